@@ -1,0 +1,91 @@
+//! Arguments as the user typed them (clap derive).
+
+use camino::Utf8PathBuf;
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::discover::Harness;
+
+/// A fast, strict engine for the AI-DLC sensor system.
+///
+/// `aidlc` compiles the sensor manifests and stage definitions of an installed AI-DLC project
+/// into the stage graph (`<harness>/tools/data/stage-graph.json`) and the scope grid, byte for
+/// byte what the reference implementation writes, and reports every problem with its file,
+/// line and column.
+#[derive(Debug, Parser)]
+#[command(
+    name = "aidlc",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Write the built-in default AI-DLC framework into a project folder.
+    ///
+    /// Writes the six shipped sensor manifests, the 33 framework stages, their agents and
+    /// scopes under the harness folder, and the rule files under
+    /// `aidlc/spaces/default/memory/`. An existing file is never overwritten unless `--force`
+    /// is given; files already identical are left alone.
+    Init(InitArgs),
+    /// Compile stage definitions and sensor manifests into the stage graph.
+    ///
+    /// Reads `<harness>/sensors/aidlc-*.md`, `<harness>/aidlc-common/stages/<phase>/*.md`,
+    /// `<harness>/agents/*.md`, `<harness>/scopes/*.md` and the rule files, checks them, and
+    /// writes `<harness>/tools/data/stage-graph.json` and `scope-grid.json` atomically. Nothing
+    /// is written when there is any error. Exit status: 0 success, 1 compile errors (or drift
+    /// with `--check`), 2 usage or environment error.
+    Compile(CompileArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct InitArgs {
+    /// The project folder to write into (created if missing).
+    #[arg(default_value = ".")]
+    pub dir: Utf8PathBuf,
+    /// Which harness folder to install into.
+    #[arg(long, value_enum, default_value_t = Harness::Claude)]
+    pub harness: Harness,
+    /// Overwrite files that differ from the built-in framework.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ProjectArgs {
+    /// The project folder. Default: `AIDLC_PROJECT_DIR`, else `CLAUDE_PROJECT_DIR`, else the
+    /// nearest ancestor of the working folder that holds a harness folder.
+    #[arg(long, value_name = "DIR")]
+    pub project_dir: Option<Utf8PathBuf>,
+    /// The harness folder to read: claude (.claude), codex (.codex), kiro (.kiro),
+    /// cursor (.cursor) or opencode (.aidlc). Default: the one present, `.claude` when several are.
+    #[arg(long, value_enum)]
+    pub harness: Option<Harness>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompileArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+    /// Write nothing; exit 1 if either output file would change (a CI drift guard).
+    #[arg(long)]
+    pub check: bool,
+    /// How to print diagnostics: `human` (with source snippets), `json` (one object per line
+    /// on stdout) or `github` (workflow-command annotations on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    /// Print nothing but diagnostics.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+    Github,
+}

@@ -1,0 +1,207 @@
+//! What each subcommand does, from parsed arguments to an exit status.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use camino::Utf8PathBuf;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{Cli, Command, CompileArgs, Format, InitArgs, ProjectArgs};
+use crate::cli::printer::Printer;
+use crate::compile::{self, CompileOutcome};
+use crate::db::CompilerDatabase;
+use crate::discover::{self, Layout};
+
+pub fn run(cli: Cli) -> ExitStatus {
+    match cli.command {
+        Command::Init(args) => init(&args),
+        Command::Compile(args) => compile_command(&args),
+    }
+}
+
+fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+fn current_dir() -> Option<Utf8PathBuf> {
+    std::env::current_dir()
+        .ok()
+        .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
+}
+
+fn error_line(printer: &Printer, message: &str, help: Option<&str>) {
+    let mut text = format!("error: {message}");
+    if let Some(help) = help {
+        text.push_str("\n  help: ");
+        text.push_str(help);
+    }
+    printer.status(&text);
+}
+
+fn init(args: &InitArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    let Some(cwd) = current_dir() else {
+        error_line(&printer, "the working folder is not valid UTF-8", None);
+        return ExitStatus::Error;
+    };
+    let dir = if args.dir.is_absolute() {
+        args.dir.clone()
+    } else {
+        cwd.join(&args.dir)
+    };
+    match crate::framework::init_project(&dir, args.harness, args.force) {
+        Ok(report) => {
+            printer.status(&format!(
+                "initialised the default AI-DLC framework in {} ({}): {} written, {} unchanged, {} skipped",
+                args.dir,
+                args.harness.dir_name(),
+                report.written.len(),
+                report.unchanged.len(),
+                report.skipped.len()
+            ));
+            for path in &report.skipped {
+                printer.status(&format!(
+                    "  skipped {path}: it differs from the built-in file (use --force to overwrite)"
+                ));
+            }
+            printer.status(&format!("next: aidlc compile --project-dir {}", args.dir));
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(&printer, &error.to_string(), None);
+            ExitStatus::Error
+        }
+    }
+}
+
+/// The project folder and layout for `args`, or the error already printed.
+fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<Layout, ExitStatus> {
+    let Some(cwd) = current_dir() else {
+        error_line(printer, "the working folder is not valid UTF-8", None);
+        return Err(ExitStatus::Error);
+    };
+    let resolved = discover::find_project_dir(args.project_dir.as_deref(), &env_var, &cwd)
+        .and_then(|dir| Ok((discover::pick_harness(&dir, args.harness)?, dir)));
+    match resolved {
+        Ok((harness, dir)) => Ok(Layout::new(&dir, harness, &env_var)),
+        Err(error) => {
+            let help = match error {
+                discover::ProjectError::NotFound { .. }
+                | discover::ProjectError::NoHarness { .. } => Some(
+                    "run `aidlc init <dir>` to install the default framework, or pass --project-dir and --harness",
+                ),
+                _ => None,
+            };
+            error_line(printer, &error.to_string(), help);
+            Err(ExitStatus::Error)
+        }
+    }
+}
+
+fn compile_command(args: &CompileArgs) -> ExitStatus {
+    let printer = Printer::new(args.format, args.quiet);
+    let layout = match resolve_layout(&args.project, &printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    let started = Instant::now();
+    let mut db = CompilerDatabase::default();
+    discover::load_project(&mut db, &layout);
+    let outcome = compile::compile(&db);
+    let sources = compile::source_texts(&db);
+    for diagnostic in &outcome.diagnostics {
+        printer.diagnostic(diagnostic, &sources);
+    }
+    let elapsed = started.elapsed();
+    if outcome.n_errors() > 0 {
+        printer.status(&format!(
+            "error: compile failed with {} error{} and {} warning{}; nothing was written",
+            outcome.n_errors(),
+            plural(outcome.n_errors()),
+            outcome.n_warnings(),
+            plural(outcome.n_warnings())
+        ));
+        return ExitStatus::Failure;
+    }
+    if args.check {
+        return report_drift(&layout, &outcome, &printer);
+    }
+    match compile::write_outputs(&layout, &outcome) {
+        Ok(summary) => {
+            let verb = if summary.graph_written || summary.grid_written {
+                "wrote"
+            } else {
+                "up to date:"
+            };
+            printer.status(&format!(
+                "compiled {} stage{} and {} sensor{} in {:.1} ms; {verb} {} and {}{}",
+                outcome.n_stages,
+                plural(outcome.n_stages),
+                outcome.n_sensors,
+                plural(outcome.n_sensors),
+                elapsed.as_secs_f64() * 1000.0,
+                layout.display(&layout.stage_graph_path),
+                layout
+                    .display(&layout.scope_grid_path)
+                    .file_name()
+                    .unwrap_or_default(),
+                warnings_suffix(&outcome)
+            ));
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(
+                &printer,
+                &error.to_string(),
+                Some("check that the harness folder is writable; the previous files are untouched"),
+            );
+            ExitStatus::Error
+        }
+    }
+}
+
+fn report_drift(layout: &Layout, outcome: &CompileOutcome, printer: &Printer) -> ExitStatus {
+    let drift = compile::check_outputs(layout, outcome);
+    if drift.is_clean() {
+        printer.status(&format!(
+            "stage-graph.json and scope-grid.json are up to date ({} stages){}",
+            outcome.n_stages,
+            warnings_suffix(outcome)
+        ));
+        return ExitStatus::Success;
+    }
+    if let Some(changes) = &drift.graph {
+        let mut line = format!(
+            "{} is out of date. Run `aidlc compile` to regenerate.",
+            layout.display(&layout.stage_graph_path)
+        );
+        for (label, slugs) in [
+            ("changed", &changes.changed),
+            ("added", &changes.added),
+            ("removed", &changes.removed),
+        ] {
+            if !slugs.is_empty() {
+                let _ = write!(line, "\n  {label} stages: {}", slugs.join(", "));
+            }
+        }
+        printer.status(&line);
+    }
+    if drift.grid {
+        printer.status(&format!(
+            "{} is out of date. Run `aidlc compile` to regenerate.",
+            layout.display(&layout.scope_grid_path)
+        ));
+    }
+    ExitStatus::Failure
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+fn warnings_suffix(outcome: &CompileOutcome) -> String {
+    match outcome.n_warnings() {
+        0 => String::new(),
+        n => format!(" ({n} warning{})", plural(n)),
+    }
+}

@@ -1,0 +1,30 @@
+//! The command line: argument types, project resolution, and printing. This is the only module
+//! that writes to stdout or stderr.
+
+mod args;
+mod commands;
+mod printer;
+
+pub use args::{Cli, Command, Format};
+pub use commands::run;
+
+/// Process exit statuses (D9).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// Everything checked out.
+    Success = 0,
+    /// Compile errors, drift under `--check`, findings or a failed gate.
+    Failure = 1,
+    /// Usage or environment error (bad flag, no project, unwritable output).
+    Error = 2,
+    /// A blocking sensor could not be evaluated (gate check).
+    NotEvaluated = 3,
+    /// Stopped by Ctrl-C.
+    Interrupted = 130,
+}
+
+impl ExitStatus {
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}

@@ -1,0 +1,210 @@
+//! One compile, end to end: collect every diagnostic in a stable order, produce both output
+//! files, and write them (atomically, under the audit lock) or compare them (`--check`).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use camino::Utf8PathBuf;
+
+use crate::db::{FileContents, Project, SourceFile};
+use crate::diagnostics::Diagnostic;
+use crate::discover::Layout;
+use crate::graph::checks::graph_diagnostics;
+use crate::graph::emit::{pretty_json, stage_graph_json};
+use crate::graph::numbering::stage_numbering;
+use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json};
+use crate::parse::{agent_roster, parsed_stage, rule_set, scope_catalog};
+use crate::resolve::{sensor_registry, sensors_applicable, stage_agent_diagnostics};
+
+/// Everything one compile produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompileOutcome {
+    pub diagnostics: Vec<Diagnostic>,
+    pub stage_graph: String,
+    pub scope_grid: String,
+    pub n_stages: usize,
+    pub n_sensors: usize,
+}
+
+impl CompileOutcome {
+    pub fn n_errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    pub fn n_warnings(&self) -> usize {
+        self.diagnostics.len() - self.n_errors()
+    }
+}
+
+/// Every diagnostic of the project, in a stable order: sensors, agents, scopes, rules, then
+/// each stage file in discovery order, then the cross-stage checks. Exact duplicates are dropped.
+pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    let project = Project::get(db);
+    let mut diagnostics: Vec<Diagnostic> = Vec::new();
+    diagnostics.extend(sensor_registry(db).diagnostics.iter().cloned());
+    diagnostics.extend(agent_roster(db).diagnostics.iter().cloned());
+    diagnostics.extend(scope_catalog(db).diagnostics.iter().cloned());
+    diagnostics.extend(rule_set(db).diagnostics.iter().cloned());
+    for entry in project.stage_files(db) {
+        diagnostics.extend(parsed_stage(db, entry.file).diagnostics.iter().cloned());
+        diagnostics.extend(stage_agent_diagnostics(db, entry.file).iter().cloned());
+        diagnostics.extend(
+            sensors_applicable(db, entry.file)
+                .diagnostics
+                .iter()
+                .cloned(),
+        );
+    }
+    diagnostics.extend(stage_numbering(db).diagnostics.iter().cloned());
+    diagnostics.extend(graph_diagnostics(db).iter().cloned());
+    let mut seen = BTreeSet::new();
+    diagnostics.retain(|diagnostic| seen.insert(format!("{diagnostic:?}")));
+    diagnostics
+}
+
+pub fn compile(db: &dyn salsa::Database) -> CompileOutcome {
+    let diagnostics = project_diagnostics(db);
+    CompileOutcome {
+        diagnostics,
+        stage_graph: stage_graph_json(db).clone(),
+        scope_grid: scope_grid_json(db).clone(),
+        n_stages: stage_numbering(db).order.len(),
+        n_sensors: sensor_registry(db).by_id.len(),
+    }
+}
+
+/// The texts of every input file, by display path, for rendering snippets.
+pub fn source_texts(db: &dyn salsa::Database) -> BTreeMap<Utf8PathBuf, String> {
+    let project = Project::get(db);
+    let mut files: Vec<SourceFile> = Vec::new();
+    files.extend(project.sensor_files(db));
+    files.extend(project.stage_files(db).iter().map(|entry| entry.file));
+    files.extend(project.agent_files(db));
+    files.extend(project.scope_files(db));
+    files.extend(project.rule_files(db).iter().map(|entry| entry.file));
+    files.extend(project.existing_graph(db));
+    files.extend(project.existing_grid(db));
+    files
+        .into_iter()
+        .filter_map(|file| match file.contents(db) {
+            FileContents::Text(text) => Some((file.path(db).clone(), text.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: Utf8PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Lock(#[from] crate::audit::lock::LockError),
+}
+
+/// Which output files a write changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WriteSummary {
+    pub graph_written: bool,
+    pub grid_written: bool,
+}
+
+/// Write both files, each only if its bytes differ, atomically and under the audit lock.
+pub fn write_outputs(
+    layout: &Layout,
+    outcome: &CompileOutcome,
+) -> Result<WriteSummary, OutputError> {
+    let _lock = crate::audit::lock::acquire(&layout.project_dir)?;
+    let mut summary = WriteSummary {
+        graph_written: false,
+        grid_written: false,
+    };
+    for (path, bytes, written) in [
+        (
+            &layout.stage_graph_path,
+            &outcome.stage_graph,
+            &mut summary.graph_written,
+        ),
+        (
+            &layout.scope_grid_path,
+            &outcome.scope_grid,
+            &mut summary.grid_written,
+        ),
+    ] {
+        if std::fs::read(path).is_ok_and(|current| current == bytes.as_bytes()) {
+            continue;
+        }
+        crate::fs_util::write_atomic(path, bytes.as_bytes()).map_err(|source| {
+            OutputError::Write {
+                path: path.clone(),
+                source,
+            }
+        })?;
+        *written = true;
+    }
+    Ok(summary)
+}
+
+/// What `--check` found.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DriftReport {
+    /// `Some` when `stage-graph.json` would change: the slugs whose nodes differ, were added or
+    /// were removed (empty when only the framing differs).
+    pub graph: Option<StageChanges>,
+    pub grid: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StageChanges {
+    pub changed: Vec<String>,
+    pub added: Vec<String>,
+    pub removed: Vec<String>,
+}
+
+impl DriftReport {
+    pub fn is_clean(&self) -> bool {
+        self.graph.is_none() && !self.grid
+    }
+}
+
+/// Compare the compiled bytes with the files on disk, writing nothing.
+pub fn check_outputs(layout: &Layout, outcome: &CompileOutcome) -> DriftReport {
+    let on_disk_graph = std::fs::read_to_string(&layout.stage_graph_path).unwrap_or_default();
+    let graph = (on_disk_graph != outcome.stage_graph)
+        .then(|| stage_changes(&on_disk_graph, &outcome.stage_graph));
+    let on_disk_grid = std::fs::read_to_string(&layout.scope_grid_path).unwrap_or_default();
+    let grid = normalised_grid_text(&on_disk_grid) != outcome.scope_grid;
+    DriftReport { graph, grid }
+}
+
+fn nodes_by_slug(text: &str) -> Vec<(String, String)> {
+    let Ok(serde_json::Value::Array(nodes)) = serde_json::from_str::<serde_json::Value>(text)
+    else {
+        return Vec::new();
+    };
+    nodes
+        .iter()
+        .filter_map(|node| Some((node.get("slug")?.as_str()?.to_owned(), pretty_json(node))))
+        .collect()
+}
+
+fn stage_changes(old: &str, new: &str) -> StageChanges {
+    let old_nodes: BTreeMap<String, String> = nodes_by_slug(old).into_iter().collect();
+    let new_nodes = nodes_by_slug(new);
+    let mut changes = StageChanges::default();
+    for (slug, node) in &new_nodes {
+        match old_nodes.get(slug) {
+            None => changes.added.push(slug.clone()),
+            Some(old_node) if old_node != node => changes.changed.push(slug.clone()),
+            Some(_) => {}
+        }
+    }
+    let new_slugs: BTreeSet<&String> = new_nodes.iter().map(|(slug, _)| slug).collect();
+    changes.removed = old_nodes
+        .keys()
+        .filter(|slug| !new_slugs.contains(slug))
+        .cloned()
+        .collect();
+    changes
+}

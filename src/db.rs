@@ -1,0 +1,103 @@
+//! The salsa database and its inputs.
+//!
+//! Inputs are the only way file text enters the compile (architecture invariant: tracked
+//! queries do no I/O). `discover::load_project` creates them; watch mode will update them with
+//! setters, calling a setter only when a file's bytes really changed.
+
+use std::sync::{Arc, Mutex};
+
+use camino::Utf8PathBuf;
+
+/// What reading a file gave. Anything but `Text` becomes a diagnostic where the file is used.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum FileContents {
+    Text(String),
+    Unreadable(String),
+    InvalidUtf8 { valid_up_to: usize },
+    Binary,
+    TooLarge { size: u64 },
+}
+
+/// One file the compile reads. `path` is project-relative with `/` separators.
+#[salsa::input(debug)]
+pub struct SourceFile {
+    #[returns(ref)]
+    pub path: Utf8PathBuf,
+    #[returns(ref)]
+    pub contents: FileContents,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StageFileEntry {
+    pub file: SourceFile,
+    /// The name of the phase folder the file sits in.
+    pub phase_dir: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct RuleFileEntry {
+    pub file: SourceFile,
+    /// Path under the rules folder: `org.md`, `team.md`, `project.md` or `phases/<phase>.md`.
+    pub relative: String,
+}
+
+/// A file in the sensors folder that the discovery rule skips (D3: warned, not loaded).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct SkippedSensorFile {
+    pub path: Utf8PathBuf,
+    pub reason: String,
+    pub help: String,
+}
+
+/// Everything one compile reads, as lists of file inputs. Each list is its own field so a
+/// query that reads only the sensor list does not depend on the stage list.
+#[salsa::input(singleton, debug)]
+pub struct Project {
+    /// The harness folder name, e.g. `.claude`; sensor paths in the graph start with it.
+    #[returns(ref)]
+    pub harness_dir: String,
+    #[returns(ref)]
+    pub sensor_files: Vec<SourceFile>,
+    #[returns(ref)]
+    pub skipped_sensor_files: Vec<SkippedSensorFile>,
+    #[returns(ref)]
+    pub stage_files: Vec<StageFileEntry>,
+    #[returns(ref)]
+    pub agent_files: Vec<SourceFile>,
+    #[returns(ref)]
+    pub scope_files: Vec<SourceFile>,
+    #[returns(ref)]
+    pub rule_files: Vec<RuleFileEntry>,
+    /// Display path of the rules folder, e.g. `aidlc/spaces/default/memory`.
+    #[returns(ref)]
+    pub rules_display_root: String,
+    pub existing_graph: Option<SourceFile>,
+    pub existing_grid: Option<SourceFile>,
+}
+
+/// The compiler's database. In tests it can record which queries executed.
+#[salsa::db]
+#[derive(Clone, Default)]
+pub struct CompilerDatabase {
+    storage: salsa::Storage<Self>,
+}
+
+#[salsa::db]
+impl salsa::Database for CompilerDatabase {}
+
+/// A shared list of "query(input)" names, filled as queries execute.
+pub type ExecutionLog = Arc<Mutex<Vec<String>>>;
+
+impl CompilerDatabase {
+    /// A database that records every query execution into `log` (for tests and `--explain`).
+    pub fn with_execution_log(log: ExecutionLog) -> Self {
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if let salsa::EventKind::WillExecute { database_key } = event.kind
+                && let Ok(mut entries) = log.lock()
+            {
+                entries.push(format!("{database_key:?}"));
+            }
+        })));
+        Self { storage }
+    }
+}

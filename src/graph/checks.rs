@@ -1,0 +1,199 @@
+//! Checks across stage files: file stem vs slug, phase folders, duplicate slugs, duplicate
+//! producers of a consumed artifact, unknown `requires_stage`, the edge-local number invariant
+//! and the swarm advisory (reference §3.1 and §3.7).
+
+use std::collections::BTreeMap;
+
+use crate::db::Project;
+use crate::diagnostics::{Code, Diagnostic};
+use crate::graph::numbering::{dedup, number_key, stage_numbering};
+use crate::parse::parsed_stage;
+use crate::syntax::stage::PHASES;
+
+#[salsa::tracked(returns(ref))]
+pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    let project = Project::get(db);
+    let mut diagnostics = Vec::new();
+    let mut first_file_by_slug: BTreeMap<String, camino::Utf8PathBuf> = BTreeMap::new();
+    let mut stages = Vec::new();
+    for entry in project.stage_files(db) {
+        let Some(stage) = &parsed_stage(db, entry.file).definition else {
+            continue;
+        };
+        let path = entry.file.path(db).clone();
+        let stem = path.file_stem().unwrap_or_default();
+        let slug = &stage.slug.value;
+        if stem != slug {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::StageSlugMismatch,
+                    format!("stage filename stem \"{stem}\" does not match frontmatter slug \"{slug}\". Rename the file or fix the slug."),
+                )
+                .in_file(&path)
+                .at(stage.slug.span.clone())
+                .with_help(format!("rename the file to {slug}.md, or set `slug: {stem}`")),
+            );
+        }
+        if !PHASES.contains(&entry.phase_dir.as_str()) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::UnknownPhaseDirectory,
+                    format!(
+                        "Stage \"{slug}\" ({path}) is in an unknown phase directory \"{}\". Stage phase directories must be one of: {}.",
+                        entry.phase_dir,
+                        PHASES.join(", ")
+                    ),
+                )
+                .in_file(&path)
+                .with_help(format!("move the file to the `{}` folder", stage.phase.value)),
+            );
+        } else if entry.phase_dir != stage.phase.value {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::UnknownPhaseDirectory,
+                    format!(
+                        "stage \"{slug}\" declares phase \"{}\" but sits in the \"{}\" folder",
+                        stage.phase.value, entry.phase_dir
+                    ),
+                )
+                .in_file(&path)
+                .at(stage.phase.span.clone())
+                .with_help(format!(
+                    "move the file to the `{}` folder, or fix `phase:`",
+                    stage.phase.value
+                )),
+            );
+        }
+        if let Some(first) = first_file_by_slug.get(slug) {
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::DuplicateStageSlug,
+                    format!("Duplicate stage slug \"{slug}\" in {path} — already declared in {first}. Rename one of them."),
+                )
+                .in_file(&path)
+                .at(stage.slug.span.clone())
+                .with_related(first.clone(), None, "first declared in this file")
+                .with_help("every stage needs a unique slug"),
+            );
+            continue;
+        }
+        first_file_by_slug.insert(slug.clone(), path.clone());
+        let is_unit_build = stage.for_each.as_deref() == Some("unit-of-work")
+            && stage.workspace_requires == Some(true);
+        if is_unit_build && stage.mode != "subagent" {
+            diagnostics.push(
+                Diagnostic::warning(
+                    Code::SwarmAdvisory,
+                    format!("[advisory] stage \"{slug}\" is the per-unit build stage (for_each: unit-of-work + workspace_requires) but mode is \"{}\", not \"subagent\" — the autonomous Construction swarm will NOT fire for it; units build serially.", stage.mode),
+                )
+                .in_file(&path),
+            );
+        }
+        stages.push((path, stage));
+    }
+    diagnostics.extend(duplicate_producer_diagnostics(&stages));
+    diagnostics.extend(edge_diagnostics(db, &stages));
+    diagnostics
+}
+
+type StageRef<'a> = (
+    camino::Utf8PathBuf,
+    &'a crate::syntax::stage::StageDefinition,
+);
+
+fn duplicate_producer_diagnostics(stages: &[StageRef<'_>]) -> Vec<Diagnostic> {
+    let mut producers: BTreeMap<String, Vec<&StageRef<'_>>> = BTreeMap::new();
+    for stage_ref in stages {
+        let (_, stage) = stage_ref;
+        let produced = stage
+            .produces
+            .iter()
+            .map(|p| p.value.clone())
+            .chain(stage.optional_produces.iter().flatten().cloned());
+        for artifact in dedup(produced) {
+            producers.entry(artifact).or_default().push(stage_ref);
+        }
+    }
+    let mut diagnostics = Vec::new();
+    let mut reported = std::collections::BTreeSet::new();
+    for (consumer_path, consumer) in stages {
+        for consume in &consumer.consumes {
+            let artifact = consume.artifact.value.as_str();
+            let Some(list) = producers.get(artifact).filter(|list| list.len() > 1) else {
+                continue;
+            };
+            if !reported.insert(artifact) {
+                continue;
+            }
+            let (path1, stage1) = list[0];
+            let (path2, stage2) = list[1];
+            diagnostics.push(
+                Diagnostic::error(
+                    Code::DuplicateProducer,
+                    format!(
+                        "Duplicate producers for consumed artifact \"{artifact}\" in {path1} (stage \"{}\"), {path2} (stage \"{}\") — consumed by stage \"{}\" in {consumer_path}. Rename one produced artifact or update the consumer.",
+                        stage1.slug.value, stage2.slug.value, consumer.slug.value
+                    ),
+                )
+                .in_file(consumer_path)
+                .at(consume.artifact.span.clone())
+                .with_related(path1.clone(), None, format!("produced by \"{}\"", stage1.slug.value))
+                .with_related(path2.clone(), None, format!("also produced by \"{}\"", stage2.slug.value))
+                .with_help("an artifact that another stage consumes must have exactly one producer"),
+            );
+        }
+    }
+    diagnostics
+}
+
+fn edge_diagnostics(db: &dyn salsa::Database, stages: &[StageRef<'_>]) -> Vec<Diagnostic> {
+    let numbering = stage_numbering(db);
+    let slugs_of_invalid_files: std::collections::BTreeSet<String> = Project::get(db)
+        .stage_files(db)
+        .iter()
+        .filter(|entry| parsed_stage(db, entry.file).definition.is_none())
+        .filter_map(|entry| entry.file.path(db).file_stem().map(str::to_owned))
+        .collect();
+    let mut diagnostics = Vec::new();
+    for (path, stage) in stages {
+        let slug = &stage.slug.value;
+        let mut seen = std::collections::BTreeSet::new();
+        for dep in &stage.requires_stage {
+            if !seen.insert(dep.value.as_str()) {
+                continue;
+            }
+            let Some((dep_number, _)) = numbering.by_slug.get(&dep.value) else {
+                if slugs_of_invalid_files.contains(dep.value.as_str()) {
+                    // The stage exists but failed to parse; its own diagnostics say why.
+                    continue;
+                }
+                let known = stages.iter().map(|(_, s)| s.slug.value.as_str());
+                let help = crate::diagnostics::closest_match(&dep.value, known).map_or_else(
+                    || "name an existing stage slug, or remove the entry".to_owned(),
+                    |close| format!("did you mean `{close}`?"),
+                );
+                diagnostics.push(
+                    Diagnostic::error(Code::UnknownRequiresStage, format!("Unknown requires_stage: \"{}\" on stage \"{slug}\". Every requires_stage entry must reference a known stage slug.", dep.value))
+                        .in_file(path)
+                        .at(dep.span.clone())
+                        .with_help(help),
+                );
+                continue;
+            };
+            let Some((number, _)) = numbering.by_slug.get(slug) else {
+                continue;
+            };
+            if number_key(dep_number) >= number_key(number) {
+                diagnostics.push(
+                    Diagnostic::error(
+                        Code::NumberInvariant,
+                        format!("Compile invariant violated: stage \"{slug}\" ({number}) requires \"{}\" ({dep_number}) — dependency must be lower-numbered. Fix: either renumber in stage-graph.json to match the dependency direction, or remove the offending requires_stage edge.", dep.value),
+                    )
+                    .in_file(path)
+                    .at(dep.span.clone()),
+                );
+            }
+        }
+    }
+    diagnostics
+}

@@ -1,0 +1,7 @@
+//! The stage graph: numbering, cross-stage checks, and the canonical JSON of
+//! `stage-graph.json` and `scope-grid.json`.
+
+pub mod checks;
+pub mod emit;
+pub mod numbering;
+pub mod scope_grid;

@@ -1,0 +1,28 @@
+//! `aidlc`: a fast, strict engine for the AI-DLC sensor system.
+//!
+//! The modules follow the data flow of a compile:
+//!
+//! - [`cli`]: arguments, settings and printing (the only module that writes to the terminal);
+//! - [`discover`]: find the project and harness, list and read the input files;
+//! - [`db`]: the salsa database and its inputs (file texts enter here, nowhere else);
+//! - [`syntax`]: pure text → tree → typed definitions (frontmatter, YAML, manifests, stages);
+//! - [`parse`]: tracked queries that parse each file and the small catalogues;
+//! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
+//! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
+//! - [`compile`]: one compile end to end, writing or checking the outputs;
+//! - [`audit`]: the cross-process audit lock;
+//! - [`framework`]: the built-in default framework written by `aidlc init`;
+//! - [`diagnostics`]: problems as values, and their renderers.
+
+pub mod audit;
+pub mod cli;
+pub mod compile;
+pub mod db;
+pub mod diagnostics;
+pub mod discover;
+pub mod framework;
+pub mod fs_util;
+pub mod graph;
+pub mod parse;
+pub mod resolve;
+pub mod syntax;

@@ -1,0 +1,19 @@
+//! The `aidlc` binary: parse arguments, run, map the result to an exit code (D9).
+
+use clap::Parser;
+
+fn main() {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!(
+            "error: internal error in aidlc {}: {info}",
+            env!("CARGO_PKG_VERSION")
+        );
+        eprintln!(
+            "  this is a bug; please report it with the command you ran and the output above"
+        );
+        std::process::exit(101);
+    }));
+    let cli = aidlc::cli::Cli::parse();
+    let status = aidlc::cli::run(cli);
+    std::process::exit(status.code());
+}

@@ -1,0 +1,371 @@
+//! A spanned YAML tree built from the event stream of serde-saphyr's parser (granit-parser).
+//!
+//! Every node knows the absolute byte range it came from in the `.md` file, so diagnostics can
+//! underline the exact key or value. This module is pure: no salsa, no file system.
+//!
+//! Invariant: parsing never fails outright. A malformed document yields whatever nodes were
+//! complete plus a [`YamlProblem`] with the position the parser stopped at.
+
+use std::ops::Range;
+
+use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
+
+/// One YAML node with its absolute byte range in the source file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub span: Range<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NodeKind {
+    Scalar { text: String, style: Style },
+    Sequence { items: Vec<Node>, flow: bool },
+    Mapping { entries: Vec<Entry>, flow: bool },
+}
+
+/// How a scalar was written. Only plain scalars can be null, booleans or numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    Quoted,
+    Block,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub key: Node,
+    pub value: Node,
+}
+
+/// A syntax error reported by the YAML parser, or a structural problem we refuse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YamlProblem {
+    pub message: String,
+    pub span: Range<usize>,
+    /// A second location (for example the first occurrence of a duplicated key).
+    pub related: Option<Range<usize>>,
+    pub kind: YamlProblemKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum YamlProblemKind {
+    Syntax,
+    DuplicateKey,
+    Unsupported,
+}
+
+impl Node {
+    /// The scalar text, if this node is a scalar (quoted or not).
+    pub fn as_scalar(&self) -> Option<&str> {
+        match &self.kind {
+            NodeKind::Scalar { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+
+    /// YAML null: an empty plain scalar, `~` or `null`.
+    pub fn is_null(&self) -> bool {
+        matches!(&self.kind, NodeKind::Scalar { text, style: Style::Plain }
+            if text.is_empty() || text == "~" || text == "null" || text == "Null" || text == "NULL")
+    }
+
+    pub fn as_mapping(&self) -> Option<&[Entry]> {
+        match &self.kind {
+            NodeKind::Mapping { entries, .. } => Some(entries),
+            _ => None,
+        }
+    }
+
+    pub fn as_sequence(&self) -> Option<&[Node]> {
+        match &self.kind {
+            NodeKind::Sequence { items, .. } => Some(items),
+            _ => None,
+        }
+    }
+
+    /// The plain-scalar boolean value (`true`/`false`, YAML 1.2 core schema only).
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.kind {
+            NodeKind::Scalar {
+                text,
+                style: Style::Plain,
+            } => match text.as_str() {
+                "true" | "True" | "TRUE" => Some(true),
+                "false" | "False" | "FALSE" => Some(false),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The type name used in messages, mirroring the reference's `typeof` wording:
+    /// `null`, `array`, `object`, `boolean`, `number` or `string`.
+    pub fn type_name(&self) -> &'static str {
+        match &self.kind {
+            NodeKind::Sequence { .. } => "array",
+            NodeKind::Mapping { .. } => "object",
+            NodeKind::Scalar { text, style } => {
+                if self.is_null() {
+                    "null"
+                } else if self.as_bool().is_some() {
+                    "boolean"
+                } else if *style == Style::Plain && looks_like_number(text) {
+                    "number"
+                } else {
+                    "string"
+                }
+            }
+        }
+    }
+
+    /// Look a key up in a mapping node (first occurrence).
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        self.as_mapping()?
+            .iter()
+            .find(|entry| entry.key.as_scalar() == Some(key))
+            .map(|entry| &entry.value)
+    }
+}
+
+fn looks_like_number(text: &str) -> bool {
+    let trimmed = text.strip_prefix(['-', '+']).unwrap_or(text);
+    !trimmed.is_empty()
+        && (trimmed.parse::<f64>().is_ok()
+            || trimmed.starts_with("0x")
+            || trimmed.starts_with("0o")
+            || matches!(trimmed, ".inf" | ".Inf" | ".INF" | ".nan" | ".NaN" | ".NAN"))
+}
+
+/// Parse `source[range]` as one YAML document. Offsets in the result are absolute: they index
+/// `source`, not the slice.
+pub fn parse_document(source: &str, range: Range<usize>) -> (Option<Node>, Vec<YamlProblem>) {
+    let base = range.start;
+    let slice = &source[range];
+    let mut builder = TreeBuilder {
+        base,
+        slice_len: slice.len(),
+        stack: Vec::new(),
+        root: None,
+        problems: Vec::new(),
+    };
+    for result in Parser::new_from_str(slice) {
+        match result {
+            Ok((event, span)) => {
+                if let Err(problem) = builder.push(event, span) {
+                    builder.problems.push(problem);
+                    break;
+                }
+            }
+            Err(error) => {
+                let offset = error.marker().byte_offset().unwrap_or(0).min(slice.len());
+                builder.problems.push(YamlProblem {
+                    message: error.info(),
+                    span: base + offset..base + offset,
+                    related: None,
+                    kind: YamlProblemKind::Syntax,
+                });
+                break;
+            }
+        }
+    }
+    (builder.root, builder.problems)
+}
+
+enum Open {
+    Sequence {
+        items: Vec<Node>,
+        flow: bool,
+        start: usize,
+    },
+    Mapping {
+        entries: Vec<Entry>,
+        pending_key: Option<Node>,
+        flow: bool,
+        start: usize,
+    },
+}
+
+struct TreeBuilder {
+    base: usize,
+    slice_len: usize,
+    stack: Vec<Open>,
+    root: Option<Node>,
+    problems: Vec<YamlProblem>,
+}
+
+impl TreeBuilder {
+    fn offset(&self, span: &Span) -> Range<usize> {
+        let start = span.start.byte_offset().unwrap_or(0).min(self.slice_len);
+        let end = span
+            .end
+            .byte_offset()
+            .unwrap_or(start)
+            .clamp(start, self.slice_len);
+        self.base + start..self.base + end
+    }
+
+    fn push(&mut self, event: Event<'_>, span: Span) -> Result<(), YamlProblem> {
+        let range = self.offset(&span);
+        match event {
+            Event::Scalar(text, style, _, _) => {
+                let style = match style {
+                    ScalarStyle::Plain => Style::Plain,
+                    ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => Style::Quoted,
+                    ScalarStyle::Literal | ScalarStyle::Folded => Style::Block,
+                };
+                self.attach(Node {
+                    kind: NodeKind::Scalar {
+                        text: text.into_owned(),
+                        style,
+                    },
+                    span: range,
+                });
+            }
+            Event::SequenceStart(style, _, _) => self.stack.push(Open::Sequence {
+                items: Vec::new(),
+                flow: style == StructureStyle::Flow,
+                start: range.start,
+            }),
+            Event::MappingStart(style, _, _) => self.stack.push(Open::Mapping {
+                entries: Vec::new(),
+                pending_key: None,
+                flow: style == StructureStyle::Flow,
+                start: range.start,
+            }),
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(open) = self.stack.pop() else {
+                    return Ok(());
+                };
+                let node = match open {
+                    Open::Sequence { items, flow, start } => {
+                        let end = items
+                            .last()
+                            .map_or(range.end.max(start), |item| item.span.end.max(range.end));
+                        Node {
+                            kind: NodeKind::Sequence { items, flow },
+                            span: start..end.max(start),
+                        }
+                    }
+                    Open::Mapping {
+                        entries,
+                        flow,
+                        start,
+                        ..
+                    } => {
+                        let end = entries.last().map_or(range.end.max(start), |entry| {
+                            entry.value.span.end.max(range.end)
+                        });
+                        Node {
+                            kind: NodeKind::Mapping { entries, flow },
+                            span: start..end.max(start),
+                        }
+                    }
+                };
+                self.attach(node);
+            }
+            Event::Alias(_) | Event::UnresolvedAlias(_) | Event::Anchor(..) => {
+                return Err(YamlProblem {
+                    message: "YAML anchors and aliases are not supported in frontmatter".to_owned(),
+                    span: range,
+                    related: None,
+                    kind: YamlProblemKind::Unsupported,
+                });
+            }
+            // Stream and document markers (and comments) carry no data.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn attach(&mut self, node: Node) {
+        match self.stack.last_mut() {
+            None => {
+                if self.root.is_none() {
+                    self.root = Some(node);
+                }
+            }
+            Some(Open::Sequence { items, .. }) => items.push(node),
+            Some(Open::Mapping {
+                entries,
+                pending_key,
+                ..
+            }) => match pending_key.take() {
+                None => *pending_key = Some(node),
+                Some(key) => {
+                    if let Some(key_text) = key.as_scalar()
+                        && let Some(first) = entries
+                            .iter()
+                            .find(|entry| entry.key.as_scalar() == Some(key_text))
+                    {
+                        self.problems.push(YamlProblem {
+                            message: format!("duplicate key `{key_text}`"),
+                            span: key.span.clone(),
+                            related: Some(first.key.span.clone()),
+                            kind: YamlProblemKind::DuplicateKey,
+                        });
+                        return;
+                    }
+                    entries.push(Entry { key, value: node });
+                }
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> (Option<Node>, Vec<YamlProblem>) {
+        parse_document(text, 0..text.len())
+    }
+
+    #[test]
+    fn spans_slice_back_to_their_text() {
+        let text = "id: linter\nsensors:\n  - a\n  - \"b\"\nflow: [x, y]\n";
+        let (root, problems) = parse(text);
+        assert!(problems.is_empty());
+        let root = root.unwrap();
+        let id = root.get("id").unwrap();
+        assert_eq!(&text[id.span.clone()], "linter");
+        let sensors = root.get("sensors").unwrap().as_sequence().unwrap();
+        assert_eq!(&text[sensors[1].span.clone()], "\"b\"");
+        assert_eq!(sensors[1].as_scalar(), Some("b"));
+        let flow = root.get("flow").unwrap().as_sequence().unwrap();
+        assert_eq!(&text[flow[1].span.clone()], "y");
+    }
+
+    #[test]
+    fn empty_value_is_null_not_the_next_line() {
+        let (root, _) = parse("category:\nmatches: \"x\"\n");
+        let root = root.unwrap();
+        assert!(root.get("category").unwrap().is_null());
+        assert_eq!(root.get("matches").unwrap().as_scalar(), Some("x"));
+    }
+
+    #[test]
+    fn duplicate_keys_name_both_places() {
+        let text = "id: a\nid: b\n";
+        let (_, problems) = parse(text);
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].kind, YamlProblemKind::DuplicateKey);
+        assert_eq!(&text[problems[0].span.clone()], "id");
+        assert_eq!(problems[0].related, Some(0..2));
+    }
+
+    #[test]
+    fn multibyte_text_keeps_byte_offsets() {
+        let text = "name: \"ünï — x\"\nid: z\n";
+        let (root, _) = parse(text);
+        let id = root.unwrap().get("id").unwrap().span.clone();
+        assert_eq!(&text[id], "z");
+    }
+
+    #[test]
+    fn syntax_errors_are_reported_not_panicked() {
+        let (_, problems) = parse("a: [b, c\nd: e\n");
+        assert_eq!(problems.len(), 1);
+        assert_eq!(problems[0].kind, YamlProblemKind::Syntax);
+    }
+}
