@@ -101,3 +101,16 @@ impl CompilerDatabase {
         Self { storage }
     }
 }
+
+impl CompilerDatabase {
+    /// Replace a file's contents. Salsa setters always invalidate, so this compares first and
+    /// returns whether anything changed.
+    pub fn update_file(&mut self, file: SourceFile, contents: FileContents) -> bool {
+        use salsa::Setter;
+        if *file.contents(self) == contents {
+            return false;
+        }
+        file.set_contents(self).to(contents);
+        true
+    }
+}

@@ -104,6 +104,22 @@ pub fn sensor_binding<'db>(
     sensor_registry(db).by_id.get(name.text(db)).cloned()
 }
 
+/// Ids named by the file names in the sensors folder, valid or not. An import of an id whose
+/// manifest exists but failed to load is not reported again: that file's own diagnostics say why.
+#[salsa::tracked(returns(ref))]
+pub fn sensor_file_ids(db: &dyn salsa::Database) -> std::collections::BTreeSet<String> {
+    Project::get(db)
+        .sensor_files(db)
+        .iter()
+        .filter_map(|file| {
+            file.path(db)
+                .file_name()
+                .and_then(crate::syntax::manifest::sensor_id_from_file_name)
+                .map(str::to_owned)
+        })
+        .collect()
+}
+
 /// Sorted known ids, for "Known ids" in messages. Backdates unless the id set changes.
 #[salsa::tracked(returns(ref))]
 pub fn known_sensor_ids(db: &dyn salsa::Database) -> Vec<String> {
@@ -127,6 +143,9 @@ pub fn sensors_applicable(db: &dyn salsa::Database, file: SourceFile) -> Sensors
         let name = SensorName::new(db, import.value.clone());
         if let Some(binding) = sensor_binding(db, name) {
             result.entries.push(binding.clone());
+            continue;
+        }
+        if sensor_file_ids(db).contains(&import.value) {
             continue;
         }
         let known = known_sensor_ids(db);

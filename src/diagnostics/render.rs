@@ -55,12 +55,12 @@ pub fn render_human(diagnostic: &Diagnostic, sources: &dyn SourceLookup, color: 
     if let (Some(span), Some(_)) = (&diagnostic.span, file_text) {
         let label =
             LabeledSpan::new_primary_with_span(diagnostic.label.clone(), span.start..span.end);
-        report = report.with_label(label);
+        report = report.and_label(label);
         for related in &diagnostic.related {
             if Some(related.file.as_path()) == diagnostic.file.as_deref()
                 && let Some(span) = &related.span
             {
-                report = report.with_label(LabeledSpan::new_with_span(
+                report = report.and_label(LabeledSpan::new_with_span(
                     Some(related.message.clone()),
                     span.start..span.end,
                 ));

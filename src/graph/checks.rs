@@ -163,8 +163,12 @@ fn edge_diagnostics(db: &dyn salsa::Database, stages: &[StageRef<'_>]) -> Vec<Di
                 continue;
             }
             let Some((dep_number, _)) = numbering.by_slug.get(&dep.value) else {
-                if slugs_of_invalid_files.contains(dep.value.as_str()) {
-                    // The stage exists but failed to parse; its own diagnostics say why.
+                let is_known_stage = stages
+                    .iter()
+                    .any(|(_, other)| other.slug.value == dep.value);
+                if is_known_stage || slugs_of_invalid_files.contains(dep.value.as_str()) {
+                    // The stage exists but has no number (a seeding cycle) or failed to parse;
+                    // those have their own diagnostics.
                     continue;
                 }
                 let known = stages.iter().map(|(_, s)| s.slug.value.as_str());

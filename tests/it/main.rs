@@ -1,1 +1,13 @@
 //! The integration tests: one binary, one module per area.
+//!
+//! - `support`: the temp-project builder and the snapshot filters every test uses;
+//! - `compile`: `aidlc init` and `aidlc compile` end to end (graph bytes, formats, exit codes);
+//! - `bad_input`: every kind of broken input gets a diagnostic and leaves the old graph alone;
+//! - `incremental`: the salsa event log shows which queries re-run after an edit;
+//! - `docs`: the documentation stays in step with the code.
+
+mod bad_input;
+mod compile;
+mod docs;
+mod incremental;
+mod support;

@@ -1,0 +1,283 @@
+//! Broken input: each case gets a clear diagnostic (snapshotted), exit 1, no panic, and the
+//! graph compiled before the breakage stays byte for byte on disk.
+
+use crate::support::{GRAPH, TestProject, manifest, stage};
+
+const SENSOR: &str = ".claude/sensors/aidlc-demo-check.md";
+const FIRST: &str = ".claude/aidlc-common/stages/inception/first-stage.md";
+
+/// A minimal project that has already compiled once.
+fn compiled() -> TestProject {
+    let project = TestProject::minimal();
+    let run = project.compile();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    project
+}
+
+/// Compile, expect failure with the previous graph untouched, return the scrubbed stderr.
+fn failing_compile(project: &TestProject) -> String {
+    let before = project.read(GRAPH);
+    let run = project.compile();
+    assert_eq!(run.status, 1, "expected compile errors:\n{}", run.stderr);
+    assert!(!run.stderr.contains("internal error"), "{}", run.stderr);
+    assert_eq!(
+        project.read(GRAPH),
+        before,
+        "the previous graph must stay untouched"
+    );
+    project.scrub(&run.stderr)
+}
+
+fn sensor_case(extra_or_replacement: &str) -> String {
+    let project = compiled();
+    project.write(SENSOR, extra_or_replacement);
+    failing_compile(&project)
+}
+
+#[test]
+fn manifest_missing_fields_and_bad_enums() {
+    let text = "---\nid: demo-check\nkind: llm\ndefault_severity: critical\nfire_on: always\n---\n";
+    insta::assert_snapshot!(sensor_case(text));
+}
+
+#[test]
+fn manifest_id_must_match_file_name() {
+    insta::assert_snapshot!(sensor_case(&manifest("demo", "")));
+}
+
+#[test]
+fn manifest_timeouts_must_be_positive_integers() {
+    for bad in ["300s", "0", "-5", "1.5"] {
+        let output = sensor_case(&manifest(
+            "demo-check",
+            &format!("timeout_seconds: {bad}\n"),
+        ));
+        assert!(
+            output.contains("timeout_seconds must be a positive integer"),
+            "{bad}: {output}"
+        );
+    }
+    insta::assert_snapshot!(sensor_case(&manifest(
+        "demo-check",
+        "timeout_seconds: 300s\n"
+    )));
+}
+
+#[test]
+fn comment_after_a_value_is_refused() {
+    let text = manifest("demo-check", "")
+        .replace("kind: deterministic", "kind: deterministic # the only kind");
+    insta::assert_snapshot!(sensor_case(&text));
+}
+
+#[test]
+fn empty_value_does_not_swallow_the_next_line() {
+    let text =
+        manifest("demo-check", "").replace("description: Checks a demo property", "description:");
+    insta::assert_snapshot!(sensor_case(&text));
+}
+
+#[test]
+fn duplicate_key_names_both_lines() {
+    insta::assert_snapshot!(sensor_case(&manifest(
+        "demo-check",
+        "kind: deterministic\n"
+    )));
+}
+
+#[test]
+fn duplicate_sensor_ids_name_both_files() {
+    let project = compiled();
+    project.write(
+        ".claude/sensors/aidlc-other-check.md",
+        &manifest("demo-check", ""),
+    );
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn missing_frontmatter() {
+    insta::assert_snapshot!(sensor_case("# demo-check\n\nNo frontmatter here.\n"));
+}
+
+#[test]
+fn unreadable_inputs_are_diagnosed() {
+    let project = compiled();
+    project.write_bytes(SENSOR, b"---\nid: demo-check\ndescription: caf\xe9\n---\n");
+    let invalid_utf8 = failing_compile(&project);
+    assert!(invalid_utf8.contains("invalid-utf8"), "{invalid_utf8}");
+    project.write_bytes(SENSOR, b"\x7fELF\x00\x00\x01binary");
+    let binary = failing_compile(&project);
+    assert!(binary.contains("binary-file"), "{binary}");
+    let mut huge = manifest("demo-check", "");
+    huge.push_str(&"x".repeat(10 * 1024 * 1024));
+    project.write(SENSOR, &huge);
+    let too_large = failing_compile(&project);
+    assert!(too_large.contains("file-too-large"), "{too_large}");
+    project.remove(SENSOR);
+    std::os::unix::fs::symlink(project.path("nowhere.md"), project.path(SENSOR)).unwrap();
+    let unreadable = failing_compile(&project);
+    assert!(unreadable.contains("unreadable-file"), "{unreadable}");
+}
+
+#[test]
+fn near_miss_sensor_files_are_warned_not_loaded() {
+    let project = compiled();
+    project.write(".claude/sensors/lint-check.md", &manifest("lint-check", ""));
+    project.write(".claude/sensors/aidlc-Upper.md", &manifest("upper", ""));
+    project.write(
+        ".claude/sensors/nested/aidlc-deep.md",
+        &manifest("deep", ""),
+    );
+    project.write(".claude/sensors/aidlc-yaml.yaml", &manifest("yaml", ""));
+    let run = project.compile();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    insta::assert_snapshot!(project.scrub(&run.stderr));
+}
+
+#[test]
+fn unknown_sensor_import_suggests_the_closest_id() {
+    let project = compiled();
+    project.write(
+        FIRST,
+        &stage("first-stage", "inception", "[]", "[demo-chek]", ""),
+    );
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn reserved_renamed_and_unknown_stage_keys() {
+    let project = compiled();
+    project.write(
+        FIRST,
+        &stage(
+            "first-stage",
+            "inception",
+            "[]",
+            "[]",
+            "retry: 3\nbundle: x\nrules_in_context: []\nreveiwer: a\n",
+        ),
+    );
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn stage_field_shapes() {
+    let project = compiled();
+    let text = stage(
+        "first-stage",
+        "design",
+        "[]",
+        "[]",
+        "reviewer_max_iterations: 0\nworkspace_requires: yes\n",
+    )
+    .replace("execution: ALWAYS", "execution: sometimes")
+    .replace(
+        "lead_agent: aidlc-demo-agent",
+        "lead_agent: aidlc-demo-agnet",
+    );
+    project.write(FIRST, &text);
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn unknown_agent_is_refused() {
+    let project = compiled();
+    project.write(
+        FIRST,
+        &stage("first-stage", "inception", "[]", "[]", "").replace(
+            "lead_agent: aidlc-demo-agent",
+            "lead_agent: aidlc-demo-agnet",
+        ),
+    );
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn requires_stage_cycle_among_new_stages() {
+    let project = TestProject::minimal();
+    project.write(
+        FIRST,
+        &stage("first-stage", "inception", "[second-stage]", "[]", ""),
+    );
+    let run = project.compile();
+    assert_eq!(run.status, 1);
+    assert!(!project.exists(GRAPH));
+    insta::assert_snapshot!(project.scrub(&run.stderr));
+}
+
+#[test]
+fn stage_in_an_unknown_phase_folder() {
+    let project = compiled();
+    project.write(
+        ".claude/aidlc-common/stages/design/third-stage.md",
+        &stage("third-stage", "inception", "[]", "[]", ""),
+    );
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn slug_must_match_file_stem_and_be_unique() {
+    let project = compiled();
+    project.write(
+        ".claude/aidlc-common/stages/inception/zz-copy.md",
+        &stage("first-stage", "inception", "[]", "[]", ""),
+    );
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn unknown_requires_stage_and_number_invariant() {
+    let project = compiled();
+    project.write(
+        FIRST,
+        &stage(
+            "first-stage",
+            "inception",
+            "[second-stage, no-such-stage]",
+            "[]",
+            "",
+        ),
+    );
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn duplicate_producer_of_a_consumed_artifact() {
+    let project = compiled();
+    let producer = stage("third-stage", "inception", "[]", "[]", "")
+        .replace("  - third-stage-doc", "  - first-stage-doc");
+    project.write(
+        ".claude/aidlc-common/stages/inception/third-stage.md",
+        &producer,
+    );
+    let consumer = stage("second-stage", "inception", "[first-stage]", "[]", "").replace(
+        "consumes: []",
+        "consumes:\n  - artifact: first-stage-doc\n    required: true",
+    );
+    project.write(
+        ".claude/aidlc-common/stages/inception/second-stage.md",
+        &consumer,
+    );
+    insta::assert_snapshot!(failing_compile(&project));
+}
+
+#[test]
+fn no_harness_folder_is_an_environment_error() {
+    let project = TestProject::empty();
+    let run = project.run(&["compile", "--project-dir", "."]);
+    assert_eq!(run.status, 2);
+    insta::assert_snapshot!(project.scrub(&run.stderr));
+}
+
+#[test]
+fn many_problems_are_reported_in_one_run() {
+    let project = compiled();
+    project.write(SENSOR, "---\nid: demo-check\nkind: llm\n---\n");
+    project.write(
+        FIRST,
+        &stage("first-stage", "inception", "[]", "[]", "retry: 1\n"),
+    );
+    let output = failing_compile(&project);
+    assert!(output.contains("compile failed with 5 errors"), "{output}");
+}

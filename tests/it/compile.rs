@@ -1,0 +1,282 @@
+//! `aidlc init` and `aidlc compile` on the default framework and small projects.
+
+use crate::support::{GRAPH, GRID, TestProject, manifest, stage};
+
+fn graph_nodes(project: &TestProject) -> Vec<serde_json::Value> {
+    serde_json::from_str(&project.read(GRAPH)).expect("graph is JSON")
+}
+
+/// The seed's per-stage sensor matrix (33 framework stages).
+fn seed_matrix(slug: &str) -> Vec<&'static str> {
+    const DOCS: [&str; 2] = ["required-sections", "upstream-coverage"];
+    match slug {
+        "workspace-scaffold" | "workspace-detection" | "state-init" => vec![],
+        "intent-capture" => vec!["claim-sources", "required-sections", "upstream-coverage"],
+        "user-stories" | "domain-design" | "units-generation" => {
+            vec!["required-sections", "upstream-coverage", "traceability"]
+        }
+        "build-and-test" => vec!["required-sections", "upstream-coverage", "type-check"],
+        "ci-pipeline" => vec![
+            "required-sections",
+            "upstream-coverage",
+            "linter",
+            "type-check",
+        ],
+        "functional-design" | "infrastructure-design" | "nfr-design" | "nfr-requirements" => {
+            vec![
+                "required-sections",
+                "upstream-coverage",
+                "linter",
+                "type-check",
+                "traceability",
+            ]
+        }
+        "code-generation" => vec!["required-sections", "traceability"],
+        _ => DOCS.to_vec(),
+    }
+}
+
+#[test]
+fn init_then_compile_gives_the_seed_matrix() {
+    let project = TestProject::empty();
+    let init = project.run(&["init", "demo"]);
+    assert_eq!(init.status, 0, "{}", init.stderr);
+    let run = project.run(&["compile", "--project-dir", "demo"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("compiled 33 stages and 6 sensors"),
+        "{}",
+        run.stderr
+    );
+    let nodes: Vec<serde_json::Value> =
+        serde_json::from_str(&project.read("demo/.claude/tools/data/stage-graph.json")).unwrap();
+    assert_eq!(nodes.len(), 33);
+    for node in &nodes {
+        let slug = node["slug"].as_str().unwrap();
+        let ids: Vec<&str> = node["sensors_applicable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|entry| entry["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(ids, seed_matrix(slug), "{slug}");
+    }
+    let numbers: Vec<&str> = nodes
+        .iter()
+        .map(|node| node["number"].as_str().unwrap())
+        .collect();
+    assert_eq!(&numbers[..5], ["0.1", "0.2", "0.3", "1.1", "1.2"]);
+    assert_eq!(numbers[32], "4.7");
+}
+
+#[test]
+fn sensors_applicable_entries_have_the_gate_shape() {
+    let project = TestProject::default_framework();
+    assert_eq!(project.compile().status, 0);
+    let nodes = graph_nodes(&project);
+    let intent = nodes
+        .iter()
+        .find(|node| node["slug"] == "intent-capture")
+        .unwrap();
+    let entry = serde_json::to_string(&intent["sensors_applicable"][0]).unwrap();
+    assert_eq!(
+        entry,
+        r#"{"id":"claim-sources","path":".claude/sensors/aidlc-claim-sources.md","fire_on":"gate","default_severity":"advisory","category":"document-provenance","matches":"**/{aidlc-docs,intents}/**"}"#
+    );
+    let keys: Vec<&String> = intent.as_object().unwrap().keys().collect();
+    insta::assert_debug_snapshot!("intent_capture_keys", keys);
+}
+
+#[test]
+fn graph_and_grid_bytes_are_canonical_and_stable() {
+    let project = TestProject::default_framework();
+    assert_eq!(project.compile().status, 0);
+    let graph = project.read(GRAPH);
+    let grid = project.read(GRID);
+    assert!(graph.starts_with("[\n  {\n    \"slug\": \"workspace-scaffold\",\n"));
+    assert!(graph.ends_with("\n  }\n]\n"));
+    let reparsed: serde_json::Value = serde_json::from_str(&graph).unwrap();
+    assert_eq!(
+        format!("{}\n", serde_json::to_string_pretty(&reparsed).unwrap()),
+        graph
+    );
+    assert!(grid.starts_with(
+        "{\n  \"bugfix\": {\n    \"stages\": {\n      \"workspace-scaffold\": \"EXECUTE\","
+    ));
+    let second = project.compile();
+    assert_eq!(second.status, 0);
+    assert!(second.stderr.contains("up to date"), "{}", second.stderr);
+    assert_eq!(project.read(GRAPH), graph);
+    assert_eq!(project.read(GRID), grid);
+}
+
+#[test]
+fn output_does_not_depend_on_file_creation_order_or_threads() {
+    let forward = TestProject::default_framework();
+    assert_eq!(forward.compile().status, 0);
+    let reversed = TestProject::empty();
+    let mut files: Vec<_> = aidlc::framework::DEFAULT_FRAMEWORK.iter().collect();
+    files.reverse();
+    for file in files {
+        reversed.write(
+            file.project_path(aidlc::discover::Harness::Claude).as_str(),
+            file.contents,
+        );
+    }
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_aidlc"));
+    let status = command
+        .args(["compile", "--project-dir", reversed.root.as_str()])
+        .env("RAYON_NUM_THREADS", "1")
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(reversed.read(GRAPH), forward.read(GRAPH));
+    assert_eq!(reversed.read(GRID), forward.read(GRID));
+}
+
+#[test]
+fn check_writes_nothing_and_names_changed_stages() {
+    let project = TestProject::default_framework();
+    let missing = project.run(&["compile", "--check"]);
+    assert_eq!(missing.status, 1);
+    assert!(!project.exists(GRAPH));
+    assert_eq!(project.compile().status, 0);
+    assert_eq!(project.run(&["compile", "--check"]).status, 0);
+    let stage_path = ".claude/aidlc-common/stages/inception/requirements-analysis.md";
+    let edited = project
+        .read(stage_path)
+        .replacen("condition: ", "condition: Edited. ", 1);
+    project.write(stage_path, &edited);
+    let before = project.read(GRAPH);
+    let run = project.run(&["compile", "--check"]);
+    assert_eq!(run.status, 1);
+    assert_eq!(project.read(GRAPH), before);
+    insta::assert_snapshot!("check_names_changed_stage", project.scrub(&run.stderr));
+}
+
+#[test]
+fn existing_numbers_and_names_are_pinned() {
+    let project = TestProject::minimal();
+    assert_eq!(project.compile().status, 0);
+    let graph = project
+        .read(GRAPH)
+        .replace("\"number\": \"2.2\"", "\"number\": \"2.7\"")
+        .replace("\"name\": \"First Stage\"", "\"name\": \"The First\"");
+    project.write(GRAPH, &graph);
+    project.write(
+        ".claude/aidlc-common/stages/inception/third-stage.md",
+        &stage("third-stage", "inception", "[]", "[]", ""),
+    );
+    assert_eq!(project.compile().status, 0);
+    let nodes = graph_nodes(&project);
+    let summary: Vec<String> = nodes
+        .iter()
+        .map(|n| format!("{} {} {}", n["number"], n["slug"], n["name"]))
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "\"2.1\" \"first-stage\" \"The First\"",
+            "\"2.7\" \"second-stage\" \"Second Stage\"",
+            "\"2.8\" \"third-stage\" \"Third Stage\""
+        ]
+    );
+}
+
+#[test]
+fn json_and_github_formats() {
+    let project = TestProject::minimal();
+    project.write(
+        ".claude/aidlc-common/stages/inception/first-stage.md",
+        &stage("first-stage", "inception", "[]", "[demo-chek]", ""),
+    );
+    let json = project.run(&["compile", "--format", "json"]);
+    assert_eq!(json.status, 1);
+    let lines: Vec<serde_json::Value> = json
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["code"], "unknown-sensor-import");
+    assert_eq!(
+        lines[0]["file"],
+        ".claude/aidlc-common/stages/inception/first-stage.md"
+    );
+    assert_eq!(
+        (lines[0]["line"].as_u64(), lines[0]["column"].as_u64()),
+        (Some(13), Some(11))
+    );
+    let github = project.run(&["compile", "--format", "github"]);
+    assert_eq!(github.status, 1);
+    insta::assert_snapshot!("github_annotation", github.stdout);
+}
+
+#[test]
+fn harness_choice_changes_sensor_paths() {
+    let project = TestProject::empty();
+    assert_eq!(project.run(&["init", ".", "--harness", "codex"]).status, 0);
+    let run = project.compile();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let graph = project.read(".codex/tools/data/stage-graph.json");
+    assert!(graph.contains("\"path\": \".codex/sensors/aidlc-linter.md\""));
+    assert!(!graph.contains(".claude/"));
+}
+
+#[test]
+fn project_folder_comes_from_env_or_an_ancestor() {
+    let project = TestProject::minimal();
+    std::fs::create_dir_all(project.path("deep/inside")).unwrap();
+    let from_ancestor = project.run_in(&project.path("deep/inside"), &["compile"]);
+    assert_eq!(from_ancestor.status, 0, "{}", from_ancestor.stderr);
+    let outside = TestProject::empty();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_aidlc"));
+    let output = command
+        .arg("compile")
+        .current_dir(&outside.root)
+        .env("AIDLC_PROJECT_DIR", project.root.as_str())
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let none = outside.compile();
+    assert_eq!(none.status, 2);
+    insta::assert_snapshot!("no_project_found", outside.scrub(&none.stderr));
+}
+
+#[test]
+fn init_never_overwrites_without_force() {
+    let project = TestProject::default_framework();
+    let path = ".claude/sensors/aidlc-linter.md";
+    project.write(path, &manifest("linter", "timeout_seconds: 60\n"));
+    let run = project.run(&["init", "."]);
+    assert_eq!(run.status, 0);
+    assert!(run.stderr.contains("1 skipped"), "{}", run.stderr);
+    assert!(project.read(path).contains("timeout_seconds: 60"));
+    assert_eq!(project.run(&["init", ".", "--force"]).status, 0);
+    assert!(project.read(path).contains("timeout_seconds: 1200"));
+}
+
+#[test]
+fn empty_sensors_folder_is_an_empty_registry() {
+    let project = TestProject::minimal();
+    project.write(
+        ".claude/aidlc-common/stages/inception/first-stage.md",
+        &stage("first-stage", "inception", "[]", "[]", ""),
+    );
+    project.remove(".claude/sensors");
+    let run = project.compile();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("0 sensors"));
+}
+
+#[test]
+fn help_explains_every_command() {
+    let project = TestProject::empty();
+    for args in [&["--help"][..], &["compile", "--help"], &["init", "--help"]] {
+        let run = project.run(args);
+        assert_eq!(run.status, 0);
+        assert!(run.stdout.contains("Usage: aidlc"), "{}", run.stdout);
+    }
+    let bad = project.run(&["compile", "--format", "xml"]);
+    assert_eq!(bad.status, 2);
+}
