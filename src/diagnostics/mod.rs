@@ -69,10 +69,7 @@ pub enum Code {
     UnknownSensorImport,
     InvalidRulePairing,
     InvalidScopeFile,
-    UnknownScope,
     MalformedStageGraph,
-    // Project layout.
-    NoHarness,
 }
 
 impl Code {
@@ -108,9 +105,7 @@ impl Code {
         Code::UnknownSensorImport,
         Code::InvalidRulePairing,
         Code::InvalidScopeFile,
-        Code::UnknownScope,
         Code::MalformedStageGraph,
-        Code::NoHarness,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -146,9 +141,7 @@ impl Code {
             Code::UnknownSensorImport => "unknown-sensor-import",
             Code::InvalidRulePairing => "invalid-rule-pairing",
             Code::InvalidScopeFile => "invalid-scope-file",
-            Code::UnknownScope => "unknown-scope",
             Code::MalformedStageGraph => "malformed-stage-graph",
-            Code::NoHarness => "no-harness",
         }
     }
 }

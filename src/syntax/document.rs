@@ -179,7 +179,7 @@ fn trailing_comment_diagnostics(text: &str, entries: &[Entry], file: &Utf8Path) 
     diagnostics
 }
 
-/// Read a file's text for parsing, turning unusable bytes into a diagnostic.
+/// The text of a scalar node; `None` for YAML null, sequences and mappings.
 pub fn scalar_string(node: &Node) -> Option<&str> {
     match &node.kind {
         NodeKind::Scalar { text, .. } if !node.is_null() => Some(text.as_str()),

@@ -96,6 +96,10 @@ impl TestProject {
         self.run_in(&self.root, args)
     }
 
+    #[expect(
+        clippy::unused_self,
+        reason = "a method so every run reads as project.run…(…)"
+    )]
     pub fn run_in(&self, cwd: &Utf8Path, args: &[&str]) -> Run {
         let mut command = Command::new(env!("CARGO_BIN_EXE_aidlc"));
         command.args(args).current_dir(cwd).env("NO_COLOR", "1");
