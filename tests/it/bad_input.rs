@@ -281,3 +281,33 @@ fn many_problems_are_reported_in_one_run() {
     let output = failing_compile(&project);
     assert!(output.contains("compile failed with 5 errors"), "{output}");
 }
+
+#[test]
+fn plugin_ownership_rules() {
+    for (plugin, expected) in [
+        (
+            "aidlc",
+            "declares plugin \"aidlc\"; omit plugin for core stages.",
+        ),
+        ("aidlc-extra", "the \"aidlc-\" prefix is reserved for core"),
+        (
+            "other",
+            "plugin-owned stage slugs must start with \"other-\"",
+        ),
+    ] {
+        let project = compiled();
+        project.write(
+            FIRST,
+            &stage(
+                "first-stage",
+                "inception",
+                "[]",
+                "[]",
+                &format!("plugin: {plugin}\n"),
+            ),
+        );
+        let output = failing_compile(&project);
+        assert!(output.contains(expected), "{plugin}: {output}");
+        assert!(output.contains("invalid-plugin-field"), "{output}");
+    }
+}
