@@ -306,8 +306,14 @@ fn plugin_ownership_rules() {
                 &format!("plugin: {plugin}\n"),
             ),
         );
-        let output = failing_compile(&project);
-        assert!(output.contains(expected), "{plugin}: {output}");
-        assert!(output.contains("invalid-plugin-field"), "{output}");
+        let run = project.run(&["compile", "--format", "json"]);
+        assert_eq!(run.status, 1, "{}", run.stderr);
+        let diagnostic: serde_json::Value =
+            serde_json::from_str(run.stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(diagnostic["code"], "invalid-plugin-field");
+        assert!(
+            diagnostic["message"].as_str().unwrap().contains(expected),
+            "{plugin}: {diagnostic}"
+        );
     }
 }
