@@ -1,7 +1,8 @@
 //! Pure text → tree → typed-definition functions. No salsa, no file system, no JSON output.
 //!
-//! Architecture invariant: nothing here panics on bad input and nothing returns `Err` for a
-//! problem in the user's file; every function returns what it could read plus diagnostics.
+//! Architecture invariant: nothing here panics on bad input and no function hands a problem in the
+//! user's file to the caller as a bare error: each returns what it could read plus diagnostics
+//! (the low-level `frontmatter::split` returns a `Result` that `document` turns into one).
 
 pub mod document;
 pub mod frontmatter;

@@ -28,6 +28,13 @@ fn failing_compile(project: &TestProject) -> String {
     project.scrub(&run.stderr)
 }
 
+/// Write one file into a compiled project and return the failing compile's output.
+fn file_case(relative: &str, contents: &str) -> String {
+    let project = compiled();
+    project.write(relative, contents);
+    failing_compile(&project)
+}
+
 fn sensor_case(extra_or_replacement: &str) -> String {
     let project = compiled();
     project.write(SENSOR, extra_or_replacement);
@@ -87,12 +94,10 @@ fn duplicate_key_names_both_lines() {
 
 #[test]
 fn duplicate_sensor_ids_name_both_files() {
-    let project = compiled();
-    project.write(
+    insta::assert_snapshot!(file_case(
         ".claude/sensors/aidlc-other-check.md",
         &manifest("demo-check", ""),
-    );
-    insta::assert_snapshot!(failing_compile(&project));
+    ));
 }
 
 #[test]
@@ -137,18 +142,15 @@ fn near_miss_sensor_files_are_warned_not_loaded() {
 
 #[test]
 fn unknown_sensor_import_suggests_the_closest_id() {
-    let project = compiled();
-    project.write(
+    insta::assert_snapshot!(file_case(
         FIRST,
         &stage("first-stage", "inception", "[]", "[demo-chek]", ""),
-    );
-    insta::assert_snapshot!(failing_compile(&project));
+    ));
 }
 
 #[test]
 fn reserved_renamed_and_unknown_stage_keys() {
-    let project = compiled();
-    project.write(
+    insta::assert_snapshot!(file_case(
         FIRST,
         &stage(
             "first-stage",
@@ -157,8 +159,7 @@ fn reserved_renamed_and_unknown_stage_keys() {
             "[]",
             "retry: 3\nbundle: x\nrules_in_context: []\nreveiwer: a\n",
         ),
-    );
-    insta::assert_snapshot!(failing_compile(&project));
+    ));
 }
 
 #[test]
@@ -182,15 +183,13 @@ fn stage_field_shapes() {
 
 #[test]
 fn unknown_agent_is_refused() {
-    let project = compiled();
-    project.write(
+    insta::assert_snapshot!(file_case(
         FIRST,
         &stage("first-stage", "inception", "[]", "[]", "").replace(
             "lead_agent: aidlc-demo-agent",
             "lead_agent: aidlc-demo-agnet",
         ),
-    );
-    insta::assert_snapshot!(failing_compile(&project));
+    ));
 }
 
 #[test]
@@ -208,28 +207,23 @@ fn requires_stage_cycle_among_new_stages() {
 
 #[test]
 fn stage_in_an_unknown_phase_folder() {
-    let project = compiled();
-    project.write(
+    insta::assert_snapshot!(file_case(
         ".claude/aidlc-common/stages/design/third-stage.md",
         &stage("third-stage", "inception", "[]", "[]", ""),
-    );
-    insta::assert_snapshot!(failing_compile(&project));
+    ));
 }
 
 #[test]
 fn slug_must_match_file_stem_and_be_unique() {
-    let project = compiled();
-    project.write(
+    insta::assert_snapshot!(file_case(
         ".claude/aidlc-common/stages/inception/zz-copy.md",
         &stage("first-stage", "inception", "[]", "[]", ""),
-    );
-    insta::assert_snapshot!(failing_compile(&project));
+    ));
 }
 
 #[test]
 fn unknown_requires_stage_and_number_invariant() {
-    let project = compiled();
-    project.write(
+    insta::assert_snapshot!(file_case(
         FIRST,
         &stage(
             "first-stage",
@@ -238,8 +232,7 @@ fn unknown_requires_stage_and_number_invariant() {
             "[]",
             "",
         ),
-    );
-    insta::assert_snapshot!(failing_compile(&project));
+    ));
 }
 
 #[test]
