@@ -3,11 +3,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::db::{FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
-use crate::discover::Layout;
+use crate::discover::{Layout, ProjectInputs};
+use crate::fingerprint::CompileRecord;
 use crate::graph::checks::graph_diagnostics;
 use crate::graph::emit::{pretty_json, stage_graph_json};
 use crate::graph::numbering::stage_numbering;
@@ -72,8 +73,31 @@ pub fn compile(db: &dyn salsa::Database) -> CompileOutcome {
     }
 }
 
-/// The texts of every input file, by display path, for rendering snippets.
-pub fn source_texts(db: &dyn salsa::Database) -> BTreeMap<Utf8PathBuf, String> {
+/// The paths a set of diagnostics points into (primary and related files).
+pub fn files_named_by(diagnostics: &[Diagnostic]) -> BTreeSet<&Utf8Path> {
+    diagnostics
+        .iter()
+        .flat_map(|diagnostic| {
+            diagnostic.file.as_deref().into_iter().chain(
+                diagnostic
+                    .related
+                    .iter()
+                    .map(|related| related.file.as_path()),
+            )
+        })
+        .collect()
+}
+
+/// The texts of the input files `diagnostics` point into, by display path, for snippets.
+/// Only those files are copied, so a rebuild of a large project does not clone every text.
+pub fn source_texts(
+    db: &dyn salsa::Database,
+    diagnostics: &[Diagnostic],
+) -> BTreeMap<Utf8PathBuf, String> {
+    let wanted = files_named_by(diagnostics);
+    if wanted.is_empty() {
+        return BTreeMap::new();
+    }
     let project = Project::get(db);
     let mut files: Vec<SourceFile> = Vec::new();
     files.extend(project.sensor_files(db));
@@ -85,6 +109,7 @@ pub fn source_texts(db: &dyn salsa::Database) -> BTreeMap<Utf8PathBuf, String> {
     files.extend(project.existing_grid(db));
     files
         .into_iter()
+        .filter(|file| wanted.contains(file.path(db).as_path()))
         .filter_map(|file| match file.contents(db) {
             FileContents::Text(text) => Some((file.path(db).clone(), text.clone())),
             _ => None,
@@ -101,6 +126,11 @@ pub enum OutputError {
     },
     #[error(transparent)]
     Lock(#[from] crate::audit::lock::LockError),
+    #[error("cannot record the compile in {path}: {source}")]
+    Fingerprint {
+        path: Utf8PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// Which output files a write changed.
@@ -110,10 +140,12 @@ pub struct WriteSummary {
     pub grid_written: bool,
 }
 
-/// Write both files, each only if its bytes differ, atomically and under the audit lock.
+/// Write both files, each only if its bytes differ, atomically; then record the compile's
+/// fingerprint (see [`crate::fingerprint`]). All under the audit lock.
 pub fn write_outputs(
     layout: &Layout,
     outcome: &CompileOutcome,
+    inputs: &ProjectInputs,
 ) -> Result<WriteSummary, OutputError> {
     let _lock = crate::audit::lock::acquire(&layout.project_dir)?;
     let mut summary = WriteSummary {
@@ -143,6 +175,18 @@ pub fn write_outputs(
         })?;
         *written = true;
     }
+    let record = CompileRecord {
+        inputs,
+        stage_graph: &outcome.stage_graph,
+        scope_grid: &outcome.scope_grid,
+        n_stages: outcome.n_stages,
+        n_sensors: outcome.n_sensors,
+        warnings: outcome.diagnostics.clone(),
+    };
+    crate::fingerprint::record(layout, &record).map_err(|source| OutputError::Fingerprint {
+        path: crate::fingerprint::fingerprint_path(layout),
+        source,
+    })?;
     Ok(summary)
 }
 

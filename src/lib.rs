@@ -10,6 +10,8 @@
 //! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
 //! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
+//! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
+//! - [`watch`]: `compile --watch`, a warm database fed by file events;
 //! - [`audit`]: the cross-process audit lock;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
 //! - [`diagnostics`]: problems as values, and their renderers.
@@ -20,9 +22,11 @@ pub mod compile;
 pub mod db;
 pub mod diagnostics;
 pub mod discover;
+pub mod fingerprint;
 pub mod framework;
 pub mod fs_util;
 pub mod graph;
 pub mod parse;
 pub mod resolve;
 pub mod syntax;
+pub mod watch;

@@ -77,6 +77,16 @@ impl Drop for AuditLockGuard {
 
 /// Take the project's audit lock, waiting up to 50 × 100 ms.
 pub fn acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
+    acquire_within(project_dir, ATTEMPTS)
+}
+
+/// Take the project's audit lock only if it is free now (for optional work such as refreshing
+/// a cache); a stale lock is still reaped.
+pub fn try_acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
+    acquire_within(project_dir, 1)
+}
+
+fn acquire_within(project_dir: &Utf8Path, attempts: u32) -> Result<AuditLockGuard, LockError> {
     let path = lock_path(project_dir);
     if let Ok(mut held) = HELD.lock()
         && let Some(depth) = held.get_mut(&path)
@@ -84,7 +94,7 @@ pub fn acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
         *depth += 1;
         return Ok(AuditLockGuard { path });
     }
-    for attempt in 0..ATTEMPTS {
+    for attempt in 0..attempts {
         match std::fs::create_dir(&path) {
             Ok(()) => {
                 write_owner_stamp(&path)?;
@@ -97,7 +107,7 @@ pub fn acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
                 if reap_if_stale(&path) {
                     continue;
                 }
-                if attempt + 1 < ATTEMPTS {
+                if attempt + 1 < attempts {
                     std::thread::sleep(RETRY_DELAY);
                 }
             }

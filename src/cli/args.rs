@@ -68,14 +68,41 @@ pub struct ProjectArgs {
 }
 
 #[derive(Debug, clap::Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each bool is an independent command-line switch"
+)]
 pub struct CompileArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
     /// Write nothing; exit 1 if either output file would change (a CI drift guard).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "watch")]
     pub check: bool,
+    /// Compile even when nothing changed since the last compile.
+    ///
+    /// Without it, `compile` first compares every input's size and times (and, where those
+    /// moved, its BLAKE3 hash) with the record the last successful compile left beside the
+    /// outputs (`.aidlc-compile-fingerprint`), and stops with "up to date" when nothing
+    /// changed.
+    #[arg(long)]
+    pub force: bool,
+    /// Compile, then keep watching the input folders and recompile on every change until
+    /// Ctrl-C (exit 130). Only the queries a change affects re-run; the outputs are written
+    /// only when their bytes change, and never while the inputs have errors.
+    #[arg(long)]
+    pub watch: bool,
+    /// With `--watch`: how long the files must be quiet before a rebuild, in milliseconds.
+    #[arg(
+        long,
+        value_name = "MS",
+        default_value_t = 50,
+        requires = "watch",
+        value_parser = clap::value_parser!(u64).range(1..=60_000)
+    )]
+    pub debounce_ms: u64,
     /// How to print diagnostics: `human` (with source snippets), `json` (one object per line
-    /// on stdout) or `github` (workflow-command annotations on stdout).
+    /// on stdout; with `--watch`, one event object per rebuild) or `github` (workflow-command
+    /// annotations on stdout).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Print nothing but diagnostics.

@@ -1,5 +1,6 @@
 //! What each subcommand does, from parsed arguments to an exit status.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -10,7 +11,9 @@ use crate::cli::args::{Cli, Command, CompileArgs, Format, InitArgs, ProjectArgs}
 use crate::cli::printer::Printer;
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
+use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
+use crate::fingerprint;
 
 pub fn run(cli: Cli) -> ExitStatus {
     match cli.command {
@@ -19,17 +22,17 @@ pub fn run(cli: Cli) -> ExitStatus {
     }
 }
 
-fn env_var(name: &str) -> Option<String> {
+pub(super) fn env_var(name: &str) -> Option<String> {
     std::env::var(name).ok()
 }
 
-fn current_dir() -> Option<Utf8PathBuf> {
+pub(super) fn current_dir() -> Option<Utf8PathBuf> {
     std::env::current_dir()
         .ok()
         .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
 }
 
-fn error_line(printer: &Printer, message: &str, help: Option<&str>) {
+pub(super) fn error_line(printer: &Printer, message: &str, help: Option<&str>) {
     let mut text = format!("error: {message}");
     if let Some(help) = help {
         text.push_str("\n  help: ");
@@ -100,15 +103,23 @@ fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<Layout, ExitS
 
 fn compile_command(args: &CompileArgs) -> ExitStatus {
     let printer = Printer::new(args.format, args.quiet);
+    if args.watch {
+        return crate::cli::watch_loop::run(&args.project, args.debounce_ms, &printer);
+    }
     let layout = match resolve_layout(&args.project, &printer) {
         Ok(layout) => layout,
         Err(status) => return status,
     };
     let started = Instant::now();
+    if !args.force
+        && let Ok(up_to_date) = fingerprint::check(&layout)
+    {
+        return report_up_to_date(&layout, &up_to_date, args.check, started, &printer);
+    }
     let mut db = CompilerDatabase::default();
-    discover::load_project(&mut db, &layout);
+    let inputs = discover::load_project(&mut db, &layout);
     let outcome = compile::compile(&db);
-    let sources = compile::source_texts(&db);
+    let sources = compile::source_texts(&db, &outcome.diagnostics);
     for diagnostic in &outcome.diagnostics {
         printer.diagnostic(diagnostic, &sources);
     }
@@ -126,7 +137,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     if args.check {
         return report_drift(&layout, &outcome, &printer);
     }
-    match compile::write_outputs(&layout, &outcome) {
+    match compile::write_outputs(&layout, &outcome, &inputs) {
         Ok(summary) => {
             let verb = if summary.graph_written || summary.grid_written {
                 "wrote"
@@ -145,7 +156,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
                     .display(&layout.scope_grid_path)
                     .file_name()
                     .unwrap_or_default(),
-                warnings_suffix(&outcome)
+                warnings_suffix(outcome.n_warnings())
             ));
             ExitStatus::Success
         }
@@ -160,13 +171,60 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     }
 }
 
+/// Nothing changed since the last successful compile: repeat its warnings and say so.
+fn report_up_to_date(
+    layout: &Layout,
+    up_to_date: &fingerprint::UpToDate,
+    check: bool,
+    started: Instant,
+    printer: &Printer,
+) -> ExitStatus {
+    let sources = read_sources(layout, &up_to_date.warnings);
+    for warning in &up_to_date.warnings {
+        printer.diagnostic(warning, &sources);
+    }
+    let n_warnings = up_to_date.warnings.len();
+    if check {
+        printer.status(&outputs_up_to_date_line(up_to_date.n_stages, n_warnings));
+        return ExitStatus::Success;
+    }
+    printer.status(&format!(
+        "up to date: nothing changed since the last compile ({} stage{} and {} sensor{}; {} files checked in {:.1} ms){}",
+        up_to_date.n_stages,
+        plural(up_to_date.n_stages),
+        up_to_date.n_sensors,
+        plural(up_to_date.n_sensors),
+        up_to_date.files_checked,
+        started.elapsed().as_secs_f64() * 1000.0,
+        warnings_suffix(n_warnings)
+    ));
+    ExitStatus::Success
+}
+
+/// The texts of the files `diagnostics` point into, read from disk (for replayed warnings).
+fn read_sources(layout: &Layout, diagnostics: &[Diagnostic]) -> BTreeMap<Utf8PathBuf, String> {
+    compile::files_named_by(diagnostics)
+        .into_iter()
+        .filter_map(|path| {
+            let text = std::fs::read_to_string(layout.project_dir.join(path)).ok()?;
+            Some((path.to_owned(), text))
+        })
+        .collect()
+}
+
+fn outputs_up_to_date_line(n_stages: usize, n_warnings: usize) -> String {
+    format!(
+        "stage-graph.json and scope-grid.json are up to date ({n_stages} stages){}",
+        warnings_suffix(n_warnings)
+    )
+}
+
 fn report_drift(layout: &Layout, outcome: &CompileOutcome, printer: &Printer) -> ExitStatus {
     let drift = compile::check_outputs(layout, outcome);
     if drift.is_clean() {
-        printer.status(&format!(
-            "stage-graph.json and scope-grid.json are up to date ({} stages){}",
+        printer.status(&outputs_up_to_date_line(
             outcome.n_stages,
-            warnings_suffix(outcome)
+            outcome.n_warnings(),
         ));
         return ExitStatus::Success;
     }
@@ -195,12 +253,12 @@ fn report_drift(layout: &Layout, outcome: &CompileOutcome, printer: &Printer) ->
     ExitStatus::Failure
 }
 
-fn plural(n: usize) -> &'static str {
+pub(super) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 
-fn warnings_suffix(outcome: &CompileOutcome) -> String {
-    match outcome.n_warnings() {
+fn warnings_suffix(n_warnings: usize) -> String {
+    match n_warnings {
         0 => String::new(),
         n => format!(" ({n} warning{})", plural(n)),
     }

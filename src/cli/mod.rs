@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod printer;
+mod watch_loop;
 
 pub use args::{Cli, Command, Format};
 pub use commands::run;

@@ -14,7 +14,9 @@ use std::ops::Range;
 
 use camino::Utf8PathBuf;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Severity {
     Error,
     Warning,
@@ -31,7 +33,10 @@ impl Severity {
 
 /// A closed set of diagnostic codes. Names describe the problem, not the fix.
 /// `docs/diagnostics.md` has one section per code (a test keeps the two in step).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// Serialised (in the compile fingerprint) by variant name.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Code {
     // Reading files.
     UnreadableFile,
@@ -153,7 +158,7 @@ impl fmt::Display for Code {
 }
 
 /// A secondary location that explains the primary one ("first declared here").
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Related {
     pub file: Utf8PathBuf,
     pub span: Option<Range<usize>>,
@@ -161,7 +166,7 @@ pub struct Related {
 }
 
 /// One problem, anchored to a project-relative file and (where known) a byte range in it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Diagnostic {
     pub code: Code,
     pub severity: Severity,

@@ -104,8 +104,13 @@ pub fn render_human(diagnostic: &Diagnostic, sources: &dyn SourceLookup, color: 
 
 /// One JSON object (no trailing newline) with stable keys.
 pub fn render_json(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {
+    json_value(diagnostic, sources).to_string()
+}
+
+/// The JSON object of [`render_json`], for embedding in a larger event.
+pub fn json_value(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> serde_json::Value {
     let position = primary_position(diagnostic, sources);
-    let value = serde_json::json!({
+    serde_json::json!({
         "code": diagnostic.code.as_str(),
         "severity": diagnostic.severity.as_str(),
         "message": diagnostic.message,
@@ -120,8 +125,7 @@ pub fn render_json(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> Strin
             "file": related.file.as_str(),
             "message": related.message,
         })).collect::<Vec<_>>(),
-    });
-    value.to_string()
+    })
 }
 
 /// A GitHub Actions workflow command: `::error file=…,line=…,col=…::message`.

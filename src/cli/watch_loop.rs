@@ -1,0 +1,288 @@
+//! `aidlc compile --watch`: the loop that waits for file events and reports each rebuild.
+//!
+//! Human format: diagnostics on stderr, then one status line per rebuild. JSON format: one
+//! event object per line on stdout (`watching`, `waiting`, `rebuild`, `watcher-error`,
+//! `stopped`), the diagnostics embedded in each `rebuild` event.
+
+use std::collections::HashSet;
+use std::sync::mpsc::{self, Receiver};
+use std::time::Duration;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::json;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{Format, ProjectArgs};
+use crate::cli::commands::{current_dir, env_var, error_line, plural};
+use crate::cli::printer::Printer;
+use crate::diagnostics::render;
+use crate::discover::{self, InputChanges, Layout, Reread};
+use crate::watch::{FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots};
+
+/// Everything that arrived while the previous rebuild ran, merged.
+#[derive(Default)]
+struct Batch {
+    paths: HashSet<Utf8PathBuf>,
+    rescan: bool,
+    errors: Vec<String>,
+    interrupted: bool,
+}
+
+impl Batch {
+    fn absorb(&mut self, message: WatchMessage) {
+        match message {
+            WatchMessage::Changed { paths, rescan } => {
+                self.paths.extend(paths);
+                self.rescan |= rescan;
+            }
+            WatchMessage::WatcherError(error) => {
+                self.errors.push(error);
+                self.rescan = true;
+            }
+            WatchMessage::Interrupted => self.interrupted = true,
+        }
+    }
+
+    /// Block for one message, then take whatever else is already queued.
+    fn collect(receiver: &Receiver<WatchMessage>) -> Option<Self> {
+        let mut batch = Self::default();
+        batch.absorb(receiver.recv().ok()?);
+        while let Ok(message) = receiver.try_recv() {
+            batch.absorb(message);
+        }
+        Some(batch)
+    }
+}
+
+pub fn run(args: &ProjectArgs, debounce_ms: u64, printer: &Printer) -> ExitStatus {
+    let Some(cwd) = current_dir() else {
+        error_line(printer, "the working folder is not valid UTF-8", None);
+        return ExitStatus::Error;
+    };
+    let project_dir = match discover::find_project_dir(args.project_dir.as_deref(), &env_var, &cwd)
+    {
+        Ok(dir) => dir,
+        Err(error) => {
+            error_line(
+                printer,
+                &error.to_string(),
+                Some("pass --project-dir with an existing folder"),
+            );
+            return ExitStatus::Error;
+        }
+    };
+    let (sender, receiver) = mpsc::channel();
+    let interrupt = sender.clone();
+    if let Err(error) = ctrlc::set_handler(move || {
+        let _ = interrupt.send(WatchMessage::Interrupted);
+    }) {
+        error_line(printer, &format!("cannot handle Ctrl-C: {error}"), None);
+        return ExitStatus::Error;
+    }
+    let mut watcher = match FolderWatcher::start(Duration::from_millis(debounce_ms), sender) {
+        Ok(watcher) => watcher,
+        Err(error) => {
+            error_line(printer, &format!("cannot watch files: {error}"), None);
+            return ExitStatus::Error;
+        }
+    };
+    let mut session = start_session(&project_dir, args, printer);
+    arm(&mut watcher, &project_dir, session.as_ref(), printer);
+    report_watching(&project_dir, session.is_some(), args, printer);
+    while let Some(batch) = Batch::collect(&receiver) {
+        for error in &batch.errors {
+            report_watcher_error(error, printer);
+        }
+        if batch.interrupted {
+            break;
+        }
+        match &mut session {
+            Some(session) => {
+                let reread = if batch.rescan {
+                    Reread::Everything
+                } else {
+                    Reread::Paths(&batch.paths)
+                };
+                if let Some(rebuild) = session.rebuild(reread) {
+                    report_rebuild(session.layout(), &rebuild, printer);
+                }
+            }
+            None => session = start_session(&project_dir, args, printer),
+        }
+        arm(&mut watcher, &project_dir, session.as_ref(), printer);
+    }
+    report_stopped(printer);
+    ExitStatus::Interrupted
+}
+
+/// Compile once if the project has a harness folder yet; `None` while it has none.
+fn start_session(
+    project_dir: &Utf8Path,
+    args: &ProjectArgs,
+    printer: &Printer,
+) -> Option<WatchSession> {
+    let harness = discover::pick_harness(project_dir, args.harness).ok()?;
+    let layout = Layout::new(project_dir, harness, &env_var);
+    let (session, rebuild) = WatchSession::start(layout);
+    report_rebuild(session.layout(), &rebuild, printer);
+    Some(session)
+}
+
+fn arm(
+    watcher: &mut FolderWatcher,
+    project_dir: &Utf8Path,
+    session: Option<&WatchSession>,
+    printer: &Printer,
+) {
+    let roots = watch_roots(project_dir, session.map(WatchSession::layout));
+    for problem in watcher.watch_exactly(&roots) {
+        report_watcher_error(&problem, printer);
+    }
+}
+
+fn report_watching(project_dir: &Utf8Path, started: bool, args: &ProjectArgs, printer: &Printer) {
+    if printer.format == Format::Json {
+        let event = if started { "watching" } else { "waiting" };
+        printer.out(&json!({"event": event, "project_dir": project_dir.as_str()}).to_string());
+    } else if started {
+        printer.status("watching for changes (Ctrl-C to stop)");
+    } else {
+        let wanted = args.harness.map_or_else(
+            || "a harness folder (.claude, .codex, .kiro, .cursor or .aidlc)".to_owned(),
+            |harness| format!("the {} folder", harness.dir_name()),
+        );
+        printer.status(&format!(
+            "waiting for {wanted} to appear in {project_dir} (Ctrl-C to stop)"
+        ));
+    }
+}
+
+fn report_watcher_error(error: &str, printer: &Printer) {
+    if printer.format == Format::Json {
+        printer.out(&json!({"event": "watcher-error", "message": error}).to_string());
+    } else {
+        printer.status(&format!(
+            "warning: {error}; re-reading every input on the next change"
+        ));
+    }
+}
+
+fn report_stopped(printer: &Printer) {
+    if printer.format == Format::Json {
+        printer.out(&json!({"event": "stopped", "reason": "interrupted"}).to_string());
+    } else {
+        printer.status("stopped watching");
+    }
+}
+
+fn report_rebuild(layout: &Layout, rebuild: &Rebuild, printer: &Printer) {
+    if printer.format == Format::Json {
+        printer.out(&rebuild_event(rebuild).to_string());
+        return;
+    }
+    for diagnostic in &rebuild.outcome.diagnostics {
+        printer.diagnostic(diagnostic, &rebuild.sources);
+    }
+    let outcome = &rebuild.outcome;
+    printer.status(&format!(
+        "{}: compiled {} stage{} and {} sensor{} in {:.1} ms, {} error{}, {} warning{}; {}",
+        describe_changes(&rebuild.changes),
+        outcome.n_stages,
+        plural(outcome.n_stages),
+        outcome.n_sensors,
+        plural(outcome.n_sensors),
+        rebuild.duration.as_secs_f64() * 1000.0,
+        outcome.n_errors(),
+        plural(outcome.n_errors()),
+        outcome.n_warnings(),
+        plural(outcome.n_warnings()),
+        describe_outputs(layout, &rebuild.outputs)
+    ));
+}
+
+fn describe_changes(changes: &InputChanges) -> String {
+    let kinds = [
+        (&changes.modified, "changed"),
+        (&changes.added, "added"),
+        (&changes.removed, "removed"),
+    ];
+    let total: usize = kinds.iter().map(|(paths, _)| paths.len()).sum();
+    if total == 0 {
+        return "first compile".to_owned();
+    }
+    if total == 1
+        && let Some((paths, verb)) = kinds.iter().find(|(paths, _)| !paths.is_empty())
+    {
+        return format!("{} {verb}", paths[0]);
+    }
+    kinds
+        .iter()
+        .filter(|(paths, _)| !paths.is_empty())
+        .map(|(paths, verb)| format!("{} file{} {verb}", paths.len(), plural(paths.len())))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn describe_outputs(layout: &Layout, outputs: &OutputsState) -> String {
+    let graph = layout.display(&layout.stage_graph_path);
+    let grid = layout.display(&layout.scope_grid_path);
+    match outputs {
+        OutputsState::Written(summary) => match (summary.graph_written, summary.grid_written) {
+            (false, false) => "outputs unchanged".to_owned(),
+            (true, false) => format!("wrote {graph}"),
+            (false, true) => format!("wrote {grid}"),
+            (true, true) => format!("wrote {graph} and {}", grid.file_name().unwrap_or_default()),
+        },
+        OutputsState::KeptBecauseOfErrors => {
+            format!("kept the last good {graph} until the errors are fixed")
+        }
+        OutputsState::WriteFailed(error) => {
+            format!("could not write the outputs ({error}); the previous files are untouched")
+        }
+    }
+}
+
+fn output_word(
+    outputs: &OutputsState,
+    written: impl Fn(&crate::compile::WriteSummary) -> bool,
+) -> &'static str {
+    match outputs {
+        OutputsState::Written(summary) if written(summary) => "written",
+        OutputsState::Written(_) => "unchanged",
+        OutputsState::KeptBecauseOfErrors => "kept",
+        OutputsState::WriteFailed(_) => "failed",
+    }
+}
+
+fn rebuild_event(rebuild: &Rebuild) -> serde_json::Value {
+    let outcome = &rebuild.outcome;
+    let paths = |paths: &[Utf8PathBuf]| {
+        paths
+            .iter()
+            .map(|p| p.as_str().to_owned())
+            .collect::<Vec<_>>()
+    };
+    json!({
+        "event": "rebuild",
+        "first": rebuild.changes.is_empty(),
+        "changed": paths(&rebuild.changes.modified),
+        "added": paths(&rebuild.changes.added),
+        "removed": paths(&rebuild.changes.removed),
+        "duration_ms": (rebuild.duration.as_secs_f64() * 1_000_000.0).round() / 1000.0,
+        "stages": outcome.n_stages,
+        "sensors": outcome.n_sensors,
+        "errors": outcome.n_errors(),
+        "warnings": outcome.n_warnings(),
+        "stage_graph": output_word(&rebuild.outputs, |summary| summary.graph_written),
+        "scope_grid": output_word(&rebuild.outputs, |summary| summary.grid_written),
+        "write_error": match &rebuild.outputs {
+            OutputsState::WriteFailed(error) => Some(error.as_str()),
+            _ => None,
+        },
+        "diagnostics": outcome
+            .diagnostics
+            .iter()
+            .map(|diagnostic| render::json_value(diagnostic, &rebuild.sources))
+            .collect::<Vec<_>>(),
+    })
+}

@@ -1,0 +1,376 @@
+//! Reading input files into salsa inputs, and keeping those inputs in step with the disk.
+//!
+//! Invariants:
+//! - a [`SourceFile`]'s contents are set only here, and only when the bytes really changed
+//!   (salsa setters always invalidate, even with an equal value);
+//! - every file read gets a [`FileStamp`] taken from the same read, so the fingerprint of a
+//!   compile describes exactly the bytes that compile saw.
+
+use std::collections::{HashMap, HashSet};
+use std::time::UNIX_EPOCH;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::{Deserialize, Serialize};
+
+use crate::db::{
+    CompilerDatabase, FileContents, Project, RuleFileEntry, SkippedSensorFile, SourceFile,
+    StageFileEntry,
+};
+use crate::discover::Layout;
+use crate::discover::listing::InputListing;
+
+/// Largest input file the compile reads. Frontmatter files are a few KiB; anything this big is
+/// almost certainly a mistake (a binary, a log) and would slow every hook down.
+pub const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
+
+/// What `stat` says about a file: enough to notice almost every change without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatStamp {
+    pub size: u64,
+    pub modified_ns: u64,
+    /// The inode change time on Unix: it moves on every write, rename and `touch`, and unlike
+    /// the modification time it cannot be set back (so `rsync -t` or `cp -p` cannot fool it).
+    /// 0 on other systems.
+    pub changed_ns: u64,
+    pub inode: u64,
+}
+
+impl StatStamp {
+    pub fn of(metadata: &std::fs::Metadata) -> Self {
+        let modified_ns = metadata
+            .modified()
+            .ok()
+            .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
+            .map_or(0, |since| {
+                u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+            });
+        let (changed_ns, inode) = unix_change_time_and_inode(metadata);
+        Self {
+            size: metadata.len(),
+            modified_ns,
+            changed_ns,
+            inode,
+        }
+    }
+
+    pub fn of_path(path: &Utf8Path) -> Option<Self> {
+        std::fs::metadata(path)
+            .ok()
+            .map(|metadata| Self::of(&metadata))
+    }
+}
+
+#[cfg(unix)]
+fn unix_change_time_and_inode(metadata: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let seconds = u64::try_from(metadata.ctime()).unwrap_or(0);
+    let nanos = u64::try_from(metadata.ctime_nsec()).unwrap_or(0);
+    (
+        seconds.saturating_mul(1_000_000_000).saturating_add(nanos),
+        metadata.ino(),
+    )
+}
+
+#[cfg(not(unix))]
+fn unix_change_time_and_inode(_metadata: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
+/// A file as one compile read it: its `stat` before the read and the hash of the bytes read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStamp {
+    pub stat: StatStamp,
+    pub blake3: String,
+}
+
+/// The BLAKE3 hash of `bytes`, as lower-case hex.
+pub fn hash_hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+/// Read one input file, never failing. The stamp is `None` when the bytes were not read
+/// (unreadable or too large); such a file always produces an error diagnostic.
+pub fn read_input(path: &Utf8Path) -> (FileContents, Option<FileStamp>) {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) => return (FileContents::Unreadable(error.to_string()), None),
+    };
+    if metadata.len() > MAX_INPUT_BYTES {
+        return (
+            FileContents::TooLarge {
+                size: metadata.len(),
+            },
+            None,
+        );
+    }
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(error) => return (FileContents::Unreadable(error.to_string()), None),
+    };
+    let stamp = FileStamp {
+        stat: StatStamp::of(&metadata),
+        blake3: hash_hex(&bytes),
+    };
+    (contents_of(bytes), Some(stamp))
+}
+
+fn contents_of(bytes: Vec<u8>) -> FileContents {
+    if bytes.iter().take(8192).any(|&b| b == 0) {
+        return FileContents::Binary;
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => FileContents::Text(text),
+        Err(error) => FileContents::InvalidUtf8 {
+            valid_up_to: error.utf8_error().valid_up_to(),
+        },
+    }
+}
+
+/// One file held in the database.
+#[derive(Debug, Clone)]
+struct LoadedFile {
+    input: SourceFile,
+    stamp: Option<FileStamp>,
+}
+
+/// Which files a [`ProjectInputs::refresh`] reads again.
+#[derive(Debug, Clone, Copy)]
+pub enum Reread<'a> {
+    /// Every listed file (after a watcher overflow or error).
+    Everything,
+    /// Only these absolute paths; files new to the listing are always read.
+    Paths(&'a HashSet<Utf8PathBuf>),
+}
+
+impl Reread<'_> {
+    fn includes(self, path: &Utf8Path) -> bool {
+        match self {
+            Reread::Everything => true,
+            Reread::Paths(paths) => paths.contains(path),
+        }
+    }
+}
+
+/// What a refresh changed, as display paths, each list sorted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct InputChanges {
+    pub modified: Vec<Utf8PathBuf>,
+    pub added: Vec<Utf8PathBuf>,
+    pub removed: Vec<Utf8PathBuf>,
+}
+
+impl InputChanges {
+    pub fn is_empty(&self) -> bool {
+        self.modified.is_empty() && self.added.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// The salsa inputs of one project and the disk state each was read from.
+#[derive(Debug)]
+pub struct ProjectInputs {
+    pub project: Project,
+    listing: InputListing,
+    /// Keyed by absolute path; exactly the paths of `listing.read_paths()`.
+    files: HashMap<Utf8PathBuf, LoadedFile>,
+}
+
+/// The per-kind lists of a [`Project`], built from a listing.
+struct ProjectLists {
+    sensors: Vec<SourceFile>,
+    skipped_sensors: Vec<SkippedSensorFile>,
+    stages: Vec<StageFileEntry>,
+    agents: Vec<SourceFile>,
+    scopes: Vec<SourceFile>,
+    rules: Vec<RuleFileEntry>,
+    existing_graph: Option<SourceFile>,
+    existing_grid: Option<SourceFile>,
+}
+
+/// Read every input of a compile into a fresh set of salsa inputs.
+pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs {
+    let listing = InputListing::of(layout);
+    let files = listing
+        .read_paths()
+        .map(|path| {
+            let (contents, stamp) = read_input(path);
+            let input = SourceFile::new(db, layout.display(path), contents);
+            (path.to_owned(), LoadedFile { input, stamp })
+        })
+        .collect();
+    let inputs = ProjectInputs {
+        project: Project::new(
+            db,
+            layout.harness.dir_name().to_owned(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            Vec::new(),
+            layout.display(&layout.rules_dir).to_string(),
+            None,
+            None,
+        ),
+        listing,
+        files,
+    };
+    inputs.set_project_lists(db);
+    inputs
+}
+
+impl ProjectInputs {
+    /// The listing the inputs were last loaded or refreshed from.
+    pub fn listing(&self) -> &InputListing {
+        &self.listing
+    }
+
+    /// Every file read, in listing order, with its stamp (`None` when it could not be read).
+    pub fn read_files(&self) -> impl Iterator<Item = (&Utf8Path, Option<&FileStamp>)> {
+        self.listing
+            .read_paths()
+            .map(|path| (path, self.files.get(path).and_then(|f| f.stamp.as_ref())))
+    }
+
+    /// List the folders again and re-read the files `reread` names (and every new file);
+    /// update only the inputs whose bytes changed, and the project lists only if they changed.
+    pub fn refresh(
+        &mut self,
+        db: &mut CompilerDatabase,
+        layout: &Layout,
+        reread: Reread<'_>,
+    ) -> InputChanges {
+        let listing = InputListing::of(layout);
+        let listed: HashSet<&Utf8Path> = listing.read_paths().collect();
+        let mut changes = InputChanges::default();
+        self.files.retain(|path, _| {
+            let keep = listed.contains(path.as_path());
+            if !keep {
+                changes.removed.push(layout.display(path));
+            }
+            keep
+        });
+        for path in listing.read_paths() {
+            if let Some(loaded) = self.files.get_mut(path) {
+                if reread.includes(path) {
+                    let (contents, stamp) = read_input(path);
+                    loaded.stamp = stamp;
+                    if db.update_file(loaded.input, contents) {
+                        changes.modified.push(layout.display(path));
+                    }
+                }
+            } else {
+                let (contents, stamp) = read_input(path);
+                let input = SourceFile::new(db, layout.display(path), contents);
+                self.files
+                    .insert(path.to_owned(), LoadedFile { input, stamp });
+                changes.added.push(layout.display(path));
+            }
+        }
+        self.listing = listing;
+        self.set_project_lists(db);
+        changes.modified.sort();
+        changes.added.sort();
+        changes.removed.sort();
+        changes
+    }
+
+    /// Mirror an output this process just wrote (`stage-graph.json` or `scope-grid.json`,
+    /// which later compiles also read) without re-reading it or re-listing any folder, so a
+    /// refresh never swallows some other change.
+    pub fn note_output_written(
+        &mut self,
+        db: &mut CompilerDatabase,
+        layout: &Layout,
+        path: &Utf8Path,
+        bytes: &str,
+    ) {
+        let stamp = StatStamp::of_path(path).map(|stat| FileStamp {
+            stat,
+            blake3: hash_hex(bytes.as_bytes()),
+        });
+        let contents = FileContents::Text(bytes.to_owned());
+        if let Some(loaded) = self.files.get_mut(path) {
+            loaded.stamp = stamp;
+            db.update_file(loaded.input, contents);
+            return;
+        }
+        let input = SourceFile::new(db, layout.display(path), contents);
+        self.files
+            .insert(path.to_owned(), LoadedFile { input, stamp });
+        if path == layout.stage_graph_path {
+            self.listing.existing_graph = Some(path.to_owned());
+        } else if path == layout.scope_grid_path {
+            self.listing.existing_grid = Some(path.to_owned());
+        }
+        self.set_project_lists(db);
+    }
+
+    fn input(&self, path: &Utf8Path) -> SourceFile {
+        self.files
+            .get(path)
+            .unwrap_or_else(|| unreachable!("every listed path is loaded: {path}"))
+            .input
+    }
+
+    fn project_lists(&self) -> ProjectLists {
+        let listing = &self.listing;
+        ProjectLists {
+            sensors: listing.sensors.iter().map(|p| self.input(p)).collect(),
+            skipped_sensors: listing.skipped_sensors.clone(),
+            stages: listing
+                .stages
+                .iter()
+                .map(|(phase_dir, path)| StageFileEntry {
+                    file: self.input(path),
+                    phase_dir: phase_dir.clone(),
+                })
+                .collect(),
+            agents: listing.agents.iter().map(|p| self.input(p)).collect(),
+            scopes: listing.scopes.iter().map(|p| self.input(p)).collect(),
+            rules: listing
+                .rules
+                .iter()
+                .map(|(relative, path)| RuleFileEntry {
+                    file: self.input(path),
+                    relative: relative.clone(),
+                })
+                .collect(),
+            existing_graph: listing.existing_graph.as_deref().map(|p| self.input(p)),
+            existing_grid: listing.existing_grid.as_deref().map(|p| self.input(p)),
+        }
+    }
+
+    /// Set each list of the project that differs from the listing (and only those, so a query
+    /// reading the sensor list is not invalidated by a new stage).
+    fn set_project_lists(&self, db: &mut CompilerDatabase) {
+        use salsa::Setter;
+        let project = self.project;
+        let lists = self.project_lists();
+        if *project.sensor_files(db) != lists.sensors {
+            project.set_sensor_files(db).to(lists.sensors);
+        }
+        if *project.skipped_sensor_files(db) != lists.skipped_sensors {
+            project
+                .set_skipped_sensor_files(db)
+                .to(lists.skipped_sensors);
+        }
+        if *project.stage_files(db) != lists.stages {
+            project.set_stage_files(db).to(lists.stages);
+        }
+        if *project.agent_files(db) != lists.agents {
+            project.set_agent_files(db).to(lists.agents);
+        }
+        if *project.scope_files(db) != lists.scopes {
+            project.set_scope_files(db).to(lists.scopes);
+        }
+        if *project.rule_files(db) != lists.rules {
+            project.set_rule_files(db).to(lists.rules);
+        }
+        if *project.existing_graph(db) != lists.existing_graph {
+            project.set_existing_graph(db).to(lists.existing_graph);
+        }
+        if *project.existing_grid(db) != lists.existing_grid {
+            project.set_existing_grid(db).to(lists.existing_grid);
+        }
+    }
+}

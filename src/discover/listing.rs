@@ -1,0 +1,213 @@
+//! Directory listings: which files a compile reads, in a stable order. No file is opened here.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::db::SkippedSensorFile;
+use crate::discover::Layout;
+
+/// Every path a compile reads, as absolute paths, each list in discovery order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct InputListing {
+    pub sensors: Vec<Utf8PathBuf>,
+    /// Near misses in the sensors folder (warned about, never read).
+    pub skipped_sensors: Vec<SkippedSensorFile>,
+    /// `(phase folder name, path)`.
+    pub stages: Vec<(String, Utf8PathBuf)>,
+    pub agents: Vec<Utf8PathBuf>,
+    pub scopes: Vec<Utf8PathBuf>,
+    /// `(path under the rules folder, path)`.
+    pub rules: Vec<(String, Utf8PathBuf)>,
+    pub existing_graph: Option<Utf8PathBuf>,
+    pub existing_grid: Option<Utf8PathBuf>,
+}
+
+impl InputListing {
+    /// List every input of `layout`. Missing folders list as empty.
+    pub fn of(layout: &Layout) -> Self {
+        let (sensors, mut skipped_sensors) = list_sensor_files(&layout.sensors_dir);
+        for skipped_file in &mut skipped_sensors {
+            skipped_file.path = layout.display(&skipped_file.path);
+        }
+        Self {
+            sensors,
+            skipped_sensors,
+            stages: list_stage_files(&layout.stages_dir),
+            agents: list_markdown_files(&layout.agents_dir),
+            scopes: list_markdown_files(&layout.scopes_dir),
+            rules: list_rule_files(&layout.rules_dir),
+            existing_graph: layout
+                .stage_graph_path
+                .is_file()
+                .then(|| layout.stage_graph_path.clone()),
+            existing_grid: layout
+                .scope_grid_path
+                .is_file()
+                .then(|| layout.scope_grid_path.clone()),
+        }
+    }
+
+    /// Every file the compile opens, in a stable order (the lists above, in field order).
+    pub fn read_paths(&self) -> impl Iterator<Item = &Utf8Path> {
+        self.sensors
+            .iter()
+            .chain(self.stages.iter().map(|(_, path)| path))
+            .chain(&self.agents)
+            .chain(&self.scopes)
+            .chain(self.rules.iter().map(|(_, path)| path))
+            .chain(&self.existing_graph)
+            .chain(&self.existing_grid)
+            .map(Utf8PathBuf::as_path)
+    }
+}
+
+/// The reference's discovery compares the `.md` suffix case-sensitively; so do we.
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "matches the reference's discovery rule"
+)]
+fn has_md_extension(name: &str) -> bool {
+    name.ends_with(".md")
+}
+
+/// Sorted names of the entries of `dir` (empty when it does not exist or cannot be listed).
+fn sorted_entries(dir: &Utf8Path) -> Vec<(String, bool)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<(String, bool)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().into_string().ok()?;
+            let is_dir = entry.file_type().ok()?.is_dir()
+                || std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
+            Some((name, is_dir))
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The files of the sensors folder that load, and the near misses that do not.
+pub fn list_sensor_files(sensors_dir: &Utf8Path) -> (Vec<Utf8PathBuf>, Vec<SkippedSensorFile>) {
+    let mut loaded = Vec::new();
+    let mut skipped = Vec::new();
+    for (name, is_dir) in sorted_entries(sensors_dir) {
+        let path = sensors_dir.join(&name);
+        if name.starts_with('.') {
+            continue;
+        }
+        if is_dir {
+            for (inner, inner_is_dir) in sorted_entries(&path) {
+                if !inner_is_dir && looks_like_a_manifest(&inner) {
+                    skipped.push(SkippedSensorFile {
+                        path: path.join(&inner),
+                        reason:
+                            "is nested in a subfolder; the flat sensor scan never reads subfolders"
+                                .to_owned(),
+                        help: format!(
+                            "move it to the sensors folder as {}",
+                            suggested_manifest_name(&inner)
+                        ),
+                    });
+                }
+            }
+            continue;
+        }
+        if crate::syntax::manifest::sensor_id_from_file_name(&name).is_some() {
+            loaded.push(path);
+        } else if looks_like_a_manifest(&name) {
+            let suggestion = suggested_manifest_name(&name);
+            skipped.push(SkippedSensorFile {
+                path,
+                reason: "does not match `aidlc-<id>.md` (lower-case id), so it is not loaded and never fires".to_owned(),
+                help: format!(
+                    "rename it to {suggestion} and set `id: {}`",
+                    &suggestion["aidlc-".len()..suggestion.len() - 3]
+                ),
+            });
+        }
+    }
+    (loaded, skipped)
+}
+
+fn looks_like_a_manifest(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower != "readme.md" && (has_md_extension(&lower) || lower.starts_with("aidlc-"))
+}
+
+/// `Aidlc-My_Check.MD` → `aidlc-my-check.md`.
+fn suggested_manifest_name(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    let stem = lower.split('.').next().unwrap_or_default();
+    let stem = stem.strip_prefix("aidlc-").unwrap_or(stem);
+    let mut id: String = stem
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    while id.starts_with(|c: char| !c.is_ascii_lowercase()) && !id.is_empty() {
+        id.remove(0);
+    }
+    if id.is_empty() {
+        id.push_str("sensor");
+    }
+    format!("aidlc-{id}.md")
+}
+
+/// Stage files as `(phase folder name, path)`, folders and files each in sorted order.
+pub fn list_stage_files(stages_dir: &Utf8Path) -> Vec<(String, Utf8PathBuf)> {
+    let mut files = Vec::new();
+    for (phase_dir, is_dir) in sorted_entries(stages_dir) {
+        if !is_dir || phase_dir.starts_with('.') {
+            continue;
+        }
+        for (name, is_dir) in sorted_entries(&stages_dir.join(&phase_dir)) {
+            if !is_dir && has_md_extension(&name) {
+                files.push((phase_dir.clone(), stages_dir.join(&phase_dir).join(name)));
+            }
+        }
+    }
+    files
+}
+
+/// Markdown files directly in `dir`, sorted.
+pub fn list_markdown_files(dir: &Utf8Path) -> Vec<Utf8PathBuf> {
+    sorted_entries(dir)
+        .into_iter()
+        .filter(|(name, is_dir)| !is_dir && has_md_extension(name))
+        .map(|(name, _)| dir.join(name))
+        .collect()
+}
+
+/// Rule files: `org.md`, `team.md`, `project.md` and `phases/<phase>.md`, as `(relative, path)`.
+pub fn list_rule_files(rules_dir: &Utf8Path) -> Vec<(String, Utf8PathBuf)> {
+    let mut files: Vec<(String, Utf8PathBuf)> = ["org.md", "team.md", "project.md"]
+        .into_iter()
+        .filter(|name| rules_dir.join(name).is_file())
+        .map(|name| (name.to_owned(), rules_dir.join(name)))
+        .collect();
+    let phases_dir = rules_dir.join("phases");
+    for (name, is_dir) in sorted_entries(&phases_dir) {
+        let stem_ok = name
+            .strip_suffix(".md")
+            .is_some_and(crate::syntax::stage::is_kebab_case);
+        if !is_dir && stem_ok {
+            files.push((format!("phases/{name}"), phases_dir.join(name)));
+        }
+    }
+    files
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggests_loadable_names() {
+        assert_eq!(
+            suggested_manifest_name("Aidlc-My_Check.MD"),
+            "aidlc-my-check.md"
+        );
+        assert_eq!(suggested_manifest_name("lint.md"), "aidlc-lint.md");
+        assert_eq!(suggested_manifest_name("aidlc-x.yaml"), "aidlc-x.md");
+    }
+}

@@ -1,0 +1,354 @@
+//! The no-op path: a record of everything a successful compile read and wrote, so that the
+//! next `aidlc compile` can prove nothing changed without parsing anything.
+//!
+//! The record lives beside the outputs as [`FINGERPRINT_FILE_NAME`] (ignored by the
+//! `.gitignore` that `aidlc init` writes there). It holds, for each input in discovery order
+//! and for both outputs: the project-relative path, the `stat` stamp and the BLAKE3 hash of
+//! the bytes; plus the tool's identity, the layout (harness, folders, environment overrides),
+//! the counts and the warnings of that compile, so an up-to-date run can repeat them.
+//!
+//! Invariants:
+//! - a record is trusted only if its checksum, format, tool identity and layout all match;
+//!   anything else (corrupt, truncated, foreign, from another build) means "compile";
+//! - a file whose `stat` differs is hashed, and only a hash mismatch counts as a change, so a
+//!   `touch` costs one hash, never a compile;
+//! - a file modified within [`RACY_WINDOW_NS`] of the record being written is always hashed,
+//!   because a second write inside the file system's timestamp granularity would leave its
+//!   `stat` unchanged (Git's "racily clean" problem).
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::{Deserialize, Serialize};
+
+use crate::diagnostics::Diagnostic;
+use crate::discover::{FileStamp, InputListing, Layout, ProjectInputs, StatStamp, hash_hex};
+
+/// The record's file name, in the folder of `stage-graph.json`.
+pub const FINGERPRINT_FILE_NAME: &str = ".aidlc-compile-fingerprint";
+
+/// The first word of the record's first line; the format number follows it.
+const MAGIC: &str = "aidlc-compile-fingerprint";
+const FORMAT: u32 = 1;
+
+/// Files modified this close to the record's writing are hashed on every check.
+pub const RACY_WINDOW_NS: u64 = 2_000_000_000;
+
+/// Where the record for `layout` lives.
+pub fn fingerprint_path(layout: &Layout) -> Utf8PathBuf {
+    layout
+        .stage_graph_path
+        .parent()
+        .map_or_else(|| Utf8PathBuf::from("."), Utf8Path::to_owned)
+        .join(FINGERPRINT_FILE_NAME)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct FileRecord {
+    /// Project-relative display path (absolute when outside the project).
+    path: String,
+    stamp: FileStamp,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Record {
+    tool: String,
+    layout: Vec<String>,
+    written_at_ns: u64,
+    inputs: Vec<FileRecord>,
+    skipped_sensor_files: Vec<String>,
+    outputs: Vec<FileRecord>,
+    n_stages: usize,
+    n_sensors: usize,
+    warnings: Vec<Diagnostic>,
+}
+
+/// What an up-to-date check proved.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpToDate {
+    pub n_stages: usize,
+    pub n_sensors: usize,
+    /// The warnings of the compile that wrote the record (the inputs have not changed since).
+    pub warnings: Vec<Diagnostic>,
+    pub files_checked: usize,
+    /// Files whose `stat` differed (or was too recent to trust) but whose bytes had not changed.
+    pub files_hashed: usize,
+}
+
+/// Why a compile is needed. Shown with `--verbose`-style explanations and in tests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stale {
+    NoRecord,
+    Unreadable(String),
+    OtherTool,
+    OtherLayout,
+    FilesAddedOrRemoved,
+    FileChanged(String),
+    OutputChanged(String),
+}
+
+impl std::fmt::Display for Stale {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stale::NoRecord => f.write_str("no earlier compile is recorded"),
+            Stale::Unreadable(why) => write!(f, "the compile record was ignored ({why})"),
+            Stale::OtherTool => f.write_str("the record was written by another aidlc build"),
+            Stale::OtherLayout => {
+                f.write_str("the harness, folders or environment overrides changed")
+            }
+            Stale::FilesAddedOrRemoved => f.write_str("input files were added or removed"),
+            Stale::FileChanged(path) => write!(f, "{path} changed"),
+            Stale::OutputChanged(path) => {
+                write!(f, "{path} is not the file the last compile wrote")
+            }
+        }
+    }
+}
+
+/// The identity of this build: version plus the executable's size and modification time, so a
+/// rebuilt binary of the same version never trusts an older build's record.
+fn tool_identity() -> String {
+    let executable = std::env::current_exe()
+        .ok()
+        .and_then(|path| std::fs::metadata(path).ok())
+        .map(|metadata| StatStamp::of(&metadata));
+    match executable {
+        Some(stamp) => format!(
+            "aidlc {} ({} bytes, modified {})",
+            env!("CARGO_PKG_VERSION"),
+            stamp.size,
+            stamp.modified_ns
+        ),
+        None => format!("aidlc {} (unknown executable)", env!("CARGO_PKG_VERSION")),
+    }
+}
+
+fn layout_identity(layout: &Layout) -> Vec<String> {
+    [
+        layout.project_dir.as_str(),
+        layout.harness.name(),
+        layout.sensors_dir.as_str(),
+        layout.stages_dir.as_str(),
+        layout.agents_dir.as_str(),
+        layout.scopes_dir.as_str(),
+        layout.rules_dir.as_str(),
+        layout.stage_graph_path.as_str(),
+        layout.scope_grid_path.as_str(),
+    ]
+    .map(str::to_owned)
+    .to_vec()
+}
+
+fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+        })
+}
+
+fn is_output(layout: &Layout, path: &Utf8Path) -> bool {
+    path == layout.stage_graph_path || path == layout.scope_grid_path
+}
+
+/// The outputs' stamps, taken after they were written. `None` when either cannot be read.
+fn output_records(layout: &Layout, graph: &str, grid: &str) -> Option<Vec<FileRecord>> {
+    [
+        (&layout.stage_graph_path, graph),
+        (&layout.scope_grid_path, grid),
+    ]
+    .into_iter()
+    .map(|(path, bytes)| {
+        Some(FileRecord {
+            path: layout.display(path).into_string(),
+            stamp: FileStamp {
+                stat: StatStamp::of_path(path)?,
+                blake3: hash_hex(bytes.as_bytes()),
+            },
+        })
+    })
+    .collect()
+}
+
+/// What a successful compile saw and wrote, ready to [`record`].
+pub struct CompileRecord<'a> {
+    pub inputs: &'a ProjectInputs,
+    pub stage_graph: &'a str,
+    pub scope_grid: &'a str,
+    pub n_stages: usize,
+    pub n_sensors: usize,
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Write the record of a successful compile whose outputs are now on disk. The caller holds
+/// the audit lock. Does nothing (and removes any old record) when some input could not be
+/// read, since such a compile cannot be proved unchanged later.
+pub fn record(layout: &Layout, compile: &CompileRecord<'_>) -> std::io::Result<()> {
+    let path = fingerprint_path(layout);
+    let inputs: Option<Vec<FileRecord>> = compile
+        .inputs
+        .read_files()
+        .filter(|(path, _)| !is_output(layout, path))
+        .map(|(path, stamp)| {
+            Some(FileRecord {
+                path: layout.display(path).into_string(),
+                stamp: stamp?.clone(),
+            })
+        })
+        .collect();
+    let outputs = output_records(layout, compile.stage_graph, compile.scope_grid);
+    let (Some(inputs), Some(outputs)) = (inputs, outputs) else {
+        return remove_record(&path);
+    };
+    let record = Record {
+        tool: tool_identity(),
+        layout: layout_identity(layout),
+        written_at_ns: now_ns(),
+        inputs,
+        skipped_sensor_files: skipped_paths(compile.inputs.listing()),
+        outputs,
+        n_stages: compile.n_stages,
+        n_sensors: compile.n_sensors,
+        warnings: compile.warnings.clone(),
+    };
+    write_record(&path, &record)
+}
+
+fn skipped_paths(listing: &InputListing) -> Vec<String> {
+    listing
+        .skipped_sensors
+        .iter()
+        .map(|skipped| skipped.path.to_string())
+        .collect()
+}
+
+fn remove_record(path: &Utf8Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
+}
+
+/// `MAGIC FORMAT CHECKSUM\n` then the JSON body; the checksum is the BLAKE3 of the body.
+fn write_record(path: &Utf8Path, record: &Record) -> std::io::Result<()> {
+    let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
+    let text = format!("{MAGIC} {FORMAT} {}\n{body}", hash_hex(body.as_bytes()));
+    crate::fs_util::write_atomic(path, text.as_bytes())
+}
+
+fn read_record(path: &Utf8Path) -> Result<Record, Stale> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(Stale::NoRecord),
+        Err(error) => return Err(Stale::Unreadable(error.to_string())),
+    };
+    let (header, body) = text
+        .split_once('\n')
+        .ok_or_else(|| Stale::Unreadable("no header line".to_owned()))?;
+    let expected = format!("{MAGIC} {FORMAT} {}", hash_hex(body.as_bytes()));
+    if header != expected {
+        return Err(Stale::Unreadable(
+            "unknown format or checksum mismatch".to_owned(),
+        ));
+    }
+    serde_json::from_str(body).map_err(|error| Stale::Unreadable(error.to_string()))
+}
+
+/// What comparing one recorded file with the disk found.
+enum FileCheck {
+    /// `stat` matches and is old enough to trust.
+    Same,
+    /// `stat` differs (or is too recent to trust) but the bytes hash the same; the new `stat`.
+    SameBytes(StatStamp),
+    Changed,
+}
+
+fn check_file(path: &Utf8Path, recorded: &FileStamp, written_at_ns: u64) -> FileCheck {
+    let Some(stat) = StatStamp::of_path(path) else {
+        return FileCheck::Changed;
+    };
+    let racy = recorded.stat.modified_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns
+        || recorded.stat.changed_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns;
+    if stat == recorded.stat && !racy {
+        return FileCheck::Same;
+    }
+    if stat.size != recorded.stat.size {
+        return FileCheck::Changed;
+    }
+    match std::fs::read(path) {
+        Ok(bytes) if hash_hex(&bytes) == recorded.blake3 => FileCheck::SameBytes(stat),
+        _ => FileCheck::Changed,
+    }
+}
+
+/// Check the record against the disk. `Ok` means a compile now would write the same bytes
+/// that are already there. When some files had to be hashed and all matched, the record is
+/// rewritten with their new stamps so the next check is back to `stat` only.
+pub fn check(layout: &Layout) -> Result<UpToDate, Stale> {
+    let path = fingerprint_path(layout);
+    let mut record = read_record(&path)?;
+    if record.tool != tool_identity() {
+        return Err(Stale::OtherTool);
+    }
+    if record.layout != layout_identity(layout) {
+        return Err(Stale::OtherLayout);
+    }
+    let listing = InputListing::of(layout);
+    let listed: Vec<&Utf8Path> = listing
+        .read_paths()
+        .filter(|path| !is_output(layout, path))
+        .collect();
+    let same_files = listed.len() == record.inputs.len()
+        && listed
+            .iter()
+            .zip(&record.inputs)
+            .all(|(path, recorded)| layout.display(path).as_str() == recorded.path)
+        && skipped_paths(&listing) == record.skipped_sensor_files;
+    if !same_files {
+        return Err(Stale::FilesAddedOrRemoved);
+    }
+    let written_at_ns = record.written_at_ns;
+    let mut files_hashed = 0;
+    for (absolute, recorded) in listed.iter().zip(&mut record.inputs) {
+        match check_file(absolute, &recorded.stamp, written_at_ns) {
+            FileCheck::Changed => return Err(Stale::FileChanged(recorded.path.clone())),
+            FileCheck::Same => {}
+            FileCheck::SameBytes(stat) => {
+                recorded.stamp.stat = stat;
+                files_hashed += 1;
+            }
+        }
+    }
+    for recorded in &mut record.outputs {
+        let absolute = layout.project_dir.join(&recorded.path);
+        match check_file(&absolute, &recorded.stamp, written_at_ns) {
+            FileCheck::Changed => return Err(Stale::OutputChanged(recorded.path.clone())),
+            FileCheck::Same => {}
+            FileCheck::SameBytes(stat) => {
+                recorded.stamp.stat = stat;
+                files_hashed += 1;
+            }
+        }
+    }
+    if files_hashed > 0 {
+        rewrite_with_fresh_stamps(layout, &mut record);
+    }
+    Ok(UpToDate {
+        n_stages: record.n_stages,
+        n_sensors: record.n_sensors,
+        files_checked: record.inputs.len() + record.outputs.len(),
+        warnings: record.warnings,
+        files_hashed,
+    })
+}
+
+/// Rewrite a record whose files all proved unchanged, with the `stat` stamps just taken.
+/// Best effort, under the audit lock only if it is free: keeping the old record is still
+/// correct, only slower to check.
+fn rewrite_with_fresh_stamps(layout: &Layout, record: &mut Record) {
+    let Ok(_lock) = crate::audit::lock::try_acquire(&layout.project_dir) else {
+        return;
+    };
+    record.written_at_ns = now_ns();
+    let _ = write_record(&fingerprint_path(layout), record);
+}
