@@ -221,10 +221,12 @@ impl FolderWatcher {
         })
     }
 
-    /// Watch exactly `roots`: add the new ones, drop the ones no longer wanted. Returns the
-    /// problems met (a root that vanished meanwhile is retried on the next call).
-    pub fn watch_exactly(&mut self, roots: &[(PathBuf, bool)]) -> Vec<String> {
+    /// Watch exactly `roots`: add the new ones, drop the ones no longer wanted. Returns
+    /// whether any root was added, and the problems met (a root that vanished meanwhile is
+    /// retried on the next call).
+    pub fn watch_exactly(&mut self, roots: &[(PathBuf, bool)]) -> (bool, Vec<String>) {
         let mut problems = Vec::new();
+        let mut added = false;
         let wanted: HashMap<PathBuf, bool> = roots.iter().cloned().collect();
         let stale: Vec<PathBuf> = self
             .watched
@@ -248,11 +250,12 @@ impl FolderWatcher {
             match self.debouncer.watch(&path, mode) {
                 Ok(()) => {
                     self.watched.insert(path, recursive);
+                    added = true;
                 }
                 Err(error) => problems.push(format!("cannot watch {}: {error}", path.display())),
             }
         }
-        problems
+        (added, problems)
     }
 }
 

@@ -188,8 +188,12 @@ fn report_up_to_date(
         printer.status(&outputs_up_to_date_line(up_to_date.n_stages, n_warnings));
         return ExitStatus::Success;
     }
+    let hashed = match up_to_date.files_hashed {
+        0 => String::new(),
+        n => format!(", {n} re-hashed"),
+    };
     printer.status(&format!(
-        "up to date: nothing changed since the last compile ({} stage{} and {} sensor{}; {} files checked in {:.1} ms){}",
+        "up to date: nothing changed since the last compile ({} stage{} and {} sensor{}; {} files checked{hashed} in {:.1} ms){}",
         up_to_date.n_stages,
         plural(up_to_date.n_stages),
         up_to_date.n_sensors,

@@ -86,8 +86,7 @@ pub fn run(args: &ProjectArgs, debounce_ms: u64, printer: &Printer) -> ExitStatu
             return ExitStatus::Error;
         }
     };
-    let mut session = start_session(&project_dir, args, printer);
-    arm(&mut watcher, &project_dir, session.as_ref(), printer);
+    let mut session = start_session(&mut watcher, &project_dir, args, printer);
     report_watching(&project_dir, session.is_some(), args, printer);
     while let Some(batch) = Batch::collect(&receiver) {
         for error in &batch.errors {
@@ -96,48 +95,62 @@ pub fn run(args: &ProjectArgs, debounce_ms: u64, printer: &Printer) -> ExitStatu
         if batch.interrupted {
             break;
         }
-        match &mut session {
-            Some(session) => {
-                let reread = if batch.rescan {
-                    Reread::Everything
-                } else {
-                    Reread::Paths(&batch.paths)
-                };
-                if let Some(rebuild) = session.rebuild(reread) {
-                    report_rebuild(session.layout(), &rebuild, printer);
-                }
-            }
-            None => session = start_session(&project_dir, args, printer),
+        let Some(active) = &mut session else {
+            session = start_session(&mut watcher, &project_dir, args, printer);
+            continue;
+        };
+        let reread = if batch.rescan {
+            Reread::Everything
+        } else {
+            Reread::Paths(&batch.paths)
+        };
+        if let Some(rebuild) = active.rebuild(reread) {
+            report_rebuild(active.layout(), &rebuild, printer);
         }
-        arm(&mut watcher, &project_dir, session.as_ref(), printer);
+        // A folder that appeared gets its own watch only now: anything written into it before
+        // that is found by re-reading everything once.
+        if arm(&mut watcher, &project_dir, Some(active.layout()), printer)
+            && let Some(rebuild) = active.rebuild(Reread::Everything)
+        {
+            report_rebuild(active.layout(), &rebuild, printer);
+        }
     }
     report_stopped(printer);
     ExitStatus::Interrupted
 }
 
-/// Compile once if the project has a harness folder yet; `None` while it has none.
+/// Compile once if the project has a harness folder yet; `None` while it has none. The
+/// folders are watched before anything is read, so no write can fall between the two.
 fn start_session(
+    watcher: &mut FolderWatcher,
     project_dir: &Utf8Path,
     args: &ProjectArgs,
     printer: &Printer,
 ) -> Option<WatchSession> {
-    let harness = discover::pick_harness(project_dir, args.harness).ok()?;
+    let Ok(harness) = discover::pick_harness(project_dir, args.harness) else {
+        arm(watcher, project_dir, None, printer);
+        return None;
+    };
     let layout = Layout::new(project_dir, harness, &env_var);
+    arm(watcher, project_dir, Some(&layout), printer);
     let (session, rebuild) = WatchSession::start(layout);
     report_rebuild(session.layout(), &rebuild, printer);
     Some(session)
 }
 
+/// Watch the folders `layout` reads; true when a folder was newly added.
 fn arm(
     watcher: &mut FolderWatcher,
     project_dir: &Utf8Path,
-    session: Option<&WatchSession>,
+    layout: Option<&Layout>,
     printer: &Printer,
-) {
-    let roots = watch_roots(project_dir, session.map(WatchSession::layout));
-    for problem in watcher.watch_exactly(&roots) {
+) -> bool {
+    let roots = watch_roots(project_dir, layout);
+    let (added, problems) = watcher.watch_exactly(&roots);
+    for problem in problems {
         report_watcher_error(&problem, printer);
     }
+    added
 }
 
 fn report_watching(project_dir: &Utf8Path, started: bool, args: &ProjectArgs, printer: &Printer) {

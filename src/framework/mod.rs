@@ -481,6 +481,11 @@ pub static DEFAULT_FRAMEWORK: &[EmbeddedFile] = &[
         contents: include_str!("assets/harness/sensors/aidlc-upstream-coverage.md"),
     },
     EmbeddedFile {
+        root: InstallRoot::Harness,
+        path: "tools/data/.gitignore",
+        contents: include_str!("assets/harness/tools/data/.gitignore"),
+    },
+    EmbeddedFile {
         root: InstallRoot::Workspace,
         path: "aidlc/spaces/default/memory/org.md",
         contents: include_str!("assets/workspace/aidlc/spaces/default/memory/org.md"),
@@ -690,7 +695,7 @@ mod tests {
             let lines = frontmatter(file.contents);
             assert_eq!(
                 lines.is_some(),
-                file.root == InstallRoot::Harness,
+                file.root == InstallRoot::Harness && !file.path.starts_with("tools/"),
                 "{}",
                 file.path
             );
@@ -698,6 +703,14 @@ mod tests {
                 assert!(!line.contains(" #"), "{}: {line}", file.path);
             }
         }
+    }
+
+    #[test]
+    fn gitignore_beside_the_outputs_ignores_the_compile_fingerprint() {
+        let gitignore = harness_files("tools/data/.gitignore");
+        assert_eq!(gitignore.len(), 1);
+        let pattern = format!("/{}", crate::fingerprint::FINGERPRINT_FILE_NAME);
+        assert!(gitignore[0].contents.lines().any(|line| line == pattern));
     }
 
     #[test]

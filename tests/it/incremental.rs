@@ -1,48 +1,60 @@
 //! The salsa event log proves which queries re-run after an edit.
 
-use aidlc::db::{CompilerDatabase, ExecutionLog, FileContents, Project, SourceFile};
-use aidlc::discover::{Harness, Layout};
+use std::collections::HashSet;
 
-use crate::support::TestProject;
+use aidlc::db::{CompilerDatabase, ExecutionLog};
+use aidlc::discover::{Harness, InputChanges, Layout, ProjectInputs, Reread};
+use camino::Utf8PathBuf;
 
-struct Session {
+use crate::support::{TestProject, stage};
+
+/// A warm database over a temp project, changed the way watch mode changes it: edit the file
+/// on disk, then refresh the inputs naming that file.
+struct Session<'p> {
+    project: &'p TestProject,
+    layout: Layout,
     db: CompilerDatabase,
+    inputs: ProjectInputs,
     log: ExecutionLog,
 }
 
-impl Session {
-    fn new(project: &TestProject) -> Self {
+impl<'p> Session<'p> {
+    fn new(project: &'p TestProject) -> Self {
         let log = ExecutionLog::default();
         let mut db = CompilerDatabase::with_execution_log(log.clone());
         let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
-        aidlc::discover::load_project(&mut db, &layout);
+        let inputs = aidlc::discover::load_project(&mut db, &layout);
         let outcome = aidlc::compile::compile(&db);
         assert_eq!(outcome.n_errors(), 0, "{:?}", outcome.diagnostics);
-        Self { db, log }
+        Self {
+            project,
+            layout,
+            db,
+            inputs,
+            log,
+        }
     }
 
-    fn file(&self, path: &str) -> SourceFile {
-        let project = Project::get(&self.db);
-        let stages = project.stage_files(&self.db).iter().map(|entry| entry.file);
-        let all: Vec<SourceFile> = stages
-            .chain(project.sensor_files(&self.db).iter().copied())
-            .collect();
-        all.into_iter()
-            .find(|file| file.path(&self.db) == path)
-            .unwrap_or_else(|| panic!("no input {path}"))
-    }
-
-    /// Apply `edit` to a file's text, recompile, and return the queries that executed.
-    fn edit(&mut self, path: &str, edit: impl Fn(&str) -> String) -> Vec<String> {
-        let file = self.file(path);
-        let FileContents::Text(text) = file.contents(&self.db).clone() else {
-            panic!("not text")
-        };
-        assert!(self.db.update_file(file, FileContents::Text(edit(&text))));
+    /// Refresh after the files at `paths` changed on disk, recompile, and return what the
+    /// refresh saw and the queries that executed.
+    fn refresh(&mut self, paths: &[&str]) -> (InputChanges, Vec<String>) {
+        let named: HashSet<Utf8PathBuf> = paths.iter().map(|p| self.project.path(p)).collect();
         self.log.lock().unwrap().clear();
+        let changes = self
+            .inputs
+            .refresh(&mut self.db, &self.layout, Reread::Paths(&named));
         let outcome = aidlc::compile::compile(&self.db);
         assert_eq!(outcome.n_errors(), 0, "{:?}", outcome.diagnostics);
-        self.log.lock().unwrap().clone()
+        (changes, self.log.lock().unwrap().clone())
+    }
+
+    /// Apply `edit` to a file on disk, refresh, recompile, and return the queries that ran.
+    fn edit(&mut self, path: &str, edit: impl Fn(&str) -> String) -> Vec<String> {
+        let text = self.project.read(path);
+        self.project.write(path, &edit(&text));
+        let (changes, log) = self.refresh(&[path]);
+        assert_eq!(changes.modified, [path], "{changes:?}");
+        log
     }
 }
 
@@ -99,4 +111,50 @@ fn a_sensor_import_edit_re_resolves_that_stage_only() {
     assert_eq!(count(&log, "parsed_stage"), 1, "{log:#?}");
     assert_eq!(count(&log, "sensors_applicable"), 1, "{log:#?}");
     assert_eq!(count(&log, "stage_node_json"), 1, "{log:#?}");
+}
+
+#[test]
+fn rewriting_a_file_with_the_same_bytes_runs_nothing() {
+    let project = TestProject::default_framework();
+    let mut session = Session::new(&project);
+    let path = ".claude/aidlc-common/stages/inception/requirements-analysis.md";
+    project.write(path, &project.read(path));
+    let (changes, log) = session.refresh(&[path]);
+    assert!(changes.is_empty(), "{changes:?}");
+    assert!(log.is_empty(), "{log:#?}");
+}
+
+#[test]
+fn a_new_stage_is_parsed_alone_and_emits_only_its_own_node() {
+    let project = TestProject::default_framework();
+    // The existing graph pins every other stage's number, so only the new node is emitted.
+    assert_eq!(project.compile().status, 0);
+    let mut session = Session::new(&project);
+    let path = ".claude/aidlc-common/stages/operation/extra-stage.md";
+    project.write(
+        path,
+        &stage("extra-stage", "operation", "[]", "[]", "").replace(
+            "lead_agent: aidlc-demo-agent",
+            "lead_agent: aidlc-architect-agent",
+        ),
+    );
+    let (changes, log) = session.refresh(&[]);
+    assert_eq!(changes.added, [path], "{changes:?}");
+    assert_eq!(count(&log, "parsed_stage"), 1, "{log:#?}");
+    assert_eq!(count(&log, "parsed_manifest"), 0, "{log:#?}");
+    assert_eq!(count(&log, "stage_numbering"), 1, "{log:#?}");
+    assert_eq!(count(&log, "stage_node_json"), 1, "{log:#?}");
+}
+
+#[test]
+fn a_deleted_stage_drops_out_without_reparsing_the_others() {
+    let project = TestProject::default_framework();
+    let mut session = Session::new(&project);
+    let path = ".claude/aidlc-common/stages/operation/feedback-optimization.md";
+    assert!(project.exists(path), "a stage no other stage requires");
+    project.remove(path);
+    let (changes, log) = session.refresh(&[path]);
+    assert_eq!(changes.removed, [path], "{changes:?}");
+    assert_eq!(count(&log, "parsed_stage"), 0, "{log:#?}");
+    assert_eq!(count(&log, "sensors_applicable"), 0, "{log:#?}");
 }

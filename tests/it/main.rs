@@ -4,6 +4,8 @@
 //! - `compile`: `aidlc init` and `aidlc compile` end to end (graph bytes, formats, exit codes);
 //! - `bad_input`: every kind of broken input gets a diagnostic and leaves the old graph alone;
 //! - `incremental`: the salsa event log shows which queries re-run after an edit;
+//! - `up_to_date`: the no-op path and everything that must defeat it;
+//! - `watch`: `compile --watch` driven by real file edits;
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
@@ -11,3 +13,5 @@ mod compile;
 mod docs;
 mod incremental;
 mod support;
+mod up_to_date;
+mod watch;

@@ -15,6 +15,16 @@ pub struct Run {
     pub stderr: String,
 }
 
+impl From<std::process::Output> for Run {
+    fn from(output: std::process::Output) -> Self {
+        Self {
+            status: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
 pub const GRAPH: &str = ".claude/tools/data/stage-graph.json";
 pub const GRID: &str = ".claude/tools/data/scope-grid.json";
 
@@ -96,11 +106,16 @@ impl TestProject {
         self.run_in(&self.root, args)
     }
 
+    pub fn run_in(&self, cwd: &Utf8Path, args: &[&str]) -> Run {
+        Run::from(self.command(cwd, args).output().expect("run aidlc"))
+    }
+
+    /// `aidlc <args>` in `cwd`, with the caller's `AIDLC_*` variables removed and no colour.
     #[expect(
         clippy::unused_self,
-        reason = "a method so every run reads as project.run…(…)"
+        reason = "a method so every run reads as project.…(…)"
     )]
-    pub fn run_in(&self, cwd: &Utf8Path, args: &[&str]) -> Run {
+    pub fn command(&self, cwd: &Utf8Path, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_aidlc"));
         command.args(args).current_dir(cwd).env("NO_COLOR", "1");
         for (name, _) in std::env::vars() {
@@ -108,12 +123,18 @@ impl TestProject {
                 command.env_remove(name);
             }
         }
-        let output = command.output().expect("run aidlc");
-        Run {
-            status: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
+        command
+    }
+
+    /// Like [`TestProject::run`], with extra environment variables.
+    pub fn run_with_env(&self, args: &[&str], env: &[(&str, &str)]) -> Run {
+        let mut command = self.command(&self.root, args);
+        Run::from(
+            command
+                .envs(env.iter().copied())
+                .output()
+                .expect("run aidlc"),
+        )
     }
 
     pub fn compile(&self) -> Run {

@@ -1,0 +1,241 @@
+//! The no-op path: a second `aidlc compile` with nothing changed stops at the fingerprint, and
+//! every kind of change (or doubt about the record) leads to a real compile.
+
+use crate::support::{GRAPH, GRID, Run, TestProject, manifest, stage};
+
+const FINGERPRINT: &str = ".claude/tools/data/.aidlc-compile-fingerprint";
+const FIRST_STAGE: &str = ".claude/aidlc-common/stages/inception/first-stage.md";
+const SECOND_STAGE: &str = ".claude/aidlc-common/stages/inception/second-stage.md";
+
+fn was_up_to_date(run: &Run) -> bool {
+    run.status == 0 && run.stderr.starts_with("up to date:")
+}
+
+fn compiled_for_real(run: &Run) -> bool {
+    run.stderr.contains("compiled ") || run.stderr.contains("error: compile failed")
+}
+
+/// The minimal project, compiled once, with its fingerprint on disk.
+fn compiled_minimal() -> TestProject {
+    let project = TestProject::minimal();
+    let first = project.compile();
+    assert!(
+        compiled_for_real(&first) && first.status == 0,
+        "{}",
+        first.stderr
+    );
+    assert!(project.exists(FINGERPRINT));
+    project
+}
+
+#[test]
+fn second_compile_is_up_to_date_and_writes_nothing() {
+    let project = compiled_minimal();
+    let graph_before = std::fs::metadata(project.path(GRAPH)).unwrap();
+    let second = project.compile();
+    assert!(was_up_to_date(&second), "{}", second.stderr);
+    assert!(
+        second
+            .stderr
+            .contains("(2 stages and 1 sensor; 6 files checked"),
+        "{}",
+        second.stderr
+    );
+    let graph_after = std::fs::metadata(project.path(GRAPH)).unwrap();
+    assert_eq!(
+        graph_before.modified().unwrap(),
+        graph_after.modified().unwrap()
+    );
+    let check = project.run(&["compile", "--check"]);
+    assert_eq!(check.status, 0);
+    assert!(
+        check.stderr.contains("are up to date (2 stages)"),
+        "{}",
+        check.stderr
+    );
+}
+
+#[test]
+fn force_compiles_even_when_nothing_changed() {
+    let project = compiled_minimal();
+    let forced = project.run(&["compile", "--force"]);
+    assert!(compiled_for_real(&forced), "{}", forced.stderr);
+}
+
+#[test]
+fn touching_files_rehashes_them_but_does_not_compile() {
+    let project = compiled_minimal();
+    for relative in [FIRST_STAGE, SECOND_STAGE, GRAPH] {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(project.path(relative))
+            .unwrap();
+        file.set_modified(std::time::SystemTime::now()).unwrap();
+    }
+    let run = project.compile();
+    assert!(was_up_to_date(&run), "{}", run.stderr);
+    assert!(run.stderr.contains("re-hashed"), "{}", run.stderr);
+}
+
+/// Each change, applied to a freshly compiled minimal project, must lead to a real compile.
+#[test]
+fn every_kind_of_change_defeats_the_no_op() {
+    type Change = fn(&TestProject);
+    let changes: &[(&str, Change)] = &[
+        ("same-size edit of a stage, right after the compile", |p| {
+            let text = p.read(FIRST_STAGE).replace("Prose about", "Prose abouT");
+            p.write(FIRST_STAGE, &text);
+        }),
+        ("new stage", |p| {
+            p.write(
+                ".claude/aidlc-common/stages/inception/third-stage.md",
+                &stage("third-stage", "inception", "[]", "[]", ""),
+            );
+        }),
+        ("deleted stage", |p| p.remove(SECOND_STAGE)),
+        ("stage moved to another phase folder", |p| {
+            let text = p.read(SECOND_STAGE);
+            p.remove(SECOND_STAGE);
+            p.write(
+                ".claude/aidlc-common/stages/construction/second-stage.md",
+                &text,
+            );
+        }),
+        ("edited manifest", |p| {
+            p.write(
+                ".claude/sensors/aidlc-demo-check.md",
+                &manifest("demo-check", "timeout_seconds: 60\n"),
+            );
+        }),
+        ("new manifest", |p| {
+            p.write(".claude/sensors/aidlc-other.md", &manifest("other", ""));
+        }),
+        ("deleted manifest", |p| {
+            p.remove(".claude/sensors/aidlc-demo-check.md");
+        }),
+        ("near-miss sensor file", |p| {
+            p.write(".claude/sensors/Notes.md", "# notes\n");
+        }),
+        ("edited agent", |p| {
+            p.write(
+                ".claude/agents/aidlc-demo-agent.md",
+                "---\nname: aidlc-demo-agent\ndisplay_name: Demo Agent Two\n---\n# Demo\n",
+            );
+        }),
+        ("new agent", |p| {
+            p.write(
+                ".claude/agents/aidlc-other-agent.md",
+                "---\nname: aidlc-other-agent\ndisplay_name: Other\n---\n# Other\n",
+            );
+        }),
+        ("new scope file", |p| {
+            p.write(
+                ".claude/scopes/feature.md",
+                "---\nname: feature\n---\n# Feature\n",
+            );
+        }),
+        ("new rule file", |p| {
+            p.write("aidlc/spaces/default/memory/org.md", "# Org rules\n");
+        }),
+        ("hand-edited graph", |p| {
+            let text = p.read(GRAPH);
+            p.write(GRAPH, &text.replacen('[', "[ ", 1));
+        }),
+        ("deleted graph", |p| p.remove(GRAPH)),
+        ("deleted grid", |p| p.remove(GRID)),
+        ("corrupt fingerprint", |p| {
+            p.write(FINGERPRINT, "not a fingerprint");
+        }),
+        ("truncated fingerprint", |p| {
+            let text = p.read(FINGERPRINT);
+            p.write(FINGERPRINT, &text[..text.len() / 2]);
+        }),
+        ("fingerprint body edited to claim other stamps", |p| {
+            let text = p.read(FINGERPRINT);
+            p.write(FINGERPRINT, &text.replace("\"size\":", "\"size\": "));
+        }),
+    ];
+    for (name, change) in changes {
+        let project = compiled_minimal();
+        change(&project);
+        let run = project.compile();
+        assert!(
+            compiled_for_real(&run),
+            "{name}: expected a real compile, got:\n{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn a_layout_override_or_another_folder_defeats_the_no_op() {
+    let project = compiled_minimal();
+    std::fs::create_dir_all(project.path("elsewhere")).unwrap();
+    let overridden = project.run_with_env(&["compile"], &[("AIDLC_SCOPES_DIR", "elsewhere")]);
+    assert!(compiled_for_real(&overridden), "{}", overridden.stderr);
+
+    let copy = TestProject::empty();
+    let status = std::process::Command::new("cp")
+        .args(["-a", &format!("{}/.", project.root), copy.root.as_str()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let in_copy = copy.compile();
+    assert!(compiled_for_real(&in_copy), "{}", in_copy.stderr);
+}
+
+#[test]
+fn a_failed_compile_never_leaves_a_record_that_hides_its_errors() {
+    let project = compiled_minimal();
+    project.write(FIRST_STAGE, "---\nslug: first-stage\n---\n");
+    for _ in 0..2 {
+        let run = project.compile();
+        assert_eq!(run.status, 1, "{}", run.stderr);
+        assert!(compiled_for_real(&run));
+    }
+}
+
+#[test]
+fn warnings_are_repeated_when_up_to_date() {
+    let project = TestProject::minimal();
+    project.write(".claude/sensors/Notes.md", "# notes\n");
+    let first = project.compile();
+    assert_eq!(first.status, 0, "{}", first.stderr);
+    assert!(first.stderr.contains("Notes.md"), "{}", first.stderr);
+    let second = project.compile();
+    assert!(
+        second.stderr.contains("up to date: nothing changed"),
+        "{}",
+        second.stderr
+    );
+    assert!(second.stderr.contains("(1 warning)"), "{}", second.stderr);
+    let first_warning = first.stderr.split("compiled ").next().unwrap();
+    let second_warning = second.stderr.split("up to date:").next().unwrap();
+    assert_eq!(first_warning, second_warning);
+}
+
+/// After the racy window has passed, the check trusts `stat` alone; an edit that keeps the
+/// size and puts the modification time back is still caught through the inode change time.
+#[test]
+fn settled_stamps_are_trusted_and_a_restored_mtime_is_still_caught() {
+    let project = compiled_minimal();
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    let rehash = project.compile();
+    assert!(was_up_to_date(&rehash), "{}", rehash.stderr);
+    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    let settled = project.compile();
+    assert!(was_up_to_date(&settled), "{}", settled.stderr);
+    assert!(!settled.stderr.contains("re-hashed"), "{}", settled.stderr);
+
+    let path = project.path(FIRST_STAGE);
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let text = project
+        .read(FIRST_STAGE)
+        .replace("Prose about", "Prose abouT");
+    project.write(FIRST_STAGE, &text);
+    let file = std::fs::File::options().write(true).open(&path).unwrap();
+    file.set_modified(modified).unwrap();
+    drop(file);
+    let run = project.compile();
+    assert!(compiled_for_real(&run), "{}", run.stderr);
+}
