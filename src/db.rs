@@ -15,7 +15,7 @@ pub enum FileContents {
     Unreadable(String),
     InvalidUtf8 { valid_up_to: usize },
     Binary,
-    TooLarge { size: u64 },
+    TooLarge { size: u64, limit: u64 },
 }
 
 /// One file the compile reads. `path` is project-relative with `/` separators.

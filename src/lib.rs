@@ -14,7 +14,8 @@
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
 //! - [`audit`]: the cross-process audit lock;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
-//! - [`diagnostics`]: problems as values, and their renderers.
+//! - [`diagnostics`]: problems as values, and their renderers;
+//! - [`synthetic`]: generated projects of any size, for the benchmarks and tests.
 
 pub mod audit;
 pub mod cli;
@@ -29,4 +30,5 @@ pub mod graph;
 pub mod parse;
 pub mod resolve;
 pub mod syntax;
+pub mod synthetic;
 pub mod watch;

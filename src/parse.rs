@@ -36,12 +36,9 @@ pub fn source_text(db: &dyn salsa::Database, file: SourceFile) -> Result<&str, D
             "the file looks binary (it contains NUL bytes), not Markdown",
         )
         .with_help("remove it or replace it with a Markdown file"),
-        FileContents::TooLarge { size } => Diagnostic::error(
+        FileContents::TooLarge { size, limit } => Diagnostic::error(
             Code::FileTooLarge,
-            format!(
-                "the file is {size} bytes; inputs larger than {} bytes are refused",
-                crate::discover::MAX_INPUT_BYTES
-            ),
+            format!("the file is {size} bytes; inputs larger than {limit} bytes are refused"),
         )
         .with_help("keep frontmatter files small; move large content elsewhere"),
     };

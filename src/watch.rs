@@ -76,6 +76,7 @@ impl WatchSession {
         let started = Instant::now();
         let mut db = CompilerDatabase::default();
         let inputs = discover::load_project(&mut db, &layout);
+        compile::compute_in_parallel(&db);
         let mut session = Self { layout, db, inputs };
         let rebuild = session.compile_and_write(InputChanges::default(), started);
         (session, rebuild)

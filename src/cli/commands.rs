@@ -118,6 +118,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     }
     let mut db = CompilerDatabase::default();
     let inputs = discover::load_project(&mut db, &layout);
+    compile::compute_in_parallel(&db);
     let outcome = compile::compile(&db);
     let sources = compile::source_texts(&db, &outcome.diagnostics);
     for diagnostic in &outcome.diagnostics {

@@ -19,9 +19,22 @@ use crate::db::{
 use crate::discover::Layout;
 use crate::discover::listing::InputListing;
 
-/// Largest input file the compile reads. Frontmatter files are a few KiB; anything this big is
-/// almost certainly a mistake (a binary, a log) and would slow every hook down.
+/// Largest hand-written input file the compile reads. Frontmatter files are a few KiB; anything
+/// this big is almost certainly a mistake (a binary, a log) and would slow every hook down.
 pub const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
+
+/// Largest existing `stage-graph.json` or `scope-grid.json` read back: these grow with the
+/// project (about 1.7 KB per stage), so they get a limit of their own.
+pub const MAX_GENERATED_BYTES: u64 = 1024 * 1024 * 1024;
+
+/// The size limit for `path`: generated outputs read back, or hand-written inputs.
+fn size_limit(layout: &Layout, path: &Utf8Path) -> u64 {
+    if path == layout.stage_graph_path || path == layout.scope_grid_path {
+        MAX_GENERATED_BYTES
+    } else {
+        MAX_INPUT_BYTES
+    }
+}
 
 /// What `stat` says about a file: enough to notice almost every change without reading it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,15 +103,16 @@ pub fn hash_hex(bytes: &[u8]) -> String {
 
 /// Read one input file, never failing. The stamp is `None` when the bytes were not read
 /// (unreadable or too large); such a file always produces an error diagnostic.
-pub fn read_input(path: &Utf8Path) -> (FileContents, Option<FileStamp>) {
+pub fn read_input(path: &Utf8Path, limit: u64) -> (FileContents, Option<FileStamp>) {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
         Err(error) => return (FileContents::Unreadable(error.to_string()), None),
     };
-    if metadata.len() > MAX_INPUT_BYTES {
+    if metadata.len() > limit {
         return (
             FileContents::TooLarge {
                 size: metadata.len(),
+                limit,
             },
             None,
         );
@@ -192,7 +206,7 @@ pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs
     let files = listing
         .read_paths()
         .map(|path| {
-            let (contents, stamp) = read_input(path);
+            let (contents, stamp) = read_input(path, size_limit(layout, path));
             let input = SourceFile::new(db, layout.display(path), contents);
             (path.to_owned(), LoadedFile { input, stamp })
         })
@@ -252,14 +266,14 @@ impl ProjectInputs {
         for path in listing.read_paths() {
             if let Some(loaded) = self.files.get_mut(path) {
                 if reread.includes(path) {
-                    let (contents, stamp) = read_input(path);
+                    let (contents, stamp) = read_input(path, size_limit(layout, path));
                     loaded.stamp = stamp;
                     if db.update_file(loaded.input, contents) {
                         changes.modified.push(layout.display(path));
                     }
                 }
             } else {
-                let (contents, stamp) = read_input(path);
+                let (contents, stamp) = read_input(path, size_limit(layout, path));
                 let input = SourceFile::new(db, layout.display(path), contents);
                 self.files
                     .insert(path.to_owned(), LoadedFile { input, stamp });

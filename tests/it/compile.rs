@@ -280,3 +280,15 @@ fn help_explains_every_command() {
     let bad = project.run(&["compile", "--format", "xml"]);
     assert_eq!(bad.status, 2);
 }
+
+/// The outputs grow with the project (about 1.7 KB per stage): reading an existing graph back
+/// must not hit the 4 MiB limit meant for hand-written files.
+#[test]
+fn an_existing_graph_larger_than_the_input_limit_is_read() {
+    let project = TestProject::minimal();
+    let padding = " ".repeat(5 * 1024 * 1024);
+    project.write(GRAPH, &format!("[{padding}]\n"));
+    let run = project.compile();
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(project.read(GRAPH).len() < 10_000);
+}
