@@ -33,6 +33,10 @@ pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
 /// creates; a bare temp file would be `rw-------`, unreadable to anyone sharing the checkout.
 /// A replaced file keeps its own permissions. `None` leaves the platform default.
 #[cfg(unix)]
+#[expect(
+    clippy::unnecessary_wraps,
+    reason = "the signature is shared with the non-Unix version, which has no default"
+)]
 fn default_new_file_permissions() -> Option<std::fs::Permissions> {
     use std::os::unix::fs::PermissionsExt;
     Some(std::fs::Permissions::from_mode(0o644))
