@@ -156,15 +156,6 @@ pub enum Reread<'a> {
     Paths(&'a HashSet<Utf8PathBuf>),
 }
 
-impl Reread<'_> {
-    fn includes(self, path: &Utf8Path) -> bool {
-        match self {
-            Reread::Everything => true,
-            Reread::Paths(paths) => paths.contains(path),
-        }
-    }
-}
-
 /// What a refresh changed, as display paths, each list sorted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct InputChanges {
@@ -253,9 +244,19 @@ impl ProjectInputs {
         layout: &Layout,
         reread: Reread<'_>,
     ) -> InputChanges {
-        let listing = InputListing::of(layout);
-        let listed: HashSet<&Utf8Path> = listing.read_paths().collect();
         let mut changes = InputChanges::default();
+        if let Reread::Paths(paths) = reread
+            && !self.listing_may_have_changed(layout, paths)
+        {
+            self.reread_listed(db, layout, reread, &mut changes);
+            return changes;
+        }
+        let listing = InputListing::of(layout);
+        if listing == self.listing {
+            self.reread_listed(db, layout, reread, &mut changes);
+            return changes;
+        }
+        let listed: HashSet<&Utf8Path> = listing.read_paths().collect();
         self.files.retain(|path, _| {
             let keep = listed.contains(path.as_path());
             if !keep {
@@ -264,15 +265,7 @@ impl ProjectInputs {
             keep
         });
         for path in listing.read_paths() {
-            if let Some(loaded) = self.files.get_mut(path) {
-                if reread.includes(path) {
-                    let (contents, stamp) = read_input(path, size_limit(layout, path));
-                    loaded.stamp = stamp;
-                    if db.update_file(loaded.input, contents) {
-                        changes.modified.push(layout.display(path));
-                    }
-                }
-            } else {
+            if !self.files.contains_key(path) {
                 let (contents, stamp) = read_input(path, size_limit(layout, path));
                 let input = SourceFile::new(db, layout.display(path), contents);
                 self.files
@@ -282,10 +275,71 @@ impl ProjectInputs {
         }
         self.listing = listing;
         self.set_project_lists(db);
-        changes.modified.sort();
+        self.reread_listed(db, layout, reread, &mut changes);
         changes.added.sort();
         changes.removed.sort();
         changes
+    }
+
+    /// Whether changes at `paths` can have added or removed an input, so that the folders must
+    /// be listed again. Listing 10,000 stage files costs more than the whole incremental
+    /// compile, so a save of a known file skips it. Paths outside the input folders (the
+    /// fingerprint, temp files beside the outputs) never count; inside them, a path that exists
+    /// but is not loaded (a new file or folder), a loaded file that is gone, or a vanished path
+    /// above loaded files does. An editor's temp file that came and went does not.
+    fn listing_may_have_changed(&self, layout: &Layout, paths: &HashSet<Utf8PathBuf>) -> bool {
+        let input_folders = [
+            &layout.sensors_dir,
+            &layout.stages_dir,
+            &layout.agents_dir,
+            &layout.scopes_dir,
+            &layout.rules_dir,
+        ];
+        let concerns_inputs = |path: &Utf8Path| {
+            path == layout.stage_graph_path
+                || path == layout.scope_grid_path
+                || input_folders
+                    .iter()
+                    .any(|folder| path.starts_with(folder) || folder.starts_with(path))
+        };
+        paths
+            .iter()
+            .filter(|path| concerns_inputs(path))
+            .any(|path| {
+                if self.files.contains_key(path) {
+                    return !path.is_file();
+                }
+                path.exists() || self.files.keys().any(|loaded| loaded.starts_with(path))
+            })
+    }
+
+    /// Re-read the loaded files `reread` names; record the ones whose bytes changed.
+    fn reread_listed(
+        &mut self,
+        db: &mut CompilerDatabase,
+        layout: &Layout,
+        reread: Reread<'_>,
+        changes: &mut InputChanges,
+    ) {
+        let paths: Vec<Utf8PathBuf> = match reread {
+            Reread::Everything => self.listing.read_paths().map(Utf8Path::to_owned).collect(),
+            Reread::Paths(paths) => paths
+                .iter()
+                .filter(|path| self.files.contains_key(path.as_path()))
+                .cloned()
+                .collect(),
+        };
+        for path in paths {
+            let Some(loaded) = self.files.get_mut(&path) else {
+                continue;
+            };
+            let (contents, stamp) = read_input(&path, size_limit(layout, &path));
+            loaded.stamp = stamp;
+            if db.update_file(loaded.input, contents) {
+                changes.modified.push(layout.display(&path));
+            }
+        }
+        changes.modified.sort();
     }
 
     /// Mirror an output this process just wrote (`stage-graph.json` or `scope-grid.json`,

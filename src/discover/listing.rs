@@ -78,8 +78,12 @@ fn sorted_entries(dir: &Utf8Path) -> Vec<(String, bool)> {
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name().into_string().ok()?;
-            let is_dir = entry.file_type().ok()?.is_dir()
-                || std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir());
+            // The entry's own type comes with the listing; only a symbolic link costs a `stat`
+            // (to follow it to a folder or a file).
+            let file_type = entry.file_type().ok()?;
+            let is_dir = file_type.is_dir()
+                || (file_type.is_symlink()
+                    && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()));
             Some((name, is_dir))
         })
         .collect();

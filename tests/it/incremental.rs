@@ -138,7 +138,7 @@ fn a_new_stage_is_parsed_alone_and_emits_only_its_own_node() {
             "lead_agent: aidlc-architect-agent",
         ),
     );
-    let (changes, log) = session.refresh(&[]);
+    let (changes, log) = session.refresh(&[path]);
     assert_eq!(changes.added, [path], "{changes:?}");
     assert_eq!(count(&log, "parsed_stage"), 1, "{log:#?}");
     assert_eq!(count(&log, "parsed_manifest"), 0, "{log:#?}");
