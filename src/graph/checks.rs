@@ -4,11 +4,51 @@
 
 use std::collections::BTreeMap;
 
-use crate::db::Project;
+use crate::db::{Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::numbering::{dedup, number_key, stage_numbering};
 use crate::parse::parsed_stage;
-use crate::syntax::stage::PHASES;
+use crate::syntax::stage::{Located, PHASES};
+
+/// The parts of one stage the cross-stage checks read, with the spans their diagnostics point
+/// at. A projection of `parsed_stage`: an edit to a stage's `sensors:`, `scopes:` or prose
+/// leaves it equal, so [`graph_diagnostics`] does not re-run over every stage.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StageCheckFacts {
+    pub slug: Located<String>,
+    pub phase: Located<String>,
+    pub mode: String,
+    /// `for_each: unit-of-work` together with `workspace_requires: true`.
+    pub is_unit_build: bool,
+    /// `produces` then `optional_produces`, first occurrence of each.
+    pub produced: Vec<String>,
+    pub consumed: Vec<Located<String>>,
+    pub requires_stage: Vec<Located<String>>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<StageCheckFacts> {
+    let stage = parsed_stage(db, file).definition.as_ref()?;
+    let produced = stage
+        .produces
+        .iter()
+        .map(|p| p.value.clone())
+        .chain(stage.optional_produces.iter().flatten().cloned());
+    Some(StageCheckFacts {
+        slug: stage.slug.clone(),
+        phase: stage.phase.clone(),
+        mode: stage.mode.clone(),
+        is_unit_build: stage.for_each.as_deref() == Some("unit-of-work")
+            && stage.workspace_requires == Some(true),
+        produced: dedup(produced),
+        consumed: stage
+            .consumes
+            .iter()
+            .map(|consume| consume.artifact.clone())
+            .collect(),
+        requires_stage: stage.requires_stage.clone(),
+    })
+}
 
 #[salsa::tracked(returns(ref))]
 pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
@@ -17,7 +57,7 @@ pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let mut first_file_by_slug: BTreeMap<String, camino::Utf8PathBuf> = BTreeMap::new();
     let mut stages = Vec::new();
     for entry in project.stage_files(db) {
-        let Some(stage) = &parsed_stage(db, entry.file).definition else {
+        let Some(stage) = stage_check_facts(db, entry.file) else {
             continue;
         };
         let path = entry.file.path(db).clone();
@@ -78,9 +118,7 @@ pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
             continue;
         }
         first_file_by_slug.insert(slug.clone(), path.clone());
-        let is_unit_build = stage.for_each.as_deref() == Some("unit-of-work")
-            && stage.workspace_requires == Some(true);
-        if is_unit_build && stage.mode != "subagent" {
+        if stage.is_unit_build && stage.mode != "subagent" {
             diagnostics.push(
                 Diagnostic::warning(
                     Code::SwarmAdvisory,
@@ -96,29 +134,24 @@ pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     diagnostics
 }
 
-type StageRef<'a> = (
-    camino::Utf8PathBuf,
-    &'a crate::syntax::stage::StageDefinition,
-);
+type StageRef<'a> = (camino::Utf8PathBuf, &'a StageCheckFacts);
 
 fn duplicate_producer_diagnostics(stages: &[StageRef<'_>]) -> Vec<Diagnostic> {
     let mut producers: BTreeMap<String, Vec<&StageRef<'_>>> = BTreeMap::new();
     for stage_ref in stages {
         let (_, stage) = stage_ref;
-        let produced = stage
-            .produces
-            .iter()
-            .map(|p| p.value.clone())
-            .chain(stage.optional_produces.iter().flatten().cloned());
-        for artifact in dedup(produced) {
-            producers.entry(artifact).or_default().push(stage_ref);
+        for artifact in &stage.produced {
+            producers
+                .entry(artifact.clone())
+                .or_default()
+                .push(stage_ref);
         }
     }
     let mut diagnostics = Vec::new();
     let mut reported = std::collections::BTreeSet::new();
     for (consumer_path, consumer) in stages {
-        for consume in &consumer.consumes {
-            let artifact = consume.artifact.value.as_str();
+        for consumed in &consumer.consumed {
+            let artifact = consumed.value.as_str();
             let Some(list) = producers.get(artifact).filter(|list| list.len() > 1) else {
                 continue;
             };
@@ -136,7 +169,7 @@ fn duplicate_producer_diagnostics(stages: &[StageRef<'_>]) -> Vec<Diagnostic> {
                     ),
                 )
                 .in_file(consumer_path)
-                .at(consume.artifact.span.clone())
+                .at(consumed.span.clone())
                 .with_related(path1.clone(), None, format!("produced by \"{}\"", stage1.slug.value))
                 .with_related(path2.clone(), None, format!("also produced by \"{}\"", stage2.slug.value))
                 .with_help("an artifact that another stage consumes must have exactly one producer"),
@@ -151,7 +184,7 @@ fn edge_diagnostics(db: &dyn salsa::Database, stages: &[StageRef<'_>]) -> Vec<Di
     let slugs_of_invalid_files: std::collections::BTreeSet<String> = Project::get(db)
         .stage_files(db)
         .iter()
-        .filter(|entry| parsed_stage(db, entry.file).definition.is_none())
+        .filter(|entry| stage_check_facts(db, entry.file).is_none())
         .filter_map(|entry| entry.file.path(db).file_stem().map(str::to_owned))
         .collect();
     let mut diagnostics = Vec::new();

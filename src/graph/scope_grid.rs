@@ -9,32 +9,50 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::db::Project;
+use crate::db::{Project, SourceFile};
 use crate::graph::emit::pretty_json;
 use crate::graph::numbering::stage_numbering;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
 
+/// What one stage contributes to the grid: a projection of `parsed_stage` that stays equal
+/// when anything but the slug, the phase or `scopes:` changes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StageScopeRow {
+    pub slug: String,
+    pub is_initialization: bool,
+    pub scopes: Vec<String>,
+}
+
+#[salsa::tracked(returns(ref))]
+pub fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<StageScopeRow> {
+    let stage = parsed_stage(db, file).definition.as_ref()?;
+    Some(StageScopeRow {
+        slug: stage.slug.value.clone(),
+        is_initialization: stage.phase.value == "initialization",
+        scopes: stage.scopes.clone(),
+    })
+}
+
 #[salsa::tracked(returns(ref))]
 pub fn scope_grid_json(db: &dyn salsa::Database) -> String {
-    let mut stages = Vec::new();
-    for &file in &stage_numbering(db).order {
-        if let Some(stage) = &parsed_stage(db, file).definition {
-            stages.push(stage);
-        }
-    }
+    let rows_in_graph_order: Vec<&StageScopeRow> = stage_numbering(db)
+        .order
+        .iter()
+        .filter_map(|&file| stage_scope_row(db, file).as_ref())
+        .collect();
     let mut stock_names: BTreeSet<String> = BTreeSet::new();
     for entry in Project::get(db).stage_files(db) {
-        if let Some(stage) = &parsed_stage(db, entry.file).definition {
-            stock_names.extend(stage.scopes.iter().cloned());
+        if let Some(row) = stage_scope_row(db, entry.file) {
+            stock_names.extend(row.scopes.iter().cloned());
         }
     }
     let mut grid: BTreeMap<String, Value> = BTreeMap::new();
     for scope in &stock_names {
         let mut rows = Map::new();
-        for stage in &stages {
-            let executes = stage.phase.value == "initialization" || stage.scopes.contains(scope);
+        for row in &rows_in_graph_order {
+            let executes = row.is_initialization || row.scopes.contains(scope);
             rows.insert(
-                stage.slug.value.clone(),
+                row.slug.clone(),
                 json!(if executes { "EXECUTE" } else { "SKIP" }),
             );
         }

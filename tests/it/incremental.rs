@@ -111,6 +111,10 @@ fn a_sensor_import_edit_re_resolves_that_stage_only() {
     assert_eq!(count(&log, "parsed_stage"), 1, "{log:#?}");
     assert_eq!(count(&log, "sensors_applicable"), 1, "{log:#?}");
     assert_eq!(count(&log, "stage_node_json"), 1, "{log:#?}");
+    // The projections the whole-project queries read stay equal, so those do not re-run.
+    for query in ["stage_numbering", "graph_diagnostics", "scope_grid_json"] {
+        assert_eq!(count(&log, query), 0, "{query} re-ran: {log:#?}");
+    }
 }
 
 #[test]
