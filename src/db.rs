@@ -73,7 +73,16 @@ pub struct Project {
     pub rules_display_root: String,
     pub existing_graph: Option<SourceFile>,
     pub existing_grid: Option<SourceFile>,
+    /// The `(number, name)` rows by slug of the `stage-graph.json` this process itself last
+    /// wrote, known from the numbering that produced it; `None` otherwise. Lets watch mode skip
+    /// parsing back megabytes of its own output. Invariant (kept by `ProjectInputs`): it is
+    /// `Some` only while `existing_graph` holds exactly the bytes that were written with it.
+    #[returns(ref)]
+    pub written_graph_rows: Option<GraphRows>,
 }
+
+/// `(number, name)` per stage slug, as pinned by an existing `stage-graph.json`.
+pub type GraphRows = std::collections::BTreeMap<String, (String, String)>;
 
 /// The compiler's database. In tests it can record which queries executed.
 #[salsa::db]

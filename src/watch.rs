@@ -121,25 +121,18 @@ impl WatchSession {
     }
 
     /// The outputs are also inputs (numbering is pinned by the existing graph): mirror what was
-    /// just written, so the watcher's events for our own writes find nothing new.
+    /// just written, so the watcher's events for our own writes find nothing new, and hand
+    /// over the graph's rows so the next compile does not parse the file back.
     fn note_outputs_written(&mut self, outcome: &CompileOutcome, summary: WriteSummary) {
-        let written = [
-            (
-                summary.graph_written,
-                self.layout.stage_graph_path.clone(),
-                &outcome.stage_graph,
-            ),
-            (
-                summary.grid_written,
-                self.layout.scope_grid_path.clone(),
-                &outcome.scope_grid,
-            ),
-        ];
-        for (was_written, path, bytes) in written {
-            if was_written {
-                self.inputs
-                    .note_output_written(&mut self.db, &self.layout, &path, bytes);
-            }
+        if summary.graph_written {
+            let rows = crate::graph::numbering::graph_rows(&self.db);
+            self.inputs
+                .note_graph_written(&mut self.db, &self.layout, &outcome.stage_graph, rows);
+        }
+        if summary.grid_written {
+            let path = self.layout.scope_grid_path.clone();
+            self.inputs
+                .note_output_written(&mut self.db, &self.layout, &path, &outcome.scope_grid);
         }
     }
 }

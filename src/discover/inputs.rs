@@ -13,8 +13,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::db::{
-    CompilerDatabase, FileContents, Project, RuleFileEntry, SkippedSensorFile, SourceFile,
-    StageFileEntry,
+    CompilerDatabase, FileContents, GraphRows, Project, RuleFileEntry, SkippedSensorFile,
+    SourceFile, StageFileEntry,
 };
 use crate::discover::Layout;
 use crate::discover::listing::InputListing;
@@ -215,6 +215,7 @@ pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs
             layout.display(&layout.rules_dir).to_string(),
             None,
             None,
+            None,
         ),
         listing,
         files,
@@ -272,6 +273,9 @@ impl ProjectInputs {
                     .insert(path.to_owned(), LoadedFile { input, stamp });
                 changes.added.push(layout.display(path));
             }
+        }
+        if listing.existing_graph != self.listing.existing_graph {
+            self.forget_written_graph_rows(db);
         }
         self.listing = listing;
         self.set_project_lists(db);
@@ -337,9 +341,35 @@ impl ProjectInputs {
             loaded.stamp = stamp;
             if db.update_file(loaded.input, contents) {
                 changes.modified.push(layout.display(&path));
+                if path == layout.stage_graph_path {
+                    self.forget_written_graph_rows(db);
+                }
             }
         }
         changes.modified.sort();
+    }
+
+    fn forget_written_graph_rows(&self, db: &mut CompilerDatabase) {
+        use salsa::Setter;
+        if self.project.written_graph_rows(db).is_some() {
+            self.project.set_written_graph_rows(db).to(None);
+        }
+    }
+
+    /// Mirror the `stage-graph.json` this process just wrote, with the rows its numbering
+    /// gave (see [`Project::written_graph_rows`]).
+    pub fn note_graph_written(
+        &mut self,
+        db: &mut CompilerDatabase,
+        layout: &Layout,
+        bytes: &str,
+        rows: GraphRows,
+    ) {
+        use salsa::Setter;
+        self.note_output_written(db, layout, &layout.stage_graph_path.clone(), bytes);
+        if self.project.written_graph_rows(db).as_ref() != Some(&rows) {
+            self.project.set_written_graph_rows(db).to(Some(rows));
+        }
     }
 
     /// Mirror an output this process just wrote (`stage-graph.json` or `scope-grid.json`,

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::db::{Project, SourceFile};
+use crate::db::{GraphRows, Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::parse::{parsed_stage, source_text};
 use crate::syntax::stage::PHASES;
@@ -46,14 +46,19 @@ pub fn dedup(items: impl IntoIterator<Item = String>) -> Vec<String> {
 /// `(number, name)` rows harvested from the existing graph.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct PinnedRows {
-    pub by_slug: BTreeMap<String, (String, String)>,
+    pub by_slug: GraphRows,
     pub diagnostics: Vec<Diagnostic>,
 }
 
 #[salsa::tracked(returns(ref))]
 pub fn pinned_rows(db: &dyn salsa::Database) -> PinnedRows {
     let mut pinned = PinnedRows::default();
-    let Some(&file) = Project::get(db).existing_graph(db).as_ref() else {
+    let project = Project::get(db);
+    if let Some(rows) = project.written_graph_rows(db) {
+        pinned.by_slug.clone_from(rows);
+        return pinned;
+    }
+    let Some(&file) = project.existing_graph(db).as_ref() else {
         return pinned;
     };
     let text = match source_text(db, file) {
@@ -251,6 +256,20 @@ fn seed_order<'a>(batch: &[&'a StageHeader]) -> Result<Vec<&'a StageHeader>, Vec
         return Err(stuck);
     }
     Ok(order)
+}
+
+/// The `(number, name)` rows that [`pinned_rows`] would read back from the graph this
+/// compile emits: one per node, by slug. Only meaningful for an error-free compile.
+pub fn graph_rows(db: &dyn salsa::Database) -> GraphRows {
+    let numbering = stage_numbering(db);
+    numbering
+        .order
+        .iter()
+        .filter_map(|&file| {
+            let slug = &stage_header(db, file).as_ref()?.slug;
+            Some((slug.clone(), numbering.by_slug.get(slug)?.clone()))
+        })
+        .collect()
 }
 
 /// This stage's `(number, name)`; backdates when other stages' numbers change.

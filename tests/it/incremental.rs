@@ -162,3 +162,34 @@ fn a_deleted_stage_drops_out_without_reparsing_the_others() {
     assert_eq!(count(&log, "parsed_stage"), 0, "{log:#?}");
     assert_eq!(count(&log, "sensors_applicable"), 0, "{log:#?}");
 }
+
+/// Watch mode hands the rows of the graph it wrote to the next compile instead of parsing the
+/// file back; those rows must be exactly what parsing the emitted graph gives.
+#[test]
+fn graph_rows_equal_the_rows_parsed_back_from_the_emitted_graph() {
+    let synthetic = TestProject::empty();
+    aidlc::synthetic::SyntheticProject::new(120, 9)
+        .write_to(&synthetic.root)
+        .unwrap();
+    let default = TestProject::default_framework();
+    assert_eq!(default.compile().status, 0);
+    let new_stage = ".claude/aidlc-common/stages/operation/extra-stage.md";
+    default.write(
+        new_stage,
+        &stage("extra-stage", "operation", "[]", "[]", "")
+            .replace("aidlc-demo-agent", "aidlc-architect-agent"),
+    );
+    for project in [&synthetic, &default] {
+        let session = Session::new(project);
+        let outcome = aidlc::compile::compile(&session.db);
+        let nodes: Vec<serde_json::Value> = serde_json::from_str(&outcome.stage_graph).unwrap();
+        let parsed: aidlc::db::GraphRows = nodes
+            .iter()
+            .map(|node| {
+                let field = |key: &str| node[key].as_str().unwrap().to_owned();
+                (field("slug"), (field("number"), field("name")))
+            })
+            .collect();
+        assert_eq!(aidlc::graph::numbering::graph_rows(&session.db), parsed);
+    }
+}

@@ -173,6 +173,27 @@ fn watch_follows_edits_breakage_fixes_new_and_deleted_files() {
     assert_eq!(added["stages"], 3);
     assert!(slugs_in_graph(&project).contains(&"third-stage".to_owned()));
 
+    // A second new stage: numbered after the first, whose number now comes from the graph
+    // this session wrote (handed over as rows, not parsed back).
+    let fourth = ".claude/aidlc-common/stages/construction/fourth-stage.md";
+    project.write(
+        fourth,
+        &stage("fourth-stage", "construction", "[]", "[]", ""),
+    );
+    watch.rebuild_touching("a second new stage", "added", fourth);
+    let nodes: Vec<Value> = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    let number_of = |slug: &str| {
+        nodes
+            .iter()
+            .find(|node| node["slug"] == slug)
+            .map(|node| node["number"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    assert_eq!(
+        (number_of("third-stage"), number_of("fourth-stage")),
+        ("3.1".into(), "3.2".into())
+    );
+
     // Delete and re-create a stage (another save pattern): changed content is picked up.
     project.remove(new_stage);
     project.write(
@@ -204,6 +225,16 @@ fn watch_follows_edits_breakage_fixes_new_and_deleted_files() {
     // The watch left a fingerprint: a one-shot compile now has nothing to do.
     let after = project.compile();
     assert!(after.stderr.starts_with("up to date:"), "{}", after.stderr);
+    // And what the warm session wrote is exactly what a cold compile writes.
+    let watched_graph = project.read(GRAPH);
+    let forced = project.run(&["compile", "--force"]);
+    assert_eq!(forced.status, 0, "{}", forced.stderr);
+    assert!(
+        forced.stderr.contains("up to date: .claude"),
+        "{}",
+        forced.stderr
+    );
+    assert_eq!(project.read(GRAPH), watched_graph);
 }
 
 #[test]
