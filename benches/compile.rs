@@ -372,7 +372,7 @@ fn emission_benches(criterion: &mut Criterion) {
     let outcome = compile(&warm.db);
     assert_eq!(
         graph_from_node_values(&warm.db),
-        outcome.stage_graph,
+        *outcome.stage_graph,
         "re-serialised nodes differ from stage-graph.json"
     );
     let graph_len = outcome.stage_graph.len();

@@ -2,13 +2,13 @@
 //! files, and write them (atomically, under the audit lock) or compare them (`--check`).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
-use crate::discover::{Layout, ProjectInputs};
-use crate::fingerprint::CompileRecord;
+use crate::discover::Layout;
 use crate::graph::checks::graph_diagnostics;
 use crate::graph::emit::{pretty_json, stage_graph_json, stage_node_json};
 use crate::graph::numbering::{stage_header, stage_numbering};
@@ -20,8 +20,8 @@ use crate::resolve::{sensor_registry, sensors_applicable, stage_agent_diagnostic
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileOutcome {
     pub diagnostics: Vec<Diagnostic>,
-    pub stage_graph: String,
-    pub scope_grid: String,
+    pub stage_graph: Arc<str>,
+    pub scope_grid: Arc<str>,
     pub n_stages: usize,
     pub n_sensors: usize,
 }
@@ -94,8 +94,8 @@ pub fn compile(db: &dyn salsa::Database) -> CompileOutcome {
     let diagnostics = project_diagnostics(db);
     CompileOutcome {
         diagnostics,
-        stage_graph: stage_graph_json(db).clone(),
-        scope_grid: scope_grid_json(db).clone(),
+        stage_graph: Arc::clone(stage_graph_json(db)),
+        scope_grid: Arc::clone(scope_grid_json(db)),
         n_stages: stage_numbering(db).order.len(),
         n_sensors: sensor_registry(db).by_id.len(),
     }
@@ -154,11 +154,6 @@ pub enum OutputError {
     },
     #[error(transparent)]
     Lock(#[from] crate::audit::lock::LockError),
-    #[error("cannot record the compile in {path}: {source}")]
-    Fingerprint {
-        path: Utf8PathBuf,
-        source: std::io::Error,
-    },
 }
 
 /// Which output files a write changed.
@@ -168,12 +163,10 @@ pub struct WriteSummary {
     pub grid_written: bool,
 }
 
-/// Write both files, each only if its bytes differ, atomically; then record the compile's
-/// fingerprint (see [`crate::fingerprint`]). All under the audit lock.
+/// Write both files, each only if its bytes differ, atomically and under the audit lock.
 pub fn write_outputs(
     layout: &Layout,
     outcome: &CompileOutcome,
-    inputs: &ProjectInputs,
 ) -> Result<WriteSummary, OutputError> {
     let _lock = crate::audit::lock::acquire(&layout.project_dir)?;
     let mut summary = WriteSummary {
@@ -203,18 +196,6 @@ pub fn write_outputs(
         })?;
         *written = true;
     }
-    let record = CompileRecord {
-        inputs,
-        stage_graph: &outcome.stage_graph,
-        scope_grid: &outcome.scope_grid,
-        n_stages: outcome.n_stages,
-        n_sensors: outcome.n_sensors,
-        warnings: outcome.diagnostics.clone(),
-    };
-    crate::fingerprint::record(layout, &record).map_err(|source| OutputError::Fingerprint {
-        path: crate::fingerprint::fingerprint_path(layout),
-        source,
-    })?;
     Ok(summary)
 }
 
@@ -243,10 +224,10 @@ impl DriftReport {
 /// Compare the compiled bytes with the files on disk, writing nothing.
 pub fn check_outputs(layout: &Layout, outcome: &CompileOutcome) -> DriftReport {
     let on_disk_graph = std::fs::read_to_string(&layout.stage_graph_path).unwrap_or_default();
-    let graph = (on_disk_graph != outcome.stage_graph)
+    let graph = (on_disk_graph != *outcome.stage_graph)
         .then(|| stage_changes(&on_disk_graph, &outcome.stage_graph));
     let on_disk_grid = std::fs::read_to_string(&layout.scope_grid_path).unwrap_or_default();
-    let grid = normalised_grid_text(&on_disk_grid) != outcome.scope_grid;
+    let grid = normalised_grid_text(&on_disk_grid) != *outcome.scope_grid;
     DriftReport { graph, grid }
 }
 

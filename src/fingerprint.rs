@@ -21,6 +21,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
+use crate::compile::CompileOutcome;
 use crate::diagnostics::Diagnostic;
 use crate::discover::{FileStamp, InputListing, Layout, ProjectInputs, StatStamp, hash_hex};
 
@@ -170,23 +171,22 @@ fn output_records(layout: &Layout, graph: &str, grid: &str) -> Option<Vec<FileRe
     .collect()
 }
 
-/// What a successful compile saw and wrote, ready to [`record`].
-pub struct CompileRecord<'a> {
-    pub inputs: &'a ProjectInputs,
-    pub stage_graph: &'a str,
-    pub scope_grid: &'a str,
-    pub n_stages: usize,
-    pub n_sensors: usize,
-    pub warnings: Vec<Diagnostic>,
-}
-
-/// Write the record of a successful compile whose outputs are now on disk. The caller holds
-/// the audit lock. Does nothing (and removes any old record) when some input could not be
-/// read, since such a compile cannot be proved unchanged later.
-pub fn record(layout: &Layout, compile: &CompileRecord<'_>) -> std::io::Result<()> {
+/// Write the record of an error-free compile whose outputs are now on disk, read from
+/// `inputs`. Removes any old record instead when some input could not be read, since such a
+/// compile cannot be proved unchanged later. The record is a cache: it is replaced atomically
+/// but not flushed to disk, and a record lost or torn in a crash is simply not trusted.
+pub fn record(
+    layout: &Layout,
+    outcome: &CompileOutcome,
+    inputs: &ProjectInputs,
+) -> std::io::Result<()> {
+    debug_assert_eq!(
+        outcome.n_errors(),
+        0,
+        "only error-free compiles are recorded"
+    );
     let path = fingerprint_path(layout);
-    let inputs: Option<Vec<FileRecord>> = compile
-        .inputs
+    let read_files: Option<Vec<FileRecord>> = inputs
         .read_files()
         .filter(|(path, _)| !is_output(layout, path))
         .map(|(path, stamp)| {
@@ -196,20 +196,20 @@ pub fn record(layout: &Layout, compile: &CompileRecord<'_>) -> std::io::Result<(
             })
         })
         .collect();
-    let outputs = output_records(layout, compile.stage_graph, compile.scope_grid);
-    let (Some(inputs), Some(outputs)) = (inputs, outputs) else {
+    let outputs = output_records(layout, &outcome.stage_graph, &outcome.scope_grid);
+    let (Some(read_files), Some(outputs)) = (read_files, outputs) else {
         return remove_record(&path);
     };
     let record = Record {
         tool: tool_identity(),
         layout: layout_identity(layout),
         written_at_ns: now_ns(),
-        inputs,
-        skipped_sensor_files: skipped_paths(compile.inputs.listing()),
+        inputs: read_files,
+        skipped_sensor_files: skipped_paths(inputs.listing()),
         outputs,
-        n_stages: compile.n_stages,
-        n_sensors: compile.n_sensors,
-        warnings: compile.warnings.clone(),
+        n_stages: outcome.n_stages,
+        n_sensors: outcome.n_sensors,
+        warnings: outcome.diagnostics.clone(),
     };
     write_record(&path, &record)
 }
@@ -233,7 +233,7 @@ fn remove_record(path: &Utf8Path) -> std::io::Result<()> {
 fn write_record(path: &Utf8Path, record: &Record) -> std::io::Result<()> {
     let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
     let text = format!("{MAGIC} {FORMAT} {}\n{body}", hash_hex(body.as_bytes()));
-    crate::fs_util::write_atomic(path, text.as_bytes())
+    crate::fs_util::replace_atomically(path, text.as_bytes(), crate::fs_util::Flush::No)
 }
 
 fn read_record(path: &Utf8Path) -> Result<Record, Stale> {

@@ -8,6 +8,21 @@ use camino::Utf8Path;
 /// to disk, then rename it over the target. A crash or Ctrl-C leaves either the old file or the
 /// new one, never a half-written one.
 pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace_atomically(path, bytes, Flush::Yes)
+}
+
+/// Whether [`replace_atomically`] waits for the bytes to reach the disk before the rename.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flush {
+    /// For files people rely on: after a power cut, the old or the new file, whole.
+    Yes,
+    /// For caches that check their own integrity: other processes still never see a
+    /// half-written file, but a power cut may leave an empty one.
+    No,
+}
+
+/// Write a temporary file beside `path` and rename it over `path`.
+pub fn replace_atomically(path: &Utf8Path, bytes: &[u8], flush: Flush) -> std::io::Result<()> {
     let parent = path
         .parent()
         .filter(|p| !p.as_str().is_empty())
@@ -24,7 +39,9 @@ pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
         temp.as_file().set_permissions(existing.permissions())?;
     }
     temp.write_all(bytes)?;
-    temp.as_file().sync_all()?;
+    if flush == Flush::Yes {
+        temp.as_file().sync_all()?;
+    }
     temp.persist(path).map_err(|error| error.error)?;
     Ok(())
 }

@@ -68,6 +68,9 @@ pub struct WatchSession {
     layout: Layout,
     db: CompilerDatabase,
     inputs: ProjectInputs,
+    /// The latest compile, when it was error-free and its outputs are on disk: what
+    /// [`WatchSession::record_fingerprint`] records.
+    last_written: Option<CompileOutcome>,
 }
 
 impl WatchSession {
@@ -77,13 +80,29 @@ impl WatchSession {
         let mut db = CompilerDatabase::default();
         let inputs = discover::load_project(&mut db, &layout);
         compile::compute_in_parallel(&db);
-        let mut session = Self { layout, db, inputs };
+        let mut session = Self {
+            layout,
+            db,
+            inputs,
+            last_written: None,
+        };
         let rebuild = session.compile_and_write(InputChanges::default(), started);
         (session, rebuild)
     }
 
     pub fn layout(&self) -> &Layout {
         &self.layout
+    }
+
+    /// Record the latest compile's fingerprint (when it was error-free and written), so a
+    /// one-shot `aidlc compile` after the watch has nothing to do. Done once, when the watch
+    /// stops, rather than after every rebuild: the record of 10,000 files costs more than the
+    /// rebuild itself, and a record that is missing or stale only costs a real compile.
+    pub fn record_fingerprint(&self) -> std::io::Result<()> {
+        match &self.last_written {
+            Some(outcome) => crate::fingerprint::record(&self.layout, outcome, &self.inputs),
+            None => Ok(()),
+        }
     }
 
     /// Bring the inputs up to date with the disk and, if any input changed, compile again.
@@ -100,12 +119,14 @@ impl WatchSession {
     fn compile_and_write(&mut self, changes: InputChanges, started: Instant) -> Rebuild {
         let outcome = compile::compile(&self.db);
         let sources = compile::source_texts(&self.db, &outcome.diagnostics);
+        self.last_written = None;
         let outputs = if outcome.n_errors() > 0 {
             OutputsState::KeptBecauseOfErrors
         } else {
-            match compile::write_outputs(&self.layout, &outcome, &self.inputs) {
+            match compile::write_outputs(&self.layout, &outcome) {
                 Ok(summary) => {
                     self.note_outputs_written(&outcome, summary);
+                    self.last_written = Some(outcome.clone());
                     OutputsState::Written(summary)
                 }
                 Err(error) => OutputsState::WriteFailed(error.to_string()),

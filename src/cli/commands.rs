@@ -138,8 +138,14 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     if args.check {
         return report_drift(&layout, &outcome, &printer);
     }
-    match compile::write_outputs(&layout, &outcome, &inputs) {
+    match compile::write_outputs(&layout, &outcome) {
         Ok(summary) => {
+            if let Err(error) = fingerprint::record(&layout, &outcome, &inputs) {
+                printer.status(&format!(
+                    "warning: could not record this compile in {} ({error}); the next compile will redo the work",
+                    layout.display(&fingerprint::fingerprint_path(&layout))
+                ));
+            }
             let verb = if summary.graph_written || summary.grid_written {
                 "wrote"
             } else {

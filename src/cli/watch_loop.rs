@@ -115,6 +115,14 @@ pub fn run(args: &ProjectArgs, debounce_ms: u64, printer: &Printer) -> ExitStatu
             report_rebuild(active.layout(), &rebuild, printer);
         }
     }
+    if let Some(session) = &session
+        && let Err(error) = session.record_fingerprint()
+    {
+        report_watcher_error(
+            &format!("could not record the last compile: {error}"),
+            printer,
+        );
+    }
     report_stopped(printer);
     ExitStatus::Interrupted
 }

@@ -211,16 +211,17 @@ fn indent_one_level(text: &str) -> String {
     out
 }
 
-/// The whole `stage-graph.json`, nodes in numeric order, with the trailing newline.
-#[salsa::tracked(returns(ref))]
-pub fn stage_graph_json(db: &dyn salsa::Database) -> String {
+/// The whole `stage-graph.json`, nodes in numeric order, with the trailing newline. Shared
+/// (`Arc`), so handing out the megabytes of a large project's graph copies nothing.
+#[salsa::tracked]
+pub fn stage_graph_json(db: &dyn salsa::Database) -> std::sync::Arc<str> {
     let nodes: Vec<&String> = stage_numbering(db)
         .order
         .iter()
         .filter_map(|&file| stage_node_json(db, file).as_ref())
         .collect();
     if nodes.is_empty() {
-        return "[]\n".to_owned();
+        return std::sync::Arc::from("[]\n");
     }
     let mut out = String::with_capacity(nodes.iter().map(|node| node.len() + 2).sum::<usize>() + 4);
     out.push_str("[\n");
@@ -231,5 +232,5 @@ pub fn stage_graph_json(db: &dyn salsa::Database) -> String {
         out.push_str(node);
     }
     out.push_str("\n]\n");
-    out
+    std::sync::Arc::from(out)
 }

@@ -33,8 +33,8 @@ pub fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<Sta
     })
 }
 
-#[salsa::tracked(returns(ref))]
-pub fn scope_grid_json(db: &dyn salsa::Database) -> String {
+#[salsa::tracked]
+pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<str> {
     let rows_in_graph_order: Vec<&StageScopeRow> = stage_numbering(db)
         .order
         .iter()
@@ -62,7 +62,7 @@ pub fn scope_grid_json(db: &dyn salsa::Database) -> String {
         grid.entry(name).or_insert(column);
     }
     let object: Map<String, Value> = grid.into_iter().collect();
-    format!("{}\n", pretty_json(&Value::Object(object)))
+    std::sync::Arc::from(format!("{}\n", pretty_json(&Value::Object(object))))
 }
 
 /// Columns of the grid on disk that no stage names but a scope file declares.
