@@ -185,7 +185,7 @@ pub fn write_outputs(
             &mut summary.grid_written,
         ),
     ] {
-        if std::fs::read(path).is_ok_and(|current| current == bytes.as_bytes()) {
+        if file_holds(path, bytes.as_bytes()) {
             continue;
         }
         crate::fs_util::write_atomic(path, bytes.as_bytes()).map_err(|source| {
@@ -197,6 +197,14 @@ pub fn write_outputs(
         *written = true;
     }
     Ok(summary)
+}
+
+/// Whether the file at `path` holds exactly `bytes`; its size is compared before any byte is
+/// read, so a changed graph of many megabytes is not read back just to learn it differs.
+fn file_holds(path: &Utf8Path, bytes: &[u8]) -> bool {
+    let same_size =
+        std::fs::metadata(path).is_ok_and(|metadata| metadata.len() == bytes.len() as u64);
+    same_size && std::fs::read(path).is_ok_and(|current| current == bytes)
 }
 
 /// What `--check` found.

@@ -69,8 +69,15 @@ pub struct WatchSession {
     db: CompilerDatabase,
     inputs: ProjectInputs,
     /// The latest compile, when it was error-free and its outputs are on disk: what
-    /// [`WatchSession::record_fingerprint`] records.
+    /// [`WatchSession::record_fingerprint`] records, and what the next rebuild compares with.
     last_written: Option<CompileOutcome>,
+}
+
+/// Whether `outcome` has the very output texts of `previous` (the same shared allocation,
+/// which salsa hands back when the emitting queries did not change).
+fn same_output_texts(outcome: &CompileOutcome, previous: &CompileOutcome) -> bool {
+    std::sync::Arc::ptr_eq(&outcome.stage_graph, &previous.stage_graph)
+        && std::sync::Arc::ptr_eq(&outcome.scope_grid, &previous.scope_grid)
 }
 
 impl WatchSession {
@@ -119,9 +126,22 @@ impl WatchSession {
     fn compile_and_write(&mut self, changes: InputChanges, started: Instant) -> Rebuild {
         let outcome = compile::compile(&self.db);
         let sources = compile::source_texts(&self.db, &outcome.diagnostics);
-        self.last_written = None;
+        let outputs_untouched = !self.touches_outputs(&changes);
+        let previous = self.last_written.take();
         let outputs = if outcome.n_errors() > 0 {
             OutputsState::KeptBecauseOfErrors
+        } else if outputs_untouched
+            && previous
+                .as_ref()
+                .is_some_and(|previous| same_output_texts(&outcome, previous))
+        {
+            // The outputs on disk are the ones written from these very texts, and no event
+            // said they were touched since: nothing to compare or write.
+            self.last_written = Some(outcome.clone());
+            OutputsState::Written(WriteSummary {
+                graph_written: false,
+                grid_written: false,
+            })
         } else {
             match compile::write_outputs(&self.layout, &outcome) {
                 Ok(summary) => {
@@ -139,6 +159,18 @@ impl WatchSession {
             duration: started.elapsed(),
             outputs,
         }
+    }
+
+    /// Whether `changes` include one of the outputs (edited, replaced or deleted by someone else).
+    fn touches_outputs(&self, changes: &InputChanges) -> bool {
+        let outputs = [
+            self.layout.display(&self.layout.stage_graph_path),
+            self.layout.display(&self.layout.scope_grid_path),
+        ];
+        [&changes.modified, &changes.added, &changes.removed]
+            .into_iter()
+            .flatten()
+            .any(|path| outputs.contains(path))
     }
 
     /// The outputs are also inputs (numbering is pinned by the existing graph): mirror what was

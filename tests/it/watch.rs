@@ -205,6 +205,13 @@ fn watch_follows_edits_breakage_fixes_new_and_deleted_files() {
     });
     assert!(project.read(GRAPH).contains("\"id\": \"demo-check\""));
 
+    // Someone hand-edits the graph: the watch puts the compiled bytes back.
+    let compiled_graph = project.read(GRAPH);
+    project.write(GRAPH, &compiled_graph.replacen('[', "[ ", 1));
+    let restored = watch.rebuild_touching("a hand-edited graph", "changed", GRAPH);
+    assert_eq!(restored["stage_graph"], "written", "{restored}");
+    assert_eq!(project.read(GRAPH), compiled_graph);
+
     // Delete the manifest that stages import: errors, graph kept.
     let graph_before = project.read(GRAPH);
     let manifest_path = ".claude/sensors/aidlc-demo-check.md";
