@@ -113,6 +113,17 @@ impl Drop for WatchProcess {
     }
 }
 
+/// Delete the `construction` phase folder and wait for the rebuild that drops its stages.
+fn watch_remove_folder(project: &TestProject, watch: &mut WatchProcess) -> Value {
+    project.remove(".claude/aidlc-common/stages/construction");
+    watch.wait_for("the deleted phase folder", |e| {
+        e["event"] == "rebuild"
+            && e["removed"]
+                .as_array()
+                .is_some_and(|removed| removed.len() == 2)
+    })
+}
+
 fn slugs_in_graph(project: &TestProject) -> Vec<String> {
     let nodes: Vec<Value> = serde_json::from_str(&project.read(GRAPH)).expect("graph is JSON");
     nodes
@@ -204,6 +215,16 @@ fn watch_follows_edits_breakage_fixes_new_and_deleted_files() {
         e["event"] == "rebuild" && e["stage_graph"] == "written"
     });
     assert!(project.read(GRAPH).contains("\"id\": \"demo-check\""));
+
+    // A whole phase folder goes away: its stages leave the graph.
+    let removed_folder = watch_remove_folder(&project, &mut watch);
+    assert!(!slugs_in_graph(&project).contains(&"fourth-stage".to_owned()));
+    assert_eq!(removed_folder["stages"], 2, "{removed_folder}");
+    project.write(
+        new_stage,
+        &stage("third-stage", "construction", "[]", "[demo-check]", ""),
+    );
+    watch.rebuild_touching("the folder's stage restored", "added", new_stage);
 
     // Someone hand-edits the graph: the watch puts the compiled bytes back.
     let compiled_graph = project.read(GRAPH);
