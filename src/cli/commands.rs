@@ -120,7 +120,10 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     let inputs = discover::load_project(&mut db, &layout);
     compile::compute_in_parallel(&db);
     let outcome = compile::compile(&db);
-    let sources = compile::source_texts(&db, &outcome.diagnostics);
+    // The process ends right after this command: freeing every memoised parse one by one
+    // would take longer than emitting the graph did, so the database is left to the OS.
+    let db = std::mem::ManuallyDrop::new(db);
+    let sources = compile::source_texts(&*db, &outcome.diagnostics);
     for diagnostic in &outcome.diagnostics {
         printer.diagnostic(diagnostic, &sources);
     }

@@ -193,11 +193,19 @@ struct ProjectLists {
 
 /// Read every input of a compile into a fresh set of salsa inputs.
 pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs {
+    use rayon::prelude::*;
     let listing = InputListing::of(layout);
-    let files = listing
-        .read_paths()
-        .map(|path| {
-            let (contents, stamp) = read_input(path, size_limit(layout, path));
+    let paths: Vec<&Utf8Path> = listing.read_paths().collect();
+    // Reading and hashing thousands of files is I/O and hashing, so it runs on every core;
+    // the inputs are then created in listing order.
+    let read: Vec<(FileContents, Option<FileStamp>)> = paths
+        .par_iter()
+        .map(|path| read_input(path, size_limit(layout, path)))
+        .collect();
+    let files = paths
+        .into_iter()
+        .zip(read)
+        .map(|(path, (contents, stamp))| {
             let input = SourceFile::new(db, layout.display(path), contents);
             (path.to_owned(), LoadedFile { input, stamp })
         })

@@ -292,3 +292,25 @@ fn an_existing_graph_larger_than_the_input_limit_is_read() {
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(project.read(GRAPH).len() < 10_000);
 }
+
+/// Numbers are pinned from an existing graph even when some of its nodes are odd (not
+/// objects, or with a non-string slug): those nodes are skipped, the others still pin.
+#[test]
+fn pinned_numbers_survive_odd_nodes_in_the_existing_graph() {
+    for odd in ["5", "{\"slug\": 3}", "{\"slug\": \"x\", \"slug\": \"y\"}"] {
+        let project = TestProject::minimal();
+        project.write(
+            GRAPH,
+            &format!("[{odd}, {{\"slug\": \"first-stage\", \"number\": \"1.7\", \"name\": \"Pinned\"}}]\n"),
+        );
+        let run = project.compile();
+        assert_eq!(run.status, 0, "{odd}: {}", run.stderr);
+        let nodes = graph_nodes(&project);
+        let first = nodes.iter().find(|n| n["slug"] == "first-stage").unwrap();
+        assert_eq!(
+            (first["number"].as_str(), first["name"].as_str()),
+            (Some("1.7"), Some("Pinned")),
+            "{odd}"
+        );
+    }
+}
