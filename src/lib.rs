@@ -13,6 +13,8 @@
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
 //! - [`audit`]: the cross-process audit lock;
+//! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
+//! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
 //! - [`diagnostics`]: problems as values, and their renderers;
 //! - [`synthetic`]: generated projects of any size, for the benchmarks and tests.
@@ -23,6 +25,7 @@ pub mod compile;
 pub mod db;
 pub mod diagnostics;
 pub mod discover;
+pub mod dispatch;
 pub mod fingerprint;
 pub mod framework;
 pub mod fs_util;
@@ -32,3 +35,4 @@ pub mod resolve;
 pub mod syntax;
 pub mod synthetic;
 pub mod watch;
+pub mod workspace;

@@ -1,3 +1,4 @@
-//! The audit ledger's cross-process lock (and, later, the ledger itself).
+//! The audit ledger: its cross-process lock, and the rows, shards and detail files it writes.
 
+pub mod ledger;
 pub mod lock;

@@ -6,6 +6,7 @@
 //! index already used in that phase.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use crate::db::{GraphRows, Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
@@ -66,7 +67,7 @@ pub fn pinned_rows(db: &dyn salsa::Database) -> PinnedRows {
     let mut pinned = PinnedRows::default();
     let project = Project::get(db);
     if let Some(rows) = project.written_graph_rows(db) {
-        pinned.by_slug.clone_from(rows);
+        pinned.by_slug = Arc::clone(rows);
         return pinned;
     }
     let Some(&file) = project.existing_graph(db).as_ref() else {
@@ -79,12 +80,14 @@ pub fn pinned_rows(db: &dyn salsa::Database) -> PinnedRows {
             return pinned;
         }
     };
+    let mut by_slug = BTreeMap::new();
     if let Ok(nodes) = serde_json::from_str::<Vec<PinnedNode>>(text) {
         for node in nodes {
             if let (Some(slug), Some(number), Some(name)) = (node.slug, node.number, node.name) {
-                pinned.by_slug.entry(slug).or_insert((number, name));
+                by_slug.entry(slug).or_insert((number, name));
             }
         }
+        pinned.by_slug = Arc::new(by_slug);
         return pinned;
     }
     let Ok(serde_json::Value::Array(nodes)) = serde_json::from_str::<serde_json::Value>(text)
@@ -108,9 +111,10 @@ pub fn pinned_rows(db: &dyn salsa::Database) -> PinnedRows {
         if let (Some(slug), Some(number), Some(name)) =
             (field("slug"), field("number"), field("name"))
         {
-            pinned.by_slug.entry(slug).or_insert((number, name));
+            by_slug.entry(slug).or_insert((number, name));
         }
     }
+    pinned.by_slug = Arc::new(by_slug);
     pinned
 }
 
@@ -138,8 +142,9 @@ pub fn title_case(slug: &str) -> String {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Numbering {
-    /// `(number, name)` per slug.
-    pub by_slug: BTreeMap<String, (String, String)>,
+    /// `(number, name)` per slug: exactly the stages of `order`, so also exactly the rows a
+    /// reader of the emitted graph would pin (see [`graph_rows`]).
+    pub by_slug: GraphRows,
     /// Stage files in graph order (numeric), first file per slug only.
     pub order: Vec<SourceFile>,
     pub diagnostics: Vec<Diagnostic>,
@@ -149,6 +154,7 @@ pub struct Numbering {
 pub fn stage_numbering(db: &dyn salsa::Database) -> Numbering {
     let pinned = pinned_rows(db);
     let mut numbering = Numbering::default();
+    let mut by_slug: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut headers: Vec<(SourceFile, &StageHeader)> = Vec::new();
     let mut seen = BTreeSet::new();
     for entry in Project::get(db).stage_files(db) {
@@ -165,9 +171,7 @@ pub fn stage_numbering(db: &dyn salsa::Database) -> Numbering {
             let (major, minor) = number_key(number);
             let highest = max_index.entry(major).or_insert(0);
             *highest = (*highest).max(minor);
-            numbering
-                .by_slug
-                .insert(header.slug.clone(), (number.clone(), pinned_name.clone()));
+            by_slug.insert(header.slug.clone(), (number.clone(), pinned_name.clone()));
         } else {
             let phase_index = PHASES
                 .iter()
@@ -186,9 +190,7 @@ pub fn stage_numbering(db: &dyn salsa::Database) -> Numbering {
                         .name
                         .clone()
                         .unwrap_or_else(|| title_case(&header.slug));
-                    numbering
-                        .by_slug
-                        .insert(header.slug.clone(), (number, name));
+                    by_slug.insert(header.slug.clone(), (number, name));
                 }
             }
             Err(stuck) => {
@@ -204,19 +206,19 @@ pub fn stage_numbering(db: &dyn salsa::Database) -> Numbering {
         }
     }
     headers.sort_by_cached_key(|(_, header)| {
-        numbering
-            .by_slug
+        by_slug
             .get(&header.slug)
             .map_or((u64::MAX, u64::MAX), |(number, _)| number_key(number))
     });
     numbering.order = headers
         .iter()
-        .filter(|(_, header)| numbering.by_slug.contains_key(&header.slug))
+        .filter(|(_, header)| by_slug.contains_key(&header.slug))
         .map(|(file, _)| *file)
         .collect();
     numbering
         .diagnostics
         .extend(pinned.diagnostics.iter().cloned());
+    numbering.by_slug = Arc::new(by_slug);
     numbering
 }
 
@@ -278,17 +280,10 @@ fn seed_order<'a>(batch: &[&'a StageHeader]) -> Result<Vec<&'a StageHeader>, Vec
 }
 
 /// The `(number, name)` rows that [`pinned_rows`] would read back from the graph this
-/// compile emits: one per node, by slug. Only meaningful for an error-free compile.
+/// compile emits: one per node, by slug. That is `Numbering::by_slug` itself (every numbered
+/// stage is a node), shared without a copy. Only meaningful for an error-free compile.
 pub fn graph_rows(db: &dyn salsa::Database) -> GraphRows {
-    let numbering = stage_numbering(db);
-    numbering
-        .order
-        .iter()
-        .filter_map(|&file| {
-            let slug = &stage_header(db, file).as_ref()?.slug;
-            Some((slug.clone(), numbering.by_slug.get(slug)?.clone()))
-        })
-        .collect()
+    Arc::clone(&stage_numbering(db).by_slug)
 }
 
 /// This stage's `(number, name)`; backdates when other stages' numbers change.

@@ -1,0 +1,789 @@
+//! Running one worker process safely (upstream §4.4, §4.5).
+//!
+//! `run_worker` spawns the worker as the leader of a new process group, with stdin from
+//! `/dev/null` and both output pipes drained on their own threads, and waits for it with one
+//! deadline (`WorkerCommand::timeout`).
+//!
+//! Invariants:
+//!
+//! - Bad input never panics and nothing blocks forever: `run_worker` returns by the deadline
+//!   plus at most three grace periods (`STOP_GRACE`, `STOP_GRACE`, `READER_GRACE`), even when the
+//!   worker ignores SIGTERM or a background process holds its pipes open.
+//! - The worker never blocks on a full pipe: both pipes are read until end of file; bytes beyond
+//!   `stdout_cap_bytes` (and before the last `STDERR_TAIL_BYTES` of stderr) are read and dropped.
+//! - On Unix every signal goes to the whole process group, so grandchildren (a shell's
+//!   `sleep 100 &`) are stopped with the worker. On other platforms only the worker is killed.
+//! - `timed_out` is true only when this function stopped the worker because the deadline
+//!   passed; a SIGTERM from anyone else is reported as the signal it is.
+
+use std::convert::Infallible;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use camino::Utf8PathBuf;
+
+/// The budget of a worker whose manifest names none (D7).
+pub const FALLBACK_TIMEOUT: Duration = Duration::from_secs(1200);
+
+/// The default stdout cap: Node's `maxBuffer` for `spawnSync`, which the reference used.
+pub const DEFAULT_STDOUT_CAP_BYTES: usize = 1024 * 1024;
+
+/// How much of the end of stderr a run keeps.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// How long a timed-out worker gets between SIGTERM and SIGKILL, and how long a SIGKILLed
+/// worker gets to be reaped.
+pub const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// How long the output readers get to reach end of file once the process group was killed.
+pub const READER_GRACE: Duration = Duration::from_secs(2);
+
+/// Far enough to mean "never" when `timeout` does not fit in an `Instant`.
+const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
+const READ_CHUNK_BYTES: usize = 64 * 1024;
+const FIRST_POLL_PAUSE: Duration = Duration::from_millis(1);
+const LONGEST_POLL_PAUSE: Duration = Duration::from_millis(10);
+
+/// One worker to run: the program, its arguments, where and with what it runs, and its limits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkerCommand {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub cwd: Utf8PathBuf,
+    /// Added to the inherited environment (the reference's workers inherit it).
+    pub env: Vec<(String, String)>,
+    pub timeout: Duration,
+    pub stdout_cap_bytes: usize,
+}
+
+impl WorkerCommand {
+    /// A command with no arguments or extra variables, the fallback timeout (D7) and the
+    /// default stdout cap.
+    pub fn new(program: impl Into<PathBuf>, cwd: impl Into<Utf8PathBuf>) -> Self {
+        Self {
+            program: program.into(),
+            args: Vec::new(),
+            cwd: cwd.into(),
+            env: Vec::new(),
+            timeout: FALLBACK_TIMEOUT,
+            stdout_cap_bytes: DEFAULT_STDOUT_CAP_BYTES,
+        }
+    }
+}
+
+/// What happened to one worker.
+///
+/// Exactly one of these holds: `spawn_error` is set (and there is no status), or the worker
+/// ran and `exit_code` or `signal` says how it ended, or neither is known (waiting for it
+/// failed, or it could not be reaped after SIGKILL).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerRun {
+    pub exit_code: Option<i32>,
+    /// The signal that ended the worker, on Unix.
+    pub signal: Option<i32>,
+    /// The errno name of a failed spawn (`ENOENT`, `EACCES`, `ENOEXEC`, `E2BIG`, `ENOMEM`,
+    /// `ETXTBSY`), or `unknown`.
+    pub spawn_error: Option<String>,
+    /// This function ended the worker because its timeout passed.
+    pub timed_out: bool,
+    /// From just before the spawn to the end of the run (output read, worker reaped).
+    pub elapsed: Duration,
+    /// At most `stdout_cap_bytes`.
+    pub stdout: Vec<u8>,
+    /// The worker wrote more than `stdout_cap_bytes`.
+    pub stdout_truncated: bool,
+    /// The last `STDERR_TAIL_BYTES` of stderr at most, lossy UTF-8.
+    pub stderr_tail: String,
+}
+
+/// Run one worker to its end or its deadline; see the module documentation.
+pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
+    let start = Instant::now();
+    let deadline = deadline_after(start, command.timeout);
+    let mut child = match spawn_in_own_process_group(command) {
+        Ok(child) => child,
+        Err(error) => {
+            return WorkerRun {
+                spawn_error: Some(errno_name(&error).to_owned()),
+                elapsed: start.elapsed(),
+                ..WorkerRun::default()
+            };
+        }
+    };
+    let readers = OutputReaders::start(&mut child, command.stdout_cap_bytes);
+    let ending = supervise(&mut child, &readers, deadline);
+    let (stdout, stdout_truncated) = readers.take_stdout();
+    WorkerRun {
+        exit_code: ending.status.and_then(|status| status.code()),
+        signal: ending.status.and_then(terminating_signal),
+        spawn_error: None,
+        timed_out: ending.timed_out,
+        elapsed: start.elapsed(),
+        stdout,
+        stdout_truncated,
+        stderr_tail: readers.stderr_tail(),
+    }
+}
+
+fn deadline_after(start: Instant, timeout: Duration) -> Instant {
+    start
+        .checked_add(timeout)
+        .or_else(|| start.checked_add(FAR_FUTURE))
+        .unwrap_or(start)
+}
+
+fn spawn_in_own_process_group(command: &WorkerCommand) -> std::io::Result<Child> {
+    let mut process = Command::new(&command.program);
+    process
+        .args(&command.args)
+        .current_dir(&command.cwd)
+        .envs(command.env.iter().map(|(name, value)| (name, value)))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    lead_a_new_process_group(&mut process);
+    process.spawn()
+}
+
+#[cfg(unix)]
+fn lead_a_new_process_group(process: &mut Command) {
+    use std::os::unix::process::CommandExt as _;
+    process.process_group(0);
+}
+
+#[cfg(not(unix))]
+fn lead_a_new_process_group(_process: &mut Command) {}
+
+/// The errno name of a spawn error, for the `spawn-failed: <code>` note.
+fn errno_name(error: &std::io::Error) -> &'static str {
+    #[cfg(unix)]
+    const NAMES: [(i32, &str); 6] = [
+        (libc::ENOENT, "ENOENT"),
+        (libc::EACCES, "EACCES"),
+        (libc::ENOEXEC, "ENOEXEC"),
+        (libc::E2BIG, "E2BIG"),
+        (libc::ENOMEM, "ENOMEM"),
+        (libc::ETXTBSY, "ETXTBSY"),
+    ];
+    #[cfg(unix)]
+    if let Some(code) = error.raw_os_error() {
+        return NAMES
+            .iter()
+            .find(|(number, _)| *number == code)
+            .map_or("unknown", |(_, name)| name);
+    }
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "ENOENT",
+        std::io::ErrorKind::PermissionDenied => "EACCES",
+        std::io::ErrorKind::OutOfMemory => "ENOMEM",
+        _ => "unknown",
+    }
+}
+
+#[cfg(unix)]
+fn terminating_signal(status: ExitStatus) -> Option<i32> {
+    use std::os::unix::process::ExitStatusExt as _;
+    status.signal()
+}
+
+#[cfg(not(unix))]
+fn terminating_signal(_status: ExitStatus) -> Option<i32> {
+    None
+}
+
+/// How the supervision ended: the worker's status when it was reaped, and whether it was
+/// stopped because of the deadline.
+struct Ending {
+    status: Option<ExitStatus>,
+    timed_out: bool,
+}
+
+/// Wait for the worker and its output until the deadline, and stop the group past it.
+///
+/// The readers reach end of file when every process holding the pipes has exited, which is
+/// normally the moment the worker exits, so the wait costs no polling in the common case.
+fn supervise(child: &mut Child, readers: &OutputReaders, deadline: Instant) -> Ending {
+    let pipes_closed = readers.wait_until(deadline);
+    match wait_for_exit(child, deadline) {
+        WaitOutcome::Exited(status) => {
+            if !pipes_closed {
+                stop_leftovers(child, readers);
+            }
+            Ending {
+                status: Some(status),
+                timed_out: false,
+            }
+        }
+        WaitOutcome::Running => {
+            let status = stop_after_timeout(child);
+            stop_leftovers(child, readers);
+            Ending {
+                status,
+                timed_out: true,
+            }
+        }
+        WaitOutcome::WaitFailed => {
+            signal_process_group(child, Stop::Kill);
+            stop_leftovers(child, readers);
+            Ending {
+                status: None,
+                timed_out: false,
+            }
+        }
+    }
+}
+
+/// Past the deadline with the pipes still open: the worker has exited but a process it left
+/// behind (in its group) still holds them. Kill the group's leftovers and give the readers
+/// `READER_GRACE`; a holder outside the group (it called `setsid`) keeps its reader thread
+/// alive, but the run returns with what was read.
+fn stop_leftovers(child: &mut Child, readers: &OutputReaders) {
+    if readers.wait_until(Instant::now()) {
+        return;
+    }
+    signal_process_group(child, Stop::Kill);
+    readers.wait_until(deadline_after(Instant::now(), READER_GRACE));
+}
+
+/// SIGTERM to the group, `STOP_GRACE` for the worker to exit, then SIGKILL to the group
+/// (whatever is left of it: the worker if it ignored SIGTERM, and its children either way).
+/// Returns the worker's status, or `None` when it cannot be reaped even after SIGKILL.
+fn stop_after_timeout(child: &mut Child) -> Option<ExitStatus> {
+    signal_process_group(child, Stop::Terminate);
+    let after_terminate = wait_for_exit(child, deadline_after(Instant::now(), STOP_GRACE));
+    signal_process_group(child, Stop::Kill);
+    match after_terminate {
+        WaitOutcome::Exited(status) => Some(status),
+        WaitOutcome::Running | WaitOutcome::WaitFailed => {
+            match wait_for_exit(child, deadline_after(Instant::now(), STOP_GRACE)) {
+                WaitOutcome::Exited(status) => Some(status),
+                WaitOutcome::Running | WaitOutcome::WaitFailed => None,
+            }
+        }
+    }
+}
+
+enum WaitOutcome {
+    Exited(ExitStatus),
+    Running,
+    WaitFailed,
+}
+
+/// Poll the worker until it exits or the deadline passes, with pauses growing from
+/// `FIRST_POLL_PAUSE` to `LONGEST_POLL_PAUSE` (a quick worker is seen at once, a slow one costs
+/// at most 100 wake-ups a second).
+fn wait_for_exit(child: &mut Child, deadline: Instant) -> WaitOutcome {
+    let mut pause = FIRST_POLL_PAUSE;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return WaitOutcome::Exited(status),
+            Ok(None) => {}
+            Err(_) => return WaitOutcome::WaitFailed,
+        }
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
+            return WaitOutcome::Running;
+        }
+        std::thread::sleep(pause.min(remaining));
+        pause = (pause * 2).min(LONGEST_POLL_PAUSE);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Stop {
+    Terminate,
+    Kill,
+}
+
+#[cfg(unix)]
+fn signal_process_group(child: &mut Child, stop: Stop) {
+    let signal = match stop {
+        Stop::Terminate => libc::SIGTERM,
+        Stop::Kill => libc::SIGKILL,
+    };
+    // `process_group(0)` made the worker the leader of a group whose id is its pid.
+    send_signal_to_process_group(child.id(), signal);
+}
+
+/// Send `signal` to the process group `group_id`; a group that no longer exists is not an error.
+///
+/// The worker's pid (and so the group id) cannot be reused while the worker is unreaped or any
+/// process of its group lives. The one remaining window, signalling an empty group after the
+/// worker was reaped, would need the pid counter to wrap around within milliseconds.
+#[cfg(unix)]
+fn send_signal_to_process_group(group_id: u32, signal: libc::c_int) {
+    let Ok(group_id) = libc::pid_t::try_from(group_id) else {
+        return;
+    };
+    // killpg(0) would signal our own group and killpg(1) init's; a worker is never either.
+    if group_id <= 1 {
+        return;
+    }
+    // SAFETY: killpg takes two integers and only sends a signal; it touches no memory of ours.
+    #[expect(
+        unsafe_code,
+        reason = "killpg is the only way to signal a whole process group; libc has no safe wrapper"
+    )]
+    let _ = unsafe { libc::killpg(group_id, signal) };
+}
+
+#[cfg(not(unix))]
+fn signal_process_group(child: &mut Child, _stop: Stop) {
+    // No process groups here: the worker alone is killed, at once, whatever the stop.
+    let _ = child.kill();
+}
+
+/// The threads that drain the worker's stdout and stderr into bounded captures.
+///
+/// Each thread holds a sender of `finished` until it returns and never sends, so the channel
+/// disconnects exactly when every reader is done (or could not be started, which drops its
+/// pipe and sender at once).
+struct OutputReaders {
+    stdout: Arc<Mutex<CappedCapture>>,
+    stderr: Arc<Mutex<TailCapture>>,
+    finished: mpsc::Receiver<Infallible>,
+}
+
+impl OutputReaders {
+    fn start(child: &mut Child, stdout_cap_bytes: usize) -> Self {
+        let (done, finished) = mpsc::channel();
+        let stdout = Arc::new(Mutex::new(CappedCapture::new(stdout_cap_bytes)));
+        let stderr = Arc::new(Mutex::new(TailCapture::default()));
+        if let Some(pipe) = child.stdout.take() {
+            spawn_reader(
+                "aidlc-worker-stdout",
+                pipe,
+                Arc::clone(&stdout),
+                done.clone(),
+            );
+        }
+        if let Some(pipe) = child.stderr.take() {
+            spawn_reader("aidlc-worker-stderr", pipe, Arc::clone(&stderr), done);
+        }
+        Self {
+            stdout,
+            stderr,
+            finished,
+        }
+    }
+
+    /// Whether every reader reached end of file by `deadline`.
+    fn wait_until(&self, deadline: Instant) -> bool {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        match self.finished.recv_timeout(remaining) {
+            Ok(never) => match never {},
+            Err(RecvTimeoutError::Disconnected) => true,
+            Err(RecvTimeoutError::Timeout) => false,
+        }
+    }
+
+    fn take_stdout(&self) -> (Vec<u8>, bool) {
+        let mut capture = self.stdout.lock().unwrap_or_else(PoisonError::into_inner);
+        (std::mem::take(&mut capture.bytes), capture.truncated)
+    }
+
+    fn stderr_tail(&self) -> String {
+        self.stderr
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .text()
+    }
+}
+
+/// Where a reader thread puts what it reads; every implementation keeps a bounded amount.
+trait Capture: Send + 'static {
+    fn keep(&mut self, chunk: &[u8]);
+}
+
+fn spawn_reader<C: Capture>(
+    name: &str,
+    mut pipe: impl Read + Send + 'static,
+    capture: Arc<Mutex<C>>,
+    done: mpsc::Sender<Infallible>,
+) {
+    let read_to_end = move || {
+        let _done = done;
+        let mut chunk = vec![0_u8; READ_CHUNK_BYTES];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => capture
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .keep(&chunk[..n]),
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => break,
+            }
+        }
+    };
+    // A thread that cannot start drops the closure, closing the pipe (the worker then gets
+    // EPIPE instead of blocking) and the sender (so nobody waits for it).
+    let _ = std::thread::Builder::new()
+        .name(name.to_owned())
+        .spawn(read_to_end);
+}
+
+/// The first `cap` bytes of a stream, and whether more came.
+struct CappedCapture {
+    cap: usize,
+    bytes: Vec<u8>,
+    truncated: bool,
+}
+
+impl CappedCapture {
+    fn new(cap: usize) -> Self {
+        Self {
+            cap,
+            bytes: Vec::new(),
+            truncated: false,
+        }
+    }
+}
+
+impl Capture for CappedCapture {
+    fn keep(&mut self, chunk: &[u8]) {
+        let room = self.cap.saturating_sub(self.bytes.len());
+        let kept = chunk.len().min(room);
+        self.bytes.extend_from_slice(&chunk[..kept]);
+        if kept < chunk.len() {
+            self.truncated = true;
+        }
+    }
+}
+
+/// The last bytes of a stream: never more than `2 × STDERR_TAIL_BYTES + READ_CHUNK_BYTES`
+/// held, `STDERR_TAIL_BYTES` reported.
+#[derive(Default)]
+struct TailCapture {
+    bytes: Vec<u8>,
+}
+
+impl TailCapture {
+    /// The tail as lossy UTF-8, starting at a character boundary when the cut fell inside one.
+    fn text(&self) -> String {
+        let start = self.bytes.len().saturating_sub(STDERR_TAIL_BYTES);
+        let mut tail = &self.bytes[start..];
+        if start > 0 {
+            let continuation_bytes = tail
+                .iter()
+                .take(3)
+                .take_while(|byte| (**byte & 0b1100_0000) == 0b1000_0000)
+                .count();
+            tail = &tail[continuation_bytes..];
+        }
+        String::from_utf8_lossy(tail).into_owned()
+    }
+}
+
+impl Capture for TailCapture {
+    fn keep(&mut self, chunk: &[u8]) {
+        self.bytes.extend_from_slice(chunk);
+        if self.bytes.len() > 2 * STDERR_TAIL_BYTES {
+            let excess = self.bytes.len() - STDERR_TAIL_BYTES;
+            self.bytes.drain(..excess);
+        }
+    }
+}
+
+#[cfg(all(test, unix))]
+pub(crate) mod tests {
+    use std::os::unix::fs::PermissionsExt as _;
+
+    use super::*;
+    use crate::dispatch::verdict::{Verdict, verdict_of};
+
+    /// A timeout no test worker should reach; tests that must end by themselves use it.
+    pub(crate) const GENEROUS_TIMEOUT: Duration = Duration::from_secs(60);
+
+    /// Fake workers: small `#!/bin/sh` scripts in a temp folder, which is also their cwd.
+    pub(crate) struct FakeWorkers {
+        folder: tempfile::TempDir,
+    }
+
+    impl FakeWorkers {
+        pub(crate) fn new() -> Self {
+            Self {
+                folder: tempfile::tempdir().unwrap(),
+            }
+        }
+
+        pub(crate) fn folder(&self) -> Utf8PathBuf {
+            Utf8PathBuf::from_path_buf(self.folder.path().to_path_buf()).unwrap()
+        }
+
+        /// Write an executable `#!/bin/sh` script with `body`.
+        pub(crate) fn script(&self, name: &str, body: &str) -> PathBuf {
+            let path = self.folder.path().join(name);
+            std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+            path
+        }
+
+        pub(crate) fn command(
+            &self,
+            program: impl Into<PathBuf>,
+            timeout: Duration,
+        ) -> WorkerCommand {
+            WorkerCommand {
+                timeout,
+                ..WorkerCommand::new(program, self.folder())
+            }
+        }
+
+        /// Run a script with the generous timeout.
+        pub(crate) fn run_script(&self, name: &str, body: &str) -> WorkerRun {
+            let program = self.script(name, body);
+            run_fake_worker(&self.command(program, GENEROUS_TIMEOUT))
+        }
+    }
+
+    /// `run_worker`, retried while the spawn fails with ETXTBSY: another test thread may be
+    /// forking while it holds this script open for writing, for a moment.
+    pub(crate) fn run_fake_worker(command: &WorkerCommand) -> WorkerRun {
+        let mut attempts = 0;
+        loop {
+            let run = run_worker(command);
+            attempts += 1;
+            if run.spawn_error.as_deref() != Some("ETXTBSY") || attempts == 100 {
+                return run;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether a process is gone: no `/proc` entry, or a zombie (dead, waiting to be reaped by
+    /// an init that may never reap it). Waits up to 10 s for it to go.
+    #[cfg(target_os = "linux")]
+    fn process_is_gone_soon(pid: &str) -> bool {
+        let stat = std::path::Path::new("/proc").join(pid).join("stat");
+        let give_up = Instant::now() + Duration::from_secs(10);
+        loop {
+            let state = std::fs::read_to_string(&stat).ok().and_then(|text| {
+                let after_name = &text[text.rfind(')')? + 1..];
+                after_name.split_whitespace().next().map(str::to_owned)
+            });
+            match state.as_deref() {
+                None | Some("Z" | "X") => return true,
+                Some(_) if Instant::now() > give_up => return false,
+                Some(_) => std::thread::sleep(Duration::from_millis(20)),
+            }
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    fn read_pid(path: &std::path::Path) -> String {
+        let give_up = Instant::now() + Duration::from_secs(10);
+        loop {
+            let pid = std::fs::read_to_string(path).unwrap_or_default();
+            if !pid.trim().is_empty() || Instant::now() > give_up {
+                return pid.trim().to_owned();
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn a_worker_that_exits_by_itself_reports_its_code_and_stdout() {
+        let workers = FakeWorkers::new();
+        let run = workers.run_script("ok.sh", r#"echo '{"pass":true}'; exit 0"#);
+        assert_eq!(run.exit_code, Some(0));
+        assert_eq!(run.signal, None);
+        assert_eq!(run.spawn_error, None);
+        assert!(!run.timed_out);
+        assert_eq!(run.stdout, b"{\"pass\":true}\n");
+        assert!(!run.stdout_truncated);
+    }
+
+    #[test]
+    fn cwd_arguments_and_extra_env_reach_the_worker() {
+        let workers = FakeWorkers::new();
+        let program = workers.script(
+            "env.sh",
+            r#"printf '%s|%s|%s' "$(pwd -P)" "$1" "$AIDLC_FAKE""#,
+        );
+        let mut command = workers.command(program, GENEROUS_TIMEOUT);
+        command.args = vec!["--stage".to_owned()];
+        command.env = vec![("AIDLC_FAKE".to_owned(), "value".to_owned())];
+        let run = run_fake_worker(&command);
+        let folder = std::fs::canonicalize(workers.folder()).unwrap();
+        let expected = format!("{}|--stage|value", folder.display());
+        assert_eq!(String::from_utf8(run.stdout).unwrap(), expected);
+    }
+
+    #[test]
+    fn stdin_is_empty_so_a_worker_reading_it_does_not_wait() {
+        let workers = FakeWorkers::new();
+        let run = workers.run_script("stdin.sh", "cat; echo done");
+        assert_eq!(run.exit_code, Some(0));
+        assert_eq!(run.stdout, b"done\n");
+    }
+
+    #[test]
+    fn a_signal_that_ends_the_worker_is_reported_without_an_exit_code() {
+        let workers = FakeWorkers::new();
+        let run = workers.run_script("segv.sh", "kill -SEGV $$; sleep 5");
+        assert_eq!(run.exit_code, None);
+        assert_eq!(run.signal, Some(libc::SIGSEGV));
+        assert!(!run.timed_out);
+    }
+
+    #[test]
+    fn stderr_keeps_only_its_tail_starting_at_a_character() {
+        let workers = FakeWorkers::new();
+        let run = workers.run_script(
+            "chatty.sh",
+            "head -c 100000 /dev/zero | tr '\\0' 'e' >&2; printf 'é%.0s' $(seq 5000) >&2; printf 'the-end!\\n' >&2",
+        );
+        assert_eq!(run.exit_code, Some(0));
+        eprintln!("{} {:?}", run.stderr_tail.len(), &run.stderr_tail[..40]);
+        assert!(run.stderr_tail.len() <= STDERR_TAIL_BYTES);
+        assert!(run.stderr_tail.len() >= STDERR_TAIL_BYTES - 3);
+        assert!(run.stderr_tail.starts_with('é'));
+        assert!(run.stderr_tail.ends_with("the-end!\n"));
+    }
+
+    #[test]
+    fn fifty_megabytes_on_stdout_are_drained_truncated_and_bad_output() {
+        let workers = FakeWorkers::new();
+        let program = workers.script(
+            "flood.sh",
+            "head -c 52428800 /dev/zero | tr '\\0' 'x'; echo '{\"pass\":true}'",
+        );
+        let mut command = workers.command(program, GENEROUS_TIMEOUT);
+        command.stdout_cap_bytes = 1024 * 1024;
+        let started = Instant::now();
+        let run = run_fake_worker(&command);
+        assert!(started.elapsed() < Duration::from_secs(30));
+        assert!(!run.timed_out, "the worker blocked on a full pipe");
+        assert_eq!(run.exit_code, Some(0));
+        assert_eq!(run.stdout.len(), 1024 * 1024);
+        assert!(run.stdout_truncated);
+        assert_eq!(
+            verdict_of(&run, command.timeout),
+            Verdict::ScriptError(crate::dispatch::verdict::ScriptError::BadOutput)
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_timeout_is_budget_override_and_stops_the_whole_process_group() {
+        let workers = FakeWorkers::new();
+        let pid_file = workers.folder().join("child.pid");
+        let program = workers.script(
+            "slow.sh",
+            &format!("sleep 100 &\necho $! > '{pid_file}'\nsleep 100"),
+        );
+        let command = workers.command(program, Duration::from_secs(1));
+        let started = Instant::now();
+        let run = run_fake_worker(&command);
+        assert!(started.elapsed() < Duration::from_secs(20));
+        assert!(run.timed_out);
+        assert_eq!(run.exit_code, None);
+        assert_eq!(run.signal, Some(libc::SIGTERM));
+        let Verdict::BudgetOverride {
+            cap_seconds,
+            observed_seconds,
+        } = verdict_of(&run, command.timeout)
+        else {
+            panic!("expected a budget override, got {run:?}");
+        };
+        assert_eq!(cap_seconds, 1);
+        assert!(observed_seconds >= 1);
+        let child = read_pid(pid_file.as_std_path());
+        assert!(!child.is_empty(), "the worker never started its child");
+        assert!(
+            process_is_gone_soon(&child),
+            "background child {child} survived"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_worker_that_ignores_sigterm_is_killed_after_the_grace() {
+        let workers = FakeWorkers::new();
+        let pid_file = workers.folder().join("child.pid");
+        let program = workers.script(
+            "stubborn.sh",
+            &format!("trap '' TERM\nsleep 100 &\necho $! > '{pid_file}'\nsleep 100"),
+        );
+        let command = workers.command(program, Duration::from_secs(1));
+        let started = Instant::now();
+        let run = run_fake_worker(&command);
+        assert!(started.elapsed() < Duration::from_secs(20));
+        assert!(run.timed_out);
+        assert_eq!(run.signal, Some(libc::SIGKILL));
+        assert!(matches!(
+            verdict_of(&run, command.timeout),
+            Verdict::BudgetOverride { .. }
+        ));
+        let child = read_pid(pid_file.as_std_path());
+        assert!(
+            process_is_gone_soon(&child),
+            "background child {child} survived"
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_background_child_holding_stdout_does_not_outlive_the_deadline() {
+        let workers = FakeWorkers::new();
+        let pid_file = workers.folder().join("child.pid");
+        let program = workers.script(
+            "leaky.sh",
+            &format!("sleep 100 &\necho $! > '{pid_file}'\necho '{{\"pass\":true}}'\nexit 0"),
+        );
+        let command = workers.command(program, Duration::from_secs(1));
+        let started = Instant::now();
+        let run = run_fake_worker(&command);
+        assert!(started.elapsed() < Duration::from_secs(20));
+        assert!(!run.timed_out, "the worker itself exited in time");
+        assert_eq!(run.exit_code, Some(0));
+        assert_eq!(run.stdout, b"{\"pass\":true}\n");
+        assert_eq!(verdict_of(&run, command.timeout), Verdict::Passed);
+        let child = read_pid(pid_file.as_std_path());
+        assert!(
+            process_is_gone_soon(&child),
+            "background child {child} survived"
+        );
+    }
+
+    #[test]
+    fn a_huge_timeout_does_not_overflow_the_deadline() {
+        let workers = FakeWorkers::new();
+        let program = workers.script("quick.sh", "exit 3");
+        let run = run_fake_worker(&workers.command(program, Duration::MAX));
+        assert_eq!(run.exit_code, Some(3));
+    }
+
+    #[test]
+    fn the_stdout_capture_keeps_the_first_bytes_and_marks_the_rest() {
+        let mut capture = CappedCapture::new(4);
+        capture.keep(b"ab");
+        assert!(!capture.truncated);
+        capture.keep(b"cdef");
+        capture.keep(b"gh");
+        assert_eq!(capture.bytes, b"abcd");
+        assert!(capture.truncated);
+        let mut exact = CappedCapture::new(2);
+        exact.keep(b"ab");
+        assert!(!exact.truncated);
+    }
+
+    #[test]
+    fn the_stderr_tail_stays_bounded() {
+        let mut tail = TailCapture::default();
+        for _ in 0..100 {
+            tail.keep(&[b'a'; 1000]);
+            assert!(tail.bytes.len() <= 2 * STDERR_TAIL_BYTES);
+        }
+        tail.keep(b"end");
+        let text = tail.text();
+        assert_eq!(text.len(), STDERR_TAIL_BYTES);
+        assert!(text.ends_with("aend"));
+    }
+}

@@ -1,0 +1,1517 @@
+//! The workspace selectors (D11): which space and which intent record are active, where their
+//! files live, this clone's audit shard, and the two facts the write hook reads from a record
+//! (is a workflow present, which stage is active).
+//!
+//! Everything here is a pure function of the file system, as the reference's `aidlc-lib.ts`
+//! resolves it: no printing, no diagnostics, and nothing written except the clone id, which is
+//! minted once per clone. Reads never fail loudly where the reference falls back (an unreadable
+//! cursor means "no cursor"); only a choice the user made explicitly, or a command that needs one
+//! intent and cannot tell which, is an error.
+
+use std::fmt::Write as _;
+use std::io::{Read as _, Write as _};
+use std::time::Duration;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::discover::workspace_root;
+
+/// The space used when `aidlc/active-space` is missing, empty or unusable.
+pub const DEFAULT_SPACE: &str = "default";
+/// The active-space cursor, under `aidlc/`.
+pub const ACTIVE_SPACE_CURSOR_FILE: &str = "active-space";
+/// The active-intent cursor, under `aidlc/spaces/<space>/intents/`.
+pub const ACTIVE_INTENT_CURSOR_FILE: &str = "active-intent";
+/// The file that makes a folder under `intents/` an intent record.
+pub const STATE_FILE_NAME: &str = "aidlc-state.md";
+/// The intent registry, under `aidlc/spaces/<space>/intents/`.
+pub const INTENT_REGISTRY_FILE: &str = "intents.json";
+/// This clone's id, under `aidlc/` (gitignored, so every clone mints its own).
+pub const CLONE_ID_FILE: &str = ".aidlc-clone-id";
+/// The record-local folder of engine state (detail files, hook health), under a record root.
+pub const ENGINE_DIR: &str = ".aidlc-engine";
+/// Where detail files went before the engine folder existed ([2.5]/[2.6]); read, never written.
+pub const LEGACY_SENSOR_DETAIL_DIR: &str = ".aidlc-sensors";
+/// Where hook heartbeats went before the engine folder existed; read, never written.
+pub const LEGACY_HOOKS_HEALTH_DIR: &str = ".aidlc-hooks-health";
+/// The conductor's active-directive marker, under a record root.
+pub const ACTIVE_DIRECTIVE_MARKER_FILE: &str = ".aidlc-active-directive.json";
+
+/// The reference reads at most this many bytes of the active-directive marker.
+const ACTIVE_DIRECTIVE_MAX_BYTES: u64 = 64 * 1024;
+/// Cursors and the clone id are one short line; anything longer is not one of ours.
+const CURSOR_MAX_BYTES: u64 = 4 * 1024;
+/// The reference caps the host part of a shard name at 48 characters.
+const HOST_NAME_MAX_CHARS: usize = 48;
+/// Length of a clone id this engine mints (the reference mints the same).
+const MINTED_CLONE_ID_CHARS: usize = 12;
+/// How long a reader waits for a clone id file another process has created but not yet written.
+const CLONE_ID_SETTLE_ATTEMPTS: u32 = 20;
+const CLONE_ID_SETTLE_DELAY: Duration = Duration::from_millis(5);
+
+/// An explicit or required intent choice that cannot be honoured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error(
+        "no intent record named \"{requested}\" in {intents_dir}; known records: {}",
+        list_or_none(.known)
+    )]
+    UnknownIntent {
+        requested: String,
+        intents_dir: Utf8PathBuf,
+        known: Vec<String>,
+    },
+    #[error(
+        "\"{requested}\" names {} intent records in {intents_dir} ({}); choose one by its folder name",
+        .matches.len(),
+        .matches.join(", ")
+    )]
+    AmbiguousIntent {
+        requested: String,
+        intents_dir: Utf8PathBuf,
+        matches: Vec<String>,
+    },
+    #[error(
+        "{} intent records in {intents_dir} ({}) and no active intent; choose one by writing its folder name into {cursor_path} (for example: echo {} > {cursor_path})",
+        .records.len(),
+        .records.join(", "),
+        .records.first().map_or("<record>", String::as_str)
+    )]
+    SeveralIntentsWithoutCursor {
+        intents_dir: Utf8PathBuf,
+        records: Vec<String>,
+        cursor_path: Utf8PathBuf,
+    },
+}
+
+fn list_or_none(names: &[String]) -> String {
+    if names.is_empty() {
+        "(none)".to_owned()
+    } else {
+        names.join(", ")
+    }
+}
+
+// --- Spaces -------------------------------------------------------------------------------------
+
+/// The active space: the trimmed content of `aidlc/active-space`, else `default`. Never an error:
+/// a missing, empty or unreadable cursor, or one that is not a plain folder name (it holds `/`,
+/// is `..`, ...), means `default`. The reference takes any text; refusing path-like names keeps
+/// every derived path inside `aidlc/spaces/`.
+pub fn active_space(project_dir: &Utf8Path) -> String {
+    let cursor = workspace_root(project_dir).join(ACTIVE_SPACE_CURSOR_FILE);
+    read_small_text(&cursor, CURSOR_MAX_BYTES)
+        .map(|text| js_trim(&text).to_owned())
+        .filter(|name| is_plain_folder_name(name))
+        .unwrap_or_else(|| DEFAULT_SPACE.to_owned())
+}
+
+/// Whether `name` can be joined to a folder as exactly one new path component: not empty, not
+/// `.` or `..`, and free of separators, NUL and other control characters.
+pub fn is_plain_folder_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control)
+}
+
+/// `aidlc/spaces/<space>/`.
+pub fn space_dir(project_dir: &Utf8Path, space: &str) -> Utf8PathBuf {
+    workspace_root(project_dir).join("spaces").join(space)
+}
+
+/// `aidlc/spaces/<space>/intents/`: the intent records, the registry and the active-intent
+/// cursor; also the record root when no intent resolves.
+pub fn intents_dir(project_dir: &Utf8Path, space: &str) -> Utf8PathBuf {
+    space_dir(project_dir, space).join("intents")
+}
+
+// --- Intent records -----------------------------------------------------------------------------
+
+/// Every intent record of a space: the child folders of `intents_dir` that hold
+/// `aidlc-state.md`, sorted by name. Empty when the folder is missing or unreadable; names that
+/// are not UTF-8 are skipped.
+pub fn intent_records(project_dir: &Utf8Path, space: &str) -> Vec<Utf8PathBuf> {
+    let dir = intents_dir(project_dir, space);
+    let Ok(entries) = dir.read_dir_utf8() else {
+        return Vec::new();
+    };
+    let mut records: Vec<Utf8PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().to_owned())
+        .filter(|path| path.join(STATE_FILE_NAME).exists())
+        .collect();
+    records.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    records
+}
+
+/// The active intent record of a space. An `explicit` choice wins (a record folder name, or a
+/// uuid or slug from `intents.json` naming exactly one record; anything else is an error that
+/// lists the known records). Without one: the record the `active-intent` cursor names, else the
+/// only record when there is exactly one, else `Ok(None)` (paths then resolve to the space record
+/// root, as in the reference).
+pub fn active_intent(
+    project_dir: &Utf8Path,
+    space: &str,
+    explicit: Option<&str>,
+) -> Result<Option<Utf8PathBuf>, WorkspaceError> {
+    match resolve_intent(project_dir, space, explicit)? {
+        IntentResolution::Record(record) => Ok(Some(record)),
+        IntentResolution::NoRecords | IntentResolution::SeveralWithoutCursor(_) => Ok(None),
+    }
+}
+
+/// As [`active_intent`], for a command that must not guess: several records and no usable cursor
+/// is an error saying how to set the cursor. No record at all is still `Ok(None)`.
+pub fn unambiguous_active_intent(
+    project_dir: &Utf8Path,
+    space: &str,
+    explicit: Option<&str>,
+) -> Result<Option<Utf8PathBuf>, WorkspaceError> {
+    match resolve_intent(project_dir, space, explicit)? {
+        IntentResolution::Record(record) => Ok(Some(record)),
+        IntentResolution::NoRecords => Ok(None),
+        IntentResolution::SeveralWithoutCursor(records) => {
+            let dir = intents_dir(project_dir, space);
+            Err(WorkspaceError::SeveralIntentsWithoutCursor {
+                cursor_path: dir.join(ACTIVE_INTENT_CURSOR_FILE),
+                intents_dir: dir,
+                records: record_names(&records),
+            })
+        }
+    }
+}
+
+/// The record root of the active space and intent: the active record folder, else the space
+/// record root `aidlc/spaces/<space>/intents/`. Never an error (several records and no cursor
+/// resolve to the space record root, as in the reference).
+pub fn record_root(project_dir: &Utf8Path) -> Utf8PathBuf {
+    let space = active_space(project_dir);
+    match active_intent(project_dir, &space, None) {
+        Ok(Some(record)) => record,
+        _ => intents_dir(project_dir, &space),
+    }
+}
+
+enum IntentResolution {
+    Record(Utf8PathBuf),
+    NoRecords,
+    SeveralWithoutCursor(Vec<Utf8PathBuf>),
+}
+
+fn resolve_intent(
+    project_dir: &Utf8Path,
+    space: &str,
+    explicit: Option<&str>,
+) -> Result<IntentResolution, WorkspaceError> {
+    let records = intent_records(project_dir, space);
+    if let Some(requested) = explicit {
+        return explicit_record(project_dir, space, &records, requested)
+            .map(IntentResolution::Record);
+    }
+    if let Some(record) = cursor_record(project_dir, space) {
+        return Ok(IntentResolution::Record(record));
+    }
+    Ok(match records.len() {
+        0 => IntentResolution::NoRecords,
+        1 => IntentResolution::Record(records.into_iter().next().unwrap_or_default()),
+        _ => IntentResolution::SeveralWithoutCursor(records),
+    })
+}
+
+/// The record the `active-intent` cursor names, when it is a plain folder name of a real record.
+fn cursor_record(project_dir: &Utf8Path, space: &str) -> Option<Utf8PathBuf> {
+    let dir = intents_dir(project_dir, space);
+    let text = read_small_text(&dir.join(ACTIVE_INTENT_CURSOR_FILE), CURSOR_MAX_BYTES)?;
+    let name = js_trim(&text);
+    let record = dir.join(name);
+    (is_plain_folder_name(name) && record.join(STATE_FILE_NAME).exists()).then_some(record)
+}
+
+fn explicit_record(
+    project_dir: &Utf8Path,
+    space: &str,
+    records: &[Utf8PathBuf],
+    requested: &str,
+) -> Result<Utf8PathBuf, WorkspaceError> {
+    let intents_dir = intents_dir(project_dir, space);
+    if let Some(record) = records.iter().find(|r| r.file_name() == Some(requested)) {
+        return Ok(record.clone());
+    }
+    let registry = read_intent_registry(&intents_dir);
+    let mut matches = registry_matches(&registry, records, |entry| entry.uuid == requested);
+    if matches.is_empty() {
+        matches = registry_matches(&registry, records, |entry| entry.slug == requested);
+    }
+    match matches.len() {
+        0 => Err(WorkspaceError::UnknownIntent {
+            requested: requested.to_owned(),
+            intents_dir,
+            known: record_names(records),
+        }),
+        1 => Ok(matches.remove(0)),
+        _ => Err(WorkspaceError::AmbiguousIntent {
+            requested: requested.to_owned(),
+            intents_dir,
+            matches: record_names(&matches),
+        }),
+    }
+}
+
+fn record_names(records: &[Utf8PathBuf]) -> Vec<String> {
+    records
+        .iter()
+        .filter_map(|record| record.file_name().map(str::to_owned))
+        .collect()
+}
+
+/// One row of `intents.json` (only the keys that locate a record).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct IntentRegistryEntry {
+    uuid: String,
+    slug: String,
+    dir_name: Option<String>,
+}
+
+/// The registry rows; empty when the file is missing or malformed, as in the reference.
+fn read_intent_registry(intents_dir: &Utf8Path) -> Vec<IntentRegistryEntry> {
+    let Ok(bytes) = std::fs::read(intents_dir.join(INTENT_REGISTRY_FILE)) else {
+        return Vec::new();
+    };
+    let Ok(serde_json::Value::Array(rows)) = serde_json::from_slice(&bytes) else {
+        return Vec::new();
+    };
+    rows.iter().filter_map(registry_entry).collect()
+}
+
+fn registry_entry(row: &serde_json::Value) -> Option<IntentRegistryEntry> {
+    let text = |key: &str| row.get(key).and_then(serde_json::Value::as_str);
+    Some(IntentRegistryEntry {
+        uuid: text("uuid")?.to_owned(),
+        slug: text("slug")?.to_owned(),
+        dir_name: text("dirName").filter(|d| !d.is_empty()).map(str::to_owned),
+    })
+}
+
+/// The records that the registry rows accepted by `wanted` belong to, without duplicates.
+fn registry_matches(
+    registry: &[IntentRegistryEntry],
+    records: &[Utf8PathBuf],
+    wanted: impl Fn(&IntentRegistryEntry) -> bool,
+) -> Vec<Utf8PathBuf> {
+    let mut matches: Vec<Utf8PathBuf> = Vec::new();
+    for entry in registry.iter().filter(|entry| wanted(entry)) {
+        for record in records {
+            let belongs = record
+                .file_name()
+                .is_some_and(|name| record_belongs_to(entry, name));
+            if belongs && !matches.contains(record) {
+                matches.push(record.clone());
+            }
+        }
+    }
+    matches
+}
+
+/// The reference's row-to-folder rule: the stored `dirName` when there is one; else the legacy
+/// `<slug>-<hex>` shape whose hex is a suffix of the uuid's hex digits.
+fn record_belongs_to(entry: &IntentRegistryEntry, dir_name: &str) -> bool {
+    if let Some(stored) = &entry.dir_name {
+        return stored == dir_name;
+    }
+    let Some(suffix) = dir_name
+        .strip_prefix(entry.slug.as_str())
+        .and_then(|rest| rest.strip_prefix('-'))
+    else {
+        return false;
+    };
+    let uuid_hex: String = entry.uuid.chars().filter(|c| *c != '-').collect();
+    !suffix.is_empty()
+        && suffix
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+        && uuid_hex.ends_with(suffix)
+}
+
+// --- Host, clone id and the audit shard ---------------------------------------------------------
+
+/// The host part of a shard name (§4.7): the host name lowercased, each run of characters outside
+/// `[a-z0-9-]` collapsed to `-`, `-` trimmed from both ends, cut to 48 characters (after the
+/// trim, so a cut may end in `-`, as in the reference), and `host` when nothing is left.
+pub fn host_name() -> String {
+    sanitise_host_name(&raw_host_name().unwrap_or_default())
+}
+
+/// The sanitising half of [`host_name`], for any raw name.
+pub fn sanitise_host_name(raw: &str) -> String {
+    let mut collapsed = String::with_capacity(raw.len());
+    for character in raw.to_lowercase().chars() {
+        if matches!(character, 'a'..='z' | '0'..='9' | '-') {
+            collapsed.push(character);
+        } else if !collapsed.ends_with('\u{0}') {
+            collapsed.push('\u{0}');
+        }
+    }
+    // A run of refused characters became one NUL above; a literal `-` next to it stays separate,
+    // exactly as the reference's `/[^a-z0-9-]+/g` keeps it.
+    let replaced = collapsed.replace('\u{0}', "-");
+    let trimmed = replaced.trim_matches('-');
+    let capped: String = trimmed.chars().take(HOST_NAME_MAX_CHARS).collect();
+    if capped.is_empty() {
+        "host".to_owned()
+    } else {
+        capped
+    }
+}
+
+/// `gethostname(2)`, which is what the reference's `os.hostname()` calls; `None` if it fails.
+#[cfg(unix)]
+fn raw_host_name() -> Option<String> {
+    let mut buffer = [0_u8; 256];
+    // SAFETY: the pointer and length describe `buffer`, which outlives the call; gethostname
+    // writes at most `len` bytes into it.
+    #[expect(
+        unsafe_code,
+        reason = "gethostname is the call os.hostname() makes; libc has no safe wrapper and /proc is Linux-only"
+    )]
+    let status = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
+    if status != 0 {
+        return None;
+    }
+    let length = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
+    Some(String::from_utf8_lossy(&buffer[..length]).into_owned())
+}
+
+#[cfg(not(unix))]
+fn raw_host_name() -> Option<String> {
+    std::env::var("COMPUTERNAME")
+        .or_else(|_| std::env::var("HOSTNAME"))
+        .ok()
+}
+
+/// `aidlc/.aidlc-clone-id`.
+pub fn clone_id_path(project_dir: &Utf8Path) -> Utf8PathBuf {
+    workspace_root(project_dir).join(CLONE_ID_FILE)
+}
+
+/// Whether `text` (already trimmed) is a clone id the reference accepts: 1 to 32 lowercase
+/// letters or digits. Both engines must accept the same ids, or they would write two shards.
+pub fn is_valid_clone_id(text: &str) -> bool {
+    (1..=32).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+}
+
+/// This clone's id, read from `aidlc/.aidlc-clone-id` (trimmed), or minted and stored there when
+/// the file is missing: 12 random lowercase hex characters and a newline, published with a
+/// no-replace link so that processes racing on a fresh clone all settle on one id.
+///
+/// A file holding something that is not a clone id is an error naming the file, never silently
+/// replaced: the id names this clone's shard, so replacing it would split the ledger. (The
+/// reference overwrites it; deleting the file lets either engine mint a new one.)
+pub fn clone_id(project_dir: &Utf8Path) -> std::io::Result<String> {
+    let path = clone_id_path(project_dir);
+    match read_clone_id(&path)? {
+        Some(id) => Ok(id),
+        None => mint_clone_id(&path),
+    }
+}
+
+/// The stored clone id without minting one: `None` when the file is missing or unusable.
+pub fn existing_clone_id(project_dir: &Utf8Path) -> Option<String> {
+    read_clone_id(&clone_id_path(project_dir)).ok().flatten()
+}
+
+/// `Ok(None)` when the file does not exist. An empty file is waited for briefly: another process
+/// may have created it and not written it yet.
+fn read_clone_id(path: &Utf8Path) -> std::io::Result<Option<String>> {
+    for attempt in 0..=CLONE_ID_SETTLE_ATTEMPTS {
+        let bytes = match read_bounded(path, CURSOR_MAX_BYTES) {
+            Ok(bytes) => bytes,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(error) => return Err(error),
+        };
+        let text = String::from_utf8_lossy(&bytes);
+        let id = js_trim(&text);
+        if is_valid_clone_id(id) {
+            return Ok(Some(id.to_owned()));
+        }
+        if !id.is_empty() || attempt == CLONE_ID_SETTLE_ATTEMPTS {
+            return Err(invalid_clone_id_error(path, id));
+        }
+        std::thread::sleep(CLONE_ID_SETTLE_DELAY);
+    }
+    Ok(None)
+}
+
+fn invalid_clone_id_error(path: &Utf8Path, content: &str) -> std::io::Error {
+    let shown: String = content.chars().take(40).collect();
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidData,
+        format!(
+            "{path} holds \"{shown}\", which is not a clone id (1 to 32 lowercase letters or digits); \
+             delete the file and a new id will be minted"
+        ),
+    )
+}
+
+fn mint_clone_id(path: &Utf8Path) -> std::io::Result<String> {
+    let folder = path.parent().unwrap_or(Utf8Path::new("."));
+    std::fs::create_dir_all(folder)?;
+    let minted = random_lowercase_hex(MINTED_CLONE_ID_CHARS);
+    let contents = format!("{minted}\n");
+    match publish_without_replacing(path, contents.as_bytes()) {
+        Ok(()) => Ok(minted),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => read_clone_id(path)?
+            .ok_or_else(|| std::io::Error::other(format!("{path} vanished while being minted"))),
+        Err(error) => Err(error),
+    }
+}
+
+/// Create `path` with `contents` unless it exists (then `AlreadyExists`). Readers never see a
+/// partial file where hard links work: the bytes are written to a private temporary file first
+/// and linked into place. Where links are refused, the file is created exclusively and written
+/// in place; [`read_clone_id`] waits for such a file to fill.
+fn publish_without_replacing(path: &Utf8Path, contents: &[u8]) -> std::io::Result<()> {
+    let folder = path.parent().unwrap_or(Utf8Path::new("."));
+    let mut temporary = tempfile::Builder::new()
+        .prefix(".aidlc-clone-id.")
+        .suffix(".tmp")
+        .tempfile_in(folder)?;
+    temporary.write_all(contents)?;
+    temporary.as_file().sync_all()?;
+    match std::fs::hard_link(temporary.path(), path) {
+        Ok(()) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Err(error),
+        Err(_) => write_exclusively(path, contents),
+    }
+}
+
+fn write_exclusively(path: &Utf8Path, contents: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(contents)?;
+    file.sync_all()
+}
+
+/// `<record_root>/audit/`.
+pub fn audit_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join("audit")
+}
+
+/// This clone's shard under the active record root: `<record_root>/audit/<host>-<clone-id>.md`.
+/// Mints the clone id on first use.
+pub fn audit_shard_path(project_dir: &Utf8Path) -> std::io::Result<Utf8PathBuf> {
+    audit_shard_path_under(project_dir, &record_root(project_dir))
+}
+
+/// This clone's shard under a given record root. Mints the clone id on first use.
+pub fn audit_shard_path_under(
+    project_dir: &Utf8Path,
+    record_root: &Utf8Path,
+) -> std::io::Result<Utf8PathBuf> {
+    let clone_id = clone_id(project_dir)?;
+    Ok(audit_dir(record_root).join(format!("{}-{clone_id}.md", host_name())))
+}
+
+/// This clone's shard under a record root when the clone id exists and the shard is on disk;
+/// never mints (a clone without an id has no shard yet).
+pub fn existing_audit_shard(project_dir: &Utf8Path, record_root: &Utf8Path) -> Option<Utf8PathBuf> {
+    let clone_id = existing_clone_id(project_dir)?;
+    let shard = audit_dir(record_root).join(format!("{}-{clone_id}.md", host_name()));
+    shard.is_file().then_some(shard)
+}
+
+// --- Record-local folders -----------------------------------------------------------------------
+
+/// `<record_root>/.aidlc-engine/sensors`: where detail files are written ([gate], §4.8).
+pub fn sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(ENGINE_DIR).join("sensors")
+}
+
+/// `<record_root>/.aidlc-sensors`: the [2.5]/[2.6] detail folder (the write hook's recursion
+/// guard covers it too).
+pub fn legacy_sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(LEGACY_SENSOR_DETAIL_DIR)
+}
+
+/// `<record_root>/.aidlc-engine/hooks-health`: hook heartbeats and drop logs (the newest
+/// reference's `hooksHealthDir`; older records used `.aidlc-hooks-health`).
+pub fn hooks_health_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(ENGINE_DIR).join("hooks-health")
+}
+
+/// Where to read hook heartbeats: the new folder, unless it is absent and the legacy one exists
+/// (a record from before the engine folder). A non-folder at `.aidlc-engine` is not absence.
+pub fn hooks_health_read_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    read_dir_with_legacy_fallback(
+        record_root,
+        hooks_health_dir(record_root),
+        &record_root.join(LEGACY_HOOKS_HEALTH_DIR),
+    )
+}
+
+/// Where to read detail files: as [`hooks_health_read_dir`], for the sensors folder.
+pub fn sensor_detail_read_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    read_dir_with_legacy_fallback(
+        record_root,
+        sensor_detail_dir(record_root),
+        &legacy_sensor_detail_dir(record_root),
+    )
+}
+
+fn read_dir_with_legacy_fallback(
+    record_root: &Utf8Path,
+    current: Utf8PathBuf,
+    legacy: &Utf8Path,
+) -> Utf8PathBuf {
+    let engine = record_root.join(ENGINE_DIR);
+    if engine.symlink_metadata().is_ok_and(|meta| !meta.is_dir()) {
+        return current;
+    }
+    if current.symlink_metadata().is_err() && legacy.exists() {
+        legacy.to_owned()
+    } else {
+        current
+    }
+}
+
+// --- The state file and the active stage --------------------------------------------------------
+
+/// `<record_root>/aidlc-state.md`.
+pub fn state_file_path(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(STATE_FILE_NAME)
+}
+
+/// The state file's text (invalid UTF-8 replaced, as the reference's read does), or `None` when
+/// it is missing or unreadable.
+pub fn read_state_text(record_root: &Utf8Path) -> Option<String> {
+    let bytes = std::fs::read(state_file_path(record_root)).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The value of the first line `- **<field>**: <value>` of a state file, trimmed; `Some("")` for
+/// a field with an empty value, `None` when no line has the field. Lines end at `\n`, `\r`,
+/// U+2028 or U+2029, as JavaScript's do, so CRLF files read the same as LF files.
+pub fn read_state_field(state_text: &str, field: &str) -> Option<String> {
+    let prefix = format!("- **{field}**:");
+    state_text
+        .split(['\n', '\r', '\u{2028}', '\u{2029}'])
+        .find_map(|line| line.strip_prefix(prefix.as_str()))
+        .map(|value| js_trim(value).to_owned())
+}
+
+/// The state's `Current Stage`, unless it is missing, empty or `none`.
+pub fn current_stage(state_text: &str) -> Option<String> {
+    read_state_field(state_text, "Current Stage")
+        .filter(|stage| !stage.is_empty() && stage != "none")
+}
+
+/// The write hook's view of a record (§4.11 step 4): present only when this clone's audit shard
+/// exists under the record root and the record's state file is readable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PresentWorkflow {
+    pub record_root: Utf8PathBuf,
+    pub audit_shard: Utf8PathBuf,
+    pub state_text: String,
+}
+
+/// The workflow of the active record, when one is present (see [`PresentWorkflow`]). Never mints
+/// a clone id.
+pub fn present_workflow(project_dir: &Utf8Path) -> Option<PresentWorkflow> {
+    let record_root = record_root(project_dir);
+    let audit_shard = existing_audit_shard(project_dir, &record_root)?;
+    let state_text = read_state_text(&record_root)?;
+    Some(PresentWorkflow {
+        record_root,
+        audit_shard,
+        state_text,
+    })
+}
+
+/// The stage (and unit) the conductor's active-directive marker names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveDirective {
+    pub stage: String,
+    pub unit: Option<String>,
+}
+
+/// The active-directive marker of a record, when it is current: `<record_root>/.aidlc-active-
+/// directive.json`, at most 64 KiB, a JSON object of version 1 or 2 whose `stage` (trimmed) is a
+/// kebab slug, whose `unit`, if the key is present, is a non-empty string, and whose
+/// `state_sha256` is the SHA-256 of `state_text`. A marker for another state is stale and
+/// ignored. (Version 2 markers carry conductor bookkeeping that this engine does not check: the
+/// digest already proves the marker describes this state.)
+pub fn active_directive_marker(
+    record_root: &Utf8Path,
+    state_text: &str,
+) -> Option<ActiveDirective> {
+    let path = record_root.join(ACTIVE_DIRECTIVE_MARKER_FILE);
+    let bytes = read_bounded(&path, ACTIVE_DIRECTIVE_MAX_BYTES + 1).ok()?;
+    if bytes.len() as u64 > ACTIVE_DIRECTIVE_MAX_BYTES {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let marker = value.as_object()?;
+    let state_digest = sha256_hex(state_text.as_bytes());
+    (marker_version_is_known(marker)
+        && marker
+            .get("state_sha256")
+            .and_then(serde_json::Value::as_str)
+            == Some(&state_digest))
+    .then(|| marker_directive(marker))
+    .flatten()
+}
+
+fn marker_version_is_known(marker: &serde_json::Map<String, serde_json::Value>) -> bool {
+    marker
+        .get("version")
+        .and_then(serde_json::Value::as_f64)
+        .is_some_and(|version| version == 1.0 || version == 2.0)
+}
+
+fn marker_directive(
+    marker: &serde_json::Map<String, serde_json::Value>,
+) -> Option<ActiveDirective> {
+    let stage = js_trim(marker.get("stage")?.as_str()?);
+    if !is_kebab_slug(stage) {
+        return None;
+    }
+    let unit = match marker.get("unit") {
+        None => None,
+        Some(value) => Some(js_trim(value.as_str()?)).filter(|unit| !unit.is_empty()),
+    };
+    if marker.contains_key("unit") && unit.is_none() {
+        return None;
+    }
+    Some(ActiveDirective {
+        stage: stage.to_owned(),
+        unit: unit.map(str::to_owned),
+    })
+}
+
+/// `^[a-z][a-z0-9-]*$`.
+fn is_kebab_slug(text: &str) -> bool {
+    let mut bytes = text.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_lowercase())
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// What the write hook needs to pick a stage (§4.11 step 6): the state's `Current Stage` and the
+/// current marker, if any. The hook prefers the marker's stage and falls back to the current
+/// stage when the graph does not know the marker's stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveStageChoice {
+    pub current_stage: String,
+    pub marker: Option<ActiveDirective>,
+}
+
+impl ActiveStageChoice {
+    /// The marker's stage, else the current stage.
+    pub fn preferred_stage(&self) -> &str {
+        self.marker
+            .as_ref()
+            .map_or(self.current_stage.as_str(), |marker| marker.stage.as_str())
+    }
+
+    /// The marker's unit, when the chosen `stage` is the marker's.
+    pub fn unit_for(&self, stage: &str) -> Option<&str> {
+        self.marker
+            .as_ref()
+            .filter(|marker| marker.stage == stage)
+            .and_then(|marker| marker.unit.as_deref())
+    }
+}
+
+/// The stage choice for a record's state. `None` when `Current Stage` is missing, empty or
+/// `none`: the reference stops there even when a marker names a stage.
+pub fn active_stage_choice(record_root: &Utf8Path, state_text: &str) -> Option<ActiveStageChoice> {
+    let current_stage = current_stage(state_text)?;
+    Some(ActiveStageChoice {
+        current_stage,
+        marker: active_directive_marker(record_root, state_text),
+    })
+}
+
+/// The active stage of a record: the current marker's stage, else `Current Stage`; `None` when
+/// the state is unreadable or `Current Stage` is missing, empty or `none`.
+pub fn active_stage(record_root: &Utf8Path) -> Option<String> {
+    let state_text = read_state_text(record_root)?;
+    active_stage_choice(record_root, &state_text).map(|choice| choice.preferred_stage().to_owned())
+}
+
+// --- Small helpers ------------------------------------------------------------------------------
+
+/// JavaScript's `String.prototype.trim`: Unicode white space and line terminators, plus U+FEFF,
+/// but not U+0085 (which Rust's `trim` would remove).
+pub(crate) fn js_trim(text: &str) -> &str {
+    text.trim_matches(|c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}')
+}
+
+/// A small file's text, invalid UTF-8 replaced; `None` if missing, unreadable or larger than
+/// `limit` bytes.
+fn read_small_text(path: &Utf8Path, limit: u64) -> Option<String> {
+    let bytes = read_bounded(path, limit + 1).ok()?;
+    (bytes.len() as u64 <= limit).then(|| String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// At most `limit` bytes of a file, from one descriptor.
+fn read_bounded(path: &Utf8Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// `n_chars` random lowercase hex characters (clone ids, fire ids).
+pub(crate) fn random_lowercase_hex(n_chars: usize) -> String {
+    let mut bytes = vec![0_u8; n_chars.div_ceil(2)];
+    fill_random(&mut bytes);
+    let mut hex = bytes.iter().fold(String::new(), |mut hex, byte| {
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    });
+    hex.truncate(n_chars);
+    hex
+}
+
+/// The operating system's random bytes; where `/dev/urandom` cannot be read, the random low 32
+/// bits of successive UUIDv7 values (the uuid crate's counter only occupies the 42 bits after
+/// the timestamp, so those 32 bits are fresh randomness on every call).
+fn fill_random(bytes: &mut [u8]) {
+    let from_os = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
+    if from_os.is_ok() {
+        return;
+    }
+    for chunk in bytes.chunks_mut(4) {
+        let uuid = uuid::Uuid::now_v7().into_bytes();
+        chunk.copy_from_slice(&uuid[16 - chunk.len()..]);
+    }
+}
+
+// --- SHA-256 (for the marker's state digest only; content hashes elsewhere are BLAKE3) ----------
+
+const SHA256_ROUND_CONSTANTS: [u32; 64] = [
+    0x428a_2f98,
+    0x7137_4491,
+    0xb5c0_fbcf,
+    0xe9b5_dba5,
+    0x3956_c25b,
+    0x59f1_11f1,
+    0x923f_82a4,
+    0xab1c_5ed5,
+    0xd807_aa98,
+    0x1283_5b01,
+    0x2431_85be,
+    0x550c_7dc3,
+    0x72be_5d74,
+    0x80de_b1fe,
+    0x9bdc_06a7,
+    0xc19b_f174,
+    0xe49b_69c1,
+    0xefbe_4786,
+    0x0fc1_9dc6,
+    0x240c_a1cc,
+    0x2de9_2c6f,
+    0x4a74_84aa,
+    0x5cb0_a9dc,
+    0x76f9_88da,
+    0x983e_5152,
+    0xa831_c66d,
+    0xb003_27c8,
+    0xbf59_7fc7,
+    0xc6e0_0bf3,
+    0xd5a7_9147,
+    0x06ca_6351,
+    0x1429_2967,
+    0x27b7_0a85,
+    0x2e1b_2138,
+    0x4d2c_6dfc,
+    0x5338_0d13,
+    0x650a_7354,
+    0x766a_0abb,
+    0x81c2_c92e,
+    0x9272_2c85,
+    0xa2bf_e8a1,
+    0xa81a_664b,
+    0xc24b_8b70,
+    0xc76c_51a3,
+    0xd192_e819,
+    0xd699_0624,
+    0xf40e_3585,
+    0x106a_a070,
+    0x19a4_c116,
+    0x1e37_6c08,
+    0x2748_774c,
+    0x34b0_bcb5,
+    0x391c_0cb3,
+    0x4ed8_aa4a,
+    0x5b9c_ca4f,
+    0x682e_6ff3,
+    0x748f_82ee,
+    0x78a5_636f,
+    0x84c8_7814,
+    0x8cc7_0208,
+    0x90be_fffa,
+    0xa450_6ceb,
+    0xbef9_a3f7,
+    0xc671_78f2,
+];
+
+const SHA256_INITIAL_STATE: [u32; 8] = [
+    0x6a09_e667,
+    0xbb67_ae85,
+    0x3c6e_f372,
+    0xa54f_f53a,
+    0x510e_527f,
+    0x9b05_688c,
+    0x1f83_d9ab,
+    0x5be0_cd19,
+];
+
+/// SHA-256 of `bytes` as 64 lowercase hex characters (FIPS 180-4).
+fn sha256_hex(bytes: &[u8]) -> String {
+    let mut state = SHA256_INITIAL_STATE;
+    for block in sha256_padded(bytes).chunks_exact(64) {
+        sha256_compress(&mut state, block);
+    }
+    state
+        .iter()
+        .fold(String::with_capacity(64), |mut hex, word| {
+            let _ = write!(hex, "{word:08x}");
+            hex
+        })
+}
+
+/// The message, a 1 bit, zeros, and the bit length as a big-endian u64: a multiple of 64 bytes.
+fn sha256_padded(bytes: &[u8]) -> Vec<u8> {
+    let bit_length = (bytes.len() as u64).wrapping_mul(8);
+    let mut padded = bytes.to_vec();
+    padded.push(0x80);
+    while padded.len() % 64 != 56 {
+        padded.push(0);
+    }
+    padded.extend_from_slice(&bit_length.to_be_bytes());
+    padded
+}
+
+fn sha256_compress(state: &mut [u32; 8], block: &[u8]) {
+    let mut schedule = [0_u32; 64];
+    for (word, chunk) in schedule.iter_mut().zip(block.chunks_exact(4)) {
+        *word = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
+    }
+    for i in 16..64 {
+        let s0 = schedule[i - 15].rotate_right(7)
+            ^ schedule[i - 15].rotate_right(18)
+            ^ (schedule[i - 15] >> 3);
+        let s1 = schedule[i - 2].rotate_right(17)
+            ^ schedule[i - 2].rotate_right(19)
+            ^ (schedule[i - 2] >> 10);
+        schedule[i] = schedule[i - 16]
+            .wrapping_add(s0)
+            .wrapping_add(schedule[i - 7])
+            .wrapping_add(s1);
+    }
+    let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
+    for (constant, word) in SHA256_ROUND_CONSTANTS.iter().zip(schedule) {
+        let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
+        let choice = (e & f) ^ (!e & g);
+        let t1 = h
+            .wrapping_add(s1)
+            .wrapping_add(choice)
+            .wrapping_add(*constant)
+            .wrapping_add(word);
+        let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
+        let majority = (a & b) ^ (a & c) ^ (b & c);
+        let t2 = s0.wrapping_add(majority);
+        (h, g, f, e, d, c, b, a) = (g, f, e, d.wrapping_add(t1), c, b, a, t1.wrapping_add(t2));
+    }
+    for (word, add) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
+        *word = word.wrapping_add(add);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn temp_project() -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        (dir, path)
+    }
+
+    fn write(path: &Utf8Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn make_record(project: &Utf8Path, space: &str, name: &str) -> Utf8PathBuf {
+        let record = intents_dir(project, space).join(name);
+        write(&record.join(STATE_FILE_NAME), "# state\n");
+        record
+    }
+
+    fn set_intent_cursor(project: &Utf8Path, space: &str, text: &str) {
+        write(
+            &intents_dir(project, space).join(ACTIVE_INTENT_CURSOR_FILE),
+            text,
+        );
+    }
+
+    // --- spaces
+
+    #[test]
+    fn active_space_defaults_without_a_cursor() {
+        let (_dir, project) = temp_project();
+        assert_eq!(active_space(&project), "default");
+    }
+
+    #[test]
+    fn active_space_reads_the_trimmed_cursor() {
+        let (_dir, project) = temp_project();
+        write(&project.join("aidlc/active-space"), "\u{feff} team-a \r\n");
+        assert_eq!(active_space(&project), "team-a");
+    }
+
+    #[test]
+    fn active_space_refuses_empty_and_path_like_names() {
+        let (_dir, project) = temp_project();
+        for text in ["", "  \n", "..", ".", "../../etc", "a/b", "a\\b", "a\u{0}b"] {
+            write(&project.join("aidlc/active-space"), text);
+            assert_eq!(active_space(&project), "default", "cursor {text:?}");
+        }
+    }
+
+    #[test]
+    fn active_space_treats_a_folder_cursor_as_missing() {
+        let (_dir, project) = temp_project();
+        std::fs::create_dir_all(project.join("aidlc/active-space")).unwrap();
+        assert_eq!(active_space(&project), "default");
+    }
+
+    #[test]
+    fn space_paths_nest_under_the_workspace_root() {
+        let project = Utf8Path::new("/p");
+        assert_eq!(space_dir(project, "s"), "/p/aidlc/spaces/s");
+        assert_eq!(intents_dir(project, "s"), "/p/aidlc/spaces/s/intents");
+    }
+
+    // --- records
+
+    #[test]
+    fn intent_records_are_folders_with_a_state_file_sorted_by_name() {
+        let (_dir, project) = temp_project();
+        make_record(&project, "default", "260904-b");
+        make_record(&project, "default", "260903-a");
+        std::fs::create_dir_all(intents_dir(&project, "default").join("audit")).unwrap();
+        write(&intents_dir(&project, "default").join("intents.json"), "[]");
+        let names = record_names(&intent_records(&project, "default"));
+        assert_eq!(names, ["260903-a", "260904-b"]);
+    }
+
+    #[test]
+    fn intent_records_of_a_missing_space_are_empty() {
+        let (_dir, project) = temp_project();
+        assert!(intent_records(&project, "nowhere").is_empty());
+    }
+
+    #[test]
+    fn no_records_resolve_to_none_and_the_space_record_root() {
+        let (_dir, project) = temp_project();
+        assert_eq!(active_intent(&project, "default", None), Ok(None));
+        assert_eq!(
+            unambiguous_active_intent(&project, "default", None),
+            Ok(None)
+        );
+        assert_eq!(record_root(&project), intents_dir(&project, "default"));
+    }
+
+    #[test]
+    fn a_lone_record_is_active_without_a_cursor() {
+        let (_dir, project) = temp_project();
+        let record = make_record(&project, "default", "260904-x");
+        assert_eq!(
+            active_intent(&project, "default", None),
+            Ok(Some(record.clone()))
+        );
+        assert_eq!(record_root(&project), record);
+    }
+
+    #[test]
+    fn the_cursor_picks_among_several_records() {
+        let (_dir, project) = temp_project();
+        make_record(&project, "default", "260903-a");
+        let chosen = make_record(&project, "default", "260904-b");
+        set_intent_cursor(&project, "default", "260904-b\n");
+        assert_eq!(
+            unambiguous_active_intent(&project, "default", None),
+            Ok(Some(chosen))
+        );
+    }
+
+    #[test]
+    fn a_cursor_naming_no_record_falls_through_to_the_lone_record() {
+        let (_dir, project) = temp_project();
+        let record = make_record(&project, "default", "260903-a");
+        for cursor in ["gone", "../260903-a", ""] {
+            set_intent_cursor(&project, "default", cursor);
+            assert_eq!(
+                active_intent(&project, "default", None),
+                Ok(Some(record.clone())),
+                "cursor {cursor:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn several_records_without_a_cursor_are_none_or_an_error_naming_the_cursor() {
+        let (_dir, project) = temp_project();
+        make_record(&project, "default", "260903-a");
+        make_record(&project, "default", "260904-b");
+        assert_eq!(active_intent(&project, "default", None), Ok(None));
+        assert_eq!(record_root(&project), intents_dir(&project, "default"));
+        let error = unambiguous_active_intent(&project, "default", None).unwrap_err();
+        let message = error.to_string();
+        assert!(message.contains("2 intent records"), "{message}");
+        assert!(message.contains("260903-a, 260904-b"), "{message}");
+        assert!(
+            message.contains("aidlc/spaces/default/intents/active-intent"),
+            "{message}"
+        );
+        assert!(message.contains("echo 260903-a >"), "{message}");
+    }
+
+    #[test]
+    fn an_explicit_record_name_wins_over_the_cursor() {
+        let (_dir, project) = temp_project();
+        let explicit = make_record(&project, "default", "260903-a");
+        make_record(&project, "default", "260904-b");
+        set_intent_cursor(&project, "default", "260904-b");
+        assert_eq!(
+            active_intent(&project, "default", Some("260903-a")),
+            Ok(Some(explicit))
+        );
+    }
+
+    #[test]
+    fn an_unknown_explicit_name_is_an_error_listing_the_records() {
+        let (_dir, project) = temp_project();
+        make_record(&project, "default", "260903-a");
+        let error = active_intent(&project, "default", Some("nope")).unwrap_err();
+        assert_eq!(
+            error,
+            WorkspaceError::UnknownIntent {
+                requested: "nope".to_owned(),
+                intents_dir: intents_dir(&project, "default"),
+                known: vec!["260903-a".to_owned()],
+            }
+        );
+        assert!(error.to_string().contains("known records: 260903-a"));
+        let empty = active_intent(&project, "other", Some("nope")).unwrap_err();
+        assert!(empty.to_string().ends_with("known records: (none)"));
+    }
+
+    #[test]
+    fn an_explicit_uuid_or_slug_resolves_through_the_registry() {
+        let (_dir, project) = temp_project();
+        let dated = make_record(&project, "default", "260904-login");
+        let legacy = make_record(&project, "default", "billing-89abcdef");
+        write(
+            &intents_dir(&project, "default").join("intents.json"),
+            r#"[
+              {"uuid": "0190aaaa-0000-7000-8000-000000000001", "slug": "login", "dirName": "260904-login", "status": "active"},
+              {"uuid": "0190aaaa-0000-7000-8000-000089abcdef", "slug": "billing", "status": "active"}
+            ]"#,
+        );
+        let resolve = |choice| active_intent(&project, "default", Some(choice));
+        assert_eq!(
+            resolve("0190aaaa-0000-7000-8000-000000000001"),
+            Ok(Some(dated.clone()))
+        );
+        assert_eq!(resolve("login"), Ok(Some(dated)));
+        assert_eq!(resolve("billing"), Ok(Some(legacy.clone())));
+        assert_eq!(
+            resolve("0190aaaa-0000-7000-8000-000089abcdef"),
+            Ok(Some(legacy))
+        );
+    }
+
+    #[test]
+    fn a_slug_shared_by_two_records_is_ambiguous() {
+        let (_dir, project) = temp_project();
+        make_record(&project, "default", "260901-x");
+        make_record(&project, "default", "260902-x");
+        write(
+            &intents_dir(&project, "default").join("intents.json"),
+            r#"[{"uuid": "u1", "slug": "x", "dirName": "260901-x"},
+                {"uuid": "u2", "slug": "x", "dirName": "260902-x"}]"#,
+        );
+        let error = active_intent(&project, "default", Some("x")).unwrap_err();
+        assert!(
+            matches!(error, WorkspaceError::AmbiguousIntent { ref matches, .. } if matches.len() == 2)
+        );
+    }
+
+    #[test]
+    fn a_malformed_registry_is_ignored() {
+        let (_dir, project) = temp_project();
+        make_record(&project, "default", "260901-x");
+        write(
+            &intents_dir(&project, "default").join("intents.json"),
+            "{not json",
+        );
+        assert!(active_intent(&project, "default", Some("x")).is_err());
+    }
+
+    #[test]
+    fn the_record_root_follows_the_active_space() {
+        let (_dir, project) = temp_project();
+        write(&project.join("aidlc/active-space"), "team\n");
+        let record = make_record(&project, "team", "260904-x");
+        make_record(&project, "default", "260904-y");
+        assert_eq!(record_root(&project), record);
+    }
+
+    // --- host and clone id
+
+    #[test]
+    fn host_names_are_sanitised_as_the_reference_does() {
+        let cases = [
+            ("MyHost.Local", "myhost-local"),
+            ("build_01.example.com", "build-01-example-com"),
+            ("--edge--", "edge"),
+            ("a..--..b", "a----b"),
+            ("", "host"),
+            ("....", "host"),
+            ("Ünïcode-Box", "n-code-box"),
+            ("a.-b", "a--b"),
+        ];
+        for (raw, expected) in cases {
+            assert_eq!(sanitise_host_name(raw), expected, "raw {raw:?}");
+        }
+    }
+
+    #[test]
+    fn host_names_are_cut_after_trimming() {
+        let long = format!("{}-tail", "a".repeat(47));
+        assert_eq!(sanitise_host_name(&long), format!("{}-", "a".repeat(47)));
+        assert_eq!(sanitise_host_name(&"b".repeat(60)).len(), 48);
+    }
+
+    #[test]
+    fn the_real_host_name_is_usable_in_a_file_name() {
+        let host = host_name();
+        assert!(!host.is_empty() && host.len() <= 48);
+        assert!(
+            host.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        );
+    }
+
+    #[test]
+    fn a_clone_id_is_minted_once_and_reused() {
+        let (_dir, project) = temp_project();
+        assert_eq!(existing_clone_id(&project), None);
+        let first = clone_id(&project).unwrap();
+        assert_eq!(first.len(), 12);
+        assert!(
+            first
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        );
+        assert_eq!(
+            std::fs::read_to_string(clone_id_path(&project)).unwrap(),
+            format!("{first}\n")
+        );
+        assert_eq!(clone_id(&project).unwrap(), first);
+        assert_eq!(existing_clone_id(&project), Some(first));
+        let leftovers = std::fs::read_dir(project.join("aidlc")).unwrap().count();
+        assert_eq!(leftovers, 1, "no temporary file may stay behind");
+    }
+
+    #[test]
+    fn a_reference_clone_id_is_read_trimmed() {
+        let (_dir, project) = temp_project();
+        write(&clone_id_path(&project), "  abc123def456\r\n");
+        assert_eq!(clone_id(&project).unwrap(), "abc123def456");
+    }
+
+    #[test]
+    fn an_invalid_clone_id_is_an_error_and_left_alone() {
+        let (_dir, project) = temp_project();
+        write(&clone_id_path(&project), "Not An Id\n");
+        let error = clone_id(&project).unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::InvalidData);
+        assert!(error.to_string().contains("Not An Id"), "{error}");
+        assert_eq!(
+            std::fs::read_to_string(clone_id_path(&project)).unwrap(),
+            "Not An Id\n"
+        );
+        assert_eq!(existing_clone_id(&project), None);
+    }
+
+    #[test]
+    fn concurrent_minting_yields_one_id() {
+        let (_dir, project) = temp_project();
+        let ids: Vec<String> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..16)
+                .map(|_| scope.spawn(|| clone_id(&project).unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(ids.iter().all(|id| id == &ids[0]), "{ids:?}");
+        assert_eq!(
+            std::fs::read_to_string(clone_id_path(&project)).unwrap(),
+            format!("{}\n", ids[0])
+        );
+    }
+
+    #[test]
+    fn the_audit_shard_sits_under_the_record_root() {
+        let (_dir, project) = temp_project();
+        let record = make_record(&project, "default", "260904-x");
+        let shard = audit_shard_path(&project).unwrap();
+        let id = existing_clone_id(&project).unwrap();
+        assert_eq!(
+            shard,
+            record
+                .join("audit")
+                .join(format!("{}-{id}.md", host_name()))
+        );
+        assert_eq!(existing_audit_shard(&project, &record), None);
+        write(&shard, "# AI-DLC Audit Log\n");
+        assert_eq!(existing_audit_shard(&project, &record), Some(shard));
+    }
+
+    #[test]
+    fn without_an_intent_the_shard_goes_to_the_space_record_root() {
+        let (_dir, project) = temp_project();
+        let shard = audit_shard_path(&project).unwrap();
+        assert_eq!(
+            shard.parent().unwrap(),
+            project.join("aidlc/spaces/default/intents/audit")
+        );
+    }
+
+    #[test]
+    fn random_hex_has_the_asked_length_and_alphabet() {
+        for n in [1, 8, 12, 33] {
+            let hex = random_lowercase_hex(n);
+            assert_eq!(hex.len(), n);
+            assert!(
+                hex.bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            );
+        }
+        assert_ne!(random_lowercase_hex(16), random_lowercase_hex(16));
+    }
+
+    // --- record-local folders
+
+    #[test]
+    fn record_local_folders() {
+        let root = Utf8Path::new("/r");
+        assert_eq!(sensor_detail_dir(root), "/r/.aidlc-engine/sensors");
+        assert_eq!(legacy_sensor_detail_dir(root), "/r/.aidlc-sensors");
+        assert_eq!(hooks_health_dir(root), "/r/.aidlc-engine/hooks-health");
+        assert_eq!(state_file_path(root), "/r/aidlc-state.md");
+    }
+
+    #[test]
+    fn read_folders_fall_back_to_legacy_ones_only_when_the_new_one_is_absent() {
+        let (_dir, root) = temp_project();
+        assert_eq!(hooks_health_read_dir(&root), hooks_health_dir(&root));
+        std::fs::create_dir_all(root.join(LEGACY_HOOKS_HEALTH_DIR)).unwrap();
+        std::fs::create_dir_all(root.join(LEGACY_SENSOR_DETAIL_DIR)).unwrap();
+        assert_eq!(
+            hooks_health_read_dir(&root),
+            root.join(LEGACY_HOOKS_HEALTH_DIR)
+        );
+        assert_eq!(
+            sensor_detail_read_dir(&root),
+            root.join(LEGACY_SENSOR_DETAIL_DIR)
+        );
+        std::fs::create_dir_all(hooks_health_dir(&root)).unwrap();
+        assert_eq!(hooks_health_read_dir(&root), hooks_health_dir(&root));
+    }
+
+    // --- state and stage
+
+    #[test]
+    fn state_fields_are_read_from_bullet_lines() {
+        let state = "# State\n- **Scope**: feature\n- **Current Stage**:   intent-capture  \n";
+        assert_eq!(
+            read_state_field(state, "Current Stage").as_deref(),
+            Some("intent-capture")
+        );
+        assert_eq!(read_state_field(state, "Scope").as_deref(), Some("feature"));
+        assert_eq!(read_state_field(state, "Missing"), None);
+    }
+
+    #[test]
+    fn state_fields_read_the_same_with_crlf() {
+        let state = "- **Current Stage**: code-generation\r\n- **Sensors**: off\r\n";
+        assert_eq!(
+            read_state_field(state, "Current Stage").as_deref(),
+            Some("code-generation")
+        );
+        assert_eq!(read_state_field(state, "Sensors").as_deref(), Some("off"));
+    }
+
+    #[test]
+    fn an_empty_field_does_not_run_into_the_next_line() {
+        let state = "- **Current Stage**:\n- **Next**: x\n";
+        assert_eq!(
+            read_state_field(state, "Current Stage").as_deref(),
+            Some("")
+        );
+        assert_eq!(current_stage(state), None);
+    }
+
+    #[test]
+    fn field_lines_must_start_with_the_bullet() {
+        let state = "  - **Current Stage**: indented\n**Current Stage**: bare\n";
+        assert_eq!(read_state_field(state, "Current Stage"), None);
+    }
+
+    #[test]
+    fn the_first_matching_line_wins() {
+        let state = "- **Current Stage**: first\n- **Current Stage**: second\n";
+        assert_eq!(current_stage(state).as_deref(), Some("first"));
+    }
+
+    #[test]
+    fn none_is_no_current_stage() {
+        assert_eq!(current_stage("- **Current Stage**: none\n"), None);
+        assert_eq!(current_stage("no fields"), None);
+    }
+
+    fn marker_json(stage: &str, state: &str, extra: &str) -> String {
+        format!(
+            r#"{{"version": 1, "stage": "{stage}", "state_sha256": "{}"{extra}}}"#,
+            sha256_hex(state.as_bytes())
+        )
+    }
+
+    #[test]
+    fn a_current_marker_names_the_active_stage() {
+        let (_dir, root) = temp_project();
+        let state = "- **Current Stage**: functional-design\n";
+        write(&state_file_path(&root), state);
+        write(
+            &root.join(ACTIVE_DIRECTIVE_MARKER_FILE),
+            &marker_json(" code-generation ", state, r#", "unit": "billing""#),
+        );
+        assert_eq!(active_stage(&root).as_deref(), Some("code-generation"));
+        let choice = active_stage_choice(&root, state).unwrap();
+        assert_eq!(choice.current_stage, "functional-design");
+        assert_eq!(choice.unit_for("code-generation"), Some("billing"));
+        assert_eq!(choice.unit_for("functional-design"), None);
+    }
+
+    #[test]
+    fn a_stale_or_malformed_marker_is_ignored() {
+        let (_dir, root) = temp_project();
+        let state = "- **Current Stage**: functional-design\r\n";
+        write(&state_file_path(&root), state);
+        let marker = root.join(ACTIVE_DIRECTIVE_MARKER_FILE);
+        let cases = [
+            marker_json("code-generation", "an older state", ""),
+            marker_json("Code-Generation", state, ""),
+            marker_json("code-generation", state, r#", "unit": "  ""#),
+            marker_json("code-generation", state, r#", "unit": 3"#),
+            marker_json("code-generation", state, "").replace("\"version\": 1", "\"version\": 3"),
+            "[1, 2]".to_owned(),
+            "{broken".to_owned(),
+        ];
+        for text in cases {
+            write(&marker, &text);
+            assert_eq!(
+                active_stage(&root).as_deref(),
+                Some("functional-design"),
+                "marker {text}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_oversized_marker_is_ignored() {
+        let (_dir, root) = temp_project();
+        let state = "- **Current Stage**: a\n";
+        let padding = " ".repeat(70 * 1024);
+        write(
+            &root.join(ACTIVE_DIRECTIVE_MARKER_FILE),
+            &marker_json("b", state, &format!(",{padding}\"x\": 1")),
+        );
+        assert_eq!(active_directive_marker(&root, state), None);
+    }
+
+    #[test]
+    fn no_current_stage_means_no_active_stage_even_with_a_marker() {
+        let (_dir, root) = temp_project();
+        let state = "- **Current Stage**: none\n";
+        write(&state_file_path(&root), state);
+        write(
+            &root.join(ACTIVE_DIRECTIVE_MARKER_FILE),
+            &marker_json("code-generation", state, ""),
+        );
+        assert_eq!(active_stage(&root), None);
+    }
+
+    #[test]
+    fn a_missing_state_file_has_no_active_stage() {
+        let (_dir, root) = temp_project();
+        assert_eq!(read_state_text(&root), None);
+        assert_eq!(active_stage(&root), None);
+    }
+
+    #[test]
+    fn a_workflow_is_present_only_with_this_clones_shard_and_a_state_file() {
+        let (_dir, project) = temp_project();
+        let record = make_record(&project, "default", "260904-x");
+        assert_eq!(present_workflow(&project), None);
+        assert_eq!(existing_clone_id(&project), None, "the check must not mint");
+        let shard = audit_shard_path(&project).unwrap();
+        write(&shard, "# AI-DLC Audit Log\n");
+        let present = present_workflow(&project).unwrap();
+        assert_eq!(present.record_root, record);
+        assert_eq!(present.audit_shard, shard);
+        std::fs::remove_file(record.join(STATE_FILE_NAME)).unwrap();
+        assert_eq!(present_workflow(&project), None);
+    }
+
+    // --- helpers
+
+    #[test]
+    fn js_trim_matches_javascript() {
+        assert_eq!(js_trim("\u{feff}\u{a0} x \u{2028}\t"), "x");
+        assert_eq!(js_trim("\u{85}x\u{85}"), "\u{85}x\u{85}");
+    }
+
+    #[test]
+    fn sha256_matches_the_fips_vectors() {
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(
+            sha256_hex(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            sha256_hex(b"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        );
+        assert_eq!(
+            sha256_hex(&[b'a'; 1000]),
+            "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3"
+        );
+    }
+}
