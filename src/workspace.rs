@@ -672,7 +672,11 @@ fn marker_version_is_known(marker: &serde_json::Map<String, serde_json::Value>) 
     marker
         .get("version")
         .and_then(serde_json::Value::as_f64)
-        .is_some_and(|version| version == 1.0 || version == 2.0)
+        .is_some_and(|version| {
+            [1.0_f64, 2.0]
+                .iter()
+                .any(|known| known.total_cmp(&version).is_eq())
+        })
 }
 
 fn marker_directive(
@@ -782,7 +786,7 @@ pub(crate) fn random_lowercase_hex(n_chars: usize) -> String {
 }
 
 /// The operating system's random bytes; where `/dev/urandom` cannot be read, the random low 32
-/// bits of successive UUIDv7 values (the uuid crate's counter only occupies the 42 bits after
+/// bits of successive `UUIDv7` values (the `uuid` crate's counter only occupies the 42 bits after
 /// the timestamp, so those 32 bits are fresh randomness on every call).
 fn fill_random(bytes: &mut [u8]) {
     let from_os = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
@@ -901,6 +905,10 @@ fn sha256_padded(bytes: &[u8]) -> Vec<u8> {
     padded
 }
 
+#[expect(
+    clippy::many_single_char_names,
+    reason = "a to h are the working variables of FIPS 180-4; other names would hide the correspondence"
+)]
 fn sha256_compress(state: &mut [u32; 8], block: &[u8]) {
     let mut schedule = [0_u32; 64];
     for (word, chunk) in schedule.iter_mut().zip(block.chunks_exact(4)) {

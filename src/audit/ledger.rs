@@ -1,1 +1,1277 @@
+//! The audit ledger (upstream-behaviour §4.7–§4.9): the Markdown blocks appended to this clone's
+//! audit shard, the reader that splits them back, fire ids and the detail file a failed sensor
+//! leaves. Every byte another process reads matches the reference (D2): the writer is
+//! `renderAuditBlock` and `appendAuditBlockAtPath` of `aidlc-audit.ts`, the sensor rows and the
+//! detail body are `emitTerminal` and `buildDetailBody` of `aidlc-sensor.ts`.
+//!
+//! Invariants: a block is written with one `write` on a descriptor opened for appending, under
+//! the audit lock and a process-wide mutex, so blocks never interleave and the header is written
+//! once; the lock is held only for the append itself.
 
+use std::collections::{BTreeMap, VecDeque};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::sync::{Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::audit::lock::{self, LockError};
+use crate::workspace::{js_trim, random_lowercase_hex, sensor_detail_dir};
+
+/// The first line of every shard, written by the first append to an empty file.
+pub const AUDIT_LOG_HEADER: &str = "# AI-DLC Audit Log\n";
+/// Readers split a shard into blocks on this separator.
+pub const BLOCK_SEPARATOR: &str = "\n---\n";
+
+pub const SENSOR_FIRED: &str = "SENSOR_FIRED";
+pub const SENSOR_PASSED: &str = "SENSOR_PASSED";
+pub const SENSOR_FAILED: &str = "SENSOR_FAILED";
+pub const SENSOR_BUDGET_OVERRIDE: &str = "SENSOR_BUDGET_OVERRIDE";
+
+/// The events that close a `SENSOR_FIRED`.
+const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
+/// Keys the block writer emits itself. The reference refuses `Event` and silently drops
+/// `Timestamp`; both are programmer errors here.
+const RESERVED_FIELD_KEYS: [&str; 2] = ["Event", "Timestamp"];
+
+/// Appends in this process; the audit lock is re-entrant per process, so it does not keep two
+/// threads of one process apart.
+static APPEND_MUTEX: Mutex<()> = Mutex::new(());
+
+#[derive(Debug, thiserror::Error)]
+pub enum LedgerError {
+    #[error(
+        "audit field key \"{key}\" is not one Markdown label: it must match ^[A-Za-z][A-Za-z0-9 ._()/-]*$"
+    )]
+    InvalidFieldKey { key: String },
+    #[error("audit field key \"{key}\" is reserved: the writer emits **{key}** itself")]
+    ReservedFieldKey { key: String },
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error("refusing an audit shard outside the project {project_dir}: {shard_path}")]
+    ShardOutsideProject {
+        project_dir: Utf8PathBuf,
+        shard_path: Utf8PathBuf,
+    },
+    #[error("refusing the audit shard {path}: it is not a regular file")]
+    NotARegularFile { path: Utf8PathBuf },
+    #[error("cannot append to the audit shard {path}: {source}")]
+    Io {
+        path: Utf8PathBuf,
+        source: std::io::Error,
+    },
+}
+
+// --- Rows ---------------------------------------------------------------------------------------
+
+/// One audit event before it is stamped: `## <heading>`, `**Event**: <event>`, then the fields in
+/// order. Keys are valid by construction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditRow {
+    heading: &'static str,
+    event: &'static str,
+    fields: Vec<(&'static str, String)>,
+}
+
+/// The four fields every sensor row starts with; `output_path_field` is already project-relative
+/// (see [`relative_path_field`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FireIdentity {
+    pub fire_id: String,
+    pub sensor_id: String,
+    pub stage_slug: String,
+    pub output_path_field: String,
+}
+
+impl FireIdentity {
+    /// The identity of one fire, with `output_path` (as fired, usually absolute) made relative
+    /// to `project_dir`.
+    pub fn new(
+        project_dir: &Utf8Path,
+        fire_id: &str,
+        sensor_id: &str,
+        stage_slug: &str,
+        output_path: &str,
+    ) -> Self {
+        Self {
+            fire_id: fire_id.to_owned(),
+            sensor_id: sensor_id.to_owned(),
+            stage_slug: stage_slug.to_owned(),
+            output_path_field: relative_path_field(project_dir, output_path),
+        }
+    }
+
+    fn fields(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("Fire id", self.fire_id.clone()),
+            ("Sensor ID", self.sensor_id.clone()),
+            ("Stage slug", self.stage_slug.clone()),
+            ("Output path", self.output_path_field.clone()),
+        ]
+    }
+}
+
+impl AuditRow {
+    /// A row with checked keys: each matches `^[A-Za-z][A-Za-z0-9 ._()/-]*$` and none is
+    /// `Event` or `Timestamp`.
+    pub fn new(
+        heading: &'static str,
+        event: &'static str,
+        fields: Vec<(&'static str, String)>,
+    ) -> Result<Self, LedgerError> {
+        for (key, _) in &fields {
+            check_field_key(key)?;
+        }
+        Ok(Self {
+            heading,
+            event,
+            fields,
+        })
+    }
+
+    pub fn heading(&self) -> &'static str {
+        self.heading
+    }
+
+    pub fn event(&self) -> &'static str {
+        self.event
+    }
+
+    pub fn fields(&self) -> &[(&'static str, String)] {
+        &self.fields
+    }
+
+    /// `SENSOR_FIRED`: Fire id, Sensor ID, Stage slug, Output path.
+    pub fn sensor_fired(fire: &FireIdentity) -> Self {
+        Self::trusted("Sensor Fired", SENSOR_FIRED, fire.fields())
+    }
+
+    /// `SENSOR_PASSED`: the fire's fields, Duration ms, and Note when there is a non-empty one
+    /// (`tool-unavailable`, `script-error: …`).
+    pub fn sensor_passed(fire: &FireIdentity, duration_ms: u128, note: Option<&str>) -> Self {
+        let mut fields = fire.fields();
+        fields.push(("Duration ms", duration_ms.to_string()));
+        if let Some(note) = note.filter(|note| !note.is_empty()) {
+            fields.push(("Note", note.to_owned()));
+        }
+        Self::trusted("Sensor Passed", SENSOR_PASSED, fields)
+    }
+
+    /// `SENSOR_FAILED`: the fire's fields, Detail path (made relative to `project_dir`) and
+    /// Findings count.
+    pub fn sensor_failed(
+        fire: &FireIdentity,
+        project_dir: &Utf8Path,
+        detail_path: &Utf8Path,
+        findings_count: u64,
+    ) -> Self {
+        let mut fields = fire.fields();
+        fields.push((
+            "Detail path",
+            relative_path_field(project_dir, detail_path.as_str()),
+        ));
+        fields.push(("Findings count", findings_count.to_string()));
+        Self::trusted("Sensor Failed", SENSOR_FAILED, fields)
+    }
+
+    /// `SENSOR_BUDGET_OVERRIDE`: the fire's fields, Cap layer `registry`, Cap value (the timeout
+    /// in seconds) and Observed value (elapsed seconds, rounded up).
+    pub fn sensor_budget_override(
+        fire: &FireIdentity,
+        cap_value_seconds: u64,
+        observed_seconds: u64,
+    ) -> Self {
+        let mut fields = fire.fields();
+        fields.push(("Cap layer", "registry".to_owned()));
+        fields.push(("Cap value", cap_value_seconds.to_string()));
+        fields.push(("Observed value", observed_seconds.to_string()));
+        Self::trusted("Sensor Budget Override", SENSOR_BUDGET_OVERRIDE, fields)
+    }
+
+    /// For the constructors above, whose keys are constants (a unit test checks them).
+    fn trusted(
+        heading: &'static str,
+        event: &'static str,
+        fields: Vec<(&'static str, String)>,
+    ) -> Self {
+        Self {
+            heading,
+            event,
+            fields,
+        }
+    }
+}
+
+/// Whether `key` is one Markdown label on one line: `^[A-Za-z][A-Za-z0-9 ._()/-]*$`.
+pub fn is_valid_field_key(key: &str) -> bool {
+    let mut bytes = key.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b" ._()/-".contains(&b))
+}
+
+fn check_field_key(key: &str) -> Result<(), LedgerError> {
+    if RESERVED_FIELD_KEYS.contains(&key) {
+        return Err(LedgerError::ReservedFieldKey {
+            key: key.to_owned(),
+        });
+    }
+    if !is_valid_field_key(key) {
+        return Err(LedgerError::InvalidFieldKey {
+            key: key.to_owned(),
+        });
+    }
+    Ok(())
+}
+
+// --- Formatting ---------------------------------------------------------------------------------
+
+/// `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds (JavaScript's `toISOString` without the
+/// milliseconds; instants before 1970 round down, as `Date` does).
+pub fn iso_timestamp(instant: SystemTime) -> String {
+    let seconds = seconds_since_epoch(instant);
+    let days = seconds.div_euclid(86_400);
+    let second_of_day = seconds.rem_euclid(86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        second_of_day / 3_600,
+        second_of_day % 3_600 / 60,
+        second_of_day % 60
+    )
+}
+
+/// Whole seconds since 1970, rounded towards the past.
+fn seconds_since_epoch(instant: SystemTime) -> i64 {
+    match instant.duration_since(UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_secs()).unwrap_or(i64::MAX),
+        Err(before) => {
+            let before = before.duration();
+            let whole = i64::try_from(before.as_secs()).unwrap_or(i64::MAX);
+            if before.subsec_nanos() > 0 {
+                -whole - 1
+            } else {
+                -whole
+            }
+        }
+    }
+}
+
+/// The proleptic Gregorian date of a day count from 1970-01-01 (Howard Hinnant's
+/// `civil_from_days`: eras of 400 years, years starting in March so the leap day comes last).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let shifted = days + 719_468;
+    let era = shifted.div_euclid(146_097);
+    let day_of_era = shifted.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1_460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// A field value on one line: `\r\n`, `\r`, `\n`, U+2028 and U+2029 each become the two
+/// characters `\n`, so no value can forge a second field or block.
+pub fn escape_value(value: &str) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    let mut characters = value.chars().peekable();
+    while let Some(character) = characters.next() {
+        match character {
+            '\r' => {
+                characters.next_if_eq(&'\n');
+                escaped.push_str("\\n");
+            }
+            '\n' | '\u{2028}' | '\u{2029}' => escaped.push_str("\\n"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
+}
+
+/// The bytes of one block:
+/// `\n## <Heading>\n**Timestamp**: <ts>\n**Event**: <EVENT>\n**<Key>**: <value>\n…\n---\n`
+/// (one blank line before the `---`).
+pub fn format_block(row: &AuditRow, timestamp: &str) -> String {
+    debug_assert!(
+        row.fields
+            .iter()
+            .all(|(key, _)| check_field_key(key).is_ok()),
+        "an audit row was built with a bad key"
+    );
+    let mut block = format!(
+        "\n## {}\n**Timestamp**: {timestamp}\n**Event**: {}\n",
+        row.heading, row.event
+    );
+    for (key, value) in &row.fields {
+        block.push_str("**");
+        block.push_str(key);
+        block.push_str("**: ");
+        block.push_str(&escape_value(value));
+        block.push('\n');
+    }
+    block.push_str(BLOCK_SEPARATOR);
+    block
+}
+
+/// A path as an audit field: backslashes become `/`; the project itself is `.`; a path under
+/// the project loses the `<project>/` prefix (compared case-insensitively when it starts with a
+/// Windows drive letter); any other path is kept, normalised. Nothing is canonicalised.
+pub fn relative_path_field(project_dir: &Utf8Path, path: &str) -> String {
+    let normalised_path = path.replace('\\', "/");
+    let normalised_project = project_dir.as_str().replace('\\', "/");
+    let normalised_project = normalised_project.trim_end_matches('/');
+    let path_key = drive_insensitive_key(&normalised_path);
+    let project_key = drive_insensitive_key(normalised_project);
+    if path_key == project_key {
+        return ".".to_owned();
+    }
+    let under_project = path_key
+        .strip_prefix(project_key.as_str())
+        .is_some_and(|rest| rest.starts_with('/'));
+    match normalised_path.get(normalised_project.len() + 1..) {
+        Some(relative) if under_project => relative.to_owned(),
+        _ => normalised_path,
+    }
+}
+
+fn drive_insensitive_key(path: &str) -> String {
+    let bytes = path.as_bytes();
+    let has_drive =
+        bytes.len() >= 3 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' && bytes[2] == b'/';
+    if has_drive {
+        path.to_lowercase()
+    } else {
+        path.to_owned()
+    }
+}
+
+// --- Appending ----------------------------------------------------------------------------------
+
+/// Append `row`, stamped with `now`, to the shard at `shard_path` (which must be inside
+/// `project_dir`). Takes the audit lock for the append only, creates the folders, writes the
+/// header when the shard is new or empty, and writes header and block with one `write_all` on a
+/// descriptor opened for appending. A symbolic link or any non-file at the shard path is refused.
+pub fn append_row(
+    project_dir: &Utf8Path,
+    shard_path: &Utf8Path,
+    row: &AuditRow,
+    now: SystemTime,
+) -> Result<(), LedgerError> {
+    check_shard_inside_project(project_dir, shard_path)?;
+    let block = format_block(row, &iso_timestamp(now));
+    let _in_process = APPEND_MUTEX.lock().unwrap_or_else(PoisonError::into_inner);
+    let _lock = lock::acquire(project_dir)?;
+    append_block(shard_path, &block).map_err(|source| LedgerError::Io {
+        path: shard_path.to_owned(),
+        source,
+    })
+}
+
+fn check_shard_inside_project(
+    project_dir: &Utf8Path,
+    shard_path: &Utf8Path,
+) -> Result<(), LedgerError> {
+    let inside = shard_path != project_dir
+        && shard_path.starts_with(project_dir)
+        && !shard_path
+            .components()
+            .any(|c| c == camino::Utf8Component::ParentDir);
+    if inside {
+        Ok(())
+    } else {
+        Err(LedgerError::ShardOutsideProject {
+            project_dir: project_dir.to_owned(),
+            shard_path: shard_path.to_owned(),
+        })
+    }
+}
+
+fn append_block(shard_path: &Utf8Path, block: &str) -> std::io::Result<()> {
+    if let Some(folder) = shard_path.parent() {
+        std::fs::create_dir_all(folder)?;
+    }
+    let mut file = open_for_append(shard_path)?;
+    let metadata = file.metadata()?;
+    if !metadata.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{shard_path} is not a regular file"
+        )));
+    }
+    let bytes = if metadata.len() == 0 {
+        format!("{AUDIT_LOG_HEADER}{block}")
+    } else {
+        block.to_owned()
+    };
+    file.write_all(bytes.as_bytes())
+}
+
+#[cfg(unix)]
+fn open_for_append(path: &Utf8Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_for_append(path: &Utf8Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+}
+
+// --- Reading ------------------------------------------------------------------------------------
+
+/// One block read back from a shard. `fields` holds every `**Key**: value` line except
+/// Timestamp and Event, in order, values trimmed and still escaped (a `\n` in a value stays two
+/// characters: the writer's escaping cannot be undone unambiguously).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditBlock {
+    pub heading: String,
+    pub timestamp: Option<String>,
+    pub event: String,
+    pub fields: Vec<(String, String)>,
+}
+
+impl AuditBlock {
+    /// The first value of `key`, as the reference's `auditBlockField` reads it.
+    pub fn field(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.as_str())
+    }
+}
+
+/// The blocks of a shard (or of several shards joined with `\n`): CRLF is read as LF, the text
+/// is split on `\n---\n`, and pieces without an `**Event**:` line (the header, a torn tail) are
+/// skipped.
+pub fn parse_blocks(text: &str) -> Vec<AuditBlock> {
+    text.replace("\r\n", "\n")
+        .split(BLOCK_SEPARATOR)
+        .filter_map(parse_block)
+        .collect()
+}
+
+fn parse_block(piece: &str) -> Option<AuditBlock> {
+    let mut heading = String::new();
+    let mut timestamp = None;
+    let mut event = None;
+    let mut fields = Vec::new();
+    for line in piece.split('\n') {
+        if heading.is_empty()
+            && let Some(text) = line.strip_prefix("## ")
+        {
+            text.trim_end().clone_into(&mut heading);
+            continue;
+        }
+        let Some((key, value)) = field_line(line) else {
+            continue;
+        };
+        match key {
+            "Timestamp" => drop(timestamp.get_or_insert(value)),
+            "Event" => drop(event.get_or_insert(value)),
+            _ => fields.push((key.to_owned(), value)),
+        }
+    }
+    Some(AuditBlock {
+        heading,
+        timestamp,
+        event: event?,
+        fields,
+    })
+}
+
+/// `**Key**: value` (optionally after `- `), as the reference reads a field line.
+fn field_line(line: &str) -> Option<(&str, String)> {
+    let line = line.strip_prefix("- ").unwrap_or(line);
+    let rest = line.strip_prefix("**")?;
+    let (key, value) = rest.split_once("**:")?;
+    (!key.is_empty()).then(|| (key, js_trim(value).to_owned()))
+}
+
+/// A `SENSOR_FIRED` block and the terminal block with the same Fire id, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirePair<'a> {
+    pub fired: &'a AuditBlock,
+    pub terminal: Option<&'a AuditBlock>,
+}
+
+/// Every `SENSOR_FIRED` in order, each with its terminal row (`SENSOR_PASSED`, `SENSOR_FAILED`
+/// or `SENSOR_BUDGET_OVERRIDE`) matched by `Fire id`, never by position: rows may be out of
+/// order (several shards merged). Should two fires share an id, the k-th fired of that id takes
+/// the k-th terminal of that id. Terminal rows without a fired row are not returned.
+pub fn pair_fires(blocks: &[AuditBlock]) -> Vec<FirePair<'_>> {
+    let mut terminals: BTreeMap<&str, VecDeque<&AuditBlock>> = BTreeMap::new();
+    for block in blocks
+        .iter()
+        .filter(|b| TERMINAL_SENSOR_EVENTS.contains(&b.event.as_str()))
+    {
+        if let Some(fire_id) = block.field("Fire id") {
+            terminals.entry(fire_id).or_default().push_back(block);
+        }
+    }
+    blocks
+        .iter()
+        .filter(|block| block.event == SENSOR_FIRED)
+        .map(|fired| FirePair {
+            fired,
+            terminal: fired
+                .field("Fire id")
+                .and_then(|id| terminals.get_mut(id))
+                .and_then(VecDeque::pop_front),
+        })
+        .collect()
+}
+
+// --- Fire ids and detail files ------------------------------------------------------------------
+
+/// A fresh fire id: 8 random lowercase hex characters (4 random bytes, as `randomBytes(4)`).
+/// Collisions are not checked, as in the reference; pairing tolerates them.
+pub fn new_fire_id() -> String {
+    random_lowercase_hex(8)
+}
+
+/// `<record_root>/.aidlc-engine/sensors/<stage>/<sensor-id>-<fire-id>.md`.
+pub fn detail_file_path(
+    record_root: &Utf8Path,
+    stage: &str,
+    sensor_id: &str,
+    fire_id: &str,
+) -> Utf8PathBuf {
+    sensor_detail_dir(record_root)
+        .join(stage)
+        .join(format!("{sensor_id}-{fire_id}.md"))
+}
+
+/// The detail file of a failed fire, byte for byte as the reference writes it (LF newlines, one
+/// newline after the closing fence). `absolute_output_path` is the path as fired, not the
+/// relative audit field; `worker_json` is printed as `JSON.stringify(value, null, 2)`.
+pub fn detail_file_body(
+    sensor_id: &str,
+    stage: &str,
+    timestamp: &str,
+    fire_id: &str,
+    absolute_output_path: &str,
+    worker_json: &serde_json::Value,
+) -> String {
+    let lines = [
+        format!("# {sensor_id} finding \u{2014} {stage}"),
+        String::new(),
+        format!("**Timestamp**: {timestamp}"),
+        format!("**Fire id**: {fire_id}"),
+        format!("**Output path**: {absolute_output_path}"),
+        "**Pass**: false".to_owned(),
+        String::new(),
+        "## Findings".to_owned(),
+        String::new(),
+        "```json".to_owned(),
+        javascript_pretty_json(worker_json),
+        "```".to_owned(),
+        String::new(),
+    ];
+    lines.join("\n")
+}
+
+/// Write a detail file as the reference does: create the folders, write `<path>.tmp` exclusively
+/// (an existing temporary file is an error, never overwritten), then rename it onto `path`.
+pub fn write_detail_file(path: &Utf8Path, body: &str) -> std::io::Result<()> {
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder)?;
+    }
+    let temporary = Utf8PathBuf::from(format!("{path}.tmp"));
+    let written = write_new_file(&temporary, body.as_bytes())
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+fn write_new_file(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    file.write_all(bytes)?;
+    file.sync_all()
+}
+
+// --- JSON as JavaScript prints it ---------------------------------------------------------------
+
+/// `JSON.stringify(value, null, 2)`: two-space indentation, `[]` and `{}` for empty containers,
+/// object keys in JavaScript's order (array-index keys ascending, then the rest as parsed),
+/// numbers as `Number.prototype.toString` prints them, strings escaped as JavaScript does.
+pub fn javascript_pretty_json(value: &serde_json::Value) -> String {
+    let mut out = String::new();
+    write_javascript_json(&mut out, value, 0);
+    out
+}
+
+fn write_javascript_json(out: &mut String, value: &serde_json::Value, depth: usize) {
+    use serde_json::Value;
+    match value {
+        Value::Null => out.push_str("null"),
+        Value::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
+        Value::Number(number) => out.push_str(&javascript_number(number)),
+        Value::String(text) => write_javascript_string(out, text),
+        Value::Array(items) => write_javascript_array(out, items, depth),
+        Value::Object(entries) => write_javascript_object(out, entries, depth),
+    }
+}
+
+fn write_javascript_array(out: &mut String, items: &[serde_json::Value], depth: usize) {
+    if items.is_empty() {
+        out.push_str("[]");
+        return;
+    }
+    out.push('[');
+    for (index, item) in items.iter().enumerate() {
+        out.push_str(if index == 0 { "\n" } else { ",\n" });
+        push_indent(out, depth + 1);
+        write_javascript_json(out, item, depth + 1);
+    }
+    out.push('\n');
+    push_indent(out, depth);
+    out.push(']');
+}
+
+fn write_javascript_object(
+    out: &mut String,
+    entries: &serde_json::Map<String, serde_json::Value>,
+    depth: usize,
+) {
+    if entries.is_empty() {
+        out.push_str("{}");
+        return;
+    }
+    out.push('{');
+    for (index, (key, value)) in javascript_key_order(entries).into_iter().enumerate() {
+        out.push_str(if index == 0 { "\n" } else { ",\n" });
+        push_indent(out, depth + 1);
+        write_javascript_string(out, key);
+        out.push_str(": ");
+        write_javascript_json(out, value, depth + 1);
+    }
+    out.push('\n');
+    push_indent(out, depth);
+    out.push('}');
+}
+
+fn push_indent(out: &mut String, depth: usize) {
+    out.extend(std::iter::repeat_n(' ', depth * 2));
+}
+
+/// JavaScript enumerates integer-like keys (canonical, up to 2^32 − 2) first, ascending, then the
+/// other keys in insertion order (kept by `serde_json`'s `preserve_order`).
+fn javascript_key_order(
+    entries: &serde_json::Map<String, serde_json::Value>,
+) -> Vec<(&String, &serde_json::Value)> {
+    let mut indexed: Vec<(u32, (&String, &serde_json::Value))> = Vec::new();
+    let mut named = Vec::new();
+    for entry in entries {
+        match array_index(entry.0) {
+            Some(index) => indexed.push((index, entry)),
+            None => named.push(entry),
+        }
+    }
+    indexed.sort_by_key(|(index, _)| *index);
+    indexed
+        .into_iter()
+        .map(|(_, entry)| entry)
+        .chain(named)
+        .collect()
+}
+
+fn array_index(key: &str) -> Option<u32> {
+    let canonical = key == "0" || (!key.starts_with('0') && !key.is_empty());
+    if !canonical || !key.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    key.parse::<u32>().ok().filter(|index| *index != u32::MAX)
+}
+
+fn write_javascript_string(out: &mut String, text: &str) {
+    out.push('"');
+    for character in text.chars() {
+        match character {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\u{8}' => out.push_str("\\b"),
+            '\u{c}' => out.push_str("\\f"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            control if u32::from(control) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(control));
+            }
+            other => out.push(other),
+        }
+    }
+    out.push('"');
+}
+
+/// A JSON number as JavaScript prints it: integers exactly while they are safe (|n| ≤ 2^53),
+/// anything else as the double it parses to, in `Number.prototype.toString` form.
+fn javascript_number(number: &serde_json::Number) -> String {
+    const SAFE: u64 = 1 << 53;
+    if let Some(unsigned) = number.as_u64().filter(|n| *n <= SAFE) {
+        return unsigned.to_string();
+    }
+    if let Some(signed) = number.as_i64().filter(|n| n.unsigned_abs() <= SAFE) {
+        return signed.to_string();
+    }
+    javascript_double(number.as_f64().unwrap_or(f64::NAN))
+}
+
+/// ECMAScript `Number::toString(10)`: the shortest round-trip digits, placed as plain decimals
+/// when the decimal point falls within 21 places left of them or 6 places right, and in
+/// `d.ddde±x` form otherwise.
+fn javascript_double(value: f64) -> String {
+    if !value.is_finite() {
+        return "null".to_owned();
+    }
+    if value == 0.0 {
+        return "0".to_owned();
+    }
+    let scientific = format!("{:e}", value.abs());
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exponent: i64 = exponent.parse().unwrap_or(0);
+    let sign = if value < 0.0 { "-" } else { "" };
+    format!("{sign}{}", place_decimal_point(&digits, exponent))
+}
+
+/// `digits` (d₁d₂…dₖ, no leading zero) times 10^(`exponent` − k + 1), written as JavaScript does.
+fn place_decimal_point(digits: &str, exponent: i64) -> String {
+    let n_digits = i64::try_from(digits.len()).unwrap_or(i64::MAX);
+    let point = exponent + 1;
+    let count = |n: i64| usize::try_from(n).unwrap_or(0);
+    if n_digits <= point && point <= 21 {
+        format!("{digits}{}", "0".repeat(count(point - n_digits)))
+    } else if 0 < point && point <= 21 {
+        let (whole, fraction) = digits.split_at(count(point));
+        format!("{whole}.{fraction}")
+    } else if -6 < point && point <= 0 {
+        format!("0.{}{digits}", "0".repeat(count(-point)))
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let fraction = if rest.is_empty() {
+            String::new()
+        } else {
+            format!(".{rest}")
+        };
+        let exponent_sign = if exponent < 0 { '-' } else { '+' };
+        format!("{first}{fraction}e{exponent_sign}{}", exponent.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn at(seconds: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(seconds)
+    }
+
+    fn temp_project() -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        (dir, path)
+    }
+
+    // --- timestamps
+
+    #[test]
+    fn timestamps_of_known_instants() {
+        assert_eq!(iso_timestamp(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        assert_eq!(iso_timestamp(at(951_782_400)), "2000-02-29T00:00:00Z");
+        assert_eq!(iso_timestamp(at(951_868_799)), "2000-02-29T23:59:59Z");
+        assert_eq!(iso_timestamp(at(951_868_800)), "2000-03-01T00:00:00Z");
+        assert_eq!(iso_timestamp(at(1_709_210_096)), "2024-02-29T12:34:56Z");
+        assert_eq!(iso_timestamp(at(4_107_542_400)), "2100-03-01T00:00:00Z");
+        assert_eq!(iso_timestamp(at(253_402_300_799)), "9999-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn timestamps_drop_fractions_of_a_second() {
+        let instant = at(1_709_210_096) + Duration::from_millis(789);
+        assert_eq!(iso_timestamp(instant), "2024-02-29T12:34:56Z");
+        let before_epoch = UNIX_EPOCH - Duration::from_millis(1);
+        assert_eq!(iso_timestamp(before_epoch), "1969-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn every_day_of_four_centuries_round_trips() {
+        let mut expected = (1970, 1, 1);
+        for days in 0..146_097 {
+            assert_eq!(civil_from_days(days), expected, "day {days}");
+            expected = next_day(expected);
+        }
+    }
+
+    fn next_day((year, month, day): (i64, i64, i64)) -> (i64, i64, i64) {
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+        let length = match month {
+            2 if leap => 29,
+            2 => 28,
+            4 | 6 | 9 | 11 => 30,
+            _ => 31,
+        };
+        match (day == length, month == 12) {
+            (false, _) => (year, month, day + 1),
+            (true, false) => (year, month + 1, 1),
+            (true, true) => (year + 1, 1, 1),
+        }
+    }
+
+    // --- values and keys
+
+    #[test]
+    fn every_line_terminator_becomes_backslash_n() {
+        assert_eq!(
+            escape_value("a\r\nb\rc\nd\u{2028}e\u{2029}f"),
+            r"a\nb\nc\nd\ne\nf"
+        );
+        assert_eq!(escape_value("\n\r\r\n"), r"\n\n\n");
+        assert_eq!(escape_value("plain: **x**"), "plain: **x**");
+    }
+
+    #[test]
+    fn field_keys_are_one_label() {
+        for key in [
+            "Fire id",
+            "Sensor ID",
+            "Output path",
+            "Cap value (s)",
+            "a.b/c-d_e",
+        ] {
+            assert!(is_valid_field_key(key), "{key}");
+        }
+        for key in ["", "1st", " lead", "Key:", "a**b", "multi\nline", "ünï"] {
+            assert!(!is_valid_field_key(key), "{key:?}");
+        }
+    }
+
+    #[test]
+    fn rows_refuse_bad_and_reserved_keys() {
+        let bad = AuditRow::new("H", "E", vec![("Bad:key", String::new())]);
+        assert!(matches!(bad, Err(LedgerError::InvalidFieldKey { .. })));
+        for reserved in ["Event", "Timestamp"] {
+            let row = AuditRow::new("H", "E", vec![(reserved, String::new())]);
+            assert!(matches!(row, Err(LedgerError::ReservedFieldKey { .. })));
+        }
+        assert!(AuditRow::new("H", "E", vec![("Good key", "v".to_owned())]).is_ok());
+    }
+
+    #[test]
+    fn the_sensor_constructors_use_valid_keys() {
+        let fire = sample_fire();
+        let rows = [
+            AuditRow::sensor_fired(&fire),
+            AuditRow::sensor_passed(&fire, 5, Some("tool-unavailable")),
+            AuditRow::sensor_failed(&fire, Utf8Path::new("/p"), Utf8Path::new("/p/d.md"), 1),
+            AuditRow::sensor_budget_override(&fire, 300, 301),
+        ];
+        for row in rows {
+            for (key, _) in row.fields() {
+                assert!(check_field_key(key).is_ok(), "{key}");
+            }
+        }
+    }
+
+    // --- paths
+
+    #[test]
+    fn path_fields_are_project_relative() {
+        let project = Utf8Path::new("/work/proj");
+        let cases = [
+            ("/work/proj/aidlc/x.md", "aidlc/x.md"),
+            ("/work/proj", "."),
+            ("/work/proj/", ""),
+            ("/work/project/x.md", "/work/project/x.md"),
+            ("/elsewhere/x.md", "/elsewhere/x.md"),
+            ("relative/x.md", "relative/x.md"),
+        ];
+        for (path, expected) in cases {
+            assert_eq!(relative_path_field(project, path), expected, "{path}");
+        }
+        assert_eq!(
+            relative_path_field(Utf8Path::new("/work/proj/"), "/work/proj/a"),
+            "a"
+        );
+    }
+
+    #[test]
+    fn windows_paths_compare_drive_letters_case_insensitively() {
+        let project = Utf8Path::new(r"C:\Users\Me\Proj");
+        assert_eq!(
+            relative_path_field(project, r"c:\users\me\proj\aidlc\x.md"),
+            "aidlc/x.md"
+        );
+        assert_eq!(relative_path_field(project, r"C:\Users\Me\Proj"), ".");
+        assert_eq!(
+            relative_path_field(project, r"D:\Other\x.md"),
+            "D:/Other/x.md"
+        );
+    }
+
+    // --- golden blocks
+
+    fn sample_fire() -> FireIdentity {
+        FireIdentity::new(
+            Utf8Path::new("/work/proj"),
+            "a65d19af",
+            "claim-sources",
+            "intent-capture",
+            "/work/proj/aidlc/spaces/default/intents/260904-x/ideation/intent-capture/intent-statement.md",
+        )
+    }
+
+    #[test]
+    fn a_fired_and_failed_pair_is_byte_exact() {
+        let fire = sample_fire();
+        let detail = Utf8Path::new(
+            "/work/proj/aidlc/spaces/default/intents/260904-x/.aidlc-engine/sensors/intent-capture/claim-sources-a65d19af.md",
+        );
+        let fired = format_block(&AuditRow::sensor_fired(&fire), "2026-09-04T10:11:12Z");
+        let failed = format_block(
+            &AuditRow::sensor_failed(&fire, Utf8Path::new("/work/proj"), detail, 3),
+            "2026-09-04T10:11:13Z",
+        );
+        let output =
+            "aidlc/spaces/default/intents/260904-x/ideation/intent-capture/intent-statement.md";
+        assert_eq!(
+            fired,
+            format!(
+                "\n## Sensor Fired\n**Timestamp**: 2026-09-04T10:11:12Z\n**Event**: SENSOR_FIRED\n\
+                 **Fire id**: a65d19af\n**Sensor ID**: claim-sources\n**Stage slug**: intent-capture\n\
+                 **Output path**: {output}\n\n---\n"
+            )
+        );
+        assert_eq!(
+            failed,
+            format!(
+                "\n## Sensor Failed\n**Timestamp**: 2026-09-04T10:11:13Z\n**Event**: SENSOR_FAILED\n\
+                 **Fire id**: a65d19af\n**Sensor ID**: claim-sources\n**Stage slug**: intent-capture\n\
+                 **Output path**: {output}\n\
+                 **Detail path**: aidlc/spaces/default/intents/260904-x/.aidlc-engine/sensors/intent-capture/claim-sources-a65d19af.md\n\
+                 **Findings count**: 3\n\n---\n"
+            )
+        );
+    }
+
+    #[test]
+    fn passed_and_budget_rows_keep_the_reference_field_order() {
+        let fire = sample_fire();
+        let noted = format_block(
+            &AuditRow::sensor_passed(&fire, 42, Some("script-error: exit-2")),
+            "T",
+        );
+        assert!(noted.ends_with("**Duration ms**: 42\n**Note**: script-error: exit-2\n\n---\n"));
+        let plain = format_block(&AuditRow::sensor_passed(&fire, 7, Some("")), "T");
+        assert!(plain.ends_with("**Duration ms**: 7\n\n---\n"));
+        let budget = format_block(&AuditRow::sensor_budget_override(&fire, 300, 301), "T");
+        assert!(budget.starts_with(
+            "\n## Sensor Budget Override\n**Timestamp**: T\n**Event**: SENSOR_BUDGET_OVERRIDE\n"
+        ));
+        assert!(budget.ends_with(
+            "**Cap layer**: registry\n**Cap value**: 300\n**Observed value**: 301\n\n---\n"
+        ));
+    }
+
+    #[test]
+    fn values_are_escaped_in_blocks() {
+        let row =
+            AuditRow::new("H", "E", vec![("Note", "a\nb\r\n**Event**: X".to_owned())]).unwrap();
+        assert_eq!(
+            format_block(&row, "T"),
+            "\n## H\n**Timestamp**: T\n**Event**: E\n**Note**: a\\nb\\n**Event**: X\n\n---\n"
+        );
+    }
+
+    #[test]
+    fn the_detail_file_is_byte_exact() {
+        let json = serde_json::json!({
+            "pass": false,
+            "findings_count": 2,
+            "findings": [{"line": 3, "message": "no source for \"x\""}, {}],
+            "empty": [],
+        });
+        let body = detail_file_body(
+            "claim-sources",
+            "intent-capture",
+            "2026-09-04T10:11:13Z",
+            "a65d19af",
+            "/work/proj/aidlc/x.md",
+            &json,
+        );
+        let expected = "# claim-sources finding \u{2014} intent-capture\n\n\
+            **Timestamp**: 2026-09-04T10:11:13Z\n**Fire id**: a65d19af\n\
+            **Output path**: /work/proj/aidlc/x.md\n**Pass**: false\n\n## Findings\n\n```json\n\
+            {\n  \"pass\": false,\n  \"findings_count\": 2,\n  \"findings\": [\n    {\n      \"line\": 3,\n      \
+            \"message\": \"no source for \\\"x\\\"\"\n    },\n    {}\n  ],\n  \"empty\": []\n}\n```\n";
+        assert_eq!(body, expected);
+    }
+
+    #[test]
+    fn the_detail_path_is_under_the_engine_folder() {
+        assert_eq!(
+            detail_file_path(Utf8Path::new("/r"), "intent-capture", "linter", "0badf00d"),
+            "/r/.aidlc-engine/sensors/intent-capture/linter-0badf00d.md"
+        );
+    }
+
+    #[test]
+    fn detail_files_are_written_through_an_exclusive_temporary_file() {
+        let (_dir, root) = temp_project();
+        let path = detail_file_path(&root, "s", "linter", "00000001");
+        write_detail_file(&path, "one").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one");
+        assert!(!Utf8PathBuf::from(format!("{path}.tmp")).exists());
+        std::fs::write(format!("{path}.tmp"), "stale").unwrap();
+        let error = write_detail_file(&path, "two").unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::AlreadyExists);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one");
+    }
+
+    // --- JSON as JavaScript prints it (expected strings printed by node)
+
+    #[test]
+    fn numbers_print_as_javascript_prints_them() {
+        let cases = [
+            ("1.0", "1"),
+            ("1.5", "1.5"),
+            ("-0.0", "0"),
+            ("1e21", "1e+21"),
+            ("1e20", "100000000000000000000"),
+            ("1e-7", "1e-7"),
+            ("1e-6", "0.000001"),
+            ("0.000001234", "0.000001234"),
+            ("1.5e300", "1.5e+300"),
+            ("-2.5e-10", "-2.5e-10"),
+            ("12345678901234567890", "12345678901234567000"),
+            ("9007199254740993", "9007199254740992"),
+            ("-9007199254740992", "-9007199254740992"),
+            ("0.1", "0.1"),
+            ("100", "100"),
+            ("5e-324", "5e-324"),
+            ("1.7976931348623157e308", "1.7976931348623157e+308"),
+            ("123e-20", "1.23e-18"),
+        ];
+        for (json, expected) in cases {
+            let value: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(javascript_pretty_json(&value), expected, "{json}");
+        }
+    }
+
+    #[test]
+    fn objects_print_in_javascript_key_order() {
+        let value: serde_json::Value = serde_json::from_str(
+            r#"{"b":1,"2":[],"1":{},"a":[1,{"x":"é\u0001\u001f\u007f\u2028\""}],"01":2,"4294967295":3,"4294967294":4}"#,
+        )
+        .unwrap();
+        let expected = "{\n  \"1\": {},\n  \"2\": [],\n  \"4294967294\": 4,\n  \"b\": 1,\n  \"a\": [\n    1,\n    {\n      \
+            \"x\": \"é\\u0001\\u001f\u{7f}\u{2028}\\\"\"\n    }\n  ],\n  \"01\": 2,\n  \"4294967295\": 3\n}";
+        assert_eq!(javascript_pretty_json(&value), expected);
+    }
+
+    // --- appending and reading
+
+    #[test]
+    fn the_header_is_written_once() {
+        let (_dir, project) = temp_project();
+        let shard = project.join("aidlc/spaces/default/intents/audit/host-abc.md");
+        let fire = sample_fire();
+        append_row(&project, &shard, &AuditRow::sensor_fired(&fire), at(0)).unwrap();
+        append_row(
+            &project,
+            &shard,
+            &AuditRow::sensor_passed(&fire, 1, None),
+            at(1),
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&shard).unwrap();
+        assert!(text.starts_with(
+            "# AI-DLC Audit Log\n\n## Sensor Fired\n**Timestamp**: 1970-01-01T00:00:00Z\n"
+        ));
+        assert_eq!(text.matches("# AI-DLC Audit Log").count(), 1);
+        assert_eq!(parse_blocks(&text).len(), 2);
+    }
+
+    #[test]
+    fn an_empty_existing_shard_gets_the_header() {
+        let (_dir, project) = temp_project();
+        let shard = project.join("audit/x.md");
+        std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
+        std::fs::write(&shard, "").unwrap();
+        append_row(
+            &project,
+            &shard,
+            &AuditRow::sensor_fired(&sample_fire()),
+            at(0),
+        )
+        .unwrap();
+        assert!(
+            std::fs::read_to_string(&shard)
+                .unwrap()
+                .starts_with(AUDIT_LOG_HEADER)
+        );
+    }
+
+    #[test]
+    fn shards_outside_the_project_are_refused() {
+        let (_dir, project) = temp_project();
+        let row = AuditRow::sensor_fired(&sample_fire());
+        for shard in [
+            Utf8PathBuf::from("/tmp/elsewhere.md"),
+            project.join("../x.md"),
+            project.clone(),
+        ] {
+            let result = append_row(&project, &shard, &row, at(0));
+            assert!(
+                matches!(result, Err(LedgerError::ShardOutsideProject { .. })),
+                "{shard}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_symlinked_shard_is_refused() {
+        let (_dir, project) = temp_project();
+        let target = project.join("target.md");
+        std::fs::write(&target, "").unwrap();
+        let shard = project.join("audit/link.md");
+        std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&target, &shard).unwrap();
+        let result = append_row(
+            &project,
+            &shard,
+            &AuditRow::sensor_fired(&sample_fire()),
+            at(0),
+        );
+        assert!(matches!(result, Err(LedgerError::Io { .. })));
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
+    }
+
+    #[test]
+    fn concurrent_appenders_never_interleave() {
+        let (_dir, project) = temp_project();
+        let shard = project.join("aidlc/spaces/default/intents/audit/host-abc.md");
+        std::thread::scope(|scope| {
+            for thread in 0..10 {
+                let (project, shard) = (&project, &shard);
+                scope.spawn(move || {
+                    for row in 0..20 {
+                        let fire = FireIdentity::new(
+                            project,
+                            &format!("{thread:04x}{row:04x}"),
+                            "linter",
+                            "code-generation",
+                            &format!("{project}/src/file-{thread}-{row}.ts"),
+                        );
+                        let row = AuditRow::sensor_fired(&fire);
+                        append_row(project, shard, &row, SystemTime::now()).unwrap();
+                    }
+                });
+            }
+        });
+        let text = std::fs::read_to_string(&shard).unwrap();
+        assert_eq!(text.matches(AUDIT_LOG_HEADER).count(), 1);
+        let blocks = parse_blocks(&text);
+        assert_eq!(blocks.len(), 200);
+        for block in &blocks {
+            assert_eq!(block.heading, "Sensor Fired");
+            assert_eq!(block.fields.len(), 4, "{block:?}");
+            let id = block.field("Fire id").unwrap();
+            let (thread, row) = (&id[..4], &id[4..]);
+            let thread = usize::from_str_radix(thread, 16).unwrap();
+            let row = usize::from_str_radix(row, 16).unwrap();
+            assert_eq!(
+                block.field("Output path"),
+                Some(format!("src/file-{thread}-{row}.ts").as_str())
+            );
+        }
+        let mut ids: Vec<&str> = blocks.iter().filter_map(|b| b.field("Fire id")).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 200);
+    }
+
+    #[test]
+    fn blocks_parse_back_with_crlf_and_dashed_fields() {
+        let text = "# AI-DLC Audit Log\r\n\r\n## Sensor Fired\r\n**Timestamp**: T1\r\n**Event**: SENSOR_FIRED\r\n\
+                    - **Fire id**: 0000abcd\r\n**Odd**:   spaced value  \r\n\r\n---\r\n\r\ntorn tail without an event";
+        let blocks = parse_blocks(text);
+        assert_eq!(
+            blocks,
+            [AuditBlock {
+                heading: "Sensor Fired".to_owned(),
+                timestamp: Some("T1".to_owned()),
+                event: SENSOR_FIRED.to_owned(),
+                fields: vec![
+                    ("Fire id".to_owned(), "0000abcd".to_owned()),
+                    ("Odd".to_owned(), "spaced value".to_owned()),
+                ],
+            }]
+        );
+    }
+
+    #[test]
+    fn fires_pair_by_id_not_by_position() {
+        let project = Utf8Path::new("/p");
+        let fire = |id: &str| FireIdentity::new(project, id, "linter", "s", "/p/x.ts");
+        let rows = [
+            format_block(&AuditRow::sensor_passed(&fire("bbbbbbbb"), 5, None), "T2"),
+            format_block(&AuditRow::sensor_fired(&fire("aaaaaaaa")), "T1"),
+            format_block(&AuditRow::sensor_fired(&fire("bbbbbbbb")), "T1"),
+            format_block(&AuditRow::sensor_fired(&fire("cccccccc")), "T1"),
+            format_block(
+                &AuditRow::sensor_budget_override(&fire("aaaaaaaa"), 1, 2),
+                "T3",
+            ),
+        ];
+        let text = format!("{AUDIT_LOG_HEADER}{}", rows.concat());
+        let blocks = parse_blocks(&text);
+        let pairs = pair_fires(&blocks);
+        let summary: Vec<(&str, Option<&str>)> = pairs
+            .iter()
+            .map(|pair| {
+                (
+                    pair.fired.field("Fire id").unwrap(),
+                    pair.terminal.map(|t| t.event.as_str()),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("aaaaaaaa", Some(SENSOR_BUDGET_OVERRIDE)),
+                ("bbbbbbbb", Some(SENSOR_PASSED)),
+                ("cccccccc", None),
+            ]
+        );
+    }
+
+    #[test]
+    fn fire_ids_are_eight_lowercase_hex_characters() {
+        let id = new_fire_id();
+        assert_eq!(id.len(), 8);
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        );
+    }
+}

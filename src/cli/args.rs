@@ -40,6 +40,82 @@ pub enum Command {
     /// is written when there is any error. Exit status: 0 success, 1 compile errors (or drift
     /// with `--check`), 2 usage or environment error.
     Compile(CompileArgs),
+    /// The engine's sensor commands: the dispatcher, the worker protocol and the write hook.
+    Engine(EngineArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EngineArgs {
+    #[command(subcommand)]
+    pub command: EngineCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EngineCommand {
+    /// List, describe or fire sensors.
+    Sensor(SensorArgs),
+    /// Hooks for agent harnesses (Claude Code `PostToolUse` and friends).
+    Hook(HookArgs),
+    /// `sensor-<id> --stage S --output-path P` (or `--file-path P`): run one shipped sensor as
+    /// a worker process and print its one JSON line (the worker protocol).
+    #[command(external_subcommand)]
+    Worker(Vec<String>),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SensorArgs {
+    #[command(subcommand)]
+    pub command: SensorCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SensorCommand {
+    /// Print `id<TAB>kind<TAB>description` for every sensor, sorted by id.
+    List(ProjectArgs),
+    /// Print one sensor's manifest as `key: value` lines.
+    Describe(DescribeArgs),
+    /// Fire one sensor on one file: pre-flight checks, the worker, two audit rows, a detail file
+    /// on failure, and one JSON verdict line on stdout.
+    ///
+    /// Exit status: 0 once the verdict is recorded (whatever it is), 2 when a pre-flight check
+    /// refuses the fire (nothing is recorded then).
+    Fire(FireArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DescribeArgs {
+    /// The sensor id, e.g. `linter`.
+    pub id: String,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct FireArgs {
+    /// The sensor id, e.g. `required-sections`.
+    pub id: String,
+    /// The stage slug the output belongs to.
+    #[arg(long, value_name = "SLUG")]
+    pub stage: String,
+    /// The file to check (relative paths are taken from the working folder).
+    #[arg(long, value_name = "PATH")]
+    pub output_path: Utf8PathBuf,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HookArgs {
+    #[command(subcommand)]
+    pub command: HookCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookCommand {
+    /// Read a hook payload (JSON) on stdin and fire the active stage's write-fired sensors
+    /// whose `matches` glob matches `tool_input.file_path`. Always exits 0; failures are
+    /// recorded in `<record>/.aidlc-hooks-health/run-sensors.drops`.
+    RunSensors(ProjectArgs),
 }
 
 #[derive(Debug, clap::Args)]

@@ -19,6 +19,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     match cli.command {
         Command::Init(args) => init(&args),
         Command::Compile(args) => compile_command(&args),
+        Command::Engine(args) => crate::cli::engine::run(&args),
     }
 }
 
@@ -78,7 +79,7 @@ fn init(args: &InitArgs) -> ExitStatus {
 }
 
 /// The project folder and layout for `args`, or the error already printed.
-fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<Layout, ExitStatus> {
+pub(super) fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<Layout, ExitStatus> {
     let Some(cwd) = current_dir() else {
         error_line(printer, "the working folder is not valid UTF-8", None);
         return Err(ExitStatus::Error);

@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod engine;
 mod printer;
 mod watch_loop;
 

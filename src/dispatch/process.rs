@@ -35,8 +35,8 @@ pub const DEFAULT_STDOUT_CAP_BYTES: usize = 1024 * 1024;
 /// How much of the end of stderr a run keeps.
 pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
 
-/// How long a timed-out worker gets between SIGTERM and SIGKILL, and how long a SIGKILLed
-/// worker gets to be reaped.
+/// How long a timed-out worker gets between SIGTERM and SIGKILL, and how long it then gets to
+/// be reaped.
 pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
 /// How long the output readers get to reach end of file once the process group was killed.
@@ -238,10 +238,10 @@ fn supervise(child: &mut Child, readers: &OutputReaders, deadline: Instant) -> E
     }
 }
 
-/// Past the deadline with the pipes still open: the worker has exited but a process it left
-/// behind (in its group) still holds them. Kill the group's leftovers and give the readers
-/// `READER_GRACE`; a holder outside the group (it called `setsid`) keeps its reader thread
-/// alive, but the run returns with what was read.
+/// Called once the worker is gone (exited, or stopped at the deadline). Pipes still open then
+/// are held by a process it left behind: kill what is left of its group and give the readers
+/// `READER_GRACE` more. A holder outside the group (it called `setsid`) keeps its reader thread
+/// alive, with a bounded capture, until it closes the pipe; the run returns with what was read.
 fn stop_leftovers(child: &mut Child, readers: &OutputReaders) {
     if readers.wait_until(Instant::now()) {
         return;
@@ -461,6 +461,8 @@ impl Capture for CappedCapture {
 #[derive(Default)]
 struct TailCapture {
     bytes: Vec<u8>,
+    /// Bytes before `bytes` were dropped, so `bytes` may start inside a character.
+    dropped_a_head: bool,
 }
 
 impl TailCapture {
@@ -468,7 +470,7 @@ impl TailCapture {
     fn text(&self) -> String {
         let start = self.bytes.len().saturating_sub(STDERR_TAIL_BYTES);
         let mut tail = &self.bytes[start..];
-        if start > 0 {
+        if start > 0 || self.dropped_a_head {
             let continuation_bytes = tail
                 .iter()
                 .take(3)
@@ -486,6 +488,7 @@ impl Capture for TailCapture {
         if self.bytes.len() > 2 * STDERR_TAIL_BYTES {
             let excess = self.bytes.len() - STDERR_TAIL_BYTES;
             self.bytes.drain(..excess);
+            self.dropped_a_head = true;
         }
     }
 }
@@ -640,7 +643,6 @@ pub(crate) mod tests {
             "head -c 100000 /dev/zero | tr '\\0' 'e' >&2; printf 'é%.0s' $(seq 5000) >&2; printf 'the-end!\\n' >&2",
         );
         assert_eq!(run.exit_code, Some(0));
-        eprintln!("{} {:?}", run.stderr_tail.len(), &run.stderr_tail[..40]);
         assert!(run.stderr_tail.len() <= STDERR_TAIL_BYTES);
         assert!(run.stderr_tail.len() >= STDERR_TAIL_BYTES - 3);
         assert!(run.stderr_tail.starts_with('é'));
@@ -772,6 +774,21 @@ pub(crate) mod tests {
         let mut exact = CappedCapture::new(2);
         exact.keep(b"ab");
         assert!(!exact.truncated);
+    }
+
+    #[test]
+    fn the_stderr_tail_never_starts_inside_a_character() {
+        for first_chunk in 1..=4 {
+            let mut tail = TailCapture::default();
+            let text = "é".repeat(STDERR_TAIL_BYTES * 2);
+            let (head, rest) = text.as_bytes().split_at(first_chunk);
+            tail.keep(head);
+            for chunk in rest.chunks(1001) {
+                tail.keep(chunk);
+                // The end may be inside a character until the rest arrives; the start never.
+                assert!(tail.text().starts_with('é'), "{first_chunk}");
+            }
+        }
     }
 
     #[test]

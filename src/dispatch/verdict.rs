@@ -145,7 +145,7 @@ pub enum BadWorkerOutput {
 /// Read a worker's stdout: skip anything before the first `{` (package-manager banners), then
 /// require exactly one JSON object (whitespace may follow it) with a boolean `pass`.
 ///
-/// Invalid UTF-8 is replaced, as the reference's `encoding: "utf-8"` did. serde_json refuses
+/// Invalid UTF-8 is replaced, as the reference's `encoding: "utf-8"` did. `serde_json` refuses
 /// nesting deeper than 128 levels, which makes such output bad rather than a stack overflow.
 pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutput> {
     let text = String::from_utf8_lossy(stdout);
@@ -488,7 +488,7 @@ mod tests {
                 other => panic!("expected a budget override, got {other:?}"),
             }
         };
-        assert_eq!(observed(Duration::from_millis(1000)), 1);
+        assert_eq!(observed(Duration::from_secs(1)), 1);
         assert_eq!(observed(Duration::from_micros(1_000_400)), 1);
         assert_eq!(observed(Duration::from_millis(1001)), 2);
     }

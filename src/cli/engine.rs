@@ -1,0 +1,222 @@
+//! `aidlc engine …`: the sensor dispatcher (`sensor list|describe|fire`), the worker protocol
+//! (`sensor-<id>`) and the write hook (`hook run-sensors`).
+
+use std::io::IsTerminal;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{
+    DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, ProjectArgs,
+    SensorCommand,
+};
+use crate::cli::commands::{current_dir, env_var, error_line, resolve_layout};
+use crate::cli::printer::Printer;
+use crate::discover::{self, Layout};
+use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
+use crate::dispatch::registry::{LiveRegistry, load_live_registry};
+use crate::dispatch::{hook, workers};
+use crate::syntax::manifest::FireOn;
+
+pub fn run(args: &EngineArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    match &args.command {
+        EngineCommand::Sensor(sensor) => match &sensor.command {
+            SensorCommand::List(project) => list(project, &printer),
+            SensorCommand::Describe(describe_args) => describe(describe_args, &printer),
+            SensorCommand::Fire(fire_args) => fire(fire_args, &printer),
+        },
+        EngineCommand::Hook(hook_args) => match &hook_args.command {
+            HookCommand::RunSensors(project) => run_sensors(project, &printer),
+        },
+        EngineCommand::Worker(words) => worker(words, &printer),
+    }
+}
+
+/// The live registry, or its errors printed.
+fn registry_or_errors(layout: &Layout, printer: &Printer) -> Result<LiveRegistry, ExitStatus> {
+    let registry = load_live_registry(layout);
+    if registry.errors.is_empty() {
+        return Ok(registry);
+    }
+    for diagnostic in &registry.errors {
+        printer.diagnostic(diagnostic, &registry.sources);
+    }
+    error_line(
+        printer,
+        "the sensor manifests have errors",
+        Some("fix them (`aidlc compile` shows the same problems)"),
+    );
+    Err(ExitStatus::Failure)
+}
+
+fn list(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
+    let layout = match resolve_layout(project, printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    let registry = match registry_or_errors(&layout, printer) {
+        Ok(registry) => registry,
+        Err(status) => return status,
+    };
+    for (id, sensor) in &registry.sensors {
+        printer.out(&format!(
+            "{id}\t{}\t{}",
+            sensor.manifest.kind, sensor.manifest.description
+        ));
+    }
+    ExitStatus::Success
+}
+
+fn describe(args: &DescribeArgs, printer: &Printer) -> ExitStatus {
+    let layout = match resolve_layout(&args.project, printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    let registry = match registry_or_errors(&layout, printer) {
+        Ok(registry) => registry,
+        Err(status) => return status,
+    };
+    let Some(sensor) = registry.sensors.get(&args.id) else {
+        error_line(
+            printer,
+            &format!(
+                "unknown sensor id: \"{}\". Known ids: {}",
+                args.id,
+                registry.known_ids()
+            ),
+            None,
+        );
+        return ExitStatus::Error;
+    };
+    let manifest = &sensor.manifest;
+    let mut lines = vec![
+        format!("id: {}", manifest.id),
+        format!("kind: {}", manifest.kind),
+        format!("command: {}", manifest.command),
+        format!("default_severity: {}", manifest.default_severity.as_str()),
+    ];
+    if manifest.fire_on == FireOn::Gate {
+        lines.push("fire_on: gate".to_owned());
+    }
+    lines.push(format!("description: {}", manifest.description));
+    if let Some(category) = &manifest.category {
+        lines.push(format!("category: {category}"));
+    }
+    if let Some(matches) = &manifest.matches {
+        lines.push(format!("matches: {matches}"));
+    }
+    if let Some(timeout) = manifest.timeout_seconds {
+        lines.push(format!("timeout_seconds: {timeout}"));
+    }
+    lines.push(format!("path: {}", sensor.registry_path));
+    printer.out(&lines.join("\n"));
+    ExitStatus::Success
+}
+
+fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
+    let layout = match resolve_layout(&args.project, printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    let Some(cwd) = current_dir() else {
+        error_line(printer, "the working folder is not valid UTF-8", None);
+        return ExitStatus::Error;
+    };
+    let request = FireRequest {
+        sensor_id: args.id.clone(),
+        stage: args.stage.clone(),
+        output_path: args.output_path.clone(),
+        cwd,
+    };
+    let result = prepare_fire(&layout, &request)
+        .and_then(|prepared| run_fire(&prepared, &FireContext::default()));
+    match result {
+        Ok(report) => {
+            printer.out(&report.verdict_line);
+            ExitStatus::Success
+        }
+        Err(refusal) => {
+            print_refusal(&refusal, printer);
+            ExitStatus::Error
+        }
+    }
+}
+
+fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
+    for diagnostic in &refusal.diagnostics {
+        printer.diagnostic(diagnostic, &refusal.sources);
+    }
+    error_line(printer, &refusal.message, refusal.help.as_deref());
+}
+
+/// `sensor-<id> --stage S --output-path P | --file-path P [extras…]`: the worker protocol for
+/// the shipped sensors. A check that is not built yet says so on stderr and exits 2, printing
+/// no verdict, so no caller can read it as a pass.
+fn worker(words: &[String], printer: &Printer) -> ExitStatus {
+    let Some(id) = words.first().and_then(|word| word.strip_prefix("sensor-")) else {
+        let name = words.first().map_or("", String::as_str);
+        error_line(
+            printer,
+            &format!("unknown engine command: {name}"),
+            Some("run `aidlc engine --help` for the commands"),
+        );
+        return ExitStatus::Error;
+    };
+    if !workers::is_shipped(id) {
+        error_line(
+            printer,
+            &format!(
+                "sensor-{id} is not a shipped sensor; shipped: {}",
+                workers::SHIPPED_SENSOR_IDS.join(", ")
+            ),
+            None,
+        );
+        return ExitStatus::Error;
+    }
+    let has = |flag: &str| words.iter().any(|word| word == flag);
+    if !has("--stage") || !(has("--output-path") || has("--file-path")) {
+        error_line(
+            printer,
+            &format!(
+                "sensor-{id} requires --stage <slug> and --output-path <path> (or --file-path <path>)"
+            ),
+            None,
+        );
+        return ExitStatus::Error;
+    }
+    let missing = workers::missing_check(id).unwrap_or_default();
+    error_line(printer, &missing, None);
+    ExitStatus::Error
+}
+
+/// The write hook. Every path exits 0.
+fn run_sensors(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
+    if std::io::stdin().is_terminal() {
+        return ExitStatus::Success;
+    }
+    let Some(payload) = hook::read_payload_bounded(std::io::stdin()) else {
+        return ExitStatus::Success;
+    };
+    let Some(written) = hook::written_file_path(&payload) else {
+        return ExitStatus::Success;
+    };
+    let Some(layout) = hook_layout(project, &payload) else {
+        return ExitStatus::Success;
+    };
+    let outcome = hook::run_sensors_hook(&layout, &written, &FireContext::default());
+    if outcome.first_run {
+        printer.out(hook::FIRST_RUN_BANNER);
+    }
+    ExitStatus::Success
+}
+
+/// The project for a hook run: `--project-dir`, the environment (`AIDLC_PROJECT_DIR`,
+/// `CLAUDE_PROJECT_DIR`), the payload's `cwd`, or the working folder's ancestors.
+fn hook_layout(project: &ProjectArgs, payload: &[u8]) -> Option<Layout> {
+    let payload_cwd = serde_json::from_slice::<serde_json::Value>(payload)
+        .ok()
+        .and_then(|value| value.get("cwd")?.as_str().map(camino::Utf8PathBuf::from));
+    let cwd = payload_cwd.or_else(current_dir)?;
+    let dir = discover::find_project_dir(project.project_dir.as_deref(), &env_var, &cwd).ok()?;
+    let harness = discover::pick_harness(&dir, project.harness).ok()?;
+    Some(Layout::new(&dir, harness, &env_var))
+}

@@ -1,0 +1,584 @@
+//! `aidlc engine sensor fire`: one sensor on one file, from pre-flight to printed verdict
+//! (upstream §4.2–§4.9, D4–D8).
+//!
+//! Invariants:
+//! - every pre-flight refusal happens before any audit row is written;
+//! - `SENSOR_FIRED` and the terminal row are each appended inside their own audit-lock window,
+//!   and no lock is held while the worker runs;
+//! - every fire that wrote `SENSOR_FIRED` writes exactly one terminal row with the same fire id;
+//! - only a real pass is an unnoted `SENSOR_PASSED` (D4); a shipped check that is not built yet
+//!   is recorded as a script-error non-evaluation that says so.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::audit::ledger;
+use crate::diagnostics::Diagnostic;
+use crate::discover::Layout;
+use crate::dispatch::glob::SensorGlob;
+use crate::dispatch::process::{WorkerCommand, run_worker};
+use crate::dispatch::registry::{LiveSensor, load_live_registry};
+use crate::dispatch::stage_graph::{GraphNode, load_graph, producers_of, unknown_stage_message};
+use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
+use crate::dispatch::workers;
+use crate::workspace;
+
+/// The dispatcher's fallback timeout when a manifest declares none (D7).
+pub const FALLBACK_TIMEOUT_SECONDS: u64 = 1200;
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct FireRequest {
+    pub sensor_id: String,
+    pub stage: String,
+    /// As given: absolute, or relative to `cwd`.
+    pub output_path: Utf8PathBuf,
+    pub cwd: Utf8PathBuf,
+}
+
+/// Where fire ids and the time come from; tests inject fixed ones.
+pub struct FireContext {
+    pub new_fire_id: Box<dyn Fn() -> String>,
+    pub now: Box<dyn Fn() -> SystemTime>,
+}
+
+impl Default for FireContext {
+    fn default() -> Self {
+        Self {
+            new_fire_id: Box::new(ledger::new_fire_id),
+            now: Box::new(SystemTime::now),
+        }
+    }
+}
+
+/// Why a fire stopped before writing any audit row.
+#[derive(Debug, Clone)]
+pub struct FireRefusal {
+    pub message: String,
+    pub help: Option<String>,
+    /// Manifest problems that make the registry unusable, with their texts for snippets.
+    pub diagnostics: Vec<Diagnostic>,
+    pub sources: BTreeMap<Utf8PathBuf, String>,
+}
+
+impl FireRefusal {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            help: None,
+            diagnostics: Vec::new(),
+            sources: BTreeMap::new(),
+        }
+    }
+
+    fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// How the worker runs.
+#[derive(Debug, Clone)]
+pub enum WorkerKind {
+    /// One of the six shipped sensors with its shipped command: native, in-process (D8).
+    Shipped,
+    /// Anything else: a process with cwd = project.
+    Process {
+        program: String,
+        leading_args: Vec<String>,
+    },
+}
+
+/// A fire that passed pre-flight: everything needed to run it.
+#[derive(Debug, Clone)]
+pub struct PreparedFire {
+    pub sensor_id: String,
+    pub stage: String,
+    pub absolute_output_path: Utf8PathBuf,
+    pub worker: WorkerKind,
+    pub worker_args: Vec<String>,
+    pub timeout: Duration,
+    pub project_dir: Utf8PathBuf,
+}
+
+/// What a fire did.
+#[derive(Debug, Clone)]
+pub struct FireReport {
+    pub fire_id: String,
+    pub verdict: Verdict,
+    pub audit_shard: Utf8PathBuf,
+    pub detail_path: Option<Utf8PathBuf>,
+    /// The one compact JSON line printed on stdout (upstream §4.9).
+    pub verdict_line: String,
+}
+
+/// The pre-flight of upstream §4.2, in order, plus two refusals of our own: a path outside the
+/// project, and a `matches` that is not a valid glob.
+pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFire, FireRefusal> {
+    let absolute_output_path = absolute(&request.cwd, &request.output_path);
+    let registry = load_live_registry(layout);
+    if !registry.errors.is_empty() {
+        return Err(FireRefusal {
+            diagnostics: registry.errors.clone(),
+            sources: registry.sources.clone(),
+            ..FireRefusal::new("the sensor manifests have errors; fix them before firing")
+        });
+    }
+    let Some(sensor) = registry.sensors.get(&request.sensor_id) else {
+        return Err(FireRefusal::new(format!(
+            "unknown sensor id: \"{}\". Known ids: {}",
+            request.sensor_id,
+            registry.known_ids()
+        )));
+    };
+    let nodes = load_graph(&layout.stage_graph_path)
+        .map_err(|error| FireRefusal::new(error.to_string()))?;
+    let Some(node) = nodes.iter().find(|node| node.slug == request.stage) else {
+        return Err(FireRefusal::new(unknown_stage_message(
+            &request.stage,
+            &nodes,
+        )));
+    };
+    if !absolute_output_path.exists() {
+        return Err(FireRefusal::new(format!(
+            "output path does not exist: {absolute_output_path}"
+        )));
+    }
+    check_inside_project(&layout.project_dir, &absolute_output_path)?;
+    check_matches(layout, sensor, &request.sensor_id, &absolute_output_path)?;
+    let worker = worker_kind(&sensor.manifest.id, &sensor.manifest.command)?;
+    let worker_args = worker_args(layout, sensor, node, &nodes, &absolute_output_path);
+    Ok(PreparedFire {
+        sensor_id: request.sensor_id.clone(),
+        stage: request.stage.clone(),
+        absolute_output_path,
+        worker,
+        worker_args,
+        timeout: Duration::from_secs(
+            sensor
+                .manifest
+                .timeout_seconds
+                .unwrap_or(FALLBACK_TIMEOUT_SECONDS),
+        ),
+        project_dir: layout.project_dir.clone(),
+    })
+}
+
+/// `path` made absolute against `cwd`, with `.` and `..` resolved lexically (no realpath, as
+/// the reference).
+fn absolute(cwd: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
+    let joined = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        cwd.join(path)
+    };
+    let mut normal = Utf8PathBuf::new();
+    for component in joined.components() {
+        match component {
+            camino::Utf8Component::CurDir => {}
+            camino::Utf8Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other.as_str()),
+        }
+    }
+    normal
+}
+
+/// A file outside the project (by its path, or through a symlink) is refused: its audit row
+/// could not name it relative to the project, and no stage produces files there.
+fn check_inside_project(project_dir: &Utf8Path, path: &Utf8Path) -> Result<(), FireRefusal> {
+    let lexically_inside = path.starts_with(project_dir);
+    let really_inside = match (project_dir.canonicalize_utf8(), path.canonicalize_utf8()) {
+        (Ok(project), Ok(target)) => target.starts_with(project),
+        _ => false,
+    };
+    if lexically_inside && really_inside {
+        return Ok(());
+    }
+    Err(FireRefusal::new(format!(
+        "output path {path} is outside the project {project_dir}"
+    ))
+    .with_help("fire sensors on files inside the project folder"))
+}
+
+fn check_matches(
+    layout: &Layout,
+    sensor: &LiveSensor,
+    sensor_id: &str,
+    path: &Utf8Path,
+) -> Result<(), FireRefusal> {
+    let Some(pattern) = &sensor.manifest.matches else {
+        return Ok(());
+    };
+    let glob = SensorGlob::new(pattern).map_err(|error| {
+        FireRefusal::new(format!("sensor \"{sensor_id}\" has {error}"))
+            .with_help(format!("fix `matches:` in {}", sensor.registry_path))
+    })?;
+    if glob.matches(&layout.project_dir, path) {
+        return Ok(());
+    }
+    Err(FireRefusal::new(format!(
+        "output path \"{path}\" does not match sensor \"{sensor_id}\" filter \"{pattern}\""
+    )))
+}
+
+/// Shipped id with its shipped command → native; otherwise the command's words are the
+/// program and its first arguments.
+fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal> {
+    if workers::is_shipped(sensor_id) && command.trim() == workers::shipped_command(sensor_id) {
+        return Ok(WorkerKind::Shipped);
+    }
+    let mut words = command.split_whitespace().map(str::to_owned);
+    let Some(program) = words.next() else {
+        return Err(FireRefusal::new(format!(
+            "sensor \"{sensor_id}\" has an empty command"
+        )));
+    };
+    Ok(WorkerKind::Process {
+        program,
+        leading_args: words.collect(),
+    })
+}
+
+/// `--stage`, one path flag, then the extras by id (upstream §4.3).
+fn worker_args(
+    layout: &Layout,
+    sensor: &LiveSensor,
+    node: &GraphNode,
+    nodes: &[GraphNode],
+    output_path: &Utf8Path,
+) -> Vec<String> {
+    let id = sensor.manifest.id.as_str();
+    let mut args = vec!["--stage".to_owned(), node.slug.clone()];
+    let path_flag = if takes_file_path(id, sensor.manifest.input_schema_keys.as_deref()) {
+        "--file-path"
+    } else {
+        "--output-path"
+    };
+    args.extend([path_flag.to_owned(), output_path.to_string()]);
+    if id == "upstream-coverage" {
+        let present = present_consumes(&layout.project_dir, node, nodes);
+        args.extend(["--consumes".to_owned(), present.join(",")]);
+    }
+    if id == "upstream-coverage" || id == "claim-sources" {
+        args.extend([
+            "--deliverables".to_owned(),
+            template_eligible(node).join(","),
+        ]);
+    }
+    if id == "required-sections" {
+        let templates_dir = std::env::var("AIDLC_TEMPLATES_DIR").unwrap_or_else(|_| {
+            workspace::space_dir(
+                &layout.project_dir,
+                &workspace::active_space(&layout.project_dir),
+            )
+            .join("memory/templates")
+            .to_string()
+        });
+        let framework_dir = std::env::var("AIDLC_FRAMEWORK_TEMPLATES_DIR").unwrap_or_else(|_| {
+            layout
+                .project_dir
+                .join(layout.harness.dir_name())
+                .join("tools/data/templates")
+                .to_string()
+        });
+        args.extend([
+            "--templates-dir".to_owned(),
+            templates_dir,
+            "--template-eligible".to_owned(),
+            template_eligible(node).join(","),
+            "--framework-templates-dir".to_owned(),
+            framework_dir,
+        ]);
+    }
+    args
+}
+
+/// `input_schema` keys decide when declared (`file_path` present → `--file-path`); with no
+/// declaration only `linter` and `type-check` take a file path.
+fn takes_file_path(sensor_id: &str, schema_keys: Option<&[String]>) -> bool {
+    match schema_keys {
+        Some(keys) if !keys.is_empty() => keys.iter().any(|key| key == "file_path"),
+        _ => sensor_id == "linter" || sensor_id == "type-check",
+    }
+}
+
+/// `produces ∪ optional_produces` without `*-questions` and `*-timestamp`, in order.
+fn template_eligible(node: &GraphNode) -> Vec<String> {
+    node.produces
+        .iter()
+        .chain(&node.optional_produces)
+        .filter(|name| {
+            !name.is_empty() && !name.ends_with("-questions") && !name.ends_with("-timestamp")
+        })
+        .cloned()
+        .collect()
+}
+
+/// The stage's consumed artifacts that exist on disk, as `artifact:producer` (bare when no
+/// stage produces it). Nothing is filtered when no intent record resolves.
+fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode]) -> Vec<String> {
+    let space = workspace::active_space(project_dir);
+    let record = workspace::active_intent(project_dir, &space, None)
+        .ok()
+        .flatten();
+    node.consumes
+        .iter()
+        .filter_map(|consume| consume.artifact.clone())
+        .filter(|artifact| !artifact.is_empty())
+        .filter_map(|artifact| {
+            let producer = producers_of(nodes, &artifact).into_iter().next();
+            let Some(producer) = producer else {
+                return Some(artifact);
+            };
+            let Some(record) = &record else {
+                return Some(format!("{artifact}:{}", producer.slug));
+            };
+            let file_name = artifact_file_name(&artifact);
+            let present = producer_dirs(project_dir, &space, record, producer)
+                .iter()
+                .any(|dir| dir.join(&file_name).is_file());
+            present.then(|| format!("{artifact}:{}", producer.slug))
+        })
+        .collect()
+}
+
+fn artifact_file_name(artifact: &str) -> String {
+    if artifact == "traceability" {
+        "traceability.json".to_owned()
+    } else {
+        format!("{artifact}.md")
+    }
+}
+
+/// Where a producer's artifacts live: codekb repos for reverse-engineering, every unit folder
+/// for per-unit construction stages, else `<record>/<phase>/<slug>/`.
+fn producer_dirs(
+    project_dir: &Utf8Path,
+    space: &str,
+    record: &Utf8Path,
+    producer: &GraphNode,
+) -> Vec<Utf8PathBuf> {
+    let subfolders = |root: Utf8PathBuf| -> Vec<Utf8PathBuf> {
+        let Ok(entries) = root.read_dir_utf8() else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.path().to_owned())
+            .filter(|path| path.is_dir())
+            .collect()
+    };
+    if producer.slug == "reverse-engineering" {
+        return subfolders(workspace::space_dir(project_dir, space).join("codekb"));
+    }
+    if producer.for_each.as_deref() == Some("unit-of-work") {
+        return subfolders(record.join("construction"))
+            .into_iter()
+            .map(|unit| unit.join(&producer.slug))
+            .collect();
+    }
+    vec![record.join(&producer.phase).join(&producer.slug)]
+}
+
+/// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule
+/// (D6) and the verdict line.
+pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireReport, FireRefusal> {
+    let project_dir = &prepared.project_dir;
+    let fire_id = (context.new_fire_id)();
+    let record_root = workspace::record_root(project_dir);
+    let shard = workspace::audit_shard_path(project_dir).map_err(|error| {
+        FireRefusal::new(format!("cannot name the audit shard: {error}"))
+            .with_help("check that the aidlc/ folder is writable")
+    })?;
+    let identity = ledger::FireIdentity::new(
+        project_dir,
+        &fire_id,
+        &prepared.sensor_id,
+        &prepared.stage,
+        prepared.absolute_output_path.as_str(),
+    );
+    let fired = ledger::AuditRow::sensor_fired(&identity);
+    ledger::append_row(project_dir, &shard, &fired, (context.now)())
+        .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
+    let started = std::time::Instant::now();
+    let verdict = run_worker_for(prepared);
+    let duration_ms = started.elapsed().as_millis();
+    let detail_path =
+        ledger::detail_file_path(&record_root, &prepared.stage, &prepared.sensor_id, &fire_id);
+    let (verdict, detail_written) =
+        write_detail_if_failed(prepared, context, &fire_id, &detail_path, verdict);
+    if verdict.is_unnoted_pass() {
+        prune_earlier_details(
+            &detail_path,
+            &prepared.sensor_id,
+            &prepared.absolute_output_path,
+        );
+    }
+    let relative_detail =
+        detail_written.then(|| ledger::relative_path_field(project_dir, detail_path.as_str()));
+    let terminal = terminal_row(&identity, project_dir, &detail_path, &verdict, duration_ms);
+    ledger::append_row(project_dir, &shard, &terminal, (context.now)())
+        .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
+    let verdict_line = verdict_line(&identity, relative_detail.as_deref(), &verdict);
+    Ok(FireReport {
+        fire_id,
+        verdict,
+        audit_shard: shard,
+        detail_path: detail_written.then_some(detail_path),
+        verdict_line,
+    })
+}
+
+fn run_worker_for(prepared: &PreparedFire) -> Verdict {
+    match &prepared.worker {
+        WorkerKind::Shipped => workers::run_shipped(
+            &prepared.sensor_id,
+            &workers::ShippedInput {
+                project_dir: prepared.project_dir.clone(),
+                args: prepared.worker_args.clone(),
+            },
+        ),
+        WorkerKind::Process {
+            program,
+            leading_args,
+        } => {
+            let program = resolve_program(&prepared.project_dir, program);
+            let mut command = WorkerCommand::new(program, prepared.project_dir.clone());
+            command.args = leading_args
+                .iter()
+                .cloned()
+                .chain(prepared.worker_args.iter().cloned())
+                .collect();
+            command.timeout = prepared.timeout;
+            command.env = vec![
+                (
+                    "AIDLC_PROJECT_DIR".to_owned(),
+                    prepared.project_dir.to_string(),
+                ),
+                (
+                    "CLAUDE_PROJECT_DIR".to_owned(),
+                    prepared.project_dir.to_string(),
+                ),
+            ];
+            let run = run_worker(&command);
+            verdict_of(&run, prepared.timeout)
+        }
+    }
+}
+
+/// A program with a `/` but not absolute is relative to the project; a bare name is looked up
+/// on `PATH` by the OS.
+fn resolve_program(project_dir: &Utf8Path, program: &str) -> std::path::PathBuf {
+    let path = Utf8Path::new(program);
+    if program.contains('/') && path.is_relative() {
+        project_dir.join(path).into_std_path_buf()
+    } else {
+        path.as_std_path().to_path_buf()
+    }
+}
+
+fn write_detail_if_failed(
+    prepared: &PreparedFire,
+    context: &FireContext,
+    fire_id: &str,
+    detail_path: &Utf8Path,
+    verdict: Verdict,
+) -> (Verdict, bool) {
+    let Verdict::Failed { worker_json, .. } = &verdict else {
+        return (verdict, false);
+    };
+    let body = ledger::detail_file_body(
+        &prepared.sensor_id,
+        &prepared.stage,
+        &ledger::iso_timestamp((context.now)()),
+        fire_id,
+        prepared.absolute_output_path.as_str(),
+        worker_json,
+    );
+    match ledger::write_detail_file(detail_path, &body) {
+        Ok(()) => (verdict, true),
+        Err(error) => (
+            Verdict::ScriptError(ScriptError::DetailWriteFailed(error.to_string())),
+            false,
+        ),
+    }
+}
+
+/// D6: a later unnoted pass removes this sensor's earlier detail files for the same output
+/// (and only those), so a fixed finding does not linger.
+fn prune_earlier_details(detail_path: &Utf8Path, sensor_id: &str, output_path: &Utf8Path) {
+    let Some(folder) = detail_path.parent() else {
+        return;
+    };
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return;
+    };
+    let prefix = format!("{sensor_id}-");
+    let wanted = format!("**Output path**: {output_path}");
+    for entry in entries.filter_map(Result::ok) {
+        let name = entry.file_name();
+        // `<id>-<8 hex fire id>.md`, exactly as this dispatcher names them.
+        let is_this_sensors = name
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(".md"))
+            .is_some_and(|fire| fire.len() == 8 && fire.bytes().all(|b| b.is_ascii_hexdigit()));
+        if !is_this_sensors {
+            continue;
+        }
+        let same_output = std::fs::read_to_string(entry.path())
+            .is_ok_and(|text| text.lines().any(|line| line == wanted));
+        if same_output {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn terminal_row(
+    identity: &ledger::FireIdentity,
+    project_dir: &Utf8Path,
+    detail_path: &Utf8Path,
+    verdict: &Verdict,
+    duration_ms: u128,
+) -> ledger::AuditRow {
+    match verdict {
+        Verdict::Failed { findings_count, .. } => {
+            ledger::AuditRow::sensor_failed(identity, project_dir, detail_path, *findings_count)
+        }
+        Verdict::BudgetOverride {
+            cap_seconds,
+            observed_seconds,
+        } => ledger::AuditRow::sensor_budget_override(identity, *cap_seconds, *observed_seconds),
+        Verdict::Passed | Verdict::ToolUnavailable | Verdict::ScriptError(_) => {
+            ledger::AuditRow::sensor_passed(identity, duration_ms, verdict.note().as_deref())
+        }
+    }
+}
+
+/// `{"fire_id","sensor_id","stage","output_path","result","detail_path"[,"note"]}`.
+fn verdict_line(
+    identity: &ledger::FireIdentity,
+    relative_detail: Option<&str>,
+    verdict: &Verdict,
+) -> String {
+    let mut line = serde_json::Map::new();
+    line.insert("fire_id".to_owned(), identity.fire_id.as_str().into());
+    line.insert("sensor_id".to_owned(), identity.sensor_id.as_str().into());
+    line.insert("stage".to_owned(), identity.stage_slug.as_str().into());
+    line.insert(
+        "output_path".to_owned(),
+        identity.output_path_field.as_str().into(),
+    );
+    line.insert("result".to_owned(), verdict.result_word().into());
+    line.insert(
+        "detail_path".to_owned(),
+        relative_detail.map_or(serde_json::Value::Null, Into::into),
+    );
+    if let Some(note) = verdict.note() {
+        line.insert("note".to_owned(), note.into());
+    }
+    serde_json::Value::Object(line).to_string()
+}

@@ -1,0 +1,216 @@
+//! `aidlc engine hook run-sensors`: the write-time hook (`PostToolUse` for Write/Edit in Claude
+//! Code and friends), upstream §4.11.
+//!
+//! Invariants:
+//! - the hook never fails the agent's write: every path ends in exit 0, and every fire that
+//!   could not run is recorded as a drop line, never silently lost;
+//! - a write that matches no sensor costs a few file reads, not a registry or worker start;
+//! - only write-fired entries of the active stage's compiled `sensors_applicable` whose glob
+//!   matches fire; an entry without a glob never fires (D5, D6).
+
+use std::io::Read;
+use std::time::{Duration, SystemTime};
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::audit::ledger;
+use crate::discover::Layout;
+use crate::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
+use crate::dispatch::glob::SensorGlob;
+use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
+use crate::workspace;
+
+/// The most the hook waits for its payload: an agent that never closes stdin must not hang
+/// the hook.
+pub const PAYLOAD_WAIT: Duration = Duration::from_secs(5);
+/// The largest payload read; a hook payload is a few KiB.
+pub const PAYLOAD_LIMIT_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The banner printed the first time sensors fire in a workspace.
+pub const FIRST_RUN_BANNER: &str = "[aidlc] Sensors are now watching this workspace. See the AI-DLC documentation to learn how rules and the learning loop work.";
+
+/// What one hook run did, for the caller to print (only the first-run banner is printed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookOutcome {
+    /// Why the hook stopped early, when it did (for `--verbose` and tests).
+    pub stopped: Option<String>,
+    pub fired: Vec<String>,
+    pub verdict_lines: Vec<String>,
+    pub drops: Vec<String>,
+    pub first_run: bool,
+}
+
+impl HookOutcome {
+    fn stop(reason: impl Into<String>) -> Self {
+        Self {
+            stopped: Some(reason.into()),
+            ..Self::default()
+        }
+    }
+}
+
+/// Read the payload from `stdin` on a helper thread, waiting at most [`PAYLOAD_WAIT`].
+/// `None` when it did not arrive in time or could not be read.
+pub fn read_payload_bounded(stdin: impl Read + Send + 'static) -> Option<Vec<u8>> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let result = stdin.take(PAYLOAD_LIMIT_BYTES).read_to_end(&mut bytes);
+        let _ = sender.send(result.map(|_| bytes));
+    });
+    receiver.recv_timeout(PAYLOAD_WAIT).ok()?.ok()
+}
+
+/// The written file's path from a hook payload: `tool_input.file_path`, non-empty.
+pub fn written_file_path(payload: &[u8]) -> Option<Utf8PathBuf> {
+    let value: serde_json::Value = serde_json::from_slice(payload).ok()?;
+    let path = value.get("tool_input")?.get("file_path")?.as_str()?;
+    (!path.is_empty()).then(|| Utf8PathBuf::from(path))
+}
+
+/// Run the hook for one written file. Never fails; see [`HookOutcome`].
+pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireContext) -> HookOutcome {
+    let written = if written.is_absolute() {
+        written.to_owned()
+    } else {
+        layout.project_dir.join(written)
+    };
+    let Some(workflow) = workspace::present_workflow(&layout.project_dir) else {
+        return HookOutcome::stop(
+            "no active workflow (no audit shard or no readable aidlc-state.md)",
+        );
+    };
+    if is_sensor_output(&workflow.record_root, &written) {
+        return HookOutcome::stop("the written file is a sensor detail file");
+    }
+    let health_dir = workspace::hooks_health_dir(&workflow.record_root);
+    let first_run = write_heartbeat(&health_dir, (context.now)());
+    let Some(choice) = workspace::active_stage_choice(&workflow.record_root, &workflow.state_text)
+    else {
+        return HookOutcome {
+            first_run,
+            ..HookOutcome::stop("no active stage")
+        };
+    };
+    let Ok(nodes) = load_graph(&layout.stage_graph_path) else {
+        return HookOutcome {
+            first_run,
+            ..HookOutcome::stop("the stage graph cannot be read")
+        };
+    };
+    let stage = if nodes.iter().any(|n| n.slug == choice.preferred_stage()) {
+        choice.preferred_stage().to_owned()
+    } else {
+        choice.current_stage.clone()
+    };
+    let Some(node) = nodes.iter().find(|n| n.slug == stage) else {
+        return HookOutcome {
+            first_run,
+            ..HookOutcome::stop(format!("stage {stage} is not in the graph"))
+        };
+    };
+    let mut outcome = HookOutcome {
+        first_run,
+        ..HookOutcome::default()
+    };
+    for entry in &node.sensors_applicable {
+        if !fires_on_write(layout, entry, &written) {
+            continue;
+        }
+        outcome.fired.push(entry.id.clone());
+        fire_one(
+            layout,
+            &stage,
+            entry,
+            &written,
+            context,
+            &health_dir,
+            &mut outcome,
+        );
+    }
+    outcome
+}
+
+/// The recursion guard: the dispatcher's own detail files (current and legacy folders).
+fn is_sensor_output(record_root: &Utf8Path, written: &Utf8Path) -> bool {
+    let normal = written.as_str().replace('\\', "/");
+    [
+        workspace::sensor_detail_dir(record_root),
+        workspace::legacy_sensor_detail_dir(record_root),
+    ]
+    .iter()
+    .any(|dir| {
+        let dir = dir.as_str().replace('\\', "/");
+        normal == dir || normal.starts_with(&format!("{dir}/"))
+    }) || normal.contains("aidlc-docs/.aidlc-sensors/")
+}
+
+/// Write-fired, with a glob, and the glob matches.
+fn fires_on_write(layout: &Layout, entry: &GraphSensorEntry, written: &Utf8Path) -> bool {
+    if entry.fire_on == "gate" {
+        return false;
+    }
+    let Some(pattern) = entry.matches.as_deref().filter(|p| !p.is_empty()) else {
+        return false;
+    };
+    SensorGlob::new(pattern).is_ok_and(|glob| glob.matches(&layout.project_dir, written))
+}
+
+fn fire_one(
+    layout: &Layout,
+    stage: &str,
+    entry: &GraphSensorEntry,
+    written: &Utf8Path,
+    context: &FireContext,
+    health_dir: &Utf8Path,
+    outcome: &mut HookOutcome,
+) {
+    let request = FireRequest {
+        sensor_id: entry.id.clone(),
+        stage: stage.to_owned(),
+        output_path: written.to_owned(),
+        cwd: layout.project_dir.clone(),
+    };
+    let result = prepare_fire(layout, &request).and_then(|prepared| run_fire(&prepared, context));
+    match result {
+        Ok(report) => outcome.verdict_lines.push(report.verdict_line),
+        Err(refusal) => {
+            let message = format!("{}: {}", entry.id, refusal.message);
+            record_drop(health_dir, (context.now)(), &message);
+            outcome.drops.push(message);
+        }
+    }
+}
+
+/// `<health>/run-sensors.last` holds the time of the latest run; returns whether this is the
+/// first run ever (the `.first-fired` marker did not exist yet, and now does).
+fn write_heartbeat(health_dir: &Utf8Path, now: SystemTime) -> bool {
+    if std::fs::create_dir_all(health_dir).is_err() {
+        return false;
+    }
+    let stamp = ledger::iso_timestamp(now);
+    let _ = crate::fs_util::write_atomic(&health_dir.join("run-sensors.last"), stamp.as_bytes());
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(health_dir.join(".first-fired"))
+        .is_ok()
+}
+
+/// One `<ISO timestamp><TAB><message>` line in `<health>/run-sensors.drops`.
+fn record_drop(health_dir: &Utf8Path, now: SystemTime, message: &str) {
+    use std::io::Write;
+    let line = format!(
+        "{}\t{}\n",
+        ledger::iso_timestamp(now),
+        message.replace(['\n', '\r'], " ")
+    );
+    let _ = std::fs::create_dir_all(health_dir);
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(health_dir.join("run-sensors.drops"))
+    {
+        let _ = file.write_all(line.as_bytes());
+    }
+}
