@@ -114,7 +114,7 @@ pub struct HookArgs {
 pub enum HookCommand {
     /// Read a hook payload (JSON) on stdin and fire the active stage's write-fired sensors
     /// whose `matches` glob matches `tool_input.file_path`. Always exits 0; failures are
-    /// recorded in `<record>/.aidlc-hooks-health/run-sensors.drops`.
+    /// recorded in `<record>/.aidlc-engine/hooks-health/run-sensors.drops`.
     RunSensors(ProjectArgs),
 }
 

@@ -6,11 +6,13 @@
 //! - `incremental`: the salsa event log shows which queries re-run after an edit;
 //! - `up_to_date`: the no-op path and everything that must defeat it;
 //! - `watch`: `compile --watch` driven by real file edits;
+//! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
 mod compile;
 mod docs;
+mod engine;
 mod incremental;
 mod support;
 mod up_to_date;

@@ -1,0 +1,696 @@
+//! `aidlc engine sensor list|describe|fire`, the worker protocol and the write hook, driven
+//! through the real binary with small fake workers (shell scripts) the tests write.
+
+use std::io::Write;
+use std::process::Stdio;
+use std::time::{Duration, Instant, SystemTime};
+
+use aidlc::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
+use serde_json::Value;
+
+use crate::support::{Run, TestProject, stage};
+
+const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
+const OUTPUT: &str =
+    "aidlc/spaces/default/intents/261130-demo/inception/first-stage/first-stage-doc.md";
+
+/// A manifest for `id` whose worker is `command`, with `extra` frontmatter lines.
+fn fake_manifest(id: &str, command: &str, extra: &str) -> String {
+    format!(
+        "---\nid: {id}\nkind: deterministic\ncommand: {command}\ndefault_severity: advisory\ndescription: A fake sensor for tests\ncategory: demo\nmatches: \"**/*.md\"\n{extra}---\n\n# {id}\n"
+    )
+}
+
+/// A compiled project with sensor `fake` (worker: `sh fake-worker.sh`, whose body is
+/// `script`), one stage importing it, an intent record on that stage, and the output file.
+fn project_with_worker(script: &str, extra_manifest: &str) -> TestProject {
+    let project = TestProject::empty();
+    project.write(
+        ".claude/sensors/aidlc-fake.md",
+        &fake_manifest("fake", "sh fake-worker.sh", extra_manifest),
+    );
+    project.write("fake-worker.sh", script);
+    project.write(
+        ".claude/agents/aidlc-demo-agent.md",
+        "---\nname: aidlc-demo-agent\ndisplay_name: Demo Agent\n---\n# Demo\n",
+    );
+    project.write(
+        ".claude/aidlc-common/stages/inception/first-stage.md",
+        &stage("first-stage", "inception", "[]", "[fake]", ""),
+    );
+    let compiled = project.compile();
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "# State\n\n- **Current Stage**: first-stage\n",
+    );
+    project.write(OUTPUT, "# First stage doc\n");
+    project
+}
+
+fn fire(project: &TestProject) -> Run {
+    project.run(&[
+        "engine",
+        "sensor",
+        "fire",
+        "fake",
+        "--stage",
+        "first-stage",
+        "--output-path",
+        OUTPUT,
+    ])
+}
+
+fn verdict(run: &Run) -> Value {
+    assert_eq!(run.status, 0, "fire failed: {}", run.stderr);
+    let line = run.stdout.trim();
+    assert_eq!(line.lines().count(), 1, "one verdict line: {line}");
+    serde_json::from_str(line).expect("verdict line is JSON")
+}
+
+fn audit_blocks(project: &TestProject) -> Vec<AuditBlock> {
+    let audit_dir = project.path(&format!("{RECORD}/audit"));
+    let Ok(entries) = std::fs::read_dir(&audit_dir) else {
+        return Vec::new();
+    };
+    let mut blocks = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        blocks.extend(parse_blocks(&text));
+    }
+    blocks
+}
+
+fn script(body: &str) -> String {
+    format!("#!/bin/sh\n{body}\n")
+}
+
+#[test]
+fn list_and_describe_the_default_framework() {
+    let project = TestProject::default_framework();
+    let list = project.run(&["engine", "sensor", "list"]);
+    assert_eq!(list.status, 0, "{}", list.stderr);
+    let ids: Vec<&str> = list
+        .stdout
+        .lines()
+        .map(|line| line.split('\t').next().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "claim-sources",
+            "linter",
+            "required-sections",
+            "traceability",
+            "type-check",
+            "upstream-coverage"
+        ]
+    );
+    assert!(
+        list.stdout
+            .lines()
+            .all(|line| line.split('\t').count() == 3)
+    );
+    let linter = project.run(&["engine", "sensor", "describe", "linter"]);
+    insta::assert_snapshot!("describe_linter", linter.stdout);
+    let gate = project.run(&["engine", "sensor", "describe", "upstream-coverage"]);
+    let keys: Vec<&str> = gate
+        .stdout
+        .lines()
+        .map(|line| line.split(':').next().unwrap())
+        .collect();
+    assert_eq!(
+        &keys[..6],
+        [
+            "id",
+            "kind",
+            "command",
+            "default_severity",
+            "fire_on",
+            "description"
+        ]
+    );
+    let unknown = project.run(&["engine", "sensor", "describe", "lintr"]);
+    assert_eq!(unknown.status, 2);
+    assert!(
+        unknown
+            .stderr
+            .contains("unknown sensor id: \"lintr\". Known ids: claim-sources, linter"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn a_passing_worker_is_an_unnoted_pass_with_two_paired_rows() {
+    let project = project_with_worker(
+        &script("echo '> npm run check'\necho '{\"pass\": true, \"findings_count\": 0}'"),
+        "",
+    );
+    let verdict = verdict(&fire(&project));
+    assert_eq!(verdict["result"], "passed");
+    assert_eq!(verdict["output_path"], OUTPUT);
+    assert!(verdict.get("note").is_none(), "{verdict}");
+    let blocks = audit_blocks(&project);
+    let pairs = pair_fires(&blocks);
+    assert_eq!(pairs.len(), 1);
+    let terminal = pairs[0].terminal.expect("terminal row");
+    assert_eq!(terminal.event, "SENSOR_PASSED");
+    assert!(terminal.field("Note").is_none());
+    assert!(terminal.field("Duration ms").is_some());
+    assert_eq!(terminal.field("Output path"), Some(OUTPUT));
+}
+
+#[test]
+fn a_failing_worker_writes_the_detail_file_and_a_later_pass_prunes_it() {
+    let project = project_with_worker(
+        &script(
+            "if [ -f pass-now ]; then echo '{\"pass\":true}'; else echo '{\"pass\":false,\"findings_count\":3,\"findings\":[\"a\"]}'; fi",
+        ),
+        "",
+    );
+    let failed = verdict(&fire(&project));
+    assert_eq!(failed["result"], "failed");
+    let detail = failed["detail_path"]
+        .as_str()
+        .expect("detail path")
+        .to_owned();
+    assert!(detail.starts_with(&format!("{RECORD}/.aidlc-engine/sensors/first-stage/fake-")));
+    let body = project.read(&detail);
+    assert!(body.contains("**Pass**: false"), "{body}");
+    assert!(
+        body.contains(&format!("**Output path**: {}", project.path(OUTPUT))),
+        "{body}"
+    );
+    let blocks = audit_blocks(&project);
+    let terminal = pair_fires(&blocks)[0].terminal.expect("terminal");
+    assert_eq!(terminal.event, "SENSOR_FAILED");
+    assert_eq!(terminal.field("Findings count"), Some("3"));
+    assert_eq!(terminal.field("Detail path"), Some(detail.as_str()));
+
+    project.write("pass-now", "");
+    let passed = verdict(&fire(&project));
+    assert_eq!(passed["result"], "passed");
+    assert!(
+        !project.exists(&detail),
+        "the earlier detail file for this output is pruned"
+    );
+}
+
+/// Every way a worker can fail to give a verdict is a noted pass (a non-evaluation), never an
+/// unnoted one (D4).
+#[test]
+fn worker_faults_are_recorded_as_non_evaluations() {
+    let cases: &[(&str, &str, &str)] = &[
+        ("exit 127", "exit 127", "tool-unavailable"),
+        ("exit 2", "echo oops >&2; exit 2", "script-error: exit-2"),
+        ("SIGKILL", "kill -9 $$", "script-error: signal-SIGKILL"),
+        (
+            "garbage",
+            "echo 'not json at all'",
+            "script-error: bad-output",
+        ),
+        (
+            "pass not a boolean",
+            "echo '{\"pass\":\"yes\"}'",
+            "script-error: bad-output",
+        ),
+        (
+            "50 MB on stdout",
+            "head -c 52428800 /dev/zero | tr '\\0' x",
+            "script-error: bad-output",
+        ),
+    ];
+    for (name, body, note) in cases {
+        let project = project_with_worker(&script(body), "");
+        let verdict = verdict(&fire(&project));
+        assert_eq!(verdict["result"], "passed", "{name}: {verdict}");
+        assert_eq!(verdict["note"], *note, "{name}: {verdict}");
+        let blocks = audit_blocks(&project);
+        let pairs = pair_fires(&blocks);
+        assert_eq!(pairs.len(), 1, "{name}");
+        assert_eq!(
+            pairs[0].terminal.unwrap().field("Note"),
+            Some(*note),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn findings_count_missing_or_negative_counts_zero() {
+    for body in [
+        "echo '{\"pass\":false}'",
+        "echo '{\"pass\":false,\"findings_count\":-4}'",
+    ] {
+        let project = project_with_worker(&script(body), "");
+        let verdict = verdict(&fire(&project));
+        assert_eq!(verdict["result"], "failed", "{body}");
+        let blocks = audit_blocks(&project);
+        let terminal = pair_fires(&blocks)[0].terminal.unwrap();
+        assert_eq!(terminal.field("Findings count"), Some("0"), "{body}");
+    }
+}
+
+#[test]
+fn a_worker_that_cannot_be_spawned_is_spawn_failed() {
+    let project = project_with_worker("", "");
+    project.write(
+        ".claude/sensors/aidlc-fake.md",
+        &fake_manifest("fake", "./no-such-worker", ""),
+    );
+    let verdict = verdict(&fire(&project));
+    assert_eq!(verdict["note"], "script-error: spawn-failed: ENOENT");
+}
+
+/// The worker outlives its timeout and starts a child: the whole process group dies, and the
+/// fire ends in a budget override.
+#[test]
+fn a_timeout_kills_the_worker_and_its_children() {
+    let project = project_with_worker(
+        &script("sleep 100 &\necho $! > child.pid\nsleep 100"),
+        "timeout_seconds: 1\n",
+    );
+    let started = Instant::now();
+    let verdict = verdict(&fire(&project));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    assert_eq!(verdict["result"], "budget-override");
+    let blocks = audit_blocks(&project);
+    let terminal = pair_fires(&blocks)[0].terminal.unwrap();
+    assert_eq!(terminal.event, "SENSOR_BUDGET_OVERRIDE");
+    assert_eq!(terminal.field("Cap value"), Some("1"));
+    let pid = project.read("child.pid").trim().to_owned();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    assert!(
+        status.is_empty() || status.contains("State:\tZ"),
+        "the worker's child {pid} still runs: {status}"
+    );
+}
+
+/// Each refusal happens before any audit row.
+#[test]
+fn pre_flight_refusals_write_no_audit_row() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let outside = TestProject::empty();
+    outside.write("elsewhere.md", "# x\n");
+    project.write(&format!("{RECORD}/notes.txt"), "not markdown\n");
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![
+                "fire".into(),
+                "nope".into(),
+                "--stage".into(),
+                "first-stage".into(),
+                "--output-path".into(),
+                OUTPUT.into(),
+            ],
+            "unknown sensor id: \"nope\". Known ids: fake",
+        ),
+        (
+            vec![
+                "fire".into(),
+                "fake".into(),
+                "--stage".into(),
+                "second".into(),
+                "--output-path".into(),
+                OUTPUT.into(),
+            ],
+            "unknown stage slug: \"second\". Known (first 10): first-stage",
+        ),
+        (
+            vec![
+                "fire".into(),
+                "fake".into(),
+                "--stage".into(),
+                "first-stage".into(),
+                "--output-path".into(),
+                "missing.md".into(),
+            ],
+            "output path does not exist: ",
+        ),
+        (
+            vec![
+                "fire".into(),
+                "fake".into(),
+                "--stage".into(),
+                "first-stage".into(),
+                "--output-path".into(),
+                outside.path("elsewhere.md").to_string(),
+            ],
+            "is outside the project",
+        ),
+        (
+            vec![
+                "fire".into(),
+                "fake".into(),
+                "--stage".into(),
+                "first-stage".into(),
+                "--output-path".into(),
+                format!("{RECORD}/notes.txt"),
+            ],
+            "does not match sensor \"fake\" filter \"**/*.md\"",
+        ),
+        (
+            vec![
+                "fire".into(),
+                "fake".into(),
+                "--stage".into(),
+                "first-stage".into(),
+                "--output-path".into(),
+            ],
+            "a value is required for '--output-path",
+        ),
+        (
+            vec![
+                "fire".into(),
+                "fake".into(),
+                "--stage".into(),
+                "--output-path".into(),
+                OUTPUT.into(),
+            ],
+            "--stage",
+        ),
+    ];
+    for (args, expected) in cases {
+        let mut full = vec!["engine", "sensor"];
+        full.extend(args.iter().map(String::as_str));
+        let run = project.run(&full);
+        assert_eq!(run.status, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains(expected), "{args:?}: {}", run.stderr);
+        assert!(
+            audit_blocks(&project).is_empty(),
+            "{args:?} wrote an audit row"
+        );
+    }
+}
+
+#[test]
+fn a_relative_output_path_is_taken_from_the_working_folder() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let folder = project.path(&format!("{RECORD}/inception"));
+    let run = project.run_in(
+        &folder,
+        &[
+            "engine",
+            "sensor",
+            "fire",
+            "fake",
+            "--stage",
+            "first-stage",
+            "--output-path",
+            "first-stage/first-stage-doc.md",
+            "--project-dir",
+            project.root.as_str(),
+        ],
+    );
+    assert_eq!(verdict(&run)["output_path"], OUTPUT);
+}
+
+#[test]
+fn ten_parallel_fires_leave_ten_intact_pairs() {
+    let project = project_with_worker(&script("sleep 0.2\necho '{\"pass\":true}'"), "");
+    let children: Vec<_> = (0..10)
+        .map(|_| {
+            project
+                .command(
+                    &project.root,
+                    &[
+                        "engine",
+                        "sensor",
+                        "fire",
+                        "fake",
+                        "--stage",
+                        "first-stage",
+                        "--output-path",
+                        OUTPUT,
+                    ],
+                )
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for child in children {
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let blocks = audit_blocks(&project);
+    assert_eq!(blocks.len(), 20, "no torn or lost blocks");
+    let pairs = pair_fires(&blocks);
+    assert_eq!(pairs.len(), 10);
+    for pair in &pairs {
+        let fire_id = pair.fired.field("Fire id").unwrap();
+        let terminals = blocks
+            .iter()
+            .filter(|block| {
+                block.event != "SENSOR_FIRED" && block.field("Fire id") == Some(fire_id)
+            })
+            .count();
+        assert_eq!(terminals, 1, "fire {fire_id}");
+    }
+}
+
+fn write_lock_owner(project: &TestProject, pid: u32) -> camino::Utf8PathBuf {
+    let lock = aidlc::audit::lock::lock_path(&project.root);
+    std::fs::create_dir_all(&lock).unwrap();
+    let started = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    std::fs::write(
+        lock.join("owner.json"),
+        format!("{{\"pid\":{pid},\"startedAtMs\":{started},\"reapLiveOwnerAfterStale\":true}}"),
+    )
+    .unwrap();
+    lock
+}
+
+#[test]
+fn a_lock_held_by_a_live_process_is_waited_for() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let lock = write_lock_owner(&project, std::process::id());
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(800));
+        std::fs::remove_dir_all(lock).unwrap();
+    });
+    let started = Instant::now();
+    let verdict = verdict(&fire(&project));
+    release.join().unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(700),
+        "it waited for the lock"
+    );
+    assert_eq!(verdict["result"], "passed");
+}
+
+#[test]
+fn a_lock_left_by_a_dead_process_is_reaped() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let mut dead = std::process::Command::new("true").spawn().unwrap();
+    let dead_pid = dead.id();
+    dead.wait().unwrap();
+    write_lock_owner(&project, dead_pid);
+    let verdict = verdict(&fire(&project));
+    assert_eq!(verdict["result"], "passed");
+}
+
+#[test]
+fn shipped_sensors_without_a_native_check_do_not_pretend() {
+    let project = TestProject::default_framework();
+    assert_eq!(project.compile().status, 0);
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "- **Current Stage**: intent-capture\n",
+    );
+    let output = format!("{RECORD}/ideation/intent-capture/intent-statement.md");
+    project.write(&output, "# Intent\n");
+    let run = project.run(&[
+        "engine",
+        "sensor",
+        "fire",
+        "required-sections",
+        "--stage",
+        "intent-capture",
+        "--output-path",
+        &output,
+    ]);
+    let verdict = verdict(&run);
+    assert_eq!(verdict["result"], "passed");
+    assert!(
+        verdict["note"]
+            .as_str()
+            .unwrap()
+            .starts_with("script-error: not-implemented: "),
+        "{verdict}"
+    );
+    let worker = project.run(&[
+        "engine",
+        "sensor-required-sections",
+        "--stage",
+        "intent-capture",
+        "--output-path",
+        &output,
+    ]);
+    assert_eq!(worker.status, 2);
+    assert!(
+        worker.stdout.is_empty(),
+        "no verdict printed: {}",
+        worker.stdout
+    );
+    assert!(worker.stderr.contains("not built"), "{}", worker.stderr);
+}
+
+/// The conductor starts a workflow's audit shard before any agent writes; the hook only runs
+/// inside a workflow that has one.
+fn start_audit_shard(project: &TestProject) {
+    let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
+    std::fs::write(&shard, "# AI-DLC Audit Log\n").unwrap();
+}
+
+fn run_hook(project: &TestProject, payload: &str) -> Run {
+    let mut child = project
+        .command(&project.root, &["engine", "hook", "run-sensors"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    Run::from(child.wait_with_output().unwrap())
+}
+
+#[test]
+fn the_hook_fires_matching_write_sensors_and_records_a_heartbeat() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let payload =
+        serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
+    assert_eq!(run_hook(&project, &payload).status, 0);
+    assert!(
+        audit_blocks(&project).is_empty(),
+        "no workflow yet: nothing fires"
+    );
+    start_audit_shard(&project);
+    let first = run_hook(&project, &payload);
+    assert_eq!(first.status, 0, "{}", first.stderr);
+    assert!(
+        first.stdout.contains("Sensors are now watching"),
+        "{}",
+        first.stdout
+    );
+    assert!(project.exists(&format!(
+        "{RECORD}/.aidlc-engine/hooks-health/run-sensors.last"
+    )));
+    assert_eq!(pair_fires(&audit_blocks(&project)).len(), 1);
+    let second = run_hook(&project, &payload);
+    assert!(!second.stdout.contains("Sensors are now watching"));
+    assert_eq!(pair_fires(&audit_blocks(&project)).len(), 2);
+}
+
+#[test]
+fn the_hook_stays_quiet_when_nothing_should_fire() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    start_audit_shard(&project);
+    project.write(&format!("{RECORD}/notes.txt"), "x\n");
+    let cases = [
+        String::new(),
+        "not json".to_owned(),
+        "{}".to_owned(),
+        serde_json::json!({"tool_input": {"file_path": project.path(&format!("{RECORD}/notes.txt"))}}).to_string(),
+        serde_json::json!({"tool_input": {"file_path": project.path(&format!("{RECORD}/.aidlc-engine/sensors/x.md"))}}).to_string(),
+    ];
+    for payload in cases {
+        let run = run_hook(&project, &payload);
+        assert_eq!(run.status, 0, "{payload}: {}", run.stderr);
+        assert!(
+            audit_blocks(&project).is_empty(),
+            "{payload} fired a sensor"
+        );
+    }
+}
+
+#[test]
+fn the_hook_never_fires_gate_sensors() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "fire_on: gate\n");
+    start_audit_shard(&project);
+    let payload =
+        serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
+    assert_eq!(run_hook(&project, &payload).status, 0);
+    assert!(audit_blocks(&project).is_empty());
+}
+
+#[test]
+fn a_hook_whose_stdin_never_closes_gives_up_in_bounded_time() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let mut child = project
+        .command(&project.root, &["engine", "hook", "run-sensors"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _keep_open = child.stdin.take();
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success());
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the hook hung");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// One fire with its id and clock fixed: the audit blocks, the detail file and the verdict line
+/// byte for byte in the reference's format (upstream §4.7–§4.9).
+#[test]
+fn one_fixed_fire_is_byte_exact() {
+    use aidlc::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
+    let project = project_with_worker(
+        &script(
+            "echo '{\"pass\":false,\"findings_count\":1,\"findings\":[{\"heading\":\"## Scope\"}]}'",
+        ),
+        "",
+    );
+    let layout =
+        aidlc::discover::Layout::new(&project.root, aidlc::discover::Harness::Claude, &|_| None);
+    let request = FireRequest {
+        sensor_id: "fake".into(),
+        stage: "first-stage".into(),
+        output_path: project.path(OUTPUT),
+        cwd: project.root.clone(),
+    };
+    let context = FireContext {
+        new_fire_id: Box::new(|| "a65d19af".to_owned()),
+        now: Box::new(|| SystemTime::UNIX_EPOCH + Duration::from_secs(1_788_480_000)),
+    };
+    let prepared = prepare_fire(&layout, &request).unwrap();
+    let report = run_fire(&prepared, &context).unwrap();
+    let detail = format!("{RECORD}/.aidlc-engine/sensors/first-stage/fake-a65d19af.md");
+    assert_eq!(
+        report.verdict_line,
+        format!(
+            "{{\"fire_id\":\"a65d19af\",\"sensor_id\":\"fake\",\"stage\":\"first-stage\",\"output_path\":\"{OUTPUT}\",\"result\":\"failed\",\"detail_path\":\"{detail}\"}}"
+        )
+    );
+    let shard = std::fs::read_to_string(&report.audit_shard).unwrap();
+    let expected_shard = format!(
+        "# AI-DLC Audit Log\n\n## Sensor Fired\n**Timestamp**: 2026-09-04T00:00:00Z\n**Event**: SENSOR_FIRED\n**Fire id**: a65d19af\n**Sensor ID**: fake\n**Stage slug**: first-stage\n**Output path**: {OUTPUT}\n\n---\n\n## Sensor Failed\n**Timestamp**: 2026-09-04T00:00:00Z\n**Event**: SENSOR_FAILED\n**Fire id**: a65d19af\n**Sensor ID**: fake\n**Stage slug**: first-stage\n**Output path**: {OUTPUT}\n**Detail path**: {detail}\n**Findings count**: 1\n\n---\n"
+    );
+    assert_eq!(shard, expected_shard);
+    let expected_detail = format!(
+        "# fake finding \u{2014} first-stage\n\n**Timestamp**: 2026-09-04T00:00:00Z\n**Fire id**: a65d19af\n**Output path**: {}\n**Pass**: false\n\n## Findings\n\n```json\n{{\n  \"pass\": false,\n  \"findings_count\": 1,\n  \"findings\": [\n    {{\n      \"heading\": \"## Scope\"\n    }}\n  ]\n}}\n```\n",
+        project.path(OUTPUT)
+    );
+    assert_eq!(project.read(&detail), expected_detail);
+}
