@@ -476,10 +476,13 @@ fn mint_clone_id(path: &Utf8Path) -> std::io::Result<String> {
 /// in place; [`read_clone_id`] waits for such a file to fill.
 fn publish_without_replacing(path: &Utf8Path, contents: &[u8]) -> std::io::Result<()> {
     let folder = path.parent().unwrap_or(Utf8Path::new("."));
-    let mut temporary = tempfile::Builder::new()
-        .prefix(".aidlc-clone-id.")
-        .suffix(".tmp")
-        .tempfile_in(folder)?;
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".aidlc-clone-id.").suffix(".tmp");
+    // The link shares the temporary file's mode: make it what a plain create would give
+    // (`rw-r--r--` less the umask), not the private mode of a temporary file.
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    let mut temporary = builder.tempfile_in(folder)?;
     temporary.write_all(contents)?;
     temporary.as_file().sync_all()?;
     match std::fs::hard_link(temporary.path(), path) {
@@ -801,148 +804,13 @@ fn fill_random(bytes: &mut [u8]) {
 
 // --- SHA-256 (for the marker's state digest only; content hashes elsewhere are BLAKE3) ----------
 
-const SHA256_ROUND_CONSTANTS: [u32; 64] = [
-    0x428a_2f98,
-    0x7137_4491,
-    0xb5c0_fbcf,
-    0xe9b5_dba5,
-    0x3956_c25b,
-    0x59f1_11f1,
-    0x923f_82a4,
-    0xab1c_5ed5,
-    0xd807_aa98,
-    0x1283_5b01,
-    0x2431_85be,
-    0x550c_7dc3,
-    0x72be_5d74,
-    0x80de_b1fe,
-    0x9bdc_06a7,
-    0xc19b_f174,
-    0xe49b_69c1,
-    0xefbe_4786,
-    0x0fc1_9dc6,
-    0x240c_a1cc,
-    0x2de9_2c6f,
-    0x4a74_84aa,
-    0x5cb0_a9dc,
-    0x76f9_88da,
-    0x983e_5152,
-    0xa831_c66d,
-    0xb003_27c8,
-    0xbf59_7fc7,
-    0xc6e0_0bf3,
-    0xd5a7_9147,
-    0x06ca_6351,
-    0x1429_2967,
-    0x27b7_0a85,
-    0x2e1b_2138,
-    0x4d2c_6dfc,
-    0x5338_0d13,
-    0x650a_7354,
-    0x766a_0abb,
-    0x81c2_c92e,
-    0x9272_2c85,
-    0xa2bf_e8a1,
-    0xa81a_664b,
-    0xc24b_8b70,
-    0xc76c_51a3,
-    0xd192_e819,
-    0xd699_0624,
-    0xf40e_3585,
-    0x106a_a070,
-    0x19a4_c116,
-    0x1e37_6c08,
-    0x2748_774c,
-    0x34b0_bcb5,
-    0x391c_0cb3,
-    0x4ed8_aa4a,
-    0x5b9c_ca4f,
-    0x682e_6ff3,
-    0x748f_82ee,
-    0x78a5_636f,
-    0x84c8_7814,
-    0x8cc7_0208,
-    0x90be_fffa,
-    0xa450_6ceb,
-    0xbef9_a3f7,
-    0xc671_78f2,
-];
-
-const SHA256_INITIAL_STATE: [u32; 8] = [
-    0x6a09_e667,
-    0xbb67_ae85,
-    0x3c6e_f372,
-    0xa54f_f53a,
-    0x510e_527f,
-    0x9b05_688c,
-    0x1f83_d9ab,
-    0x5be0_cd19,
-];
-
-/// SHA-256 of `bytes` as 64 lowercase hex characters (FIPS 180-4).
+/// SHA-256 of `bytes` as 64 lowercase hex characters.
 fn sha256_hex(bytes: &[u8]) -> String {
-    let mut state = SHA256_INITIAL_STATE;
-    for block in sha256_padded(bytes).chunks_exact(64) {
-        sha256_compress(&mut state, block);
-    }
-    state
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
         .iter()
-        .fold(String::with_capacity(64), |mut hex, word| {
-            let _ = write!(hex, "{word:08x}");
-            hex
-        })
-}
-
-/// The message, a 1 bit, zeros, and the bit length as a big-endian u64: a multiple of 64 bytes.
-fn sha256_padded(bytes: &[u8]) -> Vec<u8> {
-    let bit_length = (bytes.len() as u64).wrapping_mul(8);
-    let mut padded = bytes.to_vec();
-    padded.push(0x80);
-    while padded.len() % 64 != 56 {
-        padded.push(0);
-    }
-    padded.extend_from_slice(&bit_length.to_be_bytes());
-    padded
-}
-
-#[expect(
-    clippy::many_single_char_names,
-    reason = "a to h are the working variables of FIPS 180-4; other names would hide the correspondence"
-)]
-fn sha256_compress(state: &mut [u32; 8], block: &[u8]) {
-    let mut schedule = [0_u32; 64];
-    for (word, chunk) in schedule.iter_mut().zip(block.chunks_exact(4)) {
-        *word = u32::from_be_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]);
-    }
-    for i in 16..64 {
-        let s0 = schedule[i - 15].rotate_right(7)
-            ^ schedule[i - 15].rotate_right(18)
-            ^ (schedule[i - 15] >> 3);
-        let s1 = schedule[i - 2].rotate_right(17)
-            ^ schedule[i - 2].rotate_right(19)
-            ^ (schedule[i - 2] >> 10);
-        schedule[i] = schedule[i - 16]
-            .wrapping_add(s0)
-            .wrapping_add(schedule[i - 7])
-            .wrapping_add(s1);
-    }
-    let [mut a, mut b, mut c, mut d, mut e, mut f, mut g, mut h] = *state;
-    for (constant, word) in SHA256_ROUND_CONSTANTS.iter().zip(schedule) {
-        let s1 = e.rotate_right(6) ^ e.rotate_right(11) ^ e.rotate_right(25);
-        let choice = (e & f) ^ (!e & g);
-        let t1 = h
-            .wrapping_add(s1)
-            .wrapping_add(choice)
-            .wrapping_add(*constant)
-            .wrapping_add(word);
-        let s0 = a.rotate_right(2) ^ a.rotate_right(13) ^ a.rotate_right(22);
-        let majority = (a & b) ^ (a & c) ^ (b & c);
-        let t2 = s0.wrapping_add(majority);
-        (h, g, f, e, d, c, b, a) = (g, f, e, d.wrapping_add(t1), c, b, a, t1.wrapping_add(t2));
-    }
-    for (word, add) in state.iter_mut().zip([a, b, c, d, e, f, g, h]) {
-        *word = word.wrapping_add(add);
-    }
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -1242,6 +1110,30 @@ mod tests {
         assert_eq!(existing_clone_id(&project), Some(first));
         let leftovers = std::fs::read_dir(project.join("aidlc")).unwrap().count();
         assert_eq!(leftovers, 1, "no temporary file may stay behind");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_minted_clone_id_file_is_readable_by_others() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let (_dir, project) = temp_project();
+        clone_id(&project).unwrap();
+        let mode = std::fs::metadata(clone_id_path(&project))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o044, 0o044 & !current_umask());
+    }
+
+    #[cfg(unix)]
+    fn current_umask() -> u32 {
+        let probe = tempfile::tempdir().unwrap();
+        let path = probe.path().join("probe");
+        std::fs::write(&path, "").unwrap();
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&path).unwrap().permissions(),
+        );
+        0o666 & !mode
     }
 
     #[test]

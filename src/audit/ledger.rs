@@ -354,8 +354,8 @@ fn drive_insensitive_key(path: &str) -> String {
 
 // --- Appending ----------------------------------------------------------------------------------
 
-/// Append `row`, stamped with `now`, to the shard at `shard_path` (which must be inside
-/// `project_dir`). Takes the audit lock for the append only, creates the folders, writes the
+/// Append `row`, stamped with `now`, to the shard at `shard_path` (which must lie under
+/// `project_dir`, compared as given, without `..`). Takes the audit lock for the append only, creates the folders, writes the
 /// header when the shard is new or empty, and writes header and block with one `write_all` on a
 /// descriptor opened for appending. A symbolic link or any non-file at the shard path is refused.
 pub fn append_row(
@@ -478,9 +478,11 @@ fn parse_block(piece: &str) -> Option<AuditBlock> {
         let Some((key, value)) = field_line(line) else {
             continue;
         };
+        // The first Timestamp and Event lines count, as the reference's readers take them.
         match key {
-            "Timestamp" => drop(timestamp.get_or_insert(value)),
-            "Event" => drop(event.get_or_insert(value)),
+            "Timestamp" if timestamp.is_none() => timestamp = Some(value),
+            "Event" if event.is_none() => event = Some(value),
+            "Timestamp" | "Event" => {}
             _ => fields.push((key.to_owned(), value)),
         }
     }
@@ -744,12 +746,21 @@ fn javascript_double(value: f64) -> String {
     if value == 0.0 {
         return "0".to_owned();
     }
-    let scientific = format!("{:e}", value.abs());
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((&scientific, "0"));
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let exponent: i64 = exponent.parse().unwrap_or(0);
+    // Rust's shortest form has the right number of digits, but where several digit strings of
+    // that length round-trip it may not pick the one closest to the value, as ECMAScript
+    // requires; formatting to exactly that many digits, which rounds correctly, does.
+    let (shortest, _) = scientific_digits(&format!("{:e}", value.abs()));
+    let precision = shortest.len().saturating_sub(1);
+    let (digits, exponent) = scientific_digits(&format!("{:.precision$e}", value.abs()));
     let sign = if value < 0.0 { "-" } else { "" };
     format!("{sign}{}", place_decimal_point(&digits, exponent))
+}
+
+/// The significant digits and the decimal exponent of Rust's `{:e}` form (`1.2345e-7`).
+fn scientific_digits(scientific: &str) -> (String, i64) {
+    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific, "0"));
+    let digits = mantissa.chars().filter(char::is_ascii_digit).collect();
+    (digits, exponent.parse().unwrap_or(0))
 }
 
 /// `digits` (d₁d₂…dₖ, no leading zero) times 10^(`exponent` − k + 1), written as JavaScript does.
@@ -1073,6 +1084,18 @@ mod tests {
         for (json, expected) in cases {
             let value: serde_json::Value = serde_json::from_str(json).unwrap();
             assert_eq!(javascript_pretty_json(&value), expected, "{json}");
+        }
+    }
+
+    #[test]
+    fn doubles_pick_the_closest_of_the_shortest_digit_strings() {
+        // Rust's `{:e}` prints ...313 and ...13 for these; V8 prints the closer ...312 and ...12.
+        for text in [
+            "29258736354892.312",
+            "272499007847918.12",
+            "778118473494118.2",
+        ] {
+            assert_eq!(javascript_double(text.parse().unwrap()), text);
         }
     }
 
