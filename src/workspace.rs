@@ -807,10 +807,13 @@ fn fill_random(bytes: &mut [u8]) {
 /// SHA-256 of `bytes` as 64 lowercase hex characters.
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
+    use std::fmt::Write as _;
     sha2::Sha256::digest(bytes)
         .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+        .fold(String::with_capacity(64), |mut hex, byte| {
+            let _ = write!(hex, "{byte:02x}");
+            hex
+        })
 }
 
 #[cfg(test)]
