@@ -694,3 +694,41 @@ fn one_fixed_fire_is_byte_exact() {
     );
     assert_eq!(project.read(&detail), expected_detail);
 }
+
+#[test]
+fn the_hook_records_a_drop_when_a_fire_cannot_run_and_skips_entries_without_a_glob() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    start_audit_shard(&project);
+    // The graph still lists `fake`, but its manifest is gone: the fire is refused, and the
+    // hook records why instead of losing it.
+    project.remove(".claude/sensors/aidlc-fake.md");
+    let payload =
+        serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
+    assert_eq!(run_hook(&project, &payload).status, 0);
+    let drops = project.read(&format!(
+        "{RECORD}/.aidlc-engine/hooks-health/run-sensors.drops"
+    ));
+    assert!(
+        drops.contains("\tfake: unknown sensor id: \"fake\""),
+        "{drops}"
+    );
+    assert_eq!(drops.lines().count(), 1);
+
+    // An entry without `matches` never fires from the hook.
+    let unglobbed = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    unglobbed.write(
+        ".claude/sensors/aidlc-fake.md",
+        &fake_manifest("fake", "sh fake-worker.sh", "").replace("matches: \"**/*.md\"\n", ""),
+    );
+    assert_eq!(unglobbed.run(&["compile", "--force"]).status, 0);
+    start_audit_shard(&unglobbed);
+    assert_eq!(
+        run_hook(
+            &unglobbed,
+            &payload.replace(project.root.as_str(), unglobbed.root.as_str())
+        )
+        .status,
+        0
+    );
+    assert!(audit_blocks(&unglobbed).is_empty());
+}
