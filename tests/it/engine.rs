@@ -732,3 +732,39 @@ fn the_hook_records_a_drop_when_a_fire_cannot_run_and_skips_entries_without_a_gl
     );
     assert!(audit_blocks(&unglobbed).is_empty());
 }
+
+#[test]
+fn the_hook_respects_the_sensors_switch() {
+    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    start_audit_shard(&project);
+    let payload =
+        serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "- **Current Stage**: first-stage\n- **Sensors**: off (set by you)\n",
+    );
+    assert_eq!(run_hook(&project, &payload).status, 0);
+    assert!(audit_blocks(&project).is_empty(), "state says off");
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "- **Current Stage**: first-stage\n",
+    );
+    let mut child = project
+        .command(&project.root, &["engine", "hook", "run-sensors"])
+        .env("AIDLC_DISABLE_SENSORS", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    assert!(audit_blocks(&project).is_empty(), "AIDLC_DISABLE_SENSORS=1");
+    assert_eq!(run_hook(&project, &payload).status, 0);
+    assert_eq!(pair_fires(&audit_blocks(&project)).len(), 1, "on again");
+}
