@@ -148,9 +148,10 @@ fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
     error_line(printer, &refusal.message, refusal.help.as_deref());
 }
 
-/// `sensor-<id> --stage S --output-path P | --file-path P [extras…]`: the worker protocol for
-/// the shipped sensors. A check that is not built yet says so on stderr and exits 2, printing
-/// no verdict, so no caller can read it as a pass.
+/// `sensor-<id> --stage S --output-path P | --file-path P [extras…]`: one shipped sensor as a
+/// worker process. Prints its one JSON line and exits 0 (127 when its tool is unavailable,
+/// with the line too); a check that could not run says why on stderr and exits 2, a usage
+/// error exits 1. A check not built yet exits 2 without a verdict, so no caller reads a pass.
 fn worker(words: &[String], printer: &Printer) -> ExitStatus {
     let Some(id) = words.first().and_then(|word| word.strip_prefix("sensor-")) else {
         let name = words.first().map_or("", String::as_str);
@@ -172,20 +173,50 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         );
         return ExitStatus::Error;
     }
-    let has = |flag: &str| words.iter().any(|word| word == flag);
-    if !has("--stage") || !(has("--output-path") || has("--file-path")) {
+    let Some(check) = workers::native_check(id) else {
         error_line(
             printer,
-            &format!(
-                "sensor-{id} requires --stage <slug> and --output-path <path> (or --file-path <path>)"
-            ),
+            &workers::missing_check(id).unwrap_or_default(),
             None,
         );
         return ExitStatus::Error;
+    };
+    let Some(project_dir) = worker_project_dir() else {
+        error_line(printer, "the working folder is not valid UTF-8", None);
+        return ExitStatus::Error;
+    };
+    let context = workers::WorkerContext {
+        project_dir,
+        timeout: std::time::Duration::from_secs(crate::dispatch::fire::FALLBACK_TIMEOUT_SECONDS),
+    };
+    let outcome = check(&words[1..], &context);
+    let (code, stdout) = workers::protocol_output(&outcome);
+    if !stdout.is_empty() {
+        printer.out(stdout.trim_end());
     }
-    let missing = workers::missing_check(id).unwrap_or_default();
-    error_line(printer, &missing, None);
-    ExitStatus::Error
+    match outcome {
+        workers::WorkerOutcome::ScriptError(message)
+        | workers::WorkerOutcome::UsageError(message) => {
+            printer.status(&format!("aidlc-sensor-{id}: {message}"));
+        }
+        _ => {}
+    }
+    match code {
+        0 => ExitStatus::Success,
+        1 => ExitStatus::Failure,
+        127 => ExitStatus::ToolUnavailable,
+        _ => ExitStatus::Error,
+    }
+}
+
+/// The project a worker process runs for: `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR` (the
+/// dispatcher sets both), else the working folder (the dispatcher's cwd is the project).
+fn worker_project_dir() -> Option<camino::Utf8PathBuf> {
+    env_var("AIDLC_PROJECT_DIR")
+        .or_else(|| env_var("CLAUDE_PROJECT_DIR"))
+        .filter(|dir| !dir.is_empty())
+        .map(camino::Utf8PathBuf::from)
+        .or_else(current_dir)
 }
 
 /// The write hook. Every path exits 0.

@@ -21,6 +21,8 @@ pub enum ExitStatus {
     Error = 2,
     /// A blocking sensor could not be evaluated (gate check).
     NotEvaluated = 3,
+    /// A sensor worker's tool is unavailable (the worker protocol's 127).
+    ToolUnavailable = 127,
     /// Stopped by Ctrl-C.
     Interrupted = 130,
 }

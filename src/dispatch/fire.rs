@@ -440,6 +440,7 @@ fn run_worker_for(prepared: &PreparedFire) -> Verdict {
             &workers::ShippedInput {
                 project_dir: prepared.project_dir.clone(),
                 args: prepared.worker_args.clone(),
+                timeout: prepared.timeout,
             },
         ),
         WorkerKind::Process {

@@ -513,7 +513,7 @@ fn shipped_sensors_without_a_native_check_do_not_pretend() {
         "engine",
         "sensor",
         "fire",
-        "required-sections",
+        "claim-sources",
         "--stage",
         "intent-capture",
         "--output-path",
@@ -530,7 +530,7 @@ fn shipped_sensors_without_a_native_check_do_not_pretend() {
     );
     let worker = project.run(&[
         "engine",
-        "sensor-required-sections",
+        "sensor-claim-sources",
         "--stage",
         "intent-capture",
         "--output-path",

@@ -7,6 +7,7 @@
 //! - `up_to_date`: the no-op path and everything that must defeat it;
 //! - `watch`: `compile --watch` driven by real file edits;
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
+//! - `workers`: the native shipped workers agree in-process and out-of-process;
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
@@ -17,3 +18,4 @@ mod incremental;
 mod support;
 mod up_to_date;
 mod watch;
+mod workers;
