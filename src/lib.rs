@@ -12,6 +12,7 @@
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
+//! - [`gate`]: `aidlc gate check`: deliverables, parallel gate dispatch and the report;
 //! - [`audit`]: the cross-process audit lock;
 //! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
@@ -29,6 +30,7 @@ pub mod dispatch;
 pub mod fingerprint;
 pub mod framework;
 pub mod fs_util;
+pub mod gate;
 pub mod graph;
 pub mod parse;
 pub mod resolve;

@@ -42,6 +42,102 @@ pub enum Command {
     Compile(CompileArgs),
     /// The engine's sensor commands: the dispatcher, the worker protocol and the write hook.
     Engine(EngineArgs),
+    /// Gate checks for CI.
+    Gate(GateArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GateArgs {
+    #[command(subcommand)]
+    pub command: GateCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum GateCommand {
+    /// Run the gate sensors of every stage over the existing deliverables of the active intent,
+    /// and report each finding with its file (and line, where the sensor knows one).
+    ///
+    /// Exit status: 0 when no blocking sensor failed or went unevaluated; 1 for findings of
+    /// blocking sensors (and of advisory ones with `--strict`); 3 when a blocking sensor could
+    /// not be evaluated; 2 for usage or environment errors (no intent, broken manifests or graph,
+    /// a deliverable escaping its folder).
+    Check(GateCheckArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[expect(
+    clippy::struct_excessive_bools,
+    reason = "each bool is an independent command-line switch"
+)]
+pub struct GateCheckArgs {
+    /// Only this stage (repeatable). Default: every stage of the graph.
+    #[arg(long = "stage", value_name = "SLUG")]
+    pub stages: Vec<String>,
+    /// The intent record folder (or registry uuid or slug). Default: the active intent.
+    #[arg(long, value_name = "NAME", conflicts_with = "all_intents")]
+    pub intent: Option<String>,
+    /// Check every intent record of the active space.
+    #[arg(long)]
+    pub all_intents: bool,
+    /// Which bindings run: gate-fired (default), write-fired, or all.
+    #[arg(long, value_enum, default_value_t = FireOnArg::Gate)]
+    pub fire_on: FireOnArg,
+    /// Worker threads. Default: the available cores.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=512))]
+    pub jobs: Option<u16>,
+    /// Run only shard K of N (1-based) of the (stage, deliverable) work, chosen by hash; the
+    /// union of all N shards is the unsharded run.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    pub shard: Option<(u64, u64)>,
+    /// Write nothing into the project: no audit rows, no detail files (hermetic CI).
+    #[arg(long)]
+    pub no_record: bool,
+    /// Output: `human`, `json` (one document on stdout), `github` (annotations on stdout, and
+    /// a Markdown summary appended to `$GITHUB_STEP_SUMMARY` when set) or `sarif` (SARIF 2.1.0).
+    #[arg(long, value_enum, default_value_t = GateFormat::Human)]
+    pub format: GateFormat,
+    /// Also fail (exit 1) on findings of advisory sensors.
+    #[arg(long)]
+    pub strict: bool,
+    /// No progress line, even on a terminal.
+    #[arg(long, short)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FireOnArg {
+    Gate,
+    Write,
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GateFormat {
+    Human,
+    Json,
+    Github,
+    Sarif,
+}
+
+/// `K/N` with `1 <= K <= N`.
+fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+    let (index, count) = text
+        .split_once('/')
+        .ok_or_else(|| format!("expected K/N, e.g. 2/8, got {text:?}"))?;
+    let index: u64 = index
+        .trim()
+        .parse()
+        .map_err(|_| format!("K in {text:?} is not a number"))?;
+    let count: u64 = count
+        .trim()
+        .parse()
+        .map_err(|_| format!("N in {text:?} is not a number"))?;
+    if count == 0 || index == 0 || index > count {
+        return Err(format!("need 1 <= K <= N, got {index}/{count}"));
+    }
+    Ok((index, count))
 }
 
 #[derive(Debug, clap::Args)]
@@ -56,6 +152,8 @@ pub enum EngineCommand {
     Sensor(SensorArgs),
     /// Hooks for agent harnesses (Claude Code `PostToolUse` and friends).
     Hook(HookArgs),
+    /// Intent records.
+    Intent(IntentArgs),
     /// `sensor-<id> --stage S --output-path P` (or `--file-path P`): run one shipped sensor as
     /// a worker process and print its one JSON line (the worker protocol).
     #[command(external_subcommand)]
@@ -105,6 +203,27 @@ pub struct FireArgs {
 }
 
 #[derive(Debug, clap::Args)]
+pub struct IntentArgs {
+    #[command(subcommand)]
+    pub command: IntentCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum IntentCommand {
+    /// Create an intent record `aidlc/spaces/<space>/intents/<YYMMDD>-<label>/` with its
+    /// `aidlc-state.md`, append a `UUIDv7` row to `intents.json`, and make it the active intent.
+    New(IntentNewArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct IntentNewArgs {
+    /// A kebab-case label, e.g. `checkout-flow` (at most 48 characters).
+    pub label: String,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
 pub struct HookArgs {
     #[command(subcommand)]
     pub command: HookCommand,
@@ -129,6 +248,10 @@ pub struct InitArgs {
     /// Overwrite files that differ from the built-in framework.
     #[arg(long)]
     pub force: bool,
+    /// Also write an example intent (`<YYMMDD>-example-checkout`) with a few deliverables, some
+    /// passing their checks and some not, so that a first `aidlc gate check` shows real output.
+    #[arg(long)]
+    pub example: bool,
 }
 
 #[derive(Debug, clap::Args)]

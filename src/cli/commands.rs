@@ -20,6 +20,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Init(args) => init(&args),
         Command::Compile(args) => compile_command(&args),
         Command::Engine(args) => crate::cli::engine::run(&args),
+        Command::Gate(args) => crate::cli::gate::run(&args),
     }
 }
 
@@ -67,6 +68,34 @@ fn init(args: &InitArgs) -> ExitStatus {
                 printer.status(&format!(
                     "  skipped {path}: it differs from the built-in file (use --force to overwrite)"
                 ));
+            }
+            if args.example {
+                match crate::framework::example::write_example(
+                    &dir,
+                    args.harness,
+                    std::time::SystemTime::now(),
+                ) {
+                    Ok(example) => printer.status(&format!(
+                        "example intent {}: {} file{} written{}",
+                        example.record,
+                        example.written.len(),
+                        plural(example.written.len()),
+                        if example.created {
+                            ""
+                        } else {
+                            " (it already existed; left as it was)"
+                        }
+                    )),
+                    Err(error) => {
+                        error_line(&printer, &error.to_string(), None);
+                        return ExitStatus::Error;
+                    }
+                }
+                printer.status(&format!(
+                    "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}",
+                    args.dir
+                ));
+                return ExitStatus::Success;
             }
             printer.status(&format!("next: aidlc compile --project-dir {}", args.dir));
             ExitStatus::Success

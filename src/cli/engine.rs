@@ -5,8 +5,8 @@ use std::io::IsTerminal;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{
-    DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, ProjectArgs,
-    SensorCommand,
+    DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand,
+    IntentNewArgs, ProjectArgs, SensorCommand,
 };
 use crate::cli::commands::{current_dir, env_var, error_line, resolve_layout};
 use crate::cli::printer::Printer;
@@ -26,6 +26,9 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         },
         EngineCommand::Hook(hook_args) => match &hook_args.command {
             HookCommand::RunSensors(project) => run_sensors(project, &printer),
+        },
+        EngineCommand::Intent(intent_args) => match &intent_args.command {
+            IntentCommand::New(new_args) => new_intent(new_args, &printer),
         },
         EngineCommand::Worker(words) => worker(words, &printer),
     }
@@ -217,6 +220,38 @@ fn worker_project_dir() -> Option<camino::Utf8PathBuf> {
         .filter(|dir| !dir.is_empty())
         .map(camino::Utf8PathBuf::from)
         .or_else(current_dir)
+}
+
+fn new_intent(args: &IntentNewArgs, printer: &Printer) -> ExitStatus {
+    let layout = match resolve_layout(&args.project, printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    match crate::workspace::create_intent(
+        &layout.project_dir,
+        &args.label,
+        std::time::SystemTime::now(),
+    ) {
+        Ok(created) => {
+            printer.out(
+                &serde_json::json!({
+                    "record": layout.display(&created.record).as_str(),
+                    "folder": created.folder_name,
+                    "uuid": created.uuid,
+                })
+                .to_string(),
+            );
+            printer.status(&format!(
+                "created intent {} and made it the active intent",
+                created.folder_name
+            ));
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(printer, &error.to_string(), None);
+            ExitStatus::Error
+        }
+    }
 }
 
 /// The write hook. Every path exits 0.

@@ -4,6 +4,7 @@
 mod args;
 mod commands;
 mod engine;
+mod gate;
 mod printer;
 mod watch_loop;
 

@@ -19,7 +19,7 @@ use crate::diagnostics::Diagnostic;
 use crate::discover::Layout;
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::process::{WorkerCommand, run_worker};
-use crate::dispatch::registry::{LiveSensor, load_live_registry};
+use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
 use crate::dispatch::stage_graph::{GraphNode, load_graph, producers_of, unknown_stage_message};
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
 use crate::dispatch::workers;
@@ -40,8 +40,8 @@ pub struct FireRequest {
 
 /// Where fire ids and the time come from; tests inject fixed ones.
 pub struct FireContext {
-    pub new_fire_id: Box<dyn Fn() -> String>,
-    pub now: Box<dyn Fn() -> SystemTime>,
+    pub new_fire_id: Box<dyn Fn() -> String + Send + Sync>,
+    pub now: Box<dyn Fn() -> SystemTime + Send + Sync>,
 }
 
 impl Default for FireContext {
@@ -117,7 +117,6 @@ pub struct FireReport {
 /// The pre-flight of upstream §4.2, in order, plus two refusals of our own: a path outside the
 /// project, and a `matches` that is not a valid glob.
 pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFire, FireRefusal> {
-    let absolute_output_path = absolute(&request.cwd, &request.output_path);
     let registry = load_live_registry(layout);
     if !registry.errors.is_empty() {
         return Err(FireRefusal {
@@ -126,19 +125,38 @@ pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFi
             ..FireRefusal::new("the sensor manifests have errors; fix them before firing")
         });
     }
-    let Some(sensor) = registry.sensors.get(&request.sensor_id) else {
-        return Err(FireRefusal::new(format!(
-            "unknown sensor id: \"{}\". Known ids: {}",
-            request.sensor_id,
-            registry.known_ids()
-        )));
-    };
+    known_sensor(&registry, &request.sensor_id)?;
     let nodes = load_graph(&layout.stage_graph_path)
         .map_err(|error| FireRefusal::new(error.to_string()))?;
+    prepare_fire_with(layout, request, &registry, &nodes)
+}
+
+fn known_sensor<'r>(
+    registry: &'r LiveRegistry,
+    sensor_id: &str,
+) -> Result<&'r LiveSensor, FireRefusal> {
+    registry.sensors.get(sensor_id).ok_or_else(|| {
+        FireRefusal::new(format!(
+            "unknown sensor id: \"{sensor_id}\". Known ids: {}",
+            registry.known_ids()
+        ))
+    })
+}
+
+/// [`prepare_fire`] with the registry (free of errors) and the graph already loaded: gate
+/// dispatch prepares many fires from one load.
+pub fn prepare_fire_with(
+    layout: &Layout,
+    request: &FireRequest,
+    registry: &LiveRegistry,
+    nodes: &[GraphNode],
+) -> Result<PreparedFire, FireRefusal> {
+    let absolute_output_path = absolute(&request.cwd, &request.output_path);
+    let sensor = known_sensor(registry, &request.sensor_id)?;
     let Some(node) = nodes.iter().find(|node| node.slug == request.stage) else {
         return Err(FireRefusal::new(unknown_stage_message(
             &request.stage,
-            &nodes,
+            nodes,
         )));
     };
     if !absolute_output_path.exists() {
@@ -149,7 +167,7 @@ pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFi
     check_inside_project(&layout.project_dir, &absolute_output_path)?;
     check_matches(layout, sensor, &request.sensor_id, &absolute_output_path)?;
     let worker = worker_kind(&sensor.manifest.id, &sensor.manifest.command)?;
-    let worker_args = worker_args(layout, sensor, node, &nodes, &absolute_output_path);
+    let worker_args = worker_args(layout, sensor, node, nodes, &absolute_output_path);
     Ok(PreparedFire {
         sensor_id: request.sensor_id.clone(),
         stage: request.stage.clone(),
@@ -431,6 +449,12 @@ pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireRe
         detail_path: detail_written.then_some(detail_path),
         verdict_line,
     })
+}
+
+/// Run the worker of a prepared fire and give its verdict, recording nothing (`aidlc gate check
+/// --no-record`); [`run_fire`] is the recorded path.
+pub fn evaluate_without_recording(prepared: &PreparedFire) -> Verdict {
+    run_worker_for(prepared)
 }
 
 fn run_worker_for(prepared: &PreparedFire) -> Verdict {

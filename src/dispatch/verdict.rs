@@ -69,6 +69,9 @@ pub enum ScriptError {
     DetailWriteFailed(String),
     /// A shipped check that is not built yet; holds what is missing.
     NotImplemented(String),
+    /// The dispatcher refused the fire before running anything (a gate fire whose pre-flight
+    /// failed); holds the refusal.
+    Refused(String),
     /// None of the rows matched (the status could not be read).
     Unknown,
 }
@@ -84,6 +87,7 @@ impl ScriptError {
             Self::Signal(name) => format!("signal-{name}"),
             Self::DetailWriteFailed(message) => format!("detail-write-failed: {message}"),
             Self::NotImplemented(what) => format!("not-implemented: {what}"),
+            Self::Refused(why) => format!("refused: {why}"),
             Self::Unknown => "unknown".to_owned(),
         }
     }

@@ -4,6 +4,8 @@
 //! example `.claude/`); workspace files land under the project root. `init` never overwrites a
 //! file a person has changed unless asked to with `force`.
 
+pub mod example;
+
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::discover::Harness;

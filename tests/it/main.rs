@@ -8,12 +8,14 @@
 //! - `watch`: `compile --watch` driven by real file edits;
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
+//! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
 mod compile;
 mod docs;
 mod engine;
+mod gate;
 mod incremental;
 mod support;
 mod up_to_date;

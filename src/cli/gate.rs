@@ -1,0 +1,275 @@
+//! `aidlc gate check`: the CI gate check over an intent's deliverables.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use camino::Utf8PathBuf;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{FireOnArg, Format, GateArgs, GateCheckArgs, GateCommand, GateFormat};
+use crate::cli::commands::{error_line, resolve_layout};
+use crate::cli::printer::Printer;
+use crate::discover::Layout;
+use crate::dispatch::registry::load_live_registry;
+use crate::dispatch::stage_graph::{GraphNode, load_graph};
+use crate::gate::dispatch::{FireOnFilter, GatePlan, plan_gate_fires, run_gate_fires};
+use crate::gate::render;
+use crate::gate::report::{GateReport, GateSkip, SkipReason};
+use crate::workspace;
+
+pub fn run(args: &GateArgs) -> ExitStatus {
+    match &args.command {
+        GateCommand::Check(check_args) => check(check_args),
+    }
+}
+
+fn check(args: &GateCheckArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, args.quiet);
+    let started = Instant::now();
+    let layout = match resolve_layout(&args.project, &printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    let registry = load_live_registry(&layout);
+    if !registry.errors.is_empty() {
+        for diagnostic in &registry.errors {
+            printer.diagnostic(diagnostic, &registry.sources);
+        }
+        error_line(
+            &printer,
+            "the sensor manifests have errors",
+            Some("run `aidlc compile` to see them all"),
+        );
+        return ExitStatus::Error;
+    }
+    let nodes = match load_graph(&layout.stage_graph_path) {
+        Ok(nodes) => nodes,
+        Err(error) => {
+            error_line(&printer, &error.to_string(), None);
+            return ExitStatus::Error;
+        }
+    };
+    let records = match intent_records(&layout, args) {
+        Ok(records) => records,
+        Err(message) => {
+            error_line(
+                &printer,
+                &message,
+                Some(
+                    "create one with `aidlc engine intent new <label>`, or pass --intent NAME or --all-intents",
+                ),
+            );
+            return ExitStatus::Error;
+        }
+    };
+    let plan = match plan_all(&layout, &nodes, &records, args) {
+        Ok(plan) => plan,
+        Err(message) => {
+            error_line(&printer, &message, None);
+            return ExitStatus::Error;
+        }
+    };
+    let jobs = args.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        usize::from,
+    );
+    let progress = Progress::new(plan.fires.len(), !args.quiet);
+    let fires = run_gate_fires(
+        &layout,
+        &registry,
+        &nodes,
+        &plan.fires,
+        jobs,
+        !args.no_record,
+        &|| progress.tick(),
+    );
+    progress.finish();
+    let report = GateReport {
+        intents: records
+            .iter()
+            .filter_map(|record| record.file_name().map(str::to_owned))
+            .collect(),
+        stages_checked: plan.stages_checked,
+        deliverables_found: plan.deliverables_found,
+        fires,
+        skips: plan.skips,
+        dead_bindings: plan.dead_bindings,
+        duration: started.elapsed(),
+        shard: args.shard,
+        recorded: !args.no_record,
+    };
+    print_report(&report, args, &printer);
+    exit_status(&report, args.strict)
+}
+
+/// The intent records to check: `--all-intents`, `--intent NAME`, or the active intent.
+fn intent_records(layout: &Layout, args: &GateCheckArgs) -> Result<Vec<Utf8PathBuf>, String> {
+    let project = &layout.project_dir;
+    let space = workspace::active_space(project);
+    if args.all_intents {
+        let records = workspace::intent_records(project, &space);
+        if records.is_empty() {
+            return Err(format!(
+                "no intent record in space \"{space}\": nothing to check"
+            ));
+        }
+        return Ok(records);
+    }
+    match workspace::unambiguous_active_intent(project, &space, args.intent.as_deref()) {
+        Ok(Some(record)) => Ok(vec![record]),
+        Ok(None) => Err(format!(
+            "no intent record in space \"{space}\": nothing to check"
+        )),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+fn plan_all(
+    layout: &Layout,
+    nodes: &[GraphNode],
+    records: &[Utf8PathBuf],
+    args: &GateCheckArgs,
+) -> Result<GatePlan, String> {
+    let fire_on = match args.fire_on {
+        FireOnArg::Gate => FireOnFilter::Gate,
+        FireOnArg::Write => FireOnFilter::Write,
+        FireOnArg::All => FireOnFilter::All,
+    };
+    let mut combined = GatePlan::default();
+    for record in records {
+        let mut plan = plan_gate_fires(layout, nodes, record, &args.stages, fire_on, args.shard)
+            .map_err(|error| error.to_string())?;
+        if sensors_off(record) {
+            plan.skips.extend(plan.fires.drain(..).map(|fire| {
+                GateSkip {
+                    stage: fire.stage,
+                    sensor_id: fire.sensor_id,
+                    deliverable: fire
+                        .deliverable
+                        .strip_prefix(&layout.project_dir)
+                        .ok()
+                        .map(camino::Utf8Path::to_owned),
+                    reason: SkipReason::SensorsOff,
+                }
+            }));
+        }
+        combined.fires.extend(plan.fires);
+        combined.skips.extend(plan.skips);
+        combined.dead_bindings.extend(plan.dead_bindings);
+        combined.stages_checked += plan.stages_checked;
+        combined.deliverables_found += plan.deliverables_found;
+    }
+    let unknown: Vec<&String> = args
+        .stages
+        .iter()
+        .filter(|stage| !nodes.iter().any(|node| &node.slug == *stage))
+        .collect();
+    if let Some(stage) = unknown.first() {
+        return Err(crate::dispatch::stage_graph::unknown_stage_message(
+            stage, nodes,
+        ));
+    }
+    Ok(combined)
+}
+
+/// The Sensors ceremony: `AIDLC_DISABLE_SENSORS=1` or `- **Sensors**: off` in the state.
+fn sensors_off(record: &camino::Utf8Path) -> bool {
+    std::env::var("AIDLC_DISABLE_SENSORS").is_ok_and(|value| value.trim() == "1")
+        || workspace::read_state_text(record)
+            .and_then(|text| workspace::read_state_field(&text, "Sensors"))
+            .is_some_and(|value| value.split_whitespace().next() == Some("off"))
+}
+
+fn print_report(report: &GateReport, args: &GateCheckArgs, printer: &Printer) {
+    match args.format {
+        GateFormat::Human => {
+            let color = std::io::stdout().is_terminal()
+                && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
+            printer.out(render::render_human(report, color).trim_end());
+        }
+        GateFormat::Json => printer.out(render::render_json(report).trim_end()),
+        GateFormat::Sarif => {
+            printer.out(render::render_sarif(report, env!("CARGO_PKG_VERSION")).trim_end());
+        }
+        GateFormat::Github => {
+            let annotations = render::render_github_annotations(report);
+            if !annotations.trim().is_empty() {
+                printer.out(annotations.trim_end());
+            }
+            append_step_summary(&render::render_github_step_summary(report), printer);
+        }
+    }
+}
+
+/// `$GITHUB_STEP_SUMMARY`, when set, gets the Markdown summary appended.
+fn append_step_summary(markdown: &str, printer: &Printer) {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut file| file.write_all(markdown.as_bytes()));
+    if let Err(error) = written {
+        printer.status(&format!(
+            "warning: could not append the summary to $GITHUB_STEP_SUMMARY: {error}"
+        ));
+    }
+}
+
+/// D9: 1 for blocking findings (any findings with `--strict`), else 3 when a blocking sensor
+/// could not be evaluated, else 0.
+fn exit_status(report: &GateReport, strict: bool) -> ExitStatus {
+    let counts = report.counts();
+    if counts.blocking_failed > 0 || (strict && counts.failed > 0) {
+        ExitStatus::Failure
+    } else if counts.blocking_not_evaluated > 0 {
+        ExitStatus::NotEvaluated
+    } else {
+        ExitStatus::Success
+    }
+}
+
+/// A one-line progress counter on stderr, only on a terminal and only for runs that take more
+/// than a moment.
+struct Progress {
+    total: usize,
+    done: AtomicUsize,
+    started: Instant,
+    shown: bool,
+}
+
+impl Progress {
+    fn new(total: usize, wanted: bool) -> Self {
+        Self {
+            total,
+            done: AtomicUsize::new(0),
+            started: Instant::now(),
+            shown: wanted && std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn tick(&self) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.shown && self.started.elapsed().as_millis() > 300 {
+            let _ = write!(
+                std::io::stderr(),
+                "\r  checking: {done}/{} fires",
+                self.total
+            );
+        }
+    }
+
+    fn finish(&self) {
+        if self.shown && self.started.elapsed().as_millis() > 300 {
+            let _ = writeln!(
+                std::io::stderr(),
+                "\r  checked {} fires{:20}",
+                self.total,
+                ""
+            );
+        }
+    }
+}

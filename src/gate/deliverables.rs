@@ -1,0 +1,275 @@
+//! A stage's deliverables: its declared output files that exist on disk (upstream §5.2, D6).
+//!
+//! Invariants:
+//! - every deliverable returned is a canonical absolute path of a regular file whose base name
+//!   is a declared output of the stage and which lies inside one of the stage's canonical
+//!   produce folders;
+//! - a produce folder or deliverable that resolves outside the project or the produce folders
+//!   (an absolute path, `..`, a symlink) is refused with the reference's message, before any
+//!   sensor fires.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::dispatch::stage_graph::GraphNode;
+use crate::workspace;
+
+/// Why a stage's deliverables cannot be trusted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeliverableError {
+    #[error(
+        "Refusing gate sensor dispatch for \"{slug}\": resolved produce directory \"{dir}\" escapes the project root after canonicalization."
+    )]
+    ProduceDirEscapes { slug: String, dir: Utf8PathBuf },
+    #[error(
+        "Refusing gate sensor artifact \"{candidate}\" for \"{slug}\": the canonical path is outside the stage's resolved produce directories."
+    )]
+    ArtifactEscapes { slug: String, candidate: String },
+}
+
+/// The file name an artifact is written as: `<name>.md`, except `traceability.json`.
+pub fn artifact_file_name(artifact: &str) -> String {
+    if artifact == "traceability" {
+        "traceability.json".to_owned()
+    } else {
+        format!("{artifact}.md")
+    }
+}
+
+/// The declared file names of a stage: `produces ∪ optional_produces`, markers included.
+pub fn declared_file_names(node: &GraphNode) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for artifact in node.produces.iter().chain(&node.optional_produces) {
+        let name = artifact_file_name(artifact);
+        if !artifact.is_empty() && !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Where a stage writes: the codekb repositories for a codekb stage, the per-unit folders (or
+/// the stage-level fallback) for a per-unit stage, else `<record>/<phase>/<slug>`. Only folders
+/// that exist are returned.
+pub fn produce_dirs(
+    project_dir: &Utf8Path,
+    record: &Utf8Path,
+    node: &GraphNode,
+) -> Vec<Utf8PathBuf> {
+    if node.slug == "reverse-engineering" {
+        let space = workspace::active_space(project_dir);
+        return subfolders(&workspace::space_dir(project_dir, &space).join("codekb"));
+    }
+    if node.for_each.as_deref() == Some("unit-of-work") {
+        let stage_level = record.join("construction").join(&node.slug);
+        if stage_level.is_dir() {
+            return vec![stage_level];
+        }
+        let mut dirs = Vec::new();
+        for root in [
+            record.join("construction"),
+            record.join("construction/units"),
+        ] {
+            for unit in subfolders(&root) {
+                let dir = unit.join(&node.slug);
+                if dir.is_dir() {
+                    dirs.push(dir);
+                }
+            }
+        }
+        return dirs;
+    }
+    let dir = record.join(&node.phase).join(&node.slug);
+    if dir.is_dir() { vec![dir] } else { Vec::new() }
+}
+
+fn subfolders(root: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let Ok(entries) = root.read_dir_utf8() else {
+        return Vec::new();
+    };
+    let mut folders: Vec<Utf8PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().to_owned())
+        .filter(|path| path.is_dir())
+        .collect();
+    folders.sort();
+    folders
+}
+
+/// The stage's deliverables on disk, canonical and absolute, in folder then declaration order;
+/// `artifacts` adds the `--artifacts` tokens of the reference.
+pub fn existing_deliverables(
+    project_dir: &Utf8Path,
+    record: &Utf8Path,
+    node: &GraphNode,
+    artifacts: &[String],
+) -> Result<Vec<Utf8PathBuf>, DeliverableError> {
+    let canonical_project = project_dir
+        .canonicalize_utf8()
+        .unwrap_or_else(|_| project_dir.to_owned());
+    let mut canonical_dirs = Vec::new();
+    for dir in produce_dirs(project_dir, record, node) {
+        let Ok(canonical) = dir.canonicalize_utf8() else {
+            continue;
+        };
+        if !canonical.starts_with(&canonical_project) {
+            return Err(DeliverableError::ProduceDirEscapes {
+                slug: node.slug.clone(),
+                dir: canonical,
+            });
+        }
+        canonical_dirs.push(canonical);
+    }
+    let names = declared_file_names(node);
+    let mut candidates: Vec<(String, Utf8PathBuf)> = Vec::new();
+    for dir in &canonical_dirs {
+        for name in &names {
+            candidates.push((name.clone(), dir.join(name)));
+        }
+    }
+    for token in artifacts
+        .iter()
+        .map(|token| token.trim())
+        .filter(|t| !t.is_empty())
+    {
+        candidates.extend(token_candidates(
+            project_dir,
+            &canonical_dirs,
+            &names,
+            token,
+        ));
+    }
+    let mut found: Vec<Utf8PathBuf> = Vec::new();
+    for (shown, candidate) in candidates {
+        let Some(name) = candidate.file_name() else {
+            continue;
+        };
+        if !names.iter().any(|declared| declared == name) || !candidate.exists() {
+            continue;
+        }
+        let Ok(canonical) = candidate.canonicalize_utf8() else {
+            continue;
+        };
+        if !canonical.is_file() {
+            continue;
+        }
+        if !canonical_dirs.iter().any(|dir| canonical.starts_with(dir)) {
+            return Err(DeliverableError::ArtifactEscapes {
+                slug: node.slug.clone(),
+                candidate: shown,
+            });
+        }
+        if !found.contains(&canonical) {
+            found.push(canonical);
+        }
+    }
+    Ok(found)
+}
+
+/// The paths an `--artifacts` token stands for: as given (against the project when it has a
+/// separator or is absolute) and inside each produce folder; with `.md` added when its base
+/// name is not itself declared.
+fn token_candidates(
+    project_dir: &Utf8Path,
+    dirs: &[Utf8PathBuf],
+    names: &[String],
+    token: &str,
+) -> Vec<(String, Utf8PathBuf)> {
+    let base = token.rsplit(['/', '\\']).next().unwrap_or(token);
+    let mut forms = vec![token.to_owned()];
+    if !names.iter().any(|name| name == base) {
+        forms.push(artifact_file_name(token));
+    }
+    let mut candidates = Vec::new();
+    for form in forms {
+        let normal = form.replace('\\', "/");
+        if Utf8Path::new(&normal).is_absolute() || normal.contains('/') {
+            candidates.push((form.clone(), project_dir.join(&normal)));
+        }
+        for dir in dirs {
+            candidates.push((form.clone(), dir.join(&normal)));
+        }
+    }
+    candidates
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn node(slug: &str, phase: &str, produces: &[&str]) -> GraphNode {
+        serde_json::from_value(serde_json::json!({
+            "slug": slug, "phase": phase, "produces": produces,
+        }))
+        .unwrap()
+    }
+
+    fn project() -> (tempfile::TempDir, Utf8PathBuf, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        let record = root.join("aidlc/spaces/default/intents/261130-x");
+        std::fs::create_dir_all(record.join("inception/user-stories")).unwrap();
+        (dir, root, record)
+    }
+
+    #[test]
+    fn declared_outputs_that_exist_are_found_in_order() {
+        let (_dir, root, record) = project();
+        let stage = node(
+            "user-stories",
+            "inception",
+            &["stories", "personas", "traceability"],
+        );
+        let folder = record.join("inception/user-stories");
+        std::fs::write(folder.join("personas.md"), "x").unwrap();
+        std::fs::write(folder.join("stories.md"), "x").unwrap();
+        std::fs::write(folder.join("notes.md"), "not declared").unwrap();
+        std::fs::write(folder.join("traceability.json"), "{}").unwrap();
+        let found = existing_deliverables(&root, &record, &stage, &[]).unwrap();
+        let names: Vec<&str> = found.iter().map(|p| p.file_name().unwrap()).collect();
+        assert_eq!(names, ["stories.md", "personas.md", "traceability.json"]);
+    }
+
+    #[test]
+    fn a_symlink_out_of_the_produce_folder_is_refused() {
+        let (_dir, root, record) = project();
+        let stage = node("user-stories", "inception", &["stories"]);
+        std::fs::write(root.join("outside.md"), "x").unwrap();
+        std::os::unix::fs::symlink(
+            root.join("outside.md"),
+            record.join("inception/user-stories/stories.md"),
+        )
+        .unwrap();
+        let error = existing_deliverables(&root, &record, &stage, &[]).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("Refusing gate sensor artifact"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn artifacts_tokens_with_dot_dot_cannot_escape() {
+        let (_dir, root, record) = project();
+        let stage = node("user-stories", "inception", &["stories"]);
+        std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+        std::fs::write(root.join("elsewhere/stories.md"), "x").unwrap();
+        let token = "aidlc/spaces/../../elsewhere/stories.md".to_owned();
+        let error = existing_deliverables(&root, &record, &stage, &[token]).unwrap_err();
+        assert!(
+            matches!(error, DeliverableError::ArtifactEscapes { .. }),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn no_folder_means_no_deliverables() {
+        let (_dir, root, record) = project();
+        let stage = node("domain-design", "construction", &["domain-model"]);
+        assert!(
+            existing_deliverables(&root, &record, &stage, &[])
+                .unwrap()
+                .is_empty()
+        );
+    }
+}

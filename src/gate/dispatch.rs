@@ -1,0 +1,398 @@
+//! The plan of gate fires and their parallel run (D6).
+//!
+//! Invariants:
+//! - selection (`fire_on`, severity, `matches`) comes from the compiled graph; the worker,
+//!   its arguments and its timeout from the live manifest (through `prepare_fire_with`);
+//! - a sensor fires once per deliverable, except `upstream-coverage` and `claim-sources`, which
+//!   read the whole stage and fire once per output folder, on its first deliverable that is not
+//!   a `*-questions` or `*-timestamp` file;
+//! - the plan is built in a stable order (graph order of stages, authored order of sensors,
+//!   deliverable order), and results keep that order whatever the number of threads;
+//! - sharding keeps a deterministic share of (stage, deliverable) units by BLAKE3 hash, so the
+//!   union of all shards is the unsharded plan.
+
+use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use rayon::prelude::*;
+
+use crate::discover::Layout;
+use crate::dispatch::fire::{
+    FireContext, FireRequest, evaluate_without_recording, prepare_fire_with, run_fire,
+};
+use crate::dispatch::glob::SensorGlob;
+use crate::dispatch::registry::LiveRegistry;
+use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry};
+use crate::dispatch::verdict::{ScriptError, Verdict};
+use crate::gate::deliverables::{DeliverableError, declared_file_names, existing_deliverables};
+use crate::gate::report::{DeadBinding, Finding, GateFire, GateSkip, Severity, SkipReason};
+
+/// Which bindings `aidlc gate check` runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FireOnFilter {
+    Gate,
+    Write,
+    All,
+}
+
+impl FireOnFilter {
+    fn admits(self, entry: &GraphSensorEntry) -> bool {
+        match self {
+            FireOnFilter::Gate => entry.fire_on == "gate",
+            FireOnFilter::Write => entry.fire_on != "gate",
+            FireOnFilter::All => true,
+        }
+    }
+}
+
+/// The sensors that read the whole stage's output and fire once per output folder.
+const STAGE_LEVEL_SENSORS: [&str; 2] = ["upstream-coverage", "claim-sources"];
+
+/// One fire to run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFire {
+    pub stage: String,
+    pub sensor_id: String,
+    pub severity: Severity,
+    /// Canonical absolute path.
+    pub deliverable: Utf8PathBuf,
+}
+
+/// What planning one intent found.
+#[derive(Debug, Clone, Default)]
+pub struct GatePlan {
+    pub fires: Vec<PlannedFire>,
+    pub skips: Vec<GateSkip>,
+    pub dead_bindings: Vec<DeadBinding>,
+    pub stages_checked: usize,
+    pub deliverables_found: usize,
+}
+
+/// Plan the fires of `stages` (all when empty) for the intent record `record`.
+pub fn plan_gate_fires(
+    layout: &Layout,
+    nodes: &[GraphNode],
+    record: &Utf8Path,
+    stages: &[String],
+    fire_on: FireOnFilter,
+    shard: Option<(u64, u64)>,
+) -> Result<GatePlan, DeliverableError> {
+    let mut plan = GatePlan::default();
+    for node in nodes
+        .iter()
+        .filter(|node| stages.is_empty() || stages.contains(&node.slug))
+    {
+        plan.stages_checked += 1;
+        let entries: Vec<&GraphSensorEntry> = node
+            .sensors_applicable
+            .iter()
+            .filter(|entry| fire_on.admits(entry))
+            .collect();
+        plan.dead_bindings
+            .extend(dead_bindings(layout, record, node, &entries));
+        let deliverables = existing_deliverables(&layout.project_dir, record, node, &[])?;
+        plan.deliverables_found += deliverables.len();
+        if deliverables.is_empty() {
+            plan.skips.extend(entries.iter().map(|entry| GateSkip {
+                stage: node.slug.clone(),
+                sensor_id: entry.id.clone(),
+                deliverable: None,
+                reason: SkipReason::NoDeliverable,
+            }));
+            continue;
+        }
+        for entry in entries {
+            plan_entry(layout, node, entry, &deliverables, shard, &mut plan);
+        }
+    }
+    Ok(plan)
+}
+
+fn plan_entry(
+    layout: &Layout,
+    node: &GraphNode,
+    entry: &GraphSensorEntry,
+    deliverables: &[Utf8PathBuf],
+    shard: Option<(u64, u64)>,
+    plan: &mut GatePlan,
+) {
+    let glob = entry
+        .matches
+        .as_deref()
+        .filter(|pattern| !pattern.is_empty())
+        .and_then(|pattern| SensorGlob::new(pattern).ok());
+    let mut folders_done: Vec<Utf8PathBuf> = Vec::new();
+    for deliverable in deliverables {
+        let relative = relative(&layout.project_dir, deliverable);
+        let skip = |reason| GateSkip {
+            stage: node.slug.clone(),
+            sensor_id: entry.id.clone(),
+            deliverable: Some(relative.clone()),
+            reason,
+        };
+        if glob
+            .as_ref()
+            .is_some_and(|glob| !glob.matches(&layout.project_dir, deliverable))
+        {
+            plan.skips.push(skip(SkipReason::NoGlobMatch));
+            continue;
+        }
+        if STAGE_LEVEL_SENSORS.contains(&entry.id.as_str()) {
+            let folder = deliverable
+                .parent()
+                .map(Utf8Path::to_owned)
+                .unwrap_or_default();
+            if is_marker(deliverable) || folders_done.contains(&folder) {
+                continue;
+            }
+            folders_done.push(folder);
+        }
+        if let Some((index, count)) = shard
+            && shard_of(&node.slug, &relative, count) != index
+        {
+            plan.skips.push(skip(SkipReason::OtherShard));
+            continue;
+        }
+        plan.fires.push(PlannedFire {
+            stage: node.slug.clone(),
+            sensor_id: entry.id.clone(),
+            severity: Severity::from_graph(&entry.default_severity),
+            deliverable: deliverable.clone(),
+        });
+    }
+}
+
+fn is_marker(path: &Utf8Path) -> bool {
+    path.file_stem()
+        .is_some_and(|stem| stem.ends_with("-questions") || stem.ends_with("-timestamp"))
+}
+
+/// The 1-based shard a (stage, deliverable) unit belongs to, out of `count`.
+pub fn shard_of(stage: &str, deliverable: &Utf8Path, count: u64) -> u64 {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(stage.as_bytes());
+    hasher.update(b"\0");
+    hasher.update(deliverable.as_str().as_bytes());
+    let bytes = hasher.finalize();
+    let mut first = [0_u8; 8];
+    first.copy_from_slice(&bytes.as_bytes()[..8]);
+    u64::from_le_bytes(first) % count.max(1) + 1
+}
+
+/// Bindings whose glob matches none of the paths the stage's declared outputs can have
+/// (failure-modes N2). Checked against where the files would be written, existing or not.
+fn dead_bindings(
+    layout: &Layout,
+    record: &Utf8Path,
+    node: &GraphNode,
+    entries: &[&GraphSensorEntry],
+) -> Vec<DeadBinding> {
+    let names = declared_file_names(node);
+    let folders = possible_output_folders(layout, record, node);
+    let possible: Vec<Utf8PathBuf> = folders
+        .iter()
+        .flat_map(|folder| names.iter().map(move |name| folder.join(name)))
+        .collect();
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let pattern = entry.matches.as_deref().filter(|p| !p.is_empty())?;
+            let glob = SensorGlob::new(pattern).ok()?;
+            let can_match = possible
+                .iter()
+                .any(|path| glob.matches(&layout.project_dir, path));
+            (!can_match && !possible.is_empty()).then(|| DeadBinding {
+                stage: node.slug.clone(),
+                sensor_id: entry.id.clone(),
+                pattern: pattern.to_owned(),
+            })
+        })
+        .collect()
+}
+
+/// One representative folder per kind of place the stage writes to.
+fn possible_output_folders(
+    layout: &Layout,
+    record: &Utf8Path,
+    node: &GraphNode,
+) -> Vec<Utf8PathBuf> {
+    if node.slug == "reverse-engineering" {
+        let space = crate::workspace::active_space(&layout.project_dir);
+        return vec![crate::workspace::space_dir(&layout.project_dir, &space).join("codekb/repo")];
+    }
+    if node.for_each.as_deref() == Some("unit-of-work") {
+        return vec![
+            record.join("construction").join(&node.slug),
+            record.join("construction/unit").join(&node.slug),
+        ];
+    }
+    vec![record.join(&node.phase).join(&node.slug)]
+}
+
+fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
+    let canonical_project = project_dir
+        .canonicalize_utf8()
+        .unwrap_or_else(|_| project_dir.to_owned());
+    path.strip_prefix(&canonical_project)
+        .or_else(|_| path.strip_prefix(project_dir))
+        .map_or_else(|_| path.to_owned(), Utf8Path::to_owned)
+}
+
+/// Run the planned fires on `jobs` threads, recording each (audit rows, detail files) unless
+/// `record` is false. Results come back in plan order.
+pub fn run_gate_fires(
+    layout: &Layout,
+    registry: &LiveRegistry,
+    nodes: &[GraphNode],
+    fires: &[PlannedFire],
+    jobs: usize,
+    record: bool,
+    on_fire_done: &(dyn Fn() + Sync),
+) -> Vec<GateFire> {
+    let run_all = || {
+        fires
+            .par_iter()
+            .map(|planned| {
+                let fire = run_one(layout, registry, nodes, planned, record);
+                on_fire_done();
+                fire
+            })
+            .collect()
+    };
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+    {
+        Ok(pool) => pool.install(run_all),
+        Err(_) => run_all(),
+    }
+}
+
+fn run_one(
+    layout: &Layout,
+    registry: &LiveRegistry,
+    nodes: &[GraphNode],
+    planned: &PlannedFire,
+    record: bool,
+) -> GateFire {
+    let started = Instant::now();
+    let request = FireRequest {
+        sensor_id: planned.sensor_id.clone(),
+        stage: planned.stage.clone(),
+        output_path: planned.deliverable.clone(),
+        cwd: layout.project_dir.clone(),
+    };
+    let deliverable = relative(&layout.project_dir, &planned.deliverable);
+    let (verdict, fire_id, detail_path) = match prepare_fire_with(layout, &request, registry, nodes)
+    {
+        Err(refusal) => (
+            Verdict::ScriptError(ScriptError::Refused(refusal.message)),
+            None,
+            None,
+        ),
+        Ok(prepared) if !record => (evaluate_without_recording(&prepared), None, None),
+        Ok(prepared) => match run_fire(&prepared, &FireContext::default()) {
+            Ok(report) => (
+                report.verdict,
+                Some(report.fire_id),
+                report
+                    .detail_path
+                    .map(|path| relative(&layout.project_dir, &path)),
+            ),
+            Err(refusal) => (
+                Verdict::ScriptError(ScriptError::Refused(refusal.message)),
+                None,
+                None,
+            ),
+        },
+    };
+    let findings = findings_of(&deliverable, &verdict);
+    GateFire {
+        stage: planned.stage.clone(),
+        sensor_id: planned.sensor_id.clone(),
+        severity: planned.severity,
+        deliverable,
+        verdict,
+        fire_id,
+        detail_path,
+        findings,
+        duration: started.elapsed(),
+    }
+}
+
+/// Findings anchored where the worker knows: lint violations and type errors have a line; a
+/// missing heading or an unreferenced artifact only has the file.
+pub fn findings_of(deliverable: &Utf8Path, verdict: &Verdict) -> Vec<Finding> {
+    let Verdict::Failed {
+        findings_count,
+        worker_json,
+    } = verdict
+    else {
+        return Vec::new();
+    };
+    let mut findings = Vec::new();
+    let at_file = |rule: &str, message: String| Finding {
+        file: deliverable.to_owned(),
+        line: None,
+        column: None,
+        rule: Some(rule.to_owned()),
+        message,
+    };
+    for key in ["violations", "errors"] {
+        for item in worker_json[key].as_array().into_iter().flatten() {
+            if key == "violations" && item["severity"].as_u64() == Some(1) {
+                continue;
+            }
+            findings.push(Finding {
+                file: item["file"].as_str().map_or_else(
+                    || deliverable.to_owned(),
+                    |file| relative_text(deliverable, file),
+                ),
+                line: item["line"].as_u64(),
+                column: item["column"].as_u64(),
+                rule: item["rule"].as_str().map(str::to_owned),
+                message: item["message"].as_str().unwrap_or_default().to_owned(),
+            });
+        }
+    }
+    for missing in worker_json["template_missing"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        if let Some(heading) = missing.as_str() {
+            findings.push(at_file(
+                "missing-heading",
+                format!("missing the heading `{heading}` its template requires"),
+            ));
+        }
+    }
+    for artifact in worker_json["unreferenced"].as_array().into_iter().flatten() {
+        if let Some(name) = artifact.as_str() {
+            findings.push(at_file(
+                "unreferenced-artifact",
+                format!("does not reference the upstream artifact `{name}`"),
+            ));
+        }
+    }
+    if findings.is_empty() {
+        let detail = match worker_json["h2_count"].as_u64() {
+            Some(count) => {
+                format!("has {count} distinct `## ` heading(s); at least 2 are required")
+            }
+            None => format!("{findings_count} finding(s)"),
+        };
+        findings.push(at_file("findings", detail));
+    }
+    findings
+}
+
+/// A worker-reported file name made project-relative when it names the deliverable.
+fn relative_text(deliverable: &Utf8Path, file: &str) -> Utf8PathBuf {
+    let normal = file.replace('\\', "/");
+    if normal.ends_with(deliverable.as_str()) {
+        deliverable.to_owned()
+    } else {
+        Utf8PathBuf::from(normal)
+    }
+}
