@@ -211,25 +211,36 @@ pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs
         })
         .collect();
     let inputs = ProjectInputs {
-        project: Project::new(
-            db,
-            layout.harness.dir_name().to_owned(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            Vec::new(),
-            layout.display(&layout.rules_dir).to_string(),
-            None,
-            None,
-            None,
-        ),
+        project: new_project(db, layout, Vec::new(), Vec::new()),
         listing,
         files,
     };
     inputs.set_project_lists(db);
     inputs
+}
+
+/// A project input with only its sensor lists filled (the other lists empty); the dispatcher's
+/// live registry uses it as it is, `load_project` fills the rest.
+pub fn new_project(
+    db: &CompilerDatabase,
+    layout: &Layout,
+    sensor_files: Vec<SourceFile>,
+    skipped_sensor_files: Vec<SkippedSensorFile>,
+) -> Project {
+    Project::new(
+        db,
+        layout.harness.dir_name().to_owned(),
+        sensor_files,
+        skipped_sensor_files,
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        Vec::new(),
+        layout.display(&layout.rules_dir).to_string(),
+        None,
+        None,
+        None,
+    )
 }
 
 impl ProjectInputs {

@@ -11,7 +11,7 @@ mod listing;
 
 pub use inputs::{
     FileStamp, InputChanges, MAX_GENERATED_BYTES, MAX_INPUT_BYTES, ProjectInputs, Reread,
-    StatStamp, hash_hex, load_project, read_input,
+    StatStamp, hash_hex, load_project, new_project, read_input,
 };
 pub use listing::{
     InputListing, list_markdown_files, list_rule_files, list_sensor_files, list_stage_files,

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 
 use camino::Utf8PathBuf;
 
-use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
+use crate::db::{CompilerDatabase, FileContents, SourceFile};
 use crate::diagnostics::Diagnostic;
-use crate::discover::{Layout, MAX_INPUT_BYTES, list_sensor_files, read_input};
+use crate::discover::{Layout, MAX_INPUT_BYTES, list_sensor_files, new_project, read_input};
 use crate::parse::parsed_manifest;
 use crate::resolve::sensor_registry;
 use crate::syntax::manifest::SensorManifest;
@@ -59,20 +59,7 @@ pub fn load_live_registry(layout: &Layout) -> LiveRegistry {
             SourceFile::new(&db, layout.display(path), contents)
         })
         .collect();
-    Project::new(
-        &db,
-        layout.harness.dir_name().to_owned(),
-        files.clone(),
-        skipped,
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        Vec::new(),
-        layout.display(&layout.rules_dir).to_string(),
-        None,
-        None,
-        None,
-    );
+    new_project(&db, layout, files.clone(), skipped);
     let registry = sensor_registry(&db);
     let errors: Vec<Diagnostic> = registry
         .diagnostics
