@@ -28,6 +28,8 @@ pub const SENSOR_FIRED: &str = "SENSOR_FIRED";
 pub const SENSOR_PASSED: &str = "SENSOR_PASSED";
 pub const SENSOR_FAILED: &str = "SENSOR_FAILED";
 pub const SENSOR_BUDGET_OVERRIDE: &str = "SENSOR_BUDGET_OVERRIDE";
+/// The gate row: the stage's approval gate is open (written by the gate's sensor step).
+pub const STAGE_AWAITING_APPROVAL: &str = "STAGE_AWAITING_APPROVAL";
 
 /// The events that close a `SENSOR_FIRED`.
 const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
@@ -187,6 +189,15 @@ impl AuditRow {
         fields.push(("Cap value", cap_value_seconds.to_string()));
         fields.push(("Observed value", observed_seconds.to_string()));
         Self::trusted("Sensor Budget Override", SENSOR_BUDGET_OVERRIDE, fields)
+    }
+
+    /// `STAGE_AWAITING_APPROVAL` (heading `Stage Awaiting Approval`), the gate row, with
+    /// `fields` in the order given (the reference writes `Stage` first). Keys are checked as in
+    /// [`AuditRow::new`].
+    pub fn stage_awaiting_approval(
+        fields: Vec<(&'static str, String)>,
+    ) -> Result<Self, LedgerError> {
+        Self::new("Stage Awaiting Approval", STAGE_AWAITING_APPROVAL, fields)
     }
 
     /// For the constructors above, whose keys are constants (a unit test checks them).
@@ -900,6 +911,20 @@ mod tests {
                 assert!(check_field_key(key).is_ok(), "{key}");
             }
         }
+    }
+
+    #[test]
+    fn the_gate_row_has_the_reference_heading_and_keeps_field_order() {
+        let row = AuditRow::stage_awaiting_approval(vec![
+            ("Stage", "user-stories".to_owned()),
+            ("Sensor State", "shape@a.md=passed".to_owned()),
+        ])
+        .unwrap();
+        assert_eq!(
+            format_block(&row, "2026-09-04T10:11:12Z"),
+            "\n## Stage Awaiting Approval\n**Timestamp**: 2026-09-04T10:11:12Z\n**Event**: STAGE_AWAITING_APPROVAL\n**Stage**: user-stories\n**Sensor State**: shape@a.md=passed\n\n---\n"
+        );
+        assert!(AuditRow::stage_awaiting_approval(vec![("Event", String::new())]).is_err());
     }
 
     // --- paths

@@ -154,6 +154,8 @@ pub enum EngineCommand {
     Hook(HookArgs),
     /// Intent records.
     Intent(IntentArgs),
+    /// The gate's sensor step, as the conductor calls it when a stage reaches its approval gate.
+    Gate(EngineGateArgs),
     /// `sensor-<id> --stage S --output-path P` (or `--file-path P`): run one shipped sensor as
     /// a worker process and print its one JSON line (the worker protocol).
     #[command(external_subcommand)]
@@ -200,6 +202,66 @@ pub struct FireArgs {
     pub output_path: Utf8PathBuf,
     #[command(flatten)]
     pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct EngineGateArgs {
+    #[command(subcommand)]
+    pub command: EngineGateCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum EngineGateCommand {
+    /// Open the approval gate of a stage of the active intent: fire its gate sensors on every
+    /// existing deliverable, enforce the blocking ones, and append `STAGE_AWAITING_APPROVAL`.
+    ///
+    /// Prints one JSON reply on stdout (`narration` carries a sentence per check that still
+    /// fails on the stage's outputs). Exit status: 0 the gate row is written (or the gate was
+    /// already open); 1 the gate is refused (blocking findings, a blocking sensor that could not
+    /// be evaluated, bytes that changed, an override without authority); 2 usage or environment
+    /// error (no intent, unknown stage, a deliverable escaping its folder).
+    Start(GateStartArgs),
+    /// Re-enter the approval gate after revision work: the same sensor step as `start`, and a
+    /// gate row with `Details: Re-entering gate after revision`. Exit status as for `start`.
+    Revise(GateReviseArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GateStartArgs {
+    /// The stage slug.
+    pub slug: String,
+    /// More deliverables, comma-separated: file names, or paths inside the stage's folders.
+    #[arg(long, value_name = "CSV")]
+    pub artifacts: Option<String>,
+    /// A unit's own gate: only that unit's folders of a per-unit stage.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
+    #[command(flatten)]
+    pub override_args: GateOverrideArgs,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GateReviseArgs {
+    /// The stage slug.
+    pub slug: String,
+    #[command(flatten)]
+    pub override_args: GateOverrideArgs,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GateOverrideArgs {
+    /// Open the gate despite blocking issues. Needs `--user-input "Override blocking sensors"`
+    /// and a fresh receipt in the audit (the decision offered, a human turn, the exact answer);
+    /// refused under Construction autonomy.
+    #[arg(long)]
+    pub override_blocking_sensors: bool,
+    /// The human's exact choice, with `--override-blocking-sensors`.
+    #[arg(long, value_name = "CHOICE", allow_hyphen_values = true)]
+    pub user_input: Option<String>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -30,6 +30,7 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         EngineCommand::Intent(intent_args) => match &intent_args.command {
             IntentCommand::New(new_args) => new_intent(new_args, &printer),
         },
+        EngineCommand::Gate(gate_args) => crate::cli::gate_step::run(gate_args),
         EngineCommand::Worker(words) => worker(words, &printer),
     }
 }

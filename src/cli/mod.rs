@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod engine;
 mod gate;
+mod gate_step;
 mod printer;
 mod watch_loop;
 

@@ -102,14 +102,23 @@ pub fn plan_gate_fires(
             continue;
         }
         for entry in entries {
-            plan_entry(layout, node, entry, &deliverables, shard, &mut plan);
+            plan_entry(
+                &layout.project_dir,
+                node,
+                entry,
+                &deliverables,
+                shard,
+                &mut plan,
+            );
         }
     }
     Ok(plan)
 }
 
-fn plan_entry(
-    layout: &Layout,
+/// The fires of one binding over a stage's deliverables (and the skips of the ones its glob
+/// does not match), appended to `plan`.
+pub fn plan_entry(
+    project_dir: &Utf8Path,
     node: &GraphNode,
     entry: &GraphSensorEntry,
     deliverables: &[Utf8PathBuf],
@@ -123,7 +132,7 @@ fn plan_entry(
         .and_then(|pattern| SensorGlob::new(pattern).ok());
     let mut folders_done: Vec<Utf8PathBuf> = Vec::new();
     for deliverable in deliverables {
-        let relative = relative(&layout.project_dir, deliverable);
+        let relative = relative(project_dir, deliverable);
         let skip = |reason| GateSkip {
             stage: node.slug.clone(),
             sensor_id: entry.id.clone(),
@@ -132,7 +141,7 @@ fn plan_entry(
         };
         if glob
             .as_ref()
-            .is_some_and(|glob| !glob.matches(&layout.project_dir, deliverable))
+            .is_some_and(|glob| !glob.matches(project_dir, deliverable))
         {
             plan.skips.push(skip(SkipReason::NoGlobMatch));
             continue;

@@ -1,14 +1,18 @@
-//! The gate's sensor step for CI (`aidlc gate check`): which deliverables a stage has, which
-//! gate sensors fire on them (in parallel), and the report.
+//! The gate's sensor step, for CI (`aidlc gate check`) and for the conductor (`aidlc engine gate
+//! start|revise`): which deliverables a stage has, which gate sensors fire on them, the report,
+//! and the enforcement that opens or refuses an approval gate.
 //!
 //! - [`deliverables`]: the declared outputs of a stage that exist on disk, canonicalised and
 //!   kept inside the stage's produce folders (upstream §5.2, D6);
 //! - [`dispatch`]: the plan of fires (D6: once per deliverable, once per output folder for the
 //!   stage-level sensors), sharding, and the parallel run;
+//! - [`enforce`]: the conductor's gate step (`aidlc engine gate start|revise`): fingerprints,
+//!   blocking enforcement, the override receipt and the gate row;
 //! - [`report`]: the values every output format renders;
 //! - [`render`]: human, JSON, GitHub and SARIF output.
 
 pub mod deliverables;
 pub mod dispatch;
+pub mod enforce;
 pub mod render;
 pub mod report;

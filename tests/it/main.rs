@@ -9,6 +9,8 @@
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
 //! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
+//! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
+//!   fingerprints, the override receipt, the gate row and its notices);
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
@@ -16,6 +18,7 @@ mod compile;
 mod docs;
 mod engine;
 mod gate;
+mod gate_step;
 mod incremental;
 mod support;
 mod up_to_date;

@@ -1,0 +1,136 @@
+//! `aidlc engine gate start|revise`: the gate's sensor step as the conductor calls it (D10).
+//! The JSON reply goes to stdout; the summary of what ran, and every refusal, to stderr.
+
+use std::fmt::Write as _;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{
+    EngineGateArgs, EngineGateCommand, Format, GateOverrideArgs, GateReviseArgs, GateStartArgs,
+    ProjectArgs,
+};
+use crate::cli::commands::{env_var, error_line, plural, resolve_layout};
+use crate::cli::printer::Printer;
+use crate::dispatch::registry::load_live_registry;
+use crate::dispatch::stage_graph::load_graph;
+use crate::gate::enforce::{
+    DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
+};
+
+pub fn run(args: &EngineGateArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    match &args.command {
+        EngineGateCommand::Start(start) => {
+            gate_step(&start.project, &start_request(start), &printer)
+        }
+        EngineGateCommand::Revise(revise) => {
+            gate_step(&revise.project, &revise_request(revise), &printer)
+        }
+    }
+}
+
+fn start_request(args: &GateStartArgs) -> GateStepRequest {
+    GateStepRequest {
+        artifacts: args.artifacts.clone(),
+        unit: args.unit.clone(),
+        ..request(GateEntry::Start, &args.slug, &args.override_args)
+    }
+}
+
+fn revise_request(args: &GateReviseArgs) -> GateStepRequest {
+    request(GateEntry::Revise, &args.slug, &args.override_args)
+}
+
+fn request(entry: GateEntry, slug: &str, override_args: &GateOverrideArgs) -> GateStepRequest {
+    GateStepRequest {
+        entry,
+        stage: slug.to_owned(),
+        artifacts: None,
+        unit: None,
+        override_requested: override_args.override_blocking_sensors,
+        user_input: override_args.user_input.clone(),
+        dispatch_disabled_by_environment: env_var("AIDLC_DISABLE_SENSORS")
+            .is_some_and(|value| value.trim() == "1"),
+    }
+}
+
+/// D9: 0 the gate row is written (or the gate was already open); 1 the gate is refused (every
+/// refusal, including a blocking sensor that could not be evaluated: exit 3 is `gate check`'s);
+/// 2 the step could not run.
+fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer) -> ExitStatus {
+    let layout = match resolve_layout(project, printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    let registry = load_live_registry(&layout);
+    if !registry.errors.is_empty() {
+        for diagnostic in &registry.errors {
+            printer.diagnostic(diagnostic, &registry.sources);
+        }
+        error_line(
+            printer,
+            "the sensor manifests have errors",
+            Some("run `aidlc compile` to see them all"),
+        );
+        return ExitStatus::Error;
+    }
+    let nodes = match load_graph(&layout.stage_graph_path) {
+        Ok(nodes) => nodes,
+        Err(error) => {
+            error_line(printer, &error.to_string(), None);
+            return ExitStatus::Error;
+        }
+    };
+    match run_gate_step(&layout, &registry, &nodes, request) {
+        Ok(reply) => {
+            printer.status(&summary_line(&request.stage, &reply.summary));
+            printer.out(&reply.json().to_string());
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(printer, &error.to_string(), error.help());
+            refusal_status(&error)
+        }
+    }
+}
+
+fn refusal_status(error: &GateStepError) -> ExitStatus {
+    if error.is_refusal() {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Error
+    }
+}
+
+/// How much was checked (D4): `gate sensors of "<slug>": 3 fires on 2 deliverables (2 blocking,
+/// 1 advisory)`, or why nothing fired.
+fn summary_line(slug: &str, summary: &DispatchSummary) -> String {
+    if let Some(reason) = summary.nothing_dispatched_because {
+        return format!("gate sensors of \"{slug}\": none fired ({reason})");
+    }
+    let fires = summary.blocking_fires + summary.advisory_fires;
+    let mut line = format!(
+        "gate sensors of \"{slug}\": {fires} fire{} on {} deliverable{} ({} blocking, {} advisory)",
+        plural(fires),
+        summary.deliverables,
+        plural(summary.deliverables),
+        summary.blocking_fires,
+        summary.advisory_fires
+    );
+    if summary.advisory_not_evaluated > 0 {
+        let _ = write!(
+            line,
+            "; {} advisory fire{} evaluated nothing",
+            summary.advisory_not_evaluated,
+            plural(summary.advisory_not_evaluated)
+        );
+    }
+    if summary.skipped_fires > 0 {
+        let _ = write!(
+            line,
+            "; {} blocking fire{} not dispatched: the bytes changed first",
+            summary.skipped_fires,
+            plural(summary.skipped_fires)
+        );
+    }
+    line
+}

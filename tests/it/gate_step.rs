@@ -1,0 +1,593 @@
+//! `aidlc engine gate start|revise`, the gate's sensor step as the conductor calls it, through
+//! the real binary with shell-script workers: the reference's t311 scenarios (fires per
+//! deliverable, refusal, the override receipt, escapes, moved bytes), D4 non-evaluations,
+//! Construction autonomy, and the failed-check notices (§5.5–§5.8, D6, D9).
+
+use std::time::SystemTime;
+
+use aidlc::audit::ledger::{AuditBlock, AuditRow, append_row, parse_blocks};
+use serde_json::Value;
+
+use crate::support::{Run, TestProject};
+
+const STAGE: &str = "first-stage";
+const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
+const STAGE_DIR: &str = "aidlc/spaces/default/intents/261130-demo/inception/first-stage";
+const CHOICE: &str = "Override blocking sensors";
+
+/// Fails (2 findings) on a file containing FAIL, exits 127 on one containing N/A, else passes.
+const SHAPE_WORKER: &str = "file=\"$4\"\nif grep -q FAIL \"$file\"; then echo '{\"pass\":false,\"findings_count\":2}'; elif grep -q N/A \"$file\"; then exit 127; else echo '{\"pass\":true,\"findings_count\":0}'; fi";
+/// Fails while `cover-fail` exists, exits 127 while `cover-na` exists, else passes.
+const COVER_WORKER: &str = "if [ -f cover-fail ]; then echo '{\"pass\":false,\"findings_count\":2}'; elif [ -f cover-na ]; then exit 127; else echo '{\"pass\":true,\"findings_count\":0}'; fi";
+/// Appends to the file it checks, then passes.
+const EDITING_WORKER: &str = "echo edited >> \"$4\"\necho '{\"pass\":true,\"findings_count\":0}'";
+
+/// One gate sensor of the test stage: its id, its worker's body and its severity.
+struct GateSensor {
+    id: &'static str,
+    worker: &'static str,
+    severity: &'static str,
+}
+
+const fn sensor(id: &'static str, worker: &'static str, severity: &'static str) -> GateSensor {
+    GateSensor {
+        id,
+        worker,
+        severity,
+    }
+}
+
+/// A compiled project whose stage `first-stage` produces `doc-a` and `doc-b` (both on disk) and
+/// imports `sensors` in order, each a gate sensor run as `sh <id>.sh`; the intent's state holds
+/// `state_lines` too.
+fn gate_step_project(sensors: &[GateSensor], state_lines: &str) -> TestProject {
+    let project = TestProject::empty();
+    for gate_sensor in sensors {
+        project.write(
+            &format!("{}.sh", gate_sensor.id),
+            &format!("#!/bin/sh\n{}\n", gate_sensor.worker),
+        );
+        project.write(
+            &format!(".claude/sensors/aidlc-{}.md", gate_sensor.id),
+            &format!(
+                "---\nid: {id}\nkind: deterministic\ncommand: sh {id}.sh\ndefault_severity: {severity}\nfire_on: gate\ndescription: A fake gate sensor\ncategory: demo\nmatches: \"**/*.md\"\n---\n\n# {id}\n",
+                id = gate_sensor.id,
+                severity = gate_sensor.severity
+            ),
+        );
+    }
+    let ids: Vec<&str> = sensors.iter().map(|gate_sensor| gate_sensor.id).collect();
+    project.write(
+        ".claude/agents/aidlc-demo-agent.md",
+        "---\nname: aidlc-demo-agent\ndisplay_name: Demo Agent\n---\n# Demo\n",
+    );
+    project.write(
+        &format!(".claude/aidlc-common/stages/inception/{STAGE}.md"),
+        &format!(
+            "---\nslug: {STAGE}\nphase: inception\nexecution: ALWAYS\ncondition: Always runs\nlead_agent: aidlc-demo-agent\nsupport_agents: []\nmode: inline\nproduces:\n  - doc-a\n  - doc-b\nconsumes: []\nrequires_stage: []\nsensors: [{}]\nscopes: [feature]\ninputs: Nothing\noutputs: docs\n---\n\n# {STAGE}\n",
+            ids.join(", ")
+        ),
+    );
+    let compiled = project.compile();
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        &format!("# State\n\n- **Current Stage**: {STAGE}\n{state_lines}"),
+    );
+    project.write(&format!("{STAGE_DIR}/doc-a.md"), "# A\n");
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\n");
+    project
+}
+
+fn blocking_shape() -> TestProject {
+    gate_step_project(&[sensor("shape", SHAPE_WORKER, "blocking")], "")
+}
+
+fn gate(project: &TestProject, args: &[&str]) -> Run {
+    let mut all = vec!["engine", "gate"];
+    all.extend(args);
+    project.run(&all)
+}
+
+fn start_with_override(project: &TestProject) -> Run {
+    gate(
+        project,
+        &[
+            "start",
+            STAGE,
+            "--override-blocking-sensors",
+            "--user-input",
+            CHOICE,
+        ],
+    )
+}
+
+fn reply(run: &Run) -> Value {
+    assert_eq!(run.status, 0, "gate step failed: {}", run.stderr);
+    let line = run.stdout.trim();
+    assert_eq!(line.lines().count(), 1, "one JSON reply: {line}");
+    serde_json::from_str(line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"))
+}
+
+fn audit_blocks(project: &TestProject) -> Vec<AuditBlock> {
+    let Ok(entries) = std::fs::read_dir(project.path(&format!("{RECORD}/audit"))) else {
+        return Vec::new();
+    };
+    let mut blocks = Vec::new();
+    for entry in entries.filter_map(Result::ok) {
+        blocks.extend(parse_blocks(
+            &std::fs::read_to_string(entry.path()).unwrap(),
+        ));
+    }
+    blocks
+}
+
+fn events<'b>(blocks: &'b [AuditBlock], event: &str) -> Vec<&'b AuditBlock> {
+    blocks.iter().filter(|block| block.event == event).collect()
+}
+
+fn gate_rows(project: &TestProject) -> Vec<AuditBlock> {
+    audit_blocks(project)
+        .into_iter()
+        .filter(|block| block.event == "STAGE_AWAITING_APPROVAL")
+        .collect()
+}
+
+fn fired_sensor_ids(project: &TestProject) -> Vec<String> {
+    events(&audit_blocks(project), "SENSOR_FIRED")
+        .iter()
+        .map(|block| block.field("Sensor ID").unwrap_or_default().to_owned())
+        .collect()
+}
+
+/// The rows the conductor writes through `aidlc-log.ts` before an override: the decision
+/// offering both options, a human turn, and the exact answer.
+fn record_override_receipt(project: &TestProject) {
+    let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    let rows = [
+        AuditRow::new(
+            "Decision Recorded",
+            "DECISION_RECORDED",
+            vec![
+                ("Stage", STAGE.to_owned()),
+                ("Decision", "Blocking gate sensor failure".to_owned()),
+                (
+                    "Options",
+                    "Fix findings,Override blocking sensors".to_owned(),
+                ),
+            ],
+        ),
+        AuditRow::new(
+            "Human Turn",
+            "HUMAN_TURN",
+            vec![("Session", "test-session".to_owned())],
+        ),
+        AuditRow::new(
+            "Question Answered",
+            "QUESTION_ANSWERED",
+            vec![("Stage", STAGE.to_owned()), ("Details", CHOICE.to_owned())],
+        ),
+    ];
+    for row in rows {
+        append_row(&project.root, &shard, &row.unwrap(), SystemTime::now()).unwrap();
+    }
+}
+
+#[test]
+fn two_deliverables_fire_twice_and_the_gate_opens() {
+    let project = blocking_shape();
+    let run = gate(&project, &["start", STAGE, "--artifacts", "doc-a"]);
+    let reply = reply(&run);
+    assert_eq!(reply["slug"], STAGE);
+    assert_eq!(reply["new_state"], "awaiting-approval");
+    assert!(
+        reply["timestamp"].as_str().unwrap().ends_with('Z'),
+        "{reply}"
+    );
+    assert!(reply.get("narration").is_none(), "{reply}");
+    assert!(
+        run.stderr
+            .contains("2 fires on 2 deliverables (2 blocking, 0 advisory)"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(fired_sensor_ids(&project), ["shape", "shape"]);
+    let rows = gate_rows(&project);
+    assert_eq!(rows.len(), 1);
+    let keys: Vec<&str> = rows[0].fields.iter().map(|(key, _)| key.as_str()).collect();
+    assert_eq!(keys, ["Stage", "Artifacts", "Sensor State"]);
+    assert_eq!(rows[0].field("Stage"), Some(STAGE));
+    assert_eq!(rows[0].field("Artifacts"), Some("doc-a"));
+    assert_eq!(
+        rows[0].field("Sensor State").unwrap(),
+        format!("shape@{STAGE_DIR}/doc-a.md=passed; shape@{STAGE_DIR}/doc-b.md=passed")
+    );
+}
+
+#[test]
+fn a_blocking_failure_refuses_and_names_the_override_steps() {
+    let project = blocking_shape();
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    let run = gate(&project, &["start", STAGE]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    let failed = events(&audit_blocks(&project), "SENSOR_FAILED")
+        .first()
+        .and_then(|block| block.field("Detail path"))
+        .expect("a SENSOR_FAILED row")
+        .to_owned();
+    assert!(project.exists(&failed), "{failed}");
+    for expected in [
+        "Blocking gate sensor evaluation did not pass for \"first-stage\".".to_owned(),
+        "Sensors: shape.".to_owned(),
+        format!("Detail paths: {failed}."),
+        format!("Reasons: shape@{STAGE_DIR}/doc-b.md: reported findings."),
+        "bun .claude/tools/aidlc-log.ts decision --stage first-stage --decision \"Blocking gate sensor failure\" --options \"Fix findings,Override blocking sensors\"".to_owned(),
+        "Then retry: aidlc engine gate start first-stage --override-blocking-sensors --user-input \"Override blocking sensors\". Autonomous mode cannot override.".to_owned(),
+    ] {
+        assert!(run.stderr.contains(&expected), "missing {expected:?} in {}", run.stderr);
+    }
+    assert!(
+        gate_rows(&project).is_empty(),
+        "a refused gate writes no gate row"
+    );
+}
+
+#[test]
+fn an_override_needs_the_exact_choice_and_a_receipt() {
+    let project = blocking_shape();
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    let bare = gate(&project, &["start", STAGE, "--override-blocking-sensors"]);
+    assert_eq!(bare.status, 1);
+    assert!(
+        bare.stderr.contains(
+            "--user-input must be the exact offered choice \"Override blocking sensors\"."
+        ),
+        "{}",
+        bare.stderr
+    );
+    let paraphrased = gate(
+        &project,
+        &[
+            "start",
+            STAGE,
+            "--override-blocking-sensors",
+            "--user-input",
+            "override",
+        ],
+    );
+    assert_eq!(paraphrased.status, 1);
+    let no_receipt = start_with_override(&project);
+    assert_eq!(no_receipt.status, 1);
+    assert!(
+        no_receipt.stderr.contains(
+            "Refusing blocking sensor override for \"first-stage\": no fresh authorization receipt proves that \"Override blocking sensors\" was offered and selected after a HUMAN_TURN."
+        ),
+        "{}",
+        no_receipt.stderr
+    );
+    assert!(gate_rows(&project).is_empty());
+}
+
+#[test]
+fn a_receipt_opens_the_gate_once_and_a_revalidation_spends_the_next() {
+    let project = blocking_shape();
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    assert_eq!(gate(&project, &["start", STAGE]).status, 1);
+    record_override_receipt(&project);
+    let opened = reply(&start_with_override(&project));
+    assert!(opened["timestamp"].is_string(), "{opened}");
+    let rows = gate_rows(&project);
+    assert_eq!(rows.len(), 1);
+    let row = &rows[0];
+    let keys: Vec<&str> = row.fields.iter().map(|(key, _)| key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "Stage",
+            "Blocking Sensor Override",
+            "Blocking Sensor IDs",
+            "Blocking Sensor Detail Paths",
+            "Blocking Sensor Reasons",
+            "Sensor State"
+        ]
+    );
+    assert_eq!(row.field("Blocking Sensor Override"), Some("true"));
+    assert_eq!(row.field("Blocking Sensor IDs"), Some("shape"));
+    assert!(
+        row.field("Blocking Sensor Detail Paths")
+            .unwrap()
+            .starts_with(&format!("{RECORD}/.aidlc-engine/sensors/{STAGE}/shape-")),
+        "{row:?}"
+    );
+    assert_eq!(
+        row.field("Blocking Sensor Reasons"),
+        Some("shape: reported findings")
+    );
+    assert!(
+        row.field("Sensor State")
+            .unwrap()
+            .contains(&format!("shape@{STAGE_DIR}/doc-b.md=failed(2)")),
+        "{row:?}"
+    );
+
+    let reused = start_with_override(&project);
+    assert_eq!(reused.status, 1, "the receipt was consumed by the gate row");
+    assert!(
+        reused.stderr.contains("no fresh authorization receipt"),
+        "{}",
+        reused.stderr
+    );
+
+    record_override_receipt(&project);
+    let revalidated = reply(&start_with_override(&project));
+    assert_eq!(
+        revalidated["already_awaiting_approval"], true,
+        "{revalidated}"
+    );
+    assert_eq!(revalidated["revalidated"], true);
+    assert!(revalidated.get("timestamp").is_none(), "{revalidated}");
+    let rows = gate_rows(&project);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[1].field("Revalidated"), Some("true"));
+    assert_eq!(rows[1].field("Blocking Sensor Override"), Some("true"));
+    assert_eq!(
+        start_with_override(&project).status,
+        1,
+        "the revalidation row spent the second receipt"
+    );
+    assert_eq!(gate(&project, &["start", STAGE]).status, 1);
+    assert_eq!(gate_rows(&project).len(), 2);
+}
+
+#[test]
+fn rerunning_start_on_an_open_gate_writes_nothing_without_an_override() {
+    let project = blocking_shape();
+    reply(&gate(&project, &["start", STAGE]));
+    let again = reply(&gate(&project, &["start", STAGE]));
+    assert_eq!(again["already_awaiting_approval"], true, "{again}");
+    assert_eq!(again["revalidated"], true);
+    assert_eq!(gate_rows(&project).len(), 1);
+    let revised = reply(&gate(&project, &["revise", STAGE]));
+    assert!(revised["timestamp"].is_string(), "{revised}");
+    let rows = gate_rows(&project);
+    assert_eq!(rows.len(), 2);
+    assert_eq!(
+        rows[1].field("Details"),
+        Some("Re-entering gate after revision")
+    );
+}
+
+#[test]
+fn a_symlinked_deliverable_pointing_outside_is_refused_before_any_fire() {
+    let project = blocking_shape();
+    project.write("outside.md", "# outside\n");
+    project.remove(&format!("{STAGE_DIR}/doc-a.md"));
+    std::os::unix::fs::symlink(
+        project.path("outside.md"),
+        project.path(&format!("{STAGE_DIR}/doc-a.md")),
+    )
+    .unwrap();
+    let run = gate(&project, &["start", STAGE]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("Refusing gate sensor artifact"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !project.exists(&format!("{RECORD}/audit")),
+        "no SENSOR_FIRED was written"
+    );
+}
+
+#[test]
+fn a_worker_that_edits_the_file_refuses_the_gate() {
+    let project = gate_step_project(&[sensor("editor", EDITING_WORKER, "blocking")], "");
+    let run = gate(&project, &["start", STAGE]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "editor@{STAGE_DIR}/doc-a.md: artifact changed during sensor evaluation"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(gate_rows(&project).is_empty());
+}
+
+#[test]
+fn bytes_moved_by_another_fire_refuse_the_gate() {
+    let after = gate_step_project(
+        &[
+            sensor("shape", SHAPE_WORKER, "blocking"),
+            sensor("toucher", EDITING_WORKER, "advisory"),
+        ],
+        "",
+    );
+    let run = gate(&after, &["start", STAGE]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "Refusing to open the gate for \"first-stage\": blocking sensor artifact \"{STAGE_DIR}/doc-a.md\" changed after evaluation. Retry so every blocking sensor checks the bytes that enter the gate."
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(gate_rows(&after).is_empty());
+
+    let before = gate_step_project(
+        &[
+            sensor("toucher", EDITING_WORKER, "advisory"),
+            sensor("shape", SHAPE_WORKER, "blocking"),
+        ],
+        "",
+    );
+    let run = gate(&before, &["start", STAGE]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("shape@aidlc/spaces/default/intents/261130-demo/inception/first-stage/doc-a.md: artifact changed before sensor dispatch"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        fired_sensor_ids(&before),
+        ["toucher", "toucher"],
+        "a blocking fire on moved bytes is not dispatched"
+    );
+}
+
+#[test]
+fn a_noted_pass_on_a_blocking_sensor_refuses_the_gate() {
+    let project = blocking_shape();
+    project.write(&format!("{STAGE_DIR}/doc-a.md"), "# A\nN/A\n");
+    let run = gate(&project, &["start", STAGE]);
+    assert_eq!(
+        run.status, 1,
+        "a blocking sensor that evaluated nothing is not a pass: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("shape@{STAGE_DIR}/doc-a.md: tool-unavailable")),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("Detail paths: none."), "{}", run.stderr);
+}
+
+#[test]
+fn autonomy_dispatches_only_blocking_sensors_and_refuses_overrides() {
+    let project = gate_step_project(
+        &[
+            sensor("shape", SHAPE_WORKER, "blocking"),
+            sensor("cover", COVER_WORKER, "advisory"),
+        ],
+        "- **Construction Autonomy Mode**: autonomous\n",
+    );
+    reply(&gate(&project, &["start", STAGE]));
+    assert_eq!(fired_sensor_ids(&project), ["shape", "shape"]);
+
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    record_override_receipt(&project);
+    let run = gate(
+        &project,
+        &[
+            "revise",
+            STAGE,
+            "--override-blocking-sensors",
+            "--user-input",
+            CHOICE,
+        ],
+    );
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "Refusing blocking sensor override for \"first-stage\": Construction Autonomy Mode is autonomous. Unattended runs must halt on blocking sensor findings or unavailable evaluations."
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(gate_rows(&project).len(), 1);
+}
+
+#[test]
+fn failed_check_notices_follow_the_latest_evaluation() {
+    let project = gate_step_project(
+        &[
+            sensor("shape", SHAPE_WORKER, "blocking"),
+            sensor("cover", COVER_WORKER, "advisory"),
+        ],
+        "",
+    );
+    project.write("cover-fail", "");
+    let opened = reply(&gate(&project, &["start", STAGE]));
+    let narration = opened["narration"].as_str().expect("narration").to_owned();
+    let lines: Vec<&str> = narration.lines().collect();
+    assert_eq!(lines.len(), 2, "{narration}");
+    assert!(
+        lines[0].starts_with(&format!(
+            "The cover check reports 2 findings in doc-a.md (details: {RECORD}/.aidlc-engine/sensors/{STAGE}/cover-"
+        )),
+        "{narration}"
+    );
+    assert!(lines[1].contains("in doc-b.md"), "{narration}");
+    let state = gate_rows(&project)[0]
+        .field("Sensor State")
+        .unwrap()
+        .to_owned();
+    assert!(
+        state.contains(&format!("cover@{STAGE_DIR}/doc-a.md=failed(2)")),
+        "{state}"
+    );
+
+    project.remove("cover-fail");
+    project.write("cover-na", "");
+    let run = gate(&project, &["revise", STAGE]);
+    assert!(
+        run.stderr.contains("2 advisory fires evaluated nothing"),
+        "{}",
+        run.stderr
+    );
+    let noted = reply(&run);
+    assert_eq!(
+        noted["narration"].as_str(),
+        Some(narration.as_str()),
+        "a noted pass evaluated nothing and clears nothing"
+    );
+    let state = gate_rows(&project)[1]
+        .field("Sensor State")
+        .unwrap()
+        .to_owned();
+    assert!(
+        state.contains(&format!("cover@{STAGE_DIR}/doc-a.md=tool-unavailable")),
+        "{state}"
+    );
+
+    project.remove("cover-na");
+    let passed = reply(&gate(&project, &["revise", STAGE]));
+    assert!(passed.get("narration").is_none(), "{passed}");
+}
+
+#[test]
+fn with_sensors_off_nothing_fires_and_nothing_is_said() {
+    let project = gate_step_project(
+        &[sensor("shape", SHAPE_WORKER, "blocking")],
+        "- **Sensors**: off (set by you)\n",
+    );
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    let run = gate(&project, &["start", STAGE]);
+    reply(&run);
+    assert!(
+        run.stderr.contains("none fired (Sensors are off)"),
+        "{}",
+        run.stderr
+    );
+    assert!(fired_sensor_ids(&project).is_empty());
+    assert_eq!(gate_rows(&project).len(), 1);
+}
+
+#[test]
+fn usage_and_environment_errors_exit_2() {
+    let project = blocking_shape();
+    let unknown = gate(&project, &["start", "no-such-stage"]);
+    assert_eq!(unknown.status, 2);
+    assert!(
+        unknown
+            .stderr
+            .contains("unknown stage slug: \"no-such-stage\""),
+        "{}",
+        unknown.stderr
+    );
+    let bad_unit = gate(&project, &["start", STAGE, "--unit", "../x"]);
+    assert_eq!(bad_unit.status, 2, "{}", bad_unit.stderr);
+    project.remove("aidlc");
+    let no_intent = gate(&project, &["start", STAGE]);
+    assert_eq!(no_intent.status, 2);
+    assert!(
+        no_intent.stderr.contains("no intent record"),
+        "{}",
+        no_intent.stderr
+    );
+}
