@@ -40,7 +40,8 @@ pub enum Command {
     /// is written when there is any error. Exit status: 0 success, 1 compile errors (or drift
     /// with `--check`), 2 usage or environment error.
     Compile(CompileArgs),
-    /// The engine's sensor commands: the dispatcher, the worker protocol and the write hook.
+    /// The engine's sensor commands: the dispatcher, the worker protocol, the write hook, intent
+    /// records and the gate's sensor step.
     Engine(EngineArgs),
     /// Gate checks for CI.
     Gate(GateArgs),
