@@ -132,12 +132,18 @@ fn write_owner_stamp(path: &Utf8Path) -> Result<(), LockError> {
         "reapLiveOwnerAfterStale": true,
         "token": uuid::Uuid::now_v7().to_string(),
     });
-    crate::fs_util::write_atomic(&path.join("owner.json"), stamp.to_string().as_bytes()).map_err(
-        |source| LockError::Io {
-            path: path.to_owned(),
-            source,
-        },
+    // The stamp only tells other processes who holds the lock; it lives in the temp folder and
+    // dies with the lock, so it is replaced atomically but not flushed: a stamp lost in a power
+    // cut leaves an unstamped lock, which the 5 s grace rule reaps.
+    crate::fs_util::replace_atomically(
+        &path.join("owner.json"),
+        stamp.to_string().as_bytes(),
+        crate::fs_util::Flush::No,
     )
+    .map_err(|source| LockError::Io {
+        path: path.to_owned(),
+        source,
+    })
 }
 
 fn stale_after_ms() -> u128 {
