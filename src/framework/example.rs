@@ -369,7 +369,11 @@ mod tests {
         for deliverable in EXAMPLE_DELIVERABLES {
             let definition = stage(&stages, deliverable.stage);
             let output_path = record.join(deliverable.record_path());
-            for sensor in &definition.sensors {
+            // The table below is about the two document checks the example is designed around.
+            let document_checks = definition.sensors.iter().filter(|sensor| {
+                ["required-sections", "upstream-coverage"].contains(&sensor.value.as_str())
+            });
+            for sensor in document_checks {
                 let Some(check) = native_check(&sensor.value) else {
                     continue;
                 };

@@ -500,7 +500,7 @@ fn a_lock_left_by_a_dead_process_is_reaped() {
 }
 
 #[test]
-fn shipped_sensors_without_a_native_check_do_not_pretend() {
+fn shipped_sensors_run_natively_both_through_fire_and_the_worker_protocol() {
     let project = TestProject::default_framework();
     assert_eq!(project.compile().status, 0);
     project.write(
@@ -508,7 +508,7 @@ fn shipped_sensors_without_a_native_check_do_not_pretend() {
         "- **Current Stage**: intent-capture\n",
     );
     let output = format!("{RECORD}/ideation/intent-capture/intent-statement.md");
-    project.write(&output, "# Intent\n");
+    project.write(&output, "# Intent\n\n## Goal\n\nSell more.\n");
     let run = project.run(&[
         "engine",
         "sensor",
@@ -520,14 +520,9 @@ fn shipped_sensors_without_a_native_check_do_not_pretend() {
         &output,
     ]);
     let verdict = verdict(&run);
-    assert_eq!(verdict["result"], "passed");
-    assert!(
-        verdict["note"]
-            .as_str()
-            .unwrap()
-            .starts_with("script-error: not-implemented: "),
-        "{verdict}"
-    );
+    // No questions file, so no claim can be traced to a source: a real failure, not a pass.
+    assert_eq!(verdict["result"], "failed", "{verdict}");
+    assert!(verdict.get("note").is_none(), "{verdict}");
     let worker = project.run(&[
         "engine",
         "sensor-claim-sources",
@@ -536,13 +531,15 @@ fn shipped_sensors_without_a_native_check_do_not_pretend() {
         "--output-path",
         &output,
     ]);
-    assert_eq!(worker.status, 2);
-    assert!(
-        worker.stdout.is_empty(),
-        "no verdict printed: {}",
-        worker.stdout
-    );
-    assert!(worker.stderr.contains("not built"), "{}", worker.stderr);
+    assert_eq!(worker.status, 0, "{}", worker.stderr);
+    let line: Value = serde_json::from_str(worker.stdout.trim()).unwrap();
+    assert_eq!(line["pass"], false);
+    for id in aidlc::dispatch::workers::SHIPPED_SENSOR_IDS {
+        assert!(
+            aidlc::dispatch::workers::native_check(id).is_some(),
+            "{id} has a native check"
+        );
+    }
 }
 
 /// The conductor starts a workflow's audit shard before any agent writes; the hook only runs

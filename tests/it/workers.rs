@@ -142,3 +142,60 @@ fn linter_and_type_check_agree_both_ways_without_their_tools() {
     let (code, _) = both_ways(&project, "type-check", &file_args);
     assert_ne!(code, 0, "no tsconfig or no tsc is never a pass");
 }
+
+#[test]
+fn claim_sources_and_traceability_agree_both_ways() {
+    let project = TestProject::empty();
+    project.write(
+        "record/ideation/intent-capture/intent-statement.md",
+        "# Intent\n\n## Goal\n\nSell more.\n",
+    );
+    project.write(
+        "record/inception/user-stories/traceability.json",
+        "{ not json",
+    );
+    let (code, stdout) = both_ways(
+        &project,
+        "claim-sources",
+        &args(
+            &project,
+            &[
+                ("--stage", "intent-capture"),
+                (
+                    "--output-path",
+                    "@record/ideation/intent-capture/intent-statement.md",
+                ),
+            ],
+        ),
+    );
+    assert_eq!(code, 0);
+    assert!(stdout.contains("\"pass\":false"), "{stdout}");
+    let (code, stdout) = both_ways(
+        &project,
+        "traceability",
+        &args(
+            &project,
+            &[
+                ("--stage", "user-stories"),
+                (
+                    "--output-path",
+                    "@record/inception/user-stories/traceability.json",
+                ),
+            ],
+        ),
+    );
+    assert_eq!(code, 0);
+    assert!(stdout.contains("\"pass\":false"), "{stdout}");
+    let (code, _) = both_ways(
+        &project,
+        "traceability",
+        &args(
+            &project,
+            &[
+                ("--stage", "user-stories"),
+                ("--output-path", "@record/missing.json"),
+            ],
+        ),
+    );
+    assert_eq!(code, 1);
+}

@@ -5,8 +5,10 @@
 //! script-error non-evaluation whose note names what is missing, so the audit shows that
 //! nothing was checked.
 
+pub mod claim_sources;
 pub mod linter;
 pub mod required_sections;
+pub mod traceability;
 pub mod type_check;
 pub mod upstream_coverage;
 
@@ -77,7 +79,9 @@ pub type NativeCheck = fn(&[String], &WorkerContext) -> WorkerOutcome;
 /// The native check of a shipped sensor, when this build has one.
 pub fn native_check(sensor_id: &str) -> Option<NativeCheck> {
     match sensor_id {
+        "claim-sources" => Some(claim_sources::run),
         "required-sections" => Some(required_sections::run),
+        "traceability" => Some(traceability::run),
         "upstream-coverage" => Some(upstream_coverage::run),
         "linter" => Some(linter::run),
         "type-check" => Some(type_check::run),
