@@ -850,6 +850,18 @@ pub fn read_state_field(state_text: &str, field: &str) -> Option<String> {
         .map(|value| js_trim(value).to_owned())
 }
 
+/// The Sensors ceremony switched off in the state: `- **Sensors**: off (set by you)` (its first
+/// word, so a note after it does not matter).
+pub fn sensors_off_in_state(state_text: &str) -> bool {
+    read_state_field(state_text, "Sensors")
+        .is_some_and(|value| value.split_whitespace().next() == Some("off"))
+}
+
+/// The Sensors ceremony switched off for this process: `AIDLC_DISABLE_SENSORS=1`.
+pub fn sensors_off_by_environment() -> bool {
+    std::env::var("AIDLC_DISABLE_SENSORS").is_ok_and(|value| value.trim() == "1")
+}
+
 /// The state's `Current Stage`, unless it is missing, empty or `none`.
 pub fn current_stage(state_text: &str) -> Option<String> {
     read_state_field(state_text, "Current Stage")

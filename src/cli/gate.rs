@@ -173,12 +173,11 @@ fn plan_all(
     Ok(combined)
 }
 
-/// The Sensors ceremony: `AIDLC_DISABLE_SENSORS=1` or `- **Sensors**: off` in the state.
+/// The Sensors ceremony, for one record.
 fn sensors_off(record: &camino::Utf8Path) -> bool {
-    std::env::var("AIDLC_DISABLE_SENSORS").is_ok_and(|value| value.trim() == "1")
+    workspace::sensors_off_by_environment()
         || workspace::read_state_text(record)
-            .and_then(|text| workspace::read_state_field(&text, "Sensors"))
-            .is_some_and(|value| value.split_whitespace().next() == Some("off"))
+            .is_some_and(|text| workspace::sensors_off_in_state(&text))
 }
 
 fn print_report(report: &GateReport, args: &GateCheckArgs, printer: &Printer) {

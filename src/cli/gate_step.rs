@@ -8,7 +8,7 @@ use crate::cli::args::{
     EngineGateArgs, EngineGateCommand, Format, GateOverrideArgs, GateReviseArgs, GateStartArgs,
     ProjectArgs,
 };
-use crate::cli::commands::{env_var, error_line, plural, resolve_layout};
+use crate::cli::commands::{error_line, plural, resolve_layout};
 use crate::cli::printer::Printer;
 use crate::dispatch::registry::load_live_registry;
 use crate::dispatch::stage_graph::load_graph;
@@ -48,8 +48,7 @@ fn request(entry: GateEntry, slug: &str, override_args: &GateOverrideArgs) -> Ga
         unit: None,
         override_requested: override_args.override_blocking_sensors,
         user_input: override_args.user_input.clone(),
-        dispatch_disabled_by_environment: env_var("AIDLC_DISABLE_SENSORS")
-            .is_some_and(|value| value.trim() == "1"),
+        dispatch_disabled_by_environment: crate::workspace::sensors_off_by_environment(),
     }
 }
 

@@ -83,7 +83,9 @@ pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireConte
     if is_sensor_output(&workflow.record_root, &written) {
         return HookOutcome::stop("the written file is a sensor detail file");
     }
-    if sensors_switched_off(&workflow.state_text) {
+    if workspace::sensors_off_by_environment()
+        || workspace::sensors_off_in_state(&workflow.state_text)
+    {
         return HookOutcome::stop("sensors are switched off for this workflow");
     }
     let health_dir = workspace::hooks_health_dir(&workflow.record_root);
@@ -132,13 +134,6 @@ pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireConte
         );
     }
     outcome
-}
-
-/// The Sensors ceremony: `AIDLC_DISABLE_SENSORS=1`, or the state's `- **Sensors**: off…` line.
-fn sensors_switched_off(state_text: &str) -> bool {
-    std::env::var("AIDLC_DISABLE_SENSORS").is_ok_and(|value| value.trim() == "1")
-        || workspace::read_state_field(state_text, "Sensors")
-            .is_some_and(|value| value.split_whitespace().next() == Some("off"))
 }
 
 /// The recursion guard: the dispatcher's own detail files (current and legacy folders).

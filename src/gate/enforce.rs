@@ -266,7 +266,9 @@ pub fn run_gate_step(
     let state_text = workspace::read_state_text(&record).unwrap_or_default();
     let autonomous = is_autonomous(&state_text);
     let deliverables = stage_deliverables(layout, &record, node, request)?;
-    let evaluation = if request.dispatch_disabled_by_environment || sensors_off(&state_text) {
+    let evaluation = if request.dispatch_disabled_by_environment
+        || workspace::sensors_off_in_state(&state_text)
+    {
         GateEvaluation::nothing_dispatched(deliverables.len(), "Sensors are off")
     } else {
         let fires = plan_stage_fires(&layout.project_dir, node, &deliverables, autonomous);
@@ -304,11 +306,6 @@ fn check_unit_name(unit: Option<&str>) -> Result<(), GateStepError> {
 pub fn is_autonomous(state_text: &str) -> bool {
     first_word_of_state_field(state_text, "Construction Autonomy Mode").as_deref()
         == Some("autonomous")
-}
-
-/// The Sensors ceremony switched off in the state: `- **Sensors**: off (set by you)`.
-pub fn sensors_off(state_text: &str) -> bool {
-    first_word_of_state_field(state_text, "Sensors").as_deref() == Some("off")
 }
 
 fn first_word_of_state_field(state_text: &str, field: &str) -> Option<String> {
@@ -1087,7 +1084,7 @@ fn commit_gate_row(
         .map(|path| relative(project_dir, path))
         .collect();
     let results = latest_sensor_results(&rows, &request.stage, &outputs, request.unit.as_deref());
-    let narration = if sensors_off(state_text) {
+    let narration = if workspace::sensors_off_in_state(state_text) {
         Vec::new()
     } else {
         failed_check_notices(&results)
@@ -1492,9 +1489,9 @@ mod tests {
     fn autonomy_and_the_sensors_switch_read_the_first_word() {
         let state = "- **Construction Autonomy Mode**: autonomous (set by you)\n- **Sensors**: off (set by you)\n";
         assert!(is_autonomous(state));
-        assert!(sensors_off(state));
+        assert!(workspace::sensors_off_in_state(state));
         assert!(!is_autonomous("- **Construction Autonomy Mode**: guided\n"));
-        assert!(!sensors_off(""));
+        assert!(!workspace::sensors_off_in_state(""));
     }
 
     #[test]
