@@ -13,6 +13,7 @@ use crate::cli::printer::Printer;
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::registry::{LiveRegistry, load_live_registry};
+use crate::dispatch::stage_graph::{GraphNode, load_graph};
 use crate::dispatch::{hook, workers};
 use crate::syntax::manifest::FireOn;
 
@@ -35,11 +36,11 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
     }
 }
 
-/// The live registry, or its errors printed.
-fn registry_or_errors(layout: &Layout, printer: &Printer) -> Result<LiveRegistry, ExitStatus> {
+/// The live registry, or `None` with its errors printed.
+pub(super) fn usable_registry(layout: &Layout, printer: &Printer) -> Option<LiveRegistry> {
     let registry = load_live_registry(layout);
     if registry.errors.is_empty() {
-        return Ok(registry);
+        return Some(registry);
     }
     for diagnostic in &registry.errors {
         printer.diagnostic(diagnostic, &registry.sources);
@@ -49,7 +50,19 @@ fn registry_or_errors(layout: &Layout, printer: &Printer) -> Result<LiveRegistry
         "the sensor manifests have errors",
         Some("fix them (`aidlc compile` shows the same problems)"),
     );
-    Err(ExitStatus::Failure)
+    None
+}
+
+/// The compiled graph, or `None` with why it cannot be read printed.
+pub(super) fn usable_graph(layout: &Layout, printer: &Printer) -> Option<Vec<GraphNode>> {
+    load_graph(&layout.stage_graph_path)
+        .map_err(|error| error_line(printer, &error.to_string(), None))
+        .ok()
+}
+
+/// The live registry, or its errors printed (list and describe exit 1 on them).
+fn registry_or_errors(layout: &Layout, printer: &Printer) -> Result<LiveRegistry, ExitStatus> {
+    usable_registry(layout, printer).ok_or(ExitStatus::Failure)
 }
 
 fn list(project: &ProjectArgs, printer: &Printer) -> ExitStatus {

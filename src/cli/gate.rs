@@ -9,10 +9,10 @@ use camino::Utf8PathBuf;
 use crate::cli::ExitStatus;
 use crate::cli::args::{FireOnArg, Format, GateArgs, GateCheckArgs, GateCommand, GateFormat};
 use crate::cli::commands::{error_line, resolve_layout};
+use crate::cli::engine::{usable_graph, usable_registry};
 use crate::cli::printer::Printer;
 use crate::discover::Layout;
-use crate::dispatch::registry::load_live_registry;
-use crate::dispatch::stage_graph::{GraphNode, load_graph};
+use crate::dispatch::stage_graph::GraphNode;
 use crate::gate::dispatch::{FireOnFilter, GatePlan, plan_gate_fires, run_gate_fires};
 use crate::gate::render;
 use crate::gate::report::{GateReport, GateSkip, SkipReason};
@@ -31,24 +31,11 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         Ok(layout) => layout,
         Err(status) => return status,
     };
-    let registry = load_live_registry(&layout);
-    if !registry.errors.is_empty() {
-        for diagnostic in &registry.errors {
-            printer.diagnostic(diagnostic, &registry.sources);
-        }
-        error_line(
-            &printer,
-            "the sensor manifests have errors",
-            Some("run `aidlc compile` to see them all"),
-        );
+    let Some(registry) = usable_registry(&layout, &printer) else {
         return ExitStatus::Error;
-    }
-    let nodes = match load_graph(&layout.stage_graph_path) {
-        Ok(nodes) => nodes,
-        Err(error) => {
-            error_line(&printer, &error.to_string(), None);
-            return ExitStatus::Error;
-        }
+    };
+    let Some(nodes) = usable_graph(&layout, &printer) else {
+        return ExitStatus::Error;
     };
     let records = match intent_records(&layout, args) {
         Ok(records) => records,

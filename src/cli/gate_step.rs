@@ -9,9 +9,8 @@ use crate::cli::args::{
     ProjectArgs,
 };
 use crate::cli::commands::{error_line, plural, resolve_layout};
+use crate::cli::engine::{usable_graph, usable_registry};
 use crate::cli::printer::Printer;
-use crate::dispatch::registry::load_live_registry;
-use crate::dispatch::stage_graph::load_graph;
 use crate::gate::enforce::{
     DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
 };
@@ -60,24 +59,11 @@ fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer
         Ok(layout) => layout,
         Err(status) => return status,
     };
-    let registry = load_live_registry(&layout);
-    if !registry.errors.is_empty() {
-        for diagnostic in &registry.errors {
-            printer.diagnostic(diagnostic, &registry.sources);
-        }
-        error_line(
-            printer,
-            "the sensor manifests have errors",
-            Some("run `aidlc compile` to see them all"),
-        );
+    let Some(registry) = usable_registry(&layout, printer) else {
         return ExitStatus::Error;
-    }
-    let nodes = match load_graph(&layout.stage_graph_path) {
-        Ok(nodes) => nodes,
-        Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            return ExitStatus::Error;
-        }
+    };
+    let Some(nodes) = usable_graph(&layout, printer) else {
+        return ExitStatus::Error;
     };
     match run_gate_step(&layout, &registry, &nodes, request) {
         Ok(reply) => {
