@@ -20,7 +20,9 @@ use crate::discover::Layout;
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::process::{WorkerCommand, run_worker};
 use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
-use crate::dispatch::stage_graph::{GraphNode, load_graph, producers_of, unknown_stage_message};
+use crate::dispatch::stage_graph::{
+    GraphNode, artifact_file_name, load_graph, produce_dirs, producers_of, unknown_stage_message,
+};
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
 use crate::dispatch::workers;
 use crate::workspace;
@@ -356,50 +358,12 @@ fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode
                 return Some(format!("{artifact}:{}", producer.slug));
             };
             let file_name = artifact_file_name(&artifact);
-            let present = producer_dirs(project_dir, &space, record, producer)
+            let present = produce_dirs(project_dir, record, producer)
                 .iter()
                 .any(|dir| dir.join(&file_name).is_file());
             present.then(|| format!("{artifact}:{}", producer.slug))
         })
         .collect()
-}
-
-fn artifact_file_name(artifact: &str) -> String {
-    if artifact == "traceability" {
-        "traceability.json".to_owned()
-    } else {
-        format!("{artifact}.md")
-    }
-}
-
-/// Where a producer's artifacts live: codekb repos for reverse-engineering, every unit folder
-/// for per-unit construction stages, else `<record>/<phase>/<slug>/`.
-fn producer_dirs(
-    project_dir: &Utf8Path,
-    space: &str,
-    record: &Utf8Path,
-    producer: &GraphNode,
-) -> Vec<Utf8PathBuf> {
-    let subfolders = |root: Utf8PathBuf| -> Vec<Utf8PathBuf> {
-        let Ok(entries) = root.read_dir_utf8() else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(Result::ok)
-            .map(|entry| entry.path().to_owned())
-            .filter(|path| path.is_dir())
-            .collect()
-    };
-    if producer.slug == "reverse-engineering" {
-        return subfolders(workspace::space_dir(project_dir, space).join("codekb"));
-    }
-    if producer.for_each.as_deref() == Some("unit-of-work") {
-        return subfolders(record.join("construction"))
-            .into_iter()
-            .map(|unit| unit.join(&producer.slug))
-            .collect();
-    }
-    vec![record.join(&producer.phase).join(&producer.slug)]
 }
 
 /// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule

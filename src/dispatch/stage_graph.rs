@@ -1,8 +1,10 @@
 //! Reading the compiled `stage-graph.json` at fire time: only the fields the dispatcher and
 //! the write hook use. Selection (`fire_on`, severity, `matches`) comes from here (D6).
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 use serde::Deserialize;
+
+use crate::workspace;
 
 /// One node of the compiled graph, as far as dispatch needs it.
 #[derive(Debug, Clone, Deserialize)]
@@ -66,6 +68,64 @@ pub fn load_graph(path: &Utf8Path) -> Result<Vec<GraphNode>, GraphLoadError> {
         path: path.to_string(),
         reason: error.to_string(),
     })
+}
+
+/// The file name an artifact is written as: `<name>.md`, except `traceability.json`.
+pub fn artifact_file_name(artifact: &str) -> String {
+    if artifact == "traceability" {
+        "traceability.json".to_owned()
+    } else {
+        format!("{artifact}.md")
+    }
+}
+
+/// Where a stage writes: the codekb repositories for a codekb stage, the per-unit folders (or
+/// the stage-level fallback) for a per-unit stage, else `<record>/<phase>/<slug>`. Only folders
+/// that exist are returned. The one definition the dispatcher (`--consumes` on-disk filter) and
+/// gate dispatch (deliverables) share.
+pub fn produce_dirs(
+    project_dir: &Utf8Path,
+    record: &Utf8Path,
+    node: &GraphNode,
+) -> Vec<Utf8PathBuf> {
+    if node.slug == "reverse-engineering" {
+        let space = workspace::active_space(project_dir);
+        return subfolders(&workspace::space_dir(project_dir, &space).join("codekb"));
+    }
+    if node.for_each.as_deref() == Some("unit-of-work") {
+        let stage_level = record.join("construction").join(&node.slug);
+        if stage_level.is_dir() {
+            return vec![stage_level];
+        }
+        let mut dirs = Vec::new();
+        for root in [
+            record.join("construction"),
+            record.join("construction/units"),
+        ] {
+            for unit in subfolders(&root) {
+                let dir = unit.join(&node.slug);
+                if dir.is_dir() {
+                    dirs.push(dir);
+                }
+            }
+        }
+        return dirs;
+    }
+    let dir = record.join(&node.phase).join(&node.slug);
+    if dir.is_dir() { vec![dir] } else { Vec::new() }
+}
+
+fn subfolders(root: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let Ok(entries) = root.read_dir_utf8() else {
+        return Vec::new();
+    };
+    let mut folders: Vec<Utf8PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().to_owned())
+        .filter(|path| path.is_dir())
+        .collect();
+    folders.sort();
+    folders
 }
 
 /// `unknown stage slug: "<slug>". Known (first 10): <first ten slugs sorted, joined ", ">`.

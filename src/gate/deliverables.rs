@@ -10,8 +10,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::dispatch::stage_graph::GraphNode;
-use crate::workspace;
+use crate::dispatch::stage_graph::{GraphNode, artifact_file_name, produce_dirs};
 
 /// Why a stage's deliverables cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -26,15 +25,6 @@ pub enum DeliverableError {
     ArtifactEscapes { slug: String, candidate: String },
 }
 
-/// The file name an artifact is written as: `<name>.md`, except `traceability.json`.
-pub fn artifact_file_name(artifact: &str) -> String {
-    if artifact == "traceability" {
-        "traceability.json".to_owned()
-    } else {
-        format!("{artifact}.md")
-    }
-}
-
 /// The declared file names of a stage: `produces ∪ optional_produces`, markers included.
 pub fn declared_file_names(node: &GraphNode) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
@@ -45,54 +35,6 @@ pub fn declared_file_names(node: &GraphNode) -> Vec<String> {
         }
     }
     names
-}
-
-/// Where a stage writes: the codekb repositories for a codekb stage, the per-unit folders (or
-/// the stage-level fallback) for a per-unit stage, else `<record>/<phase>/<slug>`. Only folders
-/// that exist are returned.
-pub fn produce_dirs(
-    project_dir: &Utf8Path,
-    record: &Utf8Path,
-    node: &GraphNode,
-) -> Vec<Utf8PathBuf> {
-    if node.slug == "reverse-engineering" {
-        let space = workspace::active_space(project_dir);
-        return subfolders(&workspace::space_dir(project_dir, &space).join("codekb"));
-    }
-    if node.for_each.as_deref() == Some("unit-of-work") {
-        let stage_level = record.join("construction").join(&node.slug);
-        if stage_level.is_dir() {
-            return vec![stage_level];
-        }
-        let mut dirs = Vec::new();
-        for root in [
-            record.join("construction"),
-            record.join("construction/units"),
-        ] {
-            for unit in subfolders(&root) {
-                let dir = unit.join(&node.slug);
-                if dir.is_dir() {
-                    dirs.push(dir);
-                }
-            }
-        }
-        return dirs;
-    }
-    let dir = record.join(&node.phase).join(&node.slug);
-    if dir.is_dir() { vec![dir] } else { Vec::new() }
-}
-
-fn subfolders(root: &Utf8Path) -> Vec<Utf8PathBuf> {
-    let Ok(entries) = root.read_dir_utf8() else {
-        return Vec::new();
-    };
-    let mut folders: Vec<Utf8PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().to_owned())
-        .filter(|path| path.is_dir())
-        .collect();
-    folders.sort();
-    folders
 }
 
 /// The stage's deliverables on disk, canonical and absolute, in folder then declaration order;
