@@ -13,6 +13,7 @@
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
 //! - [`gate`]: `aidlc gate check`: deliverables, parallel gate dispatch and the report;
+//! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
 //! - [`audit`]: the cross-process audit lock;
 //! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
@@ -32,6 +33,7 @@ pub mod framework;
 pub mod fs_util;
 pub mod gate;
 pub mod graph;
+pub mod js_text;
 pub mod parse;
 pub mod resolve;
 pub mod syntax;

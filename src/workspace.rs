@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
 use std::time::{Duration, SystemTime};
 
+use crate::js_text::js_trim;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::discover::workspace_root;
@@ -1008,12 +1009,6 @@ pub fn active_stage(record_root: &Utf8Path) -> Option<String> {
 
 // --- Small helpers ------------------------------------------------------------------------------
 
-/// JavaScript's `String.prototype.trim`: Unicode white space and line terminators, plus U+FEFF,
-/// but not U+0085 (which Rust's `trim` would remove).
-pub(crate) fn js_trim(text: &str) -> &str {
-    text.trim_matches(|c: char| (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}')
-}
-
 /// A small file's text, invalid UTF-8 replaced; `None` if missing, unreadable or larger than
 /// `limit` bytes.
 fn read_small_text(path: &Utf8Path, limit: u64) -> Option<String> {
@@ -1930,12 +1925,6 @@ mod tests {
     }
 
     // --- helpers
-
-    #[test]
-    fn js_trim_matches_javascript() {
-        assert_eq!(js_trim("\u{feff}\u{a0} x \u{2028}\t"), "x");
-        assert_eq!(js_trim("\u{85}x\u{85}"), "\u{85}x\u{85}");
-    }
 
     #[test]
     fn sha256_matches_the_fips_vectors() {

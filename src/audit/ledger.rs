@@ -17,7 +17,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::lock::{self, LockError};
-use crate::workspace::{js_trim, random_lowercase_hex, sensor_detail_dir};
+use crate::js_text::js_trim;
+use crate::workspace::{random_lowercase_hex, sensor_detail_dir};
 
 /// The first line of every shard, written by the first append to an empty file.
 pub const AUDIT_LOG_HEADER: &str = "# AI-DLC Audit Log\n";

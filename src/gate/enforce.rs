@@ -629,7 +629,7 @@ pub fn override_refusal(
             "Refusing blocking sensor override for \"{slug}\": Construction Autonomy Mode is autonomous. Unattended runs must halt on blocking sensor findings or unavailable evaluations."
         ));
     }
-    if user_input.map(workspace::js_trim) != Some(BLOCKING_SENSOR_OVERRIDE_CHOICE) {
+    if user_input.map(crate::js_text::js_trim) != Some(BLOCKING_SENSOR_OVERRIDE_CHOICE) {
         return Some(format!(
             "Refusing blocking sensor override for \"{slug}\": --user-input must be the exact offered choice \"{BLOCKING_SENSOR_OVERRIDE_CHOICE}\"."
         ));
@@ -868,7 +868,7 @@ fn offering_decision<'r>(
 }
 
 fn offers_both_options(options: &str) -> bool {
-    let offered: Vec<&str> = options.split(',').map(workspace::js_trim).collect();
+    let offered: Vec<&str> = options.split(',').map(crate::js_text::js_trim).collect();
     BLOCKING_SENSOR_OVERRIDE_OPTIONS
         .iter()
         .all(|option| offered.contains(option))

@@ -44,10 +44,11 @@ use std::collections::{BTreeSet, HashSet};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::required_sections::{
-    WorkerFlags, js_trim, read_text_lossy, resolve_worker_path, split_csv,
-};
+use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path, split_csv};
 use super::{WorkerContext, WorkerOutcome};
+use crate::js_text::{
+    is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
+};
 
 /// The flags this worker reads; any other token is skipped, as the reference does.
 const KNOWN_FLAGS: [&str; 3] = ["--stage", "--output-path", "--deliverables"];
@@ -2233,24 +2234,6 @@ fn leading_ascii_digits(text: &str) -> usize {
 /// `[A-Za-z0-9_]`; a byte of a multi-byte character is never one, as JavaScript's ASCII `\w`.
 fn is_word_byte(byte: Option<&u8>) -> bool {
     byte.is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_')
-}
-
-/// JavaScript's `\s`.
-fn is_js_whitespace(character: char) -> bool {
-    matches!(
-        character,
-        '\t' | '\u{b}' | '\u{c}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
-    ) || is_line_terminator(character)
-}
-
-/// The characters JavaScript's `.` does not match.
-fn is_line_terminator(character: char) -> bool {
-    matches!(character, '\n' | '\r' | '\u{2028}' | '\u{2029}')
-}
-
-fn js_trim_start(text: &str) -> &str {
-    text.trim_start_matches(is_js_whitespace)
 }
 
 #[cfg(test)]

@@ -54,6 +54,7 @@ use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use super::{WorkerContext, WorkerOutcome};
+use crate::js_text::{is_js_line_terminator, is_js_whitespace, js_trim, js_trim_start};
 
 /// The flags this worker reads; any other token is skipped, as the reference does.
 const KNOWN_FLAGS: [&str; 5] = [
@@ -865,27 +866,6 @@ fn lines_of(text: &str) -> impl Iterator<Item = &str> {
 
 /// JavaScript's `\s`: its white space and line terminators (which include U+FEFF and exclude
 /// U+0085, unlike Rust's `char::is_whitespace`).
-fn is_js_whitespace(character: char) -> bool {
-    matches!(
-        character,
-        '\t' | '\u{b}' | '\u{c}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
-    ) || is_js_line_terminator(character)
-}
-
-fn is_js_line_terminator(character: char) -> bool {
-    matches!(character, '\n' | '\r' | '\u{2028}' | '\u{2029}')
-}
-
-/// JavaScript's `String.prototype.trim`.
-pub(super) fn js_trim(text: &str) -> &str {
-    text.trim_matches(is_js_whitespace)
-}
-
-fn js_trim_start(text: &str) -> &str {
-    text.trim_start_matches(is_js_whitespace)
-}
-
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;

@@ -59,8 +59,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::required_sections::{WorkerFlags, js_trim, read_text_lossy, resolve_worker_path};
+use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path};
 use super::{WorkerContext, WorkerOutcome};
+use crate::js_text::{js_trim, js_trim_start};
 
 /// The flags this worker reads; any other token is skipped, as the reference does.
 const KNOWN_FLAGS: [&str; 2] = ["--stage", "--output-path"];
@@ -1011,14 +1012,6 @@ fn lines_of(text: &str) -> impl Iterator<Item = &str> {
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
 }
 
-fn is_js_space(character: char) -> bool {
-    js_trim(character.encode_utf8(&mut [0; 4])).is_empty()
-}
-
-fn js_trim_start(text: &str) -> &str {
-    text.trim_start_matches(is_js_space)
-}
-
 /// The lines of the first ```` ```yaml ```` / ```` ```yml ```` fence with a `units:` line.
 fn units_block(body: &str) -> Option<Vec<&str>> {
     let lines: Vec<&str> = lines_of(body).collect();
@@ -1074,7 +1067,7 @@ fn unit_names(block: &[&str]) -> Result<Vec<String>, String> {
 /// The name of a `\s*-\s+name\s*:\s*<name>` line, unquoted.
 fn unit_name_of_line(line: &str) -> Option<String> {
     let item = js_trim_start(line).strip_prefix('-')?;
-    if !item.starts_with(is_js_space) {
+    if !item.starts_with(crate::js_text::is_js_whitespace) {
         return None;
     }
     let rest = js_trim_start(item).strip_prefix("name")?;
@@ -1121,9 +1114,9 @@ fn validate_unit_name(name: &str) -> Result<(), String> {
 /// The cells of a Markdown table row (trimmed, outer pipes dropped); none for any other line
 /// or for a separator row.
 fn markdown_cells(line: &str) -> Vec<&str> {
-    let is_separator_row = line
-        .chars()
-        .all(|character| is_js_space(character) || matches!(character, ':' | '|' | '-'));
+    let is_separator_row = line.chars().all(|character| {
+        crate::js_text::is_js_whitespace(character) || matches!(character, ':' | '|' | '-')
+    });
     if !js_trim(line).starts_with('|') || is_separator_row {
         return Vec::new();
     }
@@ -1223,7 +1216,8 @@ fn story_assignments(
 /// `,`, `;` or `/`.
 fn token_present(cell: &str, token: &str) -> bool {
     let is_delimiter = |character: Option<char>| {
-        character.is_none_or(|c| is_js_space(c) || matches!(c, ',' | ';' | '/'))
+        character
+            .is_none_or(|c| crate::js_text::is_js_whitespace(c) || matches!(c, ',' | ';' | '/'))
     };
     let (bytes, needle) = (cell.as_bytes(), token.as_bytes());
     if needle.is_empty() || needle.len() > bytes.len() {

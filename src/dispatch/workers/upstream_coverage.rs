@@ -48,10 +48,9 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::required_sections::{
-    WorkerFlags, js_trim, read_text_lossy, resolve_worker_path, split_csv,
-};
+use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path, split_csv};
 use super::{WorkerContext, WorkerOutcome};
+use crate::js_text::js_trim;
 
 /// The flags this worker reads; any other token is skipped, as the reference does.
 const KNOWN_FLAGS: [&str; 4] = ["--stage", "--output-path", "--consumes", "--deliverables"];
