@@ -763,13 +763,9 @@ fn find_record_root(stage_folder: &Utf8Path) -> Option<Utf8PathBuf> {
         .map(Utf8Path::to_owned)
 }
 
-/// The value of the first `- **<label>**: <value>` line, trimmed.
+/// The value of the first `- **<label>**: <value>` line, trimmed; empty when missing.
 fn state_field(body: &str, label: &str) -> String {
-    let prefix = format!("- **{label}**:");
-    body.split('\n')
-        .find_map(|line| line.strip_prefix(prefix.as_str()))
-        .map(|value| js_trim(value).to_owned())
-        .unwrap_or_default()
+    crate::workspace::read_state_field(body, label).unwrap_or_default()
 }
 
 fn project_root_for(
