@@ -412,7 +412,7 @@ fn edge_block_of(body: &str) -> EdgeBlock {
 /// The inner lines of the first ```` ```yaml ```` / ```` ```yml ```` fence that declares a
 /// `units:` key, joined with `\n`. Other fences are skipped whole; an unclosed fence runs to the
 /// end of the body.
-fn units_block(body: &str) -> Option<String> {
+pub(super) fn units_block(body: &str) -> Option<String> {
     let lines: Vec<&str> = lines_of(body).collect();
     let mut index = 0;
     while index < lines.len() {
@@ -859,7 +859,8 @@ pub(super) fn read_text_lossy(path: &Utf8Path) -> std::io::Result<String> {
 
 /// The lines of `text`, split at `\n` with one `\r` before it removed (JavaScript's
 /// `split(/\r?\n/)`).
-fn lines_of(text: &str) -> impl Iterator<Item = &str> {
+/// The lines of `text`, a `\r` before each `\n` dropped.
+pub(super) fn lines_of(text: &str) -> impl Iterator<Item = &str> {
     text.split('\n')
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
 }

@@ -59,7 +59,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path};
+use super::required_sections::{
+    WorkerFlags, lines_of, read_text_lossy, resolve_worker_path, units_block,
+};
 use super::{WorkerContext, WorkerOutcome};
 use crate::js_text::{js_trim, js_trim_start};
 
@@ -1001,35 +1003,11 @@ fn bolt_dag(path: &Utf8Path) -> BoltDag {
     let Some(block) = units_block(&body) else {
         return malformed("absent", "no fenced ```yaml units: block found");
     };
+    let block: Vec<&str> = lines_of(&block).collect();
     match unit_names(&block) {
         Ok(units) => BoltDag::Units(units),
         Err(detail) => malformed("malformed", &detail),
     }
-}
-
-fn lines_of(text: &str) -> impl Iterator<Item = &str> {
-    text.split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-}
-
-/// The lines of the first ```` ```yaml ```` / ```` ```yml ```` fence with a `units:` line.
-fn units_block(body: &str) -> Option<Vec<&str>> {
-    let lines: Vec<&str> = lines_of(body).collect();
-    let mut index = 0;
-    while index < lines.len() {
-        if matches!(js_trim(lines[index]), "```yaml" | "```yml") {
-            let close = (index + 1..lines.len())
-                .find(|&candidate| js_trim(lines[candidate]) == "```")
-                .unwrap_or(lines.len());
-            let block = &lines[index + 1..close];
-            if block.iter().any(|line| units_key_value(line).is_some()) {
-                return Some(block.to_vec());
-            }
-            index = close;
-        }
-        index += 1;
-    }
-    None
 }
 
 /// What follows `units:` on a line that is `\s*units\s*:…`.
