@@ -76,7 +76,7 @@ pub struct UpToDate {
     pub files_hashed: usize,
 }
 
-/// Why a compile is needed. Shown with `--verbose`-style explanations and in tests.
+/// Why the record does not prove the outputs up to date (the `Err` of [`check`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Stale {
     NoRecord,

@@ -32,10 +32,9 @@ pub const INTENT_REGISTRY_FILE: &str = "intents.json";
 pub const CLONE_ID_FILE: &str = ".aidlc-clone-id";
 /// The record-local folder of engine state (detail files, hook health), under a record root.
 pub const ENGINE_DIR: &str = ".aidlc-engine";
-/// Where detail files went before the engine folder existed ([2.5]/[2.6]); read, never written.
+/// Where detail files went before the engine folder existed ([2.5]/[2.6]); the write hook's
+/// recursion guard still skips it, nothing writes there.
 pub const LEGACY_SENSOR_DETAIL_DIR: &str = ".aidlc-sensors";
-/// Where hook heartbeats went before the engine folder existed; read, never written.
-pub const LEGACY_HOOKS_HEALTH_DIR: &str = ".aidlc-hooks-health";
 /// The conductor's active-directive marker, under a record root.
 pub const ACTIVE_DIRECTIVE_MARKER_FILE: &str = ".aidlc-active-directive.json";
 
@@ -789,41 +788,6 @@ pub fn legacy_sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
 /// reference's `hooksHealthDir`; older records used `.aidlc-hooks-health`).
 pub fn hooks_health_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(ENGINE_DIR).join("hooks-health")
-}
-
-/// Where to read hook heartbeats: the new folder, unless it is absent and the legacy one exists
-/// (a record from before the engine folder). A non-folder at `.aidlc-engine` is not absence.
-pub fn hooks_health_read_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    read_dir_with_legacy_fallback(
-        record_root,
-        hooks_health_dir(record_root),
-        &record_root.join(LEGACY_HOOKS_HEALTH_DIR),
-    )
-}
-
-/// Where to read detail files: as [`hooks_health_read_dir`], for the sensors folder.
-pub fn sensor_detail_read_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    read_dir_with_legacy_fallback(
-        record_root,
-        sensor_detail_dir(record_root),
-        &legacy_sensor_detail_dir(record_root),
-    )
-}
-
-fn read_dir_with_legacy_fallback(
-    record_root: &Utf8Path,
-    current: Utf8PathBuf,
-    legacy: &Utf8Path,
-) -> Utf8PathBuf {
-    let engine = record_root.join(ENGINE_DIR);
-    if engine.symlink_metadata().is_ok_and(|meta| !meta.is_dir()) {
-        return current;
-    }
-    if current.symlink_metadata().is_err() && legacy.exists() {
-        legacy.to_owned()
-    } else {
-        current
-    }
 }
 
 // --- The state file and the active stage --------------------------------------------------------
@@ -1759,24 +1723,6 @@ mod tests {
         assert_eq!(legacy_sensor_detail_dir(root), "/r/.aidlc-sensors");
         assert_eq!(hooks_health_dir(root), "/r/.aidlc-engine/hooks-health");
         assert_eq!(state_file_path(root), "/r/aidlc-state.md");
-    }
-
-    #[test]
-    fn read_folders_fall_back_to_legacy_ones_only_when_the_new_one_is_absent() {
-        let (_dir, root) = temp_project();
-        assert_eq!(hooks_health_read_dir(&root), hooks_health_dir(&root));
-        std::fs::create_dir_all(root.join(LEGACY_HOOKS_HEALTH_DIR)).unwrap();
-        std::fs::create_dir_all(root.join(LEGACY_SENSOR_DETAIL_DIR)).unwrap();
-        assert_eq!(
-            hooks_health_read_dir(&root),
-            root.join(LEGACY_HOOKS_HEALTH_DIR)
-        );
-        assert_eq!(
-            sensor_detail_read_dir(&root),
-            root.join(LEGACY_SENSOR_DETAIL_DIR)
-        );
-        std::fs::create_dir_all(hooks_health_dir(&root)).unwrap();
-        assert_eq!(hooks_health_read_dir(&root), hooks_health_dir(&root));
     }
 
     // --- state and stage
