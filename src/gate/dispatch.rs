@@ -292,29 +292,8 @@ fn run_one(
         cwd: layout.project_dir.clone(),
     };
     let deliverable = relative(&layout.project_dir, &planned.deliverable);
-    let (verdict, fire_id, detail_path) = match prepare_fire_with(layout, &request, registry, nodes)
-    {
-        Err(refusal) => (
-            Verdict::ScriptError(ScriptError::Refused(refusal.message)),
-            None,
-            None,
-        ),
-        Ok(prepared) if !record => (evaluate_without_recording(&prepared), None, None),
-        Ok(prepared) => match run_fire(&prepared, &FireContext::default()) {
-            Ok(report) => (
-                report.verdict,
-                Some(report.fire_id),
-                report
-                    .detail_path
-                    .map(|path| relative(&layout.project_dir, &path)),
-            ),
-            Err(refusal) => (
-                Verdict::ScriptError(ScriptError::Refused(refusal.message)),
-                None,
-                None,
-            ),
-        },
-    };
+    let (verdict, fire_id, detail_path) = fire_planned(layout, registry, nodes, &request, record);
+    let detail_path = detail_path.map(|path| relative(&layout.project_dir, &path));
     let findings = findings_of(&deliverable, &verdict);
     GateFire {
         stage: planned.stage.clone(),
@@ -326,6 +305,33 @@ fn run_one(
         detail_path,
         findings,
         duration: started.elapsed(),
+    }
+}
+
+/// One fire, recorded (audit rows, detail file) or not. A fire its pre-flight refuses is a
+/// `script-error: refused: …` non-evaluation, never a pass. Returns the verdict, the fire id
+/// and the absolute detail path (both `None` when nothing was recorded).
+pub fn fire_planned(
+    layout: &Layout,
+    registry: &LiveRegistry,
+    nodes: &[GraphNode],
+    request: &FireRequest,
+    record: bool,
+) -> (Verdict, Option<String>, Option<Utf8PathBuf>) {
+    let refused = |message: String| {
+        (
+            Verdict::ScriptError(ScriptError::Refused(message)),
+            None,
+            None,
+        )
+    };
+    match prepare_fire_with(layout, request, registry, nodes) {
+        Err(refusal) => refused(refusal.message),
+        Ok(prepared) if !record => (evaluate_without_recording(&prepared), None, None),
+        Ok(prepared) => match run_fire(&prepared, &FireContext::default()) {
+            Ok(report) => (report.verdict, Some(report.fire_id), report.detail_path),
+            Err(refusal) => refused(refusal.message),
+        },
     }
 }
 

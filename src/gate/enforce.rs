@@ -29,12 +29,12 @@ use crate::audit::ledger::{
 };
 use crate::audit::lock::{self, LockError};
 use crate::discover::Layout;
-use crate::dispatch::fire::{FireContext, FireRequest, prepare_fire_with, run_fire};
+use crate::dispatch::fire::FireRequest;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
-use crate::dispatch::verdict::{ScriptError, Verdict};
+use crate::dispatch::verdict::Verdict;
 use crate::gate::deliverables::{DeliverableError, existing_deliverables};
-use crate::gate::dispatch::{GatePlan, PlannedFire, plan_entry};
+use crate::gate::dispatch::{GatePlan, PlannedFire, fire_planned, plan_entry};
 use crate::gate::report::Severity;
 use crate::workspace::{self, WorkspaceError};
 
@@ -558,20 +558,11 @@ fn dispatch_fire(
         output_path: fire.deliverable.clone(),
         cwd: layout.project_dir.clone(),
     };
-    let report = prepare_fire_with(layout, &request, registry, nodes)
-        .and_then(|prepared| run_fire(&prepared, &FireContext::default()));
-    match report {
-        Ok(report) => (
-            report.verdict,
-            report
-                .detail_path
-                .map(|path| relative(&layout.project_dir, &path)),
-        ),
-        Err(refusal) => (
-            Verdict::ScriptError(ScriptError::Refused(refusal.message)),
-            None,
-        ),
-    }
+    let (verdict, _, detail_path) = fire_planned(layout, registry, nodes, &request, true);
+    (
+        verdict,
+        detail_path.map(|path| relative(&layout.project_dir, &path)),
+    )
 }
 
 /// The §5.5 reason a verdict blocks, or `None` for the one verdict that passes: an unnoted
@@ -1368,7 +1359,11 @@ mod tests {
             "tool-unavailable"
         );
         assert_eq!(
-            issue_reason(&Verdict::ScriptError(ScriptError::Exit(2)), false).unwrap(),
+            issue_reason(
+                &Verdict::ScriptError(crate::dispatch::verdict::ScriptError::Exit(2)),
+                false
+            )
+            .unwrap(),
             "script-error: exit-2"
         );
         let budget = Verdict::BudgetOverride {
