@@ -218,8 +218,8 @@ fn exit_status(report: &GateReport, strict: bool) -> ExitStatus {
     }
 }
 
-/// A one-line progress counter on stderr, only on a terminal and only for runs that take more
-/// than a moment.
+/// A one-line progress bar on stderr, only on a terminal and only for runs that take more than
+/// a moment.
 struct Progress {
     total: usize,
     done: AtomicUsize,
@@ -240,9 +240,16 @@ impl Progress {
     fn tick(&self) {
         let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
         if self.shown && self.started.elapsed().as_millis() > 300 {
+            let width = 24;
+            let filled = (done * width)
+                .checked_div(self.total)
+                .unwrap_or(width)
+                .min(width);
             let _ = write!(
                 std::io::stderr(),
-                "\r  checking: {done}/{} fires",
+                "\r  [{}{}] {done}/{} fires",
+                "#".repeat(filled),
+                "-".repeat(width - filled),
                 self.total
             );
         }
