@@ -720,11 +720,11 @@ pub fn parse_ledger(text: &str) -> ParsedLedger {
     for (index, piece) in pieces.iter().enumerate() {
         let piece_line = line;
         line += piece.matches('\n').count() + 2;
-        let body = if index == 0 {
-            piece.strip_prefix(AUDIT_LOG_HEADER).unwrap_or(piece)
-        } else {
-            piece
-        };
+        // Every shard starts with the header, so joined shards have one at a piece's start.
+        let body = piece
+            .trim_start_matches(['\n', ' ', '\t'])
+            .strip_prefix(AUDIT_LOG_HEADER)
+            .unwrap_or(piece);
         let body_line = piece_line + piece[..piece.len() - body.len()].matches('\n').count();
         let is_last = index + 1 == pieces.len();
         let closed_torn = piece.split('\n').any(|l| l == TORN_BLOCK_CLOSING_LINE);
@@ -1802,6 +1802,9 @@ mod tests {
         let ledger = parse_ledger(&whole);
         assert_eq!((ledger.blocks.len(), ledger.torn.len()), (2, 0));
         assert_eq!(parse_ledger(AUDIT_LOG_HEADER), ParsedLedger::default());
+        let two_shards = format!("{AUDIT_LOG_HEADER}{fired}\n{AUDIT_LOG_HEADER}{passed}");
+        let ledger = parse_ledger(&two_shards);
+        assert_eq!((ledger.blocks.len(), ledger.torn.len()), (2, 0));
         assert_eq!(parse_ledger(""), ParsedLedger::default());
     }
 
