@@ -1,12 +1,32 @@
 //! The few file-system helpers with a domain-free meaning.
+//!
+//! Invariant: every temporary file or folder this crate creates beside a file it is about to
+//! publish is named `.<file>.aidlc-<pid>-<12 lowercase hex>.tmp` ([`temporary_name`]), so that a
+//! later run can tell its own leftovers from anything else, and a live writer's from a dead
+//! one's: [`sweep_stale_temporaries`] removes only names of exactly that pattern whose process is
+//! gone or that are older than [`STALE_TEMPORARY_AGE`].
 
 use std::io::Write;
+use std::time::{Duration, SystemTime};
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
+
+/// A temporary of ours older than this is stale even when its process id is alive again (a
+/// process id is reused eventually; no write of ours takes an hour).
+pub const STALE_TEMPORARY_AGE: Duration = Duration::from_secs(60 * 60);
+/// The mark between the target's name and the writer's process id.
+const TEMPORARY_MARK: &str = ".aidlc-";
+const TEMPORARY_SUFFIX: &str = ".tmp";
+/// Random characters at the end of a temporary's name: distinct writers of one process never
+/// pick the same name, and the exact length is part of the pattern.
+const TEMPORARY_RANDOM_CHARS: usize = 12;
+/// Names taken by someone else are retried this many times with new random characters.
+const TEMPORARY_CREATE_ATTEMPTS: u32 = 8;
 
 /// Replace `path` with `bytes` atomically: write a temporary file in the same folder, flush it
 /// to disk, then rename it over the target. A crash or Ctrl-C leaves either the old file or the
-/// new one, never a half-written one.
+/// new one, never a half-written one; a `kill -9` may leave the temporary file, which the next
+/// write into the same folder removes.
 pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
     replace_atomically(path, bytes, Flush::Yes)
 }
@@ -21,47 +41,163 @@ pub enum Flush {
     No,
 }
 
-/// Write a temporary file beside `path` and rename it over `path`.
+/// Write a temporary file beside `path` and rename it over `path`. Stale temporaries of ours in
+/// the folder are removed first; the temporary is removed again when anything fails.
 pub fn replace_atomically(path: &Utf8Path, bytes: &[u8], flush: Flush) -> std::io::Result<()> {
     let parent = path
         .parent()
         .filter(|p| !p.as_str().is_empty())
         .unwrap_or(Utf8Path::new("."));
     std::fs::create_dir_all(parent)?;
-    let prefix = format!(".{}.", path.file_name().unwrap_or("aidlc"));
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
-    if let Some(permissions) = default_new_file_permissions() {
-        builder.permissions(permissions);
+    sweep_stale_temporaries(parent);
+    let target_name = path.file_name().unwrap_or("aidlc");
+    let (temporary, mut file) = create_temporary_file(parent, target_name)?;
+    let written = (|| {
+        if let Ok(existing) = std::fs::metadata(path) {
+            file.set_permissions(existing.permissions())?;
+        }
+        file.write_all(bytes)?;
+        if flush == Flush::Yes {
+            file.sync_all()?;
+        }
+        drop(file);
+        std::fs::rename(&temporary, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
     }
-    let mut temp = builder.tempfile_in(parent)?;
-    if let Ok(existing) = std::fs::metadata(path) {
-        temp.as_file().set_permissions(existing.permissions())?;
-    }
-    temp.write_all(bytes)?;
-    if flush == Flush::Yes {
-        temp.as_file().sync_all()?;
-    }
-    temp.persist(path).map_err(|error| error.error)?;
-    Ok(())
+    written
 }
 
-/// A new output file is `rw-r--r--` (less what the umask removes), like any file an editor
-/// creates; a bare temp file would be `rw-------`, unreadable to anyone sharing the checkout.
-/// A replaced file keeps its own permissions. `None` leaves the platform default.
+/// Create a new temporary file of ours for `target_name` in `folder`, exclusively (an existing
+/// file is never opened), `rw-r--r--` less the umask, like any file an editor creates.
+pub fn create_temporary_file(
+    folder: &Utf8Path,
+    target_name: &str,
+) -> std::io::Result<(Utf8PathBuf, std::fs::File)> {
+    let mut last_error = None;
+    for _ in 0..TEMPORARY_CREATE_ATTEMPTS {
+        let path = folder.join(temporary_name(target_name));
+        match new_file_options().open(&path) {
+            Ok(file) => return Ok((path, file)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                last_error = Some(error);
+            }
+            Err(error) => return Err(error),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| std::io::Error::other("no free temporary name")))
+}
+
+/// A new output file is `rw-r--r--` (less what the umask removes); a replaced file keeps its
+/// own permissions (set by the caller).
+fn new_file_options() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o644);
+    options
+}
+
+/// `.<target_name>.aidlc-<pid>-<12 lowercase hex>.tmp`: the name of a temporary file or folder
+/// this process makes on its way to `target_name`.
+pub fn temporary_name(target_name: &str) -> String {
+    format!(
+        ".{target_name}{TEMPORARY_MARK}{}-{}{TEMPORARY_SUFFIX}",
+        std::process::id(),
+        crate::workspace::random_lowercase_hex(TEMPORARY_RANDOM_CHARS)
+    )
+}
+
+/// One of our temporaries, taken apart by [`parse_temporary_name`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemporaryName<'a> {
+    /// The name of the file the temporary was on its way to.
+    pub target_name: &'a str,
+    /// The process that made it.
+    pub pid: u32,
+}
+
+/// `Some` exactly when `name` has the pattern of [`temporary_name`]; anything else (another
+/// tool's `.tmp` file, the reference's `<file>.tmp`) is `None`.
+pub fn parse_temporary_name(name: &str) -> Option<TemporaryName<'_>> {
+    let stem = name.strip_prefix('.')?.strip_suffix(TEMPORARY_SUFFIX)?;
+    let (rest, random) = stem.rsplit_once('-')?;
+    let random_ok = random.len() == TEMPORARY_RANDOM_CHARS
+        && random
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let (target_name, pid) = rest.rsplit_once(TEMPORARY_MARK)?;
+    let pid_ok =
+        !pid.is_empty() && !pid.starts_with('0') && pid.bytes().all(|b| b.is_ascii_digit());
+    if !random_ok || !pid_ok || target_name.is_empty() {
+        return None;
+    }
+    Some(TemporaryName {
+        target_name,
+        pid: pid.parse().ok()?,
+    })
+}
+
+/// Whether a temporary of ours is a dead writer's: its process is gone, or it is older than
+/// [`STALE_TEMPORARY_AGE`] (by its modification time).
+pub fn temporary_is_stale(pid: u32, metadata: &std::fs::Metadata) -> bool {
+    let too_old = metadata
+        .modified()
+        .ok()
+        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
+        .is_some_and(|age| age > STALE_TEMPORARY_AGE);
+    too_old || !process_is_alive(u64::from(pid))
+}
+
+/// Remove the stale temporary files of ours in `folder` (see [`temporary_is_stale`]). Only
+/// regular files whose names have exactly our pattern are touched; every other entry stays.
+/// Best effort: an entry that cannot be read or removed is left. Returns how many were removed.
+pub fn sweep_stale_temporaries(folder: &Utf8Path) -> usize {
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.filter_map(Result::ok) {
+        let Some(temporary) = parse_temporary_name(entry.file_name()) else {
+            continue;
+        };
+        let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if metadata.is_file()
+            && temporary_is_stale(temporary.pid, &metadata)
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether a process with this id exists (a process of another user counts as alive).
 #[cfg(unix)]
-#[expect(
-    clippy::unnecessary_wraps,
-    reason = "the signature is shared with the non-Unix version, which has no default"
-)]
-fn default_new_file_permissions() -> Option<std::fs::Permissions> {
-    use std::os::unix::fs::PermissionsExt;
-    Some(std::fs::Permissions::from_mode(0o644))
+pub fn process_is_alive(pid: u64) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        // 0 and negative ids name process groups, not one process.
+        return false;
+    }
+    // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
+    #[expect(
+        unsafe_code,
+        reason = "kill(pid, 0) is the portable liveness probe; libc has no safe wrapper"
+    )]
+    let result = unsafe { libc::kill(pid, 0) };
+    result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
+/// Without a liveness probe every process counts as alive (only age makes a temporary stale).
 #[cfg(not(unix))]
-fn default_new_file_permissions() -> Option<std::fs::Permissions> {
-    None
+pub fn process_is_alive(_pid: u64) -> bool {
+    true
 }
 
 /// Project-relative display form of a path: `/` separators, no leading `./`.
@@ -76,12 +212,36 @@ pub fn to_posix(path: &str) -> String {
 mod tests {
     use super::*;
 
+    fn temp_folder() -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        (dir, path)
+    }
+
+    /// The id of a process that has exited (and been reaped).
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    fn names_in(folder: &Utf8Path) -> Vec<String> {
+        let mut names: Vec<String> = folder
+            .read_dir_utf8()
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
     #[test]
     #[cfg(unix)]
     fn new_files_are_readable_by_others_and_replacements_keep_their_mode() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let path = camino::Utf8PathBuf::from_path_buf(dir.path().join("out.json")).unwrap();
+        let (_dir, folder) = temp_folder();
+        let path = folder.join("out.json");
         write_atomic(&path, b"one").unwrap();
         let mode = |path: &Utf8Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&path), 0o644);
@@ -92,12 +252,102 @@ mod tests {
 
     #[test]
     fn atomic_write_replaces_and_leaves_no_temp_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = camino::Utf8PathBuf::from_path_buf(dir.path().join("a/b.json")).unwrap();
+        let (_dir, folder) = temp_folder();
+        let path = folder.join("a/b.json");
         write_atomic(&path, b"one").unwrap();
         write_atomic(&path, b"two").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"two");
         let n_entries = std::fs::read_dir(path.parent().unwrap()).unwrap().count();
         assert_eq!(n_entries, 1);
+    }
+
+    #[test]
+    fn temporary_names_have_the_exact_pattern() {
+        let name = temporary_name("stage-graph.json");
+        let parsed = parse_temporary_name(&name).unwrap();
+        assert_eq!(parsed.target_name, "stage-graph.json");
+        assert_eq!(parsed.pid, std::process::id());
+        assert_eq!(
+            parse_temporary_name(".x.md.aidlc-42-0123456789ab.tmp"),
+            Some(TemporaryName {
+                target_name: "x.md",
+                pid: 42
+            })
+        );
+        for foreign in [
+            ".stage-graph.json.a1B2c3.tmp",
+            "x.md.tmp",
+            "linter-0badf00d.md.tmp",
+            ".x.md.aidlc-42-0123456789a.tmp",
+            ".x.md.aidlc-42-0123456789abc.tmp",
+            ".x.md.aidlc-42-0123456789AB.tmp",
+            ".x.md.aidlc--0123456789ab.tmp",
+            ".x.md.aidlc-042-0123456789ab.tmp",
+            ".x.md.aidlc-4a2-0123456789ab.tmp",
+            "..aidlc-42-0123456789ab.tmp",
+            "x.md.aidlc-42-0123456789ab.tmp",
+            ".x.md.aidlc-42-0123456789ab.tmp.bak",
+            ".x.md.aidlc-42-0123456789ab",
+        ] {
+            assert_eq!(parse_temporary_name(foreign), None, "{foreign}");
+        }
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn the_sweep_removes_only_dead_or_old_temporaries_of_ours() {
+        let (_dir, folder) = temp_folder();
+        let dead = format!(".out.json.aidlc-{}-0123456789ab.tmp", dead_pid());
+        let live = format!(".out.json.aidlc-{}-0123456789ab.tmp", std::process::id());
+        let live_but_old = format!(".out.json.aidlc-{}-ba9876543210.tmp", std::process::id());
+        let foreign = [
+            ".out.json.Xy12Ab.tmp",
+            "out.json.tmp",
+            ".out.json.aidlc-1-0123456789ab.tmp.keep",
+        ];
+        for name in [&dead, &live, &live_but_old]
+            .into_iter()
+            .chain(&foreign.map(str::to_owned))
+        {
+            std::fs::write(folder.join(name), "partial").unwrap();
+        }
+        let two_hours_ago = SystemTime::now() - Duration::from_secs(2 * 60 * 60);
+        std::fs::File::options()
+            .write(true)
+            .open(folder.join(&live_but_old))
+            .unwrap()
+            .set_modified(two_hours_ago)
+            .unwrap();
+        // A folder with our pattern is not a temporary file of ours.
+        let dead_folder = format!(".sub.aidlc-{}-0123456789ab.tmp", dead_pid());
+        std::fs::create_dir(folder.join(&dead_folder)).unwrap();
+
+        assert_eq!(sweep_stale_temporaries(&folder), 2);
+        let mut expected: Vec<String> = foreign.iter().map(|&name| name.to_owned()).collect();
+        expected.extend([dead_folder, live]);
+        expected.sort();
+        assert_eq!(names_in(&folder), expected);
+    }
+
+    /// A `kill -9` during a write leaves the temporary behind; the next write into the folder
+    /// removes it and leaves anything that is not ours.
+    #[test]
+    #[cfg(unix)]
+    fn a_write_sweeps_a_dead_writers_temporary_first() {
+        let (_dir, folder) = temp_folder();
+        let leftover = format!(".out.json.aidlc-{}-00000000beef.tmp", dead_pid());
+        std::fs::write(folder.join(&leftover), "half a graph").unwrap();
+        std::fs::write(folder.join("notes.tmp"), "someone else's").unwrap();
+        write_atomic(&folder.join("out.json"), b"whole").unwrap();
+        assert_eq!(names_in(&folder), ["notes.tmp", "out.json"]);
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn process_ids_that_name_no_single_process_are_not_alive() {
+        assert!(process_is_alive(u64::from(std::process::id())));
+        assert!(!process_is_alive(u64::from(dead_pid())));
+        assert!(!process_is_alive(0));
+        assert!(!process_is_alive(u64::MAX));
     }
 }

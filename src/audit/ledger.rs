@@ -4,9 +4,18 @@
 //! `renderAuditBlock` and `appendAuditBlockAtPath` of `aidlc-audit.ts`, the sensor rows and the
 //! detail body are `emitTerminal` and `buildDetailBody` of `aidlc-sensor.ts`.
 //!
-//! Invariants: a block is written with one `write` on a descriptor opened for appending, under
-//! the audit lock and a process-wide mutex, so blocks never interleave and the header is written
-//! once; the lock is held only for the append itself.
+//! Invariants:
+//! - a block is written with one `write_all` on a descriptor opened for appending, under the
+//!   audit lock and a process-wide mutex, so blocks never interleave and the header is written
+//!   once; the lock is held only for the append itself;
+//! - an append leaves the shard whole or as it was: a write that fails part-way is cut back to
+//!   the shard's length before it, and a torn tail found before writing (a crash or another
+//!   writer's failed write) is first closed with [`TORN_BLOCK_CLOSING_LINE`] and a separator, so
+//!   a new block never glues onto a fragment;
+//! - the reader never reads a torn piece as a block: it skips it and returns a [`TornBlock`]
+//!   warning for the caller to show;
+//! - no row and no detail file is written into a folder that resolves outside the project
+//!   ([`workspace::check_write_folder`]).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt::Write as _;
@@ -18,7 +27,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::lock::{self, LockError};
 use crate::js_text::js_trim;
-use crate::workspace::{random_lowercase_hex, sensor_detail_dir};
+use crate::workspace::{self, WriteFolderError, random_lowercase_hex, sensor_detail_dir};
 
 /// The first line of every shard, written by the first append to an empty file.
 pub const AUDIT_LOG_HEADER: &str = "# AI-DLC Audit Log\n";
@@ -59,6 +68,16 @@ pub enum LedgerError {
     },
     #[error("refusing the audit shard {path}: it is not a regular file")]
     NotARegularFile { path: Utf8PathBuf },
+    #[error(transparent)]
+    Folder(#[from] WriteFolderError),
+    #[error(
+        "fire {fire_id} is incomplete: its terminal row could not be written to the audit shard {shard_path}: {source}"
+    )]
+    TerminalRowNotWritten {
+        fire_id: String,
+        shard_path: Utf8PathBuf,
+        source: Box<LedgerError>,
+    },
     #[error("cannot append to the audit shard {path}: {source}")]
     Io {
         path: Utf8PathBuf,
@@ -366,24 +385,92 @@ fn drive_insensitive_key(path: &str) -> String {
 
 // --- Appending ----------------------------------------------------------------------------------
 
+/// The line a later append writes under a torn tail (a block an interrupted write cut short)
+/// before its own block, so that the fragment becomes a piece of its own between two
+/// separators. As a `Note` it also makes a reference reader that reads the fragment anyway see
+/// a noted pass (a non-evaluation), never an unnoted one; this crate's reader skips the piece.
+pub const TORN_BLOCK_CLOSING_LINE: &str = "**Note**: script-error: torn-block (an interrupted write cut this block short; a later append closed it)";
+
+/// How much of a shard's end the appender reads to see whether it ends cleanly.
+const TAIL_WINDOW: u64 = 4096;
+
 /// Append `row`, stamped with `now`, to the shard at `shard_path` (which must lie under
-/// `project_dir`, compared as given, without `..`). Takes the audit lock for the append only, creates the folders, writes the
-/// header when the shard is new or empty, and writes header and block with one `write_all` on a
-/// descriptor opened for appending. A symbolic link or any non-file at the shard path is refused.
+/// `project_dir`, compared as given, without `..`, and whose folder must stay inside the
+/// project once links are resolved, [`workspace::check_write_folder`]). Takes the audit lock
+/// for the append only (waiting about 5 s), creates the folders, writes the header when the
+/// shard is new or empty, closes a torn tail, and writes with one `write_all` on a descriptor
+/// opened for appending; a write that fails part-way is cut back to the shard's length before
+/// it. A symbolic link or any non-file at the shard path is refused.
 pub fn append_row(
     project_dir: &Utf8Path,
     shard_path: &Utf8Path,
     row: &AuditRow,
     now: SystemTime,
 ) -> Result<(), LedgerError> {
+    append_row_with(project_dir, shard_path, row, now, lock::acquire)
+}
+
+/// [`append_row`] for the terminal row of a fire whose `SENSOR_FIRED` is written: the lock is
+/// awaited for as long as its stale rule lets another holder keep it
+/// ([`lock::acquire_until_stale`]), because giving up loses the fire's outcome. An error names
+/// the fire id and the shard, whose `SENSOR_FIRED` then stays without its terminal row.
+pub fn append_terminal_row(
+    project_dir: &Utf8Path,
+    shard_path: &Utf8Path,
+    row: &AuditRow,
+    now: SystemTime,
+) -> Result<(), LedgerError> {
+    append_row_with(project_dir, shard_path, row, now, lock::acquire_until_stale).map_err(
+        |source| LedgerError::TerminalRowNotWritten {
+            fire_id: row
+                .fields
+                .iter()
+                .find(|(key, _)| *key == "Fire id")
+                .map_or_else(|| "(no fire id)".to_owned(), |(_, id)| id.clone()),
+            shard_path: shard_path.to_owned(),
+            source: Box::new(source),
+        },
+    )
+}
+
+fn append_row_with(
+    project_dir: &Utf8Path,
+    shard_path: &Utf8Path,
+    row: &AuditRow,
+    now: SystemTime,
+    take_lock: fn(&Utf8Path) -> Result<lock::AuditLockGuard, LockError>,
+) -> Result<(), LedgerError> {
     check_shard_inside_project(project_dir, shard_path)?;
+    let folder = shard_path.parent().unwrap_or(project_dir);
+    workspace::create_write_folder(project_dir, folder)?;
     let block = format_block(row, &iso_timestamp(now));
     let _in_process = APPEND_MUTEX.lock().unwrap_or_else(PoisonError::into_inner);
-    let _lock = lock::acquire(project_dir)?;
+    let _lock = take_lock(project_dir)?;
     append_block(shard_path, &block).map_err(|source| LedgerError::Io {
         path: shard_path.to_owned(),
         source,
     })
+}
+
+/// Refuse the write when any of the folders a fire writes into (the shard's folder, the
+/// record's `.aidlc-engine`, the detail file's folder) escapes the project: the fire's
+/// pre-flight, before `SENSOR_FIRED`, so that a refused fire writes nothing.
+pub fn check_fire_folders(
+    project_dir: &Utf8Path,
+    record_root: &Utf8Path,
+    shard_path: &Utf8Path,
+    detail_path: &Utf8Path,
+) -> Result<(), WriteFolderError> {
+    let engine_dir = workspace::engine_dir(record_root);
+    let folders = [
+        shard_path.parent(),
+        Some(engine_dir.as_path()),
+        detail_path.parent(),
+    ];
+    for folder in folders.into_iter().flatten() {
+        workspace::check_write_folder(project_dir, folder)?;
+    }
+    Ok(())
 }
 
 fn check_shard_inside_project(
@@ -405,10 +492,8 @@ fn check_shard_inside_project(
     }
 }
 
+/// Under the lock: nobody else appends between reading the shard's length and tail and writing.
 fn append_block(shard_path: &Utf8Path, block: &str) -> std::io::Result<()> {
-    if let Some(folder) = shard_path.parent() {
-        std::fs::create_dir_all(folder)?;
-    }
     let mut file = open_for_append(shard_path)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {
@@ -416,18 +501,112 @@ fn append_block(shard_path: &Utf8Path, block: &str) -> std::io::Result<()> {
             "{shard_path} is not a regular file"
         )));
     }
-    let bytes = if metadata.len() == 0 {
-        format!("{AUDIT_LOG_HEADER}{block}")
-    } else {
-        block.to_owned()
+    let length_before = metadata.len();
+    let tail = read_tail(&mut file, length_before)?;
+    let bytes = bytes_to_append(&tail, length_before, block);
+    append_or_roll_back(&mut file, length_before, bytes.as_bytes())
+}
+
+/// The last [`TAIL_WINDOW`] bytes of the file (all of it when it is shorter).
+fn read_tail(file: &mut std::fs::File, length: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::{Read as _, Seek as _};
+    let window = length.min(TAIL_WINDOW);
+    file.seek(std::io::SeekFrom::Start(length - window))?;
+    let mut tail = vec![0; usize::try_from(window).unwrap_or(0)];
+    file.read_exact(&mut tail)?;
+    Ok(tail)
+}
+
+/// How a shard ends, seen from its last bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ShardEnd {
+    /// Empty: the header comes first.
+    Empty,
+    /// After a block separator or the bare header (trailing blank lines allowed).
+    Clean,
+    /// After `\n---` without its final newline: the block is whole, only the newline is missing.
+    SeparatorWithoutNewline,
+    /// Anything else: a block (or the header) an interrupted write cut short.
+    Torn,
+}
+
+fn shard_end(tail: &[u8], length: u64) -> ShardEnd {
+    if length == 0 {
+        return ShardEnd::Empty;
+    }
+    let is_whole_file = u64::try_from(tail.len()).is_ok_and(|n| n == length);
+    let content_end = tail
+        .iter()
+        .rposition(|byte| !byte.is_ascii_whitespace())
+        .map_or(0, |position| position + 1);
+    let content = &tail[..content_end];
+    let newline_after = tail[content_end..].contains(&b'\n');
+    let header = AUDIT_LOG_HEADER.trim_end().as_bytes();
+    let ends_a_block = content.ends_with(b"\n---");
+    let is_bare_header = is_whole_file && content == header;
+    let is_blank = is_whole_file && content.is_empty();
+    match (
+        ends_a_block || is_bare_header || is_blank,
+        newline_after || is_blank,
+    ) {
+        (true, true) => ShardEnd::Clean,
+        (true, false) => ShardEnd::SeparatorWithoutNewline,
+        (false, _) => ShardEnd::Torn,
+    }
+}
+
+/// The bytes one append writes after the shard's current end: the header for an empty shard, a
+/// newline after a separator that lost its own, or [`TORN_BLOCK_CLOSING_LINE`] and a separator
+/// after a torn tail, so that the new block always starts on its own line in its own piece.
+fn bytes_to_append(tail: &[u8], length: u64, block: &str) -> String {
+    match shard_end(tail, length) {
+        ShardEnd::Empty => format!("{AUDIT_LOG_HEADER}{block}"),
+        ShardEnd::Clean => block.to_owned(),
+        ShardEnd::SeparatorWithoutNewline => format!("\n{block}"),
+        ShardEnd::Torn => format!("\n{TORN_BLOCK_CLOSING_LINE}\n{BLOCK_SEPARATOR}{block}"),
+    }
+}
+
+/// The shard as the appender writes it; a trait so a test can put a writer that fails part-way
+/// in its place.
+trait ShardWriter: std::io::Write {
+    fn truncate_to(&mut self, length: u64) -> std::io::Result<()>;
+}
+
+impl ShardWriter for std::fs::File {
+    fn truncate_to(&mut self, length: u64) -> std::io::Result<()> {
+        self.set_len(length)
+    }
+}
+
+/// Write all of `bytes`, or none: a write that fails part-way (disk full, I/O error) is cut
+/// back to `length_before`, the shard's length before it (the caller holds the lock, so no one
+/// else appended meanwhile). Should the cut fail too, the error says so; the torn tail it
+/// leaves is closed by the next append.
+fn append_or_roll_back(
+    shard: &mut impl ShardWriter,
+    length_before: u64,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    let Err(error) = shard.write_all(bytes) else {
+        return Ok(());
     };
-    file.write_all(bytes.as_bytes())
+    match shard.truncate_to(length_before) {
+        Ok(()) => Err(error),
+        Err(cut) => Err(std::io::Error::new(
+            error.kind(),
+            format!(
+                "{error}; cutting the partial block back to {length_before} bytes failed too ({cut}), so the next append closes it as a torn block"
+            ),
+        )),
+    }
 }
 
 #[cfg(unix)]
 fn open_for_append(path: &Utf8Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt as _;
     std::fs::OpenOptions::new()
+        .read(true)
         .append(true)
         .create(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
@@ -437,6 +616,7 @@ fn open_for_append(path: &Utf8Path) -> std::io::Result<std::fs::File> {
 #[cfg(not(unix))]
 fn open_for_append(path: &Utf8Path) -> std::io::Result<std::fs::File> {
     std::fs::OpenOptions::new()
+        .read(true)
         .append(true)
         .create(true)
         .open(path)
@@ -465,14 +645,149 @@ impl AuditBlock {
     }
 }
 
-/// The blocks of a shard (or of several shards joined with `\n`): CRLF is read as LF, the text
-/// is split on `\n---\n`, and pieces without an `**Event**:` line (the header, a torn tail) are
-/// skipped.
+/// A shard's text read back: its blocks, and the torn blocks skipped on the way.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParsedLedger {
+    pub blocks: Vec<AuditBlock>,
+    /// One warning per torn piece, in order; callers show them.
+    pub torn: Vec<TornBlock>,
+}
+
+/// A piece of a shard that an interrupted write cut short, skipped by the reader.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornBlock {
+    /// The 1-based line where the fragment starts.
+    pub line: usize,
+    pub kind: TornKind,
+    /// The fragment's start, on one line, control characters escaped.
+    pub excerpt: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TornKind {
+    /// The shard's last piece has no separator after it: the write was cut short (or is still
+    /// under way in another process).
+    Unterminated,
+    /// A later append closed the fragment with [`TORN_BLOCK_CLOSING_LINE`].
+    ClosedByLaterAppend,
+    /// A writer that does not close torn tails appended its block onto the fragment; that block
+    /// is read, the fragment before it is not.
+    FollowedByGluedBlock,
+}
+
+impl std::fmt::Display for TornBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let why = match self.kind {
+            TornKind::Unterminated => {
+                "it has no `---` separator after it: a write was cut short or is still under way"
+            }
+            TornKind::ClosedByLaterAppend => {
+                "an interrupted write cut it short and a later append closed it"
+            }
+            TornKind::FollowedByGluedBlock => {
+                "an interrupted write cut it short and the next block was appended onto it; that block is read"
+            }
+        };
+        write!(
+            f,
+            "skipped a torn audit block at line {}: {why}: \"{}\"",
+            self.line, self.excerpt
+        )
+    }
+}
+
+/// Characters of a fragment shown in a [`TornBlock`] warning.
+const TORN_EXCERPT_CHARS: usize = 60;
+
+/// The blocks of a shard (or of several shards joined with `\n`), without the torn ones; see
+/// [`parse_ledger`] for the warnings about those.
 pub fn parse_blocks(text: &str) -> Vec<AuditBlock> {
-    text.replace("\r\n", "\n")
-        .split(BLOCK_SEPARATOR)
-        .filter_map(parse_block)
-        .collect()
+    parse_ledger(text).blocks
+}
+
+/// The blocks of a shard (or of several shards joined with `\n`): CRLF is read as LF, the text
+/// is split on `\n---\n`, and pieces without an `**Event**:` line (the header, notes) are not
+/// blocks. A torn piece is never read as a block, and each is reported in
+/// [`ParsedLedger::torn`]: the piece after the last separator when it is not blank, a piece
+/// holding [`TORN_BLOCK_CLOSING_LINE`], and text in front of a block start (a `## ` heading line
+/// followed by a `**Timestamp**:` line) other than the header and blank lines, where the block
+/// from that start is still read.
+pub fn parse_ledger(text: &str) -> ParsedLedger {
+    let text = text.replace("\r\n", "\n");
+    let pieces: Vec<&str> = text.split(BLOCK_SEPARATOR).collect();
+    let mut ledger = ParsedLedger::default();
+    let mut line = 1;
+    for (index, piece) in pieces.iter().enumerate() {
+        let piece_line = line;
+        line += piece.matches('\n').count() + 2;
+        // Every shard starts with the header, so joined shards have one at a piece's start.
+        let body = piece
+            .trim_start_matches(['\n', ' ', '\t'])
+            .strip_prefix(AUDIT_LOG_HEADER)
+            .unwrap_or(piece);
+        let body_line = piece_line + piece[..piece.len() - body.len()].matches('\n').count();
+        let is_last = index + 1 == pieces.len();
+        let closed_torn = piece.split('\n').any(|l| l == TORN_BLOCK_CLOSING_LINE);
+        if is_last || closed_torn {
+            let (fragment, kind) = match body.find(TORN_BLOCK_CLOSING_LINE) {
+                Some(at) if closed_torn => (&body[..at], TornKind::ClosedByLaterAppend),
+                _ => (body, TornKind::Unterminated),
+            };
+            if !fragment.trim().is_empty() {
+                ledger.torn.push(torn_block(fragment, body_line, kind));
+            }
+            continue;
+        }
+        let start = last_block_start(body);
+        let (fragment, block) = body.split_at(start);
+        if !fragment.trim().is_empty() {
+            ledger.torn.push(torn_block(
+                fragment,
+                body_line,
+                TornKind::FollowedByGluedBlock,
+            ));
+        }
+        ledger.blocks.extend(parse_block(block));
+    }
+    ledger
+}
+
+/// The byte offset of the last line of `piece` that starts a block (`## ` followed by a
+/// `**Timestamp**:` line), or 0 when none does.
+fn last_block_start(piece: &str) -> usize {
+    let mut starts = Vec::new();
+    let mut offset = 0;
+    let mut previous: Option<(usize, &str)> = None;
+    for line in piece.split('\n') {
+        if let Some((heading_offset, heading)) = previous
+            && heading.starts_with("## ")
+            && field_line(line).is_some_and(|(key, _)| key == "Timestamp")
+        {
+            starts.push(heading_offset);
+        }
+        previous = Some((offset, line));
+        offset += line.len() + 1;
+    }
+    starts.last().copied().unwrap_or(0)
+}
+
+fn torn_block(fragment: &str, piece_line: usize, kind: TornKind) -> TornBlock {
+    let leading_blank_lines = fragment.len() - fragment.trim_start().len();
+    let line = piece_line + fragment[..leading_blank_lines].matches('\n').count();
+    let trimmed = fragment.trim();
+    let mut excerpt: String = trimmed
+        .chars()
+        .take(TORN_EXCERPT_CHARS)
+        .flat_map(char::escape_debug)
+        .collect();
+    if trimmed.chars().count() > TORN_EXCERPT_CHARS {
+        excerpt.push('…');
+    }
+    TornBlock {
+        line,
+        kind,
+        excerpt,
+    }
 }
 
 fn parse_block(piece: &str) -> Option<AuditBlock> {
@@ -524,7 +839,9 @@ pub struct FirePair<'a> {
 /// Every `SENSOR_FIRED` in order, each with its terminal row (`SENSOR_PASSED`, `SENSOR_FAILED`
 /// or `SENSOR_BUDGET_OVERRIDE`) matched by `Fire id`, never by position: rows may be out of
 /// order (several shards merged). Should two fires share an id, the k-th fired of that id takes
-/// the k-th terminal of that id. Terminal rows without a fired row are not returned.
+/// the k-th terminal of that id. Terminal rows without a fired row are not returned. Torn
+/// blocks never reach this function ([`parse_ledger`] skips them), so a fire whose terminal row
+/// is torn is incomplete, never paired with a fragment.
 pub fn pair_fires(blocks: &[AuditBlock]) -> Vec<FirePair<'_>> {
     let mut terminals: BTreeMap<&str, VecDeque<&AuditBlock>> = BTreeMap::new();
     for block in blocks
@@ -597,28 +914,31 @@ pub fn detail_file_body(
     lines.join("\n")
 }
 
-/// Write a detail file as the reference does: create the folders, write `<path>.tmp` exclusively
-/// (an existing temporary file is an error, never overwritten), then rename it onto `path`.
-pub fn write_detail_file(path: &Utf8Path, body: &str) -> std::io::Result<()> {
-    if let Some(folder) = path.parent() {
-        std::fs::create_dir_all(folder)?;
-    }
-    let temporary = Utf8PathBuf::from(format!("{path}.tmp"));
-    let written = write_new_file(&temporary, body.as_bytes())
-        .and_then(|()| std::fs::rename(&temporary, path));
+/// Write a detail file: check that its folder stays inside `project_dir`
+/// ([`workspace::create_write_folder`]) and create it, remove stale temporaries of ours there,
+/// write a new temporary file of ours exclusively (`.<name>.aidlc-<pid>-<random>.tmp`, never an
+/// existing file), then rename it onto `path`. The temporary is removed when anything fails.
+pub fn write_detail_file(
+    project_dir: &Utf8Path,
+    path: &Utf8Path,
+    body: &str,
+) -> std::io::Result<()> {
+    let folder = path.parent().unwrap_or(project_dir);
+    workspace::create_write_folder(project_dir, folder).map_err(std::io::Error::other)?;
+    crate::fs_util::sweep_stale_temporaries(folder);
+    let (temporary, mut file) =
+        crate::fs_util::create_temporary_file(folder, path.file_name().unwrap_or("detail.md"))?;
+    let written = file
+        .write_all(body.as_bytes())
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            drop(file);
+            std::fs::rename(&temporary, path)
+        });
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }
     written
-}
-
-fn write_new_file(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    file.write_all(bytes)?;
-    file.sync_all()
 }
 
 // --- JSON as JavaScript prints it ---------------------------------------------------------------
@@ -1071,16 +1391,55 @@ mod tests {
     }
 
     #[test]
-    fn detail_files_are_written_through_an_exclusive_temporary_file() {
+    fn detail_files_are_written_through_a_temporary_file_of_ours() {
         let (_dir, root) = temp_project();
         let path = detail_file_path(&root, "s", "linter", "00000001");
-        write_detail_file(&path, "one").unwrap();
+        write_detail_file(&root, &path, "one").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "one");
-        assert!(!Utf8PathBuf::from(format!("{path}.tmp")).exists());
-        std::fs::write(format!("{path}.tmp"), "stale").unwrap();
-        let error = write_detail_file(&path, "two").unwrap_err();
-        assert_eq!(error.kind(), std::io::ErrorKind::AlreadyExists);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one");
+        let folder = path.parent().unwrap();
+        assert_eq!(std::fs::read_dir(folder).unwrap().count(), 1);
+        // Someone else's temporary (the reference writes `<path>.tmp`) is neither used nor
+        // removed.
+        std::fs::write(format!("{path}.tmp"), "foreign").unwrap();
+        write_detail_file(&root, &path, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        assert_eq!(
+            std::fs::read_to_string(format!("{path}.tmp")).unwrap(),
+            "foreign"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_writers_detail_temporary_is_swept() {
+        let (_dir, root) = temp_project();
+        let path = detail_file_path(&root, "s", "linter", "00000002");
+        let folder = path.parent().unwrap();
+        std::fs::create_dir_all(folder).unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let leftover = folder.join(format!(".linter-00000001.md.aidlc-{dead}-0123456789ab.tmp"));
+        std::fs::write(&leftover, "half").unwrap();
+        write_detail_file(&root, &path, "body").unwrap();
+        assert!(!leftover.exists());
+        assert_eq!(std::fs::read_dir(folder).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_detail_folder_that_links_outside_is_refused() {
+        let (_dir, root) = temp_project();
+        let (_outside_dir, outside) = temp_project();
+        std::fs::create_dir_all(root.join(".aidlc-engine")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join(".aidlc-engine/sensors")).unwrap();
+        let path = detail_file_path(&root, "s", "linter", "00000003");
+        let error = write_detail_file(&root, &path, "body").unwrap_err();
+        assert!(
+            error.to_string().contains("escapes the project root"),
+            "{error}"
+        );
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
     }
 
     // --- JSON as JavaScript prints it (expected strings printed by node)
@@ -1213,6 +1572,274 @@ mod tests {
         );
         assert!(matches!(result, Err(LedgerError::Io { .. })));
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_audit_folder_that_links_outside_is_refused_before_any_row() {
+        let (_dir, project) = temp_project();
+        let (_outside_dir, outside) = temp_project();
+        let record = project.join("aidlc/spaces/default/intents/r");
+        std::fs::create_dir_all(&record).unwrap();
+        std::os::unix::fs::symlink(&outside, record.join("audit")).unwrap();
+        let result = append_row(
+            &project,
+            &record.join("audit/host-abc.md"),
+            &AuditRow::sensor_fired(&sample_fire()),
+            at(0),
+        );
+        assert!(
+            matches!(
+                result,
+                Err(LedgerError::Folder(WriteFolderError::Escapes { .. }))
+            ),
+            "{result:?}"
+        );
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    }
+
+    // --- torn blocks
+
+    /// Writes `budget` bytes of what it is given to the real shard, then fails as a full disk
+    /// does; the cut goes to the real file (or fails, when `cut_fails`).
+    struct FailsPartWay {
+        file: std::fs::File,
+        budget: usize,
+        cut_fails: bool,
+    }
+
+    impl std::io::Write for FailsPartWay {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            if self.budget == 0 {
+                return Err(std::io::Error::from_raw_os_error(libc::ENOSPC));
+            }
+            let n = bytes.len().min(self.budget);
+            self.budget -= n;
+            self.file.write(&bytes[..n])
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            self.file.flush()
+        }
+    }
+
+    impl ShardWriter for FailsPartWay {
+        fn truncate_to(&mut self, length: u64) -> std::io::Result<()> {
+            if self.cut_fails {
+                return Err(std::io::Error::from_raw_os_error(libc::EIO));
+            }
+            self.file.set_len(length)
+        }
+    }
+
+    fn shard_with_one_block(project: &Utf8Path) -> Utf8PathBuf {
+        let shard = project.join("audit/host-abc.md");
+        append_row(
+            project,
+            &shard,
+            &AuditRow::sensor_fired(&sample_fire()),
+            at(0),
+        )
+        .unwrap();
+        shard
+    }
+
+    fn failing_append(shard: &Utf8Path, budget: usize, cut_fails: bool) -> std::io::Error {
+        let file = open_for_append(shard).unwrap();
+        let length_before = file.metadata().unwrap().len();
+        let block = format_block(&AuditRow::sensor_passed(&sample_fire(), 5, None), "T");
+        let mut shard = FailsPartWay {
+            file,
+            budget,
+            cut_fails,
+        };
+        append_or_roll_back(&mut shard, length_before, block.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn an_append_that_fails_part_way_is_cut_back() {
+        let (_dir, project) = temp_project();
+        let shard = shard_with_one_block(&project);
+        let before = std::fs::read(&shard).unwrap();
+        for budget in [0, 1, 17, 60] {
+            let error = failing_append(&shard, budget, false);
+            assert_eq!(error.raw_os_error(), Some(libc::ENOSPC), "{budget}");
+            assert_eq!(std::fs::read(&shard).unwrap(), before, "{budget}");
+        }
+        let fire = sample_fire();
+        append_row(
+            &project,
+            &shard,
+            &AuditRow::sensor_passed(&fire, 5, None),
+            at(1),
+        )
+        .unwrap();
+        let ledger = parse_ledger(&std::fs::read_to_string(&shard).unwrap());
+        assert_eq!(ledger.torn, []);
+        assert_eq!(
+            pair_fires(&ledger.blocks)[0].terminal.unwrap().event,
+            SENSOR_PASSED
+        );
+    }
+
+    #[test]
+    fn a_torn_tail_left_by_a_failed_cut_is_closed_by_the_next_append() {
+        let (_dir, project) = temp_project();
+        let shard = shard_with_one_block(&project);
+        let before = std::fs::read_to_string(&shard).unwrap();
+        let error = failing_append(&shard, 40, true);
+        assert!(
+            error
+                .to_string()
+                .contains("the next append closes it as a torn block"),
+            "{error}"
+        );
+        let torn = std::fs::read_to_string(&shard).unwrap();
+        assert_eq!(torn.len(), before.len() + 40);
+
+        let fire = sample_fire();
+        append_row(
+            &project,
+            &shard,
+            &AuditRow::sensor_passed(&fire, 7, None),
+            at(2),
+        )
+        .unwrap();
+        let text = std::fs::read_to_string(&shard).unwrap();
+        let passed = format_block(
+            &AuditRow::sensor_passed(&fire, 7, None),
+            "1970-01-01T00:00:02Z",
+        );
+        assert_eq!(
+            text,
+            format!("{torn}\n{TORN_BLOCK_CLOSING_LINE}\n\n---\n{passed}")
+        );
+        let ledger = parse_ledger(&text);
+        assert_eq!(ledger.blocks.len(), 2);
+        let pairs = pair_fires(&ledger.blocks);
+        assert_eq!(pairs[0].terminal.unwrap().field("Duration ms"), Some("7"));
+        assert_eq!(ledger.torn.len(), 1);
+        assert_eq!(ledger.torn[0].kind, TornKind::ClosedByLaterAppend);
+        // The fragment starts two lines after the separator that ends the whole block.
+        assert_eq!(ledger.torn[0].line, before.lines().count() + 2);
+        assert_eq!(
+            ledger.torn[0].to_string(),
+            "skipped a torn audit block at line 13: an interrupted write cut it short and a later append closed it: \"## Sensor Passed\\n**Timestamp**: T\\n**Eve\""
+        );
+    }
+
+    #[test]
+    fn the_appender_closes_exactly_what_is_torn() {
+        let block = "\n## H\n**Timestamp**: T\n**Event**: E\n\n---\n";
+        let closing = format!("\n{TORN_BLOCK_CLOSING_LINE}\n\n---\n");
+        let cases: [(&str, String); 9] = [
+            ("", format!("{AUDIT_LOG_HEADER}{block}")),
+            ("# AI-DLC Audit Log\n", block.to_owned()),
+            ("# AI-DLC Audit Log\r\n", block.to_owned()),
+            ("x\n\n---\n", block.to_owned()),
+            ("x\r\n\r\n---\r\n\n", block.to_owned()),
+            ("x\n\n---", format!("\n{block}")),
+            ("x\n\n--", format!("{closing}{block}")),
+            (
+                "# AI-DLC Audit Log\n\n## Sensor Fired\n**T",
+                format!("{closing}{block}"),
+            ),
+            ("# AI-DLC Au", format!("{closing}{block}")),
+        ];
+        for (shard, expected) in cases {
+            let length = u64::try_from(shard.len()).unwrap();
+            assert_eq!(
+                bytes_to_append(shard.as_bytes(), length, block),
+                expected,
+                "{shard:?}"
+            );
+        }
+        // Only the end of a long shard is read: a separator there is a clean end.
+        let window = b"...\n---\n";
+        assert_eq!(bytes_to_append(window, 1_000_000, block), block);
+        let blank_window = [b'\n'; 64];
+        assert_eq!(
+            bytes_to_append(&blank_window, 1_000_000, block),
+            format!("{closing}{block}")
+        );
+    }
+
+    #[test]
+    fn the_reader_skips_torn_pieces_and_says_where() {
+        let fire = sample_fire();
+        let fired = format_block(&AuditRow::sensor_fired(&fire), "T1");
+        let passed = format_block(&AuditRow::sensor_passed(&fire, 5, None), "T2");
+        // A torn passed row with its Note cut off must not read as an unnoted pass.
+        let torn_passed = &passed[..passed.find("**Duration ms**").unwrap()];
+
+        let unterminated = format!("{AUDIT_LOG_HEADER}{fired}{torn_passed}");
+        let ledger = parse_ledger(&unterminated);
+        assert_eq!(ledger.blocks.len(), 1);
+        assert_eq!(pair_fires(&ledger.blocks)[0].terminal, None);
+        assert_eq!(ledger.torn.len(), 1);
+        assert_eq!(ledger.torn[0].kind, TornKind::Unterminated);
+        assert_eq!(ledger.torn[0].line, 13);
+
+        // A writer that does not close torn tails glued a whole block onto the fragment.
+        let glued = format!("{AUDIT_LOG_HEADER}{fired}{torn_passed}{passed}");
+        let ledger = parse_ledger(&glued);
+        assert_eq!(ledger.blocks.len(), 2);
+        let terminal = pair_fires(&ledger.blocks)[0].terminal.unwrap();
+        assert_eq!(terminal.timestamp.as_deref(), Some("T2"));
+        assert_eq!(terminal.heading, "Sensor Passed");
+        assert_eq!(ledger.torn.len(), 1);
+        assert_eq!(ledger.torn[0].kind, TornKind::FollowedByGluedBlock);
+        assert_eq!(ledger.torn[0].line, 13);
+
+        // A header torn before the first block was glued onto it.
+        let ledger = parse_ledger(&format!("# AI-DLC Au{fired}"));
+        assert_eq!(ledger.blocks.len(), 1);
+        assert_eq!(ledger.torn[0].excerpt, "# AI-DLC Au");
+
+        // Whole shards, notes and trailing blank lines warn about nothing.
+        let note = "\n## Note\n**Timestamp**: T3\nfree text\n\n---\n";
+        let whole = format!("{AUDIT_LOG_HEADER}{fired}{note}{passed}\n\n");
+        let ledger = parse_ledger(&whole);
+        assert_eq!((ledger.blocks.len(), ledger.torn.len()), (2, 0));
+        assert_eq!(parse_ledger(AUDIT_LOG_HEADER), ParsedLedger::default());
+        let two_shards = format!("{AUDIT_LOG_HEADER}{fired}\n{AUDIT_LOG_HEADER}{passed}");
+        let ledger = parse_ledger(&two_shards);
+        assert_eq!((ledger.blocks.len(), ledger.torn.len()), (2, 0));
+        assert_eq!(parse_ledger(""), ParsedLedger::default());
+    }
+
+    #[test]
+    fn a_torn_excerpt_is_one_short_line() {
+        let text = format!(
+            "{}\n## Sensor Fired\n**Fire id**: \u{0}\u{0}{}",
+            AUDIT_LOG_HEADER,
+            "x".repeat(100)
+        );
+        let torn = &parse_ledger(&text).torn[0];
+        assert!(
+            torn.excerpt
+                .starts_with("## Sensor Fired\\n**Fire id**: \\0\\0x"),
+            "{}",
+            torn.excerpt
+        );
+        assert!(torn.excerpt.ends_with('…'));
+        assert!(!torn.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn a_terminal_row_that_cannot_be_written_names_its_fire_and_shard() {
+        let (_dir, project) = temp_project();
+        let shard = project.join("audit/host-abc.md");
+        std::fs::create_dir_all(&shard).unwrap();
+        let row = AuditRow::sensor_passed(&sample_fire(), 5, None);
+        let error = append_terminal_row(&project, &shard, &row, at(0)).unwrap_err();
+        let message = error.to_string();
+        assert!(
+            message.starts_with(&format!(
+                "fire a65d19af is incomplete: its terminal row could not be written to the audit shard {shard}: "
+            )),
+            "{message}"
+        );
     }
 
     #[test]

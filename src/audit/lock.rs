@@ -8,34 +8,67 @@
 //! is dead or it is older than `AIDLC_LOCK_STALE_MS` (10 minutes); a lock folder without an
 //! owner stamp gets a 5 s grace period (its owner may be between `mkdir` and the stamp).
 //! Re-entrant within one process.
+//!
+//! Invariants:
+//! - a lock folder of ours is never visible without its stamp where the OS can rename a folder
+//!   without replacing (Linux `renameat2(RENAME_NOREPLACE)`): it is built under a temporary name
+//!   of ours, stamp included, and renamed into place; elsewhere it is `mkdir` then stamp, as the
+//!   reference does;
+//! - every wait outlasts the unstamped grace period of a lock it finds unstamped, so a folder left
+//!   by a crash between `mkdir` and the stamp (ours on other systems, or the reference's) is
+//!   reaped, not fatal;
+//! - a guard removes the lock folder only while the stamp in it is still its own, so a holder
+//!   whose lock was reaped as stale never removes the next holder's lock.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::sync::Mutex;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use md5::{Digest, Md5};
 
-const ATTEMPTS: u32 = 50;
+/// The wait of an ordinary acquisition: the reference's 50 attempts, 100 ms apart.
+const SHORT_WAIT: Duration = Duration::from_secs(5);
 const RETRY_DELAY: Duration = Duration::from_millis(100);
-const DEFAULT_STALE_MS: u128 = 10 * 60 * 1000;
-const UNSTAMPED_GRACE_MS: u128 = 5_000;
+const DEFAULT_STALE_MS: u64 = 10 * 60 * 1000;
+const UNSTAMPED_GRACE: Duration = Duration::from_secs(5);
+/// How far past the stale age a wait until stale goes on, for the retries around the reap.
+const UNTIL_STALE_SLACK: Duration = Duration::from_secs(2);
+/// Retries without a pause after the lock vanished or was reaped (bounded, so that a crowd of
+/// writers cannot keep one spinning).
+const IMMEDIATE_RETRIES: u32 = 5;
+const STALE_MS_VARIABLE: &str = "AIDLC_LOCK_STALE_MS";
+const OWNER_STAMP_FILE: &str = "owner.json";
 
-/// Locks this process holds, by folder, with their re-entry depth.
-static HELD: Mutex<BTreeMap<Utf8PathBuf, usize>> = Mutex::new(BTreeMap::new());
+/// Locks this process holds, by folder: the re-entry depth and the token of the stamp.
+static HELD: Mutex<BTreeMap<Utf8PathBuf, Held>> = Mutex::new(BTreeMap::new());
+
+#[derive(Debug)]
+struct Held {
+    depth: usize,
+    token: String,
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum LockError {
     #[error(
-        "Failed to acquire audit lock {path} after {ATTEMPTS} attempts: it is held by process {owner}"
+        "Failed to acquire audit lock {path} after waiting {waited_ms} ms: it is held by process {owner}"
     )]
-    Busy { path: Utf8PathBuf, owner: String },
+    Busy {
+        path: Utf8PathBuf,
+        owner: String,
+        waited_ms: u128,
+    },
     #[error("cannot create the audit lock {path}: {source}")]
     Io {
         path: Utf8PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "{STALE_MS_VARIABLE} must be a whole number of milliseconds greater than zero, got \"{value}\""
+    )]
+    BadStaleSetting { value: String },
 }
 
 /// The lock folder for a project (for the workspace-wide identity the compile uses).
@@ -63,60 +96,113 @@ pub struct AuditLockGuard {
 
 impl Drop for AuditLockGuard {
     fn drop(&mut self) {
-        let Ok(mut held) = HELD.lock() else { return };
-        let Some(depth) = held.get_mut(&self.path) else {
+        let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(entry) = held.get_mut(&self.path) else {
             return;
         };
-        *depth -= 1;
-        if *depth == 0 {
-            held.remove(&self.path);
+        entry.depth -= 1;
+        if entry.depth > 0 {
+            return;
+        }
+        let token = held.remove(&self.path).map(|entry| entry.token);
+        if token.is_some() && read_stamp(&self.path).and_then(|stamp| stamp.token) == token {
             let _ = std::fs::remove_dir_all(&self.path);
         }
     }
 }
 
-/// Take the project's audit lock, waiting up to 50 × 100 ms.
+/// How long an acquisition waits for a lock another process holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Patience {
+    /// Only a free or stale lock is taken (optional work).
+    Now,
+    /// About 5 s, and longer only to outlast the grace period of an unstamped lock.
+    Short,
+    /// As long as the lock's stale rule lets its holder keep it: until it is released, or
+    /// reaped once its owner is dead or it is older than `AIDLC_LOCK_STALE_MS`.
+    UntilStale,
+}
+
+/// Take the project's audit lock, waiting about 5 s (50 × 100 ms) for another holder, and
+/// longer only while the lock is unstamped and inside its grace period.
 pub fn acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
-    acquire_within(project_dir, ATTEMPTS)
+    acquire_with(project_dir, Patience::Short)
 }
 
 /// Take the project's audit lock only if it is free now (for optional work such as refreshing
 /// a cache); a stale lock is still reaped.
 pub fn try_acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
-    acquire_within(project_dir, 1)
+    acquire_with(project_dir, Patience::Now)
 }
 
-fn acquire_within(project_dir: &Utf8Path, attempts: u32) -> Result<AuditLockGuard, LockError> {
+/// Take the project's audit lock for a write that must not be lost (the terminal row of a fire
+/// that has written `SENSOR_FIRED`): wait while the holder is alive and the lock younger than
+/// `AIDLC_LOCK_STALE_MS`, reap it once it is stale, and give up only when it is still held after
+/// that (a holder that keeps taking it again, or a lock folder that cannot be removed).
+pub fn acquire_until_stale(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
+    acquire_with(project_dir, Patience::UntilStale)
+}
+
+fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockGuard, LockError> {
     let path = lock_path(project_dir);
-    if let Ok(mut held) = HELD.lock()
-        && let Some(depth) = held.get_mut(&path)
+    if let Some(entry) = HELD
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get_mut(&path)
     {
-        *depth += 1;
+        entry.depth += 1;
         return Ok(AuditLockGuard { path });
     }
-    for attempt in 0..attempts {
-        match std::fs::create_dir(&path) {
-            Ok(()) => {
-                write_owner_stamp(&path)?;
-                if let Ok(mut held) = HELD.lock() {
-                    held.insert(path.clone(), 1);
-                }
-                return Ok(AuditLockGuard { path });
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-                if reap_if_stale(&path) {
-                    continue;
-                }
-                if attempt + 1 < attempts {
-                    std::thread::sleep(RETRY_DELAY);
-                }
-            }
-            Err(source) => return Err(LockError::Io { path, source }),
+    let stale_after = stale_after()?;
+    sweep_stale_lock_temporaries_once(&path);
+    let started = Instant::now();
+    let budget = match patience {
+        Patience::Now => Duration::ZERO,
+        Patience::Short => SHORT_WAIT,
+        Patience::UntilStale => stale_after + UNSTAMPED_GRACE + UNTIL_STALE_SLACK,
+    };
+    let mut deadline = started + budget;
+    let latest_deadline = deadline + UNSTAMPED_GRACE + RETRY_DELAY * 2;
+    let mut immediate_retries = 0;
+    loop {
+        let token = uuid::Uuid::now_v7().to_string();
+        if create_stamped_lock(&path, &token).map_err(|source| LockError::Io {
+            path: path.clone(),
+            source,
+        })? {
+            HELD.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(path.clone(), Held { depth: 1, token });
+            return Ok(AuditLockGuard { path });
         }
+        let retry_at_once = match inspect_holder(&path, stale_after) {
+            Holder::Gone => true,
+            Holder::Stale => std::fs::remove_dir_all(&path).is_ok(),
+            Holder::Live => false,
+            Holder::Unstamped { grace_left } => {
+                if patience != Patience::Now {
+                    let reap_time = Instant::now() + grace_left + RETRY_DELAY * 2;
+                    deadline = deadline.max(reap_time.min(latest_deadline));
+                }
+                false
+            }
+        };
+        if retry_at_once && immediate_retries < IMMEDIATE_RETRIES {
+            immediate_retries += 1;
+            continue;
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            let owner = std::fs::read_to_string(path.join(OWNER_STAMP_FILE))
+                .unwrap_or_else(|_| "(no owner stamp)".to_owned());
+            return Err(LockError::Busy {
+                path,
+                owner,
+                waited_ms: now.duration_since(started).as_millis(),
+            });
+        }
+        std::thread::sleep(RETRY_DELAY.min(deadline - now));
     }
-    let owner = std::fs::read_to_string(path.join("owner.json"))
-        .unwrap_or_else(|_| "(no owner stamp)".to_owned());
-    Err(LockError::Busy { path, owner })
 }
 
 fn now_ms() -> u128 {
@@ -125,87 +211,229 @@ fn now_ms() -> u128 {
         .map_or(0, |d| d.as_millis())
 }
 
-fn write_owner_stamp(path: &Utf8Path) -> Result<(), LockError> {
-    let stamp = serde_json::json!({
+fn owner_stamp_text(token: &str) -> String {
+    serde_json::json!({
         "pid": std::process::id(),
         "startedAtMs": u64::try_from(now_ms()).unwrap_or(u64::MAX),
         "reapLiveOwnerAfterStale": true,
-        "token": uuid::Uuid::now_v7().to_string(),
-    });
-    // The stamp only tells other processes who holds the lock; it lives in the temp folder and
-    // dies with the lock, so it is replaced atomically but not flushed: a stamp lost in a power
-    // cut leaves an unstamped lock, which the 5 s grace rule reaps.
-    crate::fs_util::replace_atomically(
-        &path.join("owner.json"),
-        stamp.to_string().as_bytes(),
-        crate::fs_util::Flush::No,
+        "token": token,
+    })
+    .to_string()
+}
+
+/// Create the lock folder with its stamp. `Ok(false)` when another holder has it.
+#[cfg(target_os = "linux")]
+fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+        return create_then_stamp(path, token);
+    };
+    let temporary = folder.join(crate::fs_util::temporary_name(name));
+    std::fs::create_dir(&temporary)?;
+    // The stamp lives in the temp folder and dies with the lock, so it is not flushed: a stamp
+    // lost in a power cut leaves an unstamped lock, which the grace rule reaps.
+    let published = std::fs::write(temporary.join(OWNER_STAMP_FILE), owner_stamp_text(token))
+        .and_then(|()| {
+            rustix::fs::renameat_with(
+                rustix::fs::CWD,
+                temporary.as_std_path(),
+                rustix::fs::CWD,
+                path.as_std_path(),
+                rustix::fs::RenameFlags::NOREPLACE,
+            )
+            .map_err(std::io::Error::from)
+        });
+    let outcome = match published {
+        Ok(()) => return Ok(true),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(error) if renaming_without_replacing_is_unsupported(&error) => {
+            create_then_stamp(path, token)
+        }
+        Err(error) => Err(error),
+    };
+    let _ = std::fs::remove_dir_all(&temporary);
+    outcome
+}
+
+/// `EINVAL` (the file system has no `RENAME_NOREPLACE`), `ENOSYS` (nor the kernel).
+#[cfg(target_os = "linux")]
+fn renaming_without_replacing_is_unsupported(error: &std::io::Error) -> bool {
+    matches!(
+        error.raw_os_error(),
+        Some(code) if code == libc::EINVAL || code == libc::ENOSYS || code == libc::EOPNOTSUPP
     )
-    .map_err(|source| LockError::Io {
-        path: path.to_owned(),
-        source,
+}
+
+#[cfg(not(target_os = "linux"))]
+fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
+    create_then_stamp(path, token)
+}
+
+/// The reference's way: `mkdir`, then the stamp (replaced atomically, so no reader sees half a
+/// stamp). A stamp that cannot be written takes the folder away again, so no unstamped lock of
+/// ours outlives this call.
+fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
+    match std::fs::create_dir(path) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
+        Err(error) => return Err(error),
+    }
+    let stamped = crate::fs_util::replace_atomically(
+        &path.join(OWNER_STAMP_FILE),
+        owner_stamp_text(token).as_bytes(),
+        crate::fs_util::Flush::No,
+    );
+    match stamped {
+        Ok(()) => Ok(true),
+        Err(error) => {
+            let _ = std::fs::remove_dir_all(path);
+            Err(error)
+        }
+    }
+}
+
+/// A crash between creating a lock's temporary folder and renaming it leaves the folder in the
+/// temp directory; the first acquisition of each process removes such folders of dead writers
+/// (only folders named exactly as ours for this lock).
+fn sweep_stale_lock_temporaries_once(path: &Utf8Path) {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    let (Some(folder), Some(lock_name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    SWEPT.call_once(|| {
+        let Ok(entries) = folder.read_dir_utf8() else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let Some(temporary) = crate::fs_util::parse_temporary_name(entry.file_name()) else {
+                continue;
+            };
+            let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
+                continue;
+            };
+            if temporary.target_name == lock_name
+                && metadata.is_dir()
+                && crate::fs_util::temporary_is_stale(temporary.pid, &metadata)
+            {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    });
+}
+
+fn stale_after() -> Result<Duration, LockError> {
+    parse_stale_ms(std::env::var(STALE_MS_VARIABLE).ok().as_deref()).map(Duration::from_millis)
+}
+
+/// `AIDLC_LOCK_STALE_MS`: unset or empty is the default (10 minutes); anything but a whole
+/// number greater than zero is refused, never read as the default.
+fn parse_stale_ms(value: Option<&str>) -> Result<u64, LockError> {
+    match value.map(str::trim) {
+        None | Some("") => Ok(DEFAULT_STALE_MS),
+        Some(text) => text
+            .parse::<u64>()
+            .ok()
+            .filter(|ms| *ms > 0)
+            .ok_or_else(|| LockError::BadStaleSetting {
+                value: text.to_owned(),
+            }),
+    }
+}
+
+/// The parts of a stamp the stale rule reads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    pid: Option<u64>,
+    started_at_ms: u128,
+    token: Option<String>,
+}
+
+fn read_stamp(path: &Utf8Path) -> Option<Stamp> {
+    let text = std::fs::read_to_string(path.join(OWNER_STAMP_FILE)).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    Some(Stamp {
+        pid: value.get("pid").and_then(serde_json::Value::as_u64),
+        started_at_ms: value
+            .get("startedAtMs")
+            .and_then(serde_json::Value::as_u64)
+            .map_or(0, u128::from),
+        token: value
+            .get("token")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned),
     })
 }
 
-fn stale_after_ms() -> u128 {
-    std::env::var("AIDLC_LOCK_STALE_MS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(DEFAULT_STALE_MS)
+/// What holds a lock folder that could not be created.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holder {
+    /// Released since: try again.
+    Gone,
+    /// A live owner, younger than the stale age.
+    Live,
+    /// A dead owner, or older than the stale age: reap it.
+    Stale,
+    /// No readable stamp yet, inside its grace period.
+    Unstamped { grace_left: Duration },
 }
 
-/// Remove the lock folder when its owner is dead or it is too old. Returns whether it was
-/// removed (so the caller retries at once).
-fn reap_if_stale(path: &Utf8Path) -> bool {
-    let stamp = std::fs::read_to_string(path.join("owner.json"))
+fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> Holder {
+    let age_ms = |since_ms: u128| now_ms().saturating_sub(since_ms);
+    if let Some(stamp) = read_stamp(path) {
+        let owner_dead = stamp
+            .pid
+            .is_some_and(|pid| !crate::fs_util::process_is_alive(pid));
+        return if owner_dead || age_ms(stamp.started_at_ms) > stale_after.as_millis() {
+            Holder::Stale
+        } else {
+            Holder::Live
+        };
+    }
+    let Ok(metadata) = std::fs::symlink_metadata(path) else {
+        return Holder::Gone;
+    };
+    let created_ms = metadata
+        .modified()
         .ok()
-        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok());
-    let age_ms = |started: u128| now_ms().saturating_sub(started);
-    let stale = if let Some(stamp) = stamp {
-        let pid = stamp.get("pid").and_then(serde_json::Value::as_u64);
-        let started = stamp
-            .get("startedAtMs")
-            .and_then(serde_json::Value::as_u64)
-            .map_or(0, u128::from);
-        let owner_dead = pid.is_some_and(|pid| !process_is_alive(pid));
-        owner_dead || age_ms(started) > stale_after_ms()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis());
+    let age = Duration::from_millis(u64::try_from(age_ms(created_ms)).unwrap_or(u64::MAX));
+    if age > UNSTAMPED_GRACE {
+        Holder::Stale
     } else {
-        let created = std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .ok()
-            .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |d| d.as_millis());
-        age_ms(created) > UNSTAMPED_GRACE_MS
-    };
-    stale && std::fs::remove_dir_all(path).is_ok()
-}
-
-#[cfg(unix)]
-fn process_is_alive(pid: u64) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
-    #[expect(
-        unsafe_code,
-        reason = "kill(pid, 0) is the portable liveness probe; libc has no safe wrapper"
-    )]
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
-#[cfg(not(unix))]
-fn process_is_alive(_pid: u64) -> bool {
-    true
+        Holder::Unstamped {
+            grace_left: UNSTAMPED_GRACE.saturating_sub(age),
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn lock_is_reentrant_and_released() {
+    fn temp_project() -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let project = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        (dir, project)
+    }
+
+    fn leftover_temporaries(path: &Utf8Path) -> Vec<String> {
+        let name = path.file_name().unwrap();
+        path.parent()
+            .unwrap()
+            .read_dir_utf8()
+            .unwrap()
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name().to_owned())
+            .filter(|entry| {
+                crate::fs_util::parse_temporary_name(entry)
+                    .is_some_and(|temporary| temporary.target_name == name)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lock_is_reentrant_and_released() {
+        let (_dir, project) = temp_project();
         let path = lock_path(&project);
         {
             let _outer = acquire(&project).unwrap();
@@ -213,12 +441,37 @@ mod tests {
             assert!(path.join("owner.json").is_file());
         }
         assert!(!path.exists());
+        assert_eq!(leftover_temporaries(&path), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_lock_appears_with_its_stamp() {
+        let (_dir, project) = temp_project();
+        let path = lock_path(&project);
+        let _guard = acquire(&project).unwrap();
+        let stamp = read_stamp(&path).expect("a readable stamp");
+        assert_eq!(stamp.pid, Some(u64::from(std::process::id())));
+        assert!(stamp.token.is_some());
+    }
+
+    #[test]
+    fn the_mkdir_fallback_stamps_and_refuses_a_taken_lock() {
+        let (_dir, project) = temp_project();
+        let path = lock_path(&project);
+        assert!(create_then_stamp(&path, "token-1").unwrap());
+        assert_eq!(
+            read_stamp(&path).and_then(|stamp| stamp.token).as_deref(),
+            Some("token-1")
+        );
+        assert!(!create_then_stamp(&path, "token-2").unwrap());
+        assert!(!create_stamped_lock(&path, "token-3").unwrap());
+        assert_eq!(leftover_temporaries(&path), Vec::<String>::new());
+        std::fs::remove_dir_all(&path).unwrap();
     }
 
     #[test]
     fn a_dead_owner_is_reaped() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let (_dir, project) = temp_project();
         let path = lock_path(&project);
         std::fs::create_dir_all(&path).unwrap();
         std::fs::write(
@@ -229,5 +482,72 @@ mod tests {
         let guard = acquire(&project).unwrap();
         drop(guard);
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn a_guard_leaves_a_lock_that_is_no_longer_its_own() {
+        let (_dir, project) = temp_project();
+        let path = lock_path(&project);
+        let guard = acquire(&project).unwrap();
+        // Reaped as stale by another process, which took the lock again.
+        std::fs::remove_dir_all(&path).unwrap();
+        assert!(create_then_stamp(&path, "someone-else").unwrap());
+        drop(guard);
+        assert_eq!(
+            read_stamp(&path).and_then(|stamp| stamp.token).as_deref(),
+            Some("someone-else")
+        );
+        std::fs::remove_dir_all(&path).unwrap();
+    }
+
+    #[test]
+    fn a_live_owner_is_waited_for_and_then_busy() {
+        let (_dir, project) = temp_project();
+        let path = lock_path(&project);
+        std::fs::create_dir_all(&path).unwrap();
+        std::fs::write(path.join("owner.json"), owner_stamp_text("held")).unwrap();
+        let error = try_acquire(&project).unwrap_err();
+        assert!(
+            matches!(&error, LockError::Busy { owner, .. } if owner.contains("\"held\"")),
+            "{error}"
+        );
+        assert!(path.exists(), "a live owner's lock is not reaped");
+        std::fs::remove_dir_all(&path).unwrap();
+    }
+
+    #[test]
+    fn an_unstamped_lock_is_stale_only_after_its_grace_period() {
+        let (_dir, project) = temp_project();
+        let path = lock_path(&project);
+        std::fs::create_dir_all(&path).unwrap();
+        let stale_after = Duration::from_millis(DEFAULT_STALE_MS);
+        assert!(matches!(
+            inspect_holder(&path, stale_after),
+            Holder::Unstamped { grace_left } if grace_left <= UNSTAMPED_GRACE
+        ));
+        let long_ago = SystemTime::now() - Duration::from_secs(60);
+        std::fs::File::open(&path)
+            .unwrap()
+            .set_modified(long_ago)
+            .unwrap();
+        assert_eq!(inspect_holder(&path, stale_after), Holder::Stale);
+        std::fs::remove_dir_all(&path).unwrap();
+        assert_eq!(inspect_holder(&path, stale_after), Holder::Gone);
+    }
+
+    #[test]
+    fn the_stale_age_setting_is_a_positive_whole_number_or_unset() {
+        assert_eq!(parse_stale_ms(None).unwrap(), DEFAULT_STALE_MS);
+        assert_eq!(parse_stale_ms(Some("")).unwrap(), DEFAULT_STALE_MS);
+        assert_eq!(parse_stale_ms(Some(" 7000 ")).unwrap(), 7000);
+        for bad in ["0", "-5", "1.5", "10m", "abc"] {
+            let error = parse_stale_ms(Some(bad)).unwrap_err();
+            assert_eq!(
+                error.to_string(),
+                format!(
+                    "AIDLC_LOCK_STALE_MS must be a whole number of milliseconds greater than zero, got \"{bad}\""
+                )
+            );
+        }
     }
 }

@@ -376,6 +376,14 @@ pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireRe
         FireRefusal::new(format!("cannot name the audit shard: {error}"))
             .with_help("check that the aidlc/ folder is writable")
     })?;
+    let detail_path =
+        ledger::detail_file_path(&record_root, &prepared.stage, &prepared.sensor_id, &fire_id);
+    ledger::check_fire_folders(project_dir, &record_root, &shard, &detail_path).map_err(
+        |error| {
+            FireRefusal::new(error.to_string())
+                .with_help("replace the symbolic link with a folder inside the project")
+        },
+    )?;
     let identity = ledger::FireIdentity::new(
         project_dir,
         &fire_id,
@@ -389,8 +397,6 @@ pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireRe
     let started = std::time::Instant::now();
     let verdict = run_worker_for(prepared);
     let duration_ms = started.elapsed().as_millis();
-    let detail_path =
-        ledger::detail_file_path(&record_root, &prepared.stage, &prepared.sensor_id, &fire_id);
     let (verdict, detail_written) =
         write_detail_if_failed(prepared, context, &fire_id, &detail_path, verdict);
     if verdict.is_unnoted_pass() {
@@ -403,8 +409,10 @@ pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireRe
     let relative_detail =
         detail_written.then(|| ledger::relative_path_field(project_dir, detail_path.as_str()));
     let terminal = terminal_row(&identity, project_dir, &detail_path, &verdict, duration_ms);
-    ledger::append_row(project_dir, &shard, &terminal, (context.now)())
-        .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
+    // SENSOR_FIRED is written: wait for the lock as long as its stale rule allows rather than
+    // leave the fire incomplete.
+    ledger::append_terminal_row(project_dir, &shard, &terminal, (context.now)())
+        .map_err(|error| FireRefusal::new(error.to_string()))?;
     let verdict_line = verdict_line(&identity, relative_detail.as_deref(), &verdict);
     Ok(FireReport {
         fire_id,
@@ -488,7 +496,7 @@ fn write_detail_if_failed(
         prepared.absolute_output_path.as_str(),
         worker_json,
     );
-    match ledger::write_detail_file(detail_path, &body) {
+    match ledger::write_detail_file(&prepared.project_dir, detail_path, &body) {
         Ok(()) => (verdict, true),
         Err(error) => (
             Verdict::ScriptError(ScriptError::DetailWriteFailed(error.to_string())),

@@ -7,6 +7,8 @@
 //! - `up_to_date`: the no-op path and everything that must defeat it;
 //! - `watch`: `compile --watch` driven by real file edits;
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
+//! - `ledger_integrity`: the ledger stays whole and inside the project (torn tails, the terminal
+//!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
 //! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
@@ -20,6 +22,7 @@ mod engine;
 mod gate;
 mod gate_step;
 mod incremental;
+mod ledger_integrity;
 mod support;
 mod up_to_date;
 mod watch;

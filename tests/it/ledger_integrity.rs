@@ -1,0 +1,401 @@
+//! The ledger stays whole and inside the project (issue 10, items 6–10): a torn shard tail is
+//! closed before the next block, a fire that wrote `SENSOR_FIRED` waits for the lock to write
+//! its terminal row, a lock folder left unstamped by a crash is reaped, a dead writer's
+//! temporaries are swept (and nobody else's), and no folder that links outside the project is
+//! written into. Driven through the real binary with fake workers (shell scripts).
+
+use std::process::Stdio;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use aidlc::audit::ledger::{self, BLOCK_SEPARATOR, ParsedLedger, TornKind, pair_fires};
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
+
+use crate::support::{Run, TestProject, stage};
+
+const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
+const OUTPUT: &str =
+    "aidlc/spaces/default/intents/261130-demo/inception/first-stage/first-stage-doc.md";
+const PASS: &str = "echo '{\"pass\":true,\"findings_count\":0}'";
+const FAIL: &str = "echo '{\"pass\":false,\"findings_count\":1,\"findings\":[\"x\"]}'";
+/// How long a test waits for something the fire must do before it calls it a hang.
+const HANG: Duration = Duration::from_secs(120);
+
+/// A compiled project with sensor `fake` (worker: `sh fake-worker.sh`, whose body is `body`),
+/// one stage importing it, an intent record on that stage, and the output file.
+fn project_with_worker(body: &str) -> TestProject {
+    let project = TestProject::empty();
+    project.write(
+        ".claude/sensors/aidlc-fake.md",
+        "---\nid: fake\nkind: deterministic\ncommand: sh fake-worker.sh\ndefault_severity: advisory\ndescription: A fake sensor for tests\ncategory: demo\nmatches: \"**/*.md\"\n---\n\n# fake\n",
+    );
+    project.write("fake-worker.sh", &format!("#!/bin/sh\n{body}\n"));
+    project.write(
+        ".claude/agents/aidlc-demo-agent.md",
+        "---\nname: aidlc-demo-agent\ndisplay_name: Demo Agent\n---\n# Demo\n",
+    );
+    project.write(
+        ".claude/aidlc-common/stages/inception/first-stage.md",
+        &stage("first-stage", "inception", "[]", "[fake]", ""),
+    );
+    let compiled = project.compile();
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "# State\n\n- **Current Stage**: first-stage\n",
+    );
+    project.write(OUTPUT, "# First stage doc\n");
+    project
+}
+
+const FIRE_ARGS: [&str; 8] = [
+    "engine",
+    "sensor",
+    "fire",
+    "fake",
+    "--stage",
+    "first-stage",
+    "--output-path",
+    OUTPUT,
+];
+
+fn fire(project: &TestProject) -> Run {
+    project.run(&FIRE_ARGS)
+}
+
+fn verdict(run: &Run) -> Value {
+    assert_eq!(run.status, 0, "fire failed: {}", run.stderr);
+    serde_json::from_str(run.stdout.trim()).expect("one verdict line")
+}
+
+/// This clone's shard (the clone id is minted by the first fire, or by the test).
+fn shard_path(project: &TestProject) -> Utf8PathBuf {
+    aidlc::workspace::audit_shard_path_under(&project.root, &project.path(RECORD)).unwrap()
+}
+
+fn ledger_of(project: &TestProject) -> ParsedLedger {
+    std::fs::read_to_string(shard_path(project)).map_or_else(
+        |_| ParsedLedger::default(),
+        |text| ledger::parse_ledger(&text),
+    )
+}
+
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+fn wait_for_file(path: &Utf8Path) {
+    let started = Instant::now();
+    while !path.exists() {
+        assert!(started.elapsed() < HANG, "{path} never appeared");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn names_in(folder: &Utf8Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(folder)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+// --- Item 6: torn blocks --------------------------------------------------------------------------
+
+/// A shard whose last block, the `SENSOR_PASSED` of fire 0000aaaa, was cut short right after its
+/// Sensor ID began (a full disk in a writer that does not cut back). Before the fix the next
+/// fire's `SENSOR_FIRED` was glued onto it: the pair read as the unnoted pass of 0000aaaa, and
+/// the new fire's own row was lost.
+#[test]
+fn a_fire_after_a_torn_tail_starts_its_own_block_and_pairs() {
+    let project = project_with_worker(PASS);
+    let shard = shard_path(&project);
+    let earlier = "# AI-DLC Audit Log\n\n## Sensor Fired\n**Timestamp**: 2026-01-01T00:00:00Z\n**Event**: SENSOR_FIRED\n**Fire id**: 0000aaaa\n**Sensor ID**: fake\n**Stage slug**: first-stage\n**Output path**: x.md\n\n---\n";
+    let torn = "\n## Sensor Passed\n**Timestamp**: 2026-01-01T00:00:01Z\n**Event**: SENSOR_PASSED\n**Fire id**: 0000aaaa\n**Sensor ID**: fa";
+    project.write(
+        shard.strip_prefix(&project.root).unwrap().as_str(),
+        &format!("{earlier}{torn}"),
+    );
+
+    let verdict = verdict(&fire(&project));
+    let new_id = verdict["fire_id"].as_str().unwrap();
+
+    let text = project.read(shard.strip_prefix(&project.root).unwrap().as_str());
+    assert!(
+        text.starts_with(&format!(
+            "{earlier}{torn}\n{}\n\n---\n\n## Sensor Fired\n",
+            ledger::TORN_BLOCK_CLOSING_LINE
+        )),
+        "{text}"
+    );
+    let ledger = ledger::parse_ledger(&text);
+    let pairs: Vec<(&str, Option<&str>)> = pair_fires(&ledger.blocks)
+        .iter()
+        .map(|pair| {
+            (
+                pair.fired.field("Fire id").unwrap(),
+                pair.terminal.map(|terminal| terminal.event.as_str()),
+            )
+        })
+        .collect();
+    assert_eq!(
+        pairs,
+        [("0000aaaa", None), (new_id, Some("SENSOR_PASSED"))],
+        "the torn row of 0000aaaa is not a pass, and the new fire pairs"
+    );
+    assert_eq!(ledger.torn.len(), 1);
+    assert_eq!(ledger.torn[0].kind, TornKind::ClosedByLaterAppend);
+    assert_eq!(ledger.torn[0].line, 13);
+
+    // A reader that splits on the separator and takes the first `**Note**:` line of a piece, as
+    // the reference's do, sees the torn pass as a noted one (a non-evaluation).
+    let torn_piece = text
+        .split(BLOCK_SEPARATOR)
+        .find(|piece| piece.contains("**Fire id**: 0000aaaa") && piece.contains("SENSOR_PASSED"))
+        .unwrap();
+    let note = torn_piece
+        .lines()
+        .find_map(|line| line.strip_prefix("**Note**:"))
+        .map(str::trim);
+    assert!(
+        note.is_some_and(|note| note.starts_with("script-error: torn-block")),
+        "{torn_piece}"
+    );
+}
+
+// --- Item 7: a lost terminal row ----------------------------------------------------------------
+
+/// A worker that says it started, then waits (bounded) until the test holds the audit lock.
+fn worker_waiting_for_the_lock() -> String {
+    format!(
+        "touch worker-started\ni=0\nwhile [ ! -f lock-taken ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done\n{PASS}"
+    )
+}
+
+/// Hold the project's audit lock as a live process does (this test's pid, started now).
+fn hold_lock(project: &TestProject) -> Utf8PathBuf {
+    let lock = aidlc::audit::lock::lock_path(&project.root);
+    std::fs::create_dir(&lock).unwrap();
+    let started = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    std::fs::write(
+        lock.join("owner.json"),
+        format!(
+            "{{\"pid\":{},\"startedAtMs\":{started},\"reapLiveOwnerAfterStale\":true}}",
+            std::process::id()
+        ),
+    )
+    .unwrap();
+    lock
+}
+
+fn spawn_fire(project: &TestProject, env: &[(&str, &str)]) -> std::process::Child {
+    project
+        .command(&project.root, &FIRE_ARGS)
+        .envs(env.iter().copied())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn assert_one_complete_fire(project: &TestProject, run: &Run) {
+    let verdict = verdict(run);
+    let ledger = ledger_of(project);
+    let pairs = pair_fires(&ledger.blocks);
+    assert_eq!(pairs.len(), 1);
+    assert_eq!(pairs[0].fired.field("Fire id"), verdict["fire_id"].as_str());
+    assert_eq!(
+        pairs[0].terminal.map(|terminal| terminal.event.as_str()),
+        Some("SENSOR_PASSED")
+    );
+    assert_eq!(ledger.torn, []);
+}
+
+/// The lock is busy for about 6 s after the worker ran: longer than the 5 s an ordinary append
+/// waits, well inside the lock's stale age. The terminal row waits for it.
+#[test]
+fn the_terminal_row_waits_for_a_lock_held_longer_than_the_short_wait() {
+    let project = project_with_worker(&worker_waiting_for_the_lock());
+    let child = spawn_fire(&project, &[]);
+    wait_for_file(&project.path("worker-started"));
+    let lock = hold_lock(&project);
+    project.write("lock-taken", "");
+    std::thread::sleep(Duration::from_secs(6));
+    std::fs::remove_dir_all(&lock).unwrap();
+    let run = Run::from(child.wait_with_output().unwrap());
+    assert_one_complete_fire(&project, &run);
+}
+
+/// A live owner that keeps the lock past `AIDLC_LOCK_STALE_MS` (7 s here, more than the short
+/// wait) is reaped, and the terminal row is written.
+#[test]
+fn the_terminal_row_reaps_a_lock_older_than_its_stale_age() {
+    let project = project_with_worker(&worker_waiting_for_the_lock());
+    let child = spawn_fire(&project, &[("AIDLC_LOCK_STALE_MS", "7000")]);
+    wait_for_file(&project.path("worker-started"));
+    let lock = hold_lock(&project);
+    project.write("lock-taken", "");
+    let run = Run::from(child.wait_with_output().unwrap());
+    assert_one_complete_fire(&project, &run);
+    assert!(
+        !lock.exists(),
+        "the fire reaped the lock and released its own"
+    );
+}
+
+#[test]
+fn a_bad_stale_age_is_refused_before_any_row() {
+    let project = project_with_worker(PASS);
+    let run = project.run_with_env(&FIRE_ARGS, &[("AIDLC_LOCK_STALE_MS", "10m")]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "AIDLC_LOCK_STALE_MS must be a whole number of milliseconds greater than zero, got \"10m\""
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(ledger_of(&project), ParsedLedger::default());
+}
+
+// --- Item 8: a lock folder left unstamped ---------------------------------------------------------
+
+/// A crash between `mkdir` and the stamp, long ago: reaped at once.
+#[test]
+fn an_old_unstamped_lock_folder_is_reaped() {
+    let project = project_with_worker(PASS);
+    let lock = aidlc::audit::lock::lock_path(&project.root);
+    std::fs::create_dir(&lock).unwrap();
+    std::fs::File::open(&lock)
+        .unwrap()
+        .set_modified(SystemTime::now() - Duration::from_secs(60))
+        .unwrap();
+    let run = fire(&project);
+    assert_one_complete_fire(&project, &run);
+    assert!(!lock.exists());
+}
+
+/// A crash between `mkdir` and the stamp just now (or a writer still between the two): the fire
+/// waits out the 5 s grace period, reaps the folder and writes its rows.
+#[test]
+fn a_fresh_unstamped_lock_folder_is_waited_out_and_reaped() {
+    let project = project_with_worker(PASS);
+    let lock = aidlc::audit::lock::lock_path(&project.root);
+    std::fs::create_dir(&lock).unwrap();
+    let started = Instant::now();
+    let run = fire(&project);
+    assert!(started.elapsed() < HANG);
+    assert_one_complete_fire(&project, &run);
+    assert!(!lock.exists());
+}
+
+// --- Item 9: kill -9 leftovers ------------------------------------------------------------------
+
+#[test]
+fn compile_sweeps_a_dead_writers_temporary_and_leaves_foreign_ones() {
+    let project = TestProject::minimal();
+    let ours = format!(".stage-graph.json.aidlc-{}-0123456789ab.tmp", dead_pid());
+    let foreign = [
+        ".stage-graph.json.x7Yz12.tmp",
+        "stage-graph.json.tmp",
+        "notes.tmp",
+    ];
+    for name in foreign.iter().chain([&ours.as_str()]) {
+        project.write(&format!(".claude/tools/data/{name}"), "half a graph");
+    }
+    let compiled = project.compile();
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    let names = names_in(&project.path(".claude/tools/data"));
+    assert!(!names.contains(&ours), "{names:?}");
+    for name in foreign
+        .iter()
+        .chain(&["stage-graph.json", "scope-grid.json"])
+    {
+        assert!(
+            names.iter().any(|present| present == name),
+            "{name}: {names:?}"
+        );
+    }
+    assert!(
+        names
+            .iter()
+            .all(|name| aidlc::fs_util::parse_temporary_name(name).is_none()),
+        "{names:?}"
+    );
+}
+
+#[test]
+fn a_failed_fire_sweeps_a_dead_writers_detail_temporary() {
+    let project = project_with_worker(FAIL);
+    let folder = format!("{RECORD}/.aidlc-engine/sensors/first-stage");
+    let ours = format!(".fake-0badf00d.md.aidlc-{}-0123456789ab.tmp", dead_pid());
+    project.write(&format!("{folder}/{ours}"), "half a detail file");
+    project.write(&format!("{folder}/fake-0badf00d.md.tmp"), "the reference's");
+    let verdict = verdict(&fire(&project));
+    let detail = Utf8Path::new(verdict["detail_path"].as_str().unwrap());
+    let mut expected = vec![
+        "fake-0badf00d.md.tmp".to_owned(),
+        detail.file_name().unwrap().to_owned(),
+    ];
+    expected.sort();
+    assert_eq!(names_in(&project.path(&folder)), expected);
+}
+
+// --- Item 10: writes outside the project --------------------------------------------------------
+
+/// `link` (relative to the record) is a symbolic link to an empty folder outside the project;
+/// a failing fire (which would write rows and a detail file) is refused before any row.
+#[cfg(unix)]
+fn assert_fire_refused_through_link(link: &str) {
+    let project = project_with_worker(FAIL);
+    let outside = TestProject::empty();
+    let link_path = project.path(&format!("{RECORD}/{link}"));
+    std::fs::create_dir_all(link_path.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&outside.root, &link_path).unwrap();
+
+    let run = fire(&project);
+    assert_eq!(run.status, 2, "{link}: {}", run.stderr);
+    assert!(run.stdout.is_empty(), "{link}: {}", run.stdout);
+    assert!(
+        run.stderr
+            .contains(&format!("Refusing to write into \"{link_path}"))
+            && run
+                .stderr
+                .contains(&format!("it resolves to \"{}", outside.root))
+            && run.stderr.contains(&format!(
+                "which escapes the project root \"{}\" after canonicalization.",
+                project.root
+            )),
+        "{link}: {}",
+        run.stderr
+    );
+    assert_eq!(names_in(&outside.root), Vec::<String>::new(), "{link}");
+    if link != "audit" {
+        assert_eq!(ledger_of(&project), ParsedLedger::default(), "{link}");
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_audit_folder_is_refused_before_any_row() {
+    assert_fire_refused_through_link("audit");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_engine_folder_is_refused_before_any_row() {
+    assert_fire_refused_through_link(".aidlc-engine");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symlinked_stage_detail_folder_is_refused_before_any_row() {
+    assert_fire_refused_through_link(".aidlc-engine/sensors/first-stage");
+}
