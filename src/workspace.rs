@@ -941,25 +941,27 @@ pub fn current_stage(state_text: &str) -> Option<String> {
         .filter(|stage| !stage.is_empty() && stage != "none")
 }
 
-/// The write hook's view of a record (§4.11 step 4): present only when this clone's audit shard
-/// exists under the record root and the record's state file is readable.
+/// The write hook's view of the active record (§4.11 steps 4 and 6): a workflow is active when
+/// the record's state file is readable and names a current stage. Whether this clone has
+/// written an audit row yet does not matter (failure-modes N6: a fresh clone or worktree has no
+/// shard of its own, and its first fire creates it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PresentWorkflow {
     pub record_root: Utf8PathBuf,
-    pub audit_shard: Utf8PathBuf,
     pub state_text: String,
+    pub stage_choice: ActiveStageChoice,
 }
 
-/// The workflow of the active record, when one is present (see [`PresentWorkflow`]). Never mints
-/// a clone id.
+/// The active workflow of the project, when there is one (see [`PresentWorkflow`]). Never mints
+/// a clone id and writes nothing.
 pub fn present_workflow(project_dir: &Utf8Path) -> Option<PresentWorkflow> {
     let record_root = record_root(project_dir);
-    let audit_shard = existing_audit_shard(project_dir, &record_root)?;
     let state_text = read_state_text(&record_root)?;
+    let stage_choice = active_stage_choice(&record_root, &state_text)?;
     Some(PresentWorkflow {
         record_root,
-        audit_shard,
         state_text,
+        stage_choice,
     })
 }
 
@@ -1964,16 +1966,19 @@ mod tests {
     }
 
     #[test]
-    fn a_workflow_is_present_only_with_this_clones_shard_and_a_state_file() {
+    fn a_workflow_is_present_with_a_readable_state_and_a_current_stage_shard_or_not() {
         let (_dir, project) = temp_project();
         let record = make_record(&project, "default", "260904-x");
-        assert_eq!(present_workflow(&project), None);
-        assert_eq!(existing_clone_id(&project), None, "the check must not mint");
-        let shard = audit_shard_path(&project).unwrap();
-        write(&shard, "# AI-DLC Audit Log\n");
-        let present = present_workflow(&project).unwrap();
+        write(&state_file_path(&record), "- **Current Stage**: none\n");
+        assert_eq!(present_workflow(&project), None, "no current stage");
+        write(
+            &state_file_path(&record),
+            "- **Current Stage**: code-generation\n",
+        );
+        let present = present_workflow(&project).expect("no shard of this clone is needed");
         assert_eq!(present.record_root, record);
-        assert_eq!(present.audit_shard, shard);
+        assert_eq!(present.stage_choice.current_stage, "code-generation");
+        assert_eq!(existing_clone_id(&project), None, "the check must not mint");
         std::fs::remove_file(record.join(STATE_FILE_NAME)).unwrap();
         assert_eq!(present_workflow(&project), None);
     }

@@ -100,6 +100,10 @@ pub struct GateCheckArgs {
     /// Also fail (exit 1) on findings of advisory sensors.
     #[arg(long)]
     pub strict: bool,
+    /// Exit 0 when nothing was checked (sensors off, no deliverable, no selected binding, or
+    /// every fire unevaluated), instead of 2. For the rare pipeline that means to check nothing.
+    #[arg(long)]
+    pub allow_empty: bool,
     /// No progress line, even on a terminal.
     #[arg(long, short)]
     pub quiet: bool,

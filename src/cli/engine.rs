@@ -13,7 +13,7 @@ use crate::cli::printer::Printer;
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::registry::{LiveRegistry, load_live_registry};
-use crate::dispatch::stage_graph::{GraphNode, load_graph};
+use crate::dispatch::stage_graph::{StageGraph, load_graph};
 use crate::dispatch::{hook, workers};
 use crate::syntax::manifest::FireOn;
 
@@ -53,8 +53,8 @@ pub(super) fn usable_registry(layout: &Layout, printer: &Printer) -> Option<Live
     None
 }
 
-/// The compiled graph, or `None` with why it cannot be read printed.
-pub(super) fn usable_graph(layout: &Layout, printer: &Printer) -> Option<Vec<GraphNode>> {
+/// The compiled graph, strictly read, or `None` with why it cannot be used printed.
+pub(super) fn usable_graph(layout: &Layout, printer: &Printer) -> Option<StageGraph> {
     load_graph(&layout.stage_graph_path)
         .map_err(|error| error_line(printer, &error.to_string(), None))
         .ok()

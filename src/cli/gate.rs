@@ -15,7 +15,7 @@ use crate::discover::Layout;
 use crate::dispatch::stage_graph::GraphNode;
 use crate::gate::dispatch::{FireOnFilter, GatePlan, plan_gate_fires, run_gate_fires};
 use crate::gate::render;
-use crate::gate::report::{GateReport, GateSkip, SkipReason};
+use crate::gate::report::{GateReport, GateSkip, SensorsOff, SkipReason};
 use crate::workspace;
 
 pub fn run(args: &GateArgs) -> ExitStatus {
@@ -25,7 +25,8 @@ pub fn run(args: &GateArgs) -> ExitStatus {
 }
 
 fn check(args: &GateCheckArgs) -> ExitStatus {
-    let printer = Printer::new(Format::Human, args.quiet);
+    // `--quiet` silences the progress line only: an error is never quiet.
+    let printer = Printer::new(Format::Human, false);
     let started = Instant::now();
     let layout = match resolve_layout(&args.project, &printer) {
         Ok(layout) => layout,
@@ -34,9 +35,10 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     let Some(registry) = usable_registry(&layout, &printer) else {
         return ExitStatus::Error;
     };
-    let Some(nodes) = usable_graph(&layout, &printer) else {
+    let Some(graph) = usable_graph(&layout, &printer) else {
         return ExitStatus::Error;
     };
+    let nodes = graph.nodes;
     let records = match intent_records(&layout, args) {
         Ok(records) => records,
         Err(message) => {
@@ -50,8 +52,9 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    let plan = match plan_all(&layout, &nodes, &records, args) {
-        Ok(plan) => plan,
+    let fire_on = fire_on_filter(args);
+    let (plan, sensors_off) = match plan_all(&layout, &nodes, &records, args) {
+        Ok(planned) => planned,
         Err(message) => {
             error_line(&printer, &message, None);
             return ExitStatus::Error;
@@ -82,12 +85,40 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         fires,
         skips: plan.skips,
         dead_bindings: plan.dead_bindings,
+        unfired_bindings: plan.unfired_bindings,
+        fire_on,
+        bindings_selected: plan.bindings_selected,
+        bindings_not_selected: plan.bindings_not_selected,
+        sensors_off,
         duration: started.elapsed(),
         shard: args.shard,
         recorded: !args.no_record,
     };
     print_report(&report, args, &printer);
-    exit_status(&report, args.strict)
+    let status = exit_status(&report, args.strict, args.allow_empty);
+    if let Some(nothing) = report.nothing_checked() {
+        if status == ExitStatus::Error {
+            error_line(
+                &printer,
+                &format!("nothing was checked: {}", nothing.reason()),
+                Some(&nothing.help()),
+            );
+        } else if status == ExitStatus::Success && !args.quiet {
+            printer.status(&format!(
+                "note: nothing was checked ({}); --allow-empty makes that exit 0",
+                nothing.reason()
+            ));
+        }
+    }
+    status
+}
+
+fn fire_on_filter(args: &GateCheckArgs) -> FireOnFilter {
+    match args.fire_on {
+        FireOnArg::Gate => FireOnFilter::Gate,
+        FireOnArg::Write => FireOnFilter::Write,
+        FireOnArg::All => FireOnFilter::All,
+    }
 }
 
 /// The intent records to check: `--all-intents`, `--intent NAME`, or the active intent.
@@ -112,22 +143,26 @@ fn intent_records(layout: &Layout, args: &GateCheckArgs) -> Result<Vec<Utf8PathB
     }
 }
 
+/// The combined plan of every record, and which sensors switch (if any) turned some off. A
+/// record with sensors off has its fires turned into `sensors off` skips, and none of its
+/// bindings counts as unfired: it was switched off, not forgotten.
 fn plan_all(
     layout: &Layout,
     nodes: &[GraphNode],
     records: &[Utf8PathBuf],
     args: &GateCheckArgs,
-) -> Result<GatePlan, String> {
-    let fire_on = match args.fire_on {
-        FireOnArg::Gate => FireOnFilter::Gate,
-        FireOnArg::Write => FireOnFilter::Write,
-        FireOnArg::All => FireOnFilter::All,
-    };
+) -> Result<(GatePlan, Option<SensorsOff>), String> {
+    let fire_on = fire_on_filter(args);
     let mut combined = GatePlan::default();
+    let mut off_in_state: Vec<String> = Vec::new();
     for record in records {
         let mut plan = plan_gate_fires(layout, nodes, record, &args.stages, fire_on, args.shard)
             .map_err(|error| error.to_string())?;
         if sensors_off(record) {
+            if !workspace::sensors_off_by_environment() {
+                off_in_state.push(record.file_name().unwrap_or_default().to_owned());
+            }
+            plan.unfired_bindings.clear();
             plan.skips.extend(plan.fires.drain(..).map(|fire| {
                 GateSkip {
                     stage: fire.stage,
@@ -144,8 +179,11 @@ fn plan_all(
         combined.fires.extend(plan.fires);
         combined.skips.extend(plan.skips);
         combined.dead_bindings.extend(plan.dead_bindings);
+        combined.unfired_bindings.extend(plan.unfired_bindings);
         combined.stages_checked += plan.stages_checked;
         combined.deliverables_found += plan.deliverables_found;
+        combined.bindings_selected += plan.bindings_selected;
+        combined.bindings_not_selected += plan.bindings_not_selected;
     }
     let unknown: Vec<&String> = args
         .stages
@@ -157,7 +195,14 @@ fn plan_all(
             stage, nodes,
         ));
     }
-    Ok(combined)
+    let sensors_off = if workspace::sensors_off_by_environment() {
+        Some(SensorsOff::Environment)
+    } else {
+        (!off_in_state.is_empty()).then_some(SensorsOff::State {
+            intents: off_in_state,
+        })
+    };
+    Ok((combined, sensors_off))
 }
 
 /// The Sensors ceremony, for one record.
@@ -205,14 +250,17 @@ fn append_step_summary(markdown: &str, printer: &Printer) {
     }
 }
 
-/// D9: 1 for blocking findings (any findings with `--strict`), else 3 when a blocking sensor
-/// could not be evaluated, else 0.
-fn exit_status(report: &GateReport, strict: bool) -> ExitStatus {
+/// D9, in this order: 1 for blocking findings (any findings with `--strict`); 3 when a
+/// blocking sensor could not be evaluated or never fired; 2 when nothing was checked at all
+/// (no fire passed or failed), unless `--allow-empty`; else 0.
+fn exit_status(report: &GateReport, strict: bool, allow_empty: bool) -> ExitStatus {
     let counts = report.counts();
     if counts.blocking_failed > 0 || (strict && counts.failed > 0) {
         ExitStatus::Failure
     } else if counts.blocking_not_evaluated > 0 {
         ExitStatus::NotEvaluated
+    } else if report.nothing_checked().is_some() && !allow_empty {
+        ExitStatus::Error
     } else {
         ExitStatus::Success
     }

@@ -62,10 +62,10 @@ fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer
     let Some(registry) = usable_registry(&layout, printer) else {
         return ExitStatus::Error;
     };
-    let Some(nodes) = usable_graph(&layout, printer) else {
+    let Some(graph) = usable_graph(&layout, printer) else {
         return ExitStatus::Error;
     };
-    match run_gate_step(&layout, &registry, &nodes, request) {
+    match run_gate_step(&layout, &registry, &graph.nodes, request) {
         Ok(reply) => {
             printer.status(&summary_line(&request.stage, &reply.summary));
             printer.out(&reply.json().to_string());
@@ -107,6 +107,14 @@ fn summary_line(slug: &str, summary: &DispatchSummary) -> String {
             "; {} advisory fire{} evaluated nothing",
             summary.advisory_not_evaluated,
             plural(summary.advisory_not_evaluated)
+        );
+    }
+    if summary.not_regular_files > 0 {
+        let _ = write!(
+            line,
+            "; {} path{} named like an output skipped: not a regular file",
+            summary.not_regular_files,
+            plural(summary.not_regular_files)
         );
     }
     if summary.skipped_fires > 0 {

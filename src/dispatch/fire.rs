@@ -128,9 +128,9 @@ pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFi
         });
     }
     known_sensor(&registry, &request.sensor_id)?;
-    let nodes = load_graph(&layout.stage_graph_path)
+    let graph = load_graph(&layout.stage_graph_path)
         .map_err(|error| FireRefusal::new(error.to_string()))?;
-    prepare_fire_with(layout, request, &registry, &nodes)
+    prepare_fire_with(layout, request, &registry, &graph.nodes)
 }
 
 fn known_sensor<'r>(
@@ -347,7 +347,7 @@ fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode
         .flatten();
     node.consumes
         .iter()
-        .filter_map(|consume| consume.artifact.clone())
+        .map(|consume| consume.artifact.clone())
         .filter(|artifact| !artifact.is_empty())
         .filter_map(|artifact| {
             let producer = producers_of(nodes, &artifact).into_iter().next();

@@ -2,8 +2,14 @@
 //! Code and friends), upstream §4.11.
 //!
 //! Invariants:
-//! - the hook never fails the agent's write: every path ends in exit 0, and every fire that
-//!   could not run is recorded as a drop line, never silently lost;
+//! - the hook never fails the agent's write: every path ends in exit 0;
+//! - a workflow is active when the active record's state is readable and names a current
+//!   stage; this clone's audit shard need not exist yet (failure-modes N6), the first fire
+//!   creates it;
+//! - inside an active workflow, a write that may match a sensor and is not fired is recorded
+//!   as a drop line with its reason, never silently lost: a fire that could not run, a glob
+//!   that does not compile, a graph that cannot be used, a current stage the graph does not
+//!   know;
 //! - a write that matches no sensor costs a few file reads, not a registry or worker start;
 //! - only write-fired entries of the active stage's compiled `sensors_applicable` whose glob
 //!   matches fire; an entry without a glob never fires (D5, D6).
@@ -17,7 +23,7 @@ use crate::audit::ledger;
 use crate::discover::Layout;
 use crate::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::glob::SensorGlob;
-use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
+use crate::dispatch::stage_graph::{FireOn, GraphSensorEntry, load_graph};
 use crate::workspace;
 
 /// The most the hook waits for its payload: an agent that never closes stdin must not hang
@@ -77,7 +83,7 @@ pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireConte
     };
     let Some(workflow) = workspace::present_workflow(&layout.project_dir) else {
         return HookOutcome::stop(
-            "no active workflow (no audit shard or no readable aidlc-state.md)",
+            "no active workflow (no readable aidlc-state.md with a current stage)",
         );
     };
     if is_sensor_output(&workflow.record_root, &written) {
@@ -89,51 +95,76 @@ pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireConte
         return HookOutcome::stop("sensors are switched off for this workflow");
     }
     let health_dir = workspace::hooks_health_dir(&workflow.record_root);
-    let first_run = write_heartbeat(&health_dir, (context.now)());
-    let Some(choice) = workspace::active_stage_choice(&workflow.record_root, &workflow.state_text)
-    else {
-        return HookOutcome {
-            first_run,
-            ..HookOutcome::stop("no active stage")
-        };
+    let mut outcome = HookOutcome {
+        first_run: write_heartbeat(&health_dir, (context.now)()),
+        ..HookOutcome::default()
     };
-    let Ok(nodes) = load_graph(&layout.stage_graph_path) else {
-        return HookOutcome {
-            first_run,
-            ..HookOutcome::stop("the stage graph cannot be read")
-        };
+    let shown = ledger::relative_path_field(&layout.project_dir, written.as_str());
+    // Without a usable graph nobody can tell which sensors this write matches: say so in the
+    // drop log rather than lose it.
+    let nodes = match load_graph(&layout.stage_graph_path) {
+        Ok(graph) => graph.nodes,
+        Err(error) => {
+            outcome.drop_write(
+                &health_dir,
+                context,
+                format!("stage-graph: {error}; the write to {shown} was not checked"),
+            );
+            outcome.stopped = Some("the stage graph cannot be used".to_owned());
+            return outcome;
+        }
     };
+    let choice = &workflow.stage_choice;
     let stage = if nodes.iter().any(|n| n.slug == choice.preferred_stage()) {
         choice.preferred_stage().to_owned()
     } else {
         choice.current_stage.clone()
     };
     let Some(node) = nodes.iter().find(|n| n.slug == stage) else {
-        return HookOutcome {
-            first_run,
-            ..HookOutcome::stop(format!("stage {stage} is not in the graph"))
-        };
-    };
-    let mut outcome = HookOutcome {
-        first_run,
-        ..HookOutcome::default()
+        outcome.drop_write(
+            &health_dir,
+            context,
+            format!(
+                "stage-graph: the current stage \"{stage}\" is not in the stage graph; the write to {shown} was not checked"
+            ),
+        );
+        outcome.stopped = Some(format!("stage {stage} is not in the graph"));
+        return outcome;
     };
     for entry in &node.sensors_applicable {
-        if !fires_on_write(layout, entry, &written) {
-            continue;
+        match write_match(layout, entry, &written) {
+            WriteMatch::No => {}
+            WriteMatch::InvalidGlob(reason) => outcome.drop_write(
+                &health_dir,
+                context,
+                format!(
+                    "{}: {reason}; the write to {shown} was not checked",
+                    entry.id
+                ),
+            ),
+            WriteMatch::Yes => {
+                outcome.fired.push(entry.id.clone());
+                fire_one(
+                    layout,
+                    &stage,
+                    entry,
+                    &written,
+                    context,
+                    &health_dir,
+                    &mut outcome,
+                );
+            }
         }
-        outcome.fired.push(entry.id.clone());
-        fire_one(
-            layout,
-            &stage,
-            entry,
-            &written,
-            context,
-            &health_dir,
-            &mut outcome,
-        );
     }
     outcome
+}
+
+impl HookOutcome {
+    /// Record `message` in the drop log and in the outcome.
+    fn drop_write(&mut self, health_dir: &Utf8Path, context: &FireContext, message: String) {
+        record_drop(health_dir, (context.now)(), &message);
+        self.drops.push(message);
+    }
 }
 
 /// The recursion guard: the dispatcher's own detail files (current and legacy folders).
@@ -150,15 +181,28 @@ fn is_sensor_output(record_root: &Utf8Path, written: &Utf8Path) -> bool {
     }) || normal.contains("aidlc-docs/.aidlc-sensors/")
 }
 
+/// Whether a write fires one binding.
+enum WriteMatch {
+    /// Gate-fired, no glob, or a glob that does not match.
+    No,
+    Yes,
+    /// A write-fired binding whose glob does not compile: it cannot say, so the write is a drop.
+    InvalidGlob(String),
+}
+
 /// Write-fired, with a glob, and the glob matches.
-fn fires_on_write(layout: &Layout, entry: &GraphSensorEntry, written: &Utf8Path) -> bool {
-    if entry.fire_on == "gate" {
-        return false;
+fn write_match(layout: &Layout, entry: &GraphSensorEntry, written: &Utf8Path) -> WriteMatch {
+    if entry.fire_on != FireOn::Write {
+        return WriteMatch::No;
     }
     let Some(pattern) = entry.matches.as_deref().filter(|p| !p.is_empty()) else {
-        return false;
+        return WriteMatch::No;
     };
-    SensorGlob::new(pattern).is_ok_and(|glob| glob.matches(&layout.project_dir, written))
+    match SensorGlob::new(pattern) {
+        Ok(glob) if glob.matches(&layout.project_dir, written) => WriteMatch::Yes,
+        Ok(_) => WriteMatch::No,
+        Err(error) => WriteMatch::InvalidGlob(error.to_string()),
+    }
 }
 
 fn fire_one(
@@ -180,9 +224,11 @@ fn fire_one(
     match result {
         Ok(report) => outcome.verdict_lines.push(report.verdict_line),
         Err(refusal) => {
-            let message = format!("{}: {}", entry.id, refusal.message);
-            record_drop(health_dir, (context.now)(), &message);
-            outcome.drops.push(message);
+            outcome.drop_write(
+                health_dir,
+                context,
+                format!("{}: {}", entry.id, refusal.message),
+            );
         }
     }
 }

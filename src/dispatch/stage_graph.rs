@@ -1,48 +1,124 @@
-//! Reading the compiled `stage-graph.json` at fire time: only the fields the dispatcher and
-//! the write hook use. Selection (`fire_on`, severity, `matches`) comes from here (D6).
+//! Reading the compiled `stage-graph.json` at fire time: only the fields the dispatcher, the
+//! write hook and gate dispatch use, each parsed strictly into a typed value (D4, D13).
+//! Selection (`fire_on`, severity, `matches`) comes from here (D6).
+//!
+//! Invariants:
+//! - nothing read here is defaulted: an unknown enum value (`fire_on`, `default_severity`,
+//!   `phase`, `for_each`), a value of the wrong type, a missing key, a key written twice, a slug
+//!   two nodes share, or a file that is not an array of objects refuses the whole graph with
+//!   one [`GraphRefusal`] ("recompile: the graph is not one this version wrote"), never a quiet
+//!   advisory or "nothing to do";
+//! - the binding shape is decided once per graph ([`GraphShape`]), never per entry: a graph in
+//!   which no binding carries `fire_on` or `default_severity` is a reference 2.5/2.6 graph, read
+//!   as the reference reads it (every binding write-fired and advisory); once any binding carries
+//!   either key, every binding must carry both.
+
+use std::fmt;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::Deserialize;
+use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
+pub use crate::syntax::manifest::{DefaultSeverity as Severity, FireOn};
 use crate::workspace;
 
+/// The loaded graph: its nodes in file order, and the binding shape they were read with.
+#[derive(Debug, Clone)]
+pub struct StageGraph {
+    pub shape: GraphShape,
+    pub nodes: Vec<GraphNode>,
+}
+
+/// Which `sensors_applicable` entry shape a graph has (D13).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GraphShape {
+    /// The reference 2.5/2.6 shape `{id, path, matches?}`: no binding says when it fires or how
+    /// severe it is, and the reference reads every one as write-fired and advisory.
+    PreGate,
+    /// The [gate] shape `{id, path, fire_on, default_severity, category?, matches?}`, which this
+    /// compile writes: every binding carries both keys.
+    Gate,
+}
+
 /// One node of the compiled graph, as far as dispatch needs it.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphNode {
     pub slug: String,
-    #[serde(default)]
-    pub phase: String,
-    #[serde(default)]
-    pub for_each: Option<String>,
-    #[serde(default)]
+    pub phase: Phase,
+    pub for_each: Option<ForEach>,
     pub produces: Vec<String>,
-    #[serde(default)]
     pub optional_produces: Vec<String>,
-    #[serde(default)]
     pub consumes: Vec<GraphConsume>,
-    #[serde(default)]
     pub sensors_applicable: Vec<GraphSensorEntry>,
 }
 
-#[derive(Debug, Clone, Deserialize)]
-pub struct GraphConsume {
-    #[serde(default)]
-    pub artifact: Option<String>,
+impl GraphNode {
+    /// Whether the stage runs once per unit of work (`for_each: unit-of-work`).
+    pub fn is_per_unit(&self) -> bool {
+        self.for_each == Some(ForEach::UnitOfWork)
+    }
 }
 
-/// One `sensors_applicable` entry: `{id, path, fire_on, default_severity, category?, matches?}`.
-#[derive(Debug, Clone, Deserialize)]
+/// A stage's phase, which is also the folder of its outputs under the intent record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Initialization,
+    Ideation,
+    Inception,
+    Construction,
+    Operation,
+}
+
+impl Phase {
+    const ALL: [Phase; 5] = [
+        Phase::Initialization,
+        Phase::Ideation,
+        Phase::Inception,
+        Phase::Construction,
+        Phase::Operation,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Initialization => "initialization",
+            Phase::Ideation => "ideation",
+            Phase::Inception => "inception",
+            Phase::Construction => "construction",
+            Phase::Operation => "operation",
+        }
+    }
+
+    fn from_graph(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|phase| phase.as_str() == value)
+    }
+}
+
+/// What a stage repeats over. The framework knows one value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ForEach {
+    UnitOfWork,
+}
+
+impl ForEach {
+    fn from_graph(value: &str) -> Option<Self> {
+        (value == "unit-of-work").then_some(ForEach::UnitOfWork)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphConsume {
+    pub artifact: String,
+}
+
+/// One `sensors_applicable` entry, with the shape's selection values filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphSensorEntry {
     pub id: String,
-    #[serde(default)]
+    /// The manifest's path as the compile recorded it (project-relative).
     pub path: String,
-    #[serde(default)]
-    pub fire_on: String,
-    #[serde(default)]
-    pub default_severity: String,
-    #[serde(default)]
+    pub fire_on: FireOn,
+    pub default_severity: Severity,
     pub category: Option<String>,
-    #[serde(default)]
     pub matches: Option<String>,
 }
 
@@ -56,18 +132,70 @@ pub enum GraphLoadError {
     },
     #[error("the stage graph {path} is malformed ({reason}); run `aidlc compile` to rebuild it")]
     Malformed { path: String, reason: String },
+    #[error("{refusal} (in {path}); run `aidlc compile` to rebuild it")]
+    NotOurs { path: String, refusal: GraphRefusal },
 }
 
-/// Every node of the graph at `path`.
-pub fn load_graph(path: &Utf8Path) -> Result<Vec<GraphNode>, GraphLoadError> {
+/// A value in the graph that this version would never have written: where, which key, and
+/// what was found. The one message format for every such refusal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GraphRefusal {
+    /// `stage "<slug>"`, `node <n>` (1-based, for a node without a usable slug) or `the graph`.
+    pub place: String,
+    /// The key as a path inside the node, e.g. `sensors_applicable[2].fire_on`.
+    pub key: String,
+    /// The value found (as JSON, shortened), `missing`, or what is wrong with it.
+    pub value: String,
+}
+
+impl fmt::Display for GraphRefusal {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            formatter,
+            "recompile: the graph is not one this version wrote: {}, key {}, value {}",
+            self.place, self.key, self.value
+        )
+    }
+}
+
+/// Every node of the graph at `path`, strictly parsed (see the module invariants).
+pub fn load_graph(path: &Utf8Path) -> Result<StageGraph, GraphLoadError> {
     let text = std::fs::read_to_string(path).map_err(|source| GraphLoadError::Unreadable {
         path: path.to_string(),
         source,
     })?;
-    serde_json::from_str(&text).map_err(|error| GraphLoadError::Malformed {
-        path: path.to_string(),
-        reason: error.to_string(),
+    parse_graph(&text).map_err(|error| match error {
+        GraphTextError::Json(reason) => GraphLoadError::Malformed {
+            path: path.to_string(),
+            reason,
+        },
+        GraphTextError::Refused(refusal) => GraphLoadError::NotOurs {
+            path: path.to_string(),
+            refusal,
+        },
     })
+}
+
+/// Why a graph text was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GraphTextError {
+    /// Not JSON at all.
+    Json(String),
+    /// JSON, but not a graph this version wrote.
+    Refused(GraphRefusal),
+}
+
+/// The graph in `text`, strictly parsed.
+pub fn parse_graph(text: &str) -> Result<StageGraph, GraphTextError> {
+    let raw: RawJson =
+        serde_json::from_str(text).map_err(|error| GraphTextError::Json(error.to_string()))?;
+    read_graph(&raw).map_err(GraphTextError::Refused)
+}
+
+/// One node from its JSON, read as a one-node graph (for tests and tools that build nodes).
+pub fn node_from_json(value: &serde_json::Value) -> Result<GraphNode, GraphTextError> {
+    let mut graph = parse_graph(&serde_json::Value::Array(vec![value.clone()]).to_string())?;
+    Ok(graph.nodes.remove(0))
 }
 
 /// The file name an artifact is written as: `<name>.md`, except `traceability.json`.
@@ -92,7 +220,7 @@ pub fn produce_dirs(
         let space = workspace::active_space(project_dir);
         return subfolders(&workspace::space_dir(project_dir, &space).join("codekb"));
     }
-    if node.for_each.as_deref() == Some("unit-of-work") {
+    if node.is_per_unit() {
         let stage_level = record.join("construction").join(&node.slug);
         if stage_level.is_dir() {
             return vec![stage_level];
@@ -111,7 +239,7 @@ pub fn produce_dirs(
         }
         return dirs;
     }
-    let dir = record.join(&node.phase).join(&node.slug);
+    let dir = record.join(node.phase.as_str()).join(&node.slug);
     if dir.is_dir() { vec![dir] } else { Vec::new() }
 }
 
@@ -148,4 +276,617 @@ pub fn producers_of<'a>(nodes: &'a [GraphNode], artifact: &str) -> Vec<&'a Graph
                 || node.optional_produces.iter().any(|p| p == artifact)
         })
         .collect()
+}
+
+// --- Strict reading ------------------------------------------------------------------------------
+
+/// The longest value a refusal quotes; a longer one is cut with an ellipsis.
+const MAX_SHOWN_VALUE_CHARS: usize = 80;
+
+/// A JSON value as written: objects keep every key in file order, duplicates included, so that
+/// a key written twice is refused instead of silently keeping the last one.
+#[derive(Debug, Clone)]
+enum RawJson {
+    Null,
+    Bool(bool),
+    Number(String),
+    String(String),
+    Array(Vec<RawJson>),
+    Object(Vec<(String, RawJson)>),
+}
+
+impl RawJson {
+    /// The value as a refusal shows it: scalars as JSON (long strings cut), containers by kind.
+    fn shown(&self) -> String {
+        match self {
+            RawJson::Null => "null".to_owned(),
+            RawJson::Bool(value) => value.to_string(),
+            RawJson::Number(number) => number.clone(),
+            RawJson::String(text) => {
+                let quoted = serde_json::Value::from(text.as_str()).to_string();
+                if quoted.chars().count() <= MAX_SHOWN_VALUE_CHARS {
+                    quoted
+                } else {
+                    let cut: String = quoted.chars().take(MAX_SHOWN_VALUE_CHARS).collect();
+                    format!("{cut}…")
+                }
+            }
+            RawJson::Array(_) => "an array".to_owned(),
+            RawJson::Object(_) => "an object".to_owned(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(RawJsonVisitor)
+    }
+}
+
+struct RawJsonVisitor;
+
+impl<'de> Visitor<'de> for RawJsonVisitor {
+    type Value = RawJson;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<RawJson, E> {
+        Ok(RawJson::Null)
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<RawJson, E> {
+        Ok(RawJson::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<RawJson, E> {
+        Ok(RawJson::Number(value.to_string()))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<RawJson, E> {
+        Ok(RawJson::Number(value.to_string()))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<RawJson, E> {
+        Ok(RawJson::Number(value.to_string()))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<RawJson, E> {
+        Ok(RawJson::String(value.to_owned()))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<RawJson, E> {
+        Ok(RawJson::String(value))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawJson, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(RawJson::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
+        let mut fields = Vec::new();
+        while let Some((key, value)) = map.next_entry::<String, RawJson>()? {
+            fields.push((key, value));
+        }
+        Ok(RawJson::Object(fields))
+    }
+}
+
+/// The fields of one object of the graph, with where it is for refusals.
+struct ObjectReader<'a> {
+    place: &'a str,
+    /// Prepended to every key it names: `""` for a node, `sensors_applicable[2].` for an entry.
+    key_prefix: String,
+    entries: &'a [(String, RawJson)],
+}
+
+impl<'a> ObjectReader<'a> {
+    fn refusal(&self, key: &str, value: impl Into<String>) -> GraphRefusal {
+        GraphRefusal {
+            place: self.place.to_owned(),
+            key: format!("{}{key}", self.key_prefix),
+            value: value.into(),
+        }
+    }
+
+    /// Every key of the object at most once (`serde_json` would silently keep the last).
+    fn check_no_duplicate_key(&self) -> Result<(), GraphRefusal> {
+        let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_str()).collect();
+        keys.sort_unstable();
+        match keys.windows(2).find(|pair| pair[0] == pair[1]) {
+            Some(pair) => Err(self.refusal(pair[0], "written twice in the same object")),
+            None => Ok(()),
+        }
+    }
+
+    fn get(&self, key: &str) -> Option<&'a RawJson> {
+        self.entries
+            .iter()
+            .find(|(known, _)| known == key)
+            .map(|(_, value)| value)
+    }
+
+    fn has(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    fn required(&self, key: &str, expected: &str) -> Result<&'a RawJson, GraphRefusal> {
+        self.get(key)
+            .ok_or_else(|| self.refusal(key, format!("missing (expected {expected})")))
+    }
+
+    fn string(&self, key: &str) -> Result<&'a str, GraphRefusal> {
+        match self.required(key, "a string")? {
+            RawJson::String(text) => Ok(text),
+            other => Err(self.refusal(key, format!("{} (expected a string)", other.shown()))),
+        }
+    }
+
+    fn non_empty_string(&self, key: &str) -> Result<&'a str, GraphRefusal> {
+        let text = self.string(key)?;
+        if text.is_empty() {
+            return Err(self.refusal(key, "\"\" (expected a non-empty string)"));
+        }
+        Ok(text)
+    }
+
+    /// Absent is `None`; present must be a string (the compile leaves the key out, never null).
+    fn optional_string(&self, key: &str) -> Result<Option<&'a str>, GraphRefusal> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(RawJson::String(text)) => Ok(Some(text)),
+            Some(other) => Err(self.refusal(key, format!("{} (expected a string)", other.shown()))),
+        }
+    }
+
+    /// One of `allowed` (as written in the graph), parsed by `parse`.
+    fn enum_value<T>(
+        &self,
+        key: &str,
+        allowed: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<T, GraphRefusal> {
+        let expected = format!("one of {allowed}");
+        let value = self.required(key, &expected)?;
+        if let RawJson::String(text) = value
+            && let Some(parsed) = parse(text)
+        {
+            return Ok(parsed);
+        }
+        Err(self.refusal(key, format!("{} (expected {expected})", value.shown())))
+    }
+
+    fn optional_enum<T>(
+        &self,
+        key: &str,
+        allowed: &str,
+        parse: impl Fn(&str) -> Option<T>,
+    ) -> Result<Option<T>, GraphRefusal> {
+        if self.has(key) {
+            self.enum_value(key, allowed, parse).map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    fn string_list(&self, key: &str, required: bool) -> Result<Vec<String>, GraphRefusal> {
+        let value = if required {
+            self.required(key, "an array of strings")?
+        } else {
+            match self.get(key) {
+                Some(value) => value,
+                None => return Ok(Vec::new()),
+            }
+        };
+        let RawJson::Array(items) = value else {
+            return Err(self.refusal(
+                key,
+                format!("{} (expected an array of strings)", value.shown()),
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| match item {
+                RawJson::String(text) => Ok(text.clone()),
+                other => Err(self.refusal(
+                    &format!("{key}[{index}]"),
+                    format!("{} (expected a string)", other.shown()),
+                )),
+            })
+            .collect()
+    }
+
+    /// A required array of objects, each as its own [`ObjectReader`] with its key path.
+    fn objects(&self, key: &str) -> Result<Vec<ObjectReader<'a>>, GraphRefusal> {
+        let value = self.required(key, "an array of objects")?;
+        let RawJson::Array(items) = value else {
+            return Err(self.refusal(
+                key,
+                format!("{} (expected an array of objects)", value.shown()),
+            ));
+        };
+        items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| match item {
+                RawJson::Object(entries) => {
+                    let entry = ObjectReader {
+                        place: self.place,
+                        key_prefix: format!("{}{key}[{index}].", self.key_prefix),
+                        entries,
+                    };
+                    entry.check_no_duplicate_key()?;
+                    Ok(entry)
+                }
+                other => Err(self.refusal(
+                    &format!("{key}[{index}]"),
+                    format!("{} (expected an object)", other.shown()),
+                )),
+            })
+            .collect()
+    }
+}
+
+fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
+    let RawJson::Array(items) = raw else {
+        return Err(GraphRefusal {
+            place: "the graph".to_owned(),
+            key: "(top level)".to_owned(),
+            value: format!("{} (expected an array of stage nodes)", raw.shown()),
+        });
+    };
+    let mut objects: Vec<(String, &[(String, RawJson)])> = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let RawJson::Object(fields) = item else {
+            return Err(GraphRefusal {
+                place: format!("node {}", index + 1),
+                key: "(node)".to_owned(),
+                value: format!("{} (expected an object)", item.shown()),
+            });
+        };
+        objects.push((node_place(index, fields), fields));
+    }
+    let shape = graph_shape(&objects);
+    let mut nodes: Vec<GraphNode> = Vec::with_capacity(objects.len());
+    for (place, fields) in &objects {
+        let fields = ObjectReader {
+            place,
+            key_prefix: String::new(),
+            entries: fields,
+        };
+        let node = read_node(&fields, shape)?;
+        if let Some(first) = nodes.iter().position(|known| known.slug == node.slug) {
+            return Err(fields.refusal(
+                "slug",
+                format!(
+                    "\"{}\" (node {} has the same slug; slugs are unique)",
+                    node.slug,
+                    first + 1
+                ),
+            ));
+        }
+        nodes.push(node);
+    }
+    Ok(StageGraph { shape, nodes })
+}
+
+/// `stage "<slug>"` when the node has a string slug, else `node <n>`.
+fn node_place(index: usize, fields: &[(String, RawJson)]) -> String {
+    match fields.iter().find(|(key, _)| key == "slug") {
+        Some((_, RawJson::String(slug))) if !slug.is_empty() => format!("stage \"{slug}\""),
+        _ => format!("node {}", index + 1),
+    }
+}
+
+/// [`GraphShape::Gate`] as soon as any binding anywhere carries `fire_on` or
+/// `default_severity`; entries that are not objects are left for [`read_node`] to refuse.
+fn graph_shape(objects: &[(String, &[(String, RawJson)])]) -> GraphShape {
+    let carries_selection = |entry: &RawJson| {
+        matches!(entry, RawJson::Object(fields)
+            if fields.iter().any(|(key, _)| key == "fire_on" || key == "default_severity"))
+    };
+    let any = objects.iter().any(|(_, fields)| {
+        fields.iter().any(|(key, value)| {
+            key == "sensors_applicable"
+                && matches!(value, RawJson::Array(entries) if entries.iter().any(carries_selection))
+        })
+    });
+    if any {
+        GraphShape::Gate
+    } else {
+        GraphShape::PreGate
+    }
+}
+
+fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, GraphRefusal> {
+    fields.check_no_duplicate_key()?;
+    let slug = fields.non_empty_string("slug")?.to_owned();
+    let phase = fields.enum_value(
+        "phase",
+        "initialization | ideation | inception | construction | operation",
+        Phase::from_graph,
+    )?;
+    let for_each = fields.optional_enum("for_each", "unit-of-work", ForEach::from_graph)?;
+    let produces = fields.string_list("produces", true)?;
+    let optional_produces = fields.string_list("optional_produces", false)?;
+    let consumes = fields
+        .objects("consumes")?
+        .iter()
+        .map(|consume| {
+            Ok(GraphConsume {
+                artifact: consume.string("artifact")?.to_owned(),
+            })
+        })
+        .collect::<Result<Vec<_>, GraphRefusal>>()?;
+    let sensors_applicable = fields
+        .objects("sensors_applicable")?
+        .iter()
+        .map(|entry| read_sensor_entry(entry, shape))
+        .collect::<Result<Vec<_>, GraphRefusal>>()?;
+    Ok(GraphNode {
+        slug,
+        phase,
+        for_each,
+        produces,
+        optional_produces,
+        consumes,
+        sensors_applicable,
+    })
+}
+
+fn read_sensor_entry(
+    entry: &ObjectReader<'_>,
+    shape: GraphShape,
+) -> Result<GraphSensorEntry, GraphRefusal> {
+    let (fire_on, default_severity) = match shape {
+        // By the shape's definition no entry of this graph carries either key.
+        GraphShape::PreGate => (FireOn::Write, Severity::Advisory),
+        GraphShape::Gate => (
+            entry.enum_value("fire_on", "write | gate", fire_on_from_graph)?,
+            entry.enum_value(
+                "default_severity",
+                "advisory | blocking",
+                severity_from_graph,
+            )?,
+        ),
+    };
+    Ok(GraphSensorEntry {
+        id: entry.non_empty_string("id")?.to_owned(),
+        path: entry.string("path")?.to_owned(),
+        fire_on,
+        default_severity,
+        category: entry.optional_string("category")?.map(str::to_owned),
+        matches: entry.optional_string("matches")?.map(str::to_owned),
+    })
+}
+
+fn fire_on_from_graph(value: &str) -> Option<FireOn> {
+    [FireOn::Write, FireOn::Gate]
+        .into_iter()
+        .find(|fire_on| fire_on.as_str() == value)
+}
+
+fn severity_from_graph(value: &str) -> Option<Severity> {
+    [Severity::Advisory, Severity::Blocking]
+        .into_iter()
+        .find(|severity| severity.as_str() == value)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn gate_entry(id: &str, fire_on: &str, severity: &str) -> serde_json::Value {
+        json!({"id": id, "path": format!(".claude/sensors/aidlc-{id}.md"), "fire_on": fire_on, "default_severity": severity, "matches": "**/*.md"})
+    }
+
+    fn node(slug: &str, sensors: &serde_json::Value) -> serde_json::Value {
+        json!({
+            "slug": slug, "number": "2.1", "phase": "inception", "produces": ["doc"],
+            "consumes": [{"artifact": "intent-statement", "required": true}],
+            "sensors_applicable": sensors,
+        })
+    }
+
+    fn parse(value: &serde_json::Value) -> Result<StageGraph, GraphTextError> {
+        parse_graph(&value.to_string())
+    }
+
+    fn refusal(value: &serde_json::Value) -> GraphRefusal {
+        match parse(value) {
+            Err(GraphTextError::Refused(refusal)) => refusal,
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_gate_graph_reads_typed_values() {
+        let graph = parse(&json!([node(
+            "s",
+            &json!([
+                gate_entry("shape", "gate", "blocking"),
+                gate_entry("linter", "write", "advisory")
+            ])
+        )]))
+        .unwrap();
+        assert_eq!(graph.shape, GraphShape::Gate);
+        let node = &graph.nodes[0];
+        assert_eq!(node.phase, Phase::Inception);
+        assert_eq!(node.for_each, None);
+        assert_eq!(node.consumes[0].artifact, "intent-statement");
+        let selection: Vec<(FireOn, Severity)> = node
+            .sensors_applicable
+            .iter()
+            .map(|entry| (entry.fire_on, entry.default_severity))
+            .collect();
+        assert_eq!(
+            selection,
+            [
+                (FireOn::Gate, Severity::Blocking),
+                (FireOn::Write, Severity::Advisory)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_graph_without_selection_keys_is_the_pre_gate_shape_write_fired_and_advisory() {
+        let entry = json!({"id": "linter", "path": ".claude/sensors/aidlc-linter.md", "matches": "**/*.ts"});
+        let graph = parse(&json!([node("s", &json!([entry])), node("t", &json!([]))])).unwrap();
+        assert_eq!(graph.shape, GraphShape::PreGate);
+        let entry = &graph.nodes[0].sensors_applicable[0];
+        assert_eq!(entry.fire_on, FireOn::Write);
+        assert_eq!(entry.default_severity, Severity::Advisory);
+    }
+
+    #[test]
+    fn once_one_entry_carries_a_selection_key_every_entry_must_carry_both() {
+        let bare = json!({"id": "linter", "path": "l.md"});
+        let mixed = json!([
+            node("s", &json!([gate_entry("shape", "gate", "blocking")])),
+            node("t", &json!([bare]))
+        ]);
+        assert_eq!(
+            refusal(&mixed).to_string(),
+            "recompile: the graph is not one this version wrote: stage \"t\", key sensors_applicable[0].fire_on, value missing (expected one of write | gate)"
+        );
+        let only_severity = json!([node(
+            "s",
+            &json!([{"id": "x", "path": "x.md", "default_severity": "blocking"}])
+        )]);
+        assert_eq!(refusal(&only_severity).key, "sensors_applicable[0].fire_on");
+        let no_severity = json!([node(
+            "s",
+            &json!([{"id": "x", "path": "x.md", "fire_on": "gate"}])
+        )]);
+        assert_eq!(
+            refusal(&no_severity).key,
+            "sensors_applicable[0].default_severity"
+        );
+    }
+
+    #[test]
+    fn unknown_enum_values_are_refused_never_read_as_advisory() {
+        for (fire_on, severity, key, shown) in [
+            ("gate", "critical", "default_severity", "\"critical\""),
+            ("gate", "Blocking", "default_severity", "\"Blocking\""),
+            ("bogus", "blocking", "fire_on", "\"bogus\""),
+            ("Gate", "advisory", "fire_on", "\"Gate\""),
+        ] {
+            let found = refusal(&json!([node(
+                "s",
+                &json!([gate_entry("shape", fire_on, severity)])
+            )]));
+            assert_eq!(found.place, "stage \"s\"");
+            assert_eq!(found.key, format!("sensors_applicable[0].{key}"));
+            assert!(found.value.starts_with(shown), "{found}");
+        }
+        let number = refusal(&json!([node(
+            "s",
+            &json!([{"id": "x", "path": "x.md", "fire_on": 1, "default_severity": "advisory"}])
+        )]));
+        assert_eq!(number.value, "1 (expected one of write | gate)", "{number}");
+    }
+
+    #[test]
+    fn phase_and_for_each_are_read_strictly() {
+        let mut bad_phase = node("s", &json!([]));
+        bad_phase["phase"] = json!("design");
+        let found = refusal(&json!([bad_phase]));
+        assert_eq!(
+            (found.key.as_str(), found.value.as_str()),
+            (
+                "phase",
+                "\"design\" (expected one of initialization | ideation | inception | construction | operation)"
+            )
+        );
+        let mut no_phase = node("s", &json!([]));
+        no_phase.as_object_mut().unwrap().remove("phase");
+        assert!(refusal(&json!([no_phase])).value.starts_with("missing"));
+        let mut per_team = node("s", &json!([]));
+        per_team["for_each"] = json!("team");
+        assert_eq!(refusal(&json!([per_team])).key, "for_each");
+        let mut per_unit = node("s", &json!([]));
+        per_unit["for_each"] = json!("unit-of-work");
+        assert!(parse(&json!([per_unit])).unwrap().nodes[0].is_per_unit());
+    }
+
+    #[test]
+    fn duplicate_slugs_and_duplicate_keys_are_refused() {
+        let twice = refusal(&json!([node("s", &json!([])), node("s", &json!([]))]));
+        assert_eq!(
+            twice.to_string(),
+            "recompile: the graph is not one this version wrote: stage \"s\", key slug, value \"s\" (node 1 has the same slug; slugs are unique)"
+        );
+        let text = r#"[{"slug": "s", "phase": "inception", "produces": [], "consumes": [],
+            "sensors_applicable": [{"id": "x", "path": "x.md", "fire_on": "write", "fire_on": "gate", "default_severity": "blocking"}]}]"#;
+        match parse_graph(text) {
+            Err(GraphTextError::Refused(found)) => {
+                assert_eq!(found.key, "sensors_applicable[0].fire_on");
+                assert_eq!(found.value, "written twice in the same object");
+            }
+            other => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_graph_that_is_not_an_array_of_objects_is_refused() {
+        let object = refusal(&json!({"nodes": []}));
+        assert_eq!(
+            object.to_string(),
+            "recompile: the graph is not one this version wrote: the graph, key (top level), value an object (expected an array of stage nodes)"
+        );
+        let scalar = refusal(&json!([node("s", &json!([])), "t"]));
+        assert_eq!(scalar.place, "node 2");
+        assert_eq!(scalar.value, "\"t\" (expected an object)");
+        let entry = refusal(&json!([node("s", &json!(["shape"]))]));
+        assert_eq!(entry.key, "sensors_applicable[0]");
+        assert!(matches!(parse_graph("[{"), Err(GraphTextError::Json(_))));
+        assert!(parse(&json!([])).unwrap().nodes.is_empty());
+    }
+
+    #[test]
+    fn values_of_the_wrong_type_are_refused_and_long_values_are_cut() {
+        let mut produces = node("s", &json!([]));
+        produces["produces"] = json!(["doc", 7]);
+        let found = refusal(&json!([produces]));
+        assert_eq!(
+            (found.key.as_str(), found.value.as_str()),
+            ("produces[1]", "7 (expected a string)")
+        );
+        let mut long = node("s", &json!([]));
+        long["phase"] = json!("x".repeat(500));
+        let found = refusal(&json!([long]));
+        assert!(found.value.chars().count() < 200, "{found}");
+        assert!(found.value.contains('…'), "{found}");
+        let no_slug = refusal(&json!([{"phase": "inception"}]));
+        assert_eq!(
+            (no_slug.place.as_str(), no_slug.key.as_str()),
+            ("node 1", "slug")
+        );
+    }
+
+    #[test]
+    fn the_load_error_names_the_file_and_says_to_recompile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().join("stage-graph.json")).unwrap();
+        std::fs::write(
+            &path,
+            json!([node("s", &json!([gate_entry("shape", "gate", "critical")]))]).to_string(),
+        )
+        .unwrap();
+        let message = load_graph(&path).unwrap_err().to_string();
+        assert!(message.starts_with("recompile: the graph is not one this version wrote: stage \"s\", key sensors_applicable[0].default_severity, value \"critical\""), "{message}");
+        assert!(
+            message.ends_with(&format!("(in {path}); run `aidlc compile` to rebuild it")),
+            "{message}"
+        );
+    }
 }

@@ -6,7 +6,10 @@
 //!   produce folders;
 //! - a produce folder or deliverable that resolves outside the project or the produce folders
 //!   (an absolute path, `..`, a symlink) is refused with the reference's message, before any
-//!   sensor fires.
+//!   sensor fires;
+//! - a path named like a declared output that is not a regular file (a folder, FIFO, socket or
+//!   device) is returned apart, with its kind, and never opened: only its metadata is read, so
+//!   a FIFO cannot hang a sensor (issue 10, item 13).
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -37,6 +40,23 @@ pub fn declared_file_names(node: &GraphNode) -> Vec<String> {
     names
 }
 
+/// What a stage has on disk under its declared output names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StageDeliverables {
+    /// Regular files: the deliverables sensors fire on.
+    pub files: Vec<Utf8PathBuf>,
+    /// Paths named like a declared output that are not regular files: skipped, never opened.
+    pub not_regular: Vec<NotARegularFile>,
+}
+
+/// A canonical path named like a declared output that is not a regular file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotARegularFile {
+    pub path: Utf8PathBuf,
+    /// `a folder`, `a FIFO`, `a socket`, `a device`, or `not a regular file`.
+    pub kind: &'static str,
+}
+
 /// The stage's deliverables on disk, canonical and absolute, in folder then declaration order;
 /// `artifacts` adds the `--artifacts` tokens of the reference.
 pub fn existing_deliverables(
@@ -44,7 +64,7 @@ pub fn existing_deliverables(
     record: &Utf8Path,
     node: &GraphNode,
     artifacts: &[String],
-) -> Result<Vec<Utf8PathBuf>, DeliverableError> {
+) -> Result<StageDeliverables, DeliverableError> {
     let canonical_project = project_dir
         .canonicalize_utf8()
         .unwrap_or_else(|_| project_dir.to_owned());
@@ -80,7 +100,7 @@ pub fn existing_deliverables(
             token,
         ));
     }
-    let mut found: Vec<Utf8PathBuf> = Vec::new();
+    let mut found = StageDeliverables::default();
     for (shown, candidate) in candidates {
         let Some(name) = candidate.file_name() else {
             continue;
@@ -91,20 +111,58 @@ pub fn existing_deliverables(
         let Ok(canonical) = candidate.canonicalize_utf8() else {
             continue;
         };
-        if !canonical.is_file() {
-            continue;
-        }
         if !canonical_dirs.iter().any(|dir| canonical.starts_with(dir)) {
             return Err(DeliverableError::ArtifactEscapes {
                 slug: node.slug.clone(),
                 candidate: shown,
             });
         }
-        if !found.contains(&canonical) {
-            found.push(canonical);
+        match not_regular_kind(&canonical) {
+            None if !found.files.contains(&canonical) => found.files.push(canonical),
+            Some(kind)
+                if !found
+                    .not_regular
+                    .iter()
+                    .any(|known| known.path == canonical) =>
+            {
+                found.not_regular.push(NotARegularFile {
+                    path: canonical,
+                    kind,
+                });
+            }
+            _ => {}
         }
     }
     Ok(found)
+}
+
+/// `None` for a regular file; otherwise what it is. Reads metadata only (the path is canonical,
+/// so there is no link left to follow), never opens the file.
+fn not_regular_kind(path: &Utf8Path) -> Option<&'static str> {
+    let Ok(metadata) = std::fs::symlink_metadata(path) else {
+        return Some("not a regular file");
+    };
+    let file_type = metadata.file_type();
+    if file_type.is_file() {
+        return None;
+    }
+    if file_type.is_dir() {
+        return Some("a folder");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return Some("a FIFO");
+        }
+        if file_type.is_socket() {
+            return Some("a socket");
+        }
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return Some("a device");
+        }
+    }
+    Some("not a regular file")
 }
 
 /// The paths an `--artifacts` token stands for: as given (against the project when it has a
@@ -139,8 +197,9 @@ mod tests {
     use super::*;
 
     fn node(slug: &str, phase: &str, produces: &[&str]) -> GraphNode {
-        serde_json::from_value(serde_json::json!({
-            "slug": slug, "phase": phase, "produces": produces,
+        crate::dispatch::stage_graph::node_from_json(&serde_json::json!({
+            "slug": slug, "phase": phase, "produces": produces, "consumes": [],
+            "sensors_applicable": [],
         }))
         .unwrap()
     }
@@ -167,8 +226,39 @@ mod tests {
         std::fs::write(folder.join("notes.md"), "not declared").unwrap();
         std::fs::write(folder.join("traceability.json"), "{}").unwrap();
         let found = existing_deliverables(&root, &record, &stage, &[]).unwrap();
-        let names: Vec<&str> = found.iter().map(|p| p.file_name().unwrap()).collect();
+        let names: Vec<&str> = found.files.iter().map(|p| p.file_name().unwrap()).collect();
         assert_eq!(names, ["stories.md", "personas.md", "traceability.json"]);
+        assert!(found.not_regular.is_empty());
+    }
+
+    #[test]
+    fn outputs_that_are_not_regular_files_are_set_apart_unopened() {
+        let (_dir, root, record) = project();
+        let stage = node(
+            "user-stories",
+            "inception",
+            &["stories", "personas", "notes"],
+        );
+        let folder = record.join("inception/user-stories");
+        std::fs::write(folder.join("stories.md"), "x").unwrap();
+        std::fs::create_dir(folder.join("personas.md")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(folder.join("notes.md").as_str())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let found = existing_deliverables(&root, &record, &stage, &[]).unwrap();
+        let names: Vec<&str> = found.files.iter().map(|p| p.file_name().unwrap()).collect();
+        assert_eq!(names, ["stories.md"]);
+        let special: Vec<(&str, &str)> = found
+            .not_regular
+            .iter()
+            .map(|entry| (entry.path.file_name().unwrap(), entry.kind))
+            .collect();
+        assert_eq!(
+            special,
+            [("personas.md", "a folder"), ("notes.md", "a FIFO")]
+        );
     }
 
     #[test]
@@ -208,10 +298,9 @@ mod tests {
     fn no_folder_means_no_deliverables() {
         let (_dir, root, record) = project();
         let stage = node("domain-design", "construction", &["domain-model"]);
-        assert!(
-            existing_deliverables(&root, &record, &stage, &[])
-                .unwrap()
-                .is_empty()
+        assert_eq!(
+            existing_deliverables(&root, &record, &stage, &[]).unwrap(),
+            StageDeliverables::default()
         );
     }
 }

@@ -11,6 +11,7 @@
 //! - sharding keeps a deterministic share of (stage, deliverable) units by BLAKE3 hash, so the
 //!   union of all shards is the unsharded plan.
 
+use std::cell::OnceCell;
 use std::time::Instant;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -22,28 +23,18 @@ use crate::dispatch::fire::{
 };
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry};
+use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry, produce_dirs};
 use crate::dispatch::verdict::{ScriptError, Verdict};
-use crate::gate::deliverables::{DeliverableError, declared_file_names, existing_deliverables};
-use crate::gate::report::{DeadBinding, Finding, GateFire, GateSkip, Severity, SkipReason};
-
-/// Which bindings `aidlc gate check` runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FireOnFilter {
-    Gate,
-    Write,
-    All,
-}
-
-impl FireOnFilter {
-    fn admits(self, entry: &GraphSensorEntry) -> bool {
-        match self {
-            FireOnFilter::Gate => entry.fire_on == "gate",
-            FireOnFilter::Write => entry.fire_on != "gate",
-            FireOnFilter::All => true,
-        }
-    }
-}
+use crate::gate::deliverables::{
+    DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
+};
+use crate::gate::enforce::{LedgerRow, read_ledger, stage_was_started};
+use crate::gate::fingerprints::Bracket;
+pub use crate::gate::report::FireOnFilter;
+use crate::gate::report::{
+    DeadBinding, Finding, GateFire, GateSkip, Severity, SkipReason, UnfiredBinding, UnfiredCause,
+};
+use crate::workspace;
 
 /// The sensors that read the whole stage's output and fire once per output folder.
 const STAGE_LEVEL_SENSORS: [&str; 2] = ["upstream-coverage", "claim-sources"];
@@ -64,11 +55,22 @@ pub struct GatePlan {
     pub fires: Vec<PlannedFire>,
     pub skips: Vec<GateSkip>,
     pub dead_bindings: Vec<DeadBinding>,
+    /// Blocking bindings with no fire on a stage the workflow has reached (§5.12).
+    pub unfired_bindings: Vec<UnfiredBinding>,
     pub stages_checked: usize,
     pub deliverables_found: usize,
+    /// Bindings of the checked stages that `--fire-on` selected, and the others.
+    pub bindings_selected: usize,
+    pub bindings_not_selected: usize,
 }
 
 /// Plan the fires of `stages` (all when empty) for the intent record `record`.
+///
+/// A selected blocking binding that gets no fire (and no other shard's fire) on a stage the
+/// workflow has reached is an [`UnfiredBinding`]: a stage named in `stages`, one with a
+/// produce folder or anything on disk under a declared name, the state's current stage, or a
+/// stage the ledger shows started (and not skipped since). Stages not reached yet only get
+/// `no deliverable` skips, so a check in the middle of a workflow is not red for stages to come.
 pub fn plan_gate_fires(
     layout: &Layout,
     nodes: &[GraphNode],
@@ -78,41 +80,109 @@ pub fn plan_gate_fires(
     shard: Option<(u64, u64)>,
 ) -> Result<GatePlan, DeliverableError> {
     let mut plan = GatePlan::default();
+    let progress = WorkflowProgress::new(record);
     for node in nodes
         .iter()
         .filter(|node| stages.is_empty() || stages.contains(&node.slug))
     {
         plan.stages_checked += 1;
-        let entries: Vec<&GraphSensorEntry> = node
+        let (entries, not_selected): (Vec<&GraphSensorEntry>, Vec<&GraphSensorEntry>) = node
             .sensors_applicable
             .iter()
-            .filter(|entry| fire_on.admits(entry))
-            .collect();
+            .partition(|entry| fire_on.admits(entry.fire_on));
+        plan.bindings_selected += entries.len();
+        plan.bindings_not_selected += not_selected.len();
         plan.dead_bindings
             .extend(dead_bindings(layout, record, node, &entries));
         let deliverables = existing_deliverables(&layout.project_dir, record, node, &[])?;
-        plan.deliverables_found += deliverables.len();
-        if deliverables.is_empty() {
-            plan.skips.extend(entries.iter().map(|entry| GateSkip {
-                stage: node.slug.clone(),
-                sensor_id: entry.id.clone(),
-                deliverable: None,
-                reason: SkipReason::NoDeliverable,
-            }));
-            continue;
-        }
+        plan.deliverables_found += deliverables.files.len();
+        let reached = || {
+            stages.contains(&node.slug)
+                || !deliverables.files.is_empty()
+                || !deliverables.not_regular.is_empty()
+                || !produce_dirs(&layout.project_dir, record, node).is_empty()
+                || progress.reached(&node.slug)
+        };
         for entry in entries {
-            plan_entry(
-                &layout.project_dir,
-                node,
-                entry,
-                &deliverables,
-                shard,
-                &mut plan,
-            );
+            let fires_before = plan.fires.len();
+            let shard_skips_before = other_shard_skips(&plan.skips);
+            if deliverables.files.is_empty() && deliverables.not_regular.is_empty() {
+                plan.skips.push(GateSkip {
+                    stage: node.slug.clone(),
+                    sensor_id: entry.id.clone(),
+                    deliverable: None,
+                    reason: SkipReason::NoDeliverable,
+                });
+            } else {
+                plan_entry(
+                    &layout.project_dir,
+                    node,
+                    entry,
+                    &deliverables.files,
+                    shard,
+                    &mut plan,
+                );
+                skip_not_regular_files(&layout.project_dir, node, entry, &deliverables, &mut plan);
+            }
+            let fired = plan.fires.len() > fires_before
+                || other_shard_skips(&plan.skips) > shard_skips_before;
+            if entry.default_severity == Severity::Blocking && !fired && reached() {
+                plan.unfired_bindings.push(unfired_binding(
+                    &layout.project_dir,
+                    record,
+                    node,
+                    entry,
+                    &deliverables,
+                ));
+            }
         }
     }
     Ok(plan)
+}
+
+fn other_shard_skips(skips: &[GateSkip]) -> usize {
+    skips
+        .iter()
+        .filter(|skip| skip.reason == SkipReason::OtherShard)
+        .count()
+}
+
+/// What the workflow says about which stages it has reached: the state's current stage, and
+/// the ledger's gate rows (read only when a stage's folders do not already say so).
+struct WorkflowProgress<'r> {
+    record: &'r Utf8Path,
+    current_stage: Option<String>,
+    ledger: OnceCell<Vec<LedgerRow>>,
+}
+
+impl<'r> WorkflowProgress<'r> {
+    fn new(record: &'r Utf8Path) -> Self {
+        Self {
+            record,
+            current_stage: workspace::read_state_text(record)
+                .and_then(|text| workspace::current_stage(&text)),
+            ledger: OnceCell::new(),
+        }
+    }
+
+    fn reached(&self, slug: &str) -> bool {
+        self.current_stage.as_deref() == Some(slug)
+            || stage_was_started(self.ledger.get_or_init(|| read_ledger(self.record)), slug)
+    }
+}
+
+/// The binding's glob; a binding without one (or with one that does not compile, which the
+/// fire's pre-flight then refuses) is planned on every deliverable.
+fn binding_glob(entry: &GraphSensorEntry) -> Option<SensorGlob> {
+    entry
+        .matches
+        .as_deref()
+        .filter(|pattern| !pattern.is_empty())
+        .and_then(|pattern| SensorGlob::new(pattern).ok())
+}
+
+fn glob_admits(glob: Option<&SensorGlob>, project_dir: &Utf8Path, path: &Utf8Path) -> bool {
+    glob.is_none_or(|glob| glob.matches(project_dir, path))
 }
 
 /// The fires of one binding over a stage's deliverables (and the skips of the ones its glob
@@ -125,11 +195,7 @@ pub fn plan_entry(
     shard: Option<(u64, u64)>,
     plan: &mut GatePlan,
 ) {
-    let glob = entry
-        .matches
-        .as_deref()
-        .filter(|pattern| !pattern.is_empty())
-        .and_then(|pattern| SensorGlob::new(pattern).ok());
+    let glob = binding_glob(entry);
     let mut folders_done: Vec<Utf8PathBuf> = Vec::new();
     for deliverable in deliverables {
         let relative = relative(project_dir, deliverable);
@@ -139,10 +205,7 @@ pub fn plan_entry(
             deliverable: Some(relative.clone()),
             reason,
         };
-        if glob
-            .as_ref()
-            .is_some_and(|glob| !glob.matches(project_dir, deliverable))
-        {
+        if !glob_admits(glob.as_ref(), project_dir, deliverable) {
             plan.skips.push(skip(SkipReason::NoGlobMatch));
             continue;
         }
@@ -165,9 +228,83 @@ pub fn plan_entry(
         plan.fires.push(PlannedFire {
             stage: node.slug.clone(),
             sensor_id: entry.id.clone(),
-            severity: Severity::from_graph(&entry.default_severity),
+            severity: entry.default_severity,
             deliverable: deliverable.clone(),
         });
+    }
+}
+
+/// A `not a regular file` skip for each such path the binding's glob matches: it is said, and
+/// nothing opens it.
+fn skip_not_regular_files(
+    project_dir: &Utf8Path,
+    node: &GraphNode,
+    entry: &GraphSensorEntry,
+    deliverables: &StageDeliverables,
+    plan: &mut GatePlan,
+) {
+    let glob = binding_glob(entry);
+    for special in &deliverables.not_regular {
+        if glob_admits(glob.as_ref(), project_dir, &special.path) {
+            plan.skips.push(GateSkip {
+                stage: node.slug.clone(),
+                sensor_id: entry.id.clone(),
+                deliverable: Some(relative(project_dir, &special.path)),
+                reason: SkipReason::NotARegularFile,
+            });
+        }
+    }
+}
+
+/// The record of a blocking binding that got no fire on the stage, with why: nothing on disk,
+/// a glob that matches no deliverable, only markers for a stage-level sensor, or only paths
+/// that are not regular files. Shared by `gate check` and `engine gate start|revise`.
+pub fn unfired_binding(
+    project_dir: &Utf8Path,
+    record: &Utf8Path,
+    node: &GraphNode,
+    entry: &GraphSensorEntry,
+    deliverables: &StageDeliverables,
+) -> UnfiredBinding {
+    let glob = binding_glob(entry);
+    let matching_files = deliverables
+        .files
+        .iter()
+        .filter(|path| glob_admits(glob.as_ref(), project_dir, path))
+        .count();
+    let matching_special: Vec<String> = deliverables
+        .not_regular
+        .iter()
+        .filter(|special| glob_admits(glob.as_ref(), project_dir, &special.path))
+        .map(|special| {
+            format!(
+                "{} is {}",
+                relative(project_dir, &special.path),
+                special.kind
+            )
+        })
+        .collect();
+    let cause = if deliverables.files.is_empty() && deliverables.not_regular.is_empty() {
+        UnfiredCause::NoDeliverable
+    } else if matching_files > 0 {
+        UnfiredCause::OnlyMarkers
+    } else if !matching_special.is_empty() {
+        UnfiredCause::NotRegularFiles {
+            described: matching_special,
+        }
+    } else {
+        UnfiredCause::NoGlobMatch {
+            deliverables: deliverables.files.len() + deliverables.not_regular.len(),
+        }
+    };
+    UnfiredBinding {
+        stage: node.slug.clone(),
+        sensor_id: entry.id.clone(),
+        intent: record.file_name().unwrap_or_default().to_owned(),
+        manifest_path: entry.path.clone(),
+        pattern: entry.matches.clone().filter(|pattern| !pattern.is_empty()),
+        declared_outputs: declared_file_names(node),
+        cause,
     }
 }
 
@@ -229,13 +366,13 @@ fn possible_output_folders(
         let space = crate::workspace::active_space(&layout.project_dir);
         return vec![crate::workspace::space_dir(&layout.project_dir, &space).join("codekb/repo")];
     }
-    if node.for_each.as_deref() == Some("unit-of-work") {
+    if node.is_per_unit() {
         return vec![
             record.join("construction").join(&node.slug),
             record.join("construction/unit").join(&node.slug),
         ];
     }
-    vec![record.join(&node.phase).join(&node.slug)]
+    vec![record.join(node.phase.as_str()).join(&node.slug)]
 }
 
 fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
@@ -292,9 +429,18 @@ fn run_one(
         cwd: layout.project_dir.clone(),
     };
     let deliverable = relative(&layout.project_dir, &planned.deliverable);
+    // D6: a blocking verdict counts only for the bytes it read; the bracket proves they held
+    // still from just before the fire to just after it.
+    let bracket =
+        (planned.severity == Severity::Blocking).then(|| Bracket::open(&planned.deliverable));
     let (verdict, fire_id, detail_path) = fire_planned(layout, registry, nodes, &request, record);
+    let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
     let detail_path = detail_path.map(|path| relative(&layout.project_dir, &path));
-    let findings = findings_of(&deliverable, &verdict);
+    let findings = if artifact_changed {
+        Vec::new()
+    } else {
+        findings_of(&deliverable, &verdict)
+    };
     GateFire {
         stage: planned.stage.clone(),
         sensor_id: planned.sensor_id.clone(),
@@ -305,6 +451,7 @@ fn run_one(
         detail_path,
         findings,
         duration: started.elapsed(),
+        artifact_changed,
     }
 }
 

@@ -11,7 +11,8 @@
 //!   more under the audit lock right before the gate row is appended; moved bytes refuse the
 //!   gate (D6);
 //! - only an unnoted pass passes a blocking binding (D4): findings, non-evaluations, budget
-//!   overrides, refused fires and moved bytes are all issues;
+//!   overrides, refused fires and moved bytes are all issues, and so is a blocking gate binding
+//!   that fired on no deliverable at all (failure-modes §5.12);
 //! - advisory gate sensors are dispatched (their rows exist) but never decide; under
 //!   Construction autonomy they are not dispatched, and no override is accepted;
 //! - an override needs a fresh receipt in the audit shards (§5.6); the gate row it writes is a
@@ -31,10 +32,11 @@ use crate::audit::lock::{self, LockError};
 use crate::discover::Layout;
 use crate::dispatch::fire::FireRequest;
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
+use crate::dispatch::stage_graph::{FireOn, GraphNode, unknown_stage_message};
 use crate::dispatch::verdict::Verdict;
-use crate::gate::deliverables::{DeliverableError, existing_deliverables};
-use crate::gate::dispatch::{GatePlan, PlannedFire, fire_planned, plan_entry};
+use crate::gate::deliverables::{DeliverableError, StageDeliverables, existing_deliverables};
+use crate::gate::dispatch::{GatePlan, PlannedFire, fire_planned, plan_entry, unfired_binding};
+pub use crate::gate::fingerprints::{Fingerprints, fingerprint_file};
 use crate::gate::report::Severity;
 use crate::workspace::{self, WorkspaceError};
 
@@ -182,6 +184,8 @@ pub struct DispatchSummary {
     pub advisory_not_evaluated: usize,
     /// Blocking fires not dispatched because the bytes moved first.
     pub skipped_fires: usize,
+    /// Paths named like a declared output that are not regular files: skipped, never opened.
+    pub not_regular_files: usize,
     /// Why nothing was dispatched, when nothing was.
     pub nothing_dispatched_because: Option<&'static str>,
 }
@@ -269,10 +273,20 @@ pub fn run_gate_step(
     let evaluation = if request.dispatch_disabled_by_environment
         || workspace::sensors_off_in_state(&state_text)
     {
-        GateEvaluation::nothing_dispatched(deliverables.len(), "Sensors are off")
+        GateEvaluation::nothing_dispatched(deliverables.files.len(), "Sensors are off")
     } else {
-        let fires = plan_stage_fires(&layout.project_dir, node, &deliverables, autonomous);
-        evaluate_gate_sensors(layout, registry, nodes, &fires, deliverables.len())
+        let fires = plan_stage_fires(&layout.project_dir, node, &deliverables.files, autonomous);
+        let mut evaluation =
+            evaluate_gate_sensors(layout, registry, nodes, &fires, deliverables.files.len());
+        evaluation.summary.not_regular_files = deliverables.not_regular.len();
+        evaluation.issues.extend(unfired_blocking_issues(
+            &layout.project_dir,
+            &record,
+            node,
+            &deliverables,
+            &fires,
+        ));
+        evaluation
     };
     enforce_blocking_sensors(layout, &record, request, autonomous, &evaluation.issues)?;
     commit_gate_row(
@@ -280,9 +294,37 @@ pub fn run_gate_step(
         &record,
         request,
         &evaluation,
-        &deliverables,
+        &deliverables.files,
         &state_text,
     )
+}
+
+/// One issue per blocking gate binding of the stage that got no fire (§5.12): a sensor that
+/// never looked at the stage has not passed it. The gate's stage is reached by definition.
+fn unfired_blocking_issues(
+    project_dir: &Utf8Path,
+    record: &Utf8Path,
+    node: &GraphNode,
+    deliverables: &StageDeliverables,
+    fires: &[PlannedFire],
+) -> Vec<BlockingIssue> {
+    node.sensors_applicable
+        .iter()
+        .filter(|entry| {
+            entry.fire_on == FireOn::Gate
+                && entry.default_severity == Severity::Blocking
+                && !fires.iter().any(|fire| fire.sensor_id == entry.id)
+        })
+        .map(|entry| {
+            let unfired = unfired_binding(project_dir, record, node, entry, deliverables);
+            BlockingIssue {
+                sensor_id: unfired.sensor_id.clone(),
+                output_path: unfired.stage.clone(),
+                detail_path: None,
+                reason: unfired.reason(),
+            }
+        })
+        .collect()
 }
 
 /// The active intent record; several records without a cursor, or none, stop the step.
@@ -320,7 +362,7 @@ fn stage_deliverables(
     record: &Utf8Path,
     node: &GraphNode,
     request: &GateStepRequest,
-) -> Result<Vec<Utf8PathBuf>, GateStepError> {
+) -> Result<StageDeliverables, GateStepError> {
     let tokens: Vec<String> = request
         .artifacts
         .as_deref()
@@ -337,10 +379,10 @@ fn keep_unit_deliverables(
     record: &Utf8Path,
     node: &GraphNode,
     unit: &str,
-    deliverables: Vec<Utf8PathBuf>,
-) -> Vec<Utf8PathBuf> {
+    deliverables: StageDeliverables,
+) -> StageDeliverables {
     let stage_level = record.join("construction").join(&node.slug);
-    if node.for_each.as_deref() != Some("unit-of-work") || stage_level.is_dir() {
+    if !node.is_per_unit() || stage_level.is_dir() {
         return deliverables;
     }
     let unit_dirs: Vec<Utf8PathBuf> = [
@@ -353,10 +395,19 @@ fn keep_unit_deliverables(
     .iter()
     .filter_map(|dir| dir.canonicalize_utf8().ok())
     .collect();
-    deliverables
-        .into_iter()
-        .filter(|path| unit_dirs.iter().any(|dir| path.starts_with(dir)))
-        .collect()
+    let in_unit = |path: &Utf8Path| unit_dirs.iter().any(|dir| path.starts_with(dir));
+    StageDeliverables {
+        files: deliverables
+            .files
+            .into_iter()
+            .filter(|path| in_unit(path))
+            .collect(),
+        not_regular: deliverables
+            .not_regular
+            .into_iter()
+            .filter(|special| in_unit(&special.path))
+            .collect(),
+    }
 }
 
 // --- Planning -----------------------------------------------------------------------------------
@@ -375,10 +426,9 @@ pub fn plan_stage_fires(
     for entry in node
         .sensors_applicable
         .iter()
-        .filter(|entry| entry.fire_on == "gate")
+        .filter(|entry| entry.fire_on == FireOn::Gate)
     {
-        let severity = Severity::from_graph(&entry.default_severity);
-        if autonomous && severity != Severity::Blocking {
+        if autonomous && entry.default_severity != Severity::Blocking {
             continue;
         }
         plan_entry(project_dir, node, entry, deliverables, None, &mut plan);
@@ -387,40 +437,6 @@ pub fn plan_stage_fires(
 }
 
 // --- Fingerprints -------------------------------------------------------------------------------
-
-/// The BLAKE3 hash of every blocking deliverable, in the order first fingerprinted (D6).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Fingerprints {
-    entries: Vec<(Utf8PathBuf, blake3::Hash)>,
-}
-
-impl Fingerprints {
-    pub fn get(&self, path: &Utf8Path) -> Option<blake3::Hash> {
-        self.entries
-            .iter()
-            .find(|(known, _)| known == path)
-            .map(|(_, hash)| *hash)
-    }
-
-    fn insert(&mut self, path: &Utf8Path, hash: blake3::Hash) {
-        if self.get(path).is_none() {
-            self.entries.push((path.to_owned(), hash));
-        }
-    }
-
-    /// The first fingerprinted path whose bytes now differ or cannot be read.
-    pub fn first_changed(&self) -> Option<&Utf8Path> {
-        self.entries
-            .iter()
-            .find(|(path, hash)| fingerprint_file(path) != Some(*hash))
-            .map(|(path, _)| path.as_path())
-    }
-}
-
-/// The BLAKE3 hash of a file's bytes, or `None` when it cannot be read.
-pub fn fingerprint_file(path: &Utf8Path) -> Option<blake3::Hash> {
-    std::fs::read(path).ok().map(|bytes| blake3::hash(&bytes))
-}
 
 /// Fingerprint each blocking deliverable once, before anything is dispatched (§5.4 step 1).
 fn fingerprint_blocking_deliverables(
@@ -879,6 +895,21 @@ pub fn gate_is_open(rows: &[LedgerRow], slug: &str, unit: Option<&str>) -> bool 
         }
     }
     newest.is_some_and(|row| row.event() == STAGE_AWAITING_APPROVAL)
+}
+
+/// Whether the ledger shows the stage started: it has a gate-moving main-workflow row, and the
+/// newest one is not `STAGE_SKIPPED` (a stage the scope skipped has nothing to check).
+pub fn stage_was_started(rows: &[LedgerRow], slug: &str) -> bool {
+    let mut newest: Option<&LedgerRow> = None;
+    for row in rows
+        .iter()
+        .filter(|row| row.is_main_workflow_row_of(slug) && GATE_STATE_EVENTS.contains(&row.event()))
+    {
+        if newest.is_none_or(|newest| row.is_after(newest)) {
+            newest = Some(row);
+        }
+    }
+    newest.is_some_and(|row| row.event() != "STAGE_SKIPPED")
 }
 
 // --- What the checks say (§5.8) ----------------------------------------------------------------
@@ -1517,9 +1548,9 @@ mod tests {
     }
 
     fn node_with(sensors: &serde_json::Value) -> GraphNode {
-        serde_json::from_value(serde_json::json!({
+        crate::dispatch::stage_graph::node_from_json(&serde_json::json!({
             "slug": "s", "phase": "inception", "produces": ["a", "b", "b-questions"],
-            "sensors_applicable": sensors,
+            "consumes": [], "sensors_applicable": sensors,
         }))
         .unwrap()
     }
@@ -1527,9 +1558,9 @@ mod tests {
     #[test]
     fn plans_are_sensor_major_and_autonomy_keeps_blocking_bindings() {
         let node = node_with(&serde_json::json!([
-            {"id": "shape", "fire_on": "gate", "default_severity": "blocking", "matches": "**/*.md"},
-            {"id": "upstream-coverage", "fire_on": "gate", "default_severity": "advisory"},
-            {"id": "linter", "fire_on": "write", "default_severity": "blocking"},
+            {"id": "shape", "path": "s.md", "fire_on": "gate", "default_severity": "blocking", "matches": "**/*.md"},
+            {"id": "upstream-coverage", "path": "u.md", "fire_on": "gate", "default_severity": "advisory"},
+            {"id": "linter", "path": "l.md", "fire_on": "write", "default_severity": "blocking"},
         ]));
         let project = Utf8Path::new("/p");
         let deliverables: Vec<Utf8PathBuf> = ["/p/x/b-questions.md", "/p/x/a.md", "/p/x/b.md"]
@@ -1562,37 +1593,28 @@ mod tests {
     fn a_units_gate_keeps_that_units_folders_of_a_per_unit_stage() {
         let dir = tempfile::tempdir().unwrap();
         let record = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
-        let node: GraphNode = serde_json::from_value(serde_json::json!({
+        let node = crate::dispatch::stage_graph::node_from_json(&serde_json::json!({
             "slug": "design", "phase": "construction", "for_each": "unit-of-work",
+            "produces": [], "consumes": [], "sensors_applicable": [],
         }))
         .unwrap();
-        let mut deliverables = Vec::new();
+        let mut files = Vec::new();
         for unit in ["alpha", "beta"] {
             let folder = record.join("construction").join(unit).join("design");
             std::fs::create_dir_all(&folder).unwrap();
-            deliverables.push(folder.join("spec.md"));
+            files.push(folder.join("spec.md"));
         }
+        let deliverables = StageDeliverables {
+            files: files.clone(),
+            not_regular: Vec::new(),
+        };
         let kept = keep_unit_deliverables(&record, &node, "alpha", deliverables.clone());
-        assert_eq!(kept, deliverables[..1]);
+        assert_eq!(kept.files, files[..1]);
         std::fs::create_dir_all(record.join("construction/design")).unwrap();
         let stage_level = keep_unit_deliverables(&record, &node, "alpha", deliverables.clone());
         assert_eq!(
             stage_level, deliverables,
             "one stage-level folder serves every unit"
         );
-    }
-
-    #[test]
-    fn fingerprints_notice_changed_and_vanished_bytes() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(dir.path().join("a.md")).unwrap();
-        std::fs::write(&path, "one").unwrap();
-        let mut fingerprints = Fingerprints::default();
-        fingerprints.insert(&path, fingerprint_file(&path).unwrap());
-        assert_eq!(fingerprints.first_changed(), None);
-        std::fs::write(&path, "two").unwrap();
-        assert_eq!(fingerprints.first_changed(), Some(path.as_path()));
-        std::fs::remove_file(&path).unwrap();
-        assert_eq!(fingerprints.first_changed(), Some(path.as_path()));
     }
 }

@@ -8,11 +8,13 @@
 //!   stage-level sensors), sharding, and the parallel run;
 //! - [`enforce`]: the conductor's gate step (`aidlc engine gate start|revise`): fingerprints,
 //!   blocking enforcement, the override receipt and the gate row;
+//! - [`fingerprints`]: the BLAKE3 staleness bracket both gates put around blocking fires;
 //! - [`report`]: the values every output format renders;
 //! - [`render`]: human, JSON, GitHub and SARIF output.
 
 pub mod deliverables;
 pub mod dispatch;
 pub mod enforce;
+pub mod fingerprints;
 pub mod render;
 pub mod report;

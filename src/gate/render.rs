@@ -6,10 +6,13 @@
 //! no environment, prints nothing, and returns text without a trailing newline, which the
 //! printer adds. Fires, findings, skips and dead bindings keep the report's order.
 //!
-//! Invariants every format keeps (D4, failure-modes N2):
+//! Invariants every format keeps (D4, failure-modes N2 and §5.12):
 //! - a not-evaluated fire is always shown with its reason, never folded into the passes;
+//! - a blocking binding that never fired is shown as a blocking non-evaluation, with the same
+//!   reason ([`UnfiredBinding::reason`]) in every format;
 //! - the denominator is always there: how many sensors ran on how many files, and what was
-//!   skipped and why, so that "nothing was checked" cannot look green;
+//!   skipped and why, and a report that evaluated nothing says why ([`NothingChecked`]), so
+//!   that "nothing was checked" cannot look green;
 //! - a dead binding is always named.
 
 use std::collections::BTreeMap;
@@ -21,7 +24,8 @@ use serde_json::{Map, Value, json};
 
 use crate::dispatch::verdict::Verdict;
 use crate::gate::report::{
-    DeadBinding, Finding, GateCounts, GateFire, GateReport, GateSkip, Outcome, Severity, SkipReason,
+    DeadBinding, Finding, GateCounts, GateFire, GateReport, GateSkip, NEVER_FIRED, NothingChecked,
+    Outcome, Severity, SkipReason, UnfiredBinding,
 };
 
 /// The version of the JSON document [`render_json`] writes; bump it when a key changes meaning
@@ -34,12 +38,13 @@ pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.jso
 pub const SARIF_VERSION: &str = "2.1.0";
 
 /// Every skip reason, in the order the summaries list them.
-static SKIP_REASONS: [SkipReason; 5] = [
+static SKIP_REASONS: [SkipReason; 6] = [
     SkipReason::NoGlobMatch,
     SkipReason::NoDeliverable,
     SkipReason::SensorsOff,
     SkipReason::OtherFireOn,
     SkipReason::OtherShard,
+    SkipReason::NotARegularFile,
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -87,13 +92,20 @@ fn distinct_sensor_count(report: &GateReport) -> usize {
     ids.len()
 }
 
-/// The reasons of the not-evaluated fires with their counts, in order of first appearance.
+/// The reasons of the non-evaluations with their counts, in order of first appearance; the
+/// blocking bindings that never fired come last, as `never-fired`.
 fn not_evaluated_reasons(report: &GateReport) -> Vec<(String, usize)> {
     count_in_order(
         report
             .fires
             .iter()
-            .filter_map(GateFire::not_evaluated_reason),
+            .filter_map(GateFire::not_evaluated_reason)
+            .chain(
+                report
+                    .unfired_bindings
+                    .iter()
+                    .map(|_| NEVER_FIRED.to_owned()),
+            ),
     )
 }
 
@@ -195,6 +207,21 @@ fn not_evaluated_message(fire: &GateFire) -> String {
     message
 }
 
+/// The full sentence for a blocking binding that never fired (every format uses it).
+fn unfired_message(unfired: &UnfiredBinding) -> String {
+    format!(
+        "{} was not evaluated on stage {}: {}",
+        unfired.sensor_id,
+        unfired.stage,
+        unfired.reason()
+    )
+}
+
+/// `nothing was checked: <why>`.
+fn nothing_checked_message(nothing: &NothingChecked) -> String {
+    format!("nothing was checked: {}", nothing.reason())
+}
+
 /// Failure-modes N2, in the words the summaries use.
 fn dead_binding_message(dead: &DeadBinding) -> String {
     format!(
@@ -206,8 +233,6 @@ fn dead_binding_message(dead: &DeadBinding) -> String {
 fn shard_message(index: u64, count: u64) -> String {
     format!("shard {index} of {count}: only this shard's share of the fires ran")
 }
-
-const NOTHING_CHECKED_MESSAGE: &str = "nothing was checked: no sensor fired on any deliverable";
 
 const NOT_RECORDED_MESSAGE: &str =
     "not recorded (--no-record): no audit rows or detail files were written";
@@ -276,8 +301,28 @@ pub fn render_human(report: &GateReport, color: bool) -> String {
         .iter()
         .flat_map(|fire| human_fire_blocks(fire, report.recorded, paint))
         .collect();
+    blocks.extend(
+        report
+            .unfired_bindings
+            .iter()
+            .map(|unfired| human_unfired_block(unfired, paint)),
+    );
     blocks.push(human_summary(report, paint));
     blocks.join("\n\n")
+}
+
+fn human_unfired_block(unfired: &UnfiredBinding, paint: Paint) -> String {
+    human_diagnostic(
+        &paint.error("error"),
+        &unfired.sensor_id,
+        &format!("not evaluated: {}", unfired.reason()),
+        &format!("stage {} of intent {}", unfired.stage, unfired.intent),
+        &format!(
+            "stage {}, blocking; its glob is set in {}",
+            unfired.stage, unfired.manifest_path
+        ),
+        paint,
+    )
 }
 
 fn human_fire_blocks(fire: &GateFire, recorded: bool, paint: Paint) -> Vec<String> {
@@ -379,8 +424,8 @@ fn human_summary(report: &GateReport, paint: Paint) -> String {
     ));
     if let Some(line) = blocking_line(&counts) {
         lines.push(paint.error(&line));
-    } else if counts.fires == 0 {
-        lines.push(paint.warning(NOTHING_CHECKED_MESSAGE));
+    } else if let Some(nothing) = report.nothing_checked() {
+        lines.push(paint.warning(&nothing_checked_message(&nothing)));
     }
     for dead in &report.dead_bindings {
         lines.push(format!(
@@ -453,6 +498,26 @@ pub fn json_document(report: &GateReport) -> Value {
         "fires": report.fires.iter().map(json_fire).collect::<Vec<_>>(),
         "skips": report.skips.iter().map(json_skip).collect::<Vec<_>>(),
         "dead_bindings": report.dead_bindings.iter().map(json_dead_binding).collect::<Vec<_>>(),
+        "unfired_bindings": report.unfired_bindings.iter().map(json_unfired).collect::<Vec<_>>(),
+        "nothing_checked": report.nothing_checked().map(|nothing| json!({
+            "reason": nothing.reason(),
+            "help": nothing.help(),
+        })),
+    })
+}
+
+fn json_unfired(unfired: &UnfiredBinding) -> Value {
+    json!({
+        "stage": unfired.stage,
+        "sensor_id": unfired.sensor_id,
+        "intent": unfired.intent,
+        "severity": Severity::Blocking.as_str(),
+        "result": Outcome::NotEvaluated.as_str(),
+        "note": NEVER_FIRED,
+        "pattern": unfired.pattern,
+        "declared_outputs": unfired.declared_outputs,
+        "manifest_path": unfired.manifest_path,
+        "message": unfired.reason(),
     })
 }
 
@@ -480,6 +545,7 @@ fn json_counts(report: &GateReport) -> Value {
         "blocking_failed": counts.blocking_failed,
         "not_evaluated": counts.not_evaluated,
         "blocking_not_evaluated": counts.blocking_not_evaluated,
+        "never_fired": counts.never_fired,
         "skipped": counts.skipped,
         "skipped_by_reason": skipped_by_reason,
         "dead_bindings": report.dead_bindings.len(),
@@ -537,17 +603,36 @@ pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
         SkipReason::SensorsOff => "sensors-off",
         SkipReason::OtherFireOn => "other-fire-on",
         SkipReason::OtherShard => "other-shard",
+        SkipReason::NotARegularFile => "not-a-regular-file",
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // GitHub Actions
 
-/// Workflow commands, one per line: `::error` for each finding of a blocking failure,
-/// `::warning` for an advisory one and for every not-evaluated fire, `::notice` for each dead
-/// binding, and a closing `::notice` with the summary line.
+/// Workflow commands, one per line: `::error` for each finding of a blocking failure and for
+/// each blocking binding that never fired (anchored to its manifest), `::warning` for an
+/// advisory finding, for every not-evaluated fire and when nothing was checked, `::notice` for
+/// each dead binding, and a closing `::notice` with the summary line.
 pub fn render_github_annotations(report: &GateReport) -> String {
     let mut lines: Vec<String> = report.fires.iter().flat_map(github_fire_lines).collect();
+    for unfired in &report.unfired_bindings {
+        lines.push(workflow_command(
+            "error",
+            &[
+                ("file", unfired.manifest_path.as_str()),
+                ("title", &format!("{} never fired", unfired.sensor_id)),
+            ],
+            &unfired_message(unfired),
+        ));
+    }
+    if let Some(nothing) = report.nothing_checked() {
+        lines.push(workflow_command(
+            "warning",
+            &[("title", "nothing checked")],
+            &nothing_checked_message(&nothing),
+        ));
+    }
     for dead in &report.dead_bindings {
         lines.push(workflow_command(
             "notice",
@@ -657,8 +742,11 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
     let counts = report.counts();
     if let Some(line) = blocking_line(&counts) {
         sections.push(format!("**{}**", markdown_text(&line)));
-    } else if counts.fires == 0 {
-        sections.push(format!("**{}**", markdown_text(NOTHING_CHECKED_MESSAGE)));
+    } else if let Some(nothing) = report.nothing_checked() {
+        sections.push(format!(
+            "**{}**",
+            markdown_text(&nothing_checked_message(&nothing))
+        ));
     }
     let failures: Vec<String> = report
         .fires
@@ -672,6 +760,7 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
         .iter()
         .filter(|fire| fire.outcome() == Outcome::NotEvaluated)
         .map(markdown_not_evaluated_item)
+        .chain(report.unfired_bindings.iter().map(markdown_unfired_item))
         .collect();
     push_markdown_list(&mut sections, "Not evaluated", &not_evaluated);
     let dead: Vec<String> = report
@@ -716,6 +805,7 @@ fn markdown_counts_table(report: &GateReport) -> String {
             "not evaluated",
             with_blocking(counts.not_evaluated, counts.blocking_not_evaluated),
         ),
+        ("never fired (blocking)", counts.never_fired.to_string()),
         ("skipped", counts.skipped.to_string()),
         ("dead bindings", report.dead_bindings.len().to_string()),
     ];
@@ -758,6 +848,16 @@ fn markdown_not_evaluated_item(fire: &GateFire) -> String {
         code_span(fire.deliverable.as_str()),
         code_span(&fire.stage),
         markdown_text(&not_evaluated_detail(fire)),
+    )
+}
+
+fn markdown_unfired_item(unfired: &UnfiredBinding) -> String {
+    format!(
+        "- **{}** (blocking) on stage {} of intent {}: {}",
+        markdown_text(&unfired.sensor_id),
+        code_span(&unfired.stage),
+        code_span(&unfired.intent),
+        markdown_text(&unfired.reason()),
     )
 }
 
@@ -818,10 +918,11 @@ fn code_span(text: &str) -> String {
 // ---------------------------------------------------------------------------------------------
 // SARIF
 
-/// A SARIF 2.1.0 log with one run: one rule per sensor id that fired, one result per finding
-/// (a failed fire without structured findings gives one result on its deliverable), one
-/// `warning` result per not-evaluated fire, and an invocation whose `executionSuccessful` is
-/// false when any fire was not evaluated. Dead bindings are tool configuration notifications.
+/// A SARIF 2.1.0 log with one run: one rule per sensor id that fired or never fired, one result
+/// per finding (a failed fire without structured findings gives one result on its
+/// deliverable), one `warning` result per not-evaluated fire, one `error` result per blocking
+/// binding that never fired (on its manifest), and an invocation whose `executionSuccessful`
+/// is false when anything was not evaluated or nothing was checked. Dead bindings are tool configuration notifications.
 /// A sharded run gets its own `automationDetails.id`, so that code scanning keeps the shards
 /// apart.
 pub fn render_sarif(report: &GateReport, tool_version: &str) -> String {
@@ -836,6 +937,12 @@ pub fn sarif_document(report: &GateReport, tool_version: &str) -> Value {
         .fires
         .iter()
         .flat_map(|fire| sarif_fire_results(fire, &rule_ids))
+        .chain(
+            report
+                .unfired_bindings
+                .iter()
+                .map(|unfired| sarif_unfired_result(unfired, &rule_ids)),
+        )
         .collect();
     let mut run = Map::new();
     run.insert(
@@ -876,14 +983,37 @@ fn sarif_rule_ids(report: &GateReport) -> SarifRuleIds<'_> {
         keys_in_order: Vec::new(),
         index: BTreeMap::new(),
     };
-    for fire in &report.fires {
-        let id = fire.sensor_id.as_str();
+    let fired = report.fires.iter().map(|fire| fire.sensor_id.as_str());
+    let unfired = report
+        .unfired_bindings
+        .iter()
+        .map(|unfired| unfired.sensor_id.as_str());
+    for id in fired.chain(unfired) {
         if !ids.index.contains_key(id) {
             ids.index.insert(id, ids.keys_in_order.len());
             ids.keys_in_order.push(id);
         }
     }
     ids
+}
+
+/// A blocking binding that never fired: an `error` result anchored to the manifest that holds
+/// its glob, since no deliverable was read.
+fn sarif_unfired_result(unfired: &UnfiredBinding, rule_ids: &SarifRuleIds<'_>) -> Value {
+    json!({
+        "ruleId": unfired.sensor_id,
+        "ruleIndex": rule_ids.index[unfired.sensor_id.as_str()],
+        "level": "error",
+        "message": {"text": unfired_message(unfired)},
+        "locations": [sarif_location(Utf8Path::new(&unfired.manifest_path), None, None)],
+        "properties": {
+            "stage": unfired.stage,
+            "severity": Severity::Blocking.as_str(),
+            "result": Outcome::NotEvaluated.as_str(),
+            "note": NEVER_FIRED,
+            "intent": unfired.intent,
+        },
+    })
 }
 
 fn sarif_rule(sensor_id: &str) -> Value {
@@ -996,17 +1126,34 @@ fn sarif_location(file: &Utf8Path, line: Option<u64>, column: Option<u64>) -> Va
 
 fn sarif_invocation(report: &GateReport, rule_ids: &SarifRuleIds<'_>) -> Value {
     let counts = report.counts();
+    let nothing_checked = report.nothing_checked();
     let mut invocation = Map::new();
     invocation.insert(
         "executionSuccessful".to_owned(),
-        json!(counts.not_evaluated == 0),
+        json!(counts.not_evaluated == 0 && nothing_checked.is_none()),
     );
-    let execution_notifications: Vec<Value> = report
+    let mut execution_notifications: Vec<Value> = report
         .fires
         .iter()
         .filter(|fire| fire.outcome() == Outcome::NotEvaluated)
         .map(|fire| sarif_not_evaluated_notification(fire, rule_ids))
         .collect();
+    execution_notifications.extend(report.unfired_bindings.iter().map(|unfired| {
+        json!({
+            "level": "error",
+            "message": {"text": unfired_message(unfired)},
+            "associatedRule": {
+                "id": unfired.sensor_id,
+                "index": rule_ids.index[unfired.sensor_id.as_str()],
+            },
+        })
+    }));
+    if let Some(nothing) = &nothing_checked {
+        execution_notifications.push(json!({
+            "level": "warning",
+            "message": {"text": nothing_checked_message(nothing)},
+        }));
+    }
     if !execution_notifications.is_empty() {
         invocation.insert(
             "toolExecutionNotifications".to_owned(),
@@ -1090,6 +1237,7 @@ mod tests {
 
     use super::*;
     use crate::dispatch::verdict::ScriptError;
+    use crate::gate::report::UnfiredCause;
 
     const RECORD: &str = "aidlc/spaces/default/intents/260101-login";
 
@@ -1108,6 +1256,7 @@ mod tests {
             detail_path: None,
             findings: Vec::new(),
             duration: Duration::from_micros(12_345),
+            artifact_changed: false,
         }
     }
 
@@ -1148,8 +1297,9 @@ mod tests {
 
     /// Every case the renderers must show: a pass, a blocking failure with positions, an
     /// advisory failure with a finding but no line, an advisory failure without structured
-    /// findings, a blocking tool-unavailable, a budget override, a script error, one skip of
-    /// each reason, a dead binding, and shard 2 of 4.
+    /// findings, a blocking tool-unavailable, a budget override, a script error, a blocking
+    /// fire whose file changed under it, a blocking binding that never fired, one skip of each
+    /// reason, a dead binding, and shard 2 of 4.
     fn sample_report() -> GateReport {
         let requirements = "inception/requirements-analysis/requirements.md";
         let design = "construction/application-design/components.md";
@@ -1244,6 +1394,15 @@ mod tests {
                     ),
                     Verdict::ScriptError(ScriptError::Exit(2)),
                 ),
+                GateFire {
+                    artifact_changed: true,
+                    ..fire(
+                        "application-design",
+                        "required-sections",
+                        Severity::Blocking,
+                        design,
+                    )
+                },
             ],
             skips: vec![
                 skip(
@@ -1282,15 +1441,32 @@ mod tests {
                     Some("construction/application-design/services.md"),
                     SkipReason::OtherShard,
                 ),
+                skip(
+                    "application-design",
+                    "claim-sources",
+                    Some("construction/application-design/interfaces.md"),
+                    SkipReason::NotARegularFile,
+                ),
             ],
             dead_bindings: vec![DeadBinding {
                 stage: "reverse-engineering".to_owned(),
                 sensor_id: "required-sections".to_owned(),
                 pattern: "**/{aidlc-docs,intents}/**".to_owned(),
             }],
+            unfired_bindings: vec![UnfiredBinding {
+                stage: "application-design".to_owned(),
+                sensor_id: "api-contract".to_owned(),
+                intent: "260101-login".to_owned(),
+                manifest_path: ".claude/sensors/aidlc-api-contract.md".to_owned(),
+                pattern: Some("**/*.ts".to_owned()),
+                declared_outputs: vec!["components.md".to_owned(), "services.md".to_owned()],
+                cause: UnfiredCause::NoGlobMatch { deliverables: 2 },
+            }],
+            bindings_selected: 9,
             duration: Duration::from_micros(48_300),
             shard: Some((2, 4)),
             recorded: true,
+            ..GateReport::default()
         }
     }
 
@@ -1340,8 +1516,10 @@ mod tests {
             "warning[type-check]: not evaluated: sensor execution exceeded its budget (cap 300 s, observed 301 s)",
             "warning[traceability]: not evaluated: script-error: exit-2",
             "gate check of intent 260101-login: 3 stages, 2 deliverables found",
-            "checked 6 sensors × 2 files: 1 passed, 3 failed, 3 not evaluated (1 tool-unavailable, 1 sensor execution exceeded its budget, 1 script-error: exit-2), 6 skipped (2 no glob match, 1 no deliverable, 1 sensors off, 1 not selected by --fire-on, 1 another shard) in 48.3 ms",
-            "blocking sensors: 1 failed, 1 not evaluated; the gate does not pass",
+            "warning[required-sections]: not evaluated: artifact-changed\n  --> aidlc/spaces/default/intents/260101-login/construction/application-design/components.md",
+            "error[api-contract]: not evaluated: blocking sensor never fired: its glob matches none of the stage's 2 deliverables; glob \"**/*.ts\"; declared outputs: components.md, services.md; a blocking sensor that never fired has not passed\n  --> stage application-design of intent 260101-login\n  = stage application-design, blocking; its glob is set in .claude/sensors/aidlc-api-contract.md",
+            "checked 6 sensors × 2 files: 1 passed, 3 failed, 5 not evaluated (1 tool-unavailable, 1 sensor execution exceeded its budget, 1 script-error: exit-2, 1 artifact-changed, 1 never-fired), 7 skipped (2 no glob match, 1 no deliverable, 1 sensors off, 1 not selected by --fire-on, 1 another shard, 1 not a regular file) in 48.3 ms",
+            "blocking sensors: 1 failed, 3 not evaluated; the gate does not pass",
             "dead binding: sensor required-sections on stage reverse-engineering can never fire: its glob **/{aidlc-docs,intents}/** matches none of the stage's declared outputs",
             "shard 2 of 4",
         ];
@@ -1357,6 +1535,7 @@ mod tests {
     fn passed_fires_are_counted_not_listed() {
         let mut report = sample_report();
         report.fires.truncate(1);
+        report.unfired_bindings.clear();
         let text = render_human(&report, false);
         assert!(!text.contains("claim-sources"), "{text}");
         assert!(text.contains("checked 1 sensor × 1 file: 1 passed, 0 failed"));
@@ -1435,10 +1614,13 @@ mod tests {
                 "duration_ms",
                 "fires",
                 "skips",
-                "dead_bindings"
+                "dead_bindings",
+                "unfired_bindings",
+                "nothing_checked"
             ]
         );
         assert_eq!(document["version"], json!(1));
+        assert_eq!(document["nothing_checked"], Value::Null);
         assert_eq!(document["shard"], json!({"index": 2, "count": 4}));
         assert_eq!(document["duration_ms"], json!(48.3));
         assert_eq!(
@@ -1454,6 +1636,7 @@ mod tests {
                 "blocking_failed",
                 "not_evaluated",
                 "blocking_not_evaluated",
+                "never_fired",
                 "skipped",
                 "skipped_by_reason",
                 "dead_bindings"
@@ -1461,10 +1644,13 @@ mod tests {
         );
         assert_eq!(
             document["counts"]["skipped_by_reason"],
-            json!({"no-glob-match": 2, "no-deliverable": 1, "sensors-off": 1, "other-fire-on": 1, "other-shard": 1})
+            json!({"no-glob-match": 2, "no-deliverable": 1, "sensors-off": 1, "other-fire-on": 1, "other-shard": 1, "not-a-regular-file": 1})
         );
+        assert_eq!(document["counts"]["not_evaluated"], json!(5));
+        assert_eq!(document["counts"]["blocking_not_evaluated"], json!(3));
+        assert_eq!(document["counts"]["never_fired"], json!(1));
         let fires = document["fires"].as_array().unwrap();
-        assert_eq!(fires.len(), 7);
+        assert_eq!(fires.len(), 8);
         for fire in fires {
             assert_eq!(
                 keys(fire),
@@ -1493,9 +1679,12 @@ mod tests {
                 "failed",
                 "not-evaluated",
                 "not-evaluated",
+                "not-evaluated",
                 "not-evaluated"
             ]
         );
+        assert_eq!(fires[7]["note"], json!("artifact-changed"));
+        assert_eq!(fires[7]["findings_count"], json!(0));
         assert_eq!(fires[0]["note"], Value::Null);
         assert_eq!(fires[4]["note"], json!("tool-unavailable"));
         assert_eq!(
@@ -1523,6 +1712,21 @@ mod tests {
         assert_eq!(
             document["dead_bindings"],
             json!([{"stage": "reverse-engineering", "sensor_id": "required-sections", "pattern": "**/{aidlc-docs,intents}/**"}])
+        );
+        assert_eq!(
+            document["unfired_bindings"],
+            json!([{
+                "stage": "application-design",
+                "sensor_id": "api-contract",
+                "intent": "260101-login",
+                "severity": "blocking",
+                "result": "not-evaluated",
+                "note": "never-fired",
+                "pattern": "**/*.ts",
+                "declared_outputs": ["components.md", "services.md"],
+                "manifest_path": ".claude/sensors/aidlc-api-contract.md",
+                "message": "blocking sensor never fired: its glob matches none of the stage's 2 deliverables; glob \"**/*.ts\"; declared outputs: components.md, services.md; a blocking sensor that never fired has not passed",
+            }])
         );
     }
 
@@ -1559,11 +1763,45 @@ mod tests {
             lines[5].contains("sensor execution exceeded its budget (cap 300 s, observed 301 s)")
         );
         assert!(lines[6].contains("script-error: exit-2"));
-        assert!(lines[7].starts_with("::notice title=dead sensor binding::sensor required-sections on stage reverse-engineering can never fire"));
+        assert!(lines[7].starts_with("::warning file="));
+        assert!(lines[7].contains("title=required-sections not evaluated::required-sections was not evaluated on stage application-design: artifact-changed; a blocking sensor"));
+        assert!(lines[8].starts_with("::error file=.claude/sensors/aidlc-api-contract.md,title=api-contract never fired::api-contract was not evaluated on stage application-design: blocking sensor never fired: its glob matches none"), "{}", lines[8]);
+        assert!(lines[9].starts_with("::notice title=dead sensor binding::sensor required-sections on stage reverse-engineering can never fire"));
         assert!(
-            lines[8].starts_with("::notice title=aidlc gate check::checked 6 sensors × 2 files")
+            lines[10].starts_with("::notice title=aidlc gate check::checked 6 sensors × 2 files")
         );
-        assert_eq!(lines.len(), 9);
+        assert_eq!(lines.len(), 11);
+    }
+
+    #[test]
+    fn an_empty_report_says_why_nothing_was_checked_in_every_format() {
+        let report = GateReport {
+            intents: vec!["260101-login".to_owned()],
+            stages_checked: 2,
+            bindings_not_selected: 4,
+            ..GateReport::default()
+        };
+        let nothing = report.nothing_checked().expect("nothing was checked");
+        let sentence = "nothing was checked: no gate-fired binding: the install's sensors are all write-fired (4 bindings)";
+        assert!(nothing.help().contains("`--fire-on all` checks them"));
+        assert!(render_human(&report, false).contains(sentence));
+        let json: Value = serde_json::from_str(&render_json(&report)).unwrap();
+        assert_eq!(json["nothing_checked"]["reason"], json!(nothing.reason()));
+        assert!(
+            render_github_annotations(&report)
+                .contains(&format!("::warning title=nothing checked::{sentence}"))
+        );
+        assert!(
+            render_github_step_summary(&report)
+                .contains("**nothing was checked: no gate-fired binding: the install's sensors")
+        );
+        let sarif: Value = serde_json::from_str(&render_sarif(&report, "0.1.0")).unwrap();
+        let invocation = &sarif["runs"][0]["invocations"][0];
+        assert_eq!(invocation["executionSuccessful"], json!(false));
+        assert_eq!(
+            invocation["toolExecutionNotifications"][0]["message"]["text"],
+            json!(sentence)
+        );
     }
 
     #[test]
@@ -1615,12 +1853,14 @@ mod tests {
         let text = render_github_step_summary(&sample_report());
         assert!(text.contains("| | count |\n| --- | ---: |\n| stages | 3 |"));
         assert!(text.contains("| failed | 3 (1 blocking) |"));
-        assert!(text.contains("| not evaluated | 3 (1 blocking) |"));
+        assert!(text.contains("| not evaluated | 5 (3 blocking) |"));
+        assert!(text.contains("| never fired (blocking) | 1 |"));
         assert!(
             text.contains(
-                "**blocking sensors: 1 failed, 1 not evaluated; the gate does not pass**"
+                "**blocking sensors: 1 failed, 3 not evaluated; the gate does not pass**"
             )
         );
+        assert!(text.contains("- **api-contract** (blocking) on stage `application-design` of intent `260101-login`: blocking sensor never fired: its glob matches none"), "{text}");
         assert!(text.contains("#### Failures\n\n- **required-sections** (blocking) on `aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md` (stage `requirements-analysis`): 3 findings; details in `aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md`"));
         assert!(text.contains("#### Not evaluated\n\n- **linter** (blocking)"));
         assert!(text.contains("#### Dead bindings\n\n- sensor `required-sections` on stage `reverse-engineering` can never fire: its glob `**/{aidlc-docs,intents}/**`"));
@@ -1722,12 +1962,13 @@ mod tests {
                 "upstream-coverage",
                 "linter",
                 "type-check",
-                "traceability"
+                "traceability",
+                "api-contract"
             ]
         );
         let results = run["results"].as_array().unwrap();
-        // 2 + 1 findings, 1 failure without findings, 3 non-evaluations.
-        assert_eq!(results.len(), 7);
+        // 2 + 1 findings, 1 failure without findings, 4 non-evaluated fires, 1 unfired binding.
+        assert_eq!(results.len(), 9);
         for result in results {
             let rule_index = usize::try_from(result["ruleIndex"].as_u64().unwrap()).unwrap();
             assert_eq!(driver["rules"][rule_index]["id"], result["ruleId"]);
@@ -1756,15 +1997,22 @@ mod tests {
                 .unwrap()
                 .starts_with("failed with 4 findings; details in ")
         );
-        for (result, reason) in results[4..].iter().zip([
+        for (result, reason) in results[4..8].iter().zip([
             "tool-unavailable",
             "sensor execution exceeded its budget",
             "script-error: exit-2",
+            "artifact-changed",
         ]) {
             assert_eq!(result["level"], json!("warning"));
             assert_eq!(result["properties"]["note"], json!(reason));
             assert!(result["message"]["text"].as_str().unwrap().contains(reason));
         }
+        assert_eq!(results[8]["level"], json!("error"));
+        assert_eq!(results[8]["properties"]["note"], json!("never-fired"));
+        assert_eq!(
+            results[8]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            json!(".claude/sensors/aidlc-api-contract.md")
+        );
         let invocation = &run["invocations"][0];
         assert_eq!(invocation["executionSuccessful"], json!(false));
         assert_eq!(
@@ -1772,7 +2020,7 @@ mod tests {
                 .as_array()
                 .unwrap()
                 .len(),
-            3
+            5
         );
         assert_eq!(
             invocation["toolExecutionNotifications"][0]["associatedRule"],
@@ -1792,6 +2040,7 @@ mod tests {
     fn a_clean_run_is_a_successful_execution() {
         let mut report = sample_report();
         report.fires.truncate(1);
+        report.unfired_bindings.clear();
         report.shard = None;
         let document = sarif_document(&report, "0.1.0");
         let run = &document["runs"][0];

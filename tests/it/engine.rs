@@ -542,8 +542,9 @@ fn shipped_sensors_run_natively_both_through_fire_and_the_worker_protocol() {
     }
 }
 
-/// The conductor starts a workflow's audit shard before any agent writes; the hook only runs
-/// inside a workflow that has one.
+/// The conductor starts a workflow's audit shard before any agent writes. (The hook no longer
+/// needs this clone's shard to see a workflow, failure-modes N6; most tests start one anyway,
+/// as a real workflow has.)
 fn start_audit_shard(project: &TestProject) {
     let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
     std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
@@ -572,11 +573,14 @@ fn the_hook_fires_matching_write_sensors_and_records_a_heartbeat() {
     let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
     let payload =
         serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
+    let state = project.read(&format!("{RECORD}/aidlc-state.md"));
+    project.remove(&format!("{RECORD}/aidlc-state.md"));
     assert_eq!(run_hook(&project, &payload).status, 0);
     assert!(
         audit_blocks(&project).is_empty(),
-        "no workflow yet: nothing fires"
+        "no readable state, no workflow: nothing fires"
     );
+    project.write(&format!("{RECORD}/aidlc-state.md"), &state);
     start_audit_shard(&project);
     let first = run_hook(&project, &payload);
     assert_eq!(first.status, 0, "{}", first.stderr);

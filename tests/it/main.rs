@@ -13,12 +13,16 @@
 //! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
 //!   fingerprints, the override receipt, the gate row and its notices);
+//! - `fail_closed_gate`: issue 10's gate and graph-reading items: unfired blocking bindings,
+//!   strict graph values, nothing checked, the staleness bracket in `gate check`, deliverables
+//!   that are not regular files, and the write hook in a fresh clone;
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
 mod compile;
 mod docs;
 mod engine;
+mod fail_closed_gate;
 mod gate;
 mod gate_step;
 mod incremental;
