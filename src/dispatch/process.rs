@@ -667,7 +667,9 @@ pub(crate) mod tests {
         assert!(run.stdout_truncated);
         assert_eq!(
             verdict_of(&run, command.timeout),
-            Verdict::ScriptError(crate::dispatch::verdict::ScriptError::BadOutput)
+            Verdict::ScriptError(crate::dispatch::verdict::ScriptError::BadOutput(
+                crate::dispatch::verdict::BadWorkerOutput::OverTheCap
+            ))
         );
     }
 
@@ -737,7 +739,9 @@ pub(crate) mod tests {
         let pid_file = workers.folder().join("child.pid");
         let program = workers.script(
             "leaky.sh",
-            &format!("sleep 100 &\necho $! > '{pid_file}'\necho '{{\"pass\":true}}'\nexit 0"),
+            &format!(
+                "sleep 100 &\necho $! > '{pid_file}'\necho '{{\"pass\":true,\"findings_count\":0}}'\nexit 0"
+            ),
         );
         let command = workers.command(program, Duration::from_secs(1));
         let started = Instant::now();
@@ -745,7 +749,7 @@ pub(crate) mod tests {
         assert!(started.elapsed() < Duration::from_secs(20));
         assert!(!run.timed_out, "the worker itself exited in time");
         assert_eq!(run.exit_code, Some(0));
-        assert_eq!(run.stdout, b"{\"pass\":true}\n");
+        assert_eq!(run.stdout, b"{\"pass\":true,\"findings_count\":0}\n");
         assert_eq!(verdict_of(&run, command.timeout), Verdict::Passed);
         let child = read_pid(pid_file.as_std_path());
         assert!(
