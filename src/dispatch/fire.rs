@@ -3,6 +3,9 @@
 //!
 //! Invariants:
 //! - every pre-flight refusal happens before any audit row is written;
+//! - no fire starts after an interrupt of `aidlc` (nothing is written for it), and a fire
+//!   interrupted while its worker runs still writes its terminal row, `script-error:
+//!   interrupted`;
 //! - `SENSOR_FIRED` and the terminal row are each appended inside their own audit-lock window,
 //!   and no lock is held while the worker runs;
 //! - every fire that wrote `SENSOR_FIRED` writes exactly one terminal row with the same fire id;
@@ -25,6 +28,7 @@ use crate::dispatch::stage_graph::{
 };
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
 use crate::dispatch::workers;
+use crate::interrupt;
 use crate::workspace;
 
 /// The dispatcher's fallback timeout when a manifest declares none (D7).
@@ -369,6 +373,11 @@ fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode
 /// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule
 /// (D6) and the verdict line.
 pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireReport, FireRefusal> {
+    if interrupt::requested() {
+        return Err(FireRefusal::new(
+            "interrupted: the fire was not started and nothing was recorded",
+        ));
+    }
     let project_dir = &prepared.project_dir;
     let fire_id = (context.new_fire_id)();
     let record_root = workspace::record_root(project_dir);

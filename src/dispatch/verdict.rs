@@ -1,8 +1,9 @@
 //! The verdict of one fire: the reference's truth table (upstream §4.6) as a closed enum (D4).
 //!
-//! `verdict_of` evaluates the rows in the reference's order: a (timeout), 0 (spawn error),
-//! b (exit 127), c/d/f (exit 0 and the JSON), e1 (SIGTERM), e2 (other exit), e3 (other signal),
-//! then the fallthrough. Every row but c (failed) and d (passed) and a (budget override) is a
+//! `verdict_of` evaluates the rows in the reference's order, after one row of our own:
+//! interrupted (the user stopped `aidlc`), then a (timeout), 0 (spawn error), b (exit 127),
+//! c/d/f (exit 0 and the JSON), e1 (SIGTERM), e2 (other exit), e3 (other signal), then the
+//! fallthrough. Every row but c (failed) and d (passed) and a (budget override) is a
 //! non-evaluation, recorded as a noted `SENSOR_PASSED`; only `Verdict::Passed` is a real pass.
 //!
 //! Where this differs from the reference, on purpose:
@@ -11,6 +12,8 @@
 //!   reference's guess "SIGTERM and elapsed ≥ timeout − 100 ms"; a SIGTERM from anyone else is
 //!   `external-sigterm` even near the deadline, and a worker that needed SIGKILL after ignoring
 //!   our SIGTERM is still a budget override.
+//! - A worker we stopped because `aidlc` itself was interrupted (SIGINT, SIGTERM, SIGHUP) is
+//!   `script-error: interrupted`: nothing was checked, and it was not the worker's fault.
 //! - Stdout over the cap is `bad-output`. The reference's `spawnSync` killed such a worker with
 //!   SIGTERM (`maxBuffer`), which it then misread as a timeout or an external kill.
 //! - The worker's JSON is read strictly (D4, failure-modes §5.2), where the reference floored a
@@ -93,6 +96,9 @@ pub enum ScriptError {
     /// The dispatcher refused the fire before running anything (a gate fire whose pre-flight
     /// failed); holds the refusal.
     Refused(String),
+    /// `aidlc` was interrupted (SIGINT, SIGTERM or SIGHUP) while the worker ran, so the worker
+    /// was stopped (or the in-process check abandoned) before it gave a verdict.
+    Interrupted,
     /// None of the rows matched (the status could not be read).
     Unknown,
 }
@@ -109,6 +115,7 @@ impl ScriptError {
             Self::DetailWriteFailed(message) => format!("detail-write-failed: {message}"),
             Self::NotImplemented(what) => format!("not-implemented: {what}"),
             Self::Refused(why) => format!("refused: {why}"),
+            Self::Interrupted => "interrupted".to_owned(),
             Self::Unknown => "unknown".to_owned(),
         }
     }
@@ -330,6 +337,9 @@ fn excerpt(value: &Value) -> String {
 
 /// The verdict of one run whose budget was `timeout`, by the rows of upstream §4.6 in order.
 pub fn verdict_of(run: &WorkerRun, timeout: Duration) -> Verdict {
+    if run.interrupted {
+        return Verdict::ScriptError(ScriptError::Interrupted);
+    }
     if run.timed_out {
         return Verdict::BudgetOverride {
             cap_seconds: whole_seconds_rounded_up(timeout),
@@ -730,6 +740,20 @@ mod tests {
     }
 
     #[test]
+    fn an_interrupted_run_is_interrupted_whatever_else_it_says() {
+        let run = WorkerRun {
+            interrupted: true,
+            timed_out: true,
+            signal: Some(libc::SIGTERM),
+            ..exited(0, r#"{"pass":true,"findings_count":0}"#)
+        };
+        let verdict = verdict_of(&run, Duration::from_secs(1));
+        assert_eq!(verdict, script_error(ScriptError::Interrupted));
+        assert_eq!(verdict.note().as_deref(), Some("script-error: interrupted"));
+        assert!(!verdict.is_unnoted_pass());
+    }
+
+    #[test]
     fn a_timeout_comes_before_every_other_row() {
         let run = WorkerRun {
             timed_out: true,
@@ -819,6 +843,10 @@ mod tests {
             (
                 script_error(ScriptError::BadOutput(BadWorkerOutput::PassMissing)),
                 "script-error: bad-output",
+            ),
+            (
+                script_error(ScriptError::Interrupted),
+                "script-error: interrupted",
             ),
             (
                 script_error(ScriptError::ExternalSigterm),

@@ -143,6 +143,8 @@ pub enum GateStepError {
     Lock(#[from] LockError),
     #[error("cannot write the gate row: {0}")]
     Ledger(#[from] LedgerError),
+    #[error("interrupted: the gate row was not written")]
+    Interrupted,
 }
 
 impl GateStepError {
@@ -274,6 +276,9 @@ pub fn run_gate_step(
         let fires = plan_stage_fires(&layout.project_dir, node, &deliverables, autonomous);
         evaluate_gate_sensors(layout, registry, nodes, &fires, deliverables.len())
     };
+    if crate::interrupt::requested() {
+        return Err(GateStepError::Interrupted);
+    }
     enforce_blocking_sensors(layout, &record, request, autonomous, &evaluation.issues)?;
     commit_gate_row(
         layout,
