@@ -10,7 +10,7 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{
     Cli, Command, CompileArgs, EngineCommand, Format, InitArgs, ProjectArgs, SensorCommand,
 };
-use crate::cli::printer::Printer;
+use crate::cli::printer::{self, Printer};
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
@@ -57,12 +57,16 @@ fn runs_sensor_workers(command: &Command) -> bool {
     }
 }
 
-/// D9 over what the command returned: 130 after an interrupt.
+/// D9 over what the command returned: 130 after an interrupt; 2 when its output could not be
+/// written to stdout, unless the command already failed worse than "findings".
 fn final_status(status: ExitStatus) -> ExitStatus {
     if interrupt::requested() {
         return ExitStatus::Interrupted;
     }
-    status
+    match status {
+        ExitStatus::Success | ExitStatus::Failure if printer::stdout_failed() => ExitStatus::Error,
+        other => other,
+    }
 }
 
 pub(super) fn env_var(name: &str) -> Option<String> {
