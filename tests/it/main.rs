@@ -11,12 +11,15 @@
 //! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
 //!   fingerprints, the override receipt, the gate row and its notices);
+//! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
+//!   children, signals, special files and in-process timeouts, stdout write failures;
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
 mod compile;
 mod docs;
 mod engine;
+mod fail_closed_dispatch;
 mod gate;
 mod gate_step;
 mod incremental;
