@@ -17,6 +17,7 @@
 //! - [`audit`]: the cross-process audit lock;
 //! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
+//! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
 //! - [`diagnostics`]: problems as values, and their renderers;
 //! - [`synthetic`]: generated projects of any size, for the benchmarks and tests.
@@ -33,6 +34,7 @@ pub mod framework;
 pub mod fs_util;
 pub mod gate;
 pub mod graph;
+pub mod interrupt;
 pub mod js_text;
 pub mod parse;
 pub mod resolve;

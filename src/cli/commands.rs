@@ -7,20 +7,65 @@ use std::time::Instant;
 use camino::Utf8PathBuf;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Cli, Command, CompileArgs, Format, InitArgs, ProjectArgs};
-use crate::cli::printer::Printer;
+use crate::cli::args::{
+    Cli, Command, CompileArgs, EngineCommand, Format, InitArgs, ProjectArgs, SensorCommand,
+};
+use crate::cli::printer::{self, Printer};
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
 use crate::fingerprint;
+use crate::interrupt::{self, GroupSignal};
 
 pub fn run(cli: Cli) -> ExitStatus {
-    match cli.command {
+    if runs_sensor_workers(&cli.command)
+        && let Err(error) = interrupt::install()
+    {
+        error_line(
+            &Printer::new(Format::Human, false),
+            &error.to_string(),
+            None,
+        );
+        return ExitStatus::Error;
+    }
+    let status = match cli.command {
         Command::Init(args) => init(&args),
         Command::Compile(args) => compile_command(&args),
         Command::Engine(args) => crate::cli::engine::run(&args),
         Command::Gate(args) => crate::cli::gate::run(&args),
+    };
+    // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
+    // its timeout may still run here.
+    interrupt::signal_every_live_worker_group(GroupSignal::Kill);
+    final_status(status)
+}
+
+/// The commands that fire sensors get the interrupt handler: on SIGINT, SIGTERM or SIGHUP they
+/// stop their workers, record each started fire's end, and exit 130. `sensor-<id>` (a worker
+/// itself) does not: its dispatcher's SIGTERM must end it as a signal, which the dispatcher reads
+/// as its timeout.
+fn runs_sensor_workers(command: &Command) -> bool {
+    match command {
+        Command::Gate(_) => true,
+        Command::Engine(engine) => match &engine.command {
+            EngineCommand::Sensor(sensor) => matches!(sensor.command, SensorCommand::Fire(_)),
+            EngineCommand::Hook(_) | EngineCommand::Gate(_) => true,
+            EngineCommand::Intent(_) | EngineCommand::Worker(_) => false,
+        },
+        Command::Init(_) | Command::Compile(_) => false,
+    }
+}
+
+/// D9 over what the command returned: 130 after an interrupt; 2 when its output could not be
+/// written to stdout, unless the command already failed worse than "findings".
+fn final_status(status: ExitStatus) -> ExitStatus {
+    if interrupt::requested() {
+        return ExitStatus::Interrupted;
+    }
+    match status {
+        ExitStatus::Success | ExitStatus::Failure if printer::stdout_failed() => ExitStatus::Error,
+        other => other,
     }
 }
 

@@ -149,6 +149,12 @@ fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
     match result {
         Ok(report) => {
             printer.out(&report.verdict_line);
+            if let Some(explained) = report.verdict.explained_note() {
+                printer.status(&format!(
+                    "note: sensor \"{}\" evaluated nothing (fire {}): {explained}",
+                    args.id, report.fire_id
+                ));
+            }
             ExitStatus::Success
         }
         Err(refusal) => {

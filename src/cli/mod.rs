@@ -25,7 +25,7 @@ pub enum ExitStatus {
     NotEvaluated = 3,
     /// A sensor worker's tool is unavailable (the worker protocol's 127).
     ToolUnavailable = 127,
-    /// Stopped by Ctrl-C.
+    /// Stopped by SIGINT (Ctrl-C), SIGTERM or SIGHUP.
     Interrupted = 130,
 }
 

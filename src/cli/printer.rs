@@ -1,10 +1,29 @@
-//! Writing to the terminal. A closed stdout pipe ends the process quietly (D9).
+//! Writing to the terminal, and what happens when that fails (D9).
+//!
+//! - A closed stdout or stderr pipe (EPIPE) ends the process quietly with status 0: the reader
+//!   went away on purpose (`aidlc … | head`).
+//! - Any other failed write on stdout (a full disk, `>/dev/full`, an I/O error) loses output
+//!   someone relies on (a verdict line, a report): the first one is reported on stderr, nothing
+//!   more is written to stdout (what was written stays a prefix of the output), and the command
+//!   goes on to its end, so that no fire is left half-recorded. [`stdout_failed`] then makes
+//!   the final status 2 (see `final_status` in `cli::commands`).
+//! - A failed write on stderr is ignored: there is nowhere left to say it.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::cli::args::Format;
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::render::{self, SourceLookup};
+
+/// Set by the first failed write on stdout, for the whole process (every command makes its own
+/// `Printer`).
+static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a write on stdout failed (other than a closed pipe) in this process.
+pub fn stdout_failed() -> bool {
+    STDOUT_FAILED.load(Ordering::SeqCst)
+}
 
 pub struct Printer {
     pub format: Format,
@@ -26,7 +45,7 @@ impl Printer {
     /// A status line for people, on stderr.
     pub fn status(&self, line: &str) {
         if !self.quiet {
-            write_or_exit(&mut std::io::stderr(), line);
+            write_to_stderr(line);
         }
     }
 
@@ -36,13 +55,12 @@ impl Printer {
         reason = "all output goes through the printer, whatever the stream"
     )]
     pub fn out(&self, line: &str) {
-        write_or_exit(&mut std::io::stdout(), line);
+        write_to_stdout(&mut std::io::stdout().lock(), line);
     }
 
     pub fn diagnostic(&self, diagnostic: &Diagnostic, sources: &dyn SourceLookup) {
         match self.format {
-            Format::Human => write_or_exit(
-                &mut std::io::stderr(),
+            Format::Human => write_to_stderr(
                 render::render_human(diagnostic, sources, self.color).trim_end_matches('\n'),
             ),
             Format::Json => self.out(&render::render_json(diagnostic, sources)),
@@ -51,10 +69,74 @@ impl Printer {
     }
 }
 
-fn write_or_exit(stream: &mut dyn Write, line: &str) {
-    if let Err(error) = writeln!(stream, "{line}")
+/// `line` and a newline on `stream`, flushed, so that a failure is seen here and not at exit.
+fn write_to_stdout(stream: &mut dyn Write, line: &str) {
+    if STDOUT_FAILED.load(Ordering::SeqCst) {
+        return;
+    }
+    match writeln!(stream, "{line}").and_then(|()| stream.flush()) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(error) => {
+            if !STDOUT_FAILED.swap(true, Ordering::SeqCst) {
+                write_to_stderr(&format!(
+                    "error: cannot write the output to stdout: {error}\n  help: the output is incomplete; check where stdout goes (a full disk, a closed file)"
+                ));
+            }
+        }
+    }
+}
+
+fn write_to_stderr(line: &str) {
+    if let Err(error) = writeln!(std::io::stderr(), "{line}")
         && error.kind() == std::io::ErrorKind::BrokenPipe
     {
         std::process::exit(0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A stream that takes `room` bytes, then fails as a full disk does.
+    struct FullAfter {
+        room: usize,
+        written: Vec<u8>,
+    }
+
+    impl Write for FullAfter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            if self.room == 0 {
+                return Err(std::io::Error::from_raw_os_error(28));
+            }
+            let taken = bytes.len().min(self.room);
+            self.room -= taken;
+            self.written.extend_from_slice(&bytes[..taken]);
+            Ok(taken)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_failed_write_is_remembered_and_nothing_more_is_written() {
+        let mut stream = FullAfter {
+            room: 8,
+            written: Vec::new(),
+        };
+        write_to_stdout(&mut stream, "first");
+        assert!(!stdout_failed());
+        write_to_stdout(&mut stream, "second line");
+        assert!(stdout_failed());
+        let mut later = FullAfter {
+            room: 100,
+            written: Vec::new(),
+        };
+        write_to_stdout(&mut later, "third");
+        assert!(later.written.is_empty(), "written after a failure");
+        assert_eq!(stream.written, b"first\nse");
     }
 }

@@ -72,13 +72,14 @@ pub fn run(args: &ProjectArgs, debounce_ms: u64, printer: &Printer) -> ExitStatu
         }
     };
     let (sender, receiver) = mpsc::channel();
-    let interrupt = sender.clone();
-    if let Err(error) = ctrlc::set_handler(move || {
-        let _ = interrupt.send(WatchMessage::Interrupted);
-    }) {
-        error_line(printer, &format!("cannot handle Ctrl-C: {error}"), None);
+    if let Err(error) = crate::interrupt::install() {
+        error_line(printer, &error.to_string(), None);
         return ExitStatus::Error;
     }
+    let interrupt = sender.clone();
+    crate::interrupt::on_interrupt(move || {
+        let _ = interrupt.send(WatchMessage::Interrupted);
+    });
     let mut watcher = match FolderWatcher::start(Duration::from_millis(debounce_ms), sender) {
         Ok(watcher) => watcher,
         Err(error) => {

@@ -2,7 +2,12 @@
 //! (upstream §4.2–§4.9, D4–D8).
 //!
 //! Invariants:
-//! - every pre-flight refusal happens before any audit row is written;
+//! - every pre-flight refusal happens before any audit row is written; an output path that is
+//!   not a regular file (a FIFO, socket, device or folder) is one: a worker opening a FIFO
+//!   would block, and no stage produces any of them;
+//! - no fire starts after an interrupt of `aidlc` (nothing is written for it), and a fire
+//!   interrupted while its worker runs still writes its terminal row, `script-error:
+//!   interrupted`;
 //! - `SENSOR_FIRED` and the terminal row are each appended inside their own audit-lock window,
 //!   and no lock is held while the worker runs;
 //! - every fire that wrote `SENSOR_FIRED` writes exactly one terminal row with the same fire id;
@@ -25,6 +30,7 @@ use crate::dispatch::stage_graph::{
 };
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
 use crate::dispatch::workers;
+use crate::interrupt;
 use crate::workspace;
 
 /// The dispatcher's fallback timeout when a manifest declares none (D7).
@@ -166,6 +172,9 @@ pub fn prepare_fire_with(
             "output path does not exist: {absolute_output_path}"
         )));
     }
+    regular_file_check(&absolute_output_path).map_err(|message| {
+        FireRefusal::new(message).with_help("fire sensors on regular files only")
+    })?;
     check_inside_project(&layout.project_dir, &absolute_output_path)?;
     check_matches(layout, sensor, &request.sensor_id, &absolute_output_path)?;
     let worker = worker_kind(&sensor.manifest.id, &sensor.manifest.command)?;
@@ -205,6 +214,47 @@ fn absolute(cwd: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
         }
     }
     normal
+}
+
+/// `Ok` when `path` is a regular file (through symlinks); otherwise a message naming the path
+/// and what it is (`… is a FIFO, not a regular file`). Reading a FIFO blocks until someone
+/// writes to it, and a device or socket is never a deliverable, so nothing reads such a path.
+pub fn regular_file_check(path: &Utf8Path) -> Result<(), String> {
+    let metadata = std::fs::metadata(path)
+        .map_err(|error| format!("cannot read the file type of {path}: {error}"))?;
+    let file_type = metadata.file_type();
+    if file_type.is_file() {
+        return Ok(());
+    }
+    Err(format!(
+        "output path {path} is {}, not a regular file",
+        file_type_name(file_type)
+    ))
+}
+
+/// "a FIFO", "a directory", …, with its article.
+fn file_type_name(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if file_type.is_fifo() {
+            return "a FIFO (named pipe)";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else {
+        "a special file"
+    }
 }
 
 /// A file outside the project (by its path, or through a symlink) is refused: its audit row
@@ -369,6 +419,11 @@ fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode
 /// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule
 /// (D6) and the verdict line.
 pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireReport, FireRefusal> {
+    if interrupt::requested() {
+        return Err(FireRefusal::new(
+            "interrupted: the fire was not started and nothing was recorded",
+        ));
+    }
     let project_dir = &prepared.project_dir;
     let fire_id = (context.new_fire_id)();
     let record_root = workspace::record_root(project_dir);

@@ -2,19 +2,29 @@
 //!
 //! `run_worker` spawns the worker as the leader of a new process group, with stdin from
 //! `/dev/null` and both output pipes drained on their own threads, and waits for it with one
-//! deadline (`WorkerCommand::timeout`).
+//! deadline (`WorkerCommand::timeout`) and one more reason to stop: an interrupt of `aidlc`
+//! itself (`crate::interrupt`), which is reported as `interrupted`, never as a timeout.
 //!
 //! Invariants:
 //!
 //! - Bad input never panics and nothing blocks forever: `run_worker` returns by the deadline
-//!   plus at most three grace periods (`STOP_GRACE`, `STOP_GRACE`, `READER_GRACE`), even when the
-//!   worker ignores SIGTERM or a background process holds its pipes open.
+//!   plus at most `STOP_GRACE` twice and `OUTPUT_GRACE` once, even when the worker ignores
+//!   SIGTERM or a process holds its pipes open.
+//! - The worker's children do not outlive it: once the worker has exited (by itself, at the
+//!   deadline or on an interrupt), SIGKILL goes to its whole process group, so a shell's
+//!   `sleep 300 &` dies with it. Its output is then read for at most `OUTPUT_GRACE` more: a
+//!   process that escaped the group (`setsid`) and holds stdout open cannot keep the fire
+//!   waiting; what was read by then is kept, the rest is dropped with its reader thread.
 //! - The worker never blocks on a full pipe: both pipes are read until end of file; bytes beyond
 //!   `stdout_cap_bytes` (and before the last `STDERR_TAIL_BYTES` of stderr) are read and dropped.
-//! - On Unix every signal goes to the whole process group, so grandchildren (a shell's
-//!   `sleep 100 &`) are stopped with the worker. On other platforms only the worker is killed.
+//! - Nothing new starts after an interrupt: `run_worker` then returns an interrupted run
+//!   without spawning. A running worker's group is in the interrupt registry from its spawn
+//!   until it was reaped and its group killed, so the interrupt handler can stop it directly.
+//! - On Unix every signal goes to the whole process group. On other platforms only the worker
+//!   is killed.
 //! - `timed_out` is true only when this function stopped the worker because the deadline
-//!   passed; a SIGTERM from anyone else is reported as the signal it is.
+//!   passed, `interrupted` only when it stopped because `aidlc` was interrupted; a SIGTERM from
+//!   anyone else is reported as the signal it is.
 
 use std::convert::Infallible;
 use std::io::Read;
@@ -25,6 +35,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use camino::Utf8PathBuf;
+
+use crate::interrupt::{self, GroupSignal, WorkerGroup};
 
 /// The budget of a worker whose manifest names none (D7).
 pub const FALLBACK_TIMEOUT: Duration = Duration::from_secs(1200);
@@ -39,8 +51,12 @@ pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
 /// be reaped.
 pub const STOP_GRACE: Duration = Duration::from_secs(2);
 
-/// How long the output readers get to reach end of file once the process group was killed.
-pub const READER_GRACE: Duration = Duration::from_secs(2);
+/// How long an interrupted worker gets between SIGTERM and SIGKILL: the user is waiting.
+pub const INTERRUPT_GRACE: Duration = Duration::from_millis(500);
+
+/// How long the output readers get to reach end of file once the worker is gone and its group
+/// was killed. Only a process outside the group can hold the pipes open that long.
+pub const OUTPUT_GRACE: Duration = Duration::from_millis(250);
 
 /// Far enough to mean "never" when `timeout` does not fit in an `Instant`.
 const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
@@ -78,9 +94,9 @@ impl WorkerCommand {
 
 /// What happened to one worker.
 ///
-/// Exactly one of these holds: `spawn_error` is set (and there is no status), or the worker
-/// ran and `exit_code` or `signal` says how it ended, or neither is known (waiting for it
-/// failed, or it could not be reaped after SIGKILL).
+/// Exactly one of these holds: `interrupted` is set and nothing was spawned; `spawn_error` is
+/// set (and there is no status); or the worker ran and `exit_code` or `signal` says how it
+/// ended, or neither is known (waiting for it failed, or it could not be reaped after SIGKILL).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WorkerRun {
     pub exit_code: Option<i32>,
@@ -91,6 +107,8 @@ pub struct WorkerRun {
     pub spawn_error: Option<String>,
     /// This function ended the worker because its timeout passed.
     pub timed_out: bool,
+    /// `aidlc` was interrupted: the worker was stopped, or never started.
+    pub interrupted: bool,
     /// From just before the spawn to the end of the run (output read, worker reaped).
     pub elapsed: Duration,
     /// At most `stdout_cap_bytes`.
@@ -101,9 +119,15 @@ pub struct WorkerRun {
     pub stderr_tail: String,
 }
 
-/// Run one worker to its end or its deadline; see the module documentation.
+/// Run one worker to its end, its deadline or an interrupt; see the module documentation.
 pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
     let start = Instant::now();
+    if interrupt::requested() {
+        return WorkerRun {
+            interrupted: true,
+            ..WorkerRun::default()
+        };
+    }
     let deadline = deadline_after(start, command.timeout);
     let mut child = match spawn_in_own_process_group(command) {
         Ok(child) => child,
@@ -115,14 +139,21 @@ pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
             };
         }
     };
+    let group = WorkerGroup::enter(child.id());
     let readers = OutputReaders::start(&mut child, command.stdout_cap_bytes);
     let ending = supervise(&mut child, &readers, deadline);
+    // The worker is reaped: whatever is left of its group (background children) goes now, and
+    // its output gets a short grace to reach end of file.
+    signal_process_group(&mut child, Stop::Kill);
+    group.leave();
+    readers.wait_until(deadline_after(Instant::now(), OUTPUT_GRACE));
     let (stdout, stdout_truncated) = readers.take_stdout();
     WorkerRun {
         exit_code: ending.status.and_then(|status| status.code()),
         signal: ending.status.and_then(terminating_signal),
         spawn_error: None,
         timed_out: ending.timed_out,
+        interrupted: ending.interrupted,
         elapsed: start.elapsed(),
         stdout,
         stdout_truncated,
@@ -160,15 +191,16 @@ fn lead_a_new_process_group(process: &mut Command) {
 fn lead_a_new_process_group(_process: &mut Command) {}
 
 /// The errno name of a spawn error, for the `spawn-failed: <code>` note.
-fn errno_name(error: &std::io::Error) -> &'static str {
+pub(crate) fn errno_name(error: &std::io::Error) -> &'static str {
     #[cfg(unix)]
-    const NAMES: [(i32, &str); 6] = [
+    const NAMES: [(i32, &str); 7] = [
         (libc::ENOENT, "ENOENT"),
         (libc::EACCES, "EACCES"),
         (libc::ENOEXEC, "ENOEXEC"),
         (libc::E2BIG, "E2BIG"),
         (libc::ENOMEM, "ENOMEM"),
         (libc::ETXTBSY, "ETXTBSY"),
+        (libc::EAGAIN, "EAGAIN"),
     ];
     #[cfg(unix)]
     if let Some(code) = error.raw_os_error() {
@@ -196,73 +228,69 @@ fn terminating_signal(_status: ExitStatus) -> Option<i32> {
     None
 }
 
-/// How the supervision ended: the worker's status when it was reaped, and whether it was
-/// stopped because of the deadline.
+/// How the supervision ended: the worker's status when it was reaped, and why it was stopped
+/// if this function stopped it.
 struct Ending {
     status: Option<ExitStatus>,
     timed_out: bool,
+    interrupted: bool,
 }
 
-/// Wait for the worker and its output until the deadline, and stop the group past it.
-///
-/// The readers reach end of file when every process holding the pipes has exited, which is
-/// normally the moment the worker exits, so the wait costs no polling in the common case.
+/// Wait for the worker until it exits, the deadline passes or `aidlc` is interrupted, and stop
+/// its group in the last two cases. Returns once the worker is reaped (or cannot be).
 fn supervise(child: &mut Child, readers: &OutputReaders, deadline: Instant) -> Ending {
-    let pipes_closed = readers.wait_until(deadline);
-    match wait_for_exit(child, deadline) {
-        WaitOutcome::Exited(status) => {
-            if !pipes_closed {
-                stop_leftovers(child, readers);
-            }
-            Ending {
-                status: Some(status),
-                timed_out: false,
-            }
-        }
-        WaitOutcome::Running => {
-            let status = stop_after_timeout(child);
-            stop_leftovers(child, readers);
-            Ending {
-                status,
-                timed_out: true,
-            }
-        }
+    match wait_for_exit(child, deadline, Watch::DeadlineAndInterrupt, Some(readers)) {
+        WaitOutcome::Exited(status) => Ending {
+            // The interrupt handler's SIGTERM may have ended the worker before this thread saw
+            // the flag; only a worker that finished with status 0 said something of its own.
+            interrupted: interrupt::requested() && status.code() != Some(0),
+            status: Some(status),
+            timed_out: false,
+        },
+        WaitOutcome::Running => Ending {
+            status: stop_process_group(child, STOP_GRACE),
+            timed_out: true,
+            interrupted: false,
+        },
+        WaitOutcome::Interrupted => Ending {
+            status: stop_process_group(child, INTERRUPT_GRACE),
+            timed_out: false,
+            interrupted: true,
+        },
         WaitOutcome::WaitFailed => {
             signal_process_group(child, Stop::Kill);
-            stop_leftovers(child, readers);
             Ending {
                 status: None,
                 timed_out: false,
+                interrupted: interrupt::requested(),
             }
         }
     }
 }
 
-/// Called once the worker is gone (exited, or stopped at the deadline). Pipes still open then
-/// are held by a process it left behind: kill what is left of its group and give the readers
-/// `READER_GRACE` more. A holder outside the group (it called `setsid`) keeps its reader thread
-/// alive, with a bounded capture, until it closes the pipe; the run returns with what was read.
-fn stop_leftovers(child: &mut Child, readers: &OutputReaders) {
-    if readers.wait_until(Instant::now()) {
-        return;
-    }
-    signal_process_group(child, Stop::Kill);
-    readers.wait_until(deadline_after(Instant::now(), READER_GRACE));
-}
-
-/// SIGTERM to the group, `STOP_GRACE` for the worker to exit, then SIGKILL to the group
-/// (whatever is left of it: the worker if it ignored SIGTERM, and its children either way).
+/// SIGTERM to the group, `grace` for the worker to exit, then SIGKILL to the group (whatever
+/// is left of it: the worker if it ignored SIGTERM, and its children either way).
 /// Returns the worker's status, or `None` when it cannot be reaped even after SIGKILL.
-fn stop_after_timeout(child: &mut Child) -> Option<ExitStatus> {
+fn stop_process_group(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
     signal_process_group(child, Stop::Terminate);
-    let after_terminate = wait_for_exit(child, deadline_after(Instant::now(), STOP_GRACE));
+    let after_terminate = wait_for_exit(
+        child,
+        deadline_after(Instant::now(), grace),
+        Watch::DeadlineOnly,
+        None,
+    );
     signal_process_group(child, Stop::Kill);
     match after_terminate {
         WaitOutcome::Exited(status) => Some(status),
-        WaitOutcome::Running | WaitOutcome::WaitFailed => {
-            match wait_for_exit(child, deadline_after(Instant::now(), STOP_GRACE)) {
+        WaitOutcome::Running | WaitOutcome::Interrupted | WaitOutcome::WaitFailed => {
+            match wait_for_exit(
+                child,
+                deadline_after(Instant::now(), STOP_GRACE),
+                Watch::DeadlineOnly,
+                None,
+            ) {
                 WaitOutcome::Exited(status) => Some(status),
-                WaitOutcome::Running | WaitOutcome::WaitFailed => None,
+                WaitOutcome::Running | WaitOutcome::Interrupted | WaitOutcome::WaitFailed => None,
             }
         }
     }
@@ -270,26 +298,59 @@ fn stop_after_timeout(child: &mut Child) -> Option<ExitStatus> {
 
 enum WaitOutcome {
     Exited(ExitStatus),
+    /// Still running at the deadline.
     Running,
+    /// Still running when `aidlc` was interrupted.
+    Interrupted,
     WaitFailed,
 }
 
-/// Poll the worker until it exits or the deadline passes, with pauses growing from
-/// `FIRST_POLL_PAUSE` to `LONGEST_POLL_PAUSE` (a quick worker is seen at once, a slow one costs
-/// at most 100 wake-ups a second).
-fn wait_for_exit(child: &mut Child, deadline: Instant) -> WaitOutcome {
+/// What ends a wait besides the worker's exit.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Watch {
+    DeadlineAndInterrupt,
+    /// While stopping a worker, an interrupt changes nothing: it is being stopped already.
+    DeadlineOnly,
+}
+
+/// Poll the worker until it exits, the deadline passes or (when watched) an interrupt arrives,
+/// with pauses growing from `FIRST_POLL_PAUSE` to `LONGEST_POLL_PAUSE` (a quick worker is seen
+/// at once, a slow one costs at most 100 wake-ups a second, and an interrupt is seen within
+/// 10 ms). With `readers`, a pause ends early when the output pipes close, which is normally
+/// the moment the worker exits.
+fn wait_for_exit(
+    child: &mut Child,
+    deadline: Instant,
+    watch: Watch,
+    readers: Option<&OutputReaders>,
+) -> WaitOutcome {
     let mut pause = FIRST_POLL_PAUSE;
+    let mut pipes_open = readers.is_some();
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return WaitOutcome::Exited(status),
             Ok(None) => {}
             Err(_) => return WaitOutcome::WaitFailed,
         }
+        if watch == Watch::DeadlineAndInterrupt && interrupt::requested() {
+            return WaitOutcome::Interrupted;
+        }
         let remaining = deadline.saturating_duration_since(Instant::now());
         if remaining.is_zero() {
             return WaitOutcome::Running;
         }
-        std::thread::sleep(pause.min(remaining));
+        let nap = pause.min(remaining);
+        match readers {
+            Some(readers) if pipes_open => {
+                if readers.wait_until(deadline_after(Instant::now(), nap)) {
+                    // The pipes closed: the worker is exiting, so look again soon.
+                    pipes_open = false;
+                    pause = FIRST_POLL_PAUSE;
+                    continue;
+                }
+            }
+            _ => std::thread::sleep(nap),
+        }
         pause = (pause * 2).min(LONGEST_POLL_PAUSE);
     }
 }
@@ -303,20 +364,31 @@ enum Stop {
 #[cfg(unix)]
 fn signal_process_group(child: &mut Child, stop: Stop) {
     let signal = match stop {
-        Stop::Terminate => libc::SIGTERM,
-        Stop::Kill => libc::SIGKILL,
+        Stop::Terminate => GroupSignal::Terminate,
+        Stop::Kill => GroupSignal::Kill,
     };
     // `process_group(0)` made the worker the leader of a group whose id is its pid.
-    send_signal_to_process_group(child.id(), signal);
+    signal_group(child.id(), signal);
 }
 
-/// Send `signal` to the process group `group_id`; a group that no longer exists is not an error.
+#[cfg(not(unix))]
+fn signal_process_group(child: &mut Child, _stop: Stop) {
+    // No process groups here: the worker alone is killed, at once, whatever the stop.
+    let _ = child.kill();
+}
+
+/// Send `signal` to the process group `group_id`; a group that no longer exists (ESRCH) is not
+/// an error.
 ///
 /// The worker's pid (and so the group id) cannot be reused while the worker is unreaped or any
 /// process of its group lives. The one remaining window, signalling an empty group after the
 /// worker was reaped, would need the pid counter to wrap around within milliseconds.
 #[cfg(unix)]
-fn send_signal_to_process_group(group_id: u32, signal: libc::c_int) {
+pub(crate) fn signal_group(group_id: u32, signal: GroupSignal) {
+    let signal = match signal {
+        GroupSignal::Terminate => libc::SIGTERM,
+        GroupSignal::Kill => libc::SIGKILL,
+    };
     let Ok(group_id) = libc::pid_t::try_from(group_id) else {
         return;
     };
@@ -332,11 +404,9 @@ fn send_signal_to_process_group(group_id: u32, signal: libc::c_int) {
     let _ = unsafe { libc::killpg(group_id, signal) };
 }
 
+/// No process groups off Unix: a worker is stopped through its `Child` only.
 #[cfg(not(unix))]
-fn signal_process_group(child: &mut Child, _stop: Stop) {
-    // No process groups here: the worker alone is killed, at once, whatever the stop.
-    let _ = child.kill();
-}
+pub(crate) fn signal_group(_group_id: u32, _signal: GroupSignal) {}
 
 /// The threads that drain the worker's stdout and stderr into bounded captures.
 ///
@@ -559,25 +629,6 @@ pub(crate) mod tests {
         }
     }
 
-    /// Whether a process is gone: no `/proc` entry, or a zombie (dead, waiting to be reaped by
-    /// an init that may never reap it). Waits up to 10 s for it to go.
-    #[cfg(target_os = "linux")]
-    fn process_is_gone_soon(pid: &str) -> bool {
-        let stat = std::path::Path::new("/proc").join(pid).join("stat");
-        let give_up = Instant::now() + Duration::from_secs(10);
-        loop {
-            let state = std::fs::read_to_string(&stat).ok().and_then(|text| {
-                let after_name = &text[text.rfind(')')? + 1..];
-                after_name.split_whitespace().next().map(str::to_owned)
-            });
-            match state.as_deref() {
-                None | Some("Z" | "X") => return true,
-                Some(_) if Instant::now() > give_up => return false,
-                Some(_) => std::thread::sleep(Duration::from_millis(20)),
-            }
-        }
-    }
-
     #[cfg(target_os = "linux")]
     fn read_pid(path: &std::path::Path) -> String {
         let give_up = Instant::now() + Duration::from_secs(10);
@@ -667,7 +718,9 @@ pub(crate) mod tests {
         assert!(run.stdout_truncated);
         assert_eq!(
             verdict_of(&run, command.timeout),
-            Verdict::ScriptError(crate::dispatch::verdict::ScriptError::BadOutput)
+            Verdict::ScriptError(crate::dispatch::verdict::ScriptError::BadOutput(
+                crate::dispatch::verdict::BadWorkerOutput::OverTheCap
+            ))
         );
     }
 
@@ -737,7 +790,9 @@ pub(crate) mod tests {
         let pid_file = workers.folder().join("child.pid");
         let program = workers.script(
             "leaky.sh",
-            &format!("sleep 100 &\necho $! > '{pid_file}'\necho '{{\"pass\":true}}'\nexit 0"),
+            &format!(
+                "sleep 100 &\necho $! > '{pid_file}'\necho '{{\"pass\":true,\"findings_count\":0}}'\nexit 0"
+            ),
         );
         let command = workers.command(program, Duration::from_secs(1));
         let started = Instant::now();
@@ -745,9 +800,97 @@ pub(crate) mod tests {
         assert!(started.elapsed() < Duration::from_secs(20));
         assert!(!run.timed_out, "the worker itself exited in time");
         assert_eq!(run.exit_code, Some(0));
-        assert_eq!(run.stdout, b"{\"pass\":true}\n");
+        assert_eq!(run.stdout, b"{\"pass\":true,\"findings_count\":0}\n");
         assert_eq!(verdict_of(&run, command.timeout), Verdict::Passed);
         let child = read_pid(pid_file.as_std_path());
+        assert!(
+            process_is_gone_soon(&child),
+            "background child {child} survived"
+        );
+    }
+
+    /// Whether `pid` still exists, as `kill -0` says (a zombie waiting for its reaper counts
+    /// as gone). Waits up to 10 s for it to go.
+    #[cfg(unix)]
+    fn process_is_gone_soon(pid: &str) -> bool {
+        let give_up = Instant::now() + Duration::from_secs(10);
+        loop {
+            let alive = std::process::Command::new("kill")
+                .args(["-0", pid])
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|status| status.success());
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|text| {
+                    let after_name = &text[text.rfind(')')? + 1..];
+                    after_name
+                        .split_whitespace()
+                        .next()
+                        .map(|state| state == "Z")
+                })
+                .unwrap_or(false);
+            if !alive || zombie {
+                return true;
+            }
+            if Instant::now() > give_up {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Item 5 of issue 10: with a long budget, a background child that holds stdout used to keep
+    /// the run waiting for the whole budget, and to survive it.
+    #[cfg(unix)]
+    #[test]
+    fn a_background_child_holding_stdout_neither_delays_the_run_nor_outlives_the_worker() {
+        let workers = FakeWorkers::new();
+        let pid_file = workers.folder().join("child.pid");
+        let program = workers.script(
+            "holder.sh",
+            &format!(
+                "sleep 300 &\necho $! > '{pid_file}'\necho '{{\"pass\":true,\"findings_count\":0}}'\nexit 0"
+            ),
+        );
+        let command = workers.command(program, Duration::from_secs(300));
+        let started = Instant::now();
+        let run = run_fake_worker(&command);
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the run waited for the background child ({:?})",
+            started.elapsed()
+        );
+        assert!(!run.timed_out);
+        assert_eq!(verdict_of(&run, command.timeout), Verdict::Passed);
+        let child = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .to_owned();
+        assert!(!child.is_empty(), "the worker never started its child");
+        assert!(
+            process_is_gone_soon(&child),
+            "background child {child} survived"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_background_child_that_closed_its_output_does_not_outlive_the_worker_either() {
+        let workers = FakeWorkers::new();
+        let pid_file = workers.folder().join("child.pid");
+        let program = workers.script(
+            "detached.sh",
+            &format!(
+                "sleep 300 >/dev/null 2>&1 &\necho $! > '{pid_file}'\necho '{{\"pass\":false,\"findings_count\":1}}'"
+            ),
+        );
+        let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
+        assert_eq!(run.exit_code, Some(0));
+        let child = std::fs::read_to_string(&pid_file)
+            .unwrap()
+            .trim()
+            .to_owned();
         assert!(
             process_is_gone_soon(&child),
             "background child {child} survived"

@@ -1,8 +1,9 @@
 //! The verdict of one fire: the reference's truth table (upstream §4.6) as a closed enum (D4).
 //!
-//! `verdict_of` evaluates the rows in the reference's order: a (timeout), 0 (spawn error),
-//! b (exit 127), c/d/f (exit 0 and the JSON), e1 (SIGTERM), e2 (other exit), e3 (other signal),
-//! then the fallthrough. Every row but c (failed) and d (passed) and a (budget override) is a
+//! `verdict_of` evaluates the rows in the reference's order, after one row of our own:
+//! interrupted (the user stopped `aidlc`), then a (timeout), 0 (spawn error), b (exit 127),
+//! c/d/f (exit 0 and the JSON), e1 (SIGTERM), e2 (other exit), e3 (other signal), then the
+//! fallthrough. Every row but c (failed) and d (passed) and a (budget override) is a
 //! non-evaluation, recorded as a noted `SENSOR_PASSED`; only `Verdict::Passed` is a real pass.
 //!
 //! Where this differs from the reference, on purpose:
@@ -11,17 +12,40 @@
 //!   reference's guess "SIGTERM and elapsed ≥ timeout − 100 ms"; a SIGTERM from anyone else is
 //!   `external-sigterm` even near the deadline, and a worker that needed SIGKILL after ignoring
 //!   our SIGTERM is still a budget override.
+//! - A worker we stopped because `aidlc` itself was interrupted (SIGINT, SIGTERM, SIGHUP) is
+//!   `script-error: interrupted`: nothing was checked, and it was not the worker's fault.
 //! - Stdout over the cap is `bad-output`. The reference's `spawnSync` killed such a worker with
 //!   SIGTERM (`maxBuffer`), which it then misread as a timeout or an external kill.
+//! - The worker's JSON is read strictly (D4, failure-modes §5.2), where the reference floored a
+//!   missing or broken `findings_count` to 0 and let `pass: true` pass whatever it said. Each
+//!   of these is `script-error: bad-output`, and the `BadWorkerOutput` kept in the verdict says
+//!   which rule the output broke (the audit `Note` stays the reference's `script-error:
+//!   bad-output`, byte for byte):
+//!   - a key that appears twice at the top level (`{"pass":false,"pass":true}`): `serde_json`
+//!     keeps the last one silently, so the keys are collected by our own visitor;
+//!   - `pass` missing or not a boolean;
+//!   - `findings_count` missing, or not a non-negative whole number that fits in 64 bits.
+//!     `2.0` and `2e0` are accepted as 2 (the value is exactly a whole number, and a worker
+//!     written in a language with one number type may print it so); `-1`, `2.5`, `1e300`,
+//!     `"2"`, `null` are refused;
+//!   - `pass: true` with `findings_count > 0`, which contradicts itself.
+//!
+//!   `pass: false` with `findings_count: 0` is a failure with no counted findings (a worker may
+//!   fail on something it does not count), never a pass.
 //! - `NotImplemented` (a shipped check not built yet) has no reference row; its note is
 //!   `script-error: not-implemented: <what is missing>`, so it reads as the script error it is.
 //!
-//! Kept from the reference: `findings_count` is floored, and a missing, non-number, non-finite
-//! or negative value counts 0 (so `{"pass":false}` is a failure with 0 findings); `pass: true`
-//! passes whatever `findings_count` says.
+//! Where the JSON is in stdout (`parse_worker_output`): the reference cut stdout at its first
+//! `{` (package-manager banners). That is still tried first, because it is the only rule that
+//! reads pretty-printed (multi-line) output, and a whole object found so can never be confused
+//! with one of its own nested lines. When the text from the first `{` is not one object (a
+//! banner line that itself holds a `{`, or a line printed after the JSON), the verdict is the
+//! last line of stdout that is one JSON object on its own.
 
+use std::fmt;
 use std::time::Duration;
 
+use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::dispatch::process::WorkerRun;
@@ -57,8 +81,8 @@ pub enum Verdict {
 pub enum ScriptError {
     /// The worker could not be started; holds the errno name (`ENOENT`) or `unknown`.
     SpawnFailed(String),
-    /// Exit 0, but stdout was over the cap, not one JSON object, or `pass` was not a boolean.
-    BadOutput,
+    /// Exit 0, but stdout was not a verdict; holds the rule it broke (not part of the note).
+    BadOutput(BadWorkerOutput),
     /// Ended by a SIGTERM that we did not send.
     ExternalSigterm,
     /// Ended with a non-zero status other than 127.
@@ -72,6 +96,9 @@ pub enum ScriptError {
     /// The dispatcher refused the fire before running anything (a gate fire whose pre-flight
     /// failed); holds the refusal.
     Refused(String),
+    /// `aidlc` was interrupted (SIGINT, SIGTERM or SIGHUP) while the worker ran, so the worker
+    /// was stopped (or the in-process check abandoned) before it gave a verdict.
+    Interrupted,
     /// None of the rows matched (the status could not be read).
     Unknown,
 }
@@ -81,20 +108,29 @@ impl ScriptError {
     fn reason(&self) -> String {
         match self {
             Self::SpawnFailed(code) => format!("spawn-failed: {code}"),
-            Self::BadOutput => "bad-output".to_owned(),
+            Self::BadOutput(_) => "bad-output".to_owned(),
             Self::ExternalSigterm => "external-sigterm".to_owned(),
             Self::Exit(code) => format!("exit-{code}"),
             Self::Signal(name) => format!("signal-{name}"),
             Self::DetailWriteFailed(message) => format!("detail-write-failed: {message}"),
             Self::NotImplemented(what) => format!("not-implemented: {what}"),
             Self::Refused(why) => format!("refused: {why}"),
+            Self::Interrupted => "interrupted".to_owned(),
             Self::Unknown => "unknown".to_owned(),
+        }
+    }
+
+    /// What the note leaves out, for people: the rule bad output broke.
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            Self::BadOutput(bad) => Some(bad.to_string()),
+            _ => None,
         }
     }
 }
 
-impl std::fmt::Display for ScriptError {
-    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+impl fmt::Display for ScriptError {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(formatter, "script-error: {}", self.reason())
     }
 }
@@ -106,6 +142,19 @@ impl Verdict {
             Self::ToolUnavailable => Some("tool-unavailable".to_owned()),
             Self::ScriptError(error) => Some(error.to_string()),
             Self::Passed | Self::Failed { .. } | Self::BudgetOverride { .. } => None,
+        }
+    }
+
+    /// The note with what it leaves out (`script-error: bad-output: the key "pass" appears more
+    /// than once …`), for reports read by people; the audit keeps the bare [`Verdict::note`].
+    pub fn explained_note(&self) -> Option<String> {
+        let note = self.note()?;
+        match self {
+            Self::ScriptError(error) => Some(match error.detail() {
+                Some(detail) => format!("{note}: {detail}"),
+                None => note,
+            }),
+            _ => Some(note),
         }
     }
 
@@ -129,71 +178,168 @@ impl Verdict {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WorkerOutput {
     pub pass: bool,
-    /// Floored; 0 when missing, not a number, not finite or negative (the reference's rule).
+    /// A non-negative whole number; 0 whenever `pass` is true.
     pub findings_count: u64,
     /// The whole object, keys in the worker's order, for the detail file.
     pub json: Value,
 }
 
-/// Why a worker's stdout is not a verdict (all are `script-error: bad-output`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+/// Why a worker's stdout is not a verdict (all are `script-error: bad-output`), worded to say
+/// which rule it broke.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum BadWorkerOutput {
-    #[error("stdout holds no `{{`")]
+    #[error("stdout was larger than the cap, so it was cut and is not read")]
+    OverTheCap,
+    #[error("stdout holds no JSON object (no `{{` at all)")]
     NoObject,
-    #[error("stdout from its first `{{` is not one JSON object")]
+    #[error(
+        "stdout is not one JSON object: the text from its first `{{` is not one, and no line is one on its own"
+    )]
     NotOneObject,
-    #[error("`pass` is missing or not a boolean")]
-    PassNotBoolean,
+    #[error("the key \"{0}\" appears more than once in the worker's JSON object")]
+    DuplicateKey(String),
+    #[error("`pass` is missing")]
+    PassMissing,
+    #[error("`pass` is {0}, not a boolean")]
+    PassNotBoolean(String),
+    #[error("`findings_count` is missing")]
+    FindingsCountMissing,
+    #[error("`findings_count` is {0}, not a non-negative whole number")]
+    FindingsCountNotACount(String),
+    #[error("`pass` is true but `findings_count` is {0}: the verdict contradicts itself")]
+    PassWithFindings(u64),
 }
 
-/// Read a worker's stdout: skip anything before the first `{` (package-manager banners), then
-/// require exactly one JSON object (whitespace may follow it) with a boolean `pass`.
+/// Read a worker's stdout as one verdict (see the module documentation for where the JSON is
+/// looked for, and for the rules it must follow).
 ///
 /// Invalid UTF-8 is replaced, as the reference's `encoding: "utf-8"` did. `serde_json` refuses
 /// nesting deeper than 128 levels, which makes such output bad rather than a stack overflow.
 pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutput> {
     let text = String::from_utf8_lossy(stdout);
     let start = text.find('{').ok_or(BadWorkerOutput::NoObject)?;
-    let json: Value =
-        serde_json::from_str(&text[start..]).map_err(|_| BadWorkerOutput::NotOneObject)?;
-    let object = json.as_object().ok_or(BadWorkerOutput::NotOneObject)?;
-    let pass = object
-        .get("pass")
-        .and_then(Value::as_bool)
-        .ok_or(BadWorkerOutput::PassNotBoolean)?;
-    let findings_count = findings_count_of(object);
+    let object = one_object(&text[start..])
+        .or_else(|| text.lines().rev().find_map(one_object))
+        .ok_or(BadWorkerOutput::NotOneObject)?;
+    if let Some(key) = object.duplicate_keys.into_iter().next() {
+        return Err(BadWorkerOutput::DuplicateKey(key));
+    }
+    let pass = match object.map.get("pass") {
+        None => return Err(BadWorkerOutput::PassMissing),
+        Some(Value::Bool(pass)) => *pass,
+        Some(other) => return Err(BadWorkerOutput::PassNotBoolean(excerpt(other))),
+    };
+    let findings_count = match object.map.get("findings_count") {
+        None => return Err(BadWorkerOutput::FindingsCountMissing),
+        Some(value) => whole_count(value)
+            .ok_or_else(|| BadWorkerOutput::FindingsCountNotACount(excerpt(value)))?,
+    };
+    if pass && findings_count > 0 {
+        return Err(BadWorkerOutput::PassWithFindings(findings_count));
+    }
     Ok(WorkerOutput {
         pass,
         findings_count,
-        json,
+        json: Value::Object(object.map),
     })
 }
 
-/// The reference's `findings_count`: a finite non-negative number, floored; anything else 0.
-fn findings_count_of(object: &Map<String, Value>) -> u64 {
-    let Some(number) = object.get("findings_count").and_then(Value::as_number) else {
-        return 0;
-    };
+/// `text` as exactly one JSON object (whitespace around it allowed), or `None`.
+fn one_object(text: &str) -> Option<TopLevelObject> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let object = TopLevelObject::deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    Some(object)
+}
+
+/// A JSON object read with its top-level keys counted: `serde_json::Map` keeps the last of two
+/// equal keys without a word, which would let `{"pass":false,"pass":true}` pass.
+struct TopLevelObject {
+    /// The first value of each key, keys in the worker's order.
+    map: Map<String, Value>,
+    /// Each key that appeared more than once, in the order first repeated.
+    duplicate_keys: Vec<String>,
+}
+
+impl<'de> Deserialize<'de> for TopLevelObject {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(TopLevelObjectVisitor)
+    }
+}
+
+struct TopLevelObjectVisitor;
+
+impl<'de> Visitor<'de> for TopLevelObjectVisitor {
+    type Value = TopLevelObject;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON object")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<TopLevelObject, A::Error> {
+        let mut map = Map::new();
+        let mut duplicate_keys = Vec::new();
+        while let Some(key) = access.next_key::<String>()? {
+            let value: Value = access.next_value()?;
+            if map.contains_key(&key) {
+                if !duplicate_keys.contains(&key) {
+                    duplicate_keys.push(key);
+                }
+            } else {
+                map.insert(key, value);
+            }
+        }
+        Ok(TopLevelObject {
+            map,
+            duplicate_keys,
+        })
+    }
+}
+
+/// A JSON number that is exactly a non-negative whole number fitting in a `u64` (`2`, `2.0`,
+/// `2e0`); anything else is `None`.
+fn whole_count(value: &Value) -> Option<u64> {
+    let number = value.as_number()?;
     if let Some(whole) = number.as_u64() {
-        return whole;
+        return Some(whole);
     }
-    match number.as_f64() {
-        Some(value) if value.is_finite() && value >= 0.0 => floor_to_u64(value),
-        _ => 0,
+    if number.is_i64() {
+        // A negative integer.
+        return None;
     }
+    let float = number.as_f64()?;
+    // 2^64 is exactly representable; every smaller whole f64 converts without loss.
+    let is_whole_u64 = float.is_finite()
+        && float >= 0.0
+        && float.fract() == 0.0
+        && float < 18_446_744_073_709_551_616.0;
+    is_whole_u64.then(|| whole_f64_to_u64(float))
 }
 
 #[expect(
     clippy::cast_possible_truncation,
     clippy::cast_sign_loss,
-    reason = "the value is finite and non-negative; `as` saturates above u64::MAX, as wanted"
+    reason = "the caller checked that the value is a whole number in 0..2^64"
 )]
-fn floor_to_u64(value: f64) -> u64 {
-    value.floor() as u64
+fn whole_f64_to_u64(value: f64) -> u64 {
+    value as u64
+}
+
+/// A short rendering of a JSON value for a message: at most 40 characters.
+fn excerpt(value: &Value) -> String {
+    const LONGEST: usize = 40;
+    let text = value.to_string();
+    match text.char_indices().nth(LONGEST) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
 }
 
 /// The verdict of one run whose budget was `timeout`, by the rows of upstream §4.6 in order.
 pub fn verdict_of(run: &WorkerRun, timeout: Duration) -> Verdict {
+    if run.interrupted {
+        return Verdict::ScriptError(ScriptError::Interrupted);
+    }
     if run.timed_out {
         return Verdict::BudgetOverride {
             cap_seconds: whole_seconds_rounded_up(timeout),
@@ -219,7 +365,7 @@ pub fn verdict_of(run: &WorkerRun, timeout: Duration) -> Verdict {
 /// Rows c, d and f: exit 0, so stdout decides.
 fn verdict_of_output(run: &WorkerRun) -> Verdict {
     if run.stdout_truncated {
-        return Verdict::ScriptError(ScriptError::BadOutput);
+        return Verdict::ScriptError(ScriptError::BadOutput(BadWorkerOutput::OverTheCap));
     }
     match parse_worker_output(&run.stdout) {
         Ok(output) if output.pass => Verdict::Passed,
@@ -227,7 +373,7 @@ fn verdict_of_output(run: &WorkerRun) -> Verdict {
             findings_count: output.findings_count,
             worker_json: output.json,
         },
-        Err(_) => Verdict::ScriptError(ScriptError::BadOutput),
+        Err(bad) => Verdict::ScriptError(ScriptError::BadOutput(bad)),
     }
 }
 
@@ -304,6 +450,17 @@ mod tests {
         Verdict::ScriptError(error)
     }
 
+    /// The rule a bad output broke, or a panic naming what the verdict was instead.
+    fn bad_output(verdict: &Verdict) -> &BadWorkerOutput {
+        match verdict {
+            Verdict::ScriptError(ScriptError::BadOutput(bad)) => {
+                assert_eq!(verdict.note().as_deref(), Some("script-error: bad-output"));
+                bad
+            }
+            other => panic!("expected bad output, got {other:?}"),
+        }
+    }
+
     #[test]
     fn pass_true_is_an_unnoted_pass() {
         let verdict = verdict_of_stdout(r#"{"pass":true,"findings_count":0}"#);
@@ -312,12 +469,45 @@ mod tests {
         assert_eq!(verdict.note(), None);
     }
 
+    // D4 replaced the reference's rule (`pass: true` passed whatever `findings_count` said).
     #[test]
-    fn pass_true_passes_whatever_findings_count_says() {
+    fn pass_true_with_findings_is_bad_output_that_says_it_contradicts_itself() {
+        let verdict = verdict_of_stdout(r#"{"pass":true,"findings_count":5}"#);
+        assert_eq!(bad_output(&verdict), &BadWorkerOutput::PassWithFindings(5));
+        assert!(!verdict.is_unnoted_pass());
         assert_eq!(
-            verdict_of_stdout(r#"{"pass":true,"findings_count":5}"#),
-            Verdict::Passed
+            verdict.explained_note().as_deref(),
+            Some(
+                "script-error: bad-output: `pass` is true but `findings_count` is 5: the verdict contradicts itself"
+            )
         );
+    }
+
+    #[test]
+    fn a_duplicate_top_level_key_is_bad_output_whichever_value_comes_last() {
+        for stdout in [
+            r#"{"pass":false,"pass":true,"findings_count":0}"#,
+            r#"{"pass":true,"pass":false,"findings_count":0}"#,
+            r#"{"pass":true,"findings_count":0,"findings_count":0}"#,
+            r#"{"pass":true,"findings_count":0,"x":1,"x":1}"#,
+        ] {
+            let verdict = verdict_of_stdout(stdout);
+            assert!(
+                matches!(bad_output(&verdict), BadWorkerOutput::DuplicateKey(_)),
+                "{stdout}"
+            );
+        }
+        let verdict = verdict_of_stdout(r#"{"pass":false,"pass":true,"findings_count":0}"#);
+        assert_eq!(
+            bad_output(&verdict),
+            &BadWorkerOutput::DuplicateKey("pass".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_duplicate_key_inside_a_nested_object_is_not_the_verdict_s_business() {
+        let stdout = r#"{"pass":false,"findings_count":1,"findings":[{"a":1,"a":2}]}"#;
+        assert_eq!(failed_count(&verdict_of_stdout(stdout)), 1);
     }
 
     #[test]
@@ -334,45 +524,115 @@ mod tests {
         assert_eq!(verdict.result_word(), "failed");
     }
 
-    // The issue asks what a missing or negative `findings_count` does: the reference's rule,
-    // 0, so the verdict is still a failure (with 0 findings), never a pass.
+    // D4 replaced the reference's rule (a missing, negative, fractional or non-number
+    // `findings_count` counted 0): each is now bad output, whatever `pass` says.
     #[test]
-    fn pass_false_without_findings_count_is_failed_with_zero() {
-        assert_eq!(failed_count(&verdict_of_stdout(r#"{"pass":false}"#)), 0);
-    }
-
-    #[test]
-    fn a_negative_findings_count_counts_zero() {
-        let stdout = r#"{"pass":false,"findings_count":-4}"#;
-        assert_eq!(failed_count(&verdict_of_stdout(stdout)), 0);
-    }
-
-    #[test]
-    fn a_fractional_findings_count_is_floored() {
-        let stdout = r#"{"pass":false,"findings_count":2.7}"#;
-        assert_eq!(failed_count(&verdict_of_stdout(stdout)), 2);
-    }
-
-    #[test]
-    fn findings_count_that_is_not_a_number_counts_zero() {
-        for value in [r#""3""#, "null", "true", "[3]", "{}", "-0.5"] {
-            let stdout = format!(r#"{{"pass":false,"findings_count":{value}}}"#);
-            assert_eq!(failed_count(&verdict_of_stdout(&stdout)), 0, "{value}");
+    fn a_missing_findings_count_is_bad_output() {
+        for stdout in [r#"{"pass":false}"#, r#"{"pass":true}"#] {
+            assert_eq!(
+                bad_output(&verdict_of_stdout(stdout)),
+                &BadWorkerOutput::FindingsCountMissing,
+                "{stdout}"
+            );
         }
     }
 
     #[test]
-    fn a_huge_findings_count_saturates() {
-        let stdout = r#"{"pass":false,"findings_count":1e300}"#;
-        assert_eq!(failed_count(&verdict_of_stdout(stdout)), u64::MAX);
+    fn a_findings_count_that_is_not_a_non_negative_whole_number_is_bad_output() {
+        for value in [
+            "-4",
+            "-0.5",
+            "2.7",
+            "1e300",
+            "18446744073709551616",
+            r#""3""#,
+            "null",
+            "true",
+            "[3]",
+            "{}",
+        ] {
+            for pass in ["true", "false"] {
+                let stdout = format!(r#"{{"pass":{pass},"findings_count":{value}}}"#);
+                assert!(
+                    matches!(
+                        bad_output(&verdict_of_stdout(&stdout)),
+                        BadWorkerOutput::FindingsCountNotACount(_)
+                    ),
+                    "{stdout}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_whole_findings_count_written_as_a_float_is_accepted() {
+        for (value, count) in [("2.0", 2), ("2e0", 2), ("0.0", 0), ("-0", 0), ("1e3", 1000)] {
+            let stdout = format!(r#"{{"pass":false,"findings_count":{value}}}"#);
+            assert_eq!(failed_count(&verdict_of_stdout(&stdout)), count, "{value}");
+        }
+        assert_eq!(
+            verdict_of_stdout(r#"{"pass":true,"findings_count":0.0}"#),
+            Verdict::Passed
+        );
+    }
+
+    #[test]
+    fn the_largest_findings_count_is_kept_exactly() {
         let exact = r#"{"pass":false,"findings_count":18446744073709551615}"#;
         assert_eq!(failed_count(&verdict_of_stdout(exact)), u64::MAX);
+    }
+
+    #[test]
+    fn pass_false_with_zero_findings_is_a_failure_not_a_pass() {
+        let verdict = verdict_of_stdout(r#"{"pass":false,"findings_count":0}"#);
+        assert_eq!(failed_count(&verdict), 0);
+        assert!(!verdict.is_unnoted_pass());
     }
 
     #[test]
     fn a_banner_before_the_json_is_skipped() {
         let stdout = "> npm run check\n\n{\"pass\":false,\"findings_count\":1}\n";
         assert_eq!(failed_count(&verdict_of_stdout(stdout)), 1);
+    }
+
+    #[test]
+    fn a_banner_line_holding_a_brace_does_not_hide_the_json_line_after_it() {
+        for banner in [
+            "> check {src,test}/**",
+            "{\"level\":\"info\",\"msg\":\"starting\"}",
+            "{ not json",
+        ] {
+            let stdout = format!("{banner}\n{{\"pass\":false,\"findings_count\":2}}\n");
+            assert_eq!(failed_count(&verdict_of_stdout(&stdout)), 2, "{banner}");
+        }
+        let passing = "> check {src,test}/**\r\n{\"pass\":true,\"findings_count\":0}\r\n";
+        assert_eq!(verdict_of_stdout(passing), Verdict::Passed);
+    }
+
+    #[test]
+    fn the_last_line_that_is_one_object_is_the_verdict() {
+        let stdout =
+            "{\"pass\":true,\"findings_count\":0}\n{\"pass\":false,\"findings_count\":1}\n";
+        assert_eq!(failed_count(&verdict_of_stdout(stdout)), 1);
+        let log_after = "{\"pass\":true,\"findings_count\":0}\n{\"level\":\"debug\"}\n";
+        assert_eq!(
+            bad_output(&verdict_of_stdout(log_after)),
+            &BadWorkerOutput::PassMissing
+        );
+        let text_after = "{\"pass\":false,\"findings_count\":3}\nDone in 0.4s\n";
+        assert_eq!(failed_count(&verdict_of_stdout(text_after)), 3);
+    }
+
+    #[test]
+    fn pretty_printed_json_is_read_whole_and_never_by_one_of_its_nested_lines() {
+        let stdout = "> banner\n{\n  \"pass\": false,\n  \"findings\": [\n    {\"pass\": true, \"findings_count\": 0}\n  ],\n  \"findings_count\": 1\n}\n";
+        let verdict = verdict_of_stdout(stdout);
+        assert_eq!(failed_count(&verdict), 1);
+        let duplicated = "{\n  \"pass\": false,\n  \"findings_count\": 0,\n  \"pass\": true\n}\n";
+        assert_eq!(
+            bad_output(&verdict_of_stdout(duplicated)),
+            &BadWorkerOutput::DuplicateKey("pass".to_owned())
+        );
     }
 
     #[test]
@@ -384,44 +644,58 @@ mod tests {
             "{not json}",
             "{\"pass\":",
         ] {
+            bad_output(&verdict_of_stdout(stdout));
+        }
+    }
+
+    #[test]
+    fn pass_that_is_missing_or_not_a_boolean_is_bad_output() {
+        for (stdout, value) in [
+            (r#"{"pass":"yes","findings_count":0}"#, r#""yes""#),
+            (r#"{"pass":"false","findings_count":1}"#, r#""false""#),
+            (r#"{"pass":1,"findings_count":0}"#, "1"),
+            (r#"{"pass":null,"findings_count":0}"#, "null"),
+        ] {
             assert_eq!(
-                verdict_of_stdout(stdout),
-                script_error(ScriptError::BadOutput),
+                bad_output(&verdict_of_stdout(stdout)),
+                &BadWorkerOutput::PassNotBoolean(value.to_owned()),
                 "{stdout:?}"
+            );
+        }
+        for stdout in ["{}", r#"{"findings_count":0}"#] {
+            assert_eq!(
+                bad_output(&verdict_of_stdout(stdout)),
+                &BadWorkerOutput::PassMissing
             );
         }
     }
 
     #[test]
-    fn pass_that_is_not_a_boolean_is_bad_output() {
-        for stdout in [
-            r#"{"pass":"yes"}"#,
-            r#"{"pass":1}"#,
-            r#"{"pass":null}"#,
-            "{}",
-        ] {
-            assert_eq!(
-                verdict_of_stdout(stdout),
-                script_error(ScriptError::BadOutput),
-                "{stdout:?}"
-            );
-        }
+    fn a_long_value_is_cut_in_the_message() {
+        let long = "x".repeat(500);
+        let stdout = format!(r#"{{"pass":"{long}","findings_count":0}}"#);
+        let message = bad_output(&verdict_of_stdout(&stdout)).to_string();
+        assert!(message.len() < 100, "{message}");
+        assert!(message.contains('…'), "{message}");
     }
 
     #[test]
-    fn more_than_one_json_value_is_bad_output() {
+    fn more_than_one_json_value_on_a_line_is_bad_output() {
         for stdout in [
-            r#"{"pass":true}{"pass":false}"#,
-            r#"{"pass":true} trailing"#,
-            r#"[{"pass":true}]"#,
+            r#"{"pass":true,"findings_count":0}{"pass":false,"findings_count":1}"#,
+            r#"{"pass":true,"findings_count":0} trailing"#,
+            r#"[{"pass":true,"findings_count":0}]"#,
         ] {
             assert_eq!(
-                verdict_of_stdout(stdout),
-                script_error(ScriptError::BadOutput),
+                bad_output(&verdict_of_stdout(stdout)),
+                &BadWorkerOutput::NotOneObject,
                 "{stdout:?}"
             );
         }
-        assert_eq!(verdict_of_stdout("{\"pass\":true}\n\n  "), Verdict::Passed);
+        assert_eq!(
+            verdict_of_stdout("{\"pass\":true,\"findings_count\":0}\n\n  "),
+            Verdict::Passed
+        );
     }
 
     #[test]
@@ -435,14 +709,20 @@ mod tests {
             Err(BadWorkerOutput::NotOneObject)
         );
         assert_eq!(
-            parse_worker_output(br#"{"pass":"no"}"#),
-            Err(BadWorkerOutput::PassNotBoolean)
+            parse_worker_output(br#"{"pass":"no","findings_count":0}"#),
+            Err(BadWorkerOutput::PassNotBoolean(r#""no""#.to_owned()))
+        );
+        assert_eq!(
+            BadWorkerOutput::DuplicateKey("pass".to_owned()).to_string(),
+            "the key \"pass\" appears more than once in the worker's JSON object"
         );
     }
 
     #[test]
     fn invalid_utf8_is_replaced_not_refused() {
-        let output = parse_worker_output(b"\xff\xfe{\"pass\":false,\"note\":\"\xff\"}").unwrap();
+        let output =
+            parse_worker_output(b"\xff\xfe{\"pass\":false,\"findings_count\":1,\"note\":\"\xff\"}")
+                .unwrap();
         assert!(!output.pass);
         assert_eq!(output.json["note"], json!("\u{fffd}"));
     }
@@ -451,12 +731,26 @@ mod tests {
     fn a_truncated_stdout_is_bad_output_even_when_it_parses() {
         let run = WorkerRun {
             stdout_truncated: true,
-            ..exited(0, r#"{"pass":true}"#)
+            ..exited(0, r#"{"pass":true,"findings_count":0}"#)
         };
         assert_eq!(
-            verdict_of(&run, Duration::from_secs(1)),
-            script_error(ScriptError::BadOutput)
+            bad_output(&verdict_of(&run, Duration::from_secs(1))),
+            &BadWorkerOutput::OverTheCap
         );
+    }
+
+    #[test]
+    fn an_interrupted_run_is_interrupted_whatever_else_it_says() {
+        let run = WorkerRun {
+            interrupted: true,
+            timed_out: true,
+            signal: Some(libc::SIGTERM),
+            ..exited(0, r#"{"pass":true,"findings_count":0}"#)
+        };
+        let verdict = verdict_of(&run, Duration::from_secs(1));
+        assert_eq!(verdict, script_error(ScriptError::Interrupted));
+        assert_eq!(verdict.note().as_deref(), Some("script-error: interrupted"));
+        assert!(!verdict.is_unnoted_pass());
     }
 
     #[test]
@@ -509,7 +803,7 @@ mod tests {
             Verdict::ToolUnavailable
         );
         assert_eq!(
-            verdict_of(&exited(2, "{\"pass\":true}"), timeout),
+            verdict_of(&exited(2, r#"{"pass":true,"findings_count":0}"#), timeout),
             script_error(ScriptError::Exit(2))
         );
         assert_eq!(
@@ -547,8 +841,12 @@ mod tests {
                 "script-error: spawn-failed: ENOENT",
             ),
             (
-                script_error(ScriptError::BadOutput),
+                script_error(ScriptError::BadOutput(BadWorkerOutput::PassMissing)),
                 "script-error: bad-output",
+            ),
+            (
+                script_error(ScriptError::Interrupted),
+                "script-error: interrupted",
             ),
             (
                 script_error(ScriptError::ExternalSigterm),
@@ -663,13 +961,16 @@ mod tests {
         #[test]
         fn garbage_on_stdout_is_bad_output() {
             let verdict = verdict_of_script("echo 'Segmentation fault (core dumped)'");
-            assert_eq!(verdict, script_error(ScriptError::BadOutput));
+            assert_eq!(bad_output(&verdict), &BadWorkerOutput::NoObject);
         }
 
         #[test]
         fn pass_yes_is_bad_output() {
-            let verdict = verdict_of_script(r#"echo '{"pass":"yes"}'"#);
-            assert_eq!(verdict, script_error(ScriptError::BadOutput));
+            let verdict = verdict_of_script(r#"echo '{"pass":"yes","findings_count":0}'"#);
+            assert!(matches!(
+                bad_output(&verdict),
+                BadWorkerOutput::PassNotBoolean(_)
+            ));
         }
 
         #[test]
@@ -679,26 +980,32 @@ mod tests {
         }
 
         #[test]
-        fn pass_false_without_findings_count_is_failed_with_zero() {
+        fn pass_false_without_findings_count_is_bad_output() {
             let verdict = verdict_of_script(r#"echo '{"pass":false}'"#);
-            assert_eq!(failed_count(&verdict), 0);
+            assert_eq!(bad_output(&verdict), &BadWorkerOutput::FindingsCountMissing);
         }
 
         #[test]
-        fn a_negative_findings_count_counts_zero() {
-            let verdict = verdict_of_script(r#"echo '{"pass":false,"findings_count":-4}'"#);
-            assert_eq!(failed_count(&verdict), 0);
-        }
-
-        #[test]
-        fn a_fractional_findings_count_is_floored() {
-            let verdict = verdict_of_script(r#"echo '{"pass":false,"findings_count":2.7}'"#);
-            assert_eq!(failed_count(&verdict), 2);
+        fn a_negative_or_fractional_findings_count_is_bad_output() {
+            for value in ["-4", "2.7"] {
+                let verdict = verdict_of_script(&format!(
+                    r#"echo '{{"pass":false,"findings_count":{value}}}'"#
+                ));
+                assert!(
+                    matches!(
+                        bad_output(&verdict),
+                        BadWorkerOutput::FindingsCountNotACount(_)
+                    ),
+                    "{value}"
+                );
+            }
         }
 
         #[test]
         fn a_banner_line_before_the_json_is_skipped() {
-            let verdict = verdict_of_script("echo '> npm run check'; echo '{\"pass\":true}'");
+            let verdict = verdict_of_script(
+                "echo '> npm run check {x}'; echo '{\"pass\":true,\"findings_count\":0}'",
+            );
             assert_eq!(verdict, Verdict::Passed);
         }
     }

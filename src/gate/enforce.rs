@@ -145,6 +145,8 @@ pub enum GateStepError {
     Lock(#[from] LockError),
     #[error("cannot write the gate row: {0}")]
     Ledger(#[from] LedgerError),
+    #[error("interrupted: the gate row was not written")]
+    Interrupted,
 }
 
 impl GateStepError {
@@ -288,6 +290,9 @@ pub fn run_gate_step(
         ));
         evaluation
     };
+    if crate::interrupt::requested() {
+        return Err(GateStepError::Interrupted);
+    }
     enforce_blocking_sensors(layout, &record, request, autonomous, &evaluation.issues)?;
     commit_gate_row(
         layout,

@@ -165,7 +165,7 @@ fn a_passing_worker_is_an_unnoted_pass_with_two_paired_rows() {
 fn a_failing_worker_writes_the_detail_file_and_a_later_pass_prunes_it() {
     let project = project_with_worker(
         &script(
-            "if [ -f pass-now ]; then echo '{\"pass\":true}'; else echo '{\"pass\":false,\"findings_count\":3,\"findings\":[\"a\"]}'; fi",
+            "if [ -f pass-now ]; then echo '{\"pass\":true,\"findings_count\":0}'; else echo '{\"pass\":false,\"findings_count\":3,\"findings\":[\"a\"]}'; fi",
         ),
         "",
     );
@@ -237,18 +237,26 @@ fn worker_faults_are_recorded_as_non_evaluations() {
     }
 }
 
+/// D4 replaced the reference's rule (a missing or negative `findings_count` counted 0): such a
+/// verdict is bad output, a non-evaluation, never a failure with 0 findings or a pass.
 #[test]
-fn findings_count_missing_or_negative_counts_zero() {
+fn findings_count_missing_or_negative_is_bad_output() {
     for body in [
         "echo '{\"pass\":false}'",
         "echo '{\"pass\":false,\"findings_count\":-4}'",
     ] {
         let project = project_with_worker(&script(body), "");
         let verdict = verdict(&fire(&project));
-        assert_eq!(verdict["result"], "failed", "{body}");
+        assert_eq!(verdict["result"], "passed", "{body}");
+        assert_eq!(verdict["note"], "script-error: bad-output", "{body}");
         let blocks = audit_blocks(&project);
         let terminal = pair_fires(&blocks)[0].terminal.unwrap();
-        assert_eq!(terminal.field("Findings count"), Some("0"), "{body}");
+        assert_eq!(terminal.event, "SENSOR_PASSED", "{body}");
+        assert_eq!(
+            terminal.field("Note"),
+            Some("script-error: bad-output"),
+            "{body}"
+        );
     }
 }
 
@@ -290,7 +298,7 @@ fn a_timeout_kills_the_worker_and_its_children() {
 /// Each refusal happens before any audit row.
 #[test]
 fn pre_flight_refusals_write_no_audit_row() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     let outside = TestProject::empty();
     outside.write("elsewhere.md", "# x\n");
     project.write(&format!("{RECORD}/notes.txt"), "not markdown\n");
@@ -386,7 +394,7 @@ fn pre_flight_refusals_write_no_audit_row() {
 
 #[test]
 fn a_relative_output_path_is_taken_from_the_working_folder() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     let folder = project.path(&format!("{RECORD}/inception"));
     let run = project.run_in(
         &folder,
@@ -408,7 +416,10 @@ fn a_relative_output_path_is_taken_from_the_working_folder() {
 
 #[test]
 fn ten_parallel_fires_leave_ten_intact_pairs() {
-    let project = project_with_worker(&script("sleep 0.2\necho '{\"pass\":true}'"), "");
+    let project = project_with_worker(
+        &script("sleep 0.2\necho '{\"pass\":true,\"findings_count\":0}'"),
+        "",
+    );
     let children: Vec<_> = (0..10)
         .map(|_| {
             project
@@ -472,7 +483,7 @@ fn write_lock_owner(project: &TestProject, pid: u32) -> camino::Utf8PathBuf {
 
 #[test]
 fn a_lock_held_by_a_live_process_is_waited_for() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     let lock = write_lock_owner(&project, std::process::id());
     let release = std::thread::spawn(move || {
         std::thread::sleep(Duration::from_millis(800));
@@ -490,7 +501,7 @@ fn a_lock_held_by_a_live_process_is_waited_for() {
 
 #[test]
 fn a_lock_left_by_a_dead_process_is_reaped() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     let mut dead = std::process::Command::new("true").spawn().unwrap();
     let dead_pid = dead.id();
     dead.wait().unwrap();
@@ -570,7 +581,7 @@ fn run_hook(project: &TestProject, payload: &str) -> Run {
 
 #[test]
 fn the_hook_fires_matching_write_sensors_and_records_a_heartbeat() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     let payload =
         serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
     let state = project.read(&format!("{RECORD}/aidlc-state.md"));
@@ -600,7 +611,7 @@ fn the_hook_fires_matching_write_sensors_and_records_a_heartbeat() {
 
 #[test]
 fn the_hook_stays_quiet_when_nothing_should_fire() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     start_audit_shard(&project);
     project.write(&format!("{RECORD}/notes.txt"), "x\n");
     let cases = [
@@ -622,7 +633,10 @@ fn the_hook_stays_quiet_when_nothing_should_fire() {
 
 #[test]
 fn the_hook_never_fires_gate_sensors() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "fire_on: gate\n");
+    let project = project_with_worker(
+        &script("echo '{\"pass\":true,\"findings_count\":0}'"),
+        "fire_on: gate\n",
+    );
     start_audit_shard(&project);
     let payload =
         serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
@@ -632,7 +646,7 @@ fn the_hook_never_fires_gate_sensors() {
 
 #[test]
 fn a_hook_whose_stdin_never_closes_gives_up_in_bounded_time() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     let mut child = project
         .command(&project.root, &["engine", "hook", "run-sensors"])
         .stdin(Stdio::piped())
@@ -698,7 +712,7 @@ fn one_fixed_fire_is_byte_exact() {
 
 #[test]
 fn the_hook_records_a_drop_when_a_fire_cannot_run_and_skips_entries_without_a_glob() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     start_audit_shard(&project);
     // The graph still lists `fake`, but its manifest is gone: the fire is refused, and the
     // hook records why instead of losing it.
@@ -716,7 +730,7 @@ fn the_hook_records_a_drop_when_a_fire_cannot_run_and_skips_entries_without_a_gl
     assert_eq!(drops.lines().count(), 1);
 
     // An entry without `matches` never fires from the hook.
-    let unglobbed = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let unglobbed = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     unglobbed.write(
         ".claude/sensors/aidlc-fake.md",
         &fake_manifest("fake", "sh fake-worker.sh", "").replace("matches: \"**/*.md\"\n", ""),
@@ -736,7 +750,7 @@ fn the_hook_records_a_drop_when_a_fire_cannot_run_and_skips_entries_without_a_gl
 
 #[test]
 fn the_hook_respects_the_sensors_switch() {
-    let project = project_with_worker(&script("echo '{\"pass\":true}'"), "");
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     start_audit_shard(&project);
     let payload =
         serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();

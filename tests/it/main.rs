@@ -16,6 +16,8 @@
 //! - `fail_closed_gate`: issue 10's gate and graph-reading items: unfired blocking bindings,
 //!   strict graph values, nothing checked, the staleness bracket in `gate check`, deliverables
 //!   that are not regular files, and the write hook in a fresh clone;
+//! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
+//!   children, signals, special files and in-process timeouts, stdout write failures;
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
@@ -23,6 +25,7 @@ mod compile;
 mod docs;
 mod engine;
 mod fail_closed_gate;
+mod fail_closed_dispatch;
 mod gate;
 mod gate_step;
 mod incremental;
