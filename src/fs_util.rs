@@ -23,6 +23,41 @@ const TEMPORARY_RANDOM_CHARS: usize = 12;
 /// Names taken by someone else are retried this many times with new random characters.
 const TEMPORARY_CREATE_ATTEMPTS: u32 = 8;
 
+/// What `path` is when it is not a regular file, with its article (`a FIFO (named pipe)`,
+/// `a directory`, …); `None` for a regular file. Reads metadata only, following links, and never
+/// opens the file, so a FIFO nobody writes cannot block the caller. A path whose metadata cannot
+/// be read is `not a readable file`: nothing that cannot be inspected counts as regular.
+pub fn not_regular_file_kind(path: &Utf8Path) -> Option<&'static str> {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return Some("not a readable file");
+    };
+    let file_type = metadata.file_type();
+    if file_type.is_file() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        if file_type.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if file_type.is_socket() {
+            return Some("a socket");
+        }
+        if file_type.is_char_device() {
+            return Some("a character device");
+        }
+        if file_type.is_block_device() {
+            return Some("a block device");
+        }
+    }
+    if file_type.is_dir() {
+        Some("a directory")
+    } else {
+        Some("a special file")
+    }
+}
+
 /// Replace `path` with `bytes` atomically: write a temporary file in the same folder, flush it
 /// to disk, then rename it over the target. A crash or Ctrl-C leaves either the old file or the
 /// new one, never a half-written one; a `kill -9` may leave the temporary file, which the next

@@ -220,40 +220,9 @@ fn absolute(cwd: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
 /// and what it is (`… is a FIFO, not a regular file`). Reading a FIFO blocks until someone
 /// writes to it, and a device or socket is never a deliverable, so nothing reads such a path.
 pub fn regular_file_check(path: &Utf8Path) -> Result<(), String> {
-    let metadata = std::fs::metadata(path)
-        .map_err(|error| format!("cannot read the file type of {path}: {error}"))?;
-    let file_type = metadata.file_type();
-    if file_type.is_file() {
-        return Ok(());
-    }
-    Err(format!(
-        "output path {path} is {}, not a regular file",
-        file_type_name(file_type)
-    ))
-}
-
-/// "a FIFO", "a directory", …, with its article.
-fn file_type_name(file_type: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        if file_type.is_fifo() {
-            return "a FIFO (named pipe)";
-        }
-        if file_type.is_socket() {
-            return "a socket";
-        }
-        if file_type.is_char_device() {
-            return "a character device";
-        }
-        if file_type.is_block_device() {
-            return "a block device";
-        }
-    }
-    if file_type.is_dir() {
-        "a directory"
-    } else {
-        "a special file"
+    match crate::fs_util::not_regular_file_kind(path) {
+        None => Ok(()),
+        Some(kind) => Err(format!("output path {path} is {kind}, not a regular file")),
     }
 }
 

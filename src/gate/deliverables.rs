@@ -53,7 +53,7 @@ pub struct StageDeliverables {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NotARegularFile {
     pub path: Utf8PathBuf,
-    /// `a folder`, `a FIFO`, `a socket`, `a device`, or `not a regular file`.
+    /// What it is, as `fs_util::not_regular_file_kind` names it (`a directory`, `a FIFO (named pipe)`, …).
     pub kind: &'static str,
 }
 
@@ -117,7 +117,7 @@ pub fn existing_deliverables(
                 candidate: shown,
             });
         }
-        match not_regular_kind(&canonical) {
+        match crate::fs_util::not_regular_file_kind(&canonical) {
             None if !found.files.contains(&canonical) => found.files.push(canonical),
             Some(kind)
                 if !found
@@ -134,35 +134,6 @@ pub fn existing_deliverables(
         }
     }
     Ok(found)
-}
-
-/// `None` for a regular file; otherwise what it is. Reads metadata only (the path is canonical,
-/// so there is no link left to follow), never opens the file.
-fn not_regular_kind(path: &Utf8Path) -> Option<&'static str> {
-    let Ok(metadata) = std::fs::symlink_metadata(path) else {
-        return Some("not a regular file");
-    };
-    let file_type = metadata.file_type();
-    if file_type.is_file() {
-        return None;
-    }
-    if file_type.is_dir() {
-        return Some("a folder");
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if file_type.is_fifo() {
-            return Some("a FIFO");
-        }
-        if file_type.is_socket() {
-            return Some("a socket");
-        }
-        if file_type.is_block_device() || file_type.is_char_device() {
-            return Some("a device");
-        }
-    }
-    Some("not a regular file")
 }
 
 /// The paths an `--artifacts` token stands for: as given (against the project when it has a
@@ -257,7 +228,7 @@ mod tests {
             .collect();
         assert_eq!(
             special,
-            [("personas.md", "a folder"), ("notes.md", "a FIFO")]
+            [("personas.md", "a directory"), ("notes.md", "a FIFO (named pipe)")]
         );
     }
 

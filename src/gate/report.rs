@@ -131,7 +131,7 @@ impl GateFire {
             Verdict::BudgetOverride { .. } => {
                 Some("sensor execution exceeded its budget".to_owned())
             }
-            other => other.note(),
+            other => other.explained_note(),
         }
     }
 

@@ -708,7 +708,7 @@ fn a_fifo_named_like_a_deliverable_is_skipped_with_a_reason_and_never_opened() {
     let reason = json["unfired_bindings"][0]["message"].as_str().unwrap();
     assert!(
         reason.contains(&format!(
-            "not regular files ({STAGE_DIR}/doc-a.md is a FIFO)"
+            "not regular files ({STAGE_DIR}/doc-a.md is a FIFO (named pipe))"
         )),
         "{reason}"
     );
