@@ -228,7 +228,10 @@ mod tests {
             .collect();
         assert_eq!(
             special,
-            [("personas.md", "a directory"), ("notes.md", "a FIFO (named pipe)")]
+            [
+                ("personas.md", "a directory"),
+                ("notes.md", "a FIFO (named pipe)")
+            ]
         );
     }
 
