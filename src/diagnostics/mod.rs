@@ -8,6 +8,7 @@
 //! so that people moving between the two recognise them.
 
 pub mod render;
+pub mod snippet;
 
 use std::fmt;
 use std::ops::Range;
