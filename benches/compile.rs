@@ -31,8 +31,9 @@ use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criter
 const MEDIUM: (usize, usize) = (1_000, 200);
 const LARGE: (usize, usize) = (10_000, 500);
 
-/// The `matches:` glob the `warm/matches_edit` bench swaps in; no generated sensor uses it.
-const EDITED_GLOB: &str = "**/*.txt";
+/// The `matches:` glob the `warm/matches_edit` bench swaps in; no generated sensor uses it, and
+/// it still matches the stages' Markdown outputs (a dead gate binding would be a diagnostic).
+const EDITED_GLOB: &str = "**/*.{md,txt}";
 
 /// A project written to a temporary folder, kept for as long as the value lives.
 struct ProjectOnDisk {

@@ -14,7 +14,9 @@ use crate::graph::emit::{pretty_json, stage_graph_json, stage_node_json};
 use crate::graph::numbering::{stage_header, stage_numbering};
 use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json};
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
-use crate::resolve::{sensor_registry, sensors_applicable, stage_agent_diagnostics};
+use crate::resolve::{
+    dead_gate_bindings, sensor_registry, sensors_applicable, stage_agent_diagnostics,
+};
 
 /// Everything one compile produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +39,8 @@ impl CompileOutcome {
 }
 
 /// Every diagnostic of the project, in a stable order: sensors, agents, scopes, rules, then
-/// each stage file in discovery order, then the cross-stage checks. Exact duplicates are dropped.
+/// each stage file in discovery order (its parse, agents, imports and gate bindings), then the
+/// cross-stage checks. Exact duplicates are dropped.
 pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let project = Project::get(db);
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
@@ -54,6 +57,7 @@ pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 .iter()
                 .cloned(),
         );
+        diagnostics.extend(dead_gate_bindings(db, entry.file).iter().cloned());
     }
     diagnostics.extend(stage_numbering(db).diagnostics.iter().cloned());
     diagnostics.extend(graph_diagnostics(db).iter().cloned());
@@ -87,6 +91,7 @@ pub fn compute_in_parallel(db: &CompilerDatabase) {
     stages.par_iter().for_each_with(db.clone(), |db, &file| {
         stage_agent_diagnostics(db, file);
         stage_node_json(db, file);
+        dead_gate_bindings(db, file);
     });
 }
 

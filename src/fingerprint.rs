@@ -281,10 +281,20 @@ fn check_file(path: &Utf8Path, recorded: &FileStamp, written_at_ns: u64) -> File
     }
 }
 
+/// Whether [`check`] may write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckMode {
+    /// Rewrite a record whose files had to be hashed (and all matched) with their new stamps.
+    RefreshStamps,
+    /// Write nothing, not even a lock folder: `aidlc compile --check` promises no writes.
+    ReadOnly,
+}
+
 /// Check the record against the disk. `Ok` means a compile now would write the same bytes
 /// that are already there. When some files had to be hashed and all matched, the record is
-/// rewritten with their new stamps so the next check is back to `stat` only.
-pub fn check(layout: &Layout) -> Result<UpToDate, Stale> {
+/// rewritten with their new stamps so the next check is back to `stat` only, unless `mode` is
+/// [`CheckMode::ReadOnly`].
+pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
     let path = fingerprint_path(layout);
     let mut record = read_record(&path)?;
     if record.tool != tool_identity() {
@@ -330,7 +340,7 @@ pub fn check(layout: &Layout) -> Result<UpToDate, Stale> {
             }
         }
     }
-    if files_hashed > 0 {
+    if files_hashed > 0 && mode == CheckMode::RefreshStamps {
         rewrite_with_fresh_stamps(layout, &mut record);
     }
     Ok(UpToDate {

@@ -1,13 +1,21 @@
-//! Resolution: the sensor registry, each stage's `sensors_applicable`, and the agent roster
-//! check. Each stage's resolution reads only the bindings of the ids it imports, so editing one
-//! manifest re-resolves only the stages that import it.
+//! Resolution: the sensor registry, each stage's `sensors_applicable`, the gate-fired bindings
+//! that can never fire, and the agent roster check. Each stage's resolution reads only the
+//! bindings of the ids it imports, so editing one manifest re-resolves only the stages that
+//! import it.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::db::{Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic, closest_match};
+use crate::dispatch::glob::SensorGlob;
+use crate::graph::output_paths::{StageOutputs, Workspace, declared_output_paths};
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage};
 use crate::syntax::manifest::{DefaultSeverity, FireOn};
+use crate::syntax::stage::StageDefinition;
 
 /// What the compile copies from a manifest into a stage node (the [gate] entry shape).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -24,6 +32,9 @@ pub struct SensorBinding {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct SensorRegistry {
     pub by_id: BTreeMap<String, SensorBinding>,
+    /// Where each loaded manifest writes its `matches` (project-relative file, byte range),
+    /// for diagnostics that point at the glob.
+    pub matches_sites: BTreeMap<String, (Utf8PathBuf, Range<usize>)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -73,6 +84,11 @@ pub fn sensor_registry(db: &dyn salsa::Database) -> SensorRegistry {
         let Some(manifest) = &parsed.manifest else {
             continue;
         };
+        if let Some(span) = &manifest.matches_span {
+            registry
+                .matches_sites
+                .insert(manifest.id.clone(), (path.clone(), span.clone()));
+        }
         registry.by_id.insert(
             manifest.id.clone(),
             SensorBinding {
@@ -181,6 +197,157 @@ pub fn sensors_applicable(db: &dyn salsa::Database, file: SourceFile) -> Sensors
     result
 }
 
+/// A binding's `matches`, compiled once per sensor however many stages import it. Compares by
+/// pattern, so it backdates when an edit to the manifest leaves the pattern alone.
+#[derive(Debug, Clone)]
+pub struct CompiledMatches(Arc<SensorGlob>);
+
+impl PartialEq for CompiledMatches {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.pattern() == other.0.pattern()
+    }
+}
+
+impl Eq for CompiledMatches {}
+
+impl CompiledMatches {
+    /// Whether a project-relative path (with `/` separators) matches, through the one matcher
+    /// (D5). The path is already relative, so there is no project prefix to strip.
+    pub fn matches_relative(&self, path: &Utf8Path) -> bool {
+        self.0.matches(Utf8Path::new(""), path)
+    }
+}
+
+/// The compiled `matches` of an imported id; `None` when the id has no binding or the binding
+/// has no `matches` (it then matches every path). A manifest whose glob does not compile has
+/// no binding: `syntax::manifest` refuses it with its own diagnostic.
+#[salsa::tracked(returns(ref))]
+pub fn compiled_matches<'db>(
+    db: &'db dyn salsa::Database,
+    name: SensorName<'db>,
+) -> Option<CompiledMatches> {
+    let pattern = sensor_binding(db, name).as_ref()?.matches.as_deref()?;
+    SensorGlob::new(pattern)
+        .ok()
+        .map(|glob| CompiledMatches(Arc::new(glob)))
+}
+
+/// Where the stage's declared outputs can be written, placed in
+/// [`Workspace::REPRESENTATIVE`]: the compile knows no real space, record, unit or repository.
+fn representative_output_paths(stage: &StageDefinition) -> Vec<Utf8PathBuf> {
+    let outputs = StageOutputs {
+        slug: &stage.slug.value,
+        phase: &stage.phase.value,
+        for_each: stage.for_each.as_deref(),
+        artifacts: stage
+            .produces
+            .iter()
+            .map(|artifact| artifact.value.as_str())
+            .chain(stage.optional_produces.iter().flatten().map(String::as_str))
+            .collect(),
+    };
+    declared_output_paths(&outputs, &Workspace::REPRESENTATIVE)
+}
+
+/// The stage's gate-fired bindings that can never fire: gate dispatch runs a sensor over the
+/// stage's declared outputs only, so a `matches` that none of the places those outputs can be
+/// written matches (or a stage that declares no outputs) means the sensor never runs there.
+/// An error for a blocking sensor (its gate would wait for a verdict that never comes), a
+/// warning for an advisory one. Write-fired bindings are not checked: they match whatever the
+/// agent writes.
+///
+/// Reads the stage, the binding and compiled glob of each import, and the whole registry only
+/// when it has found a dead binding (for the manifest's `matches` span).
+#[salsa::tracked(returns(ref))]
+pub fn dead_gate_bindings(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diagnostic> {
+    let Some(stage) = &parsed_stage(db, file).definition else {
+        return Vec::new();
+    };
+    let mut output_paths: Option<Vec<Utf8PathBuf>> = None;
+    let mut checked = std::collections::BTreeSet::new();
+    let mut diagnostics = Vec::new();
+    for import in &stage.sensors {
+        if !checked.insert(import.value.as_str()) {
+            continue;
+        }
+        let name = SensorName::new(db, import.value.clone());
+        let Some(binding) = sensor_binding(db, name) else {
+            continue;
+        };
+        if binding.fire_on != FireOn::Gate {
+            continue;
+        }
+        let paths = output_paths.get_or_insert_with(|| representative_output_paths(stage));
+        let can_fire = !paths.is_empty()
+            && compiled_matches(db, name)
+                .as_ref()
+                .is_none_or(|glob| paths.iter().any(|path| glob.matches_relative(path)));
+        if !can_fire {
+            diagnostics.push(dead_binding_diagnostic(
+                db,
+                file.path(db),
+                stage,
+                &import.span,
+                binding,
+                paths,
+            ));
+        }
+    }
+    diagnostics
+}
+
+fn dead_binding_diagnostic(
+    db: &dyn salsa::Database,
+    stage_file: &Utf8Path,
+    stage: &StageDefinition,
+    import_span: &Range<usize>,
+    binding: &SensorBinding,
+    output_paths: &[Utf8PathBuf],
+) -> Diagnostic {
+    let id = &binding.id;
+    let slug = &stage.slug.value;
+    let severity = binding.default_severity.as_str();
+    let matches_site = sensor_registry(db).matches_sites.get(id);
+    let manifest = matches_site.map_or(binding.path.as_str(), |(path, _)| path.as_str());
+    let (message, help) = match (output_paths.first(), binding.matches.as_deref()) {
+        (Some(example), Some(pattern)) => (
+            format!(
+                "{severity} gate sensor \"{id}\" can never fire for stage \"{slug}\": its matches \"{pattern}\" matches none of the stage's declared outputs"
+            ),
+            format!(
+                "change `matches` in {manifest} so that it covers where the stage's outputs are written (such as {example}), or remove `{id}` from this stage's `sensors:`"
+            ),
+        ),
+        _ => (
+            format!(
+                "{severity} gate sensor \"{id}\" can never fire for stage \"{slug}\": the stage declares no outputs for it to check"
+            ),
+            format!(
+                "declare the stage's outputs in `produces:`, or remove `{id}` from this stage's `sensors:`"
+            ),
+        ),
+    };
+    let diagnostic = match binding.default_severity {
+        DefaultSeverity::Blocking => Diagnostic::error(Code::DeadSensorBinding, message),
+        DefaultSeverity::Advisory => Diagnostic::warning(Code::DeadSensorBinding, message),
+    }
+    .in_file(stage_file)
+    .at(import_span.clone())
+    .with_label("gate dispatch never runs this sensor for this stage")
+    .with_help(help);
+    match (matches_site, output_paths.is_empty()) {
+        (Some((path, span)), false) => diagnostic.with_related(
+            path.clone(),
+            Some(span.clone()),
+            format!(
+                "this glob matches none of the {} paths where the outputs of \"{slug}\" can be written",
+                output_paths.len()
+            ),
+        ),
+        _ => diagnostic,
+    }
+}
+
 /// `lead_agent`, `support_agents` and `reviewer` must name agent files (`orchestrator` exempt).
 #[salsa::tracked(returns(ref))]
 pub fn stage_agent_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diagnostic> {
@@ -228,4 +395,21 @@ pub fn stage_agent_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Ve
         );
     }
     diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiled_matches_read_project_relative_paths_as_the_matcher_does() {
+        let glob = CompiledMatches(Arc::new(SensorGlob::new("aidlc/**/*.md").unwrap()));
+        assert!(glob.matches_relative(Utf8Path::new("aidlc/spaces/default/a.md")));
+        assert!(!glob.matches_relative(Utf8Path::new("docs/aidlc/a.md")));
+        let star = CompiledMatches(Arc::new(SensorGlob::new("*.md").unwrap()));
+        assert!(
+            !star.matches_relative(Utf8Path::new("aidlc/a.md")),
+            "`*` stops at `/`"
+        );
+    }
 }

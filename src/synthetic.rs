@@ -54,11 +54,12 @@ const RULES_DIR: &str = "aidlc/spaces/default/memory";
 /// Scope names a stage may list. The compile accepts any scope name without a scope file.
 const SCOPE_NAMES: [&str; 5] = ["feature", "mvp", "enterprise", "bugfix", "poc"];
 
-/// `matches:` globs of the sensor manifests. None of them is `**/*.txt`, which the benches use
-/// as the edited value.
+/// `matches:` globs of the sensor manifests. Each matches where the generated stages write
+/// their outputs (a gate-fired binding that can never fire is a diagnostic), and none of them
+/// is `**/*.{md,txt}`, which the benches use as the edited value.
 const SENSOR_GLOBS: [&str; 3] = [
     "**/*.md",
-    "aidlc-docs/**/*.md",
+    "aidlc/spaces/**/*.md",
     "**/{aidlc-docs,intents}/**",
 ];
 

@@ -186,8 +186,15 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         Err(status) => return status,
     };
     let started = Instant::now();
+    // `--check` writes nothing: no refreshed record, no lock folder. It needs no lock either:
+    // the outputs are only ever replaced by a rename, so a read sees a whole file.
+    let fingerprint_mode = if args.check {
+        fingerprint::CheckMode::ReadOnly
+    } else {
+        fingerprint::CheckMode::RefreshStamps
+    };
     if !args.force
-        && let Ok(up_to_date) = fingerprint::check(&layout)
+        && let Ok(up_to_date) = fingerprint::check(&layout, fingerprint_mode)
     {
         return report_up_to_date(&layout, &up_to_date, args.check, started, &printer);
     }

@@ -8,6 +8,7 @@
 //! so that people moving between the two recognise them.
 
 pub mod render;
+pub mod snippet;
 
 use std::fmt;
 use std::ops::Range;
@@ -72,6 +73,7 @@ pub enum Code {
     SwarmAdvisory,
     // Resolution.
     UnknownSensorImport,
+    DeadSensorBinding,
     InvalidRulePairing,
     InvalidScopeFile,
     MalformedStageGraph,
@@ -108,6 +110,7 @@ impl Code {
         Code::RequiresStageCycle,
         Code::SwarmAdvisory,
         Code::UnknownSensorImport,
+        Code::DeadSensorBinding,
         Code::InvalidRulePairing,
         Code::InvalidScopeFile,
         Code::MalformedStageGraph,
@@ -144,6 +147,7 @@ impl Code {
             Code::RequiresStageCycle => "requires-stage-cycle",
             Code::SwarmAdvisory => "swarm-advisory",
             Code::UnknownSensorImport => "unknown-sensor-import",
+            Code::DeadSensorBinding => "dead-sensor-binding",
             Code::InvalidRulePairing => "invalid-rule-pairing",
             Code::InvalidScopeFile => "invalid-scope-file",
             Code::MalformedStageGraph => "malformed-stage-graph",

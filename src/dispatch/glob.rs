@@ -22,8 +22,22 @@ pub struct InvalidGlob {
     pub reason: String,
 }
 
+/// The longest `matches` accepted. globset panics instead of returning an error when the regex
+/// a pattern compiles to exceeds the regex crate's size limit (a pattern of tens of kilobytes
+/// does); no real glob comes near this length.
+pub const MAX_PATTERN_BYTES: usize = 4096;
+
 impl SensorGlob {
     pub fn new(pattern: &str) -> Result<Self, InvalidGlob> {
+        if pattern.len() > MAX_PATTERN_BYTES {
+            return Err(InvalidGlob {
+                pattern: pattern.to_owned(),
+                reason: format!(
+                    "the pattern is {} bytes long; at most {MAX_PATTERN_BYTES} are accepted",
+                    pattern.len()
+                ),
+            });
+        }
         let glob = globset::GlobBuilder::new(pattern)
             .literal_separator(true)
             .build()
@@ -148,5 +162,15 @@ mod tests {
         let error = SensorGlob::new("**/*.{ts").unwrap_err();
         assert_eq!(error.pattern, "**/*.{ts");
         assert!(SensorGlob::new("[z-a]").is_err());
+    }
+
+    #[test]
+    fn a_pattern_too_long_to_compile_is_an_error_not_a_panic() {
+        for fill in ["x", "🎉", "[a-z]", "?", "**/"] {
+            let longest = fill.repeat(MAX_PATTERN_BYTES / fill.len());
+            assert!(SensorGlob::new(&longest).is_ok(), "{fill}");
+            let error = SensorGlob::new(&fill.repeat(80_000)).unwrap_err();
+            assert!(error.reason.contains("at most 4096"), "{}", error.reason);
+        }
     }
 }

@@ -4,4 +4,5 @@
 pub mod checks;
 pub mod emit;
 pub mod numbering;
+pub mod output_paths;
 pub mod scope_grid;

@@ -9,8 +9,9 @@ use std::ops::Range;
 use camino::Utf8Path;
 
 use crate::diagnostics::{Code, Diagnostic};
+use crate::dispatch::glob::SensorGlob;
 use crate::syntax::document::{self, DocumentKind, FrontmatterMap};
-use crate::syntax::yaml::{Node, NodeKind};
+use crate::syntax::yaml::{Node, NodeKind, Style};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DefaultSeverity {
@@ -53,8 +54,11 @@ pub struct SensorManifest {
     pub fire_on: FireOn,
     pub description: String,
     pub category: Option<String>,
-    /// `None` when absent or written as `matches: ""` (dropped, as the reference does).
+    /// `None` when absent or written as `matches: ""` (dropped, as the reference does);
+    /// otherwise a pattern the one matcher (D5) compiles.
     pub matches: Option<String>,
+    /// Where the `matches` value is written, when it is kept.
+    pub matches_span: Option<Range<usize>>,
     /// The key set of `input_schema`, in authored order; `None` when nothing is declared.
     pub input_schema_keys: Option<Vec<String>>,
     pub timeout_seconds: Option<u64>,
@@ -152,9 +156,7 @@ impl ManifestChecker<'_> {
         let fire_on = self.fire_on();
         let description = self.non_empty_string("description");
         let category = self.optional_string("category");
-        let matches = self
-            .optional_string("matches")
-            .filter(|glob| !glob.is_empty());
+        let matches = self.matches();
         let input_schema_keys = self.input_schema_keys();
         let timeout_seconds = self.timeout_seconds();
         let (id, id_span) = id?;
@@ -167,7 +169,8 @@ impl ManifestChecker<'_> {
             fire_on: fire_on?,
             description: description?,
             category,
-            matches,
+            matches_span: matches.as_ref().map(|(_, span)| span.clone()),
+            matches: matches.map(|(glob, _)| glob),
             input_schema_keys,
             timeout_seconds: timeout_seconds.ok()?,
         })
@@ -214,6 +217,29 @@ impl ManifestChecker<'_> {
 
     fn optional_string(&mut self, field: &str) -> Option<String> {
         self.string_value(field).map(|(text, _)| text)
+    }
+
+    /// `matches` as the one matcher (D5) will read it at fire time: a pattern that does not
+    /// compile is refused here, not when the first write or gate fires it. `matches: ""` is
+    /// dropped, as if omitted (the seed).
+    fn matches(&mut self) -> Option<(String, Range<usize>)> {
+        let (pattern, span) = self.string_value("matches")?;
+        if pattern.is_empty() {
+            return None;
+        }
+        if let Err(error) = SensorGlob::new(&pattern) {
+            self.push(
+                Code::InvalidFieldValue,
+                format!(
+                    "matches is not a valid glob: {} (got \"{pattern}\")",
+                    error.reason
+                ),
+                span,
+                "close every `{` and `[`, and escape a literal one as `[{]` or `[[]`; e.g. `matches: \"**/*.md\"`",
+            );
+            return None;
+        }
+        Some((pattern, span))
     }
 
     fn id(&mut self, filename_id: &str) -> Option<(String, Range<usize>)> {
@@ -318,6 +344,23 @@ impl ManifestChecker<'_> {
         let Some(node) = self.map.value("timeout_seconds") else {
             return Ok(None);
         };
+        if let Some(style @ (Style::Quoted | Style::Block)) = scalar_style(node) {
+            let written = if style == Style::Quoted {
+                "a quoted string"
+            } else {
+                "a block scalar"
+            };
+            self.push(
+                Code::InvalidFieldValue,
+                format!(
+                    "timeout_seconds must be a positive integer, not {written} (got {})",
+                    shown_value(node)
+                ),
+                node.span.clone(),
+                "write the number without quotes, e.g. `timeout_seconds: 300`",
+            );
+            return Err(());
+        }
         let text = document::scalar_string(node).unwrap_or_default().trim();
         match text.parse::<u64>() {
             Ok(seconds) if seconds > 0 && text.bytes().all(|b| b.is_ascii_digit()) => {
@@ -334,6 +377,13 @@ impl ManifestChecker<'_> {
                 Err(())
             }
         }
+    }
+}
+
+fn scalar_style(node: &Node) -> Option<Style> {
+    match &node.kind {
+        NodeKind::Scalar { style, .. } => Some(*style),
+        _ => None,
     }
 }
 
@@ -435,6 +485,61 @@ mod tests {
             assert!(manifest.is_none(), "{bad}");
             assert_eq!(problems.len(), 1, "{bad}: {problems:?}");
         }
+    }
+
+    #[test]
+    fn a_timeout_must_be_written_as_a_number() {
+        for (written, shown) in [
+            ("\"30\"", "a quoted string (got \"30\")"),
+            ("'30'", "a quoted string (got \"30\")"),
+            ("|\n  30", "a block scalar (got \"30\n\")"),
+        ] {
+            let text = GOOD.replace(
+                "---\nbody",
+                &format!("timeout_seconds: {written}\n---\nbody"),
+            );
+            let (manifest, problems) = check(&text);
+            assert!(manifest.is_none(), "{written}");
+            assert_eq!(
+                problems,
+                [format!(
+                    "invalid-field-value: timeout_seconds must be a positive integer, not {shown}"
+                )],
+                "{written}"
+            );
+        }
+        let text = GOOD.replace("---\nbody", "timeout_seconds: 30\n---\nbody");
+        assert_eq!(check(&text).0.unwrap().timeout_seconds, Some(30));
+    }
+
+    #[test]
+    fn a_matches_that_does_not_compile_is_refused_with_its_span() {
+        for glob in ["**/{x", "**/[x", "[z-a]", "**/*.{ts"] {
+            let text = GOOD.replace("---\nbody", &format!("matches: \"{glob}\"\n---\nbody"));
+            let (manifest, diagnostics) = parse_manifest(
+                &text,
+                Utf8Path::new(".claude/sensors/aidlc-demo.md"),
+                "demo",
+            );
+            assert!(manifest.is_none(), "{glob}");
+            assert_eq!(diagnostics.len(), 1, "{glob}: {diagnostics:?}");
+            let problem = &diagnostics[0];
+            assert!(
+                problem.message.starts_with("matches is not a valid glob: ")
+                    && problem.message.ends_with(&format!("(got \"{glob}\")")),
+                "{}",
+                problem.message
+            );
+            assert_eq!(&text[problem.span.clone().unwrap()], format!("\"{glob}\""));
+        }
+    }
+
+    #[test]
+    fn a_kept_matches_remembers_where_it_is_written() {
+        let text = GOOD.replace("---\nbody", "matches: \"**/*.md\"\n---\nbody");
+        let manifest = check(&text).0.unwrap();
+        assert_eq!(manifest.matches.as_deref(), Some("**/*.md"));
+        assert_eq!(&text[manifest.matches_span.unwrap()], "\"**/*.md\"");
     }
 
     #[test]

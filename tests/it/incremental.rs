@@ -75,6 +75,7 @@ fn a_prose_edit_reparses_one_stage_and_resolves_nothing() {
     assert_eq!(count(&log, "parsed_stage"), 1, "{log:#?}");
     for query in [
         "sensors_applicable",
+        "dead_gate_bindings",
         "stage_node_json",
         "stage_numbering",
         "sensor_registry",

@@ -3,6 +3,10 @@
 //! - `support`: the temp-project builder and the snapshot filters every test uses;
 //! - `compile`: `aidlc init` and `aidlc compile` end to end (graph bytes, formats, exit codes);
 //! - `bad_input`: every kind of broken input gets a diagnostic and leaves the old graph alone;
+//! - `fail_closed_compile`: dead gate bindings, strict manifests, diagnostics on very long
+//!   lines, and a `compile --check` that writes nothing (issue 10);
+//! - `compile_fuzz`: mutated manifests and stage files never panic, and a failing compile
+//!   leaves the previous graph alone (property-based);
 //! - `incremental`: the salsa event log shows which queries re-run after an edit;
 //! - `up_to_date`: the no-op path and everything that must defeat it;
 //! - `watch`: `compile --watch` driven by real file edits;
@@ -22,8 +26,10 @@
 
 mod bad_input;
 mod compile;
+mod compile_fuzz;
 mod docs;
 mod engine;
+mod fail_closed_compile;
 mod fail_closed_dispatch;
 mod fail_closed_gate;
 mod gate;
