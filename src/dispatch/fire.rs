@@ -26,8 +26,9 @@ use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::process::{WorkerCommand, run_worker};
 use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
 use crate::dispatch::stage_graph::{
-    GraphNode, artifact_file_name, load_graph, produce_dirs, producers_of, unknown_stage_message,
+    GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
 };
+use crate::graph::output_paths::artifact_file_name;
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
 use crate::dispatch::workers;
 use crate::interrupt;

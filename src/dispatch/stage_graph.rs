@@ -20,6 +20,7 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
 pub use crate::syntax::manifest::{DefaultSeverity as Severity, FireOn};
+use crate::graph::output_paths::StageOutputs;
 use crate::workspace;
 
 /// The loaded graph: its nodes in file order, and the binding shape they were read with.
@@ -56,6 +57,22 @@ impl GraphNode {
     /// Whether the stage runs once per unit of work (`for_each: unit-of-work`).
     pub fn is_per_unit(&self) -> bool {
         self.for_each == Some(ForEach::UnitOfWork)
+    }
+
+    /// The fields that decide where the stage's declared outputs are written, for the one
+    /// layout function the compile and the gate share (`graph::output_paths`).
+    pub fn stage_outputs(&self) -> StageOutputs<'_> {
+        StageOutputs {
+            slug: &self.slug,
+            phase: self.phase.as_str(),
+            for_each: self.is_per_unit().then_some("unit-of-work"),
+            artifacts: self
+                .produces
+                .iter()
+                .chain(&self.optional_produces)
+                .map(String::as_str)
+                .collect(),
+        }
     }
 }
 
@@ -196,15 +213,6 @@ pub fn parse_graph(text: &str) -> Result<StageGraph, GraphTextError> {
 pub fn node_from_json(value: &serde_json::Value) -> Result<GraphNode, GraphTextError> {
     let mut graph = parse_graph(&serde_json::Value::Array(vec![value.clone()]).to_string())?;
     Ok(graph.nodes.remove(0))
-}
-
-/// The file name an artifact is written as: `<name>.md`, except `traceability.json`.
-pub fn artifact_file_name(artifact: &str) -> String {
-    if artifact == "traceability" {
-        "traceability.json".to_owned()
-    } else {
-        format!("{artifact}.md")
-    }
 }
 
 /// Where a stage writes: the codekb repositories for a codekb stage, the per-unit folders (or

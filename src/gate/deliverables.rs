@@ -13,7 +13,8 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::dispatch::stage_graph::{GraphNode, artifact_file_name, produce_dirs};
+use crate::dispatch::stage_graph::{GraphNode, produce_dirs};
+use crate::graph::output_paths::{artifact_file_name, declared_output_file_names};
 
 /// Why a stage's deliverables cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -30,14 +31,7 @@ pub enum DeliverableError {
 
 /// The declared file names of a stage: `produces ∪ optional_produces`, markers included.
 pub fn declared_file_names(node: &GraphNode) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for artifact in node.produces.iter().chain(&node.optional_produces) {
-        let name = artifact_file_name(artifact);
-        if !artifact.is_empty() && !names.contains(&name) {
-            names.push(name);
-        }
-    }
-    names
+    declared_output_file_names(&node.stage_outputs())
 }
 
 /// What a stage has on disk under its declared output names.

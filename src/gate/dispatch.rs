@@ -22,6 +22,7 @@ use crate::dispatch::fire::{
     FireContext, FireRequest, evaluate_without_recording, prepare_fire_with, run_fire,
 };
 use crate::dispatch::glob::SensorGlob;
+use crate::graph::output_paths::{Workspace as OutputWorkspace, declared_output_paths};
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry, produce_dirs};
 use crate::dispatch::verdict::{ScriptError, Verdict};
@@ -333,12 +334,14 @@ fn dead_bindings(
     node: &GraphNode,
     entries: &[&GraphSensorEntry],
 ) -> Vec<DeadBinding> {
-    let names = declared_file_names(node);
-    let folders = possible_output_folders(layout, record, node);
-    let possible: Vec<Utf8PathBuf> = folders
-        .iter()
-        .flat_map(|folder| names.iter().map(move |name| folder.join(name)))
-        .collect();
+    let space = crate::workspace::active_space(&layout.project_dir);
+    let record = relative(&layout.project_dir, record);
+    let workspace = OutputWorkspace {
+        space: &space,
+        record: record.as_str(),
+        ..OutputWorkspace::REPRESENTATIVE
+    };
+    let possible = declared_output_paths(&node.stage_outputs(), &workspace);
     entries
         .iter()
         .filter_map(|entry| {
@@ -354,25 +357,6 @@ fn dead_bindings(
             })
         })
         .collect()
-}
-
-/// One representative folder per kind of place the stage writes to.
-fn possible_output_folders(
-    layout: &Layout,
-    record: &Utf8Path,
-    node: &GraphNode,
-) -> Vec<Utf8PathBuf> {
-    if node.slug == "reverse-engineering" {
-        let space = crate::workspace::active_space(&layout.project_dir);
-        return vec![crate::workspace::space_dir(&layout.project_dir, &space).join("codekb/repo")];
-    }
-    if node.is_per_unit() {
-        return vec![
-            record.join("construction").join(&node.slug),
-            record.join("construction/unit").join(&node.slug),
-        ];
-    }
-    vec![record.join(node.phase.as_str()).join(&node.slug)]
 }
 
 fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {

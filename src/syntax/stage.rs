@@ -66,6 +66,10 @@ pub const PHASES: [&str; 5] = [
 ];
 const EXECUTIONS: [&str; 2] = ["ALWAYS", "CONDITIONAL"];
 const MODES: [&str; 5] = ["inline", "subagent", "pipeline", "mob", "agent-team"];
+/// The one `for_each` value the runtime knows: gate dispatch places a per-unit stage's outputs
+/// under the unit folders, and refuses a graph with any other value (D4), so the compile refuses
+/// it first, where the author can fix it (the reference accepts any string).
+const FOR_EACH_VALUES: [&str; 1] = ["unit-of-work"];
 const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
 
 const REQUIRED_SCALARS: [&str; 7] = [
@@ -197,7 +201,9 @@ impl StageChecker<'_> {
         let lead_agent = self.string("lead_agent");
         let support_agents = self.string_list("support_agents");
         let mode = self.enum_scalar("mode", &MODES);
-        let for_each = self.string("for_each").map(|located| located.value);
+        let for_each = self
+            .enum_scalar("for_each", &FOR_EACH_VALUES)
+            .map(|located| located.value);
         let workspace_requires = self.boolean("workspace_requires");
         let produces = self.string_list("produces");
         let optional_produces = self
@@ -839,6 +845,17 @@ mod tests {
                 "mode \"mob\" requires a non-empty support_agents",
             ]
         );
+    }
+
+    #[test]
+    fn for_each_other_than_unit_of_work_is_refused() {
+        let text = GOOD.replace("mode: inline", "mode: inline\nfor_each: unit-of-wrok");
+        assert_eq!(
+            problems(&text),
+            ["for_each must be one of unit-of-work, got \"unit-of-wrok\""]
+        );
+        let good = GOOD.replace("mode: inline", "mode: inline\nfor_each: unit-of-work");
+        assert!(problems(&good).is_empty());
     }
 
     #[test]
