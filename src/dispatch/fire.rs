@@ -28,9 +28,9 @@ use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
 use crate::dispatch::stage_graph::{
     GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
 };
-use crate::graph::output_paths::artifact_file_name;
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
 use crate::dispatch::workers;
+use crate::graph::output_paths::artifact_file_name;
 use crate::interrupt;
 use crate::workspace;
 

@@ -19,8 +19,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
-pub use crate::syntax::manifest::{DefaultSeverity as Severity, FireOn};
 use crate::graph::output_paths::StageOutputs;
+pub use crate::syntax::manifest::{DefaultSeverity as Severity, FireOn};
 use crate::workspace;
 
 /// The loaded graph: its nodes in file order, and the binding shape they were read with.

@@ -22,7 +22,6 @@ use crate::dispatch::fire::{
     FireContext, FireRequest, evaluate_without_recording, prepare_fire_with, run_fire,
 };
 use crate::dispatch::glob::SensorGlob;
-use crate::graph::output_paths::{Workspace as OutputWorkspace, declared_output_paths};
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry, produce_dirs};
 use crate::dispatch::verdict::{ScriptError, Verdict};
@@ -35,6 +34,7 @@ pub use crate::gate::report::FireOnFilter;
 use crate::gate::report::{
     DeadBinding, Finding, GateFire, GateSkip, Severity, SkipReason, UnfiredBinding, UnfiredCause,
 };
+use crate::graph::output_paths::{Workspace as OutputWorkspace, declared_output_paths};
 use crate::workspace;
 
 /// The sensors that read the whole stage's output and fire once per output folder.

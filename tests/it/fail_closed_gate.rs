@@ -54,8 +54,38 @@ const fn gate_sensor(
     }
 }
 
+fn write_manifest(project: &TestProject, sensor: &Sensor, matches: &str) {
+    project.write(
+        &format!(".claude/sensors/aidlc-{}.md", sensor.id),
+        &format!(
+            "---\nid: {id}\nkind: deterministic\ncommand: sh {id}.sh\ndefault_severity: {severity}\nfire_on: {fire_on}\ndescription: A fake sensor\ncategory: demo\nmatches: \"{matches}\"\n---\n\n# {id}\n",
+            id = sensor.id,
+            severity = sensor.severity,
+            fire_on = sensor.fire_on,
+        ),
+    );
+}
+
+/// Sets each binding's `matches` in the compiled graph to its sensor's glob. `aidlc compile`
+/// refuses a blocking gate binding whose glob can never match the stage's outputs
+/// (`dead-sensor-binding`), but the reference's compiler writes such a graph, and a manifest
+/// edited after the compile leaves one behind: the runtime must refuse the gate on its own.
+fn set_graph_globs(project: &TestProject, sensors: &[Sensor]) {
+    let mut graph: Value = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    for node in graph.as_array_mut().unwrap() {
+        for entry in node["sensors_applicable"].as_array_mut().unwrap() {
+            let sensor = sensors.iter().find(|s| s.id == entry["id"]).unwrap();
+            entry["matches"] = Value::from(sensor.matches);
+        }
+    }
+    let text = serde_json::to_string_pretty(&graph).unwrap() + "\n";
+    project.write(GRAPH, &text);
+}
+
 /// A compiled project whose stage `first-stage` produces `doc-a` and `doc-b` (both on disk,
-/// Markdown) and imports `sensors` in order; the intent's current stage is `first-stage`.
+/// Markdown) and imports `sensors` in order; the intent's current stage is `first-stage`. The
+/// manifests and the graph carry each sensor's `matches`, even one the compile would refuse
+/// (see [`set_graph_globs`]).
 fn stage_project(sensors: &[Sensor]) -> TestProject {
     let project = TestProject::empty();
     for sensor in sensors {
@@ -63,16 +93,7 @@ fn stage_project(sensors: &[Sensor]) -> TestProject {
             &format!("{}.sh", sensor.id),
             &format!("#!/bin/sh\n{}\n", sensor.worker),
         );
-        project.write(
-            &format!(".claude/sensors/aidlc-{}.md", sensor.id),
-            &format!(
-                "---\nid: {id}\nkind: deterministic\ncommand: sh {id}.sh\ndefault_severity: {severity}\nfire_on: {fire_on}\ndescription: A fake sensor\ncategory: demo\nmatches: \"{matches}\"\n---\n\n# {id}\n",
-                id = sensor.id,
-                severity = sensor.severity,
-                fire_on = sensor.fire_on,
-                matches = sensor.matches,
-            ),
-        );
+        write_manifest(&project, sensor, "**");
     }
     let ids: Vec<&str> = sensors.iter().map(|sensor| sensor.id).collect();
     project.write(
@@ -88,6 +109,10 @@ fn stage_project(sensors: &[Sensor]) -> TestProject {
     );
     let compiled = project.compile();
     assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    for sensor in sensors {
+        write_manifest(&project, sensor, sensor.matches);
+    }
+    set_graph_globs(&project, sensors);
     project.write(
         &format!("{RECORD}/aidlc-state.md"),
         &format!("# State\n\n- **Current Stage**: {STAGE}\n"),
