@@ -10,7 +10,10 @@ use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
 use crate::discover::Layout;
 use crate::graph::checks::graph_diagnostics;
-use crate::graph::emit::{pretty_json, stage_graph_json, stage_node_json};
+use crate::graph::emit::{
+    format_registry_diagnostics, graph_format, pretty_json, stage_graph_json, stage_node_json,
+};
+use crate::graph::format::{FormatSource, GraphFormat};
 use crate::graph::numbering::{stage_header, stage_numbering};
 use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json};
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
@@ -26,6 +29,8 @@ pub struct CompileOutcome {
     pub scope_grid: Arc<str>,
     pub n_stages: usize,
     pub n_sensors: usize,
+    /// The format the graph is written in, and why (D13).
+    pub graph_format: (GraphFormat, FormatSource),
 }
 
 impl CompileOutcome {
@@ -45,6 +50,7 @@ pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let project = Project::get(db);
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
     diagnostics.extend(sensor_registry(db).diagnostics.iter().cloned());
+    diagnostics.extend(format_registry_diagnostics(db).iter().cloned());
     diagnostics.extend(agent_roster(db).diagnostics.iter().cloned());
     diagnostics.extend(scope_catalog(db).diagnostics.iter().cloned());
     diagnostics.extend(rule_set(db).diagnostics.iter().cloned());
@@ -103,6 +109,7 @@ pub fn compile(db: &dyn salsa::Database) -> CompileOutcome {
         scope_grid: Arc::clone(scope_grid_json(db)),
         n_stages: stage_numbering(db).order.len(),
         n_sensors: sensor_registry(db).by_id.len(),
+        graph_format: *graph_format(db),
     }
 }
 

@@ -73,6 +73,11 @@ pub struct Project {
     pub rules_display_root: String,
     pub existing_graph: Option<SourceFile>,
     pub existing_grid: Option<SourceFile>,
+    /// `<harness>/tools/aidlc-version.ts` of an install made by the reference, when present:
+    /// its version decides the graph's format when the existing graph cannot (D13).
+    pub reference_tools: Option<SourceFile>,
+    /// `--graph-format`, when given.
+    pub graph_format_flag: Option<crate::graph::format::GraphFormat>,
     /// The `(number, name)` rows by slug of the `stage-graph.json` this process itself last
     /// wrote, known from the numbering that produced it; `None` otherwise. Lets watch mode skip
     /// parsing back megabytes of its own output. Invariant (kept by `ProjectInputs`): it is

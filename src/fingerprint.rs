@@ -135,6 +135,10 @@ fn layout_identity(layout: &Layout) -> Vec<String> {
         layout.rules_dir.as_str(),
         layout.stage_graph_path.as_str(),
         layout.scope_grid_path.as_str(),
+        // A compile with another `--graph-format` writes other bytes: never up to date.
+        layout
+            .graph_format
+            .map_or("graph format: detected", |format| format.as_str()),
     ]
     .map(str::to_owned)
     .to_vec()

@@ -263,6 +263,14 @@ pub fn dead_gate_bindings(db: &dyn salsa::Database, file: SourceFile) -> Vec<Dia
     let Some(stage) = &parsed_stage(db, file).definition else {
         return Vec::new();
     };
+    // A graph format without `fire_on` makes every binding write-fired (D13): nothing fires at
+    // the gate, so no gate binding can be dead (the format's own warning says so instead).
+    if !crate::graph::emit::graph_format(db)
+        .0
+        .carries_dispatch_fields()
+    {
+        return Vec::new();
+    }
     let mut output_paths: Option<Vec<Utf8PathBuf>> = None;
     let mut checked = std::collections::BTreeSet::new();
     let mut diagnostics = Vec::new();

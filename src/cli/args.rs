@@ -374,6 +374,15 @@ pub struct CompileArgs {
     /// Print nothing but diagnostics.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Write `stage-graph.json` in this version's shape: `2.5`, `2.6` or `gate` (the newest).
+    ///
+    /// By default an install keeps the shape its existing graph has (or, without one, the
+    /// shape its reference tools in `<harness>/tools/aidlc-version.ts` write), so that its own
+    /// `compile --check` and ours pass on the same bytes; a new project gets `gate`. The older
+    /// shapes carry no `fire_on` or `default_severity`: every sensor is then write-fired and
+    /// advisory, as the reference reads it.
+    #[arg(long, value_name = "FORMAT")]
+    pub graph_format: Option<crate::graph::format::GraphFormat>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

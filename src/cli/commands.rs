@@ -16,6 +16,7 @@ use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
 use crate::fingerprint;
+use crate::graph::format::{FormatSource, GraphFormat};
 use crate::interrupt::{self, GroupSignal};
 
 pub fn run(cli: Cli) -> ExitStatus {
@@ -179,10 +180,15 @@ pub(super) fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<La
 fn compile_command(args: &CompileArgs) -> ExitStatus {
     let printer = Printer::new(args.format, args.quiet);
     if args.watch {
-        return crate::cli::watch_loop::run(&args.project, args.debounce_ms, &printer);
+        return crate::cli::watch_loop::run(
+            &args.project,
+            args.debounce_ms,
+            args.graph_format,
+            &printer,
+        );
     }
     let layout = match resolve_layout(&args.project, &printer) {
-        Ok(layout) => layout,
+        Ok(layout) => layout.with_graph_format(args.graph_format),
         Err(status) => return status,
     };
     let started = Instant::now();
@@ -237,7 +243,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
                 "up to date:"
             };
             printer.status(&format!(
-                "compiled {} stage{} and {} sensor{} in {:.1} ms; {verb} {} and {}{}",
+                "compiled {} stage{} and {} sensor{} in {:.1} ms; {verb} {} and {}{}{}",
                 outcome.n_stages,
                 plural(outcome.n_stages),
                 outcome.n_sensors,
@@ -248,6 +254,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
                     .display(&layout.scope_grid_path)
                     .file_name()
                     .unwrap_or_default(),
+                graph_format_suffix(outcome.graph_format),
                 warnings_suffix(outcome.n_warnings())
             ));
             ExitStatus::Success
@@ -351,6 +358,15 @@ fn report_drift(layout: &Layout, outcome: &CompileOutcome, printer: &Printer) ->
 
 pub(super) fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
+}
+
+/// ` (graph format 2.6, kept from the existing stage-graph.json)` when the graph is written in
+/// an older shape than the newest; nothing otherwise.
+fn graph_format_suffix((format, source): (GraphFormat, FormatSource)) -> String {
+    if format == GraphFormat::Gate {
+        return String::new();
+    }
+    format!(" (graph format {format}, {})", source.describe())
 }
 
 fn warnings_suffix(n_warnings: usize) -> String {

@@ -17,6 +17,7 @@ use crate::cli::commands::{current_dir, env_var, error_line, plural};
 use crate::cli::printer::Printer;
 use crate::diagnostics::render;
 use crate::discover::{self, InputChanges, Layout, Reread};
+use crate::graph::format::GraphFormat;
 use crate::watch::{FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots};
 
 /// Everything that arrived while the previous rebuild ran, merged.
@@ -54,7 +55,12 @@ impl Batch {
     }
 }
 
-pub fn run(args: &ProjectArgs, debounce_ms: u64, printer: &Printer) -> ExitStatus {
+pub fn run(
+    args: &ProjectArgs,
+    debounce_ms: u64,
+    graph_format: Option<GraphFormat>,
+    printer: &Printer,
+) -> ExitStatus {
     let Some(cwd) = current_dir() else {
         error_line(printer, "the working folder is not valid UTF-8", None);
         return ExitStatus::Error;
@@ -87,7 +93,7 @@ pub fn run(args: &ProjectArgs, debounce_ms: u64, printer: &Printer) -> ExitStatu
             return ExitStatus::Error;
         }
     };
-    let mut session = start_session(&mut watcher, &project_dir, args, printer);
+    let mut session = start_session(&mut watcher, &project_dir, args, graph_format, printer);
     report_watching(&project_dir, session.is_some(), args, printer);
     while let Some(batch) = Batch::collect(&receiver) {
         for error in &batch.errors {
@@ -97,7 +103,7 @@ pub fn run(args: &ProjectArgs, debounce_ms: u64, printer: &Printer) -> ExitStatu
             break;
         }
         let Some(active) = &mut session else {
-            session = start_session(&mut watcher, &project_dir, args, printer);
+            session = start_session(&mut watcher, &project_dir, args, graph_format, printer);
             continue;
         };
         let reread = if batch.rescan {
@@ -134,13 +140,14 @@ fn start_session(
     watcher: &mut FolderWatcher,
     project_dir: &Utf8Path,
     args: &ProjectArgs,
+    graph_format: Option<GraphFormat>,
     printer: &Printer,
 ) -> Option<WatchSession> {
     let Ok(harness) = discover::pick_harness(project_dir, args.harness) else {
         arm(watcher, project_dir, None, printer);
         return None;
     };
-    let layout = Layout::new(project_dir, harness, &env_var);
+    let layout = Layout::new(project_dir, harness, &env_var).with_graph_format(graph_format);
     arm(watcher, project_dir, Some(&layout), printer);
     let (session, rebuild) = WatchSession::start(layout);
     report_rebuild(session.layout(), &rebuild, printer);

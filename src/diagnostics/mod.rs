@@ -77,6 +77,7 @@ pub enum Code {
     InvalidRulePairing,
     InvalidScopeFile,
     MalformedStageGraph,
+    NotInGraphFormat,
 }
 
 impl Code {
@@ -114,6 +115,7 @@ impl Code {
         Code::InvalidRulePairing,
         Code::InvalidScopeFile,
         Code::MalformedStageGraph,
+        Code::NotInGraphFormat,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -151,6 +153,7 @@ impl Code {
             Code::InvalidRulePairing => "invalid-rule-pairing",
             Code::InvalidScopeFile => "invalid-scope-file",
             Code::MalformedStageGraph => "malformed-stage-graph",
+            Code::NotInGraphFormat => "not-in-graph-format",
         }
     }
 }

@@ -189,6 +189,7 @@ struct ProjectLists {
     rules: Vec<RuleFileEntry>,
     existing_graph: Option<SourceFile>,
     existing_grid: Option<SourceFile>,
+    reference_tools: Option<SourceFile>,
 }
 
 /// Read every input of a compile into a fresh set of salsa inputs.
@@ -239,6 +240,8 @@ pub fn new_project(
         layout.display(&layout.rules_dir).to_string(),
         None,
         None,
+        None,
+        layout.graph_format,
         None,
     )
 }
@@ -321,6 +324,7 @@ impl ProjectInputs {
         let concerns_inputs = |path: &Utf8Path| {
             path == layout.stage_graph_path
                 || path == layout.scope_grid_path
+                || path == layout.reference_tools_path
                 || input_folders
                     .iter()
                     .any(|folder| path.starts_with(folder) || folder.starts_with(path))
@@ -454,6 +458,7 @@ impl ProjectInputs {
                 .collect(),
             existing_graph: listing.existing_graph.as_deref().map(|p| self.input(p)),
             existing_grid: listing.existing_grid.as_deref().map(|p| self.input(p)),
+            reference_tools: listing.reference_tools.as_deref().map(|p| self.input(p)),
         }
     }
 
@@ -488,6 +493,9 @@ impl ProjectInputs {
         }
         if *project.existing_grid(db) != lists.existing_grid {
             project.set_existing_grid(db).to(lists.existing_grid);
+        }
+        if *project.reference_tools(db) != lists.reference_tools {
+            project.set_reference_tools(db).to(lists.reference_tools);
         }
     }
 }

@@ -19,6 +19,8 @@ pub struct InputListing {
     pub rules: Vec<(String, Utf8PathBuf)>,
     pub existing_graph: Option<Utf8PathBuf>,
     pub existing_grid: Option<Utf8PathBuf>,
+    /// The reference's version stamp, on an install the reference made.
+    pub reference_tools: Option<Utf8PathBuf>,
 }
 
 impl InputListing {
@@ -43,6 +45,10 @@ impl InputListing {
                 .scope_grid_path
                 .is_file()
                 .then(|| layout.scope_grid_path.clone()),
+            reference_tools: layout
+                .reference_tools_path
+                .is_file()
+                .then(|| layout.reference_tools_path.clone()),
         }
     }
 
@@ -56,6 +62,7 @@ impl InputListing {
             .chain(self.rules.iter().map(|(_, path)| path))
             .chain(&self.existing_graph)
             .chain(&self.existing_grid)
+            .chain(&self.reference_tools)
             .map(Utf8PathBuf::as_path)
     }
 }

@@ -95,6 +95,10 @@ pub struct Layout {
     pub rules_dir: Utf8PathBuf,
     pub stage_graph_path: Utf8PathBuf,
     pub scope_grid_path: Utf8PathBuf,
+    /// `<harness>/tools/aidlc-version.ts`: the reference's version stamp on an install it made.
+    pub reference_tools_path: Utf8PathBuf,
+    /// `--graph-format`: write this shape whatever the install's graph and tools say.
+    pub graph_format: Option<crate::graph::format::GraphFormat>,
 }
 
 impl Layout {
@@ -129,7 +133,16 @@ impl Layout {
                 "AIDLC_SCOPE_GRID",
                 harness_root.join("tools/data/scope-grid.json"),
             ),
+            reference_tools_path: harness_root.join("tools/aidlc-version.ts"),
+            graph_format: None,
         }
+    }
+
+    /// The same layout, writing the graph in `format` (from `--graph-format`).
+    #[must_use]
+    pub fn with_graph_format(mut self, format: Option<crate::graph::format::GraphFormat>) -> Self {
+        self.graph_format = format;
+        self
     }
 
     /// Project-relative display form of `path` (`/` separators); absolute when outside.

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::db::{Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::graph::emit::graph_format;
 use crate::graph::numbering::{dedup, number_key, stage_numbering};
 use crate::parse::parsed_stage;
 use crate::syntax::stage::{Located, PHASES};
@@ -24,6 +25,9 @@ pub struct StageCheckFacts {
     pub produced: Vec<String>,
     pub consumed: Vec<Located<String>>,
     pub requires_stage: Vec<Located<String>>,
+    /// The authored fields that only some graph formats carry, as `(key, value)`:
+    /// `review_artifact`, `review_class`, `summary_confirmation`.
+    pub format_dependent: Vec<(&'static str, Located<String>)>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -47,6 +51,14 @@ pub fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<S
             .map(|consume| consume.artifact.clone())
             .collect(),
         requires_stage: stage.requires_stage.clone(),
+        format_dependent: [
+            ("review_artifact", &stage.review_artifact),
+            ("review_class", &stage.review_class),
+            ("summary_confirmation", &stage.summary_confirmation),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| Some((key, value.clone()?)))
+        .collect(),
     })
 }
 
@@ -127,11 +139,45 @@ pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 .in_file(&path),
             );
         }
+        diagnostics.extend(format_field_diagnostics(db, &path, stage));
         stages.push((path, stage));
     }
     diagnostics.extend(duplicate_producer_diagnostics(&stages));
     diagnostics.extend(edge_diagnostics(db, &stages));
     diagnostics
+}
+
+/// A field the install's graph format does not carry would be dropped from the graph without a
+/// word; it is refused instead, with the two ways out (D13: the install keeps its format).
+fn format_field_diagnostics(
+    db: &dyn salsa::Database,
+    path: &camino::Utf8Path,
+    stage: &StageCheckFacts,
+) -> Vec<Diagnostic> {
+    let (format, source) = *graph_format(db);
+    stage
+        .format_dependent
+        .iter()
+        .filter(|(key, _)| match *key {
+            "review_artifact" => !format.carries_review_artifact(),
+            _ => !format.carries_review_class(),
+        })
+        .map(|(key, value)| {
+            Diagnostic::error(
+                Code::NotInGraphFormat,
+                format!(
+                    "stage \"{}\" sets {key}, which this install's graph format ({format}, {}) does not carry",
+                    stage.slug.value,
+                    source.describe()
+                ),
+            )
+            .in_file(path)
+            .at(value.span.clone())
+            .with_help(format!(
+                "remove `{key}:`, or write the newest format with `aidlc compile --graph-format gate` (the install's own reference tools then see a graph they did not write)"
+            ))
+        })
+        .collect()
 }
 
 type StageRef<'a> = (camino::Utf8PathBuf, &'a StageCheckFacts);

@@ -3,13 +3,23 @@
 //! Invariant: the output equals `JSON.stringify(nodes, null, 2) + "\n"` of the reference, with
 //! node keys in the [gate] `FIELD_ORDER` and nested objects in construction order. Each node's
 //! bytes are a tracked value, so the file is assembled from memoised pieces.
+//!
+//! The keys a node and a `sensors_applicable` entry carry follow the install's graph format
+//! ([`graph_format`], D13): an older format leaves out the keys its reference version never
+//! writes, in the same order otherwise.
 
 use serde_json::{Map, Value, json};
 
-use crate::db::SourceFile;
+use crate::db::{Project, SourceFile};
+use crate::diagnostics::{Code, Diagnostic};
+use crate::graph::format::{
+    FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
+};
 use crate::graph::numbering::{dedup, stage_number, stage_numbering};
-use crate::parse::{parsed_stage, rule_set};
-use crate::resolve::sensors_applicable;
+use crate::parse::{parsed_stage, rule_set, source_text};
+use crate::resolve::{sensor_registry, sensors_applicable};
+use crate::syntax::manifest::{DefaultSeverity, FireOn};
+use camino::Utf8Path;
 
 /// The [gate] `FIELD_ORDER`: the 29 top-level keys of a node, in order.
 pub const FIELD_ORDER: [&str; 29] = [
@@ -44,9 +54,66 @@ pub const FIELD_ORDER: [&str; 29] = [
     "sensors_applicable",
 ];
 
+/// The graph format this compile writes, and why: `--graph-format`, else what the existing
+/// graph's keys say, else the install's reference tools, else the newest (see
+/// `graph::format`). An unreadable graph or tools file says nothing (its own diagnostic comes
+/// from the numbering or is not needed).
+#[salsa::tracked]
+pub fn graph_format(db: &dyn salsa::Database) -> (GraphFormat, FormatSource) {
+    let project = Project::get(db);
+    let text_of = |file: Option<SourceFile>| file.and_then(|file| source_text(db, file).ok());
+    let existing_graph = text_of(*project.existing_graph(db));
+    let tools = text_of(*project.reference_tools(db));
+    resolve_graph_format(
+        *project.graph_format_flag(db),
+        existing_graph,
+        tools.and_then(reference_tools_version),
+    )
+}
+
+/// Manifests whose `fire_on: gate` or `default_severity: blocking` the install's graph format
+/// cannot carry: without those keys in `sensors_applicable` the reference (and this engine)
+/// read every binding as write-fired and advisory, so the manifest's wish is said out loud.
+#[salsa::tracked(returns(ref))]
+pub fn format_registry_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    let (format, source) = *graph_format(db);
+    if format.carries_dispatch_fields() {
+        return Vec::new();
+    }
+    sensor_registry(db)
+        .by_id
+        .values()
+        .filter_map(|binding| {
+            let gate = binding.fire_on == FireOn::Gate;
+            let blocking = binding.default_severity == DefaultSeverity::Blocking;
+            let declared = match (gate, blocking) {
+                (true, true) => "fire_on: gate and default_severity: blocking",
+                (true, false) => "fire_on: gate",
+                (false, true) => "default_severity: blocking",
+                (false, false) => return None,
+            };
+            Some(
+                Diagnostic::warning(
+                    Code::NotInGraphFormat,
+                    format!(
+                        "sensor \"{}\" declares {declared}, but this install's graph format ({format}, {}) carries neither: it fires on writes and is advisory",
+                        binding.id,
+                        source.describe()
+                    ),
+                )
+                .in_file(Utf8Path::new(&binding.path))
+                .with_help(
+                    "write the newest format with `aidlc compile --graph-format gate`, or drop the declaration",
+                ),
+            )
+        })
+        .collect()
+}
+
 /// The node as a JSON value with keys in `FIELD_ORDER`; `None` when the stage did not parse.
 pub fn stage_node_value(db: &dyn salsa::Database, file: SourceFile) -> Option<Value> {
     let stage = parsed_stage(db, file).definition.as_ref()?;
+    let (format, _) = *graph_format(db);
     let (number, name) = stage_number(db, file).clone()?;
     let strings = |items: &[crate::syntax::stage::Located<String>]| {
         Value::from(
@@ -113,25 +180,36 @@ pub fn stage_node_value(db: &dyn salsa::Database, file: SourceFile) -> Option<Va
     fields.push(("scopes", json!(stage.scopes)));
     if let Some(reviewer) = &stage.reviewer {
         fields.push(("reviewer", json!(reviewer.value)));
-        if let Some(artifact) = &stage.review_artifact {
-            fields.push(("review_artifact", json!(artifact)));
+        if let Some(artifact) = stage
+            .review_artifact
+            .as_ref()
+            .filter(|_| format.carries_review_artifact())
+        {
+            fields.push(("review_artifact", json!(artifact.value)));
         }
         fields.push((
             "reviewer_max_iterations",
             json!(stage.reviewer_max_iterations.unwrap_or(2)),
         ));
-        fields.push((
-            "review_class",
-            json!(stage.review_class.as_deref().unwrap_or("adversarial")),
-        ));
+        if format.carries_review_class() {
+            let class = stage
+                .review_class
+                .as_ref()
+                .map_or("adversarial", |class| class.value.as_str());
+            fields.push(("review_class", json!(class)));
+        }
     }
-    if let Some(confirmation) = &stage.summary_confirmation {
-        fields.push(("summary_confirmation", json!(confirmation)));
+    if let Some(confirmation) = stage
+        .summary_confirmation
+        .as_ref()
+        .filter(|_| format.carries_review_class())
+    {
+        fields.push(("summary_confirmation", json!(confirmation.value)));
     }
     fields.push(("inputs", json!(stage.inputs.as_deref().unwrap_or(""))));
     fields.push(("outputs", json!(stage.outputs.as_deref().unwrap_or(""))));
     fields.push(("rules_in_context", rules_value(db, &stage.phase.value)));
-    fields.push(("sensors_applicable", sensors_value(db, file)));
+    fields.push(("sensors_applicable", sensors_value(db, file, format)));
     let mut node = Map::new();
     for (key, value) in fields {
         debug_assert!(FIELD_ORDER.contains(&key), "{key} is not in FIELD_ORDER");
@@ -160,7 +238,9 @@ fn rules_value(db: &dyn salsa::Database, phase: &str) -> Value {
     Value::from(entries)
 }
 
-fn sensors_value(db: &dyn salsa::Database, file: SourceFile) -> Value {
+/// `{id, path, fire_on, default_severity, category?, matches?}`, or `{id, path, matches?}` in
+/// the formats before the gate.
+fn sensors_value(db: &dyn salsa::Database, file: SourceFile, format: GraphFormat) -> Value {
     let entries: Vec<Value> = sensors_applicable(db, file)
         .entries
         .iter()
@@ -168,13 +248,15 @@ fn sensors_value(db: &dyn salsa::Database, file: SourceFile) -> Value {
             let mut entry = Map::new();
             entry.insert("id".to_owned(), json!(binding.id));
             entry.insert("path".to_owned(), json!(binding.path));
-            entry.insert("fire_on".to_owned(), json!(binding.fire_on.as_str()));
-            entry.insert(
-                "default_severity".to_owned(),
-                json!(binding.default_severity.as_str()),
-            );
-            if let Some(category) = &binding.category {
-                entry.insert("category".to_owned(), json!(category));
+            if format.carries_dispatch_fields() {
+                entry.insert("fire_on".to_owned(), json!(binding.fire_on.as_str()));
+                entry.insert(
+                    "default_severity".to_owned(),
+                    json!(binding.default_severity.as_str()),
+                );
+                if let Some(category) = &binding.category {
+                    entry.insert("category".to_owned(), json!(category));
+                }
             }
             if let Some(matches) = &binding.matches {
                 entry.insert("matches".to_owned(), json!(matches));

@@ -3,6 +3,7 @@
 
 pub mod checks;
 pub mod emit;
+pub mod format;
 pub mod numbering;
 pub mod output_paths;
 pub mod scope_grid;

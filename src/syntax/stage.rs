@@ -49,10 +49,10 @@ pub struct StageDefinition {
     pub sensors: Vec<Located<String>>,
     pub scopes: Vec<String>,
     pub reviewer: Option<Located<String>>,
-    pub review_artifact: Option<String>,
+    pub review_artifact: Option<Located<String>>,
     pub reviewer_max_iterations: Option<u64>,
-    pub review_class: Option<String>,
-    pub summary_confirmation: Option<String>,
+    pub review_class: Option<Located<String>>,
+    pub summary_confirmation: Option<Located<String>>,
     pub inputs: Option<String>,
     pub outputs: Option<String>,
 }
@@ -225,7 +225,7 @@ impl StageChecker<'_> {
             .map(|located| located.value)
             .collect();
         let reviewer = self.string("reviewer");
-        let review_artifact = self.string("review_artifact").map(|located| located.value);
+        let review_artifact = self.string("review_artifact");
         let reviewer_max_iterations = self.positive_integer("reviewer_max_iterations");
         let review_class = self.review_class();
         let summary_confirmation = self.summary_confirmation();
@@ -654,7 +654,7 @@ impl StageChecker<'_> {
         })
     }
 
-    fn review_class(&mut self) -> Option<String> {
+    fn review_class(&mut self) -> Option<Located<String>> {
         let located = self.string("review_class")?;
         if located.value != "adversarial" && located.value != "advisory" {
             self.invalid(
@@ -664,10 +664,10 @@ impl StageChecker<'_> {
             );
             return None;
         }
-        Some(located.value)
+        Some(located)
     }
 
-    fn summary_confirmation(&mut self) -> Option<String> {
+    fn summary_confirmation(&mut self) -> Option<Located<String>> {
         let located = self.string("summary_confirmation")?;
         if located.value != "required" && located.value != "if-present" {
             self.invalid(
@@ -680,7 +680,7 @@ impl StageChecker<'_> {
             );
             return None;
         }
-        Some(located.value)
+        Some(located)
     }
 
     fn check_when(&mut self) {

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant, SystemTime};
 use aidlc::audit::ledger::{AuditBlock, AuditRow, append_row, parse_blocks};
 use serde_json::Value;
 
-use crate::support::{GRAPH, Run, TestProject};
+use crate::support::{GRAPH, REFERENCE_VERSIONS, Run, TestProject};
 
 const STAGE: &str = "first-stage";
 const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
@@ -506,36 +506,10 @@ fn duplicate_stage_slugs_and_a_graph_that_is_not_an_array_are_refused() {
     );
 }
 
-/// The reference installs in the shared fixtures, when this machine has them.
-fn reference_installs() -> Option<camino::Utf8PathBuf> {
-    let root = std::env::var("AIDLC_REFERENCE_INSTALLS")
-        .unwrap_or_else(|_| "/work/shared/fixtures/reference-installs".to_owned());
-    let root = camino::Utf8PathBuf::from(root);
-    root.join("2.6.54").is_dir().then_some(root)
-}
-
-fn copy_tree(from: &camino::Utf8Path, to: &camino::Utf8Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in from.read_dir_utf8().unwrap().filter_map(Result::ok) {
-        let target = to.join(entry.file_name());
-        let kind = entry.file_type().unwrap();
-        if kind.is_dir() {
-            copy_tree(entry.path(), &target);
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn both_reference_install_graphs_load_and_read_every_binding_as_write_fired_and_advisory() {
-    let Some(installs) = reference_installs() else {
-        eprintln!("SKIPPED (no reference installs; set AIDLC_REFERENCE_INSTALLS)");
-        return;
-    };
-    for version in ["2.5.36", "2.6.54"] {
-        let project = TestProject::empty();
-        copy_tree(&installs.join(version), &project.root);
+    for version in REFERENCE_VERSIONS {
+        let project = TestProject::reference_install(version);
         project.write(
             &format!("{RECORD}/aidlc-state.md"),
             "- **Current Stage**: requirements-analysis\n",

@@ -22,6 +22,8 @@
 //!   that are not regular files, and the write hook in a fresh clone;
 //! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
 //!   children, signals, special files and in-process timeouts, stdout write failures;
+//! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
+//!   written byte for byte as their own tools do, side by side with the reference (Bun);
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
@@ -36,6 +38,7 @@ mod gate;
 mod gate_step;
 mod incremental;
 mod ledger_integrity;
+mod reference_installs;
 mod support;
 mod up_to_date;
 mod watch;

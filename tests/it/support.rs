@@ -172,3 +172,58 @@ pub fn stage(slug: &str, phase: &str, requires: &str, sensors: &str, extra: &str
         "---\nslug: {slug}\nphase: {phase}\nexecution: ALWAYS\ncondition: Always runs\nlead_agent: aidlc-demo-agent\nsupport_agents: []\nmode: inline\nproduces:\n  - {slug}-doc\nconsumes: []\nrequires_stage: {requires}\nsensors: {sensors}\nscopes: [feature]\ninputs: Nothing\noutputs: {slug}-doc.md\n{extra}---\n\n# {slug}\n\nProse about the stage.\n"
     )
 }
+
+/// The reference installs vendored under `tests/fixtures/reference-installs`.
+pub const REFERENCE_VERSIONS: [&str; 2] = ["2.5.36", "2.6.54"];
+
+/// The vendored folder of one reference install. Read only: tests work on a copy
+/// ([`TestProject::reference_install`]).
+pub fn reference_install_dir(version: &str) -> Utf8PathBuf {
+    Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/reference-installs")
+        .join(version)
+}
+
+impl TestProject {
+    /// A temporary copy of a reference install, exactly as the reference left it.
+    pub fn reference_install(version: &str) -> Self {
+        let project = Self::empty();
+        copy_tree(&reference_install_dir(version), &project.root);
+        project
+    }
+}
+
+/// Copy the files and folders under `from` into `to` (links are not expected in fixtures).
+pub fn copy_tree(from: &Utf8Path, to: &Utf8Path) {
+    std::fs::create_dir_all(to).expect("create the copy's folder");
+    for entry in from.read_dir_utf8().expect("list a fixture folder") {
+        let entry = entry.expect("read a fixture entry");
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type().expect("a fixture entry's type");
+        if kind.is_dir() {
+            copy_tree(entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy a fixture file");
+        }
+    }
+}
+
+/// An executable from the Node tools `.ci/install-node-tools` installs (eslint, tsc, biome,
+/// bun, the SARIF validator's folder), when the run was given them in `AIDLC_TEST_NODE_TOOLS`;
+/// `None` after printing why the calling test is skipped. `.ci/run` always gives them, so in CI
+/// these tests run, and a tool missing from the folder fails the test instead of skipping it.
+pub fn node_tool(tool: &str) -> Option<Utf8PathBuf> {
+    let Some(folder) = std::env::var_os("AIDLC_TEST_NODE_TOOLS") else {
+        eprintln!(
+            "SKIPPED ({tool} not installed: run `.ci/install-node-tools` and set AIDLC_TEST_NODE_TOOLS to the folder it prints)"
+        );
+        return None;
+    };
+    let folder = Utf8PathBuf::from_path_buf(folder.into()).expect("AIDLC_TEST_NODE_TOOLS is UTF-8");
+    let executable = folder.join(tool);
+    assert!(
+        executable.is_file(),
+        "AIDLC_TEST_NODE_TOOLS={folder} has no {tool}; run .ci/install-node-tools"
+    );
+    Some(executable)
+}
