@@ -22,6 +22,8 @@
 //!   that are not regular files, and the write hook in a fresh clone;
 //! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
 //!   children, signals, special files and in-process timeouts, stdout write failures;
+//! - `failure_scenarios`: the 18 scenarios of failure-modes.md §5, one end-to-end test each
+//!   (issue 10's proof);
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
@@ -32,6 +34,7 @@ mod engine;
 mod fail_closed_compile;
 mod fail_closed_dispatch;
 mod fail_closed_gate;
+mod failure_scenarios;
 mod gate;
 mod gate_step;
 mod incremental;
