@@ -24,6 +24,8 @@
 //!   children, signals, special files and in-process timeouts, stdout write failures;
 //! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
 //!   written byte for byte as their own tools do, side by side with the reference (Bun);
+//! - `failure_scenarios`: the 18 scenarios of failure-modes.md §5, one end-to-end test each
+//!   (issue 10's proof);
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
@@ -34,6 +36,7 @@ mod engine;
 mod fail_closed_compile;
 mod fail_closed_dispatch;
 mod fail_closed_gate;
+mod failure_scenarios;
 mod gate;
 mod gate_step;
 mod incremental;

@@ -208,6 +208,67 @@ pub fn copy_tree(from: &Utf8Path, to: &Utf8Path) {
     }
 }
 
+/// Longer than any single `aidlc` run in these tests takes when it works; a run past it hangs.
+pub const HANG: std::time::Duration = std::time::Duration::from_secs(120);
+
+impl TestProject {
+    /// `aidlc <args>` in the project folder, with extra environment variables and `stdin`
+    /// (closed when `None`), killed and failed if it runs longer than [`HANG`]. Its output goes
+    /// to files, so a chatty run cannot block on a full pipe while it is watched.
+    pub fn run_watched(&self, args: &[&str], env: &[(&str, &str)], stdin: Option<&str>) -> Run {
+        self.run_watched_in(&self.root, args, env, stdin)
+    }
+
+    /// [`TestProject::run_watched`] in another working folder.
+    pub fn run_watched_in(
+        &self,
+        cwd: &Utf8Path,
+        args: &[&str],
+        env: &[(&str, &str)],
+        stdin: Option<&str>,
+    ) -> Run {
+        use std::io::Write as _;
+        let outputs = tempfile::tempdir().expect("temp dir for the output");
+        let stdout_path = outputs.path().join("stdout");
+        let stderr_path = outputs.path().join("stderr");
+        let mut command = self.command(cwd, args);
+        command
+            .envs(env.iter().copied())
+            .stdout(std::fs::File::create(&stdout_path).expect("stdout file"))
+            .stderr(std::fs::File::create(&stderr_path).expect("stderr file"))
+            .stdin(if stdin.is_some() {
+                std::process::Stdio::piped()
+            } else {
+                std::process::Stdio::null()
+            });
+        let mut child = command.spawn().expect("start aidlc");
+        if let Some(text) = stdin {
+            let mut pipe = child.stdin.take().expect("stdin pipe");
+            pipe.write_all(text.as_bytes()).expect("write stdin");
+        }
+        let started = std::time::Instant::now();
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("wait for aidlc") {
+                break status;
+            }
+            if started.elapsed() > HANG {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!("aidlc {args:?} did not finish within {HANG:?}");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        let read = |path: &std::path::Path| {
+            String::from_utf8_lossy(&std::fs::read(path).unwrap_or_default()).into_owned()
+        };
+        Run {
+            status: status.code().unwrap_or(-1),
+            stdout: read(&stdout_path),
+            stderr: read(&stderr_path),
+        }
+    }
+}
+
 /// An executable from the Node tools `.ci/install-node-tools` installs (eslint, tsc, biome,
 /// bun, the SARIF validator's folder), when the run was given them in `AIDLC_TEST_NODE_TOOLS`;
 /// `None` after printing why the calling test is skipped. `.ci/run` always gives them, so in CI
@@ -226,4 +287,94 @@ pub fn node_tool(tool: &str) -> Option<Utf8PathBuf> {
         "AIDLC_TEST_NODE_TOOLS={folder} has no {tool}; run .ci/install-node-tools"
     );
     Some(executable)
+}
+
+/// One block of an audit shard, read from the shard's Markdown as another process would read
+/// it (a `## Heading` line, then `**Key**: value` lines), without the library's own parser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerBlock {
+    pub heading: String,
+    pub fields: Vec<(String, String)>,
+}
+
+impl LedgerBlock {
+    pub fn field(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(name, _)| name == key)
+            .map(|(_, value)| value.as_str())
+    }
+
+    pub fn event(&self) -> &str {
+        self.field("Event").unwrap_or_default()
+    }
+}
+
+/// The blocks of one shard's text: the pieces between `---` separator lines that hold a
+/// `## ` heading. A piece without one (the file header alone) is not a block.
+pub fn parse_ledger_text(text: &str) -> Vec<LedgerBlock> {
+    text.split("\n---\n")
+        .filter_map(|piece| {
+            let heading = piece
+                .lines()
+                .find_map(|line| line.strip_prefix("## "))?
+                .to_owned();
+            let fields = piece
+                .lines()
+                .filter_map(|line| {
+                    let rest = line.strip_prefix("**")?;
+                    let (key, value) = rest.split_once("**: ")?;
+                    Some((key.to_owned(), value.to_owned()))
+                })
+                .collect();
+            Some(LedgerBlock { heading, fields })
+        })
+        .collect()
+}
+
+/// Every block of every shard in `<record>/audit/` (`*.md`), shards in name order.
+pub fn ledger_blocks(project: &TestProject, record: &str) -> Vec<LedgerBlock> {
+    let Ok(entries) = std::fs::read_dir(project.path(&format!("{record}/audit"))) else {
+        return Vec::new();
+    };
+    let mut shards: Vec<std::path::PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|extension| extension == "md"))
+        .collect();
+    shards.sort();
+    shards
+        .iter()
+        .flat_map(|shard| parse_ledger_text(&std::fs::read_to_string(shard).expect("read shard")))
+        .collect()
+}
+
+/// One audit block in the reference's format (as `format_block` writes it, byte for byte), for
+/// tests that put rows of other processes (the conductor, another clone) into a shard.
+pub fn audit_block(heading: &str, event: &str, timestamp: &str, fields: &[(&str, &str)]) -> String {
+    use std::fmt::Write as _;
+    let mut block = format!("\n## {heading}\n**Timestamp**: {timestamp}\n**Event**: {event}\n");
+    for (key, value) in fields {
+        let _ = writeln!(block, "**{key}**: {value}");
+    }
+    block.push_str("\n---\n");
+    block
+}
+
+/// The header every shard starts with.
+pub const SHARD_HEADER: &str = "# AI-DLC Audit Log\n";
+
+/// The project's audit lock folder as the reference names it (D2): in the OS temp folder,
+/// `.aidlc-audit-<first 8 hex of md5("<canonical project>\0__workspace__")>.lock`.
+pub fn audit_lock_path(project: &TestProject) -> Utf8PathBuf {
+    use md5::{Digest as _, Md5};
+    use std::fmt::Write as _;
+    let identity = format!("{}\0__workspace__", project.root);
+    let digest = Md5::digest(identity.as_bytes());
+    let hex = digest.iter().take(4).fold(String::new(), |mut hex, byte| {
+        let _ = write!(hex, "{byte:02x}");
+        hex
+    });
+    let temp = Utf8PathBuf::from_path_buf(std::env::temp_dir()).expect("UTF-8 temp folder");
+    temp.join(format!(".aidlc-audit-{hex}.lock"))
 }
