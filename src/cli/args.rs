@@ -4,6 +4,7 @@ use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::discover::Harness;
+use crate::gate::report::FireOnFilter;
 
 /// A fast, strict engine for the AI-DLC sensor system.
 ///
@@ -81,8 +82,8 @@ pub struct GateCheckArgs {
     #[arg(long)]
     pub all_intents: bool,
     /// Which bindings run: gate-fired (default), write-fired, or all.
-    #[arg(long, value_enum, default_value_t = FireOnArg::Gate)]
-    pub fire_on: FireOnArg,
+    #[arg(long, value_enum, default_value_t = FireOnFilter::Gate)]
+    pub fire_on: FireOnFilter,
     /// Worker threads. Default: the available cores.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=512))]
     pub jobs: Option<u16>,
@@ -109,13 +110,6 @@ pub struct GateCheckArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub project: ProjectArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FireOnArg {
-    Gate,
-    Write,
-    All,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

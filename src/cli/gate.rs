@@ -7,13 +7,13 @@ use std::time::Instant;
 use camino::Utf8PathBuf;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{FireOnArg, Format, GateArgs, GateCheckArgs, GateCommand, GateFormat};
+use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateFormat};
 use crate::cli::commands::{error_line, resolve_layout};
 use crate::cli::engine::{usable_graph, usable_registry};
 use crate::cli::printer::Printer;
 use crate::discover::Layout;
 use crate::dispatch::stage_graph::GraphNode;
-use crate::gate::dispatch::{FireOnFilter, GatePlan, plan_gate_fires, run_gate_fires};
+use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
 use crate::gate::render;
 use crate::gate::report::{GateReport, GateSkip, SensorsOff, SkipReason};
 use crate::workspace;
@@ -52,7 +52,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    let fire_on = fire_on_filter(args);
+    let fire_on = args.fire_on;
     let (plan, sensors_off) = match plan_all(&layout, &nodes, &records, args) {
         Ok(planned) => planned,
         Err(message) => {
@@ -113,14 +113,6 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     status
 }
 
-fn fire_on_filter(args: &GateCheckArgs) -> FireOnFilter {
-    match args.fire_on {
-        FireOnArg::Gate => FireOnFilter::Gate,
-        FireOnArg::Write => FireOnFilter::Write,
-        FireOnArg::All => FireOnFilter::All,
-    }
-}
-
 /// The intent records to check: `--all-intents`, `--intent NAME`, or the active intent.
 fn intent_records(layout: &Layout, args: &GateCheckArgs) -> Result<Vec<Utf8PathBuf>, String> {
     let project = &layout.project_dir;
@@ -152,7 +144,7 @@ fn plan_all(
     records: &[Utf8PathBuf],
     args: &GateCheckArgs,
 ) -> Result<(GatePlan, Option<SensorsOff>), String> {
-    let fire_on = fire_on_filter(args);
+    let fire_on = args.fire_on;
     let mut combined = GatePlan::default();
     let mut off_in_state: Vec<String> = Vec::new();
     for record in records {

@@ -14,14 +14,15 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use serde_json::Value;
 
-use crate::dispatch::stage_graph::FireOn;
 use crate::dispatch::verdict::Verdict;
+use crate::syntax::manifest::{FireOn, Severity};
 
-/// The severity a binding has in the compiled graph (strictly read there).
-pub use crate::dispatch::stage_graph::Severity;
-
-/// Which bindings `aidlc gate check` runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which bindings `aidlc gate check` runs (its `--fire-on`): the gate-fired ones, the
+/// write-fired ones, or all. Not a [`FireOn`]: `All` is a selection, never a binding's value.
+//
+// No doc comments on the variants: clap would show them as the values' help and change
+// `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum FireOnFilter {
     #[default]
     Gate,

@@ -7,8 +7,9 @@ use crate::gate::render::messages::{
     not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
     with_detail_path,
 };
-use crate::gate::report::{Finding, GateFire, GateReport, Outcome, Severity};
+use crate::gate::report::{Finding, GateFire, GateReport, Outcome};
 use crate::github_actions::workflow_command;
+use crate::syntax::manifest::Severity;
 
 /// Workflow commands, one per line: `::error` for each finding of a blocking failure and for
 /// each blocking binding that never fired (anchored to its manifest), `::warning` for an

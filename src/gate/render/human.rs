@@ -10,7 +10,8 @@ use crate::gate::render::messages::{
     failed_without_findings_message, finding_location, finding_message, not_evaluated_detail,
     nothing_checked_message, scope_line, shard_message, summary_line,
 };
-use crate::gate::report::{Finding, GateFire, GateReport, Outcome, Severity, UnfiredBinding};
+use crate::gate::report::{Finding, GateFire, GateReport, Outcome, UnfiredBinding};
+use crate::syntax::manifest::Severity;
 
 /// ANSI styles, or nothing when colour is off.
 #[derive(Debug, Clone, Copy)]

@@ -7,9 +7,9 @@ use serde_json::{Value, json};
 use crate::gate::render::counts::{counts_value, skip_reason_key};
 use crate::gate::render::messages::duration_ms;
 use crate::gate::report::{
-    DeadBinding, Finding, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, Severity,
-    UnfiredBinding,
+    DeadBinding, Finding, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, UnfiredBinding,
 };
+use crate::syntax::manifest::Severity;
 
 /// The version of the JSON document [`render_json`] writes; bump it when a key changes meaning
 /// or goes away (adding a key is compatible).

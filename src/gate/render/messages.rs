@@ -14,9 +14,9 @@ use crate::gate::render::counts::{
     counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
 };
 use crate::gate::report::{
-    DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, Severity,
-    UnfiredBinding,
+    DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
 };
+use crate::syntax::manifest::Severity;
 
 /// The one-line summary every format carries: sensors × files, then each outcome with its
 /// reasons.

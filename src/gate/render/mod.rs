@@ -108,9 +108,10 @@ mod test_reports {
 
     use crate::dispatch::verdict::{ScriptError, Verdict};
     use crate::gate::report::{
-        DeadBinding, Finding, GateFire, GateReport, GateSkip, Severity, SkipReason, UnfiredBinding,
+        DeadBinding, Finding, GateFire, GateReport, GateSkip, SkipReason, UnfiredBinding,
         UnfiredCause,
     };
+    use crate::syntax::manifest::Severity;
 
     pub(super) const RECORD: &str = "aidlc/spaces/default/intents/260101-login";
 

@@ -14,8 +14,9 @@ use crate::gate::render::messages::{
     with_detail_path,
 };
 use crate::gate::report::{
-    DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding,
+    DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, UnfiredBinding,
 };
+use crate::syntax::manifest::Severity;
 
 /// The `$schema` of the SARIF log, as GitHub code scanning and most viewers expect it.
 pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
