@@ -4,6 +4,7 @@ use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::discover::Harness;
+use crate::gate::render::ReportFormat;
 use crate::gate::report::FireOnFilter;
 
 /// A fast, strict engine for the AI-DLC sensor system.
@@ -96,8 +97,8 @@ pub struct GateCheckArgs {
     pub no_record: bool,
     /// Output: `human`, `json` (one document on stdout), `github` (annotations on stdout, and
     /// a Markdown summary appended to `$GITHUB_STEP_SUMMARY` when set) or `sarif` (SARIF 2.1.0).
-    #[arg(long, value_enum, default_value_t = GateFormat::Human)]
-    pub format: GateFormat,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
     /// Also fail (exit 1) on findings of advisory sensors.
     #[arg(long)]
     pub strict: bool,
@@ -110,14 +111,6 @@ pub struct GateCheckArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub project: ProjectArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GateFormat {
-    Human,
-    Json,
-    Github,
-    Sarif,
 }
 
 /// `K/N` with `1 <= K <= N`.

@@ -12,6 +12,7 @@
 //! - [`report`]: the values every output format renders;
 //! - [`render`]: human, JSON, GitHub and SARIF output.
 
+pub mod check;
 pub mod deliverables;
 pub mod dispatch;
 pub mod enforce;
