@@ -18,6 +18,7 @@
 //! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
+//! - [`process_group`]: the one sender of signals to a worker's process group;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
 //! - [`diagnostics`]: problems as values, and their renderers;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
@@ -41,6 +42,7 @@ pub mod graph;
 pub mod interrupt;
 pub mod js_text;
 pub mod parse;
+pub mod process_group;
 pub mod resolve;
 pub mod syntax;
 pub mod synthetic;

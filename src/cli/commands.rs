@@ -16,7 +16,8 @@ use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
 use crate::english::plural;
 use crate::fingerprint;
-use crate::interrupt::{self, GroupSignal};
+use crate::interrupt;
+use crate::process_group::GroupSignal;
 
 pub fn run(cli: Cli) -> ExitStatus {
     if runs_sensor_workers(&cli.command)
