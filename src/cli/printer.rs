@@ -8,6 +8,14 @@
 //!   goes on to its end, so that no fire is left half-recorded. [`stdout_failed`] then makes
 //!   the final status 2 (see `final_status` in `cli::commands`).
 //! - A failed write on stderr is ignored: there is nowhere left to say it.
+//!
+//! This is the one module that may touch `std::io::stdout` and `std::io::stderr` (clippy's
+//! `disallowed_methods` and `print_stdout`/`print_stderr` refuse them everywhere else, except
+//! the panic hook in `main.rs`).
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the printer is the one terminal writer of the crate"
+)]
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
