@@ -374,8 +374,39 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::gate::render::test_reports::no_record_report;
+    use crate::gate::render::test_reports::{no_record_report, sample_report};
     use crate::gate::report::Finding;
+
+    /// The one match sends each `--format` value to its own renderer, and only github has a
+    /// step summary; colour reaches the human format only.
+    #[test]
+    fn each_format_goes_to_its_renderer() {
+        let report = sample_report();
+        let plain = RenderSettings::default();
+        let expected = [
+            (ReportFormat::Human, render_human(&report, false), None),
+            (ReportFormat::Json, render_json(&report), None),
+            (
+                ReportFormat::Github,
+                render_github_annotations(&report),
+                Some(render_github_step_summary(&report)),
+            ),
+            (
+                ReportFormat::Sarif,
+                render_sarif(&report, env!("CARGO_PKG_VERSION")),
+                None,
+            ),
+        ];
+        for (format, stdout, step_summary) in expected {
+            let rendered = render(&report, format, plain);
+            assert_eq!(rendered.stdout, stdout, "{format:?}");
+            assert_eq!(rendered.step_summary, step_summary, "{format:?}");
+        }
+        let colored = render(&report, ReportFormat::Human, RenderSettings { color: true });
+        assert_eq!(colored.stdout, render_human(&report, true));
+        let json_with_color = render(&report, ReportFormat::Json, RenderSettings { color: true });
+        assert_eq!(json_with_color.stdout, render_json(&report));
+    }
 
     #[test]
     fn an_empty_report_says_why_nothing_was_checked_in_every_format() {
