@@ -30,6 +30,11 @@
 //!
 //! These are wall-clock figures on a shared, noisy machine: read the medians and the ratios, not
 //! the third digit. The tables go to stdout; progress goes to stderr.
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark harness reports on the terminal; it is not part of the engine"
+)]
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

@@ -27,6 +27,8 @@ use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock, PoisonError};
 
+use crate::process_group::{GroupSignal, signal_group};
+
 /// Set by the first interrupt, never cleared.
 static REQUESTED: AtomicBool = AtomicBool::new(false);
 
@@ -87,13 +89,6 @@ fn handle_interrupt() {
     }
 }
 
-/// Which signal to send to the live worker groups.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GroupSignal {
-    Terminate,
-    Kill,
-}
-
 /// A worker's process group, in the registry from [`WorkerGroup::enter`] until
 /// [`WorkerGroup::leave`] (or drop).
 #[derive(Debug)]
@@ -133,7 +128,7 @@ pub fn signal_every_live_worker_group(signal: GroupSignal) {
         .lock()
         .unwrap_or_else(PoisonError::into_inner);
     for group_id in groups.iter() {
-        crate::dispatch::process::signal_group(*group_id, signal);
+        signal_group(*group_id, signal);
     }
 }
 

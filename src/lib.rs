@@ -18,8 +18,11 @@
 //! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
+//! - [`process_group`]: the one sender of signals to a worker's process group;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
 //! - [`diagnostics`]: problems as values, and their renderers;
+//! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
+//! - [`english`]: the wording rules every message shares (plural endings);
 //! - [`synthetic`]: generated projects of any size, for the benchmarks and tests.
 
 pub mod audit;
@@ -29,14 +32,17 @@ pub mod db;
 pub mod diagnostics;
 pub mod discover;
 pub mod dispatch;
+pub mod english;
 pub mod fingerprint;
 pub mod framework;
 pub mod fs_util;
 pub mod gate;
+pub mod github_actions;
 pub mod graph;
 pub mod interrupt;
 pub mod js_text;
 pub mod parse;
+pub mod process_group;
 pub mod resolve;
 pub mod syntax;
 pub mod synthetic;

@@ -2,6 +2,10 @@
 
 use clap::Parser;
 
+#[expect(
+    clippy::print_stderr,
+    reason = "the panic hook is the one writer besides the printer: a panic may have happened inside it"
+)]
 fn main() {
     std::panic::set_hook(Box::new(|info| {
         eprintln!(

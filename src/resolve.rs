@@ -14,7 +14,7 @@ use crate::diagnostics::{Code, Diagnostic, closest_match};
 use crate::dispatch::glob::SensorGlob;
 use crate::graph::output_paths::{StageOutputs, Workspace, declared_output_paths};
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage};
-use crate::syntax::manifest::{DefaultSeverity, FireOn};
+use crate::syntax::manifest::{FireOn, Severity};
 use crate::syntax::stage::StageDefinition;
 
 /// What the compile copies from a manifest into a stage node (the [gate] entry shape).
@@ -24,7 +24,7 @@ pub struct SensorBinding {
     /// Harness-relative path, e.g. `.claude/sensors/aidlc-linter.md`.
     pub path: String,
     pub fire_on: FireOn,
-    pub default_severity: DefaultSeverity,
+    pub default_severity: Severity,
     pub category: Option<String>,
     pub matches: Option<String>,
 }
@@ -336,8 +336,8 @@ fn dead_binding_diagnostic(
         ),
     };
     let diagnostic = match binding.default_severity {
-        DefaultSeverity::Blocking => Diagnostic::error(Code::DeadSensorBinding, message),
-        DefaultSeverity::Advisory => Diagnostic::warning(Code::DeadSensorBinding, message),
+        Severity::Blocking => Diagnostic::error(Code::DeadSensorBinding, message),
+        Severity::Advisory => Diagnostic::warning(Code::DeadSensorBinding, message),
     }
     .in_file(stage_file)
     .at(import_span.clone())

@@ -4,6 +4,8 @@ use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::discover::Harness;
+use crate::gate::render::ReportFormat;
+use crate::gate::report::FireOnFilter;
 
 /// A fast, strict engine for the AI-DLC sensor system.
 ///
@@ -81,8 +83,8 @@ pub struct GateCheckArgs {
     #[arg(long)]
     pub all_intents: bool,
     /// Which bindings run: gate-fired (default), write-fired, or all.
-    #[arg(long, value_enum, default_value_t = FireOnArg::Gate)]
-    pub fire_on: FireOnArg,
+    #[arg(long, value_enum, default_value_t = FireOnFilter::Gate)]
+    pub fire_on: FireOnFilter,
     /// Worker threads. Default: the available cores.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=512))]
     pub jobs: Option<u16>,
@@ -95,8 +97,8 @@ pub struct GateCheckArgs {
     pub no_record: bool,
     /// Output: `human`, `json` (one document on stdout), `github` (annotations on stdout, and
     /// a Markdown summary appended to `$GITHUB_STEP_SUMMARY` when set) or `sarif` (SARIF 2.1.0).
-    #[arg(long, value_enum, default_value_t = GateFormat::Human)]
-    pub format: GateFormat,
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
     /// Also fail (exit 1) on findings of advisory sensors.
     #[arg(long)]
     pub strict: bool,
@@ -109,21 +111,6 @@ pub struct GateCheckArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub project: ProjectArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FireOnArg {
-    Gate,
-    Write,
-    All,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum GateFormat {
-    Human,
-    Json,
-    Github,
-    Sarif,
 }
 
 /// `K/N` with `1 <= K <= N`.

@@ -7,17 +7,18 @@ use std::time::Instant;
 use camino::Utf8PathBuf;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{
-    Cli, Command, CompileArgs, EngineCommand, Format, InitArgs, ProjectArgs, SensorCommand,
-};
-use crate::cli::printer::{self, Printer};
+use crate::cli::args::{Cli, Command, CompileArgs, EngineCommand, Format, InitArgs, SensorCommand};
+use crate::cli::printer::{self, Printer, error_line};
+use crate::cli::project::{current_dir, resolve_layout};
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
+use crate::english::plural;
 use crate::fingerprint;
 use crate::graph::format::{FormatSource, GraphFormat};
-use crate::interrupt::{self, GroupSignal};
+use crate::interrupt;
+use crate::process_group::GroupSignal;
 
 pub fn run(cli: Cli) -> ExitStatus {
     if runs_sensor_workers(&cli.command)
@@ -68,25 +69,6 @@ fn final_status(status: ExitStatus) -> ExitStatus {
         ExitStatus::Success | ExitStatus::Failure if printer::stdout_failed() => ExitStatus::Error,
         other => other,
     }
-}
-
-pub(super) fn env_var(name: &str) -> Option<String> {
-    std::env::var(name).ok()
-}
-
-pub(super) fn current_dir() -> Option<Utf8PathBuf> {
-    std::env::current_dir()
-        .ok()
-        .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
-}
-
-pub(super) fn error_line(printer: &Printer, message: &str, help: Option<&str>) {
-    let mut text = format!("error: {message}");
-    if let Some(help) = help {
-        text.push_str("\n  help: ");
-        text.push_str(help);
-    }
-    printer.status(&text);
 }
 
 fn init(args: &InitArgs) -> ExitStatus {
@@ -149,30 +131,6 @@ fn init(args: &InitArgs) -> ExitStatus {
         Err(error) => {
             error_line(&printer, &error.to_string(), None);
             ExitStatus::Error
-        }
-    }
-}
-
-/// The project folder and layout for `args`, or the error already printed.
-pub(super) fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<Layout, ExitStatus> {
-    let Some(cwd) = current_dir() else {
-        error_line(printer, "the working folder is not valid UTF-8", None);
-        return Err(ExitStatus::Error);
-    };
-    let resolved = discover::find_project_dir(args.project_dir.as_deref(), &env_var, &cwd)
-        .and_then(|dir| Ok((discover::pick_harness(&dir, args.harness)?, dir)));
-    match resolved {
-        Ok((harness, dir)) => Ok(Layout::new(&dir, harness, &env_var)),
-        Err(error) => {
-            let help = match error {
-                discover::ProjectError::NotFound { .. }
-                | discover::ProjectError::NoHarness { .. } => Some(
-                    "run `aidlc init <dir>` to install the default framework, or pass --project-dir and --harness",
-                ),
-                _ => None,
-            };
-            error_line(printer, &error.to_string(), help);
-            Err(ExitStatus::Error)
         }
     }
 }
@@ -354,10 +312,6 @@ fn report_drift(layout: &Layout, outcome: &CompileOutcome, printer: &Printer) ->
         ));
     }
     ExitStatus::Failure
-}
-
-pub(super) fn plural(n: usize) -> &'static str {
-    if n == 1 { "" } else { "s" }
 }
 
 /// ` (graph format 2.6, kept from the existing stage-graph.json)` when the graph is written in

@@ -8,12 +8,11 @@ use crate::cli::args::{
     DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand,
     IntentNewArgs, ProjectArgs, SensorCommand,
 };
-use crate::cli::commands::{current_dir, env_var, error_line, resolve_layout};
-use crate::cli::printer::Printer;
+use crate::cli::printer::{Printer, error_line};
+use crate::cli::project::{current_dir, env_var, resolve_layout, usable_registry};
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
-use crate::dispatch::registry::{LiveRegistry, load_live_registry};
-use crate::dispatch::stage_graph::{StageGraph, load_graph};
+use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::{hook, workers};
 use crate::syntax::manifest::FireOn;
 
@@ -34,30 +33,6 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         EngineCommand::Gate(gate_args) => crate::cli::gate_step::run(gate_args),
         EngineCommand::Worker(words) => worker(words, &printer),
     }
-}
-
-/// The live registry, or `None` with its errors printed.
-pub(super) fn usable_registry(layout: &Layout, printer: &Printer) -> Option<LiveRegistry> {
-    let registry = load_live_registry(layout);
-    if registry.errors.is_empty() {
-        return Some(registry);
-    }
-    for diagnostic in &registry.errors {
-        printer.diagnostic(diagnostic, &registry.sources);
-    }
-    error_line(
-        printer,
-        "the sensor manifests have errors",
-        Some("fix them (`aidlc compile` shows the same problems)"),
-    );
-    None
-}
-
-/// The compiled graph, strictly read, or `None` with why it cannot be used printed.
-pub(super) fn usable_graph(layout: &Layout, printer: &Printer) -> Option<StageGraph> {
-    load_graph(&layout.stage_graph_path)
-        .map_err(|error| error_line(printer, &error.to_string(), None))
-        .ok()
 }
 
 /// The live registry, or its errors printed (list and describe exit 1 on them).

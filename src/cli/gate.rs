@@ -1,22 +1,17 @@
-//! `aidlc gate check`: the CI gate check over an intent's deliverables.
+//! `aidlc gate check`: the CI gate check over an intent's deliverables. This file parses,
+//! calls `gate::check` and prints; the plan, the Sensors switch and the report are the gate's.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
-use camino::Utf8PathBuf;
-
 use crate::cli::ExitStatus;
-use crate::cli::args::{FireOnArg, Format, GateArgs, GateCheckArgs, GateCommand, GateFormat};
-use crate::cli::commands::{error_line, resolve_layout};
-use crate::cli::engine::{usable_graph, usable_registry};
-use crate::cli::printer::Printer;
-use crate::discover::Layout;
-use crate::dispatch::stage_graph::GraphNode;
-use crate::gate::dispatch::{FireOnFilter, GatePlan, plan_gate_fires, run_gate_fires};
-use crate::gate::render;
-use crate::gate::report::{GateReport, GateSkip, SensorsOff, SkipReason};
-use crate::workspace;
+use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand};
+use crate::cli::printer::{Printer, error_line};
+use crate::cli::project::{resolve_layout, usable_graph, usable_registry};
+use crate::gate::check::{CheckRequest, intent_records, plan_check};
+use crate::gate::render::{self, RenderSettings};
+use crate::gate::report::GateReport;
 
 pub fn run(args: &GateArgs) -> ExitStatus {
     match &args.command {
@@ -39,7 +34,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         return ExitStatus::Error;
     };
     let nodes = graph.nodes;
-    let records = match intent_records(&layout, args) {
+    let records = match intent_records(&layout, args.all_intents, args.intent.as_deref()) {
         Ok(records) => records,
         Err(message) => {
             error_line(
@@ -52,48 +47,16 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    let fire_on = fire_on_filter(args);
-    let (plan, sensors_off) = match plan_all(&layout, &nodes, &records, args) {
+    let planned = match plan_check(&layout, &nodes, &records, &check_request(args)) {
         Ok(planned) => planned,
         Err(message) => {
             error_line(&printer, &message, None);
             return ExitStatus::Error;
         }
     };
-    let jobs = args.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-        usize::from,
-    );
-    let progress = Progress::new(plan.fires.len(), !args.quiet);
-    let fires = run_gate_fires(
-        &layout,
-        &registry,
-        &nodes,
-        &plan.fires,
-        jobs,
-        !args.no_record,
-        &|| progress.tick(),
-    );
+    let progress = Progress::new(planned.fire_count(), !args.quiet, &printer);
+    let report = planned.run(&layout, &registry, &nodes, started, &|| progress.tick());
     progress.finish();
-    let report = GateReport {
-        intents: records
-            .iter()
-            .filter_map(|record| record.file_name().map(str::to_owned))
-            .collect(),
-        stages_checked: plan.stages_checked,
-        deliverables_found: plan.deliverables_found,
-        fires,
-        skips: plan.skips,
-        dead_bindings: plan.dead_bindings,
-        unfired_bindings: plan.unfired_bindings,
-        fire_on,
-        bindings_selected: plan.bindings_selected,
-        bindings_not_selected: plan.bindings_not_selected,
-        sensors_off,
-        duration: started.elapsed(),
-        shard: args.shard,
-        recorded: !args.no_record,
-    };
     print_report(&report, args, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
     if let Some(nothing) = report.nothing_checked() {
@@ -113,123 +76,30 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     status
 }
 
-fn fire_on_filter(args: &GateCheckArgs) -> FireOnFilter {
-    match args.fire_on {
-        FireOnArg::Gate => FireOnFilter::Gate,
-        FireOnArg::Write => FireOnFilter::Write,
-        FireOnArg::All => FireOnFilter::All,
+/// The arguments as the gate takes them; `--jobs` defaults to the available cores.
+fn check_request(args: &GateCheckArgs) -> CheckRequest {
+    CheckRequest {
+        stages: args.stages.clone(),
+        fire_on: args.fire_on,
+        shard: args.shard,
+        jobs: args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+            usize::from,
+        ),
+        record: !args.no_record,
     }
-}
-
-/// The intent records to check: `--all-intents`, `--intent NAME`, or the active intent.
-fn intent_records(layout: &Layout, args: &GateCheckArgs) -> Result<Vec<Utf8PathBuf>, String> {
-    let project = &layout.project_dir;
-    let space = workspace::active_space(project);
-    if args.all_intents {
-        let records = workspace::intent_records(project, &space);
-        if records.is_empty() {
-            return Err(format!(
-                "no intent record in space \"{space}\": nothing to check"
-            ));
-        }
-        return Ok(records);
-    }
-    match workspace::unambiguous_active_intent(project, &space, args.intent.as_deref()) {
-        Ok(Some(record)) => Ok(vec![record]),
-        Ok(None) => Err(format!(
-            "no intent record in space \"{space}\": nothing to check"
-        )),
-        Err(error) => Err(error.to_string()),
-    }
-}
-
-/// The combined plan of every record, and which sensors switch (if any) turned some off. A
-/// record with sensors off has its fires turned into `sensors off` skips, and none of its
-/// bindings counts as unfired: it was switched off, not forgotten.
-fn plan_all(
-    layout: &Layout,
-    nodes: &[GraphNode],
-    records: &[Utf8PathBuf],
-    args: &GateCheckArgs,
-) -> Result<(GatePlan, Option<SensorsOff>), String> {
-    let fire_on = fire_on_filter(args);
-    let mut combined = GatePlan::default();
-    let mut off_in_state: Vec<String> = Vec::new();
-    for record in records {
-        let mut plan = plan_gate_fires(layout, nodes, record, &args.stages, fire_on, args.shard)
-            .map_err(|error| error.to_string())?;
-        if sensors_off(record) {
-            if !workspace::sensors_off_by_environment() {
-                off_in_state.push(record.file_name().unwrap_or_default().to_owned());
-            }
-            plan.unfired_bindings.clear();
-            plan.skips.extend(plan.fires.drain(..).map(|fire| {
-                GateSkip {
-                    stage: fire.stage,
-                    sensor_id: fire.sensor_id,
-                    deliverable: fire
-                        .deliverable
-                        .strip_prefix(&layout.project_dir)
-                        .ok()
-                        .map(camino::Utf8Path::to_owned),
-                    reason: SkipReason::SensorsOff,
-                }
-            }));
-        }
-        combined.fires.extend(plan.fires);
-        combined.skips.extend(plan.skips);
-        combined.dead_bindings.extend(plan.dead_bindings);
-        combined.unfired_bindings.extend(plan.unfired_bindings);
-        combined.stages_checked += plan.stages_checked;
-        combined.deliverables_found += plan.deliverables_found;
-        combined.bindings_selected += plan.bindings_selected;
-        combined.bindings_not_selected += plan.bindings_not_selected;
-    }
-    let unknown: Vec<&String> = args
-        .stages
-        .iter()
-        .filter(|stage| !nodes.iter().any(|node| &node.slug == *stage))
-        .collect();
-    if let Some(stage) = unknown.first() {
-        return Err(crate::dispatch::stage_graph::unknown_stage_message(
-            stage, nodes,
-        ));
-    }
-    let sensors_off = if workspace::sensors_off_by_environment() {
-        Some(SensorsOff::Environment)
-    } else {
-        (!off_in_state.is_empty()).then_some(SensorsOff::State {
-            intents: off_in_state,
-        })
-    };
-    Ok((combined, sensors_off))
-}
-
-/// The Sensors ceremony, for one record.
-fn sensors_off(record: &camino::Utf8Path) -> bool {
-    workspace::sensors_off_by_environment()
-        || workspace::read_state_text(record)
-            .is_some_and(|text| workspace::sensors_off_in_state(&text))
 }
 
 fn print_report(report: &GateReport, args: &GateCheckArgs, printer: &Printer) {
-    match args.format {
-        GateFormat::Human => {
-            let color = std::io::stdout().is_terminal()
-                && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty());
-            printer.out(render::render_human(report, color).trim_end());
-        }
-        GateFormat::Json => printer.out(render::render_json(report).trim_end()),
-        GateFormat::Sarif => {
-            printer.out(render::render_sarif(report, env!("CARGO_PKG_VERSION")).trim_end());
-        }
-        GateFormat::Github => {
-            let annotations = render::render_github_annotations(report);
-            if !annotations.trim().is_empty() {
-                printer.out(annotations.trim_end());
-            }
-            append_step_summary(&render::render_github_step_summary(report), printer);
-        }
+    let settings = RenderSettings {
+        color: printer.stdout_color(),
+    };
+    let rendered = render::render(report, args.format, settings);
+    if !rendered.stdout.trim().is_empty() {
+        printer.out(rendered.stdout.trim_end());
+    }
+    if let Some(markdown) = &rendered.step_summary {
+        append_step_summary(markdown, printer);
     }
 }
 
@@ -268,20 +138,22 @@ fn exit_status(report: &GateReport, strict: bool, allow_empty: bool) -> ExitStat
 
 /// A one-line progress bar on stderr, only on a terminal and only for runs that take more than
 /// a moment.
-struct Progress {
+struct Progress<'printer> {
     total: usize,
     done: AtomicUsize,
     started: Instant,
     shown: bool,
+    printer: &'printer Printer,
 }
 
-impl Progress {
-    fn new(total: usize, wanted: bool) -> Self {
+impl<'printer> Progress<'printer> {
+    fn new(total: usize, wanted: bool, printer: &'printer Printer) -> Self {
         Self {
             total,
             done: AtomicUsize::new(0),
             started: Instant::now(),
-            shown: wanted && std::io::stderr().is_terminal(),
+            shown: wanted && printer.stderr_is_terminal(),
+            printer,
         }
     }
 
@@ -293,24 +165,19 @@ impl Progress {
                 .checked_div(self.total)
                 .unwrap_or(width)
                 .min(width);
-            let _ = write!(
-                std::io::stderr(),
-                "\r  [{}{}] {done}/{} fires",
+            self.printer.progress(&format!(
+                "  [{}{}] {done}/{} fires",
                 "#".repeat(filled),
                 "-".repeat(width - filled),
                 self.total
-            );
+            ));
         }
     }
 
     fn finish(&self) {
         if self.shown && self.started.elapsed().as_millis() > 300 {
-            let _ = writeln!(
-                std::io::stderr(),
-                "\r  checked {} fires{:20}",
-                self.total,
-                ""
-            );
+            self.printer
+                .progress_end(&format!("  checked {} fires{:20}", self.total, ""));
         }
     }
 }

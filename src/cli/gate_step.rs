@@ -8,9 +8,9 @@ use crate::cli::args::{
     EngineGateArgs, EngineGateCommand, Format, GateOverrideArgs, GateReviseArgs, GateStartArgs,
     ProjectArgs,
 };
-use crate::cli::commands::{error_line, plural, resolve_layout};
-use crate::cli::engine::{usable_graph, usable_registry};
-use crate::cli::printer::Printer;
+use crate::cli::printer::{Printer, error_line};
+use crate::cli::project::{resolve_layout, usable_graph, usable_registry};
+use crate::english::plural;
 use crate::gate::enforce::{
     DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
 };

@@ -7,6 +7,7 @@ mod engine;
 mod gate;
 mod gate_step;
 mod printer;
+mod project;
 mod watch_loop;
 
 pub use args::{Cli, Command, Format};

@@ -8,6 +8,14 @@
 //!   goes on to its end, so that no fire is left half-recorded. [`stdout_failed`] then makes
 //!   the final status 2 (see `final_status` in `cli::commands`).
 //! - A failed write on stderr is ignored: there is nowhere left to say it.
+//!
+//! This is the one module that may touch `std::io::stdout` and `std::io::stderr` (clippy's
+//! `disallowed_methods` and `print_stdout`/`print_stderr` refuse them everywhere else, except
+//! the panic hook in `main.rs`).
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the printer is the one terminal writer of the crate"
+)]
 
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,13 +41,49 @@ pub struct Printer {
 
 impl Printer {
     pub fn new(format: Format, quiet: bool) -> Self {
-        let color = std::io::stderr().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
         Self {
             format,
             quiet,
-            color,
+            color: color_allowed(std::io::stderr().is_terminal()),
         }
+    }
+
+    /// Whether what goes to stdout may carry ANSI colours: stdout is a terminal and `NO_COLOR`
+    /// is unset or empty.
+    #[expect(
+        clippy::unused_self,
+        reason = "every question about the terminal goes through the printer"
+    )]
+    pub fn stdout_color(&self) -> bool {
+        color_allowed(std::io::stdout().is_terminal())
+    }
+
+    /// Whether stderr is a terminal (a progress line is drawn only there).
+    #[expect(
+        clippy::unused_self,
+        reason = "every question about the terminal goes through the printer"
+    )]
+    pub fn stderr_is_terminal(&self) -> bool {
+        std::io::stderr().is_terminal()
+    }
+
+    /// Redraw the one progress line on stderr: a carriage return and `text`, no newline. A
+    /// failed write is ignored: a progress line is only decoration.
+    #[expect(
+        clippy::unused_self,
+        reason = "all output goes through the printer, whatever the stream"
+    )]
+    pub fn progress(&self, text: &str) {
+        let _ = write!(std::io::stderr(), "\r{text}");
+    }
+
+    /// Replace the progress line with `text` for good (it ends with a newline).
+    #[expect(
+        clippy::unused_self,
+        reason = "all output goes through the printer, whatever the stream"
+    )]
+    pub fn progress_end(&self, text: &str) {
+        let _ = writeln!(std::io::stderr(), "\r{text}");
     }
 
     /// A status line for people, on stderr.
@@ -67,6 +111,24 @@ impl Printer {
             Format::Github => self.out(&render::render_github(diagnostic, sources)),
         }
     }
+}
+
+/// Colours for a stream that is (or is not) a terminal: only on one, and never under
+/// `NO_COLOR` (unless it is empty).
+fn color_allowed(is_terminal: bool) -> bool {
+    is_terminal && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+}
+
+/// `error: message`, and `  help: …` under it when there is help, on stderr (as a status
+/// line: `--quiet` silences it too, so a command that must always report an error makes its
+/// printer without `quiet`).
+pub fn error_line(printer: &Printer, message: &str, help: Option<&str>) {
+    let mut text = format!("error: {message}");
+    if let Some(help) = help {
+        text.push_str("\n  help: ");
+        text.push_str(help);
+    }
+    printer.status(&text);
 }
 
 /// `line` and a newline on `stream`, flushed, so that a failure is seen here and not at exit.

@@ -13,10 +13,11 @@ use serde_json::json;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, ProjectArgs};
-use crate::cli::commands::{current_dir, env_var, error_line, plural};
-use crate::cli::printer::Printer;
+use crate::cli::printer::{Printer, error_line};
+use crate::cli::project::{current_dir, env_var};
 use crate::diagnostics::render;
 use crate::discover::{self, InputChanges, Layout, Reread};
+use crate::english::plural;
 use crate::graph::format::GraphFormat;
 use crate::watch::{FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots};
 

@@ -10,6 +10,7 @@ use miette::{
 
 use crate::diagnostics::snippet::WindowedSource;
 use crate::diagnostics::{Diagnostic, Severity};
+use crate::github_actions::workflow_command;
 use crate::syntax::frontmatter::LineIndex;
 
 /// A word (a run without whitespace) longer than this many characters is shortened in the
@@ -251,40 +252,27 @@ pub fn render_github(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> Str
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
-    let mut properties = Vec::new();
+    let mut properties: Vec<(&str, String)> = Vec::new();
     if let Some(file) = &diagnostic.file {
-        properties.push(format!("file={}", escape_property(file.as_str())));
+        properties.push(("file", file.as_str().to_owned()));
     }
     if let Some(((line, column), (end_line, end_column))) = primary_position(diagnostic, sources) {
-        properties.push(format!("line={line}"));
-        properties.push(format!("col={column}"));
-        properties.push(format!("endLine={end_line}"));
-        properties.push(format!("endColumn={end_column}"));
+        properties.push(("line", line.to_string()));
+        properties.push(("col", column.to_string()));
+        properties.push(("endLine", end_line.to_string()));
+        properties.push(("endColumn", end_column.to_string()));
     }
-    properties.push(format!(
-        "title={}",
-        escape_property(diagnostic.code.as_str())
-    ));
+    properties.push(("title", diagnostic.code.as_str().to_owned()));
     let mut message = diagnostic.message.clone();
     if let Some(help) = &diagnostic.help {
         message.push_str("\nhelp: ");
         message.push_str(help);
     }
-    format!(
-        "::{command} {}::{}",
-        properties.join(","),
-        escape_data(&message)
-    )
-}
-
-fn escape_data(text: &str) -> String {
-    text.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(text: &str) -> String {
-    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+    let properties: Vec<(&str, &str)> = properties
+        .iter()
+        .map(|(key, value)| (*key, value.as_str()))
+        .collect();
+    workflow_command(command, &properties, &message)
 }
 
 #[cfg(test)]

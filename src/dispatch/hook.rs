@@ -23,7 +23,8 @@ use crate::audit::ledger;
 use crate::discover::Layout;
 use crate::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::glob::SensorGlob;
-use crate::dispatch::stage_graph::{FireOn, GraphSensorEntry, load_graph};
+use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
+use crate::syntax::manifest::FireOn;
 use crate::workspace;
 
 /// The most the hook waits for its payload: an agent that never closes stdin must not hang

@@ -36,7 +36,8 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8PathBuf;
 
-use crate::interrupt::{self, GroupSignal, WorkerGroup};
+use crate::interrupt::{self, WorkerGroup};
+use crate::process_group::GroupSignal;
 
 /// The budget of a worker whose manifest names none (D7).
 pub const FALLBACK_TIMEOUT: Duration = Duration::from_secs(1200);
@@ -144,7 +145,7 @@ pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
     let ending = supervise(&mut child, &readers, deadline);
     // The worker is reaped: whatever is left of its group (background children) goes now, and
     // its output gets a short grace to reach end of file.
-    signal_process_group(&mut child, Stop::Kill);
+    signal_process_group(&mut child, GroupSignal::Kill);
     group.leave();
     readers.wait_until(deadline_after(Instant::now(), OUTPUT_GRACE));
     let (stdout, stdout_truncated) = readers.take_stdout();
@@ -258,7 +259,7 @@ fn supervise(child: &mut Child, readers: &OutputReaders, deadline: Instant) -> E
             interrupted: true,
         },
         WaitOutcome::WaitFailed => {
-            signal_process_group(child, Stop::Kill);
+            signal_process_group(child, GroupSignal::Kill);
             Ending {
                 status: None,
                 timed_out: false,
@@ -272,14 +273,14 @@ fn supervise(child: &mut Child, readers: &OutputReaders, deadline: Instant) -> E
 /// is left of it: the worker if it ignored SIGTERM, and its children either way).
 /// Returns the worker's status, or `None` when it cannot be reaped even after SIGKILL.
 fn stop_process_group(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
-    signal_process_group(child, Stop::Terminate);
+    signal_process_group(child, GroupSignal::Terminate);
     let after_terminate = wait_for_exit(
         child,
         deadline_after(Instant::now(), grace),
         Watch::DeadlineOnly,
         None,
     );
-    signal_process_group(child, Stop::Kill);
+    signal_process_group(child, GroupSignal::Kill);
     match after_terminate {
         WaitOutcome::Exited(status) => Some(status),
         WaitOutcome::Running | WaitOutcome::Interrupted | WaitOutcome::WaitFailed => {
@@ -355,58 +356,17 @@ fn wait_for_exit(
     }
 }
 
-#[derive(Clone, Copy)]
-enum Stop {
-    Terminate,
-    Kill,
-}
-
 #[cfg(unix)]
-fn signal_process_group(child: &mut Child, stop: Stop) {
-    let signal = match stop {
-        Stop::Terminate => GroupSignal::Terminate,
-        Stop::Kill => GroupSignal::Kill,
-    };
+fn signal_process_group(child: &mut Child, signal: GroupSignal) {
     // `process_group(0)` made the worker the leader of a group whose id is its pid.
-    signal_group(child.id(), signal);
+    crate::process_group::signal_group(child.id(), signal);
 }
 
 #[cfg(not(unix))]
-fn signal_process_group(child: &mut Child, _stop: Stop) {
+fn signal_process_group(child: &mut Child, _signal: GroupSignal) {
     // No process groups here: the worker alone is killed, at once, whatever the stop.
     let _ = child.kill();
 }
-
-/// Send `signal` to the process group `group_id`; a group that no longer exists (ESRCH) is not
-/// an error.
-///
-/// The worker's pid (and so the group id) cannot be reused while the worker is unreaped or any
-/// process of its group lives. The one remaining window, signalling an empty group after the
-/// worker was reaped, would need the pid counter to wrap around within milliseconds.
-#[cfg(unix)]
-pub(crate) fn signal_group(group_id: u32, signal: GroupSignal) {
-    let signal = match signal {
-        GroupSignal::Terminate => libc::SIGTERM,
-        GroupSignal::Kill => libc::SIGKILL,
-    };
-    let Ok(group_id) = libc::pid_t::try_from(group_id) else {
-        return;
-    };
-    // killpg(0) would signal our own group and killpg(1) init's; a worker is never either.
-    if group_id <= 1 {
-        return;
-    }
-    // SAFETY: killpg takes two integers and only sends a signal; it touches no memory of ours.
-    #[expect(
-        unsafe_code,
-        reason = "killpg is the only way to signal a whole process group; libc has no safe wrapper"
-    )]
-    let _ = unsafe { libc::killpg(group_id, signal) };
-}
-
-/// No process groups off Unix: a worker is stopped through its `Child` only.
-#[cfg(not(unix))]
-pub(crate) fn signal_group(_group_id: u32, _signal: GroupSignal) {}
 
 /// The threads that drain the worker's stdout and stderr into bounded captures.
 ///
@@ -563,7 +523,8 @@ impl Capture for TailCapture {
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 pub(crate) mod tests {
     use std::os::unix::fs::PermissionsExt as _;
 

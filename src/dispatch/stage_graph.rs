@@ -20,7 +20,7 @@ use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
 use crate::graph::output_paths::StageOutputs;
-pub use crate::syntax::manifest::{DefaultSeverity as Severity, FireOn};
+use crate::syntax::manifest::{FireOn, Severity};
 use crate::workspace;
 
 /// The loaded graph: its nodes in file order, and the binding shape they were read with.

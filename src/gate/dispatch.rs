@@ -30,11 +30,12 @@ use crate::gate::deliverables::{
 };
 use crate::gate::enforce::{LedgerRow, read_ledger, stage_was_started};
 use crate::gate::fingerprints::Bracket;
-pub use crate::gate::report::FireOnFilter;
 use crate::gate::report::{
-    DeadBinding, Finding, GateFire, GateSkip, Severity, SkipReason, UnfiredBinding, UnfiredCause,
+    DeadBinding, Finding, FireOnFilter, GateFire, GateSkip, SkipReason, UnfiredBinding,
+    UnfiredCause,
 };
 use crate::graph::output_paths::{Workspace as OutputWorkspace, declared_output_paths};
+use crate::syntax::manifest::Severity;
 use crate::workspace;
 
 /// The sensors that read the whole stage's output and fire once per output folder.

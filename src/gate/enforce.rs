@@ -32,12 +32,12 @@ use crate::audit::lock::{self, LockError};
 use crate::discover::Layout;
 use crate::dispatch::fire::FireRequest;
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::stage_graph::{FireOn, GraphNode, unknown_stage_message};
+use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::dispatch::verdict::Verdict;
 use crate::gate::deliverables::{DeliverableError, StageDeliverables, existing_deliverables};
 use crate::gate::dispatch::{GatePlan, PlannedFire, fire_planned, plan_entry, unfired_binding};
 pub use crate::gate::fingerprints::{Fingerprints, fingerprint_file};
-use crate::gate::report::Severity;
+use crate::syntax::manifest::{FireOn, Severity};
 use crate::workspace::{self, WorkspaceError};
 
 /// The decision the conductor records before it offers an override (§5.6).

@@ -2,6 +2,8 @@
 //! start|revise`): which deliverables a stage has, which gate sensors fire on them, the report,
 //! and the enforcement that opens or refuses an approval gate.
 //!
+//! - [`check`]: `aidlc gate check` as one computation: the records, their combined plan with
+//!   the Sensors switch applied, the run, and the report;
 //! - [`deliverables`]: the declared outputs of a stage that exist on disk, canonicalised and
 //!   kept inside the stage's produce folders (upstream §5.2, D6);
 //! - [`dispatch`]: the plan of fires (D6: once per deliverable, once per output folder for the
@@ -10,8 +12,9 @@
 //!   blocking enforcement, the override receipt and the gate row;
 //! - [`fingerprints`]: the BLAKE3 staleness bracket both gates put around blocking fires;
 //! - [`report`]: the values every output format renders;
-//! - [`render`]: human, JSON, GitHub and SARIF output.
+//! - [`render`]: the report formats, one file each (human, JSON, GitHub, SARIF) and one `match`.
 
+pub mod check;
 pub mod deliverables;
 pub mod dispatch;
 pub mod enforce;

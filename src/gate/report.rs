@@ -14,14 +14,16 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use serde_json::Value;
 
-use crate::dispatch::stage_graph::FireOn;
 use crate::dispatch::verdict::Verdict;
+use crate::english::plural;
+use crate::syntax::manifest::{FireOn, Severity};
 
-/// The severity a binding has in the compiled graph (strictly read there).
-pub use crate::dispatch::stage_graph::Severity;
-
-/// Which bindings `aidlc gate check` runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Which bindings `aidlc gate check` runs (its `--fire-on`): the gate-fired ones, the
+/// write-fired ones, or all. Not a [`FireOn`]: `All` is a selection, never a binding's value.
+//
+// No doc comments on the variants: clap would show them as the values' help and change
+// `--help`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum FireOnFilter {
     #[default]
     Gate,
@@ -237,7 +239,7 @@ impl UnfiredBinding {
             }
             UnfiredCause::NoGlobMatch { deliverables } => format!(
                 "its glob matches none of the stage's {deliverables} deliverable{}",
-                if *deliverables == 1 { "" } else { "s" }
+                plural(*deliverables)
             ),
             UnfiredCause::OnlyMarkers => {
                 "its glob matches only `*-questions` and `*-timestamp` markers, which a stage-level sensor skips".to_owned()
@@ -312,7 +314,7 @@ impl NothingChecked {
                 first_reason,
             } => format!(
                 "none of the {fires} fire{} could be evaluated (the first: {first_reason})",
-                if *fires == 1 { "" } else { "s" }
+                plural(*fires)
             ),
             NothingChecked::SensorsOff(SensorsOff::Environment) => {
                 "sensors are off (AIDLC_DISABLE_SENSORS=1)".to_owned()
@@ -328,11 +330,11 @@ impl NothingChecked {
                 not_selected,
             } => format!(
                 "no write-fired binding: the install's sensors are all gate-fired ({not_selected} binding{})",
-                if *not_selected == 1 { "" } else { "s" }
+                plural(*not_selected)
             ),
             NothingChecked::NoBindingSelected { not_selected, .. } => format!(
                 "no gate-fired binding: the install's sensors are all write-fired ({not_selected} binding{})",
-                if *not_selected == 1 { "" } else { "s" }
+                plural(*not_selected)
             ),
             NothingChecked::OnlyNotRegularFiles => {
                 "the deliverables the sensors match are not regular files".to_owned()

@@ -18,7 +18,7 @@ use crate::graph::format::{
 use crate::graph::numbering::{dedup, stage_number, stage_numbering};
 use crate::parse::{parsed_stage, rule_set, source_text};
 use crate::resolve::{sensor_registry, sensors_applicable};
-use crate::syntax::manifest::{DefaultSeverity, FireOn};
+use crate::syntax::manifest::{FireOn, Severity};
 use camino::Utf8Path;
 
 /// The [gate] `FIELD_ORDER`: the 29 top-level keys of a node, in order.
@@ -85,7 +85,7 @@ pub fn format_registry_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> 
         .values()
         .filter_map(|binding| {
             let gate = binding.fire_on == FireOn::Gate;
-            let blocking = binding.default_severity == DefaultSeverity::Blocking;
+            let blocking = binding.default_severity == Severity::Blocking;
             let declared = match (gate, blocking) {
                 (true, true) => "fire_on: gate and default_severity: blocking",
                 (true, false) => "fire_on: gate",

@@ -13,21 +13,26 @@ use crate::dispatch::glob::SensorGlob;
 use crate::syntax::document::{self, DocumentKind, FrontmatterMap};
 use crate::syntax::yaml::{Node, NodeKind, Style};
 
+/// A binding's `default_severity`: whether a failure of the sensor stops the gate. The one
+/// severity type of a sensor binding, from the manifest through the graph to the gate report
+/// (the diagnostics' `diagnostics::Severity` is a different thing: how bad a compile problem is).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum DefaultSeverity {
+pub enum Severity {
     Advisory,
     Blocking,
 }
 
-impl DefaultSeverity {
+impl Severity {
     pub fn as_str(self) -> &'static str {
         match self {
-            DefaultSeverity::Advisory => "advisory",
-            DefaultSeverity::Blocking => "blocking",
+            Severity::Advisory => "advisory",
+            Severity::Blocking => "blocking",
         }
     }
 }
 
+/// A binding's `fire_on`: when the sensor fires, on an agent's write or at the stage's gate.
+/// The one type for it, from the manifest through the graph to dispatch and the gate.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FireOn {
     Write,
@@ -50,7 +55,7 @@ pub struct SensorManifest {
     pub id_span: Range<usize>,
     pub kind: String,
     pub command: String,
-    pub default_severity: DefaultSeverity,
+    pub default_severity: Severity,
     pub fire_on: FireOn,
     pub description: String,
     pub category: Option<String>,
@@ -288,11 +293,11 @@ impl ManifestChecker<'_> {
         Some((value, span))
     }
 
-    fn default_severity(&mut self) -> Option<DefaultSeverity> {
+    fn default_severity(&mut self) -> Option<Severity> {
         let (value, span) = self.non_empty_enum("default_severity")?;
         match value.as_str() {
-            "advisory" => Some(DefaultSeverity::Advisory),
-            "blocking" => Some(DefaultSeverity::Blocking),
+            "advisory" => Some(Severity::Advisory),
+            "blocking" => Some(Severity::Blocking),
             _ => {
                 self.push(
                     Code::InvalidFieldValue,

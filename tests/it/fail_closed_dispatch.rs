@@ -595,6 +595,10 @@ fn an_in_process_sensor_that_blocks_is_a_budget_override_at_its_timeout() {
 
 /// `aidlc <args>` with stdout on `/dev/full`, or `None` (after printing `SKIPPED`) where there
 /// is no `/dev/full`.
+#[expect(
+    clippy::print_stdout,
+    reason = "a skipped check says so in the test output"
+)]
 fn run_into_dev_full(project: &TestProject, args: &[&str]) -> Option<Run> {
     let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
         println!("SKIPPED: /dev/full is missing, so a failing stdout cannot be tested here");

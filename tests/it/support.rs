@@ -273,6 +273,10 @@ impl TestProject {
 /// bun, the SARIF validator's folder), when the run was given them in `AIDLC_TEST_NODE_TOOLS`;
 /// `None` after printing why the calling test is skipped. `.ci/run` always gives them, so in CI
 /// these tests run, and a tool missing from the folder fails the test instead of skipping it.
+#[expect(
+    clippy::print_stderr,
+    reason = "a skipped test says so on stderr, where the test harness shows it"
+)]
 pub fn node_tool(tool: &str) -> Option<Utf8PathBuf> {
     let Some(folder) = std::env::var_os("AIDLC_TEST_NODE_TOOLS") else {
         eprintln!(

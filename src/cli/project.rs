@@ -1,0 +1,75 @@
+//! What every command resolves before it does its work: the working folder, the environment,
+//! the project folder and layout, the live sensor registry and the compiled graph.
+//!
+//! Each function either returns the value or prints why it cannot (through the printer) and
+//! returns nothing for the command to turn into its exit status. The subcommand files import
+//! these; nothing here imports a subcommand, so `cli/` has no import cycle.
+
+use camino::Utf8PathBuf;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::ProjectArgs;
+use crate::cli::printer::{Printer, error_line};
+use crate::discover::{self, Layout};
+use crate::dispatch::registry::{LiveRegistry, load_live_registry};
+use crate::dispatch::stage_graph::{StageGraph, load_graph};
+
+/// The environment variable `name`, when it is set and valid UTF-8.
+pub(super) fn env_var(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// The working folder, when it is valid UTF-8.
+pub(super) fn current_dir() -> Option<Utf8PathBuf> {
+    std::env::current_dir()
+        .ok()
+        .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
+}
+
+/// The project folder and layout for `args`, or the error already printed.
+pub(super) fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<Layout, ExitStatus> {
+    let Some(cwd) = current_dir() else {
+        error_line(printer, "the working folder is not valid UTF-8", None);
+        return Err(ExitStatus::Error);
+    };
+    let resolved = discover::find_project_dir(args.project_dir.as_deref(), &env_var, &cwd)
+        .and_then(|dir| Ok((discover::pick_harness(&dir, args.harness)?, dir)));
+    match resolved {
+        Ok((harness, dir)) => Ok(Layout::new(&dir, harness, &env_var)),
+        Err(error) => {
+            let help = match error {
+                discover::ProjectError::NotFound { .. }
+                | discover::ProjectError::NoHarness { .. } => Some(
+                    "run `aidlc init <dir>` to install the default framework, or pass --project-dir and --harness",
+                ),
+                _ => None,
+            };
+            error_line(printer, &error.to_string(), help);
+            Err(ExitStatus::Error)
+        }
+    }
+}
+
+/// The live registry, or `None` with its errors printed.
+pub(super) fn usable_registry(layout: &Layout, printer: &Printer) -> Option<LiveRegistry> {
+    let registry = load_live_registry(layout);
+    if registry.errors.is_empty() {
+        return Some(registry);
+    }
+    for diagnostic in &registry.errors {
+        printer.diagnostic(diagnostic, &registry.sources);
+    }
+    error_line(
+        printer,
+        "the sensor manifests have errors",
+        Some("fix them (`aidlc compile` shows the same problems)"),
+    );
+    None
+}
+
+/// The compiled graph, strictly read, or `None` with why it cannot be used printed.
+pub(super) fn usable_graph(layout: &Layout, printer: &Printer) -> Option<StageGraph> {
+    load_graph(&layout.stage_graph_path)
+        .map_err(|error| error_line(printer, &error.to_string(), None))
+        .ok()
+}

@@ -1,0 +1,211 @@
+//! `aidlc gate check` as one computation: which intent records to check, the combined plan of
+//! their fires with the Sensors switch applied, the parallel run, and the [`GateReport`].
+//!
+//! It takes inputs the CLI has already resolved (the layout, the live registry, the graph's
+//! nodes, the request) and returns values: it prints nothing, reads no argument and decides no
+//! exit status. `cli::gate` parses, calls [`intent_records`], [`plan_check`] and
+//! [`PlannedCheck::run`], and prints.
+//!
+//! Invariants (D4):
+//! - a record whose Sensors switch is off (`AIDLC_DISABLE_SENSORS=1`, or `- **Sensors**: off`
+//!   in its state) gets every planned fire turned into a `sensors off` skip, and none of its
+//!   bindings counts as unfired: it was switched off, not forgotten; the report names the
+//!   switch ([`SensorsOff`]), so a run the switch emptied is "nothing checked", never green;
+//! - a `--stage` the graph does not have refuses the whole check before any fire runs.
+
+use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::discover::Layout;
+use crate::dispatch::registry::LiveRegistry;
+use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
+use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
+use crate::gate::report::{FireOnFilter, GateReport, GateSkip, SensorsOff, SkipReason};
+use crate::workspace;
+
+/// What one `aidlc gate check` is asked to do, once the CLI has resolved its arguments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckRequest {
+    /// Only these stages; every stage of the graph when empty.
+    pub stages: Vec<String>,
+    pub fire_on: FireOnFilter,
+    /// `Some((k, n))`: only shard k of n.
+    pub shard: Option<(u64, u64)>,
+    /// Worker threads (at least one is used).
+    pub jobs: usize,
+    /// Write audit rows and detail files (false with `--no-record`).
+    pub record: bool,
+}
+
+/// The intent records to check: every record of the active space (`all_intents`), the one
+/// `intent` names, or the active intent. An empty answer is an error: there is nothing to check.
+pub fn intent_records(
+    layout: &Layout,
+    all_intents: bool,
+    intent: Option<&str>,
+) -> Result<Vec<Utf8PathBuf>, String> {
+    let project = &layout.project_dir;
+    let space = workspace::active_space(project);
+    if all_intents {
+        let records = workspace::intent_records(project, &space);
+        if records.is_empty() {
+            return Err(format!(
+                "no intent record in space \"{space}\": nothing to check"
+            ));
+        }
+        return Ok(records);
+    }
+    match workspace::unambiguous_active_intent(project, &space, intent) {
+        Ok(Some(record)) => Ok(vec![record]),
+        Ok(None) => Err(format!(
+            "no intent record in space \"{space}\": nothing to check"
+        )),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// The check of some records, planned and not yet run.
+#[derive(Debug)]
+pub struct PlannedCheck {
+    request: CheckRequest,
+    /// The records' folder names, in the order given.
+    intents: Vec<String>,
+    plan: GatePlan,
+    sensors_off: Option<SensorsOff>,
+}
+
+/// Plan the fires of every record in `records` and combine them; a record with its sensors
+/// off contributes `sensors off` skips instead of fires. Refuses a planning error (a
+/// deliverable escaping its folder) and an unknown `--stage`.
+pub fn plan_check(
+    layout: &Layout,
+    nodes: &[GraphNode],
+    records: &[Utf8PathBuf],
+    request: &CheckRequest,
+) -> Result<PlannedCheck, String> {
+    let mut combined = GatePlan::default();
+    let mut off_in_state: Vec<String> = Vec::new();
+    for record in records {
+        let mut plan = plan_gate_fires(
+            layout,
+            nodes,
+            record,
+            &request.stages,
+            request.fire_on,
+            request.shard,
+        )
+        .map_err(|error| error.to_string())?;
+        if sensors_off(record) {
+            if !workspace::sensors_off_by_environment() {
+                off_in_state.push(record.file_name().unwrap_or_default().to_owned());
+            }
+            switch_off(&mut plan, &layout.project_dir);
+        }
+        combine(&mut combined, plan);
+    }
+    if let Some(stage) = request
+        .stages
+        .iter()
+        .find(|stage| !nodes.iter().any(|node| &node.slug == *stage))
+    {
+        return Err(unknown_stage_message(stage, nodes));
+    }
+    let sensors_off = if workspace::sensors_off_by_environment() {
+        Some(SensorsOff::Environment)
+    } else {
+        (!off_in_state.is_empty()).then_some(SensorsOff::State {
+            intents: off_in_state,
+        })
+    };
+    Ok(PlannedCheck {
+        request: request.clone(),
+        intents: records
+            .iter()
+            .filter_map(|record| record.file_name().map(str::to_owned))
+            .collect(),
+        plan: combined,
+        sensors_off,
+    })
+}
+
+impl PlannedCheck {
+    /// How many fires the run will start (for a progress line).
+    pub fn fire_count(&self) -> usize {
+        self.plan.fires.len()
+    }
+
+    /// Run the planned fires and assemble the report. `started` is when the check began (the
+    /// report's duration counts from there); `on_fire_done` is called once per finished fire,
+    /// from the worker threads.
+    pub fn run(
+        self,
+        layout: &Layout,
+        registry: &LiveRegistry,
+        nodes: &[GraphNode],
+        started: Instant,
+        on_fire_done: &(dyn Fn() + Sync),
+    ) -> GateReport {
+        let fires = run_gate_fires(
+            layout,
+            registry,
+            nodes,
+            &self.plan.fires,
+            self.request.jobs,
+            self.request.record,
+            on_fire_done,
+        );
+        GateReport {
+            intents: self.intents,
+            stages_checked: self.plan.stages_checked,
+            deliverables_found: self.plan.deliverables_found,
+            fires,
+            skips: self.plan.skips,
+            dead_bindings: self.plan.dead_bindings,
+            unfired_bindings: self.plan.unfired_bindings,
+            fire_on: self.request.fire_on,
+            bindings_selected: self.plan.bindings_selected,
+            bindings_not_selected: self.plan.bindings_not_selected,
+            sensors_off: self.sensors_off,
+            duration: started.elapsed(),
+            shard: self.request.shard,
+            recorded: self.request.record,
+        }
+    }
+}
+
+/// The Sensors ceremony, for one record.
+fn sensors_off(record: &Utf8Path) -> bool {
+    workspace::sensors_off_by_environment()
+        || workspace::read_state_text(record)
+            .is_some_and(|text| workspace::sensors_off_in_state(&text))
+}
+
+/// Turn every fire of `plan` into a `sensors off` skip, and forget its unfired bindings.
+fn switch_off(plan: &mut GatePlan, project_dir: &Utf8Path) {
+    plan.unfired_bindings.clear();
+    plan.skips.extend(plan.fires.drain(..).map(|fire| {
+        GateSkip {
+            stage: fire.stage,
+            sensor_id: fire.sensor_id,
+            deliverable: fire
+                .deliverable
+                .strip_prefix(project_dir)
+                .ok()
+                .map(Utf8Path::to_owned),
+            reason: SkipReason::SensorsOff,
+        }
+    }));
+}
+
+/// Add one record's plan to the combined one, keeping record order.
+fn combine(combined: &mut GatePlan, plan: GatePlan) {
+    combined.fires.extend(plan.fires);
+    combined.skips.extend(plan.skips);
+    combined.dead_bindings.extend(plan.dead_bindings);
+    combined.unfired_bindings.extend(plan.unfired_bindings);
+    combined.stages_checked += plan.stages_checked;
+    combined.deliverables_found += plan.deliverables_found;
+    combined.bindings_selected += plan.bindings_selected;
+    combined.bindings_not_selected += plan.bindings_not_selected;
+}

@@ -1,0 +1,124 @@
+//! The denominator every format carries (D4): how many sensors ran on how many files, the
+//! non-evaluations by reason and the skips by reason, as counted lists for sentences and as
+//! the `counts` object of the JSON document (which SARIF embeds too).
+//!
+//! Counting is done once, here; the formats only lay the figures out.
+
+use serde_json::{Map, Value, json};
+
+use crate::gate::report::{GateFire, GateReport, GateSkip, NEVER_FIRED, SkipReason};
+
+/// Every skip reason, in the order the summaries list them.
+pub(super) static SKIP_REASONS: [SkipReason; 6] = [
+    SkipReason::NoGlobMatch,
+    SkipReason::NoDeliverable,
+    SkipReason::SensorsOff,
+    SkipReason::OtherFireOn,
+    SkipReason::OtherShard,
+    SkipReason::NotARegularFile,
+];
+
+/// The number of distinct sensor ids among the fires.
+pub(super) fn distinct_sensor_count(report: &GateReport) -> usize {
+    let mut ids: Vec<&str> = report
+        .fires
+        .iter()
+        .map(|fire| fire.sensor_id.as_str())
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.len()
+}
+
+/// The reasons of the non-evaluations with their counts, in order of first appearance; the
+/// blocking bindings that never fired come last, as `never-fired`.
+pub(super) fn not_evaluated_reasons(report: &GateReport) -> Vec<(String, usize)> {
+    count_in_order(
+        report
+            .fires
+            .iter()
+            .filter_map(GateFire::not_evaluated_reason)
+            .chain(
+                report
+                    .unfired_bindings
+                    .iter()
+                    .map(|_| NEVER_FIRED.to_owned()),
+            ),
+    )
+}
+
+/// How many skips each reason has; reasons without a skip are left out.
+pub(super) fn skip_reason_counts(skips: &[GateSkip]) -> Vec<(&'static SkipReason, usize)> {
+    SKIP_REASONS
+        .iter()
+        .map(|reason| {
+            let count = skips.iter().filter(|skip| skip.reason == *reason).count();
+            (reason, count)
+        })
+        .filter(|(_, count)| *count > 0)
+        .collect()
+}
+
+/// `values` with the number of times each occurs, in order of first occurrence.
+fn count_in_order(values: impl Iterator<Item = String>) -> Vec<(String, usize)> {
+    let mut counted: Vec<(String, usize)> = Vec::new();
+    for value in values {
+        match counted.iter_mut().find(|(seen, _)| *seen == value) {
+            Some((_, count)) => *count += 1,
+            None => counted.push((value, 1)),
+        }
+    }
+    counted
+}
+
+/// `2 tool-unavailable, 1 script-error: exit-2`.
+pub(super) fn counted_list(counted: &[(String, usize)]) -> String {
+    counted
+        .iter()
+        .map(|(what, count)| format!("{count} {what}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub(super) fn counts_value(report: &GateReport) -> Value {
+    let counts = report.counts();
+    let skipped_by_reason: Map<String, Value> = SKIP_REASONS
+        .iter()
+        .map(|reason| {
+            let count = report
+                .skips
+                .iter()
+                .filter(|skip| skip.reason == *reason)
+                .count();
+            (skip_reason_key(reason).to_owned(), json!(count))
+        })
+        .collect();
+    json!({
+        "stages_checked": report.stages_checked,
+        "deliverables_found": report.deliverables_found,
+        "sensors": distinct_sensor_count(report),
+        "files": counts.files,
+        "fires": counts.fires,
+        "passed": counts.passed,
+        "failed": counts.failed,
+        "blocking_failed": counts.blocking_failed,
+        "not_evaluated": counts.not_evaluated,
+        "blocking_not_evaluated": counts.blocking_not_evaluated,
+        "never_fired": counts.never_fired,
+        "skipped": counts.skipped,
+        "skipped_by_reason": skipped_by_reason,
+        "dead_bindings": report.dead_bindings.len(),
+    })
+}
+
+/// The kebab-case token of a skip reason, for machines (the prose is `SkipReason::as_str`).
+pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
+    match reason {
+        SkipReason::NoGlobMatch => "no-glob-match",
+        SkipReason::NoDeliverable => "no-deliverable",
+        SkipReason::SensorsOff => "sensors-off",
+        SkipReason::OtherFireOn => "other-fire-on",
+        SkipReason::OtherShard => "other-shard",
+        SkipReason::NotARegularFile => "not-a-regular-file",
+    }
+}

@@ -1,0 +1,186 @@
+//! The sentences every format shares: the summary line, the scope and blocking lines, and the
+//! message of each kind of fire, finding, non-evaluation, dead binding and never-fired binding.
+//!
+//! Each sentence is written once, here, so that the human report, the annotations, the step
+//! summary and SARIF say the same thing in the same words. Nothing here knows a format's
+//! syntax (no escaping, no markup, no colour): the format files wrap these sentences.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::dispatch::verdict::Verdict;
+use crate::english::plural;
+use crate::gate::render::counts::{
+    counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
+};
+use crate::gate::report::{
+    DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
+};
+use crate::syntax::manifest::Severity;
+
+/// The one-line summary every format carries: sensors × files, then each outcome with its
+/// reasons.
+pub fn summary_line(report: &GateReport) -> String {
+    let counts = report.counts();
+    let n_sensors = distinct_sensor_count(report);
+    let mut line = format!(
+        "checked {n_sensors} sensor{} × {} file{}: {} passed, {} failed, {} not evaluated",
+        plural(n_sensors),
+        counts.files,
+        plural(counts.files),
+        counts.passed,
+        counts.failed,
+        counts.not_evaluated,
+    );
+    let reasons = not_evaluated_reasons(report);
+    if !reasons.is_empty() {
+        let _ = write!(line, " ({})", counted_list(&reasons));
+    }
+    let _ = write!(line, ", {} skipped", counts.skipped);
+    let skips = skip_reason_counts(&report.skips);
+    if !skips.is_empty() {
+        let by_reason: Vec<(String, usize)> = skips
+            .iter()
+            .map(|(reason, count)| (reason.as_str().to_owned(), *count))
+            .collect();
+        let _ = write!(line, " ({})", counted_list(&by_reason));
+    }
+    line
+}
+
+/// `gate check of intent X: 3 stages, 4 deliverables found`.
+pub(super) fn scope_line(report: &GateReport) -> String {
+    let intents = match report.intents.as_slice() {
+        [] => String::new(),
+        [intent] => format!(" of intent {intent}"),
+        intents => format!(" of {} intents ({})", intents.len(), intents.join(", ")),
+    };
+    format!(
+        "gate check{intents}: {} stage{}, {} deliverable{} found",
+        report.stages_checked,
+        plural(report.stages_checked),
+        report.deliverables_found,
+        plural(report.deliverables_found)
+    )
+}
+
+/// Why the gate does not pass, when a blocking binding failed or was not evaluated (D4).
+pub(super) fn blocking_line(counts: &GateCounts) -> Option<String> {
+    let mut parts = Vec::new();
+    if counts.blocking_failed > 0 {
+        parts.push(format!("{} failed", counts.blocking_failed));
+    }
+    if counts.blocking_not_evaluated > 0 {
+        parts.push(format!("{} not evaluated", counts.blocking_not_evaluated));
+    }
+    (!parts.is_empty()).then(|| {
+        format!(
+            "blocking sensors: {}; the gate does not pass",
+            parts.join(", ")
+        )
+    })
+}
+
+/// A finding's message, with its rule when the sensor named one.
+pub(super) fn finding_message(finding: &Finding) -> String {
+    match &finding.rule {
+        Some(rule) => format!("{} ({rule})", finding.message),
+        None => finding.message.clone(),
+    }
+}
+
+/// The finding's line and column when they are real positions (1-based); a column without a
+/// line is dropped, since no viewer can place it.
+pub(super) fn known_position(finding: &Finding) -> (Option<u64>, Option<u64>) {
+    let line = finding.line.filter(|line| *line >= 1);
+    let column = line.and(finding.column.filter(|column| *column >= 1));
+    (line, column)
+}
+
+/// `file`, `file:line` or `file:line:col`.
+pub(super) fn finding_location(finding: &Finding) -> String {
+    match known_position(finding) {
+        (Some(line), Some(column)) => format!("{}:{line}:{column}", finding.file),
+        (Some(line), None) => format!("{}:{line}", finding.file),
+        _ => finding.file.to_string(),
+    }
+}
+
+/// What a failed fire without structured findings says instead (every format shows the sensor
+/// id beside it).
+pub(super) fn failed_without_findings_message(fire: &GateFire) -> String {
+    match fire.findings_count() {
+        0 => "failed without counting a finding".to_owned(),
+        1 => "failed with 1 finding".to_owned(),
+        n => format!("failed with {n} findings"),
+    }
+}
+
+/// `message; details in P` when the failure has a detail file.
+pub(super) fn with_detail_path(mut message: String, fire: &GateFire) -> String {
+    if let Some(detail_path) = &fire.detail_path {
+        let _ = write!(message, "; details in {detail_path}");
+    }
+    message
+}
+
+/// Why nothing was checked, with the budget figures when the budget ran out.
+pub(super) fn not_evaluated_detail(fire: &GateFire) -> String {
+    let reason = fire.not_evaluated_reason().unwrap_or_default();
+    match &fire.verdict {
+        Verdict::BudgetOverride {
+            cap_seconds,
+            observed_seconds,
+        } => format!("{reason} (cap {cap_seconds} s, observed {observed_seconds} s)"),
+        _ => reason,
+    }
+}
+
+/// The full sentence for a not-evaluated fire; a blocking one says what it means for the gate.
+pub(super) fn not_evaluated_message(fire: &GateFire) -> String {
+    let mut message = format!(
+        "{} was not evaluated on stage {}: {}",
+        fire.sensor_id,
+        fire.stage,
+        not_evaluated_detail(fire)
+    );
+    if fire.severity == Severity::Blocking {
+        message.push_str("; a blocking sensor that was not evaluated does not pass the gate");
+    }
+    message
+}
+
+/// The full sentence for a blocking binding that never fired (every format uses it).
+pub(super) fn unfired_message(unfired: &UnfiredBinding) -> String {
+    format!(
+        "{} was not evaluated on stage {}: {}",
+        unfired.sensor_id,
+        unfired.stage,
+        unfired.reason()
+    )
+}
+
+/// `nothing was checked: <why>`.
+pub(super) fn nothing_checked_message(nothing: &NothingChecked) -> String {
+    format!("nothing was checked: {}", nothing.reason())
+}
+
+/// Failure-modes N2, in the words the summaries use.
+pub(super) fn dead_binding_message(dead: &DeadBinding) -> String {
+    format!(
+        "sensor {} on stage {} can never fire: its glob {} matches none of the stage's declared outputs",
+        dead.sensor_id, dead.stage, dead.pattern
+    )
+}
+
+pub(super) fn shard_message(index: u64, count: u64) -> String {
+    format!("shard {index} of {count}: only this shard's share of the fires ran")
+}
+
+pub(super) const NOT_RECORDED_MESSAGE: &str =
+    "not recorded (--no-record): no audit rows or detail files were written";
+
+/// Milliseconds, rounded to the microsecond.
+pub(super) fn duration_ms(duration: Duration) -> f64 {
+    (duration.as_secs_f64() * 1_000_000.0).round() / 1000.0
+}

@@ -1,0 +1,240 @@
+//! The github format's step summary: Markdown for `$GITHUB_STEP_SUMMARY` (the summary line, a
+//! table of counts, then the failures with their detail files, the non-evaluations, the dead
+//! bindings and the skips). Every piece of text from the report is escaped or put in a code
+//! span, so that a file or sensor name cannot turn into markup.
+
+use std::fmt::Write as _;
+
+use crate::english::plural;
+use crate::gate::render::counts::{distinct_sensor_count, skip_reason_counts};
+use crate::gate::render::messages::{
+    NOT_RECORDED_MESSAGE, blocking_line, not_evaluated_detail, nothing_checked_message, scope_line,
+    shard_message, summary_line,
+};
+use crate::gate::report::{DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding};
+
+/// Markdown for `$GITHUB_STEP_SUMMARY`: the summary line, a table of counts, then the
+/// failures (with their detail files), the non-evaluations, the dead bindings and the skips.
+pub fn render_github_step_summary(report: &GateReport) -> String {
+    let mut sections = vec![
+        format!(
+            "### aidlc {}\n\n{}",
+            markdown_text(&scope_line(report)),
+            markdown_text(&summary_line(report))
+        ),
+        markdown_counts_table(report),
+    ];
+    let counts = report.counts();
+    if let Some(line) = blocking_line(&counts) {
+        sections.push(format!("**{}**", markdown_text(&line)));
+    } else if let Some(nothing) = report.nothing_checked() {
+        sections.push(format!(
+            "**{}**",
+            markdown_text(&nothing_checked_message(&nothing))
+        ));
+    }
+    let failures: Vec<String> = report
+        .fires
+        .iter()
+        .filter(|fire| fire.outcome() == Outcome::Failed)
+        .map(markdown_failure_item)
+        .collect();
+    push_markdown_list(&mut sections, "Failures", &failures);
+    let not_evaluated: Vec<String> = report
+        .fires
+        .iter()
+        .filter(|fire| fire.outcome() == Outcome::NotEvaluated)
+        .map(markdown_not_evaluated_item)
+        .chain(report.unfired_bindings.iter().map(markdown_unfired_item))
+        .collect();
+    push_markdown_list(&mut sections, "Not evaluated", &not_evaluated);
+    let dead: Vec<String> = report
+        .dead_bindings
+        .iter()
+        .map(markdown_dead_binding_item)
+        .collect();
+    push_markdown_list(&mut sections, "Dead bindings", &dead);
+    let skipped: Vec<String> = skip_reason_counts(&report.skips)
+        .iter()
+        .map(|(reason, count)| format!("- {}: {count}", markdown_text(reason.as_str())))
+        .collect();
+    push_markdown_list(&mut sections, "Skipped", &skipped);
+    let footer = markdown_footer(report);
+    if !footer.is_empty() {
+        sections.push(footer);
+    }
+    sections.join("\n\n")
+}
+
+fn markdown_counts_table(report: &GateReport) -> String {
+    let counts = report.counts();
+    let with_blocking = |total: usize, blocking: usize| {
+        if blocking > 0 {
+            format!("{total} ({blocking} blocking)")
+        } else {
+            total.to_string()
+        }
+    };
+    let rows = [
+        ("stages", report.stages_checked.to_string()),
+        ("deliverables", report.deliverables_found.to_string()),
+        ("sensors", distinct_sensor_count(report).to_string()),
+        ("files", counts.files.to_string()),
+        ("fires", counts.fires.to_string()),
+        ("passed", counts.passed.to_string()),
+        (
+            "failed",
+            with_blocking(counts.failed, counts.blocking_failed),
+        ),
+        (
+            "not evaluated",
+            with_blocking(counts.not_evaluated, counts.blocking_not_evaluated),
+        ),
+        ("never fired (blocking)", counts.never_fired.to_string()),
+        ("skipped", counts.skipped.to_string()),
+        ("dead bindings", report.dead_bindings.len().to_string()),
+    ];
+    let mut table = String::from("| | count |\n| --- | ---: |");
+    for (what, count) in rows {
+        let _ = write!(table, "\n| {what} | {count} |");
+    }
+    table
+}
+
+fn push_markdown_list(sections: &mut Vec<String>, heading: &str, items: &[String]) {
+    if !items.is_empty() {
+        sections.push(format!("#### {heading}\n\n{}", items.join("\n")));
+    }
+}
+
+/// One list item: the sensor in bold, its severity, deliverable and stage, the number of
+/// findings and the detail file.
+fn markdown_failure_item(fire: &GateFire) -> String {
+    let count = fire.findings_count();
+    let mut item = format!(
+        "- **{}** ({}) on {} (stage {}): {count} finding{}",
+        markdown_text(&fire.sensor_id),
+        fire.severity.as_str(),
+        code_span(fire.deliverable.as_str()),
+        code_span(&fire.stage),
+        plural(count),
+    );
+    if let Some(detail_path) = &fire.detail_path {
+        let _ = write!(item, "; details in {}", code_span(detail_path.as_str()));
+    }
+    item
+}
+
+fn markdown_not_evaluated_item(fire: &GateFire) -> String {
+    format!(
+        "- **{}** ({}) on {} (stage {}): {}",
+        markdown_text(&fire.sensor_id),
+        fire.severity.as_str(),
+        code_span(fire.deliverable.as_str()),
+        code_span(&fire.stage),
+        markdown_text(&not_evaluated_detail(fire)),
+    )
+}
+
+fn markdown_unfired_item(unfired: &UnfiredBinding) -> String {
+    format!(
+        "- **{}** (blocking) on stage {} of intent {}: {}",
+        markdown_text(&unfired.sensor_id),
+        code_span(&unfired.stage),
+        code_span(&unfired.intent),
+        markdown_text(&unfired.reason()),
+    )
+}
+
+fn markdown_dead_binding_item(dead: &DeadBinding) -> String {
+    format!(
+        "- sensor {} on stage {} can never fire: its glob {} matches none of the stage's declared outputs",
+        code_span(&dead.sensor_id),
+        code_span(&dead.stage),
+        code_span(&dead.pattern),
+    )
+}
+
+fn markdown_footer(report: &GateReport) -> String {
+    let mut lines = Vec::new();
+    if let Some((index, count)) = report.shard {
+        lines.push(markdown_text(&shard_message(index, count)));
+    }
+    if !report.recorded {
+        lines.push(markdown_text(NOT_RECORDED_MESSAGE));
+    }
+    lines.join("\n\n")
+}
+
+/// Plain text that Markdown shows as typed: one line, punctuation that could start markup
+/// escaped with a backslash.
+fn markdown_text(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '#' | '&' | '!' => {
+                escaped.push('\\');
+                escaped.push(character);
+            }
+            '\r' | '\n' => escaped.push(' '),
+            _ => escaped.push(character),
+        }
+    }
+    escaped
+}
+
+/// A Markdown code span holding `text` verbatim, whatever backticks it contains.
+fn code_span(text: &str) -> String {
+    let one_line = text.replace(['\r', '\n'], " ");
+    let longest_run = one_line
+        .split(|character| character != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest_run + 1);
+    let padding = if one_line.starts_with('`') || one_line.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{padding}{one_line}{padding}{fence}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::render::test_reports::sample_report;
+
+    #[test]
+    fn step_summary_matches_the_snapshot() {
+        insta::assert_snapshot!("step_summary", render_github_step_summary(&sample_report()));
+    }
+
+    #[test]
+    fn step_summary_has_the_table_and_the_failures_with_detail_paths() {
+        let text = render_github_step_summary(&sample_report());
+        assert!(text.contains("| | count |\n| --- | ---: |\n| stages | 3 |"));
+        assert!(text.contains("| failed | 3 (1 blocking) |"));
+        assert!(text.contains("| not evaluated | 5 (3 blocking) |"));
+        assert!(text.contains("| never fired (blocking) | 1 |"));
+        assert!(
+            text.contains(
+                "**blocking sensors: 1 failed, 3 not evaluated; the gate does not pass**"
+            )
+        );
+        assert!(text.contains("- **api-contract** (blocking) on stage `application-design` of intent `260101-login`: blocking sensor never fired: its glob matches none"), "{text}");
+        assert!(text.contains("#### Failures\n\n- **required-sections** (blocking) on `aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md` (stage `requirements-analysis`): 3 findings; details in `aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md`"));
+        assert!(text.contains("#### Not evaluated\n\n- **linter** (blocking)"));
+        assert!(text.contains("#### Dead bindings\n\n- sensor `required-sections` on stage `reverse-engineering` can never fire: its glob `**/{aidlc-docs,intents}/**`"));
+        assert!(text.contains("#### Skipped\n\n- no glob match: 2\n- no deliverable: 1"));
+        assert!(text.contains("shard 2 of 4"));
+    }
+
+    #[test]
+    fn markdown_escaping_keeps_text_literal() {
+        assert_eq!(markdown_text("a*b_c|d\ne"), "a\\*b\\_c\\|d e");
+        assert_eq!(code_span("plain"), "`plain`");
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_eq!(code_span("`x``"), "``` `x`` ```");
+    }
+}
