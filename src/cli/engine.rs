@@ -12,9 +12,10 @@ use crate::cli::commands::{current_dir, env_var, error_line, resolve_layout};
 use crate::cli::printer::Printer;
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
+use crate::dispatch::hook;
 use crate::dispatch::registry::{LiveRegistry, load_live_registry};
 use crate::dispatch::stage_graph::{StageGraph, load_graph};
-use crate::dispatch::{hook, workers};
+use crate::sensors;
 use crate::syntax::manifest::FireOn;
 
 pub fn run(args: &EngineArgs) -> ExitStatus {
@@ -185,21 +186,21 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         );
         return ExitStatus::Error;
     };
-    if !workers::is_shipped(id) {
+    if !sensors::is_shipped(id) {
         error_line(
             printer,
             &format!(
                 "sensor-{id} is not a shipped sensor; shipped: {}",
-                workers::SHIPPED_SENSOR_IDS.join(", ")
+                sensors::SHIPPED_SENSOR_IDS.join(", ")
             ),
             None,
         );
         return ExitStatus::Error;
     }
-    let Some(check) = workers::native_check(id) else {
+    let Some(check) = sensors::native_check(id) else {
         error_line(
             printer,
-            &workers::missing_check(id).unwrap_or_default(),
+            &sensors::missing_check(id).unwrap_or_default(),
             None,
         );
         return ExitStatus::Error;
@@ -208,18 +209,18 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         error_line(printer, "the working folder is not valid UTF-8", None);
         return ExitStatus::Error;
     };
-    let context = workers::WorkerContext {
+    let context = sensors::WorkerContext {
         project_dir,
         timeout: std::time::Duration::from_secs(crate::dispatch::fire::FALLBACK_TIMEOUT_SECONDS),
     };
     let outcome = check(&words[1..], &context);
-    let (code, stdout) = workers::protocol_output(&outcome);
+    let (code, stdout) = sensors::protocol_output(&outcome);
     if !stdout.is_empty() {
         printer.out(stdout.trim_end());
     }
     match outcome {
-        workers::WorkerOutcome::ScriptError(message)
-        | workers::WorkerOutcome::UsageError(message) => {
+        sensors::WorkerOutcome::ScriptError(message)
+        | sensors::WorkerOutcome::UsageError(message) => {
             printer.status(&format!("aidlc-sensor-{id}: {message}"));
         }
         _ => {}

@@ -29,9 +29,9 @@ use crate::dispatch::stage_graph::{
     GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
 };
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
-use crate::dispatch::workers;
 use crate::graph::output_paths::artifact_file_name;
 use crate::interrupt;
+use crate::sensors;
 use crate::workspace;
 
 /// The dispatcher's fallback timeout when a manifest declares none (D7).
@@ -268,7 +268,7 @@ fn check_matches(
 /// Shipped id with its shipped command → native; otherwise the command's words are the
 /// program and its first arguments.
 fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal> {
-    if workers::is_shipped(sensor_id) && command.trim() == workers::shipped_command(sensor_id) {
+    if sensors::is_shipped(sensor_id) && command.trim() == sensors::shipped_command(sensor_id) {
         return Ok(WorkerKind::Shipped);
     }
     let mut words = command.split_whitespace().map(str::to_owned);
@@ -456,9 +456,9 @@ pub fn evaluate_without_recording(prepared: &PreparedFire) -> Verdict {
 
 fn run_worker_for(prepared: &PreparedFire) -> Verdict {
     match &prepared.worker {
-        WorkerKind::Shipped => workers::run_shipped(
+        WorkerKind::Shipped => sensors::run_shipped(
             &prepared.sensor_id,
-            &workers::ShippedInput {
+            &sensors::ShippedInput {
                 project_dir: prepared.project_dir.clone(),
                 args: prepared.worker_args.clone(),
                 timeout: prepared.timeout,

@@ -244,8 +244,8 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::dispatch::workers::{WorkerContext, WorkerOutcome, native_check};
     use crate::framework::{DEFAULT_FRAMEWORK, InstallRoot, init_project};
+    use crate::sensors::{WorkerContext, WorkerOutcome, native_check};
     use crate::syntax::stage::{StageDefinition, parse_stage};
 
     /// 2026-09-04T15:30:00Z.

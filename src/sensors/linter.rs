@@ -1304,14 +1304,14 @@ pub(super) mod tests {
 
     /// A temp project where tests write files and fake tools (`#!/bin/sh` scripts).
     #[cfg(unix)]
-    pub(in crate::dispatch::workers) struct FakeNodeProject {
+    pub(in crate::sensors) struct FakeNodeProject {
         folder: tempfile::TempDir,
     }
 
     #[cfg(unix)]
     impl FakeNodeProject {
         /// A project folder holding a `package.json`.
-        pub(in crate::dispatch::workers) fn new() -> Self {
+        pub(in crate::sensors) fn new() -> Self {
             let project = Self {
                 folder: tempfile::tempdir().unwrap(),
             };
@@ -1319,12 +1319,12 @@ pub(super) mod tests {
             project
         }
 
-        pub(in crate::dispatch::workers) fn dir(&self) -> Utf8PathBuf {
+        pub(in crate::sensors) fn dir(&self) -> Utf8PathBuf {
             Utf8PathBuf::from_path_buf(self.folder.path().to_path_buf()).unwrap()
         }
 
         /// Write `text` at the project-relative `path`, creating folders; returns the path.
-        pub(in crate::dispatch::workers) fn write(&self, path: &str, text: &str) -> Utf8PathBuf {
+        pub(in crate::sensors) fn write(&self, path: &str, text: &str) -> Utf8PathBuf {
             let path = self.dir().join(path);
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, text).unwrap();
@@ -1332,7 +1332,7 @@ pub(super) mod tests {
         }
 
         /// Write an executable `#!/bin/sh` script at the project-relative `path`.
-        pub(in crate::dispatch::workers) fn script(&self, path: &str, body: &str) -> Utf8PathBuf {
+        pub(in crate::sensors) fn script(&self, path: &str, body: &str) -> Utf8PathBuf {
             use std::os::unix::fs::PermissionsExt as _;
             let path = self.write(path, &format!("#!/bin/sh\n{body}\n"));
             std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -1341,7 +1341,7 @@ pub(super) mod tests {
 
         /// A fake tool at the project-relative `path` that prints `stdout` and `stderr` (kept in
         /// files beside the project, so no shell quoting is involved) and exits `status`.
-        pub(in crate::dispatch::workers) fn canned_tool(
+        pub(in crate::sensors) fn canned_tool(
             &self,
             path: &str,
             stdout: &str,
@@ -1357,7 +1357,7 @@ pub(super) mod tests {
             );
         }
 
-        pub(in crate::dispatch::workers) fn context(&self, timeout: Duration) -> WorkerContext {
+        pub(in crate::sensors) fn context(&self, timeout: Duration) -> WorkerContext {
             WorkerContext {
                 project_dir: self.dir(),
                 timeout,
@@ -1365,7 +1365,7 @@ pub(super) mod tests {
         }
 
         /// The worker argv for a fire on the project-relative `file`.
-        pub(in crate::dispatch::workers) fn args_for(&self, file: &str) -> Vec<String> {
+        pub(in crate::sensors) fn args_for(&self, file: &str) -> Vec<String> {
             vec![
                 "--stage".to_owned(),
                 "code-generation".to_owned(),
@@ -1377,7 +1377,7 @@ pub(super) mod tests {
 
     /// A budget no test reaches.
     #[cfg(unix)]
-    pub(in crate::dispatch::workers) const GENEROUS: Duration = Duration::from_secs(60);
+    pub(in crate::sensors) const GENEROUS: Duration = Duration::from_secs(60);
 
     #[cfg(unix)]
     fn lint(project: &FakeNodeProject, file: &str) -> WorkerOutcome {
@@ -1875,7 +1875,7 @@ pub(super) mod tests {
     /// The folder of the real tools `.ci/install-node-tools` installs, when the run has them;
     /// `None` after printing why the test is skipped.
     #[cfg(unix)]
-    pub(in crate::dispatch::workers) fn real_node_tools(tool: &str) -> Option<Utf8PathBuf> {
+    pub(in crate::sensors) fn real_node_tools(tool: &str) -> Option<Utf8PathBuf> {
         let Some(folder) = std::env::var_os("AIDLC_TEST_NODE_TOOLS") else {
             eprintln!("SKIPPED (real eslint/tsc not installed; run .ci/install-node-tools)");
             return None;
@@ -1892,7 +1892,7 @@ pub(super) mod tests {
 
     /// Link the real `tool` into the project's `node_modules/.bin`.
     #[cfg(unix)]
-    pub(in crate::dispatch::workers) fn link_real_tool(
+    pub(in crate::sensors) fn link_real_tool(
         project: &FakeNodeProject,
         tools: &Utf8Path,
         tool: &str,
