@@ -175,7 +175,8 @@ fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
 /// `sensor-<id> --stage S --output-path P | --file-path P [extras…]`: one shipped sensor as a
 /// worker process. Prints its one JSON line and exits 0 (127 when its tool is unavailable,
 /// with the line too); a check that could not run says why on stderr and exits 2, a usage
-/// error exits 1. A check not built yet exits 2 without a verdict, so no caller reads a pass.
+/// error exits 1. An id that is not shipped exits 2 without a verdict, so no caller reads a
+/// pass.
 fn worker(words: &[String], printer: &Printer) -> ExitStatus {
     let Some(id) = words.first().and_then(|word| word.strip_prefix("sensor-")) else {
         let name = words.first().map_or("", String::as_str);
@@ -186,21 +187,13 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         );
         return ExitStatus::Error;
     };
-    if !sensors::is_shipped(id) {
+    let Some(sensor) = sensors::shipped(id) else {
         error_line(
             printer,
             &format!(
                 "sensor-{id} is not a shipped sensor; shipped: {}",
                 sensors::SHIPPED_SENSOR_IDS.join(", ")
             ),
-            None,
-        );
-        return ExitStatus::Error;
-    }
-    let Some(check) = sensors::native_check(id) else {
-        error_line(
-            printer,
-            &sensors::missing_check(id).unwrap_or_default(),
             None,
         );
         return ExitStatus::Error;
@@ -213,7 +206,7 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         project_dir,
         timeout: std::time::Duration::from_secs(crate::dispatch::fire::FALLBACK_TIMEOUT_SECONDS),
     };
-    let outcome = check(&words[1..], &context);
+    let outcome = (sensor.check)(&words[1..], &context);
     let (code, stdout) = sensors::protocol_output(&outcome);
     if !stdout.is_empty() {
         printer.out(stdout.trim_end());

@@ -45,8 +45,10 @@ use super::linter::{
     folders_upward, local_node_tool, most_telling_line, parse_file_path_flags, resolve_fired_file,
     run_tool_within, tool_unavailable,
 };
-use super::{WorkerContext, WorkerOutcome};
 use crate::dispatch::process::WorkerRun;
+use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::finding::{self, Finding};
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::workspace;
 
 /// The longest the compile may run (the seed: fifteen minutes for TypeScript's compilation).
@@ -54,6 +56,22 @@ const COMPILE_STEP_CAP: Duration = Duration::from_secs(15 * 60);
 
 /// The build-info file of the project's root tsconfig (the reference's name).
 const ROOT_BUILD_INFO_FILE_NAME: &str = ".tsbuildinfo";
+
+/// The `type-check` sensor: one code file per fire.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "type-check",
+    check: run,
+    extra_flags: &[],
+    default_path_flag: PathFlag::FilePath,
+    gate_unit: GateUnit::Deliverable,
+    findings,
+};
+
+/// How the gate report reads a failure: each type error at its line.
+fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
+    let found = finding::type_errors(deliverable, worker_json);
+    finding::or_summary(deliverable, worker_json, findings_count, found)
+}
 
 /// Run the type-check sensor: `--stage <slug> --file-path <path>`.
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {

@@ -49,14 +49,33 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path, split_csv};
-use super::{WorkerContext, WorkerOutcome};
 use crate::js_text::js_trim;
+use crate::sensors::descriptor::{ExtraFlag, GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::finding::{self, Finding};
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
 /// The flags this worker reads; any other token is skipped, as the reference does.
 const KNOWN_FLAGS: [&str; 4] = ["--stage", "--output-path", "--consumes", "--deliverables"];
 
 const REASON_NO_UPSTREAM: &str = "no upstream";
 const REASON_NOTHING_TO_SCAN: &str = "no deliverables on disk yet";
+
+/// The `upstream-coverage` sensor: it reads the whole stage's output, so a gate fires it once
+/// per output folder.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "upstream-coverage",
+    check: run,
+    extra_flags: &[ExtraFlag::Consumes, ExtraFlag::Deliverables],
+    default_path_flag: PathFlag::OutputPath,
+    gate_unit: GateUnit::OutputFolder,
+    findings,
+};
+
+/// How the gate report reads a failure: an unreferenced upstream artifact each.
+fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
+    let found = finding::unreferenced_artifacts(deliverable, worker_json);
+    finding::or_summary(deliverable, worker_json, findings_count, found)
+}
 
 /// Run the check on `args` (the worker argv after `sensor-upstream-coverage`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {

@@ -45,10 +45,12 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path, split_csv};
-use super::{WorkerContext, WorkerOutcome};
 use crate::js_text::{
     is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
 };
+use crate::sensors::descriptor::{ExtraFlag, GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::finding;
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
 /// The flags this worker reads; any other token is skipped, as the reference does.
 const KNOWN_FLAGS: [&str; 3] = ["--stage", "--output-path", "--deliverables"];
@@ -135,6 +137,17 @@ const HTML_BLOCK_ELEMENTS: [&str; 62] = [
 const DESTINATION_PAREN_DEPTH_MAX: usize = 32;
 /// The longest link label, in characters.
 const REFERENCE_LABEL_CHARS_MAX: usize = 999;
+
+/// The `claim-sources` sensor: it reads the whole stage's output, so a gate fires it once per
+/// output folder; its findings are sentences without a line, so the report counts them.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "claim-sources",
+    check: run,
+    extra_flags: &[ExtraFlag::Deliverables],
+    default_path_flag: PathFlag::OutputPath,
+    gate_unit: GateUnit::OutputFolder,
+    findings: finding::summary_only,
+};
 
 /// Run the check on `args` (the worker argv after `sensor-claim-sources`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {

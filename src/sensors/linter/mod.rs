@@ -47,8 +47,10 @@ use std::time::{Duration, Instant};
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value, json};
 
-use super::{WorkerContext, WorkerOutcome};
 use crate::dispatch::process::{WorkerCommand, WorkerRun, run_worker};
+use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::finding::{self, Finding};
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
 /// The oldest eslint accepted from `PATH`: 9 made flat config the default.
 const OLDEST_PATH_ESLINT_MAJOR: u32 = 9;
@@ -87,6 +89,22 @@ const BIOME_CONFIG_FILE_NAMES: [&str; 2] = ["biome.json", "biome.jsonc"];
 
 /// A `package.json` larger than this is not read for an `eslintConfig` key.
 const LARGEST_PACKAGE_JSON_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The `linter` sensor: one code file per fire.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "linter",
+    check: run,
+    extra_flags: &[],
+    default_path_flag: PathFlag::FilePath,
+    gate_unit: GateUnit::Deliverable,
+    findings,
+};
+
+/// How the gate report reads a failure: each lint violation at its line (eslint's numeric warnings left out).
+fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
+    let found = finding::lint_violations(deliverable, worker_json);
+    finding::or_summary(deliverable, worker_json, findings_count, found)
+}
 
 /// Run the linter sensor: `--stage <slug> --file-path <path>`.
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {

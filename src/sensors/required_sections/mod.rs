@@ -53,8 +53,10 @@ use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::{WorkerContext, WorkerOutcome};
 use crate::js_text::{is_js_line_terminator, is_js_whitespace, js_trim, js_trim_start};
+use crate::sensors::descriptor::{ExtraFlag, GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::finding::{self, Finding};
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
 /// The flags this worker reads; any other token is skipped, as the reference does.
 const KNOWN_FLAGS: [&str; 5] = [
@@ -76,6 +78,22 @@ const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
 
 /// The longest unit name the DAG block accepts, in UTF-16 code units (the reference's length).
 const UNIT_NAME_MAX_LENGTH: usize = 64;
+
+/// The `required-sections` sensor: one deliverable per fire, with the template folders.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "required-sections",
+    check: run,
+    extra_flags: &[ExtraFlag::Templates],
+    default_path_flag: PathFlag::OutputPath,
+    gate_unit: GateUnit::Deliverable,
+    findings,
+};
+
+/// How the gate report reads a failure: a missing template heading each, else the H2 floor's shortfall.
+fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
+    let found = finding::missing_headings(deliverable, worker_json);
+    finding::or_summary(deliverable, worker_json, findings_count, found)
+}
 
 /// Run the check on `args` (the worker argv after `sensor-required-sections`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {

@@ -62,8 +62,10 @@ use serde_json::{Map, Value};
 use super::required_sections::{
     WorkerFlags, lines_of, read_text_lossy, resolve_worker_path, units_block,
 };
-use super::{WorkerContext, WorkerOutcome};
 use crate::js_text::{js_trim, js_trim_start};
+use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::finding;
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
 /// The flags this worker reads; any other token is skipped, as the reference does.
 const KNOWN_FLAGS: [&str; 2] = ["--stage", "--output-path"];
@@ -91,6 +93,17 @@ const NFR_DESIGN_FILES: [&str; 5] = [
 
 /// The longest unit name the Bolt DAG accepts, in UTF-16 code units.
 const UNIT_NAME_MAX_LENGTH: usize = 64;
+
+/// The `traceability` sensor: one `traceability.json` per fire; its findings are lists of ids
+/// without a line, so the report counts them.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "traceability",
+    check: run,
+    extra_flags: &[],
+    default_path_flag: PathFlag::OutputPath,
+    gate_unit: GateUnit::Deliverable,
+    findings: finding::summary_only,
+};
 
 /// Run the check on `args` (the worker argv after `sensor-traceability`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
