@@ -8,6 +8,8 @@
 //! - [`in_process`]: a native check run inside `aidlc`, bounded by its timeout and by an
 //!   interrupt, read back through the protocol;
 //! - [`finding`]: the findings the gate report shows, read from a failed verdict's JSON;
+//! - `node_tool`: what the code sensors share (the fired file, finding and running a Node tool
+//!   within the budget);
 //! - one module per sensor: [`claim_sources`], [`linter`], [`required_sections`],
 //!   [`traceability`], [`type_check`], [`upstream_coverage`].
 //!
@@ -25,6 +27,7 @@ pub mod descriptor;
 pub mod finding;
 pub mod in_process;
 pub mod linter;
+mod node_tool;
 pub mod protocol;
 pub mod required_sections;
 pub mod traceability;

@@ -40,14 +40,15 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
-use super::linter::{
-    ToolBudget, ToolInvocation, describe_folders_upward, executables_on_search_path,
-    folders_upward, local_node_tool, most_telling_line, parse_file_path_flags, resolve_fired_file,
-    run_tool_within, tool_unavailable,
-};
 use crate::dispatch::process::WorkerRun;
 use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
 use crate::sensors::finding::{self, Finding};
+use crate::sensors::linter::parse_file_path_flags;
+use crate::sensors::node_tool::{
+    TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward,
+    executables_on_search_path, folders_upward, local_node_tool, most_telling_line,
+    resolve_fired_file, run_tool_within, tool_unavailable,
+};
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::workspace;
 
@@ -398,7 +399,7 @@ fn tsc_outcome(
     if run.stdout_truncated {
         return WorkerOutcome::ScriptError(format!(
             "tsc-bad-output: its output was over {} MiB and was cut, so its errors cannot all be read",
-            super::linter::TOOL_STDOUT_CAP_BYTES / (1024 * 1024)
+            TOOL_STDOUT_CAP_BYTES / (1024 * 1024)
         ));
     }
     let output = format!(
