@@ -8,6 +8,8 @@
 //! - [`in_process`]: a native check run inside `aidlc`, bounded by its timeout and by an
 //!   interrupt, read back through the protocol;
 //! - [`finding`]: the findings the gate report shows, read from a failed verdict's JSON;
+//! - [`worker_args`]: the one reader of a worker's argv;
+//! - `text`: text and lines as the reference's document workers read them;
 //! - `node_tool`: what the code sensors share (the fired file, finding and running a Node tool
 //!   within the budget);
 //! - one module per sensor: [`claim_sources`], [`linter`], [`required_sections`],
@@ -30,9 +32,13 @@ pub mod linter;
 mod node_tool;
 pub mod protocol;
 pub mod required_sections;
+#[cfg(test)]
+mod test_support;
+mod text;
 pub mod traceability;
 pub mod type_check;
 pub mod upstream_coverage;
+pub mod worker_args;
 
 use camino::Utf8Path;
 

@@ -1,4 +1,4 @@
-//! What the code sensors (`linter`, `type_check`) share: the fired file, the folders above it,
+//! What the code sensors (`linter`, `type_check`) share: their flags, the fired file, the folders above it,
 //! finding a Node tool (the project's `node_modules/.bin` first, then `PATH`), and running it
 //! within the sensor's budget.
 //!
@@ -22,7 +22,9 @@ use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 use serde_json::json;
 
 use crate::dispatch::process::{WorkerCommand, WorkerRun, run_worker};
+use crate::sensors::descriptor::{FILE_PATH_FLAG, STAGE_FLAG, ShippedSensor};
 use crate::sensors::protocol::WorkerOutcome;
+use crate::sensors::worker_args::{FlagGrammar, WorkerArgs};
 
 /// How much of a tool's stdout is kept. eslint's JSON report carries the source of every file
 /// with a message, so it can be far larger than the dispatcher's default cap.
@@ -30,6 +32,26 @@ pub(super) const TOOL_STDOUT_CAP_BYTES: usize = 32 * 1024 * 1024;
 
 /// How often a spawn refused with ETXTBSY is tried again, 20 ms apart.
 const BUSY_EXECUTABLE_ATTEMPTS: u32 = 50;
+
+/// The flags of a code sensor: both are required and non-empty.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct FilePathFlags {
+    pub(super) stage: String,
+    pub(super) file_path: String,
+}
+
+/// Read `--stage <slug> --file-path <path>` with the strict grammar: an unknown flag, a flag
+/// given twice, and a flag with no value (at the end, or followed by another flag) are refused,
+/// never guessed (failure-modes F9, F10).
+pub(super) fn parse_file_path_flags(
+    args: &[String],
+    sensor: &ShippedSensor,
+) -> Result<FilePathFlags, String> {
+    let flags = WorkerArgs::parse(args, sensor, FlagGrammar::Strict)?;
+    let stage = flags.required(STAGE_FLAG)?.to_owned();
+    let file_path = flags.required(FILE_PATH_FLAG)?.to_owned();
+    Ok(FilePathFlags { stage, file_path })
+}
 
 /// The fired file as an absolute path (a relative one is taken from the project folder), or the
 /// usage error that names it. A path written with `\` separators that does not exist as written
@@ -315,6 +337,8 @@ pub(super) fn most_telling_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sensors::linter;
+    use crate::sensors::test_support::words;
 
     #[test]
     fn upward_walks_stop_at_the_project_folder_only_inside_it() {
@@ -343,5 +367,47 @@ mod tests {
         );
         assert_eq!(most_telling_line("  \n"), "no output");
         assert_eq!(most_telling_line("plain\n"), "plain");
+    }
+
+    #[test]
+    fn flags_parse_in_any_order() {
+        let flags = parse_file_path_flags(&words("--file-path /p/a.ts --stage s"), &linter::SENSOR);
+        assert_eq!(
+            flags,
+            Ok(FilePathFlags {
+                stage: "s".to_owned(),
+                file_path: "/p/a.ts".to_owned(),
+            })
+        );
+    }
+
+    #[test]
+    fn bad_flags_are_usage_errors_with_the_reference_wording() {
+        let cases = [
+            (
+                "--stage s --file-path /a --output-path /b",
+                "unknown flag: --output-path",
+            ),
+            ("--file-path /a", "missing required flag: --stage"),
+            ("--stage s", "missing required flag: --file-path"),
+            ("--stage s --file-path", "missing value for --file-path"),
+            ("--stage --file-path /a", "missing value for --stage"),
+            (
+                "--stage s --stage t --file-path /a",
+                "flag given twice: --stage",
+            ),
+        ];
+        for (args, message) in cases {
+            assert_eq!(
+                parse_file_path_flags(&words(args), &linter::SENSOR),
+                Err(message.to_owned()),
+                "{args}"
+            );
+        }
+        let empty = vec!["--stage".to_owned(), String::new()];
+        assert_eq!(
+            parse_file_path_flags(&empty, &linter::SENSOR),
+            Err("missing required flag: --stage".to_owned())
+        );
     }
 }

@@ -43,11 +43,10 @@ use serde_json::{Value, json};
 use crate::dispatch::process::WorkerRun;
 use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
 use crate::sensors::finding::{self, Finding};
-use crate::sensors::linter::parse_file_path_flags;
 use crate::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward,
     executables_on_search_path, folders_upward, local_node_tool, most_telling_line,
-    resolve_fired_file, run_tool_within, tool_unavailable,
+    parse_file_path_flags, resolve_fired_file, run_tool_within, tool_unavailable,
 };
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::workspace;
@@ -88,7 +87,7 @@ fn run_with_search_path(
 ) -> WorkerOutcome {
     let budget = ToolBudget::starting_now(context.timeout);
     let project_dir = &context.project_dir;
-    let flags = match parse_file_path_flags(args, "type-check") {
+    let flags = match parse_file_path_flags(args, &SENSOR) {
         Ok(flags) => flags,
         Err(message) => return WorkerOutcome::UsageError(message),
     };

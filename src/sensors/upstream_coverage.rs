@@ -48,14 +48,15 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path, split_csv};
 use crate::js_text::js_trim;
-use crate::sensors::descriptor::{ExtraFlag, GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::descriptor::{
+    CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag,
+    ShippedSensor,
+};
 use crate::sensors::finding::{self, Finding};
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
-
-/// The flags this worker reads; any other token is skipped, as the reference does.
-const KNOWN_FLAGS: [&str; 4] = ["--stage", "--output-path", "--consumes", "--deliverables"];
+use crate::sensors::text::read_text_lossy;
+use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 
 const REASON_NO_UPSTREAM: &str = "no upstream";
 const REASON_NOTHING_TO_SCAN: &str = "no deliverables on disk yet";
@@ -93,20 +94,18 @@ struct Consume {
 }
 
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
-    let flags = WorkerFlags::read(args, &KNOWN_FLAGS)?;
-    let output_path_as_given = flags
-        .non_empty("--output-path")
-        .ok_or_else(|| "--output-path is required".to_owned())?;
+    let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
+    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?;
     let fired_path = resolve_worker_path(project_dir, output_path_as_given);
     if !fired_path.exists() {
         return Err(format!("--output-path not found: {output_path_as_given}"));
     }
-    let consumes = parse_consumes(flags.value("--consumes").unwrap_or_default());
+    let consumes = parse_consumes(flags.value(CONSUMES_FLAG).unwrap_or_default());
     let slugs: Vec<String> = consumes.iter().map(|c| c.slug.clone()).collect();
     if consumes.is_empty() {
         return Ok(vacuous_verdict(slugs, REASON_NO_UPSTREAM));
     }
-    let deliverables = split_csv(flags.value("--deliverables").unwrap_or_default());
+    let deliverables = split_csv(flags.value(DELIVERABLES_FLAG).unwrap_or_default());
     let scanned = read_scan_set(&fired_path, &scan_paths(&fired_path, &deliverables))?;
     if scanned.files.is_empty() {
         return Ok(vacuous_verdict(slugs, REASON_NOTHING_TO_SCAN));

@@ -44,16 +44,16 @@ use std::collections::{BTreeSet, HashSet};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path, split_csv};
 use crate::js_text::{
     is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
 };
-use crate::sensors::descriptor::{ExtraFlag, GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::descriptor::{
+    DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor,
+};
 use crate::sensors::finding;
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
-
-/// The flags this worker reads; any other token is skipped, as the reference does.
-const KNOWN_FLAGS: [&str; 3] = ["--stage", "--output-path", "--deliverables"];
+use crate::sensors::text::read_text_lossy;
+use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 
 const DEFAULT_STAGE: &str = "intent-capture";
 const REASON_NOTHING_TO_SCAN: &str = "no deliverables on disk yet";
@@ -158,18 +158,16 @@ pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
 }
 
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
-    let flags = WorkerFlags::read(args, &KNOWN_FLAGS)?;
-    let output_path_as_given = flags
-        .non_empty("--output-path")
-        .ok_or_else(|| "--output-path is required".to_owned())?;
+    let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
+    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?;
     let fired_path = resolve_worker_path(project_dir, output_path_as_given);
     if !fired_path.exists() {
         return Err(format!("--output-path not found: {output_path_as_given}"));
     }
     let stage_folder = fired_path.parent().unwrap_or(&fired_path).to_owned();
-    let stage = flags.non_empty("--stage").unwrap_or(DEFAULT_STAGE);
+    let stage = flags.non_empty(STAGE_FLAG).unwrap_or(DEFAULT_STAGE);
     let questions_path = resolve_worker_path(&stage_folder, &format!("{stage}-questions.md"));
-    let deliverables = split_csv(flags.value("--deliverables").unwrap_or_default());
+    let deliverables = split_csv(flags.value(DELIVERABLES_FLAG).unwrap_or_default());
     let scanned = scan_paths(&fired_path, &deliverables);
     if scanned.is_empty() {
         return Ok(claims_verdict(

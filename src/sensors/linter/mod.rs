@@ -53,7 +53,7 @@ use crate::sensors::finding::{self, Finding};
 use crate::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, absolute_lexical, describe_folders_upward,
     executables_on_search_path, folders_upward, local_node_tool, most_telling_line,
-    resolve_fired_file, run_tool_within, tool_unavailable,
+    parse_file_path_flags, resolve_fired_file, run_tool_within, tool_unavailable,
 };
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
@@ -117,7 +117,7 @@ fn run_with_search_path(
     search_path: Option<&OsStr>,
 ) -> WorkerOutcome {
     let budget = ToolBudget::starting_now(context.timeout);
-    let flags = match parse_file_path_flags(args, "linter") {
+    let flags = match parse_file_path_flags(args, &SENSOR) {
         Ok(flags) => flags,
         Err(message) => return WorkerOutcome::UsageError(message),
     };
@@ -132,52 +132,6 @@ fn run_with_search_path(
             run_eslint(&place, config_present, search_path, &budget)
         }
     }
-}
-
-// --- Flags and the fired file (shared with type_check) -----------------------------------------
-
-/// The flags of a code sensor: both are required and non-empty.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct FilePathFlags {
-    pub(super) stage: String,
-    pub(super) file_path: String,
-}
-
-/// Parse `--stage <slug> --file-path <path>` strictly: an unknown flag, a flag given twice, and
-/// a flag with no value (at the end, or followed by another flag) are refused, never guessed
-/// (failure-modes F9, F10).
-pub(super) fn parse_file_path_flags(
-    args: &[String],
-    sensor_id: &str,
-) -> Result<FilePathFlags, String> {
-    let mut stage: Option<String> = None;
-    let mut file_path: Option<String> = None;
-    let mut words = args.iter();
-    while let Some(word) = words.next() {
-        let slot = match word.as_str() {
-            "--stage" => &mut stage,
-            "--file-path" => &mut file_path,
-            "--help" | "-h" => {
-                return Err(format!(
-                    "usage: aidlc engine sensor-{sensor_id} --stage <slug> --file-path <path>"
-                ));
-            }
-            _ => return Err(format!("unknown flag: {word}")),
-        };
-        let Some(value) = words.next().filter(|value| !value.starts_with("--")) else {
-            return Err(format!("missing value for {word}"));
-        };
-        if slot.replace(value.clone()).is_some() {
-            return Err(format!("flag given twice: {word}"));
-        }
-    }
-    let stage = stage
-        .filter(|value| !value.is_empty())
-        .ok_or("missing required flag: --stage")?;
-    let file_path = file_path
-        .filter(|value| !value.is_empty())
-        .ok_or("missing required flag: --file-path")?;
-    Ok(FilePathFlags { stage, file_path })
 }
 
 // --- Where the file is, and which linter the project uses -------------------------------------
@@ -896,54 +850,9 @@ pub(super) mod tests {
 
     use super::*;
     use crate::sensors::node_tool::is_executable_file;
+    use crate::sensors::test_support::words;
 
     // --- Pure parts --------------------------------------------------------------------------
-
-    fn words(text: &str) -> Vec<String> {
-        text.split_whitespace().map(str::to_owned).collect()
-    }
-
-    #[test]
-    fn flags_parse_in_any_order() {
-        let flags = parse_file_path_flags(&words("--file-path /p/a.ts --stage s"), "linter");
-        assert_eq!(
-            flags,
-            Ok(FilePathFlags {
-                stage: "s".to_owned(),
-                file_path: "/p/a.ts".to_owned(),
-            })
-        );
-    }
-
-    #[test]
-    fn bad_flags_are_usage_errors_with_the_reference_wording() {
-        let cases = [
-            (
-                "--stage s --file-path /a --output-path /b",
-                "unknown flag: --output-path",
-            ),
-            ("--file-path /a", "missing required flag: --stage"),
-            ("--stage s", "missing required flag: --file-path"),
-            ("--stage s --file-path", "missing value for --file-path"),
-            ("--stage --file-path /a", "missing value for --stage"),
-            (
-                "--stage s --stage t --file-path /a",
-                "flag given twice: --stage",
-            ),
-        ];
-        for (args, message) in cases {
-            assert_eq!(
-                parse_file_path_flags(&words(args), "linter"),
-                Err(message.to_owned()),
-                "{args}"
-            );
-        }
-        let empty = vec!["--stage".to_owned(), String::new()];
-        assert_eq!(
-            parse_file_path_flags(&empty, "linter"),
-            Err("missing required flag: --stage".to_owned())
-        );
-    }
 
     #[test]
     fn major_versions_read_with_or_without_a_v() {

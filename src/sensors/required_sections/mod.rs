@@ -44,28 +44,21 @@
 //! - `.html` deliverables get the zero shape; one newer reference snapshot projects HTML to
 //!   Markdown first, which this engine does not do.
 //! - Read errors quote the operating system's message, not Node's.
-//!
-//! The worker argv and path helpers at the bottom are shared with `upstream_coverage`, which
-//! reads its flags and paths by the same rules.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
-use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
+use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use crate::js_text::{is_js_line_terminator, is_js_whitespace, js_trim, js_trim_start};
-use crate::sensors::descriptor::{ExtraFlag, GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::descriptor::{
+    ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG,
+    ShippedSensor, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
+};
 use crate::sensors::finding::{self, Finding};
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
-
-/// The flags this worker reads; any other token is skipped, as the reference does.
-const KNOWN_FLAGS: [&str; 5] = [
-    "--stage",
-    "--output-path",
-    "--templates-dir",
-    "--framework-templates-dir",
-    "--template-eligible",
-];
+use crate::sensors::text::{lines_of, read_text_lossy};
+use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 
 /// The generic floor: this many distinct H2 headings.
 const H2_FLOOR: usize = 2;
@@ -145,22 +138,19 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
 }
 
 fn read_request(args: &[String], project_dir: &Utf8Path) -> Result<SectionsRequest, String> {
-    let flags = WorkerFlags::read(args, &KNOWN_FLAGS)?;
-    let output_path_as_given = flags
-        .non_empty("--output-path")
-        .ok_or_else(|| "--output-path is required".to_owned())?
-        .to_owned();
-    let template_dirs = ["--templates-dir", "--framework-templates-dir"]
+    let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
+    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?.to_owned();
+    let template_dirs = [TEMPLATES_DIR_FLAG, FRAMEWORK_TEMPLATES_DIR_FLAG]
         .into_iter()
         .filter_map(|flag| flags.non_empty(flag))
         .map(|dir| resolve_worker_path(project_dir, dir))
         .collect();
     Ok(SectionsRequest {
-        stage: flags.value("--stage").map(str::to_owned),
+        stage: flags.value(STAGE_FLAG).map(str::to_owned),
         output_path: resolve_worker_path(project_dir, &output_path_as_given),
         output_path_as_given,
         template_dirs,
-        template_eligible: split_csv(flags.value("--template-eligible").unwrap_or_default()),
+        template_eligible: split_csv(flags.value(TEMPLATE_ELIGIBLE_FLAG).unwrap_or_default()),
     })
 }
 
@@ -777,114 +767,6 @@ fn has_dependency_cycle(units: &[DagUnit]) -> bool {
     freed < units.len()
 }
 
-// ---------------------------------------------------------------------------------------------
-// Worker argv, paths and text, shared with `upstream_coverage`
-
-/// The values of a worker's known flags. A known flag takes the next token as its value, which
-/// must exist and must not start with `--`; the last occurrence wins; other tokens are skipped.
-pub(super) struct WorkerFlags {
-    values: BTreeMap<&'static str, String>,
-}
-
-impl WorkerFlags {
-    pub(super) fn read(args: &[String], known: &[&'static str]) -> Result<Self, String> {
-        let mut values = BTreeMap::new();
-        let mut index = 0;
-        while index < args.len() {
-            let Some(&flag) = known.iter().find(|&&flag| flag == args[index]) else {
-                index += 1;
-                continue;
-            };
-            values.insert(flag, flag_value(args, index + 1, flag)?.to_owned());
-            index += 2;
-        }
-        Ok(Self { values })
-    }
-
-    /// The flag's value, possibly empty.
-    pub(super) fn value(&self, flag: &str) -> Option<&str> {
-        self.values.get(flag).map(String::as_str)
-    }
-
-    /// The flag's value when it is not empty (an empty value means "not given", as in the
-    /// reference).
-    pub(super) fn non_empty(&self, flag: &str) -> Option<&str> {
-        self.value(flag).filter(|value| !value.is_empty())
-    }
-}
-
-fn flag_value<'args>(
-    args: &'args [String],
-    index: usize,
-    flag: &str,
-) -> Result<&'args str, String> {
-    match args.get(index) {
-        None => Err(format!("{flag} expects a value, got end of arguments.")),
-        Some(value) if value.starts_with("--") => Err(format!(
-            "{flag} expects a value, got another flag: \"{value}\"."
-        )),
-        Some(value) => Ok(value),
-    }
-}
-
-/// A comma-separated flag value: items trimmed, empty items dropped, order kept.
-pub(super) fn split_csv(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(js_trim)
-        .filter(|item| !item.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-/// `given` as an absolute, lexically normal path: backslashes are separators, a relative path
-/// starts at the project folder (the reference worker's working folder), and `.` and `..` are
-/// folded without touching the disk (as Node's `path.resolve`).
-pub(super) fn resolve_worker_path(project_dir: &Utf8Path, given: &str) -> Utf8PathBuf {
-    let given = Utf8PathBuf::from(given.replace('\\', "/"));
-    let joined = if given.is_absolute() {
-        given
-    } else {
-        project_dir.join(given)
-    };
-    lexically_normal(&joined)
-}
-
-fn lexically_normal(path: &Utf8Path) -> Utf8PathBuf {
-    let mut normal = Utf8PathBuf::new();
-    for component in path.components() {
-        match component {
-            Utf8Component::CurDir => {}
-            Utf8Component::ParentDir => {
-                let ends_in_parent =
-                    normal.components().next_back() == Some(Utf8Component::ParentDir);
-                if ends_in_parent || (!normal.pop() && !normal.has_root()) {
-                    normal.push("..");
-                }
-            }
-            other => normal.push(other.as_str()),
-        }
-    }
-    normal
-}
-
-/// The file's text; invalid UTF-8 is replaced, as Node's `readFileSync(p, "utf-8")` does.
-pub(super) fn read_text_lossy(path: &Utf8Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
-    Ok(String::from_utf8(bytes)
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
-}
-
-/// The lines of `text`, split at `\n` with one `\r` before it removed (JavaScript's
-/// `split(/\r?\n/)`).
-/// The lines of `text`, a `\r` before each `\n` dropped.
-pub(super) fn lines_of(text: &str) -> impl Iterator<Item = &str> {
-    text.split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-}
-
-/// JavaScript's `\s`: its white space and line terminators (which include U+FEFF and exclude
-/// U+0085, unlike Rust's `char::is_whitespace`).
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;

@@ -59,16 +59,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::required_sections::{
-    WorkerFlags, lines_of, read_text_lossy, resolve_worker_path, units_block,
-};
 use crate::js_text::{js_trim, js_trim_start};
-use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::descriptor::{GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor};
 use crate::sensors::finding;
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
-
-/// The flags this worker reads; any other token is skipped, as the reference does.
-const KNOWN_FLAGS: [&str; 2] = ["--stage", "--output-path"];
+use crate::sensors::required_sections::units_block;
+use crate::sensors::text::{lines_of, read_text_lossy};
+use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path};
 
 /// The statuses a coverage or reverse row may carry.
 const VALID_STATUSES: [&str; 5] = ["OK", "GAP", "ORPHAN", "Deferred", "N/A"];
@@ -114,10 +111,8 @@ pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
 }
 
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
-    let flags = WorkerFlags::read(args, &KNOWN_FLAGS)?;
-    let output_path_as_given = flags
-        .non_empty("--output-path")
-        .ok_or_else(|| "--output-path is required".to_owned())?;
+    let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
+    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?;
     let output_path = resolve_worker_path(project_dir, output_path_as_given);
     if !output_path.exists() {
         return Err(format!("--output-path not found: {output_path_as_given}"));
@@ -134,7 +129,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         ));
     }
     let stage = flags
-        .value("--stage")
+        .value(STAGE_FLAG)
         .map(str::to_owned)
         .or_else(|| table.stage.clone())
         .unwrap_or_default();
