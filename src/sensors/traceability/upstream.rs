@@ -53,7 +53,7 @@ impl Upstream {
 /// The unit a construction table belongs to, and the units of the workflow.
 #[derive(Debug, Clone)]
 pub(super) struct UnitContext {
-    pub(super) unit_name: String,
+    unit_name: String,
     /// `<record>/construction/[units/]<unit>`.
     pub(super) unit_folder: Utf8PathBuf,
     pub(super) units: Vec<String>,
