@@ -30,7 +30,7 @@ use crate::dispatch::stage_graph::{
     GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
 };
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
-use crate::graph::output_paths::artifact_file_name;
+use crate::graph::output_paths::{artifact_file_name, is_marker_artifact};
 use crate::interrupt;
 use crate::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, PathFlag,
@@ -372,9 +372,7 @@ fn template_eligible(node: &GraphNode) -> Vec<String> {
     node.produces
         .iter()
         .chain(&node.optional_produces)
-        .filter(|name| {
-            !name.is_empty() && !name.ends_with("-questions") && !name.ends_with("-timestamp")
-        })
+        .filter(|name| !name.is_empty() && !is_marker_artifact(name))
         .cloned()
         .collect()
 }

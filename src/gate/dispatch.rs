@@ -34,7 +34,9 @@ pub use crate::gate::report::FireOnFilter;
 use crate::gate::report::{
     DeadBinding, GateFire, GateSkip, Severity, SkipReason, UnfiredBinding, UnfiredCause,
 };
-use crate::graph::output_paths::{Workspace as OutputWorkspace, declared_output_paths};
+use crate::graph::output_paths::{
+    Workspace as OutputWorkspace, declared_output_paths, is_marker_artifact,
+};
 use crate::sensors;
 use crate::sensors::descriptor::GateUnit;
 use crate::workspace;
@@ -314,8 +316,7 @@ fn fires_per_output_folder(sensor_id: &str) -> bool {
 }
 
 fn is_marker(path: &Utf8Path) -> bool {
-    path.file_stem()
-        .is_some_and(|stem| stem.ends_with("-questions") || stem.ends_with("-timestamp"))
+    path.file_stem().is_some_and(is_marker_artifact)
 }
 
 /// The 1-based shard a (stage, deliverable) unit belongs to, out of `count`.

@@ -48,6 +48,7 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
+use crate::graph::output_paths::is_scaffolding_file_name;
 use crate::js_text::js_trim;
 use crate::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag,
@@ -145,8 +146,7 @@ fn parse_consume(item: &str) -> Consume {
 
 /// A file a stage writes beside its deliverables that is not itself stage output.
 fn is_scaffolding(path: &Utf8Path) -> bool {
-    let name = path.file_name().unwrap_or_default();
-    name == "memory.md" || name.ends_with("-questions.md") || name.ends_with("-timestamp.md")
+    is_scaffolding_file_name(path.file_name().unwrap_or_default())
 }
 
 /// The files to read, in order: the existing deliverables beside the fired file (each once),

@@ -51,6 +51,7 @@ use serde_json::{Map, Value};
 
 use self::claims::inspect_deliverable;
 use self::register::{CONFIRMATION_HEADING, SourceUniverse};
+use crate::graph::output_paths::is_scaffolding_file_name;
 use crate::sensors::descriptor::{
     DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor,
 };
@@ -118,8 +119,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
 
 /// A file a stage writes beside its deliverables that is not itself stage output.
 fn is_scaffolding(path: &Utf8Path) -> bool {
-    let name = path.file_name().unwrap_or_default();
-    name == "memory.md" || name.ends_with("-questions.md") || name.ends_with("-timestamp.md")
+    is_scaffolding_file_name(path.file_name().unwrap_or_default())
 }
 
 /// The files to inspect: the existing deliverables beside the fired file (each once), or without

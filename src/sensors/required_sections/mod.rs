@@ -58,6 +58,7 @@ pub(super) use self::bolt_dag::units_block;
 use self::headings::h2_headings;
 use self::templates::{apply_template, resolve_template};
 use self::verdict::SectionsVerdict;
+use crate::graph::output_paths::is_marker_artifact;
 use crate::sensors::descriptor::{
     ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG,
     ShippedSensor, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
@@ -123,7 +124,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         )
     })?;
     let mut verdict = SectionsVerdict::of_headings(h2_headings(&body));
-    if is_marker_stem(stem) {
+    if is_marker_artifact(stem) {
         verdict.exempt_marker();
     }
     if let Some(template_path) = resolve_template(stem, &request.template_dirs) {
@@ -165,12 +166,6 @@ fn markdown_stem(file_name: &str) -> Option<&str> {
     extension
         .eq_ignore_ascii_case(".md")
         .then(|| &file_name[..split_at])
-}
-
-/// A questions or timestamp marker: a stage writes it beside its deliverables, and it is not
-/// meant to have the deliverables' shape.
-fn is_marker_stem(stem: &str) -> bool {
-    stem.ends_with("-questions") || stem.ends_with("-timestamp")
 }
 
 #[cfg(test)]
