@@ -163,6 +163,10 @@ pub fn run_bounded<T: Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
+    use crate::sensors::required_sections;
+    #[cfg(unix)]
+    use crate::sensors::test_support::SensorProject;
 
     #[test]
     fn work_that_finishes_in_time_gives_its_value() {
@@ -202,8 +206,9 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_shipped_check_that_blocks_is_a_budget_override_at_its_timeout() {
-        let folder = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::from_path_buf(folder.path().to_path_buf()).unwrap();
+        let sensor = &required_sections::SENSOR;
+        let project = SensorProject::new(sensor);
+        let root = project.root();
         let templates = root.join("templates");
         std::fs::create_dir_all(&templates).unwrap();
         let made = std::process::Command::new("mkfifo")
@@ -211,7 +216,7 @@ mod tests {
             .status()
             .unwrap();
         assert!(made.success(), "mkfifo failed");
-        std::fs::write(root.join("doc.md"), "# Doc\n\n## A\n\n## B\n").unwrap();
+        project.write("doc.md", "# Doc\n\n## A\n\n## B\n");
         let args = [
             "--stage",
             "first-stage",
@@ -226,7 +231,7 @@ mod tests {
         .to_vec();
         let started = Instant::now();
         let verdict = run_shipped(
-            &crate::sensors::required_sections::SENSOR,
+            sensor,
             &ShippedInput {
                 project_dir: root.clone(),
                 args,

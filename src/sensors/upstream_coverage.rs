@@ -307,61 +307,38 @@ fn coverage_verdict(slugs: Vec<String>, unreferenced: Vec<String>, files: Vec<St
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
+    use crate::sensors::test_support::SensorProject;
 
     const STAGE_DIR: &str = "aidlc/spaces/default/intents/x/construction/u1/nfr-design";
 
-    struct Project {
-        dir: tempfile::TempDir,
+    /// The coverage verdict of one text for one `--consumes` value.
+    /// The shared fixture, with deliverables in `STAGE_DIR`, fired with the dispatcher's argv
+    /// for `upstream-coverage`.
+    struct Project(SensorProject);
+
+    impl std::ops::Deref for Project {
+        type Target = SensorProject;
+
+        fn deref(&self) -> &SensorProject {
+            &self.0
+        }
     }
 
     impl Project {
         fn new() -> Self {
-            Self {
-                dir: tempfile::tempdir().unwrap(),
-            }
-        }
-
-        fn root(&self) -> Utf8PathBuf {
-            Utf8PathBuf::from_path_buf(self.dir.path().to_path_buf()).unwrap()
+            Self(SensorProject::new(&SENSOR))
         }
 
         /// Write `<STAGE_DIR>/<name>` and return its absolute path.
         fn deliverable(&self, name: &str, text: &str) -> Utf8PathBuf {
-            let path = self.root().join(STAGE_DIR).join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
-        }
-
-        fn run(&self, args: &[&str]) -> WorkerOutcome {
-            let args: Vec<String> = args.iter().map(|&arg| arg.to_owned()).collect();
-            let context = WorkerContext {
-                project_dir: self.root(),
-                timeout: Duration::from_secs(300),
-            };
-            run(&args, &context)
-        }
-
-        fn verdict(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::Verdict(json) => serde_json::to_string(&json).unwrap(),
-                other => panic!("expected a verdict, got {other:?}"),
-            }
-        }
-
-        fn usage_error(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::UsageError(message) => message,
-                other => panic!("expected a usage error, got {other:?}"),
-            }
+            self.write(&format!("{STAGE_DIR}/{name}"), text)
         }
 
         /// Fire on `fired` the way the dispatcher does.
         fn fire(&self, fired: &Utf8Path, consumes: &str, deliverables: &str) -> String {
-            self.verdict(&[
+            self.verdict_line(&[
                 "--stage",
                 "nfr-design",
                 "--output-path",
@@ -374,7 +351,6 @@ mod tests {
         }
     }
 
-    /// The coverage verdict of one text for one `--consumes` value.
     fn unreferenced_in(text: &str, consumes: &str) -> Vec<String> {
         let folded = fold_case(&format!("\n{text}"));
         parse_consumes(consumes)
@@ -435,7 +411,7 @@ mod tests {
         assert_eq!(project.fire(&fired, "", "a"), expected);
         assert_eq!(project.fire(&fired, " , :producer, ", "a"), expected);
         assert_eq!(
-            project.verdict(&["--output-path", fired.as_str()]),
+            project.verdict_line(&["--output-path", fired.as_str()]),
             expected
         );
     }
@@ -517,7 +493,7 @@ mod tests {
         let project = Project::new();
         let fired = project.deliverable("nfr-design-questions.md", "no citations here\n");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 fired.as_str(),
                 "--consumes",
@@ -533,7 +509,7 @@ mod tests {
         project.deliverable("sibling.md", "business-logic-model\n");
         let fired = project.deliverable("fired.md", "nothing\n");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 fired.as_str(),
                 "--consumes",
@@ -740,7 +716,7 @@ mod tests {
         let fired = project.deliverable("logical-components.md", "nothing\n");
         let relative = format!("{STAGE_DIR}\\.\\logical-components.md").replace('/', "\\");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 &relative,
                 "--consumes",

@@ -167,7 +167,6 @@ fn claims_verdict(
 #[cfg(test)]
 mod tests {
     use std::collections::HashSet;
-    use std::time::Duration;
 
     use super::claims::{claim_blocks, is_table_separator};
     use super::register::question_id;
@@ -175,6 +174,7 @@ mod tests {
     use super::visibility::h2_heading;
     use super::visibility::link_references::reference_analysis;
     use super::*;
+    use crate::sensors::test_support::SensorProject;
 
     const RECORD_DIR: &str = "aidlc/spaces/default/intents/260101-login";
     const STAGE_DIR: &str = "aidlc/spaces/default/intents/260101-login/ideation/intent-capture";
@@ -241,15 +241,21 @@ The workflow-selected scope is a feature [scope].
 Untagged review notes are not claims.
 ";
 
-    struct Project {
-        dir: tempfile::TempDir,
+    /// The shared fixture, with the stage folder `STAGE_DIR`, fired with the dispatcher's argv
+    /// for `claim-sources`.
+    struct Project(SensorProject);
+
+    impl std::ops::Deref for Project {
+        type Target = SensorProject;
+
+        fn deref(&self) -> &SensorProject {
+            &self.0
+        }
     }
 
     impl Project {
         fn new() -> Self {
-            Self {
-                dir: tempfile::tempdir().unwrap(),
-            }
+            Self(SensorProject::new(&SENSOR))
         }
 
         /// A project with the record state, the project memory and the questions file.
@@ -261,17 +267,6 @@ Untagged review notes are not claims.
             project
         }
 
-        fn root(&self) -> Utf8PathBuf {
-            Utf8PathBuf::from_path_buf(self.dir.path().to_path_buf()).unwrap()
-        }
-
-        fn write(&self, relative: &str, text: &str) -> Utf8PathBuf {
-            let path = self.root().join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
-        }
-
         /// Write `<STAGE_DIR>/<name>` and return its absolute path.
         fn deliverable(&self, name: &str, text: &str) -> Utf8PathBuf {
             self.write(&format!("{STAGE_DIR}/{name}"), text)
@@ -281,29 +276,6 @@ Untagged review notes are not claims.
             self.root()
                 .join(STAGE_DIR)
                 .join("intent-capture-questions.md")
-        }
-
-        fn run(&self, args: &[&str]) -> WorkerOutcome {
-            let args: Vec<String> = args.iter().map(|&arg| arg.to_owned()).collect();
-            let context = WorkerContext {
-                project_dir: self.root(),
-                timeout: Duration::from_secs(300),
-            };
-            run(&args, &context)
-        }
-
-        fn verdict(&self, args: &[&str]) -> Value {
-            match self.run(args) {
-                WorkerOutcome::Verdict(json) => json,
-                other => panic!("expected a verdict, got {other:?}"),
-            }
-        }
-
-        fn usage_error(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::UsageError(message) => message,
-                other => panic!("expected a usage error, got {other:?}"),
-            }
         }
 
         /// Fire on `fired` the way the dispatcher does.

@@ -107,8 +107,7 @@ fn run_with_search_path(
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use std::path::PathBuf;
+mod tests {
     use std::time::{Duration, Instant};
 
     use camino::Utf8PathBuf;
@@ -118,8 +117,9 @@ pub(super) mod tests {
     use super::eslint::{major_version, parse_eslint_report};
     use super::place::LintPlace;
     use super::*;
-    use crate::sensors::node_tool::is_executable_file;
-    use crate::sensors::test_support::words;
+    use crate::sensors::test_support::{
+        GENEROUS, SensorProject, real_node_tools, script_error_of, words,
+    };
 
     // --- Pure parts --------------------------------------------------------------------------
 
@@ -187,96 +187,19 @@ pub(super) mod tests {
 
     // --- Fake tools in a temp project -------------------------------------------------------
 
-    /// A temp project where tests write files and fake tools (`#!/bin/sh` scripts).
     #[cfg(unix)]
-    pub(in crate::sensors) struct FakeNodeProject {
-        folder: tempfile::TempDir,
-    }
-
-    #[cfg(unix)]
-    impl FakeNodeProject {
-        /// A project folder holding a `package.json`.
-        pub(in crate::sensors) fn new() -> Self {
-            let project = Self {
-                folder: tempfile::tempdir().unwrap(),
-            };
-            project.write("package.json", "{\"name\": \"demo\"}\n");
-            project
-        }
-
-        pub(in crate::sensors) fn dir(&self) -> Utf8PathBuf {
-            Utf8PathBuf::from_path_buf(self.folder.path().to_path_buf()).unwrap()
-        }
-
-        /// Write `text` at the project-relative `path`, creating folders; returns the path.
-        pub(in crate::sensors) fn write(&self, path: &str, text: &str) -> Utf8PathBuf {
-            let path = self.dir().join(path);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
-        }
-
-        /// Write an executable `#!/bin/sh` script at the project-relative `path`.
-        pub(in crate::sensors) fn script(&self, path: &str, body: &str) -> Utf8PathBuf {
-            use std::os::unix::fs::PermissionsExt as _;
-            let path = self.write(path, &format!("#!/bin/sh\n{body}\n"));
-            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-            path
-        }
-
-        /// A fake tool at the project-relative `path` that prints `stdout` and `stderr` (kept in
-        /// files beside the project, so no shell quoting is involved) and exits `status`.
-        pub(in crate::sensors) fn canned_tool(
-            &self,
-            path: &str,
-            stdout: &str,
-            stderr: &str,
-            status: i32,
-        ) {
-            let stem = path.replace('/', "_");
-            let out = self.write(&format!("canned/{stem}.stdout"), stdout);
-            let err = self.write(&format!("canned/{stem}.stderr"), stderr);
-            self.script(
-                path,
-                &format!("cat '{out}'; cat '{err}' >&2; exit {status}"),
-            );
-        }
-
-        pub(in crate::sensors) fn context(&self, timeout: Duration) -> WorkerContext {
-            WorkerContext {
-                project_dir: self.dir(),
-                timeout,
-            }
-        }
-
-        /// The worker argv for a fire on the project-relative `file`.
-        pub(in crate::sensors) fn args_for(&self, file: &str) -> Vec<String> {
-            vec![
-                "--stage".to_owned(),
-                "code-generation".to_owned(),
-                "--file-path".to_owned(),
-                self.dir().join(file).to_string(),
-            ]
-        }
-    }
-
-    /// A budget no test reaches.
-    #[cfg(unix)]
-    pub(in crate::sensors) const GENEROUS: Duration = Duration::from_secs(60);
-
-    #[cfg(unix)]
-    fn lint(project: &FakeNodeProject, file: &str) -> WorkerOutcome {
+    fn lint(project: &SensorProject, file: &str) -> WorkerOutcome {
         lint_with_path(project, file, None)
     }
 
     #[cfg(unix)]
     fn lint_with_path(
-        project: &FakeNodeProject,
+        project: &SensorProject,
         file: &str,
         search_path: Option<&Utf8Path>,
     ) -> WorkerOutcome {
         run_with_search_path(
-            &project.args_for(file),
+            &project.file_path_args(file),
             &project.context(GENEROUS),
             search_path.map(Utf8Path::as_os_str),
         )
@@ -284,8 +207,8 @@ pub(super) mod tests {
 
     /// A project with `src/a.js` and a flat config.
     #[cfg(unix)]
-    fn configured_project() -> FakeNodeProject {
-        let project = FakeNodeProject::new();
+    fn configured_project() -> SensorProject {
+        let project = SensorProject::node(&SENSOR);
         project.write("src/a.js", "var x = 1;\n");
         project.write("eslint.config.js", "module.exports = [];\n");
         project
@@ -296,14 +219,6 @@ pub(super) mod tests {
         match outcome {
             WorkerOutcome::ToolUnavailable(json) => json["reason"].as_str().unwrap(),
             other => panic!("expected tool-unavailable, got {other:?}"),
-        }
-    }
-
-    #[cfg(unix)]
-    fn script_error_of(outcome: &WorkerOutcome) -> &str {
-        match outcome {
-            WorkerOutcome::ScriptError(message) => message,
-            other => panic!("expected a script error, got {other:?}"),
         }
     }
 
@@ -381,18 +296,18 @@ pub(super) mod tests {
     #[test]
     fn eslint_gets_json_format_no_warning_limit_and_the_absolute_file_from_the_lint_root() {
         let project = configured_project();
-        let recorded = project.dir().join("recorded.txt");
+        let recorded = project.root().join("recorded.txt");
         project.script(
             "node_modules/.bin/eslint",
             &format!("pwd -P > '{recorded}'; printf '%s\\n' \"$@\" >> '{recorded}'; echo '[]'"),
         );
         let outcome = lint(&project, "src/a.js");
         assert!(matches!(outcome, WorkerOutcome::Verdict(_)), "{outcome:?}");
-        let root = std::fs::canonicalize(project.dir()).unwrap();
+        let root = std::fs::canonicalize(project.root()).unwrap();
         let expected = format!(
             "{}\n--format\njson\n--max-warnings=-1\n{}\n",
             root.display(),
-            project.dir().join("src/a.js")
+            project.root().join("src/a.js")
         );
         assert_eq!(std::fs::read_to_string(recorded).unwrap(), expected);
     }
@@ -441,7 +356,7 @@ pub(super) mod tests {
     #[test]
     fn no_eslint_anywhere_is_tool_unavailable() {
         let project = configured_project();
-        let empty_path = project.dir().join("empty-bin");
+        let empty_path = project.root().join("empty-bin");
         std::fs::create_dir_all(&empty_path).unwrap();
         let outcome = lint_with_path(&project, "src/a.js", Some(&empty_path));
         assert_eq!(reason_of(&outcome), "eslint-unavailable");
@@ -479,7 +394,7 @@ pub(super) mod tests {
         let new_bin = new.parent().unwrap();
         let both = std::env::join_paths([old_bin.as_std_path(), new_bin.as_std_path()]).unwrap();
         let outcome = run_with_search_path(
-            &project.args_for("src/a.js"),
+            &project.file_path_args("src/a.js"),
             &project.context(GENEROUS),
             Some(&both),
         );
@@ -514,7 +429,7 @@ pub(super) mod tests {
     #[cfg(unix)]
     #[test]
     fn no_configuration_is_tool_unavailable() {
-        let project = FakeNodeProject::new();
+        let project = SensorProject::node(&SENSOR);
         project.write("src/a.js", "var x = 1;\n");
         project.canned_tool(
             "node_modules/.bin/eslint",
@@ -555,7 +470,7 @@ pub(super) mod tests {
     #[cfg(unix)]
     #[test]
     fn a_crash_without_a_configuration_file_is_an_eslint_failure() {
-        let project = FakeNodeProject::new();
+        let project = SensorProject::node(&SENSOR);
         project.write("src/a.js", "var x = 1;\n");
         project.script(
             "node_modules/.bin/eslint",
@@ -598,7 +513,7 @@ pub(super) mod tests {
         project.script("node_modules/.bin/eslint", "sleep 30");
         let started = Instant::now();
         let outcome = run_with_search_path(
-            &project.args_for("src/a.js"),
+            &project.file_path_args("src/a.js"),
             &project.context(Duration::from_secs(1)),
             None,
         );
@@ -613,23 +528,23 @@ pub(super) mod tests {
     #[test]
     fn usage_errors_come_before_any_tool_runs() {
         let project = configured_project();
-        let marker = project.dir().join("ran.txt");
+        let marker = project.root().join("ran.txt");
         project.script("node_modules/.bin/eslint", &format!("touch '{marker}'"));
         let context = project.context(GENEROUS);
-        let mut unknown = project.args_for("src/a.js");
+        let mut unknown = project.file_path_args("src/a.js");
         unknown.extend(["--output-path".to_owned(), "/x".to_owned()]);
         assert_eq!(
             run_with_search_path(&unknown, &context, None),
             WorkerOutcome::UsageError("unknown flag: --output-path".to_owned())
         );
-        let missing = project.args_for("src/a.js")[2..].to_vec();
+        let missing = project.file_path_args("src/a.js")[2..].to_vec();
         assert_eq!(
             run_with_search_path(&missing, &context, None),
             WorkerOutcome::UsageError("missing required flag: --stage".to_owned())
         );
-        let absent = project.dir().join("src/absent.js");
+        let absent = project.root().join("src/absent.js");
         assert_eq!(
-            run_with_search_path(&project.args_for("src/absent.js"), &context, None),
+            run_with_search_path(&project.file_path_args("src/absent.js"), &context, None),
             WorkerOutcome::UsageError(format!("file-path not found: {absent}"))
         );
         assert!(!marker.exists());
@@ -649,8 +564,8 @@ pub(super) mod tests {
     const BIOME_REPORT: &str = r#"{"summary":{"changed":0,"unchanged":1,"errors":1,"warnings":1},"diagnostics":[{"severity":"warning","message":"This let declares a variable that is only assigned once.","category":"lint/style/useConst","location":{"path":"src/a.js","start":{"line":2,"column":1},"end":{"line":2,"column":4}}},{"severity":"error","message":"This is an unexpected use of the debugger statement.","category":"lint/suspicious/noDebugger","location":{"path":"src/a.js","start":{"line":3,"column":1},"end":{"line":3,"column":10}}},{"severity":"information","message":"fyi","category":"x","location":{"path":"src/a.js"}}],"command":"lint"}"#;
 
     #[cfg(unix)]
-    fn biome_project() -> FakeNodeProject {
-        let project = FakeNodeProject::new();
+    fn biome_project() -> SensorProject {
+        let project = SensorProject::node(&SENSOR);
         project.write("src/a.js", "const a = 1;\nlet b = 2;\ndebugger;\n");
         project.write("biome.json", "{}\n");
         project.script(
@@ -664,7 +579,7 @@ pub(super) mod tests {
     #[test]
     fn biome_runs_when_configured_and_eslint_is_not() {
         let project = biome_project();
-        let recorded = project.dir().join("recorded.txt");
+        let recorded = project.root().join("recorded.txt");
         let report = project.write("canned/biome.stdout", BIOME_REPORT);
         project.script(
             "node_modules/.bin/biome",
@@ -675,7 +590,7 @@ pub(super) mod tests {
         let WorkerOutcome::Verdict(verdict) = lint(&project, "src/a.js") else {
             panic!("expected a verdict");
         };
-        let file = project.dir().join("src/a.js").to_string();
+        let file = project.root().join("src/a.js").to_string();
         assert_eq!(
             verdict,
             json!({
@@ -757,40 +672,10 @@ pub(super) mod tests {
 
     // --- The real ESLint --------------------------------------------------------------------
 
-    /// The folder of the real tools `.ci/install-node-tools` installs, when the run has them;
-    /// `None` after printing why the test is skipped.
     #[cfg(unix)]
-    pub(in crate::sensors) fn real_node_tools(tool: &str) -> Option<Utf8PathBuf> {
-        let Some(folder) = std::env::var_os("AIDLC_TEST_NODE_TOOLS") else {
-            eprintln!("SKIPPED (real eslint/tsc not installed; run .ci/install-node-tools)");
-            return None;
-        };
-        let folder = Utf8PathBuf::from_path_buf(PathBuf::from(folder))
-            .expect("AIDLC_TEST_NODE_TOOLS is not UTF-8");
-        let executable = folder.join(tool);
-        assert!(
-            is_executable_file(executable.as_std_path()),
-            "AIDLC_TEST_NODE_TOOLS={folder} has no executable {tool}; run .ci/install-node-tools"
-        );
-        Some(folder)
-    }
-
-    /// Link the real `tool` into the project's `node_modules/.bin`.
-    #[cfg(unix)]
-    pub(in crate::sensors) fn link_real_tool(
-        project: &FakeNodeProject,
-        tools: &Utf8Path,
-        tool: &str,
-    ) {
-        let bin = project.dir().join("node_modules/.bin");
-        std::fs::create_dir_all(&bin).unwrap();
-        std::os::unix::fs::symlink(tools.join(tool), bin.join(tool)).unwrap();
-    }
-
-    #[cfg(unix)]
-    fn real_eslint_project(tools: &Utf8Path) -> FakeNodeProject {
-        let project = FakeNodeProject::new();
-        link_real_tool(&project, tools, "eslint");
+    fn real_eslint_project(tools: &Utf8Path) -> SensorProject {
+        let project = SensorProject::node(&SENSOR);
+        project.link_real_tool(tools, "eslint");
         project.write(
             "eslint.config.js",
             "module.exports = [\n  {\n    files: [\"**/*.js\"],\n    rules: { \"no-unused-vars\": \"warn\", \"no-debugger\": \"error\" },\n  },\n];\n",
@@ -812,7 +697,7 @@ pub(super) mod tests {
         let WorkerOutcome::Verdict(bad) = lint(&project, "src/bad.js") else {
             panic!("expected a verdict: {:?}", lint(&project, "src/bad.js"));
         };
-        let file = project.dir().join("src/bad.js").to_string();
+        let file = project.root().join("src/bad.js").to_string();
         assert_eq!(bad["pass"], false);
         assert_eq!(bad["errorCount"], 1);
         assert_eq!(bad["warningCount"], 1);
@@ -842,8 +727,8 @@ pub(super) mod tests {
         let Some(tools) = real_node_tools("eslint") else {
             return;
         };
-        let project = FakeNodeProject::new();
-        link_real_tool(&project, &tools, "eslint");
+        let project = SensorProject::node(&SENSOR);
+        project.link_real_tool(&tools, "eslint");
         project.write("src/a.js", "var x = 1;\n");
         assert_eq!(reason_of(&lint(&project, "src/a.js")), "no-eslint-config");
 
@@ -874,8 +759,8 @@ pub(super) mod tests {
         let Some(tools) = real_node_tools("biome") else {
             return;
         };
-        let project = FakeNodeProject::new();
-        link_real_tool(&project, &tools, "biome");
+        let project = SensorProject::node(&SENSOR);
+        project.link_real_tool(&tools, "biome");
         project.write("biome.json", "{}\n");
         project.write("src/bad.js", "let b = 2;\ndebugger;\nconsole.log(b);\n");
         project.write("src/clean.js", "const a = 1;\nconsole.log(a);\n");
@@ -883,7 +768,7 @@ pub(super) mod tests {
         let WorkerOutcome::Verdict(bad) = lint(&project, "src/bad.js") else {
             panic!("expected a verdict: {:?}", lint(&project, "src/bad.js"));
         };
-        let file = project.dir().join("src/bad.js").to_string();
+        let file = project.root().join("src/bad.js").to_string();
         assert_eq!(bad["pass"], false, "{bad}");
         assert_eq!(bad["errorCount"], 1, "{bad}");
         assert_eq!(bad["warningCount"], 1, "{bad}");

@@ -171,7 +171,6 @@ fn markdown_stem(file_name: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;
-    use std::time::Duration;
 
     use super::bolt_dag::{
         EdgeBlock, declares_units_key, edge_block_of, greedy_rest, inline_dependency_list,
@@ -179,54 +178,24 @@ mod tests {
     };
     use super::headings::h2_headings;
     use super::*;
+    use crate::sensors::test_support::SensorProject;
 
-    struct Project {
-        dir: tempfile::TempDir,
+    const DELIVERABLE: &str = "intents/x/ideation/intent-capture/intent-statement.md";
+
+    /// The shared fixture, fired with the dispatcher's argv for `required-sections`.
+    struct Project(SensorProject);
+
+    impl std::ops::Deref for Project {
+        type Target = SensorProject;
+
+        fn deref(&self) -> &SensorProject {
+            &self.0
+        }
     }
 
     impl Project {
         fn new() -> Self {
-            Self {
-                dir: tempfile::tempdir().unwrap(),
-            }
-        }
-
-        fn root(&self) -> Utf8PathBuf {
-            Utf8PathBuf::from_path_buf(self.dir.path().to_path_buf()).unwrap()
-        }
-
-        fn write(&self, relative: &str, text: &str) -> Utf8PathBuf {
-            let path = self.root().join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
-        }
-
-        fn context(&self) -> WorkerContext {
-            WorkerContext {
-                project_dir: self.root(),
-                timeout: Duration::from_secs(300),
-            }
-        }
-
-        fn run(&self, args: &[&str]) -> WorkerOutcome {
-            let args: Vec<String> = args.iter().map(|&arg| arg.to_owned()).collect();
-            run(&args, &self.context())
-        }
-
-        /// The verdict JSON as one compact line, keys in emitted order.
-        fn verdict(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::Verdict(json) => serde_json::to_string(&json).unwrap(),
-                other => panic!("expected a verdict, got {other:?}"),
-            }
-        }
-
-        fn usage_error(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::UsageError(message) => message,
-                other => panic!("expected a usage error, got {other:?}"),
-            }
+            Self(SensorProject::new(&SENSOR))
         }
 
         /// Fire on `relative` the way the dispatcher does, with both template folders.
@@ -234,7 +203,7 @@ mod tests {
             let output = self.root().join(relative);
             let team = self.root().join("aidlc/spaces/default/memory/templates");
             let framework = self.root().join(".claude/tools/data/templates");
-            self.verdict(&[
+            self.verdict_line(&[
                 "--stage",
                 "intent-capture",
                 "--output-path",
@@ -248,8 +217,6 @@ mod tests {
             ])
         }
     }
-
-    const DELIVERABLE: &str = "intents/x/ideation/intent-capture/intent-statement.md";
 
     fn edge_block(body: &str) -> EdgeBlock {
         edge_block_of(body)
@@ -469,7 +436,7 @@ mod tests {
         let path = project.root().join("doc.md");
         std::fs::write(&path, b"## A \xff\n## B\n").unwrap();
         assert_eq!(
-            project.verdict(&["--output-path", path.as_str()]),
+            project.verdict_line(&["--output-path", path.as_str()]),
             "{\"pass\":true,\"h2_count\":2,\"headings\":[\"## A \u{fffd}\",\"## B\"],\"findings_count\":0}"
         );
     }
@@ -550,7 +517,7 @@ mod tests {
         let output = project.write("doc.md", "## A\n## B\n");
         let templates = project.root().join("templates");
         project.write("templates/doc.md", "## A\n");
-        let verdict = project.verdict(&[
+        let verdict = project.verdict_line(&[
             "--output-path",
             output.as_str(),
             "--templates-dir",
@@ -567,7 +534,7 @@ mod tests {
         let project = Project::new();
         let output = project.write("doc.md", "## A\n## B\n");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 output.as_str(),
                 "--templates-dir",
@@ -857,7 +824,7 @@ mod tests {
         let first = project.write("first.md", "no headings\n");
         let second = project.write("second.md", "## A\n## B\n");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "stray",
                 "--output-path",
                 first.as_str(),
@@ -886,7 +853,7 @@ mod tests {
             "## A\n",
         );
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 &DELIVERABLE.replace('/', "\\"),
                 "--templates-dir",
@@ -910,7 +877,7 @@ mod tests {
             .replace('/', "\\")
             .replace("\\x\\", "\\x\\.\\..\\x\\");
         assert_eq!(
-            project.verdict(&["--output-path", &windows_style]),
+            project.verdict_line(&["--output-path", &windows_style]),
             r###"{"pass":false,"h2_count":2,"headings":["## A","## B"],"findings_count":1,"edge_block":"absent"}"###
         );
     }

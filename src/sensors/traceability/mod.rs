@@ -217,7 +217,6 @@ fn check_declared_ids(table: &Table, findings: &mut Findings) {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use camino::Utf8PathBuf;
 
@@ -226,6 +225,7 @@ mod tests {
     use super::units::{first_unit_alias, markdown_cells, token_present};
     use super::upstream::{story_of_acceptance_criterion, unit_of_output_path};
     use super::*;
+    use crate::sensors::test_support::SensorProject;
 
     const RECORD: &str = "aidlc/spaces/default/intents/demo-0001";
 
@@ -245,35 +245,28 @@ mod tests {
 
     const RULES: &str = "## Rules\n- BR1.1 lock after 3 tries\n- BR1.2 expire sessions\n";
 
-    struct Project {
-        dir: tempfile::TempDir,
+    /// The shared fixture, with the intent record `RECORD`, fired with the dispatcher's argv
+    /// for `traceability`.
+    struct Project(SensorProject);
+
+    impl std::ops::Deref for Project {
+        type Target = SensorProject;
+
+        fn deref(&self) -> &SensorProject {
+            &self.0
+        }
     }
 
     impl Project {
         /// A project whose one intent record is the active one.
         fn new() -> Self {
-            let project = Self {
-                dir: tempfile::tempdir().unwrap(),
-            };
+            let project = Self(SensorProject::new(&SENSOR));
             project.write(&format!("{RECORD}/aidlc-state.md"), "# State\n");
             project
         }
 
         fn without_record() -> Self {
-            Self {
-                dir: tempfile::tempdir().unwrap(),
-            }
-        }
-
-        fn root(&self) -> Utf8PathBuf {
-            Utf8PathBuf::from_path_buf(self.dir.path().to_path_buf()).unwrap()
-        }
-
-        fn write(&self, relative: &str, text: &str) -> Utf8PathBuf {
-            let path = self.root().join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
+            Self(SensorProject::new(&SENSOR))
         }
 
         /// Write `<RECORD>/<relative>`.
@@ -295,29 +288,6 @@ mod tests {
                 STORY_MAP,
             );
             self
-        }
-
-        fn run(&self, args: &[&str]) -> WorkerOutcome {
-            let args: Vec<String> = args.iter().map(|&arg| arg.to_owned()).collect();
-            let context = WorkerContext {
-                project_dir: self.root(),
-                timeout: Duration::from_secs(300),
-            };
-            run(&args, &context)
-        }
-
-        fn verdict(&self, args: &[&str]) -> Value {
-            match self.run(args) {
-                WorkerOutcome::Verdict(json) => json,
-                other => panic!("expected a verdict, got {other:?}"),
-            }
-        }
-
-        fn usage_error(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::UsageError(message) => message,
-                other => panic!("expected a usage error, got {other:?}"),
-            }
         }
 
         /// Write `table` at `<RECORD>/<relative>` and fire on it with `--stage`.
