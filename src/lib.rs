@@ -17,7 +17,7 @@
 //! - [`audit`]: the cross-process audit lock;
 //! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
-//! - [`sensors`]: the six shipped sensors, the product's own checks, run natively (D8);
+//! - [`sensors`]: the shipped sensors, the product's own checks, each described once (D8);
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
 //! - [`diagnostics`]: problems as values, and their renderers;

@@ -96,7 +96,7 @@ impl FireRefusal {
 /// How the worker runs.
 #[derive(Debug, Clone)]
 pub enum WorkerKind {
-    /// One of the six shipped sensors with its shipped command: native, in-process (D8).
+    /// A shipped sensor with its shipped command: native, in-process (D8).
     Shipped(&'static ShippedSensor),
     /// Anything else: a process with cwd = project.
     Process {

@@ -3,9 +3,9 @@
 //! Invariants:
 //! - selection (`fire_on`, severity, `matches`) comes from the compiled graph; the worker,
 //!   its arguments and its timeout from the live manifest (through `prepare_fire_with`);
-//! - a sensor fires once per deliverable, except `upstream-coverage` and `claim-sources`, which
-//!   read the whole stage and fire once per output folder, on its first deliverable that is not
-//!   a `*-questions` or `*-timestamp` file;
+//! - a sensor fires once per deliverable, except a shipped sensor whose descriptor reads the
+//!   whole stage (`GateUnit::OutputFolder`), which fires once per output folder, on its first
+//!   deliverable that is not a marker (`*-questions`, `*-timestamp`);
 //! - the plan is built in a stable order (graph order of stages, authored order of sensors,
 //!   deliverable order), and results keep that order whatever the number of threads;
 //! - sharding keeps a deterministic share of (stage, deliverable) units by BLAKE3 hash, so the

@@ -1,4 +1,4 @@
-//! The six shipped sensors (D8): the product's own checks, each described once by a
+//! The shipped sensors (D8): the product's own checks, each described once by a
 //! [`ShippedSensor`] in its own file and listed once in [`SHIPPED_SENSORS`].
 //!
 //! - [`descriptor`]: what a descriptor holds (id, native check, worker flags, gate unit,
@@ -12,6 +12,7 @@
 //! - `text`: text and lines as the reference's document workers read them;
 //! - `node_tool`: what the code sensors share (the fired file, finding and running a Node tool
 //!   within the budget);
+//! - `test_support` (tests only): the one fixture of the sensors' unit tests;
 //! - one module per sensor: [`claim_sources`], [`linter`], [`required_sections`],
 //!   [`traceability`], [`type_check`], [`upstream_coverage`].
 //!
@@ -32,8 +33,6 @@ pub mod linter;
 mod node_tool;
 pub mod protocol;
 pub mod required_sections;
-#[cfg(test)]
-mod test_support;
 mod text;
 pub mod traceability;
 pub mod type_check;
@@ -48,8 +47,8 @@ pub use self::in_process::{Bounded, ShippedInput, run_bounded, run_shipped};
 pub use self::protocol::{NativeCheck, WorkerContext, WorkerOutcome, protocol_output};
 use crate::dispatch::verdict::Verdict;
 
-/// The shipped sensors, sorted by id (a unit test checks the order).
-pub const SHIPPED_SENSORS: [&ShippedSensor; 6] = [
+/// The shipped sensors, sorted by id (a unit test checks the order): one line each.
+pub const SHIPPED_SENSORS: &[&ShippedSensor] = &[
     &claim_sources::SENSOR,
     &linter::SENSOR,
     &required_sections::SENSOR,
@@ -101,6 +100,9 @@ pub fn findings_of(sensor_id: &str, deliverable: &Utf8Path, verdict: &Verdict) -
     });
     read(deliverable, worker_json, *findings_count)
 }
+
+#[cfg(test)]
+mod test_support;
 
 #[cfg(test)]
 mod tests {
@@ -191,6 +193,23 @@ mod tests {
             SHIPPED_SENSOR_IDS.windows(2).all(|pair| pair[0] < pair[1]),
             "{SHIPPED_SENSOR_IDS:?}"
         );
+    }
+
+    /// A shipped sensor is a descriptor here and a manifest in the default framework: neither
+    /// without the other.
+    #[test]
+    fn the_default_framework_ships_a_manifest_for_each_descriptor_and_no_other() {
+        use crate::framework::{DEFAULT_FRAMEWORK, InstallRoot};
+        let manifest_ids: Vec<&str> = DEFAULT_FRAMEWORK
+            .iter()
+            .filter(|file| file.root == InstallRoot::Harness)
+            .filter_map(|file| {
+                file.path
+                    .strip_prefix("sensors/aidlc-")?
+                    .strip_suffix(".md")
+            })
+            .collect();
+        assert_eq!(manifest_ids, SHIPPED_SENSOR_IDS);
     }
 
     #[test]
