@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
 
-use aidlc::dispatch::workers::{WorkerContext, WorkerOutcome, native_check};
+use aidlc::sensors::{WorkerContext, WorkerOutcome, native_check};
 use camino::Utf8PathBuf;
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -17,6 +17,7 @@
 //! - [`audit`]: the cross-process audit lock;
 //! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
+//! - [`sensors`]: the shipped sensors, the product's own checks, each described once (D8);
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
 //! - [`process_group`]: the one sender of signals to a worker's process group;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
@@ -44,6 +45,7 @@ pub mod js_text;
 pub mod parse;
 pub mod process_group;
 pub mod resolve;
+pub mod sensors;
 pub mod syntax;
 pub mod synthetic;
 pub mod watch;

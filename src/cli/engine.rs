@@ -12,8 +12,9 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout, usable_registry};
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
+use crate::dispatch::hook;
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::{hook, workers};
+use crate::sensors;
 use crate::syntax::manifest::FireOn;
 
 pub fn run(args: &EngineArgs) -> ExitStatus {
@@ -149,7 +150,8 @@ fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
 /// `sensor-<id> --stage S --output-path P | --file-path P [extras…]`: one shipped sensor as a
 /// worker process. Prints its one JSON line and exits 0 (127 when its tool is unavailable,
 /// with the line too); a check that could not run says why on stderr and exits 2, a usage
-/// error exits 1. A check not built yet exits 2 without a verdict, so no caller reads a pass.
+/// error exits 1. An id that is not shipped exits 2 without a verdict, so no caller reads a
+/// pass.
 fn worker(words: &[String], printer: &Printer) -> ExitStatus {
     let Some(id) = words.first().and_then(|word| word.strip_prefix("sensor-")) else {
         let name = words.first().map_or("", String::as_str);
@@ -160,21 +162,13 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         );
         return ExitStatus::Error;
     };
-    if !workers::is_shipped(id) {
+    let Some(sensor) = sensors::shipped(id) else {
         error_line(
             printer,
             &format!(
                 "sensor-{id} is not a shipped sensor; shipped: {}",
-                workers::SHIPPED_SENSOR_IDS.join(", ")
+                sensors::SHIPPED_SENSOR_IDS.join(", ")
             ),
-            None,
-        );
-        return ExitStatus::Error;
-    }
-    let Some(check) = workers::native_check(id) else {
-        error_line(
-            printer,
-            &workers::missing_check(id).unwrap_or_default(),
             None,
         );
         return ExitStatus::Error;
@@ -183,18 +177,18 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         error_line(printer, "the working folder is not valid UTF-8", None);
         return ExitStatus::Error;
     };
-    let context = workers::WorkerContext {
+    let context = sensors::WorkerContext {
         project_dir,
         timeout: std::time::Duration::from_secs(crate::dispatch::fire::FALLBACK_TIMEOUT_SECONDS),
     };
-    let outcome = check(&words[1..], &context);
-    let (code, stdout) = workers::protocol_output(&outcome);
+    let outcome = (sensor.check)(&words[1..], &context);
+    let (code, stdout) = sensors::protocol_output(&outcome);
     if !stdout.is_empty() {
         printer.out(stdout.trim_end());
     }
     match outcome {
-        workers::WorkerOutcome::ScriptError(message)
-        | workers::WorkerOutcome::UsageError(message) => {
+        sensors::WorkerOutcome::ScriptError(message)
+        | sensors::WorkerOutcome::UsageError(message) => {
             printer.status(&format!("aidlc-sensor-{id}: {message}"));
         }
         _ => {}

@@ -11,8 +11,9 @@
 //! - `SENSOR_FIRED` and the terminal row are each appended inside their own audit-lock window,
 //!   and no lock is held while the worker runs;
 //! - every fire that wrote `SENSOR_FIRED` writes exactly one terminal row with the same fire id;
-//! - only a real pass is an unnoted `SENSOR_PASSED` (D4); a shipped check that is not built yet
-//!   is recorded as a script-error non-evaluation that says so.
+//! - only a real pass is an unnoted `SENSOR_PASSED` (D4);
+//! - the worker argv depends on the sensor only through its shipped descriptor (its extras and
+//!   its default path flag) and the manifest's `input_schema`, never on an id spelled here.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
@@ -29,9 +30,13 @@ use crate::dispatch::stage_graph::{
     GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
 };
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
-use crate::dispatch::workers;
-use crate::graph::output_paths::artifact_file_name;
+use crate::graph::output_paths::{artifact_file_name, is_marker_artifact};
 use crate::interrupt;
+use crate::sensors::descriptor::{
+    CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, PathFlag,
+    STAGE_FLAG, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
+};
+use crate::sensors::{self, ShippedSensor};
 use crate::workspace;
 
 /// The dispatcher's fallback timeout when a manifest declares none (D7).
@@ -91,8 +96,8 @@ impl FireRefusal {
 /// How the worker runs.
 #[derive(Debug, Clone)]
 pub enum WorkerKind {
-    /// One of the six shipped sensors with its shipped command: native, in-process (D8).
-    Shipped,
+    /// A shipped sensor with its shipped command: native, in-process (D8).
+    Shipped(&'static ShippedSensor),
     /// Anything else: a process with cwd = project.
     Process {
         program: String,
@@ -268,8 +273,10 @@ fn check_matches(
 /// Shipped id with its shipped command → native; otherwise the command's words are the
 /// program and its first arguments.
 fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal> {
-    if workers::is_shipped(sensor_id) && command.trim() == workers::shipped_command(sensor_id) {
-        return Ok(WorkerKind::Shipped);
+    if let Some(sensor) = sensors::shipped(sensor_id)
+        && command.trim() == sensor.command()
+    {
+        return Ok(WorkerKind::Shipped(sensor));
     }
     let mut words = command.split_whitespace().map(str::to_owned);
     let Some(program) = words.next() else {
@@ -283,7 +290,7 @@ fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal
     })
 }
 
-/// `--stage`, one path flag, then the extras by id (upstream §4.3).
+/// `--stage`, one path flag, then a shipped sensor's extras (upstream §4.3).
 fn worker_args(
     layout: &Layout,
     sensor: &LiveSensor,
@@ -291,58 +298,72 @@ fn worker_args(
     nodes: &[GraphNode],
     output_path: &Utf8Path,
 ) -> Vec<String> {
-    let id = sensor.manifest.id.as_str();
-    let mut args = vec!["--stage".to_owned(), node.slug.clone()];
-    let path_flag = if takes_file_path(id, sensor.manifest.input_schema_keys.as_deref()) {
-        "--file-path"
-    } else {
-        "--output-path"
-    };
-    args.extend([path_flag.to_owned(), output_path.to_string()]);
-    if id == "upstream-coverage" {
-        let present = present_consumes(&layout.project_dir, node, nodes);
-        args.extend(["--consumes".to_owned(), present.join(",")]);
-    }
-    if id == "upstream-coverage" || id == "claim-sources" {
-        args.extend([
-            "--deliverables".to_owned(),
-            template_eligible(node).join(","),
-        ]);
-    }
-    if id == "required-sections" {
-        let templates_dir = std::env::var("AIDLC_TEMPLATES_DIR").unwrap_or_else(|_| {
-            workspace::space_dir(
-                &layout.project_dir,
-                &workspace::active_space(&layout.project_dir),
-            )
-            .join("memory/templates")
-            .to_string()
-        });
-        let framework_dir = std::env::var("AIDLC_FRAMEWORK_TEMPLATES_DIR").unwrap_or_else(|_| {
-            layout
-                .project_dir
-                .join(layout.harness.dir_name())
-                .join("tools/data/templates")
-                .to_string()
-        });
-        args.extend([
-            "--templates-dir".to_owned(),
-            templates_dir,
-            "--template-eligible".to_owned(),
-            template_eligible(node).join(","),
-            "--framework-templates-dir".to_owned(),
-            framework_dir,
-        ]);
+    let shipped = sensors::shipped(&sensor.manifest.id);
+    let path_flag = path_flag(shipped, sensor.manifest.input_schema_keys.as_deref());
+    let mut args = vec![
+        STAGE_FLAG.name.to_owned(),
+        node.slug.clone(),
+        path_flag.worker_flag().name.to_owned(),
+        output_path.to_string(),
+    ];
+    for extra in shipped.map_or(&[][..], |shipped| shipped.extra_flags) {
+        match extra {
+            ExtraFlag::Consumes => {
+                let present = present_consumes(&layout.project_dir, node, nodes);
+                args.extend([CONSUMES_FLAG.name.to_owned(), present.join(",")]);
+            }
+            ExtraFlag::Deliverables => args.extend([
+                DELIVERABLES_FLAG.name.to_owned(),
+                template_eligible(node).join(","),
+            ]),
+            ExtraFlag::Templates => args.extend(template_args(layout, node)),
+        }
     }
     args
 }
 
-/// `input_schema` keys decide when declared (`file_path` present → `--file-path`); with no
-/// declaration only `linter` and `type-check` take a file path.
-fn takes_file_path(sensor_id: &str, schema_keys: Option<&[String]>) -> bool {
+/// `--templates-dir` (the team's templates: `AIDLC_TEMPLATES_DIR`, else the active space's
+/// `memory/templates`), `--template-eligible` and `--framework-templates-dir`
+/// (`AIDLC_FRAMEWORK_TEMPLATES_DIR`, else the harness's `tools/data/templates`).
+fn template_args(layout: &Layout, node: &GraphNode) -> [String; 6] {
+    let templates_dir = std::env::var("AIDLC_TEMPLATES_DIR").unwrap_or_else(|_| {
+        workspace::space_dir(
+            &layout.project_dir,
+            &workspace::active_space(&layout.project_dir),
+        )
+        .join("memory/templates")
+        .to_string()
+    });
+    let framework_dir = std::env::var("AIDLC_FRAMEWORK_TEMPLATES_DIR").unwrap_or_else(|_| {
+        layout
+            .project_dir
+            .join(layout.harness.dir_name())
+            .join("tools/data/templates")
+            .to_string()
+    });
+    [
+        TEMPLATES_DIR_FLAG.name.to_owned(),
+        templates_dir,
+        TEMPLATE_ELIGIBLE_FLAG.name.to_owned(),
+        template_eligible(node).join(","),
+        FRAMEWORK_TEMPLATES_DIR_FLAG.name.to_owned(),
+        framework_dir,
+    ]
+}
+
+/// `input_schema` keys decide when declared (`file_path` present → `--file-path`, failure-modes
+/// F10); with no declaration a shipped sensor takes its own path flag, any other sensor
+/// `--output-path`.
+fn path_flag(shipped: Option<&ShippedSensor>, schema_keys: Option<&[String]>) -> PathFlag {
     match schema_keys {
-        Some(keys) if !keys.is_empty() => keys.iter().any(|key| key == "file_path"),
-        _ => sensor_id == "linter" || sensor_id == "type-check",
+        Some(keys) if !keys.is_empty() => {
+            if keys.iter().any(|key| key == "file_path") {
+                PathFlag::FilePath
+            } else {
+                PathFlag::OutputPath
+            }
+        }
+        _ => shipped.map_or(PathFlag::OutputPath, |shipped| shipped.default_path_flag),
     }
 }
 
@@ -351,9 +372,7 @@ fn template_eligible(node: &GraphNode) -> Vec<String> {
     node.produces
         .iter()
         .chain(&node.optional_produces)
-        .filter(|name| {
-            !name.is_empty() && !name.ends_with("-questions") && !name.ends_with("-timestamp")
-        })
+        .filter(|name| !name.is_empty() && !is_marker_artifact(name))
         .cloned()
         .collect()
 }
@@ -456,9 +475,9 @@ pub fn evaluate_without_recording(prepared: &PreparedFire) -> Verdict {
 
 fn run_worker_for(prepared: &PreparedFire) -> Verdict {
     match &prepared.worker {
-        WorkerKind::Shipped => workers::run_shipped(
-            &prepared.sensor_id,
-            &workers::ShippedInput {
+        WorkerKind::Shipped(sensor) => sensors::run_shipped(
+            sensor,
+            &sensors::ShippedInput {
                 project_dir: prepared.project_dir.clone(),
                 args: prepared.worker_args.clone(),
                 timeout: prepared.timeout,

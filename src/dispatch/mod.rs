@@ -2,8 +2,8 @@
 //!
 //! [`fire`] is one fire from pre-flight to printed verdict; [`hook`] is the write hook that
 //! fires the active stage's write-fired sensors; [`registry`] loads the live manifests and
-//! [`stage_graph`] the compiled graph; [`glob`] is the one `matches` matcher (D5);
-//! [`workers`] holds the shipped sensors (D8).
+//! [`stage_graph`] the compiled graph; [`glob`] is the one `matches` matcher (D5).
+//! The shipped sensors it runs natively live in their own module, `sensors` (D8).
 //! [`process`] runs one worker process safely: in its own process group, with no stdin, its
 //! stdout kept up to a cap and the tail of its stderr, and everything bounded by one deadline,
 //! after which the whole group is stopped.
@@ -17,4 +17,3 @@ pub mod process;
 pub mod registry;
 pub mod stage_graph;
 pub mod verdict;
-pub mod workers;

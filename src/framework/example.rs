@@ -244,8 +244,9 @@ mod tests {
     use serde_json::Value;
 
     use super::*;
-    use crate::dispatch::workers::{WorkerContext, WorkerOutcome, native_check};
     use crate::framework::{DEFAULT_FRAMEWORK, InstallRoot, init_project};
+    use crate::graph::output_paths::is_marker_artifact;
+    use crate::sensors::{WorkerContext, WorkerOutcome, native_check};
     use crate::syntax::stage::{StageDefinition, parse_stage};
 
     /// 2026-09-04T15:30:00Z.
@@ -287,7 +288,7 @@ mod tests {
             .iter()
             .map(|p| p.value.clone())
             .chain(definition.optional_produces.clone().unwrap_or_default())
-            .filter(|n| !n.ends_with("-questions") && !n.ends_with("-timestamp"))
+            .filter(|n| !is_marker_artifact(n))
             .collect::<Vec<_>>()
             .join(",")
     }

@@ -3,9 +3,9 @@
 //! Invariants:
 //! - selection (`fire_on`, severity, `matches`) comes from the compiled graph; the worker,
 //!   its arguments and its timeout from the live manifest (through `prepare_fire_with`);
-//! - a sensor fires once per deliverable, except `upstream-coverage` and `claim-sources`, which
-//!   read the whole stage and fire once per output folder, on its first deliverable that is not
-//!   a `*-questions` or `*-timestamp` file;
+//! - a sensor fires once per deliverable, except a shipped sensor whose descriptor reads the
+//!   whole stage (`GateUnit::OutputFolder`), which fires once per output folder, on its first
+//!   deliverable that is not a marker (`*-questions`, `*-timestamp`);
 //! - the plan is built in a stable order (graph order of stages, authored order of sensors,
 //!   deliverable order), and results keep that order whatever the number of threads;
 //! - sharding keeps a deterministic share of (stage, deliverable) units by BLAKE3 hash, so the
@@ -31,15 +31,15 @@ use crate::gate::deliverables::{
 use crate::gate::enforce::{LedgerRow, read_ledger, stage_was_started};
 use crate::gate::fingerprints::Bracket;
 use crate::gate::report::{
-    DeadBinding, Finding, FireOnFilter, GateFire, GateSkip, SkipReason, UnfiredBinding,
-    UnfiredCause,
+    DeadBinding, FireOnFilter, GateFire, GateSkip, SkipReason, UnfiredBinding, UnfiredCause,
 };
-use crate::graph::output_paths::{Workspace as OutputWorkspace, declared_output_paths};
+use crate::graph::output_paths::{
+    Workspace as OutputWorkspace, declared_output_paths, is_marker_artifact,
+};
+use crate::sensors;
+use crate::sensors::descriptor::GateUnit;
 use crate::syntax::manifest::Severity;
 use crate::workspace;
-
-/// The sensors that read the whole stage's output and fire once per output folder.
-const STAGE_LEVEL_SENSORS: [&str; 2] = ["upstream-coverage", "claim-sources"];
 
 /// One fire to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -211,7 +211,7 @@ pub fn plan_entry(
             plan.skips.push(skip(SkipReason::NoGlobMatch));
             continue;
         }
-        if STAGE_LEVEL_SENSORS.contains(&entry.id.as_str()) {
+        if fires_per_output_folder(&entry.id) {
             let folder = deliverable
                 .parent()
                 .map(Utf8Path::to_owned)
@@ -310,9 +310,13 @@ pub fn unfired_binding(
     }
 }
 
+/// Whether the sensor reads the whole stage's output, and so fires once per output folder.
+fn fires_per_output_folder(sensor_id: &str) -> bool {
+    sensors::shipped(sensor_id).is_some_and(|sensor| sensor.gate_unit == GateUnit::OutputFolder)
+}
+
 fn is_marker(path: &Utf8Path) -> bool {
-    path.file_stem()
-        .is_some_and(|stem| stem.ends_with("-questions") || stem.ends_with("-timestamp"))
+    path.file_stem().is_some_and(is_marker_artifact)
 }
 
 /// The 1-based shard a (stage, deliverable) unit belongs to, out of `count`.
@@ -424,7 +428,7 @@ fn run_one(
     let findings = if artifact_changed {
         Vec::new()
     } else {
-        findings_of(&deliverable, &verdict)
+        sensors::findings_of(&planned.sensor_id, &deliverable, &verdict)
     };
     GateFire {
         stage: planned.stage.clone(),
@@ -464,82 +468,5 @@ pub fn fire_planned(
             Ok(report) => (report.verdict, Some(report.fire_id), report.detail_path),
             Err(refusal) => refused(refusal.message),
         },
-    }
-}
-
-/// Findings anchored where the worker knows: lint violations and type errors have a line; a
-/// missing heading or an unreferenced artifact only has the file.
-pub fn findings_of(deliverable: &Utf8Path, verdict: &Verdict) -> Vec<Finding> {
-    let Verdict::Failed {
-        findings_count,
-        worker_json,
-    } = verdict
-    else {
-        return Vec::new();
-    };
-    let mut findings = Vec::new();
-    let at_file = |rule: &str, message: String| Finding {
-        file: deliverable.to_owned(),
-        line: None,
-        column: None,
-        rule: Some(rule.to_owned()),
-        message,
-    };
-    for key in ["violations", "errors"] {
-        for item in worker_json[key].as_array().into_iter().flatten() {
-            if key == "violations" && item["severity"].as_u64() == Some(1) {
-                continue;
-            }
-            findings.push(Finding {
-                file: item["file"].as_str().map_or_else(
-                    || deliverable.to_owned(),
-                    |file| relative_text(deliverable, file),
-                ),
-                line: item["line"].as_u64(),
-                column: item["column"].as_u64(),
-                rule: item["rule"].as_str().map(str::to_owned),
-                message: item["message"].as_str().unwrap_or_default().to_owned(),
-            });
-        }
-    }
-    for missing in worker_json["template_missing"]
-        .as_array()
-        .into_iter()
-        .flatten()
-    {
-        if let Some(heading) = missing.as_str() {
-            findings.push(at_file(
-                "missing-heading",
-                format!("missing the heading `{heading}` its template requires"),
-            ));
-        }
-    }
-    for artifact in worker_json["unreferenced"].as_array().into_iter().flatten() {
-        if let Some(name) = artifact.as_str() {
-            findings.push(at_file(
-                "unreferenced-artifact",
-                format!("does not reference the upstream artifact `{name}`"),
-            ));
-        }
-    }
-    if findings.is_empty() {
-        let detail = match worker_json["h2_count"].as_u64() {
-            Some(count) => {
-                format!("has {count} distinct `## ` heading(s); at least 2 are required")
-            }
-            None => format!("{findings_count} finding(s)"),
-        };
-        findings.push(at_file("findings", detail));
-    }
-    findings
-}
-
-/// A worker-reported file name made project-relative when it names the deliverable.
-fn relative_text(deliverable: &Utf8Path, file: &str) -> Utf8PathBuf {
-    let normal = file.replace('\\', "/");
-    if normal.ends_with(deliverable.as_str()) {
-        deliverable.to_owned()
-    } else {
-        Utf8PathBuf::from(normal)
     }
 }

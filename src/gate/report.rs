@@ -18,6 +18,9 @@ use crate::dispatch::verdict::Verdict;
 use crate::english::plural;
 use crate::syntax::manifest::{FireOn, Severity};
 
+/// What a sensor found; the renderers read it from here.
+pub use crate::sensors::finding::Finding;
+
 /// Which bindings `aidlc gate check` runs (its `--fire-on`): the gate-fired ones, the
 /// write-fired ones, or all. Not a [`FireOn`]: `All` is a selection, never a binding's value.
 //
@@ -68,19 +71,6 @@ impl Outcome {
             Outcome::NotEvaluated => "not-evaluated",
         }
     }
-}
-
-/// One finding a sensor reported, anchored where the sensor knows (a lint error has a line; a
-/// missing heading or an unreferenced artifact only has the file).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// Project-relative, `/` separators.
-    pub file: Utf8PathBuf,
-    pub line: Option<u64>,
-    pub column: Option<u64>,
-    /// e.g. the eslint rule id, or `missing-heading`, `unreferenced-artifact`.
-    pub rule: Option<String>,
-    pub message: String,
 }
 
 /// One sensor fired on one deliverable.

@@ -11,7 +11,9 @@
 //! - any other stage writes under `<record>/<phase>/<slug>/`.
 //!
 //! The file names are `produces ∪ optional_produces` with `.md` added, except `traceability`,
-//! which is `traceability.json`; markers (`*-questions`, `*-timestamp`) are outputs too.
+//! which is `traceability.json`; markers (`*-questions`, `*-timestamp`) are outputs too, and
+//! [`is_marker_artifact`] is the one rule that names them (a template never applies to one, and
+//! a whole-stage sensor neither fires on nor reads one).
 //!
 //! Invariant: pure. No file system, no environment, no salsa; the caller says which space and
 //! record to place the paths in ([`Workspace::REPRESENTATIVE`] when it knows neither).
@@ -62,6 +64,22 @@ pub fn artifact_file_name(artifact: &str) -> String {
     } else {
         format!("{artifact}.md")
     }
+}
+
+/// Whether an artifact (a name in `produces`, or a file stem) is a marker: the `*-questions`
+/// and `*-timestamp` files a stage writes beside its deliverables, which are not meant to have
+/// a deliverable's shape.
+pub fn is_marker_artifact(artifact: &str) -> bool {
+    artifact.ends_with("-questions") || artifact.ends_with("-timestamp")
+}
+
+/// Whether a file name is scaffolding a stage writes beside its deliverables rather than stage
+/// output: its `memory.md`, or a Markdown marker (`<marker>.md`).
+pub fn is_scaffolding_file_name(file_name: &str) -> bool {
+    file_name == "memory.md"
+        || file_name
+            .strip_suffix(".md")
+            .is_some_and(is_marker_artifact)
 }
 
 /// The stage's declared output file names, first occurrence of each, in authored order.
@@ -117,6 +135,32 @@ pub fn declared_output_paths(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn markers_are_the_questions_and_timestamp_artifacts() {
+        for marker in ["intent-capture-questions", "x-timestamp", "-questions"] {
+            assert!(is_marker_artifact(marker), "{marker}");
+        }
+        for artifact in [
+            "questions",
+            "intent-statement",
+            "x-questions.md",
+            "x-questions-v2",
+        ] {
+            assert!(!is_marker_artifact(artifact), "{artifact}");
+        }
+        for name in ["memory.md", "a-questions.md", "a-timestamp.md"] {
+            assert!(is_scaffolding_file_name(name), "{name}");
+        }
+        for name in [
+            "a-questions.MD",
+            "a-questions.txt",
+            "memory.markdown",
+            "a.md",
+        ] {
+            assert!(!is_scaffolding_file_name(name), "{name}");
+        }
+    }
 
     fn paths(stage: &StageOutputs<'_>) -> Vec<String> {
         declared_output_paths(stage, &Workspace::REPRESENTATIVE)

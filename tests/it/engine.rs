@@ -545,9 +545,9 @@ fn shipped_sensors_run_natively_both_through_fire_and_the_worker_protocol() {
     assert_eq!(worker.status, 0, "{}", worker.stderr);
     let line: Value = serde_json::from_str(worker.stdout.trim()).unwrap();
     assert_eq!(line["pass"], false);
-    for id in aidlc::dispatch::workers::SHIPPED_SENSOR_IDS {
+    for id in aidlc::sensors::SHIPPED_SENSOR_IDS {
         assert!(
-            aidlc::dispatch::workers::native_check(id).is_some(),
+            aidlc::sensors::native_check(id).is_some(),
             "{id} has a native check"
         );
     }

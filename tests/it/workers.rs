@@ -1,7 +1,7 @@
 //! The native shipped workers give the same answer in-process (as `fire`, the hook and gate
 //! dispatch run them) and out-of-process (`aidlc engine sensor-<id> …`, the worker protocol).
 
-use aidlc::dispatch::workers::{WorkerContext, native_check, protocol_output};
+use aidlc::sensors::{WorkerContext, native_check, protocol_output};
 
 use crate::support::TestProject;
 

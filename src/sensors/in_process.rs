@@ -1,11 +1,9 @@
-//! The six shipped sensors (D8): their ids, their shipped command, and the in-process entry
-//! point `fire`, the write hook and gate dispatch call.
+//! Running a shipped sensor's native check inside `aidlc` (D8): on a thread of its own, bounded
+//! by the manifest's timeout and by an interrupt, its answer read back through the worker
+//! protocol so that it gets exactly the verdict the same check would get as a process.
 //!
 //! Invariants:
 //!
-//! - A shipped check that is not built yet never pretends to pass. It returns a script-error
-//!   non-evaluation whose note names what is missing, so the audit shows that nothing was
-//!   checked.
 //! - An in-process check honours the manifest's `timeout_seconds` as a spawned worker does
 //!   (issue 10, item 13): it runs on a thread of its own, and [`run_bounded`] waits for it
 //!   until the same deadline. Past it, the fire is a budget override and the thread is
@@ -16,42 +14,19 @@
 //!   registry, so it is stopped by its own deadline or, at the latest, when `aidlc` exits.
 //! - An interrupt of `aidlc` ends the wait at once with `script-error: interrupted`, and no
 //!   check starts after one.
-
-pub mod claim_sources;
-pub mod linter;
-pub mod required_sections;
-pub mod traceability;
-pub mod type_check;
-pub mod upstream_coverage;
+//!
+//! This file must not know any particular sensor: it runs whatever descriptor it is given.
 
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use camino::Utf8PathBuf;
-use serde_json::Value;
 
 use crate::dispatch::process::{WorkerRun, errno_name};
-use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
+use crate::dispatch::verdict::{Verdict, verdict_of};
 use crate::interrupt;
-
-/// The shipped sensor ids, sorted.
-pub const SHIPPED_SENSOR_IDS: [&str; 6] = [
-    "claim-sources",
-    "linter",
-    "required-sections",
-    "traceability",
-    "type-check",
-    "upstream-coverage",
-];
-
-pub fn is_shipped(sensor_id: &str) -> bool {
-    SHIPPED_SENSOR_IDS.contains(&sensor_id)
-}
-
-/// The command a shipped manifest declares: `aidlc engine sensor-<id>`.
-pub fn shipped_command(sensor_id: &str) -> String {
-    format!("aidlc engine sensor-{sensor_id}")
-}
+use crate::sensors::descriptor::ShippedSensor;
+use crate::sensors::protocol::{WorkerContext, protocol_output};
 
 /// What a shipped worker is given: the project and the worker arguments of upstream §4.3.
 #[derive(Debug, Clone)]
@@ -62,84 +37,18 @@ pub struct ShippedInput {
     pub timeout: Duration,
 }
 
-/// Where a native worker runs: the project folder, and the time budget for any tool it starts
-/// (the manifest's timeout; the worker must stop its tool within it).
-#[derive(Debug, Clone)]
-pub struct WorkerContext {
-    pub project_dir: Utf8PathBuf,
-    pub timeout: Duration,
-}
-
-/// How a native worker ended. Out of process each variant is one exit status (worker
-/// protocol): `Verdict` → the JSON line and exit 0; `ToolUnavailable` → the JSON line (with its
-/// `reason`) and exit 127; `ScriptError` → the message on stderr and exit 2; `UsageError` → the
-/// message on stderr and exit 1. In process the dispatcher maps them to the same verdicts a
-/// spawned worker's exit would give, so both ways record the same rows.
-#[derive(Debug, Clone, PartialEq)]
-pub enum WorkerOutcome {
-    /// One JSON object with a boolean `pass` and a numeric `findings_count`, keys in the
-    /// documented order.
-    Verdict(Value),
-    /// The tool the check wraps is missing or unconfigured; `json` carries `reason`.
-    ToolUnavailable(Value),
-    /// The check could not run (a broken config, unreadable input): exit 2.
-    ScriptError(String),
-    /// The arguments were wrong: exit 1.
-    UsageError(String),
-}
-
-/// A native check: the worker argv after `sensor-<id>`, and where it runs.
-pub type NativeCheck = fn(&[String], &WorkerContext) -> WorkerOutcome;
-
-/// The native check of a shipped sensor, when this build has one.
-pub fn native_check(sensor_id: &str) -> Option<NativeCheck> {
-    match sensor_id {
-        "claim-sources" => Some(claim_sources::run),
-        "required-sections" => Some(required_sections::run),
-        "traceability" => Some(traceability::run),
-        "upstream-coverage" => Some(upstream_coverage::run),
-        "linter" => Some(linter::run),
-        "type-check" => Some(type_check::run),
-        _ => None,
-    }
-}
-
-/// Why a shipped check cannot run in this build, when it cannot.
-pub fn missing_check(sensor_id: &str) -> Option<String> {
-    (is_shipped(sensor_id) && native_check(sensor_id).is_none()).then(|| {
-        format!(
-            "the native {sensor_id} check is not built into this aidlc yet, so nothing was checked"
-        )
-    })
-}
-
-/// The exit status and stdout a worker process would have produced for `outcome` (the worker
-/// protocol), so that in-process and out-of-process fires are judged by the same code.
-pub fn protocol_output(outcome: &WorkerOutcome) -> (i32, String) {
-    match outcome {
-        WorkerOutcome::Verdict(json) => (0, format!("{json}\n")),
-        WorkerOutcome::ToolUnavailable(json) => (127, format!("{json}\n")),
-        WorkerOutcome::ScriptError(_) => (2, String::new()),
-        WorkerOutcome::UsageError(_) => (1, String::new()),
-    }
-}
-
 /// Run one shipped sensor in-process and give its verdict: exactly the verdict the dispatcher
 /// would read from the same worker run as a process (see [`protocol_output`]), including a
 /// budget override past `input.timeout` and `script-error: interrupted` on an interrupt.
-pub fn run_shipped(sensor_id: &str, input: &ShippedInput) -> Verdict {
-    let Some(check) = native_check(sensor_id) else {
-        let what = missing_check(sensor_id)
-            .unwrap_or_else(|| format!("{sensor_id} is not a shipped sensor"));
-        return Verdict::ScriptError(ScriptError::NotImplemented(what));
-    };
+pub fn run_shipped(sensor: &ShippedSensor, input: &ShippedInput) -> Verdict {
+    let check = sensor.check;
     let context = WorkerContext {
         project_dir: input.project_dir.clone(),
         timeout: input.timeout,
     };
     let args = input.args.clone();
     let bounded = run_bounded(
-        &format!("aidlc-sensor-{sensor_id}"),
+        &format!("aidlc-sensor-{}", sensor.id),
         input.timeout,
         move || protocol_output(&check(&args, &context)),
     );
@@ -254,6 +163,10 @@ pub fn run_bounded<T: Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(unix)]
+    use crate::sensors::required_sections;
+    #[cfg(unix)]
+    use crate::sensors::test_support::SensorProject;
 
     #[test]
     fn work_that_finishes_in_time_gives_its_value() {
@@ -293,8 +206,9 @@ mod tests {
     #[cfg(unix)]
     #[test]
     fn a_shipped_check_that_blocks_is_a_budget_override_at_its_timeout() {
-        let folder = tempfile::tempdir().unwrap();
-        let root = Utf8PathBuf::from_path_buf(folder.path().to_path_buf()).unwrap();
+        let sensor = &required_sections::SENSOR;
+        let project = SensorProject::new(sensor);
+        let root = project.root();
         let templates = root.join("templates");
         std::fs::create_dir_all(&templates).unwrap();
         let made = std::process::Command::new("mkfifo")
@@ -302,7 +216,7 @@ mod tests {
             .status()
             .unwrap();
         assert!(made.success(), "mkfifo failed");
-        std::fs::write(root.join("doc.md"), "# Doc\n\n## A\n\n## B\n").unwrap();
+        project.write("doc.md", "# Doc\n\n## A\n\n## B\n");
         let args = [
             "--stage",
             "first-stage",
@@ -317,7 +231,7 @@ mod tests {
         .to_vec();
         let started = Instant::now();
         let verdict = run_shipped(
-            "required-sections",
+            sensor,
             &ShippedInput {
                 project_dir: root.clone(),
                 args,

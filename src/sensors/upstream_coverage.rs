@@ -48,15 +48,36 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use super::required_sections::{WorkerFlags, read_text_lossy, resolve_worker_path, split_csv};
-use super::{WorkerContext, WorkerOutcome};
+use crate::graph::output_paths::is_scaffolding_file_name;
 use crate::js_text::js_trim;
-
-/// The flags this worker reads; any other token is skipped, as the reference does.
-const KNOWN_FLAGS: [&str; 4] = ["--stage", "--output-path", "--consumes", "--deliverables"];
+use crate::sensors::descriptor::{
+    CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag,
+    ShippedSensor,
+};
+use crate::sensors::finding::{self, Finding};
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
+use crate::sensors::text::read_text_lossy;
+use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 
 const REASON_NO_UPSTREAM: &str = "no upstream";
 const REASON_NOTHING_TO_SCAN: &str = "no deliverables on disk yet";
+
+/// The `upstream-coverage` sensor: it reads the whole stage's output, so a gate fires it once
+/// per output folder.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "upstream-coverage",
+    check: run,
+    extra_flags: &[ExtraFlag::Consumes, ExtraFlag::Deliverables],
+    default_path_flag: PathFlag::OutputPath,
+    gate_unit: GateUnit::OutputFolder,
+    findings,
+};
+
+/// How the gate report reads a failure: an unreferenced upstream artifact each.
+fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
+    let found = finding::unreferenced_artifacts(deliverable, worker_json);
+    finding::or_summary(deliverable, worker_json, findings_count, found)
+}
 
 /// Run the check on `args` (the worker argv after `sensor-upstream-coverage`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
@@ -74,20 +95,18 @@ struct Consume {
 }
 
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
-    let flags = WorkerFlags::read(args, &KNOWN_FLAGS)?;
-    let output_path_as_given = flags
-        .non_empty("--output-path")
-        .ok_or_else(|| "--output-path is required".to_owned())?;
+    let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
+    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?;
     let fired_path = resolve_worker_path(project_dir, output_path_as_given);
     if !fired_path.exists() {
         return Err(format!("--output-path not found: {output_path_as_given}"));
     }
-    let consumes = parse_consumes(flags.value("--consumes").unwrap_or_default());
+    let consumes = parse_consumes(flags.value(CONSUMES_FLAG).unwrap_or_default());
     let slugs: Vec<String> = consumes.iter().map(|c| c.slug.clone()).collect();
     if consumes.is_empty() {
         return Ok(vacuous_verdict(slugs, REASON_NO_UPSTREAM));
     }
-    let deliverables = split_csv(flags.value("--deliverables").unwrap_or_default());
+    let deliverables = split_csv(flags.value(DELIVERABLES_FLAG).unwrap_or_default());
     let scanned = read_scan_set(&fired_path, &scan_paths(&fired_path, &deliverables))?;
     if scanned.files.is_empty() {
         return Ok(vacuous_verdict(slugs, REASON_NOTHING_TO_SCAN));
@@ -127,8 +146,7 @@ fn parse_consume(item: &str) -> Consume {
 
 /// A file a stage writes beside its deliverables that is not itself stage output.
 fn is_scaffolding(path: &Utf8Path) -> bool {
-    let name = path.file_name().unwrap_or_default();
-    name == "memory.md" || name.ends_with("-questions.md") || name.ends_with("-timestamp.md")
+    is_scaffolding_file_name(path.file_name().unwrap_or_default())
 }
 
 /// The files to read, in order: the existing deliverables beside the fired file (each once),
@@ -289,61 +307,38 @@ fn coverage_verdict(slugs: Vec<String>, unreferenced: Vec<String>, files: Vec<St
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
 
     use super::*;
+    use crate::sensors::test_support::SensorProject;
 
     const STAGE_DIR: &str = "aidlc/spaces/default/intents/x/construction/u1/nfr-design";
 
-    struct Project {
-        dir: tempfile::TempDir,
+    /// The coverage verdict of one text for one `--consumes` value.
+    /// The shared fixture, with deliverables in `STAGE_DIR`, fired with the dispatcher's argv
+    /// for `upstream-coverage`.
+    struct Project(SensorProject);
+
+    impl std::ops::Deref for Project {
+        type Target = SensorProject;
+
+        fn deref(&self) -> &SensorProject {
+            &self.0
+        }
     }
 
     impl Project {
         fn new() -> Self {
-            Self {
-                dir: tempfile::tempdir().unwrap(),
-            }
-        }
-
-        fn root(&self) -> Utf8PathBuf {
-            Utf8PathBuf::from_path_buf(self.dir.path().to_path_buf()).unwrap()
+            Self(SensorProject::new(&SENSOR))
         }
 
         /// Write `<STAGE_DIR>/<name>` and return its absolute path.
         fn deliverable(&self, name: &str, text: &str) -> Utf8PathBuf {
-            let path = self.root().join(STAGE_DIR).join(name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
-        }
-
-        fn run(&self, args: &[&str]) -> WorkerOutcome {
-            let args: Vec<String> = args.iter().map(|&arg| arg.to_owned()).collect();
-            let context = WorkerContext {
-                project_dir: self.root(),
-                timeout: Duration::from_secs(300),
-            };
-            run(&args, &context)
-        }
-
-        fn verdict(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::Verdict(json) => serde_json::to_string(&json).unwrap(),
-                other => panic!("expected a verdict, got {other:?}"),
-            }
-        }
-
-        fn usage_error(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::UsageError(message) => message,
-                other => panic!("expected a usage error, got {other:?}"),
-            }
+            self.write(&format!("{STAGE_DIR}/{name}"), text)
         }
 
         /// Fire on `fired` the way the dispatcher does.
         fn fire(&self, fired: &Utf8Path, consumes: &str, deliverables: &str) -> String {
-            self.verdict(&[
+            self.verdict_line(&[
                 "--stage",
                 "nfr-design",
                 "--output-path",
@@ -356,7 +351,6 @@ mod tests {
         }
     }
 
-    /// The coverage verdict of one text for one `--consumes` value.
     fn unreferenced_in(text: &str, consumes: &str) -> Vec<String> {
         let folded = fold_case(&format!("\n{text}"));
         parse_consumes(consumes)
@@ -417,7 +411,7 @@ mod tests {
         assert_eq!(project.fire(&fired, "", "a"), expected);
         assert_eq!(project.fire(&fired, " , :producer, ", "a"), expected);
         assert_eq!(
-            project.verdict(&["--output-path", fired.as_str()]),
+            project.verdict_line(&["--output-path", fired.as_str()]),
             expected
         );
     }
@@ -499,7 +493,7 @@ mod tests {
         let project = Project::new();
         let fired = project.deliverable("nfr-design-questions.md", "no citations here\n");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 fired.as_str(),
                 "--consumes",
@@ -515,7 +509,7 @@ mod tests {
         project.deliverable("sibling.md", "business-logic-model\n");
         let fired = project.deliverable("fired.md", "nothing\n");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 fired.as_str(),
                 "--consumes",
@@ -722,7 +716,7 @@ mod tests {
         let fired = project.deliverable("logical-components.md", "nothing\n");
         let relative = format!("{STAGE_DIR}\\.\\logical-components.md").replace('/', "\\");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 &relative,
                 "--consumes",

@@ -44,38 +44,48 @@
 //! - `.html` deliverables get the zero shape; one newer reference snapshot projects HTML to
 //!   Markdown first, which this engine does not do.
 //! - Read errors quote the operating system's message, not Node's.
-//!
-//! The worker argv and path helpers at the bottom are shared with `upstream_coverage`, which
-//! reads its flags and paths by the same rules.
 
-use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+mod bolt_dag;
+mod headings;
+mod templates;
+mod verdict;
 
-use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
-use serde_json::{Map, Value};
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
 
-use super::{WorkerContext, WorkerOutcome};
-use crate::js_text::{is_js_line_terminator, is_js_whitespace, js_trim, js_trim_start};
-
-/// The flags this worker reads; any other token is skipped, as the reference does.
-const KNOWN_FLAGS: [&str; 5] = [
-    "--stage",
-    "--output-path",
-    "--templates-dir",
-    "--framework-templates-dir",
-    "--template-eligible",
-];
-
-/// The generic floor: this many distinct H2 headings.
-const H2_FLOOR: usize = 2;
+use self::bolt_dag::edge_block_of;
+pub(super) use self::bolt_dag::units_block;
+use self::headings::h2_headings;
+use self::templates::{apply_template, resolve_template};
+use self::verdict::SectionsVerdict;
+use crate::graph::output_paths::is_marker_artifact;
+use crate::sensors::descriptor::{
+    ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG,
+    ShippedSensor, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
+};
+use crate::sensors::finding::{self, Finding};
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
+use crate::sensors::text::read_text_lossy;
+use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 
 /// The file whose Bolt DAG block is checked as well as its headings.
 const DAG_FILE_NAME: &str = "unit-of-work-dependency.md";
 
-/// The kinds a unit may declare in the Bolt DAG block.
-const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
+/// The `required-sections` sensor: one deliverable per fire, with the template folders.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "required-sections",
+    check: run,
+    extra_flags: &[ExtraFlag::Templates],
+    default_path_flag: PathFlag::OutputPath,
+    gate_unit: GateUnit::Deliverable,
+    findings,
+};
 
-/// The longest unit name the DAG block accepts, in UTF-16 code units (the reference's length).
-const UNIT_NAME_MAX_LENGTH: usize = 64;
+/// How the gate report reads a failure: a missing template heading each, else the H2 floor's shortfall.
+fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
+    let found = finding::missing_headings(deliverable, worker_json);
+    finding::or_summary(deliverable, worker_json, findings_count, found)
+}
 
 /// Run the check on `args` (the worker argv after `sensor-required-sections`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
@@ -114,11 +124,17 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         )
     })?;
     let mut verdict = SectionsVerdict::of_headings(h2_headings(&body));
-    if is_marker_stem(stem) {
+    if is_marker_artifact(stem) {
         verdict.exempt_marker();
     }
     if let Some(template_path) = resolve_template(stem, &request.template_dirs) {
-        apply_template(&mut verdict, &request, stem, &template_path)?;
+        apply_template(
+            &mut verdict,
+            &request.template_eligible,
+            request.stage.as_deref(),
+            stem,
+            &template_path,
+        )?;
     }
     if file_name == DAG_FILE_NAME {
         verdict.apply_edge_block(edge_block_of(&body));
@@ -127,22 +143,19 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
 }
 
 fn read_request(args: &[String], project_dir: &Utf8Path) -> Result<SectionsRequest, String> {
-    let flags = WorkerFlags::read(args, &KNOWN_FLAGS)?;
-    let output_path_as_given = flags
-        .non_empty("--output-path")
-        .ok_or_else(|| "--output-path is required".to_owned())?
-        .to_owned();
-    let template_dirs = ["--templates-dir", "--framework-templates-dir"]
+    let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
+    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?.to_owned();
+    let template_dirs = [TEMPLATES_DIR_FLAG, FRAMEWORK_TEMPLATES_DIR_FLAG]
         .into_iter()
         .filter_map(|flag| flags.non_empty(flag))
         .map(|dir| resolve_worker_path(project_dir, dir))
         .collect();
     Ok(SectionsRequest {
-        stage: flags.value("--stage").map(str::to_owned),
+        stage: flags.value(STAGE_FLAG).map(str::to_owned),
         output_path: resolve_worker_path(project_dir, &output_path_as_given),
         output_path_as_given,
         template_dirs,
-        template_eligible: split_csv(flags.value("--template-eligible").unwrap_or_default()),
+        template_eligible: split_csv(flags.value(TEMPLATE_ELIGIBLE_FLAG).unwrap_or_default()),
     })
 }
 
@@ -155,772 +168,34 @@ fn markdown_stem(file_name: &str) -> Option<&str> {
         .then(|| &file_name[..split_at])
 }
 
-/// A questions or timestamp marker: a stage writes it beside its deliverables, and it is not
-/// meant to have the deliverables' shape.
-fn is_marker_stem(stem: &str) -> bool {
-    stem.ends_with("-questions") || stem.ends_with("-timestamp")
-}
-
-/// The first `<dir>/<stem>.md` that exists, team folder before framework folder.
-fn resolve_template(stem: &str, template_dirs: &[Utf8PathBuf]) -> Option<Utf8PathBuf> {
-    template_dirs
-        .iter()
-        .map(|dir| dir.join(format!("{stem}.md")))
-        .find(|path| path.exists())
-}
-
-fn apply_template(
-    verdict: &mut SectionsVerdict,
-    request: &SectionsRequest,
-    stem: &str,
-    template_path: &Utf8Path,
-) -> Result<(), String> {
-    if !request
-        .template_eligible
-        .iter()
-        .any(|eligible| eligible == stem)
-    {
-        verdict.template = Some(TemplateUse::Ineligible {
-            config_warning: ineligible_template_warning(stem, request.stage.as_deref()),
-        });
-        return Ok(());
-    }
-    let template_body = read_text_lossy(template_path)
-        .map_err(|error| format!("failed to read template {template_path}: {error}"))?;
-    verdict.apply_template_headings(h2_headings(&template_body));
-    Ok(())
-}
-
-fn ineligible_template_warning(stem: &str, stage: Option<&str>) -> String {
-    let stage = stage.unwrap_or("?");
-    format!(
-        "template {stem}.md resolved but artifact \"{stem}\" is not template-eligible for stage \
-         \"{stage}\" (questions/timestamp markers are excluded); template ignored, keeping the \
-         generic >=2-H2 floor."
-    )
-}
-
-/// The verdict being built. Invariant: `pass` and `findings_count` always agree with the rules
-/// applied so far (floor or template, marker exemption, edge block).
-struct SectionsVerdict {
-    pass: bool,
-    headings: Vec<String>,
-    findings_count: usize,
-    marker_exempt: bool,
-    template: Option<TemplateUse>,
-    edge_block: Option<EdgeBlock>,
-}
-
-enum TemplateUse {
-    Ineligible {
-        config_warning: String,
-    },
-    Applied {
-        expected: Vec<String>,
-        missing: Vec<String>,
-    },
-}
-
-impl SectionsVerdict {
-    fn not_markdown() -> Self {
-        Self {
-            pass: true,
-            headings: Vec::new(),
-            findings_count: 0,
-            marker_exempt: false,
-            template: None,
-            edge_block: None,
-        }
-    }
-
-    /// The generic floor over the deliverable's headings.
-    fn of_headings(headings: Vec<String>) -> Self {
-        Self {
-            pass: headings.len() >= H2_FLOOR,
-            findings_count: H2_FLOOR.saturating_sub(headings.len()),
-            headings,
-            marker_exempt: false,
-            template: None,
-            edge_block: None,
-        }
-    }
-
-    fn exempt_marker(&mut self) {
-        self.marker_exempt = true;
-        self.pass = true;
-        self.findings_count = 0;
-    }
-
-    /// The template's headings replace the floor: each one missing is one finding.
-    fn apply_template_headings(&mut self, expected: Vec<String>) {
-        let present: HashSet<&str> = self.headings.iter().map(String::as_str).collect();
-        let missing: Vec<String> = expected
-            .iter()
-            .filter(|heading| !present.contains(heading.as_str()))
-            .cloned()
-            .collect();
-        self.pass = missing.is_empty();
-        self.findings_count = missing.len();
-        self.template = Some(TemplateUse::Applied { expected, missing });
-    }
-
-    fn apply_edge_block(&mut self, edge_block: EdgeBlock) {
-        if edge_block != EdgeBlock::Ok {
-            self.pass = false;
-            self.findings_count += 1;
-        }
-        self.edge_block = Some(edge_block);
-    }
-
-    fn into_json(self) -> Value {
-        let mut object = Map::new();
-        object.insert("pass".to_owned(), Value::Bool(self.pass));
-        object.insert("h2_count".to_owned(), Value::from(self.headings.len()));
-        object.insert("headings".to_owned(), Value::from(self.headings));
-        object.insert(
-            "findings_count".to_owned(),
-            Value::from(self.findings_count),
-        );
-        if self.marker_exempt {
-            object.insert("marker_exempt".to_owned(), Value::Bool(true));
-        }
-        match self.template {
-            Some(TemplateUse::Ineligible { config_warning }) => {
-                object.insert("template".to_owned(), Value::from("ineligible"));
-                object.insert("config_warning".to_owned(), Value::from(config_warning));
-            }
-            Some(TemplateUse::Applied { expected, missing }) => {
-                object.insert("template".to_owned(), Value::from("applied"));
-                object.insert("template_expected".to_owned(), Value::from(expected));
-                object.insert("template_missing".to_owned(), Value::from(missing));
-            }
-            None => {}
-        }
-        if let Some(edge_block) = self.edge_block {
-            object.insert("edge_block".to_owned(), Value::from(edge_block.as_str()));
-        }
-        Value::Object(object)
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
-// The heading scan
-
-/// The distinct `## ` headings of `body`, trimmed, in first-seen order, outside fenced code.
-fn h2_headings(body: &str) -> Vec<String> {
-    let mut seen = HashSet::new();
-    let mut headings = Vec::new();
-    let mut open_fence: Option<Fence> = None;
-    for line in lines_of(body) {
-        let line = js_trim(line);
-        if let Some(fence) = open_fence {
-            if fence.is_closed_by(line) {
-                open_fence = None;
-            }
-        } else if let Some(fence) = Fence::opened_by(line) {
-            open_fence = Some(fence);
-        } else if line.starts_with("## ") && seen.insert(line) {
-            headings.push(line.to_owned());
-        }
-    }
-    headings
-}
-
-/// An open code fence: its character (`` ` `` or `~`) and how many of them opened it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Fence {
-    marker: u8,
-    length: usize,
-}
-
-impl Fence {
-    /// The fence a trimmed line opens: at least three backticks or tildes; a backtick fence's
-    /// info string holds no backtick (otherwise the line is inline code).
-    fn opened_by(trimmed_line: &str) -> Option<Self> {
-        let marker = *trimmed_line.as_bytes().first()?;
-        if marker != b'`' && marker != b'~' {
-            return None;
-        }
-        let length = leading_run(trimmed_line, marker);
-        let info = &trimmed_line[length..];
-        let is_fence = length >= 3 && !(marker == b'`' && info.contains('`'));
-        is_fence.then_some(Self { marker, length })
-    }
-
-    /// Whether a trimmed line closes this fence: only its character, at least as many.
-    fn is_closed_by(self, trimmed_line: &str) -> bool {
-        let run = leading_run(trimmed_line, self.marker);
-        run == trimmed_line.len() && run >= self.length
-    }
-}
-
-/// How many times `byte` repeats at the start of `text`.
-fn leading_run(text: &str, byte: u8) -> usize {
-    text.bytes()
-        .take_while(|&candidate| candidate == byte)
-        .count()
-}
-
-// ---------------------------------------------------------------------------------------------
-// The Bolt DAG block of unit-of-work-dependency.md
-
-/// The state of the Bolt DAG block, as the verdict's `edge_block` names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum EdgeBlock {
-    Ok,
-    Absent,
-    /// The block is there but unusable; `detail` says which rule it broke, in the reference's
-    /// words (the verdict carries only the word `malformed`, as the reference's does).
-    Malformed {
-        detail: String,
-    },
-    Cyclic,
-}
-
-impl EdgeBlock {
-    fn as_str(&self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::Absent => "absent",
-            Self::Malformed { .. } => "malformed",
-            Self::Cyclic => "cyclic",
-        }
-    }
-}
-
-/// One unit of the DAG block: its name and the units it depends on, in the block's order.
-struct DagUnit {
-    name: String,
-    depends_on: Vec<String>,
-}
-
-fn edge_block_of(body: &str) -> EdgeBlock {
-    let Some(block) = units_block(body) else {
-        return EdgeBlock::Absent;
-    };
-    let units = match parse_units(&block).and_then(check_unit_edges) {
-        Ok(units) => units,
-        Err(detail) => return EdgeBlock::Malformed { detail },
-    };
-    if has_dependency_cycle(&units) {
-        EdgeBlock::Cyclic
-    } else {
-        EdgeBlock::Ok
-    }
-}
-
-/// The inner lines of the first ```` ```yaml ```` / ```` ```yml ```` fence that declares a
-/// `units:` key, joined with `\n`. Other fences are skipped whole; an unclosed fence runs to the
-/// end of the body.
-pub(super) fn units_block(body: &str) -> Option<String> {
-    let lines: Vec<&str> = lines_of(body).collect();
-    let mut index = 0;
-    while index < lines.len() {
-        if matches!(js_trim(lines[index]), "```yaml" | "```yml") {
-            let close = (index + 1..lines.len())
-                .find(|&candidate| js_trim(lines[candidate]) == "```")
-                .unwrap_or(lines.len());
-            let block = lines[index + 1..close].join("\n");
-            if declares_units_key(&block) {
-                return Some(block);
-            }
-            index = close;
-        }
-        index += 1;
-    }
-    None
-}
-
-/// Whether some line of `block` is, after optional whitespace, `units` then optional whitespace
-/// then `:` (the reference's multi-line `^\s*units\s*:`, whose `\s` also crosses line ends).
-fn declares_units_key(block: &str) -> bool {
-    let mut only_space_since_line_start = true;
-    for (offset, character) in block.char_indices() {
-        if is_js_line_terminator(character) {
-            only_space_since_line_start = true;
-        } else if !is_js_whitespace(character) {
-            if only_space_since_line_start && units_key_at(&block[offset..]) {
-                return true;
-            }
-            only_space_since_line_start = false;
-        }
-    }
-    false
-}
-
-fn units_key_at(text: &str) -> bool {
-    text.strip_prefix("units")
-        .is_some_and(|rest| js_trim_start(rest).starts_with(':'))
-}
-
-/// The units of the block, or the reason it cannot be read.
-fn parse_units(block: &str) -> Result<Vec<DagUnit>, String> {
-    let mut lines = lines_of(block);
-    let units_line = lines
-        .by_ref()
-        .find_map(units_key_value)
-        .ok_or_else(|| "missing units: key".to_owned())?;
-    if !js_trim(units_line).is_empty() {
-        return Err("units: must be a block list, not an inline value".to_owned());
-    }
-    let mut units: Vec<DagUnit> = Vec::new();
-    for line in lines {
-        read_unit_line(line, &mut units)?;
-    }
-    for unit in &units {
-        validate_unit_name(&unit.name)?;
-    }
-    Ok(units)
-}
-
-/// What follows `units:` on a line that is `\s*units\s*:…`.
-fn units_key_value(line: &str) -> Option<&str> {
-    let rest = js_trim_start(line).strip_prefix("units")?;
-    js_trim_start(rest).strip_prefix(':')
-}
-
-/// One line below `units:`: a new `- name:`, its `depends_on:` or `kind:`, or a `- dep` item.
-fn read_unit_line(line: &str, units: &mut Vec<DagUnit>) -> Result<(), String> {
-    if js_trim(line).is_empty() {
-        return Ok(());
-    }
-    if let Some(name) = list_item(line)
-        .and_then(|item| spaced_key_value(item, "name"))
-        .and_then(|value| lazy_capture(value, 0))
-    {
-        units.push(DagUnit {
-            name: unquote_scalar(name).to_owned(),
-            depends_on: Vec::new(),
-        });
-        return Ok(());
-    }
-    if let Some(value) = key_value(line, "depends_on").and_then(greedy_rest) {
-        let unit = units
-            .last_mut()
-            .ok_or_else(|| "depends_on: before any - name: entry".to_owned())?;
-        unit.depends_on = inline_dependency_list(value);
-        return Ok(());
-    }
-    if let Some(value) = key_value(line, "kind").and_then(|value| lazy_capture(value, 0)) {
-        let unit = units
-            .last()
-            .ok_or_else(|| "kind: before any - name: entry".to_owned())?;
-        return check_unit_kind(&unit.name, unquote_scalar(value));
-    }
-    if let (Some(item), Some(unit)) = (
-        list_item(line).and_then(|item| lazy_capture(item, 1)),
-        units.last_mut(),
-    ) {
-        unit.depends_on.push(unquote_scalar(item).to_owned());
-        return Ok(());
-    }
-    Err(format!(
-        "unrecognised line in units block: {}",
-        js_trim(line)
-    ))
-}
-
-fn check_unit_kind(unit_name: &str, kind: &str) -> Result<(), String> {
-    if UNIT_KINDS.contains(&kind) {
-        Ok(())
-    } else {
-        Err(format!(
-            "unit \"{unit_name}\" has invalid kind \"{kind}\" (expected {})",
-            UNIT_KINDS.join("|")
-        ))
-    }
-}
-
-/// After `\s*-`, the rest of the line (which the caller's pattern continues).
-fn list_item(line: &str) -> Option<&str> {
-    js_trim_start(line).strip_prefix('-')
-}
-
-/// After `\s+<key>\s*:` (at least one space first, as after a list dash), the rest.
-fn spaced_key_value<'item>(item: &'item str, key: &str) -> Option<&'item str> {
-    item.starts_with(is_js_whitespace)
-        .then(|| key_value(item, key))
-        .flatten()
-}
-
-/// After `\s*<key>\s*:`, the rest of the line.
-fn key_value<'line>(line: &'line str, key: &str) -> Option<&'line str> {
-    let rest = js_trim_start(line).strip_prefix(key)?;
-    js_trim_start(rest).strip_prefix(':')
-}
-
-/// The capture of `\s{min_space,}(.+?)\s*$` over `rest`, trimmed: the text between the leading
-/// and the trailing whitespace. `None` when the pattern cannot match (too little leading
-/// space, nothing at all, or a line terminator inside the text). A run of whitespace alone
-/// captures one space, which trims to the empty string.
-fn lazy_capture(rest: &str, min_space: usize) -> Option<&str> {
-    let leading_space = rest.chars().take_while(|&c| is_js_whitespace(c)).count();
-    if leading_space < min_space {
-        return None;
-    }
-    let text = js_trim(rest);
-    if text.is_empty() {
-        let any_plain_space = rest
-            .chars()
-            .skip(min_space)
-            .any(|c| !is_js_line_terminator(c));
-        return any_plain_space.then_some("");
-    }
-    (!text.contains(is_js_line_terminator)).then_some(text)
-}
-
-/// The capture of `\s*(.*)$` over `rest`: everything after the leading whitespace, unless a line
-/// terminator follows it.
-fn greedy_rest(rest: &str) -> Option<&str> {
-    let text = js_trim_start(rest);
-    (!text.contains(is_js_line_terminator)).then_some(text)
-}
-
-/// `"x"` or `'x'` → `x`; anything else trimmed.
-fn unquote_scalar(raw: &str) -> &str {
-    let text = js_trim(raw);
-    for quote in ['"', '\''] {
-        if text.starts_with(quote) && text.ends_with(quote) {
-            return text.get(1..text.len() - 1).unwrap_or_default();
-        }
-    }
-    text
-}
-
-/// The dependencies written after `depends_on:`: `[]`, `[a, "b"]` (quotes respected, a trailing
-/// `# comment` allowed), or one bare name. An unclosed or trailing-garbage list reads as empty.
-fn inline_dependency_list(raw: &str) -> Vec<String> {
-    let text = js_trim(raw);
-    if text.is_empty() || text == "[]" {
-        return Vec::new();
-    }
-    if !text.starts_with('[') {
-        return vec![unquote_scalar(text).to_owned()];
-    }
-    let Some(close) = closing_bracket(text) else {
-        return Vec::new();
-    };
-    if !is_blank_or_comment(&text[close + 1..]) {
-        return Vec::new();
-    }
-    let Some(items) = split_outside_quotes(&text[1..close]) else {
-        return Vec::new();
-    };
-    items
-        .into_iter()
-        .map(unquote_scalar)
-        .filter(|item| !item.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-/// The byte offset of the `]` that closes the list opened at offset 0 (the first one outside
-/// quotes); `None` when the list never closes.
-fn closing_bracket(text: &str) -> Option<usize> {
-    let (structural, _) = bytes_outside_quotes(text, 1);
-    structural
-        .into_iter()
-        .find(|&(_, byte)| byte == b']')
-        .map(|(offset, _)| offset)
-}
-
-/// Whether `text` is spaces and tabs, then optionally a `#` comment.
-fn is_blank_or_comment(text: &str) -> bool {
-    let rest = text.trim_start_matches([' ', '\t']);
-    rest.is_empty() || (rest.starts_with('#') && !rest.contains(['\r', '\n']))
-}
-
-/// `text` split at the commas outside quotes; `None` when a quote is left open.
-fn split_outside_quotes(text: &str) -> Option<Vec<&str>> {
-    let (structural, quote_left_open) = bytes_outside_quotes(text, 0);
-    if quote_left_open {
-        return None;
-    }
-    let mut items = Vec::new();
-    let mut start = 0;
-    for (offset, byte) in structural {
-        if byte == b',' {
-            items.push(&text[start..offset]);
-            start = offset + 1;
-        }
-    }
-    items.push(&text[start..]);
-    Some(items)
-}
-
-/// The bytes of `text` from `from` on that are outside quotes (quote characters excluded), with
-/// their offsets, and whether a quote is still open at the end. `"…"` honours `\` escapes;
-/// `'…'` does not. Only ASCII bytes are compared, so multi-byte characters pass through.
-fn bytes_outside_quotes(text: &str, from: usize) -> (Vec<(usize, u8)>, bool) {
-    let bytes = text.as_bytes();
-    let mut structural = Vec::new();
-    let mut quote: Option<u8> = None;
-    let mut index = from;
-    while index < bytes.len() {
-        let byte = bytes[index];
-        if let Some(open) = quote {
-            if open == b'"' && byte == b'\\' {
-                index += 1;
-            } else if byte == open {
-                quote = None;
-            }
-        } else if byte == b'"' || byte == b'\'' {
-            quote = Some(byte);
-        } else {
-            structural.push((index, byte));
-        }
-        index += 1;
-    }
-    (structural, quote.is_some())
-}
-
-/// A unit name: 1 to 64 characters, an ASCII letter or digit, then letters, digits, `.`, `_`
-/// or `-`.
-fn validate_unit_name(name: &str) -> Result<(), String> {
-    if name.is_empty() {
-        return Err("Unit name is empty".to_owned());
-    }
-    let length = name.encode_utf16().count();
-    if length > UNIT_NAME_MAX_LENGTH {
-        let head: String = name.chars().take(32).collect();
-        return Err(format!(
-            "Unit name \"{head}...\" is {length} chars; max is {UNIT_NAME_MAX_LENGTH}"
-        ));
-    }
-    let mut bytes = name.bytes();
-    let first_ok = bytes.next().is_some_and(|b| b.is_ascii_alphanumeric());
-    let rest_ok = bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if first_ok && rest_ok {
-        Ok(())
-    } else {
-        Err(format!(
-            "Invalid Unit name \"{name}\" - must match /^[A-Za-z0-9][A-Za-z0-9._-]*$/ (ASCII \
-             letter/digit, then ASCII letters/digits/dot/underscore/hyphen)"
-        ))
-    }
-}
-
-/// The structural rules, in the reference's order: at least one unit, unique names, no unit
-/// depending on itself or on a unit the block does not declare.
-fn check_unit_edges(units: Vec<DagUnit>) -> Result<Vec<DagUnit>, String> {
-    if units.is_empty() {
-        return Err("units: block has no entries".to_owned());
-    }
-    let mut names = HashSet::new();
-    for unit in &units {
-        if !names.insert(unit.name.as_str()) {
-            return Err(format!("duplicate unit name: {}", unit.name));
-        }
-    }
-    for unit in &units {
-        for dependency in &unit.depends_on {
-            if *dependency == unit.name {
-                return Err(format!("unit \"{}\" depends on itself", unit.name));
-            }
-            if !names.contains(dependency.as_str()) {
-                return Err(format!(
-                    "unit \"{}\" depends on unknown unit \"{dependency}\"",
-                    unit.name
-                ));
-            }
-        }
-    }
-    Ok(units)
-}
-
-/// Kahn's algorithm over the checked units (names unique, every dependency declared): a cycle
-/// is left exactly when some unit is never freed. Linear in units plus edges.
-fn has_dependency_cycle(units: &[DagUnit]) -> bool {
-    let index_of: HashMap<&str, usize> = units
-        .iter()
-        .enumerate()
-        .map(|(index, unit)| (unit.name.as_str(), index))
-        .collect();
-    let mut waiting_on: Vec<usize> = units.iter().map(|unit| unit.depends_on.len()).collect();
-    let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); units.len()];
-    for (index, unit) in units.iter().enumerate() {
-        for dependency in &unit.depends_on {
-            if let Some(&dependency_index) = index_of.get(dependency.as_str()) {
-                dependents[dependency_index].push(index);
-            }
-        }
-    }
-    let mut ready: VecDeque<usize> = (0..units.len()).filter(|&i| waiting_on[i] == 0).collect();
-    let mut freed = 0;
-    while let Some(index) = ready.pop_front() {
-        freed += 1;
-        for &dependent in &dependents[index] {
-            waiting_on[dependent] -= 1;
-            if waiting_on[dependent] == 0 {
-                ready.push_back(dependent);
-            }
-        }
-    }
-    freed < units.len()
-}
-
-// ---------------------------------------------------------------------------------------------
-// Worker argv, paths and text, shared with `upstream_coverage`
-
-/// The values of a worker's known flags. A known flag takes the next token as its value, which
-/// must exist and must not start with `--`; the last occurrence wins; other tokens are skipped.
-pub(super) struct WorkerFlags {
-    values: BTreeMap<&'static str, String>,
-}
-
-impl WorkerFlags {
-    pub(super) fn read(args: &[String], known: &[&'static str]) -> Result<Self, String> {
-        let mut values = BTreeMap::new();
-        let mut index = 0;
-        while index < args.len() {
-            let Some(&flag) = known.iter().find(|&&flag| flag == args[index]) else {
-                index += 1;
-                continue;
-            };
-            values.insert(flag, flag_value(args, index + 1, flag)?.to_owned());
-            index += 2;
-        }
-        Ok(Self { values })
-    }
-
-    /// The flag's value, possibly empty.
-    pub(super) fn value(&self, flag: &str) -> Option<&str> {
-        self.values.get(flag).map(String::as_str)
-    }
-
-    /// The flag's value when it is not empty (an empty value means "not given", as in the
-    /// reference).
-    pub(super) fn non_empty(&self, flag: &str) -> Option<&str> {
-        self.value(flag).filter(|value| !value.is_empty())
-    }
-}
-
-fn flag_value<'args>(
-    args: &'args [String],
-    index: usize,
-    flag: &str,
-) -> Result<&'args str, String> {
-    match args.get(index) {
-        None => Err(format!("{flag} expects a value, got end of arguments.")),
-        Some(value) if value.starts_with("--") => Err(format!(
-            "{flag} expects a value, got another flag: \"{value}\"."
-        )),
-        Some(value) => Ok(value),
-    }
-}
-
-/// A comma-separated flag value: items trimmed, empty items dropped, order kept.
-pub(super) fn split_csv(value: &str) -> Vec<String> {
-    value
-        .split(',')
-        .map(js_trim)
-        .filter(|item| !item.is_empty())
-        .map(str::to_owned)
-        .collect()
-}
-
-/// `given` as an absolute, lexically normal path: backslashes are separators, a relative path
-/// starts at the project folder (the reference worker's working folder), and `.` and `..` are
-/// folded without touching the disk (as Node's `path.resolve`).
-pub(super) fn resolve_worker_path(project_dir: &Utf8Path, given: &str) -> Utf8PathBuf {
-    let given = Utf8PathBuf::from(given.replace('\\', "/"));
-    let joined = if given.is_absolute() {
-        given
-    } else {
-        project_dir.join(given)
-    };
-    lexically_normal(&joined)
-}
-
-fn lexically_normal(path: &Utf8Path) -> Utf8PathBuf {
-    let mut normal = Utf8PathBuf::new();
-    for component in path.components() {
-        match component {
-            Utf8Component::CurDir => {}
-            Utf8Component::ParentDir => {
-                let ends_in_parent =
-                    normal.components().next_back() == Some(Utf8Component::ParentDir);
-                if ends_in_parent || (!normal.pop() && !normal.has_root()) {
-                    normal.push("..");
-                }
-            }
-            other => normal.push(other.as_str()),
-        }
-    }
-    normal
-}
-
-/// The file's text; invalid UTF-8 is replaced, as Node's `readFileSync(p, "utf-8")` does.
-pub(super) fn read_text_lossy(path: &Utf8Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
-    Ok(String::from_utf8(bytes)
-        .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
-}
-
-/// The lines of `text`, split at `\n` with one `\r` before it removed (JavaScript's
-/// `split(/\r?\n/)`).
-/// The lines of `text`, a `\r` before each `\n` dropped.
-pub(super) fn lines_of(text: &str) -> impl Iterator<Item = &str> {
-    text.split('\n')
-        .map(|line| line.strip_suffix('\r').unwrap_or(line))
-}
-
-/// JavaScript's `\s`: its white space and line terminators (which include U+FEFF and exclude
-/// U+0085, unlike Rust's `char::is_whitespace`).
 #[cfg(test)]
 mod tests {
     use std::fmt::Write as _;
-    use std::time::Duration;
 
+    use super::bolt_dag::{
+        EdgeBlock, declares_units_key, edge_block_of, greedy_rest, inline_dependency_list,
+        lazy_capture, unquote_scalar,
+    };
+    use super::headings::h2_headings;
     use super::*;
+    use crate::sensors::test_support::SensorProject;
 
-    struct Project {
-        dir: tempfile::TempDir,
+    const DELIVERABLE: &str = "intents/x/ideation/intent-capture/intent-statement.md";
+
+    /// The shared fixture, fired with the dispatcher's argv for `required-sections`.
+    struct Project(SensorProject);
+
+    impl std::ops::Deref for Project {
+        type Target = SensorProject;
+
+        fn deref(&self) -> &SensorProject {
+            &self.0
+        }
     }
 
     impl Project {
         fn new() -> Self {
-            Self {
-                dir: tempfile::tempdir().unwrap(),
-            }
-        }
-
-        fn root(&self) -> Utf8PathBuf {
-            Utf8PathBuf::from_path_buf(self.dir.path().to_path_buf()).unwrap()
-        }
-
-        fn write(&self, relative: &str, text: &str) -> Utf8PathBuf {
-            let path = self.root().join(relative);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, text).unwrap();
-            path
-        }
-
-        fn context(&self) -> WorkerContext {
-            WorkerContext {
-                project_dir: self.root(),
-                timeout: Duration::from_secs(300),
-            }
-        }
-
-        fn run(&self, args: &[&str]) -> WorkerOutcome {
-            let args: Vec<String> = args.iter().map(|&arg| arg.to_owned()).collect();
-            run(&args, &self.context())
-        }
-
-        /// The verdict JSON as one compact line, keys in emitted order.
-        fn verdict(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::Verdict(json) => serde_json::to_string(&json).unwrap(),
-                other => panic!("expected a verdict, got {other:?}"),
-            }
-        }
-
-        fn usage_error(&self, args: &[&str]) -> String {
-            match self.run(args) {
-                WorkerOutcome::UsageError(message) => message,
-                other => panic!("expected a usage error, got {other:?}"),
-            }
+            Self(SensorProject::new(&SENSOR))
         }
 
         /// Fire on `relative` the way the dispatcher does, with both template folders.
@@ -928,7 +203,7 @@ mod tests {
             let output = self.root().join(relative);
             let team = self.root().join("aidlc/spaces/default/memory/templates");
             let framework = self.root().join(".claude/tools/data/templates");
-            self.verdict(&[
+            self.verdict_line(&[
                 "--stage",
                 "intent-capture",
                 "--output-path",
@@ -942,8 +217,6 @@ mod tests {
             ])
         }
     }
-
-    const DELIVERABLE: &str = "intents/x/ideation/intent-capture/intent-statement.md";
 
     fn edge_block(body: &str) -> EdgeBlock {
         edge_block_of(body)
@@ -1163,7 +436,7 @@ mod tests {
         let path = project.root().join("doc.md");
         std::fs::write(&path, b"## A \xff\n## B\n").unwrap();
         assert_eq!(
-            project.verdict(&["--output-path", path.as_str()]),
+            project.verdict_line(&["--output-path", path.as_str()]),
             "{\"pass\":true,\"h2_count\":2,\"headings\":[\"## A \u{fffd}\",\"## B\"],\"findings_count\":0}"
         );
     }
@@ -1244,7 +517,7 @@ mod tests {
         let output = project.write("doc.md", "## A\n## B\n");
         let templates = project.root().join("templates");
         project.write("templates/doc.md", "## A\n");
-        let verdict = project.verdict(&[
+        let verdict = project.verdict_line(&[
             "--output-path",
             output.as_str(),
             "--templates-dir",
@@ -1261,7 +534,7 @@ mod tests {
         let project = Project::new();
         let output = project.write("doc.md", "## A\n## B\n");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 output.as_str(),
                 "--templates-dir",
@@ -1551,7 +824,7 @@ mod tests {
         let first = project.write("first.md", "no headings\n");
         let second = project.write("second.md", "## A\n## B\n");
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "stray",
                 "--output-path",
                 first.as_str(),
@@ -1580,7 +853,7 @@ mod tests {
             "## A\n",
         );
         assert_eq!(
-            project.verdict(&[
+            project.verdict_line(&[
                 "--output-path",
                 &DELIVERABLE.replace('/', "\\"),
                 "--templates-dir",
@@ -1604,7 +877,7 @@ mod tests {
             .replace('/', "\\")
             .replace("\\x\\", "\\x\\.\\..\\x\\");
         assert_eq!(
-            project.verdict(&["--output-path", &windows_style]),
+            project.verdict_line(&["--output-path", &windows_style]),
             r###"{"pass":false,"h2_count":2,"headings":["## A","## B"],"findings_count":1,"edge_block":"absent"}"###
         );
     }

@@ -40,13 +40,15 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
-use super::linter::{
-    ToolBudget, ToolInvocation, describe_folders_upward, executables_on_search_path,
-    folders_upward, local_node_tool, most_telling_line, parse_file_path_flags, resolve_fired_file,
-    run_tool_within, tool_unavailable,
-};
-use super::{WorkerContext, WorkerOutcome};
 use crate::dispatch::process::WorkerRun;
+use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
+use crate::sensors::finding::{self, Finding};
+use crate::sensors::node_tool::{
+    TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward,
+    executables_on_search_path, folders_upward, local_node_tool, most_telling_line,
+    parse_file_path_flags, resolve_fired_file, run_tool_within, tool_unavailable,
+};
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::workspace;
 
 /// The longest the compile may run (the seed: fifteen minutes for TypeScript's compilation).
@@ -54,6 +56,22 @@ const COMPILE_STEP_CAP: Duration = Duration::from_secs(15 * 60);
 
 /// The build-info file of the project's root tsconfig (the reference's name).
 const ROOT_BUILD_INFO_FILE_NAME: &str = ".tsbuildinfo";
+
+/// The `type-check` sensor: one code file per fire.
+pub const SENSOR: ShippedSensor = ShippedSensor {
+    id: "type-check",
+    check: run,
+    extra_flags: &[],
+    default_path_flag: PathFlag::FilePath,
+    gate_unit: GateUnit::Deliverable,
+    findings,
+};
+
+/// How the gate report reads a failure: each type error at its line.
+fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
+    let found = finding::type_errors(deliverable, worker_json);
+    finding::or_summary(deliverable, worker_json, findings_count, found)
+}
 
 /// Run the type-check sensor: `--stage <slug> --file-path <path>`.
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
@@ -69,7 +87,7 @@ fn run_with_search_path(
 ) -> WorkerOutcome {
     let budget = ToolBudget::starting_now(context.timeout);
     let project_dir = &context.project_dir;
-    let flags = match parse_file_path_flags(args, "type-check") {
+    let flags = match parse_file_path_flags(args, &SENSOR) {
         Ok(flags) => flags,
         Err(message) => return WorkerOutcome::UsageError(message),
     };
@@ -380,7 +398,7 @@ fn tsc_outcome(
     if run.stdout_truncated {
         return WorkerOutcome::ScriptError(format!(
             "tsc-bad-output: its output was over {} MiB and was cut, so its errors cannot all be read",
-            super::linter::TOOL_STDOUT_CAP_BYTES / (1024 * 1024)
+            TOOL_STDOUT_CAP_BYTES / (1024 * 1024)
         ));
     }
     let output = format!(
@@ -507,17 +525,21 @@ mod tests {
     // --- Fake tsc in a temp project ----------------------------------------------------------
 
     #[cfg(unix)]
-    use super::super::linter::tests::{FakeNodeProject, GENEROUS, link_real_tool, real_node_tools};
+    use crate::sensors::test_support::{GENEROUS, SensorProject, real_node_tools, script_error_of};
 
     #[cfg(unix)]
-    fn check(project: &FakeNodeProject, file: &str) -> WorkerOutcome {
-        run_with_search_path(&project.args_for(file), &project.context(GENEROUS), None)
+    fn check(project: &SensorProject, file: &str) -> WorkerOutcome {
+        run_with_search_path(
+            &project.file_path_args(file),
+            &project.context(GENEROUS),
+            None,
+        )
     }
 
     /// A project with `tsconfig.json`, `src/a.ts` and `src/b.ts`.
     #[cfg(unix)]
-    fn typescript_project() -> FakeNodeProject {
-        let project = FakeNodeProject::new();
+    fn typescript_project() -> SensorProject {
+        let project = SensorProject::node(&SENSOR);
         project.write(
             "tsconfig.json",
             "{\"compilerOptions\": {\"strict\": true}}\n",
@@ -529,16 +551,8 @@ mod tests {
 
     /// A fake tsc printing `output` on stdout and exiting `status`.
     #[cfg(unix)]
-    fn fake_tsc(project: &FakeNodeProject, output: &str, status: i32) {
+    fn fake_tsc(project: &SensorProject, output: &str, status: i32) {
         project.canned_tool("node_modules/.bin/tsc", output, "", status);
-    }
-
-    #[cfg(unix)]
-    fn script_error_of(outcome: &WorkerOutcome) -> &str {
-        match outcome {
-            WorkerOutcome::ScriptError(message) => message,
-            other => panic!("expected a script error, got {other:?}"),
-        }
     }
 
     #[cfg(unix)]
@@ -579,7 +593,7 @@ mod tests {
     #[test]
     fn errors_only_in_other_files_pass_and_are_counted() {
         let project = typescript_project();
-        let absolute_b = project.dir().join("src/b.ts");
+        let absolute_b = project.root().join("src/b.ts");
         fake_tsc(
             &project,
             &format!("src/b.ts(1,1): error TS2304: One.\n{absolute_b}(2,1): error TS2304: Two.\n"),
@@ -598,7 +612,7 @@ mod tests {
     #[test]
     fn an_absolute_path_names_the_fired_file_too() {
         let project = typescript_project();
-        let absolute_a = project.dir().join("src/a.ts");
+        let absolute_a = project.root().join("src/a.ts");
         fake_tsc(
             &project,
             &format!("{absolute_a}(1,1): error TS2304: Here.\n"),
@@ -671,19 +685,19 @@ mod tests {
     #[test]
     fn tsc_gets_the_project_no_emit_and_incremental_build_info_in_the_sensors_folder() {
         let project = typescript_project();
-        let recorded = project.dir().join("recorded.txt");
+        let recorded = project.root().join("recorded.txt");
         project.script(
             "node_modules/.bin/tsc",
             &format!("pwd -P > '{recorded}'; printf '%s\\n' \"$@\" >> '{recorded}'"),
         );
         let outcome = check(&project, "src/a.ts");
         assert!(matches!(outcome, WorkerOutcome::Verdict(_)), "{outcome:?}");
-        let build_info = workspace::sensor_detail_dir(&workspace::record_root(&project.dir()))
+        let build_info = workspace::sensor_detail_dir(&workspace::record_root(&project.root()))
             .join(".tsbuildinfo");
         let expected = format!(
             "{}\n--project\n{}\n--noEmit\n--pretty\nfalse\n--incremental\n--tsBuildInfoFile\n{build_info}\n",
-            std::fs::canonicalize(project.dir()).unwrap().display(),
-            project.dir().join("tsconfig.json"),
+            std::fs::canonicalize(project.root()).unwrap().display(),
+            project.root().join("tsconfig.json"),
         );
         assert_eq!(std::fs::read_to_string(recorded).unwrap(), expected);
         assert!(build_info.parent().unwrap().is_dir());
@@ -695,7 +709,7 @@ mod tests {
         let project = typescript_project();
         project.write("packages/lib/tsconfig.json", "{}\n");
         project.write("packages/lib/src/c.ts", "export const c = 1;\n");
-        let recorded = project.dir().join("recorded.txt");
+        let recorded = project.root().join("recorded.txt");
         project.script(
             "node_modules/.bin/tsc",
             &format!("printf '%s\\n' \"$@\" > '{recorded}'"),
@@ -704,14 +718,14 @@ mod tests {
         assert!(matches!(outcome, WorkerOutcome::Verdict(_)), "{outcome:?}");
         let args = std::fs::read_to_string(recorded).unwrap();
         let lines: Vec<&str> = args.lines().collect();
-        assert_eq!(lines[1], project.dir().join("packages/lib/tsconfig.json"));
+        assert_eq!(lines[1], project.root().join("packages/lib/tsconfig.json"));
         assert!(lines[7].contains("/.tsbuildinfo-"), "{args}");
     }
 
     #[cfg(unix)]
     #[test]
     fn no_tsconfig_up_to_the_project_folder_is_a_usage_error() {
-        let project = FakeNodeProject::new();
+        let project = SensorProject::node(&SENSOR);
         project.write("src/a.ts", "export const a = 1;\n");
         let outcome = check(&project, "src/a.ts");
         let WorkerOutcome::UsageError(message) = &outcome else {
@@ -721,8 +735,8 @@ mod tests {
             message,
             &format!(
                 "no-tsconfig-found: no tsconfig.json from {} up to {}",
-                project.dir().join("src"),
-                project.dir()
+                project.root().join("src"),
+                project.root()
             )
         );
     }
@@ -731,10 +745,10 @@ mod tests {
     #[test]
     fn no_tsc_is_tool_unavailable_and_one_on_path_is_used() {
         let project = typescript_project();
-        let empty = project.dir().join("empty-bin");
+        let empty = project.root().join("empty-bin");
         std::fs::create_dir_all(&empty).unwrap();
         let outcome = run_with_search_path(
-            &project.args_for("src/a.ts"),
+            &project.file_path_args("src/a.ts"),
             &project.context(GENEROUS),
             Some(empty.as_os_str()),
         );
@@ -745,7 +759,7 @@ mod tests {
 
         let on_path = project.script("path-bin/tsc", "exit 0");
         let outcome = run_with_search_path(
-            &project.args_for("src/a.ts"),
+            &project.file_path_args("src/a.ts"),
             &project.context(GENEROUS),
             Some(on_path.parent().unwrap().as_os_str()),
         );
@@ -759,7 +773,7 @@ mod tests {
         project.script("node_modules/.bin/tsc", "sleep 30");
         let started = std::time::Instant::now();
         let outcome = run_with_search_path(
-            &project.args_for("src/a.ts"),
+            &project.file_path_args("src/a.ts"),
             &project.context(Duration::from_secs(1)),
             None,
         );
@@ -775,20 +789,20 @@ mod tests {
     fn flag_and_file_errors_are_usage_errors() {
         let project = typescript_project();
         let context = project.context(GENEROUS);
-        let mut unknown = project.args_for("src/a.ts");
+        let mut unknown = project.file_path_args("src/a.ts");
         unknown.push("--verbose".to_owned());
         assert_eq!(
             run_with_search_path(&unknown, &context, None),
             WorkerOutcome::UsageError("unknown flag: --verbose".to_owned())
         );
-        let missing = project.args_for("src/a.ts")[..2].to_vec();
+        let missing = project.file_path_args("src/a.ts")[..2].to_vec();
         assert_eq!(
             run_with_search_path(&missing, &context, None),
             WorkerOutcome::UsageError("missing required flag: --file-path".to_owned())
         );
-        let absent = project.dir().join("src/absent.ts");
+        let absent = project.root().join("src/absent.ts");
         assert_eq!(
-            run_with_search_path(&project.args_for("src/absent.ts"), &context, None),
+            run_with_search_path(&project.file_path_args("src/absent.ts"), &context, None),
             WorkerOutcome::UsageError(format!("file-path not found: {absent}"))
         );
     }
@@ -796,9 +810,9 @@ mod tests {
     // --- The real tsc ------------------------------------------------------------------------
 
     #[cfg(unix)]
-    fn real_tsc_project(tools: &Utf8Path) -> FakeNodeProject {
-        let project = FakeNodeProject::new();
-        link_real_tool(&project, tools, "tsc");
+    fn real_tsc_project(tools: &Utf8Path) -> SensorProject {
+        let project = SensorProject::node(&SENSOR);
+        project.link_real_tool(tools, "tsc");
         project.write(
             "tsconfig.json",
             "{\"compilerOptions\": {\"strict\": true, \"target\": \"es2022\", \"module\": \"nodenext\", \"types\": []}, \"include\": [\"src\"]}\n",
@@ -837,7 +851,7 @@ mod tests {
                 "other_files_error_count": 0,
             })
         );
-        let build_info = workspace::sensor_detail_dir(&workspace::record_root(&project.dir()))
+        let build_info = workspace::sensor_detail_dir(&workspace::record_root(&project.root()))
             .join(".tsbuildinfo");
         assert!(
             build_info.is_file(),
