@@ -265,7 +265,7 @@ pub fn dead_gate_bindings(db: &dyn salsa::Database, file: SourceFile) -> Vec<Dia
     };
     // A graph format without `fire_on` makes every binding write-fired (D13): nothing fires at
     // the gate, so no gate binding can be dead (the format's own warning says so instead).
-    if !crate::graph::emit::graph_format(db)
+    if !crate::graph::format_choice::graph_format(db)
         .0
         .carries_dispatch_fields()
     {

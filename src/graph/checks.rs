@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use crate::db::{Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::emit::graph_format;
+use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, number_key, stage_numbering};
 use crate::parse::parsed_stage;
 use crate::syntax::stage::{Located, PHASES};

@@ -10,13 +10,12 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::db::{Project, SourceFile};
+use crate::db::SourceFile;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::format::{
-    FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
-};
+use crate::graph::format::GraphFormat;
+use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, stage_number, stage_numbering};
-use crate::parse::{parsed_stage, rule_set, source_text};
+use crate::parse::{parsed_stage, rule_set};
 use crate::resolve::{sensor_registry, sensors_applicable};
 use crate::syntax::manifest::{FireOn, Severity};
 use camino::Utf8Path;
@@ -53,23 +52,6 @@ pub const FIELD_ORDER: [&str; 29] = [
     "rules_in_context",
     "sensors_applicable",
 ];
-
-/// The graph format this compile writes, and why: `--graph-format`, else what the existing
-/// graph's keys say, else the install's reference tools, else the newest (see
-/// `graph::format`). An unreadable graph or tools file says nothing (its own diagnostic comes
-/// from the numbering or is not needed).
-#[salsa::tracked]
-pub fn graph_format(db: &dyn salsa::Database) -> (GraphFormat, FormatSource) {
-    let project = Project::get(db);
-    let text_of = |file: Option<SourceFile>| file.and_then(|file| source_text(db, file).ok());
-    let existing_graph = text_of(*project.existing_graph(db));
-    let tools = text_of(*project.reference_tools(db));
-    resolve_graph_format(
-        *project.graph_format_flag(db),
-        existing_graph,
-        tools.and_then(reference_tools_version),
-    )
-}
 
 /// Manifests whose `fire_on: gate` or `default_severity: blocking` the install's graph format
 /// cannot carry: without those keys in `sensors_applicable` the reference (and this engine)

@@ -4,6 +4,7 @@
 pub mod checks;
 pub mod emit;
 pub mod format;
+pub mod format_choice;
 pub mod numbering;
 pub mod output_paths;
 pub mod scope_grid;
