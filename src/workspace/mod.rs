@@ -9,7 +9,6 @@
 //! only a choice the user made explicitly, or a command that needs one intent and cannot tell
 //! which, is an error.
 
-use std::fmt::Write as _;
 use std::io::{Read as _, Write as _};
 use std::time::{Duration, SystemTime};
 
@@ -17,6 +16,7 @@ use crate::js_text::js_trim;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::discover::workspace_root;
+use crate::random_hex::random_lowercase_hex;
 
 /// The space used when `aidlc/active-space` is missing, empty or unusable.
 pub const DEFAULT_SPACE: &str = "default";
@@ -582,7 +582,7 @@ pub fn set_state_field(state_text: &str, field: &str, value: &str) -> Option<Str
 /// `[a-z0-9-]` collapsed to `-`, `-` trimmed from both ends, cut to 48 characters (after the
 /// trim, so a cut may end in `-`, as in the reference), and `host` when nothing is left.
 pub fn host_name() -> String {
-    sanitise_host_name(&raw_host_name().unwrap_or_default())
+    sanitise_host_name(&raw_host_name())
 }
 
 /// The sanitising half of [`host_name`], for any raw name.
@@ -607,29 +607,19 @@ pub fn sanitise_host_name(raw: &str) -> String {
     }
 }
 
-/// `gethostname(2)`, which is what the reference's `os.hostname()` calls; `None` if it fails.
+/// The host name as `gethostname(2)` gives it, which is what the reference's `os.hostname()`
+/// calls: the `nodename` of `uname(2)`, from which the C library's `gethostname` copies it.
 #[cfg(unix)]
-fn raw_host_name() -> Option<String> {
-    let mut buffer = [0_u8; 256];
-    // SAFETY: the pointer and length describe `buffer`, which outlives the call; gethostname
-    // writes at most `len` bytes into it.
-    #[expect(
-        unsafe_code,
-        reason = "gethostname is the call os.hostname() makes; libc has no safe wrapper and /proc is Linux-only"
-    )]
-    let status = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
-    if status != 0 {
-        return None;
-    }
-    let length = buffer.iter().position(|b| *b == 0).unwrap_or(buffer.len());
-    Some(String::from_utf8_lossy(&buffer[..length]).into_owned())
+fn raw_host_name() -> String {
+    let system = rustix::system::uname();
+    system.nodename().to_string_lossy().into_owned()
 }
 
 #[cfg(not(unix))]
-fn raw_host_name() -> Option<String> {
+fn raw_host_name() -> String {
     std::env::var("COMPUTERNAME")
         .or_else(|_| std::env::var("HOSTNAME"))
-        .ok()
+        .unwrap_or_default()
 }
 
 /// `aidlc/.aidlc-clone-id`.
@@ -1097,32 +1087,6 @@ fn read_bounded(path: &Utf8Path, limit: u64) -> std::io::Result<Vec<u8>> {
         .take(limit)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
-}
-
-/// `n_chars` random lowercase hex characters (clone ids, fire ids).
-pub(crate) fn random_lowercase_hex(n_chars: usize) -> String {
-    let mut bytes = vec![0_u8; n_chars.div_ceil(2)];
-    fill_random(&mut bytes);
-    let mut hex = bytes.iter().fold(String::new(), |mut hex, byte| {
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    });
-    hex.truncate(n_chars);
-    hex
-}
-
-/// The operating system's random bytes; where `/dev/urandom` cannot be read, the random low 32
-/// bits of successive `UUIDv7` values (the `uuid` crate's counter only occupies the 42 bits after
-/// the timestamp, so those 32 bits are fresh randomness on every call).
-fn fill_random(bytes: &mut [u8]) {
-    let from_os = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(bytes));
-    if from_os.is_ok() {
-        return;
-    }
-    for chunk in bytes.chunks_mut(4) {
-        let uuid = uuid::Uuid::now_v7().into_bytes();
-        chunk.copy_from_slice(&uuid[16 - chunk.len()..]);
-    }
 }
 
 // --- SHA-256 (for the marker's state digest only; content hashes elsewhere are BLAKE3) ----------
@@ -1702,6 +1666,13 @@ mod tests {
         );
     }
 
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_raw_host_name_is_the_kernels() {
+        let kernel = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+        assert_eq!(raw_host_name(), kernel.trim_end());
+    }
+
     #[test]
     fn a_clone_id_is_minted_once_and_reused() {
         let (_dir, project) = temp_project();
@@ -1809,19 +1780,6 @@ mod tests {
             shard.parent().unwrap(),
             project.join("aidlc/spaces/default/intents/audit")
         );
-    }
-
-    #[test]
-    fn random_hex_has_the_asked_length_and_alphabet() {
-        for n in [1, 8, 12, 33] {
-            let hex = random_lowercase_hex(n);
-            assert_eq!(hex.len(), n);
-            assert!(
-                hex.bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-            );
-        }
-        assert_ne!(random_lowercase_hex(16), random_lowercase_hex(16));
     }
 
     // --- record-local folders

@@ -27,7 +27,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::lock::{self, LockError};
 use crate::js_text::js_trim;
-use crate::workspace::{self, WriteFolderError, random_lowercase_hex, sensor_detail_dir};
+use crate::random_hex::random_lowercase_hex;
+use crate::workspace::{self, WriteFolderError, sensor_detail_dir};
 
 /// The first line of every shard, written by the first append to an empty file.
 pub const AUDIT_LOG_HEADER: &str = "# AI-DLC Audit Log\n";
