@@ -14,6 +14,7 @@
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
 //! - [`gate`]: `aidlc gate check`: deliverables, parallel gate dispatch and the report;
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
+//! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
 //! - [`audit`]: the cross-process audit lock;
 //! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
@@ -36,6 +37,7 @@ pub mod fs_util;
 pub mod gate;
 pub mod graph;
 pub mod interrupt;
+pub mod js_json;
 pub mod js_text;
 pub mod parse;
 pub mod random_hex;

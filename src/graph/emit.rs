@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::db::SourceFile;
 use crate::graph::numbering::{dedup, stage_number, stage_numbering};
+use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, rule_set};
 use crate::resolve::sensors_applicable;
 
@@ -191,12 +192,6 @@ fn sensors_value(db: &dyn salsa::Database, file: SourceFile) -> Value {
 pub fn stage_node_json(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
     let value = stage_node_value(db, file)?;
     Some(indent_one_level(&pretty_json(&value)))
-}
-
-/// `JSON.stringify(value, null, 2)`.
-pub fn pretty_json(value: &Value) -> String {
-    serde_json::to_string_pretty(value)
-        .unwrap_or_else(|error| unreachable!("serialising a JSON value cannot fail: {error}"))
 }
 
 fn indent_one_level(text: &str) -> String {

@@ -16,6 +16,7 @@ use crate::js_text::js_trim;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::discover::workspace_root;
+use crate::js_json::pretty_json;
 use crate::random_hex::random_lowercase_hex;
 
 /// The space used when `aidlc/active-space` is missing, empty or unusable.
@@ -501,11 +502,7 @@ fn new_registry_row(uuid: &str, label: &str, folder_name: &str) -> serde_json::V
 
 /// The registry as the reference writes it: `JSON.stringify(list, null, 2)` and a newline.
 fn registry_text(rows: Vec<serde_json::Value>) -> String {
-    let array = serde_json::Value::Array(rows);
-    // Invariant: a `Value` always serialises (its keys are strings), so the fallback is never
-    // taken; it exists only to avoid a panic path.
-    let pretty = serde_json::to_string_pretty(&array).unwrap_or_else(|_| array.to_string());
-    format!("{pretty}\n")
+    format!("{}\n", pretty_json(&serde_json::Value::Array(rows)))
 }
 
 /// Create the record folder, failing when anything already has its name.
