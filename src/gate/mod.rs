@@ -9,6 +9,7 @@
 //! - [`enforce`]: the conductor's gate step (`aidlc engine gate start|revise`): fingerprints,
 //!   blocking enforcement, the override receipt and the gate row;
 //! - [`fingerprints`]: the BLAKE3 staleness bracket both gates put around blocking fires;
+//! - [`progress`]: what the audit ledger says about a stage: started, gate open;
 //! - [`report`]: the values every output format renders;
 //! - [`render`]: human, JSON, GitHub and SARIF output.
 
@@ -16,5 +17,6 @@ pub mod deliverables;
 pub mod dispatch;
 pub mod enforce;
 pub mod fingerprints;
+pub mod progress;
 pub mod render;
 pub mod report;

@@ -414,7 +414,7 @@ pub fn create_intent(
     let uuid = uuid::Uuid::now_v7().to_string();
     rows.push(new_registry_row(&uuid, label, &folder_name));
     create_record_folder(&intents_dir, &record)?;
-    let started_at = crate::audit::ledger::iso_timestamp(now);
+    let started_at = crate::audit::timestamp::iso_timestamp(now);
     let filled = write_file(
         &state_file_path(&record),
         &new_intent_state_text(label, &started_at),
@@ -454,7 +454,7 @@ pub fn check_intent_label(label: &str) -> Result<(), WorkspaceError> {
 
 /// `YYMMDD` of `now` in UTC, as the reference's `dateStamp` (the last two digits of the year).
 fn utc_date_stamp(now: SystemTime) -> String {
-    let timestamp = crate::audit::ledger::iso_timestamp(now);
+    let timestamp = crate::audit::timestamp::iso_timestamp(now);
     let date = timestamp.split('T').next().unwrap_or_default();
     // `YYYY-MM-DD`, split from the right so that a year of any width keeps its last digits.
     let mut parts = date.rsplitn(3, '-');
