@@ -5,79 +5,148 @@
 //! The output has two-space indentation, `[]` and `{}` for empty containers, object keys in
 //! JavaScript's order (array-index keys ascending, then the rest as parsed), numbers as
 //! `Number.prototype.toString` prints them, and strings escaped as JavaScript escapes them.
-//! For values that only hold strings, booleans, safe integers and keys that are not array
-//! indices, this is also what `serde_json::to_string_pretty` prints.
+//! `serde_json`'s pretty printer already has JavaScript's layout and string escapes; what differs
+//! is the key order and the numbers, so for values that only hold strings, booleans, safe
+//! integers and keys that are not array indices the two print the same bytes, at the same speed.
 //!
 //! Must not: import anything from this crate, or add a trailing newline (callers decide).
 
-use std::fmt::Write as _;
+use std::io;
 
-use serde_json::{Map, Number, Value};
+use serde::ser::{Serialize, SerializeMap as _, SerializeSeq as _, Serializer};
+use serde_json::ser::{Formatter, PrettyFormatter};
+use serde_json::{Map, Value};
 
-/// `JSON.stringify(value, null, 2)`.
+/// `JSON.stringify(value, null, 2)`: `serde_json`'s serializer, with JavaScript's key order
+/// ([`JavaScriptValue`]) and number form ([`JavaScriptFormatter`]).
 pub fn pretty_json(value: &Value) -> String {
-    let mut out = String::with_capacity(256);
-    write_value(&mut out, value, 0);
-    out
+    let mut bytes = Vec::with_capacity(128);
+    let mut serializer =
+        serde_json::Serializer::with_formatter(&mut bytes, JavaScriptFormatter::default());
+    // Invariant: writing into a `Vec` cannot fail, a `Value` always serialises (its keys are
+    // strings), and serde_json writes UTF-8 only.
+    JavaScriptValue(value)
+        .serialize(&mut serializer)
+        .unwrap_or_else(|error| unreachable!("serialising a JSON value cannot fail: {error}"));
+    String::from_utf8(bytes)
+        .unwrap_or_else(|error| unreachable!("serde_json wrote invalid UTF-8: {error}"))
 }
 
-fn write_value(out: &mut String, value: &Value, depth: usize) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(flag) => out.push_str(if *flag { "true" } else { "false" }),
-        Value::Number(number) => out.push_str(&javascript_number(number)),
-        Value::String(text) => write_string(out, text),
-        Value::Array(items) => write_array(out, items, depth),
-        Value::Object(entries) => write_object(out, entries, depth),
-    }
-}
+/// A value serialised with its object keys in JavaScript's order.
+struct JavaScriptValue<'v>(&'v Value);
 
-fn write_array(out: &mut String, items: &[Value], depth: usize) {
-    if items.is_empty() {
-        out.push_str("[]");
-        return;
-    }
-    out.push('[');
-    for (index, item) in items.iter().enumerate() {
-        out.push_str(if index == 0 { "\n" } else { ",\n" });
-        push_indent(out, depth + 1);
-        write_value(out, item, depth + 1);
-    }
-    out.push('\n');
-    push_indent(out, depth);
-    out.push(']');
-}
-
-fn write_object(out: &mut String, entries: &Map<String, Value>, depth: usize) {
-    if entries.is_empty() {
-        out.push_str("{}");
-        return;
-    }
-    out.push('{');
-    let mut write_entry = |index: usize, key: &str, value: &Value| {
-        out.push_str(if index == 0 { "\n" } else { ",\n" });
-        push_indent(out, depth + 1);
-        write_string(out, key);
-        out.push_str(": ");
-        write_value(out, value, depth + 1);
-    };
-    // Almost no object has an array-index key; those keep their order without a copy.
-    if entries.keys().any(|key| array_index(key).is_some()) {
-        for (index, (key, value)) in javascript_key_order(entries).into_iter().enumerate() {
-            write_entry(index, key, value);
-        }
-    } else {
-        for (index, (key, value)) in entries.iter().enumerate() {
-            write_entry(index, key, value);
+impl Serialize for JavaScriptValue<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Array(items) => {
+                let mut sequence = serializer.serialize_seq(Some(items.len()))?;
+                for item in items {
+                    sequence.serialize_element(&JavaScriptValue(item))?;
+                }
+                sequence.end()
+            }
+            Value::Object(entries) => {
+                let mut map = serializer.serialize_map(Some(entries.len()))?;
+                // Almost no object has an array-index key; those keep their order without a copy.
+                if entries.keys().any(|key| array_index(key).is_some()) {
+                    for (key, value) in javascript_key_order(entries) {
+                        map.serialize_entry(key, &JavaScriptValue(value))?;
+                    }
+                } else {
+                    for (key, value) in entries {
+                        map.serialize_entry(key, &JavaScriptValue(value))?;
+                    }
+                }
+                map.end()
+            }
+            scalar => scalar.serialize(serializer),
         }
     }
-    out.push('\n');
-    push_indent(out, depth);
-    out.push('}');
 }
 
-fn push_indent(out: &mut String, depth: usize) {
-    out.extend(std::iter::repeat_n(' ', depth * 2));
+/// `serde_json`'s two-space pretty layout (which is `JSON.stringify`'s, empty containers and string
+/// escapes included), with numbers as JavaScript prints them: integers exactly while they are
+/// safe (|n| ≤ 2^53), anything else as the double it is, in `Number.prototype.toString` form.
+#[derive(Default)]
+struct JavaScriptFormatter(PrettyFormatter<'static>);
+
+/// The largest integer a JavaScript number holds exactly.
+const SAFE_INTEGER: u64 = 1 << 53;
+
+impl Formatter for JavaScriptFormatter {
+    fn write_u64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: u64) -> io::Result<()> {
+        if value <= SAFE_INTEGER {
+            self.0.write_u64(writer, value)
+        } else {
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "JavaScript holds an unsafe integer as the nearest double"
+            )]
+            let double = value as f64;
+            writer.write_all(javascript_double(double).as_bytes())
+        }
+    }
+
+    fn write_i64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: i64) -> io::Result<()> {
+        if value.unsigned_abs() <= SAFE_INTEGER {
+            self.0.write_i64(writer, value)
+        } else {
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "JavaScript holds an unsafe integer as the nearest double"
+            )]
+            let double = value as f64;
+            writer.write_all(javascript_double(double).as_bytes())
+        }
+    }
+
+    fn write_f64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: f64) -> io::Result<()> {
+        writer.write_all(javascript_double(value).as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_array(writer)
+    }
+
+    fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_array(writer)
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_array_value(writer, first)
+    }
+
+    fn end_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_array_value(writer)
+    }
+
+    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_object(writer)
+    }
+
+    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_object(writer)
+    }
+
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        writer: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.0.begin_object_key(writer, first)
+    }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(writer)
+    }
+
+    fn end_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
+        self.0.end_object_value(writer)
+    }
 }
 
 /// JavaScript enumerates integer-like keys (canonical, up to 2^32 − 2) first, ascending, then the
@@ -99,55 +168,18 @@ fn javascript_key_order(entries: &Map<String, Value>) -> Vec<(&String, &Value)> 
         .collect()
 }
 
+/// The array index a key names: `0`, or digits without a leading zero, below 2^32 − 1.
+#[inline]
 fn array_index(key: &str) -> Option<u32> {
-    let canonical = key == "0" || (!key.starts_with('0') && !key.is_empty());
-    if !canonical || !key.bytes().all(|b| b.is_ascii_digit()) {
+    // Most keys start with a letter: this test is the whole cost of the common case.
+    let first = *key.as_bytes().first()?;
+    if !first.is_ascii_digit() || (first == b'0' && key.len() > 1) {
+        return None;
+    }
+    if !key.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
     key.parse::<u32>().ok().filter(|index| *index != u32::MAX)
-}
-
-/// A JSON string as JavaScript writes it: `"` and `\` escaped, the control characters below
-/// U+0020 as `\b \f \n \r \t` or `\u00xx`, everything else (U+007F, U+2028, non-ASCII) as is.
-fn write_string(out: &mut String, text: &str) {
-    out.push('"');
-    let mut unescaped_from = 0;
-    // Every byte that needs escaping is ASCII, so each slice boundary is a char boundary.
-    for (at, byte) in text.bytes().enumerate() {
-        let escape = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            control if control < 0x20 => "",
-            _ => continue,
-        };
-        out.push_str(&text[unescaped_from..at]);
-        if escape.is_empty() {
-            let _ = write!(out, "\\u{byte:04x}");
-        } else {
-            out.push_str(escape);
-        }
-        unescaped_from = at + 1;
-    }
-    out.push_str(&text[unescaped_from..]);
-    out.push('"');
-}
-
-/// A JSON number as JavaScript prints it: integers exactly while they are safe (|n| ≤ 2^53),
-/// anything else as the double it parses to, in `Number.prototype.toString` form.
-fn javascript_number(number: &Number) -> String {
-    const SAFE: u64 = 1 << 53;
-    if let Some(unsigned) = number.as_u64().filter(|n| *n <= SAFE) {
-        return unsigned.to_string();
-    }
-    if let Some(signed) = number.as_i64().filter(|n| n.unsigned_abs() <= SAFE) {
-        return signed.to_string();
-    }
-    javascript_double(number.as_f64().unwrap_or(f64::NAN))
 }
 
 /// ECMAScript `Number::toString(10)`: the shortest round-trip digits, placed as plain decimals
