@@ -18,7 +18,7 @@ use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::{Map, Value};
 
 /// `JSON.stringify(value, null, 2)`: `serde_json`'s serializer, with JavaScript's key order
-/// ([`JavaScriptValue`]) and number form ([`JavaScriptFormatter`]).
+/// (`JavaScriptValue`) and number form (`JavaScriptFormatter`).
 pub fn pretty_json(value: &Value) -> String {
     let mut bytes = Vec::with_capacity(128);
     let mut serializer =
