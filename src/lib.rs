@@ -16,8 +16,10 @@
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
 //! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
-//! - [`audit`]: the cross-process audit lock;
-//! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
+//! - [`audit`]: the audit ledger (typed events, shards, detail files), its timestamps and its
+//!   cross-process lock;
+//! - [`workspace`]: the active space, intent record and audit shard, the folders the engine writes
+//!   into, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
