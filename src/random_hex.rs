@@ -5,6 +5,8 @@
 //! and the workspace can all use it without depending on each other.
 
 use std::fmt::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `n_chars` random lowercase hex characters.
 pub fn random_lowercase_hex(n_chars: usize) -> String {
@@ -18,17 +20,26 @@ pub fn random_lowercase_hex(n_chars: usize) -> String {
     hex
 }
 
-/// The operating system's random bytes (`getrandom`); should the system refuse them, the random
-/// low 32 bits of successive `UUIDv7` values (the `uuid` crate's counter only occupies the 42
-/// bits after the timestamp, so those 32 bits are fresh on every call).
+/// The operating system's random bytes (`getrandom`). Should the system refuse them (no system
+/// this crate supports does), bytes that are at least distinct: [`distinct_bytes`].
 fn fill_random(bytes: &mut [u8]) {
-    if getrandom::fill(bytes).is_ok() {
-        return;
+    if getrandom::fill(bytes).is_err() {
+        distinct_bytes(bytes);
     }
-    for chunk in bytes.chunks_mut(4) {
-        let uuid = uuid::Uuid::now_v7().into_bytes();
-        chunk.copy_from_slice(&uuid[16 - chunk.len()..]);
-    }
+}
+
+/// BLAKE3 of the time, the process id and a counter of this process: not secret, but never the
+/// same twice, which is what ids and temporary names need.
+fn distinct_bytes(bytes: &mut [u8]) {
+    static CALLS: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| since.as_nanos());
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&nanos.to_le_bytes());
+    hasher.update(&std::process::id().to_le_bytes());
+    hasher.update(&CALLS.fetch_add(1, Ordering::Relaxed).to_le_bytes());
+    hasher.finalize_xof().fill(bytes);
 }
 
 #[cfg(test)]
@@ -46,5 +57,14 @@ mod tests {
             );
         }
         assert_ne!(random_lowercase_hex(16), random_lowercase_hex(16));
+    }
+
+    #[test]
+    fn the_fallback_bytes_never_repeat() {
+        let mut first = [0_u8; 8];
+        let mut second = [0_u8; 8];
+        distinct_bytes(&mut first);
+        distinct_bytes(&mut second);
+        assert_ne!(first, second);
     }
 }
