@@ -10,13 +10,12 @@ use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
 use crate::discover::Layout;
 use crate::graph::checks::graph_diagnostics;
-use crate::graph::emit::{
-    format_registry_diagnostics, pretty_json, stage_graph_json, stage_node_json,
-};
+use crate::graph::emit::{format_registry_diagnostics, stage_graph_json, stage_node_json};
 use crate::graph::format::{FormatSource, GraphFormat};
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{stage_header, stage_numbering};
 use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json};
+use crate::js_json::pretty_json;
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
 use crate::resolve::{
     dead_gate_bindings, sensor_registry, sensors_applicable, stage_agent_diagnostics,

@@ -140,7 +140,7 @@ pub fn temporary_name(target_name: &str) -> String {
     format!(
         ".{target_name}{TEMPORARY_MARK}{}-{}{TEMPORARY_SUFFIX}",
         std::process::id(),
-        crate::workspace::random_lowercase_hex(TEMPORARY_RANDOM_CHARS)
+        crate::random_hex::random_lowercase_hex(TEMPORARY_RANDOM_CHARS)
     )
 }
 
@@ -210,23 +210,22 @@ pub fn sweep_stale_temporaries(folder: &Utf8Path) -> usize {
     removed
 }
 
-/// Whether a process with this id exists (a process of another user counts as alive).
+/// Whether a process with this id exists (a process of another user counts as alive): the
+/// probe `kill(pid, 0)`, which sends nothing; only "no such process" means gone.
 #[cfg(unix)]
 pub fn process_is_alive(pid: u64) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        // 0 and negative ids name process groups, not one process.
+        .filter(|pid| *pid > 0)
+        .and_then(rustix::process::Pid::from_raw)
+    else {
         return false;
     };
-    if pid <= 0 {
-        // 0 and negative ids name process groups, not one process.
-        return false;
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(error) => error != rustix::io::Errno::SRCH,
     }
-    // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
-    #[expect(
-        unsafe_code,
-        reason = "kill(pid, 0) is the portable liveness probe; libc has no safe wrapper"
-    )]
-    let result = unsafe { libc::kill(pid, 0) };
-    result == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 /// Without a liveness probe every process counts as alive (only age makes a temporary stale).
@@ -384,5 +383,12 @@ mod tests {
         assert!(!process_is_alive(u64::from(dead_pid())));
         assert!(!process_is_alive(0));
         assert!(!process_is_alive(u64::MAX));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_process_of_another_user_counts_as_alive() {
+        // Process 1 always exists; probing it as an ordinary user fails with EPERM, not ESRCH.
+        assert!(process_is_alive(1));
     }
 }

@@ -14,8 +14,12 @@
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
 //! - [`gate`]: `aidlc gate check`: deliverables, parallel gate dispatch and the report;
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
-//! - [`audit`]: the cross-process audit lock;
-//! - [`workspace`]: the active space, intent record and audit shard, and the write hook's view of a record;
+//! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
+//! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
+//! - [`audit`]: the audit ledger (typed events, shards, detail files), its timestamps and its
+//!   cross-process lock;
+//! - [`workspace`]: the active space, intent record and audit shard, the folders the engine writes
+//!   into, and the write hook's view of a record;
 //! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
 //! - [`sensors`]: the shipped sensors, the product's own checks, each described once (D8);
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
@@ -41,9 +45,11 @@ pub mod gate;
 pub mod github_actions;
 pub mod graph;
 pub mod interrupt;
+pub mod js_json;
 pub mod js_text;
 pub mod parse;
 pub mod process_group;
+pub mod random_hex;
 pub mod resolve;
 pub mod sensors;
 pub mod syntax;

@@ -1,4 +1,6 @@
-//! The audit ledger: its cross-process lock, and the rows, shards and detail files it writes.
+//! The audit ledger: its cross-process lock, its timestamps, and the rows, shards and detail
+//! files it writes and reads back.
 
 pub mod ledger;
 pub mod lock;
+pub mod timestamp;

@@ -535,7 +535,7 @@ fn write_detail_if_failed(
     let body = ledger::detail_file_body(
         &prepared.sensor_id,
         &prepared.stage,
-        &ledger::iso_timestamp((context.now)()),
+        &crate::audit::timestamp::iso_timestamp((context.now)()),
         fire_id,
         prepared.absolute_output_path.as_str(),
         worker_json,

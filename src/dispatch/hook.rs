@@ -240,7 +240,7 @@ fn write_heartbeat(health_dir: &Utf8Path, now: SystemTime) -> bool {
     if std::fs::create_dir_all(health_dir).is_err() {
         return false;
     }
-    let stamp = ledger::iso_timestamp(now);
+    let stamp = crate::audit::timestamp::iso_timestamp(now);
     let _ = crate::fs_util::write_atomic(&health_dir.join("run-sensors.last"), stamp.as_bytes());
     std::fs::OpenOptions::new()
         .write(true)
@@ -254,7 +254,7 @@ fn record_drop(health_dir: &Utf8Path, now: SystemTime, message: &str) {
     use std::io::Write;
     let line = format!(
         "{}\t{}\n",
-        ledger::iso_timestamp(now),
+        crate::audit::timestamp::iso_timestamp(now),
         message.replace(['\n', '\r'], " ")
     );
     let _ = std::fs::create_dir_all(health_dir);

@@ -17,6 +17,7 @@ use std::time::Instant;
 use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
+use crate::audit::ledger::{RecordLedger, read_record_ledger};
 use crate::discover::Layout;
 use crate::dispatch::fire::{
     FireContext, FireRequest, evaluate_without_recording, prepare_fire_with, run_fire,
@@ -28,8 +29,8 @@ use crate::dispatch::verdict::{ScriptError, Verdict};
 use crate::gate::deliverables::{
     DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
 };
-use crate::gate::enforce::{LedgerRow, read_ledger, stage_was_started};
 use crate::gate::fingerprints::Bracket;
+use crate::gate::progress::stage_was_started;
 use crate::gate::report::{
     DeadBinding, FireOnFilter, GateFire, GateSkip, SkipReason, UnfiredBinding, UnfiredCause,
 };
@@ -154,7 +155,7 @@ fn other_shard_skips(skips: &[GateSkip]) -> usize {
 struct WorkflowProgress<'r> {
     record: &'r Utf8Path,
     current_stage: Option<String>,
-    ledger: OnceCell<Vec<LedgerRow>>,
+    ledger: OnceCell<RecordLedger>,
 }
 
 impl<'r> WorkflowProgress<'r> {
@@ -169,7 +170,13 @@ impl<'r> WorkflowProgress<'r> {
 
     fn reached(&self, slug: &str) -> bool {
         self.current_stage.as_deref() == Some(slug)
-            || stage_was_started(self.ledger.get_or_init(|| read_ledger(self.record)), slug)
+            || stage_was_started(
+                &self
+                    .ledger
+                    .get_or_init(|| read_record_ledger(self.record))
+                    .entries,
+                slug,
+            )
     }
 }
 

@@ -11,6 +11,7 @@
 //! - [`enforce`]: the conductor's gate step (`aidlc engine gate start|revise`): fingerprints,
 //!   blocking enforcement, the override receipt and the gate row;
 //! - [`fingerprints`]: the BLAKE3 staleness bracket both gates put around blocking fires;
+//! - [`progress`]: what the audit ledger says about a stage: started, gate open;
 //! - [`report`]: the values every output format renders;
 //! - [`render`]: the report formats, one file each (human, JSON, GitHub, SARIF) and one `match`.
 
@@ -19,5 +20,6 @@ pub mod deliverables;
 pub mod dispatch;
 pub mod enforce;
 pub mod fingerprints;
+pub mod progress;
 pub mod render;
 pub mod report;

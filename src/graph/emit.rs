@@ -15,6 +15,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::format::GraphFormat;
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, stage_number, stage_numbering};
+use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, rule_set};
 use crate::resolve::{sensor_registry, sensors_applicable};
 use crate::syntax::manifest::{FireOn, Severity};
@@ -255,12 +256,6 @@ fn sensors_value(db: &dyn salsa::Database, file: SourceFile, format: GraphFormat
 pub fn stage_node_json(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
     let value = stage_node_value(db, file)?;
     Some(indent_one_level(&pretty_json(&value)))
-}
-
-/// `JSON.stringify(value, null, 2)`.
-pub fn pretty_json(value: &Value) -> String {
-    serde_json::to_string_pretty(value)
-        .unwrap_or_else(|error| unreachable!("serialising a JSON value cannot fail: {error}"))
 }
 
 fn indent_one_level(text: &str) -> String {

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use crate::db::{Project, SourceFile};
-use crate::graph::emit::pretty_json;
 use crate::graph::numbering::stage_numbering;
+use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
 
 /// What one stage contributes to the grid: a projection of `parsed_stage` that stays equal

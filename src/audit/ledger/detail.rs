@@ -1,0 +1,186 @@
+//! Fire ids and the detail file a failed fire leaves (upstream §4.8): its path under the record's
+//! engine folder, its body byte for byte as the reference writes it, and its atomic write.
+//!
+//! Invariant: a detail file is written through a fresh temporary file of ours in a folder that
+//! stays inside the project, then renamed into place; nobody ever sees half of one.
+
+use std::io::Write as _;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::random_hex::random_lowercase_hex;
+use crate::workspace::{self, sensor_detail_dir};
+
+/// A fresh fire id: 8 random lowercase hex characters (4 random bytes, as `randomBytes(4)`).
+/// Collisions are not checked, as in the reference; pairing tolerates them.
+pub fn new_fire_id() -> String {
+    random_lowercase_hex(8)
+}
+
+/// `<record_root>/.aidlc-engine/sensors/<stage>/<sensor-id>-<fire-id>.md`.
+pub fn detail_file_path(
+    record_root: &Utf8Path,
+    stage: &str,
+    sensor_id: &str,
+    fire_id: &str,
+) -> Utf8PathBuf {
+    sensor_detail_dir(record_root)
+        .join(stage)
+        .join(format!("{sensor_id}-{fire_id}.md"))
+}
+
+/// The detail file of a failed fire, byte for byte as the reference writes it (LF newlines, one
+/// newline after the closing fence). `absolute_output_path` is the path as fired, not the
+/// relative audit field; `worker_json` is printed as `JSON.stringify(value, null, 2)`.
+pub fn detail_file_body(
+    sensor_id: &str,
+    stage: &str,
+    timestamp: &str,
+    fire_id: &str,
+    absolute_output_path: &str,
+    worker_json: &serde_json::Value,
+) -> String {
+    let lines = [
+        format!("# {sensor_id} finding \u{2014} {stage}"),
+        String::new(),
+        format!("**Timestamp**: {timestamp}"),
+        format!("**Fire id**: {fire_id}"),
+        format!("**Output path**: {absolute_output_path}"),
+        "**Pass**: false".to_owned(),
+        String::new(),
+        "## Findings".to_owned(),
+        String::new(),
+        "```json".to_owned(),
+        crate::js_json::pretty_json(worker_json),
+        "```".to_owned(),
+        String::new(),
+    ];
+    lines.join("\n")
+}
+
+/// Write a detail file: check that its folder stays inside `project_dir`
+/// ([`workspace::create_write_folder`]) and create it, remove stale temporaries of ours there,
+/// write a new temporary file of ours exclusively (`.<name>.aidlc-<pid>-<random>.tmp`, never an
+/// existing file), then rename it onto `path`. The temporary is removed when anything fails.
+pub fn write_detail_file(
+    project_dir: &Utf8Path,
+    path: &Utf8Path,
+    body: &str,
+) -> std::io::Result<()> {
+    let folder = path.parent().unwrap_or(project_dir);
+    workspace::create_write_folder(project_dir, folder).map_err(std::io::Error::other)?;
+    crate::fs_util::sweep_stale_temporaries(folder);
+    let (temporary, mut file) =
+        crate::fs_util::create_temporary_file(folder, path.file_name().unwrap_or("detail.md"))?;
+    let written = file
+        .write_all(body.as_bytes())
+        .and_then(|()| file.sync_all())
+        .and_then(|()| {
+            drop(file);
+            std::fs::rename(&temporary, path)
+        });
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit::ledger::test_support::temp_project;
+
+    #[test]
+    fn the_detail_file_is_byte_exact() {
+        let json = serde_json::json!({
+            "pass": false,
+            "findings_count": 2,
+            "findings": [{"line": 3, "message": "no source for \"x\""}, {}],
+            "empty": [],
+        });
+        let body = detail_file_body(
+            "claim-sources",
+            "intent-capture",
+            "2026-09-04T10:11:13Z",
+            "a65d19af",
+            "/work/proj/aidlc/x.md",
+            &json,
+        );
+        let expected = "# claim-sources finding \u{2014} intent-capture\n\n\
+            **Timestamp**: 2026-09-04T10:11:13Z\n**Fire id**: a65d19af\n\
+            **Output path**: /work/proj/aidlc/x.md\n**Pass**: false\n\n## Findings\n\n```json\n\
+            {\n  \"pass\": false,\n  \"findings_count\": 2,\n  \"findings\": [\n    {\n      \"line\": 3,\n      \
+            \"message\": \"no source for \\\"x\\\"\"\n    },\n    {}\n  ],\n  \"empty\": []\n}\n```\n";
+        assert_eq!(body, expected);
+    }
+
+    #[test]
+    fn the_detail_path_is_under_the_engine_folder() {
+        assert_eq!(
+            detail_file_path(Utf8Path::new("/r"), "intent-capture", "linter", "0badf00d"),
+            "/r/.aidlc-engine/sensors/intent-capture/linter-0badf00d.md"
+        );
+    }
+
+    #[test]
+    fn detail_files_are_written_through_a_temporary_file_of_ours() {
+        let (_dir, root) = temp_project();
+        let path = detail_file_path(&root, "s", "linter", "00000001");
+        write_detail_file(&root, &path, "one").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "one");
+        let folder = path.parent().unwrap();
+        assert_eq!(std::fs::read_dir(folder).unwrap().count(), 1);
+        // Someone else's temporary (the reference writes `<path>.tmp`) is neither used nor
+        // removed.
+        std::fs::write(format!("{path}.tmp"), "foreign").unwrap();
+        write_detail_file(&root, &path, "two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        assert_eq!(
+            std::fs::read_to_string(format!("{path}.tmp")).unwrap(),
+            "foreign"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_dead_writers_detail_temporary_is_swept() {
+        let (_dir, root) = temp_project();
+        let path = detail_file_path(&root, "s", "linter", "00000002");
+        let folder = path.parent().unwrap();
+        std::fs::create_dir_all(folder).unwrap();
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let leftover = folder.join(format!(".linter-00000001.md.aidlc-{dead}-0123456789ab.tmp"));
+        std::fs::write(&leftover, "half").unwrap();
+        write_detail_file(&root, &path, "body").unwrap();
+        assert!(!leftover.exists());
+        assert_eq!(std::fs::read_dir(folder).unwrap().count(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_detail_folder_that_links_outside_is_refused() {
+        let (_dir, root) = temp_project();
+        let (_outside_dir, outside) = temp_project();
+        std::fs::create_dir_all(root.join(".aidlc-engine")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join(".aidlc-engine/sensors")).unwrap();
+        let path = detail_file_path(&root, "s", "linter", "00000003");
+        let error = write_detail_file(&root, &path, "body").unwrap_err();
+        assert!(
+            error.to_string().contains("escapes the project root"),
+            "{error}"
+        );
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn fire_ids_are_eight_lowercase_hex_characters() {
+        let id = new_fire_id();
+        assert_eq!(id.len(), 8);
+        assert!(
+            id.bytes()
+                .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        );
+    }
+}

@@ -1,0 +1,56 @@
+//! The audit ledger (upstream-behaviour §4.7–§4.9): the Markdown blocks appended to this clone's
+//! audit shard, the reader that splits them back into typed events, fire ids and the detail file
+//! a failed sensor leaves. Every byte another process reads matches the reference (D2): the
+//! writer is `renderAuditBlock` and `appendAuditBlockAtPath` of `aidlc-audit.ts`, the sensor rows
+//! and the detail body are `emitTerminal` and `buildDetailBody` of `aidlc-sensor.ts`.
+//!
+//! The files, in the order a row travels:
+//! - `event.rs`: the events the engine writes and reads, their names and field keys (each
+//!   spelled once), one struct per event, its row and how a block reads back as one;
+//! - `block.rs`: the block format: `AuditRow`, `format_block`, escaping, path fields, and
+//!   `AuditBlock`, a block as read back;
+//! - `append.rs`: the shard appender, with its torn-tail handling;
+//! - `read.rs`: the reader: torn pieces skipped with a warning, fires paired, a record's shards
+//!   read into `LedgerEntry`s;
+//! - `detail.rs`: fire ids and detail files;
+//! - `error.rs`: `LedgerError`.
+//!
+//! Invariants (each file states its own in detail):
+//! - one writer: every block is `format_block` of an `AuditRow`, appended by `append.rs` with
+//!   one `write_all` under the audit lock; blocks never interleave, and a failed or torn write is
+//!   never glued to the next block;
+//! - one reader: every block read back goes through `parse_ledger`, which never reads a torn
+//!   piece as a block and returns a `TornBlock` warning for each, and `AuditEvent::from_block`,
+//!   which keeps an unknown event whole as `AuditEvent::Other`;
+//! - no row and no detail file is written into a folder that resolves outside the project
+//!   (`workspace::check_write_folder`).
+//!
+//! Timestamps are `audit::timestamp`'s; the lock is `audit::lock`'s.
+
+mod append;
+mod block;
+mod detail;
+mod error;
+pub mod event;
+mod read;
+
+pub use append::{append_row, append_terminal_row, check_fire_folders};
+pub use block::{
+    AUDIT_LOG_HEADER, AuditBlock, AuditRow, BLOCK_SEPARATOR, EVENT_KEY, TIMESTAMP_KEY,
+    TORN_BLOCK_CLOSING_LINE, escape_value, format_block, is_valid_field_key, relative_path_field,
+};
+pub use detail::{detail_file_body, detail_file_path, new_fire_id, write_detail_file};
+pub use error::LedgerError;
+pub use event::{
+    AuditEvent, BlockingOverride, DecisionRecorded, FireIdentity, GateRow, GateState,
+    QuestionAnswered, SENSOR_BUDGET_OVERRIDE, SENSOR_FAILED, SENSOR_FIRED, SENSOR_PASSED,
+    STAGE_AWAITING_APPROVAL, SensorBudgetOverride, SensorFailed, SensorFired, SensorOutcome,
+    SensorPassed, StageMove, StageScope, field,
+};
+pub use read::{
+    FirePair, LedgerEntry, ParsedLedger, RecordLedger, TornBlock, TornKind, pair_fires,
+    parse_blocks, parse_ledger, read_record_ledger, shard_entries,
+};
+
+#[cfg(test)]
+mod test_support;

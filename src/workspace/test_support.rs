@@ -1,0 +1,29 @@
+//! Helpers the workspace's unit tests share.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::{ACTIVE_INTENT_CURSOR_FILE, STATE_FILE_NAME, intents_dir};
+
+pub fn temp_project() -> (tempfile::TempDir, Utf8PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    (dir, path)
+}
+
+pub fn write(path: &Utf8Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+pub fn make_record(project: &Utf8Path, space: &str, name: &str) -> Utf8PathBuf {
+    let record = intents_dir(project, space).join(name);
+    write(&record.join(STATE_FILE_NAME), "# state\n");
+    record
+}
+
+pub fn set_intent_cursor(project: &Utf8Path, space: &str, text: &str) {
+    write(
+        &intents_dir(project, space).join(ACTIVE_INTENT_CURSOR_FILE),
+        text,
+    );
+}

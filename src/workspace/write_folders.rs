@@ -1,0 +1,235 @@
+//! The folders the engine writes into: where they are in a record (the engine folder, detail
+//! files, hook health), and the one check that keeps each inside the project.
+//!
+//! Invariant: a folder is checked before anything is created in it, and again after its missing
+//! parts are created, so a link swapped in meanwhile is caught before anything is written.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+/// The record-local folder of engine state (detail files, hook health), under a record root.
+pub const ENGINE_DIR: &str = ".aidlc-engine";
+/// Where detail files went before the engine folder existed ([2.5]/[2.6]); the write hook's
+/// recursion guard still skips it, nothing writes there.
+pub const LEGACY_SENSOR_DETAIL_DIR: &str = ".aidlc-sensors";
+
+/// Why a folder the engine was about to write into was refused (the reference's wording for a
+/// produce folder that escapes, §5.2, applied to every folder the engine writes into).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WriteFolderError {
+    #[error(
+        "Refusing to write into \"{folder}\": it is not inside the project root \"{project}\"."
+    )]
+    NotUnderProject {
+        folder: Utf8PathBuf,
+        project: Utf8PathBuf,
+    },
+    #[error(
+        "Refusing to write into \"{folder}\": it resolves to \"{resolved}\", which escapes the project root \"{project}\" after canonicalization."
+    )]
+    Escapes {
+        folder: Utf8PathBuf,
+        resolved: Utf8PathBuf,
+        project: Utf8PathBuf,
+    },
+    #[error("Refusing to write into \"{folder}\": cannot resolve \"{path}\": {detail}")]
+    Unresolvable {
+        folder: Utf8PathBuf,
+        path: Utf8PathBuf,
+        detail: String,
+    },
+    #[error("cannot create the folder {folder}: {detail}")]
+    CannotCreate { folder: Utf8PathBuf, detail: String },
+}
+
+/// Check that `folder`, which the engine is about to create or write into, stays inside the
+/// project once every symbolic link on its way is resolved: it must lie under `project_dir` as
+/// written (no `..`), and its deepest existing ancestor (itself, when it exists; a dangling link
+/// counts as existing and cannot be resolved) must canonicalise under the canonical project.
+/// Writes nothing. Returns where the folder resolves.
+pub fn check_write_folder(
+    project_dir: &Utf8Path,
+    folder: &Utf8Path,
+) -> Result<Utf8PathBuf, WriteFolderError> {
+    let lexically_inside = folder.starts_with(project_dir)
+        && !folder
+            .components()
+            .any(|component| component == camino::Utf8Component::ParentDir);
+    if !lexically_inside {
+        return Err(WriteFolderError::NotUnderProject {
+            folder: folder.to_owned(),
+            project: project_dir.to_owned(),
+        });
+    }
+    let unresolvable = |path: &Utf8Path, error: &std::io::Error| WriteFolderError::Unresolvable {
+        folder: folder.to_owned(),
+        path: path.to_owned(),
+        detail: error.to_string(),
+    };
+    let project = project_dir
+        .canonicalize_utf8()
+        .map_err(|error| unresolvable(project_dir, &error))?;
+    let mut existing = folder;
+    let mut missing = Vec::new();
+    loop {
+        match std::fs::symlink_metadata(existing) {
+            Ok(_) => break,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+                    return Err(unresolvable(existing, &error));
+                };
+                missing.push(name);
+                existing = parent;
+            }
+            Err(error) => return Err(unresolvable(existing, &error)),
+        }
+    }
+    let mut resolved = existing
+        .canonicalize_utf8()
+        .map_err(|error| unresolvable(existing, &error))?;
+    resolved.extend(missing.iter().rev());
+    if resolved.starts_with(&project) {
+        Ok(resolved)
+    } else {
+        Err(WriteFolderError::Escapes {
+            folder: folder.to_owned(),
+            resolved,
+            project,
+        })
+    }
+}
+
+/// [`check_write_folder`], then create the missing folders, then check again (a link swapped in
+/// while the folders were made is caught before anything is written into them).
+pub fn create_write_folder(
+    project_dir: &Utf8Path,
+    folder: &Utf8Path,
+) -> Result<(), WriteFolderError> {
+    check_write_folder(project_dir, folder)?;
+    std::fs::create_dir_all(folder).map_err(|error| WriteFolderError::CannotCreate {
+        folder: folder.to_owned(),
+        detail: error.to_string(),
+    })?;
+    check_write_folder(project_dir, folder).map(drop)
+}
+
+/// `<record_root>/.aidlc-engine`: the engine's own folder in a record (detail files, hook
+/// health).
+pub fn engine_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(ENGINE_DIR)
+}
+
+// --- Record-local folders -----------------------------------------------------------------------
+
+/// `<record_root>/.aidlc-engine/sensors`: where detail files are written (\[gate\], §4.8).
+pub fn sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(ENGINE_DIR).join("sensors")
+}
+
+/// `<record_root>/.aidlc-sensors`: the [2.5]/[2.6] detail folder (the write hook's recursion
+/// guard covers it too).
+pub fn legacy_sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(LEGACY_SENSOR_DETAIL_DIR)
+}
+
+/// `<record_root>/.aidlc-engine/hooks-health`: hook heartbeats and drop logs (the newest
+/// reference's `hooksHealthDir`; older records used `.aidlc-hooks-health`).
+pub fn hooks_health_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(ENGINE_DIR).join("hooks-health")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::test_support::temp_project;
+    use crate::workspace::*;
+
+    #[test]
+    fn record_local_folders() {
+        let root = Utf8Path::new("/r");
+        assert_eq!(sensor_detail_dir(root), "/r/.aidlc-engine/sensors");
+        assert_eq!(legacy_sensor_detail_dir(root), "/r/.aidlc-sensors");
+        assert_eq!(hooks_health_dir(root), "/r/.aidlc-engine/hooks-health");
+        assert_eq!(state_file_path(root), "/r/aidlc-state.md");
+    }
+
+    #[test]
+    fn folders_inside_the_project_pass_whether_or_not_they_exist() {
+        let (_dir, project) = temp_project();
+        let project = project.canonicalize_utf8().unwrap();
+        std::fs::create_dir_all(project.join("aidlc/x")).unwrap();
+        for folder in [
+            project.clone(),
+            project.join("aidlc/x"),
+            project.join("aidlc/x/audit/deeper"),
+        ] {
+            assert_eq!(check_write_folder(&project, &folder), Ok(folder.clone()));
+        }
+        let made = project.join("aidlc/x/.aidlc-engine/sensors/s");
+        create_write_folder(&project, &made).unwrap();
+        assert!(made.is_dir());
+    }
+
+    #[test]
+    fn folders_outside_the_project_by_their_path_are_refused() {
+        let (_dir, project) = temp_project();
+        for folder in [
+            Utf8PathBuf::from("/elsewhere/audit"),
+            project.join("../audit"),
+            project.join("aidlc/../../audit"),
+        ] {
+            assert!(
+                matches!(
+                    check_write_folder(&project, &folder),
+                    Err(WriteFolderError::NotUnderProject { .. })
+                ),
+                "{folder}"
+            );
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_on_the_way_out_of_the_project_is_refused_and_nothing_is_created() {
+        let (_dir, project) = temp_project();
+        let project = project.canonicalize_utf8().unwrap();
+        let (_outside_dir, outside) = temp_project();
+        let outside = outside.canonicalize_utf8().unwrap();
+        let record = project.join("aidlc/spaces/default/intents/r");
+        std::fs::create_dir_all(&record).unwrap();
+        std::os::unix::fs::symlink(&outside, record.join(".aidlc-engine")).unwrap();
+        let folder = record.join(".aidlc-engine/sensors/stage");
+        let error = create_write_folder(&project, &folder).unwrap_err();
+        assert_eq!(
+            error,
+            WriteFolderError::Escapes {
+                folder: folder.clone(),
+                resolved: outside.join("sensors/stage"),
+                project: project.clone(),
+            }
+        );
+        assert_eq!(
+            error.to_string(),
+            format!(
+                "Refusing to write into \"{folder}\": it resolves to \"{outside}/sensors/stage\", which escapes the project root \"{project}\" after canonicalization."
+            )
+        );
+        assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+
+        // A dangling link cannot be resolved, so it is refused too.
+        std::os::unix::fs::symlink(outside.join("gone"), record.join("audit")).unwrap();
+        assert!(matches!(
+            create_write_folder(&project, &record.join("audit")),
+            Err(WriteFolderError::Unresolvable { .. })
+        ));
+        assert!(!outside.join("gone").exists());
+
+        // A link that stays inside the project is fine.
+        std::fs::create_dir_all(project.join("elsewhere-inside")).unwrap();
+        std::os::unix::fs::symlink(project.join("elsewhere-inside"), record.join("inside"))
+            .unwrap();
+        assert_eq!(
+            check_write_folder(&project, &record.join("inside/x")),
+            Ok(project.join("elsewhere-inside/x"))
+        );
+    }
+}
