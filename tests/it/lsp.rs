@@ -676,6 +676,43 @@ fn a_manifest_edit_changes_the_diagnostics_of_open_stages() {
 }
 
 #[test]
+fn a_consumed_artifact_leads_to_the_stage_that_produces_it() {
+    let project = TestProject::minimal();
+    let consumer = stage("third-stage", "inception", "[first-stage]", "[]", "").replace(
+        "consumes: []\n",
+        "consumes:\n  - artifact: first-stage-doc\n    required: true\n",
+    );
+    project.write(THIRD_STAGE, &consumer);
+    let mut client = LspClient::start(&project, &[]);
+    let third_uri = uri(&project, THIRD_STAGE);
+    let at = position_of(
+        &consumer,
+        consumer.find("artifact: first").unwrap() + 12,
+        true,
+    );
+    let definition = client.result(
+        "textDocument/definition",
+        LspClient::at(&third_uri, at.clone()),
+    );
+    let first = project.read(FIRST_STAGE);
+    assert_eq!(
+        definition,
+        json!([{"uri": uri(&project, FIRST_STAGE), "range": range_of(&first, "first-stage-doc", 0, true)}])
+    );
+    let hover = client.result("textDocument/hover", LspClient::at(&third_uri, at));
+    let shown = hover["contents"]["value"].as_str().unwrap();
+    assert!(
+        shown.contains("Produced by 1 stage: `first-stage`."),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("Consumed by 1 stage: `third-stage`."),
+        "{shown}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}
+
+#[test]
 fn positions_are_utf16_columns_on_lines_with_non_ascii_text_unless_utf8_is_negotiated() {
     let project = TestProject::minimal();
     // Before the typo on its line: `é` (2 bytes, 1 UTF-16 unit) and `𝄞` (4 bytes, 2 units).
