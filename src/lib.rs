@@ -12,6 +12,7 @@
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
+//! - [`lsp`]: `aidlc lsp`, the language server over the same warm database (it owns stdio);
 //! - [`gate`]: `aidlc gate check`: deliverables, parallel gate dispatch and the report;
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
 //! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
@@ -47,6 +48,7 @@ pub mod graph;
 pub mod interrupt;
 pub mod js_json;
 pub mod js_text;
+pub mod lsp;
 pub mod parse;
 pub mod process_group;
 pub mod random_hex;

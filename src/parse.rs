@@ -8,7 +8,7 @@ use camino::Utf8Path;
 
 use crate::db::{FileContents, Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::syntax::document::{self, DocumentKind};
+use crate::syntax::document::{self, DocumentKind, FrontmatterMap};
 use crate::syntax::manifest::{self, SensorManifest};
 use crate::syntax::stage::{self, StageDefinition};
 
@@ -100,6 +100,19 @@ pub fn parsed_stage(db: &dyn salsa::Database, file: SourceFile) -> ParsedStage {
         definition,
         diagnostics,
     }
+}
+
+/// The spanned top-level mapping of a file's frontmatter, read by the compile's own YAML reader
+/// (`syntax::document::read_frontmatter`) even when the typed checks refuse the file: what an
+/// editor navigates and completes by while the file is half written. `None` when the file is
+/// not text or has no usable frontmatter; the compile's diagnostics say why. Only the language
+/// server reads it, so a compile never runs it.
+#[salsa::tracked(returns(ref))]
+pub fn frontmatter_outline(db: &dyn salsa::Database, file: SourceFile) -> Option<FrontmatterMap> {
+    let text = source_text(db, file).ok()?;
+    // The problems are the typed parse's to report; the outline only reads what is there.
+    let mut problems = Vec::new();
+    document::read_frontmatter(text, file.path(db), DocumentKind::Stage, &mut problems)
 }
 
 /// Agent slugs (the `name:` of each agent file) and the problems found reading them.

@@ -405,6 +405,161 @@ pub fn stage_agent_diagnostics(db: &dyn salsa::Database, file: SourceFile) -> Ve
     diagnostics
 }
 
+/// A name an editor navigates by: what a span of a harness file declares or refers to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SiteName {
+    /// A sensor id: a manifest's `id:`, a stage's `sensors:` item.
+    Sensor(String),
+    /// A stage slug: a stage's `slug:`, a `requires_stage` item.
+    Stage(String),
+    /// An artifact: a `produces`/`optional_produces` item, a `consumes` item's `artifact:`.
+    Artifact(String),
+    /// An agent: an agent file's `name:`, a stage's `lead_agent`, `support_agents`, `reviewer`.
+    Agent(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SiteRole {
+    Declaration,
+    Reference,
+}
+
+/// One place a file names something, with the byte range of the value.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct NameSite {
+    pub name: SiteName,
+    pub span: Range<usize>,
+    pub role: SiteRole,
+}
+
+/// The names a stage file declares and refers to, read from its frontmatter outline (so a
+/// stage the typed checks refuse can still be navigated), in the order they are written.
+#[salsa::tracked(returns(ref))]
+pub fn stage_name_sites(db: &dyn salsa::Database, file: SourceFile) -> Vec<NameSite> {
+    let Some(map) = crate::parse::frontmatter_outline(db, file) else {
+        return Vec::new();
+    };
+    let mut sites = Vec::new();
+    for entry in &map.entries {
+        let (kind, role): (fn(String) -> SiteName, SiteRole) = match entry.key.as_scalar() {
+            Some("slug") => (SiteName::Stage, SiteRole::Declaration),
+            Some("requires_stage") => (SiteName::Stage, SiteRole::Reference),
+            Some("sensors") => (SiteName::Sensor, SiteRole::Reference),
+            Some("produces" | "optional_produces") => (SiteName::Artifact, SiteRole::Declaration),
+            Some("lead_agent" | "support_agents" | "reviewer") => {
+                (SiteName::Agent, SiteRole::Reference)
+            }
+            Some("consumes") => {
+                let artifacts = entry
+                    .value
+                    .as_sequence()
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|item| item.get("artifact"));
+                for node in artifacts {
+                    push_scalar_sites(&mut sites, node, SiteName::Artifact, SiteRole::Reference);
+                }
+                continue;
+            }
+            _ => continue,
+        };
+        push_scalar_sites(&mut sites, &entry.value, kind, role);
+    }
+    sites
+}
+
+/// The sensor id a manifest declares (its `id:`), even when the manifest is refused.
+#[salsa::tracked(returns(ref))]
+pub fn manifest_name_sites(db: &dyn salsa::Database, file: SourceFile) -> Vec<NameSite> {
+    single_declaration(db, file, "id", SiteName::Sensor)
+}
+
+/// The agent name an agent file declares (its `name:`).
+#[salsa::tracked(returns(ref))]
+pub fn agent_name_sites(db: &dyn salsa::Database, file: SourceFile) -> Vec<NameSite> {
+    single_declaration(db, file, "name", SiteName::Agent)
+}
+
+fn single_declaration(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    key: &str,
+    kind: fn(String) -> SiteName,
+) -> Vec<NameSite> {
+    let mut sites = Vec::new();
+    if let Some(node) = crate::parse::frontmatter_outline(db, file)
+        .as_ref()
+        .and_then(|map| map.value(key))
+    {
+        push_scalar_sites(&mut sites, node, kind, SiteRole::Declaration);
+    }
+    sites
+}
+
+/// A scalar value, or each scalar item of a list, as sites of `kind`.
+fn push_scalar_sites(
+    sites: &mut Vec<NameSite>,
+    node: &crate::syntax::yaml::Node,
+    kind: fn(String) -> SiteName,
+    role: SiteRole,
+) {
+    let items = node.as_sequence().unwrap_or(std::slice::from_ref(node));
+    for item in items {
+        if let Some(text) = crate::syntax::document::scalar_string(item)
+            && !text.trim().is_empty()
+        {
+            sites.push(NameSite {
+                name: kind(text.to_owned()),
+                span: item.span.clone(),
+                role,
+            });
+        }
+    }
+}
+
+/// A [`NameSite`] with the file it is in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IndexedSite {
+    pub file: SourceFile,
+    pub span: Range<usize>,
+    pub role: SiteRole,
+}
+
+/// Every name site of the manifests, stages and agents, by name, each list in discovery order
+/// (manifests, then stages, then agents): what go-to-definition, find-references and hover
+/// look names up in. Only the language server reads it; it re-runs after any edit to those
+/// files, over the per-file sites, which are memoised.
+#[salsa::tracked(returns(ref))]
+pub fn name_index(db: &dyn salsa::Database) -> BTreeMap<SiteName, Vec<IndexedSite>> {
+    let project = Project::get(db);
+    let mut index: BTreeMap<SiteName, Vec<IndexedSite>> = BTreeMap::new();
+    let manifests = project
+        .sensor_files(db)
+        .iter()
+        .map(|&file| (file, manifest_name_sites(db, file)));
+    let stages = project
+        .stage_files(db)
+        .iter()
+        .map(|entry| (entry.file, stage_name_sites(db, entry.file)));
+    let agents = project
+        .agent_files(db)
+        .iter()
+        .map(|&file| (file, agent_name_sites(db, file)));
+    for (file, sites) in manifests.chain(stages).chain(agents) {
+        for site in sites {
+            index
+                .entry(site.name.clone())
+                .or_default()
+                .push(IndexedSite {
+                    file,
+                    span: site.span.clone(),
+                    role: site.role,
+                });
+        }
+    }
+    index
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,6 +47,17 @@ pub enum Command {
     Engine(EngineArgs),
     /// Gate checks for CI.
     Gate(GateArgs),
+    /// A language server for the project's harness files, on stdin and stdout.
+    ///
+    /// Start it from an editor's LSP client (VS Code, Neovim, Helix, Zed) for the Markdown
+    /// files under the harness folder: the compile's diagnostics as you type (the editor's
+    /// unsaved text overlays the disk), go to definition, find references, hover, completion
+    /// and quick fixes. Without `--project-dir` and the environment variables, the project is
+    /// searched upwards from the editor's workspace folder, then from the working folder. It
+    /// writes nothing to disk; `aidlc compile` still writes the outputs.
+    /// Exit status: 0 after the editor's `shutdown` and `exit`, 1 when the editor exits or
+    /// goes away without `shutdown`, 2 when no project is found or the stream breaks.
+    Lsp(ProjectArgs),
 }
 
 #[derive(Debug, clap::Args)]

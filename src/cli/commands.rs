@@ -36,6 +36,24 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Compile(args) => compile_command(&args),
         Command::Engine(args) => crate::cli::engine::run(&args),
         Command::Gate(args) => crate::cli::gate::run(&args),
+        Command::Lsp(args) => {
+            let options = crate::lsp::ServeOptions {
+                project_dir: args.project_dir,
+                harness: args.harness,
+            };
+            match crate::lsp::serve_stdio(&options) {
+                Ok(()) => ExitStatus::Success,
+                Err(error) if error.is_protocol_ending() => ExitStatus::Failure,
+                Err(error) => {
+                    error_line(
+                        &Printer::new(Format::Human, false),
+                        &error.to_string(),
+                        None,
+                    );
+                    ExitStatus::Error
+                }
+            }
+        }
     };
     // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
     // its timeout may still run here.
@@ -55,7 +73,7 @@ fn runs_sensor_workers(command: &Command) -> bool {
             EngineCommand::Hook(_) | EngineCommand::Gate(_) => true,
             EngineCommand::Intent(_) | EngineCommand::Worker(_) => false,
         },
-        Command::Init(_) | Command::Compile(_) => false,
+        Command::Init(_) | Command::Compile(_) | Command::Lsp(_) => false,
     }
 }
 

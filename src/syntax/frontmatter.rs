@@ -82,6 +82,81 @@ impl LineIndex {
             .map_or(offset - line_start, |s| s.chars().count());
         (line_idx + 1, column + 1)
     }
+
+    /// The number of lines (a text ending in `\n` has an empty last line).
+    pub fn line_count(&self) -> usize {
+        self.line_starts.len()
+    }
+
+    /// 0-based `(line, column)` of a byte offset, the column counted in `unit` (what an editor
+    /// protocol sends). An offset past the end is the end; one inside a character is that
+    /// character's start.
+    pub fn position(&self, text: &str, offset: usize, unit: ColumnUnit) -> (usize, usize) {
+        let offset = floor_char_boundary(text, offset.min(text.len()));
+        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let line_start = self.line_starts[line];
+        (line, unit.width(&text[line_start..offset]))
+    }
+
+    /// The byte offset of a 0-based `(line, column)` whose column counts `unit`s. Never fails,
+    /// so that no position an editor sends can panic: a line past the end gives the end of the
+    /// text, a column past the end of its line the line's end (before `\r\n` or `\n`), and a
+    /// column inside a character (half a UTF-16 surrogate pair) that character's start.
+    pub fn offset(&self, text: &str, line: usize, column: usize, unit: ColumnUnit) -> usize {
+        let Some(&line_start) = self.line_starts.get(line) else {
+            return text.len();
+        };
+        let line_end = self
+            .line_starts
+            .get(line + 1)
+            .map_or(text.len(), |&next| next - 1);
+        let content = text[line_start..line_end].trim_end_matches('\r');
+        let mut counted = 0;
+        for (index, character) in content.char_indices() {
+            let width = unit.char_width(character);
+            if counted + width > column {
+                return line_start + index;
+            }
+            counted += width;
+        }
+        line_start + content.len()
+    }
+}
+
+/// How a protocol counts the columns of a line: the LSP's `positionEncoding` (`utf-8`,
+/// `utf-16`, the protocol's default, or `utf-32`). [`LineIndex::line_col`] counts characters
+/// for people; an editor counts in one of these units.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ColumnUnit {
+    Utf8Bytes,
+    Utf16CodeUnits,
+    Utf32Chars,
+}
+
+impl ColumnUnit {
+    fn char_width(self, character: char) -> usize {
+        match self {
+            ColumnUnit::Utf8Bytes => character.len_utf8(),
+            ColumnUnit::Utf16CodeUnits => character.len_utf16(),
+            ColumnUnit::Utf32Chars => 1,
+        }
+    }
+
+    fn width(self, text: &str) -> usize {
+        match self {
+            ColumnUnit::Utf8Bytes => text.len(),
+            ColumnUnit::Utf16CodeUnits => text.chars().map(char::len_utf16).sum(),
+            ColumnUnit::Utf32Chars => text.chars().count(),
+        }
+    }
+}
+
+/// The largest character boundary at or below `offset` (which is at most `text.len()`).
+fn floor_char_boundary(text: &str, mut offset: usize) -> usize {
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    offset
 }
 
 #[cfg(test)]
@@ -123,5 +198,51 @@ mod tests {
         assert_eq!(index.line_col(text, 0), (1, 1));
         assert_eq!(index.line_col(text, 4), (2, 2));
         assert_eq!(index.line_col(text, text.len()), (3, 2));
+    }
+
+    #[test]
+    fn protocol_positions_count_each_unit() {
+        // `é` is 2 bytes and 1 UTF-16 unit; `𝄞` is 4 bytes and 2 UTF-16 units (a surrogate pair).
+        let text = "id: é𝄞x\r\nnext\n";
+        let index = LineIndex::new(text);
+        let x = text.find('x').unwrap();
+        assert_eq!(index.position(text, x, ColumnUnit::Utf8Bytes), (0, 10));
+        assert_eq!(index.position(text, x, ColumnUnit::Utf16CodeUnits), (0, 7));
+        assert_eq!(index.position(text, x, ColumnUnit::Utf32Chars), (0, 6));
+        for unit in [
+            ColumnUnit::Utf8Bytes,
+            ColumnUnit::Utf16CodeUnits,
+            ColumnUnit::Utf32Chars,
+        ] {
+            let (line, column) = index.position(text, x, unit);
+            assert_eq!(index.offset(text, line, column, unit), x, "{unit:?}");
+        }
+        let next = text.find("next").unwrap();
+        assert_eq!(
+            index.position(text, next, ColumnUnit::Utf16CodeUnits),
+            (1, 0)
+        );
+        assert_eq!(index.offset(text, 1, 0, ColumnUnit::Utf16CodeUnits), next);
+    }
+
+    #[test]
+    fn protocol_positions_out_of_range_are_clamped_never_panic() {
+        let text = "a𝄞b\r\nc";
+        let index = LineIndex::new(text);
+        let clef = text.find('𝄞').unwrap();
+        // Column 2 in UTF-16 is inside the surrogate pair: the character's start.
+        assert_eq!(index.offset(text, 0, 2, ColumnUnit::Utf16CodeUnits), clef);
+        // Past the line's end: before the `\r\n`.
+        assert_eq!(
+            index.offset(text, 0, 99, ColumnUnit::Utf16CodeUnits),
+            text.find('\r').unwrap()
+        );
+        assert_eq!(index.offset(text, 7, 0, ColumnUnit::Utf8Bytes), text.len());
+        // An offset inside a character maps to that character's start.
+        assert_eq!(
+            index.position(text, clef + 1, ColumnUnit::Utf16CodeUnits),
+            (0, 1)
+        );
+        assert_eq!(index.position(text, 999, ColumnUnit::Utf8Bytes), (1, 1));
     }
 }

@@ -10,6 +10,8 @@
 //! - `incremental`: the salsa event log shows which queries re-run after an edit;
 //! - `up_to_date`: the no-op path and everything that must defeat it;
 //! - `watch`: `compile --watch` driven by real file edits;
+//! - `lsp`: `aidlc lsp` driven by a JSON-RPC client over its stdio (diagnostics, navigation,
+//!   completion, quick fixes, bad requests, cancellation), and by headless Neovim;
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
 //! - `ledger_integrity`: the ledger stays whole and inside the project (torn tails, the terminal
 //!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
@@ -41,6 +43,7 @@ mod gate;
 mod gate_step;
 mod incremental;
 mod ledger_integrity;
+mod lsp;
 mod reference_installs;
 mod support;
 mod up_to_date;

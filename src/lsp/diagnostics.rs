@@ -1,0 +1,179 @@
+//! The compile's diagnostics as `textDocument/publishDiagnostics`.
+//!
+//! They come from `compile::project_diagnostics`, the very function `aidlc compile` prints
+//! from, over the warm database; only the shape changes (byte spans become ranges in the
+//! negotiated column unit, the help line joins the message). After every change the whole
+//! project's set is computed again (cheap: the queries are memoised) and compared per file with
+//! what was last published, so that a manifest edit that fixes or breaks an importing stage
+//! republishes that stage too, and a file that no longer has any diagnostic is cleared.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use crossbeam_channel::Sender;
+use lsp_server::{Message, Notification};
+use lsp_types::{
+    DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
+    PublishDiagnosticsParams,
+};
+
+use super::positions::TextPositions;
+use super::server_state::ServerState;
+use super::uri::uri_of_path;
+use crate::diagnostics::{Diagnostic, Severity};
+
+/// What was last published, by display path, so that only changed files are sent again and
+/// files whose diagnostics went away are cleared.
+#[derive(Default)]
+pub struct Publisher {
+    published: HashMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>>,
+}
+
+impl Publisher {
+    /// Publish every file whose diagnostics differ from the last publication (every file that
+    /// has any, the first time), and an empty list for every file that no longer has any.
+    /// Returns how many files were sent.
+    pub fn publish_changes(&mut self, state: &ServerState, sender: &Sender<Message>) -> usize {
+        let diagnostics = crate::compile::project_diagnostics(&state.db);
+        let mut current = lsp_diagnostics_by_file(state, &diagnostics);
+        let mut sent = 0;
+        let cleared: Vec<Utf8PathBuf> = self
+            .published
+            .keys()
+            .filter(|path| !current.contains_key(*path))
+            .cloned()
+            .collect();
+        for path in cleared {
+            self.published.remove(&path);
+            sent += usize::from(send(state, sender, &path, Vec::new()));
+        }
+        for (path, list) in std::mem::take(&mut current) {
+            if self.published.get(&path) == Some(&list) {
+                continue;
+            }
+            sent += usize::from(send(state, sender, &path, list.clone()));
+            self.published.insert(path, list);
+        }
+        sent
+    }
+}
+
+fn send(
+    state: &ServerState,
+    sender: &Sender<Message>,
+    display: &Utf8Path,
+    diagnostics: Vec<lsp_types::Diagnostic>,
+) -> bool {
+    let absolute = state.absolute_path(display);
+    let document = state.document(&absolute);
+    let Some(uri) = document
+        .map(|document| document.uri.clone())
+        .or_else(|| uri_of_path(&absolute))
+    else {
+        return false;
+    };
+    let params = PublishDiagnosticsParams {
+        uri,
+        diagnostics,
+        version: document.map(|document| document.version),
+    };
+    sender
+        .send(Notification::new("textDocument/publishDiagnostics".to_owned(), params).into())
+        .is_ok()
+}
+
+/// The protocol diagnostics of every file the diagnostics name, by display path, each list in
+/// the compile's order. A diagnostic of no file (none exist today) has nowhere to be shown and
+/// is left out.
+pub fn lsp_diagnostics_by_file(
+    state: &ServerState,
+    diagnostics: &[Diagnostic],
+) -> BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> {
+    let mut texts = FileTexts::new(state);
+    let mut by_file: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+    for diagnostic in diagnostics {
+        let Some(file) = &diagnostic.file else {
+            continue;
+        };
+        let converted = to_lsp_diagnostic(&mut texts, diagnostic);
+        by_file.entry(file.clone()).or_default().push(converted);
+    }
+    by_file
+}
+
+/// The texts of the files being converted, each with its line index built once.
+pub struct FileTexts<'a> {
+    state: &'a ServerState,
+    positions: HashMap<Utf8PathBuf, Option<TextPositions<'a>>>,
+}
+
+impl<'a> FileTexts<'a> {
+    pub fn new(state: &'a ServerState) -> Self {
+        Self {
+            state,
+            positions: HashMap::new(),
+        }
+    }
+
+    /// The range of a span in a file; the start of the file when there is no span, or the
+    /// file's text is not known (it is not text, or not a project file).
+    pub fn range(
+        &mut self,
+        display: &Utf8Path,
+        span: Option<&std::ops::Range<usize>>,
+    ) -> lsp_types::Range {
+        let state = self.state;
+        let positions = self.positions.entry(display.to_owned()).or_insert_with(|| {
+            let (file, _) = state.file_named(display)?;
+            Some(TextPositions::new(state.text_of(file)?, state.unit))
+        });
+        match (positions, span) {
+            (Some(positions), Some(span)) => positions.range(span),
+            _ => lsp_types::Range::default(),
+        }
+    }
+}
+
+/// One compile diagnostic in the protocol's shape: its range, severity, code, the message
+/// with its label and help, and the related places as related information.
+pub fn to_lsp_diagnostic(
+    texts: &mut FileTexts<'_>,
+    diagnostic: &Diagnostic,
+) -> lsp_types::Diagnostic {
+    let file = diagnostic.file.as_deref().unwrap_or(Utf8Path::new(""));
+    let range = texts.range(file, diagnostic.span.as_ref());
+    let mut message = diagnostic.message.clone();
+    if let Some(label) = &diagnostic.label {
+        let _ = write!(message, " ({label})");
+    }
+    if let Some(help) = &diagnostic.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    let related: Vec<DiagnosticRelatedInformation> = diagnostic
+        .related
+        .iter()
+        .filter_map(|related| {
+            let uri = uri_of_path(&texts.state.absolute_path(&related.file))?;
+            Some(DiagnosticRelatedInformation {
+                location: Location::new(uri, texts.range(&related.file, related.span.as_ref())),
+                message: related.message.clone(),
+            })
+        })
+        .collect();
+    lsp_types::Diagnostic {
+        range,
+        severity: Some(match diagnostic.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+        }),
+        code: Some(NumberOrString::String(diagnostic.code.as_str().to_owned())),
+        code_description: None,
+        source: Some("aidlc".to_owned()),
+        message,
+        related_information: (!related.is_empty()).then_some(related),
+        tags: None,
+        data: None,
+    }
+}

@@ -1,0 +1,598 @@
+//! `aidlc lsp`: a language server for the project's harness files, on stdio.
+//!
+//! One salsa database, the compile's own: [`server_state::ServerState`] owns a
+//! `CompilerDatabase` and the `discover::ProjectInputs` that mirror the disk, as
+//! `watch::WatchSession` does, and overlays the text of the documents the editor has open.
+//! Every answer comes from the compile's queries: diagnostics from
+//! `compile::project_diagnostics`, navigation from `resolve::name_index` and the per-file name
+//! sites, hover from `parse::parsed_manifest` and `graph::numbering::stage_number`.
+//!
+//! The main loop is synchronous, on one thread, over `lsp_server` channels
+//! ([`transport`] owns stdin and stdout): it blocks for the next message, then takes every
+//! message already queued behind it (from the editor and from the file watcher) as one batch,
+//! handles them in order, and publishes diagnostics once at the end of the batch. So a burst
+//! of keystrokes costs one diagnostics pass, a request answers the text as it was when the
+//! request was sent (the changes queued behind it are applied after it), and a request whose
+//! `$/cancelRequest` is already queued is answered `RequestCanceled` without being computed.
+//!
+//! Invariants:
+//! - nothing here writes to disk: no graph, no grid, no fingerprint, no lock (`aidlc compile`
+//!   owns the outputs);
+//! - no message can end the session but `exit` (or the editor closing the pipe): a request
+//!   about a file outside the project, or on a file that is not text, gets an empty result; a
+//!   request with parameters that do not parse gets `InvalidParams`; an unknown method gets
+//!   `MethodNotFound`; a body that is not JSON-RPC gets a parse error from the transport.
+
+pub mod code_actions;
+pub mod completion;
+pub mod diagnostics;
+pub mod navigation;
+pub mod positions;
+pub mod server_state;
+pub mod transport;
+pub mod uri;
+
+use std::collections::HashSet;
+use std::time::Duration;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use crossbeam_channel::{Receiver, select};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
+use lsp_types::{
+    CodeActionKind, CodeActionOptions, CodeActionParams, CodeActionProviderCapability,
+    CompletionOptions, CompletionParams, DidChangeTextDocumentParams, DidChangeWatchedFilesParams,
+    DidChangeWatchedFilesRegistrationOptions, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, GotoDefinitionParams, HoverParams,
+    HoverProviderCapability, InitializeParams, MessageType, OneOf, PositionEncodingKind,
+    ReferenceParams, Registration, RegistrationParams, ServerCapabilities,
+    TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
+    TextDocumentSyncOptions, Uri,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::db::SourceFile;
+use crate::discover::{self, Harness, Layout, ProjectError};
+use crate::watch::{FolderWatcher, WatchMessage, watch_roots};
+use server_state::{FileKind, ServerState};
+
+/// How long the files must be quiet before the watcher reports a batch (as `compile --watch`).
+const WATCH_DEBOUNCE: Duration = Duration::from_millis(50);
+
+/// What `aidlc lsp` was told on its command line.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    /// `--project-dir`; else `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`, the editor's workspace
+    /// folder, the working folder, each searched upwards for a harness folder.
+    pub project_dir: Option<Utf8PathBuf>,
+    pub harness: Option<Harness>,
+}
+
+/// Why a session ended other than by `shutdown` then `exit`.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("the editor sent `exit` without `shutdown` first")]
+    ExitWithoutShutdown,
+    #[error("the editor closed the connection without `shutdown` and `exit`")]
+    Disconnected,
+    #[error("the language server handshake failed: {0}")]
+    Handshake(String),
+    #[error(transparent)]
+    Project(#[from] ProjectError),
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+impl ServeError {
+    /// Whether the session broke the protocol's ending (exit status 1, as the protocol asks
+    /// for an `exit` without `shutdown`), rather than failing to start or to talk (status 2).
+    pub fn is_protocol_ending(&self) -> bool {
+        matches!(
+            self,
+            ServeError::ExitWithoutShutdown | ServeError::Disconnected
+        )
+    }
+}
+
+/// Serve one editor on this process's stdin and stdout until it sends `exit`.
+pub fn serve_stdio(options: &ServeOptions) -> Result<(), ServeError> {
+    let (connection, io_threads) = transport::stdio();
+    let served = serve(&connection, options);
+    // Dropping the connection lets the writer flush the last responses and stop.
+    drop(connection);
+    let transport_result = io_threads.finish();
+    match (served, transport_result) {
+        (Err(ServeError::Disconnected), Err(broken)) => Err(ServeError::Io(broken)),
+        (served, _) => served,
+    }
+}
+
+/// Serve one editor over `connection`: the handshake, then the main loop until `exit`. Tests
+/// and benchmarks call it on a `Connection::memory()` pair.
+pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), ServeError> {
+    let (state, params) = initialize(connection, options)?;
+    let mut server = Server {
+        state,
+        connection,
+        publisher: diagnostics::Publisher::default(),
+        shutdown_requested: false,
+        next_request_id: 0,
+        watcher: None,
+        dirty: true,
+    };
+    let disk_events = server.start_watching(&params);
+    server.publish_if_dirty();
+    server.main_loop(&disk_events)
+}
+
+fn initialize(
+    connection: &Connection,
+    options: &ServeOptions,
+) -> Result<(ServerState, InitializeParams), ServeError> {
+    let handshake = |error: lsp_server::ProtocolError| ServeError::Handshake(error.to_string());
+    let (id, params) = connection.initialize_start().map_err(handshake)?;
+    let params: InitializeParams = match serde_json::from_value(params) {
+        Ok(params) => params,
+        Err(error) => {
+            let message = format!("invalid initialize parameters: {error}");
+            respond_error(connection, id, ErrorCode::InvalidParams, &message);
+            return Err(ServeError::Handshake(message));
+        }
+    };
+    let layout = match project_layout(options, &params) {
+        Ok(layout) => layout,
+        Err(error) => {
+            respond_error(connection, id, ErrorCode::RequestFailed, &error.to_string());
+            return Err(error.into());
+        }
+    };
+    let (unit, encoding) = positions::negotiate_encoding(&params.capabilities);
+    let result = serde_json::json!({
+        "capabilities": server_capabilities(encoding),
+        "serverInfo": { "name": "aidlc", "version": env!("CARGO_PKG_VERSION") },
+    });
+    connection
+        .initialize_finish(id, result)
+        .map_err(handshake)?;
+    Ok((ServerState::load(layout, unit), params))
+}
+
+fn respond_error(connection: &Connection, id: RequestId, code: ErrorCode, message: &str) {
+    let _ = connection
+        .sender
+        .send(Response::new_err(id, code as i32, message.to_owned()).into());
+}
+
+/// The project as `aidlc compile` would find it, except that the editor's workspace folder is
+/// searched (upwards) before the working folder.
+fn project_layout(
+    options: &ServeOptions,
+    params: &InitializeParams,
+) -> Result<Layout, ProjectError> {
+    let env = |name: &str| std::env::var(name).ok();
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| Utf8PathBuf::from_path_buf(cwd).ok())
+        .ok_or(ProjectError::NonUtf8Cwd)?;
+    let explicit = options.project_dir.as_ref().map(|dir| cwd.join(dir));
+    let start = workspace_folder(params).unwrap_or(cwd);
+    let project_dir = discover::find_project_dir(explicit.as_deref(), &env, &start)?;
+    let harness = discover::pick_harness(&project_dir, options.harness)?;
+    Ok(Layout::new(&project_dir, harness, &env))
+}
+
+#[expect(
+    deprecated,
+    reason = "`rootUri` is deprecated in favour of `workspaceFolders`, but older clients (Neovim 0.7) send only it"
+)]
+fn workspace_folder(params: &InitializeParams) -> Option<Utf8PathBuf> {
+    params
+        .workspace_folders
+        .iter()
+        .flatten()
+        .map(|folder| &folder.uri)
+        .chain(params.root_uri.as_ref())
+        .find_map(uri::path_of_uri)
+}
+
+fn server_capabilities(encoding: PositionEncodingKind) -> ServerCapabilities {
+    ServerCapabilities {
+        position_encoding: Some(encoding),
+        text_document_sync: Some(TextDocumentSyncCapability::Options(
+            TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(TextDocumentSyncKind::INCREMENTAL),
+                ..TextDocumentSyncOptions::default()
+            },
+        )),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        hover_provider: Some(HoverProviderCapability::Simple(true)),
+        completion_provider: Some(CompletionOptions {
+            trigger_characters: Some(vec![" ".to_owned(), "[".to_owned(), ",".to_owned()]),
+            ..CompletionOptions::default()
+        }),
+        code_action_provider: Some(CodeActionProviderCapability::Options(CodeActionOptions {
+            code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+            ..CodeActionOptions::default()
+        })),
+        ..ServerCapabilities::default()
+    }
+}
+
+/// What one turn of the main loop handles.
+enum Event {
+    Client(Message),
+    Disk(WatchMessage),
+}
+
+struct Server<'a> {
+    state: ServerState,
+    connection: &'a Connection,
+    publisher: diagnostics::Publisher,
+    shutdown_requested: bool,
+    /// Ids of the requests this server sends the client (capability registration).
+    next_request_id: i32,
+    /// Kept alive for the session; dropping it stops the notify threads.
+    watcher: Option<FolderWatcher>,
+    /// Whether the database changed since diagnostics were last published.
+    dirty: bool,
+}
+
+impl Server<'_> {
+    /// Watch the input folders with notify (as `compile --watch` does), and ask the client to
+    /// send its own file events too when it can register for them: either source refreshes
+    /// the files that are not open, and a refresh that finds equal bytes changes nothing.
+    fn start_watching(&mut self, params: &InitializeParams) -> Receiver<WatchMessage> {
+        let (bridge_sender, disk_events) = crossbeam_channel::unbounded();
+        let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
+        match FolderWatcher::start(WATCH_DEBOUNCE, watch_sender) {
+            Ok(mut watcher) => {
+                let roots = watch_roots(&self.state.layout.project_dir, Some(&self.state.layout));
+                let (_, problems) = watcher.watch_exactly(&roots);
+                for problem in problems {
+                    self.log(MessageType::WARNING, &problem);
+                }
+                self.watcher = Some(watcher);
+                // The notify callback sends on a std channel; the main loop selects over
+                // crossbeam channels, so a small thread forwards (it ends with the watcher).
+                let forwarded = std::thread::Builder::new()
+                    .name("aidlc-lsp-watch".to_owned())
+                    .spawn(move || {
+                        for message in watch_receiver {
+                            if bridge_sender.send(message).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                if let Err(error) = forwarded {
+                    self.log(MessageType::WARNING, &format!("cannot forward file events: {error}"));
+                }
+            }
+            Err(error) => self.log(
+                MessageType::WARNING,
+                &format!("cannot watch the project's folders ({error}); only the editor's file events will refresh files that are not open"),
+            ),
+        }
+        let client_watches = params
+            .capabilities
+            .workspace
+            .as_ref()
+            .and_then(|workspace| workspace.did_change_watched_files.as_ref())
+            .and_then(|capability| capability.dynamic_registration)
+            .unwrap_or(false);
+        if client_watches {
+            self.register_file_watching();
+        }
+        disk_events
+    }
+
+    fn register_file_watching(&mut self) {
+        let options = DidChangeWatchedFilesRegistrationOptions {
+            watchers: ["**/*.md", "**/stage-graph.json", "**/scope-grid.json"]
+                .into_iter()
+                .map(|glob| FileSystemWatcher {
+                    glob_pattern: GlobPattern::String(glob.to_owned()),
+                    kind: None,
+                })
+                .collect(),
+        };
+        let registration = Registration {
+            id: "aidlc-watched-files".to_owned(),
+            method: "workspace/didChangeWatchedFiles".to_owned(),
+            register_options: serde_json::to_value(options).ok(),
+        };
+        self.next_request_id += 1;
+        let request = Request::new(
+            RequestId::from(format!("aidlc-{}", self.next_request_id)),
+            "client/registerCapability".to_owned(),
+            RegistrationParams {
+                registrations: vec![registration],
+            },
+        );
+        let _ = self.connection.sender.send(request.into());
+    }
+
+    fn main_loop(&mut self, disk_events: &Receiver<WatchMessage>) -> Result<(), ServeError> {
+        loop {
+            let first = select! {
+                recv(self.connection.receiver) -> message => match message {
+                    Ok(message) => Event::Client(message),
+                    Err(_) => return self.ended_without_exit(),
+                },
+                recv(disk_events) -> message => {
+                    if let Ok(message) = message {
+                        Event::Disk(message)
+                    } else {
+                        // The watcher is gone: serve on without it (this branch is ready at
+                        // once from now on, so wait for the client here).
+                        let Ok(message) = self.connection.receiver.recv() else {
+                            return self.ended_without_exit();
+                        };
+                        Event::Client(message)
+                    }
+                },
+            };
+            let mut batch = vec![first];
+            batch.extend(self.connection.receiver.try_iter().map(Event::Client));
+            batch.extend(disk_events.try_iter().map(Event::Disk));
+            if let Some(ending) = self.handle_batch(batch) {
+                return ending;
+            }
+            self.publish_if_dirty();
+        }
+    }
+
+    fn ended_without_exit(&self) -> Result<(), ServeError> {
+        if self.shutdown_requested {
+            Ok(())
+        } else {
+            Err(ServeError::Disconnected)
+        }
+    }
+
+    /// Handle a batch in order; `Some` when the session ends (`exit`).
+    fn handle_batch(&mut self, batch: Vec<Event>) -> Option<Result<(), ServeError>> {
+        let cancelled: HashSet<RequestId> = batch
+            .iter()
+            .filter_map(|event| match event {
+                Event::Client(Message::Notification(notification))
+                    if notification.method == "$/cancelRequest" =>
+                {
+                    cancelled_id(&notification.params)
+                }
+                _ => None,
+            })
+            .collect();
+        for event in batch {
+            match event {
+                Event::Client(Message::Request(request)) => {
+                    let response = if cancelled.contains(&request.id) {
+                        Response::new_err(
+                            request.id,
+                            ErrorCode::RequestCanceled as i32,
+                            "cancelled by the client".to_owned(),
+                        )
+                    } else {
+                        self.handle_request(request)
+                    };
+                    let _ = self.connection.sender.send(response.into());
+                }
+                Event::Client(Message::Notification(notification)) => {
+                    if notification.method == "exit" {
+                        return Some(if self.shutdown_requested {
+                            Ok(())
+                        } else {
+                            Err(ServeError::ExitWithoutShutdown)
+                        });
+                    }
+                    self.handle_notification(notification);
+                }
+                // Answers to our own requests (the capability registration): nothing to do.
+                Event::Client(Message::Response(_)) => {}
+                Event::Disk(message) => self.handle_disk_event(message),
+            }
+        }
+        None
+    }
+
+    fn handle_request(&mut self, request: Request) -> Response {
+        if request.method == "shutdown" {
+            self.shutdown_requested = true;
+            return Response::new_ok(request.id, ());
+        }
+        if self.shutdown_requested {
+            return Response::new_err(
+                request.id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is shutting down".to_owned(),
+            );
+        }
+        match request.method.as_str() {
+            "textDocument/definition" => {
+                self.answer(request, |state, params: GotoDefinitionParams| {
+                    let (file, kind, offset) =
+                        locate(state, &params.text_document_position_params)?;
+                    navigation::definition(state, file, kind, offset)
+                })
+            }
+            "textDocument/references" => self.answer(request, |state, params: ReferenceParams| {
+                let (file, kind, offset) = locate(state, &params.text_document_position)?;
+                navigation::references(
+                    state,
+                    file,
+                    kind,
+                    offset,
+                    params.context.include_declaration,
+                )
+            }),
+            "textDocument/hover" => self.answer(request, |state, params: HoverParams| {
+                let (file, kind, offset) = locate(state, &params.text_document_position_params)?;
+                navigation::hover(state, file, kind, offset)
+            }),
+            "textDocument/completion" => self.answer(request, |state, params: CompletionParams| {
+                let (file, kind, offset) = locate(state, &params.text_document_position)?;
+                completion::completion(state, file, kind, offset)
+            }),
+            "textDocument/codeAction" => self.answer(request, |state, params: CodeActionParams| {
+                let uri = &params.text_document.uri;
+                let (file, kind) = project_file(state, uri)?;
+                let text = state.text_of(file)?;
+                let span = positions::TextPositions::new(text, state.unit).span(params.range);
+                Some(code_actions::code_actions(state, uri, file, kind, span))
+            }),
+            method => {
+                let message = format!("aidlc lsp does not handle {method}");
+                Response::new_err(request.id, ErrorCode::MethodNotFound as i32, message)
+            }
+        }
+    }
+
+    /// Run a handler on the request's parameters; parameters that do not parse are
+    /// `InvalidParams`, never a panic.
+    fn answer<P: DeserializeOwned, R: Serialize>(
+        &self,
+        request: Request,
+        handler: impl FnOnce(&ServerState, P) -> R,
+    ) -> Response {
+        match serde_json::from_value::<P>(request.params) {
+            Ok(params) => Response::new_ok(request.id, handler(&self.state, params)),
+            Err(error) => Response::new_err(
+                request.id,
+                ErrorCode::InvalidParams as i32,
+                format!("invalid parameters for {}: {error}", request.method),
+            ),
+        }
+    }
+
+    fn handle_notification(&mut self, notification: Notification) {
+        let method = notification.method.clone();
+        let handled = match method.as_str() {
+            "textDocument/didOpen" => {
+                self.notified(notification, |state, params: DidOpenTextDocumentParams| {
+                    let document = params.text_document;
+                    let Some(path) = uri::path_of_uri(&document.uri) else {
+                        return false;
+                    };
+                    let path = state.project_path(&path);
+                    state.open(&path, document.uri, document.version, document.text)
+                })
+            }
+            "textDocument/didChange" => self.notified(
+                notification,
+                |state, params: DidChangeTextDocumentParams| {
+                    let Some(path) = uri::path_of_uri(&params.text_document.uri) else {
+                        return false;
+                    };
+                    let path = state.project_path(&path);
+                    state.change(&path, params.text_document.version, params.content_changes)
+                },
+            ),
+            "textDocument/didClose" => {
+                self.notified(notification, |state, params: DidCloseTextDocumentParams| {
+                    let Some(path) = uri::path_of_uri(&params.text_document.uri) else {
+                        return false;
+                    };
+                    let path = state.project_path(&path);
+                    state.close(&path)
+                })
+            }
+            "workspace/didChangeWatchedFiles" => self.notified(
+                notification,
+                |state, params: DidChangeWatchedFilesParams| {
+                    let paths: HashSet<Utf8PathBuf> = params
+                        .changes
+                        .iter()
+                        .filter_map(|change| uri::path_of_uri(&change.uri))
+                        .map(|path| state.project_path(&path))
+                        .collect();
+                    state.refresh_changed_paths(&paths, false)
+                },
+            ),
+            // Handled with the batch (`$/cancelRequest`), or nothing to do: a save changes no
+            // text the database does not already hold (the watcher reads the disk anyway).
+            _ => Ok(false),
+        };
+        match handled {
+            Ok(changed) => self.dirty |= changed,
+            Err(error) => self.log(
+                MessageType::WARNING,
+                &format!("ignored a {method} notification whose parameters do not parse: {error}"),
+            ),
+        }
+    }
+
+    fn notified<P: DeserializeOwned>(
+        &mut self,
+        notification: Notification,
+        handler: impl FnOnce(&mut ServerState, P) -> bool,
+    ) -> Result<bool, serde_json::Error> {
+        let params = serde_json::from_value::<P>(notification.params)?;
+        Ok(handler(&mut self.state, params))
+    }
+
+    fn handle_disk_event(&mut self, message: WatchMessage) {
+        let changed = match message {
+            WatchMessage::Changed { paths, rescan } => {
+                self.state.refresh_changed_paths(&paths, rescan)
+            }
+            WatchMessage::WatcherError(error) => {
+                self.log(
+                    MessageType::WARNING,
+                    &format!("the file watcher reported: {error}; reading every file again"),
+                );
+                self.state.refresh_changed_paths(&HashSet::new(), true)
+            }
+            WatchMessage::Interrupted => false,
+        };
+        self.dirty |= changed;
+        if changed && let Some(watcher) = &mut self.watcher {
+            // A folder that appeared (or vanished) changes what must be watched.
+            let roots = watch_roots(&self.state.layout.project_dir, Some(&self.state.layout));
+            let _ = watcher.watch_exactly(&roots);
+        }
+    }
+
+    fn publish_if_dirty(&mut self) {
+        if self.dirty {
+            self.publisher
+                .publish_changes(&self.state, &self.connection.sender);
+            self.dirty = false;
+        }
+    }
+
+    fn log(&self, kind: MessageType, message: &str) {
+        let params = lsp_types::LogMessageParams {
+            typ: kind,
+            message: message.to_owned(),
+        };
+        let _ = self
+            .connection
+            .sender
+            .send(Notification::new("window/logMessage".to_owned(), params).into());
+    }
+}
+
+/// The id of a `$/cancelRequest`.
+fn cancelled_id(params: &serde_json::Value) -> Option<RequestId> {
+    serde_json::from_value(params.get("id")?.clone()).ok()
+}
+
+/// The project file a URI names, if the compile reads it.
+fn project_file(state: &ServerState, uri: &Uri) -> Option<(SourceFile, FileKind)> {
+    let path = uri::path_of_uri(uri)?;
+    let path: Utf8PathBuf = state.project_path(Utf8Path::new(&path));
+    state.file_at(&path)
+}
+
+/// The project file, its kind and the byte offset of a position in it; `None` for a file the
+/// compile does not read or whose contents are not text.
+fn locate(
+    state: &ServerState,
+    position: &TextDocumentPositionParams,
+) -> Option<(SourceFile, FileKind, usize)> {
+    let (file, kind) = project_file(state, &position.text_document.uri)?;
+    let text = state.text_of(file)?;
+    let offset = positions::TextPositions::new(text, state.unit).offset(position.position);
+    Some((file, kind, offset))
+}

@@ -1,0 +1,322 @@
+//! Go to definition, find references and hover, over the name sites `resolve` indexes.
+//!
+//! The name under the cursor is found among the file's own sites (`resolve::stage_name_sites`,
+//! `manifest_name_sites`, `agent_name_sites`, read from the frontmatter outline, so a file with
+//! errors is still navigable); where it is declared and used comes from `resolve::name_index`.
+//! What hover says comes from the compile's queries: the manifest as `parse::parsed_manifest`
+//! validated it, the stage's number as `graph::numbering::stage_number` gave it.
+
+use std::fmt::Write as _;
+
+use camino::Utf8Path;
+use lsp_types::{Hover, HoverContents, Location, MarkupContent, MarkupKind};
+
+use super::positions::TextPositions;
+use super::server_state::{FileKind, ServerState};
+use super::uri::uri_of_path;
+use crate::db::SourceFile;
+use crate::resolve::{
+    IndexedSite, NameSite, SiteName, SiteRole, agent_name_sites, manifest_name_sites, name_index,
+    stage_name_sites,
+};
+
+/// How many importing stages a hover lists before it says how many more there are.
+const MAX_LISTED: usize = 12;
+
+/// The name site at a byte offset of a file (its start to its end, both included, so a cursor
+/// just after a word still finds it).
+pub fn site_at(
+    state: &ServerState,
+    file: SourceFile,
+    kind: FileKind,
+    offset: usize,
+) -> Option<NameSite> {
+    let db = &state.db;
+    let sites = match kind {
+        FileKind::Stage => stage_name_sites(db, file),
+        FileKind::Manifest => manifest_name_sites(db, file),
+        FileKind::Agent => agent_name_sites(db, file),
+        FileKind::Scope | FileKind::Rule | FileKind::Generated => return None,
+    };
+    sites
+        .iter()
+        .find(|site| site.span.start <= offset && offset <= site.span.end)
+        .cloned()
+}
+
+/// Where the name under the cursor is declared: the manifest's `id:`, the stage's `slug:`,
+/// the producing stages' `produces` items, the agent file's `name:`.
+pub fn definition(
+    state: &ServerState,
+    file: SourceFile,
+    kind: FileKind,
+    offset: usize,
+) -> Option<Vec<Location>> {
+    let site = site_at(state, file, kind, offset)?;
+    let sites = name_index(&state.db).get(&site.name)?;
+    let locations: Vec<Location> = sites
+        .iter()
+        .filter(|site| site.role == SiteRole::Declaration)
+        .filter_map(|site| location_of(state, site))
+        .collect();
+    (!locations.is_empty()).then_some(locations)
+}
+
+/// Every place that names what is under the cursor: from a manifest's `id:` (or an import),
+/// the stages importing it; from a slug, the stages requiring it; and so on. The declarations
+/// are included when the client asks for them.
+pub fn references(
+    state: &ServerState,
+    file: SourceFile,
+    kind: FileKind,
+    offset: usize,
+    include_declaration: bool,
+) -> Option<Vec<Location>> {
+    let site = site_at(state, file, kind, offset)?;
+    let sites = name_index(&state.db).get(&site.name)?;
+    Some(
+        sites
+            .iter()
+            .filter(|site| include_declaration || site.role == SiteRole::Reference)
+            .filter_map(|site| location_of(state, site))
+            .collect(),
+    )
+}
+
+fn location_of(state: &ServerState, site: &IndexedSite) -> Option<Location> {
+    let display = site.file.path(&state.db);
+    let uri = match state.document(&state.absolute_path(display)) {
+        Some(document) => document.uri.clone(),
+        None => uri_of_path(&state.absolute_path(display))?,
+    };
+    let text = state.text_of(site.file)?;
+    let range = TextPositions::new(text, state.unit).range(&site.span);
+    Some(Location::new(uri, range))
+}
+
+/// What the name under the cursor is: a sensor's manifest and its importers, a stage's phase,
+/// number and outputs, an artifact's producers and consumers, an agent's file.
+pub fn hover(
+    state: &ServerState,
+    file: SourceFile,
+    kind: FileKind,
+    offset: usize,
+) -> Option<Hover> {
+    let site = site_at(state, file, kind, offset)?;
+    let index = name_index(&state.db);
+    let sites: &[IndexedSite] = index.get(&site.name).map_or(&[], Vec::as_slice);
+    let markdown = match &site.name {
+        SiteName::Sensor(id) => sensor_hover(state, id, sites),
+        SiteName::Stage(slug) => stage_hover(state, slug, sites),
+        SiteName::Artifact(artifact) => artifact_hover(state, artifact, sites),
+        SiteName::Agent(name) => agent_hover(state, name, sites),
+    };
+    let text = state.text_of(file)?;
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: markdown,
+        }),
+        range: Some(TextPositions::new(text, state.unit).range(&site.span)),
+    })
+}
+
+fn declarations(sites: &[IndexedSite]) -> impl Iterator<Item = &IndexedSite> {
+    sites
+        .iter()
+        .filter(|site| site.role == SiteRole::Declaration)
+}
+
+fn references_of(sites: &[IndexedSite]) -> impl Iterator<Item = &IndexedSite> {
+    sites.iter().filter(|site| site.role == SiteRole::Reference)
+}
+
+fn sensor_hover(state: &ServerState, id: &str, sites: &[IndexedSite]) -> String {
+    let db = &state.db;
+    let mut out = format!("**sensor `{id}`**\n\n");
+    match declarations(sites).next() {
+        None => out.push_str("No manifest declares this id.\n"),
+        Some(declaration) => {
+            let path = declaration.file.path(db);
+            match &crate::parse::parsed_manifest(db, declaration.file).manifest {
+                None => {
+                    let _ = writeln!(
+                        out,
+                        "Declared in `{path}`, which has errors: the compile does not load it (see its diagnostics)."
+                    );
+                }
+                Some(manifest) => {
+                    let _ = writeln!(out, "{}\n", manifest.description.trim());
+                    let _ = writeln!(out, "- kind: `{}`", manifest.kind);
+                    let _ = writeln!(
+                        out,
+                        "- default_severity: `{}`",
+                        manifest.default_severity.as_str()
+                    );
+                    let _ = writeln!(out, "- fire_on: `{}`", manifest.fire_on.as_str());
+                    let _ = writeln!(
+                        out,
+                        "- matches: {}",
+                        manifest.matches.as_deref().map_or_else(
+                            || "every path (not set)".to_owned(),
+                            |glob| format!("`{glob}`")
+                        )
+                    );
+                    let _ = writeln!(
+                        out,
+                        "- timeout_seconds: {}",
+                        manifest.timeout_seconds.map_or_else(
+                            || "not set (the dispatcher's 1200)".to_owned(),
+                            |seconds| seconds.to_string()
+                        )
+                    );
+                    let _ = writeln!(out, "- manifest: `{path}`");
+                }
+            }
+        }
+    }
+    let importers: Vec<String> = references_of(sites)
+        .filter_map(|site| slug_of_stage_file(state, site.file))
+        .collect();
+    out.push('\n');
+    out.push_str(&listed("Imported by", "stage", &importers));
+    out
+}
+
+fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String {
+    let db = &state.db;
+    let mut out = format!("**stage `{slug}`**");
+    let Some(declaration) = declarations(sites).next() else {
+        out.push_str("\n\nNo stage file declares this slug.\n");
+        return out;
+    };
+    let outline = crate::parse::frontmatter_outline(db, declaration.file);
+    let scalar = |key: &str| {
+        outline
+            .as_ref()
+            .and_then(|map| map.value(key))
+            .and_then(crate::syntax::document::scalar_string)
+            .map(str::to_owned)
+    };
+    if let Some(name) = scalar("name") {
+        let _ = write!(out, " — {name}");
+    }
+    out.push_str("\n\n");
+    let _ = writeln!(
+        out,
+        "- phase: `{}`",
+        scalar("phase").unwrap_or_else(|| "?".to_owned())
+    );
+    let number = crate::graph::numbering::stage_number(db, declaration.file)
+        .as_ref()
+        .map_or_else(
+            || "none yet (the stage has errors)".to_owned(),
+            |(number, _)| format!("`{number}`"),
+        );
+    let _ = writeln!(out, "- number: {number}");
+    let produces: Vec<String> = stage_name_sites(db, declaration.file)
+        .iter()
+        .filter_map(|site| match (&site.name, site.role) {
+            (SiteName::Artifact(artifact), SiteRole::Declaration) => Some(format!("`{artifact}`")),
+            _ => None,
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "- produces: {}",
+        if produces.is_empty() {
+            "nothing".to_owned()
+        } else {
+            produces.join(", ")
+        }
+    );
+    let _ = writeln!(out, "- file: `{}`", declaration.file.path(db));
+    let dependents: Vec<String> = references_of(sites)
+        .filter_map(|site| slug_of_stage_file(state, site.file))
+        .collect();
+    out.push('\n');
+    out.push_str(&listed("Required by", "stage", &dependents));
+    out
+}
+
+fn artifact_hover(state: &ServerState, artifact: &str, sites: &[IndexedSite]) -> String {
+    let producers: Vec<String> = declarations(sites)
+        .filter_map(|site| slug_of_stage_file(state, site.file))
+        .collect();
+    let consumers: Vec<String> = references_of(sites)
+        .filter_map(|site| slug_of_stage_file(state, site.file))
+        .collect();
+    format!(
+        "**artifact `{artifact}`**\n\n{}\n{}",
+        listed("Produced by", "stage", &producers),
+        listed("Consumed by", "stage", &consumers)
+    )
+}
+
+fn agent_hover(state: &ServerState, name: &str, sites: &[IndexedSite]) -> String {
+    let db = &state.db;
+    let mut out = format!("**agent `{name}`**\n\n");
+    match declarations(sites).next() {
+        Some(declaration) => {
+            let display_name = crate::parse::frontmatter_outline(db, declaration.file)
+                .as_ref()
+                .and_then(|map| map.value("display_name"))
+                .and_then(crate::syntax::document::scalar_string)
+                .map(str::to_owned);
+            if let Some(display_name) = display_name {
+                let _ = writeln!(out, "{display_name}\n");
+            }
+            let _ = writeln!(out, "- file: `{}`", declaration.file.path(db));
+        }
+        None if name == "orchestrator" => {
+            out.push_str("The conductor itself: it needs no agent file.\n");
+        }
+        None => out.push_str("No agent file declares this name.\n"),
+    }
+    let stages: Vec<String> = references_of(sites)
+        .filter_map(|site| slug_of_stage_file(state, site.file))
+        .collect();
+    out.push('\n');
+    out.push_str(&listed("Named by", "stage", &stages));
+    out
+}
+
+/// "Imported by 3 stages: `a`, `b`, `c`", at most [`MAX_LISTED`] of them shown.
+fn listed(lead: &str, noun: &str, slugs: &[String]) -> String {
+    let mut slugs: Vec<&String> = slugs.iter().collect();
+    slugs.dedup();
+    if slugs.is_empty() {
+        return format!("{lead} no {noun}.\n");
+    }
+    let shown: Vec<String> = slugs
+        .iter()
+        .take(MAX_LISTED)
+        .map(|slug| format!("`{slug}`"))
+        .collect();
+    let more = slugs.len().saturating_sub(MAX_LISTED);
+    let tail = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!(
+        "{lead} {} {noun}{}: {}{tail}.\n",
+        slugs.len(),
+        crate::english::plural(slugs.len()),
+        shown.join(", ")
+    )
+}
+
+/// The slug a stage file declares, for lists of stages.
+fn slug_of_stage_file(state: &ServerState, file: SourceFile) -> Option<String> {
+    stage_name_sites(&state.db, file)
+        .iter()
+        .find_map(|site| match (&site.name, site.role) {
+            (SiteName::Stage(slug), SiteRole::Declaration) => Some(slug.clone()),
+            _ => None,
+        })
+        .or_else(|| {
+            let path: &Utf8Path = file.path(&state.db);
+            path.file_stem().map(str::to_owned)
+        })
+}
