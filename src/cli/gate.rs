@@ -8,7 +8,7 @@ use std::time::Instant;
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{resolve_layout, usable_graph, usable_registry};
+use crate::cli::project::{resolve_workspace, usable_graph, usable_registry};
 use crate::gate::check::{CheckRequest, intent_records, plan_check};
 use crate::gate::render::{self, RenderSettings};
 use crate::gate::report::GateReport;
@@ -23,18 +23,18 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     // `--quiet` silences the progress line only: an error is never quiet.
     let printer = Printer::new(Format::Human, false);
     let started = Instant::now();
-    let layout = match resolve_layout(&args.project, &printer) {
-        Ok(layout) => layout,
+    let workspace = match resolve_workspace(&args.project, &printer) {
+        Ok(workspace) => workspace,
         Err(status) => return status,
     };
-    let Some(registry) = usable_registry(&layout, &printer) else {
+    let Some(registry) = usable_registry(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
-    let Some(graph) = usable_graph(&layout, &printer) else {
+    let Some(graph) = usable_graph(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
     let nodes = graph.nodes;
-    let records = match intent_records(&layout, args.all_intents, args.intent.as_deref()) {
+    let records = match intent_records(&workspace, args.all_intents, args.intent.as_deref()) {
         Ok(records) => records,
         Err(message) => {
             error_line(
@@ -47,7 +47,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    let planned = match plan_check(&layout, &nodes, &records, &check_request(args)) {
+    let planned = match plan_check(&workspace, &nodes, &records, &check_request(args)) {
         Ok(planned) => planned,
         Err(message) => {
             error_line(&printer, &message, None);
@@ -55,7 +55,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         }
     };
     let progress = Progress::new(planned.fire_count(), !args.quiet, &printer);
-    let report = planned.run(&layout, &registry, &nodes, started, &|| progress.tick());
+    let report = planned.run(&workspace, &registry, &nodes, started, &|| progress.tick());
     progress.finish();
     print_report(&report, args, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
