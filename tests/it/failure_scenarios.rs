@@ -1280,7 +1280,7 @@ fn scenario_09_flags_without_values_are_loud_usage_errors() {
                 "--output-path",
                 DOC_A,
             ],
-            "a value is required for '--stage",
+            "--stage expects a value, got another flag: \"--output-path\".",
         ),
         (
             &[
@@ -1292,7 +1292,7 @@ fn scenario_09_flags_without_values_are_loud_usage_errors() {
                 STAGE,
                 "--output-path",
             ],
-            "a value is required for '--output-path",
+            "--output-path expects a value, got end of arguments.",
         ),
         (
             &[
