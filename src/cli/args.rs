@@ -297,8 +297,9 @@ pub struct HookArgs {
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
     /// Read a hook payload (JSON) on stdin and fire the active stage's write-fired sensors
-    /// whose `matches` glob matches `tool_input.file_path`. Always exits 0; failures are
-    /// recorded in `<record>/.aidlc-engine/hooks-health/run-sensors.drops`.
+    /// whose `matches` glob matches `tool_input.file_path`. Always exits 0 and prints nothing on
+    /// stdout; writes that could not be checked are recorded in
+    /// `<record>/.aidlc-hooks-health/run-sensors.drops` (`sensor-fire.drops` on a 2.5 install).
     RunSensors(ProjectArgs),
 }
 

@@ -12,7 +12,16 @@
 //!   know;
 //! - a write that matches no sensor costs a few file reads, not a registry or worker start;
 //! - only write-fired entries of the active stage's compiled `sensors_applicable` whose glob
-//!   matches fire; an entry without a glob never fires (D5, D6).
+//!   matches fire; an entry without a glob never fires (D5, D6);
+//! - a file under the intent record that is not one of the stage's declared outputs fires
+//!   nothing (failure-modes Z4): its verdict would stay in the ledger where no gate reads it;
+//!   files outside the record (code for the linter) are unaffected;
+//! - the heartbeat, the drop log and the first-run marker are the install's version's files
+//!   (`Workspace::write_hook_heartbeat_file` and friends), written only into a health folder
+//!   that stays inside the project; when it does not, what would have gone there is a notice
+//!   on stderr instead;
+//! - the hook prints nothing on stdout (its caller's protocol channel): the first-run banner
+//!   and the notices go to stderr.
 
 use std::io::Read;
 use std::time::{Duration, SystemTime};
@@ -20,7 +29,9 @@ use std::time::{Duration, SystemTime};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
-use crate::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
+use crate::dispatch::fire::{
+    FireContext, FireRequest, prepare_fire, run_fire, undeclared_record_file,
+};
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
 use crate::syntax::manifest::FireOn;
@@ -35,7 +46,8 @@ pub const PAYLOAD_LIMIT_BYTES: u64 = 4 * 1024 * 1024;
 /// The banner printed the first time sensors fire in a workspace.
 pub const FIRST_RUN_BANNER: &str = "[aidlc] Sensors are now watching this workspace. See the AI-DLC documentation to learn how rules and the learning loop work.";
 
-/// What one hook run did, for the caller to print (only the first-run banner is printed).
+/// What one hook run did, for the caller to print on stderr: the first-run banner, and the
+/// notices.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookOutcome {
     /// Why the hook stopped early, when it did (for `--verbose` and tests).
@@ -44,6 +56,11 @@ pub struct HookOutcome {
     pub verdict_lines: Vec<String>,
     pub drops: Vec<String>,
     pub first_run: bool,
+    /// What the user must hear that has no file to go to (a health folder that was refused,
+    /// and the drops that could not be logged there).
+    pub notices: Vec<String>,
+    /// Whether the health folder may be written into (checked once per run).
+    health_usable: bool,
 }
 
 impl HookOutcome {
@@ -98,11 +115,16 @@ pub fn run_sensors_hook(
     {
         return HookOutcome::stop("sensors are switched off for this workflow");
     }
-    let health_dir = workspace::hooks_health_dir(&workflow.record_root);
-    let mut outcome = HookOutcome {
-        first_run: write_heartbeat(&health_dir, (context.now)()),
-        ..HookOutcome::default()
-    };
+    let mut outcome = HookOutcome::default();
+    match workspace::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir()) {
+        Ok(()) => {
+            outcome.health_usable = true;
+            outcome.first_run = write_heartbeat(workspace, (context.now)());
+        }
+        Err(error) => outcome.notices.push(format!(
+            "warning: the hook's heartbeat and drop log are not written: {error}"
+        )),
+    }
     let shown = ledger::relative_path_field(workspace.project_dir(), written.as_str());
     // Without a usable graph nobody can tell which sensors this write matches: say so in the
     // drop log rather than lose it.
@@ -110,7 +132,7 @@ pub fn run_sensors_hook(
         Ok(graph) => graph.nodes,
         Err(error) => {
             outcome.drop_write(
-                &health_dir,
+                workspace,
                 context,
                 format!("stage-graph: {error}; the write to {shown} was not checked"),
             );
@@ -126,7 +148,7 @@ pub fn run_sensors_hook(
     };
     let Some(node) = nodes.iter().find(|n| n.slug == stage) else {
         outcome.drop_write(
-            &health_dir,
+            workspace,
             context,
             format!(
                 "stage-graph: the current stage \"{stage}\" is not in the stage graph; the write to {shown} was not checked"
@@ -135,11 +157,17 @@ pub fn run_sensors_hook(
         outcome.stopped = Some(format!("stage {stage} is not in the graph"));
         return outcome;
     };
+    if undeclared_record_file(workspace, node, &written).is_some() {
+        outcome.stopped = Some(format!(
+            "{shown} is a file of the record that stage {stage} does not declare"
+        ));
+        return outcome;
+    }
     for entry in &node.sensors_applicable {
         match write_match(workspace.project_dir(), entry, &written) {
             WriteMatch::No => {}
             WriteMatch::InvalidGlob(reason) => outcome.drop_write(
-                &health_dir,
+                workspace,
                 context,
                 format!(
                     "{}: {reason}; the write to {shown} was not checked",
@@ -148,15 +176,7 @@ pub fn run_sensors_hook(
             ),
             WriteMatch::Yes => {
                 outcome.fired.push(entry.id.clone());
-                fire_one(
-                    workspace,
-                    &stage,
-                    entry,
-                    &written,
-                    context,
-                    &health_dir,
-                    &mut outcome,
-                );
+                fire_one(workspace, &stage, entry, &written, context, &mut outcome);
             }
         }
     }
@@ -164,9 +184,19 @@ pub fn run_sensors_hook(
 }
 
 impl HookOutcome {
-    /// Record `message` in the drop log and in the outcome.
-    fn drop_write(&mut self, health_dir: &Utf8Path, context: &FireContext, message: String) {
-        record_drop(health_dir, (context.now)(), &message);
+    /// Record `message` in the drop log and in the outcome; a notice when the drop log's folder
+    /// was refused, so the drop is never lost silently.
+    fn drop_write(&mut self, workspace: &Workspace, context: &FireContext, message: String) {
+        if self.health_usable {
+            record_drop(
+                &workspace.write_hook_drops_file(),
+                (context.now)(),
+                &message,
+            );
+        } else {
+            self.notices
+                .push(format!("warning: a write was not checked: {message}"));
+        }
         self.drops.push(message);
     }
 }
@@ -215,7 +245,6 @@ fn fire_one(
     entry: &GraphSensorEntry,
     written: &Utf8Path,
     context: &FireContext,
-    health_dir: &Utf8Path,
     outcome: &mut HookOutcome,
 ) {
     let request = FireRequest {
@@ -230,7 +259,7 @@ fn fire_one(
         Ok(report) => outcome.verdict_lines.push(report.verdict_line),
         Err(refusal) => {
             outcome.drop_write(
-                health_dir,
+                workspace,
                 context,
                 format!("{}: {}", entry.id, refusal.message),
             );
@@ -238,34 +267,39 @@ fn fire_one(
     }
 }
 
-/// `<health>/run-sensors.last` holds the time of the latest run; returns whether this is the
-/// first run ever (the `.first-fired` marker did not exist yet, and now does).
-fn write_heartbeat(health_dir: &Utf8Path, now: SystemTime) -> bool {
-    if std::fs::create_dir_all(health_dir).is_err() {
-        return false;
-    }
+/// The heartbeat (`<health>/<hook>.last`) holds the ISO time of the latest run, as the
+/// reference's doctor reads it; returns whether this is the first run ever: the first-run
+/// marker did not exist yet, and now holds the time of this run. The health folder exists and
+/// was checked.
+fn write_heartbeat(workspace: &Workspace, now: SystemTime) -> bool {
     let stamp = crate::audit::timestamp::iso_timestamp(now);
-    let _ = crate::fs_util::write_atomic(&health_dir.join("run-sensors.last"), stamp.as_bytes());
-    std::fs::OpenOptions::new()
+    let _ = crate::fs_util::write_atomic(&workspace.write_hook_heartbeat_file(), stamp.as_bytes());
+    let created = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(health_dir.join(".first-fired"))
-        .is_ok()
+        .open(workspace.first_run_marker_file());
+    match created {
+        Ok(mut marker) => {
+            use std::io::Write;
+            let _ = marker.write_all(stamp.as_bytes());
+            true
+        }
+        Err(_) => false,
+    }
 }
 
-/// One `<ISO timestamp><TAB><message>` line in `<health>/run-sensors.drops`.
-fn record_drop(health_dir: &Utf8Path, now: SystemTime, message: &str) {
+/// One `<ISO timestamp><TAB><message>` line appended to the drop log (its folder was checked).
+fn record_drop(drops_file: &Utf8Path, now: SystemTime, message: &str) {
     use std::io::Write;
     let line = format!(
         "{}\t{}\n",
         crate::audit::timestamp::iso_timestamp(now),
         message.replace(['\n', '\r'], " ")
     );
-    let _ = std::fs::create_dir_all(health_dir);
     if let Ok(mut file) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(health_dir.join("run-sensors.drops"))
+        .open(drops_file)
     {
         let _ = file.write_all(line.as_bytes());
     }
