@@ -49,14 +49,12 @@ mod report;
 
 use std::ffi::OsStr;
 
-use camino::Utf8Path;
-use serde_json::Value;
 
 use self::biome::run_biome;
 use self::eslint::run_eslint;
 use self::place::{ConfiguredLinter, LintPlace};
 use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
-use crate::sensors::finding::{self, Finding};
+use crate::sensors::finding;
 use crate::sensors::node_tool::{ToolBudget, parse_file_path_flags, resolve_fired_file};
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
@@ -67,14 +65,9 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     extra_flags: &[],
     default_path_flag: PathFlag::FilePath,
     gate_unit: GateUnit::Deliverable,
-    findings,
+    findings: finding::read_shipped,
 };
 
-/// How the gate report reads a failure: each lint violation at its line (eslint's numeric warnings left out).
-fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
-    let found = finding::lint_violations(deliverable, worker_json);
-    finding::or_summary(deliverable, worker_json, findings_count, found)
-}
 
 /// Run the linter sensor: `--stage <slug> --file-path <path>`.
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {

@@ -63,7 +63,7 @@ use crate::sensors::descriptor::{
     ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG,
     ShippedSensor, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
 };
-use crate::sensors::finding::{self, Finding};
+use crate::sensors::finding;
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::sensors::text::read_text_lossy;
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
@@ -78,14 +78,9 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     extra_flags: &[ExtraFlag::Templates],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::Deliverable,
-    findings,
+    findings: finding::read_shipped,
 };
 
-/// How the gate report reads a failure: a missing template heading each, else the H2 floor's shortfall.
-fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
-    let found = finding::missing_headings(deliverable, worker_json);
-    finding::or_summary(deliverable, worker_json, findings_count, found)
-}
 
 /// Run the check on `args` (the worker argv after `sensor-required-sections`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
@@ -115,7 +110,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     }
     let file_name = request.output_path.file_name().unwrap_or_default();
     let Some(stem) = markdown_stem(file_name) else {
-        return Ok(SectionsVerdict::not_markdown().into_json());
+        return Ok(SectionsVerdict::not_markdown().into_json(request.output_path.as_str()));
     };
     let body = read_text_lossy(&request.output_path).map_err(|error| {
         format!(
@@ -139,7 +134,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     if file_name == DAG_FILE_NAME {
         verdict.apply_edge_block(edge_block_of(&body));
     }
-    Ok(verdict.into_json())
+    Ok(verdict.into_json(request.output_path.as_str()))
 }
 
 fn read_request(args: &[String], project_dir: &Utf8Path) -> Result<SectionsRequest, String> {

@@ -83,15 +83,14 @@ const VALID_STATUSES: [&str; 5] = ["OK", "GAP", "ORPHAN", "Deferred", "N/A"];
 /// The statuses that must name a target.
 const STATUSES_NEEDING_A_TARGET: [&str; 3] = ["OK", "Deferred", "N/A"];
 
-/// The `traceability` sensor: one `traceability.json` per fire; its findings are lists of ids
-/// without a line, so the report counts them.
+/// The `traceability` sensor: one `traceability.json` per fire.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "traceability",
     check: run,
     extra_flags: &[],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::Deliverable,
-    findings: finding::summary_only,
+    findings: finding::read_shipped,
 };
 
 /// Run the check on `args` (the worker argv after `sensor-traceability`).
@@ -113,11 +112,12 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         .map_err(|error| format!("failed to read --output-path {output_path_as_given}: {error}"))?;
     let table = match parse_table(&body) {
         Ok(table) => table,
-        Err(reason) => return Ok(single_finding_verdict(&reason)),
+        Err(reason) => return Ok(single_finding_verdict(&reason, &output_path)),
     };
     if table.coverage.is_empty() {
         return Ok(single_finding_verdict(
             "no coverage entries found in traceability.json",
+            &output_path,
         ));
     }
     let stage = flags
@@ -132,7 +132,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         output_path: &output_path,
         output_path_as_given: &output_path_as_given.replace('\\', "/"),
     };
-    Ok(findings_of(&fired).into_verdict())
+    Ok(findings_of(&fired).into_verdict(&output_path, &body))
 }
 
 fn findings_of(fired: &FiredTable<'_>) -> Findings {
