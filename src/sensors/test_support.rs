@@ -155,6 +155,14 @@ impl SensorProject {
     }
 }
 
+/// The reference's part of a verdict: our `diagnostics` key left out.
+pub(super) fn reference_part(mut verdict: Value) -> Value {
+    if let Some(object) = verdict.as_object_mut() {
+        object.shift_remove(crate::sensors::finding::DIAGNOSTICS_KEY);
+    }
+    verdict
+}
+
 /// The folder of the real tools `.ci/install-node-tools` installs, when the run has them;
 /// `None` after printing why the test is skipped.
 #[cfg(unix)]

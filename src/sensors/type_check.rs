@@ -551,7 +551,9 @@ mod tests {
     // --- Fake tsc in a temp project ----------------------------------------------------------
 
     #[cfg(unix)]
-    use crate::sensors::test_support::{GENEROUS, SensorProject, real_node_tools, script_error_of};
+    use crate::sensors::test_support::{
+        GENEROUS, SensorProject, real_node_tools, reference_part, script_error_of,
+    };
 
     #[cfg(unix)]
     fn check(project: &SensorProject, file: &str) -> WorkerOutcome {
@@ -600,11 +602,14 @@ mod tests {
                 "pass",
                 "errors",
                 "findings_count",
-                "other_files_error_count"
+                "other_files_error_count",
+                "diagnostics"
             ]
         );
+        assert_eq!(verdict["diagnostics"][0]["rule"], "TS2322");
+        assert_eq!(verdict["diagnostics"][0]["line"], 1);
         assert_eq!(
-            verdict,
+            reference_part(verdict),
             json!({
                 "pass": false,
                 "errors": [{"file": "src/a.ts", "line": 1, "column": 14,

@@ -173,8 +173,10 @@ mod tests {
         );
         assert_eq!(issues[0]["check_name"], json!("required-sections/missing-heading"));
         assert_eq!(issues[2]["severity"], json!("minor"));
-        let fingerprints: std::collections::BTreeSet<&Value> =
-            issues.iter().map(|issue| &issue["fingerprint"]).collect();
+        let fingerprints: std::collections::BTreeSet<String> = issues
+            .iter()
+            .map(|issue| issue["fingerprint"].to_string())
+            .collect();
         assert_eq!(fingerprints.len(), issues.len());
     }
 }

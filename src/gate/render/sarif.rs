@@ -660,9 +660,9 @@ mod tests {
                     .starts_with("claim block has no source tag (untagged-claim)")
             );
         }
-        let fingerprints: std::collections::BTreeSet<&Value> = results
+        let fingerprints: std::collections::BTreeSet<String> = results
             .iter()
-            .map(|result| &result["partialFingerprints"])
+            .map(|result| result["partialFingerprints"].to_string())
             .collect();
         assert_eq!(fingerprints.len(), results.len(), "every fingerprint differs");
         for (result, (reason, level)) in results[7..11].iter().zip([

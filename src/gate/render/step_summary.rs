@@ -285,7 +285,7 @@ mod tests {
             )
         );
         assert!(text.contains("- **api-contract** (blocking) on stage `application-design` of intent `260101-login`: blocking sensor never fired: its glob matches none"), "{text}");
-        assert!(text.contains("#### Failures\n\n- **required-sections** (blocking) on `services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md` (stage `requirements-analysis`): 3 findings; details in `aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md`\n  - `services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md:12` missing section \"## Risks\" (`missing-heading`)"), "{text}");
+        assert!(text.contains("#### Failures\n\n- **required-sections** (blocking) on `services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md` (stage `requirements-analysis`): 3 findings; details in `aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md`\n  - `services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md:12` missing section \"\\#\\# Risks\" (`missing-heading`)"), "{text}");
         assert!(text.contains("| stage | fires | passed | failed | not evaluated | skipped |\n| --- | ---: | ---: | ---: | ---: | ---: |\n| `requirements-analysis` | 3 | 1 | 2 | 0 | 1 |"), "{text}");
         assert!(text.ends_with("shard 2 of 4: only this shard's share of the fires ran\n"), "{text:?}");
         assert!(!text.ends_with("\n\n"));

@@ -200,7 +200,7 @@ mod tests {
     use super::visibility::h2_heading;
     use super::visibility::link_references::reference_analysis;
     use super::*;
-    use crate::sensors::test_support::SensorProject;
+    use crate::sensors::test_support::{SensorProject, reference_part};
 
     const RECORD_DIR: &str = "aidlc/spaces/default/intents/260101-login";
     const STAGE_DIR: &str = "aidlc/spaces/default/intents/260101-login/ideation/intent-capture";
@@ -519,8 +519,10 @@ Untagged review notes are not claims.
             "## Assumptions & Open Questions\n\nNone.\n",
         );
         let verdict = project.fire(&fired);
+        assert_eq!(verdict["diagnostics"][0]["rule"], "source-register");
+        assert_eq!(verdict["diagnostics"][0]["file"], fired.as_str());
         assert_eq!(
-            serde_json::to_string(&verdict).unwrap(),
+            serde_json::to_string(&reference_part(verdict)).unwrap(),
             format!(
                 r#"{{"pass":false,"findings":["questions file missing: {questions}"],"scanned_files":{},"questions_file":"{questions}","findings_count":1}}"#,
                 json_list(&[&fired]),

@@ -103,7 +103,7 @@ fn run_with_search_path(
 mod tests {
     use std::time::{Duration, Instant};
 
-    use camino::Utf8PathBuf;
+    use camino::{Utf8Path, Utf8PathBuf};
     use serde_json::json;
 
     use super::biome::{biome_violation, line_and_column_at};
@@ -111,7 +111,7 @@ mod tests {
     use super::place::LintPlace;
     use super::*;
     use crate::sensors::test_support::{
-        GENEROUS, SensorProject, real_node_tools, script_error_of, words,
+        GENEROUS, SensorProject, real_node_tools, reference_part, script_error_of, words,
     };
 
     // --- Pure parts --------------------------------------------------------------------------
@@ -239,11 +239,17 @@ mod tests {
                 "errorCount",
                 "warningCount",
                 "violations",
-                "findings_count"
+                "findings_count",
+                "diagnostics"
             ]
         );
         assert_eq!(
-            verdict,
+            verdict["diagnostics"],
+            json!([{"file": "/p/src/a.js", "rule": "no-debugger",
+                    "message": "Unexpected 'debugger' statement.", "line": 2, "column": 1}])
+        );
+        assert_eq!(
+            reference_part(verdict.clone()),
             json!({
                 "pass": false,
                 "errorCount": 1,
@@ -585,7 +591,11 @@ mod tests {
         };
         let file = project.root().join("src/a.js").to_string();
         assert_eq!(
-            verdict,
+            verdict["diagnostics"][0]["rule"],
+            "lint/suspicious/noDebugger"
+        );
+        assert_eq!(
+            reference_part(verdict),
             json!({
                 "pass": false,
                 "errorCount": 1,

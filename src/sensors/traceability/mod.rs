@@ -225,7 +225,7 @@ mod tests {
     use super::units::{first_unit_alias, markdown_cells, token_present};
     use super::upstream::{story_of_acceptance_criterion, unit_of_output_path};
     use super::*;
-    use crate::sensors::test_support::SensorProject;
+    use crate::sensors::test_support::{SensorProject, reference_part};
 
     const RECORD: &str = "aidlc/spaces/default/intents/demo-0001";
 
@@ -412,9 +412,16 @@ mod tests {
             ),
         );
         assert_eq!(
-            verdict.to_string(),
+            reference_part(verdict.clone()).to_string(),
             r#"{"pass":false,"gaps":["FR2"],"orphans":[],"missing_from_table":[],"missing_from_upstream_ids":["NFR1"],"invalid_entries":[],"invalid_targets":[],"findings_count":2}"#
         );
+        let rules: Vec<&str> = verdict["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(rules, ["gap", "missing-from-upstream-ids"]);
         let verdict = project.fire(
             "inception/user-stories/traceability.json",
             "user-stories",
@@ -801,8 +808,9 @@ mod tests {
         for body in ["{\"upstream_ids\": [", "", "not json", "\u{feff}{}"] {
             let path = project.record_file("inception/user-stories/traceability.json", body);
             let verdict = project.verdict(&["--output-path", path.as_str()]);
+            assert_eq!(verdict["diagnostics"][0]["rule"], "invalid-table");
             assert_eq!(
-                verdict.to_string(),
+                reference_part(verdict).to_string(),
                 single_finding("invalid JSON in traceability file"),
                 "{body:?}"
             );
@@ -860,7 +868,11 @@ mod tests {
         for (body, reason) in cases {
             let path = project.record_file("inception/user-stories/traceability.json", body);
             let verdict = project.verdict(&["--output-path", path.as_str()]);
-            assert_eq!(verdict.to_string(), single_finding(reason), "{body}");
+            assert_eq!(
+                reference_part(verdict).to_string(),
+                single_finding(reason),
+                "{body}"
+            );
         }
     }
 
@@ -884,6 +896,7 @@ mod tests {
                 "invalid_targets",
                 "findings_count",
                 "reason",
+                "diagnostics",
             ]
         );
     }
