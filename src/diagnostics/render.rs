@@ -182,9 +182,9 @@ pub fn render_human_item(item: &HumanItem<'_>, color: bool) -> String {
             );
             let report = Report::new(report.and_label(label))
                 .with_source_code(NamedSource::new(file.as_str(), snippet));
-            report_handler(color).render_report(&mut out, report.as_ref())
+            item_handler(color).render_report(&mut out, report.as_ref())
         }
-        _ => report_handler(color).render_report(&mut out, &report),
+        _ => item_handler(color).render_report(&mut out, &report),
     };
     if rendered.is_err() {
         out = format!(
@@ -205,6 +205,12 @@ pub fn render_human_item(item: &HumanItem<'_>, color: bool) -> String {
         let _ = writeln!(out, "  = {}", shorten_long_words(note));
     }
     out
+}
+
+/// The handler of [`render_human_item`]: lines are not wrapped, so that a sentence of the gate
+/// report reads (and greps) the same in every format.
+fn item_handler(color: bool) -> GraphicalReportHandler {
+    report_handler(color).with_wrap_lines(false)
 }
 
 fn report_handler(color: bool) -> GraphicalReportHandler {

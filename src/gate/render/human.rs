@@ -292,7 +292,7 @@ mod tests {
             "not evaluated: script-error: exit-2",
             "help: the worker's stderr ended with:\n        loading rules\n        error: cannot parse rules.md",
             "not evaluated: artifact-changed",
-            "not evaluated: blocking sensor never fired: its glob matches none of the stage's 2",
+            "not evaluated: blocking sensor never fired: its glob matches none of the stage's 2 deliverables",
             "gate check of intent 260101-login: 3 stages, 2 deliverables found",
             "checked 6 sensors × 2 files: 1 passed, 3 failed, 5 not evaluated (1 tool-unavailable, 1 sensor execution exceeded its budget, 1 script-error: exit-2, 1 artifact-changed, 1 never-fired), 7 skipped (2 no glob match, 1 no deliverable, 1 sensors off, 1 not selected by --fire-on, 1 another shard, 1 not a regular file) in 48.3 ms",
             "blocking sensors: 1 failed, 3 not evaluated; the gate does not pass",
