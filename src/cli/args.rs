@@ -124,7 +124,9 @@ fn parse_report_target(text: &str) -> Result<(ReportFormat, Utf8PathBuf), String
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=PATH, e.g. sarif=gate.sarif, got {text:?}"))?;
     let format = ReportFormat::from_str(format.trim(), true).map_err(|_| {
-        format!("unknown report format {format:?}: expected human, json, github, sarif, junit or gitlab")
+        format!(
+            "unknown report format {format:?}: expected human, json, github, sarif, junit or gitlab"
+        )
     })?;
     if path.trim().is_empty() {
         return Err(format!("no path after `=` in {text:?}"));
@@ -163,7 +165,7 @@ pub struct GateCheckArgs {
     /// Output: `human` (each finding with its source lines, then the summary), `json` (one
     /// document on stdout, what `gate merge` reads), `github` (annotations on stdout, and a
     /// Markdown summary appended to `$GITHUB_STEP_SUMMARY` when set), `sarif` (SARIF 2.1.0 for
-    /// code scanning), `junit` (JUnit XML) or `gitlab` (GitLab Code Quality).
+    /// code scanning), `junit` (`JUnit` XML) or `gitlab` (GitLab Code Quality).
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,
     /// Also write the report in FORMAT to PATH, atomically (repeatable), e.g. `--report

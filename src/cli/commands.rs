@@ -14,10 +14,10 @@ use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::render;
-use crate::gate::repository::RepositoryRoot;
 use crate::discover::{self, Layout};
 use crate::english::plural;
 use crate::fingerprint;
+use crate::gate::repository::RepositoryRoot;
 use crate::graph::format::{FormatSource, GraphFormat};
 use crate::interrupt;
 use crate::process_group::GroupSignal;
@@ -163,7 +163,9 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     printer.set_path_prefix(
         RepositoryRoot::find(
             &layout.project_dir,
-            env_var("GITHUB_WORKSPACE").as_deref().map(camino::Utf8Path::new),
+            env_var("GITHUB_WORKSPACE")
+                .as_deref()
+                .map(camino::Utf8Path::new),
         )
         .project_path,
     );

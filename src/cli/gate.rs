@@ -8,9 +8,7 @@ use std::io::Write;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{
-    Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, ProgressWhen,
-};
+use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, ProgressWhen};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout, usable_graph, usable_registry};
 use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
@@ -58,12 +56,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         &layout.project_dir,
         env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
     );
-    let planned = match plan_check(
-        &layout,
-        &nodes,
-        &records,
-        &check_request(args, &repository),
-    ) {
+    let planned = match plan_check(&layout, &nodes, &records, &check_request(args, &repository)) {
         Ok(planned) => planned,
         Err(message) => {
             error_line(&printer, &message, None);
@@ -131,13 +124,15 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
             }
         }
     }
-    let report = match merge_reports(shards) {
+    let report = match merge_reports(&shards) {
         Ok(report) => report,
         Err(error) => {
             error_line(
                 &printer,
                 &format!("cannot merge the shards: {error}"),
-                Some("merge the JSON reports of every shard of one `aidlc gate check --shard K/N` run, each once"),
+                Some(
+                    "merge the JSON reports of every shard of one `aidlc gate check --shard K/N` run, each once",
+                ),
             );
             return ExitStatus::Error;
         }
@@ -219,7 +214,10 @@ impl Output<'_> {
             if let Err(error) = crate::fs_util::write_atomic(path, text.as_bytes()) {
                 error_line(
                     printer,
-                    &format!("cannot write the {} report to {path}: {error}", format.name()),
+                    &format!(
+                        "cannot write the {} report to {path}: {error}",
+                        format.name()
+                    ),
                     Some("check that its folder exists and is writable"),
                 );
                 all_written = false;

@@ -518,10 +518,13 @@ pub fn render_sarif_log(
     use serde_json::{Value, json};
     let mut rule_ids: Vec<&str> = Vec::new();
     let rule_index = |id: &'static str, rule_ids: &mut Vec<&str>| -> usize {
-        rule_ids.iter().position(|seen| *seen == id).unwrap_or_else(|| {
-            rule_ids.push(id);
-            rule_ids.len() - 1
-        })
+        rule_ids
+            .iter()
+            .position(|seen| *seen == id)
+            .unwrap_or_else(|| {
+                rule_ids.push(id);
+                rule_ids.len() - 1
+            })
     };
     let location = |file: Option<&Utf8Path>, position: Option<((usize, usize), (usize, usize))>| {
         let uri = file.map_or_else(String::new, |file| sarif_uri_reference(&prefix.join(file)));

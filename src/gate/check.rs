@@ -165,7 +165,12 @@ impl PlannedCheck {
         let sensors = fires
             .iter()
             .map(|fire| fire.sensor_id.as_str())
-            .chain(self.plan.unfired_bindings.iter().map(|u| u.sensor_id.as_str()))
+            .chain(
+                self.plan
+                    .unfired_bindings
+                    .iter()
+                    .map(|u| u.sensor_id.as_str()),
+            )
             .filter_map(|id| {
                 let sensor = registry.sensors.get(id)?;
                 let info = SensorInfo {
@@ -275,10 +280,12 @@ fn switch_off(plan: &mut GatePlan, project_dir: &Utf8Path) {
 /// whole plan come after the records before it).
 fn combine(combined: &mut GatePlan, plan: GatePlan) {
     let offset = combined.planned_units;
-    combined.fires.extend(plan.fires.into_iter().map(|mut fire| {
-        fire.plan_index += offset;
-        fire
-    }));
+    combined
+        .fires
+        .extend(plan.fires.into_iter().map(|mut fire| {
+            fire.plan_index += offset;
+            fire
+        }));
     combined.planned_units += plan.planned_units;
     combined
         .units_hash

@@ -25,9 +25,8 @@ use serde_json::Value;
 
 use crate::gate::render::JSON_SCHEMA_VERSION;
 use crate::gate::report::{
-    BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult,
-    GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
-    UnfiredBinding, UnfiredCause,
+    BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
+    GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason, UnfiredBinding, UnfiredCause,
 };
 use crate::syntax::manifest::Severity;
 
@@ -44,11 +43,15 @@ fn refuse(message: impl Into<String>) -> MergeError {
 pub fn read_report(name: &str, text: &str) -> Result<GateReport, MergeError> {
     let document: Value = serde_json::from_str(text)
         .map_err(|error| refuse(format!("{name}: not a JSON document: {error}")))?;
-    Reader { name, document: &document }.report()
+    Reader {
+        name,
+        document: &document,
+    }
+    .report()
 }
 
 /// Join the shards (each read by [`read_report`], with its name) into the unsharded report.
-pub fn merge_reports(shards: Vec<(String, GateReport)>) -> Result<GateReport, MergeError> {
+pub fn merge_reports(shards: &[(String, GateReport)]) -> Result<GateReport, MergeError> {
     let Some((first_name, first)) = shards.first() else {
         return Err(refuse("no report to merge"));
     };
@@ -57,7 +60,7 @@ pub fn merge_reports(shards: Vec<(String, GateReport)>) -> Result<GateReport, Me
         None => 1,
     };
     let mut by_index: BTreeMap<u64, &str> = BTreeMap::new();
-    for (name, report) in &shards {
+    for (name, report) in shards {
         let (index, this_count) = report.shard.unwrap_or((1, 1));
         if report.plan != first.plan || this_count != count {
             return Err(refuse(format!(
@@ -116,9 +119,12 @@ pub fn merge_reports(shards: Vec<(String, GateReport)>) -> Result<GateReport, Me
         .max()
         .unwrap_or_default();
     merged.recorded = shards.iter().all(|(_, report)| report.recorded);
-    for (_, report) in &shards {
+    for (_, report) in shards {
         for (id, info) in &report.sensors {
-            merged.sensors.entry(id.clone()).or_insert_with(|| info.clone());
+            merged
+                .sensors
+                .entry(id.clone())
+                .or_insert_with(|| info.clone());
         }
     }
     Ok(merged)
@@ -280,7 +286,9 @@ impl Reader<'_> {
             stage: self.string(&fire["stage"], "fires[].stage")?,
             sensor_id: self.string(&fire["sensor_id"], "fires[].sensor_id")?,
             severity: self.severity(&fire["severity"], "fires[].severity")?,
-            deliverable: self.string(&fire["deliverable"], "fires[].deliverable")?.into(),
+            deliverable: self
+                .string(&fire["deliverable"], "fires[].deliverable")?
+                .into(),
             result,
             fire_id: self.optional_string(&fire["fire_id"], "fires[].fire_id")?,
             detail_path: self
@@ -358,8 +366,10 @@ impl Reader<'_> {
             stage: self.string(&unfired["stage"], "unfired_bindings[].stage")?,
             sensor_id: self.string(&unfired["sensor_id"], "unfired_bindings[].sensor_id")?,
             intent: self.string(&unfired["intent"], "unfired_bindings[].intent")?,
-            manifest_path: self
-                .string(&unfired["manifest_path"], "unfired_bindings[].manifest_path")?,
+            manifest_path: self.string(
+                &unfired["manifest_path"],
+                "unfired_bindings[].manifest_path",
+            )?,
             pattern: self.optional_string(&unfired["pattern"], "unfired_bindings[].pattern")?,
             declared_outputs: self.strings(
                 &unfired["declared_outputs"],
@@ -502,9 +512,8 @@ mod tests {
         };
         let shards = (1..=count)
             .map(|index| {
-                let mine = |fire: &&GateFire| {
-                    u64::try_from(fire.plan_index).unwrap() % count + 1 == index
-                };
+                let mine =
+                    |fire: &&GateFire| u64::try_from(fire.plan_index).unwrap() % count + 1 == index;
                 let report = GateReport {
                     fires: fires.iter().filter(mine).cloned().collect(),
                     skips: fires
@@ -534,7 +543,7 @@ mod tests {
     fn shards_of_one_two_and_five_merge_into_the_whole() {
         for count in [1, 2, 5] {
             let (whole, shards) = shard_reports(count);
-            let merged = merge_reports(shards).unwrap();
+            let merged = merge_reports(&shards).unwrap();
             let read_back = read_report("whole", &render_json(&whole)).unwrap();
             assert_eq!(
                 render_json(&merged).replace("\"duration_ms\": 9.0", ""),
@@ -548,7 +557,7 @@ mod tests {
     fn a_missing_shard_is_refused_by_number() {
         let (_, mut shards) = shard_reports(5);
         shards.remove(3);
-        let error = merge_reports(shards).unwrap_err();
+        let error = merge_reports(&shards).unwrap_err();
         assert_eq!(
             error.0,
             "shard 4/5 of the plan is missing: pass every shard's report (the plan has 5 shards)"
@@ -560,7 +569,7 @@ mod tests {
         let (_, mut shards) = shard_reports(2);
         let again = shards[0].clone();
         shards.push(("copy.json".to_owned(), again.1));
-        let error = merge_reports(shards).unwrap_err();
+        let error = merge_reports(&shards).unwrap_err();
         assert_eq!(
             error.0,
             "shard 1/2 is given twice: shard-1.json and copy.json"
@@ -571,9 +580,11 @@ mod tests {
     fn shards_of_different_plans_are_refused() {
         let (_, mut shards) = shard_reports(2);
         shards[1].1.plan.id = "cd".repeat(32);
-        let error = merge_reports(shards).unwrap_err();
+        let error = merge_reports(&shards).unwrap_err();
         assert!(
-            error.0.starts_with("shard-2.json is a shard of another check than shard-1.json: plan cdcdcdcdcdcd"),
+            error.0.starts_with(
+                "shard-2.json is a shard of another check than shard-1.json: plan cdcdcdcdcdcd"
+            ),
             "{error}"
         );
     }
@@ -581,13 +592,24 @@ mod tests {
     #[test]
     fn a_report_of_another_schema_or_shape_is_refused() {
         let error = read_report("a.json", "{\"schema_version\": 1}").unwrap_err();
-        assert!(error.0.contains("schema_version 1 cannot be merged"), "{error}");
+        assert!(
+            error.0.contains("schema_version 1 cannot be merged"),
+            "{error}"
+        );
         let error = read_report("b.json", "not json").unwrap_err();
-        assert!(error.0.starts_with("b.json: not a JSON document"), "{error}");
+        assert!(
+            error.0.starts_with("b.json: not a JSON document"),
+            "{error}"
+        );
         let (_, shards) = shard_reports(1);
         let mut document: Value = serde_json::from_str(&render_json(&shards[0].1)).unwrap();
         document["fires"][0]["result"] = Value::from("maybe");
         let error = read_report("c.json", &document.to_string()).unwrap_err();
-        assert!(error.0.contains("`fires[].result` is missing or not passed, failed or not-evaluated"), "{error}");
+        assert!(
+            error
+                .0
+                .contains("`fires[].result` is missing or not passed, failed or not-evaluated"),
+            "{error}"
+        );
     }
 }

@@ -12,7 +12,7 @@
 //!   blocking enforcement, the override receipt and the gate row;
 //! - [`fingerprints`]: the BLAKE3 staleness bracket both gates put around blocking fires;
 //! - [`report`]: the values every output format renders;
-//! - [`render`]: the report formats, one file each (human, JSON, GitHub, SARIF, JUnit, GitLab)
+//! - [`render`]: the report formats, one file each (human, JSON, GitHub, SARIF, `JUnit`, GitLab)
 //!   and one `match`;
 //! - [`merge`]: `aidlc gate merge`: shard JSON reports read back, checked and joined;
 //! - [`repository`]: where the project sits in its repository (the prefix of CI paths).

@@ -86,7 +86,9 @@ impl Outcome {
 pub enum FireResult {
     /// An unnoted pass on bytes that held still (D4).
     Passed,
-    Failed { findings_count: u64 },
+    Failed {
+        findings_count: u64,
+    },
     NotEvaluated {
         /// `artifact-changed`, `tool-unavailable`, `script-error: …` (with what the audit note
         /// leaves out), or `sensor execution exceeded its budget`.

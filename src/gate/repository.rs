@@ -1,5 +1,5 @@
 //! Where the project sits in its repository, so that the CI formats (SARIF, GitHub annotations,
-//! GitLab Code Quality, JUnit) name files relative to the repository root, as code scanning and
+//! GitLab Code Quality, `JUnit`) name files relative to the repository root, as code scanning and
 //! annotations need, when the project is a subfolder of a monorepo.
 //!
 //! The root is `GITHUB_WORKSPACE` when it is set and holds the project, else the git work tree
@@ -8,6 +8,8 @@
 //!
 //! Invariant: a path is only ever made longer by the prefix; a root that does not hold the
 //! project is never used.
+
+use std::fmt::Write as _;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -59,7 +61,7 @@ impl RepositoryRoot {
             if keep {
                 uri.push(char::from(byte));
             } else {
-                uri.push_str(&format!("%{byte:02X}"));
+                let _ = write!(uri, "%{byte:02X}");
             }
         }
         if !uri.ends_with('/') {
@@ -110,7 +112,10 @@ mod tests {
         let found = RepositoryRoot::find(&root.join("ws/a/b"), Some(&root.join("ws")));
         assert_eq!(found.project_path, "a/b");
         let elsewhere = RepositoryRoot::find(&root.join("ws/a/b"), Some(&root.join("other")));
-        assert_eq!(elsewhere.project_path, "", "a workspace that does not hold it is ignored");
+        assert_eq!(
+            elsewhere.project_path, "",
+            "a workspace that does not hold it is ignored"
+        );
     }
 
     #[test]

@@ -248,7 +248,10 @@ fn items(input: &FindingsInput<'_>, list: Option<&Vec<Value>>) -> Vec<Finding> {
 }
 
 fn item_finding(input: &FindingsInput<'_>, item: &Value) -> Finding {
-    let message = match item["message"].as_str().filter(|text| !text.trim().is_empty()) {
+    let message = match item["message"]
+        .as_str()
+        .filter(|text| !text.trim().is_empty())
+    {
         Some(message) => message.to_owned(),
         None => format!("finding without a message: {item}"),
     };
@@ -367,10 +370,14 @@ mod tests {
         let mut object = Map::new();
         object.insert("pass".to_owned(), json!(false));
         let located = [
-            Located::new("/p/docs/b.md", "untagged-claim", "claim block has no source tag")
-                .at(3, 1)
-                .until(Some(4), Some(9))
-                .with_help("tag it"),
+            Located::new(
+                "/p/docs/b.md",
+                "untagged-claim",
+                "claim block has no source tag",
+            )
+            .at(3, 1)
+            .until(Some(4), Some(9))
+            .with_help("tag it"),
             Located::new("/p/docs/a.md", "missing-heading", "missing `## Risks`"),
         ];
         insert_diagnostics(&mut object, &located);

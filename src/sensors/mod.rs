@@ -103,9 +103,10 @@ pub fn findings_of(
     else {
         return Vec::new();
     };
-    let read = shipped(sensor_id).map_or(finding::read_custom as descriptor::ReadFindings, |sensor| {
-        sensor.findings
-    });
+    let read = shipped(sensor_id)
+        .map_or(finding::read_custom as descriptor::ReadFindings, |sensor| {
+            sensor.findings
+        });
     read(&finding::FindingsInput {
         project_dir,
         deliverable,
@@ -142,8 +143,13 @@ mod tests {
     fn only_a_failure_has_findings() {
         for id in SHIPPED_SENSOR_IDS.into_iter().chain(["custom"]) {
             assert!(
-                findings_of(Utf8Path::new("/p"), id, Utf8Path::new("a.md"), &Verdict::Passed)
-                    .is_empty()
+                findings_of(
+                    Utf8Path::new("/p"),
+                    id,
+                    Utf8Path::new("a.md"),
+                    &Verdict::Passed
+                )
+                .is_empty()
             );
         }
     }

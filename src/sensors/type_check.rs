@@ -67,7 +67,6 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     findings: finding::read_shipped,
 };
 
-
 /// Run the type-check sensor: `--stage <slug> --file-path <path>`.
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
     let search_path = std::env::var_os("PATH");
@@ -452,10 +451,7 @@ fn tsc_outcome(
         Value::Array(fired.iter().map(|error| error.to_json()).collect()),
     );
     verdict.insert("findings_count".to_owned(), json!(fired.len()));
-    verdict.insert(
-        "other_files_error_count".to_owned(),
-        json!(elsewhere.len()),
-    );
+    verdict.insert("other_files_error_count".to_owned(), json!(elsewhere.len()));
     let located: Vec<Located> = fired
         .iter()
         .map(|error| error.located(fired_file))

@@ -74,7 +74,6 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     findings: finding::read_shipped,
 };
 
-
 /// Run the check on `args` (the worker argv after `sensor-upstream-coverage`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
     match check(args, &context.project_dir) {
@@ -113,7 +112,12 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         .filter(|consume| !is_covered(&folded_text, consume))
         .map(|consume| consume.slug.clone())
         .collect();
-    Ok(coverage_verdict(slugs, unreferenced, scanned.files, &fired_path))
+    Ok(coverage_verdict(
+        slugs,
+        unreferenced,
+        scanned.files,
+        &fired_path,
+    ))
 }
 
 /// `--consumes`: items trimmed, empties dropped; `artifact:producer` split at the first `:`,

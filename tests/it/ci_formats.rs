@@ -1,6 +1,6 @@
 //! Issue 13: the CI gate check people and GitHub accept. End to end through the real binary:
 //! typed findings from the shipped and custom sensors, pretty human output, SARIF that
-//! Microsoft's validator with the GitHub rules accepts, JUnit XML valid against the vendored
+//! Microsoft's validator with the GitHub rules accepts, `JUnit` XML valid against the vendored
 //! schema, repository-relative paths in a monorepo, `--report`, `gate merge`, the step
 //! summary, colours and the progress line, a worker's stderr kept, and the compile's CI formats.
 
@@ -97,7 +97,9 @@ fn every_shipped_finding_has_its_own_message_rule_and_line() {
             assert!(!finding["message"].as_str().unwrap().contains("finding(s)"));
         }
         assert!(
-            listed.iter().any(|finding| finding["line"].as_u64().is_some()),
+            listed
+                .iter()
+                .any(|finding| finding["line"].as_u64().is_some()),
             "claim-sources knows the lines of its claims: {fire}"
         );
     }
@@ -156,14 +158,18 @@ fn human_output_shows_the_source_line_of_each_finding() {
     assert!(run.stdout.contains(&shown), "{}", run.stdout);
     assert!(run.stdout.contains(source_line), "{}", run.stdout);
     assert!(
-        run.stdout
-            .contains(&format!("╭─[{file}:{line}")),
+        run.stdout.contains(&format!("╭─[{file}:{line}")),
         "{}",
         run.stdout
     );
     assert!(run.stdout.contains("help: "), "{}", run.stdout);
     assert!(
-        run.stdout.trim_end().lines().last().unwrap().contains("not recorded"),
+        run.stdout
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap()
+            .contains("not recorded"),
         "the summary comes last: {}",
         run.stdout
     );
@@ -232,18 +238,21 @@ fn validate_sarif(validator: &Utf8Path, log: &Utf8Path) -> (Vec<String>, Vec<Str
         .stdin(Stdio::null())
         .output()
         .unwrap();
-    let report: Value = serde_json::from_str(
-        &std::fs::read_to_string(&output).unwrap_or_else(|error| {
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&output).unwrap_or_else(|error| {
             panic!(
                 "the validator wrote no report ({error}): {}",
                 String::from_utf8_lossy(&status.stdout)
             )
-        }),
-    )
-    .unwrap();
+        }))
+        .unwrap();
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for result in report["runs"][0]["results"].as_array().into_iter().flatten() {
+    for result in report["runs"][0]["results"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
         let text = format!(
             "{}: {}",
             result["ruleId"].as_str().unwrap_or_default(),
@@ -257,17 +266,22 @@ fn validate_sarif(validator: &Utf8Path, log: &Utf8Path) -> (Vec<String>, Vec<Str
     (errors, warnings)
 }
 
-/// Must have 5: the JUnit XML is valid against the schema GitLab and Jenkins read.
+/// Must have 5: the `JUnit` XML is valid against the schema GitLab and Jenkins read.
 #[test]
 fn junit_is_valid_against_the_vendored_schema() {
     let repo = Monorepo::example();
     let run = repo.check(&["--format", "junit"]);
     assert!(run.stdout.starts_with("<?xml"), "{}", run.stdout);
-    assert!(run.stdout.contains("<testsuite name=\"intent-capture\""), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("<testsuite name=\"intent-capture\""),
+        "{}",
+        run.stdout
+    );
     let Some(xmllint) = debian_tool("xmllint") else {
         return;
     };
-    let schema = Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit/junit-10.xsd");
+    let schema =
+        Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit/junit-10.xsd");
     let report = repo.repository.path("gate.xml");
     std::fs::write(&report, &run.stdout).unwrap();
     let validation = std::process::Command::new(&xmllint)
@@ -278,7 +292,12 @@ fn junit_is_valid_against_the_vendored_schema() {
     assert!(validation.status.success(), "{stderr}");
     assert!(stderr.contains("validates"), "{stderr}");
     // The check is live: an attribute the schema does not allow fails it.
-    std::fs::write(&report, run.stdout.replacen("<testcase ", "<testcase file=\"x\" ", 1)).unwrap();
+    std::fs::write(
+        &report,
+        run.stdout
+            .replacen("<testcase ", "<testcase file=\"x\" ", 1),
+    )
+    .unwrap();
     let refused = std::process::Command::new(&xmllint)
         .args(["--noout", "--schema", schema.as_str(), report.as_str()])
         .output()
@@ -328,7 +347,14 @@ fn paths_are_relative_to_the_repository_in_a_monorepo() {
     }
     let workspace = repo.repository.path("apps");
     let run = repo.run_with_env(
-        &["gate", "check", "--no-record", "--quiet", "--format", "gitlab"],
+        &[
+            "gate",
+            "check",
+            "--no-record",
+            "--quiet",
+            "--format",
+            "gitlab",
+        ],
         &[("GITHUB_WORKSPACE", workspace.as_str())],
     );
     let issues: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
@@ -346,7 +372,14 @@ fn the_step_summary_ends_with_a_newline_and_tables_each_stage() {
     let summary = repo.repository.path("summary.md");
     for _ in 0..2 {
         let run = repo.run_with_env(
-            &["gate", "check", "--no-record", "--quiet", "--format", "github"],
+            &[
+                "gate",
+                "check",
+                "--no-record",
+                "--quiet",
+                "--format",
+                "github",
+            ],
             &[("GITHUB_STEP_SUMMARY", summary.as_str())],
         );
         assert_eq!(run.status, 0, "{}", run.stderr);
@@ -383,15 +416,27 @@ fn reports_are_written_beside_the_printed_format() {
     assert!(run.stdout.starts_with("::"), "{}", run.stdout);
     let written: Value = serde_json::from_str(&std::fs::read_to_string(&sarif).unwrap()).unwrap();
     assert_eq!(written["version"], "2.1.0");
-    assert!(std::fs::read_to_string(&junit).unwrap().starts_with("<?xml"));
+    assert!(
+        std::fs::read_to_string(&junit)
+            .unwrap()
+            .starts_with("<?xml")
+    );
     std::fs::write(repo.repository.path("a-file"), "not a folder\n").unwrap();
     let nowhere = repo.repository.path("a-file/gate.sarif");
     let run = repo.check(&["--report", &format!("sarif={nowhere}")]);
     assert_eq!(run.status, 2, "{}", run.stderr);
-    assert!(run.stderr.contains("cannot write the sarif report"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot write the sarif report"),
+        "{}",
+        run.stderr
+    );
     let bad = repo.check(&["--report", "pdf=x.pdf"]);
     assert_eq!(bad.status, 2);
-    assert!(bad.stderr.contains("unknown report format"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("unknown report format"),
+        "{}",
+        bad.stderr
+    );
 }
 
 /// Must have 6: the shards of 1, 2 and 5 merge into the unsharded run's report, with its exit
@@ -411,7 +456,9 @@ fn merged_shards_equal_the_unsharded_run() {
                 "--shard",
                 &format!("{index}/{count}"),
             ]);
-            let file = repo.repository.path(&format!("shard-{index}-of-{count}.json"));
+            let file = repo
+                .repository
+                .path(&format!("shard-{index}-of-{count}.json"));
             std::fs::write(&file, &run.stdout).unwrap();
             files.push(file);
         }
@@ -420,19 +467,31 @@ fn merged_shards_equal_the_unsharded_run() {
         let merged = repo.run(&args);
         assert_eq!(merged.status, whole_status, "{count}: {}", merged.stderr);
         let merged: Value = serde_json::from_str(&merged.stdout).unwrap();
-        assert_eq!(without_timings(merged), without_timings(whole.clone()), "{count} shards");
+        assert_eq!(
+            without_timings(merged),
+            without_timings(whole.clone()),
+            "{count} shards"
+        );
         if count == 5 {
             let mut missing = vec!["gate", "merge"];
             missing.extend(files[..4].iter().map(|file| file.as_str()));
             let run = repo.run(&missing);
             assert_eq!(run.status, 2);
-            assert!(run.stderr.contains("shard 5/5 of the plan is missing"), "{}", run.stderr);
+            assert!(
+                run.stderr.contains("shard 5/5 of the plan is missing"),
+                "{}",
+                run.stderr
+            );
             let mut doubled = vec!["gate", "merge"];
             doubled.extend(files.iter().map(|file| file.as_str()));
             doubled.push(files[0].as_str());
             let run = repo.run(&doubled);
             assert_eq!(run.status, 2);
-            assert!(run.stderr.contains("shard 1/5 is given twice"), "{}", run.stderr);
+            assert!(
+                run.stderr.contains("shard 1/5 is given twice"),
+                "{}",
+                run.stderr
+            );
             let human = {
                 let mut args = vec!["gate", "merge"];
                 args.extend(files.iter().map(|file| file.as_str()));
@@ -441,13 +500,25 @@ fn merged_shards_equal_the_unsharded_run() {
             assert!(human.stdout.contains("checked "), "{}", human.stdout);
         }
     }
-    let other = repo.check(&["--format", "json", "--stage", "intent-capture", "--shard", "1/2", "--allow-empty"]);
+    let other = repo.check(&[
+        "--format",
+        "json",
+        "--stage",
+        "intent-capture",
+        "--shard",
+        "1/2",
+        "--allow-empty",
+    ]);
     let other_file = repo.repository.path("other.json");
     std::fs::write(&other_file, &other.stdout).unwrap();
     let first = repo.repository.path("shard-2-of-2.json");
     let run = repo.run(&["gate", "merge", other_file.as_str(), first.as_str()]);
     assert_eq!(run.status, 2);
-    assert!(run.stderr.contains("is a shard of another check"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("is a shard of another check"),
+        "{}",
+        run.stderr
+    );
 }
 
 fn without_timings(mut report: Value) -> Value {
@@ -480,8 +551,14 @@ fn colours_follow_the_flag_and_the_variables() {
     };
     assert!(!colored(&check, &[]), "a pipe gets no colour");
     assert!(colored(&with("always"), &[]));
-    assert!(colored(&with("always"), &[("NO_COLOR", "1")]), "the flag wins");
-    assert!(!colored(&with("never"), &[("FORCE_COLOR", "1")]), "the flag wins");
+    assert!(
+        colored(&with("always"), &[("NO_COLOR", "1")]),
+        "the flag wins"
+    );
+    assert!(
+        !colored(&with("never"), &[("FORCE_COLOR", "1")]),
+        "the flag wins"
+    );
     assert!(colored(&check, &[("CLICOLOR_FORCE", "1")]));
     assert!(colored(&check, &[("FORCE_COLOR", "1")]));
     assert!(!colored(&check, &[("FORCE_COLOR", "0")]));
@@ -497,8 +574,16 @@ fn the_progress_line_is_cleared_and_only_drawn_when_asked() {
     let repo = Monorepo::example();
     let forced = repo.run(&["gate", "check", "--no-record", "--progress", "always"]);
     assert!(forced.stderr.contains("fires"), "{:?}", forced.stderr);
-    assert!(forced.stderr.contains("\r\u{1b}[2K"), "cleared: {:?}", forced.stderr);
-    assert!(!forced.stderr.contains("checked 12 fires"), "{:?}", forced.stderr);
+    assert!(
+        forced.stderr.contains("\r\u{1b}[2K"),
+        "cleared: {:?}",
+        forced.stderr
+    );
+    assert!(
+        !forced.stderr.contains("checked 12 fires"),
+        "{:?}",
+        forced.stderr
+    );
     let piped = repo.run(&["gate", "check", "--no-record"]);
     assert!(!piped.stderr.contains('\u{1b}'), "{:?}", piped.stderr);
     let never = repo.run(&["gate", "check", "--no-record", "--progress", "never"]);
@@ -552,9 +637,20 @@ fn custom_findings_are_read_and_a_bare_count_is_said() {
             "advisory",
             r#"echo '{"pass":false,"findings_count":1,"findings":[{"message":"term foo is undefined","line":4,"column":27,"rule":"undefined-term","help":"define foo in the glossary"}]}'"#,
         ),
-        ("counter", "advisory", r#"echo '{"pass":false,"findings_count":3}'"#),
+        (
+            "counter",
+            "advisory",
+            r#"echo '{"pass":false,"findings_count":3}'"#,
+        ),
     ]);
-    let run = project.run(&["gate", "check", "--no-record", "--quiet", "--format", "json"]);
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "json",
+    ]);
     let json: Value = serde_json::from_str(&run.stdout).unwrap();
     let fires = json["fires"].as_array().unwrap();
     let glossary = &fires[0]["findings"][0];
@@ -570,8 +666,16 @@ fn custom_findings_are_read_and_a_bare_count_is_said() {
         "failed with 3 findings and listed none of them"
     );
     let human = project.run(&["gate", "check", "--no-record", "--quiet"]);
-    assert!(human.stdout.contains("4 │ line four has the term foo"), "{}", human.stdout);
-    assert!(human.stdout.contains("help: define foo in the glossary"), "{}", human.stdout);
+    assert!(
+        human.stdout.contains("4 │ line four has the term foo"),
+        "{}",
+        human.stdout
+    );
+    assert!(
+        human.stdout.contains("help: define foo in the glossary"),
+        "{}",
+        human.stdout
+    );
 }
 
 /// Must have 7: the last lines of a script error's stderr reach the report with `--no-record`,
@@ -583,7 +687,14 @@ fn a_script_errors_stderr_is_kept() {
         "advisory",
         "echo 'reading rules.md' >&2\necho 'error: rules.md line 3: unexpected |' >&2\nexit 2",
     )]);
-    let run = project.run(&["gate", "check", "--no-record", "--quiet", "--format", "json"]);
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "json",
+    ]);
     let json: Value = serde_json::from_str(&run.stdout).unwrap();
     let fire = &json["fires"][0];
     assert_eq!(fire["note"], "script-error: exit-2");
@@ -593,13 +704,17 @@ fn a_script_errors_stderr_is_kept() {
     );
     let human = project.run(&["gate", "check", "--no-record", "--quiet"]);
     assert!(
-        human.stdout.contains("error: rules.md line 3: unexpected |"),
+        human
+            .stdout
+            .contains("error: rules.md line 3: unexpected |"),
         "{}",
         human.stdout
     );
     let recorded = project.run(&["gate", "check", "--quiet", "--format", "json"]);
     let json: Value = serde_json::from_str(&recorded.stdout).unwrap();
-    let detail = json["fires"][0]["detail_path"].as_str().expect("a detail file");
+    let detail = json["fires"][0]["detail_path"]
+        .as_str()
+        .expect("a detail file");
     let body = project.read(detail);
     assert!(body.contains("**Note**: script-error: exit-2"), "{body}");
     assert!(
@@ -622,7 +737,9 @@ fn a_failures_detail_file_keeps_the_reference_body_first() {
     let reference_end = body.find("```\n").unwrap();
     assert!(body.contains("## Findings\n\n```json\n"), "{body}");
     assert!(
-        body[reference_end..].starts_with("```\n\n## Worker stderr (last lines)\n\n```text\na warning on stderr\n```\n"),
+        body[reference_end..].starts_with(
+            "```\n\n## Worker stderr (last lines)\n\n```text\na warning on stderr\n```\n"
+        ),
         "{body}"
     );
 }
@@ -631,10 +748,19 @@ fn a_failures_detail_file_keeps_the_reference_body_first() {
 #[test]
 fn a_blocking_non_evaluation_is_an_error_annotation() {
     let project = custom_project(&[("gone", "blocking", "exit 127")]);
-    let run = project.run(&["gate", "check", "--no-record", "--quiet", "--format", "github"]);
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "github",
+    ]);
     assert_eq!(run.status, 3, "{}", run.stderr);
     assert!(
-        run.stdout.lines().any(|line| line.starts_with("::error ") && line.contains("gone not evaluated")),
+        run.stdout
+            .lines()
+            .any(|line| line.starts_with("::error ") && line.contains("gone not evaluated")),
         "{}",
         run.stdout
     );
@@ -648,15 +774,26 @@ fn compile_drift_and_sarif_in_ci_formats() {
     let stage = ".claude/aidlc-common/stages/ideation/intent-capture.md";
     let path = repo.project.join(stage);
     let text = std::fs::read_to_string(&path).unwrap();
-    std::fs::write(&path, text.replacen("execution: ALWAYS", "execution: CONDITIONAL", 1)).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("execution: ALWAYS", "execution: CONDITIONAL", 1),
+    )
+    .unwrap();
     let github = repo.run(&["compile", "--check", "--force", "--format", "github"]);
     assert_eq!(github.status, 1, "{}", github.stderr);
     let annotation = github
         .stdout
         .lines()
-        .find(|line| line.starts_with("::error file=apps/shop/.claude/aidlc-common/stages/ideation/intent-capture.md"))
+        .find(|line| {
+            line.starts_with(
+                "::error file=apps/shop/.claude/aidlc-common/stages/ideation/intent-capture.md",
+            )
+        })
         .unwrap_or_else(|| panic!("{}", github.stdout));
-    assert!(annotation.contains("stage intent-capture is changed"), "{annotation}");
+    assert!(
+        annotation.contains("stage intent-capture is changed"),
+        "{annotation}"
+    );
     let json = repo.run(&["compile", "--check", "--force", "--format", "json"]);
     let drift: Value = serde_json::from_str(json.stdout.lines().last().unwrap()).unwrap();
     assert_eq!(drift["kind"], "drift");

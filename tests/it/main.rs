@@ -16,7 +16,7 @@
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
 //! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
 //! - `ci_formats`: issue 13: typed findings, pretty output, SARIF that GitHub's validator
-//!   accepts, JUnit valid against its schema, paths in a monorepo, `--report`, `gate merge`,
+//!   accepts, `JUnit` valid against its schema, paths in a monorepo, `--report`, `gate merge`,
 //!   colours, the progress line, a worker's stderr kept, and the compile's CI formats;
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
 //!   fingerprints, the override receipt, the gate row and its notices);

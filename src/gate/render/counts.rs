@@ -86,12 +86,11 @@ fn stage_entry<'report, 'stages>(
     stages: &'stages mut Vec<(&'report str, StageCounts)>,
     stage: &'report str,
 ) -> &'stages mut StageCounts {
-    let index = match stages.iter().position(|(seen, _)| *seen == stage) {
-        Some(index) => index,
-        None => {
-            stages.push((stage, StageCounts::default()));
-            stages.len() - 1
-        }
+    let index = if let Some(index) = stages.iter().position(|(seen, _)| *seen == stage) {
+        index
+    } else {
+        stages.push((stage, StageCounts::default()));
+        stages.len() - 1
     };
     &mut stages[index].1
 }

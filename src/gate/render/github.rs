@@ -212,11 +212,17 @@ mod tests {
         assert!(!lines[2].contains("line="));
         for (index, line) in lines[3..7].iter().enumerate() {
             assert!(
-                line.contains(&format!(",line={},title=claim-sources::claim block has no source tag (untagged-claim)", index * 2 + 3)),
+                line.contains(&format!(
+                    ",line={},title=claim-sources::claim block has no source tag (untagged-claim)",
+                    index * 2 + 3
+                )),
                 "{line}"
             );
         }
-        assert!(lines[7].starts_with("::error file="), "a blocking non-evaluation is an error");
+        assert!(
+            lines[7].starts_with("::error file="),
+            "a blocking non-evaluation is an error"
+        );
         assert!(lines[7].contains("title=linter not evaluated::linter was not evaluated on stage application-design: tool-unavailable; a blocking sensor"));
         assert!(
             lines[8].contains("sensor execution exceeded its budget (cap 300 s, observed 301 s)")

@@ -171,7 +171,10 @@ mod tests {
             issues[0]["location"],
             json!({"path": "services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md", "lines": {"begin": 12}})
         );
-        assert_eq!(issues[0]["check_name"], json!("required-sections/missing-heading"));
+        assert_eq!(
+            issues[0]["check_name"],
+            json!("required-sections/missing-heading")
+        );
         assert_eq!(issues[2]["severity"], json!("minor"));
         let fingerprints: std::collections::BTreeSet<String> = issues
             .iter()

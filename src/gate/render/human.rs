@@ -77,7 +77,10 @@ pub fn render_human(report: &GateReport, settings: &RenderSettings) -> String {
             }
             Outcome::Failed => {
                 for finding in &fire.findings {
-                    add(&finding.file, finding_block(fire, finding, report, settings));
+                    add(
+                        &finding.file,
+                        finding_block(fire, finding, report, settings),
+                    );
                 }
             }
             Outcome::NotEvaluated => {
@@ -129,7 +132,9 @@ fn finding_block(
     let (line, column) = finding.position();
     let snippet = line.and_then(|line| {
         let text = settings.sources.get(&finding.file)?;
-        let end = finding.end_line.map(|end_line| (end_line, finding.end_column));
+        let end = finding
+            .end_line
+            .map(|end_line| (end_line, finding.end_column));
         let span = line_span(text, line, column, end)?;
         Some((Arc::clone(text), span))
     });
@@ -315,7 +320,10 @@ mod tests {
         let scope = text.find("## Scope\"").unwrap();
         let coverage = text.find("intent.md is never referenced").unwrap();
         let claims = text.find("claim block has no source tag").unwrap();
-        assert!(risks < scope && scope < coverage && coverage < claims, "{text}");
+        assert!(
+            risks < scope && scope < coverage && coverage < claims,
+            "{text}"
+        );
     }
 
     #[test]

@@ -99,7 +99,9 @@ fn json_fire(fire: &GateFire) -> Value {
         FireResult::NotEvaluated {
             budget: Some(budget),
             ..
-        } => json!({"cap_seconds": budget.cap_seconds, "observed_seconds": budget.observed_seconds}),
+        } => {
+            json!({"cap_seconds": budget.cap_seconds, "observed_seconds": budget.observed_seconds})
+        }
         _ => Value::Null,
     };
     json!({

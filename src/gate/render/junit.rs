@@ -1,5 +1,5 @@
-//! The junit format: JUnit XML for the test dashboards of GitLab, Jenkins and Azure DevOps,
-//! valid against the JUnit schema they read (the Jenkins xunit plugin's `junit-10.xsd`,
+//! The junit format: `JUnit` XML for the test dashboards of GitLab, Jenkins and Azure DevOps,
+//! valid against the `JUnit` schema they read (the Jenkins xunit plugin's `junit-10.xsd`,
 //! vendored under `tests/fixtures/junit/` and checked with `xmllint` in the tests).
 //!
 //! One `testsuite` per stage (in the order stages first appear in the report), one `testcase`
@@ -34,7 +34,7 @@ struct Case {
     skipped: bool,
 }
 
-/// The whole report as one JUnit XML document (no trailing newline).
+/// The whole report as one `JUnit` XML document (no trailing newline).
 pub fn render_junit(report: &GateReport) -> String {
     let mut suites: Vec<(String, Vec<Case>)> = stage_counts(report)
         .into_iter()
@@ -122,7 +122,13 @@ fn fire_case(report: &GateReport, fire: &GateFire) -> Case {
         Outcome::Failed if fire.findings.is_empty() => {
             case.failed = true;
             let message = failed_without_findings_message(fire);
-            push_element(&mut case.body, "failure", &message, severity, &detail_text(fire));
+            push_element(
+                &mut case.body,
+                "failure",
+                &message,
+                severity,
+                &detail_text(fire),
+            );
         }
         Outcome::Failed => {
             case.failed = true;
@@ -315,7 +321,9 @@ mod tests {
     #[test]
     fn one_suite_per_stage_and_a_case_per_sensor_and_file() {
         let xml = render_junit(&sample_report());
-        assert!(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"aidlc gate check\""));
+        assert!(xml.starts_with(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"aidlc gate check\""
+        ));
         assert!(xml.contains("<testsuite name=\"requirements-analysis\" tests=\"4\" failures=\"2\" errors=\"0\" skipped=\"1\""), "{xml}");
         assert!(xml.contains("<testsuite name=\"application-design\""));
         assert!(xml.contains("<testsuite name=\"units-generation\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\""));
@@ -326,7 +334,9 @@ mod tests {
         assert!(xml.contains("<testcase name=\"api-contract (never fired)\""));
         assert!(xml.contains("<skipped message=\"another shard\"/>"));
         assert!(xml.contains("<testsuite name=\"aidlc\""));
-        assert!(xml.contains("blocking sensors: 1 failed, 3 not evaluated; the gate does not pass"));
+        assert!(
+            xml.contains("blocking sensors: 1 failed, 3 not evaluated; the gate does not pass")
+        );
         assert!(!xml.ends_with('\n'));
     }
 

@@ -13,8 +13,8 @@ use crate::gate::render::counts::{
     counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
 };
 use crate::gate::report::{
-    Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked,
-    UnfiredBinding, last_lines,
+    Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
+    last_lines,
 };
 use crate::syntax::manifest::Severity;
 

@@ -155,8 +155,8 @@ mod test_reports {
 
     use crate::dispatch::verdict::{ScriptError, Verdict};
     use crate::gate::report::{
-        DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, PlanIdentity,
-        SensorInfo, SkipReason, UnfiredBinding, UnfiredCause,
+        DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo,
+        SkipReason, UnfiredBinding, UnfiredCause,
     };
     use crate::syntax::manifest::Severity;
 
@@ -317,42 +317,42 @@ mod test_reports {
                 .into(),
         );
         let mut fires = vec![
+            fire(
+                "requirements-analysis",
+                "claim-sources",
+                Severity::Advisory,
+                requirements,
+            ),
+            blocking_failure,
+            advisory_failure,
+            claims_failure,
+            not_evaluated(
+                fire("application-design", "linter", Severity::Blocking, design),
+                &Verdict::ToolUnavailable,
+            ),
+            not_evaluated(
                 fire(
-                    "requirements-analysis",
-                    "claim-sources",
+                    "application-design",
+                    "type-check",
                     Severity::Advisory,
-                    requirements,
+                    design,
                 ),
-                blocking_failure,
-                advisory_failure,
-                claims_failure,
-                not_evaluated(
-                    fire("application-design", "linter", Severity::Blocking, design),
-                    &Verdict::ToolUnavailable,
-                ),
-                not_evaluated(
-                    fire(
-                        "application-design",
-                        "type-check",
-                        Severity::Advisory,
-                        design,
-                    ),
-                    &Verdict::BudgetOverride {
-                        cap_seconds: 300,
-                        observed_seconds: 301,
-                    },
-                ),
-                script_error,
-                GateFire {
-                    result: FireResult::of(&Verdict::Passed, true),
-                    ..fire(
-                        "application-design",
-                        "required-sections",
-                        Severity::Blocking,
-                        design,
-                    )
+                &Verdict::BudgetOverride {
+                    cap_seconds: 300,
+                    observed_seconds: 301,
                 },
-            ];
+            ),
+            script_error,
+            GateFire {
+                result: FireResult::of(&Verdict::Passed, true),
+                ..fire(
+                    "application-design",
+                    "required-sections",
+                    Severity::Blocking,
+                    design,
+                )
+            },
+        ];
         for (index, fire) in fires.iter_mut().enumerate() {
             fire.plan_index = index * 2;
         }
@@ -429,7 +429,10 @@ mod test_reports {
             },
             sensors: [
                 ("claim-sources", "Every claim cites a registered source."),
-                ("required-sections", "The deliverable has its template's sections."),
+                (
+                    "required-sections",
+                    "The deliverable has its template's sections.",
+                ),
                 ("upstream-coverage", "The stage cites what it consumes."),
                 ("linter", "The code file passes the project's linter."),
                 ("type-check", "The code file type-checks."),
@@ -561,7 +564,8 @@ mod tests {
             render_github_step_summary(&report)
                 .contains("**nothing was checked: no gate-fired binding: the install's sensors")
         );
-        let sarif: Value = serde_json::from_str(&render_sarif(&report, &SarifContext::default())).unwrap();
+        let sarif: Value =
+            serde_json::from_str(&render_sarif(&report, &SarifContext::default())).unwrap();
         let invocation = &sarif["runs"][0]["invocations"][0];
         assert_eq!(invocation["executionSuccessful"], json!(false));
         assert_eq!(
@@ -615,7 +619,8 @@ mod tests {
             text.starts_with("::warning file=a.md,title=claim-sources::m (rule)"),
             "{text}"
         );
-        let sarif: Value = serde_json::from_str(&render_sarif(&report, &SarifContext::default())).unwrap();
+        let sarif: Value =
+            serde_json::from_str(&render_sarif(&report, &SarifContext::default())).unwrap();
         let location = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
         assert_eq!(location["region"], json!({"startLine": 1}));
     }

@@ -73,7 +73,12 @@ pub fn sarif_document(report: &GateReport, context: &SarifContext<'_>) -> Value 
     let mut fingerprints = Fingerprints::default();
     let mut results: Vec<Value> = Vec::new();
     for fire in &report.fires {
-        results.extend(sarif_fire_results(report, fire, &rule_ids, &mut fingerprints));
+        results.extend(sarif_fire_results(
+            report,
+            fire,
+            &rule_ids,
+            &mut fingerprints,
+        ));
     }
     for unfired in &report.unfired_bindings {
         results.push(sarif_unfired_result(
@@ -178,10 +183,7 @@ fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) 
     let description = info
         .map(|info| info.description.trim())
         .filter(|text| !text.is_empty())
-        .map_or_else(
-            || format!("The AI-DLC sensor {sensor_id}."),
-            |text| ensure_period(text),
-        );
+        .map_or_else(|| format!("The AI-DLC sensor {sensor_id}."), ensure_period);
     let manifest = info.map(|info| report.repository_path(Utf8Path::new(&info.manifest_path)));
     let where_defined = manifest.as_ref().map_or_else(
         || "Its manifest is in the harness folder's sensors/.".to_owned(),
@@ -283,7 +285,7 @@ fn sarif_fire_results(
                 &message,
                 &sarif_location(&deliverable, None, None),
                 None,
-                fingerprints.next(&[&fire.sensor_id, "failed", deliverable.as_str()]),
+                &fingerprints.next(&[&fire.sensor_id, "failed", deliverable.as_str()]),
             )]
         }
         Outcome::Failed => fire
@@ -304,14 +306,14 @@ fn sarif_fire_results(
                     &finding_text(finding),
                     &finding_location(&file, finding),
                     Some(&finding.rule),
-                    fingerprint,
+                    &fingerprint,
                 )
             })
             .collect(),
         Outcome::NotEvaluated => {
             let mut message = not_evaluated_message(fire);
             if let Some(help) = not_evaluated_help(fire) {
-                message.push_str("\n");
+                message.push('\n');
                 message.push_str(&help);
             }
             let reason = fire.not_evaluated_reason().unwrap_or_default();
@@ -322,7 +324,7 @@ fn sarif_fire_results(
                 &message,
                 &sarif_location(&deliverable, None, None),
                 None,
-                fingerprints.next(&[&fire.sensor_id, &reason, deliverable.as_str()]),
+                &fingerprints.next(&[&fire.sensor_id, &reason, deliverable.as_str()]),
             )]
         }
     }
@@ -358,7 +360,7 @@ fn sarif_result(
     message: &str,
     location: &Value,
     finding_rule: Option<&str>,
-    fingerprint: String,
+    fingerprint: &str,
 ) -> Value {
     json!({
         "ruleId": fire.sensor_id,
@@ -542,9 +544,18 @@ mod tests {
     #[test]
     fn sarif_validates_against_the_official_schema() {
         let validator = sarif_validator();
-        assert_valid_sarif(&validator, &render_sarif(&sample_report(), &context("0.1.0")));
-        assert_valid_sarif(&validator, &render_sarif(&no_record_report(), &context("0.1.0")));
-        assert_valid_sarif(&validator, &render_sarif(&GateReport::default(), &context("0.1.0")));
+        assert_valid_sarif(
+            &validator,
+            &render_sarif(&sample_report(), &context("0.1.0")),
+        );
+        assert_valid_sarif(
+            &validator,
+            &render_sarif(&no_record_report(), &context("0.1.0")),
+        );
+        assert_valid_sarif(
+            &validator,
+            &render_sarif(&GateReport::default(), &context("0.1.0")),
+        );
     }
 
     /// The validator is real: it refuses what the schema forbids.
@@ -615,7 +626,9 @@ mod tests {
         );
         assert_eq!(
             driver["rules"][6]["helpUri"],
-            json!("https://github.com/example/shop/blob/0123abc/services/shop/.claude/sensors/aidlc-api-contract.md")
+            json!(
+                "https://github.com/example/shop/blob/0123abc/services/shop/.claude/sensors/aidlc-api-contract.md"
+            )
         );
         assert_eq!(
             run["originalUriBaseIds"]["%SRCROOT%"]["uri"],
@@ -628,7 +641,10 @@ mod tests {
             let rule_index = usize::try_from(result["ruleIndex"].as_u64().unwrap()).unwrap();
             assert_eq!(driver["rules"][rule_index]["id"], result["ruleId"]);
             let location = &result["locations"][0]["physicalLocation"];
-            assert_eq!(location["artifactLocation"]["uriBaseId"], json!("%SRCROOT%"));
+            assert_eq!(
+                location["artifactLocation"]["uriBaseId"],
+                json!("%SRCROOT%")
+            );
             assert!(location["region"]["startLine"].as_u64().unwrap() >= 1);
             assert!(result["partialFingerprints"][FINGERPRINT_KEY].is_string());
         }
@@ -664,7 +680,11 @@ mod tests {
             .iter()
             .map(|result| result["partialFingerprints"].to_string())
             .collect();
-        assert_eq!(fingerprints.len(), results.len(), "every fingerprint differs");
+        assert_eq!(
+            fingerprints.len(),
+            results.len(),
+            "every fingerprint differs"
+        );
         for (result, (reason, level)) in results[7..11].iter().zip([
             ("tool-unavailable", "error"),
             ("sensor execution exceeded its budget", "warning"),
@@ -717,10 +737,16 @@ mod tests {
         let mut shifted = sample_report();
         shifted.fires[1].findings[0].line = Some(30);
         assert_eq!(fingerprint_of_first(&report), fingerprint_of_first(&report));
-        assert_eq!(fingerprint_of_first(&report), fingerprint_of_first(&shifted));
+        assert_eq!(
+            fingerprint_of_first(&report),
+            fingerprint_of_first(&shifted)
+        );
         let mut changed = sample_report();
         changed.fires[1].findings[0].message = "another problem".to_owned();
-        assert_ne!(fingerprint_of_first(&report), fingerprint_of_first(&changed));
+        assert_ne!(
+            fingerprint_of_first(&report),
+            fingerprint_of_first(&changed)
+        );
     }
 
     #[test]

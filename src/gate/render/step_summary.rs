@@ -15,9 +15,7 @@ use crate::gate::render::messages::{
     NOT_RECORDED_MESSAGE, STDERR_LINES_IN_HELP, blocking_line, not_evaluated_detail,
     nothing_checked_message, scope_line, shard_message, summary_line,
 };
-use crate::gate::report::{
-    DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding, last_lines,
-};
+use crate::gate::report::{DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding, last_lines};
 
 /// How many findings of one failed fire the summary lists (the rest are counted).
 const FINDINGS_LISTED_PER_FIRE: usize = 50;
@@ -193,7 +191,11 @@ fn markdown_not_evaluated_item(fire: &GateFire) -> String {
     );
     let tail = last_lines(&fire.stderr_tail, STDERR_LINES_IN_HELP);
     if !tail.is_empty() {
-        let _ = write!(item, "; its stderr ended with {}", code_span(&tail.replace('\n', " ⏎ ")));
+        let _ = write!(
+            item,
+            "; its stderr ended with {}",
+            code_span(&tail.replace('\n', " ⏎ "))
+        );
     }
     item
 }
@@ -287,7 +289,10 @@ mod tests {
         assert!(text.contains("- **api-contract** (blocking) on stage `application-design` of intent `260101-login`: blocking sensor never fired: its glob matches none"), "{text}");
         assert!(text.contains("#### Failures\n\n- **required-sections** (blocking) on `services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md` (stage `requirements-analysis`): 3 findings; details in `aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md`\n  - `services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md:12` missing section \"\\#\\# Risks\" (`missing-heading`)"), "{text}");
         assert!(text.contains("| stage | fires | passed | failed | not evaluated | skipped |\n| --- | ---: | ---: | ---: | ---: | ---: |\n| `requirements-analysis` | 3 | 1 | 2 | 0 | 1 |"), "{text}");
-        assert!(text.ends_with("shard 2 of 4: only this shard's share of the fires ran\n"), "{text:?}");
+        assert!(
+            text.ends_with("shard 2 of 4: only this shard's share of the fires ran\n"),
+            "{text:?}"
+        );
         assert!(!text.ends_with("\n\n"));
         assert!(text.contains("#### Not evaluated\n\n- **linter** (blocking)"));
         assert!(text.contains("#### Dead bindings\n\n- sensor `required-sections` on stage `reverse-engineering` can never fire: its glob `**/{aidlc-docs,intents}/**`"));

@@ -338,6 +338,43 @@ Untagged review notes are not claims.
 
     // --- verdicts ------------------------------------------------------------------------------
 
+    /// The gate report's findings carry the file, the line each claim starts on, a rule and a
+    /// help; the reference's sentences stay as they were.
+    #[test]
+    fn each_finding_is_located_at_its_claims_first_line() {
+        let project = Project::grounded();
+        let fired = project.deliverable(
+            "intent-statement.md",
+            "# Intent\n\n## Intent\n\nAn untagged claim\nthat runs on.\n\n- tagged [desc]\n- an untagged item\n\n## Assumptions & Open Questions\n\nNone.\n",
+        );
+        let args = [
+            "--stage",
+            "intent-capture",
+            "--output-path",
+            fired.as_str(),
+            "--deliverables",
+            DELIVERABLES,
+        ];
+        let located = project.diagnostics(&args);
+        let lines: Vec<(Option<u64>, &str)> = located
+            .iter()
+            .map(|finding| (finding.line, finding.rule.as_str()))
+            .collect();
+        assert_eq!(
+            lines,
+            [(Some(5), "untagged-claim"), (Some(9), "untagged-claim")]
+        );
+        assert_eq!(located[0].message, "claim block has no source tag");
+        assert!(located[0].help.as_deref().unwrap().contains("[desc]"));
+        assert_eq!(
+            findings(&project.fire(&fired)),
+            [
+                "intent-statement.md ## Intent: claim block has no source tag",
+                "intent-statement.md ## Intent: claim block has no source tag"
+            ]
+        );
+    }
+
     #[test]
     fn a_fully_sourced_document_passes() {
         let project = Project::grounded();

@@ -49,7 +49,6 @@ mod report;
 
 use std::ffi::OsStr;
 
-
 use self::biome::run_biome;
 use self::eslint::run_eslint;
 use self::place::{ConfiguredLinter, LintPlace};
@@ -67,7 +66,6 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     gate_unit: GateUnit::Deliverable,
     findings: finding::read_shipped,
 };
-
 
 /// Run the linter sensor: `--stage <slug> --file-path <path>`.
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {

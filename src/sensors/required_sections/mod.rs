@@ -81,7 +81,6 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     findings: finding::read_shipped,
 };
 
-
 /// Run the check on `args` (the worker argv after `sensor-required-sections`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
     match check(args, &context.project_dir) {

@@ -171,7 +171,11 @@ impl SectionsVerdict {
             }
             _ => {}
         }
-        if let Some(edge_block) = self.edge_block.as_ref().filter(|_| self.edge_block_failed()) {
+        if let Some(edge_block) = self
+            .edge_block
+            .as_ref()
+            .filter(|_| self.edge_block_failed())
+        {
             located.push(edge_block_finding(file, edge_block));
         }
         located

@@ -79,22 +79,38 @@ impl Findings {
         }
         for id in unique_sorted(self.orphans.clone()) {
             located.push(
-                Located::new(file, "orphan", format!("`{id}` is an ORPHAN: it traces to no upstream element"))
-                    .at_line(row(&id))
-                    .with_help("trace it to an upstream id, or remove what it stands for"),
+                Located::new(
+                    file,
+                    "orphan",
+                    format!("`{id}` is an ORPHAN: it traces to no upstream element"),
+                )
+                .at_line(row(&id))
+                .with_help("trace it to an upstream id, or remove what it stands for"),
             );
         }
         for id in unique_sorted(self.missing_from_table.clone()) {
             located.push(
-                Located::new(file, "missing-from-table", format!("upstream id `{id}` has no coverage row"))
-                    .at_line(line_of_string(body, &id).unwrap_or(0))
-                    .with_help(format!("add a coverage row `{{\"id\": \"{id}\", \"status\": …}}`")),
+                Located::new(
+                    file,
+                    "missing-from-table",
+                    format!("upstream id `{id}` has no coverage row"),
+                )
+                .at_line(line_of_string(body, &id).unwrap_or(0))
+                .with_help(format!(
+                    "add a coverage row `{{\"id\": \"{id}\", \"status\": …}}`"
+                )),
             );
         }
         for id in unique_sorted(self.missing_from_upstream_ids.clone()) {
             located.push(
-                Located::new(file, "missing-from-upstream-ids", format!("`{id}` is in the upstream artifacts but not in upstream_ids"))
-                    .with_help(format!("add `{id}` to upstream_ids and give it a coverage row")),
+                Located::new(
+                    file,
+                    "missing-from-upstream-ids",
+                    format!("`{id}` is in the upstream artifacts but not in upstream_ids"),
+                )
+                .with_help(format!(
+                    "add `{id}` to upstream_ids and give it a coverage row"
+                )),
             );
         }
         for entry in unique_sorted(self.invalid_entries.clone()) {
@@ -135,9 +151,7 @@ fn line_of_row(body: &str, id: &str) -> Option<usize> {
     body.match_indices(&quoted).find_map(|(position, _)| {
         let before = body[..position].trim_end();
         let before = before.strip_suffix(':')?.trim_end();
-        before
-            .ends_with("\"id\"")
-            .then(|| line_at(body, position))
+        before.ends_with("\"id\"").then(|| line_at(body, position))
     })
 }
 
@@ -148,7 +162,11 @@ fn line_of_string(body: &str, text: &str) -> Option<usize> {
 }
 
 fn line_at(body: &str, position: usize) -> usize {
-    body[..position].bytes().filter(|byte| *byte == b'\n').count() + 1
+    body[..position]
+        .bytes()
+        .filter(|byte| *byte == b'\n')
+        .count()
+        + 1
 }
 
 /// The verdict of a table that cannot be checked at all: one finding, the reason, no lists.
