@@ -982,7 +982,10 @@ impl GateBenchProject {
         );
         for stage in 0..20 {
             let slug = format!("stage-{stage:02}");
-            let produces: String = (0..10).map(|doc| format!("  - doc-{doc}\n")).collect();
+            let produces = (0..10).fold(String::new(), |mut list, doc| {
+                let _ = writeln!(list, "  - doc-{doc}");
+                list
+            });
             write_file(
                 &stages_dir.join(format!("inception/{slug}.md")),
                 &format!(

@@ -589,6 +589,33 @@ mod tests {
         );
     }
 
+    /// Each cause of a failure is its own finding: a DAG file with enough headings and no
+    /// block is one `bolt-dag` finding, not a heading shortfall it does not have.
+    #[test]
+    fn the_gate_report_names_the_cause_of_each_finding() {
+        let project = Project::new();
+        let relative = "intents/x/unit-of-work-dependency.md";
+        project.write(relative, "## One\n\n## Two\n");
+        let output = project.root().join(relative);
+        let args = [
+            "--stage",
+            "units-generation",
+            "--output-path",
+            output.as_str(),
+        ];
+        let found = project.diagnostics(&args);
+        let rules: Vec<&str> = found.iter().map(|finding| finding.rule.as_str()).collect();
+        assert_eq!(rules, ["bolt-dag"]);
+        assert!(found[0].message.starts_with("has no Bolt DAG"), "{found:?}");
+        project.write(relative, "## Only one\n");
+        let rules: Vec<String> = project
+            .diagnostics(&args)
+            .into_iter()
+            .map(|finding| finding.rule)
+            .collect();
+        assert_eq!(rules, ["too-few-headings", "bolt-dag"]);
+    }
+
     #[test]
     fn the_edge_block_follows_the_template_keys() {
         let project = Project::new();

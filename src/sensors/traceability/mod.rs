@@ -802,6 +802,23 @@ mod tests {
         )
     }
 
+    /// A gap, an orphan and an invalid row are found at the line of their row.
+    #[test]
+    fn findings_point_at_the_line_of_their_row() {
+        let project = Project::new();
+        let body = "{\n  \"upstream_ids\": [\"FR1\", \"FR2\"],\n  \"coverage\": [\n    {\"id\": \"FR1\", \"status\": \"GAP\"},\n    {\"id\": \"FR2\", \"status\": \"MAYBE\", \"target\": \"x\"}\n  ]\n}\n";
+        let path = project.record_file("inception/user-stories/traceability.json", body);
+        let verdict = project.verdict(&["--stage", "user-stories", "--output-path", path.as_str()]);
+        let located: Vec<(&str, Option<u64>)> = verdict["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| (item["rule"].as_str().unwrap(), item["line"].as_u64()))
+            .collect();
+        assert!(located.contains(&("gap", Some(4))), "{located:?}");
+        assert!(located.contains(&("invalid-entry", Some(5))), "{located:?}");
+    }
+
     #[test]
     fn malformed_json_is_one_finding_not_an_error() {
         let project = Project::new();
