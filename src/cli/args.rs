@@ -23,6 +23,32 @@ use crate::gate::report::FireOnFilter;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// When to colour the output: `auto` (a terminal, unless `NO_COLOR`; `CLICOLOR_FORCE` or
+    /// `FORCE_COLOR` force it; `TERM=dumb` and `CLICOLOR=0` turn it off), `always` or `never`.
+    #[arg(long, value_enum, global = true, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
+}
+
+/// `--color`.
+//
+// No doc comments on the variants: clap would show them as the values' help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ColorWhen {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// `--progress`.
+//
+// No doc comments on the variants: clap would show them as the values' help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ProgressWhen {
+    #[default]
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,6 +102,47 @@ pub enum GateCommand {
     /// not be evaluated; 2 for usage or environment errors (no intent, broken manifests or graph,
     /// a deliverable escaping its folder).
     Check(GateCheckArgs),
+    /// Join the JSON reports of the shards of one `gate check --shard K/N` matrix into one
+    /// report, printed in any format, with the exit status the unsharded run would have had.
+    ///
+    /// Refuses reports of different checks, a missing or doubled shard, and reports of another
+    /// schema version (exit 2).
+    Merge(GateMergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GateMergeArgs {
+    /// The shards' reports (`gate check --shard K/N --format json`), one per shard.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<Utf8PathBuf>,
+    /// Output: `human`, `json`, `github`, `sarif`, `junit` or `gitlab`, as for `gate check`.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+    /// Also write the merged report in FORMAT to PATH (repeatable), as for `gate check`.
+    #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = parse_report_target)]
+    pub reports: Vec<(ReportFormat, Utf8PathBuf)>,
+    /// Also fail (exit 1) on findings of advisory sensors.
+    #[arg(long)]
+    pub strict: bool,
+    /// Exit 0 when nothing was checked, instead of 2.
+    #[arg(long)]
+    pub allow_empty: bool,
+}
+
+/// `FORMAT=PATH`, e.g. `sarif=gate.sarif`.
+fn parse_report_target(text: &str) -> Result<(ReportFormat, Utf8PathBuf), String> {
+    let (format, path) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected FORMAT=PATH, e.g. sarif=gate.sarif, got {text:?}"))?;
+    let format = ReportFormat::from_str(format.trim(), true).map_err(|_| {
+        format!(
+            "unknown report format {format:?}: expected human, json, github, sarif, junit or gitlab"
+        )
+    })?;
+    if path.trim().is_empty() {
+        return Err(format!("no path after `=` in {text:?}"));
+    }
+    Ok((format, Utf8PathBuf::from(path)))
 }
 
 #[derive(Debug, clap::Args)]
@@ -106,10 +173,20 @@ pub struct GateCheckArgs {
     /// Write nothing into the project: no audit rows, no detail files (hermetic CI).
     #[arg(long)]
     pub no_record: bool,
-    /// Output: `human`, `json` (one document on stdout), `github` (annotations on stdout, and
-    /// a Markdown summary appended to `$GITHUB_STEP_SUMMARY` when set) or `sarif` (SARIF 2.1.0).
+    /// Output: `human` (each finding with its source lines, then the summary), `json` (one
+    /// document on stdout, what `gate merge` reads), `github` (annotations on stdout, and a
+    /// Markdown summary appended to `$GITHUB_STEP_SUMMARY` when set), `sarif` (SARIF 2.1.0 for
+    /// code scanning), `junit` (`JUnit` XML) or `gitlab` (GitLab Code Quality).
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,
+    /// Also write the report in FORMAT to PATH, atomically (repeatable), e.g. `--report
+    /// sarif=gate.sarif --report junit=gate.xml`.
+    #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = parse_report_target)]
+    pub reports: Vec<(ReportFormat, Utf8PathBuf)>,
+    /// The progress line on stderr: `auto` (on a terminal, unless `--quiet`), `always` or
+    /// `never`.
+    #[arg(long, value_enum, default_value_t = ProgressWhen::Auto, value_name = "WHEN")]
+    pub progress: ProgressWhen,
     /// Also fail (exit 1) on findings of advisory sensors.
     #[arg(long)]
     pub strict: bool,
@@ -365,8 +442,9 @@ pub struct CompileArgs {
     )]
     pub debounce_ms: u64,
     /// How to print diagnostics: `human` (with source snippets), `json` (one object per line
-    /// on stdout; with `--watch`, one event object per rebuild) or `github` (workflow-command
-    /// annotations on stdout).
+    /// on stdout; with `--watch`, one event object per rebuild), `github` (workflow-command
+    /// annotations on stdout) or `sarif` (one SARIF 2.1.0 log on stdout; not with `--watch`).
+    /// With `--check`, drift is printed in the same format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Print nothing but diagnostics.
@@ -388,4 +466,5 @@ pub enum Format {
     Human,
     Json,
     Github,
+    Sarif,
 }

@@ -17,6 +17,9 @@
 //!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
 //! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
+//! - `ci_formats`: issue 13: typed findings, pretty output, SARIF that GitHub's validator
+//!   accepts, `JUnit` valid against its schema, paths in a monorepo, `--report`, `gate merge`,
+//!   colours, the progress line, a worker's stderr kept, and the compile's CI formats;
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
 //!   fingerprints, the override receipt, the gate row and its notices);
 //! - `fail_closed_gate`: issue 10's gate and graph-reading items: unfired blocking bindings,
@@ -31,6 +34,7 @@
 //! - `docs`: the documentation stays in step with the code.
 
 mod bad_input;
+mod ci_formats;
 mod compile;
 mod compile_fuzz;
 mod docs;
