@@ -24,6 +24,8 @@
 //! - [`diagnostics`]: problems as values, and their renderers;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
 //! - [`english`]: the wording rules every message shares (plural endings);
+//! - [`render_graph`]: `aidlc graph`, the compiled stage graph as Mermaid, dot or JSON;
+//! - [`schema`]: JSON Schemas of manifests, stages and the gate report, derived from the types;
 //! - [`synthetic`]: generated projects of any size, for the benchmarks and tests.
 
 pub mod audit;
@@ -44,7 +46,9 @@ pub mod interrupt;
 pub mod js_text;
 pub mod parse;
 pub mod process_group;
+pub mod render_graph;
 pub mod resolve;
+pub mod schema;
 pub mod sensors;
 pub mod syntax;
 pub mod synthetic;

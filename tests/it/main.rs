@@ -26,8 +26,11 @@
 //!   written byte for byte as their own tools do, side by side with the reference (Bun);
 //! - `failure_scenarios`: the 18 scenarios of failure-modes.md §5, one end-to-end test each
 //!   (issue 10's proof);
+//! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
+//!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
 //! - `docs`: the documentation stays in step with the code.
 
+mod authoring;
 mod bad_input;
 mod compile;
 mod compile_fuzz;
