@@ -28,6 +28,8 @@
 //!   (issue 10's proof);
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
 //!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
+//! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
+//!   Action and the pre-commit hooks;
 //! - `docs`: the documentation stays in step with the code.
 
 mod authoring;
@@ -43,6 +45,7 @@ mod failure_scenarios;
 mod gate;
 mod gate_step;
 mod incremental;
+mod install;
 mod ledger_integrity;
 mod reference_installs;
 mod support;
