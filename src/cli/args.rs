@@ -59,9 +59,11 @@ pub enum Command {
     /// nothing (run `aidlc compile` to update the file). Exit status: 0 drawn, 1 the sources
     /// have compile errors, 2 usage or environment error (unknown `--stage`, unusable graph).
     Graph(GraphArgs),
-    /// Print a JSON Schema (draft 2020-12) for editors and tools: `manifest` (a sensor
-    /// manifest's frontmatter), `stage` (a stage file's frontmatter) or `gate-report` (the
-    /// output of `gate check --format json`).
+    /// Print a JSON Schema (draft 2020-12) for editors and tools.
+    ///
+    /// `manifest`: a sensor manifest's frontmatter; `stage`: a stage file's frontmatter (both
+    /// generated from the types the compile's parser fills, with its field documentation);
+    /// `gate-report`: the output of `gate check --format json`.
     Schema(SchemaArgs),
     /// Print a shell completion script: bash, zsh, fish, powershell or elvish.
     ///

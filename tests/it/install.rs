@@ -409,6 +409,47 @@ fn run_step(script: &str, cwd: &Utf8Path, path_dirs: &[&Utf8Path], env: &[(&str,
 }
 
 #[test]
+fn the_actions_cache_key_follows_the_source_or_the_version() {
+    let action = read_yaml(&repo().join("action.yml"));
+    let script = action_step(&action, "Fingerprint the aidlc source")["run"]
+        .as_str()
+        .unwrap();
+    let work = TestProject::empty();
+    work.write("source/Cargo.toml", "[package]\n");
+    work.write("source/Cargo.lock", "# lock\n");
+    work.write("source/src/main.rs", "fn main() {}\n");
+    work.write("source/README.md", "not part of the build\n");
+    let key = |version: &str| {
+        let outputs = work.path("github-output");
+        let _ = std::fs::remove_file(&outputs);
+        let source = work.path("source");
+        let step = run_step(
+            script,
+            &work.root,
+            &[],
+            &[
+                ("AIDLC_ACTION_PATH", source.as_str()),
+                ("AIDLC_VERSION", version),
+                ("GITHUB_OUTPUT", outputs.as_str()),
+            ],
+        );
+        assert_eq!(step.status, 0, "{}", step.stderr);
+        std::fs::read_to_string(&outputs).unwrap()
+    };
+    let first = key("");
+    assert!(
+        first.starts_with("key=source-") && first.len() == "key=source-".len() + 33,
+        "{first}"
+    );
+    assert_eq!(key(""), first, "the key is stable");
+    work.write("source/README.md", "edited, still not part of the build\n");
+    assert_eq!(key(""), first, "a file outside the build changed the key");
+    work.write("source/src/main.rs", "fn main() { }\n");
+    assert_ne!(key(""), first, "a source edit kept the key");
+    assert_eq!(key("1.2.3"), "key=version-1.2.3\n");
+}
+
+#[test]
 fn the_actions_install_step_builds_this_source_or_the_named_version() {
     let action = read_yaml(&repo().join("action.yml"));
     let script = action_step(&action, "Install aidlc")["run"]
