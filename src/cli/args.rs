@@ -6,6 +6,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::discover::Harness;
 use crate::gate::render::ReportFormat;
 use crate::gate::report::FireOnFilter;
+use crate::render_graph::PictureFormat;
+use crate::schema::SchemaKind;
 
 /// A fast, strict engine for the AI-DLC sensor system.
 ///
@@ -84,6 +86,60 @@ pub enum Command {
     /// Exit status: 0 after the editor's `shutdown` and `exit`, 1 when the editor exits or
     /// goes away without `shutdown`, 2 when no project is found or the stream breaks.
     Lsp(ProjectArgs),
+    /// Draw the stage graph: Mermaid (default), Graphviz dot, or JSON.
+    ///
+    /// Phases are clusters, arrows go from each required stage to the stage that requires it
+    /// (`requires_stage`), conditional stages are dashed, and `--sensors` lists each stage's
+    /// sensors with the blocking ones marked. Reads `<harness>/tools/data/stage-graph.json`
+    /// strictly when the last compile's record proves it up to date; otherwise (missing, stale,
+    /// or made by another tool) it compiles the sources in memory and draws that, writing
+    /// nothing (run `aidlc compile` to update the file). Exit status: 0 drawn, 1 the sources
+    /// have compile errors, 2 usage or environment error (unknown `--stage`, unusable graph).
+    Graph(GraphArgs),
+    /// Print a JSON Schema (draft 2020-12) for editors and tools.
+    ///
+    /// `manifest`: a sensor manifest's frontmatter; `stage`: a stage file's frontmatter (both
+    /// generated from the types the compile's parser fills, with its field documentation);
+    /// `gate-report`: the output of `gate check --format json`.
+    Schema(SchemaArgs),
+    /// Print a shell completion script: bash, zsh, fish, powershell or elvish.
+    ///
+    /// For example `aidlc completions zsh > ~/.zfunc/_aidlc`, or
+    /// `aidlc completions bash > ~/.local/share/bash-completion/completions/aidlc`.
+    Completions(CompletionsArgs),
+    /// Print the manual page of `aidlc` (roff), e.g. `aidlc man | man -l -`.
+    Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GraphArgs {
+    /// Output: `mermaid` (a flowchart GitHub renders), `dot` (for `dot -Tsvg`) or `json`.
+    #[arg(long, value_enum, default_value_t = PictureFormat::Mermaid)]
+    pub format: PictureFormat,
+    /// Only this stage's neighbourhood: the stage, the stages it requires and the stages that
+    /// require it (repeatable).
+    #[arg(long = "stage", value_name = "SLUG")]
+    pub stages: Vec<String>,
+    /// List each stage's sensors (`id (fire_on)`, `, blocking` for blocking ones, whose stages
+    /// get a red border).
+    #[arg(long)]
+    pub sensors: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SchemaArgs {
+    /// Which document: `manifest`, `stage` or `gate-report`.
+    #[arg(value_enum)]
+    pub kind: SchemaKind,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]

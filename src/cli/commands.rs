@@ -5,9 +5,13 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use camino::Utf8PathBuf;
+use clap::CommandFactory as _;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Cli, Command, CompileArgs, EngineCommand, Format, InitArgs, SensorCommand};
+use crate::cli::args::{
+    Cli, Command, CompileArgs, CompletionsArgs, EngineCommand, Format, InitArgs, SchemaArgs,
+    SensorCommand,
+};
 use crate::cli::printer::{self, Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout};
 use crate::compile::{self, CompileOutcome};
@@ -57,6 +61,10 @@ pub fn run(cli: Cli) -> ExitStatus {
                 }
             }
         }
+        Command::Graph(args) => crate::cli::graph_picture::run(&args),
+        Command::Schema(args) => schema(&args),
+        Command::Completions(args) => completions(&args),
+        Command::Man => man_page(),
     };
     // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
     // its timeout may still run here.
@@ -76,7 +84,13 @@ fn runs_sensor_workers(command: &Command) -> bool {
             EngineCommand::Hook(_) | EngineCommand::Gate(_) => true,
             EngineCommand::Intent(_) | EngineCommand::Worker(_) => false,
         },
-        Command::Init(_) | Command::Compile(_) | Command::Lsp(_) => false,
+        Command::Init(_)
+        | Command::Compile(_)
+        | Command::Lsp(_)
+        | Command::Graph(_)
+        | Command::Schema(_)
+        | Command::Completions(_)
+        | Command::Man => false,
     }
 }
 
@@ -89,6 +103,50 @@ fn final_status(status: ExitStatus) -> ExitStatus {
     match status {
         ExitStatus::Success | ExitStatus::Failure if printer::stdout_failed() => ExitStatus::Error,
         other => other,
+    }
+}
+
+/// `aidlc schema KIND`: the JSON Schema on stdout.
+fn schema(args: &SchemaArgs) -> ExitStatus {
+    Printer::new(Format::Human, false).out(&crate::schema::schema_text(args.kind));
+    ExitStatus::Success
+}
+
+/// `aidlc completions SHELL`: the completion script on stdout, generated from the same clap
+/// definition that parses the arguments, so it cannot name a flag that does not exist.
+fn completions(args: &CompletionsArgs) -> ExitStatus {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "aidlc", &mut script);
+    print_generated(&script, "completion script")
+}
+
+/// `aidlc man`: the manual page (roff) on stdout, from the clap definition.
+fn man_page() -> ExitStatus {
+    let mut page = Vec::new();
+    match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+        Ok(()) => print_generated(&page, "manual page"),
+        Err(error) => {
+            error_line(
+                &Printer::new(Format::Human, false),
+                &format!("cannot render the manual page: {error}"),
+                None,
+            );
+            ExitStatus::Error
+        }
+    }
+}
+
+fn print_generated(bytes: &[u8], what: &str) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            printer.out(text.trim_end_matches('\n'));
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(&printer, &format!("the {what} is not UTF-8: {error}"), None);
+            ExitStatus::Error
+        }
     }
 }
 

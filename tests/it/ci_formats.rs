@@ -277,7 +277,7 @@ fn junit_is_valid_against_the_vendored_schema() {
         "{}",
         run.stdout
     );
-    let Some(xmllint) = debian_tool("xmllint") else {
+    let Some(xmllint) = crate::support::system_tool("xmllint") else {
         return;
     };
     let schema =
@@ -303,31 +303,6 @@ fn junit_is_valid_against_the_vendored_schema() {
         .output()
         .unwrap();
     assert!(!refused.status.success());
-}
-
-/// A Debian tool `.ci/install-debian-tools` installs: found on `PATH`; missing, it skips the
-/// test (saying so) unless `AIDLC_TEST_DEBIAN_TOOLS` says the run installed them, where it
-/// fails.
-#[expect(
-    clippy::print_stderr,
-    reason = "a skipped test says so on stderr, where the test harness shows it"
-)]
-fn debian_tool(tool: &str) -> Option<Utf8PathBuf> {
-    let found = std::env::var_os("PATH").and_then(|path| {
-        std::env::split_paths(&path)
-            .map(|folder| folder.join(tool))
-            .find(|candidate| candidate.is_file())
-    });
-    match found {
-        Some(path) => Some(Utf8PathBuf::from_path_buf(path).unwrap()),
-        None if std::env::var_os("AIDLC_TEST_DEBIAN_TOOLS").is_some() => {
-            panic!("{tool} is not on PATH; run .ci/install-debian-tools")
-        }
-        None => {
-            eprintln!("SKIPPED ({tool} not installed: run .ci/install-debian-tools)");
-            None
-        }
-    }
 }
 
 /// Must have 3 and 4: in a monorepo, annotations and code-scanning URIs start at the repository

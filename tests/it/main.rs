@@ -31,8 +31,13 @@
 //!   written byte for byte as their own tools do, side by side with the reference (Bun);
 //! - `failure_scenarios`: the 18 scenarios of failure-modes.md §5, one end-to-end test each
 //!   (issue 10's proof);
+//! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
+//!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
+//! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
+//!   Action and the pre-commit hooks;
 //! - `docs`: the documentation stays in step with the code.
 
+mod authoring;
 mod bad_input;
 mod ci_formats;
 mod compile;
@@ -46,6 +51,7 @@ mod failure_scenarios;
 mod gate;
 mod gate_step;
 mod incremental;
+mod install;
 mod ledger_integrity;
 mod lsp;
 mod reference_installs;
