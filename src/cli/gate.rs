@@ -10,7 +10,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, ProgressWhen};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{current_dir, env_var, resolve_layout, usable_graph, usable_registry};
+use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
 use crate::gate::merge::{merge_reports, read_report};
 use crate::gate::render::{self, RenderSettings, ReportFormat, SourceTexts};
@@ -28,18 +28,18 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     // `--quiet` silences the progress line only: an error is never quiet.
     let printer = Printer::new(Format::Human, false);
     let started = std::time::Instant::now();
-    let layout = match resolve_layout(&args.project, &printer) {
-        Ok(layout) => layout,
+    let workspace = match resolve_workspace(&args.project, &printer) {
+        Ok(workspace) => workspace,
         Err(status) => return status,
     };
-    let Some(registry) = usable_registry(&layout, &printer) else {
+    let Some(registry) = usable_registry(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
-    let Some(graph) = usable_graph(&layout, &printer) else {
+    let Some(graph) = usable_graph(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
     let nodes = graph.nodes;
-    let records = match intent_records(&layout, args.all_intents, args.intent.as_deref()) {
+    let records = match intent_records(&workspace, args.all_intents, args.intent.as_deref()) {
         Ok(records) => records,
         Err(message) => {
             error_line(
@@ -53,10 +53,15 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         }
     };
     let repository = RepositoryRoot::find(
-        &layout.project_dir,
+        workspace.project_dir(),
         env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
     );
-    let planned = match plan_check(&layout, &nodes, &records, &check_request(args, &repository)) {
+    let planned = match plan_check(
+        &workspace,
+        &nodes,
+        &records,
+        &check_request(args, &repository),
+    ) {
         Ok(planned) => planned,
         Err(message) => {
             error_line(&printer, &message, None);
@@ -69,7 +74,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         ProgressWhen::Auto => !args.quiet && printer.stderr_is_terminal(),
     };
     let progress = printer.progress_line(planned.fire_count(), "fires", shown);
-    let report = planned.run(&layout, &registry, &nodes, started, &|| progress.tick());
+    let report = planned.run(&workspace, &registry, &nodes, started, &|| progress.tick());
     progress.finish();
     let wants_sources = args.format == ReportFormat::Human
         || args
@@ -77,7 +82,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
             .iter()
             .any(|(format, _)| *format == ReportFormat::Human);
     let sources = if wants_sources {
-        finding_sources(&layout.project_dir, &report)
+        finding_sources(workspace.project_dir(), &report)
     } else {
         SourceTexts::new()
     };

@@ -22,7 +22,6 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
 use crate::diagnostics::Diagnostic;
-use crate::discover::Layout;
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::process::{WorkerCommand, run_worker};
 use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
@@ -37,7 +36,7 @@ use crate::sensors::descriptor::{
     STAGE_FLAG, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
 };
 use crate::sensors::{self, ShippedSensor};
-use crate::workspace;
+use crate::workspace::Workspace;
 
 /// The dispatcher's fallback timeout when a manifest declares none (D7).
 pub const FALLBACK_TIMEOUT_SECONDS: u64 = 1200;
@@ -133,8 +132,11 @@ pub struct FireReport {
 
 /// The pre-flight of upstream §4.2, in order, plus two refusals of our own: a path outside the
 /// project, and a `matches` that is not a valid glob.
-pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFire, FireRefusal> {
-    let registry = load_live_registry(layout);
+pub fn prepare_fire(
+    workspace: &Workspace,
+    request: &FireRequest,
+) -> Result<PreparedFire, FireRefusal> {
+    let registry = load_live_registry(&workspace.layout);
     if !registry.errors.is_empty() {
         return Err(FireRefusal {
             diagnostics: registry.errors.clone(),
@@ -143,9 +145,9 @@ pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFi
         });
     }
     known_sensor(&registry, &request.sensor_id)?;
-    let graph = load_graph(&layout.stage_graph_path)
+    let graph = load_graph(&workspace.layout.stage_graph_path)
         .map_err(|error| FireRefusal::new(error.to_string()))?;
-    prepare_fire_with(layout, request, &registry, &graph.nodes)
+    prepare_fire_with(workspace, request, &registry, &graph.nodes)
 }
 
 fn known_sensor<'r>(
@@ -163,7 +165,7 @@ fn known_sensor<'r>(
 /// [`prepare_fire`] with the registry (free of errors) and the graph already loaded: gate
 /// dispatch prepares many fires from one load.
 pub fn prepare_fire_with(
-    layout: &Layout,
+    workspace: &Workspace,
     request: &FireRequest,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
@@ -184,10 +186,15 @@ pub fn prepare_fire_with(
     regular_file_check(&absolute_output_path).map_err(|message| {
         FireRefusal::new(message).with_help("fire sensors on regular files only")
     })?;
-    check_inside_project(&layout.project_dir, &absolute_output_path)?;
-    check_matches(layout, sensor, &request.sensor_id, &absolute_output_path)?;
+    check_inside_project(workspace.project_dir(), &absolute_output_path)?;
+    check_matches(
+        workspace.project_dir(),
+        sensor,
+        &request.sensor_id,
+        &absolute_output_path,
+    )?;
     let worker = worker_kind(&sensor.manifest.id, &sensor.manifest.command)?;
-    let worker_args = worker_args(layout, sensor, node, nodes, &absolute_output_path);
+    let worker_args = worker_args(workspace, sensor, node, nodes, &absolute_output_path);
     Ok(PreparedFire {
         sensor_id: request.sensor_id.clone(),
         stage: request.stage.clone(),
@@ -200,7 +207,7 @@ pub fn prepare_fire_with(
                 .timeout_seconds
                 .unwrap_or(FALLBACK_TIMEOUT_SECONDS),
         ),
-        project_dir: layout.project_dir.clone(),
+        project_dir: workspace.project_dir().to_owned(),
     })
 }
 
@@ -253,7 +260,7 @@ fn check_inside_project(project_dir: &Utf8Path, path: &Utf8Path) -> Result<(), F
 }
 
 fn check_matches(
-    layout: &Layout,
+    project_dir: &Utf8Path,
     sensor: &LiveSensor,
     sensor_id: &str,
     path: &Utf8Path,
@@ -265,7 +272,7 @@ fn check_matches(
         FireRefusal::new(format!("sensor \"{sensor_id}\" has {error}"))
             .with_help(format!("fix `matches:` in {}", sensor.registry_path))
     })?;
-    if glob.matches(&layout.project_dir, path) {
+    if glob.matches(project_dir, path) {
         return Ok(());
     }
     Err(FireRefusal::new(format!(
@@ -295,7 +302,7 @@ fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal
 
 /// `--stage`, one path flag, then a shipped sensor's extras (upstream §4.3).
 fn worker_args(
-    layout: &Layout,
+    workspace: &Workspace,
     sensor: &LiveSensor,
     node: &GraphNode,
     nodes: &[GraphNode],
@@ -312,14 +319,14 @@ fn worker_args(
     for extra in shipped.map_or(&[][..], |shipped| shipped.extra_flags) {
         match extra {
             ExtraFlag::Consumes => {
-                let present = present_consumes(&layout.project_dir, node, nodes);
+                let present = present_consumes(workspace, node, nodes);
                 args.extend([CONSUMES_FLAG.name.to_owned(), present.join(",")]);
             }
             ExtraFlag::Deliverables => args.extend([
                 DELIVERABLES_FLAG.name.to_owned(),
                 template_eligible(node).join(","),
             ]),
-            ExtraFlag::Templates => args.extend(template_args(layout, node)),
+            ExtraFlag::Templates => args.extend(template_args(workspace, node)),
         }
     }
     args
@@ -328,19 +335,13 @@ fn worker_args(
 /// `--templates-dir` (the team's templates: `AIDLC_TEMPLATES_DIR`, else the active space's
 /// `memory/templates`), `--template-eligible` and `--framework-templates-dir`
 /// (`AIDLC_FRAMEWORK_TEMPLATES_DIR`, else the harness's `tools/data/templates`).
-fn template_args(layout: &Layout, node: &GraphNode) -> [String; 6] {
-    let templates_dir = std::env::var("AIDLC_TEMPLATES_DIR").unwrap_or_else(|_| {
-        workspace::space_dir(
-            &layout.project_dir,
-            &workspace::active_space(&layout.project_dir),
-        )
-        .join("memory/templates")
-        .to_string()
-    });
+fn template_args(workspace: &Workspace, node: &GraphNode) -> [String; 6] {
+    let templates_dir = std::env::var("AIDLC_TEMPLATES_DIR")
+        .unwrap_or_else(|_| workspace.space_dir().join("memory/templates").to_string());
     let framework_dir = std::env::var("AIDLC_FRAMEWORK_TEMPLATES_DIR").unwrap_or_else(|_| {
-        layout
-            .project_dir
-            .join(layout.harness.dir_name())
+        workspace
+            .project_dir()
+            .join(workspace.layout.harness.dir_name())
             .join("tools/data/templates")
             .to_string()
     });
@@ -382,11 +383,8 @@ fn template_eligible(node: &GraphNode) -> Vec<String> {
 
 /// The stage's consumed artifacts that exist on disk, as `artifact:producer` (bare when no
 /// stage produces it). Nothing is filtered when no intent record resolves.
-fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode]) -> Vec<String> {
-    let space = workspace::active_space(project_dir);
-    let record = workspace::active_intent(project_dir, &space, None)
-        .ok()
-        .flatten();
+fn present_consumes(workspace: &Workspace, node: &GraphNode, nodes: &[GraphNode]) -> Vec<String> {
+    let record = workspace.active_intent();
     node.consumes
         .iter()
         .map(|consume| consume.artifact.clone())
@@ -396,11 +394,11 @@ fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode
             let Some(producer) = producer else {
                 return Some(artifact);
             };
-            let Some(record) = &record else {
+            let Some(record) = record else {
                 return Some(format!("{artifact}:{}", producer.slug));
             };
             let file_name = artifact_file_name(&artifact);
-            let present = produce_dirs(project_dir, record, producer)
+            let present = produce_dirs(workspace, record, producer)
                 .iter()
                 .any(|dir| dir.join(&file_name).is_file());
             present.then(|| format!("{artifact}:{}", producer.slug))
@@ -410,7 +408,11 @@ fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode
 
 /// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule
 /// (D6) and the verdict line.
-pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireReport, FireRefusal> {
+pub fn run_fire(
+    workspace: &Workspace,
+    prepared: &PreparedFire,
+    context: &FireContext,
+) -> Result<FireReport, FireRefusal> {
     if interrupt::requested() {
         return Err(FireRefusal::new(
             "interrupted: the fire was not started and nothing was recorded",
@@ -418,14 +420,14 @@ pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireRe
     }
     let project_dir = &prepared.project_dir;
     let fire_id = (context.new_fire_id)();
-    let record_root = workspace::record_root(project_dir);
-    let shard = workspace::audit_shard_path(project_dir).map_err(|error| {
+    let record_root = workspace.record_root();
+    let shard = workspace.audit_shard().map_err(|error| {
         FireRefusal::new(format!("cannot name the audit shard: {error}"))
             .with_help("check that the aidlc/ folder is writable")
     })?;
     let detail_path =
-        ledger::detail_file_path(&record_root, &prepared.stage, &prepared.sensor_id, &fire_id);
-    ledger::check_fire_folders(project_dir, &record_root, &shard, &detail_path).map_err(
+        ledger::detail_file_path(record_root, &prepared.stage, &prepared.sensor_id, &fire_id);
+    ledger::check_fire_folders(project_dir, record_root, &shard, &detail_path).map_err(
         |error| {
             FireRefusal::new(error.to_string())
                 .with_help("replace the symbolic link with a folder inside the project")

@@ -1,7 +1,7 @@
 //! `aidlc gate check` as one computation: which intent records to check, the combined plan of
 //! their fires with the Sensors switch applied, the parallel run, and the [`GateReport`].
 //!
-//! It takes inputs the CLI has already resolved (the layout, the live registry, the graph's
+//! It takes inputs the CLI has already resolved (the workspace, the live registry, the graph's
 //! nodes, the request) and returns values: it prints nothing, reads no argument and decides no
 //! exit status. `cli::gate` parses, calls [`intent_records`], [`plan_check`] and
 //! [`PlannedCheck::run`], and prints.
@@ -18,7 +18,6 @@ use std::time::Instant;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::discover::Layout;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
@@ -26,7 +25,7 @@ use crate::gate::render::SourceTexts;
 use crate::gate::report::{
     FireOnFilter, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
 };
-use crate::workspace;
+use crate::workspace::{self, Workspace};
 
 /// What one `aidlc gate check` is asked to do, once the CLI has resolved its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,22 +46,21 @@ pub struct CheckRequest {
 /// The intent records to check: every record of the active space (`all_intents`), the one
 /// `intent` names, or the active intent. An empty answer is an error: there is nothing to check.
 pub fn intent_records(
-    layout: &Layout,
+    workspace: &Workspace,
     all_intents: bool,
     intent: Option<&str>,
 ) -> Result<Vec<Utf8PathBuf>, String> {
-    let project = &layout.project_dir;
-    let space = workspace::active_space(project);
+    let space = workspace.space();
     if all_intents {
-        let records = workspace::intent_records(project, &space);
+        let records = workspace.intent_records();
         if records.is_empty() {
             return Err(format!(
                 "no intent record in space \"{space}\": nothing to check"
             ));
         }
-        return Ok(records);
+        return Ok(records.to_vec());
     }
-    match workspace::unambiguous_active_intent(project, &space, intent) {
+    match workspace.chosen_intent(intent) {
         Ok(Some(record)) => Ok(vec![record]),
         Ok(None) => Err(format!(
             "no intent record in space \"{space}\": nothing to check"
@@ -85,7 +83,7 @@ pub struct PlannedCheck {
 /// off contributes `sensors off` skips instead of fires. Refuses a planning error (a
 /// deliverable escaping its folder) and an unknown `--stage`.
 pub fn plan_check(
-    layout: &Layout,
+    workspace: &Workspace,
     nodes: &[GraphNode],
     records: &[Utf8PathBuf],
     request: &CheckRequest,
@@ -94,7 +92,7 @@ pub fn plan_check(
     let mut off_in_state: Vec<String> = Vec::new();
     for record in records {
         let mut plan = plan_gate_fires(
-            layout,
+            workspace,
             nodes,
             record,
             &request.stages,
@@ -106,7 +104,7 @@ pub fn plan_check(
             if !workspace::sensors_off_by_environment() {
                 off_in_state.push(record.file_name().unwrap_or_default().to_owned());
             }
-            switch_off(&mut plan, &layout.project_dir);
+            switch_off(&mut plan, workspace.project_dir());
         }
         combine(&mut combined, plan);
     }
@@ -146,14 +144,14 @@ impl PlannedCheck {
     /// from the worker threads.
     pub fn run(
         self,
-        layout: &Layout,
+        workspace: &Workspace,
         registry: &LiveRegistry,
         nodes: &[GraphNode],
         started: Instant,
         on_fire_done: &(dyn Fn() + Sync),
     ) -> GateReport {
         let fires = run_gate_fires(
-            layout,
+            workspace,
             registry,
             nodes,
             &self.plan.fires,

@@ -18,7 +18,6 @@ use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
 use crate::audit::ledger::{RecordLedger, read_record_ledger};
-use crate::discover::Layout;
 use crate::dispatch::fire::{
     FireContext, FireRequest, evaluate_without_recording, prepare_fire_with, run_fire,
 };
@@ -41,7 +40,7 @@ use crate::graph::output_paths::{
 use crate::sensors;
 use crate::sensors::descriptor::GateUnit;
 use crate::syntax::manifest::Severity;
-use crate::workspace;
+use crate::workspace::{self, Workspace};
 
 /// One fire to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,13 +95,14 @@ impl GatePlan {
 /// stage the ledger shows started (and not skipped since). Stages not reached yet only get
 /// `no deliverable` skips, so a check in the middle of a workflow is not red for stages to come.
 pub fn plan_gate_fires(
-    layout: &Layout,
+    workspace: &Workspace,
     nodes: &[GraphNode],
     record: &Utf8Path,
     stages: &[String],
     fire_on: FireOnFilter,
     shard: Option<(u64, u64)>,
 ) -> Result<GatePlan, DeliverableError> {
+    let project_dir = workspace.project_dir();
     let mut plan = GatePlan::default();
     let progress = WorkflowProgress::new(record);
     for node in nodes
@@ -117,14 +117,14 @@ pub fn plan_gate_fires(
         plan.bindings_selected += entries.len();
         plan.bindings_not_selected += not_selected.len();
         plan.dead_bindings
-            .extend(dead_bindings(layout, record, node, &entries));
-        let deliverables = existing_deliverables(&layout.project_dir, record, node, &[])?;
+            .extend(dead_bindings(workspace, record, node, &entries));
+        let deliverables = existing_deliverables(workspace, record, node, &[])?;
         plan.deliverables_found += deliverables.files.len();
         let reached = || {
             stages.contains(&node.slug)
                 || !deliverables.files.is_empty()
                 || !deliverables.not_regular.is_empty()
-                || !produce_dirs(&layout.project_dir, record, node).is_empty()
+                || !produce_dirs(workspace, record, node).is_empty()
                 || progress.reached(&node.slug)
         };
         for entry in entries {
@@ -139,20 +139,20 @@ pub fn plan_gate_fires(
                 });
             } else {
                 plan_entry(
-                    &layout.project_dir,
+                    project_dir,
                     node,
                     entry,
                     &deliverables.files,
                     shard,
                     &mut plan,
                 );
-                skip_not_regular_files(&layout.project_dir, node, entry, &deliverables, &mut plan);
+                skip_not_regular_files(project_dir, node, entry, &deliverables, &mut plan);
             }
             let fired = plan.fires.len() > fires_before
                 || other_shard_skips(&plan.skips) > shard_skips_before;
             if entry.default_severity == Severity::Blocking && !fired && reached() {
                 plan.unfired_bindings.push(unfired_binding(
-                    &layout.project_dir,
+                    project_dir,
                     record,
                     node,
                     entry,
@@ -364,27 +364,25 @@ pub fn shard_of(stage: &str, deliverable: &Utf8Path, count: u64) -> u64 {
 /// Bindings whose glob matches none of the paths the stage's declared outputs can have
 /// (failure-modes N2). Checked against where the files would be written, existing or not.
 fn dead_bindings(
-    layout: &Layout,
+    workspace: &Workspace,
     record: &Utf8Path,
     node: &GraphNode,
     entries: &[&GraphSensorEntry],
 ) -> Vec<DeadBinding> {
-    let space = crate::workspace::active_space(&layout.project_dir);
-    let record = relative(&layout.project_dir, record);
-    let workspace = OutputWorkspace {
-        space: &space,
+    let project_dir = workspace.project_dir();
+    let record = relative(project_dir, record);
+    let names = OutputWorkspace {
+        space: workspace.space(),
         record: record.as_str(),
         ..OutputWorkspace::REPRESENTATIVE
     };
-    let possible = declared_output_paths(&node.stage_outputs(), &workspace);
+    let possible = declared_output_paths(&node.stage_outputs(), &names);
     entries
         .iter()
         .filter_map(|entry| {
             let pattern = entry.matches.as_deref().filter(|p| !p.is_empty())?;
             let glob = SensorGlob::new(pattern).ok()?;
-            let can_match = possible
-                .iter()
-                .any(|path| glob.matches(&layout.project_dir, path));
+            let can_match = possible.iter().any(|path| glob.matches(project_dir, path));
             (!can_match && !possible.is_empty()).then(|| DeadBinding {
                 stage: node.slug.clone(),
                 sensor_id: entry.id.clone(),
@@ -406,7 +404,7 @@ fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
 /// Run the planned fires on `jobs` threads, recording each (audit rows, detail files) unless
 /// `record` is false. Results come back in plan order.
 pub fn run_gate_fires(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     fires: &[PlannedFire],
@@ -418,7 +416,7 @@ pub fn run_gate_fires(
         fires
             .par_iter()
             .map(|planned| {
-                let fire = run_one(layout, registry, nodes, planned, record);
+                let fire = run_one(workspace, registry, nodes, planned, record);
                 on_fire_done();
                 fire
             })
@@ -434,7 +432,7 @@ pub fn run_gate_fires(
 }
 
 fn run_one(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     planned: &PlannedFire,
@@ -445,23 +443,23 @@ fn run_one(
         sensor_id: planned.sensor_id.clone(),
         stage: planned.stage.clone(),
         output_path: planned.deliverable.clone(),
-        cwd: layout.project_dir.clone(),
+        cwd: workspace.project_dir().to_owned(),
     };
-    let deliverable = relative(&layout.project_dir, &planned.deliverable);
+    let deliverable = relative(workspace.project_dir(), &planned.deliverable);
     // D6: a blocking verdict counts only for the bytes it read; the bracket proves they held
     // still from just before the fire to just after it.
     let bracket =
         (planned.severity == Severity::Blocking).then(|| Bracket::open(&planned.deliverable));
-    let fired = fire_planned_keeping_stderr(layout, registry, nodes, &request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record);
     let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
     let detail_path = fired
         .detail_path
-        .map(|path| relative(&layout.project_dir, &path));
+        .map(|path| relative(workspace.project_dir(), &path));
     let findings = if artifact_changed {
         Vec::new()
     } else {
         sensors::findings_of(
-            &layout.project_dir,
+            workspace.project_dir(),
             &planned.sensor_id,
             &deliverable,
             &fired.verdict,
@@ -495,20 +493,20 @@ pub struct FiredPlan {
 /// `script-error: refused: …` non-evaluation, never a pass. Returns the verdict, the fire id
 /// and the absolute detail path (both `None` when nothing was recorded).
 pub fn fire_planned(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     request: &FireRequest,
     record: bool,
 ) -> (Verdict, Option<String>, Option<Utf8PathBuf>) {
-    let fired = fire_planned_keeping_stderr(layout, registry, nodes, request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record);
     (fired.verdict, fired.fire_id, fired.detail_path)
 }
 
 /// [`fire_planned`], keeping the tail of the worker's stderr (a refusal's message is its
 /// reason, already in the verdict).
 pub fn fire_planned_keeping_stderr(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     request: &FireRequest,
@@ -520,7 +518,7 @@ pub fn fire_planned_keeping_stderr(
         detail_path: None,
         stderr_tail: String::new(),
     };
-    match prepare_fire_with(layout, request, registry, nodes) {
+    match prepare_fire_with(workspace, request, registry, nodes) {
         Err(refusal) => refused(refusal.message),
         Ok(prepared) if !record => {
             let (verdict, stderr_tail) = evaluate_without_recording(&prepared);
@@ -531,7 +529,7 @@ pub fn fire_planned_keeping_stderr(
                 stderr_tail,
             }
         }
-        Ok(prepared) => match run_fire(&prepared, &FireContext::default()) {
+        Ok(prepared) => match run_fire(workspace, &prepared, &FireContext::default()) {
             Ok(report) => FiredPlan {
                 verdict: report.verdict,
                 fire_id: Some(report.fire_id),
