@@ -15,6 +15,7 @@ const SUBCOMMANDS: [&str; 3] = ["describe", "fire", "list"];
 /// name); `None` when the arguments are not a sensor command, or the reference has no message
 /// for what is wrong with them.
 pub(super) fn reference_message(args: &[String]) -> Option<ReferenceMessage> {
+    let args = without_leading_global_options(args);
     let [engine, sensor, rest @ ..] = args else {
         return None;
     };
@@ -36,6 +37,17 @@ pub(super) fn reference_message(args: &[String]) -> Option<ReferenceMessage> {
             "unknown subcommand: {other}. Valid: {}.",
             SUBCOMMANDS.join(", ")
         ))),
+    }
+}
+
+/// `args` after the global options written before the subcommand (`--color never engine …`).
+fn without_leading_global_options(mut args: &[String]) -> &[String] {
+    loop {
+        match args {
+            [flag, _, rest @ ..] if flag == "--color" => args = rest,
+            [flag, rest @ ..] if flag.starts_with("--color=") => args = rest,
+            _ => return args,
+        }
     }
 }
 
@@ -172,6 +184,14 @@ mod tests {
         assert_eq!(
             message("engine sensor fire x --stage=s --output-path=p"),
             None
+        );
+        assert_eq!(
+            message("--color never engine sensor fire x --stage s"),
+            error("fire requires --output-path <path>")
+        );
+        assert_eq!(
+            message("--color=always engine sensor describe"),
+            error("describe requires a sensor id")
         );
     }
 

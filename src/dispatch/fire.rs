@@ -134,6 +134,9 @@ pub struct FireReport {
     pub detail_path: Option<Utf8PathBuf>,
     /// The one compact JSON line printed on stdout (upstream §4.9).
     pub verdict_line: String,
+    /// The last bytes the worker wrote on stderr (empty when none), also kept in the detail
+    /// file.
+    pub stderr_tail: String,
 }
 
 /// The pre-flight of upstream §4.2, in order, plus refusals of our own: a path outside the
@@ -506,10 +509,15 @@ pub fn run_fire(
     ledger::append_row(project_dir, &shard, &fired, (context.now)())
         .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
     let started = std::time::Instant::now();
-    let verdict = run_worker_for(prepared);
+    let (verdict, stderr_tail) = run_worker_for(prepared);
     let duration_ms = started.elapsed().as_millis();
-    let (verdict, detail_written) =
-        write_detail_if_failed(prepared, context, &fire_id, &detail_path, verdict);
+    let (verdict, detail_written) = write_detail_if_failed(
+        prepared,
+        context,
+        (&fire_id, &detail_path),
+        verdict,
+        &stderr_tail,
+    );
     if verdict.is_unnoted_pass() {
         prune_earlier_details(
             &detail_path,
@@ -524,25 +532,28 @@ pub fn run_fire(
     // leave the fire incomplete.
     ledger::append_terminal_row(project_dir, &shard, &terminal, (context.now)())
         .map_err(|error| FireRefusal::new(error.to_string()))?;
-    let verdict_line = verdict_line(&identity, relative_detail.as_deref(), &verdict);
+    // The printed line names a detail file for a failure only, as the reference's does.
+    let printed_detail = relative_detail.filter(|_| matches!(verdict, Verdict::Failed { .. }));
+    let verdict_line = verdict_line(&identity, printed_detail.as_deref(), &verdict);
     Ok(FireReport {
         fire_id,
         verdict,
         audit_shard: shard,
         detail_path: detail_written.then_some(detail_path),
         verdict_line,
+        stderr_tail,
     })
 }
 
-/// Run the worker of a prepared fire and give its verdict, recording nothing (`aidlc gate check
-/// --no-record`); [`run_fire`] is the recorded path.
-pub fn evaluate_without_recording(prepared: &PreparedFire) -> Verdict {
+/// Run the worker of a prepared fire and give its verdict and the tail of its stderr, recording
+/// nothing (`aidlc gate check --no-record`); [`run_fire`] is the recorded path.
+pub fn evaluate_without_recording(prepared: &PreparedFire) -> (Verdict, String) {
     run_worker_for(prepared)
 }
 
-fn run_worker_for(prepared: &PreparedFire) -> Verdict {
+fn run_worker_for(prepared: &PreparedFire) -> (Verdict, String) {
     match &prepared.worker {
-        WorkerKind::Shipped(sensor) => sensors::run_shipped(
+        WorkerKind::Shipped(sensor) => sensors::run_shipped_with_stderr(
             sensor,
             &sensors::ShippedInput {
                 project_dir: prepared.project_dir.clone(),
@@ -573,7 +584,7 @@ fn run_worker_for(prepared: &PreparedFire) -> Verdict {
                 ),
             ];
             let run = run_worker(&command);
-            verdict_of(&run, prepared.timeout)
+            (verdict_of(&run, prepared.timeout), run.stderr_tail)
         }
     }
 }
@@ -589,30 +600,47 @@ fn resolve_program(project_dir: &Utf8Path, program: &str) -> std::path::PathBuf 
     }
 }
 
+/// The detail file: the reference's for a failure (with our stderr section after it), and ours
+/// for a non-evaluation whose worker wrote on stderr, so that its reason is kept; none for a
+/// pass or a budget override.
 fn write_detail_if_failed(
     prepared: &PreparedFire,
     context: &FireContext,
-    fire_id: &str,
-    detail_path: &Utf8Path,
+    (fire_id, detail_path): (&str, &Utf8Path),
     verdict: Verdict,
+    stderr_tail: &str,
 ) -> (Verdict, bool) {
-    let Verdict::Failed { worker_json, .. } = &verdict else {
-        return (verdict, false);
+    let timestamp = crate::audit::timestamp::iso_timestamp((context.now)());
+    let body = match (&verdict, verdict.note()) {
+        (Verdict::Failed { worker_json, .. }, _) => {
+            ledger::detail_file_body(
+                &prepared.sensor_id,
+                &prepared.stage,
+                &timestamp,
+                fire_id,
+                prepared.absolute_output_path.as_str(),
+                worker_json,
+            ) + &ledger::detail_stderr_section(stderr_tail)
+        }
+        (_, Some(note)) if !stderr_tail.trim().is_empty() => ledger::non_evaluation_detail_body(
+            &prepared.sensor_id,
+            &prepared.stage,
+            &timestamp,
+            fire_id,
+            prepared.absolute_output_path.as_str(),
+            &note,
+            stderr_tail,
+        ),
+        _ => return (verdict, false),
     };
-    let body = ledger::detail_file_body(
-        &prepared.sensor_id,
-        &prepared.stage,
-        &crate::audit::timestamp::iso_timestamp((context.now)()),
-        fire_id,
-        prepared.absolute_output_path.as_str(),
-        worker_json,
-    );
     match ledger::write_detail_file(&prepared.project_dir, detail_path, &body) {
         Ok(()) => (verdict, true),
-        Err(error) => (
+        Err(error) if matches!(verdict, Verdict::Failed { .. }) => (
             Verdict::ScriptError(ScriptError::DetailWriteFailed(error.to_string())),
             false,
         ),
+        // A non-evaluation stays what it was: its reason is in the audit note already.
+        Err(_) => (verdict, false),
     }
 }
 

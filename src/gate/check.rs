@@ -13,6 +13,7 @@
 //!   switch ([`SensorsOff`]), so a run the switch emptied is "nothing checked", never green;
 //! - a `--stage` the graph does not have refuses the whole check before any fire runs.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -20,7 +21,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
-use crate::gate::report::{FireOnFilter, GateReport, GateSkip, SensorsOff, SkipReason};
+use crate::gate::render::SourceTexts;
+use crate::gate::report::{
+    FireOnFilter, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
+};
 use crate::workspace::{self, Workspace};
 
 /// What one `aidlc gate check` is asked to do, once the CLI has resolved its arguments.
@@ -35,6 +39,8 @@ pub struct CheckRequest {
     pub jobs: usize,
     /// Write audit rows and detail files (false with `--no-record`).
     pub record: bool,
+    /// The project folder relative to the repository root (see `gate::repository`).
+    pub project_path: Utf8PathBuf,
 }
 
 /// The intent records to check: every record of the active space (`all_intents`), the one
@@ -153,7 +159,29 @@ impl PlannedCheck {
             self.request.record,
             on_fire_done,
         );
+        let plan = self.plan_identity();
+        let sensors = fires
+            .iter()
+            .map(|fire| fire.sensor_id.as_str())
+            .chain(
+                self.plan
+                    .unfired_bindings
+                    .iter()
+                    .map(|u| u.sensor_id.as_str()),
+            )
+            .filter_map(|id| {
+                let sensor = registry.sensors.get(id)?;
+                let info = SensorInfo {
+                    description: sensor.manifest.description.clone(),
+                    manifest_path: sensor.registry_path.clone(),
+                };
+                Some((id.to_owned(), info))
+            })
+            .collect();
         GateReport {
+            plan,
+            sensors,
+            project_path: self.request.project_path,
             intents: self.intents,
             stages_checked: self.plan.stages_checked,
             deliverables_found: self.plan.deliverables_found,
@@ -168,6 +196,56 @@ impl PlannedCheck {
             duration: started.elapsed(),
             shard: self.request.shard,
             recorded: self.request.record,
+        }
+    }
+}
+
+impl PlannedCheck {
+    /// The identity every shard of this check shares: what was asked (intents, stages,
+    /// `--fire-on`), every unit of the whole plan, and everything planning found besides fires
+    /// that does not depend on the shard.
+    fn plan_identity(&self) -> PlanIdentity {
+        let mut hasher = blake3::Hasher::new();
+        let mut part = |text: &str| {
+            hasher.update(text.as_bytes());
+            hasher.update(b"\0");
+        };
+        part("aidlc gate plan v1");
+        for intent in &self.intents {
+            part(intent);
+        }
+        part("stages");
+        for stage in &self.request.stages {
+            part(stage);
+        }
+        part(&format!("{:?}", self.request.fire_on));
+        part(&self.plan.units_hash.finalize().to_hex());
+        part(&format!(
+            "{} {} {} {} {}",
+            self.plan.planned_units,
+            self.plan.stages_checked,
+            self.plan.deliverables_found,
+            self.plan.bindings_selected,
+            self.plan.bindings_not_selected
+        ));
+        for skip in self
+            .plan
+            .skips
+            .iter()
+            .filter(|skip| skip.reason != SkipReason::OtherShard)
+        {
+            part(&format!("{skip:?}"));
+        }
+        for dead in &self.plan.dead_bindings {
+            part(&format!("{dead:?}"));
+        }
+        for unfired in &self.plan.unfired_bindings {
+            part(&format!("{unfired:?}"));
+        }
+        part(&format!("{:?}", self.sensors_off));
+        PlanIdentity {
+            id: hasher.finalize().to_hex().to_string(),
+            size: self.plan.planned_units,
         }
     }
 }
@@ -196,9 +274,20 @@ fn switch_off(plan: &mut GatePlan, project_dir: &Utf8Path) {
     }));
 }
 
-/// Add one record's plan to the combined one, keeping record order.
+/// Add one record's plan to the combined one, keeping record order (its fires' places in the
+/// whole plan come after the records before it).
 fn combine(combined: &mut GatePlan, plan: GatePlan) {
-    combined.fires.extend(plan.fires);
+    let offset = combined.planned_units;
+    combined
+        .fires
+        .extend(plan.fires.into_iter().map(|mut fire| {
+            fire.plan_index += offset;
+            fire
+        }));
+    combined.planned_units += plan.planned_units;
+    combined
+        .units_hash
+        .update(plan.units_hash.finalize().as_bytes());
     combined.skips.extend(plan.skips);
     combined.dead_bindings.extend(plan.dead_bindings);
     combined.unfired_bindings.extend(plan.unfired_bindings);
@@ -206,4 +295,37 @@ fn combine(combined: &mut GatePlan, plan: GatePlan) {
     combined.deliverables_found += plan.deliverables_found;
     combined.bindings_selected += plan.bindings_selected;
     combined.bindings_not_selected += plan.bindings_not_selected;
+}
+
+/// The largest file whose text the human format draws snippets from; a bigger one is pointed
+/// at without a snippet.
+const MAX_SNIPPET_SOURCE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The texts of the files the report's findings point at by line (project-relative paths read
+/// under `project_dir`), for the human format's snippets. A file that cannot be read, is not a
+/// regular file, or is too large is left out: its findings are shown without a snippet.
+pub fn finding_sources(project_dir: &Utf8Path, report: &GateReport) -> SourceTexts {
+    let mut sources = SourceTexts::new();
+    let wanted = report
+        .fires
+        .iter()
+        .flat_map(|fire| &fire.findings)
+        .filter(|finding| finding.position().0.is_some())
+        .map(|finding| &finding.file);
+    for file in wanted {
+        if sources.contains_key(file) {
+            continue;
+        }
+        let path = project_dir.join(file);
+        let readable = std::fs::metadata(&path)
+            .is_ok_and(|metadata| metadata.is_file() && metadata.len() <= MAX_SNIPPET_SOURCE_BYTES);
+        if !readable {
+            continue;
+        }
+        if let Ok(bytes) = std::fs::read(&path) {
+            let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).as_ref());
+            sources.insert(file.clone(), text);
+        }
+    }
+    sources
 }

@@ -31,7 +31,8 @@ use crate::gate::deliverables::{
 use crate::gate::fingerprints::Bracket;
 use crate::gate::progress::stage_was_started;
 use crate::gate::report::{
-    DeadBinding, FireOnFilter, GateFire, GateSkip, SkipReason, UnfiredBinding, UnfiredCause,
+    DeadBinding, FireOnFilter, FireResult, GateFire, GateSkip, STDERR_LINES_KEPT, SkipReason,
+    UnfiredBinding, UnfiredCause, last_lines,
 };
 use crate::graph::output_paths::{
     Workspace as OutputWorkspace, declared_output_paths, is_marker_artifact,
@@ -49,6 +50,8 @@ pub struct PlannedFire {
     pub severity: Severity,
     /// Canonical absolute path.
     pub deliverable: Utf8PathBuf,
+    /// Its place in the whole (unsharded) plan, from 0.
+    pub plan_index: usize,
 }
 
 /// What planning one intent found.
@@ -64,6 +67,24 @@ pub struct GatePlan {
     /// Bindings of the checked stages that `--fire-on` selected, and the others.
     pub bindings_selected: usize,
     pub bindings_not_selected: usize,
+    /// The fires of the whole plan, this shard's and the others' (the next `plan_index`).
+    pub planned_units: usize,
+    /// BLAKE3 over every planned (stage, sensor, deliverable) unit, in plan order, whatever
+    /// the shard: the same in every shard of one check.
+    pub units_hash: blake3::Hasher,
+}
+
+impl GatePlan {
+    /// Count one unit of the whole plan (before the shard decides whose it is) and give its
+    /// index.
+    fn note_unit(&mut self, stage: &str, sensor_id: &str, deliverable: &Utf8Path) -> usize {
+        for part in [stage, sensor_id, deliverable.as_str()] {
+            self.units_hash.update(part.as_bytes());
+            self.units_hash.update(b"\0");
+        }
+        self.planned_units += 1;
+        self.planned_units - 1
+    }
 }
 
 /// Plan the fires of `stages` (all when empty) for the intent record `record`.
@@ -228,6 +249,7 @@ pub fn plan_entry(
             }
             folders_done.push(folder);
         }
+        let plan_index = plan.note_unit(&node.slug, &entry.id, &relative);
         if let Some((index, count)) = shard
             && shard_of(&node.slug, &relative, count) != index
         {
@@ -239,6 +261,7 @@ pub fn plan_entry(
             sensor_id: entry.id.clone(),
             severity: entry.default_severity,
             deliverable: deliverable.clone(),
+            plan_index,
         });
     }
 }
@@ -427,27 +450,43 @@ fn run_one(
     // still from just before the fire to just after it.
     let bracket =
         (planned.severity == Severity::Blocking).then(|| Bracket::open(&planned.deliverable));
-    let (verdict, fire_id, detail_path) =
-        fire_planned(workspace, registry, nodes, &request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record);
     let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
-    let detail_path = detail_path.map(|path| relative(workspace.project_dir(), &path));
+    let detail_path = fired
+        .detail_path
+        .map(|path| relative(workspace.project_dir(), &path));
     let findings = if artifact_changed {
         Vec::new()
     } else {
-        sensors::findings_of(&planned.sensor_id, &deliverable, &verdict)
+        sensors::findings_of(
+            workspace.project_dir(),
+            &planned.sensor_id,
+            &deliverable,
+            &fired.verdict,
+        )
     };
     GateFire {
         stage: planned.stage.clone(),
         sensor_id: planned.sensor_id.clone(),
         severity: planned.severity,
         deliverable,
-        verdict,
-        fire_id,
+        result: FireResult::of(&fired.verdict, artifact_changed),
+        fire_id: fired.fire_id,
         detail_path,
         findings,
         duration: started.elapsed(),
-        artifact_changed,
+        stderr_tail: last_lines(&fired.stderr_tail, STDERR_LINES_KEPT),
+        plan_index: planned.plan_index,
     }
+}
+
+/// What one fire gave: its verdict, its fire id and absolute detail path (both `None` when
+/// nothing was recorded), and the tail of its worker's stderr.
+pub struct FiredPlan {
+    pub verdict: Verdict,
+    pub fire_id: Option<String>,
+    pub detail_path: Option<Utf8PathBuf>,
+    pub stderr_tail: String,
 }
 
 /// One fire, recorded (audit rows, detail file) or not. A fire its pre-flight refuses is a
@@ -460,18 +499,43 @@ pub fn fire_planned(
     request: &FireRequest,
     record: bool,
 ) -> (Verdict, Option<String>, Option<Utf8PathBuf>) {
-    let refused = |message: String| {
-        (
-            Verdict::ScriptError(ScriptError::Refused(message)),
-            None,
-            None,
-        )
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record);
+    (fired.verdict, fired.fire_id, fired.detail_path)
+}
+
+/// [`fire_planned`], keeping the tail of the worker's stderr (a refusal's message is its
+/// reason, already in the verdict).
+pub fn fire_planned_keeping_stderr(
+    workspace: &Workspace,
+    registry: &LiveRegistry,
+    nodes: &[GraphNode],
+    request: &FireRequest,
+    record: bool,
+) -> FiredPlan {
+    let refused = |message: String| FiredPlan {
+        verdict: Verdict::ScriptError(ScriptError::Refused(message)),
+        fire_id: None,
+        detail_path: None,
+        stderr_tail: String::new(),
     };
     match prepare_fire_with(workspace, request, registry, nodes) {
         Err(refusal) => refused(refusal.message),
-        Ok(prepared) if !record => (evaluate_without_recording(&prepared), None, None),
+        Ok(prepared) if !record => {
+            let (verdict, stderr_tail) = evaluate_without_recording(&prepared);
+            FiredPlan {
+                verdict,
+                fire_id: None,
+                detail_path: None,
+                stderr_tail,
+            }
+        }
         Ok(prepared) => match run_fire(workspace, &prepared, &FireContext::default()) {
-            Ok(report) => (report.verdict, Some(report.fire_id), report.detail_path),
+            Ok(report) => FiredPlan {
+                verdict: report.verdict,
+                fire_id: Some(report.fire_id),
+                detail_path: report.detail_path,
+                stderr_tail: report.stderr_tail,
+            },
             Err(refusal) => refused(refusal.message),
         },
     }

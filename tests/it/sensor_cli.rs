@@ -135,7 +135,7 @@ fn describe_prints_the_fixed_lines_and_refuses_an_unknown_id_with_the_known_ones
         assert!(
             shown
                 .stdout
-                .contains("Usage: aidlc engine sensor <COMMAND>"),
+                .contains("Usage: aidlc engine sensor [OPTIONS] <COMMAND>"),
             "{help}: {}",
             shown.stdout
         );
