@@ -16,6 +16,7 @@ use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::hook;
 use crate::dispatch::registry::LiveRegistry;
+use crate::dispatch::time_limit;
 use crate::sensors;
 use crate::syntax::manifest::FireOn;
 use crate::workspace::Workspace;
@@ -125,7 +126,7 @@ fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
         cwd,
     };
     let result = prepare_fire(&workspace, &request)
-        .and_then(|prepared| run_fire(&workspace, &prepared, &FireContext::default()));
+        .and_then(|prepared| run_fire(&workspace, &prepared, &FireContext::default(), None));
     match result {
         Ok(report) => {
             printer.out(&report.verdict_line);
@@ -261,7 +262,13 @@ fn run_sensors(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     let Some(workspace) = hook_workspace(project, &payload) else {
         return ExitStatus::Success;
     };
-    let outcome = hook::run_sensors_hook(&workspace, &written, &FireContext::default());
+    let settings_files = time_limit::hook_settings_files(
+        workspace.project_dir(),
+        workspace.layout.harness.dir_name(),
+        env_var("HOME").as_deref().map(camino::Utf8Path::new),
+    );
+    let allowance = time_limit::hook_allowance(&env_var, &settings_files, workspace.version());
+    let outcome = hook::run_sensors_hook(&workspace, &written, &FireContext::default(), &allowance);
     // stdout is the hook protocol's channel to the agent harness: the banner and the notices
     // go to stderr, as the reference's hook writes them.
     if outcome.first_run {

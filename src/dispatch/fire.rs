@@ -35,6 +35,7 @@ use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
 use crate::dispatch::stage_graph::{
     GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
 };
+use crate::dispatch::time_limit::EnclosingLimit;
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
 use crate::graph::output_paths::{
     artifact_file_name, declared_output_file_names, is_marker_artifact,
@@ -473,15 +474,23 @@ fn present_consumes(workspace: &Workspace, node: &GraphNode, nodes: &[GraphNode]
 
 /// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule
 /// (D6) and the verdict line.
+///
+/// `limit` is an enclosing time limit above the fire's own cap (the write hook's allowance, a
+/// gate's dispatch cap): once it has run out the fire is not started and nothing is recorded;
+/// a worker it stops is `script-error: cut-short: …`, never a pass nor a budget override.
 pub fn run_fire(
     workspace: &Workspace,
     prepared: &PreparedFire,
     context: &FireContext,
+    limit: Option<&EnclosingLimit>,
 ) -> Result<FireReport, FireRefusal> {
     if interrupt::requested() {
         return Err(FireRefusal::new(
             "interrupted: the fire was not started and nothing was recorded",
         ));
+    }
+    if let Some(limit) = limit.filter(|limit| limit.ran_out()) {
+        return Err(FireRefusal::new(limit.not_started_reason()));
     }
     let project_dir = &prepared.project_dir;
     let fire_id = (context.new_fire_id)();
@@ -509,7 +518,7 @@ pub fn run_fire(
     ledger::append_row(project_dir, &shard, &fired, (context.now)())
         .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
     let started = std::time::Instant::now();
-    let (verdict, stderr_tail) = run_worker_for(prepared);
+    let (verdict, stderr_tail) = run_worker_within(prepared, limit);
     let duration_ms = started.elapsed().as_millis();
     let (verdict, detail_written) = write_detail_if_failed(
         prepared,
@@ -546,19 +555,48 @@ pub fn run_fire(
 }
 
 /// Run the worker of a prepared fire and give its verdict and the tail of its stderr, recording
-/// nothing (`aidlc gate check --no-record`); [`run_fire`] is the recorded path.
-pub fn evaluate_without_recording(prepared: &PreparedFire) -> (Verdict, String) {
-    run_worker_for(prepared)
+/// nothing (`aidlc gate check --no-record`); [`run_fire`] is the recorded path. `limit` as for
+/// [`run_fire`].
+pub fn evaluate_without_recording(
+    prepared: &PreparedFire,
+    limit: Option<&EnclosingLimit>,
+) -> (Verdict, String) {
+    if let Some(limit) = limit.filter(|limit| limit.ran_out()) {
+        return (
+            Verdict::ScriptError(ScriptError::Refused(limit.not_started_reason())),
+            String::new(),
+        );
+    }
+    run_worker_within(prepared, limit)
 }
 
-fn run_worker_for(prepared: &PreparedFire) -> (Verdict, String) {
+/// The worker under its own cap, or under what is left of `limit` when that is shorter: the
+/// worker is then stopped (its whole group, as at its own timeout) when `limit` runs out, and
+/// that stop is `script-error: cut-short`, since the worker's own budget was not what ran out.
+fn run_worker_within(prepared: &PreparedFire, limit: Option<&EnclosingLimit>) -> (Verdict, String) {
+    let enclosing = limit
+        .map(|limit| (limit, limit.remaining()))
+        .filter(|(_, remaining)| *remaining < prepared.timeout);
+    let Some((limit, remaining)) = enclosing else {
+        return run_worker_for(prepared, prepared.timeout);
+    };
+    match run_worker_for(prepared, remaining) {
+        (Verdict::BudgetOverride { .. }, stderr_tail) => (
+            Verdict::ScriptError(ScriptError::CutShort(limit.name.clone())),
+            stderr_tail,
+        ),
+        run => run,
+    }
+}
+
+fn run_worker_for(prepared: &PreparedFire, timeout: Duration) -> (Verdict, String) {
     match &prepared.worker {
         WorkerKind::Shipped(sensor) => sensors::run_shipped_with_stderr(
             sensor,
             &sensors::ShippedInput {
                 project_dir: prepared.project_dir.clone(),
                 args: prepared.worker_args.clone(),
-                timeout: prepared.timeout,
+                timeout,
             },
         ),
         WorkerKind::Process {
@@ -572,7 +610,7 @@ fn run_worker_for(prepared: &PreparedFire) -> (Verdict, String) {
                 .cloned()
                 .chain(prepared.worker_args.iter().cloned())
                 .collect();
-            command.timeout = prepared.timeout;
+            command.timeout = timeout;
             command.env = vec![
                 (
                     "AIDLC_PROJECT_DIR".to_owned(),
@@ -584,7 +622,7 @@ fn run_worker_for(prepared: &PreparedFire) -> (Verdict, String) {
                 ),
             ];
             let run = run_worker(&command);
-            (verdict_of(&run, prepared.timeout), run.stderr_tail)
+            (verdict_of(&run, timeout), run.stderr_tail)
         }
     }
 }

@@ -20,6 +20,8 @@
 //!   (`Workspace::write_hook_heartbeat_file` and friends), written only into a health folder
 //!   that stays inside the project; when it does not, what would have gone there is a notice
 //!   on stderr instead;
+//! - the hook's allowance (`time_limit`) bounds its whole run: a fire it cuts short is a drop
+//!   and a `script-error: cut-short` terminal row, never a pass, and the hook still exits 0;
 //! - the hook prints nothing on stdout (its caller's protocol channel): the first-run banner
 //!   and the notices go to stderr.
 
@@ -34,6 +36,8 @@ use crate::dispatch::fire::{
 };
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
+use crate::dispatch::time_limit::{EnclosingLimit, LimitValue};
+use crate::dispatch::verdict::{ScriptError, Verdict};
 use crate::syntax::manifest::FireOn;
 use crate::workspace::{self, Workspace};
 
@@ -92,11 +96,24 @@ pub fn written_file_path(payload: &[u8]) -> Option<Utf8PathBuf> {
 }
 
 /// Run the hook for one written file. Never fails; see [`HookOutcome`].
+///
+/// `allowance` is the hook's enclosing time limit for this whole run
+/// (`time_limit::hook_allowance`), counted from here: a fire it cuts short or keeps from
+/// starting is a drop (and, once `SENSOR_FIRED` is written, a `script-error: cut-short`
+/// terminal row). A refused allowance (a malformed value) fires nothing: it is a drop and a
+/// notice.
 pub fn run_sensors_hook(
     workspace: &Workspace,
     written: &Utf8Path,
     context: &FireContext,
+    allowance: &Result<LimitValue, String>,
 ) -> HookOutcome {
+    let limit = allowance.as_ref().ok().map(|allowance| {
+        EnclosingLimit::after(
+            allowance.duration,
+            format!("the write hook's allowance ({})", allowance.source),
+        )
+    });
     let written = if written.is_absolute() {
         written.to_owned()
     } else {
@@ -163,6 +180,13 @@ pub fn run_sensors_hook(
         ));
         return outcome;
     }
+    if let Err(refusal) = allowance {
+        let message = format!("{refusal}; the write to {shown} was not checked");
+        outcome.notices.push(format!("error: {message}"));
+        outcome.drop_write(workspace, context, message);
+        outcome.stopped = Some("the hook's allowance was refused".to_owned());
+        return outcome;
+    }
     for entry in &node.sensors_applicable {
         match write_match(workspace.project_dir(), entry, &written) {
             WriteMatch::No => {}
@@ -176,7 +200,14 @@ pub fn run_sensors_hook(
             ),
             WriteMatch::Yes => {
                 outcome.fired.push(entry.id.clone());
-                fire_one(workspace, &stage, entry, &written, context, &mut outcome);
+                let fire = HookFire {
+                    stage: &stage,
+                    entry,
+                    written: &written,
+                    shown: &shown,
+                    limit: limit.as_ref(),
+                };
+                fire_one(workspace, &fire, context, &mut outcome);
             }
         }
     }
@@ -239,30 +270,47 @@ fn write_match(project_dir: &Utf8Path, entry: &GraphSensorEntry, written: &Utf8P
     }
 }
 
+/// One matching binding of the hook's run.
+struct HookFire<'a> {
+    stage: &'a str,
+    entry: &'a GraphSensorEntry,
+    written: &'a Utf8Path,
+    /// The written file as the drop log names it.
+    shown: &'a str,
+    limit: Option<&'a EnclosingLimit>,
+}
+
 fn fire_one(
     workspace: &Workspace,
-    stage: &str,
-    entry: &GraphSensorEntry,
-    written: &Utf8Path,
+    fire: &HookFire<'_>,
     context: &FireContext,
     outcome: &mut HookOutcome,
 ) {
+    let id = &fire.entry.id;
     let request = FireRequest {
-        sensor_id: entry.id.clone(),
-        stage: stage.to_owned(),
-        output_path: written.to_owned(),
+        sensor_id: id.clone(),
+        stage: fire.stage.to_owned(),
+        output_path: fire.written.to_owned(),
         cwd: workspace.project_dir().to_owned(),
     };
     let result = prepare_fire(workspace, &request)
-        .and_then(|prepared| run_fire(workspace, &prepared, context));
+        .and_then(|prepared| run_fire(workspace, &prepared, context, fire.limit));
     match result {
-        Ok(report) => outcome.verdict_lines.push(report.verdict_line),
+        Ok(report) => {
+            if let Verdict::ScriptError(ScriptError::CutShort(limit)) = &report.verdict {
+                outcome.drop_write(
+                    workspace,
+                    context,
+                    format!(
+                        "{id}: cut short: {limit} ran out; the write to {} was not checked (fire {})",
+                        fire.shown, report.fire_id
+                    ),
+                );
+            }
+            outcome.verdict_lines.push(report.verdict_line);
+        }
         Err(refusal) => {
-            outcome.drop_write(
-                workspace,
-                context,
-                format!("{}: {}", entry.id, refusal.message),
-            );
+            outcome.drop_write(workspace, context, format!("{id}: {}", refusal.message));
         }
     }
 }

@@ -694,7 +694,7 @@ fn one_fixed_fire_is_byte_exact() {
         now: Box::new(|| SystemTime::UNIX_EPOCH + Duration::from_secs(1_788_480_000)),
     };
     let prepared = prepare_fire(&workspace, &request).unwrap();
-    let report = run_fire(&workspace, &prepared, &context).unwrap();
+    let report = run_fire(&workspace, &prepared, &context, None).unwrap();
     let detail = format!("{RECORD}/.aidlc-engine/sensors/first-stage/fake-a65d19af.md");
     assert_eq!(
         report.verdict_line,

@@ -13,6 +13,8 @@
 //! - `lsp`: `aidlc lsp` driven by a JSON-RPC client over its stdio (diagnostics, navigation,
 //!   completion, quick fixes, bad requests, cancellation), and by headless Neovim;
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
+//! - `time_limits`: the enclosing time limits (the write hook's allowance, the gate's dispatch
+//!   cap, `gate check --timeout`) stop sleeping workers, record drops and never pass;
 //! - `sensor_cli`: the reference's own pinning scenarios for `sensor list`, `sensor describe` and
 //!   the `fire` refusals (t92, t93), against our binary;
 //! - `ledger_integrity`: the ledger stays whole and inside the project (torn tails, the terminal
@@ -60,6 +62,7 @@ mod lsp;
 mod reference_installs;
 mod sensor_cli;
 mod support;
+mod time_limits;
 mod up_to_date;
 mod watch;
 mod workers;
