@@ -9,4 +9,5 @@ pub mod field_schema;
 pub mod frontmatter;
 pub mod manifest;
 pub mod stage;
+pub mod vocabulary;
 pub mod yaml;
