@@ -25,6 +25,7 @@ use crate::dispatch::fire::{
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry, produce_dirs};
+use crate::dispatch::time_limit::GateLimits;
 use crate::dispatch::verdict::{ScriptError, Verdict};
 use crate::gate::deliverables::{
     DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
@@ -403,7 +404,11 @@ fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
 }
 
 /// Run the planned fires on `jobs` threads, recording each (audit rows, detail files) unless
-/// `record` is false. Results come back in plan order.
+/// `record` is false, each under `limits`. Results come back in plan order.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the resolved inputs and the request's independent settings, passed as they are"
+)]
 pub fn run_gate_fires(
     workspace: &Workspace,
     registry: &LiveRegistry,
@@ -411,16 +416,25 @@ pub fn run_gate_fires(
     fires: &[PlannedFire],
     jobs: usize,
     record: bool,
+    limits: &GateLimits,
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
     let run_all = || {
         if record {
-            return run_recorded_in_batches(workspace, registry, nodes, fires, jobs, on_fire_done);
+            return run_recorded_in_batches(
+                workspace,
+                registry,
+                nodes,
+                fires,
+                jobs,
+                limits,
+                on_fire_done,
+            );
         }
         fires
             .par_iter()
             .map(|planned| {
-                let fire = run_one(workspace, registry, nodes, planned, record);
+                let fire = run_one(workspace, registry, nodes, planned, record, limits);
                 on_fire_done();
                 fire
             })
@@ -443,21 +457,26 @@ pub fn run_gate_fires(
 const RECORDED_BATCH_PER_JOB: usize = 8;
 
 /// The recorded run of [`run_gate_fires`], in batches: per batch, every fire's pre-flight, one
-/// append of their `SENSOR_FIRED` rows, their workers in parallel (each bracketed, D6), then
-/// one append of their terminal rows. The lock is taken twice per batch instead of twice per
-/// fire, and never while a worker runs.
+/// append of their `SENSOR_FIRED` rows, their workers in parallel (each bracketed, D6, and
+/// under its dispatch cap), then one append of their terminal rows. The lock is taken twice per
+/// batch instead of twice per fire, and never while a worker runs. Once the run's deadline has
+/// passed, a fire of a later batch is not started (nothing recorded) and a begun fire whose
+/// worker has not started is cut short (its terminal row says so).
 fn run_recorded_in_batches(
     workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     fires: &[PlannedFire],
     jobs: usize,
+    limits: &GateLimits,
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
     let batch_size = jobs.max(1) * RECORDED_BATCH_PER_JOB;
     fires
         .chunks(batch_size)
-        .flat_map(|batch| run_recorded_batch(workspace, registry, nodes, batch, on_fire_done))
+        .flat_map(|batch| {
+            run_recorded_batch(workspace, registry, nodes, batch, limits, on_fire_done)
+        })
         .collect()
 }
 
@@ -473,6 +492,7 @@ fn run_recorded_batch(
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     batch: &[PlannedFire],
+    limits: &GateLimits,
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
     let context = FireContext::default();
@@ -483,7 +503,8 @@ fn run_recorded_batch(
             let request = fire_request(workspace, planned);
             let begun =
                 prepare_fire_with(workspace, &request, registry, nodes).and_then(|prepared| {
-                    begin_fire(workspace, &prepared, &context).map(|begun| (prepared, begun))
+                    begin_fire(workspace, &prepared, &context, limits.run.as_ref())
+                        .map(|begun| (prepared, begun))
                 });
             match begun {
                 Ok(begun) => BatchFire::Begun(Box::new(begun), started),
@@ -501,7 +522,9 @@ fn run_recorded_batch(
                 BatchFire::Begun(begun, started) => {
                     let (prepared, begun) = *begun;
                     let bracket = open_bracket(planned);
-                    let evaluated = evaluate_begun_fire(&prepared, &context, begun);
+                    // The dispatch cap counts from the worker's start, not the batch's.
+                    let limit = limits.for_one_fire();
+                    let evaluated = evaluate_begun_fire(&prepared, &context, begun, limit.as_ref());
                     let artifact_changed =
                         bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
                     (Ok(evaluated), artifact_changed, started)
@@ -603,11 +626,12 @@ fn run_one(
     nodes: &[GraphNode],
     planned: &PlannedFire,
     record: bool,
+    limits: &GateLimits,
 ) -> GateFire {
     let started = Instant::now();
     let request = fire_request(workspace, planned);
     let bracket = open_bracket(planned);
-    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record, limits);
     let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
     gate_fire_of(workspace, planned, fired, artifact_changed, started)
 }
@@ -688,16 +712,18 @@ impl FiredPlan {
 }
 
 /// One fire, recorded (audit rows, detail file) or not. A fire its pre-flight refuses is a
-/// `script-error: refused: …` non-evaluation, never a pass. Returns the verdict, the fire id
-/// and the absolute detail path (both `None` when nothing was recorded).
+/// `script-error: refused: …` non-evaluation, never a pass; so is one that `limits` keeps from
+/// starting, and one they cut short is `script-error: cut-short: …`. Returns the verdict, the
+/// fire id and the absolute detail path (both `None` when nothing was recorded).
 pub fn fire_planned(
     workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     request: &FireRequest,
     record: bool,
+    limits: &GateLimits,
 ) -> (Verdict, Option<String>, Option<Utf8PathBuf>) {
-    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record, limits);
     (fired.verdict, fired.fire_id, fired.detail_path)
 }
 
@@ -709,12 +735,14 @@ pub fn fire_planned_keeping_stderr(
     nodes: &[GraphNode],
     request: &FireRequest,
     record: bool,
+    limits: &GateLimits,
 ) -> FiredPlan {
+    let limit = limits.for_one_fire();
     let refused = FiredPlan::refused;
     match prepare_fire_with(workspace, request, registry, nodes) {
         Err(refusal) => refused(refusal.message),
         Ok(prepared) if !record => {
-            let (verdict, stderr_tail) = evaluate_without_recording(&prepared);
+            let (verdict, stderr_tail) = evaluate_without_recording(&prepared, limit.as_ref());
             FiredPlan {
                 verdict,
                 fire_id: None,
@@ -722,7 +750,12 @@ pub fn fire_planned_keeping_stderr(
                 stderr_tail,
             }
         }
-        Ok(prepared) => match run_fire(workspace, &prepared, &FireContext::default()) {
+        Ok(prepared) => match run_fire(
+            workspace,
+            &prepared,
+            &FireContext::default(),
+            limit.as_ref(),
+        ) {
             Ok(report) => FiredPlan {
                 verdict: report.verdict,
                 fire_id: Some(report.fire_id),
