@@ -50,7 +50,8 @@
 //! `aidlc init --example` and on a project of 200 deliverables across 20 stages (shipped
 //! `required-sections` and `upstream-coverage`, a third of the deliverables failing): the
 //! median per format and its ratio to json. Each run's stdout must be non-empty and its exit
-//! status 0. `AIDLC_BENCH_GATE_ONLY=1` runs only this part.
+//! status 0. In the same rounds, a recorded `--format json` run (audit rows and detail files
+//! written), reported beside `--no-record`. `AIDLC_BENCH_GATE_ONLY=1` runs only this part.
 //!
 //! These are wall-clock figures on a shared, noisy machine: read the medians and the ratios, not
 //! the third digit. The tables go to stdout; progress goes to stderr.
@@ -1396,12 +1397,17 @@ fn aidlc_gate_command(root: &Utf8Path, args: &[&str]) -> Command {
     command
 }
 
-/// The median wall time of each format, in interleaved rounds.
+/// The median wall time of each format, in interleaved rounds, and of a recorded `--format
+/// json` run in the same rounds.
 struct GateFormatRow {
     name: &'static str,
     fires: u64,
     medians: Vec<(&'static str, Duration)>,
+    recorded: Duration,
 }
+
+/// The name of the recorded run among the formats of a round.
+const RECORDED: &str = "recorded";
 
 fn measure_gate_formats(
     name: &'static str,
@@ -1410,8 +1416,10 @@ fn measure_gate_formats(
 ) -> GateFormatRow {
     let run = |format: &str| -> (Duration, String) {
         let started = Instant::now();
-        let output = aidlc_gate_command(
-            &project.root,
+        // `recorded` is `--format json` writing its audit rows and detail files.
+        let arguments: &[&str] = if format == RECORDED {
+            &["gate", "check", "--quiet", "--format", "json"]
+        } else {
             &[
                 "gate",
                 "check",
@@ -1419,11 +1427,12 @@ fn measure_gate_formats(
                 "--quiet",
                 "--format",
                 format,
-            ],
-        )
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run aidlc gate check");
+            ]
+        };
+        let output = aidlc_gate_command(&project.root, arguments)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run aidlc gate check");
         let elapsed = started.elapsed();
         assert!(
             output.status.success(),
@@ -1446,20 +1455,19 @@ fn measure_gate_formats(
     );
     let mut times: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
     for _ in 0..settings.runs_per_measurement {
-        for format in GATE_FORMATS {
+        for format in GATE_FORMATS.into_iter().chain([RECORDED]) {
             times.entry(format).or_default().push(run(format).0);
         }
     }
+    let mut median_of = |format: &str| median_duration(times.get_mut(format).expect("timed"));
     GateFormatRow {
         name,
         fires,
         medians: GATE_FORMATS
             .iter()
-            .map(|format| {
-                let values = times.get_mut(format).expect("timed");
-                (*format, median_duration(values))
-            })
+            .map(|format| (*format, median_of(format)))
             .collect(),
+        recorded: median_of(RECORDED),
     }
 }
 
@@ -1490,5 +1498,20 @@ fn print_gate_format_table(rows: &[GateFormatRow]) {
             }
         }
         println!("{line}");
+    }
+    println!(
+        "\n`aidlc gate check --format json`, recorded (audit rows, detail files) beside `--no-record`, same rounds\n"
+    );
+    println!("| project | fires | `--no-record` | recorded | ratio |\n|---|--:|--:|--:|--:|");
+    for row in rows {
+        let json = row.medians[0].1;
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            row.name,
+            row.fires,
+            milliseconds(json),
+            milliseconds(row.recorded),
+            ratio(row.recorded, json)
+        );
     }
 }

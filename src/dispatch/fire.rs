@@ -484,6 +484,47 @@ pub fn run_fire(
     context: &FireContext,
     limit: Option<&EnclosingLimit>,
 ) -> Result<FireReport, FireRefusal> {
+    let begun = begin_fire(workspace, prepared, context, limit)?;
+    ledger::append_row(
+        &prepared.project_dir,
+        &begun.shard,
+        &begun.fired_row,
+        (context.now)(),
+    )
+    .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
+    let evaluated = evaluate_begun_fire(prepared, context, begun, limit);
+    // SENSOR_FIRED is written: wait for the lock as long as its stale rule allows rather than
+    // leave the fire incomplete.
+    ledger::append_terminal_row(
+        &prepared.project_dir,
+        &evaluated.begun.shard,
+        &evaluated.terminal_row,
+        (context.now)(),
+    )
+    .map_err(|error| FireRefusal::new(error.to_string()))?;
+    Ok(evaluated.into_report(&prepared.project_dir))
+}
+
+/// A recorded fire past its pre-flight: its id, shard, detail path and `SENSOR_FIRED` row,
+/// which the caller appends (alone, or with other fires' in one batch) before the worker runs.
+#[derive(Debug, Clone)]
+pub struct BegunFire {
+    pub fire_id: String,
+    pub shard: Utf8PathBuf,
+    pub detail_path: Utf8PathBuf,
+    identity: ledger::FireIdentity,
+    pub fired_row: ledger::AuditRow,
+}
+
+/// The recording pre-flight of one fire (nothing is written): a fire id, the audit shard and the
+/// detail path, each folder checked to stay inside the project, and the `SENSOR_FIRED` row.
+/// Refused once `aidlc` is interrupted or `limit` has run out: nothing new starts then.
+pub fn begin_fire(
+    workspace: &Workspace,
+    prepared: &PreparedFire,
+    context: &FireContext,
+    limit: Option<&EnclosingLimit>,
+) -> Result<BegunFire, FireRefusal> {
     if interrupt::requested() {
         return Err(FireRefusal::new(
             "interrupted: the fire was not started and nothing was recorded",
@@ -514,44 +555,107 @@ pub fn run_fire(
         &prepared.stage,
         prepared.absolute_output_path.as_str(),
     );
-    let fired = ledger::AuditRow::sensor_fired(&identity);
-    ledger::append_row(project_dir, &shard, &fired, (context.now)())
-        .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
+    let fired_row = ledger::AuditRow::sensor_fired(&identity);
+    Ok(BegunFire {
+        fire_id,
+        shard,
+        detail_path,
+        identity,
+        fired_row,
+    })
+}
+
+/// A begun fire whose worker has run and whose detail file is written: its terminal row, which
+/// the caller appends (alone, or in a batch) before the fire counts as recorded.
+#[derive(Debug)]
+pub struct EvaluatedFire {
+    pub begun: BegunFire,
+    pub verdict: Verdict,
+    detail_written: bool,
+    pub stderr_tail: String,
+    pub terminal_row: ledger::AuditRow,
+}
+
+/// Run the worker of a begun fire (whose `SENSOR_FIRED` the caller has written) under `limit`,
+/// write its detail file, prune earlier ones on an unnoted pass (D6), and build the terminal
+/// row. After an interrupt the worker is not started and the fire is `script-error:
+/// interrupted`, and once `limit` has run out it is not started either (`script-error: refused:
+/// not started: …`), so every written `SENSOR_FIRED` gets its terminal row and none is a pass.
+pub fn evaluate_begun_fire(
+    prepared: &PreparedFire,
+    context: &FireContext,
+    begun: BegunFire,
+    limit: Option<&EnclosingLimit>,
+) -> EvaluatedFire {
     let started = std::time::Instant::now();
-    let (verdict, stderr_tail) = run_worker_within(prepared, limit);
+    let (verdict, stderr_tail) = if interrupt::requested() {
+        (
+            Verdict::ScriptError(ScriptError::Interrupted),
+            String::new(),
+        )
+    } else if let Some(limit) = limit.filter(|limit| limit.ran_out()) {
+        (
+            Verdict::ScriptError(ScriptError::Refused(limit.not_started_reason())),
+            String::new(),
+        )
+    } else {
+        run_worker_within(prepared, limit)
+    };
     let duration_ms = started.elapsed().as_millis();
     let (verdict, detail_written) = write_detail_if_failed(
         prepared,
         context,
-        (&fire_id, &detail_path),
+        (&begun.fire_id, &begun.detail_path),
         verdict,
         &stderr_tail,
     );
     if verdict.is_unnoted_pass() {
         prune_earlier_details(
-            &detail_path,
+            &begun.detail_path,
             &prepared.sensor_id,
             &prepared.absolute_output_path,
         );
     }
-    let relative_detail =
-        detail_written.then(|| ledger::relative_path_field(project_dir, detail_path.as_str()));
-    let terminal = terminal_row(&identity, project_dir, &detail_path, &verdict, duration_ms);
-    // SENSOR_FIRED is written: wait for the lock as long as its stale rule allows rather than
-    // leave the fire incomplete.
-    ledger::append_terminal_row(project_dir, &shard, &terminal, (context.now)())
-        .map_err(|error| FireRefusal::new(error.to_string()))?;
-    // The printed line names a detail file for a failure only, as the reference's does.
-    let printed_detail = relative_detail.filter(|_| matches!(verdict, Verdict::Failed { .. }));
-    let verdict_line = verdict_line(&identity, printed_detail.as_deref(), &verdict);
-    Ok(FireReport {
-        fire_id,
+    let terminal_row = terminal_row(
+        &begun.identity,
+        &prepared.project_dir,
+        &begun.detail_path,
+        &verdict,
+        duration_ms,
+    );
+    EvaluatedFire {
+        begun,
         verdict,
-        audit_shard: shard,
-        detail_path: detail_written.then_some(detail_path),
-        verdict_line,
+        detail_written,
         stderr_tail,
-    })
+        terminal_row,
+    }
+}
+
+impl EvaluatedFire {
+    /// The fire's report once its terminal row is written.
+    pub fn into_report(self, project_dir: &Utf8Path) -> FireReport {
+        let Self {
+            begun,
+            verdict,
+            detail_written,
+            stderr_tail,
+            terminal_row: _,
+        } = self;
+        let relative_detail = detail_written
+            .then(|| ledger::relative_path_field(project_dir, begun.detail_path.as_str()));
+        // The printed line names a detail file for a failure only, as the reference's does.
+        let printed_detail = relative_detail.filter(|_| matches!(verdict, Verdict::Failed { .. }));
+        let verdict_line = verdict_line(&begun.identity, printed_detail.as_deref(), &verdict);
+        FireReport {
+            fire_id: begun.fire_id,
+            verdict,
+            audit_shard: begun.shard,
+            detail_path: detail_written.then_some(begun.detail_path),
+            verdict_line,
+            stderr_tail,
+        }
+    }
 }
 
 /// Run the worker of a prepared fire and give its verdict and the tail of its stderr, recording
