@@ -17,6 +17,7 @@
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
 //! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
+//! - [`receipts`]: `engine log decision|answer` and the human-turn hook, the override's receipt;
 //! - [`audit`]: the audit ledger (typed events, shards, detail files), its timestamps and its
 //!   cross-process lock;
 //! - [`workspace`]: the active space, intent record and audit shard, the folders the engine writes
@@ -54,6 +55,7 @@ pub mod lsp;
 pub mod parse;
 pub mod process_group;
 pub mod random_hex;
+pub mod receipts;
 pub mod render_graph;
 pub mod resolve;
 pub mod schema;

@@ -290,6 +290,9 @@ pub enum EngineCommand {
     Hook(HookArgs),
     /// Intent records.
     Intent(IntentArgs),
+    /// Record the conductor's interactions in the audit (the receipt a blocking-sensor override
+    /// needs): the decision offered, then the human's answer.
+    Log(LogArgs),
     /// The gate's sensor step, as the conductor calls it when a stage reaches its approval gate.
     Gate(EngineGateArgs),
     /// `sensor-<id> --stage S --output-path P` (or `--file-path P`): run one shipped sensor as
@@ -401,6 +404,66 @@ pub struct GateOverrideArgs {
 }
 
 #[derive(Debug, clap::Args)]
+pub struct LogArgs {
+    #[command(subcommand)]
+    pub command: LogCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LogCommand {
+    /// `DECISION_RECORDED`: the decision about to be offered, before the question is asked.
+    /// Prints `{"emitted":"DECISION_RECORDED","stage":…}`.
+    Decision(LogDecisionArgs),
+    /// `QUESTION_ANSWERED`: the human's answer, refused unless a human turn was recorded since
+    /// the last answer (and, for the override decision, unless it is one of the offered
+    /// options). Prints `{"emitted":"QUESTION_ANSWERED","stage":…}`.
+    Answer(LogAnswerArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogDecisionArgs {
+    /// The stage the decision belongs to.
+    #[arg(long, value_name = "SLUG")]
+    pub stage: String,
+    /// The decision, e.g. "Blocking gate sensor failure".
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub decision: String,
+    /// The options offered, comma-separated, e.g. "Fix findings,Override blocking sensors".
+    #[arg(long, value_name = "CSV", allow_hyphen_values = true)]
+    pub options: Option<String>,
+    /// Why the decision is asked.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub rationale: Option<String>,
+    /// The unit, for a per-unit stage.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
+    /// A single-stage run (`Workflow: single-stage:<slug>`), which no gate of the main
+    /// workflow reads.
+    #[arg(long)]
+    pub single: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogAnswerArgs {
+    /// The stage the answer belongs to.
+    #[arg(long, value_name = "SLUG")]
+    pub stage: String,
+    /// The human's answer, word for word (e.g. "Override blocking sensors").
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub details: String,
+    /// The unit, for a per-unit stage.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
+    /// A single-stage run (`Workflow: single-stage:<slug>`).
+    #[arg(long)]
+    pub single: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
 pub struct IntentArgs {
     #[command(subcommand)]
     pub command: IntentCommand,
@@ -433,6 +496,10 @@ pub enum HookCommand {
     /// whose `matches` glob matches `tool_input.file_path`. Always exits 0; failures are
     /// recorded in `<record>/.aidlc-engine/hooks-health/run-sensors.drops`.
     RunSensors(ProjectArgs),
+    /// The `UserPromptSubmit` hook: record a `HUMAN_TURN` in the active record's audit (and
+    /// touch `<record>/.aidlc-human-turn`). Writes nothing when no workflow is active. The
+    /// payload on stdin is read only for its `cwd`. Always exits 0.
+    RecordHumanTurn(ProjectArgs),
 }
 
 #[derive(Debug, clap::Args)]

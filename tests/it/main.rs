@@ -27,6 +27,8 @@
 //!   that are not regular files, and the write hook in a fresh clone;
 //! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
 //!   children, signals, special files and in-process timeouts, stdout write failures;
+//! - `receipts`: `engine log decision|answer` and `engine hook record-human-turn`, byte for byte
+//!   with the reference, their refusals, and the override completed with aidlc commands alone;
 //! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
 //!   written byte for byte as their own tools do, side by side with the reference (Bun);
 //! - `failure_scenarios`: the 18 scenarios of failure-modes.md §5, one end-to-end test each
@@ -54,6 +56,7 @@ mod incremental;
 mod install;
 mod ledger_integrity;
 mod lsp;
+mod receipts;
 mod reference_installs;
 mod support;
 mod up_to_date;

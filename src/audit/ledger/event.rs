@@ -41,12 +41,17 @@ pub const STAGE_SKIPPED: &str = "STAGE_SKIPPED";
 pub const DECISION_RECORDED: &str = "DECISION_RECORDED";
 pub const QUESTION_ANSWERED: &str = "QUESTION_ANSWERED";
 pub const HUMAN_TURN: &str = "HUMAN_TURN";
+pub const SUMMARY_CONFIRMATION_RECORDED: &str = "SUMMARY_CONFIRMATION_RECORDED";
+pub const AUTONOMY_MODE_SET: &str = "AUTONOMY_MODE_SET";
 
 const SENSOR_FIRED_HEADING: &str = "Sensor Fired";
 const SENSOR_PASSED_HEADING: &str = "Sensor Passed";
 const SENSOR_FAILED_HEADING: &str = "Sensor Failed";
 const SENSOR_BUDGET_OVERRIDE_HEADING: &str = "Sensor Budget Override";
 const STAGE_AWAITING_APPROVAL_HEADING: &str = "Stage Awaiting Approval";
+const DECISION_RECORDED_HEADING: &str = "Decision Recorded";
+const QUESTION_ANSWERED_HEADING: &str = "Question Answered";
+const HUMAN_TURN_HEADING: &str = "Human Turn";
 
 /// The events that close a `SENSOR_FIRED`.
 const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
@@ -83,7 +88,12 @@ pub mod field {
     pub const SENSOR_STATE: &str = "Sensor State";
     pub const DECISION: &str = "Decision";
     pub const OPTIONS: &str = "Options";
+    pub const RATIONALE: &str = "Rationale";
+    pub const MODE: &str = "Mode";
 }
+
+/// The `Mode` of an `AUTONOMY_MODE_SET` that grants autonomy (and so spends a human turn).
+const AUTONOMOUS_MODE: &str = "autonomous";
 
 /// The only cap layer this engine writes: the manifest's `timeout_seconds`.
 const REGISTRY_CAP_LAYER: &str = "registry";
@@ -108,6 +118,12 @@ pub enum AuditEvent {
     DecisionRecorded(DecisionRecorded),
     QuestionAnswered(QuestionAnswered),
     HumanTurn,
+    /// `SUMMARY_CONFIRMATION_RECORDED`: a human-backed answer (it spends a human turn).
+    SummaryConfirmationRecorded,
+    /// `AUTONOMY_MODE_SET`, with whether it granted autonomy (which spends a human turn).
+    AutonomyModeSet {
+        autonomous: bool,
+    },
     /// An event this engine neither writes nor reads, kept whole.
     Other(AuditBlock),
 }
@@ -216,6 +232,7 @@ pub struct DecisionRecorded {
     pub decision: Option<String>,
     /// The offered options, comma-separated, as written.
     pub options: Option<String>,
+    pub rationale: Option<String>,
 }
 
 /// `QUESTION_ANSWERED`, the human's answer.
@@ -266,12 +283,17 @@ impl AuditEvent {
                 scope: StageScope::read(&block),
                 decision: text(&block, field::DECISION),
                 options: text(&block, field::OPTIONS),
+                rationale: text(&block, field::RATIONALE),
             }),
             QUESTION_ANSWERED => Self::QuestionAnswered(QuestionAnswered {
                 scope: StageScope::read(&block),
                 details: text(&block, field::DETAILS),
             }),
             HUMAN_TURN => Self::HumanTurn,
+            SUMMARY_CONFIRMATION_RECORDED => Self::SummaryConfirmationRecorded,
+            AUTONOMY_MODE_SET => Self::AutonomyModeSet {
+                autonomous: block.field(field::MODE) == Some(AUTONOMOUS_MODE),
+            },
             other => match GateState::of_event(other) {
                 Some(state) => Self::StageMoved(StageMove {
                     state,
@@ -294,6 +316,8 @@ impl AuditEvent {
             Self::DecisionRecorded(_) => DECISION_RECORDED,
             Self::QuestionAnswered(_) => QUESTION_ANSWERED,
             Self::HumanTurn => HUMAN_TURN,
+            Self::SummaryConfirmationRecorded => SUMMARY_CONFIRMATION_RECORDED,
+            Self::AutonomyModeSet { .. } => AUTONOMY_MODE_SET,
             Self::Other(block) => &block.event,
         }
     }
@@ -315,6 +339,20 @@ impl AuditEvent {
             Self::DecisionRecorded(decision) => Some(&decision.scope),
             Self::QuestionAnswered(answer) => Some(&answer.scope),
             _ => None,
+        }
+    }
+
+    /// Whether this row resolves a human turn (the reference's `GATE_RESOLUTION_EVENTS`, and an
+    /// autonomy grant): after it, the next human-judgement row needs a new `HUMAN_TURN`.
+    pub fn spends_a_human_turn(&self) -> bool {
+        match self {
+            Self::QuestionAnswered(_) | Self::SummaryConfirmationRecorded => true,
+            Self::AutonomyModeSet { autonomous } => *autonomous,
+            Self::StageMoved(stage_move) => matches!(
+                stage_move.state,
+                GateState::GateApproved | GateState::GateRejected
+            ),
+            _ => false,
         }
     }
 
@@ -569,6 +607,51 @@ impl GateRow {
     }
 }
 
+impl DecisionRecorded {
+    /// Stage, Decision, Options, Rationale, Unit, Workflow, as the reference's `aidlc-log.ts
+    /// decision` orders them; the optional ones only when present.
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.scope.stage),
+            (field::DECISION, &self.decision),
+            (field::OPTIONS, &self.options),
+            (field::RATIONALE, &self.rationale),
+            (field::UNIT, &self.scope.unit),
+            (field::WORKFLOW, &self.scope.workflow),
+        ];
+        AuditRow::trusted(
+            DECISION_RECORDED_HEADING,
+            DECISION_RECORDED,
+            present_fields(&fields),
+        )
+    }
+}
+
+impl QuestionAnswered {
+    /// Stage, Details, Unit, Workflow, as the reference's `aidlc-log.ts answer` orders them.
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.scope.stage),
+            (field::DETAILS, &self.details),
+            (field::UNIT, &self.scope.unit),
+            (field::WORKFLOW, &self.scope.workflow),
+        ];
+        AuditRow::trusted(
+            QUESTION_ANSWERED_HEADING,
+            QUESTION_ANSWERED,
+            present_fields(&fields),
+        )
+    }
+}
+
+/// The pairs whose value is present, in order.
+fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static str, String)> {
+    fields
+        .iter()
+        .filter_map(|(key, value)| value.as_ref().map(|value| (*key, value.clone())))
+        .collect()
+}
+
 impl BlockingOverride {
     /// Blocking Sensor Override `true`, Blocking Sensor IDs, Blocking Sensor Detail Paths (when
     /// there are any), Blocking Sensor Reasons.
@@ -636,6 +719,12 @@ impl AuditRow {
             observed_seconds,
         }
         .to_row()
+    }
+
+    /// `HUMAN_TURN`, with no fields (the reference's `aidlc-record-human-turn.ts` records presence
+    /// only).
+    pub fn human_turn() -> Self {
+        AuditRow::trusted(HUMAN_TURN_HEADING, HUMAN_TURN, Vec::new())
     }
 
     /// `STAGE_AWAITING_APPROVAL` (heading `Stage Awaiting Approval`) with `fields` in the order
@@ -808,6 +897,49 @@ mod tests {
     }
 
     #[test]
+    fn the_interaction_receipts_are_the_reference_blocks_and_read_back() {
+        let decision = DecisionRecorded {
+            scope: StageScope {
+                unit: Some("u1".to_owned()),
+                ..scope("s")
+            },
+            decision: Some("Blocking gate sensor failure".to_owned()),
+            options: Some("Fix findings,Override blocking sensors".to_owned()),
+            rationale: Some("why".to_owned()),
+        };
+        assert_eq!(
+            format_block(&decision.to_row(), "T"),
+            "\n## Decision Recorded\n**Timestamp**: T\n**Event**: DECISION_RECORDED\n**Stage**: s\n**Decision**: Blocking gate sensor failure\n**Options**: Fix findings,Override blocking sensors\n**Rationale**: why\n**Unit**: u1\n\n---\n"
+        );
+        assert_eq!(
+            read(&decision.to_row()),
+            AuditEvent::DecisionRecorded(decision)
+        );
+        let answer = QuestionAnswered {
+            scope: scope("s"),
+            details: Some("Override blocking sensors".to_owned()),
+        };
+        assert_eq!(
+            format_block(&answer.to_row(), "T"),
+            "\n## Question Answered\n**Timestamp**: T\n**Event**: QUESTION_ANSWERED\n**Stage**: s\n**Details**: Override blocking sensors\n\n---\n"
+        );
+        assert_eq!(read(&answer.to_row()), AuditEvent::QuestionAnswered(answer));
+        assert_eq!(
+            format_block(&AuditRow::human_turn(), "T"),
+            "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
+        );
+        assert_eq!(read(&AuditRow::human_turn()), AuditEvent::HumanTurn);
+        assert!(
+            AuditEvent::QuestionAnswered(QuestionAnswered {
+                scope: scope("s"),
+                details: None,
+            })
+            .spends_a_human_turn()
+        );
+        assert!(!AuditEvent::HumanTurn.spends_a_human_turn());
+    }
+
+    #[test]
     fn the_gate_row_writes_its_fields_in_the_reference_order() {
         let gate_row = GateRow {
             scope: scope("s"),
@@ -878,6 +1010,7 @@ mod tests {
                 scope: scope("s"),
                 decision: Some("D".to_owned()),
                 options: Some("a, b".to_owned()),
+                rationale: None,
             })
         );
         assert_eq!(
