@@ -9,6 +9,7 @@
 //! - [`parse`]: tracked queries that parse each file and the small catalogues;
 //! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
 //! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
+//! - [`hook_install`]: `aidlc hook install`, the hooks registered in `<harness>/settings.json`;
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
@@ -48,6 +49,7 @@ pub mod fs_util;
 pub mod gate;
 pub mod github_actions;
 pub mod graph;
+pub mod hook_install;
 pub mod interrupt;
 pub mod js_json;
 pub mod js_text;

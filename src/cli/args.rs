@@ -86,6 +86,8 @@ pub enum Command {
     /// Exit status: 0 after the editor's `shutdown` and `exit`, 1 when the editor exits or
     /// goes away without `shutdown`, 2 when no project is found or the stream breaks.
     Lsp(ProjectArgs),
+    /// Register aidlc's hooks with the agent harness (`hook install`).
+    Hook(HookSettingsArgs),
     /// Draw the stage graph: Mermaid (default), Graphviz dot, or JSON.
     ///
     /// Phases are clusters, arrows go from each required stage to the stage that requires it
@@ -109,6 +111,39 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page of `aidlc` (roff), e.g. `aidlc man | man -l -`.
     Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HookSettingsArgs {
+    #[command(subcommand)]
+    pub command: HookSettingsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookSettingsCommand {
+    /// Add (or update) the write hook (`PostToolUse`, `Write|Edit`: `engine hook run-sensors`)
+    /// and the human-turn hook (`UserPromptSubmit`: `engine hook record-human-turn`) in
+    /// `<harness>/settings.json`, replacing the reference's `aidlc-run-sensors.ts` and
+    /// `aidlc-record-human-turn.ts` entries. Keeps every other key and the file's layout; a
+    /// second run changes nothing; a malformed file is refused, never overwritten.
+    Install(HookInstallArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HookInstallArgs {
+    /// Print the file as it would be written (on stdout) and the changes (on stderr); write
+    /// nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove aidlc's hooks instead (the reference's entries are not restored).
+    #[arg(long)]
+    pub uninstall: bool,
+    /// How the hooks call aidlc: `aidlc` (on the PATH, e.g. `cargo install`), `npx aidlc` (a
+    /// project-local npm install), or an absolute path.
+    #[arg(long, value_name = "PROGRAM", default_value = crate::hook_install::DEFAULT_PROGRAM)]
+    pub program: String,
+    #[command(flatten)]
+    pub project: ProjectArgs,
 }
 
 #[derive(Debug, clap::Args)]

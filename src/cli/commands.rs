@@ -62,6 +62,7 @@ pub fn run(cli: Cli) -> ExitStatus {
             }
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
+        Command::Hook(args) => crate::cli::hook_settings::run(&args),
         Command::Schema(args) => schema(&args),
         Command::Completions(args) => completions(&args),
         Command::Man => man_page(),
@@ -87,6 +88,7 @@ fn runs_sensor_workers(command: &Command) -> bool {
         Command::Init(_)
         | Command::Compile(_)
         | Command::Lsp(_)
+        | Command::Hook(_)
         | Command::Graph(_)
         | Command::Schema(_)
         | Command::Completions(_)
@@ -199,12 +201,15 @@ fn init(args: &InitArgs) -> ExitStatus {
                     }
                 }
                 printer.status(&format!(
-                    "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}",
+                    "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}; aidlc hook install --project-dir {0} registers the write hook",
                     args.dir
                 ));
                 return ExitStatus::Success;
             }
-            printer.status(&format!("next: aidlc compile --project-dir {}", args.dir));
+            printer.status(&format!(
+                "next: aidlc compile --project-dir {0}, then aidlc hook install --project-dir {0} to register the write hook (--program \"npx aidlc\" for an npm install)",
+                args.dir
+            ));
             ExitStatus::Success
         }
         Err(error) => {

@@ -7,6 +7,7 @@ mod engine;
 mod gate;
 mod gate_step;
 mod graph_picture;
+mod hook_settings;
 mod printer;
 mod project;
 mod watch_loop;

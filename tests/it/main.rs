@@ -35,6 +35,8 @@
 //!   (issue 10's proof);
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
 //!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
+//! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
+//!   hooks, the 2.6.54 reference install's and a malformed one;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
 //!   Action and the pre-commit hooks;
 //! - `docs`: the documentation stays in step with the code.
@@ -52,6 +54,7 @@ mod fail_closed_gate;
 mod failure_scenarios;
 mod gate;
 mod gate_step;
+mod hook_install;
 mod incremental;
 mod install;
 mod ledger_integrity;
