@@ -10,6 +10,7 @@
 //! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
 //! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
 //! - [`hook_install`]: `aidlc hook install`, the hooks registered in `<harness>/settings.json`;
+//! - [`doctor`]: `aidlc doctor`, rows of pass / warn / fail with their fixes;
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
@@ -42,6 +43,7 @@ pub mod db;
 pub mod diagnostics;
 pub mod discover;
 pub mod dispatch;
+pub mod doctor;
 pub mod english;
 pub mod fingerprint;
 pub mod framework;

@@ -88,6 +88,10 @@ pub enum Command {
     Lsp(ProjectArgs),
     /// Register aidlc's hooks with the agent harness (`hook install`).
     Hook(HookSettingsArgs),
+    /// Check the installation: the compile and graph drift, dead bindings, skipped files, rule
+    /// pairings, the hooks registered in settings.json, the Node tools, the ledger. Exits 1
+    /// when a row fails. Writes nothing.
+    Doctor(DoctorArgs),
     /// Draw the stage graph: Mermaid (default), Graphviz dot, or JSON.
     ///
     /// Phases are clusters, arrows go from each required stage to the stage that requires it
@@ -111,6 +115,23 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page of `aidlc` (roff), e.g. `aidlc man | man -l -`.
     Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// `human` (a row per line: ✓ pass, ! warn, ✗ fail, with the fix) or `json` (one document).
+    #[arg(long, value_enum, default_value_t = DoctorFormat::Human)]
+    pub format: DoctorFormat,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+//
+// No doc comments on the variants: clap would show them as the values' help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DoctorFormat {
+    Human,
+    Json,
 }
 
 #[derive(Debug, clap::Args)]

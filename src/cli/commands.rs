@@ -63,6 +63,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
         Command::Hook(args) => crate::cli::hook_settings::run(&args),
+        Command::Doctor(args) => crate::cli::doctor::run(&args),
         Command::Schema(args) => schema(&args),
         Command::Completions(args) => completions(&args),
         Command::Man => man_page(),
@@ -89,6 +90,7 @@ fn runs_sensor_workers(command: &Command) -> bool {
         | Command::Compile(_)
         | Command::Lsp(_)
         | Command::Hook(_)
+        | Command::Doctor(_)
         | Command::Graph(_)
         | Command::Schema(_)
         | Command::Completions(_)

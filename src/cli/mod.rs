@@ -3,6 +3,7 @@
 
 mod args;
 mod commands;
+mod doctor;
 mod engine;
 mod gate;
 mod gate_step;

@@ -12,6 +12,7 @@
 //! - `watch`: `compile --watch` driven by real file edits;
 //! - `lsp`: `aidlc lsp` driven by a JSON-RPC client over its stdio (diagnostics, navigation,
 //!   completion, quick fixes, bad requests, cancellation), and by headless Neovim;
+//! - `doctor`: `aidlc doctor`, each row driven to pass and to fail or warn, nothing written;
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
 //! - `ledger_integrity`: the ledger stays whole and inside the project (torn tails, the terminal
 //!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
@@ -47,6 +48,7 @@ mod ci_formats;
 mod compile;
 mod compile_fuzz;
 mod docs;
+mod doctor;
 mod engine;
 mod fail_closed_compile;
 mod fail_closed_dispatch;
