@@ -24,6 +24,7 @@ use crate::dispatch::fire::{
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry, produce_dirs};
+use crate::dispatch::time_limit::GateLimits;
 use crate::dispatch::verdict::{ScriptError, Verdict};
 use crate::gate::deliverables::{
     DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
@@ -402,7 +403,11 @@ fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
 }
 
 /// Run the planned fires on `jobs` threads, recording each (audit rows, detail files) unless
-/// `record` is false. Results come back in plan order.
+/// `record` is false, each under `limits`. Results come back in plan order.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the resolved inputs and the request's independent settings, passed as they are"
+)]
 pub fn run_gate_fires(
     workspace: &Workspace,
     registry: &LiveRegistry,
@@ -410,13 +415,14 @@ pub fn run_gate_fires(
     fires: &[PlannedFire],
     jobs: usize,
     record: bool,
+    limits: &GateLimits,
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
     let run_all = || {
         fires
             .par_iter()
             .map(|planned| {
-                let fire = run_one(workspace, registry, nodes, planned, record);
+                let fire = run_one(workspace, registry, nodes, planned, record, limits);
                 on_fire_done();
                 fire
             })
@@ -437,6 +443,7 @@ fn run_one(
     nodes: &[GraphNode],
     planned: &PlannedFire,
     record: bool,
+    limits: &GateLimits,
 ) -> GateFire {
     let started = Instant::now();
     let request = FireRequest {
@@ -450,7 +457,7 @@ fn run_one(
     // still from just before the fire to just after it.
     let bracket =
         (planned.severity == Severity::Blocking).then(|| Bracket::open(&planned.deliverable));
-    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record, limits);
     let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
     let detail_path = fired
         .detail_path
@@ -490,16 +497,18 @@ pub struct FiredPlan {
 }
 
 /// One fire, recorded (audit rows, detail file) or not. A fire its pre-flight refuses is a
-/// `script-error: refused: …` non-evaluation, never a pass. Returns the verdict, the fire id
-/// and the absolute detail path (both `None` when nothing was recorded).
+/// `script-error: refused: …` non-evaluation, never a pass; so is one that `limits` keeps from
+/// starting, and one they cut short is `script-error: cut-short: …`. Returns the verdict, the
+/// fire id and the absolute detail path (both `None` when nothing was recorded).
 pub fn fire_planned(
     workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     request: &FireRequest,
     record: bool,
+    limits: &GateLimits,
 ) -> (Verdict, Option<String>, Option<Utf8PathBuf>) {
-    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record, limits);
     (fired.verdict, fired.fire_id, fired.detail_path)
 }
 
@@ -511,7 +520,9 @@ pub fn fire_planned_keeping_stderr(
     nodes: &[GraphNode],
     request: &FireRequest,
     record: bool,
+    limits: &GateLimits,
 ) -> FiredPlan {
+    let limit = limits.for_one_fire();
     let refused = |message: String| FiredPlan {
         verdict: Verdict::ScriptError(ScriptError::Refused(message)),
         fire_id: None,
@@ -521,7 +532,7 @@ pub fn fire_planned_keeping_stderr(
     match prepare_fire_with(workspace, request, registry, nodes) {
         Err(refusal) => refused(refusal.message),
         Ok(prepared) if !record => {
-            let (verdict, stderr_tail) = evaluate_without_recording(&prepared);
+            let (verdict, stderr_tail) = evaluate_without_recording(&prepared, limit.as_ref());
             FiredPlan {
                 verdict,
                 fire_id: None,
@@ -529,7 +540,12 @@ pub fn fire_planned_keeping_stderr(
                 stderr_tail,
             }
         }
-        Ok(prepared) => match run_fire(workspace, &prepared, &FireContext::default()) {
+        Ok(prepared) => match run_fire(
+            workspace,
+            &prepared,
+            &FireContext::default(),
+            limit.as_ref(),
+        ) {
             Ok(report) => FiredPlan {
                 verdict: report.verdict,
                 fire_id: Some(report.fire_id),

@@ -94,20 +94,15 @@ fn append_row_with(
 }
 
 /// Refuse the write when any of the folders a fire writes into (the shard's folder, the
-/// record's `.aidlc-engine`, the detail file's folder) escapes the project: the fire's
+/// install's detail folder, the detail file's folder) escapes the project: the fire's
 /// pre-flight, before `SENSOR_FIRED`, so that a refused fire writes nothing.
 pub fn check_fire_folders(
     project_dir: &Utf8Path,
-    record_root: &Utf8Path,
+    detail_dir: &Utf8Path,
     shard_path: &Utf8Path,
     detail_path: &Utf8Path,
 ) -> Result<(), WriteFolderError> {
-    let engine_dir = workspace::engine_dir(record_root);
-    let folders = [
-        shard_path.parent(),
-        Some(engine_dir.as_path()),
-        detail_path.parent(),
-    ];
+    let folders = [shard_path.parent(), Some(detail_dir), detail_path.parent()];
     for folder in folders.into_iter().flatten() {
         workspace::check_write_folder(project_dir, folder)?;
     }
