@@ -30,7 +30,7 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
             )];
         }
     };
-    vec![
+    let mut rows = vec![
         hook_row(
             workspace.project_dir(),
             &shown,
@@ -51,7 +51,104 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
             &[REFERENCE_HUMAN_TURN_HOOK],
             false,
         ),
-    ]
+    ];
+    rows.extend(health_rows(workspace));
+    rows
+}
+
+/// The reference's heartbeat and drop rows (§8), read from the health folder the install's
+/// version uses (`Workspace::hooks_health_dir`).
+fn health_rows(workspace: &Workspace) -> Vec<Row> {
+    let health_dir = workspace.hooks_health_dir();
+    let shown = workspace.layout.display(&health_dir);
+    let mut names: Vec<String> = match health_dir.read_dir_utf8() {
+        Ok(entries) => entries
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name().to_owned())
+            .collect(),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(error) => {
+            return vec![Row::fail(
+                format!("Hook health: {shown} cannot be read: {error}"),
+                format!("check the permissions on {shown}"),
+            )];
+        }
+    };
+    names.sort();
+    let heartbeats: Vec<String> = names
+        .iter()
+        .filter_map(|name| {
+            let hook = name.strip_suffix(".last")?;
+            let stamp = std::fs::read_to_string(health_dir.join(name)).ok()?;
+            Some(format!("{hook} {}", stamp.trim()))
+        })
+        .collect();
+    let heartbeat = if heartbeats.is_empty() {
+        Row::pass("Hook heartbeats: not yet fired (first workflow stage will populate)")
+    } else {
+        Row::pass(format!("Hooks last fired: {}", heartbeats.join(", ")))
+    };
+    let mut rows = vec![heartbeat];
+    let mut advisory = Vec::new();
+    for name in &names {
+        let Some(hook) = name.strip_suffix(".drops") else {
+            continue;
+        };
+        let path = health_dir.join(name);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            rows.push(Row::fail(
+                format!(
+                    "Hook drops ({hook}): {} cannot be read",
+                    workspace.layout.display(&path)
+                ),
+                format!("check the permissions on {shown}"),
+            ));
+            continue;
+        };
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.trim().is_empty())
+            .collect();
+        let Some(last) = lines.last() else {
+            continue;
+        };
+        let degraded = lines
+            .iter()
+            .filter(|line| line.contains("[degraded]"))
+            .count();
+        if degraded > 0 {
+            rows.push(Row::fail(
+                format!(
+                    "Hook drops ({hook}): {degraded} degraded of {}",
+                    lines.len()
+                ),
+                format!(
+                    "read {} (latest: {}); fix the cause",
+                    workspace.layout.display(&path),
+                    last.split('\t').skip(1).collect::<Vec<_>>().join(" ")
+                ),
+            ));
+        } else {
+            let stamp = last.split('\t').next().unwrap_or_default().trim();
+            let stamp = if stamp.len() >= 20 && stamp.as_bytes()[10] == b'T' {
+                stamp
+            } else {
+                "unparseable line"
+            };
+            advisory.push(format!("{hook} x{} (last {stamp})", lines.len()));
+        }
+    }
+    rows.push(if advisory.is_empty() {
+        Row::pass("Hook drops: none recorded")
+    } else {
+        Row::warn(
+            format!("Hook drops recorded (advisory): {}", advisory.join(", ")),
+            format!(
+                "a hook swallowed a failure and let the write through unchecked; read the .drops file(s) under {shown} for the reasons, then delete them"
+            ),
+        )
+    });
+    rows
 }
 
 /// `(event, command)` of every hook command the settings register; an absent file registers

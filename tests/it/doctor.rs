@@ -316,3 +316,50 @@ fn a_torn_shard_a_stale_lock_and_stale_temporaries_warn() {
         "{rows:#?}"
     );
 }
+
+#[test]
+fn hook_heartbeats_pass_and_drops_warn_or_fail_where_the_install_keeps_them() {
+    let project = healthy();
+    let record = "aidlc/spaces/default/intents/261201-demo";
+    project.write(
+        &format!("{record}/aidlc-state.md"),
+        "# State\n\n- **Current Stage**: first-stage\n",
+    );
+    let (_, rows) = doctor(&project);
+    assert_eq!(
+        row(&rows, "Hook heartbeats")["label"],
+        "Hook heartbeats: not yet fired (first workflow stage will populate)"
+    );
+    assert_eq!(
+        row(&rows, "Hook drops")["label"],
+        "Hook drops: none recorded"
+    );
+    let health = format!("{record}/.aidlc-hooks-health");
+    project.write(
+        &format!("{health}/run-sensors.last"),
+        "2026-12-01T10:00:00Z\n",
+    );
+    project.write(
+        &format!("{health}/run-sensors.drops"),
+        "2026-12-01T10:00:00Z\tno graph\n2026-12-01T10:05:00Z\tpayload unreadable\n",
+    );
+    let (run, rows) = doctor(&project);
+    assert_eq!(run.status, 0);
+    assert_eq!(
+        row(&rows, "Hooks last fired")["label"],
+        "Hooks last fired: run-sensors 2026-12-01T10:00:00Z"
+    );
+    let drops = row(&rows, "Hook drops recorded");
+    assert_eq!(drops["status"], "warn");
+    assert_eq!(
+        drops["label"],
+        "Hook drops recorded (advisory): run-sensors x2 (last 2026-12-01T10:05:00Z)"
+    );
+    project.write(
+        &format!("{health}/compose.drops"),
+        "2026-12-01T10:06:00Z\t[degraded] plugin dropped\n",
+    );
+    let (run, rows) = doctor(&project);
+    assert_eq!(run.status, 1);
+    assert_eq!(status(&rows, "Hook drops (compose)"), "fail", "{rows:#?}");
+}
