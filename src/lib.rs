@@ -19,6 +19,7 @@
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
 //! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
+//! - [`learnings`]: `engine learnings surface|persist`, the learning loop's engine steps;
 //! - [`receipts`]: `engine log decision|answer` and the human-turn hook, the override's receipt;
 //! - [`audit`]: the audit ledger (typed events, shards, detail files), its timestamps and its
 //!   cross-process lock;
@@ -55,6 +56,7 @@ pub mod hook_install;
 pub mod interrupt;
 pub mod js_json;
 pub mod js_text;
+pub mod learnings;
 pub mod lsp;
 pub mod parse;
 pub mod process_group;

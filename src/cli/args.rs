@@ -360,6 +360,9 @@ pub enum EngineCommand {
     /// Record the conductor's interactions in the audit (the receipt a blocking-sensor override
     /// needs): the decision offered, then the human's answer.
     Log(LogArgs),
+    /// The learning loop's engine steps (the gate ritual): `surface` a stage's memory.md as
+    /// candidates, `persist` the conductor's picks.
+    Learnings(LearningsArgs),
     /// The gate's sensor step, as the conductor calls it when a stage reaches its approval gate.
     Gate(EngineGateArgs),
     /// `sensor-<id> --stage S --output-path P` (or `--file-path P`): run one shipped sensor as
@@ -473,6 +476,44 @@ pub struct GateOverrideArgs {
     /// The human's exact choice, with `--override-blocking-sensors`.
     #[arg(long, value_name = "CHOICE", allow_hyphen_values = true)]
     pub user_input: Option<String>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LearningsArgs {
+    #[command(subcommand)]
+    pub command: LearningsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LearningsCommand {
+    /// Print the stage's memory.md entries as candidates (JSON), with `selections_file`: the
+    /// path the conductor writes the picks to. Read-only.
+    Surface(LearningsSurfaceArgs),
+    /// Persist the picks in the selections file: learnings to
+    /// aidlc/spaces/<space>/memory/{project,team}.md, sensors scaffolded and bound to their
+    /// stage, `RULE_LEARNED` / `SENSOR_PROPOSED` in the audit. A replay changes nothing.
+    Persist(LearningsPersistArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LearningsSurfaceArgs {
+    /// The stage (the state's Current Stage).
+    #[arg(long, value_name = "SLUG")]
+    pub slug: String,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LearningsPersistArgs {
+    /// The stage the selections were surfaced for.
+    #[arg(long, value_name = "SLUG")]
+    pub slug: String,
+    /// The selections file, at the path `surface` named (no other path is read).
+    #[arg(long, value_name = "PATH")]
+    pub selections_json: Utf8PathBuf,
+    #[command(flatten)]
+    pub project: ProjectArgs,
 }
 
 #[derive(Debug, clap::Args)]

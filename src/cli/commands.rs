@@ -84,7 +84,10 @@ fn runs_sensor_workers(command: &Command) -> bool {
         Command::Engine(engine) => match &engine.command {
             EngineCommand::Sensor(sensor) => matches!(sensor.command, SensorCommand::Fire(_)),
             EngineCommand::Hook(_) | EngineCommand::Gate(_) => true,
-            EngineCommand::Intent(_) | EngineCommand::Log(_) | EngineCommand::Worker(_) => false,
+            EngineCommand::Intent(_)
+            | EngineCommand::Log(_)
+            | EngineCommand::Learnings(_)
+            | EngineCommand::Worker(_) => false,
         },
         Command::Init(_)
         | Command::Compile(_)

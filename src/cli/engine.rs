@@ -7,7 +7,8 @@ use std::io::IsTerminal;
 use crate::cli::ExitStatus;
 use crate::cli::args::{
     DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand,
-    IntentNewArgs, LogAnswerArgs, LogCommand, LogDecisionArgs, ProjectArgs, SensorCommand,
+    IntentNewArgs, LearningsCommand, LearningsPersistArgs, LearningsSurfaceArgs, LogAnswerArgs,
+    LogCommand, LogDecisionArgs, ProjectArgs, SensorCommand,
 };
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
@@ -35,6 +36,10 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         EngineCommand::Hook(hook_args) => match &hook_args.command {
             HookCommand::RunSensors(project) => run_sensors(project, &printer),
             HookCommand::RecordHumanTurn(project) => record_human_turn(project, &printer),
+        },
+        EngineCommand::Learnings(learnings_args) => match &learnings_args.command {
+            LearningsCommand::Surface(surface_args) => learnings_surface(surface_args, &printer),
+            LearningsCommand::Persist(persist_args) => learnings_persist(persist_args, &printer),
         },
         EngineCommand::Log(log_args) => match &log_args.command {
             LogCommand::Decision(decision) => log_decision(decision, &printer),
@@ -372,4 +377,45 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
         printer.status(&format!("aidlc: the human turn was not recorded: {error}"));
     }
     ExitStatus::Success
+}
+
+/// `learnings surface`: the reply on stdout, exit 0; 1 when refused (§7).
+fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStatus {
+    let workspace = match resolve_workspace(&args.project, printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    match crate::learnings::surface(&workspace, &args.slug) {
+        Ok(reply) => {
+            printer.out(&reply.to_string());
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(printer, &error.to_string(), None);
+            ExitStatus::Failure
+        }
+    }
+}
+
+/// `learnings persist`: the reply on stdout, exit 0; 1 when refused (§7).
+fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStatus {
+    let workspace = match resolve_workspace(&args.project, printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    let Some(cwd) = current_dir() else {
+        error_line(printer, "the working folder is not valid UTF-8", None);
+        return ExitStatus::Error;
+    };
+    let given = lexically_normal(&cwd.join(&args.selections_json));
+    match crate::learnings::persist(&workspace, &args.slug, &given, std::time::SystemTime::now()) {
+        Ok(reply) => {
+            printer.out(&reply.json().to_string());
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(printer, &error.to_string(), None);
+            ExitStatus::Failure
+        }
+    }
 }

@@ -18,6 +18,8 @@
 //!   cap, `gate check --timeout`) stop sleeping workers, record drops and never pass;
 //! - `sensor_cli`: the reference's own pinning scenarios for `sensor list`, `sensor describe` and
 //!   the `fire` refusals (t92, t93), against our binary;
+//! - `learnings`: `engine learnings surface|persist`: the round trip to a sensor that fires,
+//!   a replay that changes nothing, the refusals, and the reference's bytes (Bun);
 //! - `ledger_integrity`: the ledger stays whole and inside the project (torn tails, the terminal
 //!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
@@ -64,6 +66,7 @@ mod gate_step;
 mod hook_install;
 mod incremental;
 mod install;
+mod learnings;
 mod ledger_integrity;
 mod lsp;
 mod receipts;

@@ -43,6 +43,8 @@ pub const QUESTION_ANSWERED: &str = "QUESTION_ANSWERED";
 pub const HUMAN_TURN: &str = "HUMAN_TURN";
 pub const SUMMARY_CONFIRMATION_RECORDED: &str = "SUMMARY_CONFIRMATION_RECORDED";
 pub const AUTONOMY_MODE_SET: &str = "AUTONOMY_MODE_SET";
+pub const RULE_LEARNED: &str = "RULE_LEARNED";
+pub const SENSOR_PROPOSED: &str = "SENSOR_PROPOSED";
 
 const SENSOR_FIRED_HEADING: &str = "Sensor Fired";
 const SENSOR_PASSED_HEADING: &str = "Sensor Passed";
@@ -52,6 +54,8 @@ const STAGE_AWAITING_APPROVAL_HEADING: &str = "Stage Awaiting Approval";
 const DECISION_RECORDED_HEADING: &str = "Decision Recorded";
 const QUESTION_ANSWERED_HEADING: &str = "Question Answered";
 const HUMAN_TURN_HEADING: &str = "Human Turn";
+const RULE_LEARNED_HEADING: &str = "Rule Learned";
+const SENSOR_PROPOSED_HEADING: &str = "Sensor Proposed";
 
 /// The events that close a `SENSOR_FIRED`.
 const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
@@ -90,6 +94,14 @@ pub mod field {
     pub const OPTIONS: &str = "Options";
     pub const RATIONALE: &str = "Rationale";
     pub const MODE: &str = "Mode";
+    pub const CANDIDATE_ID: &str = "Candidate-ID";
+    pub const CONTENT_HASH: &str = "Content-Hash";
+    pub const DESTINATION: &str = "Destination";
+    pub const HEADING: &str = "Heading";
+    pub const SOURCE: &str = "Source";
+    pub const MANIFEST_PATH: &str = "Manifest path";
+    pub const MATCHES: &str = "Matches";
+    pub const DESTINATIONS: &str = "Destinations";
 }
 
 /// The `Mode` of an `AUTONOMY_MODE_SET` that grants autonomy (and so spends a human turn).
@@ -124,6 +136,10 @@ pub enum AuditEvent {
     AutonomyModeSet {
         autonomous: bool,
     },
+    /// `RULE_LEARNED`: a learning persisted to a practice file (upstream §7.3).
+    RuleLearned(RuleLearned),
+    /// `SENSOR_PROPOSED`: a sensor scaffolded and bound by the learning loop (upstream §7.3).
+    SensorProposed(SensorProposed),
     /// An event this engine neither writes nor reads, kept whole.
     Other(AuditBlock),
 }
@@ -242,6 +258,31 @@ pub struct QuestionAnswered {
     pub details: Option<String>,
 }
 
+/// `RULE_LEARNED` (§7.3): Stage, Candidate-ID, Content-Hash (the full SHA-256 of the text),
+/// Destination (absolute), Heading, Source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleLearned {
+    pub stage: Option<String>,
+    pub candidate_id: Option<String>,
+    pub content_hash: Option<String>,
+    pub destination: Option<String>,
+    pub heading: Option<String>,
+    pub source: Option<String>,
+}
+
+/// `SENSOR_PROPOSED` (§7.3): Stage, Candidate-ID, Sensor ID, Manifest path (absolute), Matches,
+/// Destinations (a JSON array of stage slugs), Source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SensorProposed {
+    pub stage: Option<String>,
+    pub candidate_id: Option<String>,
+    pub sensor_id: Option<String>,
+    pub manifest_path: Option<String>,
+    pub matches: Option<String>,
+    pub destinations: Option<String>,
+    pub source: Option<String>,
+}
+
 /// A terminal sensor row, seen through what the three share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SensorOutcome<'e> {
@@ -294,6 +335,23 @@ impl AuditEvent {
             AUTONOMY_MODE_SET => Self::AutonomyModeSet {
                 autonomous: block.field(field::MODE) == Some(AUTONOMOUS_MODE),
             },
+            RULE_LEARNED => Self::RuleLearned(RuleLearned {
+                stage: text(&block, field::STAGE),
+                candidate_id: text(&block, field::CANDIDATE_ID),
+                content_hash: text(&block, field::CONTENT_HASH),
+                destination: text(&block, field::DESTINATION),
+                heading: text(&block, field::HEADING),
+                source: text(&block, field::SOURCE),
+            }),
+            SENSOR_PROPOSED => Self::SensorProposed(SensorProposed {
+                stage: text(&block, field::STAGE),
+                candidate_id: text(&block, field::CANDIDATE_ID),
+                sensor_id: text(&block, field::SENSOR_ID),
+                manifest_path: text(&block, field::MANIFEST_PATH),
+                matches: text(&block, field::MATCHES),
+                destinations: text(&block, field::DESTINATIONS),
+                source: text(&block, field::SOURCE),
+            }),
             other => match GateState::of_event(other) {
                 Some(state) => Self::StageMoved(StageMove {
                     state,
@@ -318,6 +376,8 @@ impl AuditEvent {
             Self::HumanTurn => HUMAN_TURN,
             Self::SummaryConfirmationRecorded => SUMMARY_CONFIRMATION_RECORDED,
             Self::AutonomyModeSet { .. } => AUTONOMY_MODE_SET,
+            Self::RuleLearned(_) => RULE_LEARNED,
+            Self::SensorProposed(_) => SENSOR_PROPOSED,
             Self::Other(block) => &block.event,
         }
     }
@@ -644,6 +704,39 @@ impl QuestionAnswered {
     }
 }
 
+impl RuleLearned {
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.stage),
+            (field::CANDIDATE_ID, &self.candidate_id),
+            (field::CONTENT_HASH, &self.content_hash),
+            (field::DESTINATION, &self.destination),
+            (field::HEADING, &self.heading),
+            (field::SOURCE, &self.source),
+        ];
+        AuditRow::trusted(RULE_LEARNED_HEADING, RULE_LEARNED, present_fields(&fields))
+    }
+}
+
+impl SensorProposed {
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.stage),
+            (field::CANDIDATE_ID, &self.candidate_id),
+            (field::SENSOR_ID, &self.sensor_id),
+            (field::MANIFEST_PATH, &self.manifest_path),
+            (field::MATCHES, &self.matches),
+            (field::DESTINATIONS, &self.destinations),
+            (field::SOURCE, &self.source),
+        ];
+        AuditRow::trusted(
+            SENSOR_PROPOSED_HEADING,
+            SENSOR_PROPOSED,
+            present_fields(&fields),
+        )
+    }
+}
+
 /// The pairs whose value is present, in order.
 fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static str, String)> {
     fields
@@ -897,6 +990,40 @@ mod tests {
     }
 
     #[test]
+    fn the_learning_rows_are_the_reference_blocks_and_read_back() {
+        let learned = RuleLearned {
+            stage: Some("s".to_owned()),
+            candidate_id: Some("c1".to_owned()),
+            content_hash: Some("ab".to_owned()),
+            destination: Some("/p/aidlc/spaces/default/memory/project.md".to_owned()),
+            heading: Some("## Corrections".to_owned()),
+            source: Some("orchestrator".to_owned()),
+        };
+        assert_eq!(
+            format_block(&learned.to_row(), "T"),
+            "\n## Rule Learned\n**Timestamp**: T\n**Event**: RULE_LEARNED\n**Stage**: s\n**Candidate-ID**: c1\n**Content-Hash**: ab\n**Destination**: /p/aidlc/spaces/default/memory/project.md\n**Heading**: ## Corrections\n**Source**: orchestrator\n\n---\n"
+        );
+        assert_eq!(read(&learned.to_row()), AuditEvent::RuleLearned(learned));
+        let proposed = SensorProposed {
+            stage: Some("s".to_owned()),
+            candidate_id: Some("c2".to_owned()),
+            sensor_id: Some("x".to_owned()),
+            manifest_path: Some("/p/.claude/sensors/aidlc-x.md".to_owned()),
+            matches: Some("**/*.md".to_owned()),
+            destinations: Some("[\"s\"]".to_owned()),
+            source: Some("orchestrator".to_owned()),
+        };
+        assert_eq!(
+            format_block(&proposed.to_row(), "T"),
+            "\n## Sensor Proposed\n**Timestamp**: T\n**Event**: SENSOR_PROPOSED\n**Stage**: s\n**Candidate-ID**: c2\n**Sensor ID**: x\n**Manifest path**: /p/.claude/sensors/aidlc-x.md\n**Matches**: **/*.md\n**Destinations**: [\"s\"]\n**Source**: orchestrator\n\n---\n"
+        );
+        assert_eq!(
+            read(&proposed.to_row()),
+            AuditEvent::SensorProposed(proposed)
+        );
+    }
+
+    #[test]
     fn the_interaction_receipts_are_the_reference_blocks_and_read_back() {
         let decision = DecisionRecorded {
             scope: StageScope {
@@ -988,8 +1115,8 @@ mod tests {
             ),
             AuditRow::new("Human Turn", HUMAN_TURN, vec![("Session", "x".to_owned())]),
             AuditRow::new(
-                "Sensor Proposed",
-                "SENSOR_PROPOSED",
+                "Health Check",
+                "HEALTH_CHECKED",
                 vec![("Candidate-ID", "c1".to_owned())],
             ),
         ];
@@ -1021,11 +1148,11 @@ mod tests {
             })
         );
         assert_eq!(events[3], AuditEvent::HumanTurn);
-        let AuditEvent::Other(proposed) = &events[4] else {
+        let AuditEvent::Other(unknown) = &events[4] else {
             panic!("{:?}", events[4]);
         };
-        assert_eq!(proposed.heading, "Sensor Proposed");
-        assert_eq!(proposed.field("Candidate-ID"), Some("c1"));
+        assert_eq!(unknown.heading, "Health Check");
+        assert_eq!(unknown.field("Candidate-ID"), Some("c1"));
         let names: Vec<&str> = events.iter().map(AuditEvent::name).collect();
         assert_eq!(
             names,
@@ -1034,7 +1161,7 @@ mod tests {
                 DECISION_RECORDED,
                 QUESTION_ANSWERED,
                 HUMAN_TURN,
-                "SENSOR_PROPOSED"
+                "HEALTH_CHECKED"
             ]
         );
     }
