@@ -278,14 +278,37 @@ fn persist_learnings(
             contents.push((path.clone(), before.clone(), before));
             contents.len() - 1
         };
-        let marker = format!("<!-- cid:{intent_key}:{}:{hash} -->", file.stage_slug);
+        let slug = file.stage_slug.as_str();
+        let marker = format!("<!-- cid:{intent_key}:{slug}:{hash} -->");
         let heading = practice_heading(heading);
-        let has_line = contents[index].2.contains(&marker);
-        let has_row = entries.iter().any(|entry| {
-            matches!(&entry.event, AuditEvent::RuleLearned(row)
-                if row.stage.as_deref() == Some(file.stage_slug.as_str())
-                    && row.content_hash.as_deref() == Some(hash.as_str()))
+        let content = &contents[index].2;
+        // The markers older versions wrote count only on a line with this very text, so a
+        // different learning that reused a positional candidate id is never taken for a retry.
+        let short_hash_line = legacy_line_matches(
+            content,
+            &format!("<!-- cid:{intent_key}:{slug}:{} -->", &hash[..8]),
+            text,
+        );
+        let candidate_line = legacy_line_matches(
+            content,
+            &format!("<!-- cid:{intent_key}:{slug}:{candidate_id} -->"),
+            text,
+        ) || legacy_line_matches(
+            content,
+            &format!("<!-- cid:{slug}:{candidate_id} -->"),
+            text,
+        );
+        let has_line = content.contains(&marker) || short_hash_line || candidate_line;
+        let has_row = prior_rule_row(entries, slug, |row| {
+            row.content_hash.as_deref() == Some(hash.as_str())
+                || (short_hash_line && row.content_hash.as_deref() == Some(&hash[..8]))
+                || (candidate_line
+                    && row.content_hash.is_none()
+                    && row.candidate_id.as_deref() == Some(candidate_id.as_str()))
         });
+        if has_row && has_line {
+            continue;
+        }
         if !has_line {
             let line = format!("- {text} (learned {today}) {marker}\n");
             contents[index].2 = append_under_heading(&contents[index].2, &heading, &line);
@@ -320,6 +343,38 @@ fn write_inside(project_dir: &Utf8Path, path: &Utf8Path, text: &str) -> Result<(
     crate::fs_util::write_atomic(path, text.as_bytes()).map_err(|source| LearningsError::Write {
         path: path.to_owned(),
         source,
+    })
+}
+
+/// Whether an earlier `RULE_LEARNED` of `slug` satisfies `matches`.
+fn prior_rule_row(
+    entries: &[LedgerEntry],
+    slug: &str,
+    matches: impl Fn(&RuleLearned) -> bool,
+) -> bool {
+    entries.iter().any(|entry| {
+        matches!(&entry.event, AuditEvent::RuleLearned(row)
+            if row.stage.as_deref() == Some(slug) && matches(row))
+    })
+}
+
+/// The reference's `legacyLineMatchesText`: a line `- <text> (learned YYYY-MM-DD) <marker>`.
+fn legacy_line_matches(content: &str, marker: &str, text: &str) -> bool {
+    content.lines().any(|line| {
+        line.strip_prefix("- ")
+            .and_then(|rest| rest.strip_prefix(text))
+            .and_then(|rest| rest.strip_prefix(" (learned "))
+            .and_then(|rest| {
+                let (date, rest) = rest.split_at_checked(10)?;
+                let is_date = date.bytes().enumerate().all(|(index, byte)| match index {
+                    4 | 7 => byte == b'-',
+                    _ => byte.is_ascii_digit(),
+                });
+                is_date.then_some(rest)
+            })
+            .and_then(|rest| rest.strip_prefix(") "))
+            .and_then(|rest| rest.strip_prefix(marker))
+            .is_some_and(|rest| rest.trim().is_empty())
     })
 }
 
@@ -572,6 +627,26 @@ mod tests {
             "---\nslug: s\nsensors:\n  - new\n---\nbody\n"
         );
         assert_eq!(bound_stage_text("no frontmatter\n", "new"), None);
+    }
+
+    #[test]
+    fn a_legacy_marker_counts_only_on_a_line_with_the_same_text() {
+        let content = "## Corrections\n- Keep it short. (learned 2026-01-02) <!-- cid:s:c1 -->\n";
+        assert!(legacy_line_matches(
+            content,
+            "<!-- cid:s:c1 -->",
+            "Keep it short."
+        ));
+        assert!(!legacy_line_matches(
+            content,
+            "<!-- cid:s:c1 -->",
+            "Something else."
+        ));
+        assert!(!legacy_line_matches(
+            content,
+            "<!-- cid:s:c2 -->",
+            "Keep it short."
+        ));
     }
 
     #[test]

@@ -452,3 +452,50 @@ fn the_reference_persists_the_same_bytes() {
     };
     assert_eq!(rows(&ours), rows(&reference));
 }
+
+/// A learning an older version persisted (a candidate-id marker on a line with the same text,
+/// a row without Content-Hash) is not written again; the same marker on other text is not a
+/// retry.
+#[test]
+fn a_learning_under_a_legacy_marker_is_not_written_again() {
+    let (project, record) = example();
+    let surfaced = surface(&project);
+    let intent = surfaced["intent"].as_str().unwrap().to_owned();
+    let practice = "aidlc/spaces/default/memory/project.md";
+    let legacy_line =
+        "- Write stories as Given/When/Then. (learned 2026-01-02) <!-- cid:user-stories:c1 -->\n";
+    let original = format!("{}\n## Stories\n{legacy_line}", project.read(practice));
+    project.write(practice, &original);
+    project.write(
+        &format!("{record}/audit/other-host-aaaaaaaaaaaa.md"),
+        &format!(
+            "{}{}",
+            crate::support::SHARD_HEADER,
+            crate::support::audit_block(
+                "Rule Learned",
+                "RULE_LEARNED",
+                "2026-01-02T00:00:00Z",
+                &[("Stage", STAGE), ("Candidate-ID", "c1")]
+            )
+        ),
+    );
+    let mut picks = selections(&intent);
+    picks["selections"] = json!([picks["selections"][0].clone()]);
+    let selections_file = Utf8PathBuf::from(surfaced["selections_file"].as_str().unwrap());
+    std::fs::create_dir_all(selections_file.parent().unwrap()).unwrap();
+    std::fs::write(&selections_file, picks.to_string()).unwrap();
+    let run = persist(&project, selections_file.as_str());
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("\"rule_learned\":0"), "{}", run.stdout);
+    assert_eq!(project.read(practice), original);
+
+    picks["selections"][0]["text"] = json!("A different learning.");
+    std::fs::write(&selections_file, picks.to_string()).unwrap();
+    let run = persist(&project, selections_file.as_str());
+    assert!(run.stdout.contains("\"rule_learned\":1"), "{}", run.stdout);
+    assert!(
+        project
+            .read(practice)
+            .contains("- A different learning. (learned ")
+    );
+}
