@@ -363,3 +363,57 @@ fn hook_heartbeats_pass_and_drops_warn_or_fail_where_the_install_keeps_them() {
     assert_eq!(run.status, 1);
     assert_eq!(status(&rows, "Hook drops (compose)"), "fail", "{rows:#?}");
 }
+
+/// The rows both doctors print say the same on the 2.6.54 install: paired sensor coverage and
+/// the hooks' heartbeats and drops (with a heartbeat and drops written where that version keeps
+/// them).
+#[test]
+fn the_shared_rows_read_as_the_reference_doctor_prints_them() {
+    let Some(bun) = crate::support::node_tool("bun") else {
+        return;
+    };
+    let project = TestProject::reference_install("2.6.54");
+    let record = "aidlc/spaces/default/intents/261201-demo";
+    project.write(
+        &format!("{record}/aidlc-state.md"),
+        "# State\n\n- **Current Stage**: user-stories\n",
+    );
+    let health = format!("{record}/.aidlc-hooks-health");
+    project.write(
+        &format!("{health}/run-sensors.last"),
+        "2026-12-01T10:00:00Z\n",
+    );
+    project.write(
+        &format!("{health}/run-sensors.drops"),
+        "2026-12-01T10:05:00Z\tpayload unreadable\n",
+    );
+    let output = std::process::Command::new(bun.as_str())
+        .args([".claude/tools/aidlc-utility.ts", "doctor"])
+        .current_dir(&project.root)
+        .env("CLAUDE_PROJECT_DIR", project.root.as_str())
+        .output()
+        .expect("run the reference doctor");
+    let reference = String::from_utf8_lossy(&output.stdout).into_owned();
+    let (_, rows) = doctor(&project);
+    for prefix in [
+        "Paired sensor coverage",
+        "Hooks last fired",
+        "Hook drops recorded",
+    ] {
+        let theirs = reference
+            .lines()
+            .find_map(|line| {
+                line.split_once("  ")
+                    .map(|(_, label)| label)
+                    .filter(|label| label.starts_with(prefix))
+            })
+            .unwrap_or_else(|| panic!("the reference prints no {prefix:?} row: {reference}"));
+        let ours = row(&rows, prefix)["label"].as_str().unwrap();
+        if prefix == "Hook drops recorded" {
+            // The reference's label goes on with its advice; ours puts advice in the fix.
+            assert!(theirs.starts_with(ours), "{theirs:?} vs {ours:?}");
+        } else {
+            assert_eq!(ours, theirs);
+        }
+    }
+}

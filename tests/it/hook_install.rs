@@ -194,3 +194,17 @@ fn a_dry_run_prints_the_file_and_writes_nothing() {
         run.stderr
     );
 }
+
+#[test]
+fn init_names_hook_install_in_its_next_line() {
+    let project = TestProject::empty();
+    let run = project.run(&["init", "demo"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "next: aidlc compile --project-dir demo, then aidlc hook install --project-dir demo"
+        ),
+        "{}",
+        run.stderr
+    );
+}
