@@ -18,12 +18,12 @@ pub(super) fn rows(layout: &Layout) -> Vec<Row> {
     let _inputs = discover::load_project(&mut db, layout);
     compile::compute_in_parallel(&db);
     let outcome = compile::compile(&db);
-    let mut rows = vec![
-        errors_row(&outcome),
-        drift_row(layout, &outcome),
+    let mut rows = vec![errors_row(&outcome), drift_row(layout, &outcome)];
+    rows.extend(stage_file_rows(layout));
+    rows.extend([
         dead_bindings_row(&outcome.diagnostics),
         skipped_files_row(&outcome.diagnostics),
-    ];
+    ]);
     rows.extend(pairing_rows(layout));
     rows
 }
@@ -112,6 +112,59 @@ fn drift_row(layout: &Layout, outcome: &CompileOutcome) -> Row {
         ),
         "run `aidlc compile` (the hook and the gates read the stale graph until then)",
     )
+}
+
+/// The reference's graph rows (§8): graph entries with no stage file (a fail: the hook and the
+/// gates would run a stage that no longer exists), and stage files the graph does not have yet
+/// (advisory until the next compile). Nothing when the graph cannot be read (the drift row
+/// says why).
+fn stage_file_rows(layout: &Layout) -> Vec<Row> {
+    let Ok(graph) = load_graph(&layout.stage_graph_path) else {
+        return Vec::new();
+    };
+    let on_disk: BTreeSet<String> = discover::list_stage_files(&layout.stages_dir)
+        .into_iter()
+        .filter_map(|(_, path)| path.file_stem().map(str::to_owned))
+        .collect();
+    let in_graph: BTreeSet<String> = graph.nodes.iter().map(|node| node.slug.clone()).collect();
+    let orphans: Vec<&String> = in_graph.difference(&on_disk).collect();
+    let uncompiled: Vec<&String> = on_disk.difference(&in_graph).collect();
+    let orphan_row = if orphans.is_empty() {
+        Row::pass(format!(
+            "Orphan stage files: {} graph entries all have files",
+            in_graph.len()
+        ))
+    } else {
+        Row::fail(
+            format!(
+                "Orphan stage files: {} graph entries have no file on disk ({})",
+                orphans.len(),
+                join(&orphans)
+            ),
+            "run `aidlc compile` to drop them from the graph, or restore the stage files",
+        )
+    };
+    let uncompiled_row = if uncompiled.is_empty() {
+        Row::pass("Uncompiled stage files: 0 stage files missing from the compiled graph")
+    } else {
+        Row::warn(
+            format!(
+                "Uncompiled stage files: {} stage file(s) not in the compiled graph (advisory, will not execute until recompiled): {}",
+                uncompiled.len(),
+                join(&uncompiled)
+            ),
+            "run `aidlc compile` to include them",
+        )
+    };
+    vec![orphan_row, uncompiled_row]
+}
+
+fn join(items: &[&String]) -> String {
+    items
+        .iter()
+        .map(|item| item.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn dead_bindings_row(diagnostics: &[Diagnostic]) -> Row {

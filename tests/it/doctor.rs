@@ -364,8 +364,8 @@ fn hook_heartbeats_pass_and_drops_warn_or_fail_where_the_install_keeps_them() {
     assert_eq!(status(&rows, "Hook drops (compose)"), "fail", "{rows:#?}");
 }
 
-/// The rows both doctors print say the same on the 2.6.54 install: paired sensor coverage and
-/// the hooks' heartbeats and drops (with a heartbeat and drops written where that version keeps
+/// The rows both doctors print say the same on the 2.6.54 install: paired sensor coverage, the
+/// graph's orphan and uncompiled stage files, and the hooks' heartbeats and drops (with a heartbeat and drops written where that version keeps
 /// them).
 #[test]
 fn the_shared_rows_read_as_the_reference_doctor_prints_them() {
@@ -416,4 +416,43 @@ fn the_shared_rows_read_as_the_reference_doctor_prints_them() {
             assert_eq!(ours, theirs);
         }
     }
+}
+
+#[test]
+fn graph_entries_without_a_file_fail_and_files_not_yet_compiled_warn() {
+    let project = healthy();
+    let (_, rows) = doctor(&project);
+    assert_eq!(
+        row(&rows, "Orphan stage files")["label"],
+        "Orphan stage files: 2 graph entries all have files"
+    );
+    assert_eq!(
+        row(&rows, "Uncompiled stage files")["label"],
+        "Uncompiled stage files: 0 stage files missing from the compiled graph"
+    );
+    project.write(
+        ".claude/aidlc-common/stages/inception/third-stage.md",
+        &crate::support::stage("third-stage", "inception", "[]", "[]", ""),
+    );
+    let (_, rows) = doctor(&project);
+    assert_eq!(status(&rows, "Uncompiled stage files"), "warn");
+    assert!(
+        row(&rows, "Uncompiled stage files")["label"]
+            .as_str()
+            .unwrap()
+            .ends_with(": third-stage"),
+        "{rows:#?}"
+    );
+    project.remove(".claude/aidlc-common/stages/inception/third-stage.md");
+    project.remove(".claude/aidlc-common/stages/inception/second-stage.md");
+    let (run, rows) = doctor(&project);
+    assert_eq!(run.status, 1);
+    assert_eq!(status(&rows, "Orphan stage files"), "fail", "{rows:#?}");
+    assert!(
+        row(&rows, "Orphan stage files")["label"]
+            .as_str()
+            .unwrap()
+            .contains("(second-stage)"),
+        "{rows:#?}"
+    );
 }
