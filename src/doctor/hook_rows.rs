@@ -16,6 +16,32 @@ use super::{Row, is_executable_file, on_search_path};
 const REFERENCE_WRITE_HOOKS: [&str; 2] = ["aidlc-run-sensors.ts", "aidlc-sensor-fire.ts"];
 const REFERENCE_HUMAN_TURN_HOOK: &str = "aidlc-record-human-turn.ts";
 
+/// One hook the doctor looks for.
+struct ExpectedHook {
+    name: &'static str,
+    event: &'static str,
+    subcommand: &'static str,
+    reference_hooks: &'static [&'static str],
+    /// A missing required hook fails; a missing optional one warns.
+    required: bool,
+}
+
+const WRITE_HOOK: ExpectedHook = ExpectedHook {
+    name: "Write hook",
+    event: "PostToolUse",
+    subcommand: RUN_SENSORS_SUBCOMMAND,
+    reference_hooks: &REFERENCE_WRITE_HOOKS,
+    required: true,
+};
+
+const HUMAN_TURN_HOOK: ExpectedHook = ExpectedHook {
+    name: "Human-turn hook",
+    event: "UserPromptSubmit",
+    subcommand: RECORD_HUMAN_TURN_SUBCOMMAND,
+    reference_hooks: &[REFERENCE_HUMAN_TURN_HOOK],
+    required: false,
+};
+
 pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
     let layout = &workspace.layout;
     let harness_dir = layout.project_dir.join(layout.harness.dir_name());
@@ -30,28 +56,10 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
             )];
         }
     };
-    let mut rows = vec![
-        hook_row(
-            workspace.project_dir(),
-            &shown,
-            &commands,
-            "Write hook",
-            "PostToolUse",
-            RUN_SENSORS_SUBCOMMAND,
-            &REFERENCE_WRITE_HOOKS,
-            true,
-        ),
-        hook_row(
-            workspace.project_dir(),
-            &shown,
-            &commands,
-            "Human-turn hook",
-            "UserPromptSubmit",
-            RECORD_HUMAN_TURN_SUBCOMMAND,
-            &[REFERENCE_HUMAN_TURN_HOOK],
-            false,
-        ),
-    ];
+    let mut rows: Vec<Row> = [WRITE_HOOK, HUMAN_TURN_HOOK]
+        .iter()
+        .map(|hook| hook_row(workspace.project_dir(), &shown, &commands, hook))
+        .collect();
     rows.extend(health_rows(workspace));
     rows
 }
@@ -194,24 +202,23 @@ fn registered_commands(path: &Utf8Path) -> Result<Vec<(String, String)>, String>
     Ok(commands)
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one row per hook, each described by the same facts"
-)]
 fn hook_row(
     project_dir: &Utf8Path,
     shown: &Utf8Path,
     commands: &[(String, String)],
-    name: &str,
-    event: &str,
-    subcommand: &str,
-    reference_hooks: &[&str],
-    required: bool,
+    hook: &ExpectedHook,
 ) -> Row {
+    let ExpectedHook {
+        name,
+        event,
+        subcommand,
+        reference_hooks,
+        required,
+    } = *hook;
     let registered = commands.iter().find(|(registered_event, command)| {
         registered_event == event
             && ((is_our_command(command) && command.ends_with(subcommand))
-                || reference_hooks.iter().any(|hook| command.contains(hook)))
+                || reference_hooks.iter().any(|file| command.contains(file)))
     });
     let Some((_, command)) = registered else {
         let label = format!("{name}: not registered under {event} in {shown}");
