@@ -92,6 +92,10 @@ pub enum ReceiptError {
         "Refusing to record this answer for \"{stage}\": no human turn was recorded in this clone's audit shard after the decision \"{decision}\", so the gate would not accept it as a receipt. Present the choices, end the turn, and record the answer after the human replies."
     )]
     NoHumanTurnSinceDecision { stage: String, decision: String },
+    #[error(
+        "Refusing to acknowledge this approval choice: a real human has not acted at this gate this turn. The gate is report-owned - after the human types their choice, call aidlc-orchestrate.ts report --result approved or rejected; do not log it as an answer."
+    )]
+    ApprovalNotActed,
     #[error("cannot name this clone's audit shard: {0}")]
     Shard(std::io::Error),
     #[error(transparent)]
@@ -175,9 +179,24 @@ pub fn record_answer(
     let _lock = lock::acquire(workspace.project_dir())?;
     let entries = read_record_ledger(record).entries;
     let shard_index = shard_index(record, &shard);
-    if !autonomous_construction_answer(workspace, record, &request.stage)
-        && !human_acted_since_last_resolution(&entries)
-    {
+    let autonomous = autonomous_construction_answer(workspace, record, &request.stage);
+    let human_acted = autonomous || human_acted_since_last_resolution(&entries);
+    // The reference's rule: at an open approval gate with no question asked since it opened,
+    // the choice is the gate's (the conductor reports it), so no QUESTION_ANSWERED is written:
+    // it would spend the human turn the approval needs.
+    let at_open_gate = workspace::read_state_text(record)
+        .is_some_and(|state| stage_awaits_approval(&state, &request.stage));
+    if at_open_gate && !decision_pending_at_gate(&entries, &request.stage) {
+        if !human_acted {
+            return Err(ReceiptError::ApprovalNotActed);
+        }
+        return Ok(json!({
+            "skipped": "QUESTION_ANSWERED",
+            "stage": request.stage,
+            "reason": "approval-gate-report-owned",
+        }));
+    }
+    if !human_acted {
         return Err(ReceiptError::NoHumanTurn);
     }
     if !request.single {
@@ -255,6 +274,65 @@ fn autonomous_construction_answer(workspace: &Workspace, record: &Utf8Path, stag
             .iter()
             .any(|node| node.slug == stage && node.phase == Phase::Construction)
     })
+}
+
+/// The state's checkbox line `- [?] <slug> — …` (the reference's `parseCheckboxes`): the stage
+/// sits at its approval gate.
+pub fn stage_awaits_approval(state_text: &str, slug: &str) -> bool {
+    state_text.lines().any(|line| {
+        line.strip_prefix("- [?] ")
+            .and_then(|rest| rest.split_once('\u{2014}'))
+            .is_some_and(|(name, _)| {
+                let name = name.trim_end();
+                name == slug && !name.contains(char::is_whitespace)
+            })
+    })
+}
+
+/// The reference's `hasPendingDecisionAtGate`: after the stage's latest gate row, a decision
+/// for the stage with no answer after it (rows ordered by timestamp, then position).
+fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
+    let mut relevant: Vec<&LedgerEntry> = entries
+        .iter()
+        .filter(|entry| {
+            matches!(
+                entry.event,
+                AuditEvent::StageAwaitingApproval(_)
+                    | AuditEvent::DecisionRecorded(_)
+                    | AuditEvent::QuestionAnswered(_)
+            )
+        })
+        .collect();
+    relevant.sort_by(|a, b| {
+        (a.timestamp.as_str(), a.shard, a.position).cmp(&(
+            b.timestamp.as_str(),
+            b.shard,
+            b.position,
+        ))
+    });
+    let of_stage = |entry: &LedgerEntry| {
+        entry
+            .event
+            .stage_scope()
+            .is_some_and(|scope| scope.stage.as_deref() == Some(stage))
+    };
+    let Some(gate) = relevant.iter().rposition(|entry| {
+        matches!(entry.event, AuditEvent::StageAwaitingApproval(_)) && of_stage(entry)
+    }) else {
+        return false;
+    };
+    let mut pending = false;
+    for entry in &relevant[gate + 1..] {
+        if !of_stage(entry) {
+            continue;
+        }
+        match entry.event {
+            AuditEvent::DecisionRecorded(_) => pending = true,
+            AuditEvent::QuestionAnswered(_) => pending = false,
+            _ => {}
+        }
+    }
+    pending
 }
 
 /// The reference's `humanActedSinceGate`: a `HUMAN_TURN` after the latest row that resolved
@@ -460,6 +538,17 @@ mod tests {
             &["HUMAN_TURN"],
             &["QUESTION_ANSWERED"]
         ])));
+    }
+
+    #[test]
+    fn a_stage_awaits_approval_by_its_checkbox_line() {
+        let state = "## Stages\n- [x] intent-capture \u{2014} Intent Capture\n- [?] user-stories \u{2014} User Stories\n";
+        assert!(stage_awaits_approval(state, "user-stories"));
+        assert!(!stage_awaits_approval(state, "intent-capture"));
+        assert!(!stage_awaits_approval(
+            "- [-] user-stories \u{2014} x\n",
+            "user-stories"
+        ));
     }
 
     #[test]

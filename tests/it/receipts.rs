@@ -388,3 +388,70 @@ fn the_override_completes_with_aidlc_commands_alone() {
         again.stderr
     );
 }
+
+/// The reference's rule at an open approval gate: with no question asked since the gate
+/// opened, the choice is the gate's, so nothing is written (it would spend the human turn the
+/// approval needs); it still needs a human turn; a question asked after the gate opened is
+/// answered as usual.
+#[test]
+fn an_answer_at_an_open_gate_is_left_to_the_gate() {
+    let project = workflow_project();
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "# State\n\n- **Current Stage**: user-stories\n\n## Stages\n- [?] user-stories \u{2014} User Stories\n",
+    );
+    project.write(
+        &format!("{RECORD}/audit/elsewhere-aaaaaaaaaaaa.md"),
+        &format!(
+            "{}{}",
+            crate::support::SHARD_HEADER,
+            crate::support::audit_block(
+                "Stage Awaiting Approval",
+                "STAGE_AWAITING_APPROVAL",
+                "2026-01-01T00:00:00Z",
+                &[("Stage", "user-stories")]
+            )
+        ),
+    );
+    let early = answer(&project, "Approve");
+    assert_eq!(early.status, 1);
+    assert!(
+        early
+            .stderr
+            .contains("Refusing to acknowledge this approval choice"),
+        "{}",
+        early.stderr
+    );
+    assert_eq!(human_turn(&project, "{}").status, 0);
+    let skipped = answer(&project, "Approve");
+    assert_eq!(skipped.status, 0, "{}", skipped.stderr);
+    assert_eq!(
+        skipped.stdout,
+        "{\"skipped\":\"QUESTION_ANSWERED\",\"stage\":\"user-stories\",\"reason\":\"approval-gate-report-owned\"}\n"
+    );
+    assert_eq!(
+        events(&project),
+        ["STAGE_AWAITING_APPROVAL", "HUMAN_TURN"],
+        "nothing written"
+    );
+    let asked = project.run(&[
+        "engine",
+        "log",
+        "decision",
+        "--stage",
+        "user-stories",
+        "--decision",
+        "Which persona first?",
+        "--options",
+        "Admin,Guest",
+    ]);
+    assert_eq!(asked.status, 0, "{}", asked.stderr);
+    assert_eq!(human_turn(&project, "{}").status, 0);
+    let answered = answer(&project, "Guest");
+    assert_eq!(answered.status, 0, "{}", answered.stderr);
+    assert!(
+        answered
+            .stdout
+            .contains("\"emitted\":\"QUESTION_ANSWERED\"")
+    );
+}
