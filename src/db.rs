@@ -41,12 +41,24 @@ pub struct RuleFileEntry {
     pub relative: String,
 }
 
-/// A file in the sensors folder that the discovery rule skips (D3: warned, not loaded).
+/// A file in the sensors or the stages folder that the discovery rule skips (D3: warned, not
+/// loaded). Both kinds travel in one list so that the fingerprint, which records the skipped
+/// paths, sees a new near miss of either kind.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct SkippedSensorFile {
     pub path: Utf8PathBuf,
     pub reason: String,
     pub help: String,
+    pub kind: SkippedFileKind,
+}
+
+/// Which discovery rule skipped a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SkippedFileKind {
+    /// The sensors folder's `aidlc-<id>.md` rule (`skipped-sensor-file`).
+    SensorManifest,
+    /// The stages folder's `<phase>/<slug>.md` rule (`skipped-stage-file`).
+    StageDefinition,
 }
 
 /// Everything one compile reads, as lists of file inputs. Each list is its own field so a

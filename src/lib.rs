@@ -9,6 +9,8 @@
 //! - [`parse`]: tracked queries that parse each file and the small catalogues;
 //! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
 //! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
+//! - [`hook_install`]: `aidlc hook install`, the hooks registered in `<harness>/settings.json`;
+//! - [`doctor`]: `aidlc doctor`, rows of pass / warn / fail with their fixes;
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
@@ -17,6 +19,8 @@
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
 //! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
+//! - [`learnings`]: `engine learnings surface|persist`, the learning loop's engine steps;
+//! - [`receipts`]: `engine log decision|answer` and the human-turn hook, the override's receipt;
 //! - [`audit`]: the audit ledger (typed events, shards, detail files), its timestamps and its
 //!   cross-process lock;
 //! - [`workspace`]: the active space, intent record and audit shard, the folders the engine writes
@@ -40,6 +44,7 @@ pub mod db;
 pub mod diagnostics;
 pub mod discover;
 pub mod dispatch;
+pub mod doctor;
 pub mod english;
 pub mod fingerprint;
 pub mod framework;
@@ -47,13 +52,16 @@ pub mod fs_util;
 pub mod gate;
 pub mod github_actions;
 pub mod graph;
+pub mod hook_install;
 pub mod interrupt;
 pub mod js_json;
 pub mod js_text;
+pub mod learnings;
 pub mod lsp;
 pub mod parse;
 pub mod process_group;
 pub mod random_hex;
+pub mod receipts;
 pub mod render_graph;
 pub mod resolve;
 pub mod schema;

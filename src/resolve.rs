@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::db::{Project, SourceFile};
+use crate::db::{Project, SkippedFileKind, SourceFile};
 use crate::diagnostics::{Code, Diagnostic, closest_match};
 use crate::dispatch::glob::SensorGlob;
 use crate::graph::output_paths::{StageOutputs, Workspace, declared_output_paths};
@@ -45,13 +45,14 @@ pub fn sensor_registry(db: &dyn salsa::Database) -> SensorRegistry {
     let mut registry = SensorRegistry::default();
     let mut declared: BTreeMap<String, String> = BTreeMap::new();
     for skipped in project.skipped_sensor_files(db) {
+        let code = match skipped.kind {
+            SkippedFileKind::SensorManifest => Code::SkippedSensorFile,
+            SkippedFileKind::StageDefinition => Code::SkippedStageFile,
+        };
         registry.diagnostics.push(
-            Diagnostic::warning(
-                Code::SkippedSensorFile,
-                format!("{} {}", skipped.path, skipped.reason),
-            )
-            .in_file(&skipped.path)
-            .with_help(skipped.help.clone()),
+            Diagnostic::warning(code, format!("{} {}", skipped.path, skipped.reason))
+                .in_file(&skipped.path)
+                .with_help(skipped.help.clone()),
         );
     }
     for &file in project.sensor_files(db) {

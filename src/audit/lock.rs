@@ -339,6 +339,35 @@ fn parse_stale_ms(value: Option<&str>) -> Result<u64, LockError> {
     }
 }
 
+/// What `aidlc doctor` sees of the project's audit lock, by the same stale rule acquisitions
+/// apply. Reads only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockStatus {
+    /// No lock folder.
+    Free,
+    /// Held by a live process, younger than the stale age.
+    Held { pid: Option<u64> },
+    /// Its owner is dead, or it is older than the stale age: the next acquisition reaps it.
+    Stale { pid: Option<u64> },
+    /// No readable owner stamp yet, inside its grace period.
+    Unstamped,
+}
+
+/// The status of the project's audit lock folder ([`lock_path`]).
+pub fn lock_status(project_dir: &Utf8Path) -> Result<LockStatus, LockError> {
+    let path = lock_path(project_dir);
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(LockStatus::Free);
+    }
+    let pid = read_stamp(&path).and_then(|stamp| stamp.pid);
+    Ok(match inspect_holder(&path, stale_after()?) {
+        Holder::Gone => LockStatus::Free,
+        Holder::Live => LockStatus::Held { pid },
+        Holder::Stale => LockStatus::Stale { pid },
+        Holder::Unstamped { .. } => LockStatus::Unstamped,
+    })
+}
+
 /// The parts of a stamp the stale rule reads.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Stamp {

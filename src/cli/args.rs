@@ -86,6 +86,12 @@ pub enum Command {
     /// Exit status: 0 after the editor's `shutdown` and `exit`, 1 when the editor exits or
     /// goes away without `shutdown`, 2 when no project is found or the stream breaks.
     Lsp(ProjectArgs),
+    /// Register aidlc's hooks with the agent harness (`hook install`).
+    Hook(HookSettingsArgs),
+    /// Check the installation: the compile and graph drift, dead bindings, skipped files, rule
+    /// pairings, the hooks registered in settings.json, the Node tools, the ledger. Exits 1
+    /// when a row fails. Writes nothing.
+    Doctor(DoctorArgs),
     /// Draw the stage graph: Mermaid (default), Graphviz dot, or JSON.
     ///
     /// Phases are clusters, arrows go from each required stage to the stage that requires it
@@ -109,6 +115,56 @@ pub enum Command {
     Completions(CompletionsArgs),
     /// Print the manual page of `aidlc` (roff), e.g. `aidlc man | man -l -`.
     Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// `human` (a row per line: ✓ pass, ! warn, ✗ fail, with the fix) or `json` (one document).
+    #[arg(long, value_enum, default_value_t = DoctorFormat::Human)]
+    pub format: DoctorFormat,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+//
+// No doc comments on the variants: clap would show them as the values' help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DoctorFormat {
+    Human,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HookSettingsArgs {
+    #[command(subcommand)]
+    pub command: HookSettingsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HookSettingsCommand {
+    /// Add (or update) the write hook (`PostToolUse`, `Write|Edit`: `engine hook run-sensors`)
+    /// and the human-turn hook (`UserPromptSubmit`: `engine hook record-human-turn`) in
+    /// `<harness>/settings.json`, replacing the reference's `aidlc-run-sensors.ts` and
+    /// `aidlc-record-human-turn.ts` entries. Keeps every other key and the file's layout; a
+    /// second run changes nothing; a malformed file is refused, never overwritten.
+    Install(HookInstallArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct HookInstallArgs {
+    /// Print the file as it would be written (on stdout) and the changes (on stderr); write
+    /// nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Remove aidlc's hooks instead (the reference's entries are not restored).
+    #[arg(long)]
+    pub uninstall: bool,
+    /// How the hooks call aidlc: `aidlc` (on the PATH, e.g. `cargo install`), `npx aidlc` (a
+    /// project-local npm install), or an absolute path.
+    #[arg(long, value_name = "PROGRAM", default_value = crate::hook_install::DEFAULT_PROGRAM)]
+    pub program: String,
+    #[command(flatten)]
+    pub project: ProjectArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -301,6 +357,12 @@ pub enum EngineCommand {
     Hook(HookArgs),
     /// Intent records.
     Intent(IntentArgs),
+    /// Record the conductor's interactions in the audit (the receipt a blocking-sensor override
+    /// needs): the decision offered, then the human's answer.
+    Log(LogArgs),
+    /// The learning loop's engine steps (the gate ritual): `surface` a stage's memory.md as
+    /// candidates, `persist` the conductor's picks.
+    Learnings(LearningsArgs),
     /// The gate's sensor step, as the conductor calls it when a stage reaches its approval gate.
     Gate(EngineGateArgs),
     /// `sensor-<id> --stage S --output-path P` (or `--file-path P`): run one shipped sensor as
@@ -417,6 +479,104 @@ pub struct GateOverrideArgs {
 }
 
 #[derive(Debug, clap::Args)]
+pub struct LearningsArgs {
+    #[command(subcommand)]
+    pub command: LearningsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LearningsCommand {
+    /// Print the stage's memory.md entries as candidates (JSON), with `selections_file`: the
+    /// path the conductor writes the picks to. Read-only.
+    Surface(LearningsSurfaceArgs),
+    /// Persist the picks in the selections file: learnings to
+    /// aidlc/spaces/<space>/memory/{project,team}.md, sensors scaffolded and bound to their
+    /// stage, `RULE_LEARNED` / `SENSOR_PROPOSED` in the audit. A replay changes nothing.
+    Persist(LearningsPersistArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LearningsSurfaceArgs {
+    /// The stage (the state's Current Stage).
+    #[arg(long, value_name = "SLUG")]
+    pub slug: String,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LearningsPersistArgs {
+    /// The stage the selections were surfaced for.
+    #[arg(long, value_name = "SLUG")]
+    pub slug: String,
+    /// The selections file, at the path `surface` named (no other path is read).
+    #[arg(long, value_name = "PATH")]
+    pub selections_json: Utf8PathBuf,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogArgs {
+    #[command(subcommand)]
+    pub command: LogCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LogCommand {
+    /// `DECISION_RECORDED`: the decision about to be offered, before the question is asked.
+    /// Prints `{"emitted":"DECISION_RECORDED","stage":…}`.
+    Decision(LogDecisionArgs),
+    /// `QUESTION_ANSWERED`: the human's answer, refused unless a human turn was recorded since
+    /// the last answer (and, for the override decision, unless it is one of the offered
+    /// options). Prints `{"emitted":"QUESTION_ANSWERED","stage":…}`.
+    Answer(LogAnswerArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogDecisionArgs {
+    /// The stage the decision belongs to.
+    #[arg(long, value_name = "SLUG")]
+    pub stage: String,
+    /// The decision, e.g. "Blocking gate sensor failure".
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub decision: String,
+    /// The options offered, comma-separated, e.g. "Fix findings,Override blocking sensors".
+    #[arg(long, value_name = "CSV", allow_hyphen_values = true)]
+    pub options: Option<String>,
+    /// Why the decision is asked.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub rationale: Option<String>,
+    /// The unit, for a per-unit stage.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
+    /// A single-stage run (`Workflow: single-stage:<slug>`), which no gate of the main
+    /// workflow reads.
+    #[arg(long)]
+    pub single: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct LogAnswerArgs {
+    /// The stage the answer belongs to.
+    #[arg(long, value_name = "SLUG")]
+    pub stage: String,
+    /// The human's answer, word for word (e.g. "Override blocking sensors").
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
+    pub details: String,
+    /// The unit, for a per-unit stage.
+    #[arg(long, value_name = "UNIT")]
+    pub unit: Option<String>,
+    /// A single-stage run (`Workflow: single-stage:<slug>`).
+    #[arg(long)]
+    pub single: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
 pub struct IntentArgs {
     #[command(subcommand)]
     pub command: IntentCommand,
@@ -455,6 +615,10 @@ pub enum HookCommand {
     /// on a 2.5 or 2.6 install and 30 minutes otherwise. A fire it cuts short is stopped and
     /// recorded as a drop, never as a pass.
     RunSensors(ProjectArgs),
+    /// The `UserPromptSubmit` hook: record a `HUMAN_TURN` in the active record's audit (and
+    /// touch `<record>/.aidlc-human-turn`). Writes nothing when no workflow is active. The
+    /// payload on stdin is read only for its `cwd`. Always exits 0.
+    RecordHumanTurn(ProjectArgs),
 }
 
 #[derive(Debug, clap::Args)]

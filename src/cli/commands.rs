@@ -62,6 +62,8 @@ pub fn run(cli: Cli) -> ExitStatus {
             }
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
+        Command::Hook(args) => crate::cli::hook_settings::run(&args),
+        Command::Doctor(args) => crate::cli::doctor::run(&args),
         Command::Schema(args) => schema(&args),
         Command::Completions(args) => completions(&args),
         Command::Man => man_page(),
@@ -82,11 +84,16 @@ fn runs_sensor_workers(command: &Command) -> bool {
         Command::Engine(engine) => match &engine.command {
             EngineCommand::Sensor(sensor) => matches!(sensor.command, SensorCommand::Fire(_)),
             EngineCommand::Hook(_) | EngineCommand::Gate(_) => true,
-            EngineCommand::Intent(_) | EngineCommand::Worker(_) => false,
+            EngineCommand::Intent(_)
+            | EngineCommand::Log(_)
+            | EngineCommand::Learnings(_)
+            | EngineCommand::Worker(_) => false,
         },
         Command::Init(_)
         | Command::Compile(_)
         | Command::Lsp(_)
+        | Command::Hook(_)
+        | Command::Doctor(_)
         | Command::Graph(_)
         | Command::Schema(_)
         | Command::Completions(_)
@@ -199,12 +206,15 @@ fn init(args: &InitArgs) -> ExitStatus {
                     }
                 }
                 printer.status(&format!(
-                    "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}",
+                    "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}; aidlc hook install --project-dir {0} registers the write hook",
                     args.dir
                 ));
                 return ExitStatus::Success;
             }
-            printer.status(&format!("next: aidlc compile --project-dir {}", args.dir));
+            printer.status(&format!(
+                "next: aidlc compile --project-dir {0}, then aidlc hook install --project-dir {0} to register the write hook (--program \"npx aidlc\" for an npm install)",
+                args.dir
+            ));
             ExitStatus::Success
         }
         Err(error) => {

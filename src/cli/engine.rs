@@ -1,22 +1,26 @@
 //! `aidlc engine …`: the sensor dispatcher (`sensor list|describe|fire`), the worker protocol
-//! (`sensor-<id>`) and the write hook (`hook run-sensors`).
+//! (`sensor-<id>`), the write hook (`hook run-sensors`), the human-turn hook
+//! (`hook record-human-turn`) and the interaction receipts (`log decision|answer`).
 
 use std::io::IsTerminal;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{
     DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand,
-    IntentNewArgs, ProjectArgs, SensorCommand,
+    IntentNewArgs, LearningsCommand, LearningsPersistArgs, LearningsSurfaceArgs, LogAnswerArgs,
+    LogCommand, LogDecisionArgs, ProjectArgs, SensorCommand,
 };
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
-    current_dir, env_var, lexically_normal, resolve_layout, resolve_workspace_near, usable_registry,
+    current_dir, env_var, lexically_normal, resolve_layout, resolve_workspace,
+    resolve_workspace_near, usable_registry,
 };
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::hook;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::time_limit;
+use crate::receipts;
 use crate::sensors;
 use crate::syntax::manifest::FireOn;
 use crate::workspace::Workspace;
@@ -31,6 +35,15 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         },
         EngineCommand::Hook(hook_args) => match &hook_args.command {
             HookCommand::RunSensors(project) => run_sensors(project, &printer),
+            HookCommand::RecordHumanTurn(project) => record_human_turn(project, &printer),
+        },
+        EngineCommand::Learnings(learnings_args) => match &learnings_args.command {
+            LearningsCommand::Surface(surface_args) => learnings_surface(surface_args, &printer),
+            LearningsCommand::Persist(persist_args) => learnings_persist(persist_args, &printer),
+        },
+        EngineCommand::Log(log_args) => match &log_args.command {
+            LogCommand::Decision(decision) => log_decision(decision, &printer),
+            LogCommand::Answer(answer) => log_answer(answer, &printer),
         },
         EngineCommand::Intent(intent_args) => match &intent_args.command {
             IntentCommand::New(new_args) => new_intent(new_args, &printer),
@@ -292,4 +305,117 @@ fn hook_workspace(project: &ProjectArgs, payload: &[u8]) -> Option<Workspace> {
     let dir = lexically_normal(&dir);
     let harness = discover::pick_harness(&dir, project.harness).ok()?;
     Some(Workspace::resolve(Layout::new(&dir, harness, &env_var)))
+}
+
+/// `log decision`: exit 0 with the reply on stdout, 1 when refused (as the reference's
+/// `aidlc-log.ts`), 2 when the project cannot be found.
+fn log_decision(args: &LogDecisionArgs, printer: &Printer) -> ExitStatus {
+    let workspace = match resolve_workspace(&args.project, printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    let request = receipts::DecisionRequest {
+        stage: args.stage.clone(),
+        decision: args.decision.clone(),
+        options: args.options.clone(),
+        rationale: args.rationale.clone(),
+        unit: args.unit.clone(),
+        single: args.single,
+    };
+    print_receipt(
+        receipts::record_decision(&workspace, &request, std::time::SystemTime::now()),
+        printer,
+    )
+}
+
+/// `log answer`: as `log decision`.
+fn log_answer(args: &LogAnswerArgs, printer: &Printer) -> ExitStatus {
+    let workspace = match resolve_workspace(&args.project, printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    let request = receipts::AnswerRequest {
+        stage: args.stage.clone(),
+        details: args.details.clone(),
+        unit: args.unit.clone(),
+        single: args.single,
+    };
+    print_receipt(
+        receipts::record_answer(&workspace, &request, std::time::SystemTime::now()),
+        printer,
+    )
+}
+
+fn print_receipt(
+    result: Result<serde_json::Value, receipts::ReceiptError>,
+    printer: &Printer,
+) -> ExitStatus {
+    match result {
+        Ok(reply) => {
+            printer.out(&reply.to_string());
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(printer, &error.to_string(), None);
+            ExitStatus::Failure
+        }
+    }
+}
+
+/// The human-turn hook. Every path exits 0: a failed mint must never block the human's turn;
+/// it is said on stderr.
+fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
+    let payload = if std::io::stdin().is_terminal() {
+        Vec::new()
+    } else {
+        hook::read_payload_bounded(std::io::stdin()).unwrap_or_default()
+    };
+    let Some(workspace) = hook_workspace(project, &payload) else {
+        return ExitStatus::Success;
+    };
+    if let Err(error) = receipts::record_human_turn(&workspace, std::time::SystemTime::now()) {
+        printer.status(&format!("aidlc: the human turn was not recorded: {error}"));
+    }
+    ExitStatus::Success
+}
+
+/// `learnings surface`: the reply on stdout, exit 0; 1 when refused (§7).
+fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStatus {
+    let workspace = match resolve_workspace(&args.project, printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    match crate::learnings::surface(&workspace, &args.slug) {
+        Ok(reply) => {
+            printer.out(&reply.to_string());
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(printer, &error.to_string(), None);
+            ExitStatus::Failure
+        }
+    }
+}
+
+/// `learnings persist`: the reply on stdout, exit 0; 1 when refused (§7).
+fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStatus {
+    let workspace = match resolve_workspace(&args.project, printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    let Some(cwd) = current_dir() else {
+        error_line(printer, "the working folder is not valid UTF-8", None);
+        return ExitStatus::Error;
+    };
+    let given = lexically_normal(&cwd.join(&args.selections_json));
+    match crate::learnings::persist(&workspace, &args.slug, &given, std::time::SystemTime::now()) {
+        Ok(reply) => {
+            printer.out(&reply.json().to_string());
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(printer, &error.to_string(), None);
+            ExitStatus::Failure
+        }
+    }
 }

@@ -3,10 +3,12 @@
 
 mod args;
 mod commands;
+mod doctor;
 mod engine;
 mod gate;
 mod gate_step;
 mod graph_picture;
+mod hook_settings;
 mod printer;
 mod project;
 mod sensor_usage;

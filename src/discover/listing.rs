@@ -2,14 +2,14 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::db::SkippedSensorFile;
+use crate::db::{SkippedFileKind, SkippedSensorFile};
 use crate::discover::Layout;
 
 /// Every path a compile reads, as absolute paths, each list in discovery order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct InputListing {
     pub sensors: Vec<Utf8PathBuf>,
-    /// Near misses in the sensors folder (warned about, never read).
+    /// Near misses in the sensors and stages folders (warned about, never read).
     pub skipped_sensors: Vec<SkippedSensorFile>,
     /// `(phase folder name, path)`.
     pub stages: Vec<(String, Utf8PathBuf)>,
@@ -27,6 +27,10 @@ impl InputListing {
     /// List every input of `layout`. Missing folders list as empty.
     pub fn of(layout: &Layout) -> Self {
         let (sensors, mut skipped_sensors) = list_sensor_files(&layout.sensors_dir);
+        skipped_sensors.extend(skipped_stage_files(
+            &layout.stages_dir,
+            &layout.display(&layout.stages_dir),
+        ));
         for skipped_file in &mut skipped_sensors {
             skipped_file.path = layout.display(&skipped_file.path);
         }
@@ -119,6 +123,7 @@ pub fn list_sensor_files(sensors_dir: &Utf8Path) -> (Vec<Utf8PathBuf>, Vec<Skipp
                             "move it to the sensors folder as {}",
                             suggested_manifest_name(&inner)
                         ),
+                        kind: SkippedFileKind::SensorManifest,
                     });
                 }
             }
@@ -135,6 +140,7 @@ pub fn list_sensor_files(sensors_dir: &Utf8Path) -> (Vec<Utf8PathBuf>, Vec<Skipp
                     "rename it to {suggestion} and set `id: {}`",
                     &suggestion["aidlc-".len()..suggestion.len() - 3]
                 ),
+                kind: SkippedFileKind::SensorManifest,
             });
         }
     }
@@ -178,6 +184,92 @@ pub fn list_stage_files(stages_dir: &Utf8Path) -> Vec<(String, Utf8PathBuf)> {
         }
     }
     files
+}
+
+/// Files in the stages folder that look like stage definitions but that `list_stage_files`
+/// does not read: directly in the stages folder (not in a phase folder), nested below a phase
+/// folder, or with another extension than `.md` (`.markdown`, `.MD`). Hidden entries and
+/// `README.md` are not reported. The help names paths under `display_root` (the stages folder
+/// as the user sees it).
+pub fn skipped_stage_files(
+    stages_dir: &Utf8Path,
+    display_root: &Utf8Path,
+) -> Vec<SkippedSensorFile> {
+    let mut skipped = Vec::new();
+    let skip = |path: Utf8PathBuf, reason: &str, help: String| SkippedSensorFile {
+        path,
+        reason: reason.to_owned(),
+        help,
+        kind: SkippedFileKind::StageDefinition,
+    };
+    for (name, is_dir) in sorted_entries(stages_dir) {
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = stages_dir.join(&name);
+        if !is_dir {
+            if looks_like_a_stage_file(&name) {
+                skipped.push(skip(
+                    path,
+                    "is not in a phase folder, so it is not loaded (stages are read from `<stages>/<phase>/<slug>.md` only)",
+                    format!(
+                        "move it to {} with <phase> its phase (ideation, inception, construction, operation, …)",
+                        display_root.join("<phase>").join(markdown_name(&name))
+                    ),
+                ));
+            }
+            continue;
+        }
+        for (inner, inner_is_dir) in sorted_entries(&path) {
+            if inner.starts_with('.') {
+                continue;
+            }
+            let inner_path = path.join(&inner);
+            if inner_is_dir {
+                for (nested, nested_is_dir) in sorted_entries(&inner_path) {
+                    if !nested_is_dir
+                        && !nested.starts_with('.')
+                        && looks_like_a_stage_file(&nested)
+                    {
+                        skipped.push(skip(
+                            inner_path.join(&nested),
+                            "is nested below its phase folder; discovery never reads subfolders of a phase folder",
+                            format!(
+                                "move it to {}",
+                                display_root.join(&name).join(markdown_name(&nested))
+                            ),
+                        ));
+                    }
+                }
+            } else if !has_md_extension(&inner) && looks_like_a_stage_file(&inner) {
+                skipped.push(skip(
+                    inner_path,
+                    "does not end in `.md`, so it is not loaded and its stage is not compiled",
+                    format!(
+                        "rename it to {}",
+                        display_root.join(&name).join(markdown_name(&inner))
+                    ),
+                ));
+            }
+        }
+    }
+    skipped
+}
+
+/// A Markdown file by its extension, whatever its case (`.md`, `.markdown`, `.mdown`, `.mkd`),
+/// other than a `README`.
+fn looks_like_a_stage_file(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let Some((stem, extension)) = lower.rsplit_once('.') else {
+        return false;
+    };
+    stem != "readme" && matches!(extension, "md" | "markdown" | "mdown" | "mkd" | "mkdn")
+}
+
+/// `My-Stage.markdown` → `My-Stage.md`: the same stem with the extension discovery reads.
+fn markdown_name(name: &str) -> String {
+    let stem = name.rsplit_once('.').map_or(name, |(stem, _)| stem);
+    format!("{stem}.md")
 }
 
 /// Markdown files directly in `dir`, sorted.

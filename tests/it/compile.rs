@@ -314,3 +314,63 @@ fn pinned_numbers_survive_odd_nodes_in_the_existing_graph() {
         );
     }
 }
+
+/// Issue 14, item 5: a stage file discovery skips is a warning naming the path that would load
+/// it, and a new one defeats "up to date" (its path is in the fingerprint).
+#[test]
+fn stage_files_discovery_skips_are_warned_with_the_path_that_loads_them() {
+    let project = TestProject::minimal();
+    let first = project.compile();
+    assert_eq!(first.status, 0, "{}", first.stderr);
+    let body = crate::support::stage("lost-stage", "inception", "[]", "[]", "");
+    let near_misses = [
+        (
+            ".claude/aidlc-common/stages/lost-stage.md",
+            "is not in a phase folder",
+            ".claude/aidlc-common/stages/<phase>/lost-stage.md",
+        ),
+        (
+            ".claude/aidlc-common/stages/inception/lost-stage.markdown",
+            "does not end in `.md`",
+            "rename it to .claude/aidlc-common/stages/inception/lost-stage.md",
+        ),
+        (
+            ".claude/aidlc-common/stages/inception/drafts/lost-stage.md",
+            "is nested below its phase folder",
+            "move it to .claude/aidlc-common/stages/inception/lost-stage.md",
+        ),
+    ];
+    for (path, _, _) in near_misses {
+        project.write(path, &body);
+    }
+    project.write(".claude/aidlc-common/stages/README.md", "# Stages\n");
+    let compiled = project.run(&["compile", "--format", "json"]);
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    let warnings: Vec<serde_json::Value> = compiled
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(warnings.len(), 3, "{}", compiled.stdout);
+    for (path, reason, help) in near_misses {
+        let warning = warnings
+            .iter()
+            .find(|warning| warning["file"] == path)
+            .unwrap_or_else(|| panic!("{path} is not reported: {}", compiled.stdout));
+        assert_eq!(warning["code"], "skipped-stage-file", "{warning}");
+        assert_eq!(warning["severity"], "warning", "{warning}");
+        assert!(
+            warning["message"].as_str().unwrap().contains(reason),
+            "{warning}"
+        );
+        assert!(
+            warning["help"].as_str().unwrap().contains(help),
+            "{warning}"
+        );
+    }
+    let graph = project.read(crate::support::GRAPH);
+    assert!(
+        !graph.contains("lost-stage"),
+        "skipped files are not compiled"
+    );
+}

@@ -222,7 +222,8 @@ fn a_blocking_failure_refuses_and_names_the_override_steps() {
         "Sensors: shape.".to_owned(),
         format!("Detail paths: {failed}."),
         format!("Reasons: shape@{STAGE_DIR}/doc-b.md: reported findings."),
-        "bun .claude/tools/aidlc-log.ts decision --stage first-stage --decision \"Blocking gate sensor failure\" --options \"Fix findings,Override blocking sensors\"".to_owned(),
+        "aidlc engine log decision --stage first-stage --decision \"Blocking gate sensor failure\" --options \"Fix findings,Override blocking sensors\"".to_owned(),
+        "record it with aidlc engine log answer --stage first-stage --details \"Override blocking sensors\".".to_owned(),
         "Then retry: aidlc engine gate start first-stage --override-blocking-sensors --user-input \"Override blocking sensors\". Autonomous mode cannot override.".to_owned(),
     ] {
         assert!(run.stderr.contains(&expected), "missing {expected:?} in {}", run.stderr);
@@ -230,6 +231,27 @@ fn a_blocking_failure_refuses_and_names_the_override_steps() {
     assert!(
         gate_rows(&project).is_empty(),
         "a refused gate writes no gate row"
+    );
+}
+
+#[test]
+fn on_an_install_with_the_reference_tools_the_refusal_names_them() {
+    let project = blocking_shape();
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    project.write(".claude/tools/aidlc-log.ts", "// the reference's logger\n");
+    let run = gate(&project, &["start", STAGE]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("first run bun .claude/tools/aidlc-log.ts decision --stage first-stage"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("record it with bun .claude/tools/aidlc-log.ts answer. Then retry"),
+        "{}",
+        run.stderr
     );
 }
 

@@ -12,11 +12,14 @@
 //! - `watch`: `compile --watch` driven by real file edits;
 //! - `lsp`: `aidlc lsp` driven by a JSON-RPC client over its stdio (diagnostics, navigation,
 //!   completion, quick fixes, bad requests, cancellation), and by headless Neovim;
+//! - `doctor`: `aidlc doctor`, each row driven to pass and to fail or warn, nothing written;
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
 //! - `time_limits`: the enclosing time limits (the write hook's allowance, the gate's dispatch
 //!   cap, `gate check --timeout`) stop sleeping workers, record drops and never pass;
 //! - `sensor_cli`: the reference's own pinning scenarios for `sensor list`, `sensor describe` and
 //!   the `fire` refusals (t92, t93), against our binary;
+//! - `learnings`: `engine learnings surface|persist`: the round trip to a sensor that fires,
+//!   a replay that changes nothing, the refusals, and the reference's bytes (Bun);
 //! - `ledger_integrity`: the ledger stays whole and inside the project (torn tails, the terminal
 //!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
@@ -31,6 +34,8 @@
 //!   that are not regular files, and the write hook in a fresh clone;
 //! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
 //!   children, signals, special files and in-process timeouts, stdout write failures;
+//! - `receipts`: `engine log decision|answer` and `engine hook record-human-turn`, byte for byte
+//!   with the reference, their refusals, and the override completed with aidlc commands alone;
 //! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
 //!   written byte for byte as their own tools do, side by side with the reference (Bun), and
 //!   their sensors run natively with the install's own health, detail and selections files;
@@ -38,6 +43,8 @@
 //!   (issue 10's proof);
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
 //!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
+//! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
+//!   hooks, the 2.6.54 reference install's and a malformed one;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
 //!   Action and the pre-commit hooks;
 //! - `docs`: the documentation stays in step with the code.
@@ -48,6 +55,7 @@ mod ci_formats;
 mod compile;
 mod compile_fuzz;
 mod docs;
+mod doctor;
 mod engine;
 mod fail_closed_compile;
 mod fail_closed_dispatch;
@@ -55,10 +63,13 @@ mod fail_closed_gate;
 mod failure_scenarios;
 mod gate;
 mod gate_step;
+mod hook_install;
 mod incremental;
 mod install;
+mod learnings;
 mod ledger_integrity;
 mod lsp;
+mod receipts;
 mod reference_installs;
 mod sensor_cli;
 mod support;

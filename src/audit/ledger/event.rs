@@ -41,12 +41,21 @@ pub const STAGE_SKIPPED: &str = "STAGE_SKIPPED";
 pub const DECISION_RECORDED: &str = "DECISION_RECORDED";
 pub const QUESTION_ANSWERED: &str = "QUESTION_ANSWERED";
 pub const HUMAN_TURN: &str = "HUMAN_TURN";
+pub const SUMMARY_CONFIRMATION_RECORDED: &str = "SUMMARY_CONFIRMATION_RECORDED";
+pub const AUTONOMY_MODE_SET: &str = "AUTONOMY_MODE_SET";
+pub const RULE_LEARNED: &str = "RULE_LEARNED";
+pub const SENSOR_PROPOSED: &str = "SENSOR_PROPOSED";
 
 const SENSOR_FIRED_HEADING: &str = "Sensor Fired";
 const SENSOR_PASSED_HEADING: &str = "Sensor Passed";
 const SENSOR_FAILED_HEADING: &str = "Sensor Failed";
 const SENSOR_BUDGET_OVERRIDE_HEADING: &str = "Sensor Budget Override";
 const STAGE_AWAITING_APPROVAL_HEADING: &str = "Stage Awaiting Approval";
+const DECISION_RECORDED_HEADING: &str = "Decision Recorded";
+const QUESTION_ANSWERED_HEADING: &str = "Question Answered";
+const HUMAN_TURN_HEADING: &str = "Human Turn";
+const RULE_LEARNED_HEADING: &str = "Rule Learned";
+const SENSOR_PROPOSED_HEADING: &str = "Sensor Proposed";
 
 /// The events that close a `SENSOR_FIRED`.
 const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
@@ -83,7 +92,20 @@ pub mod field {
     pub const SENSOR_STATE: &str = "Sensor State";
     pub const DECISION: &str = "Decision";
     pub const OPTIONS: &str = "Options";
+    pub const RATIONALE: &str = "Rationale";
+    pub const MODE: &str = "Mode";
+    pub const CANDIDATE_ID: &str = "Candidate-ID";
+    pub const CONTENT_HASH: &str = "Content-Hash";
+    pub const DESTINATION: &str = "Destination";
+    pub const HEADING: &str = "Heading";
+    pub const SOURCE: &str = "Source";
+    pub const MANIFEST_PATH: &str = "Manifest path";
+    pub const MATCHES: &str = "Matches";
+    pub const DESTINATIONS: &str = "Destinations";
 }
+
+/// The `Mode` of an `AUTONOMY_MODE_SET` that grants autonomy (and so spends a human turn).
+const AUTONOMOUS_MODE: &str = "autonomous";
 
 /// The only cap layer this engine writes: the manifest's `timeout_seconds`.
 const REGISTRY_CAP_LAYER: &str = "registry";
@@ -108,6 +130,16 @@ pub enum AuditEvent {
     DecisionRecorded(DecisionRecorded),
     QuestionAnswered(QuestionAnswered),
     HumanTurn,
+    /// `SUMMARY_CONFIRMATION_RECORDED`: a human-backed answer (it spends a human turn).
+    SummaryConfirmationRecorded,
+    /// `AUTONOMY_MODE_SET`, with whether it granted autonomy (which spends a human turn).
+    AutonomyModeSet {
+        autonomous: bool,
+    },
+    /// `RULE_LEARNED`: a learning persisted to a practice file (upstream §7.3).
+    RuleLearned(RuleLearned),
+    /// `SENSOR_PROPOSED`: a sensor scaffolded and bound by the learning loop (upstream §7.3).
+    SensorProposed(SensorProposed),
     /// An event this engine neither writes nor reads, kept whole.
     Other(AuditBlock),
 }
@@ -216,6 +248,7 @@ pub struct DecisionRecorded {
     pub decision: Option<String>,
     /// The offered options, comma-separated, as written.
     pub options: Option<String>,
+    pub rationale: Option<String>,
 }
 
 /// `QUESTION_ANSWERED`, the human's answer.
@@ -223,6 +256,31 @@ pub struct DecisionRecorded {
 pub struct QuestionAnswered {
     pub scope: StageScope,
     pub details: Option<String>,
+}
+
+/// `RULE_LEARNED` (§7.3): Stage, Candidate-ID, Content-Hash (the full SHA-256 of the text),
+/// Destination (absolute), Heading, Source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleLearned {
+    pub stage: Option<String>,
+    pub candidate_id: Option<String>,
+    pub content_hash: Option<String>,
+    pub destination: Option<String>,
+    pub heading: Option<String>,
+    pub source: Option<String>,
+}
+
+/// `SENSOR_PROPOSED` (§7.3): Stage, Candidate-ID, Sensor ID, Manifest path (absolute), Matches,
+/// Destinations (a JSON array of stage slugs), Source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SensorProposed {
+    pub stage: Option<String>,
+    pub candidate_id: Option<String>,
+    pub sensor_id: Option<String>,
+    pub manifest_path: Option<String>,
+    pub matches: Option<String>,
+    pub destinations: Option<String>,
+    pub source: Option<String>,
 }
 
 /// A terminal sensor row, seen through what the three share.
@@ -266,12 +324,34 @@ impl AuditEvent {
                 scope: StageScope::read(&block),
                 decision: text(&block, field::DECISION),
                 options: text(&block, field::OPTIONS),
+                rationale: text(&block, field::RATIONALE),
             }),
             QUESTION_ANSWERED => Self::QuestionAnswered(QuestionAnswered {
                 scope: StageScope::read(&block),
                 details: text(&block, field::DETAILS),
             }),
             HUMAN_TURN => Self::HumanTurn,
+            SUMMARY_CONFIRMATION_RECORDED => Self::SummaryConfirmationRecorded,
+            AUTONOMY_MODE_SET => Self::AutonomyModeSet {
+                autonomous: block.field(field::MODE) == Some(AUTONOMOUS_MODE),
+            },
+            RULE_LEARNED => Self::RuleLearned(RuleLearned {
+                stage: text(&block, field::STAGE),
+                candidate_id: text(&block, field::CANDIDATE_ID),
+                content_hash: text(&block, field::CONTENT_HASH),
+                destination: text(&block, field::DESTINATION),
+                heading: text(&block, field::HEADING),
+                source: text(&block, field::SOURCE),
+            }),
+            SENSOR_PROPOSED => Self::SensorProposed(SensorProposed {
+                stage: text(&block, field::STAGE),
+                candidate_id: text(&block, field::CANDIDATE_ID),
+                sensor_id: text(&block, field::SENSOR_ID),
+                manifest_path: text(&block, field::MANIFEST_PATH),
+                matches: text(&block, field::MATCHES),
+                destinations: text(&block, field::DESTINATIONS),
+                source: text(&block, field::SOURCE),
+            }),
             other => match GateState::of_event(other) {
                 Some(state) => Self::StageMoved(StageMove {
                     state,
@@ -294,6 +374,10 @@ impl AuditEvent {
             Self::DecisionRecorded(_) => DECISION_RECORDED,
             Self::QuestionAnswered(_) => QUESTION_ANSWERED,
             Self::HumanTurn => HUMAN_TURN,
+            Self::SummaryConfirmationRecorded => SUMMARY_CONFIRMATION_RECORDED,
+            Self::AutonomyModeSet { .. } => AUTONOMY_MODE_SET,
+            Self::RuleLearned(_) => RULE_LEARNED,
+            Self::SensorProposed(_) => SENSOR_PROPOSED,
             Self::Other(block) => &block.event,
         }
     }
@@ -315,6 +399,20 @@ impl AuditEvent {
             Self::DecisionRecorded(decision) => Some(&decision.scope),
             Self::QuestionAnswered(answer) => Some(&answer.scope),
             _ => None,
+        }
+    }
+
+    /// Whether this row resolves a human turn (the reference's `GATE_RESOLUTION_EVENTS`, and an
+    /// autonomy grant): after it, the next human-judgement row needs a new `HUMAN_TURN`.
+    pub fn spends_a_human_turn(&self) -> bool {
+        match self {
+            Self::QuestionAnswered(_) | Self::SummaryConfirmationRecorded => true,
+            Self::AutonomyModeSet { autonomous } => *autonomous,
+            Self::StageMoved(stage_move) => matches!(
+                stage_move.state,
+                GateState::GateApproved | GateState::GateRejected
+            ),
+            _ => false,
         }
     }
 
@@ -569,6 +667,84 @@ impl GateRow {
     }
 }
 
+impl DecisionRecorded {
+    /// Stage, Decision, Options, Rationale, Unit, Workflow, as the reference's `aidlc-log.ts
+    /// decision` orders them; the optional ones only when present.
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.scope.stage),
+            (field::DECISION, &self.decision),
+            (field::OPTIONS, &self.options),
+            (field::RATIONALE, &self.rationale),
+            (field::UNIT, &self.scope.unit),
+            (field::WORKFLOW, &self.scope.workflow),
+        ];
+        AuditRow::trusted(
+            DECISION_RECORDED_HEADING,
+            DECISION_RECORDED,
+            present_fields(&fields),
+        )
+    }
+}
+
+impl QuestionAnswered {
+    /// Stage, Details, Unit, Workflow, as the reference's `aidlc-log.ts answer` orders them.
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.scope.stage),
+            (field::DETAILS, &self.details),
+            (field::UNIT, &self.scope.unit),
+            (field::WORKFLOW, &self.scope.workflow),
+        ];
+        AuditRow::trusted(
+            QUESTION_ANSWERED_HEADING,
+            QUESTION_ANSWERED,
+            present_fields(&fields),
+        )
+    }
+}
+
+impl RuleLearned {
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.stage),
+            (field::CANDIDATE_ID, &self.candidate_id),
+            (field::CONTENT_HASH, &self.content_hash),
+            (field::DESTINATION, &self.destination),
+            (field::HEADING, &self.heading),
+            (field::SOURCE, &self.source),
+        ];
+        AuditRow::trusted(RULE_LEARNED_HEADING, RULE_LEARNED, present_fields(&fields))
+    }
+}
+
+impl SensorProposed {
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.stage),
+            (field::CANDIDATE_ID, &self.candidate_id),
+            (field::SENSOR_ID, &self.sensor_id),
+            (field::MANIFEST_PATH, &self.manifest_path),
+            (field::MATCHES, &self.matches),
+            (field::DESTINATIONS, &self.destinations),
+            (field::SOURCE, &self.source),
+        ];
+        AuditRow::trusted(
+            SENSOR_PROPOSED_HEADING,
+            SENSOR_PROPOSED,
+            present_fields(&fields),
+        )
+    }
+}
+
+/// The pairs whose value is present, in order.
+fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static str, String)> {
+    fields
+        .iter()
+        .filter_map(|(key, value)| value.as_ref().map(|value| (*key, value.clone())))
+        .collect()
+}
+
 impl BlockingOverride {
     /// Blocking Sensor Override `true`, Blocking Sensor IDs, Blocking Sensor Detail Paths (when
     /// there are any), Blocking Sensor Reasons.
@@ -636,6 +812,12 @@ impl AuditRow {
             observed_seconds,
         }
         .to_row()
+    }
+
+    /// `HUMAN_TURN`, with no fields (the reference's `aidlc-record-human-turn.ts` records presence
+    /// only).
+    pub fn human_turn() -> Self {
+        AuditRow::trusted(HUMAN_TURN_HEADING, HUMAN_TURN, Vec::new())
     }
 
     /// `STAGE_AWAITING_APPROVAL` (heading `Stage Awaiting Approval`) with `fields` in the order
@@ -808,6 +990,83 @@ mod tests {
     }
 
     #[test]
+    fn the_learning_rows_are_the_reference_blocks_and_read_back() {
+        let learned = RuleLearned {
+            stage: Some("s".to_owned()),
+            candidate_id: Some("c1".to_owned()),
+            content_hash: Some("ab".to_owned()),
+            destination: Some("/p/aidlc/spaces/default/memory/project.md".to_owned()),
+            heading: Some("## Corrections".to_owned()),
+            source: Some("orchestrator".to_owned()),
+        };
+        assert_eq!(
+            format_block(&learned.to_row(), "T"),
+            "\n## Rule Learned\n**Timestamp**: T\n**Event**: RULE_LEARNED\n**Stage**: s\n**Candidate-ID**: c1\n**Content-Hash**: ab\n**Destination**: /p/aidlc/spaces/default/memory/project.md\n**Heading**: ## Corrections\n**Source**: orchestrator\n\n---\n"
+        );
+        assert_eq!(read(&learned.to_row()), AuditEvent::RuleLearned(learned));
+        let proposed = SensorProposed {
+            stage: Some("s".to_owned()),
+            candidate_id: Some("c2".to_owned()),
+            sensor_id: Some("x".to_owned()),
+            manifest_path: Some("/p/.claude/sensors/aidlc-x.md".to_owned()),
+            matches: Some("**/*.md".to_owned()),
+            destinations: Some("[\"s\"]".to_owned()),
+            source: Some("orchestrator".to_owned()),
+        };
+        assert_eq!(
+            format_block(&proposed.to_row(), "T"),
+            "\n## Sensor Proposed\n**Timestamp**: T\n**Event**: SENSOR_PROPOSED\n**Stage**: s\n**Candidate-ID**: c2\n**Sensor ID**: x\n**Manifest path**: /p/.claude/sensors/aidlc-x.md\n**Matches**: **/*.md\n**Destinations**: [\"s\"]\n**Source**: orchestrator\n\n---\n"
+        );
+        assert_eq!(
+            read(&proposed.to_row()),
+            AuditEvent::SensorProposed(proposed)
+        );
+    }
+
+    #[test]
+    fn the_interaction_receipts_are_the_reference_blocks_and_read_back() {
+        let decision = DecisionRecorded {
+            scope: StageScope {
+                unit: Some("u1".to_owned()),
+                ..scope("s")
+            },
+            decision: Some("Blocking gate sensor failure".to_owned()),
+            options: Some("Fix findings,Override blocking sensors".to_owned()),
+            rationale: Some("why".to_owned()),
+        };
+        assert_eq!(
+            format_block(&decision.to_row(), "T"),
+            "\n## Decision Recorded\n**Timestamp**: T\n**Event**: DECISION_RECORDED\n**Stage**: s\n**Decision**: Blocking gate sensor failure\n**Options**: Fix findings,Override blocking sensors\n**Rationale**: why\n**Unit**: u1\n\n---\n"
+        );
+        assert_eq!(
+            read(&decision.to_row()),
+            AuditEvent::DecisionRecorded(decision)
+        );
+        let answer = QuestionAnswered {
+            scope: scope("s"),
+            details: Some("Override blocking sensors".to_owned()),
+        };
+        assert_eq!(
+            format_block(&answer.to_row(), "T"),
+            "\n## Question Answered\n**Timestamp**: T\n**Event**: QUESTION_ANSWERED\n**Stage**: s\n**Details**: Override blocking sensors\n\n---\n"
+        );
+        assert_eq!(read(&answer.to_row()), AuditEvent::QuestionAnswered(answer));
+        assert_eq!(
+            format_block(&AuditRow::human_turn(), "T"),
+            "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
+        );
+        assert_eq!(read(&AuditRow::human_turn()), AuditEvent::HumanTurn);
+        assert!(
+            AuditEvent::QuestionAnswered(QuestionAnswered {
+                scope: scope("s"),
+                details: None,
+            })
+            .spends_a_human_turn()
+        );
+        assert!(!AuditEvent::HumanTurn.spends_a_human_turn());
+    }
+
+    #[test]
     fn the_gate_row_writes_its_fields_in_the_reference_order() {
         let gate_row = GateRow {
             scope: scope("s"),
@@ -856,8 +1115,8 @@ mod tests {
             ),
             AuditRow::new("Human Turn", HUMAN_TURN, vec![("Session", "x".to_owned())]),
             AuditRow::new(
-                "Sensor Proposed",
-                "SENSOR_PROPOSED",
+                "Health Check",
+                "HEALTH_CHECKED",
                 vec![("Candidate-ID", "c1".to_owned())],
             ),
         ];
@@ -878,6 +1137,7 @@ mod tests {
                 scope: scope("s"),
                 decision: Some("D".to_owned()),
                 options: Some("a, b".to_owned()),
+                rationale: None,
             })
         );
         assert_eq!(
@@ -888,11 +1148,11 @@ mod tests {
             })
         );
         assert_eq!(events[3], AuditEvent::HumanTurn);
-        let AuditEvent::Other(proposed) = &events[4] else {
+        let AuditEvent::Other(unknown) = &events[4] else {
             panic!("{:?}", events[4]);
         };
-        assert_eq!(proposed.heading, "Sensor Proposed");
-        assert_eq!(proposed.field("Candidate-ID"), Some("c1"));
+        assert_eq!(unknown.heading, "Health Check");
+        assert_eq!(unknown.field("Candidate-ID"), Some("c1"));
         let names: Vec<&str> = events.iter().map(AuditEvent::name).collect();
         assert_eq!(
             names,
@@ -901,7 +1161,7 @@ mod tests {
                 DECISION_RECORDED,
                 QUESTION_ANSWERED,
                 HUMAN_TURN,
-                "SENSOR_PROPOSED"
+                "HEALTH_CHECKED"
             ]
         );
     }

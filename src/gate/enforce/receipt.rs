@@ -42,13 +42,14 @@ pub(super) fn enforce_blocking_sensors(
     }
     if !request.override_requested {
         return Err(GateStepError::Refused {
-            message: refusal_message(request, layout.harness.dir_name(), issues),
+            message: refusal_message(request, &ReceiptCommands::of_install(layout), issues),
         });
     }
     let refusal = override_refusal(
         &request.stage,
         autonomous,
         request.user_input.as_deref(),
+        &ReceiptCommands::of_install(layout),
         || has_override_authorization(&read_record_ledger(record).entries, &request.stage),
     );
     match refusal {
@@ -57,11 +58,75 @@ pub(super) fn enforce_blocking_sensors(
     }
 }
 
+/// Which commands record the decision and the answer on this install: the reference's
+/// `aidlc-log.ts` when its tools are installed (its conductor calls them), else aidlc's own
+/// `aidlc engine log`, so a refusal never names a file that does not exist.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReceiptCommands {
+    /// `bun <harness>/tools/aidlc-log.ts`.
+    Reference { harness_dir: String },
+    /// `aidlc engine log`.
+    Aidlc,
+}
+
+/// The reference's interaction logger, relative to the harness folder.
+const REFERENCE_LOG_TOOL: &str = "tools/aidlc-log.ts";
+
+impl ReceiptCommands {
+    /// The reference's when `<harness>/tools/aidlc-log.ts` is a file, else aidlc's.
+    pub fn of_install(layout: &Layout) -> Self {
+        let harness_dir = layout.harness.dir_name();
+        if layout
+            .project_dir
+            .join(harness_dir)
+            .join(REFERENCE_LOG_TOOL)
+            .is_file()
+        {
+            Self::Reference {
+                harness_dir: harness_dir.to_owned(),
+            }
+        } else {
+            Self::Aidlc
+        }
+    }
+
+    /// The command that takes `decision …` and `answer …`.
+    fn logger(&self) -> String {
+        match self {
+            Self::Reference { harness_dir } => format!("bun {harness_dir}/{REFERENCE_LOG_TOOL}"),
+            Self::Aidlc => "aidlc engine log".to_owned(),
+        }
+    }
+
+    /// How the no-receipt refusal names the logger (the reference's wording on its installs).
+    fn logger_name(&self) -> &'static str {
+        match self {
+            Self::Reference { .. } => "aidlc-log.ts",
+            Self::Aidlc => {
+                "`aidlc engine log decision|answer` (with `aidlc engine hook record-human-turn` registered as the UserPromptSubmit hook)"
+            }
+        }
+    }
+
+    /// The answer command as the refusal spells it: the reference's words on its installs;
+    /// aidlc's whole command line otherwise, so it can be run as written.
+    fn answer_command(&self, slug: &str) -> String {
+        match self {
+            Self::Reference { .. } => format!("{} answer", self.logger()),
+            Self::Aidlc => format!(
+                "{} answer --stage {slug} --details \"{BLOCKING_SENSOR_OVERRIDE_CHOICE}\"",
+                self.logger()
+            ),
+        }
+    }
+}
+
 /// The three override checks of §5.6, in order; `None` when the override stands.
 pub fn override_refusal(
     slug: &str,
     autonomous: bool,
     user_input: Option<&str>,
+    commands: &ReceiptCommands,
     has_receipt: impl FnOnce() -> bool,
 ) -> Option<String> {
     if autonomous {
@@ -76,21 +141,23 @@ pub fn override_refusal(
     }
     if !has_receipt() {
         return Some(format!(
-            "Refusing blocking sensor override for \"{slug}\": no fresh authorization receipt proves that \"{BLOCKING_SENSOR_OVERRIDE_CHOICE}\" was offered and selected after a HUMAN_TURN. Record the decision and exact answer through aidlc-log.ts, then retry."
+            "Refusing blocking sensor override for \"{slug}\": no fresh authorization receipt proves that \"{BLOCKING_SENSOR_OVERRIDE_CHOICE}\" was offered and selected after a HUMAN_TURN. Record the decision and exact answer through {}, then retry.",
+            commands.logger_name()
         ));
     }
     None
 }
 
-/// The reference's refusal text (§5.6). The decision and answer are still recorded with the
-/// conductor's `aidlc-log.ts`; the retry names this engine's command.
+/// The reference's refusal text (§5.6), naming the commands that record the decision and the
+/// answer on this install (`commands`); the retry names this engine's command.
 pub fn refusal_message(
     request: &GateStepRequest,
-    harness_dir: &str,
+    commands: &ReceiptCommands,
     issues: &[BlockingIssue],
 ) -> String {
     let slug = &request.stage;
-    let log = format!("bun {harness_dir}/tools/aidlc-log.ts");
+    let log = commands.logger();
+    let answer = commands.answer_command(slug);
     let detail_paths: Vec<&str> = issues
         .iter()
         .filter_map(|issue| issue.detail_path.as_deref())
@@ -110,7 +177,7 @@ pub fn refusal_message(
         })
         .collect();
     format!(
-        "Blocking gate sensor evaluation did not pass for \"{slug}\". Sensors: {}. Detail paths: {detail_paths}. Reasons: {}. Fix the findings and retry, or first run {log} decision --stage {slug} --decision \"{BLOCKING_SENSOR_OVERRIDE_DECISION}\" --options \"{}\", present those choices, and after the human selects \"{BLOCKING_SENSOR_OVERRIDE_CHOICE}\" record it with {log} answer. Then retry: {} --override-blocking-sensors --user-input \"{BLOCKING_SENSOR_OVERRIDE_CHOICE}\". Autonomous mode cannot override.",
+        "Blocking gate sensor evaluation did not pass for \"{slug}\". Sensors: {}. Detail paths: {detail_paths}. Reasons: {}. Fix the findings and retry, or first run {log} decision --stage {slug} --decision \"{BLOCKING_SENSOR_OVERRIDE_DECISION}\" --options \"{}\", present those choices, and after the human selects \"{BLOCKING_SENSOR_OVERRIDE_CHOICE}\" record it with {answer}. Then retry: {} --override-blocking-sensors --user-input \"{BLOCKING_SENSOR_OVERRIDE_CHOICE}\". Autonomous mode cannot override.",
         unique_sensor_ids(issues).join(", "),
         reasons.join("; "),
         BLOCKING_SENSOR_OVERRIDE_OPTIONS.join(","),
@@ -344,16 +411,50 @@ mod tests {
 
     fn the_override_checks_run_in_the_reference_order() {
         let choice = Some(BLOCKING_SENSOR_OVERRIDE_CHOICE);
-        let autonomous = override_refusal("s", true, choice, || true).unwrap();
+        let autonomous = override_refusal("s", true, choice, &reference(), || true).unwrap();
         assert!(autonomous.contains("Construction Autonomy Mode is autonomous"));
-        let wrong = override_refusal("s", false, Some("override"), || true).unwrap();
+        let wrong = override_refusal("s", false, Some("override"), &reference(), || true).unwrap();
         assert!(wrong.contains("--user-input must be the exact offered choice"));
-        let padded = override_refusal("s", false, Some("  Override blocking sensors "), || true);
+        let padded = override_refusal(
+            "s",
+            false,
+            Some("  Override blocking sensors "),
+            &reference(),
+            || true,
+        );
         assert_eq!(padded, None, "the input is trimmed");
-        let no_receipt = override_refusal("s", false, choice, || false).unwrap();
+        let no_receipt = override_refusal("s", false, choice, &reference(), || false).unwrap();
         assert_eq!(
             no_receipt,
             "Refusing blocking sensor override for \"s\": no fresh authorization receipt proves that \"Override blocking sensors\" was offered and selected after a HUMAN_TURN. Record the decision and exact answer through aidlc-log.ts, then retry."
+        );
+    }
+
+    fn reference() -> ReceiptCommands {
+        ReceiptCommands::Reference {
+            harness_dir: ".claude".to_owned(),
+        }
+    }
+
+    #[test]
+    fn without_the_reference_tools_the_refusals_name_aidlc_commands() {
+        let message = refusal_message(&start_request(), &ReceiptCommands::Aidlc, &sample_issues());
+        assert!(
+            message.contains("or first run aidlc engine log decision --stage s --decision \"Blocking gate sensor failure\" --options \"Fix findings,Override blocking sensors\", present those choices, and after the human selects \"Override blocking sensors\" record it with aidlc engine log answer --stage s --details \"Override blocking sensors\". Then retry: aidlc engine gate start s"),
+            "{message}"
+        );
+        assert!(!message.contains("aidlc-log.ts"), "{message}");
+        let no_receipt = override_refusal(
+            "s",
+            false,
+            Some(BLOCKING_SENSOR_OVERRIDE_CHOICE),
+            &ReceiptCommands::Aidlc,
+            || false,
+        )
+        .unwrap();
+        assert!(
+            no_receipt.contains("through `aidlc engine log decision|answer`"),
+            "{no_receipt}"
         );
     }
 
@@ -389,7 +490,7 @@ mod tests {
 
     #[test]
     fn the_refusal_message_keeps_the_reference_wording() {
-        let message = refusal_message(&start_request(), ".claude", &sample_issues());
+        let message = refusal_message(&start_request(), &reference(), &sample_issues());
         assert_eq!(
             message,
             "Blocking gate sensor evaluation did not pass for \"s\". Sensors: shape. Detail paths: a/.aidlc-engine/sensors/s/shape-0000000a.md. Reasons: shape@a/doc-a.md: reported findings; shape@a/doc-b.md: tool-unavailable. Fix the findings and retry, or first run bun .claude/tools/aidlc-log.ts decision --stage s --decision \"Blocking gate sensor failure\" --options \"Fix findings,Override blocking sensors\", present those choices, and after the human selects \"Override blocking sensors\" record it with bun .claude/tools/aidlc-log.ts answer. Then retry: aidlc engine gate start s --override-blocking-sensors --user-input \"Override blocking sensors\". Autonomous mode cannot override."
@@ -399,7 +500,10 @@ mod tests {
             ..start_request()
         };
         let issues = &sample_issues()[1..];
-        let message = refusal_message(&revise, ".kiro", issues);
+        let kiro = ReceiptCommands::Reference {
+            harness_dir: ".kiro".to_owned(),
+        };
+        let message = refusal_message(&revise, &kiro, issues);
         assert!(message.contains("Detail paths: none."), "{message}");
         assert!(
             message.contains("retry: aidlc engine gate revise s --override"),

@@ -1,0 +1,73 @@
+//! `aidlc doctor [--format human|json]`: resolves the workspace, asks `doctor` for the rows,
+//! prints them, and exits 1 when one failed.
+
+use std::fmt::Write as _;
+
+use serde_json::json;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{DoctorArgs, DoctorFormat, Format};
+use crate::cli::printer::Printer;
+use crate::cli::project::resolve_workspace;
+use crate::doctor::{Row, Status, any_failed, run_doctor};
+
+pub fn run(args: &DoctorArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    let workspace = match resolve_workspace(&args.project, &printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    let rows = run_doctor(&workspace);
+    match args.format {
+        DoctorFormat::Human => printer.out(&human(&rows)),
+        DoctorFormat::Json => printer.out(&json_report(&rows).to_string()),
+    }
+    if any_failed(&rows) {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    }
+}
+
+fn count(rows: &[Row], status: Status) -> usize {
+    rows.iter().filter(|row| row.status == status).count()
+}
+
+/// The reference's layout (a title, a rule, `✓  label` / `✗  label — fix`), with `!` for a warn.
+fn human(rows: &[Row]) -> String {
+    let mut text = format!("aidlc doctor\n{}\n", "\u{2500}".repeat(37));
+    for row in rows {
+        let mark = match row.status {
+            Status::Pass => "\u{2713}",
+            Status::Warn => "!",
+            Status::Fail => "\u{2717}",
+        };
+        text.push_str(mark);
+        text.push_str("  ");
+        text.push_str(&row.label);
+        if let Some(fix) = &row.fix {
+            text.push_str(" \u{2014} ");
+            text.push_str(fix);
+        }
+        text.push('\n');
+    }
+    let _ = write!(
+        text,
+        "\n{} passed, {} warning{}, {} failed",
+        count(rows, Status::Pass),
+        count(rows, Status::Warn),
+        crate::english::plural(count(rows, Status::Warn)),
+        count(rows, Status::Fail)
+    );
+    text
+}
+
+fn json_report(rows: &[Row]) -> serde_json::Value {
+    json!({
+        "schema_version": 1,
+        "rows": rows,
+        "passed": count(rows, Status::Pass),
+        "warnings": count(rows, Status::Warn),
+        "failed": count(rows, Status::Fail),
+    })
+}

@@ -1,0 +1,115 @@
+//! `aidlc doctor`: what a user of the engine needs to know is broken, as rows of
+//! pass / warn / fail, each with a label and, when it is not a pass, the fix. The reference's
+//! sensor rows (upstream §8: paired sensor coverage, hook heartbeats and drops, the graph) plus
+//! the engine's own: the compile as `compile --check` sees it (errors, drift, dead bindings,
+//! files discovery skips), pairings that name no manifest, the hooks registered in the
+//! harness's `settings.json`, the Node tools the code sensors would run, and the ledger's
+//! health (a torn shard, a stale audit lock, stale temporary files).
+//!
+//! The files, one per group of rows:
+//! - `compile_rows.rs`: the compile in memory (nothing written) and what it says;
+//! - `hook_rows.rs`: the hooks in `settings.json`, and the write hook's heartbeat and drops;
+//! - `tool_rows.rs`: eslint, Biome and tsc (path and version, or why none);
+//! - `ledger_rows.rs`: this clone's audit shard, the audit lock, stale temporaries.
+//!
+//! Invariant: the doctor writes nothing. The reference's doctor appends `GUARDRAIL_LOADED` when
+//! a shard exists; this one does not: that row says rules were loaded into a session, which a
+//! health check does not do, and a read-only doctor can run anywhere (CI, a fresh clone)
+//! without growing a ledger.
+//!
+//! Must not: print (rows are values, rendered in `cli`), or write a file.
+
+mod compile_rows;
+mod hook_rows;
+mod ledger_rows;
+mod tool_rows;
+
+use serde::Serialize;
+
+use crate::workspace::Workspace;
+
+/// How a row came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Pass,
+    /// Works, but something needs a look (advisory).
+    Warn,
+    /// Broken: `aidlc doctor` exits 1.
+    Fail,
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Row {
+    pub status: Status,
+    pub label: String,
+    /// What to do; always present on a warn or fail row.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Row {
+    pub fn pass(label: impl Into<String>) -> Self {
+        Self {
+            status: Status::Pass,
+            label: label.into(),
+            fix: None,
+        }
+    }
+
+    pub fn warn(label: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            status: Status::Warn,
+            label: label.into(),
+            fix: Some(fix.into()),
+        }
+    }
+
+    pub fn fail(label: impl Into<String>, fix: impl Into<String>) -> Self {
+        Self {
+            status: Status::Fail,
+            label: label.into(),
+            fix: Some(fix.into()),
+        }
+    }
+}
+
+/// Every row, in a fixed order: the compile, the hooks, the tools, the ledger.
+pub fn run_doctor(workspace: &Workspace) -> Vec<Row> {
+    let mut rows = compile_rows::rows(&workspace.layout);
+    rows.extend(hook_rows::rows(workspace));
+    rows.extend(tool_rows::rows(workspace.project_dir()));
+    rows.extend(ledger_rows::rows(workspace));
+    rows
+}
+
+/// Whether any row failed (the exit status is 1 then).
+pub fn any_failed(rows: &[Row]) -> bool {
+    rows.iter().any(|row| row.status == Status::Fail)
+}
+
+/// Where `program` (a bare name) is on `PATH`, when it is an executable file there.
+pub(crate) fn on_search_path(program: &str) -> Option<camino::Utf8PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .filter_map(|folder| camino::Utf8PathBuf::from_path_buf(folder).ok())
+        .map(|folder| folder.join(program))
+        .find(|candidate| is_executable_file(candidate))
+}
+
+/// A regular file (after links) with an execute bit.
+pub(crate) fn is_executable_file(path: &camino::Utf8Path) -> bool {
+    let Ok(metadata) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
+    }
+    #[cfg(not(unix))]
+    {
+        metadata.is_file()
+    }
+}
