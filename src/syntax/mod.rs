@@ -9,3 +9,4 @@ pub mod frontmatter;
 pub mod manifest;
 pub mod stage;
 pub mod yaml;
+pub mod yaml_subset;
