@@ -428,8 +428,17 @@ fn compile_in_process(layout: &Layout) -> i32 {
     }
     let mut db = CompilerDatabase::default();
     let inputs = discover::load_project(&mut db, layout);
-    compile::compute_in_parallel(&db);
-    let outcome = compile::compile(&db);
+    let outcome = compile::compile_once(&db);
+    // Watch mode and the language server compile through the memoised queries instead; both
+    // paths must agree on every input, broken or not.
+    let mut warm_db = CompilerDatabase::default();
+    discover::load_project(&mut warm_db, layout);
+    compile::compute_in_parallel(&warm_db);
+    assert_eq!(
+        compile::compile(&warm_db),
+        outcome,
+        "the two compile paths disagree"
+    );
     let sources = compile::source_texts(&db, &outcome.diagnostics);
     render_everything(&outcome.diagnostics, &sources);
     if outcome.n_errors() > 0 {
