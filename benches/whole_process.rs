@@ -28,6 +28,13 @@
 //! compile, nothing at all on stderr for the baselines, and 0 errors in every watch event), so a
 //! fast wrong answer cannot pass.
 //!
+//! Then `aidlc gate check --no-record` in each report format beside `--format json`, measured in
+//! interleaved rounds (so a noisy moment hits every format alike), on the example intent of
+//! `aidlc init --example` and on a project of 200 deliverables across 20 stages (shipped
+//! `required-sections` and `upstream-coverage`, a third of the deliverables failing): the
+//! median per format and its ratio to json. Each run's stdout must be non-empty and its exit
+//! status 0. `AIDLC_BENCH_GATE_ONLY=1` runs only this part.
+//!
 //! These are wall-clock figures on a shared, noisy machine: read the medians and the ratios, not
 //! the third digit. The tables go to stdout; progress goes to stderr.
 #![expect(
@@ -38,6 +45,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -98,6 +106,19 @@ fn main() {
         return;
     }
     let settings = BenchSettings::from_environment();
+    eprintln!("== gate check formats");
+    let gate_rows = [
+        measure_gate_formats("example intent", &GateBenchProject::example(), &settings),
+        measure_gate_formats(
+            "200 deliverables, 20 stages",
+            &GateBenchProject::two_hundred_deliverables(),
+            &settings,
+        ),
+    ];
+    print_gate_format_table(&gate_rows);
+    if std::env::var_os("AIDLC_BENCH_GATE_ONLY").is_some() {
+        return;
+    }
     let mut notes = Vec::new();
     let projects = [
         BenchProject::default_framework(),
@@ -920,5 +941,198 @@ fn print_watch_table<'a>(rows: impl Iterator<Item = &'a WatchRoundRow>) {
             milliseconds(row.latency_minus_debounce),
             row.event_duration_ms,
         );
+    }
+}
+
+// --- gate check per format ---------------------------------------------------------------------
+
+/// The report formats timed, json first (the baseline of the ratios).
+const GATE_FORMATS: [&str; 6] = ["json", "human", "github", "sarif", "junit", "gitlab"];
+
+/// A project for the gate-format timings, in a temporary folder.
+struct GateBenchProject {
+    _folder: tempfile::TempDir,
+    root: Utf8PathBuf,
+}
+
+impl GateBenchProject {
+    /// `aidlc init --example`, compiled.
+    fn example() -> Self {
+        let (folder, root) = empty_temp_dir();
+        run_aidlc_in(&root, &["init", ".", "--example"]);
+        run_aidlc_in(&root, &["compile"]);
+        Self {
+            _folder: folder,
+            root,
+        }
+    }
+
+    /// The default framework's sensors, 20 stages of 10 deliverables each gated by the shipped
+    /// `required-sections` (per file) and `upstream-coverage` (per folder), every third
+    /// deliverable with one heading only (a finding), compiled.
+    fn two_hundred_deliverables() -> Self {
+        let (folder, root) = empty_temp_dir();
+        run_aidlc_in(&root, &["init", "."]);
+        let stages_dir = root.join(".claude/aidlc-common/stages");
+        std::fs::remove_dir_all(&stages_dir).expect("remove the framework's stages");
+        let record = "aidlc/spaces/default/intents/261201-bench";
+        write_file(
+            &root.join(format!("{record}/aidlc-state.md")),
+            "- **Current Stage**: stage-19\n",
+        );
+        for stage in 0..20 {
+            let slug = format!("stage-{stage:02}");
+            let produces = (0..10).fold(String::new(), |mut list, doc| {
+                let _ = writeln!(list, "  - doc-{doc}");
+                list
+            });
+            write_file(
+                &stages_dir.join(format!("inception/{slug}.md")),
+                &format!(
+                    "---\nslug: {slug}\nphase: inception\nexecution: ALWAYS\ncondition: Always runs\nlead_agent: aidlc-architect-agent\nsupport_agents: []\nmode: inline\nproduces:\n{produces}consumes: []\nrequires_stage: []\nsensors: [required-sections, upstream-coverage]\nscopes: [feature]\ninputs: Nothing\noutputs: docs\n---\n\n# {slug}\n"
+                ),
+            );
+            for doc in 0..10 {
+                let body = if (stage * 10 + doc) % 3 == 0 {
+                    "# Doc\n\n## Only one section\n\nText.\n".to_owned()
+                } else {
+                    "# Doc\n\n## Context\n\nText.\n\n## Decision\n\nMore text.\n".to_owned()
+                };
+                write_file(
+                    &root.join(format!("{record}/inception/{slug}/doc-{doc}.md")),
+                    &body,
+                );
+            }
+        }
+        run_aidlc_in(&root, &["compile"]);
+        Self {
+            _folder: folder,
+            root,
+        }
+    }
+}
+
+fn write_file(path: &Utf8Path, text: &str) {
+    std::fs::create_dir_all(path.parent().expect("a parent")).expect("create folders");
+    std::fs::write(path, text).expect("write a file");
+}
+
+fn run_aidlc_in(root: &Utf8Path, args: &[&str]) {
+    let output = aidlc_gate_command(root, args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run aidlc");
+    assert!(
+        output.status.success(),
+        "aidlc {args:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn aidlc_gate_command(root: &Utf8Path, args: &[&str]) -> Command {
+    let mut command = Command::new(AIDLC_BINARY);
+    command.args(args).current_dir(root).stdin(Stdio::null());
+    for name in LAYOUT_ENVIRONMENT_VARIABLES {
+        command.env_remove(name);
+    }
+    command.env("NO_COLOR", "1");
+    command
+}
+
+/// The median wall time of each format, in interleaved rounds.
+struct GateFormatRow {
+    name: &'static str,
+    fires: u64,
+    medians: Vec<(&'static str, Duration)>,
+}
+
+fn measure_gate_formats(
+    name: &'static str,
+    project: &GateBenchProject,
+    settings: &BenchSettings,
+) -> GateFormatRow {
+    let run = |format: &str| -> (Duration, String) {
+        let started = Instant::now();
+        let output = aidlc_gate_command(
+            &project.root,
+            &[
+                "gate",
+                "check",
+                "--no-record",
+                "--quiet",
+                "--format",
+                format,
+            ],
+        )
+        .stderr(Stdio::piped())
+        .output()
+        .expect("run aidlc gate check");
+        let elapsed = started.elapsed();
+        assert!(
+            output.status.success(),
+            "gate check --format {format} failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+        assert!(
+            !stdout.trim().is_empty(),
+            "--format {format} printed nothing"
+        );
+        (elapsed, stdout)
+    };
+    let (_, json) = run("json");
+    let report: Value = serde_json::from_str(&json).expect("the json format is JSON");
+    let fires = report["counts"]["fires"].as_u64().expect("a fire count");
+    assert!(
+        report["counts"]["failed"].as_u64() > Some(0),
+        "{name}: no finding to render"
+    );
+    let mut times: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
+    for _ in 0..settings.runs_per_measurement {
+        for format in GATE_FORMATS {
+            times.entry(format).or_default().push(run(format).0);
+        }
+    }
+    GateFormatRow {
+        name,
+        fires,
+        medians: GATE_FORMATS
+            .iter()
+            .map(|format| {
+                let values = times.get_mut(format).expect("timed");
+                (*format, median_duration(values))
+            })
+            .collect(),
+    }
+}
+
+fn print_gate_format_table(rows: &[GateFormatRow]) {
+    println!(
+        "\n`aidlc gate check --no-record` per format (median; ratio to json in the same rounds)\n"
+    );
+    let mut header = String::from("| project | fires |");
+    let mut rule = String::from("|---|--:|");
+    for format in GATE_FORMATS {
+        let _ = write!(header, " {format} |");
+        rule.push_str("--:|");
+    }
+    println!("{header}\n{rule}");
+    for row in rows {
+        let json = row.medians[0].1;
+        let mut line = format!("| {} | {} |", row.name, row.fires);
+        for (format, median) in &row.medians {
+            if *format == "json" {
+                let _ = write!(line, " {} |", milliseconds(*median));
+            } else {
+                let _ = write!(
+                    line,
+                    " {} ({}) |",
+                    milliseconds(*median),
+                    ratio(*median, json)
+                );
+            }
+        }
+        println!("{line}");
     }
 }

@@ -29,6 +29,8 @@
 //! - [`diagnostics`]: problems as values, and their renderers;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
 //! - [`english`]: the wording rules every message shares (plural endings);
+//! - [`render_graph`]: `aidlc graph`, the compiled stage graph as Mermaid, dot or JSON;
+//! - [`schema`]: JSON Schemas of manifests, stages and the gate report, derived from the types;
 //! - [`synthetic`]: generated projects of any size, for the benchmarks and tests.
 
 pub mod audit;
@@ -52,7 +54,9 @@ pub mod lsp;
 pub mod parse;
 pub mod process_group;
 pub mod random_hex;
+pub mod render_graph;
 pub mod resolve;
+pub mod schema;
 pub mod sensors;
 pub mod syntax;
 pub mod synthetic;

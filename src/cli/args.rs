@@ -6,6 +6,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use crate::discover::Harness;
 use crate::gate::render::ReportFormat;
 use crate::gate::report::FireOnFilter;
+use crate::render_graph::PictureFormat;
+use crate::schema::SchemaKind;
 
 /// A fast, strict engine for the AI-DLC sensor system.
 ///
@@ -23,6 +25,32 @@ use crate::gate::report::FireOnFilter;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// When to colour the output: `auto` (a terminal, unless `NO_COLOR`; `CLICOLOR_FORCE` or
+    /// `FORCE_COLOR` force it; `TERM=dumb` and `CLICOLOR=0` turn it off), `always` or `never`.
+    #[arg(long, value_enum, global = true, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
+}
+
+/// `--color`.
+//
+// No doc comments on the variants: clap would show them as the values' help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ColorWhen {
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
+
+/// `--progress`.
+//
+// No doc comments on the variants: clap would show them as the values' help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ProgressWhen {
+    #[default]
+    Auto,
+    Always,
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -58,6 +86,60 @@ pub enum Command {
     /// Exit status: 0 after the editor's `shutdown` and `exit`, 1 when the editor exits or
     /// goes away without `shutdown`, 2 when no project is found or the stream breaks.
     Lsp(ProjectArgs),
+    /// Draw the stage graph: Mermaid (default), Graphviz dot, or JSON.
+    ///
+    /// Phases are clusters, arrows go from each required stage to the stage that requires it
+    /// (`requires_stage`), conditional stages are dashed, and `--sensors` lists each stage's
+    /// sensors with the blocking ones marked. Reads `<harness>/tools/data/stage-graph.json`
+    /// strictly when the last compile's record proves it up to date; otherwise (missing, stale,
+    /// or made by another tool) it compiles the sources in memory and draws that, writing
+    /// nothing (run `aidlc compile` to update the file). Exit status: 0 drawn, 1 the sources
+    /// have compile errors, 2 usage or environment error (unknown `--stage`, unusable graph).
+    Graph(GraphArgs),
+    /// Print a JSON Schema (draft 2020-12) for editors and tools.
+    ///
+    /// `manifest`: a sensor manifest's frontmatter; `stage`: a stage file's frontmatter (both
+    /// generated from the types the compile's parser fills, with its field documentation);
+    /// `gate-report`: the output of `gate check --format json`.
+    Schema(SchemaArgs),
+    /// Print a shell completion script: bash, zsh, fish, powershell or elvish.
+    ///
+    /// For example `aidlc completions zsh > ~/.zfunc/_aidlc`, or
+    /// `aidlc completions bash > ~/.local/share/bash-completion/completions/aidlc`.
+    Completions(CompletionsArgs),
+    /// Print the manual page of `aidlc` (roff), e.g. `aidlc man | man -l -`.
+    Man,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GraphArgs {
+    /// Output: `mermaid` (a flowchart GitHub renders), `dot` (for `dot -Tsvg`) or `json`.
+    #[arg(long, value_enum, default_value_t = PictureFormat::Mermaid)]
+    pub format: PictureFormat,
+    /// Only this stage's neighbourhood: the stage, the stages it requires and the stages that
+    /// require it (repeatable).
+    #[arg(long = "stage", value_name = "SLUG")]
+    pub stages: Vec<String>,
+    /// List each stage's sensors (`id (fire_on)`, `, blocking` for blocking ones, whose stages
+    /// get a red border).
+    #[arg(long)]
+    pub sensors: bool,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SchemaArgs {
+    /// Which document: `manifest`, `stage` or `gate-report`.
+    #[arg(value_enum)]
+    pub kind: SchemaKind,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Debug, clap::Args)]
@@ -76,6 +158,47 @@ pub enum GateCommand {
     /// not be evaluated; 2 for usage or environment errors (no intent, broken manifests or graph,
     /// a deliverable escaping its folder).
     Check(GateCheckArgs),
+    /// Join the JSON reports of the shards of one `gate check --shard K/N` matrix into one
+    /// report, printed in any format, with the exit status the unsharded run would have had.
+    ///
+    /// Refuses reports of different checks, a missing or doubled shard, and reports of another
+    /// schema version (exit 2).
+    Merge(GateMergeArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct GateMergeArgs {
+    /// The shards' reports (`gate check --shard K/N --format json`), one per shard.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<Utf8PathBuf>,
+    /// Output: `human`, `json`, `github`, `sarif`, `junit` or `gitlab`, as for `gate check`.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+    /// Also write the merged report in FORMAT to PATH (repeatable), as for `gate check`.
+    #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = parse_report_target)]
+    pub reports: Vec<(ReportFormat, Utf8PathBuf)>,
+    /// Also fail (exit 1) on findings of advisory sensors.
+    #[arg(long)]
+    pub strict: bool,
+    /// Exit 0 when nothing was checked, instead of 2.
+    #[arg(long)]
+    pub allow_empty: bool,
+}
+
+/// `FORMAT=PATH`, e.g. `sarif=gate.sarif`.
+fn parse_report_target(text: &str) -> Result<(ReportFormat, Utf8PathBuf), String> {
+    let (format, path) = text
+        .split_once('=')
+        .ok_or_else(|| format!("expected FORMAT=PATH, e.g. sarif=gate.sarif, got {text:?}"))?;
+    let format = ReportFormat::from_str(format.trim(), true).map_err(|_| {
+        format!(
+            "unknown report format {format:?}: expected human, json, github, sarif, junit or gitlab"
+        )
+    })?;
+    if path.trim().is_empty() {
+        return Err(format!("no path after `=` in {text:?}"));
+    }
+    Ok((format, Utf8PathBuf::from(path)))
 }
 
 #[derive(Debug, clap::Args)]
@@ -106,10 +229,20 @@ pub struct GateCheckArgs {
     /// Write nothing into the project: no audit rows, no detail files (hermetic CI).
     #[arg(long)]
     pub no_record: bool,
-    /// Output: `human`, `json` (one document on stdout), `github` (annotations on stdout, and
-    /// a Markdown summary appended to `$GITHUB_STEP_SUMMARY` when set) or `sarif` (SARIF 2.1.0).
+    /// Output: `human` (each finding with its source lines, then the summary), `json` (one
+    /// document on stdout, what `gate merge` reads), `github` (annotations on stdout, and a
+    /// Markdown summary appended to `$GITHUB_STEP_SUMMARY` when set), `sarif` (SARIF 2.1.0 for
+    /// code scanning), `junit` (`JUnit` XML) or `gitlab` (GitLab Code Quality).
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,
+    /// Also write the report in FORMAT to PATH, atomically (repeatable), e.g. `--report
+    /// sarif=gate.sarif --report junit=gate.xml`.
+    #[arg(long = "report", value_name = "FORMAT=PATH", value_parser = parse_report_target)]
+    pub reports: Vec<(ReportFormat, Utf8PathBuf)>,
+    /// The progress line on stderr: `auto` (on a terminal, unless `--quiet`), `always` or
+    /// `never`.
+    #[arg(long, value_enum, default_value_t = ProgressWhen::Auto, value_name = "WHEN")]
+    pub progress: ProgressWhen,
     /// Also fail (exit 1) on findings of advisory sensors.
     #[arg(long)]
     pub strict: bool,
@@ -365,8 +498,9 @@ pub struct CompileArgs {
     )]
     pub debounce_ms: u64,
     /// How to print diagnostics: `human` (with source snippets), `json` (one object per line
-    /// on stdout; with `--watch`, one event object per rebuild) or `github` (workflow-command
-    /// annotations on stdout).
+    /// on stdout; with `--watch`, one event object per rebuild), `github` (workflow-command
+    /// annotations on stdout) or `sarif` (one SARIF 2.1.0 log on stdout; not with `--watch`).
+    /// With `--check`, drift is printed in the same format.
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     /// Print nothing but diagnostics.
@@ -388,4 +522,5 @@ pub enum Format {
     Human,
     Json,
     Github,
+    Sarif,
 }

@@ -5,22 +5,29 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use camino::Utf8PathBuf;
+use clap::CommandFactory as _;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Cli, Command, CompileArgs, EngineCommand, Format, InitArgs, SensorCommand};
+use crate::cli::args::{
+    Cli, Command, CompileArgs, CompletionsArgs, EngineCommand, Format, InitArgs, SchemaArgs,
+    SensorCommand,
+};
 use crate::cli::printer::{self, Printer, error_line};
-use crate::cli::project::{current_dir, resolve_layout};
+use crate::cli::project::{current_dir, env_var, resolve_layout};
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
+use crate::diagnostics::render;
 use crate::discover::{self, Layout};
 use crate::english::plural;
 use crate::fingerprint;
+use crate::gate::repository::RepositoryRoot;
 use crate::graph::format::{FormatSource, GraphFormat};
 use crate::interrupt;
 use crate::process_group::GroupSignal;
 
 pub fn run(cli: Cli) -> ExitStatus {
+    printer::set_color_when(cli.color);
     if runs_sensor_workers(&cli.command)
         && let Err(error) = interrupt::install()
     {
@@ -54,6 +61,10 @@ pub fn run(cli: Cli) -> ExitStatus {
                 }
             }
         }
+        Command::Graph(args) => crate::cli::graph_picture::run(&args),
+        Command::Schema(args) => schema(&args),
+        Command::Completions(args) => completions(&args),
+        Command::Man => man_page(),
     };
     // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
     // its timeout may still run here.
@@ -73,7 +84,13 @@ fn runs_sensor_workers(command: &Command) -> bool {
             EngineCommand::Hook(_) | EngineCommand::Gate(_) => true,
             EngineCommand::Intent(_) | EngineCommand::Worker(_) => false,
         },
-        Command::Init(_) | Command::Compile(_) | Command::Lsp(_) => false,
+        Command::Init(_)
+        | Command::Compile(_)
+        | Command::Lsp(_)
+        | Command::Graph(_)
+        | Command::Schema(_)
+        | Command::Completions(_)
+        | Command::Man => false,
     }
 }
 
@@ -86,6 +103,50 @@ fn final_status(status: ExitStatus) -> ExitStatus {
     match status {
         ExitStatus::Success | ExitStatus::Failure if printer::stdout_failed() => ExitStatus::Error,
         other => other,
+    }
+}
+
+/// `aidlc schema KIND`: the JSON Schema on stdout.
+fn schema(args: &SchemaArgs) -> ExitStatus {
+    Printer::new(Format::Human, false).out(&crate::schema::schema_text(args.kind));
+    ExitStatus::Success
+}
+
+/// `aidlc completions SHELL`: the completion script on stdout, generated from the same clap
+/// definition that parses the arguments, so it cannot name a flag that does not exist.
+fn completions(args: &CompletionsArgs) -> ExitStatus {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "aidlc", &mut script);
+    print_generated(&script, "completion script")
+}
+
+/// `aidlc man`: the manual page (roff) on stdout, from the clap definition.
+fn man_page() -> ExitStatus {
+    let mut page = Vec::new();
+    match clap_mangen::Man::new(Cli::command()).render(&mut page) {
+        Ok(()) => print_generated(&page, "manual page"),
+        Err(error) => {
+            error_line(
+                &Printer::new(Format::Human, false),
+                &format!("cannot render the manual page: {error}"),
+                None,
+            );
+            ExitStatus::Error
+        }
+    }
+}
+
+fn print_generated(bytes: &[u8], what: &str) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => {
+            printer.out(text.trim_end_matches('\n'));
+            ExitStatus::Success
+        }
+        Err(error) => {
+            error_line(&printer, &format!("the {what} is not UTF-8: {error}"), None);
+            ExitStatus::Error
+        }
     }
 }
 
@@ -154,7 +215,15 @@ fn init(args: &InitArgs) -> ExitStatus {
 }
 
 fn compile_command(args: &CompileArgs) -> ExitStatus {
-    let printer = Printer::new(args.format, args.quiet);
+    let mut printer = Printer::new(args.format, args.quiet);
+    if args.watch && args.format == Format::Sarif {
+        error_line(
+            &printer,
+            "--format sarif is one log per run and cannot follow --watch",
+            Some("use --format json with --watch, or drop --watch"),
+        );
+        return ExitStatus::Error;
+    }
     if args.watch {
         return crate::cli::watch_loop::run(
             &args.project,
@@ -167,6 +236,15 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         Ok(layout) => layout.with_graph_format(args.graph_format),
         Err(status) => return status,
     };
+    printer.set_path_prefix(
+        RepositoryRoot::find(
+            &layout.project_dir,
+            env_var("GITHUB_WORKSPACE")
+                .as_deref()
+                .map(camino::Utf8Path::new),
+        )
+        .project_path,
+    );
     let started = Instant::now();
     // `--check` writes nothing: no refreshed record, no lock folder. It needs no lock either:
     // the outputs are only ever replaced by a rename, so a read sees a whole file.
@@ -191,6 +269,9 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         printer.diagnostic(diagnostic, &sources);
     }
     let elapsed = started.elapsed();
+    if printer.format == Format::Sarif && (outcome.n_errors() > 0 || !args.check) {
+        print_sarif(&printer, &outcome.diagnostics, &[], &sources);
+    }
     if outcome.n_errors() > 0 {
         printer.status(&format!(
             "error: compile failed with {} error{} and {} warning{}; nothing was written",
@@ -202,7 +283,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         return ExitStatus::Failure;
     }
     if args.check {
-        return report_drift(&layout, &outcome, &printer);
+        return report_drift(&layout, &outcome, &sources, &printer);
     }
     match compile::write_outputs(&layout, &outcome) {
         Ok(summary) => {
@@ -257,6 +338,9 @@ fn report_up_to_date(
     for warning in &up_to_date.warnings {
         printer.diagnostic(warning, &sources);
     }
+    if printer.format == Format::Sarif {
+        print_sarif(printer, &up_to_date.warnings, &[], &sources);
+    }
     let n_warnings = up_to_date.warnings.len();
     if check {
         printer.status(&outputs_up_to_date_line(up_to_date.n_stages, n_warnings));
@@ -297,14 +381,40 @@ fn outputs_up_to_date_line(n_stages: usize, n_warnings: usize) -> String {
     )
 }
 
-fn report_drift(layout: &Layout, outcome: &CompileOutcome, printer: &Printer) -> ExitStatus {
+fn report_drift(
+    layout: &Layout,
+    outcome: &CompileOutcome,
+    sources: &BTreeMap<Utf8PathBuf, String>,
+    printer: &Printer,
+) -> ExitStatus {
     let drift = compile::check_outputs(layout, outcome);
+    if printer.format == Format::Sarif {
+        print_sarif(
+            printer,
+            &outcome.diagnostics,
+            &drift_items(layout, &drift),
+            sources,
+        );
+    }
     if drift.is_clean() {
         printer.status(&outputs_up_to_date_line(
             outcome.n_stages,
             outcome.n_warnings(),
         ));
         return ExitStatus::Success;
+    }
+    match printer.format {
+        Format::Github => {
+            for item in drift_items(layout, &drift) {
+                printer.out(&render::render_drift_github(&item, printer.path_prefix()));
+            }
+        }
+        Format::Json => {
+            for item in drift_items(layout, &drift) {
+                printer.out(&render::render_drift_json(&item));
+            }
+        }
+        Format::Human | Format::Sarif => {}
     }
     if let Some(changes) = &drift.graph {
         let mut line = format!(
@@ -329,6 +439,82 @@ fn report_drift(layout: &Layout, outcome: &CompileOutcome, printer: &Printer) ->
         ));
     }
     ExitStatus::Failure
+}
+
+/// Each out-of-date piece of the outputs, on the file to look at: a changed or added stage on
+/// its stage file, a removed stage or a framing change on the graph, the grid on itself.
+fn drift_items(layout: &Layout, drift: &compile::DriftReport) -> Vec<render::Drift> {
+    let graph = layout.display(&layout.stage_graph_path);
+    let graph_name = graph.file_name().unwrap_or("stage-graph.json").to_owned();
+    let stage_files = discover::InputListing::of(layout).stages;
+    let stage_file = |slug: &str| {
+        stage_files
+            .iter()
+            .map(|(_, path)| path)
+            .find(|path| path.file_stem() == Some(slug))
+            .map_or_else(|| graph.clone(), |path| layout.display(path))
+    };
+    let mut items = Vec::new();
+    if let Some(changes) = &drift.graph {
+        for (change, slugs) in [
+            ("changed", &changes.changed),
+            ("added", &changes.added),
+            ("removed", &changes.removed),
+        ] {
+            for slug in slugs {
+                let file = if change == "removed" {
+                    graph.clone()
+                } else {
+                    stage_file(slug)
+                };
+                items.push(render::Drift {
+                    file,
+                    output: graph_name.clone(),
+                    stage: Some(slug.clone()),
+                    change,
+                    message: format!(
+                        "stage {slug} is {change} in the sources, and {graph_name} is out of date"
+                    ),
+                });
+            }
+        }
+        if changes.changed.is_empty() && changes.added.is_empty() && changes.removed.is_empty() {
+            items.push(render::Drift {
+                file: graph.clone(),
+                output: graph_name.clone(),
+                stage: None,
+                change: "framing",
+                message: format!("{graph_name} is out of date"),
+            });
+        }
+    }
+    if drift.grid {
+        let grid = layout.display(&layout.scope_grid_path);
+        items.push(render::Drift {
+            output: grid.file_name().unwrap_or("scope-grid.json").to_owned(),
+            message: format!("{grid} is out of date"),
+            file: grid,
+            stage: None,
+            change: "grid",
+        });
+    }
+    items
+}
+
+/// The one SARIF log of a compile: its diagnostics, and its drift under `--check`.
+fn print_sarif(
+    printer: &Printer,
+    diagnostics: &[Diagnostic],
+    drifts: &[render::Drift],
+    sources: &BTreeMap<Utf8PathBuf, String>,
+) {
+    printer.out(&render::render_sarif_log(
+        diagnostics,
+        drifts,
+        sources,
+        printer.path_prefix(),
+        env!("CARGO_PKG_VERSION"),
+    ));
 }
 
 /// ` (graph format 2.6, kept from the existing stage-graph.json)` when the graph is written in

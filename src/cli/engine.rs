@@ -9,13 +9,16 @@ use crate::cli::args::{
     IntentNewArgs, ProjectArgs, SensorCommand,
 };
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{current_dir, env_var, resolve_layout, usable_registry};
+use crate::cli::project::{
+    current_dir, env_var, resolve_layout, resolve_workspace, usable_registry,
+};
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::hook;
 use crate::dispatch::registry::LiveRegistry;
 use crate::sensors;
 use crate::syntax::manifest::FireOn;
+use crate::workspace::Workspace;
 
 pub fn run(args: &EngineArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -106,8 +109,8 @@ fn describe(args: &DescribeArgs, printer: &Printer) -> ExitStatus {
 }
 
 fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
-    let layout = match resolve_layout(&args.project, printer) {
-        Ok(layout) => layout,
+    let workspace = match resolve_workspace(&args.project, printer) {
+        Ok(workspace) => workspace,
         Err(status) => return status,
     };
     let Some(cwd) = current_dir() else {
@@ -120,8 +123,8 @@ fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
         output_path: args.output_path.clone(),
         cwd,
     };
-    let result = prepare_fire(&layout, &request)
-        .and_then(|prepared| run_fire(&prepared, &FireContext::default()));
+    let result = prepare_fire(&workspace, &request)
+        .and_then(|prepared| run_fire(&workspace, &prepared, &FireContext::default()));
     match result {
         Ok(report) => {
             printer.out(&report.verdict_line);
@@ -254,24 +257,25 @@ fn run_sensors(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     let Some(written) = hook::written_file_path(&payload) else {
         return ExitStatus::Success;
     };
-    let Some(layout) = hook_layout(project, &payload) else {
+    let Some(workspace) = hook_workspace(project, &payload) else {
         return ExitStatus::Success;
     };
-    let outcome = hook::run_sensors_hook(&layout, &written, &FireContext::default());
+    let outcome = hook::run_sensors_hook(&workspace, &written, &FireContext::default());
     if outcome.first_run {
         printer.out(hook::FIRST_RUN_BANNER);
     }
     ExitStatus::Success
 }
 
-/// The project for a hook run: `--project-dir`, the environment (`AIDLC_PROJECT_DIR`,
-/// `CLAUDE_PROJECT_DIR`), the payload's `cwd`, or the working folder's ancestors.
-fn hook_layout(project: &ProjectArgs, payload: &[u8]) -> Option<Layout> {
+/// The workspace of a hook run: the project from `--project-dir`, the environment
+/// (`AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`), the payload's `cwd`, or the working folder's
+/// ancestors; its space and intent read once.
+fn hook_workspace(project: &ProjectArgs, payload: &[u8]) -> Option<Workspace> {
     let payload_cwd = serde_json::from_slice::<serde_json::Value>(payload)
         .ok()
         .and_then(|value| value.get("cwd")?.as_str().map(camino::Utf8PathBuf::from));
     let cwd = payload_cwd.or_else(current_dir)?;
     let dir = discover::find_project_dir(project.project_dir.as_deref(), &env_var, &cwd).ok()?;
     let harness = discover::pick_harness(&dir, project.harness).ok()?;
-    Some(Layout::new(&dir, harness, &env_var))
+    Some(Workspace::resolve(Layout::new(&dir, harness, &env_var)))
 }

@@ -1,40 +1,45 @@
-//! `aidlc gate check`: the CI gate check over an intent's deliverables. This file parses,
-//! calls `gate::check` and prints; the plan, the Sensors switch and the report are the gate's.
+//! `aidlc gate check` and `aidlc gate merge`: the CI gate check over an intent's deliverables,
+//! and the join of a shard matrix's reports. This file parses, calls `gate::check` or
+//! `gate::merge`, and prints (the report on stdout, `--report` files, the step summary, the
+//! progress line); the plan, the Sensors switch, the report and the merge are the gate's.
 
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand};
+use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, ProgressWhen};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{resolve_layout, usable_graph, usable_registry};
-use crate::gate::check::{CheckRequest, intent_records, plan_check};
-use crate::gate::render::{self, RenderSettings};
+use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
+use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
+use crate::gate::merge::{merge_reports, read_report};
+use crate::gate::render::{self, RenderSettings, ReportFormat, SourceTexts};
 use crate::gate::report::GateReport;
+use crate::gate::repository::RepositoryRoot;
 
 pub fn run(args: &GateArgs) -> ExitStatus {
     match &args.command {
         GateCommand::Check(check_args) => check(check_args),
+        GateCommand::Merge(merge_args) => merge(merge_args),
     }
 }
 
 fn check(args: &GateCheckArgs) -> ExitStatus {
     // `--quiet` silences the progress line only: an error is never quiet.
     let printer = Printer::new(Format::Human, false);
-    let started = Instant::now();
-    let layout = match resolve_layout(&args.project, &printer) {
-        Ok(layout) => layout,
+    let started = std::time::Instant::now();
+    let workspace = match resolve_workspace(&args.project, &printer) {
+        Ok(workspace) => workspace,
         Err(status) => return status,
     };
-    let Some(registry) = usable_registry(&layout, &printer) else {
+    let Some(registry) = usable_registry(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
-    let Some(graph) = usable_graph(&layout, &printer) else {
+    let Some(graph) = usable_graph(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
     let nodes = graph.nodes;
-    let records = match intent_records(&layout, args.all_intents, args.intent.as_deref()) {
+    let records = match intent_records(&workspace, args.all_intents, args.intent.as_deref()) {
         Ok(records) => records,
         Err(message) => {
             error_line(
@@ -47,17 +52,46 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    let planned = match plan_check(&layout, &nodes, &records, &check_request(args)) {
+    let repository = RepositoryRoot::find(
+        workspace.project_dir(),
+        env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
+    );
+    let planned = match plan_check(
+        &workspace,
+        &nodes,
+        &records,
+        &check_request(args, &repository),
+    ) {
         Ok(planned) => planned,
         Err(message) => {
             error_line(&printer, &message, None);
             return ExitStatus::Error;
         }
     };
-    let progress = Progress::new(planned.fire_count(), !args.quiet, &printer);
-    let report = planned.run(&layout, &registry, &nodes, started, &|| progress.tick());
+    let shown = match args.progress {
+        ProgressWhen::Always => true,
+        ProgressWhen::Never => false,
+        ProgressWhen::Auto => !args.quiet && printer.stderr_is_terminal(),
+    };
+    let progress = printer.progress_line(planned.fire_count(), "fires", shown);
+    let report = planned.run(&workspace, &registry, &nodes, started, &|| progress.tick());
     progress.finish();
-    print_report(&report, args, &printer);
+    let wants_sources = args.format == ReportFormat::Human
+        || args
+            .reports
+            .iter()
+            .any(|(format, _)| *format == ReportFormat::Human);
+    let sources = if wants_sources {
+        finding_sources(workspace.project_dir(), &report)
+    } else {
+        SourceTexts::new()
+    };
+    let output = Output {
+        format: args.format,
+        reports: &args.reports,
+        repository: &repository,
+    };
+    let written = output.print(&report, sources, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
     if let Some(nothing) = report.nothing_checked() {
         if status == ExitStatus::Error {
@@ -73,11 +107,78 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
             ));
         }
     }
-    status
+    with_reports_written(status, written)
+}
+
+fn merge(args: &GateMergeArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    let mut shards = Vec::with_capacity(args.files.len());
+    for file in &args.files {
+        let text = match std::fs::read_to_string(file) {
+            Ok(text) => text,
+            Err(error) => {
+                error_line(&printer, &format!("cannot read {file}: {error}"), None);
+                return ExitStatus::Error;
+            }
+        };
+        match read_report(file.as_str(), &text) {
+            Ok(report) => shards.push((file.to_string(), report)),
+            Err(error) => {
+                error_line(&printer, &error.to_string(), None);
+                return ExitStatus::Error;
+            }
+        }
+    }
+    let report = match merge_reports(&shards) {
+        Ok(report) => report,
+        Err(error) => {
+            error_line(
+                &printer,
+                &format!("cannot merge the shards: {error}"),
+                Some(
+                    "merge the JSON reports of every shard of one `aidlc gate check --shard K/N` run, each once",
+                ),
+            );
+            return ExitStatus::Error;
+        }
+    };
+    // The merging job has the repository checked out too: the findings' files are read from
+    // its work tree for the human format's snippets.
+    let Some(cwd) = current_dir() else {
+        error_line(&printer, "the working folder is not valid UTF-8", None);
+        return ExitStatus::Error;
+    };
+    let repository = RepositoryRoot::find(
+        &cwd,
+        env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
+    );
+    let project_dir = repository.root.join(&report.project_path);
+    let sources = finding_sources(&project_dir, &report);
+    let merged_repository = RepositoryRoot {
+        root: repository.root.clone(),
+        project_path: report.project_path.clone(),
+    };
+    let output = Output {
+        format: args.format,
+        reports: &args.reports,
+        repository: &merged_repository,
+    };
+    let written = output.print(&report, sources, &printer);
+    let status = exit_status(&report, args.strict, args.allow_empty);
+    if status == ExitStatus::Error
+        && let Some(nothing) = report.nothing_checked()
+    {
+        error_line(
+            &printer,
+            &format!("nothing was checked: {}", nothing.reason()),
+            Some(&nothing.help()),
+        );
+    }
+    with_reports_written(status, written)
 }
 
 /// The arguments as the gate takes them; `--jobs` defaults to the available cores.
-fn check_request(args: &GateCheckArgs) -> CheckRequest {
+fn check_request(args: &GateCheckArgs, repository: &RepositoryRoot) -> CheckRequest {
     CheckRequest {
         stages: args.stages.clone(),
         fire_on: args.fire_on,
@@ -87,23 +188,87 @@ fn check_request(args: &GateCheckArgs) -> CheckRequest {
             usize::from,
         ),
         record: !args.no_record,
+        project_path: repository.project_path.clone(),
     }
 }
 
-fn print_report(report: &GateReport, args: &GateCheckArgs, printer: &Printer) {
-    let settings = RenderSettings {
-        color: printer.stdout_color(),
-    };
-    let rendered = render::render(report, args.format, settings);
-    if !rendered.stdout.trim().is_empty() {
-        printer.out(rendered.stdout.trim_end());
+/// Where a report goes: stdout in one format, and `--report` files in others.
+struct Output<'a> {
+    format: ReportFormat,
+    reports: &'a [(ReportFormat, Utf8PathBuf)],
+    repository: &'a RepositoryRoot,
+}
+
+impl Output<'_> {
+    /// Print the report on stdout, append the github step summary, and write the `--report`
+    /// files (atomically, without colour). Returns whether every file was written.
+    fn print(&self, report: &GateReport, sources: SourceTexts, printer: &Printer) -> bool {
+        let root_uri = self.repository.root_uri();
+        let help_base_uri = github_blob_base().unwrap_or_else(|| root_uri.clone());
+        let mut settings = RenderSettings {
+            color: false,
+            sources,
+            repository_root_uri: Some(root_uri),
+            help_base_uri: Some(help_base_uri),
+            full_report: self.full_report_hint(),
+        };
+        let mut all_written = true;
+        for (format, path) in self.reports {
+            let rendered = render::render(report, *format, &settings);
+            let text = format!("{}\n", rendered.stdout.trim_end());
+            if let Err(error) = crate::fs_util::write_atomic(path, text.as_bytes()) {
+                error_line(
+                    printer,
+                    &format!(
+                        "cannot write the {} report to {path}: {error}",
+                        format.name()
+                    ),
+                    Some("check that its folder exists and is writable"),
+                );
+                all_written = false;
+            }
+        }
+        settings.color = printer.stdout_color();
+        let rendered = render::render(report, self.format, &settings);
+        if !rendered.stdout.trim().is_empty() {
+            printer.out(rendered.stdout.trim_end());
+        }
+        if let Some(markdown) = &rendered.step_summary {
+            append_step_summary(markdown, printer);
+        }
+        all_written
     }
-    if let Some(markdown) = &rendered.step_summary {
-        append_step_summary(markdown, printer);
+
+    /// Where the whole report can be read, for the github format's held-back notice.
+    fn full_report_hint(&self) -> Option<String> {
+        if !self.reports.is_empty() {
+            let files: Vec<String> = self
+                .reports
+                .iter()
+                .map(|(format, path)| format!("{path} ({})", format.name()))
+                .collect();
+            return Some(files.join(", "));
+        }
+        env_var("GITHUB_STEP_SUMMARY")
+            .filter(|path| !path.is_empty())
+            .map(|_| "the job's step summary".to_owned())
     }
 }
 
-/// `$GITHUB_STEP_SUMMARY`, when set, gets the Markdown summary appended.
+/// `<server>/<owner>/<repo>/blob/<sha>/` inside GitHub Actions, where a rule's manifest can be
+/// read at the commit checked.
+fn github_blob_base() -> Option<String> {
+    let server = env_var("GITHUB_SERVER_URL").filter(|value| !value.is_empty())?;
+    let repository = env_var("GITHUB_REPOSITORY").filter(|value| !value.is_empty())?;
+    let sha = env_var("GITHUB_SHA").filter(|value| !value.is_empty())?;
+    Some(format!(
+        "{}/{repository}/blob/{sha}/",
+        server.trim_end_matches('/')
+    ))
+}
+
+/// `$GITHUB_STEP_SUMMARY`, when set, gets the Markdown summary appended (it ends with a
+/// newline, so the next step's summary starts on a line of its own).
 fn append_step_summary(markdown: &str, printer: &Printer) {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return;
@@ -120,6 +285,15 @@ fn append_step_summary(markdown: &str, printer: &Printer) {
     }
 }
 
+/// A `--report` file that could not be written turns 0 and 1 into 2, as a failed stdout does:
+/// output someone relies on is missing.
+fn with_reports_written(status: ExitStatus, written: bool) -> ExitStatus {
+    match status {
+        ExitStatus::Success | ExitStatus::Failure if !written => ExitStatus::Error,
+        other => other,
+    }
+}
+
 /// D9, in this order: 1 for blocking findings (any findings with `--strict`); 3 when a
 /// blocking sensor could not be evaluated or never fired; 2 when nothing was checked at all
 /// (no fire passed or failed), unless `--allow-empty`; else 0.
@@ -133,51 +307,5 @@ fn exit_status(report: &GateReport, strict: bool, allow_empty: bool) -> ExitStat
         ExitStatus::Error
     } else {
         ExitStatus::Success
-    }
-}
-
-/// A one-line progress bar on stderr, only on a terminal and only for runs that take more than
-/// a moment.
-struct Progress<'printer> {
-    total: usize,
-    done: AtomicUsize,
-    started: Instant,
-    shown: bool,
-    printer: &'printer Printer,
-}
-
-impl<'printer> Progress<'printer> {
-    fn new(total: usize, wanted: bool, printer: &'printer Printer) -> Self {
-        Self {
-            total,
-            done: AtomicUsize::new(0),
-            started: Instant::now(),
-            shown: wanted && printer.stderr_is_terminal(),
-            printer,
-        }
-    }
-
-    fn tick(&self) {
-        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
-        if self.shown && self.started.elapsed().as_millis() > 300 {
-            let width = 24;
-            let filled = (done * width)
-                .checked_div(self.total)
-                .unwrap_or(width)
-                .min(width);
-            self.printer.progress(&format!(
-                "  [{}{}] {done}/{} fires",
-                "#".repeat(filled),
-                "-".repeat(width - filled),
-                self.total
-            ));
-        }
-    }
-
-    fn finish(&self) {
-        if self.shown && self.started.elapsed().as_millis() > 300 {
-            self.printer
-                .progress_end(&format!("  checked {} fires{:20}", self.total, ""));
-        }
     }
 }

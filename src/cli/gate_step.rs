@@ -9,7 +9,7 @@ use crate::cli::args::{
     ProjectArgs,
 };
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{resolve_layout, usable_graph, usable_registry};
+use crate::cli::project::{resolve_workspace, usable_graph, usable_registry};
 use crate::english::plural;
 use crate::gate::enforce::{
     DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
@@ -55,17 +55,17 @@ fn request(entry: GateEntry, slug: &str, override_args: &GateOverrideArgs) -> Ga
 /// refusal, including a blocking sensor that could not be evaluated: exit 3 is `gate check`'s);
 /// 2 the step could not run.
 fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer) -> ExitStatus {
-    let layout = match resolve_layout(project, printer) {
-        Ok(layout) => layout,
+    let workspace = match resolve_workspace(project, printer) {
+        Ok(workspace) => workspace,
         Err(status) => return status,
     };
-    let Some(registry) = usable_registry(&layout, printer) else {
+    let Some(registry) = usable_registry(&workspace.layout, printer) else {
         return ExitStatus::Error;
     };
-    let Some(graph) = usable_graph(&layout, printer) else {
+    let Some(graph) = usable_graph(&workspace.layout, printer) else {
         return ExitStatus::Error;
     };
-    match run_gate_step(&layout, &registry, &graph.nodes, request) {
+    match run_gate_step(&workspace, &registry, &graph.nodes, request) {
         Ok(reply) => {
             printer.status(&summary_line(&request.stage, &reply.summary));
             printer.out(&reply.json().to_string());

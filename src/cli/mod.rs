@@ -6,6 +6,7 @@ mod commands;
 mod engine;
 mod gate;
 mod gate_step;
+mod graph_picture;
 mod printer;
 mod project;
 mod watch_loop;

@@ -18,9 +18,9 @@
 )]
 
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
-use crate::cli::args::Format;
+use crate::cli::args::{ColorWhen, Format};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::render::{self, SourceLookup};
 
@@ -33,10 +33,35 @@ pub fn stdout_failed() -> bool {
     STDOUT_FAILED.load(Ordering::SeqCst)
 }
 
+/// `--color`, for the whole process (set once by `cli::run` before any command prints).
+static COLOR_WHEN: AtomicU8 = AtomicU8::new(0);
+
+/// Set `--color` for every printer of the process.
+pub fn set_color_when(when: ColorWhen) {
+    COLOR_WHEN.store(
+        match when {
+            ColorWhen::Auto => 0,
+            ColorWhen::Always => 1,
+            ColorWhen::Never => 2,
+        },
+        Ordering::SeqCst,
+    );
+}
+
+fn color_when() -> ColorWhen {
+    match COLOR_WHEN.load(Ordering::SeqCst) {
+        1 => ColorWhen::Always,
+        2 => ColorWhen::Never,
+        _ => ColorWhen::Auto,
+    }
+}
+
 pub struct Printer {
     pub format: Format,
     pub quiet: bool,
     color: bool,
+    /// The project folder relative to the repository root, for the paths of annotations.
+    path_prefix: camino::Utf8PathBuf,
 }
 
 impl Printer {
@@ -44,18 +69,28 @@ impl Printer {
         Self {
             format,
             quiet,
-            color: color_allowed(std::io::stderr().is_terminal()),
+            color: color_allowed(&std::io::stderr()),
+            path_prefix: camino::Utf8PathBuf::new(),
         }
     }
 
-    /// Whether what goes to stdout may carry ANSI colours: stdout is a terminal and `NO_COLOR`
-    /// is unset or empty.
+    /// Make annotation paths repository-relative: `prefix` is the project folder relative to
+    /// the repository root.
+    pub fn set_path_prefix(&mut self, prefix: camino::Utf8PathBuf) {
+        self.path_prefix = prefix;
+    }
+
+    pub fn path_prefix(&self) -> &camino::Utf8Path {
+        &self.path_prefix
+    }
+
+    /// Whether what goes to stdout may carry ANSI colours (see [`color_allowed`]).
     #[expect(
         clippy::unused_self,
         reason = "every question about the terminal goes through the printer"
     )]
     pub fn stdout_color(&self) -> bool {
-        color_allowed(std::io::stdout().is_terminal())
+        color_allowed(&std::io::stdout())
     }
 
     /// Whether stderr is a terminal (a progress line is drawn only there).
@@ -67,23 +102,33 @@ impl Printer {
         std::io::stderr().is_terminal()
     }
 
-    /// Redraw the one progress line on stderr: a carriage return and `text`, no newline. A
-    /// failed write is ignored: a progress line is only decoration.
+    /// A progress bar of `total` steps on stderr (indicatif), redrawn at most
+    /// [`PROGRESS_REDRAWS_PER_SECOND`] times a second whichever thread ticks it, and cleared by
+    /// [`ProgressLine::finish`]; a hidden one draws nothing. The caller decides whether it is
+    /// shown (a terminal, no `--quiet`, or `--progress always`).
     #[expect(
         clippy::unused_self,
         reason = "all output goes through the printer, whatever the stream"
     )]
-    pub fn progress(&self, text: &str) {
-        let _ = write!(std::io::stderr(), "\r{text}");
-    }
-
-    /// Replace the progress line with `text` for good (it ends with a newline).
-    #[expect(
-        clippy::unused_self,
-        reason = "all output goes through the printer, whatever the stream"
-    )]
-    pub fn progress_end(&self, text: &str) {
-        let _ = writeln!(std::io::stderr(), "\r{text}");
+    pub fn progress_line(&self, total: usize, label: &str, shown: bool) -> ProgressLine {
+        let target = if shown {
+            indicatif::ProgressDrawTarget::term_like_with_hz(
+                Box::new(StderrLine),
+                PROGRESS_REDRAWS_PER_SECOND,
+            )
+        } else {
+            indicatif::ProgressDrawTarget::hidden()
+        };
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(u64::try_from(total).unwrap_or(u64::MAX)),
+            target,
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+            "  [{{bar:24}}] {{pos}}/{{len}} {label} ({{elapsed}})"
+        )) {
+            bar.set_style(style.progress_chars("#>-"));
+        }
+        ProgressLine { bar }
     }
 
     /// A status line for people, on stderr.
@@ -108,15 +153,130 @@ impl Printer {
                 render::render_human(diagnostic, sources, self.color).trim_end_matches('\n'),
             ),
             Format::Json => self.out(&render::render_json(diagnostic, sources)),
-            Format::Github => self.out(&render::render_github(diagnostic, sources)),
+            Format::Github => self.out(&render::render_github_in(
+                diagnostic,
+                sources,
+                &self.path_prefix,
+            )),
+            // One log for the whole run: the command prints it at the end.
+            Format::Sarif => {}
         }
     }
 }
 
-/// Colours for a stream that is (or is not) a terminal: only on one, and never under
-/// `NO_COLOR` (unless it is empty).
-fn color_allowed(is_terminal: bool) -> bool {
-    is_terminal && std::env::var_os("NO_COLOR").is_none_or(|value| value.is_empty())
+/// How often a progress line may be redrawn.
+pub const PROGRESS_REDRAWS_PER_SECOND: u8 = 8;
+
+/// A progress bar drawn on stderr by the printer (see [`Printer::progress_line`]); `tick` may be
+/// called from any thread.
+pub struct ProgressLine {
+    bar: indicatif::ProgressBar,
+}
+
+impl ProgressLine {
+    /// One more step done.
+    pub fn tick(&self) {
+        self.bar.inc(1);
+    }
+
+    /// Clear the line: nothing of it is left on the terminal.
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// stderr as indicatif draws on it: ANSI cursor and line controls, written whether or not stderr
+/// is a terminal (whether to draw at all is decided before; `--progress always` draws into a
+/// pipe on purpose, for tests). Failed writes are ignored: a progress line is decoration.
+#[derive(Debug)]
+struct StderrLine;
+
+impl StderrLine {
+    fn write(text: &str) -> std::io::Result<()> {
+        let mut stderr = std::io::stderr().lock();
+        stderr.write_all(text.as_bytes())?;
+        stderr.flush()
+    }
+}
+
+impl indicatif::TermLike for StderrLine {
+    fn width(&self) -> u16 {
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|columns| columns.trim().parse().ok())
+            .filter(|columns| *columns >= 20)
+            .unwrap_or(80)
+    }
+
+    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        Self::write(&format!("\u{1b}[{n}A"))
+    }
+
+    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        Self::write(&format!("\u{1b}[{n}B"))
+    }
+
+    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        Self::write(&format!("\u{1b}[{n}C"))
+    }
+
+    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        Self::write(&format!("\u{1b}[{n}D"))
+    }
+
+    fn write_line(&self, line: &str) -> std::io::Result<()> {
+        Self::write(&format!("{line}\n"))
+    }
+
+    fn write_str(&self, text: &str) -> std::io::Result<()> {
+        Self::write(text)
+    }
+
+    fn clear_line(&self) -> std::io::Result<()> {
+        Self::write("\r\u{1b}[2K")
+    }
+
+    fn flush(&self) -> std::io::Result<()> {
+        std::io::stderr().flush()
+    }
+}
+
+/// Whether ANSI colours may go to `stream`: `--color always|never` decides; with `auto`,
+/// `NO_COLOR` (non-empty) turns them off, `CLICOLOR_FORCE` or `FORCE_COLOR` (non-empty, not
+/// `0`) on, and otherwise anstream's rule applies (a terminal, `CLICOLOR` not `0`, and a `TERM`
+/// that is not `dumb`, or a CI that shows colours).
+fn color_allowed<S: anstream::stream::RawStream>(stream: &S) -> bool {
+    match color_when() {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => {
+            if anstyle_query::no_color() {
+                false
+            } else if anstyle_query::clicolor_force() || force_color() {
+                true
+            } else {
+                anstream::AutoStream::<S>::choice(stream) != anstream::ColorChoice::Never
+            }
+        }
+    }
+}
+
+/// `FORCE_COLOR` as Node and many CLIs read it: set, non-empty and not `0` or `false`.
+fn force_color() -> bool {
+    std::env::var("FORCE_COLOR")
+        .is_ok_and(|value| !value.is_empty() && value != "0" && value != "false")
 }
 
 /// `error: message`, and `  help: …` under it when there is help, on stderr (as a status

@@ -1,5 +1,6 @@
 //! What every command resolves before it does its work: the working folder, the environment,
-//! the project folder and layout, the live sensor registry and the compiled graph.
+//! the project folder and layout, the workspace (space and intent, read once per command and
+//! passed down as one `workspace::Workspace`), the live sensor registry and the compiled graph.
 //!
 //! Each function either returns the value or prints why it cannot (through the printer) and
 //! returns nothing for the command to turn into its exit status. The subcommand files import
@@ -13,6 +14,7 @@ use crate::cli::printer::{Printer, error_line};
 use crate::discover::{self, Layout};
 use crate::dispatch::registry::{LiveRegistry, load_live_registry};
 use crate::dispatch::stage_graph::{StageGraph, load_graph};
+use crate::workspace::Workspace;
 
 /// The environment variable `name`, when it is set and valid UTF-8.
 pub(super) fn env_var(name: &str) -> Option<String> {
@@ -48,6 +50,15 @@ pub(super) fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<La
             Err(ExitStatus::Error)
         }
     }
+}
+
+/// The workspace for `args`: the layout, then the active space and intent read once for the
+/// whole command; or the error already printed.
+pub(super) fn resolve_workspace(
+    args: &ProjectArgs,
+    printer: &Printer,
+) -> Result<Workspace, ExitStatus> {
+    resolve_layout(args, printer).map(Workspace::resolve)
 }
 
 /// The live registry, or `None` with its errors printed.

@@ -2,6 +2,8 @@
 //! for tools, and GitHub Actions workflow commands for CI annotations.
 
 use std::fmt::Write as _;
+use std::ops::Range;
+use std::sync::Arc;
 
 use camino::Utf8Path;
 use miette::{
@@ -86,14 +88,7 @@ pub fn render_human(diagnostic: &Diagnostic, sources: &dyn SourceLookup, color: 
             }
         }
     }
-    let theme = if color {
-        GraphicalTheme::unicode()
-    } else {
-        GraphicalTheme::unicode_nocolor()
-    };
-    let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(100)
-        .with_links(false);
+    let handler = report_handler(color);
     let mut out = String::new();
     let rendered = match (file_text, snippet) {
         (Some((file, _)), Some(snippet)) => {
@@ -140,16 +135,171 @@ pub fn render_human(diagnostic: &Diagnostic, sources: &dyn SourceLookup, color: 
     out
 }
 
+/// Something to draw in the compile's look that is not a compile [`Diagnostic`] (a gate
+/// finding, a sensor that was not evaluated): a code, a message, and where it is.
+#[derive(Debug, Clone)]
+pub struct HumanItem<'a> {
+    pub severity: Severity,
+    /// Shown as the diagnostic code (a sensor id).
+    pub code: &'a str,
+    pub message: &'a str,
+    /// The file, shown as `in <file>` when there is no snippet.
+    pub file: Option<&'a Utf8Path>,
+    /// The file's text and the primary span in it, for a snippet.
+    pub snippet: Option<(Arc<str>, Range<usize>)>,
+    pub label: Option<&'a str>,
+    pub help: Option<&'a str>,
+    /// Lines after the report, each shown as `  = <note>`.
+    pub notes: &'a [String],
+}
+
+/// A graphical report of `item`, in the look of [`render_human`]; never panics (long lines
+/// are windowed, long words shortened).
+pub fn render_human_item(item: &HumanItem<'_>, color: bool) -> String {
+    let severity = match item.severity {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+    };
+    let mut report = MietteDiagnostic::new(shorten_long_words(item.message))
+        .with_code(item.code)
+        .with_severity(severity);
+    if let Some(help) = item.help {
+        report = report.with_help(shorten_long_words(help));
+    }
+    let mut out = String::new();
+    let rendered = match (item.file, &item.snippet) {
+        (Some(file), Some((text, span))) => {
+            let snippet = match WindowedSource::new(text, &[span.start, span.end]) {
+                Some(mut windowed) => {
+                    windowed.set_primary(text, span);
+                    Snippet::Windowed(windowed)
+                }
+                None => Snippet::Shared(Arc::clone(text)),
+            };
+            let label = LabeledSpan::new_primary_with_span(
+                item.label.map(shorten_long_words),
+                snippet.map_span(span),
+            );
+            let report = Report::new(report.and_label(label))
+                .with_source_code(NamedSource::new(file.as_str(), snippet));
+            item_handler(color).render_report(&mut out, report.as_ref())
+        }
+        _ => item_handler(color).render_report(&mut out, &report),
+    };
+    if rendered.is_err() {
+        out = format!(
+            "{}: {}\n",
+            match item.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            },
+            shorten_long_words(item.message)
+        );
+    }
+    if item.snippet.is_none()
+        && let Some(file) = item.file
+    {
+        let _ = writeln!(out, "  in {file}");
+    }
+    for note in item.notes {
+        let _ = writeln!(out, "  = {}", shorten_long_words(note));
+    }
+    out
+}
+
+/// The handler of [`render_human_item`]: lines are not wrapped, so that a sentence of the gate
+/// report reads (and greps) the same in every format.
+fn item_handler(color: bool) -> GraphicalReportHandler {
+    report_handler(color).with_wrap_lines(false)
+}
+
+fn report_handler(color: bool) -> GraphicalReportHandler {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    GraphicalReportHandler::new_themed(theme)
+        .with_width(100)
+        .with_links(false)
+}
+
+/// The byte span of a 1-based `line` (and `column`, counted in characters, to an end line and
+/// column or else to the end of the word at the column) in `text`; the whole line without its
+/// indentation when there is no column. `None` when the line is past the end of the text.
+pub fn line_span(
+    text: &str,
+    line: u64,
+    column: Option<u64>,
+    end: Option<(u64, Option<u64>)>,
+) -> Option<Range<usize>> {
+    let line_start = line_start(text, line)?;
+    let line_text = line_text_at(text, line_start);
+    let Some(column) = column else {
+        let indent = line_text.len() - line_text.trim_start().len();
+        return Some(line_start + indent..line_start + line_text.trim_end().len().max(indent));
+    };
+    let start = line_start + char_offset(line_text, column);
+    let end = match end {
+        Some((end_line, end_column)) if end_line >= line => {
+            let end_start = line_start_from(text, line_start, line, end_line).unwrap_or(start);
+            let end_text = line_text_at(text, end_start);
+            end_start + end_column.map_or(end_text.len(), |column| char_offset(end_text, column))
+        }
+        _ => {
+            let rest = &text[start..line_start + line_text.len()];
+            start
+                + rest
+                    .find(char::is_whitespace)
+                    .unwrap_or(rest.len())
+                    .max(rest.chars().next().map_or(0, char::len_utf8))
+        }
+    };
+    Some(start..end.max(start))
+}
+
+/// The byte offset where the 1-based `line` starts.
+fn line_start(text: &str, line: u64) -> Option<usize> {
+    line_start_from(text, 0, 1, line)
+}
+
+fn line_start_from(text: &str, mut offset: usize, mut at_line: u64, line: u64) -> Option<usize> {
+    if line == 0 {
+        return None;
+    }
+    while at_line < line {
+        offset += text[offset..].find('\n')? + 1;
+        at_line += 1;
+    }
+    Some(offset)
+}
+
+/// The line starting at `start`, without its line ending.
+fn line_text_at(text: &str, start: usize) -> &str {
+    let rest = &text[start..];
+    let line = rest.split('\n').next().unwrap_or_default();
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+/// The byte offset of the 1-based character `column` in `line` (its end when past it).
+fn char_offset(line: &str, column: u64) -> usize {
+    let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
+    line.char_indices()
+        .nth(skip)
+        .map_or(line.len(), |(offset, _)| offset)
+}
+
 /// The text miette draws the snippet from: the file as it is, or with its long lines cut.
 enum Snippet {
     Whole(String),
+    Shared(Arc<str>),
     Windowed(WindowedSource),
 }
 
 impl Snippet {
     fn map_span(&self, span: &std::ops::Range<usize>) -> std::ops::Range<usize> {
         match self {
-            Snippet::Whole(_) => span.clone(),
+            Snippet::Whole(_) | Snippet::Shared(_) => span.clone(),
             Snippet::Windowed(windowed) => windowed.map_span(span),
         }
     }
@@ -164,6 +314,10 @@ impl miette::SourceCode for Snippet {
     ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
         match self {
             Snippet::Whole(text) => text.read_span(span, context_lines_before, context_lines_after),
+            Snippet::Shared(text) => {
+                text.as_ref()
+                    .read_span(span, context_lines_before, context_lines_after)
+            }
             Snippet::Windowed(windowed) => {
                 windowed.read_span(span, context_lines_before, context_lines_after)
             }
@@ -220,6 +374,22 @@ pub fn shorten_long_words(text: &str) -> String {
     out
 }
 
+/// A relative path as a URI reference for SARIF: `/` separators kept, every byte outside the
+/// unreserved and sub-delimiter characters percent-encoded. `:` is encoded too, so that a first
+/// segment like `c:` is never read as a scheme.
+pub fn sarif_uri_reference(path: &Utf8Path) -> String {
+    let mut uri = String::with_capacity(path.as_str().len());
+    for byte in path.as_str().replace('\\', "/").bytes() {
+        let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@/".contains(&byte);
+        if keep {
+            uri.push(char::from(byte));
+        } else {
+            let _ = write!(uri, "%{byte:02X}");
+        }
+    }
+    uri
+}
+
 /// One JSON object (no trailing newline) with stable keys.
 pub fn render_json(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {
     json_value(diagnostic, sources).to_string()
@@ -248,13 +418,23 @@ pub fn json_value(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> serde_
 
 /// A GitHub Actions workflow command: `::error file=…,line=…,col=…::message`.
 pub fn render_github(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {
+    render_github_in(diagnostic, sources, Utf8Path::new(""))
+}
+
+/// [`render_github`] with the file made repository-relative: `prefix` is the project folder
+/// relative to the repository root (empty when they are the same).
+pub fn render_github_in(
+    diagnostic: &Diagnostic,
+    sources: &dyn SourceLookup,
+    prefix: &Utf8Path,
+) -> String {
     let command = match diagnostic.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
     };
     let mut properties: Vec<(&str, String)> = Vec::new();
     if let Some(file) = &diagnostic.file {
-        properties.push(("file", file.as_str().to_owned()));
+        properties.push(("file", prefix.join(file).as_str().to_owned()));
     }
     if let Some(((line, column), (end_line, end_column))) = primary_position(diagnostic, sources) {
         properties.push(("line", line.to_string()));
@@ -273,6 +453,172 @@ pub fn render_github(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> Str
         .map(|(key, value)| (*key, value.as_str()))
         .collect();
     workflow_command(command, &properties, &message)
+}
+
+/// An output file `compile --check` found out of date, and why: one per stage whose node would
+/// change (on its stage file), one per removed stage and one for the scope grid (on the output).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    /// Project-relative: the stage file, or the output file.
+    pub file: camino::Utf8PathBuf,
+    /// The output that would change (`stage-graph.json`, `scope-grid.json`).
+    pub output: String,
+    /// The stage, when one is concerned.
+    pub stage: Option<String>,
+    /// `changed`, `added`, `removed`, or `framing`/`grid` for the whole file.
+    pub change: &'static str,
+    pub message: String,
+}
+
+/// The help every drift shares.
+pub const DRIFT_HELP: &str = "run `aidlc compile` and commit the outputs it writes";
+
+/// One `::error` workflow command per drift, on its (repository-relative) file.
+pub fn render_drift_github(drift: &Drift, prefix: &Utf8Path) -> String {
+    let file = prefix.join(&drift.file);
+    workflow_command(
+        "error",
+        &[
+            ("file", file.as_str()),
+            ("title", &format!("{} is out of date", drift.output)),
+        ],
+        &format!("{}\nhelp: {DRIFT_HELP}", drift.message),
+    )
+}
+
+/// One JSON object per drift (no trailing newline), `kind: "drift"` beside the diagnostics'
+/// objects.
+pub fn render_drift_json(drift: &Drift) -> String {
+    serde_json::json!({
+        "kind": "drift",
+        "severity": "error",
+        "file": drift.file.as_str(),
+        "output": drift.output,
+        "stage": drift.stage,
+        "change": drift.change,
+        "message": drift.message,
+        "help": DRIFT_HELP,
+    })
+    .to_string()
+}
+
+/// The rule id of drift results in the compile's SARIF.
+const DRIFT_RULE: &str = "stale-output";
+
+/// The compile's diagnostics (and drift, under `--check`) as one SARIF 2.1.0 log: one rule per
+/// diagnostic code that occurs, one result per diagnostic with its region, URIs relative to the
+/// repository root (`prefix` is the project folder in it).
+pub fn render_sarif_log(
+    diagnostics: &[Diagnostic],
+    drifts: &[Drift],
+    sources: &dyn SourceLookup,
+    prefix: &Utf8Path,
+    tool_version: &str,
+) -> String {
+    use serde_json::{Value, json};
+    let mut rule_ids: Vec<&str> = Vec::new();
+    let rule_index = |id: &'static str, rule_ids: &mut Vec<&str>| -> usize {
+        rule_ids
+            .iter()
+            .position(|seen| *seen == id)
+            .unwrap_or_else(|| {
+                rule_ids.push(id);
+                rule_ids.len() - 1
+            })
+    };
+    let location = |file: Option<&Utf8Path>, position: Option<((usize, usize), (usize, usize))>| {
+        let uri = file.map_or_else(String::new, |file| sarif_uri_reference(&prefix.join(file)));
+        let region = match position {
+            Some(((line, column), (end_line, end_column))) => json!({
+                "startLine": line, "startColumn": column,
+                "endLine": end_line, "endColumn": end_column.max(1),
+            }),
+            None => json!({"startLine": 1}),
+        };
+        json!({"physicalLocation": {
+            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+            "region": region,
+        }})
+    };
+    let mut results: Vec<Value> = Vec::new();
+    for diagnostic in diagnostics {
+        let index = rule_index(diagnostic.code.as_str(), &mut rule_ids);
+        let mut text = diagnostic.message.clone();
+        if let Some(help) = &diagnostic.help {
+            let _ = write!(text, "\nhelp: {help}");
+        }
+        let position = primary_position(diagnostic, sources);
+        let file = diagnostic.file.as_deref();
+        let fingerprint = blake3::hash(
+            format!(
+                "{}\0{}\0{}",
+                diagnostic.code.as_str(),
+                file.map_or("", Utf8Path::as_str),
+                diagnostic.message
+            )
+            .as_bytes(),
+        );
+        results.push(json!({
+            "ruleId": diagnostic.code.as_str(),
+            "ruleIndex": index,
+            "level": diagnostic.severity.as_str(),
+            "message": {"text": text},
+            "locations": [location(file, position)],
+            "partialFingerprints": {"aidlcDiagnostic/v1": fingerprint.to_hex()[..32].to_owned()},
+        }));
+    }
+    for drift in drifts {
+        let index = rule_index(DRIFT_RULE, &mut rule_ids);
+        let fingerprint = blake3::hash(format!("{}\0{}", drift.file, drift.message).as_bytes());
+        results.push(json!({
+            "ruleId": DRIFT_RULE,
+            "ruleIndex": index,
+            "level": "error",
+            "message": {"text": format!("{}\nhelp: {DRIFT_HELP}", drift.message)},
+            "locations": [location(Some(&drift.file), None)],
+            "partialFingerprints": {"aidlcDiagnostic/v1": fingerprint.to_hex()[..32].to_owned()},
+        }));
+    }
+    let rules: Vec<Value> = rule_ids
+        .iter()
+        .map(|id| {
+            let name: String = id
+                .split('-')
+                .map(|word| {
+                    let mut characters = word.chars();
+                    characters.next().map_or_else(String::new, |first| {
+                        first.to_ascii_uppercase().to_string() + characters.as_str()
+                    })
+                })
+                .collect();
+            json!({
+                "id": id,
+                "name": name,
+                "shortDescription": {"text": format!("aidlc compile: {id}")},
+                "fullDescription": {"text": format!("The aidlc compile diagnostic `{id}`; docs/diagnostics.md has a section for each code.")},
+                "help": {
+                    "text": format!("See the `{id}` section of docs/diagnostics.md: what it means, an example and how to fix it."),
+                    "markdown": format!("See the `{id}` section of `docs/diagnostics.md`: what it means, an example and how to fix it."),
+                },
+            })
+        })
+        .collect();
+    let document = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "aidlc",
+                "version": tool_version,
+                "semanticVersion": tool_version,
+                "informationUri": "https://github.com/awslabs/aidlc-workflows",
+                "rules": rules,
+            }},
+            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The root of the repository that holds the project."}}},
+            "results": results,
+        }],
+    });
+    serde_json::to_string_pretty(&document).expect("a JSON value always serialises")
 }
 
 #[cfg(test)]

@@ -22,7 +22,6 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
 use crate::diagnostics::Diagnostic;
-use crate::discover::Layout;
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::process::{WorkerCommand, run_worker};
 use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
@@ -37,7 +36,7 @@ use crate::sensors::descriptor::{
     STAGE_FLAG, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
 };
 use crate::sensors::{self, ShippedSensor};
-use crate::workspace;
+use crate::workspace::Workspace;
 
 /// The dispatcher's fallback timeout when a manifest declares none (D7).
 pub const FALLBACK_TIMEOUT_SECONDS: u64 = 1200;
@@ -126,12 +125,18 @@ pub struct FireReport {
     pub detail_path: Option<Utf8PathBuf>,
     /// The one compact JSON line printed on stdout (upstream §4.9).
     pub verdict_line: String,
+    /// The last bytes the worker wrote on stderr (empty when none), also kept in the detail
+    /// file.
+    pub stderr_tail: String,
 }
 
 /// The pre-flight of upstream §4.2, in order, plus two refusals of our own: a path outside the
 /// project, and a `matches` that is not a valid glob.
-pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFire, FireRefusal> {
-    let registry = load_live_registry(layout);
+pub fn prepare_fire(
+    workspace: &Workspace,
+    request: &FireRequest,
+) -> Result<PreparedFire, FireRefusal> {
+    let registry = load_live_registry(&workspace.layout);
     if !registry.errors.is_empty() {
         return Err(FireRefusal {
             diagnostics: registry.errors.clone(),
@@ -140,9 +145,9 @@ pub fn prepare_fire(layout: &Layout, request: &FireRequest) -> Result<PreparedFi
         });
     }
     known_sensor(&registry, &request.sensor_id)?;
-    let graph = load_graph(&layout.stage_graph_path)
+    let graph = load_graph(&workspace.layout.stage_graph_path)
         .map_err(|error| FireRefusal::new(error.to_string()))?;
-    prepare_fire_with(layout, request, &registry, &graph.nodes)
+    prepare_fire_with(workspace, request, &registry, &graph.nodes)
 }
 
 fn known_sensor<'r>(
@@ -160,7 +165,7 @@ fn known_sensor<'r>(
 /// [`prepare_fire`] with the registry (free of errors) and the graph already loaded: gate
 /// dispatch prepares many fires from one load.
 pub fn prepare_fire_with(
-    layout: &Layout,
+    workspace: &Workspace,
     request: &FireRequest,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
@@ -181,10 +186,15 @@ pub fn prepare_fire_with(
     regular_file_check(&absolute_output_path).map_err(|message| {
         FireRefusal::new(message).with_help("fire sensors on regular files only")
     })?;
-    check_inside_project(&layout.project_dir, &absolute_output_path)?;
-    check_matches(layout, sensor, &request.sensor_id, &absolute_output_path)?;
+    check_inside_project(workspace.project_dir(), &absolute_output_path)?;
+    check_matches(
+        workspace.project_dir(),
+        sensor,
+        &request.sensor_id,
+        &absolute_output_path,
+    )?;
     let worker = worker_kind(&sensor.manifest.id, &sensor.manifest.command)?;
-    let worker_args = worker_args(layout, sensor, node, nodes, &absolute_output_path);
+    let worker_args = worker_args(workspace, sensor, node, nodes, &absolute_output_path);
     Ok(PreparedFire {
         sensor_id: request.sensor_id.clone(),
         stage: request.stage.clone(),
@@ -197,7 +207,7 @@ pub fn prepare_fire_with(
                 .timeout_seconds
                 .unwrap_or(FALLBACK_TIMEOUT_SECONDS),
         ),
-        project_dir: layout.project_dir.clone(),
+        project_dir: workspace.project_dir().to_owned(),
     })
 }
 
@@ -250,7 +260,7 @@ fn check_inside_project(project_dir: &Utf8Path, path: &Utf8Path) -> Result<(), F
 }
 
 fn check_matches(
-    layout: &Layout,
+    project_dir: &Utf8Path,
     sensor: &LiveSensor,
     sensor_id: &str,
     path: &Utf8Path,
@@ -262,7 +272,7 @@ fn check_matches(
         FireRefusal::new(format!("sensor \"{sensor_id}\" has {error}"))
             .with_help(format!("fix `matches:` in {}", sensor.registry_path))
     })?;
-    if glob.matches(&layout.project_dir, path) {
+    if glob.matches(project_dir, path) {
         return Ok(());
     }
     Err(FireRefusal::new(format!(
@@ -292,7 +302,7 @@ fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal
 
 /// `--stage`, one path flag, then a shipped sensor's extras (upstream §4.3).
 fn worker_args(
-    layout: &Layout,
+    workspace: &Workspace,
     sensor: &LiveSensor,
     node: &GraphNode,
     nodes: &[GraphNode],
@@ -309,14 +319,14 @@ fn worker_args(
     for extra in shipped.map_or(&[][..], |shipped| shipped.extra_flags) {
         match extra {
             ExtraFlag::Consumes => {
-                let present = present_consumes(&layout.project_dir, node, nodes);
+                let present = present_consumes(workspace, node, nodes);
                 args.extend([CONSUMES_FLAG.name.to_owned(), present.join(",")]);
             }
             ExtraFlag::Deliverables => args.extend([
                 DELIVERABLES_FLAG.name.to_owned(),
                 template_eligible(node).join(","),
             ]),
-            ExtraFlag::Templates => args.extend(template_args(layout, node)),
+            ExtraFlag::Templates => args.extend(template_args(workspace, node)),
         }
     }
     args
@@ -325,19 +335,13 @@ fn worker_args(
 /// `--templates-dir` (the team's templates: `AIDLC_TEMPLATES_DIR`, else the active space's
 /// `memory/templates`), `--template-eligible` and `--framework-templates-dir`
 /// (`AIDLC_FRAMEWORK_TEMPLATES_DIR`, else the harness's `tools/data/templates`).
-fn template_args(layout: &Layout, node: &GraphNode) -> [String; 6] {
-    let templates_dir = std::env::var("AIDLC_TEMPLATES_DIR").unwrap_or_else(|_| {
-        workspace::space_dir(
-            &layout.project_dir,
-            &workspace::active_space(&layout.project_dir),
-        )
-        .join("memory/templates")
-        .to_string()
-    });
+fn template_args(workspace: &Workspace, node: &GraphNode) -> [String; 6] {
+    let templates_dir = std::env::var("AIDLC_TEMPLATES_DIR")
+        .unwrap_or_else(|_| workspace.space_dir().join("memory/templates").to_string());
     let framework_dir = std::env::var("AIDLC_FRAMEWORK_TEMPLATES_DIR").unwrap_or_else(|_| {
-        layout
-            .project_dir
-            .join(layout.harness.dir_name())
+        workspace
+            .project_dir()
+            .join(workspace.layout.harness.dir_name())
             .join("tools/data/templates")
             .to_string()
     });
@@ -379,11 +383,8 @@ fn template_eligible(node: &GraphNode) -> Vec<String> {
 
 /// The stage's consumed artifacts that exist on disk, as `artifact:producer` (bare when no
 /// stage produces it). Nothing is filtered when no intent record resolves.
-fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode]) -> Vec<String> {
-    let space = workspace::active_space(project_dir);
-    let record = workspace::active_intent(project_dir, &space, None)
-        .ok()
-        .flatten();
+fn present_consumes(workspace: &Workspace, node: &GraphNode, nodes: &[GraphNode]) -> Vec<String> {
+    let record = workspace.active_intent();
     node.consumes
         .iter()
         .map(|consume| consume.artifact.clone())
@@ -393,11 +394,11 @@ fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode
             let Some(producer) = producer else {
                 return Some(artifact);
             };
-            let Some(record) = &record else {
+            let Some(record) = record else {
                 return Some(format!("{artifact}:{}", producer.slug));
             };
             let file_name = artifact_file_name(&artifact);
-            let present = produce_dirs(project_dir, record, producer)
+            let present = produce_dirs(workspace, record, producer)
                 .iter()
                 .any(|dir| dir.join(&file_name).is_file());
             present.then(|| format!("{artifact}:{}", producer.slug))
@@ -407,7 +408,11 @@ fn present_consumes(project_dir: &Utf8Path, node: &GraphNode, nodes: &[GraphNode
 
 /// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule
 /// (D6) and the verdict line.
-pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireReport, FireRefusal> {
+pub fn run_fire(
+    workspace: &Workspace,
+    prepared: &PreparedFire,
+    context: &FireContext,
+) -> Result<FireReport, FireRefusal> {
     if interrupt::requested() {
         return Err(FireRefusal::new(
             "interrupted: the fire was not started and nothing was recorded",
@@ -415,14 +420,14 @@ pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireRe
     }
     let project_dir = &prepared.project_dir;
     let fire_id = (context.new_fire_id)();
-    let record_root = workspace::record_root(project_dir);
-    let shard = workspace::audit_shard_path(project_dir).map_err(|error| {
+    let record_root = workspace.record_root();
+    let shard = workspace.audit_shard().map_err(|error| {
         FireRefusal::new(format!("cannot name the audit shard: {error}"))
             .with_help("check that the aidlc/ folder is writable")
     })?;
     let detail_path =
-        ledger::detail_file_path(&record_root, &prepared.stage, &prepared.sensor_id, &fire_id);
-    ledger::check_fire_folders(project_dir, &record_root, &shard, &detail_path).map_err(
+        ledger::detail_file_path(record_root, &prepared.stage, &prepared.sensor_id, &fire_id);
+    ledger::check_fire_folders(project_dir, record_root, &shard, &detail_path).map_err(
         |error| {
             FireRefusal::new(error.to_string())
                 .with_help("replace the symbolic link with a folder inside the project")
@@ -439,10 +444,15 @@ pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireRe
     ledger::append_row(project_dir, &shard, &fired, (context.now)())
         .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
     let started = std::time::Instant::now();
-    let verdict = run_worker_for(prepared);
+    let (verdict, stderr_tail) = run_worker_for(prepared);
     let duration_ms = started.elapsed().as_millis();
-    let (verdict, detail_written) =
-        write_detail_if_failed(prepared, context, &fire_id, &detail_path, verdict);
+    let (verdict, detail_written) = write_detail_if_failed(
+        prepared,
+        context,
+        (&fire_id, &detail_path),
+        verdict,
+        &stderr_tail,
+    );
     if verdict.is_unnoted_pass() {
         prune_earlier_details(
             &detail_path,
@@ -457,25 +467,28 @@ pub fn run_fire(prepared: &PreparedFire, context: &FireContext) -> Result<FireRe
     // leave the fire incomplete.
     ledger::append_terminal_row(project_dir, &shard, &terminal, (context.now)())
         .map_err(|error| FireRefusal::new(error.to_string()))?;
-    let verdict_line = verdict_line(&identity, relative_detail.as_deref(), &verdict);
+    // The printed line names a detail file for a failure only, as the reference's does.
+    let printed_detail = relative_detail.filter(|_| matches!(verdict, Verdict::Failed { .. }));
+    let verdict_line = verdict_line(&identity, printed_detail.as_deref(), &verdict);
     Ok(FireReport {
         fire_id,
         verdict,
         audit_shard: shard,
         detail_path: detail_written.then_some(detail_path),
         verdict_line,
+        stderr_tail,
     })
 }
 
-/// Run the worker of a prepared fire and give its verdict, recording nothing (`aidlc gate check
-/// --no-record`); [`run_fire`] is the recorded path.
-pub fn evaluate_without_recording(prepared: &PreparedFire) -> Verdict {
+/// Run the worker of a prepared fire and give its verdict and the tail of its stderr, recording
+/// nothing (`aidlc gate check --no-record`); [`run_fire`] is the recorded path.
+pub fn evaluate_without_recording(prepared: &PreparedFire) -> (Verdict, String) {
     run_worker_for(prepared)
 }
 
-fn run_worker_for(prepared: &PreparedFire) -> Verdict {
+fn run_worker_for(prepared: &PreparedFire) -> (Verdict, String) {
     match &prepared.worker {
-        WorkerKind::Shipped(sensor) => sensors::run_shipped(
+        WorkerKind::Shipped(sensor) => sensors::run_shipped_with_stderr(
             sensor,
             &sensors::ShippedInput {
                 project_dir: prepared.project_dir.clone(),
@@ -506,7 +519,7 @@ fn run_worker_for(prepared: &PreparedFire) -> Verdict {
                 ),
             ];
             let run = run_worker(&command);
-            verdict_of(&run, prepared.timeout)
+            (verdict_of(&run, prepared.timeout), run.stderr_tail)
         }
     }
 }
@@ -522,30 +535,47 @@ fn resolve_program(project_dir: &Utf8Path, program: &str) -> std::path::PathBuf 
     }
 }
 
+/// The detail file: the reference's for a failure (with our stderr section after it), and ours
+/// for a non-evaluation whose worker wrote on stderr, so that its reason is kept; none for a
+/// pass or a budget override.
 fn write_detail_if_failed(
     prepared: &PreparedFire,
     context: &FireContext,
-    fire_id: &str,
-    detail_path: &Utf8Path,
+    (fire_id, detail_path): (&str, &Utf8Path),
     verdict: Verdict,
+    stderr_tail: &str,
 ) -> (Verdict, bool) {
-    let Verdict::Failed { worker_json, .. } = &verdict else {
-        return (verdict, false);
+    let timestamp = crate::audit::timestamp::iso_timestamp((context.now)());
+    let body = match (&verdict, verdict.note()) {
+        (Verdict::Failed { worker_json, .. }, _) => {
+            ledger::detail_file_body(
+                &prepared.sensor_id,
+                &prepared.stage,
+                &timestamp,
+                fire_id,
+                prepared.absolute_output_path.as_str(),
+                worker_json,
+            ) + &ledger::detail_stderr_section(stderr_tail)
+        }
+        (_, Some(note)) if !stderr_tail.trim().is_empty() => ledger::non_evaluation_detail_body(
+            &prepared.sensor_id,
+            &prepared.stage,
+            &timestamp,
+            fire_id,
+            prepared.absolute_output_path.as_str(),
+            &note,
+            stderr_tail,
+        ),
+        _ => return (verdict, false),
     };
-    let body = ledger::detail_file_body(
-        &prepared.sensor_id,
-        &prepared.stage,
-        &crate::audit::timestamp::iso_timestamp((context.now)()),
-        fire_id,
-        prepared.absolute_output_path.as_str(),
-        worker_json,
-    );
     match ledger::write_detail_file(&prepared.project_dir, detail_path, &body) {
         Ok(()) => (verdict, true),
-        Err(error) => (
+        Err(error) if matches!(verdict, Verdict::Failed { .. }) => (
             Verdict::ScriptError(ScriptError::DetailWriteFailed(error.to_string())),
             false,
         ),
+        // A non-evaluation stays what it was: its reason is in the audit note already.
+        Err(_) => (verdict, false),
     }
 }
 

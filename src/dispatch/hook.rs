@@ -20,12 +20,11 @@ use std::time::{Duration, SystemTime};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
-use crate::discover::Layout;
 use crate::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
 use crate::syntax::manifest::FireOn;
-use crate::workspace;
+use crate::workspace::{self, Workspace};
 
 /// The most the hook waits for its payload: an agent that never closes stdin must not hang
 /// the hook.
@@ -76,13 +75,17 @@ pub fn written_file_path(payload: &[u8]) -> Option<Utf8PathBuf> {
 }
 
 /// Run the hook for one written file. Never fails; see [`HookOutcome`].
-pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireContext) -> HookOutcome {
+pub fn run_sensors_hook(
+    workspace: &Workspace,
+    written: &Utf8Path,
+    context: &FireContext,
+) -> HookOutcome {
     let written = if written.is_absolute() {
         written.to_owned()
     } else {
-        layout.project_dir.join(written)
+        workspace.project_dir().join(written)
     };
-    let Some(workflow) = workspace::present_workflow(&layout.project_dir) else {
+    let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
         return HookOutcome::stop(
             "no active workflow (no readable aidlc-state.md with a current stage)",
         );
@@ -100,10 +103,10 @@ pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireConte
         first_run: write_heartbeat(&health_dir, (context.now)()),
         ..HookOutcome::default()
     };
-    let shown = ledger::relative_path_field(&layout.project_dir, written.as_str());
+    let shown = ledger::relative_path_field(workspace.project_dir(), written.as_str());
     // Without a usable graph nobody can tell which sensors this write matches: say so in the
     // drop log rather than lose it.
-    let nodes = match load_graph(&layout.stage_graph_path) {
+    let nodes = match load_graph(&workspace.layout.stage_graph_path) {
         Ok(graph) => graph.nodes,
         Err(error) => {
             outcome.drop_write(
@@ -133,7 +136,7 @@ pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireConte
         return outcome;
     };
     for entry in &node.sensors_applicable {
-        match write_match(layout, entry, &written) {
+        match write_match(workspace.project_dir(), entry, &written) {
             WriteMatch::No => {}
             WriteMatch::InvalidGlob(reason) => outcome.drop_write(
                 &health_dir,
@@ -146,7 +149,7 @@ pub fn run_sensors_hook(layout: &Layout, written: &Utf8Path, context: &FireConte
             WriteMatch::Yes => {
                 outcome.fired.push(entry.id.clone());
                 fire_one(
-                    layout,
+                    workspace,
                     &stage,
                     entry,
                     &written,
@@ -192,7 +195,7 @@ enum WriteMatch {
 }
 
 /// Write-fired, with a glob, and the glob matches.
-fn write_match(layout: &Layout, entry: &GraphSensorEntry, written: &Utf8Path) -> WriteMatch {
+fn write_match(project_dir: &Utf8Path, entry: &GraphSensorEntry, written: &Utf8Path) -> WriteMatch {
     if entry.fire_on != FireOn::Write {
         return WriteMatch::No;
     }
@@ -200,14 +203,14 @@ fn write_match(layout: &Layout, entry: &GraphSensorEntry, written: &Utf8Path) ->
         return WriteMatch::No;
     };
     match SensorGlob::new(pattern) {
-        Ok(glob) if glob.matches(&layout.project_dir, written) => WriteMatch::Yes,
+        Ok(glob) if glob.matches(project_dir, written) => WriteMatch::Yes,
         Ok(_) => WriteMatch::No,
         Err(error) => WriteMatch::InvalidGlob(error.to_string()),
     }
 }
 
 fn fire_one(
-    layout: &Layout,
+    workspace: &Workspace,
     stage: &str,
     entry: &GraphSensorEntry,
     written: &Utf8Path,
@@ -219,9 +222,10 @@ fn fire_one(
         sensor_id: entry.id.clone(),
         stage: stage.to_owned(),
         output_path: written.to_owned(),
-        cwd: layout.project_dir.clone(),
+        cwd: workspace.project_dir().to_owned(),
     };
-    let result = prepare_fire(layout, &request).and_then(|prepared| run_fire(&prepared, context));
+    let result = prepare_fire(workspace, &request)
+        .and_then(|prepared| run_fire(workspace, &prepared, context));
     match result {
         Ok(report) => outcome.verdict_lines.push(report.verdict_line),
         Err(refusal) => {

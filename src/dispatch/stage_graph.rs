@@ -21,7 +21,7 @@ use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
 use crate::graph::output_paths::StageOutputs;
 use crate::syntax::manifest::{FireOn, Severity};
-use crate::workspace;
+use crate::workspace::Workspace;
 
 /// The loaded graph: its nodes in file order, and the binding shape they were read with.
 #[derive(Debug, Clone)]
@@ -220,13 +220,12 @@ pub fn node_from_json(value: &serde_json::Value) -> Result<GraphNode, GraphTextE
 /// that exist are returned. The one definition the dispatcher (`--consumes` on-disk filter) and
 /// gate dispatch (deliverables) share.
 pub fn produce_dirs(
-    project_dir: &Utf8Path,
+    workspace: &Workspace,
     record: &Utf8Path,
     node: &GraphNode,
 ) -> Vec<Utf8PathBuf> {
     if node.slug == "reverse-engineering" {
-        let space = workspace::active_space(project_dir);
-        return subfolders(&workspace::space_dir(project_dir, &space).join("codekb"));
+        return subfolders(&workspace.space_dir().join("codekb"));
     }
     if node.is_per_unit() {
         let stage_level = record.join("construction").join(&node.slug);

@@ -1,7 +1,7 @@
 //! `aidlc gate check` as one computation: which intent records to check, the combined plan of
 //! their fires with the Sensors switch applied, the parallel run, and the [`GateReport`].
 //!
-//! It takes inputs the CLI has already resolved (the layout, the live registry, the graph's
+//! It takes inputs the CLI has already resolved (the workspace, the live registry, the graph's
 //! nodes, the request) and returns values: it prints nothing, reads no argument and decides no
 //! exit status. `cli::gate` parses, calls [`intent_records`], [`plan_check`] and
 //! [`PlannedCheck::run`], and prints.
@@ -13,16 +13,19 @@
 //!   switch ([`SensorsOff`]), so a run the switch emptied is "nothing checked", never green;
 //! - a `--stage` the graph does not have refuses the whole check before any fire runs.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::discover::Layout;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
-use crate::gate::report::{FireOnFilter, GateReport, GateSkip, SensorsOff, SkipReason};
-use crate::workspace;
+use crate::gate::render::SourceTexts;
+use crate::gate::report::{
+    FireOnFilter, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
+};
+use crate::workspace::{self, Workspace};
 
 /// What one `aidlc gate check` is asked to do, once the CLI has resolved its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,27 +39,28 @@ pub struct CheckRequest {
     pub jobs: usize,
     /// Write audit rows and detail files (false with `--no-record`).
     pub record: bool,
+    /// The project folder relative to the repository root (see `gate::repository`).
+    pub project_path: Utf8PathBuf,
 }
 
 /// The intent records to check: every record of the active space (`all_intents`), the one
 /// `intent` names, or the active intent. An empty answer is an error: there is nothing to check.
 pub fn intent_records(
-    layout: &Layout,
+    workspace: &Workspace,
     all_intents: bool,
     intent: Option<&str>,
 ) -> Result<Vec<Utf8PathBuf>, String> {
-    let project = &layout.project_dir;
-    let space = workspace::active_space(project);
+    let space = workspace.space();
     if all_intents {
-        let records = workspace::intent_records(project, &space);
+        let records = workspace.intent_records();
         if records.is_empty() {
             return Err(format!(
                 "no intent record in space \"{space}\": nothing to check"
             ));
         }
-        return Ok(records);
+        return Ok(records.to_vec());
     }
-    match workspace::unambiguous_active_intent(project, &space, intent) {
+    match workspace.chosen_intent(intent) {
         Ok(Some(record)) => Ok(vec![record]),
         Ok(None) => Err(format!(
             "no intent record in space \"{space}\": nothing to check"
@@ -79,7 +83,7 @@ pub struct PlannedCheck {
 /// off contributes `sensors off` skips instead of fires. Refuses a planning error (a
 /// deliverable escaping its folder) and an unknown `--stage`.
 pub fn plan_check(
-    layout: &Layout,
+    workspace: &Workspace,
     nodes: &[GraphNode],
     records: &[Utf8PathBuf],
     request: &CheckRequest,
@@ -88,7 +92,7 @@ pub fn plan_check(
     let mut off_in_state: Vec<String> = Vec::new();
     for record in records {
         let mut plan = plan_gate_fires(
-            layout,
+            workspace,
             nodes,
             record,
             &request.stages,
@@ -100,7 +104,7 @@ pub fn plan_check(
             if !workspace::sensors_off_by_environment() {
                 off_in_state.push(record.file_name().unwrap_or_default().to_owned());
             }
-            switch_off(&mut plan, &layout.project_dir);
+            switch_off(&mut plan, workspace.project_dir());
         }
         combine(&mut combined, plan);
     }
@@ -140,14 +144,14 @@ impl PlannedCheck {
     /// from the worker threads.
     pub fn run(
         self,
-        layout: &Layout,
+        workspace: &Workspace,
         registry: &LiveRegistry,
         nodes: &[GraphNode],
         started: Instant,
         on_fire_done: &(dyn Fn() + Sync),
     ) -> GateReport {
         let fires = run_gate_fires(
-            layout,
+            workspace,
             registry,
             nodes,
             &self.plan.fires,
@@ -155,7 +159,29 @@ impl PlannedCheck {
             self.request.record,
             on_fire_done,
         );
+        let plan = self.plan_identity();
+        let sensors = fires
+            .iter()
+            .map(|fire| fire.sensor_id.as_str())
+            .chain(
+                self.plan
+                    .unfired_bindings
+                    .iter()
+                    .map(|u| u.sensor_id.as_str()),
+            )
+            .filter_map(|id| {
+                let sensor = registry.sensors.get(id)?;
+                let info = SensorInfo {
+                    description: sensor.manifest.description.clone(),
+                    manifest_path: sensor.registry_path.clone(),
+                };
+                Some((id.to_owned(), info))
+            })
+            .collect();
         GateReport {
+            plan,
+            sensors,
+            project_path: self.request.project_path,
             intents: self.intents,
             stages_checked: self.plan.stages_checked,
             deliverables_found: self.plan.deliverables_found,
@@ -170,6 +196,56 @@ impl PlannedCheck {
             duration: started.elapsed(),
             shard: self.request.shard,
             recorded: self.request.record,
+        }
+    }
+}
+
+impl PlannedCheck {
+    /// The identity every shard of this check shares: what was asked (intents, stages,
+    /// `--fire-on`), every unit of the whole plan, and everything planning found besides fires
+    /// that does not depend on the shard.
+    fn plan_identity(&self) -> PlanIdentity {
+        let mut hasher = blake3::Hasher::new();
+        let mut part = |text: &str| {
+            hasher.update(text.as_bytes());
+            hasher.update(b"\0");
+        };
+        part("aidlc gate plan v1");
+        for intent in &self.intents {
+            part(intent);
+        }
+        part("stages");
+        for stage in &self.request.stages {
+            part(stage);
+        }
+        part(&format!("{:?}", self.request.fire_on));
+        part(&self.plan.units_hash.finalize().to_hex());
+        part(&format!(
+            "{} {} {} {} {}",
+            self.plan.planned_units,
+            self.plan.stages_checked,
+            self.plan.deliverables_found,
+            self.plan.bindings_selected,
+            self.plan.bindings_not_selected
+        ));
+        for skip in self
+            .plan
+            .skips
+            .iter()
+            .filter(|skip| skip.reason != SkipReason::OtherShard)
+        {
+            part(&format!("{skip:?}"));
+        }
+        for dead in &self.plan.dead_bindings {
+            part(&format!("{dead:?}"));
+        }
+        for unfired in &self.plan.unfired_bindings {
+            part(&format!("{unfired:?}"));
+        }
+        part(&format!("{:?}", self.sensors_off));
+        PlanIdentity {
+            id: hasher.finalize().to_hex().to_string(),
+            size: self.plan.planned_units,
         }
     }
 }
@@ -198,9 +274,20 @@ fn switch_off(plan: &mut GatePlan, project_dir: &Utf8Path) {
     }));
 }
 
-/// Add one record's plan to the combined one, keeping record order.
+/// Add one record's plan to the combined one, keeping record order (its fires' places in the
+/// whole plan come after the records before it).
 fn combine(combined: &mut GatePlan, plan: GatePlan) {
-    combined.fires.extend(plan.fires);
+    let offset = combined.planned_units;
+    combined
+        .fires
+        .extend(plan.fires.into_iter().map(|mut fire| {
+            fire.plan_index += offset;
+            fire
+        }));
+    combined.planned_units += plan.planned_units;
+    combined
+        .units_hash
+        .update(plan.units_hash.finalize().as_bytes());
     combined.skips.extend(plan.skips);
     combined.dead_bindings.extend(plan.dead_bindings);
     combined.unfired_bindings.extend(plan.unfired_bindings);
@@ -208,4 +295,37 @@ fn combine(combined: &mut GatePlan, plan: GatePlan) {
     combined.deliverables_found += plan.deliverables_found;
     combined.bindings_selected += plan.bindings_selected;
     combined.bindings_not_selected += plan.bindings_not_selected;
+}
+
+/// The largest file whose text the human format draws snippets from; a bigger one is pointed
+/// at without a snippet.
+const MAX_SNIPPET_SOURCE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The texts of the files the report's findings point at by line (project-relative paths read
+/// under `project_dir`), for the human format's snippets. A file that cannot be read, is not a
+/// regular file, or is too large is left out: its findings are shown without a snippet.
+pub fn finding_sources(project_dir: &Utf8Path, report: &GateReport) -> SourceTexts {
+    let mut sources = SourceTexts::new();
+    let wanted = report
+        .fires
+        .iter()
+        .flat_map(|fire| &fire.findings)
+        .filter(|finding| finding.position().0.is_some())
+        .map(|finding| &finding.file);
+    for file in wanted {
+        if sources.contains_key(file) {
+            continue;
+        }
+        let path = project_dir.join(file);
+        let readable = std::fs::metadata(&path)
+            .is_ok_and(|metadata| metadata.is_file() && metadata.len() <= MAX_SNIPPET_SOURCE_BYTES);
+        if !readable {
+            continue;
+        }
+        if let Ok(bytes) = std::fs::read(&path) {
+            let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).as_ref());
+            sources.insert(file.clone(), text);
+        }
+    }
+    sources
 }

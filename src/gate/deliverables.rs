@@ -15,6 +15,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::stage_graph::{GraphNode, produce_dirs};
 use crate::graph::output_paths::{artifact_file_name, declared_output_file_names};
+use crate::workspace::Workspace;
 
 /// Why a stage's deliverables cannot be trusted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -54,16 +55,17 @@ pub struct NotARegularFile {
 /// The stage's deliverables on disk, canonical and absolute, in folder then declaration order;
 /// `artifacts` adds the `--artifacts` tokens of the reference.
 pub fn existing_deliverables(
-    project_dir: &Utf8Path,
+    workspace: &Workspace,
     record: &Utf8Path,
     node: &GraphNode,
     artifacts: &[String],
 ) -> Result<StageDeliverables, DeliverableError> {
+    let project_dir = workspace.project_dir();
     let canonical_project = project_dir
         .canonicalize_utf8()
         .unwrap_or_else(|_| project_dir.to_owned());
     let mut canonical_dirs = Vec::new();
-    for dir in produce_dirs(project_dir, record, node) {
+    for dir in produce_dirs(workspace, record, node) {
         let Ok(canonical) = dir.canonicalize_utf8() else {
             continue;
         };
@@ -169,6 +171,14 @@ mod tests {
         .unwrap()
     }
 
+    fn workspace_of(root: &Utf8Path) -> Workspace {
+        Workspace::resolve(crate::discover::Layout::new(
+            root,
+            crate::discover::Harness::Claude,
+            &|_| None,
+        ))
+    }
+
     fn project() -> (tempfile::TempDir, Utf8PathBuf, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
@@ -190,7 +200,7 @@ mod tests {
         std::fs::write(folder.join("stories.md"), "x").unwrap();
         std::fs::write(folder.join("notes.md"), "not declared").unwrap();
         std::fs::write(folder.join("traceability.json"), "{}").unwrap();
-        let found = existing_deliverables(&root, &record, &stage, &[]).unwrap();
+        let found = existing_deliverables(&workspace_of(&root), &record, &stage, &[]).unwrap();
         let names: Vec<&str> = found.files.iter().map(|p| p.file_name().unwrap()).collect();
         assert_eq!(names, ["stories.md", "personas.md", "traceability.json"]);
         assert!(found.not_regular.is_empty());
@@ -212,7 +222,7 @@ mod tests {
             .status()
             .unwrap();
         assert!(made.success());
-        let found = existing_deliverables(&root, &record, &stage, &[]).unwrap();
+        let found = existing_deliverables(&workspace_of(&root), &record, &stage, &[]).unwrap();
         let names: Vec<&str> = found.files.iter().map(|p| p.file_name().unwrap()).collect();
         assert_eq!(names, ["stories.md"]);
         let special: Vec<(&str, &str)> = found
@@ -239,7 +249,7 @@ mod tests {
             record.join("inception/user-stories/stories.md"),
         )
         .unwrap();
-        let error = existing_deliverables(&root, &record, &stage, &[]).unwrap_err();
+        let error = existing_deliverables(&workspace_of(&root), &record, &stage, &[]).unwrap_err();
         assert!(
             error
                 .to_string()
@@ -255,7 +265,8 @@ mod tests {
         std::fs::create_dir_all(root.join("elsewhere")).unwrap();
         std::fs::write(root.join("elsewhere/stories.md"), "x").unwrap();
         let token = "aidlc/spaces/../../elsewhere/stories.md".to_owned();
-        let error = existing_deliverables(&root, &record, &stage, &[token]).unwrap_err();
+        let error =
+            existing_deliverables(&workspace_of(&root), &record, &stage, &[token]).unwrap_err();
         assert!(
             matches!(error, DeliverableError::ArtifactEscapes { .. }),
             "{error}"
@@ -267,7 +278,7 @@ mod tests {
         let (_dir, root, record) = project();
         let stage = node("domain-design", "construction", &["domain-model"]);
         assert_eq!(
-            existing_deliverables(&root, &record, &stage, &[]).unwrap(),
+            existing_deliverables(&workspace_of(&root), &record, &stage, &[]).unwrap(),
             StageDeliverables::default()
         );
     }

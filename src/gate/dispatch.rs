@@ -18,7 +18,6 @@ use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
 use crate::audit::ledger::{RecordLedger, read_record_ledger};
-use crate::discover::Layout;
 use crate::dispatch::fire::{
     FireContext, FireRequest, evaluate_without_recording, prepare_fire_with, run_fire,
 };
@@ -32,7 +31,8 @@ use crate::gate::deliverables::{
 use crate::gate::fingerprints::Bracket;
 use crate::gate::progress::stage_was_started;
 use crate::gate::report::{
-    DeadBinding, FireOnFilter, GateFire, GateSkip, SkipReason, UnfiredBinding, UnfiredCause,
+    DeadBinding, FireOnFilter, FireResult, GateFire, GateSkip, STDERR_LINES_KEPT, SkipReason,
+    UnfiredBinding, UnfiredCause, last_lines,
 };
 use crate::graph::output_paths::{
     Workspace as OutputWorkspace, declared_output_paths, is_marker_artifact,
@@ -40,7 +40,7 @@ use crate::graph::output_paths::{
 use crate::sensors;
 use crate::sensors::descriptor::GateUnit;
 use crate::syntax::manifest::Severity;
-use crate::workspace;
+use crate::workspace::{self, Workspace};
 
 /// One fire to run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,6 +50,8 @@ pub struct PlannedFire {
     pub severity: Severity,
     /// Canonical absolute path.
     pub deliverable: Utf8PathBuf,
+    /// Its place in the whole (unsharded) plan, from 0.
+    pub plan_index: usize,
 }
 
 /// What planning one intent found.
@@ -65,6 +67,24 @@ pub struct GatePlan {
     /// Bindings of the checked stages that `--fire-on` selected, and the others.
     pub bindings_selected: usize,
     pub bindings_not_selected: usize,
+    /// The fires of the whole plan, this shard's and the others' (the next `plan_index`).
+    pub planned_units: usize,
+    /// BLAKE3 over every planned (stage, sensor, deliverable) unit, in plan order, whatever
+    /// the shard: the same in every shard of one check.
+    pub units_hash: blake3::Hasher,
+}
+
+impl GatePlan {
+    /// Count one unit of the whole plan (before the shard decides whose it is) and give its
+    /// index.
+    fn note_unit(&mut self, stage: &str, sensor_id: &str, deliverable: &Utf8Path) -> usize {
+        for part in [stage, sensor_id, deliverable.as_str()] {
+            self.units_hash.update(part.as_bytes());
+            self.units_hash.update(b"\0");
+        }
+        self.planned_units += 1;
+        self.planned_units - 1
+    }
 }
 
 /// Plan the fires of `stages` (all when empty) for the intent record `record`.
@@ -75,13 +95,14 @@ pub struct GatePlan {
 /// stage the ledger shows started (and not skipped since). Stages not reached yet only get
 /// `no deliverable` skips, so a check in the middle of a workflow is not red for stages to come.
 pub fn plan_gate_fires(
-    layout: &Layout,
+    workspace: &Workspace,
     nodes: &[GraphNode],
     record: &Utf8Path,
     stages: &[String],
     fire_on: FireOnFilter,
     shard: Option<(u64, u64)>,
 ) -> Result<GatePlan, DeliverableError> {
+    let project_dir = workspace.project_dir();
     let mut plan = GatePlan::default();
     let progress = WorkflowProgress::new(record);
     for node in nodes
@@ -96,14 +117,14 @@ pub fn plan_gate_fires(
         plan.bindings_selected += entries.len();
         plan.bindings_not_selected += not_selected.len();
         plan.dead_bindings
-            .extend(dead_bindings(layout, record, node, &entries));
-        let deliverables = existing_deliverables(&layout.project_dir, record, node, &[])?;
+            .extend(dead_bindings(workspace, record, node, &entries));
+        let deliverables = existing_deliverables(workspace, record, node, &[])?;
         plan.deliverables_found += deliverables.files.len();
         let reached = || {
             stages.contains(&node.slug)
                 || !deliverables.files.is_empty()
                 || !deliverables.not_regular.is_empty()
-                || !produce_dirs(&layout.project_dir, record, node).is_empty()
+                || !produce_dirs(workspace, record, node).is_empty()
                 || progress.reached(&node.slug)
         };
         for entry in entries {
@@ -118,20 +139,20 @@ pub fn plan_gate_fires(
                 });
             } else {
                 plan_entry(
-                    &layout.project_dir,
+                    project_dir,
                     node,
                     entry,
                     &deliverables.files,
                     shard,
                     &mut plan,
                 );
-                skip_not_regular_files(&layout.project_dir, node, entry, &deliverables, &mut plan);
+                skip_not_regular_files(project_dir, node, entry, &deliverables, &mut plan);
             }
             let fired = plan.fires.len() > fires_before
                 || other_shard_skips(&plan.skips) > shard_skips_before;
             if entry.default_severity == Severity::Blocking && !fired && reached() {
                 plan.unfired_bindings.push(unfired_binding(
-                    &layout.project_dir,
+                    project_dir,
                     record,
                     node,
                     entry,
@@ -228,6 +249,7 @@ pub fn plan_entry(
             }
             folders_done.push(folder);
         }
+        let plan_index = plan.note_unit(&node.slug, &entry.id, &relative);
         if let Some((index, count)) = shard
             && shard_of(&node.slug, &relative, count) != index
         {
@@ -239,6 +261,7 @@ pub fn plan_entry(
             sensor_id: entry.id.clone(),
             severity: entry.default_severity,
             deliverable: deliverable.clone(),
+            plan_index,
         });
     }
 }
@@ -341,27 +364,25 @@ pub fn shard_of(stage: &str, deliverable: &Utf8Path, count: u64) -> u64 {
 /// Bindings whose glob matches none of the paths the stage's declared outputs can have
 /// (failure-modes N2). Checked against where the files would be written, existing or not.
 fn dead_bindings(
-    layout: &Layout,
+    workspace: &Workspace,
     record: &Utf8Path,
     node: &GraphNode,
     entries: &[&GraphSensorEntry],
 ) -> Vec<DeadBinding> {
-    let space = crate::workspace::active_space(&layout.project_dir);
-    let record = relative(&layout.project_dir, record);
-    let workspace = OutputWorkspace {
-        space: &space,
+    let project_dir = workspace.project_dir();
+    let record = relative(project_dir, record);
+    let names = OutputWorkspace {
+        space: workspace.space(),
         record: record.as_str(),
         ..OutputWorkspace::REPRESENTATIVE
     };
-    let possible = declared_output_paths(&node.stage_outputs(), &workspace);
+    let possible = declared_output_paths(&node.stage_outputs(), &names);
     entries
         .iter()
         .filter_map(|entry| {
             let pattern = entry.matches.as_deref().filter(|p| !p.is_empty())?;
             let glob = SensorGlob::new(pattern).ok()?;
-            let can_match = possible
-                .iter()
-                .any(|path| glob.matches(&layout.project_dir, path));
+            let can_match = possible.iter().any(|path| glob.matches(project_dir, path));
             (!can_match && !possible.is_empty()).then(|| DeadBinding {
                 stage: node.slug.clone(),
                 sensor_id: entry.id.clone(),
@@ -383,7 +404,7 @@ fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
 /// Run the planned fires on `jobs` threads, recording each (audit rows, detail files) unless
 /// `record` is false. Results come back in plan order.
 pub fn run_gate_fires(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     fires: &[PlannedFire],
@@ -395,7 +416,7 @@ pub fn run_gate_fires(
         fires
             .par_iter()
             .map(|planned| {
-                let fire = run_one(layout, registry, nodes, planned, record);
+                let fire = run_one(workspace, registry, nodes, planned, record);
                 on_fire_done();
                 fire
             })
@@ -411,7 +432,7 @@ pub fn run_gate_fires(
 }
 
 fn run_one(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     planned: &PlannedFire,
@@ -422,57 +443,99 @@ fn run_one(
         sensor_id: planned.sensor_id.clone(),
         stage: planned.stage.clone(),
         output_path: planned.deliverable.clone(),
-        cwd: layout.project_dir.clone(),
+        cwd: workspace.project_dir().to_owned(),
     };
-    let deliverable = relative(&layout.project_dir, &planned.deliverable);
+    let deliverable = relative(workspace.project_dir(), &planned.deliverable);
     // D6: a blocking verdict counts only for the bytes it read; the bracket proves they held
     // still from just before the fire to just after it.
     let bracket =
         (planned.severity == Severity::Blocking).then(|| Bracket::open(&planned.deliverable));
-    let (verdict, fire_id, detail_path) = fire_planned(layout, registry, nodes, &request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record);
     let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
-    let detail_path = detail_path.map(|path| relative(&layout.project_dir, &path));
+    let detail_path = fired
+        .detail_path
+        .map(|path| relative(workspace.project_dir(), &path));
     let findings = if artifact_changed {
         Vec::new()
     } else {
-        sensors::findings_of(&planned.sensor_id, &deliverable, &verdict)
+        sensors::findings_of(
+            workspace.project_dir(),
+            &planned.sensor_id,
+            &deliverable,
+            &fired.verdict,
+        )
     };
     GateFire {
         stage: planned.stage.clone(),
         sensor_id: planned.sensor_id.clone(),
         severity: planned.severity,
         deliverable,
-        verdict,
-        fire_id,
+        result: FireResult::of(&fired.verdict, artifact_changed),
+        fire_id: fired.fire_id,
         detail_path,
         findings,
         duration: started.elapsed(),
-        artifact_changed,
+        stderr_tail: last_lines(&fired.stderr_tail, STDERR_LINES_KEPT),
+        plan_index: planned.plan_index,
     }
+}
+
+/// What one fire gave: its verdict, its fire id and absolute detail path (both `None` when
+/// nothing was recorded), and the tail of its worker's stderr.
+pub struct FiredPlan {
+    pub verdict: Verdict,
+    pub fire_id: Option<String>,
+    pub detail_path: Option<Utf8PathBuf>,
+    pub stderr_tail: String,
 }
 
 /// One fire, recorded (audit rows, detail file) or not. A fire its pre-flight refuses is a
 /// `script-error: refused: …` non-evaluation, never a pass. Returns the verdict, the fire id
 /// and the absolute detail path (both `None` when nothing was recorded).
 pub fn fire_planned(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     request: &FireRequest,
     record: bool,
 ) -> (Verdict, Option<String>, Option<Utf8PathBuf>) {
-    let refused = |message: String| {
-        (
-            Verdict::ScriptError(ScriptError::Refused(message)),
-            None,
-            None,
-        )
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record);
+    (fired.verdict, fired.fire_id, fired.detail_path)
+}
+
+/// [`fire_planned`], keeping the tail of the worker's stderr (a refusal's message is its
+/// reason, already in the verdict).
+pub fn fire_planned_keeping_stderr(
+    workspace: &Workspace,
+    registry: &LiveRegistry,
+    nodes: &[GraphNode],
+    request: &FireRequest,
+    record: bool,
+) -> FiredPlan {
+    let refused = |message: String| FiredPlan {
+        verdict: Verdict::ScriptError(ScriptError::Refused(message)),
+        fire_id: None,
+        detail_path: None,
+        stderr_tail: String::new(),
     };
-    match prepare_fire_with(layout, request, registry, nodes) {
+    match prepare_fire_with(workspace, request, registry, nodes) {
         Err(refusal) => refused(refusal.message),
-        Ok(prepared) if !record => (evaluate_without_recording(&prepared), None, None),
-        Ok(prepared) => match run_fire(&prepared, &FireContext::default()) {
-            Ok(report) => (report.verdict, Some(report.fire_id), report.detail_path),
+        Ok(prepared) if !record => {
+            let (verdict, stderr_tail) = evaluate_without_recording(&prepared);
+            FiredPlan {
+                verdict,
+                fire_id: None,
+                detail_path: None,
+                stderr_tail,
+            }
+        }
+        Ok(prepared) => match run_fire(workspace, &prepared, &FireContext::default()) {
+            Ok(report) => FiredPlan {
+                verdict: report.verdict,
+                fire_id: Some(report.fire_id),
+                detail_path: report.detail_path,
+                stderr_tail: report.stderr_tail,
+            },
             Err(refusal) => refused(refusal.message),
         },
     }

@@ -13,13 +13,18 @@
 //! - [`fingerprints`]: the BLAKE3 staleness bracket both gates put around blocking fires;
 //! - [`progress`]: what the audit ledger says about a stage: started, gate open;
 //! - [`report`]: the values every output format renders;
-//! - [`render`]: the report formats, one file each (human, JSON, GitHub, SARIF) and one `match`.
+//! - [`render`]: the report formats, one file each (human, JSON, GitHub, SARIF, `JUnit`, GitLab)
+//!   and one `match`;
+//! - [`merge`]: `aidlc gate merge`: shard JSON reports read back, checked and joined;
+//! - [`repository`]: where the project sits in its repository (the prefix of CI paths).
 
 pub mod check;
 pub mod deliverables;
 pub mod dispatch;
 pub mod enforce;
 pub mod fingerprints;
+pub mod merge;
 pub mod progress;
 pub mod render;
 pub mod report;
+pub mod repository;

@@ -11,8 +11,9 @@
 
 use std::time::Duration;
 
-use camino::Utf8PathBuf;
-use serde_json::Value;
+use std::collections::BTreeMap;
+
+use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::verdict::Verdict;
 use crate::english::plural;
@@ -35,6 +36,22 @@ pub enum FireOnFilter {
 }
 
 impl FireOnFilter {
+    /// The value as typed on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            FireOnFilter::Gate => "gate",
+            FireOnFilter::Write => "write",
+            FireOnFilter::All => "all",
+        }
+    }
+
+    /// The filter a name stands for (`gate`, `write`, `all`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        [FireOnFilter::Gate, FireOnFilter::Write, FireOnFilter::All]
+            .into_iter()
+            .find(|filter| filter.name() == name)
+    }
+
     pub fn admits(self, fire_on: FireOn) -> bool {
         match self {
             FireOnFilter::Gate => fire_on == FireOn::Gate,
@@ -54,16 +71,6 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    pub fn of(verdict: &Verdict) -> Self {
-        match verdict {
-            Verdict::Passed => Outcome::Passed,
-            Verdict::Failed { .. } => Outcome::Failed,
-            Verdict::ToolUnavailable | Verdict::ScriptError(_) | Verdict::BudgetOverride { .. } => {
-                Outcome::NotEvaluated
-            }
-        }
-    }
-
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Passed => "passed",
@@ -73,42 +80,113 @@ impl Outcome {
     }
 }
 
+/// What one fire's verdict means for the report: everything the formats show, and nothing they
+/// cannot read back from the JSON report (so that `aidlc gate merge` rebuilds it exactly).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FireResult {
+    /// An unnoted pass on bytes that held still (D4).
+    Passed,
+    Failed {
+        findings_count: u64,
+    },
+    NotEvaluated {
+        /// `artifact-changed`, `tool-unavailable`, `script-error: …` (with what the audit note
+        /// leaves out), or `sensor execution exceeded its budget`.
+        reason: String,
+        /// The cap and the time observed, for a budget override.
+        budget: Option<Budget>,
+    },
+}
+
+/// A budget override's figures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budget {
+    pub cap_seconds: u64,
+    pub observed_seconds: u64,
+}
+
+/// The reason of a budget override.
+pub const BUDGET_EXCEEDED: &str = "sensor execution exceeded its budget";
+
+impl FireResult {
+    /// The result of `verdict`; any verdict on bytes that moved under a blocking sensor is
+    /// `artifact-changed`, not evaluated.
+    pub fn of(verdict: &Verdict, artifact_changed: bool) -> Self {
+        if artifact_changed {
+            return FireResult::NotEvaluated {
+                reason: ARTIFACT_CHANGED.to_owned(),
+                budget: None,
+            };
+        }
+        match verdict {
+            Verdict::Passed => FireResult::Passed,
+            Verdict::Failed { findings_count, .. } => FireResult::Failed {
+                findings_count: *findings_count,
+            },
+            Verdict::BudgetOverride {
+                cap_seconds,
+                observed_seconds,
+            } => FireResult::NotEvaluated {
+                reason: BUDGET_EXCEEDED.to_owned(),
+                budget: Some(Budget {
+                    cap_seconds: *cap_seconds,
+                    observed_seconds: *observed_seconds,
+                }),
+            },
+            Verdict::ToolUnavailable | Verdict::ScriptError(_) => FireResult::NotEvaluated {
+                reason: verdict.explained_note().unwrap_or_default(),
+                budget: None,
+            },
+        }
+    }
+
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            FireResult::Passed => Outcome::Passed,
+            FireResult::Failed { .. } => Outcome::Failed,
+            FireResult::NotEvaluated { .. } => Outcome::NotEvaluated,
+        }
+    }
+}
+
 /// One sensor fired on one deliverable.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GateFire {
     pub stage: String,
     pub sensor_id: String,
     pub severity: Severity,
     /// Project-relative, `/` separators.
     pub deliverable: Utf8PathBuf,
-    pub verdict: Verdict,
+    pub result: FireResult,
     /// The audit fire id; `None` with `--no-record`.
     pub fire_id: Option<String>,
-    /// Project-relative detail file of a failure; `None` with `--no-record` or when passed.
+    /// Project-relative detail file (of a failure, or of a non-evaluation whose worker wrote on
+    /// stderr); `None` with `--no-record`, on a pass, or when none was written.
     pub detail_path: Option<Utf8PathBuf>,
     pub findings: Vec<Finding>,
     pub duration: Duration,
-    /// The deliverable's bytes moved (or could not be fingerprinted) while a blocking sensor
-    /// ran: whatever it said was about other bytes, so the fire evaluated nothing.
-    pub artifact_changed: bool,
+    /// The last lines the worker wrote on stderr (see [`last_lines`]); empty when none.
+    pub stderr_tail: String,
+    /// This fire's place in the whole (unsharded) plan, from 0: the order of the report, and
+    /// how `aidlc gate merge` puts shards back together.
+    pub plan_index: usize,
 }
 
 /// The reason of a blocking fire whose deliverable changed under it.
 pub const ARTIFACT_CHANGED: &str = "artifact-changed";
 
+/// How many of the last lines of a worker's stderr a report keeps.
+pub const STDERR_LINES_KEPT: usize = 20;
+
 impl GateFire {
     pub fn outcome(&self) -> Outcome {
-        if self.artifact_changed {
-            Outcome::NotEvaluated
-        } else {
-            Outcome::of(&self.verdict)
-        }
+        self.result.outcome()
     }
 
     /// The number of findings the sensor counted (0 unless failed on bytes that held still).
     pub fn findings_count(&self) -> u64 {
-        match &self.verdict {
-            Verdict::Failed { findings_count, .. } if !self.artifact_changed => *findings_count,
+        match &self.result {
+            FireResult::Failed { findings_count } => *findings_count,
             _ => 0,
         }
     }
@@ -116,24 +194,30 @@ impl GateFire {
     /// Why nothing was checked, when nothing was (`artifact-changed`, `tool-unavailable`,
     /// `script-error: …`, `sensor execution exceeded its budget`).
     pub fn not_evaluated_reason(&self) -> Option<String> {
-        if self.artifact_changed {
-            return Some(ARTIFACT_CHANGED.to_owned());
-        }
-        match &self.verdict {
-            Verdict::BudgetOverride { .. } => {
-                Some("sensor execution exceeded its budget".to_owned())
-            }
-            other => other.explained_note(),
-        }
-    }
-
-    /// The worker's JSON, when it failed (for renderers that show details).
-    pub fn worker_json(&self) -> Option<&Value> {
-        match &self.verdict {
-            Verdict::Failed { worker_json, .. } if !self.artifact_changed => Some(worker_json),
+        match &self.result {
+            FireResult::NotEvaluated { reason, .. } => Some(reason.clone()),
             _ => None,
         }
     }
+
+    /// The budget figures of a budget override.
+    pub fn budget(&self) -> Option<Budget> {
+        match &self.result {
+            FireResult::NotEvaluated { budget, .. } => *budget,
+            _ => None,
+        }
+    }
+}
+
+/// The last `count` non-empty lines of `text`, trimmed at the end: what a report shows of a
+/// worker's stderr.
+pub fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|line| !line.is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 /// Why a sensor did not fire somewhere it might have.
@@ -388,7 +472,7 @@ impl NothingChecked {
 
 /// Everything one `aidlc gate check` found. Fires are in a stable order (stage order of the
 /// graph, then sensor order, then deliverable order) whatever the number of threads.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GateReport {
     /// The intent records checked (folder names).
     pub intents: Vec<String>,
@@ -409,6 +493,34 @@ pub struct GateReport {
     /// `Some((k, n))` when this is shard k of n.
     pub shard: Option<(u64, u64)>,
     pub recorded: bool,
+    /// The whole (unsharded) plan this report is part of.
+    pub plan: PlanIdentity,
+    /// What the manifest of each sensor id the report names says, for the formats that
+    /// describe their rules.
+    pub sensors: BTreeMap<String, SensorInfo>,
+    /// The project folder relative to the repository root (empty when they are the same): the
+    /// prefix that makes the report's project-relative paths repository-relative.
+    pub project_path: Utf8PathBuf,
+}
+
+/// A sensor as its live manifest describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SensorInfo {
+    pub description: String,
+    /// Project-relative, e.g. `.claude/sensors/aidlc-linter.md`.
+    pub manifest_path: String,
+}
+
+/// Which plan a report belongs to: every shard of one check carries the same identity, and
+/// the number of fires the unsharded run has.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PlanIdentity {
+    /// BLAKE3 (hex) of everything that decides the plan: the intents, the selection, every
+    /// planned (stage, sensor, deliverable) unit in order, and the skips, dead and never-fired
+    /// bindings every shard shares.
+    pub id: String,
+    /// The number of fires of the whole plan (all shards together).
+    pub size: usize,
 }
 
 /// The counts every format prints. `not_evaluated` and `blocking_not_evaluated` include the
@@ -428,6 +540,20 @@ pub struct GateCounts {
 }
 
 impl GateReport {
+    /// The `--fire-on` the report was made with, as typed.
+    pub fn fire_on_name(&self) -> &'static str {
+        self.fire_on.name()
+    }
+
+    /// A project-relative path as a repository-relative one (an absolute path stays as it is).
+    pub fn repository_path(&self, path: &Utf8Path) -> Utf8PathBuf {
+        if path.is_absolute() || self.project_path.as_str().is_empty() {
+            path.to_owned()
+        } else {
+            self.project_path.join(path)
+        }
+    }
+
     pub fn counts(&self) -> GateCounts {
         let mut files: Vec<&Utf8PathBuf> =
             self.fires.iter().map(|fire| &fire.deliverable).collect();

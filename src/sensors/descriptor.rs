@@ -10,10 +10,7 @@
 //! no manifest. The values of the flags (which folders, which artifacts) are the dispatcher's
 //! to compute.
 
-use camino::Utf8Path;
-use serde_json::Value;
-
-use crate::sensors::finding::Finding;
+use crate::sensors::finding::{Finding, FindingsInput};
 use crate::sensors::protocol::NativeCheck;
 
 /// Everything the engine knows about one shipped sensor.
@@ -35,10 +32,9 @@ pub struct ShippedSensor {
     pub findings: ReadFindings,
 }
 
-/// How the gate report reads a failed verdict's JSON: the deliverable it fired on
-/// (project-relative), the worker's JSON, and its `findings_count`. Never empty: a failure
-/// whose JSON names nothing still gets one finding that says how many there were.
-pub type ReadFindings = fn(&Utf8Path, &Value, u64) -> Vec<Finding>;
+/// How the gate report reads a failed verdict's JSON (see [`FindingsInput`]). Never empty: a
+/// failure whose JSON lists nothing still gets one finding that says so.
+pub type ReadFindings = fn(&FindingsInput<'_>) -> Vec<Finding>;
 
 /// One flag of the worker argv.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,7 +26,7 @@ use crate::dispatch::process::{WorkerRun, errno_name};
 use crate::dispatch::verdict::{Verdict, verdict_of};
 use crate::interrupt;
 use crate::sensors::descriptor::ShippedSensor;
-use crate::sensors::protocol::{WorkerContext, protocol_output};
+use crate::sensors::protocol::{WorkerContext, WorkerOutcome, protocol_output};
 
 /// What a shipped worker is given: the project and the worker arguments of upstream §4.3.
 #[derive(Debug, Clone)]
@@ -41,7 +41,15 @@ pub struct ShippedInput {
 /// would read from the same worker run as a process (see [`protocol_output`]), including a
 /// budget override past `input.timeout` and `script-error: interrupted` on an interrupt.
 pub fn run_shipped(sensor: &ShippedSensor, input: &ShippedInput) -> Verdict {
+    run_shipped_with_stderr(sensor, input).0
+}
+
+/// [`run_shipped`], with what the check would have written on stderr as a process: the
+/// `aidlc-sensor-<id>: <message>` line of a script or usage error, or the `reason` of a tool that
+/// is unavailable (empty otherwise), so that a non-evaluation keeps its reason in process too.
+pub fn run_shipped_with_stderr(sensor: &ShippedSensor, input: &ShippedInput) -> (Verdict, String) {
     let check = sensor.check;
+    let id = sensor.id;
     let context = WorkerContext {
         project_dir: input.project_dir.clone(),
         timeout: input.timeout,
@@ -50,16 +58,30 @@ pub fn run_shipped(sensor: &ShippedSensor, input: &ShippedInput) -> Verdict {
     let bounded = run_bounded(
         &format!("aidlc-sensor-{}", sensor.id),
         input.timeout,
-        move || protocol_output(&check(&args, &context)),
+        move || {
+            let outcome = check(&args, &context);
+            let stderr = match &outcome {
+                WorkerOutcome::ScriptError(message) | WorkerOutcome::UsageError(message) => {
+                    format!("aidlc-sensor-{id}: {message}\n")
+                }
+                WorkerOutcome::ToolUnavailable(json) => json["reason"]
+                    .as_str()
+                    .map(|reason| format!("aidlc-sensor-{id}: tool unavailable: {reason}\n"))
+                    .unwrap_or_default(),
+                WorkerOutcome::Verdict(_) => String::new(),
+            };
+            (protocol_output(&outcome), stderr)
+        },
     );
     let run = match bounded {
         Bounded::Finished {
-            value: (exit_code, stdout),
+            value: ((exit_code, stdout), stderr_tail),
             elapsed,
         } => WorkerRun {
             exit_code: Some(exit_code),
             elapsed,
             stdout: stdout.into_bytes(),
+            stderr_tail,
             ..WorkerRun::default()
         },
         Bounded::TimedOut { elapsed } => WorkerRun {
@@ -76,7 +98,7 @@ pub fn run_shipped(sensor: &ShippedSensor, input: &ShippedInput) -> Verdict {
             ..WorkerRun::default()
         },
     };
-    verdict_of(&run, input.timeout)
+    (verdict_of(&run, input.timeout), run.stderr_tail)
 }
 
 /// How a [`run_bounded`] piece of work ended.

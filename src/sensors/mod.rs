@@ -43,7 +43,9 @@ use camino::Utf8Path;
 
 pub use self::descriptor::ShippedSensor;
 use self::finding::Finding;
-pub use self::in_process::{Bounded, ShippedInput, run_bounded, run_shipped};
+pub use self::in_process::{
+    Bounded, ShippedInput, run_bounded, run_shipped, run_shipped_with_stderr,
+};
 pub use self::protocol::{NativeCheck, WorkerContext, WorkerOutcome, protocol_output};
 use crate::dispatch::verdict::Verdict;
 
@@ -86,8 +88,14 @@ pub fn native_check(sensor_id: &str) -> Option<NativeCheck> {
 }
 
 /// The findings of a verdict, for the gate report: none unless it failed; a shipped sensor's
-/// JSON read by its own reader, any other sensor's by [`finding::read_any`].
-pub fn findings_of(sensor_id: &str, deliverable: &Utf8Path, verdict: &Verdict) -> Vec<Finding> {
+/// JSON read by its own reader, any other sensor's by [`finding::read_custom`].
+/// `deliverable` is project-relative.
+pub fn findings_of(
+    project_dir: &Utf8Path,
+    sensor_id: &str,
+    deliverable: &Utf8Path,
+    verdict: &Verdict,
+) -> Vec<Finding> {
     let Verdict::Failed {
         findings_count,
         worker_json,
@@ -95,10 +103,17 @@ pub fn findings_of(sensor_id: &str, deliverable: &Utf8Path, verdict: &Verdict) -
     else {
         return Vec::new();
     };
-    let read = shipped(sensor_id).map_or(finding::read_any as descriptor::ReadFindings, |sensor| {
-        sensor.findings
-    });
-    read(deliverable, worker_json, *findings_count)
+    let read = shipped(sensor_id)
+        .map_or(finding::read_custom as descriptor::ReadFindings, |sensor| {
+            sensor.findings
+        });
+    read(&finding::FindingsInput {
+        project_dir,
+        deliverable,
+        sensor_id,
+        worker_json,
+        findings_count: *findings_count,
+    })
 }
 
 #[cfg(test)]
@@ -106,84 +121,36 @@ mod test_support;
 
 #[cfg(test)]
 mod tests {
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use super::*;
 
-    fn failed(worker_json: &Value) -> Verdict {
-        Verdict::Failed {
-            findings_count: worker_json["findings_count"].as_u64().unwrap(),
-            worker_json: worker_json.clone(),
-        }
-    }
-
-    /// Failed verdicts of the shapes each shipped sensor writes (natively and in the
-    /// reference), one or two each.
-    fn failures_each_sensor_writes() -> Vec<(&'static str, Value)> {
-        vec![
-            (
-                linter::SENSOR.id,
-                json!({"pass": false, "errorCount": 1, "warningCount": 1, "violations": [
-                    {"file": "/p/src/a.js", "line": 1, "column": 5, "rule": "no-unused-vars",
-                     "severity": "warning", "message": "unused"},
-                    {"file": "/p/src/a.js", "line": 2, "column": 1, "rule": "no-debugger",
-                     "severity": 2, "message": "debugger"},
-                    {"file": "src/a.js", "line": 3, "column": 1, "rule": "eqeqeq",
-                     "severity": 1, "message": "a numeric warning"},
-                ], "findings_count": 1}),
-            ),
-            (
-                type_check::SENSOR.id,
-                json!({"pass": false, "errors": [
-                    {"file": "src\\a.ts", "line": 4, "column": 2, "message": "TS2322: no"},
-                ], "findings_count": 1, "other_files_error_count": 0}),
-            ),
-            (
-                required_sections::SENSOR.id,
-                json!({"pass": false, "h2_count": 1, "headings": ["## A"], "findings_count": 1}),
-            ),
-            (
-                required_sections::SENSOR.id,
-                json!({"pass": false, "h2_count": 2, "headings": ["## A", "## B"],
-                       "findings_count": 1, "template": "applied",
-                       "template_expected": ["## A", "## C"], "template_missing": ["## C"]}),
-            ),
-            (
-                upstream_coverage::SENSOR.id,
-                json!({"pass": false, "consumes": ["a", "b"], "unreferenced": ["b"],
-                       "scanned_files": ["/p/x.md"], "findings_count": 1}),
-            ),
-            (
-                claim_sources::SENSOR.id,
-                json!({"pass": false, "findings": ["x.md: untagged claim"], "scanned_files": [],
-                       "questions_file": "/p/q.md", "findings_count": 1}),
-            ),
-            (
-                traceability::SENSOR.id,
-                json!({"pass": false, "gaps": ["FR1"], "orphans": [], "missing_from_table": [],
-                       "missing_from_upstream_ids": [], "invalid_entries": [],
-                       "invalid_targets": [], "findings_count": 1}),
-            ),
-        ]
-    }
-
-    /// Each shipped sensor's own reader gives, for the JSON it writes, exactly what the one
-    /// reader for every sensor gave before the readers moved into the descriptors.
+    /// A failure whose JSON lists nothing still shows one finding per fire, for every sensor.
     #[test]
-    fn each_shipped_reader_reads_its_own_json_as_the_general_reader_does() {
-        let deliverable = Utf8Path::new("src/a.js");
-        for (id, worker_json) in failures_each_sensor_writes() {
-            let verdict = failed(&worker_json);
-            let general = finding::read_any(deliverable, &worker_json, 1);
-            assert_eq!(findings_of(id, deliverable, &verdict), general, "{id}");
-            assert!(!general.is_empty(), "{id}");
+    fn a_failure_that_lists_nothing_is_one_finding_for_every_sensor() {
+        let verdict = Verdict::Failed {
+            findings_count: 2,
+            worker_json: json!({"pass": false, "findings_count": 2}),
+        };
+        for id in SHIPPED_SENSOR_IDS.into_iter().chain(["custom"]) {
+            let found = findings_of(Utf8Path::new("/p"), id, Utf8Path::new("a.md"), &verdict);
+            assert_eq!(found.len(), 1, "{id}");
+            assert_eq!(found[0].rule, finding::UNLISTED_RULE, "{id}");
         }
     }
 
     #[test]
     fn only_a_failure_has_findings() {
         for id in SHIPPED_SENSOR_IDS.into_iter().chain(["custom"]) {
-            assert!(findings_of(id, Utf8Path::new("a.md"), &Verdict::Passed).is_empty());
+            assert!(
+                findings_of(
+                    Utf8Path::new("/p"),
+                    id,
+                    Utf8Path::new("a.md"),
+                    &Verdict::Passed
+                )
+                .is_empty()
+            );
         }
     }
 

@@ -82,9 +82,28 @@ impl SensorProject {
         }
     }
 
-    /// The verdict JSON as one compact line, keys in emitted order.
+    /// The reference's part of the verdict JSON as one compact line, keys in emitted order:
+    /// our `diagnostics` key (always the last one) is left out, so that what remains can be
+    /// compared byte for byte with the reference worker's line.
     pub(super) fn verdict_line(&self, args: &[&str]) -> String {
-        serde_json::to_string(&self.verdict(args)).unwrap()
+        let mut verdict = self.verdict(args);
+        if let Some(object) = verdict.as_object_mut() {
+            object.shift_remove(crate::sensors::finding::DIAGNOSTICS_KEY);
+        }
+        serde_json::to_string(&verdict).unwrap()
+    }
+
+    /// The findings the gate report reads from the verdict of `args`.
+    pub(super) fn diagnostics(&self, args: &[&str]) -> Vec<crate::sensors::finding::Finding> {
+        let verdict = self.verdict(args);
+        let root = self.root();
+        crate::sensors::finding::read_shipped(&crate::sensors::finding::FindingsInput {
+            project_dir: &root,
+            deliverable: Utf8Path::new("fired"),
+            sensor_id: "sensor",
+            worker_json: &verdict,
+            findings_count: verdict["findings_count"].as_u64().unwrap_or(0),
+        })
     }
 
     pub(super) fn usage_error(&self, args: &[&str]) -> String {
@@ -134,6 +153,14 @@ impl SensorProject {
         std::fs::create_dir_all(&bin).unwrap();
         std::os::unix::fs::symlink(tools.join(tool), bin.join(tool)).unwrap();
     }
+}
+
+/// The reference's part of a verdict: our `diagnostics` key left out.
+pub(super) fn reference_part(mut verdict: Value) -> Value {
+    if let Some(object) = verdict.as_object_mut() {
+        object.shift_remove(crate::sensors::finding::DIAGNOSTICS_KEY);
+    }
+    verdict
 }
 
 /// The folder of the real tools `.ci/install-node-tools` installs, when the run has them;

@@ -38,11 +38,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::dispatch::process::WorkerRun;
 use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
-use crate::sensors::finding::{self, Finding};
+use crate::sensors::finding::{self, Located, insert_diagnostics};
 use crate::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward,
     executables_on_search_path, folders_upward, local_node_tool, most_telling_line,
@@ -64,14 +64,8 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     extra_flags: &[],
     default_path_flag: PathFlag::FilePath,
     gate_unit: GateUnit::Deliverable,
-    findings,
+    findings: finding::read_shipped,
 };
-
-/// How the gate report reads a failure: each type error at its line.
-fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
-    let found = finding::type_errors(deliverable, worker_json);
-    finding::or_summary(deliverable, worker_json, findings_count, found)
-}
 
 /// Run the type-check sensor: `--stage <slug> --file-path <path>`.
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
@@ -230,6 +224,26 @@ impl TscError {
             "column": location.map_or(0, |location| location.column),
             "message": self.message,
         })
+    }
+
+    /// The finding the gate report shows: on the fired file (every kept error is in it), with
+    /// tsc's `TSnnnn` code as its rule.
+    fn located(&self, fired_file: &Utf8Path) -> Located {
+        let code = self
+            .first_line
+            .split_once("error TS")
+            .map(|(_, rest)| {
+                rest.chars()
+                    .take_while(char::is_ascii_digit)
+                    .collect::<String>()
+            })
+            .filter(|digits| !digits.is_empty())
+            .map_or_else(|| "type-error".to_owned(), |digits| format!("TS{digits}"));
+        let location = self.location.as_ref();
+        Located::new(fired_file.as_str(), &code, self.message.clone()).at(
+            location.map_or(0, |location| location.line),
+            location.map_or(0, |location| location.column),
+        )
     }
 }
 
@@ -430,12 +444,20 @@ fn tsc_outcome(
             .as_ref()
             .is_some_and(|location| matcher.is_fired_file(&location.file))
     });
-    WorkerOutcome::Verdict(json!({
-        "pass": fired.is_empty(),
-        "errors": fired.iter().map(|error| error.to_json()).collect::<Vec<_>>(),
-        "findings_count": fired.len(),
-        "other_files_error_count": elsewhere.len(),
-    }))
+    let mut verdict = Map::new();
+    verdict.insert("pass".to_owned(), json!(fired.is_empty()));
+    verdict.insert(
+        "errors".to_owned(),
+        Value::Array(fired.iter().map(|error| error.to_json()).collect()),
+    );
+    verdict.insert("findings_count".to_owned(), json!(fired.len()));
+    verdict.insert("other_files_error_count".to_owned(), json!(elsewhere.len()));
+    let located: Vec<Located> = fired
+        .iter()
+        .map(|error| error.located(fired_file))
+        .collect();
+    insert_diagnostics(&mut verdict, &located);
+    WorkerOutcome::Verdict(Value::Object(verdict))
 }
 
 #[cfg(test)]
@@ -525,7 +547,9 @@ mod tests {
     // --- Fake tsc in a temp project ----------------------------------------------------------
 
     #[cfg(unix)]
-    use crate::sensors::test_support::{GENEROUS, SensorProject, real_node_tools, script_error_of};
+    use crate::sensors::test_support::{
+        GENEROUS, SensorProject, real_node_tools, reference_part, script_error_of,
+    };
 
     #[cfg(unix)]
     fn check(project: &SensorProject, file: &str) -> WorkerOutcome {
@@ -574,11 +598,14 @@ mod tests {
                 "pass",
                 "errors",
                 "findings_count",
-                "other_files_error_count"
+                "other_files_error_count",
+                "diagnostics"
             ]
         );
+        assert_eq!(verdict["diagnostics"][0]["rule"], "TS2322");
+        assert_eq!(verdict["diagnostics"][0]["line"], 1);
         assert_eq!(
-            verdict,
+            reference_part(verdict),
             json!({
                 "pass": false,
                 "errors": [{"file": "src/a.ts", "line": 1, "column": 14,
@@ -841,8 +868,9 @@ mod tests {
         let WorkerOutcome::Verdict(bad) = check(&project, "src/bad.ts") else {
             panic!("expected a verdict");
         };
+        assert_eq!(bad["diagnostics"][0]["rule"], "TS2322");
         assert_eq!(
-            bad,
+            reference_part(bad.clone()),
             json!({
                 "pass": false,
                 "errors": [{"file": "src/bad.ts", "line": 1, "column": 14,

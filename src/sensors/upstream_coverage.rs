@@ -22,7 +22,8 @@
 //!    (`nfr-requirements/` or `…/nfr-requirements`).
 //!
 //! Output keys, in order: `pass`, `consumes` (the slugs), `unreferenced`, `scanned_files`
-//! (absolute paths), `reason` (vacuous passes only), `findings_count` (= unreferenced).
+//! (absolute paths), `reason` (vacuous passes only), `findings_count` (= unreferenced), then
+//! ours: `diagnostics` (one finding per unreferenced artifact, on the fired file) on a failure.
 //!
 //! Where this differs from the reference, on purpose:
 //!
@@ -54,7 +55,7 @@ use crate::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag,
     ShippedSensor,
 };
-use crate::sensors::finding::{self, Finding};
+use crate::sensors::finding::{self, Located, insert_diagnostics};
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::sensors::text::read_text_lossy;
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
@@ -70,14 +71,8 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     extra_flags: &[ExtraFlag::Consumes, ExtraFlag::Deliverables],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::OutputFolder,
-    findings,
+    findings: finding::read_shipped,
 };
-
-/// How the gate report reads a failure: an unreferenced upstream artifact each.
-fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
-    let found = finding::unreferenced_artifacts(deliverable, worker_json);
-    finding::or_summary(deliverable, worker_json, findings_count, found)
-}
 
 /// Run the check on `args` (the worker argv after `sensor-upstream-coverage`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
@@ -117,7 +112,12 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         .filter(|consume| !is_covered(&folded_text, consume))
         .map(|consume| consume.slug.clone())
         .collect();
-    Ok(coverage_verdict(slugs, unreferenced, scanned.files))
+    Ok(coverage_verdict(
+        slugs,
+        unreferenced,
+        scanned.files,
+        &fired_path,
+    ))
 }
 
 /// `--consumes`: items trimmed, empties dropped; `artifact:producer` split at the first `:`,
@@ -294,14 +294,33 @@ fn vacuous_verdict(slugs: Vec<String>, reason: &str) -> Value {
     Value::Object(object)
 }
 
-fn coverage_verdict(slugs: Vec<String>, unreferenced: Vec<String>, files: Vec<String>) -> Value {
+fn coverage_verdict(
+    slugs: Vec<String>,
+    unreferenced: Vec<String>,
+    files: Vec<String>,
+    fired_path: &Utf8Path,
+) -> Value {
     let findings_count = unreferenced.len();
+    let located: Vec<Located> = unreferenced
+        .iter()
+        .map(|slug| {
+            Located::new(
+                fired_path.as_str(),
+                "unreferenced-artifact",
+                format!("does not reference the upstream artifact `{slug}`"),
+            )
+            .with_help(format!(
+                "cite `{slug}` (or `[[{slug}]]`, or its producing stage's folder) in one of the stage's deliverables"
+            ))
+        })
+        .collect();
     let mut object = Map::new();
     object.insert("pass".to_owned(), Value::Bool(unreferenced.is_empty()));
     object.insert("consumes".to_owned(), Value::from(slugs));
     object.insert("unreferenced".to_owned(), Value::from(unreferenced));
     object.insert("scanned_files".to_owned(), Value::from(files));
     object.insert("findings_count".to_owned(), Value::from(findings_count));
+    insert_diagnostics(&mut object, &located);
     Value::Object(object)
 }
 

@@ -17,6 +17,8 @@ pub struct FrontmatterMap {
 
 impl FrontmatterMap {
     pub fn get(&self, key: &str) -> Option<&Entry> {
+        #[cfg(test)]
+        key_log::note(key);
         self.entries
             .iter()
             .find(|entry| entry.key.as_scalar() == Some(key))
@@ -34,6 +36,39 @@ impl FrontmatterMap {
         let start = self.yaml_span.start.saturating_sub(4);
         start..start + 3
     }
+}
+
+/// Which top-level keys the checkers look up, for the test that every key a parser reads is in
+/// its JSON Schema (`schema`'s tests): the parser's reads are the truth the schema must cover.
+#[cfg(test)]
+mod key_log {
+    use std::cell::RefCell;
+    use std::collections::BTreeSet;
+
+    thread_local! {
+        static KEYS: RefCell<Option<BTreeSet<String>>> = const { RefCell::new(None) };
+    }
+
+    pub(super) fn note(key: &str) {
+        KEYS.with(|keys| {
+            if let Some(keys) = keys.borrow_mut().as_mut() {
+                keys.insert(key.to_owned());
+            }
+        });
+    }
+
+    pub fn record<R>(run: impl FnOnce() -> R) -> (BTreeSet<String>, R) {
+        KEYS.with(|keys| *keys.borrow_mut() = Some(BTreeSet::new()));
+        let result = run();
+        let read = KEYS.with(|keys| keys.borrow_mut().take().unwrap_or_default());
+        (read, result)
+    }
+}
+
+/// The top-level keys looked up while `run` parsed a document on this thread, and its result.
+#[cfg(test)]
+pub fn keys_read<R>(run: impl FnOnce() -> R) -> (std::collections::BTreeSet<String>, R) {
+    key_log::record(run)
 }
 
 /// What kind of document is being read, for the wording of "missing frontmatter".

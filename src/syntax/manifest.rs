@@ -7,18 +7,29 @@
 use std::ops::Range;
 
 use camino::Utf8Path;
+use schemars::JsonSchema;
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::dispatch::glob::SensorGlob;
 use crate::syntax::document::{self, DocumentKind, FrontmatterMap};
+use crate::syntax::field_schema::{
+    AnyMapping, KebabCase, NonEmptyText, PositiveInteger, SensorKind, Text,
+};
 use crate::syntax::yaml::{Node, NodeKind, Style};
 
 /// A binding's `default_severity`: whether a failure of the sensor stops the gate. The one
 /// severity type of a sensor binding, from the manifest through the graph to the gate report
 /// (the diagnostics' `diagnostics::Severity` is a different thing: how bad a compile problem is).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, JsonSchema)]
+#[schemars(
+    rename_all = "lowercase",
+    inline,
+    description = "How a failure of the sensor weighs at the stage's gate."
+)]
 pub enum Severity {
+    /// Findings are reported; the gate still opens.
     Advisory,
+    /// Findings, or a fire that could not be evaluated, stop the stage's gate.
     Blocking,
 }
 
@@ -33,9 +44,16 @@ impl Severity {
 
 /// A binding's `fire_on`: when the sensor fires, on an agent's write or at the stage's gate.
 /// The one type for it, from the manifest through the graph to dispatch and the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, JsonSchema)]
+#[schemars(
+    rename_all = "lowercase",
+    inline,
+    description = "When the sensor fires."
+)]
 pub enum FireOn {
+    /// When an agent writes a file that `matches` selects (the write hook).
     Write,
+    /// When the stage's approval gate opens, once per declared deliverable.
     Gate,
 }
 
@@ -48,24 +66,53 @@ impl FireOn {
     }
 }
 
-/// A validated sensor manifest.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// The kinds of sensor this release runs (others are reserved for later releases).
+pub const SENSOR_KINDS: [&str; 1] = ["deterministic"];
+
+/// A sensor manifest: the YAML frontmatter of `<harness>/sensors/aidlc-<id>.md`, as
+/// `aidlc compile` reads it. Keys not listed here are ignored.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, JsonSchema)]
+#[schemars(title = "AI-DLC sensor manifest")]
 pub struct SensorManifest {
+    /// The sensor id: the file name without `aidlc-` and `.md` (lowercase letters, digits and
+    /// hyphens, starting with a letter). Stages import the sensor by this id.
+    #[schemars(with = "KebabCase")]
     pub id: String,
+    #[schemars(skip)]
     pub id_span: Range<usize>,
+    /// What runs the check; only `deterministic` (a program) in this release.
+    #[schemars(with = "SensorKind")]
     pub kind: String,
+    /// The program and its first arguments (`sh tools/check.sh`, `aidlc engine sensor-<id>`),
+    /// run from the project folder with `--stage` and `--output-path` (or `--file-path`)
+    /// appended. A shipped sensor's id runs its built-in check whatever this says.
+    #[schemars(with = "NonEmptyText")]
     pub command: String,
+    /// Whether a failure stops the stage's gate (`blocking`) or is only reported (`advisory`).
     pub default_severity: Severity,
+    /// When the sensor fires: `write` (default) on an agent's write of a matching file, or
+    /// `gate` when the stage's gate opens.
+    #[schemars(with = "Option<FireOn>")]
     pub fire_on: FireOn,
+    /// One line saying what the sensor checks (`aidlc engine sensor list` shows it).
+    #[schemars(with = "NonEmptyText")]
     pub description: String,
+    /// A free label grouping sensors in reports, e.g. `document-shape`.
+    #[schemars(with = "Option<Text>")]
     pub category: Option<String>,
-    /// `None` when absent or written as `matches: ""` (dropped, as the reference does);
-    /// otherwise a pattern the one matcher (D5) compiles.
+    /// The glob the project-relative path of a file must match for the sensor to fire on it,
+    /// e.g. `"**/*.md"` (`**/` also matches no folder). Absent or `""`: every file.
     pub matches: Option<String>,
     /// Where the `matches` value is written, when it is kept.
+    #[schemars(skip)]
     pub matches_span: Option<Range<usize>>,
-    /// The key set of `input_schema`, in authored order; `None` when nothing is declared.
+    /// The worker's inputs as a mapping; its keys choose the path flag (`file_path` gives
+    /// `--file-path`, otherwise `--output-path`). Only the key set is read.
+    #[schemars(rename = "input_schema", with = "Option<AnyMapping>")]
     pub input_schema_keys: Option<Vec<String>>,
+    /// How long one fire may run, in whole seconds (default 1200); the worker's process group
+    /// is killed when it runs out.
+    #[schemars(with = "Option<PositiveInteger>")]
     pub timeout_seconds: Option<u64>,
 }
 
@@ -276,7 +323,7 @@ impl ManifestChecker<'_> {
 
     fn kind(&mut self) -> Option<String> {
         let (kind, span) = self.string_value("kind")?;
-        if kind != "deterministic" {
+        if !SENSOR_KINDS.contains(&kind.as_str()) {
             self.push(
                 Code::InvalidFieldValue,
                 format!("kind must be \"deterministic\" (got \"{kind}\"); other kinds reserved for future releases"),

@@ -5,6 +5,7 @@
 //! (the low-level `frontmatter::split` returns a `Result` that `document` turns into one).
 
 pub mod document;
+pub mod field_schema;
 pub mod frontmatter;
 pub mod manifest;
 pub mod stage;

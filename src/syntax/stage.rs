@@ -4,12 +4,19 @@
 //! file at once). Checks that need other files (agent roster, sensor registry, other stages)
 //! live in `resolve` and `graph`.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use camino::Utf8Path;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use crate::diagnostics::{Code, Diagnostic};
 use crate::syntax::document::{self, DocumentKind, FrontmatterMap};
+use crate::syntax::field_schema::{
+    ExecutionName, ForEachName, KEBAB_CASE_PATTERN, KebabCase, ModeName, NonEmptyText, PhaseName,
+    PositiveInteger, ProducesKinds, ProjectKindName, ReviewClassName, StageNumber,
+    SummaryConfirmationName, Text,
+};
 use crate::syntax::yaml::Node;
 
 /// A value with the byte range it was read from.
@@ -19,42 +26,165 @@ pub struct Located<T> {
     pub span: Range<usize>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// In a schema a located value is its value: the span is where the parser found it.
+impl<T: JsonSchema> JsonSchema for Located<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+}
+
+/// One artifact a stage reads.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, JsonSchema)]
 pub struct Consume {
+    /// The artifact's slug, as another stage's `produces` names it.
+    #[schemars(with = "KebabCase")]
     pub artifact: Located<String>,
+    /// Whether the stage cannot run without it.
     pub required: bool,
+    /// Read only in a `brownfield` (existing code) or `greenfield` (new) project.
+    #[schemars(with = "Option<ProjectKindName>")]
     pub conditional_on: Option<String>,
 }
 
-/// A stage file's frontmatter after shape validation. List fields the file omits are empty.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+/// A stage definition: the YAML frontmatter of `<harness>/aidlc-common/stages/<phase>/<slug>.md`,
+/// as `aidlc compile` reads it into a node of `stage-graph.json`. Any other key is refused.
+/// List fields the file omits are empty.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, JsonSchema)]
+#[schemars(
+    title = "AI-DLC stage definition",
+    deny_unknown_fields,
+    transform = add_checked_only_keys
+)]
 pub struct StageDefinition {
+    /// The stage's id, kebab-case; the file is named `<slug>.md`.
+    #[schemars(with = "KebabCase")]
     pub slug: Located<String>,
+    /// A hint `<phase index>.<position>`, e.g. `2.3`, ordering a new stage among the new stages
+    /// of its phase; the compile numbers stages itself, and a stage already in the graph keeps
+    /// its number.
+    #[schemars(rename = "number", with = "Option<StageNumber>")]
     pub number_hint: Option<String>,
+    /// The display name of a new stage (default: the slug in title case); a stage already in
+    /// the graph keeps its name.
+    #[schemars(with = "Option<Text>")]
     pub name: Option<String>,
+    /// The plugin that owns the stage (not `aidlc`, nor starting `aidlc-`); the slug must then
+    /// start with `<plugin>-`. Core stages leave it out.
+    #[schemars(with = "Option<Text>")]
     pub plugin: Option<Located<String>>,
+    /// The phase the stage belongs to; the file lives in the folder of that name.
+    #[schemars(with = "PhaseName")]
     pub phase: Located<String>,
+    /// `ALWAYS`, or `CONDITIONAL` when `condition` decides whether the stage runs.
+    #[schemars(with = "ExecutionName")]
     pub execution: String,
+    /// When the stage runs, in words (for `CONDITIONAL` stages the conductor asks about it).
+    #[schemars(with = "Text")]
     pub condition: Option<String>,
+    /// The agent that leads the stage: an agent file's name under `<harness>/agents/`.
+    #[schemars(with = "Text")]
     pub lead_agent: Located<String>,
+    /// Agents that help the lead; needed by `pipeline` and `mob` stages.
+    #[schemars(with = "Option<Vec<Text>>")]
     pub support_agents: Vec<Located<String>>,
+    /// How the agents work the stage.
+    #[schemars(with = "ModeName")]
     pub mode: String,
+    /// `unit-of-work`: the stage runs once per unit of work, writing under each unit's folder.
+    #[schemars(with = "Option<ForEachName>")]
     pub for_each: Option<String>,
+    /// Whether the stage needs a workspace (a checked-out repository) to run.
+    #[schemars(with = "Option<bool>")]
     pub workspace_requires: Option<bool>,
+    /// The artifacts the stage writes, each `<artifact>.md` in the stage's output folder.
+    #[schemars(with = "Option<Vec<Text>>")]
     pub produces: Vec<Located<String>>,
+    /// Artifacts the stage may write (kebab-case slugs).
+    #[schemars(with = "Option<Vec<KebabCase>>")]
     pub optional_produces: Option<Vec<String>>,
+    /// For each produced artifact, the kinds of unit it applies to.
+    #[schemars(with = "Option<ProducesKinds>")]
     pub produces_kinds: Option<Vec<(String, Vec<String>)>>,
+    /// The artifacts the stage reads, each with whether it is required.
+    #[schemars(with = "Option<Vec<Consume>>")]
     pub consumes: Vec<Consume>,
+    /// The slugs of the stages that must be done before this one.
+    #[schemars(with = "Option<Vec<Text>>")]
     pub requires_stage: Vec<Located<String>>,
+    /// The ids of the sensors that check the stage's outputs (`<harness>/sensors/aidlc-<id>.md`).
+    #[schemars(with = "Option<Vec<NonEmptyText>>")]
     pub sensors: Vec<Located<String>>,
+    /// The scopes that include the stage (`<harness>/scopes/aidlc-<scope>.md`).
+    #[schemars(with = "Option<Vec<NonEmptyText>>")]
     pub scopes: Vec<String>,
+    /// The agent that reviews the stage's outputs.
+    #[schemars(with = "Option<Text>")]
     pub reviewer: Option<Located<String>>,
+    /// The artifact the reviewer writes.
+    #[schemars(with = "Option<Text>")]
     pub review_artifact: Option<Located<String>>,
+    /// How many review rounds at most.
+    #[schemars(with = "Option<PositiveInteger>")]
     pub reviewer_max_iterations: Option<u64>,
+    /// How the reviewer works: `adversarial` or `advisory`; needs `reviewer`.
+    #[schemars(with = "Option<ReviewClassName>")]
     pub review_class: Option<Located<String>>,
+    /// Whether the human confirms a summary of the outputs at the gate.
+    #[schemars(with = "Option<SummaryConfirmationName>")]
     pub summary_confirmation: Option<Located<String>>,
+    /// What the stage reads, in words.
+    #[schemars(with = "Text")]
     pub inputs: Option<String>,
+    /// What the stage writes, in words.
+    #[schemars(with = "Text")]
     pub outputs: Option<String>,
+}
+
+/// The keys the parser checks but does not keep (the conductor reads them from the file): they
+/// are in the schema so that an editor neither flags nor forgets them.
+fn add_checked_only_keys(schema: &mut Schema) {
+    let checked_only = json_schema!({
+        "properties": {
+            "when": {
+                "description": "A predicate deciding whether the stage is planned: `producer-in-plan: <artifact>` plans it only when the producer of that artifact is in the plan.",
+                "type": ["object", "null"],
+                "properties": {
+                    "producer-in-plan": { "type": "string", "pattern": KEBAB_CASE_PATTERN }
+                },
+                "required": ["producer-in-plan"],
+                "additionalProperties": false
+            },
+            "required_sections": {
+                "description": "The `## ` headings each deliverable of the stage must have (for the required-sections sensor).",
+                "type": ["array", "null"],
+                "items": { "type": ["string", "number", "boolean"], "pattern": "\\S" }
+            }
+        }
+    });
+    if let (Some(properties), Some(extra)) = (
+        schema
+            .get_mut("properties")
+            .and_then(serde_json::Value::as_object_mut),
+        checked_only
+            .get("properties")
+            .and_then(serde_json::Value::as_object),
+    ) {
+        for (key, value) in extra {
+            properties.insert(key.clone(), value.clone());
+        }
+    }
 }
 
 pub const PHASES: [&str; 5] = [
@@ -64,13 +194,16 @@ pub const PHASES: [&str; 5] = [
     "construction",
     "operation",
 ];
-const EXECUTIONS: [&str; 2] = ["ALWAYS", "CONDITIONAL"];
-const MODES: [&str; 5] = ["inline", "subagent", "pipeline", "mob", "agent-team"];
+pub const EXECUTIONS: [&str; 2] = ["ALWAYS", "CONDITIONAL"];
+pub const MODES: [&str; 5] = ["inline", "subagent", "pipeline", "mob", "agent-team"];
 /// The one `for_each` value the runtime knows: gate dispatch places a per-unit stage's outputs
 /// under the unit folders, and refuses a graph with any other value (D4), so the compile refuses
 /// it first, where the author can fix it (the reference accepts any string).
-const FOR_EACH_VALUES: [&str; 1] = ["unit-of-work"];
-const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
+pub const FOR_EACH_VALUES: [&str; 1] = ["unit-of-work"];
+pub const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
+pub const REVIEW_CLASSES: [&str; 2] = ["adversarial", "advisory"];
+pub const SUMMARY_CONFIRMATIONS: [&str; 2] = ["required", "if-present"];
+pub const CONDITIONAL_ON_VALUES: [&str; 2] = ["brownfield", "greenfield"];
 
 const REQUIRED_SCALARS: [&str; 7] = [
     "slug",
@@ -81,7 +214,7 @@ const REQUIRED_SCALARS: [&str; 7] = [
     "mode",
     "inputs",
 ];
-const KNOWN_KEYS: [&str; 28] = [
+pub const KNOWN_KEYS: [&str; 28] = [
     "slug",
     "phase",
     "execution",
@@ -636,7 +769,7 @@ impl StageChecker<'_> {
                     );
                     None
                 }
-                Some(text) if text != "brownfield" && text != "greenfield" => {
+                Some(text) if !CONDITIONAL_ON_VALUES.contains(&text) => {
                     self.invalid(
                         format!("consumes[{index}].conditional_on must be one of brownfield | greenfield, got \"{text}\""),
                         value.span.clone(),
@@ -656,7 +789,7 @@ impl StageChecker<'_> {
 
     fn review_class(&mut self) -> Option<Located<String>> {
         let located = self.string("review_class")?;
-        if located.value != "adversarial" && located.value != "advisory" {
+        if !REVIEW_CLASSES.contains(&located.value.as_str()) {
             self.invalid(
                 "review_class must be \"adversarial\" or \"advisory\"",
                 located.span,
@@ -669,7 +802,7 @@ impl StageChecker<'_> {
 
     fn summary_confirmation(&mut self) -> Option<Located<String>> {
         let located = self.string("summary_confirmation")?;
-        if located.value != "required" && located.value != "if-present" {
+        if !SUMMARY_CONFIRMATIONS.contains(&located.value.as_str()) {
             self.invalid(
                 format!(
                     "summary_confirmation must be one of required, if-present, got \"{}\"",

@@ -60,18 +60,7 @@ pub fn unambiguous_active_intent(
     space: &str,
     explicit: Option<&str>,
 ) -> Result<Option<Utf8PathBuf>, WorkspaceError> {
-    match resolve_intent(project_dir, space, explicit)? {
-        IntentResolution::Record(record) => Ok(Some(record)),
-        IntentResolution::NoRecords => Ok(None),
-        IntentResolution::SeveralWithoutCursor(records) => {
-            let dir = intents_dir(project_dir, space);
-            Err(WorkspaceError::SeveralIntentsWithoutCursor {
-                cursor_path: dir.join(ACTIVE_INTENT_CURSOR_FILE),
-                intents_dir: dir,
-                records: record_names(&records),
-            })
-        }
-    }
+    resolve_intent(project_dir, space, explicit)?.unambiguous(project_dir, space)
 }
 
 /// The record root of the active space and intent: the active record folder, else the space
@@ -85,10 +74,34 @@ pub fn record_root(project_dir: &Utf8Path) -> Utf8PathBuf {
     }
 }
 
-enum IntentResolution {
+/// Which record is active, as far as the space's folders and cursor say.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum IntentResolution {
     Record(Utf8PathBuf),
     NoRecords,
     SeveralWithoutCursor(Vec<Utf8PathBuf>),
+}
+
+impl IntentResolution {
+    /// The record, `None` for no record, and an error saying how to set the cursor for several.
+    pub(super) fn unambiguous(
+        self,
+        project_dir: &Utf8Path,
+        space: &str,
+    ) -> Result<Option<Utf8PathBuf>, WorkspaceError> {
+        match self {
+            IntentResolution::Record(record) => Ok(Some(record)),
+            IntentResolution::NoRecords => Ok(None),
+            IntentResolution::SeveralWithoutCursor(records) => {
+                let dir = intents_dir(project_dir, space);
+                Err(WorkspaceError::SeveralIntentsWithoutCursor {
+                    cursor_path: dir.join(ACTIVE_INTENT_CURSOR_FILE),
+                    intents_dir: dir,
+                    records: record_names(&records),
+                })
+            }
+        }
+    }
 }
 
 fn resolve_intent(
@@ -97,17 +110,27 @@ fn resolve_intent(
     explicit: Option<&str>,
 ) -> Result<IntentResolution, WorkspaceError> {
     let records = intent_records(project_dir, space);
+    resolve_intent_among(project_dir, space, &records, explicit)
+}
+
+/// [`resolve_intent`] over a listing of the space's records already read.
+pub(super) fn resolve_intent_among(
+    project_dir: &Utf8Path,
+    space: &str,
+    records: &[Utf8PathBuf],
+    explicit: Option<&str>,
+) -> Result<IntentResolution, WorkspaceError> {
     if let Some(requested) = explicit {
-        return explicit_record(project_dir, space, &records, requested)
+        return explicit_record(project_dir, space, records, requested)
             .map(IntentResolution::Record);
     }
     if let Some(record) = cursor_record(project_dir, space) {
         return Ok(IntentResolution::Record(record));
     }
-    Ok(match records.len() {
-        0 => IntentResolution::NoRecords,
-        1 => IntentResolution::Record(records.into_iter().next().unwrap_or_default()),
-        _ => IntentResolution::SeveralWithoutCursor(records),
+    Ok(match records {
+        [] => IntentResolution::NoRecords,
+        [record] => IntentResolution::Record(record.clone()),
+        _ => IntentResolution::SeveralWithoutCursor(records.to_vec()),
     })
 }
 

@@ -18,6 +18,8 @@
 //!   digest), and the write hook's view of a record;
 //! - `write_folders.rs`: the record-local folders the engine writes into, and
 //!   [`check_write_folder`], the one check that keeps a write inside the project;
+//! - `resolved.rs`: [`Workspace`], all of the above resolved once for one command, which every
+//!   runtime path takes instead of a bare project folder;
 //! - `small_file.rs`: bounded reads of cursors and markers;
 //! - `error.rs`: [`WorkspaceError`].
 //!
@@ -28,6 +30,7 @@ mod clone_id;
 mod create;
 mod error;
 mod intents;
+mod resolved;
 mod small_file;
 mod spaces;
 mod state;
@@ -45,6 +48,7 @@ pub use intents::{
     ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, STATE_FILE_NAME, active_intent,
     intent_records, record_root, unambiguous_active_intent,
 };
+pub use resolved::Workspace;
 pub use spaces::{
     ACTIVE_SPACE_CURSOR_FILE, DEFAULT_SPACE, active_space, intents_dir, is_plain_folder_name,
     space_dir,

@@ -4,7 +4,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::intents::{STATE_FILE_NAME, record_root};
+use super::intents::STATE_FILE_NAME;
 use super::small_file::read_bounded;
 use super::spaces::is_kebab_slug;
 use crate::js_text::js_trim;
@@ -66,14 +66,13 @@ pub struct PresentWorkflow {
     pub stage_choice: ActiveStageChoice,
 }
 
-/// The active workflow of the project, when there is one (see [`PresentWorkflow`]). Never mints
-/// a clone id and writes nothing.
-pub fn present_workflow(project_dir: &Utf8Path) -> Option<PresentWorkflow> {
-    let record_root = record_root(project_dir);
-    let state_text = read_state_text(&record_root)?;
-    let stage_choice = active_stage_choice(&record_root, &state_text)?;
+/// The active workflow of the record root a command resolved (see [`PresentWorkflow`]), when
+/// there is one. Never mints a clone id and writes nothing.
+pub fn present_workflow(record_root: &Utf8Path) -> Option<PresentWorkflow> {
+    let state_text = read_state_text(record_root)?;
+    let stage_choice = active_stage_choice(record_root, &state_text)?;
     Some(PresentWorkflow {
-        record_root,
+        record_root: record_root.to_owned(),
         state_text,
         stage_choice,
     })
@@ -364,17 +363,17 @@ mod tests {
         let (_dir, project) = temp_project();
         let record = make_record(&project, "default", "260904-x");
         write(&state_file_path(&record), "- **Current Stage**: none\n");
-        assert_eq!(present_workflow(&project), None, "no current stage");
+        assert_eq!(present_workflow(&record), None, "no current stage");
         write(
             &state_file_path(&record),
             "- **Current Stage**: code-generation\n",
         );
-        let present = present_workflow(&project).expect("no shard of this clone is needed");
+        let present = present_workflow(&record).expect("no shard of this clone is needed");
         assert_eq!(present.record_root, record);
         assert_eq!(present.stage_choice.current_stage, "code-generation");
         assert_eq!(existing_clone_id(&project), None, "the check must not mint");
         std::fs::remove_file(record.join(STATE_FILE_NAME)).unwrap();
-        assert_eq!(present_workflow(&project), None);
+        assert_eq!(present_workflow(&record), None);
     }
 
     #[test]

@@ -677,8 +677,11 @@ fn one_fixed_fire_is_byte_exact() {
         ),
         "",
     );
-    let layout =
-        aidlc::discover::Layout::new(&project.root, aidlc::discover::Harness::Claude, &|_| None);
+    let workspace = aidlc::workspace::Workspace::resolve(aidlc::discover::Layout::new(
+        &project.root,
+        aidlc::discover::Harness::Claude,
+        &|_| None,
+    ));
     let request = FireRequest {
         sensor_id: "fake".into(),
         stage: "first-stage".into(),
@@ -689,8 +692,8 @@ fn one_fixed_fire_is_byte_exact() {
         new_fire_id: Box::new(|| "a65d19af".to_owned()),
         now: Box::new(|| SystemTime::UNIX_EPOCH + Duration::from_secs(1_788_480_000)),
     };
-    let prepared = prepare_fire(&layout, &request).unwrap();
-    let report = run_fire(&prepared, &context).unwrap();
+    let prepared = prepare_fire(&workspace, &request).unwrap();
+    let report = run_fire(&workspace, &prepared, &context).unwrap();
     let detail = format!("{RECORD}/.aidlc-engine/sensors/first-stage/fake-a65d19af.md");
     assert_eq!(
         report.verdict_line,

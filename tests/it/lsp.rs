@@ -966,16 +966,7 @@ fn a_request_cancelled_while_queued_is_answered_request_cancelled() {
 /// SKIPPED line) without `nvim`, except under `.ci/run`, which installs it.
 #[test]
 fn headless_neovim_shows_the_diagnostics_of_a_stage_file() {
-    let Some(nvim) = find_on_path("nvim") else {
-        // `.ci/run` installs Neovim and says so: there the test may not skip.
-        assert_ne!(
-            std::env::var("AIDLC_TEST_NVIM").as_deref(),
-            Ok("required"),
-            "AIDLC_TEST_NVIM=required but nvim is not on PATH"
-        );
-        eprintln!(
-            "SKIPPED headless_neovim_shows_the_diagnostics_of_a_stage_file: nvim is not on PATH (install it with `bash .ci/install-debian-tools`, or `apt-get install neovim`)"
-        );
+    let Some(nvim) = crate::support::system_tool("nvim") else {
         return;
     };
     let project = TestProject::minimal();
@@ -1036,12 +1027,6 @@ fn headless_neovim_shows_the_diagnostics_of_a_stage_file() {
         "{written}"
     );
     assert_eq!(status.code(), Some(0), "{written}");
-}
-
-fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|folder| folder.join(program))
-        .find(|candidate| candidate.is_file())
 }
 
 /// Start `aidlc lsp` for the current buffer, wait up to 30 s for its diagnostics, write them

@@ -17,6 +17,9 @@
 //!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
 //! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
+//! - `ci_formats`: issue 13: typed findings, pretty output, SARIF that GitHub's validator
+//!   accepts, `JUnit` valid against its schema, paths in a monorepo, `--report`, `gate merge`,
+//!   colours, the progress line, a worker's stderr kept, and the compile's CI formats;
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
 //!   fingerprints, the override receipt, the gate row and its notices);
 //! - `fail_closed_gate`: issue 10's gate and graph-reading items: unfired blocking bindings,
@@ -28,9 +31,15 @@
 //!   written byte for byte as their own tools do, side by side with the reference (Bun);
 //! - `failure_scenarios`: the 18 scenarios of failure-modes.md §5, one end-to-end test each
 //!   (issue 10's proof);
+//! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
+//!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
+//! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
+//!   Action and the pre-commit hooks;
 //! - `docs`: the documentation stays in step with the code.
 
+mod authoring;
 mod bad_input;
+mod ci_formats;
 mod compile;
 mod compile_fuzz;
 mod docs;
@@ -42,6 +51,7 @@ mod failure_scenarios;
 mod gate;
 mod gate_step;
 mod incremental;
+mod install;
 mod ledger_integrity;
 mod lsp;
 mod reference_installs;

@@ -382,3 +382,32 @@ pub fn audit_lock_path(project: &TestProject) -> Utf8PathBuf {
     let temp = Utf8PathBuf::from_path_buf(std::env::temp_dir()).expect("UTF-8 temp folder");
     temp.join(format!(".aidlc-audit-{hex}.lock"))
 }
+
+/// A program from `PATH` that a test needs (`nvim`, `dot`, `groff`, `xmllint`, `node`, `npm`), or `None` after
+/// printing why the calling test is skipped. `.ci/run` installs them and sets
+/// `AIDLC_TEST_REQUIRE_TOOLS`, under which a missing program fails the test instead.
+#[expect(
+    clippy::print_stderr,
+    reason = "a skipped test says so on stderr, where the test harness shows it"
+)]
+pub fn system_tool(program: &str) -> Option<Utf8PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|folder| folder.join(program))
+            .find(|candidate| candidate.is_file())
+    });
+    match found {
+        Some(path) => Some(Utf8PathBuf::from_path_buf(path).expect("a UTF-8 PATH entry")),
+        None if std::env::var_os("AIDLC_TEST_REQUIRE_TOOLS").is_some() => {
+            panic!(
+                "{program} is not on PATH; .ci/install-debian-tools or .ci/install-node-tools installs it"
+            )
+        }
+        None => {
+            eprintln!(
+                "SKIPPED ({program} is not on PATH; .ci/install-debian-tools or Node.js provides it)"
+            );
+            None
+        }
+    }
+}

@@ -58,6 +58,42 @@ pub fn detail_file_body(
     lines.join("\n")
 }
 
+/// Our section after the reference's body (its readers stop at the `## Findings` fence): the
+/// last lines of the worker's stderr, so that the reason a worker gave is kept. Empty when it
+/// wrote nothing on stderr.
+pub fn detail_stderr_section(stderr_tail: &str) -> String {
+    let tail = stderr_tail.trim_end();
+    if tail.trim().is_empty() {
+        return String::new();
+    }
+    let fence = if tail.contains("```") { "~~~~" } else { "```" };
+    format!("\n## Worker stderr (last lines)\n\n{fence}text\n{tail}\n{fence}\n")
+}
+
+/// The detail file of a fire that evaluated nothing but wrote on stderr (ours: the reference
+/// writes detail files for failures only): the reference's header with the note in place of
+/// `**Pass**`, then [`detail_stderr_section`].
+pub fn non_evaluation_detail_body(
+    sensor_id: &str,
+    stage: &str,
+    timestamp: &str,
+    fire_id: &str,
+    absolute_output_path: &str,
+    note: &str,
+    stderr_tail: &str,
+) -> String {
+    let header = [
+        format!("# {sensor_id} finding \u{2014} {stage}"),
+        String::new(),
+        format!("**Timestamp**: {timestamp}"),
+        format!("**Fire id**: {fire_id}"),
+        format!("**Output path**: {absolute_output_path}"),
+        format!("**Note**: {note}"),
+        String::new(),
+    ];
+    header.join("\n") + &detail_stderr_section(stderr_tail)
+}
+
 /// Write a detail file: check that its folder stays inside `project_dir`
 /// ([`workspace::create_write_folder`]) and create it, remove stale temporaries of ours there,
 /// write a new temporary file of ours exclusively (`.<name>.aidlc-<pid>-<random>.tmp`, never an

@@ -39,7 +39,10 @@ pub use block::{
     AUDIT_LOG_HEADER, AuditBlock, AuditRow, BLOCK_SEPARATOR, EVENT_KEY, TIMESTAMP_KEY,
     TORN_BLOCK_CLOSING_LINE, escape_value, format_block, is_valid_field_key, relative_path_field,
 };
-pub use detail::{detail_file_body, detail_file_path, new_fire_id, write_detail_file};
+pub use detail::{
+    detail_file_body, detail_file_path, detail_stderr_section, new_fire_id,
+    non_evaluation_detail_body, write_detail_file,
+};
 pub use error::LedgerError;
 pub use event::{
     AuditEvent, BlockingOverride, DecisionRecorded, FireIdentity, GateRow, GateState,

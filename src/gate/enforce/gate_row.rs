@@ -17,9 +17,8 @@ use super::receipt::blocking_override;
 use super::request::{GateEntry, GateStepError, GateStepRequest};
 use crate::audit::ledger::{self, GateRow, StageScope, read_record_ledger};
 use crate::audit::lock;
-use crate::discover::Layout;
 use crate::gate::progress::gate_is_open;
-use crate::workspace;
+use crate::workspace::{self, Workspace};
 
 /// The gate step's answer to the conductor.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,15 +69,16 @@ const REVISION_DETAILS: &str = "Re-entering gate after revision";
 /// §5.1 step 5: under the audit lock, prove every blocking fingerprint, then append the gate row
 /// (or, on a gate already open, only a revalidation row when an override applied).
 pub(super) fn commit_gate_row(
-    layout: &Layout,
+    workspace: &Workspace,
     record: &Utf8Path,
     request: &GateStepRequest,
     evaluation: &GateEvaluation,
     deliverables: &[Utf8PathBuf],
     state_text: &str,
 ) -> Result<GateStepReply, GateStepError> {
-    let project_dir = &layout.project_dir;
-    let shard = workspace::audit_shard_path_under(project_dir, record)
+    let project_dir = workspace.project_dir();
+    let shard = workspace
+        .audit_shard_under(record)
         .map_err(GateStepError::AuditShard)?;
     // Held across the fingerprint proof, the ledger read and the append, so that no other
     // writer's row (a reference process included) lands between what is read and what is written.

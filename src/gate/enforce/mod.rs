@@ -55,13 +55,12 @@ pub use request::{GateEntry, GateStepError, GateStepRequest};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::discover::Layout;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::gate::deliverables::{StageDeliverables, existing_deliverables};
 use crate::gate::dispatch::{PlannedFire, unfired_binding};
 use crate::syntax::manifest::{FireOn, Severity};
-use crate::workspace;
+use crate::workspace::{self, Workspace};
 use gate_row::commit_gate_row;
 use receipt::enforce_blocking_sensors;
 
@@ -70,12 +69,12 @@ use receipt::enforce_blocking_sensors;
 /// The whole step for the active intent: deliverables, fires, enforcement, the gate row.
 /// `registry` must be free of errors; `nodes` is the compiled graph.
 pub fn run_gate_step(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     request: &GateStepRequest,
 ) -> Result<GateStepReply, GateStepError> {
-    let record = active_record(&layout.project_dir)?;
+    let record = active_record(workspace)?;
     let node = nodes
         .iter()
         .find(|node| node.slug == request.stage)
@@ -83,18 +82,23 @@ pub fn run_gate_step(
     check_unit_name(request.unit.as_deref())?;
     let state_text = workspace::read_state_text(&record).unwrap_or_default();
     let autonomous = is_autonomous(&state_text);
-    let deliverables = stage_deliverables(layout, &record, node, request)?;
+    let deliverables = stage_deliverables(workspace, &record, node, request)?;
     let evaluation = if request.dispatch_disabled_by_environment
         || workspace::sensors_off_in_state(&state_text)
     {
         GateEvaluation::nothing_dispatched(deliverables.files.len(), "Sensors are off")
     } else {
-        let fires = plan_stage_fires(&layout.project_dir, node, &deliverables.files, autonomous);
+        let fires = plan_stage_fires(
+            workspace.project_dir(),
+            node,
+            &deliverables.files,
+            autonomous,
+        );
         let mut evaluation =
-            evaluate_gate_sensors(layout, registry, nodes, &fires, deliverables.files.len());
+            evaluate_gate_sensors(workspace, registry, nodes, &fires, deliverables.files.len());
         evaluation.summary.not_regular_files = deliverables.not_regular.len();
         evaluation.issues.extend(unfired_blocking_issues(
-            &layout.project_dir,
+            workspace.project_dir(),
             &record,
             node,
             &deliverables,
@@ -105,9 +109,15 @@ pub fn run_gate_step(
     if crate::interrupt::requested() {
         return Err(GateStepError::Interrupted);
     }
-    enforce_blocking_sensors(layout, &record, request, autonomous, &evaluation.issues)?;
+    enforce_blocking_sensors(
+        &workspace.layout,
+        &record,
+        request,
+        autonomous,
+        &evaluation.issues,
+    )?;
     commit_gate_row(
-        layout,
+        workspace,
         &record,
         request,
         &evaluation,
@@ -145,10 +155,12 @@ fn unfired_blocking_issues(
 }
 
 /// The active intent record; several records without a cursor, or none, stop the step.
-fn active_record(project_dir: &Utf8Path) -> Result<Utf8PathBuf, GateStepError> {
-    let space = workspace::active_space(project_dir);
-    workspace::unambiguous_active_intent(project_dir, &space, None)?
-        .ok_or(GateStepError::NoIntent { space })
+fn active_record(workspace: &Workspace) -> Result<Utf8PathBuf, GateStepError> {
+    workspace
+        .unambiguous_active_intent()?
+        .ok_or_else(|| GateStepError::NoIntent {
+            space: workspace.space().to_owned(),
+        })
 }
 
 fn check_unit_name(unit: Option<&str>) -> Result<(), GateStepError> {
@@ -175,7 +187,7 @@ fn first_word_of_state_field(state_text: &str, field: &str) -> Option<String> {
 /// The stage's deliverables (§5.2, with the `--artifacts` tokens); a unit's own gate keeps
 /// that unit's folders of a per-unit stage (unless the stage writes one stage-level folder).
 fn stage_deliverables(
-    layout: &Layout,
+    workspace: &Workspace,
     record: &Utf8Path,
     node: &GraphNode,
     request: &GateStepRequest,
@@ -185,7 +197,7 @@ fn stage_deliverables(
         .as_deref()
         .map(|csv| csv.split(',').map(str::to_owned).collect())
         .unwrap_or_default();
-    let deliverables = existing_deliverables(&layout.project_dir, record, node, &tokens)?;
+    let deliverables = existing_deliverables(workspace, record, node, &tokens)?;
     Ok(match request.unit.as_deref() {
         Some(unit) => keep_unit_deliverables(record, node, unit, deliverables),
         None => deliverables,

@@ -10,7 +10,6 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
-use crate::discover::Layout;
 use crate::dispatch::fire::FireRequest;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::GraphNode;
@@ -18,6 +17,7 @@ use crate::dispatch::verdict::Verdict;
 use crate::gate::dispatch::{GatePlan, PlannedFire, fire_planned, plan_entry};
 use crate::gate::fingerprints::{Fingerprints, fingerprint_file};
 use crate::syntax::manifest::{FireOn, Severity};
+use crate::workspace::Workspace;
 
 /// One reason the blocking sensors did not pass (§5.5).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -141,13 +141,13 @@ pub(super) fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> String {
 /// Fire every planned fire in order, one at a time, and collect the blocking issues (§5.3–§5.5).
 /// Advisory fires are recorded like any other but never raise an issue.
 pub fn evaluate_gate_sensors(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     fires: &[PlannedFire],
     n_deliverables: usize,
 ) -> GateEvaluation {
-    let project_dir = &layout.project_dir;
+    let project_dir = workspace.project_dir();
     let (fingerprints, mut issues) = fingerprint_blocking_deliverables(project_dir, fires);
     let mut summary = DispatchSummary {
         deliverables: n_deliverables,
@@ -155,7 +155,7 @@ pub fn evaluate_gate_sensors(
     };
     for fire in fires {
         if fire.severity != Severity::Blocking {
-            let (verdict, _) = dispatch_fire(layout, registry, nodes, fire);
+            let (verdict, _) = dispatch_fire(workspace, registry, nodes, fire);
             summary.advisory_fires += 1;
             if !matches!(verdict, Verdict::Passed | Verdict::Failed { .. }) {
                 summary.advisory_not_evaluated += 1;
@@ -172,7 +172,7 @@ pub fn evaluate_gate_sensors(
             summary.skipped_fires += 1;
             continue;
         }
-        let (verdict, detail_path) = dispatch_fire(layout, registry, nodes, fire);
+        let (verdict, detail_path) = dispatch_fire(workspace, registry, nodes, fire);
         summary.blocking_fires += 1;
         issues.extend(blocking_fire_issue(
             project_dir,
@@ -222,7 +222,7 @@ fn blocking_fire_issue(
 /// One recorded fire (audit rows, detail file), in-process for shipped sensors (D8). A fire
 /// the dispatcher refuses is a `script-error: refused: …` non-evaluation, as in `gate check`.
 fn dispatch_fire(
-    layout: &Layout,
+    workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     fire: &PlannedFire,
@@ -231,12 +231,12 @@ fn dispatch_fire(
         sensor_id: fire.sensor_id.clone(),
         stage: fire.stage.clone(),
         output_path: fire.deliverable.clone(),
-        cwd: layout.project_dir.clone(),
+        cwd: workspace.project_dir().to_owned(),
     };
-    let (verdict, _, detail_path) = fire_planned(layout, registry, nodes, &request, true);
+    let (verdict, _, detail_path) = fire_planned(workspace, registry, nodes, &request, true);
     (
         verdict,
-        detail_path.map(|path| relative(&layout.project_dir, &path)),
+        detail_path.map(|path| relative(workspace.project_dir(), &path)),
     )
 }
 

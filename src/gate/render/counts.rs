@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::gate::report::{GateFire, GateReport, GateSkip, NEVER_FIRED, SkipReason};
+use crate::gate::report::{GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SkipReason};
 
 /// Every skip reason, in the order the summaries list them.
 pub(super) static SKIP_REASONS: [SkipReason; 6] = [
@@ -45,6 +45,54 @@ pub(super) fn not_evaluated_reasons(report: &GateReport) -> Vec<(String, usize)>
                     .map(|_| NEVER_FIRED.to_owned()),
             ),
     )
+}
+
+/// The figures of one stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct StageCounts {
+    pub(super) fires: usize,
+    pub(super) passed: usize,
+    pub(super) failed: usize,
+    /// Not-evaluated fires, and the blocking bindings that never fired there.
+    pub(super) not_evaluated: usize,
+    pub(super) skipped: usize,
+}
+
+/// The figures of each stage the report touched, in order of first appearance (fires, then
+/// never-fired bindings, then skips).
+pub(super) fn stage_counts(report: &GateReport) -> Vec<(&str, StageCounts)> {
+    let mut stages: Vec<(&str, StageCounts)> = Vec::new();
+    for fire in &report.fires {
+        let counts = stage_entry(&mut stages, &fire.stage);
+        counts.fires += 1;
+        match fire.outcome() {
+            Outcome::Passed => counts.passed += 1,
+            Outcome::Failed => counts.failed += 1,
+            Outcome::NotEvaluated => counts.not_evaluated += 1,
+        }
+    }
+    for unfired in &report.unfired_bindings {
+        stage_entry(&mut stages, &unfired.stage).not_evaluated += 1;
+    }
+    for skip in &report.skips {
+        stage_entry(&mut stages, &skip.stage).skipped += 1;
+    }
+    stages
+}
+
+/// The figures of `stage`, added at the end when it is new (stages are few: a linear search
+/// keeps the order of first appearance).
+fn stage_entry<'report, 'stages>(
+    stages: &'stages mut Vec<(&'report str, StageCounts)>,
+    stage: &'report str,
+) -> &'stages mut StageCounts {
+    let index = if let Some(index) = stages.iter().position(|(seen, _)| *seen == stage) {
+        index
+    } else {
+        stages.push((stage, StageCounts::default()));
+        stages.len() - 1
+    };
+    &mut stages[index].1
 }
 
 /// How many skips each reason has; reasons without a skip are left out.

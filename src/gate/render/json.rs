@@ -1,23 +1,26 @@
-//! The JSON format: one pretty-printed document with its keys in a fixed order (the counts,
-//! every fire with its findings, every skip, dead binding and never-fired binding, and why
-//! nothing was checked), versioned by [`JSON_FORMAT_VERSION`].
+//! The JSON format: one pretty-printed document with its keys in a fixed order, versioned by
+//! [`JSON_SCHEMA_VERSION`]: the plan it belongs to (so shards can be merged: its identity and
+//! size, the shard, the selection), the counts, every fire with its findings, every skip, dead
+//! binding and never-fired binding, and why nothing was checked. `gate::merge` reads it back,
+//! so it holds everything every other format shows.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
 use crate::gate::render::counts::{counts_value, skip_reason_key};
 use crate::gate::render::messages::duration_ms;
 use crate::gate::report::{
-    DeadBinding, Finding, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, UnfiredBinding,
+    DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome,
+    SensorsOff, UnfiredBinding, UnfiredCause,
 };
 use crate::syntax::manifest::Severity;
 
 /// The version of the JSON document [`render_json`] writes; bump it when a key changes meaning
-/// or goes away (adding a key is compatible).
-pub const JSON_FORMAT_VERSION: u64 = 1;
+/// or goes away (adding a key is compatible). 2: `schema_version` (was `version`), `plan`,
+/// `project_path`, `sensors`, typed findings, `plan_index`, `budget`, `stderr_tail`, and each
+/// never-fired binding's `cause`.
+pub const JSON_SCHEMA_VERSION: u64 = 2;
 
-/// One JSON document (pretty-printed, keys in a fixed order): the counts, every fire with its
-/// findings, every skip and every dead binding. The shape is versioned by
-/// [`JSON_FORMAT_VERSION`].
+/// One JSON document (pretty-printed, keys in a fixed order).
 pub fn render_json(report: &GateReport) -> String {
     serde_json::to_string_pretty(&json_document(report)).expect("a JSON value always serialises")
 }
@@ -25,12 +28,19 @@ pub fn render_json(report: &GateReport) -> String {
 /// The value [`render_json`] prints, for embedding.
 pub fn json_document(report: &GateReport) -> Value {
     json!({
-        "version": JSON_FORMAT_VERSION,
+        "schema_version": JSON_SCHEMA_VERSION,
+        "tool": {"name": "aidlc", "version": env!("CARGO_PKG_VERSION")},
         "intents": report.intents,
+        "plan": json_plan(report),
         "shard": report.shard.map(|(index, count)| json!({"index": index, "count": count})),
+        "project_path": report.project_path.as_str(),
         "recorded": report.recorded,
         "counts": counts_value(report),
         "duration_ms": duration_ms(report.duration),
+        "sensors": report.sensors.iter().map(|(id, info)| (id.clone(), json!({
+            "description": info.description,
+            "manifest_path": info.manifest_path,
+        }))).collect::<Map<String, Value>>(),
         "fires": report.fires.iter().map(json_fire).collect::<Vec<_>>(),
         "skips": report.skips.iter().map(json_skip).collect::<Vec<_>>(),
         "dead_bindings": report.dead_bindings.iter().map(json_dead_binding).collect::<Vec<_>>(),
@@ -42,7 +52,33 @@ pub fn json_document(report: &GateReport) -> Value {
     })
 }
 
+fn json_plan(report: &GateReport) -> Value {
+    let sensors_off = match &report.sensors_off {
+        None => Value::Null,
+        Some(SensorsOff::Environment) => json!({"environment": true}),
+        Some(SensorsOff::State { intents }) => json!({"state": intents}),
+    };
+    json!({
+        "id": report.plan.id,
+        "size": report.plan.size,
+        "fire_on": report.fire_on_name(),
+        "bindings_selected": report.bindings_selected,
+        "bindings_not_selected": report.bindings_not_selected,
+        "sensors_off": sensors_off,
+    })
+}
+
 fn json_unfired(unfired: &UnfiredBinding) -> Value {
+    let cause = match &unfired.cause {
+        UnfiredCause::NoDeliverable => json!({"kind": "no-deliverable"}),
+        UnfiredCause::NoGlobMatch { deliverables } => {
+            json!({"kind": "no-glob-match", "deliverables": deliverables})
+        }
+        UnfiredCause::OnlyMarkers => json!({"kind": "only-markers"}),
+        UnfiredCause::NotRegularFiles { described } => {
+            json!({"kind": "not-regular-files", "described": described})
+        }
+    };
     json!({
         "stage": unfired.stage,
         "sensor_id": unfired.sensor_id,
@@ -53,34 +89,50 @@ fn json_unfired(unfired: &UnfiredBinding) -> Value {
         "pattern": unfired.pattern,
         "declared_outputs": unfired.declared_outputs,
         "manifest_path": unfired.manifest_path,
+        "cause": cause,
         "message": unfired.reason(),
     })
 }
 
 fn json_fire(fire: &GateFire) -> Value {
+    let budget = match &fire.result {
+        FireResult::NotEvaluated {
+            budget: Some(budget),
+            ..
+        } => {
+            json!({"cap_seconds": budget.cap_seconds, "observed_seconds": budget.observed_seconds})
+        }
+        _ => Value::Null,
+    };
     json!({
+        "plan_index": fire.plan_index,
         "stage": fire.stage,
         "sensor_id": fire.sensor_id,
         "severity": fire.severity.as_str(),
         "deliverable": fire.deliverable.as_str(),
         "result": fire.outcome().as_str(),
         "note": fire.not_evaluated_reason(),
+        "budget": budget,
         "findings_count": fire.findings_count(),
         "detail_path": fire.detail_path.as_ref().map(|path| path.as_str()),
         "fire_id": fire.fire_id,
         "duration_ms": duration_ms(fire.duration),
+        "stderr_tail": (!fire.stderr_tail.is_empty()).then_some(fire.stderr_tail.as_str()),
         "findings": fire.findings.iter().map(json_finding).collect::<Vec<_>>(),
     })
 }
 
 fn json_finding(finding: &Finding) -> Value {
-    json!({
-        "file": finding.file.as_str(),
-        "line": finding.line,
-        "column": finding.column,
-        "rule": finding.rule,
-        "message": finding.message,
-    })
+    let mut object = Map::new();
+    object.insert("file".to_owned(), json!(finding.file.as_str()));
+    object.insert("rule".to_owned(), json!(finding.rule));
+    object.insert("message".to_owned(), json!(finding.message));
+    object.insert("line".to_owned(), json!(finding.line));
+    object.insert("column".to_owned(), json!(finding.column));
+    object.insert("end_line".to_owned(), json!(finding.end_line));
+    object.insert("end_column".to_owned(), json!(finding.end_column));
+    object.insert("help".to_owned(), json!(finding.help));
+    Value::Object(object)
 }
 
 fn json_skip(skip: &GateSkip) -> Value {
@@ -128,12 +180,16 @@ mod tests {
         assert_eq!(
             keys(&document),
             [
-                "version",
+                "schema_version",
+                "tool",
                 "intents",
+                "plan",
                 "shard",
+                "project_path",
                 "recorded",
                 "counts",
                 "duration_ms",
+                "sensors",
                 "fires",
                 "skips",
                 "dead_bindings",
@@ -141,7 +197,9 @@ mod tests {
                 "nothing_checked"
             ]
         );
-        assert_eq!(document["version"], json!(1));
+        assert_eq!(document["schema_version"], json!(2));
+        assert_eq!(document["plan"]["size"], json!(16));
+        assert_eq!(document["project_path"], json!("services/shop"));
         assert_eq!(document["nothing_checked"], Value::Null);
         assert_eq!(document["shard"], json!({"index": 2, "count": 4}));
         assert_eq!(document["duration_ms"], json!(48.3));
@@ -177,16 +235,19 @@ mod tests {
             assert_eq!(
                 keys(fire),
                 [
+                    "plan_index",
                     "stage",
                     "sensor_id",
                     "severity",
                     "deliverable",
                     "result",
                     "note",
+                    "budget",
                     "findings_count",
                     "detail_path",
                     "fire_id",
                     "duration_ms",
+                    "stderr_tail",
                     "findings"
                 ]
             );
@@ -215,13 +276,24 @@ mod tests {
         );
         assert_eq!(fires[6]["note"], json!("script-error: exit-2"));
         assert_eq!(
+            fires[6]["stderr_tail"],
+            json!("loading rules\nerror: cannot parse rules.md: unexpected `|` at line 3")
+        );
+        assert_eq!(
+            fires[5]["budget"],
+            json!({"cap_seconds": 300, "observed_seconds": 301})
+        );
+        assert_eq!(
             fires[1]["findings"][0],
             json!({
                 "file": format!("{RECORD}/inception/requirements-analysis/requirements.md"),
-                "line": 12,
-                "column": 3,
                 "rule": "missing-heading",
                 "message": "missing section \"## Risks\"",
+                "line": 12,
+                "column": 3,
+                "end_line": null,
+                "end_column": null,
+                "help": "add a `## Risks` section",
             })
         );
         assert_eq!(fires[1]["findings_count"], json!(3));
@@ -247,6 +319,7 @@ mod tests {
                 "pattern": "**/*.ts",
                 "declared_outputs": ["components.md", "services.md"],
                 "manifest_path": ".claude/sensors/aidlc-api-contract.md",
+                "cause": {"kind": "no-glob-match", "deliverables": 2},
                 "message": "blocking sensor never fired: its glob matches none of the stage's 2 deliverables; glob \"**/*.ts\"; declared outputs: components.md, services.md; a blocking sensor that never fired has not passed",
             }])
         );

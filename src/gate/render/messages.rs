@@ -8,13 +8,13 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::dispatch::verdict::Verdict;
 use crate::english::plural;
 use crate::gate::render::counts::{
     counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
 };
 use crate::gate::report::{
-    DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
+    Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
+    last_lines,
 };
 use crate::syntax::manifest::Severity;
 
@@ -81,33 +81,32 @@ pub(super) fn blocking_line(counts: &GateCounts) -> Option<String> {
     })
 }
 
-/// A finding's message, with its rule when the sensor named one.
+/// A finding's message with its rule: `message (rule)`.
 pub(super) fn finding_message(finding: &Finding) -> String {
-    match &finding.rule {
-        Some(rule) => format!("{} ({rule})", finding.message),
-        None => finding.message.clone(),
-    }
+    format!("{} ({})", finding.message, finding.rule)
 }
 
-/// The finding's line and column when they are real positions (1-based); a column without a
-/// line is dropped, since no viewer can place it.
-pub(super) fn known_position(finding: &Finding) -> (Option<u64>, Option<u64>) {
-    let line = finding.line.filter(|line| *line >= 1);
-    let column = line.and(finding.column.filter(|column| *column >= 1));
-    (line, column)
+/// The finding's message, then its help when it has one (for the formats that have one text
+/// per finding).
+pub(super) fn finding_message_with_help(finding: &Finding) -> String {
+    let mut message = finding_message(finding);
+    if let Some(help) = &finding.help {
+        let _ = write!(message, "\nhelp: {help}");
+    }
+    message
 }
 
 /// `file`, `file:line` or `file:line:col`.
 pub(super) fn finding_location(finding: &Finding) -> String {
-    match known_position(finding) {
+    match finding.position() {
         (Some(line), Some(column)) => format!("{}:{line}:{column}", finding.file),
         (Some(line), None) => format!("{}:{line}", finding.file),
         _ => finding.file.to_string(),
     }
 }
 
-/// What a failed fire without structured findings says instead (every format shows the sensor
-/// id beside it).
+/// What a failed fire whose findings the report does not hold says (a failure always has at
+/// least one finding; this is for reports read from elsewhere).
 pub(super) fn failed_without_findings_message(fire: &GateFire) -> String {
     match fire.findings_count() {
         0 => "failed without counting a finding".to_owned(),
@@ -115,6 +114,23 @@ pub(super) fn failed_without_findings_message(fire: &GateFire) -> String {
         n => format!("failed with {n} findings"),
     }
 }
+
+/// The help of a not-evaluated fire: the last lines its worker wrote on stderr, and where the
+/// detail file is.
+pub(super) fn not_evaluated_help(fire: &GateFire) -> Option<String> {
+    let tail = last_lines(&fire.stderr_tail, STDERR_LINES_IN_HELP);
+    let mut help = Vec::new();
+    if !tail.is_empty() {
+        help.push(format!("the worker's stderr ended with:\n{tail}"));
+    }
+    if let Some(detail_path) = &fire.detail_path {
+        help.push(format!("details in {detail_path}"));
+    }
+    (!help.is_empty()).then(|| help.join("\n"))
+}
+
+/// How many lines of a worker's stderr a help shows (the detail file and the JSON keep more).
+pub(super) const STDERR_LINES_IN_HELP: usize = 5;
 
 /// `message; details in P` when the failure has a detail file.
 pub(super) fn with_detail_path(mut message: String, fire: &GateFire) -> String {
@@ -127,12 +143,12 @@ pub(super) fn with_detail_path(mut message: String, fire: &GateFire) -> String {
 /// Why nothing was checked, with the budget figures when the budget ran out.
 pub(super) fn not_evaluated_detail(fire: &GateFire) -> String {
     let reason = fire.not_evaluated_reason().unwrap_or_default();
-    match &fire.verdict {
-        Verdict::BudgetOverride {
+    match fire.budget() {
+        Some(Budget {
             cap_seconds,
             observed_seconds,
-        } => format!("{reason} (cap {cap_seconds} s, observed {observed_seconds} s)"),
-        _ => reason,
+        }) => format!("{reason} (cap {cap_seconds} s, observed {observed_seconds} s)"),
+        None => reason,
     }
 }
 

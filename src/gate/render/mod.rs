@@ -23,41 +23,81 @@
 //! [`NothingChecked`]: super::report::NothingChecked
 
 mod counts;
+mod fingerprint;
 mod github;
+mod gitlab;
 mod human;
 mod json;
+mod junit;
 mod messages;
 mod sarif;
 mod step_summary;
 
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use camino::Utf8PathBuf;
+
 use crate::gate::report::GateReport;
 
 pub use counts::skip_reason_key;
-pub use github::render_github_annotations;
+pub use github::{MAX_ANNOTATIONS_PER_LEVEL, render_github_annotations};
+pub use gitlab::render_gitlab;
 pub use human::render_human;
-pub use json::{JSON_FORMAT_VERSION, json_document, render_json};
+pub use json::{JSON_SCHEMA_VERSION, json_document, render_json};
+pub use junit::render_junit;
 pub use messages::summary_line;
-pub use sarif::{SARIF_SCHEMA_URI, SARIF_VERSION, render_sarif, sarif_document};
+pub use sarif::{SARIF_SCHEMA_URI, SARIF_VERSION, SarifContext, render_sarif, sarif_document};
 pub use step_summary::render_github_step_summary;
 
-/// The formats of `aidlc gate check --format`, one file each in this folder.
+/// The formats of `aidlc gate check --format` (and `--report FORMAT=PATH`), one file each in
+/// this folder.
 //
 // The variants carry no doc comments on purpose: clap would show them as the values' help and
 // change `--help`; each format's file documents it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
 pub enum ReportFormat {
     Human,
     Json,
     Github,
     Sarif,
+    Junit,
+    Gitlab,
 }
 
+impl ReportFormat {
+    /// The value as typed on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportFormat::Human => "human",
+            ReportFormat::Json => "json",
+            ReportFormat::Github => "github",
+            ReportFormat::Sarif => "sarif",
+            ReportFormat::Junit => "junit",
+            ReportFormat::Gitlab => "gitlab",
+        }
+    }
+}
+
+/// The texts of the files findings point into, by project-relative path (the human format's
+/// snippets); shared, so that many findings in one file cost one copy.
+pub type SourceTexts = BTreeMap<Utf8PathBuf, Arc<str>>;
+
 /// What a renderer may need besides the report, decided at the edge.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RenderSettings {
-    /// ANSI colours in the human format (the CLI turns them on for a terminal without
-    /// `NO_COLOR`).
+    /// ANSI colours in the human format (the CLI decides from `--color` and the terminal).
     pub color: bool,
+    /// The texts of the files the findings point into, for the human format's snippets; a file
+    /// missing here is pointed at without a snippet.
+    pub sources: SourceTexts,
+    /// The repository root as a `file://` URI, for SARIF's `%SRCROOT%`; left out when unknown.
+    pub repository_root_uri: Option<String>,
+    /// What a repository-relative path is appended to for a link (SARIF's `helpUri`).
+    pub help_base_uri: Option<String>,
+    /// Where the whole report can be read (the step summary, a `--report` file), for the
+    /// notice the github format gives when it holds annotations back.
+    pub full_report: Option<String>,
 }
 
 /// A report in one format: the text for stdout, and the Markdown a CI step summary gets
@@ -82,18 +122,26 @@ impl RenderedReport {
 pub fn render(
     report: &GateReport,
     format: ReportFormat,
-    settings: RenderSettings,
+    settings: &RenderSettings,
 ) -> RenderedReport {
+    let version = env!("CARGO_PKG_VERSION");
     match format {
-        ReportFormat::Human => RenderedReport::stdout_only(render_human(report, settings.color)),
+        ReportFormat::Human => RenderedReport::stdout_only(render_human(report, settings)),
         ReportFormat::Json => RenderedReport::stdout_only(render_json(report)),
         ReportFormat::Github => RenderedReport {
-            stdout: render_github_annotations(report),
+            stdout: render_github_annotations(report, settings.full_report.as_deref()),
             step_summary: Some(render_github_step_summary(report)),
         },
-        ReportFormat::Sarif => {
-            RenderedReport::stdout_only(render_sarif(report, env!("CARGO_PKG_VERSION")))
-        }
+        ReportFormat::Sarif => RenderedReport::stdout_only(render_sarif(
+            report,
+            &SarifContext {
+                tool_version: version,
+                repository_root_uri: settings.repository_root_uri.as_deref(),
+                help_base_uri: settings.help_base_uri.as_deref(),
+            },
+        )),
+        ReportFormat::Junit => RenderedReport::stdout_only(render_junit(report)),
+        ReportFormat::Gitlab => RenderedReport::stdout_only(render_gitlab(report)),
     }
 }
 
@@ -104,12 +152,11 @@ mod test_reports {
     use std::time::Duration;
 
     use camino::Utf8PathBuf;
-    use serde_json::json;
 
     use crate::dispatch::verdict::{ScriptError, Verdict};
     use crate::gate::report::{
-        DeadBinding, Finding, GateFire, GateReport, GateSkip, SkipReason, UnfiredBinding,
-        UnfiredCause,
+        DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo,
+        SkipReason, UnfiredBinding, UnfiredCause,
     };
     use crate::syntax::manifest::Severity;
 
@@ -125,20 +172,33 @@ mod test_reports {
             sensor_id: sensor_id.to_owned(),
             severity,
             deliverable: path(deliverable),
-            verdict: Verdict::Passed,
+            result: FireResult::Passed,
             fire_id: Some("0a1b2c3d".to_owned()),
             detail_path: None,
             findings: Vec::new(),
             duration: Duration::from_micros(12_345),
-            artifact_changed: false,
+            stderr_tail: String::new(),
+            plan_index: 0,
+        }
+    }
+
+    fn finding(
+        relative: &str,
+        rule: &str,
+        message: &str,
+        position: (Option<u64>, Option<u64>),
+        help: Option<&str>,
+    ) -> Finding {
+        Finding {
+            line: position.0,
+            column: position.1,
+            help: help.map(str::to_owned),
+            ..Finding::at_file(path(relative), rule, message)
         }
     }
 
     fn failed(mut fire: GateFire, findings_count: u64, fire_id: &str) -> GateFire {
-        fire.verdict = Verdict::Failed {
-            findings_count,
-            worker_json: json!({"pass": false, "findings_count": findings_count}),
-        };
+        fire.result = FireResult::Failed { findings_count };
         fire.fire_id = Some(fire_id.to_owned());
         fire.detail_path = Some(
             format!(
@@ -150,8 +210,8 @@ mod test_reports {
         fire
     }
 
-    fn not_evaluated(mut fire: GateFire, verdict: Verdict) -> GateFire {
-        fire.verdict = verdict;
+    fn not_evaluated(mut fire: GateFire, verdict: &Verdict) -> GateFire {
+        fire.result = FireResult::of(verdict, false);
         fire
     }
 
@@ -188,20 +248,20 @@ mod test_reports {
             "1b2c3d4e",
         );
         blocking_failure.findings = vec![
-            Finding {
-                file: path(requirements),
-                line: Some(12),
-                column: Some(3),
-                rule: Some("missing-heading".to_owned()),
-                message: "missing section \"## Risks\"".to_owned(),
-            },
-            Finding {
-                file: path(requirements),
-                line: Some(40),
-                column: None,
-                rule: None,
-                message: "section \"## Scope\" is empty".to_owned(),
-            },
+            finding(
+                requirements,
+                "missing-heading",
+                "missing section \"## Risks\"",
+                (Some(12), Some(3)),
+                Some("add a `## Risks` section"),
+            ),
+            finding(
+                requirements,
+                "empty-section",
+                "section \"## Scope\" is empty",
+                (Some(40), None),
+                None,
+            ),
         ];
         let mut advisory_failure = failed(
             fire(
@@ -213,71 +273,94 @@ mod test_reports {
             1,
             "2c3d4e5f",
         );
-        advisory_failure.findings = vec![Finding {
-            file: path(requirements),
-            line: None,
-            column: None,
-            rule: Some("unreferenced-artifact".to_owned()),
-            message: "the upstream artifact intent.md is never referenced".to_owned(),
-        }];
+        advisory_failure.findings = vec![finding(
+            requirements,
+            "unreferenced-artifact",
+            "the upstream artifact intent.md is never referenced",
+            (None, None),
+            Some("cite `intent` in one of the stage's deliverables"),
+        )];
+        let mut claims_failure = failed(
+            fire(
+                "application-design",
+                "claim-sources",
+                Severity::Advisory,
+                design,
+            ),
+            4,
+            "3d4e5f60",
+        );
+        claims_failure.findings = (1..=4)
+            .map(|index| {
+                finding(
+                    design,
+                    "untagged-claim",
+                    "claim block has no source tag",
+                    (Some(index * 2 + 1), None),
+                    Some("end the claim with a source tag"),
+                )
+            })
+            .collect();
+        let mut script_error = not_evaluated(
+            fire(
+                "application-design",
+                "traceability",
+                Severity::Advisory,
+                design,
+            ),
+            &Verdict::ScriptError(ScriptError::Exit(2)),
+        );
+        script_error.stderr_tail =
+            "loading rules\nerror: cannot parse rules.md: unexpected `|` at line 3".to_owned();
+        script_error.detail_path = Some(
+            format!("{RECORD}/.aidlc-engine/sensors/application-design/traceability-4e5f6071.md")
+                .into(),
+        );
+        let mut fires = vec![
+            fire(
+                "requirements-analysis",
+                "claim-sources",
+                Severity::Advisory,
+                requirements,
+            ),
+            blocking_failure,
+            advisory_failure,
+            claims_failure,
+            not_evaluated(
+                fire("application-design", "linter", Severity::Blocking, design),
+                &Verdict::ToolUnavailable,
+            ),
+            not_evaluated(
+                fire(
+                    "application-design",
+                    "type-check",
+                    Severity::Advisory,
+                    design,
+                ),
+                &Verdict::BudgetOverride {
+                    cap_seconds: 300,
+                    observed_seconds: 301,
+                },
+            ),
+            script_error,
+            GateFire {
+                result: FireResult::of(&Verdict::Passed, true),
+                ..fire(
+                    "application-design",
+                    "required-sections",
+                    Severity::Blocking,
+                    design,
+                )
+            },
+        ];
+        for (index, fire) in fires.iter_mut().enumerate() {
+            fire.plan_index = index * 2;
+        }
         GateReport {
             intents: vec!["260101-login".to_owned()],
             stages_checked: 3,
             deliverables_found: 2,
-            fires: vec![
-                fire(
-                    "requirements-analysis",
-                    "claim-sources",
-                    Severity::Advisory,
-                    requirements,
-                ),
-                blocking_failure,
-                advisory_failure,
-                failed(
-                    fire(
-                        "application-design",
-                        "claim-sources",
-                        Severity::Advisory,
-                        design,
-                    ),
-                    4,
-                    "3d4e5f60",
-                ),
-                not_evaluated(
-                    fire("application-design", "linter", Severity::Blocking, design),
-                    Verdict::ToolUnavailable,
-                ),
-                not_evaluated(
-                    fire(
-                        "application-design",
-                        "type-check",
-                        Severity::Advisory,
-                        design,
-                    ),
-                    Verdict::BudgetOverride {
-                        cap_seconds: 300,
-                        observed_seconds: 301,
-                    },
-                ),
-                not_evaluated(
-                    fire(
-                        "application-design",
-                        "traceability",
-                        Severity::Advisory,
-                        design,
-                    ),
-                    Verdict::ScriptError(ScriptError::Exit(2)),
-                ),
-                GateFire {
-                    artifact_changed: true,
-                    ..fire(
-                        "application-design",
-                        "required-sections",
-                        Severity::Blocking,
-                        design,
-                    )
-                },
-            ],
+            fires,
             skips: vec![
                 skip(
                     "requirements-analysis",
@@ -340,6 +423,32 @@ mod test_reports {
             duration: Duration::from_micros(48_300),
             shard: Some((2, 4)),
             recorded: true,
+            plan: PlanIdentity {
+                id: "5e1f".repeat(16),
+                size: 16,
+            },
+            sensors: [
+                ("claim-sources", "Every claim cites a registered source."),
+                (
+                    "required-sections",
+                    "The deliverable has its template's sections.",
+                ),
+                ("upstream-coverage", "The stage cites what it consumes."),
+                ("linter", "The code file passes the project's linter."),
+                ("type-check", "The code file type-checks."),
+                ("traceability", "Upstream ids are traced downstream."),
+                ("api-contract", "The API contract matches the design."),
+            ]
+            .into_iter()
+            .map(|(id, text)| {
+                let info = SensorInfo {
+                    description: text.to_owned(),
+                    manifest_path: format!(".claude/sensors/aidlc-{id}.md"),
+                };
+                (id.to_owned(), info)
+            })
+            .collect(),
+            project_path: "services/shop".into(),
             ..GateReport::default()
         }
     }
@@ -352,10 +461,14 @@ mod test_reports {
             Severity::Advisory,
             "inception/requirements-analysis/requirements.md",
         );
-        failure.verdict = Verdict::Failed {
-            findings_count: 1,
-            worker_json: json!({"pass": false, "findings_count": 1}),
-        };
+        failure.result = FireResult::Failed { findings_count: 1 };
+        failure.findings = vec![finding(
+            "inception/requirements-analysis/requirements.md",
+            "untagged-claim",
+            "claim block has no source tag",
+            (Some(7), None),
+            None,
+        )];
         failure.fire_id = None;
         GateReport {
             intents: vec!["260101-login".to_owned(), "260102-billing".to_owned()],
@@ -383,29 +496,50 @@ mod tests {
     fn each_format_goes_to_its_renderer() {
         let report = sample_report();
         let plain = RenderSettings::default();
+        let version = env!("CARGO_PKG_VERSION");
         let expected = [
-            (ReportFormat::Human, render_human(&report, false), None),
+            (ReportFormat::Human, render_human(&report, &plain), None),
             (ReportFormat::Json, render_json(&report), None),
             (
                 ReportFormat::Github,
-                render_github_annotations(&report),
+                render_github_annotations(&report, None),
                 Some(render_github_step_summary(&report)),
             ),
             (
                 ReportFormat::Sarif,
-                render_sarif(&report, env!("CARGO_PKG_VERSION")),
+                render_sarif(
+                    &report,
+                    &SarifContext {
+                        tool_version: version,
+                        ..SarifContext::default()
+                    },
+                ),
                 None,
             ),
+            (ReportFormat::Junit, render_junit(&report), None),
+            (ReportFormat::Gitlab, render_gitlab(&report), None),
         ];
         for (format, stdout, step_summary) in expected {
-            let rendered = render(&report, format, plain);
+            let rendered = render(&report, format, &plain);
             assert_eq!(rendered.stdout, stdout, "{format:?}");
             assert_eq!(rendered.step_summary, step_summary, "{format:?}");
         }
-        let colored = render(&report, ReportFormat::Human, RenderSettings { color: true });
-        assert_eq!(colored.stdout, render_human(&report, true));
-        let json_with_color = render(&report, ReportFormat::Json, RenderSettings { color: true });
-        assert_eq!(json_with_color.stdout, render_json(&report));
+        let colored = RenderSettings {
+            color: true,
+            ..RenderSettings::default()
+        };
+        assert_eq!(
+            render(&report, ReportFormat::Human, &colored).stdout,
+            render_human(&report, &colored)
+        );
+        assert_ne!(
+            render(&report, ReportFormat::Human, &colored).stdout,
+            render_human(&report, &plain)
+        );
+        assert_eq!(
+            render(&report, ReportFormat::Json, &colored).stdout,
+            render_json(&report)
+        );
     }
 
     #[test]
@@ -419,43 +553,75 @@ mod tests {
         let nothing = report.nothing_checked().expect("nothing was checked");
         let sentence = "nothing was checked: no gate-fired binding: the install's sensors are all write-fired (4 bindings)";
         assert!(nothing.help().contains("`--fire-on all` checks them"));
-        assert!(render_human(&report, false).contains(sentence));
+        assert!(render_human(&report, &RenderSettings::default()).contains(sentence));
         let json: Value = serde_json::from_str(&render_json(&report)).unwrap();
         assert_eq!(json["nothing_checked"]["reason"], json!(nothing.reason()));
         assert!(
-            render_github_annotations(&report)
+            render_github_annotations(&report, None)
                 .contains(&format!("::warning title=nothing checked::{sentence}"))
         );
         assert!(
             render_github_step_summary(&report)
                 .contains("**nothing was checked: no gate-fired binding: the install's sensors")
         );
-        let sarif: Value = serde_json::from_str(&render_sarif(&report, "0.1.0")).unwrap();
+        let sarif: Value =
+            serde_json::from_str(&render_sarif(&report, &SarifContext::default())).unwrap();
         let invocation = &sarif["runs"][0]["invocations"][0];
         assert_eq!(invocation["executionSuccessful"], json!(false));
         assert_eq!(
             invocation["toolExecutionNotifications"][0]["message"]["text"],
             json!(sentence)
         );
+        assert!(render_junit(&report).contains(sentence));
+        assert!(render_gitlab(&report).contains(sentence));
+    }
+
+    /// Every format shows every finding with its own message, and none says "N findings"
+    /// where the messages are there.
+    #[test]
+    fn every_format_shows_every_finding_and_no_bare_count() {
+        let report = sample_report();
+        let settings = RenderSettings::default();
+        for format in [
+            ReportFormat::Human,
+            ReportFormat::Json,
+            ReportFormat::Github,
+            ReportFormat::Sarif,
+            ReportFormat::Junit,
+            ReportFormat::Gitlab,
+        ] {
+            let text = render(&report, format, &settings).stdout;
+            for fire in &report.fires {
+                for finding in &fire.findings {
+                    assert!(
+                        text.contains(&finding.message.replace('"', "&quot;"))
+                            || text.contains(&finding.message)
+                            || text.contains(&finding.message.replace('"', "\\\"")),
+                        "{format:?} lacks {:?}",
+                        finding.message
+                    );
+                }
+            }
+            assert!(!text.contains("failed with 4 findings"), "{format:?}");
+        }
     }
 
     #[test]
     fn a_zero_line_is_not_a_position() {
         let mut report = no_record_report();
         report.fires[0].findings = vec![Finding {
-            file: "a.md".into(),
             line: Some(0),
             column: Some(4),
-            rule: None,
-            message: "m".to_owned(),
+            ..Finding::at_file("a.md", "rule", "m")
         }];
-        let text = render_github_annotations(&report);
+        let text = render_github_annotations(&report, None);
         assert!(
-            text.starts_with("::warning file=a.md,title=claim-sources::m"),
+            text.starts_with("::warning file=a.md,title=claim-sources::m (rule)"),
             "{text}"
         );
-        let sarif: Value = serde_json::from_str(&render_sarif(&report, "0.1.0")).unwrap();
+        let sarif: Value =
+            serde_json::from_str(&render_sarif(&report, &SarifContext::default())).unwrap();
         let location = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
-        assert_eq!(location.get("region"), None);
+        assert_eq!(location["region"], json!({"startLine": 1}));
     }
 }

@@ -1,20 +1,33 @@
 //! The sarif format: a SARIF 2.1.0 log for code scanning, valid against the OASIS schema
-//! (checked in the tests against the vendored copy under `tests/fixtures/sarif/`).
+//! (checked in the tests against the vendored copy under `tests/fixtures/sarif/`) and accepted
+//! by GitHub code scanning (checked in `tests/it/ci_formats.rs` with Microsoft's validator and
+//! its GitHub rules).
+//!
+//! What GitHub needs, and where it is made:
+//! - one rule per sensor with a `name` of its own, `shortDescription`, `fullDescription`,
+//!   `help` (text and Markdown) and a `helpUri` (the sensor's manifest, in the repository);
+//! - a `region` on every result (line 1 when the sensor knows no line);
+//! - `partialFingerprints` that stay the same across runs and when lines move: the sensor, the
+//!   rule, the repository-relative file and the message, and the occurrence among identical
+//!   ones, never the line;
+//! - URIs relative to the repository root (`%SRCROOT%`, described in `originalUriBaseIds`);
+//! - `level` from the severity: blocking is `error`, advisory `warning`.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 
 use camino::Utf8Path;
 use serde_json::{Map, Value, json};
 
+use crate::diagnostics::render::sarif_uri_reference;
 use crate::gate::render::counts::counts_value;
+use crate::gate::render::fingerprint::Fingerprints;
 use crate::gate::render::messages::{
-    dead_binding_message, failed_without_findings_message, finding_message, known_position,
+    dead_binding_message, failed_without_findings_message, finding_message, not_evaluated_help,
     not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
     with_detail_path,
 };
 use crate::gate::report::{
-    DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, UnfiredBinding,
+    DeadBinding, Finding, GateFire, GateReport, NEVER_FIRED, Outcome, UnfiredBinding,
 };
 use crate::syntax::manifest::Severity;
 
@@ -23,40 +36,78 @@ pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.jso
 
 pub const SARIF_VERSION: &str = "2.1.0";
 
-/// A SARIF 2.1.0 log with one run: one rule per sensor id that fired or never fired, one result
-/// per finding (a failed fire without structured findings gives one result on its
-/// deliverable), one `warning` result per not-evaluated fire, one `error` result per blocking
-/// binding that never fired (on its manifest), and an invocation whose `executionSuccessful`
-/// is false when anything was not evaluated or nothing was checked. Dead bindings are tool configuration notifications.
-/// A sharded run gets its own `automationDetails.id`, so that code scanning keeps the shards
-/// apart.
-pub fn render_sarif(report: &GateReport, tool_version: &str) -> String {
-    serde_json::to_string_pretty(&sarif_document(report, tool_version))
+/// The base id every location is relative to: the repository root.
+pub const SRCROOT: &str = "%SRCROOT%";
+
+/// What the AI-DLC sensor system this engine implements is (the driver's `informationUri`).
+pub const INFORMATION_URI: &str = "https://github.com/awslabs/aidlc-workflows";
+
+/// The name of the one partial fingerprint each result carries.
+pub const FINGERPRINT_KEY: &str = "aidlcFinding/v1";
+
+/// What a SARIF log needs besides the report, decided at the edge.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SarifContext<'a> {
+    pub tool_version: &'a str,
+    /// The repository root as a `file://` URI ending in `/`, for `originalUriBaseIds`.
+    pub repository_root_uri: Option<&'a str>,
+    /// What a repository-relative path is appended to for a browsable link (a GitHub blob URL
+    /// of the commit, or the root's `file://` URI): each rule's `helpUri` is its manifest.
+    pub help_base_uri: Option<&'a str>,
+}
+
+/// A SARIF 2.1.0 log with one run (see the module documentation): one rule per sensor that
+/// fired or never fired, one result per finding, one per not-evaluated fire and one per
+/// blocking binding that never fired (on its manifest), and an invocation whose
+/// `executionSuccessful` is false when anything was not evaluated or nothing was checked. Dead
+/// bindings are tool configuration notifications. A sharded run gets its own
+/// `automationDetails.id`, so that code scanning keeps the shards apart.
+pub fn render_sarif(report: &GateReport, context: &SarifContext<'_>) -> String {
+    serde_json::to_string_pretty(&sarif_document(report, context))
         .expect("a JSON value always serialises")
 }
 
 /// The value [`render_sarif`] prints.
-pub fn sarif_document(report: &GateReport, tool_version: &str) -> Value {
+pub fn sarif_document(report: &GateReport, context: &SarifContext<'_>) -> Value {
     let rule_ids = sarif_rule_ids(report);
-    let results: Vec<Value> = report
-        .fires
-        .iter()
-        .flat_map(|fire| sarif_fire_results(fire, &rule_ids))
-        .chain(
-            report
-                .unfired_bindings
+    let mut fingerprints = Fingerprints::default();
+    let mut results: Vec<Value> = Vec::new();
+    for fire in &report.fires {
+        results.extend(sarif_fire_results(
+            report,
+            fire,
+            &rule_ids,
+            &mut fingerprints,
+        ));
+    }
+    for unfired in &report.unfired_bindings {
+        results.push(sarif_unfired_result(
+            report,
+            unfired,
+            &rule_ids,
+            &mut fingerprints,
+        ));
+    }
+    let mut driver = Map::new();
+    driver.insert("name".to_owned(), json!("aidlc"));
+    driver.insert("version".to_owned(), json!(context.tool_version));
+    driver.insert("semanticVersion".to_owned(), json!(context.tool_version));
+    driver.insert("informationUri".to_owned(), json!(INFORMATION_URI));
+    driver.insert(
+        "rules".to_owned(),
+        Value::Array(
+            rule_ids
+                .keys_in_order
                 .iter()
-                .map(|unfired| sarif_unfired_result(unfired, &rule_ids)),
-        )
-        .collect();
+                .map(|id| sarif_rule(report, id, context))
+                .collect(),
+        ),
+    );
     let mut run = Map::new();
+    run.insert("tool".to_owned(), json!({"driver": Value::Object(driver)}));
     run.insert(
-        "tool".to_owned(),
-        json!({"driver": {
-            "name": "aidlc",
-            "version": tool_version,
-            "rules": rule_ids.keys_in_order.iter().map(|id| sarif_rule(id)).collect::<Vec<_>>(),
-        }}),
+        "originalUriBaseIds".to_owned(),
+        original_uri_base_ids(context.repository_root_uri),
     );
     if let Some((index, count)) = report.shard {
         run.insert(
@@ -75,6 +126,18 @@ pub fn sarif_document(report: &GateReport, tool_version: &str) -> Value {
         "version": SARIF_VERSION,
         "runs": [Value::Object(run)],
     })
+}
+
+fn original_uri_base_ids(root_uri: Option<&str>) -> Value {
+    let mut root = Map::new();
+    if let Some(uri) = root_uri {
+        root.insert("uri".to_owned(), json!(uri));
+    }
+    root.insert(
+        "description".to_owned(),
+        json!({"text": "The root of the repository that holds the project."}),
+    );
+    json!({ SRCROOT: Value::Object(root) })
 }
 
 /// The rule ids of a run, in order of first appearance, with each one's index.
@@ -102,15 +165,96 @@ fn sarif_rule_ids(report: &GateReport) -> SarifRuleIds<'_> {
     ids
 }
 
+/// `claim-sources` → `ClaimSources`: a rule name that is not its id.
+fn rule_name(sensor_id: &str) -> String {
+    let mut name = String::from("Sensor");
+    for word in sensor_id.split(|character: char| !character.is_ascii_alphanumeric()) {
+        let mut characters = word.chars();
+        if let Some(first) = characters.next() {
+            name.push(first.to_ascii_uppercase());
+            name.extend(characters);
+        }
+    }
+    name
+}
+
+fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) -> Value {
+    let info = report.sensors.get(sensor_id);
+    let description = info
+        .map(|info| info.description.trim())
+        .filter(|text| !text.is_empty())
+        .map_or_else(|| format!("The AI-DLC sensor {sensor_id}."), ensure_period);
+    let manifest = info.map(|info| report.repository_path(Utf8Path::new(&info.manifest_path)));
+    let where_defined = manifest.as_ref().map_or_else(
+        || "Its manifest is in the harness folder's sensors/.".to_owned(),
+        |path| format!("Its manifest is {path}."),
+    );
+    let help_text = format!(
+        "{description} Each result names what the sensor found and how to fix it; a blocking sensor's findings fail the gate. {where_defined}"
+    );
+    let help_markdown = format!(
+        "**{sensor_id}**: {description}\n\nEach result names what the sensor found and how to fix it; a **blocking** sensor's findings fail the gate, an advisory one's are warnings.\n\n{}",
+        manifest.as_ref().map_or_else(
+            || "Its manifest is in the harness folder's `sensors/`.".to_owned(),
+            |path| format!("Its manifest is `{path}`.")
+        )
+    );
+    let mut rule = Map::new();
+    rule.insert("id".to_owned(), json!(sensor_id));
+    rule.insert("name".to_owned(), json!(rule_name(sensor_id)));
+    rule.insert(
+        "shortDescription".to_owned(),
+        json!({"text": format!("AI-DLC sensor {sensor_id}")}),
+    );
+    rule.insert("fullDescription".to_owned(), json!({"text": description}));
+    rule.insert(
+        "help".to_owned(),
+        json!({"text": help_text, "markdown": help_markdown}),
+    );
+    if let (Some(base), Some(path)) = (context.help_base_uri, &manifest) {
+        rule.insert(
+            "helpUri".to_owned(),
+            json!(format!("{base}{}", sarif_uri_reference(path))),
+        );
+    }
+    rule.insert(
+        "properties".to_owned(),
+        json!({"tags": ["aidlc", "sensor"]}),
+    );
+    Value::Object(rule)
+}
+
+fn ensure_period(text: &str) -> String {
+    if text.ends_with(['.', '!', '?']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
+fn level_of(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Blocking => "error",
+        Severity::Advisory => "warning",
+    }
+}
+
 /// A blocking binding that never fired: an `error` result anchored to the manifest that holds
 /// its glob, since no deliverable was read.
-fn sarif_unfired_result(unfired: &UnfiredBinding, rule_ids: &SarifRuleIds<'_>) -> Value {
+fn sarif_unfired_result(
+    report: &GateReport,
+    unfired: &UnfiredBinding,
+    rule_ids: &SarifRuleIds<'_>,
+    fingerprints: &mut Fingerprints,
+) -> Value {
+    let manifest = report.repository_path(Utf8Path::new(&unfired.manifest_path));
     json!({
         "ruleId": unfired.sensor_id,
         "ruleIndex": rule_ids.index[unfired.sensor_id.as_str()],
         "level": "error",
         "message": {"text": unfired_message(unfired)},
-        "locations": [sarif_location(Utf8Path::new(&unfired.manifest_path), None, None)],
+        "locations": [sarif_location(&manifest, None, None)],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprints.next(&[&unfired.sensor_id, NEVER_FIRED, manifest.as_str(), &unfired.stage, &unfired.intent])},
         "properties": {
             "stage": unfired.stage,
             "severity": Severity::Blocking.as_str(),
@@ -121,54 +265,92 @@ fn sarif_unfired_result(unfired: &UnfiredBinding, rule_ids: &SarifRuleIds<'_>) -
     })
 }
 
-fn sarif_rule(sensor_id: &str) -> Value {
-    json!({
-        "id": sensor_id,
-        "name": sensor_id,
-        "shortDescription": {"text": format!("AI-DLC sensor {sensor_id}")},
-    })
-}
-
-fn sarif_fire_results(fire: &GateFire, rule_ids: &SarifRuleIds<'_>) -> Vec<Value> {
+fn sarif_fire_results(
+    report: &GateReport,
+    fire: &GateFire,
+    rule_ids: &SarifRuleIds<'_>,
+    fingerprints: &mut Fingerprints,
+) -> Vec<Value> {
     let rule_index = rule_ids.index[fire.sensor_id.as_str()];
-    let level = match fire.severity {
-        Severity::Blocking => "error",
-        Severity::Advisory => "warning",
-    };
+    let level = level_of(fire.severity);
+    let deliverable = report.repository_path(&fire.deliverable);
     match fire.outcome() {
         Outcome::Passed => Vec::new(),
-        Outcome::Failed if fire.findings.is_empty() => vec![sarif_result(
-            fire,
-            rule_index,
-            level,
-            &with_detail_path(failed_without_findings_message(fire), fire),
-            &sarif_location(&fire.deliverable, None, None),
-            None,
-        )],
+        Outcome::Failed if fire.findings.is_empty() => {
+            let message = with_detail_path(failed_without_findings_message(fire), fire);
+            vec![sarif_result(
+                fire,
+                rule_index,
+                level,
+                &message,
+                &sarif_location(&deliverable, None, None),
+                None,
+                &fingerprints.next(&[&fire.sensor_id, "failed", deliverable.as_str()]),
+            )]
+        }
         Outcome::Failed => fire
             .findings
             .iter()
             .map(|finding| {
-                let (line, column) = known_position(finding);
+                let file = report.repository_path(&finding.file);
+                let fingerprint = fingerprints.next(&[
+                    &fire.sensor_id,
+                    &finding.rule,
+                    file.as_str(),
+                    &finding.message,
+                ]);
                 sarif_result(
                     fire,
                     rule_index,
                     level,
-                    &finding_message(finding),
-                    &sarif_location(&finding.file, line, column),
-                    finding.rule.as_deref(),
+                    &finding_text(finding),
+                    &finding_location(&file, finding),
+                    Some(&finding.rule),
+                    &fingerprint,
                 )
             })
             .collect(),
-        Outcome::NotEvaluated => vec![sarif_result(
-            fire,
-            rule_index,
-            "warning",
-            &not_evaluated_message(fire),
-            &sarif_location(&fire.deliverable, None, None),
-            None,
-        )],
+        Outcome::NotEvaluated => {
+            let mut message = not_evaluated_message(fire);
+            if let Some(help) = not_evaluated_help(fire) {
+                message.push('\n');
+                message.push_str(&help);
+            }
+            let reason = fire.not_evaluated_reason().unwrap_or_default();
+            vec![sarif_result(
+                fire,
+                rule_index,
+                level,
+                &message,
+                &sarif_location(&deliverable, None, None),
+                None,
+                &fingerprints.next(&[&fire.sensor_id, &reason, deliverable.as_str()]),
+            )]
+        }
     }
+}
+
+/// The finding's message and rule, then its help.
+fn finding_text(finding: &Finding) -> String {
+    match &finding.help {
+        Some(help) => format!("{}\nhelp: {help}", finding_message(finding)),
+        None => finding_message(finding),
+    }
+}
+
+fn finding_location(file: &Utf8Path, finding: &Finding) -> Value {
+    let (line, column) = finding.position();
+    let mut location = sarif_location(file, line, column);
+    if let (Some(line), Some(end_line)) = (line, finding.end_line.filter(|end| *end >= 1)) {
+        let region = &mut location["physicalLocation"]["region"];
+        if end_line >= line {
+            region["endLine"] = json!(end_line);
+            if let Some(end_column) = finding.end_column.filter(|column| *column >= 1) {
+                region["endColumn"] = json!(end_column);
+            }
+        }
+    }
+    location
 }
 
 fn sarif_result(
@@ -178,6 +360,7 @@ fn sarif_result(
     message: &str,
     location: &Value,
     finding_rule: Option<&str>,
+    fingerprint: &str,
 ) -> Value {
     json!({
         "ruleId": fire.sensor_id,
@@ -185,6 +368,7 @@ fn sarif_result(
         "level": level,
         "message": {"text": message},
         "locations": [location],
+        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
         "properties": sarif_fire_properties(fire, finding_rule),
     })
 }
@@ -211,22 +395,18 @@ fn sarif_fire_properties(fire: &GateFire, finding_rule: Option<&str>) -> Value {
     Value::Object(properties)
 }
 
-/// A physical location: the file as a relative URI, and a region only when a line is known.
+/// A physical location: the repository-relative file under `%SRCROOT%`, and a region that
+/// always has a line (line 1 when none is known: GitHub places a result by its region).
 fn sarif_location(file: &Utf8Path, line: Option<u64>, column: Option<u64>) -> Value {
-    let mut physical = Map::new();
-    physical.insert(
-        "artifactLocation".to_owned(),
-        json!({"uri": path_to_uri_reference(file)}),
-    );
-    if let Some(line) = line {
-        let mut region = Map::new();
-        region.insert("startLine".to_owned(), json!(line));
-        if let Some(column) = column {
-            region.insert("startColumn".to_owned(), json!(column));
-        }
-        physical.insert("region".to_owned(), Value::Object(region));
+    let mut region = Map::new();
+    region.insert("startLine".to_owned(), json!(line.unwrap_or(1)));
+    if let Some(column) = column.filter(|_| line.is_some()) {
+        region.insert("startColumn".to_owned(), json!(column));
     }
-    json!({"physicalLocation": Value::Object(physical)})
+    json!({"physicalLocation": {
+        "artifactLocation": {"uri": sarif_uri_reference(file), "uriBaseId": SRCROOT},
+        "region": Value::Object(region),
+    }})
 }
 
 fn sarif_invocation(report: &GateReport, rule_ids: &SarifRuleIds<'_>) -> Value {
@@ -241,7 +421,7 @@ fn sarif_invocation(report: &GateReport, rule_ids: &SarifRuleIds<'_>) -> Value {
         .fires
         .iter()
         .filter(|fire| fire.outcome() == Outcome::NotEvaluated)
-        .map(|fire| sarif_not_evaluated_notification(fire, rule_ids))
+        .map(|fire| sarif_not_evaluated_notification(report, fire, rule_ids))
         .collect();
     execution_notifications.extend(report.unfired_bindings.iter().map(|unfired| {
         json!({
@@ -293,15 +473,15 @@ fn sarif_dead_binding_notification(dead: &DeadBinding) -> Value {
     })
 }
 
-fn sarif_not_evaluated_notification(fire: &GateFire, rule_ids: &SarifRuleIds<'_>) -> Value {
-    let level = match fire.severity {
-        Severity::Blocking => "error",
-        Severity::Advisory => "warning",
-    };
+fn sarif_not_evaluated_notification(
+    report: &GateReport,
+    fire: &GateFire,
+    rule_ids: &SarifRuleIds<'_>,
+) -> Value {
     json!({
-        "level": level,
+        "level": level_of(fire.severity),
         "message": {"text": not_evaluated_message(fire)},
-        "locations": [sarif_location(&fire.deliverable, None, None)],
+        "locations": [sarif_location(&report.repository_path(&fire.deliverable), None, None)],
         "associatedRule": {
             "id": fire.sensor_id,
             "index": rule_ids.index[fire.sensor_id.as_str()],
@@ -316,29 +496,22 @@ fn sarif_run_properties(report: &GateReport) -> Value {
         "recorded": report.recorded,
         "summary": summary_line(report),
         "counts": counts_value(report),
+        "plan": {"id": report.plan.id, "size": report.plan.size},
     })
-}
-
-/// A project-relative path as a URI reference: `/` separators kept, every byte outside the
-/// unreserved and sub-delimiter characters percent-encoded. `:` is encoded too, so that a first
-/// segment like `c:` is never read as a scheme.
-fn path_to_uri_reference(path: &Utf8Path) -> String {
-    let mut uri = String::with_capacity(path.as_str().len());
-    for byte in path.as_str().bytes() {
-        let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@/".contains(&byte);
-        if keep {
-            uri.push(char::from(byte));
-        } else {
-            let _ = write!(uri, "%{byte:02X}");
-        }
-    }
-    uri
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::gate::render::test_reports::{RECORD, no_record_report, sample_report};
+
+    fn context(version: &str) -> SarifContext<'_> {
+        SarifContext {
+            tool_version: version,
+            repository_root_uri: Some("file:///home/runner/work/shop/shop/"),
+            help_base_uri: Some("https://github.com/example/shop/blob/0123abc/"),
+        }
+    }
 
     // --- SARIF
 
@@ -371,39 +544,48 @@ mod tests {
     #[test]
     fn sarif_validates_against_the_official_schema() {
         let validator = sarif_validator();
-        assert_valid_sarif(&validator, &render_sarif(&sample_report(), "0.1.0"));
-        assert_valid_sarif(&validator, &render_sarif(&no_record_report(), "0.1.0"));
-        assert_valid_sarif(&validator, &render_sarif(&GateReport::default(), "0.1.0"));
+        assert_valid_sarif(
+            &validator,
+            &render_sarif(&sample_report(), &context("0.1.0")),
+        );
+        assert_valid_sarif(
+            &validator,
+            &render_sarif(&no_record_report(), &context("0.1.0")),
+        );
+        assert_valid_sarif(
+            &validator,
+            &render_sarif(&GateReport::default(), &context("0.1.0")),
+        );
     }
 
     /// The validator is real: it refuses what the schema forbids.
     #[test]
     fn the_schema_check_refuses_invalid_sarif() {
         let validator = sarif_validator();
-        let mut document = sarif_document(&sample_report(), "0.1.0");
+        let mut document = sarif_document(&sample_report(), &context("0.1.0"));
         assert!(validator.is_valid(&document));
         document["runs"][0]["results"][0]["level"] = json!("fatal");
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), "0.1.0");
+        let mut document = sarif_document(&sample_report(), &context("0.1.0"));
         document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] =
             json!(0);
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), "0.1.0");
+        let mut document = sarif_document(&sample_report(), &context("0.1.0"));
         document["version"] = json!("2.0.0");
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), "0.1.0");
+        let mut document = sarif_document(&sample_report(), &context("0.1.0"));
         document["runs"][0]["tool"]["driver"]["unknownKey"] = json!(true);
         assert!(!validator.is_valid(&document));
     }
 
     #[test]
     fn sarif_matches_the_snapshot() {
-        insta::assert_snapshot!("sarif", render_sarif(&sample_report(), "0.1.0"));
+        insta::assert_snapshot!("sarif", render_sarif(&sample_report(), &context("0.1.0")));
     }
 
     #[test]
     fn sarif_has_one_result_per_finding_and_per_non_evaluation() {
-        let document = sarif_document(&sample_report(), "1.2.3");
+        let document = sarif_document(&sample_report(), &context("1.2.3"));
         assert_eq!(document["$schema"], json!(SARIF_SCHEMA_URI));
         assert_eq!(document["version"], json!("2.1.0"));
         let runs = document["runs"].as_array().unwrap();
@@ -430,18 +612,48 @@ mod tests {
                 "api-contract"
             ]
         );
+        for rule in driver["rules"].as_array().unwrap() {
+            assert_ne!(rule["name"], rule["id"]);
+            for key in ["shortDescription", "fullDescription", "help", "helpUri"] {
+                assert!(rule.get(key).is_some(), "{key} in {rule}");
+            }
+            assert!(rule["help"]["markdown"].is_string());
+        }
+        assert_eq!(driver["rules"][0]["name"], json!("SensorClaimSources"));
+        assert_eq!(
+            driver["rules"][0]["fullDescription"]["text"],
+            json!("Every claim cites a registered source.")
+        );
+        assert_eq!(
+            driver["rules"][6]["helpUri"],
+            json!(
+                "https://github.com/example/shop/blob/0123abc/services/shop/.claude/sensors/aidlc-api-contract.md"
+            )
+        );
+        assert_eq!(
+            run["originalUriBaseIds"]["%SRCROOT%"]["uri"],
+            json!("file:///home/runner/work/shop/shop/")
+        );
         let results = run["results"].as_array().unwrap();
-        // 2 + 1 findings, 1 failure without findings, 4 non-evaluated fires, 1 unfired binding.
-        assert_eq!(results.len(), 9);
+        // 2 + 1 + 4 findings, 4 non-evaluated fires, 1 unfired binding.
+        assert_eq!(results.len(), 12);
         for result in results {
             let rule_index = usize::try_from(result["ruleIndex"].as_u64().unwrap()).unwrap();
             assert_eq!(driver["rules"][rule_index]["id"], result["ruleId"]);
+            let location = &result["locations"][0]["physicalLocation"];
+            assert_eq!(
+                location["artifactLocation"]["uriBaseId"],
+                json!("%SRCROOT%")
+            );
+            assert!(location["region"]["startLine"].as_u64().unwrap() >= 1);
+            assert!(result["partialFingerprints"][FINGERPRINT_KEY].is_string());
         }
+        let prefix = format!("services/shop/{RECORD}");
         assert_eq!(results[0]["level"], json!("error"));
         assert_eq!(
             results[0]["locations"][0]["physicalLocation"],
             json!({
-                "artifactLocation": {"uri": format!("{RECORD}/inception/requirements-analysis/requirements.md")},
+                "artifactLocation": {"uri": format!("{prefix}/inception/requirements-analysis/requirements.md"), "uriBaseId": "%SRCROOT%"},
                 "region": {"startLine": 12, "startColumn": 3},
             })
         );
@@ -451,31 +663,43 @@ mod tests {
         );
         assert_eq!(results[2]["level"], json!("warning"));
         assert_eq!(
-            results[2]["locations"][0]["physicalLocation"].get("region"),
-            None
+            results[2]["locations"][0]["physicalLocation"]["region"],
+            json!({"startLine": 1}),
+            "a finding without a line is placed on line 1"
         );
-        assert_eq!(results[3]["ruleId"], json!("claim-sources"));
-        assert!(
-            results[3]["message"]["text"]
-                .as_str()
-                .unwrap()
-                .starts_with("failed with 4 findings; details in ")
+        for result in &results[3..7] {
+            assert_eq!(result["ruleId"], json!("claim-sources"));
+            assert!(
+                result["message"]["text"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("claim block has no source tag (untagged-claim)")
+            );
+        }
+        let fingerprints: std::collections::BTreeSet<String> = results
+            .iter()
+            .map(|result| result["partialFingerprints"].to_string())
+            .collect();
+        assert_eq!(
+            fingerprints.len(),
+            results.len(),
+            "every fingerprint differs"
         );
-        for (result, reason) in results[4..8].iter().zip([
-            "tool-unavailable",
-            "sensor execution exceeded its budget",
-            "script-error: exit-2",
-            "artifact-changed",
+        for (result, (reason, level)) in results[7..11].iter().zip([
+            ("tool-unavailable", "error"),
+            ("sensor execution exceeded its budget", "warning"),
+            ("script-error: exit-2", "warning"),
+            ("artifact-changed", "error"),
         ]) {
-            assert_eq!(result["level"], json!("warning"));
+            assert_eq!(result["level"], json!(level), "{reason}");
             assert_eq!(result["properties"]["note"], json!(reason));
             assert!(result["message"]["text"].as_str().unwrap().contains(reason));
         }
-        assert_eq!(results[8]["level"], json!("error"));
-        assert_eq!(results[8]["properties"]["note"], json!("never-fired"));
+        assert_eq!(results[11]["level"], json!("error"));
+        assert_eq!(results[11]["properties"]["note"], json!("never-fired"));
         assert_eq!(
-            results[8]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-            json!(".claude/sensors/aidlc-api-contract.md")
+            results[11]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            json!("services/shop/.claude/sensors/aidlc-api-contract.md")
         );
         let invocation = &run["invocations"][0];
         assert_eq!(invocation["executionSuccessful"], json!(false));
@@ -500,13 +724,38 @@ mod tests {
         );
     }
 
+    /// A finding's fingerprint does not move when its line does, and it is the same in every
+    /// run.
+    #[test]
+    fn fingerprints_survive_line_shifts_and_reruns() {
+        let fingerprint_of_first = |report: &GateReport| {
+            sarif_document(report, &context("0.1.0"))["runs"][0]["results"][0]
+                ["partialFingerprints"]
+                .clone()
+        };
+        let report = sample_report();
+        let mut shifted = sample_report();
+        shifted.fires[1].findings[0].line = Some(30);
+        assert_eq!(fingerprint_of_first(&report), fingerprint_of_first(&report));
+        assert_eq!(
+            fingerprint_of_first(&report),
+            fingerprint_of_first(&shifted)
+        );
+        let mut changed = sample_report();
+        changed.fires[1].findings[0].message = "another problem".to_owned();
+        assert_ne!(
+            fingerprint_of_first(&report),
+            fingerprint_of_first(&changed)
+        );
+    }
+
     #[test]
     fn a_clean_run_is_a_successful_execution() {
         let mut report = sample_report();
         report.fires.truncate(1);
         report.unfired_bindings.clear();
         report.shard = None;
-        let document = sarif_document(&report, "0.1.0");
+        let document = sarif_document(&report, &context("0.1.0"));
         let run = &document["runs"][0];
         assert_eq!(run["invocations"][0]["executionSuccessful"], json!(true));
         assert_eq!(run["results"], json!([]));
@@ -516,12 +765,12 @@ mod tests {
     #[test]
     fn uris_are_percent_encoded_relative_references() {
         assert_eq!(
-            path_to_uri_reference(Utf8Path::new("docs/my file#1%.md")),
+            sarif_uri_reference(Utf8Path::new("docs/my file#1%.md")),
             "docs/my%20file%231%25.md"
         );
-        assert_eq!(path_to_uri_reference(Utf8Path::new("c:/x.md")), "c%3A/x.md");
+        assert_eq!(sarif_uri_reference(Utf8Path::new("c:/x.md")), "c%3A/x.md");
         assert_eq!(
-            path_to_uri_reference(Utf8Path::new("naïve/a+b.md")),
+            sarif_uri_reference(Utf8Path::new("naïve/a+b.md")),
             "na%C3%AFve/a+b.md"
         );
         // Draft 4 (the schema's draft) does not define `uri-reference`, so check it with the
@@ -537,12 +786,12 @@ mod tests {
             "naïve/a+b.md",
             "a/[b]/{c}.md",
         ] {
-            let uri = path_to_uri_reference(Utf8Path::new(raw));
+            let uri = sarif_uri_reference(Utf8Path::new(raw));
             assert!(uri_reference.is_valid(&json!(uri)), "{raw} -> {uri}");
         }
         let validator = sarif_validator();
         let mut report = no_record_report();
         report.fires[0].deliverable = "docs/my file#1%.md".into();
-        assert_valid_sarif(&validator, &render_sarif(&report, "0.1.0"));
+        assert_valid_sarif(&validator, &render_sarif(&report, &context("0.1.0")));
     }
 }

@@ -1,17 +1,24 @@
 //! The github format's step summary: Markdown for `$GITHUB_STEP_SUMMARY` (the summary line, a
-//! table of counts, then the failures with their detail files, the non-evaluations, the dead
-//! bindings and the skips). Every piece of text from the report is escaped or put in a code
-//! span, so that a file or sensor name cannot turn into markup.
+//! table of counts, a table per stage, then the failures with each finding and their detail
+//! files, the non-evaluations, the dead bindings and the skips). Every piece of text from the
+//! report is escaped or put in a code span, so that a file or sensor name cannot turn into
+//! markup.
+//!
+//! Unlike the other formats, the text ends with a newline (and starts a new block): it is
+//! appended to a file other runs append to as well, and two summaries must not fuse.
 
 use std::fmt::Write as _;
 
 use crate::english::plural;
-use crate::gate::render::counts::{distinct_sensor_count, skip_reason_counts};
+use crate::gate::render::counts::{distinct_sensor_count, skip_reason_counts, stage_counts};
 use crate::gate::render::messages::{
-    NOT_RECORDED_MESSAGE, blocking_line, not_evaluated_detail, nothing_checked_message, scope_line,
-    shard_message, summary_line,
+    NOT_RECORDED_MESSAGE, STDERR_LINES_IN_HELP, blocking_line, not_evaluated_detail,
+    nothing_checked_message, scope_line, shard_message, summary_line,
 };
-use crate::gate::report::{DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding};
+use crate::gate::report::{DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding, last_lines};
+
+/// How many findings of one failed fire the summary lists (the rest are counted).
+const FINDINGS_LISTED_PER_FIRE: usize = 50;
 
 /// Markdown for `$GITHUB_STEP_SUMMARY`: the summary line, a table of counts, then the
 /// failures (with their detail files), the non-evaluations, the dead bindings and the skips.
@@ -24,6 +31,10 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
         ),
         markdown_counts_table(report),
     ];
+    let per_stage = markdown_stage_table(report);
+    if !per_stage.is_empty() {
+        sections.push(per_stage);
+    }
     let counts = report.counts();
     if let Some(line) = blocking_line(&counts) {
         sections.push(format!("**{}**", markdown_text(&line)));
@@ -37,7 +48,7 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
         .fires
         .iter()
         .filter(|fire| fire.outcome() == Outcome::Failed)
-        .map(markdown_failure_item)
+        .map(|fire| markdown_failure_item(report, fire))
         .collect();
     push_markdown_list(&mut sections, "Failures", &failures);
     let not_evaluated: Vec<String> = report
@@ -63,7 +74,31 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
     if !footer.is_empty() {
         sections.push(footer);
     }
-    sections.join("\n\n")
+    format!("{}\n", sections.join("\n\n"))
+}
+
+/// One row per stage the report touched: its fires by outcome, and its skips.
+fn markdown_stage_table(report: &GateReport) -> String {
+    let stages = stage_counts(report);
+    if stages.is_empty() {
+        return String::new();
+    }
+    let mut table = String::from(
+        "| stage | fires | passed | failed | not evaluated | skipped |\n| --- | ---: | ---: | ---: | ---: | ---: |",
+    );
+    for (stage, counts) in stages {
+        let _ = write!(
+            table,
+            "\n| {} | {} | {} | {} | {} | {} |",
+            code_span(stage),
+            counts.fires,
+            counts.passed,
+            counts.failed,
+            counts.not_evaluated,
+            counts.skipped
+        );
+    }
+    table
 }
 
 fn markdown_counts_table(report: &GateReport) -> String {
@@ -107,33 +142,62 @@ fn push_markdown_list(sections: &mut Vec<String>, heading: &str, items: &[String
     }
 }
 
-/// One list item: the sensor in bold, its severity, deliverable and stage, the number of
-/// findings and the detail file.
-fn markdown_failure_item(fire: &GateFire) -> String {
+/// One list item: the sensor in bold, its severity, deliverable and stage, the detail file,
+/// then each finding (file, line, message, rule) as a nested item.
+fn markdown_failure_item(report: &GateReport, fire: &GateFire) -> String {
     let count = fire.findings_count();
     let mut item = format!(
         "- **{}** ({}) on {} (stage {}): {count} finding{}",
         markdown_text(&fire.sensor_id),
         fire.severity.as_str(),
-        code_span(fire.deliverable.as_str()),
+        code_span(report.repository_path(&fire.deliverable).as_str()),
         code_span(&fire.stage),
-        plural(count),
+        plural(usize::try_from(count).unwrap_or(usize::MAX)),
     );
     if let Some(detail_path) = &fire.detail_path {
         let _ = write!(item, "; details in {}", code_span(detail_path.as_str()));
+    }
+    for finding in fire.findings.iter().take(FINDINGS_LISTED_PER_FIRE) {
+        let place = match finding.position() {
+            (Some(line), _) => format!("{}:{line}", report.repository_path(&finding.file)),
+            _ => report.repository_path(&finding.file).to_string(),
+        };
+        let _ = write!(
+            item,
+            "\n  - {} {} ({})",
+            code_span(&place),
+            markdown_text(&finding.message),
+            code_span(&finding.rule)
+        );
+    }
+    if fire.findings.len() > FINDINGS_LISTED_PER_FIRE {
+        let _ = write!(
+            item,
+            "\n  - and {} more",
+            fire.findings.len() - FINDINGS_LISTED_PER_FIRE
+        );
     }
     item
 }
 
 fn markdown_not_evaluated_item(fire: &GateFire) -> String {
-    format!(
+    let mut item = format!(
         "- **{}** ({}) on {} (stage {}): {}",
         markdown_text(&fire.sensor_id),
         fire.severity.as_str(),
         code_span(fire.deliverable.as_str()),
         code_span(&fire.stage),
         markdown_text(&not_evaluated_detail(fire)),
-    )
+    );
+    let tail = last_lines(&fire.stderr_tail, STDERR_LINES_IN_HELP);
+    if !tail.is_empty() {
+        let _ = write!(
+            item,
+            "; its stderr ended with {}",
+            code_span(&tail.replace('\n', " ⏎ "))
+        );
+    }
+    item
 }
 
 fn markdown_unfired_item(unfired: &UnfiredBinding) -> String {
@@ -223,7 +287,13 @@ mod tests {
             )
         );
         assert!(text.contains("- **api-contract** (blocking) on stage `application-design` of intent `260101-login`: blocking sensor never fired: its glob matches none"), "{text}");
-        assert!(text.contains("#### Failures\n\n- **required-sections** (blocking) on `aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md` (stage `requirements-analysis`): 3 findings; details in `aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md`"));
+        assert!(text.contains("#### Failures\n\n- **required-sections** (blocking) on `services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md` (stage `requirements-analysis`): 3 findings; details in `aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md`\n  - `services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md:12` missing section \"\\#\\# Risks\" (`missing-heading`)"), "{text}");
+        assert!(text.contains("| stage | fires | passed | failed | not evaluated | skipped |\n| --- | ---: | ---: | ---: | ---: | ---: |\n| `requirements-analysis` | 3 | 1 | 2 | 0 | 1 |"), "{text}");
+        assert!(
+            text.ends_with("shard 2 of 4: only this shard's share of the fires ran\n"),
+            "{text:?}"
+        );
+        assert!(!text.ends_with("\n\n"));
         assert!(text.contains("#### Not evaluated\n\n- **linter** (blocking)"));
         assert!(text.contains("#### Dead bindings\n\n- sensor `required-sections` on stage `reverse-engineering` can never fire: its glob `**/{aidlc-docs,intents}/**`"));
         assert!(text.contains("#### Skipped\n\n- no glob match: 2\n- no deliverable: 1"));

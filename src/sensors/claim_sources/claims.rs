@@ -17,6 +17,7 @@ use super::visibility::{
     strip_up_to_three_spaces, visible_markdown_lines,
 };
 use crate::js_text::{is_js_whitespace, js_trim};
+use crate::sensors::finding::Located;
 use crate::sensors::text::read_text_lossy;
 
 const ASSUMPTIONS_HEADING: &str = "Assumptions & Open Questions";
@@ -24,14 +25,62 @@ const REVIEW_HEADING: &str = "Review";
 const SCOPE_HEADING: &str = "Initial Scope Signal";
 
 pub(super) struct InspectedDeliverable {
-    pub(super) findings: Vec<String>,
+    pub(super) findings: ClaimFindings,
     pub(super) has_assumptions: bool,
 }
 
-/// One claim: a paragraph, list item, HTML block or table data row, and its section.
+/// The findings of the check, twice: the reference's sentences (`<file> ## <section>: <what>`,
+/// byte for byte) and the same findings located, for the gate report.
+#[derive(Debug, Default)]
+pub(super) struct ClaimFindings {
+    pub(super) texts: Vec<String>,
+    pub(super) located: Vec<Located>,
+}
+
+impl ClaimFindings {
+    /// One finding: `<location>: <message>` for the reference, and `message` at `line` of
+    /// `file` (0: the whole file) with its rule and help for the report.
+    pub(super) fn push(
+        &mut self,
+        location: &str,
+        at: (&Utf8Path, usize),
+        rule: &str,
+        message: String,
+        help: String,
+    ) {
+        self.texts.push(format!("{location}: {message}"));
+        self.located.push(
+            Located::new(at.0.as_str(), rule, message)
+                .at_line(at.1)
+                .with_help(help),
+        );
+    }
+
+    /// One finding whose reference sentence has no location prefix.
+    pub(super) fn push_unprefixed(
+        &mut self,
+        file: &Utf8Path,
+        rule: &str,
+        message: String,
+        help: String,
+    ) {
+        self.texts.push(message.clone());
+        self.located
+            .push(Located::new(file.as_str(), rule, message).with_help(help));
+    }
+
+    pub(super) fn extend(&mut self, other: ClaimFindings) {
+        self.texts.extend(other.texts);
+        self.located.extend(other.located);
+    }
+}
+
+/// One claim: a paragraph, list item, HTML block or table data row, its section, and the
+/// 1-based line it starts on.
 struct ClaimBlock {
     section: String,
     text: String,
+    line: usize,
 }
 
 impl ClaimBlock {
@@ -48,17 +97,34 @@ pub(super) fn inspect_deliverable(
     let body = match read_text_lossy(path) {
         Ok(body) => body,
         Err(error) => {
+            let mut findings = ClaimFindings::default();
+            findings.push(
+                file_name,
+                (path, 0),
+                "unreadable-deliverable",
+                format!("failed to read: {error}"),
+                "check the file's permissions; a deliverable that cannot be read is never passed"
+                    .to_owned(),
+            );
             return InspectedDeliverable {
-                findings: vec![format!("{file_name}: failed to read: {error}")],
+                findings,
                 has_assumptions: false,
             };
         }
     };
     let references = reference_analysis(&body);
     let parsed = claim_blocks(&body, &references.definition_lines);
-    let mut findings = Vec::new();
+    let mut findings = ClaimFindings::default();
     if !parsed.has_assumptions_section {
-        findings.push(format!("{file_name}: missing ## {ASSUMPTIONS_HEADING}"));
+        findings.push(
+            file_name,
+            (path, 0),
+            "missing-assumptions-section",
+            format!("missing ## {ASSUMPTIONS_HEADING}"),
+            format!(
+                "add a `## {ASSUMPTIONS_HEADING}` section (with `None.` under it when there is none)"
+            ),
+        );
     }
     let mut has_assumptions = false;
     for block in &parsed.blocks {
@@ -68,22 +134,35 @@ pub(super) fn inspect_deliverable(
             format!("{file_name} ## {}", block.section)
         };
         let tags = source_tags(&block.text, &references.labels);
+        let at = (path, block.line);
         if block.in_assumptions() {
             if is_none_block(&block.text) {
                 continue;
             }
             has_assumptions = true;
-            check_assumption_block(block, &tags, &location, universe, &mut findings);
+            check_assumption_block(block, &tags, (&location, at), universe, &mut findings);
         } else if tags.is_empty() {
-            findings.push(format!("{location}: claim block has no source tag"));
+            findings.push(
+                &location,
+                at,
+                "untagged-claim",
+                "claim block has no source tag".to_owned(),
+                "end the claim with a source tag: [desc], [scope], [Q<n>] or [memory:<id>] registered in the stage's questions file, or [assumption] under ## Assumptions & Open Questions".to_owned(),
+            );
             continue;
         } else if tags.iter().any(|tag| tag == "assumption") {
-            findings.push(format!(
-                "{location}: [assumption] is outside ## {ASSUMPTIONS_HEADING}"
-            ));
+            findings.push(
+                &location,
+                at,
+                "assumption-outside-section",
+                format!("[assumption] is outside ## {ASSUMPTIONS_HEADING}"),
+                format!(
+                    "move the claim under `## {ASSUMPTIONS_HEADING}`, or cite a registered source instead"
+                ),
+            );
         }
         for tag in &tags {
-            check_tag_resolves(block, tag, &location, universe, &mut findings);
+            check_tag_resolves(block, tag, (&location, at), universe, &mut findings);
         }
     }
     InspectedDeliverable {
@@ -92,63 +171,96 @@ pub(super) fn inspect_deliverable(
     }
 }
 
+/// Where a finding of one claim goes: the reference's location prefix, and the file and line.
+type ClaimPlace<'a> = (&'a str, (&'a Utf8Path, usize));
+
 fn check_assumption_block(
     block: &ClaimBlock,
     tags: &[String],
-    location: &str,
+    (location, at): ClaimPlace<'_>,
     universe: &SourceUniverse,
-    findings: &mut Vec<String>,
+    findings: &mut ClaimFindings,
 ) {
     if !tags.iter().any(|tag| tag == "assumption") {
-        findings.push(format!(
-            "{location}: assumption/open question lacks [assumption]"
-        ));
+        findings.push(
+            location,
+            at,
+            "untagged-assumption",
+            "assumption/open question lacks [assumption]".to_owned(),
+            "end it with `[assumption]`".to_owned(),
+        );
     } else if universe.assumptions_accepted
         && !universe
             .accepted_assumptions
             .contains(&normalized_assumption(&block.text))
     {
-        findings.push(format!(
-            "{location}: retained assumption is not listed in ## {CONFIRMATION_HEADING}"
-        ));
+        findings.push(
+            location,
+            at,
+            "unconfirmed-assumption",
+            format!("retained assumption is not listed in ## {CONFIRMATION_HEADING}"),
+            format!(
+                "list it, word for word, under `## {CONFIRMATION_HEADING}` in the stage's questions file"
+            ),
+        );
     }
 }
 
 fn check_tag_resolves(
     block: &ClaimBlock,
     tag: &str,
-    location: &str,
+    (location, at): ClaimPlace<'_>,
     universe: &SourceUniverse,
-    findings: &mut Vec<String>,
+    findings: &mut ClaimFindings,
 ) {
     if tag == "assumption" {
         return;
     }
     if tag.starts_with('Q') {
         if !universe.answered_questions.contains(tag) {
-            findings.push(format!("{location}: [{tag}] has no filled answer"));
+            findings.push(
+                location,
+                at,
+                "unanswered-question",
+                format!("[{tag}] has no filled answer"),
+                format!("fill the `[Answer]:` of `## {tag}` in the stage's questions file"),
+            );
         }
         return;
     }
     if !universe.registered.contains(tag) {
-        findings.push(format!(
-            "{location}: [{tag}] is not registered in ## {SOURCES_HEADING}"
-        ));
+        findings.push(
+            location,
+            at,
+            "unregistered-source",
+            format!("[{tag}] is not registered in ## {SOURCES_HEADING}"),
+            format!(
+                "add a valid `- [{tag}] …` entry to `## {SOURCES_HEADING}` in the stage's questions file"
+            ),
+        );
     }
     if tag == "scope" {
         if block.section != SCOPE_HEADING {
-            findings.push(format!(
-                "{location}: [scope] is valid only in ## {SCOPE_HEADING}"
-            ));
+            findings.push(
+                location,
+                at,
+                "scope-outside-section",
+                format!("[scope] is valid only in ## {SCOPE_HEADING}"),
+                format!("move the claim under `## {SCOPE_HEADING}`"),
+            );
         }
         if !block
             .text
             .to_ascii_lowercase()
             .contains("workflow-selected")
         {
-            findings.push(format!(
-                "{location}: [scope] claim is not labeled workflow-selected"
-            ));
+            findings.push(
+                location,
+                at,
+                "unlabeled-scope",
+                "[scope] claim is not labeled workflow-selected".to_owned(),
+                "say \"workflow-selected\" in the claim that cites [scope]".to_owned(),
+            );
         }
     }
 }
@@ -202,14 +314,14 @@ pub(super) fn claim_blocks(body: &str, definition_lines: &BTreeSet<usize>) -> Cl
             collector.flush();
         } else if is_html_block_start(line) || is_list_item(line) {
             collector.flush();
-            collector.pending.push(line);
+            collector.push_line(index, line);
         } else if is_table_line(line) {
             collector.flush();
             if !table_headers.contains(&index) && !is_table_separator(line) {
-                collector.push_block(js_trim(line).to_owned());
+                collector.push_block(js_trim(line).to_owned(), index + 1);
             }
         } else {
-            collector.pending.push(line);
+            collector.push_line(index, line);
         }
     }
     collector.flush();
@@ -224,23 +336,34 @@ struct BlockCollector<'lines> {
     blocks: Vec<ClaimBlock>,
     section: String,
     pending: Vec<&'lines str>,
+    /// The 1-based line of the first pending line.
+    pending_line: usize,
     has_assumptions_section: bool,
 }
 
-impl BlockCollector<'_> {
+impl<'lines> BlockCollector<'lines> {
+    /// Add the line at the 0-based `index` to the pending block.
+    fn push_line(&mut self, index: usize, line: &'lines str) {
+        if self.pending.is_empty() {
+            self.pending_line = index + 1;
+        }
+        self.pending.push(line);
+    }
+
     fn flush(&mut self) {
         let text = self.pending.join("\n");
         let text = text.trim_end_matches(is_js_whitespace);
         if !text.is_empty() {
-            self.push_block(text.to_owned());
+            self.push_block(text.to_owned(), self.pending_line);
         }
         self.pending.clear();
     }
 
-    fn push_block(&mut self, text: String) {
+    fn push_block(&mut self, text: String, line: usize) {
         self.blocks.push(ClaimBlock {
             section: self.section.clone(),
             text,
+            line,
         });
     }
 }

@@ -25,7 +25,9 @@
 //!    label, so `[Q1][Q2]` is two tags (failure mode P6).
 //!
 //! Output keys, in order: `pass`, `findings`, `scanned_files` (absolute paths), `questions_file`
-//! (absolute), `findings_count` (= findings), `reason` (vacuous passes only).
+//! (absolute), `findings_count` (= findings), `reason` (vacuous passes only): the reference's.
+//! Then ours, on a failure: `diagnostics`, the same findings each with its file (the deliverable
+//! or the questions file), the line its claim starts on, a rule and a help.
 //!
 //! Where this differs from the reference, on purpose:
 //!
@@ -49,13 +51,13 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use self::claims::inspect_deliverable;
+use self::claims::{ClaimFindings, inspect_deliverable};
 use self::register::{CONFIRMATION_HEADING, SourceUniverse};
 use crate::graph::output_paths::is_scaffolding_file_name;
 use crate::sensors::descriptor::{
     DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor,
 };
-use crate::sensors::finding;
+use crate::sensors::finding::{self, insert_diagnostics};
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 
@@ -63,14 +65,14 @@ const DEFAULT_STAGE: &str = "intent-capture";
 const REASON_NOTHING_TO_SCAN: &str = "no deliverables on disk yet";
 
 /// The `claim-sources` sensor: it reads the whole stage's output, so a gate fires it once per
-/// output folder; its findings are sentences without a line, so the report counts them.
+/// output folder.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "claim-sources",
     check: run,
     extra_flags: &[ExtraFlag::Deliverables],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::OutputFolder,
-    findings: finding::summary_only,
+    findings: finding::read_shipped,
 };
 
 /// Run the check on `args` (the worker argv after `sensor-claim-sources`).
@@ -95,14 +97,30 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let scanned = scan_paths(&fired_path, &deliverables);
     if scanned.is_empty() {
         return Ok(claims_verdict(
-            Vec::new(),
+            ClaimFindings::default(),
             &scanned,
             &questions_path,
             Some(REASON_NOTHING_TO_SCAN),
         ));
     }
     let universe = SourceUniverse::read(&questions_path, &stage_folder, project_dir);
-    let mut findings = universe.findings.clone();
+    let register_file = if questions_path.is_file() {
+        questions_path.as_path()
+    } else {
+        fired_path.as_path()
+    };
+    let mut findings = ClaimFindings::default();
+    for text in &universe.findings {
+        findings.push_unprefixed(
+            register_file,
+            "source-register",
+            text.clone(),
+            format!(
+                "fix the source register {} (its `## Sources`, `## Q<n>` answers and `## {CONFIRMATION_HEADING}`)",
+                questions_path.file_name().unwrap_or_default()
+            ),
+        );
+    }
     let mut has_assumptions = false;
     for path in &scanned {
         let inspected = inspect_deliverable(path, &universe);
@@ -110,9 +128,16 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         has_assumptions |= inspected.has_assumptions;
     }
     if has_assumptions && !universe.assumptions_accepted {
-        findings.push(format!(
-            "retained assumptions require an answered ## {CONFIRMATION_HEADING} with Accept assumptions"
-        ));
+        findings.push_unprefixed(
+            register_file,
+            "unconfirmed-assumptions",
+            format!(
+                "retained assumptions require an answered ## {CONFIRMATION_HEADING} with Accept assumptions"
+            ),
+            format!(
+                "add `## {CONFIRMATION_HEADING}` listing the retained assumptions, answered `[Answer]: A. Accept assumptions`"
+            ),
+        );
     }
     Ok(claims_verdict(findings, &scanned, &questions_path, None))
 }
@@ -142,16 +167,16 @@ fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf
 }
 
 fn claims_verdict(
-    findings: Vec<String>,
+    findings: ClaimFindings,
     scanned: &[Utf8PathBuf],
     questions_path: &Utf8Path,
     reason: Option<&str>,
 ) -> Value {
-    let findings_count = findings.len();
+    let findings_count = findings.texts.len();
     let scanned_files: Vec<String> = scanned.iter().map(ToString::to_string).collect();
     let mut object = Map::new();
-    object.insert("pass".to_owned(), Value::Bool(findings.is_empty()));
-    object.insert("findings".to_owned(), Value::from(findings));
+    object.insert("pass".to_owned(), Value::Bool(findings.texts.is_empty()));
+    object.insert("findings".to_owned(), Value::from(findings.texts));
     object.insert("scanned_files".to_owned(), Value::from(scanned_files));
     object.insert(
         "questions_file".to_owned(),
@@ -161,6 +186,7 @@ fn claims_verdict(
     if let Some(reason) = reason {
         object.insert("reason".to_owned(), Value::from(reason));
     }
+    insert_diagnostics(&mut object, &findings.located);
     Value::Object(object)
 }
 
@@ -174,7 +200,7 @@ mod tests {
     use super::visibility::h2_heading;
     use super::visibility::link_references::reference_analysis;
     use super::*;
-    use crate::sensors::test_support::SensorProject;
+    use crate::sensors::test_support::{SensorProject, reference_part};
 
     const RECORD_DIR: &str = "aidlc/spaces/default/intents/260101-login";
     const STAGE_DIR: &str = "aidlc/spaces/default/intents/260101-login/ideation/intent-capture";
@@ -311,6 +337,43 @@ Untagged review notes are not claims.
     }
 
     // --- verdicts ------------------------------------------------------------------------------
+
+    /// The gate report's findings carry the file, the line each claim starts on, a rule and a
+    /// help; the reference's sentences stay as they were.
+    #[test]
+    fn each_finding_is_located_at_its_claims_first_line() {
+        let project = Project::grounded();
+        let fired = project.deliverable(
+            "intent-statement.md",
+            "# Intent\n\n## Intent\n\nAn untagged claim\nthat runs on.\n\n- tagged [desc]\n- an untagged item\n\n## Assumptions & Open Questions\n\nNone.\n",
+        );
+        let args = [
+            "--stage",
+            "intent-capture",
+            "--output-path",
+            fired.as_str(),
+            "--deliverables",
+            DELIVERABLES,
+        ];
+        let located = project.diagnostics(&args);
+        let lines: Vec<(Option<u64>, &str)> = located
+            .iter()
+            .map(|finding| (finding.line, finding.rule.as_str()))
+            .collect();
+        assert_eq!(
+            lines,
+            [(Some(5), "untagged-claim"), (Some(9), "untagged-claim")]
+        );
+        assert_eq!(located[0].message, "claim block has no source tag");
+        assert!(located[0].help.as_deref().unwrap().contains("[desc]"));
+        assert_eq!(
+            findings(&project.fire(&fired)),
+            [
+                "intent-statement.md ## Intent: claim block has no source tag",
+                "intent-statement.md ## Intent: claim block has no source tag"
+            ]
+        );
+    }
 
     #[test]
     fn a_fully_sourced_document_passes() {
@@ -493,8 +556,10 @@ Untagged review notes are not claims.
             "## Assumptions & Open Questions\n\nNone.\n",
         );
         let verdict = project.fire(&fired);
+        assert_eq!(verdict["diagnostics"][0]["rule"], "source-register");
+        assert_eq!(verdict["diagnostics"][0]["file"], fired.as_str());
         assert_eq!(
-            serde_json::to_string(&verdict).unwrap(),
+            serde_json::to_string(&reference_part(verdict)).unwrap(),
             format!(
                 r#"{{"pass":false,"findings":["questions file missing: {questions}"],"scanned_files":{},"questions_file":"{questions}","findings_count":1}}"#,
                 json_list(&[&fired]),

@@ -191,6 +191,7 @@ pub(super) fn biome_violation(diagnostic: &Value, place: &LintPlace) -> Option<V
         rule: json_text(diagnostic.get("category")),
         severity,
         message: biome_message(diagnostic),
+        end: None,
     })
 }
 

@@ -303,6 +303,7 @@ fn eslint_violation(file: &str, message: &Value) -> Option<Violation> {
         rule: json_text(message.get("ruleId")),
         severity,
         message: json_text(message.get("message")),
+        end: json_count(message.get("endLine")).zip(json_count(message.get("endColumn"))),
     })
 }
 

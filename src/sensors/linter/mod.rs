@@ -49,14 +49,11 @@ mod report;
 
 use std::ffi::OsStr;
 
-use camino::Utf8Path;
-use serde_json::Value;
-
 use self::biome::run_biome;
 use self::eslint::run_eslint;
 use self::place::{ConfiguredLinter, LintPlace};
 use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
-use crate::sensors::finding::{self, Finding};
+use crate::sensors::finding;
 use crate::sensors::node_tool::{ToolBudget, parse_file_path_flags, resolve_fired_file};
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
@@ -67,14 +64,8 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     extra_flags: &[],
     default_path_flag: PathFlag::FilePath,
     gate_unit: GateUnit::Deliverable,
-    findings,
+    findings: finding::read_shipped,
 };
-
-/// How the gate report reads a failure: each lint violation at its line (eslint's numeric warnings left out).
-fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
-    let found = finding::lint_violations(deliverable, worker_json);
-    finding::or_summary(deliverable, worker_json, findings_count, found)
-}
 
 /// Run the linter sensor: `--stage <slug> --file-path <path>`.
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
@@ -110,7 +101,7 @@ fn run_with_search_path(
 mod tests {
     use std::time::{Duration, Instant};
 
-    use camino::Utf8PathBuf;
+    use camino::{Utf8Path, Utf8PathBuf};
     use serde_json::json;
 
     use super::biome::{biome_violation, line_and_column_at};
@@ -118,7 +109,7 @@ mod tests {
     use super::place::LintPlace;
     use super::*;
     use crate::sensors::test_support::{
-        GENEROUS, SensorProject, real_node_tools, script_error_of, words,
+        GENEROUS, SensorProject, real_node_tools, reference_part, script_error_of, words,
     };
 
     // --- Pure parts --------------------------------------------------------------------------
@@ -246,11 +237,17 @@ mod tests {
                 "errorCount",
                 "warningCount",
                 "violations",
-                "findings_count"
+                "findings_count",
+                "diagnostics"
             ]
         );
         assert_eq!(
-            verdict,
+            verdict["diagnostics"],
+            json!([{"file": "/p/src/a.js", "rule": "no-debugger",
+                    "message": "Unexpected 'debugger' statement.", "line": 2, "column": 1}])
+        );
+        assert_eq!(
+            reference_part(verdict.clone()),
             json!({
                 "pass": false,
                 "errorCount": 1,
@@ -592,7 +589,11 @@ mod tests {
         };
         let file = project.root().join("src/a.js").to_string();
         assert_eq!(
-            verdict,
+            verdict["diagnostics"][0]["rule"],
+            "lint/suspicious/noDebugger"
+        );
+        assert_eq!(
+            reference_part(verdict),
             json!({
                 "pass": false,
                 "errorCount": 1,

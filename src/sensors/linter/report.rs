@@ -1,9 +1,11 @@
 //! The report every linter's output is turned into (`errorCount`, `warningCount`,
-//! `violations`), and its verdict with the reference's keys in order; helpers for reading a
+//! `violations`), and its verdict with the reference's keys in order (then `diagnostics`, the
+//! errors as the gate report shows them); helpers for reading a
 //! tool's JSON after a banner.
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 
+use crate::sensors::finding::{Located, insert_diagnostics};
 use crate::sensors::protocol::WorkerOutcome;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +33,8 @@ pub(super) struct Violation {
     pub(super) rule: String,
     pub(super) severity: Severity,
     pub(super) message: String,
+    /// Where the linter says the problem ends (eslint's `endLine`, `endColumn`), when it does.
+    pub(super) end: Option<(u64, u64)>,
 }
 
 impl Violation {
@@ -43,6 +47,21 @@ impl Violation {
             "severity": self.severity.as_str(),
             "message": self.message,
         })
+    }
+
+    /// The finding the gate report shows (an error; warnings never fail).
+    fn located(&self) -> Located {
+        let rule = if self.rule.is_empty() {
+            "lint-error"
+        } else {
+            self.rule.as_str()
+        };
+        Located::new(self.file.clone(), rule, self.message.clone())
+            .at(self.line, self.column)
+            .until(
+                self.end.map(|(line, _)| line),
+                self.end.map(|(_, column)| column),
+            )
     }
 }
 
@@ -57,13 +76,25 @@ pub(super) struct LintReport {
 impl LintReport {
     /// The verdict, keys in the reference's order.
     pub(super) fn verdict(&self) -> WorkerOutcome {
-        WorkerOutcome::Verdict(json!({
-            "pass": self.error_count == 0,
-            "errorCount": self.error_count,
-            "warningCount": self.warning_count,
-            "violations": self.violations.iter().map(Violation::to_json).collect::<Vec<_>>(),
-            "findings_count": self.error_count,
-        }))
+        let mut verdict = Map::new();
+        verdict.insert("pass".to_owned(), json!(self.error_count == 0));
+        verdict.insert("errorCount".to_owned(), json!(self.error_count));
+        verdict.insert("warningCount".to_owned(), json!(self.warning_count));
+        verdict.insert(
+            "violations".to_owned(),
+            Value::Array(self.violations.iter().map(Violation::to_json).collect()),
+        );
+        verdict.insert("findings_count".to_owned(), json!(self.error_count));
+        if self.error_count > 0 {
+            let located: Vec<Located> = self
+                .violations
+                .iter()
+                .filter(|violation| violation.severity == Severity::Error)
+                .map(Violation::located)
+                .collect();
+            insert_diagnostics(&mut verdict, &located);
+        }
+        WorkerOutcome::Verdict(Value::Object(verdict))
     }
 }
 

@@ -63,7 +63,7 @@ use crate::sensors::descriptor::{
     ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG,
     ShippedSensor, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
 };
-use crate::sensors::finding::{self, Finding};
+use crate::sensors::finding;
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::sensors::text::read_text_lossy;
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
@@ -78,14 +78,8 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     extra_flags: &[ExtraFlag::Templates],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::Deliverable,
-    findings,
+    findings: finding::read_shipped,
 };
-
-/// How the gate report reads a failure: a missing template heading each, else the H2 floor's shortfall.
-fn findings(deliverable: &Utf8Path, worker_json: &Value, findings_count: u64) -> Vec<Finding> {
-    let found = finding::missing_headings(deliverable, worker_json);
-    finding::or_summary(deliverable, worker_json, findings_count, found)
-}
 
 /// Run the check on `args` (the worker argv after `sensor-required-sections`).
 pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
@@ -115,7 +109,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     }
     let file_name = request.output_path.file_name().unwrap_or_default();
     let Some(stem) = markdown_stem(file_name) else {
-        return Ok(SectionsVerdict::not_markdown().into_json());
+        return Ok(SectionsVerdict::not_markdown().into_json(request.output_path.as_str()));
     };
     let body = read_text_lossy(&request.output_path).map_err(|error| {
         format!(
@@ -139,7 +133,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     if file_name == DAG_FILE_NAME {
         verdict.apply_edge_block(edge_block_of(&body));
     }
-    Ok(verdict.into_json())
+    Ok(verdict.into_json(request.output_path.as_str()))
 }
 
 fn read_request(args: &[String], project_dir: &Utf8Path) -> Result<SectionsRequest, String> {
@@ -593,6 +587,33 @@ mod tests {
             project.fire(relative, ""),
             r###"{"pass":false,"h2_count":1,"headings":["## Only one"],"findings_count":2,"edge_block":"absent"}"###
         );
+    }
+
+    /// Each cause of a failure is its own finding: a DAG file with enough headings and no
+    /// block is one `bolt-dag` finding, not a heading shortfall it does not have.
+    #[test]
+    fn the_gate_report_names_the_cause_of_each_finding() {
+        let project = Project::new();
+        let relative = "intents/x/unit-of-work-dependency.md";
+        project.write(relative, "## One\n\n## Two\n");
+        let output = project.root().join(relative);
+        let args = [
+            "--stage",
+            "units-generation",
+            "--output-path",
+            output.as_str(),
+        ];
+        let found = project.diagnostics(&args);
+        let rules: Vec<&str> = found.iter().map(|finding| finding.rule.as_str()).collect();
+        assert_eq!(rules, ["bolt-dag"]);
+        assert!(found[0].message.starts_with("has no Bolt DAG"), "{found:?}");
+        project.write(relative, "## Only one\n");
+        let rules: Vec<String> = project
+            .diagnostics(&args)
+            .into_iter()
+            .map(|finding| finding.rule)
+            .collect();
+        assert_eq!(rules, ["too-few-headings", "bolt-dag"]);
     }
 
     #[test]

@@ -33,7 +33,7 @@ pub(super) fn apply_template(
     }
     let template_body = read_text_lossy(template_path)
         .map_err(|error| format!("failed to read template {template_path}: {error}"))?;
-    verdict.apply_template_headings(h2_headings(&template_body));
+    verdict.apply_template_headings(h2_headings(&template_body), template_path.as_str());
     Ok(())
 }
 

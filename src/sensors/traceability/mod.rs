@@ -83,15 +83,14 @@ const VALID_STATUSES: [&str; 5] = ["OK", "GAP", "ORPHAN", "Deferred", "N/A"];
 /// The statuses that must name a target.
 const STATUSES_NEEDING_A_TARGET: [&str; 3] = ["OK", "Deferred", "N/A"];
 
-/// The `traceability` sensor: one `traceability.json` per fire; its findings are lists of ids
-/// without a line, so the report counts them.
+/// The `traceability` sensor: one `traceability.json` per fire.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "traceability",
     check: run,
     extra_flags: &[],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::Deliverable,
-    findings: finding::summary_only,
+    findings: finding::read_shipped,
 };
 
 /// Run the check on `args` (the worker argv after `sensor-traceability`).
@@ -113,11 +112,12 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         .map_err(|error| format!("failed to read --output-path {output_path_as_given}: {error}"))?;
     let table = match parse_table(&body) {
         Ok(table) => table,
-        Err(reason) => return Ok(single_finding_verdict(&reason)),
+        Err(reason) => return Ok(single_finding_verdict(&reason, &output_path)),
     };
     if table.coverage.is_empty() {
         return Ok(single_finding_verdict(
             "no coverage entries found in traceability.json",
+            &output_path,
         ));
     }
     let stage = flags
@@ -132,7 +132,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         output_path: &output_path,
         output_path_as_given: &output_path_as_given.replace('\\', "/"),
     };
-    Ok(findings_of(&fired).into_verdict())
+    Ok(findings_of(&fired).into_verdict(&output_path, &body))
 }
 
 fn findings_of(fired: &FiredTable<'_>) -> Findings {
@@ -225,7 +225,7 @@ mod tests {
     use super::units::{first_unit_alias, markdown_cells, token_present};
     use super::upstream::{story_of_acceptance_criterion, unit_of_output_path};
     use super::*;
-    use crate::sensors::test_support::SensorProject;
+    use crate::sensors::test_support::{SensorProject, reference_part};
 
     const RECORD: &str = "aidlc/spaces/default/intents/demo-0001";
 
@@ -412,9 +412,16 @@ mod tests {
             ),
         );
         assert_eq!(
-            verdict.to_string(),
+            reference_part(verdict.clone()).to_string(),
             r#"{"pass":false,"gaps":["FR2"],"orphans":[],"missing_from_table":[],"missing_from_upstream_ids":["NFR1"],"invalid_entries":[],"invalid_targets":[],"findings_count":2}"#
         );
+        let rules: Vec<&str> = verdict["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| item["rule"].as_str().unwrap())
+            .collect();
+        assert_eq!(rules, ["gap", "missing-from-upstream-ids"]);
         let verdict = project.fire(
             "inception/user-stories/traceability.json",
             "user-stories",
@@ -795,14 +802,32 @@ mod tests {
         )
     }
 
+    /// A gap, an orphan and an invalid row are found at the line of their row.
+    #[test]
+    fn findings_point_at_the_line_of_their_row() {
+        let project = Project::new();
+        let body = "{\n  \"upstream_ids\": [\"FR1\", \"FR2\"],\n  \"coverage\": [\n    {\"id\": \"FR1\", \"status\": \"GAP\"},\n    {\"id\": \"FR2\", \"status\": \"MAYBE\", \"target\": \"x\"}\n  ]\n}\n";
+        let path = project.record_file("inception/user-stories/traceability.json", body);
+        let verdict = project.verdict(&["--stage", "user-stories", "--output-path", path.as_str()]);
+        let located: Vec<(&str, Option<u64>)> = verdict["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|item| (item["rule"].as_str().unwrap(), item["line"].as_u64()))
+            .collect();
+        assert!(located.contains(&("gap", Some(4))), "{located:?}");
+        assert!(located.contains(&("invalid-entry", Some(5))), "{located:?}");
+    }
+
     #[test]
     fn malformed_json_is_one_finding_not_an_error() {
         let project = Project::new();
         for body in ["{\"upstream_ids\": [", "", "not json", "\u{feff}{}"] {
             let path = project.record_file("inception/user-stories/traceability.json", body);
             let verdict = project.verdict(&["--output-path", path.as_str()]);
+            assert_eq!(verdict["diagnostics"][0]["rule"], "invalid-table");
             assert_eq!(
-                verdict.to_string(),
+                reference_part(verdict).to_string(),
                 single_finding("invalid JSON in traceability file"),
                 "{body:?}"
             );
@@ -860,7 +885,11 @@ mod tests {
         for (body, reason) in cases {
             let path = project.record_file("inception/user-stories/traceability.json", body);
             let verdict = project.verdict(&["--output-path", path.as_str()]);
-            assert_eq!(verdict.to_string(), single_finding(reason), "{body}");
+            assert_eq!(
+                reference_part(verdict).to_string(),
+                single_finding(reason),
+                "{body}"
+            );
         }
     }
 
@@ -884,6 +913,7 @@ mod tests {
                 "invalid_targets",
                 "findings_count",
                 "reason",
+                "diagnostics",
             ]
         );
     }

@@ -1,0 +1,111 @@
+//! `aidlc graph`: find the stage graph that matches the sources, read it strictly, select, draw.
+//!
+//! Which graph: the file on disk when the last compile's record proves that nothing it read or
+//! wrote changed since (`fingerprint::check`, read-only); otherwise the sources are compiled in
+//! memory and that graph is drawn, so a picture never shows a stale graph. Nothing is written
+//! either way. A compile with errors draws nothing (exit 1).
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{Format, GraphArgs};
+use crate::cli::printer::{Printer, error_line};
+use crate::cli::project::resolve_layout;
+use crate::compile;
+use crate::db::CompilerDatabase;
+use crate::discover::{self, Layout};
+use crate::dispatch::stage_graph::GraphTextError;
+use crate::english::plural;
+use crate::fingerprint;
+use crate::render_graph::{self, read_stage_map};
+
+pub(super) fn run(args: &GraphArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    let layout = match resolve_layout(&args.project, &printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    let text = match graph_text(&layout, &printer) {
+        Ok(text) => text,
+        Err(status) => return status,
+    };
+    let map = match read_stage_map(&text) {
+        Ok(map) => map,
+        Err(error) => {
+            let graph = layout.display(&layout.stage_graph_path);
+            let message = match error {
+                GraphTextError::Json(reason) => {
+                    format!("the stage graph {graph} is malformed ({reason})")
+                }
+                GraphTextError::Refused(refusal) => format!("{refusal} (in {graph})"),
+            };
+            error_line(
+                &printer,
+                &message,
+                Some("run `aidlc compile --force` to rebuild it"),
+            );
+            return ExitStatus::Error;
+        }
+    };
+    let selection = match map.select(&args.stages, args.sensors) {
+        Ok(selection) => selection,
+        Err(unknown) => {
+            let help = unknown.closest.map_or_else(
+                || "`aidlc graph --format json` lists every stage".to_owned(),
+                |closest| format!("did you mean `{closest}`?"),
+            );
+            error_line(
+                &printer,
+                &format!("no stage \"{}\" in the stage graph", unknown.slug),
+                Some(&help),
+            );
+            return ExitStatus::Error;
+        }
+    };
+    printer.out(&render_graph::render(&selection, args.format));
+    ExitStatus::Success
+}
+
+/// The text of the graph the sources compile to: the file when the record proves it current,
+/// else a compile in memory (its errors printed, exit 1).
+fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> {
+    if fingerprint::check(layout, fingerprint::CheckMode::ReadOnly).is_ok() {
+        return std::fs::read_to_string(&layout.stage_graph_path).map_err(|error| {
+            error_line(
+                printer,
+                &format!(
+                    "cannot read the stage graph {}: {error}",
+                    layout.display(&layout.stage_graph_path)
+                ),
+                Some("run `aidlc compile --force` to rebuild it"),
+            );
+            ExitStatus::Error
+        });
+    }
+    let mut db = CompilerDatabase::default();
+    discover::load_project(&mut db, layout);
+    compile::compute_in_parallel(&db);
+    let outcome = compile::compile(&db);
+    if outcome.n_errors() > 0 {
+        let sources = compile::source_texts(&db, &outcome.diagnostics);
+        for diagnostic in outcome.diagnostics.iter().filter(|d| d.is_error()) {
+            printer.diagnostic(diagnostic, &sources);
+        }
+        error_line(
+            printer,
+            &format!(
+                "the sources have {} compile error{}; nothing to draw",
+                outcome.n_errors(),
+                plural(outcome.n_errors())
+            ),
+            Some("fix them (`aidlc compile` shows the same), then draw again"),
+        );
+        return Err(ExitStatus::Failure);
+    }
+    let on_disk = std::fs::read(&layout.stage_graph_path).ok();
+    if on_disk.as_deref() != Some(outcome.stage_graph.as_bytes()) {
+        printer.status(&format!(
+            "note: {} is missing or out of date; drawing the graph the sources compile to (nothing written; `aidlc compile` writes it)",
+            layout.display(&layout.stage_graph_path)
+        ));
+    }
+    Ok(outcome.stage_graph.to_string())
+}

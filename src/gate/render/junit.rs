@@ -1,0 +1,354 @@
+//! The junit format: `JUnit` XML for the test dashboards of GitLab, Jenkins and Azure DevOps,
+//! valid against the `JUnit` schema they read (the Jenkins xunit plugin's `junit-10.xsd`,
+//! vendored under `tests/fixtures/junit/` and checked with `xmllint` in the tests).
+//!
+//! One `testsuite` per stage (in the order stages first appear in the report), one `testcase`
+//! per sensor × file: a `failure` per finding of a failed fire, an `error` for a fire that was
+//! not evaluated (with the reason and the end of the worker's stderr) and for a blocking binding
+//! that never fired, a `skipped` with its reason for every skip. A last suite, `aidlc`, holds
+//! the summary (the denominator, D4) and turns "nothing was checked" into an `error`, so that an
+//! empty run is never green.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::gate::render::counts::stage_counts;
+use crate::gate::render::messages::{
+    NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, failed_without_findings_message,
+    finding_location, finding_message, not_evaluated_help, not_evaluated_message,
+    nothing_checked_message, scope_line, shard_message, summary_line, unfired_message,
+};
+use crate::gate::report::{GateFire, GateReport, GateSkip, Outcome, UnfiredBinding};
+
+/// The name of the last suite, which holds the summary.
+const SUMMARY_SUITE: &str = "aidlc";
+
+/// One test case before it is written: its name, class name, time and body.
+struct Case {
+    name: String,
+    classname: String,
+    time: Duration,
+    body: String,
+    failed: bool,
+    errored: bool,
+    skipped: bool,
+}
+
+/// The whole report as one `JUnit` XML document (no trailing newline).
+pub fn render_junit(report: &GateReport) -> String {
+    let mut suites: Vec<(String, Vec<Case>)> = stage_counts(report)
+        .into_iter()
+        .map(|(stage, _)| (stage.to_owned(), Vec::new()))
+        .collect();
+    let suite_of = |stage: &str| -> usize {
+        suites
+            .iter()
+            .position(|(name, _)| name == stage)
+            .unwrap_or_default()
+    };
+    let mut placed: Vec<(usize, Case)> = Vec::new();
+    for fire in &report.fires {
+        placed.push((suite_of(&fire.stage), fire_case(report, fire)));
+    }
+    for unfired in &report.unfired_bindings {
+        placed.push((suite_of(&unfired.stage), unfired_case(unfired)));
+    }
+    for skip in &report.skips {
+        placed.push((suite_of(&skip.stage), skip_case(skip)));
+    }
+    for (index, case) in placed {
+        suites[index].1.push(case);
+    }
+    suites.push((SUMMARY_SUITE.to_owned(), vec![summary_case(report)]));
+    let all: Vec<&Case> = suites.iter().flat_map(|(_, cases)| cases).collect();
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<testsuites name=\"aidlc gate check\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{}\">",
+        all.len(),
+        all.iter().filter(|case| case.failed).count(),
+        all.iter().filter(|case| case.errored).count(),
+        seconds(report.duration),
+    );
+    for (name, cases) in &suites {
+        write_suite(&mut xml, name, cases);
+    }
+    xml.push_str("</testsuites>");
+    xml
+}
+
+fn write_suite(xml: &mut String, name: &str, cases: &[Case]) {
+    let time: Duration = cases.iter().map(|case| case.time).sum();
+    let _ = writeln!(
+        xml,
+        "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
+        attribute(name),
+        cases.len(),
+        cases.iter().filter(|case| case.failed).count(),
+        cases.iter().filter(|case| case.errored).count(),
+        cases.iter().filter(|case| case.skipped).count(),
+        seconds(time),
+    );
+    for case in cases {
+        let _ = write!(
+            xml,
+            "    <testcase name=\"{}\" classname=\"{}\" time=\"{}\"",
+            attribute(&case.name),
+            attribute(&case.classname),
+            seconds(case.time),
+        );
+        if case.body.is_empty() {
+            xml.push_str("/>\n");
+        } else {
+            let _ = write!(xml, ">\n{}    </testcase>\n", case.body);
+        }
+    }
+    xml.push_str("  </testsuite>\n");
+}
+
+fn fire_case(report: &GateReport, fire: &GateFire) -> Case {
+    let mut case = Case {
+        name: format!("{} on {}", fire.sensor_id, fire.deliverable),
+        classname: format!("aidlc.{}.{}", fire.stage, fire.sensor_id),
+        time: fire.duration,
+        body: String::new(),
+        failed: false,
+        errored: false,
+        skipped: false,
+    };
+    let severity = fire.severity.as_str();
+    match fire.outcome() {
+        Outcome::Passed => {}
+        Outcome::Failed if fire.findings.is_empty() => {
+            case.failed = true;
+            let message = failed_without_findings_message(fire);
+            push_element(
+                &mut case.body,
+                "failure",
+                &message,
+                severity,
+                &detail_text(fire),
+            );
+        }
+        Outcome::Failed => {
+            case.failed = true;
+            for finding in &fire.findings {
+                let mut text = format!(
+                    "{}: {}",
+                    report.repository_path(finding_location(finding).as_ref()),
+                    finding_message(finding)
+                );
+                if let Some(help) = &finding.help {
+                    let _ = write!(text, "\nhelp: {help}");
+                }
+                let detail = detail_text(fire);
+                if !detail.is_empty() {
+                    let _ = write!(text, "\n{detail}");
+                }
+                push_element(
+                    &mut case.body,
+                    "failure",
+                    &finding_message(finding),
+                    severity,
+                    &text,
+                );
+            }
+        }
+        Outcome::NotEvaluated => {
+            case.errored = true;
+            let text = not_evaluated_help(fire).unwrap_or_default();
+            push_element(
+                &mut case.body,
+                "error",
+                &not_evaluated_message(fire),
+                "not-evaluated",
+                &text,
+            );
+        }
+    }
+    case
+}
+
+/// `details in P`, or that they were not recorded.
+fn detail_text(fire: &GateFire) -> String {
+    match (&fire.detail_path, &fire.fire_id) {
+        (Some(detail_path), _) => format!("details in {detail_path}"),
+        (None, None) => "details not recorded (--no-record)".to_owned(),
+        (None, Some(_)) => String::new(),
+    }
+}
+
+fn unfired_case(unfired: &UnfiredBinding) -> Case {
+    let mut body = String::new();
+    push_element(
+        &mut body,
+        "error",
+        &unfired_message(unfired),
+        "never-fired",
+        &format!("its glob is set in {}", unfired.manifest_path),
+    );
+    Case {
+        name: format!("{} (never fired)", unfired.sensor_id),
+        classname: format!("aidlc.{}.{}", unfired.stage, unfired.sensor_id),
+        time: Duration::ZERO,
+        body,
+        failed: false,
+        errored: true,
+        skipped: false,
+    }
+}
+
+fn skip_case(skip: &GateSkip) -> Case {
+    let target = skip
+        .deliverable
+        .as_ref()
+        .map_or_else(|| "the stage".to_owned(), ToString::to_string);
+    Case {
+        name: format!("{} on {target}", skip.sensor_id),
+        classname: format!("aidlc.{}.{}", skip.stage, skip.sensor_id),
+        time: Duration::ZERO,
+        body: format!(
+            "      <skipped message=\"{}\"/>\n",
+            attribute(skip.reason.as_str())
+        ),
+        failed: false,
+        errored: false,
+        skipped: true,
+    }
+}
+
+/// The summary case: the scope, the counts, the blocking verdict, the dead bindings, the shard;
+/// an `error` when nothing was checked.
+fn summary_case(report: &GateReport) -> Case {
+    let mut lines = vec![scope_line(report), summary_line(report)];
+    if let Some(line) = blocking_line(&report.counts()) {
+        lines.push(line);
+    }
+    lines.extend(report.dead_bindings.iter().map(dead_binding_message));
+    if let Some((index, count)) = report.shard {
+        lines.push(shard_message(index, count));
+    }
+    if !report.recorded {
+        lines.push(NOT_RECORDED_MESSAGE.to_owned());
+    }
+    let mut body = String::new();
+    let nothing = report.nothing_checked();
+    if let Some(nothing) = &nothing {
+        push_element(
+            &mut body,
+            "error",
+            &nothing_checked_message(nothing),
+            "nothing-checked",
+            &nothing.help(),
+        );
+    }
+    let _ = writeln!(
+        body,
+        "      <system-out>{}</system-out>",
+        text(&lines.join("\n"))
+    );
+    Case {
+        name: "summary".to_owned(),
+        classname: SUMMARY_SUITE.to_owned(),
+        time: report.duration,
+        body,
+        failed: false,
+        errored: nothing.is_some(),
+        skipped: false,
+    }
+}
+
+fn push_element(body: &mut String, element: &str, message: &str, kind: &str, content: &str) {
+    let _ = writeln!(
+        body,
+        "      <{element} message=\"{}\" type=\"{}\">{}</{element}>",
+        attribute(message),
+        attribute(kind),
+        text(content),
+    );
+}
+
+/// Seconds with millisecond precision, as the schema's time pattern allows (`0.012`).
+fn seconds(duration: Duration) -> String {
+    format!("{:.3}", duration.as_secs_f64())
+}
+
+/// Text content: `&`, `<` and `>` escaped, characters XML 1.0 cannot hold replaced.
+fn text(value: &str) -> String {
+    escape(value, false)
+}
+
+/// An attribute value: as [`text`], plus quotes, and line breaks and tabs kept as character
+/// references (an attribute's white space is otherwise normalised away).
+fn attribute(value: &str) -> String {
+    escape(value, true)
+}
+
+fn escape(value: &str, in_attribute: bool) -> String {
+    let mut escaped = String::with_capacity(value.len());
+    for character in value.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' if in_attribute => escaped.push_str("&quot;"),
+            '\n' if in_attribute => escaped.push_str("&#10;"),
+            '\r' if in_attribute => escaped.push_str("&#13;"),
+            '\t' if in_attribute => escaped.push_str("&#9;"),
+            '\n' | '\r' | '\t' => escaped.push(character),
+            character if is_xml_char(character) => escaped.push(character),
+            _ => escaped.push('\u{fffd}'),
+        }
+    }
+    escaped
+}
+
+/// XML 1.0's `Char` production (apart from tab and line breaks, handled by the caller).
+fn is_xml_char(character: char) -> bool {
+    matches!(character, '\u{20}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..='\u{10ffff}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::render::test_reports::{no_record_report, sample_report};
+
+    #[test]
+    fn junit_matches_the_snapshot() {
+        insta::assert_snapshot!("junit", render_junit(&sample_report()));
+    }
+
+    #[test]
+    fn one_suite_per_stage_and_a_case_per_sensor_and_file() {
+        let xml = render_junit(&sample_report());
+        assert!(xml.starts_with(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"aidlc gate check\""
+        ));
+        assert!(xml.contains("<testsuite name=\"requirements-analysis\" tests=\"4\" failures=\"2\" errors=\"0\" skipped=\"1\""), "{xml}");
+        assert!(xml.contains("<testsuite name=\"application-design\""));
+        assert!(xml.contains("<testsuite name=\"units-generation\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\""));
+        assert!(xml.contains("<testcase name=\"required-sections on aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md\" classname=\"aidlc.requirements-analysis.required-sections\""));
+        assert!(xml.contains("<failure message=\"missing section &quot;## Risks&quot; (missing-heading)\" type=\"blocking\">services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md:12:3: missing section \"## Risks\" (missing-heading)\nhelp: add a `## Risks` section\ndetails in "), "{xml}");
+        assert!(xml.contains("<error message=\"linter was not evaluated on stage application-design: tool-unavailable; a blocking sensor that was not evaluated does not pass the gate\" type=\"not-evaluated\">"));
+        assert!(xml.contains("type=\"not-evaluated\">the worker's stderr ended with:\nloading rules\nerror: cannot parse rules.md"));
+        assert!(xml.contains("<testcase name=\"api-contract (never fired)\""));
+        assert!(xml.contains("<skipped message=\"another shard\"/>"));
+        assert!(xml.contains("<testsuite name=\"aidlc\""));
+        assert!(
+            xml.contains("blocking sensors: 1 failed, 3 not evaluated; the gate does not pass")
+        );
+        assert!(!xml.ends_with('\n'));
+    }
+
+    #[test]
+    fn text_that_xml_cannot_hold_is_escaped_or_replaced() {
+        assert_eq!(attribute("a\"b<c>&d\ne"), "a&quot;b&lt;c&gt;&amp;d&#10;e");
+        assert_eq!(text("x\u{1}y\u{fffe}z\n"), "x\u{fffd}y\u{fffd}z\n");
+    }
+
+    #[test]
+    fn a_no_record_failure_says_its_details_were_not_recorded() {
+        let xml = render_junit(&no_record_report());
+        assert!(xml.contains("details not recorded (--no-record)"), "{xml}");
+    }
+}

@@ -1,0 +1,200 @@
+//! The JSON Schema shape of each kind of frontmatter value, for the `JsonSchema` derives on the
+//! parser's own types ([`SensorManifest`](super::manifest::SensorManifest),
+//! [`StageDefinition`](super::stage::StageDefinition)): `aidlc schema` prints what those derives
+//! give, so the schema an editor checks a file with and the parser that reads it are one
+//! description, and the field doc comments are the schema's descriptions.
+//!
+//! The parser reads YAML into a spanned tree and takes a field's text from any scalar (a
+//! `name: 2` is the text `2`), so [`Text`] admits every scalar; the allowed values of the
+//! enumerated fields are the parser's own constants, handed in here.
+//!
+//! These are marker types: nothing holds a value of them; a field names one with
+//! `#[schemars(with = "…")]`.
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+
+/// The pattern of a kebab-case name (a slug, an artifact, a sensor id): what
+/// [`is_kebab_case`](super::stage::is_kebab_case) accepts.
+pub const KEBAB_CASE_PATTERN: &str = "^[a-z][a-z0-9-]*$";
+
+/// Any YAML scalar, read as its text: a string, a number or a boolean (not null).
+pub struct Text;
+
+impl JsonSchema for Text {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "Text".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": ["string", "number", "boolean"] })
+    }
+}
+
+/// A scalar whose text must not be blank.
+pub struct NonEmptyText;
+
+impl JsonSchema for NonEmptyText {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "NonEmptyText".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": ["string", "number", "boolean"], "pattern": "\\S" })
+    }
+}
+
+/// A kebab-case name: lowercase letters, digits and hyphens, starting with a letter.
+pub struct KebabCase;
+
+impl JsonSchema for KebabCase {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "KebabCase".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "string", "pattern": KEBAB_CASE_PATTERN })
+    }
+}
+
+/// A whole number greater than zero, written as a plain YAML number.
+pub struct PositiveInteger;
+
+impl JsonSchema for PositiveInteger {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "PositiveInteger".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "integer", "minimum": 1 })
+    }
+}
+
+/// A stage's `number`: the text `<digits>.<digits>`; YAML reads an unquoted `2.3` as a number,
+/// whose text the parser checks.
+pub struct StageNumber;
+
+impl JsonSchema for StageNumber {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "StageNumber".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "anyOf": [
+                { "type": "string", "pattern": "^[0-9]+\\.[0-9]+$" },
+                { "type": "number" }
+            ]
+        })
+    }
+}
+
+/// A string that must be one of `values` (the parser's constant for the field).
+pub fn one_of(values: &[&str]) -> Schema {
+    json_schema!({ "type": "string", "enum": values })
+}
+
+/// Marker types for the enumerated fields, each naming the parser's constant of allowed values.
+macro_rules! enumerated_text {
+    ($($(#[$doc:meta])* $name:ident => $values:expr;)*) => {$(
+        $(#[$doc])*
+        pub struct $name;
+
+        impl JsonSchema for $name {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                one_of(&$values)
+            }
+        }
+    )*};
+}
+
+enumerated_text! {
+    /// A manifest's `kind`.
+    SensorKind => super::manifest::SENSOR_KINDS;
+    /// A stage's `phase`.
+    PhaseName => super::stage::PHASES;
+    /// A stage's `execution`.
+    ExecutionName => super::stage::EXECUTIONS;
+    /// A stage's `mode`.
+    ModeName => super::stage::MODES;
+    /// A stage's `for_each`.
+    ForEachName => super::stage::FOR_EACH_VALUES;
+    /// A stage's `review_class`.
+    ReviewClassName => super::stage::REVIEW_CLASSES;
+    /// A stage's `summary_confirmation`.
+    SummaryConfirmationName => super::stage::SUMMARY_CONFIRMATIONS;
+    /// A consumed artifact's `conditional_on`.
+    ProjectKindName => super::stage::CONDITIONAL_ON_VALUES;
+}
+
+/// `produces_kinds`: for each produced artifact, the non-empty list of unit kinds it applies
+/// to.
+pub struct ProducesKinds;
+
+impl JsonSchema for ProducesKinds {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "ProducesKinds".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "type": "object",
+            "propertyNames": { "pattern": KEBAB_CASE_PATTERN },
+            "additionalProperties": {
+                "type": "array",
+                "minItems": 1,
+                "items": one_of(&super::stage::UNIT_KINDS)
+            }
+        })
+    }
+}
+
+/// A YAML mapping whose keys matter and whose values are free (a manifest's `input_schema`).
+pub struct AnyMapping;
+
+impl JsonSchema for AnyMapping {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> Cow<'static, str> {
+        "AnyMapping".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({ "type": "object" })
+    }
+}

@@ -1,0 +1,219 @@
+//! [`Workspace`]: the project as one command sees it, resolved once at the command line's edge
+//! and passed down, so that no runtime path re-reads the cursors from the disk.
+//!
+//! It holds what every runtime path used to re-derive from a bare project folder: the layout,
+//! the active space, the space's intent records, which of them is active (or why none is), the
+//! record root that follows, and this clone's id once it is needed.
+//!
+//! Invariant: the cursors (`aidlc/active-space`, the space's `active-intent`) and the record
+//! listing are read exactly once, in [`Workspace::resolve`]; the methods only combine what was
+//! read then. A command that must not guess asks [`Workspace::unambiguous_active_intent`], which
+//! refuses several records without a cursor from the same reading. The clone id is read (or
+//! minted) at most once per value.
+//!
+//! Must not: print, or read the ledger, the graph or the manifests.
+
+use std::sync::OnceLock;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::clone_id::{audit_dir, clone_id, host_name};
+use super::error::WorkspaceError;
+use super::intents::{IntentResolution, intent_records, resolve_intent_among};
+use super::spaces::{active_space, intents_dir, space_dir};
+use crate::discover::Layout;
+
+/// The project one command works on, with its space and intent resolved (D11).
+#[derive(Debug)]
+pub struct Workspace {
+    /// Where the inputs and the compiled graph are.
+    pub layout: Layout,
+    space: String,
+    records: Vec<Utf8PathBuf>,
+    intent: IntentResolution,
+    record_root: Utf8PathBuf,
+    clone_id: OnceLock<String>,
+}
+
+impl Workspace {
+    /// Read the active space, its intent records and the active-intent cursor, once.
+    pub fn resolve(layout: Layout) -> Self {
+        let project_dir = &layout.project_dir;
+        let space = active_space(project_dir);
+        let records = intent_records(project_dir, &space);
+        // Without an explicit choice the resolution cannot fail: it only reads the cursor.
+        let intent = resolve_intent_among(project_dir, &space, &records, None)
+            .unwrap_or(IntentResolution::NoRecords);
+        let record_root = match &intent {
+            IntentResolution::Record(record) => record.clone(),
+            IntentResolution::NoRecords | IntentResolution::SeveralWithoutCursor(_) => {
+                intents_dir(project_dir, &space)
+            }
+        };
+        Self {
+            layout,
+            space,
+            records,
+            intent,
+            record_root,
+            clone_id: OnceLock::new(),
+        }
+    }
+
+    /// The project folder.
+    pub fn project_dir(&self) -> &Utf8Path {
+        &self.layout.project_dir
+    }
+
+    /// The active space's name.
+    pub fn space(&self) -> &str {
+        &self.space
+    }
+
+    /// `aidlc/spaces/<space>/`.
+    pub fn space_dir(&self) -> Utf8PathBuf {
+        space_dir(self.project_dir(), &self.space)
+    }
+
+    /// `aidlc/spaces/<space>/intents/`: the space record root.
+    pub fn intents_dir(&self) -> Utf8PathBuf {
+        intents_dir(self.project_dir(), &self.space)
+    }
+
+    /// Every intent record of the active space, sorted by folder name.
+    pub fn intent_records(&self) -> &[Utf8PathBuf] {
+        &self.records
+    }
+
+    /// The active intent record: the cursor's, else the lone record; `None` when there is no
+    /// record, or several and no cursor (paths then resolve to the space record root).
+    pub fn active_intent(&self) -> Option<&Utf8Path> {
+        match &self.intent {
+            IntentResolution::Record(record) => Some(record),
+            IntentResolution::NoRecords | IntentResolution::SeveralWithoutCursor(_) => None,
+        }
+    }
+
+    /// The active intent record for a command that must not guess: several records and no
+    /// usable cursor is an error saying how to set the cursor; no record at all is `Ok(None)`.
+    pub fn unambiguous_active_intent(&self) -> Result<Option<Utf8PathBuf>, WorkspaceError> {
+        self.intent
+            .clone()
+            .unambiguous(self.project_dir(), &self.space)
+    }
+
+    /// The record `explicit` names (a folder name, or a uuid or slug of `intents.json`), else
+    /// the active one as [`Workspace::unambiguous_active_intent`] gives it.
+    pub fn chosen_intent(
+        &self,
+        explicit: Option<&str>,
+    ) -> Result<Option<Utf8PathBuf>, WorkspaceError> {
+        match explicit {
+            None => self.unambiguous_active_intent(),
+            Some(requested) => resolve_intent_among(
+                self.project_dir(),
+                &self.space,
+                &self.records,
+                Some(requested),
+            )?
+            .unambiguous(self.project_dir(), &self.space),
+        }
+    }
+
+    /// The record root paths resolve to: the active intent record, else the space record root.
+    pub fn record_root(&self) -> &Utf8Path {
+        &self.record_root
+    }
+
+    /// This clone's id, read or minted on first use and kept for the rest of the command.
+    pub fn clone_id(&self) -> std::io::Result<&str> {
+        if let Some(id) = self.clone_id.get() {
+            return Ok(id);
+        }
+        let id = clone_id(self.project_dir())?;
+        Ok(self.clone_id.get_or_init(|| id))
+    }
+
+    /// This clone's audit shard under the record root: `<record_root>/audit/<host>-<id>.md`.
+    pub fn audit_shard(&self) -> std::io::Result<Utf8PathBuf> {
+        self.audit_shard_under(&self.record_root)
+    }
+
+    /// This clone's audit shard under another record root (a gate checks the record it names).
+    pub fn audit_shard_under(&self, record_root: &Utf8Path) -> std::io::Result<Utf8PathBuf> {
+        let id = self.clone_id()?;
+        Ok(audit_dir(record_root).join(format!("{}-{id}.md", host_name())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::Harness;
+    use crate::workspace::test_support::{make_record, set_intent_cursor, temp_project, write};
+    use crate::workspace::{audit_shard_path, record_root, unambiguous_active_intent};
+
+    fn resolved(project: &Utf8Path) -> Workspace {
+        Workspace::resolve(Layout::new(project, Harness::Claude, &|_| None))
+    }
+
+    #[test]
+    fn it_agrees_with_the_free_functions_it_replaces() {
+        let (_dir, project) = temp_project();
+        let workspace = resolved(&project);
+        assert_eq!(workspace.space(), "default");
+        assert_eq!(workspace.active_intent(), None);
+        assert_eq!(workspace.record_root(), record_root(&project));
+        assert_eq!(workspace.unambiguous_active_intent(), Ok(None));
+
+        write(&project.join("aidlc/active-space"), "team\n");
+        let record = make_record(&project, "team", "260904-x");
+        let workspace = resolved(&project);
+        assert_eq!(workspace.space(), "team");
+        assert_eq!(workspace.active_intent(), Some(record.as_path()));
+        assert_eq!(workspace.record_root(), record_root(&project));
+        assert_eq!(workspace.space_dir(), project.join("aidlc/spaces/team"));
+        assert_eq!(workspace.intent_records(), std::slice::from_ref(&record));
+        assert_eq!(
+            workspace.audit_shard().unwrap(),
+            audit_shard_path(&project).unwrap()
+        );
+    }
+
+    #[test]
+    fn several_records_without_a_cursor_are_refused_only_where_a_guess_is_not_allowed() {
+        let (_dir, project) = temp_project();
+        make_record(&project, "default", "260903-a");
+        let b = make_record(&project, "default", "260904-b");
+        let workspace = resolved(&project);
+        assert_eq!(workspace.active_intent(), None);
+        assert_eq!(workspace.record_root(), workspace.intents_dir());
+        assert_eq!(
+            workspace.unambiguous_active_intent(),
+            unambiguous_active_intent(&project, "default", None)
+        );
+        assert!(workspace.unambiguous_active_intent().is_err());
+        assert_eq!(
+            workspace.chosen_intent(Some("260904-b")),
+            Ok(Some(b.clone()))
+        );
+        assert!(workspace.chosen_intent(Some("nope")).is_err());
+
+        set_intent_cursor(&project, "default", "260904-b");
+        assert_eq!(resolved(&project).unambiguous_active_intent(), Ok(Some(b)));
+    }
+
+    #[test]
+    fn the_cursors_are_read_once() {
+        let (_dir, project) = temp_project();
+        let record = make_record(&project, "default", "260904-x");
+        let workspace = resolved(&project);
+        // A cursor written after the resolution does not move this command's workspace.
+        write(&project.join("aidlc/active-space"), "elsewhere\n");
+        assert_eq!(workspace.space(), "default");
+        assert_eq!(workspace.record_root(), record);
+        let first = workspace.clone_id().unwrap().to_owned();
+        std::fs::remove_file(project.join("aidlc/.aidlc-clone-id")).unwrap();
+        assert_eq!(workspace.clone_id().unwrap(), first);
+    }
+}
