@@ -35,6 +35,17 @@
 //! median per format and its ratio to json. Each run's stdout must be non-empty and its exit
 //! status 0. `AIDLC_BENCH_GATE_ONLY=1` runs only this part.
 //!
+//! Then, when Bun is installed (`AIDLC_TEST_NODE_TOOLS` names the folder `.ci/install-node-tools`
+//! prints, or `bun` is on `PATH`), the reference side by side on a copy of the vendored 2.6.54
+//! install: `aidlc --version`, `aidlc compile --force` and the reference's `bun
+//! .claude/tools/aidlc-graph.ts compile`, in interleaved rounds (so a noisy moment hits each
+//! alike), their medians and the reference ÷ aidlc ratio. Both must exit 0, and the graph the
+//! reference writes must be byte for byte the one `aidlc` wrote. Without Bun the section says it
+//! was skipped.
+//!
+//! `AIDLC_BENCH_COMPILE_ONLY=1` leaves out the gate check part; `AIDLC_BENCH_BINARY` times
+//! another `aidlc` binary (e.g. a build of `main`, for before and after figures).
+//!
 //! These are wall-clock figures on a shared, noisy machine: read the medians and the ratios, not
 //! the third digit. The tables go to stdout; progress goes to stderr.
 #![expect(
@@ -58,6 +69,14 @@ use serde_json::Value;
 
 /// The path of the `aidlc` binary Cargo built for this bench (optimised under `cargo bench`).
 const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");
+
+/// The binary every case runs: `AIDLC_BENCH_BINARY`, else [`AIDLC_BINARY`].
+fn aidlc_binary() -> String {
+    std::env::var("AIDLC_BENCH_BINARY").unwrap_or_else(|_| AIDLC_BINARY.to_owned())
+}
+
+/// The reference install the side-by-side rows compile (vendored test data; copied first).
+const REFERENCE_INSTALL: &str = "tests/fixtures/reference-installs/2.6.54";
 
 const DEFAULT_SYNTHETIC_STAGE_COUNT: usize = 10_000;
 const SYNTHETIC_SENSOR_COUNT: usize = 500;
@@ -106,16 +125,18 @@ fn main() {
         return;
     }
     let settings = BenchSettings::from_environment();
-    eprintln!("== gate check formats");
-    let gate_rows = [
-        measure_gate_formats("example intent", &GateBenchProject::example(), &settings),
-        measure_gate_formats(
-            "200 deliverables, 20 stages",
-            &GateBenchProject::two_hundred_deliverables(),
-            &settings,
-        ),
-    ];
-    print_gate_format_table(&gate_rows);
+    if std::env::var_os("AIDLC_BENCH_COMPILE_ONLY").is_none() {
+        eprintln!("== gate check formats");
+        let gate_rows = [
+            measure_gate_formats("example intent", &GateBenchProject::example(), &settings),
+            measure_gate_formats(
+                "200 deliverables, 20 stages",
+                &GateBenchProject::two_hundred_deliverables(),
+                &settings,
+            ),
+        ];
+        print_gate_format_table(&gate_rows);
+    }
     if std::env::var_os("AIDLC_BENCH_GATE_ONLY").is_some() {
         return;
     }
@@ -132,6 +153,130 @@ fn main() {
         watch_rows.push(measure_watch_latency(project, &settings, &mut notes));
     }
     print_report(&settings, &process_rows, &watch_rows, &notes);
+    eprintln!("== the reference side by side");
+    print_reference_side_by_side(bun_executable().map(|bun| measure_reference(&bun, &settings)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference side by side
+// ---------------------------------------------------------------------------------------------
+
+/// Bun: in the folder `AIDLC_TEST_NODE_TOOLS` names, else on `PATH`.
+fn bun_executable() -> Option<Utf8PathBuf> {
+    if let Some(folder) = std::env::var_os("AIDLC_TEST_NODE_TOOLS") {
+        let bun = Utf8PathBuf::from_path_buf(folder.into())
+            .expect("AIDLC_TEST_NODE_TOOLS is UTF-8")
+            .join("bun");
+        return bun.is_file().then_some(bun);
+    }
+    let path = std::env::var("PATH").unwrap_or_default();
+    path.split(':')
+        .map(|folder| Utf8Path::new(folder).join("bun"))
+        .find(|bun| bun.is_file())
+}
+
+/// The medians of the side-by-side rounds.
+struct ReferenceRow {
+    process_start: Duration,
+    aidlc_cold_compile: Duration,
+    reference_compile: Duration,
+}
+
+/// Interleaved rounds of `aidlc --version`, `aidlc compile --force` and the reference's
+/// compile on one copy of the 2.6.54 install.
+fn measure_reference(bun: &Utf8Path, settings: &BenchSettings) -> ReferenceRow {
+    let (_temp_dir, root) = empty_temp_dir();
+    copy_folder(
+        &Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join(REFERENCE_INSTALL),
+        &root,
+    );
+    let aidlc_compile = || {
+        let mut command = Command::new(aidlc_binary());
+        for name in LAYOUT_ENVIRONMENT_VARIABLES {
+            command.env_remove(name);
+        }
+        command
+            .args(["compile", "--force", "--project-dir"])
+            .arg(root.as_str());
+        command
+    };
+    let reference_compile = || {
+        let mut command = Command::new(bun);
+        for name in LAYOUT_ENVIRONMENT_VARIABLES {
+            command.env_remove(name);
+        }
+        let bun_folder = bun.parent().expect("bun's folder");
+        command
+            .args([".claude/tools/aidlc-graph.ts", "compile"])
+            .current_dir(&root)
+            .env(
+                "PATH",
+                format!("{bun_folder}:{}", std::env::var("PATH").unwrap_or_default()),
+            );
+        command
+    };
+    // Warm-up, and the check that both write the same graph.
+    run_once_and_check_exit_status(&reference_compile());
+    let theirs = std::fs::read(root.join(STAGE_GRAPH_PATH)).expect("the reference's graph");
+    let ours = run_once_and_check_exit_status(&aidlc_compile());
+    assert!(
+        ours.stderr.starts_with("compiled "),
+        "aidlc did not compile the reference install: {}",
+        ours.stderr
+    );
+    assert!(
+        std::fs::read(root.join(STAGE_GRAPH_PATH)).expect("aidlc's graph") == theirs,
+        "aidlc and the reference wrote different graphs"
+    );
+    let mut process_starts = Vec::new();
+    let mut aidlc_compiles = Vec::new();
+    let mut reference_compiles = Vec::new();
+    for _ in 0..settings.runs_per_measurement {
+        process_starts.push(run_once_and_check_exit_status(&version_command()).wall_time);
+        aidlc_compiles.push(run_once_and_check_exit_status(&aidlc_compile()).wall_time);
+        reference_compiles.push(run_once_and_check_exit_status(&reference_compile()).wall_time);
+    }
+    ReferenceRow {
+        process_start: median_duration(&mut process_starts),
+        aidlc_cold_compile: median_duration(&mut aidlc_compiles),
+        reference_compile: median_duration(&mut reference_compiles),
+    }
+}
+
+fn print_reference_side_by_side(row: Option<ReferenceRow>) {
+    println!();
+    let Some(row) = row else {
+        println!(
+            "The reference side by side: skipped (no Bun: run `.ci/install-node-tools` and set AIDLC_TEST_NODE_TOOLS to the folder it prints)."
+        );
+        return;
+    };
+    println!("The 2.6.54 reference install, interleaved rounds:");
+    println!();
+    println!(
+        "| `aidlc --version` | `aidlc compile --force` | reference `aidlc-graph.ts compile` (Bun) | reference ÷ aidlc |"
+    );
+    println!("|--:|--:|--:|--:|");
+    println!(
+        "| {} | {} | {} | {} |",
+        milliseconds(row.process_start),
+        milliseconds(row.aidlc_cold_compile),
+        milliseconds(row.reference_compile),
+        ratio(row.reference_compile, row.aidlc_cold_compile)
+    );
+}
+
+fn copy_folder(source: &Utf8Path, target: &Utf8Path) {
+    std::fs::create_dir_all(target).expect("create a folder of the copy");
+    for entry in source.read_dir_utf8().expect("read a folder to copy") {
+        let entry = entry.expect("read a folder entry");
+        let destination = target.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_folder(entry.path(), &destination);
+        } else {
+            std::fs::copy(entry.path(), &destination).expect("copy a file");
+        }
+    }
 }
 
 /// What the environment asks for.
@@ -370,7 +515,7 @@ fn files_checked_in_noop_message(stderr: &str) -> usize {
 
 /// `aidlc --version`, without the layout overrides.
 fn version_command() -> Command {
-    let mut command = Command::new(AIDLC_BINARY);
+    let mut command = Command::new(aidlc_binary());
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
     }
@@ -380,7 +525,7 @@ fn version_command() -> Command {
 
 /// `aidlc compile [--force] --project-dir <root>`.
 fn compile_command(project: &BenchProject, force: bool) -> Command {
-    let mut command = Command::new(AIDLC_BINARY);
+    let mut command = Command::new(aidlc_binary());
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
     }
@@ -708,7 +853,7 @@ struct WatchedProcess {
 
 impl WatchedProcess {
     fn start(project_root: &Utf8Path) -> Self {
-        let mut command = Command::new(AIDLC_BINARY);
+        let mut command = Command::new(aidlc_binary());
         for name in LAYOUT_ENVIRONMENT_VARIABLES {
             command.env_remove(name);
         }
@@ -866,7 +1011,7 @@ fn print_report(
     println!();
     println!("## aidlc whole-process timings");
     println!();
-    println!("- binary: `{AIDLC_BINARY}`");
+    println!("- binary: `{}`", aidlc_binary());
     println!("- available parallelism: {threads}");
     println!(
         "- median of {} runs per measurement (after one warm-up run); wall clock on a noisy machine",
@@ -1031,7 +1176,7 @@ fn run_aidlc_in(root: &Utf8Path, args: &[&str]) {
 }
 
 fn aidlc_gate_command(root: &Utf8Path, args: &[&str]) -> Command {
-    let mut command = Command::new(AIDLC_BINARY);
+    let mut command = Command::new(aidlc_binary());
     command.args(args).current_dir(root).stdin(Stdio::null());
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
