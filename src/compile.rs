@@ -253,11 +253,38 @@ pub fn write_outputs(
 }
 
 /// Whether the file at `path` holds exactly `bytes`; its size is compared before any byte is
-/// read, so a changed graph of many megabytes is not read back just to learn it differs.
+/// read, so a changed graph of many megabytes is not read back just to learn it differs. The
+/// bytes are compared a block at a time: reading a large graph back whole would be the biggest
+/// allocation of the compile after the graph itself. Any error reading it means "differs".
 fn file_holds(path: &Utf8Path, bytes: &[u8]) -> bool {
-    let same_size =
-        std::fs::metadata(path).is_ok_and(|metadata| metadata.len() == bytes.len() as u64);
-    same_size && std::fs::read(path).is_ok_and(|current| current == bytes)
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if !file
+        .metadata()
+        .is_ok_and(|metadata| metadata.len() == bytes.len() as u64)
+    {
+        return false;
+    }
+    let mut block = vec![0_u8; 64 * 1024];
+    let mut compared = 0;
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => return compared == bytes.len(),
+            Ok(read) => {
+                let Some(expected) = bytes.get(compared..compared + read) else {
+                    return false;
+                };
+                if block[..read] != *expected {
+                    return false;
+                }
+                compared += read;
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
 }
 
 /// What `--check` found.
@@ -321,4 +348,29 @@ fn stage_changes(old: &str, new: &str) -> StageChanges {
         .cloned()
         .collect();
     changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_holds;
+    use camino::Utf8PathBuf;
+
+    #[test]
+    fn file_holds_compares_every_block_of_a_large_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().join("graph.json")).unwrap();
+        let bytes: Vec<u8> = (0..200_000_u32)
+            .map(|index| u8::try_from(index % 251).unwrap())
+            .collect();
+        assert!(!file_holds(&path, &bytes), "a missing file holds nothing");
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(file_holds(&path, &bytes));
+        for at in [0, 65_535, 65_536, 131_072, bytes.len() - 1] {
+            let mut other = bytes.clone();
+            other[at] ^= 1;
+            assert!(!file_holds(&path, &other), "a byte differs at {at}");
+        }
+        assert!(!file_holds(&path, &bytes[..bytes.len() - 1]));
+        assert!(!file_holds(&path, b""));
+    }
 }
