@@ -28,23 +28,30 @@
 //! compile, nothing at all on stderr for the baselines, and 0 errors in every watch event), so a
 //! fast wrong answer cannot pass.
 //!
+//! Last, side by side with the reference on a copy of the 2.6.54 install it made
+//! (`tests/fixtures/reference-installs/2.6.54`, plus one intent on `requirements-analysis` with a
+//! one-section `requirements.md`), the median of `AIDLC_BENCH_RUNS` runs of each of:
+//! - `cold compile`: `aidlc compile --force` / `bun .claude/tools/aidlc-graph.ts compile`;
+//! - `hook, matching write`: `aidlc engine hook run-sensors` / `bun
+//!   .claude/hooks/aidlc-run-sensors.ts`, the same `PostToolUse` payload on stdin (a write of
+//!   `requirements.md`, which both shipped sensors of the stage match);
+//! - `fire required-sections`: `aidlc engine sensor fire required-sections …` / `bun
+//!   .claude/tools/aidlc-sensor.ts fire required-sections …` on that file;
+//!
+//! and the exit status of the reference's `compile --check` on the tree `aidlc compile` wrote.
+//! Every run is checked: exit 0, the graph's bytes unchanged by either compile, and two more
+//! `SENSOR_FIRED` rows in the ledger after each hook run (one after each fire). The reference
+//! runs only when Bun is found (`AIDLC_TEST_NODE_TOOLS/bun`, as `.ci/install-node-tools` prints
+//! it, else `bun` on `PATH`); without it only our column is printed. `AIDLC_BENCH_REFERENCE_ONLY=1`
+//! runs this part alone.
+//!
 //! Then `aidlc gate check --no-record` in each report format beside `--format json`, measured in
 //! interleaved rounds (so a noisy moment hits every format alike), on the example intent of
 //! `aidlc init --example` and on a project of 200 deliverables across 20 stages (shipped
 //! `required-sections` and `upstream-coverage`, a third of the deliverables failing): the
 //! median per format and its ratio to json. Each run's stdout must be non-empty and its exit
-//! status 0. `AIDLC_BENCH_GATE_ONLY=1` runs only this part.
-//!
-//! Then, when Bun is installed (`AIDLC_TEST_NODE_TOOLS` names the folder `.ci/install-node-tools`
-//! prints, or `bun` is on `PATH`), the reference side by side on a copy of the vendored 2.6.54
-//! install: `aidlc --version`, `aidlc compile --force` and the reference's `bun
-//! .claude/tools/aidlc-graph.ts compile`, in interleaved rounds (so a noisy moment hits each
-//! alike), their medians and the reference ÷ aidlc ratio. Both must exit 0, and the graph the
-//! reference writes must be byte for byte the one `aidlc` wrote. Without Bun the section says it
-//! was skipped.
-//!
-//! `AIDLC_BENCH_COMPILE_ONLY=1` leaves out the gate check part; `AIDLC_BENCH_BINARY` times
-//! another `aidlc` binary (e.g. a build of `main`, for before and after figures).
+//! status 0. In the same rounds, a recorded `--format json` run (audit rows and detail files
+//! written), reported beside `--no-record`. `AIDLC_BENCH_GATE_ONLY=1` runs only this part.
 //!
 //! These are wall-clock figures on a shared, noisy machine: read the medians and the ratios, not
 //! the third digit. The tables go to stdout; progress goes to stderr.
@@ -69,14 +76,6 @@ use serde_json::Value;
 
 /// The path of the `aidlc` binary Cargo built for this bench (optimised under `cargo bench`).
 const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");
-
-/// The binary every case runs: `AIDLC_BENCH_BINARY`, else [`AIDLC_BINARY`].
-fn aidlc_binary() -> String {
-    std::env::var("AIDLC_BENCH_BINARY").unwrap_or_else(|_| AIDLC_BINARY.to_owned())
-}
-
-/// The reference install the side-by-side rows compile (vendored test data; copied first).
-const REFERENCE_INSTALL: &str = "tests/fixtures/reference-installs/2.6.54";
 
 const DEFAULT_SYNTHETIC_STAGE_COUNT: usize = 10_000;
 const SYNTHETIC_SENSOR_COUNT: usize = 500;
@@ -125,7 +124,7 @@ fn main() {
         return;
     }
     let settings = BenchSettings::from_environment();
-    if std::env::var_os("AIDLC_BENCH_COMPILE_ONLY").is_none() {
+    if std::env::var("AIDLC_BENCH_REFERENCE_ONLY").as_deref() != Ok("1") {
         eprintln!("== gate check formats");
         let gate_rows = [
             measure_gate_formats("example intent", &GateBenchProject::example(), &settings),
@@ -136,147 +135,25 @@ fn main() {
             ),
         ];
         print_gate_format_table(&gate_rows);
-    }
-    if std::env::var_os("AIDLC_BENCH_GATE_ONLY").is_some() {
-        return;
-    }
-    let mut notes = Vec::new();
-    let projects = [
-        BenchProject::default_framework(),
-        BenchProject::synthetic(settings.synthetic_stage_count),
-    ];
-    let mut process_rows = Vec::new();
-    let mut watch_rows = Vec::new();
-    for project in &projects {
-        eprintln!("== {}", project.name);
-        process_rows.push(measure_process_timings(project, &settings, &mut notes));
-        watch_rows.push(measure_watch_latency(project, &settings, &mut notes));
-    }
-    print_report(&settings, &process_rows, &watch_rows, &notes);
-    eprintln!("== the reference side by side");
-    print_reference_side_by_side(bun_executable().map(|bun| measure_reference(&bun, &settings)));
-}
-
-// ---------------------------------------------------------------------------------------------
-// The reference side by side
-// ---------------------------------------------------------------------------------------------
-
-/// Bun: in the folder `AIDLC_TEST_NODE_TOOLS` names, else on `PATH`.
-fn bun_executable() -> Option<Utf8PathBuf> {
-    if let Some(folder) = std::env::var_os("AIDLC_TEST_NODE_TOOLS") {
-        let bun = Utf8PathBuf::from_path_buf(folder.into())
-            .expect("AIDLC_TEST_NODE_TOOLS is UTF-8")
-            .join("bun");
-        return bun.is_file().then_some(bun);
-    }
-    let path = std::env::var("PATH").unwrap_or_default();
-    path.split(':')
-        .map(|folder| Utf8Path::new(folder).join("bun"))
-        .find(|bun| bun.is_file())
-}
-
-/// The medians of the side-by-side rounds.
-struct ReferenceRow {
-    process_start: Duration,
-    aidlc_cold_compile: Duration,
-    reference_compile: Duration,
-}
-
-/// Interleaved rounds of `aidlc --version`, `aidlc compile --force` and the reference's
-/// compile on one copy of the 2.6.54 install.
-fn measure_reference(bun: &Utf8Path, settings: &BenchSettings) -> ReferenceRow {
-    let (_temp_dir, root) = empty_temp_dir();
-    copy_folder(
-        &Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join(REFERENCE_INSTALL),
-        &root,
-    );
-    let aidlc_compile = || {
-        let mut command = Command::new(aidlc_binary());
-        for name in LAYOUT_ENVIRONMENT_VARIABLES {
-            command.env_remove(name);
+        if std::env::var_os("AIDLC_BENCH_GATE_ONLY").is_some() {
+            return;
         }
-        command
-            .args(["compile", "--force", "--project-dir"])
-            .arg(root.as_str());
-        command
-    };
-    let reference_compile = || {
-        let mut command = Command::new(bun);
-        for name in LAYOUT_ENVIRONMENT_VARIABLES {
-            command.env_remove(name);
+        let mut notes = Vec::new();
+        let projects = [
+            BenchProject::default_framework(),
+            BenchProject::synthetic(settings.synthetic_stage_count),
+        ];
+        let mut process_rows = Vec::new();
+        let mut watch_rows = Vec::new();
+        for project in &projects {
+            eprintln!("== {}", project.name);
+            process_rows.push(measure_process_timings(project, &settings, &mut notes));
+            watch_rows.push(measure_watch_latency(project, &settings, &mut notes));
         }
-        let bun_folder = bun.parent().expect("bun's folder");
-        command
-            .args([".claude/tools/aidlc-graph.ts", "compile"])
-            .current_dir(&root)
-            .env(
-                "PATH",
-                format!("{bun_folder}:{}", std::env::var("PATH").unwrap_or_default()),
-            );
-        command
-    };
-    // Warm-up, and the check that both write the same graph.
-    run_once_and_check_exit_status(&reference_compile());
-    let theirs = std::fs::read(root.join(STAGE_GRAPH_PATH)).expect("the reference's graph");
-    let ours = run_once_and_check_exit_status(&aidlc_compile());
-    assert!(
-        ours.stderr.starts_with("compiled "),
-        "aidlc did not compile the reference install: {}",
-        ours.stderr
-    );
-    assert!(
-        std::fs::read(root.join(STAGE_GRAPH_PATH)).expect("aidlc's graph") == theirs,
-        "aidlc and the reference wrote different graphs"
-    );
-    let mut process_starts = Vec::new();
-    let mut aidlc_compiles = Vec::new();
-    let mut reference_compiles = Vec::new();
-    for _ in 0..settings.runs_per_measurement {
-        process_starts.push(run_once_and_check_exit_status(&version_command()).wall_time);
-        aidlc_compiles.push(run_once_and_check_exit_status(&aidlc_compile()).wall_time);
-        reference_compiles.push(run_once_and_check_exit_status(&reference_compile()).wall_time);
+        print_report(&settings, &process_rows, &watch_rows, &notes);
     }
-    ReferenceRow {
-        process_start: median_duration(&mut process_starts),
-        aidlc_cold_compile: median_duration(&mut aidlc_compiles),
-        reference_compile: median_duration(&mut reference_compiles),
-    }
-}
-
-fn print_reference_side_by_side(row: Option<ReferenceRow>) {
-    println!();
-    let Some(row) = row else {
-        println!(
-            "The reference side by side: skipped (no Bun: run `.ci/install-node-tools` and set AIDLC_TEST_NODE_TOOLS to the folder it prints)."
-        );
-        return;
-    };
-    println!("The 2.6.54 reference install, interleaved rounds:");
-    println!();
-    println!(
-        "| `aidlc --version` | `aidlc compile --force` | reference `aidlc-graph.ts compile` (Bun) | reference ÷ aidlc |"
-    );
-    println!("|--:|--:|--:|--:|");
-    println!(
-        "| {} | {} | {} | {} |",
-        milliseconds(row.process_start),
-        milliseconds(row.aidlc_cold_compile),
-        milliseconds(row.reference_compile),
-        ratio(row.reference_compile, row.aidlc_cold_compile)
-    );
-}
-
-fn copy_folder(source: &Utf8Path, target: &Utf8Path) {
-    std::fs::create_dir_all(target).expect("create a folder of the copy");
-    for entry in source.read_dir_utf8().expect("read a folder to copy") {
-        let entry = entry.expect("read a folder entry");
-        let destination = target.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_folder(entry.path(), &destination);
-        } else {
-            std::fs::copy(entry.path(), &destination).expect("copy a file");
-        }
-    }
+    eprintln!("== beside the reference (2.6.54)");
+    reference::measure_and_report(settings.runs_per_measurement);
 }
 
 /// What the environment asks for.
@@ -515,7 +392,7 @@ fn files_checked_in_noop_message(stderr: &str) -> usize {
 
 /// `aidlc --version`, without the layout overrides.
 fn version_command() -> Command {
-    let mut command = Command::new(aidlc_binary());
+    let mut command = Command::new(AIDLC_BINARY);
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
     }
@@ -525,7 +402,7 @@ fn version_command() -> Command {
 
 /// `aidlc compile [--force] --project-dir <root>`.
 fn compile_command(project: &BenchProject, force: bool) -> Command {
-    let mut command = Command::new(aidlc_binary());
+    let mut command = Command::new(AIDLC_BINARY);
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
     }
@@ -853,7 +730,7 @@ struct WatchedProcess {
 
 impl WatchedProcess {
     fn start(project_root: &Utf8Path) -> Self {
-        let mut command = Command::new(aidlc_binary());
+        let mut command = Command::new(AIDLC_BINARY);
         for name in LAYOUT_ENVIRONMENT_VARIABLES {
             command.env_remove(name);
         }
@@ -1011,7 +888,7 @@ fn print_report(
     println!();
     println!("## aidlc whole-process timings");
     println!();
-    println!("- binary: `{}`", aidlc_binary());
+    println!("- binary: `{AIDLC_BINARY}`");
     println!("- available parallelism: {threads}");
     println!(
         "- median of {} runs per measurement (after one warm-up run); wall clock on a noisy machine",
@@ -1086,6 +963,341 @@ fn print_watch_table<'a>(rows: impl Iterator<Item = &'a WatchRoundRow>) {
             milliseconds(row.latency_minus_debounce),
             row.event_duration_ms,
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Side by side with the reference on its own 2.6.54 install (issue 12)
+// ---------------------------------------------------------------------------------------------
+
+mod reference {
+    use std::process::{Command, Output, Stdio};
+    use std::time::{Duration, Instant};
+
+    use camino::{Utf8Path, Utf8PathBuf};
+
+    use super::{AIDLC_BINARY, LAYOUT_ENVIRONMENT_VARIABLES, STAGE_GRAPH_PATH, median_duration};
+
+    const RECORD: &str = "aidlc/spaces/default/intents/260901-bench";
+    const STAGE: &str = "requirements-analysis";
+    const DELIVERABLE: &str =
+        "aidlc/spaces/default/intents/260901-bench/inception/requirements-analysis/requirements.md";
+
+    /// One row: the reference's median (when Bun is there) and ours.
+    struct Row {
+        name: &'static str,
+        reference: Option<Duration>,
+        ours: Duration,
+    }
+
+    pub(super) fn measure_and_report(runs: usize) {
+        let (_temp_dir, root) = install_copy();
+        let bun = find_bun();
+        let payload = root.join(".bench-payload.json");
+        std::fs::write(
+            &payload,
+            serde_json::json!({
+                "tool_name": "Write",
+                "tool_input": {"file_path": root.join(DELIVERABLE).as_str()},
+            })
+            .to_string(),
+        )
+        .expect("write the payload");
+        let graph = std::fs::read(root.join(STAGE_GRAPH_PATH)).expect("read the graph");
+        let path_with_bun = bun.as_ref().map(|bun| {
+            format!(
+                "{}:{}",
+                bun.parent().expect("bun's folder"),
+                std::env::var("PATH").unwrap_or_default()
+            )
+        });
+
+        // The reference's hook does nothing before its clone has a shard: one fire of each
+        // engine first, which also proves both fire the same file.
+        let mut fired = fired_count(&root);
+        check_ours_fire(&root, &mut fired);
+        if let (Some(bun), Some(path)) = (&bun, &path_with_bun) {
+            timed(&reference_fire(bun, &root, path), None);
+            fired = expect_more_fires(&root, fired, 1, "the reference's fire");
+        }
+
+        let mut rows = Vec::new();
+        let compile_ours = median(runs, || {
+            let (time, output) = timed(&ours(&root, &["compile", "--force"]), None);
+            assert_eq!(std::fs::read(root.join(STAGE_GRAPH_PATH)).unwrap(), graph);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(stderr.contains("compiled "), "{stderr}");
+            time
+        });
+        let compile_reference = bun.as_ref().zip(path_with_bun.as_ref()).map(|(bun, path)| {
+            median(runs, || {
+                let mut command = bun_command(bun, &root, path);
+                command.args([".claude/tools/aidlc-graph.ts", "compile"]);
+                let (time, _) = timed(&command, None);
+                assert_eq!(std::fs::read(root.join(STAGE_GRAPH_PATH)).unwrap(), graph);
+                time
+            })
+        });
+        rows.push(Row {
+            name: "cold compile",
+            reference: compile_reference,
+            ours: compile_ours,
+        });
+
+        let hook_ours = median(runs, || {
+            let (time, output) = timed(
+                &ours(&root, &["engine", "hook", "run-sensors"]),
+                Some(&payload),
+            );
+            assert!(output.stdout.is_empty(), "the hook printed on stdout");
+            fired = expect_more_fires(&root, fired, 2, "our hook");
+            time
+        });
+        let hook_reference = bun.as_ref().zip(path_with_bun.as_ref()).map(|(bun, path)| {
+            median(runs, || {
+                let mut command = bun_command(bun, &root, path);
+                command.arg(".claude/hooks/aidlc-run-sensors.ts");
+                let (time, _) = timed(&command, Some(&payload));
+                fired = expect_more_fires(&root, fired, 2, "the reference's hook");
+                time
+            })
+        });
+        rows.push(Row {
+            name: "hook, matching write",
+            reference: hook_reference,
+            ours: hook_ours,
+        });
+
+        let fire_ours = median(runs, || {
+            let (time, _) = check_ours_fire(&root, &mut fired);
+            time
+        });
+        let fire_reference = bun.as_ref().zip(path_with_bun.as_ref()).map(|(bun, path)| {
+            median(runs, || {
+                let (time, _) = timed(&reference_fire(bun, &root, path), None);
+                fired = expect_more_fires(&root, fired, 1, "the reference's fire");
+                time
+            })
+        });
+        rows.push(Row {
+            name: "fire required-sections",
+            reference: fire_reference,
+            ours: fire_ours,
+        });
+
+        // The reference's drift guard on the tree aidlc compiled last.
+        let check_status = bun.as_ref().zip(path_with_bun.as_ref()).map(|(bun, path)| {
+            timed(&ours(&root, &["compile", "--force"]), None);
+            let mut command = bun_command(bun, &root, path);
+            command.args([".claude/tools/aidlc-graph.ts", "compile", "--check"]);
+            let status = command
+                .stdin(Stdio::null())
+                .output()
+                .expect("run the reference's compile --check")
+                .status;
+            status.code().map_or_else(
+                || "killed by a signal".to_owned(),
+                |code| format!("exit {code}"),
+            )
+        });
+        report(runs, &rows, bun.as_deref(), check_status);
+    }
+
+    /// A copy of the vendored 2.6.54 install with the bench's intent.
+    fn install_copy() -> (tempfile::TempDir, Utf8PathBuf) {
+        let temp_dir = tempfile::tempdir().expect("temp dir");
+        let root = Utf8PathBuf::from_path_buf(temp_dir.path().canonicalize().expect("canonical"))
+            .expect("UTF-8 temp dir");
+        let fixture = Utf8Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/reference-installs/2.6.54");
+        copy_tree(&fixture, &root);
+        let write = |relative: &str, text: &str| {
+            let path = root.join(relative);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        };
+        write(
+            &format!("{RECORD}/aidlc-state.md"),
+            "# AI-DLC State Tracking\n\n## Current Status\n- **Current Stage**: requirements-analysis\n",
+        );
+        write(
+            DELIVERABLE,
+            "# Requirements\n\n## Scope\n\nOne section only.\n",
+        );
+        (temp_dir, root)
+    }
+
+    fn copy_tree(from: &Utf8Path, to: &Utf8Path) {
+        std::fs::create_dir_all(to).expect("create the copy's folder");
+        for entry in from.read_dir_utf8().expect("list a fixture folder") {
+            let entry = entry.expect("a fixture entry");
+            let target = to.join(entry.file_name());
+            if entry.file_type().expect("its type").is_dir() {
+                copy_tree(entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).expect("copy a fixture file");
+            }
+        }
+    }
+
+    /// `AIDLC_TEST_NODE_TOOLS/bun`, else the first `bun` on `PATH`.
+    fn find_bun() -> Option<Utf8PathBuf> {
+        let from_tools = std::env::var("AIDLC_TEST_NODE_TOOLS")
+            .ok()
+            .map(|folder| Utf8PathBuf::from(folder).join("bun"));
+        let on_path = || {
+            std::env::var("PATH").ok().and_then(|path| {
+                path.split(':')
+                    .map(|folder| Utf8PathBuf::from(folder).join("bun"))
+                    .find(|candidate| candidate.is_file())
+            })
+        };
+        let bun = from_tools.filter(|bun| bun.is_file()).or_else(on_path);
+        if bun.is_none() {
+            eprintln!(
+                "whole_process: no Bun (run `.ci/install-node-tools` and set AIDLC_TEST_NODE_TOOLS): the reference is not run"
+            );
+        }
+        bun
+    }
+
+    fn ours(root: &Utf8Path, args: &[&str]) -> Command {
+        let mut command = Command::new(AIDLC_BINARY);
+        for name in LAYOUT_ENVIRONMENT_VARIABLES {
+            command.env_remove(name);
+        }
+        command.args(args).current_dir(root);
+        command
+    }
+
+    fn bun_command(bun: &Utf8Path, root: &Utf8Path, path: &str) -> Command {
+        let mut command = Command::new(bun);
+        for name in LAYOUT_ENVIRONMENT_VARIABLES {
+            command.env_remove(name);
+        }
+        command.current_dir(root).env("PATH", path);
+        command
+    }
+
+    fn reference_fire(bun: &Utf8Path, root: &Utf8Path, path: &str) -> Command {
+        let mut command = bun_command(bun, root, path);
+        command.args([
+            ".claude/tools/aidlc-sensor.ts",
+            "fire",
+            "required-sections",
+            "--stage",
+            STAGE,
+            "--output-path",
+            root.join(DELIVERABLE).as_str(),
+        ]);
+        command
+    }
+
+    /// Our fire, checked: exit 0, a `failed` verdict line (the deliverable has one section),
+    /// and one more fire in the ledger.
+    fn check_ours_fire(root: &Utf8Path, fired: &mut usize) -> (Duration, Output) {
+        let deliverable = root.join(DELIVERABLE);
+        let command = ours(
+            root,
+            &[
+                "engine",
+                "sensor",
+                "fire",
+                "required-sections",
+                "--stage",
+                STAGE,
+                "--output-path",
+                deliverable.as_str(),
+            ],
+        );
+        let (time, output) = timed(&command, None);
+        let verdict: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("a verdict line");
+        assert_eq!(verdict["result"], "failed", "{verdict}");
+        *fired = expect_more_fires(root, *fired, 1, "our fire");
+        (time, output)
+    }
+
+    /// Run `command` to the end (stdin from `stdin`, else nothing), panicking unless it exits 0.
+    fn timed(command: &Command, stdin: Option<&Utf8Path>) -> (Duration, Output) {
+        let mut copy = super::copy_of_command(command);
+        copy.stdin(match stdin {
+            Some(file) => Stdio::from(std::fs::File::open(file).expect("open the payload")),
+            None => Stdio::null(),
+        });
+        let started = Instant::now();
+        let output = copy
+            .output()
+            .unwrap_or_else(|error| panic!("cannot run {copy:?}: {error}"));
+        let time = started.elapsed();
+        assert!(
+            output.status.success(),
+            "{copy:?} failed with {}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (time, output)
+    }
+
+    /// One untimed warm-up, then the median of `runs` timed runs.
+    fn median(runs: usize, mut run: impl FnMut() -> Duration) -> Duration {
+        run();
+        let mut times: Vec<Duration> = (0..runs).map(|_| run()).collect();
+        median_duration(&mut times)
+    }
+
+    /// `SENSOR_FIRED` rows in every shard of the bench's record.
+    fn fired_count(root: &Utf8Path) -> usize {
+        let Ok(entries) = root.join(RECORD).join("audit").read_dir_utf8() else {
+            return 0;
+        };
+        entries
+            .filter_map(Result::ok)
+            .filter_map(|entry| std::fs::read_to_string(entry.path()).ok())
+            .map(|text| text.matches("**Event**: SENSOR_FIRED\n").count())
+            .sum()
+    }
+
+    fn expect_more_fires(root: &Utf8Path, before: usize, more: usize, what: &str) -> usize {
+        let now = fired_count(root);
+        assert_eq!(now, before + more, "{what} did not fire {more} sensor(s)");
+        now
+    }
+
+    fn report(runs: usize, rows: &[Row], bun: Option<&Utf8Path>, check_status: Option<String>) {
+        println!();
+        println!("## Beside the reference (2.6.54 install, whole process)");
+        println!();
+        println!("- binary: `{AIDLC_BINARY}`");
+        match bun {
+            Some(bun) => println!("- reference: Bun `{bun}`"),
+            None => println!("- reference: not run (no Bun)"),
+        }
+        println!("- median of {runs} runs per measurement (after one warm-up run), same run");
+        println!();
+        println!("| measurement | reference | aidlc | reference / aidlc |");
+        println!("|---|--:|--:|--:|");
+        for row in rows {
+            let (reference, ratio) = match row.reference {
+                Some(reference) => (
+                    super::milliseconds(reference),
+                    super::ratio(reference, row.ours),
+                ),
+                None => ("-".to_owned(), "-".to_owned()),
+            };
+            println!(
+                "| {} | {reference} | {} | {ratio} |",
+                row.name,
+                super::milliseconds(row.ours)
+            );
+        }
+        println!();
+        match check_status {
+            Some(status) => println!(
+                "The reference's `compile --check` on the tree `aidlc compile` wrote: {status}."
+            ),
+            None => println!("The reference's `compile --check` was not run (no Bun)."),
+        }
     }
 }
 
@@ -1176,7 +1388,7 @@ fn run_aidlc_in(root: &Utf8Path, args: &[&str]) {
 }
 
 fn aidlc_gate_command(root: &Utf8Path, args: &[&str]) -> Command {
-    let mut command = Command::new(aidlc_binary());
+    let mut command = Command::new(AIDLC_BINARY);
     command.args(args).current_dir(root).stdin(Stdio::null());
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
@@ -1185,12 +1397,17 @@ fn aidlc_gate_command(root: &Utf8Path, args: &[&str]) -> Command {
     command
 }
 
-/// The median wall time of each format, in interleaved rounds.
+/// The median wall time of each format, in interleaved rounds, and of a recorded `--format
+/// json` run in the same rounds.
 struct GateFormatRow {
     name: &'static str,
     fires: u64,
     medians: Vec<(&'static str, Duration)>,
+    recorded: Duration,
 }
+
+/// The name of the recorded run among the formats of a round.
+const RECORDED: &str = "recorded";
 
 fn measure_gate_formats(
     name: &'static str,
@@ -1199,8 +1416,10 @@ fn measure_gate_formats(
 ) -> GateFormatRow {
     let run = |format: &str| -> (Duration, String) {
         let started = Instant::now();
-        let output = aidlc_gate_command(
-            &project.root,
+        // `recorded` is `--format json` writing its audit rows and detail files.
+        let arguments: &[&str] = if format == RECORDED {
+            &["gate", "check", "--quiet", "--format", "json"]
+        } else {
             &[
                 "gate",
                 "check",
@@ -1208,11 +1427,12 @@ fn measure_gate_formats(
                 "--quiet",
                 "--format",
                 format,
-            ],
-        )
-        .stderr(Stdio::piped())
-        .output()
-        .expect("run aidlc gate check");
+            ]
+        };
+        let output = aidlc_gate_command(&project.root, arguments)
+            .stderr(Stdio::piped())
+            .output()
+            .expect("run aidlc gate check");
         let elapsed = started.elapsed();
         assert!(
             output.status.success(),
@@ -1235,20 +1455,19 @@ fn measure_gate_formats(
     );
     let mut times: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
     for _ in 0..settings.runs_per_measurement {
-        for format in GATE_FORMATS {
+        for format in GATE_FORMATS.into_iter().chain([RECORDED]) {
             times.entry(format).or_default().push(run(format).0);
         }
     }
+    let mut median_of = |format: &str| median_duration(times.get_mut(format).expect("timed"));
     GateFormatRow {
         name,
         fires,
         medians: GATE_FORMATS
             .iter()
-            .map(|format| {
-                let values = times.get_mut(format).expect("timed");
-                (*format, median_duration(values))
-            })
+            .map(|format| (*format, median_of(format)))
             .collect(),
+        recorded: median_of(RECORDED),
     }
 }
 
@@ -1279,5 +1498,20 @@ fn print_gate_format_table(rows: &[GateFormatRow]) {
             }
         }
         println!("{line}");
+    }
+    println!(
+        "\n`aidlc gate check --format json`, recorded (audit rows, detail files) beside `--no-record`, same rounds\n"
+    );
+    println!("| project | fires | `--no-record` | recorded | ratio |\n|---|--:|--:|--:|--:|");
+    for row in rows {
+        let json = row.medians[0].1;
+        println!(
+            "| {} | {} | {} | {} | {} |",
+            row.name,
+            row.fires,
+            milliseconds(json),
+            milliseconds(row.recorded),
+            ratio(row.recorded, json)
+        );
     }
 }

@@ -1,7 +1,5 @@
 //! The `aidlc` binary: parse arguments, run, map the result to an exit code (D9).
 
-use clap::Parser;
-
 #[expect(
     clippy::print_stderr,
     reason = "the panic hook is the one writer besides the printer: a panic may have happened inside it"
@@ -17,7 +15,10 @@ fn main() {
         );
         std::process::exit(101);
     }));
-    let cli = aidlc::cli::Cli::parse();
+    let cli = match aidlc::cli::parse_arguments() {
+        Ok(cli) => cli,
+        Err(status) => std::process::exit(status.code()),
+    };
     let status = aidlc::cli::run(cli);
     std::process::exit(status.code());
 }

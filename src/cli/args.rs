@@ -253,8 +253,19 @@ pub struct GateCheckArgs {
     /// No progress line, even on a terminal.
     #[arg(long, short)]
     pub quiet: bool,
+    /// A time limit for the whole check (`90s`, `10m`, `1h30m`): fires still running then are
+    /// stopped and fires not started are not started; both are reported as not evaluated.
+    /// Default: none. Each fire keeps its own cap (`timeout_seconds`), and
+    /// `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS` (milliseconds, unset: none) caps each fire's
+    /// dispatch.
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    pub timeout: Option<std::time::Duration>,
     #[command(flatten)]
     pub project: ProjectArgs,
+}
+
+fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
+    crate::dispatch::time_limit::parse_duration(text)
 }
 
 /// `K/N` with `1 <= K <= N`.
@@ -355,7 +366,12 @@ pub enum EngineGateCommand {
     /// fails on the stage's outputs). Exit status: 0 the gate row is written (or the gate was
     /// already open); 1 the gate is refused (blocking findings, a blocking sensor that could not
     /// be evaluated, bytes that changed, an override without authority); 2 usage or environment
-    /// error (no intent, unknown stage, a deliverable escaping its folder).
+    /// error (no intent, unknown stage, a deliverable escaping its folder, a malformed
+    /// `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`).
+    ///
+    /// Each fire keeps its own cap (`timeout_seconds`); `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`
+    /// (milliseconds; unset: none) also caps each fire's dispatch, and a fire it cuts short is
+    /// not evaluated.
     Start(GateStartArgs),
     /// Re-enter the approval gate after revision work: the same sensor step as `start`, and a
     /// gate row with `Details: Re-entering gate after revision`. Exit status as for `start`.
@@ -430,8 +446,14 @@ pub struct HookArgs {
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
     /// Read a hook payload (JSON) on stdin and fire the active stage's write-fired sensors
-    /// whose `matches` glob matches `tool_input.file_path`. Always exits 0; failures are
-    /// recorded in `<record>/.aidlc-engine/hooks-health/run-sensors.drops`.
+    /// whose `matches` glob matches `tool_input.file_path`. Always exits 0 and prints nothing on
+    /// stdout; writes that could not be checked are recorded in
+    /// `<record>/.aidlc-hooks-health/run-sensors.drops` (`sensor-fire.drops` on a 2.5 install).
+    ///
+    /// The whole run has an allowance: `AIDLC_SENSOR_TIMEOUT_MS`, else `sensorTimeoutMs` in
+    /// `<harness>/settings.json`, else in `~/<harness>/settings.json` (milliseconds), else 90 s
+    /// on a 2.5 or 2.6 install and 30 minutes otherwise. A fire it cuts short is stopped and
+    /// recorded as a drop, never as a pass.
     RunSensors(ProjectArgs),
 }
 

@@ -10,12 +10,13 @@ use crate::cli::args::{
 };
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
-    current_dir, env_var, resolve_layout, resolve_workspace, usable_registry,
+    current_dir, env_var, lexically_normal, resolve_layout, resolve_workspace_near, usable_registry,
 };
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::hook;
 use crate::dispatch::registry::LiveRegistry;
+use crate::dispatch::time_limit;
 use crate::sensors;
 use crate::syntax::manifest::FireOn;
 use crate::workspace::Workspace;
@@ -109,7 +110,8 @@ fn describe(args: &DescribeArgs, printer: &Printer) -> ExitStatus {
 }
 
 fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
-    let workspace = match resolve_workspace(&args.project, printer) {
+    // Run from outside the project, the output path says which project it belongs to.
+    let workspace = match resolve_workspace_near(&args.project, Some(&args.output_path), printer) {
         Ok(workspace) => workspace,
         Err(status) => return status,
     };
@@ -124,7 +126,7 @@ fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
         cwd,
     };
     let result = prepare_fire(&workspace, &request)
-        .and_then(|prepared| run_fire(&workspace, &prepared, &FireContext::default()));
+        .and_then(|prepared| run_fire(&workspace, &prepared, &FireContext::default(), None));
     match result {
         Ok(report) => {
             printer.out(&report.verdict_line);
@@ -246,7 +248,7 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> ExitStatus {
     }
 }
 
-/// The write hook. Every path exits 0.
+/// The write hook. Every path exits 0, and nothing is printed on stdout.
 fn run_sensors(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     if std::io::stdin().is_terminal() {
         return ExitStatus::Success;
@@ -260,9 +262,20 @@ fn run_sensors(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     let Some(workspace) = hook_workspace(project, &payload) else {
         return ExitStatus::Success;
     };
-    let outcome = hook::run_sensors_hook(&workspace, &written, &FireContext::default());
+    let settings_files = time_limit::hook_settings_files(
+        workspace.project_dir(),
+        workspace.layout.harness.dir_name(),
+        env_var("HOME").as_deref().map(camino::Utf8Path::new),
+    );
+    let allowance = time_limit::hook_allowance(&env_var, &settings_files, workspace.version());
+    let outcome = hook::run_sensors_hook(&workspace, &written, &FireContext::default(), &allowance);
+    // stdout is the hook protocol's channel to the agent harness: the banner and the notices
+    // go to stderr, as the reference's hook writes them.
     if outcome.first_run {
-        printer.out(hook::FIRST_RUN_BANNER);
+        printer.status(hook::FIRST_RUN_BANNER);
+    }
+    for notice in &outcome.notices {
+        printer.status(notice);
     }
     ExitStatus::Success
 }
@@ -276,6 +289,7 @@ fn hook_workspace(project: &ProjectArgs, payload: &[u8]) -> Option<Workspace> {
         .and_then(|value| value.get("cwd")?.as_str().map(camino::Utf8PathBuf::from));
     let cwd = payload_cwd.or_else(current_dir)?;
     let dir = discover::find_project_dir(project.project_dir.as_deref(), &env_var, &cwd).ok()?;
+    let dir = lexically_normal(&dir);
     let harness = discover::pick_harness(&dir, project.harness).ok()?;
     Some(Workspace::resolve(Layout::new(&dir, harness, &env_var)))
 }

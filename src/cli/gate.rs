@@ -11,6 +11,7 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, ProgressWhen};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
+use crate::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
 use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
 use crate::gate::merge::{merge_reports, read_report};
 use crate::gate::render::{self, RenderSettings, ReportFormat, SourceTexts};
@@ -56,12 +57,18 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         workspace.project_dir(),
         env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
     );
-    let planned = match plan_check(
-        &workspace,
-        &nodes,
-        &records,
-        &check_request(args, &repository),
-    ) {
+    let request = match check_request(args, &repository, started) {
+        Ok(request) => request,
+        Err(message) => {
+            error_line(
+                &printer,
+                &message,
+                Some("unset it for no enclosing cap, or give a number of milliseconds above 0"),
+            );
+            return ExitStatus::Error;
+        }
+    };
+    let planned = match plan_check(&workspace, &nodes, &records, &request) {
         Ok(planned) => planned,
         Err(message) => {
             error_line(&printer, &message, None);
@@ -177,9 +184,25 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
     with_reports_written(status, written)
 }
 
-/// The arguments as the gate takes them; `--jobs` defaults to the available cores.
-fn check_request(args: &GateCheckArgs, repository: &RepositoryRoot) -> CheckRequest {
-    CheckRequest {
+/// The arguments as the gate takes them; `--jobs` defaults to the available cores, and
+/// `--timeout` counts from `started`. A malformed `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS` is
+/// refused.
+fn check_request(
+    args: &GateCheckArgs,
+    repository: &RepositoryRoot,
+    started: std::time::Instant,
+) -> Result<CheckRequest, String> {
+    let limits = GateLimits {
+        dispatch_cap: time_limit::gate_dispatch_cap(&env_var)?,
+        run: args.timeout.map(|timeout| {
+            EnclosingLimit::counted_from(
+                started,
+                timeout,
+                format!("gate check --timeout {}", humane_duration(timeout)),
+            )
+        }),
+    };
+    Ok(CheckRequest {
         stages: args.stages.clone(),
         fire_on: args.fire_on,
         shard: args.shard,
@@ -189,6 +212,19 @@ fn check_request(args: &GateCheckArgs, repository: &RepositoryRoot) -> CheckRequ
         ),
         record: !args.no_record,
         project_path: repository.project_path.clone(),
+        limits,
+    })
+}
+
+/// `--timeout`'s value as it was most likely written (`90s`, `10m`, `1500ms`).
+fn humane_duration(duration: std::time::Duration) -> String {
+    let millis = duration.as_millis();
+    if millis.is_multiple_of(60_000) {
+        format!("{}m", millis / 60_000)
+    } else if millis.is_multiple_of(1000) {
+        format!("{}s", millis / 1000)
+    } else {
+        format!("{millis}ms")
     }
 }
 

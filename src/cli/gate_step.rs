@@ -9,7 +9,8 @@ use crate::cli::args::{
     ProjectArgs,
 };
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{resolve_workspace, usable_graph, usable_registry};
+use crate::cli::project::{env_var, resolve_workspace, usable_graph, usable_registry};
+use crate::dispatch::time_limit;
 use crate::english::plural;
 use crate::gate::enforce::{
     DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
@@ -17,14 +18,26 @@ use crate::gate::enforce::{
 
 pub fn run(args: &EngineGateArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
-    match &args.command {
-        EngineGateCommand::Start(start) => {
-            gate_step(&start.project, &start_request(start), &printer)
+    let dispatch_cap = match time_limit::gate_dispatch_cap(&env_var) {
+        Ok(cap) => cap,
+        Err(message) => {
+            error_line(
+                &printer,
+                &message,
+                Some("unset it for no enclosing cap, or give a number of milliseconds above 0"),
+            );
+            return ExitStatus::Error;
         }
-        EngineGateCommand::Revise(revise) => {
-            gate_step(&revise.project, &revise_request(revise), &printer)
-        }
-    }
+    };
+    let (project, request) = match &args.command {
+        EngineGateCommand::Start(start) => (&start.project, start_request(start)),
+        EngineGateCommand::Revise(revise) => (&revise.project, revise_request(revise)),
+    };
+    let request = GateStepRequest {
+        dispatch_cap,
+        ..request
+    };
+    gate_step(project, &request, &printer)
 }
 
 fn start_request(args: &GateStartArgs) -> GateStepRequest {
@@ -48,6 +61,7 @@ fn request(entry: GateEntry, slug: &str, override_args: &GateOverrideArgs) -> Ga
         override_requested: override_args.override_blocking_sensors,
         user_input: override_args.user_input.clone(),
         dispatch_disabled_by_environment: crate::workspace::sensors_off_by_environment(),
+        dispatch_cap: None,
     }
 }
 

@@ -9,10 +9,44 @@ mod gate_step;
 mod graph_picture;
 mod printer;
 mod project;
+mod sensor_usage;
 mod watch_loop;
 
 pub use args::{Cli, Command, Format};
 pub use commands::run;
+
+/// The command line, parsed. A usage error of `aidlc engine sensor list|describe|fire` is told
+/// in the reference's words (`fire requires --stage <slug>`, …) and gives exit 2 (D9); any other
+/// is clap's own report and exit status (help and version included).
+pub fn parse_arguments() -> Result<Cli, ExitStatus> {
+    use clap::Parser as _;
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    Cli::try_parse_from(&args).map_err(|error| {
+        let after_program: Option<Vec<String>> = args
+            .iter()
+            .skip(1)
+            .map(|arg| arg.to_str().map(str::to_owned))
+            .collect();
+        let is_error = !matches!(
+            error.kind(),
+            clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+        );
+        let message = after_program
+            .filter(|_| is_error)
+            .and_then(|words| sensor_usage::reference_message(&words));
+        let printer = printer::Printer::new(Format::Human, false);
+        match message {
+            Some(sensor_usage::ReferenceMessage::Error(text)) => printer::error_line(
+                &printer,
+                &text,
+                Some("run `aidlc engine sensor --help` for the commands and their arguments"),
+            ),
+            Some(sensor_usage::ReferenceMessage::Usage(text)) => printer.status(&text),
+            None => error.exit(),
+        }
+        ExitStatus::Error
+    })
+}
 
 /// Process exit statuses (D9).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

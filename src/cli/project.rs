@@ -6,7 +6,7 @@
 //! returns nothing for the command to turn into its exit status. The subcommand files import
 //! these; nothing here imports a subcommand, so `cli/` has no import cycle.
 
-use camino::Utf8PathBuf;
+use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::cli::ExitStatus;
 use crate::cli::args::ProjectArgs;
@@ -30,12 +30,33 @@ pub(super) fn current_dir() -> Option<Utf8PathBuf> {
 
 /// The project folder and layout for `args`, or the error already printed.
 pub(super) fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<Layout, ExitStatus> {
+    resolve_layout_near(args, None, printer)
+}
+
+/// [`resolve_layout`], searching first upwards from `near` (a path the command works on,
+/// relative to the working folder) when neither `--project-dir` nor an environment variable
+/// names the project, then upwards from the working folder.
+pub(super) fn resolve_layout_near(
+    args: &ProjectArgs,
+    near: Option<&Utf8Path>,
+    printer: &Printer,
+) -> Result<Layout, ExitStatus> {
     let Some(cwd) = current_dir() else {
         error_line(printer, "the working folder is not valid UTF-8", None);
         return Err(ExitStatus::Error);
     };
-    let resolved = discover::find_project_dir(args.project_dir.as_deref(), &env_var, &cwd)
-        .and_then(|dir| Ok((discover::pick_harness(&dir, args.harness)?, dir)));
+    let find =
+        |start: &Utf8Path| discover::find_project_dir(args.project_dir.as_deref(), &env_var, start);
+    let found = match near {
+        Some(near) => find(&cwd.join(near)).or_else(|_| find(&cwd)),
+        None => find(&cwd),
+    };
+    let resolved = found.and_then(|dir| {
+        Ok((
+            discover::pick_harness(&dir, args.harness)?,
+            lexically_normal(&dir),
+        ))
+    });
     match resolved {
         Ok((harness, dir)) => Ok(Layout::new(&dir, harness, &env_var)),
         Err(error) => {
@@ -52,13 +73,33 @@ pub(super) fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<La
     }
 }
 
+/// `dir` without its `.` components: `--project-dir .` names the working folder itself, so
+/// that every path the engine records relative to the project (audit rows, the verdict line)
+/// is relative, not `/work/proj/./x`. A `..` stays: taking it off by hand would be wrong after
+/// a symbolic link.
+pub(super) fn lexically_normal(dir: &Utf8Path) -> Utf8PathBuf {
+    dir.components()
+        .filter(|component| *component != camino::Utf8Component::CurDir)
+        .collect()
+}
+
 /// The workspace for `args`: the layout, then the active space and intent read once for the
 /// whole command; or the error already printed.
 pub(super) fn resolve_workspace(
     args: &ProjectArgs,
     printer: &Printer,
 ) -> Result<Workspace, ExitStatus> {
-    resolve_layout(args, printer).map(Workspace::resolve)
+    resolve_workspace_near(args, None, printer)
+}
+
+/// [`resolve_workspace`] with the project searched from `near` first (see
+/// [`resolve_layout_near`]).
+pub(super) fn resolve_workspace_near(
+    args: &ProjectArgs,
+    near: Option<&Utf8Path>,
+    printer: &Printer,
+) -> Result<Workspace, ExitStatus> {
+    resolve_layout_near(args, near, printer).map(Workspace::resolve)
 }
 
 /// The live registry, or `None` with its errors printed.

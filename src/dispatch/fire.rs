@@ -13,7 +13,14 @@
 //! - every fire that wrote `SENSOR_FIRED` writes exactly one terminal row with the same fire id;
 //! - only a real pass is an unnoted `SENSOR_PASSED` (D4);
 //! - the worker argv depends on the sensor only through its shipped descriptor (its extras and
-//!   its default path flag) and the manifest's `input_schema`, never on an id spelled here.
+//!   its default path flag) and the manifest's `input_schema`, never on an id spelled here;
+//! - a shipped id runs natively whatever its manifest's `command` says (D8: the reference's
+//!   `bun <harness>/tools/aidlc-sensor-<id>.ts` too); only a custom id is spawned;
+//! - a manual fire (and the write hook, through [`undeclared_record_file`]) is refused on a file
+//!   under the intent record or the stage's produce folders that is not one of the stage's
+//!   declared outputs where the stage writes them (failure-modes §5.14, Z4): its verdict would
+//!   sit in the ledger where no gate ever reads it. The gates fire only on declared
+//!   deliverables, so [`prepare_fire_with`] does not ask.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
@@ -28,8 +35,11 @@ use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
 use crate::dispatch::stage_graph::{
     GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
 };
+use crate::dispatch::time_limit::EnclosingLimit;
 use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
-use crate::graph::output_paths::{artifact_file_name, is_marker_artifact};
+use crate::graph::output_paths::{
+    artifact_file_name, declared_output_file_names, is_marker_artifact,
+};
 use crate::interrupt;
 use crate::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, PathFlag,
@@ -95,7 +105,7 @@ impl FireRefusal {
 /// How the worker runs.
 #[derive(Debug, Clone)]
 pub enum WorkerKind {
-    /// A shipped sensor with its shipped command: native, in-process (D8).
+    /// A shipped sensor, whatever its manifest's command: native, in-process (D8).
     Shipped(&'static ShippedSensor),
     /// Anything else: a process with cwd = project.
     Process {
@@ -130,8 +140,9 @@ pub struct FireReport {
     pub stderr_tail: String,
 }
 
-/// The pre-flight of upstream §4.2, in order, plus two refusals of our own: a path outside the
-/// project, and a `matches` that is not a valid glob.
+/// The pre-flight of upstream §4.2, in order, plus refusals of our own: a path outside the
+/// project, a `matches` that is not a valid glob, and a file of the record the stage does not
+/// declare.
 pub fn prepare_fire(
     workspace: &Workspace,
     request: &FireRequest,
@@ -147,7 +158,62 @@ pub fn prepare_fire(
     known_sensor(&registry, &request.sensor_id)?;
     let graph = load_graph(&workspace.layout.stage_graph_path)
         .map_err(|error| FireRefusal::new(error.to_string()))?;
-    prepare_fire_with(workspace, request, &registry, &graph.nodes)
+    let prepared = prepare_fire_with(workspace, request, &registry, &graph.nodes)?;
+    if let Some(node) = graph.nodes.iter().find(|node| node.slug == request.stage)
+        && let Some(refusal) =
+            undeclared_record_file(workspace, node, &prepared.absolute_output_path)
+    {
+        return Err(refusal);
+    }
+    Ok(prepared)
+}
+
+/// The refusal of a file under the intent record (or one of the stage's produce folders) that
+/// is not a declared output of `node` where the stage writes it; `None` for a declared output
+/// and for any file elsewhere (code the linter checks, a file outside every record).
+pub fn undeclared_record_file(
+    workspace: &Workspace,
+    node: &GraphNode,
+    path: &Utf8Path,
+) -> Option<FireRefusal> {
+    let canonical = path.canonicalize_utf8().ok()?;
+    let produce_dirs: Vec<Utf8PathBuf> = produce_dirs(workspace, workspace.record_root(), node)
+        .iter()
+        .filter_map(|dir| dir.canonicalize_utf8().ok())
+        .collect();
+    let under_record = workspace
+        .record_root()
+        .canonicalize_utf8()
+        .is_ok_and(|record| canonical.starts_with(record));
+    let in_produce_dir = produce_dirs.iter().any(|dir| canonical.starts_with(dir));
+    if !under_record && !in_produce_dir {
+        return None;
+    }
+    let declared = declared_output_file_names(&node.stage_outputs());
+    let is_declared = canonical
+        .parent()
+        .is_some_and(|folder| produce_dirs.iter().any(|dir| dir == folder))
+        && canonical
+            .file_name()
+            .is_some_and(|name| declared.iter().any(|declared| declared == name));
+    if is_declared {
+        return None;
+    }
+    let shown = ledger::relative_path_field(workspace.project_dir(), path.as_str());
+    let names = if declared.is_empty() {
+        "no output".to_owned()
+    } else {
+        declared.join(", ")
+    };
+    Some(
+        FireRefusal::new(format!(
+            "output path {shown} is not a declared output of stage \"{}\" (it declares: {names}, in its produce folders)",
+            node.slug
+        ))
+        .with_help(
+            "fire sensors on the stage's own outputs: a verdict on another file of the record is kept in the ledger where no gate reads it",
+        ),
+    )
 }
 
 fn known_sensor<'r>(
@@ -280,12 +346,12 @@ fn check_matches(
     )))
 }
 
-/// Shipped id with its shipped command → native; otherwise the command's words are the
-/// program and its first arguments.
+/// A shipped id → native, whatever the command says (D8: the reference's `bun
+/// <harness>/tools/aidlc-sensor-<id>.ts`, `bun <harness>/tools/aidlc.ts engine sensor-<id>`,
+/// ours, or anything else); any other id → the command's words are the program and its first
+/// arguments.
 fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal> {
-    if let Some(sensor) = sensors::shipped(sensor_id)
-        && command.trim() == sensor.command()
-    {
+    if let Some(sensor) = sensors::shipped(sensor_id) {
         return Ok(WorkerKind::Shipped(sensor));
     }
     let mut words = command.split_whitespace().map(str::to_owned);
@@ -408,26 +474,75 @@ fn present_consumes(workspace: &Workspace, node: &GraphNode, nodes: &[GraphNode]
 
 /// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule
 /// (D6) and the verdict line.
+///
+/// `limit` is an enclosing time limit above the fire's own cap (the write hook's allowance, a
+/// gate's dispatch cap): once it has run out the fire is not started and nothing is recorded;
+/// a worker it stops is `script-error: cut-short: …`, never a pass nor a budget override.
 pub fn run_fire(
     workspace: &Workspace,
     prepared: &PreparedFire,
     context: &FireContext,
+    limit: Option<&EnclosingLimit>,
 ) -> Result<FireReport, FireRefusal> {
+    let begun = begin_fire(workspace, prepared, context, limit)?;
+    ledger::append_row(
+        &prepared.project_dir,
+        &begun.shard,
+        &begun.fired_row,
+        (context.now)(),
+    )
+    .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
+    let evaluated = evaluate_begun_fire(prepared, context, begun, limit);
+    // SENSOR_FIRED is written: wait for the lock as long as its stale rule allows rather than
+    // leave the fire incomplete.
+    ledger::append_terminal_row(
+        &prepared.project_dir,
+        &evaluated.begun.shard,
+        &evaluated.terminal_row,
+        (context.now)(),
+    )
+    .map_err(|error| FireRefusal::new(error.to_string()))?;
+    Ok(evaluated.into_report(&prepared.project_dir))
+}
+
+/// A recorded fire past its pre-flight: its id, shard, detail path and `SENSOR_FIRED` row,
+/// which the caller appends (alone, or with other fires' in one batch) before the worker runs.
+#[derive(Debug, Clone)]
+pub struct BegunFire {
+    pub fire_id: String,
+    pub shard: Utf8PathBuf,
+    pub detail_path: Utf8PathBuf,
+    identity: ledger::FireIdentity,
+    pub fired_row: ledger::AuditRow,
+}
+
+/// The recording pre-flight of one fire (nothing is written): a fire id, the audit shard and the
+/// detail path, each folder checked to stay inside the project, and the `SENSOR_FIRED` row.
+/// Refused once `aidlc` is interrupted or `limit` has run out: nothing new starts then.
+pub fn begin_fire(
+    workspace: &Workspace,
+    prepared: &PreparedFire,
+    context: &FireContext,
+    limit: Option<&EnclosingLimit>,
+) -> Result<BegunFire, FireRefusal> {
     if interrupt::requested() {
         return Err(FireRefusal::new(
             "interrupted: the fire was not started and nothing was recorded",
         ));
     }
+    if let Some(limit) = limit.filter(|limit| limit.ran_out()) {
+        return Err(FireRefusal::new(limit.not_started_reason()));
+    }
     let project_dir = &prepared.project_dir;
     let fire_id = (context.new_fire_id)();
-    let record_root = workspace.record_root();
     let shard = workspace.audit_shard().map_err(|error| {
         FireRefusal::new(format!("cannot name the audit shard: {error}"))
             .with_help("check that the aidlc/ folder is writable")
     })?;
+    let detail_dir = workspace.sensor_detail_dir();
     let detail_path =
-        ledger::detail_file_path(record_root, &prepared.stage, &prepared.sensor_id, &fire_id);
-    ledger::check_fire_folders(project_dir, record_root, &shard, &detail_path).map_err(
+        ledger::detail_file_path(&detail_dir, &prepared.stage, &prepared.sensor_id, &fire_id);
+    ledger::check_fire_folders(project_dir, &detail_dir, &shard, &detail_path).map_err(
         |error| {
             FireRefusal::new(error.to_string())
                 .with_help("replace the symbolic link with a folder inside the project")
@@ -440,60 +555,152 @@ pub fn run_fire(
         &prepared.stage,
         prepared.absolute_output_path.as_str(),
     );
-    let fired = ledger::AuditRow::sensor_fired(&identity);
-    ledger::append_row(project_dir, &shard, &fired, (context.now)())
-        .map_err(|error| FireRefusal::new(format!("cannot write the audit row: {error}")))?;
+    let fired_row = ledger::AuditRow::sensor_fired(&identity);
+    Ok(BegunFire {
+        fire_id,
+        shard,
+        detail_path,
+        identity,
+        fired_row,
+    })
+}
+
+/// A begun fire whose worker has run and whose detail file is written: its terminal row, which
+/// the caller appends (alone, or in a batch) before the fire counts as recorded.
+#[derive(Debug)]
+pub struct EvaluatedFire {
+    pub begun: BegunFire,
+    pub verdict: Verdict,
+    detail_written: bool,
+    pub stderr_tail: String,
+    pub terminal_row: ledger::AuditRow,
+}
+
+/// Run the worker of a begun fire (whose `SENSOR_FIRED` the caller has written) under `limit`,
+/// write its detail file, prune earlier ones on an unnoted pass (D6), and build the terminal
+/// row. After an interrupt the worker is not started and the fire is `script-error:
+/// interrupted`, and once `limit` has run out it is not started either (`script-error: refused:
+/// not started: …`), so every written `SENSOR_FIRED` gets its terminal row and none is a pass.
+pub fn evaluate_begun_fire(
+    prepared: &PreparedFire,
+    context: &FireContext,
+    begun: BegunFire,
+    limit: Option<&EnclosingLimit>,
+) -> EvaluatedFire {
     let started = std::time::Instant::now();
-    let (verdict, stderr_tail) = run_worker_for(prepared);
+    let (verdict, stderr_tail) = if interrupt::requested() {
+        (
+            Verdict::ScriptError(ScriptError::Interrupted),
+            String::new(),
+        )
+    } else if let Some(limit) = limit.filter(|limit| limit.ran_out()) {
+        (
+            Verdict::ScriptError(ScriptError::Refused(limit.not_started_reason())),
+            String::new(),
+        )
+    } else {
+        run_worker_within(prepared, limit)
+    };
     let duration_ms = started.elapsed().as_millis();
     let (verdict, detail_written) = write_detail_if_failed(
         prepared,
         context,
-        (&fire_id, &detail_path),
+        (&begun.fire_id, &begun.detail_path),
         verdict,
         &stderr_tail,
     );
     if verdict.is_unnoted_pass() {
         prune_earlier_details(
-            &detail_path,
+            &begun.detail_path,
             &prepared.sensor_id,
             &prepared.absolute_output_path,
         );
     }
-    let relative_detail =
-        detail_written.then(|| ledger::relative_path_field(project_dir, detail_path.as_str()));
-    let terminal = terminal_row(&identity, project_dir, &detail_path, &verdict, duration_ms);
-    // SENSOR_FIRED is written: wait for the lock as long as its stale rule allows rather than
-    // leave the fire incomplete.
-    ledger::append_terminal_row(project_dir, &shard, &terminal, (context.now)())
-        .map_err(|error| FireRefusal::new(error.to_string()))?;
-    // The printed line names a detail file for a failure only, as the reference's does.
-    let printed_detail = relative_detail.filter(|_| matches!(verdict, Verdict::Failed { .. }));
-    let verdict_line = verdict_line(&identity, printed_detail.as_deref(), &verdict);
-    Ok(FireReport {
-        fire_id,
+    let terminal_row = terminal_row(
+        &begun.identity,
+        &prepared.project_dir,
+        &begun.detail_path,
+        &verdict,
+        duration_ms,
+    );
+    EvaluatedFire {
+        begun,
         verdict,
-        audit_shard: shard,
-        detail_path: detail_written.then_some(detail_path),
-        verdict_line,
+        detail_written,
         stderr_tail,
-    })
+        terminal_row,
+    }
+}
+
+impl EvaluatedFire {
+    /// The fire's report once its terminal row is written.
+    pub fn into_report(self, project_dir: &Utf8Path) -> FireReport {
+        let Self {
+            begun,
+            verdict,
+            detail_written,
+            stderr_tail,
+            terminal_row: _,
+        } = self;
+        let relative_detail = detail_written
+            .then(|| ledger::relative_path_field(project_dir, begun.detail_path.as_str()));
+        // The printed line names a detail file for a failure only, as the reference's does.
+        let printed_detail = relative_detail.filter(|_| matches!(verdict, Verdict::Failed { .. }));
+        let verdict_line = verdict_line(&begun.identity, printed_detail.as_deref(), &verdict);
+        FireReport {
+            fire_id: begun.fire_id,
+            verdict,
+            audit_shard: begun.shard,
+            detail_path: detail_written.then_some(begun.detail_path),
+            verdict_line,
+            stderr_tail,
+        }
+    }
 }
 
 /// Run the worker of a prepared fire and give its verdict and the tail of its stderr, recording
-/// nothing (`aidlc gate check --no-record`); [`run_fire`] is the recorded path.
-pub fn evaluate_without_recording(prepared: &PreparedFire) -> (Verdict, String) {
-    run_worker_for(prepared)
+/// nothing (`aidlc gate check --no-record`); [`run_fire`] is the recorded path. `limit` as for
+/// [`run_fire`].
+pub fn evaluate_without_recording(
+    prepared: &PreparedFire,
+    limit: Option<&EnclosingLimit>,
+) -> (Verdict, String) {
+    if let Some(limit) = limit.filter(|limit| limit.ran_out()) {
+        return (
+            Verdict::ScriptError(ScriptError::Refused(limit.not_started_reason())),
+            String::new(),
+        );
+    }
+    run_worker_within(prepared, limit)
 }
 
-fn run_worker_for(prepared: &PreparedFire) -> (Verdict, String) {
+/// The worker under its own cap, or under what is left of `limit` when that is shorter: the
+/// worker is then stopped (its whole group, as at its own timeout) when `limit` runs out, and
+/// that stop is `script-error: cut-short`, since the worker's own budget was not what ran out.
+fn run_worker_within(prepared: &PreparedFire, limit: Option<&EnclosingLimit>) -> (Verdict, String) {
+    let enclosing = limit
+        .map(|limit| (limit, limit.remaining()))
+        .filter(|(_, remaining)| *remaining < prepared.timeout);
+    let Some((limit, remaining)) = enclosing else {
+        return run_worker_for(prepared, prepared.timeout);
+    };
+    match run_worker_for(prepared, remaining) {
+        (Verdict::BudgetOverride { .. }, stderr_tail) => (
+            Verdict::ScriptError(ScriptError::CutShort(limit.name.clone())),
+            stderr_tail,
+        ),
+        run => run,
+    }
+}
+
+fn run_worker_for(prepared: &PreparedFire, timeout: Duration) -> (Verdict, String) {
     match &prepared.worker {
         WorkerKind::Shipped(sensor) => sensors::run_shipped_with_stderr(
             sensor,
             &sensors::ShippedInput {
                 project_dir: prepared.project_dir.clone(),
                 args: prepared.worker_args.clone(),
-                timeout: prepared.timeout,
+                timeout,
             },
         ),
         WorkerKind::Process {
@@ -507,7 +714,7 @@ fn run_worker_for(prepared: &PreparedFire) -> (Verdict, String) {
                 .cloned()
                 .chain(prepared.worker_args.iter().cloned())
                 .collect();
-            command.timeout = prepared.timeout;
+            command.timeout = timeout;
             command.env = vec![
                 (
                     "AIDLC_PROJECT_DIR".to_owned(),
@@ -519,7 +726,7 @@ fn run_worker_for(prepared: &PreparedFire) -> (Verdict, String) {
                 ),
             ];
             let run = run_worker(&command);
-            (verdict_of(&run, prepared.timeout), run.stderr_tail)
+            (verdict_of(&run, timeout), run.stderr_tail)
         }
     }
 }
@@ -652,4 +859,41 @@ fn verdict_line(
         line.insert("note".to_owned(), note.into());
     }
     serde_json::Value::Object(line).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shipped_id_runs_natively_whatever_its_command_says() {
+        for command in [
+            "aidlc engine sensor-required-sections",
+            "bun .claude/tools/aidlc-sensor-required-sections.ts",
+            "bun .claude/tools/aidlc.ts engine sensor-required-sections",
+            "sh my-own-check.sh",
+            "",
+        ] {
+            let kind = worker_kind("required-sections", command).unwrap();
+            assert!(
+                matches!(kind, WorkerKind::Shipped(sensor) if sensor.id == "required-sections"),
+                "{command:?}: {kind:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_custom_id_is_spawned_with_its_command() {
+        let kind = worker_kind("glossary", "sh tools/check-glossary.sh --strict").unwrap();
+        assert!(
+            matches!(
+                &kind,
+                WorkerKind::Process { program, leading_args }
+                    if program == "sh" && leading_args == &["tools/check-glossary.sh", "--strict"]
+            ),
+            "{kind:?}"
+        );
+        let empty = worker_kind("glossary", "  ").unwrap_err();
+        assert_eq!(empty.message, "sensor \"glossary\" has an empty command");
+    }
 }

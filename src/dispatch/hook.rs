@@ -12,7 +12,18 @@
 //!   know;
 //! - a write that matches no sensor costs a few file reads, not a registry or worker start;
 //! - only write-fired entries of the active stage's compiled `sensors_applicable` whose glob
-//!   matches fire; an entry without a glob never fires (D5, D6).
+//!   matches fire; an entry without a glob never fires (D5, D6);
+//! - a file under the intent record that is not one of the stage's declared outputs fires
+//!   nothing (failure-modes Z4): its verdict would stay in the ledger where no gate reads it;
+//!   files outside the record (code for the linter) are unaffected;
+//! - the heartbeat, the drop log and the first-run marker are the install's version's files
+//!   (`Workspace::write_hook_heartbeat_file` and friends), written only into a health folder
+//!   that stays inside the project; when it does not, what would have gone there is a notice
+//!   on stderr instead;
+//! - the hook's allowance (`time_limit`) bounds its whole run: a fire it cuts short is a drop
+//!   and a `script-error: cut-short` terminal row, never a pass, and the hook still exits 0;
+//! - the hook prints nothing on stdout (its caller's protocol channel): the first-run banner
+//!   and the notices go to stderr.
 
 use std::io::Read;
 use std::time::{Duration, SystemTime};
@@ -20,9 +31,13 @@ use std::time::{Duration, SystemTime};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
-use crate::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
+use crate::dispatch::fire::{
+    FireContext, FireRequest, prepare_fire, run_fire, undeclared_record_file,
+};
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
+use crate::dispatch::time_limit::{EnclosingLimit, LimitValue};
+use crate::dispatch::verdict::{ScriptError, Verdict};
 use crate::syntax::manifest::FireOn;
 use crate::workspace::{self, Workspace};
 
@@ -35,7 +50,8 @@ pub const PAYLOAD_LIMIT_BYTES: u64 = 4 * 1024 * 1024;
 /// The banner printed the first time sensors fire in a workspace.
 pub const FIRST_RUN_BANNER: &str = "[aidlc] Sensors are now watching this workspace. See the AI-DLC documentation to learn how rules and the learning loop work.";
 
-/// What one hook run did, for the caller to print (only the first-run banner is printed).
+/// What one hook run did, for the caller to print on stderr: the first-run banner, and the
+/// notices.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookOutcome {
     /// Why the hook stopped early, when it did (for `--verbose` and tests).
@@ -44,6 +60,11 @@ pub struct HookOutcome {
     pub verdict_lines: Vec<String>,
     pub drops: Vec<String>,
     pub first_run: bool,
+    /// What the user must hear that has no file to go to (a health folder that was refused,
+    /// and the drops that could not be logged there).
+    pub notices: Vec<String>,
+    /// Whether the health folder may be written into (checked once per run).
+    health_usable: bool,
 }
 
 impl HookOutcome {
@@ -75,11 +96,24 @@ pub fn written_file_path(payload: &[u8]) -> Option<Utf8PathBuf> {
 }
 
 /// Run the hook for one written file. Never fails; see [`HookOutcome`].
+///
+/// `allowance` is the hook's enclosing time limit for this whole run
+/// (`time_limit::hook_allowance`), counted from here: a fire it cuts short or keeps from
+/// starting is a drop (and, once `SENSOR_FIRED` is written, a `script-error: cut-short`
+/// terminal row). A refused allowance (a malformed value) fires nothing: it is a drop and a
+/// notice.
 pub fn run_sensors_hook(
     workspace: &Workspace,
     written: &Utf8Path,
     context: &FireContext,
+    allowance: &Result<LimitValue, String>,
 ) -> HookOutcome {
+    let limit = allowance.as_ref().ok().map(|allowance| {
+        EnclosingLimit::after(
+            allowance.duration,
+            format!("the write hook's allowance ({})", allowance.source),
+        )
+    });
     let written = if written.is_absolute() {
         written.to_owned()
     } else {
@@ -98,11 +132,16 @@ pub fn run_sensors_hook(
     {
         return HookOutcome::stop("sensors are switched off for this workflow");
     }
-    let health_dir = workspace::hooks_health_dir(&workflow.record_root);
-    let mut outcome = HookOutcome {
-        first_run: write_heartbeat(&health_dir, (context.now)()),
-        ..HookOutcome::default()
-    };
+    let mut outcome = HookOutcome::default();
+    match workspace::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir()) {
+        Ok(()) => {
+            outcome.health_usable = true;
+            outcome.first_run = write_heartbeat(workspace, (context.now)());
+        }
+        Err(error) => outcome.notices.push(format!(
+            "warning: the hook's heartbeat and drop log are not written: {error}"
+        )),
+    }
     let shown = ledger::relative_path_field(workspace.project_dir(), written.as_str());
     // Without a usable graph nobody can tell which sensors this write matches: say so in the
     // drop log rather than lose it.
@@ -110,7 +149,7 @@ pub fn run_sensors_hook(
         Ok(graph) => graph.nodes,
         Err(error) => {
             outcome.drop_write(
-                &health_dir,
+                workspace,
                 context,
                 format!("stage-graph: {error}; the write to {shown} was not checked"),
             );
@@ -126,7 +165,7 @@ pub fn run_sensors_hook(
     };
     let Some(node) = nodes.iter().find(|n| n.slug == stage) else {
         outcome.drop_write(
-            &health_dir,
+            workspace,
             context,
             format!(
                 "stage-graph: the current stage \"{stage}\" is not in the stage graph; the write to {shown} was not checked"
@@ -135,11 +174,24 @@ pub fn run_sensors_hook(
         outcome.stopped = Some(format!("stage {stage} is not in the graph"));
         return outcome;
     };
+    if undeclared_record_file(workspace, node, &written).is_some() {
+        outcome.stopped = Some(format!(
+            "{shown} is a file of the record that stage {stage} does not declare"
+        ));
+        return outcome;
+    }
+    if let Err(refusal) = allowance {
+        let message = format!("{refusal}; the write to {shown} was not checked");
+        outcome.notices.push(format!("error: {message}"));
+        outcome.drop_write(workspace, context, message);
+        outcome.stopped = Some("the hook's allowance was refused".to_owned());
+        return outcome;
+    }
     for entry in &node.sensors_applicable {
         match write_match(workspace.project_dir(), entry, &written) {
             WriteMatch::No => {}
             WriteMatch::InvalidGlob(reason) => outcome.drop_write(
-                &health_dir,
+                workspace,
                 context,
                 format!(
                     "{}: {reason}; the write to {shown} was not checked",
@@ -148,15 +200,14 @@ pub fn run_sensors_hook(
             ),
             WriteMatch::Yes => {
                 outcome.fired.push(entry.id.clone());
-                fire_one(
-                    workspace,
-                    &stage,
+                let fire = HookFire {
+                    stage: &stage,
                     entry,
-                    &written,
-                    context,
-                    &health_dir,
-                    &mut outcome,
-                );
+                    written: &written,
+                    shown: &shown,
+                    limit: limit.as_ref(),
+                };
+                fire_one(workspace, &fire, context, &mut outcome);
             }
         }
     }
@@ -164,9 +215,19 @@ pub fn run_sensors_hook(
 }
 
 impl HookOutcome {
-    /// Record `message` in the drop log and in the outcome.
-    fn drop_write(&mut self, health_dir: &Utf8Path, context: &FireContext, message: String) {
-        record_drop(health_dir, (context.now)(), &message);
+    /// Record `message` in the drop log and in the outcome; a notice when the drop log's folder
+    /// was refused, so the drop is never lost silently.
+    fn drop_write(&mut self, workspace: &Workspace, context: &FireContext, message: String) {
+        if self.health_usable {
+            record_drop(
+                &workspace.write_hook_drops_file(),
+                (context.now)(),
+                &message,
+            );
+        } else {
+            self.notices
+                .push(format!("warning: a write was not checked: {message}"));
+        }
         self.drops.push(message);
     }
 }
@@ -209,63 +270,84 @@ fn write_match(project_dir: &Utf8Path, entry: &GraphSensorEntry, written: &Utf8P
     }
 }
 
+/// One matching binding of the hook's run.
+struct HookFire<'a> {
+    stage: &'a str,
+    entry: &'a GraphSensorEntry,
+    written: &'a Utf8Path,
+    /// The written file as the drop log names it.
+    shown: &'a str,
+    limit: Option<&'a EnclosingLimit>,
+}
+
 fn fire_one(
     workspace: &Workspace,
-    stage: &str,
-    entry: &GraphSensorEntry,
-    written: &Utf8Path,
+    fire: &HookFire<'_>,
     context: &FireContext,
-    health_dir: &Utf8Path,
     outcome: &mut HookOutcome,
 ) {
+    let id = &fire.entry.id;
     let request = FireRequest {
-        sensor_id: entry.id.clone(),
-        stage: stage.to_owned(),
-        output_path: written.to_owned(),
+        sensor_id: id.clone(),
+        stage: fire.stage.to_owned(),
+        output_path: fire.written.to_owned(),
         cwd: workspace.project_dir().to_owned(),
     };
     let result = prepare_fire(workspace, &request)
-        .and_then(|prepared| run_fire(workspace, &prepared, context));
+        .and_then(|prepared| run_fire(workspace, &prepared, context, fire.limit));
     match result {
-        Ok(report) => outcome.verdict_lines.push(report.verdict_line),
+        Ok(report) => {
+            if let Verdict::ScriptError(ScriptError::CutShort(limit)) = &report.verdict {
+                outcome.drop_write(
+                    workspace,
+                    context,
+                    format!(
+                        "{id}: cut short: {limit} ran out; the write to {} was not checked (fire {})",
+                        fire.shown, report.fire_id
+                    ),
+                );
+            }
+            outcome.verdict_lines.push(report.verdict_line);
+        }
         Err(refusal) => {
-            outcome.drop_write(
-                health_dir,
-                context,
-                format!("{}: {}", entry.id, refusal.message),
-            );
+            outcome.drop_write(workspace, context, format!("{id}: {}", refusal.message));
         }
     }
 }
 
-/// `<health>/run-sensors.last` holds the time of the latest run; returns whether this is the
-/// first run ever (the `.first-fired` marker did not exist yet, and now does).
-fn write_heartbeat(health_dir: &Utf8Path, now: SystemTime) -> bool {
-    if std::fs::create_dir_all(health_dir).is_err() {
-        return false;
-    }
+/// The heartbeat (`<health>/<hook>.last`) holds the ISO time of the latest run, as the
+/// reference's doctor reads it; returns whether this is the first run ever: the first-run
+/// marker did not exist yet, and now holds the time of this run. The health folder exists and
+/// was checked.
+fn write_heartbeat(workspace: &Workspace, now: SystemTime) -> bool {
     let stamp = crate::audit::timestamp::iso_timestamp(now);
-    let _ = crate::fs_util::write_atomic(&health_dir.join("run-sensors.last"), stamp.as_bytes());
-    std::fs::OpenOptions::new()
+    let _ = crate::fs_util::write_atomic(&workspace.write_hook_heartbeat_file(), stamp.as_bytes());
+    let created = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(health_dir.join(".first-fired"))
-        .is_ok()
+        .open(workspace.first_run_marker_file());
+    match created {
+        Ok(mut marker) => {
+            use std::io::Write;
+            let _ = marker.write_all(stamp.as_bytes());
+            true
+        }
+        Err(_) => false,
+    }
 }
 
-/// One `<ISO timestamp><TAB><message>` line in `<health>/run-sensors.drops`.
-fn record_drop(health_dir: &Utf8Path, now: SystemTime, message: &str) {
+/// One `<ISO timestamp><TAB><message>` line appended to the drop log (its folder was checked).
+fn record_drop(drops_file: &Utf8Path, now: SystemTime, message: &str) {
     use std::io::Write;
     let line = format!(
         "{}\t{}\n",
         crate::audit::timestamp::iso_timestamp(now),
         message.replace(['\n', '\r'], " ")
     );
-    let _ = std::fs::create_dir_all(health_dir);
     if let Ok(mut file) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(health_dir.join("run-sensors.drops"))
+        .open(drops_file)
     {
         let _ = file.write_all(line.as_bytes());
     }

@@ -9,6 +9,8 @@
 //! after which the whole group is stopped.
 //! [`verdict`] turns what happened into exactly one verdict of a closed set (D4), by the
 //! reference's truth table (upstream §4.6).
+//! [`time_limit`] holds the enclosing limits above each fire's cap (the write hook's allowance,
+//! the gate's dispatch cap, `gate check --timeout`) and the reading of their values.
 
 pub mod fire;
 pub mod glob;
@@ -16,4 +18,5 @@ pub mod hook;
 pub mod process;
 pub mod registry;
 pub mod stage_graph;
+pub mod time_limit;
 pub mod verdict;

@@ -99,6 +99,10 @@ pub enum ScriptError {
     /// `aidlc` was interrupted (SIGINT, SIGTERM or SIGHUP) while the worker ran, so the worker
     /// was stopped (or the in-process check abandoned) before it gave a verdict.
     Interrupted,
+    /// An enclosing time limit (the write hook's allowance, the gate's dispatch cap, `gate
+    /// check --timeout`) ran out while the worker ran, so it was stopped before it gave a
+    /// verdict; holds the limit's name (`dispatch::time_limit`).
+    CutShort(String),
     /// None of the rows matched (the status could not be read).
     Unknown,
 }
@@ -116,6 +120,7 @@ impl ScriptError {
             Self::NotImplemented(what) => format!("not-implemented: {what}"),
             Self::Refused(why) => format!("refused: {why}"),
             Self::Interrupted => "interrupted".to_owned(),
+            Self::CutShort(limit) => format!("cut-short: {limit} ran out"),
             Self::Unknown => "unknown".to_owned(),
         }
     }

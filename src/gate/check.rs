@@ -20,6 +20,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
+use crate::dispatch::time_limit::GateLimits;
 use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
 use crate::gate::render::SourceTexts;
 use crate::gate::report::{
@@ -41,6 +42,8 @@ pub struct CheckRequest {
     pub record: bool,
     /// The project folder relative to the repository root (see `gate::repository`).
     pub project_path: Utf8PathBuf,
+    /// The dispatch cap of each fire and `--timeout` for the whole run (none by default).
+    pub limits: GateLimits,
 }
 
 /// The intent records to check: every record of the active space (`all_intents`), the one
@@ -157,6 +160,7 @@ impl PlannedCheck {
             &self.plan.fires,
             self.request.jobs,
             self.request.record,
+            &self.request.limits,
             on_fire_done,
         );
         let plan = self.plan_identity();

@@ -17,13 +17,15 @@ use std::time::Instant;
 use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
-use crate::audit::ledger::{RecordLedger, read_record_ledger};
+use crate::audit::ledger::{self, RecordLedger, read_record_ledger};
 use crate::dispatch::fire::{
-    FireContext, FireRequest, evaluate_without_recording, prepare_fire_with, run_fire,
+    BegunFire, EvaluatedFire, FireContext, FireRequest, PreparedFire, begin_fire,
+    evaluate_begun_fire, evaluate_without_recording, prepare_fire_with, run_fire,
 };
 use crate::dispatch::glob::SensorGlob;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry, produce_dirs};
+use crate::dispatch::time_limit::GateLimits;
 use crate::dispatch::verdict::{ScriptError, Verdict};
 use crate::gate::deliverables::{
     DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
@@ -402,7 +404,11 @@ fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
 }
 
 /// Run the planned fires on `jobs` threads, recording each (audit rows, detail files) unless
-/// `record` is false. Results come back in plan order.
+/// `record` is false, each under `limits`. Results come back in plan order.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "the resolved inputs and the request's independent settings, passed as they are"
+)]
 pub fn run_gate_fires(
     workspace: &Workspace,
     registry: &LiveRegistry,
@@ -410,13 +416,25 @@ pub fn run_gate_fires(
     fires: &[PlannedFire],
     jobs: usize,
     record: bool,
+    limits: &GateLimits,
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
     let run_all = || {
+        if record {
+            return run_recorded_in_batches(
+                workspace,
+                registry,
+                nodes,
+                fires,
+                jobs,
+                limits,
+                on_fire_done,
+            );
+        }
         fires
             .par_iter()
             .map(|planned| {
-                let fire = run_one(workspace, registry, nodes, planned, record);
+                let fire = run_one(workspace, registry, nodes, planned, record, limits);
                 on_fire_done();
                 fire
             })
@@ -431,27 +449,219 @@ pub fn run_gate_fires(
     }
 }
 
+/// How many recorded fires share one batch of audit rows: every fire of a batch has its
+/// `SENSOR_FIRED` written in one append before any of their workers starts, and their terminal
+/// rows in one append after the last of them ends. Larger batches take the audit lock fewer
+/// times; smaller ones leave fewer fires without a terminal row should `aidlc` be killed, and
+/// wait less for a batch's slowest worker.
+const RECORDED_BATCH_PER_JOB: usize = 8;
+
+/// The recorded run of [`run_gate_fires`], in batches: per batch, every fire's pre-flight, one
+/// append of their `SENSOR_FIRED` rows, their workers in parallel (each bracketed, D6, and
+/// under its dispatch cap), then one append of their terminal rows. The lock is taken twice per
+/// batch instead of twice per fire, and never while a worker runs. Once the run's deadline has
+/// passed, a fire of a later batch is not started (nothing recorded) and a begun fire whose
+/// worker has not started is cut short (its terminal row says so).
+fn run_recorded_in_batches(
+    workspace: &Workspace,
+    registry: &LiveRegistry,
+    nodes: &[GraphNode],
+    fires: &[PlannedFire],
+    jobs: usize,
+    limits: &GateLimits,
+    on_fire_done: &(dyn Fn() + Sync),
+) -> Vec<GateFire> {
+    let batch_size = jobs.max(1) * RECORDED_BATCH_PER_JOB;
+    fires
+        .chunks(batch_size)
+        .flat_map(|batch| {
+            run_recorded_batch(workspace, registry, nodes, batch, limits, on_fire_done)
+        })
+        .collect()
+}
+
+/// One fire of a batch on its way: refused (nothing recorded), or begun with its prepared
+/// worker and its start time.
+enum BatchFire {
+    Refused(FiredPlan, Instant),
+    Begun(Box<(PreparedFire, BegunFire)>, Instant),
+}
+
+fn run_recorded_batch(
+    workspace: &Workspace,
+    registry: &LiveRegistry,
+    nodes: &[GraphNode],
+    batch: &[PlannedFire],
+    limits: &GateLimits,
+    on_fire_done: &(dyn Fn() + Sync),
+) -> Vec<GateFire> {
+    let context = FireContext::default();
+    let begun: Vec<BatchFire> = batch
+        .par_iter()
+        .map(|planned| {
+            let started = Instant::now();
+            let request = fire_request(workspace, planned);
+            let begun =
+                prepare_fire_with(workspace, &request, registry, nodes).and_then(|prepared| {
+                    begin_fire(workspace, &prepared, &context, limits.run.as_ref())
+                        .map(|begun| (prepared, begun))
+                });
+            match begun {
+                Ok(begun) => BatchFire::Begun(Box::new(begun), started),
+                Err(refusal) => BatchFire::Refused(FiredPlan::refused(refusal.message), started),
+            }
+        })
+        .collect();
+    let begun = append_fired_rows(workspace, begun, &context);
+    let evaluated: Vec<_> = begun
+        .into_par_iter()
+        .zip(batch.par_iter())
+        .map(|(fire, planned)| {
+            let outcome = match fire {
+                BatchFire::Refused(fired, started) => (Err(fired), false, started),
+                BatchFire::Begun(begun, started) => {
+                    let (prepared, begun) = *begun;
+                    let bracket = open_bracket(planned);
+                    // The dispatch cap counts from the worker's start, not the batch's.
+                    let limit = limits.for_one_fire();
+                    let evaluated = evaluate_begun_fire(&prepared, &context, begun, limit.as_ref());
+                    let artifact_changed =
+                        bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
+                    (Ok(evaluated), artifact_changed, started)
+                }
+            };
+            on_fire_done();
+            outcome
+        })
+        .collect();
+    let written = append_terminal_rows(workspace, &evaluated, &context);
+    evaluated
+        .into_iter()
+        .zip(batch)
+        .map(|((evaluated, artifact_changed, started), planned)| {
+            let fired = match (evaluated, &written) {
+                (Err(refused), _) => refused,
+                (Ok(_), Err(message)) => FiredPlan::refused(message.clone()),
+                (Ok(evaluated), Ok(())) => {
+                    let report = evaluated.into_report(workspace.project_dir());
+                    FiredPlan {
+                        verdict: report.verdict,
+                        fire_id: Some(report.fire_id),
+                        detail_path: report.detail_path,
+                        stderr_tail: report.stderr_tail,
+                    }
+                }
+            };
+            gate_fire_of(workspace, planned, fired, artifact_changed, started)
+        })
+        .collect()
+}
+
+/// Append the `SENSOR_FIRED` rows of a batch's begun fires in one go (they share the clone's
+/// shard). When the append fails, no row of the batch was written (all or none), so each of its
+/// fires is refused with the reason, never run.
+fn append_fired_rows(
+    workspace: &Workspace,
+    fires: Vec<BatchFire>,
+    context: &FireContext,
+) -> Vec<BatchFire> {
+    let rows: Vec<_> = fires
+        .iter()
+        .filter_map(|fire| match fire {
+            BatchFire::Begun(begun, _) => Some((begun.1.fired_row.clone(), (context.now)())),
+            BatchFire::Refused(..) => None,
+        })
+        .collect();
+    let Some(shard) = fires.iter().find_map(|fire| match fire {
+        BatchFire::Begun(begun, _) => Some(begun.1.shard.clone()),
+        BatchFire::Refused(..) => None,
+    }) else {
+        return fires;
+    };
+    match ledger::append_rows(workspace.project_dir(), &shard, &rows) {
+        Ok(()) => fires,
+        Err(error) => {
+            let message = format!("cannot write the audit row: {error}");
+            fires
+                .into_iter()
+                .map(|fire| match fire {
+                    BatchFire::Begun(_, started) => {
+                        BatchFire::Refused(FiredPlan::refused(message.clone()), started)
+                    }
+                    refused @ BatchFire::Refused(..) => refused,
+                })
+                .collect()
+        }
+    }
+}
+
+type EvaluatedInBatch = (Result<EvaluatedFire, FiredPlan>, bool, Instant);
+
+/// Append the terminal rows of a batch's evaluated fires in one go, waiting for the lock as
+/// long as its stale rule allows (their `SENSOR_FIRED` rows are written). The error names every
+/// fire left incomplete.
+fn append_terminal_rows(
+    workspace: &Workspace,
+    fires: &[EvaluatedInBatch],
+    context: &FireContext,
+) -> Result<(), String> {
+    let evaluated: Vec<&EvaluatedFire> = fires
+        .iter()
+        .filter_map(|(fire, _, _)| fire.as_ref().ok())
+        .collect();
+    let Some(first) = evaluated.first() else {
+        return Ok(());
+    };
+    let rows: Vec<_> = evaluated
+        .iter()
+        .map(|fire| (fire.terminal_row.clone(), (context.now)()))
+        .collect();
+    ledger::append_terminal_rows(workspace.project_dir(), &first.begun.shard, &rows)
+        .map_err(|error| error.to_string())
+}
+
 fn run_one(
     workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     planned: &PlannedFire,
     record: bool,
+    limits: &GateLimits,
 ) -> GateFire {
     let started = Instant::now();
-    let request = FireRequest {
+    let request = fire_request(workspace, planned);
+    let bracket = open_bracket(planned);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record, limits);
+    let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
+    gate_fire_of(workspace, planned, fired, artifact_changed, started)
+}
+
+/// The fire request of a planned gate fire.
+pub(crate) fn fire_request(workspace: &Workspace, planned: &PlannedFire) -> FireRequest {
+    FireRequest {
         sensor_id: planned.sensor_id.clone(),
         stage: planned.stage.clone(),
         output_path: planned.deliverable.clone(),
         cwd: workspace.project_dir().to_owned(),
-    };
+    }
+}
+
+/// D6: a blocking verdict counts only for the bytes it read; the bracket, opened just before the
+/// worker and closed just after it, proves they held still.
+pub(crate) fn open_bracket(planned: &PlannedFire) -> Option<Bracket> {
+    (planned.severity == Severity::Blocking).then(|| Bracket::open(&planned.deliverable))
+}
+
+/// The report's entry for one fire: its result (not evaluated when its blocking deliverable
+/// changed under it), its findings, and its paths relative to the project.
+pub(crate) fn gate_fire_of(
+    workspace: &Workspace,
+    planned: &PlannedFire,
+    fired: FiredPlan,
+    artifact_changed: bool,
+    started: Instant,
+) -> GateFire {
     let deliverable = relative(workspace.project_dir(), &planned.deliverable);
-    // D6: a blocking verdict counts only for the bytes it read; the bracket proves they held
-    // still from just before the fire to just after it.
-    let bracket =
-        (planned.severity == Severity::Blocking).then(|| Bracket::open(&planned.deliverable));
-    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record);
-    let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
     let detail_path = fired
         .detail_path
         .map(|path| relative(workspace.project_dir(), &path));
@@ -489,17 +699,31 @@ pub struct FiredPlan {
     pub stderr_tail: String,
 }
 
+impl FiredPlan {
+    /// A fire its pre-flight, or the audit, refused: `script-error: refused: …`, never a pass.
+    pub(crate) fn refused(message: String) -> Self {
+        FiredPlan {
+            verdict: Verdict::ScriptError(ScriptError::Refused(message)),
+            fire_id: None,
+            detail_path: None,
+            stderr_tail: String::new(),
+        }
+    }
+}
+
 /// One fire, recorded (audit rows, detail file) or not. A fire its pre-flight refuses is a
-/// `script-error: refused: …` non-evaluation, never a pass. Returns the verdict, the fire id
-/// and the absolute detail path (both `None` when nothing was recorded).
+/// `script-error: refused: …` non-evaluation, never a pass; so is one that `limits` keeps from
+/// starting, and one they cut short is `script-error: cut-short: …`. Returns the verdict, the
+/// fire id and the absolute detail path (both `None` when nothing was recorded).
 pub fn fire_planned(
     workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     request: &FireRequest,
     record: bool,
+    limits: &GateLimits,
 ) -> (Verdict, Option<String>, Option<Utf8PathBuf>) {
-    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record);
+    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record, limits);
     (fired.verdict, fired.fire_id, fired.detail_path)
 }
 
@@ -511,17 +735,14 @@ pub fn fire_planned_keeping_stderr(
     nodes: &[GraphNode],
     request: &FireRequest,
     record: bool,
+    limits: &GateLimits,
 ) -> FiredPlan {
-    let refused = |message: String| FiredPlan {
-        verdict: Verdict::ScriptError(ScriptError::Refused(message)),
-        fire_id: None,
-        detail_path: None,
-        stderr_tail: String::new(),
-    };
+    let limit = limits.for_one_fire();
+    let refused = FiredPlan::refused;
     match prepare_fire_with(workspace, request, registry, nodes) {
         Err(refusal) => refused(refusal.message),
         Ok(prepared) if !record => {
-            let (verdict, stderr_tail) = evaluate_without_recording(&prepared);
+            let (verdict, stderr_tail) = evaluate_without_recording(&prepared, limit.as_ref());
             FiredPlan {
                 verdict,
                 fire_id: None,
@@ -529,7 +750,12 @@ pub fn fire_planned_keeping_stderr(
                 stderr_tail,
             }
         }
-        Ok(prepared) => match run_fire(workspace, &prepared, &FireContext::default()) {
+        Ok(prepared) => match run_fire(
+            workspace,
+            &prepared,
+            &FireContext::default(),
+            limit.as_ref(),
+        ) {
             Ok(report) => FiredPlan {
                 verdict: report.verdict,
                 fire_id: Some(report.fire_id),

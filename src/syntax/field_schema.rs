@@ -1,12 +1,11 @@
 //! The JSON Schema shape of each kind of frontmatter value, for the `JsonSchema` derives on the
-//! parser's own types ([`SensorManifest`](super::manifest::SensorManifest),
-//! [`StageDefinition`](super::stage::StageDefinition)): `aidlc schema` prints what those derives
+//! parser's own types (`SensorManifest`, `StageDefinition`): `aidlc schema` prints what those derives
 //! give, so the schema an editor checks a file with and the parser that reads it are one
 //! description, and the field doc comments are the schema's descriptions.
 //!
 //! The parser reads YAML into a spanned tree and takes a field's text from any scalar (a
 //! `name: 2` is the text `2`), so [`Text`] admits every scalar; the allowed values of the
-//! enumerated fields are the parser's own constants, handed in here.
+//! enumerated fields are the parser's own lists (`syntax::vocabulary`).
 //!
 //! These are marker types: nothing holds a value of them; a field names one with
 //! `#[schemars(with = "…")]`.
@@ -16,7 +15,7 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 /// The pattern of a kebab-case name (a slug, an artifact, a sensor id): what
-/// [`is_kebab_case`](super::stage::is_kebab_case) accepts.
+/// the stage parser's `is_kebab_case` accepts.
 pub const KEBAB_CASE_PATTERN: &str = "^[a-z][a-z0-9-]*$";
 
 /// Any YAML scalar, read as its text: a string, a number or a boolean (not null).
@@ -139,21 +138,21 @@ macro_rules! enumerated_text {
 
 enumerated_text! {
     /// A manifest's `kind`.
-    SensorKind => super::manifest::SENSOR_KINDS;
+    SensorKind => super::vocabulary::SENSOR_KINDS;
     /// A stage's `phase`.
-    PhaseName => super::stage::PHASES;
+    PhaseName => super::vocabulary::PHASES;
     /// A stage's `execution`.
-    ExecutionName => super::stage::EXECUTIONS;
+    ExecutionName => super::vocabulary::EXECUTIONS;
     /// A stage's `mode`.
-    ModeName => super::stage::MODES;
+    ModeName => super::vocabulary::MODES;
     /// A stage's `for_each`.
-    ForEachName => super::stage::FOR_EACH_VALUES;
+    ForEachName => super::vocabulary::FOR_EACH_VALUES;
     /// A stage's `review_class`.
-    ReviewClassName => super::stage::REVIEW_CLASSES;
+    ReviewClassName => super::vocabulary::REVIEW_CLASSES;
     /// A stage's `summary_confirmation`.
-    SummaryConfirmationName => super::stage::SUMMARY_CONFIRMATIONS;
+    SummaryConfirmationName => super::vocabulary::SUMMARY_CONFIRMATIONS;
     /// A consumed artifact's `conditional_on`.
-    ProjectKindName => super::stage::CONDITIONAL_ON_VALUES;
+    ProjectKindName => super::vocabulary::CONDITIONAL_ON_VALUES;
 }
 
 /// `produces_kinds`: for each produced artifact, the non-empty list of unit kinds it applies
@@ -176,7 +175,7 @@ impl JsonSchema for ProducesKinds {
             "additionalProperties": {
                 "type": "array",
                 "minItems": 1,
-                "items": one_of(&super::stage::UNIT_KINDS)
+                "items": one_of(&super::vocabulary::UNIT_KINDS)
             }
         })
     }

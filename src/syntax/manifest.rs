@@ -66,8 +66,7 @@ impl FireOn {
     }
 }
 
-/// The kinds of sensor this release runs (others are reserved for later releases).
-pub const SENSOR_KINDS: [&str; 1] = ["deterministic"];
+pub use crate::syntax::vocabulary::SENSOR_KINDS;
 
 /// A sensor manifest: the YAML frontmatter of `<harness>/sensors/aidlc-<id>.md`, as
 /// `aidlc compile` reads it. Keys not listed here are ignored.

@@ -9,5 +9,6 @@ pub mod field_schema;
 pub mod frontmatter;
 pub mod manifest;
 pub mod stage;
+pub mod vocabulary;
 pub mod yaml;
 pub mod yaml_subset;

@@ -187,23 +187,10 @@ fn add_checked_only_keys(schema: &mut Schema) {
     }
 }
 
-pub const PHASES: [&str; 5] = [
-    "initialization",
-    "ideation",
-    "inception",
-    "construction",
-    "operation",
-];
-pub const EXECUTIONS: [&str; 2] = ["ALWAYS", "CONDITIONAL"];
-pub const MODES: [&str; 5] = ["inline", "subagent", "pipeline", "mob", "agent-team"];
-/// The one `for_each` value the runtime knows: gate dispatch places a per-unit stage's outputs
-/// under the unit folders, and refuses a graph with any other value (D4), so the compile refuses
-/// it first, where the author can fix it (the reference accepts any string).
-pub const FOR_EACH_VALUES: [&str; 1] = ["unit-of-work"];
-pub const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
-pub const REVIEW_CLASSES: [&str; 2] = ["adversarial", "advisory"];
-pub const SUMMARY_CONFIRMATIONS: [&str; 2] = ["required", "if-present"];
-pub const CONDITIONAL_ON_VALUES: [&str; 2] = ["brownfield", "greenfield"];
+pub use crate::syntax::vocabulary::{
+    CONDITIONAL_ON_VALUES, EXECUTIONS, FOR_EACH_VALUES, MODES, PHASES, REVIEW_CLASSES,
+    SUMMARY_CONFIRMATIONS, UNIT_KINDS,
+};
 
 const REQUIRED_SCALARS: [&str; 7] = [
     "slug",

@@ -18,6 +18,9 @@
 //!   digest), and the write hook's view of a record;
 //! - `write_folders.rs`: the record-local folders the engine writes into, and
 //!   [`check_write_folder`], the one check that keeps a write inside the project;
+//! - `install_version.rs`: which reference version made the install ([`InstallVersion`],
+//!   detected from its tools stamp, else its graph's keys, else the newest), and the
+//!   record-local files each version names differently;
 //! - `resolved.rs`: [`Workspace`], all of the above resolved once for one command, which every
 //!   runtime path takes instead of a bare project folder;
 //! - `small_file.rs`: bounded reads of cursors and markers;
@@ -29,6 +32,7 @@
 mod clone_id;
 mod create;
 mod error;
+mod install_version;
 mod intents;
 mod resolved;
 mod small_file;
@@ -44,6 +48,7 @@ pub use create::{
     CreatedIntent, NEW_INTENT_STATUS, STATE_VERSION, check_intent_label, create_intent,
 };
 pub use error::{INTENT_LABEL_MAX_CHARS, WorkspaceError};
+pub use install_version::{InstallVersion, VersionSource};
 pub use intents::{
     ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, STATE_FILE_NAME, active_intent,
     intent_records, record_root, unambiguous_active_intent,
@@ -60,8 +65,10 @@ pub use state::{
     set_state_field, state_file_path,
 };
 pub use write_folders::{
-    ENGINE_DIR, LEGACY_SENSOR_DETAIL_DIR, WriteFolderError, check_write_folder,
-    create_write_folder, engine_dir, hooks_health_dir, legacy_sensor_detail_dir, sensor_detail_dir,
+    ENGINE_DIR, FIRST_RUN_MARKER_FILE, HOOKS_HEALTH_DIR, LEGACY_LEARNINGS_DIR,
+    LEGACY_SENSOR_DETAIL_DIR, WriteFolderError, check_write_folder, create_write_folder,
+    engine_dir, hooks_health_dir, learnings_dir, legacy_learnings_dir, legacy_sensor_detail_dir,
+    sensor_detail_dir,
 };
 
 #[cfg(test)]

@@ -6,11 +6,19 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-/// The record-local folder of engine state (detail files, hook health), under a record root.
+/// The record-local folder of the newest engine's state (detail files, learnings selections),
+/// under a record root.
 pub const ENGINE_DIR: &str = ".aidlc-engine";
-/// Where detail files went before the engine folder existed ([2.5]/[2.6]); the write hook's
-/// recursion guard still skips it, nothing writes there.
+/// Where detail files go on a [2.5]/[2.6] install (`install_version`); the write hook's
+/// recursion guard skips it on every install.
 pub const LEGACY_SENSOR_DETAIL_DIR: &str = ".aidlc-sensors";
+/// Where the conductor of a [2.5]/[2.6] install writes the learnings selections.
+pub const LEGACY_LEARNINGS_DIR: &str = ".aidlc-learnings";
+/// The hook health folder (heartbeats, drop logs, the first-run marker), under a record root:
+/// the same on every version, where the reference's hooks and its doctor read it.
+pub const HOOKS_HEALTH_DIR: &str = ".aidlc-hooks-health";
+/// The first-run marker in the hook health folder; it holds the ISO time of the first run.
+pub const FIRST_RUN_MARKER_FILE: &str = ".first-fired";
 
 /// Why a folder the engine was about to write into was refused (the reference's wording for a
 /// produce folder that escapes, §5.2, applied to every folder the engine writes into).
@@ -112,29 +120,38 @@ pub fn create_write_folder(
     check_write_folder(project_dir, folder).map(drop)
 }
 
-/// `<record_root>/.aidlc-engine`: the engine's own folder in a record (detail files, hook
-/// health).
+/// `<record_root>/.aidlc-engine`: the newest engine's own folder in a record.
 pub fn engine_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(ENGINE_DIR)
 }
 
 // --- Record-local folders -----------------------------------------------------------------------
 
-/// `<record_root>/.aidlc-engine/sensors`: where detail files are written (\[gate\], §4.8).
+/// `<record_root>/.aidlc-engine/sensors`: the newest detail folder (\[gate\], §4.8); an install
+/// of another version asks `InstallVersion::sensor_detail_dir`.
 pub fn sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(ENGINE_DIR).join("sensors")
 }
 
-/// `<record_root>/.aidlc-sensors`: the [2.5]/[2.6] detail folder (the write hook's recursion
-/// guard covers it too).
+/// `<record_root>/.aidlc-sensors`: the [2.5]/[2.6] detail folder.
 pub fn legacy_sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(LEGACY_SENSOR_DETAIL_DIR)
 }
 
-/// `<record_root>/.aidlc-engine/hooks-health`: hook heartbeats and drop logs (the newest
-/// reference's `hooksHealthDir`; older records used `.aidlc-hooks-health`).
+/// `<record_root>/.aidlc-engine/learnings`: the newest selections folder (\[gate\], §7.2).
+pub fn learnings_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(ENGINE_DIR).join("learnings")
+}
+
+/// `<record_root>/.aidlc-learnings`: the [2.6] selections folder.
+pub fn legacy_learnings_dir(record_root: &Utf8Path) -> Utf8PathBuf {
+    record_root.join(LEGACY_LEARNINGS_DIR)
+}
+
+/// `<record_root>/.aidlc-hooks-health`: hook heartbeats, drop logs and the first-run marker,
+/// where every version's `hooksHealthDir` puts them and its doctor reads them (§4.11, §8).
 pub fn hooks_health_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    record_root.join(ENGINE_DIR).join("hooks-health")
+    record_root.join(HOOKS_HEALTH_DIR)
 }
 
 #[cfg(test)]
@@ -148,7 +165,9 @@ mod tests {
         let root = Utf8Path::new("/r");
         assert_eq!(sensor_detail_dir(root), "/r/.aidlc-engine/sensors");
         assert_eq!(legacy_sensor_detail_dir(root), "/r/.aidlc-sensors");
-        assert_eq!(hooks_health_dir(root), "/r/.aidlc-engine/hooks-health");
+        assert_eq!(hooks_health_dir(root), "/r/.aidlc-hooks-health");
+        assert_eq!(learnings_dir(root), "/r/.aidlc-engine/learnings");
+        assert_eq!(legacy_learnings_dir(root), "/r/.aidlc-learnings");
         assert_eq!(state_file_path(root), "/r/aidlc-state.md");
     }
 

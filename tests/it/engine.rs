@@ -366,7 +366,7 @@ fn pre_flight_refusals_write_no_audit_row() {
                 "first-stage".into(),
                 "--output-path".into(),
             ],
-            "a value is required for '--output-path",
+            "--output-path expects a value, got end of arguments.",
         ),
         (
             vec![
@@ -376,7 +376,7 @@ fn pre_flight_refusals_write_no_audit_row() {
                 "--output-path".into(),
                 OUTPUT.into(),
             ],
-            "--stage",
+            "--stage expects a value, got another flag: \"--output-path\".",
         ),
     ];
     for (args, expected) in cases {
@@ -595,17 +595,18 @@ fn the_hook_fires_matching_write_sensors_and_records_a_heartbeat() {
     start_audit_shard(&project);
     let first = run_hook(&project, &payload);
     assert_eq!(first.status, 0, "{}", first.stderr);
+    // stdout is the hook protocol's channel: the banner goes to stderr (issue 12).
     assert!(
-        first.stdout.contains("Sensors are now watching"),
+        first.stderr.contains("Sensors are now watching"),
         "{}",
-        first.stdout
+        first.stderr
     );
-    assert!(project.exists(&format!(
-        "{RECORD}/.aidlc-engine/hooks-health/run-sensors.last"
-    )));
+    assert_eq!(first.stdout, "");
+    assert!(project.exists(&format!("{RECORD}/.aidlc-hooks-health/run-sensors.last")));
     assert_eq!(pair_fires(&audit_blocks(&project)).len(), 1);
     let second = run_hook(&project, &payload);
-    assert!(!second.stdout.contains("Sensors are now watching"));
+    assert!(!second.stderr.contains("Sensors are now watching"));
+    assert_eq!(second.stdout, "");
     assert_eq!(pair_fires(&audit_blocks(&project)).len(), 2);
 }
 
@@ -693,7 +694,7 @@ fn one_fixed_fire_is_byte_exact() {
         now: Box::new(|| SystemTime::UNIX_EPOCH + Duration::from_secs(1_788_480_000)),
     };
     let prepared = prepare_fire(&workspace, &request).unwrap();
-    let report = run_fire(&workspace, &prepared, &context).unwrap();
+    let report = run_fire(&workspace, &prepared, &context, None).unwrap();
     let detail = format!("{RECORD}/.aidlc-engine/sensors/first-stage/fake-a65d19af.md");
     assert_eq!(
         report.verdict_line,
@@ -723,9 +724,7 @@ fn the_hook_records_a_drop_when_a_fire_cannot_run_and_skips_entries_without_a_gl
     let payload =
         serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
     assert_eq!(run_hook(&project, &payload).status, 0);
-    let drops = project.read(&format!(
-        "{RECORD}/.aidlc-engine/hooks-health/run-sensors.drops"
-    ));
+    let drops = project.read(&format!("{RECORD}/.aidlc-hooks-health/run-sensors.drops"));
     assert!(
         drops.contains("\tfake: unknown sensor id: \"fake\""),
         "{drops}"
@@ -785,4 +784,93 @@ fn the_hook_respects_the_sensors_switch() {
     assert!(audit_blocks(&project).is_empty(), "AIDLC_DISABLE_SENSORS=1");
     assert_eq!(run_hook(&project, &payload).status, 0);
     assert_eq!(pair_fires(&audit_blocks(&project)).len(), 1, "on again");
+}
+
+/// A health folder that links out of the project gets no heartbeat, no marker and no drop
+/// line (they would be written outside); the hook still exits 0, prints nothing on stdout, and
+/// says on stderr why, with the drop it could not log.
+#[cfg(unix)]
+#[test]
+fn a_hooks_health_folder_that_links_outside_gets_nothing_and_the_drop_is_told_on_stderr() {
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
+    let outside = TestProject::empty();
+    std::fs::create_dir_all(project.path(RECORD)).unwrap();
+    std::os::unix::fs::symlink(
+        &outside.root,
+        project.path(&format!("{RECORD}/.aidlc-hooks-health")),
+    )
+    .unwrap();
+    // The graph still lists `fake`, but its manifest is gone: the fire is refused, a drop.
+    project.remove(".claude/sensors/aidlc-fake.md");
+    let payload =
+        serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
+    let run = run_hook(&project, &payload);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(
+        run.stderr.contains(
+            "warning: the hook's heartbeat and drop log are not written: Refusing to write into"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("warning: a write was not checked: fake: unknown sensor id: \"fake\""),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr.contains("Sensors are now watching"),
+        "no marker, no banner"
+    );
+    assert_eq!(
+        std::fs::read_dir(&outside.root).unwrap().count(),
+        0,
+        "nothing was written outside the project"
+    );
+}
+
+/// `--project-dir .` names the working folder: every path the ledger records is relative to
+/// it, exactly as with the absolute folder (the rows hold no `/./`).
+#[test]
+fn a_project_dir_of_dot_records_paths_relative_to_the_project() {
+    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
+    let payload =
+        serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
+    let mut child = project
+        .command(
+            &project.root,
+            &["engine", "hook", "run-sensors", "--project-dir", "."],
+        )
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.as_bytes())
+        .unwrap();
+    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+    let fired = project.run(&[
+        "engine",
+        "sensor",
+        "fire",
+        "fake",
+        "--stage",
+        "first-stage",
+        "--output-path",
+        OUTPUT,
+        "--project-dir",
+        ".",
+    ]);
+    assert_eq!(verdict(&fired)["output_path"], OUTPUT);
+    let blocks = audit_blocks(&project);
+    assert_eq!(blocks.len(), 4, "two fires, paired");
+    for block in blocks {
+        assert_eq!(block.field("Output path"), Some(OUTPUT), "{block:?}");
+    }
 }

@@ -439,10 +439,18 @@ fn a_signal_to_gate_check_stops_every_worker_records_every_started_fire_and_exit
         send_signal(signal, &check.pid());
         let run = check.finish();
         assert_eq!(run.status, 130, "SIG{signal}: {}", run.stderr);
+        // A recorded gate check writes a batch's `SENSOR_FIRED` rows (here both deliverables')
+        // before the first worker starts; after the interrupt no other worker starts, and every
+        // begun fire ends `script-error: interrupted`.
         let started = assert_every_started_fire_ended_interrupted(&project);
         assert_eq!(
-            started, 1,
-            "SIG{signal}: a fire started after the interrupt"
+            started, 2,
+            "SIG{signal}: both fires of the batch are recorded"
+        );
+        assert_eq!(
+            project.read("worker.pid").trim(),
+            pids[0],
+            "SIG{signal}: a worker started after the interrupt"
         );
         assert_gone(&pids);
     }

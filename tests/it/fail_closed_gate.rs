@@ -390,7 +390,7 @@ fn run_hook(project: &TestProject, payload: &str) -> Run {
 }
 
 fn drops(project: &TestProject) -> String {
-    let path = format!("{RECORD}/.aidlc-engine/hooks-health/run-sensors.drops");
+    let path = format!("{RECORD}/.aidlc-hooks-health/run-sensors.drops");
     if project.exists(&path) {
         project.read(&path)
     } else {

@@ -298,3 +298,44 @@ fn intent_new_creates_the_record_and_moves_the_cursor() {
     let again = project.run(&["engine", "intent", "new", "Bad Label"]);
     assert_eq!(again.status, 2);
 }
+
+/// A recorded `gate check` takes the audit lock per batch of fires, not per row: every fire's
+/// `SENSOR_FIRED` is written before any worker of its batch starts, and the terminal rows after
+/// the last of them, each fire paired by id with exactly one terminal row and the report's fire
+/// ids being the ledger's (issue 16). Serial (`--jobs 1`) so that an unbatched run would
+/// interleave `SENSOR_FIRED` and terminal rows fire by fire.
+#[test]
+fn a_recorded_check_writes_its_audit_rows_in_batches_and_pairs_every_fire() {
+    let project = gate_project("blocking");
+    let (run, json) = gate_json(&project, &["--jobs", "1"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let blocks = crate::support::ledger_blocks(&project, RECORD);
+    let events: Vec<&str> = blocks
+        .iter()
+        .map(crate::support::LedgerBlock::event)
+        .collect();
+    let fires = fire_rows(&json).len();
+    assert_eq!(fires, 4, "three shape fires and one upstream-coverage fire");
+    let fired = vec!["SENSOR_FIRED"; fires];
+    let passed = vec!["SENSOR_PASSED"; fires];
+    assert_eq!(events, [fired, passed].concat(), "one batch of each");
+    let ids_of = |event: &str| -> Vec<String> {
+        blocks
+            .iter()
+            .filter(|block| block.event() == event)
+            .map(|block| block.field("Fire id").unwrap_or_default().to_owned())
+            .collect()
+    };
+    let reported: Vec<String> = json["fires"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|fire| fire["fire_id"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(ids_of("SENSOR_FIRED"), reported, "in plan order");
+    assert_eq!(
+        ids_of("SENSOR_PASSED"),
+        reported,
+        "each fire its own terminal row"
+    );
+}

@@ -13,6 +13,10 @@
 //! - `lsp`: `aidlc lsp` driven by a JSON-RPC client over its stdio (diagnostics, navigation,
 //!   completion, quick fixes, bad requests, cancellation), and by headless Neovim;
 //! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
+//! - `time_limits`: the enclosing time limits (the write hook's allowance, the gate's dispatch
+//!   cap, `gate check --timeout`) stop sleeping workers, record drops and never pass;
+//! - `sensor_cli`: the reference's own pinning scenarios for `sensor list`, `sensor describe` and
+//!   the `fire` refusals (t92, t93), against our binary;
 //! - `ledger_integrity`: the ledger stays whole and inside the project (torn tails, the terminal
 //!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
@@ -28,7 +32,8 @@
 //! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
 //!   children, signals, special files and in-process timeouts, stdout write failures;
 //! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
-//!   written byte for byte as their own tools do, side by side with the reference (Bun);
+//!   written byte for byte as their own tools do, side by side with the reference (Bun), and
+//!   their sensors run natively with the install's own health, detail and selections files;
 //! - `failure_scenarios`: the 18 scenarios of failure-modes.md §5, one end-to-end test each
 //!   (issue 10's proof);
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
@@ -55,7 +60,9 @@ mod install;
 mod ledger_integrity;
 mod lsp;
 mod reference_installs;
+mod sensor_cli;
 mod support;
+mod time_limits;
 mod up_to_date;
 mod watch;
 mod workers;

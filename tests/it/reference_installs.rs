@@ -9,7 +9,9 @@ use std::process::Command;
 use camino::Utf8Path;
 use serde_json::Value;
 
-use crate::support::{GRAPH, GRID, REFERENCE_VERSIONS, Run, TestProject, node_tool};
+use crate::support::{
+    GRAPH, GRID, LedgerBlock, REFERENCE_VERSIONS, Run, TestProject, ledger_blocks, node_tool,
+};
 
 /// A stage of both installs that has a reviewer.
 const REVIEWED_STAGE: &str = ".claude/aidlc-common/stages/ideation/intent-capture.md";
@@ -260,4 +262,308 @@ fn the_references_drift_guard_passes_on_the_tree_aidlc_compiled_and_ours_on_the_
             our_check.stderr
         );
     }
+}
+
+// --- The runtime on a reference install (issue 12) ----------------------------------------------
+
+/// The intent record the runtime tests add to a copy of an install.
+const DEMO_RECORD: &str = "aidlc/spaces/default/intents/260901-demo";
+/// `requirements-analysis`'s deliverable in it.
+const REQUIREMENTS: &str =
+    "aidlc/spaces/default/intents/260901-demo/inception/requirements-analysis/requirements.md";
+/// The first-run banner both engines print.
+const BANNER: &str = "[aidlc] Sensors are now watching this workspace.";
+
+/// A copy of an install with one intent: its state on `requirements-analysis`, whose one
+/// deliverable has a single `## ` section (the shipped `required-sections` fails it; it cites
+/// nothing upstream, and its producers left nothing on disk, so `upstream-coverage` passes).
+fn install_with_an_intent(version: &str) -> TestProject {
+    let project = TestProject::reference_install(version);
+    project.write(
+        &format!("{DEMO_RECORD}/aidlc-state.md"),
+        "# AI-DLC State Tracking\n\n## Current Status\n- **Current Stage**: requirements-analysis\n",
+    );
+    project.write(REQUIREMENTS, "# Requirements\n\n## Scope\n\nOne section.\n");
+    project
+}
+
+/// The system folders: `sh` and the usual tools, and no Bun (it comes only from the Node tools
+/// cache), so a fire that needed Bun could not run.
+fn path_without_bun() -> &'static str {
+    let path = "/usr/bin:/bin";
+    for folder in path.split(':') {
+        assert!(
+            !Utf8Path::new(folder).join("bun").exists(),
+            "{folder} holds a bun: the test needs a PATH without one"
+        );
+    }
+    path
+}
+
+/// The write hook told that the agent wrote `relative`, with no Bun on `PATH`.
+fn hook_without_bun(project: &TestProject, relative: &str) -> Run {
+    let payload = serde_json::json!({
+        "tool_name": "Write",
+        "tool_input": {"file_path": project.path(relative)},
+    })
+    .to_string();
+    project.run_watched(
+        &["engine", "hook", "run-sensors"],
+        &[("PATH", path_without_bun())],
+        Some(&payload),
+    )
+}
+
+/// The terminal row of every fire in the demo record, by sensor id, checking that each fire is
+/// paired.
+fn terminal_rows(project: &TestProject) -> Vec<(String, LedgerBlock)> {
+    let blocks = ledger_blocks(project, DEMO_RECORD);
+    let fired: Vec<&LedgerBlock> = blocks
+        .iter()
+        .filter(|block| block.event() == "SENSOR_FIRED")
+        .collect();
+    fired
+        .iter()
+        .map(|fire| {
+            let id = fire.field("Fire id").unwrap();
+            let terminals: Vec<&LedgerBlock> = blocks
+                .iter()
+                .filter(|block| {
+                    block.event() != "SENSOR_FIRED" && block.field("Fire id") == Some(id)
+                })
+                .collect();
+            assert_eq!(terminals.len(), 1, "fire {id} is not paired");
+            (
+                fire.field("Sensor ID").unwrap().to_owned(),
+                terminals[0].clone(),
+            )
+        })
+        .collect()
+}
+
+fn is_iso_timestamp(text: &str) -> bool {
+    text.len() == 20
+        && text.ends_with('Z')
+        && text.as_bytes()[10] == b'T'
+        && text.bytes().filter(u8::is_ascii_digit).count() == 14
+}
+
+#[test]
+fn the_write_hook_checks_a_reference_install_natively_and_keeps_its_health_files() {
+    for version in REFERENCE_VERSIONS {
+        let project = install_with_an_intent(version);
+        let first = hook_without_bun(&project, REQUIREMENTS);
+        assert_eq!(first.status, 0, "{version}: {}", first.stderr);
+        // stdout is the hook protocol's channel; the banner goes to stderr, as the reference's.
+        assert_eq!(first.stdout, "", "{version}");
+        assert!(first.stderr.contains(BANNER), "{version}: {}", first.stderr);
+
+        // The shipped sensors ran natively, though the manifests name Bun workers: real
+        // verdicts, no `spawn-failed`.
+        let manifest = project.read(".claude/sensors/aidlc-required-sections.md");
+        assert!(
+            manifest.contains("command: bun .claude/tools/aidlc-sensor-required-sections.ts"),
+            "{version}"
+        );
+        let terminals = terminal_rows(&project);
+        let verdicts: Vec<(&str, &str)> = terminals
+            .iter()
+            .map(|(sensor, row)| (sensor.as_str(), row.event()))
+            .collect();
+        assert_eq!(
+            verdicts,
+            [
+                ("required-sections", "SENSOR_FAILED"),
+                ("upstream-coverage", "SENSOR_PASSED"),
+            ],
+            "{version}"
+        );
+        assert!(
+            terminals.iter().all(|(_, row)| row.field("Note").is_none()),
+            "{version}: {terminals:?}"
+        );
+        // The detail file is where this version's reference puts it: `.aidlc-sensors`.
+        let detail = terminals[0].1.field("Detail path").unwrap();
+        assert!(
+            detail.starts_with(&format!(
+                "{DEMO_RECORD}/.aidlc-sensors/requirements-analysis/required-sections-"
+            )),
+            "{version}: {detail}"
+        );
+        assert!(project.exists(detail), "{version}");
+        assert!(
+            !project.exists(&format!("{DEMO_RECORD}/.aidlc-engine")),
+            "{version}"
+        );
+
+        // The heartbeat and the first-run marker are this version's, in the folder its doctor
+        // reads: `run-sensors` on 2.6, `sensor-fire` (the hook's old name) on 2.5.
+        let hook_name = if version.starts_with("2.5") {
+            "sensor-fire"
+        } else {
+            "run-sensors"
+        };
+        let health = format!("{DEMO_RECORD}/.aidlc-hooks-health");
+        let heartbeat = project.read(&format!("{health}/{hook_name}.last"));
+        assert!(is_iso_timestamp(&heartbeat), "{version}: {heartbeat:?}");
+        let marker = project.read(&format!("{health}/.first-fired"));
+        assert!(is_iso_timestamp(&marker), "{version}: {marker:?}");
+
+        let second = hook_without_bun(&project, REQUIREMENTS);
+        assert_eq!(second.status, 0, "{version}");
+        assert!(!second.stderr.contains(BANNER), "{version}: shown once");
+        assert_eq!(terminal_rows(&project).len(), 4, "{version}");
+    }
+}
+
+#[test]
+fn gate_check_says_an_install_s_sensors_are_write_fired_and_checks_them_with_fire_on_all() {
+    for version in REFERENCE_VERSIONS {
+        let project = install_with_an_intent(version);
+        let path = [("PATH", path_without_bun())];
+        let default = project.run_watched(&["gate", "check", "--no-record"], &path, None);
+        assert_eq!(default.status, 2, "{version}: {}", default.stderr);
+        assert!(
+            default.stderr.contains(
+                "nothing was checked: no gate-fired binding: the install's sensors are all write-fired"
+            ),
+            "{version}: {}",
+            default.stderr
+        );
+        assert!(
+            default.stderr.contains("`--fire-on all` checks them"),
+            "{version}: {}",
+            default.stderr
+        );
+
+        let all = project.run_watched(
+            &[
+                "gate",
+                "check",
+                "--fire-on",
+                "all",
+                "--format",
+                "json",
+                "--quiet",
+            ],
+            &path,
+            None,
+        );
+        // Both bindings are advisory on these installs: a failure is reported, exit 0.
+        assert_eq!(all.status, 0, "{version}: {}", all.stderr);
+        let report: Value = serde_json::from_str(all.stdout.trim()).unwrap();
+        assert_eq!(report["counts"]["passed"], 1, "{version}: {report}");
+        assert_eq!(report["counts"]["failed"], 1, "{version}: {report}");
+        assert_eq!(report["counts"]["not_evaluated"], 0, "{version}: {report}");
+        let terminals = terminal_rows(&project);
+        assert_eq!(terminals.len(), 2, "{version}");
+        assert!(
+            terminals.iter().all(|(_, row)| row.field("Note").is_none()),
+            "{version}: {terminals:?}"
+        );
+    }
+}
+
+#[test]
+fn fire_finds_the_install_from_the_output_path_and_runs_the_shipped_sensor_natively() {
+    let project = install_with_an_intent("2.6.54");
+    let elsewhere = TestProject::empty();
+    let output = project.path(REQUIREMENTS);
+    let fired = project.run_watched_in(
+        &elsewhere.root,
+        &[
+            "engine",
+            "sensor",
+            "fire",
+            "required-sections",
+            "--stage",
+            "requirements-analysis",
+            "--output-path",
+            output.as_str(),
+        ],
+        &[("PATH", path_without_bun())],
+        None,
+    );
+    assert_eq!(fired.status, 0, "{}", fired.stderr);
+    let verdict: Value = serde_json::from_str(fired.stdout.trim()).unwrap();
+    assert_eq!(verdict["result"], "failed", "{verdict}");
+    assert_eq!(verdict["output_path"], REQUIREMENTS);
+    assert!(verdict.get("note").is_none(), "{verdict}");
+    assert!(
+        verdict["detail_path"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("{DEMO_RECORD}/.aidlc-sensors/")),
+        "{verdict}"
+    );
+    assert_eq!(terminal_rows(&project).len(), 1);
+    assert!(
+        std::fs::read_dir(&elsewhere.root).unwrap().next().is_none(),
+        "nothing was written where it ran"
+    );
+}
+
+#[test]
+fn sensor_list_and_describe_print_what_the_reference_prints_byte_for_byte() {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    for version in REFERENCE_VERSIONS {
+        let project = TestProject::reference_install(version);
+        let theirs = run_bun(&bun, &project, &[".claude/tools/aidlc-sensor.ts", "list"]);
+        let ours = project.run(&["engine", "sensor", "list"]);
+        assert_eq!(theirs.status, 0, "{version}: {}", theirs.stderr);
+        assert_eq!(ours.status, 0, "{version}: {}", ours.stderr);
+        assert_eq!(ours.stdout, theirs.stdout, "{version}: sensor list");
+        let ids: Vec<&str> = theirs
+            .stdout
+            .lines()
+            .map(|line| line.split('\t').next().unwrap())
+            .collect();
+        assert!(ids.len() >= 5, "{version}: {ids:?}");
+        for id in ids {
+            let theirs = run_bun(
+                &bun,
+                &project,
+                &[".claude/tools/aidlc-sensor.ts", "describe", id],
+            );
+            let ours = project.run(&["engine", "sensor", "describe", id]);
+            assert_eq!(theirs.status, 0, "{version} {id}: {}", theirs.stderr);
+            assert_eq!(ours.status, 0, "{version} {id}: {}", ours.stderr);
+            assert_eq!(
+                ours.stdout, theirs.stdout,
+                "{version}: sensor describe {id}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_reference_s_doctor_reads_the_heartbeat_aidlc_wrote() {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let project = install_with_an_intent("2.6.54");
+    assert_eq!(hook_without_bun(&project, REQUIREMENTS).status, 0);
+    let heartbeat = project.read(&format!(
+        "{DEMO_RECORD}/.aidlc-hooks-health/run-sensors.last"
+    ));
+    let doctor = run_bun(
+        &bun,
+        &project,
+        &[".claude/tools/aidlc-utility.ts", "doctor"],
+    );
+    assert!(
+        doctor
+            .stdout
+            .contains(&format!("Hooks last fired: run-sensors {heartbeat}")),
+        "{}{}",
+        doctor.stdout,
+        doctor.stderr
+    );
+    assert!(
+        doctor.stdout.contains("Hook drops: none recorded"),
+        "{}",
+        doctor.stdout
+    );
 }

@@ -1,10 +1,11 @@
-//! The shard appender (upstream §4.7): one block per append, under the audit lock, with the
-//! header on a new shard and a torn tail closed before the block.
+//! The shard appender (upstream §4.7): one block, or one batch of blocks, per append, under the
+//! audit lock, with the header on a new shard and a torn tail closed before the blocks.
 //!
 //! Invariants:
-//! - a block is written with one `write_all` on a descriptor opened for appending, under the
-//!   audit lock and a process-wide mutex, so blocks never interleave and the header is written
-//!   once; the lock is held only for the append itself;
+//! - the blocks of one append are written with one `write_all` on a descriptor opened for
+//!   appending, under the audit lock and a process-wide mutex, so blocks never interleave and
+//!   the header is written once; the lock is held only for the append itself (a batch saves the
+//!   lock's round trips, never holds it across a worker);
 //! - an append leaves the shard whole or as it was: a write that fails part-way is cut back to
 //!   the shard's length before it, and a torn tail found before writing (a crash or another
 //!   writer's failed write) is first closed with [`TORN_BLOCK_CLOSING_LINE`] and a separator, so
@@ -63,15 +64,49 @@ pub fn append_terminal_row(
 ) -> Result<(), LedgerError> {
     append_row_with(project_dir, shard_path, row, now, lock::acquire_until_stale).map_err(
         |source| LedgerError::TerminalRowNotWritten {
-            fire_id: row
-                .fields()
-                .iter()
-                .find(|(key, _)| *key == field::FIRE_ID)
-                .map_or_else(|| "(no fire id)".to_owned(), |(_, id)| id.clone()),
+            fire_id: fire_id_of(row),
             shard_path: shard_path.to_owned(),
             source: Box::new(source),
         },
     )
+}
+
+/// [`append_row`] for several rows at once: one lock round trip and one write for all of them,
+/// in the order given (`aidlc gate check` writes every fire's `SENSOR_FIRED` this way before
+/// any worker starts). All are written or none.
+pub fn append_rows(
+    project_dir: &Utf8Path,
+    shard_path: &Utf8Path,
+    rows: &[(AuditRow, SystemTime)],
+) -> Result<(), LedgerError> {
+    append_rows_with(project_dir, shard_path, rows, lock::acquire)
+}
+
+/// [`append_terminal_row`] for several fires' terminal rows at once (the lock awaited until
+/// stale); an error names every fire left incomplete.
+pub fn append_terminal_rows(
+    project_dir: &Utf8Path,
+    shard_path: &Utf8Path,
+    rows: &[(AuditRow, SystemTime)],
+) -> Result<(), LedgerError> {
+    append_rows_with(project_dir, shard_path, rows, lock::acquire_until_stale).map_err(|source| {
+        LedgerError::TerminalRowNotWritten {
+            fire_id: rows
+                .iter()
+                .map(|(row, _)| fire_id_of(row))
+                .collect::<Vec<_>>()
+                .join(", "),
+            shard_path: shard_path.to_owned(),
+            source: Box::new(source),
+        }
+    })
+}
+
+fn fire_id_of(row: &AuditRow) -> String {
+    row.fields()
+        .iter()
+        .find(|(key, _)| *key == field::FIRE_ID)
+        .map_or_else(|| "(no fire id)".to_owned(), |(_, id)| id.clone())
 }
 
 fn append_row_with(
@@ -81,33 +116,43 @@ fn append_row_with(
     now: SystemTime,
     take_lock: fn(&Utf8Path) -> Result<lock::AuditLockGuard, LockError>,
 ) -> Result<(), LedgerError> {
+    append_rows_with(project_dir, shard_path, &[(row.clone(), now)], take_lock)
+}
+
+fn append_rows_with(
+    project_dir: &Utf8Path,
+    shard_path: &Utf8Path,
+    rows: &[(AuditRow, SystemTime)],
+    take_lock: fn(&Utf8Path) -> Result<lock::AuditLockGuard, LockError>,
+) -> Result<(), LedgerError> {
+    if rows.is_empty() {
+        return Ok(());
+    }
     check_shard_inside_project(project_dir, shard_path)?;
     let folder = shard_path.parent().unwrap_or(project_dir);
     workspace::create_write_folder(project_dir, folder)?;
-    let block = format_block(row, &iso_timestamp(now));
+    let blocks: String = rows
+        .iter()
+        .map(|(row, now)| format_block(row, &iso_timestamp(*now)))
+        .collect();
     let _in_process = APPEND_MUTEX.lock().unwrap_or_else(PoisonError::into_inner);
     let _lock = take_lock(project_dir)?;
-    append_block(shard_path, &block).map_err(|source| LedgerError::Io {
+    append_block(shard_path, &blocks).map_err(|source| LedgerError::Io {
         path: shard_path.to_owned(),
         source,
     })
 }
 
 /// Refuse the write when any of the folders a fire writes into (the shard's folder, the
-/// record's `.aidlc-engine`, the detail file's folder) escapes the project: the fire's
+/// install's detail folder, the detail file's folder) escapes the project: the fire's
 /// pre-flight, before `SENSOR_FIRED`, so that a refused fire writes nothing.
 pub fn check_fire_folders(
     project_dir: &Utf8Path,
-    record_root: &Utf8Path,
+    detail_dir: &Utf8Path,
     shard_path: &Utf8Path,
     detail_path: &Utf8Path,
 ) -> Result<(), WriteFolderError> {
-    let engine_dir = workspace::engine_dir(record_root);
-    let folders = [
-        shard_path.parent(),
-        Some(engine_dir.as_path()),
-        detail_path.parent(),
-    ];
+    let folders = [shard_path.parent(), Some(detail_dir), detail_path.parent()];
     for folder in folders.into_iter().flatten() {
         workspace::check_write_folder(project_dir, folder)?;
     }
@@ -290,6 +335,33 @@ mod tests {
         ));
         assert_eq!(text.matches("# AI-DLC Audit Log").count(), 1);
         assert_eq!(parse_blocks(&text).len(), 2);
+    }
+
+    #[test]
+    fn a_batch_is_the_same_bytes_as_its_rows_appended_one_by_one() {
+        let fire = sample_fire();
+        let rows = [
+            (AuditRow::sensor_fired(&fire), at(0)),
+            (AuditRow::sensor_passed(&fire, 1, None), at(1)),
+        ];
+        let (_one_dir, one_by_one) = temp_project();
+        let one_shard = one_by_one.join("audit/x.md");
+        for (row, now) in &rows {
+            append_row(&one_by_one, &one_shard, row, *now).unwrap();
+        }
+        let (_batch_dir, batched) = temp_project();
+        let batch_shard = batched.join("audit/x.md");
+        append_rows(&batched, &batch_shard, &rows).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&batch_shard).unwrap(),
+            std::fs::read_to_string(&one_shard).unwrap()
+        );
+        append_terminal_rows(&batched, &batch_shard, &[]).unwrap();
+        append_rows(&batched, &batched.join("audit/untouched.md"), &[]).unwrap();
+        assert!(
+            !batched.join("audit/untouched.md").exists(),
+            "an empty batch writes nothing"
+        );
     }
 
     #[test]

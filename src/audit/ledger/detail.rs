@@ -1,5 +1,6 @@
-//! Fire ids and the detail file a failed fire leaves (upstream §4.8): its path under the record's
-//! engine folder, its body byte for byte as the reference writes it, and its atomic write.
+//! Fire ids and the detail file a failed fire leaves (upstream §4.8): its path under the
+//! install's detail folder (`Workspace::sensor_detail_dir`, which follows the install's
+//! version), its body byte for byte as the reference writes it, and its atomic write.
 //!
 //! Invariant: a detail file is written through a fresh temporary file of ours in a folder that
 //! stays inside the project, then renamed into place; nobody ever sees half of one.
@@ -9,7 +10,7 @@ use std::io::Write as _;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::random_hex::random_lowercase_hex;
-use crate::workspace::{self, sensor_detail_dir};
+use crate::workspace;
 
 /// A fresh fire id: 8 random lowercase hex characters (4 random bytes, as `randomBytes(4)`).
 /// Collisions are not checked, as in the reference; pairing tolerates them.
@@ -17,14 +18,15 @@ pub fn new_fire_id() -> String {
     random_lowercase_hex(8)
 }
 
-/// `<record_root>/.aidlc-engine/sensors/<stage>/<sensor-id>-<fire-id>.md`.
+/// `<detail_dir>/<stage>/<sensor-id>-<fire-id>.md`, where `detail_dir` is the install's detail
+/// folder (`<record>/.aidlc-engine/sensors`, or `<record>/.aidlc-sensors` on 2.5 and 2.6).
 pub fn detail_file_path(
-    record_root: &Utf8Path,
+    detail_dir: &Utf8Path,
     stage: &str,
     sensor_id: &str,
     fire_id: &str,
 ) -> Utf8PathBuf {
-    sensor_detail_dir(record_root)
+    detail_dir
         .join(stage)
         .join(format!("{sensor_id}-{fire_id}.md"))
 }
@@ -125,6 +127,7 @@ pub fn write_detail_file(
 mod tests {
     use super::*;
     use crate::audit::ledger::test_support::temp_project;
+    use crate::workspace::sensor_detail_dir;
 
     #[test]
     fn the_detail_file_is_byte_exact() {
@@ -151,9 +154,14 @@ mod tests {
     }
 
     #[test]
-    fn the_detail_path_is_under_the_engine_folder() {
+    fn the_detail_path_is_under_the_detail_folder_one_folder_per_stage() {
         assert_eq!(
-            detail_file_path(Utf8Path::new("/r"), "intent-capture", "linter", "0badf00d"),
+            detail_file_path(
+                &sensor_detail_dir(Utf8Path::new("/r")),
+                "intent-capture",
+                "linter",
+                "0badf00d"
+            ),
             "/r/.aidlc-engine/sensors/intent-capture/linter-0badf00d.md"
         );
     }
@@ -161,7 +169,7 @@ mod tests {
     #[test]
     fn detail_files_are_written_through_a_temporary_file_of_ours() {
         let (_dir, root) = temp_project();
-        let path = detail_file_path(&root, "s", "linter", "00000001");
+        let path = detail_file_path(&sensor_detail_dir(&root), "s", "linter", "00000001");
         write_detail_file(&root, &path, "one").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "one");
         let folder = path.parent().unwrap();
@@ -181,7 +189,7 @@ mod tests {
     #[test]
     fn a_dead_writers_detail_temporary_is_swept() {
         let (_dir, root) = temp_project();
-        let path = detail_file_path(&root, "s", "linter", "00000002");
+        let path = detail_file_path(&sensor_detail_dir(&root), "s", "linter", "00000002");
         let folder = path.parent().unwrap();
         std::fs::create_dir_all(folder).unwrap();
         let mut child = std::process::Command::new("true").spawn().unwrap();
@@ -201,7 +209,7 @@ mod tests {
         let (_outside_dir, outside) = temp_project();
         std::fs::create_dir_all(root.join(".aidlc-engine")).unwrap();
         std::os::unix::fs::symlink(&outside, root.join(".aidlc-engine/sensors")).unwrap();
-        let path = detail_file_path(&root, "s", "linter", "00000003");
+        let path = detail_file_path(&sensor_detail_dir(&root), "s", "linter", "00000003");
         let error = write_detail_file(&root, &path, "body").unwrap_err();
         assert!(
             error.to_string().contains("escapes the project root"),

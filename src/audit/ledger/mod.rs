@@ -34,7 +34,9 @@ mod error;
 pub mod event;
 mod read;
 
-pub use append::{append_row, append_terminal_row, check_fire_folders};
+pub use append::{
+    append_row, append_rows, append_terminal_row, append_terminal_rows, check_fire_folders,
+};
 pub use block::{
     AUDIT_LOG_HEADER, AuditBlock, AuditRow, BLOCK_SEPARATOR, EVENT_KEY, TIMESTAMP_KEY,
     TORN_BLOCK_CLOSING_LINE, escape_value, format_block, is_valid_field_key, relative_path_field,

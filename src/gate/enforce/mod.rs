@@ -57,6 +57,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
+use crate::dispatch::time_limit::GateLimits;
 use crate::gate::deliverables::{StageDeliverables, existing_deliverables};
 use crate::gate::dispatch::{PlannedFire, unfired_binding};
 use crate::syntax::manifest::{FireOn, Severity};
@@ -94,8 +95,17 @@ pub fn run_gate_step(
             &deliverables.files,
             autonomous,
         );
-        let mut evaluation =
-            evaluate_gate_sensors(workspace, registry, nodes, &fires, deliverables.files.len());
+        let mut evaluation = evaluate_gate_sensors(
+            workspace,
+            registry,
+            nodes,
+            &fires,
+            deliverables.files.len(),
+            &GateLimits {
+                dispatch_cap: request.dispatch_cap.clone(),
+                run: None,
+            },
+        );
         evaluation.summary.not_regular_files = deliverables.not_regular.len();
         evaluation.issues.extend(unfired_blocking_issues(
             workspace.project_dir(),

@@ -13,6 +13,7 @@ use crate::audit::ledger;
 use crate::dispatch::fire::FireRequest;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::GraphNode;
+use crate::dispatch::time_limit::GateLimits;
 use crate::dispatch::verdict::Verdict;
 use crate::gate::dispatch::{GatePlan, PlannedFire, fire_planned, plan_entry};
 use crate::gate::fingerprints::{Fingerprints, fingerprint_file};
@@ -146,6 +147,7 @@ pub fn evaluate_gate_sensors(
     nodes: &[GraphNode],
     fires: &[PlannedFire],
     n_deliverables: usize,
+    limits: &GateLimits,
 ) -> GateEvaluation {
     let project_dir = workspace.project_dir();
     let (fingerprints, mut issues) = fingerprint_blocking_deliverables(project_dir, fires);
@@ -155,7 +157,7 @@ pub fn evaluate_gate_sensors(
     };
     for fire in fires {
         if fire.severity != Severity::Blocking {
-            let (verdict, _) = dispatch_fire(workspace, registry, nodes, fire);
+            let (verdict, _) = dispatch_fire(workspace, registry, nodes, fire, limits);
             summary.advisory_fires += 1;
             if !matches!(verdict, Verdict::Passed | Verdict::Failed { .. }) {
                 summary.advisory_not_evaluated += 1;
@@ -172,7 +174,7 @@ pub fn evaluate_gate_sensors(
             summary.skipped_fires += 1;
             continue;
         }
-        let (verdict, detail_path) = dispatch_fire(workspace, registry, nodes, fire);
+        let (verdict, detail_path) = dispatch_fire(workspace, registry, nodes, fire, limits);
         summary.blocking_fires += 1;
         issues.extend(blocking_fire_issue(
             project_dir,
@@ -226,6 +228,7 @@ fn dispatch_fire(
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     fire: &PlannedFire,
+    limits: &GateLimits,
 ) -> (Verdict, Option<String>) {
     let request = FireRequest {
         sensor_id: fire.sensor_id.clone(),
@@ -233,7 +236,8 @@ fn dispatch_fire(
         output_path: fire.deliverable.clone(),
         cwd: workspace.project_dir().to_owned(),
     };
-    let (verdict, _, detail_path) = fire_planned(workspace, registry, nodes, &request, true);
+    let (verdict, _, detail_path) =
+        fire_planned(workspace, registry, nodes, &request, true, limits);
     (
         verdict,
         detail_path.map(|path| relative(workspace.project_dir(), &path)),

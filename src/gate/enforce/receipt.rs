@@ -383,6 +383,7 @@ mod tests {
             override_requested: false,
             user_input: None,
             dispatch_disabled_by_environment: false,
+            dispatch_cap: None,
         }
     }
 

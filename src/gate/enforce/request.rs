@@ -4,6 +4,7 @@
 
 use crate::audit::ledger::LedgerError;
 use crate::audit::lock::LockError;
+use crate::dispatch::time_limit::LimitValue;
 use crate::gate::deliverables::DeliverableError;
 use crate::workspace::WorkspaceError;
 
@@ -39,6 +40,8 @@ pub struct GateStepRequest {
     pub user_input: Option<String>,
     /// `AIDLC_DISABLE_SENSORS=1`: nothing is dispatched (the notices are still said).
     pub dispatch_disabled_by_environment: bool,
+    /// `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`: each fire's enclosing cap (none when unset).
+    pub dispatch_cap: Option<LimitValue>,
 }
 
 /// Why the gate step stopped.
