@@ -8,9 +8,11 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
-use crate::discover::Layout;
+use crate::discover::{self, Layout};
 use crate::graph::checks::graph_diagnostics;
-use crate::graph::emit::{format_registry_diagnostics, stage_graph_json, stage_node_json};
+use crate::graph::emit::{
+    format_registry_diagnostics, stage_graph_json, stage_graph_text_once, stage_node_json,
+};
 use crate::graph::format::{FormatSource, GraphFormat};
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{stage_header, stage_numbering};
@@ -25,7 +27,9 @@ use crate::resolve::{
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileOutcome {
     pub diagnostics: Vec<Diagnostic>,
-    pub stage_graph: Arc<str>,
+    /// `Arc<String>` rather than `Arc<str>`: a graph written into a `String` is shared without
+    /// copying its megabytes into a new allocation.
+    pub stage_graph: Arc<String>,
     pub scope_grid: Arc<str>,
     pub n_stages: usize,
     pub n_sensors: usize,
@@ -74,9 +78,24 @@ pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 
 /// Run the per-file queries of a cold compile on every core (rayon, one database handle per
 /// worker), so that the sequential walk of [`compile`] finds them memoised. The outputs are the
-/// same bytes either way; only the wall-clock time changes. Worth it only for a cold database:
-/// in a warm one, [`compile`] re-validates memos faster than threads can be handed work.
+/// same bytes either way; only the wall-clock time changes. Worth it only for a cold database
+/// of a large project (see [`discover::worth_parallel`]): in a warm one, [`compile`] re-validates memos
+/// faster than threads can be handed work.
 pub fn compute_in_parallel(db: &CompilerDatabase) {
+    precompute(db, NodeMemos::Keep);
+}
+
+/// Whether [`precompute`] also memoises each stage's node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NodeMemos {
+    /// For a database that lives on (watch mode, the language server): the next rebuild
+    /// re-emits only the nodes whose stage changed.
+    Keep,
+    /// For [`compile_once`], which writes the nodes straight into the graph's buffer.
+    Skip,
+}
+
+fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
     use rayon::prelude::*;
     let project = Project::get(db);
     let manifests: Vec<SourceFile> = project.sensor_files(db).clone();
@@ -85,6 +104,9 @@ pub fn compute_in_parallel(db: &CompilerDatabase) {
         .iter()
         .map(|entry| entry.file)
         .collect();
+    if !discover::worth_parallel(manifests.len() + stages.len()) {
+        return;
+    }
     manifests.par_iter().for_each_with(db.clone(), |db, &file| {
         parsed_manifest(db, file);
     });
@@ -96,8 +118,10 @@ pub fn compute_in_parallel(db: &CompilerDatabase) {
     stage_numbering(db);
     stages.par_iter().for_each_with(db.clone(), |db, &file| {
         stage_agent_diagnostics(db, file);
-        stage_node_json(db, file);
         dead_gate_bindings(db, file);
+        if node_memos == NodeMemos::Keep {
+            stage_node_json(db, file);
+        }
     });
 }
 
@@ -106,6 +130,23 @@ pub fn compile(db: &dyn salsa::Database) -> CompileOutcome {
     CompileOutcome {
         diagnostics,
         stage_graph: Arc::clone(stage_graph_json(db)),
+        scope_grid: Arc::clone(scope_grid_json(db)),
+        n_stages: stage_numbering(db).order.len(),
+        n_sensors: sensor_registry(db).by_id.len(),
+        graph_format: *graph_format(db),
+    }
+}
+
+/// The compile of a database that is dropped right after (`aidlc compile`): the same outcome as
+/// [`compute_in_parallel`] then [`compile`], byte for byte, but the graph is written node by
+/// node into the one buffer that becomes the file, with no memo per node (half the memory of a
+/// large graph, and no copy of it).
+pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
+    precompute(db, NodeMemos::Skip);
+    let diagnostics = project_diagnostics(db);
+    CompileOutcome {
+        diagnostics,
+        stage_graph: Arc::new(stage_graph_text_once(db)),
         scope_grid: Arc::clone(scope_grid_json(db)),
         n_stages: stage_numbering(db).order.len(),
         n_sensors: sensor_registry(db).by_id.len(),
@@ -188,12 +229,12 @@ pub fn write_outputs(
     for (path, bytes, written) in [
         (
             &layout.stage_graph_path,
-            &outcome.stage_graph,
+            outcome.stage_graph.as_str(),
             &mut summary.graph_written,
         ),
         (
             &layout.scope_grid_path,
-            &outcome.scope_grid,
+            &*outcome.scope_grid,
             &mut summary.grid_written,
         ),
     ] {
@@ -212,11 +253,38 @@ pub fn write_outputs(
 }
 
 /// Whether the file at `path` holds exactly `bytes`; its size is compared before any byte is
-/// read, so a changed graph of many megabytes is not read back just to learn it differs.
+/// read, so a changed graph of many megabytes is not read back just to learn it differs. The
+/// bytes are compared a block at a time: reading a large graph back whole would be the biggest
+/// allocation of the compile after the graph itself. Any error reading it means "differs".
 fn file_holds(path: &Utf8Path, bytes: &[u8]) -> bool {
-    let same_size =
-        std::fs::metadata(path).is_ok_and(|metadata| metadata.len() == bytes.len() as u64);
-    same_size && std::fs::read(path).is_ok_and(|current| current == bytes)
+    use std::io::Read;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    if !file
+        .metadata()
+        .is_ok_and(|metadata| metadata.len() == bytes.len() as u64)
+    {
+        return false;
+    }
+    let mut block = vec![0_u8; 64 * 1024];
+    let mut compared = 0;
+    loop {
+        match file.read(&mut block) {
+            Ok(0) => return compared == bytes.len(),
+            Ok(read) => {
+                let Some(expected) = bytes.get(compared..compared + read) else {
+                    return false;
+                };
+                if block[..read] != *expected {
+                    return false;
+                }
+                compared += read;
+            }
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return false,
+        }
+    }
 }
 
 /// What `--check` found.
@@ -280,4 +348,29 @@ fn stage_changes(old: &str, new: &str) -> StageChanges {
         .cloned()
         .collect();
     changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_holds;
+    use camino::Utf8PathBuf;
+
+    #[test]
+    fn file_holds_compares_every_block_of_a_large_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().join("graph.json")).unwrap();
+        let bytes: Vec<u8> = (0..200_000_u32)
+            .map(|index| u8::try_from(index % 251).unwrap())
+            .collect();
+        assert!(!file_holds(&path, &bytes), "a missing file holds nothing");
+        std::fs::write(&path, &bytes).unwrap();
+        assert!(file_holds(&path, &bytes));
+        for at in [0, 65_535, 65_536, 131_072, bytes.len() - 1] {
+            let mut other = bytes.clone();
+            other[at] ^= 1;
+            assert!(!file_holds(&path, &other), "a byte differs at {at}");
+        }
+        assert!(!file_holds(&path, &bytes[..bytes.len() - 1]));
+        assert!(!file_holds(&path, b""));
+    }
 }

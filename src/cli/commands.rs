@@ -270,8 +270,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     }
     let mut db = CompilerDatabase::default();
     let inputs = discover::load_project(&mut db, &layout);
-    compile::compute_in_parallel(&db);
-    let outcome = compile::compile(&db);
+    let outcome = compile::compile_once(&db);
     // The process ends right after this command: freeing every memoised parse one by one
     // would take longer than emitting the graph did, so the database is left to the OS.
     let db = std::mem::ManuallyDrop::new(db);

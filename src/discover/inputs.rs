@@ -27,12 +27,20 @@ pub const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
 /// project (about 1.7 KB per stage), so they get a limit of their own.
 pub const MAX_GENERATED_BYTES: u64 = 1024 * 1024 * 1024;
 
-/// The size limit for `path`: generated outputs read back, or hand-written inputs.
-fn size_limit(layout: &Layout, path: &Utf8Path) -> u64 {
-    if path == layout.stage_graph_path || path == layout.scope_grid_path {
-        MAX_GENERATED_BYTES
+/// Whether `path` is one of the compile's outputs (`stage-graph.json`, `scope-grid.json`), which
+/// later compiles read back.
+fn is_output(layout: &Layout, path: &Utf8Path) -> bool {
+    path == layout.stage_graph_path || path == layout.scope_grid_path
+}
+
+/// Read a listed file: a hand-written input with its stamp, an output read back without one. A
+/// compile's record takes the outputs' stamps from the bytes it wrote (`fingerprint::record`),
+/// never from the bytes it read, so hashing a large project's graph here would be wasted.
+fn read_listed(layout: &Layout, path: &Utf8Path) -> (FileContents, Option<FileStamp>) {
+    if is_output(layout, path) {
+        (read_file(path, MAX_GENERATED_BYTES, |_| ()).0, None)
     } else {
-        MAX_INPUT_BYTES
+        read_input(path, MAX_INPUT_BYTES)
     }
 }
 
@@ -104,6 +112,21 @@ pub fn hash_hex(bytes: &[u8]) -> String {
 /// Read one input file, never failing. The stamp is `None` when the bytes were not read
 /// (unreadable or too large); such a file always produces an error diagnostic.
 pub fn read_input(path: &Utf8Path, limit: u64) -> (FileContents, Option<FileStamp>) {
+    let (contents, read) = read_file(path, limit, hash_hex);
+    let stamp = read.map(|(metadata, blake3)| FileStamp {
+        stat: StatStamp::of(&metadata),
+        blake3,
+    });
+    (contents, stamp)
+}
+
+/// The file's contents and, when its bytes were read, the `stat` taken before the read with
+/// `digest` of the bytes.
+fn read_file<H>(
+    path: &Utf8Path,
+    limit: u64,
+    digest: impl FnOnce(&[u8]) -> H,
+) -> (FileContents, Option<(std::fs::Metadata, H)>) {
     let metadata = match std::fs::metadata(path) {
         Ok(metadata) => metadata,
         Err(error) => return (FileContents::Unreadable(error.to_string()), None),
@@ -121,15 +144,12 @@ pub fn read_input(path: &Utf8Path, limit: u64) -> (FileContents, Option<FileStam
         Ok(bytes) => bytes,
         Err(error) => return (FileContents::Unreadable(error.to_string()), None),
     };
-    let stamp = FileStamp {
-        stat: StatStamp::of(&metadata),
-        blake3: hash_hex(&bytes),
-    };
-    (contents_of(bytes), Some(stamp))
+    let digest = digest(&bytes);
+    (contents_of(bytes), Some((metadata, digest)))
 }
 
 fn contents_of(bytes: Vec<u8>) -> FileContents {
-    if bytes.iter().take(8192).any(|&b| b == 0) {
+    if bytes[..bytes.len().min(8192)].contains(&0) {
         return FileContents::Binary;
     }
     match String::from_utf8(bytes) {
@@ -192,17 +212,29 @@ struct ProjectLists {
     reference_tools: Option<SourceFile>,
 }
 
+/// Below this many files, reading, hashing and parsing run on the calling thread alone: starting
+/// a thread pool and handing it work costs more than all of that for a project this size (the
+/// default framework has 73 input files and compiles in a few milliseconds).
+pub const PARALLEL_THRESHOLD: usize = 256;
+
+/// Whether work over `n_files` files is worth rayon's thread pool.
+pub fn worth_parallel(n_files: usize) -> bool {
+    n_files >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1
+}
+
 /// Read every input of a compile into a fresh set of salsa inputs.
 pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs {
     use rayon::prelude::*;
     let listing = InputListing::of(layout);
     let paths: Vec<&Utf8Path> = listing.read_paths().collect();
-    // Reading and hashing thousands of files is I/O and hashing, so it runs on every core;
-    // the inputs are then created in listing order.
-    let read: Vec<(FileContents, Option<FileStamp>)> = paths
-        .par_iter()
-        .map(|path| read_input(path, size_limit(layout, path)))
-        .collect();
+    // Reading and hashing thousands of files is I/O and hashing, so a large project's run on
+    // every core; the inputs are then created in listing order.
+    let read_one = |path: &&Utf8Path| read_listed(layout, path);
+    let read: Vec<(FileContents, Option<FileStamp>)> = if worth_parallel(paths.len()) {
+        paths.par_iter().map(read_one).collect()
+    } else {
+        paths.iter().map(read_one).collect()
+    };
     let files = paths
         .into_iter()
         .zip(read)
@@ -252,7 +284,8 @@ impl ProjectInputs {
         &self.listing
     }
 
-    /// Every file read, in listing order, with its stamp (`None` when it could not be read).
+    /// Every file read, in listing order, with its stamp: `None` when it could not be read, and
+    /// for the outputs read back, which a record takes from the bytes written instead.
     pub fn read_files(&self) -> impl Iterator<Item = (&Utf8Path, Option<&FileStamp>)> {
         self.listing
             .read_paths()
@@ -289,7 +322,7 @@ impl ProjectInputs {
         });
         for path in listing.read_paths() {
             if !self.files.contains_key(path) {
-                let (contents, stamp) = read_input(path, size_limit(layout, path));
+                let (contents, stamp) = read_listed(layout, path);
                 let input = SourceFile::new(db, layout.display(path), contents);
                 self.files
                     .insert(path.to_owned(), LoadedFile { input, stamp });
@@ -360,7 +393,7 @@ impl ProjectInputs {
             let Some(loaded) = self.files.get_mut(&path) else {
                 continue;
             };
-            let (contents, stamp) = read_input(&path, size_limit(layout, &path));
+            let (contents, stamp) = read_listed(layout, &path);
             loaded.stamp = stamp;
             if db.update_file(loaded.input, contents) {
                 changes.modified.push(layout.display(&path));
@@ -397,7 +430,9 @@ impl ProjectInputs {
 
     /// Mirror an output this process just wrote (`stage-graph.json` or `scope-grid.json`,
     /// which later compiles also read) without re-reading it or re-listing any folder, so a
-    /// refresh never swallows some other change.
+    /// refresh never swallows some other change. The bytes were written because they differ
+    /// from the file's, so they are set without comparing megabytes first (a needless set only
+    /// costs a re-validation); like every output read back, the file gets no stamp.
     pub fn note_output_written(
         &mut self,
         db: &mut CompilerDatabase,
@@ -405,19 +440,15 @@ impl ProjectInputs {
         path: &Utf8Path,
         bytes: &str,
     ) {
-        let stamp = StatStamp::of_path(path).map(|stat| FileStamp {
-            stat,
-            blake3: hash_hex(bytes.as_bytes()),
-        });
         let contents = FileContents::Text(bytes.to_owned());
         if let Some(loaded) = self.files.get_mut(path) {
-            loaded.stamp = stamp;
-            db.update_file(loaded.input, contents);
+            loaded.stamp = None;
+            db.replace_file(loaded.input, contents);
             return;
         }
         let input = SourceFile::new(db, layout.display(path), contents);
         self.files
-            .insert(path.to_owned(), LoadedFile { input, stamp });
+            .insert(path.to_owned(), LoadedFile { input, stamp: None });
         if path == layout.stage_graph_path {
             self.listing.existing_graph = Some(path.to_owned());
         } else if path == layout.scope_grid_path {

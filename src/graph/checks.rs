@@ -25,9 +25,12 @@ pub struct StageCheckFacts {
     pub produced: Vec<String>,
     pub consumed: Vec<Located<String>>,
     pub requires_stage: Vec<Located<String>>,
-    /// The authored fields that only some graph formats carry, as `(key, value)`:
-    /// `review_artifact`, `review_class`, `summary_confirmation`.
-    pub format_dependent: Vec<(&'static str, Located<String>)>,
+    /// The authored fields that only some graph formats carry (`review_artifact`,
+    /// `review_class`, `summary_confirmation`), by key alone: the span of a refused one is read
+    /// from the parse when the diagnostic is made, so an edit that only moves these fields (a
+    /// line added to `sensors:` above them) leaves the facts equal and the cross-stage checks
+    /// do not re-run over every stage.
+    pub format_dependent: Vec<&'static str>,
 }
 
 #[salsa::tracked(returns(ref))]
@@ -57,7 +60,7 @@ pub fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<S
             ("summary_confirmation", &stage.summary_confirmation),
         ]
         .into_iter()
-        .filter_map(|(key, value)| Some((key, value.clone()?)))
+        .filter_map(|(key, value)| value.as_ref().map(|_| key))
         .collect(),
     })
 }
@@ -139,7 +142,7 @@ pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
                 .in_file(&path),
             );
         }
-        diagnostics.extend(format_field_diagnostics(db, &path, stage));
+        diagnostics.extend(format_field_diagnostics(db, entry.file, &path, stage));
         stages.push((path, stage));
     }
     diagnostics.extend(duplicate_producer_diagnostics(&stages));
@@ -151,6 +154,7 @@ pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
 /// word; it is refused instead, with the two ways out (D13: the install keeps its format).
 fn format_field_diagnostics(
     db: &dyn salsa::Database,
+    file: SourceFile,
     path: &camino::Utf8Path,
     stage: &StageCheckFacts,
 ) -> Vec<Diagnostic> {
@@ -158,11 +162,20 @@ fn format_field_diagnostics(
     stage
         .format_dependent
         .iter()
-        .filter(|(key, _)| match *key {
+        .filter(|key| match **key {
             "review_artifact" => !format.carries_review_artifact(),
             _ => !format.carries_review_class(),
         })
-        .map(|(key, value)| {
+        .map(|&key| {
+            // Read only for a refused field: the facts hold no spans (see `format_dependent`).
+            let definition = parsed_stage(db, file).definition.as_ref();
+            let span = definition
+                .and_then(|stage| match key {
+                    "review_artifact" => stage.review_artifact.as_ref(),
+                    "review_class" => stage.review_class.as_ref(),
+                    _ => stage.summary_confirmation.as_ref(),
+                })
+                .map(|value| value.span.clone());
             Diagnostic::error(
                 Code::NotInGraphFormat,
                 format!(
@@ -172,7 +185,7 @@ fn format_field_diagnostics(
                 ),
             )
             .in_file(path)
-            .at(value.span.clone())
+            .at_opt(span)
             .with_help(format!(
                 "remove `{key}:`, or write the newest format with `aidlc compile --graph-format gate` (the install's own reference tools then see a graph they did not write)"
             ))
@@ -279,4 +292,68 @@ fn edge_diagnostics(db: &dyn salsa::Database, stages: &[StageRef<'_>]) -> Vec<Di
         }
     }
     diagnostics
+}
+
+#[cfg(test)]
+mod tests {
+    use camino::Utf8PathBuf;
+
+    use crate::db::{CompilerDatabase, ExecutionLog, FileContents, Project};
+    use crate::discover::{self, Harness, Layout};
+    use crate::synthetic::SyntheticProject;
+
+    /// In a generated stage `summary_confirmation:` follows `sensors:`, so a sensor id added to
+    /// the list moves it; the cross-stage checks must still not re-run over every stage (the
+    /// watch-mode edit of issue 16's figures).
+    #[test]
+    fn a_sensors_edit_that_moves_a_format_dependent_field_does_not_rerun_the_graph_checks() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let synthetic = SyntheticProject::new(12, 6);
+        synthetic.write_to(&root).unwrap();
+        let log = ExecutionLog::default();
+        let mut db = CompilerDatabase::with_execution_log(log.clone());
+        let layout = Layout::new(&root, Harness::Claude, &|_| None);
+        let _inputs = discover::load_project(&mut db, &layout);
+        let before = crate::compile::compile(&db);
+        assert_eq!(before.n_errors(), 0, "{:?}", before.diagnostics);
+
+        let edited = 5;
+        let listed = synthetic.stage_sensor_ids(edited);
+        let extra = (0..6)
+            .map(|index| synthetic.sensor_id(index))
+            .find(|id| !listed.contains(id))
+            .unwrap();
+        let text = synthetic.stage_text(edited);
+        assert!(
+            text.find("\nsensors:\n") < text.find("\nsummary_confirmation:"),
+            "{text}"
+        );
+        let new_text = text.replacen("\nsensors:\n", &format!("\nsensors:\n  - {extra}\n"), 1);
+        let path = synthetic.stage_path(edited);
+        let file = Project::get(&db)
+            .stage_files(&db)
+            .iter()
+            .find(|entry| *entry.file.path(&db) == path)
+            .unwrap()
+            .file;
+        log.lock().unwrap().clear();
+        assert!(db.update_file(file, FileContents::Text(new_text)));
+        let after = crate::compile::compile(&db);
+        assert_eq!(after.n_errors(), 0, "{:?}", after.diagnostics);
+        assert_ne!(
+            after.stage_graph, before.stage_graph,
+            "the edit changes the graph"
+        );
+        let log = log.lock().unwrap();
+        assert!(
+            log.iter().any(|entry| entry.starts_with("parsed_stage(")),
+            "{log:#?}"
+        );
+        assert!(
+            !log.iter()
+                .any(|entry| entry.starts_with("graph_diagnostics(")),
+            "graph_diagnostics re-ran: {log:#?}"
+        );
+    }
 }

@@ -8,6 +8,8 @@
 //! ([`graph_format`], D13): an older format leaves out the keys its reference version never
 //! writes, in the same order otherwise.
 
+use std::sync::Arc;
+
 use serde_json::{Map, Value, json};
 
 use crate::db::SourceFile;
@@ -15,10 +17,11 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::format::GraphFormat;
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, stage_number, stage_numbering};
-use crate::js_json::pretty_json;
+use crate::graph::pretty_writer::PrettyWriter;
 use crate::parse::{parsed_stage, rule_set};
 use crate::resolve::{sensor_registry, sensors_applicable};
 use crate::syntax::manifest::{FireOn, Severity};
+use crate::syntax::stage::Located;
 use camino::Utf8Path;
 
 /// The [gate] `FIELD_ORDER`: the 29 top-level keys of a node, in order.
@@ -254,42 +257,268 @@ fn sensors_value(db: &dyn salsa::Database, file: SourceFile, format: GraphFormat
 /// without the separating comma.
 #[salsa::tracked(returns(ref))]
 pub fn stage_node_json(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
-    let value = stage_node_value(db, file)?;
-    Some(indent_one_level(&pretty_json(&value)))
+    let mut out = String::new();
+    write_stage_node(db, file, &mut out).then_some(out)
 }
 
-fn indent_one_level(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    for (index, line) in text.split('\n').enumerate() {
-        if index > 0 {
-            out.push('\n');
-        }
-        out.push_str("  ");
-        out.push_str(line);
+/// Append the node of `file` to `out` as [`stage_node_json`] holds it (indented one level, no
+/// comma); `false`, with nothing written, when the stage did not parse or has no number.
+///
+/// Invariant: the bytes equal `pretty_json` of [`stage_node_value`] indented one level (the
+/// tests compare both on every stage they compile); this writes them without building the
+/// value, which is most of the cost of emitting a large graph.
+pub fn write_stage_node(db: &dyn salsa::Database, file: SourceFile, out: &mut String) -> bool {
+    let Some(stage) = parsed_stage(db, file).definition.as_ref() else {
+        return false;
+    };
+    let Some((number, name)) = stage_number(db, file).as_ref() else {
+        return false;
+    };
+    let (format, _) = *graph_format(db);
+    out.push_str("  ");
+    let mut node = PrettyWriter::new(out, 1);
+    node.begin_object();
+    node.string_field("slug", &stage.slug.value);
+    node.string_field("number", number);
+    node.string_field("name", name);
+    if let Some(plugin) = &stage.plugin {
+        node.string_field("plugin", &plugin.value);
     }
-    out
+    node.string_field("phase", &stage.phase.value);
+    node.string_field("execution", &stage.execution);
+    if let Some(condition) = &stage.condition {
+        node.string_field("condition", condition);
+    }
+    node.string_field("lead_agent", &stage.lead_agent.value);
+    node.string_list_field("support_agents", located_values(&stage.support_agents));
+    node.string_field("mode", &stage.mode);
+    if let Some(for_each) = &stage.for_each {
+        node.string_field("for_each", for_each);
+    }
+    if let Some(workspace_requires) = stage.workspace_requires {
+        node.key("workspace_requires");
+        node.bool(workspace_requires);
+    }
+    node.string_list_field("produces", located_values(&stage.produces));
+    if let Some(optional) = &stage.optional_produces {
+        node.string_list_field("optional_produces", optional.iter().map(String::as_str));
+    }
+    if let Some(kinds) = &stage.produces_kinds {
+        // Artifact names may be array indices, which JavaScript lists first: the one field
+        // written through the general path.
+        let map: Map<String, Value> = kinds
+            .iter()
+            .map(|(artifact, kinds)| (artifact.clone(), json!(kinds)))
+            .collect();
+        node.key("produces_kinds");
+        node.value(&Value::Object(map));
+    }
+    node.key("consumes");
+    node.begin_array();
+    for consume in &stage.consumes {
+        node.element();
+        node.begin_object();
+        node.string_field("artifact", &consume.artifact.value);
+        node.key("required");
+        node.bool(consume.required);
+        if let Some(condition) = &consume.conditional_on {
+            node.string_field("conditional_on", condition);
+        }
+        node.end_object();
+    }
+    node.end_array();
+    let requires_stage = dedup(stage.requires_stage.iter().map(|dep| dep.value.clone()));
+    node.string_list_field("requires_stage", requires_stage.iter().map(String::as_str));
+    node.string_list_field("sensors", located_values(&stage.sensors));
+    node.string_list_field("scopes", stage.scopes.iter().map(String::as_str));
+    if let Some(reviewer) = &stage.reviewer {
+        node.string_field("reviewer", &reviewer.value);
+        if let Some(artifact) = stage
+            .review_artifact
+            .as_ref()
+            .filter(|_| format.carries_review_artifact())
+        {
+            node.string_field("review_artifact", &artifact.value);
+        }
+        node.key("reviewer_max_iterations");
+        node.value(&json!(stage.reviewer_max_iterations.unwrap_or(2)));
+        if format.carries_review_class() {
+            let class = stage
+                .review_class
+                .as_ref()
+                .map_or("adversarial", |class| class.value.as_str());
+            node.string_field("review_class", class);
+        }
+    }
+    if let Some(confirmation) = stage
+        .summary_confirmation
+        .as_ref()
+        .filter(|_| format.carries_review_class())
+    {
+        node.string_field("summary_confirmation", &confirmation.value);
+    }
+    node.string_field("inputs", stage.inputs.as_deref().unwrap_or(""));
+    node.string_field("outputs", stage.outputs.as_deref().unwrap_or(""));
+    node.key("rules_in_context");
+    node.begin_array();
+    for rule in rule_set(db).entries.iter().filter(|rule| {
+        rule.phase
+            .as_deref()
+            .is_none_or(|rule_phase| rule_phase == stage.phase.value)
+    }) {
+        node.element();
+        node.begin_object();
+        node.string_field("path", &rule.display_path);
+        node.string_field("scope", rule.scope);
+        node.end_object();
+    }
+    node.end_array();
+    node.key("sensors_applicable");
+    node.begin_array();
+    for binding in &sensors_applicable(db, file).entries {
+        node.element();
+        node.begin_object();
+        node.string_field("id", &binding.id);
+        node.string_field("path", &binding.path);
+        if format.carries_dispatch_fields() {
+            node.string_field("fire_on", binding.fire_on.as_str());
+            node.string_field("default_severity", binding.default_severity.as_str());
+            if let Some(category) = &binding.category {
+                node.string_field("category", category);
+            }
+        }
+        if let Some(matches) = &binding.matches {
+            node.string_field("matches", matches);
+        }
+        node.end_object();
+    }
+    node.end_array();
+    node.end_object();
+    true
+}
+
+fn located_values(items: &[Located<String>]) -> impl Iterator<Item = &str> {
+    items.iter().map(|item| item.value.as_str())
 }
 
 /// The whole `stage-graph.json`, nodes in numeric order, with the trailing newline. Shared
 /// (`Arc`), so handing out the megabytes of a large project's graph copies nothing.
 #[salsa::tracked]
-pub fn stage_graph_json(db: &dyn salsa::Database) -> std::sync::Arc<str> {
+pub fn stage_graph_json(db: &dyn salsa::Database) -> Arc<String> {
     let nodes: Vec<&String> = stage_numbering(db)
         .order
         .iter()
         .filter_map(|&file| stage_node_json(db, file).as_ref())
         .collect();
-    if nodes.is_empty() {
-        return std::sync::Arc::from("[]\n");
-    }
     let mut out = String::with_capacity(nodes.iter().map(|node| node.len() + 2).sum::<usize>() + 4);
-    out.push_str("[\n");
+    out.push('[');
     for (index, node) in nodes.iter().enumerate() {
-        if index > 0 {
-            out.push_str(",\n");
-        }
+        out.push_str(if index == 0 { "\n" } else { ",\n" });
         out.push_str(node);
     }
-    out.push_str("\n]\n");
-    std::sync::Arc::from(out)
+    close_graph_array(&mut out, !nodes.is_empty());
+    Arc::new(out)
+}
+
+/// The same bytes as [`stage_graph_json`], written node by node into one buffer without a memo
+/// per node: for a one-shot compile, whose database is dropped right after, the memos would
+/// only double the memory the graph takes.
+pub fn stage_graph_text_once(db: &dyn salsa::Database) -> String {
+    let order = &stage_numbering(db).order;
+    // About 1.7 KB per node; growing past the guess costs one copy.
+    let mut out = String::with_capacity(order.len() * 2048 + 4);
+    out.push('[');
+    let mut any = false;
+    for &file in order {
+        let before = out.len();
+        out.push_str(if any { ",\n" } else { "\n" });
+        if write_stage_node(db, file, &mut out) {
+            any = true;
+        } else {
+            out.truncate(before);
+        }
+    }
+    close_graph_array(&mut out, any);
+    out
+}
+
+fn close_graph_array(out: &mut String, any_node: bool) {
+    out.push_str(if any_node { "\n]\n" } else { "]\n" });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Project;
+    use crate::graph::test_projects::loaded_projects;
+    use crate::js_json::pretty_json;
+
+    /// `pretty_json` of the node value, indented one level: what the writer must produce.
+    fn node_through_values(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
+        let text = pretty_json(&stage_node_value(db, file)?);
+        Some(format!("  {}", text.replace('\n', "\n  ")))
+    }
+
+    #[test]
+    fn written_nodes_and_graphs_equal_the_general_path() {
+        for project in loaded_projects() {
+            let db = &project.db;
+            let mut nodes = 0;
+            for entry in Project::get(db).stage_files(db) {
+                let written = stage_node_json(db, entry.file).clone();
+                assert_eq!(
+                    written,
+                    node_through_values(db, entry.file),
+                    "{}: {}",
+                    project.name,
+                    entry.file.path(db)
+                );
+                nodes += usize::from(written.is_some());
+            }
+            assert!(nodes > 0, "{}: no node was emitted", project.name);
+            assert_eq!(
+                stage_graph_text_once(db),
+                **stage_graph_json(db),
+                "{}",
+                project.name
+            );
+        }
+    }
+
+    #[test]
+    fn the_stage_with_every_field_is_emitted_with_each_of_them() {
+        let projects = loaded_projects();
+        let gate = projects
+            .iter()
+            .find(|project| project.name == "every field, gate")
+            .unwrap();
+        let graph = stage_graph_text_once(&gate.db);
+        let nodes: Vec<Value> = serde_json::from_str(&graph).unwrap();
+        let node = nodes
+            .iter()
+            .find(|node| node["slug"] == "acme-every-field")
+            .unwrap();
+        let keys: Vec<&str> = node
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            FIELD_ORDER
+                .iter()
+                .copied()
+                .filter(|key| *key != "enabled")
+                .collect::<Vec<_>>()
+        );
+        assert!(
+            graph.contains("\\u0007"),
+            "the control character is escaped"
+        );
+        assert!(
+            graph.contains("9007199254740992"),
+            "an unsafe integer prints as JavaScript would"
+        );
+    }
 }

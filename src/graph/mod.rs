@@ -7,4 +7,7 @@ pub mod format;
 pub mod format_choice;
 pub mod numbering;
 pub mod output_paths;
+pub mod pretty_writer;
 pub mod scope_grid;
+#[cfg(test)]
+pub(crate) mod test_projects;

@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::db::{Project, SourceFile};
 use crate::graph::numbering::stage_numbering;
+use crate::graph::pretty_writer::PrettyWriter;
 use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
 
@@ -46,10 +47,76 @@ pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<str> {
             stock_names.extend(row.scopes.iter().cloned());
         }
     }
+    let composed = composed_columns(db, &stock_names);
+    // JavaScript lists keys that are array indices first; only a key that starts with a digit
+    // can be one, and no stock project has such a scope or slug, so those grids take the
+    // general path, which orders keys as JavaScript does.
+    let starts_with_digit = |key: &str| key.starts_with(|c: char| c.is_ascii_digit());
+    let text = if stock_names.iter().any(|name| starts_with_digit(name))
+        || composed.iter().any(|(name, _)| starts_with_digit(name))
+        || rows_in_graph_order
+            .iter()
+            .any(|row| starts_with_digit(&row.slug))
+    {
+        grid_through_values(&rows_in_graph_order, &stock_names, composed)
+    } else {
+        grid_written_directly(&rows_in_graph_order, &stock_names, &composed)
+    };
+    std::sync::Arc::from(text)
+}
+
+/// The grid's text, written column by column into one buffer.
+fn grid_written_directly(
+    rows_in_graph_order: &[&StageScopeRow],
+    stock_names: &BTreeSet<String>,
+    composed: &[(String, Value)],
+) -> String {
+    let mut columns: BTreeMap<&str, Option<&Value>> = stock_names
+        .iter()
+        .map(|name| (name.as_str(), None))
+        .collect();
+    for (name, column) in composed {
+        columns.entry(name.as_str()).or_insert(Some(column));
+    }
+    let row_bytes: usize = rows_in_graph_order
+        .iter()
+        .map(|row| row.slug.len() + 24)
+        .sum();
+    let mut out = String::with_capacity(columns.len() * (row_bytes + 64) + 4);
+    let mut grid = PrettyWriter::new(&mut out, 0);
+    grid.begin_object();
+    for (scope, column) in columns {
+        grid.key(scope);
+        if let Some(column) = column {
+            grid.value(column);
+            continue;
+        }
+        grid.begin_object();
+        grid.key("stages");
+        grid.begin_object();
+        for row in rows_in_graph_order {
+            let executes = row.is_initialization || row.scopes.iter().any(|name| name == scope);
+            grid.string_field(&row.slug, if executes { "EXECUTE" } else { "SKIP" });
+        }
+        grid.end_object();
+        grid.end_object();
+    }
+    grid.end_object();
+    out.push('\n');
+    out
+}
+
+/// The grid's text through `serde_json` values and `pretty_json`, which order any key as
+/// JavaScript would; the bytes [`grid_written_directly`] must equal where it applies.
+fn grid_through_values(
+    rows_in_graph_order: &[&StageScopeRow],
+    stock_names: &BTreeSet<String>,
+    composed: Vec<(String, Value)>,
+) -> String {
     let mut grid: BTreeMap<String, Value> = BTreeMap::new();
-    for scope in &stock_names {
+    for scope in stock_names {
         let mut rows = Map::new();
-        for row in &rows_in_graph_order {
+        for row in rows_in_graph_order {
             let executes = row.is_initialization || row.scopes.contains(scope);
             rows.insert(
                 row.slug.clone(),
@@ -58,11 +125,11 @@ pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<str> {
         }
         grid.insert(scope.clone(), json!({ "stages": rows }));
     }
-    for (name, column) in composed_columns(db, &stock_names) {
+    for (name, column) in composed {
         grid.entry(name).or_insert(column);
     }
     let object: Map<String, Value> = grid.into_iter().collect();
-    std::sync::Arc::from(format!("{}\n", pretty_json(&Value::Object(object))))
+    format!("{}\n", pretty_json(&Value::Object(object)))
 }
 
 /// Columns of the grid on disk that no stage names but a scope file declares.
@@ -70,6 +137,12 @@ fn composed_columns(
     db: &dyn salsa::Database,
     stock_names: &BTreeSet<String>,
 ) -> Vec<(String, Value)> {
+    let catalog = scope_catalog(db);
+    // Only a scope file no stage names can be a composed column: with none, the grid on disk
+    // (megabytes in a large project) need not be parsed at all.
+    if catalog.names.keys().all(|name| stock_names.contains(name)) {
+        return Vec::new();
+    }
     let Some(&file) = Project::get(db).existing_grid(db).as_ref() else {
         return Vec::new();
     };
@@ -79,7 +152,6 @@ fn composed_columns(
     let Ok(Value::Object(on_disk)) = serde_json::from_str::<Value>(text) else {
         return Vec::new();
     };
-    let catalog = scope_catalog(db);
     on_disk
         .into_iter()
         .filter(|(name, column)| {
@@ -102,5 +174,56 @@ pub fn normalised_grid_text(text: &str) -> String {
             )
         }
         _ => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::test_projects::loaded_projects;
+
+    #[test]
+    fn the_grid_written_directly_equals_the_general_path() {
+        for project in loaded_projects() {
+            let db = &project.db;
+            let rows: Vec<&StageScopeRow> = stage_numbering(db)
+                .order
+                .iter()
+                .filter_map(|&file| stage_scope_row(db, file).as_ref())
+                .collect();
+            let mut stock_names = BTreeSet::new();
+            for row in &rows {
+                stock_names.extend(row.scopes.iter().cloned());
+            }
+            let composed = vec![(
+                "zz-composed".to_owned(),
+                json!({ "stages": { "b": "SKIP", "10": "EXECUTE", "2": "SKIP" } }),
+            )];
+            assert_eq!(
+                grid_written_directly(&rows, &stock_names, &composed),
+                grid_through_values(&rows, &stock_names, composed.clone()),
+                "{}",
+                project.name
+            );
+            let through_values =
+                grid_through_values(&rows, &stock_names, composed_columns(db, &stock_names));
+            assert_eq!(&**scope_grid_json(db), through_values, "{}", project.name);
+        }
+    }
+
+    #[test]
+    fn a_scope_that_starts_with_a_digit_is_ordered_as_javascript_orders_it() {
+        let row = StageScopeRow {
+            slug: "a-stage".to_owned(),
+            is_initialization: false,
+            scopes: vec!["10".to_owned(), "2".to_owned(), "b".to_owned()],
+        };
+        let stock_names: BTreeSet<String> = row.scopes.iter().cloned().collect();
+        let text = grid_through_values(&[&row], &stock_names, Vec::new());
+        let order: Vec<usize> = ["\"2\"", "\"10\"", "\"b\""]
+            .iter()
+            .map(|key| text.find(key).unwrap())
+            .collect();
+        assert!(order.windows(2).all(|pair| pair[0] < pair[1]), "{text}");
     }
 }

@@ -11,3 +11,4 @@ pub mod manifest;
 pub mod stage;
 pub mod vocabulary;
 pub mod yaml;
+pub mod yaml_subset;

@@ -2,6 +2,8 @@
 //! truncation, huge lines, deep nesting, NUL, invalid UTF-8, BOM, CRLF, tabs, long runs of one
 //! character, very long keys and values), never make the compile panic; it ends in success or
 //! compile errors, and a failing compile leaves the previous outputs byte for byte.
+//! On every mutated frontmatter, the YAML subset reader (`syntax::yaml_subset`) and the general
+//! parser give the same tree and the same problems.
 //!
 //! Most cases run in process through the library calls `aidlc compile` makes (including the
 //! human rendering of every diagnostic); a smaller number run the real binary: `compile`, and
@@ -18,6 +20,9 @@ use aidlc::diagnostics::Diagnostic;
 use aidlc::diagnostics::render::{SourceLookup, render_github, render_human, render_json};
 use aidlc::discover::{self, Harness, Layout};
 use aidlc::fingerprint::{self, CheckMode};
+use aidlc::syntax::frontmatter;
+use aidlc::syntax::yaml::{Style, parse_document, parse_document_with_general_parser};
+use aidlc::syntax::yaml_subset::{EventSink, read_block_subset};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
@@ -362,6 +367,39 @@ fn write_case(project: &TestProject, files: &[(&str, String)], case: &[(usize, V
     }
 }
 
+/// A sink that only lets the subset reader run to its verdict.
+struct IgnoreEvents;
+
+impl EventSink for IgnoreEvents {
+    fn scalar(&mut self, _: &str, _: Style, _: std::ops::Range<usize>) {}
+    fn start_sequence(&mut self, _: bool, _: usize) {}
+    fn start_mapping(&mut self, _: bool, _: usize) {}
+    fn end_collection(&mut self, _: usize) {}
+}
+
+/// The frontmatter of every mutable file as written, through `parse_document` (the subset
+/// reader where it applies) and through the general parser alone: the two must agree on the
+/// tree and the problems, whatever the mutation did. Returns how many frontmatters the subset
+/// reader took, so the caller can check the comparison was not vacuous.
+fn compare_yaml_parsers(project: &TestProject, files: &[(&str, String)]) -> u32 {
+    let mut taken = 0;
+    for (path, _) in files {
+        let Ok(text) = String::from_utf8(std::fs::read(project.path(path)).unwrap()) else {
+            continue;
+        };
+        let Ok(fm) = frontmatter::split(&text) else {
+            continue;
+        };
+        assert_eq!(
+            parse_document(&text, fm.yaml.clone()),
+            parse_document_with_general_parser(&text, fm.yaml.clone()),
+            "the YAML subset reader and the general parser disagree on {path}: {text:?}"
+        );
+        taken += u32::from(read_block_subset(&text[fm.yaml], &mut IgnoreEvents).is_some());
+    }
+    taken
+}
+
 /// Every renderer over every diagnostic; the text is thrown away, only a panic matters.
 fn render_everything(diagnostics: &[Diagnostic], sources: &dyn SourceLookup) {
     for diagnostic in diagnostics {
@@ -390,8 +428,17 @@ fn compile_in_process(layout: &Layout) -> i32 {
     }
     let mut db = CompilerDatabase::default();
     let inputs = discover::load_project(&mut db, layout);
-    compile::compute_in_parallel(&db);
-    let outcome = compile::compile(&db);
+    let outcome = compile::compile_once(&db);
+    // Watch mode and the language server compile through the memoised queries instead; both
+    // paths must agree on every input, broken or not.
+    let mut warm_db = CompilerDatabase::default();
+    discover::load_project(&mut warm_db, layout);
+    compile::compute_in_parallel(&warm_db);
+    assert_eq!(
+        compile::compile(&warm_db),
+        outcome,
+        "the two compile paths disagree"
+    );
     let sources = compile::source_texts(&db, &outcome.diagnostics);
     render_everything(&outcome.diagnostics, &sources);
     if outcome.n_errors() > 0 {
@@ -431,10 +478,12 @@ fn mutated_inputs_never_panic_the_compile_in_process() {
     let started = Instant::now();
     let failed_compiles = Cell::new(0_u32);
     let cases = Cell::new(0_u32);
+    let subset_documents = Cell::new(0_u32);
     let result = runner(IN_PROCESS_CASES).run(&case(), |case| {
         cases.set(cases.get() + 1);
         let before = outputs(&project);
         write_case(&project, &files, &case);
+        subset_documents.set(subset_documents.get() + compare_yaml_parsers(&project, &files));
         let status = compile_in_process(&layout);
         prop_assert!(status == 0 || status == 1, "exit {status}");
         if status == 1 {
@@ -457,6 +506,10 @@ fn mutated_inputs_never_panic_the_compile_in_process() {
     assert!(
         failed_compiles > cases / 4,
         "the mutations must break most inputs, or they test little: {failed_compiles} of {cases}"
+    );
+    assert!(
+        subset_documents.get() > cases,
+        "the YAML subset reader must take most frontmatters, or the comparison tests little"
     );
 }
 

@@ -1,0 +1,696 @@
+//! Instruction counts of the real `aidlc` binary under valgrind's callgrind: figures that hold on
+//! a noisy, shared machine, where wall-clock medians move by tens of percent from run to run.
+//!
+//! Run it with `bash benches/instructions.sh` (or `cargo bench --bench instructions`); it is
+//! not part of `.ci/run`. It needs `valgrind` on `PATH` and refuses to run without it.
+//! For a quick pass: `AIDLC_BENCH_STAGES=1000 bash benches/instructions.sh`.
+//!
+//! Settings (environment):
+//! - `AIDLC_BENCH_STAGES`: stages of the synthetic project (default 10,000; 500 sensors);
+//! - `AIDLC_BENCH_CASES`: run only the cases whose name contains one of these comma-separated
+//!   words (e.g. `version,default`);
+//! - `AIDLC_BENCH_KEEP`: a folder to build the projects in and leave behind (for `perf` or
+//!   `callgrind_annotate` by hand); the callgrind files of each case are kept there too;
+//! - `AIDLC_BENCH_BINARY`: count another `aidlc` binary (e.g. a build of `main`, for before and
+//!   after figures from one run); the in-process cases, which count this bench's own build of
+//!   the library, are then left out.
+//!
+//! Each case runs once under `valgrind --tool=callgrind` (every thread of the process counted,
+//! user space only: the kernel's work for a read or an fsync is not an instruction here), its
+//! exit status and stderr are checked (a fast wrong answer fails the bench), and the report
+//! prints its instruction count beside two baselines measured in the same run: `aidlc
+//! --version` (starting the process at all) and `cat` of the project's inputs.
+//!
+//! Cases (add one with [`Case::process`] or [`Case::in_process`] in [`cases_for`]):
+//! - `process start`: `aidlc --version`;
+//! - per project (the default framework, the 2.6.54 reference install, the synthetic project):
+//!   `cat` of its inputs, `compile cold` (`--force`), `compile warm` (nothing changed: the
+//!   fingerprint's `stat`s), and, in process, `watch rebuild` (a `sensors:` edit of one stage,
+//!   counted only inside [`measured_watch_rebuild`] with callgrind's `--toggle-collect`).
+//!
+//! The dispatcher's cases (one fire, the write hook with no match, a gate check) belong in
+//! [`cases_for`] as further `Case::process` rows over the same projects.
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "a benchmark harness reports on the terminal; it is not part of the engine"
+)]
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use aidlc::discover::{Harness, Layout, Reread};
+use aidlc::synthetic::SyntheticProject;
+use aidlc::watch::{OutputsState, WatchSession};
+use camino::{Utf8Path, Utf8PathBuf};
+
+/// The path of the `aidlc` binary Cargo built for this bench (optimised under `cargo bench`).
+const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");
+
+/// The binary the process cases run: `AIDLC_BENCH_BINARY`, else [`AIDLC_BINARY`].
+fn aidlc_binary() -> String {
+    std::env::var("AIDLC_BENCH_BINARY").unwrap_or_else(|_| AIDLC_BINARY.to_owned())
+}
+
+/// Whether the in-process cases count the same code as the process cases.
+fn in_process_cases_apply() -> bool {
+    std::env::var_os("AIDLC_BENCH_BINARY").is_none()
+}
+
+const DEFAULT_SYNTHETIC_STAGE_COUNT: usize = 10_000;
+const SYNTHETIC_SENSOR_COUNT: usize = 500;
+
+/// The reference install the side-by-side rows compile (vendored test data; copied first).
+const REFERENCE_INSTALL: &str = "tests/fixtures/reference-installs/2.6.54";
+
+/// Longer than the fingerprint's racy window (2 s), so a no-op compile only `stat`s.
+const SETTLE_PAST_RACY_WINDOW: Duration = Duration::from_millis(2_200);
+
+/// Environment variables that would move the folders `aidlc` reads; removed for every child.
+const LAYOUT_ENVIRONMENT_VARIABLES: [&str; 9] = [
+    "AIDLC_PROJECT_DIR",
+    "CLAUDE_PROJECT_DIR",
+    "AIDLC_SENSORS_DIR",
+    "AIDLC_STAGES_DIR",
+    "AIDLC_AGENTS_DIR",
+    "AIDLC_SCOPES_DIR",
+    "AIDLC_RULES_DIR",
+    "AIDLC_STAGE_GRAPH",
+    "AIDLC_SCOPE_GRID",
+];
+
+/// The argument that makes this binary the measured child of an in-process case.
+const CHILD_FLAG: &str = "--measure-watch-rebuild";
+
+fn main() {
+    let arguments: Vec<String> = std::env::args().collect();
+    if arguments.get(1).map(String::as_str) == Some(CHILD_FLAG) {
+        run_watch_rebuild_child(&arguments[2..]);
+        return;
+    }
+    if !arguments.iter().any(|argument| argument == "--bench") {
+        eprintln!("instructions: run it with `bash benches/instructions.sh`; skipped");
+        return;
+    }
+    if !valgrind_is_installed() {
+        eprintln!(
+            "instructions: `valgrind` is not on PATH; install it (Debian: `apt-get install valgrind`)"
+        );
+        std::process::exit(2);
+    }
+    let settings = Settings::from_environment();
+    let projects = [
+        BenchProject::default_framework(&settings),
+        BenchProject::reference_install(&settings),
+        BenchProject::synthetic(&settings),
+    ];
+    let version = Case::process("process start: aidlc --version", version_command(), None);
+    let mut rows = Vec::new();
+    let version_count = measure(&version, &settings);
+    rows.push(Row {
+        name: version.name.clone(),
+        instructions: version_count,
+        baseline: None,
+    });
+    for project in &projects {
+        eprintln!("== {}", project.name);
+        project.compile_once_natively();
+        let mut cat_count = None;
+        for case in cases_for(project) {
+            if !settings.selects(&case.name)
+                || (case.toggle_collect.is_some() && !in_process_cases_apply())
+            {
+                continue;
+            }
+            if case.settle_first {
+                project.settle_the_fingerprint();
+            }
+            let instructions = measure(&case, &settings);
+            if case.is_cat_baseline {
+                cat_count = Some(instructions);
+            }
+            rows.push(Row {
+                name: case.name.clone(),
+                instructions,
+                baseline: if case.is_cat_baseline {
+                    None
+                } else {
+                    cat_count
+                },
+            });
+        }
+    }
+    print_report(&settings, version_count, &rows);
+}
+
+/// What the environment asks for.
+struct Settings {
+    synthetic_stage_count: usize,
+    case_filter: Vec<String>,
+    keep_folder: Option<Utf8PathBuf>,
+}
+
+impl Settings {
+    fn from_environment() -> Self {
+        let synthetic_stage_count = match std::env::var("AIDLC_BENCH_STAGES") {
+            Ok(text) => text
+                .trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("AIDLC_BENCH_STAGES={text:?} is not a whole number")),
+            Err(_) => DEFAULT_SYNTHETIC_STAGE_COUNT,
+        };
+        assert!(
+            synthetic_stage_count > 0,
+            "AIDLC_BENCH_STAGES must be at least 1"
+        );
+        let case_filter = std::env::var("AIDLC_BENCH_CASES")
+            .map(|text| {
+                text.split(',')
+                    .map(str::trim)
+                    .filter(|word| !word.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let keep_folder = std::env::var("AIDLC_BENCH_KEEP").ok().map(|folder| {
+            let folder = Utf8PathBuf::from(folder);
+            std::fs::create_dir_all(&folder).expect("create the AIDLC_BENCH_KEEP folder");
+            folder
+        });
+        Self {
+            synthetic_stage_count,
+            case_filter,
+            keep_folder,
+        }
+    }
+
+    fn selects(&self, case_name: &str) -> bool {
+        self.case_filter.is_empty()
+            || self
+                .case_filter
+                .iter()
+                .any(|word| case_name.contains(word.as_str()))
+    }
+
+    /// A fresh folder named `name`: under `AIDLC_BENCH_KEEP` (emptied first) or temporary.
+    fn project_folder(&self, name: &str) -> (Option<tempfile::TempDir>, Utf8PathBuf) {
+        if let Some(keep) = &self.keep_folder {
+            let folder = keep.join(name);
+            if folder.exists() {
+                std::fs::remove_dir_all(&folder).expect("empty the kept project folder");
+            }
+            std::fs::create_dir_all(&folder).expect("create the kept project folder");
+            return (None, folder);
+        }
+        let temp_dir = tempfile::tempdir().expect("temp dir");
+        let root =
+            Utf8PathBuf::from_path_buf(temp_dir.path().to_path_buf()).expect("UTF-8 temp dir path");
+        (Some(temp_dir), root)
+    }
+}
+
+/// A project on disk and the stage the watch case edits.
+struct BenchProject {
+    name: String,
+    _temp_dir: Option<tempfile::TempDir>,
+    root: Utf8PathBuf,
+    /// Project-relative.
+    edited_stage: Utf8PathBuf,
+}
+
+impl BenchProject {
+    fn default_framework(settings: &Settings) -> Self {
+        let (temp_dir, root) = settings.project_folder("default-framework");
+        aidlc::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
+        Self {
+            name: "default framework".to_owned(),
+            _temp_dir: temp_dir,
+            root,
+            edited_stage: Utf8PathBuf::from(
+                ".claude/aidlc-common/stages/inception/requirements-analysis.md",
+            ),
+        }
+    }
+
+    fn reference_install(settings: &Settings) -> Self {
+        let (temp_dir, root) = settings.project_folder("reference-2.6.54");
+        let source = Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join(REFERENCE_INSTALL);
+        copy_folder(&source, &root);
+        Self {
+            name: "2.6.54 reference install".to_owned(),
+            _temp_dir: temp_dir,
+            root,
+            edited_stage: Utf8PathBuf::from(
+                ".claude/aidlc-common/stages/inception/requirements-analysis.md",
+            ),
+        }
+    }
+
+    fn synthetic(settings: &Settings) -> Self {
+        let stages = settings.synthetic_stage_count;
+        let (temp_dir, root) = settings.project_folder(&format!("synthetic-{stages}"));
+        let synthetic = SyntheticProject::new(stages, SYNTHETIC_SENSOR_COUNT);
+        synthetic
+            .write_to(&root)
+            .expect("write the synthetic project");
+        Self {
+            name: format!("synthetic {stages} stages, {SYNTHETIC_SENSOR_COUNT} sensors"),
+            _temp_dir: temp_dir,
+            root,
+            edited_stage: synthetic.stage_path(stages / 2),
+        }
+    }
+
+    /// The outputs exist before anything is measured, so `compile cold` rewrites nothing and
+    /// every case reads the same files.
+    fn compile_once_natively(&self) {
+        let output = run_natively(&compile_command(&self.root, true));
+        assert!(
+            output.starts_with("compiled "),
+            "the first compile of {} failed: {output}",
+            self.name
+        );
+    }
+
+    /// Compile, wait past the racy window, compile again: the next no-op only `stat`s.
+    fn settle_the_fingerprint(&self) {
+        run_natively(&compile_command(&self.root, false));
+        std::thread::sleep(SETTLE_PAST_RACY_WINDOW);
+        run_natively(&compile_command(&self.root, false));
+    }
+}
+
+/// Every case measured on `project`, in report order. The first is the `cat` baseline the
+/// others are divided by.
+fn cases_for(project: &BenchProject) -> Vec<Case> {
+    let name = |what: &str| format!("{}: {what}", project.name);
+    let mut cat = Case::process(
+        &name("cat of the inputs"),
+        cat_command(&project.root),
+        Some(""),
+    );
+    cat.is_cat_baseline = true;
+    let mut warm = Case::process(
+        &name("compile warm (nothing changed)"),
+        compile_command(&project.root, false),
+        Some("up to date:"),
+    );
+    warm.settle_first = true;
+    vec![
+        cat,
+        Case::process(
+            &name("compile cold (--force)"),
+            compile_command(&project.root, true),
+            Some("compiled "),
+        ),
+        warm,
+        Case::in_process(
+            &name("watch rebuild, a sensors: edit (in process)"),
+            vec![project.root.to_string(), project.edited_stage.to_string()],
+        ),
+    ]
+}
+
+/// One measured program.
+struct Case {
+    name: String,
+    command: Command,
+    /// What stderr must start with (`Some("")`: must be empty); `None`: not checked.
+    stderr_starts_with: Option<&'static str>,
+    /// Count only inside functions matching this callgrind pattern (in-process cases).
+    toggle_collect: Option<&'static str>,
+    is_cat_baseline: bool,
+    /// Settle the project's fingerprint first (for a no-op compile).
+    settle_first: bool,
+}
+
+impl Case {
+    fn process(name: &str, command: Command, stderr_starts_with: Option<&'static str>) -> Self {
+        Self {
+            name: name.to_owned(),
+            command,
+            stderr_starts_with,
+            toggle_collect: None,
+            is_cat_baseline: false,
+            settle_first: false,
+        }
+    }
+
+    /// This bench binary again, as the child [`run_watch_rebuild_child`], counting only the
+    /// rebuild itself.
+    fn in_process(name: &str, arguments: Vec<String>) -> Self {
+        let mut command =
+            Command::new(std::env::current_exe().expect("the path of this bench binary"));
+        command.arg(CHILD_FLAG).args(arguments);
+        Self {
+            name: name.to_owned(),
+            command,
+            stderr_starts_with: Some(""),
+            toggle_collect: Some("*measured_watch_rebuild*"),
+            is_cat_baseline: false,
+            settle_first: false,
+        }
+    }
+}
+
+/// One line of the report.
+struct Row {
+    name: String,
+    instructions: u64,
+    /// The `cat` count of the same project.
+    baseline: Option<u64>,
+}
+
+fn valgrind_is_installed() -> bool {
+    Command::new("valgrind")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success())
+}
+
+/// Run `case` once under callgrind and return the instructions it executed.
+fn measure(case: &Case, settings: &Settings) -> u64 {
+    eprintln!("  {}", case.name);
+    let (_temp_dir, out_folder) = if let Some(keep) = &settings.keep_folder {
+        (None, keep.clone())
+    } else {
+        let temp_dir = tempfile::tempdir().expect("temp dir");
+        let folder =
+            Utf8PathBuf::from_path_buf(temp_dir.path().to_path_buf()).expect("UTF-8 temp dir path");
+        (Some(temp_dir), folder)
+    };
+    let out_file = out_folder.join(format!("callgrind.{}.out", file_stem(&case.name)));
+    let mut command = Command::new("valgrind");
+    command
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={out_file}"))
+        .arg("--log-file=/dev/null");
+    if let Some(pattern) = case.toggle_collect {
+        command.arg(format!("--toggle-collect={pattern}"));
+    }
+    command.arg(case.command.get_program());
+    command.args(case.command.get_args());
+    if let Some(folder) = case.command.get_current_dir() {
+        command.current_dir(folder);
+    }
+    for name in LAYOUT_ENVIRONMENT_VARIABLES {
+        command.env_remove(name);
+    }
+    let output = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run valgrind for {}: {error}", case.name));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{} failed under callgrind with {}: {stderr}",
+        case.name,
+        output.status
+    );
+    if let Some(prefix) = case.stderr_starts_with {
+        let ok = if prefix.is_empty() {
+            stderr.is_empty()
+        } else {
+            stderr.starts_with(prefix)
+        };
+        assert!(
+            ok,
+            "{}: stderr does not start with {prefix:?}: {stderr}",
+            case.name
+        );
+    }
+    let text = std::fs::read_to_string(&out_file)
+        .unwrap_or_else(|error| panic!("cannot read {out_file}: {error}"));
+    let instructions = callgrind_total(&text)
+        .unwrap_or_else(|| panic!("no `summary:` or `totals:` line in {out_file}"));
+    assert!(instructions > 0, "{}: callgrind counted nothing", case.name);
+    instructions
+}
+
+/// The `summary:` (else `totals:`) line of a callgrind output file: the events of the whole run,
+/// or of the toggled parts under `--toggle-collect`.
+fn callgrind_total(text: &str) -> Option<u64> {
+    ["summary:", "totals:"].iter().find_map(|label| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(label))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|count| count.parse().ok())
+    })
+}
+
+fn file_stem(case_name: &str) -> String {
+    case_name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn version_command() -> Command {
+    let mut command = Command::new(aidlc_binary());
+    command.arg("--version");
+    command
+}
+
+fn compile_command(project_root: &Utf8Path, force: bool) -> Command {
+    let mut command = Command::new(aidlc_binary());
+    command.arg("compile");
+    if force {
+        command.arg("--force");
+    }
+    command.arg("--project-dir").arg(project_root.as_str());
+    command
+}
+
+/// `cat` over every file the compile reads or compares (project-relative, sorted).
+fn cat_command(project_root: &Utf8Path) -> Command {
+    let mut command = Command::new("cat");
+    command
+        .args(input_files(project_root))
+        .current_dir(project_root);
+    command
+}
+
+/// Every `*.md` under `.claude/` and `aidlc/`, plus both outputs.
+fn input_files(project_root: &Utf8Path) -> Vec<OsString> {
+    let mut files = Vec::new();
+    for top_folder in [".claude", "aidlc"] {
+        collect_markdown_files(project_root, &project_root.join(top_folder), &mut files);
+    }
+    for output in [
+        ".claude/tools/data/stage-graph.json",
+        ".claude/tools/data/scope-grid.json",
+    ] {
+        if project_root.join(output).is_file() {
+            files.push(Utf8PathBuf::from(output));
+        }
+    }
+    files.sort();
+    files.into_iter().map(OsString::from).collect()
+}
+
+fn collect_markdown_files(
+    project_root: &Utf8Path,
+    folder: &Utf8Path,
+    files: &mut Vec<Utf8PathBuf>,
+) {
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries {
+        let entry = entry.expect("read a folder entry");
+        let file_type = entry.file_type().expect("file type of a folder entry");
+        if file_type.is_dir() {
+            collect_markdown_files(project_root, entry.path(), files);
+        } else if file_type.is_file() && entry.path().extension() == Some("md") {
+            let relative = entry
+                .path()
+                .strip_prefix(project_root)
+                .expect("a file under the project folder");
+            files.push(relative.to_owned());
+        }
+    }
+}
+
+fn copy_folder(source: &Utf8Path, target: &Utf8Path) {
+    std::fs::create_dir_all(target).expect("create a folder of the copy");
+    for entry in source.read_dir_utf8().expect("read a folder to copy") {
+        let entry = entry.expect("read a folder entry");
+        let destination = target.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_folder(entry.path(), &destination);
+        } else {
+            std::fs::copy(entry.path(), &destination).expect("copy a file");
+        }
+    }
+}
+
+/// Run `command` natively; panics unless it exits 0. Returns its stderr.
+fn run_natively(command: &Command) -> String {
+    let mut copy = Command::new(command.get_program());
+    copy.args(command.get_args());
+    for name in LAYOUT_ENVIRONMENT_VARIABLES {
+        copy.env_remove(name);
+    }
+    let output = copy
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .output()
+        .unwrap_or_else(|error| panic!("cannot run {copy:?}: {error}"));
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.success(),
+        "{copy:?} failed with {}: {stderr}",
+        output.status
+    );
+    stderr
+}
+
+// ---------------------------------------------------------------------------------------------
+// The in-process child
+// ---------------------------------------------------------------------------------------------
+
+/// `<bench binary> --measure-watch-rebuild <project> <stage>`: start a watch session, put one
+/// more sensor id into the stage's `sensors:` list, and rebuild. Only the rebuild is counted.
+fn run_watch_rebuild_child(arguments: &[String]) {
+    let [project_root, edited_stage] = arguments else {
+        panic!("usage: {CHILD_FLAG} <project folder> <project-relative stage path>");
+    };
+    let project_root = Utf8PathBuf::from(project_root);
+    let layout = Layout::new(&project_root, Harness::Claude, &|_| None);
+    let (mut session, first) = WatchSession::start(layout);
+    assert_eq!(first.outcome.n_errors(), 0, "the first compile has errors");
+    let stage_path = project_root.join(edited_stage);
+    let original = std::fs::read_to_string(&stage_path).expect("read the edited stage");
+    let extra_sensor_id = sensor_id_the_stage_does_not_list(&project_root, &original);
+    std::fs::write(
+        &stage_path,
+        with_extra_sensor_line(&original, &extra_sensor_id),
+    )
+    .expect("write the edited stage");
+    let changed: HashSet<Utf8PathBuf> = [stage_path.clone()].into_iter().collect();
+    let rebuild = measured_watch_rebuild(&mut session, &changed);
+    std::fs::write(&stage_path, original).expect("restore the edited stage");
+    // The outputs go back to the project's own, so the next case reads what the first did.
+    let restored = session.rebuild(Reread::Paths(&changed));
+    assert!(
+        restored.is_some_and(|restored| restored.outcome.n_errors() == 0),
+        "restoring the edited stage did not rebuild cleanly"
+    );
+    let rebuild = rebuild.expect("the edit changed an input");
+    assert_eq!(rebuild.outcome.n_errors(), 0, "the rebuild has errors");
+    assert!(
+        matches!(
+            rebuild.outputs,
+            OutputsState::Written(summary) if summary.graph_written
+        ),
+        "the rebuild did not write a new graph: {:?}",
+        rebuild.outputs
+    );
+}
+
+/// The counted part of the in-process case: refresh, compile, write.
+#[inline(never)]
+fn measured_watch_rebuild(
+    session: &mut WatchSession,
+    changed: &HashSet<Utf8PathBuf>,
+) -> Option<aidlc::watch::Rebuild> {
+    session.rebuild(Reread::Paths(changed))
+}
+
+/// A sensor id of the project that the stage's `sensors:` list does not name.
+fn sensor_id_the_stage_does_not_list(project_root: &Utf8Path, stage_text: &str) -> String {
+    let listed: Vec<&str> = stage_text
+        .lines()
+        .skip_while(|line| *line != "sensors:")
+        .skip(1)
+        .map_while(|line| line.strip_prefix("  - "))
+        .map(str::trim)
+        .collect();
+    let mut ids: Vec<String> = project_root
+        .join(".claude/sensors")
+        .read_dir_utf8()
+        .expect("read the sensors folder")
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path()).ok())
+        .filter_map(|text| {
+            text.lines()
+                .find_map(|line| line.strip_prefix("id: "))
+                .map(|id| id.trim().to_owned())
+        })
+        .collect();
+    ids.sort();
+    ids.into_iter()
+        .find(|id| !listed.contains(&id.as_str()))
+        .expect("a sensor the edited stage does not list yet")
+}
+
+/// The stage text with `  - <sensor_id>` as the first entry of its `sensors:` list.
+fn with_extra_sensor_line(stage_text: &str, sensor_id: &str) -> String {
+    let marker = "\nsensors:\n";
+    let insert_at = stage_text
+        .find(marker)
+        .expect("the edited stage has a block `sensors:` list")
+        + marker.len();
+    format!(
+        "{}  - {sensor_id}\n{}",
+        &stage_text[..insert_at],
+        &stage_text[insert_at..]
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report
+// ---------------------------------------------------------------------------------------------
+
+fn print_report(settings: &Settings, version_count: u64, rows: &[Row]) {
+    println!();
+    println!("## aidlc instruction counts (callgrind)");
+    println!();
+    println!("- binary: `{}`", aidlc_binary());
+    println!(
+        "- synthetic project: {} stages, {SYNTHETIC_SENSOR_COUNT} sensors",
+        settings.synthetic_stage_count
+    );
+    println!(
+        "- user-space instructions of every thread, one run each; in-process rows count only the rebuild"
+    );
+    println!();
+    println!("| case | instructions | ÷ `aidlc --version` | ÷ `cat` of the inputs |");
+    println!("|---|--:|--:|--:|");
+    for row in rows {
+        let per_cat = row.baseline.map_or_else(String::new, |cat| {
+            format!("{:.2}×", ratio(row.instructions, cat))
+        });
+        println!(
+            "| {} | {} | {:.2}× | {per_cat} |",
+            row.name,
+            thousands(row.instructions),
+            ratio(row.instructions, version_count)
+        );
+    }
+}
+
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "instruction counts are far below 2^52; the ratio is printed to two decimals"
+)]
+fn ratio(numerator: u64, denominator: u64) -> f64 {
+    numerator as f64 / denominator as f64
+}
+
+fn thousands(count: u64) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
