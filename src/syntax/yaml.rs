@@ -26,13 +26,8 @@ pub enum NodeKind {
     Mapping { entries: Vec<Entry>, flow: bool },
 }
 
-/// How a scalar was written. Only plain scalars can be null, booleans or numbers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Style {
-    Plain,
-    Quoted,
-    Block,
-}
+/// How a scalar was written (defined beside the subset reader, which reports it too).
+pub use crate::syntax::yaml_subset::Style;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {

@@ -18,7 +18,13 @@
 
 use std::ops::Range;
 
-use crate::syntax::yaml::Style;
+/// How a scalar was written. Only plain scalars can be null, booleans or numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    Quoted,
+    Block,
+}
 
 /// The longest key the subset takes, in bytes. YAML limits an implicit key to 1024 characters
 /// and the general parser refuses a longer one ("simple key expected"); a byte count is never
