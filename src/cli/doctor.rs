@@ -1,5 +1,6 @@
 //! `aidlc doctor [--format human|json]`: resolves the workspace, asks `doctor` for the rows,
-//! prints them, and exits 1 when one failed.
+//! prints them, records `GUARDRAIL_LOADED` when the record has an audit shard (as the
+//! reference's doctor does), and exits 1 when a row failed (2 when that row cannot be written).
 
 use std::fmt::Write as _;
 
@@ -7,9 +8,9 @@ use serde_json::json;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{DoctorArgs, DoctorFormat, Format};
-use crate::cli::printer::Printer;
+use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::resolve_workspace;
-use crate::doctor::{Row, Status, any_failed, run_doctor};
+use crate::doctor::{Row, Status, any_failed, record_guardrails_loaded, run_doctor};
 
 pub fn run(args: &DoctorArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -21,6 +22,15 @@ pub fn run(args: &DoctorArgs) -> ExitStatus {
     match args.format {
         DoctorFormat::Human => printer.out(&human(&rows)),
         DoctorFormat::Json => printer.out(&json_report(&rows).to_string()),
+    }
+    // After the rows, as the reference's doctor: they describe the project as it was.
+    if let Err(error) = record_guardrails_loaded(&workspace) {
+        error_line(
+            &printer,
+            &format!("cannot record GUARDRAIL_LOADED: {error}"),
+            Some("check that the audit folder is writable"),
+        );
+        return ExitStatus::Error;
     }
     if any_failed(&rows) {
         ExitStatus::Failure

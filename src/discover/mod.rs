@@ -53,6 +53,16 @@ impl Harness {
         }
     }
 
+    /// The harness's own rules folder name, as the reference names it in the
+    /// `GUARDRAIL_LOADED` row's `Path` (`.kiro/steering/`, `.codex/aidlc-rules/`, else `rules`).
+    pub fn rules_subdir(self) -> &'static str {
+        match self {
+            Harness::Kiro => "steering",
+            Harness::Codex => "aidlc-rules",
+            Harness::Claude | Harness::Cursor | Harness::Opencode => "rules",
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Harness::Claude => "claude",

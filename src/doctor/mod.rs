@@ -10,21 +10,25 @@
 //! - `compile_rows.rs`: the compile in memory (nothing written) and what it says;
 //! - `hook_rows.rs`: the hooks in `settings.json`, and the write hook's heartbeat and drops;
 //! - `tool_rows.rs`: eslint, Biome and tsc (path and version, or why none);
-//! - `ledger_rows.rs`: this clone's audit shard, the audit lock, stale temporaries.
+//! - `ledger_rows.rs`: this clone's audit shard, the audit lock, stale temporaries;
+//! - `guardrails_loaded.rs`: the reference doctor's one write, `GUARDRAIL_LOADED`, only when
+//!   the record already has an audit shard.
 //!
-//! Invariant: the doctor writes nothing. The reference's doctor appends `GUARDRAIL_LOADED` when
-//! a shard exists; this one does not: that row says rules were loaded into a session, which a
-//! health check does not do, and a read-only doctor can run anywhere (CI, a fresh clone)
-//! without growing a ledger.
+//! Invariant: the rows read and never write; the one write is `guardrails_loaded.rs`'s, which
+//! the CLI asks for after the rows, and which writes nothing on a project with no audit shard.
 //!
-//! Must not: print (rows are values, rendered in `cli`), or write a file.
+//! Must not: print (rows are values, rendered in `cli`), or write a file outside
+//! `guardrails_loaded.rs`.
 
 mod compile_rows;
+mod guardrails_loaded;
 mod hook_rows;
 mod ledger_rows;
 mod tool_rows;
 
 use serde::Serialize;
+
+pub use guardrails_loaded::record_guardrails_loaded;
 
 use crate::workspace::Workspace;
 

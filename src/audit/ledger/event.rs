@@ -45,6 +45,7 @@ pub const SUMMARY_CONFIRMATION_RECORDED: &str = "SUMMARY_CONFIRMATION_RECORDED";
 pub const AUTONOMY_MODE_SET: &str = "AUTONOMY_MODE_SET";
 pub const RULE_LEARNED: &str = "RULE_LEARNED";
 pub const SENSOR_PROPOSED: &str = "SENSOR_PROPOSED";
+pub const GUARDRAIL_LOADED: &str = "GUARDRAIL_LOADED";
 
 const SENSOR_FIRED_HEADING: &str = "Sensor Fired";
 const SENSOR_PASSED_HEADING: &str = "Sensor Passed";
@@ -56,6 +57,7 @@ const QUESTION_ANSWERED_HEADING: &str = "Question Answered";
 const HUMAN_TURN_HEADING: &str = "Human Turn";
 const RULE_LEARNED_HEADING: &str = "Rule Learned";
 const SENSOR_PROPOSED_HEADING: &str = "Sensor Proposed";
+const GUARDRAIL_LOADED_HEADING: &str = "Guardrail Loaded";
 
 /// The events that close a `SENSOR_FIRED`.
 const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
@@ -102,6 +104,9 @@ pub mod field {
     pub const MANIFEST_PATH: &str = "Manifest path";
     pub const MATCHES: &str = "Matches";
     pub const DESTINATIONS: &str = "Destinations";
+    pub const SCOPE: &str = "Scope";
+    pub const PATH: &str = "Path";
+    pub const RULE_COUNT: &str = "Rule count";
 }
 
 /// The `Mode` of an `AUTONOMY_MODE_SET` that grants autonomy (and so spends a human turn).
@@ -140,6 +145,8 @@ pub enum AuditEvent {
     RuleLearned(RuleLearned),
     /// `SENSOR_PROPOSED`: a sensor scaffolded and bound by the learning loop (upstream §7.3).
     SensorProposed(SensorProposed),
+    /// `GUARDRAIL_LOADED`: the rules were loaded (the doctor writes it when a shard exists).
+    GuardrailLoaded(GuardrailLoaded),
     /// An event this engine neither writes nor reads, kept whole.
     Other(AuditBlock),
 }
@@ -283,6 +290,14 @@ pub struct SensorProposed {
     pub source: Option<String>,
 }
 
+/// `GUARDRAIL_LOADED` (upstream §8): Scope (`all`), Path (`<harness>/<rules folder>/`), Rule count.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GuardrailLoaded {
+    pub scope: Option<String>,
+    pub path: Option<String>,
+    pub rule_count: Option<String>,
+}
+
 /// A terminal sensor row, seen through what the three share.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SensorOutcome<'e> {
@@ -343,6 +358,11 @@ impl AuditEvent {
                 heading: text(&block, field::HEADING),
                 source: text(&block, field::SOURCE),
             }),
+            GUARDRAIL_LOADED => Self::GuardrailLoaded(GuardrailLoaded {
+                scope: text(&block, field::SCOPE),
+                path: text(&block, field::PATH),
+                rule_count: text(&block, field::RULE_COUNT),
+            }),
             SENSOR_PROPOSED => Self::SensorProposed(SensorProposed {
                 stage: text(&block, field::STAGE),
                 candidate_id: text(&block, field::CANDIDATE_ID),
@@ -378,6 +398,7 @@ impl AuditEvent {
             Self::AutonomyModeSet { .. } => AUTONOMY_MODE_SET,
             Self::RuleLearned(_) => RULE_LEARNED,
             Self::SensorProposed(_) => SENSOR_PROPOSED,
+            Self::GuardrailLoaded(_) => GUARDRAIL_LOADED,
             Self::Other(block) => &block.event,
         }
     }
@@ -737,6 +758,30 @@ impl SensorProposed {
     }
 }
 
+impl GuardrailLoaded {
+    /// The doctor's row: every rule of `rules_path` (project-relative, ending in `/`) loaded.
+    pub fn of_all_rules(rules_path: &str, rule_count: usize) -> Self {
+        Self {
+            scope: Some("all".to_owned()),
+            path: Some(rules_path.to_owned()),
+            rule_count: Some(rule_count.to_string()),
+        }
+    }
+
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::SCOPE, &self.scope),
+            (field::PATH, &self.path),
+            (field::RULE_COUNT, &self.rule_count),
+        ];
+        AuditRow::trusted(
+            GUARDRAIL_LOADED_HEADING,
+            GUARDRAIL_LOADED,
+            present_fields(&fields),
+        )
+    }
+}
+
 /// The pairs whose value is present, in order.
 fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static str, String)> {
     fields
@@ -1056,6 +1101,12 @@ mod tests {
             "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
         );
         assert_eq!(read(&AuditRow::human_turn()), AuditEvent::HumanTurn);
+        let loaded = GuardrailLoaded::of_all_rules(".claude/aidlc-rules/", 12);
+        assert_eq!(
+            format_block(&loaded.to_row(), "T"),
+            "\n## Guardrail Loaded\n**Timestamp**: T\n**Event**: GUARDRAIL_LOADED\n**Scope**: all\n**Path**: .claude/aidlc-rules/\n**Rule count**: 12\n\n---\n"
+        );
+        assert_eq!(read(&loaded.to_row()), AuditEvent::GuardrailLoaded(loaded));
         assert!(
             AuditEvent::QuestionAnswered(QuestionAnswered {
                 scope: scope("s"),

@@ -48,9 +48,9 @@ pub use detail::{
 pub use error::LedgerError;
 pub use event::{
     AuditEvent, BlockingOverride, DecisionRecorded, FireIdentity, GateRow, GateState,
-    QuestionAnswered, RuleLearned, SENSOR_BUDGET_OVERRIDE, SENSOR_FAILED, SENSOR_FIRED,
-    SENSOR_PASSED, STAGE_AWAITING_APPROVAL, SensorBudgetOverride, SensorFailed, SensorFired,
-    SensorOutcome, SensorPassed, SensorProposed, StageMove, StageScope, field,
+    GuardrailLoaded, QuestionAnswered, RuleLearned, SENSOR_BUDGET_OVERRIDE, SENSOR_FAILED,
+    SENSOR_FIRED, SENSOR_PASSED, STAGE_AWAITING_APPROVAL, SensorBudgetOverride, SensorFailed,
+    SensorFired, SensorOutcome, SensorPassed, SensorProposed, StageMove, StageScope, field,
 };
 pub use read::{
     FirePair, LedgerEntry, ParsedLedger, RecordLedger, TornBlock, TornKind, pair_fires,
