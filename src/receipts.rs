@@ -20,7 +20,7 @@
 
 use std::time::SystemTime;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 use serde_json::{Value, json};
 
 use crate::audit::ledger::{
@@ -244,18 +244,9 @@ fn append(
 /// The index `read_record_ledger` gives this clone's shard (its shards sorted by path), or
 /// `None` while the shard does not exist yet.
 fn shard_index(record: &Utf8Path, shard: &Utf8Path) -> Option<usize> {
-    let mut shards: Vec<Utf8PathBuf> = workspace::audit_dir(record)
-        .read_dir_utf8()
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path().to_owned())
-                .filter(|path| path.extension() == Some("md") && path.is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    shards.sort();
-    shards.iter().position(|path| path == shard)
+    ledger::record_shards(record)
+        .iter()
+        .position(|path| path == shard)
 }
 
 /// The reference's Construction carve-out: under `Construction Autonomy Mode: autonomous`, an

@@ -322,7 +322,7 @@ fn log_decision(args: &LogDecisionArgs, printer: &Printer) -> ExitStatus {
         unit: args.unit.clone(),
         single: args.single,
     };
-    print_receipt(
+    print_json_reply(
         receipts::record_decision(&workspace, &request, std::time::SystemTime::now()),
         printer,
     )
@@ -340,14 +340,15 @@ fn log_answer(args: &LogAnswerArgs, printer: &Printer) -> ExitStatus {
         unit: args.unit.clone(),
         single: args.single,
     };
-    print_receipt(
+    print_json_reply(
         receipts::record_answer(&workspace, &request, std::time::SystemTime::now()),
         printer,
     )
 }
 
-fn print_receipt(
-    result: Result<serde_json::Value, receipts::ReceiptError>,
+/// A command's JSON reply on stdout (exit 0), or its refusal on stderr (exit 1).
+fn print_json_reply(
+    result: Result<serde_json::Value, impl std::fmt::Display>,
     printer: &Printer,
 ) -> ExitStatus {
     match result {
@@ -385,16 +386,7 @@ fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStat
         Ok(workspace) => workspace,
         Err(status) => return status,
     };
-    match crate::learnings::surface(&workspace, &args.slug) {
-        Ok(reply) => {
-            printer.out(&reply.to_string());
-            ExitStatus::Success
-        }
-        Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            ExitStatus::Failure
-        }
-    }
+    print_json_reply(crate::learnings::surface(&workspace, &args.slug), printer)
 }
 
 /// `learnings persist`: the reply on stdout, exit 0; 1 when refused (§7).
@@ -408,14 +400,7 @@ fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStat
         return ExitStatus::Error;
     };
     let given = lexically_normal(&cwd.join(&args.selections_json));
-    match crate::learnings::persist(&workspace, &args.slug, &given, std::time::SystemTime::now()) {
-        Ok(reply) => {
-            printer.out(&reply.json().to_string());
-            ExitStatus::Success
-        }
-        Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            ExitStatus::Failure
-        }
-    }
+    let persisted =
+        crate::learnings::persist(&workspace, &args.slug, &given, std::time::SystemTime::now());
+    print_json_reply(persisted.map(|reply| reply.json()), printer)
 }

@@ -16,7 +16,7 @@ use crate::workspace::{self, Workspace};
 /// Append `GUARDRAIL_LOADED` when the record already has an audit shard; the shard written,
 /// or `None` when there was none to join.
 pub fn record_guardrails_loaded(workspace: &Workspace) -> Result<Option<Utf8PathBuf>, LedgerError> {
-    if !record_has_an_audit_trail(workspace) {
+    if ledger::record_shards(workspace.record_root()).is_empty() {
         return Ok(None);
     }
     let layout = &workspace.layout;
@@ -50,13 +50,3 @@ fn rules_subdir_label(harness: discover::Harness) -> String {
 }
 
 const RULES_SUBDIR_VARIABLE: &str = "AIDLC_RULES_SUBDIR";
-
-/// Whether the record's audit folder holds a shard (`*.md`) of any clone.
-fn record_has_an_audit_trail(workspace: &Workspace) -> bool {
-    let Ok(entries) = workspace::audit_dir(workspace.record_root()).read_dir_utf8() else {
-        return false;
-    };
-    entries.filter_map(Result::ok).any(|entry| {
-        entry.path().extension() == Some("md") && entry.file_type().is_ok_and(|kind| kind.is_file())
-    })
-}

@@ -53,6 +53,17 @@ pub(super) fn parse_file_path_flags(
     Ok(FilePathFlags { stage, file_path })
 }
 
+/// The file a code sensor's fire names: its flags read with [`parse_file_path_flags`], the path
+/// resolved with [`resolve_fired_file`]; either refusal is the usage error.
+pub(super) fn fired_file(
+    args: &[String],
+    sensor: &ShippedSensor,
+    project_dir: &Utf8Path,
+) -> Result<Utf8PathBuf, String> {
+    let flags = parse_file_path_flags(args, sensor)?;
+    resolve_fired_file(project_dir, &flags.file_path)
+}
+
 /// The fired file as an absolute path (a relative one is taken from the project folder), or the
 /// usage error that names it. A path written with `\` separators that does not exist as written
 /// is tried again with `/`.

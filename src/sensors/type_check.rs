@@ -45,8 +45,8 @@ use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
 use crate::sensors::finding::{self, Located, insert_diagnostics};
 use crate::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward,
-    executables_on_search_path, folders_upward, local_node_tool, most_telling_line,
-    parse_file_path_flags, resolve_fired_file, run_tool_within, tool_unavailable,
+    executables_on_search_path, fired_file, folders_upward, local_node_tool, most_telling_line,
+    run_tool_within, tool_unavailable,
 };
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::workspace;
@@ -81,11 +81,7 @@ fn run_with_search_path(
 ) -> WorkerOutcome {
     let budget = ToolBudget::starting_now(context.timeout);
     let project_dir = &context.project_dir;
-    let flags = match parse_file_path_flags(args, &SENSOR) {
-        Ok(flags) => flags,
-        Err(message) => return WorkerOutcome::UsageError(message),
-    };
-    let file = match resolve_fired_file(project_dir, &flags.file_path) {
+    let file = match fired_file(args, &SENSOR, project_dir) {
         Ok(file) => file,
         Err(message) => return WorkerOutcome::UsageError(message),
     };

@@ -54,7 +54,7 @@ pub use event::{
 };
 pub use read::{
     FirePair, LedgerEntry, ParsedLedger, RecordLedger, TornBlock, TornKind, pair_fires,
-    parse_blocks, parse_ledger, read_record_ledger, shard_entries,
+    parse_blocks, parse_ledger, read_record_ledger, record_shards, shard_entries,
 };
 
 #[cfg(test)]

@@ -267,9 +267,10 @@ pub struct RecordLedger {
     pub torn: Vec<(Utf8PathBuf, TornBlock)>,
 }
 
-/// Every block of every shard in `<record>/audit/` (`*.md`, by file name), as typed events.
-/// Unreadable shards are skipped; invalid UTF-8 is replaced, as the reference's read does.
-pub fn read_record_ledger(record: &Utf8Path) -> RecordLedger {
+/// The shards of every clone in `<record>/audit/` (the `*.md` files), sorted by path: the order
+/// [`read_record_ledger`] reads them in (so a position here is a `LedgerEntry`'s shard index).
+/// An unreadable folder has none.
+pub fn record_shards(record: &Utf8Path) -> Vec<Utf8PathBuf> {
     let mut shards: Vec<Utf8PathBuf> = workspace::audit_dir(record)
         .read_dir_utf8()
         .map(|entries| {
@@ -281,6 +282,13 @@ pub fn read_record_ledger(record: &Utf8Path) -> RecordLedger {
         })
         .unwrap_or_default();
     shards.sort();
+    shards
+}
+
+/// Every block of every shard in `<record>/audit/` (`*.md`, by file name), as typed events.
+/// Unreadable shards are skipped; invalid UTF-8 is replaced, as the reference's read does.
+pub fn read_record_ledger(record: &Utf8Path) -> RecordLedger {
+    let shards = record_shards(record);
     let mut ledger = RecordLedger::default();
     for (shard, path) in shards.iter().enumerate() {
         let Ok(bytes) = std::fs::read(path) else {

@@ -54,7 +54,7 @@ use self::eslint::run_eslint;
 use self::place::{ConfiguredLinter, LintPlace};
 use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
 use crate::sensors::finding;
-use crate::sensors::node_tool::{ToolBudget, parse_file_path_flags, resolve_fired_file};
+use crate::sensors::node_tool::{ToolBudget, fired_file};
 use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
 /// The `linter` sensor: one code file per fire.
@@ -80,11 +80,7 @@ fn run_with_search_path(
     search_path: Option<&OsStr>,
 ) -> WorkerOutcome {
     let budget = ToolBudget::starting_now(context.timeout);
-    let flags = match parse_file_path_flags(args, &SENSOR) {
-        Ok(flags) => flags,
-        Err(message) => return WorkerOutcome::UsageError(message),
-    };
-    let file = match resolve_fired_file(&context.project_dir, &flags.file_path) {
+    let file = match fired_file(args, &SENSOR, &context.project_dir) {
         Ok(file) => file,
         Err(message) => return WorkerOutcome::UsageError(message),
     };
