@@ -15,7 +15,7 @@ use crate::graph::emit::{
 };
 use crate::graph::format::{FormatSource, GraphFormat};
 use crate::graph::format_choice::graph_format;
-use crate::graph::numbering::{stage_header, stage_numbering};
+use crate::graph::numbering::{pinned_rows, stage_header, stage_numbering};
 use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json};
 use crate::js_json::pretty_json;
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
@@ -110,14 +110,27 @@ fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
     manifests.par_iter().for_each_with(db.clone(), |db, &file| {
         parsed_manifest(db, file);
     });
-    stages.par_iter().for_each_with(db.clone(), |db, &file| {
-        parsed_stage(db, file);
-        stage_header(db, file);
-    });
+    // The existing graph's pinned numbers depend on no stage: read them beside the parsing.
+    let (stages_db, pinned_db) = (db.clone(), db.clone());
+    let stages_to_parse = &stages;
+    rayon::join(
+        move || {
+            stages_to_parse
+                .par_iter()
+                .for_each_with(stages_db, |db, &file| {
+                    parsed_stage(db, file);
+                    stage_header(db, file);
+                });
+        },
+        move || {
+            pinned_rows(&pinned_db);
+        },
+    );
     sensor_registry(db);
     stage_numbering(db);
     stages.par_iter().for_each_with(db.clone(), |db, &file| {
         stage_agent_diagnostics(db, file);
+        sensors_applicable(db, file);
         dead_gate_bindings(db, file);
         if node_memos == NodeMemos::Keep {
             stage_node_json(db, file);

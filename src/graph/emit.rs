@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::db::SourceFile;
+use crate::db::{CompilerDatabase, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::format::GraphFormat;
 use crate::graph::format_choice::graph_format;
@@ -420,25 +420,61 @@ pub fn stage_graph_json(db: &dyn salsa::Database) -> Arc<String> {
     Arc::new(out)
 }
 
-/// The same bytes as [`stage_graph_json`], written node by node into one buffer without a memo
-/// per node: for a one-shot compile, whose database is dropped right after, the memos would
-/// only double the memory the graph takes.
-pub fn stage_graph_text_once(db: &dyn salsa::Database) -> String {
+/// The same bytes as [`stage_graph_json`], written node by node without a memo per node: for a
+/// one-shot compile, whose database is dropped right after, the memos would only double the
+/// memory the graph takes. A large graph is written in runs of consecutive nodes on every core
+/// (one database handle per worker, as in `compile::precompute`), and the runs are joined in
+/// order; each run is freed as soon as it is copied, so the peak is about one graph and one run.
+pub fn stage_graph_text_once(db: &CompilerDatabase) -> String {
+    use rayon::prelude::*;
     let order = &stage_numbering(db).order;
+    if !crate::discover::worth_parallel(order.len()) {
+        return graph_text_of_runs(vec![nodes_text(db, order)]);
+    }
+    let run_length = order
+        .len()
+        .div_ceil(rayon::current_num_threads() * RUNS_PER_THREAD)
+        .max(1);
+    let runs: Vec<String> = order
+        .par_chunks(run_length)
+        .map_with(db.clone(), |db, files| nodes_text(db, files))
+        .collect();
+    graph_text_of_runs(runs)
+}
+
+/// Runs per worker thread: enough that one slow run does not leave the other cores idle.
+const RUNS_PER_THREAD: usize = 4;
+
+/// The nodes of `files`, each preceded by `,\n` (the separator that follows the node before it
+/// in the file); a stage without a node leaves nothing.
+fn nodes_text(db: &dyn salsa::Database, files: &[SourceFile]) -> String {
     // About 1.7 KB per node; growing past the guess costs one copy.
-    let mut out = String::with_capacity(order.len() * 2048 + 4);
-    out.push('[');
-    let mut any = false;
-    for &file in order {
+    let mut out = String::with_capacity(files.len() * 2048);
+    for &file in files {
         let before = out.len();
-        out.push_str(if any { ",\n" } else { "\n" });
-        if write_stage_node(db, file, &mut out) {
-            any = true;
-        } else {
+        out.push_str(",\n");
+        if !write_stage_node(db, file, &mut out) {
             out.truncate(before);
         }
     }
-    close_graph_array(&mut out, any);
+    out
+}
+
+/// `[`, the runs in order (the first node's leading `,` dropped), and the closing bracket.
+fn graph_text_of_runs(runs: Vec<String>) -> String {
+    let length: usize = runs.iter().map(String::len).sum();
+    let mut out = String::with_capacity(length + 4);
+    out.push('[');
+    for run in runs {
+        let run_text = if out.len() == 1 {
+            run.strip_prefix(',').unwrap_or(&run)
+        } else {
+            &run
+        };
+        out.push_str(run_text);
+    }
+    let any_node = out.len() > 1;
+    close_graph_array(&mut out, any_node);
     out
 }
 
@@ -457,6 +493,44 @@ mod tests {
     fn node_through_values(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
         let text = pretty_json(&stage_node_value(db, file)?);
         Some(format!("  {}", text.replace('\n', "\n  ")))
+    }
+
+    /// A project past the parallel threshold is written in runs on several threads; the bytes
+    /// are the memoised graph's all the same.
+    #[test]
+    fn a_graph_written_in_parallel_runs_equals_the_memoised_graph() {
+        let stages = crate::discover::PARALLEL_THRESHOLD + 44;
+        let dir = tempfile::tempdir().unwrap();
+        let root = camino::Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        crate::synthetic::SyntheticProject::new(stages, 9)
+            .with_seed(3)
+            .write_to(&root)
+            .unwrap();
+        let layout =
+            crate::discover::Layout::new(&root, crate::discover::Harness::Claude, &|_| None);
+        let mut db = crate::db::CompilerDatabase::default();
+        let _inputs = crate::discover::load_project(&mut db, &layout);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let pool_db = db.clone();
+        let in_runs = pool.install(move || stage_graph_text_once(&pool_db));
+        assert_eq!(in_runs, **stage_graph_json(&db));
+        assert_eq!(in_runs.matches("\n  {\n").count(), stages);
+    }
+
+    #[test]
+    fn runs_without_nodes_leave_no_separator_behind() {
+        let runs =
+            |runs: &[&str]| graph_text_of_runs(runs.iter().map(|r| (*r).to_owned()).collect());
+        assert_eq!(runs(&[]), "[]\n");
+        assert_eq!(runs(&["", ""]), "[]\n");
+        assert_eq!(runs(&["", ",\n  {}", "", ",\n  {}"]), "[\n  {},\n  {}\n]\n");
+        assert_eq!(
+            runs(&["", ",\n  {}"]),
+            graph_text_of_runs(vec![",\n  {}".to_owned()])
+        );
     }
 
     #[test]

@@ -144,35 +144,69 @@ fn push_spaces(out: &mut String, width: usize) {
 /// `\b \t \n \f \r` or `\u00xx` (lower-case hex), everything else (`/`, DEL, any non-ASCII
 /// character) as itself.
 pub fn push_json_string(out: &mut String, text: &str) {
+    out.reserve(text.len() + 2);
     out.push('"');
     let bytes = text.as_bytes();
     let mut start = 0;
-    for (index, &byte) in bytes.iter().enumerate() {
-        let escape: &str = match byte {
-            b'"' => "\\\"",
-            b'\\' => "\\\\",
-            b'\n' => "\\n",
-            b'\r' => "\\r",
-            b'\t' => "\\t",
-            0x08 => "\\b",
-            0x0c => "\\f",
-            0x00..=0x1f => "",
-            _ => continue,
-        };
+    while let Some(offset) = first_byte_to_escape(&bytes[start..]) {
+        let index = start + offset;
+        let byte = bytes[index];
         // Every escaped byte is ASCII, so `index` is a character boundary.
         out.push_str(&text[start..index]);
-        if escape.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            out.push_str("\\u00");
-            out.push(char::from(HEX[usize::from(byte >> 4)]));
-            out.push(char::from(HEX[usize::from(byte & 0x0f)]));
-        } else {
-            out.push_str(escape);
+        match byte {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                const HEX: &[u8; 16] = b"0123456789abcdef";
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(byte >> 4)]));
+                out.push(char::from(HEX[usize::from(byte & 0x0f)]));
+            }
         }
         start = index + 1;
     }
     out.push_str(&text[start..]);
     out.push('"');
+}
+
+/// Whether `byte` is written escaped: `"`, `\` or a C0 control.
+fn needs_escape(byte: u8) -> bool {
+    byte < 0x20 || byte == b'"' || byte == b'\\'
+}
+
+/// The offset of the first byte of `bytes` that [`needs_escape`], eight bytes at a time: most
+/// strings of a graph (slugs, paths, prose) hold none, and this scan is most of the cost of
+/// writing them. A word with no flagged byte has none to escape (the flags have no false
+/// negatives); a flagged word is searched byte by byte, so a false positive costs only time.
+fn first_byte_to_escape(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let has_zero_byte = |word: u64| word.wrapping_sub(ONES) & !word & HIGH_BITS;
+    let mut chunks = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("chunks of eight bytes"));
+        let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH_BITS;
+        let flags = below_space
+            | has_zero_byte(word ^ (ONES * u64::from(b'"')))
+            | has_zero_byte(word ^ (ONES * u64::from(b'\\')));
+        if flags != 0
+            && let Some(position) = chunk.iter().position(|&byte| needs_escape(byte))
+        {
+            return Some(offset + position);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&byte| needs_escape(byte))
+        .map(|position| offset + position)
 }
 
 #[cfg(test)]
@@ -242,6 +276,17 @@ mod tests {
     proptest! {
         #[test]
         fn any_string_escapes_as_pretty_json(text in any::<String>()) {
+            let mut out = String::new();
+            push_json_string(&mut out, &text);
+            prop_assert_eq!(out, pretty_json(&json!(text)));
+        }
+
+        /// Long runs of plain bytes with an escape at any offset of an eight-byte word, and
+        /// bytes just around the escaped ranges (`!`, `#`, `[`, `]`, 0x1f, 0x20, DEL, non-ASCII).
+        #[test]
+        fn escapes_at_every_offset_of_a_word_are_found(
+            text in "[a-z!#\\[\\] \u{1f}\u{7f}é\"\\\\\n\t\u{1}\u{8}\u{c}]{0,40}",
+        ) {
             let mut out = String::new();
             push_json_string(&mut out, &text);
             prop_assert_eq!(out, pretty_json(&json!(text)));
