@@ -9,14 +9,14 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
-use crate::graph::checks::graph_diagnostics;
+use crate::graph::checks::{graph_diagnostics, stage_check_facts};
 use crate::graph::emit::{
     format_registry_diagnostics, stage_graph_json, stage_graph_text_once, stage_node_json,
 };
 use crate::graph::format::{FormatSource, GraphFormat};
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{pinned_rows, stage_header, stage_numbering};
-use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json};
+use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json, stage_scope_row};
 use crate::js_json::pretty_json;
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
 use crate::resolve::{
@@ -132,6 +132,8 @@ fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
         stage_agent_diagnostics(db, file);
         sensors_applicable(db, file);
         dead_gate_bindings(db, file);
+        stage_check_facts(db, file);
+        stage_scope_row(db, file);
         if node_memos == NodeMemos::Keep {
             stage_node_json(db, file);
         }

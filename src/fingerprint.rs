@@ -152,10 +152,6 @@ fn now_ns() -> u64 {
         })
 }
 
-fn is_output(layout: &Layout, path: &Utf8Path) -> bool {
-    path == layout.stage_graph_path || path == layout.scope_grid_path
-}
-
 /// The outputs' stamps, taken after they were written. `None` when either cannot be read.
 fn output_records(layout: &Layout, graph: &str, grid: &str) -> Option<Vec<FileRecord>> {
     [
@@ -192,7 +188,7 @@ pub fn record(
     let path = fingerprint_path(layout);
     let read_files: Option<Vec<FileRecord>> = inputs
         .read_files()
-        .filter(|(path, _)| !is_output(layout, path))
+        .filter(|(path, _)| !layout.is_output(path))
         .map(|(path, stamp)| {
             Some(FileRecord {
                 path: layout.display(path).into_string(),
@@ -310,7 +306,7 @@ pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
     let listing = InputListing::of(layout);
     let listed: Vec<&Utf8Path> = listing
         .read_paths()
-        .filter(|path| !is_output(layout, path))
+        .filter(|path| !layout.is_output(path))
         .collect();
     let same_files = listed.len() == record.inputs.len()
         && listed

@@ -27,17 +27,11 @@ pub const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
 /// project (about 1.7 KB per stage), so they get a limit of their own.
 pub const MAX_GENERATED_BYTES: u64 = 1024 * 1024 * 1024;
 
-/// Whether `path` is one of the compile's outputs (`stage-graph.json`, `scope-grid.json`), which
-/// later compiles read back.
-fn is_output(layout: &Layout, path: &Utf8Path) -> bool {
-    path == layout.stage_graph_path || path == layout.scope_grid_path
-}
-
 /// Read a listed file: a hand-written input with its stamp, an output read back without one. A
 /// compile's record takes the outputs' stamps from the bytes it wrote (`fingerprint::record`),
 /// never from the bytes it read, so hashing a large project's graph here would be wasted.
 fn read_listed(layout: &Layout, path: &Utf8Path) -> (FileContents, Option<FileStamp>) {
-    if is_output(layout, path) {
+    if layout.is_output(path) {
         (read_file(path, MAX_GENERATED_BYTES, |_| ()).0, None)
     } else {
         read_input(path, MAX_INPUT_BYTES)

@@ -157,6 +157,15 @@ impl Layout {
     }
 
     /// Project-relative display form of `path` (`/` separators); absolute when outside.
+    /// Whether `path` is one of the compile's outputs (`stage-graph.json`, `scope-grid.json`),
+    /// which later compiles read back. Compared as text: the listing joins every path onto the
+    /// same project folder as the layout, so equal paths are equal strings (a component-wise
+    /// comparison, for each of 10,000 inputs, was a visible part of a compile's record).
+    pub fn is_output(&self, path: &Utf8Path) -> bool {
+        path.as_str() == self.stage_graph_path.as_str()
+            || path.as_str() == self.scope_grid_path.as_str()
+    }
+
     pub fn display(&self, path: &Utf8Path) -> Utf8PathBuf {
         let relative = path.strip_prefix(&self.project_dir).unwrap_or(path);
         Utf8PathBuf::from(crate::fs_util::to_posix(relative.as_str()))
