@@ -270,15 +270,16 @@ impl ManifestChecker<'_> {
         self.string_value(field).map(|(text, _)| text)
     }
 
-    /// `matches` as the one matcher (D5) will read it at fire time: a pattern that does not
-    /// compile is refused here, not when the first write or gate fires it. `matches: ""` is
+    /// `matches` as the one matcher (D5) will read it at fire time: a pattern that globset does
+    /// not parse is refused here, not when the first write or gate fires it. Only the parse
+    /// decides validity, so no regex is compiled to learn it. `matches: ""` is
     /// dropped, as if omitted (the seed).
     fn matches(&mut self) -> Option<(String, Range<usize>)> {
         let (pattern, span) = self.string_value("matches")?;
         if pattern.is_empty() {
             return None;
         }
-        if let Err(error) = SensorGlob::new(&pattern) {
+        if let Err(error) = SensorGlob::validate(&pattern) {
             self.push(
                 Code::InvalidFieldValue,
                 format!(

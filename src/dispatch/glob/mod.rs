@@ -1,17 +1,41 @@
-//! The one glob matcher (D5) for a sensor's `matches`: the write hook, `fire` and gate
-//! dispatch all call [`SensorGlob::matches`], so the three can never disagree.
+//! The one glob matcher (D5) for a sensor's `matches`: the write hook, `fire`, gate dispatch
+//! and the compile's dead-binding check all call [`SensorGlob::matches`], so they can never
+//! disagree.
 //!
 //! The candidate is the project-relative path with `/` separators (the absolute path, also
 //! with `/`, for a file outside the project). `*` and `?` never cross a `/`; `**/` also
 //! matches zero folders; one or more `{a,b}` groups are expanded.
+//!
+//! globset alone decides what a pattern means and whether it is valid. A pattern of the shapes
+//! in `segments` (nearly every real one) is then matched folder by folder, which gives
+//! globset's answers without compiling a regex; any other pattern is matched by globset's
+//! regex, compiled on its first match, so a glob that is never matched never compiles one.
+
+mod segments;
+
+#[cfg(test)]
+mod differential_tests;
+
+use std::sync::OnceLock;
 
 use camino::Utf8Path;
 
-/// A compiled `matches` pattern.
+use segments::SegmentGlob;
+
+/// A parsed `matches` pattern.
 #[derive(Debug, Clone)]
 pub struct SensorGlob {
     pattern: String,
-    matcher: globset::GlobMatcher,
+    matcher: Matcher,
+}
+
+#[derive(Debug, Clone)]
+enum Matcher {
+    Segments(SegmentGlob),
+    Regex {
+        glob: globset::Glob,
+        compiled: OnceLock<globset::GlobMatcher>,
+    },
 }
 
 /// A `matches` value that is not a valid glob.
@@ -29,26 +53,24 @@ pub const MAX_PATTERN_BYTES: usize = 4096;
 
 impl SensorGlob {
     pub fn new(pattern: &str) -> Result<Self, InvalidGlob> {
-        if pattern.len() > MAX_PATTERN_BYTES {
-            return Err(InvalidGlob {
-                pattern: pattern.to_owned(),
-                reason: format!(
-                    "the pattern is {} bytes long; at most {MAX_PATTERN_BYTES} are accepted",
-                    pattern.len()
-                ),
-            });
-        }
-        let glob = globset::GlobBuilder::new(pattern)
-            .literal_separator(true)
-            .build()
-            .map_err(|error| InvalidGlob {
-                pattern: pattern.to_owned(),
-                reason: error.kind().to_string(),
-            })?;
+        let glob = parse_with_globset(pattern)?;
+        let matcher = match SegmentGlob::parse(pattern) {
+            Some(segments) => Matcher::Segments(segments),
+            None => Matcher::Regex {
+                glob,
+                compiled: OnceLock::new(),
+            },
+        };
         Ok(Self {
             pattern: pattern.to_owned(),
-            matcher: glob.compile_matcher(),
+            matcher,
         })
+    }
+
+    /// Whether `pattern` is a valid `matches`, with the same answer and reason as
+    /// [`SensorGlob::new`], for a caller that only validates (the manifest check).
+    pub fn validate(pattern: &str) -> Result<(), InvalidGlob> {
+        parse_with_globset(pattern).map(drop)
     }
 
     pub fn pattern(&self) -> &str {
@@ -57,9 +79,35 @@ impl SensorGlob {
 
     /// Whether `path` (absolute, or relative to `project_dir`) matches.
     pub fn matches(&self, project_dir: &Utf8Path, path: &Utf8Path) -> bool {
-        self.matcher
-            .is_match(match_candidate(project_dir, path).as_str())
+        let candidate = match_candidate(project_dir, path);
+        match &self.matcher {
+            Matcher::Segments(segments) => segments.is_match(&candidate),
+            Matcher::Regex { glob, compiled } => compiled
+                .get_or_init(|| glob.compile_matcher())
+                .is_match(candidate.as_str()),
+        }
     }
+}
+
+/// globset's parse with the options D12 names. Parsing builds the regex's text but not the
+/// regex: only `compile_matcher` compiles it, and the length cap keeps that from panicking.
+fn parse_with_globset(pattern: &str) -> Result<globset::Glob, InvalidGlob> {
+    if pattern.len() > MAX_PATTERN_BYTES {
+        return Err(InvalidGlob {
+            pattern: pattern.to_owned(),
+            reason: format!(
+                "the pattern is {} bytes long; at most {MAX_PATTERN_BYTES} are accepted",
+                pattern.len()
+            ),
+        });
+    }
+    globset::GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()
+        .map_err(|error| InvalidGlob {
+            pattern: pattern.to_owned(),
+            reason: error.kind().to_string(),
+        })
 }
 
 /// The string a pattern is matched against: backslashes become `/`, then the project folder
@@ -171,6 +219,63 @@ mod tests {
             assert!(SensorGlob::new(&longest).is_ok(), "{fill}");
             let error = SensorGlob::new(&fill.repeat(80_000)).unwrap_err();
             assert!(error.reason.contains("at most 4096"), "{}", error.reason);
+        }
+    }
+
+    /// The patterns the shipped sensors, the default framework and the tests use must never
+    /// compile a regex: that was most of a write hook's work.
+    #[test]
+    fn the_common_patterns_take_the_segment_matcher() {
+        for pattern in [
+            "**/traceability.json",
+            "**/*.{ts,tsx}",
+            "**/*.{ts,js}",
+            "**/{aidlc-docs,intents}/**",
+            "**/{aidlc-docs,intents,codekb}/**",
+            "aidlc/**/*.md",
+            "*.md",
+            "**/*.md",
+            "**/*",
+            "**",
+            "docs/*.md",
+        ] {
+            let glob = SensorGlob::new(pattern).unwrap();
+            assert!(
+                matches!(glob.matcher, Matcher::Segments(_)),
+                "{pattern} falls back to a regex"
+            );
+        }
+    }
+
+    #[test]
+    fn other_shapes_compile_their_regex_on_the_first_match_only() {
+        let glob = SensorGlob::new("docs/?.md").unwrap();
+        let Matcher::Regex { compiled, .. } = &glob.matcher else {
+            panic!("`?` is left to globset");
+        };
+        assert!(compiled.get().is_none(), "parsed, not compiled");
+        assert!(glob.matches(Utf8Path::new(PROJECT), Utf8Path::new("docs/a.md")));
+        assert!(compiled.get().is_some(), "compiled once matched");
+    }
+
+    /// The length cap is what keeps globset's regex compile from panicking; the compile now
+    /// happens at the first match, so match the longest accepted patterns once.
+    #[test]
+    fn the_longest_accepted_patterns_match_without_panicking() {
+        for (fill, candidate, expected) in [
+            ("x", "x", false),
+            ("🎉", "🎉", false),
+            ("[a-z]", "a", false),
+            ("?", "a", false),
+            ("**/", "a/", true),
+        ] {
+            let longest = fill.repeat(MAX_PATTERN_BYTES / fill.len());
+            let glob = SensorGlob::new(&longest).unwrap();
+            assert_eq!(
+                glob.matches(Utf8Path::new(PROJECT), Utf8Path::new(candidate)),
+                expected,
+                "{fill}"
+            );
         }
     }
 }
