@@ -986,7 +986,7 @@ fn scenario_06_compile_names_unknown_imports_and_is_byte_stable_with_a_drift_che
 ///
 /// On this platform a backslash is a file-name character, so no file is named by the backslash
 /// spelling: both ways refuse it with the same "does not exist", and the hook's drop log shows
-/// which globs matched it. Matching itself is unit-tested in `src/dispatch/glob.rs`.
+/// which globs matched it. Matching itself is unit-tested in `src/dispatch/glob/` (with a differential test against globset).
 ///
 /// Also covered by `fail_closed_compile::a_blocking_gate_sensor_whose_glob_misses_every_output_is_a_compile_error`,
 /// `fail_closed_compile::an_advisory_gate_sensor_whose_glob_misses_is_a_warning_and_still_compiles`
