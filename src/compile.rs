@@ -154,15 +154,33 @@ pub fn compile(db: &dyn salsa::Database) -> CompileOutcome {
 
 /// The compile of a database that is dropped right after (`aidlc compile`): the same outcome as
 /// [`compute_in_parallel`] then [`compile`], byte for byte, but the graph is written node by
-/// node into the one buffer that becomes the file, with no memo per node (half the memory of a
-/// large graph, and no copy of it).
+/// node with no memo per node (half the memory of a large graph). For a large project the
+/// graph is written while the diagnostics are walked and the grid is built: neither reads the
+/// other, and both walks are sequential.
 pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
     precompute(db, NodeMemos::Skip);
-    let diagnostics = project_diagnostics(db);
+    let ((diagnostics, scope_grid), stage_graph) =
+        if discover::worth_parallel(Project::get(db).stage_files(db).len()) {
+            let (walk_db, graph_db) = (db.clone(), db.clone());
+            rayon::join(
+                move || {
+                    (
+                        project_diagnostics(&walk_db),
+                        Arc::clone(scope_grid_json(&walk_db)),
+                    )
+                },
+                move || stage_graph_text_once(&graph_db),
+            )
+        } else {
+            (
+                (project_diagnostics(db), Arc::clone(scope_grid_json(db))),
+                stage_graph_text_once(db),
+            )
+        };
     CompileOutcome {
         diagnostics,
-        stage_graph: Arc::new(stage_graph_text_once(db)),
-        scope_grid: Arc::clone(scope_grid_json(db)),
+        stage_graph: Arc::new(stage_graph),
+        scope_grid,
         n_stages: stage_numbering(db).order.len(),
         n_sensors: sensor_registry(db).by_id.len(),
         graph_format: *graph_format(db),

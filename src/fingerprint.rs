@@ -186,13 +186,13 @@ pub fn record(
         "only error-free compiles are recorded"
     );
     let path = fingerprint_path(layout);
-    let read_files: Option<Vec<FileRecord>> = inputs
+    let read_files: Option<Vec<FileRecordToWrite<'_>>> = inputs
         .read_files()
         .filter(|(path, _)| !layout.is_output(path))
         .map(|(path, stamp)| {
-            Some(FileRecord {
+            Some(FileRecordToWrite {
                 path: layout.display(path).into_string(),
-                stamp: stamp?.clone(),
+                stamp: stamp?,
             })
         })
         .collect();
@@ -200,7 +200,7 @@ pub fn record(
     let (Some(read_files), Some(outputs)) = (read_files, outputs) else {
         return remove_record(&path);
     };
-    let record = Record {
+    let record = RecordToWrite {
         tool: tool_identity(),
         layout: layout_identity(layout),
         written_at_ns: now_ns(),
@@ -209,9 +209,30 @@ pub fn record(
         outputs,
         n_stages: outcome.n_stages,
         n_sensors: outcome.n_sensors,
-        warnings: outcome.diagnostics.clone(),
+        warnings: &outcome.diagnostics,
     };
     write_record(&path, &record)
+}
+
+/// [`Record`] as it is written, borrowing the stamps and warnings instead of cloning ten
+/// thousand of them; serialises to exactly the fields [`Record`] reads back.
+#[derive(Serialize)]
+struct RecordToWrite<'a> {
+    tool: String,
+    layout: Vec<String>,
+    written_at_ns: u64,
+    inputs: Vec<FileRecordToWrite<'a>>,
+    skipped_sensor_files: Vec<String>,
+    outputs: Vec<FileRecord>,
+    n_stages: usize,
+    n_sensors: usize,
+    warnings: &'a [Diagnostic],
+}
+
+#[derive(Serialize)]
+struct FileRecordToWrite<'a> {
+    path: String,
+    stamp: &'a FileStamp,
 }
 
 fn skipped_paths(listing: &InputListing) -> Vec<String> {
@@ -230,7 +251,7 @@ fn remove_record(path: &Utf8Path) -> std::io::Result<()> {
 }
 
 /// `MAGIC FORMAT CHECKSUM\n` then the JSON body; the checksum is the BLAKE3 of the body.
-fn write_record(path: &Utf8Path, record: &Record) -> std::io::Result<()> {
+fn write_record(path: &Utf8Path, record: &impl Serialize) -> std::io::Result<()> {
     let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
     let text = format!("{MAGIC} {FORMAT} {}\n{body}", hash_hex(body.as_bytes()));
     crate::fs_util::replace_atomically(path, text.as_bytes(), crate::fs_util::Flush::No)
@@ -361,4 +382,79 @@ fn rewrite_with_fresh_stamps(layout: &Layout, record: &mut Record) {
     };
     record.written_at_ns = now_ns();
     let _ = write_record(&fingerprint_path(layout), record);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Code;
+
+    /// The record is written from borrowed parts and read back whole: both shapes must agree
+    /// field for field, or every later compile would find the record unreadable.
+    #[test]
+    fn a_record_written_from_borrowed_parts_reads_back_whole() {
+        let stamp = |size: u64, hash: &str| FileStamp {
+            stat: StatStamp {
+                size,
+                modified_ns: 7,
+                changed_ns: 8,
+                inode: 9,
+            },
+            blake3: hash.to_owned(),
+        };
+        let input_stamps = [stamp(10, "aa"), stamp(20, "bb")];
+        let warnings = vec![
+            Diagnostic::warning(Code::SwarmAdvisory, "a warning")
+                .in_file("stages/a.md")
+                .at(3..5),
+        ];
+        let outputs = vec![FileRecord {
+            path: "graph.json".to_owned(),
+            stamp: stamp(30, "cc"),
+        }];
+        let written = RecordToWrite {
+            tool: "aidlc test".to_owned(),
+            layout: vec!["a".to_owned(), "b".to_owned()],
+            written_at_ns: 42,
+            inputs: vec![
+                FileRecordToWrite {
+                    path: "one.md".to_owned(),
+                    stamp: &input_stamps[0],
+                },
+                FileRecordToWrite {
+                    path: "two.md".to_owned(),
+                    stamp: &input_stamps[1],
+                },
+            ],
+            skipped_sensor_files: vec!["skipped.md".to_owned()],
+            outputs: outputs.clone(),
+            n_stages: 2,
+            n_sensors: 1,
+            warnings: &warnings,
+        };
+        let read: Record = serde_json::from_str(&serde_json::to_string(&written).unwrap()).unwrap();
+        assert_eq!(
+            read,
+            Record {
+                tool: "aidlc test".to_owned(),
+                layout: vec!["a".to_owned(), "b".to_owned()],
+                written_at_ns: 42,
+                inputs: vec![
+                    FileRecord {
+                        path: "one.md".to_owned(),
+                        stamp: input_stamps[0].clone(),
+                    },
+                    FileRecord {
+                        path: "two.md".to_owned(),
+                        stamp: input_stamps[1].clone(),
+                    },
+                ],
+                skipped_sensor_files: vec!["skipped.md".to_owned()],
+                outputs,
+                n_stages: 2,
+                n_sensors: 1,
+                warnings,
+            }
+        );
+    }
 }

@@ -269,10 +269,11 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         return report_up_to_date(&layout, &up_to_date, args.check, started, &printer);
     }
     let mut db = CompilerDatabase::default();
-    let inputs = discover::load_project(&mut db, &layout);
+    // The process ends right after this command: freeing every memoised parse and every
+    // loaded file one by one would take longer than emitting the graph did, so the database
+    // and the inputs are left to the OS.
+    let inputs = std::mem::ManuallyDrop::new(discover::load_project(&mut db, &layout));
     let outcome = compile::compile_once(&db);
-    // The process ends right after this command: freeing every memoised parse one by one
-    // would take longer than emitting the graph did, so the database is left to the OS.
     let db = std::mem::ManuallyDrop::new(db);
     let sources = compile::source_texts(&*db, &outcome.diagnostics);
     for diagnostic in &outcome.diagnostics {

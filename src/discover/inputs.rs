@@ -98,9 +98,17 @@ pub struct FileStamp {
     pub blake3: String,
 }
 
-/// The BLAKE3 hash of `bytes`, as lower-case hex.
+/// The BLAKE3 hash of `bytes`, as lower-case hex. Input of a megabyte or more (a large
+/// project's graph, hashed for the compile's record) is hashed on every core; the hash is the
+/// same either way.
 pub fn hash_hex(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex().to_string()
+    const HASH_ON_EVERY_CORE_FROM: usize = 1024 * 1024;
+    let hash = if bytes.len() >= HASH_ON_EVERY_CORE_FROM {
+        blake3::Hasher::new().update_rayon(bytes).finalize()
+    } else {
+        blake3::hash(bytes)
+    };
+    hash.to_hex().to_string()
 }
 
 /// Read one input file, never failing. The stamp is `None` when the bytes were not read
@@ -521,6 +529,27 @@ impl ProjectInputs {
         }
         if *project.reference_tools(db) != lists.reference_tools {
             project.set_reference_tools(db).to(lists.reference_tools);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Hashing on every core past the threshold gives the same hex as a plain BLAKE3 hash, on
+    /// each side of the threshold and at it.
+    #[test]
+    fn large_inputs_hash_the_same_on_every_core() {
+        let bytes: Vec<u8> = (0..3 * 1024 * 1024 + 17_u32)
+            .map(|index| u8::try_from(index % 251).unwrap())
+            .collect();
+        for length in [0, 1, 1024 * 1024 - 1, 1024 * 1024, bytes.len()] {
+            assert_eq!(
+                hash_hex(&bytes[..length]),
+                blake3::hash(&bytes[..length]).to_hex().to_string(),
+                "{length} bytes"
+            );
         }
     }
 }
