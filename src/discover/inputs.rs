@@ -129,8 +129,12 @@ fn read_file<H>(
     limit: u64,
     digest: impl FnOnce(&[u8]) -> H,
 ) -> (FileContents, Option<(std::fs::Metadata, H)>) {
-    let metadata = match std::fs::metadata(path) {
-        Ok(metadata) => metadata,
+    use std::io::Read;
+    // One open, one `fstat` of the opened file (the stamp, taken before the read) and the
+    // reads: `metadata` then `fs::read` would look the path up and stat it twice.
+    let opened = std::fs::File::open(path).and_then(|file| Ok((file.metadata()?, file)));
+    let (metadata, mut file) = match opened {
+        Ok(opened) => opened,
         Err(error) => return (FileContents::Unreadable(error.to_string()), None),
     };
     if metadata.len() > limit {
@@ -142,10 +146,10 @@ fn read_file<H>(
             None,
         );
     }
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(error) => return (FileContents::Unreadable(error.to_string()), None),
-    };
+    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
+    if let Err(error) = file.read_to_end(&mut bytes) {
+        return (FileContents::Unreadable(error.to_string()), None);
+    }
     let digest = digest(&bytes);
     (contents_of(bytes), Some((metadata, digest)))
 }
