@@ -250,15 +250,24 @@ pub struct WriteSummary {
 }
 
 /// Write both files, each only if its bytes differ, atomically and under the audit lock.
+/// When both already hold their bytes nothing is written and the lock is not taken: a writer
+/// that replaces them after this look is no different from one that replaces them after a
+/// write of ours (the lock folder's creation and removal were a visible part of a compile
+/// that writes nothing).
 pub fn write_outputs(
     layout: &Layout,
     outcome: &CompileOutcome,
 ) -> Result<WriteSummary, OutputError> {
-    let _lock = crate::audit::lock::acquire(&layout.project_dir)?;
     let mut summary = WriteSummary {
         graph_written: false,
         grid_written: false,
     };
+    if file_holds(&layout.stage_graph_path, outcome.stage_graph.as_bytes())
+        && file_holds(&layout.scope_grid_path, outcome.scope_grid.as_bytes())
+    {
+        return Ok(summary);
+    }
+    let _lock = crate::audit::lock::acquire(&layout.project_dir)?;
     for (path, bytes, written) in [
         (
             &layout.stage_graph_path,

@@ -298,6 +298,34 @@ fn a_fresh_unstamped_lock_folder_is_waited_out_and_reaped() {
 
 // --- Item 9: kill -9 leftovers ------------------------------------------------------------------
 
+/// A compile whose outputs already hold its bytes writes nothing and so takes no lock: it
+/// finishes while another process holds the lock. One that must write still waits for the
+/// lock, and gives up with the outputs untouched.
+#[test]
+fn only_a_compile_that_writes_takes_the_audit_lock() {
+    let project = TestProject::minimal();
+    let first = project.compile();
+    assert_eq!(first.status, 0, "{}", first.stderr);
+    let lock = hold_lock(&project);
+    let unchanged = project.run(&["compile", "--force"]);
+    assert_eq!(unchanged.status, 0, "{}", unchanged.stderr);
+    assert!(
+        unchanged.stderr.contains("up to date:"),
+        "{}",
+        unchanged.stderr
+    );
+    let graph = project.path(".claude/tools/data/stage-graph.json");
+    std::fs::remove_file(&graph).unwrap();
+    let must_write = project.run(&["compile", "--force"]);
+    assert_eq!(must_write.status, 2, "{}", must_write.stderr);
+    assert!(must_write.stderr.contains("lock"), "{}", must_write.stderr);
+    assert!(!graph.exists());
+    std::fs::remove_dir_all(&lock).unwrap();
+    let after = project.run(&["compile", "--force"]);
+    assert_eq!(after.status, 0, "{}", after.stderr);
+    assert!(graph.exists());
+}
+
 #[test]
 fn compile_sweeps_a_dead_writers_temporary_and_leaves_foreign_ones() {
     let project = TestProject::minimal();
