@@ -53,6 +53,9 @@
 //! status 0. In the same rounds, a recorded `--format json` run (audit rows and detail files
 //! written), reported beside `--no-record`. `AIDLC_BENCH_GATE_ONLY=1` runs only this part.
 //!
+//! `AIDLC_BENCH_BINARY` times another `aidlc` binary instead of this bench's own build (a build
+//! of `main`, say, run right before or after, for before and after figures on one machine).
+//!
 //! These are wall-clock figures on a shared, noisy machine: read the medians and the ratios, not
 //! the third digit. The tables go to stdout; progress goes to stderr.
 #![expect(
@@ -76,6 +79,12 @@ use serde_json::Value;
 
 /// The path of the `aidlc` binary Cargo built for this bench (optimised under `cargo bench`).
 const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");
+
+/// The binary every measurement runs: `AIDLC_BENCH_BINARY` (another build, such as one of
+/// `main`, for before and after figures on the same machine), else [`AIDLC_BINARY`].
+fn aidlc_binary() -> String {
+    std::env::var("AIDLC_BENCH_BINARY").unwrap_or_else(|_| AIDLC_BINARY.to_owned())
+}
 
 const DEFAULT_SYNTHETIC_STAGE_COUNT: usize = 10_000;
 const SYNTHETIC_SENSOR_COUNT: usize = 500;
@@ -392,7 +401,7 @@ fn files_checked_in_noop_message(stderr: &str) -> usize {
 
 /// `aidlc --version`, without the layout overrides.
 fn version_command() -> Command {
-    let mut command = Command::new(AIDLC_BINARY);
+    let mut command = Command::new(aidlc_binary());
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
     }
@@ -402,7 +411,7 @@ fn version_command() -> Command {
 
 /// `aidlc compile [--force] --project-dir <root>`.
 fn compile_command(project: &BenchProject, force: bool) -> Command {
-    let mut command = Command::new(AIDLC_BINARY);
+    let mut command = Command::new(aidlc_binary());
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
     }
@@ -730,7 +739,7 @@ struct WatchedProcess {
 
 impl WatchedProcess {
     fn start(project_root: &Utf8Path) -> Self {
-        let mut command = Command::new(AIDLC_BINARY);
+        let mut command = Command::new(aidlc_binary());
         for name in LAYOUT_ENVIRONMENT_VARIABLES {
             command.env_remove(name);
         }
@@ -888,7 +897,7 @@ fn print_report(
     println!();
     println!("## aidlc whole-process timings");
     println!();
-    println!("- binary: `{AIDLC_BINARY}`");
+    println!("- binary: `{}`", aidlc_binary());
     println!("- available parallelism: {threads}");
     println!(
         "- median of {} runs per measurement (after one warm-up run); wall clock on a noisy machine",
@@ -976,7 +985,7 @@ mod reference {
 
     use camino::{Utf8Path, Utf8PathBuf};
 
-    use super::{AIDLC_BINARY, LAYOUT_ENVIRONMENT_VARIABLES, STAGE_GRAPH_PATH, median_duration};
+    use super::{aidlc_binary, LAYOUT_ENVIRONMENT_VARIABLES, STAGE_GRAPH_PATH, median_duration};
 
     const RECORD: &str = "aidlc/spaces/default/intents/260901-bench";
     const STAGE: &str = "requirements-analysis";
@@ -1162,7 +1171,7 @@ mod reference {
     }
 
     fn ours(root: &Utf8Path, args: &[&str]) -> Command {
-        let mut command = Command::new(AIDLC_BINARY);
+        let mut command = Command::new(aidlc_binary());
         for name in LAYOUT_ENVIRONMENT_VARIABLES {
             command.env_remove(name);
         }
@@ -1268,7 +1277,7 @@ mod reference {
         println!();
         println!("## Beside the reference (2.6.54 install, whole process)");
         println!();
-        println!("- binary: `{AIDLC_BINARY}`");
+        println!("- binary: `{}`", aidlc_binary());
         match bun {
             Some(bun) => println!("- reference: Bun `{bun}`"),
             None => println!("- reference: not run (no Bun)"),
@@ -1388,7 +1397,7 @@ fn run_aidlc_in(root: &Utf8Path, args: &[&str]) {
 }
 
 fn aidlc_gate_command(root: &Utf8Path, args: &[&str]) -> Command {
-    let mut command = Command::new(AIDLC_BINARY);
+    let mut command = Command::new(aidlc_binary());
     command.args(args).current_dir(root).stdin(Stdio::null());
     for name in LAYOUT_ENVIRONMENT_VARIABLES {
         command.env_remove(name);
