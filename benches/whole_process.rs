@@ -985,7 +985,7 @@ mod reference {
 
     use camino::{Utf8Path, Utf8PathBuf};
 
-    use super::{aidlc_binary, LAYOUT_ENVIRONMENT_VARIABLES, STAGE_GRAPH_PATH, median_duration};
+    use super::{LAYOUT_ENVIRONMENT_VARIABLES, STAGE_GRAPH_PATH, aidlc_binary, median_duration};
 
     const RECORD: &str = "aidlc/spaces/default/intents/260901-bench";
     const STAGE: &str = "requirements-analysis";

@@ -146,9 +146,24 @@ fn read_file<H>(
             None,
         );
     }
+    // Read through `take`: `File::read_to_end` would `fstat` and `lseek` the file again to
+    // size its buffer, which is already sized from the stamp. A file that grew past the limit
+    // since the stamp is refused like one that was too large from the start.
     let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
-    if let Err(error) = file.read_to_end(&mut bytes) {
+    if let Err(error) = (&mut file)
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+    {
         return (FileContents::Unreadable(error.to_string()), None);
+    }
+    if bytes.len() as u64 > limit {
+        return (
+            FileContents::TooLarge {
+                size: metadata.len().max(bytes.len() as u64),
+                limit,
+            },
+            None,
+        );
     }
     let digest = digest(&bytes);
     (contents_of(bytes), Some((metadata, digest)))
