@@ -27,17 +27,16 @@ impl InputListing {
     /// List every input of `layout`. Missing folders list as empty.
     pub fn of(layout: &Layout) -> Self {
         let (sensors, mut skipped_sensors) = list_sensor_files(&layout.sensors_dir);
-        skipped_sensors.extend(skipped_stage_files(
-            &layout.stages_dir,
-            &layout.display(&layout.stages_dir),
-        ));
+        let (stages, skipped_stages) =
+            stage_listing(&layout.stages_dir, &layout.display(&layout.stages_dir));
+        skipped_sensors.extend(skipped_stages);
         for skipped_file in &mut skipped_sensors {
             skipped_file.path = layout.display(&skipped_file.path);
         }
         Self {
             sensors,
             skipped_sensors,
-            stages: list_stage_files(&layout.stages_dir),
+            stages,
             agents: list_markdown_files(&layout.agents_dir),
             scopes: list_markdown_files(&layout.scopes_dir),
             rules: list_rule_files(&layout.rules_dir),
@@ -172,29 +171,20 @@ fn suggested_manifest_name(name: &str) -> String {
 
 /// Stage files as `(phase folder name, path)`, folders and files each in sorted order.
 pub fn list_stage_files(stages_dir: &Utf8Path) -> Vec<(String, Utf8PathBuf)> {
-    let mut files = Vec::new();
-    for (phase_dir, is_dir) in sorted_entries(stages_dir) {
-        if !is_dir || phase_dir.starts_with('.') {
-            continue;
-        }
-        for (name, is_dir) in sorted_entries(&stages_dir.join(&phase_dir)) {
-            if !is_dir && has_md_extension(&name) {
-                files.push((phase_dir.clone(), stages_dir.join(&phase_dir).join(name)));
-            }
-        }
-    }
-    files
+    stage_listing(stages_dir, stages_dir).0
 }
 
-/// Files in the stages folder that look like stage definitions but that `list_stage_files`
-/// does not read: directly in the stages folder (not in a phase folder), nested below a phase
-/// folder, or with another extension than `.md` (`.markdown`, `.MD`). Hidden entries and
-/// `README.md` are not reported. The help names paths under `display_root` (the stages folder
-/// as the user sees it).
-pub fn skipped_stage_files(
+/// The stage files (as [`list_stage_files`] gives them) and, from the same reading of each
+/// folder, the files in the stages folder that look like stage definitions but are not read:
+/// directly in the stages folder (not in a phase folder), nested below a phase folder, or with
+/// another extension than `.md` (`.markdown`, `.MD`). Hidden entries and `README.md` are not
+/// reported. The help names paths under `display_root` (the stages folder as the user sees
+/// it). One walk, so a compile lists each folder once.
+pub fn stage_listing(
     stages_dir: &Utf8Path,
     display_root: &Utf8Path,
-) -> Vec<SkippedSensorFile> {
+) -> (Vec<(String, Utf8PathBuf)>, Vec<SkippedSensorFile>) {
+    let mut files = Vec::new();
     let mut skipped = Vec::new();
     let skip = |path: Utf8PathBuf, reason: &str, help: String| SkippedSensorFile {
         path,
@@ -221,10 +211,14 @@ pub fn skipped_stage_files(
             continue;
         }
         for (inner, inner_is_dir) in sorted_entries(&path) {
+            let inner_path = path.join(&inner);
+            if !inner_is_dir && has_md_extension(&inner) {
+                files.push((name.clone(), inner_path));
+                continue;
+            }
             if inner.starts_with('.') {
                 continue;
             }
-            let inner_path = path.join(&inner);
             if inner_is_dir {
                 for (nested, nested_is_dir) in sorted_entries(&inner_path) {
                     if !nested_is_dir
@@ -241,7 +235,7 @@ pub fn skipped_stage_files(
                         ));
                     }
                 }
-            } else if !has_md_extension(&inner) && looks_like_a_stage_file(&inner) {
+            } else if looks_like_a_stage_file(&inner) {
                 skipped.push(skip(
                     inner_path,
                     "does not end in `.md`, so it is not loaded and its stage is not compiled",
@@ -253,7 +247,7 @@ pub fn skipped_stage_files(
             }
         }
     }
-    skipped
+    (files, skipped)
 }
 
 /// A Markdown file by its extension, whatever its case (`.md`, `.markdown`, `.mdown`, `.mkd`),
