@@ -28,8 +28,9 @@
 //!   fingerprint's `stat`s), and, in process, `watch rebuild` (a `sensors:` edit of one stage,
 //!   counted only inside [`measured_watch_rebuild`] with callgrind's `--toggle-collect`).
 //!
-//! The dispatcher's cases (one fire, the write hook with no match, a gate check) belong in
-//! [`cases_for`] as further `Case::process` rows over the same projects.
+//! - on `aidlc init --example` (an intent whose current stage has deliverables), the dispatcher:
+//!   one `fire` of required-sections, the write hook on a write no sensor matches, and
+//!   `gate check --no-record --format json` (beside `--version` only).
 #![expect(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -142,7 +143,103 @@ fn main() {
             });
         }
     }
+    let example = ExampleIntent::new(&settings);
+    eprintln!("== {}", ExampleIntent::NAME);
+    for case in example.cases() {
+        if !settings.selects(&case.name) {
+            continue;
+        }
+        rows.push(Row {
+            name: case.name.clone(),
+            instructions: measure(&case, &settings),
+            baseline: None,
+        });
+    }
     print_report(&settings, version_count, &rows);
+}
+
+/// `aidlc init --example`, compiled: an intent whose current stage has deliverables, for the
+/// dispatcher's cases (one fire, the write hook with no match, a gate check).
+struct ExampleIntent {
+    _temp_dir: Option<tempfile::TempDir>,
+    root: Utf8PathBuf,
+    /// The example's `requirements.md`, which `required-sections` checks.
+    requirements: Utf8PathBuf,
+    /// The write hook's payload: a write of a file no sensor matches.
+    unmatched_write_payload: Utf8PathBuf,
+}
+
+impl ExampleIntent {
+    const NAME: &'static str = "example intent";
+
+    fn new(settings: &Settings) -> Self {
+        let (temp_dir, root) = settings.project_folder("example-intent");
+        let mut init = Command::new(aidlc_binary());
+        init.args(["init", root.as_str(), "--example"]);
+        run_natively(&init);
+        run_natively(&compile_command(&root, false));
+        let intents = root.join("aidlc/spaces/default/intents");
+        let requirements = intents
+            .read_dir_utf8()
+            .expect("read the example's intents")
+            .filter_map(Result::ok)
+            .map(|entry| entry.path().join("inception/requirements-analysis/requirements.md"))
+            .find(|path| path.is_file())
+            .expect("the example intent has a requirements.md");
+        let unmatched_write_payload = root.join(".bench-unmatched-write.json");
+        std::fs::write(
+            &unmatched_write_payload,
+            serde_json::json!({
+                "tool_name": "Write",
+                "tool_input": {"file_path": root.join("notes.txt").as_str()},
+            })
+            .to_string(),
+        )
+        .expect("write the hook's payload");
+        Self {
+            _temp_dir: temp_dir,
+            root,
+            requirements,
+            unmatched_write_payload,
+        }
+    }
+
+    fn cases(&self) -> Vec<Case> {
+        let name = |what: &str| format!("{}: {what}", Self::NAME);
+        let aidlc = |arguments: &[&str]| {
+            let mut command = Command::new(aidlc_binary());
+            command.args(arguments).current_dir(&self.root);
+            command
+        };
+        let mut hook = Case::process(
+            &name("write hook, no sensor matches"),
+            aidlc(&["engine", "hook", "run-sensors"]),
+            None,
+        );
+        hook.stdin_file = Some(self.unmatched_write_payload.clone());
+        vec![
+            Case::process(
+                &name("fire required-sections"),
+                aidlc(&[
+                    "engine",
+                    "sensor",
+                    "fire",
+                    "required-sections",
+                    "--stage",
+                    "requirements-analysis",
+                    "--output-path",
+                    self.requirements.as_str(),
+                ]),
+                None,
+            ),
+            hook,
+            Case::process(
+                &name("gate check --no-record (json)"),
+                aidlc(&["gate", "check", "--no-record", "--format", "json"]),
+                None,
+            ),
+        ]
+    }
 }
 
 /// What the environment asks for.
@@ -324,6 +421,8 @@ struct Case {
     is_cat_baseline: bool,
     /// Settle the project's fingerprint first (for a no-op compile).
     settle_first: bool,
+    /// A file given to the process as its standard input (the write hook's payload).
+    stdin_file: Option<Utf8PathBuf>,
 }
 
 impl Case {
@@ -335,6 +434,7 @@ impl Case {
             toggle_collect: None,
             is_cat_baseline: false,
             settle_first: false,
+            stdin_file: None,
         }
     }
 
@@ -351,6 +451,7 @@ impl Case {
             toggle_collect: Some("*measured_watch_rebuild*"),
             is_cat_baseline: false,
             settle_first: false,
+            stdin_file: None,
         }
     }
 }
@@ -401,7 +502,12 @@ fn measure(case: &Case, settings: &Settings) -> u64 {
         command.env_remove(name);
     }
     let output = command
-        .stdin(Stdio::null())
+        .stdin(match &case.stdin_file {
+            Some(path) => Stdio::from(
+                std::fs::File::open(path).unwrap_or_else(|error| panic!("open {path}: {error}")),
+            ),
+            None => Stdio::null(),
+        })
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .output()
