@@ -183,7 +183,11 @@ impl ExampleIntent {
             .read_dir_utf8()
             .expect("read the example's intents")
             .filter_map(Result::ok)
-            .map(|entry| entry.path().join("inception/requirements-analysis/requirements.md"))
+            .map(|entry| {
+                entry
+                    .path()
+                    .join("inception/requirements-analysis/requirements.md")
+            })
             .find(|path| path.is_file())
             .expect("the example intent has a requirements.md");
         let unmatched_write_payload = root.join(".bench-unmatched-write.json");
