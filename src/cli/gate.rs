@@ -60,11 +60,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     let request = match check_request(args, &repository, started) {
         Ok(request) => request,
         Err(message) => {
-            error_line(
-                &printer,
-                &message,
-                Some("unset it for no enclosing cap, or give a number of milliseconds above 0"),
-            );
+            error_line(&printer, &message, Some(time_limit::GATE_DISPATCH_CAP_HELP));
             return ExitStatus::Error;
         }
     };

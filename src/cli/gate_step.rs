@@ -21,11 +21,7 @@ pub fn run(args: &EngineGateArgs) -> ExitStatus {
     let dispatch_cap = match time_limit::gate_dispatch_cap(&env_var) {
         Ok(cap) => cap,
         Err(message) => {
-            error_line(
-                &printer,
-                &message,
-                Some("unset it for no enclosing cap, or give a number of milliseconds above 0"),
-            );
+            error_line(&printer, &message, Some(time_limit::GATE_DISPATCH_CAP_HELP));
             return ExitStatus::Error;
         }
     };

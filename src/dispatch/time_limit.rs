@@ -126,6 +126,10 @@ pub fn positive_milliseconds(what: &str, value: &str) -> Result<Duration, String
     }
 }
 
+/// What to do about a refused [`gate_dispatch_cap`], for the commands that read it.
+pub const GATE_DISPATCH_CAP_HELP: &str =
+    "unset it for no enclosing cap, or give a number of milliseconds above 0";
+
 /// `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS` read through `env`: `None` when unset (no enclosing
 /// cap), else the positive value, else the refusal.
 pub fn gate_dispatch_cap(

@@ -61,6 +61,14 @@ impl FireOnFilter {
     }
 }
 
+/// Every outcome, in the order the JSON Schema names them.
+pub static OUTCOMES: [Outcome; 3] = [Outcome::Passed, Outcome::Failed, Outcome::NotEvaluated];
+
+/// Fails to compile when an outcome is added until it is listed here, and so in [`OUTCOMES`].
+const _: fn(Outcome) = |outcome| match outcome {
+    Outcome::Passed | Outcome::Failed | Outcome::NotEvaluated => {}
+};
+
 /// How one fire ended, in the report's words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Outcome {
@@ -219,6 +227,27 @@ pub fn last_lines(text: &str, count: usize) -> String {
         .collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
 }
+
+/// Every skip reason, in the order the summaries list them (and the JSON Schema names them).
+pub static SKIP_REASONS: [SkipReason; 6] = [
+    SkipReason::NoGlobMatch,
+    SkipReason::NoDeliverable,
+    SkipReason::SensorsOff,
+    SkipReason::OtherFireOn,
+    SkipReason::OtherShard,
+    SkipReason::NotARegularFile,
+];
+
+/// Fails to compile when a reason is added to [`SkipReason`] until it is listed here, and so
+/// beside [`SKIP_REASONS`].
+const _: fn(&SkipReason) = |reason| match reason {
+    SkipReason::NoGlobMatch
+    | SkipReason::NoDeliverable
+    | SkipReason::SensorsOff
+    | SkipReason::OtherFireOn
+    | SkipReason::OtherShard
+    | SkipReason::NotARegularFile => {}
+};
 
 /// Why a sensor did not fire somewhere it might have.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use crate::gate::render::{JSON_SCHEMA_VERSION, skip_reason_key};
-use crate::gate::report::{FireOnFilter, NEVER_FIRED, Outcome, SkipReason};
+use crate::gate::report::{FireOnFilter, NEVER_FIRED, OUTCOMES, Outcome, SKIP_REASONS};
 use crate::syntax::manifest::Severity;
 
 /// The report of one `aidlc gate check --format json` run.
@@ -305,40 +305,6 @@ pub struct NothingChecked {
     pub help: String,
 }
 
-/// Every skip reason, through a `match` so that a new reason fails to compile until it is here.
-fn skip_reasons() -> Vec<SkipReason> {
-    let all = [
-        SkipReason::NoGlobMatch,
-        SkipReason::NoDeliverable,
-        SkipReason::SensorsOff,
-        SkipReason::OtherFireOn,
-        SkipReason::OtherShard,
-        SkipReason::NotARegularFile,
-    ];
-    for reason in &all {
-        match reason {
-            SkipReason::NoGlobMatch
-            | SkipReason::NoDeliverable
-            | SkipReason::SensorsOff
-            | SkipReason::OtherFireOn
-            | SkipReason::OtherShard
-            | SkipReason::NotARegularFile => {}
-        }
-    }
-    all.to_vec()
-}
-
-/// Every outcome, likewise.
-fn outcomes() -> [Outcome; 3] {
-    let all = [Outcome::Passed, Outcome::Failed, Outcome::NotEvaluated];
-    for outcome in all {
-        match outcome {
-            Outcome::Passed | Outcome::Failed | Outcome::NotEvaluated => {}
-        }
-    }
-    all
-}
-
 macro_rules! schema_marker {
     ($name:ident, $schema:expr) => {
         struct $name;
@@ -378,17 +344,17 @@ schema_marker!(
 schema_marker!(
     ResultName,
     json_schema!({
-        "enum": outcomes().iter().map(|outcome| outcome.as_str()).collect::<Vec<_>>()
+        "enum": OUTCOMES.iter().map(|outcome| outcome.as_str()).collect::<Vec<_>>()
     })
 );
 schema_marker!(
     SkipReasonKey,
     json_schema!({
-        "enum": skip_reasons().iter().map(skip_reason_key).collect::<Vec<_>>()
+        "enum": SKIP_REASONS.iter().map(skip_reason_key).collect::<Vec<_>>()
     })
 );
 schema_marker!(SkippedByReason, {
-    let keys: Vec<&str> = skip_reasons().iter().map(skip_reason_key).collect();
+    let keys: Vec<&str> = SKIP_REASONS.iter().map(skip_reason_key).collect();
     let properties: serde_json::Map<String, serde_json::Value> = keys
         .iter()
         .map(|key| {

@@ -6,17 +6,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::gate::report::{GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SkipReason};
-
-/// Every skip reason, in the order the summaries list them.
-pub(super) static SKIP_REASONS: [SkipReason; 6] = [
-    SkipReason::NoGlobMatch,
-    SkipReason::NoDeliverable,
-    SkipReason::SensorsOff,
-    SkipReason::OtherFireOn,
-    SkipReason::OtherShard,
-    SkipReason::NotARegularFile,
-];
+use crate::gate::report::{
+    GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SKIP_REASONS, SkipReason,
+};
 
 /// The number of distinct sensor ids among the fires.
 pub(super) fn distinct_sensor_count(report: &GateReport) -> usize {
