@@ -42,7 +42,7 @@ use std::ffi::OsString;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use aidlc::discover::{Harness, Layout, Reread};
+use aidlc::discover::{Harness, LAYOUT_ENVIRONMENT_VARIABLES, Layout, Reread};
 use aidlc::synthetic::SyntheticProject;
 use aidlc::watch::{OutputsState, WatchSession};
 use camino::{Utf8Path, Utf8PathBuf};
@@ -68,19 +68,6 @@ const REFERENCE_INSTALL: &str = "tests/fixtures/reference-installs/2.6.54";
 
 /// Longer than the fingerprint's racy window (2 s), so a no-op compile only `stat`s.
 const SETTLE_PAST_RACY_WINDOW: Duration = Duration::from_millis(2_200);
-
-/// Environment variables that would move the folders `aidlc` reads; removed for every child.
-const LAYOUT_ENVIRONMENT_VARIABLES: [&str; 9] = [
-    "AIDLC_PROJECT_DIR",
-    "CLAUDE_PROJECT_DIR",
-    "AIDLC_SENSORS_DIR",
-    "AIDLC_STAGES_DIR",
-    "AIDLC_AGENTS_DIR",
-    "AIDLC_SCOPES_DIR",
-    "AIDLC_RULES_DIR",
-    "AIDLC_STAGE_GRAPH",
-    "AIDLC_SCOPE_GRID",
-];
 
 /// The argument that makes this binary the measured child of an in-process case.
 const CHILD_FLAG: &str = "--measure-watch-rebuild";

@@ -31,7 +31,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use aidlc::discover::Harness;
+use aidlc::discover::{Harness, LAYOUT_ENVIRONMENT_VARIABLES};
 use aidlc::synthetic::SyntheticProject;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
@@ -44,17 +44,6 @@ const DEFAULT_COMPILE_RUNS: usize = 5;
 const PATIENCE: Duration = Duration::from_secs(120);
 const DEFAULT_FRAMEWORK_EDITED_STAGE: &str =
     ".claude/aidlc-common/stages/inception/requirements-analysis.md";
-const LAYOUT_ENVIRONMENT_VARIABLES: [&str; 9] = [
-    "AIDLC_PROJECT_DIR",
-    "CLAUDE_PROJECT_DIR",
-    "AIDLC_SENSORS_DIR",
-    "AIDLC_STAGES_DIR",
-    "AIDLC_AGENTS_DIR",
-    "AIDLC_SCOPES_DIR",
-    "AIDLC_RULES_DIR",
-    "AIDLC_STAGE_GRAPH",
-    "AIDLC_SCOPE_GRID",
-];
 
 fn main() {
     if !std::env::args().any(|argument| argument == "--bench") {

@@ -72,7 +72,7 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use aidlc::discover::Harness;
+use aidlc::discover::{Harness, LAYOUT_ENVIRONMENT_VARIABLES};
 use aidlc::synthetic::SyntheticProject;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
@@ -109,19 +109,6 @@ const DEFAULT_FRAMEWORK_EDITED_STAGE: &str =
 
 /// The line the prose round appends to (and then removes from) the edited stage.
 const APPENDED_PROSE_LINE: &str = "\nA paragraph appended by the whole-process bench.\n";
-
-/// Environment variables that would move the folders `aidlc` reads; removed for every child.
-const LAYOUT_ENVIRONMENT_VARIABLES: [&str; 9] = [
-    "AIDLC_PROJECT_DIR",
-    "CLAUDE_PROJECT_DIR",
-    "AIDLC_SENSORS_DIR",
-    "AIDLC_STAGES_DIR",
-    "AIDLC_AGENTS_DIR",
-    "AIDLC_SCOPES_DIR",
-    "AIDLC_RULES_DIR",
-    "AIDLC_STAGE_GRAPH",
-    "AIDLC_SCOPE_GRID",
-];
 
 /// The stage graph, relative to the project folder.
 const STAGE_GRAPH_PATH: &str = ".claude/tools/data/stage-graph.json";

@@ -93,6 +93,21 @@ pub fn workspace_root(project: &Utf8Path) -> Utf8PathBuf {
     project.join("aidlc")
 }
 
+/// Every environment variable that moves a folder or file a compile reads or writes: the
+/// project folder ([`find_project_dir`]) and the overrides of [`Layout::new`]. A benchmark or a tool
+/// that runs `aidlc` on a folder of its own removes them from the child's environment.
+pub const LAYOUT_ENVIRONMENT_VARIABLES: [&str; 9] = [
+    "AIDLC_PROJECT_DIR",
+    "CLAUDE_PROJECT_DIR",
+    "AIDLC_SENSORS_DIR",
+    "AIDLC_STAGES_DIR",
+    "AIDLC_AGENTS_DIR",
+    "AIDLC_SCOPES_DIR",
+    "AIDLC_RULES_DIR",
+    "AIDLC_STAGE_GRAPH",
+    "AIDLC_SCOPE_GRID",
+];
+
 /// Where each kind of input lives. Built from the project root, the harness and the
 /// environment overrides the reference also honours (`AIDLC_SENSORS_DIR` and friends).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -156,7 +171,6 @@ impl Layout {
         self
     }
 
-    /// Project-relative display form of `path` (`/` separators); absolute when outside.
     /// Whether `path` is one of the compile's outputs (`stage-graph.json`, `scope-grid.json`),
     /// which later compiles read back. Compared as text: the listing joins every path onto the
     /// same project folder as the layout, so equal paths are equal strings (a component-wise
@@ -166,6 +180,7 @@ impl Layout {
             || path.as_str() == self.scope_grid_path.as_str()
     }
 
+    /// Project-relative display form of `path` (`/` separators); absolute when outside.
     pub fn display(&self, path: &Utf8Path) -> Utf8PathBuf {
         let relative = path.strip_prefix(&self.project_dir).unwrap_or(path);
         Utf8PathBuf::from(crate::fs_util::to_posix(relative.as_str()))
