@@ -1,7 +1,6 @@
 //! `aidlc engine sensor list|describe|fire`, the worker protocol and the write hook, driven
 //! through the real binary with small fake workers (shell scripts) the tests write.
 
-use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -563,20 +562,7 @@ fn start_audit_shard(project: &TestProject) {
 }
 
 fn run_hook(project: &TestProject, payload: &str) -> Run {
-    let mut child = project
-        .command(&project.root, &["engine", "hook", "run-sensors"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    Run::from(child.wait_with_output().unwrap())
+    project.run_watched(&["engine", "hook", "run-sensors"], &[], Some(payload))
 }
 
 #[test]
@@ -766,21 +752,12 @@ fn the_hook_respects_the_sensors_switch() {
         &format!("{RECORD}/aidlc-state.md"),
         "- **Current Stage**: first-stage\n",
     );
-    let mut child = project
-        .command(&project.root, &["engine", "hook", "run-sensors"])
-        .env("AIDLC_DISABLE_SENSORS", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    assert!(child.wait().unwrap().success());
+    let off = project.run_watched(
+        &["engine", "hook", "run-sensors"],
+        &[("AIDLC_DISABLE_SENSORS", "1")],
+        Some(&payload),
+    );
+    assert_eq!(off.status, 0, "{}", off.stderr);
     assert!(audit_blocks(&project).is_empty(), "AIDLC_DISABLE_SENSORS=1");
     assert_eq!(run_hook(&project, &payload).status, 0);
     assert_eq!(pair_fires(&audit_blocks(&project)).len(), 1, "on again");
@@ -838,23 +815,12 @@ fn a_project_dir_of_dot_records_paths_relative_to_the_project() {
     let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
     let payload =
         serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
-    let mut child = project
-        .command(
-            &project.root,
-            &["engine", "hook", "run-sensors", "--project-dir", "."],
-        )
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    assert_eq!(child.wait_with_output().unwrap().status.code(), Some(0));
+    let hook = project.run_watched(
+        &["engine", "hook", "run-sensors", "--project-dir", "."],
+        &[],
+        Some(&payload),
+    );
+    assert_eq!(hook.status, 0, "{}", hook.stderr);
     let fired = project.run(&[
         "engine",
         "sensor",

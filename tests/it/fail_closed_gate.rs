@@ -10,7 +10,6 @@
 //!   never opened;
 //! - item 16 (failure-modes N6): the write hook fires in a clone that has no shard of its own.
 
-use std::io::Write as _;
 use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime};
 
@@ -373,20 +372,7 @@ fn hook_payload(project: &TestProject, relative: &str) -> String {
 }
 
 fn run_hook(project: &TestProject, payload: &str) -> Run {
-    let mut child = project
-        .command(&project.root, &["engine", "hook", "run-sensors"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    Run::from(child.wait_with_output().unwrap())
+    project.run_watched(&["engine", "hook", "run-sensors"], &[], Some(payload))
 }
 
 fn drops(project: &TestProject) -> String {

@@ -2,9 +2,6 @@
 //! (surface → selections → persist → compile binds the sensor → it fires on the next matching
 //! write), a replay that changes nothing, the refusals, and the reference's bytes (Bun).
 
-use std::io::Write as _;
-use std::process::Stdio;
-
 use camino::Utf8PathBuf;
 use serde_json::{Value, json};
 
@@ -191,20 +188,11 @@ fn the_full_round_trip_binds_a_sensor_that_fires_on_the_next_write() {
     );
     let stories = project.path(&format!("{record}/inception/user-stories/stories.md"));
     let payload = json!({"tool_name": "Write", "tool_input": {"file_path": stories.as_str()}, "cwd": project.root.as_str()});
-    let mut child = project
-        .command(&project.root, &["engine", "hook", "run-sensors"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
-    let hook = Run::from(child.wait_with_output().unwrap());
+    let hook = project.run_watched(
+        &["engine", "hook", "run-sensors"],
+        &[],
+        Some(&payload.to_string()),
+    );
     assert_eq!(hook.status, 0, "{}", hook.stderr);
     let fired: Vec<String> = crate::support::ledger_blocks(&project, &record)
         .iter()

@@ -3,7 +3,6 @@
 //! reference's `aidlc-log.ts` and `aidlc-record-human-turn.ts` (Bun), the refusals that protect
 //! the receipt, and the override completed with aidlc commands alone on `aidlc init --example`.
 
-use std::io::Write as _;
 use std::process::Stdio;
 
 use camino::Utf8Path;
@@ -54,20 +53,7 @@ fn answer(project: &TestProject, details: &str) -> Run {
 
 /// `aidlc engine hook record-human-turn` with `payload` on stdin.
 fn human_turn(project: &TestProject, payload: &str) -> Run {
-    let mut child = project
-        .command(&project.root, &["engine", "hook", "record-human-turn"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn aidlc");
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.as_bytes())
-        .unwrap();
-    Run::from(child.wait_with_output().expect("wait for aidlc"))
+    project.run_watched(&["engine", "hook", "record-human-turn"], &[], Some(payload))
 }
 
 fn events(project: &TestProject) -> Vec<String> {
