@@ -249,47 +249,33 @@ pub struct WriteSummary {
     pub grid_written: bool,
 }
 
-/// Write both files, each only if its bytes differ, atomically and under the audit lock.
-/// When both already hold their bytes nothing is written and the lock is not taken: a writer
-/// that replaces them after this look is no different from one that replaces them after a
-/// write of ours (the lock folder's creation and removal were a visible part of a compile
-/// that writes nothing).
+/// Write both files, each only if its bytes differ, atomically and under the audit lock. Each
+/// file is compared once, before the lock: when both already hold their bytes nothing is
+/// written and the lock is not taken (its folder's creation and removal were a visible part of
+/// a compile that writes nothing). A writer that replaces a file after this look is no
+/// different from one that replaces it after a write of ours.
 pub fn write_outputs(
     layout: &Layout,
     outcome: &CompileOutcome,
 ) -> Result<WriteSummary, OutputError> {
-    let mut summary = WriteSummary {
-        graph_written: false,
-        grid_written: false,
+    let outputs = [
+        (&layout.stage_graph_path, outcome.stage_graph.as_bytes()),
+        (&layout.scope_grid_path, outcome.scope_grid.as_bytes()),
+    ];
+    let differ = outputs.map(|(path, bytes)| !file_holds(path, bytes));
+    let summary = WriteSummary {
+        graph_written: differ[0],
+        grid_written: differ[1],
     };
-    if file_holds(&layout.stage_graph_path, outcome.stage_graph.as_bytes())
-        && file_holds(&layout.scope_grid_path, outcome.scope_grid.as_bytes())
-    {
+    if !differ.contains(&true) {
         return Ok(summary);
     }
     let _lock = crate::audit::lock::acquire(&layout.project_dir)?;
-    for (path, bytes, written) in [
-        (
-            &layout.stage_graph_path,
-            outcome.stage_graph.as_str(),
-            &mut summary.graph_written,
-        ),
-        (
-            &layout.scope_grid_path,
-            &*outcome.scope_grid,
-            &mut summary.grid_written,
-        ),
-    ] {
-        if file_holds(path, bytes.as_bytes()) {
-            continue;
-        }
-        crate::fs_util::write_atomic(path, bytes.as_bytes()).map_err(|source| {
-            OutputError::Write {
-                path: path.clone(),
-                source,
-            }
+    for ((path, bytes), _) in outputs.iter().zip(differ).filter(|(_, differs)| *differs) {
+        crate::fs_util::write_atomic(path, bytes).map_err(|source| OutputError::Write {
+            path: (*path).clone(),
+            source,
         })?;
-        *written = true;
     }
     Ok(summary)
 }
