@@ -26,7 +26,8 @@
 //! - per project (the default framework, the 2.6.54 reference install, the synthetic project):
 //!   `cat` of its inputs, `compile cold` (`--force`), `compile warm` (nothing changed: the
 //!   fingerprint's `stat`s), and, in process, `watch rebuild` (a `sensors:` edit of one stage,
-//!   counted only inside [`measured_watch_rebuild`] with callgrind's `--toggle-collect`).
+//!   counted only inside [`measured_watch_rebuild`] with callgrind's `--toggle-collect`): the
+//!   first edit of that file in the session, and a later one.
 //!
 //! - on `aidlc init --example` (an intent whose current stage has deliverables), the dispatcher:
 //!   one `fire` of required-sections, the write hook on a write no sensor matches, and
@@ -395,8 +396,20 @@ fn cases_for(project: &BenchProject) -> Vec<Case> {
         ),
         warm,
         Case::in_process(
-            &name("watch rebuild, a sensors: edit (in process)"),
-            vec![project.root.to_string(), project.edited_stage.to_string()],
+            &name("watch rebuild, first sensors: edit of a file (in process)"),
+            vec![
+                project.root.to_string(),
+                project.edited_stage.to_string(),
+                WatchEdit::First.argument().to_owned(),
+            ],
+        ),
+        Case::in_process(
+            &name("watch rebuild, a later sensors: edit (in process)"),
+            vec![
+                project.root.to_string(),
+                project.edited_stage.to_string(),
+                WatchEdit::Later.argument().to_owned(),
+            ],
         ),
     ]
 }
@@ -652,12 +665,42 @@ fn run_natively(command: &Command) -> String {
 // The in-process child
 // ---------------------------------------------------------------------------------------------
 
-/// `<bench binary> --measure-watch-rebuild <project> <stage>`: start a watch session, put one
-/// more sensor id into the stage's `sensors:` list, and rebuild. Only the rebuild is counted.
+/// Which edit of the stage the in-process watch case counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WatchEdit {
+    /// The first edit of the file in the session (large projects lower the file's durability
+    /// then, so its own memos re-run once: see `aidlc::discover::durability_for`).
+    First,
+    /// An edit after the file was already edited and restored once: the steady state of
+    /// someone working on a stage.
+    Later,
+}
+
+impl WatchEdit {
+    fn argument(self) -> &'static str {
+        match self {
+            Self::First => "first",
+            Self::Later => "later",
+        }
+    }
+
+    fn from_argument(argument: &str) -> Self {
+        match argument {
+            "first" => Self::First,
+            "later" => Self::Later,
+            other => panic!("unknown watch edit {other:?} (expected first or later)"),
+        }
+    }
+}
+
+/// `<bench binary> --measure-watch-rebuild <project> <stage> first|later`: start a watch
+/// session, put one more sensor id into the stage's `sensors:` list (for `later`, after one
+/// such edit and its undo, uncounted), and rebuild. Only that rebuild is counted.
 fn run_watch_rebuild_child(arguments: &[String]) {
-    let [project_root, edited_stage] = arguments else {
-        panic!("usage: {CHILD_FLAG} <project folder> <project-relative stage path>");
+    let [project_root, edited_stage, edit] = arguments else {
+        panic!("usage: {CHILD_FLAG} <project folder> <project-relative stage path> first|later");
     };
+    let edit = WatchEdit::from_argument(edit);
     let project_root = Utf8PathBuf::from(project_root);
     let layout = Layout::new(&project_root, Harness::Claude, &|_| None);
     let (mut session, first) = WatchSession::start(layout);
@@ -665,12 +708,19 @@ fn run_watch_rebuild_child(arguments: &[String]) {
     let stage_path = project_root.join(edited_stage);
     let original = std::fs::read_to_string(&stage_path).expect("read the edited stage");
     let extra_sensor_id = sensor_id_the_stage_does_not_list(&project_root, &original);
-    std::fs::write(
-        &stage_path,
-        with_extra_sensor_line(&original, &extra_sensor_id),
-    )
-    .expect("write the edited stage");
+    let edited = with_extra_sensor_line(&original, &extra_sensor_id);
     let changed: HashSet<Utf8PathBuf> = [stage_path.clone()].into_iter().collect();
+    if edit == WatchEdit::Later {
+        for text in [&edited, &original] {
+            std::fs::write(&stage_path, text).expect("write the edited stage");
+            let warm_up = session.rebuild(Reread::Paths(&changed));
+            assert!(
+                warm_up.is_some_and(|rebuild| rebuild.outcome.n_errors() == 0),
+                "an uncounted edit did not rebuild cleanly"
+            );
+        }
+    }
+    std::fs::write(&stage_path, &edited).expect("write the edited stage");
     let rebuild = measured_watch_rebuild(&mut session, &changed);
     std::fs::write(&stage_path, original).expect("restore the edited stage");
     // The outputs go back to the project's own, so the next case reads what the first did.

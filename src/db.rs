@@ -91,11 +91,31 @@ pub struct Project {
     /// `--graph-format`, when given.
     pub graph_format_flag: Option<crate::graph::format::GraphFormat>,
     /// The `(number, name)` rows by slug of the `stage-graph.json` this process itself last
-    /// wrote, known from the numbering that produced it; `None` otherwise. Lets watch mode skip
-    /// parsing back megabytes of its own output. Invariant (kept by `ProjectInputs`): it is
-    /// `Some` only while `existing_graph` holds exactly the bytes that were written with it.
+    /// compiled and found on disk (written, or already there), known from the numbering that
+    /// produced it; `None` otherwise. Lets watch mode skip parsing back megabytes of its own
+    /// output. Invariant (kept by `ProjectInputs`): it is `Some` only while the graph on disk,
+    /// and `existing_graph` once the watcher has mirrored it, holds exactly those bytes.
     #[returns(ref)]
     pub written_graph_rows: Option<GraphRows>,
+    /// What the keys of `existing_graph` say about the format that wrote it
+    /// ([`crate::graph::format::format_written_by`] of its text); `None` when there is no
+    /// readable graph or `--graph-format` decides. Invariant (kept by `ProjectInputs`, which
+    /// sets it whenever the graph's input changes, and only when it differs): it is always
+    /// that. The format is decided from it rather than from the graph's text, which watch mode
+    /// rewrites on every change: a query that read the text would be re-validated after every
+    /// write and, in a large project, keep every stage's node from being trusted as it is.
+    pub existing_graph_evidence: Option<crate::graph::format::GraphEvidence>,
+    /// Never set after creation and always `LOW` durability: a query that reads it is `LOW`
+    /// whatever else it reads. The per-stage facts that cross-stage queries gather read it, so
+    /// that a file's first edit, which lowers that file's durability (see
+    /// [`crate::discover::durability_for`]), never makes a gathering query less durable than
+    /// it was, which would stop salsa from backdating it and re-run everything downstream.
+    pub low_durability_marker: (),
+}
+
+/// Make the calling query `LOW` durability (see [`Project::low_durability_marker`]).
+pub fn read_low_durability_marker(db: &dyn salsa::Database) {
+    Project::get(db).low_durability_marker(db);
 }
 
 /// `(number, name)` per stage slug, as pinned by an existing `stage-graph.json`. Shared, so the
@@ -130,22 +150,47 @@ impl CompilerDatabase {
 }
 
 impl CompilerDatabase {
+    /// A database that records, as `validated <query>(<id>)`, every memo salsa confirms still
+    /// holds without re-running it (by a shallow durability check or by walking its
+    /// dependencies), beside each execution as [`Self::with_execution_log`] records it: for
+    /// tests of what a rebuild looks at.
+    pub fn with_validation_log(log: ExecutionLog) -> Self {
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            let entry = match event.kind {
+                salsa::EventKind::WillExecute { database_key } => format!("{database_key:?}"),
+                salsa::EventKind::DidValidateMemoizedValue { database_key } => {
+                    format!("validated {database_key:?}")
+                }
+                _ => return,
+            };
+            if let Ok(mut entries) = log.lock() {
+                entries.push(entry);
+            }
+        })));
+        Self { storage }
+    }
+}
+
+impl CompilerDatabase {
     /// Replace a file's contents. Salsa setters always invalidate, so this compares first and
-    /// returns whether anything changed.
+    /// returns whether anything changed. A file that changes becomes `LOW` durability for the
+    /// rest of the session (see [`crate::discover::durability_for`]): the files being edited
+    /// are then the only ones whose memos are walked on each rebuild.
     pub fn update_file(&mut self, file: SourceFile, contents: FileContents) -> bool {
-        use salsa::Setter;
         if *file.contents(self) == contents {
             return false;
         }
-        file.set_contents(self).to(contents);
+        self.replace_file(file, contents);
         true
     }
 
     /// Replace a file's contents without comparing them first: for bytes known to differ (an
     /// output this process just wrote because it differed), where the comparison would cost
-    /// as much as the write.
+    /// as much as the write. Like [`Self::update_file`], leaves the file `LOW` durability.
     pub fn replace_file(&mut self, file: SourceFile, contents: FileContents) {
         use salsa::Setter;
-        file.set_contents(self).to(contents);
+        file.set_contents(self)
+            .with_durability(salsa::Durability::LOW)
+            .to(contents);
     }
 }

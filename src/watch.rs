@@ -175,12 +175,15 @@ impl WatchSession {
 
     /// The outputs are also inputs (numbering is pinned by the existing graph): mirror what was
     /// just written, so the watcher's events for our own writes find nothing new, and hand
-    /// over the graph's rows so the next compile does not parse the file back.
+    /// over the graph's rows (also when the graph on disk already held these bytes) so the
+    /// next compile does not parse the file back.
     fn note_outputs_written(&mut self, outcome: &CompileOutcome, summary: WriteSummary) {
+        let rows = crate::graph::numbering::graph_rows(&self.db);
         if summary.graph_written {
-            let rows = crate::graph::numbering::graph_rows(&self.db);
             self.inputs
                 .note_graph_written(&mut self.db, &self.layout, &outcome.stage_graph, rows);
+        } else {
+            self.inputs.note_graph_on_disk(&mut self.db, rows);
         }
         if summary.grid_written {
             let path = self.layout.scope_grid_path.clone();

@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::UNIX_EPOCH;
 
 use camino::{Utf8Path, Utf8PathBuf};
+use salsa::Durability;
 use serde::{Deserialize, Serialize};
 
 use crate::db::{
@@ -218,6 +219,8 @@ pub struct ProjectInputs {
     listing: InputListing,
     /// Keyed by absolute path; exactly the paths of `listing.read_paths()`.
     files: HashMap<Utf8PathBuf, LoadedFile>,
+    /// The durability a new source input starts with (see [`durability_for`]).
+    source_durability: Durability,
 }
 
 /// The per-kind lists of a [`Project`], built from a listing.
@@ -243,11 +246,34 @@ pub fn worth_parallel(n_files: usize) -> bool {
     n_files >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1
 }
 
+/// From this many input files on, sources start out durable (see [`durability_for`]).
+pub const DURABLE_THRESHOLD: usize = 256;
+
+/// The durability a source input starts with in a project of `n_files` inputs.
+///
+/// In a large project a rebuild after one edit would otherwise re-validate every memo of every
+/// untouched file, one dependency at a time (at 10,000 stages that is most of a rebuild). A
+/// source starts at `MEDIUM`, so memos that read only such sources are trusted without a walk
+/// while only `LOW` inputs changed; [`CompilerDatabase::update_file`] lowers a file to `LOW`
+/// when it first changes, and outputs read back (rewritten on every graph change) and the
+/// graph rows handed over in watch mode are `LOW` from the start. The price, paid once per
+/// file: on its first edit the file's own memos re-run even where their values come out equal
+/// (a memo that becomes less durable cannot keep its old revision), so a small project keeps
+/// every input `LOW`, where that re-run would cost more than the walk it saves.
+pub fn durability_for(n_files: usize) -> Durability {
+    if n_files >= DURABLE_THRESHOLD {
+        Durability::MEDIUM
+    } else {
+        Durability::LOW
+    }
+}
+
 /// Read every input of a compile into a fresh set of salsa inputs.
 pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs {
     use rayon::prelude::*;
     let listing = InputListing::of(layout);
     let paths: Vec<&Utf8Path> = listing.read_paths().collect();
+    let source_durability = durability_for(paths.len());
     // Reading and hashing thousands of files is I/O and hashing, so a large project's run on
     // every core; the inputs are then created in listing order.
     let read_one = |path: &&Utf8Path| read_listed(layout, path);
@@ -260,17 +286,38 @@ pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs
         .into_iter()
         .zip(read)
         .map(|(path, (contents, stamp))| {
-            let input = SourceFile::new(db, layout.display(path), contents);
+            let input = new_source_file(db, layout, path, contents, source_durability);
             (path.to_owned(), LoadedFile { input, stamp })
         })
         .collect();
     let inputs = ProjectInputs {
-        project: new_project(db, layout, Vec::new(), Vec::new()),
+        project: new_project_with_durability(db, layout, Vec::new(), Vec::new(), source_durability),
         listing,
         files,
+        source_durability,
     };
     inputs.set_project_lists(db);
+    inputs.sync_existing_graph_evidence(db, layout);
     inputs
+}
+
+/// The salsa input of the file at `path`: an output read back is rewritten whenever the graph
+/// changes, so it is never durable; any other file starts at `durability`.
+fn new_source_file(
+    db: &CompilerDatabase,
+    layout: &Layout,
+    path: &Utf8Path,
+    contents: FileContents,
+    durability: Durability,
+) -> SourceFile {
+    let durability = if layout.is_output(path) {
+        Durability::LOW
+    } else {
+        durability
+    };
+    SourceFile::builder(layout.display(path), contents)
+        .durability(durability)
+        .new(db)
 }
 
 /// A project input with only its sensor lists filled (the other lists empty); the dispatcher's
@@ -281,8 +328,26 @@ pub fn new_project(
     sensor_files: Vec<SourceFile>,
     skipped_sensor_files: Vec<SkippedSensorFile>,
 ) -> Project {
-    Project::new(
+    new_project_with_durability(
         db,
+        layout,
+        sensor_files,
+        skipped_sensor_files,
+        Durability::LOW,
+    )
+}
+
+/// [`new_project`] whose fields have `durability`: the lists change only when a file appears
+/// or goes, and what is handed over about the written graph only when the numbering or the
+/// format changes (each is set only when it differs), and a change keeps their durability.
+fn new_project_with_durability(
+    db: &CompilerDatabase,
+    layout: &Layout,
+    sensor_files: Vec<SourceFile>,
+    skipped_sensor_files: Vec<SkippedSensorFile>,
+    durability: Durability,
+) -> Project {
+    Project::builder(
         layout.harness.dir_name().to_owned(),
         sensor_files,
         skipped_sensor_files,
@@ -296,7 +361,12 @@ pub fn new_project(
         None,
         layout.graph_format,
         None,
+        None,
+        (),
     )
+    .durability(durability)
+    .low_durability_marker_durability(Durability::LOW)
+    .new(db)
 }
 
 impl ProjectInputs {
@@ -344,17 +414,21 @@ impl ProjectInputs {
         for path in listing.read_paths() {
             if !self.files.contains_key(path) {
                 let (contents, stamp) = read_listed(layout, path);
-                let input = SourceFile::new(db, layout.display(path), contents);
+                let input = new_source_file(db, layout, path, contents, self.source_durability);
                 self.files
                     .insert(path.to_owned(), LoadedFile { input, stamp });
                 changes.added.push(layout.display(path));
             }
         }
-        if listing.existing_graph != self.listing.existing_graph {
-            self.forget_written_graph_rows(db);
+        let graph_listing_changed = listing.existing_graph != self.listing.existing_graph;
+        if graph_listing_changed {
+            self.forget_written_graph(db);
         }
         self.listing = listing;
         self.set_project_lists(db);
+        if graph_listing_changed {
+            self.sync_existing_graph_evidence(db, layout);
+        }
         self.reread_listed(db, layout, reread, &mut changes);
         changes.added.sort();
         changes.removed.sort();
@@ -419,22 +493,42 @@ impl ProjectInputs {
             if db.update_file(loaded.input, contents) {
                 changes.modified.push(layout.display(&path));
                 if path == layout.stage_graph_path {
-                    self.forget_written_graph_rows(db);
+                    self.forget_written_graph(db);
+                    self.sync_existing_graph_evidence(db, layout);
                 }
             }
         }
         changes.modified.sort();
     }
 
-    fn forget_written_graph_rows(&self, db: &mut CompilerDatabase) {
+    fn forget_written_graph(&self, db: &mut CompilerDatabase) {
         use salsa::Setter;
         if self.project.written_graph_rows(db).is_some() {
             self.project.set_written_graph_rows(db).to(None);
         }
     }
 
-    /// Mirror the `stage-graph.json` this process just wrote, with the rows its numbering
-    /// gave (see [`Project::written_graph_rows`]).
+    /// Keep [`Project::existing_graph_evidence`] true after the graph's input (or whether there
+    /// is one) may have changed. Scans the graph's text for keys, so it is called only then.
+    fn sync_existing_graph_evidence(&self, db: &mut CompilerDatabase, layout: &Layout) {
+        use salsa::Setter;
+        let evidence = if layout.graph_format.is_some() {
+            None
+        } else {
+            self.project
+                .existing_graph(db)
+                .and_then(|file| match file.contents(db) {
+                    FileContents::Text(text) => Some(crate::graph::format::format_written_by(text)),
+                    _ => None,
+                })
+        };
+        if *self.project.existing_graph_evidence(db) != evidence {
+            self.project.set_existing_graph_evidence(db).to(evidence);
+        }
+    }
+
+    /// Mirror the `stage-graph.json` this process just wrote, and hand over what
+    /// [`Self::note_graph_on_disk`] does.
     pub fn note_graph_written(
         &mut self,
         db: &mut CompilerDatabase,
@@ -442,8 +536,16 @@ impl ProjectInputs {
         bytes: &str,
         rows: GraphRows,
     ) {
-        use salsa::Setter;
         self.note_output_written(db, layout, &layout.stage_graph_path.clone(), bytes);
+        self.note_graph_on_disk(db, rows);
+    }
+
+    /// The `stage-graph.json` on disk and its input hold the graph this process compiled (just
+    /// written, or found already there): hand over the rows its numbering gave (see
+    /// [`Project::written_graph_rows`]), so the next compile does not parse them back. Set
+    /// only when they differ (the same shared rows compare by pointer first).
+    pub fn note_graph_on_disk(&mut self, db: &mut CompilerDatabase, rows: GraphRows) {
+        use salsa::Setter;
         if self.project.written_graph_rows(db).as_ref() != Some(&rows) {
             self.project.set_written_graph_rows(db).to(Some(rows));
         }
@@ -465,17 +567,20 @@ impl ProjectInputs {
         if let Some(loaded) = self.files.get_mut(path) {
             loaded.stamp = None;
             db.replace_file(loaded.input, contents);
-            return;
+        } else {
+            let input = new_source_file(db, layout, path, contents, Durability::LOW);
+            self.files
+                .insert(path.to_owned(), LoadedFile { input, stamp: None });
+            if path == layout.stage_graph_path {
+                self.listing.existing_graph = Some(path.to_owned());
+            } else if path == layout.scope_grid_path {
+                self.listing.existing_grid = Some(path.to_owned());
+            }
+            self.set_project_lists(db);
         }
-        let input = SourceFile::new(db, layout.display(path), contents);
-        self.files
-            .insert(path.to_owned(), LoadedFile { input, stamp: None });
         if path == layout.stage_graph_path {
-            self.listing.existing_graph = Some(path.to_owned());
-        } else if path == layout.scope_grid_path {
-            self.listing.existing_grid = Some(path.to_owned());
+            self.sync_existing_graph_evidence(db, layout);
         }
-        self.set_project_lists(db);
     }
 
     fn input(&self, path: &Utf8Path) -> SourceFile {

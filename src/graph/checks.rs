@@ -35,6 +35,8 @@ pub struct StageCheckFacts {
 
 #[salsa::tracked(returns(ref))]
 pub fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<StageCheckFacts> {
+    // Gathered by a cross-stage query: see `Project::low_durability_marker`.
+    crate::db::read_low_durability_marker(db);
     let stage = parsed_stage(db, file).definition.as_ref()?;
     let produced = stage
         .produces

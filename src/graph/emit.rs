@@ -17,7 +17,7 @@ use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::format::GraphFormat;
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, stage_number, stage_numbering};
-use crate::graph::pretty_writer::PrettyWriter;
+use crate::graph::pretty_writer::{PrettyWriter, push_json_string};
 use crate::parse::{parsed_stage, rule_set};
 use crate::resolve::{sensor_registry, sensors_applicable};
 use crate::syntax::manifest::{FireOn, Severity};
@@ -253,16 +253,33 @@ fn sensors_value(db: &dyn salsa::Database, file: SourceFile, format: GraphFormat
     Value::from(entries)
 }
 
-/// The node's bytes as they appear inside the graph array: pretty JSON indented one level,
-/// without the separating comma.
-#[salsa::tracked(returns(ref))]
-pub fn stage_node_json(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
-    let mut out = String::new();
-    write_stage_node(db, file, &mut out).then_some(out)
+/// A node's bytes after its `name`, and the slug its head is looked up by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StageNodeBody {
+    pub slug: String,
+    /// From the `,` that ends the `name` field to the node's closing brace, as
+    /// [`write_stage_node`] writes them.
+    pub text: String,
 }
 
-/// Append the node of `file` to `out` as [`stage_node_json`] holds it (indented one level, no
-/// comma); `false`, with nothing written, when the stage did not parse or has no number.
+/// The part of a stage's node that does not depend on its number: the head (`slug`, `number`,
+/// `name`) is written when the graph is joined, from the numbering. Keeping the number out of
+/// this memo means one stage's edit, which makes the numbering re-validate, leaves the other
+/// stages' bodies trusted as they are (see `discover::durability_for`), and a renumbering
+/// re-emits no body.
+#[salsa::tracked(returns(ref))]
+pub fn stage_node_body(db: &dyn salsa::Database, file: SourceFile) -> Option<StageNodeBody> {
+    let stage = parsed_stage(db, file).definition.as_ref()?;
+    let mut text = String::new();
+    write_stage_node_body(db, file, stage, &mut text);
+    Some(StageNodeBody {
+        slug: stage.slug.value.clone(),
+        text,
+    })
+}
+
+/// Append the node of `file` to `out` as the graph holds it (indented one level, no comma);
+/// `false`, with nothing written, when the stage did not parse or has no number.
 ///
 /// Invariant: the bytes equal `pretty_json` of [`stage_node_value`] indented one level (the
 /// tests compare both on every stage they compile); this writes them without building the
@@ -274,13 +291,32 @@ pub fn write_stage_node(db: &dyn salsa::Database, file: SourceFile, out: &mut St
     let Some((number, name)) = stage_number(db, file).as_ref() else {
         return false;
     };
+    write_stage_node_head(&stage.slug.value, number, name, out);
+    write_stage_node_body(db, file, stage, out);
+    true
+}
+
+/// `  {`, then the `slug`, `number` and `name` fields: the start of a node, the bytes a
+/// [`PrettyWriter`] at depth 1 writes for them (joining a large graph writes ten thousand of
+/// these, so the fixed parts are written whole).
+fn write_stage_node_head(slug: &str, number: &str, name: &str, out: &mut String) {
+    out.push_str("  {\n    \"slug\": ");
+    push_json_string(out, slug);
+    out.push_str(",\n    \"number\": ");
+    push_json_string(out, number);
+    out.push_str(",\n    \"name\": ");
+    push_json_string(out, name);
+}
+
+/// Every field of the node after `name`, and its closing brace.
+fn write_stage_node_body(
+    db: &dyn salsa::Database,
+    file: SourceFile,
+    stage: &crate::syntax::stage::StageDefinition,
+    out: &mut String,
+) {
     let (format, _) = *graph_format(db);
-    out.push_str("  ");
-    let mut node = PrettyWriter::new(out, 1);
-    node.begin_object();
-    node.string_field("slug", &stage.slug.value);
-    node.string_field("number", number);
-    node.string_field("name", name);
+    let mut node = PrettyWriter::continuing_object(out, 1);
     if let Some(plugin) = &stage.plugin {
         node.string_field("plugin", &plugin.value);
     }
@@ -394,7 +430,6 @@ pub fn write_stage_node(db: &dyn salsa::Database, file: SourceFile, out: &mut St
     }
     node.end_array();
     node.end_object();
-    true
 }
 
 fn located_values(items: &[Located<String>]) -> impl Iterator<Item = &str> {
@@ -405,16 +440,30 @@ fn located_values(items: &[Located<String>]) -> impl Iterator<Item = &str> {
 /// (`Arc`), so handing out the megabytes of a large project's graph copies nothing.
 #[salsa::tracked]
 pub fn stage_graph_json(db: &dyn salsa::Database) -> Arc<String> {
-    let nodes: Vec<&String> = stage_numbering(db)
+    let numbering = stage_numbering(db);
+    let nodes: Vec<(&str, &str, &StageNodeBody)> = numbering
         .order
         .iter()
-        .filter_map(|&file| stage_node_json(db, file).as_ref())
+        .filter_map(|&file| {
+            let body = stage_node_body(db, file).as_ref()?;
+            let (number, name) = numbering.by_slug.get(&body.slug)?;
+            Some((number.as_str(), name.as_str(), body))
+        })
         .collect();
-    let mut out = String::with_capacity(nodes.iter().map(|node| node.len() + 2).sum::<usize>() + 4);
+    let mut out = String::with_capacity(
+        nodes
+            .iter()
+            .map(|(number, name, body)| {
+                body.text.len() + body.slug.len() + number.len() + name.len() + 64
+            })
+            .sum::<usize>()
+            + 4,
+    );
     out.push('[');
-    for (index, node) in nodes.iter().enumerate() {
+    for (index, (number, name, body)) in nodes.iter().enumerate() {
         out.push_str(if index == 0 { "\n" } else { ",\n" });
-        out.push_str(node);
+        write_stage_node_head(&body.slug, number, name, &mut out);
+        out.push_str(&body.text);
     }
     close_graph_array(&mut out, !nodes.is_empty());
     Arc::new(out)
@@ -539,7 +588,8 @@ mod tests {
             let db = &project.db;
             let mut nodes = 0;
             for entry in Project::get(db).stage_files(db) {
-                let written = stage_node_json(db, entry.file).clone();
+                let mut node = String::new();
+                let written = write_stage_node(db, entry.file, &mut node).then_some(node);
                 assert_eq!(
                     written,
                     node_through_values(db, entry.file),

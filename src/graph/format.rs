@@ -130,12 +130,26 @@ pub fn resolve_graph_format(
     existing_graph: Option<&str>,
     reference_tools_version: Option<&str>,
 ) -> (GraphFormat, FormatSource) {
+    resolve_graph_format_from_evidence(
+        flag,
+        existing_graph.map(format_written_by),
+        reference_tools_version,
+    )
+}
+
+/// [`resolve_graph_format`] given what the existing graph's bytes say ([`format_written_by`])
+/// rather than the bytes: watch mode knows that of the graph it has just written.
+pub fn resolve_graph_format_from_evidence(
+    flag: Option<GraphFormat>,
+    existing_graph: Option<GraphEvidence>,
+    reference_tools_version: Option<&str>,
+) -> (GraphFormat, FormatSource) {
     if let Some(format) = flag {
         return (format, FormatSource::Flag);
     }
     let from_tools = reference_tools_version.map(GraphFormat::of_reference_version);
-    if let Some(graph) = existing_graph {
-        match format_written_by(graph) {
+    if let Some(evidence) = existing_graph {
+        match evidence {
             GraphEvidence::Decided(format) => return (format, FormatSource::ExistingGraph),
             // A pre-gate graph that says nothing about reviews: 2.5 or 2.6 write the same bytes
             // for it, so the tools decide, and 2.6 (the later) when there are none.
@@ -155,8 +169,8 @@ pub fn resolve_graph_format(
 }
 
 /// What the existing graph's bytes say about the version that wrote it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum GraphEvidence {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GraphEvidence {
     /// A key only that format writes.
     Decided(GraphFormat),
     /// `sensors_applicable` entries without `fire_on`: 2.5 or 2.6.
@@ -167,7 +181,7 @@ enum GraphEvidence {
 
 /// Reads only keys: in the reference's pretty JSON a key is `"<name>": ` at the start of a line
 /// after indentation, and a string value can never contain that (its quotes are escaped).
-fn format_written_by(graph: &str) -> GraphEvidence {
+pub fn format_written_by(graph: &str) -> GraphEvidence {
     let has_key = |key: &str| {
         let needle = format!("\"{key}\": ");
         graph.match_indices(&needle).any(|(at, _)| {

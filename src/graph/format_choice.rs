@@ -2,25 +2,28 @@
 //! (`--graph-format`, the existing graph, the install's reference tools), applying the pure
 //! rules of `graph::format`.
 
-use crate::db::{Project, SourceFile};
+use crate::db::Project;
 use crate::graph::format::{
-    FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
+    FormatSource, GraphFormat, reference_tools_version, resolve_graph_format_from_evidence,
 };
 use crate::parse::source_text;
 
 /// The graph format this compile writes, and why: `--graph-format`, else what the existing
-/// graph's keys say, else the install's reference tools, else the newest (see
+/// graph's keys say ([`Project::existing_graph_evidence`]), else the install's reference tools, else the newest (see
 /// `graph::format`). An unreadable graph or tools file says nothing (its own diagnostic comes
 /// from the numbering or is not needed).
 #[salsa::tracked]
 pub fn graph_format(db: &dyn salsa::Database) -> (GraphFormat, FormatSource) {
     let project = Project::get(db);
-    let text_of = |file: Option<SourceFile>| file.and_then(|file| source_text(db, file).ok());
-    let existing_graph = text_of(*project.existing_graph(db));
-    let tools = text_of(*project.reference_tools(db));
-    resolve_graph_format(
-        *project.graph_format_flag(db),
-        existing_graph,
+    if let Some(format) = *project.graph_format_flag(db) {
+        return (format, FormatSource::Flag);
+    }
+    let tools = project
+        .reference_tools(db)
+        .and_then(|file| source_text(db, file).ok());
+    resolve_graph_format_from_evidence(
+        None,
+        *project.existing_graph_evidence(db),
         tools.and_then(reference_tools_version),
     )
 }

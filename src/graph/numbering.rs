@@ -25,6 +25,8 @@ pub struct StageHeader {
 
 #[salsa::tracked(returns(ref))]
 pub fn stage_header(db: &dyn salsa::Database, file: SourceFile) -> Option<StageHeader> {
+    // Gathered by a cross-stage query: see `Project::low_durability_marker`.
+    crate::db::read_low_durability_marker(db);
     let stage = parsed_stage(db, file).definition.as_ref()?;
     Some(StageHeader {
         slug: stage.slug.value.clone(),

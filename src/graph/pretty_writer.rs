@@ -31,6 +31,17 @@ impl<'o> PrettyWriter<'o> {
         }
     }
 
+    /// A writer that continues an object opened at `depth` whose first fields were written
+    /// by another writer: the next key is preceded by a comma, and [`Self::end_object`]
+    /// closes it at `depth`. Lets a memoised tail of an object be written apart from its head.
+    pub fn continuing_object(out: &'o mut String, depth: usize) -> Self {
+        Self {
+            out,
+            depth: depth + 1,
+            has_elements: vec![true],
+        }
+    }
+
     pub fn begin_object(&mut self) {
         self.out.push('{');
         self.open();

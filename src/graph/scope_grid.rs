@@ -26,6 +26,8 @@ pub struct StageScopeRow {
 
 #[salsa::tracked(returns(ref))]
 pub fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<StageScopeRow> {
+    // Gathered by a cross-stage query: see `Project::low_durability_marker`.
+    crate::db::read_low_durability_marker(db);
     let stage = parsed_stage(db, file).definition.as_ref()?;
     Some(StageScopeRow {
         slug: stage.slug.value.clone(),

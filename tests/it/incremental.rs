@@ -6,6 +6,8 @@ use aidlc::db::{CompilerDatabase, ExecutionLog};
 use aidlc::discover::{Harness, InputChanges, Layout, ProjectInputs, Reread};
 use camino::Utf8PathBuf;
 
+use aidlc::synthetic::SyntheticProject;
+
 use crate::support::{TestProject, stage};
 
 /// A warm database over a temp project, changed the way watch mode changes it: edit the file
@@ -21,7 +23,24 @@ struct Session<'p> {
 impl<'p> Session<'p> {
     fn new(project: &'p TestProject) -> Self {
         let log = ExecutionLog::default();
-        let mut db = CompilerDatabase::with_execution_log(log.clone());
+        Self::over(
+            project,
+            CompilerDatabase::with_execution_log(log.clone()),
+            log,
+        )
+    }
+
+    /// A session whose log also names every memo validated without re-running.
+    fn logging_validations(project: &'p TestProject) -> Self {
+        let log = ExecutionLog::default();
+        Self::over(
+            project,
+            CompilerDatabase::with_validation_log(log.clone()),
+            log,
+        )
+    }
+
+    fn over(project: &'p TestProject, mut db: CompilerDatabase, log: ExecutionLog) -> Self {
         let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
         let inputs = aidlc::discover::load_project(&mut db, &layout);
         let outcome = aidlc::compile::compile(&db);
@@ -76,7 +95,7 @@ fn a_prose_edit_reparses_one_stage_and_resolves_nothing() {
     for query in [
         "sensors_applicable",
         "dead_gate_bindings",
-        "stage_node_json",
+        "stage_node_body",
         "stage_numbering",
         "sensor_registry",
         "graph_diagnostics",
@@ -97,7 +116,7 @@ fn a_manifest_edit_re_resolves_only_the_stages_importing_it() {
     assert_eq!(count(&log, "parsed_stage"), 0, "{log:#?}");
     // functional-design, nfr-requirements, nfr-design, infrastructure-design, ci-pipeline.
     assert_eq!(count(&log, "sensors_applicable"), 5, "{log:#?}");
-    assert_eq!(count(&log, "stage_node_json"), 5, "{log:#?}");
+    assert_eq!(count(&log, "stage_node_body"), 5, "{log:#?}");
     assert_eq!(count(&log, "stage_numbering"), 0, "{log:#?}");
 }
 
@@ -111,7 +130,7 @@ fn a_sensor_import_edit_re_resolves_that_stage_only() {
     );
     assert_eq!(count(&log, "parsed_stage"), 1, "{log:#?}");
     assert_eq!(count(&log, "sensors_applicable"), 1, "{log:#?}");
-    assert_eq!(count(&log, "stage_node_json"), 1, "{log:#?}");
+    assert_eq!(count(&log, "stage_node_body"), 1, "{log:#?}");
     // The projections the whole-project queries read stay equal, so those do not re-run.
     for query in ["stage_numbering", "graph_diagnostics", "scope_grid_json"] {
         assert_eq!(count(&log, query), 0, "{query} re-ran: {log:#?}");
@@ -148,7 +167,7 @@ fn a_new_stage_is_parsed_alone_and_emits_only_its_own_node() {
     assert_eq!(count(&log, "parsed_stage"), 1, "{log:#?}");
     assert_eq!(count(&log, "parsed_manifest"), 0, "{log:#?}");
     assert_eq!(count(&log, "stage_numbering"), 1, "{log:#?}");
-    assert_eq!(count(&log, "stage_node_json"), 1, "{log:#?}");
+    assert_eq!(count(&log, "stage_node_body"), 1, "{log:#?}");
 }
 
 #[test]
@@ -193,4 +212,230 @@ fn graph_rows_equal_the_rows_parsed_back_from_the_emitted_graph() {
             .collect();
         assert_eq!(*aidlc::graph::numbering::graph_rows(&session.db), parsed);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Large projects: sources start durable (`discover::durability_for`)
+// ---------------------------------------------------------------------------------------------
+
+/// A synthetic project of more input files than `DURABLE_THRESHOLD`, compiled once.
+fn large_project() -> (TestProject, SyntheticProject) {
+    let synthetic = SyntheticProject::new(aidlc::discover::DURABLE_THRESHOLD, 12);
+    let project = TestProject::empty();
+    synthetic.write_to(&project.root).unwrap();
+    assert_eq!(project.compile().status, 0);
+    (project, synthetic)
+}
+
+/// `text` with one more entry, `  - <sensor>`, at the top of its `sensors:` list.
+fn with_extra_import(text: &str, sensor: &str) -> String {
+    assert!(
+        text.contains("\nsensors:\n"),
+        "a block sensors list: {text}"
+    );
+    text.replacen("\nsensors:\n", &format!("\nsensors:\n  - {sensor}\n"), 1)
+}
+
+/// In a large project, the first edit of a stage lowers that file's durability, so its own
+/// memos re-run even where their values come out equal; the per-stage facts the whole-project
+/// queries gather keep their durability, so those queries still do not re-run for a prose
+/// edit. A later edit of the same file re-runs exactly what the same edit of a small project
+/// does.
+#[test]
+fn a_large_project_re_runs_one_stage_on_its_first_and_later_edits() {
+    let (project, synthetic) = large_project();
+    let mut session = Session::new(&project);
+    let path = synthetic.stage_path(7);
+    let first = session.edit(path.as_str(), |text| format!("{text}\nOne more line.\n"));
+    assert_eq!(count(&first, "parsed_stage"), 1, "{first:#?}");
+    assert_eq!(count(&first, "stage_node_body"), 1, "{first:#?}");
+    for query in ["stage_numbering", "graph_diagnostics", "scope_grid_json"] {
+        assert_eq!(count(&first, query), 0, "{query} re-ran: {first:#?}");
+    }
+    let later = session.edit(path.as_str(), |text| format!("{text}Another line.\n"));
+    assert_eq!(count(&later, "parsed_stage"), 1, "{later:#?}");
+    for query in [
+        "sensors_applicable",
+        "dead_gate_bindings",
+        "stage_node_body",
+        "stage_numbering",
+        "graph_diagnostics",
+        "stage_graph_json",
+    ] {
+        assert_eq!(count(&later, query), 0, "{query} re-ran: {later:#?}");
+    }
+    let unlisted = (0..12)
+        .map(|index| synthetic.sensor_id(index))
+        .find(|id| !synthetic.stage_sensor_ids(7).contains(id))
+        .unwrap();
+    let import = session.edit(path.as_str(), |text| with_extra_import(text, &unlisted));
+    assert_eq!(count(&import, "sensors_applicable"), 1, "{import:#?}");
+    assert_eq!(count(&import, "stage_node_body"), 1, "{import:#?}");
+    assert_eq!(count(&import, "stage_graph_json"), 1, "{import:#?}");
+    assert_eq!(count(&import, "stage_numbering"), 0, "{import:#?}");
+}
+
+/// The point of durable sources: after one stage's edit, the memos of every untouched stage
+/// are trusted by a durability check, not re-validated dependency by dependency. With every
+/// input `LOW` (as in a small project), each stage's imports would be looked at again.
+#[test]
+fn a_later_edit_in_a_large_project_looks_at_no_untouched_stage_s_imports() {
+    let (project, synthetic) = large_project();
+    let mut session = Session::logging_validations(&project);
+    let path = synthetic.stage_path(3);
+    session.edit(path.as_str(), |text| format!("{text}\nOne more line.\n"));
+    let log = session.edit(path.as_str(), |text| format!("{text}Another line.\n"));
+    let looked_at = |query: &str| count(&log, &format!("validated {query}"));
+    // Only the edited stage's own: re-validated (it was parsed again), never another's.
+    assert!(looked_at("sensors_applicable") <= 1, "{log:#?}");
+    assert!(looked_at("dead_gate_bindings") <= 1, "{log:#?}");
+    // Yet every stage's diagnostics and node were confirmed, one check each.
+    let untouched_stages = aidlc::discover::DURABLE_THRESHOLD - 1;
+    assert!(
+        looked_at("stage_file_diagnostics") >= untouched_stages,
+        "{log:#?}"
+    );
+}
+
+/// Whatever the sequence of edits, a durable session's rebuild gives what a fresh compile of
+/// the same files gives: the graph, the grid and every diagnostic, byte for byte. Covers the
+/// handed-over graph rows and format evidence, including after someone else rewrites the
+/// graph in another format with another number.
+#[test]
+fn a_durable_watch_session_compiles_what_a_fresh_compile_does() {
+    let (project, synthetic) = large_project();
+    let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
+    let (mut session, first) = aidlc::watch::WatchSession::start(layout.clone());
+    assert_eq!(
+        first.outcome.n_errors(),
+        0,
+        "{:?}",
+        first.outcome.diagnostics
+    );
+    let stage = synthetic.stage_path(11).to_string();
+    let other_stage = synthetic.stage_path(40).to_string();
+    let sensor = synthetic.sensor_path(2).to_string();
+    let unlisted = (0..12)
+        .map(|index| synthetic.sensor_id(index))
+        .find(|id| !synthetic.stage_sensor_ids(11).contains(id))
+        .unwrap();
+    let original_stage = project.read(&stage);
+    let new_stage = stage_path_beside(&stage, "late-extra-stage");
+    let edits: Vec<(&str, EditOnDisk)> = vec![
+        (
+            "an import",
+            Box::new(|p| edit(p, &stage, |t| with_extra_import(t, &unlisted))),
+        ),
+        (
+            "prose",
+            Box::new(|p| edit(p, &stage, |t| format!("{t}\nMore prose.\n"))),
+        ),
+        (
+            "the same stage back",
+            Box::new(|p| {
+                p.write(&stage, &original_stage);
+                vec![stage.clone()]
+            }),
+        ),
+        (
+            "another stage's import",
+            Box::new(|p| edit(p, &other_stage, |t| with_extra_import(t, &unlisted))),
+        ),
+        (
+            "a manifest's matches",
+            Box::new(|p| {
+                edit(p, &sensor, |t| {
+                    t.replace("matches:", "matches: \"**/*.md\"\nold_matches:")
+                })
+            }),
+        ),
+        (
+            "a new stage",
+            Box::new(|p| {
+                // Its slug also names what it produces, so those stay unique.
+                let text = p
+                    .read(&stage)
+                    .replace(&synthetic.stage_slug(11), "late-extra-stage");
+                p.write(&new_stage, &text);
+                vec![new_stage.clone()]
+            }),
+        ),
+        (
+            "a deleted stage",
+            Box::new(|p| {
+                p.remove(&new_stage);
+                vec![new_stage.clone()]
+            }),
+        ),
+        (
+            "the graph rewritten in the 2.6 format with a moved number",
+            Box::new(|p| {
+                let mut older = layout.clone();
+                older.graph_format = Some(aidlc::graph::format::GraphFormat::Reference26);
+                let mut db = CompilerDatabase::default();
+                let _inputs = aidlc::discover::load_project(&mut db, &older);
+                let graph = aidlc::compile::compile_once(&db).stage_graph;
+                // The last node, moved further on within its phase: still after what it requires.
+                let number_at = graph.rfind("\"number\": \"").unwrap() + "\"number\": \"".len();
+                let end = number_at + graph[number_at..].find('"').unwrap();
+                let (major, _) = graph[number_at..end].split_once('.').unwrap();
+                let moved = format!("{}{major}.999{}", &graph[..number_at], &graph[end..]);
+                p.write(".claude/tools/data/stage-graph.json", &moved);
+                vec![".claude/tools/data/stage-graph.json".to_owned()]
+            }),
+        ),
+    ];
+    for (what, make_edit) in edits {
+        let changed = make_edit(&project);
+        let expected = fresh_compile(&layout);
+        let named: HashSet<Utf8PathBuf> = changed.iter().map(|path| project.path(path)).collect();
+        let rebuild = session
+            .rebuild(Reread::Paths(&named))
+            .unwrap_or_else(|| panic!("{what}: no rebuild"));
+        assert_eq!(
+            rebuild.outcome.stage_graph, expected.stage_graph,
+            "{what}: the graph differs from a fresh compile's"
+        );
+        assert_eq!(
+            rebuild.outcome.scope_grid, expected.scope_grid,
+            "{what}: the grid differs"
+        );
+        assert_eq!(
+            format!("{:?}", rebuild.outcome.diagnostics),
+            format!("{:?}", expected.diagnostics),
+            "{what}: the diagnostics differ"
+        );
+        assert_eq!(
+            rebuild.outcome.n_errors(),
+            0,
+            "{what}: {:?}",
+            rebuild.outcome.diagnostics
+        );
+    }
+    let graph = project.read(".claude/tools/data/stage-graph.json");
+    assert!(graph.contains(".999\""), "the moved number is kept");
+    assert!(!graph.contains("\"fire_on\""), "the 2.6 format is kept");
+}
+
+/// An edit of the project's files, returning the project-relative paths it changed.
+type EditOnDisk<'a> = Box<dyn Fn(&TestProject) -> Vec<String> + 'a>;
+
+fn edit(project: &TestProject, path: &str, change: impl Fn(&str) -> String) -> Vec<String> {
+    let text = project.read(path);
+    let changed = change(&text);
+    assert_ne!(changed, text, "the edit of {path} changes nothing");
+    project.write(path, &changed);
+    vec![path.to_owned()]
+}
+
+fn stage_path_beside(stage: &str, slug: &str) -> String {
+    let (folder, _) = stage.rsplit_once('/').unwrap();
+    format!("{folder}/{slug}.md")
+}
+
+/// The outcome of a one-shot compile of the files as they are on disk.
+fn fresh_compile(layout: &Layout) -> aidlc::compile::CompileOutcome {
+    let mut db = CompilerDatabase::default();
+    let _inputs = aidlc::discover::load_project(&mut db, layout);
+    aidlc::compile::compile_once(&db)
 }
