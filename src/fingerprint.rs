@@ -51,17 +51,19 @@ struct FileRecord {
     stamp: FileStamp,
 }
 
+/// The fields in the order [`RecordToWrite`] writes them, so that a record refreshed by
+/// [`check`] has the bytes [`record`] would write.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct Record {
     tool: String,
     layout: Vec<String>,
-    written_at_ns: u64,
     inputs: Vec<FileRecord>,
     skipped_sensor_files: Vec<String>,
     outputs: Vec<FileRecord>,
     n_stages: usize,
     n_sensors: usize,
     warnings: Vec<Diagnostic>,
+    written_at_ns: u64,
 }
 
 /// What an up-to-date check proved.
@@ -175,6 +177,10 @@ fn output_records(layout: &Layout, graph: &str, grid: &str) -> Option<Vec<FileRe
 /// `inputs`. Removes any old record instead when some input could not be read, since such a
 /// compile cannot be proved unchanged later. The record is a cache: it is replaced atomically
 /// but not flushed to disk, and a record lost or torn in a crash is simply not trusted.
+///
+/// A record on disk that already says everything this one would, apart from its time, is left
+/// as it is (see [`still_true_record_time`]): rewriting it would trust nothing more, and the
+/// create, write and rename cost more than the rest of the record.
 pub fn record(
     layout: &Layout,
     outcome: &CompileOutcome,
@@ -203,36 +209,102 @@ pub fn record(
     let record = RecordToWrite {
         tool: tool_identity(),
         layout: layout_identity(layout),
-        written_at_ns: now_ns(),
         inputs: read_files,
         skipped_sensor_files: skipped_paths(inputs.listing()),
         outputs,
         n_stages: outcome.n_stages,
         n_sensors: outcome.n_sensors,
         warnings: &outcome.diagnostics,
+        written_at_ns: 0,
     };
-    write_record(&path, &record)
+    let body = BodyBeforeTime::of(&record)?;
+    if let Some(recorded_at_ns) = still_true_record_time(&path, &body)
+        && !record.stamps().any(|stat| is_racy(stat, recorded_at_ns))
+    {
+        return Ok(());
+    }
+    write_record_body(&path, &body.with_time(now_ns()))
 }
 
 /// [`Record`] as it is written, borrowing the stamps and warnings instead of cloning ten
-/// thousand of them; serialises to exactly the fields [`Record`] reads back.
+/// thousand of them; serialises to exactly the fields [`Record`] reads back. `written_at_ns`
+/// comes last, so that [`BodyBeforeTime`] can hold everything before it.
 #[derive(Serialize)]
 struct RecordToWrite<'a> {
     tool: String,
     layout: Vec<String>,
-    written_at_ns: u64,
     inputs: Vec<FileRecordToWrite<'a>>,
     skipped_sensor_files: Vec<String>,
     outputs: Vec<FileRecord>,
     n_stages: usize,
     n_sensors: usize,
     warnings: &'a [Diagnostic],
+    written_at_ns: u64,
+}
+
+impl RecordToWrite<'_> {
+    /// The `stat` stamps of every input and output the record names.
+    fn stamps(&self) -> impl Iterator<Item = &StatStamp> {
+        let inputs = self.inputs.iter().map(|file| &file.stamp.stat);
+        inputs.chain(self.outputs.iter().map(|file| &file.stamp.stat))
+    }
 }
 
 #[derive(Serialize)]
 struct FileRecordToWrite<'a> {
     path: String,
     stamp: &'a FileStamp,
+}
+
+/// A record's JSON body up to its time: everything but the digits of `written_at_ns` and the
+/// closing brace, which [`RecordToWrite`] writes last.
+struct BodyBeforeTime(String);
+
+impl BodyBeforeTime {
+    const TIME_KEY: &'static str = "\"written_at_ns\":";
+
+    fn of(record: &RecordToWrite<'_>) -> std::io::Result<Self> {
+        let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
+        let placeholder = format!("{}{}}}", Self::TIME_KEY, record.written_at_ns);
+        match body.strip_suffix(placeholder.as_str()) {
+            Some(before_key) => Ok(Self(format!("{before_key}{}", Self::TIME_KEY))),
+            None => Err(std::io::Error::other(
+                "the record's time is not its last field",
+            )),
+        }
+    }
+
+    fn with_time(&self, written_at_ns: u64) -> String {
+        format!("{}{written_at_ns}}}", self.0)
+    }
+
+    /// The time of `body` if it is exactly this body with some time, written as `serde_json`
+    /// writes it (plain decimal digits, no leading zero).
+    fn time_of(&self, body: &str) -> Option<u64> {
+        let digits = body.strip_prefix(self.0.as_str())?.strip_suffix('}')?;
+        let canonical = !digits.is_empty()
+            && digits.bytes().all(|byte| byte.is_ascii_digit())
+            && (digits == "0" || !digits.starts_with('0'));
+        canonical.then(|| digits.parse().ok()).flatten()
+    }
+}
+
+/// The time of the record at `path` when it is valid (its checksum matches) and says exactly
+/// what `body` says apart from the time; `None` when it is missing, unreadable, corrupt or
+/// different in any byte.
+fn still_true_record_time(path: &Utf8Path, body: &BodyBeforeTime) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let (header, recorded_body) = text.split_once('\n')?;
+    let recorded_at_ns = body.time_of(recorded_body)?;
+    (header == record_header(recorded_body)).then_some(recorded_at_ns)
+}
+
+/// Whether a file with `stat` is too recent to trust by `stat` alone, for a record written at
+/// `written_at_ns`: a second write within the file system's timestamp granularity could leave
+/// the same `stat` behind.
+fn is_racy(stat: &StatStamp, written_at_ns: u64) -> bool {
+    stat.modified_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns
+        || stat.changed_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns
 }
 
 fn skipped_paths(listing: &InputListing) -> Vec<String> {
@@ -250,11 +322,21 @@ fn remove_record(path: &Utf8Path) -> std::io::Result<()> {
     }
 }
 
-/// `MAGIC FORMAT CHECKSUM\n` then the JSON body; the checksum is the BLAKE3 of the body.
+/// `MAGIC FORMAT CHECKSUM`: the first line of a record whose body is `body`; the checksum is
+/// the BLAKE3 of the body.
+fn record_header(body: &str) -> String {
+    format!("{MAGIC} {FORMAT} {}", hash_hex(body.as_bytes()))
+}
+
+/// The header line, then the JSON body.
+fn write_record_body(path: &Utf8Path, body: &str) -> std::io::Result<()> {
+    let text = format!("{}\n{body}", record_header(body));
+    crate::fs_util::replace_atomically(path, text.as_bytes(), crate::fs_util::Flush::No)
+}
+
 fn write_record(path: &Utf8Path, record: &impl Serialize) -> std::io::Result<()> {
     let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
-    let text = format!("{MAGIC} {FORMAT} {}\n{body}", hash_hex(body.as_bytes()));
-    crate::fs_util::replace_atomically(path, text.as_bytes(), crate::fs_util::Flush::No)
+    write_record_body(path, &body)
 }
 
 fn read_record(path: &Utf8Path) -> Result<Record, Stale> {
@@ -266,8 +348,7 @@ fn read_record(path: &Utf8Path) -> Result<Record, Stale> {
     let (header, body) = text
         .split_once('\n')
         .ok_or_else(|| Stale::Unreadable("no header line".to_owned()))?;
-    let expected = format!("{MAGIC} {FORMAT} {}", hash_hex(body.as_bytes()));
-    if header != expected {
+    if header != record_header(body) {
         return Err(Stale::Unreadable(
             "unknown format or checksum mismatch".to_owned(),
         ));
@@ -288,9 +369,7 @@ fn check_file(path: &Utf8Path, recorded: &FileStamp, written_at_ns: u64) -> File
     let Some(stat) = StatStamp::of_path(path) else {
         return FileCheck::Changed;
     };
-    let racy = recorded.stat.modified_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns
-        || recorded.stat.changed_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns;
-    if stat == recorded.stat && !racy {
+    if stat == recorded.stat && !is_racy(&recorded.stat, written_at_ns) {
         return FileCheck::Same;
     }
     if stat.size != recorded.stat.size {
@@ -389,11 +468,8 @@ mod tests {
     use super::*;
     use crate::diagnostics::Code;
 
-    /// The record is written from borrowed parts and read back whole: both shapes must agree
-    /// field for field, or every later compile would find the record unreadable.
-    #[test]
-    fn a_record_written_from_borrowed_parts_reads_back_whole() {
-        let stamp = |size: u64, hash: &str| FileStamp {
+    fn stamp(size: u64, hash: &str) -> FileStamp {
+        FileStamp {
             stat: StatStamp {
                 size,
                 modified_ns: 7,
@@ -401,21 +477,26 @@ mod tests {
                 inode: 9,
             },
             blake3: hash.to_owned(),
-        };
-        let input_stamps = [stamp(10, "aa"), stamp(20, "bb")];
-        let warnings = vec![
+        }
+    }
+
+    fn warnings() -> Vec<Diagnostic> {
+        vec![
             Diagnostic::warning(Code::SwarmAdvisory, "a warning")
                 .in_file("stages/a.md")
                 .at(3..5),
-        ];
-        let outputs = vec![FileRecord {
-            path: "graph.json".to_owned(),
-            stamp: stamp(30, "cc"),
-        }];
-        let written = RecordToWrite {
+        ]
+    }
+
+    fn record_to_write<'a>(
+        input_stamps: &'a [FileStamp; 2],
+        warnings: &'a [Diagnostic],
+        written_at_ns: u64,
+    ) -> RecordToWrite<'a> {
+        RecordToWrite {
             tool: "aidlc test".to_owned(),
-            layout: vec!["a".to_owned(), "b".to_owned()],
-            written_at_ns: 42,
+            layout: vec!["a".to_owned(), "b \"quoted\" written_at_ns".to_owned()],
+            written_at_ns,
             inputs: vec![
                 FileRecordToWrite {
                     path: "one.md".to_owned(),
@@ -427,17 +508,32 @@ mod tests {
                 },
             ],
             skipped_sensor_files: vec!["skipped.md".to_owned()],
-            outputs: outputs.clone(),
+            outputs: vec![FileRecord {
+                path: "graph.json".to_owned(),
+                stamp: stamp(30, "cc"),
+            }],
             n_stages: 2,
             n_sensors: 1,
-            warnings: &warnings,
-        };
-        let read: Record = serde_json::from_str(&serde_json::to_string(&written).unwrap()).unwrap();
+            warnings,
+        }
+    }
+
+    /// The record is written from borrowed parts and read back whole: both shapes must agree
+    /// field for field, or every later compile would find the record unreadable; and the whole
+    /// shape (which `check` rewrites) must write the same bytes, or the next compile would
+    /// always find the record different and rewrite it.
+    #[test]
+    fn a_record_written_from_borrowed_parts_reads_back_whole() {
+        let input_stamps = [stamp(10, "aa"), stamp(20, "bb")];
+        let warnings = warnings();
+        let written = record_to_write(&input_stamps, &warnings, 42);
+        let text = serde_json::to_string(&written).unwrap();
+        let read: Record = serde_json::from_str(&text).unwrap();
         assert_eq!(
             read,
             Record {
                 tool: "aidlc test".to_owned(),
-                layout: vec!["a".to_owned(), "b".to_owned()],
+                layout: vec!["a".to_owned(), "b \"quoted\" written_at_ns".to_owned()],
                 written_at_ns: 42,
                 inputs: vec![
                     FileRecord {
@@ -450,11 +546,43 @@ mod tests {
                     },
                 ],
                 skipped_sensor_files: vec!["skipped.md".to_owned()],
-                outputs,
+                outputs: written.outputs.clone(),
                 n_stages: 2,
                 n_sensors: 1,
-                warnings,
+                warnings: warnings.clone(),
             }
         );
+        assert_eq!(serde_json::to_string(&read).unwrap(), text);
+    }
+
+    /// The body before the time, completed with a time, is the body serialised with that time;
+    /// and only such a body gives its time back.
+    #[test]
+    fn a_body_is_recognised_only_when_it_differs_in_the_time_alone() {
+        let input_stamps = [stamp(10, "aa"), stamp(20, "bb")];
+        let warnings = warnings();
+        let before_time =
+            BodyBeforeTime::of(&record_to_write(&input_stamps, &warnings, 0)).unwrap();
+        for time in [0, 7, 1_700_000_000_123_456_789, u64::MAX] {
+            let serialised =
+                serde_json::to_string(&record_to_write(&input_stamps, &warnings, time)).unwrap();
+            assert_eq!(before_time.with_time(time), serialised);
+            assert_eq!(before_time.time_of(&serialised), Some(time));
+        }
+        let other_stamps = [stamp(10, "aa"), stamp(21, "bb")];
+        let other = serde_json::to_string(&record_to_write(&other_stamps, &warnings, 5)).unwrap();
+        assert_eq!(before_time.time_of(&other), None);
+        let body = before_time.with_time(5);
+        for not_the_same in [
+            body.replace(":5}", ":05}"),
+            body.replace(":5}", ":+5}"),
+            body.replace(":5}", ":}"),
+            body.replace(":5}", ":5 }"),
+            body.replace(":5}", ":5.0}"),
+            format!("{body}\n"),
+            body.replace(":5}", ":18446744073709551616}"),
+        ] {
+            assert_eq!(before_time.time_of(&not_the_same), None, "{not_the_same}");
+        }
     }
 }

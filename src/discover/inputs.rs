@@ -109,7 +109,8 @@ pub fn hash_hex(bytes: &[u8]) -> String {
     } else {
         blake3::hash(bytes)
     };
-    hash.to_hex().to_string()
+    // `as_str`, not `to_string`: the `Display` machinery costs more than the hash of a small file.
+    hash.to_hex().as_str().to_owned()
 }
 
 /// Read one input file, never failing. The stamp is `None` when the bytes were not read
@@ -171,7 +172,7 @@ fn read_file<H>(
 }
 
 fn contents_of(bytes: Vec<u8>) -> FileContents {
-    if bytes[..bytes.len().min(8192)].contains(&0) {
+    if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
         return FileContents::Binary;
     }
     match String::from_utf8(bytes) {

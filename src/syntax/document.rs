@@ -184,8 +184,7 @@ fn trailing_comment_diagnostics(text: &str, entries: &[Entry], file: &Utf8Path) 
         if !is_single_line_scalar {
             continue;
         }
-        let key_line_end = text[entry.key.span.end..]
-            .find('\n')
+        let key_line_end = memchr::memchr(b'\n', &text.as_bytes()[entry.key.span.end..])
             .map_or(text.len(), |i| entry.key.span.end + i);
         let scan_from = if entry.value.is_null() || entry.value.span.end <= entry.key.span.end {
             entry.key.span.end + 1

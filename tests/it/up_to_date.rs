@@ -239,3 +239,95 @@ fn settled_stamps_are_trusted_and_a_restored_mtime_is_still_caught() {
     let run = project.compile();
     assert!(compiled_for_real(&run), "{}", run.stderr);
 }
+
+/// What tells one version of the record file from another: its inode (a rewrite renames a new
+/// file over it), its modification time and its bytes.
+#[cfg(unix)]
+fn record_file_state(project: &TestProject) -> (u64, std::time::SystemTime, String) {
+    use std::os::unix::fs::MetadataExt as _;
+    let metadata = std::fs::metadata(project.path(FINGERPRINT)).unwrap();
+    (
+        metadata.ino(),
+        metadata.modified().unwrap(),
+        project.read(FINGERPRINT),
+    )
+}
+
+/// Longer than `fingerprint::RACY_WINDOW_NS`: stamps older than this are trusted.
+const PAST_THE_RACY_WINDOW: std::time::Duration = std::time::Duration::from_millis(2_100);
+
+/// A forced compile that would record exactly what the record on disk says, apart from its
+/// time, leaves the file alone once no stamp in it is within the racy window of its time; the
+/// no-op check after it still trusts it, and still notices a later edit.
+#[cfg(unix)]
+#[test]
+fn an_unchanged_forced_compile_leaves_a_settled_record_untouched() {
+    let project = compiled_minimal();
+    let first = record_file_state(&project);
+    // The first record was written right after the outputs, so their stamps are racy
+    // relative to it: the next forced compile rewrites it, with a time past their window.
+    std::thread::sleep(PAST_THE_RACY_WINDOW);
+    let settling = project.run(&["compile", "--force"]);
+    assert!(compiled_for_real(&settling), "{}", settling.stderr);
+    let settled = record_file_state(&project);
+    assert_ne!(settled.0, first.0, "the racy record was rewritten");
+
+    let forced = project.run(&["compile", "--force"]);
+    assert!(
+        compiled_for_real(&forced) && forced.status == 0,
+        "{}",
+        forced.stderr
+    );
+    assert_eq!(
+        record_file_state(&project),
+        settled,
+        "the record was left alone"
+    );
+
+    let check = project.compile();
+    assert!(was_up_to_date(&check), "{}", check.stderr);
+    assert!(!check.stderr.contains("re-hashed"), "{}", check.stderr);
+    let text = project
+        .read(FIRST_STAGE)
+        .replace("Prose about", "Prose abouT");
+    project.write(FIRST_STAGE, &text);
+    let after_edit = project.compile();
+    assert!(compiled_for_real(&after_edit), "{}", after_edit.stderr);
+}
+
+/// A forced compile rewrites a record that would say the same when an input in it was
+/// modified within the racy window of the record's time, as every forced compile did before:
+/// keeping the old time would keep that stamp from ever being trusted by `stat` alone, and
+/// only a rewrite with the new time may trust it.
+#[cfg(unix)]
+#[test]
+fn a_forced_compile_still_rewrites_a_record_with_a_racy_input() {
+    let project = compiled_minimal();
+    std::thread::sleep(PAST_THE_RACY_WINDOW);
+    let graph_before = std::fs::metadata(project.path(GRAPH)).unwrap();
+    let text = project
+        .read(FIRST_STAGE)
+        .replace("Prose about", "Prose abouT");
+    project.write(FIRST_STAGE, &text);
+    let compiled = project.compile();
+    assert!(compiled_for_real(&compiled), "{}", compiled.stderr);
+    let graph_after = std::fs::metadata(project.path(GRAPH)).unwrap();
+    assert_eq!(
+        graph_before.modified().unwrap(),
+        graph_after.modified().unwrap(),
+        "a prose edit leaves the graph as it was, so only the edited input is racy"
+    );
+    let recorded = record_file_state(&project);
+
+    let forced = project.run(&["compile", "--force"]);
+    assert!(
+        compiled_for_real(&forced) && forced.status == 0,
+        "{}",
+        forced.stderr
+    );
+    let rewritten = record_file_state(&project);
+    assert_ne!(rewritten.0, recorded.0, "the record was rewritten");
+    assert_ne!(rewritten.2, recorded.2, "with a new time");
+    let check = project.compile();
+    assert!(was_up_to_date(&check), "{}", check.stderr);
+}
