@@ -216,8 +216,10 @@ impl WarmProject {
     }
 
     fn set_text(&mut self, file: SourceFile, text: &str) -> bool {
-        self.db
-            .update_file(file, FileContents::Text(text.to_owned()))
+        self.db.update_file(
+            file,
+            FileContents::Text(std::sync::Arc::new(text.to_owned())),
+        )
     }
 }
 

@@ -228,7 +228,7 @@ pub fn source_texts(
         .into_iter()
         .filter(|file| wanted.contains(file.path(db).as_path()))
         .filter_map(|file| match file.contents(db) {
-            FileContents::Text(text) => Some((file.path(db).clone(), text.clone())),
+            FileContents::Text(text) => Some((file.path(db).clone(), String::clone(text))),
             _ => None,
         })
         .collect()

@@ -11,11 +11,17 @@ use camino::Utf8PathBuf;
 /// What reading a file gave. Anything but `Text` becomes a diagnostic where the file is used.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FileContents {
-    Text(String),
+    /// Shared, so an output this process wrote can be mirrored without copying its megabytes.
+    Text(Arc<String>),
     Unreadable(String),
-    InvalidUtf8 { valid_up_to: usize },
+    InvalidUtf8 {
+        valid_up_to: usize,
+    },
     Binary,
-    TooLarge { size: u64, limit: u64 },
+    TooLarge {
+        size: u64,
+        limit: u64,
+    },
 }
 
 /// One file the compile reads. `path` is project-relative with `/` separators.

@@ -187,8 +187,12 @@ impl WatchSession {
         }
         if summary.grid_written {
             let path = self.layout.scope_grid_path.clone();
-            self.inputs
-                .note_output_written(&mut self.db, &self.layout, &path, &outcome.scope_grid);
+            self.inputs.note_output_written(
+                &mut self.db,
+                &self.layout,
+                &path,
+                std::sync::Arc::new(outcome.scope_grid.to_string()),
+            );
         }
     }
 }

@@ -176,7 +176,7 @@ fn contents_of(bytes: Vec<u8>) -> FileContents {
         return FileContents::Binary;
     }
     match String::from_utf8(bytes) {
-        Ok(text) => FileContents::Text(text),
+        Ok(text) => FileContents::Text(std::sync::Arc::new(text)),
         Err(error) => FileContents::InvalidUtf8 {
             valid_up_to: error.utf8_error().valid_up_to(),
         },
@@ -534,10 +534,11 @@ impl ProjectInputs {
         &mut self,
         db: &mut CompilerDatabase,
         layout: &Layout,
-        bytes: &str,
+        text: &std::sync::Arc<String>,
         rows: GraphRows,
     ) {
-        self.note_output_written(db, layout, &layout.stage_graph_path.clone(), bytes);
+        let path = layout.stage_graph_path.clone();
+        self.note_output_written(db, layout, &path, std::sync::Arc::clone(text));
         self.note_graph_on_disk(db, rows);
     }
 
@@ -554,17 +555,18 @@ impl ProjectInputs {
 
     /// Mirror an output this process just wrote (`stage-graph.json` or `scope-grid.json`,
     /// which later compiles also read) without re-reading it or re-listing any folder, so a
-    /// refresh never swallows some other change. The bytes were written because they differ
-    /// from the file's, so they are set without comparing megabytes first (a needless set only
-    /// costs a re-validation); like every output read back, the file gets no stamp.
+    /// refresh never swallows some other change. The text is shared with the compile that
+    /// produced it, not copied. It was written because it differs from the file's, so it is set
+    /// without comparing megabytes first (a needless set only costs a re-validation); like
+    /// every output read back, the file gets no stamp.
     pub fn note_output_written(
         &mut self,
         db: &mut CompilerDatabase,
         layout: &Layout,
         path: &Utf8Path,
-        bytes: &str,
+        text: std::sync::Arc<String>,
     ) {
-        let contents = FileContents::Text(bytes.to_owned());
+        let contents = FileContents::Text(text);
         if let Some(loaded) = self.files.get_mut(path) {
             loaded.stamp = None;
             db.replace_file(loaded.input, contents);

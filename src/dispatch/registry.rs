@@ -54,7 +54,7 @@ pub fn load_live_registry(layout: &Layout) -> LiveRegistry {
         .map(|path| {
             let contents = read_input(path, MAX_INPUT_BYTES).0;
             if let FileContents::Text(text) = &contents {
-                sources.insert(layout.display(path), text.clone());
+                sources.insert(layout.display(path), String::clone(text));
             }
             SourceFile::new(&db, layout.display(path), contents)
         })

@@ -340,7 +340,7 @@ mod tests {
             .unwrap()
             .file;
         log.lock().unwrap().clear();
-        assert!(db.update_file(file, FileContents::Text(new_text)));
+        assert!(db.update_file(file, FileContents::Text(std::sync::Arc::new(new_text))));
         let after = crate::compile::compile(&db);
         assert_eq!(after.n_errors(), 0, "{:?}", after.diagnostics);
         assert_ne!(

@@ -171,7 +171,7 @@ impl ServerState {
     /// why).
     pub fn text_of(&self, file: SourceFile) -> Option<&str> {
         match file.contents(&self.db) {
-            FileContents::Text(text) => Some(text),
+            FileContents::Text(text) => Some(text.as_str()),
             _ => None,
         }
     }
@@ -285,5 +285,5 @@ fn editor_contents(text: &str) -> FileContents {
     if text.bytes().take(8192).any(|byte| byte == 0) {
         return FileContents::Binary;
     }
-    FileContents::Text(text.to_owned())
+    FileContents::Text(std::sync::Arc::new(text.to_owned()))
 }
