@@ -124,7 +124,7 @@ impl WatchSession {
     }
 
     fn compile_and_write(&mut self, changes: InputChanges, started: Instant) -> Rebuild {
-        let outcome = compile::compile(&self.db);
+        let outcome = compile::compile_warm(&self.db);
         let sources = compile::source_texts(&self.db, &outcome.diagnostics);
         let outputs_untouched = !self.touches_outputs(&changes);
         let previous = self.last_written.take();
