@@ -721,7 +721,14 @@ fn run_watch_rebuild_child(arguments: &[String]) {
         }
     }
     std::fs::write(&stage_path, &edited).expect("write the edited stage");
-    let rebuild = measured_watch_rebuild(&mut session, &changed);
+    // On a pool of one thread, so that callgrind's toggle, which follows only the thread that
+    // entered `measured_watch_rebuild`, counts every instruction of the rebuild (a large
+    // project's rebuild otherwise runs half of its work on another thread, uncounted).
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a rayon pool of one thread");
+    let rebuild = one_thread.install(|| measured_watch_rebuild(&mut session, &changed));
     std::fs::write(&stage_path, original).expect("restore the edited stage");
     // The outputs go back to the project's own, so the next case reads what the first did.
     let restored = session.rebuild(Reread::Paths(&changed));

@@ -218,13 +218,25 @@ fn graph_rows_equal_the_rows_parsed_back_from_the_emitted_graph() {
 // Large projects: sources start durable (`discover::durability_for`)
 // ---------------------------------------------------------------------------------------------
 
+const LARGE_PROJECT_SENSORS: usize = 12;
+
 /// A synthetic project of more input files than `DURABLE_THRESHOLD`, compiled once.
 fn large_project() -> (TestProject, SyntheticProject) {
-    let synthetic = SyntheticProject::new(aidlc::discover::DURABLE_THRESHOLD, 12);
+    let synthetic =
+        SyntheticProject::new(aidlc::discover::DURABLE_THRESHOLD, LARGE_PROJECT_SENSORS);
     let project = TestProject::empty();
     synthetic.write_to(&project.root).unwrap();
     assert_eq!(project.compile().status, 0);
     (project, synthetic)
+}
+
+/// A sensor id of the project that stage `stage_index` does not import.
+fn sensor_not_imported_by(synthetic: &SyntheticProject, stage_index: usize) -> String {
+    let imported = synthetic.stage_sensor_ids(stage_index);
+    (0..LARGE_PROJECT_SENSORS)
+        .map(|index| synthetic.sensor_id(index))
+        .find(|id| !imported.contains(id))
+        .unwrap()
 }
 
 /// `text` with one more entry, `  - <sensor>`, at the top of its `sensors:` list.
@@ -264,10 +276,7 @@ fn a_large_project_re_runs_one_stage_on_its_first_and_later_edits() {
     ] {
         assert_eq!(count(&later, query), 0, "{query} re-ran: {later:#?}");
     }
-    let unlisted = (0..12)
-        .map(|index| synthetic.sensor_id(index))
-        .find(|id| !synthetic.stage_sensor_ids(7).contains(id))
-        .unwrap();
+    let unlisted = sensor_not_imported_by(&synthetic, 7);
     let import = session.edit(path.as_str(), |text| with_extra_import(text, &unlisted));
     assert_eq!(count(&import, "sensors_applicable"), 1, "{import:#?}");
     assert_eq!(count(&import, "stage_node_body"), 1, "{import:#?}");
@@ -315,10 +324,7 @@ fn a_durable_watch_session_compiles_what_a_fresh_compile_does() {
     let stage = synthetic.stage_path(11).to_string();
     let other_stage = synthetic.stage_path(40).to_string();
     let sensor = synthetic.sensor_path(2).to_string();
-    let unlisted = (0..12)
-        .map(|index| synthetic.sensor_id(index))
-        .find(|id| !synthetic.stage_sensor_ids(11).contains(id))
-        .unwrap();
+    let unlisted = sensor_not_imported_by(&synthetic, 11);
     let original_stage = project.read(&stage);
     let new_stage = stage_path_beside(&stage, "late-extra-stage");
     let edits: Vec<(&str, EditOnDisk)> = vec![
