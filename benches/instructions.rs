@@ -395,23 +395,19 @@ fn cases_for(project: &BenchProject) -> Vec<Case> {
             Some("compiled "),
         ),
         warm,
-        Case::in_process(
-            &name("watch rebuild, first sensors: edit of a file (in process)"),
-            vec![
-                project.root.to_string(),
-                project.edited_stage.to_string(),
-                WatchEdit::First.argument().to_owned(),
-            ],
-        ),
-        Case::in_process(
-            &name("watch rebuild, a later sensors: edit (in process)"),
-            vec![
-                project.root.to_string(),
-                project.edited_stage.to_string(),
-                WatchEdit::Later.argument().to_owned(),
-            ],
-        ),
     ]
+    .into_iter()
+    .chain([WatchEdit::First, WatchEdit::Later].map(|edit| {
+        Case::in_process(
+            &name(edit.case_name()),
+            vec![
+                project.root.to_string(),
+                project.edited_stage.to_string(),
+                edit.argument().to_owned(),
+            ],
+        )
+    }))
+    .collect()
 }
 
 /// One measured program.
@@ -681,6 +677,13 @@ impl WatchEdit {
         match self {
             Self::First => "first",
             Self::Later => "later",
+        }
+    }
+
+    fn case_name(self) -> &'static str {
+        match self {
+            Self::First => "watch rebuild, first sensors: edit of a file (in process)",
+            Self::Later => "watch rebuild, a later sensors: edit (in process)",
         }
     }
 

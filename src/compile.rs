@@ -27,10 +27,10 @@ use crate::resolve::{
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompileOutcome {
     pub diagnostics: Vec<Diagnostic>,
-    /// `Arc<String>` rather than `Arc<str>`: a graph written into a `String` is shared without
-    /// copying its megabytes into a new allocation.
+    /// `Arc<String>` rather than `Arc<str>`: a text written into a `String` is shared (with the
+    /// database's mirror of what watch mode wrote, too) without copying its megabytes.
     pub stage_graph: Arc<String>,
-    pub scope_grid: Arc<str>,
+    pub scope_grid: Arc<String>,
     pub n_stages: usize,
     pub n_sensors: usize,
     /// The format the graph is written in, and why (D13).

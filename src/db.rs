@@ -144,27 +144,22 @@ pub type ExecutionLog = Arc<Mutex<Vec<String>>>;
 impl CompilerDatabase {
     /// A database that records every query execution into `log` (for tests and `--explain`).
     pub fn with_execution_log(log: ExecutionLog) -> Self {
-        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
-            if let salsa::EventKind::WillExecute { database_key } = event.kind
-                && let Ok(mut entries) = log.lock()
-            {
-                entries.push(format!("{database_key:?}"));
-            }
-        })));
-        Self { storage }
+        Self::logging(log, false)
     }
-}
 
-impl CompilerDatabase {
     /// A database that records, as `validated <query>(<id>)`, every memo salsa confirms still
     /// holds without re-running it (by a shallow durability check or by walking its
     /// dependencies), beside each execution as [`Self::with_execution_log`] records it: for
     /// tests of what a rebuild looks at.
     pub fn with_validation_log(log: ExecutionLog) -> Self {
+        Self::logging(log, true)
+    }
+
+    fn logging(log: ExecutionLog, validations_too: bool) -> Self {
         let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
             let entry = match event.kind {
                 salsa::EventKind::WillExecute { database_key } => format!("{database_key:?}"),
-                salsa::EventKind::DidValidateMemoizedValue { database_key } => {
+                salsa::EventKind::DidValidateMemoizedValue { database_key } if validations_too => {
                     format!("validated {database_key:?}")
                 }
                 _ => return,
@@ -175,9 +170,7 @@ impl CompilerDatabase {
         })));
         Self { storage }
     }
-}
 
-impl CompilerDatabase {
     /// Replace a file's contents. Salsa setters always invalidate, so this compares first and
     /// returns whether anything changed. A file that changes becomes `LOW` durability for the
     /// rest of the session (see [`crate::discover::durability_for`]): the files being edited

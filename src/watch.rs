@@ -191,7 +191,7 @@ impl WatchSession {
                 &mut self.db,
                 &self.layout,
                 &path,
-                std::sync::Arc::new(outcome.scope_grid.to_string()),
+                std::sync::Arc::clone(&outcome.scope_grid),
             );
         }
     }

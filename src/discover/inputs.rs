@@ -256,8 +256,9 @@ pub const DURABLE_THRESHOLD: usize = 256;
 /// untouched file, one dependency at a time (at 10,000 stages that is most of a rebuild). A
 /// source starts at `MEDIUM`, so memos that read only such sources are trusted without a walk
 /// while only `LOW` inputs changed; [`CompilerDatabase::update_file`] lowers a file to `LOW`
-/// when it first changes, and outputs read back (rewritten on every graph change) and the
-/// graph rows handed over in watch mode are `LOW` from the start. The price, paid once per
+/// when it first changes, and outputs read back (rewritten on every graph change) are `LOW`
+/// from the start; what every stage needs from the graph (its format evidence, the rows
+/// handed over in watch mode) is set only when it differs. The price, paid once per
 /// file: on its first edit the file's own memos re-run even where their values come out equal
 /// (a memo that becomes less durable cannot keep its old revision), so a small project keeps
 /// every input `LOW`, where that re-run would cost more than the walk it saves.

@@ -37,7 +37,7 @@ pub fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<Sta
 }
 
 #[salsa::tracked]
-pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<str> {
+pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<String> {
     let rows_in_graph_order: Vec<&StageScopeRow> = stage_numbering(db)
         .order
         .iter()
@@ -64,7 +64,7 @@ pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<str> {
     } else {
         grid_written_directly(&rows_in_graph_order, &stock_names, &composed)
     };
-    std::sync::Arc::from(text)
+    std::sync::Arc::new(text)
 }
 
 /// The grid's text, written column by column into one buffer.
@@ -209,7 +209,7 @@ mod tests {
             );
             let through_values =
                 grid_through_values(&rows, &stock_names, composed_columns(db, &stock_names));
-            assert_eq!(&**scope_grid_json(db), through_values, "{}", project.name);
+            assert_eq!(**scope_grid_json(db), through_values, "{}", project.name);
         }
     }
 
