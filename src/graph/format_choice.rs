@@ -9,9 +9,10 @@ use crate::graph::format::{
 use crate::parse::source_text;
 
 /// The graph format this compile writes, and why: `--graph-format`, else what the existing
-/// graph's keys say ([`Project::existing_graph_evidence`]), else the install's reference tools, else the newest (see
-/// `graph::format`). An unreadable graph or tools file says nothing (its own diagnostic comes
-/// from the numbering or is not needed).
+/// graph's keys say ([`Project::existing_graph_evidence`]), else the install's reference
+/// tools, else the newest (see `graph::format`). An unreadable graph or tools file says nothing
+/// (its own diagnostic comes from the numbering or is not needed). With the flag, nothing else
+/// is read, so the format depends on nothing else.
 #[salsa::tracked]
 pub fn graph_format(db: &dyn salsa::Database) -> (GraphFormat, FormatSource) {
     let project = Project::get(db);
