@@ -9,14 +9,15 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
-use crate::graph::checks::{graph_diagnostics, stage_check_facts};
+use crate::graph::checks::{graph_diagnostics, stage_check_facts_in_chunk};
 use crate::graph::emit::{
     format_registry_diagnostics, stage_graph_json, stage_graph_text_once, stage_node_body,
 };
 use crate::graph::format::{FormatSource, GraphFormat};
 use crate::graph::format_choice::graph_format;
-use crate::graph::numbering::{pinned_rows, stage_header, stage_numbering};
-use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json, stage_scope_row};
+use crate::graph::numbering::{pinned_rows, stage_headers_in_chunk, stage_numbering};
+use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json, stage_scope_rows_in_chunk};
+use crate::graph::stage_chunks::{StageChunk, stage_chunks};
 use crate::js_json::pretty_json;
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
 use crate::resolve::{
@@ -124,19 +125,24 @@ fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
                 .par_iter()
                 .for_each_with(stages_db, |db, &file| {
                     parsed_stage(db, file);
-                    stage_header(db, file);
                 });
         },
         move || {
             pinned_rows(&pinned_db);
         },
     );
+    let chunks: Vec<StageChunk<'_>> = stage_chunks(db).collect();
+    chunks.par_iter().for_each_with(db.clone(), |db, &chunk| {
+        stage_headers_in_chunk(db, chunk);
+    });
     sensor_registry(db);
     stage_numbering(db);
+    chunks.par_iter().for_each_with(db.clone(), |db, &chunk| {
+        stage_check_facts_in_chunk(db, chunk);
+        stage_scope_rows_in_chunk(db, chunk);
+    });
     stages.par_iter().for_each_with(db.clone(), |db, &file| {
         stage_file_diagnostics(db, file);
-        stage_check_facts(db, file);
-        stage_scope_row(db, file);
         if node_memos == NodeMemos::Keep {
             stage_node_body(db, file);
         }

@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 
-use crate::db::{Project, SourceFile};
+use crate::db::SourceFile;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, number_key, stage_numbering};
+use crate::graph::stage_chunks::{StageChunk, chunk_entries, each_stage_with};
 use crate::parse::parsed_stage;
 use crate::syntax::stage::{Located, PHASES};
 
@@ -33,10 +34,21 @@ pub struct StageCheckFacts {
     pub format_dependent: Vec<&'static str>,
 }
 
+/// The check facts of one chunk of the stage list (see [`crate::graph::stage_chunks`]).
 #[salsa::tracked(returns(ref))]
-pub fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<StageCheckFacts> {
+pub fn stage_check_facts_in_chunk<'db>(
+    db: &'db dyn salsa::Database,
+    chunk: StageChunk<'db>,
+) -> Vec<Option<StageCheckFacts>> {
     // Gathered by a cross-stage query: see `Project::low_durability_marker`.
     crate::db::read_low_durability_marker(db);
+    chunk_entries(db, chunk)
+        .iter()
+        .map(|entry| stage_check_facts(db, entry.file))
+        .collect()
+}
+
+fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<StageCheckFacts> {
     let stage = parsed_stage(db, file).definition.as_ref()?;
     let produced = stage
         .produces
@@ -69,12 +81,11 @@ pub fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<S
 
 #[salsa::tracked(returns(ref))]
 pub fn graph_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
-    let project = Project::get(db);
     let mut diagnostics = Vec::new();
     let mut first_file_by_slug: BTreeMap<String, camino::Utf8PathBuf> = BTreeMap::new();
     let mut stages = Vec::new();
-    for entry in project.stage_files(db) {
-        let Some(stage) = stage_check_facts(db, entry.file) else {
+    for (entry, stage) in each_stage_with(db, stage_check_facts_in_chunk) {
+        let Some(stage) = stage else {
             continue;
         };
         let path = entry.file.path(db).clone();
@@ -242,12 +253,12 @@ fn duplicate_producer_diagnostics(stages: &[StageRef<'_>]) -> Vec<Diagnostic> {
 
 fn edge_diagnostics(db: &dyn salsa::Database, stages: &[StageRef<'_>]) -> Vec<Diagnostic> {
     let numbering = stage_numbering(db);
-    let slugs_of_invalid_files: std::collections::BTreeSet<String> = Project::get(db)
-        .stage_files(db)
-        .iter()
-        .filter(|entry| stage_check_facts(db, entry.file).is_none())
-        .filter_map(|entry| entry.file.path(db).file_stem().map(str::to_owned))
-        .collect();
+    let slugs_of_invalid_files: std::collections::BTreeSet<String> =
+        each_stage_with(db, stage_check_facts_in_chunk)
+            .filter(|(_, stage)| stage.is_none())
+            .map(|(entry, _)| entry)
+            .filter_map(|entry| entry.file.path(db).file_stem().map(str::to_owned))
+            .collect();
     let mut diagnostics = Vec::new();
     for (path, stage) in stages {
         let slug = &stage.slug.value;

@@ -16,8 +16,9 @@ use crate::db::{CompilerDatabase, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::format::GraphFormat;
 use crate::graph::format_choice::graph_format;
-use crate::graph::numbering::{dedup, stage_number, stage_numbering};
+use crate::graph::numbering::{dedup, stage_headers_in_chunk, stage_number, stage_numbering};
 use crate::graph::pretty_writer::{PrettyWriter, push_json_string};
+use crate::graph::stage_chunks::{FactsByStage, StageChunk, chunk_entries};
 use crate::parse::{parsed_stage, rule_set};
 use crate::resolve::{sensor_registry, sensors_applicable};
 use crate::syntax::manifest::{FireOn, Severity};
@@ -253,29 +254,56 @@ fn sensors_value(db: &dyn salsa::Database, file: SourceFile, format: GraphFormat
     Value::from(entries)
 }
 
-/// A node's bytes after its `name`, and the slug its head is looked up by.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct StageNodeBody {
-    pub slug: String,
-    /// From the `,` that ends the `name` field to the node's closing brace, as
-    /// [`write_stage_node`] writes them.
-    pub text: String,
-}
-
-/// The part of a stage's node that does not depend on its number: the head (`slug`, `number`,
-/// `name`) is written when the graph is joined, from the numbering. Keeping the number out of
-/// this memo means one stage's edit, which makes the numbering re-validate, leaves the other
-/// stages' bodies trusted as they are (see `discover::durability_for`), and a renumbering
-/// re-emits no body.
+/// The part of a stage's node that does not depend on its number: its bytes from the `,` that
+/// ends the `name` field to the node's closing brace, as [`write_stage_node`] writes them. The
+/// head (`slug`, `number`, `name`) is written when the graph is joined, from
+/// [`stage_node_heads`]. Keeping the number out of this memo means one stage's edit, which
+/// makes the numbering re-validate, leaves the other stages' bodies trusted as they are (see
+/// `discover::durability_for`), and a renumbering re-emits no body. Shared (`Arc`) with the
+/// chunk memos the join reads ([`stage_node_bodies_in_chunk`]).
 #[salsa::tracked(returns(ref))]
-pub fn stage_node_body(db: &dyn salsa::Database, file: SourceFile) -> Option<StageNodeBody> {
+pub fn stage_node_body(db: &dyn salsa::Database, file: SourceFile) -> Option<Arc<str>> {
     let stage = parsed_stage(db, file).definition.as_ref()?;
     let mut text = String::new();
     write_stage_node_body(db, file, stage, &mut text);
-    Some(StageNodeBody {
-        slug: stage.slug.value.clone(),
-        text,
-    })
+    Some(Arc::from(text))
+}
+
+/// The node bodies of one chunk of the stage list (see [`crate::graph::stage_chunks`]), for
+/// the join. Unlike the facts the cross-stage queries gather, these memos do not read the
+/// `LOW` marker: a chunk whose files are untouched stays as durable as they are, so after an
+/// edit the join confirms one memo per chunk by a durability check instead of looking at
+/// every stage's body. (A file's first edit re-runs its chunk without backdating it; that
+/// re-joins the graph once, which a change of its node would do anyway.)
+#[salsa::tracked(returns(ref))]
+pub fn stage_node_bodies_in_chunk<'db>(
+    db: &'db dyn salsa::Database,
+    chunk: StageChunk<'db>,
+) -> Vec<Option<Arc<str>>> {
+    chunk_entries(db, chunk)
+        .iter()
+        .map(|entry| stage_node_body(db, entry.file).clone())
+        .collect()
+}
+
+/// Each node's head in graph order (`Numbering::order`), as [`write_stage_node_head`] writes
+/// it; `None` for a stage without a number. Re-run only when the numbering changes, so joining
+/// the graph after an edit writes no head.
+#[salsa::tracked(returns(ref))]
+pub fn stage_node_heads(db: &dyn salsa::Database) -> Vec<Option<String>> {
+    let numbering = stage_numbering(db);
+    let headers = FactsByStage::new(db, stage_headers_in_chunk);
+    numbering
+        .order
+        .iter()
+        .map(|&file| {
+            let header = headers.get(file)?;
+            let (number, name) = numbering.by_slug.get(&header.slug)?;
+            let mut head = String::new();
+            write_stage_node_head(&header.slug, number, name, &mut head);
+            Some(head)
+        })
+        .collect()
 }
 
 /// Append the node of `file` to `out` as the graph holds it (indented one level, no comma);
@@ -440,30 +468,28 @@ fn located_values(items: &[Located<String>]) -> impl Iterator<Item = &str> {
 /// (`Arc`), so handing out the megabytes of a large project's graph copies nothing.
 #[salsa::tracked]
 pub fn stage_graph_json(db: &dyn salsa::Database) -> Arc<String> {
-    let numbering = stage_numbering(db);
-    let nodes: Vec<(&str, &str, &StageNodeBody)> = numbering
+    let bodies = FactsByStage::new(db, stage_node_bodies_in_chunk);
+    let nodes: Vec<(&str, &str)> = stage_numbering(db)
         .order
         .iter()
-        .filter_map(|&file| {
-            let body = stage_node_body(db, file).as_ref()?;
-            let (number, name) = numbering.by_slug.get(&body.slug)?;
-            Some((number.as_str(), name.as_str(), body))
+        .zip(stage_node_heads(db))
+        .filter_map(|(&file, head)| {
+            let body = bodies.get(file)?;
+            Some((head.as_deref()?, &**body))
         })
         .collect();
     let mut out = String::with_capacity(
         nodes
             .iter()
-            .map(|(number, name, body)| {
-                body.text.len() + body.slug.len() + number.len() + name.len() + 64
-            })
+            .map(|(head, body)| head.len() + body.len() + 2)
             .sum::<usize>()
             + 4,
     );
     out.push('[');
-    for (index, (number, name, body)) in nodes.iter().enumerate() {
+    for (index, (head, body)) in nodes.iter().enumerate() {
         out.push_str(if index == 0 { "\n" } else { ",\n" });
-        write_stage_node_head(&body.slug, number, name, &mut out);
-        out.push_str(&body.text);
+        out.push_str(head);
+        out.push_str(body);
     }
     close_graph_array(&mut out, !nodes.is_empty());
     Arc::new(out)

@@ -9,5 +9,6 @@ pub mod numbering;
 pub mod output_paths;
 pub mod pretty_writer;
 pub mod scope_grid;
+pub mod stage_chunks;
 #[cfg(test)]
 pub(crate) mod test_projects;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use crate::db::{GraphRows, Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
+use crate::graph::stage_chunks::{StageChunk, chunk_entries, each_stage_with};
 use crate::parse::{parsed_stage, source_text};
 use crate::syntax::stage::PHASES;
 
@@ -23,10 +24,21 @@ pub struct StageHeader {
     pub name: Option<String>,
 }
 
+/// The headers of one chunk of the stage list (see [`crate::graph::stage_chunks`]).
 #[salsa::tracked(returns(ref))]
-pub fn stage_header(db: &dyn salsa::Database, file: SourceFile) -> Option<StageHeader> {
+pub fn stage_headers_in_chunk<'db>(
+    db: &'db dyn salsa::Database,
+    chunk: StageChunk<'db>,
+) -> Vec<Option<StageHeader>> {
     // Gathered by a cross-stage query: see `Project::low_durability_marker`.
     crate::db::read_low_durability_marker(db);
+    chunk_entries(db, chunk)
+        .iter()
+        .map(|entry| stage_header(db, entry.file))
+        .collect()
+}
+
+fn stage_header(db: &dyn salsa::Database, file: SourceFile) -> Option<StageHeader> {
     let stage = parsed_stage(db, file).definition.as_ref()?;
     Some(StageHeader {
         slug: stage.slug.value.clone(),
@@ -159,8 +171,8 @@ pub fn stage_numbering(db: &dyn salsa::Database) -> Numbering {
     let mut by_slug: BTreeMap<String, (String, String)> = BTreeMap::new();
     let mut headers: Vec<(SourceFile, &StageHeader)> = Vec::new();
     let mut seen = BTreeSet::new();
-    for entry in Project::get(db).stage_files(db) {
-        if let Some(header) = stage_header(db, entry.file)
+    for (entry, header) in each_stage_with(db, stage_headers_in_chunk) {
+        if let Some(header) = header
             && seen.insert(header.slug.clone())
         {
             headers.push((entry.file, header));
@@ -291,8 +303,8 @@ pub fn graph_rows(db: &dyn salsa::Database) -> GraphRows {
 /// This stage's `(number, name)`; backdates when other stages' numbers change.
 #[salsa::tracked(returns(ref))]
 pub fn stage_number(db: &dyn salsa::Database, file: SourceFile) -> Option<(String, String)> {
-    let header = stage_header(db, file).as_ref()?;
-    stage_numbering(db).by_slug.get(&header.slug).cloned()
+    let slug = &parsed_stage(db, file).definition.as_ref()?.slug.value;
+    stage_numbering(db).by_slug.get(slug).cloned()
 }
 
 #[cfg(test)]

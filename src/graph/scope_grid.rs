@@ -12,6 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::db::{Project, SourceFile};
 use crate::graph::numbering::stage_numbering;
 use crate::graph::pretty_writer::PrettyWriter;
+use crate::graph::stage_chunks::{FactsByStage, StageChunk, chunk_entries, each_stage_with};
 use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
 
@@ -24,10 +25,21 @@ pub struct StageScopeRow {
     pub scopes: Vec<String>,
 }
 
+/// The scope rows of one chunk of the stage list (see [`crate::graph::stage_chunks`]).
 #[salsa::tracked(returns(ref))]
-pub fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<StageScopeRow> {
+pub fn stage_scope_rows_in_chunk<'db>(
+    db: &'db dyn salsa::Database,
+    chunk: StageChunk<'db>,
+) -> Vec<Option<StageScopeRow>> {
     // Gathered by a cross-stage query: see `Project::low_durability_marker`.
     crate::db::read_low_durability_marker(db);
+    chunk_entries(db, chunk)
+        .iter()
+        .map(|entry| stage_scope_row(db, entry.file))
+        .collect()
+}
+
+fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<StageScopeRow> {
     let stage = parsed_stage(db, file).definition.as_ref()?;
     Some(StageScopeRow {
         slug: stage.slug.value.clone(),
@@ -38,14 +50,15 @@ pub fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<Sta
 
 #[salsa::tracked]
 pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<String> {
+    let rows = FactsByStage::new(db, stage_scope_rows_in_chunk);
     let rows_in_graph_order: Vec<&StageScopeRow> = stage_numbering(db)
         .order
         .iter()
-        .filter_map(|&file| stage_scope_row(db, file).as_ref())
+        .filter_map(|&file| rows.get(file))
         .collect();
     let mut stock_names: BTreeSet<String> = BTreeSet::new();
-    for entry in Project::get(db).stage_files(db) {
-        if let Some(row) = stage_scope_row(db, entry.file) {
+    for (_, row) in each_stage_with(db, stage_scope_rows_in_chunk) {
+        if let Some(row) = row {
             stock_names.extend(row.scopes.iter().cloned());
         }
     }
@@ -188,10 +201,11 @@ mod tests {
     fn the_grid_written_directly_equals_the_general_path() {
         for project in loaded_projects() {
             let db = &project.db;
+            let rows_by_stage = FactsByStage::new(db, stage_scope_rows_in_chunk);
             let rows: Vec<&StageScopeRow> = stage_numbering(db)
                 .order
                 .iter()
-                .filter_map(|&file| stage_scope_row(db, file).as_ref())
+                .filter_map(|&file| rows_by_stage.get(file))
                 .collect();
             let mut stock_names = BTreeSet::new();
             for row in &rows {

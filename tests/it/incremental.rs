@@ -306,6 +306,47 @@ fn a_later_edit_in_a_large_project_looks_at_no_untouched_stage_s_imports() {
     );
 }
 
+/// Joining the graph after an edit reads the node bodies a chunk of the stage list at a time,
+/// and a chunk whose files are untouched is trusted by one durability check: only the edited
+/// stage's chunk looks at its bodies one by one, never every stage's. The per-stage facts the
+/// whole-project queries gather are chunked the same way, so no query looks at each stage.
+#[test]
+fn a_later_edit_in_a_large_project_confirms_untouched_nodes_a_chunk_at_a_time() {
+    use aidlc::graph::stage_chunks::STAGES_PER_CHUNK;
+    let (project, synthetic) = large_project();
+    let mut session = Session::logging_validations(&project);
+    let path = synthetic.stage_path(5);
+    let unlisted = sensor_not_imported_by(&synthetic, 5);
+    session.edit(path.as_str(), |text| with_extra_import(text, &unlisted));
+    let log = session.edit(path.as_str(), |text| {
+        text.replacen(&format!("  - {unlisted}\n"), "", 1)
+    });
+    assert_eq!(
+        count(&log, "stage_graph_json"),
+        1,
+        "the graph changed: {log:#?}"
+    );
+    let looked_at = |query: &str| count(&log, &format!("validated {query}"));
+    let stages = aidlc::discover::DURABLE_THRESHOLD;
+    assert!(stages > 2 * STAGES_PER_CHUNK, "more than two chunks");
+    assert!(
+        looked_at("stage_node_body") <= STAGES_PER_CHUNK,
+        "{} bodies looked at: {log:#?}",
+        looked_at("stage_node_body")
+    );
+    for chunk_query in [
+        "stage_node_bodies_in_chunk",
+        "stage_headers_in_chunk",
+        "stage_check_facts_in_chunk",
+        "stage_scope_rows_in_chunk",
+    ] {
+        assert!(
+            looked_at(chunk_query) + count(&log, chunk_query) <= stages.div_ceil(STAGES_PER_CHUNK),
+            "{chunk_query}: {log:#?}"
+        );
+    }
+}
+
 /// Whatever the sequence of edits, a durable session's rebuild gives what a fresh compile of
 /// the same files gives: the graph, the grid and every diagnostic, byte for byte. Covers the
 /// handed-over graph rows and format evidence, including after someone else rewrites the

@@ -1,0 +1,107 @@
+//! The per-stage facts that whole-project queries gather (numbering, the cross-stage checks,
+//! the scope grid), memoised a chunk of stage files at a time.
+//!
+//! A chunk is [`STAGES_PER_CHUNK`] consecutive entries of `Project::stage_files`; its memos
+//! compute each stage's fact from `parsed_stage` and read the `LOW` durability marker (see
+//! `Project::low_durability_marker`). So:
+//! - a whole-project query depends on one memo per chunk, not one per stage, and after an edit
+//!   salsa confirms it by looking at each chunk memo (which looks at the `parsed_stage` memos
+//!   of its own files, each trusted by a durability check while its file is untouched) rather
+//!   than at ten thousand per-stage memos one dependency at a time;
+//! - a file's first edit lowers that file's durability (see `discover::durability_for`), which
+//!   re-runs its chunk's memos; those were `LOW` from the start, so a value that comes out
+//!   equal is backdated and the gathering queries do not re-run.
+//!
+//! Invariant: the facts of chunk `k` are those of `stage_files[k * STAGES_PER_CHUNK..]` (at
+//! most `STAGES_PER_CHUNK` of them), one per entry, in order, `None` for a file that does not
+//! parse to a stage definition.
+
+use std::collections::HashMap;
+
+use crate::db::{Project, SourceFile, StageFileEntry};
+
+/// Stage files per chunk: small enough that re-running a chunk after an edit is cheap, large
+/// enough that a project of ten thousand stages has a few hundred chunk memos to confirm.
+pub const STAGES_PER_CHUNK: usize = 64;
+
+/// One chunk of the stage list, by number. Never collected: a chunk's memos must outlive any
+/// number of revisions in which the chunk was not read (a watch session may go quiet).
+#[salsa::interned(revisions = usize::MAX)]
+pub struct StageChunk<'db> {
+    pub index: u32,
+}
+
+/// Every chunk of the stage list, in order.
+pub fn stage_chunks(db: &dyn salsa::Database) -> impl Iterator<Item = StageChunk<'_>> {
+    let stage_count = Project::get(db).stage_files(db).len();
+    (0..stage_count.div_ceil(STAGES_PER_CHUNK)).map(move |index| {
+        StageChunk::new(
+            db,
+            u32::try_from(index).expect("fewer than 2^32 chunks of stage files"),
+        )
+    })
+}
+
+/// The stage-list entries chunk `chunk` covers.
+pub fn chunk_entries<'db>(
+    db: &'db dyn salsa::Database,
+    chunk: StageChunk<'db>,
+) -> &'db [StageFileEntry] {
+    let entries = Project::get(db).stage_files(db);
+    let start = (*chunk.index(db) as usize * STAGES_PER_CHUNK).min(entries.len());
+    let end = (start + STAGES_PER_CHUNK).min(entries.len());
+    &entries[start..end]
+}
+
+/// A chunk memo: one fact per entry of [`chunk_entries`], in order.
+pub type ChunkFacts<'db, T> = fn(&'db dyn salsa::Database, StageChunk<'db>) -> &'db Vec<Option<T>>;
+
+/// Every stage-list entry with its fact from `facts_of`, in `stage_files` order.
+pub fn each_stage_with<'db, T: 'db>(
+    db: &'db dyn salsa::Database,
+    facts_of: ChunkFacts<'db, T>,
+) -> impl Iterator<Item = (&'db StageFileEntry, Option<&'db T>)> {
+    stage_chunks(db).flat_map(move |chunk| {
+        let facts = facts_of(db, chunk);
+        debug_assert_eq!(facts.len(), chunk_entries(db, chunk).len());
+        chunk_entries(db, chunk)
+            .iter()
+            .zip(facts.iter().map(Option::as_ref))
+    })
+}
+
+/// The facts from `facts_of` of every chunk, fetched once, for looking stages up in another
+/// order than the stage list's (graph order): one memo fetch per chunk, not one per stage.
+pub struct FactsByStage<'db, T> {
+    positions: &'db HashMap<SourceFile, usize>,
+    chunks: Vec<&'db Vec<Option<T>>>,
+}
+
+impl<'db, T> FactsByStage<'db, T> {
+    pub fn new(db: &'db dyn salsa::Database, facts_of: ChunkFacts<'db, T>) -> Self {
+        Self {
+            positions: stage_file_positions(db),
+            chunks: stage_chunks(db).map(|chunk| facts_of(db, chunk)).collect(),
+        }
+    }
+
+    /// The fact of the stage file `file`; `None` when it is not in the stage list or does not
+    /// parse to a stage definition.
+    pub fn get(&self, file: SourceFile) -> Option<&'db T> {
+        let position = *self.positions.get(&file)?;
+        self.chunks
+            .get(position / STAGES_PER_CHUNK)?
+            .get(position % STAGES_PER_CHUNK)?
+            .as_ref()
+    }
+}
+
+/// Where each file sits in `Project::stage_files` (its first entry, should it appear twice).
+#[salsa::tracked(returns(ref))]
+pub fn stage_file_positions(db: &dyn salsa::Database) -> HashMap<SourceFile, usize> {
+    let mut positions = HashMap::new();
+    for (position, entry) in Project::get(db).stage_files(db).iter().enumerate() {
+        positions.entry(entry.file).or_insert(position);
+    }
+    positions
+}
