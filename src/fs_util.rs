@@ -96,12 +96,47 @@ pub fn replace_atomically(path: &Utf8Path, bytes: &[u8], flush: Flush) -> std::i
             file.sync_all()?;
         }
         drop(file);
-        std::fs::rename(&temporary, path)
+        let replaced = open_large_file_being_replaced(path);
+        std::fs::rename(&temporary, path)?;
+        close_in_background(replaced);
+        Ok(())
     })();
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }
     written
+}
+
+/// From this size on, a file replaced by [`replace_atomically`] is freed off the caller's path.
+const FREE_IN_BACKGROUND_FROM_BYTES: u64 = 1024 * 1024;
+
+/// The file at `path`, opened for reading, when it is a regular file of
+/// [`FREE_IN_BACKGROUND_FROM_BYTES`] or more. While it is open, renaming another file over
+/// `path` only unlinks it: the file system frees its blocks when the last descriptor closes,
+/// which for a graph of many megabytes took as long as writing the new one (ext4, about 6 ms
+/// for 18 MB). Opened non-blocking, so a FIFO put there since the look cannot block us.
+fn open_large_file_being_replaced(path: &Utf8Path) -> Option<std::fs::File> {
+    let metadata = std::fs::symlink_metadata(path).ok()?;
+    if !metadata.is_file() || metadata.len() < FREE_IN_BACKGROUND_FROM_BYTES {
+        return None;
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    options.open(path).ok()
+}
+
+/// Close `file` on a thread of its own, so that freeing a replaced file's blocks does not
+/// delay the caller; closed here when no thread can be started. A process that exits first
+/// leaves the close to the kernel, which frees the blocks all the same.
+fn close_in_background(file: Option<std::fs::File>) {
+    let Some(file) = file else {
+        return;
+    };
+    let closer = std::thread::Builder::new().name("aidlc-close-replaced".to_owned());
+    // On error the closure, and the file with it, is dropped here.
+    let _ = closer.spawn(move || drop(file));
 }
 
 /// Create a new temporary file of ours for `target_name` in `folder`, exclusively (an existing
@@ -268,6 +303,49 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    /// The descriptors of this process open on a file that was at `path` and is deleted now.
+    #[cfg(target_os = "linux")]
+    fn descriptors_on_deleted(path: &Utf8Path) -> usize {
+        let deleted = format!("{path} (deleted)");
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
+            .filter(|target| target.to_str() == Some(deleted.as_str()))
+            .count()
+    }
+
+    /// A large file replaced atomically is held open across the rename (so its blocks are freed
+    /// off the caller's path) and then closed: the new bytes are in place at once, and no
+    /// descriptor on the old file is left behind.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_replaced_large_file_is_closed_after_the_rename() {
+        let (_dir, folder) = temp_folder();
+        let path = folder.join("stage-graph.json");
+        let size = usize::try_from(FREE_IN_BACKGROUND_FROM_BYTES).unwrap() * 2;
+        std::fs::write(&path, vec![b'o'; size]).unwrap();
+        write_atomic(&path, &vec![b'n'; size]).unwrap();
+        assert!(
+            std::fs::read(&path)
+                .unwrap()
+                .iter()
+                .all(|&byte| byte == b'n')
+        );
+        assert_eq!(names_in(&folder), ["stage-graph.json"]);
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while descriptors_on_deleted(&path) > 0 {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the replaced file is still open"
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(open_large_file_being_replaced(&path).is_some());
+        std::fs::write(&path, b"small").unwrap();
+        assert!(open_large_file_being_replaced(&path).is_none());
+        assert!(open_large_file_being_replaced(&folder).is_none());
     }
 
     #[test]
