@@ -8,6 +8,8 @@
 
 use std::ops::Range;
 
+use compact_str::CompactString;
+
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
 use crate::syntax::yaml_subset::{EventSink, read_block_subset};
@@ -21,9 +23,20 @@ pub struct Node {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NodeKind {
-    Scalar { text: String, style: Style },
-    Sequence { items: Vec<Node>, flow: bool },
-    Mapping { entries: Vec<Entry>, flow: bool },
+    /// Short scalars (keys, slugs, ids: up to 24 bytes) are held inline, without an allocation
+    /// each: a stage's frontmatter has dozens of them.
+    Scalar {
+        text: CompactString,
+        style: Style,
+    },
+    Sequence {
+        items: Vec<Node>,
+        flow: bool,
+    },
+    Mapping {
+        entries: Vec<Entry>,
+        flow: bool,
+    },
 }
 
 /// How a scalar was written (defined beside the subset reader, which reports it too).
@@ -208,7 +221,7 @@ impl EventSink for TreeBuilder {
         let range = self.absolute(span.start, span.end);
         self.attach(Node {
             kind: NodeKind::Scalar {
-                text: text.to_owned(),
+                text: CompactString::from(text),
                 style,
             },
             span: range,
@@ -304,7 +317,7 @@ impl TreeBuilder {
                 };
                 self.attach(Node {
                     kind: NodeKind::Scalar {
-                        text: text.into_owned(),
+                        text: CompactString::from(text),
                         style,
                     },
                     span: range,
