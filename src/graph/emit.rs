@@ -504,7 +504,13 @@ pub fn stage_graph_text_once(db: &CompilerDatabase) -> String {
     use rayon::prelude::*;
     let order = &stage_numbering(db).order;
     if !crate::discover::worth_parallel(order.len()) {
-        return graph_text_of_runs(vec![nodes_text(db, order)]);
+        // One buffer, written in place: a run joined into a second buffer would copy the whole
+        // graph, and a guess too small for it would copy it once more while growing.
+        let mut out = String::with_capacity(order.len() * SMALL_GRAPH_BYTES_PER_NODE + 4);
+        out.push('[');
+        let any_node = write_nodes(db, order, "\n", &mut out);
+        close_graph_array(&mut out, any_node);
+        return out;
     }
     let run_length = order
         .len()
@@ -520,19 +526,41 @@ pub fn stage_graph_text_once(db: &CompilerDatabase) -> String {
 /// Runs per worker thread: enough that one slow run does not leave the other cores idle.
 const RUNS_PER_THREAD: usize = 4;
 
+/// Room per node when a small graph is written into one buffer: a stage of the default
+/// framework takes about 2.6 KB (a generated one about 1.7 KB), and a buffer that has to grow
+/// copies everything written so far.
+const SMALL_GRAPH_BYTES_PER_NODE: usize = 3 * 1024;
+
 /// The nodes of `files`, each preceded by `,\n` (the separator that follows the node before it
 /// in the file); a stage without a node leaves nothing.
 fn nodes_text(db: &dyn salsa::Database, files: &[SourceFile]) -> String {
     // About 1.7 KB per node; growing past the guess costs one copy.
     let mut out = String::with_capacity(files.len() * 2048);
+    write_nodes(db, files, ",\n", &mut out);
+    out
+}
+
+/// Append the nodes of `files` to `out`, the first preceded by `first_separator` and every
+/// other by `,\n`; a stage without a node leaves nothing. Whether any node was written.
+fn write_nodes(
+    db: &dyn salsa::Database,
+    files: &[SourceFile],
+    first_separator: &'static str,
+    out: &mut String,
+) -> bool {
+    let mut separator = first_separator;
+    let mut any_node = false;
     for &file in files {
         let before = out.len();
-        out.push_str(",\n");
-        if !write_stage_node(db, file, &mut out) {
+        out.push_str(separator);
+        if write_stage_node(db, file, out) {
+            separator = ",\n";
+            any_node = true;
+        } else {
             out.truncate(before);
         }
     }
-    out
+    any_node
 }
 
 /// `[`, the runs in order (the first node's leading `,` dropped), and the closing bracket.
