@@ -114,7 +114,9 @@ const FREE_IN_BACKGROUND_FROM_BYTES: u64 = 1024 * 1024;
 /// [`FREE_IN_BACKGROUND_FROM_BYTES`] or more. While it is open, renaming another file over
 /// `path` only unlinks it: the file system frees its blocks when the last descriptor closes,
 /// which for a graph of many megabytes took as long as writing the new one (ext4, about 6 ms
-/// for 18 MB). Opened non-blocking, so a FIFO put there since the look cannot block us.
+/// for 18 MB). Opened non-blocking, so a FIFO put there since the look cannot block us. Unix
+/// only: elsewhere an open file may keep the rename from replacing it.
+#[cfg(unix)]
 fn open_large_file_being_replaced(path: &Utf8Path) -> Option<std::fs::File> {
     let metadata = std::fs::symlink_metadata(path).ok()?;
     if !metadata.is_file() || metadata.len() < FREE_IN_BACKGROUND_FROM_BYTES {
@@ -122,9 +124,13 @@ fn open_large_file_being_replaced(path: &Utf8Path) -> Option<std::fs::File> {
     }
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
-    #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
     options.open(path).ok()
+}
+
+#[cfg(not(unix))]
+fn open_large_file_being_replaced(_path: &Utf8Path) -> Option<std::fs::File> {
+    None
 }
 
 /// Close `file` on a thread of its own, so that freeing a replaced file's blocks does not
