@@ -1,7 +1,7 @@
 //! The per-stage facts that whole-project queries gather (numbering, the cross-stage checks,
 //! the scope grid), memoised a chunk of stage files at a time.
 //!
-//! A chunk is [`STAGES_PER_CHUNK`] consecutive entries of `Project::stage_files`; its memos
+//! A chunk is [`stage_chunk_len`] consecutive entries of `Project::stage_files`; its memos
 //! compute each stage's fact from `parsed_stage` and read the `LOW` durability marker (see
 //! `Project::low_durability_marker`). So:
 //! - a whole-project query depends on one memo per chunk, not one per stage, and after an edit
@@ -12,17 +12,35 @@
 //!   re-runs its chunk's memos; those were `LOW` from the start, so a value that comes out
 //!   equal is backdated and the gathering queries do not re-run.
 //!
-//! Invariant: the facts of chunk `k` are those of `stage_files[k * STAGES_PER_CHUNK..]` (at
-//! most `STAGES_PER_CHUNK` of them), one per entry, in order, `None` for a file that does not
-//! parse to a stage definition.
+//! Invariant: with `len` the [`stage_chunk_len`] of the stage list's length, the facts of chunk
+//! `k` are those of `stage_files[k * len..]` (at most `len` of them), one per entry, in order,
+//! `None` for a file that does not parse to a stage definition.
 
 use std::collections::HashMap;
 
 use crate::db::{Project, SourceFile, StageFileEntry};
 
-/// Stage files per chunk: small enough that re-running a chunk after an edit is cheap, large
-/// enough that a project of ten thousand stages has a few hundred chunk memos to confirm.
-pub const STAGES_PER_CHUNK: usize = 64;
+/// The most stage files in one chunk: small enough that re-running a chunk after an edit is
+/// cheap, large enough that a project of ten thousand stages has a few hundred chunk memos.
+pub const MAX_STAGES_PER_CHUNK: usize = 64;
+
+/// How many chunks a stage list is cut into while chunks are shorter than
+/// [`MAX_STAGES_PER_CHUNK`].
+const CHUNKS_PER_STAGE_LIST: usize = 8;
+
+/// Stage files per chunk in a stage list of `stage_count`: an eighth of the list, at least one
+/// and at most [`MAX_STAGES_PER_CHUNK`] (from 512 stages on). Each chunk costs its memos in a
+/// cold compile, and an edit re-runs the facts of its chunk's stages: the default framework's
+/// 33 stages make 9 chunks of 4 (one chunk of 33 cost its watch edits 0.5 M instructions, a
+/// chunk per stage its cold compile as much).
+pub fn stage_chunk_len(stage_count: usize) -> usize {
+    (stage_count / CHUNKS_PER_STAGE_LIST).clamp(1, MAX_STAGES_PER_CHUNK)
+}
+
+/// [`stage_chunk_len`] of the project's stage list.
+fn chunk_len(db: &dyn salsa::Database) -> usize {
+    stage_chunk_len(Project::get(db).stage_files(db).len())
+}
 
 /// One chunk of the stage list, by number. Never collected: a chunk's memos must outlive any
 /// number of revisions in which the chunk was not read (a watch session may go quiet).
@@ -34,7 +52,7 @@ pub struct StageChunk<'db> {
 /// Every chunk of the stage list, in order.
 pub fn stage_chunks(db: &dyn salsa::Database) -> impl Iterator<Item = StageChunk<'_>> {
     let stage_count = Project::get(db).stage_files(db).len();
-    (0..stage_count.div_ceil(STAGES_PER_CHUNK)).map(move |index| {
+    (0..stage_count.div_ceil(stage_chunk_len(stage_count))).map(move |index| {
         StageChunk::new(
             db,
             u32::try_from(index).expect("fewer than 2^32 chunks of stage files"),
@@ -48,8 +66,9 @@ pub fn chunk_entries<'db>(
     chunk: StageChunk<'db>,
 ) -> &'db [StageFileEntry] {
     let entries = Project::get(db).stage_files(db);
-    let start = (*chunk.index(db) as usize * STAGES_PER_CHUNK).min(entries.len());
-    let end = (start + STAGES_PER_CHUNK).min(entries.len());
+    let len = stage_chunk_len(entries.len());
+    let start = (*chunk.index(db) as usize * len).min(entries.len());
+    let end = (start + len).min(entries.len());
     &entries[start..end]
 }
 
@@ -74,6 +93,7 @@ pub fn each_stage_with<'db, T: 'db>(
 /// order than the stage list's (graph order): one memo fetch per chunk, not one per stage.
 pub struct FactsByStage<'db, T> {
     positions: &'db HashMap<SourceFile, usize>,
+    chunk_len: usize,
     chunks: Vec<&'db Vec<Option<T>>>,
 }
 
@@ -81,6 +101,7 @@ impl<'db, T> FactsByStage<'db, T> {
     pub fn new(db: &'db dyn salsa::Database, facts_of: ChunkFacts<'db, T>) -> Self {
         Self {
             positions: stage_file_positions(db),
+            chunk_len: chunk_len(db),
             chunks: stage_chunks(db).map(|chunk| facts_of(db, chunk)).collect(),
         }
     }
@@ -90,8 +111,8 @@ impl<'db, T> FactsByStage<'db, T> {
     pub fn get(&self, file: SourceFile) -> Option<&'db T> {
         let position = *self.positions.get(&file)?;
         self.chunks
-            .get(position / STAGES_PER_CHUNK)?
-            .get(position % STAGES_PER_CHUNK)?
+            .get(position / self.chunk_len)?
+            .get(position % self.chunk_len)?
             .as_ref()
     }
 }

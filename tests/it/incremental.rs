@@ -312,7 +312,7 @@ fn a_later_edit_in_a_large_project_looks_at_no_untouched_stage_s_imports() {
 /// whole-project queries gather are chunked the same way, so no query looks at each stage.
 #[test]
 fn a_later_edit_in_a_large_project_confirms_untouched_nodes_a_chunk_at_a_time() {
-    use aidlc::graph::stage_chunks::STAGES_PER_CHUNK;
+    use aidlc::graph::stage_chunks::stage_chunk_len;
     let (project, synthetic) = large_project();
     let mut session = Session::logging_validations(&project);
     let path = synthetic.stage_path(5);
@@ -328,9 +328,10 @@ fn a_later_edit_in_a_large_project_confirms_untouched_nodes_a_chunk_at_a_time() 
     );
     let looked_at = |query: &str| count(&log, &format!("validated {query}"));
     let stages = aidlc::discover::DURABLE_THRESHOLD;
-    assert!(stages > 2 * STAGES_PER_CHUNK, "more than two chunks");
+    let chunk_len = stage_chunk_len(stages);
+    assert!(stages > 2 * chunk_len, "more than two chunks");
     assert!(
-        looked_at("stage_node_body") <= STAGES_PER_CHUNK,
+        looked_at("stage_node_body") <= chunk_len,
         "{} bodies looked at: {log:#?}",
         looked_at("stage_node_body")
     );
@@ -341,7 +342,7 @@ fn a_later_edit_in_a_large_project_confirms_untouched_nodes_a_chunk_at_a_time() 
         "stage_scope_rows_in_chunk",
     ] {
         assert!(
-            looked_at(chunk_query) + count(&log, chunk_query) <= stages.div_ceil(STAGES_PER_CHUNK),
+            looked_at(chunk_query) + count(&log, chunk_query) <= stages.div_ceil(chunk_len),
             "{chunk_query}: {log:#?}"
         );
     }
