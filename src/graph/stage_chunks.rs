@@ -1,9 +1,9 @@
 //! The per-stage facts that whole-project queries gather (numbering, the cross-stage checks,
 //! the scope grid), memoised a chunk of stage files at a time.
 //!
-//! A chunk is [`stage_chunk_len`] consecutive entries of `Project::stage_files`; its memos
-//! compute each stage's fact from `parsed_stage` and read the `LOW` durability marker (see
-//! `Project::low_durability_marker`). So:
+//! A chunk is [`stage_chunk_len`] consecutive entries of `Project::stage_files`; the memos of
+//! the gathered facts compute each stage's fact from `parsed_stage` and read the `LOW`
+//! durability marker (see `Project::low_durability_marker`). So:
 //! - a whole-project query depends on one memo per chunk, not one per stage, and after an edit
 //!   salsa confirms it by looking at each chunk memo (which looks at the `parsed_stage` memos
 //!   of its own files, each trusted by a durability check while its file is untouched) rather
@@ -11,6 +11,9 @@
 //! - a file's first edit lowers that file's durability (see `discover::durability_for`), which
 //!   re-runs its chunk's memos; those were `LOW` from the start, so a value that comes out
 //!   equal is backdated and the gathering queries do not re-run.
+//!
+//! The graph's join reads the node bodies through chunks too (`emit::stage_node_bodies_in_chunk`),
+//! whose memos do not read the marker: a chunk of untouched files stays as durable as they are.
 //!
 //! Invariant: with `len` the [`stage_chunk_len`] of the stage list's length, the facts of chunk
 //! `k` are those of `stage_files[k * len..]` (at most `len` of them), one per entry, in order,
