@@ -8,7 +8,7 @@ use crate::db::SourceFile;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, number_key, stage_numbering};
-use crate::graph::stage_chunks::{StageChunk, chunk_entries, each_stage_with};
+use crate::graph::stage_chunks::{StageChunk, each_stage_with, gathered_facts_of_chunk};
 use crate::parse::parsed_stage;
 use crate::syntax::stage::{Located, PHASES};
 
@@ -40,12 +40,7 @@ pub fn stage_check_facts_in_chunk<'db>(
     db: &'db dyn salsa::Database,
     chunk: StageChunk<'db>,
 ) -> Vec<Option<StageCheckFacts>> {
-    // Gathered by a cross-stage query: see `Project::low_durability_marker`.
-    crate::db::read_low_durability_marker(db);
-    chunk_entries(db, chunk)
-        .iter()
-        .map(|entry| stage_check_facts(db, entry.file))
-        .collect()
+    gathered_facts_of_chunk(db, chunk, stage_check_facts)
 }
 
 fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<StageCheckFacts> {

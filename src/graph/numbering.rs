@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::db::{GraphRows, Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::stage_chunks::{StageChunk, chunk_entries, each_stage_with};
+use crate::graph::stage_chunks::{StageChunk, each_stage_with, gathered_facts_of_chunk};
 use crate::parse::{parsed_stage, source_text};
 use crate::syntax::stage::PHASES;
 
@@ -30,12 +30,7 @@ pub fn stage_headers_in_chunk<'db>(
     db: &'db dyn salsa::Database,
     chunk: StageChunk<'db>,
 ) -> Vec<Option<StageHeader>> {
-    // Gathered by a cross-stage query: see `Project::low_durability_marker`.
-    crate::db::read_low_durability_marker(db);
-    chunk_entries(db, chunk)
-        .iter()
-        .map(|entry| stage_header(db, entry.file))
-        .collect()
+    gathered_facts_of_chunk(db, chunk, stage_header)
 }
 
 fn stage_header(db: &dyn salsa::Database, file: SourceFile) -> Option<StageHeader> {

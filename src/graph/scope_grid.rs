@@ -12,7 +12,9 @@ use serde_json::{Map, Value, json};
 use crate::db::{Project, SourceFile};
 use crate::graph::numbering::stage_numbering;
 use crate::graph::pretty_writer::PrettyWriter;
-use crate::graph::stage_chunks::{FactsByStage, StageChunk, chunk_entries, each_stage_with};
+use crate::graph::stage_chunks::{
+    FactsByStage, StageChunk, each_stage_with, gathered_facts_of_chunk,
+};
 use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
 
@@ -31,12 +33,7 @@ pub fn stage_scope_rows_in_chunk<'db>(
     db: &'db dyn salsa::Database,
     chunk: StageChunk<'db>,
 ) -> Vec<Option<StageScopeRow>> {
-    // Gathered by a cross-stage query: see `Project::low_durability_marker`.
-    crate::db::read_low_durability_marker(db);
-    chunk_entries(db, chunk)
-        .iter()
-        .map(|entry| stage_scope_row(db, entry.file))
-        .collect()
+    gathered_facts_of_chunk(db, chunk, stage_scope_row)
 }
 
 fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<StageScopeRow> {

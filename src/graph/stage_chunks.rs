@@ -75,6 +75,21 @@ pub fn chunk_entries<'db>(
     &entries[start..end]
 }
 
+/// The body of a gathered-facts chunk memo: `fact_of` each file of `chunk`, in order, after
+/// reading the `LOW` marker (see the module comment: a file's first edit must leave the memo's
+/// durability as it was, so that an equal value is backdated).
+pub fn gathered_facts_of_chunk<T>(
+    db: &dyn salsa::Database,
+    chunk: StageChunk<'_>,
+    fact_of: impl Fn(&dyn salsa::Database, SourceFile) -> Option<T>,
+) -> Vec<Option<T>> {
+    crate::db::read_low_durability_marker(db);
+    chunk_entries(db, chunk)
+        .iter()
+        .map(|entry| fact_of(db, entry.file))
+        .collect()
+}
+
 /// A chunk memo: one fact per entry of [`chunk_entries`], in order.
 pub type ChunkFacts<'db, T> = fn(&'db dyn salsa::Database, StageChunk<'db>) -> &'db Vec<Option<T>>;
 
