@@ -111,6 +111,9 @@ fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
         .map(|entry| entry.file)
         .collect();
     if !discover::worth_parallel(manifests.len() + stages.len()) {
+        if discover::worth_a_helper_thread(stages.len()) {
+            precompute_with_a_helper_thread(db, &manifests, &stages, node_memos);
+        }
         return;
     }
     manifests.par_iter().for_each_with(db.clone(), |db, &file| {
@@ -146,6 +149,38 @@ fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
         if node_memos == NodeMemos::Keep {
             stage_node_body(db, file);
         }
+    });
+}
+
+/// [`precompute`] for a project too small for the thread pool, on this thread and one scoped
+/// helper: the helper reads the existing graph's pinned numbers, then checks the second half of
+/// the stage files, while this thread parses the manifests (every stage's checks read them) and
+/// checks the first half. A query both threads reach is computed once; the other waits for it.
+fn precompute_with_a_helper_thread(
+    db: &CompilerDatabase,
+    manifests: &[SourceFile],
+    stages: &[SourceFile],
+    node_memos: NodeMemos,
+) {
+    let check_stages = |db: &CompilerDatabase, files: &[SourceFile]| {
+        for &file in files {
+            stage_file_diagnostics(db, file);
+            if node_memos == NodeMemos::Keep {
+                stage_node_body(db, file);
+            }
+        }
+    };
+    let (first_half, second_half) = stages.split_at(stages.len() / 2);
+    let helper_db = db.clone();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            pinned_rows(&helper_db);
+            check_stages(&helper_db, second_half);
+        });
+        for &file in manifests {
+            parsed_manifest(db, file);
+        }
+        check_stages(db, first_half);
     });
 }
 
@@ -185,29 +220,40 @@ pub fn compile_warm(db: &CompilerDatabase) -> CompileOutcome {
 
 /// The compile of a database that is dropped right after (`aidlc compile`): the same outcome as
 /// [`compute_in_parallel`] then [`compile`], byte for byte, but the graph is written node by
-/// node with no memo per node (half the memory of a large graph). For a large project the
-/// graph is written while the diagnostics are walked and the grid is built: neither reads the
-/// other, and both walks are sequential.
+/// node with no memo per node (half the memory of a large graph). The graph is written while
+/// the diagnostics are walked and the grid is built (neither reads the other, and both walks
+/// are sequential): for a large project on rayon's pool, for a project worth one helper thread
+/// (see [`discover::worth_a_helper_thread`]) on that thread.
 pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
     precompute(db, NodeMemos::Skip);
-    let ((diagnostics, scope_grid), stage_graph) =
-        if discover::worth_parallel(Project::get(db).stage_files(db).len()) {
-            let (walk_db, graph_db) = (db.clone(), db.clone());
-            rayon::join(
-                move || {
-                    (
-                        project_diagnostics(&walk_db),
-                        Arc::clone(scope_grid_json(&walk_db)),
-                    )
-                },
-                move || stage_graph_text_once(&graph_db),
-            )
-        } else {
-            (
-                (project_diagnostics(db), Arc::clone(scope_grid_json(db))),
-                stage_graph_text_once(db),
-            )
-        };
+    let n_stage_files = Project::get(db).stage_files(db).len();
+    let ((diagnostics, scope_grid), stage_graph) = if discover::worth_parallel(n_stage_files) {
+        let (walk_db, graph_db) = (db.clone(), db.clone());
+        rayon::join(
+            move || {
+                (
+                    project_diagnostics(&walk_db),
+                    Arc::clone(scope_grid_json(&walk_db)),
+                )
+            },
+            move || stage_graph_text_once(&graph_db),
+        )
+    } else if discover::worth_a_helper_thread(n_stage_files) {
+        let graph_db = db.clone();
+        std::thread::scope(|scope| {
+            let graph = scope.spawn(move || stage_graph_text_once(&graph_db));
+            let walked = (project_diagnostics(db), Arc::clone(scope_grid_json(db)));
+            let graph = graph
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (walked, graph)
+        })
+    } else {
+        (
+            (project_diagnostics(db), Arc::clone(scope_grid_json(db))),
+            stage_graph_text_once(db),
+        )
+    };
     CompileOutcome {
         diagnostics,
         stage_graph: Arc::new(stage_graph),

@@ -117,10 +117,7 @@ pub fn hash_hex(bytes: &[u8]) -> String {
 /// (unreadable or too large); such a file always produces an error diagnostic.
 pub fn read_input(path: &Utf8Path, limit: u64) -> (FileContents, Option<FileStamp>) {
     let (contents, read) = read_file(path, limit, hash_hex);
-    let stamp = read.map(|(metadata, blake3)| FileStamp {
-        stat: StatStamp::of(&metadata),
-        blake3,
-    });
+    let stamp = read.map(|(stat, blake3)| FileStamp { stat, blake3 });
     (contents, stamp)
 }
 
@@ -130,8 +127,7 @@ fn read_file<H>(
     path: &Utf8Path,
     limit: u64,
     digest: impl FnOnce(&[u8]) -> H,
-) -> (FileContents, Option<(std::fs::Metadata, H)>) {
-    use std::io::Read;
+) -> (FileContents, Option<(StatStamp, H)>) {
     // One open, one `fstat` of the opened file (the stamp, taken before the read) and the
     // reads: `metadata` then `fs::read` would look the path up and stat it twice.
     let opened = std::fs::File::open(path).and_then(|file| Ok((file.metadata()?, file)));
@@ -148,16 +144,10 @@ fn read_file<H>(
             None,
         );
     }
-    // Read through `take`: `File::read_to_end` would `fstat` and `lseek` the file again to
-    // size its buffer, which is already sized from the stamp. A file that grew past the limit
-    // since the stamp is refused like one that was too large from the start.
-    let mut bytes = Vec::with_capacity(usize::try_from(metadata.len()).unwrap_or(0) + 1);
-    if let Err(error) = (&mut file)
-        .take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-    {
-        return (FileContents::Unreadable(error.to_string()), None);
-    }
+    let bytes = match read_whole_file(&mut file, &metadata, limit) {
+        Ok(bytes) => bytes,
+        Err(error) => return (FileContents::Unreadable(error.to_string()), None),
+    };
     if bytes.len() as u64 > limit {
         return (
             FileContents::TooLarge {
@@ -168,7 +158,37 @@ fn read_file<H>(
         );
     }
     let digest = digest(&bytes);
-    (contents_of(bytes), Some((metadata, digest)))
+    (contents_of(bytes), Some((StatStamp::of(&metadata), digest)))
+}
+
+/// The bytes of `file` to its end, or `limit + 1` bytes when it is longer than `limit`.
+///
+/// The first read asks for one byte more than the size `metadata` gave: a regular file that
+/// returns exactly that size to it was at its end (a regular file reads short only there), so
+/// the read that would return nothing is not made. Any other count (the file grew, shrank, or
+/// is not a regular file) reads on to the end as `read_to_end` does. Reading through `take`,
+/// not `File::read_to_end`, which would `fstat` and `lseek` the file again to size its buffer.
+fn read_whole_file(
+    file: &mut std::fs::File,
+    metadata: &std::fs::Metadata,
+    limit: u64,
+) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let size = usize::try_from(metadata.len()).unwrap_or(usize::MAX - 1);
+    let mut bytes = vec![0; size + 1];
+    let first_read = loop {
+        match file.read(&mut bytes) {
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            read => break read?,
+        }
+    };
+    bytes.truncate(first_read);
+    if first_read == size && metadata.is_file() {
+        return Ok(bytes);
+    }
+    let left_to_limit = (limit.saturating_add(1)).saturating_sub(first_read as u64);
+    file.take(left_to_limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn contents_of(bytes: Vec<u8>) -> FileContents {
@@ -245,6 +265,26 @@ pub const PARALLEL_THRESHOLD: usize = 256;
 /// Whether work over `n_files` files is worth rayon's thread pool.
 pub fn worth_parallel(n_files: usize) -> bool {
     n_files >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1
+}
+
+/// From this many stage files on, a project too small for the thread pool (see
+/// [`worth_parallel`]) is still worth one helper thread when there is a second core: the
+/// default framework's 33 stage files take about a millisecond to parse and check, and one
+/// scoped thread starts in a few dozen microseconds, without a pool's idle workers.
+pub const HELPER_THREAD_THRESHOLD: usize = 16;
+
+/// Whether work over `n_stage_files` stage files of a project below [`PARALLEL_THRESHOLD`]
+/// is worth handing half to one helper thread.
+pub fn worth_a_helper_thread(n_stage_files: usize) -> bool {
+    n_stage_files >= HELPER_THREAD_THRESHOLD && more_than_one_core()
+}
+
+/// Whether this process may run on more than one core (affinity and cgroup quota included);
+/// asked of the system once.
+fn more_than_one_core() -> bool {
+    static MORE_THAN_ONE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *MORE_THAN_ONE
+        .get_or_init(|| std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1))
 }
 
 /// From this many input files on, sources start out durable (see [`durability_for`]).
@@ -678,6 +718,53 @@ mod tests {
                 blake3::hash(&bytes[..length]).to_hex().to_string(),
                 "{length} bytes"
             );
+        }
+    }
+
+    fn file_with(bytes: &[u8]) -> (tempfile::TempDir, Utf8PathBuf) {
+        let folder = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(folder.path().join("stage.md")).unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        (folder, path)
+    }
+
+    /// The bytes read after the `stat` are all of the file's bytes whatever its size, also when
+    /// it grew or shrank after that `stat`, and a file that grew past the limit reads as one
+    /// byte over it.
+    #[test]
+    fn a_file_is_read_whole_whatever_its_stat_said() {
+        for size in [0_usize, 1, 4095, 4096, 4097, 70_000] {
+            let bytes: Vec<u8> = b"abcdefghijklmnopqrstuvwxyz"
+                .iter()
+                .copied()
+                .cycle()
+                .take(size)
+                .collect();
+            let (_folder, path) = file_with(&bytes);
+            let mut file = std::fs::File::open(&path).unwrap();
+            let metadata = file.metadata().unwrap();
+            assert_eq!(
+                read_whole_file(&mut file, &metadata, 100_000).unwrap(),
+                bytes
+            );
+
+            let mut file = std::fs::File::open(&path).unwrap();
+            let stale_metadata = file.metadata().unwrap();
+            let grown = [bytes.as_slice(), b"and more"].concat();
+            std::fs::write(&path, &grown).unwrap();
+            let read = read_whole_file(&mut file, &stale_metadata, 100_000).unwrap();
+            assert_eq!(read, grown, "grown from {size} bytes");
+            let mut file = std::fs::File::open(&path).unwrap();
+            let read = read_whole_file(&mut file, &stale_metadata, size as u64).unwrap();
+            assert_eq!(read.len(), size + 1, "one byte past a limit of {size}");
+
+            if size > 0 {
+                let mut file = std::fs::File::open(&path).unwrap();
+                let stale_metadata = file.metadata().unwrap();
+                std::fs::write(&path, &bytes[..size - 1]).unwrap();
+                let read = read_whole_file(&mut file, &stale_metadata, 100_000).unwrap();
+                assert_eq!(read, bytes[..size - 1], "shrunk from {size} bytes");
+            }
         }
     }
 }

@@ -374,3 +374,65 @@ fn stage_files_discovery_skips_are_warned_with_the_path_that_loads_them() {
         "skipped files are not compiled"
     );
 }
+
+/// A project of fewer files than the thread pool is worth but at least
+/// `HELPER_THREAD_THRESHOLD` stage files is compiled by `compile_once` on two threads (a
+/// scoped helper checks half the stages and writes the graph); the outcome, diagnostics and
+/// their order included, is the one the memoised queries give on one thread. Shown on a
+/// synthetic project of 40 stages with two broken stages added, one in each half of the list.
+#[test]
+fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
+    use aidlc::db::CompilerDatabase;
+    use aidlc::discover::{Harness, Layout};
+    if !std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1) {
+        eprintln!(
+            "SKIPPED a_compile_with_a_helper_thread_gives_the_one_thread_outcome: this machine gives the process one core, so no helper thread is started (run it where two cores are available)"
+        );
+        return;
+    }
+    let project = TestProject::empty();
+    aidlc::synthetic::SyntheticProject::new(40, 9)
+        .write_to(&project.root)
+        .unwrap();
+    let stages_folder = ".claude/aidlc-common/stages";
+    project.write(
+        &format!("{stages_folder}/inception/aaa-broken.md"),
+        &stage(
+            "aaa-broken",
+            "inception",
+            "[no-such-stage]",
+            "[no-such-sensor]",
+            "",
+        ),
+    );
+    project.write(
+        &format!("{stages_folder}/operation/zzz-broken.md"),
+        &stage("zzz-broken", "operation", "[]", "[]", "execution: SOMETIMES\n"),
+    );
+    let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
+
+    let mut two_threads = CompilerDatabase::default();
+    let _inputs = aidlc::discover::load_project(&mut two_threads, &layout);
+    let n_stage_files = aidlc::db::Project::get(&two_threads)
+        .stage_files(&two_threads)
+        .len();
+    assert!(n_stage_files >= aidlc::discover::HELPER_THREAD_THRESHOLD);
+    assert!(n_stage_files < aidlc::discover::PARALLEL_THRESHOLD);
+    assert!(aidlc::discover::worth_a_helper_thread(n_stage_files));
+    let outcome = aidlc::compile::compile_once(&two_threads);
+
+    let mut one_thread = CompilerDatabase::default();
+    let _inputs = aidlc::discover::load_project(&mut one_thread, &layout);
+    assert_eq!(outcome, aidlc::compile::compile(&one_thread));
+    assert!(outcome.n_errors() >= 2, "{:#?}", outcome.diagnostics);
+    let files: Vec<_> = outcome
+        .diagnostics
+        .iter()
+        .filter_map(|diagnostic| diagnostic.file.as_ref().map(ToString::to_string))
+        .collect();
+    assert!(
+        files.iter().any(|file| file.ends_with("aaa-broken.md"))
+            && files.iter().any(|file| file.ends_with("zzz-broken.md")),
+        "{files:?}"
+    );
+}
