@@ -111,9 +111,6 @@ fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
         .map(|entry| entry.file)
         .collect();
     if !discover::worth_parallel(manifests.len() + stages.len()) {
-        if discover::worth_a_helper_thread(stages.len()) {
-            precompute_with_a_helper_thread(db, &manifests, &stages, node_memos);
-        }
         return;
     }
     manifests.par_iter().for_each_with(db.clone(), |db, &file| {
@@ -149,38 +146,6 @@ fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
         if node_memos == NodeMemos::Keep {
             stage_node_body(db, file);
         }
-    });
-}
-
-/// [`precompute`] for a project too small for the thread pool, on this thread and one scoped
-/// helper: the helper reads the existing graph's pinned numbers, then checks the second half of
-/// the stage files, while this thread parses the manifests (every stage's checks read them) and
-/// checks the first half. A query both threads reach is computed once; the other waits for it.
-fn precompute_with_a_helper_thread(
-    db: &CompilerDatabase,
-    manifests: &[SourceFile],
-    stages: &[SourceFile],
-    node_memos: NodeMemos,
-) {
-    let check_stages = |db: &CompilerDatabase, files: &[SourceFile]| {
-        for &file in files {
-            stage_file_diagnostics(db, file);
-            if node_memos == NodeMemos::Keep {
-                stage_node_body(db, file);
-            }
-        }
-    };
-    let (first_half, second_half) = stages.split_at(stages.len() / 2);
-    let helper_db = db.clone();
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            pinned_rows(&helper_db);
-            check_stages(&helper_db, second_half);
-        });
-        for &file in manifests {
-            parsed_manifest(db, file);
-        }
-        check_stages(db, first_half);
     });
 }
 
@@ -220,40 +185,37 @@ pub fn compile_warm(db: &CompilerDatabase) -> CompileOutcome {
 
 /// The compile of a database that is dropped right after (`aidlc compile`): the same outcome as
 /// [`compute_in_parallel`] then [`compile`], byte for byte, but the graph is written node by
-/// node with no memo per node (half the memory of a large graph). The graph is written while
-/// the diagnostics are walked and the grid is built (neither reads the other, and both walks
-/// are sequential): for a large project on rayon's pool, for a project worth one helper thread
-/// (see [`discover::worth_a_helper_thread`]) on that thread.
+/// node with no memo per node (half the memory of a large graph). For a large project the
+/// graph is written while the diagnostics are walked and the grid is built: neither reads the
+/// other, and both walks are sequential. A smaller project worth one helper thread is compiled
+/// by [`compile_on_two_threads`].
 pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
-    precompute(db, NodeMemos::Skip);
-    let n_stage_files = Project::get(db).stage_files(db).len();
-    let ((diagnostics, scope_grid), stage_graph) = if discover::worth_parallel(n_stage_files) {
-        let (walk_db, graph_db) = (db.clone(), db.clone());
-        rayon::join(
-            move || {
-                (
-                    project_diagnostics(&walk_db),
-                    Arc::clone(scope_grid_json(&walk_db)),
+    let project = Project::get(db);
+    let n_stage_files = project.stage_files(db).len();
+    let n_files = n_stage_files + project.sensor_files(db).len();
+    let ((diagnostics, scope_grid), stage_graph) =
+        if !discover::worth_parallel(n_files) && discover::worth_a_helper_thread(n_stage_files) {
+            compile_on_two_threads(db)
+        } else {
+            precompute(db, NodeMemos::Skip);
+            if discover::worth_parallel(n_stage_files) {
+                let (walk_db, graph_db) = (db.clone(), db.clone());
+                rayon::join(
+                    move || {
+                        (
+                            project_diagnostics(&walk_db),
+                            Arc::clone(scope_grid_json(&walk_db)),
+                        )
+                    },
+                    move || stage_graph_text_once(&graph_db),
                 )
-            },
-            move || stage_graph_text_once(&graph_db),
-        )
-    } else if discover::worth_a_helper_thread(n_stage_files) {
-        let graph_db = db.clone();
-        std::thread::scope(|scope| {
-            let graph = scope.spawn(move || stage_graph_text_once(&graph_db));
-            let walked = (project_diagnostics(db), Arc::clone(scope_grid_json(db)));
-            let graph = graph
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            (walked, graph)
-        })
-    } else {
-        (
-            (project_diagnostics(db), Arc::clone(scope_grid_json(db))),
-            stage_graph_text_once(db),
-        )
-    };
+            } else {
+                (
+                    (project_diagnostics(db), Arc::clone(scope_grid_json(db))),
+                    stage_graph_text_once(db),
+                )
+            }
+        };
     CompileOutcome {
         diagnostics,
         stage_graph: Arc::new(stage_graph),
@@ -262,6 +224,45 @@ pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
         n_sensors: sensor_registry(db).by_id.len(),
         graph_format: *graph_format(db),
     }
+}
+
+/// The diagnostics, the grid and the graph's text of [`compile_once`], on this thread and one
+/// scoped helper started once (see [`discover::worth_a_helper_thread`]). The helper reads the
+/// existing graph's pinned numbers, checks the second half of the stage files and writes the
+/// graph; this thread parses the manifests (every stage's checks read them), checks the first
+/// half, then walks the diagnostics and builds the grid. No barrier between the phases: a query
+/// one thread needs that the other is computing is waited for, one not started yet is computed
+/// by whichever thread asks first, so each thread moves on as soon as its own part is done.
+fn compile_on_two_threads(db: &CompilerDatabase) -> ((Vec<Diagnostic>, Arc<String>), String) {
+    let project = Project::get(db);
+    let manifests: Vec<SourceFile> = project.sensor_files(db).clone();
+    let stages: Vec<SourceFile> = project
+        .stage_files(db)
+        .iter()
+        .map(|entry| entry.file)
+        .collect();
+    let (first_half, second_half) = stages.split_at(stages.len() / 2);
+    let helper_db = db.clone();
+    std::thread::scope(|scope| {
+        let graph = scope.spawn(move || {
+            pinned_rows(&helper_db);
+            for &file in second_half {
+                stage_file_diagnostics(&helper_db, file);
+            }
+            stage_graph_text_once(&helper_db)
+        });
+        for &file in &manifests {
+            parsed_manifest(db, file);
+        }
+        for &file in first_half {
+            stage_file_diagnostics(db, file);
+        }
+        let walked = (project_diagnostics(db), Arc::clone(scope_grid_json(db)));
+        let graph = graph
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (walked, graph)
+    })
 }
 
 /// The paths a set of diagnostics points into (primary and related files).

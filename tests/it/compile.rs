@@ -407,7 +407,13 @@ fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
     );
     project.write(
         &format!("{stages_folder}/operation/zzz-broken.md"),
-        &stage("zzz-broken", "operation", "[]", "[]", "execution: SOMETIMES\n"),
+        &stage(
+            "zzz-broken",
+            "operation",
+            "[]",
+            "[]",
+            "execution: SOMETIMES\n",
+        ),
     );
     let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
 
