@@ -325,21 +325,32 @@ pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs
     } else {
         paths.iter().map(read_one).collect()
     };
-    let files = paths
-        .into_iter()
-        .zip(read)
-        .map(|(path, (contents, stamp))| {
-            let input = new_source_file(db, layout, path, contents, source_durability);
-            (path.to_owned(), LoadedFile { input, stamp })
-        })
-        .collect();
+    let mut in_read_order: Vec<SourceFile> = Vec::with_capacity(paths.len());
+    let mut files = HashMap::with_capacity(paths.len());
+    for (path, (contents, stamp)) in paths.into_iter().zip(read) {
+        let input = new_source_file(db, layout, path, contents, source_durability);
+        in_read_order.push(input);
+        files.insert(path.to_owned(), LoadedFile { input, stamp });
+    }
     let inputs = ProjectInputs {
         project: new_project_with_durability(db, layout, Vec::new(), Vec::new(), source_durability),
         listing,
         files,
         source_durability,
     };
-    inputs.set_project_lists(db);
+    let lists = if inputs.files.len() == in_read_order.len() {
+        // No path is listed twice, so each read path's input is the one the map holds for it:
+        // the lists take the inputs in read order (the order `project_lists` asks for them)
+        // instead of looking each path up again.
+        let mut next = inputs.listing.read_paths().zip(in_read_order);
+        inputs.project_lists(|path| match next.next() {
+            Some((read_path, input)) if read_path.as_str() == path.as_str() => input,
+            _ => inputs.input(path),
+        })
+    } else {
+        inputs.project_lists(|path| inputs.input(path))
+    };
+    inputs.set_lists(db, lists);
     inputs.sync_existing_graph_evidence(db, layout);
     inputs
 }
@@ -635,41 +646,48 @@ impl ProjectInputs {
             .input
     }
 
-    fn project_lists(&self) -> ProjectLists {
+    /// The project's lists for the listing, each path's input given by `input_of`, which is
+    /// asked for the paths in the order of `InputListing::read_paths` (the fields below are
+    /// built in that order, top to bottom).
+    fn project_lists(&self, mut input_of: impl FnMut(&Utf8Path) -> SourceFile) -> ProjectLists {
         let listing = &self.listing;
         ProjectLists {
-            sensors: listing.sensors.iter().map(|p| self.input(p)).collect(),
+            sensors: listing.sensors.iter().map(|p| input_of(p)).collect(),
             skipped_sensors: listing.skipped_sensors.clone(),
             stages: listing
                 .stages
                 .iter()
                 .map(|(phase_dir, path)| StageFileEntry {
-                    file: self.input(path),
+                    file: input_of(path),
                     phase_dir: phase_dir.clone(),
                 })
                 .collect(),
-            agents: listing.agents.iter().map(|p| self.input(p)).collect(),
-            scopes: listing.scopes.iter().map(|p| self.input(p)).collect(),
+            agents: listing.agents.iter().map(|p| input_of(p)).collect(),
+            scopes: listing.scopes.iter().map(|p| input_of(p)).collect(),
             rules: listing
                 .rules
                 .iter()
                 .map(|(relative, path)| RuleFileEntry {
-                    file: self.input(path),
+                    file: input_of(path),
                     relative: relative.clone(),
                 })
                 .collect(),
-            existing_graph: listing.existing_graph.as_deref().map(|p| self.input(p)),
-            existing_grid: listing.existing_grid.as_deref().map(|p| self.input(p)),
-            reference_tools: listing.reference_tools.as_deref().map(|p| self.input(p)),
+            existing_graph: listing.existing_graph.as_deref().map(&mut input_of),
+            existing_grid: listing.existing_grid.as_deref().map(&mut input_of),
+            reference_tools: listing.reference_tools.as_deref().map(input_of),
         }
     }
 
     /// Set each list of the project that differs from the listing (and only those, so a query
     /// reading the sensor list is not invalidated by a new stage).
     fn set_project_lists(&self, db: &mut CompilerDatabase) {
+        self.set_lists(db, self.project_lists(|path| self.input(path)));
+    }
+
+    /// Set each list of the project that differs from `lists`.
+    fn set_lists(&self, db: &mut CompilerDatabase, lists: ProjectLists) {
         use salsa::Setter;
         let project = self.project;
-        let lists = self.project_lists();
         if *project.sensor_files(db) != lists.sensors {
             project.set_sensor_files(db).to(lists.sensors);
         }
@@ -765,6 +783,47 @@ mod tests {
                 std::fs::write(&path, &bytes[..size - 1]).unwrap();
                 let read = read_whole_file(&mut file, &stale_metadata, 100_000).unwrap();
                 assert_eq!(read, bytes[..size - 1], "shrunk from {size} bytes");
+            }
+        }
+    }
+
+    /// A file listed twice (here the agents folder is also given as the scopes folder) is one
+    /// input, the same in both of the project's lists; a file listed once is the input the
+    /// map holds for its path.
+    #[test]
+    fn a_file_listed_twice_is_one_input_in_both_lists() {
+        let folder = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(folder.path().to_owned()).unwrap();
+        let agents = root.join(".claude/agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        std::fs::write(agents.join("aidlc-demo-agent.md"), "---\nname: demo\n---\n").unwrap();
+        let layout = |scopes_dir: Option<&str>| {
+            let scopes_dir = scopes_dir.map(str::to_owned);
+            Layout::new(
+                &root,
+                crate::discover::Harness::Claude,
+                &move |name: &str| {
+                    (name == "AIDLC_SCOPES_DIR")
+                        .then(|| scopes_dir.clone())
+                        .flatten()
+                },
+            )
+        };
+        for (scopes_dir, listed_twice) in [(Some(".claude/agents"), true), (None, false)] {
+            let layout = layout(scopes_dir);
+            let mut db = CompilerDatabase::default();
+            let inputs = load_project(&mut db, &layout);
+            let agent_files = inputs.project.agent_files(&db).clone();
+            let scope_files = inputs.project.scope_files(&db).clone();
+            assert_eq!(agent_files.len(), 1);
+            assert_eq!(
+                agent_files[0],
+                inputs.input(&agents.join("aidlc-demo-agent.md"))
+            );
+            if listed_twice {
+                assert_eq!(scope_files, agent_files);
+            } else {
+                assert!(scope_files.is_empty());
             }
         }
     }
