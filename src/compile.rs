@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+mod helper_thread;
+
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
@@ -192,10 +194,9 @@ pub fn compile_warm(db: &CompilerDatabase) -> CompileOutcome {
 pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
     let project = Project::get(db);
     let n_stage_files = project.stage_files(db).len();
-    let n_files = n_stage_files + project.sensor_files(db).len();
-    let ((diagnostics, scope_grid), stage_graph) =
-        if !discover::worth_parallel(n_files) && discover::worth_a_helper_thread(n_stage_files) {
-            compile_on_two_threads(db)
+    let (walked, stage_graph) =
+        if helper_thread::worth_two_threads(n_stage_files, project.sensor_files(db).len()) {
+            helper_thread::compile_on_two_threads(db)
         } else {
             precompute(db, NodeMemos::Skip);
             if discover::worth_parallel(n_stage_files) {
@@ -216,6 +217,15 @@ pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
                 )
             }
         };
+    compile_outcome(db, walked, stage_graph)
+}
+
+/// The outcome of a one-shot compile from its diagnostics walk, its grid and its graph.
+fn compile_outcome(
+    db: &CompilerDatabase,
+    (diagnostics, scope_grid): (Vec<Diagnostic>, Arc<String>),
+    stage_graph: String,
+) -> CompileOutcome {
     CompileOutcome {
         diagnostics,
         stage_graph: Arc::new(stage_graph),
@@ -226,43 +236,19 @@ pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
     }
 }
 
-/// The diagnostics, the grid and the graph's text of [`compile_once`], on this thread and one
-/// scoped helper started once (see [`discover::worth_a_helper_thread`]). The helper reads the
-/// existing graph's pinned numbers, checks the second half of the stage files and writes the
-/// graph; this thread parses the manifests (every stage's checks read them), checks the first
-/// half, then walks the diagnostics and builds the grid. No barrier between the phases: a query
-/// one thread needs that the other is computing is waited for, one not started yet is computed
-/// by whichever thread asks first, so each thread moves on as soon as its own part is done.
-fn compile_on_two_threads(db: &CompilerDatabase) -> ((Vec<Diagnostic>, Arc<String>), String) {
-    let project = Project::get(db);
-    let manifests: Vec<SourceFile> = project.sensor_files(db).clone();
-    let stages: Vec<SourceFile> = project
-        .stage_files(db)
-        .iter()
-        .map(|entry| entry.file)
-        .collect();
-    let (first_half, second_half) = stages.split_at(stages.len() / 2);
-    let helper_db = db.clone();
-    std::thread::scope(|scope| {
-        let graph = scope.spawn(move || {
-            pinned_rows(&helper_db);
-            for &file in second_half {
-                stage_file_diagnostics(&helper_db, file);
-            }
-            stage_graph_text_once(&helper_db)
-        });
-        for &file in &manifests {
-            parsed_manifest(db, file);
-        }
-        for &file in first_half {
-            stage_file_diagnostics(db, file);
-        }
-        let walked = (project_diagnostics(db), Arc::clone(scope_grid_json(db)));
-        let graph = graph
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (walked, graph)
-    })
+/// `aidlc compile`'s read and compile: the inputs and the outcome of [`discover::load_project`]
+/// then [`compile_once`], for a project worth it on this thread and one helper started before
+/// the reads ([`helper_thread`]).
+pub fn load_and_compile_once(
+    db: &mut CompilerDatabase,
+    layout: &Layout,
+) -> (discover::ProjectInputs, CompileOutcome) {
+    let listing = discover::InputListing::of(layout);
+    if helper_thread::worth_two_threads(listing.stages.len(), listing.sensors.len()) {
+        return helper_thread::load_and_compile_on_two_threads(db, layout, listing);
+    }
+    let inputs = discover::load_project(db, layout);
+    (inputs, compile_once(db))
 }
 
 /// The paths a set of diagnostics points into (primary and related files).

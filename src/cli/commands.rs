@@ -272,8 +272,8 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     // The process ends right after this command: freeing every memoised parse and every
     // loaded file one by one would take longer than emitting the graph did, so the database
     // and the inputs are left to the OS.
-    let inputs = std::mem::ManuallyDrop::new(discover::load_project(&mut db, &layout));
-    let outcome = compile::compile_once(&db);
+    let (inputs, outcome) = compile::load_and_compile_once(&mut db, &layout);
+    let inputs = std::mem::ManuallyDrop::new(inputs);
     let db = std::mem::ManuallyDrop::new(db);
     let sources = compile::source_texts(&*db, &outcome.diagnostics);
     for diagnostic in &outcome.diagnostics {

@@ -316,15 +316,43 @@ pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs
     use rayon::prelude::*;
     let listing = InputListing::of(layout);
     let paths: Vec<&Utf8Path> = listing.read_paths().collect();
-    let source_durability = durability_for(paths.len());
     // Reading and hashing thousands of files is I/O and hashing, so a large project's run on
     // every core; the inputs are then created in listing order.
-    let read_one = |path: &&Utf8Path| read_listed(layout, path);
-    let read: Vec<(FileContents, Option<FileStamp>)> = if worth_parallel(paths.len()) {
-        paths.par_iter().map(read_one).collect()
+    let read: Vec<ReadFile> = if worth_parallel(paths.len()) {
+        paths
+            .par_iter()
+            .map(|path| read_listed(layout, path))
+            .collect()
     } else {
-        paths.iter().map(read_one).collect()
+        read_files(layout, &paths)
     };
+    drop(paths);
+    load_read_files(db, layout, listing, read)
+}
+
+/// One listed file as read: its contents and, for a hand-written input whose bytes were read,
+/// its stamp.
+pub type ReadFile = (FileContents, Option<FileStamp>);
+
+/// Read the listed files at `paths` on this thread, in order (each as `load_project` reads it).
+pub fn read_files(layout: &Layout, paths: &[impl AsRef<Utf8Path>]) -> Vec<ReadFile> {
+    paths
+        .iter()
+        .map(|path| read_listed(layout, path.as_ref()))
+        .collect()
+}
+
+/// The salsa inputs of `listing`, from `read`: the files of `listing.read_paths()`, read in
+/// that order (by [`read_files`], on any thread).
+pub fn load_read_files(
+    db: &mut CompilerDatabase,
+    layout: &Layout,
+    listing: InputListing,
+    read: Vec<ReadFile>,
+) -> ProjectInputs {
+    let paths: Vec<&Utf8Path> = listing.read_paths().collect();
+    assert_eq!(paths.len(), read.len(), "one read per listed path");
+    let source_durability = durability_for(paths.len());
     let mut in_read_order: Vec<SourceFile> = Vec::with_capacity(paths.len());
     let mut files = HashMap::with_capacity(paths.len());
     for (path, (contents, stamp)) in paths.into_iter().zip(read) {

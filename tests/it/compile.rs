@@ -378,8 +378,10 @@ fn stage_files_discovery_skips_are_warned_with_the_path_that_loads_them() {
 /// A project of fewer files than the thread pool is worth but at least
 /// `HELPER_THREAD_THRESHOLD` stage files is compiled by `compile_once` on two threads (a
 /// scoped helper checks half the stages and writes the graph); the outcome, diagnostics and
-/// their order included, is the one the memoised queries give on one thread. Shown on a
-/// synthetic project of 40 stages with two broken stages added, one in each half of the list.
+/// their order included, is the one the memoised queries give on one thread, and so is that of
+/// `load_and_compile_once` (`aidlc compile`'s path, whose helper also reads half the files),
+/// with the same inputs and stamps. Shown on a synthetic project of 40 stages with two broken
+/// stages added, one in each half of the list.
 #[test]
 fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
     use aidlc::db::CompilerDatabase;
@@ -428,8 +430,25 @@ fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
     let outcome = aidlc::compile::compile_once(&two_threads);
 
     let mut one_thread = CompilerDatabase::default();
-    let _inputs = aidlc::discover::load_project(&mut one_thread, &layout);
+    let one_thread_inputs = aidlc::discover::load_project(&mut one_thread, &layout);
     assert_eq!(outcome, aidlc::compile::compile(&one_thread));
+    // `aidlc compile`'s path: the helper also reads half the files, before any input exists.
+    let mut loaded_on_two_threads = CompilerDatabase::default();
+    let (inputs, loaded_outcome) =
+        aidlc::compile::load_and_compile_once(&mut loaded_on_two_threads, &layout);
+    assert_eq!(loaded_outcome, outcome);
+    let read_files: Vec<_> = inputs
+        .read_files()
+        .map(|(path, stamp)| (path.to_owned(), stamp.cloned()))
+        .collect();
+    let one_thread_reads: Vec<_> = one_thread_inputs
+        .read_files()
+        .map(|(path, stamp)| (path.to_owned(), stamp.cloned()))
+        .collect();
+    assert_eq!(
+        read_files, one_thread_reads,
+        "the same files, in the same order, with the same stamps"
+    );
     assert!(outcome.n_errors() >= 2, "{:#?}", outcome.diagnostics);
     let files: Vec<_> = outcome
         .diagnostics

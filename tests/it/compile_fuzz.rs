@@ -427,8 +427,7 @@ fn compile_in_process(layout: &Layout) -> i32 {
         return 0;
     }
     let mut db = CompilerDatabase::default();
-    let inputs = discover::load_project(&mut db, layout);
-    let outcome = compile::compile_once(&db);
+    let (inputs, outcome) = compile::load_and_compile_once(&mut db, layout);
     // Watch mode and the language server compile through the memoised queries instead; both
     // paths must agree on every input, broken or not.
     let mut warm_db = CompilerDatabase::default();
