@@ -49,11 +49,13 @@ pub fn load_and_compile_on_two_threads(
         .skip(n_first_half)
         .map(ToOwned::to_owned)
         .collect();
-    let (reads_sender, reads_receiver) = mpsc::sync_channel::<Vec<ReadFile>>(1);
-    let (db_sender, db_receiver) = mpsc::sync_channel::<CompilerDatabase>(1);
     std::thread::scope(|scope| {
+        // This thread's channel ends live in this closure, so a panic here drops them and the
+        // helper, waiting on one, stops instead of holding the scope open for ever.
+        let (reads_sender, reads_receiver) = mpsc::sync_channel::<Vec<ReadFile>>(1);
+        let (db_sender, db_receiver) = mpsc::sync_channel::<CompilerDatabase>(1);
         let helper = scope.spawn(move || {
-            // A send fails only when this thread has stopped waiting (it panicked).
+            // A send or a receive fails only when this thread's end is gone (it panicked).
             if reads_sender
                 .send(discover::read_files(layout, &second_half))
                 .is_err()
