@@ -190,7 +190,7 @@ pub fn compile_warm(db: &CompilerDatabase) -> CompileOutcome {
 /// node with no memo per node (half the memory of a large graph). For a large project the
 /// graph is written while the diagnostics are walked and the grid is built: neither reads the
 /// other, and both walks are sequential. A smaller project worth one helper thread is compiled
-/// by [`compile_on_two_threads`].
+/// by `helper_thread::compile_on_two_threads`.
 pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
     let project = Project::get(db);
     let n_stage_files = project.stage_files(db).len();
@@ -238,7 +238,7 @@ fn compile_outcome(
 
 /// `aidlc compile`'s read and compile: the inputs and the outcome of [`discover::load_project`]
 /// then [`compile_once`], for a project worth it on this thread and one helper started before
-/// the reads ([`helper_thread`]).
+/// the reads (`compile/helper_thread.rs`).
 pub fn load_and_compile_once(
     db: &mut CompilerDatabase,
     layout: &Layout,
@@ -247,7 +247,7 @@ pub fn load_and_compile_once(
     if helper_thread::worth_two_threads(listing.stages.len(), listing.sensors.len()) {
         return helper_thread::load_and_compile_on_two_threads(db, layout, listing);
     }
-    let inputs = discover::load_project(db, layout);
+    let inputs = discover::load_listing(db, layout, listing);
     (inputs, compile_once(db))
 }
 

@@ -325,8 +325,16 @@ pub fn durability_for(n_files: usize) -> Durability {
 
 /// Read every input of a compile into a fresh set of salsa inputs.
 pub fn load_project(db: &mut CompilerDatabase, layout: &Layout) -> ProjectInputs {
+    load_listing(db, layout, InputListing::of(layout))
+}
+
+/// [`load_project`] of a listing already taken.
+pub fn load_listing(
+    db: &mut CompilerDatabase,
+    layout: &Layout,
+    listing: InputListing,
+) -> ProjectInputs {
     use rayon::prelude::*;
-    let listing = InputListing::of(layout);
     let paths: Vec<&Utf8Path> = listing.read_paths().collect();
     // Reading and hashing thousands of files is I/O and hashing, so a large project's run on
     // every core; the inputs are then created in listing order.
