@@ -10,7 +10,8 @@ use camino::Utf8Path;
 use serde_json::Value;
 
 use crate::support::{
-    GRAPH, GRID, LedgerBlock, REFERENCE_VERSIONS, Run, TestProject, ledger_blocks, node_tool,
+    GRAPH, GRID, LedgerBlock, REFERENCE_VERSIONS, Run, SearchPath, TestProject, ledger_blocks,
+    node_tool,
 };
 
 /// A stage of both installs that has a reviewer.
@@ -287,21 +288,30 @@ fn install_with_an_intent(version: &str) -> TestProject {
     project
 }
 
-/// The system folders: `sh` and the usual tools, and no Bun (it comes only from the Node tools
-/// cache), so a fire that needed Bun could not run.
-fn path_without_bun() -> &'static str {
-    let path = "/usr/bin:/bin";
-    for folder in path.split(':') {
-        assert!(
-            !Utf8Path::new(folder).join("bun").exists(),
-            "{folder} holds a bun: the test needs a PATH without one"
-        );
-    }
+/// The programs the native runs below may find on `PATH`: none. The shipped sensors run
+/// in-process (D8) and these runs start no other program, so a fire that needed Bun (or anything
+/// else) could not run, whatever the machine has installed.
+const PROGRAMS_THE_NATIVE_RUNS_NEED: [&str; 0] = [];
+
+/// A `PATH` of [`PROGRAMS_THE_NATIVE_RUNS_NEED`], built from `search` (the caller's `PATH`).
+fn search_path_without_bun(search: &std::ffi::OsStr) -> SearchPath {
+    let path = SearchPath::of_programs_found_on(&PROGRAMS_THE_NATIVE_RUNS_NEED, search);
+    assert!(!path.finds("bun"), "the search path holds a bun");
     path
+}
+
+/// [`search_path_without_bun`] from the caller's `PATH`.
+fn no_bun() -> SearchPath {
+    search_path_without_bun(&std::env::var_os("PATH").unwrap_or_default())
 }
 
 /// The write hook told that the agent wrote `relative`, with no Bun on `PATH`.
 fn hook_without_bun(project: &TestProject, relative: &str) -> Run {
+    hook_on_search_path(project, relative, &no_bun())
+}
+
+/// The write hook told that the agent wrote `relative`, with `PATH` set to `path`.
+fn hook_on_search_path(project: &TestProject, relative: &str, path: &SearchPath) -> Run {
     let payload = serde_json::json!({
         "tool_name": "Write",
         "tool_input": {"file_path": project.path(relative)},
@@ -309,7 +319,7 @@ fn hook_without_bun(project: &TestProject, relative: &str) -> Run {
     .to_string();
     project.run_watched(
         &["engine", "hook", "run-sensors"],
-        &[("PATH", path_without_bun())],
+        &[("PATH", path.as_str())],
         Some(&payload),
     )
 }
@@ -416,11 +426,68 @@ fn the_write_hook_checks_a_reference_install_natively_and_keeps_its_health_files
     }
 }
 
+/// A Bun first on the caller's `PATH` (where a machine with Bun installed has one) changes
+/// nothing: the runs get a `PATH` built without it, the shipped sensors still run natively, and
+/// the Bun is never started.
+#[test]
+fn a_bun_first_on_the_callers_path_is_left_out_and_never_run() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let machine = TestProject::empty();
+    let started = machine.path("bun-was-started");
+    machine.write(
+        "bin/bun",
+        &format!("#!/bin/sh\necho \"$@\" >>'{started}'\nexit 1\n"),
+    );
+    std::fs::set_permissions(
+        machine.path("bin/bun"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let callers_path = std::env::join_paths(
+        std::iter::once(machine.path("bin").into_std_path_buf()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .unwrap();
+    let path = search_path_without_bun(&callers_path);
+
+    let project = install_with_an_intent("2.6.54");
+    let hook = hook_on_search_path(&project, REQUIREMENTS, &path);
+    assert_eq!(hook.status, 0, "{}", hook.stderr);
+    let verdicts: Vec<(String, String, Option<String>)> = terminal_rows(&project)
+        .into_iter()
+        .map(|(sensor, row)| {
+            let note = row.field("Note").map(str::to_owned);
+            (sensor, row.event().to_owned(), note)
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            (
+                "required-sections".to_owned(),
+                "SENSOR_FAILED".to_owned(),
+                None
+            ),
+            (
+                "upstream-coverage".to_owned(),
+                "SENSOR_PASSED".to_owned(),
+                None
+            ),
+        ]
+    );
+    assert!(
+        !started.exists(),
+        "the Bun on the caller's PATH was started"
+    );
+}
+
 #[test]
 fn gate_check_says_an_install_s_sensors_are_write_fired_and_checks_them_with_fire_on_all() {
     for version in REFERENCE_VERSIONS {
         let project = install_with_an_intent(version);
-        let path = [("PATH", path_without_bun())];
+        let search_path = no_bun();
+        let path = [("PATH", search_path.as_str())];
         let default = project.run_watched(&["gate", "check", "--no-record"], &path, None);
         assert_eq!(default.status, 2, "{version}: {}", default.stderr);
         assert!(
@@ -469,6 +536,7 @@ fn fire_finds_the_install_from_the_output_path_and_runs_the_shipped_sensor_nativ
     let project = install_with_an_intent("2.6.54");
     let elsewhere = TestProject::empty();
     let output = project.path(REQUIREMENTS);
+    let search_path = no_bun();
     let fired = project.run_watched_in(
         &elsewhere.root,
         &[
@@ -481,7 +549,7 @@ fn fire_finds_the_install_from_the_output_path_and_runs_the_shipped_sensor_nativ
             "--output-path",
             output.as_str(),
         ],
-        &[("PATH", path_without_bun())],
+        &[("PATH", search_path.as_str())],
         None,
     );
     assert_eq!(fired.status, 0, "{}", fired.stderr);

@@ -411,3 +411,46 @@ pub fn system_tool(program: &str) -> Option<Utf8PathBuf> {
         }
     }
 }
+
+/// A `PATH` of one folder that holds links to exactly the programs a test names, so that what
+/// the test runs finds those and nothing else: a program installed anywhere on the machine (a
+/// Bun in `/usr/bin`, say) cannot change the outcome. The folder lives as long as the value.
+pub struct SearchPath {
+    _dir: tempfile::TempDir,
+    folder: Utf8PathBuf,
+}
+
+impl SearchPath {
+    /// Links to `programs`, each found on `search` (a `PATH`-style list of folders). A program
+    /// that is not there panics: the test that names it cannot run without it.
+    pub fn of_programs_found_on(programs: &[&str], search: &std::ffi::OsStr) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir for the search path");
+        let folder = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).expect("UTF-8 temp dir");
+        for program in programs {
+            let found = std::env::split_paths(search)
+                .map(|entry| entry.join(program))
+                .find(|candidate| is_executable_file(candidate))
+                .unwrap_or_else(|| panic!("{program} is not on the search path given"));
+            let target = found.canonicalize().expect("resolve the program's path");
+            std::os::unix::fs::symlink(target, folder.join(program)).expect("link the program");
+        }
+        Self { _dir: dir, folder }
+    }
+
+    /// The value for `PATH`.
+    pub fn as_str(&self) -> &str {
+        self.folder.as_str()
+    }
+
+    /// Whether `program` can be found on this `PATH`.
+    pub fn finds(&self, program: &str) -> bool {
+        is_executable_file(self.folder.join(program).as_std_path())
+    }
+}
+
+/// A regular file (after links) with an execute bit.
+fn is_executable_file(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    path.metadata()
+        .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
+}
