@@ -315,6 +315,19 @@ fn action_step<'a>(action: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no step {name:?}"))
 }
 
+/// Where a step stands in `action.yml`'s list.
+fn step_index(action: &Value, name: &str) -> usize {
+    action["runs"]["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .position(|step| step["name"] == name)
+        .unwrap_or_else(|| panic!("no step {name:?}"))
+}
+
+/// The action's shell: one script, one function per step.
+const ACTION_SCRIPT: &str = ".github/action/steps.sh";
+
 #[test]
 fn the_action_is_a_composite_with_the_documented_inputs() {
     let action = read_yaml(&repo().join("action.yml"));
@@ -342,6 +355,8 @@ fn the_action_is_a_composite_with_the_documented_inputs() {
     );
     let condition = upload["if"].as_str().unwrap();
     assert!(condition.contains("always()") && condition.contains("inputs.sarif != ''"));
+    // Every shell step is one call of the script, with the inputs in its environment.
+    let mut scripted = Vec::new();
     for step in action["runs"]["steps"].as_array().unwrap() {
         if let Some(script) = step["run"].as_str() {
             assert!(
@@ -350,12 +365,83 @@ fn the_action_is_a_composite_with_the_documented_inputs() {
                 step["name"]
             );
             assert_eq!(step["shell"], "bash");
+            assert_eq!(
+                step["env"]["AIDLC_ACTION_PATH"],
+                "${{ github.action_path }}"
+            );
+            let function = script
+                .strip_prefix(&format!("bash \"$AIDLC_ACTION_PATH/{ACTION_SCRIPT}\" "))
+                .unwrap_or_else(|| panic!("step {:?} runs {script:?}", step["name"]));
+            scripted.push(function.to_owned());
         }
     }
+    assert_eq!(scripted, ["fingerprint", "install", "run"]);
+    assert!(repo().join(ACTION_SCRIPT).is_file());
     assert_eq!(
         action["outputs"]["exit-code"]["value"],
         "${{ steps.run.outputs.exit-code }}"
     );
+}
+
+/// The build is saved by its own step as soon as it exists, so a check that fails after it
+/// (aidlc exiting 1) still leaves the cache for the next run; `actions/cache` would save only
+/// when the whole job succeeds.
+#[test]
+fn the_actions_build_cache_is_saved_as_soon_as_the_build_exists() {
+    let action = read_yaml(&repo().join("action.yml"));
+    for step in action["runs"]["steps"].as_array().unwrap() {
+        let uses = step["uses"].as_str().unwrap_or_default();
+        assert!(
+            !uses.starts_with("actions/cache@"),
+            "{:?} uses actions/cache, which saves only on success",
+            step["name"]
+        );
+    }
+    let restore = action_step(&action, "Restore the aidlc build");
+    assert_eq!(restore["id"], "cache");
+    assert!(
+        restore["uses"]
+            .as_str()
+            .unwrap()
+            .starts_with("actions/cache/restore@")
+    );
+    assert_eq!(
+        restore["with"]["path"], "${{ steps.source.outputs.path }}",
+        "the cached path is the one the script installs to (with .exe on Windows)"
+    );
+    let install = action_step(&action, "Install aidlc");
+    assert_eq!(install["id"], "install");
+    assert_eq!(
+        install["env"]["AIDLC_CACHE_HIT"],
+        "${{ steps.cache.outputs.cache-hit }}"
+    );
+    let save = action_step(&action, "Save the aidlc build");
+    assert!(
+        save["uses"]
+            .as_str()
+            .unwrap()
+            .starts_with("actions/cache/save@")
+    );
+    assert_eq!(save["with"]["path"], restore["with"]["path"]);
+    assert_eq!(
+        save["with"]["key"], "${{ steps.cache.outputs.cache-primary-key }}",
+        "save under the key the restore looked up"
+    );
+    let condition = save["if"].as_str().unwrap();
+    for part in [
+        "always()",
+        "inputs.install == 'cargo'",
+        "steps.install.outcome == 'success'",
+        "steps.cache.outputs.cache-hit != 'true'",
+    ] {
+        assert!(
+            condition.contains(part),
+            "{part} missing from {condition:?}"
+        );
+    }
+    assert!(step_index(&action, "Restore the aidlc build") < step_index(&action, "Install aidlc"));
+    assert!(step_index(&action, "Install aidlc") < step_index(&action, "Save the aidlc build"));
+    assert!(step_index(&action, "Save the aidlc build") < step_index(&action, "Run aidlc"));
 }
 
 /// A folder of fake `cargo` and `npm` that record their arguments and "install" the test's
@@ -405,61 +491,96 @@ fn run_step(script: &str, cwd: &Utf8Path, path_dirs: &[&Utf8Path], env: &[(&str,
         .current_dir(cwd)
         .env("PATH", path)
         .env("HOME", cwd)
+        .env_remove("RUNNER_OS")
         .envs(env.iter().copied()))
+}
+
+/// The `run:` line of the step named `name`, run as the runner runs it, with this repository as
+/// the action's folder.
+fn run_action_step(
+    name: &str,
+    cwd: &Utf8Path,
+    path_dirs: &[&Utf8Path],
+    env: &[(&str, &str)],
+) -> Run {
+    let action = read_yaml(&repo().join("action.yml"));
+    let script = action_step(&action, name)["run"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let repo = repo();
+    let mut env = env.to_vec();
+    env.push(("AIDLC_ACTION_PATH", repo.as_str()));
+    run_step(&script, cwd, path_dirs, &env)
 }
 
 #[test]
 fn the_actions_cache_key_follows_the_source_or_the_version() {
-    let action = read_yaml(&repo().join("action.yml"));
-    let script = action_step(&action, "Fingerprint the aidlc source")["run"]
-        .as_str()
-        .unwrap();
+    let script = format!("bash {:?} fingerprint", repo().join(ACTION_SCRIPT));
     let work = TestProject::empty();
     work.write("source/Cargo.toml", "[package]\n");
     work.write("source/Cargo.lock", "# lock\n");
     work.write("source/src/main.rs", "fn main() {}\n");
     work.write("source/README.md", "not part of the build\n");
-    let key = |version: &str| {
+    let outputs_of = |version: &str, runner_os: &str| {
         let outputs = work.path("github-output");
         let _ = std::fs::remove_file(&outputs);
         let source = work.path("source");
         let step = run_step(
-            script,
+            &script,
             &work.root,
             &[],
             &[
                 ("AIDLC_ACTION_PATH", source.as_str()),
                 ("AIDLC_VERSION", version),
                 ("GITHUB_OUTPUT", outputs.as_str()),
+                ("RUNNER_OS", runner_os),
             ],
         );
         assert_eq!(step.status, 0, "{}", step.stderr);
-        std::fs::read_to_string(&outputs).unwrap()
+        let text = std::fs::read_to_string(&outputs).unwrap();
+        let (path, key) = text.split_once('\n').expect("two outputs");
+        (path.to_owned(), key.to_owned())
     };
-    let first = key("");
+    let (path, first) = outputs_of("", "Linux");
+    assert_eq!(path, "path=~/.cargo/bin/aidlc");
     assert!(
         first.starts_with("key=source-") && first.len() == "key=source-".len() + 33,
         "{first}"
     );
-    assert_eq!(key(""), first, "the key is stable");
+    assert_eq!(outputs_of("", "Linux").1, first, "the key is stable");
     work.write("source/README.md", "edited, still not part of the build\n");
-    assert_eq!(key(""), first, "a file outside the build changed the key");
+    assert_eq!(
+        outputs_of("", "Linux").1,
+        first,
+        "a file outside the build changed the key"
+    );
     work.write("source/src/main.rs", "fn main() { }\n");
-    assert_ne!(key(""), first, "a source edit kept the key");
-    assert_eq!(key("1.2.3"), "key=version-1.2.3\n");
+    assert_ne!(
+        outputs_of("", "Linux").1,
+        first,
+        "a source edit kept the key"
+    );
+    assert_eq!(
+        outputs_of("1.2.3", "macOS"),
+        (
+            "path=~/.cargo/bin/aidlc".to_owned(),
+            "key=version-1.2.3\n".to_owned()
+        )
+    );
+    // cargo installs `aidlc.exe` on Windows: that is the file to cache.
+    assert_eq!(
+        outputs_of("1.2.3", "Windows").0,
+        "path=~/.cargo/bin/aidlc.exe"
+    );
 }
 
 #[test]
 fn the_actions_install_step_builds_this_source_or_the_named_version() {
-    let action = read_yaml(&repo().join("action.yml"));
-    let script = action_step(&action, "Install aidlc")["run"]
-        .as_str()
-        .unwrap();
     let work = TestProject::empty();
     let bin = fake_installers(&work);
     let repo = repo();
     let base = [
-        ("AIDLC_ACTION_PATH", repo.as_str()),
         ("AIDLC_ACTION_REPOSITORY", "example/aidlc"),
         ("GITHUB_SERVER_URL", "https://github.example"),
         ("AIDLC_CACHE_HIT", ""),
@@ -490,7 +611,7 @@ fn the_actions_install_step_builds_this_source_or_the_named_version() {
         let _ = std::fs::remove_file(work.path("installs.log"));
         let mut env = base.to_vec();
         env.extend([("AIDLC_INSTALL", install), ("AIDLC_VERSION", version)]);
-        let step = run_step(script, &work.root, &[&bin], &env);
+        let step = run_action_step("Install aidlc", &work.root, &[&bin], &env);
         assert_eq!(
             step.status, 0,
             "{install} {version}: {}{}",
@@ -506,17 +627,122 @@ fn the_actions_install_step_builds_this_source_or_the_named_version() {
     }
     let mut env = base.to_vec();
     env.extend([("AIDLC_INSTALL", "brew"), ("AIDLC_VERSION", "")]);
-    let refused = run_step(script, &work.root, &[&bin], &env);
+    let refused = run_action_step("Install aidlc", &work.root, &[&bin], &env);
     assert_eq!(refused.status, 2);
     assert!(refused.stdout.contains("::error"), "{}", refused.stdout);
+}
+
+/// A cache hit is used only when the restored binary runs, and on Windows that binary is
+/// `aidlc.exe`: a restored `aidlc` there is not it.
+#[test]
+fn the_actions_install_step_uses_the_restored_build_by_its_file_name_on_each_os() {
+    let work = TestProject::empty();
+    let bin = fake_installers(&work);
+    std::os::unix::fs::symlink(aidlc_binary(), bin.join("aidlc")).unwrap();
+    let cargo_bin = work.path(".cargo/bin");
+    std::fs::create_dir_all(&cargo_bin).unwrap();
+    let install = |runner_os: &str| {
+        let _ = std::fs::remove_file(work.path("installs.log"));
+        let step = run_action_step(
+            "Install aidlc",
+            &work.root,
+            &[&bin],
+            &[
+                ("AIDLC_INSTALL", "cargo"),
+                ("AIDLC_VERSION", ""),
+                ("AIDLC_CACHE_HIT", "true"),
+                ("RUNNER_OS", runner_os),
+            ],
+        );
+        assert_eq!(
+            step.status, 0,
+            "{runner_os}: {}{}",
+            step.stdout, step.stderr
+        );
+        let restored = step.stdout.contains("aidlc restored from the cache");
+        (restored, work.path("installs.log").exists())
+    };
+    std::os::unix::fs::symlink(aidlc_binary(), cargo_bin.join("aidlc")).unwrap();
+    assert_eq!(install("Linux"), (true, false), "Linux restores aidlc");
+    assert_eq!(
+        install("Windows"),
+        (false, true),
+        "Windows took ~/.cargo/bin/aidlc for its build"
+    );
+    std::os::unix::fs::symlink(aidlc_binary(), cargo_bin.join("aidlc.exe")).unwrap();
+    assert_eq!(
+        install("Windows"),
+        (true, false),
+        "Windows restores aidlc.exe"
+    );
+}
+
+/// A fake `aidlc` that writes each argument it got on a line of `argv.log` and exits 3.
+fn argv_recorder(work: &TestProject) -> Utf8PathBuf {
+    let bin = work.path("recorder-bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = bin.join("aidlc");
+    std::fs::write(
+        &path,
+        format!(
+            "#!/bin/sh\nfor word in \"$@\"; do printf '%s\\n' \"$word\"; done >\"{log}\"\nexit 3\n",
+            log = work.path("argv.log")
+        ),
+    )
+    .unwrap();
+    make_executable(&path);
+    bin
+}
+
+#[test]
+fn the_actions_run_step_passes_every_line_of_a_multi_line_args_on() {
+    let work = TestProject::empty();
+    let bin = argv_recorder(&work);
+    let outputs = work.path("github-output");
+    let run_args = |args: &str| {
+        let _ = std::fs::remove_file(&outputs);
+        let _ = std::fs::remove_file(work.path("argv.log"));
+        let step = run_action_step(
+            "Run aidlc",
+            &work.root,
+            &[&bin],
+            &[("AIDLC_ARGS", args), ("GITHUB_OUTPUT", outputs.as_str())],
+        );
+        let argv = std::fs::read_to_string(work.path("argv.log")).ok();
+        (
+            step,
+            argv,
+            std::fs::read_to_string(&outputs).unwrap_or_default(),
+        )
+    };
+    // `args: |` in a workflow: a YAML block scalar, one word per line or several.
+    let (step, argv, output) = run_args(
+        "gate check\n  --no-record\n\t--format github\n  --report sarif=gate.sarif\n  --stage *\n",
+    );
+    assert_eq!(step.status, 3, "{}", step.stderr);
+    assert_eq!(
+        argv.as_deref(),
+        Some(
+            "gate\ncheck\n--no-record\n--format\ngithub\n--report\nsarif=gate.sarif\n--stage\n*\n"
+        )
+    );
+    assert_eq!(output, "exit-code=3\n");
+    // Only whitespace: refused, and aidlc is not run.
+    let (step, argv, output) = run_args(" \n\t\n");
+    assert_eq!(step.status, 2, "{}", step.stderr);
+    assert!(
+        step.stdout.contains("::error title=aidlc action::args"),
+        "{}",
+        step.stdout
+    );
+    assert_eq!(argv, None);
+    assert_eq!(output, "exit-code=2\n");
 }
 
 #[test]
 fn the_actions_run_step_runs_the_arguments_and_reports_the_exit_code() {
     let action = read_yaml(&repo().join("action.yml"));
-    let step = action_step(&action, "Run aidlc");
-    assert_eq!(step["id"], "run");
-    let script = step["run"].as_str().unwrap();
+    assert_eq!(action_step(&action, "Run aidlc")["id"], "run");
     let project = TestProject::default_framework();
     let bin = project.path("bin");
     std::fs::create_dir_all(&bin).unwrap();
@@ -524,8 +750,8 @@ fn the_actions_run_step_runs_the_arguments_and_reports_the_exit_code() {
     let outputs = project.path("github-output");
     let run_args = |args: &str| {
         let _ = std::fs::remove_file(&outputs);
-        let step = run_step(
-            script,
+        let step = run_action_step(
+            "Run aidlc",
             &project.root,
             &[&bin],
             &[("AIDLC_ARGS", args), ("GITHUB_OUTPUT", outputs.as_str())],
@@ -535,7 +761,7 @@ fn the_actions_run_step_runs_the_arguments_and_reports_the_exit_code() {
     let (compiled, output) = run_args("compile   --quiet");
     assert_eq!(compiled.status, 0, "{}", compiled.stderr);
     assert_eq!(output, "exit-code=0\n");
-    let (checked, output) = run_args("compile --check");
+    let (checked, output) = run_args("compile\n--check\n");
     assert_eq!(checked.status, 0, "{}", checked.stderr);
     assert_eq!(output, "exit-code=0\n");
     let stage = ".claude/aidlc-common/stages/ideation/feasibility.md";
