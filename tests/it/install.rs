@@ -194,6 +194,52 @@ fn the_npm_package_packs_installs_offline_and_runs_through_npx() {
     launcher_names_a_missing_platform_package(&node, &project, platform_package);
 }
 
+/// `npm/pack` takes the release binary from the folder cargo builds into, as cargo resolves it:
+/// `CARGO_TARGET_DIR` moves it (relative to the working folder, as cargo reads it).
+#[test]
+fn npm_pack_takes_the_release_binary_from_where_cargo_target_dir_puts_it() {
+    let (Some(node), Some(_)) = (system_tool("node"), system_tool("npm")) else {
+        return;
+    };
+    let work = TestProject::empty();
+    let cache = work.path("npm-cache");
+    let pack = || {
+        run(offline(&node, &cache)
+            .arg(repo().join("npm/pack"))
+            .arg(work.path("tarballs"))
+            .current_dir(&work.root)
+            .env("CARGO_TARGET_DIR", "elsewhere")
+            .env_remove("AIDLC_BINARY"))
+    };
+    let missing = pack();
+    assert_eq!(missing.status, 1, "{}", missing.stderr);
+    assert!(
+        missing.stderr.contains(&format!(
+            "{} does not exist",
+            work.path("elsewhere/release/aidlc")
+        )),
+        "{}",
+        missing.stderr
+    );
+    // A small stand-in answers `--version` as the release build would (packing the test's own
+    // build, hundreds of megabytes with debug information, is the other npm test's job).
+    let version = env!("CARGO_PKG_VERSION");
+    work.write(
+        "elsewhere/release/aidlc",
+        &format!("#!/bin/sh\necho 'aidlc {version}'\n"),
+    );
+    make_executable(&work.path("elsewhere/release/aidlc"));
+    let packed = pack();
+    assert_eq!(packed.status, 0, "{}", packed.stderr);
+    assert_eq!(
+        packed.stdout.lines().next(),
+        Some(work.path(&format!("tarballs/aidlc-{version}.tgz")).as_str()),
+        "{}",
+        packed.stdout
+    );
+    assert_eq!(packed.stdout.lines().count(), 2, "{}", packed.stdout);
+}
+
 /// The launcher on a platform the table lacks: exit 2, naming the platform and the table.
 fn launcher_names_a_platform_it_has_no_binary_for(node: &Utf8Path, project: &Utf8Path) {
     let fake = project.join("fake-platform.js");
