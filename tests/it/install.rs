@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::support::{Run, TestProject, system_tool};
+use crate::support::{Run, SearchPath, TestProject, system_tool};
 
 fn repo() -> Utf8PathBuf {
     Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -830,60 +830,154 @@ fn the_actions_run_step_runs_the_arguments_and_reports_the_exit_code() {
 
 // --- pre-commit
 
+/// The hook script every entry of `.pre-commit-hooks.yaml` runs.
+const PRE_COMMIT_SCRIPT: &str = "pre-commit/aidlc-hook";
+
+/// A stand-in for pre-commit's clone of this repository (the hook script at its place), and a
+/// fake `cargo` that records its arguments and "installs" the test's aidlc where `--root` says.
+struct PreCommitClone {
+    work: TestProject,
+    hooks: Vec<Value>,
+}
+
+impl PreCommitClone {
+    fn new() -> Self {
+        let hooks = read_yaml(&repo().join(".pre-commit-hooks.yaml"));
+        let hooks = hooks.as_array().expect("a list of hooks").clone();
+        let work = TestProject::empty();
+        let script = work.path(&format!("clone/{PRE_COMMIT_SCRIPT}"));
+        std::fs::create_dir_all(script.parent().unwrap()).unwrap();
+        std::fs::copy(repo().join(PRE_COMMIT_SCRIPT), &script).unwrap();
+        make_executable(&script);
+        work.write(
+            "cargo-bin/cargo",
+            &format!(
+                "#!/bin/sh\nprintf '%s\\n' \"$*\" >>\"{log}\"\nwhile [ $# -gt 0 ]; do\n  if [ \"$1\" = --root ]; then mkdir -p \"$2/bin\" && ln -sf \"{aidlc}\" \"$2/bin/aidlc\"; fi\n  shift\ndone\n",
+                log = work.path("cargo.log"),
+                aidlc = aidlc_binary(),
+            ),
+        );
+        make_executable(&work.path("cargo-bin/cargo"));
+        Self { work, hooks }
+    }
+
+    fn folder(&self) -> Utf8PathBuf {
+        self.work.path("clone")
+    }
+
+    /// Every `cargo` command the hooks ran, one per line.
+    fn cargo_log(&self) -> String {
+        std::fs::read_to_string(self.work.path("cargo.log")).unwrap_or_default()
+    }
+
+    fn hook(&self, id: &str) -> &Value {
+        self.hooks
+            .iter()
+            .find(|hook| hook["id"] == id)
+            .unwrap_or_else(|| panic!("no hook {id}"))
+    }
+
+    /// The hook's entry run as pre-commit runs a `language: script` hook: the script from the
+    /// clone, with the entry's arguments, in the project, with `PATH` as given.
+    fn run(&self, id: &str, project: &TestProject, path: &str) -> Run {
+        let hook = self.hook(id);
+        assert_eq!(hook["language"], "script", "{id}");
+        assert_eq!(hook["pass_filenames"], false, "{id}");
+        let entry: Vec<&str> = hook["entry"].as_str().unwrap().split_whitespace().collect();
+        assert_eq!(entry[0], PRE_COMMIT_SCRIPT, "{id}");
+        let mut command = Command::new(self.folder().join(entry[0]));
+        command
+            .args(&entry[1..])
+            .current_dir(&project.root)
+            .env("NO_COLOR", "1")
+            .env("PATH", path);
+        for (name, _) in std::env::vars() {
+            if name.starts_with("AIDLC_") || name == "CLAUDE_PROJECT_DIR" {
+                command.env_remove(name);
+            }
+        }
+        run(&mut command)
+    }
+}
+
+/// `PATH` for the hook script: the fake `cargo` (when `with_cargo`), extra folders, and links to
+/// the few programs the script and the fake `cargo` start (`dirname`; `mkdir`, `ln`), so no
+/// aidlc or cargo installed on the machine is found.
+fn hook_search_path(
+    clone: &PreCommitClone,
+    with_cargo: bool,
+    extra: &[&Utf8Path],
+) -> (SearchPath, String) {
+    let programs = SearchPath::of_programs_found_on(
+        &["dirname", "mkdir", "ln"],
+        &std::env::var_os("PATH").unwrap_or_default(),
+    );
+    let mut folders: Vec<String> = extra.iter().map(|folder| folder.to_string()).collect();
+    if with_cargo {
+        folders.push(clone.work.path("cargo-bin").to_string());
+    }
+    folders.push(programs.as_str().to_owned());
+    (programs, folders.join(":"))
+}
+
 #[test]
 fn the_pre_commit_hooks_run_their_entries_against_a_project() {
-    let hooks = read_yaml(&repo().join(".pre-commit-hooks.yaml"));
-    let hooks = hooks.as_array().expect("a list of hooks");
-    let ids: Vec<&str> = hooks
+    let clone = PreCommitClone::new();
+    let ids: Vec<&str> = clone
+        .hooks
         .iter()
         .map(|hook| hook["id"].as_str().unwrap())
         .collect();
-    assert_eq!(ids, ["aidlc-compile-check", "aidlc-gate-check"]);
+    assert_eq!(
+        ids,
+        ["aidlc-compile-check", "aidlc-gate-check", "aidlc-compile"]
+    );
+    let (_programs, path) = hook_search_path(&clone, true, &[]);
     let project = TestProject::empty();
     assert_eq!(project.run(&["init", ".", "--example"]).status, 0);
     assert_eq!(project.compile().status, 0);
-    let entry_of = |id: &str| -> Vec<String> {
-        let hook = hooks.iter().find(|hook| hook["id"] == id).unwrap();
-        assert_eq!(hook["language"], "rust", "{id}");
-        assert_eq!(hook["pass_filenames"], false, "{id}");
-        let entry: Vec<String> = hook["entry"]
-            .as_str()
-            .unwrap()
-            .split_whitespace()
-            .map(str::to_owned)
-            .collect();
-        assert_eq!(entry[0], "aidlc", "{id}");
-        entry[1..].to_vec()
-    };
-    let run_hook = |id: &str| {
-        let args = entry_of(id);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        project.run(&args)
-    };
-    let files_regex = |id: &str| -> String {
-        let hook = hooks.iter().find(|hook| hook["id"] == id).unwrap();
-        hook["files"].as_str().unwrap().to_owned()
-    };
 
-    let clean = run_hook("aidlc-compile-check");
+    // The first hook builds aidlc once, from the clone, with the lockfile.
+    let clean = clone.run("aidlc-compile-check", &project, &path);
     assert_eq!(clean.status, 0, "{}", clean.stderr);
+    assert_eq!(
+        clone.cargo_log(),
+        format!(
+            "install --locked --force --root {folder}/target/pre-commit-hook --path {folder}\n",
+            folder = clone.folder()
+        )
+    );
     let ledger_before = audit_files(&project);
-    let gate = run_hook("aidlc-gate-check");
+    let gate = clone.run("aidlc-gate-check", &project, &path);
     assert_eq!(gate.status, 0, "{}{}", gate.stdout, gate.stderr);
     assert_eq!(
         audit_files(&project),
         ledger_before,
         "the gate hook wrote into the project"
     );
+    assert_eq!(clone.cargo_log().lines().count(), 1, "built once");
 
-    // A stage edit the graph does not have yet fails the compile hook.
+    // A stage edit the graph does not have yet fails the compile hook, which says how to
+    // regenerate without aidlc on the PATH; the manual hook does it.
     let stage = ".claude/aidlc-common/stages/ideation/feasibility.md";
     let text = project.read(stage);
     project.write(stage, &text.replace("mode: inline", "mode: subagent"));
-    let drift = run_hook("aidlc-compile-check");
+    let drift = clone.run("aidlc-compile-check", &project, &path);
     assert_eq!(drift.status, 1, "{}", drift.stderr);
     assert!(drift.stderr.contains("is out of date"), "{}", drift.stderr);
-    project.write(stage, &text);
+    assert!(
+        drift
+            .stderr
+            .contains("`pre-commit run aidlc-compile --hook-stage manual`"),
+        "{}",
+        drift.stderr
+    );
+    let manual = clone.hook("aidlc-compile");
+    assert_eq!(manual["stages"], serde_json::json!(["manual"]));
+    assert_eq!(manual["always_run"], true);
+    let regenerated = clone.run("aidlc-compile", &project, &path);
+    assert_eq!(regenerated.status, 0, "{}", regenerated.stderr);
+    assert_eq!(clone.run("aidlc-compile-check", &project, &path).status, 0);
 
     // A blocking sensor with findings fails the gate hook.
     let manifest = ".claude/sensors/aidlc-required-sections.md";
@@ -894,8 +988,9 @@ fn the_pre_commit_hooks_run_their_entries_against_a_project() {
             .replace("default_severity: advisory", "default_severity: blocking"),
     );
     assert_eq!(project.compile().status, 0);
-    let blocked = run_hook("aidlc-gate-check");
+    let blocked = clone.run("aidlc-gate-check", &project, &path);
     assert_eq!(blocked.status, 1, "{}{}", blocked.stdout, blocked.stderr);
+    assert_eq!(clone.cargo_log().lines().count(), 1, "still built once");
 
     // The `files` patterns select the inputs each hook reads (pre-commit runs a hook only when
     // a staged path matches; grep -E reads these patterns as Python's `re` does).
@@ -912,8 +1007,9 @@ src/main.rs
 README.md
 ";
     for (id, wanted) in [("aidlc-compile-check", 4), ("aidlc-gate-check", 5)] {
+        let files_regex = clone.hook(id)["files"].as_str().unwrap().to_owned();
         let matched = run(Command::new(&grep)
-            .args(["-E", "-c", &files_regex(id)])
+            .args(["-E", "-c", &files_regex])
             .arg(write_temp(&project, "paths.txt", paths)));
         assert_eq!(
             matched.stdout.trim(),
@@ -922,6 +1018,65 @@ README.md
             matched.stderr
         );
     }
+}
+
+/// Without a build and without cargo the hook stops (exit 2) and says what to install; with
+/// aidlc on the PATH, drift needs no extra hint.
+#[test]
+fn the_pre_commit_hook_needs_cargo_for_its_first_build_only() {
+    let clone = PreCommitClone::new();
+    let project = TestProject::empty();
+    assert_eq!(project.run(&["init", "."]).status, 0);
+    assert_eq!(project.compile().status, 0);
+
+    let (_programs, without_cargo) = hook_search_path(&clone, false, &[]);
+    let refused = clone.run("aidlc-compile-check", &project, &without_cargo);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("build aidlc with cargo, which is not on PATH"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("https://rustup.rs"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(clone.cargo_log(), "");
+
+    let (_programs, with_cargo) = hook_search_path(&clone, true, &[]);
+    assert_eq!(
+        clone
+            .run("aidlc-compile-check", &project, &with_cargo)
+            .status,
+        0
+    );
+    // Built: cargo is not needed any more.
+    assert_eq!(
+        clone
+            .run("aidlc-compile-check", &project, &without_cargo)
+            .status,
+        0
+    );
+
+    let on_path = clone.work.path("aidlc-bin");
+    std::fs::create_dir_all(&on_path).unwrap();
+    std::os::unix::fs::symlink(aidlc_binary(), on_path.join("aidlc")).unwrap();
+    let (_programs, with_aidlc) = hook_search_path(&clone, false, &[&on_path]);
+    let stage = ".claude/aidlc-common/stages/ideation/feasibility.md";
+    let text = project.read(stage);
+    project.write(stage, &text.replace("mode: inline", "mode: subagent"));
+    let drift = clone.run("aidlc-compile-check", &project, &with_aidlc);
+    assert_eq!(drift.status, 1, "{}", drift.stderr);
+    assert!(
+        drift.stderr.contains("Run `aidlc compile`"),
+        "{}",
+        drift.stderr
+    );
+    assert!(!drift.stderr.contains("pre-commit run"), "{}", drift.stderr);
+    assert_eq!(clone.cargo_log().lines().count(), 1);
 }
 
 fn write_temp(project: &TestProject, name: &str, text: &str) -> Utf8PathBuf {
