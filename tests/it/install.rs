@@ -968,7 +968,7 @@ fn the_pre_commit_hooks_run_their_entries_against_a_project() {
     assert!(
         drift
             .stderr
-            .contains("`pre-commit run aidlc-compile --hook-stage manual`"),
+            .contains("`pre-commit run aidlc-compile --hook-stage manual --all-files`"),
         "{}",
         drift.stderr
     );
