@@ -1105,3 +1105,51 @@ fn audit_files(project: &TestProject) -> Vec<(String, u64)> {
     found.sort();
     found
 }
+
+// --- the README's install notes
+
+/// The README's Install section describes the release profile as `Cargo.toml` sets it, and
+/// quotes no binary size: a size differs by platform and toolchain and goes stale with every
+/// change (it said 6.2 MB while a fresh clone built 8.4 MB).
+#[test]
+fn the_readme_describes_the_release_profile_and_quotes_no_binary_size() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let install = readme
+        .split("\n## Install\n")
+        .nth(1)
+        .expect("an Install section")
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let words: Vec<&str> = install.split_whitespace().collect();
+    for pair in words.windows(2) {
+        let unit = pair[1].trim_matches(|c: char| !c.is_ascii_alphabetic());
+        let is_number = pair[0]
+            .trim_start_matches('(')
+            .replace(',', "")
+            .parse::<f64>()
+            .is_ok();
+        assert!(
+            !(is_number && ["B", "KB", "KiB", "MB", "MiB", "GB", "GiB"].contains(&unit)),
+            "the Install section quotes a size: {} {}",
+            pair[0],
+            pair[1]
+        );
+    }
+    let manifest = std::fs::read_to_string(repo().join("Cargo.toml")).unwrap();
+    let release = manifest
+        .split("[profile.release]\n")
+        .nth(1)
+        .expect("a release profile")
+        .split("\n[")
+        .next()
+        .unwrap();
+    for (setting, described) in [
+        ("lto = \"fat\"", "fat link-time optimisation"),
+        ("codegen-units = 1", "one codegen unit"),
+        ("strip = true", "stripped"),
+    ] {
+        assert!(release.contains(setting), "Cargo.toml lost {setting}");
+        assert!(install.contains(described), "the README lost {described:?}");
+    }
+}
