@@ -1,7 +1,7 @@
 //! Arguments as the user typed them (clap derive).
 
 use camino::Utf8PathBuf;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 
 use crate::discover::Harness;
 use crate::gate::render::ReportFormat;
@@ -20,7 +20,7 @@ use crate::schema::SchemaKind;
     name = "aidlc",
     version,
     propagate_version = true,
-    max_term_width = 100
+    max_term_width = HELP_WIDTH
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -30,6 +30,59 @@ pub struct Cli {
     #[arg(long, value_enum, global = true, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub color: ColorWhen,
 }
+
+/// The command line `aidlc` parses: [`Cli`]'s definition, with what no attribute can say.
+/// The global `--color` is described in full once, on `aidlc --help` and aidlc(1); every
+/// subcommand shows it as one line that points there (the value counts wherever it is given).
+/// And each command's `--help` ends with its exit statuses, from the table the manual pages
+/// read (`man_pages::exit_statuses`).
+pub fn command() -> clap::Command {
+    let root = Cli::command();
+    let Some(color) = root
+        .get_arguments()
+        .find(|arg| arg.get_id() == "color")
+        .cloned()
+    else {
+        return root;
+    };
+    let one_line = color
+        .global(false)
+        .help("When to colour the output: auto, always or never (see `aidlc --help`)")
+        .long_help(None)
+        .hide_default_value(true)
+        .hide_possible_values(true);
+    with_help_additions(root, &mut Vec::new(), &one_line)
+}
+
+/// [`command`]'s additions to `command` (at `path`) and to each of its subcommands.
+fn with_help_additions(
+    command: clap::Command,
+    path: &mut Vec<String>,
+    color: &clap::Arg,
+) -> clap::Command {
+    let words: Vec<&str> = path.iter().map(String::as_str).collect();
+    let is_group = command.get_subcommands().next().is_some();
+    let mut command = match super::man_pages::exit_status_help(&words, is_group, HELP_WIDTH) {
+        Some(text) => command.after_long_help(text),
+        None => command,
+    };
+    if !path.is_empty() {
+        command = command.arg(color.clone());
+    }
+    let names: Vec<String> = command
+        .get_subcommands()
+        .map(|sub| sub.get_name().to_owned())
+        .collect();
+    for name in names {
+        path.push(name.clone());
+        command = command.mut_subcommand(&name, |sub| with_help_additions(sub, path, color));
+        path.pop();
+    }
+    command
+}
+
+/// The widest the help is drawn (`max_term_width`).
+const HELP_WIDTH: usize = 100;
 
 /// `--color`.
 //
@@ -67,11 +120,16 @@ pub enum Command {
     /// Reads `<harness>/sensors/aidlc-*.md`, `<harness>/aidlc-common/stages/<phase>/*.md`,
     /// `<harness>/agents/*.md`, `<harness>/scopes/*.md` and the rule files, checks them, and
     /// writes `<harness>/tools/data/stage-graph.json` and `scope-grid.json` atomically. Nothing
-    /// is written when there is any error. Exit status: 0 success, 1 compile errors (or drift
-    /// with `--check`), 2 usage or environment error.
+    /// is written when there is any error.
     Compile(CompileArgs),
     /// The engine's sensor commands: the dispatcher, the worker protocol, the write hook, intent
     /// records and the gate's sensor step.
+    ///
+    /// `aidlc engine sensor-<id> --stage S --output-path P` (or `--file-path P`) runs one
+    /// shipped sensor as a worker process, the protocol the dispatcher speaks: it prints its one
+    /// JSON verdict line and exits 0 whatever the verdict, 127 (with the line) when the
+    /// sensor's tool is not installed, 1 on a usage error, and 2 when the check could not run
+    /// or the id is not a shipped sensor.
     Engine(EngineArgs),
     /// Gate checks for CI.
     Gate(GateArgs),
@@ -83,8 +141,6 @@ pub enum Command {
     /// and quick fixes. Without `--project-dir` and the environment variables, the project is
     /// searched upwards from the editor's workspace folder, then from the working folder. It
     /// writes nothing to disk; `aidlc compile` still writes the outputs.
-    /// Exit status: 0 after the editor's `shutdown` and `exit`, 1 when the editor exits or
-    /// goes away without `shutdown`, 2 when no project is found or the stream breaks.
     Lsp(ProjectArgs),
     /// Register aidlc's hooks with the agent harness (`hook install`).
     Hook(HookSettingsArgs),
@@ -99,8 +155,7 @@ pub enum Command {
     /// sensors with the blocking ones marked. Reads `<harness>/tools/data/stage-graph.json`
     /// strictly when the last compile's record proves it up to date; otherwise (missing, stale,
     /// or made by another tool) it compiles the sources in memory and draws that, writing
-    /// nothing (run `aidlc compile` to update the file). Exit status: 0 drawn, 1 the sources
-    /// have compile errors, 2 usage or environment error (unknown `--stage`, unusable graph).
+    /// nothing (run `aidlc compile` to update the file).
     Graph(GraphArgs),
     /// Print a JSON Schema (draft 2020-12) for editors and tools.
     ///
@@ -113,8 +168,24 @@ pub enum Command {
     /// For example `aidlc completions zsh > ~/.zfunc/_aidlc`, or
     /// `aidlc completions bash > ~/.local/share/bash-completion/completions/aidlc`.
     Completions(CompletionsArgs),
-    /// Print the manual page of `aidlc` (roff), e.g. `aidlc man | man -l -`.
-    Man,
+    /// Print a manual page (roff), e.g. `aidlc man | man -l -`; `--dir` writes them all.
+    ///
+    /// One page per command: aidlc(1), and one for each subcommand (`gate check` has
+    /// aidlc-gate-check(1)), each with its options, exit statuses and the environment variables
+    /// it reads. `aidlc man gate check | man -l -` shows one; `aidlc man --dir
+    /// ~/.local/share/man/man1` installs them all for `man aidlc-gate-check`.
+    Man(ManArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct ManArgs {
+    /// The command whose page to print, as its words (`gate check`). Default: aidlc(1).
+    #[arg(value_name = "COMMAND")]
+    pub command: Vec<String>,
+    /// Write every page (`aidlc.1`, `aidlc-compile.1`, `aidlc-gate-check.1`, …) into DIR,
+    /// created if missing, instead of printing one.
+    #[arg(long, value_name = "DIR", conflicts_with = "command")]
+    pub dir: Option<Utf8PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -208,11 +279,6 @@ pub struct GateArgs {
 pub enum GateCommand {
     /// Run the gate sensors of every stage over the existing deliverables of the active intent,
     /// and report each finding with its file (and line, where the sensor knows one).
-    ///
-    /// Exit status: 0 when no blocking sensor failed or went unevaluated; 1 for findings of
-    /// blocking sensors (and of advisory ones with `--strict`); 3 when a blocking sensor could
-    /// not be evaluated; 2 for usage or environment errors (no intent, broken manifests or graph,
-    /// a deliverable escaping its folder).
     Check(GateCheckArgs),
     /// Join the JSON reports of the shards of one `gate check --shard K/N` matrix into one
     /// report, printed in any format, with the exit status the unsharded run would have had.
@@ -385,9 +451,6 @@ pub enum SensorCommand {
     Describe(DescribeArgs),
     /// Fire one sensor on one file: pre-flight checks, the worker, two audit rows, a detail file
     /// on failure, and one JSON verdict line on stdout.
-    ///
-    /// Exit status: 0 once the verdict is recorded (whatever it is), 2 when a pre-flight check
-    /// refuses the fire (nothing is recorded then).
     Fire(FireArgs),
 }
 
@@ -425,18 +488,14 @@ pub enum EngineGateCommand {
     /// existing deliverable, enforce the blocking ones, and append `STAGE_AWAITING_APPROVAL`.
     ///
     /// Prints one JSON reply on stdout (`narration` carries a sentence per check that still
-    /// fails on the stage's outputs). Exit status: 0 the gate row is written (or the gate was
-    /// already open); 1 the gate is refused (blocking findings, a blocking sensor that could not
-    /// be evaluated, bytes that changed, an override without authority); 2 usage or environment
-    /// error (no intent, unknown stage, a deliverable escaping its folder, a malformed
-    /// `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`).
+    /// fails on the stage's outputs).
     ///
     /// Each fire keeps its own cap (`timeout_seconds`); `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`
     /// (milliseconds; unset: none) also caps each fire's dispatch, and a fire it cuts short is
     /// not evaluated.
     Start(GateStartArgs),
     /// Re-enter the approval gate after revision work: the same sensor step as `start`, and a
-    /// gate row with `Details: Re-entering gate after revision`. Exit status as for `start`.
+    /// gate row with `Details: Re-entering gate after revision`.
     Revise(GateReviseArgs),
 }
 

@@ -5,13 +5,13 @@ use std::fmt::Write as _;
 use std::time::Instant;
 
 use camino::Utf8PathBuf;
-use clap::CommandFactory as _;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{
-    Cli, Command, CompileArgs, CompletionsArgs, EngineCommand, Format, InitArgs, SchemaArgs,
-    SensorCommand,
+    Cli, Command, CompileArgs, CompletionsArgs, EngineCommand, Format, InitArgs, ManArgs,
+    SchemaArgs, SensorCommand,
 };
+use crate::cli::man_pages;
 use crate::cli::printer::{self, Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout};
 use crate::compile::{self, CompileOutcome};
@@ -66,7 +66,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Doctor(args) => crate::cli::doctor::run(&args),
         Command::Schema(args) => schema(&args),
         Command::Completions(args) => completions(&args),
-        Command::Man => man_page(),
+        Command::Man(args) => man(&args),
     };
     // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
     // its timeout may still run here.
@@ -97,7 +97,7 @@ fn runs_sensor_workers(command: &Command) -> bool {
         | Command::Graph(_)
         | Command::Schema(_)
         | Command::Completions(_)
-        | Command::Man => false,
+        | Command::Man(_) => false,
     }
 }
 
@@ -123,24 +123,53 @@ fn schema(args: &SchemaArgs) -> ExitStatus {
 /// definition that parses the arguments, so it cannot name a flag that does not exist.
 fn completions(args: &CompletionsArgs) -> ExitStatus {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "aidlc", &mut script);
+    clap_complete::generate(args.shell, &mut crate::cli::command(), "aidlc", &mut script);
     print_generated(&script, "completion script")
 }
 
-/// `aidlc man`: the manual page (roff) on stdout, from the clap definition.
-fn man_page() -> ExitStatus {
-    let mut page = Vec::new();
-    match clap_mangen::Man::new(Cli::command()).render(&mut page) {
-        Ok(()) => print_generated(&page, "manual page"),
+/// `aidlc man [COMMAND…]`: one manual page (roff) on stdout; `aidlc man --dir DIR`: every page
+/// written into DIR, each file atomically (a failed run leaves each page whole or as it was).
+fn man(args: &ManArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    let Some(dir) = &args.dir else {
+        return match man_pages::page_for(&args.command) {
+            Ok(page) => {
+                printer.out(page.roff.trim_end_matches('\n'));
+                ExitStatus::Success
+            }
+            Err(error) => {
+                error_line(
+                    &printer,
+                    &error.to_string(),
+                    Some("`aidlc man --dir DIR` writes every page"),
+                );
+                ExitStatus::Error
+            }
+        };
+    };
+    let pages = match man_pages::all_pages() {
+        Ok(pages) => pages,
         Err(error) => {
-            error_line(
-                &Printer::new(Format::Human, false),
-                &format!("cannot render the manual page: {error}"),
-                None,
-            );
-            ExitStatus::Error
+            error_line(&printer, &error.to_string(), None);
+            return ExitStatus::Error;
+        }
+    };
+    if let Err(error) = std::fs::create_dir_all(dir) {
+        error_line(&printer, &format!("cannot create {dir}: {error}"), None);
+        return ExitStatus::Error;
+    }
+    for page in &pages {
+        let path = dir.join(&page.file_name);
+        if let Err(error) = crate::fs_util::write_atomic(&path, page.roff.as_bytes()) {
+            error_line(&printer, &format!("cannot write {path}: {error}"), None);
+            return ExitStatus::Error;
         }
     }
+    printer.status(&format!(
+        "wrote {} manual pages into {dir}: aidlc.1 and one per command (aidlc-gate-check.1 for `gate check`)",
+        pages.len()
+    ));
+    ExitStatus::Success
 }
 
 fn print_generated(bytes: &[u8], what: &str) -> ExitStatus {

@@ -9,21 +9,27 @@ mod gate;
 mod gate_step;
 mod graph_picture;
 mod hook_settings;
+mod man_pages;
 mod printer;
 mod project;
 mod sensor_usage;
 mod watch_loop;
 
-pub use args::{Cli, Command, Format};
+pub use args::{Cli, Command, Format, command};
 pub use commands::run;
 
 /// The command line, parsed. A usage error of `aidlc engine sensor list|describe|fire` is told
 /// in the reference's words (`fire requires --stage <slug>`, …) and gives exit 2 (D9); any other
 /// is clap's own report and exit status (help and version included).
 pub fn parse_arguments() -> Result<Cli, ExitStatus> {
-    use clap::Parser as _;
+    use clap::FromArgMatches as _;
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
-    Cli::try_parse_from(&args).map_err(|error| {
+    let parsed = command()
+        .try_get_matches_from(&args)
+        .and_then(|mut matches| {
+            Cli::from_arg_matches_mut(&mut matches).map_err(|error| error.format(&mut command()))
+        });
+    parsed.map_err(|error| {
         let after_program: Option<Vec<String>> = args
             .iter()
             .skip(1)
