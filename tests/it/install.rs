@@ -912,7 +912,7 @@ fn hook_search_path(
         &["dirname", "mkdir", "ln"],
         &std::env::var_os("PATH").unwrap_or_default(),
     );
-    let mut folders: Vec<String> = extra.iter().map(|folder| folder.to_string()).collect();
+    let mut folders: Vec<String> = extra.iter().map(ToString::to_string).collect();
     if with_cargo {
         folders.push(clone.work.path("cargo-bin").to_string());
     }
