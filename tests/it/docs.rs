@@ -44,3 +44,118 @@ fn readme_starts_with_the_two_commands() {
         ]
     );
 }
+
+/// Every decision (`D4`), failure mode (`failure mode F9`, `failure modes F16, V2`) and
+/// scenario (`scenario S12`, `scenarios S1–S18`) that the code and the documents cite has its
+/// anchor in `docs/decisions.md` or `docs/failure-modes.md`, so that a reference always
+/// resolves inside the repository.
+#[test]
+fn every_cited_decision_failure_mode_and_scenario_has_its_section() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut anchors = std::collections::BTreeSet::new();
+    for document in ["docs/decisions.md", "docs/failure-modes.md"] {
+        let text = std::fs::read_to_string(root.join(document)).expect(document);
+        for piece in text.split("<a id=\"").skip(1) {
+            anchors.insert(piece.split('"').next().unwrap_or_default().to_owned());
+        }
+    }
+    let mut files = Vec::new();
+    for area in ["src", "tests/it", "benches", "docs"] {
+        collect_text_files(&root.join(area), &mut files);
+    }
+    for document in ["README.md", "ARCHITECTURE.md", "CONTRIBUTING.md"] {
+        files.push(root.join(document));
+    }
+    let mut dangling = Vec::new();
+    for file in &files {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        for id in cited_ids(&text) {
+            if !anchors.contains(&id.to_lowercase()) {
+                let shown = file.strip_prefix(root).unwrap_or(file).display();
+                dangling.push(format!("{shown}: {id}"));
+            }
+        }
+    }
+    assert!(
+        dangling.is_empty(),
+        "cited, but no section in docs/decisions.md or docs/failure-modes.md: {dangling:#?}"
+    );
+}
+
+fn collect_text_files(folder: &std::path::Path, files: &mut Vec<std::path::PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(folder)
+        .expect("a folder of the repository")
+        .map(|entry| entry.expect("a folder entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            collect_text_files(&path, files);
+        } else if path
+            .extension()
+            .is_some_and(|extension| extension == "rs" || extension == "md" || extension == "snap")
+        {
+            files.push(path);
+        }
+    }
+}
+
+/// The ids `text` cites: every `D<n>` standing alone, and the ids of each list that follows
+/// "failure mode(s)" or "scenario(s)" (`F16, V2`, `R1–R7`, `S1–S18`, `N2 and S12`).
+fn cited_ids(text: &str) -> Vec<String> {
+    let mut ids = Vec::new();
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for (start, _) in text.match_indices('D') {
+        let before = text[..start].chars().next_back();
+        let digits: String = text[start + 1..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        let after = text[start + 1 + digits.len()..].chars().next();
+        if before.is_none_or(|c| !is_word(c))
+            && (1..=2).contains(&digits.len())
+            && after.is_none_or(|c| !is_word(c))
+        {
+            ids.push(format!("D{digits}"));
+        }
+    }
+    let lower = text.to_lowercase();
+    for phrase in ["failure mode ", "failure modes ", "scenario ", "scenarios "] {
+        for (start, _) in lower.match_indices(phrase) {
+            ids.extend(id_list(&text[start + phrase.len()..]));
+        }
+    }
+    ids
+}
+
+/// The ids at the start of `text`: `F9`, `F16, V2`, `R1–R7`, `Z1 and S12`; none when it does
+/// not start with one.
+fn id_list(text: &str) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut rest = text;
+    loop {
+        let mut chars = rest.chars();
+        let Some(letter) = chars.next().filter(char::is_ascii_uppercase) else {
+            break;
+        };
+        let digits: String = chars.clone().take_while(char::is_ascii_digit).collect();
+        let after = rest[1 + digits.len()..].chars().next();
+        if !(1..=2).contains(&digits.len())
+            || after.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            break;
+        }
+        ids.push(format!("{letter}{digits}"));
+        rest = &rest[1 + digits.len()..];
+        let Some(next) = [", ", " and ", "–"]
+            .iter()
+            .find_map(|separator| rest.strip_prefix(separator))
+        else {
+            break;
+        };
+        rest = next;
+    }
+    ids
+}
