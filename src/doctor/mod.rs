@@ -93,6 +93,34 @@ pub fn any_failed(rows: &[Row]) -> bool {
     rows.iter().any(|row| row.status == Status::Fail)
 }
 
+/// How many rows came out `status`.
+pub fn count(rows: &[Row], status: Status) -> usize {
+    rows.iter().filter(|row| row.status == status).count()
+}
+
+/// The document `aidlc doctor --format json` prints: the rows in order, and their counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report<'r> {
+    /// 1; a change that removes or renames a key bumps it.
+    pub schema_version: u32,
+    pub rows: &'r [Row],
+    pub passed: usize,
+    pub warnings: usize,
+    pub failed: usize,
+}
+
+impl<'r> Report<'r> {
+    pub fn of(rows: &'r [Row]) -> Self {
+        Self {
+            schema_version: 1,
+            rows,
+            passed: count(rows, Status::Pass),
+            warnings: count(rows, Status::Warn),
+            failed: count(rows, Status::Fail),
+        }
+    }
+}
+
 /// Where `program` (a bare name) is on `PATH`, when it is an executable file there.
 pub(crate) fn on_search_path(program: &str) -> Option<camino::Utf8PathBuf> {
     let path = std::env::var_os("PATH")?;
