@@ -3,9 +3,9 @@
 use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
-use crate::discover::Harness;
 use crate::gate::render::ReportFormat;
 use crate::gate::report::FireOnFilter;
+use crate::harness::Harness;
 use crate::render_graph::PictureFormat;
 use crate::schema::SchemaKind;
 
@@ -161,7 +161,7 @@ pub struct HookInstallArgs {
     pub uninstall: bool,
     /// How the hooks call aidlc: `aidlc` (on the PATH, e.g. `cargo install`), `npx aidlc` (a
     /// project-local npm install), or an absolute path.
-    #[arg(long, value_name = "PROGRAM", default_value = crate::hook_install::DEFAULT_PROGRAM)]
+    #[arg(long, value_name = "PROGRAM", default_value = crate::harness::install::DEFAULT_PROGRAM)]
     pub program: String,
     #[command(flatten)]
     pub project: ProjectArgs,

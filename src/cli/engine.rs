@@ -20,6 +20,7 @@ use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire,
 use crate::dispatch::hook;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::time_limit;
+use crate::harness::{self, payload};
 use crate::receipts;
 use crate::sensors;
 use crate::syntax::manifest::FireOn;
@@ -222,9 +223,7 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
 /// The project a worker process runs for: `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR` (the
 /// dispatcher sets both), else the working folder (the dispatcher's cwd is the project).
 fn worker_project_dir() -> Option<camino::Utf8PathBuf> {
-    env_var("AIDLC_PROJECT_DIR")
-        .or_else(|| env_var("CLAUDE_PROJECT_DIR"))
-        .filter(|dir| !dir.is_empty())
+    harness::environment::project_dir_from(&env_var)
         .map(camino::Utf8PathBuf::from)
         .or_else(current_dir)
 }
@@ -266,10 +265,10 @@ fn run_sensors(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     if std::io::stdin().is_terminal() {
         return ExitStatus::Success;
     }
-    let Some(payload) = hook::read_payload_bounded(std::io::stdin()) else {
+    let Some(payload) = payload::read_payload_bounded(std::io::stdin()) else {
         return ExitStatus::Success;
     };
-    let Some(written) = hook::written_file_path(&payload) else {
+    let Some(written) = payload::written_file_path(&payload) else {
         return ExitStatus::Success;
     };
     let Some(workspace) = hook_workspace(project, &payload) else {
@@ -297,13 +296,10 @@ fn run_sensors(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
 /// (`AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`), the payload's `cwd`, or the working folder's
 /// ancestors; its space and intent read once.
 fn hook_workspace(project: &ProjectArgs, payload: &[u8]) -> Option<Workspace> {
-    let payload_cwd = serde_json::from_slice::<serde_json::Value>(payload)
-        .ok()
-        .and_then(|value| value.get("cwd")?.as_str().map(camino::Utf8PathBuf::from));
-    let cwd = payload_cwd.or_else(current_dir)?;
+    let cwd = payload::payload_cwd(payload).or_else(current_dir)?;
     let dir = discover::find_project_dir(project.project_dir.as_deref(), &env_var, &cwd).ok()?;
     let dir = lexically_normal(&dir);
-    let harness = discover::pick_harness(&dir, project.harness).ok()?;
+    let harness = harness::pick_harness(&dir, project.harness).ok()?;
     Some(Workspace::resolve(Layout::new(&dir, harness, &env_var)))
 }
 
@@ -369,7 +365,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     let payload = if std::io::stdin().is_terminal() {
         Vec::new()
     } else {
-        hook::read_payload_bounded(std::io::stdin()).unwrap_or_default()
+        payload::read_payload_bounded(std::io::stdin()).unwrap_or_default()
     };
     let Some(workspace) = hook_workspace(project, &payload) else {
         return ExitStatus::Success;

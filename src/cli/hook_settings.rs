@@ -1,11 +1,11 @@
 //! `aidlc hook install [--dry-run] [--uninstall] [--program P]`: parses, asks
-//! `hook_install` for the plan, prints it, and writes it.
+//! `harness::install` for the plan, prints it, and writes it.
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HookInstallArgs, HookSettingsArgs, HookSettingsCommand};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::resolve_layout;
-use crate::hook_install::{self, HookAction};
+use crate::harness::install::{self as hook_install, HookAction};
 
 pub fn run(args: &HookSettingsArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);

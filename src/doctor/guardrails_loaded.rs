@@ -42,7 +42,7 @@ pub fn record_guardrails_loaded(workspace: &Workspace) -> Result<Option<Utf8Path
 
 /// The rules folder's name in the row's `Path`: `AIDLC_RULES_SUBDIR` when set (the reference's
 /// override), else the harness's own. The value is only written as a label, never opened.
-fn rules_subdir_label(harness: discover::Harness) -> String {
+fn rules_subdir_label(harness: crate::harness::Harness) -> String {
     std::env::var(RULES_SUBDIR_VARIABLE)
         .ok()
         .filter(|value| !value.trim().is_empty())

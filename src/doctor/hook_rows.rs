@@ -3,25 +3,24 @@
 //! drops, read where the install's version puts them.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::Value;
 
-use crate::hook_install::{
-    RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND, SETTINGS_FILE, is_our_command,
+use crate::harness::install::{
+    RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND, is_our_command,
 };
+use crate::harness::reference_hooks::{self, ReferenceHook};
+use crate::harness::registration::{registered_commands, settings_path};
 use crate::workspace::Workspace;
 
 use super::{Row, is_executable_file, on_search_path};
-
-/// The reference's hooks, whose registration counts as registered (its own doctor checks them).
-const REFERENCE_WRITE_HOOKS: [&str; 2] = ["aidlc-run-sensors.ts", "aidlc-sensor-fire.ts"];
-const REFERENCE_HUMAN_TURN_HOOK: &str = "aidlc-record-human-turn.ts";
 
 /// One hook the doctor looks for.
 struct ExpectedHook {
     name: &'static str,
     event: &'static str,
     subcommand: &'static str,
-    reference_hooks: &'static [&'static str],
+    /// The reference's hooks, whose registration counts as registered (its own doctor checks
+    /// them).
+    reference_hooks: &'static [ReferenceHook],
     /// A missing required hook fails; a missing optional one warns.
     required: bool,
 }
@@ -30,7 +29,7 @@ const WRITE_HOOK: ExpectedHook = ExpectedHook {
     name: "Write hook",
     event: "PostToolUse",
     subcommand: RUN_SENSORS_SUBCOMMAND,
-    reference_hooks: &REFERENCE_WRITE_HOOKS,
+    reference_hooks: &reference_hooks::WRITE_HOOKS,
     required: true,
 };
 
@@ -38,14 +37,13 @@ const HUMAN_TURN_HOOK: ExpectedHook = ExpectedHook {
     name: "Human-turn hook",
     event: "UserPromptSubmit",
     subcommand: RECORD_HUMAN_TURN_SUBCOMMAND,
-    reference_hooks: &[REFERENCE_HUMAN_TURN_HOOK],
+    reference_hooks: &reference_hooks::HUMAN_TURN_HOOKS,
     required: false,
 };
 
 pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
     let layout = &workspace.layout;
-    let harness_dir = layout.project_dir.join(layout.harness.dir_name());
-    let settings_path = harness_dir.join(SETTINGS_FILE);
+    let settings_path = settings_path(&layout.project_dir, layout.harness);
     let shown = layout.display(&settings_path);
     let commands = match registered_commands(&settings_path) {
         Ok(commands) => commands,
@@ -159,49 +157,6 @@ fn health_rows(workspace: &Workspace) -> Vec<Row> {
     rows
 }
 
-/// `(event, command)` of every hook command the settings register; an absent file registers
-/// nothing. A file that is not JSON, or not the shape Claude Code reads, is a problem.
-fn registered_commands(path: &Utf8Path) -> Result<Vec<(String, String)>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(format!("cannot be read: {error}")),
-    };
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    let value: Value =
-        serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|error| {
-            format!(
-                "is not valid JSON (line {}, column {})",
-                error.line(),
-                error.column()
-            )
-        })?;
-    let mut commands = Vec::new();
-    let Some(hooks) = value.get("hooks") else {
-        return Ok(commands);
-    };
-    let hooks = hooks
-        .as_object()
-        .ok_or("has a \"hooks\" that is not an object")?;
-    for (event, groups) in hooks {
-        for group in groups.as_array().into_iter().flatten() {
-            for hook in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(command) = hook.get("command").and_then(Value::as_str) {
-                    commands.push((event.clone(), command.to_owned()));
-                }
-            }
-        }
-    }
-    Ok(commands)
-}
-
 fn hook_row(
     project_dir: &Utf8Path,
     shown: &Utf8Path,
@@ -218,7 +173,9 @@ fn hook_row(
     let registered = commands.iter().find(|(registered_event, command)| {
         registered_event == event
             && ((is_our_command(command) && command.ends_with(subcommand))
-                || reference_hooks.iter().any(|file| command.contains(file)))
+                || reference_hooks
+                    .iter()
+                    .any(|hook| command.contains(hook.file)))
     });
     let Some((_, command)) = registered else {
         let label = format!("{name}: not registered under {event} in {shown}");

@@ -8,8 +8,8 @@ pub mod example;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::discover::Harness;
 use crate::fs_util::write_atomic;
+use crate::harness::Harness;
 
 /// Which folder an embedded file is installed relative to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -47,7 +47,9 @@
 //!   hooks, the 2.6.54 reference install's and a malformed one;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
 //!   Action and the pre-commit hooks;
-//! - `docs`: the documentation stays in step with the code.
+//! - `docs`: the documentation stays in step with the code;
+//! - `synthetic` (`tests/support/synthetic.rs`, shared with the benchmarks): generated projects of
+//!   any size; `synthetic_projects`: they are deterministic and compile without a diagnostic.
 
 mod authoring;
 mod bad_input;
@@ -73,6 +75,9 @@ mod receipts;
 mod reference_installs;
 mod sensor_cli;
 mod support;
+#[path = "../support/synthetic.rs"]
+mod synthetic;
+mod synthetic_projects;
 mod time_limits;
 mod up_to_date;
 mod watch;

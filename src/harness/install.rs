@@ -20,6 +20,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::Serialize as _;
 use serde_json::{Map, Value, json};
 
+use crate::harness::reference_hooks::{self, ReferenceHook};
+
 /// The settings file under the harness folder.
 pub const SETTINGS_FILE: &str = "settings.json";
 /// The subcommand of the write hook, after the program.
@@ -32,9 +34,6 @@ pub const DEFAULT_PROGRAM: &str = "aidlc";
 const POST_TOOL_USE: &str = "PostToolUse";
 const USER_PROMPT_SUBMIT: &str = "UserPromptSubmit";
 const WRITE_MATCHER: &str = "Write|Edit";
-/// The reference's write hook, by version, as its settings name it.
-const REFERENCE_WRITE_HOOKS: [&str; 2] = ["aidlc-run-sensors.ts", "aidlc-sensor-fire.ts"];
-const REFERENCE_HUMAN_TURN_HOOK: &str = "aidlc-record-human-turn.ts";
 
 /// Install or remove.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -144,7 +143,7 @@ pub fn plan(
                 POST_TOOL_USE,
                 Some(WRITE_MATCHER),
                 &write_command,
-                &REFERENCE_WRITE_HOOKS,
+                &reference_hooks::WRITE_HOOKS,
                 &mut changes,
             )?;
             install_hook(
@@ -153,7 +152,7 @@ pub fn plan(
                 USER_PROMPT_SUBMIT,
                 None,
                 &turn_command,
-                &[REFERENCE_HUMAN_TURN_HOOK],
+                &reference_hooks::HUMAN_TURN_HOOKS,
                 &mut changes,
             )?;
             // The reference also records a human turn after AskUserQuestion (PostToolUse):
@@ -161,7 +160,7 @@ pub fn plan(
             replace_everywhere(
                 hooks,
                 &settings_path,
-                &[REFERENCE_HUMAN_TURN_HOOK],
+                &reference_hooks::HUMAN_TURN_HOOKS,
                 &turn_command,
                 &mut changes,
             )?;
@@ -302,7 +301,7 @@ fn install_hook(
     event: &str,
     matcher: Option<&str>,
     command: &str,
-    reference_hooks: &[&str],
+    reference_hooks: &[ReferenceHook],
     changes: &mut Vec<String>,
 ) -> Result<(), HookInstallError> {
     let groups = event_groups(hooks, event, path)?;
@@ -343,7 +342,7 @@ fn install_hook(
 fn replace_everywhere(
     hooks: &mut Map<String, Value>,
     path: &Utf8Path,
-    reference_hooks: &[&str],
+    reference_hooks: &[ReferenceHook],
     command: &str,
     changes: &mut Vec<String>,
 ) -> Result<(), HookInstallError> {
@@ -368,8 +367,8 @@ fn replace_everywhere(
     Ok(())
 }
 
-fn names_any(command: &str, files: &[&str]) -> bool {
-    files.iter().any(|file| command.contains(file))
+fn names_any(command: &str, hooks: &[ReferenceHook]) -> bool {
+    hooks.iter().any(|hook| command.contains(hook.file))
 }
 
 /// Whether `command` is one of the two this tool writes, whatever the program.
