@@ -188,6 +188,30 @@ pub fn run_sensors_hook(
     outcome
 }
 
+/// Record in the drop log of the active workflow that a write reached the hook but was not
+/// checked for `reason` (its payload did not say which file, or the reference's audit hook
+/// could not run), as the hook records its other drops; nothing outside an active workflow.
+pub fn record_unchecked_write(
+    workspace: &Workspace,
+    context: &FireContext,
+    reason: &str,
+) -> HookOutcome {
+    if workspace::present_workflow(workspace.record_root()).is_none() {
+        return HookOutcome::stop(
+            "no active workflow (no readable aidlc-state.md with a current stage)",
+        );
+    }
+    let mut outcome = HookOutcome::default();
+    match workspace::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir()) {
+        Ok(()) => outcome.health_usable = true,
+        Err(error) => outcome.notices.push(format!(
+            "warning: the hook's heartbeat and drop log are not written: {error}"
+        )),
+    }
+    outcome.drop_write(workspace, context, reason.to_owned());
+    outcome
+}
+
 impl HookOutcome {
     /// Record `message` in the drop log and in the outcome; a notice when the drop log's folder
     /// was refused, so the drop is never lost silently.

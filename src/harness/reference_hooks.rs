@@ -7,6 +7,11 @@
 //! |---|---|---|
 //! | write hook | `aidlc-sensor-fire.ts` (`sensor-fire`) | `aidlc-run-sensors.ts` (`run-sensors`) |
 //! | human-turn hook | `aidlc-mint-presence.ts` | `aidlc-record-human-turn.ts` |
+//! | artifact audit hook | `aidlc-audit-logger.ts` | `aidlc-write-audit-log.ts` |
+//!
+//! The reference's other harnesses run the same core hooks through one adapter per harness
+//! (`aidlc-codex-adapter.ts`, `aidlc-kiro-adapter.ts`, the opencode plugin), which turns the
+//! harness's payload into Claude Code's and runs the artifact audit hook, then the write hook.
 
 /// One of the reference's hook files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,8 +40,41 @@ pub const RECORD_HUMAN_TURN: ReferenceHook = ReferenceHook {
     health_name: "record-human-turn",
 };
 
+/// The 2.5 human-turn hook.
+pub const MINT_PRESENCE: ReferenceHook = ReferenceHook {
+    file: "aidlc-mint-presence.ts",
+    health_name: "mint-presence",
+};
+
+/// The 2.5 artifact audit hook (`ARTIFACT_CREATED`, `ARTIFACT_UPDATED`).
+pub const AUDIT_LOGGER: ReferenceHook = ReferenceHook {
+    file: "aidlc-audit-logger.ts",
+    health_name: "audit-logger",
+};
+
+/// The artifact audit hook from 2.6 on.
+pub const WRITE_AUDIT_LOG: ReferenceHook = ReferenceHook {
+    file: "aidlc-write-audit-log.ts",
+    health_name: "write-audit-log",
+};
+
 /// Every version's write hook, newest first.
 pub const WRITE_HOOKS: [ReferenceHook; 2] = [RUN_SENSORS, SENSOR_FIRE];
 
-/// Every version's human-turn hook that the engine's replaces.
-pub const HUMAN_TURN_HOOKS: [ReferenceHook; 1] = [RECORD_HUMAN_TURN];
+/// Every version's human-turn hook, newest first.
+pub const HUMAN_TURN_HOOKS: [ReferenceHook; 2] = [RECORD_HUMAN_TURN, MINT_PRESENCE];
+
+/// Every version's artifact audit hook, newest first.
+pub const AUDIT_HOOKS: [ReferenceHook; 2] = [WRITE_AUDIT_LOG, AUDIT_LOGGER];
+
+/// The hooks the engine's write and human-turn hooks stand in for.
+pub const ALL: [ReferenceHook; 4] = [RUN_SENSORS, SENSOR_FIRE, RECORD_HUMAN_TURN, MINT_PRESENCE];
+
+/// The install's artifact audit hook, `<harness dir>/hooks/<file>` (project-relative), when it
+/// has one.
+pub fn audit_hook_of(project_dir: &camino::Utf8Path, harness_dir: &str) -> Option<String> {
+    AUDIT_HOOKS
+        .iter()
+        .map(|hook| format!("{harness_dir}/hooks/{}", hook.file))
+        .find(|relative| project_dir.join(relative).is_file())
+}
