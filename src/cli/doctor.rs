@@ -1,14 +1,13 @@
 //! `aidlc doctor [--format human|json]`: resolves the workspace, asks `doctor` for the rows,
-//! prints them, records `GUARDRAIL_LOADED` when the record has an audit shard (as the
-//! reference's doctor does), and exits 1 when a row failed (2 when that row cannot be written).
+//! prints them, and exits 1 when a row failed. It writes nothing.
 
 use std::fmt::Write as _;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{DoctorArgs, DoctorFormat, Format};
-use crate::cli::printer::{Printer, error_line};
+use crate::cli::printer::Printer;
 use crate::cli::project::resolve_workspace;
-use crate::doctor::{Report, Row, Status, any_failed, count, record_guardrails_loaded, run_doctor};
+use crate::doctor::{Report, Row, Status, any_failed, count, run_doctor};
 
 pub fn run(args: &DoctorArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -23,15 +22,6 @@ pub fn run(args: &DoctorArgs) -> ExitStatus {
             &serde_json::to_string(&Report::of(&rows))
                 .unwrap_or_else(|error| unreachable!("a report of rows serialises: {error}")),
         ),
-    }
-    // After the rows, as the reference's doctor: they describe the project as it was.
-    if let Err(error) = record_guardrails_loaded(&workspace) {
-        error_line(
-            &printer,
-            &format!("cannot record GUARDRAIL_LOADED: {error}"),
-            Some("check that the audit folder is writable"),
-        );
-        return ExitStatus::Error;
     }
     if any_failed(&rows) {
         ExitStatus::Failure
