@@ -182,10 +182,21 @@ fn a_dry_run_prints_the_file_and_writes_nothing() {
     let run = install(&project, &["--dry-run", "--program", "npx aidlc"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(!project.exists(SETTINGS));
-    let printed: Value = serde_json::from_str(&run.stdout).expect("the new file on stdout");
+    assert!(!project.exists(".gitignore"));
+    // Two files would change: each is printed under a `==> path <==` line.
+    let (settings_text, gitignore_text) = run
+        .stdout
+        .strip_prefix("==> .claude/settings.json <==\n")
+        .and_then(|rest| rest.split_once("\n==> .gitignore <==\n"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let printed: Value = serde_json::from_str(settings_text).expect("the new file on stdout");
     assert_eq!(
         commands(&printed, "PostToolUse"),
         ["npx aidlc engine hook run-sensors"]
+    );
+    assert!(
+        gitignore_text.contains("aidlc/.aidlc-clone-id"),
+        "{gitignore_text}"
     );
     assert!(
         run.stderr
@@ -225,7 +236,11 @@ fn a_command_that_merely_names_a_reference_hook_is_kept_whole() {
         commands(&settings(&project), "PostToolUse"),
         [chained, WRITE_HOOK]
     );
-    assert!(run.stderr.contains(&format!("kept `{chained}`")), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("kept `{chained}`")),
+        "{}",
+        run.stderr
+    );
     assert_eq!(install(&project, &["--uninstall"]).status, 0);
     assert_eq!(project.read(SETTINGS), original);
 }
@@ -269,9 +284,17 @@ fn one_event_never_ends_with_two_run_sensors_entries() {
     let group = |commands: &[&str]| {
         let hooks: Vec<String> = commands
             .iter()
-            .map(|command| format!("{{\"type\": \"command\", \"command\": {}}}", Value::from(*command)))
+            .map(|command| {
+                format!(
+                    "{{\"type\": \"command\", \"command\": {}}}",
+                    Value::from(*command)
+                )
+            })
             .collect();
-        format!("{{\"matcher\": \"Write|Edit\", \"hooks\": [{}]}}", hooks.join(", "))
+        format!(
+            "{{\"matcher\": \"Write|Edit\", \"hooks\": [{}]}}",
+            hooks.join(", ")
+        )
     };
     let reference = "bun \"$CLAUDE_PROJECT_DIR/.claude/hooks/aidlc-run-sensors.ts\"";
     for existing in [
@@ -283,7 +306,10 @@ fn one_event_never_ends_with_two_run_sensors_entries() {
         let project = project();
         project.write(
             SETTINGS,
-            &format!("{{\"hooks\": {{\"PostToolUse\": [{}]}}}}\n", existing.join(", ")),
+            &format!(
+                "{{\"hooks\": {{\"PostToolUse\": [{}]}}}}\n",
+                existing.join(", ")
+            ),
         );
         let run = install(&project, &[]);
         assert_eq!(run.status, 0, "{}", run.stderr);
@@ -312,7 +338,8 @@ fn a_read_only_settings_file_is_refused_and_kept() {
     let run = install(&project, &[]);
     assert_eq!(run.status, 2);
     assert!(
-        run.stderr.contains("settings.json is read-only; refusing to replace it"),
+        run.stderr
+            .contains("settings.json is read-only; refusing to replace it"),
         "{}",
         run.stderr
     );
@@ -329,12 +356,12 @@ fn a_read_only_settings_file_is_refused_and_kept() {
 #[test]
 fn compact_json_outside_the_edited_entries_keeps_its_bytes() {
     let project = project();
-    let permissions = "\"permissions\": {\"allow\": [\"Read\", \"Edit\", \"Bash(bun *)\"], \"deny\": []}";
+    let permissions =
+        "\"permissions\": {\"allow\": [\"Read\", \"Edit\", \"Bash(bun *)\"], \"deny\": []}";
     let env = "\"env\": {\"Z\": \"1\", \"A\": \"2\"}";
     let stop = "\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./done.sh\"}]}]";
-    let original = format!(
-        "{{\n  {permissions},\n  {env},\n  \"hooks\": {{\n    {stop}\n  }}\n}}\n"
-    );
+    let original =
+        format!("{{\n  {permissions},\n  {env},\n  \"hooks\": {{\n    {stop}\n  }}\n}}\n");
     project.write(SETTINGS, &original);
     let written = install_twice(&project);
     for kept in [permissions, env, stop] {
@@ -342,4 +369,101 @@ fn compact_json_outside_the_edited_entries_keeps_its_bytes() {
     }
     assert_eq!(install(&project, &["--uninstall"]).status, 0);
     assert_eq!(project.read(SETTINGS), original);
+}
+
+/// Issue 30 item 7: `init` and `hook install` write the `.gitignore` entries the reference's
+/// projections use, adding only what a user's `.gitignore` lacks; after a recorded run, git
+/// ignores this clone's runtime files (its clone id, the record's `.aidlc-engine/` and
+/// `.aidlc-hooks-health/`) and keeps the shared work (the state, the deliverable, the
+/// per-clone audit shard).
+#[test]
+fn init_and_hook_install_write_the_gitignore_entries_so_git_keeps_only_the_shared_work() {
+    let Some(git) = crate::support::system_tool("git") else {
+        return;
+    };
+    let project = TestProject::empty();
+    project.write(".gitignore", "node_modules\naidlc/.aidlc-clone-id\n");
+    assert_eq!(project.run(&["init", ".", "--example"]).status, 0);
+    let gitignore = project.read(".gitignore");
+    assert!(
+        gitignore.starts_with("node_modules\naidlc/.aidlc-clone-id\n\n# aidlc: "),
+        "{gitignore}"
+    );
+    assert_eq!(gitignore.matches("aidlc/.aidlc-clone-id").count(), 1);
+    assert!(
+        gitignore.contains("aidlc/spaces/*/intents/*/.aidlc-*\n"),
+        "{gitignore}"
+    );
+    project.write(".gitignore", "node_modules\n");
+    let installed = install(&project, &[]);
+    assert_eq!(installed.status, 0, "{}", installed.stderr);
+    assert!(
+        installed.stderr.contains("wrote .gitignore"),
+        "{}",
+        installed.stderr
+    );
+    assert!(
+        project
+            .read(".gitignore")
+            .starts_with("node_modules\n\n# aidlc: ")
+    );
+    let again = install(&project, &[]);
+    assert!(again.stderr.contains("needs no change"), "{}", again.stderr);
+
+    // A recorded run: the example intent's gate check, and the write hook on a file.
+    assert_eq!(project.compile().status, 0);
+    let checked = project.run(&["gate", "check"]);
+    assert!(
+        matches!(checked.status, 0 | 1),
+        "a recorded gate check: {}",
+        checked.stderr
+    );
+    let intents = project.path("aidlc/spaces/default/intents");
+    let record = intents
+        .read_dir_utf8()
+        .unwrap()
+        .map(|entry| entry.unwrap())
+        .find(|entry| entry.file_type().unwrap().is_dir())
+        .map(|entry| format!("aidlc/spaces/default/intents/{}", entry.file_name()))
+        .unwrap();
+    let doc = "src/app.ts";
+    project.write(doc, "export const app = 1;\n");
+    let payload = serde_json::json!({"tool_input": {"file_path": project.path(doc)}}).to_string();
+    let hooked = project.run_watched(&["engine", "hook", "run-sensors"], &[], Some(&payload));
+    assert_eq!(hooked.status, 0, "{}", hooked.stderr);
+    let git = |args: &[&str]| {
+        std::process::Command::new(git.as_str())
+            .args(args)
+            .current_dir(&project.root)
+            .output()
+            .expect("run git")
+    };
+    assert!(git(&["init", "-q"]).status.success());
+    let shards: Vec<String> = project
+        .path(&format!("{record}/audit"))
+        .read_dir_utf8()
+        .unwrap()
+        .map(|entry| format!("{record}/audit/{}", entry.unwrap().file_name()))
+        .collect();
+    assert_eq!(shards.len(), 1, "the hook wrote this clone's shard");
+    for (path, ignored) in [
+        ("aidlc/.aidlc-clone-id", true),
+        (
+            &format!("{record}/.aidlc-hooks-health/run-sensors.last") as &str,
+            true,
+        ),
+        (&format!("{record}/.aidlc-engine"), true),
+        (&format!("{record}/aidlc-state.md"), false),
+        ("aidlc/spaces/default/intents/intents.json", false),
+        ("aidlc/spaces/default/intents/active-intent", true),
+        (doc, false),
+        (&shards[0], false),
+        (".claude/settings.json", false),
+        (".claude/tools/data/stage-graph.json", false),
+        (".claude/tools/data/.aidlc-compile-fingerprint", true),
+    ] {
+        assert!(project.exists(path), "{path} exists after the run");
+        let checked = git(&["check-ignore", "-q", path]);
+        assert_eq!(checked.status.success(), ignored, "{path}");
+    }
 }

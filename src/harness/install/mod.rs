@@ -256,6 +256,10 @@ pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> 
             vec![plan]
         }
     };
+    let mut files = files;
+    if request.action == HookAction::Install {
+        files.push(gitignore_plan(request)?);
+    }
     for file in &files {
         refuse_read_only(file)?;
     }
@@ -272,6 +276,26 @@ pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> 
         follow_ups,
         files,
     })
+}
+
+/// The project's `.gitignore` with the entries of the runtime files a recorded run leaves
+/// (`framework::gitignore`); only ever added to, and left alone by an uninstall.
+fn gitignore_plan(request: &InstallRequest<'_>) -> Result<FilePlan, HookInstallError> {
+    let path = request
+        .project_dir
+        .join(crate::framework::gitignore::GITIGNORE_FILE);
+    let before = read_for_edit(&path)?;
+    let change =
+        crate::framework::gitignore::with_entries(request.project_dir, request.harness, before);
+    let mut plan = FilePlan::unchanged(path, change.before);
+    if !change.added.is_empty() {
+        plan.changes.push(format!(
+            "added {} (the runtime files a recorded run leaves)",
+            change.added.join(", ")
+        ));
+        plan.after = Some(change.after);
+    }
+    Ok(plan)
 }
 
 /// A file's text to edit: `None` when it does not exist. A link and a file that is not text
