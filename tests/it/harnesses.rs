@@ -85,6 +85,15 @@ fn projection(harness: &str) -> TestProject {
         "# AI-DLC State Tracking\n\n## Current Status\n- **Current Stage**: requirements-analysis\n",
     );
     project.write(REQUIREMENTS, "# Requirements\n\n## Scope\n\nOne section.\n");
+    // The reference's audit hook calls a write whose modification time is within 10 ms of its
+    // birth a creation: make it one whatever the machine's load put between the two.
+    let file = std::fs::File::options()
+        .write(true)
+        .open(project.path(REQUIREMENTS))
+        .unwrap();
+    let born = file.metadata().unwrap().created().unwrap();
+    file.set_modified(born).unwrap();
+    drop(file);
     let seeded = project.run(&[
         "engine",
         "log",
