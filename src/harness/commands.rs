@@ -87,11 +87,6 @@ pub fn engine_role(command: &str) -> Option<HookRole> {
     })
 }
 
-/// Whether `command` is one of the engine's hook commands.
-pub fn is_engine_command(command: &str) -> bool {
-    engine_role(command).is_some()
-}
-
 /// `(program, flags)` around the first ` <subcommand>` of `command` that ends a word.
 fn split_at_subcommand<'c>(command: &'c str, subcommand: &str) -> Option<(&'c str, &'c str)> {
     let needle = format!(" {subcommand}");
@@ -247,6 +242,10 @@ pub fn mentions_a_reference_hook(harness: Harness, command: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn is_engine(command: &str) -> bool {
+        engine_role(command).is_some()
+    }
+
     #[test]
     fn the_engine_s_commands_are_recognised_whatever_the_program() {
         assert_eq!(
@@ -257,16 +256,16 @@ mod tests {
             engine_role("npx aidlc engine hook record-human-turn"),
             Some(HookRole::HumanTurn)
         );
-        assert!(is_engine_command("/opt/bin/aidlc engine hook run-sensors"));
-        assert!(is_engine_command(
+        assert!(is_engine("/opt/bin/aidlc engine hook run-sensors"));
+        assert!(is_engine(
             "\"$CLAUDE_PROJECT_DIR\"/node_modules/.bin/aidlc engine hook run-sensors"
         ));
-        assert!(is_engine_command(
+        assert!(is_engine(
             "npx --no-install aidlc engine hook run-sensors --harness codex --audit-hook .codex/hooks/aidlc-audit-logger.ts"
         ));
-        assert!(!is_engine_command("bun .claude/hooks/aidlc-run-sensors.ts"));
-        assert!(!is_engine_command("other engine hook run-sensors"));
-        assert!(!is_engine_command("my-aidlc engine hook run-sensors"));
+        assert!(!is_engine("bun .claude/hooks/aidlc-run-sensors.ts"));
+        assert!(!is_engine("other engine hook run-sensors"));
+        assert!(!is_engine("my-aidlc engine hook run-sensors"));
     }
 
     #[test]

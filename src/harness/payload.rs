@@ -56,13 +56,6 @@ pub fn payload_from_environment(env: &dyn Fn(&str) -> Option<String>) -> Option<
         .map(String::into_bytes)
 }
 
-/// The written file's path from a Claude Code payload: `tool_input.file_path`, non-empty.
-pub fn written_file_path(payload: &[u8]) -> Option<Utf8PathBuf> {
-    let value: Value = serde_json::from_slice(payload).ok()?;
-    let path = value.get("tool_input")?.get("file_path")?.as_str()?;
-    (!path.is_empty()).then(|| Utf8PathBuf::from(normalised(path)))
-}
-
 /// The folder the harness ran the hook in: the payload's `cwd` (opencode: `directory`).
 pub fn payload_cwd(payload: &[u8]) -> Option<Utf8PathBuf> {
     let value = serde_json::from_slice::<Value>(payload).ok()?;

@@ -485,7 +485,11 @@ fn doctor_writes_nothing_and_takes_no_lock_even_once_the_record_has_an_audit_sha
     let _ = std::fs::remove_dir_all(&lock);
     assert!(run.stderr.is_empty(), "{}", run.stderr);
     assert_eq!(status(&rows, "Audit lock"), "warn", "{rows:#?}");
-    assert_eq!(lock_kept.as_deref(), Some(stamp), "the stale lock was not taken");
+    assert_eq!(
+        lock_kept.as_deref(),
+        Some(stamp),
+        "the stale lock was not taken"
+    );
     assert_eq!(snapshot(&project), before, "doctor writes nothing");
     let rows_of = |event: &str| {
         crate::support::ledger_blocks(&project, record)

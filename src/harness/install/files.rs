@@ -10,7 +10,9 @@
 //!   engine's (a file of that name that is not is refused, never replaced);
 //! - in a reference file, only the exact reference command is replaced (`json_text`, the rest
 //!   of the file byte for byte); a role one format already registers through a reference file
-//!   gets no file of the engine's in that format, so it never fires twice.
+//!   gets no file of the engine's in that format, so it never fires twice;
+//! - an uninstall takes the engine's commands out of every hook file, the reference's included
+//!   (whose own commands are not restored), and removes a file left with no hook.
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
@@ -19,7 +21,7 @@ use super::json_text::{self, Layout, Node};
 use super::{FilePlan, HookAction, HookInstallError, InstallRequest, read_for_edit};
 use crate::harness::Harness;
 use crate::harness::commands::{
-    HookRole, Takeover, engine_command, engine_role, reference_command,
+    AUDIT_HOOK_FLAG, HookRole, Takeover, engine_command, engine_role, flag_value, reference_command,
 };
 use crate::harness::reference_hooks::audit_hook_of;
 
@@ -267,11 +269,7 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
                     registered_elsewhere.push((format, role));
                     let takes_audit = reference_command(request.harness, &at.command)
                         .is_some_and(|known| known.takeover == Takeover::ReplaceRunningAudit)
-                        || crate::harness::commands::flag_value(
-                            &at.command,
-                            crate::harness::commands::AUDIT_HOOK_FLAG,
-                        )
-                        .is_some();
+                        || flag_value(&at.command, AUDIT_HOOK_FLAG).is_some();
                     let wanted = engine_command(
                         request.program,
                         role,

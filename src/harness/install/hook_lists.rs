@@ -18,7 +18,8 @@ use super::json_text::{self, Edit, Layout, Node};
 use super::{FilePlan, HookAction, HookInstallError, InstallRequest};
 use crate::harness::Harness;
 use crate::harness::commands::{
-    HookRole, Takeover, engine_command, engine_role, mentions_a_reference_hook, reference_command,
+    AUDIT_HOOK_FLAG, HookRole, Takeover, engine_command, engine_role, flag_value,
+    mentions_a_reference_hook, reference_command,
 };
 
 /// Where one role's entry goes.
@@ -319,11 +320,7 @@ fn settle_event(
         let takes_audit = reference_command(harness, &entry.command)
             .is_some_and(|known| known.takeover == Takeover::ReplaceRunningAudit)
             || engine_role(&entry.command).is_some()
-                && crate::harness::commands::flag_value(
-                    &entry.command,
-                    crate::harness::commands::AUDIT_HOOK_FLAG,
-                )
-                .is_some();
+                && flag_value(&entry.command, AUDIT_HOOK_FLAG).is_some();
         let wanted = engine_command(
             request.program,
             role,

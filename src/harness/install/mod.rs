@@ -36,7 +36,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::harness::Harness;
 pub use crate::harness::commands::{
-    DEFAULT_PROGRAM, RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND, is_engine_command,
+    DEFAULT_PROGRAM, RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND,
 };
 pub use files::{
     KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE, ide_hook_commands,
