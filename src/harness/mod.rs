@@ -1,7 +1,8 @@
 //! Everything that differs between the agent harnesses a project runs under: the harness
 //! folder, how hooks are registered, the payloads of the write and prompt events, the
 //! environment variables that name the project, and the reference's own hooks by version.
-//! Every other module asks this one; none spells a harness's folder, file or variable itself.
+//! What a hook, its registration and its payload need to know about a harness lives here, and
+//! the other modules ask it.
 //!
 //! - this file: [`Harness`], its folder, and picking the project's harness;
 //! - [`environment`]: the variables that name the project folder;

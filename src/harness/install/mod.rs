@@ -25,6 +25,12 @@
 //!   through a link, a read-only file and a file of the engine's name that is not the engine's
 //!   are refused before anything is written; each file is replaced atomically.
 //!
+//! The files: this one (the plan, the checks every file gets, the writes); `json_text.rs` (JSON
+//! edited in place); `hook_lists.rs` (the settings files that list hook commands: Claude Code,
+//! Codex, Kiro CLI); `files.rs` (the harnesses that read a file per hook: Kiro IDE, opencode,
+//! and the opencode plugin's template `opencode_plugin.ts`); `codex_trust.rs` (the trust
+//! entries Codex asks for); the project's `.gitignore` entries are `framework::gitignore`'s.
+//!
 //! Must not: print (the plan is returned to `cli`), or touch a file outside the project.
 
 mod codex_trust;
