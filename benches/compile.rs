@@ -14,19 +14,25 @@
 //! Every iteration checks its result (no diagnostics, the stage and sensor counts, and the exact
 //! length of `stage-graph.json` known from a first compile), so a fast wrong answer cannot pass.
 
+#[path = "../tests/support/synthetic.rs"]
+#[expect(dead_code, reason = "a bench uses only the generators it measures")]
+mod synthetic;
+
 use std::hint::black_box;
 use std::time::Duration;
 
 use aidlc::compile::{CompileOutcome, compile};
 use aidlc::db::{CompilerDatabase, FileContents, Project, SourceFile};
-use aidlc::discover::{Harness, Layout, load_project};
+use aidlc::discover::{Layout, load_project};
 use aidlc::graph::emit::stage_node_value;
 use aidlc::graph::numbering::stage_numbering;
+use aidlc::harness::Harness;
 use aidlc::js_json::pretty_json;
-use aidlc::synthetic::SyntheticProject;
 use camino::{Utf8Path, Utf8PathBuf};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
+
+use crate::synthetic::SyntheticProject;
 
 /// The generated projects: `(stages, sensors)`.
 const MEDIUM: (usize, usize) = (1_000, 200);

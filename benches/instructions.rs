@@ -38,15 +38,21 @@
     reason = "a benchmark harness reports on the terminal; it is not part of the engine"
 )]
 
+#[path = "../tests/support/synthetic.rs"]
+#[expect(dead_code, reason = "a bench uses only the generators it measures")]
+mod synthetic;
+
 use std::collections::HashSet;
 use std::ffi::OsString;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use aidlc::discover::{Harness, LAYOUT_ENVIRONMENT_VARIABLES, Layout, Reread};
-use aidlc::synthetic::SyntheticProject;
+use aidlc::discover::{LAYOUT_ENVIRONMENT_VARIABLES, Layout, Reread};
+use aidlc::harness::Harness;
 use aidlc::watch::{OutputsState, WatchSession};
 use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::synthetic::SyntheticProject;
 
 /// The path of the `aidlc` binary Cargo built for this bench (optimised under `cargo bench`).
 const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");

@@ -26,15 +26,21 @@
     reason = "a benchmark harness reports on the terminal; it is not part of the engine"
 )]
 
+#[path = "../tests/support/synthetic.rs"]
+#[expect(dead_code, reason = "a bench uses only the generators it measures")]
+mod synthetic;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use aidlc::discover::{Harness, LAYOUT_ENVIRONMENT_VARIABLES};
-use aidlc::synthetic::SyntheticProject;
+use aidlc::discover::LAYOUT_ENVIRONMENT_VARIABLES;
+use aidlc::harness::Harness;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
+
+use crate::synthetic::SyntheticProject;
 
 const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");
 const DEFAULT_SYNTHETIC_STAGE_COUNT: usize = 1_000;

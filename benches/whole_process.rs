@@ -64,6 +64,10 @@
     reason = "a benchmark harness reports on the terminal; it is not part of the engine"
 )]
 
+#[path = "../tests/support/synthetic.rs"]
+#[expect(dead_code, reason = "a bench uses only the generators it measures")]
+mod synthetic;
+
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -72,10 +76,12 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use aidlc::discover::{Harness, LAYOUT_ENVIRONMENT_VARIABLES};
-use aidlc::synthetic::SyntheticProject;
+use aidlc::discover::LAYOUT_ENVIRONMENT_VARIABLES;
+use aidlc::harness::Harness;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
+
+use crate::synthetic::SyntheticProject;
 
 /// The path of the `aidlc` binary Cargo built for this bench (optimised under `cargo bench`).
 const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");

@@ -10,6 +10,7 @@ mod helper_thread;
 
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
+use crate::diagnostics::render::Drift;
 use crate::discover::{self, Layout};
 use crate::graph::checks::{graph_diagnostics, stage_check_facts_in_chunk};
 use crate::graph::emit::{
@@ -409,6 +410,66 @@ pub fn check_outputs(layout: &Layout, outcome: &CompileOutcome) -> DriftReport {
     let on_disk_grid = std::fs::read_to_string(&layout.scope_grid_path).unwrap_or_default();
     let grid = normalised_grid_text(&on_disk_grid) != *outcome.scope_grid;
     DriftReport { graph, grid }
+}
+
+/// Each out-of-date piece of the outputs, on the file to look at: a changed or added stage on
+/// its stage file, a removed stage or a framing change on the graph, the grid on itself.
+pub fn drift_items(layout: &Layout, drift: &DriftReport) -> Vec<Drift> {
+    let graph = layout.display(&layout.stage_graph_path);
+    let graph_name = graph.file_name().unwrap_or("stage-graph.json").to_owned();
+    let stage_files = discover::InputListing::of(layout).stages;
+    let stage_file = |slug: &str| {
+        stage_files
+            .iter()
+            .map(|(_, path)| path)
+            .find(|path| path.file_stem() == Some(slug))
+            .map_or_else(|| graph.clone(), |path| layout.display(path))
+    };
+    let mut items = Vec::new();
+    if let Some(changes) = &drift.graph {
+        for (change, slugs) in [
+            ("changed", &changes.changed),
+            ("added", &changes.added),
+            ("removed", &changes.removed),
+        ] {
+            for slug in slugs {
+                let file = if change == "removed" {
+                    graph.clone()
+                } else {
+                    stage_file(slug)
+                };
+                items.push(Drift {
+                    file,
+                    output: graph_name.clone(),
+                    stage: Some(slug.clone()),
+                    change,
+                    message: format!(
+                        "stage {slug} is {change} in the sources, and {graph_name} is out of date"
+                    ),
+                });
+            }
+        }
+        if changes.changed.is_empty() && changes.added.is_empty() && changes.removed.is_empty() {
+            items.push(Drift {
+                file: graph.clone(),
+                output: graph_name.clone(),
+                stage: None,
+                change: "framing",
+                message: format!("{graph_name} is out of date"),
+            });
+        }
+    }
+    if drift.grid {
+        let grid = layout.display(&layout.scope_grid_path);
+        items.push(Drift {
+            output: grid.file_name().unwrap_or("scope-grid.json").to_owned(),
+            message: format!("{grid} is out of date"),
+            file: grid,
+            stage: None,
+            change: "grid",
+        });
+    }
+    items
 }
 
 fn nodes_by_slug(text: &str) -> Vec<(String, String)> {

@@ -9,7 +9,8 @@
 //! - [`parse`]: tracked queries that parse each file and the small catalogues;
 //! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
 //! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
-//! - [`hook_install`]: `aidlc hook install`, the hooks registered in `<harness>/settings.json`;
+//! - [`harness`]: what differs between agent harnesses (folders, hook registration, payloads,
+//!   project variables), and `aidlc hook install`;
 //! - [`doctor`]: `aidlc doctor`, rows of pass / warn / fail with their fixes;
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
@@ -34,8 +35,7 @@
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
 //! - [`english`]: the wording rules every message shares (plural endings);
 //! - [`render_graph`]: `aidlc graph`, the compiled stage graph as Mermaid, dot or JSON;
-//! - [`schema`]: JSON Schemas of manifests, stages and the gate report, derived from the types;
-//! - [`synthetic`]: generated projects of any size, for the benchmarks and tests.
+//! - [`schema`]: JSON Schemas of manifests, stages and the gate report, derived from the types.
 
 pub mod audit;
 pub mod cli;
@@ -52,7 +52,7 @@ pub mod fs_util;
 pub mod gate;
 pub mod github_actions;
 pub mod graph;
-pub mod hook_install;
+pub mod harness;
 pub mod interrupt;
 pub mod js_json;
 pub mod js_text;
@@ -67,6 +67,12 @@ pub mod resolve;
 pub mod schema;
 pub mod sensors;
 pub mod syntax;
-pub mod synthetic;
 pub mod watch;
 pub mod workspace;
+
+// Generated projects for the unit tests, shared with the integration tests and the benchmarks
+// (which include the same file); not part of the shipped library.
+#[cfg(test)]
+#[path = "../tests/support/synthetic.rs"]
+#[expect(dead_code, reason = "the unit tests use only some of the generators")]
+mod synthetic;

@@ -3,9 +3,9 @@
 use camino::Utf8PathBuf;
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 
-use crate::discover::Harness;
 use crate::gate::render::ReportFormat;
 use crate::gate::report::FireOnFilter;
+use crate::harness::Harness;
 use crate::render_graph::PictureFormat;
 use crate::schema::SchemaKind;
 
@@ -145,7 +145,7 @@ pub enum Command {
     /// Register aidlc's hooks with the agent harness (`hook install`).
     Hook(HookSettingsArgs),
     /// Check the installation: the compile and graph drift, dead bindings, skipped files, rule
-    /// pairings, the hooks registered in settings.json, the Node tools, the ledger. Exits 1
+    /// pairings, the hooks registered with the harness, the Node tools, the ledger. Exits 1
     /// when a row fails. Writes nothing.
     Doctor(DoctorArgs),
     /// Draw the stage graph: Mermaid (default), Graphviz dot, or JSON.
@@ -213,11 +213,13 @@ pub struct HookSettingsArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum HookSettingsCommand {
-    /// Add (or update) the write hook (`PostToolUse`, `Write|Edit`: `engine hook run-sensors`)
-    /// and the human-turn hook (`UserPromptSubmit`: `engine hook record-human-turn`) in
-    /// `<harness>/settings.json`, replacing the reference's `aidlc-run-sensors.ts` and
-    /// `aidlc-record-human-turn.ts` entries. Keeps every other key and the file's layout; a
-    /// second run changes nothing; a malformed file is refused, never overwritten.
+    /// Register the write hook (`engine hook run-sensors`) and the human-turn hook
+    /// (`engine hook record-human-turn`) where the project's harness reads its hooks: Claude
+    /// Code's `.claude/settings.json`, Codex's `.codex/hooks.json`, the Kiro CLI conductor agent
+    /// `.kiro/agents/aidlc.json`, Kiro IDE's `.kiro/hooks/` files, opencode's
+    /// `.opencode/plugin/aidlc-engine.ts`. The reference's own entries for the same events are
+    /// replaced in place. Keeps every other byte; a second run changes nothing; a malformed,
+    /// read-only or linked file is refused, never overwritten.
     Install(HookInstallArgs),
 }
 
@@ -232,7 +234,7 @@ pub struct HookInstallArgs {
     pub uninstall: bool,
     /// How the hooks call aidlc: `aidlc` (on the PATH, e.g. `cargo install`), `npx aidlc` (a
     /// project-local npm install), or an absolute path.
-    #[arg(long, value_name = "PROGRAM", default_value = crate::hook_install::DEFAULT_PROGRAM)]
+    #[arg(long, value_name = "PROGRAM", default_value = crate::harness::install::DEFAULT_PROGRAM)]
     pub program: String,
     #[command(flatten)]
     pub project: ProjectArgs,
@@ -665,19 +667,33 @@ pub struct HookArgs {
 #[derive(Debug, Subcommand)]
 pub enum HookCommand {
     /// Read a hook payload (JSON) on stdin and fire the active stage's write-fired sensors
-    /// whose `matches` glob matches `tool_input.file_path`. Always exits 0 and prints nothing on
-    /// stdout; writes that could not be checked are recorded in
+    /// whose `matches` glob matches each written file (Claude Code's `tool_input.file_path`;
+    /// `--harness` names another harness's payload, which is otherwise told by its shape; Kiro
+    /// IDE 0.12's comes in `USER_PROMPT`). Always exits 0 and prints nothing on stdout; writes
+    /// that could not be checked are recorded in
     /// `<record>/.aidlc-hooks-health/run-sensors.drops` (`sensor-fire.drops` on a 2.5 install).
     ///
     /// The whole run has an allowance: `AIDLC_SENSOR_TIMEOUT_MS`, else `sensorTimeoutMs` in
     /// `<harness>/settings.json`, else in `~/<harness>/settings.json` (milliseconds), else 90 s
     /// on a 2.5 or 2.6 install and 30 minutes otherwise. A fire it cuts short is stopped and
     /// recorded as a drop, never as a pass.
-    RunSensors(ProjectArgs),
-    /// The `UserPromptSubmit` hook: record a `HUMAN_TURN` in the active record's audit (and
-    /// touch `<record>/.aidlc-human-turn`). Writes nothing when no workflow is active. The
-    /// payload on stdin is read only for its `cwd`. Always exits 0.
+    RunSensors(RunSensorsArgs),
+    /// The prompt hook: record a `HUMAN_TURN` in the active record's audit (and touch
+    /// `<record>/.aidlc-human-turn`). Writes nothing when no workflow is active, or for an
+    /// opencode prompt that is not the human's (a subagent's session). The payload on stdin is
+    /// read only for its `cwd` (never on Kiro IDE, which writes none). Always exits 0.
     RecordHumanTurn(ProjectArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RunSensorsArgs {
+    /// The reference's artifact audit hook (e.g. `.codex/hooks/aidlc-audit-logger.ts`) to run
+    /// with bun on each written file first, as the reference's adapter did; `hook install`
+    /// adds it where aidlc's hook takes over an adapter's write entry.
+    #[arg(long, value_name = "FILE")]
+    pub audit_hook: Option<Utf8PathBuf>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -703,8 +719,9 @@ pub struct ProjectArgs {
     /// nearest ancestor of the working folder that holds a harness folder.
     #[arg(long, value_name = "DIR")]
     pub project_dir: Option<Utf8PathBuf>,
-    /// The harness folder to read: claude (.claude), codex (.codex), kiro (.kiro),
-    /// cursor (.cursor) or opencode (.aidlc). Default: the one present, `.claude` when several are.
+    /// The harness: claude (.claude), codex (.codex), kiro (Kiro CLI, .kiro), kiro-ide (Kiro
+    /// IDE, .kiro), cursor (.cursor) or opencode (.aidlc). Default: the one present, `.claude`
+    /// when several are (a `.kiro` with Kiro IDE hook files is kiro-ide's for hooks).
     #[arg(long, value_enum)]
     pub harness: Option<Harness>,
 }

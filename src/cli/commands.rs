@@ -18,7 +18,7 @@ use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::render;
-use crate::discover::{self, Layout};
+use crate::discover::Layout;
 use crate::english::plural;
 use crate::fingerprint;
 use crate::gate::repository::RepositoryRoot;
@@ -432,7 +432,7 @@ fn report_drift(
         print_sarif(
             printer,
             &outcome.diagnostics,
-            &drift_items(layout, &drift),
+            &compile::drift_items(layout, &drift),
             sources,
         );
     }
@@ -445,12 +445,12 @@ fn report_drift(
     }
     match printer.format {
         Format::Github => {
-            for item in drift_items(layout, &drift) {
+            for item in compile::drift_items(layout, &drift) {
                 printer.out(&render::render_drift_github(&item, printer.path_prefix()));
             }
         }
         Format::Json => {
-            for item in drift_items(layout, &drift) {
+            for item in compile::drift_items(layout, &drift) {
                 printer.out(&render::render_drift_json(&item));
             }
         }
@@ -479,66 +479,6 @@ fn report_drift(
         ));
     }
     ExitStatus::Failure
-}
-
-/// Each out-of-date piece of the outputs, on the file to look at: a changed or added stage on
-/// its stage file, a removed stage or a framing change on the graph, the grid on itself.
-fn drift_items(layout: &Layout, drift: &compile::DriftReport) -> Vec<render::Drift> {
-    let graph = layout.display(&layout.stage_graph_path);
-    let graph_name = graph.file_name().unwrap_or("stage-graph.json").to_owned();
-    let stage_files = discover::InputListing::of(layout).stages;
-    let stage_file = |slug: &str| {
-        stage_files
-            .iter()
-            .map(|(_, path)| path)
-            .find(|path| path.file_stem() == Some(slug))
-            .map_or_else(|| graph.clone(), |path| layout.display(path))
-    };
-    let mut items = Vec::new();
-    if let Some(changes) = &drift.graph {
-        for (change, slugs) in [
-            ("changed", &changes.changed),
-            ("added", &changes.added),
-            ("removed", &changes.removed),
-        ] {
-            for slug in slugs {
-                let file = if change == "removed" {
-                    graph.clone()
-                } else {
-                    stage_file(slug)
-                };
-                items.push(render::Drift {
-                    file,
-                    output: graph_name.clone(),
-                    stage: Some(slug.clone()),
-                    change,
-                    message: format!(
-                        "stage {slug} is {change} in the sources, and {graph_name} is out of date"
-                    ),
-                });
-            }
-        }
-        if changes.changed.is_empty() && changes.added.is_empty() && changes.removed.is_empty() {
-            items.push(render::Drift {
-                file: graph.clone(),
-                output: graph_name.clone(),
-                stage: None,
-                change: "framing",
-                message: format!("{graph_name} is out of date"),
-            });
-        }
-    }
-    if drift.grid {
-        let grid = layout.display(&layout.scope_grid_path);
-        items.push(render::Drift {
-            output: grid.file_name().unwrap_or("scope-grid.json").to_owned(),
-            message: format!("{grid} is out of date"),
-            file: grid,
-            stage: None,
-            change: "grid",
-        });
-    }
-    items
 }
 
 /// The one SARIF log of a compile: its diagnostics, and its drift under `--check`.

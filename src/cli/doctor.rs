@@ -1,16 +1,13 @@
 //! `aidlc doctor [--format human|json]`: resolves the workspace, asks `doctor` for the rows,
-//! prints them, records `GUARDRAIL_LOADED` when the record has an audit shard (as the
-//! reference's doctor does), and exits 1 when a row failed (2 when that row cannot be written).
+//! prints them, and exits 1 when a row failed. It writes nothing.
 
 use std::fmt::Write as _;
 
-use serde_json::json;
-
 use crate::cli::ExitStatus;
 use crate::cli::args::{DoctorArgs, DoctorFormat, Format};
-use crate::cli::printer::{Printer, error_line};
+use crate::cli::printer::Printer;
 use crate::cli::project::resolve_workspace;
-use crate::doctor::{Row, Status, any_failed, record_guardrails_loaded, run_doctor};
+use crate::doctor::{Report, Row, Status, any_failed, count, run_doctor};
 
 pub fn run(args: &DoctorArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -21,26 +18,16 @@ pub fn run(args: &DoctorArgs) -> ExitStatus {
     let rows = run_doctor(&workspace);
     match args.format {
         DoctorFormat::Human => printer.out(&human(&rows)),
-        DoctorFormat::Json => printer.out(&json_report(&rows).to_string()),
-    }
-    // After the rows, as the reference's doctor: they describe the project as it was.
-    if let Err(error) = record_guardrails_loaded(&workspace) {
-        error_line(
-            &printer,
-            &format!("cannot record GUARDRAIL_LOADED: {error}"),
-            Some("check that the audit folder is writable"),
-        );
-        return ExitStatus::Error;
+        DoctorFormat::Json => printer.out(
+            &serde_json::to_string(&Report::of(&rows))
+                .unwrap_or_else(|error| unreachable!("a report of rows serialises: {error}")),
+        ),
     }
     if any_failed(&rows) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
     }
-}
-
-fn count(rows: &[Row], status: Status) -> usize {
-    rows.iter().filter(|row| row.status == status).count()
 }
 
 /// The reference's layout (a title, a rule, `✓  label` / `✗  label — fix`), with `!` for a warn.
@@ -70,14 +57,4 @@ fn human(rows: &[Row]) -> String {
         count(rows, Status::Fail)
     );
     text
-}
-
-fn json_report(rows: &[Row]) -> serde_json::Value {
-    json!({
-        "schema_version": 1,
-        "rows": rows,
-        "passed": count(rows, Status::Pass),
-        "warnings": count(rows, Status::Warn),
-        "failed": count(rows, Status::Fail),
-    })
 }

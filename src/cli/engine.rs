@@ -8,7 +8,7 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{
     DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand,
     IntentNewArgs, LearningsCommand, LearningsPersistArgs, LearningsSurfaceArgs, LogAnswerArgs,
-    LogCommand, LogDecisionArgs, ProjectArgs, SensorCommand,
+    LogCommand, LogDecisionArgs, ProjectArgs, RunSensorsArgs, SensorCommand,
 };
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
@@ -18,8 +18,10 @@ use crate::cli::project::{
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::hook;
+use crate::dispatch::process::{WorkerCommand, run_worker};
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::time_limit;
+use crate::harness::{self, Harness, payload};
 use crate::receipts;
 use crate::sensors;
 use crate::syntax::manifest::FireOn;
@@ -34,7 +36,7 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
             SensorCommand::Fire(fire_args) => fire(fire_args, &printer),
         },
         EngineCommand::Hook(hook_args) => match &hook_args.command {
-            HookCommand::RunSensors(project) => run_sensors(project, &printer),
+            HookCommand::RunSensors(run_args) => run_sensors(run_args, &printer),
             HookCommand::RecordHumanTurn(project) => record_human_turn(project, &printer),
         },
         EngineCommand::Learnings(learnings_args) => match &learnings_args.command {
@@ -222,9 +224,7 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
 /// The project a worker process runs for: `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR` (the
 /// dispatcher sets both), else the working folder (the dispatcher's cwd is the project).
 fn worker_project_dir() -> Option<camino::Utf8PathBuf> {
-    env_var("AIDLC_PROJECT_DIR")
-        .or_else(|| env_var("CLAUDE_PROJECT_DIR"))
-        .filter(|dir| !dir.is_empty())
+    harness::environment::project_dir_from(&env_var)
         .map(camino::Utf8PathBuf::from)
         .or_else(current_dir)
 }
@@ -262,49 +262,171 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> ExitStatus {
 }
 
 /// The write hook. Every path exits 0, and nothing is printed on stdout.
-fn run_sensors(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
-    if std::io::stdin().is_terminal() {
+fn run_sensors(args: &RunSensorsArgs, printer: &Printer) -> ExitStatus {
+    let requested = args.project.harness;
+    let Some(payload) = write_payload(requested) else {
+        return ExitStatus::Success;
+    };
+    let harness = requested.unwrap_or_else(|| payload::detect_harness(&payload));
+    let event = payload::write_event(harness, &payload);
+    if event.files.is_empty() && event.unreadable.is_none() {
         return ExitStatus::Success;
     }
-    let Some(payload) = hook::read_payload_bounded(std::io::stdin()) else {
+    let Some(workspace) = hook_workspace(&args.project, harness, &payload) else {
         return ExitStatus::Success;
     };
-    let Some(written) = hook::written_file_path(&payload) else {
+    if !first_delivery(harness, workspace.project_dir(), "run-sensors", &payload) {
         return ExitStatus::Success;
-    };
-    let Some(workspace) = hook_workspace(project, &payload) else {
-        return ExitStatus::Success;
-    };
+    }
     let settings_files = time_limit::hook_settings_files(
         workspace.project_dir(),
         workspace.layout.harness.dir_name(),
         env_var("HOME").as_deref().map(camino::Utf8Path::new),
     );
     let allowance = time_limit::hook_allowance(&env_var, &settings_files, workspace.version());
-    let outcome = hook::run_sensors_hook(&workspace, &written, &FireContext::default(), &allowance);
-    // stdout is the hook protocol's channel to the agent harness: the banner and the notices
-    // go to stderr, as the reference's hook writes them.
-    if outcome.first_run {
-        printer.status(hook::FIRST_RUN_BANNER);
+    let context = FireContext::default();
+    let mut said = HookMessages::default();
+    if let Some(reason) = &event.unreadable {
+        let message = format!(
+            "{}: {reason}; the write was not checked",
+            harness.product_name()
+        );
+        said.print(
+            &hook::record_unchecked_write(&workspace, &context, &message),
+            printer,
+        );
     }
-    for notice in &outcome.notices {
-        printer.status(notice);
+    for file in &event.files {
+        let written = match &event.relative_to {
+            Some(base) if file.path.is_relative() => base.join(&file.path),
+            _ => file.path.clone(),
+        };
+        let written = if written.is_absolute() {
+            written
+        } else {
+            workspace.project_dir().join(written)
+        };
+        if let Some(audit_hook) = &args.audit_hook
+            && let Some(reason) =
+                run_reference_audit_hook(&workspace, audit_hook, &written, file.tool)
+        {
+            said.print(
+                &hook::record_unchecked_write(&workspace, &context, &reason),
+                printer,
+            );
+        }
+        let outcome = hook::run_sensors_hook(&workspace, &written, &context, &allowance);
+        said.print(&outcome, printer);
     }
     ExitStatus::Success
 }
 
+/// What the hook printed on stderr so far: the first-run banner only once per run.
+#[derive(Default)]
+struct HookMessages {
+    banner_printed: bool,
+}
+
+impl HookMessages {
+    /// stdout is the hook protocol's channel to the agent harness: the banner and the notices
+    /// go to stderr, as the reference's hook writes them.
+    fn print(&mut self, outcome: &hook::HookOutcome, printer: &Printer) {
+        if outcome.first_run && !self.banner_printed {
+            self.banner_printed = true;
+            printer.status(hook::FIRST_RUN_BANNER);
+        }
+        for notice in &outcome.notices {
+            printer.status(notice);
+        }
+    }
+}
+
+/// The write hook's payload: Kiro IDE 0.12's in `USER_PROMPT` (its stdin never closes, so it is
+/// not read then), else stdin's, read within its bound; `None` when there is none (a
+/// terminal, nothing in time).
+fn write_payload(requested: Option<Harness>) -> Option<Vec<u8>> {
+    if let Some(from_environment) = payload::payload_from_environment(&env_var)
+        && (requested == Some(Harness::KiroIde)
+            || requested.is_none()
+                && payload::detect_harness(&from_environment) == Harness::KiroIde)
+    {
+        return Some(from_environment);
+    }
+    if std::io::stdin().is_terminal() {
+        return None;
+    }
+    payload::read_payload_bounded(std::io::stdin())
+}
+
+/// Codex delivers each event twice: only the first delivery of a payload counts.
+fn first_delivery(
+    harness: Harness,
+    project_dir: &camino::Utf8Path,
+    hook: &str,
+    payload: &[u8],
+) -> bool {
+    if harness != Harness::Codex {
+        return true;
+    }
+    let Ok(temp_dir) = camino::Utf8PathBuf::from_path_buf(std::env::temp_dir()) else {
+        return true;
+    };
+    harness::delivery::first_delivery(&temp_dir, project_dir, hook, payload)
+}
+
+/// Run the reference's artifact audit hook for one written file, as its adapter did; why it
+/// did not run, when it did not.
+fn run_reference_audit_hook(
+    workspace: &Workspace,
+    audit_hook: &camino::Utf8Path,
+    written: &camino::Utf8Path,
+    tool: payload::WriteTool,
+) -> Option<String> {
+    let run = harness::reference_audit::audit_hook_run(
+        workspace.project_dir(),
+        audit_hook,
+        written,
+        tool,
+    );
+    let mut command = WorkerCommand::new(run.program, run.cwd);
+    command.args = run.args;
+    command.env = run.env;
+    command.stdin = Some(run.stdin);
+    command.timeout = harness::reference_audit::AUDIT_HOOK_TIMEOUT;
+    let result = run_worker(&command);
+    let shown = workspace.layout.display(written);
+    let failure = if let Some(error) = &result.spawn_error {
+        format!("{} could not be started ({error})", run.program)
+    } else if result.timed_out {
+        format!(
+            "it ran longer than {} s and was stopped",
+            harness::reference_audit::AUDIT_HOOK_TIMEOUT.as_secs()
+        )
+    } else if result.interrupted {
+        "it was interrupted".to_owned()
+    } else {
+        return None;
+    };
+    Some(format!(
+        "the reference's audit hook {audit_hook}: {failure}; no artifact row was written for {shown}"
+    ))
+}
+
 /// The workspace of a hook run: the project from `--project-dir`, the environment
 /// (`AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`), the payload's `cwd`, or the working folder's
-/// ancestors; its space and intent read once.
-fn hook_workspace(project: &ProjectArgs, payload: &[u8]) -> Option<Workspace> {
-    let payload_cwd = serde_json::from_slice::<serde_json::Value>(payload)
-        .ok()
-        .and_then(|value| value.get("cwd")?.as_str().map(camino::Utf8PathBuf::from));
-    let cwd = payload_cwd.or_else(current_dir)?;
+/// ancestors; the harness folder `--harness` names, else the payload's harness's when the
+/// project has it, else the one present; its space and intent read once.
+fn hook_workspace(project: &ProjectArgs, harness: Harness, payload: &[u8]) -> Option<Workspace> {
+    let cwd = payload::payload_cwd(payload).or_else(current_dir)?;
     let dir = discover::find_project_dir(project.project_dir.as_deref(), &env_var, &cwd).ok()?;
     let dir = lexically_normal(&dir);
-    let harness = discover::pick_harness(&dir, project.harness).ok()?;
-    Some(Workspace::resolve(Layout::new(&dir, harness, &env_var)))
+    let folder = match project.harness {
+        Some(requested) => harness::pick_harness(&dir, Some(requested)).ok()?,
+        None => harness::pick_harness(&dir, Some(harness))
+            .or_else(|_| harness::pick_harness(&dir, None))
+            .ok()?,
+    };
+    Some(Workspace::resolve(Layout::new(&dir, folder, &env_var)))
 }
 
 /// `log decision`: exit 0 with the reply on stdout, 1 when refused (as the reference's
@@ -366,14 +488,29 @@ fn print_json_reply(
 /// The human-turn hook. Every path exits 0: a failed mint must never block the human's turn;
 /// it is said on stderr.
 fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
-    let payload = if std::io::stdin().is_terminal() {
+    let reads_stdin = project.harness.is_none_or(payload::prompt_reads_stdin);
+    let payload = if !reads_stdin || std::io::stdin().is_terminal() {
         Vec::new()
     } else {
-        hook::read_payload_bounded(std::io::stdin()).unwrap_or_default()
+        payload::read_payload_bounded(std::io::stdin()).unwrap_or_default()
     };
-    let Some(workspace) = hook_workspace(project, &payload) else {
+    let harness = project
+        .harness
+        .unwrap_or_else(|| payload::detect_harness(&payload));
+    if !payload::prompt_is_human(harness, &payload) {
+        return ExitStatus::Success;
+    }
+    let Some(workspace) = hook_workspace(project, harness, &payload) else {
         return ExitStatus::Success;
     };
+    if !first_delivery(
+        harness,
+        workspace.project_dir(),
+        "record-human-turn",
+        &payload,
+    ) {
+        return ExitStatus::Success;
+    }
     if let Err(error) = receipts::record_human_turn(&workspace, std::time::SystemTime::now()) {
         printer.status(&format!("aidlc: the human turn was not recorded: {error}"));
     }

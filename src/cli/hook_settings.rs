@@ -1,11 +1,13 @@
-//! `aidlc hook install [--dry-run] [--uninstall] [--program P]`: parses, asks
-//! `hook_install` for the plan, prints it, and writes it.
+//! `aidlc hook install [--harness H] [--dry-run] [--uninstall] [--program P]`: parses, asks
+//! `harness::install` for the plan, prints it, and writes it.
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HookInstallArgs, HookSettingsArgs, HookSettingsCommand};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::resolve_layout;
-use crate::hook_install::{self, HookAction};
+use crate::discover::Layout;
+use crate::harness::install::{self, HookAction, HookPlan, InstallRequest};
+use crate::harness::{self, registration};
 
 pub fn run(args: &HookSettingsArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -14,56 +16,110 @@ pub fn run(args: &HookSettingsArgs) -> ExitStatus {
     }
 }
 
-/// 0 when the file is as asked (written, or already so), 2 when it cannot be (malformed, the
-/// wrong shape, unwritable).
+/// 0 when the files are as asked (written, or already so), 2 when they cannot be (malformed,
+/// the wrong shape, read-only, a harness without hooks).
 fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
     let layout = match resolve_layout(&args.project, printer) {
         Ok(layout) => layout,
         Err(status) => return status,
-    };
-    let action = if args.uninstall {
-        HookAction::Uninstall
-    } else {
-        HookAction::Install
     };
     let program = args.program.trim();
     if program.is_empty() {
         error_line(printer, "--program must name how to run aidlc", None);
         return ExitStatus::Error;
     }
-    let harness_dir = layout.project_dir.join(layout.harness.dir_name());
-    let plan = match hook_install::plan(&harness_dir, program, action) {
+    let request = InstallRequest {
+        project_dir: &layout.project_dir,
+        harness: harness::hook_harness(&layout.project_dir, layout.harness, args.project.harness),
+        program,
+        action: if args.uninstall {
+            HookAction::Uninstall
+        } else {
+            HookAction::Install
+        },
+    };
+    let plan = match install::plan(&request) {
         Ok(plan) => plan,
         Err(error) => {
             error_line(printer, &error.to_string(), None);
             return ExitStatus::Error;
         }
     };
-    let shown = layout.display(&plan.settings_path);
-    for change in &plan.changes {
-        printer.status(&format!("{shown}: {change}"));
-    }
+    print_changes(&plan, &layout, printer);
+    let shown = registration::registration_path(plan.harness).unwrap_or_default();
     if args.dry_run {
-        printer.out(plan.after.trim_end_matches(['\n', '\r']));
-        printer.status(&if plan.changes_the_file() {
+        print_dry_run(&plan, &layout, printer);
+        printer.status(&if plan.changes_anything() {
             format!("dry run: {shown} was not changed")
         } else {
             format!("dry run: {shown} needs no change")
         });
         return ExitStatus::Success;
     }
-    match hook_install::apply(&plan, &layout.project_dir) {
-        Ok(true) => {
-            printer.status(&format!("wrote {shown}"));
+    match install::apply(&plan, &layout.project_dir) {
+        Ok(changed) if changed.is_empty() => {
+            printer.status(&format!("{shown} needs no change"));
             ExitStatus::Success
         }
-        Ok(false) => {
-            printer.status(&format!("{shown} needs no change"));
+        Ok(changed) => {
+            for path in &changed {
+                let removed = plan
+                    .files
+                    .iter()
+                    .any(|file| &file.path == path && file.after.is_none());
+                let verb = if removed { "removed" } else { "wrote" };
+                printer.status(&format!("{verb} {}", layout.display(path)));
+            }
+            for follow_up in &plan.follow_ups {
+                printer.status(follow_up);
+            }
             ExitStatus::Success
         }
         Err(error) => {
             error_line(printer, &error.to_string(), None);
             ExitStatus::Error
         }
+    }
+}
+
+fn print_changes(plan: &HookPlan, layout: &Layout, printer: &Printer) {
+    for file in &plan.files {
+        let shown = layout.display(&file.path);
+        for change in &file.changes {
+            printer.status(&format!("{shown}: {change}"));
+        }
+        for note in &file.notes {
+            printer.status(&format!("{shown}: note: {note}"));
+        }
+    }
+}
+
+/// The files as they would be written, on stdout: one file alone, several each under a
+/// `==> path <==` line; a file that would be removed is said on stderr.
+fn print_dry_run(plan: &HookPlan, layout: &Layout, printer: &Printer) {
+    let changed: Vec<_> = plan
+        .files
+        .iter()
+        .filter(|file| file.changes_the_file())
+        .collect();
+    let written: Vec<_> = changed
+        .iter()
+        .filter_map(|file| Some((file, file.after.as_deref()?)))
+        .collect();
+    let untouched_single = changed.is_empty() && plan.files.len() == 1;
+    if untouched_single && let Some(text) = plan.files[0].after.as_deref() {
+        printer.out(text.trim_end_matches(['\n', '\r']));
+    }
+    for (file, text) in &written {
+        if written.len() > 1 {
+            printer.out(&format!("==> {} <==", layout.display(&file.path)));
+        }
+        printer.out(text.trim_end_matches(['\n', '\r']));
+    }
+    for file in changed.iter().filter(|file| file.after.is_none()) {
+        printer.status(&format!(
+            "dry run: would remove {}",
+            layout.display(&file.path)
+        ));
     }
 }

@@ -53,7 +53,7 @@ pub(super) fn resolve_layout_near(
     };
     let resolved = found.and_then(|dir| {
         Ok((
-            discover::pick_harness(&dir, args.harness)?,
+            crate::harness::pick_harness(&dir, args.harness)?,
             lexically_normal(&dir),
         ))
     });
@@ -61,10 +61,11 @@ pub(super) fn resolve_layout_near(
         Ok((harness, dir)) => Ok(Layout::new(&dir, harness, &env_var)),
         Err(error) => {
             let help = match error {
-                discover::ProjectError::NotFound { .. }
-                | discover::ProjectError::NoHarness { .. } => Some(
-                    "run `aidlc init <dir>` to install the default framework, or pass --project-dir and --harness",
-                ),
+                discover::ProjectError::NotFound { .. } | discover::ProjectError::NoHarness(_) => {
+                    Some(
+                        "run `aidlc init <dir>` to install the default framework, or pass --project-dir and --harness",
+                    )
+                }
                 _ => None,
             };
             error_line(printer, &error.to_string(), help);

@@ -144,7 +144,7 @@ fn start_session(
     graph_format: Option<GraphFormat>,
     printer: &Printer,
 ) -> Option<WatchSession> {
-    let Ok(harness) = discover::pick_harness(project_dir, args.harness) else {
+    let Ok(harness) = crate::harness::pick_harness(project_dir, args.harness) else {
         arm(watcher, project_dir, None, printer);
         return None;
     };

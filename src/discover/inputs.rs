@@ -859,7 +859,7 @@ mod tests {
             let scopes_dir = scopes_dir.map(str::to_owned);
             Layout::new(
                 &root,
-                crate::discover::Harness::Claude,
+                crate::harness::Harness::Claude,
                 &move |name: &str| {
                     (name == "AIDLC_SCOPES_DIR")
                         .then(|| scopes_dir.clone())

@@ -1,6 +1,7 @@
 //! Finding the project, its harness folder, and the files a compile reads.
 //!
-//! - this file: the project folder, the harness, and the [`Layout`] of input folders;
+//! - this file: the project folder and the [`Layout`] of input folders (the harness is
+//!   `harness`'s);
 //! - [`listing`]: directory listings, in the reference's discovery order (no file is opened);
 //! - [`inputs`]: reading files into salsa inputs with a stamp each, and refreshing them.
 //!
@@ -19,75 +20,10 @@ pub use listing::{
     InputListing, list_markdown_files, list_rule_files, list_sensor_files, list_stage_files,
 };
 
-use std::fmt;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
-/// The agent harness whose folder holds the installed framework.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
-pub enum Harness {
-    Claude,
-    Codex,
-    Kiro,
-    Cursor,
-    Opencode,
-}
-
-impl Harness {
-    /// In the order used to pick a default when several harness folders exist.
-    pub const ALL: [Harness; 5] = [
-        Harness::Claude,
-        Harness::Codex,
-        Harness::Kiro,
-        Harness::Cursor,
-        Harness::Opencode,
-    ];
-
-    /// The folder under the project root, e.g. `.claude` (opencode uses `.aidlc`).
-    pub fn dir_name(self) -> &'static str {
-        match self {
-            Harness::Claude => ".claude",
-            Harness::Codex => ".codex",
-            Harness::Kiro => ".kiro",
-            Harness::Cursor => ".cursor",
-            Harness::Opencode => ".aidlc",
-        }
-    }
-
-    /// The harness's own rules folder name, as the reference names it in the
-    /// `GUARDRAIL_LOADED` row's `Path` (`.kiro/steering/`, `.codex/aidlc-rules/`, else `rules`).
-    pub fn rules_subdir(self) -> &'static str {
-        match self {
-            Harness::Kiro => "steering",
-            Harness::Codex => "aidlc-rules",
-            Harness::Claude | Harness::Cursor | Harness::Opencode => "rules",
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Harness::Claude => "claude",
-            Harness::Codex => "codex",
-            Harness::Kiro => "kiro",
-            Harness::Cursor => "cursor",
-            Harness::Opencode => "opencode",
-        }
-    }
-}
-
-impl fmt::Display for Harness {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The harness folders present in `project`, in [`Harness::ALL`] order.
-pub fn harnesses_present(project: &Utf8Path) -> Vec<Harness> {
-    Harness::ALL
-        .into_iter()
-        .filter(|harness| project.join(harness.dir_name()).is_dir())
-        .collect()
-}
+use crate::harness::environment::{AIDLC_PROJECT_DIR, CLAUDE_PROJECT_DIR};
+use crate::harness::{Harness, NoHarnessFolder, harnesses_present};
 
 /// Where the workspace of intents, spaces and rules lives.
 pub fn workspace_root(project: &Utf8Path) -> Utf8PathBuf {
@@ -98,8 +34,8 @@ pub fn workspace_root(project: &Utf8Path) -> Utf8PathBuf {
 /// project folder ([`find_project_dir`]) and the overrides of [`Layout::new`]. A benchmark or a tool
 /// that runs `aidlc` on a folder of its own removes them from the child's environment.
 pub const LAYOUT_ENVIRONMENT_VARIABLES: [&str; 9] = [
-    "AIDLC_PROJECT_DIR",
-    "CLAUDE_PROJECT_DIR",
+    AIDLC_PROJECT_DIR,
+    CLAUDE_PROJECT_DIR,
     "AIDLC_SENSORS_DIR",
     "AIDLC_STAGES_DIR",
     "AIDLC_AGENTS_DIR",
@@ -197,8 +133,8 @@ pub enum ProjectError {
     NotFound { cwd: Utf8PathBuf },
     #[error("the project folder {dir} does not exist")]
     MissingDir { dir: Utf8PathBuf },
-    #[error("compile requires an installed project harness at {dir}")]
-    NoHarness { dir: Utf8PathBuf },
+    #[error(transparent)]
+    NoHarness(#[from] NoHarnessFolder),
     #[error("the working folder is not valid UTF-8")]
     NonUtf8Cwd,
 }
@@ -234,26 +170,4 @@ pub fn find_project_dir(
         .ok_or_else(|| ProjectError::NotFound {
             cwd: cwd.to_owned(),
         })
-}
-
-/// `requested`, else the harness present (`.claude` first when several are). The chosen
-/// harness folder must exist.
-pub fn pick_harness(
-    project_dir: &Utf8Path,
-    requested: Option<Harness>,
-) -> Result<Harness, ProjectError> {
-    let harness = match requested {
-        Some(harness) => harness,
-        None => *harnesses_present(project_dir)
-            .first()
-            .ok_or_else(|| ProjectError::NoHarness {
-                dir: project_dir.join(".claude"),
-            })?,
-    };
-    let dir = project_dir.join(harness.dir_name());
-    if dir.is_dir() {
-        Ok(harness)
-    } else {
-        Err(ProjectError::NoHarness { dir })
-    }
 }

@@ -715,16 +715,8 @@ fn run_worker_for(prepared: &PreparedFire, timeout: Duration) -> (Verdict, Strin
                 .chain(prepared.worker_args.iter().cloned())
                 .collect();
             command.timeout = timeout;
-            command.env = vec![
-                (
-                    "AIDLC_PROJECT_DIR".to_owned(),
-                    prepared.project_dir.to_string(),
-                ),
-                (
-                    "CLAUDE_PROJECT_DIR".to_owned(),
-                    prepared.project_dir.to_string(),
-                ),
-            ];
+            command.env =
+                crate::harness::environment::worker_environment(prepared.project_dir.as_str());
             let run = run_worker(&command);
             (verdict_of(&run, timeout), run.stderr_tail)
         }

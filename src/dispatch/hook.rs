@@ -25,10 +25,9 @@
 //! - the hook prints nothing on stdout (its caller's protocol channel): the first-run banner
 //!   and the notices go to stderr.
 
-use std::io::Read;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
 use crate::audit::ledger;
 use crate::dispatch::fire::{
@@ -40,12 +39,6 @@ use crate::dispatch::time_limit::{EnclosingLimit, LimitValue};
 use crate::dispatch::verdict::{ScriptError, Verdict};
 use crate::syntax::manifest::FireOn;
 use crate::workspace::{self, Workspace};
-
-/// The most the hook waits for its payload: an agent that never closes stdin must not hang
-/// the hook.
-pub const PAYLOAD_WAIT: Duration = Duration::from_secs(5);
-/// The largest payload read; a hook payload is a few KiB.
-pub const PAYLOAD_LIMIT_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The banner printed the first time sensors fire in a workspace.
 pub const FIRST_RUN_BANNER: &str = "[aidlc] Sensors are now watching this workspace. See the AI-DLC documentation to learn how rules and the learning loop work.";
@@ -74,25 +67,6 @@ impl HookOutcome {
             ..Self::default()
         }
     }
-}
-
-/// Read the payload from `stdin` on a helper thread, waiting at most [`PAYLOAD_WAIT`].
-/// `None` when it did not arrive in time or could not be read.
-pub fn read_payload_bounded(stdin: impl Read + Send + 'static) -> Option<Vec<u8>> {
-    let (sender, receiver) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        let result = stdin.take(PAYLOAD_LIMIT_BYTES).read_to_end(&mut bytes);
-        let _ = sender.send(result.map(|_| bytes));
-    });
-    receiver.recv_timeout(PAYLOAD_WAIT).ok()?.ok()
-}
-
-/// The written file's path from a hook payload: `tool_input.file_path`, non-empty.
-pub fn written_file_path(payload: &[u8]) -> Option<Utf8PathBuf> {
-    let value: serde_json::Value = serde_json::from_slice(payload).ok()?;
-    let path = value.get("tool_input")?.get("file_path")?.as_str()?;
-    (!path.is_empty()).then(|| Utf8PathBuf::from(path))
 }
 
 /// Run the hook for one written file. Never fails; see [`HookOutcome`].
@@ -211,6 +185,30 @@ pub fn run_sensors_hook(
             }
         }
     }
+    outcome
+}
+
+/// Record in the drop log of the active workflow that a write reached the hook but was not
+/// checked for `reason` (its payload did not say which file, or the reference's audit hook
+/// could not run), as the hook records its other drops; nothing outside an active workflow.
+pub fn record_unchecked_write(
+    workspace: &Workspace,
+    context: &FireContext,
+    reason: &str,
+) -> HookOutcome {
+    if workspace::present_workflow(workspace.record_root()).is_none() {
+        return HookOutcome::stop(
+            "no active workflow (no readable aidlc-state.md with a current stage)",
+        );
+    }
+    let mut outcome = HookOutcome::default();
+    match workspace::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir()) {
+        Ok(()) => outcome.health_usable = true,
+        Err(error) => outcome.notices.push(format!(
+            "warning: the hook's heartbeat and drop log are not written: {error}"
+        )),
+    }
+    outcome.drop_write(workspace, context, reason.to_owned());
     outcome
 }
 

@@ -76,6 +76,8 @@ pub struct WorkerCommand {
     pub env: Vec<(String, String)>,
     pub timeout: Duration,
     pub stdout_cap_bytes: usize,
+    /// Written to the worker's stdin, which is then closed; `None`: stdin is `/dev/null`.
+    pub stdin: Option<Vec<u8>>,
 }
 
 impl WorkerCommand {
@@ -89,6 +91,7 @@ impl WorkerCommand {
             env: Vec::new(),
             timeout: FALLBACK_TIMEOUT,
             stdout_cap_bytes: DEFAULT_STDOUT_CAP_BYTES,
+            stdin: None,
         }
     }
 }
@@ -141,6 +144,7 @@ pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
         }
     };
     let group = WorkerGroup::enter(child.id());
+    feed_stdin(&mut child, command.stdin.as_deref());
     let readers = OutputReaders::start(&mut child, command.stdout_cap_bytes);
     let ending = supervise(&mut child, &readers, deadline);
     // The worker is reaped: whatever is left of its group (background children) goes now, and
@@ -175,11 +179,28 @@ fn spawn_in_own_process_group(command: &WorkerCommand) -> std::io::Result<Child>
         .args(&command.args)
         .current_dir(&command.cwd)
         .envs(command.env.iter().map(|(name, value)| (name, value)))
-        .stdin(Stdio::null())
+        .stdin(if command.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     lead_a_new_process_group(&mut process);
     process.spawn()
+}
+
+/// Write `input` to the child's stdin on a thread of its own and close it; a worker that does
+/// not read it cannot block the supervision (the thread ends when the worker's group goes).
+fn feed_stdin(child: &mut Child, input: Option<&[u8]>) {
+    let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) else {
+        return;
+    };
+    let input = input.to_vec();
+    std::thread::spawn(move || {
+        use std::io::Write as _;
+        let _ = stdin.write_all(&input);
+    });
 }
 
 #[cfg(unix)]

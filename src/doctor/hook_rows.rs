@@ -1,67 +1,49 @@
-//! The hooks' rows: whether `<harness>/settings.json` registers the write hook (and the
+//! The hooks' rows: whether the harness's hook registration (Claude Code's
+//! `.claude/settings.json`, Codex's `.codex/hooks.json`, the Kiro CLI conductor agent, Kiro IDE's
+//! hook files, the opencode plugin: `harness::registration`) registers the write hook (and the
 //! human-turn hook) and whether the program it runs is there; the write hook's heartbeat and
 //! drops, read where the install's version puts them.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::Value;
 
-use crate::hook_install::{
-    RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND, SETTINGS_FILE, is_our_command,
-};
+use crate::harness::commands::{AUDIT_HOOK_FLAG, HookRole, flag_value};
+use crate::harness::registration::{Registered, registered, registration_path, role_event};
+use crate::harness::{Harness, hook_harness};
 use crate::workspace::Workspace;
 
 use super::{Row, is_executable_file, on_search_path};
 
-/// The reference's hooks, whose registration counts as registered (its own doctor checks them).
-const REFERENCE_WRITE_HOOKS: [&str; 2] = ["aidlc-run-sensors.ts", "aidlc-sensor-fire.ts"];
-const REFERENCE_HUMAN_TURN_HOOK: &str = "aidlc-record-human-turn.ts";
-
-/// One hook the doctor looks for.
-struct ExpectedHook {
-    name: &'static str,
-    event: &'static str,
-    subcommand: &'static str,
-    reference_hooks: &'static [&'static str],
-    /// A missing required hook fails; a missing optional one warns.
-    required: bool,
-}
-
-const WRITE_HOOK: ExpectedHook = ExpectedHook {
-    name: "Write hook",
-    event: "PostToolUse",
-    subcommand: RUN_SENSORS_SUBCOMMAND,
-    reference_hooks: &REFERENCE_WRITE_HOOKS,
-    required: true,
-};
-
-const HUMAN_TURN_HOOK: ExpectedHook = ExpectedHook {
-    name: "Human-turn hook",
-    event: "UserPromptSubmit",
-    subcommand: RECORD_HUMAN_TURN_SUBCOMMAND,
-    reference_hooks: &[REFERENCE_HUMAN_TURN_HOOK],
-    required: false,
-};
-
 pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
     let layout = &workspace.layout;
-    let harness_dir = layout.project_dir.join(layout.harness.dir_name());
-    let settings_path = harness_dir.join(SETTINGS_FILE);
-    let shown = layout.display(&settings_path);
-    let commands = match registered_commands(&settings_path) {
-        Ok(commands) => commands,
+    let harness = hook_harness(&layout.project_dir, layout.harness, None);
+    let mut rows = registration_rows(&layout.project_dir, harness);
+    rows.extend(health_rows(workspace));
+    rows
+}
+
+fn registration_rows(project_dir: &Utf8Path, harness: Harness) -> Vec<Row> {
+    let Some(shown) = registration_path(harness) else {
+        return vec![Row::warn(
+            format!(
+                "Write hook: aidlc knows no hook registration for {}",
+                harness.product_name()
+            ),
+            "writes are checked only by `aidlc gate check` and `aidlc engine sensor fire` on this harness",
+        )];
+    };
+    let found = match registered(project_dir, harness) {
+        Ok(found) => found,
         Err(problem) => {
             return vec![Row::fail(
-                format!("Write hook: {shown} {problem}"),
+                format!("Write hook: {} {}", problem.file, problem.problem),
                 "fix the file (or remove it), then run `aidlc hook install`",
             )];
         }
     };
-    let mut rows: Vec<Row> = [WRITE_HOOK, HUMAN_TURN_HOOK]
+    HookRole::ALL
         .iter()
-        .map(|hook| hook_row(workspace.project_dir(), &shown, &commands, hook))
-        .collect();
-    rows.extend(health_rows(workspace));
-    rows
+        .map(|role| hook_row(project_dir, harness, &shown, &found, *role))
+        .collect()
 }
 
 /// The reference's heartbeat and drop rows (§8), read from the health folder the install's
@@ -159,83 +141,58 @@ fn health_rows(workspace: &Workspace) -> Vec<Row> {
     rows
 }
 
-/// `(event, command)` of every hook command the settings register; an absent file registers
-/// nothing. A file that is not JSON, or not the shape Claude Code reads, is a problem.
-fn registered_commands(path: &Utf8Path) -> Result<Vec<(String, String)>, String> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(error) => return Err(format!("cannot be read: {error}")),
-    };
-    if text.trim().is_empty() {
-        return Ok(Vec::new());
-    }
-    let value: Value =
-        serde_json::from_str(text.trim_start_matches('\u{feff}')).map_err(|error| {
-            format!(
-                "is not valid JSON (line {}, column {})",
-                error.line(),
-                error.column()
-            )
-        })?;
-    let mut commands = Vec::new();
-    let Some(hooks) = value.get("hooks") else {
-        return Ok(commands);
-    };
-    let hooks = hooks
-        .as_object()
-        .ok_or("has a \"hooks\" that is not an object")?;
-    for (event, groups) in hooks {
-        for group in groups.as_array().into_iter().flatten() {
-            for hook in group
-                .get("hooks")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                if let Some(command) = hook.get("command").and_then(Value::as_str) {
-                    commands.push((event.clone(), command.to_owned()));
-                }
-            }
-        }
-    }
-    Ok(commands)
-}
-
 fn hook_row(
     project_dir: &Utf8Path,
+    harness: Harness,
     shown: &Utf8Path,
-    commands: &[(String, String)],
-    hook: &ExpectedHook,
+    found: &[Registered],
+    role: HookRole,
 ) -> Row {
-    let ExpectedHook {
-        name,
-        event,
-        subcommand,
-        reference_hooks,
-        required,
-    } = *hook;
-    let registered = commands.iter().find(|(registered_event, command)| {
-        registered_event == event
-            && ((is_our_command(command) && command.ends_with(subcommand))
-                || reference_hooks.iter().any(|file| command.contains(file)))
-    });
-    let Some((_, command)) = registered else {
+    let name = role.label();
+    let event = role_event(harness, role).unwrap_or_default();
+    let of_role: Vec<&Registered> = found.iter().filter(|entry| entry.role == role).collect();
+    let registered = of_role
+        .iter()
+        .find(|entry| entry.event == event && !entry.legacy_format)
+        .or_else(|| of_role.iter().find(|entry| entry.legacy_format));
+    let Some(entry) = registered else {
         let label = format!("{name}: not registered under {event} in {shown}");
-        let fix =
-            "run `aidlc hook install` (`--program \"npx aidlc\"` for a project-local npm install)";
-        return if required {
+        let fix = if harness == Harness::Claude {
+            "run `aidlc hook install` (`--program \"npx aidlc\"` for a project-local npm install)"
+                .to_owned()
+        } else {
+            format!(
+                "run `aidlc hook install --harness {}` (`--program \"npx aidlc\"` for a project-local npm install)",
+                harness.name()
+            )
+        };
+        return if role == HookRole::Write {
             Row::fail(label, fix)
         } else {
             Row::warn(label, fix)
         };
     };
+    let Registered { file, command, .. } = entry;
+    if entry.legacy_format {
+        return Row::warn(
+            format!(
+                "{name}: registered only in {file} ({command}), the Kiro IDE 0.12 format, which Kiro IDE 1.x does not run"
+            ),
+            format!(
+                "run `aidlc hook install --harness {}` to add the current format",
+                harness.name()
+            ),
+        );
+    }
+    if entry.reference && harness == Harness::Opencode {
+        return Row::pass(format!("{name}: registered under {event} by {command}"));
+    }
     match program_of(project_dir, command) {
         Ok(program) => Row::pass(format!(
-            "{name}: registered under {event} in {shown} ({command}; runs {program})"
+            "{name}: registered under {event} in {file} ({command}; runs {program})"
         )),
         Err(problem) => Row::fail(
-            format!("{name}: {shown} registers `{command}`, but {problem}"),
+            format!("{name}: {file} registers `{command}`, but {problem}"),
             "install it, or run `aidlc hook install` so the hook runs aidlc (`--program` names how to run it)",
         ),
     }
@@ -244,6 +201,16 @@ fn hook_row(
 /// The executable a hook command starts: its first word, from `PATH` or as a path (relative to
 /// the project); `npx` must also find `aidlc` in the project's `node_modules/.bin`.
 fn program_of(project_dir: &Utf8Path, command: &str) -> Result<Utf8PathBuf, String> {
+    if let Some(audit_hook) = flag_value(command, AUDIT_HOOK_FLAG) {
+        if !project_dir.join(audit_hook).is_file() {
+            return Err(format!("its audit hook {audit_hook} does not exist"));
+        }
+        if on_search_path("bun").is_none() {
+            return Err(format!(
+                "its audit hook {audit_hook} runs with bun, which is not on the PATH"
+            ));
+        }
+    }
     let mut words = command.split_whitespace();
     let first = words.next().ok_or("the command is empty")?;
     let first = first.trim_matches('"');

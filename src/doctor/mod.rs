@@ -2,33 +2,29 @@
 //! pass / warn / fail, each with a label and, when it is not a pass, the fix. The reference's
 //! sensor rows (upstream §8: paired sensor coverage, hook heartbeats and drops, the graph) plus
 //! the engine's own: the compile as `compile --check` sees it (errors, drift, dead bindings,
-//! files discovery skips), pairings that name no manifest, the hooks registered in the
-//! harness's `settings.json`, the Node tools the code sensors would run, and the ledger's
-//! health (a torn shard, a stale audit lock, stale temporary files).
+//! files discovery skips), pairings that name no manifest, the hooks registered with the
+//! harness, the Node tools the code sensors would run, and the ledger's health (a torn shard,
+//! a stale audit lock, stale temporary files).
 //!
 //! The files, one per group of rows:
 //! - `compile_rows.rs`: the compile in memory (nothing written) and what it says;
-//! - `hook_rows.rs`: the hooks in `settings.json`, and the write hook's heartbeat and drops;
+//! - `hook_rows.rs`: the hooks the harness registers, and the write hook's heartbeat and drops;
 //! - `tool_rows.rs`: eslint, Biome and tsc (path and version, or why none);
-//! - `ledger_rows.rs`: this clone's audit shard, the audit lock, stale temporaries;
-//! - `guardrails_loaded.rs`: the reference doctor's one write, `GUARDRAIL_LOADED`, only when
-//!   the record already has an audit shard.
+//! - `ledger_rows.rs`: this clone's audit shard, the audit lock, stale temporaries.
 //!
-//! Invariant: the rows read and never write; the one write is `guardrails_loaded.rs`'s, which
-//! the CLI asks for after the rows, and which writes nothing on a project with no audit shard.
+//! Invariant: the doctor writes nothing and takes no lock (it reads the lock's state), so it
+//! runs on a read-only checkout and beside a running hook. The reference's doctor records a
+//! `GUARDRAIL_LOADED` row in the audit when it runs; that row stays the reference doctor's
+//! (`/aidlc --doctor`), which still runs on its installs.
 //!
-//! Must not: print (rows are values, rendered in `cli`), or write a file outside
-//! `guardrails_loaded.rs`.
+//! Must not: print (rows are values, rendered in `cli`), or write anything.
 
 mod compile_rows;
-mod guardrails_loaded;
 mod hook_rows;
 mod ledger_rows;
 mod tool_rows;
 
 use serde::Serialize;
-
-pub use guardrails_loaded::record_guardrails_loaded;
 
 use crate::workspace::Workspace;
 
@@ -91,6 +87,34 @@ pub fn run_doctor(workspace: &Workspace) -> Vec<Row> {
 /// Whether any row failed (the exit status is 1 then).
 pub fn any_failed(rows: &[Row]) -> bool {
     rows.iter().any(|row| row.status == Status::Fail)
+}
+
+/// How many rows came out `status`.
+pub fn count(rows: &[Row], status: Status) -> usize {
+    rows.iter().filter(|row| row.status == status).count()
+}
+
+/// The document `aidlc doctor --format json` prints: the rows in order, and their counts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report<'r> {
+    /// 1; a change that removes or renames a key bumps it.
+    pub schema_version: u32,
+    pub rows: &'r [Row],
+    pub passed: usize,
+    pub warnings: usize,
+    pub failed: usize,
+}
+
+impl<'r> Report<'r> {
+    pub fn of(rows: &'r [Row]) -> Self {
+        Self {
+            schema_version: 1,
+            rows,
+            passed: count(rows, Status::Pass),
+            warnings: count(rows, Status::Warn),
+            failed: count(rows, Status::Fail),
+        }
+    }
 }
 
 /// Where `program` (a bare name) is on `PATH`, when it is an executable file there.

@@ -27,8 +27,8 @@ use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::discover::Harness;
 use crate::fs_util::write_atomic;
+use crate::harness::Harness;
 use crate::workspace::{self, CreatedIntent, WorkspaceError};
 
 /// The example intent's label; its record folder is `<YYMMDD>-example-checkout`.

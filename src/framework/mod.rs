@@ -2,14 +2,16 @@
 //!
 //! Every file is embedded in the binary. Harness files land under the harness folder (for
 //! example `.claude/`); workspace files land under the project root. `init` never overwrites a
-//! file a person has changed unless asked to with `force`.
+//! file a person has changed unless asked to with `force`; the project's `.gitignore` only ever
+//! gains the entries of the machine-local runtime files (`gitignore`).
 
 pub mod example;
+pub mod gitignore;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::discover::Harness;
 use crate::fs_util::write_atomic;
+use crate::harness::Harness;
 
 /// Which folder an embedded file is installed relative to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,7 +129,33 @@ pub fn init_project(
         })?;
         report.written.push(relative);
     }
+    add_gitignore_entries(project_dir, harness, &mut report)?;
     Ok(report)
+}
+
+/// The project's `.gitignore` with the runtime entries added (created when missing); a file
+/// that already has them all is unchanged.
+fn add_gitignore_entries(
+    project_dir: &Utf8Path,
+    harness: Harness,
+    report: &mut InitReport,
+) -> Result<(), InitError> {
+    let relative = Utf8PathBuf::from(gitignore::GITIGNORE_FILE);
+    let path = project_dir.join(&relative);
+    let before = match std::fs::read_to_string(&path) {
+        Ok(text) => Some(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+        Err(source) => return Err(InitError::Read { path, source }),
+    };
+    let change = gitignore::with_entries(project_dir, harness, before);
+    if change.added.is_empty() {
+        report.unchanged.push(relative);
+        return Ok(());
+    }
+    write_atomic(&path, change.after.as_bytes())
+        .map_err(|source| InitError::Write { path, source })?;
+    report.written.push(relative);
+    Ok(())
 }
 
 /// Every file of the default framework, sorted by (root, path).
@@ -719,7 +747,16 @@ mod tests {
     fn init_writes_then_reports_unchanged() {
         let (_dir, project) = temp_project();
         let first = init_project(&project, Harness::Claude, false).unwrap();
-        assert_eq!(first.written.len(), DEFAULT_FRAMEWORK.len());
+        assert_eq!(
+            first.written.len(),
+            DEFAULT_FRAMEWORK.len() + 1,
+            "and .gitignore"
+        );
+        assert!(
+            std::fs::read_to_string(project.join(".gitignore"))
+                .unwrap()
+                .contains("aidlc/.aidlc-clone-id\n")
+        );
         assert!(first.unchanged.is_empty() && first.skipped.is_empty());
         assert!(project.join(".claude/sensors/aidlc-linter.md").is_file());
         assert!(project.join("aidlc/spaces/default/memory/org.md").is_file());

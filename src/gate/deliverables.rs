@@ -174,7 +174,7 @@ mod tests {
     fn workspace_of(root: &Utf8Path) -> Workspace {
         Workspace::resolve(crate::discover::Layout::new(
             root,
-            crate::discover::Harness::Claude,
+            crate::harness::Harness::Claude,
             &|_| None,
         ))
     }

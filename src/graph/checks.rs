@@ -307,7 +307,8 @@ mod tests {
     use camino::Utf8PathBuf;
 
     use crate::db::{CompilerDatabase, ExecutionLog, FileContents, Project};
-    use crate::discover::{self, Harness, Layout};
+    use crate::discover::{self, Layout};
+    use crate::harness::Harness;
     use crate::synthetic::SyntheticProject;
 
     /// In a generated stage `summary_confirmation:` follows `sensors:`, so a sensor id added to

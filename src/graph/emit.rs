@@ -610,7 +610,7 @@ mod tests {
             .write_to(&root)
             .unwrap();
         let layout =
-            crate::discover::Layout::new(&root, crate::discover::Harness::Claude, &|_| None);
+            crate::discover::Layout::new(&root, crate::harness::Harness::Claude, &|_| None);
         let mut db = crate::db::CompilerDatabase::default();
         let _inputs = crate::discover::load_project(&mut db, &layout);
         let pool = rayon::ThreadPoolBuilder::new()

@@ -4,8 +4,9 @@
 use camino::Utf8PathBuf;
 
 use crate::db::CompilerDatabase;
-use crate::discover::{self, Harness, Layout, ProjectInputs};
+use crate::discover::{self, Layout, ProjectInputs};
 use crate::graph::format::GraphFormat;
+use crate::harness::Harness;
 
 /// A project on disk, loaded into a fresh database.
 pub struct LoadedProject {

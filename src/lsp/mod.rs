@@ -52,7 +52,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::db::SourceFile;
-use crate::discover::{self, Harness, Layout, ProjectError};
+use crate::discover::{self, Layout, ProjectError};
+use crate::harness::{self, Harness};
 use crate::watch::{FolderWatcher, WatchMessage, watch_roots};
 use server_state::{FileKind, ServerState};
 
@@ -177,7 +178,7 @@ fn project_layout(
     let explicit = options.project_dir.as_ref().map(|dir| cwd.join(dir));
     let start = workspace_folder(params).unwrap_or(cwd);
     let project_dir = discover::find_project_dir(explicit.as_deref(), &env, &start)?;
-    let harness = discover::pick_harness(&project_dir, options.harness)?;
+    let harness = harness::pick_harness(&project_dir, options.harness)?;
     Ok(Layout::new(&project_dir, harness, &env))
 }
 

@@ -236,6 +236,7 @@ pub(super) fn run_tool_within(
             env: invocation.env.clone(),
             timeout,
             stdout_cap_bytes: TOOL_STDOUT_CAP_BYTES,
+            stdin: None,
         };
         let run = run_worker(&command);
         attempts += 1;

@@ -32,6 +32,7 @@ use super::write_folders::{
 use crate::graph::format::{
     FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
 };
+use crate::harness::reference_hooks;
 
 /// The reference version whose files an install keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -113,8 +114,10 @@ impl InstallVersion {
     /// The write hook's name: its heartbeat and drop log are `<name>.last` and `<name>.drops`.
     pub fn write_hook_name(self) -> &'static str {
         match self {
-            InstallVersion::Reference25 => "sensor-fire",
-            InstallVersion::Reference26 | InstallVersion::Newest => "run-sensors",
+            InstallVersion::Reference25 => reference_hooks::SENSOR_FIRE.health_name,
+            InstallVersion::Reference26 | InstallVersion::Newest => {
+                reference_hooks::RUN_SENSORS.health_name
+            }
         }
     }
 

@@ -232,7 +232,7 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::discover::Harness;
+    use crate::harness::Harness;
     use crate::workspace::test_support::{make_record, set_intent_cursor, temp_project, write};
     use crate::workspace::{audit_shard_path, record_root, unambiguous_active_intent};
 

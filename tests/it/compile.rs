@@ -119,7 +119,7 @@ fn output_does_not_depend_on_file_creation_order_or_threads() {
     files.reverse();
     for file in files {
         reversed.write(
-            file.project_path(aidlc::discover::Harness::Claude).as_str(),
+            file.project_path(aidlc::harness::Harness::Claude).as_str(),
             file.contents,
         );
     }
@@ -385,7 +385,8 @@ fn stage_files_discovery_skips_are_warned_with_the_path_that_loads_them() {
 #[test]
 fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
     use aidlc::db::CompilerDatabase;
-    use aidlc::discover::{Harness, Layout};
+    use aidlc::discover::Layout;
+    use aidlc::harness::Harness;
     if !std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1) {
         eprintln!(
             "SKIPPED a_compile_with_a_helper_thread_gives_the_one_thread_outcome: this machine gives the process one core, so no helper thread is started (run it where two cores are available)"
@@ -393,7 +394,7 @@ fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
         return;
     }
     let project = TestProject::empty();
-    aidlc::synthetic::SyntheticProject::new(40, 9)
+    crate::synthetic::SyntheticProject::new(40, 9)
         .write_to(&project.root)
         .unwrap();
     let stages_folder = ".claude/aidlc-common/stages";

@@ -666,7 +666,7 @@ fn one_fixed_fire_is_byte_exact() {
     );
     let workspace = aidlc::workspace::Workspace::resolve(aidlc::discover::Layout::new(
         &project.root,
-        aidlc::discover::Harness::Claude,
+        aidlc::harness::Harness::Claude,
         &|_| None,
     ));
     let request = FireRequest {

@@ -5,7 +5,8 @@
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
-use aidlc::discover::{Harness, Layout};
+use aidlc::discover::Layout;
+use aidlc::harness::Harness;
 use camino::Utf8PathBuf;
 use serde_json::Value;
 

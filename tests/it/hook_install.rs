@@ -182,10 +182,21 @@ fn a_dry_run_prints_the_file_and_writes_nothing() {
     let run = install(&project, &["--dry-run", "--program", "npx aidlc"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(!project.exists(SETTINGS));
-    let printed: Value = serde_json::from_str(&run.stdout).expect("the new file on stdout");
+    assert!(!project.exists(".gitignore"));
+    // Two files would change: each is printed under a `==> path <==` line.
+    let (settings_text, gitignore_text) = run
+        .stdout
+        .strip_prefix("==> .claude/settings.json <==\n")
+        .and_then(|rest| rest.split_once("\n==> .gitignore <==\n"))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let printed: Value = serde_json::from_str(settings_text).expect("the new file on stdout");
     assert_eq!(
         commands(&printed, "PostToolUse"),
         ["npx aidlc engine hook run-sensors"]
+    );
+    assert!(
+        gitignore_text.contains("aidlc/.aidlc-clone-id"),
+        "{gitignore_text}"
     );
     assert!(
         run.stderr
@@ -207,4 +218,252 @@ fn init_names_hook_install_in_its_next_line() {
         "{}",
         run.stderr
     );
+}
+
+/// Issue 26 item 9 (and issue 30 item 6): a user's command that merely runs the reference's
+/// hook among other things is the user's: kept whole, never replaced, and named in a note.
+#[test]
+fn a_command_that_merely_names_a_reference_hook_is_kept_whole() {
+    let project = project();
+    let chained = "node .claude/hooks/aidlc-run-sensors.ts && my-important-hook";
+    let original = format!(
+        "{{\"hooks\": {{\"PostToolUse\": [{{\"matcher\": \"Write|Edit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{chained}\"}}]}}]}}}}\n"
+    );
+    project.write(SETTINGS, &original);
+    let run = install(&project, &[]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(
+        commands(&settings(&project), "PostToolUse"),
+        [chained, WRITE_HOOK]
+    );
+    assert!(
+        run.stderr.contains(&format!("kept `{chained}`")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(install(&project, &["--uninstall"]).status, 0);
+    assert_eq!(project.read(SETTINGS), original);
+}
+
+/// Issue 26 item 9: a key written twice is refused (a reader keeps one of the two, and which
+/// one differs between tools), naming both lines; the file is kept.
+#[test]
+fn a_second_hooks_key_is_refused_and_the_file_kept() {
+    let project = project();
+    let twice = "{\n  \"hooks\": {\"Stop\": []},\n  \"model\": \"x\",\n  \"hooks\": {}\n}\n";
+    project.write(SETTINGS, twice);
+    let run = install(&project, &[]);
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr.contains(
+            ".claude/settings.json:4: the key \"hooks\" is written twice in one object (first on line 2)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(project.read(SETTINGS), twice);
+}
+
+/// Issue 26 item 9: a byte-order mark stays, and an uninstall gives back the file's bytes.
+#[test]
+fn a_byte_order_mark_is_kept() {
+    let project = project();
+    let original = "\u{feff}{\n  \"model\": \"opus\"\n}\n";
+    project.write(SETTINGS, original);
+    install_twice(&project);
+    assert!(project.read(SETTINGS).starts_with('\u{feff}'));
+    assert_eq!(install(&project, &["--uninstall"]).status, 0);
+    assert_eq!(project.read(SETTINGS), original);
+}
+
+/// Issue 26 item 9: an event never ends with two write hooks: a second engine command, a
+/// reference command beside the engine's, and the engine's under another program all become
+/// one entry, the first, in place.
+#[test]
+fn one_event_never_ends_with_two_run_sensors_entries() {
+    let group = |commands: &[&str]| {
+        let hooks: Vec<String> = commands
+            .iter()
+            .map(|command| {
+                format!(
+                    "{{\"type\": \"command\", \"command\": {}}}",
+                    Value::from(*command)
+                )
+            })
+            .collect();
+        format!(
+            "{{\"matcher\": \"Write|Edit\", \"hooks\": [{}]}}",
+            hooks.join(", ")
+        )
+    };
+    let reference = "bun \"$CLAUDE_PROJECT_DIR/.claude/hooks/aidlc-run-sensors.ts\"";
+    for existing in [
+        vec![group(&[WRITE_HOOK]), group(&[WRITE_HOOK])],
+        vec![group(&["npx aidlc engine hook run-sensors", reference])],
+        vec![group(&[reference]), group(&["./lint.sh", WRITE_HOOK])],
+        vec![group(&["npx aidlc engine hook run-sensors"])],
+    ] {
+        let project = project();
+        project.write(
+            SETTINGS,
+            &format!(
+                "{{\"hooks\": {{\"PostToolUse\": [{}]}}}}\n",
+                existing.join(", ")
+            ),
+        );
+        let run = install(&project, &[]);
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        let post = commands(&settings(&project), "PostToolUse");
+        let writes: Vec<&String> = post
+            .iter()
+            .filter(|command| command.contains("run-sensors"))
+            .collect();
+        assert_eq!(writes, [WRITE_HOOK], "{existing:?} gave {post:?}");
+        assert!(post.len() <= 2, "{post:?}");
+        let again = install(&project, &[]);
+        assert!(again.stderr.contains("needs no change"), "{}", again.stderr);
+    }
+}
+
+/// Issue 26 item 9: a settings file marked read-only is its owner's "do not write": refused,
+/// and kept (the permission bits decide, so even a user who could write it is told).
+#[test]
+fn a_read_only_settings_file_is_refused_and_kept() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let project = project();
+    let original = "{\"model\": \"opus\"}\n";
+    project.write(SETTINGS, original);
+    let path = project.path(SETTINGS);
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let run = install(&project, &[]);
+    assert_eq!(run.status, 2);
+    assert!(
+        run.stderr
+            .contains("settings.json is read-only; refusing to replace it"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(project.read(SETTINGS), original);
+    assert_eq!(
+        std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
+}
+
+/// Issue 26 item 9 and issue 30 item 6: compact arrays and objects outside the entries the
+/// install edits (`permissions`, `env`, another hook) keep their bytes; an uninstall gives back
+/// the whole file.
+#[test]
+fn compact_json_outside_the_edited_entries_keeps_its_bytes() {
+    let project = project();
+    let permissions =
+        "\"permissions\": {\"allow\": [\"Read\", \"Edit\", \"Bash(bun *)\"], \"deny\": []}";
+    let env = "\"env\": {\"Z\": \"1\", \"A\": \"2\"}";
+    let stop = "\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"./done.sh\"}]}]";
+    let original =
+        format!("{{\n  {permissions},\n  {env},\n  \"hooks\": {{\n    {stop}\n  }}\n}}\n");
+    project.write(SETTINGS, &original);
+    let written = install_twice(&project);
+    for kept in [permissions, env, stop] {
+        assert!(written.contains(kept), "{kept} re-flowed: {written}");
+    }
+    assert_eq!(install(&project, &["--uninstall"]).status, 0);
+    assert_eq!(project.read(SETTINGS), original);
+}
+
+/// Issue 30 item 7: `init` and `hook install` write the `.gitignore` entries the reference's
+/// projections use, adding only what a user's `.gitignore` lacks; after a recorded run, git
+/// ignores this clone's runtime files (its clone id, the record's `.aidlc-engine/` and
+/// `.aidlc-hooks-health/`) and keeps the shared work (the state, the deliverable, the
+/// per-clone audit shard).
+#[test]
+fn init_and_hook_install_write_the_gitignore_entries_so_git_keeps_only_the_shared_work() {
+    let Some(git) = crate::support::system_tool("git") else {
+        return;
+    };
+    let project = TestProject::empty();
+    project.write(".gitignore", "node_modules\naidlc/.aidlc-clone-id\n");
+    assert_eq!(project.run(&["init", ".", "--example"]).status, 0);
+    let gitignore = project.read(".gitignore");
+    assert!(
+        gitignore.starts_with("node_modules\naidlc/.aidlc-clone-id\n\n# aidlc: "),
+        "{gitignore}"
+    );
+    assert_eq!(gitignore.matches("aidlc/.aidlc-clone-id").count(), 1);
+    assert!(
+        gitignore.contains("aidlc/spaces/*/intents/*/.aidlc-*\n"),
+        "{gitignore}"
+    );
+    project.write(".gitignore", "node_modules\n");
+    let installed = install(&project, &[]);
+    assert_eq!(installed.status, 0, "{}", installed.stderr);
+    assert!(
+        installed.stderr.contains("wrote .gitignore"),
+        "{}",
+        installed.stderr
+    );
+    assert!(
+        project
+            .read(".gitignore")
+            .starts_with("node_modules\n\n# aidlc: ")
+    );
+    let again = install(&project, &[]);
+    assert!(again.stderr.contains("needs no change"), "{}", again.stderr);
+
+    // A recorded run: the example intent's gate check, and the write hook on a file.
+    assert_eq!(project.compile().status, 0);
+    let checked = project.run(&["gate", "check"]);
+    assert!(
+        matches!(checked.status, 0 | 1),
+        "a recorded gate check: {}",
+        checked.stderr
+    );
+    let intents = project.path("aidlc/spaces/default/intents");
+    let record = intents
+        .read_dir_utf8()
+        .unwrap()
+        .map(|entry| entry.unwrap())
+        .find(|entry| entry.file_type().unwrap().is_dir())
+        .map(|entry| format!("aidlc/spaces/default/intents/{}", entry.file_name()))
+        .unwrap();
+    let doc = "src/app.ts";
+    project.write(doc, "export const app = 1;\n");
+    let payload = serde_json::json!({"tool_input": {"file_path": project.path(doc)}}).to_string();
+    let hooked = project.run_watched(&["engine", "hook", "run-sensors"], &[], Some(&payload));
+    assert_eq!(hooked.status, 0, "{}", hooked.stderr);
+    let git = |args: &[&str]| {
+        std::process::Command::new(git.as_str())
+            .args(args)
+            .current_dir(&project.root)
+            .output()
+            .expect("run git")
+    };
+    assert!(git(&["init", "-q"]).status.success());
+    let shards: Vec<String> = project
+        .path(&format!("{record}/audit"))
+        .read_dir_utf8()
+        .unwrap()
+        .map(|entry| format!("{record}/audit/{}", entry.unwrap().file_name()))
+        .collect();
+    assert_eq!(shards.len(), 1, "the hook wrote this clone's shard");
+    for (path, ignored) in [
+        ("aidlc/.aidlc-clone-id", true),
+        (
+            &format!("{record}/.aidlc-hooks-health/run-sensors.last") as &str,
+            true,
+        ),
+        (&format!("{record}/.aidlc-engine"), true),
+        (&format!("{record}/aidlc-state.md"), false),
+        ("aidlc/spaces/default/intents/intents.json", false),
+        ("aidlc/spaces/default/intents/active-intent", true),
+        (doc, false),
+        (&shards[0], false),
+        (".claude/settings.json", false),
+        (".claude/tools/data/stage-graph.json", false),
+        (".claude/tools/data/.aidlc-compile-fingerprint", true),
+    ] {
+        assert!(project.exists(path), "{path} exists after the run");
+        let checked = git(&["check-ignore", "-q", path]);
+        assert_eq!(checked.status.success(), ignored, "{path}");
+    }
 }

@@ -3,10 +3,11 @@
 use std::collections::HashSet;
 
 use aidlc::db::{CompilerDatabase, ExecutionLog};
-use aidlc::discover::{Harness, InputChanges, Layout, ProjectInputs, Reread};
+use aidlc::discover::{InputChanges, Layout, ProjectInputs, Reread};
+use aidlc::harness::Harness;
 use camino::Utf8PathBuf;
 
-use aidlc::synthetic::SyntheticProject;
+use crate::synthetic::SyntheticProject;
 
 use crate::support::{TestProject, stage};
 
@@ -188,7 +189,7 @@ fn a_deleted_stage_drops_out_without_reparsing_the_others() {
 #[test]
 fn graph_rows_equal_the_rows_parsed_back_from_the_emitted_graph() {
     let synthetic = TestProject::empty();
-    aidlc::synthetic::SyntheticProject::new(120, 9)
+    crate::synthetic::SyntheticProject::new(120, 9)
         .write_to(&synthetic.root)
         .unwrap();
     let default = TestProject::default_framework();

@@ -43,11 +43,18 @@
 //!   (issue 10's proof);
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
 //!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
+//! - `harnesses`: issue 28: each harness's own payloads fed to the hooks, the reference's own
+//!   hooks under Bun beside aidlc's giving the same audit rows, `hook install` on each
+//!   projection and new project, and `doctor` reading each registration;
+//! - `hook_payload_fuzz`: every harness's payloads, mutated, never panic the payload readers
+//!   nor break the hooks (property-based);
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
 //!   hooks, the 2.6.54 reference install's and a malformed one;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
 //!   Action and the pre-commit hooks;
-//! - `docs`: the documentation stays in step with the code.
+//! - `docs`: the documentation stays in step with the code;
+//! - `synthetic` (`tests/support/synthetic.rs`, shared with the benchmarks): generated projects of
+//!   any size; `synthetic_projects`: they are deterministic and compile without a diagnostic.
 
 mod authoring;
 mod bad_input;
@@ -63,7 +70,9 @@ mod fail_closed_gate;
 mod failure_scenarios;
 mod gate;
 mod gate_step;
+mod harnesses;
 mod hook_install;
+mod hook_payload_fuzz;
 mod incremental;
 mod install;
 mod learnings;
@@ -73,6 +82,9 @@ mod receipts;
 mod reference_installs;
 mod sensor_cli;
 mod support;
+#[path = "../support/synthetic.rs"]
+mod synthetic;
+mod synthetic_projects;
 mod time_limits;
 mod up_to_date;
 mod watch;

@@ -41,7 +41,7 @@ impl TestProject {
     /// A project holding the built-in default framework (as `aidlc init` writes it).
     pub fn default_framework() -> Self {
         let project = Self::empty();
-        aidlc::framework::init_project(&project.root, aidlc::discover::Harness::Claude, false)
+        aidlc::framework::init_project(&project.root, aidlc::harness::Harness::Claude, false)
             .expect("init");
         project
     }

@@ -1,5 +1,10 @@
 //! Synthetic AI-DLC projects of any size, shared by the benchmarks and the tests.
 //!
+//! Not part of the shipped library: the integration tests, each benchmark and the library's
+//! own unit tests include this file as a module of their crate (`#[path]`), so it imports
+//! nothing from `aidlc` (it only writes files), and its own tests are in
+//! `tests/it/synthetic_projects.rs`.
+//!
 //! [`SyntheticProject`] describes a project of `stages` stage files, `sensors` sensor manifests
 //! and three agent files under the `.claude` harness folder, plus the seven rule files of the
 //! default space (org, team, project and one per phase); [`SyntheticProject::files`] renders it
@@ -32,6 +37,9 @@ const STAGE_PHASES: [&str; 4] = ["ideation", "inception", "construction", "opera
 const LEAD_AGENT: &str = "aidlc-gen-agent";
 const SUPPORT_AGENT: &str = "aidlc-gen-support-agent";
 const REVIEWER_AGENT: &str = "aidlc-gen-reviewer-agent";
+
+/// How many agent files a project has.
+pub const AGENT_COUNT: usize = AGENT_FILES.len();
 
 /// `(name, display_name, description)` of every agent file; every agent a stage names is here.
 const AGENT_FILES: [(&str, &str, &str); 3] = [
@@ -523,7 +531,7 @@ fn stage_body_lines(plan: &StagePlan) -> Vec<String> {
     let slug = slug_of(plan.phase, plan.position);
     vec![
         String::new(),
-        format!("# {}", crate::graph::numbering::title_case(&slug)),
+        format!("# {}", title_case(&slug)),
         String::new(),
         "## Purpose".to_owned(),
         String::new(),
@@ -581,13 +589,13 @@ fn render_sensor(plan: &SensorPlan) -> String {
 }
 
 /// splitmix64 (Steele, Lea and Flood): tiny, fast, and good enough to vary generated files.
-struct SplitMix64 {
+pub(crate) struct SplitMix64 {
     state: u64,
 }
 
 impl SplitMix64 {
     /// A stream for item `index` of the kind `salt`, independent of every other item's stream.
-    fn for_item(seed: u64, salt: u64, index: usize) -> Self {
+    pub(crate) fn for_item(seed: u64, salt: u64, index: usize) -> Self {
         let index = u64::try_from(index).expect("an index fits in u64");
         let mut mixer = Self {
             state: seed ^ salt.rotate_left(32) ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -614,7 +622,7 @@ impl SplitMix64 {
 
     /// `min(count, bound)` distinct values in `0..bound`, in the order drawn. Always ends: a
     /// value already taken moves to the next free one.
-    fn distinct_below(&mut self, count: usize, bound: usize) -> Vec<usize> {
+    pub(crate) fn distinct_below(&mut self, count: usize, bound: usize) -> Vec<usize> {
         let count = count.min(bound);
         let mut picked: Vec<usize> = Vec::with_capacity(count);
         while picked.len() < count {
@@ -628,108 +636,15 @@ impl SplitMix64 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::db::CompilerDatabase;
-    use crate::discover::{Harness, Layout};
-
-    fn compile_in_tempdir(project: &SyntheticProject) -> crate::compile::CompileOutcome {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).expect("UTF-8 temp dir");
-        project
-            .write_to(&root)
-            .expect("write the synthetic project");
-        let layout = Layout::new(&root, Harness::Claude, &|_| None);
-        let mut db = CompilerDatabase::default();
-        let _ = crate::discover::load_project(&mut db, &layout);
-        crate::compile::compile(&db)
-    }
-
-    #[test]
-    fn same_parameters_give_the_same_bytes() {
-        let project = SyntheticProject::new(40, 12);
-        assert_eq!(project.files(), SyntheticProject::new(40, 12).files());
-    }
-
-    #[test]
-    fn another_seed_gives_other_bytes_with_the_same_paths() {
-        let project = SyntheticProject::new(40, 12);
-        let reseeded = project.with_seed(7);
-        let paths = |files: Vec<(Utf8PathBuf, String)>| -> Vec<Utf8PathBuf> {
-            files.into_iter().map(|(path, _)| path).collect()
-        };
-        assert_ne!(project.files(), reseeded.files());
-        assert_eq!(paths(project.files()), paths(reseeded.files()));
-    }
-
-    #[test]
-    fn paths_follow_the_phase_round_robin() {
-        let project = SyntheticProject::new(10, 4);
-        assert_eq!(
-            project.stage_path(9),
-            ".claude/aidlc-common/stages/inception/inception-stage-2.md"
-        );
-        assert_eq!(project.sensor_path(3), ".claude/sensors/aidlc-s3.md");
-        assert_eq!(project.files().len(), 10 + 4 + AGENT_FILES.len() + 7);
-    }
-
-    #[test]
-    fn stage_sensor_ids_match_the_sensors_list() {
-        let project = SyntheticProject::new(40, 12);
-        for index in 0..project.stages {
-            let ids = project.stage_sensor_ids(index);
-            assert!((1..=3).contains(&ids.len()));
-            let block: Vec<String> = ids.iter().map(|id| format!("  - {id}")).collect();
-            let expected = format!("\nsensors:\n{}\nscopes:", block.join("\n"));
-            assert!(
-                project.stage_text(index).contains(&expected),
-                "stage {index}"
-            );
-        }
-    }
-
-    #[test]
-    fn a_generated_project_compiles_without_diagnostics() {
-        let outcome = compile_in_tempdir(&SyntheticProject::new(40, 12));
-        assert_eq!(outcome.diagnostics, Vec::new());
-        assert_eq!((outcome.n_stages, outcome.n_sensors), (40, 12));
-        assert!(outcome.stage_graph.len() > 40 * 1000);
-        assert!(
-            outcome
-                .stage_graph
-                .contains("\"path\": \"aidlc/spaces/default/memory/phases/operation.md\""),
-            "the rule files reach rules_in_context"
-        );
-    }
-
-    #[test]
-    fn stage_counts_not_divisible_by_four_and_zero_sensors_compile_clean() {
-        for (stages, sensors) in [(10, 3), (1, 1), (7, 0), (0, 2)] {
-            let outcome = compile_in_tempdir(&SyntheticProject::new(stages, sensors));
-            assert_eq!(outcome.diagnostics, Vec::new(), "{stages} stages");
-            assert_eq!((outcome.n_stages, outcome.n_sensors), (stages, sensors));
-        }
-    }
-
-    #[test]
-    fn several_seeds_compile_clean() {
-        for seed in 1..=5 {
-            let outcome = compile_in_tempdir(&SyntheticProject::new(60, 9).with_seed(seed));
-            assert_eq!(outcome.diagnostics, Vec::new(), "seed {seed}");
-            assert_eq!(outcome.n_stages, 60);
-        }
-    }
-
-    #[test]
-    fn distinct_below_never_repeats_and_caps_at_the_bound() {
-        let mut rng = SplitMix64::for_item(DEFAULT_SEED, 1, 2);
-        for bound in 1..6 {
-            let mut picked = rng.distinct_below(4, bound);
-            assert_eq!(picked.len(), bound.min(4));
-            picked.sort_unstable();
-            picked.dedup();
-            assert_eq!(picked.len(), bound.min(4));
-        }
-    }
+/// `inception-stage-2` → `Inception Stage 2`: a heading for the generated prose.
+fn title_case(slug: &str) -> String {
+    slug.split('-')
+        .map(|part| {
+            let mut chars = part.chars();
+            chars.next().map_or_else(String::new, |first| {
+                first.to_uppercase().chain(chars).collect()
+            })
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -1,0 +1,153 @@
+//! The project's `.gitignore` entries for the machine-local files a recorded run leaves: the
+//! ones the reference's projections ignore (their `.gitignore`), so that a team commits the
+//! shared work (the framework, the rules, each record's state, artifacts and per-clone audit
+//! shards) and never this clone's cursors and runtime state.
+//!
+//! | entry | what |
+//! |---|---|
+//! | `aidlc/active-space`, `aidlc/spaces/*/intents/active-intent` | this user's cursors |
+//! | `aidlc/.aidlc-clone-id` | this clone's id, which names its audit shard (committed, every clone would share one shard) |
+//! | `aidlc/.aidlc-sessions/`, `aidlc/diagnostics/` | the conductor's session map and doctor exports |
+//! | `aidlc/spaces/*/intents/*/runtime-graph.json` | the conductor's derived graph |
+//! | `aidlc/spaces/*/intents/*/.aidlc-*` | a record's runtime folders and files: `.aidlc-engine/` (detail files, learnings selections), `.aidlc-hooks-health/`, `.aidlc-sensors/`, `.aidlc-learnings/`, `.aidlc-human-turn` |
+//! | `aidlc/spaces/*/intents/.aidlc-*` | the same, written in a space's record root while no intent is active |
+//! | `aidlc/.aidlc-turn-counter`, `aidlc/.aidlc-readonly-latch` | Kiro's per-turn state (Kiro CLI and IDE only) |
+//!
+//! The compile's fingerprint has its own `.gitignore` beside it (`tools/data/.gitignore`).
+//!
+//! Invariants: entries are only ever added, each once (a line that already reads the same is
+//! kept, wherever it is), after the file's own lines, in its line endings; nothing of the file
+//! is changed or removed.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::harness::Harness;
+
+/// The file, at the project root.
+pub const GITIGNORE_FILE: &str = ".gitignore";
+
+const HEADING: &str =
+    "# aidlc: machine-local runtime files (commit the rest of aidlc/, audit shards included)";
+
+const ENTRIES: [&str; 8] = [
+    "aidlc/active-space",
+    "aidlc/spaces/*/intents/active-intent",
+    "aidlc/.aidlc-clone-id",
+    "aidlc/.aidlc-sessions/",
+    "aidlc/spaces/*/intents/*/runtime-graph.json",
+    "aidlc/spaces/*/intents/*/.aidlc-*",
+    "aidlc/spaces/*/intents/.aidlc-*",
+    "aidlc/diagnostics/",
+];
+
+const KIRO_ENTRIES: [&str; 2] = ["aidlc/.aidlc-turn-counter", "aidlc/.aidlc-readonly-latch"];
+
+/// The entries `harness`'s projects ignore.
+pub fn entries(harness: Harness) -> Vec<&'static str> {
+    let mut entries = ENTRIES.to_vec();
+    if matches!(harness, Harness::Kiro | Harness::KiroIde) {
+        entries.extend(KIRO_ENTRIES);
+    }
+    entries
+}
+
+/// What adding the entries does to the project's `.gitignore`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitignoreChange {
+    pub path: Utf8PathBuf,
+    /// The file's text before (`None` when it does not exist).
+    pub before: Option<String>,
+    /// Its text with every entry present.
+    pub after: String,
+    /// The entries it lacked.
+    pub added: Vec<&'static str>,
+}
+
+/// The `.gitignore` of `project_dir` with `harness`'s entries, read from `before` (the file's
+/// text, or `None` when it does not exist).
+pub fn with_entries(
+    project_dir: &Utf8Path,
+    harness: Harness,
+    before: Option<String>,
+) -> GitignoreChange {
+    let text = before.clone().unwrap_or_default();
+    let present: Vec<&str> = text.lines().map(str::trim).collect();
+    let added: Vec<&'static str> = entries(harness)
+        .into_iter()
+        .filter(|entry| !present.contains(entry))
+        .collect();
+    let mut after = text.clone();
+    if !added.is_empty() {
+        let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
+        if !after.is_empty() && !after.ends_with('\n') {
+            after.push_str(newline);
+        }
+        if !after.trim().is_empty() {
+            after.push_str(newline);
+        }
+        if !present.contains(&HEADING) {
+            after.push_str(HEADING);
+            after.push_str(newline);
+        }
+        for entry in &added {
+            after.push_str(entry);
+            after.push_str(newline);
+        }
+    }
+    GitignoreChange {
+        path: project_dir.join(GITIGNORE_FILE),
+        before,
+        after,
+        added,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_file_gets_every_entry_under_a_heading() {
+        let change = with_entries(Utf8Path::new("/p"), Harness::Claude, None);
+        assert_eq!(change.path, Utf8Path::new("/p/.gitignore"));
+        assert!(
+            change
+                .after
+                .starts_with(&format!("{HEADING}\naidlc/active-space\n"))
+        );
+        assert_eq!(change.added, ENTRIES);
+        assert!(change.after.ends_with("aidlc/diagnostics/\n"));
+    }
+
+    #[test]
+    fn only_missing_entries_are_added_after_the_file_s_own_lines_in_its_line_endings() {
+        let before = "node_modules\r\naidlc/.aidlc-clone-id\r\ndist".to_owned();
+        let change = with_entries(Utf8Path::new("/p"), Harness::Kiro, Some(before.clone()));
+        assert!(
+            change
+                .after
+                .starts_with(&format!("{before}\r\n\r\n{HEADING}\r\n"))
+        );
+        assert!(!change.added.contains(&"aidlc/.aidlc-clone-id"));
+        assert!(change.added.contains(&"aidlc/.aidlc-turn-counter"));
+        assert_eq!(change.after.matches("aidlc/.aidlc-clone-id").count(), 1);
+        let again = with_entries(
+            Utf8Path::new("/p"),
+            Harness::Kiro,
+            Some(change.after.clone()),
+        );
+        assert!(again.added.is_empty());
+        assert_eq!(again.after, change.after);
+    }
+
+    #[test]
+    fn the_reference_s_own_gitignore_lacks_only_the_space_record_root_entry() {
+        let reference = include_str!("../../tests/fixtures/reference-installs/2.5.36/.gitignore");
+        let change = with_entries(
+            Utf8Path::new("/p"),
+            Harness::Claude,
+            Some(reference.to_owned()),
+        );
+        assert_eq!(change.added, ["aidlc/spaces/*/intents/.aidlc-*"]);
+    }
+}

@@ -1,0 +1,453 @@
+//! The harnesses that read one file per hook: Kiro IDE (`.kiro/hooks/*.json`, the 1.x format
+//! `{"version": "v1", "hooks": [{name, trigger, matcher, description, action: {type,
+//! command}}]}`, and `*.kiro.hook`, the 0.12 format `{version, enabled, name, description,
+//! when: {type, toolTypes}, then: {type: "runCommand", command}}`, which 1.x ignores), and
+//! opencode (a plugin, `.opencode/plugin/aidlc-engine.ts`, that opencode loads and that passes
+//! its events to the engine's commands).
+//!
+//! Invariants:
+//! - the engine's own files are written whole and removed whole, and only when they are the
+//!   engine's (a file of that name that is not is refused, never replaced);
+//! - in a reference file, only the exact reference command is replaced (`json_text`, the rest
+//!   of the file byte for byte); a role one format already registers through a reference file
+//!   gets no file of the engine's in that format, so it never fires twice;
+//! - an uninstall takes the engine's commands out of every hook file, the reference's included
+//!   (whose own commands are not restored), and removes a file left with no hook.
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::{Value, json};
+
+use super::json_text::{self, Layout, Node};
+use super::{FilePlan, HookAction, HookInstallError, InstallRequest, read_for_edit};
+use crate::harness::Harness;
+use crate::harness::commands::{
+    AUDIT_HOOK_FLAG, HookRole, Takeover, engine_command, engine_role, flag_value, reference_command,
+};
+use crate::harness::reference_hooks::audit_hook_of;
+
+/// Kiro IDE's two hook formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum IdeFormat {
+    /// `*.json`, read by Kiro IDE 1.x.
+    Current,
+    /// `*.kiro.hook`, read by Kiro IDE 0.12 and ignored by 1.x.
+    Legacy,
+}
+
+impl IdeFormat {
+    const ALL: [IdeFormat; 2] = [IdeFormat::Current, IdeFormat::Legacy];
+
+    fn extension(self) -> &'static str {
+        match self {
+            IdeFormat::Current => ".json",
+            IdeFormat::Legacy => ".kiro.hook",
+        }
+    }
+
+    #[expect(
+        clippy::case_sensitive_file_extension_comparisons,
+        reason = "Kiro IDE reads hook files by their exact extension"
+    )]
+    fn of(name: &str) -> Option<IdeFormat> {
+        if name.ends_with(".kiro.hook") {
+            Some(IdeFormat::Legacy)
+        } else if name.ends_with(".json") {
+            Some(IdeFormat::Current)
+        } else {
+            None
+        }
+    }
+}
+
+/// The folder Kiro IDE reads hook files from.
+pub const KIRO_IDE_HOOKS_DIR: &str = ".kiro/hooks";
+/// The engine's Kiro IDE hook files are `<name><extension>`.
+fn ide_hook_name(role: HookRole) -> &'static str {
+    match role {
+        HookRole::Write => "aidlc-engine-run-sensors",
+        HookRole::HumanTurn => "aidlc-engine-record-human-turn",
+    }
+}
+
+/// The tools whose writes fire the write hook, in Kiro IDE 1.x's names, and 0.12's category.
+const IDE_WRITE_MATCHER: &str = "fs_write|str_replace|fs_append";
+const IDE_LEGACY_WRITE_TOOL_TYPE: &str = "write";
+
+/// One hook command in a Kiro IDE hook file: where its string is.
+#[derive(Debug, Clone)]
+struct IdeCommand {
+    /// The index in `hooks` (1.x files; a 0.12 file holds one hook).
+    index: Option<usize>,
+    /// The event: 1.x's `trigger`, 0.12's `when.type`.
+    event: String,
+    command: String,
+}
+
+/// The commands of one hook file, or `None` when it is not a hook file of its format.
+fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
+    match format {
+        IdeFormat::Current => {
+            let hooks = root.get("hooks")?.value.elements()?;
+            Some(
+                hooks
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, hook)| {
+                        let command = hook.get("action")?.value.get("command")?.value.as_str()?;
+                        let event = hook
+                            .get("trigger")
+                            .and_then(|member| member.value.as_str())
+                            .unwrap_or_default();
+                        Some(IdeCommand {
+                            index: Some(index),
+                            event: event.to_owned(),
+                            command: command.to_owned(),
+                        })
+                    })
+                    .collect(),
+            )
+        }
+        IdeFormat::Legacy => {
+            let command = root.get("then")?.value.get("command")?.value.as_str()?;
+            let event = root
+                .get("when")
+                .and_then(|member| member.value.get("type"))
+                .and_then(|member| member.value.as_str())
+                .unwrap_or_default();
+            Some(vec![IdeCommand {
+                index: None,
+                event: event.to_owned(),
+                command: command.to_owned(),
+            }])
+        }
+    }
+}
+
+fn command_string_node<'n>(root: &'n Node, at: &IdeCommand) -> Option<&'n Node> {
+    match at.index {
+        Some(index) => Some(
+            &root
+                .get("hooks")?
+                .value
+                .elements()?
+                .get(index)?
+                .get("action")?
+                .value
+                .get("command")?
+                .value,
+        ),
+        None => Some(&root.get("then")?.value.get("command")?.value),
+    }
+}
+
+/// `(event, command, legacy format)` of every hook command of the Kiro IDE hook file `name`
+/// holding `text`; nothing for a file that is not one.
+pub fn ide_hook_commands(name: &str, text: &str) -> Vec<(String, String, bool)> {
+    let Some(format) = IdeFormat::of(name) else {
+        return Vec::new();
+    };
+    let Ok(root) = json_text::parse(text) else {
+        return Vec::new();
+    };
+    ide_commands(&root, format)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|at| (at.event, at.command, format == IdeFormat::Legacy))
+        .collect()
+}
+
+/// The engine's own file for `role` in `format`, whole.
+fn ide_file_text(role: HookRole, format: IdeFormat, command: &str) -> String {
+    let name = ide_hook_name(role);
+    let description = match role {
+        HookRole::Write => {
+            "aidlc: fire the active stage's write-fired sensors on each written file."
+        }
+        HookRole::HumanTurn => {
+            "aidlc: record a HUMAN_TURN in the active intent's audit on each prompt."
+        }
+    };
+    let value = match (format, role) {
+        (IdeFormat::Current, HookRole::Write) => json!({
+            "version": "v1",
+            "hooks": [{
+                "name": name,
+                "trigger": "PostToolUse",
+                "matcher": IDE_WRITE_MATCHER,
+                "description": description,
+                "action": {"type": "command", "command": command},
+            }],
+        }),
+        (IdeFormat::Current, HookRole::HumanTurn) => json!({
+            "version": "v1",
+            "hooks": [{
+                "name": name,
+                "trigger": "UserPromptSubmit",
+                "description": description,
+                "action": {"type": "command", "command": command},
+            }],
+        }),
+        (IdeFormat::Legacy, HookRole::Write) => json!({
+            "version": "1.0.0",
+            "enabled": true,
+            "name": name,
+            "description": description,
+            "when": {"type": "postToolUse", "toolTypes": [IDE_LEGACY_WRITE_TOOL_TYPE]},
+            "then": {"type": "runCommand", "command": command},
+        }),
+        (IdeFormat::Legacy, HookRole::HumanTurn) => json!({
+            "version": "1.0.0",
+            "enabled": true,
+            "name": name,
+            "description": description,
+            "when": {"type": "promptSubmit"},
+            "then": {"type": "runCommand", "command": command},
+        }),
+    };
+    Layout::of("").document(&value)
+}
+
+/// Whether `text` is one of the engine's own Kiro IDE files (whatever its command says).
+fn is_engine_ide_file(text: &str, format: IdeFormat) -> bool {
+    json_text::parse(text).is_ok_and(|root| {
+        ide_commands(&root, format).is_some_and(|commands| {
+            !commands.is_empty()
+                && commands
+                    .iter()
+                    .all(|command| engine_role(&command.command).is_some())
+        })
+    })
+}
+
+/// The Kiro IDE plan: the reference's files with their commands taken over, and the engine's
+/// own files where no reference file registers a role.
+pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, HookInstallError> {
+    let dir = request.project_dir.join(KIRO_IDE_HOOKS_DIR);
+    let own_names: Vec<String> = HookRole::ALL
+        .iter()
+        .flat_map(|role| {
+            IdeFormat::ALL
+                .iter()
+                .map(move |format| format!("{}{}", ide_hook_name(*role), format.extension()))
+        })
+        .collect();
+    let audit_hook = audit_hook_of(request.project_dir, request.harness.dir_name());
+    let mut plans = Vec::new();
+    // Which roles each format registers through a file that is not the engine's own.
+    let mut registered_elsewhere: Vec<(IdeFormat, HookRole)> = Vec::new();
+    for path in hook_files(&dir)? {
+        let name = path.file_name().unwrap_or_default().to_owned();
+        let Some(format) = IdeFormat::of(&name) else {
+            continue;
+        };
+        if own_names.contains(&name) {
+            continue;
+        }
+        let before = read_for_edit(&path)?;
+        let mut plan = FilePlan::unchanged(path, before);
+        let Some(text) = plan.before.clone() else {
+            continue;
+        };
+        // A file that is not a hook file of its format is someone else's: left alone.
+        let Ok(root) = json_text::parse(&text) else {
+            continue;
+        };
+        let Some(commands) = ide_commands(&root, format) else {
+            continue;
+        };
+        let mut edits = Vec::new();
+        let mut removed = Vec::new();
+        for at in &commands {
+            let role = engine_role(&at.command).or_else(|| {
+                reference_command(request.harness, &at.command).map(|known| known.role)
+            });
+            let Some(role) = role else {
+                continue;
+            };
+            match request.action {
+                HookAction::Install => {
+                    registered_elsewhere.push((format, role));
+                    let takes_audit = reference_command(request.harness, &at.command)
+                        .is_some_and(|known| known.takeover == Takeover::ReplaceRunningAudit)
+                        || flag_value(&at.command, AUDIT_HOOK_FLAG).is_some();
+                    let wanted = engine_command(
+                        request.program,
+                        role,
+                        request.harness,
+                        audit_hook.as_deref().filter(|_| takes_audit),
+                    );
+                    if at.command != wanted
+                        && let Some(node) = command_string_node(&root, at)
+                    {
+                        plan.changes.push(format!("replaced {}", at.command));
+                        edits.push(json_text::replace_string(node, &wanted));
+                    }
+                }
+                HookAction::Uninstall => {
+                    if engine_role(&at.command).is_some() {
+                        plan.changes.push(format!("removed {}", at.command));
+                        removed.push(at.clone());
+                    }
+                }
+            }
+        }
+        plan.after = Some(json_text::apply_edits(&text, edits));
+        if !removed.is_empty() {
+            plan.after = without_ide_hooks(&text, &root, format, &removed);
+        }
+        plans.push(plan);
+    }
+    for role in HookRole::ALL {
+        for format in IdeFormat::ALL {
+            let path = dir.join(format!("{}{}", ide_hook_name(role), format.extension()));
+            let before = read_for_edit(&path)?;
+            if let Some(text) = &before
+                && !is_engine_ide_file(text, format)
+            {
+                return Err(HookInstallError::NotOurs { path });
+            }
+            let mut plan = FilePlan::unchanged(path, before);
+            let wanted = match request.action {
+                HookAction::Install if !registered_elsewhere.contains(&(format, role)) => {
+                    let command = engine_command(request.program, role, request.harness, None);
+                    Some(ide_file_text(role, format, &command))
+                }
+                _ => None,
+            };
+            if plan.before != wanted {
+                plan.changes.push(match (&plan.before, &wanted) {
+                    (None, Some(_)) => "added".to_owned(),
+                    (Some(_), None) => "removed".to_owned(),
+                    _ => "updated".to_owned(),
+                });
+                plan.after = wanted;
+            }
+            plans.push(plan);
+        }
+    }
+    Ok(plans)
+}
+
+/// The hook files under `dir`, sorted (none when it does not exist).
+fn hook_files(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, HookInstallError> {
+    let entries = match dir.read_dir_utf8() {
+        Ok(entries) => entries,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(HookInstallError::Read {
+                path: dir.to_owned(),
+                source,
+            });
+        }
+    };
+    let mut paths: Vec<Utf8PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|entry| {
+            entry
+                .file_type()
+                .is_ok_and(|kind| kind.is_file() || kind.is_symlink())
+        })
+        .map(|entry| entry.path().to_owned())
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// A reference hook file without the engine's hooks: a 1.x file keeps its other hooks, and a
+/// file left with none (a 0.12 file holds one) goes (`None`).
+fn without_ide_hooks(
+    text: &str,
+    root: &Node,
+    format: IdeFormat,
+    removed: &[IdeCommand],
+) -> Option<String> {
+    let hook_count = root
+        .get("hooks")
+        .and_then(|member| member.value.elements())
+        .map_or(0, <[Node]>::len);
+    if format == IdeFormat::Legacy || removed.len() >= hook_count {
+        return None;
+    }
+    let mut text = text.to_owned();
+    let mut indices: Vec<usize> = removed.iter().filter_map(|at| at.index).collect();
+    indices.sort_unstable_by(|a, b| b.cmp(a));
+    for index in indices {
+        // Each removal keeps the text valid JSON, so it parses again.
+        let Ok(current) = json_text::parse(&text) else {
+            break;
+        };
+        let Some(list) = current.get("hooks").map(|member| &member.value) else {
+            break;
+        };
+        let edit = json_text::remove_element(&text, list, index);
+        text = json_text::apply_edits(&text, vec![edit]);
+    }
+    Some(text)
+}
+
+/// The opencode plugin the engine writes.
+pub const OPENCODE_PLUGIN_FILE: &str = ".opencode/plugin/aidlc-engine.ts";
+/// The reference's own opencode plugin.
+pub const REFERENCE_OPENCODE_PLUGIN_FILE: &str = ".opencode/plugin/aidlc-opencode-adapter.ts";
+/// The first line of the engine's plugin, by which it is known as the engine's.
+const OPENCODE_PLUGIN_MARK: &str =
+    "// aidlc-engine.ts: written by `aidlc hook install --harness opencode`";
+
+/// The plugin's text, with the two commands written in.
+pub fn opencode_plugin_text(run_sensors: &str, record_human_turn: &str) -> String {
+    include_str!("opencode_plugin.ts")
+        .replace("@RUN_SENSORS@", &Value::from(run_sensors).to_string())
+        .replace(
+            "@RECORD_HUMAN_TURN@",
+            &Value::from(record_human_turn).to_string(),
+        )
+}
+
+/// The commands the engine's plugin `text` runs, `(write, human turn)`.
+pub fn opencode_plugin_commands(text: &str) -> Option<(String, String)> {
+    let constant = |name: &str| -> Option<String> {
+        let start = text.find(&format!("const {name} = "))? + name.len() + 9;
+        let line = text[start..].lines().next()?;
+        serde_json::from_str(line.trim_end_matches(';')).ok()
+    };
+    text.starts_with(OPENCODE_PLUGIN_MARK)
+        .then(|| Some((constant("RUN_SENSORS")?, constant("RECORD_HUMAN_TURN")?)))
+        .flatten()
+}
+
+/// The opencode plan: the engine's plugin file, whole.
+pub fn plan_opencode(request: &InstallRequest<'_>) -> Result<FilePlan, HookInstallError> {
+    let path = request.project_dir.join(OPENCODE_PLUGIN_FILE);
+    let reference = request.project_dir.join(REFERENCE_OPENCODE_PLUGIN_FILE);
+    if request.action == HookAction::Install && reference.exists() {
+        return Err(HookInstallError::ReferencePlugin { path: reference });
+    }
+    let before = read_for_edit(&path)?;
+    if let Some(text) = &before
+        && opencode_plugin_commands(text).is_none()
+    {
+        return Err(HookInstallError::NotOurs { path });
+    }
+    let wanted = match request.action {
+        HookAction::Install => Some(opencode_plugin_text(
+            &engine_command(request.program, HookRole::Write, Harness::Opencode, None),
+            &engine_command(
+                request.program,
+                HookRole::HumanTurn,
+                Harness::Opencode,
+                None,
+            ),
+        )),
+        HookAction::Uninstall => None,
+    };
+    let mut plan = FilePlan::unchanged(path, before);
+    if plan.before != wanted {
+        plan.changes.push(match (&plan.before, &wanted) {
+            (None, Some(_)) => "added (tool.execute.after, chat.message)".to_owned(),
+            (Some(_), None) => "removed".to_owned(),
+            _ => "updated".to_owned(),
+        });
+        plan.after = wanted;
+    }
+    Ok(plan)
+}

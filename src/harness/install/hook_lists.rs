@@ -1,0 +1,503 @@
+//! The hooks of one JSON settings file, edited in place: Claude Code's `settings.json` and
+//! Codex's `hooks.json` (`{"hooks": {"<Event>": [{"matcher": …, "hooks": [{"type": "command",
+//! "command": …}]}]}}`, groups of commands), and a Kiro CLI agent's configuration
+//! (`{"hooks": {"<event>": [{"matcher": …, "command": …, "timeout_ms": …}]}}`, commands).
+//!
+//! Invariants (on top of `json_text`'s):
+//! - after an install, each event holds at most one entry per role: a second engine command, a
+//!   reference command beside the engine's, or a second reference command is removed, never
+//!   left to fire twice;
+//! - only the engine's commands and the reference's exact commands are edited; a command that
+//!   merely mentions a reference hook is kept and named in a note;
+//! - an uninstall removes the engine's entries only, and a group or an event left empty by it.
+
+use camino::Utf8Path;
+use serde_json::{Map, Value, json};
+
+use super::json_text::{self, Edit, Layout, Node};
+use super::{FilePlan, HookAction, HookInstallError, InstallRequest};
+use crate::harness::Harness;
+use crate::harness::commands::{
+    AUDIT_HOOK_FLAG, HookRole, Takeover, engine_command, engine_role, flag_value,
+    mentions_a_reference_hook, reference_command,
+};
+
+/// Where one role's entry goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Site {
+    pub event: &'static str,
+    pub matcher: Option<&'static str>,
+    /// Kiro CLI's `timeout_ms` (the harness kills a hook that runs longer).
+    pub timeout_ms: Option<u32>,
+}
+
+/// How a file lists its hook commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// `hooks.<Event>[] = {matcher?, hooks: [{type: "command", command}]}` (Claude Code, Codex).
+    Groups,
+    /// `hooks.<event>[] = {matcher?, command, timeout_ms?}` (Kiro CLI agents).
+    Commands,
+}
+
+/// One harness's settings file: its shape and where each role goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HookListFile {
+    pub shape: Shape,
+    pub write: Site,
+    pub human_turn: Site,
+}
+
+impl HookListFile {
+    pub fn site(&self, role: HookRole) -> Site {
+        match role {
+            HookRole::Write => self.write,
+            HookRole::HumanTurn => self.human_turn,
+        }
+    }
+}
+
+/// One registered command: its event and where it sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub event: String,
+    pub event_index: usize,
+    /// The group (Claude Code, Codex) or command object (Kiro CLI) in the event's array.
+    pub item: usize,
+    /// The command object in the group (Claude Code, Codex only).
+    pub hook: Option<usize>,
+    pub command: String,
+}
+
+/// Every command the file registers, in file order. `what` names the file in messages.
+pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>, HookInstallError> {
+    let wrong = |part: String, expected: &'static str| HookInstallError::WrongShape {
+        path: what.to_owned(),
+        what: part,
+        expected,
+    };
+    if root.members().is_none() {
+        return Err(wrong("the top level".to_owned(), "an object"));
+    }
+    let Some(hooks) = root.get("hooks") else {
+        return Ok(Vec::new());
+    };
+    let Some(events) = hooks.value.members() else {
+        return Err(wrong("\"hooks\"".to_owned(), "an object"));
+    };
+    let mut found = Vec::new();
+    for (event_index, event) in events.iter().enumerate() {
+        let Some(items) = event.value.elements() else {
+            return Err(wrong(format!("\"hooks\".\"{}\"", event.key), "an array"));
+        };
+        for (item_index, item) in items.iter().enumerate() {
+            if item.members().is_none() {
+                return Err(wrong(
+                    format!("an entry of \"hooks\".\"{}\"", event.key),
+                    "an object",
+                ));
+            }
+            match shape {
+                Shape::Commands => {
+                    if let Some(command) = command_of(item, &event.key, what)? {
+                        found.push(Entry {
+                            event: event.key.clone(),
+                            event_index,
+                            item: item_index,
+                            hook: None,
+                            command,
+                        });
+                    }
+                }
+                Shape::Groups => {
+                    let Some(group_hooks) = item.get("hooks") else {
+                        continue;
+                    };
+                    let Some(group_hooks) = group_hooks.value.elements() else {
+                        return Err(wrong(
+                            format!("\"hooks\" of an entry of \"hooks\".\"{}\"", event.key),
+                            "an array",
+                        ));
+                    };
+                    for (hook_index, hook) in group_hooks.iter().enumerate() {
+                        if hook.members().is_none() {
+                            return Err(wrong(
+                                format!("a hook of \"hooks\".\"{}\"", event.key),
+                                "an object",
+                            ));
+                        }
+                        if let Some(command) = command_of(hook, &event.key, what)? {
+                            found.push(Entry {
+                                event: event.key.clone(),
+                                event_index,
+                                item: item_index,
+                                hook: Some(hook_index),
+                                command,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(found)
+}
+
+fn command_of(
+    object: &Node,
+    event: &str,
+    what: &Utf8Path,
+) -> Result<Option<String>, HookInstallError> {
+    match object.get("command") {
+        None => Ok(None),
+        Some(member) => match member.value.as_str() {
+            Some(command) => Ok(Some(command.to_owned())),
+            None => Err(HookInstallError::WrongShape {
+                path: what.to_owned(),
+                what: format!("a \"command\" of \"hooks\".\"{event}\""),
+                expected: "a string",
+            }),
+        },
+    }
+}
+
+/// The `command` string node of `entry` in `root`.
+fn command_node<'n>(root: &'n Node, shape: Shape, entry: &Entry) -> Option<&'n Node> {
+    let events = root.get("hooks")?.value.members()?;
+    let item = &events.get(entry.event_index)?.value.elements()?[entry.item];
+    let object = match (shape, entry.hook) {
+        (Shape::Groups, Some(hook)) => item.get("hooks")?.value.elements()?.get(hook)?,
+        _ => item,
+    };
+    Some(&object.get("command")?.value)
+}
+
+/// What the plan does to one entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Operation {
+    Replace { entry: Entry, command: String },
+    Remove { entry: Entry },
+    Add { site: Site, command: String },
+}
+
+/// The file's text after installing (or uninstalling) the engine's hooks, with one line per
+/// change and the notes the user should read.
+pub fn plan_file(
+    request: &InstallRequest<'_>,
+    file: &HookListFile,
+    plan: &mut FilePlan,
+    audit_hook: Option<&str>,
+) -> Result<(), HookInstallError> {
+    let fresh = plan
+        .before
+        .as_deref()
+        .is_none_or(|text| text.trim().is_empty());
+    let text = if fresh {
+        "{\n}\n".to_owned()
+    } else {
+        plan.before.clone().unwrap_or_default()
+    };
+    let root = parse(&text, &plan.path)?;
+    let found = entries(&root, file.shape, &plan.path)?;
+    let operations = match request.action {
+        HookAction::Install => install_operations(request, file, &found, audit_hook, plan),
+        HookAction::Uninstall => found
+            .iter()
+            .filter(|entry| engine_role(&entry.command).is_some())
+            .map(|entry| {
+                plan.changes
+                    .push(format!("{}: removed {}", entry.event, entry.command));
+                Operation::Remove {
+                    entry: entry.clone(),
+                }
+            })
+            .collect(),
+    };
+    if operations.is_empty() {
+        return Ok(());
+    }
+    let mut text = apply(&text, file.shape, &plan.path, operations)?;
+    if request.action == HookAction::Uninstall {
+        text = without_empty_hooks(&text, &plan.path)?;
+    }
+    plan.after = Some(text);
+    Ok(())
+}
+
+fn parse(text: &str, path: &Utf8Path) -> Result<Node, HookInstallError> {
+    json_text::parse(text).map_err(|error| HookInstallError::Malformed {
+        path: path.to_owned(),
+        error,
+    })
+}
+
+/// For each role: the entries of the engine and of the reference, per event, made one.
+fn install_operations(
+    request: &InstallRequest<'_>,
+    file: &HookListFile,
+    found: &[Entry],
+    audit_hook: Option<&str>,
+    plan: &mut FilePlan,
+) -> Vec<Operation> {
+    let harness = request.harness;
+    let mut operations = Vec::new();
+    for role in HookRole::ALL {
+        let site = file.site(role);
+        let mut events: Vec<&str> = Vec::new();
+        for entry in found {
+            if role_of(harness, &entry.command) == Some(role)
+                && !events.contains(&entry.event.as_str())
+            {
+                events.push(&entry.event);
+            }
+        }
+        for event in &events {
+            let of_event: Vec<&Entry> = found
+                .iter()
+                .filter(|entry| {
+                    entry.event == *event && role_of(harness, &entry.command) == Some(role)
+                })
+                .collect();
+            operations.extend(settle_event(request, role, &of_event, audit_hook, plan));
+        }
+        if !events.contains(&site.event) {
+            let command = engine_command(request.program, role, harness, audit_hook);
+            plan.changes
+                .push(format!("{}: added {command}", site.event));
+            operations.push(Operation::Add { site, command });
+        }
+    }
+    for entry in found {
+        if mentions_a_reference_hook(harness, &entry.command)
+            && engine_role(&entry.command).is_none()
+        {
+            plan.notes.push(format!(
+                "{}: kept `{}`: it runs one of the reference's hooks among other things, so aidlc does not edit it; take the reference's hook out of it, or it runs beside aidlc's",
+                entry.event, entry.command
+            ));
+        }
+    }
+    operations
+}
+
+/// The role an entry's command plays: the engine's, or an exact reference command's.
+fn role_of(harness: Harness, command: &str) -> Option<HookRole> {
+    engine_role(command).or_else(|| reference_command(harness, command).map(|known| known.role))
+}
+
+/// One event's entries for one role: a reference command that keeps the role leaves nothing
+/// else; otherwise the first becomes the engine's command and the others go.
+fn settle_event(
+    request: &InstallRequest<'_>,
+    role: HookRole,
+    of_event: &[&Entry],
+    audit_hook: Option<&str>,
+    plan: &mut FilePlan,
+) -> Vec<Operation> {
+    let harness = request.harness;
+    let kept = of_event.iter().find(|entry| {
+        reference_command(harness, &entry.command)
+            .is_some_and(|known| known.takeover == Takeover::Keep)
+    });
+    let mut operations = Vec::new();
+    if let Some(kept) = kept {
+        plan.notes.push(format!(
+            "{}: kept the reference's `{}`, which records the human turn itself (and does more)",
+            kept.event, kept.command
+        ));
+        for entry in of_event.iter().filter(|entry| entry != &kept) {
+            plan.changes.push(format!(
+                "{}: removed {} (the reference's `{}` already does it)",
+                entry.event, entry.command, kept.command
+            ));
+            operations.push(Operation::Remove {
+                entry: (*entry).clone(),
+            });
+        }
+        return operations;
+    }
+    for (index, entry) in of_event.iter().enumerate() {
+        let takes_audit = reference_command(harness, &entry.command)
+            .is_some_and(|known| known.takeover == Takeover::ReplaceRunningAudit)
+            || engine_role(&entry.command).is_some()
+                && flag_value(&entry.command, AUDIT_HOOK_FLAG).is_some();
+        let wanted = engine_command(
+            request.program,
+            role,
+            harness,
+            audit_hook.filter(|_| takes_audit),
+        );
+        if index > 0 {
+            plan.changes.push(format!(
+                "{}: removed {} (a second {} for one event)",
+                entry.event,
+                entry.command,
+                role.label().to_lowercase()
+            ));
+            operations.push(Operation::Remove {
+                entry: (*entry).clone(),
+            });
+        } else if entry.command != wanted {
+            plan.changes
+                .push(format!("{}: replaced {}", entry.event, entry.command));
+            operations.push(Operation::Replace {
+                entry: (*entry).clone(),
+                command: wanted,
+            });
+        }
+    }
+    operations
+}
+
+/// `operations` applied one at a time, each on the text the one before left: replacements
+/// (which keep every position), removals from the last entry back (so the positions of the
+/// ones still to go stay valid), then additions.
+fn apply(
+    text: &str,
+    shape: Shape,
+    path: &Utf8Path,
+    operations: Vec<Operation>,
+) -> Result<String, HookInstallError> {
+    let mut replacements = Vec::new();
+    let mut removals = Vec::new();
+    let mut additions = Vec::new();
+    for operation in operations {
+        match operation {
+            Operation::Replace { entry, command } => replacements.push((entry, command)),
+            Operation::Remove { entry } => removals.push(entry),
+            Operation::Add { site, command } => additions.push((site, command)),
+        }
+    }
+    let root = parse(text, path)?;
+    let edits: Vec<Edit> = replacements
+        .iter()
+        .filter_map(|(entry, command)| {
+            command_node(&root, shape, entry).map(|node| json_text::replace_string(node, command))
+        })
+        .collect();
+    let mut text = json_text::apply_edits(text, edits);
+    removals.sort_by_key(|entry| std::cmp::Reverse((entry.event_index, entry.item, entry.hook)));
+    for entry in &removals {
+        text = remove_entry(&text, shape, path, entry)?;
+    }
+    for (site, command) in &additions {
+        text = add_entry(&text, shape, path, *site, command)?;
+    }
+    Ok(text)
+}
+
+/// Remove `entry`; its group, then its event, go too when nothing is left in them.
+fn remove_entry(
+    text: &str,
+    shape: Shape,
+    path: &Utf8Path,
+    entry: &Entry,
+) -> Result<String, HookInstallError> {
+    let root = parse(text, path)?;
+    let Some(hooks) = root.get("hooks") else {
+        return Ok(text.to_owned());
+    };
+    let Some(event) = hooks
+        .value
+        .members()
+        .and_then(|events| events.get(entry.event_index))
+    else {
+        return Ok(text.to_owned());
+    };
+    let items = event.value.elements().unwrap_or_default();
+    let edit = match (shape, entry.hook) {
+        (Shape::Groups, Some(hook)) => {
+            let group = &items[entry.item];
+            let group_hooks = group.get("hooks").map(|member| &member.value);
+            let count = group_hooks
+                .and_then(Node::elements)
+                .map_or(0, <[Node]>::len);
+            match group_hooks {
+                Some(list) if count > 1 => json_text::remove_element(text, list, hook),
+                _ if items.len() > 1 => json_text::remove_element(text, &event.value, entry.item),
+                _ => json_text::remove_member(text, &hooks.value, entry.event_index),
+            }
+        }
+        _ if items.len() > 1 => json_text::remove_element(text, &event.value, entry.item),
+        _ => json_text::remove_member(text, &hooks.value, entry.event_index),
+    };
+    Ok(json_text::apply_edits(text, vec![edit]))
+}
+
+/// Add `command` at `site`: to the event's array, else as a new event, else under a new
+/// `hooks`.
+fn add_entry(
+    text: &str,
+    shape: Shape,
+    path: &Utf8Path,
+    site: Site,
+    command: &str,
+) -> Result<String, HookInstallError> {
+    let root = parse(text, path)?;
+    let layout = Layout::of(text);
+    let item = new_item(shape, site, command);
+    let edit = match root.get("hooks") {
+        None => {
+            let mut events = Map::new();
+            events.insert(site.event.to_owned(), Value::Array(vec![item]));
+            json_text::insert_member(text, &layout, &root, "hooks", &Value::Object(events))
+        }
+        Some(hooks) => match hooks.value.get(site.event) {
+            None => json_text::insert_member(
+                text,
+                &layout,
+                &hooks.value,
+                site.event,
+                &Value::Array(vec![item]),
+            ),
+            Some(event) => json_text::append_element(text, &layout, &event.value, &item),
+        },
+    };
+    Ok(json_text::apply_edits(text, vec![edit]))
+}
+
+/// The new entry for `site`, in the order the harness's own files write its keys.
+fn new_item(shape: Shape, site: Site, command: &str) -> Value {
+    match shape {
+        Shape::Groups => {
+            let hooks = json!([{"type": "command", "command": command}]);
+            match site.matcher {
+                Some(matcher) => json!({"matcher": matcher, "hooks": hooks}),
+                None => json!({ "hooks": hooks }),
+            }
+        }
+        Shape::Commands => {
+            let mut object = Map::new();
+            if let Some(matcher) = site.matcher {
+                object.insert("matcher".to_owned(), Value::from(matcher));
+            }
+            object.insert("command".to_owned(), Value::from(command));
+            if let Some(timeout) = site.timeout_ms {
+                object.insert("timeout_ms".to_owned(), Value::from(timeout));
+            }
+            Value::Object(object)
+        }
+    }
+}
+
+/// After an uninstall: a `hooks` left empty goes too.
+fn without_empty_hooks(text: &str, path: &Utf8Path) -> Result<String, HookInstallError> {
+    let root = parse(text, path)?;
+    let Some(members) = root.members() else {
+        return Ok(text.to_owned());
+    };
+    match members.iter().position(|member| member.key == "hooks") {
+        Some(index)
+            if members[index]
+                .value
+                .members()
+                .is_some_and(<[json_text::Member]>::is_empty) =>
+        {
+            Ok(json_text::apply_edits(
+                text,
+                vec![json_text::remove_member(text, &root, index)],
+            ))
+        }
+        _ => Ok(text.to_owned()),
+    }
+}

@@ -1,0 +1,377 @@
+//! `aidlc hook install`: registers the engine's write hook (`engine hook run-sensors`) and
+//! human-turn hook (`engine hook record-human-turn`) where the project's harness reads its
+//! hooks, or removes them (`--uninstall`):
+//!
+//! | harness | file | write event | prompt event |
+//! |---|---|---|---|
+//! | Claude Code | `.claude/settings.json` | `PostToolUse`, `Write\|Edit` | `UserPromptSubmit` |
+//! | Codex | `.codex/hooks.json` | `PostToolUse`, `apply_patch` | `UserPromptSubmit` |
+//! | Kiro CLI | `.kiro/agents/aidlc.json` (the conductor agent) | `postToolUse`, `fs_write` | `userPromptSubmit` |
+//! | Kiro IDE | `.kiro/hooks/aidlc-engine-*.json` and `*.kiro.hook` | `PostToolUse` / `postToolUse` | `UserPromptSubmit` / `promptSubmit` |
+//! | opencode | `.opencode/plugin/aidlc-engine.ts` | `tool.execute.after` | `chat.message` |
+//!
+//! The reference's own entries for the same events are taken over in place (`commands`): its
+//! write hook becomes the engine's; an adapter entry that also writes the artifact audit rows
+//! becomes the engine's write hook with `--audit-hook`, which runs the reference's audit hook
+//! first, as the adapter did; Kiro CLI's prompt entry, which does more than record the turn,
+//! stays and counts.
+//!
+//! Invariants:
+//! - every byte the engine does not own stays as it was (`json_text`): other keys, other hooks,
+//!   compact arrays, a byte-order mark, the line endings, whether the file ends with a newline;
+//! - a run that changes nothing writes nothing (a second run changes no byte);
+//! - nothing is written unless every file of the plan can be: a malformed file (with its line
+//!   and column), a key written twice, a shape the harness does not read, a file reached
+//!   through a link, a read-only file and a file of the engine's name that is not the engine's
+//!   are refused before anything is written; each file is replaced atomically.
+//!
+//! The files: this one (the plan, the checks every file gets, the writes); `json_text.rs` (JSON
+//! edited in place); `hook_lists.rs` (the settings files that list hook commands: Claude Code,
+//! Codex, Kiro CLI); `files.rs` (the harnesses that read a file per hook: Kiro IDE, opencode,
+//! and the opencode plugin's template `opencode_plugin.ts`); `codex_trust.rs` (the trust
+//! entries Codex asks for); the project's `.gitignore` entries are `framework::gitignore`'s.
+//!
+//! Must not: print (the plan is returned to `cli`), or touch a file outside the project.
+
+mod codex_trust;
+mod files;
+mod hook_lists;
+pub mod json_text;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::harness::Harness;
+pub use crate::harness::commands::{
+    DEFAULT_PROGRAM, RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND,
+};
+pub use files::{
+    KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE, ide_hook_commands,
+    opencode_plugin_commands,
+};
+pub use hook_lists::Entry;
+use hook_lists::{HookListFile, Shape, Site};
+
+/// Claude Code's settings file under its harness folder.
+pub const SETTINGS_FILE: &str = "settings.json";
+
+/// Install or remove.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HookAction {
+    Install,
+    Uninstall,
+}
+
+/// What to do, for which harness of which project.
+#[derive(Debug, Clone, Copy)]
+pub struct InstallRequest<'a> {
+    pub project_dir: &'a Utf8Path,
+    /// The harness whose hooks to edit (`harness::hook_harness`).
+    pub harness: Harness,
+    /// How the hooks run aidlc (`aidlc`, `npx aidlc`, an absolute path).
+    pub program: &'a str,
+    pub action: HookAction,
+}
+
+/// What a run would do to one file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilePlan {
+    pub path: Utf8PathBuf,
+    /// The file's text before (`None` when it does not exist).
+    pub before: Option<String>,
+    /// Its text after (`None` when it is removed, or stays absent).
+    pub after: Option<String>,
+    /// One line per change, e.g. `PostToolUse: replaced bun ".claude/hooks/aidlc-run-sensors.ts"`.
+    pub changes: Vec<String>,
+    /// What the user should know that is not a change (a command kept as it was).
+    pub notes: Vec<String>,
+}
+
+impl FilePlan {
+    fn unchanged(path: Utf8PathBuf, before: Option<String>) -> Self {
+        Self {
+            path,
+            after: before.clone(),
+            before,
+            changes: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Whether the run changes any byte of this file.
+    pub fn changes_the_file(&self) -> bool {
+        self.before != self.after
+    }
+}
+
+/// What a run would do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookPlan {
+    pub harness: Harness,
+    pub files: Vec<FilePlan>,
+    /// What the user must do after the files are written (Codex asks to trust a new hook).
+    pub follow_ups: Vec<String>,
+}
+
+impl HookPlan {
+    /// Whether the run changes any byte of any file.
+    pub fn changes_anything(&self) -> bool {
+        self.files.iter().any(FilePlan::changes_the_file)
+    }
+}
+
+/// Why nothing was changed.
+#[derive(Debug, thiserror::Error)]
+pub enum HookInstallError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: Utf8PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path} is not UTF-8 text; the file was not changed")]
+    NotText { path: Utf8PathBuf },
+    #[error("{path}:{error}; the file was not changed")]
+    Malformed {
+        path: Utf8PathBuf,
+        error: json_text::JsonTextError,
+    },
+    #[error("{path}: {what} is not {expected}; the file was not changed")]
+    WrongShape {
+        path: Utf8PathBuf,
+        what: String,
+        expected: &'static str,
+    },
+    #[error("{path} is a symbolic link; refusing to replace it (edit the file it points to)")]
+    Link { path: Utf8PathBuf },
+    #[error("{path} is read-only; refusing to replace it (make it writable, then run again)")]
+    ReadOnly { path: Utf8PathBuf },
+    #[error(
+        "{path} exists and is not the one aidlc writes; refusing to replace it (move it away, then run again)"
+    )]
+    NotOurs { path: Utf8PathBuf },
+    #[error(
+        "aidlc knows no hook registration for {harness}; its sensors run with `aidlc gate check` and `aidlc engine sensor fire`"
+    )]
+    NoHooks { harness: &'static str },
+    #[error(
+        "{path} does not exist: Kiro CLI reads hooks from an agent's configuration, and aidlc registers them in the AI-DLC conductor agent's (create it with `kiro-cli agent create --name aidlc`, then run again)"
+    )]
+    NoKiroAgent { path: Utf8PathBuf },
+    #[error(
+        "{path} is the reference's opencode plugin, which already runs the reference's write and prompt hooks; aidlc's plugin beside it would fire every sensor twice, and aidlc does not edit its code (remove it to use aidlc's hooks instead)"
+    )]
+    ReferencePlugin { path: Utf8PathBuf },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: Utf8PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot remove {path}: {source}")]
+    Remove {
+        path: Utf8PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Folder(#[from] crate::workspace::WriteFolderError),
+}
+
+/// The files `harness` lists its hooks in, as one JSON settings file each.
+fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
+    let dir = Utf8PathBuf::from(harness.dir_name());
+    let groups = |write_matcher| HookListFile {
+        shape: Shape::Groups,
+        write: Site {
+            event: "PostToolUse",
+            matcher: Some(write_matcher),
+            timeout_ms: None,
+        },
+        human_turn: Site {
+            event: "UserPromptSubmit",
+            matcher: None,
+            timeout_ms: None,
+        },
+    };
+    match harness {
+        Harness::Claude => Some((dir.join(SETTINGS_FILE), groups("Write|Edit"))),
+        Harness::Codex => Some((dir.join(CODEX_HOOKS_FILE), groups("apply_patch"))),
+        Harness::Kiro => Some((
+            dir.join(KIRO_CLI_AGENT_FILE),
+            HookListFile {
+                shape: Shape::Commands,
+                write: Site {
+                    event: "postToolUse",
+                    matcher: Some("fs_write"),
+                    timeout_ms: Some(KIRO_CLI_WRITE_TIMEOUT_MS),
+                },
+                human_turn: Site {
+                    event: "userPromptSubmit",
+                    matcher: None,
+                    timeout_ms: Some(KIRO_CLI_PROMPT_TIMEOUT_MS),
+                },
+            },
+        )),
+        Harness::KiroIde | Harness::Cursor | Harness::Opencode => None,
+    }
+}
+
+/// Every command the settings file of `harness` (Claude Code, Codex, Kiro CLI) registers, with
+/// its event; `path` names the file in messages.
+pub fn hook_list_entries(
+    root: &json_text::Node,
+    harness: Harness,
+    path: &Utf8Path,
+) -> Result<Vec<Entry>, HookInstallError> {
+    match hook_list_file(harness) {
+        Some((_, file)) => hook_lists::entries(root, file.shape, path),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Codex's hook file under `.codex`.
+pub const CODEX_HOOKS_FILE: &str = "hooks.json";
+/// The Kiro CLI agent whose configuration gets the hooks: the reference's AI-DLC conductor.
+pub const KIRO_CLI_AGENT_FILE: &str = "agents/aidlc.json";
+/// Kiro CLI stops a hook after its `timeout_ms` (the reference gives its write hook 120 s).
+const KIRO_CLI_WRITE_TIMEOUT_MS: u32 = 120_000;
+const KIRO_CLI_PROMPT_TIMEOUT_MS: u32 = 30_000;
+
+/// Plan the run; writes nothing.
+pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> {
+    let files = match request.harness {
+        Harness::Cursor => {
+            return Err(HookInstallError::NoHooks {
+                harness: Harness::Cursor.product_name(),
+            });
+        }
+        Harness::KiroIde => files::plan_kiro_ide(request)?,
+        Harness::Opencode => vec![files::plan_opencode(request)?],
+        harness => {
+            let (relative, file) = hook_list_file(harness)
+                .unwrap_or_else(|| unreachable!("{harness} lists its hooks in one file"));
+            let path = request.project_dir.join(relative);
+            let before = read_for_edit(&path)?;
+            if harness == Harness::Kiro && before.is_none() && request.action == HookAction::Install
+            {
+                return Err(HookInstallError::NoKiroAgent { path });
+            }
+            let mut plan = FilePlan::unchanged(path, before);
+            let audit_hook = crate::harness::reference_hooks::audit_hook_of(
+                request.project_dir,
+                harness.dir_name(),
+            );
+            hook_lists::plan_file(request, &file, &mut plan, audit_hook.as_deref())?;
+            vec![plan]
+        }
+    };
+    let mut files = files;
+    if request.action == HookAction::Install {
+        files.push(gitignore_plan(request)?);
+    }
+    for file in &files {
+        refuse_read_only(file)?;
+    }
+    let follow_ups = match request.harness {
+        Harness::Codex => files
+            .iter()
+            .filter(|file| file.changes_the_file())
+            .filter_map(|file| codex_trust::follow_up(&file.path, file.after.as_deref()?))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(HookPlan {
+        harness: request.harness,
+        follow_ups,
+        files,
+    })
+}
+
+/// The project's `.gitignore` with the entries of the runtime files a recorded run leaves
+/// (`framework::gitignore`); only ever added to, and left alone by an uninstall.
+fn gitignore_plan(request: &InstallRequest<'_>) -> Result<FilePlan, HookInstallError> {
+    let path = request
+        .project_dir
+        .join(crate::framework::gitignore::GITIGNORE_FILE);
+    let before = read_for_edit(&path)?;
+    let change =
+        crate::framework::gitignore::with_entries(request.project_dir, request.harness, before);
+    let mut plan = FilePlan::unchanged(path, change.before);
+    if !change.added.is_empty() {
+        plan.changes.push(format!(
+            "added {} (the runtime files a recorded run leaves)",
+            change.added.join(", ")
+        ));
+        plan.after = Some(change.after);
+    }
+    Ok(plan)
+}
+
+/// A file's text to edit: `None` when it does not exist. A link and a file that is not text
+/// are refused.
+fn read_for_edit(path: &Utf8Path) -> Result<Option<String>, HookInstallError> {
+    if path
+        .symlink_metadata()
+        .is_ok_and(|metadata| metadata.file_type().is_symlink())
+    {
+        return Err(HookInstallError::Link {
+            path: path.to_owned(),
+        });
+    }
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| HookInstallError::NotText {
+                path: path.to_owned(),
+            }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(HookInstallError::Read {
+            path: path.to_owned(),
+            source,
+        }),
+    }
+}
+
+/// A file the plan changes must not be marked read-only: its owner said not to write it.
+fn refuse_read_only(file: &FilePlan) -> Result<(), HookInstallError> {
+    if file.changes_the_file()
+        && file.before.is_some()
+        && std::fs::metadata(&file.path).is_ok_and(|metadata| metadata.permissions().readonly())
+    {
+        return Err(HookInstallError::ReadOnly {
+            path: file.path.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// Write (or remove) each file the plan changes, atomically. Returns the files changed.
+pub fn apply(
+    plan: &HookPlan,
+    project_dir: &Utf8Path,
+) -> Result<Vec<Utf8PathBuf>, HookInstallError> {
+    let mut changed = Vec::new();
+    for file in plan.files.iter().filter(|file| file.changes_the_file()) {
+        match &file.after {
+            Some(text) => {
+                let folder = file.path.parent().unwrap_or(Utf8Path::new(".")).to_owned();
+                crate::workspace::create_write_folder(project_dir, &folder)?;
+                crate::fs_util::write_atomic(&file.path, text.as_bytes()).map_err(|source| {
+                    HookInstallError::Write {
+                        path: file.path.clone(),
+                        source,
+                    }
+                })?;
+            }
+            None => match std::fs::remove_file(&file.path) {
+                Ok(()) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(source) => {
+                    return Err(HookInstallError::Remove {
+                        path: file.path.clone(),
+                        source,
+                    });
+                }
+            },
+        }
+        changed.push(file.path.clone());
+    }
+    Ok(changed)
+}

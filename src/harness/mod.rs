@@ -1,0 +1,194 @@
+//! Everything that differs between the agent harnesses a project runs under: the harness
+//! folder, how hooks are registered, the payloads of the write and prompt events, the
+//! environment variables that name the project, and the reference's own hooks by version.
+//! What a hook, its registration and its payload need to know about a harness lives here, and
+//! the other modules ask it.
+//!
+//! - this file: [`Harness`], its folder, and picking the project's harness;
+//! - [`environment`]: the variables that name the project folder;
+//! - [`payload`]: reading a hook's payload and what each harness's write and prompt events say;
+//! - [`delivery`]: Codex's second delivery of each event, recognised;
+//! - [`commands`]: the engine's hook commands and the reference's, as registered;
+//! - [`reference_hooks`]: the reference's hook files and the names their health files carry;
+//! - [`reference_audit`]: the reference's artifact audit hook, run as its adapters run it;
+//! - [`registration`]: the hooks a project registers with its harness (what `doctor` reads);
+//! - [`install`]: `aidlc hook install`, writing the engine's hooks where the harness reads them;
+//! - [`guard`]: where each harness runs a pre-tool guard, and how it refuses a call;
+//! - [`transcript`]: where each harness keeps the conversation's transcript.
+//!
+//! Must not: print, or read anything but the files and variables named here.
+
+pub mod commands;
+pub mod delivery;
+pub mod environment;
+pub mod guard;
+pub mod install;
+pub mod payload;
+pub mod reference_audit;
+pub mod reference_hooks;
+pub mod registration;
+pub mod transcript;
+
+use std::fmt;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+/// The agent harness a project runs under, and so the folder that holds its framework.
+///
+/// Kiro CLI (`kiro`) and Kiro IDE (`kiro-ide`) share the `.kiro` folder and differ in how they
+/// register and call hooks; the reference's projections also know `.cursor`, for which no hook
+/// registration is known.
+//
+// No doc comments on the variants: clap would show them as the values' help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+pub enum Harness {
+    Claude,
+    Codex,
+    Kiro,
+    KiroIde,
+    Cursor,
+    Opencode,
+}
+
+impl Harness {
+    /// One harness per folder, in the order used to pick a default when several harness
+    /// folders exist (Kiro IDE shares Kiro's folder: [`hook_harness`] tells them apart).
+    pub const ALL: [Harness; 5] = [
+        Harness::Claude,
+        Harness::Codex,
+        Harness::Kiro,
+        Harness::Cursor,
+        Harness::Opencode,
+    ];
+
+    /// Every harness whose hooks the engine registers and whose payloads it reads.
+    pub const WITH_HOOKS: [Harness; 5] = [
+        Harness::Claude,
+        Harness::Codex,
+        Harness::Kiro,
+        Harness::KiroIde,
+        Harness::Opencode,
+    ];
+
+    /// The folder under the project root, e.g. `.claude` (opencode uses `.aidlc`).
+    pub fn dir_name(self) -> &'static str {
+        match self {
+            Harness::Claude => ".claude",
+            Harness::Codex => ".codex",
+            Harness::Kiro | Harness::KiroIde => ".kiro",
+            Harness::Cursor => ".cursor",
+            Harness::Opencode => ".aidlc",
+        }
+    }
+
+    /// The harness's own rules folder name, as the reference names it in the
+    /// `GUARDRAIL_LOADED` row's `Path` (`.kiro/steering/`, `.codex/aidlc-rules/`, else `rules`).
+    pub fn rules_subdir(self) -> &'static str {
+        match self {
+            Harness::Kiro | Harness::KiroIde => "steering",
+            Harness::Codex => "aidlc-rules",
+            Harness::Claude | Harness::Cursor | Harness::Opencode => "rules",
+        }
+    }
+
+    /// The name `--harness` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Harness::Claude => "claude",
+            Harness::Codex => "codex",
+            Harness::Kiro => "kiro",
+            Harness::KiroIde => "kiro-ide",
+            Harness::Cursor => "cursor",
+            Harness::Opencode => "opencode",
+        }
+    }
+}
+
+impl Harness {
+    /// How the README and messages name the product.
+    pub fn product_name(self) -> &'static str {
+        match self {
+            Harness::Claude => "Claude Code",
+            Harness::Codex => "Codex",
+            Harness::Kiro => "Kiro CLI",
+            Harness::KiroIde => "Kiro IDE",
+            Harness::Cursor => "Cursor",
+            Harness::Opencode => "opencode",
+        }
+    }
+}
+
+impl fmt::Display for Harness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The harness folders present in `project`, in [`Harness::ALL`] order.
+pub fn harnesses_present(project: &Utf8Path) -> Vec<Harness> {
+    Harness::ALL
+        .into_iter()
+        .filter(|harness| project.join(harness.dir_name()).is_dir())
+        .collect()
+}
+
+/// The chosen harness's folder does not exist.
+#[derive(Debug, thiserror::Error)]
+#[error("compile requires an installed project harness at {dir}")]
+pub struct NoHarnessFolder {
+    pub dir: Utf8PathBuf,
+}
+
+/// `requested`, else the harness present (`.claude` first when several are). The chosen
+/// harness folder must exist.
+pub fn pick_harness(
+    project_dir: &Utf8Path,
+    requested: Option<Harness>,
+) -> Result<Harness, NoHarnessFolder> {
+    let harness = match requested {
+        Some(harness) => harness,
+        None => *harnesses_present(project_dir)
+            .first()
+            .ok_or_else(|| NoHarnessFolder {
+                dir: project_dir.join(Harness::Claude.dir_name()),
+            })?,
+    };
+    let dir = project_dir.join(harness.dir_name());
+    if dir.is_dir() {
+        Ok(harness)
+    } else {
+        Err(NoHarnessFolder { dir })
+    }
+}
+
+/// The harness whose hooks a project's `.kiro`-style folder registers: `requested` when given,
+/// else `folder_harness` (what [`pick_harness`] chose), except that a `.kiro` folder whose
+/// `hooks/` holds Kiro IDE hook files (`*.kiro.hook`, or `*.json`) is Kiro IDE's.
+#[expect(
+    clippy::case_sensitive_file_extension_comparisons,
+    reason = "Kiro IDE reads hook files by their exact extension"
+)]
+pub fn hook_harness(
+    project_dir: &Utf8Path,
+    folder_harness: Harness,
+    requested: Option<Harness>,
+) -> Harness {
+    if let Some(harness) = requested {
+        return harness;
+    }
+    if folder_harness != Harness::Kiro {
+        return folder_harness;
+    }
+    let hooks_dir = project_dir.join(Harness::Kiro.dir_name()).join("hooks");
+    let holds_ide_hooks = hooks_dir.read_dir_utf8().is_ok_and(|entries| {
+        entries.filter_map(Result::ok).any(|entry| {
+            let name = entry.file_name();
+            name.ends_with(".kiro.hook") || name.ends_with(".json")
+        })
+    });
+    if holds_ide_hooks {
+        Harness::KiroIde
+    } else {
+        Harness::Kiro
+    }
+}

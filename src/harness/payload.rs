@@ -1,0 +1,655 @@
+//! A hook's payload: read within a bound, and what each harness's write and prompt events say
+//! (the files written, the folder the hook ran in, whether a prompt is a human's).
+//!
+//! | harness | write event | the written files | paths relative to |
+//! |---|---|---|---|
+//! | Claude Code | `PostToolUse` `{cwd, tool_name, tool_input: {file_path}}` | `file_path` | `cwd` |
+//! | Codex | `PostToolUse` `{cwd, tool_name: "apply_patch", tool_input: {command}}` | each `*** Add File:` (written) and `*** Update File:` (edited) line of the patch | `cwd` |
+//! | Kiro CLI | `postToolUse` `{cwd, tool_name: "write" \| "fs_write", tool_input: {path}}` | `path` (or `file_path`) | `cwd` |
+//! | Kiro IDE | 1.x: stdin `{tool_name, tool_input: {}, tool_response}`; 0.12: `USER_PROMPT` `{toolName, toolArgs, toolResult, toolSuccess}` | the path in the result's sentence (`Created the P file.`, `Replaced text in P`, `Appended the text to the P file.`) | the project |
+//! | opencode | `tool.execute.after` `{directory, tool, args}` (from the engine's plugin) | `args.filePath` (or `path`); each file line of an `apply_patch` | `directory` |
+//!
+//! Invariants:
+//! - the read never waits longer than [`PAYLOAD_WAIT`] nor keeps more than
+//!   [`PAYLOAD_LIMIT_BYTES`]; Kiro IDE 0.12 leaves stdin open and never writes it, so its
+//!   payload is taken from `USER_PROMPT` first, without touching stdin;
+//! - a write whose files cannot be read from its payload is said ([`WriteEvent::unreadable`]),
+//!   never taken for "nothing was written"; a payload that is not a write (another tool, a
+//!   failed write) is empty;
+//! - backslashes in paths are read as separators (Windows, failure mode N5), so every path
+//!   leaves here with `/`.
+
+use std::io::Read;
+use std::time::Duration;
+
+use camino::Utf8PathBuf;
+use serde_json::{Map, Value};
+
+use crate::harness::Harness;
+
+/// The most the hook waits for its payload.
+pub const PAYLOAD_WAIT: Duration = Duration::from_secs(5);
+/// The largest payload read; a hook payload is a few KiB.
+pub const PAYLOAD_LIMIT_BYTES: u64 = 4 * 1024 * 1024;
+/// Kiro IDE 0.12's payload channel: an environment variable holding the JSON.
+pub const KIRO_IDE_LEGACY_PAYLOAD_VARIABLE: &str = "USER_PROMPT";
+/// The text the reference's opencode plugin starts its own prompts with (never a human's).
+const OPENCODE_NUDGE_SENTINEL: &str = "[aidlc-forwarding-nudge]";
+
+/// Read the payload from `stdin` on a helper thread, waiting at most [`PAYLOAD_WAIT`].
+/// `None` when it did not arrive in time or could not be read.
+pub fn read_payload_bounded(stdin: impl Read + Send + 'static) -> Option<Vec<u8>> {
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        let result = stdin.take(PAYLOAD_LIMIT_BYTES).read_to_end(&mut bytes);
+        let _ = sender.send(result.map(|_| bytes));
+    });
+    receiver.recv_timeout(PAYLOAD_WAIT).ok()?.ok()
+}
+
+/// The payload that came through the environment rather than stdin: Kiro IDE 0.12's
+/// `USER_PROMPT`, when it is set and not blank.
+pub fn payload_from_environment(env: &dyn Fn(&str) -> Option<String>) -> Option<Vec<u8>> {
+    env(KIRO_IDE_LEGACY_PAYLOAD_VARIABLE)
+        .filter(|value| !value.trim().is_empty())
+        .map(String::into_bytes)
+}
+
+/// The folder the harness ran the hook in: the payload's `cwd` (opencode: `directory`).
+pub fn payload_cwd(payload: &[u8]) -> Option<Utf8PathBuf> {
+    let value = serde_json::from_slice::<Value>(payload).ok()?;
+    value
+        .get("cwd")
+        .or_else(|| value.get("directory"))?
+        .as_str()
+        .filter(|cwd| !cwd.is_empty())
+        .map(|cwd| Utf8PathBuf::from(normalised(cwd)))
+}
+
+/// A path with `/` for every `\`.
+fn normalised(path: &str) -> String {
+    path.replace('\\', "/")
+}
+
+/// The harness whose payload `payload` is, by its shape, for a hook registered without
+/// `--harness`. A payload that says nothing particular is Claude Code's.
+pub fn detect_harness(payload: &[u8]) -> Harness {
+    let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(payload) else {
+        return Harness::Claude;
+    };
+    let text = |key: &str| object.get(key).and_then(Value::as_str);
+    if object.contains_key("toolName") || object.contains_key("toolResult") {
+        return Harness::KiroIde;
+    }
+    if object.contains_key("tool") && object.contains_key("directory") {
+        return Harness::Opencode;
+    }
+    if text("hook_event_name") == Some("chat.message") {
+        return Harness::Opencode;
+    }
+    if text("tool_name") == Some("apply_patch") || object.contains_key("turn_id") {
+        return Harness::Codex;
+    }
+    if text("hook_event_name").is_some_and(|event| event.starts_with(char::is_lowercase)) {
+        return Harness::Kiro;
+    }
+    if matches!(
+        text("tool_name"),
+        Some("fs_write" | "str_replace" | "fs_append")
+    ) && object.get("tool_response").is_some_and(Value::is_string)
+    {
+        return Harness::KiroIde;
+    }
+    Harness::Claude
+}
+
+/// How the harness's tool touched a file, as the reference's core hooks name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteTool {
+    /// A file written whole (possibly new).
+    Write,
+    /// An existing file edited.
+    Edit,
+}
+
+impl WriteTool {
+    /// The `tool_name` of a Claude Code payload for this write.
+    pub fn claude_tool_name(self) -> &'static str {
+        match self {
+            WriteTool::Write => "Write",
+            WriteTool::Edit => "Edit",
+        }
+    }
+}
+
+/// One file a write event touched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrittenFile {
+    /// With `/` separators; absolute, or relative to [`WriteEvent::relative_to`].
+    pub path: Utf8PathBuf,
+    pub tool: WriteTool,
+}
+
+/// What a write event says.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct WriteEvent {
+    pub files: Vec<WrittenFile>,
+    /// The folder relative paths start from; `None`: the project folder.
+    pub relative_to: Option<Utf8PathBuf>,
+    /// Why the written files could not be read from a payload that is a write (recorded as a
+    /// drop by the hook); `None` when they could, or when the payload is not a write.
+    pub unreadable: Option<String>,
+}
+
+impl WriteEvent {
+    fn unreadable(reason: impl Into<String>) -> Self {
+        Self {
+            unreadable: Some(reason.into()),
+            ..Self::default()
+        }
+    }
+}
+
+/// The write event of `harness`'s `payload`.
+pub fn write_event(harness: Harness, payload: &[u8]) -> WriteEvent {
+    let value = match serde_json::from_slice::<Value>(payload) {
+        Ok(Value::Object(object)) => object,
+        // Not JSON, or not an object: no harness sends that for a write, so nothing was said.
+        _ if harness == Harness::KiroIde && !payload.iter().all(u8::is_ascii_whitespace) => {
+            return WriteEvent::unreadable("the hook's context is not a JSON object");
+        }
+        _ => return WriteEvent::default(),
+    };
+    let cwd = text_field(&value, "cwd").map(|cwd| Utf8PathBuf::from(normalised(cwd)));
+    let mut event = match harness {
+        Harness::Claude | Harness::Cursor => claude_write(&value),
+        Harness::Codex => codex_write(&value),
+        Harness::Kiro => kiro_cli_write(&value),
+        Harness::KiroIde => return kiro_ide_write(&value),
+        Harness::Opencode => {
+            let mut event = opencode_write(&value);
+            event.relative_to = text_field(&value, "directory")
+                .map(|directory| Utf8PathBuf::from(normalised(directory)));
+            return event;
+        }
+    };
+    event.relative_to = cwd;
+    event
+}
+
+fn text_field<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
+    object
+        .get(key)
+        .and_then(Value::as_str)
+        .filter(|text| !text.is_empty())
+}
+
+fn one_file(path: &str, tool: WriteTool) -> WriteEvent {
+    WriteEvent {
+        files: vec![WrittenFile {
+            path: Utf8PathBuf::from(normalised(path)),
+            tool,
+        }],
+        ..WriteEvent::default()
+    }
+}
+
+fn claude_write(value: &Map<String, Value>) -> WriteEvent {
+    let tool = match value.get("tool_name").and_then(Value::as_str) {
+        Some("Edit" | "MultiEdit") => WriteTool::Edit,
+        _ => WriteTool::Write,
+    };
+    value
+        .get("tool_input")
+        .and_then(|input| input.get("file_path"))
+        .and_then(Value::as_str)
+        .filter(|path| !path.is_empty())
+        .map_or_else(WriteEvent::default, |path| one_file(path, tool))
+}
+
+/// Codex edits files with `apply_patch`: the paths are in the patch's `*** Add File:` and
+/// `*** Update File:` lines (a deleted file is not a write).
+fn codex_write(value: &Map<String, Value>) -> WriteEvent {
+    if value.get("tool_name").and_then(Value::as_str) != Some("apply_patch") {
+        return WriteEvent::default();
+    }
+    let patch = value
+        .get("tool_input")
+        .and_then(|input| input.get("command"))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let files: Vec<WrittenFile> = patch
+        .lines()
+        .filter_map(|line| {
+            let (tool, path) = if let Some(path) = line.strip_prefix("*** Add File: ") {
+                (WriteTool::Write, path)
+            } else {
+                (WriteTool::Edit, line.strip_prefix("*** Update File: ")?)
+            };
+            let path = path.trim();
+            (!path.is_empty()).then(|| WrittenFile {
+                path: Utf8PathBuf::from(normalised(path)),
+                tool,
+            })
+        })
+        .collect();
+    if files.is_empty() {
+        return WriteEvent::unreadable("an apply_patch call names no added or updated file");
+    }
+    WriteEvent {
+        files,
+        ..WriteEvent::default()
+    }
+}
+
+/// Kiro CLI names its write tool `write` (or `fs_write`) and the file `path`.
+fn kiro_cli_write(value: &Map<String, Value>) -> WriteEvent {
+    if !matches!(
+        value.get("tool_name").and_then(Value::as_str),
+        Some("write" | "fs_write")
+    ) {
+        return WriteEvent::default();
+    }
+    let input = value.get("tool_input");
+    let path = ["path", "file_path"]
+        .iter()
+        .find_map(|key| input?.get(*key)?.as_str().filter(|path| !path.is_empty()));
+    match path {
+        Some(path) => one_file(path, WriteTool::Write),
+        None => WriteEvent::unreadable("a write names no file (tool_input.path)"),
+    }
+}
+
+/// Kiro IDE's write payload carries no path of its own: the written file is named only in the
+/// tool's result sentence, relative to the workspace (the project).
+fn kiro_ide_write(value: &Map<String, Value>) -> WriteEvent {
+    let name = value.get("toolName").or_else(|| value.get("tool_name"));
+    let result = value
+        .get("toolResult")
+        .or_else(|| value.get("tool_response"));
+    let success = value
+        .get("toolSuccess")
+        .or_else(|| value.get("tool_success"));
+    let args = value.get("toolArgs").or_else(|| value.get("tool_input"));
+    let mut malformed = Vec::new();
+    if name.is_some_and(|name| !name.is_null() && !name.is_string()) {
+        malformed.push("toolName");
+    }
+    if args.is_some_and(|args| !args.is_null() && !args.is_object()) {
+        malformed.push("toolArgs");
+    }
+    if result.is_some_and(|result| !result.is_null() && !result.is_string()) {
+        malformed.push("toolResult");
+    }
+    if success.is_some_and(|success| !success.is_null() && !success.is_boolean()) {
+        malformed.push("toolSuccess");
+    }
+    if !malformed.is_empty() {
+        return WriteEvent::unreadable(format!(
+            "the hook's context has malformed fields ({})",
+            malformed.join(", ")
+        ));
+    }
+    // 0.12 says when a write failed; a failed write wrote nothing.
+    if success.and_then(Value::as_bool) == Some(false) {
+        return WriteEvent::default();
+    }
+    let name = name.and_then(Value::as_str).unwrap_or_default();
+    let result = result.and_then(Value::as_str).unwrap_or_default();
+    if name.is_empty() && result.trim().is_empty() {
+        return WriteEvent::unreadable(
+            "the hook's context is empty (no payload on stdin, none in USER_PROMPT)",
+        );
+    }
+    let tool = match name {
+        "fs_write" => WriteTool::Write,
+        "str_replace" | "fs_append" => WriteTool::Edit,
+        _ => return WriteEvent::default(),
+    };
+    match path_in_result(result) {
+        Some(path) => one_file(path, tool),
+        None => WriteEvent::unreadable(format!(
+            "{name} names no file the hook can read in its result: {}",
+            result.chars().take(120).collect::<String>()
+        )),
+    }
+}
+
+/// The file a Kiro IDE write result names: `Created the P file.`, `Appended the text to the P
+/// file.`, or `Replaced text in P` with an optional ` (N occurrences)` after it.
+fn path_in_result(result: &str) -> Option<&str> {
+    let result = result.trim();
+    let path = if let Some(rest) = result.strip_prefix("Created the ") {
+        rest.strip_suffix(" file.")?
+    } else if let Some(rest) = result.strip_prefix("Appended the text to the ") {
+        rest.strip_suffix(" file.")?
+    } else {
+        without_parenthetical(result.strip_prefix("Replaced text in ")?)
+    };
+    let path = path.trim();
+    (!path.is_empty()).then_some(path)
+}
+
+/// `text` without a last ` (…)` holding no `)`, with the whitespace before it.
+fn without_parenthetical(text: &str) -> &str {
+    let Some(inner) = text.strip_suffix(')') else {
+        return text;
+    };
+    let Some(open) = inner.rfind('(') else {
+        return text;
+    };
+    let before = &inner[..open];
+    if inner[open + 1..].contains(')') || !before.ends_with(char::is_whitespace) {
+        return text;
+    }
+    let kept = before.trim_end();
+    if kept.is_empty() { text } else { kept }
+}
+
+/// opencode's `tool.execute.after` for `write`, `edit` and `apply_patch` (every file line of
+/// the patch, moved-to and deleted files included, as the reference's plugin passes them).
+fn opencode_write(value: &Map<String, Value>) -> WriteEvent {
+    let tool = value
+        .get("tool")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let args = value.get("args");
+    let arg = |key: &str| args?.get(key)?.as_str().filter(|text| !text.is_empty());
+    match tool {
+        "write" | "edit" => match arg("filePath").or_else(|| arg("path")) {
+            Some(path) => one_file(
+                path,
+                if tool == "write" {
+                    WriteTool::Write
+                } else {
+                    WriteTool::Edit
+                },
+            ),
+            None => WriteEvent::unreadable(format!("a {tool} call names no file (args.filePath)")),
+        },
+        "apply_patch" => {
+            let patch = arg("patchText")
+                .or_else(|| arg("patch"))
+                .or_else(|| arg("command"))
+                .unwrap_or_default();
+            let mut paths: Vec<&str> = Vec::new();
+            for line in patch.lines() {
+                let path = [
+                    "*** Add File: ",
+                    "*** Update File: ",
+                    "*** Delete File: ",
+                    "*** Move to: ",
+                ]
+                .iter()
+                .find_map(|prefix| line.strip_prefix(prefix))
+                .map(str::trim)
+                .filter(|path| !path.is_empty());
+                if let Some(path) = path
+                    && !paths.contains(&path)
+                {
+                    paths.push(path);
+                }
+            }
+            if paths.is_empty() {
+                return WriteEvent::unreadable("an apply_patch call names no file");
+            }
+            WriteEvent {
+                files: paths
+                    .into_iter()
+                    .map(|path| WrittenFile {
+                        path: Utf8PathBuf::from(normalised(path)),
+                        tool: WriteTool::Write,
+                    })
+                    .collect(),
+                ..WriteEvent::default()
+            }
+        }
+        _ => WriteEvent::default(),
+    }
+}
+
+/// Whether `harness`'s prompt `payload` is a human's turn: every prompt is, except opencode's
+/// in a session that is not the main one (a subagent's) or one the reference's plugin typed.
+pub fn prompt_is_human(harness: Harness, payload: &[u8]) -> bool {
+    if harness != Harness::Opencode {
+        return true;
+    }
+    let Ok(value) = serde_json::from_slice::<Value>(payload) else {
+        return false;
+    };
+    let main_session = value.get("main_session").and_then(Value::as_bool) == Some(true);
+    let typed_by_a_plugin = value
+        .get("parts")
+        .and_then(Value::as_array)
+        .and_then(|parts| {
+            parts
+                .iter()
+                .find(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+        })
+        .and_then(|part| part.get("text").and_then(Value::as_str))
+        .is_some_and(|text| text.starts_with(OPENCODE_NUDGE_SENTINEL));
+    main_session && !typed_by_a_plugin
+}
+
+/// Whether `harness` reads the prompt hook's stdin at all: Kiro IDE's prompt hook gets nothing
+/// there (0.12 never closes it), so it is not touched.
+pub fn prompt_reads_stdin(harness: Harness) -> bool {
+    harness != Harness::KiroIde
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(harness: Harness, payload: &str) -> WriteEvent {
+        write_event(harness, payload.as_bytes())
+    }
+
+    fn paths(event: &WriteEvent) -> Vec<(&str, WriteTool)> {
+        event
+            .files
+            .iter()
+            .map(|file| (file.path.as_str(), file.tool))
+            .collect()
+    }
+
+    #[test]
+    fn claude_code_names_the_file_in_tool_input() {
+        let written = event(
+            Harness::Claude,
+            r#"{"cwd":"/p","tool_name":"Edit","tool_input":{"file_path":"C:\\p\\a.md"}}"#,
+        );
+        assert_eq!(paths(&written), [("C:/p/a.md", WriteTool::Edit)]);
+        assert_eq!(
+            written.relative_to.as_deref(),
+            Some(camino::Utf8Path::new("/p"))
+        );
+        assert_eq!(
+            event(Harness::Claude, r#"{"tool_input":{}}"#),
+            WriteEvent::default()
+        );
+    }
+
+    #[test]
+    fn codex_names_each_added_and_updated_file_of_its_patch() {
+        let payload = r#"{"cwd":"/p","tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** Add File: a.md\n+x\n*** Update File: src\\b.ts\n@@\n*** Delete File: c.md\n*** End Patch\n"}}"#;
+        let written = event(Harness::Codex, payload);
+        assert_eq!(
+            paths(&written),
+            [("a.md", WriteTool::Write), ("src/b.ts", WriteTool::Edit)]
+        );
+        assert_eq!(
+            event(
+                Harness::Codex,
+                r#"{"tool_name":"Bash","tool_input":{"command":"ls"}}"#
+            ),
+            WriteEvent::default()
+        );
+        assert!(
+            event(Harness::Codex, r#"{"tool_name":"apply_patch","tool_input":{"command":"*** Begin Patch\n*** End Patch"}}"#)
+                .unreadable
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn kiro_cli_names_the_file_path_of_its_write_alias() {
+        let written = event(
+            Harness::Kiro,
+            r#"{"hook_event_name":"postToolUse","cwd":"/p","tool_name":"write","tool_input":{"command":"create","path":"/p/a.md"}}"#,
+        );
+        assert_eq!(paths(&written), [("/p/a.md", WriteTool::Write)]);
+        assert!(
+            event(Harness::Kiro, r#"{"tool_name":"fs_write","tool_input":{}}"#)
+                .unreadable
+                .is_some()
+        );
+        assert_eq!(
+            event(Harness::Kiro, r#"{"tool_name":"shell"}"#),
+            WriteEvent::default()
+        );
+    }
+
+    #[test]
+    fn kiro_ide_names_the_file_only_in_its_result_sentence() {
+        for (payload, expected) in [
+            (
+                r#"{"toolName":"fs_write","toolArgs":{},"toolResult":"Created the a/b.md file.","toolSuccess":true}"#,
+                ("a/b.md", WriteTool::Write),
+            ),
+            (
+                r#"{"tool_name":"str_replace","tool_input":{},"tool_response":"Replaced text in a\\b.md (2 occurrences)\n"}"#,
+                ("a/b.md", WriteTool::Edit),
+            ),
+            (
+                r#"{"tool_name":"fs_append","tool_input":{},"tool_response":"Appended the text to the c.md file."}"#,
+                ("c.md", WriteTool::Edit),
+            ),
+            (
+                r#"{"tool_name":"str_replace","tool_response":"Replaced text in notes (draft).md"}"#,
+                ("notes (draft).md", WriteTool::Edit),
+            ),
+        ] {
+            let written = event(Harness::KiroIde, payload);
+            assert_eq!(paths(&written), [expected], "{payload}");
+            assert_eq!(written.relative_to, None);
+        }
+    }
+
+    #[test]
+    fn kiro_ide_says_what_it_could_not_read_and_skips_failed_writes() {
+        for payload in [
+            r#"{"toolName":"fs_write","toolResult":"Wrote something somewhere"}"#,
+            r#"{"toolName":7,"toolResult":"Created the a.md file."}"#,
+            r"{}",
+            "not json",
+        ] {
+            assert!(
+                event(Harness::KiroIde, payload).unreadable.is_some(),
+                "{payload}"
+            );
+        }
+        assert_eq!(
+            event(
+                Harness::KiroIde,
+                r#"{"toolName":"fs_write","toolResult":"Created the a.md file.","toolSuccess":false}"#
+            ),
+            WriteEvent::default()
+        );
+        assert_eq!(
+            event(
+                Harness::KiroIde,
+                r#"{"tool_name":"execute_bash","tool_response":"Output:\nx"}"#
+            ),
+            WriteEvent::default()
+        );
+    }
+
+    #[test]
+    fn opencode_names_the_file_of_each_write_tool_and_every_patch_line() {
+        let written = event(
+            Harness::Opencode,
+            r#"{"directory":"/p","tool":"apply_patch","args":{"patchText":"*** Begin Patch\n*** Add File: src/one.ts\n*** Update File: src/two.ts\n*** Move to: src/three.ts\n*** Add File: src/one.ts\n*** End Patch\n"}}"#,
+        );
+        assert_eq!(
+            paths(&written),
+            [
+                ("src/one.ts", WriteTool::Write),
+                ("src/two.ts", WriteTool::Write),
+                ("src/three.ts", WriteTool::Write)
+            ]
+        );
+        assert_eq!(
+            written.relative_to.as_deref(),
+            Some(camino::Utf8Path::new("/p"))
+        );
+        let edit = event(
+            Harness::Opencode,
+            r#"{"tool":"edit","args":{"filePath":"/p/a.md"}}"#,
+        );
+        assert_eq!(paths(&edit), [("/p/a.md", WriteTool::Edit)]);
+        assert_eq!(
+            event(Harness::Opencode, r#"{"tool":"bash","args":{}}"#),
+            WriteEvent::default()
+        );
+    }
+
+    #[test]
+    fn a_payload_s_shape_names_its_harness() {
+        for (payload, harness) in [
+            (
+                r#"{"tool_name":"Write","tool_input":{"file_path":"/a"}}"#,
+                Harness::Claude,
+            ),
+            (
+                r#"{"tool_name":"apply_patch","tool_input":{}}"#,
+                Harness::Codex,
+            ),
+            (
+                r#"{"hook_event_name":"UserPromptSubmit","turn_id":"t"}"#,
+                Harness::Codex,
+            ),
+            (
+                r#"{"hook_event_name":"postToolUse","tool_name":"write"}"#,
+                Harness::Kiro,
+            ),
+            (
+                r#"{"toolName":"fs_write","toolResult":"x"}"#,
+                Harness::KiroIde,
+            ),
+            (
+                r#"{"hook_event_name":"PostToolUse","tool_name":"fs_write","tool_input":{},"tool_response":"Created the a file."}"#,
+                Harness::KiroIde,
+            ),
+            (
+                r#"{"hook_event_name":"tool.execute.after","directory":"/p","tool":"write"}"#,
+                Harness::Opencode,
+            ),
+            ("", Harness::Claude),
+        ] {
+            assert_eq!(detect_harness(payload.as_bytes()), harness, "{payload}");
+        }
+    }
+
+    #[test]
+    fn only_an_opencode_main_session_s_own_prompt_is_a_human_turn() {
+        let prompt = |main: bool, text: &str| {
+            format!(r#"{{"main_session":{main},"parts":[{{"type":"text","text":"{text}"}}]}}"#)
+        };
+        assert!(prompt_is_human(
+            Harness::Opencode,
+            prompt(true, "build it").as_bytes()
+        ));
+        assert!(!prompt_is_human(
+            Harness::Opencode,
+            prompt(false, "build it").as_bytes()
+        ));
+        assert!(!prompt_is_human(
+            Harness::Opencode,
+            prompt(true, "[aidlc-forwarding-nudge] continue").as_bytes()
+        ));
+        assert!(!prompt_is_human(Harness::Opencode, b"{}"));
+        assert!(prompt_is_human(Harness::Codex, b""));
+    }
+}
