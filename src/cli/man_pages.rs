@@ -603,6 +603,11 @@ pub const ENVIRONMENT: &[EnvironmentVariable] = &[
         read_by: &["engine hook run-sensors"],
     },
     EnvironmentVariable {
+        name: "USER_PROMPT",
+        meaning: "Kiro IDE 0.12's hook payload, read before stdin (whose end that IDE never sends) by the write hook and the human-turn hook run with `--harness kiro-ide` or on a Kiro IDE install.",
+        read_by: &["engine hook run-sensors", "engine hook record-human-turn"],
+    },
+    EnvironmentVariable {
         name: "AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS",
         meaning: "A cap on each gate fire's dispatch, in milliseconds (unset: none); a fire it cuts short is not evaluated. A value that is not a positive whole number is an error (exit 2).",
         read_by: &["engine gate", "gate check"],
@@ -621,11 +626,6 @@ pub const ENVIRONMENT: &[EnvironmentVariable] = &[
         name: "AIDLC_FRAMEWORK_TEMPLATES_DIR",
         meaning: "The framework's templates folder, given to a sensor that takes `--framework-templates-dir` (default: `<harness>/tools/data/templates`).",
         read_by: FIRING_COMMANDS,
-    },
-    EnvironmentVariable {
-        name: "AIDLC_RULES_SUBDIR",
-        meaning: "The rules folder's name written in the `GUARDRAIL_LOADED` audit row's `Path` (a label only; nothing is read from it).",
-        read_by: &["doctor"],
     },
     EnvironmentVariable {
         name: "HOME",
