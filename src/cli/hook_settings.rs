@@ -4,7 +4,7 @@
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HookInstallArgs, HookSettingsArgs, HookSettingsCommand};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::resolve_layout;
+use crate::cli::project::{resolve_layout, written_file_shown};
 use crate::hook_install::{self, HookAction};
 
 pub fn run(args: &HookSettingsArgs) -> ExitStatus {
@@ -54,7 +54,10 @@ fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
     }
     match hook_install::apply(&plan, &layout.project_dir) {
         Ok(true) => {
-            printer.status(&format!("wrote {shown}"));
+            printer.status(&format!(
+                "wrote {}",
+                written_file_shown(&layout, &plan.settings_path)
+            ));
             ExitStatus::Success
         }
         Ok(false) => {
