@@ -1,7 +1,9 @@
 //! Issue 26, fail closed round three: each test is named after a behaviour that was wrong.
 //!
 //! - item 10: the project search stops at the repository root, never adopts the home folder's
-//!   harness folder, and calls a harness folder without stage definitions no AI-DLC project.
+//!   harness folder, and calls a harness folder without stage definitions no AI-DLC project;
+//! - item 11: `learnings surface` reads `memory.md` with the compile's limits, and `aidlc lsp`
+//!   refuses an endless header line.
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -167,5 +169,129 @@ fn a_written_file_is_named_where_it_is_when_the_project_is_found_above() {
             .contains("; up to date: .claude/tools/data/stage-graph.json and scope-grid.json"),
         "{}",
         run.stderr
+    );
+}
+
+// --- Item 11: bounded reads -------------------------------------------------------------------
+
+/// `aidlc init --example`, compiled; the example intent's record and `user-stories` (its
+/// current stage).
+fn example_project() -> (TestProject, String) {
+    let project = TestProject::empty();
+    assert_eq!(project.run(&["init", "--example", "."]).status, 0);
+    assert_eq!(project.compile().status, 0);
+    let record = project
+        .path("aidlc/spaces/default/intents")
+        .read_dir_utf8()
+        .expect("the intents folder")
+        .map(|entry| entry.expect("an entry").file_name().to_owned())
+        .find(|name| name.ends_with("-example-checkout"))
+        .expect("the example record");
+    (project, format!("aidlc/spaces/default/intents/{record}"))
+}
+
+const SURFACE: [&str; 5] = ["engine", "learnings", "surface", "--slug", "user-stories"];
+
+#[test]
+fn learnings_surface_refuses_a_memory_file_past_the_input_limit() {
+    let (project, record) = example_project();
+    let memory = format!("{record}/inception/user-stories/memory.md");
+    project.write(&memory, "## Interpretations\n");
+    // Sparse: a file of 200 MB of zeros costs nothing to make, and the old reader read it all.
+    let file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(project.path(&memory))
+        .expect("open memory.md");
+    file.set_len(200 * 1024 * 1024).expect("grow memory.md");
+    let run = project.run_watched(&SURFACE, &[], None);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "cannot read {memory}: it is 209715200 bytes, more than the limit of 4194304 bytes"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "no candidates from a refused file");
+}
+
+#[test]
+fn learnings_surface_refuses_a_fifo_instead_of_waiting_for_a_writer() {
+    let (project, record) = example_project();
+    let memory = format!("{record}/inception/user-stories/memory.md");
+    std::fs::create_dir_all(project.path(&memory).parent().expect("a folder"))
+        .expect("the stage folder");
+    let made = std::process::Command::new("mkfifo")
+        .arg(project.path(&memory).as_str())
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo");
+    let run = project.run_watched(&SURFACE, &[], None);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "cannot read {memory}: it is a FIFO (named pipe), not a regular file"
+        )),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn compile_refuses_a_fifo_among_its_inputs_instead_of_waiting_for_a_writer() {
+    let project = TestProject::minimal();
+    let fifo = project.path(".claude/sensors/aidlc-piped.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo.as_str())
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo");
+    let run = project.run_watched(&["compile"], &[], None);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("it is a FIFO (named pipe), not a regular file"),
+        "{}",
+        run.stderr
+    );
+    assert!(!project.exists(crate::support::GRAPH), "nothing is written");
+}
+
+#[test]
+fn lsp_refuses_an_endless_header_line_after_a_bounded_read() {
+    use std::io::Write as _;
+    let project = TestProject::minimal();
+    let mut child = project
+        .command(&project.root, &["lsp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start aidlc lsp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // A header that never ends: 1 GiB offered in 1 MiB pieces. The server must stop reading
+    // long before that, so the pipe breaks while most of it is still unsent.
+    let offered: usize = 1024 * 1024 * 1024;
+    let chunk = vec![b'x'; 1024 * 1024];
+    let mut sent = 0;
+    let _ = stdin.write_all(b"Content-Length: 10");
+    while sent < offered {
+        match stdin.write_all(&chunk) {
+            Ok(()) => sent += chunk.len(),
+            Err(_) => break,
+        }
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("aidlc lsp ends");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        sent < 16 * 1024 * 1024,
+        "the server read {sent} bytes of one header line"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "the editor's LSP stream is broken: a frame header line longer than 4096 bytes"
+        ),
+        "{stderr}"
     );
 }
