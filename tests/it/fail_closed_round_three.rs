@@ -1,5 +1,8 @@
 //! Issue 26, fail closed round three: each test is named after a behaviour that was wrong.
 //!
+//! - item 2: `gate check` refuses a graph that its sources no longer compile to (a manifest or
+//!   stage edited without a recompile, a compile that failed), `--allow-stale` takes it as it
+//!   is, and `engine gate start|revise` say on stderr that the graph is stale;
 //! - item 10: the project search stops at the repository root, never adopts the home folder's
 //!   harness folder, and calls a harness folder without stage definitions no AI-DLC project;
 //! - item 11: `learnings surface` reads `memory.md` with the compile's limits, and `aidlc lsp`
@@ -8,6 +11,227 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::support::{Run, TestProject};
+
+// --- Item 2: a stale graph at the gate ----------------------------------------------------
+
+const REQUIRED_SECTIONS: &str = ".claude/sensors/aidlc-required-sections.md";
+const GATE_CHECK: [&str; 3] = ["gate", "check", "--no-record"];
+
+/// `manifest` with its severity set to blocking, written without a recompile.
+fn make_blocking(project: &TestProject, manifest: &str) {
+    let text = project.read(manifest);
+    assert!(text.contains("default_severity: advisory"), "{text}");
+    project.write(
+        manifest,
+        &text.replace("default_severity: advisory", "default_severity: blocking"),
+    );
+}
+
+#[test]
+fn gate_check_refuses_a_manifest_made_blocking_without_a_recompile() {
+    let (project, _) = example_project();
+    let before = project.run(&GATE_CHECK);
+    assert_eq!(
+        before.status, 0,
+        "advisory findings only: {}",
+        before.stderr
+    );
+    make_blocking(&project, REQUIRED_SECTIONS);
+    let stale = project.run(&GATE_CHECK);
+    assert_eq!(stale.status, 2, "{}{}", stale.stdout, stale.stderr);
+    assert!(
+        stale.stdout.is_empty(),
+        "no report on a stale graph: {}",
+        stale.stdout
+    );
+    for expected in [
+        "error: the stage graph .claude/tools/data/stage-graph.json is stale: its sources compile to another graph (30 stages differ)",
+        "  sensor required-sections: default_severity advisory → blocking (30 stages: intent-capture, market-research, feasibility, scope-definition, team-formation and 25 more)",
+        "  since the last recorded compile: .claude/sensors/aidlc-required-sections.md changed",
+        "  help: run `aidlc compile` to rebuild it from its sources, then check again; `--allow-stale` checks against the graph as it is",
+    ] {
+        assert!(
+            stale.stderr.contains(expected),
+            "{expected}\n{}",
+            stale.stderr
+        );
+    }
+    let allowed = project.run(&["gate", "check", "--no-record", "--allow-stale"]);
+    assert_eq!(
+        allowed.status, 0,
+        "the old graph's advisory binding: {}",
+        allowed.stderr
+    );
+    assert!(
+        allowed
+            .stderr
+            .contains("warning: the stage graph .claude/tools/data/stage-graph.json is stale")
+            && allowed
+                .stderr
+                .contains("checking against it as it is (--allow-stale)"),
+        "{}",
+        allowed.stderr
+    );
+    assert_eq!(project.compile().status, 0);
+    let recompiled = project.run(&GATE_CHECK);
+    assert_eq!(
+        recompiled.status, 1,
+        "now blocking findings fail: {}",
+        recompiled.stderr
+    );
+    assert!(
+        !recompiled.stderr.contains("stale"),
+        "{}",
+        recompiled.stderr
+    );
+}
+
+#[test]
+fn gate_check_refuses_a_blocking_sensor_bound_in_a_stage_without_a_recompile() {
+    let (project, _) = example_project();
+    project.write(
+        ".claude/sensors/aidlc-story-shape.md",
+        &crate::support::manifest("story-shape", "fire_on: gate\n")
+            .replace("default_severity: advisory", "default_severity: blocking"),
+    );
+    let stage = ".claude/aidlc-common/stages/inception/user-stories.md";
+    let text = project.read(stage);
+    project.write(
+        stage,
+        &text.replacen("sensors:\n", "sensors:\n  - story-shape\n", 1),
+    );
+    let run = project.run(&GATE_CHECK);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("  sensor story-shape: bound (stage user-stories)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("since the last recorded compile: "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn gate_check_refuses_the_graph_a_failed_compile_left_behind() {
+    let (project, _) = example_project();
+    make_blocking(&project, REQUIRED_SECTIONS);
+    let stage = ".claude/aidlc-common/stages/inception/user-stories.md";
+    let text = project.read(stage);
+    project.write(
+        stage,
+        &text.replacen("sensors:\n", "sensors:\n  - no-such-sensor\n", 1),
+    );
+    let graph_before = project.read(crate::support::GRAPH);
+    assert_eq!(project.compile().status, 1, "the compile fails");
+    assert_eq!(
+        project.read(crate::support::GRAPH),
+        graph_before,
+        "and keeps the old graph"
+    );
+    let run = project.run(&GATE_CHECK);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    for expected in [
+        "unknown-sensor-import",
+        "error: the stage graph .claude/tools/data/stage-graph.json is stale: its sources do not compile (1 error), so it is what an earlier compile wrote",
+        "help: fix the errors above and run `aidlc compile`, then check again",
+    ] {
+        assert!(run.stderr.contains(expected), "{expected}\n{}", run.stderr);
+    }
+}
+
+#[test]
+fn gate_check_without_a_compile_record_compiles_the_sources_to_compare() {
+    let (project, _) = example_project();
+    let record = ".claude/tools/data/.aidlc-compile-fingerprint";
+    project.remove(record);
+    let fresh = project.run(&GATE_CHECK);
+    assert_eq!(
+        fresh.status, 0,
+        "a current graph passes without a record: {}",
+        fresh.stderr
+    );
+    make_blocking(&project, REQUIRED_SECTIONS);
+    let run = project.run(&GATE_CHECK);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no aidlc compile of these sources is recorded (a fresh clone, or an install another compiler wrote), so they were compiled in memory to compare"),
+        "{}",
+        run.stderr
+    );
+    assert!(!project.exists(record), "the check writes no record");
+}
+
+#[test]
+fn the_reference_installs_are_checked_against_their_own_sources() {
+    for version in crate::support::REFERENCE_VERSIONS {
+        let project = TestProject::reference_install(version);
+        assert_eq!(
+            project.run(&["engine", "intent", "new", "demo"]).status,
+            0,
+            "{version}"
+        );
+        let pristine = project.run(&GATE_CHECK);
+        assert!(
+            !pristine.stderr.contains("stale"),
+            "{version}: {}",
+            pristine.stderr
+        );
+        // Every graph version carries `matches` (2.5 has no severity to drift).
+        let manifest = project.read(REQUIRED_SECTIONS);
+        let edited: Vec<&str> = manifest
+            .lines()
+            .map(|line| {
+                if line.starts_with("matches:") {
+                    "matches: \"**/*.md\""
+                } else {
+                    line
+                }
+            })
+            .collect();
+        project.write(REQUIRED_SECTIONS, &(edited.join("\n") + "\n"));
+        let run = project.run(&GATE_CHECK);
+        assert_eq!(run.status, 2, "{version}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("is stale: its sources compile to another graph")
+                && run
+                    .stderr
+                    .contains("no aidlc compile of these sources is recorded"),
+            "{version}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn engine_gate_start_says_on_stderr_that_the_graph_is_stale_and_uses_it() {
+    let (project, _) = example_project();
+    make_blocking(&project, REQUIRED_SECTIONS);
+    let run = project.run(&["engine", "gate", "start", "user-stories"]);
+    assert_eq!(
+        run.status, 0,
+        "the compiled graph still says advisory: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "warning: the stage graph .claude/tools/data/stage-graph.json is stale: its sources compile to another graph"
+        ) && run.stderr.contains(
+            "the gate fires what this graph says; run `aidlc compile` so that it fires what the sources say"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stdout.contains("\"new_state\":\"awaiting-approval\""),
+        "{}",
+        run.stdout
+    );
+}
 
 // --- Item 10: the project search --------------------------------------------------------------
 
@@ -249,7 +473,8 @@ fn compile_refuses_a_fifo_among_its_inputs_instead_of_waiting_for_a_writer() {
     let run = project.run_watched(&["compile"], &[], None);
     assert_eq!(run.status, 1, "{}", run.stderr);
     assert!(
-        run.stderr.contains("it is a FIFO (named pipe), not a regular file"),
+        run.stderr
+            .contains("it is a FIFO (named pipe), not a regular file"),
         "{}",
         run.stderr
     );
