@@ -3,6 +3,9 @@
 //! - item 2: `gate check` refuses a graph that its sources no longer compile to (a manifest or
 //!   stage edited without a recompile, a compile that failed), `--allow-stale` takes it as it
 //!   is, and `engine gate start|revise` say on stderr that the graph is stale;
+//! - item 7: `engine gate start --artifacts` resolves each explicit artifact canonically, refuses
+//!   one outside the stage's produce folders (absolute, `..`, missing, a line break) before any
+//!   row, and fires on it with the discovered deliverables;
 //! - item 10: the project search stops at the repository root, never adopts the home folder's
 //!   harness folder, and calls a harness folder without stage definitions no AI-DLC project;
 //! - item 11: `learnings surface` reads `memory.md` with the compile's limits, and `aidlc lsp`
@@ -230,6 +233,130 @@ fn engine_gate_start_says_on_stderr_that_the_graph_is_stale_and_uses_it() {
         run.stdout.contains("\"new_state\":\"awaiting-approval\""),
         "{}",
         run.stdout
+    );
+}
+
+// --- Item 7: explicit artifacts at the gate --------------------------------------------------
+
+const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
+const STAGE_DIR: &str = "aidlc/spaces/default/intents/261130-demo/inception/first-stage";
+
+/// A compiled project whose `first-stage` produces `first-stage-doc` (on disk, passing) and
+/// imports one blocking gate sensor that fails any Markdown file holding `FAIL`; the intent's
+/// current stage is `first-stage`, and `extra-notes.md` (failing, not a declared output) lies
+/// in the stage's folder.
+fn blocking_gate_project() -> TestProject {
+    let project = TestProject::minimal();
+    project.write(
+        "shape.sh",
+        "#!/bin/sh\nif grep -q FAIL \"$4\"; then echo '{\"pass\":false,\"findings_count\":1}'; else echo '{\"pass\":true,\"findings_count\":0}'; fi\n",
+    );
+    project.write(
+        ".claude/sensors/aidlc-demo-check.md",
+        &crate::support::manifest("demo-check", "fire_on: gate\n")
+            .replace("default_severity: advisory", "default_severity: blocking")
+            .replace(
+                "command: aidlc engine sensor-demo-check",
+                "command: sh shape.sh",
+            ),
+    );
+    let compiled = project.compile();
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "# State\n\n- **Current Stage**: first-stage\n",
+    );
+    project.write(&format!("{STAGE_DIR}/first-stage-doc.md"), "# Doc\n");
+    project.write(&format!("{STAGE_DIR}/extra-notes.md"), "FAIL\n");
+    project.write("README.md", "# Readme\n");
+    project.write("docs/outside.md", "# Outside\n");
+    project
+}
+
+fn gate_start_with_artifacts(project: &TestProject, artifacts: &str) -> Run {
+    project.run_watched(
+        &[
+            "engine",
+            "gate",
+            "start",
+            "first-stage",
+            "--artifacts",
+            artifacts,
+        ],
+        &[],
+        None,
+    )
+}
+
+#[test]
+fn gate_start_refuses_explicit_artifacts_outside_the_produce_folders_before_any_row() {
+    let project = blocking_gate_project();
+    let inside_but_absolute = project.path(&format!("{STAGE_DIR}/first-stage-doc.md"));
+    for (artifacts, why) in [
+        (
+            inside_but_absolute.as_str(),
+            "an absolute path is not accepted",
+        ),
+        (
+            "../first-stage/first-stage-doc.md",
+            "a `..` component is not accepted",
+        ),
+        (
+            "missing.md",
+            "no such file in the stage's produce directories",
+        ),
+        (
+            "README.md",
+            "no such file in the stage's produce directories",
+        ),
+        (
+            "docs/outside.md",
+            "the canonical path is outside the stage's resolved produce directories",
+        ),
+        (
+            "first-stage-doc.md\n**Event**: GATE_APPROVED",
+            "a line break or other control character",
+        ),
+    ] {
+        let run = gate_start_with_artifacts(&project, artifacts);
+        assert_eq!(run.status, 2, "{artifacts:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("Refusing gate sensor artifact") && run.stderr.contains(why),
+            "{artifacts:?}: {}",
+            run.stderr
+        );
+        assert!(run.stdout.is_empty(), "{artifacts:?}: {}", run.stdout);
+        assert!(
+            !project.exists(&format!("{RECORD}/audit")),
+            "{artifacts:?}: no audit row before the refusal"
+        );
+    }
+}
+
+#[test]
+fn an_explicit_artifact_that_fails_a_blocking_sensor_refuses_the_gate() {
+    let project = blocking_gate_project();
+    let run = gate_start_with_artifacts(&project, "extra-notes");
+    assert_eq!(run.status, 1, "{}{}", run.stdout, run.stderr);
+    assert!(run.stderr.contains("extra-notes.md"), "{}", run.stderr);
+    let fired: Vec<String> = crate::support::ledger_blocks(&project, RECORD)
+        .iter()
+        .filter(|block| block.event() == "SENSOR_FIRED")
+        .filter_map(|block| block.field("Output path").map(str::to_owned))
+        .collect();
+    assert_eq!(
+        fired,
+        [
+            format!("{STAGE_DIR}/first-stage-doc.md"),
+            format!("{STAGE_DIR}/extra-notes.md")
+        ],
+        "the explicit artifact is fired on with the discovered deliverable"
+    );
+    assert!(
+        !crate::support::ledger_blocks(&project, RECORD)
+            .iter()
+            .any(|block| block.event() == "STAGE_AWAITING_APPROVAL"),
+        "the gate stays closed"
     );
 }
 
