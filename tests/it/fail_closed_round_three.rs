@@ -12,7 +12,8 @@
 //! - item 10: the project search stops at the repository root, never adopts the home folder's
 //!   harness folder, and calls a harness folder without stage definitions no AI-DLC project;
 //! - item 11: `learnings surface` reads `memory.md` with the compile's limits, and `aidlc lsp`
-//!   refuses an endless header line.
+//!   refuses an endless header line;
+//! - item 12: finding messages name files relative to the repository root.
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -893,5 +894,80 @@ fn lsp_refuses_an_endless_header_line_after_a_bounded_read() {
             "the editor's LSP stream is broken: a frame header line longer than 4096 bytes"
         ),
         "{stderr}"
+    );
+}
+
+// --- Item 12: finding messages without this machine's paths ---------------------------------
+
+/// The example intent's claim-sources finding on its missing questions file.
+const QUESTIONS_FILE_MISSING: &str = "questions file missing: ";
+
+#[test]
+fn finding_messages_name_files_from_the_repository_root_in_every_format() {
+    let (project, record) = example_project();
+    let expected = format!(
+        "{QUESTIONS_FILE_MISSING}{record}/ideation/intent-capture/intent-capture-questions.md"
+    );
+    for format in ["json", "human", "github", "sarif", "junit", "gitlab"] {
+        let run = project.run(&["gate", "check", "--no-record", "--format", format]);
+        assert_eq!(run.status, 0, "{format}: {}", run.stderr);
+        assert!(run.stdout.contains(&expected), "{format}: {}", run.stdout);
+        // SARIF names the repository's root once, as the base of its relative URIs.
+        let machine_paths: Vec<&str> = run
+            .stdout
+            .lines()
+            .filter(|line| line.contains(project.root.as_str()) && !line.contains("file://"))
+            .collect();
+        assert!(
+            machine_paths.is_empty(),
+            "{format} names this machine's folders: {machine_paths:?}"
+        );
+    }
+    // The detail file keeps the worker's own JSON, as the reference's worker writes it.
+    let recorded = project.run(&["gate", "check", "--format", "json"]);
+    assert_eq!(recorded.status, 0, "{}", recorded.stderr);
+    let report: serde_json::Value = serde_json::from_str(&recorded.stdout).expect("JSON");
+    let detail = report["fires"]
+        .as_array()
+        .expect("fires")
+        .iter()
+        .find(|fire| fire["sensor_id"] == "claim-sources")
+        .and_then(|fire| fire["detail_path"].as_str())
+        .expect("a detail file");
+    assert!(
+        project.read(detail).contains(&format!(
+            "{QUESTIONS_FILE_MISSING}{}/{record}/ideation/intent-capture/intent-capture-questions.md",
+            project.root
+        )),
+        "{}",
+        project.read(detail)
+    );
+}
+
+#[test]
+fn in_a_monorepo_finding_messages_carry_the_projects_folder_in_the_repository() {
+    let repository = TestProject::empty();
+    std::fs::create_dir_all(repository.path(".git")).expect("a .git folder");
+    let project_dir = repository.path("services/shop");
+    std::fs::create_dir_all(&project_dir).expect("the project folder");
+    let init = repository.run_in(&project_dir, &["init", "--example", "."]);
+    assert_eq!(init.status, 0, "{}", init.stderr);
+    assert_eq!(repository.run_in(&project_dir, &["compile"]).status, 0);
+    let run = repository.run_in(
+        &project_dir,
+        &["gate", "check", "--no-record", "--format", "github"],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(&format!(
+            "{QUESTIONS_FILE_MISSING}services/shop/aidlc/spaces/default/intents/"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains(repository.root.as_str()),
+        "{}",
+        run.stdout
     );
 }
