@@ -228,7 +228,7 @@ impl ProduceFolders<'_> {
         }
         let base = normal.rsplit('/').next().unwrap_or(&normal);
         let mut forms = vec![normal.clone()];
-        if !names.iter().any(|name| name == base) && !base.ends_with(".md") {
+        if !names.iter().any(|name| name == base) {
             forms.push(artifact_file_name(&normal));
         }
         let mut candidates: Vec<Utf8PathBuf> = Vec::new();

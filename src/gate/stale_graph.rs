@@ -191,9 +191,8 @@ fn stage_list(stages: &[&str]) -> String {
 /// Prove the graph at `layout` current, or say why it is stale. A graph that cannot be read
 /// counts as stale (drifted, every stage added).
 pub fn check_graph_against_sources(layout: &Layout) -> Result<GraphProof, StaleGraph> {
-    let since = match fingerprint::check(layout, fingerprint::CheckMode::ReadOnly) {
-        Ok(_) => return Ok(GraphProof::Recorded),
-        Err(stale) => stale,
+    let Err(since) = fingerprint::check(layout, fingerprint::CheckMode::ReadOnly) else {
+        return Ok(GraphProof::Recorded);
     };
     let mut db = CompilerDatabase::default();
     let (_inputs, outcome) = compile::load_and_compile_once(&mut db, layout);

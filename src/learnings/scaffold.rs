@@ -326,7 +326,8 @@ mod tests {
 
     #[test]
     fn a_value_only_an_escape_could_carry_is_refused() {
-        let cases: [(&str, fn(&mut ManifestFields)); 4] = [
+        type Edit = fn(&mut ManifestFields);
+        let cases: [(&str, Edit); 4] = [
             ("matches", |fields| {
                 fields.matches = "nothing\"\nfire_on: gate\nx: \"".to_owned();
             }),

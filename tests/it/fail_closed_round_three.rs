@@ -405,7 +405,7 @@ fn surfaced_example() -> (TestProject, Utf8PathBuf, String) {
     (project, selections, intent)
 }
 
-fn sensor_selection(fields: serde_json::Value, origin_stage: &str) -> serde_json::Value {
+fn sensor_selection(fields: &serde_json::Value, origin_stage: &str) -> serde_json::Value {
     let mut manifest_fields = serde_json::json!({
         "id": "persona-named", "kind": "deterministic", "command": "sh persona.sh",
         "default_severity": "advisory", "description": "Every story names its persona",
@@ -479,7 +479,7 @@ fn persist_refuses_a_matches_that_would_write_more_keys() {
         &[
             learning,
             sensor_selection(
-                serde_json::json!({"matches": "nothing\"\nfire_on: gate\nx: \""}),
+                &serde_json::json!({"matches": "nothing\"\nfire_on: gate\nx: \""}),
                 "user-stories",
             ),
         ],
@@ -497,7 +497,7 @@ fn persist_refuses_a_description_that_would_end_the_frontmatter() {
         &[
             learning_selection("project", "Stories", "Name the persona."),
             sensor_selection(
-                serde_json::json!({"description": "Looks at stories\n---\nmatches: \"**\""}),
+                &serde_json::json!({"description": "Looks at stories\n---\nmatches: \"**\""}),
                 "user-stories",
             ),
         ],
@@ -553,7 +553,7 @@ fn persist_refuses_an_existing_id_an_unknown_origin_stage_and_an_unknown_scope()
         &[
             learning.clone(),
             sensor_selection(
-                serde_json::json!({"id": "required-sections"}),
+                &serde_json::json!({"id": "required-sections"}),
                 "user-stories",
             ),
         ],
@@ -565,7 +565,7 @@ fn persist_refuses_an_existing_id_an_unknown_origin_stage_and_an_unknown_scope()
         &intent,
         &[
             learning.clone(),
-            sensor_selection(serde_json::json!({}), "no-such-stage"),
+            sensor_selection(&serde_json::json!({}), "no-such-stage"),
         ],
         "unknown origin stage \"no-such-stage\"",
     );
@@ -587,7 +587,7 @@ fn persist_quotes_values_that_need_it_and_the_compile_reads_them_as_given() {
         &selections,
         &intent,
         &[sensor_selection(
-            serde_json::json!({"description": description, "category": "no"}),
+            &serde_json::json!({"description": description, "category": "no"}),
             "user-stories",
         )],
     );
