@@ -1,5 +1,5 @@
-//! The manifest a sensor selection scaffolds (§7.3 write 1): its text, and the proof that every
-//! reader of it sees the selection.
+//! The manifest a sensor selection scaffolds (persist's first write): its text, and the proof
+//! that every reader of it sees the selection.
 //!
 //! Two readers read a scaffolded manifest: this engine's YAML parser (the compile, the
 //! dispatcher), and, on an install of the reference, its line reader (each top-level key's
