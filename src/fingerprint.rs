@@ -375,7 +375,8 @@ fn check_file(path: &Utf8Path, recorded: &FileStamp, written_at_ns: u64) -> File
     if stat.size != recorded.stat.size {
         return FileCheck::Changed;
     }
-    match std::fs::read(path) {
+    // Bounded by the recorded size, and never a blocking read of a FIFO put in a file's place.
+    match crate::discover::read_bounded(path, recorded.stat.size) {
         Ok(bytes) if hash_hex(&bytes) == recorded.blake3 => FileCheck::SameBytes(stat),
         _ => FileCheck::Changed,
     }

@@ -374,6 +374,11 @@ pub struct GateCheckArgs {
     /// every fire unevaluated), instead of 2. For the rare pipeline that means to check nothing.
     #[arg(long)]
     pub allow_empty: bool,
+    /// Check against the compiled graph even when its sources no longer compile to it (a
+    /// manifest or stage edited without `aidlc compile`, or a compile that failed). Without it
+    /// a stale graph is refused (exit 2) and what drifted is named.
+    #[arg(long)]
+    pub allow_stale: bool,
     /// No progress line, even on a terminal.
     #[arg(long, short)]
     pub quiet: bool,

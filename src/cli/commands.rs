@@ -13,7 +13,7 @@ use crate::cli::args::{
 };
 use crate::cli::man_pages;
 use crate::cli::printer::{self, Printer, error_line};
-use crate::cli::project::{current_dir, env_var, resolve_layout};
+use crate::cli::project::{current_dir, env_var, resolve_layout, written_file_shown};
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
@@ -345,7 +345,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
                 outcome.n_sensors,
                 plural(outcome.n_sensors),
                 elapsed.as_secs_f64() * 1000.0,
-                layout.display(&layout.stage_graph_path),
+                written_file_shown(&layout, &layout.stage_graph_path),
                 layout
                     .display(&layout.scope_grid_path)
                     .file_name()

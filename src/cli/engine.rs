@@ -526,7 +526,8 @@ fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStat
     print_json_reply(crate::learnings::surface(&workspace, &args.slug), printer)
 }
 
-/// `learnings persist`: the reply on stdout, exit 0; 1 when refused (§7).
+/// `learnings persist`: the reply on stdout, exit 0; 1 when refused (§7); 2 when a selection
+/// cannot be written as given (nothing was written).
 fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStatus {
     let workspace = match resolve_workspace(&args.project, printer) {
         Ok(workspace) => workspace,
@@ -539,5 +540,15 @@ fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStat
     let given = lexically_normal(&cwd.join(&args.selections_json));
     let persisted =
         crate::learnings::persist(&workspace, &args.slug, &given, std::time::SystemTime::now());
-    print_json_reply(persisted.map(|reply| reply.json()), printer)
+    match persisted {
+        Err(error) if error.is_invalid_selection() => {
+            error_line(
+                printer,
+                &error.to_string(),
+                Some("fix the selection in the selections file, then persist again"),
+            );
+            ExitStatus::Error
+        }
+        persisted => print_json_reply(persisted.map(|reply| reply.json()), printer),
+    }
 }

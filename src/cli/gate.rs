@@ -17,6 +17,7 @@ use crate::gate::merge::{merge_reports, read_report};
 use crate::gate::render::{self, RenderSettings, ReportFormat, SourceTexts};
 use crate::gate::report::GateReport;
 use crate::gate::repository::RepositoryRoot;
+use crate::gate::stale_graph::{StaleGraph, StaleKind, check_graph_against_sources};
 
 pub fn run(args: &GateArgs) -> ExitStatus {
     match &args.command {
@@ -39,6 +40,16 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     let Some(graph) = usable_graph(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
+    if let Err(stale) = check_graph_against_sources(&workspace.layout) {
+        if !args.allow_stale {
+            print_stale_graph(&stale, &printer);
+            return ExitStatus::Error;
+        }
+        printer.status(&format!(
+            "warning: {}\n  checking against it as it is (--allow-stale)",
+            stale.message()
+        ));
+    }
     let nodes = graph.nodes;
     let records = match intent_records(&workspace, args.all_intents, args.intent.as_deref()) {
         Ok(records) => records,
@@ -111,6 +122,17 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         }
     }
     with_reports_written(status, written)
+}
+
+/// A stale graph refused: the sources' errors (when they do not compile), then what drifted
+/// and the fix.
+fn print_stale_graph(stale: &StaleGraph, printer: &Printer) {
+    if let StaleKind::CompileErrors { errors, sources } = &stale.kind {
+        for diagnostic in errors {
+            printer.diagnostic(diagnostic, sources);
+        }
+    }
+    error_line(printer, &stale.message(), Some(stale.help()));
 }
 
 fn merge(args: &GateMergeArgs) -> ExitStatus {

@@ -15,6 +15,7 @@ use crate::english::plural;
 use crate::gate::enforce::{
     DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
 };
+use crate::gate::stale_graph::check_graph_against_sources;
 
 pub fn run(args: &EngineGateArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -75,6 +76,14 @@ fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer
     let Some(graph) = usable_graph(&workspace.layout, printer) else {
         return ExitStatus::Error;
     };
+    // The conductor's gate keeps the seed's rule, the compiled graph decides what fires; a graph
+    // its sources no longer compile to is said, not refused.
+    if let Err(stale) = check_graph_against_sources(&workspace.layout) {
+        printer.status(&format!(
+            "warning: {}\n  the gate fires what this graph says; run `aidlc compile` so that it fires what the sources say",
+            stale.message()
+        ));
+    }
     match run_gate_step(&workspace, &registry, &graph.nodes, request) {
         Ok(reply) => {
             printer.status(&summary_line(&request.stage, &reply.summary));

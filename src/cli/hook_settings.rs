@@ -4,7 +4,7 @@
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HookInstallArgs, HookSettingsArgs, HookSettingsCommand};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::resolve_layout;
+use crate::cli::project::{resolve_layout, written_file_shown};
 use crate::discover::Layout;
 use crate::harness::install::{self, HookAction, HookPlan, InstallRequest};
 use crate::harness::{self, registration};
@@ -68,7 +68,7 @@ fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
                     .iter()
                     .any(|file| &file.path == path && file.after.is_none());
                 let verb = if removed { "removed" } else { "wrote" };
-                printer.status(&format!("{verb} {}", layout.display(path)));
+                printer.status(&format!("{verb} {}", written_file_shown(&layout, path)));
             }
             for follow_up in &plan.follow_ups {
                 printer.status(follow_up);

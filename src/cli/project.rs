@@ -61,11 +61,11 @@ pub(super) fn resolve_layout_near(
         Ok((harness, dir)) => Ok(Layout::new(&dir, harness, &env_var)),
         Err(error) => {
             let help = match error {
-                discover::ProjectError::NotFound { .. } | discover::ProjectError::NoHarness(_) => {
-                    Some(
-                        "run `aidlc init <dir>` to install the default framework, or pass --project-dir and --harness",
-                    )
-                }
+                discover::ProjectError::NotFound { .. }
+                | discover::ProjectError::NotAnAidlcProject { .. }
+                | discover::ProjectError::NoHarness(_) => Some(
+                    "run `aidlc init <dir>` to install the default framework, or pass --project-dir and --harness",
+                ),
                 _ => None,
             };
             error_line(printer, &error.to_string(), help);
@@ -82,6 +82,23 @@ pub(super) fn lexically_normal(dir: &Utf8Path) -> Utf8PathBuf {
     dir.components()
         .filter(|component| *component != camino::Utf8Component::CurDir)
         .collect()
+}
+
+/// How a message names `path`, a file under the project that this command wrote (or found
+/// already holding its bytes): relative to the project folder when the command runs in that
+/// folder, else absolute, so that a project found above the working folder, or named by
+/// `--project-dir` or the environment, is never taken for the working folder.
+pub(super) fn written_file_shown(layout: &Layout, path: &Utf8Path) -> String {
+    let shown = layout.display(path);
+    let runs_in_project = current_dir().is_some_and(|cwd| {
+        cwd == layout.project_dir
+            || cwd.canonicalize_utf8().ok() == layout.project_dir.canonicalize_utf8().ok()
+    });
+    if runs_in_project || shown.is_absolute() {
+        shown.into_string()
+    } else {
+        layout.project_dir.join(shown).into_string()
+    }
 }
 
 /// The workspace for `args`: the layout, then the active space and intent read once for the

@@ -11,14 +11,16 @@ mod inputs;
 mod listing;
 
 pub use inputs::{
-    DURABLE_THRESHOLD, FileStamp, HELPER_THREAD_THRESHOLD, InputChanges, MAX_GENERATED_BYTES,
-    MAX_INPUT_BYTES, PARALLEL_THRESHOLD, ProjectInputs, ReadFile, Reread, StatStamp,
-    durability_for, hash_hex, load_listing, load_project, load_read_files, new_project, read_files,
-    read_input, worth_a_helper_thread, worth_parallel,
+    BoundedReadError, DURABLE_THRESHOLD, FileStamp, HELPER_THREAD_THRESHOLD, InputChanges,
+    MAX_GENERATED_BYTES, MAX_INPUT_BYTES, PARALLEL_THRESHOLD, ProjectInputs, ReadFile, Reread,
+    StatStamp, durability_for, hash_hex, load_listing, load_project, load_read_files, new_project,
+    open_regular_file, read_bounded, read_files, read_input, worth_a_helper_thread, worth_parallel,
 };
 pub use listing::{
     InputListing, list_markdown_files, list_rule_files, list_sensor_files, list_stage_files,
 };
+
+use std::fmt;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -128,9 +130,26 @@ impl Layout {
 #[derive(Debug, thiserror::Error)]
 pub enum ProjectError {
     #[error(
-        "no AI-DLC project found: neither {cwd} nor any folder above it holds a harness folder (.claude, .codex, .kiro, .cursor or .aidlc)"
+        "no AI-DLC project found: neither {cwd} nor any folder above it {searched} holds a harness folder (.claude, .codex, .kiro, .cursor or .aidlc) with stage definitions"
     )]
-    NotFound { cwd: Utf8PathBuf },
+    NotFound {
+        cwd: Utf8PathBuf,
+        searched: SearchLimit,
+    },
+    #[error(
+        "not an AI-DLC project: {} {} no stage definitions (looked in {}); searched from {cwd} {searched}",
+        english_list(harness_dirs),
+        if harness_dirs.len() == 1 { "holds" } else { "hold" },
+        english_list(stage_dirs)
+    )]
+    NotAnAidlcProject {
+        cwd: Utf8PathBuf,
+        /// The harness folders the search found, none holding a stage definition.
+        harness_dirs: Vec<Utf8PathBuf>,
+        /// Where their stage definitions would be.
+        stage_dirs: Vec<Utf8PathBuf>,
+        searched: SearchLimit,
+    },
     #[error("the project folder {dir} does not exist")]
     MissingDir { dir: Utf8PathBuf },
     #[error(transparent)]
@@ -139,8 +158,43 @@ pub enum ProjectError {
     NonUtf8Cwd,
 }
 
+/// Where the upward search for a project stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SearchLimit {
+    /// At the folder holding `.git`: a project never lies above its repository.
+    RepositoryRoot(Utf8PathBuf),
+    /// Below the home folder: its harness folder is the agent's own settings (Claude Code's
+    /// `~/.claude`), never a project.
+    HomeFolder(Utf8PathBuf),
+    /// At the file system's root.
+    FileSystemRoot,
+}
+
+impl fmt::Display for SearchLimit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SearchLimit::RepositoryRoot(dir) => write!(f, "up to the repository root {dir}"),
+            SearchLimit::HomeFolder(home) => write!(
+                f,
+                "below the home folder {home} (whose own harness folder is never a project)"
+            ),
+            SearchLimit::FileSystemRoot => f.write_str("up to the file system root"),
+        }
+    }
+}
+
+fn english_list(paths: &[Utf8PathBuf]) -> String {
+    let shown: Vec<&str> = paths.iter().map(|path| path.as_str()).collect();
+    match shown.as_slice() {
+        [] => String::new(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// The project folder: `explicit`, else `AIDLC_PROJECT_DIR`, else `CLAUDE_PROJECT_DIR`, else the
-/// nearest ancestor of `cwd` with a harness folder. Relative paths are taken from `cwd`.
+/// nearest ancestor of `cwd` with a harness folder that holds stage definitions ([`search_upwards`]).
+/// Relative paths are taken from `cwd`.
 pub fn find_project_dir(
     explicit: Option<&Utf8Path>,
     env: &dyn Fn(&str) -> Option<String>,
@@ -164,10 +218,77 @@ pub fn find_project_dir(
             Err(ProjectError::MissingDir { dir })
         };
     }
-    cwd.ancestors()
-        .find(|dir| !harnesses_present(dir).is_empty())
-        .map(Utf8Path::to_owned)
-        .ok_or_else(|| ProjectError::NotFound {
-            cwd: cwd.to_owned(),
+    search_upwards(env, cwd)
+}
+
+/// The nearest folder from `cwd` upwards with a harness folder that holds at least one stage
+/// definition. Invariants: the search never goes above the first folder holding `.git` (the
+/// repository root, which is still searched), never looks at the home folder (`$HOME`) or
+/// above it, and passes over a harness folder without stage definitions (an agent's settings
+/// in a folder that is not an AI-DLC project); when that was all it found, the error names each
+/// such folder and where its stage definitions would be.
+fn search_upwards(
+    env: &dyn Fn(&str) -> Option<String>,
+    cwd: &Utf8Path,
+) -> Result<Utf8PathBuf, ProjectError> {
+    // The home folder as given and as resolved: `cwd`'s ancestors are compared as they are
+    // (resolving each would cost a system call per level).
+    let home: Vec<Utf8PathBuf> = env("HOME")
+        .filter(|home| !home.is_empty())
+        .map(|home| {
+            let given = Utf8PathBuf::from(home);
+            let canonical = given.canonicalize_utf8().unwrap_or_else(|_| given.clone());
+            vec![given, canonical]
         })
+        .unwrap_or_default();
+    let mut harness_dirs = Vec::new();
+    let mut stage_dirs = Vec::new();
+    let mut searched = SearchLimit::FileSystemRoot;
+    for dir in cwd.ancestors() {
+        if home.iter().any(|home| home == dir) {
+            searched = SearchLimit::HomeFolder(dir.to_owned());
+            break;
+        }
+        for harness in harnesses_present(dir) {
+            let stages_dir = stages_dir_of(dir, harness, env);
+            if !list_stage_files(&stages_dir).is_empty() {
+                return Ok(dir.to_owned());
+            }
+            harness_dirs.push(dir.join(harness.dir_name()));
+            stage_dirs.push(stages_dir);
+        }
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            searched = SearchLimit::RepositoryRoot(dir.to_owned());
+            break;
+        }
+    }
+    let cwd = cwd.to_owned();
+    if harness_dirs.is_empty() {
+        Err(ProjectError::NotFound { cwd, searched })
+    } else {
+        Err(ProjectError::NotAnAidlcProject {
+            cwd,
+            harness_dirs,
+            stage_dirs,
+            searched,
+        })
+    }
+}
+
+/// Where [`Layout::new`] would look for the stage definitions of `harness` in `project_dir`.
+fn stages_dir_of(
+    project_dir: &Utf8Path,
+    harness: Harness,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Utf8PathBuf {
+    env("AIDLC_STAGES_DIR")
+        .filter(|dir| !dir.is_empty())
+        .map_or_else(
+            || {
+                project_dir
+                    .join(harness.dir_name())
+                    .join("aidlc-common/stages")
+            },
+            |dir| project_dir.join(dir),
+        )
 }

@@ -11,7 +11,9 @@
 //!   in its state) gets every planned fire turned into a `sensors off` skip, and none of its
 //!   bindings counts as unfired: it was switched off, not forgotten; the report names the
 //!   switch ([`SensorsOff`]), so a run the switch emptied is "nothing checked", never green;
-//! - a `--stage` the graph does not have refuses the whole check before any fire runs.
+//! - a `--stage` the graph does not have refuses the whole check before any fire runs;
+//! - a finding's message and help name files under the project from the repository root, as
+//!   its location is shown, never by this machine's absolute path.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,7 +26,7 @@ use crate::dispatch::time_limit::GateLimits;
 use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
 use crate::gate::render::SourceTexts;
 use crate::gate::report::{
-    FireOnFilter, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
+    FireOnFilter, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
 };
 use crate::workspace::{self, Workspace};
 
@@ -153,7 +155,7 @@ impl PlannedCheck {
         started: Instant,
         on_fire_done: &(dyn Fn() + Sync),
     ) -> GateReport {
-        let fires = run_gate_fires(
+        let mut fires = run_gate_fires(
             workspace,
             registry,
             nodes,
@@ -162,6 +164,11 @@ impl PlannedCheck {
             self.request.record,
             &self.request.limits,
             on_fire_done,
+        );
+        name_project_files_from_the_repository(
+            &mut fires,
+            workspace.project_dir(),
+            &self.request.project_path,
         );
         let plan = self.plan_identity();
         let sensors = fires
@@ -250,6 +257,42 @@ impl PlannedCheck {
         PlanIdentity {
             id: hasher.finalize().to_hex().to_string(),
             size: self.plan.planned_units,
+        }
+    }
+}
+
+/// Every finding's message and help with each absolute path under the project written from the
+/// repository root, as the report shows locations: a worker is handed the deliverable's
+/// absolute path and names files by it (`questions file missing: /…/x-questions.md`), which
+/// would show this machine's folders in a CI report. The worker's JSON in the detail file keeps
+/// what the worker wrote.
+fn name_project_files_from_the_repository(
+    fires: &mut [GateFire],
+    project_dir: &Utf8Path,
+    project_path: &Utf8Path,
+) {
+    let replacement = if project_path.as_str().is_empty() {
+        String::new()
+    } else {
+        format!("{project_path}/")
+    };
+    let mut prefixes: Vec<String> = std::iter::once(project_dir.to_owned())
+        .chain(project_dir.canonicalize_utf8().ok())
+        .map(|dir| format!("{}/", dir.as_str().trim_end_matches('/')))
+        .filter(|prefix| prefix.len() > 1)
+        .collect();
+    // The longer prefix first, so that one that contains the other is replaced whole.
+    prefixes.sort_by_key(|prefix| std::cmp::Reverse(prefix.len()));
+    prefixes.dedup();
+    let relative = |text: &str| {
+        prefixes.iter().fold(text.to_owned(), |text, prefix| {
+            text.replace(prefix, &replacement)
+        })
+    };
+    for finding in fires.iter_mut().flat_map(|fire| fire.findings.iter_mut()) {
+        finding.message = relative(&finding.message);
+        if let Some(help) = &finding.help {
+            finding.help = Some(relative(help));
         }
     }
 }

@@ -9,7 +9,14 @@
 //!   sensor fires;
 //! - a path named like a declared output that is not a regular file (a folder, FIFO, socket or
 //!   device) is returned apart, with its kind, and never opened: only its metadata is read, so
-//!   a FIFO cannot hang a sensor (issue 10, item 13).
+//!   a FIFO cannot hang a sensor (issue 10, item 13);
+//! - an explicit artifact (`engine gate start --artifacts`) is a file name or a project-relative
+//!   path that names an existing regular file inside the stage's canonical produce folders, by
+//!   the same containment check as the discovered deliverables; anything else (a line break in
+//!   the value, an absolute path, a `..` component, a file that does not exist, one that
+//!   resolves outside the folders, one that is not a regular file) refuses the gate before any
+//!   row. An accepted one is a deliverable whatever its name, so it is fired on with the
+//!   discovered ones.
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -28,6 +35,31 @@ pub enum DeliverableError {
         "Refusing gate sensor artifact \"{candidate}\" for \"{slug}\": the canonical path is outside the stage's resolved produce directories."
     )]
     ArtifactEscapes { slug: String, candidate: String },
+    #[error("Refusing gate sensor artifact {candidate:?} for \"{slug}\": {why}.")]
+    ArtifactRefused {
+        slug: String,
+        candidate: String,
+        why: ArtifactRefusal,
+    },
+}
+
+/// Why an explicit artifact names no deliverable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArtifactRefusal {
+    #[error("a line break or other control character cannot be part of a file name here")]
+    ControlCharacter,
+    #[error(
+        "an absolute path is not accepted; name the file by its name or by its path from the project folder"
+    )]
+    Absolute,
+    #[error("a `..` component is not accepted; name the file by its path from the project folder")]
+    ParentComponent,
+    #[error("no such file in the stage's produce directories")]
+    Missing,
+    #[error("it is {0}, not a regular file")]
+    NotARegularFile(&'static str),
+    #[error("it lies outside the produce directories of unit \"{0}\"")]
+    OutsideUnit(String),
 }
 
 /// The declared file names of a stage: `produces ∪ optional_produces`, markers included.
@@ -35,13 +67,15 @@ pub fn declared_file_names(node: &GraphNode) -> Vec<String> {
     declared_output_file_names(&node.stage_outputs())
 }
 
-/// What a stage has on disk under its declared output names.
+/// What a stage has on disk under its declared output names, and the explicit artifacts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StageDeliverables {
-    /// Regular files: the deliverables sensors fire on.
+    /// Regular files: the deliverables sensors fire on (the explicit artifacts among them).
     pub files: Vec<Utf8PathBuf>,
     /// Paths named like a declared output that are not regular files: skipped, never opened.
     pub not_regular: Vec<NotARegularFile>,
+    /// The explicit artifacts, each as given and as resolved (also in `files`).
+    pub explicit: Vec<(String, Utf8PathBuf)>,
 }
 
 /// A canonical path named like a declared output that is not a regular file.
@@ -52,8 +86,8 @@ pub struct NotARegularFile {
     pub kind: &'static str,
 }
 
-/// The stage's deliverables on disk, canonical and absolute, in folder then declaration order;
-/// `artifacts` adds the `--artifacts` tokens of the reference.
+/// The stage's deliverables on disk, canonical and absolute, in folder then declaration order,
+/// then the explicit `artifacts` (the `--artifacts` tokens) in the order given.
 pub fn existing_deliverables(
     workspace: &Workspace,
     record: &Utf8Path,
@@ -77,11 +111,37 @@ pub fn existing_deliverables(
         }
         canonical_dirs.push(canonical);
     }
+    let folders = ProduceFolders {
+        slug: &node.slug,
+        canonical_dirs: &canonical_dirs,
+    };
     let names = declared_file_names(node);
-    let mut candidates: Vec<(String, Utf8PathBuf)> = Vec::new();
+    let mut found = StageDeliverables::default();
     for dir in &canonical_dirs {
         for name in &names {
-            candidates.push((name.clone(), dir.join(name)));
+            let candidate = dir.join(name);
+            if !candidate.exists() {
+                continue;
+            }
+            let Ok(canonical) = candidate.canonicalize_utf8() else {
+                continue;
+            };
+            folders.check_inside(&canonical, name)?;
+            match crate::fs_util::not_regular_file_kind(&canonical) {
+                None if !found.files.contains(&canonical) => found.files.push(canonical),
+                Some(kind)
+                    if !found
+                        .not_regular
+                        .iter()
+                        .any(|known| known.path == canonical) =>
+                {
+                    found.not_regular.push(NotARegularFile {
+                        path: canonical,
+                        kind,
+                    });
+                }
+                _ => {}
+            }
         }
     }
     for token in artifacts
@@ -89,74 +149,113 @@ pub fn existing_deliverables(
         .map(|token| token.trim())
         .filter(|t| !t.is_empty())
     {
-        candidates.extend(token_candidates(
-            project_dir,
-            &canonical_dirs,
-            &names,
-            token,
-        ));
-    }
-    let mut found = StageDeliverables::default();
-    for (shown, candidate) in candidates {
-        let Some(name) = candidate.file_name() else {
-            continue;
-        };
-        if !names.iter().any(|declared| declared == name) || !candidate.exists() {
-            continue;
+        let canonical = folders.explicit_artifact(project_dir, &names, token)?;
+        if !found.files.contains(&canonical) {
+            found.files.push(canonical.clone());
         }
-        let Ok(canonical) = candidate.canonicalize_utf8() else {
-            continue;
-        };
-        if !canonical_dirs.iter().any(|dir| canonical.starts_with(dir)) {
-            return Err(DeliverableError::ArtifactEscapes {
-                slug: node.slug.clone(),
-                candidate: shown,
-            });
-        }
-        match crate::fs_util::not_regular_file_kind(&canonical) {
-            None if !found.files.contains(&canonical) => found.files.push(canonical),
-            Some(kind)
-                if !found
-                    .not_regular
-                    .iter()
-                    .any(|known| known.path == canonical) =>
-            {
-                found.not_regular.push(NotARegularFile {
-                    path: canonical,
-                    kind,
-                });
-            }
-            _ => {}
-        }
+        found.explicit.push((token.to_owned(), canonical));
     }
     Ok(found)
 }
 
-/// The paths an `--artifacts` token stands for: as given (against the project when it has a
-/// separator or is absolute) and inside each produce folder; with `.md` added when its base
-/// name is not itself declared.
-fn token_candidates(
-    project_dir: &Utf8Path,
-    dirs: &[Utf8PathBuf],
-    names: &[String],
-    token: &str,
-) -> Vec<(String, Utf8PathBuf)> {
-    let base = token.rsplit(['/', '\\']).next().unwrap_or(token);
-    let mut forms = vec![token.to_owned()];
-    if !names.iter().any(|name| name == base) {
-        forms.push(artifact_file_name(token));
+/// The `--artifacts` value split into its tokens, refusing a value with a line break or any
+/// other control character before a token is looked at (such a value could not name a file
+/// the conductor meant, and would not stay on its line in the gate row).
+pub fn artifact_tokens(slug: &str, value: &str) -> Result<Vec<String>, DeliverableError> {
+    if value.chars().any(char::is_control) {
+        return Err(DeliverableError::ArtifactRefused {
+            slug: slug.to_owned(),
+            candidate: value.to_owned(),
+            why: ArtifactRefusal::ControlCharacter,
+        });
     }
-    let mut candidates = Vec::new();
-    for form in forms {
-        let normal = form.replace('\\', "/");
-        if Utf8Path::new(&normal).is_absolute() || normal.contains('/') {
-            candidates.push((form.clone(), project_dir.join(&normal)));
-        }
-        for dir in dirs {
-            candidates.push((form.clone(), dir.join(&normal)));
+    Ok(value.split(',').map(str::to_owned).collect())
+}
+
+/// A stage's canonical produce folders: the one containment check of every deliverable,
+/// discovered or explicit.
+struct ProduceFolders<'a> {
+    slug: &'a str,
+    canonical_dirs: &'a [Utf8PathBuf],
+}
+
+impl ProduceFolders<'_> {
+    /// `canonical` lies inside one of the folders; else the reference's refusal, naming
+    /// `shown` (the path as it was given or found).
+    fn check_inside(&self, canonical: &Utf8Path, shown: &str) -> Result<(), DeliverableError> {
+        if self
+            .canonical_dirs
+            .iter()
+            .any(|dir| canonical.starts_with(dir))
+        {
+            Ok(())
+        } else {
+            Err(DeliverableError::ArtifactEscapes {
+                slug: self.slug.to_owned(),
+                candidate: shown.to_owned(),
+            })
         }
     }
-    candidates
+
+    fn refused(&self, token: &str, why: ArtifactRefusal) -> DeliverableError {
+        DeliverableError::ArtifactRefused {
+            slug: self.slug.to_owned(),
+            candidate: token.to_owned(),
+            why,
+        }
+    }
+
+    /// The canonical path of one explicit artifact: a file name (looked up in each produce
+    /// folder) or a project-relative path, with `.md` added when its base name is not itself a
+    /// declared output (as the reference's `artifactFilename` does); the first form that
+    /// exists is taken.
+    fn explicit_artifact(
+        &self,
+        project_dir: &Utf8Path,
+        names: &[String],
+        token: &str,
+    ) -> Result<Utf8PathBuf, DeliverableError> {
+        let normal = token.replace('\\', "/");
+        let path = Utf8Path::new(&normal);
+        if path.is_absolute() || normal.starts_with('/') || has_drive_letter(&normal) {
+            return Err(self.refused(token, ArtifactRefusal::Absolute));
+        }
+        if path
+            .components()
+            .any(|component| component == camino::Utf8Component::ParentDir)
+        {
+            return Err(self.refused(token, ArtifactRefusal::ParentComponent));
+        }
+        let base = normal.rsplit('/').next().unwrap_or(&normal);
+        let mut forms = vec![normal.clone()];
+        if !names.iter().any(|name| name == base) {
+            forms.push(artifact_file_name(&normal));
+        }
+        let mut candidates: Vec<Utf8PathBuf> = Vec::new();
+        for form in &forms {
+            if form.contains('/') {
+                candidates.push(project_dir.join(form));
+            }
+            candidates.extend(self.canonical_dirs.iter().map(|dir| dir.join(form)));
+        }
+        let Some(candidate) = candidates.iter().find(|candidate| candidate.exists()) else {
+            return Err(self.refused(token, ArtifactRefusal::Missing));
+        };
+        let canonical = candidate
+            .canonicalize_utf8()
+            .map_err(|_| self.refused(token, ArtifactRefusal::Missing))?;
+        self.check_inside(&canonical, token)?;
+        if let Some(kind) = crate::fs_util::not_regular_file_kind(&canonical) {
+            return Err(self.refused(token, ArtifactRefusal::NotARegularFile(kind)));
+        }
+        Ok(canonical)
+    }
+}
+
+/// `C:/…` or `c:…`: absolute (or drive-relative) on Windows, never a project-relative path.
+fn has_drive_letter(path: &str) -> bool {
+    let bytes = path.as_bytes();
+    bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
 }
 
 #[cfg(test)]
@@ -258,19 +357,91 @@ mod tests {
         );
     }
 
-    #[test]
-    fn artifacts_tokens_with_dot_dot_cannot_escape() {
-        let (_dir, root, record) = project();
+    fn refusal(root: &Utf8Path, record: &Utf8Path, token: &str) -> DeliverableError {
         let stage = node("user-stories", "inception", &["stories"]);
+        existing_deliverables(&workspace_of(root), record, &stage, &[token.to_owned()]).unwrap_err()
+    }
+
+    fn why(error: &DeliverableError) -> Option<&ArtifactRefusal> {
+        match error {
+            DeliverableError::ArtifactRefused { why, .. } => Some(why),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn an_explicit_artifact_must_name_a_regular_file_inside_the_produce_folders() {
+        let (_dir, root, record) = project();
+        let folder = record.join("inception/user-stories");
         std::fs::create_dir_all(root.join("elsewhere")).unwrap();
         std::fs::write(root.join("elsewhere/stories.md"), "x").unwrap();
-        let token = "aidlc/spaces/../../elsewhere/stories.md".to_owned();
-        let error =
-            existing_deliverables(&workspace_of(&root), &record, &stage, &[token]).unwrap_err();
-        assert!(
-            matches!(error, DeliverableError::ArtifactEscapes { .. }),
-            "{error}"
+        std::fs::write(root.join("README.md"), "x").unwrap();
+        std::fs::create_dir(folder.join("drafts.md")).unwrap();
+        let dot_dot = refusal(&root, &record, "aidlc/spaces/../../elsewhere/stories.md");
+        assert_eq!(
+            why(&dot_dot),
+            Some(&ArtifactRefusal::ParentComponent),
+            "{dot_dot}"
         );
+        let absolute = refusal(&root, &record, folder.join("stories.md").as_str());
+        assert_eq!(
+            why(&absolute),
+            Some(&ArtifactRefusal::Absolute),
+            "{absolute}"
+        );
+        assert_eq!(
+            why(&refusal(&root, &record, "C:\\stories.md")),
+            Some(&ArtifactRefusal::Absolute)
+        );
+        let missing = refusal(&root, &record, "personas.md");
+        assert_eq!(why(&missing), Some(&ArtifactRefusal::Missing), "{missing}");
+        assert_eq!(
+            missing.to_string(),
+            "Refusing gate sensor artifact \"personas.md\" for \"user-stories\": no such file in the stage's produce directories."
+        );
+        let outside = refusal(&root, &record, "elsewhere/stories.md");
+        assert!(
+            matches!(outside, DeliverableError::ArtifactEscapes { .. }),
+            "{outside}"
+        );
+        let root_file = refusal(&root, &record, "README.md");
+        assert_eq!(
+            why(&root_file),
+            Some(&ArtifactRefusal::Missing),
+            "a bare name is looked up in the produce folders only"
+        );
+        let folder_named = refusal(&root, &record, "drafts.md");
+        assert_eq!(
+            why(&folder_named),
+            Some(&ArtifactRefusal::NotARegularFile("a directory"))
+        );
+        let line_break = artifact_tokens("user-stories", "stories.md\nEvent: forged").unwrap_err();
+        assert_eq!(why(&line_break), Some(&ArtifactRefusal::ControlCharacter));
+        assert!(
+            line_break
+                .to_string()
+                .contains(r#""stories.md\nEvent: forged""#),
+            "{line_break}"
+        );
+    }
+
+    #[test]
+    fn an_explicit_artifact_of_any_name_joins_the_discovered_ones() {
+        let (_dir, root, record) = project();
+        let stage = node("user-stories", "inception", &["stories"]);
+        let folder = record.join("inception/user-stories");
+        std::fs::write(folder.join("stories.md"), "x").unwrap();
+        std::fs::write(folder.join("extra-notes.md"), "x").unwrap();
+        let tokens = artifact_tokens("user-stories", " extra-notes , stories.md,").unwrap();
+        let found = existing_deliverables(&workspace_of(&root), &record, &stage, &tokens).unwrap();
+        let names: Vec<&str> = found.files.iter().map(|p| p.file_name().unwrap()).collect();
+        assert_eq!(names, ["stories.md", "extra-notes.md"]);
+        let explicit: Vec<&str> = found
+            .explicit
+            .iter()
+            .map(|(token, _)| token.as_str())
+            .collect();
+        assert_eq!(explicit, ["extra-notes", "stories.md"]);
     }
 
     #[test]

@@ -16,7 +16,8 @@
 //! - [`render`]: the report formats, one file each (human, JSON, GitHub, SARIF, `JUnit`, GitLab)
 //!   and one `match`;
 //! - [`merge`]: `aidlc gate merge`: shard JSON reports read back, checked and joined;
-//! - [`repository`]: where the project sits in its repository (the prefix of CI paths).
+//! - [`repository`]: where the project sits in its repository (the prefix of CI paths);
+//! - [`stale_graph`]: whether the compiled graph is what its sources compile to now.
 
 pub mod check;
 pub mod deliverables;
@@ -28,3 +29,4 @@ pub mod progress;
 pub mod render;
 pub mod report;
 pub mod repository;
+pub mod stale_graph;

@@ -9,8 +9,13 @@
 //!   when no earlier row has the same (stage, content hash) or (stage, sensor id), a manifest
 //!   only when missing, an id only when the stage does not list it;
 //! - every file is replaced atomically, and only inside the project;
-//! - a scaffolded manifest must pass the compile's own manifest checks before it is written, so
-//!   the next compile binds it.
+//! - every selection is checked before the first write ([`check_selections`]): a refused
+//!   selection leaves every file as it was;
+//! - a scaffolded manifest must pass the compile's own manifest checks and read back as the
+//!   selection in this engine and in the reference (`scaffold.rs`) before it is written, so the
+//!   next compile binds exactly what was confirmed;
+//! - a practice line is one line: a learning whose heading or text holds a line break, or the
+//!   `<!--`/`-->` of a marker, is refused, so no entry can open a section or forge a marker.
 
 use std::collections::BTreeSet;
 use std::time::SystemTime;
@@ -20,6 +25,7 @@ use serde_json::{Value, json};
 use sha2::{Digest as _, Sha256};
 
 use super::LearningsError;
+use super::scaffold::{ScaffoldRefusal, scaffold_manifest};
 use super::selections::{
     ManifestFields, Selection, SelectionsFile, expected_path, read_selections_file,
 };
@@ -94,6 +100,8 @@ pub fn persist(
     let _lock = lock::acquire(project_dir).map_err(LearningsError::Lock)?;
     check_provenance(workspace, &file, &record)?;
     let entries = read_record_ledger(&record).entries;
+    let sensors = check_selections(workspace, &file, &entries)?;
+    // Naming the shard may mint the clone id: only once every selection is known to be written.
     let shard = workspace
         .audit_shard_under(&record)
         .map_err(|error| LearningsError::Persist(error.to_string()))?;
@@ -101,7 +109,7 @@ pub fn persist(
     let today = &crate::audit::timestamp::iso_timestamp(now)[..10];
     let mut rows = Vec::new();
     let rule_learned = persist_learnings(workspace, &file, &entries, intent_key, today, &mut rows)?;
-    let (sensor_proposed, bound) = persist_sensors(workspace, &file, &entries, &mut rows)?;
+    let (sensor_proposed, bound) = persist_sensors(workspace, &file, &sensors, &mut rows)?;
     for row in rows {
         ledger::append_row(project_dir, &shard, &row, now)
             .map_err(|error| LearningsError::Persist(error.to_string()))?;
@@ -249,7 +257,7 @@ fn persist_learnings(
     for selection in &file.selections {
         let Selection::Learning {
             candidate_id,
-            team,
+            scope,
             heading,
             text,
             source,
@@ -257,11 +265,12 @@ fn persist_learnings(
         else {
             continue;
         };
+        let team = scope.as_deref() == Some("team");
         let hash = content_hash(text);
         if !batch.insert(hash.clone()) {
             continue;
         }
-        let (name, title) = if *team {
+        let (name, title) = if team {
             ("team.md", "# Team-Level Rules\n")
         } else {
             ("project.md", "# Project-Level Rules\n")
@@ -378,112 +387,262 @@ fn legacy_line_matches(content: &str, marker: &str, text: &str) -> bool {
     })
 }
 
-/// The manifest as the reference renders it (§7.3 write 1).
-pub(super) fn render_manifest(fields: &ManifestFields) -> String {
-    let mut lines = vec![
-        "---".to_owned(),
-        format!("id: {}", fields.id),
-        format!("kind: {}", fields.kind),
-        format!("command: {}", fields.command),
-        format!("default_severity: {}", fields.default_severity),
-        format!("description: {}", fields.description),
-    ];
-    if let Some(category) = &fields.category {
-        lines.push(format!("category: {category}"));
+/// One sensor selection, checked: what persist writes for it.
+struct CheckedSensor<'a> {
+    candidate_id: &'a str,
+    origin_stage: &'a str,
+    fields: &'a ManifestFields,
+    source: Option<&'a String>,
+    manifest_path: Utf8PathBuf,
+    /// The manifest's text when it is to be written (missing, and no earlier row).
+    manifest_text: Option<String>,
+    /// The origin stage's file and its text with the id in `sensors:`, when that changes it.
+    stage_write: Option<(Utf8PathBuf, String)>,
+    /// Whether an earlier `SENSOR_PROPOSED` has the same (stage, sensor id): a replay.
+    has_row: bool,
+}
+
+/// Check every selection before anything is written: each learning's scope and one-line
+/// heading and text, and each sensor's id (its shape, a manifest that already exists), its
+/// folder, its manifest's reading back, and its origin stage. Returns the sensors' writes.
+fn check_selections<'a>(
+    workspace: &Workspace,
+    file: &'a SelectionsFile,
+    entries: &[LedgerEntry],
+) -> Result<Vec<CheckedSensor<'a>>, LearningsError> {
+    let mut sensors: Vec<CheckedSensor<'a>> = Vec::new();
+    // The stage files as the bindings so far leave them, so that two sensors bound to one
+    // stage both end up in its `sensors:`.
+    let mut stage_texts: Vec<(Utf8PathBuf, String)> = Vec::new();
+    for selection in &file.selections {
+        match selection {
+            Selection::Learning {
+                candidate_id,
+                scope,
+                heading,
+                text,
+                ..
+            } => check_learning(candidate_id, scope.as_deref(), heading, text)?,
+            Selection::Sensor {
+                candidate_id,
+                origin_stage,
+                fields,
+                source,
+            } => {
+                let checked = check_sensor(
+                    workspace,
+                    file,
+                    entries,
+                    (candidate_id, origin_stage, fields, source.as_ref()),
+                    &sensors,
+                    &mut stage_texts,
+                )?;
+                sensors.push(checked);
+            }
+        }
     }
-    lines.push(format!("matches: \"{}\"", fields.matches));
-    if let Some(seconds) = fields.timeout_seconds {
-        lines.push(format!("timeout_seconds: {seconds}"));
+    Ok(sensors)
+}
+
+fn check_learning(
+    candidate_id: &str,
+    scope: Option<&str>,
+    heading: &str,
+    text: &str,
+) -> Result<(), LearningsError> {
+    match scope {
+        Some("project" | "team") => {}
+        Some(other) => {
+            return Err(LearningsError::invalid(format!(
+                "refusing learning {candidate_id}: unknown scope {other:?} (a learning goes to \"project\" or \"team\"); nothing was written"
+            )));
+        }
+        None => {
+            return Err(LearningsError::invalid(format!(
+                "refusing learning {candidate_id}: it has no scope (\"project\" or \"team\"); nothing was written"
+            )));
+        }
     }
-    lines.extend([
-        "---".to_owned(),
-        String::new(),
-        format!("# {} sensor", fields.id),
-        String::new(),
-        fields.description.clone(),
-        String::new(),
-        "Scaffolded by the §13 learning gate (project-tier).".to_owned(),
-        String::new(),
-    ]);
-    lines.join("\n")
+    for (what, value) in [("heading", heading), ("text", text)] {
+        if value
+            .chars()
+            .any(|character| character.is_control() || matches!(character, '\u{2028}' | '\u{2029}'))
+        {
+            return Err(LearningsError::invalid(format!(
+                "refusing learning {candidate_id}: its {what} holds a line break or another control character, and a practice entry is one line; nothing was written"
+            )));
+        }
+        if value.contains("<!--") || value.contains("-->") {
+            return Err(LearningsError::invalid(format!(
+                "refusing learning {candidate_id}: its {what} holds `<!--` or `-->`, which would read as a learning's marker; nothing was written"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The parts of a sensor selection, borrowed.
+type SensorSelection<'a> = (
+    &'a String,
+    &'a String,
+    &'a ManifestFields,
+    Option<&'a String>,
+);
+
+fn check_sensor<'a>(
+    workspace: &Workspace,
+    file: &SelectionsFile,
+    entries: &[LedgerEntry],
+    (candidate_id, origin_stage, fields, source): SensorSelection<'a>,
+    earlier: &[CheckedSensor<'a>],
+    stage_texts: &mut Vec<(Utf8PathBuf, String)>,
+) -> Result<CheckedSensor<'a>, LearningsError> {
+    let layout = &workspace.layout;
+    let file_name = format!("aidlc-{}.md", fields.id);
+    if crate::syntax::manifest::sensor_id_from_file_name(&file_name).is_none() {
+        return Err(LearningsError::refused(format!(
+            "refusing sensor id \"{}\": an id is a lower-case letter followed by lower-case letters, digits and hyphens",
+            fields.id
+        )));
+    }
+    let manifest_path = layout.sensors_dir.join(&file_name);
+    if DISTRIBUTION_SENSOR_FOLDERS
+        .iter()
+        .any(|folder| manifest_path.as_str().contains(folder))
+    {
+        return Err(LearningsError::refused(format!(
+            "refusing to scaffold a sensor manifest under the framework distribution: {manifest_path}"
+        )));
+    }
+    let shown = layout.display(&manifest_path);
+    let has_row = entries.iter().any(|entry| {
+        matches!(&entry.event, AuditEvent::SensorProposed(row)
+            if row.stage.as_deref() == Some(file.stage_slug.as_str())
+                && row.sensor_id.as_deref() == Some(fields.id.as_str()))
+    });
+    let planned_earlier = earlier.iter().find(|sensor| sensor.fields.id == fields.id);
+    if let Some(sensor) = planned_earlier
+        && sensor.fields != fields
+    {
+        return Err(LearningsError::invalid(format!(
+            "refusing sensor {candidate_id}: the id \"{}\" is given twice with different fields (also {}); nothing was written",
+            fields.id, sensor.candidate_id
+        )));
+    }
+    let has_manifest = manifest_path.exists();
+    let manifest_text = if has_manifest {
+        // A manifest of this id that persist did not write for this selection is someone
+        // else's sensor: replacing or adopting it would bind the wrong check. The bytes this
+        // selection renders mean an earlier run wrote it and stopped before its row.
+        let ours = std::fs::read_to_string(&manifest_path)
+            .is_ok_and(|text| text == super::scaffold::render_manifest(fields));
+        if !has_row && !ours {
+            return Err(LearningsError::invalid(format!(
+                "refusing sensor {candidate_id}: the id \"{}\" already exists ({shown}); choose another id; nothing was written",
+                fields.id
+            )));
+        }
+        None
+    } else if planned_earlier.is_some() {
+        None
+    } else {
+        Some(scaffold_manifest(fields, &shown).map_err(|refusal| match refusal {
+            ScaffoldRefusal::WouldNotCompile(message) => LearningsError::refused(format!(
+                "refusing to scaffold {shown}: the manifest would not compile: {message}"
+            )),
+            ScaffoldRefusal::ReadsBackOtherwise { field, reader } => LearningsError::invalid(format!(
+                "refusing to scaffold {shown}: its {field} cannot be written so that {reader} reads it back as given (a line break, or a quote or backslash only an escape could carry); nothing was written"
+            )),
+        })?)
+    };
+    let stage_write = binding_write(workspace, origin_stage, &fields.id, stage_texts)?;
+    Ok(CheckedSensor {
+        candidate_id,
+        origin_stage,
+        fields,
+        source,
+        manifest_path,
+        manifest_text,
+        stage_write,
+        has_row,
+    })
+}
+
+/// The origin stage's file with `sensor_id` in its `sensors:` (block or flow form, every other
+/// byte kept), when that changes it; an origin stage without a stage file, or whose
+/// `sensors:` cannot take the id, is refused.
+fn binding_write(
+    workspace: &Workspace,
+    slug: &str,
+    sensor_id: &str,
+    stage_texts: &mut Vec<(Utf8PathBuf, String)>,
+) -> Result<Option<(Utf8PathBuf, String)>, LearningsError> {
+    let stages_dir = &workspace.layout.stages_dir;
+    let Some(path) = find_stage_file(stages_dir, slug) else {
+        return Err(LearningsError::invalid(format!(
+            "refusing sensor {sensor_id}: unknown origin stage \"{slug}\" (no {}/<phase>/{slug}.md); nothing was written",
+            workspace.layout.display(stages_dir)
+        )));
+    };
+    let text = match stage_texts.iter().find(|(known, _)| *known == path) {
+        Some((_, text)) => text.clone(),
+        None => std::fs::read_to_string(&path).map_err(|source| LearningsError::Write {
+            path: path.clone(),
+            source,
+        })?,
+    };
+    let Some(updated) = bound_stage_text(&text, sensor_id) else {
+        return Err(LearningsError::invalid(format!(
+            "refusing sensor {sensor_id}: {} has no frontmatter, or its sensors: is not a list, so the id cannot be added; nothing was written",
+            workspace.layout.display(&path)
+        )));
+    };
+    match stage_texts.iter_mut().find(|(known, _)| *known == path) {
+        Some((_, known)) => known.clone_from(&updated),
+        None => stage_texts.push((path.clone(), updated.clone())),
+    }
+    Ok((updated != text).then_some((path, updated)))
 }
 
 fn persist_sensors(
     workspace: &Workspace,
     file: &SelectionsFile,
-    entries: &[LedgerEntry],
+    sensors: &[CheckedSensor<'_>],
     rows: &mut Vec<ledger::AuditRow>,
 ) -> Result<(usize, Vec<String>), LearningsError> {
-    let layout = &workspace.layout;
     let mut proposed = 0;
     let mut bound: Vec<String> = Vec::new();
-    for selection in &file.selections {
-        let Selection::Sensor {
-            candidate_id,
-            origin_stage,
-            fields,
-            source,
-        } = selection
-        else {
-            continue;
-        };
-        let file_name = format!("aidlc-{}.md", fields.id);
-        if crate::syntax::manifest::sensor_id_from_file_name(&file_name).is_none() {
-            return Err(LearningsError::refused(format!(
-                "refusing sensor id \"{}\": an id is a lower-case letter followed by lower-case letters, digits and hyphens",
-                fields.id
-            )));
+    let mut rows_written: Vec<&str> = Vec::new();
+    for sensor in sensors {
+        if let Some(text) = &sensor.manifest_text {
+            write_inside(workspace.project_dir(), &sensor.manifest_path, text)?;
         }
-        let manifest_path = layout.sensors_dir.join(&file_name);
-        if DISTRIBUTION_SENSOR_FOLDERS
-            .iter()
-            .any(|folder| manifest_path.as_str().contains(folder))
-        {
-            return Err(LearningsError::refused(format!(
-                "refusing to scaffold a sensor manifest under the framework distribution: {manifest_path}"
-            )));
+        if let Some((path, text)) = &sensor.stage_write {
+            write_inside(workspace.project_dir(), path, text)?;
         }
-        let has_row = entries.iter().any(|entry| {
-            matches!(&entry.event, AuditEvent::SensorProposed(row)
-                if row.stage.as_deref() == Some(file.stage_slug.as_str())
-                    && row.sensor_id.as_deref() == Some(fields.id.as_str()))
-        });
-        let has_manifest = manifest_path.exists();
-        if has_row && has_manifest {
-            push_once(&mut bound, origin_stage);
+        push_once(&mut bound, sensor.origin_stage);
+        if sensor.has_row || rows_written.contains(&sensor.fields.id.as_str()) {
             continue;
         }
-        if !has_manifest {
-            let text = render_manifest(fields);
-            let shown = layout.display(&manifest_path);
-            let (_, diagnostics) =
-                crate::syntax::manifest::parse_manifest(&text, &shown, &fields.id);
-            if let Some(error) = diagnostics.iter().find(|diagnostic| diagnostic.is_error()) {
-                return Err(LearningsError::refused(format!(
-                    "refusing to scaffold {shown}: the manifest would not compile: {}",
-                    error.message
-                )));
+        rows_written.push(&sensor.fields.id);
+        rows.push(
+            SensorProposed {
+                stage: Some(file.stage_slug.clone()),
+                candidate_id: Some(sensor.candidate_id.to_owned()),
+                sensor_id: Some(sensor.fields.id.clone()),
+                manifest_path: Some(sensor.manifest_path.to_string()),
+                matches: Some(sensor.fields.matches.clone()),
+                destinations: Some(Value::from(vec![sensor.origin_stage.to_owned()]).to_string()),
+                source: Some(
+                    sensor
+                        .source
+                        .cloned()
+                        .unwrap_or_else(|| DEFAULT_SOURCE.to_owned()),
+                ),
             }
-            write_inside(workspace.project_dir(), &manifest_path, &text)?;
-        }
-        if bind_sensor_to_stage(workspace, origin_stage, &fields.id)? {
-            push_once(&mut bound, origin_stage);
-        }
-        if !has_row {
-            rows.push(
-                SensorProposed {
-                    stage: Some(file.stage_slug.clone()),
-                    candidate_id: Some(candidate_id.clone()),
-                    sensor_id: Some(fields.id.clone()),
-                    manifest_path: Some(manifest_path.to_string()),
-                    matches: Some(fields.matches.clone()),
-                    destinations: Some(Value::from(vec![origin_stage.clone()]).to_string()),
-                    source: Some(source.clone().unwrap_or_else(|| DEFAULT_SOURCE.to_owned())),
-                }
-                .to_row(),
-            );
-            proposed += 1;
-        }
+            .to_row(),
+        );
+        proposed += 1;
     }
     Ok((proposed, bound))
 }
@@ -500,30 +659,6 @@ fn find_stage_file(stages_dir: &Utf8Path, slug: &str) -> Option<Utf8PathBuf> {
         .into_iter()
         .map(|(_, path)| path)
         .find(|path| path.file_name() == Some(&format!("{slug}.md")))
-}
-
-/// §7.3 write 2: the id appended to the stage's `sensors:` (block or flow form), every other
-/// byte kept. `false` when the stage has no file or no frontmatter (left unbound, as the
-/// reference does).
-fn bind_sensor_to_stage(
-    workspace: &Workspace,
-    slug: &str,
-    sensor_id: &str,
-) -> Result<bool, LearningsError> {
-    let Some(path) = find_stage_file(&workspace.layout.stages_dir, slug) else {
-        return Ok(false);
-    };
-    let text = std::fs::read_to_string(&path).map_err(|source| LearningsError::Write {
-        path: path.clone(),
-        source,
-    })?;
-    let Some(updated) = bound_stage_text(&text, sensor_id) else {
-        return Ok(false);
-    };
-    if updated != text {
-        write_inside(workspace.project_dir(), &path, &updated)?;
-    }
-    Ok(true)
 }
 
 /// The stage text with `sensor_id` in its `sensors:`; `None` without frontmatter or when

@@ -12,8 +12,9 @@ use super::LearningsError;
 pub enum Selection {
     Learning {
         candidate_id: String,
-        /// `team`, or `project` for anything else.
-        team: bool,
+        /// `project` or `team` as given (another value, or none, is refused before any write;
+        /// a value that is not a string is kept as its JSON text).
+        scope: Option<String>,
         heading: String,
         text: String,
         source: Option<String>,
@@ -190,9 +191,13 @@ fn read_selection(value: &Value) -> Result<Selection, LearningsError> {
     let (Some(heading), Some(text)) = (string(object, "heading"), string(object, "text")) else {
         return Err(malformed("learning selection needs heading + text"));
     };
+    let scope = object.get("scope").map(|scope| match scope {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    });
     Ok(Selection::Learning {
         candidate_id,
-        team: object.get("scope").and_then(Value::as_str) == Some("team"),
+        scope,
         heading,
         text,
         source,

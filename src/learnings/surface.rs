@@ -7,6 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
 use super::LearningsError;
+use crate::discover::{BoundedReadError, MAX_GENERATED_BYTES, MAX_INPUT_BYTES, read_bounded};
 use crate::dispatch::stage_graph::load_graph;
 use crate::workspace::{self, Workspace};
 
@@ -116,10 +117,9 @@ fn memory_path(
     let runtime_graph = record.join(RUNTIME_GRAPH_FILE);
     if runtime_graph.exists() {
         let shown = workspace.layout.display(&runtime_graph);
-        let text = std::fs::read_to_string(&runtime_graph).map_err(|error| {
-            LearningsError::refused(format!("runtime-graph.json is malformed: {error}"))
-        })?;
-        let value: Value = serde_json::from_str(&text).map_err(|error| {
+        let bytes = read_bounded(&runtime_graph, MAX_GENERATED_BYTES)
+            .map_err(|error| LearningsError::refused(format!("cannot read {shown}: {error}")))?;
+        let value: Value = serde_json::from_slice(&bytes).map_err(|error| {
             LearningsError::refused(format!("runtime-graph.json is malformed: {error}"))
         })?;
         let row = value
@@ -191,9 +191,11 @@ pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsErro
     }
     let (memory, source) = memory_path(workspace, &record, slug)?;
     let memory_abs = workspace.project_dir().join(&memory);
-    let raw = match std::fs::read(&memory_abs) {
+    // A hand-written file, read as the compile reads its inputs: at most `MAX_INPUT_BYTES`,
+    // and only a regular file (a FIFO would block the read forever).
+    let raw = match read_bounded(&memory_abs, MAX_INPUT_BYTES) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(BoundedReadError::NotFound) => String::new(),
         Err(error) => {
             return Err(LearningsError::refused(format!(
                 "cannot read {memory}: {error}"

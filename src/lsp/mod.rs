@@ -103,7 +103,10 @@ pub fn serve_stdio(options: &ServeOptions) -> Result<(), ServeError> {
     drop(connection);
     let transport_result = io_threads.finish();
     match (served, transport_result) {
-        (Err(ServeError::Disconnected), Err(broken)) => Err(ServeError::Io(broken)),
+        // A stream that broke is why the messages stopped, also during the handshake.
+        (Err(ServeError::Disconnected | ServeError::Handshake(_)), Err(broken)) => {
+            Err(ServeError::Io(broken))
+        }
         (served, _) => served,
     }
 }

@@ -28,6 +28,11 @@ use lsp_server::{Connection, ErrorCode, Message, RequestId};
 /// request to allocate gigabytes.
 const MAX_BODY_BYTES: usize = 256 * 1024 * 1024;
 
+/// The longest frame header line accepted, its line ending included. A header is
+/// `Content-Length: <digits>` or `Content-Type: <media type>`; a line past this bound is a
+/// broken stream, refused before more of it is buffered.
+const MAX_HEADER_LINE_BYTES: usize = 4096;
+
 /// The threads that own stdin and stdout.
 pub struct IoThreads {
     reader: thread::JoinHandle<io::Result<()>>,
@@ -164,7 +169,7 @@ fn read_body(input: &mut impl BufRead) -> io::Result<Option<Vec<u8>>> {
     let mut saw_header = false;
     loop {
         line.clear();
-        if input.read_until(b'\n', &mut line)? == 0 {
+        if read_header_line(input, &mut line)? == 0 {
             return if saw_header {
                 Err(broken_frame("the input ended inside a frame header"))
             } else {
@@ -194,6 +199,38 @@ fn read_body(input: &mut impl BufRead) -> io::Result<Option<Vec<u8>>> {
     let mut body = vec![0; length];
     input.read_exact(&mut body)?;
     Ok(Some(body))
+}
+
+/// One header line into `line` (its `\n` included), like `read_until(b'\n')` but refusing a
+/// line longer than [`MAX_HEADER_LINE_BYTES`] as soon as that many bytes have come without a
+/// line ending, so an endless line costs a bounded buffer. Returns the bytes read, 0 at the end
+/// of input.
+fn read_header_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<usize> {
+    loop {
+        let available = match input.fill_buf() {
+            Ok(available) => available,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if available.is_empty() {
+            return Ok(line.len());
+        }
+        let room = MAX_HEADER_LINE_BYTES - line.len();
+        let (taken, complete) = match memchr::memchr(b'\n', available) {
+            Some(end) if end < room => (end + 1, true),
+            _ => (available.len().min(room), false),
+        };
+        line.extend_from_slice(&available[..taken]);
+        input.consume(taken);
+        if complete {
+            return Ok(line.len());
+        }
+        if line.len() == MAX_HEADER_LINE_BYTES {
+            return Err(broken_frame(&format!(
+                "a frame header line longer than {MAX_HEADER_LINE_BYTES} bytes"
+            )));
+        }
+    }
 }
 
 fn broken_frame(what: &str) -> io::Error {
@@ -260,5 +297,41 @@ mod tests {
         assert!(result.is_err());
         let (messages, _, result) = read_all("");
         assert!(result.is_ok() && messages.is_empty());
+    }
+
+    #[test]
+    fn a_header_line_is_read_up_to_its_bound_and_no_further() {
+        let longest = format!(
+            "X-Padding: {}\r\n",
+            "p".repeat(MAX_HEADER_LINE_BYTES - "X-Padding: \r\n".len())
+        );
+        assert_eq!(longest.len(), MAX_HEADER_LINE_BYTES);
+        let body = r#"{"jsonrpc":"2.0","method":"exit"}"#;
+        let input = format!("{longest}Content-Length: {}\r\n\r\n{body}", body.len());
+        let (messages, _, result) = read_all(&input);
+        result.unwrap();
+        assert_eq!(
+            messages.len(),
+            1,
+            "a header line of exactly the bound is read"
+        );
+        let too_long = format!(
+            "X-Padding: {}p\r\n\r\n{body}",
+            &longest[11..longest.len() - 2]
+        );
+        let mut reader = io::BufReader::with_capacity(64, too_long.as_bytes());
+        let mut line = Vec::new();
+        let error = read_header_line(&mut reader, &mut line).unwrap_err();
+        assert!(
+            error.to_string().contains("longer than 4096 bytes"),
+            "{error}"
+        );
+        assert_eq!(
+            line.len(),
+            MAX_HEADER_LINE_BYTES,
+            "nothing past the bound is buffered"
+        );
+        let (messages, _, result) = read_all(&"x".repeat(3 * MAX_HEADER_LINE_BYTES));
+        assert!(result.is_err() && messages.is_empty());
     }
 }

@@ -433,7 +433,7 @@ fn aidlc_1_lists_every_environment_variable_the_binary_reads() {
 /// one line, and the value counts wherever it is given.
 #[test]
 fn the_global_color_option_is_described_once_and_counts_at_any_level() {
-    let project = TestProject::empty();
+    let project = TestProject::minimal();
     let top = project.run(&["--help"]);
     assert_eq!(top.status, 0);
     assert!(top.stdout.contains("CLICOLOR_FORCE"), "{}", top.stdout);

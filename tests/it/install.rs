@@ -794,13 +794,20 @@ fn the_actions_run_step_runs_the_arguments_and_reports_the_exit_code() {
     std::fs::create_dir_all(&bin).unwrap();
     std::os::unix::fs::symlink(aidlc_binary(), bin.join("aidlc")).unwrap();
     let outputs = project.path("github-output");
+    // The runner's home folder is never the checkout: a home folder's own harness folder is
+    // never taken for a project.
+    let home = TestProject::empty();
     let run_args = |args: &str| {
         let _ = std::fs::remove_file(&outputs);
         let step = run_action_step(
             "Run aidlc",
             &project.root,
             &[&bin],
-            &[("AIDLC_ARGS", args), ("GITHUB_OUTPUT", outputs.as_str())],
+            &[
+                ("AIDLC_ARGS", args),
+                ("GITHUB_OUTPUT", outputs.as_str()),
+                ("HOME", home.root.as_str()),
+            ],
         );
         (step, std::fs::read_to_string(&outputs).unwrap_or_default())
     };

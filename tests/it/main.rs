@@ -34,6 +34,9 @@
 //!   that are not regular files, and the write hook in a fresh clone;
 //! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
 //!   children, signals, special files and in-process timeouts, stdout write failures;
+//! - `fail_closed_round_three`: issue 26: a stale graph at the gate, explicit `--artifacts`,
+//!   selection values written as given, the project search's limits, bounded reads of
+//!   `memory.md` and LSP headers, and finding messages without absolute paths;
 //! - `receipts`: `engine log decision|answer` and `engine hook record-human-turn`, byte for byte
 //!   with the reference, their refusals, and the override completed with aidlc commands alone;
 //! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
@@ -67,6 +70,7 @@ mod engine;
 mod fail_closed_compile;
 mod fail_closed_dispatch;
 mod fail_closed_gate;
+mod fail_closed_round_three;
 mod failure_scenarios;
 mod gate;
 mod gate_step;

@@ -19,6 +19,10 @@ fn workflow_project() -> TestProject {
     let project = TestProject::empty();
     project.write(".claude/sensors/.keep", "");
     project.write(
+        ".claude/aidlc-common/stages/inception/user-stories.md",
+        &crate::support::stage("user-stories", "inception", "[]", "[]", ""),
+    );
+    project.write(
         &format!("{RECORD}/aidlc-state.md"),
         "# State\n\n- **Current Stage**: user-stories\n",
     );
@@ -204,6 +208,10 @@ fn the_reference_writes_the_same_bytes() {
 fn nothing_is_logged_without_an_active_workflow() {
     let project = TestProject::empty();
     project.write(".claude/sensors/.keep", "");
+    project.write(
+        ".claude/aidlc-common/stages/inception/user-stories.md",
+        &crate::support::stage("user-stories", "inception", "[]", "[]", ""),
+    );
     let run = decision(&project);
     assert_eq!(run.status, 1);
     assert!(run.stderr.contains("No active workflow"), "{}", run.stderr);

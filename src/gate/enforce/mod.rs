@@ -58,7 +58,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::dispatch::time_limit::GateLimits;
-use crate::gate::deliverables::{StageDeliverables, existing_deliverables};
+use crate::gate::deliverables::{
+    ArtifactRefusal, DeliverableError, StageDeliverables, artifact_tokens, existing_deliverables,
+};
 use crate::gate::dispatch::{PlannedFire, unfired_binding};
 use crate::syntax::manifest::{FireOn, Severity};
 use crate::workspace::{self, Workspace};
@@ -202,16 +204,29 @@ fn stage_deliverables(
     node: &GraphNode,
     request: &GateStepRequest,
 ) -> Result<StageDeliverables, GateStepError> {
-    let tokens: Vec<String> = request
-        .artifacts
-        .as_deref()
-        .map(|csv| csv.split(',').map(str::to_owned).collect())
-        .unwrap_or_default();
+    let tokens = match request.artifacts.as_deref() {
+        Some(value) => artifact_tokens(&node.slug, value)?,
+        None => Vec::new(),
+    };
     let deliverables = existing_deliverables(workspace, record, node, &tokens)?;
-    Ok(match request.unit.as_deref() {
-        Some(unit) => keep_unit_deliverables(record, node, unit, deliverables),
-        None => deliverables,
-    })
+    let Some(unit) = request.unit.as_deref() else {
+        return Ok(deliverables);
+    };
+    let kept = keep_unit_deliverables(record, node, unit, deliverables);
+    // An explicit artifact of another unit's folders is refused, not dropped unseen.
+    if let Some((token, _)) = kept
+        .explicit
+        .iter()
+        .find(|(_, path)| !kept.files.contains(path))
+    {
+        return Err(DeliverableError::ArtifactRefused {
+            slug: node.slug.clone(),
+            candidate: token.clone(),
+            why: ArtifactRefusal::OutsideUnit(unit.to_owned()),
+        }
+        .into());
+    }
+    Ok(kept)
 }
 
 fn keep_unit_deliverables(
@@ -246,6 +261,7 @@ fn keep_unit_deliverables(
             .into_iter()
             .filter(|special| in_unit(&special.path))
             .collect(),
+        explicit: deliverables.explicit,
     }
 }
 
@@ -280,6 +296,7 @@ mod tests {
         let deliverables = StageDeliverables {
             files: files.clone(),
             not_regular: Vec::new(),
+            explicit: Vec::new(),
         };
         let kept = keep_unit_deliverables(&record, &node, "alpha", deliverables.clone());
         assert_eq!(kept.files, files[..1]);
