@@ -9,6 +9,7 @@ mod gate;
 mod gate_step;
 mod graph_picture;
 mod hook_settings;
+mod plugin;
 mod printer;
 mod project;
 mod sensor_usage;
