@@ -80,7 +80,11 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
                 return ExitStatus::Error;
             };
             with_layout(&args.project, &printer, |layout| {
-                report_composition(&printer, operations::add(layout, &args.sources, &cwd), "added")
+                report_composition(
+                    &printer,
+                    operations::add(layout, &args.sources, &cwd),
+                    "added",
+                )
             })
         }
         PluginCommand::Remove(args) => with_layout(&args.project, &printer, |layout| {
@@ -108,12 +112,14 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
         }
         PluginCommand::List(args) => {
             let printer = Printer::new(args.format, false);
-            with_layout(&args.project, &printer, |layout| match operations::list(layout) {
-                Ok(listing) => {
-                    print_listing(&printer, &listing);
-                    ExitStatus::Success
+            with_layout(&args.project, &printer, |layout| {
+                match operations::list(layout) {
+                    Ok(listing) => {
+                        print_listing(&printer, &listing);
+                        ExitStatus::Success
+                    }
+                    Err(error) => report_error(&printer, error),
                 }
-                Err(error) => report_error(&printer, error),
             })
         }
     }
@@ -121,7 +127,11 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
 
 /// The layout for `args`, with the harness from `AIDLC_HARNESS_DIR` (what the reference's
 /// SessionStart command sets) when `--harness` is not given.
-fn with_layout(args: &ProjectArgs, printer: &Printer, run: impl FnOnce(&crate::discover::Layout) -> ExitStatus) -> ExitStatus {
+fn with_layout(
+    args: &ProjectArgs,
+    printer: &Printer,
+    run: impl FnOnce(&crate::discover::Layout) -> ExitStatus,
+) -> ExitStatus {
     let mut args = ProjectArgs {
         project_dir: args.project_dir.clone(),
         harness: args.harness,
@@ -160,8 +170,11 @@ fn report_warnings(printer: &Printer, warnings: &[Problem]) {
 fn report_problems(printer: &Printer, problems: &[Problem]) {
     for problem in problems {
         if let Some((diagnostic, text)) = &problem.located {
-            let sources: BTreeMap<Utf8PathBuf, String> =
-                diagnostic.file.iter().map(|file| (file.clone(), text.clone())).collect();
+            let sources: BTreeMap<Utf8PathBuf, String> = diagnostic
+                .file
+                .iter()
+                .map(|file| (file.clone(), text.clone()))
+                .collect();
             printer.diagnostic(diagnostic, &sources);
         }
         error_line(printer, &problem.headline(), problem.help.as_deref());
@@ -184,7 +197,10 @@ fn report_error(printer: &Printer, error: PluginError) -> ExitStatus {
             printer.status("error: the composition was rolled back; the install is as it was");
             ExitStatus::Error
         }
-        PluginError::CompileFailed { diagnostics, sources } => {
+        PluginError::CompileFailed {
+            diagnostics,
+            sources,
+        } => {
             for diagnostic in &diagnostics {
                 printer.diagnostic(diagnostic, &sources);
             }
@@ -198,7 +214,11 @@ fn report_error(printer: &Printer, error: PluginError) -> ExitStatus {
     }
 }
 
-fn report_composition(printer: &Printer, result: Result<ComposeOutcome, PluginError>, verb: &str) -> ExitStatus {
+fn report_composition(
+    printer: &Printer,
+    result: Result<ComposeOutcome, PluginError>,
+    verb: &str,
+) -> ExitStatus {
     let outcome = match result {
         Ok(outcome) => outcome,
         Err(error) => return report_error(printer, error),
@@ -285,7 +305,11 @@ fn print_listing(printer: &Printer, listing: &Listing) {
             "{} {} {}",
             plugin.name,
             plugin.version,
-            if plugin.enabled { "enabled" } else { "disabled" }
+            if plugin.enabled {
+                "enabled"
+            } else {
+                "disabled"
+            }
         );
         if let Some(source) = &plugin.source {
             line.push_str(&format!(" ({source}"));

@@ -72,7 +72,10 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
             if dependency.is_core() {
                 continue;
             }
-            match chosen.iter().find(|other| other.tree.name() == dependency.name) {
+            match chosen
+                .iter()
+                .find(|other| other.tree.name() == dependency.name)
+            {
                 None => problems.push(
                     Problem::new(format!(
                         "depends on plugin \"{}\", which is not composed",
@@ -80,9 +83,17 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
                     ))
                     .of_plugin(plugin.tree.name())
                     .at_path(&plugin.tree.manifest.path)
-                    .with_help(format!("add it first: aidlc plugin add <path or git URL of {}>", dependency.name)),
+                    .with_help(format!(
+                        "add it first: aidlc plugin add <path or git URL of {}>",
+                        dependency.name
+                    )),
                 ),
-                Some(other) if !crate::plugin::manifest::satisfies(dependency, other.tree.manifest.version.as_ref()) => {
+                Some(other)
+                    if !crate::plugin::manifest::satisfies(
+                        dependency,
+                        other.tree.manifest.version.as_ref(),
+                    ) =>
+                {
                     problems.push(
                         Problem::new(format!(
                             "depends on \"{}\", but plugin \"{}\" is version {}",
@@ -105,16 +116,21 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
     while !chosen.is_empty() {
         let ready = chosen.iter().position(|plugin| {
             plugin.tree.manifest.dependencies.iter().all(|dependency| {
-                dependency.is_core() || ordered.iter().any(|done| done.tree.name() == dependency.name)
+                dependency.is_core()
+                    || ordered
+                        .iter()
+                        .any(|done| done.tree.name() == dependency.name)
             })
         });
         let Some(index) = ready else {
             let names: Vec<&str> = chosen.iter().map(|plugin| plugin.tree.name()).collect();
-            return Err(vec![Problem::new(format!(
-                "the dependencies of plugins {} form a cycle",
-                names.join(", ")
-            ))
-            .with_help("remove one of the dependencies")]);
+            return Err(vec![
+                Problem::new(format!(
+                    "the dependencies of plugins {} form a cycle",
+                    names.join(", ")
+                ))
+                .with_help("remove one of the dependencies"),
+            ]);
         };
         ordered.push(chosen.remove(index));
     }
@@ -233,7 +249,10 @@ impl Planner<'_> {
         }
         match self.base(&relative) {
             Some(existing) if existing == bytes => {
-                self.adopted.entry(plugin.to_owned()).or_default().insert(relative.clone());
+                self.adopted
+                    .entry(plugin.to_owned())
+                    .or_default()
+                    .insert(relative.clone());
             }
             Some(_) => {
                 self.problems.push(
@@ -266,7 +285,10 @@ impl Planner<'_> {
         files.extend(
             self.target
                 .keys()
-                .filter(|path| path.strip_prefix(&prefix).is_some_and(|rest| !rest.contains('/') && rest.ends_with(".md")))
+                .filter(|path| {
+                    path.strip_prefix(&prefix)
+                        .is_some_and(|rest| !rest.contains('/') && rest.ends_with(".md"))
+                })
                 .cloned(),
         );
         let mut roster = BTreeMap::new();
@@ -310,9 +332,15 @@ impl Planner<'_> {
                     Subtree::Stages if file.is_markdown() => {
                         self.check_stage(&name, file, &bytes, &relative, &mut imported_sensors)
                     }
-                    Subtree::Scopes | Subtree::Agents if file.is_markdown() => {
-                        self.check_owned_named_file(&name, file, &bytes, &relative, subtree, rosters.as_ref())
-                    }
+                    Subtree::Scopes | Subtree::Agents if file.is_markdown() => self
+                        .check_owned_named_file(
+                            &name,
+                            file,
+                            &bytes,
+                            &relative,
+                            subtree,
+                            rosters.as_ref(),
+                        ),
                     Subtree::Sensors if file.is_markdown() => self.check_sensor_file(&name, file),
                     _ => true,
                 };
@@ -337,18 +365,27 @@ impl Planner<'_> {
         imported_sensors: &mut Vec<String>,
     ) -> bool {
         let Ok(text) = std::str::from_utf8(bytes) else {
-            self.problems.push(Problem::new("the stage file is not UTF-8").of_plugin(plugin).at_path(&file.source));
+            self.problems.push(
+                Problem::new("the stage file is not UTF-8")
+                    .of_plugin(plugin)
+                    .at_path(&file.source),
+            );
             return false;
         };
         let (stage, diagnostics) = crate::syntax::stage::parse_stage(text, &file.source);
         let mut accepted = true;
-        for diagnostic in diagnostics.into_iter().filter(crate::diagnostics::Diagnostic::is_error) {
+        for diagnostic in diagnostics
+            .into_iter()
+            .filter(crate::diagnostics::Diagnostic::is_error)
+        {
             accepted = false;
             self.problems.push(
                 Problem::new(format!("the stage file is invalid: {}", diagnostic.message))
                     .of_plugin(plugin)
                     .at_path(&file.source)
-                    .with_help("fix the plugin's stage file; it would break every compile of the install")
+                    .with_help(
+                        "fix the plugin's stage file; it would break every compile of the install",
+                    )
                     .with_located(diagnostic, text.to_owned()),
             );
         }
@@ -405,8 +442,14 @@ impl Planner<'_> {
         let kind = subtree.key().trim_end_matches('s');
         let text = String::from_utf8_lossy(bytes);
         let mut diagnostics = Vec::new();
-        let document_kind = if subtree == Subtree::Scopes { DocumentKind::Scope } else { DocumentKind::Agent };
-        if document::read_frontmatter(&text, &file.source, document_kind, &mut diagnostics).is_none() {
+        let document_kind = if subtree == Subtree::Scopes {
+            DocumentKind::Scope
+        } else {
+            DocumentKind::Agent
+        };
+        if document::read_frontmatter(&text, &file.source, document_kind, &mut diagnostics)
+            .is_none()
+        {
             let located = diagnostics.into_iter().next();
             let mut problem = Problem::new(format!("the {kind} file has no readable frontmatter"))
                 .of_plugin(plugin)
@@ -441,10 +484,12 @@ impl Planner<'_> {
             && other != relative
         {
             self.problems.push(
-                Problem::new(format!("the {kind} is named \"{name}\", which {other} already is"))
-                    .of_plugin(plugin)
-                    .at_path(&file.source)
-                    .with_help("give it a plugin-namespaced name (`<plugin>-…`)"),
+                Problem::new(format!(
+                    "the {kind} is named \"{name}\", which {other} already is"
+                ))
+                .of_plugin(plugin)
+                .at_path(&file.source)
+                .with_help("give it a plugin-namespaced name (`<plugin>-…`)"),
             );
             return false;
         }
@@ -456,7 +501,9 @@ impl Planner<'_> {
         let reason = if file.relative.contains('/') {
             Some("it is nested in a subfolder, which sensor discovery never reads".to_owned())
         } else if guards::sensor_id_of_file_name(base_name).is_none() {
-            Some(format!("\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id"))
+            Some(format!(
+                "\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id"
+            ))
         } else {
             None
         };
@@ -464,10 +511,14 @@ impl Planner<'_> {
             None => true,
             Some(reason) => {
                 self.problems.push(
-                    Problem::new(format!("the sensor manifest would be composed but never fire: {reason}"))
-                        .of_plugin(plugin)
-                        .at_path(&file.source)
-                        .with_help("put it at the top of sensors/ as aidlc-<id>.md, with a matching id"),
+                    Problem::new(format!(
+                        "the sensor manifest would be composed but never fire: {reason}"
+                    ))
+                    .of_plugin(plugin)
+                    .at_path(&file.source)
+                    .with_help(
+                        "put it at the top of sensors/ as aidlc-<id>.md, with a matching id",
+                    ),
                 );
                 false
             }
@@ -476,7 +527,13 @@ impl Planner<'_> {
 
     fn find_stage(&self, slug: &str) -> Option<String> {
         PHASES.iter().find_map(|phase| {
-            let relative = self.relative(&self.layout.stages_dir.join(phase).join(format!("{slug}.md")));
+            let relative = self.relative(
+                &self
+                    .layout
+                    .stages_dir
+                    .join(phase)
+                    .join(format!("{slug}.md")),
+            );
             self.view(&relative).is_some().then_some(relative)
         })
     }
@@ -494,7 +551,10 @@ fn substituted(file: &PluginFile, harness_dir: &str) -> Vec<u8> {
 pub fn frontmatter_scalar(text: &str, key: &str) -> Option<String> {
     let fm = crate::syntax::frontmatter::split(text).ok()?;
     let (root, _) = crate::syntax::yaml::parse_document(text, fm.yaml);
-    root?.get(key).and_then(document::scalar_string).map(str::to_owned)
+    root?
+        .get(key)
+        .and_then(document::scalar_string)
+        .map(str::to_owned)
 }
 
 /// One plugin's contributions, read.
@@ -505,14 +565,20 @@ fn read_contributions(planner: &mut Planner<'_>, plugin: &ChosenPlugin) -> Vec<C
         let depth = file.relative.matches('/').count();
         if depth != 1 || !file.is_markdown() {
             planner.warnings.push(
-                Problem::new("is not read: contributions are contributions/<phase>/<stage>.md files")
-                    .of_plugin(name)
-                    .at_path(&file.source),
+                Problem::new(
+                    "is not read: contributions are contributions/<phase>/<stage>.md files",
+                )
+                .of_plugin(name)
+                .at_path(&file.source),
             );
             continue;
         }
         let Some(text) = file.text() else {
-            planner.problems.push(Problem::new("the contribution is not UTF-8").of_plugin(name).at_path(&file.source));
+            planner.problems.push(
+                Problem::new("the contribution is not UTF-8")
+                    .of_plugin(name)
+                    .at_path(&file.source),
+            );
             continue;
         };
         let text = contribution::normalised_text(text);
@@ -539,8 +605,16 @@ pub fn plan(
         layout,
         harness_dir,
         previous,
-        previously_owned: previous.plugins.values().flat_map(|plugin| plugin.files.keys().cloned()).collect(),
-        previously_adopted: previous.plugins.values().flat_map(|plugin| plugin.adopted.iter().cloned()).collect(),
+        previously_owned: previous
+            .plugins
+            .values()
+            .flat_map(|plugin| plugin.files.keys().cloned())
+            .collect(),
+        previously_adopted: previous
+            .plugins
+            .values()
+            .flat_map(|plugin| plugin.adopted.iter().cloned())
+            .collect(),
         target: BTreeMap::new(),
         owner: BTreeMap::new(),
         adopted: BTreeMap::new(),
@@ -579,7 +653,13 @@ pub fn plan(
         contributions.extend(read);
     }
     for plugin in &chosen {
-        report_sensor_declarations(&mut planner, plugin, imported.get(plugin.tree.name()).map_or(&[][..], Vec::as_slice));
+        report_sensor_declarations(
+            &mut planner,
+            plugin,
+            imported
+                .get(plugin.tree.name())
+                .map_or(&[][..], Vec::as_slice),
+        );
     }
     let additions = merge_contributions(&mut planner, &contributions);
     write_sidecars(&mut planner, &chosen, &additions);
@@ -590,7 +670,11 @@ pub fn plan(
 }
 
 /// Warn about a plugin sensor on disk that nothing declares, and a declared one not on disk.
-fn report_sensor_declarations(planner: &mut Planner<'_>, plugin: &ChosenPlugin, imported: &[String]) {
+fn report_sensor_declarations(
+    planner: &mut Planner<'_>,
+    plugin: &ChosenPlugin,
+    imported: &[String],
+) {
     let name = plugin.tree.name();
     let on_disk: Vec<(&str, &PluginFile)> = plugin
         .tree
@@ -651,21 +735,38 @@ fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]
                 located.insert(index, path);
             }
             None => planner.problems.push(
-                Problem::new(format!("targets stage \"{}\", which the install does not have", contribution.target))
-                    .of_plugin(&contribution.plugin)
-                    .at_path(&contribution.source)
-                    .with_help("check the `target:` slug (a stage's file name without .md)"),
+                Problem::new(format!(
+                    "targets stage \"{}\", which the install does not have",
+                    contribution.target
+                ))
+                .of_plugin(&contribution.plugin)
+                .at_path(&contribution.source)
+                .with_help("check the `target:` slug (a stage's file name without .md)"),
             ),
         }
     }
     for path in targets {
-        let ids: Vec<usize> = located.iter().filter(|(_, p)| **p == path).map(|(i, _)| *i).collect();
-        merge_into_stage(planner, &path, ids.iter().map(|i| &contributions[*i]), &mut additions);
+        let ids: Vec<usize> = located
+            .iter()
+            .filter(|(_, p)| **p == path)
+            .map(|(i, _)| *i)
+            .collect();
+        merge_into_stage(
+            planner,
+            &path,
+            ids.iter().map(|i| &contributions[*i]),
+            &mut additions,
+        );
     }
     additions
 }
 
-fn record_addition(additions: &mut Additions, plugin: &str, stage: &str, update: impl FnOnce(&mut StageAdditions)) {
+fn record_addition(
+    additions: &mut Additions,
+    plugin: &str,
+    stage: &str,
+    update: impl FnOnce(&mut StageAdditions),
+) {
     let index = match additions.iter().position(|(name, _)| name == plugin) {
         Some(index) => index,
         None => {
@@ -695,7 +796,9 @@ fn merge_into_stage<'c>(
         return;
     };
     let Ok(original_text) = String::from_utf8(original.clone()) else {
-        planner.problems.push(Problem::new("the stage is not UTF-8").at_path(path));
+        planner
+            .problems
+            .push(Problem::new("the stage is not UTF-8").at_path(path));
         return;
     };
     let is_base_file = !planner.owner.contains_key(path);
@@ -725,12 +828,20 @@ fn merge_into_stage<'c>(
         let mut scopes = Vec::new();
         for scope in &contribution.adds.scopes {
             match scope_roster.get(scope) {
-                None => refuse(planner, format!("adds.scopes \"{scope}\": no installed scope file is named \"{scope}\"")),
+                None => refuse(
+                    planner,
+                    format!(
+                        "adds.scopes \"{scope}\": no installed scope file is named \"{scope}\""
+                    ),
+                ),
                 Some((_, owner)) if owner.as_deref() != Some(plugin) => refuse(
                     planner,
                     format!(
                         "adds.scopes \"{scope}\" is not owned by plugin \"{plugin}\" (its file declares {}); only a plugin's own scopes may be added",
-                        owner.as_ref().map_or_else(|| "no plugin: it is core's".to_owned(), |owner| format!("plugin \"{owner}\""))
+                        owner.as_ref().map_or_else(
+                            || "no plugin: it is core's".to_owned(),
+                            |owner| format!("plugin \"{owner}\"")
+                        )
                     ),
                 ),
                 Some(_) => scopes.push(scope.clone()),
@@ -738,21 +849,29 @@ fn merge_into_stage<'c>(
         }
         for entry in &contribution.adds.consumes {
             match consumed_by.get(&entry.artifact) {
-                Some((other, required)) if other != plugin && *required != entry.required => refuse(
-                    planner,
-                    format!(
-                        "consumes \"{}\" on stage \"{stage}\" with required: {}, but plugin \"{other}\" adds it with required: {required}",
-                        entry.artifact, entry.required
-                    ),
-                ),
+                Some((other, required)) if other != plugin && *required != entry.required => {
+                    refuse(
+                        planner,
+                        format!(
+                            "consumes \"{}\" on stage \"{stage}\" with required: {}, but plugin \"{other}\" adds it with required: {required}",
+                            entry.artifact, entry.required
+                        ),
+                    )
+                }
                 _ => {
                     consumed_by.insert(entry.artifact.clone(), (plugin.to_owned(), entry.required));
                 }
             }
         }
         let results = [
-            ("produces", merge::merge_names(&mut text, "produces", &contribution.adds.produces)),
-            ("sensors", merge::merge_names(&mut text, "sensors", &contribution.adds.sensors)),
+            (
+                "produces",
+                merge::merge_names(&mut text, "produces", &contribution.adds.produces),
+            ),
+            (
+                "sensors",
+                merge::merge_names(&mut text, "sensors", &contribution.adds.sensors),
+            ),
             ("scopes", merge::merge_names(&mut text, "scopes", &scopes)),
         ];
         for (field, result) in results {
@@ -762,12 +881,17 @@ fn merge_into_stage<'c>(
                     "sensors" => record.sensors.extend(added),
                     _ => record.scopes.extend(added),
                 }),
-                Err(reason) => refuse(planner, format!("cannot add to {field} of stage \"{stage}\": {reason}")),
+                Err(reason) => refuse(
+                    planner,
+                    format!("cannot add to {field} of stage \"{stage}\": {reason}"),
+                ),
             }
         }
         match merge::merge_consumes(&mut text, &contribution.adds.consumes) {
             Ok((added, kept)) => {
-                record_addition(additions, plugin, stage, |record| record.consumes.extend(added));
+                record_addition(additions, plugin, stage, |record| {
+                    record.consumes.extend(added)
+                });
                 for kept in kept {
                     planner.warnings.push(
                         Problem::new(format!(
@@ -779,21 +903,30 @@ fn merge_into_stage<'c>(
                     );
                 }
             }
-            Err(reason) => refuse(planner, format!("cannot add to consumes of stage \"{stage}\": {reason}")),
+            Err(reason) => refuse(
+                planner,
+                format!("cannot add to consumes of stage \"{stage}\": {reason}"),
+            ),
         }
         match merge::merge_required_sections(&mut text, &contribution.adds.required_sections) {
             Ok((added, created)) => record_addition(additions, plugin, stage, |record| {
                 record.required_sections.extend(added);
                 record.required_sections_created |= created;
             }),
-            Err(reason) => refuse(planner, format!("cannot add to required_sections of stage \"{stage}\": {reason}")),
+            Err(reason) => refuse(
+                planner,
+                format!("cannot add to required_sections of stage \"{stage}\": {reason}"),
+            ),
         }
         for fragment in &contribution.fragments {
             let slot = (fragment.anchor_text.clone(), fragment.order);
             match slots.get(&slot) {
                 Some(other) if other == plugin => refuse(
                     planner,
-                    format!("two fragments of the plugin at anchor \"{}\" order {} of stage \"{stage}\"", slot.0, slot.1),
+                    format!(
+                        "two fragments of the plugin at anchor \"{}\" order {} of stage \"{stage}\"",
+                        slot.0, slot.1
+                    ),
                 ),
                 Some(other) => refuse(
                     planner,
@@ -809,7 +942,10 @@ fn merge_into_stage<'c>(
             }
         }
     }
-    let pieces: Vec<splice::Fragment> = fragments.iter().map(|(fragment, _)| fragment.clone()).collect();
+    let pieces: Vec<splice::Fragment> = fragments
+        .iter()
+        .map(|(fragment, _)| fragment.clone())
+        .collect();
     match splice::splice_fragments(&text, &pieces) {
         Ok(spliced) => text = spliced,
         Err((index, reason)) => {
@@ -850,9 +986,18 @@ fn write_sidecars(planner: &mut Planner<'_>, chosen: &[ChosenPlugin], additions:
         let Some(value) = sidecar::sidecar_value(stages) else {
             continue;
         };
-        let path = planner.layout.project_dir.join(planner.harness_dir).join("tools/data").join(sidecar::sidecar_file_name(name));
+        let path = planner
+            .layout
+            .project_dir
+            .join(planner.harness_dir)
+            .join("tools/data")
+            .join(sidecar::sidecar_file_name(name));
         let relative = planner.relative(&path);
-        let previous = planner.previously_owned.contains(&relative).then(|| planner.disk(&relative)).flatten();
+        let previous = planner
+            .previously_owned
+            .contains(&relative)
+            .then(|| planner.disk(&relative))
+            .flatten();
         if previous.is_none() && planner.disk(&relative).is_some() {
             planner.problems.push(
                 Problem::new(format!("would overwrite {relative}, a sidecar another composer wrote"))
@@ -920,8 +1065,14 @@ mod tests {
     #[test]
     fn frontmatter_scalars_are_read_with_the_yaml_reader() {
         let text = "---\nname: \"test-pro-validation\"\nplugin: test-pro\n---\nbody\n";
-        assert_eq!(frontmatter_scalar(text, "name").as_deref(), Some("test-pro-validation"));
-        assert_eq!(frontmatter_scalar(text, "plugin").as_deref(), Some("test-pro"));
+        assert_eq!(
+            frontmatter_scalar(text, "name").as_deref(),
+            Some("test-pro-validation")
+        );
+        assert_eq!(
+            frontmatter_scalar(text, "plugin").as_deref(),
+            Some("test-pro")
+        );
         assert_eq!(frontmatter_scalar(text, "missing"), None);
         assert_eq!(frontmatter_scalar("no frontmatter", "name"), None);
     }

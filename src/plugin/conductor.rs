@@ -124,12 +124,27 @@ fn run_tool(
         .chain(args.iter().map(|arg| (*arg).to_owned()))
         .collect();
     command.env = vec![
-        ("AIDLC_PROJECT_DIR".to_owned(), layout.project_dir.to_string()),
-        ("AIDLC_HARNESS_DIR".to_owned(), layout.harness.dir_name().to_owned()),
-        ("AIDLC_STAGE_GRAPH".to_owned(), layout.stage_graph_path.to_string()),
-        ("AIDLC_SCOPE_GRID".to_owned(), layout.scope_grid_path.to_string()),
+        (
+            "AIDLC_PROJECT_DIR".to_owned(),
+            layout.project_dir.to_string(),
+        ),
+        (
+            "AIDLC_HARNESS_DIR".to_owned(),
+            layout.harness.dir_name().to_owned(),
+        ),
+        (
+            "AIDLC_STAGE_GRAPH".to_owned(),
+            layout.stage_graph_path.to_string(),
+        ),
+        (
+            "AIDLC_SCOPE_GRID".to_owned(),
+            layout.scope_grid_path.to_string(),
+        ),
         ("AIDLC_STAGES_DIR".to_owned(), layout.stages_dir.to_string()),
-        ("AIDLC_SENSORS_DIR".to_owned(), layout.sensors_dir.to_string()),
+        (
+            "AIDLC_SENSORS_DIR".to_owned(),
+            layout.sensors_dir.to_string(),
+        ),
         ("AIDLC_SCOPES_DIR".to_owned(), layout.scopes_dir.to_string()),
         ("AIDLC_AGENTS_DIR".to_owned(), layout.agents_dir.to_string()),
         ("AIDLC_RULES_DIR".to_owned(), layout.rules_dir.to_string()),
@@ -141,7 +156,11 @@ fn run_tool(
     ];
     command.timeout = GENERATOR_TIMEOUT;
     let run = run_worker(&command);
-    let shown = format!("bun {} {}", layout.display(&refresh.harness_root.join(tool)), args.join(" "));
+    let shown = format!(
+        "bun {} {}",
+        layout.display(&refresh.harness_root.join(tool)),
+        args.join(" ")
+    );
     if let Some(error) = &run.spawn_error {
         return Err(Problem::new(format!("cannot run {shown} ({error})")));
     }
@@ -181,25 +200,37 @@ fn refresh_table(
     end: &str,
 ) -> Result<(), Problem> {
     let before = std::fs::read_to_string(skill_file)
-        .map_err(|error| Problem::new(format!("cannot read the file: {error}")).at_path(layout.display(skill_file)))?
+        .map_err(|error| {
+            Problem::new(format!("cannot read the file: {error}"))
+                .at_path(layout.display(skill_file))
+        })?
         .replace("\r\n", "\n");
     let Some(begin_at) = before.find(begin) else {
         return Ok(());
     };
     let Some(end_at) = before[begin_at..].find(end).map(|at| begin_at + at) else {
-        return Err(Problem::new(format!("the {verb} region has no END marker after its BEGIN marker"))
-            .at_path(layout.display(skill_file)));
+        return Err(Problem::new(format!(
+            "the {verb} region has no END marker after its BEGIN marker"
+        ))
+        .at_path(layout.display(skill_file)));
     };
     let output = run_tool(refresh, layout, UTILITY, &[verb])?;
     let region = String::from_utf8_lossy(&output).replace("\r\n", "\n");
     let region = region.strip_suffix('\n').unwrap_or(&region);
     if !region.contains(begin) || !region.contains(end) {
-        return Err(Problem::new(format!("aidlc-utility {verb} printed no generated region")));
+        return Err(Problem::new(format!(
+            "aidlc-utility {verb} printed no generated region"
+        )));
     }
-    let after = format!("{}{region}{}", &before[..begin_at], &before[end_at + end.len()..]);
+    let after = format!(
+        "{}{region}{}",
+        &before[..begin_at],
+        &before[end_at + end.len()..]
+    );
     if after != before {
         crate::fs_util::write_atomic(skill_file, after.as_bytes()).map_err(|error| {
-            Problem::new(format!("cannot write the file: {error}")).at_path(layout.display(skill_file))
+            Problem::new(format!("cannot write the file: {error}"))
+                .at_path(layout.display(skill_file))
         })?;
     }
     Ok(())

@@ -104,7 +104,13 @@ struct Reader<'a> {
 }
 
 impl Reader<'_> {
-    fn refuse(&mut self, code: Code, message: String, span: Option<std::ops::Range<usize>>, help: &str) {
+    fn refuse(
+        &mut self,
+        code: Code,
+        message: String,
+        span: Option<std::ops::Range<usize>>,
+        help: &str,
+    ) {
         let mut problem = Problem::new(message.clone())
             .of_plugin(self.plugin)
             .at_path(self.source)
@@ -228,7 +234,11 @@ impl Reader<'_> {
             Some(entry) => self.read_fragment_entries(&entry.value),
             None => Vec::new(),
         };
-        let fragments = self.pair_prose(&declared_fragments, &self.text[fm.body_start..], harness_dir);
+        let fragments = self.pair_prose(
+            &declared_fragments,
+            &self.text[fm.body_start..],
+            harness_dir,
+        );
         if !self.problems.is_empty() {
             return Err(self.problems);
         }
@@ -317,7 +327,9 @@ impl Reader<'_> {
         let mut sections = Vec::new();
         for item in self.sequence("required_sections", value) {
             match scalar(item) {
-                Some(section) if !section.trim().is_empty() => sections.push(section.trim().to_owned()),
+                Some(section) if !section.trim().is_empty() => {
+                    sections.push(section.trim().to_owned())
+                }
                 _ => self.refuse(
                     Code::InvalidFieldValue,
                     "`adds.required_sections` entries must be non-empty section titles".to_owned(),
@@ -385,7 +397,10 @@ impl Reader<'_> {
                     );
                 }
             }
-            if consumes.iter().any(|entry: &ConsumeEntry| entry.artifact == artifact) {
+            if consumes
+                .iter()
+                .any(|entry: &ConsumeEntry| entry.artifact == artifact)
+            {
                 self.refuse(
                     Code::InvalidFieldValue,
                     format!("consumed artifact \"{artifact}\" is listed twice"),
@@ -403,11 +418,17 @@ impl Reader<'_> {
         consumes
     }
 
-    fn read_fragment_entries(&mut self, value: &Node) -> Vec<(String, u64, std::ops::Range<usize>)> {
+    fn read_fragment_entries(
+        &mut self,
+        value: &Node,
+    ) -> Vec<(String, u64, std::ops::Range<usize>)> {
         let mut declared = Vec::new();
         for item in self.sequence("fragments", value) {
             let anchor = item.get("anchor").and_then(scalar);
-            let order = item.get("order").and_then(scalar).and_then(|order| order.parse::<u64>().ok());
+            let order = item
+                .get("order")
+                .and_then(scalar)
+                .and_then(|order| order.parse::<u64>().ok());
             match (anchor, order) {
                 (Some(anchor), Some(order)) => match parse_anchor(anchor) {
                     Ok(_) => declared.push((anchor.to_owned(), order, item.span.clone())),
@@ -509,7 +530,8 @@ fn prose_blocks(body: &str) -> Vec<(String, Vec<String>)> {
     let mut blocks: Vec<(String, Vec<String>)> = Vec::new();
     let mut current: Option<(String, Vec<&str>)> = None;
     let mut fence: Option<(char, usize)> = None;
-    let flush = |current: &mut Option<(String, Vec<&str>)>, blocks: &mut Vec<(String, Vec<String>)>| {
+    let flush = |current: &mut Option<(String, Vec<&str>)>,
+                 blocks: &mut Vec<(String, Vec<String>)>| {
         if let Some((anchor, lines)) = current.take() {
             let prose = crate::js_text::js_trim(&lines.join("\n")).to_owned();
             match blocks.iter_mut().find(|(existing, _)| *existing == anchor) {
@@ -581,7 +603,12 @@ mod tests {
     const CONTRIBUTION: &str = "---\ntarget: build-and-test\nplugin: p\nadds:\n  produces:\n    - p-a\n  consumes:\n    - artifact: p-b\n      required: false\n  required_sections:\n    - \"Branch Coverage\"\n  requires_stage:\n    - x\nfragments:\n  - anchor: after-step:9\n    order: 100\n  - anchor: after-step:9\n    order: 110\n---\n\n## fragment: after-step:9\n\nFirst {{HARNESS_DIR}}.\n\n```md\n## fragment: after-step:9\n```\n\n## fragment: after-step:9\n\nSecond.\n";
 
     fn read(text: &str) -> Result<Contribution, Vec<Problem>> {
-        read_contribution("p", Utf8Path::new("/p/contributions/construction/x.md"), text, ".claude")
+        read_contribution(
+            "p",
+            Utf8Path::new("/p/contributions/construction/x.md"),
+            text,
+            ".claude",
+        )
     }
 
     #[test]
@@ -613,7 +640,10 @@ mod tests {
             ("plugin: p\n", "plugin: q\n"),
             ("plugin: p\n", ""),
             ("target: build-and-test\n", ""),
-            ("target: build-and-test\n", "target: build-and-test\nbundle: p\n"),
+            (
+                "target: build-and-test\n",
+                "target: build-and-test\nbundle: p\n",
+            ),
             ("    - p-a\n", "    - \"p a\"\n"),
             ("      required: false\n", "      required: maybe\n"),
             ("    order: 110\n", "    order: 100\n"),
@@ -632,6 +662,9 @@ mod tests {
 
     #[test]
     fn the_text_is_normalised_as_the_reference_reads_it() {
-        assert_eq!(normalised_text("\u{feff}\n\n---\r\na: 1\r\n---\r\n"), "---\na: 1\n---\n");
+        assert_eq!(
+            normalised_text("\u{feff}\n\n---\r\na: 1\r\n---\r\n"),
+            "---\na: 1\n---\n"
+        );
     }
 }

@@ -71,8 +71,10 @@ fn journal_dir(project_dir: &Utf8Path) -> Utf8PathBuf {
 }
 
 fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> String {
-    path.strip_prefix(project_dir)
-        .map_or_else(|_| path.to_string(), |relative| fs_util::to_posix(relative.as_str()))
+    path.strip_prefix(project_dir).map_or_else(
+        |_| path.to_string(),
+        |relative| fs_util::to_posix(relative.as_str()),
+    )
 }
 
 fn io_context(error: std::io::Error, what: &str, path: &Utf8Path) -> std::io::Error {
@@ -90,7 +92,8 @@ impl Transaction {
     ) -> std::io::Result<Self> {
         let journal = journal_dir(project_dir);
         if journal.exists() {
-            std::fs::remove_dir_all(&journal).map_err(|e| io_context(e, "cannot clear", &journal))?;
+            std::fs::remove_dir_all(&journal)
+                .map_err(|e| io_context(e, "cannot clear", &journal))?;
         }
         let images = journal.join(IMAGES);
         std::fs::create_dir_all(&images).map_err(|e| io_context(e, "cannot create", &images))?;
@@ -106,7 +109,10 @@ impl Transaction {
             collect_files(tree, &mut files)?;
             manifest.trees.push(TreeSnapshot {
                 root: relative(project_dir, tree),
-                files: files.iter().map(|file| relative(project_dir, file)).collect(),
+                files: files
+                    .iter()
+                    .map(|file| relative(project_dir, file))
+                    .collect(),
                 existed: tree.is_dir(),
             });
             all_paths.extend(files);
@@ -151,7 +157,10 @@ impl Transaction {
 
     fn is_armed_for(&self, path: &Utf8Path) -> bool {
         let relative = relative(&self.project_dir, path);
-        self.manifest.entries.iter().any(|entry| entry.path == relative)
+        self.manifest
+            .entries
+            .iter()
+            .any(|entry| entry.path == relative)
             || self
                 .manifest
                 .trees
@@ -290,8 +299,13 @@ fn roll_back(project_dir: &Utf8Path, manifest: &Manifest) -> std::io::Result<()>
             let _ = std::fs::remove_dir(&dir);
         }
     }
-    std::fs::remove_file(journal.join(MANIFEST))
-        .or_else(|error| if error.kind() == std::io::ErrorKind::NotFound { Ok(()) } else { Err(error) })?;
+    std::fs::remove_file(journal.join(MANIFEST)).or_else(|error| {
+        if error.kind() == std::io::ErrorKind::NotFound {
+            Ok(())
+        } else {
+            Err(error)
+        }
+    })?;
     let _ = std::fs::remove_dir_all(&journal);
     Ok(())
 }
@@ -344,7 +358,8 @@ pub fn recover(project_dir: &Utf8Path) -> std::io::Result<Recovery> {
     let text = match std::fs::read_to_string(&manifest_path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::remove_dir_all(&journal).map_err(|e| io_context(e, "cannot remove", &journal))?;
+            std::fs::remove_dir_all(&journal)
+                .map_err(|e| io_context(e, "cannot remove", &journal))?;
             return Ok(Recovery::Discarded);
         }
         Err(error) => return Err(io_context(error, "cannot read", &manifest_path)),
@@ -396,12 +411,14 @@ mod tests {
             assert_eq!(std::fs::read_to_string(&paths[0]).unwrap(), "old");
             assert!(!project.join("new").exists(), "created folders are removed");
             assert!(!project.join("tree/x/two").exists() && !project.join("tree/y").exists());
-            assert_eq!(std::fs::read_to_string(project.join("tree/x/one")).unwrap(), "1");
+            assert_eq!(
+                std::fs::read_to_string(project.join("tree/x/one")).unwrap(),
+                "1"
+            );
             assert!(!project.join(JOURNAL_DIR).exists());
             assert_eq!(recover(&project).unwrap(), Recovery::Clean);
         }
-        let transaction =
-            Transaction::begin(&project, &paths, &[], BTreeSet::new(), None).unwrap();
+        let transaction = Transaction::begin(&project, &paths, &[], BTreeSet::new(), None).unwrap();
         transaction.remove(&paths[0]).unwrap();
         assert!(!kept.exists(), "a folder left empty by a removal goes");
         transaction.commit().unwrap();

@@ -142,7 +142,9 @@ pub fn read_lock(project_dir: &Utf8Path, harness_dir: &str) -> Result<Lock, Prob
             return Ok(Lock::empty(harness_dir));
         }
         Err(error) => {
-            return Err(Problem::new(format!("cannot read the lock file: {error}")).at_path(LOCK_FILE_NAME));
+            return Err(
+                Problem::new(format!("cannot read the lock file: {error}")).at_path(LOCK_FILE_NAME)
+            );
         }
     };
     let lock: Lock = serde_json::from_str(&text).map_err(|error| {
@@ -202,7 +204,9 @@ mod tests {
         assert_eq!(read_lock(&project, ".claude").unwrap(), lock);
         assert_eq!(lock.owner_of("a"), Some("p"));
         assert!(read_lock(&project, ".codex").is_err());
-        let text = String::from_utf8(lock.to_bytes()).unwrap().replace("\"files\"", "\"filez\"");
+        let text = String::from_utf8(lock.to_bytes())
+            .unwrap()
+            .replace("\"files\"", "\"filez\"");
         std::fs::write(lock_path(&project), text).unwrap();
         assert!(read_lock(&project, ".claude").is_err());
     }

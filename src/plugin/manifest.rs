@@ -140,8 +140,9 @@ pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
 }
 
 fn read_json_object(path: &Utf8Path) -> Result<serde_json::Map<String, Value>, Problem> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| Problem::new(format!("cannot read the manifest: {error}")).at_path(path))?;
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
+    })?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(other) => Err(Problem::new(format!(
@@ -149,9 +150,11 @@ fn read_json_object(path: &Utf8Path) -> Result<serde_json::Map<String, Value>, P
             json_type(&other)
         ))
         .at_path(path)),
-        Err(error) => Err(Problem::new(format!("the manifest is not valid JSON: {error}"))
-            .at_path(path)
-            .with_help("fix the JSON syntax")),
+        Err(error) => Err(
+            Problem::new(format!("the manifest is not valid JSON: {error}"))
+                .at_path(path)
+                .with_help("fix the JSON syntax"),
+        ),
     }
 }
 
@@ -166,7 +169,10 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
-fn required_name(object: &serde_json::Map<String, Value>, path: &Utf8Path) -> Result<String, Problem> {
+fn required_name(
+    object: &serde_json::Map<String, Value>,
+    path: &Utf8Path,
+) -> Result<String, Problem> {
     match object.get("name") {
         Some(Value::String(name)) if !name.trim().is_empty() => Ok(name.trim().to_owned()),
         Some(other) => Err(Problem::new(format!(
@@ -184,11 +190,17 @@ fn optional_version(
 ) -> Result<Option<semver::Version>, Problem> {
     match object.get("version") {
         None => Ok(None),
-        Some(Value::String(text)) => semver::Version::parse(text.trim()).map(Some).map_err(|error| {
-            Problem::new(format!("`version` \"{text}\" is not a semantic version: {error}"))
-                .at_path(path)
-                .with_help("write it as MAJOR.MINOR.PATCH, e.g. \"0.1.0\"")
-        }),
+        Some(Value::String(text)) => {
+            semver::Version::parse(text.trim())
+                .map(Some)
+                .map_err(|error| {
+                    Problem::new(format!(
+                        "`version` \"{text}\" is not a semantic version: {error}"
+                    ))
+                    .at_path(path)
+                    .with_help("write it as MAJOR.MINOR.PATCH, e.g. \"0.1.0\"")
+                })
+        }
         Some(other) => Err(Problem::new(format!(
             "`version` must be a string, got {}",
             json_type(other)

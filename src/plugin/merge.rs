@@ -50,7 +50,10 @@ enum FieldForm {
     /// `field: []` (the line's range, without its `\n`).
     EmptyFlow(usize, usize),
     /// `field:` on its own line; the items are the following lines with the given prefix.
-    Block { after_items: usize, items: Vec<String> },
+    Block {
+        after_items: usize,
+        items: Vec<String>,
+    },
     /// Anything else (a flow list with items, a scalar, items indented another way).
     Other,
 }
@@ -62,7 +65,13 @@ fn is_empty_flow(rest: &str) -> bool {
         .is_some_and(|inner| inner.trim_matches([' ', '\t']).is_empty())
 }
 
-fn field_form(text: &str, fence: usize, field: &str, item_prefix: &str, continuation: bool) -> FieldForm {
+fn field_form(
+    text: &str,
+    fence: usize,
+    field: &str,
+    item_prefix: &str,
+    continuation: bool,
+) -> FieldForm {
     let lines = frontmatter_lines(text, fence);
     let key = format!("{field}:");
     let Some(index) = lines
@@ -107,7 +116,10 @@ fn field_form(text: &str, fence: usize, field: &str, item_prefix: &str, continua
 pub fn scalar_value(raw: &str) -> Option<String> {
     let value = raw.trim();
     if let Some(inner) = quoted(value, '"') {
-        return Some(serde_json::from_str::<String>(&format!("\"{inner}\"")).unwrap_or_else(|_| inner.to_owned()));
+        return Some(
+            serde_json::from_str::<String>(&format!("\"{inner}\""))
+                .unwrap_or_else(|_| inner.to_owned()),
+        );
     }
     if let Some(inner) = quoted(value, '\'') {
         return Some(inner.replace("''", "'"));
@@ -157,7 +169,11 @@ fn other_form(field: &str) -> String {
 
 /// Set-union `items` into the block list `field` (produces, sensors, scopes). Returns the
 /// values added, in order.
-pub fn merge_names(text: &mut String, field: &str, items: &[String]) -> Result<Vec<String>, String> {
+pub fn merge_names(
+    text: &mut String,
+    field: &str,
+    items: &[String],
+) -> Result<Vec<String>, String> {
     let mut wanted: Vec<&String> = Vec::new();
     for item in items {
         if !wanted.contains(&item) {
@@ -169,7 +185,10 @@ pub fn merge_names(text: &mut String, field: &str, items: &[String]) -> Result<V
     }
     let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
     let render = |values: &[&String]| -> String {
-        values.iter().map(|value| format!("  - {value}\n")).collect()
+        values
+            .iter()
+            .map(|value| format!("  - {value}\n"))
+            .collect()
     };
     match field_form(text, fence, field, "  - ", false) {
         FieldForm::EmptyFlow(start, end) => {
@@ -177,9 +196,18 @@ pub fn merge_names(text: &mut String, field: &str, items: &[String]) -> Result<V
             text.replace_range(start..end, block.trim_end_matches('\n'));
             Ok(wanted.into_iter().cloned().collect())
         }
-        FieldForm::Block { after_items, items: existing } => {
-            let existing: Vec<String> = existing.iter().filter_map(|item| scalar_value(item)).collect();
-            let new: Vec<&String> = wanted.into_iter().filter(|item| !existing.contains(item)).collect();
+        FieldForm::Block {
+            after_items,
+            items: existing,
+        } => {
+            let existing: Vec<String> = existing
+                .iter()
+                .filter_map(|item| scalar_value(item))
+                .collect();
+            let new: Vec<&String> = wanted
+                .into_iter()
+                .filter(|item| !existing.contains(item))
+                .collect();
             text.insert_str(after_items, &render(&new));
             Ok(new.into_iter().cloned().collect())
         }
@@ -243,10 +271,17 @@ pub fn merge_consumes(
         FieldForm::EmptyFlow(start, end) => {
             let block = format!(
                 "consumes:\n{}",
-                entries.iter().map(render_consume).collect::<Vec<_>>().join("\n")
+                entries
+                    .iter()
+                    .map(render_consume)
+                    .collect::<Vec<_>>()
+                    .join("\n")
             );
             text.replace_range(start..end, &block);
-            Ok((entries.iter().map(|e| e.artifact.clone()).collect(), Vec::new()))
+            Ok((
+                entries.iter().map(|e| e.artifact.clone()).collect(),
+                Vec::new(),
+            ))
         }
         FieldForm::Block { after_items, items } => {
             let existing: Vec<(String, bool)> = items
@@ -256,7 +291,10 @@ pub fn merge_consumes(
             let mut kept = Vec::new();
             let mut new = Vec::new();
             for entry in entries {
-                match existing.iter().find(|(artifact, _)| *artifact == entry.artifact) {
+                match existing
+                    .iter()
+                    .find(|(artifact, _)| *artifact == entry.artifact)
+                {
                     Some((_, required)) => {
                         if *required != entry.required {
                             kept.push(KeptConsume {
@@ -268,14 +306,23 @@ pub fn merge_consumes(
                     None => new.push(entry),
                 }
             }
-            let rendered: String = new.iter().map(|entry| format!("{}\n", render_consume(entry))).collect();
+            let rendered: String = new
+                .iter()
+                .map(|entry| format!("{}\n", render_consume(entry)))
+                .collect();
             text.insert_str(after_items, &rendered);
             Ok((new.iter().map(|e| e.artifact.clone()).collect(), kept))
         }
         FieldForm::Absent => {
-            let rendered: String = entries.iter().map(|entry| format!("{}\n", render_consume(entry))).collect();
+            let rendered: String = entries
+                .iter()
+                .map(|entry| format!("{}\n", render_consume(entry)))
+                .collect();
             insert_before_fence(text, fence, &format!("consumes:\n{rendered}"));
-            Ok((entries.iter().map(|e| e.artifact.clone()).collect(), Vec::new()))
+            Ok((
+                entries.iter().map(|e| e.artifact.clone()).collect(),
+                Vec::new(),
+            ))
         }
         FieldForm::Other => Err(other_form("consumes")),
     }
@@ -292,10 +339,16 @@ fn quote_section(section: &str) -> String {
 
 fn unquote_section(item: &str) -> String {
     let item = item.trim_end();
-    if let Some(inner) = item.strip_prefix('"').and_then(|rest| rest.strip_suffix('"')) {
+    if let Some(inner) = item
+        .strip_prefix('"')
+        .and_then(|rest| rest.strip_suffix('"'))
+    {
         return inner.to_owned();
     }
-    if let Some(inner) = item.strip_prefix('\'').and_then(|rest| rest.strip_suffix('\'')) {
+    if let Some(inner) = item
+        .strip_prefix('\'')
+        .and_then(|rest| rest.strip_suffix('\''))
+    {
         return inner.to_owned();
     }
     item.to_owned()
@@ -303,13 +356,19 @@ fn unquote_section(item: &str) -> String {
 
 /// Set-union `sections` into `required_sections`. Returns the sections added and whether the
 /// field was created (the sidecar's `required_sections_created`).
-pub fn merge_required_sections(text: &mut String, sections: &[String]) -> Result<(Vec<String>, bool), String> {
+pub fn merge_required_sections(
+    text: &mut String,
+    sections: &[String],
+) -> Result<(Vec<String>, bool), String> {
     if sections.is_empty() {
         return Ok((Vec::new(), false));
     }
     let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
     let render = |values: &[&String]| -> String {
-        values.iter().map(|value| format!("  - {}\n", quote_section(value))).collect()
+        values
+            .iter()
+            .map(|value| format!("  - {}\n", quote_section(value)))
+            .collect()
     };
     let wanted: Vec<&String> = sections.iter().collect();
     match field_form(text, fence, "required_sections", "  - ", false) {
@@ -320,12 +379,19 @@ pub fn merge_required_sections(text: &mut String, sections: &[String]) -> Result
         }
         FieldForm::Block { after_items, items } => {
             let existing: Vec<String> = items.iter().map(|item| unquote_section(item)).collect();
-            let new: Vec<&String> = wanted.into_iter().filter(|s| !existing.contains(s)).collect();
+            let new: Vec<&String> = wanted
+                .into_iter()
+                .filter(|s| !existing.contains(s))
+                .collect();
             text.insert_str(after_items, &render(&new));
             Ok((new.into_iter().cloned().collect(), false))
         }
         FieldForm::Absent => {
-            insert_before_fence(text, fence, &format!("required_sections:\n{}", render(&wanted)));
+            insert_before_fence(
+                text,
+                fence,
+                &format!("required_sections:\n{}", render(&wanted)),
+            );
             Ok((sections.to_vec(), true))
         }
         FieldForm::Other => Err(other_form("required_sections")),
@@ -341,22 +407,32 @@ mod tests {
     #[test]
     fn a_block_list_gets_new_values_after_its_last_item() {
         let mut text = STAGE.to_owned();
-        let added = merge_names(&mut text, "produces", &["b".into(), "c".into(), "c".into()]).unwrap();
+        let added =
+            merge_names(&mut text, "produces", &["b".into(), "c".into(), "c".into()]).unwrap();
         assert_eq!(added, ["c"]);
-        assert!(text.contains("  - \"b\" # kept\n  - c\nconsumes:"), "{text}");
+        assert!(
+            text.contains("  - \"b\" # kept\n  - c\nconsumes:"),
+            "{text}"
+        );
         assert!(text.ends_with("produces: []\n"), "the body is not edited");
     }
 
     #[test]
     fn an_empty_flow_list_becomes_a_block_and_an_absent_field_is_created() {
         let mut text = STAGE.to_owned();
-        assert_eq!(merge_names(&mut text, "sensors", &["s1".into(), "s2".into()]).unwrap(), ["s1", "s2"]);
+        assert_eq!(
+            merge_names(&mut text, "sensors", &["s1".into(), "s2".into()]).unwrap(),
+            ["s1", "s2"]
+        );
         assert!(text.contains("sensors:\n  - s1\n  - s2\nscopes:"), "{text}");
-        let (added, created) = merge_required_sections(&mut text, &["Branch Coverage".into(), "Say \"Hi\"".into()]).unwrap();
+        let (added, created) =
+            merge_required_sections(&mut text, &["Branch Coverage".into(), "Say \"Hi\"".into()])
+                .unwrap();
         assert!(created);
         assert_eq!(added.len(), 2);
         assert!(text.contains("  - feature\nrequired_sections:\n  - \"Branch Coverage\"\n  - \"Say \\\"Hi\\\"\"\n---\n"), "{text}");
-        let (again, created) = merge_required_sections(&mut text, &["Branch Coverage".into()]).unwrap();
+        let (again, created) =
+            merge_required_sections(&mut text, &["Branch Coverage".into()]).unwrap();
         assert!(again.is_empty() && !created);
     }
 
@@ -364,13 +440,32 @@ mod tests {
     fn consumes_entries_are_appended_after_the_whole_block() {
         let mut text = STAGE.to_owned();
         let entries = [
-            ConsumeEntry { artifact: "x".into(), required: false, conditional_on: None },
-            ConsumeEntry { artifact: "y".into(), required: false, conditional_on: None },
+            ConsumeEntry {
+                artifact: "x".into(),
+                required: false,
+                conditional_on: None,
+            },
+            ConsumeEntry {
+                artifact: "y".into(),
+                required: false,
+                conditional_on: None,
+            },
         ];
         let (added, kept) = merge_consumes(&mut text, &entries).unwrap();
         assert_eq!(added, ["y"]);
-        assert_eq!(kept, [KeptConsume { artifact: "x".into(), stage_required: true }]);
-        assert!(text.contains("    conditional_on: brownfield\n  - artifact: y\n    required: false\nsensors:"), "{text}");
+        assert_eq!(
+            kept,
+            [KeptConsume {
+                artifact: "x".into(),
+                stage_required: true
+            }]
+        );
+        assert!(
+            text.contains(
+                "    conditional_on: brownfield\n  - artifact: y\n    required: false\nsensors:"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

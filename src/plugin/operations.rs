@@ -22,7 +22,8 @@ use crate::plugin::tree::{self, PluginTree};
 use crate::plugin::{PluginError, Problem, conductor, selection};
 
 /// The environment variables the hosts set to a plugin's root, in the reference's order.
-pub const PLUGIN_ROOT_VARIABLES: [&str; 3] = ["CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT", "AIDLC_PLUGIN_ROOT"];
+pub const PLUGIN_ROOT_VARIABLES: [&str; 3] =
+    ["CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT", "AIDLC_PLUGIN_ROOT"];
 /// Test hook: pause this many milliseconds after each change of a transaction.
 pub const PAUSE_VARIABLE: &str = "AIDLC_TEST_PLUGIN_PAUSE_MS";
 
@@ -71,13 +72,18 @@ fn io_error(what: &str, error: &std::io::Error) -> PluginError {
 }
 
 fn harness_json(layout: &Layout) -> Utf8PathBuf {
-    layout.project_dir.join(layout.harness.dir_name()).join("tools/data/harness.json")
+    layout
+        .project_dir
+        .join(layout.harness.dir_name())
+        .join("tools/data/harness.json")
 }
 
 /// `path` relative to the project folder when it is inside it, else as it is.
 fn source_text(layout: &Layout, path: &Utf8Path) -> String {
     match path.strip_prefix(&layout.project_dir) {
-        Ok(relative) if !relative.as_str().is_empty() => crate::fs_util::to_posix(relative.as_str()),
+        Ok(relative) if !relative.as_str().is_empty() => {
+            crate::fs_util::to_posix(relative.as_str())
+        }
         _ => relative_from(&layout.project_dir, path).unwrap_or_else(|| path.to_string()),
     }
 }
@@ -89,27 +95,44 @@ fn relative_from(from: &Utf8Path, to: &Utf8Path) -> Option<String> {
     }
     let from: Vec<_> = from.components().collect();
     let to_parts: Vec<_> = to.components().collect();
-    let common = from.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
+    let common = from
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
     if common <= 1 {
         return None;
     }
-    let mut parts: Vec<String> = std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
-    parts.extend(to_parts[common..].iter().map(|part| part.as_str().to_owned()));
+    let mut parts: Vec<String> =
+        std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
+    parts.extend(
+        to_parts[common..]
+            .iter()
+            .map(|part| part.as_str().to_owned()),
+    );
     Some(parts.join("/"))
 }
 
 fn canonical(path: &Utf8Path) -> Result<Utf8PathBuf, PluginError> {
     let real = std::fs::canonicalize(path).map_err(|error| {
-        PluginError::refused(Problem::new(format!("cannot open the plugin folder {path}: {error}")))
+        PluginError::refused(Problem::new(format!(
+            "cannot open the plugin folder {path}: {error}"
+        )))
     })?;
-    Utf8PathBuf::from_path_buf(real).map_err(|_| PluginError::environment(format!("{path} resolves to a path that is not UTF-8")))
+    Utf8PathBuf::from_path_buf(real).map_err(|_| {
+        PluginError::environment(format!("{path} resolves to a path that is not UTF-8"))
+    })
 }
 
 fn read_plugin(root: &Utf8Path) -> Result<PluginTree, PluginError> {
     tree::read_tree(root).map_err(PluginError::Refused)
 }
 
-fn path_plugin(layout: &Layout, root: &Utf8Path, given: Option<&str>) -> Result<ChosenPlugin, PluginError> {
+fn path_plugin(
+    layout: &Layout,
+    root: &Utf8Path,
+    given: Option<&str>,
+) -> Result<ChosenPlugin, PluginError> {
     let root = canonical(root)?;
     let tree = read_plugin(&root)?;
     let record = LockedPlugin {
@@ -120,7 +143,12 @@ fn path_plugin(layout: &Layout, root: &Utf8Path, given: Option<&str>) -> Result<
         commit: None,
         vendored: None,
         integrity: tree.integrity.clone(),
-        dependencies: tree.manifest.dependencies.iter().map(|d| d.text.clone()).collect(),
+        dependencies: tree
+            .manifest
+            .dependencies
+            .iter()
+            .map(|d| d.text.clone())
+            .collect(),
         files: std::collections::BTreeMap::new(),
         adopted: Vec::new(),
     };
@@ -135,7 +163,12 @@ fn vendored_dir(layout: &Layout, name: &str) -> Utf8PathBuf {
     layout.project_dir.join("aidlc/plugins").join(name)
 }
 
-fn git_plugin(layout: &Layout, url: &str, rev: Option<&str>, cwd: &Utf8Path) -> Result<ChosenPlugin, PluginError> {
+fn git_plugin(
+    layout: &Layout,
+    url: &str,
+    rev: Option<&str>,
+    cwd: &Utf8Path,
+) -> Result<ChosenPlugin, PluginError> {
     let clone = source::clone_repository(url, rev, cwd)?;
     let tree = read_plugin(&clone.root)?;
     let vendored = vendored_dir(layout, tree.name());
@@ -149,7 +182,12 @@ fn git_plugin(layout: &Layout, url: &str, rev: Option<&str>, cwd: &Utf8Path) -> 
         commit: Some(clone.commit.clone()),
         vendored: Some(source_text(layout, &vendored)),
         integrity: tree.integrity.clone(),
-        dependencies: tree.manifest.dependencies.iter().map(|d| d.text.clone()).collect(),
+        dependencies: tree
+            .manifest
+            .dependencies
+            .iter()
+            .map(|d| d.text.clone())
+            .collect(),
         files: std::collections::BTreeMap::new(),
         adopted: Vec::new(),
     };
@@ -163,27 +201,43 @@ fn git_plugin(layout: &Layout, url: &str, rev: Option<&str>, cwd: &Utf8Path) -> 
 }
 
 /// A plugin the lock records, read again from where it came from.
-fn recorded_plugin(layout: &Layout, name: &str, record: &LockedPlugin) -> Result<ChosenPlugin, PluginError> {
+fn recorded_plugin(
+    layout: &Layout,
+    name: &str,
+    record: &LockedPlugin,
+) -> Result<ChosenPlugin, PluginError> {
     let root = match record.kind {
         SourceKind::Path => {
             let path = Utf8Path::new(&record.source);
-            if path.is_absolute() { path.to_owned() } else { layout.project_dir.join(path) }
+            if path.is_absolute() {
+                path.to_owned()
+            } else {
+                layout.project_dir.join(path)
+            }
         }
-        SourceKind::Git => layout.project_dir.join(record.vendored.as_deref().unwrap_or_default()),
+        SourceKind::Git => layout
+            .project_dir
+            .join(record.vendored.as_deref().unwrap_or_default()),
     };
     if !root.is_dir() {
         return Err(PluginError::refused(
-            Problem::new(format!("its source {} is not there", record.vendored.as_deref().unwrap_or(&record.source)))
-                .of_plugin(name)
-                .with_help(format!("restore it, or run `aidlc plugin remove {name}`")),
+            Problem::new(format!(
+                "its source {} is not there",
+                record.vendored.as_deref().unwrap_or(&record.source)
+            ))
+            .of_plugin(name)
+            .with_help(format!("restore it, or run `aidlc plugin remove {name}`")),
         ));
     }
     let mut chosen = path_plugin(layout, &root, Some(&record.source))?;
     if chosen.tree.name() != name {
         return Err(PluginError::refused(
-            Problem::new(format!("its source now holds plugin \"{}\"", chosen.tree.name()))
-                .of_plugin(name)
-                .at_path(&record.source),
+            Problem::new(format!(
+                "its source now holds plugin \"{}\"",
+                chosen.tree.name()
+            ))
+            .of_plugin(name)
+            .at_path(&record.source),
         ));
     }
     if record.kind == SourceKind::Git {
@@ -195,13 +249,18 @@ fn recorded_plugin(layout: &Layout, name: &str, record: &LockedPlugin) -> Result
                     record.commit.as_deref().unwrap_or("?")
                 ))
                 .of_plugin(name)
-                .with_help(format!("undo the edit, or add the plugin again: aidlc plugin add {}", record.source)),
+                .with_help(format!(
+                    "undo the edit, or add the plugin again: aidlc plugin add {}",
+                    record.source
+                )),
             ));
         }
         chosen.record = record.clone();
         chosen.record.files.clear();
         chosen.record.adopted.clear();
-        let vendored = layout.project_dir.join(record.vendored.as_deref().unwrap_or_default());
+        let vendored = layout
+            .project_dir
+            .join(record.vendored.as_deref().unwrap_or_default());
         chosen.extra_files = source::vendored_files(&root, &vendored)
             .map_err(|error| io_error("cannot read the kept copy", &error))?;
     }
@@ -209,15 +268,26 @@ fn recorded_plugin(layout: &Layout, name: &str, record: &LockedPlugin) -> Result
 }
 
 /// Add a dependency that sits beside a path plugin (`<parent>/<name>`), transitively.
-fn add_sibling_dependencies(layout: &Layout, chosen: &mut Vec<ChosenPlugin>) -> Result<(), PluginError> {
+fn add_sibling_dependencies(
+    layout: &Layout,
+    chosen: &mut Vec<ChosenPlugin>,
+) -> Result<(), PluginError> {
     loop {
         let missing: Option<(Utf8PathBuf, String)> = chosen.iter().find_map(|plugin| {
-            plugin.tree.manifest.dependencies.iter().find_map(|dependency| {
-                let present = dependency.is_core() || chosen.iter().any(|other| other.tree.name() == dependency.name);
-                let sibling = plugin.tree.root.parent()?.join(&dependency.name);
-                (!present && plugin.record.kind == SourceKind::Path && sibling.is_dir())
-                    .then(|| (sibling, dependency.name.clone()))
-            })
+            plugin
+                .tree
+                .manifest
+                .dependencies
+                .iter()
+                .find_map(|dependency| {
+                    let present = dependency.is_core()
+                        || chosen
+                            .iter()
+                            .any(|other| other.tree.name() == dependency.name);
+                    let sibling = plugin.tree.root.parent()?.join(&dependency.name);
+                    (!present && plugin.record.kind == SourceKind::Path && sibling.is_dir())
+                        .then(|| (sibling, dependency.name.clone()))
+                })
         });
         let Some((sibling, name)) = missing else {
             return Ok(());
@@ -247,7 +317,11 @@ fn kept_dirs(layout: &Layout) -> BTreeSet<Utf8PathBuf> {
     ]
     .into_iter()
     .collect();
-    kept.extend(compose::PHASES.iter().map(|phase| layout.stages_dir.join(phase)));
+    kept.extend(
+        compose::PHASES
+            .iter()
+            .map(|phase| layout.stages_dir.join(phase)),
+    );
     kept
 }
 
@@ -282,7 +356,10 @@ fn chosen_plugins(
         return Err(PluginError::Refused(problems));
     }
     for plugin in added {
-        if let Some(same) = chosen.iter().position(|other| other.tree.name() == plugin.tree.name()) {
+        if let Some(same) = chosen
+            .iter()
+            .position(|other| other.tree.name() == plugin.tree.name())
+        {
             chosen.remove(same);
         }
         chosen.push(plugin);
@@ -295,8 +372,10 @@ fn compose_under_lock(
     layout: &Layout,
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
-    let _lock = crate::audit::lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
-    let recovered = journal::recover(&layout.project_dir).map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
+    let _lock =
+        crate::audit::lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
+    let recovered = journal::recover(&layout.project_dir)
+        .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
     let harness_dir = layout.harness.dir_name();
     let previous = lock_file::read_lock(&layout.project_dir, harness_dir)?;
     let enabled = selection::read_selection(&harness_json(layout))?;
@@ -304,8 +383,12 @@ fn compose_under_lock(
     let mut chosen = chosen_plugins(layout, &previous, added, &removed)?;
     add_sibling_dependencies(layout, &mut chosen)?;
     let chosen = compose::order_plugins(chosen).map_err(PluginError::Refused)?;
-    let names: Vec<String> = chosen.iter().map(|plugin| plugin.tree.name().to_owned()).collect();
-    let plan = compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;
+    let names: Vec<String> = chosen
+        .iter()
+        .map(|plugin| plugin.tree.name().to_owned())
+        .collect();
+    let plan =
+        compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;
     let mut outcome = ComposeOutcome {
         recovered: recovered == Recovery::RolledBack,
         plugins: names,
@@ -337,8 +420,14 @@ fn apply(layout: &Layout, plan: &Plan, outcome: &mut ComposeOutcome) -> Result<(
         trees.extend(refresh_trees);
         paths.extend(refresh_files);
     }
-    let transaction = Transaction::begin(&layout.project_dir, &paths, &trees, kept_dirs(layout), pause())
-        .map_err(|e| io_error("cannot start the composition's journal", &e))?;
+    let transaction = Transaction::begin(
+        &layout.project_dir,
+        &paths,
+        &trees,
+        kept_dirs(layout),
+        pause(),
+    )
+    .map_err(|e| io_error("cannot start the composition's journal", &e))?;
     let result = apply_armed(layout, plan, refresh.as_ref(), &transaction, outcome);
     match result {
         Ok(()) => transaction
@@ -364,11 +453,15 @@ fn apply_armed(
         let shown = layout.display(path).to_string();
         match bytes {
             Some(bytes) => {
-                transaction.write(path, bytes).map_err(|e| io_error("cannot compose", &e))?;
+                transaction
+                    .write(path, bytes)
+                    .map_err(|e| io_error("cannot compose", &e))?;
                 outcome.written.push(shown);
             }
             None => {
-                transaction.remove(path).map_err(|e| io_error("cannot compose", &e))?;
+                transaction
+                    .remove(path)
+                    .map_err(|e| io_error("cannot compose", &e))?;
                 outcome.removed.push(shown);
             }
         }
@@ -385,7 +478,8 @@ fn apply_armed(
             sources,
         });
     }
-    compile::write_outputs(layout, &compiled).map_err(|error| PluginError::environment(error.to_string()))?;
+    compile::write_outputs(layout, &compiled)
+        .map_err(|error| PluginError::environment(error.to_string()))?;
     // No compile fingerprint is recorded: a record left by an earlier `aidlc compile` no longer
     // matches the inputs (so the next compile does the work), and removing every plugin gives
     // back the install's files exactly, with no record of ours added.
@@ -399,18 +493,29 @@ fn apply_armed(
 }
 
 /// `aidlc plugin add SOURCE…`.
-pub fn add(layout: &Layout, sources: &[String], cwd: &Utf8Path) -> Result<ComposeOutcome, PluginError> {
+pub fn add(
+    layout: &Layout,
+    sources: &[String],
+    cwd: &Utf8Path,
+) -> Result<ComposeOutcome, PluginError> {
     compose_under_lock(layout, |_| {
         let mut added: Vec<ChosenPlugin> = Vec::new();
         for text in sources {
             let plugin = match source::parse_source(text) {
                 SourceSpec::Path(path) => {
-                    let absolute = if path.is_absolute() { path } else { cwd.join(path) };
+                    let absolute = if path.is_absolute() {
+                        path
+                    } else {
+                        cwd.join(path)
+                    };
                     path_plugin(layout, &absolute, None)?
                 }
                 SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
             };
-            if added.iter().any(|other| other.tree.name() == plugin.tree.name()) {
+            if added
+                .iter()
+                .any(|other| other.tree.name() == plugin.tree.name())
+            {
                 return Err(PluginError::refused(
                     Problem::new("is given twice").of_plugin(plugin.tree.name()),
                 ));
@@ -447,9 +552,11 @@ pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, Plugi
                 let dependency_name = dependency.split('@').next().unwrap_or(dependency).trim();
                 if names.iter().any(|removed| removed == dependency_name) {
                     problems.push(
-                        Problem::new(format!("depends on \"{dependency}\", which would be removed"))
-                            .of_plugin(name)
-                            .with_help(format!("remove {name} too, or keep {dependency_name}")),
+                        Problem::new(format!(
+                            "depends on \"{dependency}\", which would be removed"
+                        ))
+                        .of_plugin(name)
+                        .with_help(format!("remove {name} too, or keep {dependency_name}")),
                     );
                 }
             }
@@ -468,7 +575,10 @@ pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, Pl
         let mut added: Vec<ChosenPlugin> = Vec::new();
         for root in roots {
             let plugin = path_plugin(layout, root, None)?;
-            if !added.iter().any(|other| other.tree.name() == plugin.tree.name()) {
+            if !added
+                .iter()
+                .any(|other| other.tree.name() == plugin.tree.name())
+            {
                 added.push(plugin);
             }
         }
@@ -481,11 +591,18 @@ pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, Pl
 pub fn plugin_roots_from(env: &dyn Fn(&str) -> Option<String>, cwd: &Utf8Path) -> Vec<Utf8PathBuf> {
     let mut roots: Vec<Utf8PathBuf> = Vec::new();
     for variable in PLUGIN_ROOT_VARIABLES {
-        let Some(value) = env(variable).map(|value| value.trim().to_owned()).filter(|value| !value.is_empty()) else {
+        let Some(value) = env(variable)
+            .map(|value| value.trim().to_owned())
+            .filter(|value| !value.is_empty())
+        else {
             continue;
         };
         let path = Utf8PathBuf::from(value);
-        let path = if path.is_absolute() { path } else { cwd.join(path) };
+        let path = if path.is_absolute() {
+            path
+        } else {
+            cwd.join(path)
+        };
         if !roots.contains(&path) {
             roots.push(path);
         }
@@ -495,8 +612,10 @@ pub fn plugin_roots_from(env: &dyn Fn(&str) -> Option<String>, cwd: &Utf8Path) -
 
 /// `aidlc plugin list`.
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
-    let _lock = crate::audit::lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
-    let recovered = journal::recover(&layout.project_dir).map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
+    let _lock =
+        crate::audit::lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
+    let recovered = journal::recover(&layout.project_dir)
+        .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
     let selection = selection::read_selection(&harness_json(layout))?;
     let mut plugins = vec![ListedPlugin {
@@ -513,7 +632,11 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
             .files
             .iter()
             .filter(|(path, hash)| {
-                std::fs::read(layout.project_dir.join(path)).map(|bytes| lock_file::content_hash(&bytes)).ok().as_ref() != Some(*hash)
+                std::fs::read(layout.project_dir.join(path))
+                    .map(|bytes| lock_file::content_hash(&bytes))
+                    .ok()
+                    .as_ref()
+                    != Some(*hash)
             })
             .map(|(path, _)| path.clone())
             .collect();
@@ -541,10 +664,17 @@ mod tests {
     #[test]
     fn a_source_beside_the_project_is_recorded_relative_to_it() {
         assert_eq!(
-            relative_from(Utf8Path::new("/work/project"), Utf8Path::new("/work/plugins/p")).as_deref(),
+            relative_from(
+                Utf8Path::new("/work/project"),
+                Utf8Path::new("/work/plugins/p")
+            )
+            .as_deref(),
             Some("../plugins/p")
         );
-        assert_eq!(relative_from(Utf8Path::new("/a"), Utf8Path::new("/b")), None);
+        assert_eq!(
+            relative_from(Utf8Path::new("/a"), Utf8Path::new("/b")),
+            None
+        );
     }
 
     #[test]
@@ -557,7 +687,10 @@ mod tests {
         };
         assert_eq!(
             plugin_roots_from(&env, Utf8Path::new("/cwd")),
-            [Utf8PathBuf::from("/p/claude"), Utf8PathBuf::from("/cwd/rel")]
+            [
+                Utf8PathBuf::from("/p/claude"),
+                Utf8PathBuf::from("/cwd/rel")
+            ]
         );
     }
 }

@@ -18,7 +18,9 @@ pub fn read_selection(harness_json: &Utf8Path) -> Result<Option<BTreeSet<String>
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => {
-            return Err(Problem::new(format!("cannot read the file: {error}")).at_path(harness_json));
+            return Err(
+                Problem::new(format!("cannot read the file: {error}")).at_path(harness_json)
+            );
         }
     };
     let value: Value = serde_json::from_str(&text).map_err(|error| {
@@ -72,7 +74,13 @@ mod tests {
         let selection = read_selection(&path).unwrap();
         assert!(is_enabled(selection.as_ref(), "test-pro"));
         assert!(!is_enabled(selection.as_ref(), "other"));
-        for bad in [r#"{"plugins": "test-pro"}"#, r#"{"plugins": ["Test"]}"#, r#"{"plugins": [1]}"#, "[", "[]"] {
+        for bad in [
+            r#"{"plugins": "test-pro"}"#,
+            r#"{"plugins": ["Test"]}"#,
+            r#"{"plugins": [1]}"#,
+            "[",
+            "[]",
+        ] {
             std::fs::write(&path, bad).unwrap();
             assert!(read_selection(&path).is_err(), "{bad}");
         }

@@ -103,7 +103,10 @@ fn same_ignoring_key_order(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Object(a), Value::Object(b)) => {
             a.len() == b.len()
-                && a.iter().all(|(key, value)| b.get(key).is_some_and(|other| same_ignoring_key_order(value, other)))
+                && a.iter().all(|(key, value)| {
+                    b.get(key)
+                        .is_some_and(|other| same_ignoring_key_order(value, other))
+                })
         }
         (Value::Array(a), Value::Array(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_ignoring_key_order(a, b))
@@ -144,8 +147,17 @@ mod tests {
             "{\n  \"performance-validation\": {\n    \"produces\": [\n      \"a\",\n      \"b\"\n    ],\n    \"required_sections\": [\n      \"Load\"\n    ],\n    \"required_sections_created\": true\n  },\n  \"build-and-test\": {\n    \"sensors\": [\n      \"s\"\n    ]\n  }\n}\n"
         );
         let reordered = "{\"build-and-test\": {\"sensors\": [\"s\"]}, \"performance-validation\": {\"required_sections_created\": true, \"produces\": [\"a\", \"b\"], \"required_sections\": [\"Load\"]}}";
-        assert_eq!(sidecar_bytes(&value, Some(reordered.as_bytes())), reordered.as_bytes());
-        assert_eq!(sidecar_value(&[("x".into(), StageAdditions::default())]), None);
-        assert_eq!(sidecar_file_name("test-pro"), "plugin-contrib-test-pro.json");
+        assert_eq!(
+            sidecar_bytes(&value, Some(reordered.as_bytes())),
+            reordered.as_bytes()
+        );
+        assert_eq!(
+            sidecar_value(&[("x".into(), StageAdditions::default())]),
+            None
+        );
+        assert_eq!(
+            sidecar_file_name("test-pro"),
+            "plugin-contrib-test-pro.json"
+        );
     }
 }

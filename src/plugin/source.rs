@@ -99,21 +99,47 @@ fn git(args: &[&str], cwd: &Utf8Path) -> Result<String, PluginError> {
 
 /// Clone `url` into a temporary folder and check out `rev` (the default branch's head when
 /// `None`).
-pub fn clone_repository(url: &str, rev: Option<&str>, cwd: &Utf8Path) -> Result<Clone, PluginError> {
+pub fn clone_repository(
+    url: &str,
+    rev: Option<&str>,
+    cwd: &Utf8Path,
+) -> Result<Clone, PluginError> {
     let dir = tempfile::Builder::new()
         .prefix("aidlc-plugin-clone-")
         .tempdir()
-        .map_err(|error| PluginError::environment(format!("cannot create a temporary folder: {error}")))?;
+        .map_err(|error| {
+            PluginError::environment(format!("cannot create a temporary folder: {error}"))
+        })?;
     let root = Utf8PathBuf::from_path_buf(dir.path().join("repository"))
         .map_err(|_| PluginError::environment("the temporary folder's path is not UTF-8"))?;
-    git(&["clone", "--quiet", "--no-hardlinks", "--", url, root.as_str()], cwd)?;
+    git(
+        &[
+            "clone",
+            "--quiet",
+            "--no-hardlinks",
+            "--",
+            url,
+            root.as_str(),
+        ],
+        cwd,
+    )?;
     if let Some(rev) = rev {
         if rev.starts_with('-') {
             return Err(PluginError::refused(Problem::new(format!(
                 "\"{rev}\" is not a revision"
             ))));
         }
-        git(&["-c", "advice.detachedHead=false", "checkout", "--quiet", rev, "--"], &root)?;
+        git(
+            &[
+                "-c",
+                "advice.detachedHead=false",
+                "checkout",
+                "--quiet",
+                rev,
+                "--",
+            ],
+            &root,
+        )?;
     }
     let commit = git(&["rev-parse", "HEAD"], &root)?;
     Ok(Clone {
@@ -124,7 +150,10 @@ pub fn clone_repository(url: &str, rev: Option<&str>, cwd: &Utf8Path) -> Result<
 }
 
 /// Every file of a clone, project-relative under `vendored`, excluding `.git/`.
-pub fn vendored_files(clone_root: &Utf8Path, vendored: &Utf8Path) -> std::io::Result<Vec<(Utf8PathBuf, Vec<u8>)>> {
+pub fn vendored_files(
+    clone_root: &Utf8Path,
+    vendored: &Utf8Path,
+) -> std::io::Result<Vec<(Utf8PathBuf, Vec<u8>)>> {
     fn visit(
         folder: &Utf8Path,
         clone_root: &Utf8Path,
@@ -140,7 +169,10 @@ pub fn vendored_files(clone_root: &Utf8Path, vendored: &Utf8Path) -> std::io::Re
             if kind.is_dir() {
                 visit(entry.path(), clone_root, vendored, out)?;
             } else if kind.is_file() {
-                let relative = entry.path().strip_prefix(clone_root).unwrap_or(entry.path());
+                let relative = entry
+                    .path()
+                    .strip_prefix(clone_root)
+                    .unwrap_or(entry.path());
                 out.push((vendored.join(relative), std::fs::read(entry.path())?));
             }
         }
@@ -158,7 +190,10 @@ mod tests {
 
     #[test]
     fn sources_are_told_apart() {
-        assert_eq!(parse_source("../plugins/x"), SourceSpec::Path("../plugins/x".into()));
+        assert_eq!(
+            parse_source("../plugins/x"),
+            SourceSpec::Path("../plugins/x".into())
+        );
         assert_eq!(
             parse_source("https://example.org/o/r.git@v1.0"),
             SourceSpec::Git {

@@ -147,7 +147,9 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// The steps a `### Step …` heading line holds: `### Step 7` is 7 to 7, `### Step 4-8:` 4 to 8.
 fn step_heading_range(line: &str) -> Option<(u64, u64)> {
     let rest = line.strip_prefix("### Step ")?;
-    let digits_end = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+    let digits_end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
     if digits_end == 0 {
         return None;
     }
@@ -196,9 +198,12 @@ pub fn anchor_offset(text: &str, anchor: &Anchor) -> Result<usize, String> {
             }
             Ok(next_heading(text, start + line.len(), &["## ", "### "]))
         }
-        Anchor::EndOfSteps => section_end(text, "Steps").ok_or_else(|| "no \"## Steps\" section".to_owned()),
-        Anchor::In(compartment) => section_end(text, compartment)
-            .ok_or_else(|| format!("no \"## {compartment}\" section")),
+        Anchor::EndOfSteps => {
+            section_end(text, "Steps").ok_or_else(|| "no \"## Steps\" section".to_owned())
+        }
+        Anchor::In(compartment) => {
+            section_end(text, compartment).ok_or_else(|| format!("no \"## {compartment}\" section"))
+        }
     }
 }
 
@@ -228,7 +233,9 @@ pub fn splice_fragments(text: &str, fragments: &[Fragment]) -> Result<String, (u
             .then_with(|| fa.plugin.cmp(&fb.plugin))
             .then_with(|| fa.anchor_text.cmp(&fb.anchor_text))
     });
-    let mut out = String::with_capacity(text.len() + fragments.iter().map(|f| f.prose.len() + 96).sum::<usize>());
+    let mut out = String::with_capacity(
+        text.len() + fragments.iter().map(|f| f.prose.len() + 96).sum::<usize>(),
+    );
     let mut copied = 0;
     let mut position = 0;
     while position < placed.len() {
@@ -275,7 +282,14 @@ mod tests {
         assert_eq!(parse_anchor("before-step:2"), Ok(Anchor::BeforeStep(2)));
         assert_eq!(parse_anchor("end-of-steps"), Ok(Anchor::EndOfSteps));
         assert_eq!(parse_anchor("in:Sensors"), Ok(Anchor::In("Sensors".into())));
-        for bad in ["after-step:x", "after-step:", "in:", "in:a/b", "after-questions", "nowhere"] {
+        for bad in [
+            "after-step:x",
+            "after-step:",
+            "in:",
+            "in:a/b",
+            "after-questions",
+            "nowhere",
+        ] {
             assert!(parse_anchor(bad).is_err(), "{bad}");
         }
     }

@@ -63,7 +63,9 @@ impl PluginTree {
     }
 
     pub fn files_of(&self, subtree: Subtree) -> impl Iterator<Item = &PluginFile> {
-        self.files.iter().filter(move |file| file.subtree == subtree)
+        self.files
+            .iter()
+            .filter(move |file| file.subtree == subtree)
     }
 }
 
@@ -167,8 +169,7 @@ fn walk(
             );
             continue;
         };
-        let Ok(kind) = std::fs::symlink_metadata(&path).map(|metadata| metadata.file_type())
-        else {
+        let Ok(kind) = std::fs::symlink_metadata(&path).map(|metadata| metadata.file_type()) else {
             problems.push(
                 Problem::new("cannot read the file's type")
                     .of_plugin(plugin)

@@ -43,6 +43,9 @@
 //!   (issue 10's proof);
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
 //!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
+//! - `plugins`: `aidlc plugin add|remove|list|sync`: the reference's plugin composed as the
+//!   reference composer composes it (Bun), idempotence, removal, kills, the guards, git sources,
+//!   100 plugins;
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
 //!   hooks, the 2.6.54 reference install's and a malformed one;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
@@ -69,6 +72,7 @@ mod install;
 mod learnings;
 mod ledger_integrity;
 mod lsp;
+mod plugins;
 mod receipts;
 mod reference_installs;
 mod sensor_cli;
