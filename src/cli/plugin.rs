@@ -1,6 +1,7 @@
 //! `aidlc plugin add|remove|list|sync`: parses, calls `plugin::operations`, prints.
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use camino::Utf8PathBuf;
 use clap::Subcommand;
@@ -33,7 +34,7 @@ pub enum PluginCommand {
     List(PluginListArgs),
     /// Compose again every plugin `aidlc.lock.json` records (reading path plugins from their
     /// folders), and each plugin root the host names in `CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT` or
-    /// `AIDLC_PLUGIN_ROOT` (what the plugins' SessionStart hook runs). A second sync changes
+    /// `AIDLC_PLUGIN_ROOT` (what the plugins' `SessionStart` hook runs). A second sync changes
     /// nothing.
     Sync(PluginSyncArgs),
 }
@@ -126,7 +127,7 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
 }
 
 /// The layout for `args`, with the harness from `AIDLC_HARNESS_DIR` (what the reference's
-/// SessionStart command sets) when `--harness` is not given.
+/// `SessionStart` command sets) when `--harness` is not given.
 fn with_layout(
     args: &ProjectArgs,
     printer: &Printer,
@@ -139,17 +140,15 @@ fn with_layout(
     if args.harness.is_none()
         && let Some(dir) = env_var("AIDLC_HARNESS_DIR").filter(|dir| !dir.trim().is_empty())
     {
-        match crate::plugin::harness_of_dir_name(&dir) {
-            Some(harness) => args.harness = Some(harness),
-            None => {
-                error_line(
-                    printer,
-                    &format!("AIDLC_HARNESS_DIR is \"{dir}\", which is not a harness folder"),
-                    Some("use .claude, .codex, .kiro, .cursor or .aidlc, or pass --harness"),
-                );
-                return ExitStatus::Error;
-            }
-        }
+        let Some(harness) = crate::plugin::harness_of_dir_name(&dir) else {
+            error_line(
+                printer,
+                &format!("AIDLC_HARNESS_DIR is \"{dir}\", which is not a harness folder"),
+                Some("use .claude, .codex, .kiro, .cursor or .aidlc, or pass --harness"),
+            );
+            return ExitStatus::Error;
+        };
+        args.harness = Some(harness);
     }
     match resolve_layout(&args, printer) {
         Ok(layout) => run(&layout),
@@ -161,7 +160,7 @@ fn report_warnings(printer: &Printer, warnings: &[Problem]) {
     for warning in warnings {
         let mut line = format!("warning: {}", warning.headline());
         if let Some(help) = &warning.help {
-            line.push_str(&format!("\n  help: {help}"));
+            let _ = write!(line, "\n  help: {help}");
         }
         printer.status(&line);
     }
@@ -169,7 +168,8 @@ fn report_warnings(printer: &Printer, warnings: &[Problem]) {
 
 fn report_problems(printer: &Printer, problems: &[Problem]) {
     for problem in problems {
-        if let Some((diagnostic, text)) = &problem.located {
+        if let Some(located) = &problem.located {
+            let (diagnostic, text) = &**located;
             let sources: BTreeMap<Utf8PathBuf, String> = diagnostic
                 .file
                 .iter()
@@ -243,17 +243,19 @@ fn report_composition(
         outcome.removed.len()
     );
     if let Some((stages, sensors)) = outcome.compiled {
-        line.push_str(&format!(
+        let _ = write!(
+            line,
             "; compiled {stages} stage{} and {sensors} sensor{}",
             plural(stages),
             plural(sensors)
-        ));
+        );
         if outcome.compile_warnings > 0 {
-            line.push_str(&format!(
+            let _ = write!(
+                line,
                 " ({} warning{}: run `aidlc compile` to see them)",
                 outcome.compile_warnings,
                 plural(outcome.compile_warnings)
-            ));
+            );
         }
     }
     if outcome.conductor_refreshed {
@@ -312,19 +314,20 @@ fn print_listing(printer: &Printer, listing: &Listing) {
             }
         );
         if let Some(source) = &plugin.source {
-            line.push_str(&format!(" ({source}"));
+            let _ = write!(line, " ({source}");
             if let Some(commit) = &plugin.commit {
-                line.push_str(&format!(" at {}", &commit[..commit.len().min(12)]));
+                let _ = write!(line, " at {}", &commit[..commit.len().min(12)]);
             }
             line.push(')');
         }
         if !plugin.changed_files.is_empty() {
-            line.push_str(&format!(
+            let _ = write!(
+                line,
                 "; {} installed file{} changed since composed: {}",
                 plugin.changed_files.len(),
                 plural(plugin.changed_files.len()),
                 plugin.changed_files.join(", ")
-            ));
+            );
         }
         printer.out(&line);
     }

@@ -276,7 +276,7 @@ impl Planner<'_> {
         let mut files: BTreeSet<String> = BTreeSet::new();
         if let Ok(entries) = folder.read_dir_utf8() {
             for entry in entries.filter_map(Result::ok) {
-                if entry.file_name().ends_with(".md") {
+                if crate::plugin::tree::has_extension(entry.file_name(), "md") {
                     files.insert(self.relative(entry.path()));
                 }
             }
@@ -286,8 +286,9 @@ impl Planner<'_> {
             self.target
                 .keys()
                 .filter(|path| {
-                    path.strip_prefix(&prefix)
-                        .is_some_and(|rest| !rest.contains('/') && rest.ends_with(".md"))
+                    path.strip_prefix(&prefix).is_some_and(|rest| {
+                        !rest.contains('/') && crate::plugin::tree::has_extension(rest, "md")
+                    })
                 })
                 .cloned(),
         );
@@ -700,7 +701,7 @@ fn report_sensor_declarations(
                 ))
                 .of_plugin(name)
                 .at_path(&file.source)
-                .with_help(format!("import it in a stage's `sensors:` (or list it in `aidlc.sensors`), or remove the file")),
+                .with_help("import it in a stage's `sensors:` (or list it in `aidlc.sensors`), or remove the file"),
             );
         }
     }
@@ -767,20 +768,18 @@ fn record_addition(
     stage: &str,
     update: impl FnOnce(&mut StageAdditions),
 ) {
-    let index = match additions.iter().position(|(name, _)| name == plugin) {
-        Some(index) => index,
-        None => {
-            additions.push((plugin.to_owned(), Vec::new()));
-            additions.len() - 1
-        }
+    let index = if let Some(index) = additions.iter().position(|(name, _)| name == plugin) {
+        index
+    } else {
+        additions.push((plugin.to_owned(), Vec::new()));
+        additions.len() - 1
     };
     let stages = &mut additions[index].1;
-    let stage_index = match stages.iter().position(|(slug, _)| slug == stage) {
-        Some(index) => index,
-        None => {
-            stages.push((stage.to_owned(), StageAdditions::default()));
-            stages.len() - 1
-        }
+    let stage_index = if let Some(index) = stages.iter().position(|(slug, _)| slug == stage) {
+        index
+    } else {
+        stages.push((stage.to_owned(), StageAdditions::default()));
+        stages.len() - 1
     };
     update(&mut stages[stage_index].1);
 }
@@ -856,7 +855,7 @@ fn merge_into_stage<'c>(
                             "consumes \"{}\" on stage \"{stage}\" with required: {}, but plugin \"{other}\" adds it with required: {required}",
                             entry.artifact, entry.required
                         ),
-                    )
+                    );
                 }
                 _ => {
                     consumed_by.insert(entry.artifact.clone(), (plugin.to_owned(), entry.required));
@@ -890,7 +889,7 @@ fn merge_into_stage<'c>(
         match merge::merge_consumes(&mut text, &contribution.adds.consumes) {
             Ok((added, kept)) => {
                 record_addition(additions, plugin, stage, |record| {
-                    record.consumes.extend(added)
+                    record.consumes.extend(added);
                 });
                 for kept in kept {
                     planner.warnings.push(

@@ -63,7 +63,7 @@ impl ConductorRefresh {
 }
 
 /// Bun: `bun` on `PATH`, else `~/.bun/bin/bun` (where its installer puts it), as the
-/// reference's SessionStart command looks for it.
+/// reference's `SessionStart` command looks for it.
 pub fn find_bun() -> Option<Utf8PathBuf> {
     let on_path = std::env::var_os("PATH").and_then(|path| {
         std::env::split_paths(&path)

@@ -179,8 +179,8 @@ impl Reader<'_> {
                 .iter()
                 .find(|entry| entry.key.as_scalar() == Some(key))
         };
-        let target = match get("target") {
-            Some(entry) => match scalar(&entry.value) {
+        let target = if let Some(entry) = get("target") {
+            match scalar(&entry.value) {
                 Some(target) if crate::syntax::stage::is_kebab_case(target) => target.to_owned(),
                 _ => {
                     self.refuse(
@@ -191,16 +191,15 @@ impl Reader<'_> {
                     );
                     String::new()
                 }
-            },
-            None => {
-                self.refuse(
-                    Code::MissingRequiredField,
-                    "the contribution has no `target:`".to_owned(),
-                    Some(fm.yaml.start.saturating_sub(4)..fm.yaml.start.saturating_sub(1)),
-                    "add `target: <slug of the stage it adds to>`",
-                );
-                String::new()
             }
+        } else {
+            self.refuse(
+                Code::MissingRequiredField,
+                "the contribution has no `target:`".to_owned(),
+                Some(fm.yaml.start.saturating_sub(4)..fm.yaml.start.saturating_sub(1)),
+                "add `target: <slug of the stage it adds to>`",
+            );
+            String::new()
         };
         match get("plugin").map(|entry| (scalar(&entry.value), entry.value.span.clone())) {
             Some((Some(declared), _)) if declared == self.plugin => {}
@@ -328,7 +327,7 @@ impl Reader<'_> {
         for item in self.sequence("required_sections", value) {
             match scalar(item) {
                 Some(section) if !section.trim().is_empty() => {
-                    sections.push(section.trim().to_owned())
+                    sections.push(section.trim().to_owned());
                 }
                 _ => self.refuse(
                     Code::InvalidFieldValue,
@@ -356,18 +355,18 @@ impl Reader<'_> {
             };
             let required = match item.get("required") {
                 None => true,
-                Some(node) => match node.as_bool() {
-                    Some(required) => required,
-                    None => {
+                Some(node) => {
+                    let required = node.as_bool();
+                    if required.is_none() {
                         self.refuse(
                             Code::InvalidFieldValue,
                             format!("`required` of consumed artifact \"{artifact}\" must be true or false"),
                             Some(node.span.clone()),
                             "write `required: true` or `required: false`",
                         );
-                        true
                     }
-                },
+                    required.unwrap_or(true)
+                }
             };
             let conditional_on = match item.get("conditional_on") {
                 None => None,

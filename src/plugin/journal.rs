@@ -77,7 +77,7 @@ fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> String {
     )
 }
 
-fn io_context(error: std::io::Error, what: &str, path: &Utf8Path) -> std::io::Error {
+fn io_context(error: &std::io::Error, what: &str, path: &Utf8Path) -> std::io::Error {
     std::io::Error::new(error.kind(), format!("{what} {path}: {error}"))
 }
 
@@ -93,10 +93,10 @@ impl Transaction {
         let journal = journal_dir(project_dir);
         if journal.exists() {
             std::fs::remove_dir_all(&journal)
-                .map_err(|e| io_context(e, "cannot clear", &journal))?;
+                .map_err(|e| io_context(&e, "cannot clear", &journal))?;
         }
         let images = journal.join(IMAGES);
-        std::fs::create_dir_all(&images).map_err(|e| io_context(e, "cannot create", &images))?;
+        std::fs::create_dir_all(&images).map_err(|e| io_context(&e, "cannot create", &images))?;
         let mut manifest = Manifest {
             entries: Vec::new(),
             trees: Vec::new(),
@@ -137,7 +137,7 @@ impl Transaction {
                     Some(name)
                 }
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-                Err(error) => return Err(io_context(error, "cannot read", &path)),
+                Err(error) => return Err(io_context(&error, "cannot read", &path)),
             };
             manifest.entries.push(Entry {
                 path: relative(project_dir, &path),
@@ -182,7 +182,7 @@ impl Transaction {
             )));
         }
         fs_util::replace_atomically(path, bytes, Flush::No)
-            .map_err(|e| io_context(e, "cannot write", path))?;
+            .map_err(|e| io_context(&e, "cannot write", path))?;
         self.paused();
         Ok(())
     }
@@ -197,7 +197,7 @@ impl Transaction {
         match std::fs::remove_file(path) {
             Ok(()) => {}
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(io_context(error, "cannot remove", path)),
+            Err(error) => return Err(io_context(&error, "cannot remove", path)),
         }
         remove_empty_parents(path, &self.project_dir, &self.kept_dirs);
         self.paused();
@@ -208,7 +208,7 @@ impl Transaction {
     pub fn commit(self) -> std::io::Result<()> {
         let journal = journal_dir(&self.project_dir);
         std::fs::remove_file(journal.join(MANIFEST))
-            .map_err(|e| io_context(e, "cannot commit", &journal))?;
+            .map_err(|e| io_context(&e, "cannot commit", &journal))?;
         let _ = std::fs::remove_dir_all(&journal);
         Ok(())
     }
@@ -223,7 +223,7 @@ fn collect_files(folder: &Utf8Path, files: &mut Vec<Utf8PathBuf>) -> std::io::Re
     let entries = match folder.read_dir_utf8() {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(error) => return Err(io_context(error, "cannot list", folder)),
+        Err(error) => return Err(io_context(&error, "cannot list", folder)),
     };
     for entry in entries {
         let entry = entry?;
@@ -265,7 +265,7 @@ fn roll_back(project_dir: &Utf8Path, manifest: &Manifest) -> std::io::Result<()>
         match &entry.image {
             Some(image) => {
                 let bytes = std::fs::read(images.join(image))
-                    .map_err(|e| io_context(e, "cannot read the journal's image of", &path))?;
+                    .map_err(|e| io_context(&e, "cannot read the journal's image of", &path))?;
                 let current = std::fs::read(&path).ok();
                 if current.as_deref() != Some(bytes.as_slice()) {
                     fs_util::replace_atomically(&path, &bytes, Flush::No)?;
@@ -274,7 +274,7 @@ fn roll_back(project_dir: &Utf8Path, manifest: &Manifest) -> std::io::Result<()>
             None => match std::fs::remove_file(&path) {
                 Ok(()) => {}
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-                Err(error) => return Err(io_context(error, "cannot remove", &path)),
+                Err(error) => return Err(io_context(&error, "cannot remove", &path)),
             },
         }
     }
@@ -359,10 +359,10 @@ pub fn recover(project_dir: &Utf8Path) -> std::io::Result<Recovery> {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             std::fs::remove_dir_all(&journal)
-                .map_err(|e| io_context(e, "cannot remove", &journal))?;
+                .map_err(|e| io_context(&e, "cannot remove", &journal))?;
             return Ok(Recovery::Discarded);
         }
-        Err(error) => return Err(io_context(error, "cannot read", &manifest_path)),
+        Err(error) => return Err(io_context(&error, "cannot read", &manifest_path)),
     };
     let manifest: Manifest = serde_json::from_str(&text).map_err(|error| {
         std::io::Error::other(format!(

@@ -13,6 +13,7 @@
 //! Only the frontmatter is edited: the body is never matched.
 
 use crate::plugin::contribution::ConsumeEntry;
+use std::fmt::Write as _;
 
 /// The offset of the closing `---` line of `text`'s frontmatter (the first `\n---` followed by
 /// a line break or the end), when `text` opens with `---\n`.
@@ -185,10 +186,10 @@ pub fn merge_names(
     }
     let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
     let render = |values: &[&String]| -> String {
-        values
-            .iter()
-            .map(|value| format!("  - {value}\n"))
-            .collect()
+        values.iter().fold(String::new(), |mut out, value| {
+            let _ = writeln!(out, "  - {value}");
+            out
+        })
     };
     match field_form(text, fence, field, "  - ", false) {
         FieldForm::EmptyFlow(start, end) => {
@@ -225,9 +226,17 @@ fn render_consume(entry: &ConsumeEntry) -> String {
         entry.artifact, entry.required
     );
     if let Some(condition) = &entry.conditional_on {
-        text.push_str(&format!("\n    conditional_on: {condition}"));
+        let _ = write!(text, "\n    conditional_on: {condition}");
     }
     text
+}
+
+/// Each entry rendered, with a line break after each.
+fn rendered_consumes<'e>(entries: impl Iterator<Item = &'e ConsumeEntry>) -> String {
+    entries.fold(String::new(), |mut out, entry| {
+        let _ = writeln!(out, "{}", render_consume(entry));
+        out
+    })
 }
 
 /// The artifact an existing `consumes` entry names (`- artifact: x` or a later `artifact:` line).
@@ -306,18 +315,12 @@ pub fn merge_consumes(
                     None => new.push(entry),
                 }
             }
-            let rendered: String = new
-                .iter()
-                .map(|entry| format!("{}\n", render_consume(entry)))
-                .collect();
+            let rendered = rendered_consumes(new.iter().copied());
             text.insert_str(after_items, &rendered);
             Ok((new.iter().map(|e| e.artifact.clone()).collect(), kept))
         }
         FieldForm::Absent => {
-            let rendered: String = entries
-                .iter()
-                .map(|entry| format!("{}\n", render_consume(entry)))
-                .collect();
+            let rendered = rendered_consumes(entries.iter());
             insert_before_fence(text, fence, &format!("consumes:\n{rendered}"));
             Ok((
                 entries.iter().map(|e| e.artifact.clone()).collect(),
@@ -365,10 +368,10 @@ pub fn merge_required_sections(
     }
     let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
     let render = |values: &[&String]| -> String {
-        values
-            .iter()
-            .map(|value| format!("  - {}\n", quote_section(value)))
-            .collect()
+        values.iter().fold(String::new(), |mut out, value| {
+            let _ = writeln!(out, "  - {}", quote_section(value));
+            out
+        })
     };
     let wanted: Vec<&String> = sections.iter().collect();
     match field_form(text, fence, "required_sections", "  - ", false) {

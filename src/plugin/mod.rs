@@ -36,6 +36,7 @@
 //! - composing is a function of the install's base and the chosen plugins: a second sync
 //!   writes nothing, and removing a plugin gives back the base bytes it was composed on.
 
+use std::fmt::Write as _;
 pub mod compose;
 pub mod conductor;
 pub mod contribution;
@@ -66,7 +67,7 @@ pub struct Problem {
     pub message: String,
     pub help: Option<String>,
     /// A located diagnostic, with the text of its file, when the problem has a span.
-    pub located: Option<(Diagnostic, String)>,
+    pub located: Option<Box<(Diagnostic, String)>>,
 }
 
 impl Problem {
@@ -100,7 +101,7 @@ impl Problem {
 
     #[must_use]
     pub fn with_located(mut self, diagnostic: Diagnostic, text: String) -> Self {
-        self.located = Some((diagnostic, text));
+        self.located = Some(Box::new((diagnostic, text)));
         self
     }
 
@@ -108,10 +109,10 @@ impl Problem {
     pub fn headline(&self) -> String {
         let mut line = String::new();
         if let Some(plugin) = &self.plugin {
-            line.push_str(&format!("plugin \"{plugin}\": "));
+            let _ = write!(line, "plugin \"{plugin}\": ");
         }
         if let Some(path) = &self.path {
-            line.push_str(&format!("{path}: "));
+            let _ = write!(line, "{path}: ");
         }
         line.push_str(&self.message);
         line

@@ -1,5 +1,5 @@
 //! The four commands: `add`, `remove`, `sync` (recompose every recorded plugin, plus the host
-//! plugin roots the reference's SessionStart hook passes in the environment) and `list`.
+//! plugin roots the reference's `SessionStart` hook passes in the environment) and `list`.
 //!
 //! Each one holds the workspace lock (the audit lock the reference composer holds, D2) for its
 //! whole run, first finishes what a killed run left (`journal::recover`), then reads the lock
@@ -451,19 +451,16 @@ fn apply_armed(
 ) -> Result<(), PluginError> {
     for (path, bytes) in &plan.changes {
         let shown = layout.display(path).to_string();
-        match bytes {
-            Some(bytes) => {
-                transaction
-                    .write(path, bytes)
-                    .map_err(|e| io_error("cannot compose", &e))?;
-                outcome.written.push(shown);
-            }
-            None => {
-                transaction
-                    .remove(path)
-                    .map_err(|e| io_error("cannot compose", &e))?;
-                outcome.removed.push(shown);
-            }
+        if let Some(bytes) = bytes {
+            transaction
+                .write(path, bytes)
+                .map_err(|e| io_error("cannot compose", &e))?;
+            outcome.written.push(shown);
+        } else {
+            transaction
+                .remove(path)
+                .map_err(|e| io_error("cannot compose", &e))?;
+            outcome.removed.push(shown);
         }
     }
     if !plan.install_changed {
@@ -569,7 +566,7 @@ pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, Plugi
 }
 
 /// `aidlc plugin sync`: recompose every recorded plugin, plus each host plugin root in `roots`
-/// (`CLAUDE_PLUGIN_ROOT` and friends, as the SessionStart hook passes them).
+/// (`CLAUDE_PLUGIN_ROOT` and friends, as the `SessionStart` hook passes them).
 pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, PluginError> {
     compose_under_lock(layout, |_| {
         let mut added: Vec<ChosenPlugin> = Vec::new();
@@ -680,8 +677,7 @@ mod tests {
     #[test]
     fn plugin_roots_come_from_the_hosts_variables_once_each() {
         let env = |name: &str| match name {
-            "CLAUDE_PLUGIN_ROOT" => Some("/p/claude".to_owned()),
-            "PLUGIN_ROOT" => Some("/p/claude".to_owned()),
+            "CLAUDE_PLUGIN_ROOT" | "PLUGIN_ROOT" => Some("/p/claude".to_owned()),
             "AIDLC_PLUGIN_ROOT" => Some("rel".to_owned()),
             _ => None,
         };

@@ -30,7 +30,7 @@ pub fn parse_source(text: &str) -> SourceSpec {
         .any(|scheme| text.starts_with(scheme))
         || (text.starts_with("git@") && text.contains(':'));
     let (repository, rev) = split_rev(text);
-    if looks_remote || repository.trim_end_matches('/').ends_with(".git") {
+    if looks_remote || crate::plugin::tree::has_extension(repository.trim_end_matches('/'), "git") {
         return SourceSpec::Git {
             url: repository.to_owned(),
             rev: rev.map(str::to_owned),

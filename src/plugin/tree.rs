@@ -41,8 +41,14 @@ impl PluginFile {
     }
 
     pub fn is_markdown(&self) -> bool {
-        self.relative.ends_with(".md")
+        has_extension(&self.relative, "md")
     }
+}
+
+/// Whether `name` ends with `.<extension>`, compared as the reference compares it (exactly).
+pub fn has_extension(name: &str, extension: &str) -> bool {
+    name.rsplit_once('.')
+        .is_some_and(|(stem, found)| found == extension && !stem.ends_with('/'))
 }
 
 /// A plugin, read.

@@ -149,6 +149,12 @@ fn assert_same(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>, wha
     assert!(differ.is_empty(), "{what}: these files differ: {differ:?}");
 }
 
+/// A hooks-health drop log (`plugin-compose-<key>.drops`).
+fn is_drops_file(path: &str) -> bool {
+    path.rsplit_once('.')
+        .is_some_and(|(_, extension)| extension == "drops")
+}
+
 /// `PATH` with Bun's folder first.
 fn path_with(tool: &Utf8Path) -> String {
     format!(
@@ -208,11 +214,11 @@ fn the_reference_plugin_composed_by_aidlc_equals_what_the_reference_composer_wri
     ok(&reference, "the reference composer");
     let their_files = snapshot(&theirs.root);
     assert!(
-        !their_files.keys().any(|path| path.ends_with(".drops")),
+        !their_files.keys().any(|path| is_drops_file(path)),
         "the reference composer dropped something: {:?}",
         their_files
             .keys()
-            .filter(|path| path.ends_with(".drops"))
+            .filter(|path| is_drops_file(path))
             .collect::<Vec<_>>()
     );
     assert!(their_files.contains_key(".claude/tools/data/plugin-contrib-test-pro.json"));
@@ -677,7 +683,7 @@ fn reserved_and_malformed_plugin_names_are_refused_before_anything_is_copied() {
                     &root.join(".aidlc-plugin/plugin.json"),
                     "\"name\": \"guarded\"",
                     &format!("\"name\": \"{name}\""),
-                )
+                );
             },
             expected,
         );
@@ -710,7 +716,7 @@ fn paths_that_leave_the_plugin_root_are_refused() {
     assert_refused(
         |root| {
             std::os::unix::fs::symlink("/etc/hostname", root.join("tools/aidlc-sensor-x.sh"))
-                .unwrap()
+                .unwrap();
         },
         "is a symbolic link",
     );
@@ -724,7 +730,7 @@ fn sensor_manifests_discovery_would_never_read_are_refused_and_undeclared_ones_r
                 root.join("sensors/aidlc-guarded-lint.md"),
                 root.join("sensors/guarded-lint.md"),
             )
-            .unwrap()
+            .unwrap();
         },
         "would be composed but never fire",
     );
@@ -777,7 +783,7 @@ fn owned_content_that_names_another_owner_or_is_invalid_is_refused() {
                 &root.join("stages/construction/guarded-check.md"),
                 "plugin: guarded\n",
                 "plugin: other\n",
-            )
+            );
         },
         "declares plugin \"other\"",
     );
@@ -787,7 +793,7 @@ fn owned_content_that_names_another_owner_or_is_invalid_is_refused() {
                 &root.join("stages/construction/guarded-check.md"),
                 "mode: inline\n",
                 "mode: inline\nmode: subagent\n",
-            )
+            );
         },
         "the stage file is invalid",
     );
@@ -797,7 +803,7 @@ fn owned_content_that_names_another_owner_or_is_invalid_is_refused() {
                 &root.join("agents/guarded-helper-agent.md"),
                 "plugin: guarded\n",
                 "",
-            )
+            );
         },
         "the agent declares no plugin identity",
     );
@@ -807,7 +813,7 @@ fn owned_content_that_names_another_owner_or_is_invalid_is_refused() {
                 &root.join("agents/guarded-helper-agent.md"),
                 "name: guarded-helper-agent\n",
                 "name: aidlc-quality-agent\n",
-            )
+            );
         },
         "which .claude/agents/aidlc-quality-agent.md already is",
     );
@@ -817,7 +823,7 @@ fn owned_content_that_names_another_owner_or_is_invalid_is_refused() {
                 &root.join("contributions/construction/build-and-test.md"),
                 "target: build-and-test\n",
                 "target: no-such-stage\n",
-            )
+            );
         },
         "targets stage \"no-such-stage\", which the install does not have",
     );
@@ -835,7 +841,7 @@ fn owned_content_that_names_another_owner_or_is_invalid_is_refused() {
                 &root.join("contributions/construction/build-and-test.md"),
                 "anchor: in:Sensors",
                 "anchor: after-questions",
-            )
+            );
         },
         "anchor \"after-questions\" is not implemented",
     );
@@ -845,7 +851,7 @@ fn owned_content_that_names_another_owner_or_is_invalid_is_refused() {
                 &root.join("contributions/construction/build-and-test.md"),
                 "  sensors:\n",
                 "  scopes:\n    - feature\n  sensors:\n",
-            )
+            );
         },
         "adds.scopes \"feature\" is not owned by plugin \"guarded\"",
     );
