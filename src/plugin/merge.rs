@@ -135,9 +135,11 @@ pub fn scalar_value(raw: &str) -> Option<String> {
 /// The inside of `value` when it is one quoted string (optionally followed by a comment).
 fn quoted(value: &str, quote: char) -> Option<&str> {
     let rest = value.strip_prefix(quote)?;
+    // `escaped`: the previous character was a `\` inside double quotes, or the first of a
+    // doubled `''` inside single quotes; either way this character is part of the text.
     let mut escaped = false;
     for (index, character) in rest.char_indices() {
-        if quote == '"' && escaped {
+        if escaped {
             escaped = false;
             continue;
         }
@@ -147,6 +149,7 @@ fn quoted(value: &str, quote: char) -> Option<&str> {
         }
         if character == quote {
             if quote == '\'' && rest[index + 1..].starts_with('\'') {
+                escaped = true;
                 continue;
             }
             let after = rest[index + 1..].trim();
