@@ -8,6 +8,7 @@
 //! compile`), the conductor's generated files, then the commit. Any failure rolls back.
 
 use std::collections::BTreeSet;
+use std::fmt::Write as _;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -387,8 +388,11 @@ fn compose_under_lock(
         .iter()
         .map(|plugin| plugin.tree.name().to_owned())
         .collect();
-    let plan =
+    let mut plan =
         compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;
+    plan.changes
+        .extend(drop_log_changes(layout, &previous, &names, &plan.warnings));
+    plan.changes.sort_by(|a, b| a.0.cmp(&b.0));
     let mut outcome = ComposeOutcome {
         recovered: recovered == Recovery::RolledBack,
         plugins: names,
@@ -400,6 +404,58 @@ fn compose_under_lock(
     }
     apply(layout, &plan, &mut outcome)?;
     Ok(outcome)
+}
+
+/// Each plugin's drop log in the hooks-health folder, `plugin-compose-<name>.drops`, where the
+/// reference composer keeps its own and both doctors read it: one `<ISO time><TAB>[advisory]
+/// <warning>` line per warning of the plugin, no file when it has none. A log already holding
+/// the same warnings is kept as it is (its times too), so a second sync changes nothing.
+fn drop_log_changes(
+    layout: &Layout,
+    previous: &Lock,
+    plugins: &[String],
+    warnings: &[Problem],
+) -> Vec<(Utf8PathBuf, Option<Vec<u8>>)> {
+    let health = crate::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
+    let mut names: BTreeSet<&str> = plugins.iter().map(String::as_str).collect();
+    names.extend(previous.plugins.keys().map(String::as_str));
+    let mut changes = Vec::new();
+    for name in names {
+        let path = health.join(format!("plugin-compose-{name}.drops"));
+        let reasons: Vec<String> = warnings
+            .iter()
+            .filter(|warning| warning.plugin.as_deref() == Some(name))
+            .map(|warning| {
+                format!(
+                    "[advisory] {}",
+                    warning.headline().replace(['\r', '\n'], " ")
+                )
+            })
+            .collect();
+        let existing = std::fs::read_to_string(&path).ok();
+        let existing_reasons: Option<Vec<String>> = existing.as_ref().map(|text| {
+            text.lines()
+                .map(|line| {
+                    line.split_once('\t')
+                        .map_or(line, |(_, reason)| reason)
+                        .to_owned()
+                })
+                .collect()
+        });
+        if reasons.is_empty() || !plugins.iter().any(|plugin| plugin == name) {
+            if existing.is_some() {
+                changes.push((path, None));
+            }
+        } else if existing_reasons.as_ref() != Some(&reasons) {
+            let time = crate::audit::timestamp::iso_timestamp(std::time::SystemTime::now());
+            let text = reasons.iter().fold(String::new(), |mut text, reason| {
+                let _ = writeln!(text, "{time}\t{reason}");
+                text
+            });
+            changes.push((path, Some(text.into_bytes())));
+        }
+    }
+    changes
 }
 
 /// The transaction: record, change, compile, refresh the conductor's files, commit.

@@ -763,6 +763,29 @@ fn sensor_manifests_discovery_would_never_read_are_refused_and_undeclared_ones_r
         "{}",
         run.stderr
     );
+    // The warning is in the plugin's drop log, where both doctors read compose drops.
+    let drops = "aidlc/spaces/default/intents/.aidlc-hooks-health/plugin-compose-spare.drops";
+    let log = project.read(drops);
+    assert!(
+        log.contains("\t[advisory] plugin \"spare\": ") && log.contains("\"spare-unused\""),
+        "{log}"
+    );
+    let composed = snapshot(&project.root);
+    ok(&project.run(&["plugin", "sync"]), "sync");
+    assert_same(
+        &composed,
+        &snapshot(&project.root),
+        "the same warnings keep their log",
+    );
+    let doctor = project.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains("plugin-compose-spare x1"),
+        "{}{}",
+        doctor.stdout,
+        doctor.stderr
+    );
+    ok(&project.run(&["plugin", "remove", "spare"]), "remove");
+    assert!(!project.exists(drops), "the log goes with the plugin");
     // Declared in the manifest but not on disk: reported.
     let listed = shelf.native("listed", 20, &[]);
     rewrite(
