@@ -69,7 +69,9 @@ fn write_plugin(shelf: &Utf8Path, name: &str, order: usize) -> Utf8PathBuf {
     );
     write(
         &root.join(format!("agents/{name}-helper-agent.md")),
-        &format!("---\nname: {name}-helper-agent\nplugin: {name}\n---\n\n# helper\n"),
+        &format!(
+            "---\nname: {name}-helper-agent\nplugin: {name}\ndisplay_name: {name} helper\ndescription: Helps\n---\n\n# helper\n"
+        ),
     );
     write(
         &root.join(format!("knowledge/{name}-helper-agent/notes.md")),

@@ -149,9 +149,15 @@ struct Planner<'a> {
     owner: BTreeMap<String, String>,
     adopted: BTreeMap<String, BTreeSet<String>>,
     stages: BTreeMap<String, LockedStage>,
+    /// The `name:` rosters of the scope and agent folders, read once, kept up to date as files
+    /// are placed.
+    rosters: BTreeMap<Utf8PathBuf, Roster>,
     problems: Vec<Problem>,
     warnings: Vec<Problem>,
 }
+
+/// Name → (project-relative file, its `plugin:`).
+type Roster = BTreeMap<String, (String, Option<String>)>;
 
 impl Planner<'_> {
     fn relative(&self, path: &Utf8Path) -> String {
@@ -267,12 +273,32 @@ impl Planner<'_> {
             }
             None => {}
         }
+        let folder = self.absolute(&relative).parent().map(Utf8Path::to_owned);
+        if let Some(roster) = folder.and_then(|folder| self.rosters.get_mut(&folder))
+            && crate::plugin::tree::has_extension(&relative, "md")
+        {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Some(name) = frontmatter_scalar(&text, "name") {
+                roster
+                    .entry(name)
+                    .or_insert((relative.clone(), frontmatter_scalar(&text, "plugin")));
+            }
+        }
         self.owner.insert(relative.clone(), plugin.to_owned());
         self.target.insert(relative, bytes);
     }
 
+    /// The roster of `folder` (read on first use).
+    fn roster(&mut self, folder: &Utf8Path) -> &Roster {
+        if !self.rosters.contains_key(folder) {
+            let roster = self.name_roster(folder);
+            self.rosters.insert(folder.to_owned(), roster);
+        }
+        &self.rosters[folder]
+    }
+
     /// The `name:` of every `.md` file in `folder` as the view holds it.
-    fn name_roster(&self, folder: &Utf8Path) -> BTreeMap<String, (String, Option<String>)> {
+    fn name_roster(&self, folder: &Utf8Path) -> Roster {
         let mut files: BTreeSet<String> = BTreeSet::new();
         if let Ok(entries) = folder.read_dir_utf8() {
             for entry in entries.filter_map(Result::ok) {
@@ -318,11 +344,14 @@ impl Planner<'_> {
             Subtree::Sensors,
             Subtree::Tools,
         ] {
-            let rosters = match subtree {
-                Subtree::Scopes => Some(self.name_roster(&self.layout.scopes_dir.clone())),
-                Subtree::Agents => Some(self.name_roster(&self.layout.agents_dir.clone())),
+            let roster_folder = match subtree {
+                Subtree::Scopes => Some(self.layout.scopes_dir.clone()),
+                Subtree::Agents => Some(self.layout.agents_dir.clone()),
                 _ => None,
             };
+            if let Some(folder) = &roster_folder {
+                self.roster(folder);
+            }
             for file in plugin.tree.files_of(subtree) {
                 let Some(destination) = self.destination(subtree, &file.relative) else {
                     continue;
@@ -340,7 +369,7 @@ impl Planner<'_> {
                             &bytes,
                             &relative,
                             subtree,
-                            rosters.as_ref(),
+                            roster_folder.as_deref(),
                         ),
                     Subtree::Sensors if file.is_markdown() => self.check_sensor_file(&name, file),
                     _ => true,
@@ -438,7 +467,7 @@ impl Planner<'_> {
         bytes: &[u8],
         relative: &str,
         subtree: Subtree,
-        roster: Option<&BTreeMap<String, (String, Option<String>)>>,
+        roster_folder: Option<&Utf8Path>,
     ) -> bool {
         let kind = subtree.key().trim_end_matches('s');
         let text = String::from_utf8_lossy(bytes);
@@ -480,8 +509,11 @@ impl Planner<'_> {
             );
             return false;
         }
+        // The live roster: a name placed earlier in this composition (even by this plugin)
+        // counts, as the reference reserves each name as it accepts the file.
+        let roster = roster_folder.and_then(|folder| self.rosters.get(folder));
         if let (Some(name), Some(roster)) = (frontmatter_scalar(&text, "name"), roster)
-            && let Some((other, _)) = roster.get(&name)
+            && let Some((other, _)) = roster.get(&name).cloned()
             && other != relative
         {
             self.problems.push(
@@ -620,6 +652,7 @@ pub fn plan(
         owner: BTreeMap::new(),
         adopted: BTreeMap::new(),
         stages: BTreeMap::new(),
+        rosters: BTreeMap::new(),
         problems: Vec::new(),
         warnings: Vec::new(),
     };
@@ -810,7 +843,7 @@ fn merge_into_stage<'c>(
         return;
     }
     let mut text = original_text.replace("\r\n", "\n");
-    let scope_roster = planner.name_roster(&planner.layout.scopes_dir.clone());
+    let scope_roster = planner.roster(&planner.layout.scopes_dir.clone()).clone();
     let mut consumed_by: BTreeMap<String, (String, bool)> = BTreeMap::new();
     let mut fragments: Vec<(splice::Fragment, &Contribution)> = Vec::new();
     let mut slots: BTreeMap<(String, u64), String> = BTreeMap::new();
