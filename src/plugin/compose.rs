@@ -152,6 +152,7 @@ struct Planner<'a> {
     /// The `name:` rosters of the scope and agent folders, read once, kept up to date as files
     /// are placed.
     rosters: BTreeMap<Utf8PathBuf, Roster>,
+    disk_reads: std::cell::RefCell<BTreeMap<String, Option<Vec<u8>>>>,
     problems: Vec<Problem>,
     warnings: Vec<Problem>,
 }
@@ -168,8 +169,16 @@ impl Planner<'_> {
         self.layout.project_dir.join(relative)
     }
 
+    /// The file's bytes on disk, read once per plan (nothing writes while a plan is made).
     fn disk(&self, relative: &str) -> Option<Vec<u8>> {
-        std::fs::read(self.absolute(relative)).ok()
+        if let Some(bytes) = self.disk_reads.borrow().get(relative) {
+            return bytes.clone();
+        }
+        let bytes = std::fs::read(self.absolute(relative)).ok();
+        self.disk_reads
+            .borrow_mut()
+            .insert(relative.to_owned(), bytes.clone());
+        bytes
     }
 
     /// The install without any composed plugin.
@@ -653,6 +662,7 @@ pub fn plan(
         adopted: BTreeMap::new(),
         stages: BTreeMap::new(),
         rosters: BTreeMap::new(),
+        disk_reads: std::cell::RefCell::new(BTreeMap::new()),
         problems: Vec::new(),
         warnings: Vec::new(),
     };

@@ -87,6 +87,16 @@ pub fn contained_path(root: &Utf8Path, declared: &str) -> Result<Utf8PathBuf, St
         }
     }
     let joined = root.join(&inside);
+    // With no `..` and no symbolic link on the way down, the path is inside; only a link (a
+    // rare case) needs the resolution, which costs a `readlink` per component.
+    let mut walked = root.to_owned();
+    let through_a_link = inside.components().any(|component| {
+        walked.push(component);
+        std::fs::symlink_metadata(&walked).is_ok_and(|metadata| metadata.file_type().is_symlink())
+    });
+    if !through_a_link {
+        return Ok(joined);
+    }
     if let (Ok(real_root), Ok(real_path)) = (joined_canonical(root), joined_canonical(&joined))
         && !real_path.starts_with(&real_root)
     {
