@@ -35,7 +35,8 @@
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
 //! - [`english`]: the wording rules every message shares (plural endings);
 //! - [`render_graph`]: `aidlc graph`, the compiled stage graph as Mermaid, dot or JSON;
-//! - [`schema`]: JSON Schemas of manifests, stages and the gate report, derived from the types.
+//! - [`schema`]: JSON Schemas of manifests, stages and the gate report, derived from the types;
+//! - [`plugin`]: `aidlc plugin add|remove|list|sync`, plugins composed into an install.
 
 pub mod audit;
 pub mod cli;
@@ -59,6 +60,7 @@ pub mod js_text;
 pub mod learnings;
 pub mod lsp;
 pub mod parse;
+pub mod plugin;
 pub mod process_group;
 pub mod random_hex;
 pub mod receipts;

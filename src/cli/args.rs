@@ -144,6 +144,16 @@ pub enum Command {
     Lsp(ProjectArgs),
     /// Register aidlc's hooks with the agent harness (`hook install`).
     Hook(HookSettingsArgs),
+    /// Compose plugins into the install: `add`, `remove`, `list`, `sync`.
+    ///
+    /// A plugin adds stages, sensors (with their workers), agents, scopes and knowledge, and
+    /// additive contributions to core stages. Composing copies its files into the harness
+    /// folder, merges its contributions, compiles, and records what it did in
+    /// `aidlc.lock.json`, in one transaction: a refused plugin or a failed compile writes
+    /// nothing, and a killed run is rolled back by the next `aidlc plugin` command.
+    /// Exit status: 0 success, 1 the composed install does not compile, 2 a plugin is refused
+    /// or the environment fails.
+    Plugin(PluginArgs),
     /// Check the installation: the compile and graph drift, dead bindings, skipped files, rule
     /// pairings, the hooks registered with the harness, the Node tools, the ledger. Exits 1
     /// when a row fails. Writes nothing.
@@ -186,6 +196,12 @@ pub struct ManArgs {
     /// created if missing, instead of printing one.
     #[arg(long, value_name = "DIR", conflicts_with = "command")]
     pub dir: Option<Utf8PathBuf>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginArgs {
+    #[command(subcommand)]
+    pub command: crate::cli::plugin::PluginCommand,
 }
 
 #[derive(Debug, clap::Args)]

@@ -63,6 +63,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
         Command::Hook(args) => crate::cli::hook_settings::run(&args),
+        Command::Plugin(args) => crate::cli::plugin::run(&args.command),
         Command::Doctor(args) => crate::cli::doctor::run(&args),
         Command::Schema(args) => schema(&args),
         Command::Completions(args) => completions(&args),
@@ -93,6 +94,7 @@ fn runs_sensor_workers(command: &Command) -> bool {
         | Command::Compile(_)
         | Command::Lsp(_)
         | Command::Hook(_)
+        | Command::Plugin(_)
         | Command::Doctor(_)
         | Command::Graph(_)
         | Command::Schema(_)

@@ -450,6 +450,28 @@ pub fn exit_statuses(path: &[&str]) -> Option<&'static [Status]> {
                 "the settings file is malformed or cannot be written, an empty `--program`, or no project",
             ),
         ],
+        ["plugin"] => GROUP,
+        ["plugin", "add" | "remove" | "sync"] => &[
+            (
+                0,
+                "composed: the install holds the plugins as recorded in `aidlc.lock.json` and compiles (or nothing needed to change)",
+            ),
+            (
+                1,
+                "the composed install does not compile; everything is rolled back and the compile's diagnostics are printed",
+            ),
+            (
+                2,
+                "refused before anything was written (a reserved or malformed name, a path leaving the plugin, a conflict, a missing dependency, …), or an environment error",
+            ),
+        ],
+        ["plugin", "list"] => &[
+            (0, "the composed plugins were listed"),
+            (
+                2,
+                "the lock file is malformed or cannot be read, or no project",
+            ),
+        ],
         ["doctor"] => &[
             (0, "no row failed (warnings do not fail)"),
             (1, "a row failed"),
@@ -661,6 +683,31 @@ pub const ENVIRONMENT: &[EnvironmentVariable] = &[
         name: "GITHUB_SHA",
         meaning: "See `GITHUB_SERVER_URL`.",
         read_by: &["gate"],
+    },
+    EnvironmentVariable {
+        name: "AIDLC_HARNESS_DIR",
+        meaning: "The harness folder `aidlc plugin` composes into (`.claude`, `.codex`, `.kiro`, …), as a plugin's `SessionStart` hook sets it; else the harness found as `compile` finds it.",
+        read_by: &["plugin"],
+    },
+    EnvironmentVariable {
+        name: "CLAUDE_PLUGIN_ROOT",
+        meaning: "A plugin root `aidlc plugin sync` composes besides the recorded plugins (Claude Code sets it for a plugin's hooks); `PLUGIN_ROOT` and `AIDLC_PLUGIN_ROOT` are read too, each root once.",
+        read_by: &["plugin sync"],
+    },
+    EnvironmentVariable {
+        name: "PLUGIN_ROOT",
+        meaning: "See `CLAUDE_PLUGIN_ROOT`.",
+        read_by: &["plugin sync"],
+    },
+    EnvironmentVariable {
+        name: "AIDLC_PLUGIN_ROOT",
+        meaning: "See `CLAUDE_PLUGIN_ROOT`.",
+        read_by: &["plugin sync"],
+    },
+    EnvironmentVariable {
+        name: "AIDLC_TEST_PLUGIN_PAUSE_MS",
+        meaning: "For the test suite only: `aidlc plugin` pauses this many milliseconds after each change of its transaction, so that a test can kill it in the middle.",
+        read_by: &["plugin"],
     },
     EnvironmentVariable {
         name: "COLUMNS",

@@ -10,6 +10,7 @@ mod gate_step;
 mod graph_picture;
 mod hook_settings;
 mod man_pages;
+mod plugin;
 mod printer;
 mod project;
 mod sensor_usage;

@@ -51,6 +51,9 @@
 //!   projection and new project, and `doctor` reading each registration;
 //! - `hook_payload_fuzz`: every harness's payloads, mutated, never panic the payload readers
 //!   nor break the hooks (property-based);
+//! - `plugins`: `aidlc plugin add|remove|list|sync`: the reference's plugin composed as the
+//!   reference composer composes it (Bun), idempotence, removal, kills, the guards, git sources,
+//!   100 plugins;
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
 //!   hooks, the 2.6.54 reference install's and a malformed one;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
@@ -82,6 +85,7 @@ mod install;
 mod learnings;
 mod ledger_integrity;
 mod lsp;
+mod plugins;
 mod receipts;
 mod reference_installs;
 mod sensor_cli;

@@ -1,0 +1,334 @@
+//! `aidlc plugin add|remove|list|sync`: parses, calls `plugin::operations`, prints.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use camino::Utf8PathBuf;
+use clap::Subcommand;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{Format, ProjectArgs};
+use crate::cli::printer::{Printer, error_line};
+use crate::cli::project::{current_dir, env_var, resolve_layout};
+use crate::english::plural;
+use crate::plugin::operations::{self, ComposeOutcome, Listing};
+use crate::plugin::{PluginError, Problem};
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Compose plugins into the install: copy their stages, sensors (with their tools), agents,
+    /// scopes and knowledge into the harness folder, merge their contributions into the core
+    /// stages they enrich, and compile.
+    ///
+    /// SOURCE is a plugin folder (holding `.aidlc-plugin/plugin.json`, or a host projection's
+    /// `.claude-plugin/plugin.json`) or a git URL with an optional `@REV` (a branch, tag or
+    /// commit), cloned with `git`; a git plugin's tree is kept under `aidlc/plugins/<name>/`.
+    /// A dependency that sits beside a plugin folder is added with it. What was composed is
+    /// recorded in `aidlc.lock.json`. Nothing is written when a plugin is refused (exit 2) or
+    /// the result does not compile (exit 1).
+    Add(PluginAddArgs),
+    /// Remove plugins: the install gets back, byte for byte, what it was without them.
+    Remove(PluginRemoveArgs),
+    /// List the composed plugins, whether `harness.json` enables each, where each came from,
+    /// and the installed files that changed since they were composed.
+    List(PluginListArgs),
+    /// Compose again every plugin `aidlc.lock.json` records (reading path plugins from their
+    /// folders), and each plugin root the host names in `CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT` or
+    /// `AIDLC_PLUGIN_ROOT` (what the plugins' `SessionStart` hook runs). A second sync changes
+    /// nothing.
+    Sync(PluginSyncArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginAddArgs {
+    /// Plugin folders or git URLs (`URL[@REV]`).
+    #[arg(required = true, value_name = "SOURCE")]
+    pub sources: Vec<String>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginRemoveArgs {
+    /// The names of composed plugins.
+    #[arg(required = true, value_name = "NAME")]
+    pub names: Vec<String>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginListArgs {
+    /// `human` (a line per plugin) or `json` (one document on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginSyncArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+pub fn run(command: &PluginCommand) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    match command {
+        PluginCommand::Add(args) => {
+            let Some(cwd) = current_dir() else {
+                error_line(&printer, "the working folder is not valid UTF-8", None);
+                return ExitStatus::Error;
+            };
+            with_layout(&args.project, &printer, |layout| {
+                report_composition(
+                    &printer,
+                    operations::add(layout, &args.sources, &cwd),
+                    "added",
+                )
+            })
+        }
+        PluginCommand::Remove(args) => with_layout(&args.project, &printer, |layout| {
+            report_composition(&printer, operations::remove(layout, &args.names), "removed")
+        }),
+        PluginCommand::Sync(args) => {
+            let Some(cwd) = current_dir() else {
+                error_line(&printer, "the working folder is not valid UTF-8", None);
+                return ExitStatus::Error;
+            };
+            let roots = operations::plugin_roots_from(&env_var, &cwd);
+            with_layout(&args.project, &printer, |layout| {
+                let result = operations::sync(layout, &roots);
+                if let Ok(outcome) = &result
+                    && outcome.plugins.is_empty()
+                    && outcome.written.is_empty()
+                    && outcome.removed.is_empty()
+                {
+                    report_warnings(&printer, &outcome.warnings);
+                    printer.status("no installed plugins; nothing to sync");
+                    return ExitStatus::Success;
+                }
+                report_composition(&printer, result, "synced")
+            })
+        }
+        PluginCommand::List(args) => {
+            let printer = Printer::new(args.format, false);
+            with_layout(&args.project, &printer, |layout| {
+                match operations::list(layout) {
+                    Ok(listing) => {
+                        print_listing(&printer, &listing);
+                        ExitStatus::Success
+                    }
+                    Err(error) => report_error(&printer, error),
+                }
+            })
+        }
+    }
+}
+
+/// The layout for `args`, with the harness from `AIDLC_HARNESS_DIR` (what the reference's
+/// `SessionStart` command sets) when `--harness` is not given.
+fn with_layout(
+    args: &ProjectArgs,
+    printer: &Printer,
+    run: impl FnOnce(&crate::discover::Layout) -> ExitStatus,
+) -> ExitStatus {
+    let mut args = ProjectArgs {
+        project_dir: args.project_dir.clone(),
+        harness: args.harness,
+    };
+    if args.harness.is_none()
+        && let Some(dir) = env_var("AIDLC_HARNESS_DIR").filter(|dir| !dir.trim().is_empty())
+    {
+        let Some(harness) = crate::plugin::harness_of_dir_name(&dir) else {
+            error_line(
+                printer,
+                &format!("AIDLC_HARNESS_DIR is \"{dir}\", which is not a harness folder"),
+                Some("use .claude, .codex, .kiro, .cursor or .aidlc, or pass --harness"),
+            );
+            return ExitStatus::Error;
+        };
+        args.harness = Some(harness);
+    }
+    match resolve_layout(&args, printer) {
+        Ok(layout) => run(&layout),
+        Err(status) => status,
+    }
+}
+
+fn report_warnings(printer: &Printer, warnings: &[Problem]) {
+    for warning in warnings {
+        let mut line = format!("warning: {}", warning.headline());
+        if let Some(help) = &warning.help {
+            let _ = write!(line, "\n  help: {help}");
+        }
+        printer.status(&line);
+    }
+}
+
+fn report_problems(printer: &Printer, problems: &[Problem]) {
+    for problem in problems {
+        if let Some(located) = &problem.located {
+            let (diagnostic, text) = &**located;
+            let sources: BTreeMap<Utf8PathBuf, String> = diagnostic
+                .file
+                .iter()
+                .map(|file| (file.clone(), text.clone()))
+                .collect();
+            printer.diagnostic(diagnostic, &sources);
+        }
+        error_line(printer, &problem.headline(), problem.help.as_deref());
+    }
+}
+
+fn report_error(printer: &Printer, error: PluginError) -> ExitStatus {
+    match error {
+        PluginError::Refused(problems) => {
+            report_problems(printer, &problems);
+            printer.status(&format!(
+                "error: refused ({} problem{}); nothing was written",
+                problems.len(),
+                plural(problems.len())
+            ));
+            ExitStatus::Error
+        }
+        PluginError::Environment(problem) => {
+            report_problems(printer, std::slice::from_ref(&problem));
+            printer.status("error: the composition was rolled back; the install is as it was");
+            ExitStatus::Error
+        }
+        PluginError::CompileFailed {
+            diagnostics,
+            sources,
+        } => {
+            for diagnostic in &diagnostics {
+                printer.diagnostic(diagnostic, &sources);
+            }
+            let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+            printer.status(&format!(
+                "error: the composed install does not compile ({errors} error{}); the composition was rolled back and nothing was written",
+                plural(errors)
+            ));
+            ExitStatus::Failure
+        }
+    }
+}
+
+fn report_composition(
+    printer: &Printer,
+    result: Result<ComposeOutcome, PluginError>,
+    verb: &str,
+) -> ExitStatus {
+    let outcome = match result {
+        Ok(outcome) => outcome,
+        Err(error) => return report_error(printer, error),
+    };
+    if outcome.recovered {
+        printer.status("rolled back a composition that was interrupted");
+    }
+    report_warnings(printer, &outcome.warnings);
+    let plugins = if outcome.plugins.is_empty() {
+        "no plugins".to_owned()
+    } else {
+        outcome.plugins.join(", ")
+    };
+    if outcome.written.is_empty() && outcome.removed.is_empty() {
+        printer.status(&format!("up to date: {plugins} composed; nothing changed"));
+        return ExitStatus::Success;
+    }
+    let mut line = format!(
+        "{verb}: {plugins} composed; {} file{} written, {} removed",
+        outcome.written.len(),
+        plural(outcome.written.len()),
+        outcome.removed.len()
+    );
+    if let Some((stages, sensors)) = outcome.compiled {
+        let _ = write!(
+            line,
+            "; compiled {stages} stage{} and {sensors} sensor{}",
+            plural(stages),
+            plural(sensors)
+        );
+        if outcome.compile_warnings > 0 {
+            let _ = write!(
+                line,
+                " ({} warning{}: run `aidlc compile` to see them)",
+                outcome.compile_warnings,
+                plural(outcome.compile_warnings)
+            );
+        }
+    }
+    if outcome.conductor_refreshed {
+        line.push_str("; the conductor's runners and skill tables regenerated");
+    }
+    printer.status(&line);
+    ExitStatus::Success
+}
+
+fn print_listing(printer: &Printer, listing: &Listing) {
+    if listing.recovered {
+        printer.status("rolled back a composition that was interrupted");
+    }
+    if printer.format == Format::Json {
+        let plugins: Vec<serde_json::Value> = listing
+            .plugins
+            .iter()
+            .map(|plugin| {
+                serde_json::json!({
+                    "name": plugin.name,
+                    "version": plugin.version,
+                    "enabled": plugin.enabled,
+                    "kind": plugin.kind.map(|kind| match kind {
+                        crate::plugin::lock_file::SourceKind::Path => "path",
+                        crate::plugin::lock_file::SourceKind::Git => "git",
+                    }),
+                    "source": plugin.source,
+                    "commit": plugin.commit,
+                    "changed_files": plugin.changed_files,
+                })
+            })
+            .collect();
+        printer.out(
+            &serde_json::json!({
+                "selection": listing.selection.as_ref().map(|names| names.iter().collect::<Vec<_>>()),
+                "plugins": plugins,
+            })
+            .to_string(),
+        );
+        return;
+    }
+    let selection = match &listing.selection {
+        None => "all enabled (harness.json has no `plugins`)".to_owned(),
+        Some(names) => names.iter().cloned().collect::<Vec<_>>().join(", "),
+    };
+    printer.out(&format!("plugin selection: {selection}"));
+    for plugin in &listing.plugins {
+        let mut line = format!(
+            "{} {} {}",
+            plugin.name,
+            plugin.version,
+            if plugin.enabled {
+                "enabled"
+            } else {
+                "disabled"
+            }
+        );
+        if let Some(source) = &plugin.source {
+            let _ = write!(line, " ({source}");
+            if let Some(commit) = &plugin.commit {
+                let _ = write!(line, " at {}", &commit[..commit.len().min(12)]);
+            }
+            line.push(')');
+        }
+        if !plugin.changed_files.is_empty() {
+            let _ = write!(
+                line,
+                "; {} installed file{} changed since composed: {}",
+                plugin.changed_files.len(),
+                plural(plugin.changed_files.len()),
+                plugin.changed_files.join(", ")
+            );
+        }
+        printer.out(&line);
+    }
+}

@@ -1,0 +1,1121 @@
+//! The plan: every file's target bytes, from the install's base and the chosen plugins.
+//!
+//! The base of the install is what it holds without any composed plugin: a file a plugin put
+//! there is absent from it, and a stage a contribution changed has the text recorded in the lock
+//! before the change. The plan starts from that base and, plugin by plugin (dependencies first,
+//! then by name), copies each plugin's primitives, then merges every contribution into its
+//! target stage (structural additions in that order, then all fragments of the stage at once,
+//! see `splice`), then writes each plugin's sidecar. The changes are the files whose target
+//! bytes differ from the disk. Nothing here writes.
+//!
+//! Refused (every problem is collected, then the plan fails): a file that changed since it was
+//! composed; a copy that would overwrite a file the install already has with other bytes; two
+//! plugins shipping one path, or one fragment slot, or one consumed artifact with different
+//! `required`; an invalid plugin stage (the compile's own stage parser), a scope or agent that
+//! declares another owner or reuses an installed name, a sensor manifest the discovery rule
+//! would never read; a contribution that is malformed, targets a stage that does not exist,
+//! puts a stage under a scope the plugin does not own, or whose anchor is not in the stage.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::discover::Layout;
+use crate::plugin::contribution::{self, Contribution};
+use crate::plugin::guards;
+use crate::plugin::lock_file::{self, Lock, LockedPlugin, LockedStage};
+use crate::plugin::manifest::Subtree;
+use crate::plugin::merge;
+use crate::plugin::sidecar::{self, StageAdditions};
+use crate::plugin::splice;
+use crate::plugin::tree::{PluginFile, PluginTree};
+use crate::plugin::{Problem, selection};
+use crate::syntax::document::{self, DocumentKind};
+
+/// The phases whose folders a contribution's target is looked up in, in the reference's order.
+pub const PHASES: [&str; 5] = [
+    "initialization",
+    "ideation",
+    "inception",
+    "construction",
+    "operation",
+];
+
+/// A plugin chosen for the install, with where it came from.
+#[derive(Debug, Clone)]
+pub struct ChosenPlugin {
+    pub tree: PluginTree,
+    /// The lock record to write (its `files` and `adopted` are filled by the plan).
+    pub record: LockedPlugin,
+    /// Files it brings besides its primitives (a git plugin's kept tree), absolute paths.
+    pub extra_files: Vec<(Utf8PathBuf, Vec<u8>)>,
+}
+
+/// What composing changes.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// Absolute paths with their new bytes, or `None` to remove; sorted by path.
+    pub changes: Vec<(Utf8PathBuf, Option<Vec<u8>>)>,
+    pub lock: Lock,
+    pub warnings: Vec<Problem>,
+    /// Whether a file the compile reads (or the conductor derives from) changes.
+    pub install_changed: bool,
+}
+
+/// Order `chosen` dependencies first, then by name; refuse a dependency that is not chosen or
+/// whose version does not satisfy the requirement, and a cycle.
+pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>, Vec<Problem>> {
+    chosen.sort_by(|a, b| a.tree.name().cmp(b.tree.name()));
+    let mut problems = Vec::new();
+    for plugin in &chosen {
+        for dependency in &plugin.tree.manifest.dependencies {
+            if dependency.is_core() {
+                continue;
+            }
+            match chosen
+                .iter()
+                .find(|other| other.tree.name() == dependency.name)
+            {
+                None => problems.push(
+                    Problem::new(format!(
+                        "depends on plugin \"{}\", which is not composed",
+                        dependency.text
+                    ))
+                    .of_plugin(plugin.tree.name())
+                    .at_path(&plugin.tree.manifest.path)
+                    .with_help(format!(
+                        "add it first: aidlc plugin add <path or git URL of {}>",
+                        dependency.name
+                    )),
+                ),
+                Some(other)
+                    if !crate::plugin::manifest::satisfies(
+                        dependency,
+                        other.tree.manifest.version.as_ref(),
+                    ) =>
+                {
+                    problems.push(
+                        Problem::new(format!(
+                            "depends on \"{}\", but plugin \"{}\" is version {}",
+                            dependency.text,
+                            other.tree.name(),
+                            other.tree.manifest.version_text()
+                        ))
+                        .of_plugin(plugin.tree.name())
+                        .at_path(&plugin.tree.manifest.path),
+                    );
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let mut ordered: Vec<ChosenPlugin> = Vec::with_capacity(chosen.len());
+    while !chosen.is_empty() {
+        let ready = chosen.iter().position(|plugin| {
+            plugin.tree.manifest.dependencies.iter().all(|dependency| {
+                dependency.is_core()
+                    || ordered
+                        .iter()
+                        .any(|done| done.tree.name() == dependency.name)
+            })
+        });
+        let Some(index) = ready else {
+            let names: Vec<&str> = chosen.iter().map(|plugin| plugin.tree.name()).collect();
+            return Err(vec![
+                Problem::new(format!(
+                    "the dependencies of plugins {} form a cycle",
+                    names.join(", ")
+                ))
+                .with_help("remove one of the dependencies"),
+            ]);
+        };
+        ordered.push(chosen.remove(index));
+    }
+    Ok(ordered)
+}
+
+struct Planner<'a> {
+    layout: &'a Layout,
+    harness_dir: &'a str,
+    previous: &'a Lock,
+    previously_owned: BTreeSet<String>,
+    previously_adopted: BTreeSet<String>,
+    /// Project-relative path → target bytes.
+    target: BTreeMap<String, Vec<u8>>,
+    /// Project-relative path → the plugin that ships it.
+    owner: BTreeMap<String, String>,
+    adopted: BTreeMap<String, BTreeSet<String>>,
+    stages: BTreeMap<String, LockedStage>,
+    /// The `name:` rosters of the scope and agent folders, read once, kept up to date as files
+    /// are placed.
+    rosters: BTreeMap<Utf8PathBuf, Roster>,
+    disk_reads: std::cell::RefCell<BTreeMap<String, Option<Vec<u8>>>>,
+    problems: Vec<Problem>,
+    warnings: Vec<Problem>,
+}
+
+/// Name → (project-relative file, its `plugin:`).
+type Roster = BTreeMap<String, (String, Option<String>)>;
+
+impl Planner<'_> {
+    fn relative(&self, path: &Utf8Path) -> String {
+        self.layout.display(path).to_string()
+    }
+
+    fn absolute(&self, relative: &str) -> Utf8PathBuf {
+        self.layout.project_dir.join(relative)
+    }
+
+    /// The file's bytes on disk, read once per plan (nothing writes while a plan is made).
+    fn disk(&self, relative: &str) -> Option<Vec<u8>> {
+        if let Some(bytes) = self.disk_reads.borrow().get(relative) {
+            return bytes.clone();
+        }
+        let bytes = std::fs::read(self.absolute(relative)).ok();
+        self.disk_reads
+            .borrow_mut()
+            .insert(relative.to_owned(), bytes.clone());
+        bytes
+    }
+
+    /// The install without any composed plugin.
+    fn base(&self, relative: &str) -> Option<Vec<u8>> {
+        if let Some(stage) = self.previous.stages.get(relative) {
+            return Some(stage.base.clone().into_bytes());
+        }
+        if self.previously_owned.contains(relative) && !self.previously_adopted.contains(relative) {
+            return None;
+        }
+        self.disk(relative)
+    }
+
+    fn view(&self, relative: &str) -> Option<Vec<u8>> {
+        self.target
+            .get(relative)
+            .cloned()
+            .or_else(|| self.base(relative))
+    }
+
+    /// Refuse files that changed since they were composed.
+    fn check_drift(&mut self) {
+        for (name, plugin) in &self.previous.plugins {
+            for (path, hash) in &plugin.files {
+                if plugin.adopted.contains(path) {
+                    continue;
+                }
+                match self.disk(path) {
+                    None => self.warnings.push(
+                        Problem::new("was composed but is missing; it is written again")
+                            .of_plugin(name)
+                            .at_path(path),
+                    ),
+                    Some(bytes) if lock_file::content_hash(&bytes) != *hash => self.problems.push(
+                        Problem::new("changed since it was composed; aidlc does not overwrite or remove it")
+                            .of_plugin(name)
+                            .at_path(path)
+                            .with_help("undo the edit (or make it in the plugin's own file), then run the command again"),
+                    ),
+                    Some(_) => {}
+                }
+            }
+        }
+        for (path, stage) in &self.previous.stages {
+            let current = self.disk(path).map(|bytes| lock_file::content_hash(&bytes));
+            if current.as_deref() != Some(stage.composed.as_str()) {
+                self.problems.push(
+                    Problem::new("changed since plugin contributions were merged into it; aidlc does not overwrite it")
+                        .at_path(path)
+                        .with_help("undo the edit; to make the current text the stage's new base (after upgrading the core files, say), remove its entry from `stages` in aidlc.lock.json"),
+                );
+            }
+        }
+    }
+
+    fn destination(&self, subtree: Subtree, relative: &str) -> Option<Utf8PathBuf> {
+        let harness_root = self.layout.project_dir.join(self.harness_dir);
+        let folder = match subtree {
+            Subtree::Stages => self.layout.stages_dir.clone(),
+            Subtree::Scopes => self.layout.scopes_dir.clone(),
+            Subtree::Agents => self.layout.agents_dir.clone(),
+            Subtree::Sensors => self.layout.sensors_dir.clone(),
+            Subtree::Knowledge => harness_root.join("knowledge"),
+            Subtree::Tools => harness_root.join("tools"),
+            Subtree::Overlays | Subtree::Memory => return None,
+        };
+        Some(folder.join(relative))
+    }
+
+    /// Put `bytes` at `relative` for `plugin`, unless another plugin ships it or the install
+    /// already has other bytes there.
+    fn place(&mut self, plugin: &str, relative: String, bytes: Vec<u8>, source: &Utf8Path) {
+        if let Some(other) = self.owner.get(&relative) {
+            self.problems.push(
+                Problem::new(format!(
+                    "ships {relative}, which plugin \"{other}\" ships too"
+                ))
+                .of_plugin(plugin)
+                .at_path(source)
+                .with_help("one of the two plugins must rename its file (plugin files carry their plugin's name)"),
+            );
+            return;
+        }
+        match self.base(&relative) {
+            Some(existing) if existing == bytes => {
+                self.adopted
+                    .entry(plugin.to_owned())
+                    .or_default()
+                    .insert(relative.clone());
+            }
+            Some(_) => {
+                self.problems.push(
+                    Problem::new(format!(
+                        "would overwrite {relative}, which the install already has with other bytes (a core file, another composer's or yours)"
+                    ))
+                    .of_plugin(plugin)
+                    .at_path(source)
+                    .with_help("rename the plugin's file to a plugin-namespaced path"),
+                );
+                return;
+            }
+            None => {}
+        }
+        let folder = self.absolute(&relative).parent().map(Utf8Path::to_owned);
+        if let Some(roster) = folder.and_then(|folder| self.rosters.get_mut(&folder))
+            && crate::plugin::tree::has_extension(&relative, "md")
+        {
+            let text = String::from_utf8_lossy(&bytes);
+            if let Some(name) = frontmatter_scalar(&text, "name") {
+                roster
+                    .entry(name)
+                    .or_insert((relative.clone(), frontmatter_scalar(&text, "plugin")));
+            }
+        }
+        self.owner.insert(relative.clone(), plugin.to_owned());
+        self.target.insert(relative, bytes);
+    }
+
+    /// The roster of `folder` (read on first use).
+    fn roster(&mut self, folder: &Utf8Path) -> &Roster {
+        if !self.rosters.contains_key(folder) {
+            let roster = self.name_roster(folder);
+            self.rosters.insert(folder.to_owned(), roster);
+        }
+        &self.rosters[folder]
+    }
+
+    /// The `name:` of every `.md` file in `folder` as the view holds it.
+    fn name_roster(&self, folder: &Utf8Path) -> Roster {
+        let mut files: BTreeSet<String> = BTreeSet::new();
+        if let Ok(entries) = folder.read_dir_utf8() {
+            for entry in entries.filter_map(Result::ok) {
+                if crate::plugin::tree::has_extension(entry.file_name(), "md") {
+                    files.insert(self.relative(entry.path()));
+                }
+            }
+        }
+        let prefix = format!("{}/", self.relative(folder));
+        files.extend(
+            self.target
+                .keys()
+                .filter(|path| {
+                    path.strip_prefix(&prefix).is_some_and(|rest| {
+                        !rest.contains('/') && crate::plugin::tree::has_extension(rest, "md")
+                    })
+                })
+                .cloned(),
+        );
+        let mut roster = BTreeMap::new();
+        for path in files {
+            let Some(bytes) = self.view(&path) else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let name = frontmatter_scalar(&text, "name");
+            let plugin = frontmatter_scalar(&text, "plugin");
+            if let Some(name) = name {
+                roster.entry(name).or_insert((path, plugin));
+            }
+        }
+        roster
+    }
+
+    fn copy_primitives(&mut self, plugin: &ChosenPlugin) -> Vec<String> {
+        let name = plugin.tree.name().to_owned();
+        let mut imported_sensors = Vec::new();
+        for subtree in [
+            Subtree::Stages,
+            Subtree::Scopes,
+            Subtree::Agents,
+            Subtree::Knowledge,
+            Subtree::Sensors,
+            Subtree::Tools,
+        ] {
+            let roster_folder = match subtree {
+                Subtree::Scopes => Some(self.layout.scopes_dir.clone()),
+                Subtree::Agents => Some(self.layout.agents_dir.clone()),
+                _ => None,
+            };
+            if let Some(folder) = &roster_folder {
+                self.roster(folder);
+            }
+            for file in plugin.tree.files_of(subtree) {
+                let Some(destination) = self.destination(subtree, &file.relative) else {
+                    continue;
+                };
+                let relative = self.relative(&destination);
+                let bytes = substituted(file, self.harness_dir);
+                let accepted = match subtree {
+                    Subtree::Stages if file.is_markdown() => {
+                        self.check_stage(&name, file, &bytes, &relative, &mut imported_sensors)
+                    }
+                    Subtree::Scopes | Subtree::Agents if file.is_markdown() => self
+                        .check_owned_named_file(
+                            &name,
+                            file,
+                            &bytes,
+                            &relative,
+                            subtree,
+                            roster_folder.as_deref(),
+                        ),
+                    Subtree::Sensors if file.is_markdown() => self.check_sensor_file(&name, file),
+                    _ => true,
+                };
+                if accepted {
+                    self.place(&name, relative, bytes, &file.source);
+                }
+            }
+        }
+        for (path, bytes) in &plugin.extra_files {
+            let relative = self.relative(path);
+            self.place(&name, relative, bytes.clone(), path);
+        }
+        imported_sensors
+    }
+
+    fn check_stage(
+        &mut self,
+        plugin: &str,
+        file: &PluginFile,
+        bytes: &[u8],
+        relative: &str,
+        imported_sensors: &mut Vec<String>,
+    ) -> bool {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            self.problems.push(
+                Problem::new("the stage file is not UTF-8")
+                    .of_plugin(plugin)
+                    .at_path(&file.source),
+            );
+            return false;
+        };
+        let (stage, diagnostics) = crate::syntax::stage::parse_stage(text, &file.source);
+        let mut accepted = true;
+        for diagnostic in diagnostics
+            .into_iter()
+            .filter(crate::diagnostics::Diagnostic::is_error)
+        {
+            accepted = false;
+            self.problems.push(
+                Problem::new(format!("the stage file is invalid: {}", diagnostic.message))
+                    .of_plugin(plugin)
+                    .at_path(&file.source)
+                    .with_help(
+                        "fix the plugin's stage file; it would break every compile of the install",
+                    )
+                    .with_located(diagnostic, text.to_owned()),
+            );
+        }
+        let Some(stage) = stage else {
+            return false;
+        };
+        match &stage.plugin {
+            Some(declared) if declared.value == plugin => {}
+            declared => {
+                accepted = false;
+                self.problems.push(
+                    Problem::new(match declared {
+                        Some(other) => format!("the stage declares plugin \"{}\"; owned plugin content must name the plugin that ships it", other.value),
+                        None => "the stage declares no plugin identity (`plugin:`)".to_owned(),
+                    })
+                    .of_plugin(plugin)
+                    .at_path(&file.source)
+                    .with_help(format!("write `plugin: {plugin}` in the stage's frontmatter")),
+                );
+            }
+        }
+        if stage.mode == "agent-team" {
+            accepted = false;
+            self.problems.push(
+                Problem::new("the stage uses mode \"agent-team\", which no conductor runs yet")
+                    .of_plugin(plugin)
+                    .at_path(&file.source)
+                    .with_help("use inline, subagent, pipeline or mob"),
+            );
+        }
+        let body = crate::syntax::frontmatter::split(text).map_or("", |fm| &text[fm.body_start..]);
+        if body.trim().is_empty() {
+            accepted = false;
+            self.problems.push(
+                Problem::new("the stage has no body after its frontmatter (a stage that would route and do nothing)")
+                    .of_plugin(plugin)
+                    .at_path(&file.source),
+            );
+        }
+        let _ = relative;
+        imported_sensors.extend(stage.sensors.iter().map(|sensor| sensor.value.clone()));
+        accepted
+    }
+
+    fn check_owned_named_file(
+        &mut self,
+        plugin: &str,
+        file: &PluginFile,
+        bytes: &[u8],
+        relative: &str,
+        subtree: Subtree,
+        roster_folder: Option<&Utf8Path>,
+    ) -> bool {
+        let kind = subtree.key().trim_end_matches('s');
+        let text = String::from_utf8_lossy(bytes);
+        let mut diagnostics = Vec::new();
+        let document_kind = if subtree == Subtree::Scopes {
+            DocumentKind::Scope
+        } else {
+            DocumentKind::Agent
+        };
+        if document::read_frontmatter(&text, &file.source, document_kind, &mut diagnostics)
+            .is_none()
+        {
+            let located = diagnostics.into_iter().next();
+            let mut problem = Problem::new(format!("the {kind} file has no readable frontmatter"))
+                .of_plugin(plugin)
+                .at_path(&file.source);
+            if let Some(diagnostic) = located {
+                problem = problem.with_located(diagnostic, text.to_string());
+            }
+            self.problems.push(problem);
+            return false;
+        }
+        let declared = frontmatter_scalar(&text, "plugin");
+        if declared.as_deref() != Some(plugin) {
+            let reason = match &declared {
+                Some(other) if other.starts_with("aidlc-") || other == "aidlc" => format!(
+                    "the {kind} declares plugin \"{other}\"; \"aidlc\" and the \"aidlc-\" prefix are reserved for core"
+                ),
+                Some(other) => format!(
+                    "the {kind} declares plugin \"{other}\"; owned plugin content must name the plugin that ships it"
+                ),
+                None => format!("the {kind} declares no plugin identity (`plugin:`)"),
+            };
+            self.problems.push(
+                Problem::new(reason)
+                    .of_plugin(plugin)
+                    .at_path(&file.source)
+                    .with_help(format!("write `plugin: {plugin}` in its frontmatter")),
+            );
+            return false;
+        }
+        // The live roster: a name placed earlier in this composition (even by this plugin)
+        // counts, as the reference reserves each name as it accepts the file.
+        let roster = roster_folder.and_then(|folder| self.rosters.get(folder));
+        if let (Some(name), Some(roster)) = (frontmatter_scalar(&text, "name"), roster)
+            && let Some((other, _)) = roster.get(&name).cloned()
+            && other != relative
+        {
+            self.problems.push(
+                Problem::new(format!(
+                    "the {kind} is named \"{name}\", which {other} already is"
+                ))
+                .of_plugin(plugin)
+                .at_path(&file.source)
+                .with_help("give it a plugin-namespaced name (`<plugin>-…`)"),
+            );
+            return false;
+        }
+        true
+    }
+
+    fn check_sensor_file(&mut self, plugin: &str, file: &PluginFile) -> bool {
+        let base_name = file.relative.rsplit('/').next().unwrap_or(&file.relative);
+        let reason = if file.relative.contains('/') {
+            Some("it is nested in a subfolder, which sensor discovery never reads".to_owned())
+        } else if guards::sensor_id_of_file_name(base_name).is_none() {
+            Some(format!(
+                "\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id"
+            ))
+        } else {
+            None
+        };
+        match reason {
+            None => true,
+            Some(reason) => {
+                self.problems.push(
+                    Problem::new(format!(
+                        "the sensor manifest would be composed but never fire: {reason}"
+                    ))
+                    .of_plugin(plugin)
+                    .at_path(&file.source)
+                    .with_help(
+                        "put it at the top of sensors/ as aidlc-<id>.md, with a matching id",
+                    ),
+                );
+                false
+            }
+        }
+    }
+
+    fn find_stage(&self, slug: &str) -> Option<String> {
+        PHASES.iter().find_map(|phase| {
+            let relative = self.relative(
+                &self
+                    .layout
+                    .stages_dir
+                    .join(phase)
+                    .join(format!("{slug}.md")),
+            );
+            self.view(&relative).is_some().then_some(relative)
+        })
+    }
+}
+
+/// `{{HARNESS_DIR}}` replaced in a Markdown file, other files as they are.
+fn substituted(file: &PluginFile, harness_dir: &str) -> Vec<u8> {
+    match (file.is_markdown(), file.text()) {
+        (true, Some(text)) => text.replace("{{HARNESS_DIR}}", harness_dir).into_bytes(),
+        _ => file.bytes.clone(),
+    }
+}
+
+/// A top-level scalar of a Markdown file's frontmatter, read with the compile's YAML reader.
+pub fn frontmatter_scalar(text: &str, key: &str) -> Option<String> {
+    let fm = crate::syntax::frontmatter::split(text).ok()?;
+    let (root, _) = crate::syntax::yaml::parse_document(text, fm.yaml);
+    root?
+        .get(key)
+        .and_then(document::scalar_string)
+        .map(str::to_owned)
+}
+
+/// One plugin's contributions, read.
+fn read_contributions(planner: &mut Planner<'_>, plugin: &ChosenPlugin) -> Vec<Contribution> {
+    let name = plugin.tree.name();
+    let mut contributions = Vec::new();
+    for file in plugin.tree.files_of(Subtree::Overlays) {
+        let depth = file.relative.matches('/').count();
+        if depth != 1 || !file.is_markdown() {
+            planner.warnings.push(
+                Problem::new(
+                    "is not read: contributions are contributions/<phase>/<stage>.md files",
+                )
+                .of_plugin(name)
+                .at_path(&file.source),
+            );
+            continue;
+        }
+        let Some(text) = file.text() else {
+            planner.problems.push(
+                Problem::new("the contribution is not UTF-8")
+                    .of_plugin(name)
+                    .at_path(&file.source),
+            );
+            continue;
+        };
+        let text = contribution::normalised_text(text);
+        match contribution::read_contribution(name, &file.source, &text, planner.harness_dir) {
+            Ok(contribution) => {
+                planner.warnings.extend(contribution.notes.iter().cloned());
+                contributions.push(contribution);
+            }
+            Err(problems) => planner.problems.extend(problems),
+        }
+    }
+    contributions
+}
+
+/// The plan for `chosen` (already ordered by [`order_plugins`]) on the install of `layout`.
+pub fn plan(
+    layout: &Layout,
+    previous: &Lock,
+    chosen: Vec<ChosenPlugin>,
+    enabled: Option<&BTreeSet<String>>,
+) -> Result<Plan, Vec<Problem>> {
+    let harness_dir = layout.harness.dir_name();
+    let mut planner = Planner {
+        layout,
+        harness_dir,
+        previous,
+        previously_owned: previous
+            .plugins
+            .values()
+            .flat_map(|plugin| plugin.files.keys().cloned())
+            .collect(),
+        previously_adopted: previous
+            .plugins
+            .values()
+            .flat_map(|plugin| plugin.adopted.iter().cloned())
+            .collect(),
+        target: BTreeMap::new(),
+        owner: BTreeMap::new(),
+        adopted: BTreeMap::new(),
+        stages: BTreeMap::new(),
+        rosters: BTreeMap::new(),
+        disk_reads: std::cell::RefCell::new(BTreeMap::new()),
+        problems: Vec::new(),
+        warnings: Vec::new(),
+    };
+    planner.check_drift();
+    for plugin in &chosen {
+        planner.warnings.extend(plugin.tree.notes.iter().cloned());
+    }
+    let mut imported: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for plugin in &chosen {
+        let sensors = planner.copy_primitives(plugin);
+        imported.insert(plugin.tree.name().to_owned(), sensors);
+    }
+    let mut contributions: Vec<Contribution> = Vec::new();
+    for plugin in &chosen {
+        if !selection::is_enabled(enabled, plugin.tree.name()) {
+            let has_contributions = plugin.tree.files_of(Subtree::Overlays).next().is_some();
+            planner.warnings.push(
+                Problem::new(format!(
+                    "is composed but not enabled by {}'s `plugins`{}; add \"{}\" there to expose its stages, scopes and runners",
+                    layout.display(&layout.project_dir.join(harness_dir).join("tools/data/harness.json")),
+                    if has_contributions { ", so its contributions to other stages are not merged" } else { "" },
+                    plugin.tree.name()
+                ))
+                .of_plugin(plugin.tree.name()),
+            );
+            continue;
+        }
+        let read = read_contributions(&mut planner, plugin);
+        if let Some(sensors) = imported.get_mut(plugin.tree.name()) {
+            sensors.extend(read.iter().flat_map(|c| c.adds.sensors.iter().cloned()));
+        }
+        contributions.extend(read);
+    }
+    for plugin in &chosen {
+        report_sensor_declarations(
+            &mut planner,
+            plugin,
+            imported
+                .get(plugin.tree.name())
+                .map_or(&[][..], Vec::as_slice),
+        );
+    }
+    let additions = merge_contributions(&mut planner, &contributions);
+    write_sidecars(&mut planner, &chosen, &additions);
+    if !planner.problems.is_empty() {
+        return Err(planner.problems);
+    }
+    Ok(finish(planner, chosen))
+}
+
+/// Warn about a plugin sensor on disk that nothing declares, and a declared one not on disk.
+fn report_sensor_declarations(
+    planner: &mut Planner<'_>,
+    plugin: &ChosenPlugin,
+    imported: &[String],
+) {
+    let name = plugin.tree.name();
+    let on_disk: Vec<(&str, &PluginFile)> = plugin
+        .tree
+        .files_of(Subtree::Sensors)
+        .filter_map(|file| Some((guards::sensor_id_of_file_name(&file.relative)?, file)))
+        .collect();
+    let declared: Vec<String> = plugin
+        .tree
+        .manifest
+        .declared_sensors
+        .clone()
+        .unwrap_or_else(|| imported.to_vec());
+    let what = if plugin.tree.manifest.declared_sensors.is_some() {
+        "the manifest's `aidlc.sensors` list"
+    } else {
+        "the plugin's stages and contributions"
+    };
+    for (id, file) in &on_disk {
+        if !declared.iter().any(|declared| declared == id) {
+            planner.warnings.push(
+                Problem::new(format!(
+                    "sensor \"{id}\" is on disk but not declared by {what}: it is composed, and nothing of the plugin fires it"
+                ))
+                .of_plugin(name)
+                .at_path(&file.source)
+                .with_help("import it in a stage's `sensors:` (or list it in `aidlc.sensors`), or remove the file"),
+            );
+        }
+    }
+    if let Some(listed) = &plugin.tree.manifest.declared_sensors {
+        for id in listed {
+            if !on_disk.iter().any(|(on_disk, _)| on_disk == id) {
+                planner.warnings.push(
+                    Problem::new(format!(
+                        "sensor \"{id}\" is declared in `aidlc.sensors` but the plugin has no sensors/aidlc-{id}.md"
+                    ))
+                    .of_plugin(name)
+                    .at_path(&plugin.tree.manifest.path),
+                );
+            }
+        }
+    }
+}
+
+/// (plugin, stage slug) → what the plugin added to the stage, in each plugin's reading order.
+type Additions = Vec<(String, Vec<(String, StageAdditions)>)>;
+
+fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]) -> Additions {
+    let mut additions: Additions = Vec::new();
+    let mut targets: Vec<String> = Vec::new();
+    let mut located: BTreeMap<usize, String> = BTreeMap::new();
+    for (index, contribution) in contributions.iter().enumerate() {
+        match planner.find_stage(&contribution.target) {
+            Some(path) => {
+                if !targets.contains(&path) {
+                    targets.push(path.clone());
+                }
+                located.insert(index, path);
+            }
+            None => planner.problems.push(
+                Problem::new(format!(
+                    "targets stage \"{}\", which the install does not have",
+                    contribution.target
+                ))
+                .of_plugin(&contribution.plugin)
+                .at_path(&contribution.source)
+                .with_help("check the `target:` slug (a stage's file name without .md)"),
+            ),
+        }
+    }
+    for path in targets {
+        let ids: Vec<usize> = located
+            .iter()
+            .filter(|(_, p)| **p == path)
+            .map(|(i, _)| *i)
+            .collect();
+        merge_into_stage(
+            planner,
+            &path,
+            ids.iter().map(|i| &contributions[*i]),
+            &mut additions,
+        );
+    }
+    additions
+}
+
+fn record_addition(
+    additions: &mut Additions,
+    plugin: &str,
+    stage: &str,
+    update: impl FnOnce(&mut StageAdditions),
+) {
+    let index = if let Some(index) = additions.iter().position(|(name, _)| name == plugin) {
+        index
+    } else {
+        additions.push((plugin.to_owned(), Vec::new()));
+        additions.len() - 1
+    };
+    let stages = &mut additions[index].1;
+    let stage_index = if let Some(index) = stages.iter().position(|(slug, _)| slug == stage) {
+        index
+    } else {
+        stages.push((stage.to_owned(), StageAdditions::default()));
+        stages.len() - 1
+    };
+    update(&mut stages[stage_index].1);
+}
+
+fn merge_into_stage<'c>(
+    planner: &mut Planner<'_>,
+    path: &str,
+    contributions: impl Iterator<Item = &'c Contribution>,
+    additions: &mut Additions,
+) {
+    let contributions: Vec<&Contribution> = contributions.collect();
+    let Some(original) = planner.view(path) else {
+        return;
+    };
+    let Ok(original_text) = String::from_utf8(original.clone()) else {
+        planner
+            .problems
+            .push(Problem::new("the stage is not UTF-8").at_path(path));
+        return;
+    };
+    let is_base_file = !planner.owner.contains_key(path);
+    if is_base_file && splice::holds_sentinels(&original_text) {
+        planner.problems.push(
+            Problem::new("already holds plugin fragments composed by another composer (`<!-- plugin:… -->` markers)")
+                .at_path(path)
+                .with_help("restore the stage's original text (from version control or a fresh copy of the core files), then run the command again"),
+        );
+        return;
+    }
+    let mut text = original_text.replace("\r\n", "\n");
+    let scope_roster = planner.roster(&planner.layout.scopes_dir.clone()).clone();
+    let mut consumed_by: BTreeMap<String, (String, bool)> = BTreeMap::new();
+    let mut fragments: Vec<(splice::Fragment, &Contribution)> = Vec::new();
+    let mut slots: BTreeMap<(String, u64), String> = BTreeMap::new();
+    for contribution in &contributions {
+        let plugin = contribution.plugin.as_str();
+        let stage = contribution.target.as_str();
+        let refuse = |planner: &mut Planner<'_>, message: String| {
+            planner.problems.push(
+                Problem::new(message)
+                    .of_plugin(plugin)
+                    .at_path(&contribution.source),
+            );
+        };
+        let mut scopes = Vec::new();
+        for scope in &contribution.adds.scopes {
+            match scope_roster.get(scope) {
+                None => refuse(
+                    planner,
+                    format!(
+                        "adds.scopes \"{scope}\": no installed scope file is named \"{scope}\""
+                    ),
+                ),
+                Some((_, owner)) if owner.as_deref() != Some(plugin) => refuse(
+                    planner,
+                    format!(
+                        "adds.scopes \"{scope}\" is not owned by plugin \"{plugin}\" (its file declares {}); only a plugin's own scopes may be added",
+                        owner.as_ref().map_or_else(
+                            || "no plugin: it is core's".to_owned(),
+                            |owner| format!("plugin \"{owner}\"")
+                        )
+                    ),
+                ),
+                Some(_) => scopes.push(scope.clone()),
+            }
+        }
+        for entry in &contribution.adds.consumes {
+            match consumed_by.get(&entry.artifact) {
+                Some((other, required)) if other != plugin && *required != entry.required => {
+                    refuse(
+                        planner,
+                        format!(
+                            "consumes \"{}\" on stage \"{stage}\" with required: {}, but plugin \"{other}\" adds it with required: {required}",
+                            entry.artifact, entry.required
+                        ),
+                    );
+                }
+                _ => {
+                    consumed_by.insert(entry.artifact.clone(), (plugin.to_owned(), entry.required));
+                }
+            }
+        }
+        let results = [
+            (
+                "produces",
+                merge::merge_names(&mut text, "produces", &contribution.adds.produces),
+            ),
+            (
+                "sensors",
+                merge::merge_names(&mut text, "sensors", &contribution.adds.sensors),
+            ),
+            ("scopes", merge::merge_names(&mut text, "scopes", &scopes)),
+        ];
+        for (field, result) in results {
+            match result {
+                Ok(added) => record_addition(additions, plugin, stage, |record| match field {
+                    "produces" => record.produces.extend(added),
+                    "sensors" => record.sensors.extend(added),
+                    _ => record.scopes.extend(added),
+                }),
+                Err(reason) => refuse(
+                    planner,
+                    format!("cannot add to {field} of stage \"{stage}\": {reason}"),
+                ),
+            }
+        }
+        match merge::merge_consumes(&mut text, &contribution.adds.consumes) {
+            Ok((added, kept)) => {
+                record_addition(additions, plugin, stage, |record| {
+                    record.consumes.extend(added);
+                });
+                for kept in kept {
+                    planner.warnings.push(
+                        Problem::new(format!(
+                            "stage \"{stage}\" already consumes \"{}\" with required: {}; the contribution does not change it",
+                            kept.artifact, kept.stage_required
+                        ))
+                        .of_plugin(plugin)
+                        .at_path(&contribution.source),
+                    );
+                }
+            }
+            Err(reason) => refuse(
+                planner,
+                format!("cannot add to consumes of stage \"{stage}\": {reason}"),
+            ),
+        }
+        match merge::merge_required_sections(&mut text, &contribution.adds.required_sections) {
+            Ok((added, created)) => record_addition(additions, plugin, stage, |record| {
+                record.required_sections.extend(added);
+                record.required_sections_created |= created;
+            }),
+            Err(reason) => refuse(
+                planner,
+                format!("cannot add to required_sections of stage \"{stage}\": {reason}"),
+            ),
+        }
+        for fragment in &contribution.fragments {
+            let slot = (fragment.anchor_text.clone(), fragment.order);
+            match slots.get(&slot) {
+                Some(other) if other == plugin => refuse(
+                    planner,
+                    format!(
+                        "two fragments of the plugin at anchor \"{}\" order {} of stage \"{stage}\"",
+                        slot.0, slot.1
+                    ),
+                ),
+                Some(other) => refuse(
+                    planner,
+                    format!(
+                        "fragment at anchor \"{}\" order {} of stage \"{stage}\" conflicts with plugin \"{other}\"'s fragment at the same place",
+                        slot.0, slot.1
+                    ),
+                ),
+                None => {
+                    slots.insert(slot, plugin.to_owned());
+                    fragments.push((fragment.clone(), contribution));
+                }
+            }
+        }
+    }
+    let pieces: Vec<splice::Fragment> = fragments
+        .iter()
+        .map(|(fragment, _)| fragment.clone())
+        .collect();
+    match splice::splice_fragments(&text, &pieces) {
+        Ok(spliced) => text = spliced,
+        Err((index, reason)) => {
+            let (fragment, contribution) = &fragments[index];
+            planner.problems.push(
+                Problem::new(format!(
+                    "fragment \"{}\" order {} cannot be placed in stage \"{}\": {reason}",
+                    fragment.anchor_text, fragment.order, contribution.target
+                ))
+                .of_plugin(&contribution.plugin)
+                .at_path(&contribution.source)
+                .with_help("point the fragment at a heading the stage has"),
+            );
+            return;
+        }
+    }
+    if text.as_bytes() == original.as_slice() {
+        return;
+    }
+    if is_base_file {
+        planner.stages.insert(
+            path.to_owned(),
+            LockedStage {
+                base: original_text,
+                composed: lock_file::content_hash(text.as_bytes()),
+            },
+        );
+    }
+    planner.target.insert(path.to_owned(), text.into_bytes());
+}
+
+fn write_sidecars(planner: &mut Planner<'_>, chosen: &[ChosenPlugin], additions: &Additions) {
+    for plugin in chosen {
+        let name = plugin.tree.name();
+        let Some((_, stages)) = additions.iter().find(|(plugin, _)| plugin == name) else {
+            continue;
+        };
+        let Some(value) = sidecar::sidecar_value(stages) else {
+            continue;
+        };
+        let path = planner
+            .layout
+            .project_dir
+            .join(planner.harness_dir)
+            .join("tools/data")
+            .join(sidecar::sidecar_file_name(name));
+        let relative = planner.relative(&path);
+        let previous = planner
+            .previously_owned
+            .contains(&relative)
+            .then(|| planner.disk(&relative))
+            .flatten();
+        if previous.is_none() && planner.disk(&relative).is_some() {
+            planner.problems.push(
+                Problem::new(format!("would overwrite {relative}, a sidecar another composer wrote"))
+                    .of_plugin(name)
+                    .with_help("the install was composed by the reference composer; restore the core files it merged into first"),
+            );
+            continue;
+        }
+        let bytes = sidecar::sidecar_bytes(&value, previous.as_deref());
+        planner.owner.insert(relative.clone(), name.to_owned());
+        planner.target.insert(relative, bytes);
+    }
+}
+
+fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
+    let layout = planner.layout;
+    let mut lock = Lock::empty(planner.harness_dir);
+    for plugin in chosen {
+        let name = plugin.tree.name().to_owned();
+        let mut record = plugin.record;
+        let adopted = planner.adopted.get(&name).cloned().unwrap_or_default();
+        record.files = planner
+            .owner
+            .iter()
+            .filter(|(_, owner)| **owner == name)
+            .map(|(path, _)| (path.clone(), lock_file::content_hash(&planner.target[path])))
+            .collect();
+        record.adopted = adopted.into_iter().collect();
+        lock.plugins.insert(name, record);
+    }
+    lock.stages = planner.stages.clone();
+    let mut managed: BTreeSet<String> = planner.previously_owned.clone();
+    managed.extend(planner.previous.stages.keys().cloned());
+    managed.extend(planner.target.keys().cloned());
+    let mut changes = Vec::new();
+    let mut install_changed = false;
+    for path in managed {
+        if planner.previously_adopted.contains(&path) && !planner.target.contains_key(&path) {
+            continue;
+        }
+        let desired = planner.view(&path);
+        if desired != planner.disk(&path) {
+            install_changed = true;
+            changes.push((layout.project_dir.join(&path), desired));
+        }
+    }
+    let lock_path = lock_file::lock_path(&layout.project_dir);
+    let desired_lock = (!lock.plugins.is_empty()).then(|| lock.to_bytes());
+    if desired_lock != std::fs::read(&lock_path).ok() {
+        changes.push((lock_path, desired_lock));
+    }
+    changes.sort_by(|a, b| a.0.cmp(&b.0));
+    Plan {
+        changes,
+        lock,
+        warnings: planner.warnings,
+        install_changed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frontmatter_scalars_are_read_with_the_yaml_reader() {
+        let text = "---\nname: \"test-pro-validation\"\nplugin: test-pro\n---\nbody\n";
+        assert_eq!(
+            frontmatter_scalar(text, "name").as_deref(),
+            Some("test-pro-validation")
+        );
+        assert_eq!(
+            frontmatter_scalar(text, "plugin").as_deref(),
+            Some("test-pro")
+        );
+        assert_eq!(frontmatter_scalar(text, "missing"), None);
+        assert_eq!(frontmatter_scalar("no frontmatter", "name"), None);
+    }
+}

@@ -1,0 +1,465 @@
+//! A plugin's manifest, read strictly.
+//!
+//! The authored tree carries `.aidlc-plugin/plugin.json` (`name`, `version`, `dependencies`, and
+//! the `aidlc` block, whose keys are checked); a host projection carries the host's manifest
+//! (`.claude-plugin/plugin.json` and its siblings), whose package name `aidlc-<name>` maps back
+//! to the logical `<name>`, as the reference composer reads it. The top level is lenient (unknown
+//! keys are kept for other tools); the `aidlc` block is strict (an unknown key is a typo).
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
+
+use crate::plugin::Problem;
+use crate::plugin::guards;
+
+/// The authored manifest, relative to the plugin root.
+pub const AUTHORED_MANIFEST: &str = ".aidlc-plugin/plugin.json";
+/// The host manifests a projection may carry, in the order the reference composer tries them.
+pub const HOST_MANIFEST_DIRS: [&str; 5] = [
+    ".claude-plugin",
+    ".codex-plugin",
+    ".opencode-plugin",
+    ".plugin",
+    ".kiro-plugin",
+];
+/// The host package name of a plugin is its name with this prefix.
+const HOST_PACKAGE_PREFIX: &str = "aidlc-";
+
+/// The subtrees a plugin ships, by the key `aidlc.contributes` names them with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Subtree {
+    Stages,
+    Agents,
+    Scopes,
+    Knowledge,
+    Sensors,
+    Tools,
+    /// `contributions/`: merged into core stages, not copied.
+    Overlays,
+    /// `memory/`: not composed yet (the reference defers it too).
+    Memory,
+}
+
+impl Subtree {
+    pub const ALL: [Subtree; 8] = [
+        Subtree::Stages,
+        Subtree::Agents,
+        Subtree::Scopes,
+        Subtree::Knowledge,
+        Subtree::Sensors,
+        Subtree::Tools,
+        Subtree::Overlays,
+        Subtree::Memory,
+    ];
+
+    /// The key in `aidlc.contributes`.
+    pub fn key(self) -> &'static str {
+        match self {
+            Subtree::Stages => "stages",
+            Subtree::Agents => "agents",
+            Subtree::Scopes => "scopes",
+            Subtree::Knowledge => "knowledge",
+            Subtree::Sensors => "sensors",
+            Subtree::Tools => "tools",
+            Subtree::Overlays => "overlays",
+            Subtree::Memory => "memory",
+        }
+    }
+
+    /// The folder a plugin uses when its manifest names none (the directory convention the
+    /// reference's packager and composer read).
+    pub fn conventional_folder(self) -> &'static str {
+        match self {
+            Subtree::Overlays => "contributions",
+            other => other.key(),
+        }
+    }
+}
+
+/// One `dependencies` entry: `name` or `name@<semver requirement>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dependency {
+    pub name: String,
+    pub requirement: Option<semver::VersionReq>,
+    /// As written.
+    pub text: String,
+}
+
+impl Dependency {
+    /// `core` (and `aidlc`) name the core framework, which every install has.
+    pub fn is_core(&self) -> bool {
+        self.name == "core" || self.name == "aidlc"
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginManifest {
+    pub name: String,
+    /// The `version` string, when the manifest gives one.
+    pub version: Option<semver::Version>,
+    pub dependencies: Vec<Dependency>,
+    /// The folder of each subtree, relative to the plugin root, as declared (or the convention).
+    pub folders: Vec<(Subtree, String)>,
+    /// `aidlc.sensors`: the sensor ids the plugin declares, when it lists them.
+    pub declared_sensors: Option<Vec<String>>,
+    /// The manifest file read.
+    pub path: Utf8PathBuf,
+}
+
+impl PluginManifest {
+    pub fn folder(&self, subtree: Subtree) -> &str {
+        self.folders
+            .iter()
+            .find(|(kind, _)| *kind == subtree)
+            .map_or(subtree.conventional_folder(), |(_, folder)| folder.as_str())
+    }
+
+    pub fn version_text(&self) -> String {
+        self.version
+            .as_ref()
+            .map_or_else(|| "0.0.0".to_owned(), ToString::to_string)
+    }
+}
+
+/// Read the manifest of the plugin at `root`: the authored one, else a host projection's.
+pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
+    let authored = root.join(AUTHORED_MANIFEST);
+    if authored.is_file() {
+        return read_authored(&authored);
+    }
+    for folder in HOST_MANIFEST_DIRS {
+        let path = root.join(folder).join("plugin.json");
+        if path.is_file() {
+            return read_host(&path);
+        }
+    }
+    Err(Problem::new(format!(
+        "{root} is not a plugin: it has no {AUTHORED_MANIFEST} (nor a host manifest such as .claude-plugin/plugin.json)"
+    ))
+    .with_help("pass the folder that holds the plugin's manifest"))
+}
+
+fn read_json_object(path: &Utf8Path) -> Result<serde_json::Map<String, Value>, Problem> {
+    let text = std::fs::read_to_string(path).map_err(|error| {
+        Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
+    })?;
+    match serde_json::from_str::<Value>(&text) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(other) => Err(Problem::new(format!(
+            "the manifest must be a JSON object, got {}",
+            json_type(&other)
+        ))
+        .at_path(path)),
+        Err(error) => Err(
+            Problem::new(format!("the manifest is not valid JSON: {error}"))
+                .at_path(path)
+                .with_help("fix the JSON syntax"),
+        ),
+    }
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn required_name(
+    object: &serde_json::Map<String, Value>,
+    path: &Utf8Path,
+) -> Result<String, Problem> {
+    match object.get("name") {
+        Some(Value::String(name)) if !name.trim().is_empty() => Ok(name.trim().to_owned()),
+        Some(other) => Err(Problem::new(format!(
+            "`name` must be a non-empty string, got {}",
+            json_type(other)
+        ))
+        .at_path(path)),
+        None => Err(Problem::new("the manifest has no `name`").at_path(path)),
+    }
+}
+
+fn optional_version(
+    object: &serde_json::Map<String, Value>,
+    path: &Utf8Path,
+) -> Result<Option<semver::Version>, Problem> {
+    match object.get("version") {
+        None => Ok(None),
+        Some(Value::String(text)) => {
+            semver::Version::parse(text.trim())
+                .map(Some)
+                .map_err(|error| {
+                    Problem::new(format!(
+                        "`version` \"{text}\" is not a semantic version: {error}"
+                    ))
+                    .at_path(path)
+                    .with_help("write it as MAJOR.MINOR.PATCH, e.g. \"0.1.0\"")
+                })
+        }
+        Some(other) => Err(Problem::new(format!(
+            "`version` must be a string, got {}",
+            json_type(other)
+        ))
+        .at_path(path)),
+    }
+}
+
+fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
+    let object = read_json_object(path)?;
+    let name = required_name(&object, path)?;
+    guards::check_plugin_name(&name, path)?;
+    let version = optional_version(&object, path)?;
+    let dependencies = match object.get("dependencies") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| parse_dependency(item, path, &name))
+            .collect::<Result<_, _>>()?,
+        Some(other) => {
+            return Err(Problem::new(format!(
+                "`dependencies` must be an array of strings, got {}",
+                json_type(other)
+            ))
+            .of_plugin(&name)
+            .at_path(path));
+        }
+    };
+    let (folders, declared_sensors) = match object.get("aidlc") {
+        None => (Vec::new(), None),
+        Some(Value::Object(block)) => read_aidlc_block(block, path, &name)?,
+        Some(other) => {
+            return Err(Problem::new(format!(
+                "`aidlc` must be an object, got {}",
+                json_type(other)
+            ))
+            .of_plugin(&name)
+            .at_path(path));
+        }
+    };
+    Ok(PluginManifest {
+        name,
+        version,
+        dependencies,
+        folders,
+        declared_sensors,
+        path: path.to_owned(),
+    })
+}
+
+fn read_host(path: &Utf8Path) -> Result<PluginManifest, Problem> {
+    let object = read_json_object(path)?;
+    let package = required_name(&object, path)?;
+    let name = package
+        .strip_prefix(HOST_PACKAGE_PREFIX)
+        .unwrap_or(&package)
+        .to_owned();
+    guards::check_plugin_name(&name, path)?;
+    let version = optional_version(&object, path)?;
+    Ok(PluginManifest {
+        name,
+        version,
+        dependencies: Vec::new(),
+        folders: Vec::new(),
+        declared_sensors: None,
+        path: path.to_owned(),
+    })
+}
+
+fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Dependency, Problem> {
+    let Value::String(text) = item else {
+        return Err(Problem::new(format!(
+            "each `dependencies` entry must be a string, got {}",
+            json_type(item)
+        ))
+        .of_plugin(plugin)
+        .at_path(path));
+    };
+    let (name, requirement) = match text.split_once('@') {
+        Some((name, range)) => {
+            let requirement = semver::VersionReq::parse(range.trim()).map_err(|error| {
+                Problem::new(format!(
+                    "dependency \"{text}\": \"{range}\" is not a version requirement: {error}"
+                ))
+                .of_plugin(plugin)
+                .at_path(path)
+                .with_help("write it as name@^1.2.0, name@~1.2, name@>=1.0.0 or name@1.2.3")
+            })?;
+            (name.trim().to_owned(), Some(requirement))
+        }
+        None => (text.trim().to_owned(), None),
+    };
+    let dependency = Dependency {
+        name,
+        requirement,
+        text: text.clone(),
+    };
+    if !dependency.is_core()
+        && let Some(reason) = guards::plugin_name_refusal(&dependency.name)
+    {
+        return Err(Problem::new(format!("dependency \"{text}\": {reason}"))
+            .of_plugin(plugin)
+            .at_path(path));
+    }
+    Ok(dependency)
+}
+
+type AidlcBlock = (Vec<(Subtree, String)>, Option<Vec<String>>);
+
+fn read_aidlc_block(
+    block: &serde_json::Map<String, Value>,
+    path: &Utf8Path,
+    plugin: &str,
+) -> Result<AidlcBlock, Problem> {
+    let problem = |message: String| {
+        Problem::new(message)
+            .of_plugin(plugin)
+            .at_path(path)
+            .with_help("the `aidlc` block takes `contributes` (an object of folders) and `sensors` (a list of sensor ids)")
+    };
+    let mut folders = Vec::new();
+    let mut declared_sensors = None;
+    for (key, value) in block {
+        match key.as_str() {
+            "contributes" => {
+                let Value::Object(contributes) = value else {
+                    return Err(problem(format!(
+                        "`aidlc.contributes` must be an object, got {}",
+                        json_type(value)
+                    )));
+                };
+                for (kind, folder) in contributes {
+                    let Some(subtree) = Subtree::ALL.into_iter().find(|s| s.key() == kind) else {
+                        return Err(problem(format!(
+                            "`aidlc.contributes` has an unknown key \"{kind}\" (known: stages, agents, scopes, knowledge, sensors, tools, overlays, memory)"
+                        )));
+                    };
+                    let Value::String(folder) = folder else {
+                        return Err(problem(format!(
+                            "`aidlc.contributes.{kind}` must be a folder name (a string), got {}",
+                            json_type(folder)
+                        )));
+                    };
+                    folders.push((subtree, folder.trim().trim_end_matches('/').to_owned()));
+                }
+            }
+            "sensors" => {
+                let Value::Array(items) = value else {
+                    return Err(problem(format!(
+                        "`aidlc.sensors` must be an array of sensor ids, got {}",
+                        json_type(value)
+                    )));
+                };
+                let mut ids = Vec::new();
+                for item in items {
+                    match item {
+                        Value::String(id) if crate::syntax::stage::is_kebab_case(id) => {
+                            ids.push(id.clone());
+                        }
+                        other => {
+                            return Err(problem(format!(
+                                "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
+                            )));
+                        }
+                    }
+                }
+                declared_sensors = Some(ids);
+            }
+            other => {
+                return Err(problem(format!("`aidlc` has an unknown key \"{other}\"")));
+            }
+        }
+    }
+    Ok((folders, declared_sensors))
+}
+
+/// Whether `version` satisfies `dependency` (no requirement: any version).
+pub fn satisfies(dependency: &Dependency, version: Option<&semver::Version>) -> bool {
+    match (&dependency.requirement, version) {
+        (None, _) => true,
+        (Some(requirement), Some(version)) => requirement.matches(version),
+        (Some(_), None) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn manifest_in(text: &str) -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        std::fs::create_dir_all(root.join(".aidlc-plugin")).unwrap();
+        std::fs::write(root.join(AUTHORED_MANIFEST), text).unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn the_authored_manifest_is_read_with_its_dependencies_and_folders() {
+        let (_dir, root) = manifest_in(
+            r#"{"name": "test-pro", "version": "0.1.0", "dependencies": ["core", "compliance@^1.2.0"],
+               "aidlc": {"contributes": {"stages": "stages/", "overlays": "contributions/"}, "sensors": ["a-b"]},
+               "extra": true}"#,
+        );
+        let manifest = read_manifest(&root).unwrap();
+        assert_eq!(manifest.name, "test-pro");
+        assert_eq!(manifest.version_text(), "0.1.0");
+        assert_eq!(manifest.dependencies.len(), 2);
+        assert!(manifest.dependencies[0].is_core());
+        assert_eq!(manifest.dependencies[1].name, "compliance");
+        assert!(satisfies(
+            &manifest.dependencies[1],
+            Some(&semver::Version::new(1, 4, 0))
+        ));
+        assert!(!satisfies(
+            &manifest.dependencies[1],
+            Some(&semver::Version::new(2, 0, 0))
+        ));
+        assert_eq!(manifest.folder(Subtree::Overlays), "contributions");
+        assert_eq!(manifest.folder(Subtree::Tools), "tools");
+        assert_eq!(manifest.declared_sensors, Some(vec!["a-b".to_owned()]));
+    }
+
+    #[test]
+    fn a_strict_aidlc_block_and_reserved_names_are_refused() {
+        for text in [
+            r#"{"name": "x", "aidlc": {"contribute": {}}}"#,
+            r#"{"name": "x", "aidlc": {"contributes": {"stage": "s"}}}"#,
+            r#"{"name": "x", "dependencies": "core"}"#,
+            r#"{"name": "x", "dependencies": ["y@not a range"]}"#,
+            r#"{"name": "x", "version": "one"}"#,
+            r#"{"name": "aidlc-x"}"#,
+            r#"{"name": "core"}"#,
+            r#"{"name": "../x"}"#,
+            r#"{"version": "1.0.0"}"#,
+            r"[1]",
+            r"{",
+        ] {
+            let (_dir, root) = manifest_in(text);
+            assert!(read_manifest(&root).is_err(), "{text} was accepted");
+        }
+    }
+
+    #[test]
+    fn a_host_manifest_maps_the_package_name_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        std::fs::create_dir_all(root.join(".claude-plugin")).unwrap();
+        std::fs::write(
+            root.join(".claude-plugin/plugin.json"),
+            r#"{"name": "aidlc-test-pro", "version": "0.1.0"}"#,
+        )
+        .unwrap();
+        assert_eq!(read_manifest(&root).unwrap().name, "test-pro");
+        std::fs::write(
+            root.join(".claude-plugin/plugin.json"),
+            r#"{"name": "aidlc-aidlc-x"}"#,
+        )
+        .unwrap();
+        assert!(read_manifest(&root).is_err());
+    }
+}

@@ -1,0 +1,159 @@
+//! Plugin composition: `aidlc plugin add|remove|list|sync`.
+//!
+//! A plugin is a folder with a manifest (`.aidlc-plugin/plugin.json`, or a host projection's
+//! `.claude-plugin/plugin.json` naming `aidlc-<name>`) and core-shaped subtrees. Composing the
+//! chosen plugins into an install is one pure computation over the install's base state and the
+//! plugins' trees, then one transaction:
+//!
+//! ```text
+//! source (path | git clone) ─▶ tree (read, guarded) ─▶ compose::plan
+//!     copies of stages/scopes/agents/knowledge/sensors/tools ({{HARNESS_DIR}} substituted)
+//!     contributions merged into the target stages' base text (merge, splice)
+//!     sidecars (tools/data/plugin-contrib-<name>.json), aidlc.lock.json
+//!   ─▶ journal::Transaction: before-images, writes, compile, the conductor's own generators,
+//!      commit (or roll back on any failure, and on the next run after a kill)
+//! ```
+//!
+//! - [`manifest`]: the plugin's manifest, read strictly;
+//! - [`guards`]: names and paths refused before anything is written;
+//! - [`tree`]: a plugin's files, in the listing order the reference composer reads them;
+//! - [`contribution`]: a contribution file (`target`, `adds`, `fragments`, prose blocks);
+//! - [`merge`]: structural set-union into a stage's frontmatter text;
+//! - [`splice`]: prose fragments spliced at their anchors between hashed sentinels;
+//! - [`sidecar`]: the per-plugin record of what was merged, in the reference's format;
+//! - [`lock_file`]: `aidlc.lock.json`, what was composed (sources, files, base texts);
+//! - [`selection`]: `harness.json`'s `plugins` key, read strictly;
+//! - [`source`]: a path or a git URL (cloned with the system `git`) made into a local tree;
+//! - [`compose`]: the plan (every file's target bytes) from the base and the plugins;
+//! - [`journal`]: the multi-file commit that a `kill -9` cannot tear;
+//! - [`conductor`]: the install's own runner and skill-table generators, run under Bun;
+//! - [`operations`]: the four commands, under the workspace lock.
+//!
+//! Invariants:
+//! - every guard runs before the first write: a refused plugin leaves the install untouched;
+//! - the install is only ever changed inside a journal transaction, so after any failure or
+//!   kill it is (once the next `aidlc plugin` command has recovered) the state before or after;
+//! - composing is a function of the install's base and the chosen plugins: a second sync
+//!   writes nothing, and removing a plugin gives back the base bytes it was composed on.
+
+use std::fmt::Write as _;
+pub mod compose;
+pub mod conductor;
+pub mod contribution;
+pub mod guards;
+pub mod journal;
+pub mod lock_file;
+pub mod manifest;
+pub mod merge;
+pub mod operations;
+pub mod selection;
+pub mod sidecar;
+pub mod source;
+pub mod splice;
+pub mod tree;
+
+use camino::Utf8PathBuf;
+
+use crate::diagnostics::Diagnostic;
+
+/// One problem a plugin command found, as a value (the CLI renders it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// The plugin it is about, when one is.
+    pub plugin: Option<String>,
+    /// The file it is about: a path in the plugin's tree (absolute) or in the project
+    /// (project-relative).
+    pub path: Option<Utf8PathBuf>,
+    pub message: String,
+    pub help: Option<String>,
+    /// A located diagnostic, with the text of its file, when the problem has a span.
+    pub located: Option<Box<(Diagnostic, String)>>,
+}
+
+impl Problem {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            plugin: None,
+            path: None,
+            message: message.into(),
+            help: None,
+            located: None,
+        }
+    }
+
+    #[must_use]
+    pub fn of_plugin(mut self, plugin: &str) -> Self {
+        self.plugin = Some(plugin.to_owned());
+        self
+    }
+
+    #[must_use]
+    pub fn at_path(mut self, path: impl Into<Utf8PathBuf>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    #[must_use]
+    pub fn with_located(mut self, diagnostic: Diagnostic, text: String) -> Self {
+        self.located = Some(Box::new((diagnostic, text)));
+        self
+    }
+
+    /// `plugin "x": path: message`, the one-line form.
+    pub fn headline(&self) -> String {
+        let mut line = String::new();
+        if let Some(plugin) = &self.plugin {
+            let _ = write!(line, "plugin \"{plugin}\": ");
+        }
+        if let Some(path) = &self.path {
+            let _ = write!(line, "{path}: ");
+        }
+        line.push_str(&self.message);
+        line
+    }
+}
+
+/// Why a plugin command did not complete. Nothing in the install changed in any of these cases
+/// (a transaction that had started was rolled back).
+#[derive(Debug)]
+pub enum PluginError {
+    /// Guards refused the plugins, or an input is missing or malformed (exit 2).
+    Refused(Vec<Problem>),
+    /// The composed install does not compile; the composition was rolled back (exit 1).
+    CompileFailed {
+        diagnostics: Vec<Diagnostic>,
+        sources: std::collections::BTreeMap<Utf8PathBuf, String>,
+    },
+    /// The file system, the lock, `git` or Bun failed (exit 2).
+    Environment(Problem),
+}
+
+impl PluginError {
+    pub fn refused(problem: Problem) -> Self {
+        Self::Refused(vec![problem])
+    }
+
+    pub fn environment(message: impl Into<String>) -> Self {
+        Self::Environment(Problem::new(message))
+    }
+}
+
+impl From<Problem> for PluginError {
+    fn from(problem: Problem) -> Self {
+        Self::Refused(vec![problem])
+    }
+}
+
+/// The harness folder names the reference composer accepts in `AIDLC_HARNESS_DIR`, by harness.
+pub fn harness_of_dir_name(name: &str) -> Option<crate::harness::Harness> {
+    let trimmed = name.trim().trim_end_matches('/');
+    crate::harness::Harness::ALL
+        .into_iter()
+        .find(|harness| harness.dir_name() == trimmed)
+}

@@ -1,0 +1,751 @@
+//! The four commands: `add`, `remove`, `sync` (recompose every recorded plugin, plus the host
+//! plugin roots the reference's `SessionStart` hook passes in the environment) and `list`.
+//!
+//! Each one holds the workspace lock (the audit lock the reference composer holds, D2) for its
+//! whole run, first finishes what a killed run left (`journal::recover`), then reads the lock
+//! file, the selection and the plugins, plans, and applies the plan in one transaction: the
+//! changes, the compile (`compile::load_and_compile_once` and the write path of `aidlc
+//! compile`), the conductor's generated files, then the commit. Any failure rolls back.
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::compile;
+use crate::db::CompilerDatabase;
+use crate::discover::Layout;
+use crate::plugin::compose::{self, ChosenPlugin, Plan};
+use crate::plugin::journal::{self, Recovery, Transaction};
+use crate::plugin::lock_file::{self, Lock, LockedPlugin, SourceKind};
+use crate::plugin::source::{self, SourceSpec};
+use crate::plugin::tree::{self, PluginTree};
+use crate::plugin::{PluginError, Problem, conductor, selection};
+
+/// Test hook: pause this many milliseconds after each change of a transaction.
+pub const PAUSE_VARIABLE: &str = "AIDLC_TEST_PLUGIN_PAUSE_MS";
+
+/// What a composing command did.
+#[derive(Debug, Clone, Default)]
+pub struct ComposeOutcome {
+    pub recovered: bool,
+    /// The plugins composed now, in composition order.
+    pub plugins: Vec<String>,
+    /// Project-relative paths written and removed.
+    pub written: Vec<String>,
+    pub removed: Vec<String>,
+    pub warnings: Vec<Problem>,
+    /// The compile's stage and sensor counts, when it ran.
+    pub compiled: Option<(usize, usize)>,
+    pub compile_warnings: usize,
+    pub conductor_refreshed: bool,
+}
+
+/// One row of `plugin list`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ListedPlugin {
+    pub name: String,
+    pub version: String,
+    pub enabled: bool,
+    pub kind: Option<SourceKind>,
+    pub source: Option<String>,
+    pub commit: Option<String>,
+    /// Installed copies whose bytes differ from what was composed (or are missing).
+    pub changed_files: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Listing {
+    pub recovered: bool,
+    pub selection: Option<BTreeSet<String>>,
+    pub plugins: Vec<ListedPlugin>,
+}
+
+fn lock_error(error: &crate::audit::lock::LockError) -> PluginError {
+    PluginError::environment(error.to_string())
+}
+
+fn io_error(what: &str, error: &std::io::Error) -> PluginError {
+    PluginError::environment(format!("{what}: {error}"))
+}
+
+fn harness_json(layout: &Layout) -> Utf8PathBuf {
+    layout
+        .project_dir
+        .join(layout.harness.dir_name())
+        .join("tools/data/harness.json")
+}
+
+/// `path` relative to the project folder when it is inside it, else as it is.
+fn source_text(layout: &Layout, path: &Utf8Path) -> String {
+    match path.strip_prefix(&layout.project_dir) {
+        Ok(relative) if !relative.as_str().is_empty() => {
+            crate::fs_util::to_posix(relative.as_str())
+        }
+        _ => relative_from(&layout.project_dir, path).unwrap_or_else(|| path.to_string()),
+    }
+}
+
+/// `to` relative to `from` with `..` steps, when both are absolute.
+fn relative_from(from: &Utf8Path, to: &Utf8Path) -> Option<String> {
+    if !from.is_absolute() || !to.is_absolute() {
+        return None;
+    }
+    let from: Vec<_> = from.components().collect();
+    let to_parts: Vec<_> = to.components().collect();
+    let common = from
+        .iter()
+        .zip(&to_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common <= 1 {
+        return None;
+    }
+    let mut parts: Vec<String> =
+        std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
+    parts.extend(
+        to_parts[common..]
+            .iter()
+            .map(|part| part.as_str().to_owned()),
+    );
+    Some(parts.join("/"))
+}
+
+fn canonical(path: &Utf8Path) -> Result<Utf8PathBuf, PluginError> {
+    let real = std::fs::canonicalize(path).map_err(|error| {
+        PluginError::refused(Problem::new(format!(
+            "cannot open the plugin folder {path}: {error}"
+        )))
+    })?;
+    Utf8PathBuf::from_path_buf(real).map_err(|_| {
+        PluginError::environment(format!("{path} resolves to a path that is not UTF-8"))
+    })
+}
+
+fn read_plugin(root: &Utf8Path) -> Result<PluginTree, PluginError> {
+    tree::read_tree(root).map_err(PluginError::Refused)
+}
+
+fn path_plugin(
+    layout: &Layout,
+    root: &Utf8Path,
+    given: Option<&str>,
+) -> Result<ChosenPlugin, PluginError> {
+    let root = canonical(root)?;
+    let tree = read_plugin(&root)?;
+    let record = LockedPlugin {
+        version: tree.manifest.version_text(),
+        kind: SourceKind::Path,
+        source: given.map_or_else(|| source_text(layout, &root), str::to_owned),
+        rev: None,
+        commit: None,
+        vendored: None,
+        integrity: tree.integrity.clone(),
+        dependencies: tree
+            .manifest
+            .dependencies
+            .iter()
+            .map(|d| d.text.clone())
+            .collect(),
+        files: std::collections::BTreeMap::new(),
+        adopted: Vec::new(),
+    };
+    Ok(ChosenPlugin {
+        tree,
+        record,
+        extra_files: Vec::new(),
+    })
+}
+
+fn vendored_dir(layout: &Layout, name: &str) -> Utf8PathBuf {
+    layout.project_dir.join("aidlc/plugins").join(name)
+}
+
+fn git_plugin(
+    layout: &Layout,
+    url: &str,
+    rev: Option<&str>,
+    cwd: &Utf8Path,
+) -> Result<ChosenPlugin, PluginError> {
+    let clone = source::clone_repository(url, rev, cwd)?;
+    let tree = read_plugin(&clone.root)?;
+    let vendored = vendored_dir(layout, tree.name());
+    let extra_files = source::vendored_files(&clone.root, &vendored)
+        .map_err(|error| io_error("cannot read the clone", &error))?;
+    let record = LockedPlugin {
+        version: tree.manifest.version_text(),
+        kind: SourceKind::Git,
+        source: url.to_owned(),
+        rev: rev.map(str::to_owned),
+        commit: Some(clone.commit.clone()),
+        vendored: Some(source_text(layout, &vendored)),
+        integrity: tree.integrity.clone(),
+        dependencies: tree
+            .manifest
+            .dependencies
+            .iter()
+            .map(|d| d.text.clone())
+            .collect(),
+        files: std::collections::BTreeMap::new(),
+        adopted: Vec::new(),
+    };
+    // The plan reads the plugin's files from the tree it was given; later syncs read the kept
+    // copy, whose files are the clone's.
+    Ok(ChosenPlugin {
+        tree,
+        record,
+        extra_files,
+    })
+}
+
+/// A plugin the lock records, read again from where it came from.
+fn recorded_plugin(
+    layout: &Layout,
+    name: &str,
+    record: &LockedPlugin,
+) -> Result<ChosenPlugin, PluginError> {
+    let root = match record.kind {
+        SourceKind::Path => {
+            let path = Utf8Path::new(&record.source);
+            if path.is_absolute() {
+                path.to_owned()
+            } else {
+                layout.project_dir.join(path)
+            }
+        }
+        SourceKind::Git => layout
+            .project_dir
+            .join(record.vendored.as_deref().unwrap_or_default()),
+    };
+    if !root.is_dir() {
+        return Err(PluginError::refused(
+            Problem::new(format!(
+                "its source {} is not there",
+                record.vendored.as_deref().unwrap_or(&record.source)
+            ))
+            .of_plugin(name)
+            .with_help(format!("restore it, or run `aidlc plugin remove {name}`")),
+        ));
+    }
+    let mut chosen = path_plugin(layout, &root, Some(&record.source))?;
+    if chosen.tree.name() != name {
+        return Err(PluginError::refused(
+            Problem::new(format!(
+                "its source now holds plugin \"{}\"",
+                chosen.tree.name()
+            ))
+            .of_plugin(name)
+            .at_path(&record.source),
+        ));
+    }
+    if record.kind == SourceKind::Git {
+        if chosen.tree.integrity != record.integrity {
+            return Err(PluginError::refused(
+                Problem::new(format!(
+                    "the kept copy of its git tree ({}) changed since commit {} was composed",
+                    record.vendored.as_deref().unwrap_or_default(),
+                    record.commit.as_deref().unwrap_or("?")
+                ))
+                .of_plugin(name)
+                .with_help(format!(
+                    "undo the edit, or add the plugin again: aidlc plugin add {}",
+                    record.source
+                )),
+            ));
+        }
+        chosen.record = record.clone();
+        chosen.record.files.clear();
+        chosen.record.adopted.clear();
+        let vendored = layout
+            .project_dir
+            .join(record.vendored.as_deref().unwrap_or_default());
+        chosen.extra_files = source::vendored_files(&root, &vendored)
+            .map_err(|error| io_error("cannot read the kept copy", &error))?;
+    }
+    Ok(chosen)
+}
+
+/// Add a dependency that sits beside a path plugin (`<parent>/<name>`), transitively.
+fn add_sibling_dependencies(
+    layout: &Layout,
+    chosen: &mut Vec<ChosenPlugin>,
+) -> Result<(), PluginError> {
+    loop {
+        let missing: Option<(Utf8PathBuf, String)> = chosen.iter().find_map(|plugin| {
+            plugin
+                .tree
+                .manifest
+                .dependencies
+                .iter()
+                .find_map(|dependency| {
+                    let present = dependency.is_core()
+                        || chosen
+                            .iter()
+                            .any(|other| other.tree.name() == dependency.name);
+                    let sibling = plugin.tree.root.parent()?.join(&dependency.name);
+                    (!present && plugin.record.kind == SourceKind::Path && sibling.is_dir())
+                        .then(|| (sibling, dependency.name.clone()))
+                })
+        });
+        let Some((sibling, name)) = missing else {
+            return Ok(());
+        };
+        let plugin = path_plugin(layout, &sibling, None)?;
+        if plugin.tree.name() != name {
+            return Ok(());
+        }
+        chosen.push(plugin);
+    }
+}
+
+/// Folders never removed when a removal leaves them empty.
+fn kept_dirs(layout: &Layout) -> BTreeSet<Utf8PathBuf> {
+    let harness_root = layout.project_dir.join(layout.harness.dir_name());
+    let mut kept: BTreeSet<Utf8PathBuf> = [
+        harness_root.clone(),
+        harness_root.join("knowledge"),
+        harness_root.join("tools"),
+        harness_root.join("tools/data"),
+        harness_root.join("skills"),
+        layout.stages_dir.clone(),
+        layout.sensors_dir.clone(),
+        layout.agents_dir.clone(),
+        layout.scopes_dir.clone(),
+        layout.project_dir.join("aidlc"),
+    ]
+    .into_iter()
+    .collect();
+    kept.extend(
+        compose::PHASES
+            .iter()
+            .map(|phase| layout.stages_dir.join(phase)),
+    );
+    kept
+}
+
+fn pause() -> Option<std::time::Duration> {
+    std::env::var(PAUSE_VARIABLE)
+        .ok()
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .map(std::time::Duration::from_millis)
+}
+
+/// The chosen set: what the lock records (less `removed`, replaced by `added` of the same
+/// name), plus `added`.
+fn chosen_plugins(
+    layout: &Layout,
+    previous: &Lock,
+    added: Vec<ChosenPlugin>,
+    removed: &[String],
+) -> Result<Vec<ChosenPlugin>, PluginError> {
+    let mut chosen = Vec::new();
+    let mut problems = Vec::new();
+    for (name, record) in &previous.plugins {
+        if removed.contains(name) || added.iter().any(|plugin| plugin.tree.name() == name) {
+            continue;
+        }
+        match recorded_plugin(layout, name, record) {
+            Ok(plugin) => chosen.push(plugin),
+            Err(PluginError::Refused(more)) => problems.extend(more),
+            Err(other) => return Err(other),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(PluginError::Refused(problems));
+    }
+    for plugin in added {
+        if let Some(same) = chosen
+            .iter()
+            .position(|other| other.tree.name() == plugin.tree.name())
+        {
+            chosen.remove(same);
+        }
+        chosen.push(plugin);
+    }
+    Ok(chosen)
+}
+
+/// Recover, then compose `added` into the recorded plugins less `removed`.
+fn compose_under_lock(
+    layout: &Layout,
+    prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
+) -> Result<ComposeOutcome, PluginError> {
+    let _lock =
+        crate::audit::lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
+    let recovered = journal::recover(&layout.project_dir)
+        .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
+    let harness_dir = layout.harness.dir_name();
+    let previous = lock_file::read_lock(&layout.project_dir, harness_dir)?;
+    let enabled = selection::read_selection(&harness_json(layout))?;
+    let (added, removed) = prepare(&previous)?;
+    let mut chosen = chosen_plugins(layout, &previous, added, &removed)?;
+    add_sibling_dependencies(layout, &mut chosen)?;
+    let chosen = compose::order_plugins(chosen).map_err(PluginError::Refused)?;
+    let names: Vec<String> = chosen
+        .iter()
+        .map(|plugin| plugin.tree.name().to_owned())
+        .collect();
+    let mut plan =
+        compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;
+    plan.changes
+        .extend(drop_log_changes(layout, &previous, &names, &plan.warnings));
+    plan.changes.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut outcome = ComposeOutcome {
+        recovered: recovered == Recovery::RolledBack,
+        plugins: names,
+        warnings: plan.warnings.clone(),
+        ..ComposeOutcome::default()
+    };
+    if plan.changes.is_empty() {
+        return Ok(outcome);
+    }
+    apply(layout, &plan, &mut outcome)?;
+    Ok(outcome)
+}
+
+/// Each plugin's drop log in the hooks-health folder, `plugin-compose-<name>.drops`, where the
+/// reference composer keeps its own and both doctors read it: one `<ISO time><TAB>[advisory]
+/// <warning>` line per warning of the plugin, no file when it has none. A log already holding
+/// the same warnings is kept as it is (its times too), so a second sync changes nothing.
+fn drop_log_changes(
+    layout: &Layout,
+    previous: &Lock,
+    plugins: &[String],
+    warnings: &[Problem],
+) -> Vec<(Utf8PathBuf, Option<Vec<u8>>)> {
+    let health = crate::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
+    let mut names: BTreeSet<&str> = plugins.iter().map(String::as_str).collect();
+    names.extend(previous.plugins.keys().map(String::as_str));
+    let mut changes = Vec::new();
+    for name in names {
+        let path = health.join(format!("plugin-compose-{name}.drops"));
+        let reasons: Vec<String> = warnings
+            .iter()
+            .filter(|warning| warning.plugin.as_deref() == Some(name))
+            .map(|warning| {
+                format!(
+                    "[advisory] {}",
+                    warning.headline().replace(['\r', '\n'], " ")
+                )
+            })
+            .collect();
+        let existing = std::fs::read_to_string(&path).ok();
+        let existing_reasons: Option<Vec<String>> = existing.as_ref().map(|text| {
+            text.lines()
+                .map(|line| {
+                    line.split_once('\t')
+                        .map_or(line, |(_, reason)| reason)
+                        .to_owned()
+                })
+                .collect()
+        });
+        if reasons.is_empty() || !plugins.iter().any(|plugin| plugin == name) {
+            if existing.is_some() {
+                changes.push((path, None));
+            }
+        } else if existing_reasons.as_ref() != Some(&reasons) {
+            let time = crate::audit::timestamp::iso_timestamp(std::time::SystemTime::now());
+            let text = reasons.iter().fold(String::new(), |mut text, reason| {
+                let _ = writeln!(text, "{time}\t{reason}");
+                text
+            });
+            changes.push((path, Some(text.into_bytes())));
+        }
+    }
+    changes
+}
+
+/// The transaction: record, change, compile, refresh the conductor's files, commit.
+fn apply(layout: &Layout, plan: &Plan, outcome: &mut ComposeOutcome) -> Result<(), PluginError> {
+    let refresh = if plan.install_changed {
+        conductor::conductor_refresh(layout)?
+    } else {
+        None
+    };
+    let mut paths: Vec<Utf8PathBuf> = plan.changes.iter().map(|(path, _)| path.clone()).collect();
+    let mut trees = Vec::new();
+    if plan.install_changed {
+        paths.push(layout.stage_graph_path.clone());
+        paths.push(layout.scope_grid_path.clone());
+    }
+    if let Some(refresh) = &refresh {
+        let (refresh_trees, refresh_files) = refresh.written_paths();
+        trees.extend(refresh_trees);
+        paths.extend(refresh_files);
+    }
+    let transaction = Transaction::begin(
+        &layout.project_dir,
+        &paths,
+        &trees,
+        kept_dirs(layout),
+        pause(),
+    )
+    .map_err(|e| io_error("cannot start the composition's journal", &e))?;
+    let result = apply_armed(layout, plan, refresh.as_ref(), &transaction, outcome);
+    match result {
+        Ok(()) => transaction
+            .commit()
+            .map_err(|e| io_error("cannot commit the composition", &e)),
+        Err(error) => {
+            transaction
+                .rollback()
+                .map_err(|e| io_error("the composition failed and rolling it back failed too (run the command again to finish the rollback)", &e))?;
+            Err(error)
+        }
+    }
+}
+
+fn apply_armed(
+    layout: &Layout,
+    plan: &Plan,
+    refresh: Option<&conductor::ConductorRefresh>,
+    transaction: &Transaction,
+    outcome: &mut ComposeOutcome,
+) -> Result<(), PluginError> {
+    for (path, bytes) in &plan.changes {
+        let shown = layout.display(path).to_string();
+        if let Some(bytes) = bytes {
+            transaction
+                .write(path, bytes)
+                .map_err(|e| io_error("cannot compose", &e))?;
+            outcome.written.push(shown);
+        } else {
+            transaction
+                .remove(path)
+                .map_err(|e| io_error("cannot compose", &e))?;
+            outcome.removed.push(shown);
+        }
+    }
+    if !plan.install_changed {
+        return Ok(());
+    }
+    let mut db = CompilerDatabase::default();
+    let (_inputs, compiled) = compile::load_and_compile_once(&mut db, layout);
+    if compiled.n_errors() > 0 {
+        let sources = compile::source_texts(&db, &compiled.diagnostics);
+        return Err(PluginError::CompileFailed {
+            diagnostics: compiled.diagnostics,
+            sources,
+        });
+    }
+    compile::write_outputs(layout, &compiled)
+        .map_err(|error| PluginError::environment(error.to_string()))?;
+    // No compile fingerprint is recorded: a record left by an earlier `aidlc compile` no longer
+    // matches the inputs (so the next compile does the work), and removing every plugin gives
+    // back the install's files exactly, with no record of ours added.
+    outcome.compiled = Some((compiled.n_stages, compiled.n_sensors));
+    outcome.compile_warnings = compiled.n_warnings();
+    if let Some(refresh) = refresh {
+        conductor::refresh(refresh, layout).map_err(PluginError::Environment)?;
+        outcome.conductor_refreshed = true;
+    }
+    Ok(())
+}
+
+/// `aidlc plugin add SOURCE…`.
+pub fn add(
+    layout: &Layout,
+    sources: &[String],
+    cwd: &Utf8Path,
+) -> Result<ComposeOutcome, PluginError> {
+    compose_under_lock(layout, |_| {
+        let mut added: Vec<ChosenPlugin> = Vec::new();
+        for text in sources {
+            let plugin = match source::parse_source(text) {
+                SourceSpec::Path(path) => {
+                    let absolute = if path.is_absolute() {
+                        path
+                    } else {
+                        cwd.join(path)
+                    };
+                    path_plugin(layout, &absolute, None)?
+                }
+                SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
+            };
+            if added
+                .iter()
+                .any(|other| other.tree.name() == plugin.tree.name())
+            {
+                return Err(PluginError::refused(
+                    Problem::new("is given twice").of_plugin(plugin.tree.name()),
+                ));
+            }
+            added.push(plugin);
+        }
+        Ok((added, Vec::new()))
+    })
+}
+
+/// `aidlc plugin remove NAME…`.
+pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, PluginError> {
+    compose_under_lock(layout, |previous| {
+        let mut problems = Vec::new();
+        for name in names {
+            if !previous.plugins.contains_key(name) {
+                let known: Vec<&str> = previous.plugins.keys().map(String::as_str).collect();
+                problems.push(
+                    Problem::new("is not composed in this install")
+                        .of_plugin(name)
+                        .with_help(if known.is_empty() {
+                            "no plugin is composed (aidlc.lock.json records none)".to_owned()
+                        } else {
+                            format!("composed plugins: {}", known.join(", "))
+                        }),
+                );
+            }
+        }
+        for (name, record) in &previous.plugins {
+            if names.contains(name) {
+                continue;
+            }
+            for dependency in &record.dependencies {
+                let dependency_name = dependency.split('@').next().unwrap_or(dependency).trim();
+                if names.iter().any(|removed| removed == dependency_name) {
+                    problems.push(
+                        Problem::new(format!(
+                            "depends on \"{dependency}\", which would be removed"
+                        ))
+                        .of_plugin(name)
+                        .with_help(format!("remove {name} too, or keep {dependency_name}")),
+                    );
+                }
+            }
+        }
+        if !problems.is_empty() {
+            return Err(PluginError::Refused(problems));
+        }
+        Ok((Vec::new(), names.to_vec()))
+    })
+}
+
+/// `aidlc plugin sync`: recompose every recorded plugin, plus each host plugin root in `roots`
+/// (`CLAUDE_PLUGIN_ROOT` and friends, as the `SessionStart` hook passes them).
+pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, PluginError> {
+    compose_under_lock(layout, |_| {
+        let mut added: Vec<ChosenPlugin> = Vec::new();
+        for root in roots {
+            let plugin = path_plugin(layout, root, None)?;
+            if !added
+                .iter()
+                .any(|other| other.tree.name() == plugin.tree.name())
+            {
+                added.push(plugin);
+            }
+        }
+        Ok((added, Vec::new()))
+    })
+}
+
+/// The plugin roots the environment names (`CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT`,
+/// `AIDLC_PLUGIN_ROOT`), each once, relative ones taken from `cwd`.
+pub fn plugin_roots_from(env: &dyn Fn(&str) -> Option<String>, cwd: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let mut roots: Vec<Utf8PathBuf> = Vec::new();
+    // The hosts' names for a plugin's root, in the reference's order.
+    let named = [
+        env("CLAUDE_PLUGIN_ROOT"),
+        env("PLUGIN_ROOT"),
+        env("AIDLC_PLUGIN_ROOT"),
+    ];
+    for value in named {
+        let Some(value) = value
+            .map(|value| value.trim().to_owned())
+            .filter(|value| !value.is_empty())
+        else {
+            continue;
+        };
+        let path = Utf8PathBuf::from(value);
+        let path = if path.is_absolute() {
+            path
+        } else {
+            cwd.join(path)
+        };
+        if !roots.contains(&path) {
+            roots.push(path);
+        }
+    }
+    roots
+}
+
+/// `aidlc plugin list`.
+pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
+    let _lock =
+        crate::audit::lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
+    let recovered = journal::recover(&layout.project_dir)
+        .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
+    let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
+    let selection = selection::read_selection(&harness_json(layout))?;
+    let mut plugins = vec![ListedPlugin {
+        name: "aidlc".to_owned(),
+        version: "core".to_owned(),
+        enabled: selection::is_enabled(selection.as_ref(), "aidlc"),
+        kind: None,
+        source: None,
+        commit: None,
+        changed_files: Vec::new(),
+    }];
+    for (name, record) in &lock.plugins {
+        let changed_files = record
+            .files
+            .iter()
+            .filter(|(path, hash)| {
+                std::fs::read(layout.project_dir.join(path))
+                    .map(|bytes| lock_file::content_hash(&bytes))
+                    .ok()
+                    .as_ref()
+                    != Some(*hash)
+            })
+            .map(|(path, _)| path.clone())
+            .collect();
+        plugins.push(ListedPlugin {
+            name: name.clone(),
+            version: record.version.clone(),
+            enabled: selection::is_enabled(selection.as_ref(), name),
+            kind: Some(record.kind),
+            source: Some(record.source.clone()),
+            commit: record.commit.clone(),
+            changed_files,
+        });
+    }
+    Ok(Listing {
+        recovered: recovered == Recovery::RolledBack,
+        selection,
+        plugins,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_source_beside_the_project_is_recorded_relative_to_it() {
+        assert_eq!(
+            relative_from(
+                Utf8Path::new("/work/project"),
+                Utf8Path::new("/work/plugins/p")
+            )
+            .as_deref(),
+            Some("../plugins/p")
+        );
+        assert_eq!(
+            relative_from(Utf8Path::new("/a"), Utf8Path::new("/b")),
+            None
+        );
+    }
+
+    #[test]
+    fn plugin_roots_come_from_the_hosts_variables_once_each() {
+        let env = |name: &str| match name {
+            "CLAUDE_PLUGIN_ROOT" | "PLUGIN_ROOT" => Some("/p/claude".to_owned()),
+            "AIDLC_PLUGIN_ROOT" => Some("rel".to_owned()),
+            _ => None,
+        };
+        assert_eq!(
+            plugin_roots_from(&env, Utf8Path::new("/cwd")),
+            [
+                Utf8PathBuf::from("/p/claude"),
+                Utf8PathBuf::from("/cwd/rel")
+            ]
+        );
+    }
+}

@@ -1,0 +1,163 @@
+//! The per-plugin sidecar `<harness>/tools/data/plugin-contrib-<name>.json`: what composition
+//! merged into each stage it did not ship, in the reference composer's format (its
+//! `select-plugins` reads it to strip a disabled plugin's additions).
+//!
+//! ```json
+//! {
+//!   "build-and-test": {
+//!     "produces": ["…"], "sensors": ["…"], "consumes": ["…"], "scopes": ["…"],
+//!     "required_sections": ["…"], "required_sections_created": true
+//!   }
+//! }
+//! ```
+//!
+//! Stages in the order the plugin's contributions were read, keys in that order, each list sorted
+//! and holding only values actually added; a stage with nothing added has no entry, and a plugin
+//! that added nothing has no file.
+
+use serde_json::{Map, Value};
+
+/// What one plugin added to one stage.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StageAdditions {
+    pub produces: Vec<String>,
+    pub sensors: Vec<String>,
+    pub consumes: Vec<String>,
+    pub scopes: Vec<String>,
+    pub required_sections: Vec<String>,
+    pub required_sections_created: bool,
+}
+
+impl StageAdditions {
+    pub fn is_empty(&self) -> bool {
+        self.produces.is_empty()
+            && self.sensors.is_empty()
+            && self.consumes.is_empty()
+            && self.scopes.is_empty()
+            && self.required_sections.is_empty()
+    }
+}
+
+/// The sidecar's file name for `plugin` (its name with anything but `\w`, `.` and `-` as `_`).
+pub fn sidecar_file_name(plugin: &str) -> String {
+    let key: String = plugin
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("plugin-contrib-{key}.json")
+}
+
+fn sorted_array(values: &[String]) -> Value {
+    let mut values = values.to_vec();
+    values.sort();
+    values.dedup();
+    Value::Array(values.into_iter().map(Value::String).collect())
+}
+
+/// The sidecar's JSON value, or `None` when nothing was added.
+pub fn sidecar_value(stages: &[(String, StageAdditions)]) -> Option<Value> {
+    let mut object = Map::new();
+    for (stage, additions) in stages {
+        if additions.is_empty() {
+            continue;
+        }
+        let mut record = Map::new();
+        for (key, values) in [
+            ("produces", &additions.produces),
+            ("sensors", &additions.sensors),
+            ("consumes", &additions.consumes),
+            ("scopes", &additions.scopes),
+            ("required_sections", &additions.required_sections),
+        ] {
+            if !values.is_empty() {
+                record.insert(key.to_owned(), sorted_array(values));
+            }
+        }
+        if additions.required_sections_created {
+            record.insert("required_sections_created".to_owned(), Value::Bool(true));
+        }
+        object.insert(stage.clone(), Value::Object(record));
+    }
+    (!object.is_empty()).then_some(Value::Object(object))
+}
+
+/// The bytes to write for `value`, keeping `existing` when it already holds the same JSON in
+/// another key order (the order follows a folder listing, which differs between machines).
+pub fn sidecar_bytes(value: &Value, existing: Option<&[u8]>) -> Vec<u8> {
+    if let Some(existing) = existing
+        && let Ok(parsed) = serde_json::from_slice::<Value>(existing)
+        && same_ignoring_key_order(&parsed, value)
+    {
+        return existing.to_vec();
+    }
+    format!("{}\n", crate::js_json::pretty_json(value)).into_bytes()
+}
+
+fn same_ignoring_key_order(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter().all(|(key, value)| {
+                    b.get(key)
+                        .is_some_and(|other| same_ignoring_key_order(value, other))
+                })
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_ignoring_key_order(a, b))
+        }
+        _ => a == b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sidecar_lists_sorted_additions_per_stage_in_reading_order() {
+        let value = sidecar_value(&[
+            (
+                "performance-validation".into(),
+                StageAdditions {
+                    produces: vec!["b".into(), "a".into()],
+                    required_sections: vec!["Load".into()],
+                    required_sections_created: true,
+                    ..StageAdditions::default()
+                },
+            ),
+            ("empty".into(), StageAdditions::default()),
+            (
+                "build-and-test".into(),
+                StageAdditions {
+                    sensors: vec!["s".into()],
+                    ..StageAdditions::default()
+                },
+            ),
+        ])
+        .unwrap();
+        let text = String::from_utf8(sidecar_bytes(&value, None)).unwrap();
+        assert_eq!(
+            text,
+            "{\n  \"performance-validation\": {\n    \"produces\": [\n      \"a\",\n      \"b\"\n    ],\n    \"required_sections\": [\n      \"Load\"\n    ],\n    \"required_sections_created\": true\n  },\n  \"build-and-test\": {\n    \"sensors\": [\n      \"s\"\n    ]\n  }\n}\n"
+        );
+        let reordered = "{\"build-and-test\": {\"sensors\": [\"s\"]}, \"performance-validation\": {\"required_sections_created\": true, \"produces\": [\"a\", \"b\"], \"required_sections\": [\"Load\"]}}";
+        assert_eq!(
+            sidecar_bytes(&value, Some(reordered.as_bytes())),
+            reordered.as_bytes()
+        );
+        assert_eq!(
+            sidecar_value(&[("x".into(), StageAdditions::default())]),
+            None
+        );
+        assert_eq!(
+            sidecar_file_name("test-pro"),
+            "plugin-contrib-test-pro.json"
+        );
+    }
+}

@@ -1,0 +1,241 @@
+//! A plugin's files, read once, in the order the reference composer lists them.
+//!
+//! Each subtree (`stages/`, `scopes/`, `agents/`, `knowledge/`, `sensors/`, `tools/`,
+//! `contributions/`) is walked depth first in the folder's own listing order (what
+//! `readdirSync` gives the reference composer, and what decides the key order of the sidecar it
+//! writes). A plugin tree holds regular files and folders only: a symbolic link (which could
+//! point outside the root), a FIFO or a name that is not UTF-8 is refused before anything is
+//! read further.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::plugin::Problem;
+use crate::plugin::guards;
+use crate::plugin::manifest::{self, PluginManifest, Subtree};
+
+/// The subtrees composition reads, in the reference composer's order of copying.
+pub const READ_SUBTREES: [Subtree; 7] = [
+    Subtree::Stages,
+    Subtree::Scopes,
+    Subtree::Agents,
+    Subtree::Knowledge,
+    Subtree::Sensors,
+    Subtree::Tools,
+    Subtree::Overlays,
+];
+
+/// One file of a plugin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginFile {
+    pub subtree: Subtree,
+    /// Relative to the subtree's folder, with `/` separators.
+    pub relative: String,
+    /// Where it was read.
+    pub source: Utf8PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+impl PluginFile {
+    pub fn text(&self) -> Option<&str> {
+        std::str::from_utf8(&self.bytes).ok()
+    }
+
+    pub fn is_markdown(&self) -> bool {
+        has_extension(&self.relative, "md")
+    }
+}
+
+/// Whether `name` ends with `.<extension>`, compared as the reference compares it (exactly).
+pub fn has_extension(name: &str, extension: &str) -> bool {
+    name.rsplit_once('.')
+        .is_some_and(|(stem, found)| found == extension && !stem.ends_with('/'))
+}
+
+/// A plugin, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginTree {
+    pub root: Utf8PathBuf,
+    pub manifest: PluginManifest,
+    pub files: Vec<PluginFile>,
+    /// BLAKE3 over the manifest and every file (path and bytes), `blake3:<hex>`.
+    pub integrity: String,
+    /// Things read but not composed (a `memory/` subtree, a subtree folder that is missing).
+    pub notes: Vec<Problem>,
+}
+
+impl PluginTree {
+    pub fn name(&self) -> &str {
+        &self.manifest.name
+    }
+
+    pub fn files_of(&self, subtree: Subtree) -> impl Iterator<Item = &PluginFile> {
+        self.files
+            .iter()
+            .filter(move |file| file.subtree == subtree)
+    }
+}
+
+/// Read the plugin at `root`.
+pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
+    let manifest = manifest::read_manifest(root).map_err(|problem| vec![problem])?;
+    let name = manifest.name.clone();
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    let mut notes = Vec::new();
+    for subtree in READ_SUBTREES {
+        let declared = manifest.folder(subtree).to_owned();
+        let folder = match guards::contained_path(root, &declared) {
+            Ok(folder) => folder,
+            Err(reason) => {
+                problems.push(
+                    Problem::new(format!("`aidlc.contributes.{}`: {reason}", subtree.key()))
+                        .of_plugin(&name)
+                        .at_path(&manifest.path)
+                        .with_help("name a folder inside the plugin, relative to its root"),
+                );
+                continue;
+            }
+        };
+        if !folder.exists() {
+            if manifest.folders.iter().any(|(kind, _)| *kind == subtree) {
+                notes.push(
+                    Problem::new(format!(
+                        "`aidlc.contributes.{}` names {declared}/, which does not exist",
+                        subtree.key()
+                    ))
+                    .of_plugin(&name)
+                    .at_path(&manifest.path),
+                );
+            }
+            continue;
+        }
+        walk(&folder, &folder, subtree, &name, &mut files, &mut problems);
+    }
+    let memory = root.join(manifest.folder(Subtree::Memory));
+    if memory.is_dir() {
+        notes.push(
+            Problem::new(
+                "its memory/ subtree is not composed (method and rule additions are not projected yet)",
+            )
+            .of_plugin(&name)
+            .at_path(memory),
+        );
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    let integrity = tree_integrity(&manifest, &files);
+    Ok(PluginTree {
+        root: root.to_owned(),
+        manifest,
+        files,
+        integrity,
+        notes,
+    })
+}
+
+fn walk(
+    base: &Utf8Path,
+    folder: &Utf8Path,
+    subtree: Subtree,
+    plugin: &str,
+    files: &mut Vec<PluginFile>,
+    problems: &mut Vec<Problem>,
+) {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(error) => {
+            problems.push(
+                Problem::new(format!("cannot list the folder: {error}"))
+                    .of_plugin(plugin)
+                    .at_path(folder),
+            );
+            return;
+        }
+    };
+    for entry in entries {
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                problems.push(
+                    Problem::new(format!("cannot list the folder: {error}"))
+                        .of_plugin(plugin)
+                        .at_path(folder),
+                );
+                continue;
+            }
+        };
+        let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
+            problems.push(
+                Problem::new(format!(
+                    "a file name is not UTF-8: {}",
+                    entry.path().display()
+                ))
+                .of_plugin(plugin),
+            );
+            continue;
+        };
+        let Ok(kind) = std::fs::symlink_metadata(&path).map(|metadata| metadata.file_type()) else {
+            problems.push(
+                Problem::new("cannot read the file's type")
+                    .of_plugin(plugin)
+                    .at_path(&path),
+            );
+            continue;
+        };
+        if kind.is_symlink() {
+            problems.push(
+                Problem::new("is a symbolic link; a plugin holds regular files and folders only (a link may point outside the plugin root)")
+                    .of_plugin(plugin)
+                    .at_path(&path)
+                    .with_help("replace the link with a copy of the file"),
+            );
+        } else if kind.is_dir() {
+            walk(base, &path, subtree, plugin, files, problems);
+        } else if kind.is_file() {
+            match std::fs::read(&path) {
+                Ok(bytes) => {
+                    let relative = path
+                        .strip_prefix(base)
+                        .map(|relative| crate::fs_util::to_posix(relative.as_str()))
+                        .unwrap_or_default();
+                    files.push(PluginFile {
+                        subtree,
+                        relative,
+                        source: path,
+                        bytes,
+                    });
+                }
+                Err(error) => problems.push(
+                    Problem::new(format!("cannot read the file: {error}"))
+                        .of_plugin(plugin)
+                        .at_path(&path),
+                ),
+            }
+        } else {
+            problems.push(
+                Problem::new("is not a regular file (a FIFO, socket or device)")
+                    .of_plugin(plugin)
+                    .at_path(&path),
+            );
+        }
+    }
+}
+
+/// `blake3:<hex>` over the manifest's bytes and each file's subtree, path and bytes, in path
+/// order (not the listing order, which differs between machines).
+fn tree_integrity(manifest: &PluginManifest, files: &[PluginFile]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(&std::fs::read(&manifest.path).unwrap_or_default());
+    let mut sorted: Vec<&PluginFile> = files.iter().collect();
+    sorted.sort_by(|a, b| (a.subtree, &a.relative).cmp(&(b.subtree, &b.relative)));
+    for file in sorted {
+        hasher.update(file.subtree.key().as_bytes());
+        hasher.update(&[0]);
+        hasher.update(file.relative.as_bytes());
+        hasher.update(&[0]);
+        hasher.update(&(file.bytes.len() as u64).to_le_bytes());
+        hasher.update(&file.bytes);
+    }
+    format!("blake3:{}", hasher.finalize().to_hex())
+}

@@ -1,0 +1,1142 @@
+//! `aidlc plugin add|remove|list|sync` (issue 29, composition): the reference's own plugin
+//! composed into a copy of the 2.5.36 install gives the bytes the reference composer writes
+//! there (run with Bun), a second sync changes nothing, removal gives back the install, a kill
+//! at any point leaves the install as before or after, the guards refuse before anything is
+//! written, and 100 plugins compose and compile.
+
+use std::collections::BTreeMap;
+use std::process::Command;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
+
+use crate::support::{GRAPH, Run, TestProject, copy_tree, node_tool, system_tool};
+
+/// The vendored reference plugin (`test-pro-source` as authored, `test-pro-claude-projection`
+/// as projected for Claude, with the reference composer).
+fn reference_plugin_dir(name: &str) -> Utf8PathBuf {
+    Utf8PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/reference-plugins")
+        .join(name)
+}
+
+/// A temporary folder holding copies of plugins.
+struct PluginShelf {
+    _dir: tempfile::TempDir,
+    root: Utf8PathBuf,
+}
+
+impl PluginShelf {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().expect("canonical"))
+            .expect("UTF-8 temp dir");
+        Self { _dir: dir, root }
+    }
+
+    /// A copy of a vendored reference plugin.
+    fn reference(&self, name: &str) -> Utf8PathBuf {
+        let target = self.root.join(name);
+        copy_tree(&reference_plugin_dir(name), &target);
+        target
+    }
+
+    fn write(&self, relative: &str, text: &str) {
+        let path = self.root.join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    /// A plugin for the default framework: a stage importing the plugin's own sensor, the
+    /// sensor and its tool, an agent, and a contribution to `build-and-test` (produces, sensors,
+    /// a fragment at the end of its steps, one in its Sensors section).
+    fn native(&self, name: &str, order: u32, dependencies: &[&str]) -> Utf8PathBuf {
+        let root = name.to_owned();
+        let deps: Vec<String> = dependencies.iter().map(|d| format!("\"{d}\"")).collect();
+        self.write(
+            &format!("{root}/.aidlc-plugin/plugin.json"),
+            &format!(
+                "{{\"name\": \"{name}\", \"version\": \"1.2.0\", \"dependencies\": [\"core\"{}{}]}}\n",
+                if deps.is_empty() { "" } else { ", " },
+                deps.join(", ")
+            ),
+        );
+        self.write(
+            &format!("{root}/stages/construction/{name}-check.md"),
+            &format!(
+                "---\nslug: {name}-check\nname: {name} check\nplugin: {name}\nphase: construction\nexecution: CONDITIONAL\ncondition: When the {name} plugin is active\nlead_agent: aidlc-quality-agent\nsupport_agents:\n  - {name}-helper-agent\nmode: inline\nproduces:\n  - {name}-report\nconsumes:\n  - artifact: build-and-test-summary\n    required: false\nrequires_stage:\n  - build-and-test\nsensors:\n  - {name}-lint\nscopes:\n  - feature\ninputs: The build summary\noutputs: {name}-report.md\n---\n\n# {name} check\n\nRead `{{{{HARNESS_DIR}}}}/knowledge/{name}-helper-agent/notes.md` and write the report.\n"
+            ),
+        );
+        self.write(
+            &format!("{root}/sensors/aidlc-{name}-lint.md"),
+            &format!(
+                "---\nid: {name}-lint\nkind: deterministic\ncommand: sh .claude/tools/aidlc-sensor-{name}-lint.sh\ndefault_severity: advisory\ndescription: Checks the {name} report\ncategory: demo\nmatches: \"**/*.md\"\n---\n\n# {name}-lint sensor\n"
+            ),
+        );
+        self.write(
+            &format!("{root}/tools/aidlc-sensor-{name}-lint.sh"),
+            "#!/bin/sh\necho '{\"pass\": true, \"findings_count\": 0}'\n",
+        );
+        self.write(
+            &format!("{root}/agents/{name}-helper-agent.md"),
+            &format!(
+                "---\nname: {name}-helper-agent\nplugin: {name}\ndisplay_name: {name} helper\ndescription: Helps with {name}\n---\n\n# {name} helper\n"
+            ),
+        );
+        self.write(
+            &format!("{root}/knowledge/{name}-helper-agent/notes.md"),
+            "# Notes\n\nKnow {{HARNESS_DIR}} well.\n",
+        );
+        self.write(
+            &format!("{root}/contributions/construction/build-and-test.md"),
+            &format!(
+                "---\ntarget: build-and-test\nplugin: {name}\nadds:\n  produces:\n    - {name}-extra\n  sensors:\n    - {name}-lint\nfragments:\n  - anchor: end-of-steps\n    order: {order}\n  - anchor: in:Sensors\n    order: {order}\n---\n\n## fragment: end-of-steps\n\n5. ({name}) Write `{name}-extra.md`.\n\n## fragment: in:Sensors\n\n- `{name}-lint` checks the {name} report.\n"
+            ),
+        );
+        self.root.join(root)
+    }
+}
+
+/// Every file under `root` by its `/` path, `.git` left out.
+fn snapshot(root: &Utf8Path) -> BTreeMap<String, Vec<u8>> {
+    fn visit(root: &Utf8Path, folder: &Utf8Path, files: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in folder.read_dir_utf8().expect("list") {
+            let entry = entry.expect("entry");
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            if entry.file_type().expect("type").is_dir() {
+                visit(root, entry.path(), files);
+            } else {
+                let relative = entry.path().strip_prefix(root).unwrap().to_string();
+                files.insert(relative, std::fs::read(entry.path()).expect("read"));
+            }
+        }
+    }
+    let mut files = BTreeMap::new();
+    visit(root, root, &mut files);
+    files
+}
+
+/// The folders of the snapshot (an emptied folder left behind is a difference too).
+fn folders(root: &Utf8Path) -> Vec<String> {
+    fn visit(root: &Utf8Path, folder: &Utf8Path, out: &mut Vec<String>) {
+        for entry in folder.read_dir_utf8().expect("list").filter_map(Result::ok) {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) && entry.file_name() != ".git" {
+                out.push(entry.path().strip_prefix(root).unwrap().to_string());
+                visit(root, entry.path(), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(root, root, &mut out);
+    out.sort();
+    out
+}
+
+fn differing(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    let mut names: Vec<String> = a
+        .iter()
+        .filter(|(path, bytes)| b.get(*path) != Some(*bytes))
+        .map(|(path, _)| path.clone())
+        .collect();
+    names.extend(b.keys().filter(|path| !a.contains_key(*path)).cloned());
+    names
+}
+
+fn assert_same(a: &BTreeMap<String, Vec<u8>>, b: &BTreeMap<String, Vec<u8>>, what: &str) {
+    let differ = differing(a, b);
+    assert!(differ.is_empty(), "{what}: these files differ: {differ:?}");
+}
+
+/// A hooks-health drop log (`plugin-compose-<key>.drops`).
+fn is_drops_file(path: &str) -> bool {
+    path.rsplit_once('.')
+        .is_some_and(|(_, extension)| extension == "drops")
+}
+
+/// `PATH` with Bun's folder first.
+fn path_with(tool: &Utf8Path) -> String {
+    format!(
+        "{}:{}",
+        tool.parent().unwrap(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+fn plugin(project: &TestProject, args: &[&str], path: &str) -> Run {
+    project.run_with_env(args, &[("PATH", path)])
+}
+
+fn ok(run: &Run, what: &str) {
+    assert_eq!(run.status, 0, "{what}:\n{}\n{}", run.stdout, run.stderr);
+}
+
+/// The reference composer run on `project` for the plugin at `root`.
+fn reference_compose(bun: &Utf8Path, project: &TestProject, root: &Utf8Path) -> Run {
+    let mut command = Command::new(bun);
+    command
+        .arg(root.join("hooks/compose.ts"))
+        .current_dir(&project.root)
+        .env("PATH", path_with(bun))
+        .env("AIDLC_PLUGIN_ROOT", root)
+        .env("AIDLC_PROJECT_DIR", &project.root)
+        .env("AIDLC_HARNESS_DIR", ".claude");
+    for (name, _) in std::env::vars() {
+        if name.starts_with("AIDLC_")
+            && ![
+                "AIDLC_PLUGIN_ROOT",
+                "AIDLC_PROJECT_DIR",
+                "AIDLC_HARNESS_DIR",
+            ]
+            .contains(&name.as_str())
+            || ["CLAUDE_PLUGIN_ROOT", "PLUGIN_ROOT", "CLAUDE_PROJECT_DIR"].contains(&name.as_str())
+        {
+            command.env_remove(name);
+        }
+    }
+    Run::from(command.output().expect("run bun"))
+}
+
+// --- Against the reference composer (Bun) ------------------------------------------------------
+
+#[test]
+fn the_reference_plugin_composed_by_aidlc_equals_what_the_reference_composer_writes() {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    let source = shelf.reference("test-pro-source");
+
+    let theirs = TestProject::reference_install("2.5.36");
+    let reference = reference_compose(&bun, &theirs, &projection);
+    ok(&reference, "the reference composer");
+    let their_files = snapshot(&theirs.root);
+    assert!(
+        !their_files.keys().any(|path| is_drops_file(path)),
+        "the reference composer dropped something: {:?}",
+        their_files
+            .keys()
+            .filter(|path| is_drops_file(path))
+            .collect::<Vec<_>>()
+    );
+    assert!(their_files.contains_key(".claude/tools/data/plugin-contrib-test-pro.json"));
+
+    // From the host projection (what CLAUDE_PLUGIN_ROOT names) and from the tree as authored.
+    for root in [&projection, &source] {
+        let ours = TestProject::reference_install("2.5.36");
+        let added = plugin(&ours, &["plugin", "add", root.as_str()], &path_with(&bun));
+        ok(&added, "aidlc plugin add");
+        assert!(
+            added.stderr.contains("added: test-pro composed;"),
+            "{}",
+            added.stderr
+        );
+        let mut our_files = snapshot(&ours.root);
+        let lock = our_files
+            .remove("aidlc.lock.json")
+            .expect("aidlc.lock.json is written");
+        assert_same(
+            &their_files,
+            &our_files,
+            &format!("aidlc plugin add {root}"),
+        );
+        assert_eq!(
+            folders(&theirs.root),
+            folders(&ours.root),
+            "the same folders"
+        );
+        let lock: Value = serde_json::from_slice(&lock).unwrap();
+        assert_eq!(lock["plugins"]["test-pro"]["version"], "0.1.0");
+        assert_eq!(
+            lock["stages"].as_object().unwrap().len(),
+            4,
+            "the four core stages the contributions enrich"
+        );
+        // The reference's own drift guard agrees with the graph aidlc compiled.
+        let check = Command::new(&bun)
+            .args([".claude/tools/aidlc-graph.ts", "compile", "--check"])
+            .current_dir(&ours.root)
+            .env_remove("AIDLC_PROJECT_DIR")
+            .env_remove("CLAUDE_PROJECT_DIR")
+            .output()
+            .unwrap();
+        assert!(
+            check.status.success(),
+            "{}",
+            String::from_utf8_lossy(&check.stderr)
+        );
+    }
+}
+
+#[test]
+fn a_second_sync_changes_nothing_and_removal_gives_back_the_install_byte_for_byte() {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    let project = TestProject::reference_install("2.5.36");
+    let bare = snapshot(&project.root);
+    let bare_folders = folders(&project.root);
+    let path = path_with(&bun);
+    ok(
+        &plugin(&project, &["plugin", "add", projection.as_str()], &path),
+        "add",
+    );
+    let composed = snapshot(&project.root);
+
+    let again = plugin(&project, &["plugin", "sync"], &path);
+    ok(&again, "sync");
+    assert!(
+        again
+            .stderr
+            .contains("up to date: test-pro composed; nothing changed"),
+        "{}",
+        again.stderr
+    );
+    assert_same(&composed, &snapshot(&project.root), "a second sync");
+    // The SessionStart hook's way: the host names the plugin root.
+    let hook = project.run_with_env(
+        &["plugin", "sync"],
+        &[
+            ("PATH", &path),
+            ("CLAUDE_PLUGIN_ROOT", projection.as_str()),
+            ("AIDLC_HARNESS_DIR", ".claude"),
+        ],
+    );
+    ok(&hook, "sync from the hook");
+    assert_same(&composed, &snapshot(&project.root), "the hook's sync");
+
+    let listed = plugin(&project, &["plugin", "list", "--format", "json"], &path);
+    ok(&listed, "list");
+    let listing: Value = serde_json::from_str(&listed.stdout).unwrap();
+    assert_eq!(listing["selection"], Value::Null);
+    assert_eq!(listing["plugins"][1]["name"], "test-pro");
+    assert_eq!(listing["plugins"][1]["enabled"], true);
+    assert_eq!(
+        listing["plugins"][1]["changed_files"],
+        serde_json::json!([])
+    );
+
+    let removed = plugin(&project, &["plugin", "remove", "test-pro"], &path);
+    ok(&removed, "remove");
+    assert_same(&bare, &snapshot(&project.root), "after remove");
+    assert_eq!(
+        bare_folders,
+        folders(&project.root),
+        "no folder is left behind"
+    );
+}
+
+#[test]
+fn an_install_whose_conductor_needs_bun_is_refused_without_bun_and_nothing_is_written() {
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    let project = TestProject::reference_install("2.5.36");
+    let before = snapshot(&project.root);
+    let home = tempfile::tempdir().unwrap();
+    let run = project.run_with_env(
+        &["plugin", "add", projection.as_str()],
+        &[
+            ("PATH", "/usr/bin:/bin"),
+            ("HOME", home.path().to_str().unwrap()),
+        ],
+    );
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("which run on Bun, and Bun was not found"),
+        "{}",
+        run.stderr
+    );
+    assert_same(&before, &snapshot(&project.root), "refused");
+}
+
+// --- On the default framework ------------------------------------------------------------------
+
+fn sensors_of(graph: &Value, slug: &str) -> Vec<String> {
+    graph
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|node| node["slug"] == slug)
+        .unwrap_or_else(|| panic!("no stage {slug} in the graph"))["sensors_applicable"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|entry| entry["id"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_plugin_stage_importing_its_own_sensor_compiles_and_removal_restores_the_framework() {
+    let project = TestProject::default_framework();
+    ok(&project.compile(), "compile");
+    let bare = snapshot(&project.root);
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    ok(&added, "add");
+    let graph: Value = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    assert_eq!(sensors_of(&graph, "acme-check"), ["acme-lint"]);
+    assert!(sensors_of(&graph, "build-and-test").contains(&"acme-lint".to_owned()));
+    let node = graph
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|node| node["slug"] == "acme-check")
+        .unwrap();
+    assert_eq!(node["plugin"], "acme");
+    let stage = project.read(".claude/aidlc-common/stages/construction/build-and-test.md");
+    assert!(
+        stage.contains("  - cross-unit-traceability\n  - acme-extra\n"),
+        "{stage}"
+    );
+    assert!(
+        stage.contains("<!-- plugin:acme:end-of-steps:100:"),
+        "{stage}"
+    );
+    assert!(
+        project
+            .read(".claude/knowledge/acme-helper-agent/notes.md")
+            .contains("Know .claude well."),
+        "{{{{HARNESS_DIR}}}} is substituted"
+    );
+    ok(
+        &project.run(&["compile", "--check"]),
+        "the composed graph is what a compile writes",
+    );
+    let composed = snapshot(&project.root);
+    ok(&project.run(&["plugin", "sync"]), "sync");
+    assert_same(&composed, &snapshot(&project.root), "a second sync");
+
+    // An edit of the plugin's own files reaches the install on the next sync.
+    let stage_file = root.join("stages/construction/acme-check.md");
+    let text = std::fs::read_to_string(&stage_file).unwrap();
+    std::fs::write(
+        &stage_file,
+        text.replace("write the report", "write the full report"),
+    )
+    .unwrap();
+    ok(&project.run(&["plugin", "sync"]), "sync after an edit");
+    assert!(
+        project
+            .read(".claude/aidlc-common/stages/construction/acme-check.md")
+            .contains("the full report")
+    );
+
+    ok(&project.run(&["plugin", "remove", "acme"]), "remove");
+    let mut after = snapshot(&project.root);
+    let mut before = bare.clone();
+    // The compile's own record moves with any compile; nothing else may.
+    before.remove(".claude/tools/data/.aidlc-compile-fingerprint");
+    after.remove(".claude/tools/data/.aidlc-compile-fingerprint");
+    assert_same(&before, &after, "after remove");
+}
+
+#[test]
+fn two_plugins_contributing_to_one_stage_are_merged_in_order_and_a_shared_slot_is_a_conflict() {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let beta = shelf.native("beta", 110, &[]);
+    let alpha = shelf.native("alpha", 100, &[]);
+    let gamma = shelf.native("gamma", 50, &[]);
+    ok(
+        &project.run(&[
+            "plugin",
+            "add",
+            beta.as_str(),
+            alpha.as_str(),
+            gamma.as_str(),
+        ]),
+        "add three",
+    );
+    let stage = project.read(".claude/aidlc-common/stages/construction/build-and-test.md");
+    let at = |needle: &str| {
+        stage
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in {stage}"))
+    };
+    // By order: gamma's 50, alpha's 100, beta's 110, whatever the order they were given in.
+    assert!(at("<!-- plugin:gamma:end-of-steps:50:") < at("<!-- plugin:alpha:end-of-steps:100:"));
+    assert!(at("<!-- plugin:alpha:end-of-steps:100:") < at("<!-- plugin:beta:end-of-steps:110:"));
+    assert!(
+        stage.contains("  - alpha-extra\n  - beta-extra\n  - gamma-extra\n"),
+        "{stage}"
+    );
+    for name in ["alpha", "beta", "gamma"] {
+        assert!(project.exists(&format!(".claude/tools/data/plugin-contrib-{name}.json")));
+    }
+    let composed = snapshot(&project.root);
+
+    // Another plugin wanting alpha's slot is refused, naming both.
+    let delta = shelf.native("delta", 100, &[]);
+    let contribution = delta.join("contributions/construction/build-and-test.md");
+    let text = std::fs::read_to_string(&contribution).unwrap();
+    std::fs::write(
+        &contribution,
+        text.replace(
+            "order: 100\n  - anchor: in:Sensors",
+            "order: 50\n  - anchor: in:Sensors",
+        ),
+    )
+    .unwrap();
+    let refused = project.run(&["plugin", "add", delta.as_str()]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("plugin \"gamma\": ")
+            && refused.stderr.contains("fragment at anchor \"end-of-steps\" order 50 of stage \"build-and-test\" conflicts with plugin \"delta\""),
+        "{}",
+        refused.stderr
+    );
+    assert_same(&composed, &snapshot(&project.root), "refused");
+
+    // Removing one leaves the other two as if it had never been there.
+    ok(&project.run(&["plugin", "remove", "beta"]), "remove beta");
+    let without_beta = snapshot(&project.root);
+    let fresh = TestProject::default_framework();
+    ok(
+        &fresh.run(&["plugin", "add", alpha.as_str(), gamma.as_str()]),
+        "add two",
+    );
+    let mut a = without_beta;
+    let mut b = snapshot(&fresh.root);
+    a.remove("aidlc.lock.json");
+    b.remove("aidlc.lock.json");
+    // Stage numbers are pinned from the graph they were first seeded in (as the reference pins
+    // them), so beta's stage, seeded between the others, moved their numbers once.
+    let unnumbered = |bytes: Vec<u8>| {
+        let mut graph: Value = serde_json::from_slice(&bytes).unwrap();
+        for node in graph.as_array_mut().unwrap() {
+            node.as_object_mut().unwrap().remove("number");
+        }
+        graph
+    };
+    assert_eq!(
+        unnumbered(a.remove(GRAPH).unwrap()),
+        unnumbered(b.remove(GRAPH).unwrap())
+    );
+    assert_same(&a, &b, "removing beta equals never adding it");
+}
+
+#[test]
+fn dependencies_are_resolved_beside_the_plugin_and_a_dependency_cannot_be_removed_alone() {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    shelf.native("base-kit", 10, &[]);
+    let app = shelf.native("app-kit", 20, &["base-kit@^1.0.0"]);
+    let added = project.run(&["plugin", "add", app.as_str()]);
+    ok(&added, "add with a sibling dependency");
+    assert!(
+        added.stderr.contains("base-kit, app-kit composed"),
+        "{}",
+        added.stderr
+    );
+    let refused = project.run(&["plugin", "remove", "base-kit"]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("depends on \"base-kit@^1.0.0\""),
+        "{}",
+        refused.stderr
+    );
+
+    let lonely = PluginShelf::new();
+    let needs = lonely.native("needs-more", 10, &["missing-kit"]);
+    let other = TestProject::default_framework();
+    let refused = other.run(&["plugin", "add", needs.as_str()]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("depends on plugin \"missing-kit\", which is not composed"),
+        "{}",
+        refused.stderr
+    );
+    let old = lonely.native("old-kit", 10, &[]);
+    let manifest = old.join(".aidlc-plugin/plugin.json");
+    std::fs::write(
+        &manifest,
+        std::fs::read_to_string(&manifest)
+            .unwrap()
+            .replace("1.2.0", "0.9.0"),
+    )
+    .unwrap();
+    let newer = lonely.native("newer-kit", 10, &["old-kit@^1.0.0"]);
+    let refused = other.run(&["plugin", "add", newer.as_str()]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("but plugin \"old-kit\" is version 0.9.0"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
+fn a_composition_that_does_not_compile_is_rolled_back() {
+    let project = TestProject::default_framework();
+    ok(&project.compile(), "compile");
+    let before = snapshot(&project.root);
+    let shelf = PluginShelf::new();
+    let root = shelf.native("broken", 10, &[]);
+    let stage = root.join("stages/construction/broken-check.md");
+    let text = std::fs::read_to_string(&stage).unwrap();
+    std::fs::write(
+        &stage,
+        text.replace("  - build-and-test\n", "  - no-such-stage\n"),
+    )
+    .unwrap();
+    let run = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("no-such-stage"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the composition was rolled back"),
+        "{}",
+        run.stderr
+    );
+    assert_same(&before, &snapshot(&project.root), "rolled back");
+    assert!(!project.exists(".aidlc-plugin-journal"));
+}
+
+#[test]
+fn harness_json_plugins_keeps_an_unselected_plugins_contributions_out() {
+    let project = TestProject::default_framework();
+    project.write(
+        ".claude/tools/data/harness.json",
+        "{\"harnessDir\": \".claude\", \"plugins\": [\"aidlc\"]}\n",
+    );
+    let shelf = PluginShelf::new();
+    let root = shelf.native("quiet", 10, &[]);
+    let core_stage = project.read(".claude/aidlc-common/stages/construction/build-and-test.md");
+    let run = project.run(&["plugin", "add", root.as_str()]);
+    ok(&run, "add");
+    assert!(
+        run.stderr
+            .contains("is composed but not enabled by .claude/tools/data/harness.json"),
+        "{}",
+        run.stderr
+    );
+    assert!(project.exists(".claude/aidlc-common/stages/construction/quiet-check.md"));
+    assert_eq!(
+        project.read(".claude/aidlc-common/stages/construction/build-and-test.md"),
+        core_stage
+    );
+    assert!(!project.exists(".claude/tools/data/plugin-contrib-quiet.json"));
+    project.write(
+        ".claude/tools/data/harness.json",
+        "{\"plugins\": \"quiet\"}\n",
+    );
+    let refused = project.run(&["plugin", "sync"]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("`plugins` must be a list of plugin names"),
+        "{}",
+        refused.stderr
+    );
+}
+
+// --- Guards --------------------------------------------------------------------------------
+
+/// `aidlc plugin add` of the plugin after `edit`, refused with exit 2, nothing written, and the
+/// message containing `expected`.
+fn assert_refused(edit: impl FnOnce(&Utf8Path), expected: &str) {
+    let project = TestProject::default_framework();
+    let before = snapshot(&project.root);
+    let shelf = PluginShelf::new();
+    let root = shelf.native("guarded", 10, &[]);
+    edit(&root);
+    let run = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(run.status, 2, "{expected}: {}", run.stderr);
+    assert!(
+        run.stderr.contains(expected),
+        "wanted {expected:?} in:\n{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("nothing was written"), "{}", run.stderr);
+    assert_same(&before, &snapshot(&project.root), expected);
+}
+
+fn rewrite(path: &Utf8Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{from:?} not in {path}");
+    std::fs::write(path, text.replacen(from, to, 1)).unwrap();
+}
+
+#[test]
+fn reserved_and_malformed_plugin_names_are_refused_before_anything_is_copied() {
+    for (name, expected) in [
+        ("core", "is reserved"),
+        ("aidlc", "is reserved"),
+        ("aidlc-extra", "is reserved"),
+        ("Guarded", "is not lower-case kebab case"),
+        ("../../payload", "contains a path separator or \"..\""),
+        ("gu/arded", "contains a path separator"),
+    ] {
+        assert_refused(
+            |root| {
+                rewrite(
+                    &root.join(".aidlc-plugin/plugin.json"),
+                    "\"name\": \"guarded\"",
+                    &format!("\"name\": \"{name}\""),
+                );
+            },
+            expected,
+        );
+    }
+}
+
+#[test]
+fn paths_that_leave_the_plugin_root_are_refused() {
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join(".aidlc-plugin/plugin.json"),
+                "\"dependencies\"",
+                "\"aidlc\": {\"contributes\": {\"stages\": \"../../elsewhere\"}}, \"dependencies\"",
+            );
+        },
+        "leaves the plugin root",
+    );
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join(".aidlc-plugin/plugin.json"),
+                "\"dependencies\"",
+                "\"aidlc\": {\"contributes\": {\"overlays\": \"/etc\"}}, \"dependencies\"",
+            );
+        },
+        "is absolute",
+    );
+    #[cfg(unix)]
+    assert_refused(
+        |root| {
+            std::os::unix::fs::symlink("/etc/hostname", root.join("tools/aidlc-sensor-x.sh"))
+                .unwrap();
+        },
+        "is a symbolic link",
+    );
+}
+
+#[test]
+fn sensor_manifests_discovery_would_never_read_are_refused_and_undeclared_ones_reported() {
+    assert_refused(
+        |root| {
+            std::fs::rename(
+                root.join("sensors/aidlc-guarded-lint.md"),
+                root.join("sensors/guarded-lint.md"),
+            )
+            .unwrap();
+        },
+        "would be composed but never fire",
+    );
+    assert_refused(
+        |root| {
+            std::fs::create_dir_all(root.join("sensors/nested")).unwrap();
+            std::fs::rename(
+                root.join("sensors/aidlc-guarded-lint.md"),
+                root.join("sensors/nested/aidlc-guarded-lint.md"),
+            )
+            .unwrap();
+        },
+        "nested in a subfolder",
+    );
+    // On disk but imported by nothing of the plugin: composed, and reported with its file.
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("spare", 10, &[]);
+    std::fs::write(
+        root.join("sensors/aidlc-spare-unused.md"),
+        crate::support::manifest("spare-unused", ""),
+    )
+    .unwrap();
+    let run = project.run(&["plugin", "add", root.as_str()]);
+    ok(&run, "add");
+    assert!(
+        run.stderr
+            .contains("sensor \"spare-unused\" is on disk but not declared")
+            && run.stderr.contains("sensors/aidlc-spare-unused.md"),
+        "{}",
+        run.stderr
+    );
+    // The warning is in the plugin's drop log, where both doctors read compose drops.
+    let drops = "aidlc/spaces/default/intents/.aidlc-hooks-health/plugin-compose-spare.drops";
+    let log = project.read(drops);
+    assert!(
+        log.contains("\t[advisory] plugin \"spare\": ") && log.contains("\"spare-unused\""),
+        "{log}"
+    );
+    let composed = snapshot(&project.root);
+    ok(&project.run(&["plugin", "sync"]), "sync");
+    assert_same(
+        &composed,
+        &snapshot(&project.root),
+        "the same warnings keep their log",
+    );
+    let doctor = project.run(&["doctor"]);
+    assert!(
+        doctor.stdout.contains("plugin-compose-spare x1"),
+        "{}{}",
+        doctor.stdout,
+        doctor.stderr
+    );
+    ok(&project.run(&["plugin", "remove", "spare"]), "remove");
+    assert!(!project.exists(drops), "the log goes with the plugin");
+    // Declared in the manifest but not on disk: reported.
+    let listed = shelf.native("listed", 20, &[]);
+    rewrite(
+        &listed.join(".aidlc-plugin/plugin.json"),
+        "\"dependencies\"",
+        "\"aidlc\": {\"sensors\": [\"listed-lint\", \"listed-ghost\"]}, \"dependencies\"",
+    );
+    let run = project.run(&["plugin", "add", listed.as_str()]);
+    ok(&run, "add listed");
+    assert!(run.stderr.contains("sensor \"listed-ghost\" is declared in `aidlc.sensors` but the plugin has no sensors/aidlc-listed-ghost.md"), "{}", run.stderr);
+}
+
+#[test]
+fn owned_content_that_names_another_owner_or_is_invalid_is_refused() {
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join("stages/construction/guarded-check.md"),
+                "plugin: guarded\n",
+                "plugin: other\n",
+            );
+        },
+        "declares plugin \"other\"",
+    );
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join("stages/construction/guarded-check.md"),
+                "mode: inline\n",
+                "mode: inline\nmode: subagent\n",
+            );
+        },
+        "the stage file is invalid",
+    );
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join("agents/guarded-helper-agent.md"),
+                "plugin: guarded\n",
+                "",
+            );
+        },
+        "the agent declares no plugin identity",
+    );
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join("agents/guarded-helper-agent.md"),
+                "name: guarded-helper-agent\n",
+                "name: aidlc-quality-agent\n",
+            );
+        },
+        "which .claude/agents/aidlc-quality-agent.md already is",
+    );
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join("contributions/construction/build-and-test.md"),
+                "target: build-and-test\n",
+                "target: no-such-stage\n",
+            );
+        },
+        "targets stage \"no-such-stage\", which the install does not have",
+    );
+    assert_refused(
+        |root| {
+            let path = root.join("contributions/construction/build-and-test.md");
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, text.replace("in:Sensors", "in:Nowhere")).unwrap();
+        },
+        "cannot be placed in stage \"build-and-test\": no \"## Nowhere\" section",
+    );
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join("contributions/construction/build-and-test.md"),
+                "anchor: in:Sensors",
+                "anchor: after-questions",
+            );
+        },
+        "anchor \"after-questions\" is not implemented",
+    );
+    assert_refused(
+        |root| {
+            rewrite(
+                &root.join("contributions/construction/build-and-test.md"),
+                "  sensors:\n",
+                "  scopes:\n    - feature\n  sensors:\n",
+            );
+        },
+        "adds.scopes \"feature\" is not owned by plugin \"guarded\"",
+    );
+}
+
+#[test]
+fn a_file_the_install_already_has_is_not_overwritten_and_an_edited_copy_is_not_removed() {
+    let project = TestProject::default_framework();
+    project.write(
+        ".claude/tools/aidlc-sensor-clash-lint.sh",
+        "#!/bin/sh\necho mine\n",
+    );
+    let shelf = PluginShelf::new();
+    let root = shelf.native("clash", 10, &[]);
+    let run = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("would overwrite .claude/tools/aidlc-sensor-clash-lint.sh"),
+        "{}",
+        run.stderr
+    );
+    project.remove(".claude/tools/aidlc-sensor-clash-lint.sh");
+    ok(&project.run(&["plugin", "add", root.as_str()]), "add");
+    project.write(
+        ".claude/agents/clash-helper-agent.md",
+        "---\nname: clash-helper-agent\nplugin: clash\n---\n# edited\n",
+    );
+    let listed = project.run(&["plugin", "list"]);
+    ok(&listed, "list");
+    assert!(
+        listed.stdout.contains(
+            "1 installed file changed since composed: .claude/agents/clash-helper-agent.md"
+        ),
+        "{}",
+        listed.stdout
+    );
+    let refused = project.run(&["plugin", "remove", "clash"]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains(".claude/agents/clash-helper-agent.md: changed since it was composed"),
+        "{}",
+        refused.stderr
+    );
+}
+
+// --- Git sources ---------------------------------------------------------------------------
+
+fn git(cwd: &Utf8Path, args: &[&str]) {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.org")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.org")
+        .output()
+        .expect("run git");
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn a_plugin_from_a_git_url_at_a_tag_composes_as_from_its_folder_and_syncs_offline() {
+    if system_tool("git").is_none() {
+        return;
+    }
+    let shelf = PluginShelf::new();
+    let root = shelf.native("remote", 10, &[]);
+    git(&root, &["init", "--quiet", "--initial-branch=main"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "--quiet", "-m", "v1"]);
+    git(&root, &["tag", "v1.0"]);
+    rewrite(
+        &root.join("stages/construction/remote-check.md"),
+        "write the report",
+        "write the second report",
+    );
+    git(&root, &["commit", "--quiet", "-am", "v2"]);
+    let bare = shelf.root.join("remote.git");
+    git(
+        &shelf.root,
+        &["clone", "--quiet", "--bare", root.as_str(), bare.as_str()],
+    );
+    git(&root, &["checkout", "--quiet", "v1.0"]);
+
+    let from_folder = TestProject::default_framework();
+    ok(
+        &from_folder.run(&["plugin", "add", root.as_str()]),
+        "add from the folder",
+    );
+    let from_git = TestProject::default_framework();
+    let url = format!("{bare}@v1.0");
+    let added = from_git.run(&["plugin", "add", &url]);
+    ok(&added, "add from git");
+    assert!(from_git.exists("aidlc/plugins/remote/.aidlc-plugin/plugin.json"));
+    assert!(!from_git.exists("aidlc/plugins/remote/.git"));
+    assert_eq!(
+        from_folder.read(GRAPH),
+        from_git.read(GRAPH),
+        "the same graph from the folder and the installed tree"
+    );
+    assert!(
+        from_git
+            .read(".claude/aidlc-common/stages/construction/remote-check.md")
+            .contains("write the report")
+    );
+    let lock: Value = serde_json::from_str(&from_git.read("aidlc.lock.json")).unwrap();
+    assert_eq!(lock["plugins"]["remote"]["kind"], "git");
+    assert_eq!(lock["plugins"]["remote"]["rev"], "v1.0");
+    assert_eq!(
+        lock["plugins"]["remote"]["commit"].as_str().unwrap().len(),
+        40
+    );
+
+    // Later syncs read the kept tree: no network, no clone.
+    std::fs::remove_dir_all(&bare).unwrap();
+    let synced = from_git.run(&["plugin", "sync"]);
+    ok(&synced, "sync");
+    assert!(
+        synced.stderr.contains("nothing changed"),
+        "{}",
+        synced.stderr
+    );
+    ok(&from_git.run(&["plugin", "remove", "remote"]), "remove");
+    assert!(
+        !from_git.exists("aidlc/plugins"),
+        "the kept tree goes with the plugin"
+    );
+}
+
+// --- Atomicity -----------------------------------------------------------------------------
+
+#[test]
+fn a_sync_killed_at_any_point_leaves_the_install_as_before_or_after() {
+    let shelf = PluginShelf::new();
+    let root = shelf.native("steady", 10, &[]);
+    let stage = root.join("stages/construction/steady-check.md");
+    let contribution = root.join("contributions/construction/build-and-test.md");
+    let (stage_v1, contribution_v1) = (
+        std::fs::read_to_string(&stage).unwrap(),
+        std::fs::read_to_string(&contribution).unwrap(),
+    );
+    let to_v2 = || {
+        std::fs::write(
+            &stage,
+            stage_v1.replace("write the report", "write the new report"),
+        )
+        .unwrap();
+        std::fs::write(
+            &contribution,
+            contribution_v1.replace("checks the steady report", "checks the new steady report"),
+        )
+        .unwrap();
+    };
+    let to_v1 = || {
+        std::fs::write(&stage, &stage_v1).unwrap();
+        std::fs::write(&contribution, &contribution_v1).unwrap();
+    };
+    let composed_at_v1 = || {
+        to_v1();
+        let project = TestProject::default_framework();
+        ok(&project.run(&["plugin", "add", root.as_str()]), "add");
+        project
+    };
+    // The after state, from a sync that runs to its end.
+    let reference = composed_at_v1();
+    let before = snapshot(&reference.root);
+    to_v2();
+    ok(&reference.run(&["plugin", "sync"]), "sync");
+    let after = snapshot(&reference.root);
+    assert_ne!(before, after);
+
+    let mut seen_before = 0;
+    let mut rolled_back = 0;
+    for delay_ms in (0_u64..=900).step_by(60) {
+        let project = composed_at_v1();
+        assert_same(&before, &snapshot(&project.root), "the starting state");
+        to_v2();
+        let mut child = project
+            .command(&project.root, &["plugin", "sync"])
+            .env("AIDLC_TEST_PLUGIN_PAUSE_MS", "60")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("start aidlc plugin sync");
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        // The next plugin command finishes what the killed one left.
+        let listed = project.run(&["plugin", "list"]);
+        ok(&listed, "list after the kill");
+        if listed
+            .stderr
+            .contains("rolled back a composition that was interrupted")
+        {
+            rolled_back += 1;
+        }
+        let now = snapshot(&project.root);
+        if differing(&now, &before).is_empty() {
+            seen_before += 1;
+        } else if !differing(&now, &after).is_empty() {
+            panic!(
+                "killed after {delay_ms} ms: neither before (differs in {:?}) nor after (differs in {:?})",
+                differing(&now, &before),
+                differing(&now, &after)
+            );
+        }
+    }
+    assert!(seen_before > 0, "every kill came after the commit");
+    assert!(rolled_back > 0, "no kill landed inside the transaction");
+}
+
+// --- Scale ---------------------------------------------------------------------------------
+
+#[test]
+fn a_hundred_plugins_compose_compile_and_go_again() {
+    let project = TestProject::default_framework();
+    ok(&project.compile(), "compile");
+    let mut bare = snapshot(&project.root);
+    let shelf = PluginShelf::new();
+    let names: Vec<String> = (0..100).map(|index| format!("p{index:03}")).collect();
+    let roots: Vec<String> = names
+        .iter()
+        .enumerate()
+        .map(|(index, name)| {
+            shelf
+                .native(name, u32::try_from(index).unwrap(), &[])
+                .to_string()
+        })
+        .collect();
+    let mut args = vec!["plugin", "add"];
+    args.extend(roots.iter().map(String::as_str));
+    let added = project.run_watched(&args, &[], None);
+    ok(&added, "add 100");
+    assert!(
+        added.stderr.contains("compiled 133 stages"),
+        "{}",
+        added.stderr
+    );
+    let graph: Value = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    for name in &names {
+        assert_eq!(
+            sensors_of(&graph, &format!("{name}-check")),
+            [format!("{name}-lint")]
+        );
+    }
+    assert_eq!(sensors_of(&graph, "build-and-test").len(), 3 + 100);
+    ok(&project.run(&["compile", "--check"]), "compile --check");
+    let composed = snapshot(&project.root);
+    ok(&project.run(&["plugin", "sync"]), "sync");
+    assert_same(&composed, &snapshot(&project.root), "a second sync");
+    let mut remove = vec!["plugin", "remove"];
+    remove.extend(names.iter().map(String::as_str));
+    ok(&project.run_watched(&remove, &[], None), "remove 100");
+    let mut after = snapshot(&project.root);
+    bare.remove(".claude/tools/data/.aidlc-compile-fingerprint");
+    after.remove(".claude/tools/data/.aidlc-compile-fingerprint");
+    assert_same(&bare, &after, "after removing all");
+}
