@@ -342,7 +342,7 @@ pub fn exit_statuses(path: &[&str]) -> Option<&'static [Status]> {
                 "`--watch` stopped by Ctrl-C, after the rebuild under way is finished and recorded",
             ),
         ],
-        ["engine" | "gate" | "hook"]
+        ["engine" | "gate" | "hook" | "plugin"]
         | [
             "engine",
             "sensor" | "hook" | "intent" | "log" | "learnings" | "gate",
@@ -450,7 +450,6 @@ pub fn exit_statuses(path: &[&str]) -> Option<&'static [Status]> {
                 "the settings file is malformed or cannot be written, an empty `--program`, or no project",
             ),
         ],
-        ["plugin"] => GROUP,
         ["plugin", "add" | "remove" | "sync"] => &[
             (
                 0,
