@@ -9,6 +9,9 @@
 //! - [`parse`]: tracked queries that parse each file and the small catalogues;
 //! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
 //! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
+//! - [`protocol`]: the contract the compile writes and the runtime reads: the stage graph's
+//!   fields and formats, the binding's selection values, the one glob matcher, the output
+//!   layout, the worker's answer and its verdict, the findings;
 //! - [`hook_install`]: `aidlc hook install`, the hooks registered in `<harness>/settings.json`;
 //! - [`doctor`]: `aidlc doctor`, rows of pass / warn / fail with their fixes;
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
@@ -25,7 +28,8 @@
 //!   cross-process lock;
 //! - [`workspace`]: the active space, intent record and audit shard, the folders the engine writes
 //!   into, and the write hook's view of a record;
-//! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
+//! - [`dispatch`]: fire one sensor, the write hook, the live registry and graph, time limits;
+//! - [`worker_process`]: run one worker process in its own group under a deadline;
 //! - [`sensors`]: the shipped sensors, the product's own checks, each described once (D8);
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
 //! - [`process_group`]: the one sender of signals to a worker's process group;
@@ -60,6 +64,7 @@ pub mod learnings;
 pub mod lsp;
 pub mod parse;
 pub mod process_group;
+pub mod protocol;
 pub mod random_hex;
 pub mod receipts;
 pub mod render_graph;
@@ -69,4 +74,5 @@ pub mod sensors;
 pub mod syntax;
 pub mod synthetic;
 pub mod watch;
+pub mod worker_process;
 pub mod workspace;

@@ -620,7 +620,9 @@ impl ProjectInputs {
             self.project
                 .existing_graph(db)
                 .and_then(|file| match file.contents(db) {
-                    FileContents::Text(text) => Some(crate::graph::format::format_written_by(text)),
+                    FileContents::Text(text) => {
+                        Some(crate::protocol::graph_format::format_written_by(text))
+                    }
                     _ => None,
                 })
         };

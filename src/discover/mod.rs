@@ -125,7 +125,7 @@ pub struct Layout {
     /// `<harness>/tools/aidlc-version.ts`: the reference's version stamp on an install it made.
     pub reference_tools_path: Utf8PathBuf,
     /// `--graph-format`: write this shape whatever the install's graph and tools say.
-    pub graph_format: Option<crate::graph::format::GraphFormat>,
+    pub graph_format: Option<crate::protocol::graph_format::GraphFormat>,
 }
 
 impl Layout {
@@ -167,7 +167,10 @@ impl Layout {
 
     /// The same layout, writing the graph in `format` (from `--graph-format`).
     #[must_use]
-    pub fn with_graph_format(mut self, format: Option<crate::graph::format::GraphFormat>) -> Self {
+    pub fn with_graph_format(
+        mut self,
+        format: Option<crate::protocol::graph_format::GraphFormat>,
+    ) -> Self {
         self.graph_format = format;
         self
     }

@@ -29,23 +29,23 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
 use crate::diagnostics::Diagnostic;
-use crate::dispatch::glob::SensorGlob;
-use crate::dispatch::process::{WorkerCommand, run_worker};
+use crate::dispatch::graph_file::{load_graph, produce_dirs};
 use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
-use crate::dispatch::stage_graph::{
-    GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
-};
 use crate::dispatch::time_limit::EnclosingLimit;
-use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
-use crate::graph::output_paths::{
+use crate::interrupt;
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::output_paths::{
     artifact_file_name, declared_output_file_names, is_marker_artifact,
 };
-use crate::interrupt;
+use crate::protocol::stage_graph::{producers_of, unknown_stage_message};
+use crate::protocol::stage_node::GraphNode;
+use crate::protocol::verdict::{ScriptError, Verdict, verdict_of};
 use crate::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, PathFlag,
     STAGE_FLAG, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
 };
 use crate::sensors::{self, ShippedSensor};
+use crate::worker_process::{WorkerCommand, run_worker};
 use crate::workspace::Workspace;
 
 /// The dispatcher's fallback timeout when a manifest declares none (D7).

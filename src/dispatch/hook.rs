@@ -34,11 +34,12 @@ use crate::audit::ledger;
 use crate::dispatch::fire::{
     FireContext, FireRequest, prepare_fire, run_fire, undeclared_record_file,
 };
-use crate::dispatch::glob::SensorGlob;
-use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
+use crate::dispatch::graph_file::load_graph;
 use crate::dispatch::time_limit::{EnclosingLimit, LimitValue};
-use crate::dispatch::verdict::{ScriptError, Verdict};
-use crate::syntax::manifest::FireOn;
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::selection::FireOn;
+use crate::protocol::stage_node::SensorEntry;
+use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::workspace::{self, Workspace};
 
 /// The most the hook waits for its payload: an agent that never closes stdin must not hang
@@ -256,7 +257,7 @@ enum WriteMatch {
 }
 
 /// Write-fired, with a glob, and the glob matches.
-fn write_match(project_dir: &Utf8Path, entry: &GraphSensorEntry, written: &Utf8Path) -> WriteMatch {
+fn write_match(project_dir: &Utf8Path, entry: &SensorEntry, written: &Utf8Path) -> WriteMatch {
     if entry.fire_on != FireOn::Write {
         return WriteMatch::No;
     }
@@ -273,7 +274,7 @@ fn write_match(project_dir: &Utf8Path, entry: &GraphSensorEntry, written: &Utf8P
 /// One matching binding of the hook's run.
 struct HookFire<'a> {
     stage: &'a str,
-    entry: &'a GraphSensorEntry,
+    entry: &'a SensorEntry,
     written: &'a Utf8Path,
     /// The written file as the drop log names it.
     shown: &'a str,

@@ -14,14 +14,14 @@ use serde_json::{Map, Value, json};
 
 use crate::db::{CompilerDatabase, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::format::GraphFormat;
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, stage_headers_in_chunk, stage_number, stage_numbering};
-use crate::graph::pretty_writer::{PrettyWriter, push_json_string};
 use crate::graph::stage_chunks::{FactsByStage, StageChunk, chunk_entries};
 use crate::parse::{parsed_stage, rule_set};
+use crate::protocol::graph_format::GraphFormat;
+use crate::protocol::pretty_writer::{PrettyWriter, push_json_string};
+use crate::protocol::selection::{FireOn, Severity};
 use crate::resolve::{sensor_registry, sensors_applicable};
-use crate::syntax::manifest::{FireOn, Severity};
 use crate::syntax::stage::Located;
 use camino::Utf8Path;
 
@@ -661,6 +661,37 @@ mod tests {
                 project.name
             );
         }
+    }
+
+    /// The stage with every field, as each graph format writes its node: the bytes are pinned,
+    /// so a change of the writer that moves one of them shows in review.
+    #[test]
+    fn the_stage_with_every_field_is_written_as_each_format_writes_it() {
+        let projects = loaded_projects();
+        let every_field = projects
+            .iter()
+            .filter_map(|project| Some((project, project.name.strip_prefix("every field, ")?)));
+        let mut formats = 0;
+        for (project, format) in every_field {
+            let db = &project.db;
+            let file = Project::get(db)
+                .stage_files(db)
+                .iter()
+                .find(|entry| {
+                    entry
+                        .file
+                        .path(db)
+                        .as_str()
+                        .ends_with("/acme-every-field.md")
+                })
+                .unwrap()
+                .file;
+            let mut node = String::new();
+            assert!(write_stage_node(db, file, &mut node), "{format}");
+            insta::assert_snapshot!(format!("every_field_{}", format.replace('.', "_")), node);
+            formats += 1;
+        }
+        assert_eq!(formats, 3);
     }
 
     #[test]

@@ -3,10 +3,10 @@
 //! rules of `graph::format`.
 
 use crate::db::Project;
-use crate::graph::format::{
+use crate::parse::source_text;
+use crate::protocol::graph_format::{
     FormatSource, GraphFormat, reference_tools_version, resolve_graph_format_from_evidence,
 };
-use crate::parse::source_text;
 
 /// The graph format this compile writes, and why: `--graph-format`, else what the existing
 /// graph's keys say ([`Project::existing_graph_evidence`]), else the install's reference

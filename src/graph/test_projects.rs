@@ -5,7 +5,7 @@ use camino::Utf8PathBuf;
 
 use crate::db::CompilerDatabase;
 use crate::discover::{self, Harness, Layout, ProjectInputs};
-use crate::graph::format::GraphFormat;
+use crate::protocol::graph_format::GraphFormat;
 
 /// A project on disk, loaded into a fresh database.
 pub struct LoadedProject {

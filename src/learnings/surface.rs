@@ -7,7 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
 use super::LearningsError;
-use crate::dispatch::stage_graph::load_graph;
+use crate::dispatch::graph_file::load_graph;
 use crate::workspace::{self, Workspace};
 
 /// The four `memory.md` sections, as their headings read.

@@ -21,8 +21,9 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use crate::dispatch::stage_graph::{GraphRefusal, GraphTextError, Phase, parse_graph};
-use crate::syntax::manifest::{FireOn, Severity};
+use crate::protocol::selection::{FireOn, Severity};
+use crate::protocol::stage_graph::{GraphRefusal, GraphTextError, parse_graph};
+use crate::protocol::stage_node::Phase;
 use crate::syntax::stage::{EXECUTIONS, PHASES};
 
 pub use dot::render_dot;

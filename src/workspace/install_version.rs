@@ -29,7 +29,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::write_folders::{
     learnings_dir, legacy_learnings_dir, legacy_sensor_detail_dir, sensor_detail_dir,
 };
-use crate::graph::format::{
+use crate::protocol::graph_format::{
     FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
 };
 

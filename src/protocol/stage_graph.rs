@@ -1,6 +1,7 @@
-//! Reading the compiled `stage-graph.json` at fire time: only the fields the dispatcher, the
-//! write hook and gate dispatch use, each parsed strictly into a typed value (D4, D13).
-//! Selection (`fire_on`, severity, `matches`) comes from here (D6).
+//! The one strict reader of `stage-graph.json`'s text: only the fields the dispatcher, the
+//! write hook and gate dispatch use, each parsed strictly into a typed value (D4, D13), under
+//! the keys `stage_node` spells. Selection (`fire_on`, severity, `matches`) comes from here
+//! (D6). The caller reads the file and hands over its text.
 //!
 //! Invariants:
 //! - nothing read here is defaulted: an unknown enum value (`fire_on`, `default_severity`,
@@ -15,13 +16,13 @@
 
 use std::fmt;
 
-use camino::{Utf8Path, Utf8PathBuf};
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
-use crate::graph::output_paths::StageOutputs;
-use crate::syntax::manifest::{FireOn, Severity};
-use crate::workspace::Workspace;
+use crate::protocol::selection::{FireOn, Severity};
+use crate::protocol::stage_node::{
+    CONSUME_ARTIFACT, EntryField, ForEach, GraphConsume, GraphNode, NodeField, Phase, SensorEntry,
+};
 
 /// The loaded graph: its nodes in file order, and the binding shape they were read with.
 #[derive(Debug, Clone)]
@@ -39,118 +40,6 @@ pub enum GraphShape {
     /// The [gate] shape `{id, path, fire_on, default_severity, category?, matches?}`, which this
     /// compile writes: every binding carries both keys.
     Gate,
-}
-
-/// One node of the compiled graph, as far as dispatch needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphNode {
-    pub slug: String,
-    pub phase: Phase,
-    pub for_each: Option<ForEach>,
-    pub produces: Vec<String>,
-    pub optional_produces: Vec<String>,
-    pub consumes: Vec<GraphConsume>,
-    pub sensors_applicable: Vec<GraphSensorEntry>,
-}
-
-impl GraphNode {
-    /// Whether the stage runs once per unit of work (`for_each: unit-of-work`).
-    pub fn is_per_unit(&self) -> bool {
-        self.for_each == Some(ForEach::UnitOfWork)
-    }
-
-    /// The fields that decide where the stage's declared outputs are written, for the one
-    /// layout function the compile and the gate share (`graph::output_paths`).
-    pub fn stage_outputs(&self) -> StageOutputs<'_> {
-        StageOutputs {
-            slug: &self.slug,
-            phase: self.phase.as_str(),
-            for_each: self.is_per_unit().then_some("unit-of-work"),
-            artifacts: self
-                .produces
-                .iter()
-                .chain(&self.optional_produces)
-                .map(String::as_str)
-                .collect(),
-        }
-    }
-}
-
-/// A stage's phase, which is also the folder of its outputs under the intent record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    Initialization,
-    Ideation,
-    Inception,
-    Construction,
-    Operation,
-}
-
-impl Phase {
-    const ALL: [Phase; 5] = [
-        Phase::Initialization,
-        Phase::Ideation,
-        Phase::Inception,
-        Phase::Construction,
-        Phase::Operation,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Initialization => "initialization",
-            Phase::Ideation => "ideation",
-            Phase::Inception => "inception",
-            Phase::Construction => "construction",
-            Phase::Operation => "operation",
-        }
-    }
-
-    fn from_graph(value: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|phase| phase.as_str() == value)
-    }
-}
-
-/// What a stage repeats over. The framework knows one value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForEach {
-    UnitOfWork,
-}
-
-impl ForEach {
-    fn from_graph(value: &str) -> Option<Self> {
-        (value == "unit-of-work").then_some(ForEach::UnitOfWork)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphConsume {
-    pub artifact: String,
-}
-
-/// One `sensors_applicable` entry, with the shape's selection values filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphSensorEntry {
-    pub id: String,
-    /// The manifest's path as the compile recorded it (project-relative).
-    pub path: String,
-    pub fire_on: FireOn,
-    pub default_severity: Severity,
-    pub category: Option<String>,
-    pub matches: Option<String>,
-}
-
-/// Why the graph could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum GraphLoadError {
-    #[error("cannot read the stage graph {path}: {source}; run `aidlc compile` first")]
-    Unreadable {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("the stage graph {path} is malformed ({reason}); run `aidlc compile` to rebuild it")]
-    Malformed { path: String, reason: String },
-    #[error("{refusal} (in {path}); run `aidlc compile` to rebuild it")]
-    NotOurs { path: String, refusal: GraphRefusal },
 }
 
 /// A value in the graph that this version would never have written: where, which key, and
@@ -175,24 +64,6 @@ impl fmt::Display for GraphRefusal {
     }
 }
 
-/// Every node of the graph at `path`, strictly parsed (see the module invariants).
-pub fn load_graph(path: &Utf8Path) -> Result<StageGraph, GraphLoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| GraphLoadError::Unreadable {
-        path: path.to_string(),
-        source,
-    })?;
-    parse_graph(&text).map_err(|error| match error {
-        GraphTextError::Json(reason) => GraphLoadError::Malformed {
-            path: path.to_string(),
-            reason,
-        },
-        GraphTextError::Refused(refusal) => GraphLoadError::NotOurs {
-            path: path.to_string(),
-            refusal,
-        },
-    })
-}
-
 /// Why a graph text was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GraphTextError {
@@ -213,54 +84,6 @@ pub fn parse_graph(text: &str) -> Result<StageGraph, GraphTextError> {
 pub fn node_from_json(value: &serde_json::Value) -> Result<GraphNode, GraphTextError> {
     let mut graph = parse_graph(&serde_json::Value::Array(vec![value.clone()]).to_string())?;
     Ok(graph.nodes.remove(0))
-}
-
-/// Where a stage writes: the codekb repositories for a codekb stage, the per-unit folders (or
-/// the stage-level fallback) for a per-unit stage, else `<record>/<phase>/<slug>`. Only folders
-/// that exist are returned. The one definition the dispatcher (`--consumes` on-disk filter) and
-/// gate dispatch (deliverables) share.
-pub fn produce_dirs(
-    workspace: &Workspace,
-    record: &Utf8Path,
-    node: &GraphNode,
-) -> Vec<Utf8PathBuf> {
-    if node.slug == "reverse-engineering" {
-        return subfolders(&workspace.space_dir().join("codekb"));
-    }
-    if node.is_per_unit() {
-        let stage_level = record.join("construction").join(&node.slug);
-        if stage_level.is_dir() {
-            return vec![stage_level];
-        }
-        let mut dirs = Vec::new();
-        for root in [
-            record.join("construction"),
-            record.join("construction/units"),
-        ] {
-            for unit in subfolders(&root) {
-                let dir = unit.join(&node.slug);
-                if dir.is_dir() {
-                    dirs.push(dir);
-                }
-            }
-        }
-        return dirs;
-    }
-    let dir = record.join(node.phase.as_str()).join(&node.slug);
-    if dir.is_dir() { vec![dir] } else { Vec::new() }
-}
-
-fn subfolders(root: &Utf8Path) -> Vec<Utf8PathBuf> {
-    let Ok(entries) = root.read_dir_utf8() else {
-        return Vec::new();
-    };
-    let mut folders: Vec<Utf8PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().to_owned())
-        .filter(|path| path.is_dir())
-        .collect();
-    folders.sort();
-    folders
 }
 
 /// `unknown stage slug: "<slug>". Known (first 10): <first ten slugs sorted, joined ", ">`.
@@ -451,27 +274,30 @@ impl<'a> ObjectReader<'a> {
         }
     }
 
-    /// One of `allowed` (as written in the graph), parsed by `parse`.
+    /// One of `allowed` (as written in the graph), parsed by `parse`; the refusal names them.
     fn enum_value<T>(
         &self,
         key: &str,
-        allowed: &str,
+        allowed: &[&str],
         parse: impl Fn(&str) -> Option<T>,
     ) -> Result<T, GraphRefusal> {
-        let expected = format!("one of {allowed}");
-        let value = self.required(key, &expected)?;
-        if let RawJson::String(text) = value
+        let value = self.get(key);
+        if let Some(RawJson::String(text)) = value
             && let Some(parsed) = parse(text)
         {
             return Ok(parsed);
         }
-        Err(self.refusal(key, format!("{} (expected {expected})", value.shown())))
+        let expected = format!("one of {}", allowed.join(" | "));
+        Err(match value {
+            None => self.refusal(key, format!("missing (expected {expected})")),
+            Some(value) => self.refusal(key, format!("{} (expected {expected})", value.shown())),
+        })
     }
 
     fn optional_enum<T>(
         &self,
         key: &str,
-        allowed: &str,
+        allowed: &[&str],
         parse: impl Fn(&str) -> Option<T>,
     ) -> Result<Option<T>, GraphRefusal> {
         if self.has(key) {
@@ -585,7 +411,7 @@ fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
 
 /// `stage "<slug>"` when the node has a string slug, else `node <n>`.
 fn node_place(index: usize, fields: &[(String, RawJson)]) -> String {
-    match fields.iter().find(|(key, _)| key == "slug") {
+    match fields.iter().find(|(key, _)| key == NodeField::Slug.key()) {
         Some((_, RawJson::String(slug))) if !slug.is_empty() => format!("stage \"{slug}\""),
         _ => format!("node {}", index + 1),
     }
@@ -596,11 +422,13 @@ fn node_place(index: usize, fields: &[(String, RawJson)]) -> String {
 fn graph_shape(objects: &[(String, &[(String, RawJson)])]) -> GraphShape {
     let carries_selection = |entry: &RawJson| {
         matches!(entry, RawJson::Object(fields)
-            if fields.iter().any(|(key, _)| key == "fire_on" || key == "default_severity"))
+        if fields.iter().any(|(key, _)| {
+            key == EntryField::FireOn.key() || key == EntryField::DefaultSeverity.key()
+        }))
     };
     let any = objects.iter().any(|(_, fields)| {
         fields.iter().any(|(key, value)| {
-            key == "sensors_applicable"
+            key == NodeField::SensorsApplicable.key()
                 && matches!(value, RawJson::Array(entries) if entries.iter().any(carries_selection))
         })
     });
@@ -613,26 +441,30 @@ fn graph_shape(objects: &[(String, &[(String, RawJson)])]) -> GraphShape {
 
 fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, GraphRefusal> {
     fields.check_no_duplicate_key()?;
-    let slug = fields.non_empty_string("slug")?.to_owned();
+    let slug = fields.non_empty_string(NodeField::Slug.key())?.to_owned();
     let phase = fields.enum_value(
-        "phase",
-        "initialization | ideation | inception | construction | operation",
+        NodeField::Phase.key(),
+        &Phase::ALL.map(Phase::as_str),
         Phase::from_graph,
     )?;
-    let for_each = fields.optional_enum("for_each", "unit-of-work", ForEach::from_graph)?;
-    let produces = fields.string_list("produces", true)?;
-    let optional_produces = fields.string_list("optional_produces", false)?;
+    let for_each = fields.optional_enum(
+        NodeField::ForEach.key(),
+        &[ForEach::UnitOfWork.as_str()],
+        ForEach::from_graph,
+    )?;
+    let produces = fields.string_list(NodeField::Produces.key(), true)?;
+    let optional_produces = fields.string_list(NodeField::OptionalProduces.key(), false)?;
     let consumes = fields
-        .objects("consumes")?
+        .objects(NodeField::Consumes.key())?
         .iter()
         .map(|consume| {
             Ok(GraphConsume {
-                artifact: consume.string("artifact")?.to_owned(),
+                artifact: consume.string(CONSUME_ARTIFACT)?.to_owned(),
             })
         })
         .collect::<Result<Vec<_>, GraphRefusal>>()?;
     let sensors_applicable = fields
-        .objects("sensors_applicable")?
+        .objects(NodeField::SensorsApplicable.key())?
         .iter()
         .map(|entry| read_sensor_entry(entry, shape))
         .collect::<Result<Vec<_>, GraphRefusal>>()?;
@@ -650,39 +482,35 @@ fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, 
 fn read_sensor_entry(
     entry: &ObjectReader<'_>,
     shape: GraphShape,
-) -> Result<GraphSensorEntry, GraphRefusal> {
+) -> Result<SensorEntry, GraphRefusal> {
     let (fire_on, default_severity) = match shape {
         // By the shape's definition no entry of this graph carries either key.
         GraphShape::PreGate => (FireOn::Write, Severity::Advisory),
         GraphShape::Gate => (
-            entry.enum_value("fire_on", "write | gate", fire_on_from_graph)?,
             entry.enum_value(
-                "default_severity",
-                "advisory | blocking",
-                severity_from_graph,
+                EntryField::FireOn.key(),
+                &FireOn::ALL.map(FireOn::as_str),
+                FireOn::from_text,
+            )?,
+            entry.enum_value(
+                EntryField::DefaultSeverity.key(),
+                &Severity::ALL.map(Severity::as_str),
+                Severity::from_text,
             )?,
         ),
     };
-    Ok(GraphSensorEntry {
-        id: entry.non_empty_string("id")?.to_owned(),
-        path: entry.string("path")?.to_owned(),
+    Ok(SensorEntry {
+        id: entry.non_empty_string(EntryField::Id.key())?.to_owned(),
+        path: entry.string(EntryField::Path.key())?.to_owned(),
         fire_on,
         default_severity,
-        category: entry.optional_string("category")?.map(str::to_owned),
-        matches: entry.optional_string("matches")?.map(str::to_owned),
+        category: entry
+            .optional_string(EntryField::Category.key())?
+            .map(str::to_owned),
+        matches: entry
+            .optional_string(EntryField::Matches.key())?
+            .map(str::to_owned),
     })
-}
-
-fn fire_on_from_graph(value: &str) -> Option<FireOn> {
-    [FireOn::Write, FireOn::Gate]
-        .into_iter()
-        .find(|fire_on| fire_on.as_str() == value)
-}
-
-fn severity_from_graph(value: &str) -> Option<Severity> {
-    [Severity::Advisory, Severity::Blocking]
-        .into_iter()
-        .find(|severity| severity.as_str() == value)
 }
 
 #[cfg(test)]
@@ -877,23 +705,6 @@ mod tests {
         assert_eq!(
             (no_slug.place.as_str(), no_slug.key.as_str()),
             ("node 1", "slug")
-        );
-    }
-
-    #[test]
-    fn the_load_error_names_the_file_and_says_to_recompile() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(dir.path().join("stage-graph.json")).unwrap();
-        std::fs::write(
-            &path,
-            json!([node("s", &json!([gate_entry("shape", "gate", "critical")]))]).to_string(),
-        )
-        .unwrap();
-        let message = load_graph(&path).unwrap_err().to_string();
-        assert!(message.starts_with("recompile: the graph is not one this version wrote: stage \"s\", key sensors_applicable[0].default_severity, value \"critical\""), "{message}");
-        assert!(
-            message.ends_with(&format!("(in {path}); run `aidlc compile` to rebuild it")),
-            "{message}"
         );
     }
 }

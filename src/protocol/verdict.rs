@@ -48,10 +48,36 @@ use std::time::Duration;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::dispatch::process::WorkerRun;
-
 /// The exit status by which a worker says its tool is not installed (row b).
 pub const EXIT_TOOL_UNAVAILABLE: i32 = 127;
+
+/// What happened to one worker, as the runner that started it (`worker_process::run_worker`, or
+/// a native check run in process) saw it: the input of [`verdict_of`].
+///
+/// Exactly one of these holds: `interrupted` is set and nothing was spawned; `spawn_error` is
+/// set (and there is no status); or the worker ran and `exit_code` or `signal` says how it
+/// ended, or neither is known (waiting for it failed, or it could not be reaped after SIGKILL).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerRun {
+    pub exit_code: Option<i32>,
+    /// The signal that ended the worker, on Unix.
+    pub signal: Option<i32>,
+    /// The errno name of a failed spawn (`ENOENT`, `EACCES`, `ENOEXEC`, `E2BIG`, `ENOMEM`,
+    /// `ETXTBSY`), or `unknown`.
+    pub spawn_error: Option<String>,
+    /// The runner ended the worker because its timeout passed.
+    pub timed_out: bool,
+    /// `aidlc` was interrupted: the worker was stopped, or never started.
+    pub interrupted: bool,
+    /// From just before the spawn to the end of the run (output read, worker reaped).
+    pub elapsed: Duration,
+    /// At most the runner's stdout cap.
+    pub stdout: Vec<u8>,
+    /// The worker wrote more than the cap.
+    pub stdout_truncated: bool,
+    /// The tail of stderr the runner kept, lossy UTF-8.
+    pub stderr_tail: String,
+}
 
 /// How one fire ended; exactly one of the reference's terminal outcomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -385,6 +411,33 @@ fn verdict_of_output(run: &WorkerRun) -> Verdict {
 /// `ceil(ms / 1000)` over whole milliseconds, as the reference computes `Observed value`.
 fn whole_seconds_rounded_up(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis().div_ceil(1000)).unwrap_or(u64::MAX)
+}
+
+/// The errno name of a spawn error, for the `spawn-failed: <code>` note.
+pub fn errno_name(error: &std::io::Error) -> &'static str {
+    #[cfg(unix)]
+    const NAMES: [(i32, &str); 7] = [
+        (libc::ENOENT, "ENOENT"),
+        (libc::EACCES, "EACCES"),
+        (libc::ENOEXEC, "ENOEXEC"),
+        (libc::E2BIG, "E2BIG"),
+        (libc::ENOMEM, "ENOMEM"),
+        (libc::ETXTBSY, "ETXTBSY"),
+        (libc::EAGAIN, "EAGAIN"),
+    ];
+    #[cfg(unix)]
+    if let Some(code) = error.raw_os_error() {
+        return NAMES
+            .iter()
+            .find(|(number, _)| *number == code)
+            .map_or("unknown", |(_, name)| name);
+    }
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "ENOENT",
+        std::io::ErrorKind::PermissionDenied => "EACCES",
+        std::io::ErrorKind::OutOfMemory => "ENOMEM",
+        _ => "unknown",
+    }
 }
 
 /// The name of a signal (`SIGKILL`), or `SIG<number>` for one outside the table.
@@ -895,123 +948,5 @@ mod tests {
         assert!(!failed.is_unnoted_pass());
         assert!(Verdict::Passed.is_unnoted_pass());
         assert_eq!(Verdict::Passed.result_word(), "passed");
-    }
-
-    /// The table end to end: real `#!/bin/sh` workers through `run_worker`.
-    #[cfg(unix)]
-    mod with_real_workers {
-        use super::*;
-        use crate::dispatch::process::tests::{FakeWorkers, GENEROUS_TIMEOUT, run_fake_worker};
-
-        fn verdict_of_script(body: &str) -> Verdict {
-            let workers = FakeWorkers::new();
-            let run = workers.run_script("worker.sh", body);
-            verdict_of(&run, GENEROUS_TIMEOUT)
-        }
-
-        #[test]
-        fn exit_127_is_tool_unavailable() {
-            let verdict = verdict_of_script("echo 'eslint: not found' >&2; exit 127");
-            assert_eq!(verdict, Verdict::ToolUnavailable);
-            assert_eq!(verdict.note().as_deref(), Some("tool-unavailable"));
-        }
-
-        #[test]
-        fn exit_2_is_script_error_exit_2() {
-            let verdict = verdict_of_script(r#"echo '{"pass":true}'; exit 2"#);
-            assert_eq!(verdict, script_error(ScriptError::Exit(2)));
-        }
-
-        #[test]
-        fn a_worker_that_kills_itself_with_sigkill_is_signal_sigkill() {
-            let verdict = verdict_of_script("kill -KILL $$; sleep 5");
-            assert_eq!(
-                verdict,
-                script_error(ScriptError::Signal("SIGKILL".to_owned()))
-            );
-        }
-
-        #[test]
-        fn an_external_sigterm_is_external_sigterm() {
-            let verdict = verdict_of_script("kill -TERM $$; sleep 5");
-            assert_eq!(verdict, script_error(ScriptError::ExternalSigterm));
-        }
-
-        #[test]
-        fn a_missing_program_is_spawn_failed_enoent() {
-            let workers = FakeWorkers::new();
-            let program = workers.folder().join("does-not-exist");
-            let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
-            assert_eq!(run.spawn_error.as_deref(), Some("ENOENT"));
-            assert_eq!((run.exit_code, run.signal), (None, None));
-            assert_eq!(
-                verdict_of(&run, GENEROUS_TIMEOUT),
-                script_error(ScriptError::SpawnFailed("ENOENT".to_owned()))
-            );
-        }
-
-        #[test]
-        fn a_non_executable_file_is_spawn_failed_eacces() {
-            let workers = FakeWorkers::new();
-            let program = workers.folder().join("plain.sh");
-            std::fs::write(&program, "#!/bin/sh\nexit 0\n").unwrap();
-            let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
-            assert_eq!(run.spawn_error.as_deref(), Some("EACCES"));
-            assert_eq!(
-                verdict_of(&run, GENEROUS_TIMEOUT),
-                script_error(ScriptError::SpawnFailed("EACCES".to_owned()))
-            );
-        }
-
-        #[test]
-        fn garbage_on_stdout_is_bad_output() {
-            let verdict = verdict_of_script("echo 'Segmentation fault (core dumped)'");
-            assert_eq!(bad_output(&verdict), &BadWorkerOutput::NoObject);
-        }
-
-        #[test]
-        fn pass_yes_is_bad_output() {
-            let verdict = verdict_of_script(r#"echo '{"pass":"yes","findings_count":0}'"#);
-            assert!(matches!(
-                bad_output(&verdict),
-                BadWorkerOutput::PassNotBoolean(_)
-            ));
-        }
-
-        #[test]
-        fn pass_false_with_three_findings_is_failed_with_three() {
-            let verdict = verdict_of_script(r#"echo '{"pass":false,"findings_count":3}'"#);
-            assert_eq!(failed_count(&verdict), 3);
-        }
-
-        #[test]
-        fn pass_false_without_findings_count_is_bad_output() {
-            let verdict = verdict_of_script(r#"echo '{"pass":false}'"#);
-            assert_eq!(bad_output(&verdict), &BadWorkerOutput::FindingsCountMissing);
-        }
-
-        #[test]
-        fn a_negative_or_fractional_findings_count_is_bad_output() {
-            for value in ["-4", "2.7"] {
-                let verdict = verdict_of_script(&format!(
-                    r#"echo '{{"pass":false,"findings_count":{value}}}'"#
-                ));
-                assert!(
-                    matches!(
-                        bad_output(&verdict),
-                        BadWorkerOutput::FindingsCountNotACount(_)
-                    ),
-                    "{value}"
-                );
-            }
-        }
-
-        #[test]
-        fn a_banner_line_before_the_json_is_skipped() {
-            let verdict = verdict_of_script(
-                "echo '> npm run check {x}'; echo '{\"pass\":true,\"findings_count\":0}'",
-            );
-            assert_eq!(verdict, Verdict::Passed);
-        }
     }
 }

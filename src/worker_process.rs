@@ -1,4 +1,6 @@
-//! Running one worker process safely (upstream §4.4, §4.5).
+//! Running one worker process safely (upstream §4.4, §4.5): a custom sensor's worker for the
+//! dispatcher, and the tools a shipped sensor wraps (eslint, tsc, Biome) or `aidlc doctor` asks
+//! for its version. What the run gives is the protocol's `WorkerRun`, which the verdict reads.
 //!
 //! `run_worker` spawns the worker as the leader of a new process group, with stdin from
 //! `/dev/null` and both output pipes drained on their own threads, and waits for it with one
@@ -38,6 +40,7 @@ use camino::Utf8PathBuf;
 
 use crate::interrupt::{self, WorkerGroup};
 use crate::process_group::GroupSignal;
+use crate::protocol::verdict::{WorkerRun, errno_name};
 
 /// The budget of a worker whose manifest names none (D7).
 pub const FALLBACK_TIMEOUT: Duration = Duration::from_secs(1200);
@@ -91,33 +94,6 @@ impl WorkerCommand {
             stdout_cap_bytes: DEFAULT_STDOUT_CAP_BYTES,
         }
     }
-}
-
-/// What happened to one worker.
-///
-/// Exactly one of these holds: `interrupted` is set and nothing was spawned; `spawn_error` is
-/// set (and there is no status); or the worker ran and `exit_code` or `signal` says how it
-/// ended, or neither is known (waiting for it failed, or it could not be reaped after SIGKILL).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorkerRun {
-    pub exit_code: Option<i32>,
-    /// The signal that ended the worker, on Unix.
-    pub signal: Option<i32>,
-    /// The errno name of a failed spawn (`ENOENT`, `EACCES`, `ENOEXEC`, `E2BIG`, `ENOMEM`,
-    /// `ETXTBSY`), or `unknown`.
-    pub spawn_error: Option<String>,
-    /// This function ended the worker because its timeout passed.
-    pub timed_out: bool,
-    /// `aidlc` was interrupted: the worker was stopped, or never started.
-    pub interrupted: bool,
-    /// From just before the spawn to the end of the run (output read, worker reaped).
-    pub elapsed: Duration,
-    /// At most `stdout_cap_bytes`.
-    pub stdout: Vec<u8>,
-    /// The worker wrote more than `stdout_cap_bytes`.
-    pub stdout_truncated: bool,
-    /// The last `STDERR_TAIL_BYTES` of stderr at most, lossy UTF-8.
-    pub stderr_tail: String,
 }
 
 /// Run one worker to its end, its deadline or an interrupt; see the module documentation.
@@ -190,33 +166,6 @@ fn lead_a_new_process_group(process: &mut Command) {
 
 #[cfg(not(unix))]
 fn lead_a_new_process_group(_process: &mut Command) {}
-
-/// The errno name of a spawn error, for the `spawn-failed: <code>` note.
-pub(crate) fn errno_name(error: &std::io::Error) -> &'static str {
-    #[cfg(unix)]
-    const NAMES: [(i32, &str); 7] = [
-        (libc::ENOENT, "ENOENT"),
-        (libc::EACCES, "EACCES"),
-        (libc::ENOEXEC, "ENOEXEC"),
-        (libc::E2BIG, "E2BIG"),
-        (libc::ENOMEM, "ENOMEM"),
-        (libc::ETXTBSY, "ETXTBSY"),
-        (libc::EAGAIN, "EAGAIN"),
-    ];
-    #[cfg(unix)]
-    if let Some(code) = error.raw_os_error() {
-        return NAMES
-            .iter()
-            .find(|(number, _)| *number == code)
-            .map_or("unknown", |(_, name)| name);
-    }
-    match error.kind() {
-        std::io::ErrorKind::NotFound => "ENOENT",
-        std::io::ErrorKind::PermissionDenied => "EACCES",
-        std::io::ErrorKind::OutOfMemory => "ENOMEM",
-        _ => "unknown",
-    }
-}
 
 #[cfg(unix)]
 fn terminating_signal(status: ExitStatus) -> Option<i32> {
@@ -529,7 +478,7 @@ pub(crate) mod tests {
     use std::os::unix::fs::PermissionsExt as _;
 
     use super::*;
-    use crate::dispatch::verdict::{Verdict, verdict_of};
+    use crate::protocol::verdict::{BadWorkerOutput, ScriptError, Verdict, verdict_of};
 
     /// A timeout no test worker should reach; tests that must end by themselves use it.
     pub(crate) const GENEROUS_TIMEOUT: Duration = Duration::from_secs(60);
@@ -679,9 +628,7 @@ pub(crate) mod tests {
         assert!(run.stdout_truncated);
         assert_eq!(
             verdict_of(&run, command.timeout),
-            Verdict::ScriptError(crate::dispatch::verdict::ScriptError::BadOutput(
-                crate::dispatch::verdict::BadWorkerOutput::OverTheCap
-            ))
+            Verdict::ScriptError(ScriptError::BadOutput(BadWorkerOutput::OverTheCap))
         );
     }
 
@@ -906,5 +853,143 @@ pub(crate) mod tests {
         let text = tail.text();
         assert_eq!(text.len(), STDERR_TAIL_BYTES);
         assert!(text.ends_with("aend"));
+    }
+
+    /// The verdict table end to end: real `#!/bin/sh` workers through `run_worker`.
+    mod with_real_workers {
+        use super::*;
+
+        fn failed_count(verdict: &Verdict) -> u64 {
+            match verdict {
+                Verdict::Failed { findings_count, .. } => *findings_count,
+                other => panic!("expected a failure, got {other:?}"),
+            }
+        }
+
+        fn script_error(error: ScriptError) -> Verdict {
+            Verdict::ScriptError(error)
+        }
+
+        /// The rule a bad output broke, or a panic naming what the verdict was instead.
+        fn bad_output(verdict: &Verdict) -> &BadWorkerOutput {
+            match verdict {
+                Verdict::ScriptError(ScriptError::BadOutput(bad)) => {
+                    assert_eq!(verdict.note().as_deref(), Some("script-error: bad-output"));
+                    bad
+                }
+                other => panic!("expected bad output, got {other:?}"),
+            }
+        }
+
+        fn verdict_of_script(body: &str) -> Verdict {
+            let workers = FakeWorkers::new();
+            let run = workers.run_script("worker.sh", body);
+            verdict_of(&run, GENEROUS_TIMEOUT)
+        }
+
+        #[test]
+        fn exit_127_is_tool_unavailable() {
+            let verdict = verdict_of_script("echo 'eslint: not found' >&2; exit 127");
+            assert_eq!(verdict, Verdict::ToolUnavailable);
+            assert_eq!(verdict.note().as_deref(), Some("tool-unavailable"));
+        }
+
+        #[test]
+        fn exit_2_is_script_error_exit_2() {
+            let verdict = verdict_of_script(r#"echo '{"pass":true}'; exit 2"#);
+            assert_eq!(verdict, script_error(ScriptError::Exit(2)));
+        }
+
+        #[test]
+        fn a_worker_that_kills_itself_with_sigkill_is_signal_sigkill() {
+            let verdict = verdict_of_script("kill -KILL $$; sleep 5");
+            assert_eq!(
+                verdict,
+                script_error(ScriptError::Signal("SIGKILL".to_owned()))
+            );
+        }
+
+        #[test]
+        fn an_external_sigterm_is_external_sigterm() {
+            let verdict = verdict_of_script("kill -TERM $$; sleep 5");
+            assert_eq!(verdict, script_error(ScriptError::ExternalSigterm));
+        }
+
+        #[test]
+        fn a_missing_program_is_spawn_failed_enoent() {
+            let workers = FakeWorkers::new();
+            let program = workers.folder().join("does-not-exist");
+            let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
+            assert_eq!(run.spawn_error.as_deref(), Some("ENOENT"));
+            assert_eq!((run.exit_code, run.signal), (None, None));
+            assert_eq!(
+                verdict_of(&run, GENEROUS_TIMEOUT),
+                script_error(ScriptError::SpawnFailed("ENOENT".to_owned()))
+            );
+        }
+
+        #[test]
+        fn a_non_executable_file_is_spawn_failed_eacces() {
+            let workers = FakeWorkers::new();
+            let program = workers.folder().join("plain.sh");
+            std::fs::write(&program, "#!/bin/sh\nexit 0\n").unwrap();
+            let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
+            assert_eq!(run.spawn_error.as_deref(), Some("EACCES"));
+            assert_eq!(
+                verdict_of(&run, GENEROUS_TIMEOUT),
+                script_error(ScriptError::SpawnFailed("EACCES".to_owned()))
+            );
+        }
+
+        #[test]
+        fn garbage_on_stdout_is_bad_output() {
+            let verdict = verdict_of_script("echo 'Segmentation fault (core dumped)'");
+            assert_eq!(bad_output(&verdict), &BadWorkerOutput::NoObject);
+        }
+
+        #[test]
+        fn pass_yes_is_bad_output() {
+            let verdict = verdict_of_script(r#"echo '{"pass":"yes","findings_count":0}'"#);
+            assert!(matches!(
+                bad_output(&verdict),
+                BadWorkerOutput::PassNotBoolean(_)
+            ));
+        }
+
+        #[test]
+        fn pass_false_with_three_findings_is_failed_with_three() {
+            let verdict = verdict_of_script(r#"echo '{"pass":false,"findings_count":3}'"#);
+            assert_eq!(failed_count(&verdict), 3);
+        }
+
+        #[test]
+        fn pass_false_without_findings_count_is_bad_output() {
+            let verdict = verdict_of_script(r#"echo '{"pass":false}'"#);
+            assert_eq!(bad_output(&verdict), &BadWorkerOutput::FindingsCountMissing);
+        }
+
+        #[test]
+        fn a_negative_or_fractional_findings_count_is_bad_output() {
+            for value in ["-4", "2.7"] {
+                let verdict = verdict_of_script(&format!(
+                    r#"echo '{{"pass":false,"findings_count":{value}}}'"#
+                ));
+                assert!(
+                    matches!(
+                        bad_output(&verdict),
+                        BadWorkerOutput::FindingsCountNotACount(_)
+                    ),
+                    "{value}"
+                );
+            }
+        }
+
+        #[test]
+        fn a_banner_line_before_the_json_is_skipped() {
+            let verdict = verdict_of_script(
+                "echo '> npm run check {x}'; echo '{\"pass\":true,\"findings_count\":0}'",
+            );
+            assert_eq!(verdict, Verdict::Passed);
+        }
     }
 }
