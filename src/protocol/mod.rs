@@ -3,15 +3,16 @@
 //! and what a sensor worker answers and how that answer is judged.
 //!
 //! The compile is the writer, the runtime the readers, and both halves take every spelling from
-//! here: a graph field's key and its place in each graph format ([`stage_node`], [`graph_format`],
-//! D13), a binding's selection values ([`selection`]), the one `matches` matcher ([`glob`], D5),
-//! where a stage's outputs go ([`output_paths`]), the worker's exit statuses and stdout
-//! ([`worker_outcome`]), the verdict read from them ([`verdict`], D4) and what a failure found
-//! ([`finding`]).
+//! here: a graph field's key and its place in each graph format ([`graph_keys`],
+//! [`graph_format`], D13), how a node is written and read back ([`stage_node`],
+//! [`stage_graph`]), a binding's selection values ([`selection`]), the one `matches` matcher
+//! ([`glob`], D5), where a stage's outputs go ([`output_paths`]), the worker's exit statuses and
+//! stdout ([`worker_outcome`]), the verdict read from them ([`verdict`], D4) and what a failure
+//! found ([`finding`]).
 //!
-//! - [`stage_node`]: a node's fields and their order per format, the one writer of a node (through
-//!   [`pretty_writer`], the JavaScript-compatible formatter), and the node and binding types the
-//!   runtime reads;
+//! - [`graph_keys`]: every key of the graph, spelled once, in the reference's order;
+//! - [`stage_node`]: the one writer of a node (through [`pretty_writer`], the
+//!   JavaScript-compatible formatter), and the node and binding types the runtime reads;
 //! - [`stage_graph`]: the one strict reader of a graph's text;
 //! - [`graph_format`]: the shapes of `stage-graph.json` (2.5, 2.6, gate) and the rule choosing one;
 //! - [`pretty_writer`]: `JSON.stringify(value, null, 2)` written straight into a buffer;
@@ -30,6 +31,7 @@
 pub mod finding;
 pub mod glob;
 pub mod graph_format;
+pub mod graph_keys;
 pub mod output_paths;
 pub mod pretty_writer;
 pub mod selection;

@@ -19,10 +19,9 @@ use std::fmt;
 use serde::Deserialize;
 use serde::de::{self, MapAccess, SeqAccess, Visitor};
 
+use crate::protocol::graph_keys::{CONSUME_ARTIFACT, EntryField, NodeField};
 use crate::protocol::selection::{FireOn, Severity};
-use crate::protocol::stage_node::{
-    CONSUME_ARTIFACT, EntryField, ForEach, GraphConsume, GraphNode, NodeField, Phase, SensorEntry,
-};
+use crate::protocol::stage_node::{ForEach, GraphConsume, GraphNode, Phase, SensorEntry};
 
 /// The loaded graph: its nodes in file order, and the binding shape they were read with.
 #[derive(Debug, Clone)]

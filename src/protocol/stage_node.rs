@@ -1,216 +1,32 @@
-//! One node of `stage-graph.json`: its fields and their order in each graph format (D2, D13),
-//! the one writer of a node, and the node and its sensor bindings as the runtime reads them
-//! back.
+//! One node of `stage-graph.json` as the compile writes it ([`NodeBody`], the one writer of a
+//! node), and the node and its sensor bindings as the runtime reads them back ([`GraphNode`],
+//! [`SensorEntry`]).
 //!
-//! Every key of a node is spelled once, by [`NodeField::key`], in the reference's [gate]
-//! `FIELD_ORDER` ([`NodeField::ALL`]); [`NodeField::in_format`] says which an older format leaves
-//! out. A `sensors_applicable` entry's keys are [`EntryField`]'s, the same way. The compile fills
-//! a [`NodeBody`] from a stage (borrowing, so nothing is copied) and writes it with
-//! [`NodeBody::write`]; the runtime reads a node back as a [`GraphNode`] through
-//! `stage_graph::parse_graph`, which asks the same keys. Adding a graph field is then two edits:
-//! here (the field of [`NodeBody`], its [`NodeField`] in its place, and how it is written), and
-//! where the compile takes its value from the stage.
+//! The writer goes through the node's keys in order (`graph_keys::NodeField::BODY`, the
+//! reference's [gate] `FIELD_ORDER`) and writes each one the graph format carries
+//! (`GraphFormat::carries_node_field`, D13); a binding the same way (`EntryField`). The compile
+//! fills a [`NodeBody`] from a stage, borrowing every value, and `stage_graph::parse_graph` reads
+//! a node back under the same keys. Adding a graph field is then two edits: the protocol's (its
+//! key in its place in `graph_keys`, its type in [`NodeBody`] and how it is written, and the
+//! format rule when an older format has no place for it) and the compile's (where its value
+//! comes from, in `graph::emit`).
 //!
 //! Invariant: the bytes [`NodeBody::write`] gives equal `js_json::pretty_json` of the same node
 //! (`JSON.stringify(node, null, 2)`), written straight into the graph's buffer with
-//! [`PrettyWriter`]: strings, booleans and lists of them directly, a number or a
-//! `produces_kinds` map (whose artifact names may be array indices, which JavaScript lists first)
-//! through [`PrettyWriter::value`].
+//! [`PrettyWriter`], no value tree built: strings, booleans and lists of them directly, a
+//! number or a `produces_kinds` map (whose artifact names may be array indices, which
+//! JavaScript lists first) through [`PrettyWriter::value`].
 
 use serde_json::{Map, Value, json};
 
 use crate::protocol::graph_format::GraphFormat;
+use crate::protocol::graph_keys::{
+    CONSUME_ARTIFACT, CONSUME_CONDITIONAL_ON, CONSUME_REQUIRED, EntryField, NodeField, RULE_PATH,
+    RULE_SCOPE,
+};
 use crate::protocol::output_paths::StageOutputs;
 use crate::protocol::pretty_writer::{PrettyWriter, push_json_string};
 use crate::protocol::selection::{FireOn, Severity};
-
-/// A top-level key of a stage node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NodeField {
-    Slug,
-    Number,
-    Name,
-    Plugin,
-    /// Written by the reference only as `false`, on a stage a plugin selection disables. This
-    /// engine selects no plugins yet, so no node it writes carries it.
-    Enabled,
-    Phase,
-    Execution,
-    Condition,
-    LeadAgent,
-    SupportAgents,
-    Mode,
-    ForEach,
-    WorkspaceRequires,
-    Produces,
-    OptionalProduces,
-    ProducesKinds,
-    Consumes,
-    RequiresStage,
-    Sensors,
-    Scopes,
-    Reviewer,
-    ReviewArtifact,
-    ReviewerMaxIterations,
-    ReviewClass,
-    SummaryConfirmation,
-    Inputs,
-    Outputs,
-    RulesInContext,
-    SensorsApplicable,
-}
-
-impl NodeField {
-    /// Every key, in the order a node holds them: the reference's [gate] `FIELD_ORDER`.
-    pub const ALL: [NodeField; 29] = [
-        NodeField::Slug,
-        NodeField::Number,
-        NodeField::Name,
-        NodeField::Plugin,
-        NodeField::Enabled,
-        NodeField::Phase,
-        NodeField::Execution,
-        NodeField::Condition,
-        NodeField::LeadAgent,
-        NodeField::SupportAgents,
-        NodeField::Mode,
-        NodeField::ForEach,
-        NodeField::WorkspaceRequires,
-        NodeField::Produces,
-        NodeField::OptionalProduces,
-        NodeField::ProducesKinds,
-        NodeField::Consumes,
-        NodeField::RequiresStage,
-        NodeField::Sensors,
-        NodeField::Scopes,
-        NodeField::Reviewer,
-        NodeField::ReviewArtifact,
-        NodeField::ReviewerMaxIterations,
-        NodeField::ReviewClass,
-        NodeField::SummaryConfirmation,
-        NodeField::Inputs,
-        NodeField::Outputs,
-        NodeField::RulesInContext,
-        NodeField::SensorsApplicable,
-    ];
-
-    /// The fields of a node's body: everything after its head (`slug`, `number`, `name`).
-    const BODY: &[NodeField] = NodeField::ALL.split_at(3).1;
-
-    /// The key as the graph spells it.
-    pub const fn key(self) -> &'static str {
-        match self {
-            NodeField::Slug => "slug",
-            NodeField::Number => "number",
-            NodeField::Name => "name",
-            NodeField::Plugin => "plugin",
-            NodeField::Enabled => "enabled",
-            NodeField::Phase => "phase",
-            NodeField::Execution => "execution",
-            NodeField::Condition => "condition",
-            NodeField::LeadAgent => "lead_agent",
-            NodeField::SupportAgents => "support_agents",
-            NodeField::Mode => "mode",
-            NodeField::ForEach => "for_each",
-            NodeField::WorkspaceRequires => "workspace_requires",
-            NodeField::Produces => "produces",
-            NodeField::OptionalProduces => "optional_produces",
-            NodeField::ProducesKinds => "produces_kinds",
-            NodeField::Consumes => "consumes",
-            NodeField::RequiresStage => "requires_stage",
-            NodeField::Sensors => "sensors",
-            NodeField::Scopes => "scopes",
-            NodeField::Reviewer => "reviewer",
-            NodeField::ReviewArtifact => "review_artifact",
-            NodeField::ReviewerMaxIterations => "reviewer_max_iterations",
-            NodeField::ReviewClass => "review_class",
-            NodeField::SummaryConfirmation => "summary_confirmation",
-            NodeField::Inputs => "inputs",
-            NodeField::Outputs => "outputs",
-            NodeField::RulesInContext => "rules_in_context",
-            NodeField::SensorsApplicable => "sensors_applicable",
-        }
-    }
-
-    /// Whether a node of `format` has a place for the field: 2.5 has none for the review
-    /// fields, 2.6 none for `review_artifact` (D13).
-    pub fn in_format(self, format: GraphFormat) -> bool {
-        match self {
-            NodeField::ReviewArtifact => format.carries_review_artifact(),
-            NodeField::ReviewClass | NodeField::SummaryConfirmation => {
-                format.carries_review_class()
-            }
-            _ => true,
-        }
-    }
-}
-
-/// The reference's [gate] `FIELD_ORDER`: the 29 top-level keys of a node, in order.
-pub const FIELD_ORDER: [&str; 29] = {
-    let mut keys = [""; 29];
-    let mut index = 0;
-    while index < keys.len() {
-        keys[index] = NodeField::ALL[index].key();
-        index += 1;
-    }
-    keys
-};
-
-/// A key of a `sensors_applicable` entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryField {
-    Id,
-    Path,
-    FireOn,
-    DefaultSeverity,
-    Category,
-    Matches,
-}
-
-impl EntryField {
-    /// Every key, in the order an entry holds them: `{id, path, fire_on, default_severity,
-    /// category?, matches?}`.
-    pub const ALL: [EntryField; 6] = [
-        EntryField::Id,
-        EntryField::Path,
-        EntryField::FireOn,
-        EntryField::DefaultSeverity,
-        EntryField::Category,
-        EntryField::Matches,
-    ];
-
-    pub const fn key(self) -> &'static str {
-        match self {
-            EntryField::Id => "id",
-            EntryField::Path => "path",
-            EntryField::FireOn => "fire_on",
-            EntryField::DefaultSeverity => "default_severity",
-            EntryField::Category => "category",
-            EntryField::Matches => "matches",
-        }
-    }
-
-    /// Whether an entry of `format` has a place for the field: the formats before the gate's
-    /// write `{id, path, matches?}`, and the reference reads such a binding as write-fired and
-    /// advisory.
-    pub fn in_format(self, format: GraphFormat) -> bool {
-        match self {
-            EntryField::FireOn | EntryField::DefaultSeverity | EntryField::Category => {
-                format.carries_dispatch_fields()
-            }
-            EntryField::Id | EntryField::Path | EntryField::Matches => true,
-        }
-    }
-}
-
-/// The keys of a `consumes` item.
-pub const CONSUME_ARTIFACT: &str = "artifact";
-pub const CONSUME_REQUIRED: &str = "required";
-pub const CONSUME_CONDITIONAL_ON: &str = "conditional_on";
-
-/// The keys of a `rules_in_context` item.
-pub const RULE_PATH: &str = "path";
-pub const RULE_SCOPE: &str = "scope";
 
 /// One sensor binding of a stage: what the compile copies from a manifest into the stage's
 /// `sensors_applicable`, and what the dispatcher, the write hook and the gates read back (D6:
@@ -235,7 +51,7 @@ impl SensorEntry {
         writer.element();
         writer.begin_object();
         for field in EntryField::ALL {
-            if !field.in_format(format) {
+            if !format.carries_entry_field(field) {
                 continue;
             }
             let key = field.key();
@@ -271,7 +87,8 @@ pub struct RuleEntry<'a> {
 
 /// Every field of a node after its head, as the compile writes it: each value borrowed from the
 /// stage (or the rule set and the registry), `None` for a field the node leaves out. A field
-/// the format has no place for is left out whatever its value ([`NodeField::in_format`]).
+/// the format has no place for is left out whatever its value
+/// (`GraphFormat::carries_node_field`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeBody<'a> {
     pub plugin: Option<&'a str>,
@@ -309,7 +126,7 @@ impl NodeBody<'_> {
     pub fn write(&self, format: GraphFormat, out: &mut String) {
         let mut node = PrettyWriter::continuing_object(out, 1);
         for &field in NodeField::BODY {
-            if field.in_format(format) {
+            if format.carries_node_field(field) {
                 self.write_field(field, format, &mut node);
             }
         }
@@ -548,37 +365,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_field_order_is_the_reference_s_29_keys() {
-        assert_eq!(
-            FIELD_ORDER.join(" "),
-            "slug number name plugin enabled phase execution condition lead_agent support_agents mode for_each workspace_requires produces optional_produces produces_kinds consumes requires_stage sensors scopes reviewer review_artifact reviewer_max_iterations review_class summary_confirmation inputs outputs rules_in_context sensors_applicable"
-        );
-    }
-
-    #[test]
-    fn each_format_has_the_reference_s_count_of_keys() {
-        let count = |format: GraphFormat| {
-            NodeField::ALL
-                .iter()
-                .filter(|field| field.in_format(format))
-                .count()
+    fn each_format_writes_the_reference_s_keys_of_a_binding() {
+        let entry = SensorEntry {
+            id: "x".to_owned(),
+            path: ".claude/sensors/aidlc-x.md".to_owned(),
+            fire_on: FireOn::Gate,
+            default_severity: Severity::Blocking,
+            category: Some("shape".to_owned()),
+            matches: Some("**/*.md".to_owned()),
         };
-        assert_eq!(count(GraphFormat::Reference25), 26);
-        assert_eq!(count(GraphFormat::Reference26), 28);
-        assert_eq!(count(GraphFormat::Gate), 29);
-        let entry_keys = |format: GraphFormat| {
-            EntryField::ALL
-                .iter()
-                .filter(|field| field.in_format(format))
-                .map(|field| field.key())
-                .collect::<Vec<_>>()
+        let keys = |format: GraphFormat| {
+            let mut out = String::new();
+            let mut writer = PrettyWriter::new(&mut out, 0);
+            writer.begin_array();
+            entry.write(format, &mut writer);
+            writer.end_array();
+            let value: Vec<Map<String, Value>> = serde_json::from_str(&out).unwrap();
+            value[0].keys().cloned().collect::<Vec<_>>()
         };
+        assert_eq!(keys(GraphFormat::Reference25), ["id", "path", "matches"]);
+        assert_eq!(keys(GraphFormat::Reference26), ["id", "path", "matches"]);
         assert_eq!(
-            entry_keys(GraphFormat::Reference26),
-            ["id", "path", "matches"]
-        );
-        assert_eq!(
-            entry_keys(GraphFormat::Gate),
+            keys(GraphFormat::Gate),
             [
                 "id",
                 "path",

@@ -127,7 +127,7 @@ pub enum ScriptError {
     Interrupted,
     /// An enclosing time limit (the write hook's allowance, the gate's dispatch cap, `gate
     /// check --timeout`) ran out while the worker ran, so it was stopped before it gave a
-    /// verdict; holds the limit's name (`dispatch::time_limit`).
+    /// verdict; holds the limit's name.
     CutShort(String),
     /// None of the rows matched (the status could not be read).
     Unknown,
