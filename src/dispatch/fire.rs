@@ -148,13 +148,7 @@ pub fn prepare_fire(
     request: &FireRequest,
 ) -> Result<PreparedFire, FireRefusal> {
     let registry = load_live_registry(&workspace.layout);
-    if !registry.errors.is_empty() {
-        return Err(FireRefusal {
-            diagnostics: registry.errors.clone(),
-            sources: registry.sources.clone(),
-            ..FireRefusal::new("the sensor manifests have errors; fix them before firing")
-        });
-    }
+    usable_registry(&registry)?;
     known_sensor(&registry, &request.sensor_id)?;
     let graph = load_graph(&workspace.layout.stage_graph_path)
         .map_err(|error| FireRefusal::new(error.to_string()))?;
@@ -166,6 +160,18 @@ pub fn prepare_fire(
         return Err(refusal);
     }
     Ok(prepared)
+}
+
+/// The refusal of a live registry with manifest errors: nothing fires from it.
+pub fn usable_registry(registry: &LiveRegistry) -> Result<(), FireRefusal> {
+    if registry.errors.is_empty() {
+        return Ok(());
+    }
+    Err(FireRefusal {
+        diagnostics: registry.errors.clone(),
+        sources: registry.sources.clone(),
+        ..FireRefusal::new("the sensor manifests have errors; fix them before firing")
+    })
 }
 
 /// The refusal of a file under the intent record (or one of the stage's produce folders) that

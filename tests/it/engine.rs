@@ -840,3 +840,82 @@ fn a_project_dir_of_dot_records_paths_relative_to_the_project() {
         assert_eq!(block.field("Output path"), Some(OUTPUT), "{block:?}");
     }
 }
+
+/// The write hook reads the compiled graph once and each live manifest once per run, however
+/// many bindings the write fires: on the 2.6.54 install a write of `intent-statement.md` at
+/// `intent-capture` fires its three document sensors, and the run opens `stage-graph.json` once
+/// and each of the six manifests once (before: the graph four times and the registry three
+/// times). Counted with `strace -f -e trace=openat`.
+#[test]
+fn the_write_hook_reads_the_graph_and_each_manifest_once_however_many_sensors_fire() {
+    let Some(strace) = crate::support::system_tool("strace") else {
+        return;
+    };
+    let project = TestProject::reference_install("2.6.54");
+    let record = "aidlc/spaces/default/intents/260901-hook";
+    let deliverable = format!("{record}/ideation/intent-capture/intent-statement.md");
+    project.write(
+        &format!("{record}/aidlc-state.md"),
+        "# AI-DLC State Tracking\n\n## Current Status\n- **Current Stage**: intent-capture\n",
+    );
+    project.write(&deliverable, "# Intent\n\n## Scope\n\nOne section only.\n");
+    let payload =
+        serde_json::json!({"tool_input": {"file_path": project.path(&deliverable)}}).to_string();
+    let trace = project.path(".hook.strace");
+    let hook = project.command(&project.root, &["engine", "hook", "run-sensors"]);
+    let mut traced = std::process::Command::new(strace);
+    traced
+        .args(["-f", "-e", "trace=openat", "-o", trace.as_str()])
+        .arg(hook.get_program())
+        .args(hook.get_args())
+        .current_dir(&project.root)
+        .envs(
+            hook.get_envs()
+                .filter_map(|(name, value)| Some((name, value?))),
+        );
+    for (name, value) in hook.get_envs() {
+        if value.is_none() {
+            traced.env_remove(name);
+        }
+    }
+    let mut child = traced
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run the hook under strace");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+
+    let blocks: Vec<AuditBlock> = std::fs::read_dir(project.path(&format!("{record}/audit")))
+        .unwrap()
+        .filter_map(Result::ok)
+        .flat_map(|entry| parse_blocks(&std::fs::read_to_string(entry.path()).unwrap()))
+        .collect();
+    assert_eq!(pair_fires(&blocks).len(), 3, "three document sensors fire");
+    let opens = std::fs::read_to_string(&trace).unwrap();
+    let opened = |suffix: &str| {
+        opens
+            .lines()
+            .filter(|line| line.contains("openat(") && !line.contains("ENOENT"))
+            .filter(|line| line.contains(&format!("{suffix}\"")))
+            .count()
+    };
+    assert_eq!(opened("/tools/data/stage-graph.json"), 1, "{opens}");
+    let manifests: Vec<String> = std::fs::read_dir(project.path(".claude/sensors"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name.starts_with("aidlc-") && camino::Utf8Path::new(name).extension() == Some("md")
+        })
+        .collect();
+    assert_eq!(manifests.len(), 6);
+    for manifest in manifests {
+        assert_eq!(
+            opened(&format!("/.claude/sensors/{manifest}")),
+            1,
+            "{manifest}: {opens}"
+        );
+    }
+}
