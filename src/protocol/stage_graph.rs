@@ -16,8 +16,11 @@
 
 use std::fmt;
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
 use serde::Deserialize;
-use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 
 use crate::protocol::graph_keys::{CONSUME_ARTIFACT, EntryField, NodeField};
 use crate::protocol::selection::{FireOn, Severity};
@@ -74,8 +77,11 @@ pub enum GraphTextError {
 
 /// The graph in `text`, strictly parsed.
 pub fn parse_graph(text: &str) -> Result<StageGraph, GraphTextError> {
-    let raw: RawJson =
-        serde_json::from_str(text).map_err(|error| GraphTextError::Json(error.to_string()))?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let raw = RawSeed(Reading::Graph)
+        .deserialize(&mut deserializer)
+        .and_then(|raw| deserializer.end().map(|()| raw))
+        .map_err(|error| GraphTextError::Json(error.to_string()))?;
     read_graph(&raw).map_err(GraphTextError::Refused)
 }
 
@@ -113,18 +119,22 @@ pub fn producers_of<'a>(nodes: &'a [GraphNode], artifact: &str) -> Vec<&'a Graph
 const MAX_SHOWN_VALUE_CHARS: usize = 80;
 
 /// A JSON value as written: objects keep every key in file order, duplicates included, so that
-/// a key written twice is refused instead of silently keeping the last one.
+/// a key written twice is refused instead of silently keeping the last one. Strings borrow
+/// from the graph's text where they can.
 #[derive(Debug, Clone)]
-enum RawJson {
+enum RawJson<'t> {
     Null,
     Bool(bool),
     Number(String),
-    String(String),
-    Array(Vec<RawJson>),
-    Object(Vec<(String, RawJson)>),
+    String(Cow<'t, str>),
+    Array(Vec<RawJson<'t>>),
+    Object(Vec<(Cow<'t, str>, RawJson<'t>)>),
+    /// The value of a key the reader never looks at (see [`Reading`]): parsed and checked as
+    /// any other value is, so the same texts are refused, then dropped.
+    Unread,
 }
 
-impl RawJson {
+impl RawJson<'_> {
     /// The value as a refusal shows it: scalars as JSON (long strings cut), containers by kind.
     fn shown(&self) -> String {
         match self {
@@ -132,7 +142,7 @@ impl RawJson {
             RawJson::Bool(value) => value.to_string(),
             RawJson::Number(number) => number.clone(),
             RawJson::String(text) => {
-                let quoted = serde_json::Value::from(text.as_str()).to_string();
+                let quoted = serde_json::Value::from(&**text).to_string();
                 if quoted.chars().count() <= MAX_SHOWN_VALUE_CHARS {
                     quoted
                 } else {
@@ -142,101 +152,277 @@ impl RawJson {
             }
             RawJson::Array(_) => "an array".to_owned(),
             RawJson::Object(_) => "an object".to_owned(),
+            RawJson::Unread => "a value".to_owned(),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for RawJson {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(RawJsonVisitor)
+/// The node keys the reader reads; the value of any other key is [`RawJson::Unread`]. Reading a
+/// key that is not listed here finds it unread, which a test guards.
+const READ_NODE_FIELDS: [NodeField; 7] = [
+    NodeField::Slug,
+    NodeField::Phase,
+    NodeField::ForEach,
+    NodeField::Produces,
+    NodeField::OptionalProduces,
+    NodeField::Consumes,
+    NodeField::SensorsApplicable,
+];
+
+/// How much of a value the reader keeps: everything, or (for the graph, a node, its `consumes`)
+/// only what the reader reads. Most of a node (its prose, agents, rules) is never read at fire
+/// time, and building and dropping it was most of the cost of loading a graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Whole,
+    /// The top level: an array of nodes.
+    Graph,
+    /// One node: the keys of [`READ_NODE_FIELDS`].
+    Node,
+    /// A node's `consumes`: an array of items.
+    Consumes,
+    /// One `consumes` item: its `artifact`.
+    Consume,
+}
+
+impl Reading {
+    /// How the elements of an array read so are read.
+    fn of_elements(self) -> Reading {
+        match self {
+            Reading::Graph => Reading::Node,
+            Reading::Consumes => Reading::Consume,
+            Reading::Whole | Reading::Node | Reading::Consume => Reading::Whole,
+        }
+    }
+
+    /// How the value of `key` in an object read so is read, `None` when it is not read.
+    fn of_value(self, key: &str) -> Option<Reading> {
+        match self {
+            Reading::Node if key == NodeField::Consumes.key() => Some(Reading::Consumes),
+            Reading::Node => READ_NODE_FIELDS
+                .iter()
+                .any(|field| field.key() == key)
+                .then_some(Reading::Whole),
+            Reading::Consume => (key == CONSUME_ARTIFACT).then_some(Reading::Whole),
+            Reading::Whole | Reading::Graph | Reading::Consumes => Some(Reading::Whole),
+        }
     }
 }
 
-struct RawJsonVisitor;
+/// Reads one value as [`Reading`] says.
+#[derive(Clone, Copy)]
+struct RawSeed(Reading);
+
+impl<'de> DeserializeSeed<'de> for RawSeed {
+    type Value = RawJson<'de>;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(RawJsonVisitor(self.0))
+    }
+}
+
+struct RawJsonVisitor(Reading);
 
 impl<'de> Visitor<'de> for RawJsonVisitor {
-    type Value = RawJson;
+    type Value = RawJson<'de>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str("any JSON value")
     }
 
-    fn visit_unit<E>(self) -> Result<RawJson, E> {
+    fn visit_unit<E>(self) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Null)
     }
 
-    fn visit_bool<E>(self, value: bool) -> Result<RawJson, E> {
+    fn visit_bool<E>(self, value: bool) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Bool(value))
     }
 
-    fn visit_i64<E>(self, value: i64) -> Result<RawJson, E> {
+    fn visit_i64<E>(self, value: i64) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Number(value.to_string()))
     }
 
-    fn visit_u64<E>(self, value: u64) -> Result<RawJson, E> {
+    fn visit_u64<E>(self, value: u64) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Number(value.to_string()))
     }
 
-    fn visit_f64<E>(self, value: f64) -> Result<RawJson, E> {
+    fn visit_f64<E>(self, value: f64) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Number(value.to_string()))
     }
 
-    fn visit_str<E>(self, value: &str) -> Result<RawJson, E> {
-        Ok(RawJson::String(value.to_owned()))
+    fn visit_borrowed_str<E>(self, value: &'de str) -> Result<RawJson<'de>, E> {
+        Ok(RawJson::String(Cow::Borrowed(value)))
     }
 
-    fn visit_string<E>(self, value: String) -> Result<RawJson, E> {
-        Ok(RawJson::String(value))
+    fn visit_str<E>(self, value: &str) -> Result<RawJson<'de>, E> {
+        Ok(RawJson::String(Cow::Owned(value.to_owned())))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawJson, A::Error> {
+    fn visit_string<E>(self, value: String) -> Result<RawJson<'de>, E> {
+        Ok(RawJson::String(Cow::Owned(value)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawJson<'de>, A::Error> {
+        let elements = RawSeed(self.0.of_elements());
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
+        while let Some(item) = seq.next_element_seed(elements)? {
             items.push(item);
         }
         Ok(RawJson::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
-        let mut fields = Vec::new();
-        while let Some((key, value)) = map.next_entry::<String, RawJson>()? {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawJson<'de>, A::Error> {
+        // A node has up to 29 keys and a binding up to 6: one allocation each, instead of a
+        // growing vector's several.
+        let mut fields = Vec::with_capacity(if self.0 == Reading::Node {
+            NodeField::ALL.len()
+        } else {
+            EntryField::ALL.len()
+        });
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let value = if let Some(reading) = self.0.of_value(&key) {
+                map.next_value_seed(RawSeed(reading))?
+            } else {
+                map.next_value::<UnreadValue>()?;
+                RawJson::Unread
+            };
             fields.push((key, value));
         }
         Ok(RawJson::Object(fields))
     }
 }
 
+/// An object's key, borrowed from the text when it has no escape.
+struct Key<'t>(Cow<'t, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match RawSeed(Reading::Whole).deserialize(deserializer)? {
+            RawJson::String(key) => Ok(Key(key)),
+            _ => Err(de::Error::custom("an object key that is not a string")),
+        }
+    }
+}
+
+/// A value the reader does not read, parsed as [`RawJson`] parses one (every number converted,
+/// nesting counted) so that exactly the same texts are accepted, and nothing kept.
+struct UnreadValue;
+
+impl<'de> Deserialize<'de> for UnreadValue {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UnreadVisitor)
+    }
+}
+
+struct UnreadVisitor;
+
+impl<'de> Visitor<'de> for UnreadVisitor {
+    type Value = UnreadValue;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<UnreadValue, A::Error> {
+        while seq.next_element::<UnreadValue>()?.is_some() {}
+        Ok(UnreadValue)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<UnreadValue, A::Error> {
+        while map.next_key::<UnreadValue>()?.is_some() {
+            map.next_value::<UnreadValue>()?;
+        }
+        Ok(UnreadValue)
+    }
+}
+
+/// An object's fields as written, in order.
+type Fields<'t> = [(Cow<'t, str>, RawJson<'t>)];
+
 /// The fields of one object of the graph, with where it is for refusals.
 struct ObjectReader<'a> {
     place: &'a str,
-    /// Prepended to every key it names: `""` for a node, `sensors_applicable[2].` for an entry.
-    key_prefix: String,
-    entries: &'a [(String, RawJson)],
+    /// Where the object sits in its node: the node itself, or `sensors_applicable[2]`.
+    within: Within<'a>,
+    entries: &'a Fields<'a>,
 }
+
+/// The key path of an object inside its node, spelled out only when a refusal names a key.
+#[derive(Clone, Copy)]
+enum Within<'a> {
+    Node,
+    /// Item `index` of the node's list `list`.
+    Item {
+        list: &'a str,
+        index: usize,
+    },
+}
+
+/// Objects with at most this many keys are checked for a repeated key without allocating.
+const KEYS_CHECKED_ON_THE_STACK: usize = 40;
 
 impl<'a> ObjectReader<'a> {
     fn refusal(&self, key: &str, value: impl Into<String>) -> GraphRefusal {
         GraphRefusal {
             place: self.place.to_owned(),
-            key: format!("{}{key}", self.key_prefix),
+            key: match self.within {
+                Within::Node => key.to_owned(),
+                Within::Item { list, index } => format!("{list}[{index}].{key}"),
+            },
             value: value.into(),
         }
     }
 
-    /// Every key of the object at most once (`serde_json` would silently keep the last).
+    /// Every key of the object at most once (`serde_json` would silently keep the last); of
+    /// several repeated keys, the first in sorted order is named.
     fn check_no_duplicate_key(&self) -> Result<(), GraphRefusal> {
-        let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_str()).collect();
-        keys.sort_unstable();
-        match keys.windows(2).find(|pair| pair[0] == pair[1]) {
-            Some(pair) => Err(self.refusal(pair[0], "written twice in the same object")),
+        let repeated = if self.entries.len() <= KEYS_CHECKED_ON_THE_STACK {
+            let mut keys = [""; KEYS_CHECKED_ON_THE_STACK];
+            for (slot, (key, _)) in keys.iter_mut().zip(self.entries) {
+                *slot = key.as_ref();
+            }
+            first_repeated(&mut keys[..self.entries.len()])
+        } else {
+            let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_ref()).collect();
+            first_repeated(&mut keys)
+        };
+        match repeated {
+            Some(key) => Err(self.refusal(key, "written twice in the same object")),
             None => Ok(()),
         }
     }
 
-    fn get(&self, key: &str) -> Option<&'a RawJson> {
+    fn get(&self, key: &str) -> Option<&'a RawJson<'a>> {
         self.entries
             .iter()
-            .find(|(known, _)| known == key)
+            .find(|(known, _)| known.as_ref() == key)
             .map(|(_, value)| value)
     }
 
@@ -244,14 +430,14 @@ impl<'a> ObjectReader<'a> {
         self.get(key).is_some()
     }
 
-    fn required(&self, key: &str, expected: &str) -> Result<&'a RawJson, GraphRefusal> {
+    fn required(&self, key: &str, expected: &str) -> Result<&'a RawJson<'a>, GraphRefusal> {
         self.get(key)
             .ok_or_else(|| self.refusal(key, format!("missing (expected {expected})")))
     }
 
     fn string(&self, key: &str) -> Result<&'a str, GraphRefusal> {
         match self.required(key, "a string")? {
-            RawJson::String(text) => Ok(text),
+            RawJson::String(text) => Ok(text.as_ref()),
             other => Err(self.refusal(key, format!("{} (expected a string)", other.shown()))),
         }
     }
@@ -268,7 +454,7 @@ impl<'a> ObjectReader<'a> {
     fn optional_string(&self, key: &str) -> Result<Option<&'a str>, GraphRefusal> {
         match self.get(key) {
             None => Ok(None),
-            Some(RawJson::String(text)) => Ok(Some(text)),
+            Some(RawJson::String(text)) => Ok(Some(text.as_ref())),
             Some(other) => Err(self.refusal(key, format!("{} (expected a string)", other.shown()))),
         }
     }
@@ -325,7 +511,7 @@ impl<'a> ObjectReader<'a> {
             .iter()
             .enumerate()
             .map(|(index, item)| match item {
-                RawJson::String(text) => Ok(text.clone()),
+                RawJson::String(text) => Ok(String::from(text.as_ref())),
                 other => Err(self.refusal(
                     &format!("{key}[{index}]"),
                     format!("{} (expected a string)", other.shown()),
@@ -335,7 +521,7 @@ impl<'a> ObjectReader<'a> {
     }
 
     /// A required array of objects, each as its own [`ObjectReader`] with its key path.
-    fn objects(&self, key: &str) -> Result<Vec<ObjectReader<'a>>, GraphRefusal> {
+    fn objects(&self, key: &'a str) -> Result<Vec<ObjectReader<'a>>, GraphRefusal> {
         let value = self.required(key, "an array of objects")?;
         let RawJson::Array(items) = value else {
             return Err(self.refusal(
@@ -350,7 +536,7 @@ impl<'a> ObjectReader<'a> {
                 RawJson::Object(entries) => {
                     let entry = ObjectReader {
                         place: self.place,
-                        key_prefix: format!("{}{key}[{index}].", self.key_prefix),
+                        within: Within::Item { list: key, index },
                         entries,
                     };
                     entry.check_no_duplicate_key()?;
@@ -365,7 +551,15 @@ impl<'a> ObjectReader<'a> {
     }
 }
 
-fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
+/// The first key of `keys` in sorted order that appears more than once (sorts `keys`).
+fn first_repeated<'k>(keys: &mut [&'k str]) -> Option<&'k str> {
+    keys.sort_unstable();
+    keys.windows(2)
+        .find(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
+}
+
+fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
     let RawJson::Array(items) = raw else {
         return Err(GraphRefusal {
             place: "the graph".to_owned(),
@@ -373,7 +567,7 @@ fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
             value: format!("{} (expected an array of stage nodes)", raw.shown()),
         });
     };
-    let mut objects: Vec<(String, &[(String, RawJson)])> = Vec::with_capacity(items.len());
+    let mut objects: Vec<(String, &Fields<'_>)> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let RawJson::Object(fields) = item else {
             return Err(GraphRefusal {
@@ -386,16 +580,18 @@ fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
     }
     let shape = graph_shape(&objects);
     let mut nodes: Vec<GraphNode> = Vec::with_capacity(objects.len());
+    // Each slug's first node, so that a large graph is not searched once per node.
+    let mut first_with_slug: BTreeMap<String, usize> = BTreeMap::new();
     for (place, fields) in &objects {
         let fields = ObjectReader {
             place,
-            key_prefix: String::new(),
+            within: Within::Node,
             entries: fields,
         };
         let node = read_node(&fields, shape)?;
-        if let Some(first) = nodes.iter().position(|known| known.slug == node.slug) {
+        if let Some(first) = first_with_slug.get(&node.slug) {
             return Err(fields.refusal(
-                "slug",
+                NodeField::Slug.key(),
                 format!(
                     "\"{}\" (node {} has the same slug; slugs are unique)",
                     node.slug,
@@ -403,14 +599,18 @@ fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
                 ),
             ));
         }
+        first_with_slug.insert(node.slug.clone(), nodes.len());
         nodes.push(node);
     }
     Ok(StageGraph { shape, nodes })
 }
 
 /// `stage "<slug>"` when the node has a string slug, else `node <n>`.
-fn node_place(index: usize, fields: &[(String, RawJson)]) -> String {
-    match fields.iter().find(|(key, _)| key == NodeField::Slug.key()) {
+fn node_place(index: usize, fields: &Fields<'_>) -> String {
+    match fields
+        .iter()
+        .find(|(key, _)| key.as_ref() == NodeField::Slug.key())
+    {
         Some((_, RawJson::String(slug))) if !slug.is_empty() => format!("stage \"{slug}\""),
         _ => format!("node {}", index + 1),
     }
@@ -418,8 +618,8 @@ fn node_place(index: usize, fields: &[(String, RawJson)]) -> String {
 
 /// [`GraphShape::Gate`] as soon as any binding anywhere carries `fire_on` or
 /// `default_severity`; entries that are not objects are left for [`read_node`] to refuse.
-fn graph_shape(objects: &[(String, &[(String, RawJson)])]) -> GraphShape {
-    let carries_selection = |entry: &RawJson| {
+fn graph_shape(objects: &[(String, &Fields<'_>)]) -> GraphShape {
+    let carries_selection = |entry: &RawJson<'_>| {
         matches!(entry, RawJson::Object(fields)
         if fields.iter().any(|(key, _)| {
             key == EntryField::FireOn.key() || key == EntryField::DefaultSeverity.key()
@@ -704,6 +904,56 @@ mod tests {
         assert_eq!(
             (no_slug.place.as_str(), no_slug.key.as_str()),
             ("node 1", "slug")
+        );
+    }
+
+    /// The values the reader skips are parsed and checked all the same: a number JSON cannot
+    /// hold, nesting past `serde_json`'s limit, a broken string are refused wherever they are.
+    #[test]
+    fn a_value_the_reader_does_not_read_is_still_checked_as_json() {
+        let base = node("s", &json!([]));
+        let with = |key: &str, raw: &str| {
+            let text = base.to_string();
+            format!("[{}, \"{key}\": {raw}}}]", &text[..text.len() - 1])
+        };
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for key in ["inputs", "rules_in_context", "produces"] {
+            for raw in ["1e400", deep.as_str(), "\"\\x\""] {
+                assert!(
+                    matches!(parse_graph(&with(key, raw)), Err(GraphTextError::Json(_))),
+                    "{key}: {raw:.20}"
+                );
+            }
+        }
+        let unread = parse_graph(&with("inputs", "{\"any\": [1, \"two\", null]}")).unwrap();
+        assert_eq!(unread.nodes[0].slug, "s");
+    }
+
+    /// Every key the reader asks a node for is one it keeps.
+    #[test]
+    fn the_reader_keeps_every_node_key_it_reads() {
+        let text =
+            json!([node("s", &json!([gate_entry("shape", "gate", "blocking")]))]).to_string();
+        let mut deserializer = serde_json::Deserializer::from_str(&text);
+        let raw = RawSeed(Reading::Graph)
+            .deserialize(&mut deserializer)
+            .unwrap();
+        let RawJson::Array(nodes) = raw else {
+            panic!("an array")
+        };
+        let RawJson::Object(fields) = &nodes[0] else {
+            panic!("an object")
+        };
+        for (key, value) in fields {
+            let read = READ_NODE_FIELDS
+                .iter()
+                .any(|field| field.key() == key.as_ref());
+            assert_eq!(!matches!(value, RawJson::Unread), read, "{key}");
+        }
+        assert!(
+            fields
+                .iter()
+                .any(|(key, value)| key == "number" && matches!(value, RawJson::Unread))
         );
     }
 }
