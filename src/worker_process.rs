@@ -963,9 +963,9 @@ pub(crate) mod tests {
         }
 
         #[test]
-        fn pass_false_without_findings_count_is_bad_output() {
-            let verdict = verdict_of_script(r#"echo '{"pass":false}'"#);
-            assert_eq!(bad_output(&verdict), &BadWorkerOutput::FindingsCountMissing);
+        fn pass_false_without_findings_count_is_a_failure_counting_its_findings() {
+            let verdict = verdict_of_script(r#"echo '{"pass":false,"findings":["a"]}'"#);
+            assert_eq!(failed_count(&verdict), 1);
         }
 
         #[test]

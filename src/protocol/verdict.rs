@@ -24,10 +24,15 @@
 //!   - a key that appears twice at the top level (`{"pass":false,"pass":true}`): `serde_json`
 //!     keeps the last one silently, so the keys are collected by our own visitor;
 //!   - `pass` missing or not a boolean;
-//!   - `findings_count` missing, or not a non-negative whole number that fits in 64 bits.
+//!   - `findings_count` present but not a non-negative whole number that fits in 64 bits.
 //!     `2.0` and `2e0` are accepted as 2 (the value is exactly a whole number, and a worker
 //!     written in a language with one number type may print it so); `-1`, `2.5`, `1e300`,
-//!     `"2"`, `null` are refused;
+//!     `"2"`, `null` are refused. A missing `findings_count` is read as the reference reads it
+//!     (D4): 0 on a pass (its own fixture workers print `{"pass": true, "h2_count": 5}`), and
+//!     on a failure the number of items of `findings` when that is an array, else 0;
+//!   - more than one line of stdout that is a verdict on its own (a JSON object with `pass`):
+//!     the reference's parse fails on them, and reading the last would let a later `pass: true`
+//!     hide an earlier failure;
 //!   - `pass: true` with `findings_count > 0`, which contradicts itself.
 //!
 //!   `pass: false` with `findings_count: 0` is a failure with no counted findings (a worker may
@@ -40,7 +45,8 @@
 //! reads pretty-printed (multi-line) output, and a whole object found so can never be confused
 //! with one of its own nested lines. When the text from the first `{` is not one object (a
 //! banner line that itself holds a `{`, or a line printed after the JSON), the verdict is the
-//! last line of stdout that is one JSON object on its own.
+//! last line of stdout that is one JSON object on its own, unless more than one line is a
+//! verdict on its own (bad output: which of them the worker meant cannot be known).
 
 use std::fmt;
 use std::time::Duration;
@@ -233,8 +239,10 @@ pub enum BadWorkerOutput {
     PassMissing,
     #[error("`pass` is {0}, not a boolean")]
     PassNotBoolean(String),
-    #[error("`findings_count` is missing")]
-    FindingsCountMissing,
+    #[error(
+        "stdout holds {0} lines that are each a verdict (a JSON object with `pass`); a worker prints one"
+    )]
+    SeveralVerdicts(usize),
     #[error("`findings_count` is {0}, not a non-negative whole number")]
     FindingsCountNotACount(String),
     #[error("`pass` is true but `findings_count` is {0}: the verdict contradicts itself")]
@@ -249,9 +257,10 @@ pub enum BadWorkerOutput {
 pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutput> {
     let text = String::from_utf8_lossy(stdout);
     let start = text.find('{').ok_or(BadWorkerOutput::NoObject)?;
-    let object = one_object(&text[start..])
-        .or_else(|| text.lines().rev().find_map(one_object))
-        .ok_or(BadWorkerOutput::NotOneObject)?;
+    let object = match one_object(&text[start..]) {
+        Some(object) => object,
+        None => the_verdict_line(&text)?,
+    };
     if let Some(key) = object.duplicate_keys.into_iter().next() {
         return Err(BadWorkerOutput::DuplicateKey(key));
     }
@@ -261,7 +270,7 @@ pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutpu
         Some(other) => return Err(BadWorkerOutput::PassNotBoolean(excerpt(other))),
     };
     let findings_count = match object.map.get("findings_count") {
-        None => return Err(BadWorkerOutput::FindingsCountMissing),
+        None => counted_without_a_count(pass, &object.map),
         Some(value) => whole_count(value)
             .ok_or_else(|| BadWorkerOutput::FindingsCountNotACount(excerpt(value)))?,
     };
@@ -273,6 +282,33 @@ pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutpu
         findings_count,
         json: Value::Object(object.map),
     })
+}
+
+/// The count of a verdict that names none, as the reference reads it: 0 on a pass; on a failure
+/// the items of its `findings` list, else 0.
+fn counted_without_a_count(pass: bool, map: &Map<String, Value>) -> u64 {
+    if pass {
+        return 0;
+    }
+    map.get("findings")
+        .and_then(Value::as_array)
+        .map_or(0, |findings| {
+            u64::try_from(findings.len()).unwrap_or(u64::MAX)
+        })
+}
+
+/// The last line of `text` that is one JSON object; more than one line that is a verdict on
+/// its own (an object with `pass`) is bad output.
+fn the_verdict_line(text: &str) -> Result<TopLevelObject, BadWorkerOutput> {
+    let mut objects: Vec<TopLevelObject> = text.lines().filter_map(one_object).collect();
+    let verdicts = objects
+        .iter()
+        .filter(|object| object.map.contains_key("pass"))
+        .count();
+    if verdicts > 1 {
+        return Err(BadWorkerOutput::SeveralVerdicts(verdicts));
+    }
+    objects.pop().ok_or(BadWorkerOutput::NotOneObject)
 }
 
 /// `text` as exactly one JSON object (whitespace around it allowed), or `None`.
@@ -585,14 +621,40 @@ mod tests {
     // D4 replaced the reference's rule (a missing, negative, fractional or non-number
     // `findings_count` counted 0): each is now bad output, whatever `pass` says.
     #[test]
-    fn a_missing_findings_count_is_bad_output() {
-        for stdout in [r#"{"pass":false}"#, r#"{"pass":true}"#] {
+    fn a_missing_findings_count_is_read_as_the_reference_reads_it() {
+        assert_eq!(
+            verdict_of_stdout(r#"{"pass": true, "h2_count": 5}"#),
+            Verdict::Passed
+        );
+        assert_eq!(failed_count(&verdict_of_stdout(r#"{"pass":false}"#)), 0);
+        assert_eq!(
+            failed_count(&verdict_of_stdout(
+                r#"{"pass":false,"findings":[{"message":"a"},"b"]}"#
+            )),
+            2
+        );
+        assert_eq!(
+            failed_count(&verdict_of_stdout(r#"{"pass":false,"findings":"two"}"#)),
+            0
+        );
+    }
+
+    #[test]
+    fn two_verdict_lines_are_bad_output_whichever_comes_last() {
+        for stdout in [
+            "{\"pass\":false,\"findings_count\":1}\n{\"pass\":true,\"findings_count\":0}\n",
+            "{\"pass\":true,\"findings_count\":0}\n{\"pass\":false,\"findings_count\":1}\n",
+            "banner {\n{\"pass\":true}\nlog\n{\"pass\":true}\n",
+        ] {
             assert_eq!(
                 bad_output(&verdict_of_stdout(stdout)),
-                &BadWorkerOutput::FindingsCountMissing,
+                &BadWorkerOutput::SeveralVerdicts(2),
                 "{stdout}"
             );
         }
+        // A log line that is an object without `pass` is not a second verdict.
+        let logged = "{\"level\":\"info\"}\n{\"pass\":true,\"findings_count\":0}\n";
+        assert_eq!(verdict_of_stdout(logged), Verdict::Passed);
     }
 
     #[test]
@@ -669,9 +731,8 @@ mod tests {
 
     #[test]
     fn the_last_line_that_is_one_object_is_the_verdict() {
-        let stdout =
-            "{\"pass\":true,\"findings_count\":0}\n{\"pass\":false,\"findings_count\":1}\n";
-        assert_eq!(failed_count(&verdict_of_stdout(stdout)), 1);
+        let log_before = "{\"level\":\"debug\"}\n{\"pass\":false,\"findings_count\":1}\n";
+        assert_eq!(failed_count(&verdict_of_stdout(log_before)), 1);
         let log_after = "{\"pass\":true,\"findings_count\":0}\n{\"level\":\"debug\"}\n";
         assert_eq!(
             bad_output(&verdict_of_stdout(log_after)),

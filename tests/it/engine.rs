@@ -239,10 +239,10 @@ fn worker_faults_are_recorded_as_non_evaluations() {
 /// D4 replaced the reference's rule (a missing or negative `findings_count` counted 0): such a
 /// verdict is bad output, a non-evaluation, never a failure with 0 findings or a pass.
 #[test]
-fn findings_count_missing_or_negative_is_bad_output() {
+fn a_negative_findings_count_is_bad_output() {
     for body in [
-        "echo '{\"pass\":false}'",
         "echo '{\"pass\":false,\"findings_count\":-4}'",
+        "echo '{\"pass\":false,\"findings_count\":null}'",
     ] {
         let project = project_with_worker(&script(body), "");
         let verdict = verdict(&fire(&project));
@@ -257,6 +257,57 @@ fn findings_count_missing_or_negative_is_bad_output() {
             "{body}"
         );
     }
+}
+
+/// The reference reads a missing `findings_count` as 0 (its own fixture worker prints
+/// `{"pass": true, "h2_count": 5}`), so a custom worker written for it passes here too (D4).
+#[test]
+fn a_pass_without_findings_count_is_an_unnoted_pass() {
+    let project = project_with_worker(&script("echo '{\"pass\": true, \"h2_count\": 5}'"), "");
+    let verdict = verdict(&fire(&project));
+    assert_eq!(verdict["result"], "passed", "{verdict}");
+    assert!(verdict.get("note").is_none(), "an unnoted pass: {verdict}");
+    let blocks = audit_blocks(&project);
+    let terminal = pair_fires(&blocks)[0].terminal.unwrap();
+    assert_eq!(terminal.event, "SENSOR_PASSED");
+    assert_eq!(terminal.field("Note"), None);
+}
+
+/// A failure that names no count records the number of its `findings` (or 0), as the
+/// reference does.
+#[test]
+fn a_failure_without_findings_count_records_the_number_of_its_findings() {
+    let project = project_with_worker(
+        &script("echo '{\"pass\": false, \"findings\": [\"one\", \"two\"]}'"),
+        "",
+    );
+    let verdict = verdict(&fire(&project));
+    assert_eq!(verdict["result"], "failed", "{verdict}");
+    let blocks = audit_blocks(&project);
+    let terminal = pair_fires(&blocks)[0].terminal.unwrap();
+    assert_eq!(terminal.event, "SENSOR_FAILED");
+    assert_eq!(terminal.field("Findings count"), Some("2"));
+}
+
+/// Two lines that each read as a verdict are refused as the reference's parse refuses them,
+/// never read as the last one (which would let a later pass hide a failure).
+#[test]
+fn two_verdict_lines_are_bad_output_not_the_last_one() {
+    let project = project_with_worker(
+        &script(
+            "echo '{\"pass\":false,\"findings_count\":1}'\necho '{\"pass\":true,\"findings_count\":0}'",
+        ),
+        "",
+    );
+    let run = fire(&project);
+    let verdict = verdict(&run);
+    assert_eq!(verdict["result"], "passed", "{verdict}");
+    assert_eq!(verdict["note"], "script-error: bad-output", "{verdict}");
+    assert!(
+        run.stderr.contains("lines that are each a verdict"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

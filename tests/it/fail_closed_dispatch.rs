@@ -297,7 +297,10 @@ fn ambiguous_worker_output_is_bad_output_that_names_the_rule_it_broke() {
             r#"{"pass":false,"pass":true,"findings_count":0}"#,
             "the key \"pass\" appears more than once",
         ),
-        (r#"{"pass":true}"#, "`findings_count` is missing"),
+        (
+            "{\"pass\":false,\"findings_count\":1}\n{\"pass\":true,\"findings_count\":0}",
+            "2 lines that are each a verdict",
+        ),
         (
             r#"{"pass":true,"findings_count":5}"#,
             "`pass` is true but `findings_count` is 5",
