@@ -14,7 +14,8 @@
 //!   SIGTERM or a process holds its pipes open.
 //! - The worker's children do not outlive it: once the worker has exited (by itself, at the
 //!   deadline or on an interrupt), SIGKILL goes to its whole process group, so a shell's
-//!   `sleep 300 &` dies with it. Its output is then read for at most `OUTPUT_GRACE` more: a
+//!   `sleep 300 &` dies with it. Nor do they outlive `aidlc`: a watchdog (`GroupWatchdog`)
+//!   kills the group when `aidlc` dies without doing so itself (SIGKILL, a crash). Its output is then read for at most `OUTPUT_GRACE` more: a
 //!   process that escaped the group (`setsid`) and holds stdout open cannot keep the fire
 //!   waiting; what was read by then is kept, the rest is dropped with its reader thread.
 //! - The worker never blocks on a full pipe: both pipes are read until end of file; bytes beyond
@@ -117,12 +118,16 @@ pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
         }
     };
     let group = WorkerGroup::enter(child.id());
+    let watchdog = GroupWatchdog::start(child.id());
     let readers = OutputReaders::start(&mut child, command.stdout_cap_bytes);
     let ending = supervise(&mut child, &readers, deadline);
     // The worker is reaped: whatever is left of its group (background children) goes now, and
     // its output gets a short grace to reach end of file.
     signal_process_group(&mut child, GroupSignal::Kill);
     group.leave();
+    if let Some(watchdog) = watchdog {
+        watchdog.release();
+    }
     readers.wait_until(deadline_after(Instant::now(), OUTPUT_GRACE));
     let (stdout, stdout_truncated) = readers.take_stdout();
     WorkerRun {
@@ -143,6 +148,97 @@ fn deadline_after(start: Instant, timeout: Duration) -> Instant {
         .checked_add(timeout)
         .or_else(|| start.checked_add(FAR_FUTURE))
         .unwrap_or(start)
+}
+
+/// What kills the worker's group when `aidlc` itself dies without stopping it (a SIGKILL, a
+/// crash): a `sh` in a group of its own that reads the group id and then waits for one more
+/// line on a pipe only this process writes. `release` writes that line once the group is
+/// gone; if this process dies first, the kernel closes the pipe, the read ends with nothing,
+/// and the watchdog SIGKILLs the group (the worker and every child it started).
+///
+/// Why not the parent-death signal: `PR_SET_PDEATHSIG` reaches the direct child only, so the
+/// worker's own children would outlive it; setting it needs code between `fork` and `exec`,
+/// which std only offers as `unsafe` (this crate forbids it); and it fires when the forking
+/// *thread* ends. A pipe's end of file needs no signal handler, works on every Unix and for
+/// every thread, and its reader can take the whole group down.
+#[cfg(unix)]
+struct GroupWatchdog {
+    process: Child,
+    release: std::process::ChildStdin,
+}
+
+/// The watchdog's script: the group id, then one line (released) or end of file (`aidlc` is
+/// gone: kill the group). A group id is never 0 or 1 (`run_worker` checks before it starts one).
+#[cfg(unix)]
+const WATCHDOG_SCRIPT: &str = "read -r group || exit 0\nread -r released || kill -s KILL -- \"-$group\" 2>/dev/null\nexit 0\n";
+
+/// How long a released watchdog gets to exit before it is killed and reaped.
+#[cfg(unix)]
+const WATCHDOG_EXIT_GRACE: Duration = Duration::from_secs(1);
+
+#[cfg(unix)]
+impl GroupWatchdog {
+    /// A watchdog over the group `group_id`; `None` when `sh` cannot be started, and the run
+    /// goes on with every other guarantee (the deadline, the final kill of the group).
+    fn start(group_id: u32) -> Option<Self> {
+        use std::io::Write as _;
+        use std::os::unix::process::CommandExt as _;
+        if group_id <= 1 {
+            return None;
+        }
+        let mut process = Command::new("/bin/sh")
+            .args(["-c", WATCHDOG_SCRIPT])
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut release = process.stdin.take()?;
+        if release
+            .write_all(format!("{group_id}\n").as_bytes())
+            .is_err()
+        {
+            let _ = process.kill();
+            let _ = process.wait();
+            return None;
+        }
+        Some(Self { process, release })
+    }
+
+    /// The group is gone: tell the watchdog so, and reap it.
+    fn release(mut self) {
+        use std::io::Write as _;
+        let _ = self.release.write_all(b"released\n");
+        drop(self.release);
+        let give_up = Instant::now() + WATCHDOG_EXIT_GRACE;
+        loop {
+            match self.process.try_wait() {
+                Ok(None) if Instant::now() < give_up => {
+                    std::thread::sleep(FIRST_POLL_PAUSE);
+                }
+                Ok(None) => {
+                    let _ = self.process.kill();
+                    let _ = self.process.wait();
+                    return;
+                }
+                Ok(Some(_)) | Err(_) => return,
+            }
+        }
+    }
+}
+
+/// No process groups off Unix: nothing to watch.
+#[cfg(not(unix))]
+struct GroupWatchdog;
+
+#[cfg(not(unix))]
+impl GroupWatchdog {
+    fn start(_group_id: u32) -> Option<Self> {
+        None
+    }
+
+    fn release(self) {}
 }
 
 fn spawn_in_own_process_group(command: &WorkerCommand) -> std::io::Result<Child> {

@@ -428,6 +428,19 @@ fn a_signal_to_fire_stops_the_worker_records_the_fire_and_exits_130() {
     }
 }
 
+/// Issue 26 item 15: a dispatcher killed with SIGKILL runs no handler of its own, and its
+/// worker (and the worker's child, in the worker's group) must not run on without it.
+#[test]
+fn a_dispatcher_killed_with_sigkill_takes_its_worker_and_its_group_with_it() {
+    let project = project_with_worker(SLEEPING_WORKER, "");
+    let fire = Background::start(&project, &fire_args());
+    let pids = sleeping_worker_pids(&project);
+    send_signal("KILL", &fire.pid());
+    let run = fire.finish();
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert_gone(&pids);
+}
+
 #[test]
 fn a_signal_to_gate_check_stops_every_worker_records_every_started_fire_and_exits_130() {
     for signal in ["INT", "TERM", "HUP"] {
