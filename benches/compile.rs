@@ -24,10 +24,9 @@ use std::time::Duration;
 use aidlc::compile::{CompileOutcome, compile};
 use aidlc::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use aidlc::discover::{Layout, load_project};
-use aidlc::graph::emit::stage_node_value;
+use aidlc::graph::emit::write_stage_node;
 use aidlc::graph::numbering::stage_numbering;
 use aidlc::harness::Harness;
-use aidlc::js_json::pretty_json;
 use camino::{Utf8Path, Utf8PathBuf};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
@@ -346,25 +345,20 @@ fn warm_benches(criterion: &mut Criterion) {
     group.finish();
 }
 
-/// Every node serialised from the memoised data and framed exactly as `stage_graph_json` does
-/// (each line indented two spaces, nodes joined by `,\n`, inside `[\n` … `\n]\n`).
+/// Every node written from the memoised data by the one node writer and framed exactly as
+/// `stage_graph_json` does (nodes joined by `,\n`, inside `[\n` … `\n]\n`).
 fn graph_from_node_values(db: &CompilerDatabase) -> String {
     let mut out = String::from("[\n");
     let mut first = true;
     for &file in &stage_numbering(db).order {
-        let Some(value) = stage_node_value(db, file) else {
-            continue;
-        };
+        let before = out.len();
         if !first {
             out.push_str(",\n");
         }
-        first = false;
-        for (line_index, line) in pretty_json(&value).split('\n').enumerate() {
-            if line_index > 0 {
-                out.push('\n');
-            }
-            out.push_str("  ");
-            out.push_str(line);
+        if write_stage_node(db, file, &mut out) {
+            first = false;
+        } else {
+            out.truncate(before);
         }
     }
     out.push_str("\n]\n");

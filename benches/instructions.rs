@@ -31,7 +31,11 @@
 //!
 //! - on `aidlc init --example` (an intent whose current stage has deliverables), the dispatcher:
 //!   one `fire` of required-sections, the write hook on a write no sensor matches, and
-//!   `gate check --no-record --format json` (beside `--version` only).
+//!   `gate check --no-record --format json` (beside `--version` only);
+//! - on a copy of the 2.6.54 install with an intent at `intent-capture` (where every binding is
+//!   write-fired): the write hook on a write of `intent-statement.md`, which fires the three
+//!   document sensors claim-sources, required-sections and upstream-coverage, and one `fire` of
+//!   required-sections on it (beside `--version` only).
 #![expect(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -149,7 +153,97 @@ fn main() {
             baseline: None,
         });
     }
+    let hook_intent = ReferenceHookIntent::new(&settings);
+    eprintln!("== {}", ReferenceHookIntent::NAME);
+    for case in hook_intent.cases() {
+        if !settings.selects(&case.name) {
+            continue;
+        }
+        rows.push(Row {
+            name: case.name.clone(),
+            instructions: measure(&case, &settings),
+            baseline: None,
+        });
+    }
     print_report(&settings, version_count, &rows);
+}
+
+/// A copy of the 2.6.54 install with an intent at `intent-capture` and a one-section
+/// `intent-statement.md`: a write of it fires the stage's three document sensors.
+struct ReferenceHookIntent {
+    _temp_dir: Option<tempfile::TempDir>,
+    root: Utf8PathBuf,
+    deliverable: Utf8PathBuf,
+    payload: Utf8PathBuf,
+}
+
+impl ReferenceHookIntent {
+    const NAME: &'static str = "2.6.54 install, intent at intent-capture";
+    const RECORD: &'static str = "aidlc/spaces/default/intents/260901-bench";
+
+    fn new(settings: &Settings) -> Self {
+        let (temp_dir, root) = settings.project_folder("reference-hook");
+        let source = Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join(REFERENCE_INSTALL);
+        copy_folder(&source, &root);
+        let record = root.join(Self::RECORD);
+        let deliverable = record.join("ideation/intent-capture/intent-statement.md");
+        std::fs::create_dir_all(deliverable.parent().expect("a parent")).expect("mkdir");
+        std::fs::write(
+            record.join("aidlc-state.md"),
+            "# AI-DLC State Tracking\n\n## Current Status\n- **Current Stage**: intent-capture\n",
+        )
+        .expect("write the state");
+        std::fs::write(&deliverable, "# Intent\n\n## Scope\n\nOne section only.\n")
+            .expect("write the deliverable");
+        let payload = root.join(".bench-payload.json");
+        std::fs::write(
+            &payload,
+            serde_json::json!({
+                "tool_name": "Write",
+                "tool_input": {"file_path": deliverable.as_str()},
+            })
+            .to_string(),
+        )
+        .expect("write the hook's payload");
+        Self {
+            _temp_dir: temp_dir,
+            root,
+            deliverable,
+            payload,
+        }
+    }
+
+    fn cases(&self) -> Vec<Case> {
+        let name = |what: &str| format!("{}: {what}", Self::NAME);
+        let aidlc = |arguments: &[&str]| {
+            let mut command = Command::new(aidlc_binary());
+            command.args(arguments).current_dir(&self.root);
+            command
+        };
+        let mut hook = Case::process(
+            &name("write hook, three document sensors"),
+            aidlc(&["engine", "hook", "run-sensors"]),
+            None,
+        );
+        hook.stdin_file = Some(self.payload.clone());
+        vec![
+            hook,
+            Case::process(
+                &name("fire required-sections"),
+                aidlc(&[
+                    "engine",
+                    "sensor",
+                    "fire",
+                    "required-sections",
+                    "--stage",
+                    "intent-capture",
+                    "--output-path",
+                    self.deliverable.as_str(),
+                ]),
+                None,
+            ),
+        ]
+    }
 }
 
 /// `aidlc init --example`, compiled: an intent whose current stage has deliverables, for the

@@ -32,15 +32,19 @@
 //! (`tests/fixtures/reference-installs/2.6.54`, plus one intent on `requirements-analysis` with a
 //! one-section `requirements.md`), the median of `AIDLC_BENCH_RUNS` runs of each of:
 //! - `cold compile`: `aidlc compile --force` / `bun .claude/tools/aidlc-graph.ts compile`;
+//! - `process start`: `aidlc --version`, the floor every other row is also divided by;
 //! - `hook, matching write`: `aidlc engine hook run-sensors` / `bun
 //!   .claude/hooks/aidlc-run-sensors.ts`, the same `PostToolUse` payload on stdin (a write of
 //!   `requirements.md`, which both shipped sensors of the stage match);
+//! - `hook, three document sensors`: the same on a second copy whose intent is at
+//!   `intent-capture`, a write of `intent-statement.md`, which claim-sources, required-sections
+//!   and upstream-coverage all match;
 //! - `fire required-sections`: `aidlc engine sensor fire required-sections …` / `bun
 //!   .claude/tools/aidlc-sensor.ts fire required-sections …` on that file;
 //!
 //! and the exit status of the reference's `compile --check` on the tree `aidlc compile` wrote.
-//! Every run is checked: exit 0, the graph's bytes unchanged by either compile, and two more
-//! `SENSOR_FIRED` rows in the ledger after each hook run (one after each fire). The reference
+//! Every run is checked: exit 0, the graph's bytes unchanged by either compile, and two (three)
+//! more `SENSOR_FIRED` rows in the ledger after each hook run (one after each fire). The reference
 //! runs only when Bun is found (`AIDLC_TEST_NODE_TOOLS/bun`, as `.ci/install-node-tools` prints
 //! it, else `bun` on `PATH`); without it only our column is printed. `AIDLC_BENCH_REFERENCE_ONLY=1`
 //! runs this part alone.
@@ -984,6 +988,10 @@ mod reference {
     const STAGE: &str = "requirements-analysis";
     const DELIVERABLE: &str =
         "aidlc/spaces/default/intents/260901-bench/inception/requirements-analysis/requirements.md";
+    /// The stage of the second copy, whose three shipped sensors are the document sensors.
+    const THREE_SENSOR_STAGE: &str = "intent-capture";
+    const THREE_SENSOR_DELIVERABLE: &str =
+        "aidlc/spaces/default/intents/260901-bench/ideation/intent-capture/intent-statement.md";
 
     /// One row: the reference's median (when Bun is there) and ours.
     struct Row {
@@ -993,18 +1001,11 @@ mod reference {
     }
 
     pub(super) fn measure_and_report(runs: usize) {
-        let (_temp_dir, root) = install_copy();
+        let (_temp_dir, root) = install_copy(STAGE, DELIVERABLE);
+        let (_three_dir, three_root) = install_copy(THREE_SENSOR_STAGE, THREE_SENSOR_DELIVERABLE);
         let bun = find_bun();
-        let payload = root.join(".bench-payload.json");
-        std::fs::write(
-            &payload,
-            serde_json::json!({
-                "tool_name": "Write",
-                "tool_input": {"file_path": root.join(DELIVERABLE).as_str()},
-            })
-            .to_string(),
-        )
-        .expect("write the payload");
+        let payload = write_payload(&root, DELIVERABLE);
+        let three_payload = write_payload(&three_root, THREE_SENSOR_DELIVERABLE);
         let graph = std::fs::read(root.join(STAGE_GRAPH_PATH)).expect("read the graph");
         let path_with_bun = bun.as_ref().map(|bun| {
             format!(
@@ -1024,6 +1025,12 @@ mod reference {
         }
 
         let mut rows = Vec::new();
+        let version_ours = median(runs, || timed(&ours(&root, &["--version"]), None).0);
+        rows.push(Row {
+            name: "process start (`aidlc --version`)",
+            reference: None,
+            ours: version_ours,
+        });
         let compile_ours = median(runs, || {
             let (time, output) = timed(&ours(&root, &["compile", "--force"]), None);
             assert_eq!(std::fs::read(root.join(STAGE_GRAPH_PATH)).unwrap(), graph);
@@ -1070,6 +1077,44 @@ mod reference {
             ours: hook_ours,
         });
 
+        // The second copy: its clone needs a shard before the reference's hook does anything.
+        let mut three_fired = fired_count(&three_root);
+        if let (Some(bun), Some(path)) = (&bun, &path_with_bun) {
+            let fire = reference_fire_on(
+                bun,
+                &three_root,
+                path,
+                THREE_SENSOR_STAGE,
+                THREE_SENSOR_DELIVERABLE,
+            );
+            timed(&fire, None);
+            three_fired = expect_more_fires(&three_root, three_fired, 1, "the reference's fire");
+        }
+        let three_ours = median(runs, || {
+            let (time, output) = timed(
+                &ours(&three_root, &["engine", "hook", "run-sensors"]),
+                Some(&three_payload),
+            );
+            assert!(output.stdout.is_empty(), "the hook printed on stdout");
+            three_fired = expect_more_fires(&three_root, three_fired, 3, "our hook");
+            time
+        });
+        let three_reference = bun.as_ref().zip(path_with_bun.as_ref()).map(|(bun, path)| {
+            median(runs, || {
+                let mut command = bun_command(bun, &three_root, path);
+                command.arg(".claude/hooks/aidlc-run-sensors.ts");
+                let (time, _) = timed(&command, Some(&three_payload));
+                three_fired =
+                    expect_more_fires(&three_root, three_fired, 3, "the reference's hook");
+                time
+            })
+        });
+        rows.push(Row {
+            name: "hook, three document sensors",
+            reference: three_reference,
+            ours: three_ours,
+        });
+
         let fire_ours = median(runs, || {
             let (time, _) = check_ours_fire(&root, &mut fired);
             time
@@ -1102,11 +1147,27 @@ mod reference {
                 |code| format!("exit {code}"),
             )
         });
-        report(runs, &rows, bun.as_deref(), check_status);
+        report(runs, &rows, version_ours, bun.as_deref(), check_status);
     }
 
-    /// A copy of the vendored 2.6.54 install with the bench's intent.
-    fn install_copy() -> (tempfile::TempDir, Utf8PathBuf) {
+    /// The hook's `PostToolUse` payload for a write of `deliverable`, in a file of `root`.
+    fn write_payload(root: &Utf8Path, deliverable: &str) -> Utf8PathBuf {
+        let payload = root.join(".bench-payload.json");
+        std::fs::write(
+            &payload,
+            serde_json::json!({
+                "tool_name": "Write",
+                "tool_input": {"file_path": root.join(deliverable).as_str()},
+            })
+            .to_string(),
+        )
+        .expect("write the payload");
+        payload
+    }
+
+    /// A copy of the vendored 2.6.54 install with the bench's intent at `stage`, and a
+    /// one-section `deliverable`.
+    fn install_copy(stage: &str, deliverable: &str) -> (tempfile::TempDir, Utf8PathBuf) {
         let temp_dir = tempfile::tempdir().expect("temp dir");
         let root = Utf8PathBuf::from_path_buf(temp_dir.path().canonicalize().expect("canonical"))
             .expect("UTF-8 temp dir");
@@ -1120,10 +1181,12 @@ mod reference {
         };
         write(
             &format!("{RECORD}/aidlc-state.md"),
-            "# AI-DLC State Tracking\n\n## Current Status\n- **Current Stage**: requirements-analysis\n",
+            &format!(
+                "# AI-DLC State Tracking\n\n## Current Status\n- **Current Stage**: {stage}\n"
+            ),
         );
         write(
-            DELIVERABLE,
+            deliverable,
             "# Requirements\n\n## Scope\n\nOne section only.\n",
         );
         (temp_dir, root)
@@ -1181,16 +1244,27 @@ mod reference {
         command
     }
 
+    /// The reference's fire of required-sections on the first copy's deliverable.
     fn reference_fire(bun: &Utf8Path, root: &Utf8Path, path: &str) -> Command {
+        reference_fire_on(bun, root, path, STAGE, DELIVERABLE)
+    }
+
+    fn reference_fire_on(
+        bun: &Utf8Path,
+        root: &Utf8Path,
+        path: &str,
+        stage: &str,
+        deliverable: &str,
+    ) -> Command {
         let mut command = bun_command(bun, root, path);
         command.args([
             ".claude/tools/aidlc-sensor.ts",
             "fire",
             "required-sections",
             "--stage",
-            STAGE,
+            stage,
             "--output-path",
-            root.join(DELIVERABLE).as_str(),
+            root.join(deliverable).as_str(),
         ]);
         command
     }
@@ -1266,7 +1340,13 @@ mod reference {
         now
     }
 
-    fn report(runs: usize, rows: &[Row], bun: Option<&Utf8Path>, check_status: Option<String>) {
+    fn report(
+        runs: usize,
+        rows: &[Row],
+        process_start: Duration,
+        bun: Option<&Utf8Path>,
+        check_status: Option<String>,
+    ) {
         println!();
         println!("## Beside the reference (2.6.54 install, whole process)");
         println!();
@@ -1277,8 +1357,8 @@ mod reference {
         }
         println!("- median of {runs} runs per measurement (after one warm-up run), same run");
         println!();
-        println!("| measurement | reference | aidlc | reference / aidlc |");
-        println!("|---|--:|--:|--:|");
+        println!("| measurement | reference | aidlc | reference / aidlc | aidlc / `--version` |");
+        println!("|---|--:|--:|--:|--:|");
         for row in rows {
             let (reference, ratio) = match row.reference {
                 Some(reference) => (
@@ -1288,9 +1368,10 @@ mod reference {
                 None => ("-".to_owned(), "-".to_owned()),
             };
             println!(
-                "| {} | {reference} | {} | {ratio} |",
+                "| {} | {reference} | {} | {ratio} | {} |",
                 row.name,
-                super::milliseconds(row.ours)
+                super::milliseconds(row.ours),
+                super::ratio(row.ours, process_start)
             );
         }
         println!();

@@ -8,7 +8,9 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;
 
-use aidlc::sensors::{WorkerContext, WorkerOutcome, native_check};
+use aidlc::protocol::worker_outcome::WorkerOutcome;
+use aidlc::sensors::descriptor::WorkerContext;
+use aidlc::sensors::native_check;
 use camino::Utf8PathBuf;
 use criterion::{Criterion, criterion_group, criterion_main};
 

@@ -8,6 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use camino::Utf8PathBuf;
 
+use crate::protocol::graph_format::{GraphEvidence, GraphFormat};
+
 /// What reading a file gave. Anything but `Text` becomes a diagnostic where the file is used.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum FileContents {
@@ -95,7 +97,7 @@ pub struct Project {
     /// its version decides the graph's format when the existing graph cannot (D13).
     pub reference_tools: Option<SourceFile>,
     /// `--graph-format`, when given.
-    pub graph_format_flag: Option<crate::graph::format::GraphFormat>,
+    pub graph_format_flag: Option<GraphFormat>,
     /// The `(number, name)` rows by slug of the `stage-graph.json` this process itself last
     /// compiled and found on disk (written, or already there), known from the numbering that
     /// produced it; `None` otherwise. Lets watch mode skip parsing back megabytes of its own
@@ -104,17 +106,16 @@ pub struct Project {
     #[returns(ref)]
     pub written_graph_rows: Option<GraphRows>,
     /// What the keys of `existing_graph` say about the format that wrote it
-    /// ([`crate::graph::format::format_written_by`] of its text); `None` when there is no
-    /// readable graph or `--graph-format` decides. Invariant (kept by `ProjectInputs`, which
-    /// sets it whenever the graph's input changes, and only when it differs): it is always
-    /// that. The format is decided from it rather than from the graph's text, which watch mode
+    /// ([`crate::protocol::graph_format::format_written_by`] of its text); `None` when there is
+    /// no readable graph or `--graph-format` decides. Invariant (kept by `ProjectInputs`, which sets it whenever the
+    /// graph's input changes, and only when it differs): it is always that. The format is decided from it rather than from the graph's text, which watch mode
     /// rewrites on every change: a query that read the text would be re-validated after every
     /// write and, in a large project, keep every stage's node from being trusted as it is.
-    pub existing_graph_evidence: Option<crate::graph::format::GraphEvidence>,
+    pub existing_graph_evidence: Option<GraphEvidence>,
     /// Never set after creation and always `LOW` durability: a query that reads it is `LOW`
     /// whatever else it reads. The per-stage facts that cross-stage queries gather read it, so
     /// that a file's first edit, which lowers that file's durability (see
-    /// [`crate::discover::durability_for`]), never makes a gathering query less durable than
+    /// `discover::durability_for`), never makes a gathering query less durable than
     /// it was, which would stop salsa from backdating it and re-run everything downstream.
     pub low_durability_marker: (),
 }
@@ -173,7 +174,7 @@ impl CompilerDatabase {
 
     /// Replace a file's contents. Salsa setters always invalidate, so this compares first and
     /// returns whether anything changed. A file that changes becomes `LOW` durability for the
-    /// rest of the session (see [`crate::discover::durability_for`]): the files being edited
+    /// rest of the session (see `discover::durability_for`): the files being edited
     /// are then the only ones whose memos are walked on each rebuild.
     pub fn update_file(&mut self, file: SourceFile, contents: FileContents) -> bool {
         if *file.contents(self) == contents {

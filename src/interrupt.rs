@@ -5,7 +5,7 @@
 //! `termination` feature; it may be installed only once per process, so every command goes
 //! through here). The handler does three things, in this order:
 //!
-//! 1. it sets the flag that [`requested`] reads: the worker supervisor (`dispatch::process`)
+//! 1. it sets the flag that [`requested`] reads: the worker supervisor (`worker_process`)
 //!    polls it and stops its worker's process group, the in-process sensor wrapper stops
 //!    waiting, nothing new is started (`run_worker` and `run_fire` refuse to), and the CLI turns
 //!    the command's status into exit 130 (D9);
@@ -17,7 +17,7 @@
 //! Invariants:
 //!
 //! - A worker group is in the registry only while its leader (the worker) is unreaped, or was
-//!   reaped a moment ago: `dispatch::process` leaves the registry right after it reaps the
+//!   reaped a moment ago: `worker_process` leaves the registry right after it reaps the
 //!   worker. A group id cannot be reused while any process of the group lives, so a signal sent
 //!   from here reaches the worker's own group or, at worst, no process at all.
 //! - The handler runs on `ctrlc`'s own thread, not in signal context, so it may lock and

@@ -11,6 +11,9 @@
 //! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
 //! - [`harness`]: what differs between agent harnesses (folders, hook registration, payloads,
 //!   project variables), and `aidlc hook install`;
+//! - [`protocol`]: the contract the compile writes and the runtime reads: the stage graph's
+//!   fields and formats, the binding's selection values, the one glob matcher, the output
+//!   layout, the worker's answer and its verdict, the findings;
 //! - [`doctor`]: `aidlc doctor`, rows of pass / warn / fail with their fixes;
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
 //! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
@@ -26,7 +29,8 @@
 //!   cross-process lock;
 //! - [`workspace`]: the active space, intent record and audit shard, the folders the engine writes
 //!   into, and the write hook's view of a record;
-//! - [`dispatch`]: run one sensor worker under a deadline and read its verdict (D4);
+//! - [`dispatch`]: fire one sensor, the write hook, the live registry and graph, time limits;
+//! - [`worker_process`]: run one worker process in its own group under a deadline;
 //! - [`sensors`]: the shipped sensors, the product's own checks, each described once (D8);
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
 //! - [`process_group`]: the one sender of signals to a worker's process group;
@@ -62,6 +66,7 @@ pub mod lsp;
 pub mod parse;
 pub mod plugin;
 pub mod process_group;
+pub mod protocol;
 pub mod random_hex;
 pub mod receipts;
 pub mod render_graph;
@@ -70,6 +75,7 @@ pub mod schema;
 pub mod sensors;
 pub mod syntax;
 pub mod watch;
+pub mod worker_process;
 pub mod workspace;
 
 // Generated projects for the unit tests, shared with the integration tests and the benchmarks

@@ -1,8 +1,8 @@
 //! Signals to a whole process group: the one place the engine sends one. A sensor worker runs
-//! as the leader of its own group (`dispatch::process` spawns it so), so a signal to the group
+//! as the leader of its own group (`worker_process` spawns it so), so a signal to the group
 //! reaches the worker and every child it started.
 //!
-//! Both the worker supervisor (`dispatch::process`: timeouts, the final SIGKILL after a reap)
+//! Both the worker supervisor (`worker_process`: timeouts, the final SIGKILL after a reap)
 //! and the interrupt handler (`interrupt`: Ctrl-C, SIGTERM, SIGHUP) call [`signal_group`];
 //! neither knows how a signal is sent, and this module knows nothing of either.
 //!
@@ -54,7 +54,7 @@ mod tests {
     use super::*;
 
     /// A shell leading its own group: SIGKILL to the group ends it. (That its background
-    /// children die too is proved end to end by `dispatch::process`'s tests.)
+    /// children die too is proved end to end by `worker_process`'s tests.)
     #[test]
     fn a_kill_reaches_the_group_leader() {
         use std::os::unix::process::{CommandExt as _, ExitStatusExt as _};

@@ -28,10 +28,11 @@ use crate::audit::ledger::{
     StageScope, read_record_ledger,
 };
 use crate::audit::lock::{self, LockError};
-use crate::dispatch::stage_graph::{Phase, load_graph};
+use crate::dispatch::graph_file::load_graph;
 use crate::gate::enforce::{
     BLOCKING_SENSOR_OVERRIDE_DECISION, BLOCKING_SENSOR_OVERRIDE_OPTIONS, is_autonomous,
 };
+use crate::protocol::stage_node::Phase;
 use crate::workspace::{self, Workspace};
 
 /// The `Workflow` of a single-stage run (`--single`).

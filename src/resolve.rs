@@ -1,5 +1,5 @@
-//! Resolution: the sensor registry, each stage's `sensors_applicable`, the gate-fired bindings
-//! that can never fire, and the agent roster check. Each stage's resolution reads only the
+//! Resolution: the sensor registry, each stage's `sensors_applicable`, each sensor's compiled
+//! `matches`, and the agent roster check. Each stage's resolution reads only the
 //! bindings of the ids it imports, so editing one manifest re-resolves only the stages that
 //! import it.
 
@@ -11,27 +11,14 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::db::{Project, SkippedFileKind, SourceFile};
 use crate::diagnostics::{Code, Diagnostic, closest_match};
-use crate::dispatch::glob::SensorGlob;
-use crate::graph::output_paths::{StageOutputs, Workspace, declared_output_paths};
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage};
-use crate::syntax::manifest::{FireOn, Severity};
-use crate::syntax::stage::StageDefinition;
-
-/// What the compile copies from a manifest into a stage node (the [gate] entry shape).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct SensorBinding {
-    pub id: String,
-    /// Harness-relative path, e.g. `.claude/sensors/aidlc-linter.md`.
-    pub path: String,
-    pub fire_on: FireOn,
-    pub default_severity: Severity,
-    pub category: Option<String>,
-    pub matches: Option<String>,
-}
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::stage_node::SensorEntry;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct SensorRegistry {
-    pub by_id: BTreeMap<String, SensorBinding>,
+    /// Each loaded manifest's binding, as the compile copies it into the stages that import it.
+    pub by_id: BTreeMap<String, SensorEntry>,
     /// Where each loaded manifest writes its `matches` (project-relative file, byte range),
     /// for diagnostics that point at the glob.
     pub matches_sites: BTreeMap<String, (Utf8PathBuf, Range<usize>)>,
@@ -92,7 +79,7 @@ pub fn sensor_registry(db: &dyn salsa::Database) -> SensorRegistry {
         }
         registry.by_id.insert(
             manifest.id.clone(),
-            SensorBinding {
+            SensorEntry {
                 id: manifest.id.clone(),
                 path: registry_path,
                 fire_on: manifest.fire_on,
@@ -117,7 +104,7 @@ pub struct SensorName<'db> {
 pub fn sensor_binding<'db>(
     db: &'db dyn salsa::Database,
     name: SensorName<'db>,
-) -> Option<SensorBinding> {
+) -> Option<SensorEntry> {
     sensor_registry(db).by_id.get(name.text(db)).cloned()
 }
 
@@ -145,7 +132,7 @@ pub fn known_sensor_ids(db: &dyn salsa::Database) -> Vec<String> {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct SensorsApplicable {
-    pub entries: Vec<SensorBinding>,
+    pub entries: Vec<SensorEntry>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -231,130 +218,6 @@ pub fn compiled_matches<'db>(
     SensorGlob::new(pattern)
         .ok()
         .map(|glob| CompiledMatches(Arc::new(glob)))
-}
-
-/// Where the stage's declared outputs can be written, placed in
-/// [`Workspace::REPRESENTATIVE`]: the compile knows no real space, record, unit or repository.
-fn representative_output_paths(stage: &StageDefinition) -> Vec<Utf8PathBuf> {
-    let outputs = StageOutputs {
-        slug: &stage.slug.value,
-        phase: &stage.phase.value,
-        for_each: stage.for_each.as_deref(),
-        artifacts: stage
-            .produces
-            .iter()
-            .map(|artifact| artifact.value.as_str())
-            .chain(stage.optional_produces.iter().flatten().map(String::as_str))
-            .collect(),
-    };
-    declared_output_paths(&outputs, &Workspace::REPRESENTATIVE)
-}
-
-/// The stage's gate-fired bindings that can never fire: gate dispatch runs a sensor over the
-/// stage's declared outputs only, so a `matches` that none of the places those outputs can be
-/// written matches (or a stage that declares no outputs) means the sensor never runs there.
-/// An error for a blocking sensor (its gate would wait for a verdict that never comes), a
-/// warning for an advisory one. Write-fired bindings are not checked: they match whatever the
-/// agent writes.
-///
-/// Reads the stage, the binding and compiled glob of each import, and the whole registry only
-/// when it has found a dead binding (for the manifest's `matches` span).
-#[salsa::tracked(returns(ref))]
-pub fn dead_gate_bindings(db: &dyn salsa::Database, file: SourceFile) -> Vec<Diagnostic> {
-    let Some(stage) = &parsed_stage(db, file).definition else {
-        return Vec::new();
-    };
-    // A graph format without `fire_on` makes every binding write-fired (D13): nothing fires at
-    // the gate, so no gate binding can be dead (the format's own warning says so instead).
-    if !crate::graph::format_choice::graph_format(db)
-        .0
-        .carries_dispatch_fields()
-    {
-        return Vec::new();
-    }
-    let mut output_paths: Option<Vec<Utf8PathBuf>> = None;
-    let mut checked = std::collections::BTreeSet::new();
-    let mut diagnostics = Vec::new();
-    for import in &stage.sensors {
-        if !checked.insert(import.value.as_str()) {
-            continue;
-        }
-        let name = SensorName::new(db, import.value.clone());
-        let Some(binding) = sensor_binding(db, name) else {
-            continue;
-        };
-        if binding.fire_on != FireOn::Gate {
-            continue;
-        }
-        let paths = output_paths.get_or_insert_with(|| representative_output_paths(stage));
-        let can_fire = !paths.is_empty()
-            && compiled_matches(db, name)
-                .as_ref()
-                .is_none_or(|glob| paths.iter().any(|path| glob.matches_relative(path)));
-        if !can_fire {
-            diagnostics.push(dead_binding_diagnostic(
-                db,
-                file.path(db),
-                stage,
-                &import.span,
-                binding,
-                paths,
-            ));
-        }
-    }
-    diagnostics
-}
-
-fn dead_binding_diagnostic(
-    db: &dyn salsa::Database,
-    stage_file: &Utf8Path,
-    stage: &StageDefinition,
-    import_span: &Range<usize>,
-    binding: &SensorBinding,
-    output_paths: &[Utf8PathBuf],
-) -> Diagnostic {
-    let id = &binding.id;
-    let slug = &stage.slug.value;
-    let severity = binding.default_severity.as_str();
-    let matches_site = sensor_registry(db).matches_sites.get(id);
-    let manifest = matches_site.map_or(binding.path.as_str(), |(path, _)| path.as_str());
-    let (message, help) = match (output_paths.first(), binding.matches.as_deref()) {
-        (Some(example), Some(pattern)) => (
-            format!(
-                "{severity} gate sensor \"{id}\" can never fire for stage \"{slug}\": its matches \"{pattern}\" matches none of the stage's declared outputs"
-            ),
-            format!(
-                "change `matches` in {manifest} so that it covers where the stage's outputs are written (such as {example}), or remove `{id}` from this stage's `sensors:`"
-            ),
-        ),
-        _ => (
-            format!(
-                "{severity} gate sensor \"{id}\" can never fire for stage \"{slug}\": the stage declares no outputs for it to check"
-            ),
-            format!(
-                "declare the stage's outputs in `produces:`, or remove `{id}` from this stage's `sensors:`"
-            ),
-        ),
-    };
-    let diagnostic = match binding.default_severity {
-        Severity::Blocking => Diagnostic::error(Code::DeadSensorBinding, message),
-        Severity::Advisory => Diagnostic::warning(Code::DeadSensorBinding, message),
-    }
-    .in_file(stage_file)
-    .at(import_span.clone())
-    .with_label("gate dispatch never runs this sensor for this stage")
-    .with_help(help);
-    match (matches_site, output_paths.is_empty()) {
-        (Some((path, span)), false) => diagnostic.with_related(
-            path.clone(),
-            Some(span.clone()),
-            format!(
-                "this glob matches none of the {} paths where the outputs of \"{slug}\" can be written",
-                output_paths.len()
-            ),
-        ),
-        _ => diagnostic,
-    }
 }
 
 /// `lead_agent`, `support_agents` and `reviewer` must name agent files (`orchestrator` exempt).

@@ -797,7 +797,7 @@ pub struct CompileArgs {
     /// shapes carry no `fire_on` or `default_severity`: every sensor is then write-fired and
     /// advisory, as the reference reads it.
     #[arg(long, value_name = "FORMAT")]
-    pub graph_format: Option<crate::graph::format::GraphFormat>,
+    pub graph_format: Option<crate::protocol::graph_format::GraphFormat>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

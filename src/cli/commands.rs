@@ -22,9 +22,9 @@ use crate::discover::Layout;
 use crate::english::plural;
 use crate::fingerprint;
 use crate::gate::repository::RepositoryRoot;
-use crate::graph::format::{FormatSource, GraphFormat};
 use crate::interrupt;
 use crate::process_group::GroupSignal;
+use crate::protocol::graph_format::{FormatSource, GraphFormat};
 
 pub fn run(cli: Cli) -> ExitStatus {
     printer::set_color_when(cli.color);

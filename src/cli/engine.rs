@@ -18,13 +18,15 @@ use crate::cli::project::{
 use crate::discover::{self, Layout};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::hook;
-use crate::dispatch::process::{WorkerCommand, run_worker};
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::time_limit;
 use crate::harness::{self, Harness, payload};
+use crate::protocol::selection::FireOn;
+use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
 use crate::receipts;
 use crate::sensors;
-use crate::syntax::manifest::FireOn;
+use crate::sensors::descriptor::WorkerContext;
+use crate::worker_process::{WorkerCommand, run_worker};
 use crate::workspace::Workspace;
 
 pub fn run(args: &EngineArgs) -> ExitStatus {
@@ -197,18 +199,17 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         error_line(printer, "the working folder is not valid UTF-8", None);
         return ExitStatus::Error;
     };
-    let context = sensors::WorkerContext {
+    let context = WorkerContext {
         project_dir,
         timeout: std::time::Duration::from_secs(crate::dispatch::fire::FALLBACK_TIMEOUT_SECONDS),
     };
     let outcome = (sensor.check)(&words[1..], &context);
-    let (code, stdout) = sensors::protocol_output(&outcome);
+    let (code, stdout) = protocol_output(&outcome);
     if !stdout.is_empty() {
         printer.out(stdout.trim_end());
     }
     match outcome {
-        sensors::WorkerOutcome::ScriptError(message)
-        | sensors::WorkerOutcome::UsageError(message) => {
+        WorkerOutcome::ScriptError(message) | WorkerOutcome::UsageError(message) => {
             printer.status(&format!("aidlc-sensor-{id}: {message}"));
         }
         _ => {}

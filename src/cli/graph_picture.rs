@@ -12,9 +12,9 @@ use crate::cli::project::resolve_layout;
 use crate::compile;
 use crate::db::CompilerDatabase;
 use crate::discover::{self, Layout};
-use crate::dispatch::stage_graph::GraphTextError;
 use crate::english::plural;
 use crate::fingerprint;
+use crate::protocol::stage_graph::GraphTextError;
 use crate::render_graph::{self, read_stage_map};
 
 pub(super) fn run(args: &GraphArgs) -> ExitStatus {

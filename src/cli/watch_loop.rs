@@ -18,7 +18,7 @@ use crate::cli::project::{current_dir, env_var};
 use crate::diagnostics::render;
 use crate::discover::{self, InputChanges, Layout, Reread};
 use crate::english::plural;
-use crate::graph::format::GraphFormat;
+use crate::protocol::graph_format::GraphFormat;
 use crate::watch::{FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots};
 
 /// Everything that arrived while the previous rebuild ran, merged.

@@ -113,6 +113,12 @@ pub fn hash_hex(bytes: &[u8]) -> String {
     hash.to_hex().as_str().to_owned()
 }
 
+/// [`read_input`] for a reader that needs no stamp (the dispatcher's live manifests): the same
+/// contents, without hashing the bytes.
+pub fn read_input_contents(path: &Utf8Path, limit: u64) -> FileContents {
+    read_file(path, limit, |_| ()).0
+}
+
 /// Read one input file, never failing. The stamp is `None` when the bytes were not read
 /// (unreadable or too large); such a file always produces an error diagnostic.
 pub fn read_input(path: &Utf8Path, limit: u64) -> (FileContents, Option<FileStamp>) {
@@ -686,7 +692,9 @@ impl ProjectInputs {
             self.project
                 .existing_graph(db)
                 .and_then(|file| match file.contents(db) {
-                    FileContents::Text(text) => Some(crate::graph::format::format_written_by(text)),
+                    FileContents::Text(text) => {
+                        Some(crate::protocol::graph_format::format_written_by(text))
+                    }
                     _ => None,
                 })
         };

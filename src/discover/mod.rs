@@ -14,7 +14,8 @@ pub use inputs::{
     BoundedReadError, DURABLE_THRESHOLD, FileStamp, HELPER_THREAD_THRESHOLD, InputChanges,
     MAX_GENERATED_BYTES, MAX_INPUT_BYTES, PARALLEL_THRESHOLD, ProjectInputs, ReadFile, Reread,
     StatStamp, durability_for, hash_hex, load_listing, load_project, load_read_files, new_project,
-    open_regular_file, read_bounded, read_files, read_input, worth_a_helper_thread, worth_parallel,
+    open_regular_file, read_bounded, read_files, read_input, read_input_contents,
+    worth_a_helper_thread, worth_parallel,
 };
 pub use listing::{
     InputListing, list_markdown_files, list_rule_files, list_sensor_files, list_stage_files,
@@ -63,7 +64,7 @@ pub struct Layout {
     /// `<harness>/tools/aidlc-version.ts`: the reference's version stamp on an install it made.
     pub reference_tools_path: Utf8PathBuf,
     /// `--graph-format`: write this shape whatever the install's graph and tools say.
-    pub graph_format: Option<crate::graph::format::GraphFormat>,
+    pub graph_format: Option<crate::protocol::graph_format::GraphFormat>,
 }
 
 impl Layout {
@@ -105,7 +106,10 @@ impl Layout {
 
     /// The same layout, writing the graph in `format` (from `--graph-format`).
     #[must_use]
-    pub fn with_graph_format(mut self, format: Option<crate::graph::format::GraphFormat>) -> Self {
+    pub fn with_graph_format(
+        mut self,
+        format: Option<crate::protocol::graph_format::GraphFormat>,
+    ) -> Self {
         self.graph_format = format;
         self
     }

@@ -29,23 +29,23 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
 use crate::diagnostics::Diagnostic;
-use crate::dispatch::glob::SensorGlob;
-use crate::dispatch::process::{WorkerCommand, run_worker};
+use crate::dispatch::graph_file::{load_graph, produce_dirs};
 use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
-use crate::dispatch::stage_graph::{
-    GraphNode, load_graph, produce_dirs, producers_of, unknown_stage_message,
-};
 use crate::dispatch::time_limit::EnclosingLimit;
-use crate::dispatch::verdict::{ScriptError, Verdict, verdict_of};
-use crate::graph::output_paths::{
+use crate::interrupt;
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::output_paths::{
     artifact_file_name, declared_output_file_names, is_marker_artifact,
 };
-use crate::interrupt;
+use crate::protocol::stage_graph::{producers_of, unknown_stage_message};
+use crate::protocol::stage_node::GraphNode;
+use crate::protocol::verdict::{ScriptError, Verdict, verdict_of};
 use crate::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, PathFlag,
     STAGE_FLAG, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
 };
 use crate::sensors::{self, ShippedSensor};
+use crate::worker_process::{WorkerCommand, run_worker};
 use crate::workspace::Workspace;
 
 /// The dispatcher's fallback timeout when a manifest declares none (D7).
@@ -148,13 +148,7 @@ pub fn prepare_fire(
     request: &FireRequest,
 ) -> Result<PreparedFire, FireRefusal> {
     let registry = load_live_registry(&workspace.layout);
-    if !registry.errors.is_empty() {
-        return Err(FireRefusal {
-            diagnostics: registry.errors.clone(),
-            sources: registry.sources.clone(),
-            ..FireRefusal::new("the sensor manifests have errors; fix them before firing")
-        });
-    }
+    usable_registry(&registry)?;
     known_sensor(&registry, &request.sensor_id)?;
     let graph = load_graph(&workspace.layout.stage_graph_path)
         .map_err(|error| FireRefusal::new(error.to_string()))?;
@@ -166,6 +160,18 @@ pub fn prepare_fire(
         return Err(refusal);
     }
     Ok(prepared)
+}
+
+/// The refusal of a live registry with manifest errors: nothing fires from it.
+pub fn usable_registry(registry: &LiveRegistry) -> Result<(), FireRefusal> {
+    if registry.errors.is_empty() {
+        return Ok(());
+    }
+    Err(FireRefusal {
+        diagnostics: registry.errors.clone(),
+        sources: registry.sources.clone(),
+        ..FireRefusal::new("the sensor manifests have errors; fix them before firing")
+    })
 }
 
 /// The refusal of a file under the intent record (or one of the stage's produce folders) that

@@ -11,6 +11,8 @@
 //!   that does not compile, a graph that cannot be used, a current stage the graph does not
 //!   know;
 //! - a write that matches no sensor costs a few file reads, not a registry or worker start;
+//! - one run reads the compiled graph once and the live registry at most once (on its first
+//!   matching binding), whatever number of bindings fire;
 //! - only write-fired entries of the active stage's compiled `sensors_applicable` whose glob
 //!   matches fire; an entry without a glob never fires (D5, D6);
 //! - a file under the intent record that is not one of the stage's declared outputs fires
@@ -31,13 +33,15 @@ use camino::Utf8Path;
 
 use crate::audit::ledger;
 use crate::dispatch::fire::{
-    FireContext, FireRequest, prepare_fire, run_fire, undeclared_record_file,
+    FireContext, FireRequest, prepare_fire_with, run_fire, undeclared_record_file, usable_registry,
 };
-use crate::dispatch::glob::SensorGlob;
-use crate::dispatch::stage_graph::{GraphSensorEntry, load_graph};
+use crate::dispatch::graph_file::load_graph;
+use crate::dispatch::registry::{LiveRegistry, load_live_registry};
 use crate::dispatch::time_limit::{EnclosingLimit, LimitValue};
-use crate::dispatch::verdict::{ScriptError, Verdict};
-use crate::syntax::manifest::FireOn;
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::selection::FireOn;
+use crate::protocol::stage_node::{GraphNode, SensorEntry};
+use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::workspace::{self, Workspace};
 
 /// The banner printed the first time sensors fire in a workspace.
@@ -161,6 +165,8 @@ pub fn run_sensors_hook(
         outcome.stopped = Some("the hook's allowance was refused".to_owned());
         return outcome;
     }
+    // Read on the first matching binding, then shared by every fire of this run.
+    let mut registry: Option<LiveRegistry> = None;
     for entry in &node.sensors_applicable {
         match write_match(workspace.project_dir(), entry, &written) {
             WriteMatch::No => {}
@@ -181,7 +187,13 @@ pub fn run_sensors_hook(
                     shown: &shown,
                     limit: limit.as_ref(),
                 };
-                fire_one(workspace, &fire, context, &mut outcome);
+                let registry =
+                    registry.get_or_insert_with(|| load_live_registry(&workspace.layout));
+                let live = LiveInputs {
+                    registry,
+                    nodes: &nodes,
+                };
+                fire_one(workspace, &fire, &live, context, &mut outcome);
             }
         }
     }
@@ -254,7 +266,7 @@ enum WriteMatch {
 }
 
 /// Write-fired, with a glob, and the glob matches.
-fn write_match(project_dir: &Utf8Path, entry: &GraphSensorEntry, written: &Utf8Path) -> WriteMatch {
+fn write_match(project_dir: &Utf8Path, entry: &SensorEntry, written: &Utf8Path) -> WriteMatch {
     if entry.fire_on != FireOn::Write {
         return WriteMatch::No;
     }
@@ -271,16 +283,26 @@ fn write_match(project_dir: &Utf8Path, entry: &GraphSensorEntry, written: &Utf8P
 /// One matching binding of the hook's run.
 struct HookFire<'a> {
     stage: &'a str,
-    entry: &'a GraphSensorEntry,
+    entry: &'a SensorEntry,
     written: &'a Utf8Path,
     /// The written file as the drop log names it.
     shown: &'a str,
     limit: Option<&'a EnclosingLimit>,
 }
 
+/// The live registry and the graph, read once per hook run and shared by its fires.
+struct LiveInputs<'a> {
+    registry: &'a LiveRegistry,
+    nodes: &'a [GraphNode],
+}
+
+/// One fire of the run, prepared from the run's live inputs. The stage's node was found and
+/// the written file checked against its declared outputs before any binding matched, so what
+/// is left of `prepare_fire` is the registry's and the fire's own pre-flight.
 fn fire_one(
     workspace: &Workspace,
     fire: &HookFire<'_>,
+    live: &LiveInputs<'_>,
     context: &FireContext,
     outcome: &mut HookOutcome,
 ) {
@@ -291,7 +313,8 @@ fn fire_one(
         output_path: fire.written.to_owned(),
         cwd: workspace.project_dir().to_owned(),
     };
-    let result = prepare_fire(workspace, &request)
+    let result = usable_registry(live.registry)
+        .and_then(|()| prepare_fire_with(workspace, &request, live.registry, live.nodes))
         .and_then(|prepared| run_fire(workspace, &prepared, context, fire.limit));
     match result {
         Ok(report) => {

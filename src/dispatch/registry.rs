@@ -8,7 +8,9 @@ use camino::Utf8PathBuf;
 
 use crate::db::{CompilerDatabase, FileContents, SourceFile};
 use crate::diagnostics::Diagnostic;
-use crate::discover::{Layout, MAX_INPUT_BYTES, list_sensor_files, new_project, read_input};
+use crate::discover::{
+    Layout, MAX_INPUT_BYTES, list_sensor_files, new_project, read_input_contents,
+};
 use crate::parse::parsed_manifest;
 use crate::resolve::sensor_registry;
 use crate::syntax::manifest::SensorManifest;
@@ -52,7 +54,7 @@ pub fn load_live_registry(layout: &Layout) -> LiveRegistry {
     let files: Vec<SourceFile> = paths
         .iter()
         .map(|path| {
-            let contents = read_input(path, MAX_INPUT_BYTES).0;
+            let contents = read_input_contents(path, MAX_INPUT_BYTES);
             if let FileContents::Text(text) = &contents {
                 sources.insert(layout.display(path), String::clone(text));
             }

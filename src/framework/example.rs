@@ -245,8 +245,10 @@ mod tests {
 
     use super::*;
     use crate::framework::{DEFAULT_FRAMEWORK, InstallRoot, init_project};
-    use crate::graph::output_paths::is_marker_artifact;
-    use crate::sensors::{WorkerContext, WorkerOutcome, native_check};
+    use crate::protocol::output_paths::is_marker_artifact;
+    use crate::protocol::worker_outcome::WorkerOutcome;
+    use crate::sensors::descriptor::WorkerContext;
+    use crate::sensors::native_check;
     use crate::syntax::stage::{StageDefinition, parse_stage};
 
     /// 2026-09-04T15:30:00Z.

@@ -21,13 +21,14 @@ use std::time::Instant;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::dispatch::time_limit::GateLimits;
 use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
 use crate::gate::render::SourceTexts;
 use crate::gate::report::{
     FireOnFilter, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
 };
+use crate::protocol::stage_graph::unknown_stage_message;
+use crate::protocol::stage_node::GraphNode;
 use crate::workspace::{self, Workspace};
 
 /// What one `aidlc gate check` is asked to do, once the CLI has resolved its arguments.

@@ -20,8 +20,9 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::dispatch::stage_graph::{GraphNode, produce_dirs};
-use crate::graph::output_paths::{artifact_file_name, declared_output_file_names};
+use crate::dispatch::graph_file::produce_dirs;
+use crate::protocol::output_paths::{artifact_file_name, declared_output_file_names};
+use crate::protocol::stage_node::GraphNode;
 use crate::workspace::Workspace;
 
 /// Why a stage's deliverables cannot be trusted.
@@ -263,7 +264,7 @@ mod tests {
     use super::*;
 
     fn node(slug: &str, phase: &str, produces: &[&str]) -> GraphNode {
-        crate::dispatch::stage_graph::node_from_json(&serde_json::json!({
+        crate::protocol::stage_graph::node_from_json(&serde_json::json!({
             "slug": slug, "phase": phase, "produces": produces, "consumes": [],
             "sensors_applicable": [],
         }))

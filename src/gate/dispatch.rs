@@ -22,11 +22,9 @@ use crate::dispatch::fire::{
     BegunFire, EvaluatedFire, FireContext, FireRequest, PreparedFire, begin_fire,
     evaluate_begun_fire, evaluate_without_recording, prepare_fire_with, run_fire,
 };
-use crate::dispatch::glob::SensorGlob;
+use crate::dispatch::graph_file::produce_dirs;
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::stage_graph::{GraphNode, GraphSensorEntry, produce_dirs};
 use crate::dispatch::time_limit::GateLimits;
-use crate::dispatch::verdict::{ScriptError, Verdict};
 use crate::gate::deliverables::{
     DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
 };
@@ -36,12 +34,15 @@ use crate::gate::report::{
     DeadBinding, FireOnFilter, FireResult, GateFire, GateSkip, STDERR_LINES_KEPT, SkipReason,
     UnfiredBinding, UnfiredCause, last_lines,
 };
-use crate::graph::output_paths::{
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::output_paths::{
     Workspace as OutputWorkspace, declared_output_paths, is_marker_artifact,
 };
+use crate::protocol::selection::Severity;
+use crate::protocol::stage_node::{GraphNode, SensorEntry};
+use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::sensors;
 use crate::sensors::descriptor::GateUnit;
-use crate::syntax::manifest::Severity;
 use crate::workspace::{self, Workspace};
 
 /// One fire to run.
@@ -112,7 +113,7 @@ pub fn plan_gate_fires(
         .filter(|node| stages.is_empty() || stages.contains(&node.slug))
     {
         plan.stages_checked += 1;
-        let (entries, not_selected): (Vec<&GraphSensorEntry>, Vec<&GraphSensorEntry>) = node
+        let (entries, not_selected): (Vec<&SensorEntry>, Vec<&SensorEntry>) = node
             .sensors_applicable
             .iter()
             .partition(|entry| fire_on.admits(entry.fire_on));
@@ -205,7 +206,7 @@ impl<'r> WorkflowProgress<'r> {
 
 /// The binding's glob; a binding without one (or with one that does not compile, which the
 /// fire's pre-flight then refuses) is planned on every deliverable.
-fn binding_glob(entry: &GraphSensorEntry) -> Option<SensorGlob> {
+fn binding_glob(entry: &SensorEntry) -> Option<SensorGlob> {
     entry
         .matches
         .as_deref()
@@ -222,7 +223,7 @@ fn glob_admits(glob: Option<&SensorGlob>, project_dir: &Utf8Path, path: &Utf8Pat
 pub fn plan_entry(
     project_dir: &Utf8Path,
     node: &GraphNode,
-    entry: &GraphSensorEntry,
+    entry: &SensorEntry,
     deliverables: &[Utf8PathBuf],
     shard: Option<(u64, u64)>,
     plan: &mut GatePlan,
@@ -273,7 +274,7 @@ pub fn plan_entry(
 fn skip_not_regular_files(
     project_dir: &Utf8Path,
     node: &GraphNode,
-    entry: &GraphSensorEntry,
+    entry: &SensorEntry,
     deliverables: &StageDeliverables,
     plan: &mut GatePlan,
 ) {
@@ -297,7 +298,7 @@ pub fn unfired_binding(
     project_dir: &Utf8Path,
     record: &Utf8Path,
     node: &GraphNode,
-    entry: &GraphSensorEntry,
+    entry: &SensorEntry,
     deliverables: &StageDeliverables,
 ) -> UnfiredBinding {
     let glob = binding_glob(entry);
@@ -369,7 +370,7 @@ fn dead_bindings(
     workspace: &Workspace,
     record: &Utf8Path,
     node: &GraphNode,
-    entries: &[&GraphSensorEntry],
+    entries: &[&SensorEntry],
 ) -> Vec<DeadBinding> {
     let project_dir = workspace.project_dir();
     let record = relative(project_dir, record);

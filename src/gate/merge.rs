@@ -28,7 +28,7 @@ use crate::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
     GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason, UnfiredBinding, UnfiredCause,
 };
-use crate::syntax::manifest::Severity;
+use crate::protocol::selection::Severity;
 
 /// Why shards could not be merged; the message names the file and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

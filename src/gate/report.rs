@@ -15,12 +15,12 @@ use std::collections::BTreeMap;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::dispatch::verdict::Verdict;
 use crate::english::plural;
-use crate::syntax::manifest::{FireOn, Severity};
+use crate::protocol::selection::{FireOn, Severity};
+use crate::protocol::verdict::Verdict;
 
 /// What a sensor found; the renderers read it from here.
-pub use crate::sensors::finding::Finding;
+pub use crate::protocol::finding::Finding;
 
 /// Which bindings `aidlc gate check` runs (its `--fire-on`): the gate-fired ones, the
 /// write-fired ones, or all. Not a [`FireOn`]: `All` is a selection, never a binding's value.

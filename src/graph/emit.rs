@@ -1,62 +1,31 @@
-//! Canonical bytes of `stage-graph.json` (reference §3.5–§3.6, D2).
+//! Canonical bytes of `stage-graph.json` (reference §3.5–§3.6, D2): each stage's node filled from
+//! its parsed definition, the rule set and its resolved sensors, and written through the
+//! protocol's one node writer (`protocol::stage_node`), which knows every key, its place and which
+//! graph format carries it ([`graph_format`], D13).
 //!
 //! Invariant: the output equals `JSON.stringify(nodes, null, 2) + "\n"` of the reference, with
 //! node keys in the [gate] `FIELD_ORDER` and nested objects in construction order. Each node's
 //! bytes are a tracked value, so the file is assembled from memoised pieces.
-//!
-//! The keys a node and a `sensors_applicable` entry carry follow the install's graph format
-//! ([`graph_format`], D13): an older format leaves out the keys its reference version never
-//! writes, in the same order otherwise.
 
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
-
 use crate::db::{CompilerDatabase, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::format::GraphFormat;
 use crate::graph::format_choice::graph_format;
 use crate::graph::numbering::{dedup, stage_headers_in_chunk, stage_number, stage_numbering};
-use crate::graph::pretty_writer::{PrettyWriter, push_json_string};
 use crate::graph::stage_chunks::{FactsByStage, StageChunk, chunk_entries};
 use crate::parse::{parsed_stage, rule_set};
+use crate::protocol::selection::{FireOn, Severity};
+use crate::protocol::stage_node::{ConsumeEntry, NodeBody, RuleEntry, write_node_head};
 use crate::resolve::{sensor_registry, sensors_applicable};
-use crate::syntax::manifest::{FireOn, Severity};
-use crate::syntax::stage::Located;
+use crate::syntax::stage::{Located, StageDefinition};
 use camino::Utf8Path;
 
-/// The [gate] `FIELD_ORDER`: the 29 top-level keys of a node, in order.
-pub const FIELD_ORDER: [&str; 29] = [
-    "slug",
-    "number",
-    "name",
-    "plugin",
-    "enabled",
-    "phase",
-    "execution",
-    "condition",
-    "lead_agent",
-    "support_agents",
-    "mode",
-    "for_each",
-    "workspace_requires",
-    "produces",
-    "optional_produces",
-    "produces_kinds",
-    "consumes",
-    "requires_stage",
-    "sensors",
-    "scopes",
-    "reviewer",
-    "review_artifact",
-    "reviewer_max_iterations",
-    "review_class",
-    "summary_confirmation",
-    "inputs",
-    "outputs",
-    "rules_in_context",
-    "sensors_applicable",
-];
+/// `reviewer_max_iterations` beside a reviewer when the stage names none: the reference's.
+const DEFAULT_REVIEWER_MAX_ITERATIONS: u64 = 2;
+
+/// `review_class` beside a reviewer when the stage names none: the reference's.
+const DEFAULT_REVIEW_CLASS: &str = "adversarial";
 
 /// Manifests whose `fire_on: gate` or `default_severity: blocking` the install's graph format
 /// cannot carry: without those keys in `sensors_applicable` the reference (and this engine)
@@ -97,163 +66,6 @@ pub fn format_registry_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> 
         .collect()
 }
 
-/// The node as a JSON value with keys in `FIELD_ORDER`; `None` when the stage did not parse.
-pub fn stage_node_value(db: &dyn salsa::Database, file: SourceFile) -> Option<Value> {
-    let stage = parsed_stage(db, file).definition.as_ref()?;
-    let (format, _) = *graph_format(db);
-    let (number, name) = stage_number(db, file).clone()?;
-    let strings = |items: &[crate::syntax::stage::Located<String>]| {
-        Value::from(
-            items
-                .iter()
-                .map(|item| item.value.clone())
-                .collect::<Vec<_>>(),
-        )
-    };
-    let mut fields: Vec<(&str, Value)> = vec![
-        ("slug", json!(stage.slug.value)),
-        ("number", json!(number)),
-        ("name", json!(name)),
-    ];
-    if let Some(plugin) = &stage.plugin {
-        fields.push(("plugin", json!(plugin.value)));
-    }
-    fields.push(("phase", json!(stage.phase.value)));
-    fields.push(("execution", json!(stage.execution)));
-    if let Some(condition) = &stage.condition {
-        fields.push(("condition", json!(condition)));
-    }
-    fields.push(("lead_agent", json!(stage.lead_agent.value)));
-    fields.push(("support_agents", strings(&stage.support_agents)));
-    fields.push(("mode", json!(stage.mode)));
-    if let Some(for_each) = &stage.for_each {
-        fields.push(("for_each", json!(for_each)));
-    }
-    if let Some(workspace_requires) = stage.workspace_requires {
-        fields.push(("workspace_requires", json!(workspace_requires)));
-    }
-    fields.push(("produces", strings(&stage.produces)));
-    if let Some(optional) = &stage.optional_produces {
-        fields.push(("optional_produces", json!(optional)));
-    }
-    if let Some(kinds) = &stage.produces_kinds {
-        let map: Map<String, Value> = kinds
-            .iter()
-            .map(|(artifact, kinds)| (artifact.clone(), json!(kinds)))
-            .collect();
-        fields.push(("produces_kinds", Value::Object(map)));
-    }
-    let consumes: Vec<Value> = stage
-        .consumes
-        .iter()
-        .map(|consume| {
-            let mut entry = Map::new();
-            entry.insert("artifact".to_owned(), json!(consume.artifact.value));
-            entry.insert("required".to_owned(), json!(consume.required));
-            if let Some(condition) = &consume.conditional_on {
-                entry.insert("conditional_on".to_owned(), json!(condition));
-            }
-            Value::Object(entry)
-        })
-        .collect();
-    fields.push(("consumes", Value::from(consumes)));
-    fields.push((
-        "requires_stage",
-        json!(dedup(
-            stage.requires_stage.iter().map(|dep| dep.value.clone())
-        )),
-    ));
-    fields.push(("sensors", strings(&stage.sensors)));
-    fields.push(("scopes", json!(stage.scopes)));
-    if let Some(reviewer) = &stage.reviewer {
-        fields.push(("reviewer", json!(reviewer.value)));
-        if let Some(artifact) = stage
-            .review_artifact
-            .as_ref()
-            .filter(|_| format.carries_review_artifact())
-        {
-            fields.push(("review_artifact", json!(artifact.value)));
-        }
-        fields.push((
-            "reviewer_max_iterations",
-            json!(stage.reviewer_max_iterations.unwrap_or(2)),
-        ));
-        if format.carries_review_class() {
-            let class = stage
-                .review_class
-                .as_ref()
-                .map_or("adversarial", |class| class.value.as_str());
-            fields.push(("review_class", json!(class)));
-        }
-    }
-    if let Some(confirmation) = stage
-        .summary_confirmation
-        .as_ref()
-        .filter(|_| format.carries_review_class())
-    {
-        fields.push(("summary_confirmation", json!(confirmation.value)));
-    }
-    fields.push(("inputs", json!(stage.inputs.as_deref().unwrap_or(""))));
-    fields.push(("outputs", json!(stage.outputs.as_deref().unwrap_or(""))));
-    fields.push(("rules_in_context", rules_value(db, &stage.phase.value)));
-    fields.push(("sensors_applicable", sensors_value(db, file, format)));
-    let mut node = Map::new();
-    for (key, value) in fields {
-        debug_assert!(FIELD_ORDER.contains(&key), "{key} is not in FIELD_ORDER");
-        node.insert(key.to_owned(), value);
-    }
-    Some(Value::Object(node))
-}
-
-fn rules_value(db: &dyn salsa::Database, phase: &str) -> Value {
-    let rules = rule_set(db);
-    let entries: Vec<Value> = rules
-        .entries
-        .iter()
-        .filter(|rule| {
-            rule.phase
-                .as_deref()
-                .is_none_or(|rule_phase| rule_phase == phase)
-        })
-        .map(|rule| {
-            let mut entry = Map::new();
-            entry.insert("path".to_owned(), json!(rule.display_path));
-            entry.insert("scope".to_owned(), json!(rule.scope));
-            Value::Object(entry)
-        })
-        .collect();
-    Value::from(entries)
-}
-
-/// `{id, path, fire_on, default_severity, category?, matches?}`, or `{id, path, matches?}` in
-/// the formats before the gate.
-fn sensors_value(db: &dyn salsa::Database, file: SourceFile, format: GraphFormat) -> Value {
-    let entries: Vec<Value> = sensors_applicable(db, file)
-        .entries
-        .iter()
-        .map(|binding| {
-            let mut entry = Map::new();
-            entry.insert("id".to_owned(), json!(binding.id));
-            entry.insert("path".to_owned(), json!(binding.path));
-            if format.carries_dispatch_fields() {
-                entry.insert("fire_on".to_owned(), json!(binding.fire_on.as_str()));
-                entry.insert(
-                    "default_severity".to_owned(),
-                    json!(binding.default_severity.as_str()),
-                );
-                if let Some(category) = &binding.category {
-                    entry.insert("category".to_owned(), json!(category));
-                }
-            }
-            if let Some(matches) = &binding.matches {
-                entry.insert("matches".to_owned(), json!(matches));
-            }
-            Value::Object(entry)
-        })
-        .collect();
-    Value::from(entries)
-}
-
 /// The part of a stage's node that does not depend on its number: its bytes from the `,` that
 /// ends the `name` field to the node's closing brace, as [`write_stage_node`] writes them. The
 /// head (`slug`, `number`, `name`) is written when the graph is joined, from
@@ -286,8 +98,7 @@ pub fn stage_node_bodies_in_chunk<'db>(
         .collect()
 }
 
-/// Each node's head in graph order (`Numbering::order`), as [`write_stage_node_head`] writes
-/// it; `None` for a stage without a number. Re-run only when the numbering changes, so joining
+/// Each node's head in graph order (`Numbering::order`), as [`write_node_head`] writes it; `None` for a stage without a number. Re-run only when the numbering changes, so joining
 /// the graph after an edit writes no head.
 #[salsa::tracked(returns(ref))]
 pub fn stage_node_heads(db: &dyn salsa::Database) -> Vec<Option<String>> {
@@ -300,7 +111,7 @@ pub fn stage_node_heads(db: &dyn salsa::Database) -> Vec<Option<String>> {
             let header = headers.get(file)?;
             let (number, name) = numbering.by_slug.get(&header.slug)?;
             let mut head = String::new();
-            write_stage_node_head(&header.slug, number, name, &mut head);
+            write_node_head(&header.slug, number, name, &mut head);
             Some(head)
         })
         .collect()
@@ -308,10 +119,6 @@ pub fn stage_node_heads(db: &dyn salsa::Database) -> Vec<Option<String>> {
 
 /// Append the node of `file` to `out` as the graph holds it (indented one level, no comma);
 /// `false`, with nothing written, when the stage did not parse or has no number.
-///
-/// Invariant: the bytes equal `pretty_json` of [`stage_node_value`] indented one level (the
-/// tests compare both on every stage they compile); this writes them without building the
-/// value, which is most of the cost of emitting a large graph.
 pub fn write_stage_node(db: &dyn salsa::Database, file: SourceFile, out: &mut String) -> bool {
     let Some(stage) = parsed_stage(db, file).definition.as_ref() else {
         return false;
@@ -319,149 +126,99 @@ pub fn write_stage_node(db: &dyn salsa::Database, file: SourceFile, out: &mut St
     let Some((number, name)) = stage_number(db, file).as_ref() else {
         return false;
     };
-    write_stage_node_head(&stage.slug.value, number, name, out);
+    write_node_head(&stage.slug.value, number, name, out);
     write_stage_node_body(db, file, stage, out);
     true
 }
 
-/// `  {`, then the `slug`, `number` and `name` fields: the start of a node, the bytes a
-/// [`PrettyWriter`] at depth 1 writes for them (joining a large graph writes ten thousand of
-/// these, so the fixed parts are written whole).
-fn write_stage_node_head(slug: &str, number: &str, name: &str, out: &mut String) {
-    out.push_str("  {\n    \"slug\": ");
-    push_json_string(out, slug);
-    out.push_str(",\n    \"number\": ");
-    push_json_string(out, number);
-    out.push_str(",\n    \"name\": ");
-    push_json_string(out, name);
-}
-
-/// Every field of the node after `name`, and its closing brace.
+/// Every field of the node after `name`, and its closing brace, in the graph's format.
 fn write_stage_node_body(
     db: &dyn salsa::Database,
     file: SourceFile,
-    stage: &crate::syntax::stage::StageDefinition,
+    stage: &StageDefinition,
     out: &mut String,
 ) {
     let (format, _) = *graph_format(db);
-    let mut node = PrettyWriter::continuing_object(out, 1);
-    if let Some(plugin) = &stage.plugin {
-        node.string_field("plugin", &plugin.value);
-    }
-    node.string_field("phase", &stage.phase.value);
-    node.string_field("execution", &stage.execution);
-    if let Some(condition) = &stage.condition {
-        node.string_field("condition", condition);
-    }
-    node.string_field("lead_agent", &stage.lead_agent.value);
-    node.string_list_field("support_agents", located_values(&stage.support_agents));
-    node.string_field("mode", &stage.mode);
-    if let Some(for_each) = &stage.for_each {
-        node.string_field("for_each", for_each);
-    }
-    if let Some(workspace_requires) = stage.workspace_requires {
-        node.key("workspace_requires");
-        node.bool(workspace_requires);
-    }
-    node.string_list_field("produces", located_values(&stage.produces));
-    if let Some(optional) = &stage.optional_produces {
-        node.string_list_field("optional_produces", optional.iter().map(String::as_str));
-    }
-    if let Some(kinds) = &stage.produces_kinds {
-        // Artifact names may be array indices, which JavaScript lists first: the one field
-        // written through the general path.
-        let map: Map<String, Value> = kinds
-            .iter()
-            .map(|(artifact, kinds)| (artifact.clone(), json!(kinds)))
-            .collect();
-        node.key("produces_kinds");
-        node.value(&Value::Object(map));
-    }
-    node.key("consumes");
-    node.begin_array();
-    for consume in &stage.consumes {
-        node.element();
-        node.begin_object();
-        node.string_field("artifact", &consume.artifact.value);
-        node.key("required");
-        node.bool(consume.required);
-        if let Some(condition) = &consume.conditional_on {
-            node.string_field("conditional_on", condition);
-        }
-        node.end_object();
-    }
-    node.end_array();
-    let requires_stage = dedup(stage.requires_stage.iter().map(|dep| dep.value.clone()));
-    node.string_list_field("requires_stage", requires_stage.iter().map(String::as_str));
-    node.string_list_field("sensors", located_values(&stage.sensors));
-    node.string_list_field("scopes", stage.scopes.iter().map(String::as_str));
-    if let Some(reviewer) = &stage.reviewer {
-        node.string_field("reviewer", &reviewer.value);
-        if let Some(artifact) = stage
-            .review_artifact
-            .as_ref()
-            .filter(|_| format.carries_review_artifact())
-        {
-            node.string_field("review_artifact", &artifact.value);
-        }
-        node.key("reviewer_max_iterations");
-        node.value(&json!(stage.reviewer_max_iterations.unwrap_or(2)));
-        if format.carries_review_class() {
-            let class = stage
-                .review_class
-                .as_ref()
-                .map_or("adversarial", |class| class.value.as_str());
-            node.string_field("review_class", class);
-        }
-    }
-    if let Some(confirmation) = stage
-        .summary_confirmation
-        .as_ref()
-        .filter(|_| format.carries_review_class())
-    {
-        node.string_field("summary_confirmation", &confirmation.value);
-    }
-    node.string_field("inputs", stage.inputs.as_deref().unwrap_or(""));
-    node.string_field("outputs", stage.outputs.as_deref().unwrap_or(""));
-    node.key("rules_in_context");
-    node.begin_array();
-    for rule in rule_set(db).entries.iter().filter(|rule| {
-        rule.phase
-            .as_deref()
-            .is_none_or(|rule_phase| rule_phase == stage.phase.value)
-    }) {
-        node.element();
-        node.begin_object();
-        node.string_field("path", &rule.display_path);
-        node.string_field("scope", rule.scope);
-        node.end_object();
-    }
-    node.end_array();
-    node.key("sensors_applicable");
-    node.begin_array();
-    for binding in &sensors_applicable(db, file).entries {
-        node.element();
-        node.begin_object();
-        node.string_field("id", &binding.id);
-        node.string_field("path", &binding.path);
-        if format.carries_dispatch_fields() {
-            node.string_field("fire_on", binding.fire_on.as_str());
-            node.string_field("default_severity", binding.default_severity.as_str());
-            if let Some(category) = &binding.category {
-                node.string_field("category", category);
-            }
-        }
-        if let Some(matches) = &binding.matches {
-            node.string_field("matches", matches);
-        }
-        node.end_object();
-    }
-    node.end_array();
-    node.end_object();
+    node_body(db, file, stage).write(format, out);
 }
 
-fn located_values(items: &[Located<String>]) -> impl Iterator<Item = &str> {
-    items.iter().map(|item| item.value.as_str())
+/// The body of the stage's node, every value borrowed from the stage, the rule set and the
+/// stage's resolved sensors; the reviewer's fields only beside a reviewer, with the reference's
+/// defaults. Which of them the format writes is the writer's to know.
+fn node_body<'db>(
+    db: &'db dyn salsa::Database,
+    file: SourceFile,
+    stage: &'db StageDefinition,
+) -> NodeBody<'db> {
+    let reviewer = stage
+        .reviewer
+        .as_ref()
+        .map(|reviewer| reviewer.value.as_str());
+    NodeBody {
+        plugin: located_value(stage.plugin.as_ref()),
+        phase: &stage.phase.value,
+        execution: &stage.execution,
+        condition: stage.condition.as_deref(),
+        lead_agent: &stage.lead_agent.value,
+        support_agents: located_values(&stage.support_agents),
+        mode: &stage.mode,
+        for_each: stage.for_each.as_deref(),
+        workspace_requires: stage.workspace_requires,
+        produces: located_values(&stage.produces),
+        optional_produces: stage.optional_produces.as_deref(),
+        produces_kinds: stage.produces_kinds.as_deref(),
+        consumes: stage
+            .consumes
+            .iter()
+            .map(|consume| ConsumeEntry {
+                artifact: &consume.artifact.value,
+                required: consume.required,
+                conditional_on: consume.conditional_on.as_deref(),
+            })
+            .collect(),
+        requires_stage: dedup(
+            stage
+                .requires_stage
+                .iter()
+                .map(|required| required.value.as_str()),
+        ),
+        sensors: located_values(&stage.sensors),
+        scopes: &stage.scopes,
+        reviewer,
+        review_artifact: reviewer.and(located_value(stage.review_artifact.as_ref())),
+        reviewer_max_iterations: reviewer.map(|_| {
+            stage
+                .reviewer_max_iterations
+                .unwrap_or(DEFAULT_REVIEWER_MAX_ITERATIONS)
+        }),
+        review_class: reviewer
+            .map(|_| located_value(stage.review_class.as_ref()).unwrap_or(DEFAULT_REVIEW_CLASS)),
+        summary_confirmation: located_value(stage.summary_confirmation.as_ref()),
+        inputs: stage.inputs.as_deref().unwrap_or(""),
+        outputs: stage.outputs.as_deref().unwrap_or(""),
+        rules_in_context: rule_set(db)
+            .entries
+            .iter()
+            .filter(|rule| {
+                rule.phase
+                    .as_deref()
+                    .is_none_or(|rule_phase| rule_phase == stage.phase.value)
+            })
+            .map(|rule| RuleEntry {
+                path: &rule.display_path,
+                scope: rule.scope,
+            })
+            .collect(),
+        sensors_applicable: &sensors_applicable(db, file).entries,
+    }
+}
+
+fn located_value(item: Option<&Located<String>>) -> Option<&str> {
+    item.map(|item| item.value.as_str())
+}
+
+fn located_values(items: &[Located<String>]) -> Vec<&str> {
+    items.iter().map(|item| item.value.as_str()).collect()
 }
 
 /// The whole `stage-graph.json`, nodes in numeric order, with the trailing newline. Shared
@@ -587,15 +344,19 @@ fn close_graph_array(out: &mut String, any_node: bool) {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
     use crate::db::Project;
     use crate::graph::test_projects::loaded_projects;
     use crate::js_json::pretty_json;
+    use crate::protocol::graph_keys::FIELD_ORDER;
 
-    /// `pretty_json` of the node value, indented one level: what the writer must produce.
-    fn node_through_values(db: &dyn salsa::Database, file: SourceFile) -> Option<String> {
-        let text = pretty_json(&stage_node_value(db, file)?);
-        Some(format!("  {}", text.replace('\n', "\n  ")))
+    /// `pretty_json` of the value a written node holds, indented one level: the bytes
+    /// `JSON.stringify` gives for the same node, which the writer must have produced.
+    fn node_through_values(written: &str) -> String {
+        let value: Value = serde_json::from_str(written).unwrap();
+        format!("  {}", pretty_json(&value).replace('\n', "\n  "))
     }
 
     /// A project past the parallel threshold is written in runs on several threads; the bytes
@@ -643,15 +404,17 @@ mod tests {
             let mut nodes = 0;
             for entry in Project::get(db).stage_files(db) {
                 let mut node = String::new();
-                let written = write_stage_node(db, entry.file, &mut node).then_some(node);
+                if !write_stage_node(db, entry.file, &mut node) {
+                    continue;
+                }
                 assert_eq!(
-                    written,
-                    node_through_values(db, entry.file),
+                    node,
+                    node_through_values(&node),
                     "{}: {}",
                     project.name,
                     entry.file.path(db)
                 );
-                nodes += usize::from(written.is_some());
+                nodes += 1;
             }
             assert!(nodes > 0, "{}: no node was emitted", project.name);
             assert_eq!(
@@ -661,6 +424,37 @@ mod tests {
                 project.name
             );
         }
+    }
+
+    /// The stage with every field, as each graph format writes its node: the bytes are pinned,
+    /// so a change of the writer that moves one of them shows in review.
+    #[test]
+    fn the_stage_with_every_field_is_written_as_each_format_writes_it() {
+        let projects = loaded_projects();
+        let every_field = projects
+            .iter()
+            .filter_map(|project| Some((project, project.name.strip_prefix("every field, ")?)));
+        let mut formats = 0;
+        for (project, format) in every_field {
+            let db = &project.db;
+            let file = Project::get(db)
+                .stage_files(db)
+                .iter()
+                .find(|entry| {
+                    entry
+                        .file
+                        .path(db)
+                        .as_str()
+                        .ends_with("/acme-every-field.md")
+                })
+                .unwrap()
+                .file;
+            let mut node = String::new();
+            assert!(write_stage_node(db, file, &mut node), "{format}");
+            insta::assert_snapshot!(format!("every_field_{}", format.replace('.', "_")), node);
+            formats += 1;
+        }
+        assert_eq!(formats, 3);
     }
 
     #[test]

@@ -1,16 +1,16 @@
 //! The graph format a compile writes: the one tracked query over the inputs that decide it
 //! (`--graph-format`, the existing graph, the install's reference tools), applying the pure
-//! rules of `graph::format`.
+//! rules of `protocol::graph_format`.
 
 use crate::db::Project;
-use crate::graph::format::{
+use crate::parse::source_text;
+use crate::protocol::graph_format::{
     FormatSource, GraphFormat, reference_tools_version, resolve_graph_format_from_evidence,
 };
-use crate::parse::source_text;
 
 /// The graph format this compile writes, and why: `--graph-format`, else what the existing
 /// graph's keys say ([`Project::existing_graph_evidence`]), else the install's reference
-/// tools, else the newest (see `graph::format`). An unreadable graph or tools file says nothing
+/// tools, else the newest (see `protocol::graph_format`). An unreadable graph or tools file says nothing
 /// (its own diagnostic comes from the numbering or is not needed). With the flag, nothing else
 /// is read, so the format depends on nothing else.
 #[salsa::tracked]

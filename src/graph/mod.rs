@@ -2,12 +2,10 @@
 //! `stage-graph.json` and `scope-grid.json`.
 
 pub mod checks;
+pub mod dead_bindings;
 pub mod emit;
-pub mod format;
 pub mod format_choice;
 pub mod numbering;
-pub mod output_paths;
-pub mod pretty_writer;
 pub mod scope_grid;
 pub mod stage_chunks;
 #[cfg(test)]

@@ -45,7 +45,7 @@ fn stage_header(db: &dyn salsa::Database, file: SourceFile) -> Option<StageHeade
 }
 
 /// Keep the first occurrence of each item.
-pub fn dedup(items: impl IntoIterator<Item = String>) -> Vec<String> {
+pub fn dedup<T: Ord + Clone>(items: impl IntoIterator<Item = T>) -> Vec<T> {
     let mut seen = BTreeSet::new();
     items
         .into_iter()

@@ -11,12 +11,12 @@ use serde_json::{Map, Value, json};
 
 use crate::db::{Project, SourceFile};
 use crate::graph::numbering::stage_numbering;
-use crate::graph::pretty_writer::PrettyWriter;
 use crate::graph::stage_chunks::{
     FactsByStage, StageChunk, each_stage_with, gathered_facts_of_chunk,
 };
 use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
+use crate::protocol::pretty_writer::PrettyWriter;
 
 /// What one stage contributes to the grid: a projection of `parsed_stage` that stays equal
 /// when anything but the slug, the phase or `scopes:` changes.

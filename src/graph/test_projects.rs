@@ -5,8 +5,8 @@ use camino::Utf8PathBuf;
 
 use crate::db::CompilerDatabase;
 use crate::discover::{self, Layout, ProjectInputs};
-use crate::graph::format::GraphFormat;
 use crate::harness::Harness;
+use crate::protocol::graph_format::GraphFormat;
 
 /// A project on disk, loaded into a fresh database.
 pub struct LoadedProject {

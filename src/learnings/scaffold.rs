@@ -15,7 +15,8 @@
 use camino::Utf8Path;
 
 use super::selections::ManifestFields;
-use crate::syntax::manifest::{FireOn, parse_manifest};
+use crate::protocol::selection::FireOn;
+use crate::syntax::manifest::parse_manifest;
 
 /// The manifest as the reference renders it: the frontmatter lines `id`, `kind`, `command`,
 /// `default_severity`, `description`, optional `category`, `matches` (quoted), optional

@@ -15,9 +15,9 @@ use lsp_types::{
 use super::positions::TextPositions;
 use super::server_state::{FileKind, ServerState};
 use crate::db::SourceFile;
+use crate::protocol::selection::{FireOn, Severity};
 use crate::resolve::{SiteName, SiteRole, known_sensor_ids, name_index};
 use crate::syntax::frontmatter::{self, FrontmatterError};
-use crate::syntax::manifest::{FireOn, Severity};
 use crate::syntax::stage::PHASES;
 
 /// The values `syntax::stage` accepts for `execution` and `mode` (a unit test below checks them

@@ -14,8 +14,8 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::discover::Layout;
-use crate::dispatch::process::{WorkerCommand, run_worker};
 use crate::plugin::Problem;
+use crate::worker_process::{WorkerCommand, run_worker};
 
 const RUNNER_GENERATOR: &str = "tools/aidlc-runner-gen.ts";
 const UTILITY: &str = "tools/aidlc-utility.ts";

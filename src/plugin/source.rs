@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::dispatch::process::{WorkerCommand, run_worker};
 use crate::plugin::{PluginError, Problem};
+use crate::worker_process::{WorkerCommand, run_worker};
 
 /// How long one `git` command may take.
 const GIT_TIMEOUT: Duration = Duration::from_secs(300);

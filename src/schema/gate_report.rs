@@ -14,7 +14,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use crate::gate::render::{JSON_SCHEMA_VERSION, skip_reason_key};
 use crate::gate::report::{FireOnFilter, NEVER_FIRED, OUTCOMES, Outcome, SKIP_REASONS};
-use crate::syntax::manifest::Severity;
+use crate::protocol::selection::Severity;
 
 /// The report of one `aidlc gate check --format json` run.
 #[derive(JsonSchema)]

@@ -10,8 +10,25 @@
 //! no manifest. The values of the flags (which folders, which artifacts) are the dispatcher's
 //! to compute.
 
-use crate::sensors::finding::{Finding, FindingsInput};
-use crate::sensors::protocol::NativeCheck;
+use std::time::Duration;
+
+use camino::Utf8PathBuf;
+
+use crate::protocol::finding::Finding;
+use crate::protocol::worker_outcome::WorkerOutcome;
+use crate::sensors::finding::FindingsInput;
+
+/// Where a native worker runs: the project folder, and the time budget for any tool it starts
+/// (the manifest's timeout; the worker must stop its tool within it).
+#[derive(Debug, Clone)]
+pub struct WorkerContext {
+    pub project_dir: Utf8PathBuf,
+    pub timeout: Duration,
+}
+
+/// A native check: the worker argv after `sensor-<id>`, and where it runs; its answer is the
+/// worker protocol's (`protocol::worker_outcome`).
+pub type NativeCheck = fn(&[String], &WorkerContext) -> WorkerOutcome;
 
 /// Everything the engine knows about one shipped sensor.
 #[derive(Debug)]

@@ -1,6 +1,6 @@
-//! What a sensor found, as the gate report shows it: one [`Finding`] per problem, with its own
-//! rule, message and help, anchored where the sensor knows (a line and column, an end, or only
-//! the file).
+//! What a sensor found, as the gate report shows it: one `Finding` (the protocol's) per problem,
+//! with its own rule, message and help, anchored where the sensor knows (a line and column, an
+//! end, or only the file).
 //!
 //! Two halves, one shape:
 //!
@@ -24,60 +24,13 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value, json};
 
 use crate::english::plural;
+use crate::protocol::finding::Finding;
 
 /// The key under which a shipped worker lists its findings, beside the reference's keys.
 pub const DIAGNOSTICS_KEY: &str = "diagnostics";
 
 /// The rule of the one finding a failure gets when its JSON lists none.
 pub const UNLISTED_RULE: &str = "unlisted-findings";
-
-/// One finding a sensor reported.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// Project-relative with `/` separators (absolute only for a file outside the project).
-    pub file: Utf8PathBuf,
-    /// What kind of problem: a lint rule id, `missing-heading`, `untagged-claim`, `gap`, …
-    pub rule: String,
-    /// The problem in one sentence, without its location (the location is the fields below).
-    pub message: String,
-    /// 1-based; `None` when the sensor knows only the file.
-    pub line: Option<u64>,
-    /// 1-based; only with a line.
-    pub column: Option<u64>,
-    /// Where the problem ends (1-based, inclusive line; column exclusive), when known.
-    pub end_line: Option<u64>,
-    pub end_column: Option<u64>,
-    /// How to fix it, when the sensor knows.
-    pub help: Option<String>,
-}
-
-impl Finding {
-    /// A finding on the whole file.
-    pub fn at_file(
-        file: impl Into<Utf8PathBuf>,
-        rule: impl Into<String>,
-        message: impl Into<String>,
-    ) -> Self {
-        Self {
-            file: file.into(),
-            rule: rule.into(),
-            message: message.into(),
-            line: None,
-            column: None,
-            end_line: None,
-            end_column: None,
-            help: None,
-        }
-    }
-
-    /// The line and column when they are real positions (1-based); a column without a line is
-    /// dropped, since no viewer can place it.
-    pub fn position(&self) -> (Option<u64>, Option<u64>) {
-        let line = self.line.filter(|line| *line >= 1);
-        let column = line.and(self.column.filter(|column| *column >= 1));
-        (line, column)
-    }
-}
 
 /// What a findings reader is given: where the project is, the deliverable the sensor fired on
 /// (project-relative), the sensor's id, its JSON and its `findings_count`.

@@ -22,11 +22,10 @@ use std::time::{Duration, Instant};
 
 use camino::Utf8PathBuf;
 
-use crate::dispatch::process::{WorkerRun, errno_name};
-use crate::dispatch::verdict::{Verdict, verdict_of};
 use crate::interrupt;
-use crate::sensors::descriptor::ShippedSensor;
-use crate::sensors::protocol::{WorkerContext, WorkerOutcome, protocol_output};
+use crate::protocol::verdict::{Verdict, WorkerRun, errno_name, verdict_of};
+use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
+use crate::sensors::descriptor::{ShippedSensor, WorkerContext};
 
 /// What a shipped worker is given: the project and the worker arguments of upstream §4.3.
 #[derive(Debug, Clone)]

@@ -3,8 +3,8 @@
 //!
 //! - [`descriptor`]: what a descriptor holds (id, native check, worker flags, gate unit,
 //!   findings reader);
-//! - [`protocol`]: the worker protocol a native check speaks (`WorkerContext`,
-//!   `WorkerOutcome`, and the exit status and stdout each outcome stands for);
+//! - the worker protocol a native check speaks is the protocol's (`protocol::worker_outcome`);
+//!   what a check is given (`WorkerContext`) is in [`descriptor`];
 //! - [`in_process`]: a native check run inside `aidlc`, bounded by its timeout and by an
 //!   interrupt, read back through the protocol;
 //! - [`finding`]: the findings the gate report shows, read from a failed verdict's JSON;
@@ -31,7 +31,6 @@ pub mod finding;
 pub mod in_process;
 pub mod linter;
 mod node_tool;
-pub mod protocol;
 pub mod required_sections;
 mod text;
 pub mod traceability;
@@ -41,13 +40,13 @@ pub mod worker_args;
 
 use camino::Utf8Path;
 
+use self::descriptor::NativeCheck;
 pub use self::descriptor::ShippedSensor;
-use self::finding::Finding;
 pub use self::in_process::{
     Bounded, ShippedInput, run_bounded, run_shipped, run_shipped_with_stderr,
 };
-pub use self::protocol::{NativeCheck, WorkerContext, WorkerOutcome, protocol_output};
-use crate::dispatch::verdict::Verdict;
+use crate::protocol::finding::Finding;
+use crate::protocol::verdict::Verdict;
 
 /// The shipped sensors, sorted by id (a unit test checks the order): one line each.
 pub const SHIPPED_SENSORS: &[&ShippedSensor] = &[

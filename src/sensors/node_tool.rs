@@ -21,10 +21,11 @@ use std::time::{Duration, Instant};
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 use serde_json::json;
 
-use crate::dispatch::process::{WorkerCommand, WorkerRun, run_worker};
+use crate::protocol::verdict::WorkerRun;
+use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::sensors::descriptor::{FILE_PATH_FLAG, STAGE_FLAG, ShippedSensor};
-use crate::sensors::protocol::WorkerOutcome;
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs};
+use crate::worker_process::{WorkerCommand, run_worker};
 
 /// How much of a tool's stdout is kept. eslint's JSON report carries the source of every file
 /// with a message, so it can be far larger than the dispatcher's default cap.

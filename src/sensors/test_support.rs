@@ -12,8 +12,8 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::sensors::descriptor::ShippedSensor;
-use crate::sensors::protocol::{NativeCheck, WorkerContext, WorkerOutcome};
+use crate::protocol::worker_outcome::WorkerOutcome;
+use crate::sensors::descriptor::{NativeCheck, ShippedSensor, WorkerContext};
 
 /// The budget a document sensor's check runs with in these tests (the shipped cap).
 const DOCUMENT_BUDGET: Duration = Duration::from_secs(300);
@@ -94,7 +94,7 @@ impl SensorProject {
     }
 
     /// The findings the gate report reads from the verdict of `args`.
-    pub(super) fn diagnostics(&self, args: &[&str]) -> Vec<crate::sensors::finding::Finding> {
+    pub(super) fn diagnostics(&self, args: &[&str]) -> Vec<crate::protocol::finding::Finding> {
         let verdict = self.verdict(args);
         let root = self.root();
         crate::sensors::finding::read_shipped(&crate::sensors::finding::FindingsInput {

@@ -40,15 +40,15 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value, json};
 
-use crate::dispatch::process::WorkerRun;
-use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
+use crate::protocol::verdict::WorkerRun;
+use crate::protocol::worker_outcome::WorkerOutcome;
+use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
 use crate::sensors::finding::{self, Located, insert_diagnostics};
 use crate::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward,
     executables_on_search_path, fired_file, folders_upward, local_node_tool, most_telling_line,
     run_tool_within, tool_unavailable,
 };
-use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::workspace;
 
 /// The longest the compile may run (the seed: fifteen minutes for TypeScript's compilation).

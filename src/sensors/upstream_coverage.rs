@@ -49,14 +49,14 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use crate::graph::output_paths::is_scaffolding_file_name;
 use crate::js_text::js_trim;
+use crate::protocol::output_paths::is_scaffolding_file_name;
+use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag,
-    ShippedSensor,
+    ShippedSensor, WorkerContext,
 };
 use crate::sensors::finding::{self, Located, insert_diagnostics};
-use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::sensors::text::read_text_lossy;
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 

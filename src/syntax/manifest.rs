@@ -4,65 +4,77 @@
 //! messages, reporting every violation (not only the first). Unknown keys are tolerated; unknown
 //! values of the enum fields are refused.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
 use camino::Utf8Path;
-use schemars::JsonSchema;
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use crate::diagnostics::{Code, Diagnostic};
-use crate::dispatch::glob::SensorGlob;
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::selection::{FireOn, Severity};
 use crate::syntax::document::{self, DocumentKind, FrontmatterMap};
 use crate::syntax::field_schema::{
     AnyMapping, KebabCase, NonEmptyText, PositiveInteger, SensorKind, Text,
 };
 use crate::syntax::yaml::{Node, NodeKind, Style};
 
-/// A binding's `default_severity`: whether a failure of the sensor stops the gate. The one
-/// severity type of a sensor binding, from the manifest through the graph to the gate report
-/// (the diagnostics' `diagnostics::Severity` is a different thing: how bad a compile problem is).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, JsonSchema)]
-#[schemars(
-    rename_all = "lowercase",
-    inline,
-    description = "How a failure of the sensor weighs at the stage's gate."
-)]
-pub enum Severity {
-    /// Findings are reported; the gate still opens.
-    Advisory,
-    /// Findings, or a fire that could not be evaluated, stop the stage's gate.
-    Blocking,
-}
+/// The manifest's `default_severity` and `fire_on` in the manifest's schema (`aidlc schema`):
+/// the values the parser accepts, each with what it means for the person editing the file.
+/// The types are the protocol's, which knows nothing of schemas.
+impl JsonSchema for Severity {
+    fn inline_schema() -> bool {
+        true
+    }
 
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Advisory => "advisory",
-            Severity::Blocking => "blocking",
-        }
+    fn schema_name() -> Cow<'static, str> {
+        "Severity".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "How a failure of the sensor weighs at the stage's gate.",
+            "oneOf": [
+                {
+                    "description": "Findings are reported; the gate still opens.",
+                    "type": "string",
+                    "const": Severity::Advisory.as_str()
+                },
+                {
+                    "description": "Findings, or a fire that could not be evaluated, stop the stage's gate.",
+                    "type": "string",
+                    "const": Severity::Blocking.as_str()
+                }
+            ]
+        })
     }
 }
 
-/// A binding's `fire_on`: when the sensor fires, on an agent's write or at the stage's gate.
-/// The one type for it, from the manifest through the graph to dispatch and the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, JsonSchema)]
-#[schemars(
-    rename_all = "lowercase",
-    inline,
-    description = "When the sensor fires."
-)]
-pub enum FireOn {
-    /// When an agent writes a file that `matches` selects (the write hook).
-    Write,
-    /// When the stage's approval gate opens, once per declared deliverable.
-    Gate,
-}
+impl JsonSchema for FireOn {
+    fn inline_schema() -> bool {
+        true
+    }
 
-impl FireOn {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FireOn::Write => "write",
-            FireOn::Gate => "gate",
-        }
+    fn schema_name() -> Cow<'static, str> {
+        "FireOn".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        json_schema!({
+            "description": "When the sensor fires.",
+            "oneOf": [
+                {
+                    "description": "When an agent writes a file that `matches` selects (the write hook).",
+                    "type": "string",
+                    "const": FireOn::Write.as_str()
+                },
+                {
+                    "description": "When the stage's approval gate opens, once per declared deliverable.",
+                    "type": "string",
+                    "const": FireOn::Gate.as_str()
+                }
+            ]
+        })
     }
 }
 
@@ -342,19 +354,18 @@ impl ManifestChecker<'_> {
 
     fn default_severity(&mut self) -> Option<Severity> {
         let (value, span) = self.non_empty_enum("default_severity")?;
-        match value.as_str() {
-            "advisory" => Some(Severity::Advisory),
-            "blocking" => Some(Severity::Blocking),
-            _ => {
-                self.push(
-                    Code::InvalidFieldValue,
-                    format!("default_severity must be one of: \"advisory\", \"blocking\" (got \"{value}\")"),
-                    span,
-                    "use `advisory` (reports only) or `blocking` (a failed gate check stops the gate)",
-                );
-                None
-            }
+        let severity = Severity::from_text(&value);
+        if severity.is_none() {
+            self.push(
+                Code::InvalidFieldValue,
+                format!(
+                    "default_severity must be one of: \"advisory\", \"blocking\" (got \"{value}\")"
+                ),
+                span,
+                "use `advisory` (reports only) or `blocking` (a failed gate check stops the gate)",
+            );
         }
+        severity
     }
 
     fn fire_on(&mut self) -> Option<FireOn> {
@@ -363,19 +374,20 @@ impl ManifestChecker<'_> {
             let wrong_shape = self.map.value("fire_on").is_some();
             return (!wrong_shape).then_some(FireOn::Write);
         };
-        match value.as_str() {
-            "" | "write" => Some(FireOn::Write),
-            "gate" => Some(FireOn::Gate),
-            _ => {
-                self.push(
-                    Code::InvalidFieldValue,
-                    format!("fire_on must be one of: \"write\", \"gate\" (got \"{value}\")"),
-                    span,
-                    "use `write` (fires when an agent writes a matching file) or `gate` (fires when the stage's gate opens)",
-                );
-                None
-            }
+        // An empty value means the default, as an absent one does.
+        if value.is_empty() {
+            return Some(FireOn::Write);
         }
+        let fire_on = FireOn::from_text(&value);
+        if fire_on.is_none() {
+            self.push(
+                Code::InvalidFieldValue,
+                format!("fire_on must be one of: \"write\", \"gate\" (got \"{value}\")"),
+                span,
+                "use `write` (fires when an agent writes a matching file) or `gate` (fires when the stage's gate opens)",
+            );
+        }
+        fire_on
     }
 
     /// `input_schema` as a block or flow mapping; its key set picks the worker's path flag.

@@ -29,10 +29,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::write_folders::{
     learnings_dir, legacy_learnings_dir, legacy_sensor_detail_dir, sensor_detail_dir,
 };
-use crate::graph::format::{
+use crate::harness::reference_hooks;
+use crate::protocol::graph_format::{
     FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
 };
-use crate::harness::reference_hooks;
 
 /// The reference version whose files an install keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

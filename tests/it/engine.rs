@@ -239,10 +239,10 @@ fn worker_faults_are_recorded_as_non_evaluations() {
 /// D4 replaced the reference's rule (a missing or negative `findings_count` counted 0): such a
 /// verdict is bad output, a non-evaluation, never a failure with 0 findings or a pass.
 #[test]
-fn findings_count_missing_or_negative_is_bad_output() {
+fn a_negative_findings_count_is_bad_output() {
     for body in [
-        "echo '{\"pass\":false}'",
         "echo '{\"pass\":false,\"findings_count\":-4}'",
+        "echo '{\"pass\":false,\"findings_count\":null}'",
     ] {
         let project = project_with_worker(&script(body), "");
         let verdict = verdict(&fire(&project));
@@ -257,6 +257,57 @@ fn findings_count_missing_or_negative_is_bad_output() {
             "{body}"
         );
     }
+}
+
+/// The reference reads a missing `findings_count` as 0 (its own fixture worker prints
+/// `{"pass": true, "h2_count": 5}`), so a custom worker written for it passes here too (D4).
+#[test]
+fn a_pass_without_findings_count_is_an_unnoted_pass() {
+    let project = project_with_worker(&script("echo '{\"pass\": true, \"h2_count\": 5}'"), "");
+    let verdict = verdict(&fire(&project));
+    assert_eq!(verdict["result"], "passed", "{verdict}");
+    assert!(verdict.get("note").is_none(), "an unnoted pass: {verdict}");
+    let blocks = audit_blocks(&project);
+    let terminal = pair_fires(&blocks)[0].terminal.unwrap();
+    assert_eq!(terminal.event, "SENSOR_PASSED");
+    assert_eq!(terminal.field("Note"), None);
+}
+
+/// A failure that names no count records the number of its `findings` (or 0), as the
+/// reference does.
+#[test]
+fn a_failure_without_findings_count_records_the_number_of_its_findings() {
+    let project = project_with_worker(
+        &script("echo '{\"pass\": false, \"findings\": [\"one\", \"two\"]}'"),
+        "",
+    );
+    let verdict = verdict(&fire(&project));
+    assert_eq!(verdict["result"], "failed", "{verdict}");
+    let blocks = audit_blocks(&project);
+    let terminal = pair_fires(&blocks)[0].terminal.unwrap();
+    assert_eq!(terminal.event, "SENSOR_FAILED");
+    assert_eq!(terminal.field("Findings count"), Some("2"));
+}
+
+/// Two lines that each read as a verdict are refused as the reference's parse refuses them,
+/// never read as the last one (which would let a later pass hide a failure).
+#[test]
+fn two_verdict_lines_are_bad_output_not_the_last_one() {
+    let project = project_with_worker(
+        &script(
+            "echo '{\"pass\":false,\"findings_count\":1}'\necho '{\"pass\":true,\"findings_count\":0}'",
+        ),
+        "",
+    );
+    let run = fire(&project);
+    let verdict = verdict(&run);
+    assert_eq!(verdict["result"], "passed", "{verdict}");
+    assert_eq!(verdict["note"], "script-error: bad-output", "{verdict}");
+    assert!(
+        run.stderr.contains("lines that are each a verdict"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -838,5 +889,84 @@ fn a_project_dir_of_dot_records_paths_relative_to_the_project() {
     assert_eq!(blocks.len(), 4, "two fires, paired");
     for block in blocks {
         assert_eq!(block.field("Output path"), Some(OUTPUT), "{block:?}");
+    }
+}
+
+/// The write hook reads the compiled graph once and each live manifest once per run, however
+/// many bindings the write fires: on the 2.6.54 install a write of `intent-statement.md` at
+/// `intent-capture` fires its three document sensors, and the run opens `stage-graph.json` once
+/// and each of the six manifests once (before: the graph four times and the registry three
+/// times). Counted with `strace -f -e trace=openat`.
+#[test]
+fn the_write_hook_reads_the_graph_and_each_manifest_once_however_many_sensors_fire() {
+    let Some(strace) = crate::support::system_tool("strace") else {
+        return;
+    };
+    let project = TestProject::reference_install("2.6.54");
+    let record = "aidlc/spaces/default/intents/260901-hook";
+    let deliverable = format!("{record}/ideation/intent-capture/intent-statement.md");
+    project.write(
+        &format!("{record}/aidlc-state.md"),
+        "# AI-DLC State Tracking\n\n## Current Status\n- **Current Stage**: intent-capture\n",
+    );
+    project.write(&deliverable, "# Intent\n\n## Scope\n\nOne section only.\n");
+    let payload =
+        serde_json::json!({"tool_input": {"file_path": project.path(&deliverable)}}).to_string();
+    let trace = project.path(".hook.strace");
+    let hook = project.command(&project.root, &["engine", "hook", "run-sensors"]);
+    let mut traced = std::process::Command::new(strace);
+    traced
+        .args(["-f", "-e", "trace=openat", "-o", trace.as_str()])
+        .arg(hook.get_program())
+        .args(hook.get_args())
+        .current_dir(&project.root)
+        .envs(
+            hook.get_envs()
+                .filter_map(|(name, value)| Some((name, value?))),
+        );
+    for (name, value) in hook.get_envs() {
+        if value.is_none() {
+            traced.env_remove(name);
+        }
+    }
+    let mut child = traced
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("run the hook under strace");
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), payload.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success());
+
+    let blocks: Vec<AuditBlock> = std::fs::read_dir(project.path(&format!("{record}/audit")))
+        .unwrap()
+        .filter_map(Result::ok)
+        .flat_map(|entry| parse_blocks(&std::fs::read_to_string(entry.path()).unwrap()))
+        .collect();
+    assert_eq!(pair_fires(&blocks).len(), 3, "three document sensors fire");
+    let opens = std::fs::read_to_string(&trace).unwrap();
+    let opened = |suffix: &str| {
+        opens
+            .lines()
+            .filter(|line| line.contains("openat(") && !line.contains("ENOENT"))
+            .filter(|line| line.contains(&format!("{suffix}\"")))
+            .count()
+    };
+    assert_eq!(opened("/tools/data/stage-graph.json"), 1, "{opens}");
+    let manifests: Vec<String> = std::fs::read_dir(project.path(".claude/sensors"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| {
+            name.starts_with("aidlc-") && camino::Utf8Path::new(name).extension() == Some("md")
+        })
+        .collect();
+    assert_eq!(manifests.len(), 6);
+    for manifest in manifests {
+        assert_eq!(
+            opened(&format!("/.claude/sensors/{manifest}")),
+            1,
+            "{manifest}: {opens}"
+        );
     }
 }

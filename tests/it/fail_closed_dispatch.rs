@@ -297,7 +297,10 @@ fn ambiguous_worker_output_is_bad_output_that_names_the_rule_it_broke() {
             r#"{"pass":false,"pass":true,"findings_count":0}"#,
             "the key \"pass\" appears more than once",
         ),
-        (r#"{"pass":true}"#, "`findings_count` is missing"),
+        (
+            "{\"pass\":false,\"findings_count\":1}\n{\"pass\":true,\"findings_count\":0}",
+            "2 lines that are each a verdict",
+        ),
         (
             r#"{"pass":true,"findings_count":5}"#,
             "`pass` is true but `findings_count` is 5",
@@ -423,6 +426,19 @@ fn a_signal_to_fire_stops_the_worker_records_the_fire_and_exits_130() {
         );
         assert_gone(&pids);
     }
+}
+
+/// Issue 26 item 15: a dispatcher killed with SIGKILL runs no handler of its own, and its
+/// worker (and the worker's child, in the worker's group) must not run on without it.
+#[test]
+fn a_dispatcher_killed_with_sigkill_takes_its_worker_and_its_group_with_it() {
+    let project = project_with_worker(SLEEPING_WORKER, "");
+    let fire = Background::start(&project, &fire_args());
+    let pids = sleeping_worker_pids(&project);
+    send_signal("KILL", &fire.pid());
+    let run = fire.finish();
+    assert_ne!(run.status, 0, "{}", run.stderr);
+    assert_gone(&pids);
 }
 
 #[test]

@@ -523,13 +523,13 @@ fn scenario_01_a_worker_that_gives_no_verdict_never_passes_and_refuses_a_blockin
 // === 2. Worker output ==========================================================================
 
 /// §5.2: a package-manager banner before the JSON still gives the verdict after it; garbage,
-/// `{"pass":"false"}`, a missing `pass` and a missing `findings_count` are bad output (a
-/// non-evaluation whose stderr names the rule it broke), not passes, and do not pass a blocking
-/// gate.
+/// `{"pass":"false"}`, a missing `pass` and two verdict lines are bad output (a non-evaluation
+/// whose stderr names the rule it broke), not passes, and do not pass a blocking gate. (A
+/// missing `findings_count` is read as the reference reads it, D4.)
 ///
 /// Also covered by `fail_closed_dispatch::ambiguous_worker_output_is_bad_output_that_names_the_rule_it_broke`,
 /// `fail_closed_dispatch::a_banner_line_holding_a_brace_does_not_hide_the_verdict_after_it` and
-/// `engine::findings_count_missing_or_negative_is_bad_output`.
+/// `engine::a_negative_findings_count_is_bad_output`.
 #[test]
 fn scenario_02_a_banner_before_the_verdict_parses_and_malformed_output_is_never_a_pass() {
     let project = scenario_project(&[
@@ -554,7 +554,11 @@ fn scenario_02_a_banner_before_the_verdict_parses_and_malformed_output_is_never_
             "**/*.md",
         ),
         Sensor::write("no-pass", "echo '{\"findings_count\":0}'", "**/*.md"),
-        Sensor::write("no-count", "echo '{\"pass\":true}'", "**/*.md"),
+        Sensor::write(
+            "two-verdicts",
+            "echo '{\"pass\":false,\"findings_count\":1}'\necho '{\"pass\":true,\"findings_count\":0}'",
+            "**/*.md",
+        ),
     ]);
 
     let failed = verdict_line(&fire(&project, "banner-fail", DOC_A));
@@ -571,7 +575,7 @@ fn scenario_02_a_banner_before_the_verdict_parses_and_malformed_output_is_never_
         ("garbage", "stdout holds no JSON object"),
         ("pass-string", "`pass` is \"false\", not a boolean"),
         ("no-pass", "`pass` is missing"),
-        ("no-count", "`findings_count` is missing"),
+        ("two-verdicts", "lines that are each a verdict"),
     ] {
         let run = fire(&project, sensor, DOC_A);
         let verdict = verdict_line(&run);
@@ -589,8 +593,8 @@ fn scenario_02_a_banner_before_the_verdict_parses_and_malformed_output_is_never_
 
     // The same output from a blocking gate sensor is not a pass either.
     let blocking = scenario_project(&[Sensor::gate(
-        "no-count",
-        "echo '{\"pass\":true}'",
+        "two-verdicts",
+        "echo '{\"pass\":false,\"findings_count\":1}'\necho '{\"pass\":true,\"findings_count\":0}'",
         "blocking",
     )]);
     let (check, report) = gate_check_json(&blocking, &["--no-record"]);

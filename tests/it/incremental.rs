@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use aidlc::db::{CompilerDatabase, ExecutionLog};
+use aidlc::db::{CompilerDatabase, ExecutionLog, FileContents, Project};
 use aidlc::discover::{InputChanges, Layout, ProjectInputs, Reread};
 use aidlc::harness::Harness;
 use camino::Utf8PathBuf;
@@ -420,7 +420,7 @@ fn a_durable_watch_session_compiles_what_a_fresh_compile_does() {
             "the graph rewritten in the 2.6 format with a moved number",
             Box::new(|p| {
                 let mut older = layout.clone();
-                older.graph_format = Some(aidlc::graph::format::GraphFormat::Reference26);
+                older.graph_format = Some(aidlc::protocol::graph_format::GraphFormat::Reference26);
                 let mut db = CompilerDatabase::default();
                 let _inputs = aidlc::discover::load_project(&mut db, &older);
                 let graph = aidlc::compile::compile_once(&db).stage_graph;
@@ -487,4 +487,59 @@ fn fresh_compile(layout: &Layout) -> aidlc::compile::CompileOutcome {
     let mut db = CompilerDatabase::default();
     let _inputs = aidlc::discover::load_project(&mut db, layout);
     aidlc::compile::compile_once(&db)
+}
+
+/// In a generated stage `summary_confirmation:` follows `sensors:`, so a sensor id added to
+/// the list moves it; the cross-stage checks must still not re-run over every stage (the
+/// watch-mode edit of issue 16's figures).
+#[test]
+fn a_sensors_edit_that_moves_a_format_dependent_field_does_not_rerun_the_graph_checks() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+    let synthetic = SyntheticProject::new(12, 6);
+    synthetic.write_to(&root).unwrap();
+    let log = ExecutionLog::default();
+    let mut db = CompilerDatabase::with_execution_log(log.clone());
+    let layout = Layout::new(&root, Harness::Claude, &|_| None);
+    let _inputs = aidlc::discover::load_project(&mut db, &layout);
+    let before = aidlc::compile::compile(&db);
+    assert_eq!(before.n_errors(), 0, "{:?}", before.diagnostics);
+
+    let edited = 5;
+    let listed = synthetic.stage_sensor_ids(edited);
+    let extra = (0..6)
+        .map(|index| synthetic.sensor_id(index))
+        .find(|id| !listed.contains(id))
+        .unwrap();
+    let text = synthetic.stage_text(edited);
+    assert!(
+        text.find("\nsensors:\n") < text.find("\nsummary_confirmation:"),
+        "{text}"
+    );
+    let new_text = text.replacen("\nsensors:\n", &format!("\nsensors:\n  - {extra}\n"), 1);
+    let path = synthetic.stage_path(edited);
+    let file = Project::get(&db)
+        .stage_files(&db)
+        .iter()
+        .find(|entry| *entry.file.path(&db) == path)
+        .unwrap()
+        .file;
+    log.lock().unwrap().clear();
+    assert!(db.update_file(file, FileContents::Text(std::sync::Arc::new(new_text))));
+    let after = aidlc::compile::compile(&db);
+    assert_eq!(after.n_errors(), 0, "{:?}", after.diagnostics);
+    assert_ne!(
+        after.stage_graph, before.stage_graph,
+        "the edit changes the graph"
+    );
+    let log = log.lock().unwrap();
+    assert!(
+        log.iter().any(|entry| entry.starts_with("parsed_stage(")),
+        "{log:#?}"
+    );
+    assert!(
+        !log.iter()
+            .any(|entry| entry.starts_with("graph_diagnostics(")),
+        "graph_diagnostics re-ran: {log:#?}"
+    );
 }

@@ -1,7 +1,9 @@
 //! The native shipped workers give the same answer in-process (as `fire`, the hook and gate
 //! dispatch run them) and out-of-process (`aidlc engine sensor-<id> …`, the worker protocol).
 
-use aidlc::sensors::{WorkerContext, native_check, protocol_output};
+use aidlc::protocol::worker_outcome::protocol_output;
+use aidlc::sensors::descriptor::WorkerContext;
+use aidlc::sensors::native_check;
 
 use crate::support::TestProject;
 

@@ -56,13 +56,14 @@ pub use request::{GateEntry, GateStepError, GateStepRequest};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::dispatch::time_limit::GateLimits;
 use crate::gate::deliverables::{
     ArtifactRefusal, DeliverableError, StageDeliverables, artifact_tokens, existing_deliverables,
 };
 use crate::gate::dispatch::{PlannedFire, unfired_binding};
-use crate::syntax::manifest::{FireOn, Severity};
+use crate::protocol::selection::{FireOn, Severity};
+use crate::protocol::stage_graph::unknown_stage_message;
+use crate::protocol::stage_node::GraphNode;
 use crate::workspace::{self, Workspace};
 use gate_row::commit_gate_row;
 use receipt::enforce_blocking_sensors;
@@ -282,7 +283,7 @@ mod tests {
     fn a_units_gate_keeps_that_units_folders_of_a_per_unit_stage() {
         let dir = tempfile::tempdir().unwrap();
         let record = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
-        let node = crate::dispatch::stage_graph::node_from_json(&serde_json::json!({
+        let node = crate::protocol::stage_graph::node_from_json(&serde_json::json!({
             "slug": "design", "phase": "construction", "for_each": "unit-of-work",
             "produces": [], "consumes": [], "sensors_applicable": [],
         }))

@@ -12,12 +12,12 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::audit::ledger;
 use crate::dispatch::fire::FireRequest;
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::stage_graph::GraphNode;
 use crate::dispatch::time_limit::GateLimits;
-use crate::dispatch::verdict::Verdict;
 use crate::gate::dispatch::{GatePlan, PlannedFire, fire_planned, plan_entry};
 use crate::gate::fingerprints::{Fingerprints, fingerprint_file};
-use crate::syntax::manifest::{FireOn, Severity};
+use crate::protocol::selection::{FireOn, Severity};
+use crate::protocol::stage_node::GraphNode;
+use crate::protocol::verdict::Verdict;
 use crate::workspace::Workspace;
 
 /// One reason the blocking sensors did not pass (§5.5).
@@ -278,7 +278,7 @@ mod tests {
         );
         assert_eq!(
             issue_reason(
-                &Verdict::ScriptError(crate::dispatch::verdict::ScriptError::Exit(2)),
+                &Verdict::ScriptError(crate::protocol::verdict::ScriptError::Exit(2)),
                 false
             )
             .unwrap(),
@@ -295,7 +295,7 @@ mod tests {
     }
 
     fn node_with(sensors: &serde_json::Value) -> GraphNode {
-        crate::dispatch::stage_graph::node_from_json(&serde_json::json!({
+        crate::protocol::stage_graph::node_from_json(&serde_json::json!({
             "slug": "s", "phase": "inception", "produces": ["a", "b", "b-questions"],
             "consumes": [], "sensors_applicable": sensors,
         }))

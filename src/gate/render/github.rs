@@ -21,7 +21,7 @@ use crate::gate::render::messages::{
 };
 use crate::gate::report::{Finding, GateFire, GateReport, Outcome};
 use crate::github_actions::workflow_command;
-use crate::syntax::manifest::Severity;
+use crate::protocol::selection::Severity;
 
 /// How many annotations of one level GitHub shows for a step.
 pub const MAX_ANNOTATIONS_PER_LEVEL: usize = 10;

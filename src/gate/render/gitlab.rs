@@ -17,7 +17,7 @@ use crate::gate::render::messages::{
     not_evaluated_help, not_evaluated_message, nothing_checked_message, unfired_message,
 };
 use crate::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome};
-use crate::syntax::manifest::Severity;
+use crate::protocol::selection::Severity;
 
 /// The Code Quality report (pretty-printed JSON, no trailing newline).
 pub fn render_gitlab(report: &GateReport) -> String {

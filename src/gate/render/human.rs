@@ -20,7 +20,7 @@ use crate::gate::render::messages::{
     nothing_checked_message, scope_line, shard_message, summary_line,
 };
 use crate::gate::report::{Finding, GateFire, GateReport, Outcome, UnfiredBinding};
-use crate::syntax::manifest::Severity;
+use crate::protocol::selection::Severity;
 
 /// ANSI styles, or nothing when colour is off.
 #[derive(Debug, Clone, Copy)]

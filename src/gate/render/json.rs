@@ -12,7 +12,7 @@ use crate::gate::report::{
     DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome,
     SensorsOff, UnfiredBinding, UnfiredCause,
 };
-use crate::syntax::manifest::Severity;
+use crate::protocol::selection::Severity;
 
 /// The version of the JSON document [`render_json`] writes; bump it when a key changes meaning
 /// or goes away (adding a key is compatible). 2: `schema_version` (was `version`), `plan`,

@@ -16,7 +16,7 @@ use crate::gate::report::{
     Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
     last_lines,
 };
-use crate::syntax::manifest::Severity;
+use crate::protocol::selection::Severity;
 
 /// The one-line summary every format carries: sensors × files, then each outcome with its
 /// reasons.

@@ -153,12 +153,12 @@ mod test_reports {
 
     use camino::Utf8PathBuf;
 
-    use crate::dispatch::verdict::{ScriptError, Verdict};
     use crate::gate::report::{
         DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo,
         SkipReason, UnfiredBinding, UnfiredCause,
     };
-    use crate::syntax::manifest::Severity;
+    use crate::protocol::selection::Severity;
+    use crate::protocol::verdict::{ScriptError, Verdict};
 
     pub(super) const RECORD: &str = "aidlc/spaces/default/intents/260101-login";
 

@@ -29,7 +29,7 @@ use crate::gate::render::messages::{
 use crate::gate::report::{
     DeadBinding, Finding, GateFire, GateReport, NEVER_FIRED, Outcome, UnfiredBinding,
 };
-use crate::syntax::manifest::Severity;
+use crate::protocol::selection::Severity;
 
 /// The `$schema` of the SARIF log, as GitHub code scanning and most viewers expect it.
 pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";

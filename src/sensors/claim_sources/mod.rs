@@ -53,12 +53,13 @@ use serde_json::{Map, Value};
 
 use self::claims::{ClaimFindings, inspect_deliverable};
 use self::register::{CONFIRMATION_HEADING, SourceUniverse};
-use crate::graph::output_paths::is_scaffolding_file_name;
+use crate::protocol::output_paths::is_scaffolding_file_name;
+use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::sensors::descriptor::{
     DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor,
+    WorkerContext,
 };
 use crate::sensors::finding::{self, insert_diagnostics};
-use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 
 const DEFAULT_STAGE: &str = "intent-capture";

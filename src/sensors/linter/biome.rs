@@ -11,13 +11,13 @@ use super::place::{LINT_STEP_CAP, LintPlace};
 use super::report::{
     LintReport, Severity, Violation, json_after_banner, json_count, json_text, output_excerpt,
 };
-use crate::dispatch::process::WorkerRun;
+use crate::protocol::verdict::WorkerRun;
+use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, absolute_lexical,
     executables_on_search_path, local_node_tool, most_telling_line, run_tool_within,
     tool_unavailable,
 };
-use crate::sensors::protocol::WorkerOutcome;
 
 pub(super) fn run_biome(
     place: &LintPlace,

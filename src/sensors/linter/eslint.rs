@@ -14,12 +14,12 @@ use super::place::{LINT_STEP_CAP, LintPlace};
 use super::report::{
     LintReport, Severity, Violation, json_after_banner, json_count, json_text, output_excerpt,
 };
-use crate::dispatch::process::WorkerRun;
+use crate::protocol::verdict::WorkerRun;
+use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, executables_on_search_path, local_node_tool,
     most_telling_line, run_tool_within, tool_unavailable,
 };
-use crate::sensors::protocol::WorkerOutcome;
 
 /// The oldest eslint accepted from `PATH`: 9 made flat config the default.
 const OLDEST_PATH_ESLINT_MAJOR: u32 = 9;

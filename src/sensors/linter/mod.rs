@@ -52,10 +52,10 @@ use std::ffi::OsStr;
 use self::biome::run_biome;
 use self::eslint::run_eslint;
 use self::place::{ConfiguredLinter, LintPlace};
-use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor};
+use crate::protocol::worker_outcome::WorkerOutcome;
+use crate::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
 use crate::sensors::finding;
 use crate::sensors::node_tool::{ToolBudget, fired_file};
-use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 
 /// The `linter` sensor: one code file per fire.
 pub const SENSOR: ShippedSensor = ShippedSensor {

@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::sensors::finding::{Located, insert_diagnostics};
-use crate::sensors::protocol::WorkerOutcome;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Severity {

@@ -58,13 +58,13 @@ pub(super) use self::bolt_dag::units_block;
 use self::headings::h2_headings;
 use self::templates::{apply_template, resolve_template};
 use self::verdict::SectionsVerdict;
-use crate::graph::output_paths::is_marker_artifact;
+use crate::protocol::output_paths::is_marker_artifact;
+use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::sensors::descriptor::{
     ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG,
-    ShippedSensor, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
+    ShippedSensor, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG, WorkerContext,
 };
 use crate::sensors::finding;
-use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::sensors::text::read_text_lossy;
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path, split_csv};
 

@@ -71,9 +71,11 @@ use self::record::active_record;
 use self::table::{Entry, Table, parse_table};
 use self::targets::check_targets;
 use self::upstream::resolve_upstream;
-use crate::sensors::descriptor::{GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor};
+use crate::protocol::worker_outcome::WorkerOutcome;
+use crate::sensors::descriptor::{
+    GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor, WorkerContext,
+};
 use crate::sensors::finding;
-use crate::sensors::protocol::{WorkerContext, WorkerOutcome};
 use crate::sensors::text::read_text_lossy;
 use crate::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path};
 

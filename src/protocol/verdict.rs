@@ -24,10 +24,15 @@
 //!   - a key that appears twice at the top level (`{"pass":false,"pass":true}`): `serde_json`
 //!     keeps the last one silently, so the keys are collected by our own visitor;
 //!   - `pass` missing or not a boolean;
-//!   - `findings_count` missing, or not a non-negative whole number that fits in 64 bits.
+//!   - `findings_count` present but not a non-negative whole number that fits in 64 bits.
 //!     `2.0` and `2e0` are accepted as 2 (the value is exactly a whole number, and a worker
 //!     written in a language with one number type may print it so); `-1`, `2.5`, `1e300`,
-//!     `"2"`, `null` are refused;
+//!     `"2"`, `null` are refused. A missing `findings_count` is read as the reference reads it
+//!     (D4): 0 on a pass (its own fixture workers print `{"pass": true, "h2_count": 5}`), and
+//!     on a failure the number of items of `findings` when that is an array, else 0;
+//!   - more than one line of stdout that is a verdict on its own (a JSON object with `pass`):
+//!     the reference's parse fails on them, and reading the last would let a later `pass: true`
+//!     hide an earlier failure;
 //!   - `pass: true` with `findings_count > 0`, which contradicts itself.
 //!
 //!   `pass: false` with `findings_count: 0` is a failure with no counted findings (a worker may
@@ -40,7 +45,8 @@
 //! reads pretty-printed (multi-line) output, and a whole object found so can never be confused
 //! with one of its own nested lines. When the text from the first `{` is not one object (a
 //! banner line that itself holds a `{`, or a line printed after the JSON), the verdict is the
-//! last line of stdout that is one JSON object on its own.
+//! last line of stdout that is one JSON object on its own, unless more than one line is a
+//! verdict on its own (bad output: which of them the worker meant cannot be known).
 
 use std::fmt;
 use std::time::Duration;
@@ -48,10 +54,36 @@ use std::time::Duration;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::dispatch::process::WorkerRun;
-
 /// The exit status by which a worker says its tool is not installed (row b).
 pub const EXIT_TOOL_UNAVAILABLE: i32 = 127;
+
+/// What happened to one worker, as the runner that started it (`worker_process::run_worker`, or
+/// a native check run in process) saw it: the input of [`verdict_of`].
+///
+/// Exactly one of these holds: `interrupted` is set and nothing was spawned; `spawn_error` is
+/// set (and there is no status); or the worker ran and `exit_code` or `signal` says how it
+/// ended, or neither is known (waiting for it failed, or it could not be reaped after SIGKILL).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerRun {
+    pub exit_code: Option<i32>,
+    /// The signal that ended the worker, on Unix.
+    pub signal: Option<i32>,
+    /// The errno name of a failed spawn (`ENOENT`, `EACCES`, `ENOEXEC`, `E2BIG`, `ENOMEM`,
+    /// `ETXTBSY`), or `unknown`.
+    pub spawn_error: Option<String>,
+    /// The runner ended the worker because its timeout passed.
+    pub timed_out: bool,
+    /// `aidlc` was interrupted: the worker was stopped, or never started.
+    pub interrupted: bool,
+    /// From just before the spawn to the end of the run (output read, worker reaped).
+    pub elapsed: Duration,
+    /// At most the runner's stdout cap.
+    pub stdout: Vec<u8>,
+    /// The worker wrote more than the cap.
+    pub stdout_truncated: bool,
+    /// The tail of stderr the runner kept, lossy UTF-8.
+    pub stderr_tail: String,
+}
 
 /// How one fire ended; exactly one of the reference's terminal outcomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -101,7 +133,7 @@ pub enum ScriptError {
     Interrupted,
     /// An enclosing time limit (the write hook's allowance, the gate's dispatch cap, `gate
     /// check --timeout`) ran out while the worker ran, so it was stopped before it gave a
-    /// verdict; holds the limit's name (`dispatch::time_limit`).
+    /// verdict; holds the limit's name.
     CutShort(String),
     /// None of the rows matched (the status could not be read).
     Unknown,
@@ -207,8 +239,10 @@ pub enum BadWorkerOutput {
     PassMissing,
     #[error("`pass` is {0}, not a boolean")]
     PassNotBoolean(String),
-    #[error("`findings_count` is missing")]
-    FindingsCountMissing,
+    #[error(
+        "stdout holds {0} lines that are each a verdict (a JSON object with `pass`); a worker prints one"
+    )]
+    SeveralVerdicts(usize),
     #[error("`findings_count` is {0}, not a non-negative whole number")]
     FindingsCountNotACount(String),
     #[error("`pass` is true but `findings_count` is {0}: the verdict contradicts itself")]
@@ -223,9 +257,10 @@ pub enum BadWorkerOutput {
 pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutput> {
     let text = String::from_utf8_lossy(stdout);
     let start = text.find('{').ok_or(BadWorkerOutput::NoObject)?;
-    let object = one_object(&text[start..])
-        .or_else(|| text.lines().rev().find_map(one_object))
-        .ok_or(BadWorkerOutput::NotOneObject)?;
+    let object = match one_object(&text[start..]) {
+        Some(object) => object,
+        None => the_verdict_line(&text)?,
+    };
     if let Some(key) = object.duplicate_keys.into_iter().next() {
         return Err(BadWorkerOutput::DuplicateKey(key));
     }
@@ -235,7 +270,7 @@ pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutpu
         Some(other) => return Err(BadWorkerOutput::PassNotBoolean(excerpt(other))),
     };
     let findings_count = match object.map.get("findings_count") {
-        None => return Err(BadWorkerOutput::FindingsCountMissing),
+        None => counted_without_a_count(pass, &object.map),
         Some(value) => whole_count(value)
             .ok_or_else(|| BadWorkerOutput::FindingsCountNotACount(excerpt(value)))?,
     };
@@ -247,6 +282,33 @@ pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutpu
         findings_count,
         json: Value::Object(object.map),
     })
+}
+
+/// The count of a verdict that names none, as the reference reads it: 0 on a pass; on a failure
+/// the items of its `findings` list, else 0.
+fn counted_without_a_count(pass: bool, map: &Map<String, Value>) -> u64 {
+    if pass {
+        return 0;
+    }
+    map.get("findings")
+        .and_then(Value::as_array)
+        .map_or(0, |findings| {
+            u64::try_from(findings.len()).unwrap_or(u64::MAX)
+        })
+}
+
+/// The last line of `text` that is one JSON object; more than one line that is a verdict on
+/// its own (an object with `pass`) is bad output.
+fn the_verdict_line(text: &str) -> Result<TopLevelObject, BadWorkerOutput> {
+    let mut objects: Vec<TopLevelObject> = text.lines().filter_map(one_object).collect();
+    let verdicts = objects
+        .iter()
+        .filter(|object| object.map.contains_key("pass"))
+        .count();
+    if verdicts > 1 {
+        return Err(BadWorkerOutput::SeveralVerdicts(verdicts));
+    }
+    objects.pop().ok_or(BadWorkerOutput::NotOneObject)
 }
 
 /// `text` as exactly one JSON object (whitespace around it allowed), or `None`.
@@ -385,6 +447,33 @@ fn verdict_of_output(run: &WorkerRun) -> Verdict {
 /// `ceil(ms / 1000)` over whole milliseconds, as the reference computes `Observed value`.
 fn whole_seconds_rounded_up(duration: Duration) -> u64 {
     u64::try_from(duration.as_millis().div_ceil(1000)).unwrap_or(u64::MAX)
+}
+
+/// The errno name of a spawn error, for the `spawn-failed: <code>` note.
+pub fn errno_name(error: &std::io::Error) -> &'static str {
+    #[cfg(unix)]
+    const NAMES: [(i32, &str); 7] = [
+        (libc::ENOENT, "ENOENT"),
+        (libc::EACCES, "EACCES"),
+        (libc::ENOEXEC, "ENOEXEC"),
+        (libc::E2BIG, "E2BIG"),
+        (libc::ENOMEM, "ENOMEM"),
+        (libc::ETXTBSY, "ETXTBSY"),
+        (libc::EAGAIN, "EAGAIN"),
+    ];
+    #[cfg(unix)]
+    if let Some(code) = error.raw_os_error() {
+        return NAMES
+            .iter()
+            .find(|(number, _)| *number == code)
+            .map_or("unknown", |(_, name)| name);
+    }
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "ENOENT",
+        std::io::ErrorKind::PermissionDenied => "EACCES",
+        std::io::ErrorKind::OutOfMemory => "ENOMEM",
+        _ => "unknown",
+    }
 }
 
 /// The name of a signal (`SIGKILL`), or `SIG<number>` for one outside the table.
@@ -532,14 +621,40 @@ mod tests {
     // D4 replaced the reference's rule (a missing, negative, fractional or non-number
     // `findings_count` counted 0): each is now bad output, whatever `pass` says.
     #[test]
-    fn a_missing_findings_count_is_bad_output() {
-        for stdout in [r#"{"pass":false}"#, r#"{"pass":true}"#] {
+    fn a_missing_findings_count_is_read_as_the_reference_reads_it() {
+        assert_eq!(
+            verdict_of_stdout(r#"{"pass": true, "h2_count": 5}"#),
+            Verdict::Passed
+        );
+        assert_eq!(failed_count(&verdict_of_stdout(r#"{"pass":false}"#)), 0);
+        assert_eq!(
+            failed_count(&verdict_of_stdout(
+                r#"{"pass":false,"findings":[{"message":"a"},"b"]}"#
+            )),
+            2
+        );
+        assert_eq!(
+            failed_count(&verdict_of_stdout(r#"{"pass":false,"findings":"two"}"#)),
+            0
+        );
+    }
+
+    #[test]
+    fn two_verdict_lines_are_bad_output_whichever_comes_last() {
+        for stdout in [
+            "{\"pass\":false,\"findings_count\":1}\n{\"pass\":true,\"findings_count\":0}\n",
+            "{\"pass\":true,\"findings_count\":0}\n{\"pass\":false,\"findings_count\":1}\n",
+            "banner {\n{\"pass\":true}\nlog\n{\"pass\":true}\n",
+        ] {
             assert_eq!(
                 bad_output(&verdict_of_stdout(stdout)),
-                &BadWorkerOutput::FindingsCountMissing,
+                &BadWorkerOutput::SeveralVerdicts(2),
                 "{stdout}"
             );
         }
+        // A log line that is an object without `pass` is not a second verdict.
+        let logged = "{\"level\":\"info\"}\n{\"pass\":true,\"findings_count\":0}\n";
+        assert_eq!(verdict_of_stdout(logged), Verdict::Passed);
     }
 
     #[test]
@@ -616,9 +731,8 @@ mod tests {
 
     #[test]
     fn the_last_line_that_is_one_object_is_the_verdict() {
-        let stdout =
-            "{\"pass\":true,\"findings_count\":0}\n{\"pass\":false,\"findings_count\":1}\n";
-        assert_eq!(failed_count(&verdict_of_stdout(stdout)), 1);
+        let log_before = "{\"level\":\"debug\"}\n{\"pass\":false,\"findings_count\":1}\n";
+        assert_eq!(failed_count(&verdict_of_stdout(log_before)), 1);
         let log_after = "{\"pass\":true,\"findings_count\":0}\n{\"level\":\"debug\"}\n";
         assert_eq!(
             bad_output(&verdict_of_stdout(log_after)),
@@ -895,123 +1009,5 @@ mod tests {
         assert!(!failed.is_unnoted_pass());
         assert!(Verdict::Passed.is_unnoted_pass());
         assert_eq!(Verdict::Passed.result_word(), "passed");
-    }
-
-    /// The table end to end: real `#!/bin/sh` workers through `run_worker`.
-    #[cfg(unix)]
-    mod with_real_workers {
-        use super::*;
-        use crate::dispatch::process::tests::{FakeWorkers, GENEROUS_TIMEOUT, run_fake_worker};
-
-        fn verdict_of_script(body: &str) -> Verdict {
-            let workers = FakeWorkers::new();
-            let run = workers.run_script("worker.sh", body);
-            verdict_of(&run, GENEROUS_TIMEOUT)
-        }
-
-        #[test]
-        fn exit_127_is_tool_unavailable() {
-            let verdict = verdict_of_script("echo 'eslint: not found' >&2; exit 127");
-            assert_eq!(verdict, Verdict::ToolUnavailable);
-            assert_eq!(verdict.note().as_deref(), Some("tool-unavailable"));
-        }
-
-        #[test]
-        fn exit_2_is_script_error_exit_2() {
-            let verdict = verdict_of_script(r#"echo '{"pass":true}'; exit 2"#);
-            assert_eq!(verdict, script_error(ScriptError::Exit(2)));
-        }
-
-        #[test]
-        fn a_worker_that_kills_itself_with_sigkill_is_signal_sigkill() {
-            let verdict = verdict_of_script("kill -KILL $$; sleep 5");
-            assert_eq!(
-                verdict,
-                script_error(ScriptError::Signal("SIGKILL".to_owned()))
-            );
-        }
-
-        #[test]
-        fn an_external_sigterm_is_external_sigterm() {
-            let verdict = verdict_of_script("kill -TERM $$; sleep 5");
-            assert_eq!(verdict, script_error(ScriptError::ExternalSigterm));
-        }
-
-        #[test]
-        fn a_missing_program_is_spawn_failed_enoent() {
-            let workers = FakeWorkers::new();
-            let program = workers.folder().join("does-not-exist");
-            let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
-            assert_eq!(run.spawn_error.as_deref(), Some("ENOENT"));
-            assert_eq!((run.exit_code, run.signal), (None, None));
-            assert_eq!(
-                verdict_of(&run, GENEROUS_TIMEOUT),
-                script_error(ScriptError::SpawnFailed("ENOENT".to_owned()))
-            );
-        }
-
-        #[test]
-        fn a_non_executable_file_is_spawn_failed_eacces() {
-            let workers = FakeWorkers::new();
-            let program = workers.folder().join("plain.sh");
-            std::fs::write(&program, "#!/bin/sh\nexit 0\n").unwrap();
-            let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
-            assert_eq!(run.spawn_error.as_deref(), Some("EACCES"));
-            assert_eq!(
-                verdict_of(&run, GENEROUS_TIMEOUT),
-                script_error(ScriptError::SpawnFailed("EACCES".to_owned()))
-            );
-        }
-
-        #[test]
-        fn garbage_on_stdout_is_bad_output() {
-            let verdict = verdict_of_script("echo 'Segmentation fault (core dumped)'");
-            assert_eq!(bad_output(&verdict), &BadWorkerOutput::NoObject);
-        }
-
-        #[test]
-        fn pass_yes_is_bad_output() {
-            let verdict = verdict_of_script(r#"echo '{"pass":"yes","findings_count":0}'"#);
-            assert!(matches!(
-                bad_output(&verdict),
-                BadWorkerOutput::PassNotBoolean(_)
-            ));
-        }
-
-        #[test]
-        fn pass_false_with_three_findings_is_failed_with_three() {
-            let verdict = verdict_of_script(r#"echo '{"pass":false,"findings_count":3}'"#);
-            assert_eq!(failed_count(&verdict), 3);
-        }
-
-        #[test]
-        fn pass_false_without_findings_count_is_bad_output() {
-            let verdict = verdict_of_script(r#"echo '{"pass":false}'"#);
-            assert_eq!(bad_output(&verdict), &BadWorkerOutput::FindingsCountMissing);
-        }
-
-        #[test]
-        fn a_negative_or_fractional_findings_count_is_bad_output() {
-            for value in ["-4", "2.7"] {
-                let verdict = verdict_of_script(&format!(
-                    r#"echo '{{"pass":false,"findings_count":{value}}}'"#
-                ));
-                assert!(
-                    matches!(
-                        bad_output(&verdict),
-                        BadWorkerOutput::FindingsCountNotACount(_)
-                    ),
-                    "{value}"
-                );
-            }
-        }
-
-        #[test]
-        fn a_banner_line_before_the_json_is_skipped() {
-            let verdict = verdict_of_script(
-                "echo '> npm run check {x}'; echo '{\"pass\":true,\"findings_count\":0}'",
-            );
-            assert_eq!(verdict, Verdict::Passed);
-        }
     }
 }

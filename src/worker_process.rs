@@ -1,4 +1,6 @@
-//! Running one worker process safely (upstream §4.4, §4.5).
+//! Running one worker process safely (upstream §4.4, §4.5): a custom sensor's worker for the
+//! dispatcher, and the tools a shipped sensor wraps (eslint, tsc, Biome) or `aidlc doctor` asks
+//! for its version. What the run gives is the protocol's `WorkerRun`, which the verdict reads.
 //!
 //! `run_worker` spawns the worker as the leader of a new process group, with stdin from
 //! `/dev/null` and both output pipes drained on their own threads, and waits for it with one
@@ -12,7 +14,8 @@
 //!   SIGTERM or a process holds its pipes open.
 //! - The worker's children do not outlive it: once the worker has exited (by itself, at the
 //!   deadline or on an interrupt), SIGKILL goes to its whole process group, so a shell's
-//!   `sleep 300 &` dies with it. Its output is then read for at most `OUTPUT_GRACE` more: a
+//!   `sleep 300 &` dies with it. Nor do they outlive `aidlc`: a watchdog (`GroupWatchdog`)
+//!   kills the group when `aidlc` dies without doing so itself (SIGKILL, a crash). Its output is then read for at most `OUTPUT_GRACE` more: a
 //!   process that escaped the group (`setsid`) and holds stdout open cannot keep the fire
 //!   waiting; what was read by then is kept, the rest is dropped with its reader thread.
 //! - The worker never blocks on a full pipe: both pipes are read until end of file; bytes beyond
@@ -38,6 +41,7 @@ use camino::Utf8PathBuf;
 
 use crate::interrupt::{self, WorkerGroup};
 use crate::process_group::GroupSignal;
+use crate::protocol::verdict::{WorkerRun, errno_name};
 
 /// The budget of a worker whose manifest names none (D7).
 pub const FALLBACK_TIMEOUT: Duration = Duration::from_secs(1200);
@@ -96,33 +100,6 @@ impl WorkerCommand {
     }
 }
 
-/// What happened to one worker.
-///
-/// Exactly one of these holds: `interrupted` is set and nothing was spawned; `spawn_error` is
-/// set (and there is no status); or the worker ran and `exit_code` or `signal` says how it
-/// ended, or neither is known (waiting for it failed, or it could not be reaped after SIGKILL).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorkerRun {
-    pub exit_code: Option<i32>,
-    /// The signal that ended the worker, on Unix.
-    pub signal: Option<i32>,
-    /// The errno name of a failed spawn (`ENOENT`, `EACCES`, `ENOEXEC`, `E2BIG`, `ENOMEM`,
-    /// `ETXTBSY`), or `unknown`.
-    pub spawn_error: Option<String>,
-    /// This function ended the worker because its timeout passed.
-    pub timed_out: bool,
-    /// `aidlc` was interrupted: the worker was stopped, or never started.
-    pub interrupted: bool,
-    /// From just before the spawn to the end of the run (output read, worker reaped).
-    pub elapsed: Duration,
-    /// At most `stdout_cap_bytes`.
-    pub stdout: Vec<u8>,
-    /// The worker wrote more than `stdout_cap_bytes`.
-    pub stdout_truncated: bool,
-    /// The last `STDERR_TAIL_BYTES` of stderr at most, lossy UTF-8.
-    pub stderr_tail: String,
-}
-
 /// Run one worker to its end, its deadline or an interrupt; see the module documentation.
 pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
     let start = Instant::now();
@@ -145,12 +122,16 @@ pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
     };
     let group = WorkerGroup::enter(child.id());
     feed_stdin(&mut child, command.stdin.as_deref());
+    let watchdog = GroupWatchdog::start(child.id());
     let readers = OutputReaders::start(&mut child, command.stdout_cap_bytes);
     let ending = supervise(&mut child, &readers, deadline);
     // The worker is reaped: whatever is left of its group (background children) goes now, and
     // its output gets a short grace to reach end of file.
     signal_process_group(&mut child, GroupSignal::Kill);
     group.leave();
+    if let Some(watchdog) = watchdog {
+        watchdog.release();
+    }
     readers.wait_until(deadline_after(Instant::now(), OUTPUT_GRACE));
     let (stdout, stdout_truncated) = readers.take_stdout();
     WorkerRun {
@@ -171,6 +152,97 @@ fn deadline_after(start: Instant, timeout: Duration) -> Instant {
         .checked_add(timeout)
         .or_else(|| start.checked_add(FAR_FUTURE))
         .unwrap_or(start)
+}
+
+/// What kills the worker's group when `aidlc` itself dies without stopping it (a SIGKILL, a
+/// crash): a `sh` in a group of its own that reads the group id and then waits for one more
+/// line on a pipe only this process writes. `release` writes that line once the group is
+/// gone; if this process dies first, the kernel closes the pipe, the read ends with nothing,
+/// and the watchdog SIGKILLs the group (the worker and every child it started).
+///
+/// Why not the parent-death signal: `PR_SET_PDEATHSIG` reaches the direct child only, so the
+/// worker's own children would outlive it; setting it needs code between `fork` and `exec`,
+/// which std only offers as `unsafe` (this crate forbids it); and it fires when the forking
+/// *thread* ends. A pipe's end of file needs no signal handler, works on every Unix and for
+/// every thread, and its reader can take the whole group down.
+#[cfg(unix)]
+struct GroupWatchdog {
+    process: Child,
+    release: std::process::ChildStdin,
+}
+
+/// The watchdog's script: the group id, then one line (released) or end of file (`aidlc` is
+/// gone: kill the group). A group id is never 0 or 1 (`run_worker` checks before it starts one).
+#[cfg(unix)]
+const WATCHDOG_SCRIPT: &str = "read -r group || exit 0\nread -r released || kill -s KILL -- \"-$group\" 2>/dev/null\nexit 0\n";
+
+/// How long a released watchdog gets to exit before it is killed and reaped.
+#[cfg(unix)]
+const WATCHDOG_EXIT_GRACE: Duration = Duration::from_secs(1);
+
+#[cfg(unix)]
+impl GroupWatchdog {
+    /// A watchdog over the group `group_id`; `None` when `sh` cannot be started, and the run
+    /// goes on with every other guarantee (the deadline, the final kill of the group).
+    fn start(group_id: u32) -> Option<Self> {
+        use std::io::Write as _;
+        use std::os::unix::process::CommandExt as _;
+        if group_id <= 1 {
+            return None;
+        }
+        let mut process = Command::new("/bin/sh")
+            .args(["-c", WATCHDOG_SCRIPT])
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let mut release = process.stdin.take()?;
+        if release
+            .write_all(format!("{group_id}\n").as_bytes())
+            .is_err()
+        {
+            let _ = process.kill();
+            let _ = process.wait();
+            return None;
+        }
+        Some(Self { process, release })
+    }
+
+    /// The group is gone: tell the watchdog so, and reap it.
+    fn release(mut self) {
+        use std::io::Write as _;
+        let _ = self.release.write_all(b"released\n");
+        drop(self.release);
+        let give_up = Instant::now() + WATCHDOG_EXIT_GRACE;
+        loop {
+            match self.process.try_wait() {
+                Ok(None) if Instant::now() < give_up => {
+                    std::thread::sleep(FIRST_POLL_PAUSE);
+                }
+                Ok(None) => {
+                    let _ = self.process.kill();
+                    let _ = self.process.wait();
+                    return;
+                }
+                Ok(Some(_)) | Err(_) => return,
+            }
+        }
+    }
+}
+
+/// No process groups off Unix: nothing to watch.
+#[cfg(not(unix))]
+struct GroupWatchdog;
+
+#[cfg(not(unix))]
+impl GroupWatchdog {
+    fn start(_group_id: u32) -> Option<Self> {
+        None
+    }
+
+    fn release(self) {}
 }
 
 fn spawn_in_own_process_group(command: &WorkerCommand) -> std::io::Result<Child> {
@@ -211,33 +283,6 @@ fn lead_a_new_process_group(process: &mut Command) {
 
 #[cfg(not(unix))]
 fn lead_a_new_process_group(_process: &mut Command) {}
-
-/// The errno name of a spawn error, for the `spawn-failed: <code>` note.
-pub(crate) fn errno_name(error: &std::io::Error) -> &'static str {
-    #[cfg(unix)]
-    const NAMES: [(i32, &str); 7] = [
-        (libc::ENOENT, "ENOENT"),
-        (libc::EACCES, "EACCES"),
-        (libc::ENOEXEC, "ENOEXEC"),
-        (libc::E2BIG, "E2BIG"),
-        (libc::ENOMEM, "ENOMEM"),
-        (libc::ETXTBSY, "ETXTBSY"),
-        (libc::EAGAIN, "EAGAIN"),
-    ];
-    #[cfg(unix)]
-    if let Some(code) = error.raw_os_error() {
-        return NAMES
-            .iter()
-            .find(|(number, _)| *number == code)
-            .map_or("unknown", |(_, name)| name);
-    }
-    match error.kind() {
-        std::io::ErrorKind::NotFound => "ENOENT",
-        std::io::ErrorKind::PermissionDenied => "EACCES",
-        std::io::ErrorKind::OutOfMemory => "ENOMEM",
-        _ => "unknown",
-    }
-}
 
 #[cfg(unix)]
 fn terminating_signal(status: ExitStatus) -> Option<i32> {
@@ -550,7 +595,7 @@ pub(crate) mod tests {
     use std::os::unix::fs::PermissionsExt as _;
 
     use super::*;
-    use crate::dispatch::verdict::{Verdict, verdict_of};
+    use crate::protocol::verdict::{BadWorkerOutput, ScriptError, Verdict, verdict_of};
 
     /// A timeout no test worker should reach; tests that must end by themselves use it.
     pub(crate) const GENEROUS_TIMEOUT: Duration = Duration::from_secs(60);
@@ -700,9 +745,7 @@ pub(crate) mod tests {
         assert!(run.stdout_truncated);
         assert_eq!(
             verdict_of(&run, command.timeout),
-            Verdict::ScriptError(crate::dispatch::verdict::ScriptError::BadOutput(
-                crate::dispatch::verdict::BadWorkerOutput::OverTheCap
-            ))
+            Verdict::ScriptError(ScriptError::BadOutput(BadWorkerOutput::OverTheCap))
         );
     }
 
@@ -927,5 +970,143 @@ pub(crate) mod tests {
         let text = tail.text();
         assert_eq!(text.len(), STDERR_TAIL_BYTES);
         assert!(text.ends_with("aend"));
+    }
+
+    /// The verdict table end to end: real `#!/bin/sh` workers through `run_worker`.
+    mod with_real_workers {
+        use super::*;
+
+        fn failed_count(verdict: &Verdict) -> u64 {
+            match verdict {
+                Verdict::Failed { findings_count, .. } => *findings_count,
+                other => panic!("expected a failure, got {other:?}"),
+            }
+        }
+
+        fn script_error(error: ScriptError) -> Verdict {
+            Verdict::ScriptError(error)
+        }
+
+        /// The rule a bad output broke, or a panic naming what the verdict was instead.
+        fn bad_output(verdict: &Verdict) -> &BadWorkerOutput {
+            match verdict {
+                Verdict::ScriptError(ScriptError::BadOutput(bad)) => {
+                    assert_eq!(verdict.note().as_deref(), Some("script-error: bad-output"));
+                    bad
+                }
+                other => panic!("expected bad output, got {other:?}"),
+            }
+        }
+
+        fn verdict_of_script(body: &str) -> Verdict {
+            let workers = FakeWorkers::new();
+            let run = workers.run_script("worker.sh", body);
+            verdict_of(&run, GENEROUS_TIMEOUT)
+        }
+
+        #[test]
+        fn exit_127_is_tool_unavailable() {
+            let verdict = verdict_of_script("echo 'eslint: not found' >&2; exit 127");
+            assert_eq!(verdict, Verdict::ToolUnavailable);
+            assert_eq!(verdict.note().as_deref(), Some("tool-unavailable"));
+        }
+
+        #[test]
+        fn exit_2_is_script_error_exit_2() {
+            let verdict = verdict_of_script(r#"echo '{"pass":true}'; exit 2"#);
+            assert_eq!(verdict, script_error(ScriptError::Exit(2)));
+        }
+
+        #[test]
+        fn a_worker_that_kills_itself_with_sigkill_is_signal_sigkill() {
+            let verdict = verdict_of_script("kill -KILL $$; sleep 5");
+            assert_eq!(
+                verdict,
+                script_error(ScriptError::Signal("SIGKILL".to_owned()))
+            );
+        }
+
+        #[test]
+        fn an_external_sigterm_is_external_sigterm() {
+            let verdict = verdict_of_script("kill -TERM $$; sleep 5");
+            assert_eq!(verdict, script_error(ScriptError::ExternalSigterm));
+        }
+
+        #[test]
+        fn a_missing_program_is_spawn_failed_enoent() {
+            let workers = FakeWorkers::new();
+            let program = workers.folder().join("does-not-exist");
+            let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
+            assert_eq!(run.spawn_error.as_deref(), Some("ENOENT"));
+            assert_eq!((run.exit_code, run.signal), (None, None));
+            assert_eq!(
+                verdict_of(&run, GENEROUS_TIMEOUT),
+                script_error(ScriptError::SpawnFailed("ENOENT".to_owned()))
+            );
+        }
+
+        #[test]
+        fn a_non_executable_file_is_spawn_failed_eacces() {
+            let workers = FakeWorkers::new();
+            let program = workers.folder().join("plain.sh");
+            std::fs::write(&program, "#!/bin/sh\nexit 0\n").unwrap();
+            let run = run_fake_worker(&workers.command(program, GENEROUS_TIMEOUT));
+            assert_eq!(run.spawn_error.as_deref(), Some("EACCES"));
+            assert_eq!(
+                verdict_of(&run, GENEROUS_TIMEOUT),
+                script_error(ScriptError::SpawnFailed("EACCES".to_owned()))
+            );
+        }
+
+        #[test]
+        fn garbage_on_stdout_is_bad_output() {
+            let verdict = verdict_of_script("echo 'Segmentation fault (core dumped)'");
+            assert_eq!(bad_output(&verdict), &BadWorkerOutput::NoObject);
+        }
+
+        #[test]
+        fn pass_yes_is_bad_output() {
+            let verdict = verdict_of_script(r#"echo '{"pass":"yes","findings_count":0}'"#);
+            assert!(matches!(
+                bad_output(&verdict),
+                BadWorkerOutput::PassNotBoolean(_)
+            ));
+        }
+
+        #[test]
+        fn pass_false_with_three_findings_is_failed_with_three() {
+            let verdict = verdict_of_script(r#"echo '{"pass":false,"findings_count":3}'"#);
+            assert_eq!(failed_count(&verdict), 3);
+        }
+
+        #[test]
+        fn pass_false_without_findings_count_is_a_failure_counting_its_findings() {
+            let verdict = verdict_of_script(r#"echo '{"pass":false,"findings":["a"]}'"#);
+            assert_eq!(failed_count(&verdict), 1);
+        }
+
+        #[test]
+        fn a_negative_or_fractional_findings_count_is_bad_output() {
+            for value in ["-4", "2.7"] {
+                let verdict = verdict_of_script(&format!(
+                    r#"echo '{{"pass":false,"findings_count":{value}}}'"#
+                ));
+                assert!(
+                    matches!(
+                        bad_output(&verdict),
+                        BadWorkerOutput::FindingsCountNotACount(_)
+                    ),
+                    "{value}"
+                );
+            }
+        }
+
+        #[test]
+        fn a_banner_line_before_the_json_is_skipped() {
+            let verdict = verdict_of_script(
+                "echo '> npm run check {x}'; echo '{\"pass\":true,\"findings_count\":0}'",
+            );
+            assert_eq!(verdict, Verdict::Passed);
+        }
     }
 }

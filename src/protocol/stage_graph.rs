@@ -1,6 +1,7 @@
-//! Reading the compiled `stage-graph.json` at fire time: only the fields the dispatcher, the
-//! write hook and gate dispatch use, each parsed strictly into a typed value (D4, D13).
-//! Selection (`fire_on`, severity, `matches`) comes from here (D6).
+//! The one strict reader of `stage-graph.json`'s text: only the fields the dispatcher, the
+//! write hook and gate dispatch use, each parsed strictly into a typed value (D4, D13), under
+//! the keys `stage_node` spells. Selection (`fire_on`, severity, `matches`) comes from here
+//! (D6). The caller reads the file and hands over its text.
 //!
 //! Invariants:
 //! - nothing read here is defaulted: an unknown enum value (`fire_on`, `default_severity`,
@@ -15,13 +16,15 @@
 
 use std::fmt;
 
-use camino::{Utf8Path, Utf8PathBuf};
-use serde::Deserialize;
-use serde::de::{self, MapAccess, SeqAccess, Visitor};
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 
-use crate::graph::output_paths::StageOutputs;
-use crate::syntax::manifest::{FireOn, Severity};
-use crate::workspace::Workspace;
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+
+use crate::protocol::graph_keys::{CONSUME_ARTIFACT, EntryField, NodeField};
+use crate::protocol::selection::{FireOn, Severity};
+use crate::protocol::stage_node::{ForEach, GraphConsume, GraphNode, Phase, SensorEntry};
 
 /// The loaded graph: its nodes in file order, and the binding shape they were read with.
 #[derive(Debug, Clone)]
@@ -39,118 +42,6 @@ pub enum GraphShape {
     /// The [gate] shape `{id, path, fire_on, default_severity, category?, matches?}`, which this
     /// compile writes: every binding carries both keys.
     Gate,
-}
-
-/// One node of the compiled graph, as far as dispatch needs it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphNode {
-    pub slug: String,
-    pub phase: Phase,
-    pub for_each: Option<ForEach>,
-    pub produces: Vec<String>,
-    pub optional_produces: Vec<String>,
-    pub consumes: Vec<GraphConsume>,
-    pub sensors_applicable: Vec<GraphSensorEntry>,
-}
-
-impl GraphNode {
-    /// Whether the stage runs once per unit of work (`for_each: unit-of-work`).
-    pub fn is_per_unit(&self) -> bool {
-        self.for_each == Some(ForEach::UnitOfWork)
-    }
-
-    /// The fields that decide where the stage's declared outputs are written, for the one
-    /// layout function the compile and the gate share (`graph::output_paths`).
-    pub fn stage_outputs(&self) -> StageOutputs<'_> {
-        StageOutputs {
-            slug: &self.slug,
-            phase: self.phase.as_str(),
-            for_each: self.is_per_unit().then_some("unit-of-work"),
-            artifacts: self
-                .produces
-                .iter()
-                .chain(&self.optional_produces)
-                .map(String::as_str)
-                .collect(),
-        }
-    }
-}
-
-/// A stage's phase, which is also the folder of its outputs under the intent record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Phase {
-    Initialization,
-    Ideation,
-    Inception,
-    Construction,
-    Operation,
-}
-
-impl Phase {
-    const ALL: [Phase; 5] = [
-        Phase::Initialization,
-        Phase::Ideation,
-        Phase::Inception,
-        Phase::Construction,
-        Phase::Operation,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Initialization => "initialization",
-            Phase::Ideation => "ideation",
-            Phase::Inception => "inception",
-            Phase::Construction => "construction",
-            Phase::Operation => "operation",
-        }
-    }
-
-    fn from_graph(value: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|phase| phase.as_str() == value)
-    }
-}
-
-/// What a stage repeats over. The framework knows one value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ForEach {
-    UnitOfWork,
-}
-
-impl ForEach {
-    fn from_graph(value: &str) -> Option<Self> {
-        (value == "unit-of-work").then_some(ForEach::UnitOfWork)
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphConsume {
-    pub artifact: String,
-}
-
-/// One `sensors_applicable` entry, with the shape's selection values filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GraphSensorEntry {
-    pub id: String,
-    /// The manifest's path as the compile recorded it (project-relative).
-    pub path: String,
-    pub fire_on: FireOn,
-    pub default_severity: Severity,
-    pub category: Option<String>,
-    pub matches: Option<String>,
-}
-
-/// Why the graph could not be used.
-#[derive(Debug, thiserror::Error)]
-pub enum GraphLoadError {
-    #[error("cannot read the stage graph {path}: {source}; run `aidlc compile` first")]
-    Unreadable {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("the stage graph {path} is malformed ({reason}); run `aidlc compile` to rebuild it")]
-    Malformed { path: String, reason: String },
-    #[error("{refusal} (in {path}); run `aidlc compile` to rebuild it")]
-    NotOurs { path: String, refusal: GraphRefusal },
 }
 
 /// A value in the graph that this version would never have written: where, which key, and
@@ -175,24 +66,6 @@ impl fmt::Display for GraphRefusal {
     }
 }
 
-/// Every node of the graph at `path`, strictly parsed (see the module invariants).
-pub fn load_graph(path: &Utf8Path) -> Result<StageGraph, GraphLoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| GraphLoadError::Unreadable {
-        path: path.to_string(),
-        source,
-    })?;
-    parse_graph(&text).map_err(|error| match error {
-        GraphTextError::Json(reason) => GraphLoadError::Malformed {
-            path: path.to_string(),
-            reason,
-        },
-        GraphTextError::Refused(refusal) => GraphLoadError::NotOurs {
-            path: path.to_string(),
-            refusal,
-        },
-    })
-}
-
 /// Why a graph text was not accepted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GraphTextError {
@@ -204,8 +77,11 @@ pub enum GraphTextError {
 
 /// The graph in `text`, strictly parsed.
 pub fn parse_graph(text: &str) -> Result<StageGraph, GraphTextError> {
-    let raw: RawJson =
-        serde_json::from_str(text).map_err(|error| GraphTextError::Json(error.to_string()))?;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let raw = RawSeed(Reading::Graph)
+        .deserialize(&mut deserializer)
+        .and_then(|raw| deserializer.end().map(|()| raw))
+        .map_err(|error| GraphTextError::Json(error.to_string()))?;
     read_graph(&raw).map_err(GraphTextError::Refused)
 }
 
@@ -213,54 +89,6 @@ pub fn parse_graph(text: &str) -> Result<StageGraph, GraphTextError> {
 pub fn node_from_json(value: &serde_json::Value) -> Result<GraphNode, GraphTextError> {
     let mut graph = parse_graph(&serde_json::Value::Array(vec![value.clone()]).to_string())?;
     Ok(graph.nodes.remove(0))
-}
-
-/// Where a stage writes: the codekb repositories for a codekb stage, the per-unit folders (or
-/// the stage-level fallback) for a per-unit stage, else `<record>/<phase>/<slug>`. Only folders
-/// that exist are returned. The one definition the dispatcher (`--consumes` on-disk filter) and
-/// gate dispatch (deliverables) share.
-pub fn produce_dirs(
-    workspace: &Workspace,
-    record: &Utf8Path,
-    node: &GraphNode,
-) -> Vec<Utf8PathBuf> {
-    if node.slug == "reverse-engineering" {
-        return subfolders(&workspace.space_dir().join("codekb"));
-    }
-    if node.is_per_unit() {
-        let stage_level = record.join("construction").join(&node.slug);
-        if stage_level.is_dir() {
-            return vec![stage_level];
-        }
-        let mut dirs = Vec::new();
-        for root in [
-            record.join("construction"),
-            record.join("construction/units"),
-        ] {
-            for unit in subfolders(&root) {
-                let dir = unit.join(&node.slug);
-                if dir.is_dir() {
-                    dirs.push(dir);
-                }
-            }
-        }
-        return dirs;
-    }
-    let dir = record.join(node.phase.as_str()).join(&node.slug);
-    if dir.is_dir() { vec![dir] } else { Vec::new() }
-}
-
-fn subfolders(root: &Utf8Path) -> Vec<Utf8PathBuf> {
-    let Ok(entries) = root.read_dir_utf8() else {
-        return Vec::new();
-    };
-    let mut folders: Vec<Utf8PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().to_owned())
-        .filter(|path| path.is_dir())
-        .collect();
-    folders.sort();
-    folders
 }
 
 /// `unknown stage slug: "<slug>". Known (first 10): <first ten slugs sorted, joined ", ">`.
@@ -291,18 +119,22 @@ pub fn producers_of<'a>(nodes: &'a [GraphNode], artifact: &str) -> Vec<&'a Graph
 const MAX_SHOWN_VALUE_CHARS: usize = 80;
 
 /// A JSON value as written: objects keep every key in file order, duplicates included, so that
-/// a key written twice is refused instead of silently keeping the last one.
+/// a key written twice is refused instead of silently keeping the last one. Strings borrow
+/// from the graph's text where they can.
 #[derive(Debug, Clone)]
-enum RawJson {
+enum RawJson<'t> {
     Null,
     Bool(bool),
     Number(String),
-    String(String),
-    Array(Vec<RawJson>),
-    Object(Vec<(String, RawJson)>),
+    String(Cow<'t, str>),
+    Array(Vec<RawJson<'t>>),
+    Object(Vec<(Cow<'t, str>, RawJson<'t>)>),
+    /// The value of a key the reader never looks at (see [`Reading`]): parsed and checked as
+    /// any other value is, so the same texts are refused, then dropped.
+    Unread,
 }
 
-impl RawJson {
+impl RawJson<'_> {
     /// The value as a refusal shows it: scalars as JSON (long strings cut), containers by kind.
     fn shown(&self) -> String {
         match self {
@@ -310,7 +142,7 @@ impl RawJson {
             RawJson::Bool(value) => value.to_string(),
             RawJson::Number(number) => number.clone(),
             RawJson::String(text) => {
-                let quoted = serde_json::Value::from(text.as_str()).to_string();
+                let quoted = serde_json::Value::from(&**text).to_string();
                 if quoted.chars().count() <= MAX_SHOWN_VALUE_CHARS {
                     quoted
                 } else {
@@ -320,101 +152,277 @@ impl RawJson {
             }
             RawJson::Array(_) => "an array".to_owned(),
             RawJson::Object(_) => "an object".to_owned(),
+            RawJson::Unread => "a value".to_owned(),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for RawJson {
-    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(RawJsonVisitor)
+/// The node keys the reader reads; the value of any other key is [`RawJson::Unread`]. Reading a
+/// key that is not listed here finds it unread, which a test guards.
+const READ_NODE_FIELDS: [NodeField; 7] = [
+    NodeField::Slug,
+    NodeField::Phase,
+    NodeField::ForEach,
+    NodeField::Produces,
+    NodeField::OptionalProduces,
+    NodeField::Consumes,
+    NodeField::SensorsApplicable,
+];
+
+/// How much of a value the reader keeps: everything, or (for the graph, a node, its `consumes`)
+/// only what the reader reads. Most of a node (its prose, agents, rules) is never read at fire
+/// time, and building and dropping it was most of the cost of loading a graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Whole,
+    /// The top level: an array of nodes.
+    Graph,
+    /// One node: the keys of [`READ_NODE_FIELDS`].
+    Node,
+    /// A node's `consumes`: an array of items.
+    Consumes,
+    /// One `consumes` item: its `artifact`.
+    Consume,
+}
+
+impl Reading {
+    /// How the elements of an array read so are read.
+    fn of_elements(self) -> Reading {
+        match self {
+            Reading::Graph => Reading::Node,
+            Reading::Consumes => Reading::Consume,
+            Reading::Whole | Reading::Node | Reading::Consume => Reading::Whole,
+        }
+    }
+
+    /// How the value of `key` in an object read so is read, `None` when it is not read.
+    fn of_value(self, key: &str) -> Option<Reading> {
+        match self {
+            Reading::Node if key == NodeField::Consumes.key() => Some(Reading::Consumes),
+            Reading::Node => READ_NODE_FIELDS
+                .iter()
+                .any(|field| field.key() == key)
+                .then_some(Reading::Whole),
+            Reading::Consume => (key == CONSUME_ARTIFACT).then_some(Reading::Whole),
+            Reading::Whole | Reading::Graph | Reading::Consumes => Some(Reading::Whole),
+        }
     }
 }
 
-struct RawJsonVisitor;
+/// Reads one value as [`Reading`] says.
+#[derive(Clone, Copy)]
+struct RawSeed(Reading);
+
+impl<'de> DeserializeSeed<'de> for RawSeed {
+    type Value = RawJson<'de>;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(RawJsonVisitor(self.0))
+    }
+}
+
+struct RawJsonVisitor(Reading);
 
 impl<'de> Visitor<'de> for RawJsonVisitor {
-    type Value = RawJson;
+    type Value = RawJson<'de>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str("any JSON value")
     }
 
-    fn visit_unit<E>(self) -> Result<RawJson, E> {
+    fn visit_unit<E>(self) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Null)
     }
 
-    fn visit_bool<E>(self, value: bool) -> Result<RawJson, E> {
+    fn visit_bool<E>(self, value: bool) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Bool(value))
     }
 
-    fn visit_i64<E>(self, value: i64) -> Result<RawJson, E> {
+    fn visit_i64<E>(self, value: i64) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Number(value.to_string()))
     }
 
-    fn visit_u64<E>(self, value: u64) -> Result<RawJson, E> {
+    fn visit_u64<E>(self, value: u64) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Number(value.to_string()))
     }
 
-    fn visit_f64<E>(self, value: f64) -> Result<RawJson, E> {
+    fn visit_f64<E>(self, value: f64) -> Result<RawJson<'de>, E> {
         Ok(RawJson::Number(value.to_string()))
     }
 
-    fn visit_str<E>(self, value: &str) -> Result<RawJson, E> {
-        Ok(RawJson::String(value.to_owned()))
+    fn visit_borrowed_str<E>(self, value: &'de str) -> Result<RawJson<'de>, E> {
+        Ok(RawJson::String(Cow::Borrowed(value)))
     }
 
-    fn visit_string<E>(self, value: String) -> Result<RawJson, E> {
-        Ok(RawJson::String(value))
+    fn visit_str<E>(self, value: &str) -> Result<RawJson<'de>, E> {
+        Ok(RawJson::String(Cow::Owned(value.to_owned())))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawJson, A::Error> {
+    fn visit_string<E>(self, value: String) -> Result<RawJson<'de>, E> {
+        Ok(RawJson::String(Cow::Owned(value)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawJson<'de>, A::Error> {
+        let elements = RawSeed(self.0.of_elements());
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element()? {
+        while let Some(item) = seq.next_element_seed(elements)? {
             items.push(item);
         }
         Ok(RawJson::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawJson, A::Error> {
-        let mut fields = Vec::new();
-        while let Some((key, value)) = map.next_entry::<String, RawJson>()? {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawJson<'de>, A::Error> {
+        // A node has up to 29 keys and a binding up to 6: one allocation each, instead of a
+        // growing vector's several.
+        let mut fields = Vec::with_capacity(if self.0 == Reading::Node {
+            NodeField::ALL.len()
+        } else {
+            EntryField::ALL.len()
+        });
+        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+            let value = if let Some(reading) = self.0.of_value(&key) {
+                map.next_value_seed(RawSeed(reading))?
+            } else {
+                map.next_value::<UnreadValue>()?;
+                RawJson::Unread
+            };
             fields.push((key, value));
         }
         Ok(RawJson::Object(fields))
     }
 }
 
+/// An object's key, borrowed from the text when it has no escape.
+struct Key<'t>(Cow<'t, str>);
+
+impl<'de> Deserialize<'de> for Key<'de> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        match RawSeed(Reading::Whole).deserialize(deserializer)? {
+            RawJson::String(key) => Ok(Key(key)),
+            _ => Err(de::Error::custom("an object key that is not a string")),
+        }
+    }
+}
+
+/// A value the reader does not read, parsed as [`RawJson`] parses one (every number converted,
+/// nesting counted) so that exactly the same texts are accepted, and nothing kept.
+struct UnreadValue;
+
+impl<'de> Deserialize<'de> for UnreadValue {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UnreadVisitor)
+    }
+}
+
+struct UnreadVisitor;
+
+impl<'de> Visitor<'de> for UnreadVisitor {
+    type Value = UnreadValue;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<UnreadValue, E> {
+        Ok(UnreadValue)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<UnreadValue, A::Error> {
+        while seq.next_element::<UnreadValue>()?.is_some() {}
+        Ok(UnreadValue)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<UnreadValue, A::Error> {
+        while map.next_key::<UnreadValue>()?.is_some() {
+            map.next_value::<UnreadValue>()?;
+        }
+        Ok(UnreadValue)
+    }
+}
+
+/// An object's fields as written, in order.
+type Fields<'t> = [(Cow<'t, str>, RawJson<'t>)];
+
 /// The fields of one object of the graph, with where it is for refusals.
 struct ObjectReader<'a> {
     place: &'a str,
-    /// Prepended to every key it names: `""` for a node, `sensors_applicable[2].` for an entry.
-    key_prefix: String,
-    entries: &'a [(String, RawJson)],
+    /// Where the object sits in its node: the node itself, or `sensors_applicable[2]`.
+    within: Within<'a>,
+    entries: &'a Fields<'a>,
 }
+
+/// The key path of an object inside its node, spelled out only when a refusal names a key.
+#[derive(Clone, Copy)]
+enum Within<'a> {
+    Node,
+    /// Item `index` of the node's list `list`.
+    Item {
+        list: &'a str,
+        index: usize,
+    },
+}
+
+/// Objects with at most this many keys are checked for a repeated key without allocating.
+const KEYS_CHECKED_ON_THE_STACK: usize = 40;
 
 impl<'a> ObjectReader<'a> {
     fn refusal(&self, key: &str, value: impl Into<String>) -> GraphRefusal {
         GraphRefusal {
             place: self.place.to_owned(),
-            key: format!("{}{key}", self.key_prefix),
+            key: match self.within {
+                Within::Node => key.to_owned(),
+                Within::Item { list, index } => format!("{list}[{index}].{key}"),
+            },
             value: value.into(),
         }
     }
 
-    /// Every key of the object at most once (`serde_json` would silently keep the last).
+    /// Every key of the object at most once (`serde_json` would silently keep the last); of
+    /// several repeated keys, the first in sorted order is named.
     fn check_no_duplicate_key(&self) -> Result<(), GraphRefusal> {
-        let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_str()).collect();
-        keys.sort_unstable();
-        match keys.windows(2).find(|pair| pair[0] == pair[1]) {
-            Some(pair) => Err(self.refusal(pair[0], "written twice in the same object")),
+        let repeated = if self.entries.len() <= KEYS_CHECKED_ON_THE_STACK {
+            let mut keys = [""; KEYS_CHECKED_ON_THE_STACK];
+            for (slot, (key, _)) in keys.iter_mut().zip(self.entries) {
+                *slot = key.as_ref();
+            }
+            first_repeated(&mut keys[..self.entries.len()])
+        } else {
+            let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_ref()).collect();
+            first_repeated(&mut keys)
+        };
+        match repeated {
+            Some(key) => Err(self.refusal(key, "written twice in the same object")),
             None => Ok(()),
         }
     }
 
-    fn get(&self, key: &str) -> Option<&'a RawJson> {
+    fn get(&self, key: &str) -> Option<&'a RawJson<'a>> {
         self.entries
             .iter()
-            .find(|(known, _)| known == key)
+            .find(|(known, _)| known.as_ref() == key)
             .map(|(_, value)| value)
     }
 
@@ -422,14 +430,14 @@ impl<'a> ObjectReader<'a> {
         self.get(key).is_some()
     }
 
-    fn required(&self, key: &str, expected: &str) -> Result<&'a RawJson, GraphRefusal> {
+    fn required(&self, key: &str, expected: &str) -> Result<&'a RawJson<'a>, GraphRefusal> {
         self.get(key)
             .ok_or_else(|| self.refusal(key, format!("missing (expected {expected})")))
     }
 
     fn string(&self, key: &str) -> Result<&'a str, GraphRefusal> {
         match self.required(key, "a string")? {
-            RawJson::String(text) => Ok(text),
+            RawJson::String(text) => Ok(text.as_ref()),
             other => Err(self.refusal(key, format!("{} (expected a string)", other.shown()))),
         }
     }
@@ -446,32 +454,35 @@ impl<'a> ObjectReader<'a> {
     fn optional_string(&self, key: &str) -> Result<Option<&'a str>, GraphRefusal> {
         match self.get(key) {
             None => Ok(None),
-            Some(RawJson::String(text)) => Ok(Some(text)),
+            Some(RawJson::String(text)) => Ok(Some(text.as_ref())),
             Some(other) => Err(self.refusal(key, format!("{} (expected a string)", other.shown()))),
         }
     }
 
-    /// One of `allowed` (as written in the graph), parsed by `parse`.
+    /// One of `allowed` (as written in the graph), parsed by `parse`; the refusal names them.
     fn enum_value<T>(
         &self,
         key: &str,
-        allowed: &str,
+        allowed: &[&str],
         parse: impl Fn(&str) -> Option<T>,
     ) -> Result<T, GraphRefusal> {
-        let expected = format!("one of {allowed}");
-        let value = self.required(key, &expected)?;
-        if let RawJson::String(text) = value
+        let value = self.get(key);
+        if let Some(RawJson::String(text)) = value
             && let Some(parsed) = parse(text)
         {
             return Ok(parsed);
         }
-        Err(self.refusal(key, format!("{} (expected {expected})", value.shown())))
+        let expected = format!("one of {}", allowed.join(" | "));
+        Err(match value {
+            None => self.refusal(key, format!("missing (expected {expected})")),
+            Some(value) => self.refusal(key, format!("{} (expected {expected})", value.shown())),
+        })
     }
 
     fn optional_enum<T>(
         &self,
         key: &str,
-        allowed: &str,
+        allowed: &[&str],
         parse: impl Fn(&str) -> Option<T>,
     ) -> Result<Option<T>, GraphRefusal> {
         if self.has(key) {
@@ -500,7 +511,7 @@ impl<'a> ObjectReader<'a> {
             .iter()
             .enumerate()
             .map(|(index, item)| match item {
-                RawJson::String(text) => Ok(text.clone()),
+                RawJson::String(text) => Ok(String::from(text.as_ref())),
                 other => Err(self.refusal(
                     &format!("{key}[{index}]"),
                     format!("{} (expected a string)", other.shown()),
@@ -510,7 +521,7 @@ impl<'a> ObjectReader<'a> {
     }
 
     /// A required array of objects, each as its own [`ObjectReader`] with its key path.
-    fn objects(&self, key: &str) -> Result<Vec<ObjectReader<'a>>, GraphRefusal> {
+    fn objects(&self, key: &'a str) -> Result<Vec<ObjectReader<'a>>, GraphRefusal> {
         let value = self.required(key, "an array of objects")?;
         let RawJson::Array(items) = value else {
             return Err(self.refusal(
@@ -525,7 +536,7 @@ impl<'a> ObjectReader<'a> {
                 RawJson::Object(entries) => {
                     let entry = ObjectReader {
                         place: self.place,
-                        key_prefix: format!("{}{key}[{index}].", self.key_prefix),
+                        within: Within::Item { list: key, index },
                         entries,
                     };
                     entry.check_no_duplicate_key()?;
@@ -540,7 +551,15 @@ impl<'a> ObjectReader<'a> {
     }
 }
 
-fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
+/// The first key of `keys` in sorted order that appears more than once (sorts `keys`).
+fn first_repeated<'k>(keys: &mut [&'k str]) -> Option<&'k str> {
+    keys.sort_unstable();
+    keys.windows(2)
+        .find(|pair| pair[0] == pair[1])
+        .map(|pair| pair[0])
+}
+
+fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
     let RawJson::Array(items) = raw else {
         return Err(GraphRefusal {
             place: "the graph".to_owned(),
@@ -548,7 +567,7 @@ fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
             value: format!("{} (expected an array of stage nodes)", raw.shown()),
         });
     };
-    let mut objects: Vec<(String, &[(String, RawJson)])> = Vec::with_capacity(items.len());
+    let mut objects: Vec<(String, &Fields<'_>)> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let RawJson::Object(fields) = item else {
             return Err(GraphRefusal {
@@ -561,16 +580,18 @@ fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
     }
     let shape = graph_shape(&objects);
     let mut nodes: Vec<GraphNode> = Vec::with_capacity(objects.len());
+    // Each slug's first node, so that a large graph is not searched once per node.
+    let mut first_with_slug: BTreeMap<String, usize> = BTreeMap::new();
     for (place, fields) in &objects {
         let fields = ObjectReader {
             place,
-            key_prefix: String::new(),
+            within: Within::Node,
             entries: fields,
         };
         let node = read_node(&fields, shape)?;
-        if let Some(first) = nodes.iter().position(|known| known.slug == node.slug) {
+        if let Some(first) = first_with_slug.get(&node.slug) {
             return Err(fields.refusal(
-                "slug",
+                NodeField::Slug.key(),
                 format!(
                     "\"{}\" (node {} has the same slug; slugs are unique)",
                     node.slug,
@@ -578,14 +599,18 @@ fn read_graph(raw: &RawJson) -> Result<StageGraph, GraphRefusal> {
                 ),
             ));
         }
+        first_with_slug.insert(node.slug.clone(), nodes.len());
         nodes.push(node);
     }
     Ok(StageGraph { shape, nodes })
 }
 
 /// `stage "<slug>"` when the node has a string slug, else `node <n>`.
-fn node_place(index: usize, fields: &[(String, RawJson)]) -> String {
-    match fields.iter().find(|(key, _)| key == "slug") {
+fn node_place(index: usize, fields: &Fields<'_>) -> String {
+    match fields
+        .iter()
+        .find(|(key, _)| key.as_ref() == NodeField::Slug.key())
+    {
         Some((_, RawJson::String(slug))) if !slug.is_empty() => format!("stage \"{slug}\""),
         _ => format!("node {}", index + 1),
     }
@@ -593,14 +618,16 @@ fn node_place(index: usize, fields: &[(String, RawJson)]) -> String {
 
 /// [`GraphShape::Gate`] as soon as any binding anywhere carries `fire_on` or
 /// `default_severity`; entries that are not objects are left for [`read_node`] to refuse.
-fn graph_shape(objects: &[(String, &[(String, RawJson)])]) -> GraphShape {
-    let carries_selection = |entry: &RawJson| {
+fn graph_shape(objects: &[(String, &Fields<'_>)]) -> GraphShape {
+    let carries_selection = |entry: &RawJson<'_>| {
         matches!(entry, RawJson::Object(fields)
-            if fields.iter().any(|(key, _)| key == "fire_on" || key == "default_severity"))
+        if fields.iter().any(|(key, _)| {
+            key == EntryField::FireOn.key() || key == EntryField::DefaultSeverity.key()
+        }))
     };
     let any = objects.iter().any(|(_, fields)| {
         fields.iter().any(|(key, value)| {
-            key == "sensors_applicable"
+            key == NodeField::SensorsApplicable.key()
                 && matches!(value, RawJson::Array(entries) if entries.iter().any(carries_selection))
         })
     });
@@ -613,26 +640,30 @@ fn graph_shape(objects: &[(String, &[(String, RawJson)])]) -> GraphShape {
 
 fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, GraphRefusal> {
     fields.check_no_duplicate_key()?;
-    let slug = fields.non_empty_string("slug")?.to_owned();
+    let slug = fields.non_empty_string(NodeField::Slug.key())?.to_owned();
     let phase = fields.enum_value(
-        "phase",
-        "initialization | ideation | inception | construction | operation",
+        NodeField::Phase.key(),
+        &Phase::ALL.map(Phase::as_str),
         Phase::from_graph,
     )?;
-    let for_each = fields.optional_enum("for_each", "unit-of-work", ForEach::from_graph)?;
-    let produces = fields.string_list("produces", true)?;
-    let optional_produces = fields.string_list("optional_produces", false)?;
+    let for_each = fields.optional_enum(
+        NodeField::ForEach.key(),
+        &[ForEach::UnitOfWork.as_str()],
+        ForEach::from_graph,
+    )?;
+    let produces = fields.string_list(NodeField::Produces.key(), true)?;
+    let optional_produces = fields.string_list(NodeField::OptionalProduces.key(), false)?;
     let consumes = fields
-        .objects("consumes")?
+        .objects(NodeField::Consumes.key())?
         .iter()
         .map(|consume| {
             Ok(GraphConsume {
-                artifact: consume.string("artifact")?.to_owned(),
+                artifact: consume.string(CONSUME_ARTIFACT)?.to_owned(),
             })
         })
         .collect::<Result<Vec<_>, GraphRefusal>>()?;
     let sensors_applicable = fields
-        .objects("sensors_applicable")?
+        .objects(NodeField::SensorsApplicable.key())?
         .iter()
         .map(|entry| read_sensor_entry(entry, shape))
         .collect::<Result<Vec<_>, GraphRefusal>>()?;
@@ -650,39 +681,35 @@ fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, 
 fn read_sensor_entry(
     entry: &ObjectReader<'_>,
     shape: GraphShape,
-) -> Result<GraphSensorEntry, GraphRefusal> {
+) -> Result<SensorEntry, GraphRefusal> {
     let (fire_on, default_severity) = match shape {
         // By the shape's definition no entry of this graph carries either key.
         GraphShape::PreGate => (FireOn::Write, Severity::Advisory),
         GraphShape::Gate => (
-            entry.enum_value("fire_on", "write | gate", fire_on_from_graph)?,
             entry.enum_value(
-                "default_severity",
-                "advisory | blocking",
-                severity_from_graph,
+                EntryField::FireOn.key(),
+                &FireOn::ALL.map(FireOn::as_str),
+                FireOn::from_text,
+            )?,
+            entry.enum_value(
+                EntryField::DefaultSeverity.key(),
+                &Severity::ALL.map(Severity::as_str),
+                Severity::from_text,
             )?,
         ),
     };
-    Ok(GraphSensorEntry {
-        id: entry.non_empty_string("id")?.to_owned(),
-        path: entry.string("path")?.to_owned(),
+    Ok(SensorEntry {
+        id: entry.non_empty_string(EntryField::Id.key())?.to_owned(),
+        path: entry.string(EntryField::Path.key())?.to_owned(),
         fire_on,
         default_severity,
-        category: entry.optional_string("category")?.map(str::to_owned),
-        matches: entry.optional_string("matches")?.map(str::to_owned),
+        category: entry
+            .optional_string(EntryField::Category.key())?
+            .map(str::to_owned),
+        matches: entry
+            .optional_string(EntryField::Matches.key())?
+            .map(str::to_owned),
     })
-}
-
-fn fire_on_from_graph(value: &str) -> Option<FireOn> {
-    [FireOn::Write, FireOn::Gate]
-        .into_iter()
-        .find(|fire_on| fire_on.as_str() == value)
-}
-
-fn severity_from_graph(value: &str) -> Option<Severity> {
-    [Severity::Advisory, Severity::Blocking]
-        .into_iter()
-        .find(|severity| severity.as_str() == value)
 }
 
 #[cfg(test)]
@@ -880,20 +907,53 @@ mod tests {
         );
     }
 
+    /// The values the reader skips are parsed and checked all the same: a number JSON cannot
+    /// hold, nesting past `serde_json`'s limit, a broken string are refused wherever they are.
     #[test]
-    fn the_load_error_names_the_file_and_says_to_recompile() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(dir.path().join("stage-graph.json")).unwrap();
-        std::fs::write(
-            &path,
-            json!([node("s", &json!([gate_entry("shape", "gate", "critical")]))]).to_string(),
-        )
-        .unwrap();
-        let message = load_graph(&path).unwrap_err().to_string();
-        assert!(message.starts_with("recompile: the graph is not one this version wrote: stage \"s\", key sensors_applicable[0].default_severity, value \"critical\""), "{message}");
+    fn a_value_the_reader_does_not_read_is_still_checked_as_json() {
+        let base = node("s", &json!([]));
+        let with = |key: &str, raw: &str| {
+            let text = base.to_string();
+            format!("[{}, \"{key}\": {raw}}}]", &text[..text.len() - 1])
+        };
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        for key in ["inputs", "rules_in_context", "produces"] {
+            for raw in ["1e400", deep.as_str(), "\"\\x\""] {
+                assert!(
+                    matches!(parse_graph(&with(key, raw)), Err(GraphTextError::Json(_))),
+                    "{key}: {raw:.20}"
+                );
+            }
+        }
+        let unread = parse_graph(&with("inputs", "{\"any\": [1, \"two\", null]}")).unwrap();
+        assert_eq!(unread.nodes[0].slug, "s");
+    }
+
+    /// Every key the reader asks a node for is one it keeps.
+    #[test]
+    fn the_reader_keeps_every_node_key_it_reads() {
+        let text =
+            json!([node("s", &json!([gate_entry("shape", "gate", "blocking")]))]).to_string();
+        let mut deserializer = serde_json::Deserializer::from_str(&text);
+        let raw = RawSeed(Reading::Graph)
+            .deserialize(&mut deserializer)
+            .unwrap();
+        let RawJson::Array(nodes) = raw else {
+            panic!("an array")
+        };
+        let RawJson::Object(fields) = &nodes[0] else {
+            panic!("an object")
+        };
+        for (key, value) in fields {
+            let read = READ_NODE_FIELDS
+                .iter()
+                .any(|field| field.key() == key.as_ref());
+            assert_eq!(!matches!(value, RawJson::Unread), read, "{key}");
+        }
         assert!(
-            message.ends_with(&format!("(in {path}); run `aidlc compile` to rebuild it")),
-            "{message}"
+            fields
+                .iter()
+                .any(|(key, value)| key == "number" && matches!(value, RawJson::Unread))
         );
     }
 }

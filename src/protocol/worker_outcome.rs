@@ -1,23 +1,22 @@
-//! The worker protocol a shipped sensor speaks (upstream §4.3–§4.6, D8): what a native check is
-//! given, how it ends, and the exit status and stdout each ending stands for.
+//! How a worker ends, in the worker protocol (upstream §4.3–§4.6, D8): the exit status and the
+//! stdout each ending stands for. A shipped sensor's native check returns a [`WorkerOutcome`],
+//! whether it runs in process or as `aidlc engine sensor-<id>`; [`protocol_output`] turns it into
+//! the `(exit status, stdout)` pair a worker process would have produced, which
+//! `verdict::verdict_of` reads back exactly as it reads a spawned custom worker's. So a check
+//! run in process and the same check run as a process are judged by the same code.
 //!
-//! This file owns the shape of a check's answer, not its meaning: it never prints, never writes
-//! audit rows, and never decides a verdict. The dispatcher reads the `(exit status, stdout)`
-//! pair [`protocol_output`] gives exactly as it reads a spawned worker's, so a check run in
-//! process and the same check run as `aidlc engine sensor-<id>` are judged by the same code.
+//! This file owns the shape of a worker's answer, not its meaning: it never prints, never writes
+//! audit rows, and never decides a verdict.
 
-use std::time::Duration;
-
-use camino::Utf8PathBuf;
 use serde_json::Value;
 
-/// Where a native worker runs: the project folder, and the time budget for any tool it starts
-/// (the manifest's timeout; the worker must stop its tool within it).
-#[derive(Debug, Clone)]
-pub struct WorkerContext {
-    pub project_dir: Utf8PathBuf,
-    pub timeout: Duration,
-}
+use crate::protocol::verdict::EXIT_TOOL_UNAVAILABLE;
+
+/// The exit status of a worker that could not run its check (a broken config, unreadable input).
+pub const EXIT_SCRIPT_ERROR: i32 = 2;
+
+/// The exit status of a worker given the wrong arguments.
+pub const EXIT_USAGE_ERROR: i32 = 1;
 
 /// How a native worker ended. Out of process each variant is one exit status (worker
 /// protocol): `Verdict` → the JSON line and exit 0; `ToolUnavailable` → the JSON line (with its
@@ -37,16 +36,13 @@ pub enum WorkerOutcome {
     UsageError(String),
 }
 
-/// A native check: the worker argv after `sensor-<id>`, and where it runs.
-pub type NativeCheck = fn(&[String], &WorkerContext) -> WorkerOutcome;
-
 /// The exit status and stdout a worker process would have produced for `outcome` (the worker
 /// protocol), so that in-process and out-of-process fires are judged by the same code.
 pub fn protocol_output(outcome: &WorkerOutcome) -> (i32, String) {
     match outcome {
         WorkerOutcome::Verdict(json) => (0, format!("{json}\n")),
-        WorkerOutcome::ToolUnavailable(json) => (127, format!("{json}\n")),
-        WorkerOutcome::ScriptError(_) => (2, String::new()),
-        WorkerOutcome::UsageError(_) => (1, String::new()),
+        WorkerOutcome::ToolUnavailable(json) => (EXIT_TOOL_UNAVAILABLE, format!("{json}\n")),
+        WorkerOutcome::ScriptError(_) => (EXIT_SCRIPT_ERROR, String::new()),
+        WorkerOutcome::UsageError(_) => (EXIT_USAGE_ERROR, String::new()),
     }
 }

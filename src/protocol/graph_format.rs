@@ -15,6 +15,8 @@
 
 use std::fmt;
 
+use crate::protocol::graph_keys::{EntryField, NodeField};
+
 /// A shape of `stage-graph.json`, named after the reference version that writes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum GraphFormat {
@@ -60,6 +62,28 @@ impl GraphFormat {
     /// Whether nodes carry `review_artifact`.
     pub fn carries_review_artifact(self) -> bool {
         self == GraphFormat::Gate
+    }
+
+    /// Whether a node of this format has a place for `field`: 2.5 has none for the review
+    /// fields, 2.6 none for `review_artifact`. Over `NodeField::ALL`, this is the format's key
+    /// order.
+    pub fn carries_node_field(self, field: NodeField) -> bool {
+        match field {
+            NodeField::ReviewArtifact => self.carries_review_artifact(),
+            NodeField::ReviewClass | NodeField::SummaryConfirmation => self.carries_review_class(),
+            _ => true,
+        }
+    }
+
+    /// Whether a `sensors_applicable` entry of this format has a place for `field`: the formats
+    /// before the gate's write `{id, path, matches?}`.
+    pub fn carries_entry_field(self, field: EntryField) -> bool {
+        match field {
+            EntryField::FireOn | EntryField::DefaultSeverity | EntryField::Category => {
+                self.carries_dispatch_fields()
+            }
+            EntryField::Id | EntryField::Path | EntryField::Matches => true,
+        }
     }
 
     /// The format a reference release writes: 2.5.x, 2.6.x, and the newest for anything later
@@ -192,17 +216,23 @@ pub fn format_written_by(graph: &str) -> GraphEvidence {
                 .all(|byte| byte == b' ')
         })
     };
-    if has_key("fire_on") || has_key("default_severity") || has_key("review_artifact") {
+    let gate_only = [
+        EntryField::FireOn.key(),
+        EntryField::DefaultSeverity.key(),
+        NodeField::ReviewArtifact.key(),
+    ];
+    if gate_only.into_iter().any(has_key) {
         return GraphEvidence::Decided(GraphFormat::Gate);
     }
-    if has_key("review_class") || has_key("summary_confirmation") {
+    if has_key(NodeField::ReviewClass.key()) || has_key(NodeField::SummaryConfirmation.key()) {
         return GraphEvidence::Decided(GraphFormat::Reference26);
     }
-    if has_key("reviewer") {
+    if has_key(NodeField::Reviewer.key()) {
         // 2.6 and later default `review_class` beside every reviewer; its absence is 2.5.
         return GraphEvidence::Decided(GraphFormat::Reference25);
     }
-    if has_key("sensors_applicable") && graph.contains("\"path\": ") {
+    let entry_path = format!("\"{}\": ", EntryField::Path.key());
+    if has_key(NodeField::SensorsApplicable.key()) && graph.contains(&entry_path) {
         return GraphEvidence::PreGate;
     }
     GraphEvidence::Nothing
@@ -224,6 +254,19 @@ pub fn reference_tools_version(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_format_has_the_reference_s_count_of_node_keys() {
+        let count = |format: GraphFormat| {
+            NodeField::ALL
+                .into_iter()
+                .filter(|field| format.carries_node_field(*field))
+                .count()
+        };
+        assert_eq!(count(GraphFormat::Reference25), 26);
+        assert_eq!(count(GraphFormat::Reference26), 28);
+        assert_eq!(count(GraphFormat::Gate), 29);
+    }
 
     const GATE_ENTRY: &str = "[\n  {\n    \"slug\": \"a\",\n    \"sensors_applicable\": [\n      {\n        \"id\": \"x\",\n        \"path\": \".claude/sensors/aidlc-x.md\",\n        \"fire_on\": \"write\",\n        \"default_severity\": \"advisory\"\n      }\n    ]\n  }\n]\n";
     const PRE_GATE_ENTRY: &str = "[\n  {\n    \"slug\": \"a\",\n    \"sensors_applicable\": [\n      {\n        \"id\": \"x\",\n        \"path\": \".claude/sensors/aidlc-x.md\"\n      }\n    ]\n  }\n]\n";
