@@ -4,9 +4,9 @@ use camino::Utf8PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::discover::Harness;
-use crate::gate::render::ReportFormat;
 use crate::gate::report::FireOnFilter;
 use crate::render_graph::PictureFormat;
+use crate::report::ReportFormat;
 use crate::schema::SchemaKind;
 
 /// A fast, strict engine for the AI-DLC sensor system.

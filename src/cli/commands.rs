@@ -17,7 +17,6 @@ use crate::cli::project::{current_dir, env_var, resolve_layout};
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
-use crate::diagnostics::render;
 use crate::discover::{self, Layout};
 use crate::english::plural;
 use crate::fingerprint;
@@ -25,6 +24,8 @@ use crate::gate::repository::RepositoryRoot;
 use crate::graph::format::{FormatSource, GraphFormat};
 use crate::interrupt;
 use crate::process_group::GroupSignal;
+use crate::report::drift::Drift;
+use crate::report::{github, json, sarif};
 
 pub fn run(cli: Cli) -> ExitStatus {
     printer::set_color_when(cli.color);
@@ -417,12 +418,12 @@ fn report_drift(
     match printer.format {
         Format::Github => {
             for item in drift_items(layout, &drift) {
-                printer.out(&render::render_drift_github(&item, printer.path_prefix()));
+                printer.out(&github::drift_annotation(&item, printer.path_prefix()));
             }
         }
         Format::Json => {
             for item in drift_items(layout, &drift) {
-                printer.out(&render::render_drift_json(&item));
+                printer.out(&json::drift_json_line(&item));
             }
         }
         Format::Human | Format::Sarif => {}
@@ -454,7 +455,7 @@ fn report_drift(
 
 /// Each out-of-date piece of the outputs, on the file to look at: a changed or added stage on
 /// its stage file, a removed stage or a framing change on the graph, the grid on itself.
-fn drift_items(layout: &Layout, drift: &compile::DriftReport) -> Vec<render::Drift> {
+fn drift_items(layout: &Layout, drift: &compile::DriftReport) -> Vec<Drift> {
     let graph = layout.display(&layout.stage_graph_path);
     let graph_name = graph.file_name().unwrap_or("stage-graph.json").to_owned();
     let stage_files = discover::InputListing::of(layout).stages;
@@ -478,7 +479,7 @@ fn drift_items(layout: &Layout, drift: &compile::DriftReport) -> Vec<render::Dri
                 } else {
                     stage_file(slug)
                 };
-                items.push(render::Drift {
+                items.push(Drift {
                     file,
                     output: graph_name.clone(),
                     stage: Some(slug.clone()),
@@ -490,7 +491,7 @@ fn drift_items(layout: &Layout, drift: &compile::DriftReport) -> Vec<render::Dri
             }
         }
         if changes.changed.is_empty() && changes.added.is_empty() && changes.removed.is_empty() {
-            items.push(render::Drift {
+            items.push(Drift {
                 file: graph.clone(),
                 output: graph_name.clone(),
                 stage: None,
@@ -501,7 +502,7 @@ fn drift_items(layout: &Layout, drift: &compile::DriftReport) -> Vec<render::Dri
     }
     if drift.grid {
         let grid = layout.display(&layout.scope_grid_path);
-        items.push(render::Drift {
+        items.push(Drift {
             output: grid.file_name().unwrap_or("scope-grid.json").to_owned(),
             message: format!("{grid} is out of date"),
             file: grid,
@@ -516,10 +517,10 @@ fn drift_items(layout: &Layout, drift: &compile::DriftReport) -> Vec<render::Dri
 fn print_sarif(
     printer: &Printer,
     diagnostics: &[Diagnostic],
-    drifts: &[render::Drift],
+    drifts: &[Drift],
     sources: &BTreeMap<Utf8PathBuf, String>,
 ) {
-    printer.out(&render::render_sarif_log(
+    printer.out(&sarif::render_compile_sarif(
         diagnostics,
         drifts,
         sources,

@@ -14,9 +14,9 @@ use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph,
 use crate::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
 use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
 use crate::gate::merge::{merge_reports, read_report};
-use crate::gate::render::{self, RenderSettings, ReportFormat, SourceTexts};
 use crate::gate::report::GateReport;
 use crate::gate::repository::RepositoryRoot;
+use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
 
 pub fn run(args: &GateArgs) -> ExitStatus {
     match &args.command {
@@ -246,7 +246,7 @@ impl Output<'_> {
         };
         let mut all_written = true;
         for (format, path) in self.reports {
-            let rendered = render::render(report, *format, &settings);
+            let rendered = report::render(report, *format, &settings);
             let text = format!("{}\n", rendered.stdout.trim_end());
             if let Err(error) = crate::fs_util::write_atomic(path, text.as_bytes()) {
                 error_line(
@@ -261,7 +261,7 @@ impl Output<'_> {
             }
         }
         settings.color = printer.stdout_color();
-        let rendered = render::render(report, self.format, &settings);
+        let rendered = report::render(report, self.format, &settings);
         if !rendered.stdout.trim().is_empty() {
             printer.out(rendered.stdout.trim_end());
         }

@@ -22,7 +22,8 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use crate::cli::args::{ColorWhen, Format};
 use crate::diagnostics::Diagnostic;
-use crate::diagnostics::render::{self, SourceLookup};
+use crate::report::SourceLookup;
+use crate::report::{github, human, json};
 
 /// Set by the first failed write on stdout, for the whole process (every command makes its own
 /// `Printer`).
@@ -150,10 +151,10 @@ impl Printer {
     pub fn diagnostic(&self, diagnostic: &Diagnostic, sources: &dyn SourceLookup) {
         match self.format {
             Format::Human => write_to_stderr(
-                render::render_human(diagnostic, sources, self.color).trim_end_matches('\n'),
+                human::render_diagnostic(diagnostic, sources, self.color).trim_end_matches('\n'),
             ),
-            Format::Json => self.out(&render::render_json(diagnostic, sources)),
-            Format::Github => self.out(&render::render_github_in(
+            Format::Json => self.out(&json::diagnostic_json_line(diagnostic, sources)),
+            Format::Github => self.out(&github::diagnostic_annotation(
                 diagnostic,
                 sources,
                 &self.path_prefix,

@@ -15,7 +15,6 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
-use crate::diagnostics::render;
 use crate::discover::{self, InputChanges, Layout, Reread};
 use crate::english::plural;
 use crate::graph::format::GraphFormat;
@@ -312,7 +311,7 @@ fn rebuild_event(rebuild: &Rebuild) -> serde_json::Value {
         "diagnostics": outcome
             .diagnostics
             .iter()
-            .map(|diagnostic| render::json_value(diagnostic, &rebuild.sources))
+            .map(|diagnostic| crate::report::json::diagnostic_json_value(diagnostic, &rebuild.sources))
             .collect::<Vec<_>>(),
     })
 }

@@ -13,6 +13,7 @@
 //!   switch ([`SensorsOff`]), so a run the switch emptied is "nothing checked", never green;
 //! - a `--stage` the graph does not have refuses the whole check before any fire runs.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -22,7 +23,6 @@ use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::dispatch::time_limit::GateLimits;
 use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
-use crate::gate::render::SourceTexts;
 use crate::gate::report::{
     FireOnFilter, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
 };
@@ -308,8 +308,11 @@ const MAX_SNIPPET_SOURCE_BYTES: u64 = 8 * 1024 * 1024;
 /// The texts of the files the report's findings point at by line (project-relative paths read
 /// under `project_dir`), for the human format's snippets. A file that cannot be read, is not a
 /// regular file, or is too large is left out: its findings are shown without a snippet.
-pub fn finding_sources(project_dir: &Utf8Path, report: &GateReport) -> SourceTexts {
-    let mut sources = SourceTexts::new();
+pub fn finding_sources(
+    project_dir: &Utf8Path,
+    report: &GateReport,
+) -> BTreeMap<Utf8PathBuf, Arc<str>> {
+    let mut sources = BTreeMap::new();
     let wanted = report
         .fires
         .iter()

@@ -23,12 +23,11 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use serde_json::Value;
 
-use crate::gate::render::JSON_SCHEMA_VERSION;
 use crate::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
-    GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason, UnfiredBinding, UnfiredCause,
+    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
+    UnfiredBinding, UnfiredCause,
 };
-use crate::syntax::manifest::Severity;
 
 /// Why shards could not be merged; the message names the file and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -470,8 +469,8 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::render_json;
     use crate::gate::report::FireResult;
+    use crate::report::render_json;
 
     fn shard_reports(count: u64) -> (GateReport, Vec<(String, GateReport)>) {
         let fires: Vec<GateFire> = (0..7)

@@ -17,7 +17,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::verdict::Verdict;
 use crate::english::plural;
-use crate::syntax::manifest::{FireOn, Severity};
+use crate::syntax::manifest::FireOn;
+
+/// A binding's severity (blocking or advisory), as every fire of the report carries it.
+pub use crate::syntax::manifest::Severity;
 
 /// What a sensor found; the renderers read it from here.
 pub use crate::sensors::finding::Finding;
@@ -228,6 +231,12 @@ pub fn last_lines(text: &str, count: usize) -> String {
     lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
+/// The version of the JSON document `aidlc gate check --format json` writes and `aidlc gate
+/// merge` reads; bump it when a key changes meaning or goes away (adding a key is compatible).
+/// 2: `schema_version` (was `version`), `plan`, `project_path`, `sensors`, typed findings,
+/// `plan_index`, `budget`, `stderr_tail`, and each never-fired binding's `cause`.
+pub const JSON_SCHEMA_VERSION: u64 = 2;
+
 /// Every skip reason, in the order the summaries list them (and the JSON Schema names them).
 pub static SKIP_REASONS: [SkipReason; 6] = [
     SkipReason::NoGlobMatch,
@@ -277,6 +286,18 @@ impl SkipReason {
             SkipReason::OtherShard => "another shard",
             SkipReason::NotARegularFile => "not a regular file",
         }
+    }
+}
+
+/// The kebab-case token of a skip reason, for machines (the prose is `SkipReason::as_str`).
+pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
+    match reason {
+        SkipReason::NoGlobMatch => "no-glob-match",
+        SkipReason::NoDeliverable => "no-deliverable",
+        SkipReason::SensorsOff => "sensors-off",
+        SkipReason::OtherFireOn => "other-fire-on",
+        SkipReason::OtherShard => "other-shard",
+        SkipReason::NotARegularFile => "not-a-regular-file",
     }
 }
 

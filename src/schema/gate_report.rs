@@ -12,8 +12,8 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
-use crate::gate::render::{JSON_SCHEMA_VERSION, skip_reason_key};
 use crate::gate::report::{FireOnFilter, NEVER_FIRED, OUTCOMES, Outcome, SKIP_REASONS};
+use crate::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
 use crate::syntax::manifest::Severity;
 
 /// The report of one `aidlc gate check --format json` run.
@@ -404,8 +404,7 @@ mod tests {
     /// dead and an unfired binding, a shard) is valid: the schema says what the renderer writes.
     #[test]
     fn the_json_renderers_snapshot_of_every_case_validates() {
-        let document =
-            snapshot_body("src/gate/render/snapshots/aidlc__gate__render__json__tests__json.snap");
+        let document = snapshot_body("src/report/snapshots/aidlc__report__json__tests__json.snap");
         let errors: Vec<String> = validator()
             .iter_errors(&document)
             .map(|error| format!("{error} at {}", error.instance_path()))
@@ -423,8 +422,7 @@ mod tests {
 
     #[test]
     fn a_key_the_schema_does_not_know_or_a_wrong_value_is_refused() {
-        let document =
-            snapshot_body("src/gate/render/snapshots/aidlc__gate__render__json__tests__json.snap");
+        let document = snapshot_body("src/report/snapshots/aidlc__report__json__tests__json.snap");
         let mutated = |what: &'static str, mutate: &dyn Fn(&mut Value)| {
             let mut copy = document.clone();
             mutate(&mut copy);

@@ -12,13 +12,13 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::gate::render::counts::stage_counts;
-use crate::gate::render::messages::{
+use crate::gate::report::{GateFire, GateReport, GateSkip, Outcome, UnfiredBinding};
+use crate::report::counts::stage_counts;
+use crate::report::messages::{
     NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, failed_without_findings_message,
     finding_location, finding_message, not_evaluated_help, not_evaluated_message,
     nothing_checked_message, scope_line, shard_message, summary_line, unfired_message,
 };
-use crate::gate::report::{GateFire, GateReport, GateSkip, Outcome, UnfiredBinding};
 
 /// The name of the last suite, which holds the summary.
 const SUMMARY_SUITE: &str = "aidlc";
@@ -311,7 +311,7 @@ fn is_xml_char(character: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::test_reports::{no_record_report, sample_report};
+    use crate::report::test_reports::{no_record_report, sample_report};
 
     #[test]
     fn junit_matches_the_snapshot() {

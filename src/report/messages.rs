@@ -9,14 +9,14 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::english::plural;
-use crate::gate::render::counts::{
-    counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
-};
+use crate::gate::report::Severity;
 use crate::gate::report::{
     Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
     last_lines,
 };
-use crate::syntax::manifest::Severity;
+use crate::report::counts::{
+    counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
+};
 
 /// The one-line summary every format carries: sensors × files, then each outcome with its
 /// reasons.
