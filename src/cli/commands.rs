@@ -72,7 +72,9 @@ pub fn run(cli: Cli) -> ExitStatus {
     // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
     // its timeout may still run here.
     interrupt::signal_every_live_worker_group(GroupSignal::Kill);
-    final_status(status)
+    let status = final_status(status);
+    printer::report_closed_stdout(status);
+    status
 }
 
 /// The commands that fire sensors get the interrupt handler: on SIGINT, SIGTERM or SIGHUP they
@@ -103,7 +105,8 @@ fn runs_sensor_workers(command: &Command) -> bool {
 }
 
 /// D9 over what the command returned: 130 after an interrupt; 2 when its output could not be
-/// written to stdout, unless the command already failed worse than "findings".
+/// written to stdout, unless the command already failed worse than "findings". A reader that
+/// closed stdout early changes nothing: the status stays the verdict's.
 fn final_status(status: ExitStatus) -> ExitStatus {
     if interrupt::requested() {
         return ExitStatus::Interrupted;

@@ -95,7 +95,10 @@ pub fn run(
     };
     let mut session = start_session(&mut watcher, &project_dir, args, graph_format, printer);
     report_watching(&project_dir, session.is_some(), args, printer);
-    while let Some(batch) = Batch::collect(&receiver) {
+    // A reader that closed stdout (`… --format json | head -n 3`) has had what it wanted.
+    while !crate::cli::printer::stdout_closed()
+        && let Some(batch) = Batch::collect(&receiver)
+    {
         for error in &batch.errors {
             report_watcher_error(error, printer);
         }
@@ -129,6 +132,9 @@ pub fn run(
             &format!("could not record the last compile: {error}"),
             printer,
         );
+    }
+    if crate::cli::printer::stdout_closed() {
+        return ExitStatus::Success;
     }
     report_stopped(printer);
     ExitStatus::Interrupted
