@@ -233,7 +233,8 @@ struct Output<'a> {
 
 impl Output<'_> {
     /// Print the report on stdout, append the github step summary, and write the `--report`
-    /// files (atomically, without colour). Returns whether every file was written.
+    /// files (without colour; a regular file atomically, a device or a pipe by opening it).
+    /// Returns whether every file was written.
     fn print(&self, report: &GateReport, sources: SourceTexts, printer: &Printer) -> bool {
         let root_uri = self.repository.root_uri();
         let help_base_uri = github_blob_base().unwrap_or_else(|| root_uri.clone());
@@ -248,7 +249,7 @@ impl Output<'_> {
         for (format, path) in self.reports {
             let rendered = report::render(report, *format, &settings);
             let text = format!("{}\n", rendered.stdout.trim_end());
-            if let Err(error) = crate::fs_util::write_atomic(path, text.as_bytes()) {
+            if let Err(error) = crate::fs_util::write_output_file(path, text.as_bytes()) {
                 error_line(
                     printer,
                     &format!(

@@ -8,6 +8,7 @@ use std::io::Read as _;
 use std::process::Stdio;
 
 use camino::Utf8Path;
+use serde_json::Value;
 
 use crate::support::{Run, TestProject};
 
@@ -168,4 +169,215 @@ fn compile_and_gate_merge_keep_their_status_when_stdout_is_closed() {
         &["gate", "merge", "whole.json", "--format", "json"],
     );
     assert_eq!(merged.status, 1, "{}", merged.stderr);
+}
+
+// --- Issue 26, item 3: `--report FORMAT=PATH` whatever PATH is ---------------------------------
+
+/// Whether this process may make device nodes (root), for the tests that make their own.
+fn can_make_devices() -> bool {
+    rustix::process::geteuid().is_root()
+}
+
+/// A character device `major, minor` at `path` (1,3 is null, 1,7 is full), made with `mknod`.
+fn make_char_device(path: &Utf8Path, major: u32, minor: u32) {
+    let made = std::process::Command::new("mknod")
+        .args([path.as_str(), "c", &major.to_string(), &minor.to_string()])
+        .status()
+        .expect("mknod");
+    assert!(made.success(), "mknod {path}");
+}
+
+fn is_char_device(path: &Utf8Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_char_device())
+}
+
+#[test]
+fn a_report_into_a_character_device_stays_a_device_and_a_full_one_is_an_error() {
+    if !can_make_devices() {
+        println!("SKIPPED: making device nodes with mknod needs root");
+        return;
+    }
+    let project = gate_project(&[("shape", "blocking")], 1, &[]);
+    let null = project.path("null");
+    make_char_device(&null, 1, 3);
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--report",
+        &format!("json={null}"),
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(is_char_device(&null), "the device was replaced by a file");
+    let full = project.path("full");
+    make_char_device(&full, 1, 7);
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--report",
+        &format!("sarif={full}"),
+    ]);
+    assert_eq!(
+        run.status, 2,
+        "a report that could not be written: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("cannot write the sarif report to")
+            && run.stderr.contains("No space left on device"),
+        "{}",
+        run.stderr
+    );
+    assert!(is_char_device(&full), "the device was replaced by a file");
+}
+
+/// Reads a FIFO from before `aidlc` starts until `aidlc` has written and closed it, for at most
+/// half a minute, without ever blocking: a FIFO that `aidlc` replaced instead of writing is read as
+/// nothing.
+fn read_fifo_in_background(fifo: &Utf8Path) -> std::thread::JoinHandle<Vec<u8>> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits().cast_signed())
+        .open(fifo)
+        .expect("open the FIFO's read end");
+    std::thread::spawn(move || {
+        let started = std::time::Instant::now();
+        let mut received = Vec::new();
+        let mut buffer = [0_u8; 8192];
+        while started.elapsed() < std::time::Duration::from_secs(30) {
+            match reader.read(&mut buffer) {
+                // No writer (yet, or any more): done once something came.
+                Ok(0) if !received.is_empty() => break,
+                Ok(0) => std::thread::sleep(std::time::Duration::from_millis(10)),
+                Ok(n) => received.extend_from_slice(&buffer[..n]),
+                Err(error) if error.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(error) => panic!("reading the FIFO: {error}"),
+            }
+        }
+        received
+    })
+}
+
+#[test]
+fn a_report_into_a_fifo_reaches_its_reader() {
+    use std::os::unix::fs::FileTypeExt as _;
+    let project = gate_project(&[("shape", "blocking")], 1, &[1]);
+    let fifo = project.path("report.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(fifo.as_str())
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let reader = read_fifo_in_background(&fifo);
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--report",
+        &format!("json={fifo}"),
+    ]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    let received = String::from_utf8(reader.join().unwrap()).unwrap();
+    let document: Value = serde_json::from_str(&received)
+        .unwrap_or_else(|error| panic!("the reader got no report ({error}): {received:?}"));
+    assert_eq!(document["counts"]["blocking_failed"], 1);
+    assert!(
+        std::fs::symlink_metadata(&fifo)
+            .unwrap()
+            .file_type()
+            .is_fifo(),
+        "the FIFO was replaced by a file"
+    );
+}
+
+#[test]
+fn a_report_through_a_symlink_replaces_its_target_and_keeps_the_link() {
+    let project = gate_project(&[("shape", "blocking")], 1, &[]);
+    project.write("reports/real.json", "old");
+    let link = project.path("latest.json");
+    std::os::unix::fs::symlink("reports/real.json", &link).unwrap();
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--report",
+        "json=latest.json",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink(),
+        "the link was replaced by a file"
+    );
+    let document: Value = serde_json::from_str(&project.read("reports/real.json")).unwrap();
+    assert_eq!(document["schema_version"], 2);
+}
+
+#[test]
+fn a_report_into_process_substitution_and_dev_stdout_is_written() {
+    let project = gate_project(&[("shape", "blocking")], 1, &[1]);
+    let aidlc = env!("CARGO_BIN_EXE_aidlc");
+    let script = format!(
+        "'{aidlc}' gate check --no-record --quiet --format json --report 'junit=>(cat > got.xml)'; status=$?; wait; echo \"status=$status\""
+    )
+    .replace("'junit=>(cat > got.xml)'", "junit=>(cat > got.xml)");
+    let run = Run::from(
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(&script)
+            .current_dir(&project.root)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("bash"),
+    );
+    assert!(
+        run.stdout.contains("status=1"),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    // `wait` does not wait for a process substitution in every bash; give `cat` a moment.
+    let started = std::time::Instant::now();
+    while !read_or_empty(&project, "got.xml").ends_with("</testsuites>\n")
+        && started.elapsed() < std::time::Duration::from_secs(30)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        read_or_empty(&project, "got.xml").starts_with("<?xml"),
+        "{}",
+        run.stderr
+    );
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "github",
+        "--report",
+        "json=/dev/stdout",
+    ]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stdout.contains("\"schema_version\": 2"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("::error file="), "{}", run.stdout);
+}
+
+fn read_or_empty(project: &TestProject, relative: &str) -> String {
+    std::fs::read_to_string(project.path(relative)).unwrap_or_default()
 }
