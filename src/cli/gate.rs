@@ -13,7 +13,7 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
 use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
-use crate::gate::merge::{merge_reports, read_report};
+use crate::gate::merge::{check_against_plan, merge_reports, read_report};
 use crate::gate::report::GateReport;
 use crate::gate::repository::RepositoryRoot;
 use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
@@ -145,8 +145,25 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    // The merging job has the repository checked out too: the findings' files are read from
-    // its work tree for the human format's snippets.
+    // The merging job has the project checked out at the same commit: the plan is made again
+    // from it, and the findings' files are read from it for the human format's snippets.
+    let workspace = match resolve_workspace(&args.project, &printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    let Some(graph) = usable_graph(&workspace.layout, &printer) else {
+        return ExitStatus::Error;
+    };
+    if let Err(message) = check_shards_against_the_project(&workspace, &graph.nodes, &shards) {
+        error_line(
+            &printer,
+            &format!("cannot merge the shards: {message}"),
+            Some(
+                "merge the reports of a `gate check --shard K/N` matrix run on this commit of this project (--project-dir), unchanged",
+            ),
+        );
+        return ExitStatus::Error;
+    }
     let Some(cwd) = current_dir() else {
         error_line(&printer, "the working folder is not valid UTF-8", None);
         return ExitStatus::Error;
@@ -155,8 +172,7 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         &cwd,
         env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
     );
-    let project_dir = repository.root.join(&report.project_path);
-    let sources = finding_sources(&project_dir, &report);
+    let sources = finding_sources(workspace.project_dir(), &report);
     let merged_repository = RepositoryRoot {
         root: repository.root.clone(),
         project_path: report.project_path.clone(),
@@ -178,6 +194,49 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         );
     }
     with_reports_written(status, written)
+}
+
+/// Make each shard's plan again from the project, with the planning `gate check` uses, and
+/// refuse a report that does not match it (see `gate::merge::check_against_plan`).
+fn check_shards_against_the_project(
+    workspace: &crate::workspace::Workspace,
+    nodes: &[crate::dispatch::stage_graph::GraphNode],
+    shards: &[(String, GateReport)],
+) -> Result<(), String> {
+    for (name, report) in shards {
+        let records = report
+            .intents
+            .iter()
+            .map(|intent| {
+                workspace
+                    .intent_records()
+                    .iter()
+                    .find(|record| record.file_name() == Some(intent.as_str()))
+                    .cloned()
+                    .ok_or_else(|| {
+                        format!(
+                            "{name} checked the intent {intent}, which the project at {} does not have",
+                            workspace.project_dir()
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let request = CheckRequest {
+            stages: report.stages.clone(),
+            fire_on: report.fire_on,
+            shard: report.shard,
+            jobs: 1,
+            record: report.recorded,
+            project_path: report.project_path.clone(),
+            limits: time_limit::GateLimits::default(),
+        };
+        let planned = plan_check(workspace, nodes, &records, &request)
+            .map_err(|error| format!("{name}: the project's plan cannot be made: {error}"))?;
+        let (planned_report, units) = planned.planned_report(workspace.project_dir());
+        check_against_plan(name, report, &planned_report, &units)
+            .map_err(|error| error.to_string())?;
+    }
+    Ok(())
 }
 
 /// The arguments as the gate takes them; `--jobs` defaults to the available cores, and

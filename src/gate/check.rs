@@ -22,9 +22,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::stage_graph::{GraphNode, unknown_stage_message};
 use crate::dispatch::time_limit::GateLimits;
-use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
+use crate::gate::dispatch::{GatePlan, plan_gate_fires, relative, run_gate_fires};
 use crate::gate::report::{
-    FireOnFilter, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
+    FireOnFilter, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, Severity,
+    SkipReason,
 };
 use crate::workspace::{self, Workspace};
 
@@ -70,6 +71,17 @@ pub fn intent_records(
         )),
         Err(error) => Err(error.to_string()),
     }
+}
+
+/// One fire of a plan before it runs: its place in the whole plan and what it fires on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedUnit {
+    pub plan_index: usize,
+    pub stage: String,
+    pub sensor_id: String,
+    pub severity: Severity,
+    /// Project-relative, `/` separators, as the report names it.
+    pub deliverable: Utf8PathBuf,
 }
 
 /// The check of some records, planned and not yet run.
@@ -163,7 +175,6 @@ impl PlannedCheck {
             &self.request.limits,
             on_fire_done,
         );
-        let plan = self.plan_identity();
         let sensors = fires
             .iter()
             .map(|fire| fire.sensor_id.as_str())
@@ -183,8 +194,43 @@ impl PlannedCheck {
             })
             .collect();
         GateReport {
-            plan,
             sensors,
+            duration: started.elapsed(),
+            ..self.report_of(fires)
+        }
+    }
+
+    /// What this check's report holds whatever its fires find: everything planning decides,
+    /// with no fire (no sensor descriptions, no duration), and the fires it would run, in plan
+    /// order. `aidlc gate merge` compares each shard's report with its own.
+    pub fn planned_report(&self, project_dir: &Utf8Path) -> (GateReport, Vec<PlannedUnit>) {
+        let units = self
+            .plan
+            .fires
+            .iter()
+            .map(|fire| PlannedUnit {
+                plan_index: fire.plan_index,
+                stage: fire.stage.clone(),
+                sensor_id: fire.sensor_id.clone(),
+                severity: fire.severity,
+                deliverable: relative(project_dir, &fire.deliverable),
+            })
+            .collect();
+        let unrun = Self {
+            request: self.request.clone(),
+            intents: self.intents.clone(),
+            plan: self.plan.clone(),
+            sensors_off: self.sensors_off.clone(),
+        };
+        (unrun.report_of(Vec::new()), units)
+    }
+
+    /// The report of this plan with `fires`, before the sensors' descriptions and the
+    /// duration are known.
+    fn report_of(self, fires: Vec<GateFire>) -> GateReport {
+        GateReport {
+            plan: self.plan_identity(),
+            sensors: std::collections::BTreeMap::new(),
             project_path: self.request.project_path,
             intents: self.intents,
             stages_checked: self.plan.stages_checked,
@@ -193,11 +239,12 @@ impl PlannedCheck {
             skips: self.plan.skips,
             dead_bindings: self.plan.dead_bindings,
             unfired_bindings: self.plan.unfired_bindings,
+            stages: self.request.stages,
             fire_on: self.request.fire_on,
             bindings_selected: self.plan.bindings_selected,
             bindings_not_selected: self.plan.bindings_not_selected,
             sensors_off: self.sensors_off,
-            duration: started.elapsed(),
+            duration: std::time::Duration::ZERO,
             shard: self.request.shard,
             recorded: self.request.record,
         }

@@ -533,6 +533,8 @@ pub struct GateReport {
     pub dead_bindings: Vec<DeadBinding>,
     /// Blocking bindings that fired on nothing in a stage they apply to.
     pub unfired_bindings: Vec<UnfiredBinding>,
+    /// The stages asked for (`--stage`); every stage of the graph when empty.
+    pub stages: Vec<String>,
     /// Which bindings were asked for, and how many were and were not selected.
     pub fire_on: FireOnFilter,
     pub bindings_selected: usize,

@@ -116,6 +116,7 @@ fn json_plan(report: &GateReport) -> Value {
         "id": report.plan.id,
         "size": report.plan.size,
         "fire_on": report.fire_on_name(),
+        "stages": report.stages,
         "bindings_selected": report.bindings_selected,
         "bindings_not_selected": report.bindings_not_selected,
         "sensors_off": sensors_off,

@@ -160,7 +160,7 @@ pub fn render(
 #[cfg(test)]
 /// The reports the renderers' tests share: one with every case a format must show, and a
 /// `--no-record` one.
-mod test_reports {
+pub(crate) mod test_reports {
     use std::time::Duration;
 
     use camino::Utf8PathBuf;
@@ -172,7 +172,7 @@ mod test_reports {
         SkipReason, UnfiredBinding, UnfiredCause,
     };
 
-    pub(super) const RECORD: &str = "aidlc/spaces/default/intents/260101-login";
+    pub(crate) const RECORD: &str = "aidlc/spaces/default/intents/260101-login";
 
     fn path(relative: &str) -> Utf8PathBuf {
         Utf8PathBuf::from(format!("{RECORD}/{relative}"))
@@ -246,7 +246,7 @@ mod test_reports {
     /// findings, a blocking tool-unavailable, a budget override, a script error, a blocking
     /// fire whose file changed under it, a blocking binding that never fired, one skip of each
     /// reason, a dead binding, and shard 2 of 4.
-    pub(super) fn sample_report() -> GateReport {
+    pub(crate) fn sample_report() -> GateReport {
         let requirements = "inception/requirements-analysis/requirements.md";
         let design = "construction/application-design/components.md";
         let mut blocking_failure = failed(
@@ -466,7 +466,7 @@ mod test_reports {
     }
 
     /// A `--no-record` run: no fire ids, no detail files, one advisory failure.
-    pub(super) fn no_record_report() -> GateReport {
+    pub(crate) fn no_record_report() -> GateReport {
         let mut failure = fire(
             "requirements-analysis",
             "claim-sources",

@@ -80,6 +80,8 @@ pub struct Plan {
     /// The `--fire-on` selection.
     #[schemars(with = "FireOnName")]
     pub fire_on: String,
+    /// The `--stage` selection (every stage of the graph when empty).
+    pub stages: Vec<String>,
     /// Bindings the selection took.
     pub bindings_selected: u64,
     /// Bindings the selection left out.

@@ -381,3 +381,194 @@ fn a_report_into_process_substitution_and_dev_stdout_is_written() {
 fn read_or_empty(project: &TestProject, relative: &str) -> String {
     std::fs::read_to_string(project.path(relative)).unwrap_or_default()
 }
+
+// --- Issue 26, item 4: `gate merge` checks the shards against the project's own plan -----------
+
+/// The JSON reports of shards 1/2 and 2/2 of `project`, parsed.
+fn two_shards(project: &TestProject) -> [Value; 2] {
+    [1, 2].map(|index| {
+        let run = project.run(&[
+            "gate",
+            "check",
+            "--no-record",
+            "--quiet",
+            "--allow-empty",
+            "--format",
+            "json",
+            "--shard",
+            &format!("{index}/2"),
+        ]);
+        assert!(run.status == 0 || run.status == 1, "{}", run.stderr);
+        serde_json::from_str(&run.stdout).expect("a shard's JSON report")
+    })
+}
+
+/// `aidlc gate merge` of `shards` written as `shard-1.json`, `shard-2.json`.
+fn merge_shards(project: &TestProject, shards: &[Value]) -> Run {
+    let mut args = vec!["gate".to_owned(), "merge".to_owned()];
+    for (index, shard) in shards.iter().enumerate() {
+        let name = format!("shard-{}.json", index + 1);
+        project.write(&name, &serde_json::to_string_pretty(shard).unwrap());
+        args.push(name);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    project.run(&args)
+}
+
+/// Which shard holds the failing fire (on `doc-1.md`), and its place in that shard's fires.
+fn failing_fire(shards: &[Value; 2]) -> (usize, usize) {
+    for (shard, report) in shards.iter().enumerate() {
+        for (place, fire) in report["fires"].as_array().unwrap().iter().enumerate() {
+            if fire["result"] == "failed" {
+                return (shard, place);
+            }
+        }
+    }
+    panic!("no failing fire in {shards:?}");
+}
+
+/// A project whose six deliverables spread over both shards, `doc-1.md` failing a blocking
+/// sensor.
+fn sharded_project() -> TestProject {
+    let project = gate_project(&[("shape", "blocking")], 6, &[1]);
+    let shards = two_shards(&project);
+    for shard in &shards {
+        assert!(
+            !shard["fires"].as_array().unwrap().is_empty(),
+            "each shard has fires of its own: {shard}"
+        );
+    }
+    project
+}
+
+fn assert_refused(run: &Run, words: &[&str]) {
+    assert_eq!(run.status, 2, "refused with exit 2: {}", run.stderr);
+    for word in words {
+        assert!(run.stderr.contains(word), "{word:?} in {}", run.stderr);
+    }
+    assert!(run.stdout.is_empty(), "nothing rendered: {}", run.stdout);
+}
+
+#[test]
+fn unchanged_shards_merge_with_the_unsharded_status() {
+    let project = sharded_project();
+    let run = merge_shards(&project, &two_shards(&project));
+    assert_eq!(run.status, 1, "{}", run.stderr);
+}
+
+#[test]
+fn a_failure_turned_into_a_pass_is_refused() {
+    let project = sharded_project();
+    let mut shards = two_shards(&project);
+    let (shard, place) = failing_fire(&shards);
+    shards[shard]["fires"][place]["result"] = "passed".into();
+    let run = merge_shards(&project, &shards);
+    assert_refused(
+        &run,
+        &[
+            &format!("shard-{}.json", shard + 1),
+            "is passed but carries 1 finding",
+        ],
+    );
+    let mut shards = two_shards(&project);
+    shards[shard]["fires"][place]["result"] = "passed".into();
+    shards[shard]["fires"][place]["findings"] = Value::Array(Vec::new());
+    let run = merge_shards(&project, &shards);
+    assert_refused(&run, &["findings_count 1"]);
+}
+
+#[test]
+fn a_blocking_fire_turned_advisory_is_refused() {
+    let project = sharded_project();
+    let mut shards = two_shards(&project);
+    let (shard, place) = failing_fire(&shards);
+    shards[shard]["fires"][place]["severity"] = "advisory".into();
+    let run = merge_shards(&project, &shards);
+    let plan_index = shards[shard]["fires"][place]["plan_index"].to_string();
+    assert_refused(
+        &run,
+        &[
+            &format!("shard-{}.json (shard {}/2)", shard + 1, shard + 1),
+            &format!("fire {plan_index} (shape on"),
+            "is advisory in the report, but the project's graph makes it blocking",
+        ],
+    );
+}
+
+#[test]
+fn a_fire_moved_to_another_shard_is_refused() {
+    let project = sharded_project();
+    let mut shards = two_shards(&project);
+    let (from, place) = failing_fire(&shards);
+    let to = 1 - from;
+    let fire = shards[from]["fires"].as_array_mut().unwrap().remove(place);
+    let fires = shards[to]["fires"].as_array_mut().unwrap();
+    fires.push(fire);
+    fires.sort_by_key(|fire| fire["plan_index"].as_u64());
+    let run = merge_shards(&project, &shards);
+    assert_refused(
+        &run,
+        &[&format!("shard-{}.json (shard {}/2)", to + 1, to + 1)],
+    );
+    assert!(
+        run.stderr.contains("is not one of this shard's fires")
+            || run.stderr.contains("is missing from the report"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn an_edited_plan_id_and_an_unrepresentable_number_are_refused() {
+    let project = sharded_project();
+    let mut shards = two_shards(&project);
+    for shard in &mut shards {
+        shard["plan"]["id"] = "0".repeat(64).into();
+    }
+    let run = merge_shards(&project, &shards);
+    assert_refused(
+        &run,
+        &[
+            "shard-1.json (shard 1/2): plan 000000000000",
+            "is not the plan the project gives",
+        ],
+    );
+    for huge in ["1e300", "-1", "18446744073709551616"] {
+        let mut shards = two_shards(&project);
+        shards[0]["duration_ms"] = serde_json::from_str(huge).unwrap();
+        let run = merge_shards(&project, &shards);
+        assert_refused(&run, &["shard-1.json", "`duration_ms` is missing or not"]);
+        let mut shards = two_shards(&project);
+        shards[1]["fires"][0]["duration_ms"] = serde_json::from_str(huge).unwrap();
+        let run = merge_shards(&project, &shards);
+        assert_refused(&run, &["shard-2.json", "`fires[].duration_ms`"]);
+    }
+}
+
+#[test]
+fn merge_re_plans_from_the_project_it_is_given() {
+    let project = sharded_project();
+    let shards = two_shards(&project);
+    // The same reports against a project whose stage has one deliverable less.
+    project.remove(&format!("{STAGE_DIR}/doc-6.md"));
+    let run = merge_shards(&project, &shards);
+    assert_refused(&run, &["is not the plan the project gives"]);
+    // From another folder, `--project-dir` names the project.
+    let elsewhere = TestProject::empty();
+    for (index, shard) in shards.iter().enumerate() {
+        elsewhere.write(
+            &format!("shard-{}.json", index + 1),
+            &serde_json::to_string(shard).unwrap(),
+        );
+    }
+    project.write(&format!("{STAGE_DIR}/doc-6.md"), "# Doc\nfine\n");
+    let run = elsewhere.run(&[
+        "gate",
+        "merge",
+        "shard-1.json",
+        "shard-2.json",
+        "--project-dir",
+        project.root.as_str(),
+    ]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+}
