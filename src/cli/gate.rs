@@ -96,6 +96,16 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     };
     let written = output.print(&report, sources, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
+    if let Some((index, count)) = report.empty_share()
+        && !args.quiet
+    {
+        printer.status(&format!(
+            "note: shard {index}/{count} has no fire of its own (the plan's {} fire{} {} in other shards); nothing to check here is no failure, and `aidlc gate merge` judges the whole plan",
+            report.plan.size,
+            crate::english::plural(report.plan.size),
+            if report.plan.size == 1 { "is" } else { "are" }
+        ));
+    }
     if let Some(nothing) = report.nothing_checked() {
         if status == ExitStatus::Error {
             error_line(

@@ -420,11 +420,6 @@ pub enum NothingChecked {
     OnlyNotRegularFiles,
     /// No declared output of the checked stages is on disk.
     NoDeliverables,
-    /// This shard got none of the fires.
-    OtherShards {
-        index: u64,
-        count: u64,
-    },
     /// Deliverables exist, and no selected glob matches any.
     NoGlobMatch,
 }
@@ -466,9 +461,6 @@ impl NothingChecked {
             NothingChecked::NoDeliverables => {
                 "no declared output of the checked stages is on disk".to_owned()
             }
-            NothingChecked::OtherShards { index, count } => {
-                format!("every fire belongs to another shard than {index}/{count}")
-            }
             NothingChecked::NoGlobMatch => {
                 "no selected sensor's glob matches any deliverable".to_owned()
             }
@@ -509,10 +501,6 @@ impl NothingChecked {
             NothingChecked::NoDeliverables => format!(
                 "write the deliverables first, or check the intent that has them (--intent NAME, --all-intents), {allow}"
             ),
-            NothingChecked::OtherShards { .. } => {
-                "in a shard matrix, where the other shards check them, pass --allow-empty"
-                    .to_owned()
-            }
             NothingChecked::NoGlobMatch => format!(
                 "compare the sensors' `matches` with the stages' outputs (see the dead bindings), {allow}"
             ),
@@ -638,10 +626,23 @@ impl GateReport {
         counts
     }
 
-    /// Why nothing was evaluated, or `None` when at least one fire passed or failed.
+    /// `Some((k, n))` when this is shard k of n of a plan that has fires, and none of them is
+    /// this shard's: nothing to check here is no failure (the other shards run the fires, and
+    /// `aidlc gate merge` judges the whole plan).
+    pub fn empty_share(&self) -> Option<(u64, u64)> {
+        let shard = self.shard?;
+        let others_have_fires = self
+            .skips
+            .iter()
+            .any(|skip| skip.reason == SkipReason::OtherShard);
+        (self.fires.is_empty() && others_have_fires && self.sensors_off.is_none()).then_some(shard)
+    }
+
+    /// Why nothing was evaluated, or `None` when at least one fire passed or failed, or when
+    /// this shard's share of a plan with fires is empty ([`Self::empty_share`]).
     pub fn nothing_checked(&self) -> Option<NothingChecked> {
         let counts = self.counts();
-        if counts.passed + counts.failed > 0 {
+        if counts.passed + counts.failed > 0 || self.empty_share().is_some() {
             return None;
         }
         let has_skip = |reason: SkipReason| self.skips.iter().any(|skip| skip.reason == reason);
@@ -661,9 +662,6 @@ impl GateReport {
             }
         } else if self.bindings_selected == 0 {
             NothingChecked::NoBindings
-        } else if let Some((index, count)) = self.shard.filter(|_| has_skip(SkipReason::OtherShard))
-        {
-            NothingChecked::OtherShards { index, count }
         } else if has_skip(SkipReason::NotARegularFile) {
             NothingChecked::OnlyNotRegularFiles
         } else if self.deliverables_found == 0 {

@@ -473,8 +473,8 @@ fn human_summary(report: &GateReport, paint: Paint) -> String {
             dead_binding_message(dead)
         ));
     }
-    if let Some((index, count)) = report.shard {
-        lines.push(shard_message(index, count));
+    if let Some(line) = shard_message(report) {
+        lines.push(line);
     }
     if !report.recorded {
         lines.push(NOT_RECORDED_MESSAGE.to_owned());

@@ -225,8 +225,8 @@ fn summary_case(report: &GateReport) -> Case {
         lines.push(line);
     }
     lines.extend(report.dead_bindings.iter().map(dead_binding_message));
-    if let Some((index, count)) = report.shard {
-        lines.push(shard_message(index, count));
+    if let Some(line) = shard_message(report) {
+        lines.push(line);
     }
     if !report.recorded {
         lines.push(NOT_RECORDED_MESSAGE.to_owned());

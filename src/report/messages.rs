@@ -189,8 +189,18 @@ pub(super) fn dead_binding_message(dead: &DeadBinding) -> String {
     )
 }
 
-pub(super) fn shard_message(index: u64, count: u64) -> String {
-    format!("shard {index} of {count}: only this shard's share of the fires ran")
+/// What a sharded report says about its shard: that only its share ran, or that it has none.
+pub(super) fn shard_message(report: &GateReport) -> Option<String> {
+    let (index, count) = report.shard?;
+    Some(if report.empty_share().is_some() {
+        format!(
+            "shard {index} of {count}: none of the plan's {} fire{} is this shard's; the other shards run them, and `aidlc gate merge` judges the whole plan",
+            report.plan.size,
+            plural(report.plan.size)
+        )
+    } else {
+        format!("shard {index} of {count}: only this shard's share of the fires ran")
+    })
 }
 
 pub(super) const NOT_RECORDED_MESSAGE: &str =

@@ -221,8 +221,8 @@ fn markdown_dead_binding_item(dead: &DeadBinding) -> String {
 
 fn markdown_footer(report: &GateReport) -> String {
     let mut lines = Vec::new();
-    if let Some((index, count)) = report.shard {
-        lines.push(markdown_text(&shard_message(index, count)));
+    if let Some(line) = shard_message(report) {
+        lines.push(markdown_text(&line));
     }
     if !report.recorded {
         lines.push(markdown_text(NOT_RECORDED_MESSAGE));

@@ -572,3 +572,97 @@ fn merge_re_plans_from_the_project_it_is_given() {
     ]);
     assert_eq!(run.status, 1, "{}", run.stderr);
 }
+
+// --- Issue 30, item 3: a shard with no fire of its own ------------------------------------------
+
+/// The README's matrix: four shards of a plan with one fire, three of them with no fire of
+/// their own; each exits 0 (the one with the fire by its verdict), and the merge gives the
+/// unsharded status.
+#[test]
+fn shards_with_no_fire_of_their_own_pass_and_the_merge_judges_the_whole_plan() {
+    let project = gate_project(&[("shape", "advisory")], 1, &[]);
+    let mut files = Vec::new();
+    let mut empty = 0;
+    for index in 1..=4 {
+        let run = project.run(&[
+            "gate",
+            "check",
+            "--no-record",
+            "--format",
+            "github",
+            "--shard",
+            &format!("{index}/4"),
+            "--report",
+            &format!("json=gate-{index}.json"),
+        ]);
+        assert_eq!(run.status, 0, "shard {index}/4: {}", run.stderr);
+        let report: Value =
+            serde_json::from_str(&project.read(&format!("gate-{index}.json"))).unwrap();
+        if report["fires"].as_array().unwrap().is_empty() {
+            empty += 1;
+            assert!(
+                run.stderr.contains(&format!(
+                    "note: shard {index}/4 has no fire of its own (the plan's 1 fire is in other shards)"
+                )),
+                "{}",
+                run.stderr
+            );
+            assert_eq!(report["nothing_checked"], Value::Null);
+            let human = project.run(&[
+                "gate",
+                "check",
+                "--no-record",
+                "--shard",
+                &format!("{index}/4"),
+            ]);
+            assert!(
+                human.stdout.contains(&format!(
+                    "shard {index} of 4: none of the plan's 1 fire is this shard's"
+                )),
+                "{}",
+                human.stdout
+            );
+        }
+        files.push(format!("gate-{index}.json"));
+    }
+    assert_eq!(empty, 3);
+    let mut args = vec!["gate", "merge", "--format", "json"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = project.run(&args);
+    assert_eq!(merged.status, 0, "{}", merged.stderr);
+}
+
+/// A plan with nothing to fire is "nothing checked" in every shard and in the merge.
+#[test]
+fn nothing_checked_stays_an_error_for_the_whole_plan() {
+    let project = gate_project(&[("shape", "advisory")], 1, &[]);
+    project.remove(&format!("{STAGE_DIR}/doc-1.md"));
+    let mut files = Vec::new();
+    for index in 1..=2 {
+        let run = project.run(&[
+            "gate",
+            "check",
+            "--no-record",
+            "--quiet",
+            "--format",
+            "json",
+            "--shard",
+            &format!("{index}/2"),
+        ]);
+        assert_eq!(run.status, 2, "{}", run.stderr);
+        assert!(run.stderr.contains("nothing was checked"), "{}", run.stderr);
+        project.write(&format!("empty-{index}.json"), &run.stdout);
+        files.push(format!("empty-{index}.json"));
+    }
+    let mut args = vec!["gate", "merge"];
+    args.extend(files.iter().map(String::as_str));
+    let merged = project.run(&args);
+    assert_eq!(merged.status, 2, "{}", merged.stderr);
+    assert!(
+        merged
+            .stderr
+            .contains("nothing was checked: no declared output"),
+        "{}",
+        merged.stderr
+    );
+}
