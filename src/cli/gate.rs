@@ -93,6 +93,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         format: args.format,
         reports: &args.reports,
         repository: &repository,
+        strict: args.strict,
     };
     let written = output.print(&report, sources, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
@@ -191,6 +192,7 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         format: args.format,
         reports: &args.reports,
         repository: &merged_repository,
+        strict: args.strict,
     };
     let written = output.print(&report, sources, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
@@ -298,6 +300,8 @@ struct Output<'a> {
     format: ReportFormat,
     reports: &'a [(ReportFormat, Utf8PathBuf)],
     repository: &'a RepositoryRoot,
+    /// `--strict`, for the formats that count failures.
+    strict: bool,
 }
 
 impl Output<'_> {
@@ -313,6 +317,7 @@ impl Output<'_> {
             repository_root_uri: Some(root_uri),
             help_base_uri: Some(help_base_uri),
             full_report: self.full_report_hint(),
+            strict: self.strict,
         };
         let mut all_written = true;
         for (format, path) in self.reports {

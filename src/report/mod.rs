@@ -110,6 +110,8 @@ pub struct RenderSettings {
     /// Where the whole report can be read (the step summary, a `--report` file), for the
     /// notice the github format gives when it holds annotations back.
     pub full_report: Option<String>,
+    /// `--strict`: advisory findings fail the run too (`JUnit` counts them as failures).
+    pub strict: bool,
 }
 
 /// A report in one format: the text for stdout, and the Markdown a CI step summary gets
@@ -152,7 +154,7 @@ pub fn render(
                 help_base_uri: settings.help_base_uri.as_deref(),
             },
         )),
-        ReportFormat::Junit => RenderedReport::stdout_only(render_junit(report)),
+        ReportFormat::Junit => RenderedReport::stdout_only(render_junit(report, settings.strict)),
         ReportFormat::Gitlab => RenderedReport::stdout_only(render_gitlab(report)),
     }
 }
@@ -528,7 +530,7 @@ mod tests {
                 ),
                 None,
             ),
-            (ReportFormat::Junit, render_junit(&report), None),
+            (ReportFormat::Junit, render_junit(&report, false), None),
             (ReportFormat::Gitlab, render_gitlab(&report), None),
         ];
         for (format, stdout, step_summary) in expected {
@@ -584,7 +586,7 @@ mod tests {
             invocation["toolExecutionNotifications"][0]["message"]["text"],
             json!(sentence)
         );
-        assert!(render_junit(&report).contains(sentence));
+        assert!(render_junit(&report, false).contains(sentence));
         assert!(render_gitlab(&report).contains(sentence));
     }
 

@@ -666,3 +666,95 @@ fn nothing_checked_stays_an_error_for_the_whole_plan() {
         merged.stderr
     );
 }
+
+// --- Issue 30, item 4: advisory findings are no `<failure>` in JUnit -----------------------------
+
+/// The `failures` count of the whole `JUnit` document.
+fn junit_failures(xml: &str) -> &str {
+    let start = xml.find("<testsuites ").expect("a testsuites element");
+    let attribute = &xml[start..];
+    let value = &attribute[attribute.find("failures=\"").expect("failures") + 10..];
+    &value[..value.find('"').unwrap()]
+}
+
+/// `xml` is valid against the vendored `JUnit` schema (with `xmllint`).
+fn assert_valid_junit(project: &TestProject, xml: &str) {
+    let Some(xmllint) = crate::support::system_tool("xmllint") else {
+        return;
+    };
+    let schema =
+        Utf8Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/junit/junit-10.xsd");
+    let file = project.path("gate.xml");
+    std::fs::write(&file, xml).unwrap();
+    let validation = std::process::Command::new(&xmllint)
+        .args(["--noout", "--schema", schema.as_str(), file.as_str()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&validation.stderr);
+    assert!(validation.status.success(), "{stderr}\n{xml}");
+}
+
+#[test]
+fn advisory_findings_are_no_junit_failures_and_blocking_ones_are() {
+    let advisory = gate_project(&[("shape", "advisory")], 2, &[1, 2]);
+    let run = advisory.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(junit_failures(&run.stdout), "0", "{}", run.stdout);
+    assert!(!run.stdout.contains("<failure"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("<property name=\"aidlc.advisory-findings\" value=\"2\"/>"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains(
+            "<system-out>advisory: 1 finding; an advisory sensor's findings do not fail the gate"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("the file says FAIL (no-fail)"),
+        "{}",
+        run.stdout
+    );
+    assert_valid_junit(&advisory, &run.stdout);
+    let strict = advisory.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--strict",
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(strict.status, 1, "{}", strict.stderr);
+    assert_eq!(junit_failures(&strict.stdout), "2", "{}", strict.stdout);
+    assert_valid_junit(&advisory, &strict.stdout);
+    let blocking = gate_project(&[("shape", "blocking")], 2, &[1]);
+    let run = blocking.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "junit",
+    ]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert_eq!(junit_failures(&run.stdout), "1", "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("<failure message=\"the file says FAIL (no-fail)\" type=\"blocking\">"),
+        "{}",
+        run.stdout
+    );
+    assert_valid_junit(&blocking, &run.stdout);
+}
