@@ -66,6 +66,35 @@ pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
     replace_atomically(path, bytes, Flush::Yes)
 }
 
+/// `target` as a path relative to `folder` (`services/shop`, `../shop`, empty when they are the
+/// same folder), both resolved first where they exist; `target` as it is when either is relative
+/// or they share no root (another drive).
+pub fn path_from(folder: &Utf8Path, target: &Utf8Path) -> Utf8PathBuf {
+    let resolve = |path: &Utf8Path| path.canonicalize_utf8().unwrap_or_else(|_| path.to_owned());
+    let (folder, resolved_target) = (resolve(folder), resolve(target));
+    if folder.is_relative() || resolved_target.is_relative() {
+        return target.to_owned();
+    }
+    let from: Vec<_> = folder.components().collect();
+    let to: Vec<_> = resolved_target.components().collect();
+    let shared = from
+        .iter()
+        .zip(&to)
+        .take_while(|(left, right)| left == right)
+        .count();
+    if shared == 0 {
+        return target.to_owned();
+    }
+    let mut path = Utf8PathBuf::new();
+    for _ in shared..from.len() {
+        path.push("..");
+    }
+    for component in &to[shared..] {
+        path.push(component.as_str());
+    }
+    path
+}
+
 /// How many links [`write_output_file`] follows before it gives up (as the kernel's `ELOOP`).
 const MAX_LINKS_FOLLOWED: usize = 40;
 
@@ -377,6 +406,27 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
         (dir, path)
+    }
+
+    #[test]
+    fn a_path_from_a_folder_goes_down_or_up() {
+        let (_dir, folder) = temp_folder();
+        let folder = folder.canonicalize_utf8().unwrap();
+        std::fs::create_dir_all(folder.join("repo/services/shop")).unwrap();
+        std::fs::create_dir_all(folder.join("repo/tools")).unwrap();
+        let shop = folder.join("repo/services/shop");
+        assert_eq!(path_from(&folder.join("repo"), &shop), "services/shop");
+        assert_eq!(path_from(&shop, &shop), "");
+        assert_eq!(
+            path_from(&folder.join("repo/tools"), &shop),
+            "../services/shop"
+        );
+        assert_eq!(path_from(&shop, &folder.join("repo")), "../..");
+        assert_eq!(
+            path_from(Utf8Path::new("relative"), &shop),
+            shop,
+            "a relative folder gives the target as it is"
+        );
     }
 
     #[cfg(unix)]

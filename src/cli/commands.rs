@@ -250,6 +250,9 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         Ok(layout) => layout.with_graph_format(args.graph_format),
         Err(status) => return status,
     };
+    if let Some(cwd) = current_dir() {
+        printer.set_display_prefix(crate::fs_util::path_from(&cwd, &layout.project_dir));
+    }
     printer.set_path_prefix(
         RepositoryRoot::find(
             &layout.project_dir,

@@ -94,6 +94,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         reports: &args.reports,
         repository: &repository,
         strict: args.strict,
+        display_prefix: shown_project_path(workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
@@ -193,6 +194,7 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         reports: &args.reports,
         repository: &merged_repository,
         strict: args.strict,
+        display_prefix: crate::fs_util::path_from(&cwd, workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
@@ -251,6 +253,13 @@ fn check_shards_against_the_project(
     Ok(())
 }
 
+/// The project folder relative to the working folder (empty when the working folder is unknown).
+fn shown_project_path(project_dir: &Utf8Path) -> Utf8PathBuf {
+    current_dir()
+        .map(|cwd| crate::fs_util::path_from(&cwd, project_dir))
+        .unwrap_or_default()
+}
+
 /// The arguments as the gate takes them; `--jobs` defaults to the available cores, and
 /// `--timeout` counts from `started`. A malformed `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS` is
 /// refused.
@@ -302,6 +311,8 @@ struct Output<'a> {
     repository: &'a RepositoryRoot,
     /// `--strict`, for the formats that count failures.
     strict: bool,
+    /// The project folder relative to the working folder, for the human format's paths.
+    display_prefix: Utf8PathBuf,
 }
 
 impl Output<'_> {
@@ -318,6 +329,7 @@ impl Output<'_> {
             help_base_uri: Some(help_base_uri),
             full_report: self.full_report_hint(),
             strict: self.strict,
+            path_prefix: self.display_prefix.clone(),
         };
         let mut all_written = true;
         for (format, path) in self.reports {

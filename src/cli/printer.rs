@@ -87,6 +87,8 @@ pub struct Printer {
     color: bool,
     /// The project folder relative to the repository root, for the paths of annotations.
     path_prefix: camino::Utf8PathBuf,
+    /// The project folder relative to the working folder, for the paths people read.
+    display_prefix: camino::Utf8PathBuf,
 }
 
 impl Printer {
@@ -96,7 +98,14 @@ impl Printer {
             quiet,
             color: color_allowed(&std::io::stderr()),
             path_prefix: camino::Utf8PathBuf::new(),
+            display_prefix: camino::Utf8PathBuf::new(),
         }
+    }
+
+    /// Make the paths of human output open from the working folder: `prefix` is the project
+    /// folder relative to it.
+    pub fn set_display_prefix(&mut self, prefix: camino::Utf8PathBuf) {
+        self.display_prefix = prefix;
     }
 
     /// Make annotation paths repository-relative: `prefix` is the project folder relative to
@@ -175,7 +184,8 @@ impl Printer {
     pub fn diagnostic(&self, diagnostic: &Diagnostic, sources: &dyn SourceLookup) {
         match self.format {
             Format::Human => write_to_stderr(
-                human::render_diagnostic(diagnostic, sources, self.color).trim_end_matches('\n'),
+                human::render_diagnostic(diagnostic, sources, self.color, &self.display_prefix)
+                    .trim_end_matches('\n'),
             ),
             Format::Json => self.out(&json::diagnostic_json_line(diagnostic, sources)),
             Format::Github => self.out(&github::diagnostic_annotation(

@@ -23,6 +23,7 @@ use miette::{
 };
 
 use crate::diagnostics::Diagnostic;
+use crate::english::plural;
 use crate::gate::report::{Finding, GateFire, GateReport, Outcome, Severity, UnfiredBinding};
 use crate::report::RenderSettings;
 use crate::report::messages::{
@@ -43,19 +44,34 @@ const SHORTENED_WORD_TAIL_CHARS: usize = 40;
 
 /// How a problem is drawn.
 #[derive(Debug, Clone, Copy)]
-pub struct HumanStyle {
+pub struct HumanStyle<'a> {
     /// ANSI colours.
     pub color: bool,
     /// Wrap long lines at 100 columns (the compile's diagnostics); the gate report does not
     /// wrap, so that a sentence reads (and greps) the same in every format.
     pub wrap_lines: bool,
+    /// The project folder as seen from the working folder (empty when they are the same): put
+    /// before every project-relative path shown, so that it opens from where the user is.
+    pub path_prefix: &'a Utf8Path,
+    /// Drawn under a header that names its file and its rule (the gate report): no code line
+    /// and no `in <file>` line of its own.
+    pub under_header: bool,
 }
 
-/// A compile diagnostic drawn for people (what `aidlc compile` prints on stderr).
+impl HumanStyle<'_> {
+    /// `path` as the user opens it from the working folder.
+    pub fn shown_path(&self, path: &Utf8Path) -> Utf8PathBuf {
+        self.path_prefix.join(path)
+    }
+}
+
+/// A compile diagnostic drawn for people (what `aidlc compile` prints on stderr); its paths
+/// start with `path_prefix` (see [`HumanStyle::path_prefix`]).
 pub fn render_diagnostic(
     diagnostic: &Diagnostic,
     sources: &dyn SourceLookup,
     color: bool,
+    path_prefix: &Utf8Path,
 ) -> String {
     render_problem(
         &Problem::of_diagnostic(diagnostic, sources),
@@ -63,6 +79,8 @@ pub fn render_diagnostic(
         HumanStyle {
             color,
             wrap_lines: true,
+            path_prefix,
+            under_header: false,
         },
     )
 }
@@ -74,15 +92,17 @@ pub fn render_diagnostic(
 pub fn render_problem(
     problem: &Problem<'_>,
     sources: &dyn SourceLookup,
-    style: HumanStyle,
+    style: HumanStyle<'_>,
 ) -> String {
     let severity = match problem.level {
         Level::Error => miette::Severity::Error,
         Level::Warning => miette::Severity::Warning,
     };
-    let mut report = MietteDiagnostic::new(shorten_long_words(&problem.message))
-        .with_code(problem.rule)
-        .with_severity(severity);
+    let mut report =
+        MietteDiagnostic::new(shorten_long_words(&problem.message)).with_severity(severity);
+    if !style.under_header {
+        report = report.with_code(problem.rule);
+    }
     if let Some(help) = &problem.help {
         report = report.with_help(shorten_long_words(help));
     }
@@ -109,8 +129,10 @@ pub fn render_problem(
                     ));
                 }
             }
-            let report = Report::new(report)
-                .with_source_code(NamedSource::new(file.as_str(), snippet.clone()));
+            let report = Report::new(report).with_source_code(NamedSource::new(
+                style.shown_path(file).as_str(),
+                snippet.clone(),
+            ));
             handler.render_report(&mut out, report.as_ref())
         }
         _ => handler.render_report(&mut out, &report),
@@ -123,9 +145,10 @@ pub fn render_problem(
         );
     }
     if snippet.is_none()
+        && !style.under_header
         && let Some(file) = file
     {
-        let _ = writeln!(out, "  in {file}");
+        let _ = writeln!(out, "  in {}", style.shown_path(file));
     }
     for related in &problem.related {
         let drawn = Some(related.file) == file && related.span.is_some() && snippet.is_some();
@@ -144,7 +167,7 @@ pub fn render_problem(
         let _ = writeln!(
             out,
             "  note: {}{position}: {}",
-            related.file,
+            style.shown_path(related.file),
             shorten_long_words(related.message)
         );
     }
@@ -165,7 +188,7 @@ fn same_file_related<'p>(
         .filter(move |related| Some(related.file) == file && related.span.is_some())
 }
 
-fn report_handler(style: HumanStyle) -> GraphicalReportHandler {
+fn report_handler(style: HumanStyle<'_>) -> GraphicalReportHandler {
     let theme = if style.color {
         GraphicalTheme::unicode()
     } else {
@@ -304,65 +327,149 @@ impl Paint {
     }
 }
 
-/// Every finding, not-evaluated fire and never-fired blocking binding, grouped by file, then
-/// the summary block. `settings.sources` gives the snippets; `settings.color` adds ANSI styles.
+/// Every finding, not-evaluated fire and never-fired blocking binding, grouped by file (with
+/// its count of problems) and then by sensor (with the stage, the severity and the detail file
+/// once), then the summary block. Paths start with `settings.path_prefix`, so that they open
+/// from the working folder. `settings.sources` gives the snippets; `settings.color` adds ANSI
+/// styles.
 pub fn render_human(report: &GateReport, settings: &RenderSettings) -> String {
     let paint = Paint {
         color: settings.color,
     };
-    let mut by_file: Vec<(Utf8PathBuf, Vec<String>)> = Vec::new();
-    let mut add = |file: &Utf8Path, block: String| {
-        // Files are few next to blocks: a linear search keeps first-appearance order.
-        match by_file.iter_mut().find(|(seen, _)| seen == file) {
-            Some((_, blocks)) => blocks.push(block),
-            None => by_file.push((file.to_owned(), vec![block])),
-        }
-    };
     let style = HumanStyle {
         color: settings.color,
         wrap_lines: false,
+        path_prefix: &settings.path_prefix,
+        under_header: true,
     };
-    let draw = |problem: &Problem<'_>| render_problem(problem, &settings.sources, style);
+    let mut files: Vec<FileGroup> = Vec::new();
+    let mut add = |file: &Utf8Path, header: String, problem: &Problem<'_>| {
+        let block = render_problem(problem, &settings.sources, style);
+        // Files and sensors are few next to problems: linear searches keep the order in which
+        // they first appear.
+        let index = files
+            .iter()
+            .position(|group| group.file == file)
+            .unwrap_or_else(|| {
+                files.push(FileGroup {
+                    file: file.to_owned(),
+                    errors: 0,
+                    warnings: 0,
+                    rules: Vec::new(),
+                });
+                files.len() - 1
+            });
+        let group = &mut files[index];
+        match problem.level {
+            Level::Error => group.errors += 1,
+            Level::Warning => group.warnings += 1,
+        }
+        let rule = problem.rule;
+        match group
+            .rules
+            .iter_mut()
+            .find(|(seen_rule, seen_header, _)| seen_rule == rule && *seen_header == header)
+        {
+            Some((_, _, blocks)) => blocks.push(block),
+            None => group.rules.push((rule.to_owned(), header, vec![block])),
+        }
+    };
     for fire in &report.fires {
         match fire.outcome() {
             Outcome::Passed => {}
             Outcome::Failed if fire.findings.is_empty() => {
-                add(&fire.deliverable, draw(&failed_fire_problem(fire, report)));
+                let header = fire_note(fire, report, &style);
+                add(&fire.deliverable, header, &failed_fire_problem(fire));
             }
             Outcome::Failed => {
                 for finding in &fire.findings {
+                    let header = fire_note(fire, report, &style);
                     add(
                         &finding.file,
-                        draw(&finding_problem(fire, finding, report, settings)),
+                        header,
+                        &finding_problem(fire, finding, settings),
                     );
                 }
             }
             Outcome::NotEvaluated => {
-                add(&fire.deliverable, draw(&not_evaluated_problem(fire)));
+                let (header, problem) = not_evaluated_problem(fire);
+                add(&fire.deliverable, header, &problem);
             }
         }
     }
     for unfired in &report.unfired_bindings {
-        add(
-            Utf8Path::new(&unfired.manifest_path),
-            draw(&unfired_problem(unfired)),
-        );
+        let (header, problem) = unfired_problem(unfired);
+        add(Utf8Path::new(&unfired.manifest_path), header, &problem);
     }
-    let mut blocks: Vec<String> = by_file
-        .into_iter()
-        .flat_map(|(_, blocks)| blocks)
-        .map(|block| block.trim_end().to_owned())
+    let mut blocks: Vec<String> = files
+        .iter()
+        .map(|group| group.text(paint, &style))
         .collect();
     blocks.push(human_summary(report, paint));
     blocks.join("\n\n")
 }
 
+/// The problems of one file, by sensor (and the header each sensor's group gets).
+struct FileGroup {
+    file: Utf8PathBuf,
+    errors: usize,
+    warnings: usize,
+    rules: Vec<(String, String, Vec<String>)>,
+}
+
+impl FileGroup {
+    /// `<file>: N problems (E errors, W warnings)`, then each sensor's `<sensor>: <header>` and
+    /// its problems, indented under it.
+    fn text(&self, paint: Paint, style: &HumanStyle<'_>) -> String {
+        let total = self.errors + self.warnings;
+        let mut levels = Vec::new();
+        if self.errors > 0 {
+            levels.push(format!("{} error{}", self.errors, plural(self.errors)));
+        }
+        if self.warnings > 0 {
+            levels.push(format!(
+                "{} warning{}",
+                self.warnings,
+                plural(self.warnings)
+            ));
+        }
+        let mut text = paint.bold(&format!(
+            "{}: {total} problem{} ({})",
+            style.shown_path(&self.file),
+            plural(total),
+            levels.join(", ")
+        ));
+        for (rule, header, blocks) in &self.rules {
+            let _ = write!(text, "\n\n  {}: {header}", paint.bold(rule));
+            for block in blocks {
+                text.push_str("\n\n");
+                text.push_str(&indented(block.trim_end(), "  "));
+            }
+        }
+        text
+    }
+}
+
+/// `text` with `indent` before each line that is not empty.
+fn indented(text: &str, indent: &str) -> String {
+    text.lines()
+        .map(|line| {
+            if line.is_empty() {
+                String::new()
+            } else {
+                format!("{indent}{line}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// `stage X, blocking; details in P`, saying so when the details were not recorded.
-fn fire_note(fire: &GateFire, report: &GateReport) -> String {
+fn fire_note(fire: &GateFire, report: &GateReport, style: &HumanStyle<'_>) -> String {
     let mut note = format!("stage {}, {}", fire.stage, fire.severity.as_str());
     match (&fire.detail_path, report.recorded) {
         (Some(detail_path), _) => {
-            let _ = write!(note, "; details in {detail_path}");
+            let _ = write!(note, "; details in {}", style.shown_path(detail_path));
         }
         (None, false) => note.push_str("; details not recorded (--no-record)"),
         (None, true) => {}
@@ -370,12 +477,11 @@ fn fire_note(fire: &GateFire, report: &GateReport) -> String {
     note
 }
 
-/// The problem of one finding: the sensor as the rule, the finding's rule as the label, a
-/// snippet when the file's text is in `settings.sources`, and the fire's note.
+/// The problem of one finding: the sensor as the rule, the finding's rule as the label of a
+/// snippet when the file's text is in `settings.sources`, else in a note with the line.
 fn finding_problem<'r>(
     fire: &'r GateFire,
     finding: &'r Finding,
-    report: &GateReport,
     settings: &RenderSettings,
 ) -> Problem<'r> {
     let (line, column) = finding.position();
@@ -386,28 +492,25 @@ fn finding_problem<'r>(
             .map(|end_line| (end_line, finding.end_column));
         line_span(text, line, column, end)
     });
-    let location = match (line, column) {
-        (Some(line), Some(column)) => format!("{}:{line}:{column}", finding.file),
-        (Some(line), None) => format!("{}:{line}", finding.file),
-        _ => finding.file.to_string(),
-    };
-    let mut notes = Vec::new();
-    if span.is_none() && line.is_some() {
-        notes.push(format!("at {location}"));
-    }
-    notes.push(fire_note(fire, report));
     let mut problem = Problem::of_finding(fire, finding);
+    if span.is_none() {
+        problem.notes.push(match (line, column) {
+            (Some(line), Some(column)) => {
+                format!("{} at line {line}, column {column}", finding.rule)
+            }
+            (Some(line), None) => format!("{} at line {line}", finding.rule),
+            _ => finding.rule.clone(),
+        });
+    }
     if let Some(location) = &mut problem.location {
         location.span = span;
     }
-    problem.notes = notes;
     problem
 }
 
-fn failed_fire_problem<'r>(fire: &'r GateFire, report: &GateReport) -> Problem<'r> {
+fn failed_fire_problem(fire: &GateFire) -> Problem<'_> {
     Problem {
         location: Some(Location::file(&fire.deliverable)),
-        notes: vec![fire_note(fire, report)],
         ..Problem::new(
             &fire.sensor_id,
             fire.severity.into(),
@@ -416,39 +519,42 @@ fn failed_fire_problem<'r>(fire: &'r GateFire, report: &GateReport) -> Problem<'
     }
 }
 
-fn not_evaluated_problem(fire: &GateFire) -> Problem<'_> {
-    let mut note = format!("stage {}, {}", fire.stage, fire.severity.as_str());
+/// The header of a not-evaluated fire's group, and its problem.
+fn not_evaluated_problem(fire: &GateFire) -> (String, Problem<'_>) {
+    let mut header = format!("stage {}, {}", fire.stage, fire.severity.as_str());
     if fire.severity == Severity::Blocking {
-        note.push_str(": a blocking sensor that was not evaluated does not pass the gate");
+        header.push_str("; a blocking sensor that was not evaluated does not pass the gate");
     }
-    Problem {
+    let problem = Problem {
         location: Some(Location::file(&fire.deliverable)),
         help: not_evaluated_help(fire).map(Cow::Owned),
-        notes: vec![note],
         ..Problem::new(
             &fire.sensor_id,
             fire.severity.into(),
             format!("not evaluated: {}", not_evaluated_detail(fire)),
         )
-    }
+    };
+    (header, problem)
 }
 
-fn unfired_problem(unfired: &UnfiredBinding) -> Problem<'_> {
-    Problem {
+/// The header of a never-fired binding's group, and its problem.
+fn unfired_problem(unfired: &UnfiredBinding) -> (String, Problem<'_>) {
+    let header = format!(
+        "stage {} of intent {}, blocking; its glob is set in this manifest",
+        unfired.stage, unfired.intent
+    );
+    let problem = Problem {
         location: Some(Location::file(Utf8Path::new(&unfired.manifest_path))),
         help: Some(Cow::Borrowed(
             "make the glob match a declared output of the stage, or write that output",
         )),
-        notes: vec![format!(
-            "stage {} of intent {}, blocking; its glob is set in this manifest",
-            unfired.stage, unfired.intent
-        )],
         ..Problem::new(
             &unfired.sensor_id,
             Level::Error,
             format!("not evaluated: {}", unfired.reason()),
         )
-    }
+    };
+    (header, problem)
 }
 
 /// The closing block: what was checked, the counts, the blocking verdict, dead bindings, the
@@ -518,20 +624,19 @@ mod tests {
     fn human_output_shows_every_piece() {
         let text = render_human(&sample_report(), &sample_sources());
         let expected = [
-            "required-sections\n\n  × missing section \"## Risks\"",
+            "  required-sections: stage requirements-analysis, blocking; details in aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md\n\n    × missing section \"## Risks\"",
             "12 │ ## Scope and Risks",
             "missing-heading",
             "help: add a `## Risks` section",
             "40 │ ## Scope",
-            "= stage requirements-analysis, blocking; details in aidlc/spaces/default/intents/260101-login/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md",
-            "⚠ the upstream artifact intent.md is never referenced\n  help: cite `intent` in one of the stage's deliverables\n  in aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md",
+            "⚠ the upstream artifact intent.md is never referenced\n    help: cite `intent` in one of the stage's deliverables\n    = unreferenced-artifact",
             "claim block has no source tag",
-            "= at aidlc/spaces/default/intents/260101-login/construction/application-design/components.md:3",
+            "= untagged-claim at line 3",
             "not evaluated: tool-unavailable",
             "a blocking sensor that was not evaluated does not pass the gate",
             "not evaluated: sensor execution exceeded its budget (cap 300 s, observed 301 s)",
             "not evaluated: script-error: exit-2",
-            "help: the worker's stderr ended with:\n        loading rules\n        error: cannot parse rules.md",
+            "help: the worker's stderr ended with:\n          loading rules\n          error: cannot parse rules.md",
             "not evaluated: artifact-changed",
             "not evaluated: blocking sensor never fired: its glob matches none of the stage's 2 deliverables",
             "gate check of intent 260101-login: 3 stages, 2 deliverables found",
@@ -546,6 +651,64 @@ mod tests {
         assert!(!text.contains("--no-record"), "{text}");
         assert!(!text.contains('\u{1b}'), "no colour unless asked");
         assert!(!text.ends_with('\n'));
+    }
+
+    /// One header per file, with its count, and one per sensor in it: the four claim-sources
+    /// findings of one file share one header.
+    #[test]
+    fn each_file_and_each_sensor_in_it_has_one_header() {
+        let text = render_human(&sample_report(), &sample_sources());
+        let design = "aidlc/spaces/default/intents/260101-login/construction/application-design/components.md";
+        assert_eq!(
+            text.matches(&format!("{design}: 8 problems (2 errors, 6 warnings)"))
+                .count(),
+            1,
+            "{text}"
+        );
+        assert_eq!(
+            text.matches("  claim-sources: stage application-design")
+                .count(),
+            1
+        );
+        assert_eq!(text.matches("⚠ claim block has no source tag").count(), 4);
+        assert!(text.contains(".claude/sensors/aidlc-api-contract.md: 1 problem (1 error)"));
+        assert!(
+            !text.contains("\n  in "),
+            "the header names the file: {text}"
+        );
+    }
+
+    /// With the project in `services/shop` of the working folder, every path shown starts there.
+    #[test]
+    fn paths_open_from_the_working_folder() {
+        let settings = RenderSettings {
+            path_prefix: "services/shop".into(),
+            ..sample_sources()
+        };
+        let text = render_human(&sample_report(), &settings);
+        assert!(
+            text.contains(&format!(
+                "services/shop/{RECORD}/inception/requirements-analysis/requirements.md: 3 problems"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!(
+                "╭─[services/shop/{RECORD}/inception/requirements-analysis/requirements.md:12:3]"
+            )),
+            "{text}"
+        );
+        assert!(text.contains(&format!(
+            "details in services/shop/{RECORD}/.aidlc-engine/sensors/requirements-analysis/required-sections-1b2c3d4e.md"
+        )));
+        let diagnostic = Diagnostic::error(Code::UnknownAgent, "unknown agent")
+            .in_file("s.md")
+            .at(4..5)
+            .with_related("o.md", None, "declared here");
+        let files = texts(&[("s.md", "---\nx\n---\n")]);
+        let out = render_diagnostic(&diagnostic, &files, false, Utf8Path::new("../shop"));
+        assert!(out.contains("╭─[../shop/s.md:2:1]"), "{out}");
+        assert!(out.contains("note: ../shop/o.md: declared here"), "{out}");
     }
 
     /// Findings are grouped by file: both requirements findings come before the design file's.
@@ -635,7 +798,12 @@ mod tests {
             .in_file("a.md")
             .at(hash..hash + 3)
             .with_label("here");
-        let out = render_diagnostic(&diagnostic, &texts(&[("a.md", &text)]), false);
+        let out = render_diagnostic(
+            &diagnostic,
+            &texts(&[("a.md", &text)]),
+            false,
+            Utf8Path::new(""),
+        );
         assert!(out.contains(&format!("[a.md:2:{}]", hash - 4 + 1)), "{out}");
         let shown = out.lines().find(|line| line.contains("# c")).unwrap();
         assert!(
@@ -660,7 +828,7 @@ mod tests {
                 .in_file("a.md")
                 .at(start..end)
                 .with_related("a.md", Some(end..end), "related");
-            let out = render_diagnostic(&diagnostic, &files, true);
+            let out = render_diagnostic(&diagnostic, &files, true, Utf8Path::new(""));
             assert!(
                 out.lines().all(|l| l.chars().count() < 2_000),
                 "{start}..{end}"
@@ -678,7 +846,7 @@ mod tests {
             ("stage.md", "---\nshape\n---\n"),
             ("sensor.md", "---\nid: x\nmatches: \"**\"\n---\n"),
         ]);
-        let out = render_diagnostic(&diagnostic, &files, false);
+        let out = render_diagnostic(&diagnostic, &files, false, Utf8Path::new(""));
         assert!(out.contains("note: sensor.md:2:5: this glob"), "{out}");
     }
 

@@ -112,6 +112,9 @@ pub struct RenderSettings {
     pub full_report: Option<String>,
     /// `--strict`: advisory findings fail the run too (`JUnit` counts them as failures).
     pub strict: bool,
+    /// The project folder as seen from the working folder (empty when they are the same): the
+    /// human format puts it before the paths it shows, so that they open from where the user is.
+    pub path_prefix: camino::Utf8PathBuf,
 }
 
 /// A report in one format: the text for stdout, and the Markdown a CI step summary gets

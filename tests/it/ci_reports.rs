@@ -7,7 +7,7 @@
 use std::io::Read as _;
 use std::process::Stdio;
 
-use camino::Utf8Path;
+use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use crate::support::{Run, TestProject};
@@ -757,4 +757,95 @@ fn advisory_findings_are_no_junit_failures_and_blocking_ones_are() {
         run.stdout
     );
     assert_valid_junit(&blocking, &run.stdout);
+}
+
+// --- Issue 30, item 5: human output grouped by file and rule, paths from the working folder ----
+
+/// Fails with eleven findings, each on its own line of the file.
+const ELEVEN_FINDINGS_WORKER: &str = r#"printf '{"pass":false,"findings_count":11,"findings":['; for line in 1 2 3 4 5 6 7 8 9 10; do printf '{"message":"claim without a source","line":%s,"rule":"untagged-claim"},' "$line"; done; printf '{"message":"claim without a source","line":11,"rule":"untagged-claim"}]}\n'"#;
+
+/// A repository folder holding the project in `services/shop`, whose one deliverable gets eleven
+/// findings from one advisory sensor.
+fn monorepo_with_eleven_findings() -> (TestProject, Utf8PathBuf) {
+    let repository = TestProject::empty();
+    let project = gate_project(&[("claims", "advisory")], 1, &[]);
+    project.write(
+        "claims.sh",
+        &format!("#!/bin/sh\n{ELEVEN_FINDINGS_WORKER}\n"),
+    );
+    let lines: Vec<String> = (1..=12).map(|line| format!("line {line}")).collect();
+    project.write(&format!("{STAGE_DIR}/doc-1.md"), &(lines.join("\n") + "\n"));
+    let shop = repository.path("services/shop");
+    crate::support::copy_tree(&project.root, &shop);
+    (repository, shop)
+}
+
+#[test]
+fn human_output_has_one_header_per_file_and_sensor_with_a_count() {
+    let (repository, _shop) = monorepo_with_eleven_findings();
+    let run = repository.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--project-dir",
+        "services/shop",
+    ]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let file = format!("services/shop/{STAGE_DIR}/doc-1.md");
+    assert_eq!(
+        run.stdout
+            .matches(&format!("{file}: 11 problems (11 warnings)"))
+            .count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        run.stdout
+            .matches("  claims: stage first-stage, advisory")
+            .count(),
+        1,
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stdout.matches("⚠ claim without a source").count(), 11);
+    for line in [1, 7, 11] {
+        assert!(
+            run.stdout.contains(&format!("╭─[{file}:{line}:1]")),
+            "each finding's snippet opens from the working folder: {}",
+            run.stdout
+        );
+    }
+    assert!(
+        repository.path(&file).is_file(),
+        "the path shown exists from here"
+    );
+}
+
+#[test]
+fn compile_diagnostics_name_files_from_the_working_folder() {
+    let (repository, shop) = monorepo_with_eleven_findings();
+    std::fs::write(
+        shop.join(".claude/aidlc-common/stages/inception/first-stage.md"),
+        std::fs::read_to_string(shop.join(".claude/aidlc-common/stages/inception/first-stage.md"))
+            .unwrap()
+            .replace("lead_agent: aidlc-demo-agent", "lead_agent: aidlc-nobody"),
+    )
+    .unwrap();
+    let run = repository.run(&["compile", "--project-dir", "services/shop"]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("╭─[services/shop/.claude/aidlc-common/stages/inception/first-stage.md:"),
+        "{}",
+        run.stderr
+    );
+    let run = repository.run_in(&shop, &["compile"]);
+    assert!(
+        run.stderr
+            .contains("╭─[.claude/aidlc-common/stages/inception/first-stage.md:"),
+        "in the project, paths are the project's: {}",
+        run.stderr
+    );
 }
