@@ -70,7 +70,7 @@ pub fn diagnostic_annotation(
     repository_prefix: &Utf8Path,
 ) -> String {
     annotation(
-        &Problem::of_diagnostic(diagnostic, sources),
+        &Problem::of_diagnostic(diagnostic).with_region(sources),
         repository_prefix,
     )
 }

@@ -3,12 +3,16 @@
 //! diagnostics one by one through [`render_diagnostic`]; the gate report ([`render_human`])
 //! draws each finding the same way, then the summary block.
 //!
-//! In the gate report each finding is drawn with the sensor as the code, the message, the
-//! source line(s) with the rule as the label, the help, and a note with the stage, the
-//! severity and the detail file; a finding without a line points at its file. Not-evaluated
-//! fires and blocking bindings that never fired are drawn the same way. Everything is grouped
-//! by file (in the order files first appear in the report), then comes the summary block.
-//! Passed fires are only counted. ANSI colour only when the settings ask for it.
+//! The gate report is grouped as eslint and ruff group: one header per file (in the order files
+//! first appear in the report) with its count of problems, then one per sensor in that file
+//! with the stage, the severity and the detail file, and under it each finding: the message,
+//! the source line(s) with the finding's rule as the label, the help; a finding without a source
+//! line names its rule and line in a note. Not-evaluated fires and blocking bindings that never
+//! fired are drawn the same way. Passed fires are only counted. ANSI colour only when the
+//! settings ask for it.
+//!
+//! Every path shown starts with the project folder as seen from the working folder
+//! ([`HumanStyle::path_prefix`]), so that it opens from where the command ran.
 //!
 //! Invariant: drawing never panics, whatever the file holds: a line longer than
 //! [`MAX_SHOWN_LINE_CHARS`](crate::report::snippet::MAX_SHOWN_LINE_CHARS) is shown as a window
@@ -74,7 +78,7 @@ pub fn render_diagnostic(
     path_prefix: &Utf8Path,
 ) -> String {
     render_problem(
-        &Problem::of_diagnostic(diagnostic, sources),
+        &Problem::of_diagnostic(diagnostic),
         sources,
         HumanStyle {
             color,

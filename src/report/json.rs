@@ -33,7 +33,7 @@ pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup)
 /// severity, the message, the file, the start and end line and column (null when unknown), the
 /// label, the help and the related places.
 pub fn diagnostic_json_value(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> Value {
-    problem_json_value(&Problem::of_diagnostic(diagnostic, sources))
+    problem_json_value(&Problem::of_diagnostic(diagnostic).with_region(sources))
 }
 
 fn problem_json_value(problem: &Problem<'_>) -> Value {

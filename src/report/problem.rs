@@ -166,19 +166,13 @@ impl<'a> Problem<'a> {
         }
     }
 
-    /// A compile diagnostic; its region is computed from the file's text when `sources` has it.
-    pub fn of_diagnostic(diagnostic: &'a Diagnostic, sources: &dyn SourceLookup) -> Self {
-        let location = diagnostic.file.as_deref().map(|file| {
-            let region = diagnostic
-                .span
-                .as_ref()
-                .zip(sources.text(file))
-                .map(|(span, text)| Region::of_span(text, span));
-            Location {
-                file: Cow::Borrowed(file),
-                region,
-                span: diagnostic.span.clone(),
-            }
+    /// A compile diagnostic, with its byte span and no region yet (a snippet needs only the
+    /// span; see [`Self::with_region`]).
+    pub fn of_diagnostic(diagnostic: &'a Diagnostic) -> Self {
+        let location = diagnostic.file.as_deref().map(|file| Location {
+            file: Cow::Borrowed(file),
+            region: None,
+            span: diagnostic.span.clone(),
         });
         Self {
             location,
@@ -223,6 +217,19 @@ impl<'a> Problem<'a> {
                 finding.message.as_str(),
             )
         }
+    }
+
+    /// The problem with the region of its span, computed from the file's text when `sources`
+    /// has it (what the one-line formats show as line and column).
+    #[must_use]
+    pub fn with_region(mut self, sources: &dyn SourceLookup) -> Self {
+        if let Some(location) = &mut self.location
+            && location.region.is_none()
+            && let Some((span, text)) = location.span.as_ref().zip(sources.text(&location.file))
+        {
+            location.region = Some(Region::of_span(text, span));
+        }
+        self
     }
 
     /// The problem's file, when it has one.
@@ -274,7 +281,7 @@ mod tests {
             .with_help("add it");
         let sources: BTreeMap<Utf8PathBuf, String> =
             BTreeMap::from([(Utf8PathBuf::from("s.md"), "---\nby: x\n---\n".to_owned())]);
-        let problem = Problem::of_diagnostic(&diagnostic, &sources);
+        let problem = Problem::of_diagnostic(&diagnostic).with_region(&sources);
         assert_eq!(problem.rule, "unknown-agent");
         assert_eq!(problem.level, Level::Error);
         assert_eq!(
@@ -287,8 +294,8 @@ mod tests {
             })
         );
         assert_eq!(problem.one_line_text(), "unknown agent \"x\"\nhelp: add it");
-        let without_text =
-            Problem::of_diagnostic(&diagnostic, &BTreeMap::<Utf8PathBuf, String>::new());
+        let without_text = Problem::of_diagnostic(&diagnostic)
+            .with_region(&BTreeMap::<Utf8PathBuf, String>::new());
         assert_eq!(without_text.region(), None);
         assert_eq!(without_text.file(), Some(Utf8Path::new("s.md")));
     }

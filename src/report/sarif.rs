@@ -238,7 +238,7 @@ pub fn render_compile_sarif(
     let mut rule_ids = RuleIds::default();
     let mut results: Vec<Value> = Vec::new();
     for diagnostic in diagnostics {
-        let problem = Problem::of_diagnostic(diagnostic, sources);
+        let problem = Problem::of_diagnostic(diagnostic).with_region(sources);
         let file = problem.file().map_or("", Utf8Path::as_str);
         let fingerprint = short_hash(&format!("{}\0{file}\0{}", problem.rule, problem.message));
         results.push(compile_result(

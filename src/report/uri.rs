@@ -87,8 +87,8 @@ mod tests {
             "file:///home/my%20repo/"
         );
         assert_eq!(
-            folder_file_uri(Utf8Path::new("C:\\work\\shop")),
-            "file:///C:/work/shop/"
+            folder_file_uri(Utf8Path::new("C:\\ci\\shop")),
+            "file:///C:/ci/shop/"
         );
     }
 

@@ -1,4 +1,4 @@
-//! The shape of the document `aidlc gate check --format json` prints (`gate::render::json`),
+//! The shape of the document `aidlc gate check --format json` prints (`report::json`),
 //! as types for the schema derive.
 //!
 //! The renderer builds its JSON from the report directly, so these types describe it rather
