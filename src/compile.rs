@@ -10,7 +10,6 @@ mod helper_thread;
 
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
-use crate::diagnostics::render::Drift;
 use crate::discover::{self, Layout};
 use crate::graph::checks::{graph_diagnostics, stage_check_facts_in_chunk};
 use crate::graph::dead_bindings::dead_gate_bindings;
@@ -24,6 +23,7 @@ use crate::graph::stage_chunks::{StageChunk, stage_chunks};
 use crate::js_json::pretty_json;
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
+use crate::report::drift::Drift;
 use crate::resolve::{sensor_registry, sensors_applicable, stage_agent_diagnostics};
 
 /// Everything one compile produced.

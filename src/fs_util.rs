@@ -66,6 +66,121 @@ pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
     replace_atomically(path, bytes, Flush::Yes)
 }
 
+/// `target` as a path relative to `folder` (`services/shop`, `../shop`, empty when they are the
+/// same folder), both resolved first where they exist; `target` as it is when either is relative
+/// or they share no root (another drive).
+pub fn path_from(folder: &Utf8Path, target: &Utf8Path) -> Utf8PathBuf {
+    let resolve = |path: &Utf8Path| path.canonicalize_utf8().unwrap_or_else(|_| path.to_owned());
+    let (folder, resolved_target) = (resolve(folder), resolve(target));
+    if folder.is_relative() || resolved_target.is_relative() {
+        return target.to_owned();
+    }
+    let from: Vec<_> = folder.components().collect();
+    let to: Vec<_> = resolved_target.components().collect();
+    let shared = from
+        .iter()
+        .zip(&to)
+        .take_while(|(left, right)| left == right)
+        .count();
+    if shared == 0 {
+        return target.to_owned();
+    }
+    let mut path = Utf8PathBuf::new();
+    for _ in shared..from.len() {
+        path.push("..");
+    }
+    for component in &to[shared..] {
+        path.push(component.as_str());
+    }
+    path
+}
+
+/// How many links [`write_output_file`] follows before it gives up (as the kernel's `ELOOP`).
+const MAX_LINKS_FOLLOWED: usize = 40;
+
+/// Write `bytes` to an output file a user named (`--report FORMAT=PATH`), whatever `path` is:
+///
+/// - a regular file, or nothing yet: replaced (or created) atomically, as [`write_atomic`];
+/// - a symbolic link: followed, and what it leads to is written by these same rules (a regular
+///   file at the end of the links is replaced there, and the links stay links);
+/// - a character device, a FIFO, a socket, or a descriptor of this process (`/dev/stdout`,
+///   `/dev/fd/N`, `>(…)`, anything under `/proc`): opened and written, never replaced, so that
+///   `/dev/null` stays a device and a FIFO's reader gets the bytes; a device that refuses them
+///   (`/dev/full`) is an error;
+/// - a folder: an error.
+pub fn write_output_file(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
+    match output_target(path)? {
+        OutputTarget::Regular(target) => write_atomic(&target, bytes),
+        OutputTarget::Opened(target) => {
+            let mut file = std::fs::OpenOptions::new().write(true).open(&target)?;
+            file.write_all(bytes)?;
+            file.flush()
+        }
+    }
+}
+
+/// Where [`write_output_file`] writes, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum OutputTarget {
+    /// A regular file (or none yet) at this path, with no link left on the way.
+    Regular(Utf8PathBuf),
+    /// Anything else that takes bytes by being opened.
+    Opened(Utf8PathBuf),
+}
+
+/// Follow `path`'s links to what they lead to, and say how to write it.
+fn output_target(path: &Utf8Path) -> std::io::Result<OutputTarget> {
+    let mut current = path.to_owned();
+    for _ in 0..MAX_LINKS_FOLLOWED {
+        let metadata = match std::fs::symlink_metadata(&current) {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(OutputTarget::Regular(current));
+            }
+            Err(error) => return Err(error),
+        };
+        let file_type = metadata.file_type();
+        if is_process_descriptor(&current) {
+            return Ok(OutputTarget::Opened(current));
+        }
+        if file_type.is_symlink() {
+            let target = Utf8PathBuf::try_from(std::fs::read_link(&current)?)
+                .map_err(|error| std::io::Error::new(std::io::ErrorKind::InvalidData, error))?;
+            current = match current.parent() {
+                Some(folder) if target.is_relative() => folder.join(target),
+                _ => target,
+            };
+            continue;
+        }
+        if file_type.is_file() {
+            return Ok(OutputTarget::Regular(current));
+        }
+        if file_type.is_dir() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::IsADirectory,
+                format!("{current} is a directory"),
+            ));
+        }
+        return Ok(OutputTarget::Opened(current));
+    }
+    Err(std::io::Error::other(format!(
+        "more than {MAX_LINKS_FOLLOWED} symbolic links from {path}"
+    )))
+}
+
+/// Whether `path` names one of this process's descriptors (or anything else of `/proc`): its
+/// folder resolves into `/proc` (`/proc/self/fd/1`, and `/dev/fd/N` through `/dev/fd`), where
+/// a link's text (`pipe:[…]`) is no path to follow.
+fn is_process_descriptor(path: &Utf8Path) -> bool {
+    let folder = path
+        .parent()
+        .filter(|folder| !folder.as_str().is_empty())
+        .unwrap_or(Utf8Path::new("."));
+    folder
+        .canonicalize_utf8()
+        .is_ok_and(|folder| folder.starts_with("/proc"))
+}
+
 /// Whether [`replace_atomically`] waits for the bytes to reach the disk before the rename.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flush {
@@ -291,6 +406,88 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
         (dir, path)
+    }
+
+    #[test]
+    fn a_path_from_a_folder_goes_down_or_up() {
+        let (_dir, folder) = temp_folder();
+        let folder = folder.canonicalize_utf8().unwrap();
+        std::fs::create_dir_all(folder.join("repo/services/shop")).unwrap();
+        std::fs::create_dir_all(folder.join("repo/tools")).unwrap();
+        let shop = folder.join("repo/services/shop");
+        assert_eq!(path_from(&folder.join("repo"), &shop), "services/shop");
+        assert_eq!(path_from(&shop, &shop), "");
+        assert_eq!(
+            path_from(&folder.join("repo/tools"), &shop),
+            "../services/shop"
+        );
+        assert_eq!(path_from(&shop, &folder.join("repo")), "../..");
+        assert_eq!(
+            path_from(Utf8Path::new("relative"), &shop),
+            shop,
+            "a relative folder gives the target as it is"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_output_file_is_replaced_and_links_are_followed_to_it() {
+        let (_dir, folder) = temp_folder();
+        let regular = folder.join("report.json");
+        assert_eq!(
+            output_target(&regular).unwrap(),
+            OutputTarget::Regular(regular.clone()),
+            "nothing there yet"
+        );
+        std::fs::write(&regular, "old").unwrap();
+        let link = folder.join("link.json");
+        std::os::unix::fs::symlink("report.json", &link).unwrap();
+        let chain = folder.join("chain.json");
+        std::os::unix::fs::symlink(&link, &chain).unwrap();
+        assert_eq!(
+            output_target(&chain).unwrap(),
+            OutputTarget::Regular(regular.clone())
+        );
+        write_output_file(&chain, b"new").unwrap();
+        assert_eq!(std::fs::read_to_string(&regular).unwrap(), "new");
+        assert!(chain.symlink_metadata().unwrap().file_type().is_symlink());
+        assert!(link.symlink_metadata().unwrap().file_type().is_symlink());
+        let dangling = folder.join("dangling.json");
+        std::os::unix::fs::symlink("made.json", &dangling).unwrap();
+        write_output_file(&dangling, b"made").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(folder.join("made.json")).unwrap(),
+            "made"
+        );
+        let error = write_output_file(&folder, b"x").unwrap_err();
+        assert_eq!(error.kind(), std::io::ErrorKind::IsADirectory);
+        let looping = folder.join("loop");
+        std::os::unix::fs::symlink("loop", &looping).unwrap();
+        assert!(write_output_file(&looping, b"x").is_err());
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn devices_and_descriptors_are_opened_not_replaced() {
+        use std::os::unix::fs::FileTypeExt as _;
+        for path in ["/dev/null", "/dev/stdout", "/dev/stderr", "/proc/self/fd/2"] {
+            assert!(
+                matches!(
+                    output_target(Utf8Path::new(path)).unwrap(),
+                    OutputTarget::Opened(_)
+                ),
+                "{path}"
+            );
+        }
+        write_output_file(Utf8Path::new("/dev/null"), b"gone").unwrap();
+        assert!(
+            std::fs::symlink_metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+        let error = write_output_file(Utf8Path::new("/dev/full"), b"x").unwrap_err();
+        assert_eq!(error.raw_os_error(), Some(28), "{error}");
     }
 
     /// The id of a process that has exited (and been reaped).

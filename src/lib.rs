@@ -35,7 +35,8 @@
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
 //! - [`process_group`]: the one sender of signals to a worker's process group;
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
-//! - [`diagnostics`]: problems as values, and their renderers;
+//! - [`diagnostics`]: problems in the user's files, as values;
+//! - [`report`]: the report model and one renderer per format, for the compile and the gate;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
 //! - [`english`]: the wording rules every message shares (plural endings);
 //! - [`render_graph`]: `aidlc graph`, the compiled stage graph as Mermaid, dot or JSON;
@@ -70,6 +71,7 @@ pub mod protocol;
 pub mod random_hex;
 pub mod receipts;
 pub mod render_graph;
+pub mod report;
 pub mod resolve;
 pub mod schema;
 pub mod sensors;

@@ -3,10 +3,10 @@
 use camino::Utf8PathBuf;
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 
-use crate::gate::render::ReportFormat;
 use crate::gate::report::FireOnFilter;
 use crate::harness::Harness;
 use crate::render_graph::PictureFormat;
+use crate::report::ReportFormat;
 use crate::schema::SchemaKind;
 
 /// A fast, strict engine for the AI-DLC sensor system.
@@ -301,8 +301,9 @@ pub enum GateCommand {
     /// Join the JSON reports of the shards of one `gate check --shard K/N` matrix into one
     /// report, printed in any format, with the exit status the unsharded run would have had.
     ///
-    /// Refuses reports of different checks, a missing or doubled shard, and reports of another
-    /// schema version (exit 2).
+    /// Refuses reports of different checks, a missing or doubled shard, reports of another
+    /// schema version, and any report that does not match the plan the project gives (its
+    /// fires, their shards and severities, the plan id), naming the shard and the fire (exit 2).
     Merge(GateMergeArgs),
 }
 
@@ -323,6 +324,10 @@ pub struct GateMergeArgs {
     /// Exit 0 when nothing was checked, instead of 2.
     #[arg(long)]
     pub allow_empty: bool,
+    /// The project the shards checked (its graph and deliverables at the same commit): the plan
+    /// is made again from it, and a report that does not match it is refused.
+    #[command(flatten)]
+    pub project: ProjectArgs,
 }
 
 /// `FORMAT=PATH`, e.g. `sarif=gate.sarif`.

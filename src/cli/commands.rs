@@ -17,7 +17,6 @@ use crate::cli::project::{current_dir, env_var, resolve_layout, written_file_sho
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
-use crate::diagnostics::render;
 use crate::discover::Layout;
 use crate::english::plural;
 use crate::fingerprint;
@@ -25,6 +24,8 @@ use crate::gate::repository::RepositoryRoot;
 use crate::interrupt;
 use crate::process_group::GroupSignal;
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
+use crate::report::drift::Drift;
+use crate::report::{github, json, sarif};
 
 pub fn run(cli: Cli) -> ExitStatus {
     printer::set_color_when(cli.color);
@@ -72,7 +73,9 @@ pub fn run(cli: Cli) -> ExitStatus {
     // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
     // its timeout may still run here.
     interrupt::signal_every_live_worker_group(GroupSignal::Kill);
-    final_status(status)
+    let status = final_status(status);
+    printer::report_closed_stdout(status);
+    status
 }
 
 /// The commands that fire sensors get the interrupt handler: on SIGINT, SIGTERM or SIGHUP they
@@ -104,7 +107,8 @@ fn runs_sensor_workers(command: &Command) -> bool {
 }
 
 /// D9 over what the command returned: 130 after an interrupt; 2 when its output could not be
-/// written to stdout, unless the command already failed worse than "findings".
+/// written to stdout, unless the command already failed worse than "findings". A reader that
+/// closed stdout early changes nothing: the status stays the verdict's.
 fn final_status(status: ExitStatus) -> ExitStatus {
     if interrupt::requested() {
         return ExitStatus::Interrupted;
@@ -277,6 +281,9 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         Ok(layout) => layout.with_graph_format(args.graph_format),
         Err(status) => return status,
     };
+    if let Some(cwd) = current_dir() {
+        printer.set_display_prefix(crate::fs_util::path_from(&cwd, &layout.project_dir));
+    }
     printer.set_path_prefix(
         RepositoryRoot::find(
             &layout.project_dir,
@@ -448,12 +455,12 @@ fn report_drift(
     match printer.format {
         Format::Github => {
             for item in compile::drift_items(layout, &drift) {
-                printer.out(&render::render_drift_github(&item, printer.path_prefix()));
+                printer.out(&github::drift_annotation(&item, printer.path_prefix()));
             }
         }
         Format::Json => {
             for item in compile::drift_items(layout, &drift) {
-                printer.out(&render::render_drift_json(&item));
+                printer.out(&json::drift_json_line(&item));
             }
         }
         Format::Human | Format::Sarif => {}
@@ -487,10 +494,10 @@ fn report_drift(
 fn print_sarif(
     printer: &Printer,
     diagnostics: &[Diagnostic],
-    drifts: &[render::Drift],
+    drifts: &[Drift],
     sources: &BTreeMap<Utf8PathBuf, String>,
 ) {
-    printer.out(&render::render_sarif_log(
+    printer.out(&sarif::render_compile_sarif(
         diagnostics,
         drifts,
         sources,

@@ -13,11 +13,11 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
 use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
-use crate::gate::merge::{merge_reports, read_report};
-use crate::gate::render::{self, RenderSettings, ReportFormat, SourceTexts};
+use crate::gate::merge::{check_against_plan, merge_reports, read_report};
 use crate::gate::report::GateReport;
 use crate::gate::repository::RepositoryRoot;
 use crate::gate::stale_graph::{StaleGraph, StaleKind, check_graph_against_sources};
+use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
 
 pub fn run(args: &GateArgs) -> ExitStatus {
     match &args.command {
@@ -104,9 +104,21 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         format: args.format,
         reports: &args.reports,
         repository: &repository,
+        strict: args.strict,
+        display_prefix: shown_project_path(workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
+    if let Some((index, count)) = report.empty_share()
+        && !args.quiet
+    {
+        printer.status(&format!(
+            "note: shard {index}/{count} has no fire of its own (the plan's {} fire{} {} in other shards); nothing to check here is no failure, and `aidlc gate merge` judges the whole plan",
+            report.plan.size,
+            crate::english::plural(report.plan.size),
+            if report.plan.size == 1 { "is" } else { "are" }
+        ));
+    }
     if let Some(nothing) = report.nothing_checked() {
         if status == ExitStatus::Error {
             error_line(
@@ -167,8 +179,25 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    // The merging job has the repository checked out too: the findings' files are read from
-    // its work tree for the human format's snippets.
+    // The merging job has the project checked out at the same commit: the plan is made again
+    // from it, and the findings' files are read from it for the human format's snippets.
+    let workspace = match resolve_workspace(&args.project, &printer) {
+        Ok(workspace) => workspace,
+        Err(status) => return status,
+    };
+    let Some(graph) = usable_graph(&workspace.layout, &printer) else {
+        return ExitStatus::Error;
+    };
+    if let Err(message) = check_shards_against_the_project(&workspace, &graph.nodes, &shards) {
+        error_line(
+            &printer,
+            &format!("cannot merge the shards: {message}"),
+            Some(
+                "merge the reports of a `gate check --shard K/N` matrix run on this commit of this project (--project-dir), unchanged",
+            ),
+        );
+        return ExitStatus::Error;
+    }
     let Some(cwd) = current_dir() else {
         error_line(&printer, "the working folder is not valid UTF-8", None);
         return ExitStatus::Error;
@@ -177,8 +206,7 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         &cwd,
         env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
     );
-    let project_dir = repository.root.join(&report.project_path);
-    let sources = finding_sources(&project_dir, &report);
+    let sources = finding_sources(workspace.project_dir(), &report);
     let merged_repository = RepositoryRoot {
         root: repository.root.clone(),
         project_path: report.project_path.clone(),
@@ -187,6 +215,8 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         format: args.format,
         reports: &args.reports,
         repository: &merged_repository,
+        strict: args.strict,
+        display_prefix: crate::fs_util::path_from(&cwd, workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
     let status = exit_status(&report, args.strict, args.allow_empty);
@@ -200,6 +230,56 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         );
     }
     with_reports_written(status, written)
+}
+
+/// Make each shard's plan again from the project, with the planning `gate check` uses, and
+/// refuse a report that does not match it (see `gate::merge::check_against_plan`).
+fn check_shards_against_the_project(
+    workspace: &crate::workspace::Workspace,
+    nodes: &[crate::protocol::stage_node::GraphNode],
+    shards: &[(String, GateReport)],
+) -> Result<(), String> {
+    for (name, report) in shards {
+        let records = report
+            .intents
+            .iter()
+            .map(|intent| {
+                workspace
+                    .intent_records()
+                    .iter()
+                    .find(|record| record.file_name() == Some(intent.as_str()))
+                    .cloned()
+                    .ok_or_else(|| {
+                        format!(
+                            "{name} checked the intent {intent}, which the project at {} does not have",
+                            workspace.project_dir()
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let request = CheckRequest {
+            stages: report.stages.clone(),
+            fire_on: report.fire_on,
+            shard: report.shard,
+            jobs: 1,
+            record: report.recorded,
+            project_path: report.project_path.clone(),
+            limits: time_limit::GateLimits::default(),
+        };
+        let planned = plan_check(workspace, nodes, &records, &request)
+            .map_err(|error| format!("{name}: the project's plan cannot be made: {error}"))?;
+        let (planned_report, units) = planned.planned_report(workspace.project_dir());
+        check_against_plan(name, report, &planned_report, &units)
+            .map_err(|error| error.to_string())?;
+    }
+    Ok(())
+}
+
+/// The project folder relative to the working folder (empty when the working folder is unknown).
+fn shown_project_path(project_dir: &Utf8Path) -> Utf8PathBuf {
+    current_dir()
+        .map(|cwd| crate::fs_util::path_from(&cwd, project_dir))
+        .unwrap_or_default()
 }
 
 /// The arguments as the gate takes them; `--jobs` defaults to the available cores, and
@@ -251,11 +331,16 @@ struct Output<'a> {
     format: ReportFormat,
     reports: &'a [(ReportFormat, Utf8PathBuf)],
     repository: &'a RepositoryRoot,
+    /// `--strict`, for the formats that count failures.
+    strict: bool,
+    /// The project folder relative to the working folder, for the human format's paths.
+    display_prefix: Utf8PathBuf,
 }
 
 impl Output<'_> {
     /// Print the report on stdout, append the github step summary, and write the `--report`
-    /// files (atomically, without colour). Returns whether every file was written.
+    /// files (without colour; a regular file atomically, a device or a pipe by opening it).
+    /// Returns whether every file was written.
     fn print(&self, report: &GateReport, sources: SourceTexts, printer: &Printer) -> bool {
         let root_uri = self.repository.root_uri();
         let help_base_uri = github_blob_base().unwrap_or_else(|| root_uri.clone());
@@ -265,12 +350,14 @@ impl Output<'_> {
             repository_root_uri: Some(root_uri),
             help_base_uri: Some(help_base_uri),
             full_report: self.full_report_hint(),
+            strict: self.strict,
+            path_prefix: self.display_prefix.clone(),
         };
         let mut all_written = true;
         for (format, path) in self.reports {
-            let rendered = render::render(report, *format, &settings);
+            let rendered = report::render(report, *format, &settings);
             let text = format!("{}\n", rendered.stdout.trim_end());
-            if let Err(error) = crate::fs_util::write_atomic(path, text.as_bytes()) {
+            if let Err(error) = crate::fs_util::write_output_file(path, text.as_bytes()) {
                 error_line(
                     printer,
                     &format!(
@@ -283,7 +370,7 @@ impl Output<'_> {
             }
         }
         settings.color = printer.stdout_color();
-        let rendered = render::render(report, self.format, &settings);
+        let rendered = report::render(report, self.format, &settings);
         if !rendered.stdout.trim().is_empty() {
             printer.out(rendered.stdout.trim_end());
         }

@@ -1,13 +1,17 @@
 //! Writing to the terminal, and what happens when that fails (D9).
 //!
-//! - A closed stdout or stderr pipe (EPIPE) ends the process quietly with status 0: the reader
-//!   went away on purpose (`aidlc … | head`).
+//! - A closed stdout pipe (EPIPE: the reader went away, `aidlc … | head`) stops further output
+//!   on stdout and nothing else: the command runs to its end, so its exit status is still its
+//!   verdict's (a failing gate exits 1 whoever reads its report), and no fire is left
+//!   half-recorded. [`report_closed_stdout`] then says so on stderr when that status is not 0;
+//!   a passing command whose reader took what it wanted ends quietly.
 //! - Any other failed write on stdout (a full disk, `>/dev/full`, an I/O error) loses output
 //!   someone relies on (a verdict line, a report): the first one is reported on stderr, nothing
 //!   more is written to stdout (what was written stays a prefix of the output), and the command
 //!   goes on to its end, so that no fire is left half-recorded. [`stdout_failed`] then makes
 //!   the final status 2 (see `final_status` in `cli::commands`).
-//! - A failed write on stderr is ignored: there is nowhere left to say it.
+//! - A failed write on stderr (a closed pipe included) is ignored: there is nowhere left to say
+//!   it, and it must not change the exit status either.
 //!
 //! This is the one module that may touch `std::io::stdout` and `std::io::stderr` (clippy's
 //! `disallowed_methods` and `print_stdout`/`print_stderr` refuse them everywhere else, except
@@ -20,9 +24,11 @@
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
+use crate::cli::ExitStatus;
 use crate::cli::args::{ColorWhen, Format};
 use crate::diagnostics::Diagnostic;
-use crate::diagnostics::render::{self, SourceLookup};
+use crate::report::SourceLookup;
+use crate::report::{github, human, json};
 
 /// Set by the first failed write on stdout, for the whole process (every command makes its own
 /// `Printer`).
@@ -31,6 +37,25 @@ static STDOUT_FAILED: AtomicBool = AtomicBool::new(false);
 /// Whether a write on stdout failed (other than a closed pipe) in this process.
 pub fn stdout_failed() -> bool {
     STDOUT_FAILED.load(Ordering::SeqCst)
+}
+
+/// Set by the first write on stdout that found its reader gone (EPIPE), for the whole process.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether stdout's reader went away (a closed pipe) in this process.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::SeqCst)
+}
+
+/// Say on stderr that stdout's reader went away before the output ended, when it did and
+/// `status` (the command's final one) is not 0: the status is the verdict's, not the pipe's.
+pub fn report_closed_stdout(status: ExitStatus) {
+    if stdout_closed() && status != ExitStatus::Success {
+        write_to_stderr(&format!(
+            "note: stdout was closed by its reader before the output ended; the exit status is the command's own ({})",
+            status.code()
+        ));
+    }
 }
 
 /// `--color`, for the whole process (set once by `cli::run` before any command prints).
@@ -62,6 +87,8 @@ pub struct Printer {
     color: bool,
     /// The project folder relative to the repository root, for the paths of annotations.
     path_prefix: camino::Utf8PathBuf,
+    /// The project folder relative to the working folder, for the paths people read.
+    display_prefix: camino::Utf8PathBuf,
 }
 
 impl Printer {
@@ -71,7 +98,14 @@ impl Printer {
             quiet,
             color: color_allowed(&std::io::stderr()),
             path_prefix: camino::Utf8PathBuf::new(),
+            display_prefix: camino::Utf8PathBuf::new(),
         }
+    }
+
+    /// Make the paths of human output open from the working folder: `prefix` is the project
+    /// folder relative to it.
+    pub fn set_display_prefix(&mut self, prefix: camino::Utf8PathBuf) {
+        self.display_prefix = prefix;
     }
 
     /// Make annotation paths repository-relative: `prefix` is the project folder relative to
@@ -150,10 +184,11 @@ impl Printer {
     pub fn diagnostic(&self, diagnostic: &Diagnostic, sources: &dyn SourceLookup) {
         match self.format {
             Format::Human => write_to_stderr(
-                render::render_human(diagnostic, sources, self.color).trim_end_matches('\n'),
+                human::render_diagnostic(diagnostic, sources, self.color, &self.display_prefix)
+                    .trim_end_matches('\n'),
             ),
-            Format::Json => self.out(&render::render_json(diagnostic, sources)),
-            Format::Github => self.out(&render::render_github_in(
+            Format::Json => self.out(&json::diagnostic_json_line(diagnostic, sources)),
+            Format::Github => self.out(&github::diagnostic_annotation(
                 diagnostic,
                 sources,
                 &self.path_prefix,
@@ -292,13 +327,16 @@ pub fn error_line(printer: &Printer, message: &str, help: Option<&str>) {
 }
 
 /// `line` and a newline on `stream`, flushed, so that a failure is seen here and not at exit.
+/// Nothing more is written after a failure or once the reader has gone.
 fn write_to_stdout(stream: &mut dyn Write, line: &str) {
-    if STDOUT_FAILED.load(Ordering::SeqCst) {
+    if STDOUT_FAILED.load(Ordering::SeqCst) || STDOUT_CLOSED.load(Ordering::SeqCst) {
         return;
     }
     match writeln!(stream, "{line}").and_then(|()| stream.flush()) {
         Ok(()) => {}
-        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => {
+            STDOUT_CLOSED.store(true, Ordering::SeqCst);
+        }
         Err(error) => {
             if !STDOUT_FAILED.swap(true, Ordering::SeqCst) {
                 write_to_stderr(&format!(
@@ -310,11 +348,7 @@ fn write_to_stdout(stream: &mut dyn Write, line: &str) {
 }
 
 fn write_to_stderr(line: &str) {
-    if let Err(error) = writeln!(std::io::stderr(), "{line}")
-        && error.kind() == std::io::ErrorKind::BrokenPipe
-    {
-        std::process::exit(0);
-    }
+    let _ = writeln!(std::io::stderr(), "{line}");
 }
 
 #[cfg(test)]

@@ -15,7 +15,6 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
-use crate::diagnostics::render;
 use crate::discover::{self, InputChanges, Layout, Reread};
 use crate::english::plural;
 use crate::protocol::graph_format::GraphFormat;
@@ -96,7 +95,10 @@ pub fn run(
     };
     let mut session = start_session(&mut watcher, &project_dir, args, graph_format, printer);
     report_watching(&project_dir, session.is_some(), args, printer);
-    while let Some(batch) = Batch::collect(&receiver) {
+    // A reader that closed stdout (`… --format json | head -n 3`) has had what it wanted.
+    while !crate::cli::printer::stdout_closed()
+        && let Some(batch) = Batch::collect(&receiver)
+    {
         for error in &batch.errors {
             report_watcher_error(error, printer);
         }
@@ -130,6 +132,9 @@ pub fn run(
             &format!("could not record the last compile: {error}"),
             printer,
         );
+    }
+    if crate::cli::printer::stdout_closed() {
+        return ExitStatus::Success;
     }
     report_stopped(printer);
     ExitStatus::Interrupted
@@ -312,7 +317,7 @@ fn rebuild_event(rebuild: &Rebuild) -> serde_json::Value {
         "diagnostics": outcome
             .diagnostics
             .iter()
-            .map(|diagnostic| render::json_value(diagnostic, &rebuild.sources))
+            .map(|diagnostic| crate::report::json::diagnostic_json_value(diagnostic, &rebuild.sources))
             .collect::<Vec<_>>(),
     })
 }

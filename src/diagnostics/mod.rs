@@ -1,14 +1,11 @@
 //! Problems in the user's files, as plain values.
 //!
 //! Queries return diagnostics inside their results (never through salsa accumulators and never
-//! by printing); only `cli` turns them into text, through [`render`].
+//! by printing); only `cli` turns them into text, through the report stack (`report`).
 //!
 //! Message style: a terse sentence that stands alone, naming the offending value; `help` says how
 //! to fix it. Messages that the reference implementation also prints keep the reference's wording
 //! so that people moving between the two recognise them.
-
-pub mod render;
-pub mod snippet;
 
 use std::fmt;
 use std::ops::Range;

@@ -15,6 +15,7 @@
 //! - a finding's message and help name files under the project from the repository root, as
 //!   its location is shown, never by this machine's absolute path.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -22,10 +23,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::time_limit::GateLimits;
-use crate::gate::dispatch::{GatePlan, plan_gate_fires, run_gate_fires};
-use crate::gate::render::SourceTexts;
+use crate::gate::dispatch::{GatePlan, plan_gate_fires, relative, run_gate_fires};
 use crate::gate::report::{
-    FireOnFilter, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason,
+    FireOnFilter, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, Severity,
+    SkipReason,
 };
 use crate::protocol::stage_graph::unknown_stage_message;
 use crate::protocol::stage_node::GraphNode;
@@ -73,6 +74,17 @@ pub fn intent_records(
         )),
         Err(error) => Err(error.to_string()),
     }
+}
+
+/// One fire of a plan before it runs: its place in the whole plan and what it fires on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedUnit {
+    pub plan_index: usize,
+    pub stage: String,
+    pub sensor_id: String,
+    pub severity: Severity,
+    /// Project-relative, `/` separators, as the report names it.
+    pub deliverable: Utf8PathBuf,
 }
 
 /// The check of some records, planned and not yet run.
@@ -171,7 +183,6 @@ impl PlannedCheck {
             workspace.project_dir(),
             &self.request.project_path,
         );
-        let plan = self.plan_identity();
         let sensors = fires
             .iter()
             .map(|fire| fire.sensor_id.as_str())
@@ -191,8 +202,43 @@ impl PlannedCheck {
             })
             .collect();
         GateReport {
-            plan,
             sensors,
+            duration: started.elapsed(),
+            ..self.report_of(fires)
+        }
+    }
+
+    /// What this check's report holds whatever its fires find: everything planning decides,
+    /// with no fire (no sensor descriptions, no duration), and the fires it would run, in plan
+    /// order. `aidlc gate merge` compares each shard's report with its own.
+    pub fn planned_report(&self, project_dir: &Utf8Path) -> (GateReport, Vec<PlannedUnit>) {
+        let units = self
+            .plan
+            .fires
+            .iter()
+            .map(|fire| PlannedUnit {
+                plan_index: fire.plan_index,
+                stage: fire.stage.clone(),
+                sensor_id: fire.sensor_id.clone(),
+                severity: fire.severity,
+                deliverable: relative(project_dir, &fire.deliverable),
+            })
+            .collect();
+        let unrun = Self {
+            request: self.request.clone(),
+            intents: self.intents.clone(),
+            plan: self.plan.clone(),
+            sensors_off: self.sensors_off.clone(),
+        };
+        (unrun.report_of(Vec::new()), units)
+    }
+
+    /// The report of this plan with `fires`, before the sensors' descriptions and the
+    /// duration are known.
+    fn report_of(self, fires: Vec<GateFire>) -> GateReport {
+        GateReport {
+            plan: self.plan_identity(),
+            sensors: std::collections::BTreeMap::new(),
             project_path: self.request.project_path,
             intents: self.intents,
             stages_checked: self.plan.stages_checked,
@@ -201,11 +247,12 @@ impl PlannedCheck {
             skips: self.plan.skips,
             dead_bindings: self.plan.dead_bindings,
             unfired_bindings: self.plan.unfired_bindings,
+            stages: self.request.stages,
             fire_on: self.request.fire_on,
             bindings_selected: self.plan.bindings_selected,
             bindings_not_selected: self.plan.bindings_not_selected,
             sensors_off: self.sensors_off,
-            duration: started.elapsed(),
+            duration: std::time::Duration::ZERO,
             shard: self.request.shard,
             recorded: self.request.record,
         }
@@ -352,8 +399,11 @@ const MAX_SNIPPET_SOURCE_BYTES: u64 = 8 * 1024 * 1024;
 /// The texts of the files the report's findings point at by line (project-relative paths read
 /// under `project_dir`), for the human format's snippets. A file that cannot be read, is not a
 /// regular file, or is too large is left out: its findings are shown without a snippet.
-pub fn finding_sources(project_dir: &Utf8Path, report: &GateReport) -> SourceTexts {
-    let mut sources = SourceTexts::new();
+pub fn finding_sources(
+    project_dir: &Utf8Path,
+    report: &GateReport,
+) -> BTreeMap<Utf8PathBuf, Arc<str>> {
+    let mut sources = BTreeMap::new();
     let wanted = report
         .fires
         .iter()

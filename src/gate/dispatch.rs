@@ -395,7 +395,7 @@ fn dead_bindings(
         .collect()
 }
 
-fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
+pub(crate) fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
     let canonical_project = project_dir
         .canonicalize_utf8()
         .unwrap_or_else(|_| project_dir.to_owned());

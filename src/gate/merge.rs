@@ -11,6 +11,14 @@
 //!   doubled or foreign;
 //! - what every shard shares (skips other than `another shard`, dead and never-fired bindings,
 //!   the counts of stages, deliverables and bindings, the intents) must be equal in every shard;
+//! - each shard must be what the project's own plan gives for it ([`check_against_plan`], with
+//!   the plan `gate::check::plan_check` makes again for that shard): the same plan identity,
+//!   exactly its fires (their places, stages, sensors, deliverables and severities) and what
+//!   planning decides besides; a fire moved to another shard, a severity turned advisory or a
+//!   plan id edited is refused, naming the shard and the fire;
+//! - a passed or not-evaluated fire carries no finding and counts none, and every number is one
+//!   the report can hold (a duration of more than [`MAX_DURATION_MS`] is refused): nothing read
+//!   can make the merge panic;
 //! - the merged report has no shard, its fires in plan order and its skips without the
 //!   `another shard` ones: exactly the unsharded run's report, apart from timings, fire ids
 //!   and detail paths.
@@ -23,12 +31,12 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use serde_json::Value;
 
-use crate::gate::render::JSON_SCHEMA_VERSION;
+use crate::gate::check::PlannedUnit;
 use crate::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
-    GateSkip, PlanIdentity, SensorInfo, SensorsOff, SkipReason, UnfiredBinding, UnfiredCause,
+    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
+    UnfiredBinding, UnfiredCause,
 };
-use crate::protocol::selection::Severity;
 
 /// Why shards could not be merged; the message names the file and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,6 +56,125 @@ pub fn read_report(name: &str, text: &str) -> Result<GateReport, MergeError> {
         document: &document,
     }
     .report()
+}
+
+/// The longest duration a report may name, in milliseconds (about a hundred years): a longer one
+/// is no measurement, and sums of such durations could not be represented.
+pub const MAX_DURATION_MS: f64 = 3.2e12;
+
+/// Refuse `report` (named `name`) unless it is what the project's plan gives for its shard:
+/// `planned` and `units` are `PlannedCheck::planned_report` of the plan made again for the same
+/// records, selection and shard. Names the shard and the fire that differ.
+pub fn check_against_plan(
+    name: &str,
+    report: &GateReport,
+    planned: &GateReport,
+    units: &[PlannedUnit],
+) -> Result<(), MergeError> {
+    let shard = match report.shard {
+        Some((index, count)) => format!("{name} (shard {index}/{count})"),
+        None => name.to_owned(),
+    };
+    if report.plan != planned.plan {
+        return Err(refuse(format!(
+            "{shard}: plan {} ({} fires) is not the plan the project gives for the same check, {} ({} fires): the graph, the deliverables or the report changed since the check; merge the reports of a check of this commit",
+            short(&report.plan.id),
+            report.plan.size,
+            short(&planned.plan.id),
+            planned.plan.size
+        )));
+    }
+    for (field, agree) in planned_fields_agree(report, planned) {
+        if !agree {
+            return Err(refuse(format!(
+                "{shard}: its {field} differ from what the project's plan gives; was the report changed after the check?"
+            )));
+        }
+    }
+    let mut expected = units.iter().peekable();
+    for fire in &report.fires {
+        let unit = units.iter().find(|unit| unit.plan_index == fire.plan_index);
+        let Some(unit) = unit else {
+            return Err(refuse(format!(
+                "{shard}: fire {} ({} on {}, stage {}) is not one of this shard's fires in the project's plan; was it moved from another shard's report?",
+                fire.plan_index, fire.sensor_id, fire.deliverable, fire.stage
+            )));
+        };
+        let same_unit = unit.stage == fire.stage
+            && unit.sensor_id == fire.sensor_id
+            && unit.deliverable == fire.deliverable;
+        if !same_unit {
+            return Err(refuse(format!(
+                "{shard}: fire {} is {} on {} (stage {}) in the report, but {} on {} (stage {}) in the project's plan",
+                fire.plan_index,
+                fire.sensor_id,
+                fire.deliverable,
+                fire.stage,
+                unit.sensor_id,
+                unit.deliverable,
+                unit.stage
+            )));
+        }
+        if unit.severity != fire.severity {
+            return Err(refuse(format!(
+                "{shard}: fire {} ({} on {}) is {} in the report, but the project's graph makes it {}",
+                fire.plan_index,
+                fire.sensor_id,
+                fire.deliverable,
+                fire.severity.as_str(),
+                unit.severity.as_str()
+            )));
+        }
+        // Both lists are in plan order: a planned fire passed over is missing from the report.
+        if let Some(missing) = expected.next_if(|next| next.plan_index != fire.plan_index) {
+            return Err(missing_fire(&shard, missing));
+        }
+        expected.next();
+    }
+    match expected.next() {
+        Some(missing) => Err(missing_fire(&shard, missing)),
+        None => Ok(()),
+    }
+}
+
+fn missing_fire(shard: &str, missing: &PlannedUnit) -> MergeError {
+    refuse(format!(
+        "{shard}: fire {} ({} on {}, stage {}) of the project's plan is missing from the report",
+        missing.plan_index, missing.sensor_id, missing.deliverable, missing.stage
+    ))
+}
+
+/// Everything planning decides besides the fires, by name, and whether `report` and `planned`
+/// agree on it.
+fn planned_fields_agree(report: &GateReport, planned: &GateReport) -> [(&'static str, bool); 9] {
+    [
+        ("intents", report.intents == planned.intents),
+        (
+            "counts of stages and deliverables",
+            report.stages_checked == planned.stages_checked
+                && report.deliverables_found == planned.deliverables_found,
+        ),
+        ("skips", report.skips == planned.skips),
+        (
+            "dead bindings",
+            report.dead_bindings == planned.dead_bindings,
+        ),
+        (
+            "never-fired bindings",
+            report.unfired_bindings == planned.unfired_bindings,
+        ),
+        (
+            "selection (--stage, --fire-on)",
+            report.stages == planned.stages && report.fire_on == planned.fire_on,
+        ),
+        (
+            "counts of bindings",
+            report.bindings_selected == planned.bindings_selected
+                && report.bindings_not_selected == planned.bindings_not_selected,
+        ),
+        ("Sensors switch", report.sensors_off == planned.sensors_off),
+        ("shard", report.shard == planned.shard),
+    ]
 }
 
 /// Join the shards (each read by [`read_report`], with its name) into the unsharded report.
@@ -151,6 +278,7 @@ fn check_shared(
         && first.dead_bindings == report.dead_bindings
         && first.unfired_bindings == report.unfired_bindings
         && first.fire_on == report.fire_on
+        && first.stages == report.stages
         && first.bindings_selected == report.bindings_selected
         && first.bindings_not_selected == report.bindings_not_selected
         && first.sensors_off == report.sensors_off
@@ -237,6 +365,7 @@ impl Reader<'_> {
                 .iter()
                 .map(|unfired| self.unfired(unfired))
                 .collect::<Result<_, _>>()?,
+            stages: self.stages(&plan["stages"])?,
             fire_on,
             bindings_selected: self
                 .usize_of(&plan["bindings_selected"], "plan.bindings_selected")?,
@@ -282,7 +411,7 @@ impl Reader<'_> {
         {
             return Err(self.error("fires[].budget", "set exactly for a budget override"));
         }
-        Ok(GateFire {
+        let gate_fire = GateFire {
             stage: self.string(&fire["stage"], "fires[].stage")?,
             sensor_id: self.string(&fire["sensor_id"], "fires[].sensor_id")?,
             severity: self.severity(&fire["severity"], "fires[].severity")?,
@@ -304,7 +433,28 @@ impl Reader<'_> {
                 .optional_string(&fire["stderr_tail"], "fires[].stderr_tail")?
                 .unwrap_or_default(),
             plan_index: self.usize_of(&fire["plan_index"], "fires[].plan_index")?,
-        })
+        };
+        self.check_findings_of(&gate_fire, self.u64_at(fire, "findings_count")?)?;
+        Ok(gate_fire)
+    }
+
+    /// Only a failed fire has findings: a passed or not-evaluated one that lists or counts any
+    /// was changed after the check (a failure turned into a pass).
+    fn check_findings_of(&self, fire: &GateFire, findings_count: u64) -> Result<(), MergeError> {
+        let failed = matches!(fire.result, FireResult::Failed { .. });
+        if failed || (fire.findings.is_empty() && findings_count == 0) {
+            return Ok(());
+        }
+        Err(refuse(format!(
+            "{}: fire {} ({} on {}) is {} but carries {} finding{} (findings_count {findings_count}); only a failed fire has findings: was the report changed after the check?",
+            self.name,
+            fire.plan_index,
+            fire.sensor_id,
+            fire.deliverable,
+            fire.outcome().as_str(),
+            fire.findings.len(),
+            if fire.findings.len() == 1 { "" } else { "s" },
+        )))
     }
 
     fn finding(&self, finding: &Value) -> Result<Finding, MergeError> {
@@ -379,6 +529,17 @@ impl Reader<'_> {
         })
     }
 
+    /// `plan.stages`, which older reports do not have.
+    fn stages(&self, value: &Value) -> Result<Vec<String>, MergeError> {
+        if value.is_null() {
+            return Err(refuse(format!(
+                "{}: `plan.stages` is missing: the report was written by an older aidlc; run every shard and the merge with the same aidlc version",
+                self.name
+            )));
+        }
+        self.strings(value, "plan.stages")
+    }
+
     fn sensors_off(&self, value: &Value) -> Result<Option<SensorsOff>, MergeError> {
         if value.is_null() {
             return Ok(None);
@@ -421,9 +582,14 @@ impl Reader<'_> {
     fn duration(&self, value: &Value, key: &str) -> Result<Duration, MergeError> {
         value
             .as_f64()
-            .filter(|ms| ms.is_finite() && *ms >= 0.0)
-            .map(|ms| Duration::from_secs_f64(ms / 1000.0))
-            .ok_or_else(|| self.error(key, "a non-negative number of milliseconds"))
+            .filter(|ms| ms.is_finite() && (0.0..=MAX_DURATION_MS).contains(ms))
+            .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
+            .ok_or_else(|| {
+                self.error(
+                    key,
+                    &format!("a number of milliseconds from 0 to {MAX_DURATION_MS:e}"),
+                )
+            })
     }
 
     fn array<'v>(&self, value: &'v Value, key: &str) -> Result<&'v Vec<Value>, MergeError> {
@@ -470,8 +636,8 @@ impl Reader<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::render_json;
     use crate::gate::report::FireResult;
+    use crate::report::render_json;
 
     fn shard_reports(count: u64) -> (GateReport, Vec<(String, GateReport)>) {
         let fires: Vec<GateFire> = (0..7)
@@ -611,5 +777,185 @@ mod tests {
                 .contains("`fires[].result` is missing or not passed, failed or not-evaluated"),
             "{error}"
         );
+    }
+
+    // --- Never a panic, whatever the reports say
+
+    /// The values a mutation puts in place of a part of a report.
+    const REPLACEMENTS: &[&str] = &[
+        "null",
+        "true",
+        "0",
+        "-1",
+        "1.5",
+        "1e300",
+        "-1e300",
+        "18446744073709551615",
+        "18446744073709551616",
+        "\"\"",
+        "\"passed\"",
+        "\"failed\"",
+        "\"not-evaluated\"",
+        "\"blocking\"",
+        "\"advisory\"",
+        "\"sensor execution exceeded its budget\"",
+        "[]",
+        "{}",
+        "[{}]",
+    ];
+
+    /// Every JSON pointer into `value` (the root excluded).
+    fn pointers(value: &Value, at: &str, out: &mut Vec<String>) {
+        let children: Vec<(String, &Value)> = match value {
+            Value::Object(map) => map
+                .iter()
+                .map(|(key, child)| (format!("{at}/{key}"), child))
+                .collect(),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .map(|(index, child)| (format!("{at}/{index}"), child))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for (pointer, child) in children {
+            out.push(pointer.clone());
+            pointers(child, &pointer, out);
+        }
+    }
+
+    /// `document` with the part at `pointer` replaced by `replacement`, or removed when
+    /// `replacement` is `None`.
+    fn mutated(document: &Value, pointer: &str, replacement: Option<&str>) -> Value {
+        let mut document = document.clone();
+        let (parent, key) = pointer.rsplit_once('/').expect("a pointer below the root");
+        let parent = if parent.is_empty() {
+            Some(&mut document)
+        } else {
+            document.pointer_mut(parent)
+        };
+        match (parent, replacement) {
+            (Some(Value::Object(map)), None) => {
+                map.remove(key);
+            }
+            (Some(Value::Array(items)), None) => {
+                if let Ok(index) = key.parse::<usize>()
+                    && index < items.len()
+                {
+                    items.remove(index);
+                }
+            }
+            (Some(parent), Some(text)) => {
+                let value: Value = serde_json::from_str(text).expect("a JSON replacement");
+                if let Some(slot) = match parent {
+                    Value::Object(map) => map.get_mut(key),
+                    Value::Array(items) => key.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+                    _ => None,
+                } {
+                    *slot = value;
+                }
+            }
+            (Some(_) | None, _) => {}
+        }
+        document
+    }
+
+    /// Read, merge and render in every format: any outcome but a panic.
+    fn read_merge_and_render(documents: &[Value]) {
+        let shards: Result<Vec<(String, GateReport)>, MergeError> = documents
+            .iter()
+            .enumerate()
+            .map(|(index, document)| {
+                let name = format!("shard-{index}.json");
+                read_report(&name, &document.to_string()).map(|report| (name, report))
+            })
+            .collect();
+        let Ok(shards) = shards else { return };
+        let Ok(merged) = merge_reports(&shards) else {
+            return;
+        };
+        for format in [
+            crate::report::ReportFormat::Human,
+            crate::report::ReportFormat::Json,
+            crate::report::ReportFormat::Github,
+            crate::report::ReportFormat::Sarif,
+            crate::report::ReportFormat::Junit,
+            crate::report::ReportFormat::Gitlab,
+        ] {
+            let _ =
+                crate::report::render(&merged, format, &crate::report::RenderSettings::default());
+        }
+    }
+
+    /// The sample report with every case, as one unsharded run.
+    fn whole_sample() -> Value {
+        let mut report = crate::report::test_reports::sample_report();
+        report.shard = None;
+        report
+            .skips
+            .retain(|skip| skip.reason != SkipReason::OtherShard);
+        for (index, fire) in report.fires.iter_mut().enumerate() {
+            fire.plan_index = index;
+        }
+        report.plan.size = report.fires.len();
+        serde_json::from_str(&render_json(&report)).unwrap()
+    }
+
+    #[test]
+    fn mutated_shard_reports_never_panic_the_merge_or_the_renderers() {
+        use proptest::prelude::*;
+        use proptest::test_runner::{Config, RngSeed, TestRunner};
+        let whole = whole_sample();
+        assert!(read_report("whole", &whole.to_string()).is_ok());
+        let (_, two) = shard_reports(2);
+        let two: Vec<Value> = two
+            .iter()
+            .map(|(_, report)| serde_json::from_str(&render_json(report)).unwrap())
+            .collect();
+        let bases: Vec<Vec<Value>> = vec![vec![whole], two];
+        let mut all_pointers: Vec<Vec<Vec<String>>> = Vec::new();
+        for base in &bases {
+            all_pointers.push(
+                base.iter()
+                    .map(|document| {
+                        let mut found = Vec::new();
+                        pointers(document, "", &mut found);
+                        found
+                    })
+                    .collect(),
+            );
+        }
+        let mut config = Config {
+            failure_persistence: None,
+            cases: 2_000,
+            ..Config::default()
+        };
+        if config.rng_seed == RngSeed::Random {
+            config.rng_seed = RngSeed::Fixed(0x2026_0526);
+        }
+        let mutation = (
+            0..bases.len(),
+            any::<proptest::sample::Index>(),
+            any::<proptest::sample::Index>(),
+            proptest::option::weighted(0.9, 0..REPLACEMENTS.len()),
+        );
+        let cases = proptest::collection::vec(mutation, 1..=3);
+        let result = TestRunner::new(config).run(&cases, |mutations| {
+            let base = mutations[0].0;
+            let mut documents = bases[base].clone();
+            for (_, which_document, which_pointer, replacement) in &mutations {
+                let document = which_document.index(documents.len());
+                let pointers = &all_pointers[base][document];
+                let pointer = &pointers[which_pointer.index(pointers.len())];
+                documents[document] = mutated(
+                    &documents[document],
+                    pointer,
+                    replacement.map(|index| REPLACEMENTS[index]),
+                );
+            }
+            read_merge_and_render(&documents);
+            Ok(())
+        });
+        assert!(result.is_ok(), "{result:?}");
     }
 }

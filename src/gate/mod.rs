@@ -12,9 +12,7 @@
 //!   blocking enforcement, the override receipt and the gate row;
 //! - [`fingerprints`]: the BLAKE3 staleness bracket both gates put around blocking fires;
 //! - [`progress`]: what the audit ledger says about a stage: started, gate open;
-//! - [`report`]: the values every output format renders;
-//! - [`render`]: the report formats, one file each (human, JSON, GitHub, SARIF, `JUnit`, GitLab)
-//!   and one `match`;
+//! - [`report`]: the values every output format renders (the formats are `crate::report`'s);
 //! - [`merge`]: `aidlc gate merge`: shard JSON reports read back, checked and joined;
 //! - [`repository`]: where the project sits in its repository (the prefix of CI paths);
 //! - [`stale_graph`]: whether the compiled graph is what its sources compile to now.
@@ -26,7 +24,6 @@ pub mod enforce;
 pub mod fingerprints;
 pub mod merge;
 pub mod progress;
-pub mod render;
 pub mod report;
 pub mod repository;
 pub mod stale_graph;

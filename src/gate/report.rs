@@ -16,8 +16,11 @@ use std::collections::BTreeMap;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::english::plural;
-use crate::protocol::selection::{FireOn, Severity};
+use crate::protocol::selection::FireOn;
 use crate::protocol::verdict::Verdict;
+
+/// A binding's severity (blocking or advisory), as every fire of the report carries it.
+pub use crate::protocol::selection::Severity;
 
 /// What a sensor found; the renderers read it from here.
 pub use crate::protocol::finding::Finding;
@@ -228,6 +231,12 @@ pub fn last_lines(text: &str, count: usize) -> String {
     lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
+/// The version of the JSON document `aidlc gate check --format json` writes and `aidlc gate
+/// merge` reads; bump it when a key changes meaning or goes away (adding a key is compatible).
+/// 2: `schema_version` (was `version`), `plan`, `project_path`, `sensors`, typed findings,
+/// `plan_index`, `budget`, `stderr_tail`, and each never-fired binding's `cause`.
+pub const JSON_SCHEMA_VERSION: u64 = 2;
+
 /// Every skip reason, in the order the summaries list them (and the JSON Schema names them).
 pub static SKIP_REASONS: [SkipReason; 6] = [
     SkipReason::NoGlobMatch,
@@ -277,6 +286,18 @@ impl SkipReason {
             SkipReason::OtherShard => "another shard",
             SkipReason::NotARegularFile => "not a regular file",
         }
+    }
+}
+
+/// The kebab-case token of a skip reason, for machines (the prose is `SkipReason::as_str`).
+pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
+    match reason {
+        SkipReason::NoGlobMatch => "no-glob-match",
+        SkipReason::NoDeliverable => "no-deliverable",
+        SkipReason::SensorsOff => "sensors-off",
+        SkipReason::OtherFireOn => "other-fire-on",
+        SkipReason::OtherShard => "other-shard",
+        SkipReason::NotARegularFile => "not-a-regular-file",
     }
 }
 
@@ -399,11 +420,6 @@ pub enum NothingChecked {
     OnlyNotRegularFiles,
     /// No declared output of the checked stages is on disk.
     NoDeliverables,
-    /// This shard got none of the fires.
-    OtherShards {
-        index: u64,
-        count: u64,
-    },
     /// Deliverables exist, and no selected glob matches any.
     NoGlobMatch,
 }
@@ -445,9 +461,6 @@ impl NothingChecked {
             NothingChecked::NoDeliverables => {
                 "no declared output of the checked stages is on disk".to_owned()
             }
-            NothingChecked::OtherShards { index, count } => {
-                format!("every fire belongs to another shard than {index}/{count}")
-            }
             NothingChecked::NoGlobMatch => {
                 "no selected sensor's glob matches any deliverable".to_owned()
             }
@@ -488,10 +501,6 @@ impl NothingChecked {
             NothingChecked::NoDeliverables => format!(
                 "write the deliverables first, or check the intent that has them (--intent NAME, --all-intents), {allow}"
             ),
-            NothingChecked::OtherShards { .. } => {
-                "in a shard matrix, where the other shards check them, pass --allow-empty"
-                    .to_owned()
-            }
             NothingChecked::NoGlobMatch => format!(
                 "compare the sensors' `matches` with the stages' outputs (see the dead bindings), {allow}"
             ),
@@ -512,6 +521,8 @@ pub struct GateReport {
     pub dead_bindings: Vec<DeadBinding>,
     /// Blocking bindings that fired on nothing in a stage they apply to.
     pub unfired_bindings: Vec<UnfiredBinding>,
+    /// The stages asked for (`--stage`); every stage of the graph when empty.
+    pub stages: Vec<String>,
     /// Which bindings were asked for, and how many were and were not selected.
     pub fire_on: FireOnFilter,
     pub bindings_selected: usize,
@@ -615,10 +626,23 @@ impl GateReport {
         counts
     }
 
-    /// Why nothing was evaluated, or `None` when at least one fire passed or failed.
+    /// `Some((k, n))` when this is shard k of n of a plan that has fires, and none of them is
+    /// this shard's: nothing to check here is no failure (the other shards run the fires, and
+    /// `aidlc gate merge` judges the whole plan).
+    pub fn empty_share(&self) -> Option<(u64, u64)> {
+        let shard = self.shard?;
+        let others_have_fires = self
+            .skips
+            .iter()
+            .any(|skip| skip.reason == SkipReason::OtherShard);
+        (self.fires.is_empty() && others_have_fires && self.sensors_off.is_none()).then_some(shard)
+    }
+
+    /// Why nothing was evaluated, or `None` when at least one fire passed or failed, or when
+    /// this shard's share of a plan with fires is empty ([`Self::empty_share`]).
     pub fn nothing_checked(&self) -> Option<NothingChecked> {
         let counts = self.counts();
-        if counts.passed + counts.failed > 0 {
+        if counts.passed + counts.failed > 0 || self.empty_share().is_some() {
             return None;
         }
         let has_skip = |reason: SkipReason| self.skips.iter().any(|skip| skip.reason == reason);
@@ -638,9 +662,6 @@ impl GateReport {
             }
         } else if self.bindings_selected == 0 {
             NothingChecked::NoBindings
-        } else if let Some((index, count)) = self.shard.filter(|_| has_skip(SkipReason::OtherShard))
-        {
-            NothingChecked::OtherShards { index, count }
         } else if has_skip(SkipReason::NotARegularFile) {
             NothingChecked::OnlyNotRegularFiles
         } else if self.deliverables_found == 0 {

@@ -9,8 +9,6 @@
 //! Invariant: a path is only ever made longer by the prefix; a root that does not hold the
 //! project is never used.
 
-use std::fmt::Write as _;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
 /// The repository root found for a project, and the project folder relative to it.
@@ -51,23 +49,7 @@ impl RepositoryRoot {
 
     /// The root as a `file://` URI ending in `/` (SARIF's `originalUriBaseIds`).
     pub fn root_uri(&self) -> String {
-        let mut uri = String::from("file://");
-        let path = self.root.as_str().replace('\\', "/");
-        if !path.starts_with('/') {
-            uri.push('/');
-        }
-        for byte in path.bytes() {
-            let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=@/:".contains(&byte);
-            if keep {
-                uri.push(char::from(byte));
-            } else {
-                let _ = write!(uri, "%{byte:02X}");
-            }
-        }
-        if !uri.ends_with('/') {
-            uri.push('/');
-        }
-        uri
+        crate::report::uri::folder_file_uri(&self.root)
     }
 }
 

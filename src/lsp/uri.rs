@@ -5,10 +5,10 @@
 //! result. Percent-escapes are decoded on the way in and written for every byte outside the
 //! unreserved set on the way out, so a path with spaces or non-ASCII names round-trips.
 
-use std::fmt::Write as _;
-
 use camino::{Utf8Path, Utf8PathBuf};
 use lsp_types::Uri;
+
+use crate::report::uri::{PATH_UNRESERVED, percent_encode_into};
 
 /// The absolute path a `file:` URI names; `None` for any other URI, or one whose path is not
 /// UTF-8 once decoded.
@@ -34,13 +34,7 @@ pub fn path_of_uri(uri: &Uri) -> Option<Utf8PathBuf> {
 /// The `file:` URI of an absolute path.
 pub fn uri_of_path(path: &Utf8Path) -> Option<Uri> {
     let mut text = String::from("file://");
-    for byte in path.as_str().bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'/' | b'-' | b'.' | b'_' | b'~') {
-            text.push(char::from(byte));
-        } else {
-            let _ = write!(text, "%{byte:02X}");
-        }
-    }
+    percent_encode_into(&mut text, path.as_str(), PATH_UNRESERVED);
     text.parse().ok()
 }
 

@@ -1,4 +1,4 @@
-//! The shape of the document `aidlc gate check --format json` prints (`gate::render::json`),
+//! The shape of the document `aidlc gate check --format json` prints (`report::json`),
 //! as types for the schema derive.
 //!
 //! The renderer builds its JSON from the report directly, so these types describe it rather
@@ -12,8 +12,8 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
-use crate::gate::render::{JSON_SCHEMA_VERSION, skip_reason_key};
 use crate::gate::report::{FireOnFilter, NEVER_FIRED, OUTCOMES, Outcome, SKIP_REASONS};
+use crate::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
 use crate::protocol::selection::Severity;
 
 /// The report of one `aidlc gate check --format json` run.
@@ -80,6 +80,8 @@ pub struct Plan {
     /// The `--fire-on` selection.
     #[schemars(with = "FireOnName")]
     pub fire_on: String,
+    /// The `--stage` selection (every stage of the graph when empty).
+    pub stages: Vec<String>,
     /// Bindings the selection took.
     pub bindings_selected: u64,
     /// Bindings the selection left out.
@@ -404,8 +406,7 @@ mod tests {
     /// dead and an unfired binding, a shard) is valid: the schema says what the renderer writes.
     #[test]
     fn the_json_renderers_snapshot_of_every_case_validates() {
-        let document =
-            snapshot_body("src/gate/render/snapshots/aidlc__gate__render__json__tests__json.snap");
+        let document = snapshot_body("src/report/snapshots/aidlc__report__json__tests__json.snap");
         let errors: Vec<String> = validator()
             .iter_errors(&document)
             .map(|error| format!("{error} at {}", error.instance_path()))
@@ -423,8 +424,7 @@ mod tests {
 
     #[test]
     fn a_key_the_schema_does_not_know_or_a_wrong_value_is_refused() {
-        let document =
-            snapshot_body("src/gate/render/snapshots/aidlc__gate__render__json__tests__json.snap");
+        let document = snapshot_body("src/report/snapshots/aidlc__report__json__tests__json.snap");
         let mutated = |what: &'static str, mutate: &dyn Fn(&mut Value)| {
             let mut copy = document.clone();
             mutate(&mut copy);

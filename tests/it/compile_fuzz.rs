@@ -17,10 +17,13 @@ use std::time::{Duration, Instant};
 use aidlc::compile;
 use aidlc::db::CompilerDatabase;
 use aidlc::diagnostics::Diagnostic;
-use aidlc::diagnostics::render::{SourceLookup, render_github, render_human, render_json};
 use aidlc::discover::{self, Layout};
 use aidlc::fingerprint::{self, CheckMode};
 use aidlc::harness::Harness;
+use aidlc::report::SourceLookup;
+use aidlc::report::github::diagnostic_annotation;
+use aidlc::report::human::render_diagnostic;
+use aidlc::report::json::diagnostic_json_line;
 use aidlc::syntax::frontmatter;
 use aidlc::syntax::yaml::{Style, parse_document, parse_document_with_general_parser};
 use aidlc::syntax::yaml_subset::{EventSink, read_block_subset};
@@ -405,10 +408,10 @@ fn compare_yaml_parsers(project: &TestProject, files: &[(&str, String)]) -> u32 
 fn render_everything(diagnostics: &[Diagnostic], sources: &dyn SourceLookup) {
     for diagnostic in diagnostics {
         for color in [false, true] {
-            let _ = render_human(diagnostic, sources, color);
+            let _ = render_diagnostic(diagnostic, sources, color, camino::Utf8Path::new(""));
         }
-        let _ = render_json(diagnostic, sources);
-        let _ = render_github(diagnostic, sources);
+        let _ = diagnostic_json_line(diagnostic, sources);
+        let _ = diagnostic_annotation(diagnostic, sources, camino::Utf8Path::new(""));
     }
 }
 

@@ -2527,7 +2527,7 @@ fn scenario_16_a_thousand_stages_a_large_deliverable_and_a_ledger_of_50000_rows_
 /// `gate::no_intent_is_an_error_not_a_green_check`,
 /// `fail_closed_gate::a_check_that_evaluated_nothing_exits_2_and_says_why`,
 /// `fail_closed_gate::duplicate_stage_slugs_and_a_graph_that_is_not_an_array_are_refused`, and the
-/// unit tests of `src/gate/render.rs` (every format; SARIF against the OASIS schema).
+/// unit tests of `src/report/` (every format; SARIF against the OASIS schema).
 #[test]
 fn scenario_17_gate_check_exit_codes_and_formats_and_a_broken_graph_is_an_error() {
     // Fails on a file containing WARN.

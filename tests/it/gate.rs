@@ -166,19 +166,10 @@ fn shards_partition_the_work() {
         let (run, json) = gate_json(&project, &["--no-record", "--shard", shard]);
         let rows = fire_rows(&json);
         if rows.is_empty() {
-            // A shard that got none of the work checked nothing: exit 2, saying so (D4).
-            assert_eq!(run.status, 2, "{}", run.stderr);
-            assert!(
-                run.stderr
-                    .contains(&format!("every fire belongs to another shard than {shard}")),
-                "{}",
-                run.stderr
-            );
-            let (allowed, _) = gate_json(
-                &project,
-                &["--no-record", "--shard", shard, "--allow-empty"],
-            );
-            assert_eq!(allowed.status, 0, "{}", allowed.stderr);
+            // A shard that got none of a non-empty plan's work is no failure: exit 0, and
+            // nothing-checked is left to `gate merge`, which judges the whole plan.
+            assert_eq!(run.status, 0, "{}", run.stderr);
+            assert_eq!(json["nothing_checked"], Value::Null, "{shard}");
         } else {
             assert_eq!(run.status, 0, "{}", run.stderr);
         }

@@ -27,6 +27,10 @@
 //! - `ci_formats`: issue 13: typed findings, pretty output, SARIF that GitHub's validator
 //!   accepts, `JUnit` valid against its schema, paths in a monorepo, `--report`, `gate merge`,
 //!   colours, the progress line, a worker's stderr kept, and the compile's CI formats;
+//! - `ci_reports`: issues 26 and 30 in the CI reports: the verdict's exit status with a closed
+//!   stdout, `--report` into special files and through links, `gate merge` re-planned from the
+//!   project, shards with no fire of their own, advisory findings in `JUnit`, grouped human
+//!   output with paths from the working folder;
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
 //!   fingerprints, the override receipt, the gate row and its notices);
 //! - `fail_closed_gate`: issue 10's gate and graph-reading items: unfired blocking bindings,
@@ -65,6 +69,7 @@
 mod authoring;
 mod bad_input;
 mod ci_formats;
+mod ci_reports;
 mod compile;
 mod compile_fuzz;
 mod docs;

@@ -1,16 +1,30 @@
-//! Turning a [`GateReport`] into text, one format per file: diagnostics and a summary for
-//! people (`human.rs`), one JSON document for tools (`json.rs`), GitHub Actions workflow
-//! commands (`github.rs`) and a step summary (`step_summary.rs`) for CI, and SARIF 2.1.0 for
-//! code scanning (`sarif.rs`). [`render`] is the one `match` on [`ReportFormat`]; the wording
-//! and the counts every format shares live in `messages.rs` and `counts.rs`, so that the
-//! formats cannot drift apart.
+//! The report stack: one model of what a run found, and one renderer per format, for both kinds
+//! of report, the compile's (its diagnostics, and its drift under `--check`) and the gate
+//! check's ([`GateReport`]).
+//!
+//! - `problem.rs` is the model every renderer draws: a [`Problem`] has a rule, a level, a
+//!   message, a location, help and related places, and comes from a compile diagnostic, a drift
+//!   (`drift.rs`) or a sensor's finding; the gate report adds what it carries beyond its problems
+//!   (the denominator, skips, fires), read from [`GateReport`] itself;
+//! - one file per format: `human.rs` (miette, for people: the compile's diagnostics and the gate
+//!   report), `json.rs` (the compile's JSON lines, the gate's document), `github.rs` (workflow
+//!   commands for both) and `step_summary.rs` (the gate's Markdown), `sarif.rs` (one SARIF
+//!   writer for both logs), `junit.rs` and `gitlab.rs` (the gate's);
+//! - shared pieces: `source.rs` (the files' texts, lines and columns), `snippet.rs` (long lines
+//!   cut to a window), `uri.rs` (the one percent-encoder), and for the gate report `messages.rs`
+//!   (every sentence its formats share), `counts.rs` (the denominator) and `fingerprint.rs`.
+//!
+//! [`render`] is the one `match` on [`ReportFormat`] for the gate report; the compile calls its
+//! format's function for each diagnostic as it prints.
 //!
 //! Every renderer is a pure function of the report (and of the arguments it names): it reads
 //! no environment, prints nothing, and returns text without a trailing newline, which the
 //! printer adds. Fires, findings, skips and dead bindings keep the report's order. Nothing here
-//! decides an exit status or writes a file; `cli::gate` prints what [`render`] returns.
+//! decides an exit status or writes a file; `cli` prints what the renderers return. This stack
+//! imports the values it renders (`diagnostics`, `gate::report`) and the syntax helpers
+//! (`github_actions`), never the compile's queries or the parsers.
 //!
-//! Invariants every format keeps (D4, failure-modes N2 and §5.12):
+//! Invariants every format of the gate report keeps (D4):
 //! - a not-evaluated fire is always shown with its reason, never folded into the passes;
 //! - a blocking binding that never fired is shown as a blocking non-evaluation, with the same
 //!   reason ([`UnfiredBinding::reason`]) in every format;
@@ -19,35 +33,37 @@
 //!   that "nothing was checked" cannot look green;
 //! - a dead binding is always named.
 //!
-//! [`UnfiredBinding::reason`]: super::report::UnfiredBinding::reason
-//! [`NothingChecked`]: super::report::NothingChecked
+//! [`UnfiredBinding::reason`]: crate::gate::report::UnfiredBinding::reason
+//! [`NothingChecked`]: crate::gate::report::NothingChecked
 
 mod counts;
+pub mod drift;
 mod fingerprint;
-mod github;
+pub mod github;
 mod gitlab;
-mod human;
-mod json;
+pub mod human;
+pub mod json;
 mod junit;
 mod messages;
-mod sarif;
+pub mod problem;
+pub mod sarif;
+pub mod snippet;
+pub mod source;
 mod step_summary;
-
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
-use camino::Utf8PathBuf;
+pub mod uri;
 
 use crate::gate::report::GateReport;
 
-pub use counts::skip_reason_key;
+pub use crate::gate::report::skip_reason_key;
 pub use github::{MAX_ANNOTATIONS_PER_LEVEL, render_github_annotations};
 pub use gitlab::render_gitlab;
 pub use human::render_human;
 pub use json::{JSON_SCHEMA_VERSION, json_document, render_json};
 pub use junit::render_junit;
 pub use messages::summary_line;
+pub use problem::{Level, Location, Problem, Region, RelatedLocation};
 pub use sarif::{SARIF_SCHEMA_URI, SARIF_VERSION, SarifContext, render_sarif, sarif_document};
+pub use source::{SourceLookup, SourceTexts};
 pub use step_summary::render_github_step_summary;
 
 /// The formats of `aidlc gate check --format` (and `--report FORMAT=PATH`), one file each in
@@ -79,10 +95,6 @@ impl ReportFormat {
     }
 }
 
-/// The texts of the files findings point into, by project-relative path (the human format's
-/// snippets); shared, so that many findings in one file cost one copy.
-pub type SourceTexts = BTreeMap<Utf8PathBuf, Arc<str>>;
-
 /// What a renderer may need besides the report, decided at the edge.
 #[derive(Debug, Clone, Default)]
 pub struct RenderSettings {
@@ -98,6 +110,11 @@ pub struct RenderSettings {
     /// Where the whole report can be read (the step summary, a `--report` file), for the
     /// notice the github format gives when it holds annotations back.
     pub full_report: Option<String>,
+    /// `--strict`: advisory findings fail the run too (`JUnit` counts them as failures).
+    pub strict: bool,
+    /// The project folder as seen from the working folder (empty when they are the same): the
+    /// human format puts it before the paths it shows, so that they open from where the user is.
+    pub path_prefix: camino::Utf8PathBuf,
 }
 
 /// A report in one format: the text for stdout, and the Markdown a CI step summary gets
@@ -140,7 +157,7 @@ pub fn render(
                 help_base_uri: settings.help_base_uri.as_deref(),
             },
         )),
-        ReportFormat::Junit => RenderedReport::stdout_only(render_junit(report)),
+        ReportFormat::Junit => RenderedReport::stdout_only(render_junit(report, settings.strict)),
         ReportFormat::Gitlab => RenderedReport::stdout_only(render_gitlab(report)),
     }
 }
@@ -148,7 +165,7 @@ pub fn render(
 #[cfg(test)]
 /// The reports the renderers' tests share: one with every case a format must show, and a
 /// `--no-record` one.
-mod test_reports {
+pub(crate) mod test_reports {
     use std::time::Duration;
 
     use camino::Utf8PathBuf;
@@ -160,7 +177,7 @@ mod test_reports {
     use crate::protocol::selection::Severity;
     use crate::protocol::verdict::{ScriptError, Verdict};
 
-    pub(super) const RECORD: &str = "aidlc/spaces/default/intents/260101-login";
+    pub(crate) const RECORD: &str = "aidlc/spaces/default/intents/260101-login";
 
     fn path(relative: &str) -> Utf8PathBuf {
         Utf8PathBuf::from(format!("{RECORD}/{relative}"))
@@ -234,7 +251,7 @@ mod test_reports {
     /// findings, a blocking tool-unavailable, a budget override, a script error, a blocking
     /// fire whose file changed under it, a blocking binding that never fired, one skip of each
     /// reason, a dead binding, and shard 2 of 4.
-    pub(super) fn sample_report() -> GateReport {
+    pub(crate) fn sample_report() -> GateReport {
         let requirements = "inception/requirements-analysis/requirements.md";
         let design = "construction/application-design/components.md";
         let mut blocking_failure = failed(
@@ -454,7 +471,7 @@ mod test_reports {
     }
 
     /// A `--no-record` run: no fire ids, no detail files, one advisory failure.
-    pub(super) fn no_record_report() -> GateReport {
+    pub(crate) fn no_record_report() -> GateReport {
         let mut failure = fire(
             "requirements-analysis",
             "claim-sources",
@@ -487,8 +504,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::gate::render::test_reports::{no_record_report, sample_report};
     use crate::gate::report::Finding;
+    use crate::report::test_reports::{no_record_report, sample_report};
 
     /// The one match sends each `--format` value to its own renderer, and only github has a
     /// step summary; colour reaches the human format only.
@@ -516,7 +533,7 @@ mod tests {
                 ),
                 None,
             ),
-            (ReportFormat::Junit, render_junit(&report), None),
+            (ReportFormat::Junit, render_junit(&report, false), None),
             (ReportFormat::Gitlab, render_gitlab(&report), None),
         ];
         for (format, stdout, step_summary) in expected {
@@ -572,7 +589,7 @@ mod tests {
             invocation["toolExecutionNotifications"][0]["message"]["text"],
             json!(sentence)
         );
-        assert!(render_junit(&report).contains(sentence));
+        assert!(render_junit(&report, false).contains(sentence));
         assert!(render_gitlab(&report).contains(sentence));
     }
 

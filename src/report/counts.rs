@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::gate::report::{
-    GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SKIP_REASONS, SkipReason,
+    GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SKIP_REASONS, SkipReason, skip_reason_key,
 };
 
 /// The number of distinct sensor ids among the fires.
@@ -149,16 +149,4 @@ pub(super) fn counts_value(report: &GateReport) -> Value {
         "skipped_by_reason": skipped_by_reason,
         "dead_bindings": report.dead_bindings.len(),
     })
-}
-
-/// The kebab-case token of a skip reason, for machines (the prose is `SkipReason::as_str`).
-pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
-    match reason {
-        SkipReason::NoGlobMatch => "no-glob-match",
-        SkipReason::NoDeliverable => "no-deliverable",
-        SkipReason::SensorsOff => "sensors-off",
-        SkipReason::OtherFireOn => "other-fire-on",
-        SkipReason::OtherShard => "other-shard",
-        SkipReason::NotARegularFile => "not-a-regular-file",
-    }
 }

@@ -1,26 +1,80 @@
-//! The JSON format: one pretty-printed document with its keys in a fixed order, versioned by
-//! [`JSON_SCHEMA_VERSION`]: the plan it belongs to (so shards can be merged: its identity and
-//! size, the shard, the selection), the counts, every fire with its findings, every skip, dead
-//! binding and never-fired binding, and why nothing was checked. `gate::merge` reads it back,
-//! so it holds everything every other format shows.
+//! The json format, for tools. Two documents, one per kind of report:
+//!
+//! - the compile prints one JSON object per line for each diagnostic ([`diagnostic_json_line`])
+//!   and, under `--check`, each drift ([`drift_json_line`], `kind: "drift"`); `compile --watch`
+//!   embeds the diagnostics' objects in its events ([`diagnostic_json_value`]);
+//! - the gate report is one pretty-printed document with its keys in a fixed order, versioned by
+//!   [`JSON_SCHEMA_VERSION`]: the plan it belongs to (so shards can be merged: its identity and
+//!   size, the shard, the selection), the counts, every fire with its findings, every skip, dead
+//!   binding and never-fired binding, and why nothing was checked. `gate::merge` reads it back,
+//!   so it holds everything every other format shows.
 
 use serde_json::{Map, Value, json};
 
-use crate::gate::render::counts::{counts_value, skip_reason_key};
-use crate::gate::render::messages::duration_ms;
+use crate::diagnostics::Diagnostic;
 use crate::gate::report::{
     DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome,
-    SensorsOff, UnfiredBinding, UnfiredCause,
+    SensorsOff, Severity, UnfiredBinding, UnfiredCause, skip_reason_key,
 };
-use crate::protocol::selection::Severity;
+use crate::report::counts::counts_value;
+use crate::report::drift::{DRIFT_HELP, Drift};
+use crate::report::messages::duration_ms;
+use crate::report::problem::Problem;
+use crate::report::source::SourceLookup;
 
-/// The version of the JSON document [`render_json`] writes; bump it when a key changes meaning
-/// or goes away (adding a key is compatible). 2: `schema_version` (was `version`), `plan`,
-/// `project_path`, `sensors`, typed findings, `plan_index`, `budget`, `stderr_tail`, and each
-/// never-fired binding's `cause`.
-pub const JSON_SCHEMA_VERSION: u64 = 2;
+pub use crate::gate::report::JSON_SCHEMA_VERSION;
 
-/// One JSON document (pretty-printed, keys in a fixed order).
+/// One compile diagnostic as one JSON object (no trailing newline) with stable keys.
+pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {
+    diagnostic_json_value(diagnostic, sources).to_string()
+}
+
+/// The object of [`diagnostic_json_line`], for embedding in a larger event: the code, the
+/// severity, the message, the file, the start and end line and column (null when unknown), the
+/// label, the help and the related places.
+pub fn diagnostic_json_value(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> Value {
+    problem_json_value(&Problem::of_diagnostic(diagnostic).with_region(sources))
+}
+
+fn problem_json_value(problem: &Problem<'_>) -> Value {
+    let region = problem.region();
+    json!({
+        "code": problem.rule,
+        "severity": problem.level.as_str(),
+        "message": problem.message,
+        "file": problem.file().map(camino::Utf8Path::as_str),
+        "line": region.map(|region| region.line),
+        "column": region.and_then(|region| region.column),
+        "end_line": region.and_then(|region| region.end_line),
+        "end_column": region.and_then(|region| region.end_column),
+        "label": problem.label,
+        "help": problem.help,
+        "related": problem.related.iter().map(|related| json!({
+            "file": related.file.as_str(),
+            "message": related.message,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// One JSON object per drift (no trailing newline), `kind: "drift"` beside the diagnostics'
+/// objects.
+pub fn drift_json_line(drift: &Drift) -> String {
+    json!({
+        "kind": "drift",
+        "severity": "error",
+        "file": drift.file.as_str(),
+        "output": drift.output,
+        "stage": drift.stage,
+        "change": drift.change,
+        "message": drift.message,
+        "help": DRIFT_HELP,
+    })
+    .to_string()
+}
+
+// --- The gate report -------------------------------------------------------------------------
+
+/// The gate report as one JSON document (pretty-printed, keys in a fixed order).
 pub fn render_json(report: &GateReport) -> String {
     serde_json::to_string_pretty(&json_document(report)).expect("a JSON value always serialises")
 }
@@ -62,6 +116,7 @@ fn json_plan(report: &GateReport) -> Value {
         "id": report.plan.id,
         "size": report.plan.size,
         "fire_on": report.fire_on_name(),
+        "stages": report.stages,
         "bindings_selected": report.bindings_selected,
         "bindings_not_selected": report.bindings_not_selected,
         "sensors_off": sensors_off,
@@ -155,7 +210,7 @@ fn json_dead_binding(dead: &DeadBinding) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::test_reports::{RECORD, no_record_report, sample_report};
+    use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 
     // --- JSON
 

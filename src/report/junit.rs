@@ -3,7 +3,11 @@
 //! vendored under `tests/fixtures/junit/` and checked with `xmllint` in the tests).
 //!
 //! One `testsuite` per stage (in the order stages first appear in the report), one `testcase`
-//! per sensor × file: a `failure` per finding of a failed fire, an `error` for a fire that was
+//! per sensor × file: a `failure` per finding of a failed blocking fire (an advisory fire's
+//! findings are no failure: they are the case's `system-out` and the suite's `properties`,
+//! `aidlc.advisory-findings` and one `aidlc.advisory-finding` each, so that `failures` counts
+//! only what fails the gate and a dashboard does not mark the build unstable for advice), an
+//! `error` for a fire that was
 //! not evaluated (with the reason and the end of the worker's stderr) and for a blocking binding
 //! that never fired, a `skipped` with its reason for every skip. A last suite, `aidlc`, holds
 //! the summary (the denominator, D4) and turns "nothing was checked" into an `error`, so that an
@@ -12,13 +16,13 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::gate::render::counts::stage_counts;
-use crate::gate::render::messages::{
+use crate::gate::report::{GateFire, GateReport, GateSkip, Outcome, Severity, UnfiredBinding};
+use crate::report::counts::stage_counts;
+use crate::report::messages::{
     NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, failed_without_findings_message,
     finding_location, finding_message, not_evaluated_help, not_evaluated_message,
     nothing_checked_message, scope_line, shard_message, summary_line, unfired_message,
 };
-use crate::gate::report::{GateFire, GateReport, GateSkip, Outcome, UnfiredBinding};
 
 /// The name of the last suite, which holds the summary.
 const SUMMARY_SUITE: &str = "aidlc";
@@ -32,10 +36,38 @@ struct Case {
     failed: bool,
     errored: bool,
     skipped: bool,
+    /// Each advisory finding, in one line, for the suite's properties.
+    advisory_findings: Vec<String>,
 }
 
-/// The whole report as one `JUnit` XML document (no trailing newline).
-pub fn render_junit(report: &GateReport) -> String {
+/// The property that counts a suite's advisory findings, and the one each of them gets.
+const ADVISORY_COUNT_PROPERTY: &str = "aidlc.advisory-findings";
+const ADVISORY_FINDING_PROPERTY: &str = "aidlc.advisory-finding";
+
+/// An advisory fire's findings: the case's `system-out`, saying they do not fail the gate (no
+/// `failure`, so that a dashboard does not mark the build unstable for them).
+fn push_advisory_output(body: &mut String, texts: &[String], detail: &str) {
+    let mut output = format!(
+        "advisory: {} finding{}; an advisory sensor's findings do not fail the gate",
+        texts.len(),
+        if texts.len() == 1 { "" } else { "s" }
+    );
+    for text in texts {
+        let _ = write!(output, "\n\n{text}");
+    }
+    if !detail.is_empty() {
+        let _ = write!(output, "\n\n{detail}");
+    }
+    let _ = writeln!(
+        body,
+        "      <system-out>{}</system-out>",
+        self::text(&output)
+    );
+}
+
+/// The whole report as one `JUnit` XML document (no trailing newline). `strict` is
+/// `--strict`: advisory findings fail the run too, so they are failures like blocking ones.
+pub fn render_junit(report: &GateReport, strict: bool) -> String {
     let mut suites: Vec<(String, Vec<Case>)> = stage_counts(report)
         .into_iter()
         .map(|(stage, _)| (stage.to_owned(), Vec::new()))
@@ -48,7 +80,7 @@ pub fn render_junit(report: &GateReport) -> String {
     };
     let mut placed: Vec<(usize, Case)> = Vec::new();
     for fire in &report.fires {
-        placed.push((suite_of(&fire.stage), fire_case(report, fire)));
+        placed.push((suite_of(&fire.stage), fire_case(report, fire, strict)));
     }
     for unfired in &report.unfired_bindings {
         placed.push((suite_of(&unfired.stage), unfired_case(unfired)));
@@ -89,6 +121,25 @@ fn write_suite(xml: &mut String, name: &str, cases: &[Case]) {
         cases.iter().filter(|case| case.skipped).count(),
         seconds(time),
     );
+    let advisory: Vec<&String> = cases
+        .iter()
+        .flat_map(|case| &case.advisory_findings)
+        .collect();
+    if !advisory.is_empty() {
+        let _ = writeln!(
+            xml,
+            "    <properties>\n      <property name=\"{ADVISORY_COUNT_PROPERTY}\" value=\"{}\"/>",
+            advisory.len()
+        );
+        for finding in advisory {
+            let _ = writeln!(
+                xml,
+                "      <property name=\"{ADVISORY_FINDING_PROPERTY}\" value=\"{}\"/>",
+                attribute(finding)
+            );
+        }
+        xml.push_str("    </properties>\n");
+    }
     for case in cases {
         let _ = write!(
             xml,
@@ -106,7 +157,7 @@ fn write_suite(xml: &mut String, name: &str, cases: &[Case]) {
     xml.push_str("  </testsuite>\n");
 }
 
-fn fire_case(report: &GateReport, fire: &GateFire) -> Case {
+fn fire_case(report: &GateReport, fire: &GateFire, strict: bool) -> Case {
     let mut case = Case {
         name: format!("{} on {}", fire.sensor_id, fire.deliverable),
         classname: format!("aidlc.{}.{}", fire.stage, fire.sensor_id),
@@ -115,31 +166,46 @@ fn fire_case(report: &GateReport, fire: &GateFire) -> Case {
         failed: false,
         errored: false,
         skipped: false,
+        advisory_findings: Vec::new(),
     };
     let severity = fire.severity.as_str();
+    // What fails the run is a failure; an advisory finding fails it only under `--strict`.
+    let blocking = fire.severity == Severity::Blocking || strict;
     match fire.outcome() {
         Outcome::Passed => {}
         Outcome::Failed if fire.findings.is_empty() => {
-            case.failed = true;
             let message = failed_without_findings_message(fire);
-            push_element(
-                &mut case.body,
-                "failure",
-                &message,
-                severity,
-                &detail_text(fire),
-            );
+            if blocking {
+                case.failed = true;
+                push_element(
+                    &mut case.body,
+                    "failure",
+                    &message,
+                    severity,
+                    &detail_text(fire),
+                );
+            } else {
+                case.advisory_findings.push(format!(
+                    "{}: {message}",
+                    report.repository_path(&fire.deliverable)
+                ));
+                push_advisory_output(&mut case.body, &[message], &detail_text(fire));
+            }
         }
         Outcome::Failed => {
-            case.failed = true;
+            case.failed = blocking;
+            let mut advisory_texts = Vec::new();
             for finding in &fire.findings {
-                let mut text = format!(
-                    "{}: {}",
-                    report.repository_path(finding_location(finding).as_ref()),
-                    finding_message(finding)
-                );
+                let place = report.repository_path(finding_location(finding).as_ref());
+                let mut text = format!("{place}: {}", finding_message(finding));
                 if let Some(help) = &finding.help {
                     let _ = write!(text, "\nhelp: {help}");
+                }
+                if !blocking {
+                    case.advisory_findings
+                        .push(format!("{place}: {}", finding_message(finding)));
+                    advisory_texts.push(text);
+                    continue;
                 }
                 let detail = detail_text(fire);
                 if !detail.is_empty() {
@@ -152,6 +218,9 @@ fn fire_case(report: &GateReport, fire: &GateFire) -> Case {
                     severity,
                     &text,
                 );
+            }
+            if !blocking {
+                push_advisory_output(&mut case.body, &advisory_texts, &detail_text(fire));
             }
         }
         Outcome::NotEvaluated => {
@@ -195,6 +264,7 @@ fn unfired_case(unfired: &UnfiredBinding) -> Case {
         failed: false,
         errored: true,
         skipped: false,
+        advisory_findings: Vec::new(),
     }
 }
 
@@ -214,6 +284,7 @@ fn skip_case(skip: &GateSkip) -> Case {
         failed: false,
         errored: false,
         skipped: true,
+        advisory_findings: Vec::new(),
     }
 }
 
@@ -225,8 +296,8 @@ fn summary_case(report: &GateReport) -> Case {
         lines.push(line);
     }
     lines.extend(report.dead_bindings.iter().map(dead_binding_message));
-    if let Some((index, count)) = report.shard {
-        lines.push(shard_message(index, count));
+    if let Some(line) = shard_message(report) {
+        lines.push(line);
     }
     if !report.recorded {
         lines.push(NOT_RECORDED_MESSAGE.to_owned());
@@ -255,6 +326,7 @@ fn summary_case(report: &GateReport) -> Case {
         failed: false,
         errored: nothing.is_some(),
         skipped: false,
+        advisory_findings: Vec::new(),
     }
 }
 
@@ -311,20 +383,20 @@ fn is_xml_char(character: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::test_reports::{no_record_report, sample_report};
+    use crate::report::test_reports::{no_record_report, sample_report};
 
     #[test]
     fn junit_matches_the_snapshot() {
-        insta::assert_snapshot!("junit", render_junit(&sample_report()));
+        insta::assert_snapshot!("junit", render_junit(&sample_report(), false));
     }
 
     #[test]
     fn one_suite_per_stage_and_a_case_per_sensor_and_file() {
-        let xml = render_junit(&sample_report());
+        let xml = render_junit(&sample_report(), false);
         assert!(xml.starts_with(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"aidlc gate check\""
         ));
-        assert!(xml.contains("<testsuite name=\"requirements-analysis\" tests=\"4\" failures=\"2\" errors=\"0\" skipped=\"1\""), "{xml}");
+        assert!(xml.contains("<testsuite name=\"requirements-analysis\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\""), "{xml}");
         assert!(xml.contains("<testsuite name=\"application-design\""));
         assert!(xml.contains("<testsuite name=\"units-generation\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\""));
         assert!(xml.contains("<testcase name=\"required-sections on aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md\" classname=\"aidlc.requirements-analysis.required-sections\""));
@@ -340,6 +412,34 @@ mod tests {
         assert!(!xml.ends_with('\n'));
     }
 
+    /// Advisory findings do not fail the gate, so they are no `failure`: the suite's properties
+    /// and the case's `system-out` carry them; only the blocking failure counts.
+    #[test]
+    fn advisory_findings_are_output_and_properties_not_failures() {
+        let xml = render_junit(&sample_report(), false);
+        assert!(
+            xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"aidlc gate check\" tests=\"17\" failures=\"1\" errors=\"5\""),
+            "{xml}"
+        );
+        assert!(!xml.contains("type=\"advisory\""), "{xml}");
+        assert!(
+            xml.contains("<testsuite name=\"application-design\" tests=\"10\" failures=\"0\""),
+            "{xml}"
+        );
+        assert!(
+            xml.contains("<property name=\"aidlc.advisory-findings\" value=\"4\"/>"),
+            "{xml}"
+        );
+        assert!(xml.contains("<property name=\"aidlc.advisory-finding\" value=\"services/shop/aidlc/spaces/default/intents/260101-login/construction/application-design/components.md:3: claim block has no source tag (untagged-claim)\"/>"), "{xml}");
+        assert!(xml.contains("<system-out>advisory: 4 findings; an advisory sensor's findings do not fail the gate\n\nservices/shop/aidlc/spaces/default/intents/260101-login/construction/application-design/components.md:3: claim block has no source tag (untagged-claim)\nhelp: end the claim with a source tag\n\n"), "{xml}");
+        let no_record = render_junit(&no_record_report(), false);
+        assert!(no_record.contains("failures=\"0\""), "{no_record}");
+        assert!(
+            no_record.contains("details not recorded (--no-record)</system-out>"),
+            "{no_record}"
+        );
+    }
+
     #[test]
     fn text_that_xml_cannot_hold_is_escaped_or_replaced() {
         assert_eq!(attribute("a\"b<c>&d\ne"), "a&quot;b&lt;c&gt;&amp;d&#10;e");
@@ -348,7 +448,7 @@ mod tests {
 
     #[test]
     fn a_no_record_failure_says_its_details_were_not_recorded() {
-        let xml = render_junit(&no_record_report());
+        let xml = render_junit(&no_record_report(), false);
         assert!(xml.contains("details not recorded (--no-record)"), "{xml}");
     }
 }

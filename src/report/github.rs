@@ -1,27 +1,86 @@
-//! The github format's annotations: GitHub Actions workflow commands on stdout, one per line,
-//! written through the one escaper in `github_actions`. Its Markdown step summary is
-//! `step_summary.rs`.
+//! The github format: GitHub Actions workflow commands on stdout, one per line, written through
+//! the one escaper in `github_actions`. [`annotation`] writes one problem, whoever found it: the
+//! compile's diagnostics and drift (`aidlc compile --format github`) and the gate report's
+//! findings and non-evaluations. The gate report's Markdown step summary is `step_summary.rs`.
 //!
 //! Invariants:
-//! - paths are repository-relative (the report's `project_path` prefix), so that GitHub pins
-//!   each annotation to its file in a monorepo;
-//! - the level follows the severity: a blocking failure, a blocking non-evaluation and a
-//!   blocking binding that never fired are `::error` (the job fails for them), advisory ones
-//!   `::warning`;
-//! - GitHub shows at most [`MAX_ANNOTATIONS_PER_LEVEL`] annotations of each level per step:
-//!   past that, the rest of a level is held back and a notice says how many, and where the whole
-//!   report is; the summary notice is always there.
+//! - paths are repository-relative (the project folder's prefix), so that GitHub pins each
+//!   annotation to its file in a monorepo;
+//! - the level follows the problem: a compile error, a blocking failure, a blocking
+//!   non-evaluation and a blocking binding that never fired are `::error` (the job fails for
+//!   them), warnings and advisory ones `::warning`;
+//! - in the gate report, GitHub shows at most [`MAX_ANNOTATIONS_PER_LEVEL`] annotations of each
+//!   level per step: past that, the rest of a level is held back and a notice says how many, and
+//!   where the whole report is; the summary notice is always there.
+
+use std::borrow::Cow;
 
 use camino::Utf8Path;
 
-use crate::gate::render::messages::{
-    dead_binding_message, failed_without_findings_message, finding_message_with_help,
-    not_evaluated_help, not_evaluated_message, nothing_checked_message, summary_line,
-    unfired_message, with_detail_path,
-};
-use crate::gate::report::{Finding, GateFire, GateReport, Outcome};
+use crate::diagnostics::Diagnostic;
+use crate::gate::report::{GateFire, GateReport, Outcome};
 use crate::github_actions::workflow_command;
-use crate::protocol::selection::Severity;
+use crate::report::drift::Drift;
+use crate::report::messages::{
+    dead_binding_message, failed_without_findings_message, not_evaluated_help,
+    not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
+    with_detail_path,
+};
+use crate::report::problem::{Level, Location, Problem};
+use crate::report::source::SourceLookup;
+
+/// One problem as a workflow command: `::error file=…,line=…,col=…,endLine=…,endColumn=…,
+/// title=…::message`, the file made repository-relative by `repository_prefix` (the project
+/// folder relative to the repository root, empty when they are the same), the position where
+/// the region knows it, the title (the rule unless the problem has its own), and the one-line
+/// text (message, kind, help).
+pub fn annotation(problem: &Problem<'_>, repository_prefix: &Utf8Path) -> String {
+    let mut properties: Vec<(&str, String)> = Vec::new();
+    if let Some(file) = problem.file() {
+        properties.push(("file", repository_prefix.join(file).into_string()));
+    }
+    if let Some(region) = problem.region() {
+        properties.push(("line", region.line.to_string()));
+        if let Some(column) = region.column {
+            properties.push(("col", column.to_string()));
+        }
+        if let Some(end_line) = region.end_line {
+            properties.push(("endLine", end_line.to_string()));
+        }
+        if let Some(end_column) = region.end_column {
+            properties.push(("endColumn", end_column.to_string()));
+        }
+    }
+    properties.push(("title", problem.title().to_owned()));
+    let properties: Vec<(&str, &str)> = properties
+        .iter()
+        .map(|(key, value)| (*key, value.as_str()))
+        .collect();
+    workflow_command(
+        problem.level.as_str(),
+        &properties,
+        &problem.one_line_text(),
+    )
+}
+
+/// A compile diagnostic as a workflow command (see [`annotation`]).
+pub fn diagnostic_annotation(
+    diagnostic: &Diagnostic,
+    sources: &dyn SourceLookup,
+    repository_prefix: &Utf8Path,
+) -> String {
+    annotation(
+        &Problem::of_diagnostic(diagnostic).with_region(sources),
+        repository_prefix,
+    )
+}
+
+/// One `::error` per drift, on its (repository-relative) file, titled with the output.
+pub fn drift_annotation(drift: &Drift, repository_prefix: &Utf8Path) -> String {
+    annotation(&drift.problem(), repository_prefix)
+}
+
+// --- The gate report -------------------------------------------------------------------------
 
 /// How many annotations of one level GitHub shows for a step.
 pub const MAX_ANNOTATIONS_PER_LEVEL: usize = 10;
@@ -42,25 +101,26 @@ pub fn render_github_annotations(report: &GateReport, full_report: Option<&str>)
         .flat_map(|fire| fire_annotations(report, fire))
         .collect();
     for unfired in &report.unfired_bindings {
-        annotations.push(annotation(
-            "error",
-            &[
-                (
-                    "file",
-                    report
-                        .repository_path(Utf8Path::new(&unfired.manifest_path))
-                        .as_str(),
-                ),
-                ("title", &format!("{} never fired", unfired.sensor_id)),
-            ],
-            &unfired_message(unfired),
+        annotations.push(gate_annotation(
+            report,
+            &Problem {
+                location: Some(Location::file(Utf8Path::new(&unfired.manifest_path))),
+                title: Some(Cow::Owned(format!("{} never fired", unfired.sensor_id))),
+                ..Problem::new(&unfired.sensor_id, Level::Error, unfired_message(unfired))
+            },
         ));
     }
     if let Some(nothing) = report.nothing_checked() {
-        annotations.push(annotation(
-            "warning",
-            &[("title", "nothing checked")],
-            &nothing_checked_message(&nothing),
+        annotations.push(gate_annotation(
+            report,
+            &Problem {
+                title: Some(Cow::Borrowed("nothing checked")),
+                ..Problem::new(
+                    "nothing-checked",
+                    Level::Warning,
+                    nothing_checked_message(&nothing),
+                )
+            },
         ));
     }
     let mut lines = Vec::new();
@@ -116,81 +176,50 @@ fn held_back_notice(count: usize, level: &str, full_report: Option<&str>) -> Str
     )
 }
 
-fn annotation(level: &'static str, properties: &[(&str, &str)], message: &str) -> Annotation {
+/// One problem of the gate report as an annotation before the cap.
+fn gate_annotation(report: &GateReport, problem: &Problem<'_>) -> Annotation {
     Annotation {
-        level,
-        command: workflow_command(level, properties, message),
+        level: problem.level.as_str(),
+        command: annotation(problem, &report.project_path),
     }
 }
 
 fn fire_annotations(report: &GateReport, fire: &GateFire) -> Vec<Annotation> {
-    let level = match fire.severity {
-        Severity::Blocking => "error",
-        Severity::Advisory => "warning",
+    let level = Level::from(fire.severity);
+    let on_deliverable = |message: String| Problem {
+        location: Some(Location::file(&fire.deliverable)),
+        ..Problem::new(&fire.sensor_id, level, message)
     };
-    let deliverable = report.repository_path(&fire.deliverable);
     match fire.outcome() {
         Outcome::Passed => Vec::new(),
-        Outcome::Failed if fire.findings.is_empty() => vec![annotation(
-            level,
-            &[("file", deliverable.as_str()), ("title", &fire.sensor_id)],
-            &with_detail_path(failed_without_findings_message(fire), fire),
+        Outcome::Failed if fire.findings.is_empty() => vec![gate_annotation(
+            report,
+            &on_deliverable(with_detail_path(
+                failed_without_findings_message(fire),
+                fire,
+            )),
         )],
         Outcome::Failed => fire
             .findings
             .iter()
-            .map(|finding| finding_annotation(report, level, fire, finding))
+            .map(|finding| gate_annotation(report, &Problem::of_finding(fire, finding)))
             .collect(),
-        Outcome::NotEvaluated => {
-            let mut message = not_evaluated_message(fire);
-            if let Some(help) = not_evaluated_help(fire) {
-                message.push_str("\nhelp: ");
-                message.push_str(&help);
-            }
-            vec![annotation(
-                level,
-                &[
-                    ("file", deliverable.as_str()),
-                    ("title", &format!("{} not evaluated", fire.sensor_id)),
-                ],
-                &message,
-            )]
-        }
+        Outcome::NotEvaluated => vec![gate_annotation(
+            report,
+            &Problem {
+                help: not_evaluated_help(fire).map(Cow::Owned),
+                title: Some(Cow::Owned(format!("{} not evaluated", fire.sensor_id))),
+                ..on_deliverable(not_evaluated_message(fire))
+            },
+        )],
     }
-}
-
-fn finding_annotation(
-    report: &GateReport,
-    level: &'static str,
-    fire: &GateFire,
-    finding: &Finding,
-) -> Annotation {
-    let (line, column) = finding.position();
-    let file = report.repository_path(&finding.file);
-    let line = line.map(|line| line.to_string());
-    let column = column.map(|column| column.to_string());
-    let end_line = finding
-        .end_line
-        .filter(|_| line.is_some())
-        .map(|end| end.to_string());
-    let mut properties = vec![("file", file.as_str())];
-    if let Some(line) = &line {
-        properties.push(("line", line));
-    }
-    if let Some(end_line) = &end_line {
-        properties.push(("endLine", end_line));
-    }
-    if let Some(column) = &column {
-        properties.push(("col", column));
-    }
-    properties.push(("title", &fire.sensor_id));
-    annotation(level, &properties, &finding_message_with_help(finding))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::test_reports::{no_record_report, sample_report};
+    use crate::gate::report::Finding;
+    use crate::report::test_reports::{no_record_report, sample_report};
 
     // --- GitHub
 
@@ -260,6 +289,38 @@ mod tests {
         assert!(
             text.contains(&format!("::notice title=more annotations::{held_back} more warning annotations not shown (GitHub shows 10 per level and step); the whole report: the step summary")),
             "{text}"
+        );
+    }
+
+    /// A finding's end is written as a compile diagnostic's is: the one writer orders the
+    /// position `line, col, endLine, endColumn`, and leaves out an end before the start.
+    #[test]
+    fn a_finding_and_a_diagnostic_place_their_ends_alike() {
+        let mut report = no_record_report();
+        report.fires[0].findings = vec![
+            Finding {
+                line: Some(3),
+                column: Some(2),
+                end_line: Some(4),
+                end_column: Some(7),
+                ..Finding::at_file("a.md", "r", "m")
+            },
+            Finding {
+                line: Some(3),
+                end_line: Some(2),
+                end_column: Some(7),
+                ..Finding::at_file("a.md", "r", "m")
+            },
+        ];
+        let text = render_github_annotations(&report, None);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            lines[0],
+            "::warning file=a.md,line=3,col=2,endLine=4,endColumn=7,title=claim-sources::m (r)"
+        );
+        assert_eq!(
+            lines[1],
+            "::warning file=a.md,line=3,title=claim-sources::m (r)"
         );
     }
 

@@ -10,12 +10,12 @@
 use std::fmt::Write as _;
 
 use crate::english::plural;
-use crate::gate::render::counts::{distinct_sensor_count, skip_reason_counts, stage_counts};
-use crate::gate::render::messages::{
+use crate::gate::report::{DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding, last_lines};
+use crate::report::counts::{distinct_sensor_count, skip_reason_counts, stage_counts};
+use crate::report::messages::{
     NOT_RECORDED_MESSAGE, STDERR_LINES_IN_HELP, blocking_line, not_evaluated_detail,
     nothing_checked_message, scope_line, shard_message, summary_line,
 };
-use crate::gate::report::{DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding, last_lines};
 
 /// How many findings of one failed fire the summary lists (the rest are counted).
 const FINDINGS_LISTED_PER_FIRE: usize = 50;
@@ -221,8 +221,8 @@ fn markdown_dead_binding_item(dead: &DeadBinding) -> String {
 
 fn markdown_footer(report: &GateReport) -> String {
     let mut lines = Vec::new();
-    if let Some((index, count)) = report.shard {
-        lines.push(markdown_text(&shard_message(index, count)));
+    if let Some(line) = shard_message(report) {
+        lines.push(markdown_text(&line));
     }
     if !report.recorded {
         lines.push(markdown_text(NOT_RECORDED_MESSAGE));
@@ -267,7 +267,7 @@ fn code_span(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::test_reports::sample_report;
+    use crate::report::test_reports::sample_report;
 
     #[test]
     fn step_summary_matches_the_snapshot() {

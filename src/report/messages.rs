@@ -9,14 +9,14 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::english::plural;
-use crate::gate::render::counts::{
-    counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
-};
+use crate::gate::report::Severity;
 use crate::gate::report::{
     Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
     last_lines,
 };
-use crate::protocol::selection::Severity;
+use crate::report::counts::{
+    counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
+};
 
 /// The one-line summary every format carries: sensors × files, then each outcome with its
 /// reasons.
@@ -189,8 +189,18 @@ pub(super) fn dead_binding_message(dead: &DeadBinding) -> String {
     )
 }
 
-pub(super) fn shard_message(index: u64, count: u64) -> String {
-    format!("shard {index} of {count}: only this shard's share of the fires ran")
+/// What a sharded report says about its shard: that only its share ran, or that it has none.
+pub(super) fn shard_message(report: &GateReport) -> Option<String> {
+    let (index, count) = report.shard?;
+    Some(if report.empty_share().is_some() {
+        format!(
+            "shard {index} of {count}: none of the plan's {} fire{} is this shard's; the other shards run them, and `aidlc gate merge` judges the whole plan",
+            report.plan.size,
+            plural(report.plan.size)
+        )
+    } else {
+        format!("shard {index} of {count}: only this shard's share of the fires ran")
+    })
 }
 
 pub(super) const NOT_RECORDED_MESSAGE: &str =

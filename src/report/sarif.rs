@@ -1,35 +1,41 @@
-//! The sarif format: a SARIF 2.1.0 log for code scanning, valid against the OASIS schema
+//! The sarif format: SARIF 2.1.0 logs for code scanning, valid against the OASIS schema
 //! (checked in the tests against the vendored copy under `tests/fixtures/sarif/`) and accepted
 //! by GitHub code scanning (checked in `tests/it/ci_formats.rs` with Microsoft's validator and
-//! its GitHub rules).
+//! its GitHub rules). One writer for both kinds of report: the log, the run's tool and its rules,
+//! the results and their locations are written here once; the compile's log
+//! ([`render_compile_sarif`]: its diagnostics, and its drift under `--check`) and the gate
+//! report's ([`render_sarif`]) differ only in what they put in them.
 //!
 //! What GitHub needs, and where it is made:
-//! - one rule per sensor with a `name` of its own, `shortDescription`, `fullDescription`,
-//!   `help` (text and Markdown) and a `helpUri` (the sensor's manifest, in the repository);
-//! - a `region` on every result (line 1 when the sensor knows no line);
-//! - `partialFingerprints` that stay the same across runs and when lines move: the sensor, the
-//!   rule, the repository-relative file and the message, and the occurrence among identical
-//!   ones, never the line;
+//! - one rule per rule id that occurs (a diagnostic code, a sensor) with a `name` of its own,
+//!   `shortDescription`, `fullDescription`, `help` (text and Markdown) and, for a sensor, a
+//!   `helpUri` (its manifest, in the repository);
+//! - a `region` on every result (line 1 when no line is known);
+//! - `partialFingerprints` that stay the same across runs and when lines move: what the problem
+//!   is and where (the rule, the repository-relative file, the message), never the line;
 //! - URIs relative to the repository root (`%SRCROOT%`, described in `originalUriBaseIds`);
-//! - `level` from the severity: blocking is `error`, advisory `warning`.
+//! - `level` from the problem: an error, or a blocking sensor's, is `error`, the rest `warning`.
 
 use std::collections::BTreeMap;
 
 use camino::Utf8Path;
 use serde_json::{Map, Value, json};
 
-use crate::diagnostics::render::sarif_uri_reference;
-use crate::gate::render::counts::counts_value;
-use crate::gate::render::fingerprint::Fingerprints;
-use crate::gate::render::messages::{
-    dead_binding_message, failed_without_findings_message, finding_message, not_evaluated_help,
+use crate::diagnostics::Diagnostic;
+use crate::gate::report::{
+    DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding,
+};
+use crate::report::counts::counts_value;
+use crate::report::drift::Drift;
+use crate::report::fingerprint::Fingerprints;
+use crate::report::messages::{
+    dead_binding_message, failed_without_findings_message, not_evaluated_help,
     not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
     with_detail_path,
 };
-use crate::gate::report::{
-    DeadBinding, Finding, GateFire, GateReport, NEVER_FIRED, Outcome, UnfiredBinding,
-};
-use crate::protocol::selection::Severity;
+use crate::report::problem::{Level, Problem, Region};
+use crate::report::source::SourceLookup;
+use crate::report::uri::relative_uri_reference;
 
 /// The `$schema` of the SARIF log, as GitHub code scanning and most viewers expect it.
 pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -42,10 +48,274 @@ pub const SRCROOT: &str = "%SRCROOT%";
 /// What the AI-DLC sensor system this engine implements is (the driver's `informationUri`).
 pub const INFORMATION_URI: &str = "https://github.com/awslabs/aidlc-workflows";
 
-/// The name of the one partial fingerprint each result carries.
+/// The name of the one partial fingerprint each result of the gate report carries.
 pub const FINGERPRINT_KEY: &str = "aidlcFinding/v1";
 
-/// What a SARIF log needs besides the report, decided at the edge.
+/// The name of the one partial fingerprint each result of the compile's log carries.
+pub const DIAGNOSTIC_FINGERPRINT_KEY: &str = "aidlcDiagnostic/v1";
+
+// --- The log, whoever reports ------------------------------------------------------------------
+
+/// The log of one run, pretty-printed.
+fn log_text(run: Map<String, Value>) -> String {
+    serde_json::to_string_pretty(&log_value(run)).expect("a JSON value always serialises")
+}
+
+/// `{"$schema", "version", "runs": [run]}`.
+fn log_value(run: Map<String, Value>) -> Value {
+    json!({
+        "$schema": SARIF_SCHEMA_URI,
+        "version": SARIF_VERSION,
+        "runs": [Value::Object(run)],
+    })
+}
+
+/// The run's `tool`: aidlc, its version, and the rules.
+fn tool_value(tool_version: &str, rules: Vec<Value>) -> Value {
+    let mut driver = Map::new();
+    driver.insert("name".to_owned(), json!("aidlc"));
+    driver.insert("version".to_owned(), json!(tool_version));
+    driver.insert("semanticVersion".to_owned(), json!(tool_version));
+    driver.insert("informationUri".to_owned(), json!(INFORMATION_URI));
+    driver.insert("rules".to_owned(), Value::Array(rules));
+    json!({"driver": Value::Object(driver)})
+}
+
+/// `%SRCROOT%`, with the repository root's URI when it is known.
+fn original_uri_base_ids(root_uri: Option<&str>) -> Value {
+    let mut root = Map::new();
+    if let Some(uri) = root_uri {
+        root.insert("uri".to_owned(), json!(uri));
+    }
+    root.insert(
+        "description".to_owned(),
+        json!({"text": "The root of the repository that holds the project."}),
+    );
+    json!({ SRCROOT: Value::Object(root) })
+}
+
+/// The rule ids of a run, in order of first appearance, with each one's index.
+#[derive(Debug, Default)]
+struct RuleIds<'a> {
+    keys_in_order: Vec<&'a str>,
+    index: BTreeMap<&'a str, usize>,
+}
+
+impl<'a> RuleIds<'a> {
+    /// The index of `id`, given the next one when it is new.
+    fn index_of(&mut self, id: &'a str) -> usize {
+        *self.index.entry(id).or_insert_with(|| {
+            self.keys_in_order.push(id);
+            self.keys_in_order.len() - 1
+        })
+    }
+}
+
+/// `claim-sources` → `ClaimSources`: each word's first letter in upper case, the separators
+/// left out.
+fn pascal_case(id: &str) -> String {
+    let mut name = String::new();
+    for word in id.split(|character: char| !character.is_ascii_alphanumeric()) {
+        let mut characters = word.chars();
+        if let Some(first) = characters.next() {
+            name.push(first.to_ascii_uppercase());
+            name.extend(characters);
+        }
+    }
+    name
+}
+
+/// One entry of the driver's `rules`.
+struct Rule<'a> {
+    id: &'a str,
+    name: String,
+    short_description: String,
+    full_description: String,
+    help_text: String,
+    help_markdown: String,
+    help_uri: Option<String>,
+    tags: &'a [&'a str],
+}
+
+fn rule_value(rule: Rule<'_>) -> Value {
+    let mut value = Map::new();
+    value.insert("id".to_owned(), json!(rule.id));
+    value.insert("name".to_owned(), json!(rule.name));
+    value.insert(
+        "shortDescription".to_owned(),
+        json!({"text": rule.short_description}),
+    );
+    value.insert(
+        "fullDescription".to_owned(),
+        json!({"text": rule.full_description}),
+    );
+    value.insert(
+        "help".to_owned(),
+        json!({"text": rule.help_text, "markdown": rule.help_markdown}),
+    );
+    if let Some(uri) = rule.help_uri {
+        value.insert("helpUri".to_owned(), json!(uri));
+    }
+    if !rule.tags.is_empty() {
+        value.insert("properties".to_owned(), json!({"tags": rule.tags}));
+    }
+    Value::Object(value)
+}
+
+/// One result: its rule, level, text and location, its fingerprint and, when given, its
+/// property bag.
+struct SarifResult<'a> {
+    rule_id: &'a str,
+    rule_index: usize,
+    level: Level,
+    text: &'a str,
+    location: Value,
+    fingerprint_key: &'a str,
+    fingerprint: &'a str,
+    properties: Option<Value>,
+}
+
+fn result_value(result: SarifResult<'_>) -> Value {
+    let mut value = json!({
+        "ruleId": result.rule_id,
+        "ruleIndex": result.rule_index,
+        "level": result.level.as_str(),
+        "message": {"text": result.text},
+        "locations": [result.location],
+        "partialFingerprints": {result.fingerprint_key: result.fingerprint},
+    });
+    if let Some(properties) = result.properties {
+        value["properties"] = properties;
+    }
+    value
+}
+
+/// A physical location: the repository-relative file under `%SRCROOT%`, and a region that
+/// always has a line (line 1 when none is known: GitHub places a result by its region).
+fn location_value(repository_file: &Utf8Path, region: Option<Region>) -> Value {
+    json!({"physicalLocation": {
+        "artifactLocation": {"uri": relative_uri_reference(repository_file), "uriBaseId": SRCROOT},
+        "region": region_value(region),
+    }})
+}
+
+fn region_value(region: Option<Region>) -> Value {
+    let mut value = Map::new();
+    let Some(region) = region else {
+        value.insert("startLine".to_owned(), json!(1));
+        return Value::Object(value);
+    };
+    value.insert("startLine".to_owned(), json!(region.line));
+    if let Some(column) = region.column {
+        value.insert("startColumn".to_owned(), json!(column));
+    }
+    if let Some(end_line) = region.end_line {
+        value.insert("endLine".to_owned(), json!(end_line));
+    }
+    if let Some(end_column) = region.end_column {
+        value.insert("endColumn".to_owned(), json!(end_column));
+    }
+    Value::Object(value)
+}
+
+/// 32 lowercase hex characters (128 bits of BLAKE3) of `text`.
+fn short_hash(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex()[..32].to_owned()
+}
+
+// --- The compile's log -------------------------------------------------------------------------
+
+/// The compile's diagnostics (and drift, under `--check`) as one SARIF 2.1.0 log: one rule per
+/// diagnostic code that occurs, one result per diagnostic with its region, URIs relative to the
+/// repository root (`repository_prefix` is the project folder in it).
+pub fn render_compile_sarif(
+    diagnostics: &[Diagnostic],
+    drifts: &[Drift],
+    sources: &dyn SourceLookup,
+    repository_prefix: &Utf8Path,
+    tool_version: &str,
+) -> String {
+    let mut rule_ids = RuleIds::default();
+    let mut results: Vec<Value> = Vec::new();
+    for diagnostic in diagnostics {
+        let problem = Problem::of_diagnostic(diagnostic).with_region(sources);
+        let file = problem.file().map_or("", Utf8Path::as_str);
+        let fingerprint = short_hash(&format!("{}\0{file}\0{}", problem.rule, problem.message));
+        results.push(compile_result(
+            &problem,
+            &mut rule_ids,
+            repository_prefix,
+            &fingerprint,
+        ));
+    }
+    for drift in drifts {
+        let fingerprint = short_hash(&format!("{}\0{}", drift.file, drift.message));
+        results.push(compile_result(
+            &drift.problem(),
+            &mut rule_ids,
+            repository_prefix,
+            &fingerprint,
+        ));
+    }
+    let rules = rule_ids
+        .keys_in_order
+        .iter()
+        .map(|id| compile_rule(id))
+        .collect();
+    let mut run = Map::new();
+    run.insert("tool".to_owned(), tool_value(tool_version, rules));
+    run.insert("originalUriBaseIds".to_owned(), original_uri_base_ids(None));
+    run.insert("results".to_owned(), Value::Array(results));
+    log_text(run)
+}
+
+fn compile_result<'p>(
+    problem: &Problem<'p>,
+    rule_ids: &mut RuleIds<'p>,
+    repository_prefix: &Utf8Path,
+    fingerprint: &str,
+) -> Value {
+    // A project-wide diagnostic has no file: its URI is empty, the repository itself.
+    let file = problem
+        .file()
+        .map(|file| repository_prefix.join(file))
+        .unwrap_or_default();
+    let location = location_value(&file, problem.region());
+    result_value(SarifResult {
+        rule_id: problem.rule,
+        rule_index: rule_ids.index_of(problem.rule),
+        level: problem.level,
+        text: &problem.one_line_text(),
+        location,
+        fingerprint_key: DIAGNOSTIC_FINGERPRINT_KEY,
+        fingerprint,
+        properties: None,
+    })
+}
+
+/// A diagnostic code's rule, pointing at its section of `docs/diagnostics.md`.
+fn compile_rule(id: &str) -> Value {
+    rule_value(Rule {
+        id,
+        name: pascal_case(id),
+        short_description: format!("aidlc compile: {id}"),
+        full_description: format!(
+            "The aidlc compile diagnostic `{id}`; docs/diagnostics.md has a section for each code."
+        ),
+        help_text: format!(
+            "See the `{id}` section of docs/diagnostics.md: what it means, an example and how to fix it."
+        ),
+        help_markdown: format!(
+            "See the `{id}` section of `docs/diagnostics.md`: what it means, an example and how to fix it."
+        ),
+        help_uri: None,
+        tags: &[],
+    })
+}
+
+// --- The gate report's log ---------------------------------------------------------------------
+
+/// What the gate report's log needs besides the report, decided at the edge.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SarifContext<'a> {
     pub tool_version: &'a str,
@@ -56,9 +326,9 @@ pub struct SarifContext<'a> {
     pub help_base_uri: Option<&'a str>,
 }
 
-/// A SARIF 2.1.0 log with one run (see the module documentation): one rule per sensor that
-/// fired or never fired, one result per finding, one per not-evaluated fire and one per
-/// blocking binding that never fired (on its manifest), and an invocation whose
+/// The gate report as a SARIF 2.1.0 log with one run (see the module documentation): one rule
+/// per sensor that fired or never fired, one result per finding, one per not-evaluated fire and
+/// one per blocking binding that never fired (on its manifest), and an invocation whose
 /// `executionSuccessful` is false when anything was not evaluated or nothing was checked. Dead
 /// bindings are tool configuration notifications. A sharded run gets its own
 /// `automationDetails.id`, so that code scanning keeps the shards apart.
@@ -88,23 +358,13 @@ pub fn sarif_document(report: &GateReport, context: &SarifContext<'_>) -> Value 
             &mut fingerprints,
         ));
     }
-    let mut driver = Map::new();
-    driver.insert("name".to_owned(), json!("aidlc"));
-    driver.insert("version".to_owned(), json!(context.tool_version));
-    driver.insert("semanticVersion".to_owned(), json!(context.tool_version));
-    driver.insert("informationUri".to_owned(), json!(INFORMATION_URI));
-    driver.insert(
-        "rules".to_owned(),
-        Value::Array(
-            rule_ids
-                .keys_in_order
-                .iter()
-                .map(|id| sarif_rule(report, id, context))
-                .collect(),
-        ),
-    );
+    let rules = rule_ids
+        .keys_in_order
+        .iter()
+        .map(|id| sarif_rule(report, id, context))
+        .collect();
     let mut run = Map::new();
-    run.insert("tool".to_owned(), json!({"driver": Value::Object(driver)}));
+    run.insert("tool".to_owned(), tool_value(context.tool_version, rules));
     run.insert(
         "originalUriBaseIds".to_owned(),
         original_uri_base_ids(context.repository_root_uri),
@@ -121,61 +381,21 @@ pub fn sarif_document(report: &GateReport, context: &SarifContext<'_>) -> Value 
     );
     run.insert("results".to_owned(), Value::Array(results));
     run.insert("properties".to_owned(), sarif_run_properties(report));
-    json!({
-        "$schema": SARIF_SCHEMA_URI,
-        "version": SARIF_VERSION,
-        "runs": [Value::Object(run)],
-    })
+    log_value(run)
 }
 
-fn original_uri_base_ids(root_uri: Option<&str>) -> Value {
-    let mut root = Map::new();
-    if let Some(uri) = root_uri {
-        root.insert("uri".to_owned(), json!(uri));
-    }
-    root.insert(
-        "description".to_owned(),
-        json!({"text": "The root of the repository that holds the project."}),
-    );
-    json!({ SRCROOT: Value::Object(root) })
-}
-
-/// The rule ids of a run, in order of first appearance, with each one's index.
-struct SarifRuleIds<'report> {
-    keys_in_order: Vec<&'report str>,
-    index: BTreeMap<&'report str, usize>,
-}
-
-fn sarif_rule_ids(report: &GateReport) -> SarifRuleIds<'_> {
-    let mut ids = SarifRuleIds {
-        keys_in_order: Vec::new(),
-        index: BTreeMap::new(),
-    };
+/// The sensors of the report (fired, then never fired), in order of first appearance.
+fn sarif_rule_ids(report: &GateReport) -> RuleIds<'_> {
+    let mut ids = RuleIds::default();
     let fired = report.fires.iter().map(|fire| fire.sensor_id.as_str());
     let unfired = report
         .unfired_bindings
         .iter()
         .map(|unfired| unfired.sensor_id.as_str());
     for id in fired.chain(unfired) {
-        if !ids.index.contains_key(id) {
-            ids.index.insert(id, ids.keys_in_order.len());
-            ids.keys_in_order.push(id);
-        }
+        ids.index_of(id);
     }
     ids
-}
-
-/// `claim-sources` → `ClaimSources`: a rule name that is not its id.
-fn rule_name(sensor_id: &str) -> String {
-    let mut name = String::from("Sensor");
-    for word in sensor_id.split(|character: char| !character.is_ascii_alphanumeric()) {
-        let mut characters = word.chars();
-        if let Some(first) = characters.next() {
-            name.push(first.to_ascii_uppercase());
-            name.extend(characters);
-        }
-    }
-    name
 }
 
 fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) -> Value {
@@ -199,29 +419,20 @@ fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) 
             |path| format!("Its manifest is `{path}`.")
         )
     );
-    let mut rule = Map::new();
-    rule.insert("id".to_owned(), json!(sensor_id));
-    rule.insert("name".to_owned(), json!(rule_name(sensor_id)));
-    rule.insert(
-        "shortDescription".to_owned(),
-        json!({"text": format!("AI-DLC sensor {sensor_id}")}),
-    );
-    rule.insert("fullDescription".to_owned(), json!({"text": description}));
-    rule.insert(
-        "help".to_owned(),
-        json!({"text": help_text, "markdown": help_markdown}),
-    );
-    if let (Some(base), Some(path)) = (context.help_base_uri, &manifest) {
-        rule.insert(
-            "helpUri".to_owned(),
-            json!(format!("{base}{}", sarif_uri_reference(path))),
-        );
-    }
-    rule.insert(
-        "properties".to_owned(),
-        json!({"tags": ["aidlc", "sensor"]}),
-    );
-    Value::Object(rule)
+    let help_uri = context
+        .help_base_uri
+        .zip(manifest.as_ref())
+        .map(|(base, path)| format!("{base}{}", relative_uri_reference(path)));
+    rule_value(Rule {
+        id: sensor_id,
+        name: format!("Sensor{}", pascal_case(sensor_id)),
+        short_description: format!("AI-DLC sensor {sensor_id}"),
+        full_description: description,
+        help_text,
+        help_markdown,
+        help_uri,
+        tags: &["aidlc", "sensor"],
+    })
 }
 
 fn ensure_period(text: &str) -> String {
@@ -232,58 +443,67 @@ fn ensure_period(text: &str) -> String {
     }
 }
 
-fn level_of(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Blocking => "error",
-        Severity::Advisory => "warning",
-    }
-}
-
 /// A blocking binding that never fired: an `error` result anchored to the manifest that holds
 /// its glob, since no deliverable was read.
 fn sarif_unfired_result(
     report: &GateReport,
     unfired: &UnfiredBinding,
-    rule_ids: &SarifRuleIds<'_>,
+    rule_ids: &RuleIds<'_>,
     fingerprints: &mut Fingerprints,
 ) -> Value {
     let manifest = report.repository_path(Utf8Path::new(&unfired.manifest_path));
-    json!({
-        "ruleId": unfired.sensor_id,
-        "ruleIndex": rule_ids.index[unfired.sensor_id.as_str()],
-        "level": "error",
-        "message": {"text": unfired_message(unfired)},
-        "locations": [sarif_location(&manifest, None, None)],
-        "partialFingerprints": {FINGERPRINT_KEY: fingerprints.next(&[&unfired.sensor_id, NEVER_FIRED, manifest.as_str(), &unfired.stage, &unfired.intent])},
-        "properties": {
+    result_value(SarifResult {
+        rule_id: &unfired.sensor_id,
+        rule_index: rule_ids.index[unfired.sensor_id.as_str()],
+        level: Level::Error,
+        text: &unfired_message(unfired),
+        location: location_value(&manifest, None),
+        fingerprint_key: FINGERPRINT_KEY,
+        fingerprint: &fingerprints.next(&[
+            &unfired.sensor_id,
+            NEVER_FIRED,
+            manifest.as_str(),
+            &unfired.stage,
+            &unfired.intent,
+        ]),
+        properties: Some(json!({
             "stage": unfired.stage,
             "severity": Severity::Blocking.as_str(),
             "result": Outcome::NotEvaluated.as_str(),
             "note": NEVER_FIRED,
             "intent": unfired.intent,
-        },
+        })),
     })
 }
 
 fn sarif_fire_results(
     report: &GateReport,
     fire: &GateFire,
-    rule_ids: &SarifRuleIds<'_>,
+    rule_ids: &RuleIds<'_>,
     fingerprints: &mut Fingerprints,
 ) -> Vec<Value> {
     let rule_index = rule_ids.index[fire.sensor_id.as_str()];
-    let level = level_of(fire.severity);
     let deliverable = report.repository_path(&fire.deliverable);
+    let fire_result =
+        |text: &str, location: Value, finding_rule: Option<&str>, fingerprint: &str| {
+            result_value(SarifResult {
+                rule_id: &fire.sensor_id,
+                rule_index,
+                level: fire.severity.into(),
+                text,
+                location,
+                fingerprint_key: FINGERPRINT_KEY,
+                fingerprint,
+                properties: Some(sarif_fire_properties(fire, finding_rule)),
+            })
+        };
     match fire.outcome() {
         Outcome::Passed => Vec::new(),
         Outcome::Failed if fire.findings.is_empty() => {
             let message = with_detail_path(failed_without_findings_message(fire), fire);
-            vec![sarif_result(
-                fire,
-                rule_index,
-                level,
+            vec![fire_result(
                 &message,
-                &sarif_location(&deliverable, None, None),
+                location_value(&deliverable, None),
                 None,
                 &fingerprints.next(&[&fire.sensor_id, "failed", deliverable.as_str()]),
             )]
@@ -292,6 +512,7 @@ fn sarif_fire_results(
             .findings
             .iter()
             .map(|finding| {
+                let problem = Problem::of_finding(fire, finding);
                 let file = report.repository_path(&finding.file);
                 let fingerprint = fingerprints.next(&[
                     &fire.sensor_id,
@@ -299,12 +520,9 @@ fn sarif_fire_results(
                     file.as_str(),
                     &finding.message,
                 ]);
-                sarif_result(
-                    fire,
-                    rule_index,
-                    level,
-                    &finding_text(finding),
-                    &finding_location(&file, finding),
+                fire_result(
+                    &problem.one_line_text(),
+                    location_value(&file, problem.region()),
                     Some(&finding.rule),
                     &fingerprint,
                 )
@@ -317,60 +535,14 @@ fn sarif_fire_results(
                 message.push_str(&help);
             }
             let reason = fire.not_evaluated_reason().unwrap_or_default();
-            vec![sarif_result(
-                fire,
-                rule_index,
-                level,
+            vec![fire_result(
                 &message,
-                &sarif_location(&deliverable, None, None),
+                location_value(&deliverable, None),
                 None,
                 &fingerprints.next(&[&fire.sensor_id, &reason, deliverable.as_str()]),
             )]
         }
     }
-}
-
-/// The finding's message and rule, then its help.
-fn finding_text(finding: &Finding) -> String {
-    match &finding.help {
-        Some(help) => format!("{}\nhelp: {help}", finding_message(finding)),
-        None => finding_message(finding),
-    }
-}
-
-fn finding_location(file: &Utf8Path, finding: &Finding) -> Value {
-    let (line, column) = finding.position();
-    let mut location = sarif_location(file, line, column);
-    if let (Some(line), Some(end_line)) = (line, finding.end_line.filter(|end| *end >= 1)) {
-        let region = &mut location["physicalLocation"]["region"];
-        if end_line >= line {
-            region["endLine"] = json!(end_line);
-            if let Some(end_column) = finding.end_column.filter(|column| *column >= 1) {
-                region["endColumn"] = json!(end_column);
-            }
-        }
-    }
-    location
-}
-
-fn sarif_result(
-    fire: &GateFire,
-    rule_index: usize,
-    level: &str,
-    message: &str,
-    location: &Value,
-    finding_rule: Option<&str>,
-    fingerprint: &str,
-) -> Value {
-    json!({
-        "ruleId": fire.sensor_id,
-        "ruleIndex": rule_index,
-        "level": level,
-        "message": {"text": message},
-        "locations": [location],
-        "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
-        "properties": sarif_fire_properties(fire, finding_rule),
-    })
 }
 
 /// The fire's identity in the result's property bag; absent values are left out.
@@ -395,21 +567,7 @@ fn sarif_fire_properties(fire: &GateFire, finding_rule: Option<&str>) -> Value {
     Value::Object(properties)
 }
 
-/// A physical location: the repository-relative file under `%SRCROOT%`, and a region that
-/// always has a line (line 1 when none is known: GitHub places a result by its region).
-fn sarif_location(file: &Utf8Path, line: Option<u64>, column: Option<u64>) -> Value {
-    let mut region = Map::new();
-    region.insert("startLine".to_owned(), json!(line.unwrap_or(1)));
-    if let Some(column) = column.filter(|_| line.is_some()) {
-        region.insert("startColumn".to_owned(), json!(column));
-    }
-    json!({"physicalLocation": {
-        "artifactLocation": {"uri": sarif_uri_reference(file), "uriBaseId": SRCROOT},
-        "region": Value::Object(region),
-    }})
-}
-
-fn sarif_invocation(report: &GateReport, rule_ids: &SarifRuleIds<'_>) -> Value {
+fn sarif_invocation(report: &GateReport, rule_ids: &RuleIds<'_>) -> Value {
     let counts = report.counts();
     let nothing_checked = report.nothing_checked();
     let mut invocation = Map::new();
@@ -476,12 +634,12 @@ fn sarif_dead_binding_notification(dead: &DeadBinding) -> Value {
 fn sarif_not_evaluated_notification(
     report: &GateReport,
     fire: &GateFire,
-    rule_ids: &SarifRuleIds<'_>,
+    rule_ids: &RuleIds<'_>,
 ) -> Value {
     json!({
-        "level": level_of(fire.severity),
+        "level": Level::from(fire.severity).as_str(),
         "message": {"text": not_evaluated_message(fire)},
-        "locations": [sarif_location(&report.repository_path(&fire.deliverable), None, None)],
+        "locations": [location_value(&report.repository_path(&fire.deliverable), None)],
         "associatedRule": {
             "id": fire.sensor_id,
             "index": rule_ids.index[fire.sensor_id.as_str()],
@@ -503,7 +661,7 @@ fn sarif_run_properties(report: &GateReport) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::test_reports::{RECORD, no_record_report, sample_report};
+    use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 
     fn context(version: &str) -> SarifContext<'_> {
         SarifContext {
@@ -765,12 +923,15 @@ mod tests {
     #[test]
     fn uris_are_percent_encoded_relative_references() {
         assert_eq!(
-            sarif_uri_reference(Utf8Path::new("docs/my file#1%.md")),
+            relative_uri_reference(Utf8Path::new("docs/my file#1%.md")),
             "docs/my%20file%231%25.md"
         );
-        assert_eq!(sarif_uri_reference(Utf8Path::new("c:/x.md")), "c%3A/x.md");
         assert_eq!(
-            sarif_uri_reference(Utf8Path::new("naïve/a+b.md")),
+            relative_uri_reference(Utf8Path::new("c:/x.md")),
+            "c%3A/x.md"
+        );
+        assert_eq!(
+            relative_uri_reference(Utf8Path::new("naïve/a+b.md")),
             "na%C3%AFve/a+b.md"
         );
         // Draft 4 (the schema's draft) does not define `uri-reference`, so check it with the
@@ -786,7 +947,7 @@ mod tests {
             "naïve/a+b.md",
             "a/[b]/{c}.md",
         ] {
-            let uri = sarif_uri_reference(Utf8Path::new(raw));
+            let uri = relative_uri_reference(Utf8Path::new(raw));
             assert!(uri_reference.is_valid(&json!(uri)), "{raw} -> {uri}");
         }
         let validator = sarif_validator();

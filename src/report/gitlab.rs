@@ -11,13 +11,13 @@
 use camino::Utf8Path;
 use serde_json::{Value, json};
 
-use crate::gate::render::fingerprint::Fingerprints;
-use crate::gate::render::messages::{
+use crate::gate::report::Severity;
+use crate::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome};
+use crate::report::fingerprint::Fingerprints;
+use crate::report::messages::{
     dead_binding_message, failed_without_findings_message, finding_message_with_help,
     not_evaluated_help, not_evaluated_message, nothing_checked_message, unfired_message,
 };
-use crate::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome};
-use crate::protocol::selection::Severity;
 
 /// The Code Quality report (pretty-printed JSON, no trailing newline).
 pub fn render_gitlab(report: &GateReport) -> String {
@@ -147,7 +147,7 @@ fn issue(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::render::test_reports::sample_report;
+    use crate::report::test_reports::sample_report;
 
     #[test]
     fn gitlab_matches_the_snapshot() {

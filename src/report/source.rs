@@ -1,0 +1,185 @@
+//! The texts of the files a report points into, and positions in them: the renderers look a
+//! file up by its project-relative path to draw a snippet and to turn a byte offset into a line
+//! and a column, or a line and a column into a byte span.
+//!
+//! Lines end at `\n` (a `\r` before it is part of no line's text); columns are 1-based and
+//! count characters. Nothing here panics on any offset, line or column.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+/// The texts of the files findings point into, by project-relative path; shared, so that many
+/// findings in one file cost one copy.
+pub type SourceTexts = BTreeMap<Utf8PathBuf, Arc<str>>;
+
+/// A file's text as a snippet owns it (miette keeps its source for the report's lifetime).
+#[derive(Debug, Clone)]
+pub enum SnippetText {
+    Owned(String),
+    Shared(Arc<str>),
+}
+
+impl SnippetText {
+    pub fn as_str(&self) -> &str {
+        match self {
+            SnippetText::Owned(text) => text,
+            SnippetText::Shared(text) => text,
+        }
+    }
+}
+
+/// Looks up a file's text by its project-relative path (for snippets and line numbers).
+pub trait SourceLookup {
+    fn text(&self, path: &Utf8Path) -> Option<&str>;
+
+    /// The text for a snippet; a copy unless the lookup shares its texts.
+    fn snippet_text(&self, path: &Utf8Path) -> Option<SnippetText> {
+        self.text(path)
+            .map(|text| SnippetText::Owned(text.to_owned()))
+    }
+}
+
+impl SourceLookup for BTreeMap<Utf8PathBuf, String> {
+    fn text(&self, path: &Utf8Path) -> Option<&str> {
+        self.get(path).map(String::as_str)
+    }
+}
+
+impl SourceLookup for SourceTexts {
+    fn text(&self, path: &Utf8Path) -> Option<&str> {
+        self.get(path).map(AsRef::as_ref)
+    }
+
+    fn snippet_text(&self, path: &Utf8Path) -> Option<SnippetText> {
+        self.get(path)
+            .map(|text| SnippetText::Shared(Arc::clone(text)))
+    }
+}
+
+/// No text for any file: problems are drawn without snippets.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoSources;
+
+impl SourceLookup for NoSources {
+    fn text(&self, _path: &Utf8Path) -> Option<&str> {
+        None
+    }
+}
+
+/// 1-based `(line, column)` of a byte offset (clamped to the text); the column counts
+/// characters, or bytes when the offset is inside a character.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text.as_bytes()[..offset];
+    let line_start = before
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .map_or(0, |newline| newline + 1);
+    // One more piece than line breaks: the line the offset is on.
+    let line = before.split(|byte| *byte == b'\n').count();
+    let column = text
+        .get(line_start..offset)
+        .map_or(offset - line_start, |part| part.chars().count());
+    (line, column + 1)
+}
+
+/// The byte span of a 1-based `line` (and `column`, counted in characters, to an end line and
+/// column or else to the end of the word at the column) in `text`; the whole line without its
+/// indentation when there is no column. `None` when the line is past the end of the text.
+pub fn line_span(
+    text: &str,
+    line: u64,
+    column: Option<u64>,
+    end: Option<(u64, Option<u64>)>,
+) -> Option<Range<usize>> {
+    let line_start = line_start(text, line)?;
+    let line_text = line_text_at(text, line_start);
+    let Some(column) = column else {
+        let indent = line_text.len() - line_text.trim_start().len();
+        return Some(line_start + indent..line_start + line_text.trim_end().len().max(indent));
+    };
+    let start = line_start + char_offset(line_text, column);
+    let end = match end {
+        Some((end_line, end_column)) if end_line >= line => {
+            let end_start = line_start_from(text, line_start, line, end_line).unwrap_or(start);
+            let end_text = line_text_at(text, end_start);
+            end_start + end_column.map_or(end_text.len(), |column| char_offset(end_text, column))
+        }
+        _ => {
+            let rest = &text[start..line_start + line_text.len()];
+            start
+                + rest
+                    .find(char::is_whitespace)
+                    .unwrap_or(rest.len())
+                    .max(rest.chars().next().map_or(0, char::len_utf8))
+        }
+    };
+    Some(start..end.max(start))
+}
+
+/// The byte offset where the 1-based `line` starts.
+fn line_start(text: &str, line: u64) -> Option<usize> {
+    line_start_from(text, 0, 1, line)
+}
+
+fn line_start_from(text: &str, mut offset: usize, mut at_line: u64, line: u64) -> Option<usize> {
+    if line == 0 {
+        return None;
+    }
+    while at_line < line {
+        offset += text[offset..].find('\n')? + 1;
+        at_line += 1;
+    }
+    Some(offset)
+}
+
+/// The line starting at `start`, without its line ending.
+fn line_text_at(text: &str, start: usize) -> &str {
+    let rest = &text[start..];
+    let line = rest.split('\n').next().unwrap_or_default();
+    line.strip_suffix('\r').unwrap_or(line)
+}
+
+/// The byte offset of the 1-based character `column` in `line` (its end when past it).
+fn char_offset(line: &str, column: u64) -> usize {
+    let skip = usize::try_from(column.saturating_sub(1)).unwrap_or(usize::MAX);
+    line.char_indices()
+        .nth(skip)
+        .map_or(line.len(), |(offset, _)| offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_and_column_count_characters_from_one() {
+        let text = "ab\nçd\r\nxyz";
+        assert_eq!(line_column(text, 0), (1, 1));
+        assert_eq!(line_column(text, 2), (1, 3));
+        assert_eq!(line_column(text, 3), (2, 1));
+        assert_eq!(line_column(text, 5), (2, 2), "ç is one character");
+        assert_eq!(line_column(text, 4), (2, 2), "inside ç: bytes");
+        assert_eq!(line_column(text, 8), (3, 1));
+        assert_eq!(line_column(text, 99), (3, 4), "clamped to the end");
+    }
+
+    #[test]
+    fn a_line_span_covers_the_word_or_the_line() {
+        let text = "first line\n  ## Scope here\nlast";
+        assert_eq!(
+            &text[line_span(text, 2, None, None).unwrap()],
+            "## Scope here"
+        );
+        assert_eq!(&text[line_span(text, 2, Some(6), None).unwrap()], "Scope");
+        assert_eq!(
+            &text[line_span(text, 2, Some(3), Some((3, Some(3)))).unwrap()],
+            "## Scope here\nla"
+        );
+        assert_eq!(line_span(text, 0, None, None), None);
+        assert_eq!(line_span(text, 9, None, None), None);
+    }
+}
