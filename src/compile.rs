@@ -11,20 +11,22 @@ mod helper_thread;
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout};
-use crate::graph::checks::{graph_diagnostics, stage_check_facts_in_chunk};
-use crate::graph::dead_bindings::dead_gate_bindings;
-use crate::graph::emit::{
-    format_registry_diagnostics, stage_graph_json, stage_graph_text_once, stage_node_body,
-};
-use crate::graph::format_choice::graph_format;
-use crate::graph::numbering::{pinned_rows, stage_headers_in_chunk, stage_numbering};
-use crate::graph::scope_grid::{normalised_grid_text, scope_grid_json, stage_scope_rows_in_chunk};
-use crate::graph::stage_chunks::{StageChunk, stage_chunks};
 use crate::js_json::pretty_json;
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
 use crate::report::drift::Drift;
 use crate::resolve::{sensor_registry, sensors_applicable, stage_agent_diagnostics};
+use crate::stage_graph::checks::{graph_diagnostics, stage_check_facts_in_chunk};
+use crate::stage_graph::dead_bindings::dead_gate_bindings;
+use crate::stage_graph::emit::{
+    format_registry_diagnostics, stage_graph_json, stage_graph_text_once, stage_node_body,
+};
+use crate::stage_graph::format_choice::graph_format;
+use crate::stage_graph::numbering::{pinned_rows, stage_headers_in_chunk, stage_numbering};
+use crate::stage_graph::scope_grid::{
+    normalised_grid_text, scope_grid_json, stage_scope_rows_in_chunk,
+};
+use crate::stage_graph::stage_chunks::{StageChunk, stage_chunks};
 
 /// Everything one compile produced.
 #[derive(Debug, Clone, PartialEq, Eq)]

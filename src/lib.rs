@@ -8,7 +8,7 @@
 //! - [`syntax`]: pure text → tree → typed definitions (frontmatter, YAML, manifests, stages);
 //! - [`parse`]: tracked queries that parse each file and the small catalogues;
 //! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
-//! - [`graph`]: numbering, cross-stage checks, and the canonical JSON emission;
+//! - [`stage_graph`]: numbering, cross-stage checks, and the canonical JSON emission;
 //! - [`harness`]: what differs between agent harnesses (folders, hook registration, payloads,
 //!   project variables), and `aidlc hook install`;
 //! - [`protocol`]: the contract the compile writes and the runtime reads: the stage graph's
@@ -16,7 +16,7 @@
 //!   layout, the worker's answer and its verdict, the findings;
 //! - [`doctor`]: `aidlc doctor`, rows of pass / warn / fail with their fixes;
 //! - [`compile`]: one compile end to end, writing or checking the outputs;
-//! - [`fingerprint`]: the record that lets an unchanged project skip the compile entirely;
+//! - [`up_to_date`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
 //! - [`lsp`]: `aidlc lsp`, the language server over the same warm database (it owns stdio);
 //! - [`gate`]: `aidlc gate check`: deliverables, parallel gate dispatch and the report;
@@ -39,7 +39,7 @@
 //! - [`report`]: the report model and one renderer per format, for the compile and the gate;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
 //! - [`english`]: the wording rules every message shares (plural endings);
-//! - [`render_graph`]: `aidlc graph`, the compiled stage graph as Mermaid, dot or JSON;
+//! - [`graph_picture`]: `aidlc graph`, the compiled stage graph as Mermaid, dot or JSON;
 //! - [`schema`]: JSON Schemas of manifests, stages and the gate report, derived from the types;
 //! - [`plugin`]: `aidlc plugin add|remove|list|sync`, plugins composed into an install.
 
@@ -52,12 +52,11 @@ pub mod discover;
 pub mod dispatch;
 pub mod doctor;
 pub mod english;
-pub mod fingerprint;
 pub mod framework;
 pub mod fs_util;
 pub mod gate;
 pub mod github_actions;
-pub mod graph;
+pub mod graph_picture;
 pub mod harness;
 pub mod interrupt;
 pub mod js_json;
@@ -70,12 +69,13 @@ pub mod process_group;
 pub mod protocol;
 pub mod random_hex;
 pub mod receipts;
-pub mod render_graph;
 pub mod report;
 pub mod resolve;
 pub mod schema;
 pub mod sensors;
+pub mod stage_graph;
 pub mod syntax;
+pub mod up_to_date;
 pub mod watch;
 pub mod worker_process;
 pub mod workspace;

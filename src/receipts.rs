@@ -16,7 +16,7 @@
 //!   human turn after that decision in the same shard (the receipt's own rule, §5.6), so an
 //!   answer the gate would not accept is refused when it is logged, not at the gate.
 //!
-//! Must not: print, or decide the gate (that is `gate::enforce`).
+//! Must not: print, or decide the gate (that is `gate::step`).
 
 use std::time::SystemTime;
 
@@ -28,8 +28,8 @@ use crate::audit::ledger::{
     StageScope, read_record_ledger,
 };
 use crate::audit::lock::{self, LockError};
-use crate::dispatch::graph_file::load_graph;
-use crate::gate::enforce::{
+use crate::dispatch::compiled_graph::load_graph;
+use crate::gate::step::{
     BLOCKING_SENSOR_OVERRIDE_DECISION, BLOCKING_SENSOR_OVERRIDE_OPTIONS, is_autonomous,
 };
 use crate::protocol::stage_node::Phase;

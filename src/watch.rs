@@ -107,7 +107,7 @@ impl WatchSession {
     /// rebuild itself, and a record that is missing or stale only costs a real compile.
     pub fn record_fingerprint(&self) -> std::io::Result<()> {
         match &self.last_written {
-            Some(outcome) => crate::fingerprint::record(&self.layout, outcome, &self.inputs),
+            Some(outcome) => crate::up_to_date::record(&self.layout, outcome, &self.inputs),
             None => Ok(()),
         }
     }
@@ -178,7 +178,7 @@ impl WatchSession {
     /// over the graph's rows (also when the graph on disk already held these bytes) so the
     /// next compile does not parse the file back.
     fn note_outputs_written(&mut self, outcome: &CompileOutcome, summary: WriteSummary) {
-        let rows = crate::graph::numbering::graph_rows(&self.db);
+        let rows = crate::stage_graph::numbering::graph_rows(&self.db);
         if summary.graph_written {
             self.inputs
                 .note_graph_written(&mut self.db, &self.layout, &outcome.stage_graph, rows);

@@ -4,8 +4,8 @@ use camino::Utf8PathBuf;
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 
 use crate::gate::report::FireOnFilter;
+use crate::graph_picture::PictureFormat;
 use crate::harness::Harness;
-use crate::render_graph::PictureFormat;
 use crate::report::ReportFormat;
 use crate::schema::SchemaKind;
 

@@ -19,13 +19,13 @@ use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
 use crate::discover::Layout;
 use crate::english::plural;
-use crate::fingerprint;
 use crate::gate::repository::RepositoryRoot;
 use crate::interrupt;
 use crate::process_group::GroupSignal;
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
 use crate::report::drift::Drift;
 use crate::report::{github, json, sarif};
+use crate::up_to_date;
 
 pub fn run(cli: Cli) -> ExitStatus {
     printer::set_color_when(cli.color);
@@ -297,12 +297,12 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     // `--check` writes nothing: no refreshed record, no lock folder. It needs no lock either:
     // the outputs are only ever replaced by a rename, so a read sees a whole file.
     let fingerprint_mode = if args.check {
-        fingerprint::CheckMode::ReadOnly
+        up_to_date::CheckMode::ReadOnly
     } else {
-        fingerprint::CheckMode::RefreshStamps
+        up_to_date::CheckMode::RefreshStamps
     };
     if !args.force
-        && let Ok(up_to_date) = fingerprint::check(&layout, fingerprint_mode)
+        && let Ok(up_to_date) = up_to_date::check(&layout, fingerprint_mode)
     {
         return report_up_to_date(&layout, &up_to_date, args.check, started, &printer);
     }
@@ -336,10 +336,10 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     }
     match compile::write_outputs(&layout, &outcome) {
         Ok(summary) => {
-            if let Err(error) = fingerprint::record(&layout, &outcome, &inputs) {
+            if let Err(error) = up_to_date::record(&layout, &outcome, &inputs) {
                 printer.status(&format!(
                     "warning: could not record this compile in {} ({error}); the next compile will redo the work",
-                    layout.display(&fingerprint::fingerprint_path(&layout))
+                    layout.display(&up_to_date::fingerprint_path(&layout))
                 ));
             }
             let verb = if summary.graph_written || summary.grid_written {
@@ -378,7 +378,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
 /// Nothing changed since the last successful compile: repeat its warnings and say so.
 fn report_up_to_date(
     layout: &Layout,
-    up_to_date: &fingerprint::UpToDate,
+    up_to_date: &up_to_date::UpToDate,
     check: bool,
     started: Instant,
     printer: &Printer,

@@ -12,10 +12,10 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::dispatch::time_limit;
 use crate::english::plural;
-use crate::gate::enforce::{
+use crate::gate::stale_graph::check_graph_against_sources;
+use crate::gate::step::{
     DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
 };
-use crate::gate::stale_graph::check_graph_against_sources;
 
 pub fn run(args: &EngineGateArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);

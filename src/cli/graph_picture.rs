@@ -1,7 +1,7 @@
 //! `aidlc graph`: find the stage graph that matches the sources, read it strictly, select, draw.
 //!
 //! Which graph: the file on disk when the last compile's record proves that nothing it read or
-//! wrote changed since (`fingerprint::check`, read-only); otherwise the sources are compiled in
+//! wrote changed since (`up_to_date::check`, read-only); otherwise the sources are compiled in
 //! memory and that graph is drawn, so a picture never shows a stale graph. Nothing is written
 //! either way. A compile with errors draws nothing (exit 1).
 
@@ -13,9 +13,9 @@ use crate::compile;
 use crate::db::CompilerDatabase;
 use crate::discover::{self, Layout};
 use crate::english::plural;
-use crate::fingerprint;
-use crate::protocol::stage_graph::GraphTextError;
-use crate::render_graph::{self, read_stage_map};
+use crate::graph_picture::{self, read_stage_map};
+use crate::protocol::graph_reader::GraphTextError;
+use crate::up_to_date;
 
 pub(super) fn run(args: &GraphArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -60,14 +60,14 @@ pub(super) fn run(args: &GraphArgs) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    printer.out(&render_graph::render(&selection, args.format));
+    printer.out(&graph_picture::render(&selection, args.format));
     ExitStatus::Success
 }
 
 /// The text of the graph the sources compile to: the file when the record proves it current,
 /// else a compile in memory (its errors printed, exit 1).
 fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> {
-    if fingerprint::check(layout, fingerprint::CheckMode::ReadOnly).is_ok() {
+    if up_to_date::check(layout, up_to_date::CheckMode::ReadOnly).is_ok() {
         return std::fs::read_to_string(&layout.stage_graph_path).map_err(|error| {
             error_line(
                 printer,

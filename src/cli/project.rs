@@ -12,9 +12,9 @@ use crate::cli::ExitStatus;
 use crate::cli::args::ProjectArgs;
 use crate::cli::printer::{Printer, error_line};
 use crate::discover::{self, Layout};
-use crate::dispatch::graph_file::load_graph;
+use crate::dispatch::compiled_graph::load_graph;
 use crate::dispatch::registry::{LiveRegistry, load_live_registry};
-use crate::protocol::stage_graph::StageGraph;
+use crate::protocol::graph_reader::StageGraph;
 use crate::workspace::Workspace;
 
 /// The environment variable `name`, when it is set and valid UTF-8.

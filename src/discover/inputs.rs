@@ -29,7 +29,7 @@ pub const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
 pub const MAX_GENERATED_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// Read a listed file: a hand-written input with its stamp, an output read back without one. A
-/// compile's record takes the outputs' stamps from the bytes it wrote (`fingerprint::record`),
+/// compile's record takes the outputs' stamps from the bytes it wrote (`up_to_date::record`),
 /// never from the bytes it read, so hashing a large project's graph here would be wasted.
 fn read_listed(layout: &Layout, path: &Utf8Path) -> (FileContents, Option<FileStamp>) {
     if layout.is_output(path) {

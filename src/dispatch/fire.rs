@@ -29,15 +29,15 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger;
 use crate::diagnostics::Diagnostic;
-use crate::dispatch::graph_file::{load_graph, produce_dirs};
+use crate::dispatch::compiled_graph::{load_graph, produce_dirs};
 use crate::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
 use crate::dispatch::time_limit::EnclosingLimit;
 use crate::interrupt;
 use crate::protocol::glob::SensorGlob;
+use crate::protocol::graph_reader::{producers_of, unknown_stage_message};
 use crate::protocol::output_paths::{
     artifact_file_name, declared_output_file_names, is_marker_artifact,
 };
-use crate::protocol::stage_graph::{producers_of, unknown_stage_message};
 use crate::protocol::stage_node::GraphNode;
 use crate::protocol::verdict::{ScriptError, Verdict, verdict_of};
 use crate::sensors::descriptor::{

@@ -32,10 +32,10 @@ use std::time::SystemTime;
 use camino::Utf8Path;
 
 use crate::audit::ledger;
+use crate::dispatch::compiled_graph::load_graph;
 use crate::dispatch::fire::{
     FireContext, FireRequest, prepare_fire_with, run_fire, undeclared_record_file, usable_registry,
 };
-use crate::dispatch::graph_file::load_graph;
 use crate::dispatch::registry::{LiveRegistry, load_live_registry};
 use crate::dispatch::time_limit::{EnclosingLimit, LimitValue};
 use crate::protocol::glob::SensorGlob;

@@ -2,15 +2,15 @@
 //!
 //! [`fire`] is one fire from pre-flight to printed verdict; [`hook`] is the write hook that
 //! fires the active stage's write-fired sensors; [`registry`] loads the live manifests and
-//! [`graph_file`] the compiled graph (read by the protocol's strict reader). The shipped sensors
+//! [`compiled_graph`] the compiled graph (read by the protocol's strict reader). The shipped sensors
 //! it runs natively live in their own module, `sensors` (D8); a custom sensor's worker runs as a
 //! process through `worker_process`, and what either answers is judged by the protocol's verdict
 //! (`protocol::verdict`, D4).
 //! [`time_limit`] holds the enclosing limits above each fire's cap (the write hook's allowance,
 //! the gate's dispatch cap, `gate check --timeout`) and the reading of their values.
 
+pub mod compiled_graph;
 pub mod fire;
-pub mod graph_file;
 pub mod hook;
 pub mod registry;
 pub mod time_limit;

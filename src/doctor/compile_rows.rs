@@ -9,7 +9,7 @@ use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::{Code, Diagnostic, Severity};
 use crate::discover::{self, Layout};
-use crate::dispatch::graph_file::load_graph;
+use crate::dispatch::compiled_graph::load_graph;
 
 use super::Row;
 

@@ -739,7 +739,7 @@ mod tests {
     fn gitignore_beside_the_outputs_ignores_the_compile_fingerprint() {
         let gitignore = harness_files("tools/data/.gitignore");
         assert_eq!(gitignore.len(), 1);
-        let pattern = format!("/{}", crate::fingerprint::FINGERPRINT_FILE_NAME);
+        let pattern = format!("/{}", crate::up_to_date::FINGERPRINT_FILE_NAME);
         assert!(gitignore[0].contents.lines().any(|line| line == pattern));
     }
 

@@ -23,12 +23,12 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::time_limit::GateLimits;
-use crate::gate::dispatch::{GatePlan, plan_gate_fires, relative, run_gate_fires};
+use crate::gate::gate_fires::{GatePlan, plan_gate_fires, relative, run_gate_fires};
 use crate::gate::report::{
     FireOnFilter, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, Severity,
     SkipReason,
 };
-use crate::protocol::stage_graph::unknown_stage_message;
+use crate::protocol::graph_reader::unknown_stage_message;
 use crate::protocol::stage_node::GraphNode;
 use crate::workspace::{self, Workspace};
 

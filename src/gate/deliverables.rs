@@ -20,7 +20,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::dispatch::graph_file::produce_dirs;
+use crate::dispatch::compiled_graph::produce_dirs;
 use crate::protocol::output_paths::{artifact_file_name, declared_output_file_names};
 use crate::protocol::stage_node::GraphNode;
 use crate::workspace::Workspace;
@@ -264,7 +264,7 @@ mod tests {
     use super::*;
 
     fn node(slug: &str, phase: &str, produces: &[&str]) -> GraphNode {
-        crate::protocol::stage_graph::node_from_json(&serde_json::json!({
+        crate::protocol::graph_reader::node_from_json(&serde_json::json!({
             "slug": slug, "phase": phase, "produces": produces, "consumes": [],
             "sensors_applicable": [],
         }))

@@ -6,9 +6,9 @@
 //!   the Sensors switch applied, the run, and the report;
 //! - [`deliverables`]: the declared outputs of a stage that exist on disk, canonicalised and
 //!   kept inside the stage's produce folders (upstream §5.2, D6);
-//! - [`dispatch`]: the plan of fires (D6: once per deliverable, once per output folder for the
+//! - [`gate_fires`]: the plan of fires (D6: once per deliverable, once per output folder for the
 //!   stage-level sensors), sharding, and the parallel run;
-//! - [`enforce`]: the conductor's gate step (`aidlc engine gate start|revise`): fingerprints,
+//! - [`step`]: the conductor's gate step (`aidlc engine gate start|revise`): fingerprints,
 //!   blocking enforcement, the override receipt and the gate row;
 //! - [`fingerprints`]: the BLAKE3 staleness bracket both gates put around blocking fires;
 //! - [`progress`]: what the audit ledger says about a stage: started, gate open;
@@ -19,11 +19,11 @@
 
 pub mod check;
 pub mod deliverables;
-pub mod dispatch;
-pub mod enforce;
 pub mod fingerprints;
+pub mod gate_fires;
 pub mod merge;
 pub mod progress;
 pub mod report;
 pub mod repository;
 pub mod stale_graph;
+pub mod step;

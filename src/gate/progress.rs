@@ -45,7 +45,7 @@ fn newest_gate_state(
 mod tests {
     use super::*;
     use crate::audit::ledger::STAGE_AWAITING_APPROVAL;
-    use crate::gate::enforce::test_support::{block, gate_row, shard};
+    use crate::gate::step::test_support::{block, gate_row, shard};
 
     #[test]
     fn the_gate_is_open_until_the_stage_moves_on() {

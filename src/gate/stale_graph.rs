@@ -7,7 +7,7 @@
 //! sources would change.
 //!
 //! Invariants:
-//! - the cheap proof comes first: the last compile's record (`fingerprint::check`, read-only,
+//! - the cheap proof comes first: the last compile's record (`up_to_date::check`, read-only,
 //!   one `stat` per file) proves that nothing that compile read or wrote has changed;
 //! - without that proof (no record, as in a fresh clone where the record is ignored by Git or
 //!   in an install the reference compiled; a record of another build; any changed file) the
@@ -27,7 +27,7 @@ use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
 use crate::discover::Layout;
 use crate::english::plural;
-use crate::fingerprint::{self, Stale};
+use crate::up_to_date::{self, Stale};
 
 /// How the graph was proved current.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,7 +191,7 @@ fn stage_list(stages: &[&str]) -> String {
 /// Prove the graph at `layout` current, or say why it is stale. A graph that cannot be read
 /// counts as stale (drifted, every stage added).
 pub fn check_graph_against_sources(layout: &Layout) -> Result<GraphProof, StaleGraph> {
-    let Err(since) = fingerprint::check(layout, fingerprint::CheckMode::ReadOnly) else {
+    let Err(since) = up_to_date::check(layout, up_to_date::CheckMode::ReadOnly) else {
         return Ok(GraphProof::Recorded);
     };
     let mut db = CompilerDatabase::default();

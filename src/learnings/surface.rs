@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::LearningsError;
 use crate::discover::{BoundedReadError, MAX_GENERATED_BYTES, MAX_INPUT_BYTES, read_bounded};
-use crate::dispatch::graph_file::load_graph;
+use crate::dispatch::compiled_graph::load_graph;
 use crate::workspace::{self, Workspace};
 
 /// The four `memory.md` sections, as their headings read.

@@ -5,7 +5,7 @@
 //! `watch::WatchSession` does, and overlays the text of the documents the editor has open.
 //! Every answer comes from the compile's queries: diagnostics from
 //! `compile::project_diagnostics`, navigation from `resolve::name_index` and the per-file name
-//! sites, hover from `parse::parsed_manifest` and `graph::numbering::stage_number`.
+//! sites, hover from `parse::parsed_manifest` and `stage_graph::numbering::stage_number`.
 //!
 //! The main loop is synchronous, on one thread, over `lsp_server` channels
 //! ([`transport`] owns stdin and stdout): it blocks for the next message, then takes every

@@ -4,7 +4,7 @@
 //! `manifest_name_sites`, `agent_name_sites`, read from the frontmatter outline, so a file with
 //! errors is still navigable); where it is declared and used comes from `resolve::name_index`.
 //! What hover says comes from the compile's queries: the manifest as `parse::parsed_manifest`
-//! validated it, the stage's number as `graph::numbering::stage_number` gave it.
+//! validated it, the stage's number as `stage_graph::numbering::stage_number` gave it.
 
 use std::fmt::Write as _;
 
@@ -207,7 +207,7 @@ fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String
         "- phase: `{}`",
         scalar("phase").unwrap_or_else(|| "?".to_owned())
     );
-    let number = crate::graph::numbering::stage_number(db, declaration.file)
+    let number = crate::stage_graph::numbering::stage_number(db, declaration.file)
         .as_ref()
         .map_or_else(
             || "none yet (the stage has errors)".to_owned(),

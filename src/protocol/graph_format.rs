@@ -11,7 +11,7 @@
 //! (`<harness>/tools/aidlc-version.ts`), and otherwise it is the newest.
 //!
 //! Invariant: pure. The texts are handed in; nothing here reads a file or the database (the
-//! tracked query `graph::format_choice::graph_format` feeds them from the salsa inputs).
+//! tracked query `stage_graph::format_choice::graph_format` feeds them from the salsa inputs).
 
 use std::fmt;
 

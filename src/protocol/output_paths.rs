@@ -16,7 +16,7 @@
 //! a whole-stage sensor neither fires on nor reads one).
 //!
 //! Invariant: pure. No file system, no environment, no salsa; the caller says which space and
-//! record to place the paths in ([`Workspace::REPRESENTATIVE`] when it knows neither).
+//! record to place the paths in ([`FolderNames::REPRESENTATIVE`] when it knows neither).
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -33,9 +33,9 @@ pub struct StageOutputs<'a> {
     pub artifacts: Vec<&'a str>,
 }
 
-/// The workspace folders the paths are placed in, relative to the project folder.
+/// The names of the workspace folders the paths are placed in (the space, the intent record, the unit, the repository), relative to the project folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Workspace<'a> {
+pub struct FolderNames<'a> {
     /// The space's name: its folder is `aidlc/spaces/<space>`.
     pub space: &'a str,
     /// The intent record folder, e.g. `aidlc/spaces/default/intents/260101-intent`.
@@ -46,10 +46,10 @@ pub struct Workspace<'a> {
     pub repo: &'a str,
 }
 
-impl Workspace<'static> {
+impl FolderNames<'static> {
     /// Example names for a check that knows no real space, record, unit or repository (the
     /// compile): the default space and names shaped like the real ones.
-    pub const REPRESENTATIVE: Workspace<'static> = Workspace {
+    pub const REPRESENTATIVE: FolderNames<'static> = FolderNames {
         space: "default",
         record: "aidlc/spaces/default/intents/260101-intent",
         unit: "unit",
@@ -95,24 +95,24 @@ pub fn declared_output_file_names(stage: &StageOutputs<'_>) -> Vec<String> {
 }
 
 /// One folder per kind of place the stage writes to, in the order the runtime looks.
-pub fn output_folders(stage: &StageOutputs<'_>, workspace: &Workspace<'_>) -> Vec<Utf8PathBuf> {
-    let record = Utf8Path::new(workspace.record);
+pub fn output_folders(stage: &StageOutputs<'_>, folders: &FolderNames<'_>) -> Vec<Utf8PathBuf> {
+    let record = Utf8Path::new(folders.record);
     if stage.slug == CODEKB_STAGE {
         return vec![
             Utf8PathBuf::from("aidlc/spaces")
-                .join(workspace.space)
+                .join(folders.space)
                 .join("codekb")
-                .join(workspace.repo),
+                .join(folders.repo),
         ];
     }
     if stage.for_each == Some("unit-of-work") {
         let construction = record.join("construction");
         return vec![
             construction.join(stage.slug),
-            construction.join(workspace.unit).join(stage.slug),
+            construction.join(folders.unit).join(stage.slug),
             construction
                 .join("units")
-                .join(workspace.unit)
+                .join(folders.unit)
                 .join(stage.slug),
         ];
     }
@@ -123,10 +123,10 @@ pub fn output_folders(stage: &StageOutputs<'_>, workspace: &Workspace<'_>) -> Ve
 /// file name, project-relative with `/` separators. Empty when the stage declares no outputs.
 pub fn declared_output_paths(
     stage: &StageOutputs<'_>,
-    workspace: &Workspace<'_>,
+    folders: &FolderNames<'_>,
 ) -> Vec<Utf8PathBuf> {
     let names = declared_output_file_names(stage);
-    output_folders(stage, workspace)
+    output_folders(stage, folders)
         .iter()
         .flat_map(|folder| names.iter().map(move |name| folder.join(name)))
         .collect()
@@ -163,7 +163,7 @@ mod tests {
     }
 
     fn paths(stage: &StageOutputs<'_>) -> Vec<String> {
-        declared_output_paths(stage, &Workspace::REPRESENTATIVE)
+        declared_output_paths(stage, &FolderNames::REPRESENTATIVE)
             .into_iter()
             .map(Utf8PathBuf::into_string)
             .collect()
@@ -226,7 +226,7 @@ mod tests {
             for_each: None,
             artifacts: vec!["architecture"],
         };
-        let workspace = Workspace {
+        let workspace = FolderNames {
             space: "team",
             record: "aidlc/spaces/team/intents/250301-x",
             unit: "u",

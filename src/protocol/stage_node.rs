@@ -9,7 +9,7 @@
 //! a node back under the same keys. Adding a graph field is then two edits: the protocol's (its
 //! key in its place in `graph_keys`, its type in [`NodeBody`] and how it is written, and the
 //! format rule when an older format has no place for it) and the compile's (where its value
-//! comes from, in `graph::emit`).
+//! comes from, in `stage_graph::emit`).
 //!
 //! Invariant: the bytes [`NodeBody::write`] gives equal `js_json::pretty_json` of the same node
 //! (`JSON.stringify(node, null, 2)`), written straight into the graph's buffer with

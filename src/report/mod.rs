@@ -12,7 +12,7 @@
 //!   writer for both logs), `junit.rs` and `gitlab.rs` (the gate's);
 //! - shared pieces: `source.rs` (the files' texts, lines and columns), `snippet.rs` (long lines
 //!   cut to a window), `uri.rs` (the one percent-encoder), and for the gate report `messages.rs`
-//!   (every sentence its formats share), `counts.rs` (the denominator) and `fingerprint.rs`.
+//!   (every sentence its formats share), `counts.rs` (the denominator) and `finding_identity.rs`.
 //!
 //! [`render`] is the one `match` on [`ReportFormat`] for the gate report; the compile calls its
 //! format's function for each diagnostic as it prints.
@@ -38,7 +38,7 @@
 
 mod counts;
 pub mod drift;
-mod fingerprint;
+mod finding_identity;
 pub mod github;
 mod gitlab;
 pub mod human;

@@ -27,7 +27,7 @@ use crate::gate::report::{
 };
 use crate::report::counts::counts_value;
 use crate::report::drift::Drift;
-use crate::report::fingerprint::Fingerprints;
+use crate::report::finding_identity::Fingerprints;
 use crate::report::messages::{
     dead_binding_message, failed_without_findings_message, not_evaluated_help,
     not_evaluated_message, nothing_checked_message, summary_line, unfired_message,

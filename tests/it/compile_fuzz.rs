@@ -18,7 +18,6 @@ use aidlc::compile;
 use aidlc::db::CompilerDatabase;
 use aidlc::diagnostics::Diagnostic;
 use aidlc::discover::{self, Layout};
-use aidlc::fingerprint::{self, CheckMode};
 use aidlc::harness::Harness;
 use aidlc::report::SourceLookup;
 use aidlc::report::github::diagnostic_annotation;
@@ -27,6 +26,7 @@ use aidlc::report::json::diagnostic_json_line;
 use aidlc::syntax::frontmatter;
 use aidlc::syntax::yaml::{Style, parse_document, parse_document_with_general_parser};
 use aidlc::syntax::yaml_subset::{EventSink, read_block_subset};
+use aidlc::up_to_date::{self, CheckMode};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
@@ -418,7 +418,7 @@ fn render_everything(diagnostics: &[Diagnostic], sources: &dyn SourceLookup) {
 /// `aidlc compile` in process: the library calls of `cli::commands::compile_command`, in its
 /// order, rendering each diagnostic instead of printing it. Returns the exit status.
 fn compile_in_process(layout: &Layout) -> i32 {
-    if let Ok(up_to_date) = fingerprint::check(layout, CheckMode::RefreshStamps) {
+    if let Ok(up_to_date) = up_to_date::check(layout, CheckMode::RefreshStamps) {
         let sources: std::collections::BTreeMap<camino::Utf8PathBuf, String> =
             compile::files_named_by(&up_to_date.warnings)
                 .into_iter()
@@ -448,7 +448,7 @@ fn compile_in_process(layout: &Layout) -> i32 {
         return 1;
     }
     compile::write_outputs(layout, &outcome).expect("the outputs can be written");
-    fingerprint::record(layout, &outcome, &inputs).expect("the record can be written");
+    up_to_date::record(layout, &outcome, &inputs).expect("the record can be written");
     0
 }
 

@@ -211,7 +211,10 @@ fn graph_rows_equal_the_rows_parsed_back_from_the_emitted_graph() {
                 (field("slug"), (field("number"), field("name")))
             })
             .collect();
-        assert_eq!(*aidlc::graph::numbering::graph_rows(&session.db), parsed);
+        assert_eq!(
+            *aidlc::stage_graph::numbering::graph_rows(&session.db),
+            parsed
+        );
     }
 }
 
@@ -313,7 +316,7 @@ fn a_later_edit_in_a_large_project_looks_at_no_untouched_stage_s_imports() {
 /// whole-project queries gather are chunked the same way, so no query looks at each stage.
 #[test]
 fn a_later_edit_in_a_large_project_confirms_untouched_nodes_a_chunk_at_a_time() {
-    use aidlc::graph::stage_chunks::stage_chunk_len;
+    use aidlc::stage_graph::stage_chunks::stage_chunk_len;
     let (project, synthetic) = large_project();
     let mut session = Session::logging_validations(&project);
     let path = synthetic.stage_path(5);

@@ -250,7 +250,7 @@ fn record_file_state(project: &TestProject) -> (u64, std::time::SystemTime, Stri
     )
 }
 
-/// Longer than `fingerprint::RACY_WINDOW_NS`: stamps older than this are trusted.
+/// Longer than `up_to_date::RACY_WINDOW_NS`: stamps older than this are trusted.
 const PAST_THE_RACY_WINDOW: std::time::Duration = std::time::Duration::from_millis(2_100);
 
 /// A forced compile that would record exactly what the record on disk says, apart from its

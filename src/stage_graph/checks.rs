@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 
 use crate::db::SourceFile;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::format_choice::graph_format;
-use crate::graph::numbering::{dedup, number_key, stage_numbering};
-use crate::graph::stage_chunks::{StageChunk, each_stage_with, gathered_facts_of_chunk};
 use crate::parse::parsed_stage;
+use crate::stage_graph::format_choice::graph_format;
+use crate::stage_graph::numbering::{dedup, number_key, stage_numbering};
+use crate::stage_graph::stage_chunks::{StageChunk, each_stage_with, gathered_facts_of_chunk};
 use crate::syntax::stage::{Located, PHASES};
 
 /// The parts of one stage the cross-stage checks read, with the spans their diagnostics point
@@ -34,7 +34,7 @@ pub struct StageCheckFacts {
     pub format_dependent: Vec<&'static str>,
 }
 
-/// The check facts of one chunk of the stage list (see [`crate::graph::stage_chunks`]).
+/// The check facts of one chunk of the stage list (see [`crate::stage_graph::stage_chunks`]).
 #[salsa::tracked(returns(ref))]
 pub fn stage_check_facts_in_chunk<'db>(
     db: &'db dyn salsa::Database,

@@ -3,7 +3,7 @@
 //! stage that requires it), and on request each stage's sensors, the blocking ones marked.
 //!
 //! [`read_stage_map`] reads the graph text strictly, through the dispatcher's reader
-//! (`protocol::stage_graph::parse_graph`, which refuses any value this version never writes),
+//! (`protocol::graph_reader::parse_graph`, which refuses any value this version never writes),
 //! plus the four keys a picture needs that the dispatcher does not (`number`, `name`,
 //! `execution`, `requires_stage`), refused the same way when missing or of the wrong type, and
 //! a `requires_stage` naming no stage of the graph. [`StageMap::select`] picks the whole graph
@@ -21,8 +21,8 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use crate::protocol::graph_reader::{GraphRefusal, GraphTextError, parse_graph};
 use crate::protocol::selection::{FireOn, Severity};
-use crate::protocol::stage_graph::{GraphRefusal, GraphTextError, parse_graph};
 use crate::protocol::stage_node::Phase;
 use crate::syntax::stage::{EXECUTIONS, PHASES};
 

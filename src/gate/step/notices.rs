@@ -188,7 +188,7 @@ fn notice_sentence(result: &SensorResult, failure: &CheckFailure) -> String {
 mod tests {
     use super::*;
     use crate::audit::ledger::{SENSOR_FAILED, SENSOR_PASSED};
-    use crate::gate::enforce::test_support::{block, shard};
+    use crate::gate::step::test_support::{block, shard};
 
     fn sensor_row(event: &str, id: &str, output: &str, extra: &[(&str, &str)]) -> String {
         let mut fields = vec![

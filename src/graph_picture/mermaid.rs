@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::render_graph::{MapStage, Selection, sensor_lines, stage_title};
+use crate::graph_picture::{MapStage, Selection, sensor_lines, stage_title};
 
 /// `selection` as a Mermaid flowchart, without a trailing newline.
 pub fn render_mermaid(selection: &Selection<'_>) -> String {
@@ -102,7 +102,7 @@ fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render_graph::tests::sample_map;
+    use crate::graph_picture::tests::sample_map;
 
     #[test]
     fn the_whole_graph_with_sensors() {

@@ -60,9 +60,9 @@ use crate::dispatch::time_limit::GateLimits;
 use crate::gate::deliverables::{
     ArtifactRefusal, DeliverableError, StageDeliverables, artifact_tokens, existing_deliverables,
 };
-use crate::gate::dispatch::{PlannedFire, unfired_binding};
+use crate::gate::gate_fires::{PlannedFire, unfired_binding};
+use crate::protocol::graph_reader::unknown_stage_message;
 use crate::protocol::selection::{FireOn, Severity};
-use crate::protocol::stage_graph::unknown_stage_message;
 use crate::protocol::stage_node::GraphNode;
 use crate::workspace::{self, Workspace};
 use gate_row::commit_gate_row;
@@ -283,7 +283,7 @@ mod tests {
     fn a_units_gate_keeps_that_units_folders_of_a_per_unit_stage() {
         let dir = tempfile::tempdir().unwrap();
         let record = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
-        let node = crate::protocol::stage_graph::node_from_json(&serde_json::json!({
+        let node = crate::protocol::graph_reader::node_from_json(&serde_json::json!({
             "slug": "design", "phase": "construction", "for_each": "unit-of-work",
             "produces": [], "consumes": [], "sensors_applicable": [],
         }))

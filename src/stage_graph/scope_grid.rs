@@ -10,13 +10,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{Map, Value, json};
 
 use crate::db::{Project, SourceFile};
-use crate::graph::numbering::stage_numbering;
-use crate::graph::stage_chunks::{
-    FactsByStage, StageChunk, each_stage_with, gathered_facts_of_chunk,
-};
 use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
 use crate::protocol::pretty_writer::PrettyWriter;
+use crate::stage_graph::numbering::stage_numbering;
+use crate::stage_graph::stage_chunks::{
+    FactsByStage, StageChunk, each_stage_with, gathered_facts_of_chunk,
+};
 
 /// What one stage contributes to the grid: a projection of `parsed_stage` that stays equal
 /// when anything but the slug, the phase or `scopes:` changes.
@@ -27,7 +27,7 @@ pub struct StageScopeRow {
     pub scopes: Vec<String>,
 }
 
-/// The scope rows of one chunk of the stage list (see [`crate::graph::stage_chunks`]).
+/// The scope rows of one chunk of the stage list (see [`crate::stage_graph::stage_chunks`]).
 #[salsa::tracked(returns(ref))]
 pub fn stage_scope_rows_in_chunk<'db>(
     db: &'db dyn salsa::Database,
@@ -192,7 +192,7 @@ pub fn normalised_grid_text(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::test_projects::loaded_projects;
+    use crate::stage_graph::test_projects::loaded_projects;
 
     #[test]
     fn the_grid_written_directly_equals_the_general_path() {

@@ -13,8 +13,8 @@ use crate::audit::ledger;
 use crate::dispatch::fire::FireRequest;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::time_limit::GateLimits;
-use crate::gate::dispatch::{GatePlan, PlannedFire, fire_planned, plan_entry};
 use crate::gate::fingerprints::{Fingerprints, fingerprint_file};
+use crate::gate::gate_fires::{GatePlan, PlannedFire, fire_planned, plan_entry};
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::GraphNode;
 use crate::protocol::verdict::Verdict;
@@ -295,7 +295,7 @@ mod tests {
     }
 
     fn node_with(sensors: &serde_json::Value) -> GraphNode {
-        crate::protocol::stage_graph::node_from_json(&serde_json::json!({
+        crate::protocol::graph_reader::node_from_json(&serde_json::json!({
             "slug": "s", "phase": "inception", "produces": ["a", "b", "b-questions"],
             "consumes": [], "sensors_applicable": sensors,
         }))

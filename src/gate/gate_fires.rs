@@ -18,11 +18,11 @@ use camino::{Utf8Path, Utf8PathBuf};
 use rayon::prelude::*;
 
 use crate::audit::ledger::{self, RecordLedger, read_record_ledger};
+use crate::dispatch::compiled_graph::produce_dirs;
 use crate::dispatch::fire::{
     BegunFire, EvaluatedFire, FireContext, FireRequest, PreparedFire, begin_fire,
     evaluate_begun_fire, evaluate_without_recording, prepare_fire_with, run_fire,
 };
-use crate::dispatch::graph_file::produce_dirs;
 use crate::dispatch::registry::LiveRegistry;
 use crate::dispatch::time_limit::GateLimits;
 use crate::gate::deliverables::{
@@ -35,9 +35,7 @@ use crate::gate::report::{
     UnfiredBinding, UnfiredCause, last_lines,
 };
 use crate::protocol::glob::SensorGlob;
-use crate::protocol::output_paths::{
-    Workspace as OutputWorkspace, declared_output_paths, is_marker_artifact,
-};
+use crate::protocol::output_paths::{FolderNames, declared_output_paths, is_marker_artifact};
 use crate::protocol::selection::Severity;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
@@ -374,10 +372,10 @@ fn dead_bindings(
 ) -> Vec<DeadBinding> {
     let project_dir = workspace.project_dir();
     let record = relative(project_dir, record);
-    let names = OutputWorkspace {
+    let names = FolderNames {
         space: workspace.space(),
         record: record.as_str(),
-        ..OutputWorkspace::REPRESENTATIVE
+        ..FolderNames::REPRESENTATIVE
     };
     let possible = declared_output_paths(&node.stage_outputs(), &names);
     entries

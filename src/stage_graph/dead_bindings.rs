@@ -11,16 +11,16 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::db::SourceFile;
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::format_choice::graph_format;
 use crate::parse::parsed_stage;
-use crate::protocol::output_paths::{StageOutputs, Workspace, declared_output_paths};
+use crate::protocol::output_paths::{FolderNames, StageOutputs, declared_output_paths};
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::SensorEntry;
 use crate::resolve::{SensorName, compiled_matches, sensor_binding, sensor_registry};
+use crate::stage_graph::format_choice::graph_format;
 use crate::syntax::stage::StageDefinition;
 
 /// Where the stage's declared outputs can be written, placed in
-/// [`Workspace::REPRESENTATIVE`]: the compile knows no real space, record, unit or repository.
+/// [`FolderNames::REPRESENTATIVE`]: the compile knows no real space, record, unit or repository.
 fn representative_output_paths(stage: &StageDefinition) -> Vec<Utf8PathBuf> {
     let outputs = StageOutputs {
         slug: &stage.slug.value,
@@ -33,7 +33,7 @@ fn representative_output_paths(stage: &StageDefinition) -> Vec<Utf8PathBuf> {
             .chain(stage.optional_produces.iter().flatten().map(String::as_str))
             .collect(),
     };
-    declared_output_paths(&outputs, &Workspace::REPRESENTATIVE)
+    declared_output_paths(&outputs, &FolderNames::REPRESENTATIVE)
 }
 
 /// The stage's gate-fired bindings that can never fire: gate dispatch runs a sensor over the

@@ -11,13 +11,13 @@ use std::sync::Arc;
 
 use crate::db::{CompilerDatabase, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::format_choice::graph_format;
-use crate::graph::numbering::{dedup, stage_headers_in_chunk, stage_number, stage_numbering};
-use crate::graph::stage_chunks::{FactsByStage, StageChunk, chunk_entries};
 use crate::parse::{parsed_stage, rule_set};
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::{ConsumeEntry, NodeBody, RuleEntry, write_node_head};
 use crate::resolve::{sensor_registry, sensors_applicable};
+use crate::stage_graph::format_choice::graph_format;
+use crate::stage_graph::numbering::{dedup, stage_headers_in_chunk, stage_number, stage_numbering};
+use crate::stage_graph::stage_chunks::{FactsByStage, StageChunk, chunk_entries};
 use crate::syntax::stage::{Located, StageDefinition};
 use camino::Utf8Path;
 
@@ -81,7 +81,7 @@ pub fn stage_node_body(db: &dyn salsa::Database, file: SourceFile) -> Option<Arc
     Some(Arc::from(text))
 }
 
-/// The node bodies of one chunk of the stage list (see [`crate::graph::stage_chunks`]), for
+/// The node bodies of one chunk of the stage list (see [`crate::stage_graph::stage_chunks`]), for
 /// the join. Unlike the facts the cross-stage queries gather, these memos do not read the
 /// `LOW` marker: a chunk whose files are untouched stays as durable as they are, so after an
 /// edit the join confirms one memo per chunk by a durability check instead of looking at
@@ -348,9 +348,9 @@ mod tests {
 
     use super::*;
     use crate::db::Project;
-    use crate::graph::test_projects::loaded_projects;
     use crate::js_json::pretty_json;
     use crate::protocol::graph_keys::FIELD_ORDER;
+    use crate::stage_graph::test_projects::loaded_projects;
 
     /// `pretty_json` of the value a written node holds, indented one level: the bytes
     /// `JSON.stringify` gives for the same node, which the writer must have produced.

@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use crate::db::{GraphRows, Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
-use crate::graph::stage_chunks::{StageChunk, each_stage_with, gathered_facts_of_chunk};
 use crate::parse::{parsed_stage, source_text};
+use crate::stage_graph::stage_chunks::{StageChunk, each_stage_with, gathered_facts_of_chunk};
 use crate::syntax::stage::PHASES;
 
 /// The parts of a stage that decide numbering and graph checks; backdates on prose edits.
@@ -24,7 +24,7 @@ pub struct StageHeader {
     pub name: Option<String>,
 }
 
-/// The headers of one chunk of the stage list (see [`crate::graph::stage_chunks`]).
+/// The headers of one chunk of the stage list (see [`crate::stage_graph::stage_chunks`]).
 #[salsa::tracked(returns(ref))]
 pub fn stage_headers_in_chunk<'db>(
     db: &'db dyn salsa::Database,

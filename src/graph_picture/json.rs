@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::render_graph::{MapStage, Selection};
+use crate::graph_picture::{MapStage, Selection};
 
 /// The version of the document [`render_json`] writes; it changes when a key changes meaning
 /// or goes away.
@@ -56,7 +56,7 @@ fn stage_value(selection: &Selection<'_>, stage: &MapStage) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::render_graph::tests::sample_map;
+    use crate::graph_picture::tests::sample_map;
 
     #[test]
     fn a_neighbourhood_with_sensors() {

@@ -1,5 +1,5 @@
 //! The compiled graph on disk, as the runtime uses it: [`load_graph`] reads `stage-graph.json` and
-//! hands its text to the protocol's strict reader (`protocol::stage_graph::parse_graph`), and
+//! hands its text to the protocol's strict reader (`protocol::graph_reader::parse_graph`), and
 //! [`produce_dirs`] lists the folders that exist where a node's stage writes.
 //!
 //! Invariant: a graph that cannot be read or is not one this version wrote is a
@@ -7,8 +7,8 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::protocol::graph_reader::{GraphRefusal, GraphTextError, StageGraph, parse_graph};
 use crate::protocol::output_paths::CODEKB_STAGE;
-use crate::protocol::stage_graph::{GraphRefusal, GraphTextError, StageGraph, parse_graph};
 use crate::protocol::stage_node::GraphNode;
 use crate::workspace::Workspace;
 

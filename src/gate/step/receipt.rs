@@ -329,8 +329,8 @@ mod tests {
     use super::*;
     use crate::audit::ledger::STAGE_AWAITING_APPROVAL;
     use crate::audit::ledger::event::{DECISION_RECORDED, HUMAN_TURN, QUESTION_ANSWERED};
-    use crate::gate::enforce::GateEntry;
-    use crate::gate::enforce::test_support::{block, gate_row, shard};
+    use crate::gate::step::GateEntry;
+    use crate::gate::step::test_support::{block, gate_row, shard};
 
     fn decision() -> String {
         block(
