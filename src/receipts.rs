@@ -1,4 +1,4 @@
-//! The conductor's interaction receipts (upstream §5.6): `aidlc engine log decision|answer` and
+//! The conductor's interaction receipts (D34): `aidlc engine log decision|answer` and
 //! the human-turn hook (`aidlc engine hook record-human-turn`), the three rows a blocking-sensor
 //! override needs before `engine gate start|revise --override-blocking-sensors` accepts it.
 //!
@@ -13,7 +13,7 @@
 //!   between what the checks read and the row they allow;
 //! - an answer needs a human turn since the last row that resolved one (the reference's rule);
 //!   an answer to the override decision must also be one of the options it offered, with a
-//!   human turn after that decision in the same shard (the receipt's own rule, §5.6), so an
+//!   human turn after that decision in the same shard (the receipt's own rule, D34), so an
 //!   answer the gate would not accept is refused when it is logged, not at the gate.
 //!
 //! Must not: print, or decide the gate (that is `gate::step`).

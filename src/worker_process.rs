@@ -1,4 +1,4 @@
-//! Running one worker process safely (upstream §4.4, §4.5): a custom sensor's worker for the
+//! Running one worker process safely (D22, D23): a custom sensor's worker for the
 //! dispatcher, and the tools a shipped sensor wraps (eslint, tsc, Biome) or `aidlc doctor` asks
 //! for its version. What the run gives is the protocol's `WorkerRun`, which the verdict reads.
 //!

@@ -1,5 +1,5 @@
 //! Audit timestamps: `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds, as the reference's
-//! `new Date().toISOString()` without its milliseconds (upstream §4.7).
+//! `new Date().toISOString()` without its milliseconds (D25).
 //!
 //! A low-level module: it imports nothing from this crate, so that the ledger, the workspace
 //! (a new intent's start date) and the write hook can all use it.

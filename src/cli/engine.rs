@@ -518,7 +518,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     ExitStatus::Success
 }
 
-/// `learnings surface`: the reply on stdout, exit 0; 1 when refused (§7).
+/// `learnings surface`: the reply on stdout, exit 0; 1 when refused (D43–D45).
 fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStatus {
     let workspace = match resolve_workspace(&args.project, printer) {
         Ok(workspace) => workspace,
@@ -527,7 +527,7 @@ fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStat
     print_json_reply(crate::learnings::surface(&workspace, &args.slug), printer)
 }
 
-/// `learnings persist`: the reply on stdout, exit 0; 1 when refused (§7); 2 when a selection
+/// `learnings persist`: the reply on stdout, exit 0; 1 when refused (D43–D45); 2 when a selection
 /// cannot be written as given (nothing was written).
 fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStatus {
     let workspace = match resolve_workspace(&args.project, printer) {

@@ -1,5 +1,5 @@
 //! The reference's words for the usage errors of `aidlc engine sensor list|describe|fire`
-//! (upstream §4.1, §4.2, §9), so that people and scripts moving between the two engines read the
+//! (D19, D20, D47), so that people and scripts moving between the two engines read the
 //! same sentence: `fire requires --stage <slug>`, `describe requires a sensor id`, …
 //!
 //! Only arguments the argument parser already refused reach [`reference_message`]; it reads
@@ -58,7 +58,7 @@ pub(super) enum ReferenceMessage {
     Usage(String),
 }
 
-/// §4.2 steps 1–3: the positional id (one starting with `--` counts as missing), each flag's
+/// D20 steps 1–3: the positional id (one starting with `--` counts as missing), each flag's
 /// value, then `--stage` and `--output-path`.
 fn fire_message(after: &[String]) -> Option<ReferenceMessage> {
     let Some((_, flags)) = after.split_first().filter(|(id, _)| !id.starts_with("--")) else {
@@ -79,7 +79,7 @@ fn fire_message(after: &[String]) -> Option<ReferenceMessage> {
     None
 }
 
-/// §9: a missing or flag-like id, then each flag's value.
+/// D47: a missing or flag-like id, then each flag's value.
 fn describe_message(after: &[String]) -> Option<ReferenceMessage> {
     match after.split_first() {
         Some((id, flags)) if !id.starts_with("--") => flag_value_message(flags),
@@ -89,7 +89,7 @@ fn describe_message(after: &[String]) -> Option<ReferenceMessage> {
     }
 }
 
-/// §4.1: every `--flag` needs a value, and a value is not another flag.
+/// D19: every `--flag` needs a value, and a value is not another flag.
 fn flag_value_message(tokens: &[String]) -> Option<ReferenceMessage> {
     let mut index = 0;
     while let Some(token) = tokens.get(index) {

@@ -1,5 +1,5 @@
 //! `aidlc engine sensor fire`: one sensor on one file, from pre-flight to printed verdict
-//! (upstream §4.2–§4.9, D4–D8).
+//! (D20–D27, D4–D8).
 //!
 //! Invariants:
 //! - every pre-flight refusal happens before any audit row is written; an output path that is
@@ -18,7 +18,7 @@
 //!   `bun <harness>/tools/aidlc-sensor-<id>.ts` too); only a custom id is spawned;
 //! - a manual fire (and the write hook, through [`undeclared_record_file`]) is refused on a file
 //!   under the intent record or the stage's produce folders that is not one of the stage's
-//!   declared outputs where the stage writes them (failure-modes §5.14, Z4): its verdict would
+//!   declared outputs where the stage writes them (scenario S14, failure mode Z4): its verdict would
 //!   sit in the ledger where no gate ever reads it. The gates fire only on declared
 //!   deliverables, so [`prepare_fire_with`] does not ask.
 
@@ -133,14 +133,14 @@ pub struct FireReport {
     pub verdict: Verdict,
     pub audit_shard: Utf8PathBuf,
     pub detail_path: Option<Utf8PathBuf>,
-    /// The one compact JSON line printed on stdout (upstream §4.9).
+    /// The one compact JSON line printed on stdout (D27).
     pub verdict_line: String,
     /// The last bytes the worker wrote on stderr (empty when none), also kept in the detail
     /// file.
     pub stderr_tail: String,
 }
 
-/// The pre-flight of upstream §4.2, in order, plus refusals of our own: a path outside the
+/// The pre-flight of D20, in order, plus refusals of our own: a path outside the
 /// project, a `matches` that is not a valid glob, and a file of the record the stage does not
 /// declare.
 pub fn prepare_fire(
@@ -372,7 +372,7 @@ fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal
     })
 }
 
-/// `--stage`, one path flag, then a shipped sensor's extras (upstream §4.3).
+/// `--stage`, one path flag, then a shipped sensor's extras (D21).
 fn worker_args(
     workspace: &Workspace,
     sensor: &LiveSensor,
@@ -427,7 +427,7 @@ fn template_args(workspace: &Workspace, node: &GraphNode) -> [String; 6] {
     ]
 }
 
-/// `input_schema` keys decide when declared (`file_path` present → `--file-path`, failure-modes
+/// `input_schema` keys decide when declared (`file_path` present → `--file-path`, failure mode
 /// F10); with no declaration a shipped sensor takes its own path flag, any other sensor
 /// `--output-path`.
 fn path_flag(shipped: Option<&ShippedSensor>, schema_keys: Option<&[String]>) -> PathFlag {

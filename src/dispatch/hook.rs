@@ -1,10 +1,10 @@
 //! `aidlc engine hook run-sensors`: the write-time hook (`PostToolUse` for Write/Edit in Claude
-//! Code and friends), upstream §4.11.
+//! Code and friends), D28.
 //!
 //! Invariants:
 //! - the hook never fails the agent's write: every path ends in exit 0;
 //! - a workflow is active when the active record's state is readable and names a current
-//!   stage; this clone's audit shard need not exist yet (failure-modes N6), the first fire
+//!   stage; this clone's audit shard need not exist yet (failure mode N6), the first fire
 //!   creates it;
 //! - inside an active workflow, a write that may match a sensor and is not fired is recorded
 //!   as a drop line with its reason, never silently lost: a fire that could not run, a glob
@@ -16,7 +16,7 @@
 //! - only write-fired entries of the active stage's compiled `sensors_applicable` whose glob
 //!   matches fire; an entry without a glob never fires (D5, D6);
 //! - a file under the intent record that is not one of the stage's declared outputs fires
-//!   nothing (failure-modes Z4): its verdict would stay in the ledger where no gate reads it;
+//!   nothing (failure mode Z4): its verdict would stay in the ledger where no gate reads it;
 //!   files outside the record (code for the linter) are unaffected;
 //! - the heartbeat, the drop log and the first-run marker are the install's version's files
 //!   (`Workspace::write_hook_heartbeat_file` and friends), written only into a health folder

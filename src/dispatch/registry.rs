@@ -1,6 +1,6 @@
 //! The live sensor registry for the dispatcher: the manifests as they are on disk now (not as
 //! the compiled graph saw them), because `command`, `input_schema`, `timeout_seconds` and the
-//! `matches` pre-flight come from the live manifest (D6, upstream §4.2).
+//! `matches` pre-flight come from the live manifest (D6, D20).
 
 use std::collections::BTreeMap;
 

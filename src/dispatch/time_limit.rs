@@ -1,4 +1,4 @@
-//! The enclosing time limits above each fire's own cap (seed, "Timeouts"; upstream §4.5):
+//! The enclosing time limits above each fire's own cap (D23):
 //! the write hook's allowance for its whole run, the gate's dispatch cap for each gate fire
 //! (`AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`), and `gate check --timeout` for a whole check.
 //!

@@ -114,7 +114,7 @@ fn drift_row(layout: &Layout, outcome: &CompileOutcome) -> Row {
     )
 }
 
-/// The reference's graph rows (§8): graph entries with no stage file (a fail: the hook and the
+/// The reference's graph rows (D46): graph entries with no stage file (a fail: the hook and the
 /// gates would run a stage that no longer exists), and stage files the graph does not have yet
 /// (advisory until the next compile). Nothing when the graph cannot be read (the drift row
 /// says why).

@@ -46,7 +46,7 @@ fn registration_rows(project_dir: &Utf8Path, harness: Harness) -> Vec<Row> {
         .collect()
 }
 
-/// The reference's heartbeat and drop rows (§8), read from the health folder the install's
+/// The reference's heartbeat and drop rows (D46), read from the health folder the install's
 /// version uses (`Workspace::hooks_health_dir`).
 fn health_rows(workspace: &Workspace) -> Vec<Row> {
     let health_dir = workspace.hooks_health_dir();

@@ -1,6 +1,6 @@
 //! `aidlc doctor`: what a user of the engine needs to know is broken, as rows of
 //! pass / warn / fail, each with a label and, when it is not a pass, the fix. The reference's
-//! sensor rows (upstream §8: paired sensor coverage, hook heartbeats and drops, the graph) plus
+//! sensor rows (D46: paired sensor coverage, hook heartbeats and drops, the graph) plus
 //! the engine's own: the compile as `compile --check` sees it (errors, drift, dead bindings,
 //! files discovery skips), pairings that name no manifest, the hooks registered with the
 //! harness, the Node tools the code sensors would run, and the ledger's health (a torn shard,

@@ -1,4 +1,4 @@
-//! A stage's deliverables: its declared output files that exist on disk (upstream §5.2, D6).
+//! A stage's deliverables: its declared output files that exist on disk (D30, D6).
 //!
 //! Invariants:
 //! - every deliverable returned is a canonical absolute path of a regular file whose base name

@@ -61,7 +61,7 @@ pub struct GatePlan {
     pub fires: Vec<PlannedFire>,
     pub skips: Vec<GateSkip>,
     pub dead_bindings: Vec<DeadBinding>,
-    /// Blocking bindings with no fire on a stage the workflow has reached (§5.12).
+    /// Blocking bindings with no fire on a stage the workflow has reached (scenario S12).
     pub unfired_bindings: Vec<UnfiredBinding>,
     pub stages_checked: usize,
     pub deliverables_found: usize,
@@ -363,7 +363,7 @@ pub fn shard_of(stage: &str, deliverable: &Utf8Path, count: u64) -> u64 {
 }
 
 /// Bindings whose glob matches none of the paths the stage's declared outputs can have
-/// (failure-modes N2). Checked against where the files would be written, existing or not.
+/// (failure mode N2). Checked against where the files would be written, existing or not.
 fn dead_bindings(
     workspace: &Workspace,
     record: &Utf8Path,

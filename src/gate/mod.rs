@@ -5,7 +5,7 @@
 //! - [`check`]: `aidlc gate check` as one computation: the records, their combined plan with
 //!   the Sensors switch applied, the run, and the report;
 //! - [`deliverables`]: the declared outputs of a stage that exist on disk, canonicalised and
-//!   kept inside the stage's produce folders (upstream §5.2, D6);
+//!   kept inside the stage's produce folders (D30, D6);
 //! - [`gate_fires`]: the plan of fires (D6: once per deliverable, once per output folder for the
 //!   stage-level sensors), sharding, and the parallel run;
 //! - [`step`]: the conductor's gate step (`aidlc engine gate start|revise`): fingerprints,

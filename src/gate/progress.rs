@@ -2,7 +2,7 @@
 //! whether its approval gate is open. Both gates read it: `gate check` (is a blocking binding's
 //! stage reached?) and the gate step (is the gate already open?).
 //!
-//! Must not: read anything but the main workflow's gate-moving rows (§5.6), or write anything.
+//! Must not: read anything but the main workflow's gate-moving rows (D34), or write anything.
 
 use crate::audit::ledger::{GateState, LedgerEntry, StageScope};
 

@@ -6,7 +6,7 @@
 //!   is "not evaluated" with its reason, and a report always says how many sensors ran on how
 //!   many files;
 //! - a blocking binding that never fired on a stage it applies to ([`UnfiredBinding`],
-//!   failure-modes §5.12) is a blocking non-evaluation, never a silent pass;
+//!   scenario S12) is a blocking non-evaluation, never a silent pass;
 //! - a report in which nothing was evaluated says why ([`NothingChecked`]), never looks green.
 
 use std::time::Duration;
@@ -310,7 +310,7 @@ pub struct GateSkip {
     pub reason: SkipReason,
 }
 
-/// A binding whose glob can never match any output the stage declares (failure-modes N2): a
+/// A binding whose glob can never match any output the stage declares (failure mode N2): a
 /// dead sensor that would otherwise look healthy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeadBinding {
@@ -319,8 +319,8 @@ pub struct DeadBinding {
     pub pattern: String,
 }
 
-/// A blocking binding that fired on no deliverable of a stage it applies to (failure-modes
-/// §5.12): it has not passed. `aidlc engine gate start` refuses the gate with [`Self::reason`];
+/// A blocking binding that fired on no deliverable of a stage it applies to (scenario
+/// S12): it has not passed. `aidlc engine gate start` refuses the gate with [`Self::reason`];
 /// `aidlc gate check` counts it as a blocking non-evaluation with the same reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnfiredBinding {

@@ -1,4 +1,4 @@
-//! The learning loop's two engine steps (the seed's "Gate-ritual handoff", upstream §7):
+//! The learning loop's two engine steps (the seed's "Gate-ritual handoff", D43–D45):
 //! `aidlc engine learnings surface` reads a stage's `memory.md` into candidates, and
 //! `aidlc engine learnings persist` writes the conductor's picks (the selections file) as
 //! practice lines and scaffolded, bound sensors, with the reference's `RULE_LEARNED` and
@@ -7,7 +7,7 @@
 //! The files:
 //! - `surface.rs`: scope binding, the state check, the memory path, `memory.md` parsing, the
 //!   reply (with the selections file's path);
-//! - `selections.rs`: the selections file: where it must be, and its strict reading (§7.2);
+//! - `selections.rs`: the selections file: where it must be, and its strict reading (D44);
 //! - `persist.rs`: everything under one audit lock: provenance, the check of every selection
 //!   before any write, learnings, sensors, rows;
 //! - `scaffold.rs`: a sensor selection's manifest text, proved to read back as the selection.
@@ -25,7 +25,7 @@ pub use surface::{MemoryEntry, parse_memory_entries, surface};
 
 use camino::Utf8PathBuf;
 
-/// Why a learnings step stopped: exit 1, with the reference's wording (§7), except
+/// Why a learnings step stopped: exit 1, with the reference's wording (D43–D45), except
 /// [`LearningsError::Invalid`].
 #[derive(Debug, thiserror::Error)]
 pub enum LearningsError {

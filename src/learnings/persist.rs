@@ -1,4 +1,4 @@
-//! `learnings persist --slug <stage> --selections-json <path>` (§7.3): under one audit lock,
+//! `learnings persist --slug <stage> --selections-json <path>` (D45): under one audit lock,
 //! the provenance the selections file pinned is checked, each learning is appended to
 //! `aidlc/spaces/<space>/memory/{project,team}.md` with its `cid` marker, each sensor is
 //! scaffolded (its manifest, when missing) and bound (its id appended to the origin stage's
@@ -37,7 +37,7 @@ use crate::workspace::{self, Workspace};
 
 const DEFAULT_HEADING: &str = "## Corrections";
 const DEFAULT_SOURCE: &str = "orchestrator";
-/// The framework distribution folders a learning must never write into (§7.3).
+/// The framework distribution folders a learning must never write into (D45).
 const DISTRIBUTION_SENSOR_FOLDERS: [&str; 5] = [
     "dist/claude/.claude/sensors",
     "dist/kiro/.kiro/sensors",
@@ -133,7 +133,7 @@ fn regenerate() -> &'static str {
     "Re-run the stage's surface step and regenerate the selections file, then retry."
 }
 
-/// §7.3 step 1: the space and the intent record the selections were surfaced in still exist.
+/// D45 step 1: the space and the intent record the selections were surfaced in still exist.
 fn check_provenance(
     workspace: &Workspace,
     file: &SelectionsFile,

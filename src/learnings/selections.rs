@@ -1,4 +1,4 @@
-//! The selections file (§7.2): the conductor's picks, written to the path `surface` named, read
+//! The selections file (D44): the conductor's picks, written to the path `surface` named, read
 //! strictly. Only that path is read: a file anywhere else, or reached through a symbolic link,
 //! is refused, so two chats in one project never persist each other's picks.
 

@@ -1,4 +1,4 @@
-//! `learnings surface --slug <stage>` (§7.1, read-only): the active space and intent, the
+//! `learnings surface --slug <stage>` (D43, read-only): the active space and intent, the
 //! state's Current Stage, the stage's `memory.md` (its path from `<record>/runtime-graph.json`
 //! when the conductor wrote one, else the compiled graph's `<record>/<phase>/<slug>/memory.md`),
 //! and the candidates it holds.

@@ -2,7 +2,7 @@
 //! so that the compile (a gate-fired binding that can never fire) and the gate (the same check
 //! at run time) ask the same question the same way.
 //!
-//! The layout is the runtime's (D11, upstream §5.2), relative to the project folder, with
+//! The layout is the runtime's (D11, D30), relative to the project folder, with
 //! `<record>` = `aidlc/spaces/<space>/intents/<YYMMDD-label>`:
 //! - `reverse-engineering` writes under `aidlc/spaces/<space>/codekb/<repo>/`;
 //! - a per-unit stage (`for_each: unit-of-work`) writes under `<record>/construction/<slug>/`

@@ -1,4 +1,4 @@
-//! The verdict of one fire: the reference's truth table (upstream §4.6) as a closed enum (D4).
+//! The verdict of one fire: the reference's truth table (D24) as a closed enum (D4).
 //!
 //! `verdict_of` evaluates the rows in the reference's order, after one row of our own:
 //! interrupted (the user stopped `aidlc`), then a (timeout), 0 (spawn error), b (exit 127),
@@ -16,7 +16,7 @@
 //!   `script-error: interrupted`: nothing was checked, and it was not the worker's fault.
 //! - Stdout over the cap is `bad-output`. The reference's `spawnSync` killed such a worker with
 //!   SIGTERM (`maxBuffer`), which it then misread as a timeout or an external kill.
-//! - The worker's JSON is read strictly (D4, failure-modes §5.2), where the reference floored a
+//! - The worker's JSON is read strictly (D4, scenario S2), where the reference floored a
 //!   missing or broken `findings_count` to 0 and let `pass: true` pass whatever it said. Each
 //!   of these is `script-error: bad-output`, and the `BadWorkerOutput` kept in the verdict says
 //!   which rule the output broke (the audit `Note` stays the reference's `script-error:
@@ -201,7 +201,7 @@ impl Verdict {
         matches!(self, Self::Passed)
     }
 
-    /// The `result` of the printed verdict line (upstream §4.9).
+    /// The `result` of the printed verdict line (D27).
     pub fn result_word(&self) -> &'static str {
         match self {
             Self::Passed | Self::ToolUnavailable | Self::ScriptError(_) => "passed",
@@ -402,7 +402,7 @@ fn excerpt(value: &Value) -> String {
     }
 }
 
-/// The verdict of one run whose budget was `timeout`, by the rows of upstream §4.6 in order.
+/// The verdict of one run whose budget was `timeout`, by the rows of D24 in order.
 pub fn verdict_of(run: &WorkerRun, timeout: Duration) -> Verdict {
     if run.interrupted {
         return Verdict::ScriptError(ScriptError::Interrupted);

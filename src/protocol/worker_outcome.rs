@@ -1,4 +1,4 @@
-//! How a worker ends, in the worker protocol (upstream §4.3–§4.6, D8): the exit status and the
+//! How a worker ends, in the worker protocol (D21–D24, D8): the exit status and the
 //! stdout each ending stands for. A shipped sensor's native check returns a [`WorkerOutcome`],
 //! whether it runs in process or as `aidlc engine sensor-<id>`; [`protocol_output`] turns it into
 //! the `(exit status, stdout)` pair a worker process would have produced, which

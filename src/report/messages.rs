@@ -181,7 +181,7 @@ pub(super) fn nothing_checked_message(nothing: &NothingChecked) -> String {
     format!("nothing was checked: {}", nothing.reason())
 }
 
-/// Failure-modes N2, in the words the summaries use.
+/// Failure mode N2, in the words the summaries use.
 pub(super) fn dead_binding_message(dead: &DeadBinding) -> String {
     format!(
         "sensor {} on stage {} can never fire: its glob {} matches none of the stage's declared outputs",

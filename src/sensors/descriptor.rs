@@ -38,9 +38,9 @@ pub struct ShippedSensor {
     /// The native check, run by id whatever the manifest's command says (D8).
     pub check: NativeCheck,
     /// The flags the dispatcher adds after `--stage` and the path flag, in this order
-    /// (upstream §4.3).
+    /// (D21).
     pub extra_flags: &'static [ExtraFlag],
-    /// The path flag when the manifest's `input_schema` declares no keys (failure-modes F10:
+    /// The path flag when the manifest's `input_schema` declares no keys (failure mode F10:
     /// declared keys always decide).
     pub default_path_flag: PathFlag,
     /// What one gate fire covers (D6).
@@ -112,7 +112,7 @@ impl PathFlag {
     }
 }
 
-/// Extra flags the dispatcher computes for a sensor (upstream §4.3).
+/// Extra flags the dispatcher computes for a sensor (D21).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExtraFlag {
     /// `--consumes`: the stage's consumed artifacts present on disk, `artifact:producer,…`.

@@ -27,7 +27,7 @@ use crate::protocol::verdict::{Verdict, WorkerRun, errno_name, verdict_of};
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
 use crate::sensors::descriptor::{ShippedSensor, WorkerContext};
 
-/// What a shipped worker is given: the project and the worker arguments of upstream §4.3.
+/// What a shipped worker is given: the project and the worker arguments of D21.
 #[derive(Debug, Clone)]
 pub struct ShippedInput {
     pub project_dir: Utf8PathBuf,

@@ -43,7 +43,7 @@ pub(super) struct FilePathFlags {
 
 /// Read `--stage <slug> --file-path <path>` with the strict grammar: an unknown flag, a flag
 /// given twice, and a flag with no value (at the end, or followed by another flag) are refused,
-/// never guessed (failure-modes F9, F10).
+/// never guessed (failure modes F9, F10).
 pub(super) fn parse_file_path_flags(
     args: &[String],
     sensor: &ShippedSensor,

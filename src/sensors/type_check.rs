@@ -1,10 +1,10 @@
-//! The shipped `type-check` sensor (upstream §6.6, D8): the project's `tsc` over the fired
+//! The shipped `type-check` sensor (D42, D8): the project's `tsc` over the fired
 //! file's TypeScript project, with the errors of the fired file as the findings.
 //!
 //! - The project: the nearest `tsconfig.json` from the file's folder up to the project folder
 //!   (up to the filesystem root for a file outside the project).
 //! - The compiler: the first `node_modules/.bin/tsc` from the tsconfig's folder up to the project
-//!   folder, else the first `tsc` on `PATH` (failure-modes V1: the project's own version first).
+//!   folder, else the first `tsc` on `PATH` (failure mode V1: the project's own version first).
 //! - The run: `tsc --project <tsconfig> --noEmit --pretty false --incremental
 //!   --tsBuildInfoFile <file>` in the tsconfig's folder. The build-info file is a cache in the
 //!   sensors folder of the active record (`<record>/.aidlc-engine/sensors/.tsbuildinfo` for the
@@ -19,12 +19,12 @@
 //!   `findings_count` is their number; `pass` is true exactly when there are none.
 //!   `other_files_error_count` counts the errors tsc found in other files of the project: they
 //!   never fail this file (a change here that breaks another file is reported on that file,
-//!   failure-modes F17), but they are shown.
+//!   failure mode F17), but they are shown.
 //! - Tool unavailable (exit 127), `{reason, message}`: `tsc-unavailable`.
 //! - Script error (exit 2): `config-parse-error: <tsc's line>` when tsc reports a problem with
 //!   the configuration itself (an error with no location, such as TS18003 "No inputs were found",
 //!   or one located in a `.json` file, such as TS5023 "Unknown compiler option"), whatever else
-//!   it found (failure-modes F16, V2); `tsc-failed: exit <n> with no diagnostics: <line>`; and
+//!   it found (failure modes F16, V2); `tsc-failed: exit <n> with no diagnostics: <line>`; and
 //!   `timeout: …` when the budget ran out.
 //! - Usage error (exit 1): the flag and file errors of the linter, and
 //!   `no-tsconfig-found: …`.

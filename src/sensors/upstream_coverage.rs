@@ -1,4 +1,4 @@
-//! The native `upstream-coverage` worker (upstream §6.2): does the stage's output cite every
+//! The native `upstream-coverage` worker (D38): does the stage's output cite every
 //! artifact the stage consumes?
 //!
 //! The check, in order:

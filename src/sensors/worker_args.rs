@@ -1,15 +1,15 @@
-//! The one reader of a shipped worker's argv (upstream §4.3): the flags a sensor knows are the
+//! The one reader of a shipped worker's argv (D21): the flags a sensor knows are the
 //! ones its descriptor says the dispatcher gives it, and every worker reads them here.
 //!
 //! Invariants:
 //!
 //! - A flag with no value, or followed by another `--flag`, is a usage error for every worker
-//!   (failure-modes F9): the reference took the next flag as the value, so `--templates-dir
+//!   (failure mode F9): the reference took the next flag as the value, so `--templates-dir
 //!   --stage x` silently skipped the template check. [`value_after`] is that rule, once.
 //! - Two grammars remain, because the reference's workers had two and their wording is pinned:
 //!   the document workers skip tokens they do not know and let the last value of a flag win
 //!   ([`FlagGrammar::Lenient`]); the code sensors refuse an unknown flag and a flag given twice
-//!   ([`FlagGrammar::Strict`], failure-modes F10). Each grammar words its own usage errors.
+//!   ([`FlagGrammar::Strict`], failure mode F10). Each grammar words its own usage errors.
 //! - Nothing here touches the disk: [`resolve_worker_path`] folds `.` and `..` lexically.
 
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! Checks across stage files: file stem vs slug, phase folders, duplicate slugs, duplicate
 //! producers of a consumed artifact, unknown `requires_stage`, the edge-local number invariant
-//! and the swarm advisory (reference §3.1 and §3.7).
+//! and the swarm advisory (D14 and D18).
 
 use std::collections::BTreeMap;
 

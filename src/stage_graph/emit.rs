@@ -1,4 +1,4 @@
-//! Canonical bytes of `stage-graph.json` (reference §3.5–§3.6, D2): each stage's node filled from
+//! Canonical bytes of `stage-graph.json` (D16–D17, D2): each stage's node filled from
 //! its parsed definition, the rule set and its resolved sensors, and written through the
 //! protocol's one node writer (`protocol::stage_node`), which knows every key, its place and which
 //! graph format carries it ([`graph_format`], D13).

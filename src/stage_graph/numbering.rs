@@ -1,4 +1,4 @@
-//! Stage numbers and display names (reference §3.2).
+//! Stage numbers and display names (D15).
 //!
 //! A slug already in the existing `stage-graph.json` keeps its number and name. New slugs are
 //! seeded per phase: Kahn's order over the `requires_stage` edges inside the new batch, ties

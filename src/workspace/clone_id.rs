@@ -1,4 +1,4 @@
-//! This clone's name in the ledger (upstream §4.7, D11): the host part and the clone id of its
+//! This clone's name in the ledger (D25, D11): the host part and the clone id of its
 //! audit shard, `<record_root>/audit/<host>-<clone-id>.md`.
 //!
 //! Invariant: the clone id is minted once per clone, published without replacing what another
@@ -26,7 +26,7 @@ const MINTED_CLONE_ID_CHARS: usize = 12;
 const CLONE_ID_SETTLE_ATTEMPTS: u32 = 20;
 const CLONE_ID_SETTLE_DELAY: Duration = Duration::from_millis(5);
 
-/// The host part of a shard name (§4.7): the host name lowercased, each run of characters outside
+/// The host part of a shard name (D25): the host name lowercased, each run of characters outside
 /// `[a-z0-9-]` collapsed to `-`, `-` trimmed from both ends, cut to 48 characters (after the
 /// trim, so a cut may end in `-`, as in the reference), and `host` when nothing is left.
 pub fn host_name() -> String {

@@ -195,7 +195,7 @@ impl Workspace {
         self.version.learnings_dir(&self.record_root)
     }
 
-    /// The selections file of a stage, `<learnings>/<slug>-selections.json` (upstream §7.2). A
+    /// The selections file of a stage, `<learnings>/<slug>-selections.json` (D44). A
     /// slug that is not kebab case is refused, so the name cannot leave the folder.
     pub fn selections_file(&self, stage_slug: &str) -> Result<Utf8PathBuf, WorkspaceError> {
         if !is_kebab_slug(stage_slug) {

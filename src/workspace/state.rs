@@ -55,9 +55,9 @@ pub fn current_stage(state_text: &str) -> Option<String> {
         .filter(|stage| !stage.is_empty() && stage != "none")
 }
 
-/// The write hook's view of the active record (§4.11 steps 4 and 6): a workflow is active when
+/// The write hook's view of the active record (D28 steps 4 and 6): a workflow is active when
 /// the record's state file is readable and names a current stage. Whether this clone has
-/// written an audit row yet does not matter (failure-modes N6: a fresh clone or worktree has no
+/// written an audit row yet does not matter (failure mode N6: a fresh clone or worktree has no
 /// shard of its own, and its first fire creates it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PresentWorkflow {
@@ -144,7 +144,7 @@ fn marker_directive(
     })
 }
 
-/// What the write hook needs to pick a stage (§4.11 step 6): the state's `Current Stage` and the
+/// What the write hook needs to pick a stage (D28 step 6): the state's `Current Stage` and the
 /// current marker, if any. The hook prefers the marker's stage and falls back to the current
 /// stage when the graph does not know the marker's stage.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -21,7 +21,7 @@ pub const HOOKS_HEALTH_DIR: &str = ".aidlc-hooks-health";
 pub const FIRST_RUN_MARKER_FILE: &str = ".first-fired";
 
 /// Why a folder the engine was about to write into was refused (the reference's wording for a
-/// produce folder that escapes, §5.2, applied to every folder the engine writes into).
+/// produce folder that escapes, D30, applied to every folder the engine writes into).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WriteFolderError {
     #[error(
@@ -127,7 +127,7 @@ pub fn engine_dir(record_root: &Utf8Path) -> Utf8PathBuf {
 
 // --- Record-local folders -----------------------------------------------------------------------
 
-/// `<record_root>/.aidlc-engine/sensors`: the newest detail folder (\[gate\], §4.8); an install
+/// `<record_root>/.aidlc-engine/sensors`: the newest detail folder (\[gate\], D26); an install
 /// of another version asks `InstallVersion::sensor_detail_dir`.
 pub fn sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(ENGINE_DIR).join("sensors")
@@ -138,7 +138,7 @@ pub fn legacy_sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(LEGACY_SENSOR_DETAIL_DIR)
 }
 
-/// `<record_root>/.aidlc-engine/learnings`: the newest selections folder (\[gate\], §7.2).
+/// `<record_root>/.aidlc-engine/learnings`: the newest selections folder (\[gate\], D44).
 pub fn learnings_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(ENGINE_DIR).join("learnings")
 }
@@ -149,7 +149,7 @@ pub fn legacy_learnings_dir(record_root: &Utf8Path) -> Utf8PathBuf {
 }
 
 /// `<record_root>/.aidlc-hooks-health`: hook heartbeats, drop logs and the first-run marker,
-/// where every version's `hooksHealthDir` puts them and its doctor reads them (§4.11, §8).
+/// where every version's `hooksHealthDir` puts them and its doctor reads them (D28, D46).
 pub fn hooks_health_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(HOOKS_HEALTH_DIR)
 }

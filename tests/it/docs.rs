@@ -159,3 +159,48 @@ fn id_list(text: &str) -> Vec<String> {
     }
     ids
 }
+
+/// No comment, message or document points at a file outside the repository (the decisions and
+/// the failure modes are in `docs/`), so that every reference a reader follows resolves here.
+/// The one exception is the reference's own sentence a scaffolded manifest carries byte for
+/// byte ("Scaffolded by the §13 learning gate"), which is data, not a reference.
+#[test]
+fn no_reference_points_outside_the_repository() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for area in ["src", "tests/it", "benches", "docs"] {
+        collect_text_files(&root.join(area), &mut files);
+    }
+    for document in ["README.md", "ARCHITECTURE.md", "CONTRIBUTING.md"] {
+        files.push(root.join(document));
+    }
+    let outside = [
+        "../shared",
+        "DECISIONS.md",
+        "upstream-behaviour",
+        "failure-modes.md §",
+        "failure-modes §",
+        "style-anchors",
+        "rust-stack.md",
+        "seed/07",
+    ];
+    let mut found = Vec::new();
+    // This file names the forms it looks for.
+    let this_file = root.join("tests/it/docs.rs");
+    for file in files.iter().filter(|file| **file != this_file) {
+        let Ok(text) = std::fs::read_to_string(file) else {
+            continue;
+        };
+        for (number, line) in text.lines().enumerate() {
+            let line = line.replace("Scaffolded by the §13 learning gate", "");
+            if outside.iter().any(|form| line.contains(form)) || line.contains('§') {
+                let shown = file.strip_prefix(root).unwrap_or(file).display();
+                found.push(format!("{shown}:{}: {}", number + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "references that point outside the repository: {found:#?}"
+    );
+}

@@ -604,7 +604,7 @@ fn shipped_sensors_run_natively_both_through_fire_and_the_worker_protocol() {
 }
 
 /// The conductor starts a workflow's audit shard before any agent writes. (The hook no longer
-/// needs this clone's shard to see a workflow, failure-modes N6; most tests start one anyway,
+/// needs this clone's shard to see a workflow, failure mode N6; most tests start one anyway,
 /// as a real workflow has.)
 fn start_audit_shard(project: &TestProject) {
     let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
@@ -705,7 +705,7 @@ fn a_hook_whose_stdin_never_closes_gives_up_in_bounded_time() {
 }
 
 /// One fire with its id and clock fixed: the audit blocks, the detail file and the verdict line
-/// byte for byte in the reference's format (upstream §4.7–§4.9).
+/// byte for byte in the reference's format (D25–D27).
 #[test]
 fn one_fixed_fire_is_byte_exact() {
     use aidlc::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};

@@ -163,7 +163,7 @@ fn a_gate_sensor_matching_the_outputs_compiles_clean() {
     }
 }
 
-/// failure-modes N2: `reverse-engineering` writes only under the space's `codekb/`, so the old
+/// failure mode N2: `reverse-engineering` writes only under the space's `codekb/`, so the old
 /// document glob never fires there.
 #[test]
 fn reverse_engineering_outputs_are_in_the_codekb_so_a_glob_without_it_is_dead() {

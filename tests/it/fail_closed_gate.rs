@@ -1,6 +1,6 @@
 //! Issue 10, the gate and graph-reading part: nothing unverified opens a gate or shows green.
 //!
-//! - item 1 (failure-modes §5.12): a blocking binding that never fired has not passed, at
+//! - item 1 (scenario S12): a blocking binding that never fired has not passed, at
 //!   `engine gate start` and in `gate check`, with one reason in every format;
 //! - item 2: values read back from the graph are parsed strictly on every dispatch path, and
 //!   both reference installs' older graphs still load (D13);
@@ -8,7 +8,7 @@
 //! - item 5 (first half): `gate check` brackets every blocking fire with BLAKE3 fingerprints;
 //! - item 13 (gate half): a deliverable that is not a regular file is skipped with a reason and
 //!   never opened;
-//! - item 16 (failure-modes N6): the write hook fires in a clone that has no shard of its own.
+//! - item 16 (failure mode N6): the write hook fires in a clone that has no shard of its own.
 
 use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime};
@@ -177,7 +177,7 @@ fn gate_rows(project: &TestProject) -> Vec<AuditBlock> {
         .collect()
 }
 
-/// The conductor's decision, a human turn and the exact answer (§5.6).
+/// The conductor's decision, a human turn and the exact answer (D34).
 fn record_override_receipt(project: &TestProject) {
     let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
     let rows = [

@@ -1,4 +1,4 @@
-//! The 18 scenarios of failure-modes.md §5 (issue 10's proof), one test each, named
+//! The 18 scenarios S1–S18 of docs/failure-modes.md (issue 10's proof), one test each, named
 //! `scenario_NN_<what it proves>`, end to end through the real binary.
 //!
 //! Each test asserts its scenario's sentence as far as this engine implements it. A clause it
@@ -444,7 +444,7 @@ fn tree_bytes(project: &TestProject) -> BTreeMap<String, Vec<u8>> {
 
 // === 1. Workers that give no verdict ============================================================
 
-/// §5.1: a worker that exits 127 (tool missing), exits 2, is killed by SIGKILL or cannot be
+/// S1: a worker that exits 127 (tool missing), exits 2, is killed by SIGKILL or cannot be
 /// spawned is "could not evaluate" (a noted `SENSOR_PASSED`, D4), never a pass; a blocking gate
 /// refuses (and `gate check` exits 3); the audit gets exactly one terminal row per fire.
 ///
@@ -522,7 +522,7 @@ fn scenario_01_a_worker_that_gives_no_verdict_never_passes_and_refuses_a_blockin
 
 // === 2. Worker output ==========================================================================
 
-/// §5.2: a package-manager banner before the JSON still gives the verdict after it; garbage,
+/// S2: a package-manager banner before the JSON still gives the verdict after it; garbage,
 /// `{"pass":"false"}`, a missing `pass` and two verdict lines are bad output (a non-evaluation
 /// whose stderr names the rule it broke), not passes, and do not pass a blocking gate. (A
 /// missing `findings_count` is read as the reference reads it, D4.)
@@ -611,7 +611,7 @@ fn scenario_02_a_banner_before_the_verdict_parses_and_malformed_output_is_never_
 
 // === 3. Timeouts ================================================================================
 
-/// §5.3: a worker that sleeps past `timeout_seconds` is killed with its children and classified
+/// S3: a worker that sleeps past `timeout_seconds` is killed with its children and classified
 /// as a timeout (`SENSOR_BUDGET_OVERRIDE`), distinct from an external SIGTERM
 /// (`script-error: external-sigterm`); the run ends soon after the cap (the time is printed,
 /// and only a generous "did not hang" bound is asserted). A blocking sensor past its budget
@@ -669,7 +669,7 @@ fn scenario_03_a_worker_past_its_timeout_dies_with_its_children_as_a_budget_over
 
 // === 4. Manifest edge cases =====================================================================
 
-/// §5.4: BOM and CRLF frontmatter and unknown extra keys are accepted (and the sensor fires);
+/// S4: BOM and CRLF frontmatter and unknown extra keys are accepted (and the sensor fires);
 /// unknown `kind`, `default_severity` or `fire_on` values, a zero, negative or fractional
 /// timeout and an id that is not the file stem are refused by `compile` (which leaves the graph
 /// as it was) and by the live registry before any audit row; two files with one id are both
@@ -837,7 +837,7 @@ fn scenario_04_manifest_edge_cases_are_accepted_or_refused_before_any_audit_row(
 
 // === 5. Discovery ===============================================================================
 
-/// §5.5: a manifest without the `aidlc-` prefix, with an upper-case id, in a subfolder (or with
+/// S5: a manifest without the `aidlc-` prefix, with an upper-case id, in a subfolder (or with
 /// another extension) does not load, as the seed says, and each is reported with the file and
 /// the rename that would load it (D3) instead of being ignored in silence.
 ///
@@ -900,7 +900,7 @@ fn json_diagnostics(run: &Run) -> Vec<Value> {
         .collect()
 }
 
-/// §5.6: a stage importing an unknown id fails, naming the stage (file, line and column) and
+/// S6: a stage importing an unknown id fails, naming the stage (file, line and column) and
 /// the known ids, and leaves the graph as it was; the output is byte-stable across runs and
 /// across folders; `compile --check` detects drift, names the stage, and writes nothing.
 ///
@@ -982,7 +982,7 @@ fn scenario_06_compile_names_unknown_imports_and_is_byte_stable_with_a_drift_che
 
 // === 7. Globs ===================================================================================
 
-/// §5.7: `**/*.{ts,tsx}`, `**/{a,b}/**`, two brace groups and `**/x/**/*.md` match as written, on
+/// S7: `**/*.{ts,tsx}`, `**/{a,b}/**`, two brace groups and `**/x/**/*.md` match as written, on
 /// project-relative and absolute paths; a manual fire and the write hook agree on every case
 /// (one matcher, D5); a path written with backslashes is matched as with `/`; a file outside
 /// the project is refused by both; a gate-fired sensor whose glob cannot match any declared
@@ -1154,7 +1154,7 @@ fn scenario_07_one_matcher_for_every_glob_and_manual_and_hook_fires_agree() {
 
 // === 8. Paths that leave the project ============================================================
 
-/// §5.8: `--output-path ../outside`, an absolute path outside the project, and a symbolic link
+/// S8: `--output-path ../outside`, an absolute path outside the project, and a symbolic link
 /// inside the project pointing outside are refused, as are a sensor id or stage slug holding
 /// `..`, all before any audit row; a gate deliverable that links outside is refused before any
 /// fire; detail files stay inside the record's sensors folder; writes into that folder (with
@@ -1273,7 +1273,7 @@ fn scenario_08_paths_that_leave_the_project_are_refused_before_any_row() {
 
 // === 9. Arguments ===============================================================================
 
-/// §5.9: a flag followed by another flag and a trailing flag without a value are loud usage
+/// S9: a flag followed by another flag and a trailing flag without a value are loud usage
 /// errors, for the dispatcher (`fire`, exit 2, no row), the gate commands and the worker
 /// protocol (`sensor-<id>`, exit 1 with the flag named, failure mode F9).
 ///
@@ -1447,7 +1447,7 @@ fn scenario_09_flags_without_values_are_loud_usage_errors() {
 
 // === 10. Concurrency ============================================================================
 
-/// §5.10: ten fires in parallel against one ledger leave twenty whole blocks, each
+/// S10: ten fires in parallel against one ledger leave twenty whole blocks, each
 /// `SENSOR_FIRED` paired with exactly one terminal row by fire id; the audit lock is not held
 /// while a worker runs (a second fire completes while the first one's worker waits for it); a
 /// dispatcher killed between `SENSOR_FIRED` and its terminal row leaves that fire unpaired
@@ -1630,7 +1630,7 @@ fn record_reference_fire(
     project.write(&shard_path, &shard);
 }
 
-/// The conductor's override receipt (§5.6): the decision offering both options, a human turn
+/// The conductor's override receipt (D34): the decision offering both options, a human turn
 /// and the exact answer, as blocks for a shard.
 fn override_receipt(timestamp: &str) -> String {
     [
@@ -1678,7 +1678,7 @@ fn append_to_the_only_shard(project: &TestProject, text: &str) {
 
 // === 11. Staleness ==============================================================================
 
-/// §5.11: a pass recorded before the artifact was edited, or a re-fire still running when the
+/// S11: a pass recorded before the artifact was edited, or a re-fire still running when the
 /// gate is asked, never stands in for a verdict on the bytes that enter the gate: both gates
 /// fire afresh on the current bytes. Bytes that change between evaluation and the gate row
 /// refuse the gate (and are not evaluated in `gate check`), until a retry evaluates bytes that
@@ -1782,7 +1782,7 @@ fn scenario_11_the_gate_judges_a_fresh_verdict_on_the_bytes_that_enter_it() {
 
 // === 12. Never fired, and the wrong stage =======================================================
 
-/// §5.12: a blocking sensor with no fire for the stage has not passed (the gate refuses with a
+/// S12: a blocking sensor with no fire for the stage has not passed (the gate refuses with a
 /// reason naming the sensor, its glob and the declared outputs; `gate check` exits 3), and a
 /// pass recorded under another stage slug does not count for this stage, neither at the gate
 /// nor in the failed-check notices.
@@ -1862,7 +1862,7 @@ fn scenario_12_no_fire_for_the_stage_is_not_a_pass_and_another_stage_s_pass_does
 
 // === 13. Every completion path and the override =================================================
 
-/// §5.13: `gate start` and `gate revise` run the same blocking check; an override needs the
+/// S13: `gate start` and `gate revise` run the same blocking check; an override needs the
 /// exact offered choice and a fresh receipt (the decision, a human turn, the answer) recorded in
 /// the audit, is spent by the gate row it opens, and is refused under Construction autonomy; the
 /// gate row records the override, the sensors, their reasons and detail paths.
@@ -1987,11 +1987,11 @@ fn scenario_13_start_and_revise_run_one_blocking_check_and_an_override_needs_a_h
 
 // === 14. False reds =============================================================================
 
-/// §5.14: marker files (`*-questions.md`, `*-timestamp.md`) are exempt from the heading floor;
+/// S14: marker files (`*-questions.md`, `*-timestamp.md`) are exempt from the heading floor;
 /// `requirements` is not found inside `nfr-requirements`; a citation of the producer's folder
 /// counts; an input whose producer was skipped (nothing on disk) is not a failure; and a manual
 /// fire on a file of the record the stage does not declare is refused before any row, naming
-/// the declared outputs, while the write hook fires nothing on such a file (failure-modes Z4;
+/// the declared outputs, while the write hook fires nothing on such a file (failure mode Z4;
 /// files outside the record still fire). The gates only ever fire on declared deliverables (D6).
 ///
 /// Also covered by the unit tests of `dispatch::workers::required_sections` and
@@ -2145,7 +2145,7 @@ fn scenario_14_markers_word_boundaries_producer_folders_and_skipped_producers_ar
 
 // === 15. Environment ============================================================================
 
-/// §5.15: only an old `eslint` on PATH, no lint configuration, a broken one, a `tsconfig` that
+/// S15: only an old `eslint` on PATH, no lint configuration, a broken one, a `tsconfig` that
 /// matches no inputs (TS18003) and a missing interpreter each give a classification that is
 /// not green (tool-unavailable, or a script error), and the broken configuration is told apart
 /// from the missing one. The tools are small fakes on a PATH of the test's own.
@@ -2304,7 +2304,7 @@ fn scenario_15_missing_old_or_broken_tools_are_never_green() {
 
 // === 16. Scale ==================================================================================
 
-/// §5.16, for correctness at scale (the timings are printed, never asserted; issue 16 and the
+/// S16, for correctness at scale (the timings are printed, never asserted; issue 16 and the
 /// benches measure them): 1,000 stages compile with no diagnostic into a graph of 1,000 nodes;
 /// a deliverable of several MB is checked at the gate; 119 fires on one path all pair; and a
 /// ledger of 50,000 sensor rows (plus those fires) is read by `gate start`, which finds the
@@ -2514,10 +2514,10 @@ fn scenario_16_a_thousand_stages_a_large_deliverable_and_a_ledger_of_50000_rows_
 
 // === 17. CI mode ================================================================================
 
-/// §5.17, for `gate check` (this engine's CI mode): a missing, malformed or `null` stage graph
+/// S17, for `gate check` (this engine's CI mode): a missing, malformed or `null` stage graph
 /// is a clear error with exit 2, never a crash or a fallback; advisory findings never change the
 /// exit code (unless `--strict`); the JSON document, GitHub annotations and SARIF are produced;
-/// exit codes follow failure-modes §4 (0 verified, 1 findings, 2 environment, 3 could not
+/// exit codes follow D9 (0 verified, 1 findings, 2 environment, 3 could not
 /// evaluate).
 ///
 /// Not applicable: doctor ("on a pristine project doctor writes nothing", its rows and its exit
@@ -2634,7 +2634,7 @@ fn scenario_17_gate_check_exit_codes_and_formats_and_a_broken_graph_is_an_error(
 
 // === 18. Hermeticity ============================================================================
 
-/// §5.18: a CI check (`compile --check`, `gate check --no-record` in every format, `sensor list`
+/// S18: a CI check (`compile --check`, `gate check --no-record` in every format, `sensor list`
 /// and `describe`) leaves the project byte-identical; and a test-style run aimed at a fixture
 /// project (`--project-dir`), even from inside the real project and with `CLAUDE_PROJECT_DIR`
 /// naming it (as in an agent's session), writes only into the fixture: no fixture sensor, row or

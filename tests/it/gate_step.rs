@@ -1,7 +1,7 @@
 //! `aidlc engine gate start|revise`, the gate's sensor step as the conductor calls it, through
 //! the real binary with shell-script workers: the reference's t311 scenarios (fires per
 //! deliverable, refusal, the override receipt, escapes, moved bytes), D4 non-evaluations,
-//! Construction autonomy, and the failed-check notices (§5.5–§5.8, D6, D9).
+//! Construction autonomy, and the failed-check notices (D33–D36, D6, D9).
 
 use std::time::SystemTime;
 

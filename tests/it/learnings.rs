@@ -1,4 +1,4 @@
-//! Issue 14, item 1: `aidlc engine learnings surface|persist` (upstream §7): the full round trip
+//! Issue 14, item 1: `aidlc engine learnings surface|persist` (D43–D45): the full round trip
 //! (surface → selections → persist → compile binds the sensor → it fires on the next matching
 //! write), a replay that changes nothing, the refusals, and the reference's bytes (Bun).
 

@@ -46,7 +46,7 @@
 //! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
 //!   written byte for byte as their own tools do, side by side with the reference (Bun), and
 //!   their sensors run natively with the install's own health, detail and selections files;
-//! - `failure_scenarios`: the 18 scenarios of failure-modes.md §5, one end-to-end test each
+//! - `failure_scenarios`: the 18 scenarios of docs/failure-modes.md (S1–S18), one end-to-end test each
 //!   (issue 10's proof);
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
 //!   the reference installs validate) and `aidlc graph` (rendered by graphviz);

@@ -1,5 +1,5 @@
 //! The reference's own pinning scenarios for `sensor list`, `sensor describe` and the `fire`
-//! refusals (upstream-behaviour.md §10: t92 and t93), run against `aidlc engine sensor …` on the
+//! refusals (D48: t92 and t93), run against `aidlc engine sensor …` on the
 //! default framework: the same output and the same words, with D9's exit statuses (2 where the
 //! reference exits 1), and no audit file written by any refused fire.
 
@@ -164,7 +164,7 @@ fn no_subcommand_or_an_unknown_one_is_refused_in_the_reference_s_words() {
 }
 
 /// t92, argv errors 1–7: each refusal is the reference's sentence, exits 2, and writes no audit
-/// file; so do the flag-value errors of §4.1 and `describe` without an id (§9).
+/// file; so do the flag-value errors of D19 and `describe` without an id (D47).
 #[test]
 fn every_fire_refusal_is_the_reference_s_sentence_and_writes_no_audit_file() {
     let project = project();

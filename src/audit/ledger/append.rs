@@ -1,4 +1,4 @@
-//! The shard appender (upstream §4.7): one block, or one batch of blocks, per append, under the
+//! The shard appender (D25): one block, or one batch of blocks, per append, under the
 //! audit lock, with the header on a new shard and a torn tail closed before the blocks.
 //!
 //! Invariants:

@@ -1,4 +1,4 @@
-//! The block format of an audit shard (upstream §4.7): the header, the separator, a row before
+//! The block format of an audit shard (D25): the header, the separator, a row before
 //! it is stamped (`AuditRow`), its bytes (`format_block`, with `escape_value`), path fields made
 //! project-relative, and a block as the reader gives it back (`AuditBlock`).
 //!

@@ -1,4 +1,4 @@
-//! Fire ids and the detail file a failed fire leaves (upstream §4.8): its path under the
+//! Fire ids and the detail file a failed fire leaves (D26): its path under the
 //! install's detail folder (`Workspace::sensor_detail_dir`, which follows the install's
 //! version), its body byte for byte as the reference writes it, and its atomic write.
 //!

@@ -1,4 +1,4 @@
-//! The audit events this engine writes and reads (upstream §4.7, §5.1, §5.6): their names and
+//! The audit events this engine writes and reads (D25, D29, D34): their names and
 //! field keys, each spelled here once; one struct per event; the row each written event becomes
 //! (`to_row`, then `format_block`), and the event each block read back is (`AuditEvent::from_block`).
 //!
@@ -114,7 +114,7 @@ const AUTONOMOUS_MODE: &str = "autonomous";
 
 /// The only cap layer this engine writes: the manifest's `timeout_seconds`.
 const REGISTRY_CAP_LAYER: &str = "registry";
-/// The `Workflow` prefix of a single-stage run, whose rows are not the main workflow's (§5.6).
+/// The `Workflow` prefix of a single-stage run, whose rows are not the main workflow's (D34).
 const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
 
 // --- The events --------------------------------------------------------------------------------
@@ -141,9 +141,9 @@ pub enum AuditEvent {
     AutonomyModeSet {
         autonomous: bool,
     },
-    /// `RULE_LEARNED`: a learning persisted to a practice file (upstream §7.3).
+    /// `RULE_LEARNED`: a learning persisted to a practice file (D45).
     RuleLearned(RuleLearned),
-    /// `SENSOR_PROPOSED`: a sensor scaffolded and bound by the learning loop (upstream §7.3).
+    /// `SENSOR_PROPOSED`: a sensor scaffolded and bound by the learning loop (D45).
     SensorProposed(SensorProposed),
     /// `GUARDRAIL_LOADED`: the rules were loaded (the doctor writes it when a shard exists).
     GuardrailLoaded(GuardrailLoaded),
@@ -226,7 +226,7 @@ pub struct StageMove {
     pub scope: StageScope,
 }
 
-/// `STAGE_AWAITING_APPROVAL` (§5.1 step 5): Stage, Unit, then Revalidated (a gate already open),
+/// `STAGE_AWAITING_APPROVAL` (D29 step 5): Stage, Unit, then Revalidated (a gate already open),
 /// Details (revise) or Artifacts (start), the override fields when an override applied, and
 /// Sensor State. The engine sets at most one of `revalidated`, `details` and `artifacts`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -239,7 +239,7 @@ pub struct GateRow {
     pub sensor_state: Option<String>,
 }
 
-/// The fields an applied override adds to the gate row (§5.6): the blocking sensor ids, the
+/// The fields an applied override adds to the gate row (D34): the blocking sensor ids, the
 /// detail paths (when any issue has one) and the reasons, each list already joined.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockingOverride {
@@ -265,7 +265,7 @@ pub struct QuestionAnswered {
     pub details: Option<String>,
 }
 
-/// `RULE_LEARNED` (§7.3): Stage, Candidate-ID, Content-Hash (the full SHA-256 of the text),
+/// `RULE_LEARNED` (D45): Stage, Candidate-ID, Content-Hash (the full SHA-256 of the text),
 /// Destination (absolute), Heading, Source.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RuleLearned {
@@ -277,7 +277,7 @@ pub struct RuleLearned {
     pub source: Option<String>,
 }
 
-/// `SENSOR_PROPOSED` (§7.3): Stage, Candidate-ID, Sensor ID, Manifest path (absolute), Matches,
+/// `SENSOR_PROPOSED` (D45): Stage, Candidate-ID, Sensor ID, Manifest path (absolute), Matches,
 /// Destinations (a JSON array of stage slugs), Source.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SensorProposed {
@@ -290,7 +290,7 @@ pub struct SensorProposed {
     pub source: Option<String>,
 }
 
-/// `GUARDRAIL_LOADED` (upstream §8): Scope (`all`), Path (`<harness>/<rules folder>/`), Rule count.
+/// `GUARDRAIL_LOADED` (D46): Scope (`all`), Path (`<harness>/<rules folder>/`), Rule count.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GuardrailLoaded {
     pub scope: Option<String>,
@@ -531,7 +531,7 @@ impl StageScope {
         }
     }
 
-    /// A main-workflow row of `slug` (§5.6): `Stage` is the slug and `Workflow` is not a
+    /// A main-workflow row of `slug` (D34): `Stage` is the slug and `Workflow` is not a
     /// `single-stage:` run.
     pub fn is_main_workflow_of(&self, slug: &str) -> bool {
         self.stage.as_deref() == Some(slug)
@@ -580,7 +580,7 @@ impl GateState {
         }
     }
 
-    /// The rows after which an earlier override answer no longer counts (§5.6).
+    /// The rows after which an earlier override answer no longer counts (D34).
     pub fn spends_an_override_receipt(self) -> bool {
         matches!(
             self,

@@ -1,4 +1,4 @@
-//! The audit ledger (upstream-behaviour §4.7–§4.9): the Markdown blocks appended to this clone's
+//! The audit ledger (D25–D27): the Markdown blocks appended to this clone's
 //! audit shard, the reader that splits them back into typed events, fire ids and the detail file
 //! a failed sensor leaves. Every byte another process reads matches the reference (D2): the
 //! writer is `renderAuditBlock` and `appendAuditBlockAtPath` of `aidlc-audit.ts`, the sensor rows

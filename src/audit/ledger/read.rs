@@ -1,4 +1,4 @@
-//! The ledger reader (upstream §4.7): a shard's text split back into blocks, the torn pieces
+//! The ledger reader (D25): a shard's text split back into blocks, the torn pieces
 //! skipped with a warning each, fires paired with their terminal rows, and a record's shards read
 //! into typed events with where each sits.
 //!

@@ -1,4 +1,4 @@
-//! The gate row (§5.1 step 5, §5.7): under the audit lock, the last fingerprint proof, the ledger
+//! The gate row (D29 step 5, D35): under the audit lock, the last fingerprint proof, the ledger
 //! read, and `STAGE_AWAITING_APPROVAL` appended; and the step's reply to the conductor.
 //!
 //! Invariant: the lock is held from the fingerprint proof through the append, so no other
@@ -31,7 +31,7 @@ pub struct GateStepReply {
     /// Whether a gate row was appended (always, unless the gate was already open and no
     /// override was applied).
     pub row_written: bool,
-    /// The §5.8 sentences, one per line.
+    /// The D36 sentences, one per line.
     pub narration: Vec<String>,
     pub summary: DispatchSummary,
 }
@@ -39,7 +39,7 @@ pub struct GateStepReply {
 impl GateStepReply {
     /// `{"slug","new_state":"awaiting-approval","timestamp"}`, or for a gate already open
     /// `{"slug","new_state","already_awaiting_approval":true,"revalidated":true}`, plus
-    /// `narration` when a check still fails (§5.7, §5.8).
+    /// `narration` when a check still fails (D35, D36).
     pub fn json(&self) -> Value {
         let mut reply = Map::new();
         reply.insert("slug".to_owned(), self.slug.as_str().into());
@@ -66,7 +66,7 @@ impl GateStepReply {
 /// The `Details` of a gate row written on `gate revise`.
 const REVISION_DETAILS: &str = "Re-entering gate after revision";
 
-/// §5.1 step 5: under the audit lock, prove every blocking fingerprint, then append the gate row
+/// D29 step 5: under the audit lock, prove every blocking fingerprint, then append the gate row
 /// (or, on a gate already open, only a revalidation row when an override applied).
 pub(super) fn commit_gate_row(
     workspace: &Workspace,

@@ -1,21 +1,21 @@
 //! The gate's sensor step as the conductor calls it (`aidlc engine gate start|revise`, D10):
 //! fire the stage's gate sensors on its deliverables, enforce the blocking ones, prove that the
-//! bytes did not move, and append the gate row `STAGE_AWAITING_APPROVAL` (upstream §5.1 steps
-//! 3–5, §5.3–§5.8; D4, D6, D9). The conductor owns the state machine: the state file is only
+//! bytes did not move, and append the gate row `STAGE_AWAITING_APPROVAL` (D29 steps
+//! 3–5, D31–D36; D4, D6, D9). The conductor owns the state machine: the state file is only
 //! read here.
 //!
 //! Invariants:
-//! - the §5.2 refusals (a deliverable or produce folder escaping) come before any audit row;
+//! - the D30 refusals (a deliverable or produce folder escaping) come before any audit row;
 //! - every blocking (sensor, path) is fingerprinted with BLAKE3 before the first dispatch,
 //!   re-hashed just before and just after its own fire, and every fingerprint is checked once
 //!   more under the audit lock right before the gate row is appended; moved bytes refuse the
 //!   gate (D6);
 //! - only an unnoted pass passes a blocking binding (D4): findings, non-evaluations, budget
 //!   overrides, refused fires and moved bytes are all issues, and so is a blocking gate binding
-//!   that fired on no deliverable at all (failure-modes §5.12);
+//!   that fired on no deliverable at all (scenario S12);
 //! - advisory gate sensors are dispatched (their rows exist) but never decide; under
 //!   Construction autonomy they are not dispatched, and no override is accepted;
-//! - an override needs a fresh receipt in the audit shards (§5.6); the gate row it writes is a
+//! - an override needs a fresh receipt in the audit shards (D34); the gate row it writes is a
 //!   boundary itself, so one receipt opens the gate once.
 //!
 //! The files, in the order of the step:
@@ -139,7 +139,7 @@ pub fn run_gate_step(
     )
 }
 
-/// One issue per blocking gate binding of the stage that got no fire (§5.12): a sensor that
+/// One issue per blocking gate binding of the stage that got no fire (scenario S12): a sensor that
 /// never looked at the stage has not passed it. The gate's stage is reached by definition.
 fn unfired_blocking_issues(
     project_dir: &Utf8Path,
@@ -197,7 +197,7 @@ fn first_word_of_state_field(state_text: &str, field: &str) -> Option<String> {
         .and_then(|value| value.split_whitespace().next().map(str::to_owned))
 }
 
-/// The stage's deliverables (§5.2, with the `--artifacts` tokens); a unit's own gate keeps
+/// The stage's deliverables (D30, with the `--artifacts` tokens); a unit's own gate keeps
 /// that unit's folders of a per-unit stage (unless the stage writes one stage-level folder).
 fn stage_deliverables(
     workspace: &Workspace,

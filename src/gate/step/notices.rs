@@ -1,4 +1,4 @@
-//! What the checks say (§5.8): the newest result of each (sensor, output) pair of a stage read
+//! What the checks say (D36): the newest result of each (sensor, output) pair of a stage read
 //! from the ledger, the gate row's `Sensor State`, and the failed-check sentences.
 //!
 //! Invariant: a noted pass or a budget override evaluated nothing, so it neither clears nor
@@ -6,7 +6,7 @@
 
 use crate::audit::ledger::{LedgerEntry, SensorOutcome};
 
-/// At most this many failed-check sentences; the rest are counted in one more line (§5.8).
+/// At most this many failed-check sentences; the rest are counted in one more line (D36).
 const MAX_NOTICE_SENTENCES: usize = 3;
 
 /// The newest results the ledger holds for one (sensor, output) pair of a stage.

@@ -1,4 +1,4 @@
-//! Planning, fingerprints and dispatch of the gate step (§5.3–§5.5, D6): which gate fires a
+//! Planning, fingerprints and dispatch of the gate step (D31–D33, D6): which gate fires a
 //! stage gets, the BLAKE3 fingerprints of its blocking deliverables, each fire in order, and the
 //! issue each blocking fire raises.
 //!
@@ -20,7 +20,7 @@ use crate::protocol::stage_node::GraphNode;
 use crate::protocol::verdict::Verdict;
 use crate::workspace::Workspace;
 
-/// One reason the blocking sensors did not pass (§5.5).
+/// One reason the blocking sensors did not pass (D33).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlockingIssue {
     pub sensor_id: String,
@@ -72,7 +72,7 @@ impl GateEvaluation {
 
 // --- Planning -----------------------------------------------------------------------------------
 
-/// The gate fires of one stage, sensor-major in authored order (§5.3): each gate binding on
+/// The gate fires of one stage, sensor-major in authored order (D31): each gate binding on
 /// each deliverable its graph glob matches; `upstream-coverage` and `claim-sources` once per
 /// output folder, on its first deliverable that is not a marker (D6). Under autonomy only the
 /// blocking bindings fire (D6).
@@ -98,7 +98,7 @@ pub fn plan_stage_fires(
 
 // --- Fingerprints -------------------------------------------------------------------------------
 
-/// Fingerprint each blocking deliverable once, before anything is dispatched (§5.4 step 1).
+/// Fingerprint each blocking deliverable once, before anything is dispatched (D32 step 1).
 fn fingerprint_blocking_deliverables(
     project_dir: &Utf8Path,
     fires: &[PlannedFire],
@@ -139,7 +139,7 @@ pub(super) fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> String {
 
 // --- Dispatch -----------------------------------------------------------------------------------
 
-/// Fire every planned fire in order, one at a time, and collect the blocking issues (§5.3–§5.5).
+/// Fire every planned fire in order, one at a time, and collect the blocking issues (D31–D33).
 /// Advisory fires are recorded like any other but never raise an issue.
 pub fn evaluate_gate_sensors(
     workspace: &Workspace,
@@ -244,7 +244,7 @@ fn dispatch_fire(
     )
 }
 
-/// The §5.5 reason a verdict blocks, or `None` for the one verdict that passes: an unnoted
+/// The D33 reason a verdict blocks, or `None` for the one verdict that passes: an unnoted
 /// pass. A noted pass blocks with its note (`tool-unavailable`, `script-error: …`).
 pub fn issue_reason(verdict: &Verdict, has_detail_path: bool) -> Option<String> {
     match verdict {

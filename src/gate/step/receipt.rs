@@ -1,4 +1,4 @@
-//! The refusal and the override receipt (§5.6): what the step says when blocking sensors did not
+//! The refusal and the override receipt (D34): what the step says when blocking sensors did not
 //! pass, the three override checks, and the authorization receipt read from the ledger.
 //!
 //! Invariant: an override stands only with a fresh receipt: an exact answer after every boundary
@@ -18,7 +18,7 @@ use crate::audit::ledger::{
 };
 use crate::discover::Layout;
 
-/// The decision the conductor records before it offers an override (§5.6).
+/// The decision the conductor records before it offers an override (D34).
 pub const BLOCKING_SENSOR_OVERRIDE_DECISION: &str = "Blocking gate sensor failure";
 /// The options that decision must offer, both of them.
 pub const BLOCKING_SENSOR_OVERRIDE_OPTIONS: [&str; 2] =
@@ -28,7 +28,7 @@ pub const BLOCKING_SENSOR_OVERRIDE_CHOICE: &str = "Override blocking sensors";
 
 // --- Enforcement --------------------------------------------------------------------------------
 
-/// §5.6: no issues, or an override with authority, lets the gate proceed; anything else is a
+/// D34: no issues, or an override with authority, lets the gate proceed; anything else is a
 /// refusal naming what to do.
 pub(super) fn enforce_blocking_sensors(
     layout: &Layout,
@@ -121,7 +121,7 @@ impl ReceiptCommands {
     }
 }
 
-/// The three override checks of §5.6, in order; `None` when the override stands.
+/// The three override checks of D34, in order; `None` when the override stands.
 pub fn override_refusal(
     slug: &str,
     autonomous: bool,
@@ -148,7 +148,7 @@ pub fn override_refusal(
     None
 }
 
-/// The reference's refusal text (§5.6), naming the commands that record the decision and the
+/// The reference's refusal text (D34), naming the commands that record the decision and the
 /// answer on this install (`commands`); the retry names this engine's command.
 pub fn refusal_message(
     request: &GateStepRequest,
@@ -211,7 +211,7 @@ fn unique_sensor_ids(issues: &[BlockingIssue]) -> Vec<&str> {
     ids
 }
 
-/// The fields an applied override adds to the gate row (§5.6).
+/// The fields an applied override adds to the gate row (D34).
 pub fn override_fields(issues: &[BlockingIssue]) -> Vec<(&'static str, String)> {
     blocking_override(issues).fields()
 }
@@ -236,7 +236,7 @@ pub(super) fn blocking_override(issues: &[BlockingIssue]) -> BlockingOverride {
 
 // --- The authorization receipt -------------------------------------------------------------------
 
-/// §5.6 `hasBlockingSensorOverrideAuthorization`: an answer `Override blocking sensors` after
+/// D34 `hasBlockingSensorOverrideAuthorization`: an answer `Override blocking sensors` after
 /// every boundary of the stage, newer than every other interaction, with an earlier decision
 /// offering both options in the same shard and a `HUMAN_TURN` strictly between the two.
 pub fn has_override_authorization(entries: &[LedgerEntry], slug: &str) -> bool {

@@ -59,7 +59,7 @@ pub enum GateStepError {
     InvalidUnit { unit: String },
     #[error(transparent)]
     Deliverables(#[from] DeliverableError),
-    /// The §5.6 refusals: blocking issues without an accepted override.
+    /// The D34 refusals: blocking issues without an accepted override.
     #[error("{message}")]
     Refused { message: String },
     #[error(

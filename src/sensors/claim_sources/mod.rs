@@ -1,4 +1,4 @@
-//! The native `claim-sources` worker (upstream §6.3): does every claim in the stage's
+//! The native `claim-sources` worker (D39): does every claim in the stage's
 //! deliverables carry a source tag that resolves to the stage's source register? It checks the
 //! shape and resolution of citations, not their truth.
 //!

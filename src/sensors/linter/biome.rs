@@ -1,5 +1,5 @@
 //! Biome: found as eslint is (the project's `node_modules/.bin`, else `PATH`), run with the JSON
-//! reporter, and its report read into the linter's shape (failure-modes F15: a Biome project
+//! reporter, and its report read into the linter's shape (failure mode F15: a Biome project
 //! is linted, not reported unavailable).
 
 use std::ffi::OsStr;

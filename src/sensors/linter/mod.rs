@@ -1,4 +1,4 @@
-//! The shipped `linter` sensor (upstream §6.5, D8): the project's own linter on the one fired
+//! The shipped `linter` sensor (D41, D8): the project's own linter on the one fired
 //! file. eslint by default; Biome when the project is configured for Biome instead.
 //!
 //! Where things are looked for. The lint root is the file's nearest folder holding a
@@ -12,7 +12,7 @@
 //! - Which eslint: the first `node_modules/.bin/eslint` from the lint root up to the project
 //!   folder (a workspace hoists it to the root), else the first `eslint` on `PATH` whose
 //!   `--version` says 9 or newer. An older `eslint` on `PATH` (a distro package) cannot read
-//!   flat config and is skipped (failure-modes F14).
+//!   flat config and is skipped (failure mode F14).
 //! - Which Biome: the first `node_modules/.bin/biome` the same way, else `biome` on `PATH`.
 //!
 //! Outcomes (the worker protocol of `super::WorkerOutcome`):
@@ -24,7 +24,7 @@
 //!   `biome-unavailable`, or `file-ignored` (the linter's configuration ignores the file or
 //!   covers no file of its kind, so nothing was linted).
 //! - Script error (exit 2): `config-parse-error: <line>` when a configuration exists but does
-//!   not load (failure-modes V2), `eslint-bad-output: …` / `biome-bad-output: …`,
+//!   not load (failure mode V2), `eslint-bad-output: …` / `biome-bad-output: …`,
 //!   `eslint-failed: …` / `biome-failed: …`, and `timeout: …` when the budget ran out.
 //! - Usage error (exit 1): `unknown flag: <flag>`, `missing required flag: --stage`,
 //!   `missing value for <flag>`, `file-path not found: <path>`, and the like.

@@ -1,4 +1,4 @@
-//! The native `required-sections` worker (upstream §6.1): does a Markdown deliverable have the
+//! The native `required-sections` worker (D37): does a Markdown deliverable have the
 //! shape its stage asks for?
 //!
 //! The check, in order:

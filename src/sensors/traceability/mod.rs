@@ -1,4 +1,4 @@
-//! The native `traceability` worker (upstream §6.4): does a stage's `traceability.json` cover
+//! The native `traceability` worker (D40): does a stage's `traceability.json` cover
 //! every upstream element, point each covered element at a real downstream target, and leave no
 //! orphan behind?
 //!
