@@ -52,6 +52,7 @@ pub mod discover;
 pub mod dispatch;
 pub mod doctor;
 pub mod english;
+pub mod file_uri;
 pub mod framework;
 pub mod fs_util;
 pub mod gate;

@@ -35,7 +35,7 @@ pub struct Cli {
 /// The global `--color` is described in full once, on `aidlc --help` and aidlc(1); every
 /// subcommand shows it as one line that points there (the value counts wherever it is given).
 /// And each command's `--help` ends with its exit statuses, from the table the manual pages
-/// read (`man_pages::exit_statuses`).
+/// read (`exit_statuses::exit_statuses`).
 pub fn command() -> clap::Command {
     let root = Cli::command();
     let Some(color) = root
@@ -62,7 +62,7 @@ fn with_help_additions(
 ) -> clap::Command {
     let words: Vec<&str> = path.iter().map(String::as_str).collect();
     let is_group = command.get_subcommands().next().is_some();
-    let mut command = match super::man_pages::exit_status_help(&words, is_group, HELP_WIDTH) {
+    let mut command = match super::exit_statuses::exit_status_help(&words, is_group, HELP_WIDTH) {
         Some(text) => command.after_long_help(text),
         None => command,
     };
@@ -201,7 +201,7 @@ pub struct ManArgs {
 #[derive(Debug, clap::Args)]
 pub struct PluginArgs {
     #[command(subcommand)]
-    pub command: crate::cli::plugin::PluginCommand,
+    pub command: PluginCommand,
 }
 
 #[derive(Debug, clap::Args)]
@@ -811,4 +811,62 @@ pub enum Format {
     Json,
     Github,
     Sarif,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Compose plugins into the install: copy their stages, sensors (with their tools), agents,
+    /// scopes and knowledge into the harness folder, merge their contributions into the core
+    /// stages they enrich, and compile.
+    ///
+    /// SOURCE is a plugin folder (holding `.aidlc-plugin/plugin.json`, or a host projection's
+    /// `.claude-plugin/plugin.json`) or a git URL with an optional `@REV` (a branch, tag or
+    /// commit), cloned with `git`; a git plugin's tree is kept under `aidlc/plugins/<name>/`.
+    /// A dependency that sits beside a plugin folder is added with it. What was composed is
+    /// recorded in `aidlc.lock.json`. Nothing is written when a plugin is refused (exit 2) or
+    /// the result does not compile (exit 1).
+    Add(PluginAddArgs),
+    /// Remove plugins: the install gets back, byte for byte, what it was without them.
+    Remove(PluginRemoveArgs),
+    /// List the composed plugins, whether `harness.json` enables each, where each came from,
+    /// and the installed files that changed since they were composed.
+    List(PluginListArgs),
+    /// Compose again every plugin `aidlc.lock.json` records (reading path plugins from their
+    /// folders), and each plugin root the host names in `CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT` or
+    /// `AIDLC_PLUGIN_ROOT` (what the plugins' `SessionStart` hook runs). A second sync changes
+    /// nothing.
+    Sync(PluginSyncArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginAddArgs {
+    /// Plugin folders or git URLs (`URL[@REV]`).
+    #[arg(required = true, value_name = "SOURCE")]
+    pub sources: Vec<String>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginRemoveArgs {
+    /// The names of composed plugins.
+    #[arg(required = true, value_name = "NAME")]
+    pub names: Vec<String>,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginListArgs {
+    /// `human` (a line per plugin) or `json` (one document on stdout).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct PluginSyncArgs {
+    #[command(flatten)]
+    pub project: ProjectArgs,
 }

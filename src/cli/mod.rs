@@ -5,6 +5,7 @@ mod args;
 mod commands;
 mod doctor;
 mod engine;
+mod exit_statuses;
 mod gate;
 mod gate_step;
 mod graph_picture;

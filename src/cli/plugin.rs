@@ -4,73 +4,14 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use camino::Utf8PathBuf;
-use clap::Subcommand;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Format, ProjectArgs};
+use crate::cli::args::{Format, PluginCommand, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout};
 use crate::english::plural;
 use crate::plugin::operations::{self, ComposeOutcome, Listing};
 use crate::plugin::{PluginError, Problem};
-
-#[derive(Debug, Subcommand)]
-pub enum PluginCommand {
-    /// Compose plugins into the install: copy their stages, sensors (with their tools), agents,
-    /// scopes and knowledge into the harness folder, merge their contributions into the core
-    /// stages they enrich, and compile.
-    ///
-    /// SOURCE is a plugin folder (holding `.aidlc-plugin/plugin.json`, or a host projection's
-    /// `.claude-plugin/plugin.json`) or a git URL with an optional `@REV` (a branch, tag or
-    /// commit), cloned with `git`; a git plugin's tree is kept under `aidlc/plugins/<name>/`.
-    /// A dependency that sits beside a plugin folder is added with it. What was composed is
-    /// recorded in `aidlc.lock.json`. Nothing is written when a plugin is refused (exit 2) or
-    /// the result does not compile (exit 1).
-    Add(PluginAddArgs),
-    /// Remove plugins: the install gets back, byte for byte, what it was without them.
-    Remove(PluginRemoveArgs),
-    /// List the composed plugins, whether `harness.json` enables each, where each came from,
-    /// and the installed files that changed since they were composed.
-    List(PluginListArgs),
-    /// Compose again every plugin `aidlc.lock.json` records (reading path plugins from their
-    /// folders), and each plugin root the host names in `CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT` or
-    /// `AIDLC_PLUGIN_ROOT` (what the plugins' `SessionStart` hook runs). A second sync changes
-    /// nothing.
-    Sync(PluginSyncArgs),
-}
-
-#[derive(Debug, clap::Args)]
-pub struct PluginAddArgs {
-    /// Plugin folders or git URLs (`URL[@REV]`).
-    #[arg(required = true, value_name = "SOURCE")]
-    pub sources: Vec<String>,
-    #[command(flatten)]
-    pub project: ProjectArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct PluginRemoveArgs {
-    /// The names of composed plugins.
-    #[arg(required = true, value_name = "NAME")]
-    pub names: Vec<String>,
-    #[command(flatten)]
-    pub project: ProjectArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct PluginListArgs {
-    /// `human` (a line per plugin) or `json` (one document on stdout).
-    #[arg(long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
-    #[command(flatten)]
-    pub project: ProjectArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct PluginSyncArgs {
-    #[command(flatten)]
-    pub project: ProjectArgs,
-}
 
 pub fn run(command: &PluginCommand) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);

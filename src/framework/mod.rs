@@ -6,7 +6,6 @@
 //! gains the entries of the machine-local runtime files (`gitignore`).
 
 pub mod example;
-pub mod gitignore;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -140,14 +139,14 @@ fn add_gitignore_entries(
     harness: Harness,
     report: &mut InitReport,
 ) -> Result<(), InitError> {
-    let relative = Utf8PathBuf::from(gitignore::GITIGNORE_FILE);
+    let relative = Utf8PathBuf::from(crate::harness::gitignore::GITIGNORE_FILE);
     let path = project_dir.join(&relative);
     let before = match std::fs::read_to_string(&path) {
         Ok(text) => Some(text),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
         Err(source) => return Err(InitError::Read { path, source }),
     };
-    let change = gitignore::with_entries(project_dir, harness, before);
+    let change = crate::harness::gitignore::with_entries(project_dir, harness, before);
     if change.added.is_empty() {
         report.unchanged.push(relative);
         return Ok(());

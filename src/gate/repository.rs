@@ -49,7 +49,7 @@ impl RepositoryRoot {
 
     /// The root as a `file://` URI ending in `/` (SARIF's `originalUriBaseIds`).
     pub fn root_uri(&self) -> String {
-        crate::report::uri::folder_file_uri(&self.root)
+        crate::file_uri::folder_file_uri(&self.root)
     }
 }
 

@@ -21,6 +21,7 @@
 pub mod commands;
 pub mod delivery;
 pub mod environment;
+pub mod gitignore;
 pub mod guard;
 pub mod install;
 pub mod payload;

@@ -44,13 +44,14 @@ mod gitlab;
 pub mod human;
 pub mod json;
 mod junit;
+#[cfg(test)]
+mod merge_tests;
 mod messages;
 pub mod problem;
 pub mod sarif;
 pub mod snippet;
 pub mod source;
 mod step_summary;
-pub mod uri;
 
 use crate::gate::report::GateReport;
 

@@ -22,6 +22,7 @@ use camino::Utf8Path;
 use serde_json::{Map, Value, json};
 
 use crate::diagnostics::Diagnostic;
+use crate::file_uri::relative_uri_reference;
 use crate::gate::report::{
     DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding,
 };
@@ -35,7 +36,6 @@ use crate::report::messages::{
 };
 use crate::report::problem::{Level, Problem, Region};
 use crate::report::source::SourceLookup;
-use crate::report::uri::relative_uri_reference;
 
 /// The `$schema` of the SARIF log, as GitHub code scanning and most viewers expect it.
 pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";

@@ -29,7 +29,7 @@
 //! edited in place); `hook_lists.rs` (the settings files that list hook commands: Claude Code,
 //! Codex, Kiro CLI); `files.rs` (the harnesses that read a file per hook: Kiro IDE, opencode,
 //! and the opencode plugin's template `opencode_plugin.ts`); `codex_trust.rs` (the trust
-//! entries Codex asks for); the project's `.gitignore` entries are `framework::gitignore`'s.
+//! entries Codex asks for); the project's `.gitignore` entries are `harness::gitignore`'s.
 //!
 //! Must not: print (the plan is returned to `cli`), or touch a file outside the project.
 
@@ -285,14 +285,14 @@ pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> 
 }
 
 /// The project's `.gitignore` with the entries of the runtime files a recorded run leaves
-/// (`framework::gitignore`); only ever added to, and left alone by an uninstall.
+/// (`harness::gitignore`); only ever added to, and left alone by an uninstall.
 fn gitignore_plan(request: &InstallRequest<'_>) -> Result<FilePlan, HookInstallError> {
     let path = request
         .project_dir
-        .join(crate::framework::gitignore::GITIGNORE_FILE);
+        .join(crate::harness::gitignore::GITIGNORE_FILE);
     let before = read_for_edit(&path)?;
     let change =
-        crate::framework::gitignore::with_entries(request.project_dir, request.harness, before);
+        crate::harness::gitignore::with_entries(request.project_dir, request.harness, before);
     let mut plan = FilePlan::unchanged(path, change.before);
     if !change.added.is_empty() {
         plan.changes.push(format!(
