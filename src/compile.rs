@@ -14,7 +14,6 @@ use crate::discover::{self, Layout};
 use crate::js_json::pretty_json;
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
-use crate::report::drift::Drift;
 use crate::resolve::{sensor_registry, sensors_applicable, stage_agent_diagnostics};
 use crate::stage_graph::checks::{graph_diagnostics, stage_check_facts_in_chunk};
 use crate::stage_graph::dead_bindings::dead_gate_bindings;
@@ -305,7 +304,7 @@ pub enum OutputError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Lock(#[from] crate::audit::lock::LockError),
+    Lock(#[from] crate::audit_lock::LockError),
 }
 
 /// Which output files a write changed.
@@ -336,7 +335,7 @@ pub fn write_outputs(
     if !differ.contains(&true) {
         return Ok(summary);
     }
-    let _lock = crate::audit::lock::acquire(&layout.project_dir)?;
+    let _lock = crate::audit_lock::acquire(&layout.project_dir)?;
     for ((path, bytes), _) in outputs.iter().zip(differ).filter(|(_, differs)| *differs) {
         crate::fs_util::write_atomic(path, bytes).map_err(|source| OutputError::Write {
             path: (*path).clone(),
@@ -379,6 +378,21 @@ fn file_holds(path: &Utf8Path, bytes: &[u8]) -> bool {
             Err(_) => return false,
         }
     }
+}
+
+/// An output file `compile --check` found out of date, and why: one per stage whose node would
+/// change (on its stage file), per removed stage, and for the scope grid (on the output).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    /// Project-relative: the stage file, or the output file.
+    pub file: Utf8PathBuf,
+    /// The output that would change (`stage-graph.json`, `scope-grid.json`).
+    pub output: String,
+    /// The stage, when one is concerned.
+    pub stage: Option<String>,
+    /// `changed`, `added`, `removed`, or `framing`/`grid` for the whole file.
+    pub change: &'static str,
+    pub message: String,
 }
 
 /// What `--check` found.

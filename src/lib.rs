@@ -25,8 +25,10 @@
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
 //! - [`learnings`]: `engine learnings surface|persist`, the learning loop's engine steps;
 //! - [`receipts`]: `engine log decision|answer` and the human-turn hook, the override's receipt;
-//! - [`audit`]: the audit ledger (typed events, shards, detail files), its timestamps and its
-//!   cross-process lock;
+//! - [`audit`]: the audit ledger (typed events, shards, detail files);
+//! - [`audit_lock`]: the cross-process lock the ledger, compile and plugins take;
+//! - [`timestamp`]: the ledger's UTC timestamps;
+//! - [`write_folder`]: the one check that keeps a folder the engine writes into inside the project;
 //! - [`workspace`]: the active space, intent record and audit shard, the folders the engine writes
 //!   into, and the write hook's view of a record;
 //! - [`dispatch`]: fire one sensor, the write hook, the live registry and graph, time limits;
@@ -44,6 +46,7 @@
 //! - [`plugin`]: `aidlc plugin add|remove|list|sync`, plugins composed into an install.
 
 pub mod audit;
+pub mod audit_lock;
 pub mod cli;
 pub mod compile;
 pub mod db;
@@ -76,10 +79,12 @@ pub mod schema;
 pub mod sensors;
 pub mod stage_graph;
 pub mod syntax;
+pub mod timestamp;
 pub mod up_to_date;
 pub mod watch;
 pub mod worker_process;
 pub mod workspace;
+pub mod write_folder;
 
 // Generated projects for the unit tests, shared with the integration tests and the benchmarks
 // (which include the same file); not part of the shipped library.

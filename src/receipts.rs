@@ -27,13 +27,14 @@ use crate::audit::ledger::{
     self, AuditEvent, AuditRow, DecisionRecorded, LedgerEntry, LedgerError, QuestionAnswered,
     StageScope, read_record_ledger,
 };
-use crate::audit::lock::{self, LockError};
+use crate::audit_lock::{self, LockError};
 use crate::dispatch::compiled_graph::load_graph;
 use crate::gate::step::{
     BLOCKING_SENSOR_OVERRIDE_DECISION, BLOCKING_SENSOR_OVERRIDE_OPTIONS, is_autonomous,
 };
 use crate::protocol::stage_node::Phase;
 use crate::workspace::{self, Workspace};
+use crate::write_folder;
 
 /// The `Workflow` of a single-stage run (`--single`).
 const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
@@ -177,7 +178,7 @@ pub fn record_answer(
     let shard = workspace
         .audit_shard_under(record)
         .map_err(ReceiptError::Shard)?;
-    let _lock = lock::acquire(workspace.project_dir())?;
+    let _lock = audit_lock::acquire(workspace.project_dir())?;
     let entries = read_record_ledger(record).entries;
     let shard_index = shard_index(record, &shard);
     let autonomous = autonomous_construction_answer(workspace, record, &request.stage);
@@ -221,9 +222,9 @@ pub fn record_human_turn(workspace: &Workspace, now: SystemTime) -> Result<bool,
     };
     append(workspace, record, &AuditRow::human_turn(), now)?;
     let marker = record.join(HUMAN_TURN_MARKER_FILE);
-    let stamp = format!("{}\n", crate::audit::timestamp::iso_timestamp(now));
+    let stamp = format!("{}\n", crate::timestamp::iso_timestamp(now));
     // The marker is advisory (the ledger row is the receipt); a failed write is not a lost turn.
-    if workspace::check_write_folder(workspace.project_dir(), record).is_ok() {
+    if write_folder::check_write_folder(workspace.project_dir(), record).is_ok() {
         let _ = crate::fs_util::write_atomic(&marker, stamp.as_bytes());
     }
     Ok(true)

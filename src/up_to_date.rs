@@ -457,7 +457,7 @@ pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
 /// Best effort, under the audit lock only if it is free: keeping the old record is still
 /// correct, only slower to check.
 fn rewrite_with_fresh_stamps(layout: &Layout, record: &mut Record) {
-    let Ok(_lock) = crate::audit::lock::try_acquire(&layout.project_dir) else {
+    let Ok(_lock) = crate::audit_lock::try_acquire(&layout.project_dir) else {
         return;
     };
     record.written_at_ns = now_ns();

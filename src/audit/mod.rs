@@ -1,6 +1,5 @@
-//! The audit ledger: its cross-process lock, its timestamps, and the rows, shards and detail
-//! files it writes and reads back.
+//! The audit ledger: the rows, shards and detail files it writes and reads back. Its
+//! cross-process lock is `crate::audit_lock` and its timestamps `crate::timestamp`, both below
+//! the workspace, which takes them when it creates an intent record.
 
 pub mod ledger;
-pub mod lock;
-pub mod timestamp;

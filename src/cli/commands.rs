@@ -14,6 +14,7 @@ use crate::cli::args::{
 use crate::cli::man_pages;
 use crate::cli::printer::{self, Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout, written_file_shown};
+use crate::compile::Drift;
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
@@ -23,7 +24,6 @@ use crate::gate::repository::RepositoryRoot;
 use crate::interrupt;
 use crate::process_group::GroupSignal;
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
-use crate::report::drift::Drift;
 use crate::report::{github, json, sarif};
 use crate::up_to_date;
 

@@ -750,7 +750,7 @@ fn write_detail_if_failed(
     verdict: Verdict,
     stderr_tail: &str,
 ) -> (Verdict, bool) {
-    let timestamp = crate::audit::timestamp::iso_timestamp((context.now)());
+    let timestamp = crate::timestamp::iso_timestamp((context.now)());
     let body = match (&verdict, verdict.note()) {
         (Verdict::Failed { worker_json, .. }, _) => {
             ledger::detail_file_body(

@@ -43,6 +43,7 @@ use crate::protocol::selection::FireOn;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::workspace::{self, Workspace};
+use crate::write_folder;
 
 /// The banner printed the first time sensors fire in a workspace.
 pub const FIRST_RUN_BANNER: &str = "[aidlc] Sensors are now watching this workspace. See the AI-DLC documentation to learn how rules and the learning loop work.";
@@ -111,7 +112,8 @@ pub fn run_sensors_hook(
         return HookOutcome::stop("sensors are switched off for this workflow");
     }
     let mut outcome = HookOutcome::default();
-    match workspace::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir()) {
+    match write_folder::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir())
+    {
         Ok(()) => {
             outcome.health_usable = true;
             outcome.first_run = write_heartbeat(workspace, (context.now)());
@@ -214,7 +216,8 @@ pub fn record_unchecked_write(
         );
     }
     let mut outcome = HookOutcome::default();
-    match workspace::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir()) {
+    match write_folder::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir())
+    {
         Ok(()) => outcome.health_usable = true,
         Err(error) => outcome.notices.push(format!(
             "warning: the hook's heartbeat and drop log are not written: {error}"
@@ -341,7 +344,7 @@ fn fire_one(
 /// marker did not exist yet, and now holds the time of this run. The health folder exists and
 /// was checked.
 fn write_heartbeat(workspace: &Workspace, now: SystemTime) -> bool {
-    let stamp = crate::audit::timestamp::iso_timestamp(now);
+    let stamp = crate::timestamp::iso_timestamp(now);
     let _ = crate::fs_util::write_atomic(&workspace.write_hook_heartbeat_file(), stamp.as_bytes());
     let created = std::fs::OpenOptions::new()
         .write(true)
@@ -362,7 +365,7 @@ fn record_drop(drops_file: &Utf8Path, now: SystemTime, message: &str) {
     use std::io::Write;
     let line = format!(
         "{}\t{}\n",
-        crate::audit::timestamp::iso_timestamp(now),
+        crate::timestamp::iso_timestamp(now),
         message.replace(['\n', '\r'], " ")
     );
     if let Ok(mut file) = std::fs::OpenOptions::new()

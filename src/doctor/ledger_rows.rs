@@ -5,7 +5,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger::parse_ledger;
-use crate::audit::lock::{LockStatus, lock_path, lock_status};
+use crate::audit_lock::{LockStatus, lock_path, lock_status};
 use crate::workspace::{self, Workspace};
 
 use super::Row;

@@ -38,7 +38,7 @@ pub enum LearningsError {
     #[error(
         "{0}. The audit lock dir may be orphaned by a hard-killed run; remove it manually (look under the system temp dir for the aidlc audit lock) and retry."
     )]
-    Lock(crate::audit::lock::LockError),
+    Lock(crate::audit_lock::LockError),
     #[error("persist failed: {0}")]
     Persist(String),
     #[error("persist failed: cannot write {path}: {source}")]

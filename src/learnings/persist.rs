@@ -32,8 +32,9 @@ use super::selections::{
 use crate::audit::ledger::{
     self, AuditEvent, LedgerEntry, RuleLearned, SensorProposed, read_record_ledger,
 };
-use crate::audit::lock;
+use crate::audit_lock;
 use crate::workspace::{self, Workspace};
+use crate::write_folder;
 
 const DEFAULT_HEADING: &str = "## Corrections";
 const DEFAULT_SOURCE: &str = "orchestrator";
@@ -97,7 +98,7 @@ pub fn persist(
             file.stage_slug
         )));
     }
-    let _lock = lock::acquire(project_dir).map_err(LearningsError::Lock)?;
+    let _lock = audit_lock::acquire(project_dir).map_err(LearningsError::Lock)?;
     check_provenance(workspace, &file, &record)?;
     let entries = read_record_ledger(&record).entries;
     let sensors = check_selections(workspace, &file, &entries)?;
@@ -106,7 +107,7 @@ pub fn persist(
         .audit_shard_under(&record)
         .map_err(|error| LearningsError::Persist(error.to_string()))?;
     let intent_key = file.intent.as_deref().unwrap_or("unscoped");
-    let today = &crate::audit::timestamp::iso_timestamp(now)[..10];
+    let today = &crate::timestamp::iso_timestamp(now)[..10];
     let mut rows = Vec::new();
     let rule_learned = persist_learnings(workspace, &file, &entries, intent_key, today, &mut rows)?;
     let (sensor_proposed, bound) = persist_sensors(workspace, &file, &sensors, &mut rows)?;
@@ -347,7 +348,7 @@ fn persist_learnings(
 
 fn write_inside(project_dir: &Utf8Path, path: &Utf8Path, text: &str) -> Result<(), LearningsError> {
     let folder = path.parent().unwrap_or(project_dir);
-    workspace::create_write_folder(project_dir, folder)
+    write_folder::create_write_folder(project_dir, folder)
         .map_err(|error| LearningsError::Persist(error.to_string()))?;
     crate::fs_util::write_atomic(path, text.as_bytes()).map_err(|source| LearningsError::Write {
         path: path.to_owned(),

@@ -61,7 +61,7 @@ pub struct Listing {
     pub plugins: Vec<ListedPlugin>,
 }
 
-fn lock_error(error: &crate::audit::lock::LockError) -> PluginError {
+fn lock_error(error: &crate::audit_lock::LockError) -> PluginError {
     PluginError::environment(error.to_string())
 }
 
@@ -371,7 +371,7 @@ fn compose_under_lock(
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
     let _lock =
-        crate::audit::lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
+        crate::audit_lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
     let recovered = journal::recover(&layout.project_dir)
         .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
     let harness_dir = layout.harness.dir_name();
@@ -444,7 +444,7 @@ fn drop_log_changes(
                 changes.push((path, None));
             }
         } else if existing_reasons.as_ref() != Some(&reasons) {
-            let time = crate::audit::timestamp::iso_timestamp(std::time::SystemTime::now());
+            let time = crate::timestamp::iso_timestamp(std::time::SystemTime::now());
             let text = reasons.iter().fold(String::new(), |mut text, reason| {
                 let _ = writeln!(text, "{time}\t{reason}");
                 text
@@ -669,7 +669,7 @@ pub fn plugin_roots_from(env: &dyn Fn(&str) -> Option<String>, cwd: &Utf8Path) -
 /// `aidlc plugin list`.
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let _lock =
-        crate::audit::lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
+        crate::audit_lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
     let recovered = journal::recover(&layout.project_dir)
         .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;

@@ -17,10 +17,10 @@ use std::borrow::Cow;
 
 use camino::Utf8Path;
 
+use crate::compile::Drift;
 use crate::diagnostics::Diagnostic;
 use crate::gate::report::{GateFire, GateReport, Outcome};
 use crate::github_actions::workflow_command;
-use crate::report::drift::Drift;
 use crate::report::messages::{
     dead_binding_message, failed_without_findings_message, not_evaluated_help,
     not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
@@ -77,7 +77,10 @@ pub fn diagnostic_annotation(
 
 /// One `::error` per drift, on its (repository-relative) file, titled with the output.
 pub fn drift_annotation(drift: &Drift, repository_prefix: &Utf8Path) -> String {
-    annotation(&drift.problem(), repository_prefix)
+    annotation(
+        &crate::report::drift::drift_problem(drift),
+        repository_prefix,
+    )
 }
 
 // --- The gate report -------------------------------------------------------------------------

@@ -11,13 +11,14 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::compile::Drift;
 use crate::diagnostics::Diagnostic;
 use crate::gate::report::{
     DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome,
     SensorsOff, Severity, UnfiredBinding, UnfiredCause, skip_reason_key,
 };
 use crate::report::counts::counts_value;
-use crate::report::drift::{DRIFT_HELP, Drift};
+use crate::report::drift::DRIFT_HELP;
 use crate::report::messages::duration_ms;
 use crate::report::problem::Problem;
 use crate::report::source::SourceLookup;

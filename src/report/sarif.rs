@@ -21,13 +21,13 @@ use std::collections::BTreeMap;
 use camino::Utf8Path;
 use serde_json::{Map, Value, json};
 
+use crate::compile::Drift;
 use crate::diagnostics::Diagnostic;
 use crate::file_uri::relative_uri_reference;
 use crate::gate::report::{
     DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding,
 };
 use crate::report::counts::counts_value;
-use crate::report::drift::Drift;
 use crate::report::finding_identity::Fingerprints;
 use crate::report::messages::{
     dead_binding_message, failed_without_findings_message, not_evaluated_help,
@@ -251,7 +251,7 @@ pub fn render_compile_sarif(
     for drift in drifts {
         let fingerprint = short_hash(&format!("{}\0{}", drift.file, drift.message));
         results.push(compile_result(
-            &drift.problem(),
+            &crate::report::drift::drift_problem(drift),
             &mut rule_ids,
             repository_prefix,
             &fingerprint,

@@ -52,7 +52,7 @@ pub fn create_intent(
     let intents_dir = intents_dir(project_dir, &active_space(project_dir));
     let folder_name = format!("{}-{label}", utc_date_stamp(now));
     let record = intents_dir.join(&folder_name);
-    let _lock = crate::audit::lock::acquire(project_dir).map_err(|error| {
+    let _lock = crate::audit_lock::acquire(project_dir).map_err(|error| {
         WorkspaceError::RegistryLocked {
             detail: error.to_string(),
         }
@@ -62,7 +62,7 @@ pub fn create_intent(
     let uuid = uuid::Uuid::now_v7().to_string();
     rows.push(new_registry_row(&uuid, label, &folder_name));
     create_record_folder(&intents_dir, &record)?;
-    let started_at = crate::audit::timestamp::iso_timestamp(now);
+    let started_at = crate::timestamp::iso_timestamp(now);
     let filled = write_file(
         &state_file_path(&record),
         &new_intent_state_text(label, &started_at),
@@ -102,7 +102,7 @@ pub fn check_intent_label(label: &str) -> Result<(), WorkspaceError> {
 
 /// `YYMMDD` of `now` in UTC, as the reference's `dateStamp` (the last two digits of the year).
 fn utc_date_stamp(now: SystemTime) -> String {
-    let timestamp = crate::audit::timestamp::iso_timestamp(now);
+    let timestamp = crate::timestamp::iso_timestamp(now);
     let date = timestamp.split('T').next().unwrap_or_default();
     // `YYYY-MM-DD`, split from the right so that a year of any width keeps its last digits.
     let mut parts = date.rsplitn(3, '-');

@@ -16,8 +16,8 @@
 //! - `clone_id.rs`: the host name and clone id that name this clone's audit shard;
 //! - `state.rs`: the state file's fields, the active-directive marker (with its SHA-256 state
 //!   digest), and the write hook's view of a record;
-//! - `write_folders.rs`: the record-local folders the engine writes into, and
-//!   [`check_write_folder`], the one check that keeps a write inside the project;
+//! - `write_folders.rs`: the record-local folders the engine writes into (each checked by
+//!   `crate::write_folder` before anything is created in it);
 //! - `install_version.rs`: which reference version made the install ([`InstallVersion`],
 //!   detected from its tools stamp, else its graph's keys, else the newest), and the
 //!   record-local files each version names differently;
@@ -27,7 +27,7 @@
 //! - `error.rs`: [`WorkspaceError`].
 //!
 //! Must not: import the audit ledger or anything above it (the ledger imports this module);
-//! creating an intent takes only `audit::lock` and `audit::timestamp`, which import nothing.
+//! creating an intent takes only `crate::audit_lock` and `crate::timestamp`, which sit below it.
 
 mod clone_id;
 mod create;
@@ -66,9 +66,8 @@ pub use state::{
 };
 pub use write_folders::{
     ENGINE_DIR, FIRST_RUN_MARKER_FILE, HOOKS_HEALTH_DIR, LEGACY_LEARNINGS_DIR,
-    LEGACY_SENSOR_DETAIL_DIR, WriteFolderError, check_write_folder, create_write_folder,
-    engine_dir, hooks_health_dir, learnings_dir, legacy_learnings_dir, legacy_sensor_detail_dir,
-    sensor_detail_dir,
+    LEGACY_SENSOR_DETAIL_DIR, engine_dir, hooks_health_dir, learnings_dir, legacy_learnings_dir,
+    legacy_sensor_detail_dir, sensor_detail_dir,
 };
 
 #[cfg(test)]

@@ -1,8 +1,5 @@
-//! The folders the engine writes into: where they are in a record (the engine folder, detail
-//! files, hook health), and the one check that keeps each inside the project.
-//!
-//! Invariant: a folder is checked before anything is created in it, and again after its missing
-//! parts are created, so a link swapped in meanwhile is caught before anything is written.
+//! The folders the engine writes into in a record: the engine folder, detail files, hook
+//! health. Each is checked by `crate::write_folder` before anything is created in it.
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -19,106 +16,6 @@ pub const LEGACY_LEARNINGS_DIR: &str = ".aidlc-learnings";
 pub const HOOKS_HEALTH_DIR: &str = ".aidlc-hooks-health";
 /// The first-run marker in the hook health folder; it holds the ISO time of the first run.
 pub const FIRST_RUN_MARKER_FILE: &str = ".first-fired";
-
-/// Why a folder the engine was about to write into was refused (the reference's wording for a
-/// produce folder that escapes, D30, applied to every folder the engine writes into).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum WriteFolderError {
-    #[error(
-        "Refusing to write into \"{folder}\": it is not inside the project root \"{project}\"."
-    )]
-    NotUnderProject {
-        folder: Utf8PathBuf,
-        project: Utf8PathBuf,
-    },
-    #[error(
-        "Refusing to write into \"{folder}\": it resolves to \"{resolved}\", which escapes the project root \"{project}\" after canonicalization."
-    )]
-    Escapes {
-        folder: Utf8PathBuf,
-        resolved: Utf8PathBuf,
-        project: Utf8PathBuf,
-    },
-    #[error("Refusing to write into \"{folder}\": cannot resolve \"{path}\": {detail}")]
-    Unresolvable {
-        folder: Utf8PathBuf,
-        path: Utf8PathBuf,
-        detail: String,
-    },
-    #[error("cannot create the folder {folder}: {detail}")]
-    CannotCreate { folder: Utf8PathBuf, detail: String },
-}
-
-/// Check that `folder`, which the engine is about to create or write into, stays inside the
-/// project once every symbolic link on its way is resolved: it must lie under `project_dir` as
-/// written (no `..`), and its deepest existing ancestor (itself, when it exists; a dangling link
-/// counts as existing and cannot be resolved) must canonicalise under the canonical project.
-/// Writes nothing. Returns where the folder resolves.
-pub fn check_write_folder(
-    project_dir: &Utf8Path,
-    folder: &Utf8Path,
-) -> Result<Utf8PathBuf, WriteFolderError> {
-    let lexically_inside = folder.starts_with(project_dir)
-        && !folder
-            .components()
-            .any(|component| component == camino::Utf8Component::ParentDir);
-    if !lexically_inside {
-        return Err(WriteFolderError::NotUnderProject {
-            folder: folder.to_owned(),
-            project: project_dir.to_owned(),
-        });
-    }
-    let unresolvable = |path: &Utf8Path, error: &std::io::Error| WriteFolderError::Unresolvable {
-        folder: folder.to_owned(),
-        path: path.to_owned(),
-        detail: error.to_string(),
-    };
-    let project = project_dir
-        .canonicalize_utf8()
-        .map_err(|error| unresolvable(project_dir, &error))?;
-    let mut existing = folder;
-    let mut missing = Vec::new();
-    loop {
-        match std::fs::symlink_metadata(existing) {
-            Ok(_) => break,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-                let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
-                    return Err(unresolvable(existing, &error));
-                };
-                missing.push(name);
-                existing = parent;
-            }
-            Err(error) => return Err(unresolvable(existing, &error)),
-        }
-    }
-    let mut resolved = existing
-        .canonicalize_utf8()
-        .map_err(|error| unresolvable(existing, &error))?;
-    resolved.extend(missing.iter().rev());
-    if resolved.starts_with(&project) {
-        Ok(resolved)
-    } else {
-        Err(WriteFolderError::Escapes {
-            folder: folder.to_owned(),
-            resolved,
-            project,
-        })
-    }
-}
-
-/// [`check_write_folder`], then create the missing folders, then check again (a link swapped in
-/// while the folders were made is caught before anything is written into them).
-pub fn create_write_folder(
-    project_dir: &Utf8Path,
-    folder: &Utf8Path,
-) -> Result<(), WriteFolderError> {
-    check_write_folder(project_dir, folder)?;
-    std::fs::create_dir_all(folder).map_err(|error| WriteFolderError::CannotCreate {
-        folder: folder.to_owned(),
-        detail: error.to_string(),
-    })?;
-    check_write_folder(project_dir, folder).map(drop)
-}
 
 /// `<record_root>/.aidlc-engine`: the newest engine's own folder in a record.
 pub fn engine_dir(record_root: &Utf8Path) -> Utf8PathBuf {
@@ -159,6 +56,7 @@ mod tests {
     use super::*;
     use crate::workspace::test_support::temp_project;
     use crate::workspace::*;
+    use crate::write_folder::{WriteFolderError, check_write_folder, create_write_folder};
 
     #[test]
     fn record_local_folders() {

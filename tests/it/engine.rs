@@ -517,7 +517,7 @@ fn ten_parallel_fires_leave_ten_intact_pairs() {
 }
 
 fn write_lock_owner(project: &TestProject, pid: u32) -> camino::Utf8PathBuf {
-    let lock = aidlc::audit::lock::lock_path(&project.root);
+    let lock = aidlc::audit_lock::lock_path(&project.root);
     std::fs::create_dir_all(&lock).unwrap();
     let started = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)

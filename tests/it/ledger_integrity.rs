@@ -178,7 +178,7 @@ fn worker_waiting_for_the_lock() -> String {
 
 /// Hold the project's audit lock as a live process does (this test's pid, started now).
 fn hold_lock(project: &TestProject) -> Utf8PathBuf {
-    let lock = aidlc::audit::lock::lock_path(&project.root);
+    let lock = aidlc::audit_lock::lock_path(&project.root);
     std::fs::create_dir(&lock).unwrap();
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -271,7 +271,7 @@ fn a_bad_stale_age_is_refused_before_any_row() {
 #[test]
 fn an_old_unstamped_lock_folder_is_reaped() {
     let project = project_with_worker(PASS);
-    let lock = aidlc::audit::lock::lock_path(&project.root);
+    let lock = aidlc::audit_lock::lock_path(&project.root);
     std::fs::create_dir(&lock).unwrap();
     std::fs::File::open(&lock)
         .unwrap()
@@ -287,7 +287,7 @@ fn an_old_unstamped_lock_folder_is_reaped() {
 #[test]
 fn a_fresh_unstamped_lock_folder_is_waited_out_and_reaped() {
     let project = project_with_worker(PASS);
-    let lock = aidlc::audit::lock::lock_path(&project.root);
+    let lock = aidlc::audit_lock::lock_path(&project.root);
     std::fs::create_dir(&lock).unwrap();
     let started = Instant::now();
     let run = fire(&project);

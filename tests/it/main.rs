@@ -87,6 +87,7 @@ mod hook_install;
 mod hook_payload_fuzz;
 mod incremental;
 mod install;
+mod layering;
 mod learnings;
 mod ledger_integrity;
 mod lsp;

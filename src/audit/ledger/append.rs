@@ -11,7 +11,7 @@
 //!   writer's failed write) is first closed with [`TORN_BLOCK_CLOSING_LINE`] and a separator, so
 //!   a new block never glues onto a fragment;
 //! - no row is written into a folder that resolves outside the project
-//!   (`workspace::check_write_folder`), and nothing but a regular file is appended to.
+//!   (`write_folder::check_write_folder`), and nothing but a regular file is appended to.
 //!
 //! Must not: read blocks back (that is `read.rs`), or hold the lock for anything but the append.
 
@@ -25,9 +25,9 @@ use super::block::{
 };
 use super::error::LedgerError;
 use super::event::field;
-use crate::audit::lock::{self, LockError};
-use crate::audit::timestamp::iso_timestamp;
-use crate::workspace::{self, WriteFolderError};
+use crate::audit_lock::{self, LockError};
+use crate::timestamp::iso_timestamp;
+use crate::write_folder::{self, WriteFolderError};
 
 /// Appends in this process; the audit lock is re-entrant per process, so it does not keep two
 /// threads of one process apart.
@@ -38,7 +38,7 @@ const TAIL_WINDOW: u64 = 4096;
 
 /// Append `row`, stamped with `now`, to the shard at `shard_path` (which must lie under
 /// `project_dir`, compared as given, without `..`, and whose folder must stay inside the
-/// project once links are resolved, [`workspace::check_write_folder`]). Takes the audit lock
+/// project once links are resolved, [`write_folder::check_write_folder`]). Takes the audit lock
 /// for the append only (waiting about 5 s), creates the folders, writes the header when the
 /// shard is new or empty, closes a torn tail, and writes with one `write_all` on a descriptor
 /// opened for appending; a write that fails part-way is cut back to the shard's length before
@@ -49,12 +49,12 @@ pub fn append_row(
     row: &AuditRow,
     now: SystemTime,
 ) -> Result<(), LedgerError> {
-    append_row_with(project_dir, shard_path, row, now, lock::acquire)
+    append_row_with(project_dir, shard_path, row, now, audit_lock::acquire)
 }
 
 /// [`append_row`] for the terminal row of a fire whose `SENSOR_FIRED` is written: the lock is
 /// awaited for as long as its stale rule lets another holder keep it
-/// ([`lock::acquire_until_stale`]), because giving up loses the fire's outcome. An error names
+/// ([`audit_lock::acquire_until_stale`]), because giving up loses the fire's outcome. An error names
 /// the fire id and the shard, whose `SENSOR_FIRED` then stays without its terminal row.
 pub fn append_terminal_row(
     project_dir: &Utf8Path,
@@ -62,13 +62,18 @@ pub fn append_terminal_row(
     row: &AuditRow,
     now: SystemTime,
 ) -> Result<(), LedgerError> {
-    append_row_with(project_dir, shard_path, row, now, lock::acquire_until_stale).map_err(
-        |source| LedgerError::TerminalRowNotWritten {
-            fire_id: fire_id_of(row),
-            shard_path: shard_path.to_owned(),
-            source: Box::new(source),
-        },
+    append_row_with(
+        project_dir,
+        shard_path,
+        row,
+        now,
+        audit_lock::acquire_until_stale,
     )
+    .map_err(|source| LedgerError::TerminalRowNotWritten {
+        fire_id: fire_id_of(row),
+        shard_path: shard_path.to_owned(),
+        source: Box::new(source),
+    })
 }
 
 /// [`append_row`] for several rows at once: one lock round trip and one write for all of them,
@@ -79,7 +84,7 @@ pub fn append_rows(
     shard_path: &Utf8Path,
     rows: &[(AuditRow, SystemTime)],
 ) -> Result<(), LedgerError> {
-    append_rows_with(project_dir, shard_path, rows, lock::acquire)
+    append_rows_with(project_dir, shard_path, rows, audit_lock::acquire)
 }
 
 /// [`append_terminal_row`] for several fires' terminal rows at once (the lock awaited until
@@ -89,16 +94,20 @@ pub fn append_terminal_rows(
     shard_path: &Utf8Path,
     rows: &[(AuditRow, SystemTime)],
 ) -> Result<(), LedgerError> {
-    append_rows_with(project_dir, shard_path, rows, lock::acquire_until_stale).map_err(|source| {
-        LedgerError::TerminalRowNotWritten {
-            fire_id: rows
-                .iter()
-                .map(|(row, _)| fire_id_of(row))
-                .collect::<Vec<_>>()
-                .join(", "),
-            shard_path: shard_path.to_owned(),
-            source: Box::new(source),
-        }
+    append_rows_with(
+        project_dir,
+        shard_path,
+        rows,
+        audit_lock::acquire_until_stale,
+    )
+    .map_err(|source| LedgerError::TerminalRowNotWritten {
+        fire_id: rows
+            .iter()
+            .map(|(row, _)| fire_id_of(row))
+            .collect::<Vec<_>>()
+            .join(", "),
+        shard_path: shard_path.to_owned(),
+        source: Box::new(source),
     })
 }
 
@@ -114,7 +123,7 @@ fn append_row_with(
     shard_path: &Utf8Path,
     row: &AuditRow,
     now: SystemTime,
-    take_lock: fn(&Utf8Path) -> Result<lock::AuditLockGuard, LockError>,
+    take_lock: fn(&Utf8Path) -> Result<audit_lock::AuditLockGuard, LockError>,
 ) -> Result<(), LedgerError> {
     append_rows_with(project_dir, shard_path, &[(row.clone(), now)], take_lock)
 }
@@ -123,14 +132,14 @@ fn append_rows_with(
     project_dir: &Utf8Path,
     shard_path: &Utf8Path,
     rows: &[(AuditRow, SystemTime)],
-    take_lock: fn(&Utf8Path) -> Result<lock::AuditLockGuard, LockError>,
+    take_lock: fn(&Utf8Path) -> Result<audit_lock::AuditLockGuard, LockError>,
 ) -> Result<(), LedgerError> {
     if rows.is_empty() {
         return Ok(());
     }
     check_shard_inside_project(project_dir, shard_path)?;
     let folder = shard_path.parent().unwrap_or(project_dir);
-    workspace::create_write_folder(project_dir, folder)?;
+    write_folder::create_write_folder(project_dir, folder)?;
     let blocks: String = rows
         .iter()
         .map(|(row, now)| format_block(row, &iso_timestamp(*now)))
@@ -154,7 +163,7 @@ pub fn check_fire_folders(
 ) -> Result<(), WriteFolderError> {
     let folders = [shard_path.parent(), Some(detail_dir), detail_path.parent()];
     for folder in folders.into_iter().flatten() {
-        workspace::check_write_folder(project_dir, folder)?;
+        write_folder::check_write_folder(project_dir, folder)?;
     }
     Ok(())
 }

@@ -10,7 +10,7 @@ use std::io::Write as _;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::random_hex::random_lowercase_hex;
-use crate::workspace;
+use crate::write_folder;
 
 /// A fresh fire id: 8 random lowercase hex characters (4 random bytes, as `randomBytes(4)`).
 /// Collisions are not checked, as in the reference; pairing tolerates them.
@@ -97,7 +97,7 @@ pub fn non_evaluation_detail_body(
 }
 
 /// Write a detail file: check that its folder stays inside `project_dir`
-/// ([`workspace::create_write_folder`]) and create it, remove stale temporaries of ours there,
+/// ([`write_folder::create_write_folder`]) and create it, remove stale temporaries of ours there,
 /// write a new temporary file of ours exclusively (`.<name>.aidlc-<pid>-<random>.tmp`, never an
 /// existing file), then rename it onto `path`. The temporary is removed when anything fails.
 pub fn write_detail_file(
@@ -106,7 +106,7 @@ pub fn write_detail_file(
     body: &str,
 ) -> std::io::Result<()> {
     let folder = path.parent().unwrap_or(project_dir);
-    workspace::create_write_folder(project_dir, folder).map_err(std::io::Error::other)?;
+    write_folder::create_write_folder(project_dir, folder).map_err(std::io::Error::other)?;
     crate::fs_util::sweep_stale_temporaries(folder);
     let (temporary, mut file) =
         crate::fs_util::create_temporary_file(folder, path.file_name().unwrap_or("detail.md"))?;

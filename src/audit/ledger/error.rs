@@ -2,8 +2,8 @@
 
 use camino::Utf8PathBuf;
 
-use crate::audit::lock::LockError;
-use crate::workspace::WriteFolderError;
+use crate::audit_lock::LockError;
+use crate::write_folder::WriteFolderError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum LedgerError {

@@ -23,9 +23,9 @@
 //!   piece as a block and returns a `TornBlock` warning for each, and `AuditEvent::from_block`,
 //!   which keeps an unknown event whole as `AuditEvent::Other`;
 //! - no row and no detail file is written into a folder that resolves outside the project
-//!   (`workspace::check_write_folder`).
+//!   (`write_folder::check_write_folder`).
 //!
-//! Timestamps are `audit::timestamp`'s; the lock is `audit::lock`'s.
+//! Timestamps are `timestamp`'s; the lock is `audit_lock`'s.
 
 mod append;
 mod block;

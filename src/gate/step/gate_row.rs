@@ -16,7 +16,7 @@ use super::plan::{DispatchSummary, GateEvaluation, relative};
 use super::receipt::blocking_override;
 use super::request::{GateEntry, GateStepError, GateStepRequest};
 use crate::audit::ledger::{self, GateRow, StageScope, read_record_ledger};
-use crate::audit::lock;
+use crate::audit_lock;
 use crate::gate::progress::gate_is_open;
 use crate::workspace::{self, Workspace};
 
@@ -82,7 +82,7 @@ pub(super) fn commit_gate_row(
         .map_err(GateStepError::AuditShard)?;
     // Held across the fingerprint proof, the ledger read and the append, so that no other
     // writer's row (a reference process included) lands between what is read and what is written.
-    let _lock = lock::acquire(project_dir)?;
+    let _lock = audit_lock::acquire(project_dir)?;
     if let Some(path) = evaluation.fingerprints.first_changed() {
         return Err(GateStepError::ChangedAfterEvaluation {
             slug: request.stage.clone(),
@@ -123,7 +123,7 @@ pub(super) fn commit_gate_row(
     Ok(GateStepReply {
         slug: request.stage.clone(),
         unit: request.unit.clone(),
-        timestamp: (!already_open).then(|| crate::audit::timestamp::iso_timestamp(now)),
+        timestamp: (!already_open).then(|| crate::timestamp::iso_timestamp(now)),
         already_open,
         row_written,
         narration,

@@ -3,7 +3,7 @@
 //! Must not: decide anything; these are the values the other files pass around.
 
 use crate::audit::ledger::LedgerError;
-use crate::audit::lock::LockError;
+use crate::audit_lock::LockError;
 use crate::dispatch::time_limit::LimitValue;
 use crate::gate::deliverables::DeliverableError;
 use crate::workspace::WorkspaceError;

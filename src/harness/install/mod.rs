@@ -171,7 +171,7 @@ pub enum HookInstallError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Folder(#[from] crate::workspace::WriteFolderError),
+    Folder(#[from] crate::write_folder::WriteFolderError),
 }
 
 /// The files `harness` lists its hooks in, as one JSON settings file each.
@@ -352,7 +352,7 @@ pub fn apply(
         match &file.after {
             Some(text) => {
                 let folder = file.path.parent().unwrap_or(Utf8Path::new(".")).to_owned();
-                crate::workspace::create_write_folder(project_dir, &folder)?;
+                crate::write_folder::create_write_folder(project_dir, &folder)?;
                 crate::fs_util::write_atomic(&file.path, text.as_bytes()).map_err(|source| {
                     HookInstallError::Write {
                         path: file.path.clone(),

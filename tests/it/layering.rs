@@ -1,0 +1,275 @@
+//! The layering of `src/`: the top-level modules import one another without a cycle (shipped
+//! code only; a test module may reach up for fixtures). A failure names each import of the
+//! cycle and the files that make it, so the fix (move the type down, or the caller up) is plain.
+//!
+//! The imports are read from the text: every `crate::NAME` outside comments and outside items
+//! under `#[cfg(test)]` (skipped by brace counting; a `#[cfg(test)] mod NAME;` makes that file
+//! and the folder under it test-only).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+fn source_root() -> Utf8PathBuf {
+    Utf8PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/src"))
+}
+
+fn rust_files(folder: &Utf8Path, files: &mut Vec<Utf8PathBuf>) {
+    let mut entries: Vec<Utf8PathBuf> = folder
+        .read_dir_utf8()
+        .expect("read a source folder")
+        .map(|entry| entry.expect("a folder entry").into_path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, files);
+        } else if path.extension() == Some("rs") {
+            files.push(path);
+        }
+    }
+}
+
+/// The top-level module a file of `src/` belongs to (`src/gate/step/plan.rs` is `gate`).
+fn top_level_module(relative: &Utf8Path) -> String {
+    let first = relative
+        .components()
+        .next()
+        .expect("a file under src")
+        .as_str();
+    first.strip_suffix(".rs").unwrap_or(first).to_owned()
+}
+
+/// The braces a line opens minus those it closes, outside string and character literals.
+fn brace_balance(line: &str) -> i64 {
+    let mut balance = 0;
+    let mut in_string = false;
+    let mut characters = line.chars().peekable();
+    while let Some(character) = characters.next() {
+        match character {
+            '\\' if in_string => {
+                characters.next();
+            }
+            '"' => in_string = !in_string,
+            '\'' if !in_string => {
+                // A character literal such as '{' or '\'' (a lifetime has no closing quote).
+                let rest: String = characters.clone().take(3).collect();
+                if rest.len() >= 2 && rest.chars().nth(1) == Some('\'') {
+                    characters.next();
+                    characters.next();
+                } else if rest.starts_with('\\') && rest.chars().nth(2) == Some('\'') {
+                    characters.nth(2);
+                }
+            }
+            '{' if !in_string => balance += 1,
+            '}' if !in_string => balance -= 1,
+            _ => {}
+        }
+    }
+    balance
+}
+
+/// The shipped lines of a file (comments and `#[cfg(test)]` items removed), and the modules it
+/// declares under `#[cfg(test)]` with `mod NAME;`.
+fn shipped_lines(text: &str) -> (Vec<&str>, Vec<String>) {
+    let mut lines = Vec::new();
+    let mut test_modules = Vec::new();
+    let mut all = text.lines();
+    while let Some(line) = all.next() {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with("//") {
+            continue;
+        }
+        if trimmed != "#[cfg(test)]" {
+            lines.push(line);
+            continue;
+        }
+        // Skip the item under the attribute: further attributes, then one item.
+        let mut item = all.next().unwrap_or_default();
+        while item.trim_start().starts_with("#[") {
+            item = all.next().unwrap_or_default();
+        }
+        let words: Vec<&str> = item.split_whitespace().collect();
+        if let Some(position) = words.iter().position(|word| *word == "mod")
+            && let Some(name) = words.get(position + 1)
+            && let Some(name) = name.strip_suffix(';')
+        {
+            test_modules.push(name.to_owned());
+            continue;
+        }
+        let mut balance = brace_balance(item);
+        let mut opened = item.contains('{');
+        if !opened && item.trim_end().ends_with(';') {
+            continue;
+        }
+        for next in all.by_ref() {
+            balance += brace_balance(next);
+            opened |= next.contains('{');
+            if opened && balance <= 0 {
+                break;
+            }
+        }
+    }
+    (lines, test_modules)
+}
+
+/// The folder a file's child modules live in (`a/mod.rs` and `lib.rs`: beside it; `a/b.rs`: `a/b/`).
+fn child_folder(file: &Utf8Path) -> Utf8PathBuf {
+    let parent = file.parent().expect("a parent");
+    match file.file_name() {
+        Some("mod.rs" | "lib.rs" | "main.rs") => parent.to_owned(),
+        _ => parent.join(file.file_stem().expect("a stem")),
+    }
+}
+
+/// `module -> imported module -> the files that import it`.
+fn module_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>> {
+    let root = source_root();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let top_levels: BTreeSet<String> = files
+        .iter()
+        .map(|file| top_level_module(file.strip_prefix(&root).expect("under src")))
+        .collect();
+    let mut test_only: Vec<Utf8PathBuf> = Vec::new();
+    let mut texts = BTreeMap::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).expect("read a source file");
+        let (_, test_modules) = shipped_lines(&text);
+        let folder = child_folder(file);
+        for name in test_modules {
+            test_only.push(folder.join(format!("{name}.rs")));
+            test_only.push(folder.join(&name));
+        }
+        texts.insert(file.clone(), text);
+    }
+    let mut imports: BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>> = BTreeMap::new();
+    for (file, text) in &texts {
+        if test_only.iter().any(|test| file.starts_with(test)) {
+            continue;
+        }
+        let relative = file.strip_prefix(&root).expect("under src").to_owned();
+        let module = top_level_module(&relative);
+        let (lines, _) = shipped_lines(text);
+        for line in lines {
+            for (index, _) in line.match_indices("crate::") {
+                let name: String = line[index + "crate::".len()..]
+                    .chars()
+                    .take_while(|character| character.is_ascii_alphanumeric() || *character == '_')
+                    .collect();
+                if name != module && top_levels.contains(&name) {
+                    imports
+                        .entry(module.clone())
+                        .or_default()
+                        .entry(name)
+                        .or_default()
+                        .insert(relative.clone());
+                }
+            }
+        }
+    }
+    imports
+}
+
+/// The strongly connected components with more than one module (Tarjan's algorithm).
+fn cycles(imports: &BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>>) -> Vec<Vec<String>> {
+    struct Search<'a> {
+        imports: &'a BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    fn visit<'a>(search: &mut Search<'a>, module: &'a str) {
+        let number = search.index.len();
+        search.index.insert(module, number);
+        search.low.insert(module, number);
+        search.stack.push(module);
+        for imported in search
+            .imports
+            .get(module)
+            .into_iter()
+            .flat_map(BTreeMap::keys)
+        {
+            let imported = imported.as_str();
+            if !search.index.contains_key(imported) {
+                visit(search, imported);
+                let low = search.low[module].min(search.low[imported]);
+                search.low.insert(module, low);
+            } else if search.stack.contains(&imported) {
+                let low = search.low[module].min(search.index[imported]);
+                search.low.insert(module, low);
+            }
+        }
+        if search.low[module] == search.index[module] {
+            let mut component = Vec::new();
+            while let Some(member) = search.stack.pop() {
+                component.push(member.to_owned());
+                if member == module {
+                    break;
+                }
+            }
+            if component.len() > 1 {
+                component.sort();
+                search.found.push(component);
+            }
+        }
+    }
+    let mut search = Search {
+        imports,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for module in imports.keys() {
+        if !search.index.contains_key(module.as_str()) {
+            visit(&mut search, module);
+        }
+    }
+    search.found
+}
+
+#[test]
+fn the_top_level_modules_import_one_another_without_a_cycle() {
+    let imports = module_imports();
+    assert!(
+        imports
+            .get("cli")
+            .is_some_and(|cli| cli.contains_key("gate")),
+        "the import reader found no `crate::gate` in src/cli: it reads nothing"
+    );
+    let found = cycles(&imports);
+    let mut explanation = String::new();
+    for component in &found {
+        writeln!(explanation, "cycle between {component:?}:").expect("write to a string");
+        for module in component {
+            for (imported, files) in &imports[module] {
+                if component.contains(imported) {
+                    writeln!(explanation, "  {module} -> {imported}: {files:?}")
+                        .expect("write to a string");
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{explanation}");
+}
+
+#[test]
+fn the_import_reader_skips_test_items_and_finds_cycles() {
+    let text = "use crate::a::X;\n// crate::b in a comment\n#[cfg(test)]\nmod tests {\n    use crate::c::Y;\n    fn f() { let s = \"}\"; }\n}\n#[cfg(test)]\nmod fixtures;\nfn g() { crate::d::h(); }\n";
+    let (lines, test_modules) = shipped_lines(text);
+    assert_eq!(lines, vec!["use crate::a::X;", "fn g() { crate::d::h(); }"]);
+    assert_eq!(test_modules, vec!["fixtures".to_owned()]);
+    let edge = |from: &str, to: &str| {
+        (
+            from.to_owned(),
+            BTreeMap::from([(to.to_owned(), BTreeSet::from([Utf8PathBuf::from("f.rs")]))]),
+        )
+    };
+    let cyclic = BTreeMap::from([edge("a", "b"), edge("b", "c"), edge("c", "a")]);
+    assert_eq!(cycles(&cyclic), vec![vec!["a", "b", "c"]]);
+    let acyclic = BTreeMap::from([edge("a", "b"), edge("b", "c")]);
+    assert!(cycles(&acyclic).is_empty());
+}
