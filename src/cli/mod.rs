@@ -14,6 +14,7 @@ mod man_pages;
 mod plugin;
 mod printer;
 mod project;
+mod quick_parse;
 mod sensor_usage;
 mod watch_loop;
 
@@ -26,6 +27,11 @@ pub use commands::run;
 pub fn parse_arguments() -> Result<Cli, ExitStatus> {
     use clap::FromArgMatches as _;
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // The write hook's and `fire`'s plain command lines skip building clap's command tree;
+    // whatever they do not recognise is clap's, below (see `quick_parse`).
+    if let Some(cli) = quick_parse::quick_parse(&args) {
+        return Ok(cli);
+    }
     let parsed = command()
         .try_get_matches_from(&args)
         .and_then(|mut matches| {

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::protocol::graph_reader::UnreadValue;
 use crate::workspace::InstallVersion;
 
 /// The variable that overrides the write hook's allowance (milliseconds).
@@ -198,17 +199,17 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(error) => return Err(format!("cannot read {file}: {error}")),
     };
-    let settings: serde_json::Value = serde_json::from_str(&text).map_err(|error| {
+    let settings: SettingsTopLevel = serde_json::from_str(&text).map_err(|error| {
         format!(
             "{file} is not valid JSON ({error}), so its {HOOK_ALLOWANCE_SETTING} cannot be read"
         )
     })?;
-    let Some(object) = settings.as_object() else {
+    let SettingsTopLevel::Object(setting) = settings else {
         return Err(format!(
             "{file} is not a JSON object, so its {HOOK_ALLOWANCE_SETTING} cannot be read"
         ));
     };
-    let Some(value) = object.get(HOOK_ALLOWANCE_SETTING) else {
+    let Some(value) = &setting else {
         return Ok(None);
     };
     let shown = value.to_string();
@@ -225,6 +226,79 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
         duration,
         source: format!("{HOOK_ALLOWANCE_SETTING}={shown} in {file}"),
     }))
+}
+
+/// A settings file's top level, read as `serde_json::Value` reads it (the same texts are
+/// accepted and refused, with the same messages) but keeping only what the allowance needs: a
+/// settings file is mostly hooks, and building its whole tree was most of the cost of reading it.
+enum SettingsTopLevel {
+    /// An object, and its `sensorTimeoutMs` (the last one when repeated, as `Value` keeps it).
+    Object(Option<serde_json::Value>),
+    /// Any other JSON value.
+    NotAnObject,
+}
+
+impl<'de> serde::Deserialize<'de> for SettingsTopLevel {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(SettingsTopLevelVisitor)
+    }
+}
+
+struct SettingsTopLevelVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SettingsTopLevelVisitor {
+    type Value = SettingsTopLevel;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("any valid JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<SettingsTopLevel, E> {
+        Ok(SettingsTopLevel::NotAnObject)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<SettingsTopLevel, E> {
+        Ok(SettingsTopLevel::NotAnObject)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<SettingsTopLevel, E> {
+        Ok(SettingsTopLevel::NotAnObject)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<SettingsTopLevel, E> {
+        Ok(SettingsTopLevel::NotAnObject)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<SettingsTopLevel, E> {
+        Ok(SettingsTopLevel::NotAnObject)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<SettingsTopLevel, E> {
+        Ok(SettingsTopLevel::NotAnObject)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> Result<SettingsTopLevel, A::Error> {
+        while seq.next_element::<UnreadValue>()?.is_some() {}
+        Ok(SettingsTopLevel::NotAnObject)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> Result<SettingsTopLevel, A::Error> {
+        let mut setting = None;
+        while let Some(key) = map.next_key::<String>()? {
+            if key == HOOK_ALLOWANCE_SETTING {
+                setting = Some(map.next_value::<serde_json::Value>()?);
+            } else {
+                map.next_value::<UnreadValue>()?;
+            }
+        }
+        Ok(SettingsTopLevel::Object(setting))
+    }
 }
 
 /// A duration such as `90s`, `10m`, `1h30m`, `500ms`: whole numbers, each with a unit (`ms`,
@@ -426,5 +500,60 @@ mod tests {
         assert_eq!(EnclosingLimit::earliest(None, None), None);
         assert!(!short.ran_out());
         assert!(EnclosingLimit::after(Duration::ZERO, "gone").ran_out());
+    }
+
+    /// What `serde_json::Value` makes of a text, as the settings reader keeps it: the error's
+    /// message, else `Some(setting)` for an object and `None` for anything else.
+    type Reading = Result<Option<Option<serde_json::Value>>, String>;
+
+    fn read_as_a_value(text: &str) -> Reading {
+        serde_json::from_str::<serde_json::Value>(text)
+            .map(|value| {
+                value
+                    .as_object()
+                    .map(|object| object.get(HOOK_ALLOWANCE_SETTING).cloned())
+            })
+            .map_err(|error| error.to_string())
+    }
+
+    fn read_as_settings(text: &str) -> Reading {
+        serde_json::from_str::<SettingsTopLevel>(text)
+            .map(|top| match top {
+                SettingsTopLevel::Object(setting) => Some(setting),
+                SettingsTopLevel::NotAnObject => None,
+            })
+            .map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn the_settings_reader_accepts_and_refuses_what_a_json_value_does() {
+        let deep = format!("{{\"hooks\": {}{}}}", "[".repeat(200), "]".repeat(200));
+        let texts = [
+            r#"{"sensorTimeoutMs": 5}"#,
+            r#"{"sensorTimeoutMs": 5, "hooks": {}, "sensorTimeoutMs": 7}"#,
+            r#"{"sensorTimeoutMs": {"x": [1, 2.5, "three"]}}"#,
+            r#"{"hooks": {"PostToolUse": [{"matcher": "Write|Edit", "hooks": [{"type": "command"}]}]}}"#,
+            r#"{"hooks": [1e400]}"#,
+            r#"{"hooks": "\ud800"}"#,
+            r#"{"hooks": "tab\tand \u00e9"}"#,
+            r#"{"hooks": 1,}"#,
+            r#"{"hooks": 01}"#,
+            "{} trailing",
+            "",
+            "null",
+            "[1, {\"sensorTimeoutMs\": 5}]",
+            "\"text\"",
+            "-3",
+            "true",
+            &deep,
+        ];
+        for text in texts {
+            assert_eq!(read_as_settings(text), read_as_a_value(text), "{text}");
+        }
+        assert_eq!(
+            read_as_settings(texts[1]),
+            Ok(Some(Some(serde_json::json!(7))))
+        );
+        assert!(read_as_settings(&deep).is_err(), "nesting is still bounded");
     }
 }

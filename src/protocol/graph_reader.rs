@@ -308,8 +308,9 @@ impl<'de> Deserialize<'de> for Key<'de> {
 }
 
 /// A value the reader does not read, parsed as [`RawJson`] parses one (every number converted,
-/// nesting counted) so that exactly the same texts are accepted, and nothing kept.
-struct UnreadValue;
+/// nesting counted) so that exactly the same texts are accepted, and nothing kept. Also the
+/// settings reader's (`dispatch::time_limit`), for the same reason.
+pub(crate) struct UnreadValue;
 
 impl<'de> Deserialize<'de> for UnreadValue {
     fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
