@@ -13,7 +13,7 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
 use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
-use crate::gate::merge::{check_against_plan, merge_reports, read_report};
+use crate::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
 use crate::gate::report::GateReport;
 use crate::gate::repository::RepositoryRoot;
 use crate::gate::stale_graph::{StaleGraph, StaleKind, check_graph_against_sources};
@@ -230,49 +230,6 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         );
     }
     with_reports_written(status, written)
-}
-
-/// Make each shard's plan again from the project, with the planning `gate check` uses, and
-/// refuse a report that does not match it (see `gate::merge::check_against_plan`).
-fn check_shards_against_the_project(
-    workspace: &crate::workspace::Workspace,
-    nodes: &[crate::protocol::stage_node::GraphNode],
-    shards: &[(String, GateReport)],
-) -> Result<(), String> {
-    for (name, report) in shards {
-        let records = report
-            .intents
-            .iter()
-            .map(|intent| {
-                workspace
-                    .intent_records()
-                    .iter()
-                    .find(|record| record.file_name() == Some(intent.as_str()))
-                    .cloned()
-                    .ok_or_else(|| {
-                        format!(
-                            "{name} checked the intent {intent}, which the project at {} does not have",
-                            workspace.project_dir()
-                        )
-                    })
-            })
-            .collect::<Result<Vec<_>, String>>()?;
-        let request = CheckRequest {
-            stages: report.stages.clone(),
-            fire_on: report.fire_on,
-            shard: report.shard,
-            jobs: 1,
-            record: report.recorded,
-            project_path: report.project_path.clone(),
-            limits: time_limit::GateLimits::default(),
-        };
-        let planned = plan_check(workspace, nodes, &records, &request)
-            .map_err(|error| format!("{name}: the project's plan cannot be made: {error}"))?;
-        let (planned_report, units) = planned.planned_report(workspace.project_dir());
-        check_against_plan(name, report, &planned_report, &units)
-            .map_err(|error| error.to_string())?;
-    }
-    Ok(())
 }
 
 /// The project folder relative to the working folder (empty when the working folder is unknown).

@@ -23,7 +23,8 @@
 //!   `another shard` ones: exactly the unsharded run's report, apart from timings, fire ids
 //!   and detail paths.
 //!
-//! This file reads text it is given and returns values; the CLI reads the files and prints.
+//! This file reads text it is given and returns values ([`check_shards_against_the_project`]
+//! makes the project's plan again for each shard); the CLI reads the files and prints.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -31,7 +32,10 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use serde_json::Value;
 
-use crate::gate::check::PlannedUnit;
+use crate::dispatch::time_limit::GateLimits;
+use crate::gate::check::{CheckRequest, PlannedUnit, plan_check};
+use crate::protocol::stage_node::GraphNode;
+use crate::workspace::Workspace;
 use crate::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
     GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
@@ -631,4 +635,47 @@ impl Reader<'_> {
             .and_then(|number| usize::try_from(number).ok())
             .ok_or_else(|| self.error(key, "a whole number"))
     }
+}
+
+/// Make each shard's plan again from the project, with the planning `gate check` uses, and
+/// refuse a report that does not match it ([`check_against_plan`]). Errors name the shard.
+pub fn check_shards_against_the_project(
+    workspace: &Workspace,
+    nodes: &[GraphNode],
+    shards: &[(String, GateReport)],
+) -> Result<(), String> {
+    for (name, report) in shards {
+        let records = report
+            .intents
+            .iter()
+            .map(|intent| {
+                workspace
+                    .intent_records()
+                    .iter()
+                    .find(|record| record.file_name() == Some(intent.as_str()))
+                    .cloned()
+                    .ok_or_else(|| {
+                        format!(
+                            "{name} checked the intent {intent}, which the project at {} does not have",
+                            workspace.project_dir()
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let request = CheckRequest {
+            stages: report.stages.clone(),
+            fire_on: report.fire_on,
+            shard: report.shard,
+            jobs: 1,
+            record: report.recorded,
+            project_path: report.project_path.clone(),
+            limits: GateLimits::default(),
+        };
+        let planned = plan_check(workspace, nodes, &records, &request)
+            .map_err(|error| format!("{name}: the project's plan cannot be made: {error}"))?;
+        let (planned_report, units) = planned.planned_report(workspace.project_dir());
+        check_against_plan(name, report, &planned_report, &units)
+            .map_err(|error| error.to_string())?;
+    }
+    Ok(())
 }
