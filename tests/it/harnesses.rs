@@ -450,9 +450,10 @@ fn windows_backslash_paths_in_a_payload_fire_like_their_slash_spelling() {
 fn each_harness_s_prompt_records_one_human_turn_and_an_opencode_subagent_s_none() {
     for harness in HARNESSES {
         let project = projection(harness);
+        // Kiro IDE's prompt hook has the prompt in USER_PROMPT.
         let delivery = Delivery {
             stdin: prompt_payload(harness, &project),
-            user_prompt: None,
+            user_prompt: (harness == "kiro-ide").then(|| "Approve".to_owned()),
         };
         let run = run_aidlc_hook(
             &project,
