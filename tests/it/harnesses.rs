@@ -767,21 +767,54 @@ fn hook_install_takes_over_each_projection_s_entries_in_place_and_a_second_run_c
         assert_eq!(first.status, 0, "{harness}: {}", first.stderr);
         for (file, before) in files.iter().zip(&before) {
             let after = project.read(file);
-            assert_eq!(
-                before.lines().count(),
-                after.lines().count(),
-                "{harness}: {file}"
+            let (removed, added) = crate::support::line_diff(before, &after);
+            assert!(
+                removed.iter().all(|old| old.contains("bun ")),
+                "{harness}: {file}: only reference commands go: {removed:?}"
             );
-            for (old, new) in before
-                .lines()
-                .zip(after.lines())
-                .filter(|(old, new)| old != new)
-            {
-                assert!(
-                    old.contains("bun ") && new.contains("aidlc engine hook "),
-                    "{harness}: {file}: only a reference command becomes aidlc's: {old:?} → {new:?}"
-                );
-            }
+            let (commands, structure): (Vec<&String>, Vec<&String>) = added
+                .iter()
+                .partition(|new| new.contains("aidlc engine hook "));
+            // Kiro IDE's guard is a file of its own (below); the other harnesses' goes beside.
+            let guards = usize::from(harness != "kiro-ide");
+            assert_eq!(
+                commands.len(),
+                removed.len() + guards,
+                "{harness}: {file}: {added:?}"
+            );
+            assert_eq!(
+                commands
+                    .iter()
+                    .filter(|new| new.contains("aidlc engine hook guard"))
+                    .count(),
+                guards,
+                "{harness}: {file}: the guard is added once: {added:?}"
+            );
+            // The guard's entry around its command: brackets, its type, matcher and timeout.
+            assert!(
+                structure.iter().all(|new| {
+                    let line = new.trim();
+                    line.trim_end_matches(',')
+                        .chars()
+                        .all(|c| "{}[]".contains(c))
+                        || [
+                            "\"hooks\": [",
+                            "\"type\": \"command\",",
+                            "\"matcher\": \"*\",",
+                        ]
+                        .contains(&line)
+                        || line.starts_with("\"timeout_ms\": ")
+                }),
+                "{harness}: {file}: only the guard's entry is added: {structure:?}"
+            );
+        }
+        if harness == "kiro-ide" {
+            assert!(
+                project
+                    .read(".kiro/hooks/aidlc-engine-guard.json")
+                    .contains("\"command\": \"aidlc engine hook guard --harness kiro-ide\""),
+                "kiro-ide: the guard's own hook file"
+            );
         }
         let written: Vec<String> = files.iter().map(|file| project.read(file)).collect();
         let second = project.run(&["hook", "install"]);
