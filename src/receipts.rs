@@ -370,41 +370,56 @@ pub fn verify_human_turn(record: &Utf8Path, block: &AuditBlock) -> Result<Verifi
     let digest = block
         .field(PROMPT_DIGEST_FIELD)
         .ok_or("the HUMAN_TURN row has no Prompt Digest")?;
-    let prompt = match block.field(TRANSCRIPT_FIELD) {
-        Some(path) => {
-            let format = match block.field(HARNESS_FIELD) {
-                Some("claude") => TranscriptFormat::ClaudeJsonLines,
-                Some("codex") => TranscriptFormat::CodexRollout,
-                other => {
-                    return Err(format!(
-                        "the HUMAN_TURN row names a transcript for harness {other:?}, which has none"
-                    ));
-                }
-            };
-            let line = block
-                .field(TRANSCRIPT_LINE_FIELD)
-                .and_then(|line| line.parse::<usize>().ok())
-                .ok_or("the HUMAN_TURN row has no Transcript Line")?;
-            transcript::find_user_prompt(Utf8Path::new(path), format, line, digest)
-                .map_err(|error| error.to_string())?
-                .1
-        }
-        None => {
-            let copy = prompt_copy_path(record, digest);
-            let prompt = std::fs::read_to_string(&copy)
-                .map_err(|error| format!("the prompt kept at {copy} cannot be read: {error}"))?;
-            if transcript::prompt_digest(&prompt) != digest {
-                return Err(format!(
-                    "the prompt kept at {copy} was changed after the turn"
-                ));
-            }
-            prompt
-        }
+    if digest.len() != 64 || !digest.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+        return Err("the HUMAN_TURN row's Prompt Digest is not a BLAKE3 digest".to_owned());
+    }
+    let prompt = if let Some(path) = block.field(TRANSCRIPT_FIELD) {
+        prompt_in_transcript(block, Utf8Path::new(path), digest)?
+    } else {
+        kept_prompt(record, digest)?
     };
     Ok(VerifiedTurn {
         receipt: receipt.to_owned(),
         prompt,
     })
+}
+
+/// The prompt of a turn whose harness names a transcript: re-read there.
+fn prompt_in_transcript(
+    block: &AuditBlock,
+    path: &Utf8Path,
+    digest: &str,
+) -> Result<String, String> {
+    let format = match block.field(HARNESS_FIELD) {
+        Some("claude") => TranscriptFormat::ClaudeJsonLines,
+        Some("codex") => TranscriptFormat::CodexRollout,
+        other => {
+            return Err(format!(
+                "the HUMAN_TURN row names a transcript for harness {other:?}, which has none"
+            ));
+        }
+    };
+    let line = block
+        .field(TRANSCRIPT_LINE_FIELD)
+        .and_then(|line| line.parse::<usize>().ok())
+        .ok_or("the HUMAN_TURN row has no Transcript Line")?;
+    transcript::find_user_prompt(path, format, line, digest)
+        .map(|(_, prompt)| prompt)
+        .map_err(|error| error.to_string())
+}
+
+/// The prompt of a turn whose harness names no transcript: the engine's copy, unchanged.
+fn kept_prompt(record: &Utf8Path, digest: &str) -> Result<String, String> {
+    let copy = prompt_copy_path(record, digest);
+    let prompt = std::fs::read_to_string(&copy)
+        .map_err(|error| format!("the prompt kept at {copy} cannot be read: {error}"))?;
+    if transcript::prompt_digest(&prompt) == digest {
+        Ok(prompt)
+    } else {
+        Err(format!(
+            "the prompt kept at {copy} was changed after the turn"
+        ))
+    }
 }
 
 /// Whether `prompt` contains `answer`: compared without case, with whitespace runs folded.
@@ -458,14 +473,14 @@ fn answered_turn_receipt(
         .collect();
     let turn = entries
         .iter()
-        .filter(|entry| {
+        .rev()
+        .find(|entry| {
             matches!(entry.event, AuditEvent::HumanTurn)
                 && Some(entry.shard) == shard_index
                 && resolutions
                     .iter()
                     .all(|resolution| entry.is_after(resolution))
         })
-        .last()
         .ok_or_else(|| {
             unverified("no HUMAN_TURN in this clone's audit shard since the last answer".to_owned())
         })?;

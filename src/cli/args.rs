@@ -713,7 +713,7 @@ pub enum HookCommand {
     /// `USER_PROMPT`); anything else exits 2 naming what it lacks. Writes nothing (exit 0) when
     /// no workflow is active, or for an opencode prompt that is not the human's.
     RecordHumanTurn(ProjectArgs),
-    /// The pre-tool guard: read a PreToolUse payload on stdin and refuse an agent's tool call
+    /// The pre-tool guard: read a `PreToolUse` payload on stdin and refuse an agent's tool call
     /// that writes into an audit folder, the hooks-health folder, the engine's record folder or
     /// the session's transcript, or that runs `record-human-turn`, `engine log answer` or
     /// `--override-blocking-sensors` (those are the human's, from their own terminal). Claude

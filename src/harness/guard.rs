@@ -233,14 +233,13 @@ impl Guarded<'_> {
             .components()
             .map(|component| component.as_str())
             .collect();
-        if let Some(transcript) = self.transcript {
-            if path == transcript
+        if let Some(transcript) = self.transcript
+            && (path == transcript
                 || transcript
                     .parent()
-                    .is_some_and(|folder| path.starts_with(folder))
-            {
-                return Some("the session's transcript");
-            }
+                    .is_some_and(|folder| path.starts_with(folder)))
+        {
+            return Some("the session's transcript");
         }
         if let Some(name) = components
             .iter()

@@ -26,7 +26,7 @@ fn guard(project: &TestProject, args: &[&str], payload: &str) -> Run {
     project.run_watched(&words, &[], Some(payload))
 }
 
-/// Claude Code's PreToolUse payload for `tool` with `input`.
+/// Claude Code's `PreToolUse` payload for `tool` with `input`.
 fn claude_call(project: &TestProject, tool: &str, input: &Value) -> String {
     json!({
         "session_id": "s1",

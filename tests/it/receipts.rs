@@ -67,7 +67,7 @@ fn transcript_path(project: &TestProject) -> camino::Utf8PathBuf {
 }
 
 /// The human types `prompt` in a Claude Code session: the harness writes the user message to
-/// its transcript and runs the prompt hook with its real UserPromptSubmit payload.
+/// its transcript and runs the prompt hook with its real `UserPromptSubmit` payload.
 fn human_types(project: &TestProject, prompt: &str) -> Run {
     let transcript = transcript_path(project);
     std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
@@ -77,7 +77,8 @@ fn human_types(project: &TestProject, prompt: &str) -> Run {
         "message": {"role": "user", "content": prompt},
     });
     let mut text = std::fs::read_to_string(&transcript).unwrap_or_default();
-    text.push_str(&format!("{line}\n"));
+    text.push_str(&line.to_string());
+    text.push('\n');
     std::fs::write(&transcript, text).unwrap();
     let payload = serde_json::json!({
         "session_id": "session-1",

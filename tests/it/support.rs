@@ -469,7 +469,8 @@ pub fn verifiable_human_turn(
     let line = text.lines().count() + 1;
     let message =
         serde_json::json!({"type": "user", "message": {"role": "user", "content": prompt}});
-    text.push_str(&format!("{message}\n"));
+    text.push_str(&message.to_string());
+    text.push('\n');
     std::fs::write(&transcript, text).unwrap();
     let mut fields = vec![
         ("Harness", "claude".to_owned()),
