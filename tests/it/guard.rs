@@ -271,3 +271,60 @@ fn hook_install_registers_the_guard_for_every_harness_and_doctor_shows_it() {
         );
     }
 }
+
+/// opencode's plugin (run under Bun) throws the guard's reason, which refuses the call, and
+/// lets an unrelated call run.
+#[test]
+fn the_opencode_plugin_throws_the_guard_s_refusal() {
+    let Some(bun) = crate::support::node_tool("bun") else {
+        return;
+    };
+    let project = TestProject::empty();
+    project.write(".aidlc/sensors/.keep", "");
+    project.write(
+        ".aidlc/aidlc-common/stages/inception/first-stage.md",
+        &crate::support::stage("first-stage", "inception", "[]", "[]", ""),
+    );
+    let installed = project.run(&[
+        "hook",
+        "install",
+        "--harness",
+        "opencode",
+        "--program",
+        env!("CARGO_BIN_EXE_aidlc"),
+    ]);
+    assert_eq!(installed.status, 0, "{}", installed.stderr);
+    let call = |file_path: &str| {
+        let driver = project.path("drive-guard.ts");
+        std::fs::write(
+            &driver,
+            format!(
+                "const plugin = (await import({plugin:?})).default;\n\
+                 const client = {{ session: {{ get: async () => ({{ data: {{}} }}) }} }};\n\
+                 const hooks = await plugin({{ client, directory: {root:?} }});\n\
+                 await hooks[\"tool.execute.before\"]({{ tool: \"write\", sessionID: \"main\", callID: \"c1\" }}, {{ args: {{ filePath: {file_path:?}, content: \"x\" }} }});\n",
+                plugin = project.path(".opencode/plugin/aidlc-engine.ts").as_str(),
+                root = project.root.as_str(),
+            ),
+        )
+        .unwrap();
+        std::process::Command::new(bun.as_str())
+            .arg(&driver)
+            .current_dir(&project.root)
+            .output()
+            .unwrap()
+    };
+    let refused = call(&format!("{RECORD}/audit/x.md"));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("an audit folder; agents do not write there"),
+        "{stderr}"
+    );
+    let allowed = call(&format!("{RECORD}/requirements.md"));
+    assert!(
+        allowed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&allowed.stderr)
+    );
+}
