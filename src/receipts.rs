@@ -14,7 +14,13 @@
 //! - an answer needs a human turn since the last row that resolved one (the reference's rule);
 //!   an answer to the override decision must also be one of the options it offered, with a
 //!   human turn after that decision in the same shard (the receipt's own rule, D34), so an
-//!   answer the gate would not accept is refused when it is logged, not at the gate.
+//!   answer the gate would not accept is refused when it is logged, not at the gate;
+//! - a human turn counts for an answer only when the engine can verify it (D34): the
+//!   `HUMAN_TURN` row carries the prompt's digest, where the prompt is (the harness's transcript
+//!   and line, or the engine's copy of a prompt whose harness names no transcript) and a
+//!   `Receipt` digest over those fields; the prompt is re-read and its digest compared, and the
+//!   answer must be contained in it. The answer row carries that receipt (`Human Turn
+//!   Receipt`), a field the reference's readers ignore.
 //!
 //! Must not: print, or decide the gate (that is `gate::step`).
 
@@ -24,14 +30,16 @@ use camino::Utf8Path;
 use serde_json::{Value, json};
 
 use crate::audit::ledger::{
-    self, AuditEvent, AuditRow, DecisionRecorded, LedgerEntry, LedgerError, QuestionAnswered,
-    StageScope, read_record_ledger,
+    self, AuditBlock, AuditEvent, AuditRow, DecisionRecorded, LedgerEntry, LedgerError,
+    QuestionAnswered, StageScope, parse_ledger, shard_entries,
 };
 use crate::audit_lock::{self, LockError};
 use crate::dispatch::compiled_graph::load_graph;
 use crate::gate::step::{
     BLOCKING_SENSOR_OVERRIDE_DECISION, BLOCKING_SENSOR_OVERRIDE_OPTIONS, is_autonomous,
 };
+use crate::harness::payload::PromptEvent;
+use crate::harness::transcript::{self, Transcript, TranscriptFormat};
 use crate::protocol::stage_node::Phase;
 use crate::workspace::{self, Workspace};
 use crate::write_folder;
@@ -98,6 +106,16 @@ pub enum ReceiptError {
         "Refusing to acknowledge this approval choice: a real human has not acted at this gate this turn. The gate is report-owned - after the human types their choice, call aidlc-orchestrate.ts report --result approved or rejected; do not log it as an answer."
     )]
     ApprovalNotActed,
+    #[error(
+        "Refusing to record this answer for \"{stage}\": the human turn it answers cannot be verified: {reason}. Only a prompt the harness reported to `aidlc engine hook record-human-turn` counts; type the answer in the session, then record it."
+    )]
+    UnverifiedHumanTurn { stage: String, reason: String },
+    #[error(
+        "Refusing to record this answer for \"{stage}\": received reply {reply} is not in the human's prompt of this turn. Record the answer the human typed, word for word."
+    )]
+    NotInPrompt { stage: String, reply: String },
+    #[error("cannot keep the prompt for its receipt: {0}")]
+    PromptCopy(std::io::Error),
     #[error("cannot name this clone's audit shard: {0}")]
     Shard(std::io::Error),
     #[error(transparent)]
@@ -179,7 +197,7 @@ pub fn record_answer(
         .audit_shard_under(record)
         .map_err(ReceiptError::Shard)?;
     let _lock = audit_lock::acquire(workspace.project_dir())?;
-    let entries = read_record_ledger(record).entries;
+    let (entries, blocks) = read_ledger_with_blocks(record);
     let shard_index = shard_index(record, &shard);
     let autonomous = autonomous_construction_answer(workspace, record, &request.stage);
     let human_acted = autonomous || human_acted_since_last_resolution(&entries);
@@ -204,23 +222,73 @@ pub fn record_answer(
     if !request.single {
         check_override_answer(&entries, shard_index, request)?;
     }
+    let receipt = if autonomous {
+        None
+    } else {
+        Some(answered_turn_receipt(
+            record,
+            &entries,
+            &blocks,
+            shard_index,
+            request,
+        )?)
+    };
     let row = QuestionAnswered {
         scope: scope(&request.stage, request.unit.as_ref(), request.single),
         details: Some(request.details.clone()),
     }
     .to_row();
+    let row = match receipt {
+        Some(receipt) => with_field(&row, HUMAN_TURN_RECEIPT_FIELD, receipt)?,
+        None => row,
+    };
     ledger::append_row(workspace.project_dir(), &shard, &row, now)?;
     Ok(json!({"emitted": "QUESTION_ANSWERED", "stage": request.stage}))
 }
 
-/// The human-turn hook: `HUMAN_TURN` in this clone's shard and the human-turn marker, when the
-/// active record has a workflow; `Ok(false)` (nothing written) when it has none, as the
-/// reference's hook does, so a prompt in a project that never ran the framework grows nothing.
-pub fn record_human_turn(workspace: &Workspace, now: SystemTime) -> Result<bool, ReceiptError> {
+/// The human-turn hook: `HUMAN_TURN` with its receipt fields in this clone's shard, and the
+/// human-turn marker, when the active record has a workflow; `Ok(false)` (nothing written) when
+/// it has none, as the reference's hook does, so a prompt in a project that never ran the
+/// framework grows nothing. A prompt whose harness names no transcript is kept in the engine's
+/// folder (`<record>/.aidlc-engine/prompts/<digest>.txt`) so an answer can be checked against it.
+pub fn record_human_turn(
+    workspace: &Workspace,
+    event: &PromptEvent,
+    harness_name: &str,
+    now: SystemTime,
+) -> Result<bool, ReceiptError> {
     let Ok(record) = active_record(workspace) else {
         return Ok(false);
     };
-    append(workspace, record, &AuditRow::human_turn(), now)?;
+    let digest = transcript::prompt_digest(&event.prompt);
+    let mut fields: Vec<(&'static str, String)> = vec![(HARNESS_FIELD, harness_name.to_owned())];
+    if let Some(session) = &event.session {
+        fields.push((SESSION_FIELD, session.clone()));
+    }
+    fields.push((PROMPT_DIGEST_FIELD, digest.clone()));
+    match &event.transcript {
+        Transcript::At { path, format } => {
+            fields.push((TRANSCRIPT_FIELD, path.to_string()));
+            let line = prompt_line_now(path, *format, &digest);
+            fields.push((TRANSCRIPT_LINE_FIELD, line.to_string()));
+        }
+        Transcript::None => {
+            let copy = prompt_copy_path(record, &digest);
+            if let Some(parent) = copy.parent() {
+                std::fs::create_dir_all(parent).map_err(ReceiptError::PromptCopy)?;
+            }
+            crate::fs_util::write_atomic(&copy, event.prompt.as_bytes())
+                .map_err(ReceiptError::PromptCopy)?;
+        }
+    }
+    let receipt = receipt_digest(&fields);
+    fields.push((RECEIPT_FIELD, receipt));
+    let row = AuditRow::new(
+        AuditRow::human_turn().heading(),
+        AuditRow::human_turn().event(),
+        fields,
+    )?;
+    append(workspace, record, &row, now)?;
     let marker = record.join(HUMAN_TURN_MARKER_FILE);
     let stamp = format!("{}\n", crate::timestamp::iso_timestamp(now));
     // The marker is advisory (the ledger row is the receipt); a failed write is not a lost turn.
@@ -228,6 +296,212 @@ pub fn record_human_turn(workspace: &Workspace, now: SystemTime) -> Result<bool,
         let _ = crate::fs_util::write_atomic(&marker, stamp.as_bytes());
     }
     Ok(true)
+}
+
+// --- The human-turn receipt ---------------------------------------------------------------------
+
+/// The fields of a `HUMAN_TURN` receipt (after the reference's, which has none; its readers
+/// ignore them, D2).
+pub const HARNESS_FIELD: &str = "Harness";
+pub const SESSION_FIELD: &str = "Session";
+pub const PROMPT_DIGEST_FIELD: &str = "Prompt Digest";
+pub const TRANSCRIPT_FIELD: &str = "Transcript";
+pub const TRANSCRIPT_LINE_FIELD: &str = "Transcript Line";
+pub const RECEIPT_FIELD: &str = "Receipt";
+/// The field of a `QUESTION_ANSWERED` row naming the receipt of the turn it answers.
+pub const HUMAN_TURN_RECEIPT_FIELD: &str = "Human Turn Receipt";
+/// How many of a transcript's last lines may already hold the prompt when the hook runs.
+const PROMPT_ALREADY_WRITTEN_WINDOW: usize = 5;
+
+/// The line from which the prompt is in the transcript: its line when the harness already wrote
+/// it (one of the last few lines), else the line after the last one.
+fn prompt_line_now(path: &Utf8Path, format: TranscriptFormat, digest: &str) -> usize {
+    let lines = transcript::line_count(path);
+    let window_start = lines
+        .saturating_sub(PROMPT_ALREADY_WRITTEN_WINDOW - 1)
+        .max(1);
+    transcript::find_user_prompt(path, format, window_start, digest)
+        .map_or(lines + 1, |(line, _)| line)
+}
+
+/// Where the engine keeps a prompt whose harness names no transcript.
+pub fn prompt_copy_path(record: &Utf8Path, digest: &str) -> camino::Utf8PathBuf {
+    record
+        .join(".aidlc-engine/prompts")
+        .join(format!("{digest}.txt"))
+}
+
+/// The receipt digest over a human turn's fields, in order (keys and values, NUL-separated).
+pub fn receipt_digest<K: AsRef<str>, V: AsRef<str>>(fields: &[(K, V)]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"aidlc human-turn receipt v1");
+    for (key, value) in fields {
+        hasher.update(b"\0");
+        hasher.update(key.as_ref().as_bytes());
+        hasher.update(b"\0");
+        hasher.update(value.as_ref().as_bytes());
+    }
+    hasher.finalize().to_hex().to_string()
+}
+
+/// A verified human turn: its receipt and the prompt the human typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedTurn {
+    pub receipt: String,
+    pub prompt: String,
+}
+
+/// Why a `HUMAN_TURN` row is not a receipt the engine can verify.
+pub fn verify_human_turn(record: &Utf8Path, block: &AuditBlock) -> Result<VerifiedTurn, String> {
+    let receipt = block
+        .field(RECEIPT_FIELD)
+        .ok_or("the HUMAN_TURN row has no Receipt (the engine's hook did not write it)")?;
+    let signed: Vec<&(String, String)> = block
+        .fields
+        .iter()
+        .filter(|(key, _)| key != RECEIPT_FIELD)
+        .collect();
+    let signed: Vec<(&str, &str)> = signed
+        .iter()
+        .map(|(key, value)| (key.as_str(), value.as_str()))
+        .collect();
+    if receipt_digest(&signed) != receipt {
+        return Err("the HUMAN_TURN row's Receipt does not match its fields".to_owned());
+    }
+    let digest = block
+        .field(PROMPT_DIGEST_FIELD)
+        .ok_or("the HUMAN_TURN row has no Prompt Digest")?;
+    if digest.len() != 64 || !digest.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+        return Err("the HUMAN_TURN row's Prompt Digest is not a BLAKE3 digest".to_owned());
+    }
+    let prompt = if let Some(path) = block.field(TRANSCRIPT_FIELD) {
+        prompt_in_transcript(block, Utf8Path::new(path), digest)?
+    } else {
+        kept_prompt(record, digest)?
+    };
+    Ok(VerifiedTurn {
+        receipt: receipt.to_owned(),
+        prompt,
+    })
+}
+
+/// The prompt of a turn whose harness names a transcript: re-read there.
+fn prompt_in_transcript(
+    block: &AuditBlock,
+    path: &Utf8Path,
+    digest: &str,
+) -> Result<String, String> {
+    let format = match block.field(HARNESS_FIELD) {
+        Some("claude") => TranscriptFormat::ClaudeJsonLines,
+        Some("codex") => TranscriptFormat::CodexRollout,
+        other => {
+            return Err(format!(
+                "the HUMAN_TURN row names a transcript for harness {other:?}, which has none"
+            ));
+        }
+    };
+    let line = block
+        .field(TRANSCRIPT_LINE_FIELD)
+        .and_then(|line| line.parse::<usize>().ok())
+        .ok_or("the HUMAN_TURN row has no Transcript Line")?;
+    transcript::find_user_prompt(path, format, line, digest)
+        .map(|(_, prompt)| prompt)
+        .map_err(|error| error.to_string())
+}
+
+/// The prompt of a turn whose harness names no transcript: the engine's copy, unchanged.
+fn kept_prompt(record: &Utf8Path, digest: &str) -> Result<String, String> {
+    let copy = prompt_copy_path(record, digest);
+    let prompt = std::fs::read_to_string(&copy)
+        .map_err(|error| format!("the prompt kept at {copy} cannot be read: {error}"))?;
+    if transcript::prompt_digest(&prompt) == digest {
+        Ok(prompt)
+    } else {
+        Err(format!(
+            "the prompt kept at {copy} was changed after the turn"
+        ))
+    }
+}
+
+/// Whether `prompt` contains `answer`: compared without case, with whitespace runs folded.
+pub fn prompt_contains_answer(prompt: &str, answer: &str) -> bool {
+    let fold = |text: &str| {
+        text.split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .to_lowercase()
+    };
+    let answer = fold(answer);
+    !answer.is_empty() && fold(prompt).contains(&answer)
+}
+
+/// Every shard of the record read once: its entries (as `read_record_ledger` gives them) and the
+/// blocks of each shard, so a receipt's fields are read from the same bytes as its position.
+pub fn read_ledger_with_blocks(record: &Utf8Path) -> (Vec<LedgerEntry>, Vec<Vec<AuditBlock>>) {
+    let mut entries = Vec::new();
+    let mut blocks = Vec::new();
+    for (shard, path) in ledger::record_shards(record).iter().enumerate() {
+        let parsed = std::fs::read(path)
+            .map(|bytes| parse_ledger(&String::from_utf8_lossy(&bytes)).blocks)
+            .unwrap_or_default();
+        entries.extend(shard_entries(shard, parsed.clone()));
+        blocks.push(parsed);
+    }
+    (entries, blocks)
+}
+
+/// The block of `entry`.
+pub fn block_of<'b>(blocks: &'b [Vec<AuditBlock>], entry: &LedgerEntry) -> Option<&'b AuditBlock> {
+    blocks.get(entry.shard)?.get(entry.position)
+}
+
+/// The receipt of the human turn an answer answers: the newest `HUMAN_TURN` in this clone's
+/// shard after the latest resolution, verified, whose prompt contains the answer.
+fn answered_turn_receipt(
+    record: &Utf8Path,
+    entries: &[LedgerEntry],
+    blocks: &[Vec<AuditBlock>],
+    shard_index: Option<usize>,
+    request: &AnswerRequest,
+) -> Result<String, ReceiptError> {
+    let unverified = |reason: String| ReceiptError::UnverifiedHumanTurn {
+        stage: request.stage.clone(),
+        reason,
+    };
+    let resolutions: Vec<&LedgerEntry> = entries
+        .iter()
+        .filter(|entry| entry.event.spends_a_human_turn())
+        .collect();
+    let turn = entries
+        .iter()
+        .rev()
+        .find(|entry| {
+            matches!(entry.event, AuditEvent::HumanTurn)
+                && Some(entry.shard) == shard_index
+                && resolutions
+                    .iter()
+                    .all(|resolution| entry.is_after(resolution))
+        })
+        .ok_or_else(|| {
+            unverified("no HUMAN_TURN in this clone's audit shard since the last answer".to_owned())
+        })?;
+    let block = block_of(blocks, turn)
+        .ok_or_else(|| unverified("the audit shard changed while it was read".to_owned()))?;
+    let verified = verify_human_turn(record, block).map_err(unverified)?;
+    if !prompt_contains_answer(&verified.prompt, &request.details) {
+        return Err(ReceiptError::NotInPrompt {
+            stage: request.stage.clone(),
+            reply: received_reply(&request.details),
+        });
+    }
+    Ok(verified.receipt)
+}
+
+/// `row` with one more field at its end.
+fn with_field(row: &AuditRow, key: &'static str, value: String) -> Result<AuditRow, ReceiptError> {
+    let mut fields = row.fields().to_vec();
+    fields.push((key, value));
+    Ok(AuditRow::new(row.heading(), row.event(), fields)?)
 }
 
 fn append(

@@ -704,11 +704,23 @@ pub enum HookCommand {
     /// on a 2.5 or 2.6 install and 30 minutes otherwise. A fire it cuts short is stopped and
     /// recorded as a drop, never as a pass.
     RunSensors(RunSensorsArgs),
-    /// The prompt hook: record a `HUMAN_TURN` in the active record's audit (and touch
-    /// `<record>/.aidlc-human-turn`). Writes nothing when no workflow is active, or for an
-    /// opencode prompt that is not the human's (a subagent's session). The payload on stdin is
-    /// read only for its `cwd` (never on Kiro IDE, which writes none). Always exits 0.
+    /// The prompt hook: record a `HUMAN_TURN` with its receipt (the prompt's digest, and where
+    /// the prompt is: the session's transcript on Claude Code and Codex, the engine's copy
+    /// elsewhere) in the active record's audit, and touch `<record>/.aidlc-human-turn`. Only the
+    /// harness's real prompt payload is accepted (Claude Code, Codex: `hook_event_name`
+    /// `UserPromptSubmit`, `session_id`, `prompt`, `transcript_path`; Kiro CLI:
+    /// `userPromptSubmit`, `prompt`; opencode: the engine's plugin's `chat.message`; Kiro IDE:
+    /// `USER_PROMPT`); anything else exits 2 naming what it lacks. Writes nothing (exit 0) when
+    /// no workflow is active, or for an opencode prompt that is not the human's.
     RecordHumanTurn(ProjectArgs),
+    /// The pre-tool guard: read a `PreToolUse` payload on stdin and refuse an agent's tool call
+    /// that writes into an audit folder, the hooks-health folder, the engine's record folder or
+    /// the session's transcript, or that runs `record-human-turn`, `engine log answer` or
+    /// `--override-blocking-sensors` (those are the human's, from their own terminal). Claude
+    /// Code is told with its deny decision on stdout (exit 0); other harnesses with exit 2 and
+    /// the reason on stderr. An allowed call exits 0 and prints nothing; a payload that cannot
+    /// be read is refused (exit 2, the reason on stderr). Reads nothing but its payload.
+    Guard(ProjectArgs),
 }
 
 #[derive(Debug, clap::Args)]

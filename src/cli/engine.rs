@@ -40,6 +40,7 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         EngineCommand::Hook(hook_args) => match &hook_args.command {
             HookCommand::RunSensors(run_args) => run_sensors(run_args, &printer),
             HookCommand::RecordHumanTurn(project) => record_human_turn(project, &printer),
+            HookCommand::Guard(project) => guard(project, &printer),
         },
         EngineCommand::Learnings(learnings_args) => match &learnings_args.command {
             LearningsCommand::Surface(surface_args) => learnings_surface(surface_args, &printer),
@@ -486,8 +487,46 @@ fn print_json_reply(
     }
 }
 
-/// The human-turn hook. Every path exits 0: a failed mint must never block the human's turn;
-/// it is said on stderr.
+/// The pre-tool guard (`harness::guard`): only the payload is read, so it costs no project load.
+fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
+    let payload = if std::io::stdin().is_terminal() {
+        None
+    } else {
+        payload::read_payload_bounded(std::io::stdin())
+    };
+    let output = match payload {
+        None => harness::guard::unreadable_output(
+            "aidlc guard: no pre-tool payload arrived on stdin; the tool call is refused",
+        ),
+        Some(payload) => {
+            let harness = project
+                .harness
+                .unwrap_or_else(|| payload::detect_harness(&payload));
+            match harness::guard::guard_verdict(harness, &payload) {
+                Ok(verdict) => harness::guard::guard_output(harness, &verdict),
+                Err(problem) => harness::guard::unreadable_output(&format!(
+                    "aidlc guard: {problem}; the tool call is refused"
+                )),
+            }
+        }
+    };
+    if !output.stdout.is_empty() {
+        printer.out(output.stdout.trim_end());
+    }
+    if !output.stderr.is_empty() {
+        printer.status(output.stderr.trim_end());
+    }
+    if output.status == 0 {
+        ExitStatus::Success
+    } else {
+        ExitStatus::Error
+    }
+}
+
+/// The human-turn hook: a payload that is not the harness's real prompt event is refused
+/// (exit 2, naming what it lacks), since the receipt is made from it (docs/decisions.md D34).
+/// A real prompt in a project without a workflow, or one that is not the human's, exits 0 with
+/// nothing written; a failed write is said on stderr and exits 0, so it never blocks the turn.
 fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     let reads_stdin = project.harness.is_none_or(payload::prompt_reads_stdin);
     let payload = if !reads_stdin || std::io::stdin().is_terminal() {
@@ -501,6 +540,23 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     if !payload::prompt_is_human(harness, &payload) {
         return ExitStatus::Success;
     }
+    let kiro_ide_prompt = env_var(payload::KIRO_IDE_LEGACY_PAYLOAD_VARIABLE);
+    let event = match payload::prompt_event(harness, &payload, kiro_ide_prompt) {
+        Ok(event) => event,
+        Err(problem) => {
+            error_line(
+                printer,
+                &format!(
+                    "aidlc: not a {} prompt event: {problem}; no human turn was recorded",
+                    harness.product_name()
+                ),
+                Some(
+                    "only the harness records a human turn, through the hook `aidlc hook install` registers",
+                ),
+            );
+            return ExitStatus::Error;
+        }
+    };
     let Some(workspace) = hook_workspace(project, harness, &payload) else {
         return ExitStatus::Success;
     };
@@ -512,7 +568,12 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     ) {
         return ExitStatus::Success;
     }
-    if let Err(error) = receipts::record_human_turn(&workspace, std::time::SystemTime::now()) {
+    if let Err(error) = receipts::record_human_turn(
+        &workspace,
+        &event,
+        harness.name(),
+        std::time::SystemTime::now(),
+    ) {
         printer.status(&format!("aidlc: the human turn was not recorded: {error}"));
     }
     ExitStatus::Success

@@ -92,10 +92,26 @@ pub fn exit_statuses(path: &[&str]) -> Option<&'static [Status]> {
             ),
             INTERRUPTED,
         ],
-        ["engine", "hook", "record-human-turn"] => &[(
-            0,
-            "always: a turn that could not be recorded is said on standard error",
-        )],
+        ["engine", "hook", "record-human-turn"] => &[
+            (
+                0,
+                "the turn is recorded, or nothing is to be recorded (no workflow, not the human's prompt); a turn that could not be written is said on standard error",
+            ),
+            (
+                2,
+                "the payload is not the harness's real prompt event (it names what it lacks); nothing is recorded",
+            ),
+        ],
+        ["engine", "hook", "guard"] => &[
+            (
+                0,
+                "the tool call is allowed (nothing printed), or Claude Code is told it is denied (its deny decision on standard output)",
+            ),
+            (
+                2,
+                "the tool call is refused (the reason on standard error), or the payload cannot be read",
+            ),
+        ],
         ["engine", "intent", "new"] => &[
             (0, "the record is created and made the active intent"),
             (

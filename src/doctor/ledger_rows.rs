@@ -1,5 +1,8 @@
-//! The ledger's rows: this clone's audit shard (a torn tail), the audit lock (stale), and
-//! temporary files an interrupted write left behind. Nothing is repaired here: the next writer
+//! The ledger's rows: this clone's audit shard (a torn tail), the audit lock (stale),
+//! temporary files an interrupted write left behind, and the receipt rows the engine cannot
+//! verify (docs/decisions.md D34: a `HUMAN_TURN` without a receipt whose prompt the engine
+//! re-reads, a `QUESTION_ANSWERED` naming no human turn's receipt; they never count for an
+//! override). Nothing is repaired here: the next writer
 //! closes a torn tail, reaps a stale lock and sweeps stale temporaries; the rows say so.
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -15,7 +18,73 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
         shard_row(workspace),
         lock_row(workspace.project_dir()),
         temporaries_row(workspace),
+        receipts_row(workspace),
     ]
+}
+
+/// The receipt rows of the active record the engine did not write or can no longer verify.
+fn receipts_row(workspace: &Workspace) -> Row {
+    let record = workspace.record_root();
+    let shards = crate::audit::ledger::record_shards(record);
+    let (_, blocks) = crate::receipts::read_ledger_with_blocks(record);
+    let mut unverified = Vec::new();
+    let mut checked = 0;
+    for (shard, shard_blocks) in blocks.iter().enumerate() {
+        let shown = shards
+            .get(shard)
+            .map(|path| workspace.layout.display(path).to_string())
+            .unwrap_or_default();
+        // The receipts of this shard's verified human turns so far: an answer names one before it.
+        let mut verified_receipts: Vec<String> = Vec::new();
+        for (position, block) in shard_blocks.iter().enumerate() {
+            let problem = match block.event.as_str() {
+                crate::audit::ledger::event::HUMAN_TURN => {
+                    match crate::receipts::verify_human_turn(record, block) {
+                        Ok(verified) => {
+                            verified_receipts.push(verified.receipt);
+                            None
+                        }
+                        Err(problem) => Some(problem),
+                    }
+                }
+                crate::audit::ledger::event::QUESTION_ANSWERED => {
+                    match block.field(crate::receipts::HUMAN_TURN_RECEIPT_FIELD) {
+                        None => Some(
+                            "names no human turn's receipt (not written by `aidlc engine log answer`)"
+                                .to_owned(),
+                        ),
+                        Some(receipt) if !verified_receipts.iter().any(|known| known == receipt) => {
+                            Some("names a receipt no verified human turn before it has".to_owned())
+                        }
+                        Some(_) => None,
+                    }
+                }
+                _ => continue,
+            };
+            checked += 1;
+            if let Some(problem) = problem {
+                unverified.push(format!(
+                    "{shown} row {} ({}): {problem}",
+                    position + 1,
+                    block.event
+                ));
+            }
+        }
+    }
+    if unverified.is_empty() {
+        return Row::pass(format!(
+            "Receipt rows: {checked} human-turn and answer row{} verified",
+            crate::english::plural(checked)
+        ));
+    }
+    Row::warn(
+        format!(
+            "Receipt rows: {} of {checked} the engine cannot verify, and they never count for an override: {}",
+            unverified.len(),
+            unverified.join("; ")
+        ),
+        "rows appended by hand or by another tool are not receipts; a human who means to override records the answer through the hooks `aidlc hook install` registers",
+    )
 }
 
 fn shard_row(workspace: &Workspace) -> Row {

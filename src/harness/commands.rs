@@ -19,6 +19,8 @@ pub const DEFAULT_PROGRAM: &str = "aidlc";
 pub const RUN_SENSORS_SUBCOMMAND: &str = "engine hook run-sensors";
 /// The subcommand of the human-turn hook, after the program.
 pub const RECORD_HUMAN_TURN_SUBCOMMAND: &str = "engine hook record-human-turn";
+/// The subcommand of the pre-tool guard, after the program.
+pub const GUARD_SUBCOMMAND: &str = "engine hook guard";
 /// The flag naming the reference's artifact audit hook the write hook runs first.
 pub const AUDIT_HOOK_FLAG: &str = "--audit-hook";
 
@@ -29,15 +31,19 @@ pub enum HookRole {
     Write,
     /// When the human submits a prompt: record a `HUMAN_TURN`.
     HumanTurn,
+    /// Before each tool call: refuse the agent's writes into the ledger and its human-only
+    /// commands (`harness::guard`).
+    Guard,
 }
 
 impl HookRole {
-    pub const ALL: [HookRole; 2] = [HookRole::Write, HookRole::HumanTurn];
+    pub const ALL: [HookRole; 3] = [HookRole::Write, HookRole::HumanTurn, HookRole::Guard];
 
     pub fn subcommand(self) -> &'static str {
         match self {
             HookRole::Write => RUN_SENSORS_SUBCOMMAND,
             HookRole::HumanTurn => RECORD_HUMAN_TURN_SUBCOMMAND,
+            HookRole::Guard => GUARD_SUBCOMMAND,
         }
     }
 
@@ -46,6 +52,7 @@ impl HookRole {
         match self {
             HookRole::Write => "Write hook",
             HookRole::HumanTurn => "Human-turn hook",
+            HookRole::Guard => "Pre-tool guard",
         }
     }
 }

@@ -432,6 +432,99 @@ pub fn prompt_is_human(harness: Harness, payload: &[u8]) -> bool {
     main_session && !typed_by_a_plugin
 }
 
+/// A human's prompt as the harness's prompt hook reports it: what a human-turn receipt is made
+/// from (docs/decisions.md D34).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PromptEvent {
+    /// The session the prompt belongs to, where the harness names one.
+    pub session: Option<String>,
+    /// The prompt's text, exactly as the payload gives it.
+    pub prompt: String,
+    /// The transcript the payload names (Claude Code, Codex), else `Transcript::None`.
+    pub transcript: crate::harness::transcript::Transcript,
+}
+
+/// `harness`'s prompt payload read as a [`PromptEvent`], or what it lacks. Claude Code and
+/// Codex: `{"hook_event_name":"UserPromptSubmit","session_id","prompt","transcript_path"}`,
+/// each present and not empty, the transcript path absolute. Kiro CLI: `{"hook_event_name":
+/// "userPromptSubmit","prompt"}`. opencode (the engine's plugin): `{"hook_event_name":
+/// "chat.message","sessionID","parts":[{"type":"text","text"}]}`. Kiro IDE gives its prompt hook
+/// no payload; `kiro_ide_prompt` is its `USER_PROMPT` text.
+pub fn prompt_event(
+    harness: Harness,
+    payload: &[u8],
+    kiro_ide_prompt: Option<String>,
+) -> Result<PromptEvent, String> {
+    use crate::harness::transcript::{self, Transcript};
+    if harness == Harness::KiroIde {
+        return kiro_ide_prompt
+            .filter(|prompt| !prompt.trim().is_empty())
+            .map(|prompt| PromptEvent {
+                session: None,
+                prompt,
+                transcript: Transcript::None,
+            })
+            .ok_or_else(|| format!("no prompt: {KIRO_IDE_LEGACY_PAYLOAD_VARIABLE} is not set"));
+    }
+    let value: Value = serde_json::from_slice(payload)
+        .map_err(|error| format!("the payload is not JSON ({error})"))?;
+    let Value::Object(object) = value else {
+        return Err("the payload is not a JSON object".to_owned());
+    };
+    let text = |key: &str| text_field(&object, key).map(str::to_owned);
+    let required =
+        |key: &'static str| text(key).ok_or_else(|| format!("the payload has no \"{key}\""));
+    let (event, session_key) = match harness {
+        Harness::Claude | Harness::Codex => ("UserPromptSubmit", Some("session_id")),
+        Harness::Kiro => ("userPromptSubmit", None),
+        Harness::Opencode => ("chat.message", Some("sessionID")),
+        Harness::Cursor | Harness::KiroIde => {
+            return Err(format!("{} has no prompt hook", harness.product_name()));
+        }
+    };
+    let named = required("hook_event_name")?;
+    if named != event {
+        return Err(format!(
+            "the payload's \"hook_event_name\" is \"{named}\", not \"{event}\""
+        ));
+    }
+    let session = session_key.map(required).transpose()?;
+    let prompt = if harness == Harness::Opencode {
+        opencode_prompt_text(&object).ok_or("the payload has no text part in \"parts\"")?
+    } else {
+        required("prompt")?
+    };
+    let transcript = transcript::transcript(harness, payload);
+    if matches!(harness, Harness::Claude | Harness::Codex) {
+        match &transcript {
+            Transcript::At { path, .. } if path.is_absolute() => {}
+            Transcript::At { path, .. } => {
+                return Err(format!(
+                    "the payload's \"transcript_path\" {path} is not absolute"
+                ));
+            }
+            Transcript::None => return Err("the payload has no \"transcript_path\"".to_owned()),
+        }
+    }
+    Ok(PromptEvent {
+        session,
+        prompt,
+        transcript,
+    })
+}
+
+/// opencode's prompt: its text parts, joined with newlines.
+fn opencode_prompt_text(object: &Map<String, Value>) -> Option<String> {
+    let texts: Vec<&str> = object
+        .get("parts")?
+        .as_array()?
+        .iter()
+        .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|part| part.get("text").and_then(Value::as_str))
+        .collect();
+    (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
 /// Whether `harness` reads the prompt hook's stdin at all: Kiro IDE's prompt hook gets nothing
 /// there (0.12 never closes it), so it is not touched.
 pub fn prompt_reads_stdin(harness: Harness) -> bool {
@@ -630,6 +723,66 @@ mod tests {
         ] {
             assert_eq!(detect_harness(payload.as_bytes()), harness, "{payload}");
         }
+    }
+
+    #[test]
+    fn a_prompt_event_needs_every_field_its_harness_sends() {
+        let claude = r#"{"hook_event_name":"UserPromptSubmit","session_id":"s1","prompt":"Override blocking sensors","transcript_path":"/h/t.jsonl","cwd":"/p"}"#;
+        let event = prompt_event(Harness::Claude, claude.as_bytes(), None).unwrap();
+        assert_eq!(event.session.as_deref(), Some("s1"));
+        assert_eq!(event.prompt, "Override blocking sensors");
+        assert!(matches!(
+            event.transcript,
+            crate::harness::transcript::Transcript::At { .. }
+        ));
+        for (payload, missing) in [
+            ("{}", "no \"hook_event_name\""),
+            (
+                r#"{"hook_event_name":"PreToolUse"}"#,
+                "not \"UserPromptSubmit\"",
+            ),
+            (
+                r#"{"hook_event_name":"UserPromptSubmit","prompt":"x","transcript_path":"/t"}"#,
+                "no \"session_id\"",
+            ),
+            (
+                r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","transcript_path":"/t"}"#,
+                "no \"prompt\"",
+            ),
+            (
+                r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"x"}"#,
+                "no \"transcript_path\"",
+            ),
+            (
+                r#"{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"x","transcript_path":"t.jsonl"}"#,
+                "not absolute",
+            ),
+            ("garbage", "not JSON"),
+        ] {
+            let error = prompt_event(Harness::Claude, payload.as_bytes(), None).unwrap_err();
+            assert!(error.contains(missing), "{payload}: {error}");
+        }
+        let kiro = r#"{"hook_event_name":"userPromptSubmit","prompt":"yes","cwd":"/p"}"#;
+        assert_eq!(
+            prompt_event(Harness::Kiro, kiro.as_bytes(), None)
+                .unwrap()
+                .prompt,
+            "yes"
+        );
+        let opencode = r#"{"hook_event_name":"chat.message","sessionID":"o","parts":[{"type":"text","text":"yes"}]}"#;
+        assert_eq!(
+            prompt_event(Harness::Opencode, opencode.as_bytes(), None)
+                .unwrap()
+                .prompt,
+            "yes"
+        );
+        assert!(prompt_event(Harness::KiroIde, b"", None).is_err());
+        assert_eq!(
+            prompt_event(Harness::KiroIde, b"", Some("go".to_owned()))
+                .unwrap()
+                .prompt,
+            "go"
+        );
     }
 
     #[test]

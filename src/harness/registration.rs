@@ -50,6 +50,11 @@ pub fn role_event(harness: Harness, role: HookRole) -> Option<&'static str> {
         (Harness::Kiro, HookRole::HumanTurn) => Some("userPromptSubmit"),
         (Harness::Opencode, HookRole::Write) => Some("tool.execute.after"),
         (Harness::Opencode, HookRole::HumanTurn) => Some("chat.message"),
+        (Harness::Claude | Harness::Codex | Harness::KiroIde, HookRole::Guard) => {
+            Some("PreToolUse")
+        }
+        (Harness::Kiro, HookRole::Guard) => Some("preToolUse"),
+        (Harness::Opencode, HookRole::Guard) => Some("tool.execute.before"),
         (Harness::Cursor, _) => None,
     }
 }
@@ -174,12 +179,12 @@ fn in_kiro_ide_files(project_dir: &Utf8Path) -> Result<Vec<Registered>, Registra
 fn in_opencode_plugins(project_dir: &Utf8Path) -> Vec<Registered> {
     let mut found = Vec::new();
     let plugin = Utf8PathBuf::from(OPENCODE_PLUGIN_FILE);
-    if let Some((write, human_turn)) = std::fs::read_to_string(project_dir.join(&plugin))
+    if let Some(commands) = std::fs::read_to_string(project_dir.join(&plugin))
         .ok()
         .as_deref()
         .and_then(opencode_plugin_commands)
     {
-        for (role, command) in [(HookRole::Write, write), (HookRole::HumanTurn, human_turn)] {
+        for (role, command) in commands {
             found.push(Registered {
                 role,
                 file: plugin.clone(),
@@ -194,7 +199,8 @@ fn in_opencode_plugins(project_dir: &Utf8Path) -> Vec<Registered> {
     }
     let reference = Utf8PathBuf::from(REFERENCE_OPENCODE_PLUGIN_FILE);
     if project_dir.join(&reference).is_file() {
-        for role in HookRole::ALL {
+        // The reference's plugin has no guard of the engine's kind.
+        for role in [HookRole::Write, HookRole::HumanTurn] {
             found.push(Registered {
                 role,
                 file: reference.clone(),

@@ -177,9 +177,12 @@ fn gate_rows(project: &TestProject) -> Vec<AuditBlock> {
         .collect()
 }
 
-/// The conductor's decision, a human turn and the exact answer (D34).
+/// The conductor's decision, a human turn with its receipt and the exact answer naming it
+/// (docs/decisions.md D34).
 fn record_override_receipt(project: &TestProject) {
     let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    let (human_turn, receipt) =
+        crate::support::verifiable_human_turn(project, "Override blocking sensors");
     let rows = [
         AuditRow::new(
             "Decision Recorded",
@@ -193,15 +196,15 @@ fn record_override_receipt(project: &TestProject) {
                 ),
             ],
         ),
-        AuditRow::new(
-            "Human Turn",
-            "HUMAN_TURN",
-            vec![("Session", "test-session".to_owned())],
-        ),
+        AuditRow::new("Human Turn", "HUMAN_TURN", human_turn),
         AuditRow::new(
             "Question Answered",
             "QUESTION_ANSWERED",
-            vec![("Stage", STAGE.to_owned()), ("Details", CHOICE.to_owned())],
+            vec![
+                ("Stage", STAGE.to_owned()),
+                ("Details", CHOICE.to_owned()),
+                ("Human Turn Receipt", receipt),
+            ],
         ),
     ];
     for row in rows {

@@ -1630,9 +1630,14 @@ fn record_reference_fire(
     project.write(&shard_path, &shard);
 }
 
-/// The conductor's override receipt (D34): the decision offering both options, a human turn
-/// and the exact answer, as blocks for a shard.
-fn override_receipt(timestamp: &str) -> String {
+/// The conductor's override receipt (docs/decisions.md D34): the decision offering both
+/// options, a human turn with its receipt and the exact answer naming it, as blocks for a shard.
+fn override_receipt(project: &TestProject, timestamp: &str) -> String {
+    let (human_turn, receipt) = crate::support::verifiable_human_turn(project, OVERRIDE_CHOICE);
+    let human_turn: Vec<(&str, &str)> = human_turn
+        .iter()
+        .map(|(key, value)| (*key, value.as_str()))
+        .collect();
     [
         audit_block(
             "Decision Recorded",
@@ -1644,17 +1649,16 @@ fn override_receipt(timestamp: &str) -> String {
                 ("Options", "Fix findings,Override blocking sensors"),
             ],
         ),
-        audit_block(
-            "Human Turn",
-            "HUMAN_TURN",
-            timestamp,
-            &[("Session", "scenario-session")],
-        ),
+        audit_block("Human Turn", "HUMAN_TURN", timestamp, &human_turn),
         audit_block(
             "Question Answered",
             "QUESTION_ANSWERED",
             timestamp,
-            &[("Stage", STAGE), ("Details", OVERRIDE_CHOICE)],
+            &[
+                ("Stage", STAGE),
+                ("Details", OVERRIDE_CHOICE),
+                ("Human Turn Receipt", &receipt),
+            ],
         ),
     ]
     .concat()
@@ -1920,7 +1924,7 @@ fn scenario_13_start_and_revise_run_one_blocking_check_and_an_override_needs_a_h
 
     append_to_the_only_shard(
         &project,
-        &override_receipt(&iso_timestamp(std::time::SystemTime::now())),
+        &override_receipt(&project, &iso_timestamp(std::time::SystemTime::now())),
     );
     let opened = gate_start(&project, &with_override);
     assert_eq!(opened.status, 0, "{}", opened.stderr);
@@ -1960,7 +1964,7 @@ fn scenario_13_start_and_revise_run_one_blocking_check_and_an_override_needs_a_h
     );
     append_to_the_only_shard(
         &project,
-        &override_receipt(&iso_timestamp(std::time::SystemTime::now())),
+        &override_receipt(&project, &iso_timestamp(std::time::SystemTime::now())),
     );
     let autonomous = run(
         &project,
@@ -2453,9 +2457,10 @@ fn scenario_16_a_thousand_stages_a_large_deliverable_and_a_ledger_of_50000_rows_
             ));
         }
     }
-    shard.push_str(&override_receipt(&iso_timestamp(
-        base + Duration::from_secs(30_000),
-    )));
+    shard.push_str(&override_receipt(
+        &project,
+        &iso_timestamp(base + Duration::from_secs(30_000)),
+    ));
     let foreign_shard = format!("{RECORD}/audit/ci-host-0123456789ab.md");
     project.write(&foreign_shard, &shard);
     assert_eq!(

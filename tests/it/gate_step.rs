@@ -140,10 +140,13 @@ fn fired_sensor_ids(project: &TestProject) -> Vec<String> {
         .collect()
 }
 
-/// The rows the conductor writes through `aidlc-log.ts` before an override: the decision
-/// offering both options, a human turn, and the exact answer.
+/// The rows the conductor and the engine's hooks write before an override: the decision
+/// offering both options, a human turn with its receipt (docs/decisions.md D34), and the exact
+/// answer naming it.
 fn record_override_receipt(project: &TestProject) {
     let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    let (human_turn, receipt) =
+        crate::support::verifiable_human_turn(project, "Override blocking sensors");
     let rows = [
         AuditRow::new(
             "Decision Recorded",
@@ -157,15 +160,15 @@ fn record_override_receipt(project: &TestProject) {
                 ),
             ],
         ),
-        AuditRow::new(
-            "Human Turn",
-            "HUMAN_TURN",
-            vec![("Session", "test-session".to_owned())],
-        ),
+        AuditRow::new("Human Turn", "HUMAN_TURN", human_turn),
         AuditRow::new(
             "Question Answered",
             "QUESTION_ANSWERED",
-            vec![("Stage", STAGE.to_owned()), ("Details", CHOICE.to_owned())],
+            vec![
+                ("Stage", STAGE.to_owned()),
+                ("Details", CHOICE.to_owned()),
+                ("Human Turn Receipt", receipt),
+            ],
         ),
     ];
     for row in rows {

@@ -122,29 +122,33 @@ fn the_reference_entries_are_replaced_in_place() {
     let project = TestProject::reference_install("2.6.54");
     let original = project.read(SETTINGS);
     let written = install_twice(&project);
-    let changed: Vec<(&str, &str)> = original
-        .lines()
-        .zip(written.lines())
-        .filter(|(before, after)| before != after)
-        .collect();
-    assert_eq!(original.lines().count(), written.lines().count());
+    let (removed, added) = crate::support::line_diff(&original, &written);
+    let reference_turn = "            \"command\": \"bun \\\"$CLAUDE_PROJECT_DIR/.claude/hooks/aidlc-record-human-turn.ts\\\"\"";
+    let reference_write = "            \"command\": \"bun \\\"$CLAUDE_PROJECT_DIR/.claude/hooks/aidlc-run-sensors.ts\\\"\"";
+    let our_turn = "            \"command\": \"aidlc engine hook record-human-turn\"";
+    let our_write = "            \"command\": \"aidlc engine hook run-sensors\"";
     assert_eq!(
-        changed,
+        removed,
+        [reference_turn, reference_write, reference_turn],
+        "only the three reference hook commands go"
+    );
+    assert_eq!(
+        added,
         [
-            (
-                "            \"command\": \"bun \\\"$CLAUDE_PROJECT_DIR/.claude/hooks/aidlc-record-human-turn.ts\\\"\"",
-                "            \"command\": \"aidlc engine hook record-human-turn\""
-            ),
-            (
-                "            \"command\": \"bun \\\"$CLAUDE_PROJECT_DIR/.claude/hooks/aidlc-run-sensors.ts\\\"\"",
-                "            \"command\": \"aidlc engine hook run-sensors\""
-            ),
-            (
-                "            \"command\": \"bun \\\"$CLAUDE_PROJECT_DIR/.claude/hooks/aidlc-record-human-turn.ts\\\"\"",
-                "            \"command\": \"aidlc engine hook record-human-turn\""
-            ),
+            // The guard's group, after the reference's own PreToolUse groups (kept).
+            "      },",
+            "      {",
+            "        \"hooks\": [",
+            "          {",
+            "            \"type\": \"command\",",
+            "            \"command\": \"aidlc engine hook guard\"",
+            "          }",
+            "        ]",
+            our_turn,
+            our_write,
+            our_turn,
         ],
-        "only the three reference hook commands change"
+        "the three become aidlc's, and the guard is added"
     );
     let settings = settings(&project);
     // The write-audit hook beside it in the same Write|Edit group is kept.

@@ -82,6 +82,7 @@ mod fail_closed_round_three;
 mod failure_scenarios;
 mod gate;
 mod gate_step;
+mod guard;
 mod harnesses;
 mod hook_install;
 mod hook_payload_fuzz;

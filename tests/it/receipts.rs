@@ -1,7 +1,8 @@
-//! Issue 14, item 2: `aidlc engine log decision|answer` and `aidlc engine hook
-//! record-human-turn`, the three rows a blocking-sensor override needs: their bytes against the
-//! reference's `aidlc-log.ts` and `aidlc-record-human-turn.ts` (Bun), the refusals that protect
-//! the receipt, and the override completed with aidlc commands alone on `aidlc init --example`.
+//! Issue 14, item 2 and issue 26, item 6: `aidlc engine log decision|answer` and `aidlc engine
+//! hook record-human-turn`, the three rows a blocking-sensor override needs: their bytes against
+//! the reference's `aidlc-log.ts` and `aidlc-record-human-turn.ts` (Bun), the refusals that
+//! protect the receipt, the override completed on `aidlc init --example` from a real Claude Code
+//! prompt and transcript, and the bypasses an agent could try alone (docs/decisions.md D34).
 
 use std::process::Stdio;
 
@@ -60,6 +61,37 @@ fn human_turn(project: &TestProject, payload: &str) -> Run {
     project.run_watched(&["engine", "hook", "record-human-turn"], &[], Some(payload))
 }
 
+/// Where the test's Claude Code session keeps its transcript (outside the project's `aidlc/`).
+fn transcript_path(project: &TestProject) -> camino::Utf8PathBuf {
+    project.path(".home/.claude/projects/demo/session-1.jsonl")
+}
+
+/// The human types `prompt` in a Claude Code session: the harness writes the user message to
+/// its transcript and runs the prompt hook with its real `UserPromptSubmit` payload.
+fn human_types(project: &TestProject, prompt: &str) -> Run {
+    let transcript = transcript_path(project);
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let line = serde_json::json!({
+        "type": "user",
+        "sessionId": "session-1",
+        "message": {"role": "user", "content": prompt},
+    });
+    let mut text = std::fs::read_to_string(&transcript).unwrap_or_default();
+    text.push_str(&line.to_string());
+    text.push('\n');
+    std::fs::write(&transcript, text).unwrap();
+    let payload = serde_json::json!({
+        "session_id": "session-1",
+        "transcript_path": transcript.as_str(),
+        "cwd": project.root.as_str(),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    });
+    let run = human_turn(project, &payload.to_string());
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    run
+}
+
 fn events(project: &TestProject) -> Vec<String> {
     ledger_blocks(project, RECORD)
         .iter()
@@ -81,11 +113,17 @@ fn shard_text(root: &Utf8Path) -> String {
         .unwrap()
         .lines()
         .map(|line| {
-            if line.starts_with("**Timestamp**: ") {
-                "**Timestamp**: T"
-            } else {
-                line
+            for key in [
+                "Timestamp",
+                "Prompt Digest",
+                "Receipt",
+                "Human Turn Receipt",
+            ] {
+                if line.starts_with(&format!("**{key}**: ")) {
+                    return format!("**{key}**: {}", &key[..1]);
+                }
             }
+            line.replace(root.as_str(), "<PROJECT>")
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -114,7 +152,7 @@ fn decision_turn_and_answer_are_the_reference_rows() {
         run.stdout,
         "{\"emitted\":\"DECISION_RECORDED\",\"stage\":\"user-stories\"}\n"
     );
-    assert_eq!(human_turn(&project, "{\"prompt\":\"go\"}").status, 0);
+    human_types(&project, "Override blocking sensors, please");
     let run = answer(&project, CHOICE);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert_eq!(
@@ -123,7 +161,7 @@ fn decision_turn_and_answer_are_the_reference_rows() {
     );
     assert_eq!(
         shard_text(&project.root),
-        "# AI-DLC Audit Log\n\n## Decision Recorded\n**Timestamp**: T\n**Event**: DECISION_RECORDED\n**Stage**: user-stories\n**Decision**: Blocking gate sensor failure\n**Options**: Fix findings,Override blocking sensors\n**Rationale**: why\n**Unit**: u1\n\n---\n\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n\n## Question Answered\n**Timestamp**: T\n**Event**: QUESTION_ANSWERED\n**Stage**: user-stories\n**Details**: Override blocking sensors\n\n---"
+        "# AI-DLC Audit Log\n\n## Decision Recorded\n**Timestamp**: T\n**Event**: DECISION_RECORDED\n**Stage**: user-stories\n**Decision**: Blocking gate sensor failure\n**Options**: Fix findings,Override blocking sensors\n**Rationale**: why\n**Unit**: u1\n\n---\n\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n**Harness**: claude\n**Session**: session-1\n**Prompt Digest**: P\n**Transcript**: <PROJECT>/.home/.claude/projects/demo/session-1.jsonl\n**Transcript Line**: 1\n**Receipt**: R\n\n---\n\n## Question Answered\n**Timestamp**: T\n**Event**: QUESTION_ANSWERED\n**Stage**: user-stories\n**Details**: Override blocking sensors\n**Human Turn Receipt**: H\n\n---"
     );
     assert!(
         project
@@ -197,11 +235,29 @@ fn the_reference_writes_the_same_bytes() {
         "--rationale",
         "why",
     ]);
-    assert_eq!(human_turn(&ours, "{}").status, 0);
+    human_types(&ours, CHOICE);
     let our_answer = answer(&ours, CHOICE);
     assert_eq!(our_decision.stdout, reference_decision);
     assert_eq!(our_answer.stdout, reference_answer);
-    assert_eq!(shard_text(&ours.root), shard_text(&reference.root));
+    // The bytes differ in exactly the receipt's fields (docs/decisions.md D34), each a line the
+    // reference's readers ignore: HUMAN_TURN's Harness, Session, Prompt Digest, Transcript,
+    // Transcript Line and Receipt, and QUESTION_ANSWERED's Human Turn Receipt. Without them the
+    // shards are the same bytes.
+    let receipt_lines = [
+        "**Harness**: ",
+        "**Session**: ",
+        "**Prompt Digest**: ",
+        "**Transcript**: ",
+        "**Transcript Line**: ",
+        "**Receipt**: ",
+        "**Human Turn Receipt**: ",
+    ];
+    let ours_text = shard_text(&ours.root);
+    let (receipt, rest): (Vec<&str>, Vec<&str>) = ours_text
+        .lines()
+        .partition(|line| receipt_lines.iter().any(|start| line.starts_with(start)));
+    assert_eq!(receipt.len(), receipt_lines.len(), "{receipt:?}");
+    assert_eq!(rest.join("\n"), shard_text(&reference.root));
 }
 
 #[test]
@@ -215,7 +271,7 @@ fn nothing_is_logged_without_an_active_workflow() {
     let run = decision(&project);
     assert_eq!(run.status, 1);
     assert!(run.stderr.contains("No active workflow"), "{}", run.stderr);
-    assert_eq!(human_turn(&project, "{}").status, 0);
+    human_types(&project, "build it");
     assert!(
         !project.exists("aidlc"),
         "no workflow: the human-turn hook writes nothing (not even a clone id)"
@@ -235,7 +291,7 @@ fn an_answer_needs_a_human_turn_since_the_last_answer() {
         "{}",
         early.stderr
     );
-    assert_eq!(human_turn(&project, "{}").status, 0);
+    human_types(&project, CHOICE);
     assert_eq!(answer(&project, CHOICE).status, 0);
     // The answer spent the turn: a second answer needs a new one.
     let again = answer(&project, CHOICE);
@@ -249,7 +305,7 @@ fn an_answer_needs_a_human_turn_since_the_last_answer() {
 #[test]
 fn an_override_answer_must_be_an_offered_option_after_a_turn_that_follows_the_decision() {
     let project = workflow_project();
-    assert_eq!(human_turn(&project, "{}").status, 0);
+    human_types(&project, "go on");
     assert_eq!(decision(&project).status, 0);
     // The turn came before the decision: the gate would not read this answer as a receipt.
     let stale_turn = answer(&project, CHOICE);
@@ -261,7 +317,7 @@ fn an_override_answer_must_be_an_offered_option_after_a_turn_that_follows_the_de
         "{}",
         stale_turn.stderr
     );
-    assert_eq!(human_turn(&project, "{}").status, 0);
+    human_types(&project, "Fix findings");
     let paraphrase = answer(&project, "Override");
     assert_eq!(paraphrase.status, 1);
     assert!(
@@ -292,8 +348,8 @@ fn an_override_answer_must_be_an_offered_option_after_a_turn_that_follows_the_de
     );
 }
 
-#[test]
-fn the_override_completes_with_aidlc_commands_alone() {
+/// `aidlc init --example` with required-sections made blocking, so `user-stories`' gate refuses.
+fn blocking_example() -> TestProject {
     let project = TestProject::empty();
     let init = project.run(&["init", "--example", "."]);
     assert_eq!(init.status, 0, "{}", init.stderr);
@@ -303,7 +359,24 @@ fn the_override_completes_with_aidlc_commands_alone() {
         .replace("default_severity: advisory", "default_severity: blocking");
     project.write(manifest, &blocking);
     assert_eq!(project.compile().status, 0);
+    project
+}
 
+fn start_with_override(project: &TestProject) -> Run {
+    project.run(&[
+        "engine",
+        "gate",
+        "start",
+        "user-stories",
+        "--override-blocking-sensors",
+        "--user-input",
+        CHOICE,
+    ])
+}
+
+#[test]
+fn a_real_claude_code_prompt_gives_a_receipt_the_gate_honours() {
+    let project = blocking_example();
     let refused = project.run(&["engine", "gate", "start", "user-stories"]);
     assert_eq!(refused.status, 1, "{}", refused.stderr);
     let decision_command = "aidlc engine log decision --stage user-stories --decision \"Blocking gate sensor failure\" --options \"Fix findings,Override blocking sensors\"";
@@ -335,7 +408,7 @@ fn the_override_completes_with_aidlc_commands_alone() {
         OPTIONS,
     ]);
     assert_eq!(decision.status, 0, "{}", decision.stderr);
-    assert_eq!(human_turn(&project, "{\"prompt\":\"override\"}").status, 0);
+    human_types(&project, "Override blocking sensors");
     let answered = project.run(&[
         "engine",
         "log",
@@ -346,15 +419,7 @@ fn the_override_completes_with_aidlc_commands_alone() {
         CHOICE,
     ]);
     assert_eq!(answered.status, 0, "{}", answered.stderr);
-    let opened = project.run(&[
-        "engine",
-        "gate",
-        "start",
-        "user-stories",
-        "--override-blocking-sensors",
-        "--user-input",
-        CHOICE,
-    ]);
+    let opened = start_with_override(&project);
     assert_eq!(opened.status, 0, "{}", opened.stderr);
     assert!(
         opened
@@ -416,7 +481,7 @@ fn an_answer_at_an_open_gate_is_left_to_the_gate() {
         "{}",
         early.stderr
     );
-    assert_eq!(human_turn(&project, "{}").status, 0);
+    human_types(&project, "Approve");
     let skipped = answer(&project, "Approve");
     assert_eq!(skipped.status, 0, "{}", skipped.stderr);
     assert_eq!(
@@ -440,12 +505,163 @@ fn an_answer_at_an_open_gate_is_left_to_the_gate() {
         "Admin,Guest",
     ]);
     assert_eq!(asked.status, 0, "{}", asked.stderr);
-    assert_eq!(human_turn(&project, "{}").status, 0);
+    human_types(&project, "Guest, please");
     let answered = answer(&project, "Guest");
     assert_eq!(answered.status, 0, "{}", answered.stderr);
     assert!(
         answered
             .stdout
             .contains("\"emitted\":\"QUESTION_ANSWERED\"")
+    );
+}
+
+const EXAMPLE_RECORD_AUDIT: &str = "audit";
+
+/// The example's active record, project-relative.
+fn example_record(project: &TestProject) -> String {
+    let state = std::fs::read_dir(project.path("aidlc/spaces/default/intents"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.join("aidlc-state.md").is_file())
+        .expect("an intent with a state file");
+    camino::Utf8PathBuf::from_path_buf(state)
+        .unwrap()
+        .strip_prefix(&project.root)
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn the_four_command_bypass_is_refused() {
+    let project = blocking_example();
+    assert_eq!(decision(&project).status, 0);
+    let minted = human_turn(&project, "{}");
+    assert_eq!(minted.status, 2, "{}", minted.stderr);
+    assert!(
+        minted
+            .stderr
+            .contains("not a Claude Code prompt event: the payload has no \"hook_event_name\""),
+        "{}",
+        minted.stderr
+    );
+    let answered = answer(&project, CHOICE);
+    assert_eq!(answered.status, 1, "{}", answered.stderr);
+    assert!(
+        answered
+            .stderr
+            .contains("a real human has not acted at this checkpoint"),
+        "{}",
+        answered.stderr
+    );
+    let opened = start_with_override(&project);
+    assert_eq!(opened.status, 1, "{}", opened.stderr);
+    assert!(
+        opened.stderr.contains("no fresh authorization receipt"),
+        "{}",
+        opened.stderr
+    );
+}
+
+#[test]
+fn hand_appended_rows_are_not_a_receipt_and_doctor_reports_them() {
+    let project = blocking_example();
+    let record = example_record(&project);
+    let shard = format!("{record}/{EXAMPLE_RECORD_AUDIT}/by-hand-000000000000.md");
+    let block = |heading: &str, event: &str, at: &str, fields: &[(&str, &str)]| {
+        crate::support::audit_block(heading, event, at, fields)
+    };
+    // The three rows, as a shell would append them; the human turn even forges receipt fields.
+    project.write(
+        &shard,
+        &format!(
+            "{}{}{}{}",
+            crate::support::SHARD_HEADER,
+            block(
+                "Decision Recorded",
+                "DECISION_RECORDED",
+                "2099-01-01T00:00:01Z",
+                &[
+                    ("Stage", "user-stories"),
+                    ("Decision", DECISION),
+                    ("Options", OPTIONS)
+                ]
+            ),
+            block(
+                "Human Turn",
+                "HUMAN_TURN",
+                "2099-01-01T00:00:02Z",
+                &[
+                    ("Harness", "claude"),
+                    ("Prompt Digest", "00"),
+                    ("Receipt", "00")
+                ]
+            ),
+            block(
+                "Question Answered",
+                "QUESTION_ANSWERED",
+                "2099-01-01T00:00:03Z",
+                &[
+                    ("Stage", "user-stories"),
+                    ("Details", CHOICE),
+                    ("Human Turn Receipt", "00")
+                ]
+            ),
+        ),
+    );
+    let opened = start_with_override(&project);
+    assert_eq!(opened.status, 1, "{}", opened.stderr);
+    assert!(
+        opened.stderr.contains("no fresh authorization receipt"),
+        "{}",
+        opened.stderr
+    );
+    let doctor = project.run(&["doctor"]);
+    for expected in [
+        "the engine cannot verify, and they never count for an override",
+        "by-hand-000000000000.md row 2 (HUMAN_TURN): the HUMAN_TURN row's Receipt does not match its fields",
+        "by-hand-000000000000.md row 3 (QUESTION_ANSWERED): names a receipt no verified human turn before it has",
+    ] {
+        assert!(
+            doctor.stdout.contains(expected),
+            "missing {expected:?}: {}",
+            doctor.stdout
+        );
+    }
+}
+
+#[test]
+fn an_answer_not_in_the_human_s_prompt_is_refused() {
+    let project = workflow_project();
+    assert_eq!(decision(&project).status, 0);
+    human_types(&project, "Let me think about it");
+    let refused = answer(&project, CHOICE);
+    assert_eq!(refused.status, 1, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(
+            "received reply \"Override blocking sensors\" is not in the human's prompt of this turn"
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(events(&project), ["DECISION_RECORDED", "HUMAN_TURN"]);
+}
+
+#[test]
+fn a_transcript_edited_after_the_turn_makes_the_gate_refuse_the_override() {
+    let project = blocking_example();
+    assert_eq!(decision(&project).status, 0);
+    human_types(&project, "I said: Override blocking sensors");
+    assert_eq!(answer(&project, CHOICE).status, 0);
+    let transcript = transcript_path(&project);
+    let edited = std::fs::read_to_string(&transcript)
+        .unwrap()
+        .replace("I said", "I typed");
+    std::fs::write(&transcript, edited).unwrap();
+    let opened = start_with_override(&project);
+    assert_eq!(opened.status, 1, "{}", opened.stderr);
+    assert!(
+        opened.stderr.contains("no fresh authorization receipt"),
+        "{}",
+        opened.stderr
     );
 }

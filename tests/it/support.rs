@@ -454,3 +454,67 @@ fn is_executable_file(path: &std::path::Path) -> bool {
     path.metadata()
         .is_ok_and(|metadata| metadata.is_file() && metadata.permissions().mode() & 0o111 != 0)
 }
+
+/// A human's turn as the engine's prompt hook records it (docs/decisions.md D34): `prompt` is
+/// appended as a user message to a Claude Code transcript under the project's `.home/`, and the
+/// `HUMAN_TURN` fields naming it are returned with their receipt, for tests that write a shard's
+/// rows themselves. The answer row that follows carries `("Human Turn Receipt", receipt)`.
+pub fn verifiable_human_turn(
+    project: &TestProject,
+    prompt: &str,
+) -> (Vec<(&'static str, String)>, String) {
+    let transcript = project.path(".home/.claude/projects/test/test-session.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let mut text = std::fs::read_to_string(&transcript).unwrap_or_default();
+    let line = text.lines().count() + 1;
+    let message =
+        serde_json::json!({"type": "user", "message": {"role": "user", "content": prompt}});
+    text.push_str(&message.to_string());
+    text.push('\n');
+    std::fs::write(&transcript, text).unwrap();
+    let mut fields = vec![
+        ("Harness", "claude".to_owned()),
+        ("Session", "test-session".to_owned()),
+        (
+            "Prompt Digest",
+            aidlc::harness::transcript::prompt_digest(prompt),
+        ),
+        ("Transcript", transcript.to_string()),
+        ("Transcript Line", line.to_string()),
+    ];
+    let receipt = aidlc::receipts::receipt_digest(&fields);
+    fields.push(("Receipt", receipt.clone()));
+    (fields, receipt)
+}
+
+/// The lines of `before` that are not in `after` and the lines of `after` that are not in
+/// `before`, by the longest common subsequence of lines (each in file order).
+pub fn line_diff(before: &str, after: &str) -> (Vec<String>, Vec<String>) {
+    let old: Vec<&str> = before.lines().collect();
+    let new: Vec<&str> = after.lines().collect();
+    let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
+    for i in (0..old.len()).rev() {
+        for j in (0..new.len()).rev() {
+            common[i][j] = if old[i] == new[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    let (mut removed, mut added) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < new.len() {
+        if i < old.len() && j < new.len() && old[i] == new[j] {
+            i += 1;
+            j += 1;
+        } else if j < new.len() && (i == old.len() || common[i][j + 1] >= common[i + 1][j]) {
+            added.push(new[j].to_owned());
+            j += 1;
+        } else {
+            removed.push(old[i].to_owned());
+            i += 1;
+        }
+    }
+    (removed, added)
+}

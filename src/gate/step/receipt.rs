@@ -5,6 +5,12 @@
 //! of the stage, newer than every other interaction, with the decision offering both options and
 //! a human turn between them in the same shard. The gate row an override writes is itself a
 //! boundary, so one receipt opens the gate once.
+//!
+//! Invariant (docs/decisions.md D34): rows count only when the engine can verify them. The human
+//! turn must carry a receipt whose prompt the engine re-reads (the harness's transcript, or the
+//! engine's copy where the harness names none) with an unchanged digest, the prompt must contain
+//! the override choice, and the answer row must name that turn's receipt. Rows appended by hand
+//! carry none of it and never count.
 
 use std::fmt::Write as _;
 
@@ -13,9 +19,7 @@ use serde_json::Value;
 
 use super::plan::BlockingIssue;
 use super::request::{GateStepError, GateStepRequest};
-use crate::audit::ledger::{
-    AuditEvent, BlockingOverride, GateState, LedgerEntry, read_record_ledger,
-};
+use crate::audit::ledger::{AuditEvent, BlockingOverride, GateState, LedgerEntry};
 use crate::discover::Layout;
 
 /// The decision the conductor records before it offers an override (D34).
@@ -50,7 +54,7 @@ pub(super) fn enforce_blocking_sensors(
         autonomous,
         request.user_input.as_deref(),
         &ReceiptCommands::of_install(layout),
-        || has_override_authorization(&read_record_ledger(record).entries, &request.stage),
+        || verified_override_authorization(record, &request.stage),
     );
     match refusal {
         Some(message) => Err(GateStepError::Refused { message }),
@@ -236,10 +240,39 @@ pub(super) fn blocking_override(issues: &[BlockingIssue]) -> BlockingOverride {
 
 // --- The authorization receipt -------------------------------------------------------------------
 
+/// The receipt read from `record`'s ledger, each human turn and answer verified by the engine
+/// (the module's invariant).
+pub fn verified_override_authorization(record: &Utf8Path, slug: &str) -> bool {
+    let (entries, blocks) = crate::receipts::read_ledger_with_blocks(record);
+    has_override_authorization(&entries, slug, &|human_turn, answer| {
+        let (Some(turn_block), Some(answer_block)) = (
+            crate::receipts::block_of(&blocks, human_turn),
+            crate::receipts::block_of(&blocks, answer),
+        ) else {
+            return false;
+        };
+        crate::receipts::verify_human_turn(record, turn_block).is_ok_and(|verified| {
+            crate::receipts::prompt_contains_answer(
+                &verified.prompt,
+                BLOCKING_SENSOR_OVERRIDE_CHOICE,
+            ) && answer_block.field(crate::receipts::HUMAN_TURN_RECEIPT_FIELD)
+                == Some(verified.receipt.as_str())
+        })
+    })
+}
+
+/// Whether the engine verified a human turn and the answer made after it.
+pub type TurnVerifier<'v> = dyn Fn(&LedgerEntry, &LedgerEntry) -> bool + 'v;
+
 /// D34 `hasBlockingSensorOverrideAuthorization`: an answer `Override blocking sensors` after
 /// every boundary of the stage, newer than every other interaction, with an earlier decision
-/// offering both options in the same shard and a `HUMAN_TURN` strictly between the two.
-pub fn has_override_authorization(entries: &[LedgerEntry], slug: &str) -> bool {
+/// offering both options in the same shard and a `HUMAN_TURN` strictly between the two that
+/// `verified` accepts with the answer.
+pub fn has_override_authorization(
+    entries: &[LedgerEntry],
+    slug: &str,
+    verified: &TurnVerifier<'_>,
+) -> bool {
     let stage_entries: Vec<&LedgerEntry> = entries
         .iter()
         .filter(|entry| {
@@ -275,7 +308,7 @@ pub fn has_override_authorization(entries: &[LedgerEntry], slug: &str) -> bool {
             matches!(&entry.event, AuditEvent::QuestionAnswered(answer)
                 if answer.details.as_deref() == Some(BLOCKING_SENSOR_OVERRIDE_CHOICE))
         })
-        .any(|answer| answer_is_authorised(entries, &boundaries, &interactions, answer))
+        .any(|answer| answer_is_authorised(entries, &boundaries, &interactions, answer, verified))
 }
 
 fn answer_is_authorised(
@@ -283,6 +316,7 @@ fn answer_is_authorised(
     boundaries: &[&LedgerEntry],
     interactions: &[&LedgerEntry],
     answer: &LedgerEntry,
+    verified: &TurnVerifier<'_>,
 ) -> bool {
     let after_every_boundary = boundaries.iter().all(|boundary| answer.is_after(boundary));
     let newest_interaction = interactions
@@ -297,6 +331,7 @@ fn answer_is_authorised(
                 && entry.shard == answer.shard
                 && entry.position > decision.position
                 && entry.position < answer.position
+                && verified(entry, answer)
         })
     })
 }
@@ -355,25 +390,39 @@ mod tests {
     fn a_receipt_needs_the_decision_a_human_turn_and_the_exact_answer() {
         let choice = BLOCKING_SENSOR_OVERRIDE_CHOICE;
         let full = shard(&[decision(), human_turn(), answer(choice)]);
-        assert!(has_override_authorization(&full, "s"));
-        assert!(!has_override_authorization(&full, "other-stage"));
+        assert!(has_override_authorization(&full, "s", &|_, _| true));
+        assert!(!has_override_authorization(
+            &full,
+            "other-stage",
+            &|_, _| true
+        ));
         let no_turn = shard(&[decision(), answer(choice)]);
-        assert!(!has_override_authorization(&no_turn, "s"));
+        assert!(!has_override_authorization(&no_turn, "s", &|_, _| true));
         let turn_first = shard(&[human_turn(), decision(), answer(choice)]);
-        assert!(!has_override_authorization(&turn_first, "s"));
+        assert!(!has_override_authorization(&turn_first, "s", &|_, _| true));
         let paraphrase = shard(&[decision(), human_turn(), answer("Override")]);
-        assert!(!has_override_authorization(&paraphrase, "s"));
+        assert!(!has_override_authorization(&paraphrase, "s", &|_, _| true));
         let no_decision = shard(&[human_turn(), answer(choice)]);
-        assert!(!has_override_authorization(&no_decision, "s"));
+        assert!(!has_override_authorization(&no_decision, "s", &|_, _| true));
+    }
+
+    #[test]
+    fn a_receipt_needs_its_human_turn_verified() {
+        let full = shard(&[
+            decision(),
+            human_turn(),
+            answer(BLOCKING_SENSOR_OVERRIDE_CHOICE),
+        ]);
+        assert!(!has_override_authorization(&full, "s", &|_, _| false));
     }
 
     #[test]
     fn a_receipt_is_spent_by_a_later_boundary_or_interaction() {
         let choice = BLOCKING_SENSOR_OVERRIDE_CHOICE;
         let spent = shard(&[decision(), human_turn(), answer(choice), gate_row()]);
-        assert!(!has_override_authorization(&spent, "s"));
+        assert!(!has_override_authorization(&spent, "s", &|_, _| true));
         let stale = shard(&[decision(), human_turn(), answer(choice), decision()]);
-        assert!(!has_override_authorization(&stale, "s"));
+        assert!(!has_override_authorization(&stale, "s", &|_, _| true));
         let single = shard(&[
             decision(),
             human_turn(),
@@ -384,7 +433,7 @@ mod tests {
             ),
         ]);
         assert!(
-            has_override_authorization(&single, "s"),
+            has_override_authorization(&single, "s", &|_, _| true),
             "single-stage rows are not the main workflow's"
         );
     }
@@ -404,7 +453,7 @@ mod tests {
             human_turn(),
             answer(BLOCKING_SENSOR_OVERRIDE_CHOICE),
         ]);
-        assert!(!has_override_authorization(&rows, "s"));
+        assert!(!has_override_authorization(&rows, "s", &|_, _| true));
     }
 
     #[test]

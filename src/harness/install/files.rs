@@ -66,6 +66,7 @@ fn ide_hook_name(role: HookRole) -> &'static str {
     match role {
         HookRole::Write => "aidlc-engine-run-sensors",
         HookRole::HumanTurn => "aidlc-engine-record-human-turn",
+        HookRole::Guard => "aidlc-engine-guard",
     }
 }
 
@@ -156,8 +157,9 @@ pub fn ide_hook_commands(name: &str, text: &str) -> Vec<(String, String, bool)> 
         .collect()
 }
 
-/// The engine's own file for `role` in `format`, whole.
-fn ide_file_text(role: HookRole, format: IdeFormat, command: &str) -> String {
+/// The engine's own file for `role` in `format`, whole; `None` where the format has no such
+/// hook (Kiro IDE 0.12 runs no pre-tool hook the guard can refuse with).
+fn ide_file_text(role: HookRole, format: IdeFormat, command: &str) -> Option<String> {
     let name = ide_hook_name(role);
     let description = match role {
         HookRole::Write => {
@@ -165,6 +167,9 @@ fn ide_file_text(role: HookRole, format: IdeFormat, command: &str) -> String {
         }
         HookRole::HumanTurn => {
             "aidlc: record a HUMAN_TURN in the active intent's audit on each prompt."
+        }
+        HookRole::Guard => {
+            "aidlc: refuse agent tool calls that write into the audit or run the human's commands."
         }
     };
     let value = match (format, role) {
@@ -203,8 +208,19 @@ fn ide_file_text(role: HookRole, format: IdeFormat, command: &str) -> String {
             "when": {"type": "promptSubmit"},
             "then": {"type": "runCommand", "command": command},
         }),
+        (IdeFormat::Current, HookRole::Guard) => json!({
+            "version": "v1",
+            "hooks": [{
+                "name": name,
+                "trigger": "PreToolUse",
+                "matcher": "*",
+                "description": description,
+                "action": {"type": "command", "command": command},
+            }],
+        }),
+        (IdeFormat::Legacy, HookRole::Guard) => return None,
     };
-    Layout::of("").document(&value)
+    Some(Layout::of("").document(&value))
 }
 
 /// Whether `text` is one of the engine's own Kiro IDE files (whatever its command says).
@@ -310,7 +326,7 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
             let wanted = match request.action {
                 HookAction::Install if !registered_elsewhere.contains(&(format, role)) => {
                     let command = engine_command(request.program, role, request.harness, None);
-                    Some(ide_file_text(role, format, &command))
+                    ide_file_text(role, format, &command)
                 }
                 _ => None,
             };
@@ -393,25 +409,36 @@ pub const REFERENCE_OPENCODE_PLUGIN_FILE: &str = ".opencode/plugin/aidlc-opencod
 const OPENCODE_PLUGIN_MARK: &str =
     "// aidlc-engine.ts: written by `aidlc hook install --harness opencode`";
 
-/// The plugin's text, with the two commands written in.
-pub fn opencode_plugin_text(run_sensors: &str, record_human_turn: &str) -> String {
+/// The plugin's text, with the three commands written in.
+pub fn opencode_plugin_text(run_sensors: &str, record_human_turn: &str, guard: &str) -> String {
     include_str!("opencode_plugin.ts")
         .replace("@RUN_SENSORS@", &Value::from(run_sensors).to_string())
+        .replace("@GUARD@", &Value::from(guard).to_string())
         .replace(
             "@RECORD_HUMAN_TURN@",
             &Value::from(record_human_turn).to_string(),
         )
 }
 
-/// The commands the engine's plugin `text` runs, `(write, human turn)`.
-pub fn opencode_plugin_commands(text: &str) -> Option<(String, String)> {
+/// The commands the engine's plugin `text` runs, by role (a plugin written before the guard
+/// existed has none for it).
+pub fn opencode_plugin_commands(text: &str) -> Option<Vec<(HookRole, String)>> {
     let constant = |name: &str| -> Option<String> {
         let start = text.find(&format!("const {name} = "))? + name.len() + 9;
         let line = text[start..].lines().next()?;
         serde_json::from_str(line.trim_end_matches(';')).ok()
     };
     text.starts_with(OPENCODE_PLUGIN_MARK)
-        .then(|| Some((constant("RUN_SENSORS")?, constant("RECORD_HUMAN_TURN")?)))
+        .then(|| {
+            let mut commands = vec![
+                (HookRole::Write, constant("RUN_SENSORS")?),
+                (HookRole::HumanTurn, constant("RECORD_HUMAN_TURN")?),
+            ];
+            if let Some(guard) = constant("GUARD") {
+                commands.push((HookRole::Guard, guard));
+            }
+            Some(commands)
+        })
         .flatten()
 }
 
@@ -437,13 +464,16 @@ pub fn plan_opencode(request: &InstallRequest<'_>) -> Result<FilePlan, HookInsta
                 Harness::Opencode,
                 None,
             ),
+            &engine_command(request.program, HookRole::Guard, Harness::Opencode, None),
         )),
         HookAction::Uninstall => None,
     };
     let mut plan = FilePlan::unchanged(path, before);
     if plan.before != wanted {
         plan.changes.push(match (&plan.before, &wanted) {
-            (None, Some(_)) => "added (tool.execute.after, chat.message)".to_owned(),
+            (None, Some(_)) => {
+                "added (tool.execute.after, chat.message, tool.execute.before)".to_owned()
+            }
             (Some(_), None) => "removed".to_owned(),
             _ => "updated".to_owned(),
         });

@@ -46,6 +46,7 @@ pub struct HookListFile {
     pub shape: Shape,
     pub write: Site,
     pub human_turn: Site,
+    pub guard: Site,
 }
 
 impl HookListFile {
@@ -53,6 +54,7 @@ impl HookListFile {
         match role {
             HookRole::Write => self.write,
             HookRole::HumanTurn => self.human_turn,
+            HookRole::Guard => self.guard,
         }
     }
 }

@@ -189,6 +189,12 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
             matcher: None,
             timeout_ms: None,
         },
+        // No matcher: every tool call.
+        guard: Site {
+            event: "PreToolUse",
+            matcher: None,
+            timeout_ms: None,
+        },
     };
     match harness {
         Harness::Claude => Some((dir.join(SETTINGS_FILE), groups("Write|Edit"))),
@@ -205,6 +211,11 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                 human_turn: Site {
                     event: "userPromptSubmit",
                     matcher: None,
+                    timeout_ms: Some(KIRO_CLI_PROMPT_TIMEOUT_MS),
+                },
+                guard: Site {
+                    event: "preToolUse",
+                    matcher: Some("*"),
                     timeout_ms: Some(KIRO_CLI_PROMPT_TIMEOUT_MS),
                 },
             },
