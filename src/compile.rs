@@ -23,6 +23,7 @@ use crate::stage_graph::emit::{
 };
 use crate::stage_graph::format_choice::graph_format;
 use crate::stage_graph::numbering::{pinned_rows, stage_headers_in_chunk, stage_numbering};
+use crate::stage_graph::plugin_selection::selection_diagnostics;
 use crate::stage_graph::scope_grid::{
     normalised_grid_text, scope_grid_json, stage_scope_rows_in_chunk,
 };
@@ -54,7 +55,8 @@ impl CompileOutcome {
 
 /// Every diagnostic of the project, in a stable order: sensors, agents, scopes, rules, then
 /// each stage file in discovery order (its parse, agents, imports and gate bindings), then the
-/// cross-stage checks. Exact duplicates are dropped.
+/// cross-stage checks, then the plugin selection's (docs/decisions.md D14). Exact duplicates are
+/// dropped.
 pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let project = Project::get(db);
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
@@ -68,6 +70,7 @@ pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     }
     diagnostics.extend(stage_numbering(db).diagnostics.iter().cloned());
     diagnostics.extend(graph_diagnostics(db).iter().cloned());
+    diagnostics.extend(selection_diagnostics(db).iter().cloned());
     let mut seen = BTreeSet::new();
     diagnostics.retain(|diagnostic| seen.insert(format!("{diagnostic:?}")));
     diagnostics
@@ -287,6 +290,7 @@ pub fn source_texts(
     files.extend(project.rule_files(db).iter().map(|entry| entry.file));
     files.extend(project.existing_graph(db));
     files.extend(project.existing_grid(db));
+    files.extend(project.harness_json(db));
     files
         .into_iter()
         .filter(|file| wanted.contains(file.path(db).as_path()))
