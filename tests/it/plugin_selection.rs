@@ -403,3 +403,66 @@ fn doctor_reports_the_selection_the_dropped_ordering_edges_and_drifted_plugin_co
         "{report}"
     );
 }
+
+#[test]
+fn a_diagnostic_in_a_plugin_s_file_names_the_plugin_in_every_format() {
+    let project = project_with_a_plugin_producer();
+    let plugin_stage = ".claude/aidlc-common/stages/inception/acme-scan.md";
+    project.write(
+        plugin_stage,
+        &project
+            .read(plugin_stage)
+            .replace("lead_agent: aidlc-demo-agent", "lead_agent: nobody-agent"),
+    );
+    let core_stage = ".claude/aidlc-common/stages/inception/first-stage.md";
+    project.write(
+        core_stage,
+        &project
+            .read(core_stage)
+            .replace("lead_agent: aidlc-demo-agent", "lead_agent: nobody-agent"),
+    );
+    let human = project.compile();
+    assert_eq!(human.status, 1);
+    assert!(
+        human
+            .stderr
+            .contains("has no matching .claude/agents/*.md [plugin acme]"),
+        "{}",
+        human.stderr
+    );
+    assert_eq!(
+        human.stderr.matches("[plugin ").count(),
+        1,
+        "{}",
+        human.stderr
+    );
+
+    let json = project.run(&["compile", "--format", "json"]);
+    let lines: Vec<serde_json::Value> = json
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let of = |file: &str| {
+        lines
+            .iter()
+            .find(|line| line["file"] == file)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(of(plugin_stage)["plugin"], "acme");
+    assert!(
+        of(core_stage).get("plugin").is_none(),
+        "the core's line is as it was"
+    );
+
+    let sarif = project.run(&["compile", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let plugins: Vec<&serde_json::Value> = results
+        .iter()
+        .map(|result| &result["properties"]["plugin"])
+        .filter(|plugin| !plugin.is_null())
+        .collect();
+    assert_eq!(plugins, [&serde_json::json!("acme")]);
+}
