@@ -8,6 +8,7 @@
 //! finishes an interrupted composition; this row only says one is pending).
 
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 use crate::db::CompilerDatabase;
 use crate::discover::{self, Layout};
@@ -188,7 +189,7 @@ fn shortened(items: &[String]) -> String {
         .collect::<Vec<_>>()
         .join(", ");
     if items.len() > SHOWN {
-        text.push_str(&format!(" and {} more", items.len() - SHOWN));
+        let _ = write!(text, " and {} more", items.len() - SHOWN);
     }
     text
 }

@@ -78,24 +78,23 @@ pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<String> {
     let composed = composed_columns(db, &stock_names);
     // The columns written fresh: every scope a stage names, or under a selection the selected
     // plugins' scope files (a composed column is carried over instead).
-    let stock_names = match selection {
-        None => stock_names,
-        Some(_) => {
-            let catalog = scope_catalog(db);
-            catalog
-                .names
-                .keys()
-                .filter(|name| {
-                    let owner = catalog
-                        .owners
-                        .get(*name)
-                        .map_or(CORE_PLUGIN, String::as_str);
-                    is_enabled(selection, owner)
-                        && !composed.iter().any(|(composed, _)| composed == *name)
-                })
-                .cloned()
-                .collect()
-        }
+    let stock_names = if selection.is_none() {
+        stock_names
+    } else {
+        let catalog = scope_catalog(db);
+        catalog
+            .names
+            .keys()
+            .filter(|name| {
+                let owner = catalog
+                    .owners
+                    .get(*name)
+                    .map_or(CORE_PLUGIN, String::as_str);
+                is_enabled(selection, owner)
+                    && !composed.iter().any(|(composed, _)| composed == *name)
+            })
+            .cloned()
+            .collect()
     };
     // JavaScript lists keys that are array indices first; only a key that starts with a digit
     // can be one, and no stock project has such a scope or slug, so those grids take the
