@@ -22,6 +22,7 @@ use crate::stage_graph::emit::{
 };
 use crate::stage_graph::format_choice::graph_format;
 use crate::stage_graph::numbering::{pinned_rows, stage_headers_in_chunk, stage_numbering};
+use crate::stage_graph::plugin_selection::selection_diagnostics;
 use crate::stage_graph::scope_grid::{
     normalised_grid_text, scope_grid_json, stage_scope_rows_in_chunk,
 };
@@ -53,7 +54,8 @@ impl CompileOutcome {
 
 /// Every diagnostic of the project, in a stable order: sensors, agents, scopes, rules, then
 /// each stage file in discovery order (its parse, agents, imports and gate bindings), then the
-/// cross-stage checks. Exact duplicates are dropped.
+/// cross-stage checks, then the plugin selection's (docs/decisions.md D14). Exact duplicates are
+/// dropped.
 pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let project = Project::get(db);
     let mut diagnostics: Vec<Diagnostic> = Vec::new();
@@ -67,6 +69,7 @@ pub fn project_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     }
     diagnostics.extend(stage_numbering(db).diagnostics.iter().cloned());
     diagnostics.extend(graph_diagnostics(db).iter().cloned());
+    diagnostics.extend(selection_diagnostics(db).iter().cloned());
     let mut seen = BTreeSet::new();
     diagnostics.retain(|diagnostic| seen.insert(format!("{diagnostic:?}")));
     diagnostics
@@ -286,6 +289,7 @@ pub fn source_texts(
     files.extend(project.rule_files(db).iter().map(|entry| entry.file));
     files.extend(project.existing_graph(db));
     files.extend(project.existing_grid(db));
+    files.extend(project.harness_json(db));
     files
         .into_iter()
         .filter(|file| wanted.contains(file.path(db).as_path()))
@@ -294,6 +298,47 @@ pub fn source_texts(
             _ => None,
         })
         .collect()
+}
+
+/// [`source_texts`] with the plugin each named file belongs to: a file the lock file records as
+/// a plugin's copy, or a stage file whose `plugin:` names one (docs/decisions.md D14). An
+/// unreadable lock names no owner here (`aidlc doctor` reports it).
+pub fn sources_with_plugins(
+    db: &dyn salsa::Database,
+    layout: &Layout,
+    diagnostics: &[Diagnostic],
+) -> crate::report::source::SourcesWithPlugins {
+    let texts = source_texts(db, diagnostics);
+    let wanted = files_named_by(diagnostics);
+    let mut plugins = BTreeMap::new();
+    if wanted.is_empty() {
+        return crate::report::source::SourcesWithPlugins { texts, plugins };
+    }
+    let lock =
+        crate::plugin::lock_file::read_lock(&layout.project_dir, layout.harness.dir_name()).ok();
+    for entry in Project::get(db).stage_files(db) {
+        let path = entry.file.path(db);
+        if !wanted.contains(path.as_path()) {
+            continue;
+        }
+        if let Some(plugin) = crate::parse::parsed_stage(db, entry.file)
+            .definition
+            .as_ref()
+            .and_then(|stage| stage.plugin.as_ref())
+        {
+            plugins.insert(path.clone(), plugin.value.clone());
+        }
+    }
+    if let Some(lock) = &lock {
+        for path in &wanted {
+            if let Some(owner) = lock.owner_of(path.as_str()) {
+                plugins
+                    .entry(path.to_path_buf())
+                    .or_insert_with(|| owner.to_owned());
+            }
+        }
+    }
+    crate::report::source::SourcesWithPlugins { texts, plugins }
 }
 
 #[derive(Debug, thiserror::Error)]

@@ -96,6 +96,9 @@ pub struct Project {
     /// `<harness>/tools/aidlc-version.ts` of an install made by the reference, when present:
     /// its version decides the graph's format when the existing graph cannot (D13).
     pub reference_tools: Option<SourceFile>,
+    /// `<harness>/tools/data/harness.json`, when present: its `plugins` key is the plugin
+    /// selection (docs/decisions.md D14), so editing it recompiles.
+    pub harness_json: Option<SourceFile>,
     /// `--graph-format`, when given.
     pub graph_format_flag: Option<GraphFormat>,
     /// The `(number, name)` rows by slug of the `stage-graph.json` this process itself last

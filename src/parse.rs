@@ -159,6 +159,9 @@ pub fn agent_roster(db: &dyn salsa::Database) -> AgentRoster {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct ScopeCatalog {
     pub names: BTreeMap<String, camino::Utf8PathBuf>,
+    /// The plugin each scope declares (`plugin:`), for the scopes that declare one; the others
+    /// are the core's (docs/decisions.md D14).
+    pub owners: BTreeMap<String, String>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -234,6 +237,12 @@ pub fn scope_catalog(db: &dyn salsa::Database) -> ScopeCatalog {
             );
         } else {
             catalog.names.insert(fields.name.clone(), path.clone());
+            if let Some((plugin, _)) = fields
+                .scalar("plugin")
+                .filter(|(plugin, _)| !plugin.is_empty())
+            {
+                catalog.owners.insert(fields.name.clone(), plugin);
+            }
         }
     }
     catalog

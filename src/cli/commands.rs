@@ -313,7 +313,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     let (inputs, outcome) = compile::load_and_compile_once(&mut db, &layout);
     let inputs = std::mem::ManuallyDrop::new(inputs);
     let db = std::mem::ManuallyDrop::new(db);
-    let sources = compile::source_texts(&*db, &outcome.diagnostics);
+    let sources = compile::sources_with_plugins(&*db, &layout, &outcome.diagnostics);
     for diagnostic in &outcome.diagnostics {
         printer.diagnostic(diagnostic, &sources);
     }
@@ -433,7 +433,7 @@ fn outputs_up_to_date_line(n_stages: usize, n_warnings: usize) -> String {
 fn report_drift(
     layout: &Layout,
     outcome: &CompileOutcome,
-    sources: &BTreeMap<Utf8PathBuf, String>,
+    sources: &dyn crate::report::source::SourceLookup,
     printer: &Printer,
 ) -> ExitStatus {
     let drift = compile::check_outputs(layout, outcome);
@@ -495,7 +495,7 @@ fn print_sarif(
     printer: &Printer,
     diagnostics: &[Diagnostic],
     drifts: &[Drift],
-    sources: &BTreeMap<Utf8PathBuf, String>,
+    sources: &dyn crate::report::source::SourceLookup,
 ) {
     printer.out(&sarif::render_compile_sarif(
         diagnostics,

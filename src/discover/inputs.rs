@@ -339,6 +339,7 @@ struct ProjectLists {
     existing_graph: Option<SourceFile>,
     existing_grid: Option<SourceFile>,
     reference_tools: Option<SourceFile>,
+    harness_json: Option<SourceFile>,
 }
 
 /// Below this many files, reading, hashing and parsing run on the calling thread alone: starting
@@ -533,6 +534,7 @@ fn new_project_with_durability(
         None,
         None,
         None,
+        None,
         layout.graph_format,
         None,
         None,
@@ -627,6 +629,7 @@ impl ProjectInputs {
             path == layout.stage_graph_path
                 || path == layout.scope_grid_path
                 || path == layout.reference_tools_path
+                || path == layout.harness_json_path
                 || input_folders
                     .iter()
                     .any(|folder| path.starts_with(folder) || folder.starts_with(path))
@@ -796,7 +799,8 @@ impl ProjectInputs {
                 .collect(),
             existing_graph: listing.existing_graph.as_deref().map(&mut input_of),
             existing_grid: listing.existing_grid.as_deref().map(&mut input_of),
-            reference_tools: listing.reference_tools.as_deref().map(input_of),
+            reference_tools: listing.reference_tools.as_deref().map(&mut input_of),
+            harness_json: listing.harness_json.as_deref().map(input_of),
         }
     }
 
@@ -838,6 +842,9 @@ impl ProjectInputs {
         }
         if *project.reference_tools(db) != lists.reference_tools {
             project.set_reference_tools(db).to(lists.reference_tools);
+        }
+        if *project.harness_json(db) != lists.harness_json {
+            project.set_harness_json(db).to(lists.harness_json);
         }
     }
 }

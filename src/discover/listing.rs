@@ -21,6 +21,8 @@ pub struct InputListing {
     pub existing_grid: Option<Utf8PathBuf>,
     /// The reference's version stamp, on an install the reference made.
     pub reference_tools: Option<Utf8PathBuf>,
+    /// The install's plugin selection, when the file exists.
+    pub harness_json: Option<Utf8PathBuf>,
 }
 
 impl InputListing {
@@ -52,6 +54,10 @@ impl InputListing {
                 .reference_tools_path
                 .is_file()
                 .then(|| layout.reference_tools_path.clone()),
+            harness_json: layout
+                .harness_json_path
+                .is_file()
+                .then(|| layout.harness_json_path.clone()),
         }
     }
 
@@ -66,6 +72,7 @@ impl InputListing {
             .chain(&self.existing_graph)
             .chain(&self.existing_grid)
             .chain(&self.reference_tools)
+            .chain(&self.harness_json)
             .map(Utf8PathBuf::as_path)
     }
 }

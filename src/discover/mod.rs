@@ -63,6 +63,8 @@ pub struct Layout {
     pub scope_grid_path: Utf8PathBuf,
     /// `<harness>/tools/aidlc-version.ts`: the reference's version stamp on an install it made.
     pub reference_tools_path: Utf8PathBuf,
+    /// `<harness>/tools/data/harness.json`: the install's plugin selection (`plugins`).
+    pub harness_json_path: Utf8PathBuf,
     /// `--graph-format`: write this shape whatever the install's graph and tools say.
     pub graph_format: Option<crate::protocol::graph_format::GraphFormat>,
 }
@@ -100,6 +102,7 @@ impl Layout {
                 harness_root.join("tools/data/scope-grid.json"),
             ),
             reference_tools_path: harness_root.join("tools/aidlc-version.ts"),
+            harness_json_path: harness_root.join("tools/data/harness.json"),
             graph_format: None,
         }
     }

@@ -8,6 +8,8 @@
 //!
 //! The files, one per group of rows:
 //! - `compile_rows.rs`: the compile in memory (nothing written) and what it says;
+//! - `plugin_rows.rs`: what is composed and selected, drift of the installed copies, the
+//!   ordering edges the selection drops (only in an install that has plugins or a selection);
 //! - `hook_rows.rs`: the hooks the harness registers, and the write hook's heartbeat and drops;
 //! - `tool_rows.rs`: eslint, Biome and tsc (path and version, or why none);
 //! - `ledger_rows.rs`: this clone's audit shard, the audit lock, stale temporaries.
@@ -22,6 +24,7 @@
 mod compile_rows;
 mod hook_rows;
 mod ledger_rows;
+mod plugin_rows;
 mod tool_rows;
 
 use serde::Serialize;
@@ -75,9 +78,10 @@ impl Row {
     }
 }
 
-/// Every row, in a fixed order: the compile, the hooks, the tools, the ledger.
+/// Every row, in a fixed order: the compile, the plugins, the hooks, the tools, the ledger.
 pub fn run_doctor(workspace: &Workspace) -> Vec<Row> {
     let mut rows = compile_rows::rows(&workspace.layout);
+    rows.extend(plugin_rows::rows(&workspace.layout));
     rows.extend(hook_rows::rows(workspace));
     rows.extend(tool_rows::rows(workspace.project_dir()));
     rows.extend(ledger_rows::rows(workspace));

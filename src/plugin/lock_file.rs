@@ -77,6 +77,35 @@ pub struct LockedPlugin {
     pub adopted: Vec<String>,
 }
 
+impl LockedPlugin {
+    /// The files the plugin put in the install whose bytes are no longer the ones recorded
+    /// (edited, or gone), by project-relative path: the drift between the composition and the
+    /// installed copies.
+    pub fn changed_files(&self, project_dir: &Utf8Path) -> Vec<String> {
+        self.files
+            .iter()
+            .filter(|(path, hash)| !file_has_hash(project_dir, path, hash))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+impl Lock {
+    /// The composed core stages whose text is no longer the composed one, by project-relative
+    /// path.
+    pub fn changed_stages(&self, project_dir: &Utf8Path) -> Vec<String> {
+        self.stages
+            .iter()
+            .filter(|(path, stage)| !file_has_hash(project_dir, path, &stage.composed))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+}
+
+fn file_has_hash(project_dir: &Utf8Path, path: &str, hash: &str) -> bool {
+    std::fs::read(project_dir.join(path)).is_ok_and(|bytes| content_hash(&bytes) == hash)
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LockedStage {

@@ -684,18 +684,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
         changed_files: Vec::new(),
     }];
     for (name, record) in &lock.plugins {
-        let changed_files = record
-            .files
-            .iter()
-            .filter(|(path, hash)| {
-                std::fs::read(layout.project_dir.join(path))
-                    .map(|bytes| lock_file::content_hash(&bytes))
-                    .ok()
-                    .as_ref()
-                    != Some(*hash)
-            })
-            .map(|(path, _)| path.clone())
-            .collect();
+        let changed_files = record.changed_files(&layout.project_dir);
         plugins.push(ListedPlugin {
             name: name.clone(),
             version: record.version.clone(),

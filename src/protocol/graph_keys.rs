@@ -13,8 +13,8 @@ pub enum NodeField {
     Number,
     Name,
     Plugin,
-    /// Written by the reference only as `false`, on a stage a plugin selection disables. This
-    /// engine selects no plugins yet, so no node it writes carries it.
+    /// Written only as `false`, on a stage the plugin selection (`harness.json` `plugins`)
+    /// disables; an enabled stage's node leaves it out (docs/decisions.md D14).
     Enabled,
     Phase,
     Execution,

@@ -92,6 +92,9 @@ pub struct RuleEntry<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NodeBody<'a> {
     pub plugin: Option<&'a str>,
+    /// `Some(false)` on a stage the plugin selection disables; `None` (the key left out) on an
+    /// enabled one, as the reference writes it (docs/decisions.md D14).
+    pub enabled: Option<bool>,
     pub phase: &'a str,
     pub execution: &'a str,
     pub condition: Option<&'a str>,
@@ -136,9 +139,14 @@ impl NodeBody<'_> {
     fn write_field(&self, field: NodeField, format: GraphFormat, node: &mut PrettyWriter<'_>) {
         let key = field.key();
         match field {
-            // The head's fields, written by `write_node_head`; `enabled` is never written (see
-            // `NodeField::Enabled`).
-            NodeField::Slug | NodeField::Number | NodeField::Name | NodeField::Enabled => {}
+            // The head's fields, written by `write_node_head`.
+            NodeField::Slug | NodeField::Number | NodeField::Name => {}
+            NodeField::Enabled => {
+                if let Some(enabled) = self.enabled {
+                    node.key(key);
+                    node.bool(enabled);
+                }
+            }
             NodeField::Plugin => optional_string(node, key, self.plugin),
             NodeField::Phase => node.string_field(key, self.phase),
             NodeField::Execution => node.string_field(key, self.execution),

@@ -78,7 +78,7 @@ pub fn render_diagnostic(
     path_prefix: &Utf8Path,
 ) -> String {
     render_problem(
-        &Problem::of_diagnostic(diagnostic),
+        &Problem::of_diagnostic(diagnostic).with_plugin(sources),
         sources,
         HumanStyle {
             color,
@@ -102,8 +102,11 @@ pub fn render_problem(
         Level::Error => miette::Severity::Error,
         Level::Warning => miette::Severity::Warning,
     };
-    let mut report =
-        MietteDiagnostic::new(shorten_long_words(&problem.message)).with_severity(severity);
+    let message = match &problem.plugin {
+        Some(plugin) => format!("{} [plugin {plugin}]", problem.message),
+        None => problem.message.clone().into_owned(),
+    };
+    let mut report = MietteDiagnostic::new(shorten_long_words(&message)).with_severity(severity);
     if !style.under_header {
         report = report.with_code(problem.rule);
     }

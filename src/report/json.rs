@@ -34,12 +34,18 @@ pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup)
 /// severity, the message, the file, the start and end line and column (null when unknown), the
 /// label, the help and the related places.
 pub fn diagnostic_json_value(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> Value {
-    problem_json_value(&Problem::of_diagnostic(diagnostic).with_region(sources))
+    problem_json_value(
+        &Problem::of_diagnostic(diagnostic)
+            .with_region(sources)
+            .with_plugin(sources),
+    )
 }
 
+/// `plugin` follows the other keys, and only when the file belongs to a plugin: the lines of a
+/// project without plugins are what they were.
 fn problem_json_value(problem: &Problem<'_>) -> Value {
     let region = problem.region();
-    json!({
+    let mut value = json!({
         "code": problem.rule,
         "severity": problem.level.as_str(),
         "message": problem.message,
@@ -54,7 +60,11 @@ fn problem_json_value(problem: &Problem<'_>) -> Value {
             "file": related.file.as_str(),
             "message": related.message,
         })).collect::<Vec<_>>(),
-    })
+    });
+    if let Some(plugin) = &problem.plugin {
+        value["plugin"] = json!(plugin);
+    }
+    value
 }
 
 /// One JSON object per drift (no trailing newline), `kind: "drift"` beside the diagnostics'

@@ -147,6 +147,9 @@ pub struct Problem<'a> {
     pub notes: Vec<String>,
     /// The title of an annotation when it is not the rule (`stage-graph.json is out of date`).
     pub title: Option<Cow<'a, str>>,
+    /// The plugin the problem's file belongs to (`None`: the core's, or not known): a JSON
+    /// field, SARIF `properties.plugin`, a `[plugin <name>]` suffix for people.
+    pub plugin: Option<String>,
 }
 
 impl<'a> Problem<'a> {
@@ -163,6 +166,7 @@ impl<'a> Problem<'a> {
             related: Vec::new(),
             notes: Vec::new(),
             title: None,
+            plugin: None,
         }
     }
 
@@ -228,6 +232,15 @@ impl<'a> Problem<'a> {
             && let Some((span, text)) = location.span.as_ref().zip(sources.text(&location.file))
         {
             location.region = Some(Region::of_span(text, span));
+        }
+        self
+    }
+
+    /// The problem with the plugin of its file, when `sources` knows it.
+    #[must_use]
+    pub fn with_plugin(mut self, sources: &dyn SourceLookup) -> Self {
+        if let Some(file) = self.file() {
+            self.plugin = sources.plugin_of(file).map(str::to_owned);
         }
         self
     }

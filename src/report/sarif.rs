@@ -238,7 +238,9 @@ pub fn render_compile_sarif(
     let mut rule_ids = RuleIds::default();
     let mut results: Vec<Value> = Vec::new();
     for diagnostic in diagnostics {
-        let problem = Problem::of_diagnostic(diagnostic).with_region(sources);
+        let problem = Problem::of_diagnostic(diagnostic)
+            .with_region(sources)
+            .with_plugin(sources);
         let file = problem.file().map_or("", Utf8Path::as_str);
         let fingerprint = short_hash(&format!("{}\0{file}\0{}", problem.rule, problem.message));
         results.push(compile_result(
@@ -289,7 +291,10 @@ fn compile_result<'p>(
         location,
         fingerprint_key: DIAGNOSTIC_FINGERPRINT_KEY,
         fingerprint,
-        properties: None,
+        properties: problem
+            .plugin
+            .as_ref()
+            .map(|plugin| json!({ "plugin": plugin })),
     })
 }
 

@@ -40,6 +40,29 @@ pub trait SourceLookup {
         self.text(path)
             .map(|text| SnippetText::Owned(text.to_owned()))
     }
+
+    /// The plugin the file belongs to, when the lookup knows (issue 29: every report names the
+    /// owner of the file it points at); `None` for the core's files and when unknown.
+    fn plugin_of(&self, _path: &Utf8Path) -> Option<&str> {
+        None
+    }
+}
+
+/// File texts and the plugin each file belongs to (the files of the core are not listed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourcesWithPlugins {
+    pub texts: BTreeMap<Utf8PathBuf, String>,
+    pub plugins: BTreeMap<Utf8PathBuf, String>,
+}
+
+impl SourceLookup for SourcesWithPlugins {
+    fn text(&self, path: &Utf8Path) -> Option<&str> {
+        self.texts.text(path)
+    }
+
+    fn plugin_of(&self, path: &Utf8Path) -> Option<&str> {
+        self.plugins.get(path).map(String::as_str)
+    }
 }
 
 impl SourceLookup for BTreeMap<Utf8PathBuf, String> {

@@ -17,6 +17,7 @@ use crate::protocol::stage_node::{ConsumeEntry, NodeBody, RuleEntry, write_node_
 use crate::resolve::{sensor_registry, sensors_applicable};
 use crate::stage_graph::format_choice::graph_format;
 use crate::stage_graph::numbering::{dedup, stage_headers_in_chunk, stage_number, stage_numbering};
+use crate::stage_graph::plugin_selection::stage_is_enabled;
 use crate::stage_graph::stage_chunks::{FactsByStage, StageChunk, chunk_entries};
 use crate::syntax::stage::{Located, StageDefinition};
 use camino::Utf8Path;
@@ -156,6 +157,8 @@ fn node_body<'db>(
         .map(|reviewer| reviewer.value.as_str());
     NodeBody {
         plugin: located_value(stage.plugin.as_ref()),
+        enabled: (!stage_is_enabled(db, located_value(stage.plugin.as_ref()), &stage.phase.value))
+            .then_some(false),
         phase: &stage.phase.value,
         execution: &stage.execution,
         condition: stage.condition.as_deref(),

@@ -6,6 +6,7 @@ pub mod dead_bindings;
 pub mod emit;
 pub mod format_choice;
 pub mod numbering;
+pub mod plugin_selection;
 pub mod scope_grid;
 pub mod stage_chunks;
 #[cfg(test)]

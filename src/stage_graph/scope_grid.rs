@@ -4,6 +4,11 @@
 //! stage in graph order as `EXECUTE` (the stage lists the scope, or it is an initialization
 //! stage) or `SKIP`. Composed scopes (columns of the existing grid that no stage names but that
 //! have a scope file) are carried over verbatim, then all columns are sorted again.
+//!
+//! Under a plugin selection (docs/decisions.md D14), as the reference compiles it: the rows are
+//! the enabled stages only, and the columns are the scope files' names whose plugin (`aidlc`
+//! for a scope that names none) is selected, whether or not a stage names them, with the
+//! composed columns carried over as before.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -12,8 +17,10 @@ use serde_json::{Map, Value, json};
 use crate::db::{Project, SourceFile};
 use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
+use crate::plugin::selection::{CORE_PLUGIN, is_enabled};
 use crate::protocol::pretty_writer::PrettyWriter;
 use crate::stage_graph::numbering::stage_numbering;
+use crate::stage_graph::plugin_selection::plugin_selection;
 use crate::stage_graph::stage_chunks::{
     FactsByStage, StageChunk, each_stage_with, gathered_facts_of_chunk,
 };
@@ -24,6 +31,8 @@ use crate::stage_graph::stage_chunks::{
 pub struct StageScopeRow {
     pub slug: String,
     pub is_initialization: bool,
+    /// The plugin the stage belongs to (`None`: the core), for the selection.
+    pub plugin: Option<String>,
     pub scopes: Vec<String>,
 }
 
@@ -41,17 +50,24 @@ fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<StageSc
     Some(StageScopeRow {
         slug: stage.slug.value.clone(),
         is_initialization: stage.phase.value == "initialization",
+        plugin: stage.plugin.as_ref().map(|plugin| plugin.value.clone()),
         scopes: stage.scopes.clone(),
     })
 }
 
 #[salsa::tracked]
 pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<String> {
+    let selection = plugin_selection(db).enabled.as_ref();
     let rows = FactsByStage::new(db, stage_scope_rows_in_chunk);
     let rows_in_graph_order: Vec<&StageScopeRow> = stage_numbering(db)
         .order
         .iter()
         .filter_map(|&file| rows.get(file))
+        .filter(|row| {
+            selection.is_none()
+                || row.is_initialization
+                || is_enabled(selection, row.plugin.as_deref().unwrap_or(CORE_PLUGIN))
+        })
         .collect();
     let mut stock_names: BTreeSet<String> = BTreeSet::new();
     for (_, row) in each_stage_with(db, stage_scope_rows_in_chunk) {
@@ -60,6 +76,26 @@ pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<String> {
         }
     }
     let composed = composed_columns(db, &stock_names);
+    // The columns written fresh: every scope a stage names, or under a selection the selected
+    // plugins' scope files (a composed column is carried over instead).
+    let stock_names = if selection.is_none() {
+        stock_names
+    } else {
+        let catalog = scope_catalog(db);
+        catalog
+            .names
+            .keys()
+            .filter(|name| {
+                let owner = catalog
+                    .owners
+                    .get(*name)
+                    .map_or(CORE_PLUGIN, String::as_str);
+                is_enabled(selection, owner)
+                    && !composed.iter().any(|(composed, _)| composed == *name)
+            })
+            .cloned()
+            .collect()
+    };
     // JavaScript lists keys that are array indices first; only a key that starts with a digit
     // can be one, and no stock project has such a scope or slug, so those grids take the
     // general path, which orders keys as JavaScript does.
@@ -229,6 +265,7 @@ mod tests {
         let row = StageScopeRow {
             slug: "a-stage".to_owned(),
             is_initialization: false,
+            plugin: None,
             scopes: vec!["10".to_owned(), "2".to_owned(), "b".to_owned()],
         };
         let stock_names: BTreeSet<String> = row.scopes.iter().cloned().collect();

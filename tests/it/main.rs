@@ -58,6 +58,8 @@
 //! - `plugins`: `aidlc plugin add|remove|list|sync`: the reference's plugin composed as the
 //!   reference composer composes it (Bun), idempotence, removal, kills, the guards, git sources,
 //!   100 plugins;
+//! - `plugin_selection`: `harness.json` `plugins` at compile, byte for byte with the reference
+//!   compile (Bun), the closure check and the strict reading of the key;
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
 //!   hooks, the 2.6.54 reference install's and a malformed one;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
@@ -92,6 +94,7 @@ mod layering;
 mod learnings;
 mod ledger_integrity;
 mod lsp;
+mod plugin_selection;
 mod plugins;
 mod receipts;
 mod reference_installs;

@@ -634,7 +634,7 @@ fn harness_json_plugins_keeps_an_unselected_plugins_contributions_out() {
     assert!(
         refused
             .stderr
-            .contains("`plugins` must be a list of plugin names"),
+            .contains("\"plugins\" must be a list of plugin names"),
         "{}",
         refused.stderr
     );
