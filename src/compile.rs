@@ -300,47 +300,6 @@ pub fn source_texts(
         .collect()
 }
 
-/// [`source_texts`] with the plugin each named file belongs to: a file the lock file records as
-/// a plugin's copy, or a stage file whose `plugin:` names one (docs/decisions.md D14). An
-/// unreadable lock names no owner here (`aidlc doctor` reports it).
-pub fn sources_with_plugins(
-    db: &dyn salsa::Database,
-    layout: &Layout,
-    diagnostics: &[Diagnostic],
-) -> crate::report::source::SourcesWithPlugins {
-    let texts = source_texts(db, diagnostics);
-    let wanted = files_named_by(diagnostics);
-    let mut plugins = BTreeMap::new();
-    if wanted.is_empty() {
-        return crate::report::source::SourcesWithPlugins { texts, plugins };
-    }
-    let lock =
-        crate::plugin::lock_file::read_lock(&layout.project_dir, layout.harness.dir_name()).ok();
-    for entry in Project::get(db).stage_files(db) {
-        let path = entry.file.path(db);
-        if !wanted.contains(path.as_path()) {
-            continue;
-        }
-        if let Some(plugin) = crate::parse::parsed_stage(db, entry.file)
-            .definition
-            .as_ref()
-            .and_then(|stage| stage.plugin.as_ref())
-        {
-            plugins.insert(path.clone(), plugin.value.clone());
-        }
-    }
-    if let Some(lock) = &lock {
-        for path in &wanted {
-            if let Some(owner) = lock.owner_of(path.as_str()) {
-                plugins
-                    .entry(path.to_path_buf())
-                    .or_insert_with(|| owner.to_owned());
-            }
-        }
-    }
-    crate::report::source::SourcesWithPlugins { texts, plugins }
-}
-
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
     #[error("cannot write {path}: {source}")]

@@ -2,4 +2,5 @@
 //! cross-process lock is `crate::audit_lock` and its timestamps `crate::timestamp`, both below
 //! the workspace, which takes them when it creates an intent record.
 
+pub mod human_turn;
 pub mod ledger;

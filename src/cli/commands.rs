@@ -313,7 +313,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     let (inputs, outcome) = compile::load_and_compile_once(&mut db, &layout);
     let inputs = std::mem::ManuallyDrop::new(inputs);
     let db = std::mem::ManuallyDrop::new(db);
-    let sources = compile::sources_with_plugins(&*db, &layout, &outcome.diagnostics);
+    let sources = crate::report::source::sources_with_plugins(&*db, &layout, &outcome.diagnostics);
     for diagnostic in &outcome.diagnostics {
         printer.diagnostic(diagnostic, &sources);
     }

@@ -238,8 +238,7 @@ mod tests {
         for shape in shapes {
             let words: Vec<&str> = shape.iter().map(String::as_str).collect();
             let args = os_args(&words);
-            let quick = quick_parse(&args)
-                .unwrap_or_else(|| panic!("{words:?} was left to clap"));
+            let quick = quick_parse(&args).unwrap_or_else(|| panic!("{words:?} was left to clap"));
             assert_eq!(Some(format!("{quick:?}")), clap_parse(&args), "{words:?}");
         }
     }
@@ -257,7 +256,15 @@ mod tests {
             &["engine", "hook", "run-sensors", "--harness"],
             &["engine", "hook", "run-sensors", "--harness", "claude-code"],
             &["engine", "hook", "run-sensors", "--harness=codex"],
-            &["engine", "hook", "run-sensors", "--harness", "codex", "--harness", "kiro"],
+            &[
+                "engine",
+                "hook",
+                "run-sensors",
+                "--harness",
+                "codex",
+                "--harness",
+                "kiro",
+            ],
             &["engine", "hook", "run-sensors", "--project-dir", ""],
             &["engine", "hook", "run-sensors", "--project-dir", "-x"],
             &["engine", "hook", "run-sensors", "extra"],
@@ -265,10 +272,48 @@ mod tests {
             &["engine", "hook", "run-sensors", "--", "x"],
             &["engine", "hook", "record-human-turn"],
             &["engine", "sensor", "fire", "linter", "--stage", "s"],
-            &["engine", "sensor", "fire", "--stage", "s", "--output-path", "f"],
-            &["engine", "sensor", "fire", "a", "b", "--stage", "s", "--output-path", "f"],
-            &["engine", "sensor", "fire", "linter", "--stage", "s", "--output-path", "f", "--audit-hook", "x"],
-            &["engine", "sensor", "fire", "linter", "--stage", "-s", "--output-path", "f"],
+            &[
+                "engine",
+                "sensor",
+                "fire",
+                "--stage",
+                "s",
+                "--output-path",
+                "f",
+            ],
+            &[
+                "engine",
+                "sensor",
+                "fire",
+                "a",
+                "b",
+                "--stage",
+                "s",
+                "--output-path",
+                "f",
+            ],
+            &[
+                "engine",
+                "sensor",
+                "fire",
+                "linter",
+                "--stage",
+                "s",
+                "--output-path",
+                "f",
+                "--audit-hook",
+                "x",
+            ],
+            &[
+                "engine",
+                "sensor",
+                "fire",
+                "linter",
+                "--stage",
+                "-s",
+                "--output-path",
+                "f",
+            ],
             &["engine", "sensor", "list"],
             &["compile"],
         ];

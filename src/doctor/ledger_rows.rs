@@ -26,7 +26,7 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
 fn receipts_row(workspace: &Workspace) -> Row {
     let record = workspace.record_root();
     let shards = crate::audit::ledger::record_shards(record);
-    let (_, blocks) = crate::receipts::read_ledger_with_blocks(record);
+    let (_, blocks) = crate::audit::human_turn::read_ledger_with_blocks(record);
     let mut unverified = Vec::new();
     let mut checked = 0;
     for (shard, shard_blocks) in blocks.iter().enumerate() {
@@ -39,7 +39,7 @@ fn receipts_row(workspace: &Workspace) -> Row {
         for (position, block) in shard_blocks.iter().enumerate() {
             let problem = match block.event.as_str() {
                 crate::audit::ledger::event::HUMAN_TURN => {
-                    match crate::receipts::verify_human_turn(record, block) {
+                    match crate::audit::human_turn::verify_human_turn(record, block) {
                         Ok(verified) => {
                             verified_receipts.push(verified.receipt);
                             None
@@ -48,7 +48,7 @@ fn receipts_row(workspace: &Workspace) -> Row {
                     }
                 }
                 crate::audit::ledger::event::QUESTION_ANSWERED => {
-                    match block.field(crate::receipts::HUMAN_TURN_RECEIPT_FIELD) {
+                    match block.field(crate::audit::human_turn::HUMAN_TURN_RECEIPT_FIELD) {
                         None => Some(
                             "names no human turn's receipt (not written by `aidlc engine log answer`)"
                                 .to_owned(),

@@ -34,13 +34,13 @@ use serde_json::Value;
 
 use crate::dispatch::time_limit::GateLimits;
 use crate::gate::check::{CheckRequest, PlannedUnit, plan_check};
-use crate::protocol::stage_node::GraphNode;
-use crate::workspace::Workspace;
 use crate::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
     GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
     UnfiredBinding, UnfiredCause,
 };
+use crate::protocol::stage_node::GraphNode;
+use crate::workspace::Workspace;
 
 /// Why shards could not be merged; the message names the file and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

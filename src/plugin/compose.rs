@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::discover::Layout;
+use crate::plugin::Problem;
 use crate::plugin::contribution::{self, Contribution};
 use crate::plugin::guards;
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, LockedStage};
@@ -29,7 +30,6 @@ use crate::plugin::merge;
 use crate::plugin::sidecar::{self, StageAdditions};
 use crate::plugin::splice;
 use crate::plugin::tree::{PluginFile, PluginTree};
-use crate::plugin::{Problem, selection};
 use crate::syntax::document::{self, DocumentKind};
 
 /// The phases whose folders a contribution's target is looked up in, in the reference's order.
@@ -677,7 +677,7 @@ pub fn plan(
     }
     let mut contributions: Vec<Contribution> = Vec::new();
     for plugin in &chosen {
-        if !selection::is_enabled(enabled, plugin.tree.name()) {
+        if !crate::stage_graph::plugins_key::is_enabled(enabled, plugin.tree.name()) {
             let has_contributions = plugin.tree.files_of(Subtree::Overlays).next().is_some();
             planner.warnings.push(
                 Problem::new(format!(

@@ -28,31 +28,12 @@ pub fn plugin_name_refusal(name: &str) -> Option<String> {
             "plugin name \"{name}\" is reserved: \"core\", \"aidlc\" and \"aidlc-*\" name the core framework"
         ));
     }
-    if !is_kebab_name(name) {
+    if !crate::stage_graph::plugins_key::is_kebab_name(name) {
         return Some(format!(
             "plugin name \"{name}\" is not lower-case kebab case (letters, digits and single dashes, starting with a letter)"
         ));
     }
     None
-}
-
-/// `a`, `test-pro`, `x2-y`: a lower-case letter, then lower-case letters, digits and single
-/// dashes, not ending with a dash.
-pub fn is_kebab_name(name: &str) -> bool {
-    let mut previous_dash = false;
-    for (index, character) in name.chars().enumerate() {
-        let ok = match character {
-            'a'..='z' => true,
-            '0'..='9' => index > 0,
-            '-' => index > 0 && !previous_dash,
-            _ => false,
-        };
-        if !ok {
-            return false;
-        }
-        previous_dash = character == '-';
-    }
-    !name.is_empty() && !previous_dash
 }
 
 /// The refusal of a plugin name, as a problem.

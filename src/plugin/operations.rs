@@ -677,7 +677,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let mut plugins = vec![ListedPlugin {
         name: "aidlc".to_owned(),
         version: "core".to_owned(),
-        enabled: selection::is_enabled(selection.as_ref(), "aidlc"),
+        enabled: crate::stage_graph::plugins_key::is_enabled(selection.as_ref(), "aidlc"),
         kind: None,
         source: None,
         commit: None,
@@ -688,7 +688,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
         plugins.push(ListedPlugin {
             name: name.clone(),
             version: record.version.clone(),
-            enabled: selection::is_enabled(selection.as_ref(), name),
+            enabled: crate::stage_graph::plugins_key::is_enabled(selection.as_ref(), name),
             kind: Some(record.kind),
             source: Some(record.source.clone()),
             commit: record.commit.clone(),

@@ -11,6 +11,9 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::diagnostics::Diagnostic;
+use crate::discover::Layout;
+
 /// The texts of the files findings point into, by project-relative path; shared, so that many
 /// findings in one file cost one copy.
 pub type SourceTexts = BTreeMap<Utf8PathBuf, Arc<str>>;
@@ -172,6 +175,47 @@ fn char_offset(line: &str, column: u64) -> usize {
     line.char_indices()
         .nth(skip)
         .map_or(line.len(), |(offset, _)| offset)
+}
+
+/// [`crate::compile::source_texts`] with the plugin each named file belongs to: a file the lock file records as
+/// a plugin's copy, or a stage file whose `plugin:` names one (docs/decisions.md D14). An
+/// unreadable lock names no owner here (`aidlc doctor` reports it).
+pub fn sources_with_plugins(
+    db: &dyn salsa::Database,
+    layout: &Layout,
+    diagnostics: &[Diagnostic],
+) -> SourcesWithPlugins {
+    let texts = crate::compile::source_texts(db, diagnostics);
+    let wanted = crate::compile::files_named_by(diagnostics);
+    let mut plugins = BTreeMap::new();
+    if wanted.is_empty() {
+        return SourcesWithPlugins { texts, plugins };
+    }
+    let lock =
+        crate::plugin::lock_file::read_lock(&layout.project_dir, layout.harness.dir_name()).ok();
+    for entry in crate::db::Project::get(db).stage_files(db) {
+        let path = entry.file.path(db);
+        if !wanted.contains(path.as_path()) {
+            continue;
+        }
+        if let Some(plugin) = crate::parse::parsed_stage(db, entry.file)
+            .definition
+            .as_ref()
+            .and_then(|stage| stage.plugin.as_ref())
+        {
+            plugins.insert(path.clone(), plugin.value.clone());
+        }
+    }
+    if let Some(lock) = &lock {
+        for path in &wanted {
+            if let Some(owner) = lock.owner_of(path.as_str()) {
+                plugins
+                    .entry(path.to_path_buf())
+                    .or_insert_with(|| owner.to_owned());
+            }
+        }
+    }
+    SourcesWithPlugins { texts, plugins }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ pub mod emit;
 pub mod format_choice;
 pub mod numbering;
 pub mod plugin_selection;
+pub mod plugins_key;
 pub mod scope_grid;
 pub mod stage_chunks;
 #[cfg(test)]

@@ -19,8 +19,10 @@ use camino::Utf8PathBuf;
 use crate::db::{Project, SourceFile};
 use crate::diagnostics::{Code, Diagnostic};
 use crate::parse::{parsed_stage, scope_catalog, source_text};
-use crate::plugin::selection::{CORE_PLUGIN, Selection, is_stage_enabled, selection_of_text};
 use crate::stage_graph::numbering::dedup;
+use crate::stage_graph::plugins_key::{
+    CORE_PLUGIN, Selection, is_stage_enabled, selection_of_text,
+};
 use crate::stage_graph::stage_chunks::{StageChunk, each_stage_with, gathered_facts_of_chunk};
 use crate::syntax::stage::Located;
 
@@ -56,7 +58,7 @@ pub fn plugin_selection(db: &dyn salsa::Database) -> CompiledSelection {
         Ok(enabled) => CompiledSelection {
             plugins_at: enabled
                 .as_ref()
-                .and_then(|_| crate::plugin::selection::plugins_value_span(text))
+                .and_then(|_| crate::stage_graph::plugins_key::plugins_value_span(text))
                 .map(|span| (path, span)),
             enabled,
             diagnostics: Vec::new(),

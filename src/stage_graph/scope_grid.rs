@@ -17,10 +17,10 @@ use serde_json::{Map, Value, json};
 use crate::db::{Project, SourceFile};
 use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
-use crate::plugin::selection::{CORE_PLUGIN, is_enabled};
 use crate::protocol::pretty_writer::PrettyWriter;
 use crate::stage_graph::numbering::stage_numbering;
 use crate::stage_graph::plugin_selection::plugin_selection;
+use crate::stage_graph::plugins_key::{CORE_PLUGIN, is_enabled};
 use crate::stage_graph::stage_chunks::{
     FactsByStage, StageChunk, each_stage_with, gathered_facts_of_chunk,
 };

@@ -482,7 +482,7 @@ pub fn verifiable_human_turn(
         ("Transcript", transcript.to_string()),
         ("Transcript Line", line.to_string()),
     ];
-    let receipt = aidlc::receipts::receipt_digest(&fields);
+    let receipt = aidlc::audit::human_turn::receipt_digest(&fields);
     fields.push(("Receipt", receipt.clone()));
     (fields, receipt)
 }

@@ -243,19 +243,19 @@ pub(super) fn blocking_override(issues: &[BlockingIssue]) -> BlockingOverride {
 /// The receipt read from `record`'s ledger, each human turn and answer verified by the engine
 /// (the module's invariant).
 pub fn verified_override_authorization(record: &Utf8Path, slug: &str) -> bool {
-    let (entries, blocks) = crate::receipts::read_ledger_with_blocks(record);
+    let (entries, blocks) = crate::audit::human_turn::read_ledger_with_blocks(record);
     has_override_authorization(&entries, slug, &|human_turn, answer| {
         let (Some(turn_block), Some(answer_block)) = (
-            crate::receipts::block_of(&blocks, human_turn),
-            crate::receipts::block_of(&blocks, answer),
+            crate::audit::human_turn::block_of(&blocks, human_turn),
+            crate::audit::human_turn::block_of(&blocks, answer),
         ) else {
             return false;
         };
-        crate::receipts::verify_human_turn(record, turn_block).is_ok_and(|verified| {
-            crate::receipts::prompt_contains_answer(
+        crate::audit::human_turn::verify_human_turn(record, turn_block).is_ok_and(|verified| {
+            crate::audit::human_turn::prompt_contains_answer(
                 &verified.prompt,
                 BLOCKING_SENSOR_OVERRIDE_CHOICE,
-            ) && answer_block.field(crate::receipts::HUMAN_TURN_RECEIPT_FIELD)
+            ) && answer_block.field(crate::audit::human_turn::HUMAN_TURN_RECEIPT_FIELD)
                 == Some(verified.receipt.as_str())
         })
     })
