@@ -369,7 +369,7 @@ type Fields<'t> = [(Cow<'t, str>, RawJson<'t>)];
 
 /// The fields of one object of the graph, with where it is for refusals.
 struct ObjectReader<'a> {
-    place: &'a str,
+    place: NodePlace<'a>,
     /// Where the object sits in its node: the node itself, or `sensors_applicable[2]`.
     within: Within<'a>,
     entries: &'a Fields<'a>,
@@ -386,13 +386,32 @@ enum Within<'a> {
     },
 }
 
+/// Where a node is, as a refusal names it: spelled out only when a refusal is made, so that
+/// reading an accepted graph formats no place.
+#[derive(Clone, Copy)]
+enum NodePlace<'a> {
+    /// `stage "<slug>"`: the node has a non-empty string slug.
+    Stage(&'a str),
+    /// `node <n>`, 1-based: the node has no usable slug.
+    Numbered(usize),
+}
+
+impl NodePlace<'_> {
+    fn shown(self) -> String {
+        match self {
+            NodePlace::Stage(slug) => format!("stage \"{slug}\""),
+            NodePlace::Numbered(number) => format!("node {number}"),
+        }
+    }
+}
+
 /// Objects with at most this many keys are checked for a repeated key without allocating.
 const KEYS_CHECKED_ON_THE_STACK: usize = 40;
 
 impl<'a> ObjectReader<'a> {
     fn refusal(&self, key: &str, value: impl Into<String>) -> GraphRefusal {
         GraphRefusal {
-            place: self.place.to_owned(),
+            place: self.place.shown(),
             key: match self.within {
                 Within::Node => key.to_owned(),
                 Within::Item { list, index } => format!("{list}[{index}].{key}"),
@@ -402,19 +421,30 @@ impl<'a> ObjectReader<'a> {
     }
 
     /// Every key of the object at most once (`serde_json` would silently keep the last); of
-    /// several repeated keys, the first in sorted order is named.
+    /// several repeated keys, the first in sorted order is named. Whether any key repeats is
+    /// decided on the keys' fingerprints ([`key_fingerprint`]), which compare as integers;
+    /// keys are compared as text only where fingerprints tie, and named by sorting the keys
+    /// themselves only when one does repeat.
     fn check_no_duplicate_key(&self) -> Result<(), GraphRefusal> {
-        let repeated = if self.entries.len() <= KEYS_CHECKED_ON_THE_STACK {
-            let mut keys = [""; KEYS_CHECKED_ON_THE_STACK];
+        let any_repeated = if self.entries.len() <= KEYS_CHECKED_ON_THE_STACK {
+            let mut keys = [(0, ""); KEYS_CHECKED_ON_THE_STACK];
             for (slot, (key, _)) in keys.iter_mut().zip(self.entries) {
-                *slot = key.as_ref();
+                *slot = (key_fingerprint(key), key.as_ref());
             }
-            first_repeated(&mut keys[..self.entries.len()])
+            any_repeated(&mut keys[..self.entries.len()])
         } else {
-            let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_ref()).collect();
-            first_repeated(&mut keys)
+            let mut keys: Vec<(u64, &str)> = self
+                .entries
+                .iter()
+                .map(|(key, _)| (key_fingerprint(key), key.as_ref()))
+                .collect();
+            any_repeated(&mut keys)
         };
-        match repeated {
+        if !any_repeated {
+            return Ok(());
+        }
+        let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_ref()).collect();
+        match first_repeated(&mut keys) {
             Some(key) => Err(self.refusal(key, "written twice in the same object")),
             None => Ok(()),
         }
@@ -552,6 +582,29 @@ impl<'a> ObjectReader<'a> {
     }
 }
 
+/// A key's length and its first and last (up to) eight bytes, mixed into one integer: equal
+/// keys have equal fingerprints; unequal keys almost always differ, and where they tie
+/// [`any_repeated`] compares the text.
+fn key_fingerprint(key: &str) -> u64 {
+    let bytes = key.as_bytes();
+    let mut head = [0_u8; 8];
+    let mut tail = [0_u8; 8];
+    let shown = bytes.len().min(8);
+    head[..shown].copy_from_slice(&bytes[..shown]);
+    tail[..shown].copy_from_slice(&bytes[bytes.len() - shown..]);
+    let mixed = u64::from_le_bytes(head).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ u64::from_le_bytes(tail).rotate_left(29)
+        ^ (bytes.len() as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    mixed ^ (mixed >> 31)
+}
+
+/// Whether any key of `keys` (each beside its [`key_fingerprint`]) appears more than once
+/// (sorts `keys` by fingerprint, then text, so that equal keys are neighbours).
+fn any_repeated(keys: &mut [(u64, &str)]) -> bool {
+    keys.sort_unstable();
+    keys.windows(2).any(|pair| pair[0] == pair[1])
+}
+
 /// The first key of `keys` in sorted order that appears more than once (sorts `keys`).
 fn first_repeated<'k>(keys: &mut [&'k str]) -> Option<&'k str> {
     keys.sort_unstable();
@@ -568,11 +621,11 @@ fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
             value: format!("{} (expected an array of stage nodes)", raw.shown()),
         });
     };
-    let mut objects: Vec<(String, &Fields<'_>)> = Vec::with_capacity(items.len());
+    let mut objects: Vec<(NodePlace<'_>, &Fields<'_>)> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let RawJson::Object(fields) = item else {
             return Err(GraphRefusal {
-                place: format!("node {}", index + 1),
+                place: NodePlace::Numbered(index + 1).shown(),
                 key: "(node)".to_owned(),
                 value: format!("{} (expected an object)", item.shown()),
             });
@@ -581,16 +634,21 @@ fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
     }
     let shape = graph_shape(&objects);
     let mut nodes: Vec<GraphNode> = Vec::with_capacity(objects.len());
-    // Each slug's first node, so that a large graph is not searched once per node.
-    let mut first_with_slug: BTreeMap<String, usize> = BTreeMap::new();
+    // Each slug's first node, so that a large graph is not searched once per node. The slugs
+    // are borrowed from the nodes' fields, which outlive the map.
+    let mut first_with_slug: BTreeMap<&str, usize> = BTreeMap::new();
     for (place, fields) in &objects {
         let fields = ObjectReader {
-            place,
+            place: *place,
             within: Within::Node,
             entries: fields,
         };
         let node = read_node(&fields, shape)?;
-        if let Some(first) = first_with_slug.get(&node.slug) {
+        // `read_node` read the slug as a non-empty string, so the place names it.
+        let NodePlace::Stage(slug) = *place else {
+            unreachable!("a node read has a non-empty string slug")
+        };
+        if let Some(first) = first_with_slug.get(slug) {
             return Err(fields.refusal(
                 NodeField::Slug.key(),
                 format!(
@@ -600,26 +658,26 @@ fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
                 ),
             ));
         }
-        first_with_slug.insert(node.slug.clone(), nodes.len());
+        first_with_slug.insert(slug, nodes.len());
         nodes.push(node);
     }
     Ok(StageGraph { shape, nodes })
 }
 
 /// `stage "<slug>"` when the node has a string slug, else `node <n>`.
-fn node_place(index: usize, fields: &Fields<'_>) -> String {
+fn node_place<'t>(index: usize, fields: &'t Fields<'t>) -> NodePlace<'t> {
     match fields
         .iter()
         .find(|(key, _)| key.as_ref() == NodeField::Slug.key())
     {
-        Some((_, RawJson::String(slug))) if !slug.is_empty() => format!("stage \"{slug}\""),
-        _ => format!("node {}", index + 1),
+        Some((_, RawJson::String(slug))) if !slug.is_empty() => NodePlace::Stage(slug),
+        _ => NodePlace::Numbered(index + 1),
     }
 }
 
 /// [`GraphShape::Gate`] as soon as any binding anywhere carries `fire_on` or
 /// `default_severity`; entries that are not objects are left for [`read_node`] to refuse.
-fn graph_shape(objects: &[(String, &Fields<'_>)]) -> GraphShape {
+fn graph_shape(objects: &[(NodePlace<'_>, &Fields<'_>)]) -> GraphShape {
     let carries_selection = |entry: &RawJson<'_>| {
         matches!(entry, RawJson::Object(fields)
         if fields.iter().any(|(key, _)| {
