@@ -988,6 +988,70 @@ mod tests {
         assert_eq!(unread.nodes[0].slug, "s");
     }
 
+    /// The fingerprint check finds a repeated key exactly when sorting the keys does, also when
+    /// every fingerprint ties (so only the text decides) and for keys that share a length and
+    /// their first and last eight bytes; a refusal still names the first repeated key in
+    /// sorted order, on the stack and past it.
+    #[test]
+    fn a_repeated_key_is_found_exactly_when_sorting_the_keys_finds_one() {
+        let pool: Vec<String> = NodeField::ALL
+            .iter()
+            .map(|field| field.key().to_owned())
+            .chain(EntryField::ALL.iter().map(|field| field.key().to_owned()))
+            .chain(
+                [
+                    "",
+                    "a",
+                    "abcdefgh-x-abcdefgh",
+                    "abcdefgh-y-abcdefgh",
+                    "é",
+                    "\u{0}",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        // A small linear congruential sequence: the same key lists on every run.
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |bound: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(state >> 33).unwrap() % bound
+        };
+        for _ in 0..3000 {
+            let length = next(KEYS_CHECKED_ON_THE_STACK + 10);
+            let keys: Vec<&str> = (0..length)
+                .map(|_| pool[next(pool.len())].as_str())
+                .collect();
+            let expected = first_repeated(&mut keys.clone());
+            let mut fingerprinted: Vec<(u64, &str)> = keys
+                .iter()
+                .map(|key| (key_fingerprint(key), *key))
+                .collect();
+            assert_eq!(
+                any_repeated(&mut fingerprinted),
+                expected.is_some(),
+                "{keys:?}"
+            );
+            let mut tied: Vec<(u64, &str)> = keys.iter().map(|key| (0, *key)).collect();
+            assert_eq!(any_repeated(&mut tied), expected.is_some(), "{keys:?}");
+            let entries: Vec<(Cow<'_, str>, RawJson<'_>)> = keys
+                .iter()
+                .map(|key| (Cow::Borrowed(*key), RawJson::Null))
+                .collect();
+            let object = ObjectReader {
+                place: NodePlace::Numbered(1),
+                within: Within::Node,
+                entries: &entries,
+            };
+            match (object.check_no_duplicate_key(), expected) {
+                (Ok(()), None) => {}
+                (Err(refusal), Some(key)) => assert_eq!(refusal.key, key),
+                (found, expected) => panic!("{keys:?}: {found:?}, expected {expected:?}"),
+            }
+        }
+    }
+
     /// Every key the reader asks a node for is one it keeps.
     #[test]
     fn the_reader_keeps_every_node_key_it_reads() {
