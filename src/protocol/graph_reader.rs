@@ -427,18 +427,14 @@ impl<'a> ObjectReader<'a> {
     /// themselves only when one does repeat.
     fn check_no_duplicate_key(&self) -> Result<(), GraphRefusal> {
         let any_repeated = if self.entries.len() <= KEYS_CHECKED_ON_THE_STACK {
-            let mut keys = [(0, ""); KEYS_CHECKED_ON_THE_STACK];
+            let mut keys = [""; KEYS_CHECKED_ON_THE_STACK];
             for (slot, (key, _)) in keys.iter_mut().zip(self.entries) {
-                *slot = (key_fingerprint(key), key.as_ref());
+                *slot = key.as_ref();
             }
-            any_repeated(&mut keys[..self.entries.len()])
+            any_repeated(&keys[..self.entries.len()], key_fingerprint)
         } else {
-            let mut keys: Vec<(u64, &str)> = self
-                .entries
-                .iter()
-                .map(|(key, _)| (key_fingerprint(key), key.as_ref()))
-                .collect();
-            any_repeated(&mut keys)
+            let keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_ref()).collect();
+            any_repeated(&keys, key_fingerprint)
         };
         if !any_repeated {
             return Ok(());
@@ -598,11 +594,45 @@ fn key_fingerprint(key: &str) -> u64 {
     mixed ^ (mixed >> 31)
 }
 
-/// Whether any key of `keys` (each beside its [`key_fingerprint`]) appears more than once
-/// (sorts `keys` by fingerprint, then text, so that equal keys are neighbours).
-fn any_repeated(keys: &mut [(u64, &str)]) -> bool {
-    keys.sort_unstable();
-    keys.windows(2).any(|pair| pair[0] == pair[1])
+/// Slots of the table [`any_repeated`] fills for up to [`KEYS_CHECKED_ON_THE_STACK`] keys: a
+/// power of two, more than three times as many, so that a probe rarely meets another key.
+const KEY_TABLE_SLOTS: usize = 128;
+
+/// Whether any key of `keys` appears more than once. Up to [`KEYS_CHECKED_ON_THE_STACK`] keys
+/// go into an open-addressed table on the stack, placed by their `fingerprint`; a key is
+/// compared as text only with a key of the same fingerprint met on its probe. More keys are
+/// sorted by fingerprint, then text, so that equal keys are neighbours.
+fn any_repeated(keys: &[&str], fingerprint: fn(&str) -> u64) -> bool {
+    if keys.len() > KEYS_CHECKED_ON_THE_STACK {
+        let mut sorted: Vec<(u64, &str)> =
+            keys.iter().map(|key| (fingerprint(key), *key)).collect();
+        sorted.sort_unstable();
+        return sorted.windows(2).any(|pair| pair[0] == pair[1]);
+    }
+    // Each slot holds 1 + the index of the key placed there, 0 when empty.
+    let mut slots = [0_u8; KEY_TABLE_SLOTS];
+    let mut fingerprints = [0_u64; KEYS_CHECKED_ON_THE_STACK];
+    for (index, (key, number)) in keys.iter().zip(1_u8..).enumerate() {
+        let print = fingerprint(key);
+        fingerprints[index] = print;
+        let mut slot = usize::from(print.to_be_bytes()[0]) % KEY_TABLE_SLOTS;
+        loop {
+            match slots[slot] {
+                0 => {
+                    slots[slot] = number;
+                    break;
+                }
+                placed => {
+                    let other = usize::from(placed - 1);
+                    if fingerprints[other] == print && keys[other] == *key {
+                        return true;
+                    }
+                    slot = (slot + 1) % KEY_TABLE_SLOTS;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// The first key of `keys` in sorted order that appears more than once (sorts `keys`).
@@ -1024,17 +1054,12 @@ mod tests {
                 .map(|_| pool[next(pool.len())].as_str())
                 .collect();
             let expected = first_repeated(&mut keys.clone());
-            let mut fingerprinted: Vec<(u64, &str)> = keys
-                .iter()
-                .map(|key| (key_fingerprint(key), *key))
-                .collect();
             assert_eq!(
-                any_repeated(&mut fingerprinted),
+                any_repeated(&keys, key_fingerprint),
                 expected.is_some(),
                 "{keys:?}"
             );
-            let mut tied: Vec<(u64, &str)> = keys.iter().map(|key| (0, *key)).collect();
-            assert_eq!(any_repeated(&mut tied), expected.is_some(), "{keys:?}");
+            assert_eq!(any_repeated(&keys, |_| 0), expected.is_some(), "{keys:?}");
             let entries: Vec<(Cow<'_, str>, RawJson<'_>)> = keys
                 .iter()
                 .map(|key| (Cow::Borrowed(*key), RawJson::Null))
