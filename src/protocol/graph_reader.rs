@@ -369,7 +369,7 @@ type Fields<'t> = [(Cow<'t, str>, RawJson<'t>)];
 
 /// The fields of one object of the graph, with where it is for refusals.
 struct ObjectReader<'a> {
-    place: &'a str,
+    place: NodePlace<'a>,
     /// Where the object sits in its node: the node itself, or `sensors_applicable[2]`.
     within: Within<'a>,
     entries: &'a Fields<'a>,
@@ -386,13 +386,32 @@ enum Within<'a> {
     },
 }
 
+/// Where a node is, as a refusal names it: spelled out only when a refusal is made, so that
+/// reading an accepted graph formats no place.
+#[derive(Clone, Copy)]
+enum NodePlace<'a> {
+    /// `stage "<slug>"`: the node has a non-empty string slug.
+    Stage(&'a str),
+    /// `node <n>`, 1-based: the node has no usable slug.
+    Numbered(usize),
+}
+
+impl NodePlace<'_> {
+    fn shown(self) -> String {
+        match self {
+            NodePlace::Stage(slug) => format!("stage \"{slug}\""),
+            NodePlace::Numbered(number) => format!("node {number}"),
+        }
+    }
+}
+
 /// Objects with at most this many keys are checked for a repeated key without allocating.
 const KEYS_CHECKED_ON_THE_STACK: usize = 40;
 
 impl<'a> ObjectReader<'a> {
     fn refusal(&self, key: &str, value: impl Into<String>) -> GraphRefusal {
         GraphRefusal {
-            place: self.place.to_owned(),
+            place: self.place.shown(),
             key: match self.within {
                 Within::Node => key.to_owned(),
                 Within::Item { list, index } => format!("{list}[{index}].{key}"),
@@ -402,19 +421,26 @@ impl<'a> ObjectReader<'a> {
     }
 
     /// Every key of the object at most once (`serde_json` would silently keep the last); of
-    /// several repeated keys, the first in sorted order is named.
+    /// several repeated keys, the first in sorted order is named. Whether any key repeats is
+    /// decided on the keys' fingerprints ([`key_fingerprint`]), which compare as integers;
+    /// keys are compared as text only where fingerprints tie, and named by sorting the keys
+    /// themselves only when one does repeat.
     fn check_no_duplicate_key(&self) -> Result<(), GraphRefusal> {
-        let repeated = if self.entries.len() <= KEYS_CHECKED_ON_THE_STACK {
+        let any_repeated = if self.entries.len() <= KEYS_CHECKED_ON_THE_STACK {
             let mut keys = [""; KEYS_CHECKED_ON_THE_STACK];
             for (slot, (key, _)) in keys.iter_mut().zip(self.entries) {
                 *slot = key.as_ref();
             }
-            first_repeated(&mut keys[..self.entries.len()])
+            any_repeated(&keys[..self.entries.len()], key_fingerprint)
         } else {
-            let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_ref()).collect();
-            first_repeated(&mut keys)
+            let keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_ref()).collect();
+            any_repeated(&keys, key_fingerprint)
         };
-        match repeated {
+        if !any_repeated {
+            return Ok(());
+        }
+        let mut keys: Vec<&str> = self.entries.iter().map(|(key, _)| key.as_ref()).collect();
+        match first_repeated(&mut keys) {
             Some(key) => Err(self.refusal(key, "written twice in the same object")),
             None => Ok(()),
         }
@@ -552,6 +578,63 @@ impl<'a> ObjectReader<'a> {
     }
 }
 
+/// A key's length and its first and last (up to) eight bytes, mixed into one integer: equal
+/// keys have equal fingerprints; unequal keys almost always differ, and where they tie
+/// [`any_repeated`] compares the text.
+fn key_fingerprint(key: &str) -> u64 {
+    let bytes = key.as_bytes();
+    let mut head = [0_u8; 8];
+    let mut tail = [0_u8; 8];
+    let shown = bytes.len().min(8);
+    head[..shown].copy_from_slice(&bytes[..shown]);
+    tail[..shown].copy_from_slice(&bytes[bytes.len() - shown..]);
+    let mixed = u64::from_le_bytes(head).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        ^ u64::from_le_bytes(tail).rotate_left(29)
+        ^ (bytes.len() as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F);
+    mixed ^ (mixed >> 31)
+}
+
+/// Slots of the table [`any_repeated`] fills for up to [`KEYS_CHECKED_ON_THE_STACK`] keys: a
+/// power of two, more than three times as many, so that a probe rarely meets another key.
+const KEY_TABLE_SLOTS: usize = 128;
+
+/// Whether any key of `keys` appears more than once. Up to [`KEYS_CHECKED_ON_THE_STACK`] keys
+/// go into an open-addressed table on the stack, placed by their `fingerprint`; a key is
+/// compared as text only with a key of the same fingerprint met on its probe. More keys are
+/// sorted by fingerprint, then text, so that equal keys are neighbours.
+fn any_repeated(keys: &[&str], fingerprint: fn(&str) -> u64) -> bool {
+    if keys.len() > KEYS_CHECKED_ON_THE_STACK {
+        let mut sorted: Vec<(u64, &str)> =
+            keys.iter().map(|key| (fingerprint(key), *key)).collect();
+        sorted.sort_unstable();
+        return sorted.windows(2).any(|pair| pair[0] == pair[1]);
+    }
+    // Each slot holds 1 + the index of the key placed there, 0 when empty.
+    let mut slots = [0_u8; KEY_TABLE_SLOTS];
+    let mut fingerprints = [0_u64; KEYS_CHECKED_ON_THE_STACK];
+    for (index, (key, number)) in keys.iter().zip(1_u8..).enumerate() {
+        let print = fingerprint(key);
+        fingerprints[index] = print;
+        let mut slot = usize::from(print.to_be_bytes()[0]) % KEY_TABLE_SLOTS;
+        loop {
+            match slots[slot] {
+                0 => {
+                    slots[slot] = number;
+                    break;
+                }
+                placed => {
+                    let other = usize::from(placed - 1);
+                    if fingerprints[other] == print && keys[other] == *key {
+                        return true;
+                    }
+                    slot = (slot + 1) % KEY_TABLE_SLOTS;
+                }
+            }
+        }
+    }
+    false
+}
+
 /// The first key of `keys` in sorted order that appears more than once (sorts `keys`).
 fn first_repeated<'k>(keys: &mut [&'k str]) -> Option<&'k str> {
     keys.sort_unstable();
@@ -568,11 +651,11 @@ fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
             value: format!("{} (expected an array of stage nodes)", raw.shown()),
         });
     };
-    let mut objects: Vec<(String, &Fields<'_>)> = Vec::with_capacity(items.len());
+    let mut objects: Vec<(NodePlace<'_>, &Fields<'_>)> = Vec::with_capacity(items.len());
     for (index, item) in items.iter().enumerate() {
         let RawJson::Object(fields) = item else {
             return Err(GraphRefusal {
-                place: format!("node {}", index + 1),
+                place: NodePlace::Numbered(index + 1).shown(),
                 key: "(node)".to_owned(),
                 value: format!("{} (expected an object)", item.shown()),
             });
@@ -581,16 +664,21 @@ fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
     }
     let shape = graph_shape(&objects);
     let mut nodes: Vec<GraphNode> = Vec::with_capacity(objects.len());
-    // Each slug's first node, so that a large graph is not searched once per node.
-    let mut first_with_slug: BTreeMap<String, usize> = BTreeMap::new();
+    // Each slug's first node, so that a large graph is not searched once per node. The slugs
+    // are borrowed from the nodes' fields, which outlive the map.
+    let mut first_with_slug: BTreeMap<&str, usize> = BTreeMap::new();
     for (place, fields) in &objects {
         let fields = ObjectReader {
-            place,
+            place: *place,
             within: Within::Node,
             entries: fields,
         };
         let node = read_node(&fields, shape)?;
-        if let Some(first) = first_with_slug.get(&node.slug) {
+        // `read_node` read the slug as a non-empty string, so the place names it.
+        let NodePlace::Stage(slug) = *place else {
+            unreachable!("a node read has a non-empty string slug")
+        };
+        if let Some(first) = first_with_slug.get(slug) {
             return Err(fields.refusal(
                 NodeField::Slug.key(),
                 format!(
@@ -600,26 +688,26 @@ fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
                 ),
             ));
         }
-        first_with_slug.insert(node.slug.clone(), nodes.len());
+        first_with_slug.insert(slug, nodes.len());
         nodes.push(node);
     }
     Ok(StageGraph { shape, nodes })
 }
 
 /// `stage "<slug>"` when the node has a string slug, else `node <n>`.
-fn node_place(index: usize, fields: &Fields<'_>) -> String {
+fn node_place<'t>(index: usize, fields: &'t Fields<'t>) -> NodePlace<'t> {
     match fields
         .iter()
         .find(|(key, _)| key.as_ref() == NodeField::Slug.key())
     {
-        Some((_, RawJson::String(slug))) if !slug.is_empty() => format!("stage \"{slug}\""),
-        _ => format!("node {}", index + 1),
+        Some((_, RawJson::String(slug))) if !slug.is_empty() => NodePlace::Stage(slug),
+        _ => NodePlace::Numbered(index + 1),
     }
 }
 
 /// [`GraphShape::Gate`] as soon as any binding anywhere carries `fire_on` or
 /// `default_severity`; entries that are not objects are left for [`read_node`] to refuse.
-fn graph_shape(objects: &[(String, &Fields<'_>)]) -> GraphShape {
+fn graph_shape(objects: &[(NodePlace<'_>, &Fields<'_>)]) -> GraphShape {
     let carries_selection = |entry: &RawJson<'_>| {
         matches!(entry, RawJson::Object(fields)
         if fields.iter().any(|(key, _)| {
@@ -928,6 +1016,65 @@ mod tests {
         }
         let unread = parse_graph(&with("inputs", "{\"any\": [1, \"two\", null]}")).unwrap();
         assert_eq!(unread.nodes[0].slug, "s");
+    }
+
+    /// The fingerprint check finds a repeated key exactly when sorting the keys does, also when
+    /// every fingerprint ties (so only the text decides) and for keys that share a length and
+    /// their first and last eight bytes; a refusal still names the first repeated key in
+    /// sorted order, on the stack and past it.
+    #[test]
+    fn a_repeated_key_is_found_exactly_when_sorting_the_keys_finds_one() {
+        let pool: Vec<String> = NodeField::ALL
+            .iter()
+            .map(|field| field.key().to_owned())
+            .chain(EntryField::ALL.iter().map(|field| field.key().to_owned()))
+            .chain(
+                [
+                    "",
+                    "a",
+                    "abcdefgh-x-abcdefgh",
+                    "abcdefgh-y-abcdefgh",
+                    "é",
+                    "\u{0}",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        // A small linear congruential sequence: the same key lists on every run.
+        let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |bound: usize| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(state >> 33).unwrap() % bound
+        };
+        for _ in 0..3000 {
+            let length = next(KEYS_CHECKED_ON_THE_STACK + 10);
+            let keys: Vec<&str> = (0..length)
+                .map(|_| pool[next(pool.len())].as_str())
+                .collect();
+            let expected = first_repeated(&mut keys.clone());
+            assert_eq!(
+                any_repeated(&keys, key_fingerprint),
+                expected.is_some(),
+                "{keys:?}"
+            );
+            assert_eq!(any_repeated(&keys, |_| 0), expected.is_some(), "{keys:?}");
+            let entries: Vec<(Cow<'_, str>, RawJson<'_>)> = keys
+                .iter()
+                .map(|key| (Cow::Borrowed(*key), RawJson::Null))
+                .collect();
+            let object = ObjectReader {
+                place: NodePlace::Numbered(1),
+                within: Within::Node,
+                entries: &entries,
+            };
+            match (object.check_no_duplicate_key(), expected) {
+                (Ok(()), None) => {}
+                (Err(refusal), Some(key)) => assert_eq!(refusal.key, key),
+                (found, expected) => panic!("{keys:?}: {found:?}, expected {expected:?}"),
+            }
+        }
     }
 
     /// Every key the reader asks a node for is one it keeps.
