@@ -1,7 +1,7 @@
 //! The human turn's receipt (docs/decisions.md D34): the fields `aidlc engine hook
 //! record-human-turn` adds to a `HUMAN_TURN` row, their digest, and the check that re-reads the
 //! prompt (in the harness's transcript, or the engine's kept copy) and compares. Both the
-//! receipts' writer (`crate::receipts`) and the gate (`gate::step::receipt`) ask this module, so
+//! receipts' writer (`engine log answer`, `record-human-turn`) and the gate (`gate::step::receipt`) ask this module, so
 //! neither imports the other for it.
 //!
 //! Must not: write, or decide the gate.

@@ -23,3 +23,39 @@ pub fn read_selection(harness_json: &Utf8Path) -> Result<Selection, Problem> {
             .with_help(error.help)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::stage_graph::plugins_key::is_enabled;
+
+    #[test]
+    fn the_plugins_key_is_read_strictly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = camino::Utf8PathBuf::from_path_buf(dir.path().join("harness.json")).unwrap();
+        assert_eq!(read_selection(&path).unwrap(), None);
+        std::fs::write(&path, r#"{"harnessDir": ".claude"}"#).unwrap();
+        assert_eq!(read_selection(&path).unwrap(), None);
+        std::fs::write(&path, r#"{"plugins": ["aidlc", "test-pro"]}"#).unwrap();
+        let selection = read_selection(&path).unwrap();
+        assert!(is_enabled(selection.as_ref(), "test-pro"));
+        assert!(!is_enabled(selection.as_ref(), "other"));
+        std::fs::write(&path, r#"{"plugins": []}"#).unwrap();
+        assert_eq!(read_selection(&path).unwrap(), Some(BTreeSet::new()));
+        for bad in [
+            r#"{"plugins": "test-pro"}"#,
+            r#"{"plugins": ["Test"]}"#,
+            r#"{"plugins": [" test-pro"]}"#,
+            r#"{"plugins": [1]}"#,
+            r#"{"plugins": ["a", "a"]}"#,
+            r#"{"plugins": [], "plugins": []}"#,
+            "[",
+            "[]",
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            assert!(read_selection(&path).is_err(), "{bad}");
+        }
+    }
+}

@@ -10,7 +10,7 @@
 //! Read strictly, where the reference accepts any non-empty string: anything but a list of
 //! distinct names (`aidlc` or kebab case) is refused with a span into the file, never read as
 //! "all enabled". One reader, [`selection_of_text`], serves the compile (as a diagnostic) and
-//! the plugin commands (`crate::plugin::selection`, as a plugin problem).
+//! the plugin commands (which wrap its refusal as a plugin problem).
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -159,35 +159,6 @@ pub fn is_kebab_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugin::selection::read_selection;
-
-    #[test]
-    fn the_plugins_key_is_read_strictly() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = camino::Utf8PathBuf::from_path_buf(dir.path().join("harness.json")).unwrap();
-        assert_eq!(read_selection(&path).unwrap(), None);
-        std::fs::write(&path, r#"{"harnessDir": ".claude"}"#).unwrap();
-        assert_eq!(read_selection(&path).unwrap(), None);
-        std::fs::write(&path, r#"{"plugins": ["aidlc", "test-pro"]}"#).unwrap();
-        let selection = read_selection(&path).unwrap();
-        assert!(is_enabled(selection.as_ref(), "test-pro"));
-        assert!(!is_enabled(selection.as_ref(), "other"));
-        std::fs::write(&path, r#"{"plugins": []}"#).unwrap();
-        assert_eq!(read_selection(&path).unwrap(), Some(BTreeSet::new()));
-        for bad in [
-            r#"{"plugins": "test-pro"}"#,
-            r#"{"plugins": ["Test"]}"#,
-            r#"{"plugins": [" test-pro"]}"#,
-            r#"{"plugins": [1]}"#,
-            r#"{"plugins": ["a", "a"]}"#,
-            r#"{"plugins": [], "plugins": []}"#,
-            "[",
-            "[]",
-        ] {
-            std::fs::write(&path, bad).unwrap();
-            assert!(read_selection(&path).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn a_refused_entry_is_pointed_at() {
