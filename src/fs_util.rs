@@ -398,6 +398,32 @@ pub fn to_posix(path: &str) -> String {
         .map_or(replaced.clone(), str::to_owned)
 }
 
+/// `path` opened for reading with the `fstat` of the opened file, when it is a regular file.
+///
+/// The open never blocks: it is non-blocking (a FIFO nobody writes would otherwise block the
+/// open itself), and the type is read from the opened file, so a FIFO, socket, device or folder
+/// put at the path at any time is refused before a byte is read (an error of kind
+/// `InvalidInput` naming what it is). A regular file ignores the non-blocking flag.
+pub fn open_regular_file(path: &Utf8Path) -> std::io::Result<(std::fs::Metadata, std::fs::File)> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options.open(path)?;
+    let metadata = file.metadata()?;
+    if metadata.is_file() {
+        Ok((metadata, file))
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!(
+                "it is {}, not a regular file",
+                not_regular_file_kind(path).unwrap_or("not a regular file")
+            ),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

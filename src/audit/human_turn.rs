@@ -27,12 +27,7 @@ pub const PROMPT_ALREADY_WRITTEN_WINDOW: usize = 5;
 /// The line from which the prompt is in the transcript: its line when the harness already wrote
 /// it (one of the last few lines), else the line after the last one.
 pub fn prompt_line_now(path: &Utf8Path, format: TranscriptFormat, digest: &str) -> usize {
-    let lines = transcript::line_count(path);
-    let window_start = lines
-        .saturating_sub(PROMPT_ALREADY_WRITTEN_WINDOW - 1)
-        .max(1);
-    transcript::find_user_prompt(path, format, window_start, digest)
-        .map_or(lines + 1, |(line, _)| line)
+    transcript::prompt_line_now(path, format, digest, PROMPT_ALREADY_WRITTEN_WINDOW)
 }
 
 /// Where the engine keeps a prompt whose harness names no transcript.

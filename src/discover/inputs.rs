@@ -136,7 +136,7 @@ fn read_file<H>(
 ) -> (FileContents, Option<(StatStamp, H)>) {
     // One open, one `fstat` of the opened file (the stamp, taken before the read) and the
     // reads: `metadata` then `fs::read` would look the path up and stat it twice.
-    let (metadata, mut file) = match open_regular_file(path) {
+    let (metadata, mut file) = match crate::fs_util::open_regular_file(path) {
         Ok(opened) => opened,
         Err(error) => return (FileContents::Unreadable(error.to_string()), None),
     };
@@ -166,32 +166,6 @@ fn read_file<H>(
     (contents_of(bytes), Some((StatStamp::of(&metadata), digest)))
 }
 
-/// `path` opened for reading with the `fstat` of the opened file, when it is a regular file.
-///
-/// The open never blocks: it is non-blocking (a FIFO nobody writes would otherwise block the
-/// open itself), and the type is read from the opened file, so a FIFO, socket, device or folder
-/// put at the path at any time is refused before a byte is read (an error of kind
-/// `InvalidInput` naming what it is). A regular file ignores the non-blocking flag.
-pub fn open_regular_file(path: &Utf8Path) -> std::io::Result<(std::fs::Metadata, std::fs::File)> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
-    let file = options.open(path)?;
-    let metadata = file.metadata()?;
-    if metadata.is_file() {
-        Ok((metadata, file))
-    } else {
-        Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!(
-                "it is {}, not a regular file",
-                crate::fs_util::not_regular_file_kind(path).unwrap_or("not a regular file")
-            ),
-        ))
-    }
-}
-
 /// Why [`read_bounded`] gave no bytes.
 #[derive(Debug, thiserror::Error)]
 pub enum BoundedReadError {
@@ -204,12 +178,12 @@ pub enum BoundedReadError {
 }
 
 /// The bytes of the regular file at `path` when it holds at most `limit` bytes, read with the
-/// compile's own open and read ([`open_regular_file`], then at most `limit + 1` bytes): a
+/// compile's own open and read ([`crate::fs_util::open_regular_file`], then at most `limit + 1` bytes): a
 /// runtime command reading a file a person or another tool wrote (a stage's `memory.md`, the
 /// conductor's `runtime-graph.json`) gets the compile's limits and refusals, so a huge file
 /// costs one `fstat` and a FIFO never hangs it.
 pub fn read_bounded(path: &Utf8Path, limit: u64) -> Result<Vec<u8>, BoundedReadError> {
-    let (metadata, mut file) = open_regular_file(path).map_err(|error| {
+    let (metadata, mut file) = crate::fs_util::open_regular_file(path).map_err(|error| {
         if error.kind() == std::io::ErrorKind::NotFound {
             BoundedReadError::NotFound
         } else {

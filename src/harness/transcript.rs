@@ -76,15 +76,46 @@ pub enum TranscriptError {
     PromptNotFound { path: Utf8PathBuf, from_line: usize },
 }
 
+/// The largest transcript read: a long session's JSONL runs to tens of megabytes; past this it
+/// is refused rather than read.
+pub const MAX_TRANSCRIPT_BYTES: u64 = 512 * 1024 * 1024;
+
+/// The transcript's text, read once with the compile's open (a regular file only, never
+/// blocking on a FIFO) and at most [`MAX_TRANSCRIPT_BYTES`].
+pub fn read_transcript(path: &Utf8Path) -> Result<String, TranscriptError> {
+    let unreadable = |reason: String| TranscriptError::Unreadable {
+        path: path.to_owned(),
+        reason,
+    };
+    let (metadata, file) =
+        crate::fs_util::open_regular_file(path).map_err(|error| unreadable(error.to_string()))?;
+    if metadata.len() > MAX_TRANSCRIPT_BYTES {
+        return Err(unreadable(format!(
+            "it is {} bytes, more than the limit of {MAX_TRANSCRIPT_BYTES} bytes",
+            metadata.len()
+        )));
+    }
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, MAX_TRANSCRIPT_BYTES),
+        &mut text,
+    )
+    .map_err(|error| unreadable(error.to_string()))?;
+    Ok(text)
+}
+
+/// The transcript's non-empty lines, numbered from 1 as receipts count them.
+fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split('\n')
+        .filter(|line| !line.is_empty())
+        .enumerate()
+        .map(|(index, line)| (index + 1, line))
+}
+
 /// How many lines `path` holds now (0 when it does not exist yet: a session's first prompt can
 /// come before its transcript is written).
 pub fn line_count(path: &Utf8Path) -> usize {
-    std::fs::read(path).map_or(0, |bytes| {
-        bytes
-            .split(|byte| *byte == b'\n')
-            .filter(|line| !line.is_empty())
-            .count()
-    })
+    read_transcript(path).map_or(0, |text| numbered_lines(&text).count())
 }
 
 /// The 1-based line of the first user message at or after `from_line` whose text (the whole
@@ -95,23 +126,44 @@ pub fn find_user_prompt(
     from_line: usize,
     digest: &str,
 ) -> Result<(usize, String), TranscriptError> {
-    let text = std::fs::read_to_string(path).map_err(|error| TranscriptError::Unreadable {
-        path: path.to_owned(),
-        reason: error.to_string(),
-    })?;
-    text.split('\n')
-        .filter(|line| !line.is_empty())
-        .enumerate()
+    find_user_prompt_in(&read_transcript(path)?, format, from_line, digest).ok_or_else(|| {
+        TranscriptError::PromptNotFound {
+            path: path.to_owned(),
+            from_line,
+        }
+    })
+}
+
+/// Where a prompt stands in a transcript read now: its line when the harness already wrote it
+/// (within the last `window` lines), else the line after the last one (1 for a transcript that
+/// cannot be read yet).
+pub fn prompt_line_now(
+    path: &Utf8Path,
+    format: TranscriptFormat,
+    digest: &str,
+    window: usize,
+) -> usize {
+    let Ok(text) = read_transcript(path) else {
+        return 1;
+    };
+    let lines = numbered_lines(&text).count();
+    let window_start = lines.saturating_sub(window - 1).max(1);
+    find_user_prompt_in(&text, format, window_start, digest).map_or(lines + 1, |(line, _)| line)
+}
+
+fn find_user_prompt_in(
+    text: &str,
+    format: TranscriptFormat,
+    from_line: usize,
+    digest: &str,
+) -> Option<(usize, String)> {
+    numbered_lines(text)
         .skip(from_line.saturating_sub(1))
-        .find_map(|(index, line)| {
+        .find_map(|(line_number, line)| {
             user_texts(line, format)
                 .into_iter()
                 .find(|candidate| prompt_digest(candidate) == digest)
-                .map(|found| (index + 1, found))
-        })
-        .ok_or_else(|| TranscriptError::PromptNotFound {
-            path: path.to_owned(),
-            from_line,
+                .map(|found| (line_number, found))
         })
 }
 
