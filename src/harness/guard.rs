@@ -173,7 +173,7 @@ struct Guarded<'p> {
 fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
     let deny = |reason: String| GuardVerdict::Deny { reason };
     if tool == "apply_patch" {
-        for path in patch_paths(&strings_of(input).join("\n")) {
+        for path in crate::harness::payload::codex_patch_paths(&strings_of(input).join("\n")) {
             if let Some(what) = guarded.protects(path) {
                 return deny(format!(
                     "aidlc: this patch writes {path}, {what}; agents do not write there"
@@ -306,24 +306,6 @@ fn collect(value: &Value, commands: &mut Vec<String>, paths: &mut Vec<String>) {
         }
         _ => {}
     }
-}
-
-/// The files a Codex patch adds, updates, deletes or moves to.
-fn patch_paths(patch: &str) -> Vec<&str> {
-    patch
-        .lines()
-        .filter_map(|line| {
-            [
-                "*** Add File: ",
-                "*** Update File: ",
-                "*** Delete File: ",
-                "*** Move to: ",
-            ]
-            .iter()
-            .find_map(|prefix| line.strip_prefix(prefix))
-        })
-        .map(str::trim)
-        .collect()
 }
 
 /// What the guard prints and its exit status, for `harness`: Claude Code's deny decision on

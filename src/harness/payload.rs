@@ -373,24 +373,7 @@ fn opencode_write(value: &Map<String, Value>) -> WriteEvent {
                 .or_else(|| arg("patch"))
                 .or_else(|| arg("command"))
                 .unwrap_or_default();
-            let mut paths: Vec<&str> = Vec::new();
-            for line in patch.lines() {
-                let path = [
-                    "*** Add File: ",
-                    "*** Update File: ",
-                    "*** Delete File: ",
-                    "*** Move to: ",
-                ]
-                .iter()
-                .find_map(|prefix| line.strip_prefix(prefix))
-                .map(str::trim)
-                .filter(|path| !path.is_empty());
-                if let Some(path) = path
-                    && !paths.contains(&path)
-                {
-                    paths.push(path);
-                }
-            }
+            let paths = codex_patch_paths(patch);
             if paths.is_empty() {
                 return WriteEvent::unreadable("an apply_patch call names no file");
             }
@@ -529,6 +512,30 @@ fn opencode_prompt_text(object: &Map<String, Value>) -> Option<String> {
 /// there (0.12 never closes it), so it is not touched.
 pub fn prompt_reads_stdin(harness: Harness) -> bool {
     harness != Harness::KiroIde
+}
+
+/// The files a Codex `apply_patch` text adds, updates, deletes or moves to, each once, in the
+/// patch's order (the write hook fires on them; the guard checks them).
+pub fn codex_patch_paths(patch: &str) -> Vec<&str> {
+    let mut paths: Vec<&str> = Vec::new();
+    for line in patch.lines() {
+        let path = [
+            "*** Add File: ",
+            "*** Update File: ",
+            "*** Delete File: ",
+            "*** Move to: ",
+        ]
+        .iter()
+        .find_map(|prefix| line.strip_prefix(prefix))
+        .map(str::trim)
+        .filter(|path| !path.is_empty());
+        if let Some(path) = path
+            && !paths.contains(&path)
+        {
+            paths.push(path);
+        }
+    }
+    paths
 }
 
 #[cfg(test)]

@@ -1554,34 +1554,9 @@ fn scenario_10_parallel_fires_pair_by_fire_id_and_no_lock_is_held_while_a_worker
 
 // === Rows other processes write =================================================================
 
-/// `time` as an audit timestamp, `YYYY-MM-DDTHH:MM:SSZ` (UTC).
+/// `time` as an audit timestamp, `YYYY-MM-DDTHH:MM:SSZ` (UTC), as the ledger writes it.
 fn iso_timestamp(time: std::time::SystemTime) -> String {
-    let seconds = time
-        .duration_since(std::time::UNIX_EPOCH)
-        .expect("after 1970")
-        .as_secs();
-    // Days to a civil date (H. Hinnant's algorithm, for days after 1970).
-    let z = seconds / 86_400 + 719_468;
-    let era = z / 146_097;
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let month_index = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 {
-        month_index + 3
-    } else {
-        month_index - 9
-    };
-    let year = year_of_era + era * 400 + u64::from(month <= 2);
-    let second_of_day = seconds % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-        second_of_day / 3600,
-        second_of_day / 60 % 60,
-        second_of_day % 60
-    )
+    aidlc::timestamp::iso_timestamp(time)
 }
 
 /// One fire as the reference's dispatcher records it, in a shard of another clone: `SENSOR_FIRED`

@@ -11,13 +11,7 @@ use crate::support::{Run, TestProject};
 const RECORD: &str = "aidlc/spaces/default/intents/261201-demo";
 
 fn project() -> TestProject {
-    let project = TestProject::empty();
-    project.write(".claude/sensors/.keep", "");
-    project.write(
-        ".claude/aidlc-common/stages/inception/first-stage.md",
-        &crate::support::stage("first-stage", "inception", "[]", "[]", ""),
-    );
-    project
+    TestProject::one_stage()
 }
 
 fn guard(project: &TestProject, args: &[&str], payload: &str) -> Run {

@@ -9,15 +9,8 @@ const SETTINGS: &str = ".claude/settings.json";
 const WRITE_HOOK: &str = "aidlc engine hook run-sensors";
 const TURN_HOOK: &str = "aidlc engine hook record-human-turn";
 
-/// A harness folder with one stage definition: without one it is not an AI-DLC project.
 fn project() -> TestProject {
-    let project = TestProject::empty();
-    project.write(".claude/sensors/.keep", "");
-    project.write(
-        ".claude/aidlc-common/stages/inception/first-stage.md",
-        &crate::support::stage("first-stage", "inception", "[]", "[]", ""),
-    );
-    project
+    TestProject::one_stage()
 }
 
 fn install(project: &TestProject, extra: &[&str]) -> Run {

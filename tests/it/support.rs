@@ -46,6 +46,18 @@ impl TestProject {
         project
     }
 
+    /// A harness folder with one stage definition and no sensor (without a stage definition a
+    /// folder is not an AI-DLC project): what `hook install` and the guard need.
+    pub fn one_stage() -> Self {
+        let project = Self::empty();
+        project.write(".claude/sensors/.keep", "");
+        project.write(
+            ".claude/aidlc-common/stages/inception/first-stage.md",
+            &stage("first-stage", "inception", "[]", "[]", ""),
+        );
+        project
+    }
+
     /// The smallest valid project: one sensor, one agent, two stages.
     pub fn minimal() -> Self {
         let project = Self::empty();
