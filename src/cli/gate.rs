@@ -13,6 +13,7 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
 use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
+use crate::gate::disabled_stages::{refuse_disabled_stages, skipped_disabled_note};
 use crate::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
 use crate::gate::report::GateReport;
 use crate::gate::repository::RepositoryRoot;
@@ -49,6 +50,23 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
             "warning: {}\n  checking against it as it is (--allow-stale)",
             stale.message()
         ));
+    }
+    if let Err(refusal) = refuse_disabled_stages(
+        &graph,
+        &args.stages,
+        workspace.project_dir(),
+        &workspace.layout.harness_json_path,
+    ) {
+        error_line(&printer, &refusal.message, Some(&refusal.help));
+        return ExitStatus::Error;
+    }
+    if let Some(note) = skipped_disabled_note(
+        &graph,
+        &args.stages,
+        workspace.project_dir(),
+        &workspace.layout.harness_json_path,
+    ) {
+        printer.status(&note);
     }
     let nodes = graph.nodes;
     let records = match intent_records(&workspace, args.all_intents, args.intent.as_deref()) {

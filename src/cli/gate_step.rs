@@ -12,6 +12,7 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::dispatch::time_limit;
 use crate::english::plural;
+use crate::gate::disabled_stages::refuse_disabled_stages;
 use crate::gate::stale_graph::check_graph_against_sources;
 use crate::gate::step::{
     DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
@@ -83,6 +84,15 @@ fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer
             "warning: {}\n  the gate fires what this graph says; run `aidlc compile` so that it fires what the sources say",
             stale.message()
         ));
+    }
+    if let Err(refusal) = refuse_disabled_stages(
+        &graph,
+        std::slice::from_ref(&request.stage),
+        workspace.project_dir(),
+        &workspace.layout.harness_json_path,
+    ) {
+        error_line(printer, &refusal.message, Some(&refusal.help));
+        return ExitStatus::Error;
     }
     match run_gate_step(&workspace, &registry, &graph.nodes, request) {
         Ok(reply) => {

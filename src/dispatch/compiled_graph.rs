@@ -26,22 +26,26 @@ pub enum GraphLoadError {
     NotOurs { path: String, refusal: GraphRefusal },
 }
 
-/// Every node of the graph at `path`, read whole and parsed strictly by the protocol's one reader.
+/// The graph at `path`, read whole and parsed strictly by the protocol's one reader, with the
+/// stages the plugin selection disabled set aside (`StageGraph::disabled`, docs/decisions.md
+/// D49): every runtime path reads `nodes`, so a disabled stage is not there for it.
 pub fn load_graph(path: &Utf8Path) -> Result<StageGraph, GraphLoadError> {
     let text = std::fs::read_to_string(path).map_err(|source| GraphLoadError::Unreadable {
         path: path.to_string(),
         source,
     })?;
-    parse_graph(&text).map_err(|error| match error {
-        GraphTextError::Json(reason) => GraphLoadError::Malformed {
-            path: path.to_string(),
-            reason,
-        },
-        GraphTextError::Refused(refusal) => GraphLoadError::NotOurs {
-            path: path.to_string(),
-            refusal,
-        },
-    })
+    parse_graph(&text)
+        .map(StageGraph::with_disabled_set_aside)
+        .map_err(|error| match error {
+            GraphTextError::Json(reason) => GraphLoadError::Malformed {
+                path: path.to_string(),
+                reason,
+            },
+            GraphTextError::Refused(refusal) => GraphLoadError::NotOurs {
+                path: path.to_string(),
+                refusal,
+            },
+        })
 }
 
 /// Where a stage writes: the codekb repositories for a codekb stage, the per-unit folders (or

@@ -13,6 +13,9 @@
 //! - a write that matches no sensor costs a few file reads, not a registry or worker start;
 //! - one run reads the compiled graph once and the live registry at most once (on its first
 //!   matching binding), whatever number of bindings fire;
+//! - a current stage the plugin selection disabled (`"enabled": false`) is not there (D49): the
+//!   run fires nothing and drops nothing, and an active-directive marker naming one falls back
+//!   to the state's current stage, as for any stage the graph lacks;
 //! - only write-fired entries of the active stage's compiled `sensors_applicable` whose glob
 //!   matches fire; an entry without a glob never fires (D5, D6);
 //! - a file under the intent record that is not one of the stage's declared outputs fires
@@ -39,6 +42,7 @@ use crate::dispatch::fire::{
 use crate::dispatch::registry::{LiveRegistry, load_live_registry};
 use crate::dispatch::time_limit::{EnclosingLimit, LimitValue};
 use crate::protocol::glob::SensorGlob;
+use crate::protocol::graph_reader::StageGraph;
 use crate::protocol::selection::FireOn;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
@@ -125,8 +129,8 @@ pub fn run_sensors_hook(
     let shown = ledger::relative_path_field(workspace.project_dir(), written.as_str());
     // Without a usable graph nobody can tell which sensors this write matches: say so in the
     // drop log rather than lose it.
-    let nodes = match load_graph(&workspace.layout.stage_graph_path) {
-        Ok(graph) => graph.nodes,
+    let graph = match load_graph(&workspace.layout.stage_graph_path) {
+        Ok(graph) => graph,
         Err(error) => {
             outcome.drop_write(
                 workspace,
@@ -137,12 +141,23 @@ pub fn run_sensors_hook(
             return outcome;
         }
     };
+    let StageGraph {
+        nodes, disabled, ..
+    } = graph;
     let choice = &workflow.stage_choice;
     let stage = if nodes.iter().any(|n| n.slug == choice.preferred_stage()) {
         choice.preferred_stage().to_owned()
     } else {
         choice.current_stage.clone()
     };
+    // A stage the plugin selection disabled is not in the graph the runtime uses (D49): its
+    // sensors are off by the user's choice, so nothing fires and nothing is dropped.
+    if disabled.iter().any(|node| node.slug == stage) {
+        outcome.stopped = Some(format!(
+            "stage {stage} is disabled by the plugin selection; nothing fires"
+        ));
+        return outcome;
+    }
     let Some(node) = nodes.iter().find(|n| n.slug == stage) else {
         outcome.drop_write(
             workspace,

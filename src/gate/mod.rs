@@ -4,6 +4,8 @@
 //!
 //! - [`check`]: `aidlc gate check` as one computation: the records, their combined plan with
 //!   the Sensors switch applied, the run, and the report;
+//! - [`disabled_stages`]: the refusal of a stage the plugin selection disabled, and the note
+//!   of a check over every stage that skips them (D49);
 //! - [`deliverables`]: the declared outputs of a stage that exist on disk, canonicalised and
 //!   kept inside the stage's produce folders (D30, D6);
 //! - [`gate_fires`]: the plan of fires (D6: once per deliverable, once per output folder for the
@@ -19,6 +21,7 @@
 
 pub mod check;
 pub mod deliverables;
+pub mod disabled_stages;
 pub mod fingerprints;
 pub mod gate_fires;
 pub mod merge;

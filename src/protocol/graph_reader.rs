@@ -30,7 +30,33 @@ use crate::protocol::stage_node::{ForEach, GraphConsume, GraphNode, Phase, Senso
 #[derive(Debug, Clone)]
 pub struct StageGraph {
     pub shape: GraphShape,
+    /// Every node [`parse_graph`] read; after [`StageGraph::with_disabled_set_aside`], only the
+    /// enabled ones.
     pub nodes: Vec<GraphNode>,
+    /// The nodes the plugin selection disabled, in file order, once set aside (empty from
+    /// [`parse_graph`]).
+    pub disabled: Vec<GraphNode>,
+}
+
+impl StageGraph {
+    /// The graph as the runtime uses it (docs/decisions.md D49): the disabled nodes moved out
+    /// of `nodes` into `disabled`, as the reference's loader drops them before anything reads
+    /// the graph, but kept, so that a command asked about one can say why it is not there.
+    #[must_use]
+    pub fn with_disabled_set_aside(self) -> StageGraph {
+        let (nodes, disabled): (Vec<GraphNode>, Vec<GraphNode>) =
+            self.nodes.into_iter().partition(|node| node.enabled);
+        StageGraph {
+            shape: self.shape,
+            nodes,
+            disabled: self.disabled.into_iter().chain(disabled).collect(),
+        }
+    }
+
+    /// The disabled node whose slug is `slug`, if any.
+    pub fn disabled_stage(&self, slug: &str) -> Option<&GraphNode> {
+        self.disabled.iter().find(|node| node.slug == slug)
+    }
 }
 
 /// Which `sensors_applicable` entry shape a graph has (D13).
@@ -159,8 +185,10 @@ impl RawJson<'_> {
 
 /// The node keys the reader reads; the value of any other key is [`RawJson::Unread`]. Reading a
 /// key that is not listed here finds it unread, which a test guards.
-const READ_NODE_FIELDS: [NodeField; 7] = [
+const READ_NODE_FIELDS: [NodeField; 9] = [
     NodeField::Slug,
+    NodeField::Plugin,
+    NodeField::Enabled,
     NodeField::Phase,
     NodeField::ForEach,
     NodeField::Produces,
@@ -486,6 +514,22 @@ impl<'a> ObjectReader<'a> {
         }
     }
 
+    /// A node's `enabled`: absent is an enabled stage; the compile writes the key only as
+    /// `false` (docs/decisions.md D14), so any other value is refused, `true` included.
+    fn enabled_flag(&self, key: &str) -> Result<bool, GraphRefusal> {
+        match self.get(key) {
+            None => Ok(true),
+            Some(RawJson::Bool(false)) => Ok(false),
+            Some(other) => Err(self.refusal(
+                key,
+                format!(
+                    "{} (expected false, or no key for an enabled stage)",
+                    other.shown()
+                ),
+            )),
+        }
+    }
+
     /// One of `allowed` (as written in the graph), parsed by `parse`; the refusal names them.
     fn enum_value<T>(
         &self,
@@ -691,7 +735,11 @@ fn read_graph(raw: &RawJson<'_>) -> Result<StageGraph, GraphRefusal> {
         first_with_slug.insert(slug, nodes.len());
         nodes.push(node);
     }
-    Ok(StageGraph { shape, nodes })
+    Ok(StageGraph {
+        shape,
+        nodes,
+        disabled: Vec::new(),
+    })
 }
 
 /// `stage "<slug>"` when the node has a string slug, else `node <n>`.
@@ -730,6 +778,10 @@ fn graph_shape(objects: &[(NodePlace<'_>, &Fields<'_>)]) -> GraphShape {
 fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, GraphRefusal> {
     fields.check_no_duplicate_key()?;
     let slug = fields.non_empty_string(NodeField::Slug.key())?.to_owned();
+    let plugin = fields
+        .optional_string(NodeField::Plugin.key())?
+        .map(str::to_owned);
+    let enabled = fields.enabled_flag(NodeField::Enabled.key())?;
     let phase = fields.enum_value(
         NodeField::Phase.key(),
         &Phase::ALL.map(Phase::as_str),
@@ -758,6 +810,8 @@ fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, 
         .collect::<Result<Vec<_>, GraphRefusal>>()?;
     Ok(GraphNode {
         slug,
+        plugin,
+        enabled,
         phase,
         for_each,
         produces,
@@ -939,6 +993,50 @@ mod tests {
         let mut per_unit = node("s", &json!([]));
         per_unit["for_each"] = json!("unit-of-work");
         assert!(parse(&json!([per_unit])).unwrap().nodes[0].is_per_unit());
+    }
+
+    /// The compile writes `enabled` only as `false` (D14); the loader sets such nodes aside
+    /// (D49). Any other value is one this version never wrote.
+    #[test]
+    fn enabled_is_read_strictly_and_disabled_nodes_are_set_aside() {
+        let mut off = node("off", &json!([]));
+        off["enabled"] = json!(false);
+        off["plugin"] = json!("extra");
+        let graph = parse(&json!([node("on", &json!([])), off.clone()])).unwrap();
+        assert_eq!(
+            graph
+                .nodes
+                .iter()
+                .map(|node| (node.slug.as_str(), node.enabled, node.plugin.as_deref()))
+                .collect::<Vec<_>>(),
+            [("on", true, None), ("off", false, Some("extra"))]
+        );
+        let set_aside = graph.with_disabled_set_aside();
+        assert_eq!(set_aside.nodes.len(), 1);
+        assert_eq!(set_aside.nodes[0].slug, "on");
+        assert_eq!(
+            set_aside.disabled_stage("off").unwrap().plugin.as_deref(),
+            Some("extra")
+        );
+        assert!(set_aside.disabled_stage("on").is_none());
+        for (value, shown) in [
+            (json!(true), "true"),
+            (json!("false"), "\"false\""),
+            (json!(0), "0"),
+            (json!(null), "null"),
+        ] {
+            let mut bad = node("s", &json!([]));
+            bad["enabled"] = value;
+            let found = refusal(&json!([bad]));
+            assert_eq!(found.key, "enabled");
+            assert_eq!(
+                found.value,
+                format!("{shown} (expected false, or no key for an enabled stage)")
+            );
+        }
+        let mut bad_plugin = node("s", &json!([]));
+        bad_plugin["plugin"] = json!(7);
+        assert_eq!(refusal(&json!([bad_plugin])).key, "plugin");
     }
 
     #[test]

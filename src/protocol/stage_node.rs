@@ -277,6 +277,11 @@ pub fn write_node_head(slug: &str, number: &str, name: &str, out: &mut String) {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GraphNode {
     pub slug: String,
+    /// The plugin that owns the stage, as the node names it (`None`: the core framework's).
+    pub plugin: Option<String>,
+    /// `false` when the compile's plugin selection disabled the stage (`"enabled": false`,
+    /// docs/decisions.md D14); the runtime's loader sets such nodes aside (D49).
+    pub enabled: bool,
     pub phase: Phase,
     pub for_each: Option<ForEach>,
     pub produces: Vec<String>,

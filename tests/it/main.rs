@@ -60,6 +60,9 @@
 //!   100 plugins;
 //! - `plugin_selection`: `harness.json` `plugins` at compile, byte for byte with the reference
 //!   compile (Bun), the closure check and the strict reading of the key;
+//! - `disabled_stages`: the stages that selection disables, at run time: the write hook fires
+//!   nothing for them, a gate asked for one refuses with the fix, a check over every stage says
+//!   how many it skipped (D49);
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
 //!   hooks, the 2.6.54 reference install's and a malformed one;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
@@ -74,6 +77,7 @@ mod ci_formats;
 mod ci_reports;
 mod compile;
 mod compile_fuzz;
+mod disabled_stages;
 mod docs;
 mod doctor;
 mod engine;
