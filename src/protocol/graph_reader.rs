@@ -44,6 +44,10 @@ impl StageGraph {
     /// the graph, but kept, so that a command asked about one can say why it is not there.
     #[must_use]
     pub fn with_disabled_set_aside(self) -> StageGraph {
+        // Most graphs select every plugin: nothing to move, no second vector.
+        if self.nodes.iter().all(|node| node.enabled) {
+            return self;
+        }
         let (nodes, disabled): (Vec<GraphNode>, Vec<GraphNode>) =
             self.nodes.into_iter().partition(|node| node.enabled);
         StageGraph {
