@@ -58,6 +58,8 @@
 //! - `plugins`: `aidlc plugin add|remove|list|sync`: the reference's plugin composed as the
 //!   reference composer composes it (Bun), idempotence, removal, kills, the guards, git sources,
 //!   100 plugins;
+//! - `plugin_owner`: issue 29 item 4: `aidlc sensors` names each sensor's plugin, and gate
+//!   reports name the plugin of the stage behind each finding, in every format;
 //! - `plugin_selection`: `harness.json` `plugins` at compile, byte for byte with the reference
 //!   compile (Bun), the closure check and the strict reading of the key;
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
@@ -94,6 +96,7 @@ mod layering;
 mod learnings;
 mod ledger_integrity;
 mod lsp;
+mod plugin_owner;
 mod plugin_selection;
 mod plugins;
 mod receipts;
