@@ -159,8 +159,9 @@ impl RawJson<'_> {
 
 /// The node keys the reader reads; the value of any other key is [`RawJson::Unread`]. Reading a
 /// key that is not listed here finds it unread, which a test guards.
-const READ_NODE_FIELDS: [NodeField; 7] = [
+const READ_NODE_FIELDS: [NodeField; 8] = [
     NodeField::Slug,
+    NodeField::Plugin,
     NodeField::Phase,
     NodeField::ForEach,
     NodeField::Produces,
@@ -756,6 +757,9 @@ fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, 
         .iter()
         .map(|entry| read_sensor_entry(entry, shape))
         .collect::<Result<Vec<_>, GraphRefusal>>()?;
+    let plugin = fields
+        .optional_string(NodeField::Plugin.key())?
+        .map(str::to_owned);
     Ok(GraphNode {
         slug,
         phase,
@@ -764,6 +768,7 @@ fn read_node(fields: &ObjectReader<'_>, shape: GraphShape) -> Result<GraphNode, 
         optional_produces,
         consumes,
         sensors_applicable,
+        plugin,
     })
 }
 

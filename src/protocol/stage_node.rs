@@ -283,6 +283,8 @@ pub struct GraphNode {
     pub optional_produces: Vec<String>,
     pub consumes: Vec<GraphConsume>,
     pub sensors_applicable: Vec<SensorEntry>,
+    /// The plugin the stage belongs to (the node's `plugin` key); `None` for a core stage.
+    pub plugin: Option<String>,
 }
 
 impl GraphNode {
