@@ -246,6 +246,18 @@ fn gate_findings_name_the_plugin_of_their_stage_in_every_format() {
 
     let json: Value =
         serde_json::from_str(&gate_check(&project, &["--format", "json"]).stdout).unwrap();
+    let report_schema = project.run(&["schema", "gate-report"]);
+    let report_schema: Value = serde_json::from_str(&report_schema.stdout).unwrap();
+    let report_validator = jsonschema::draft202012::new(&report_schema).unwrap();
+    let errors: Vec<String> = report_validator
+        .iter_errors(&json)
+        .map(|error| format!("{error} at {}", error.instance_path()))
+        .collect();
+    assert_eq!(
+        errors,
+        Vec::<String>::new(),
+        "`aidlc schema gate-report` accepts the plugin key"
+    );
     let fires = json["fires"].as_array().unwrap();
     for fire in fires {
         match fire["stage"].as_str().unwrap() {
@@ -263,6 +275,27 @@ fn gate_findings_name_the_plugin_of_their_stage_in_every_format() {
 
     let sarif: Value =
         serde_json::from_str(&gate_check(&project, &["--format", "sarif"]).stdout).unwrap();
+    let sarif_schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/sarif/sarif-schema-2.1.0.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let sarif_validator = jsonschema::draft4::options()
+        .should_validate_formats(true)
+        .build(&sarif_schema)
+        .unwrap();
+    let errors: Vec<String> = sarif_validator
+        .iter_errors(&sarif)
+        .map(|error| format!("{error} at {}", error.instance_path()))
+        .collect();
+    assert_eq!(
+        errors,
+        Vec::<String>::new(),
+        "the SARIF 2.1.0 schema accepts properties.plugin"
+    );
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     insta::assert_snapshot!(
         "gate_sarif_results",
