@@ -158,6 +158,13 @@ pub enum Command {
     /// pairings, the hooks registered with the harness, the Node tools, the ledger. Exits 1
     /// when a row fails. Writes nothing.
     Doctor(DoctorArgs),
+    /// List the sensors with the plugin each comes from, or describe one (`aidlc sensors ID`).
+    ///
+    /// Shows what `engine sensor list` and `engine sensor describe` show (the manifests as they
+    /// are on disk now) plus each sensor's plugin: the plugin `aidlc.lock.json` records as the
+    /// owner of its manifest, or `aidlc` for the core framework's. `--format json` prints an
+    /// array of sensors (one object with an ID), each with a `plugin` key.
+    Sensors(SensorsArgs),
     /// Draw the stage graph: Mermaid (default), Graphviz dot, or JSON.
     ///
     /// Phases are clusters, arrows go from each required stage to the stage that requires it
@@ -217,6 +224,26 @@ pub struct DoctorArgs {
 // No doc comments on the variants: clap would show them as the values' help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DoctorFormat {
+    Human,
+    Json,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct SensorsArgs {
+    /// Describe this sensor only (its `key: value` lines, then `plugin:`).
+    #[arg(value_name = "ID")]
+    pub id: Option<String>,
+    /// `human` (a line per sensor: id, kind, plugin and description, tab-separated) or `json`.
+    #[arg(long, value_enum, default_value_t = SensorsFormat::Human)]
+    pub format: SensorsFormat,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+//
+// No doc comments on the variants: clap would show them as the values' help.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SensorsFormat {
     Human,
     Json,
 }

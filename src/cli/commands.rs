@@ -66,6 +66,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Hook(args) => crate::cli::hook_settings::run(&args),
         Command::Plugin(args) => crate::cli::plugin::run(&args.command),
         Command::Doctor(args) => crate::cli::doctor::run(&args),
+        Command::Sensors(args) => crate::cli::sensors::run(&args),
         Command::Schema(args) => schema(&args),
         Command::Completions(args) => completions(&args),
         Command::Man(args) => man(&args),
@@ -99,6 +100,7 @@ fn runs_sensor_workers(command: &Command) -> bool {
         | Command::Hook(_)
         | Command::Plugin(_)
         | Command::Doctor(_)
+        | Command::Sensors(_)
         | Command::Graph(_)
         | Command::Schema(_)
         | Command::Completions(_)

@@ -215,6 +215,14 @@ pub fn exit_statuses(path: &[&str]) -> Option<&'static [Status]> {
                 "no project, or the `GUARDRAIL_LOADED` row could not be recorded",
             ),
         ],
+        ["sensors"] => &[
+            (0, "the sensors are listed, or the one named is described"),
+            (1, "a sensor manifest has errors (they are printed)"),
+            (
+                2,
+                "no sensor has that id, the lock file cannot be read, or no project",
+            ),
+        ],
         ["graph"] => &[
             (0, "the graph is drawn"),
             (1, "the sources have compile errors (nothing is drawn)"),

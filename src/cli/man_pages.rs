@@ -310,6 +310,7 @@ const PROJECT_COMMANDS: &[&str] = &[
     "lsp",
     "graph",
     "doctor",
+    "sensors",
     "hook install",
     "engine",
     "gate check",

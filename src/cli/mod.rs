@@ -16,6 +16,7 @@ mod printer;
 mod project;
 mod quick_parse;
 mod sensor_usage;
+mod sensors;
 mod watch_loop;
 
 pub use args::{Cli, Command, Format, command};

@@ -85,6 +85,8 @@ pub struct PlannedUnit {
     pub severity: Severity,
     /// Project-relative, `/` separators, as the report names it.
     pub deliverable: Utf8PathBuf,
+    /// The plugin of the stage, as the report names it (D50).
+    pub plugin: Option<String>,
 }
 
 /// The check of some records, planned and not yet run.
@@ -222,6 +224,7 @@ impl PlannedCheck {
                 sensor_id: fire.sensor_id.clone(),
                 severity: fire.severity,
                 deliverable: relative(project_dir, &fire.deliverable),
+                plugin: fire.plugin.clone(),
             })
             .collect();
         let unrun = Self {

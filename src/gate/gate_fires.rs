@@ -53,6 +53,8 @@ pub struct PlannedFire {
     pub deliverable: Utf8PathBuf,
     /// Its place in the whole (unsharded) plan, from 0.
     pub plan_index: usize,
+    /// The plugin of the stage (the graph node's `plugin`); `None` for a core stage.
+    pub plugin: Option<String>,
 }
 
 /// What planning one intent found.
@@ -263,6 +265,7 @@ pub fn plan_entry(
             severity: entry.default_severity,
             deliverable: deliverable.clone(),
             plan_index,
+            plugin: node.plugin.clone(),
         });
     }
 }
@@ -686,6 +689,7 @@ pub(crate) fn gate_fire_of(
         duration: started.elapsed(),
         stderr_tail: last_lines(&fired.stderr_tail, STDERR_LINES_KEPT),
         plan_index: planned.plan_index,
+        plugin: planned.plugin.clone(),
     }
 }
 

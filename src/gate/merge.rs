@@ -119,6 +119,17 @@ pub fn check_against_plan(
                 unit.stage
             )));
         }
+        if unit.plugin != fire.plugin {
+            return Err(refuse(format!(
+                "{shard}: fire {} ({} on {}) names plugin {} for stage {} in the report, but the project's graph gives {}",
+                fire.plan_index,
+                fire.sensor_id,
+                fire.deliverable,
+                fire.plugin.as_deref().unwrap_or("(none, a core stage)"),
+                fire.stage,
+                unit.plugin.as_deref().unwrap_or("none (a core stage)")
+            )));
+        }
         if unit.severity != fire.severity {
             return Err(refuse(format!(
                 "{shard}: fire {} ({} on {}) is {} in the report, but the project's graph makes it {}",
@@ -209,6 +220,7 @@ pub fn merge_reports(shards: &[(String, GateReport)]) -> Result<GateReport, Merg
         }
         check_shared(first_name, first, name, report)?;
     }
+    check_stage_plugins(shards)?;
     let missing: Vec<String> = (1..=count)
         .filter(|index| !by_index.contains_key(index))
         .map(|index| format!("{index}/{count}"))
@@ -259,6 +271,34 @@ pub fn merge_reports(shards: &[(String, GateReport)]) -> Result<GateReport, Merg
         }
     }
     Ok(merged)
+}
+
+/// Every fire of a stage names the same plugin (or none) in every shard (D50): shards that
+/// disagree were made from different graphs or edited, and the merge names both.
+fn check_stage_plugins(shards: &[(String, GateReport)]) -> Result<(), MergeError> {
+    let mut seen: BTreeMap<&str, (Option<&str>, &str)> = BTreeMap::new();
+    for (name, report) in shards {
+        for fire in &report.fires {
+            let plugin = fire.plugin.as_deref();
+            let (first_plugin, first_name) =
+                *seen.entry(&fire.stage).or_insert((plugin, name.as_str()));
+            if first_plugin != plugin {
+                let named = |plugin: Option<&str>| {
+                    plugin.map_or_else(
+                        || "no plugin (core)".to_owned(),
+                        |p| format!("plugin \"{p}\""),
+                    )
+                };
+                return Err(refuse(format!(
+                    "{first_name} and {name} disagree about the plugin of stage {}: {} in {first_name}, {} in {name}; merge the reports of one `aidlc gate check --shard K/N` matrix run on one commit",
+                    fire.stage,
+                    named(first_plugin),
+                    named(plugin)
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What every shard of one plan must have in common.
@@ -437,6 +477,11 @@ impl Reader<'_> {
                 .optional_string(&fire["stderr_tail"], "fires[].stderr_tail")?
                 .unwrap_or_default(),
             plan_index: self.usize_of(&fire["plan_index"], "fires[].plan_index")?,
+            // Absent on a core stage's fire; when present, a string (D50).
+            plugin: match fire.get("plugin") {
+                None => None,
+                Some(plugin) => Some(self.string(plugin, "fires[].plugin")?),
+            },
         };
         self.check_findings_of(&gate_fire, self.u64_at(fire, "findings_count")?)?;
         Ok(gate_fire)

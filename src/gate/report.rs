@@ -181,6 +181,9 @@ pub struct GateFire {
     /// This fire's place in the whole (unsharded) plan, from 0: the order of the report, and
     /// how `aidlc gate merge` puts shards back together.
     pub plan_index: usize,
+    /// The plugin of the stage that fired it (the graph node's `plugin`); `None` for a core
+    /// stage, whose report lines stay as they were (D50).
+    pub plugin: Option<String>,
 }
 
 /// The reason of a blocking fire whose deliverable changed under it.

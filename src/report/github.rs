@@ -188,6 +188,17 @@ fn gate_annotation(report: &GateReport, problem: &Problem<'_>) -> Annotation {
 }
 
 fn fire_annotations(report: &GateReport, fire: &GateFire) -> Vec<Annotation> {
+    // D50: a plugin stage's annotations say so in their title; a core stage's are unchanged.
+    let gate_annotation = |report: &GateReport, problem: &Problem<'_>| match &fire.plugin {
+        Some(plugin) => gate_annotation(
+            report,
+            &Problem {
+                title: Some(Cow::Owned(format!("{} [plugin {plugin}]", problem.title()))),
+                ..problem.clone()
+            },
+        ),
+        None => gate_annotation(report, problem),
+    };
     let level = Level::from(fire.severity);
     let on_deliverable = |message: String| Problem {
         location: Some(Location::file(&fire.deliverable)),

@@ -77,7 +77,7 @@ fn fire_issues(
 ) -> Vec<Value> {
     let blocking = fire.severity == Severity::Blocking;
     let deliverable = report.repository_path(&fire.deliverable);
-    match fire.outcome() {
+    let issues = match fire.outcome() {
         Outcome::Passed => Vec::new(),
         Outcome::Failed if fire.findings.is_empty() => vec![issue(
             &failed_without_findings_message(fire),
@@ -123,7 +123,23 @@ fn fire_issues(
                 None,
             )]
         }
+    };
+    with_plugin(issues, fire)
+}
+
+/// D50: a plugin stage's issues end their description with ` [plugin <name>]` (the one field
+/// GitLab shows that can hold it); a core stage's are unchanged, and no fingerprint moves.
+fn with_plugin(mut issues: Vec<Value>, fire: &GateFire) -> Vec<Value> {
+    if let Some(plugin) = &fire.plugin {
+        for issue in &mut issues {
+            if let Some(Value::String(description)) = issue.get_mut("description") {
+                description.push_str(" [plugin ");
+                description.push_str(plugin);
+                description.push(']');
+            }
+        }
     }
+    issues
 }
 
 fn issue(

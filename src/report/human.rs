@@ -481,7 +481,16 @@ fn fire_note(fire: &GateFire, report: &GateReport, style: &HumanStyle<'_>) -> St
         (None, false) => note.push_str("; details not recorded (--no-record)"),
         (None, true) => {}
     }
+    push_plugin(&mut note, fire);
     note
+}
+
+/// ` [plugin <name>]` at the end of a plugin stage's header (D50); a core stage's header is
+/// unchanged.
+fn push_plugin(header: &mut String, fire: &GateFire) {
+    if let Some(plugin) = &fire.plugin {
+        let _ = write!(header, " [plugin {plugin}]");
+    }
 }
 
 /// The problem of one finding: the sensor as the rule, the finding's rule as the label of a
@@ -532,6 +541,7 @@ fn not_evaluated_problem(fire: &GateFire) -> (String, Problem<'_>) {
     if fire.severity == Severity::Blocking {
         header.push_str("; a blocking sensor that was not evaluated does not pass the gate");
     }
+    push_plugin(&mut header, fire);
     let problem = Problem {
         location: Some(Location::file(&fire.deliverable)),
         help: not_evaluated_help(fire).map(Cow::Owned),

@@ -170,7 +170,7 @@ fn json_fire(fire: &GateFire) -> Value {
         }
         _ => Value::Null,
     };
-    json!({
+    let mut value = json!({
         "plan_index": fire.plan_index,
         "stage": fire.stage,
         "sensor_id": fire.sensor_id,
@@ -185,7 +185,13 @@ fn json_fire(fire: &GateFire) -> Value {
         "duration_ms": duration_ms(fire.duration),
         "stderr_tail": (!fire.stderr_tail.is_empty()).then_some(fire.stderr_tail.as_str()),
         "findings": fire.findings.iter().map(json_finding).collect::<Vec<_>>(),
-    })
+    });
+    // D50: the plugin follows the other keys, and only on a plugin stage's fire, so that a
+    // report of core stages is what it was.
+    if let Some(plugin) = &fire.plugin {
+        value["plugin"] = json!(plugin);
+    }
+    value
 }
 
 fn json_finding(finding: &Finding) -> Value {

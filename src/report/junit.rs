@@ -43,6 +43,8 @@ struct Case {
 /// The property that counts a suite's advisory findings, and the one each of them gets.
 const ADVISORY_COUNT_PROPERTY: &str = "aidlc.advisory-findings";
 const ADVISORY_FINDING_PROPERTY: &str = "aidlc.advisory-finding";
+/// The suite property naming the plugin of a plugin stage's suite (D50).
+const PLUGIN_PROPERTY: &str = "aidlc.plugin";
 
 /// An advisory fire's findings: the case's `system-out`, saying they do not fail the gate (no
 /// `failure`, so that a dashboard does not mark the build unstable for them).
@@ -103,13 +105,18 @@ pub fn render_junit(report: &GateReport, strict: bool) -> String {
         seconds(report.duration),
     );
     for (name, cases) in &suites {
-        write_suite(&mut xml, name, cases);
+        let plugin = report
+            .fires
+            .iter()
+            .find(|fire| fire.stage == *name)
+            .and_then(|fire| fire.plugin.as_deref());
+        write_suite(&mut xml, name, plugin, cases);
     }
     xml.push_str("</testsuites>");
     xml
 }
 
-fn write_suite(xml: &mut String, name: &str, cases: &[Case]) {
+fn write_suite(xml: &mut String, name: &str, plugin: Option<&str>, cases: &[Case]) {
     let time: Duration = cases.iter().map(|case| case.time).sum();
     let _ = writeln!(
         xml,
@@ -125,19 +132,31 @@ fn write_suite(xml: &mut String, name: &str, cases: &[Case]) {
         .iter()
         .flat_map(|case| &case.advisory_findings)
         .collect();
+    if !advisory.is_empty() || plugin.is_some() {
+        xml.push_str("    <properties>\n");
+    }
+    if let Some(plugin) = plugin {
+        let _ = writeln!(
+            xml,
+            "      <property name=\"{PLUGIN_PROPERTY}\" value=\"{}\"/>",
+            attribute(plugin)
+        );
+    }
     if !advisory.is_empty() {
         let _ = writeln!(
             xml,
-            "    <properties>\n      <property name=\"{ADVISORY_COUNT_PROPERTY}\" value=\"{}\"/>",
+            "      <property name=\"{ADVISORY_COUNT_PROPERTY}\" value=\"{}\"/>",
             advisory.len()
         );
-        for finding in advisory {
+        for finding in &advisory {
             let _ = writeln!(
                 xml,
                 "      <property name=\"{ADVISORY_FINDING_PROPERTY}\" value=\"{}\"/>",
                 attribute(finding)
             );
         }
+    }
+    if !advisory.is_empty() || plugin.is_some() {
         xml.push_str("    </properties>\n");
     }
     for case in cases {

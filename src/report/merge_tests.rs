@@ -35,6 +35,7 @@ fn shard_reports(count: u64) -> (GateReport, Vec<(String, GateReport)>) {
             duration: Duration::from_millis(2),
             stderr_tail: String::new(),
             plan_index: index,
+            plugin: None,
         })
         .collect();
     let whole = GateReport {
@@ -91,6 +92,39 @@ fn shards_of_one_two_and_five_merge_into_the_whole() {
             "{count} shards"
         );
     }
+}
+
+#[test]
+fn a_stage_s_plugin_is_carried_through_and_shards_that_disagree_about_it_are_refused() {
+    let (_, mut shards) = shard_reports(2);
+    for (_, report) in &mut shards {
+        for fire in &mut report.fires {
+            fire.plugin = Some("acme".to_owned());
+        }
+    }
+    let merged = merge_reports(&shards).unwrap();
+    assert!(
+        merged
+            .fires
+            .iter()
+            .all(|fire| fire.plugin.as_deref() == Some("acme"))
+    );
+    let read_back = read_report("merged", &render_json(&merged)).unwrap();
+    assert_eq!(read_back.fires, merged.fires);
+
+    shards[1].1.fires[0].plugin = Some("other".to_owned());
+    let error = merge_reports(&shards).unwrap_err();
+    assert_eq!(
+        error.0,
+        "shard-1.json and shard-2.json disagree about the plugin of stage s: plugin \"acme\" in shard-1.json, plugin \"other\" in shard-2.json; merge the reports of one `aidlc gate check --shard K/N` matrix run on one commit"
+    );
+    shards[1].1.fires[0].plugin = None;
+    let error = merge_reports(&shards).unwrap_err();
+    assert!(
+        error.0.contains("no plugin (core) in shard-2.json"),
+        "{}",
+        error.0
+    );
 }
 
 #[test]

@@ -197,6 +197,7 @@ pub(crate) mod test_reports {
             duration: Duration::from_micros(12_345),
             stderr_tail: String::new(),
             plan_index: 0,
+            plugin: None,
         }
     }
 

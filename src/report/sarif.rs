@@ -557,6 +557,9 @@ fn sarif_fire_properties(fire: &GateFire, finding_rule: Option<&str>) -> Value {
     properties.insert("severity".to_owned(), json!(fire.severity.as_str()));
     properties.insert("result".to_owned(), json!(fire.outcome().as_str()));
     properties.insert("deliverable".to_owned(), json!(fire.deliverable.as_str()));
+    if let Some(plugin) = &fire.plugin {
+        properties.insert("plugin".to_owned(), json!(plugin));
+    }
     if let Some(rule) = finding_rule {
         properties.insert("findingRule".to_owned(), json!(rule));
     }

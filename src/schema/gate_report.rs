@@ -190,6 +190,9 @@ pub struct Fire {
     pub stderr_tail: Option<String>,
     /// Every finding the sensor reported, each with its own message and location.
     pub findings: Vec<Finding>,
+    /// The plugin of the stage that fired it (the graph node's `plugin`); absent on a core
+    /// stage's fire.
+    pub plugin: Option<String>,
 }
 
 /// A fire stopped at its budget.

@@ -58,6 +58,8 @@
 //! - `plugins`: `aidlc plugin add|remove|list|sync`: the reference's plugin composed as the
 //!   reference composer composes it (Bun), idempotence, removal, kills, the guards, git sources,
 //!   100 plugins;
+//! - `plugin_owner`: issue 29 item 4: `aidlc sensors` names each sensor's plugin, and gate
+//!   reports name the plugin of the stage behind each finding, in every format;
 //! - `plugin_selection`: `harness.json` `plugins` at compile, byte for byte with the reference
 //!   compile (Bun), the closure check and the strict reading of the key;
 //! - `disabled_stages`: the stages that selection disables, at run time: the write hook fires
@@ -98,6 +100,7 @@ mod layering;
 mod learnings;
 mod ledger_integrity;
 mod lsp;
+mod plugin_owner;
 mod plugin_selection;
 mod plugins;
 mod receipts;

@@ -1,0 +1,164 @@
+//! `aidlc sensors [ID] [--format human|json]`: what `engine sensor list|describe` show, plus
+//! the plugin each sensor comes from (docs/decisions.md D50). The engine's own lines stay the
+//! reference's (D47); this command is where people and tools see the plugin.
+//!
+//! A sensor's plugin is the one the lock file (`aidlc.lock.json`) records as owning its
+//! manifest; every other manifest is the core framework's, named `aidlc` as the reference's
+//! plugin selection names it. An unreadable lock is an error (exit 2), never "all core".
+
+use serde::Serialize;
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{Format, SensorsArgs, SensorsFormat};
+use crate::cli::printer::{Printer, error_line};
+use crate::cli::project::{resolve_layout, usable_registry};
+use crate::dispatch::registry::{LiveRegistry, LiveSensor};
+use crate::plugin::lock_file::{Lock, read_lock};
+use crate::protocol::selection::FireOn;
+use crate::stage_graph::plugins_key::CORE_PLUGIN;
+
+/// One sensor as `aidlc sensors --format json` prints it: the keys in this order, the optional
+/// ones left out when the manifest has none.
+#[derive(Debug, Serialize)]
+struct SensorRow<'a> {
+    id: &'a str,
+    kind: &'a str,
+    plugin: &'a str,
+    command: &'a str,
+    default_severity: &'a str,
+    fire_on: &'a str,
+    description: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    category: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matches: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    timeout_seconds: Option<u64>,
+    path: &'a str,
+}
+
+impl<'a> SensorRow<'a> {
+    fn of(sensor: &'a LiveSensor, lock: &'a Lock) -> Self {
+        let manifest = &sensor.manifest;
+        Self {
+            id: &manifest.id,
+            kind: &manifest.kind,
+            plugin: plugin_of(sensor, lock),
+            command: &manifest.command,
+            default_severity: manifest.default_severity.as_str(),
+            fire_on: manifest.fire_on.as_str(),
+            description: &manifest.description,
+            category: manifest.category.as_deref(),
+            matches: manifest.matches.as_deref(),
+            timeout_seconds: manifest.timeout_seconds,
+            path: &sensor.registry_path,
+        }
+    }
+
+    /// `engine sensor describe`'s lines (D47), then `plugin: <name>`.
+    fn described(&self) -> String {
+        let mut lines = vec![
+            format!("id: {}", self.id),
+            format!("kind: {}", self.kind),
+            format!("command: {}", self.command),
+            format!("default_severity: {}", self.default_severity),
+        ];
+        if self.fire_on == FireOn::Gate.as_str() {
+            lines.push("fire_on: gate".to_owned());
+        }
+        lines.push(format!("description: {}", self.description));
+        if let Some(category) = self.category {
+            lines.push(format!("category: {category}"));
+        }
+        if let Some(matches) = self.matches {
+            lines.push(format!("matches: {matches}"));
+        }
+        if let Some(timeout) = self.timeout_seconds {
+            lines.push(format!("timeout_seconds: {timeout}"));
+        }
+        lines.push(format!("path: {}", self.path));
+        lines.push(format!("plugin: {}", self.plugin));
+        lines.join("\n")
+    }
+}
+
+/// The plugin whose tree the manifest was copied from, or the core's.
+fn plugin_of<'a>(sensor: &LiveSensor, lock: &'a Lock) -> &'a str {
+    lock.owner_of(&sensor.registry_path).unwrap_or(CORE_PLUGIN)
+}
+
+pub fn run(args: &SensorsArgs) -> ExitStatus {
+    let printer = Printer::new(Format::Human, false);
+    let layout = match resolve_layout(&args.project, &printer) {
+        Ok(layout) => layout,
+        Err(status) => return status,
+    };
+    let Some(registry) = usable_registry(&layout, &printer) else {
+        return ExitStatus::Failure;
+    };
+    let lock =
+        match read_lock(&layout.project_dir, layout.harness.dir_name()) {
+            Ok(lock) => lock,
+            Err(problem) => {
+                error_line(
+                    &printer,
+                    &problem.headline(),
+                    Some(problem.help.as_deref().unwrap_or(
+                        "fix or restore the lock file; `aidlc plugin sync` rewrites it",
+                    )),
+                );
+                return ExitStatus::Error;
+            }
+        };
+    if let Some(id) = &args.id {
+        return describe_one(&registry, &lock, id, args.format, &printer);
+    }
+    let rows: Vec<SensorRow<'_>> = registry
+        .sensors
+        .values()
+        .map(|sensor| SensorRow::of(sensor, &lock))
+        .collect();
+    match args.format {
+        SensorsFormat::Human => {
+            for row in &rows {
+                printer.out(&format!(
+                    "{}\t{}\t{}\t{}",
+                    row.id, row.kind, row.plugin, row.description
+                ));
+            }
+        }
+        SensorsFormat::Json => printer.out(&json_text(&rows)),
+    }
+    ExitStatus::Success
+}
+
+fn describe_one(
+    registry: &LiveRegistry,
+    lock: &Lock,
+    id: &str,
+    format: SensorsFormat,
+    printer: &Printer,
+) -> ExitStatus {
+    let Some(sensor) = registry.sensors.get(id) else {
+        error_line(
+            printer,
+            &format!(
+                "unknown sensor id: \"{id}\". Known ids: {}",
+                registry.known_ids()
+            ),
+            Some("`aidlc sensors` lists them"),
+        );
+        return ExitStatus::Error;
+    };
+    let row = SensorRow::of(sensor, lock);
+    match format {
+        SensorsFormat::Human => printer.out(&row.described()),
+        SensorsFormat::Json => printer.out(&json_text(&row)),
+    }
+    ExitStatus::Success
+}
+
+fn json_text(value: &impl Serialize) -> String {
+    serde_json::to_string_pretty(value)
+        .unwrap_or_else(|error| unreachable!("rows of strings and numbers serialise: {error}"))
+}
