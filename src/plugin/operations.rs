@@ -653,6 +653,31 @@ pub fn add(
     })
 }
 
+/// A plugin to remove that `harness.json`'s `plugins` still names is refused before any write
+/// (docs/decisions.md D51): the selection would name a plugin that is not composed, which the
+/// compile refuses, so the removal could only roll back.
+fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, PluginError> {
+    let path = harness_json(layout);
+    let Some(selected) = selection::read_selection(&path)? else {
+        return Ok(Vec::new());
+    };
+    let shown = layout.display(&path);
+    Ok(names
+        .iter()
+        .filter(|name| selected.contains(*name))
+        .map(|name| {
+            Problem::new(format!(
+                "is still selected: {shown}'s `plugins` names it, and a selection may name only composed plugins"
+            ))
+            .of_plugin(name)
+            .at_path(shown.clone())
+            .with_help(format!(
+                "remove \"{name}\" from `plugins` in {shown}, then run `aidlc plugin remove {name}` again"
+            ))
+        })
+        .collect())
+}
+
 /// `aidlc plugin remove NAME…`.
 pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, PluginError> {
     compose_under_lock(layout, None, |previous| {
@@ -671,6 +696,7 @@ pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, Plugi
                 );
             }
         }
+        problems.extend(still_selected(layout, names)?);
         for (name, record) in &previous.plugins {
             if names.contains(name) {
                 continue;

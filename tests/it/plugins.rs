@@ -1240,3 +1240,56 @@ fn a_no_op_sync_is_proved_by_its_record_and_any_plugin_file_change_recomposes() 
     after.remove(".claude/tools/data/.aidlc-compile-fingerprint");
     assert_same(&before, &after, "after remove");
 }
+
+/// docs/decisions.md D51: removing a plugin that `harness.json`'s `plugins` still names is
+/// refused before any write, naming the file and the fix; once the name is taken out of the
+/// selection by hand, the removal goes through.
+#[test]
+fn removing_a_plugin_the_selection_still_names_is_refused_before_any_write() {
+    let project = TestProject::default_framework();
+    let harness_json = ".claude/tools/data/harness.json";
+    project.write(
+        harness_json,
+        "{\n  \"harnessDir\": \".claude\",\n  \"plugins\": [\"aidlc\", \"acme\"]\n}\n",
+    );
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    ok(&project.run(&["plugin", "add", root.as_str()]), "add");
+    let composed = snapshot(&project.root);
+    let composed_folders = folders(&project.root);
+
+    let refused = project.run(&["plugin", "remove", "acme"]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(
+            "plugin \"acme\": .claude/tools/data/harness.json: is still selected: .claude/tools/data/harness.json's `plugins` names it"
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains(
+            "remove \"acme\" from `plugins` in .claude/tools/data/harness.json, then run `aidlc plugin remove acme` again"
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("nothing was written"),
+        "{}",
+        refused.stderr
+    );
+    assert_same(&composed, &snapshot(&project.root), "a refused removal");
+    assert_eq!(composed_folders, folders(&project.root));
+    assert!(!project.exists(".aidlc-plugin-journal"));
+
+    project.write(
+        harness_json,
+        "{\n  \"harnessDir\": \".claude\",\n  \"plugins\": [\"aidlc\"]\n}\n",
+    );
+    ok(
+        &project.run(&["plugin", "remove", "acme"]),
+        "remove once deselected",
+    );
+    assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
+}
