@@ -162,6 +162,9 @@ pub struct ScopeCatalog {
     /// The plugin each scope declares (`plugin:`), for the scopes that declare one; the others
     /// are the core's (docs/decisions.md D14).
     pub owners: BTreeMap<String, String>,
+    /// The scopes that declare `freeform_default: true`, by name, with the file and the span
+    /// of the value (at most one enabled scope may, docs/decisions.md D51).
+    pub freeform_defaults: BTreeMap<String, (camino::Utf8PathBuf, std::ops::Range<usize>)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -242,6 +245,14 @@ pub fn scope_catalog(db: &dyn salsa::Database) -> ScopeCatalog {
                 .filter(|(plugin, _)| !plugin.is_empty())
             {
                 catalog.owners.insert(fields.name.clone(), plugin);
+            }
+            if let Some((_, span)) = fields
+                .scalar("freeform_default")
+                .filter(|(value, _)| value == "true")
+            {
+                catalog
+                    .freeform_defaults
+                    .insert(fields.name.clone(), (path.clone(), span));
             }
         }
     }

@@ -110,7 +110,7 @@ impl std::fmt::Display for Stale {
 
 /// The identity of this build: version plus the executable's size and modification time, so a
 /// rebuilt binary of the same version never trusts an older build's record.
-fn tool_identity() -> String {
+pub(crate) fn tool_identity() -> String {
     let executable = std::env::current_exe()
         .ok()
         .and_then(|path| std::fs::metadata(path).ok())
@@ -126,7 +126,7 @@ fn tool_identity() -> String {
     }
 }
 
-fn layout_identity(layout: &Layout) -> Vec<String> {
+pub(crate) fn layout_identity(layout: &Layout) -> Vec<String> {
     [
         layout.project_dir.as_str(),
         layout.harness.name(),

@@ -174,7 +174,14 @@ fn report_composition(
         outcome.plugins.join(", ")
     };
     if outcome.written.is_empty() && outcome.removed.is_empty() {
-        printer.status(&format!("up to date: {plugins} composed; nothing changed"));
+        let proof = if outcome.proved_by_record {
+            " (no plugin or install file changed since the last sync)"
+        } else {
+            ""
+        };
+        printer.status(&format!(
+            "up to date: {plugins} composed; nothing changed{proof}"
+        ));
         return ExitStatus::Success;
     }
     let mut line = format!(

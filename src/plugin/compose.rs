@@ -60,6 +60,10 @@ pub struct Plan {
     pub warnings: Vec<Problem>,
     /// Whether a file the compile reads (or the conductor derives from) changes.
     pub install_changed: bool,
+    /// Every install file the plan read or looked for, absolute (the sync record's inputs).
+    pub read_files: Vec<Utf8PathBuf>,
+    /// Every install folder the plan listed, absolute.
+    pub listed_folders: Vec<Utf8PathBuf>,
 }
 
 /// Order `chosen` dependencies first, then by name; refuse a dependency that is not chosen or
@@ -1086,6 +1090,13 @@ fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
             changes.push((layout.project_dir.join(&path), desired));
         }
     }
+    let read_files = planner
+        .disk_reads
+        .borrow()
+        .keys()
+        .map(|relative| planner.absolute(relative))
+        .collect();
+    let listed_folders = planner.rosters.keys().cloned().collect();
     let lock_path = lock_file::lock_path(&layout.project_dir);
     let desired_lock = (!lock.plugins.is_empty()).then(|| lock.to_bytes());
     if desired_lock != std::fs::read(&lock_path).ok() {
@@ -1097,6 +1108,8 @@ fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
         lock,
         warnings: planner.warnings,
         install_changed,
+        read_files,
+        listed_folders,
     }
 }
 

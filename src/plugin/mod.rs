@@ -27,6 +27,7 @@
 //! - [`compose`]: the plan (every file's target bytes) from the base and the plugins;
 //! - [`journal`]: the multi-file commit that a `kill -9` cannot tear;
 //! - [`conductor`]: the install's own runner and skill-table generators, run under Bun;
+//! - [`sync_record`]: the `stat` record that proves a sync would change nothing (D51);
 //! - [`operations`]: the four commands, under the workspace lock.
 //!
 //! Invariants:
@@ -50,6 +51,7 @@ pub mod selection;
 pub mod sidecar;
 pub mod source;
 pub mod splice;
+pub mod sync_record;
 pub mod tree;
 
 use camino::Utf8PathBuf;

@@ -20,7 +20,7 @@ use crate::plugin::journal::{self, Recovery, Transaction};
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, SourceKind};
 use crate::plugin::source::{self, SourceSpec};
 use crate::plugin::tree::{self, PluginTree};
-use crate::plugin::{PluginError, Problem, conductor, selection};
+use crate::plugin::{PluginError, Problem, conductor, selection, sync_record};
 
 /// Test hook: pause this many milliseconds after each change of a transaction.
 pub const PAUSE_VARIABLE: &str = "AIDLC_TEST_PLUGIN_PAUSE_MS";
@@ -39,6 +39,8 @@ pub struct ComposeOutcome {
     pub compiled: Option<(usize, usize)>,
     pub compile_warnings: usize,
     pub conductor_refreshed: bool,
+    /// A `sync` proved by its record that nothing changed, without reading the plugin trees.
+    pub proved_by_record: bool,
 }
 
 /// One row of `plugin list`.
@@ -198,13 +200,9 @@ fn git_plugin(
     })
 }
 
-/// A plugin the lock records, read again from where it came from.
-fn recorded_plugin(
-    layout: &Layout,
-    name: &str,
-    record: &LockedPlugin,
-) -> Result<ChosenPlugin, PluginError> {
-    let root = match record.kind {
+/// Where the plugin a lock records is read from: its path, or its kept git tree.
+fn recorded_root(layout: &Layout, record: &LockedPlugin) -> Utf8PathBuf {
+    match record.kind {
         SourceKind::Path => {
             let path = Utf8Path::new(&record.source);
             if path.is_absolute() {
@@ -216,7 +214,16 @@ fn recorded_plugin(
         SourceKind::Git => layout
             .project_dir
             .join(record.vendored.as_deref().unwrap_or_default()),
-    };
+    }
+}
+
+/// A plugin the lock records, read again from where it came from.
+fn recorded_plugin(
+    layout: &Layout,
+    name: &str,
+    record: &LockedPlugin,
+) -> Result<ChosenPlugin, PluginError> {
+    let root = recorded_root(layout, record);
     if !root.is_dir() {
         return Err(PluginError::refused(
             Problem::new(format!(
@@ -365,19 +372,45 @@ fn chosen_plugins(
     Ok(chosen)
 }
 
-/// Recover, then compose `added` into the recorded plugins less `removed`.
+/// Which plugin roots a `sync` was given, for its no-op record (`None` for `add` and
+/// `remove`, which never skip the plan).
+type SyncRoots<'a> = Option<&'a [Utf8PathBuf]>;
+
+/// Recover, then compose `added` into the recorded plugins less `removed`. A `sync` whose
+/// record proves nothing changed (`sync_record::check`) reads no plugin tree; a plan that
+/// changes nothing writes that record (docs/decisions.md D51).
 fn compose_under_lock(
     layout: &Layout,
+    sync_roots: SyncRoots<'_>,
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
     let _lock =
         crate::audit_lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
+    let started_ns = sync_record::now_ns();
     let recovered = journal::recover(&layout.project_dir)
         .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
+    if let Some(roots) = sync_roots
+        && recovered == Recovery::Clean
+        && let Some(nothing) = sync_record::check(layout, roots)
+    {
+        return Ok(ComposeOutcome {
+            plugins: nothing.plugins,
+            warnings: nothing.warnings,
+            proved_by_record: true,
+            ..ComposeOutcome::default()
+        });
+    }
     let harness_dir = layout.harness.dir_name();
     let previous = lock_file::read_lock(&layout.project_dir, harness_dir)?;
     let enabled = selection::read_selection(&harness_json(layout))?;
     let (added, removed) = prepare(&previous)?;
+    let given_roots: Vec<Utf8PathBuf> = previous
+        .plugins
+        .iter()
+        .filter(|(name, _)| !removed.contains(name))
+        .map(|(_, record)| recorded_root(layout, record))
+        .chain(sync_roots.unwrap_or_default().iter().cloned())
+        .collect();
     let mut chosen = chosen_plugins(layout, &previous, added, &removed)?;
     add_sibling_dependencies(layout, &mut chosen)?;
     let chosen = compose::order_plugins(chosen).map_err(PluginError::Refused)?;
@@ -397,10 +430,54 @@ fn compose_under_lock(
         ..ComposeOutcome::default()
     };
     if plan.changes.is_empty() {
+        if let Some(roots) = sync_roots {
+            let read = sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins);
+            // A cache: failing to write it only keeps the next sync on the full path.
+            let _ = sync_record::record(
+                layout,
+                roots,
+                &read,
+                &outcome.plugins,
+                &outcome.warnings,
+                started_ns,
+            );
+        }
         return Ok(outcome);
     }
+    sync_record::remove(layout)
+        .map_err(|e| io_error("cannot remove the plugin sync record", &e))?;
     apply(layout, &plan, &mut outcome)?;
     Ok(outcome)
+}
+
+/// Everything a plan that changed nothing read: its install files and folders, the lock file,
+/// `harness.json`, the drop logs, and the plugin roots (walked whole by the record).
+fn sync_read_set(
+    layout: &Layout,
+    previous: &Lock,
+    plan: &Plan,
+    roots: Vec<Utf8PathBuf>,
+    plugins: &[String],
+) -> sync_record::ReadSet {
+    let health = crate::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
+    let mut files = plan.read_files.clone();
+    files.push(lock_file::lock_path(&layout.project_dir));
+    files.push(harness_json(layout));
+    let names: BTreeSet<&str> = plugins
+        .iter()
+        .map(String::as_str)
+        .chain(previous.plugins.keys().map(String::as_str))
+        .collect();
+    files.extend(
+        names
+            .into_iter()
+            .map(|name| health.join(format!("plugin-compose-{name}.drops"))),
+    );
+    sync_record::ReadSet {
+        files,
+        folders: plan.listed_folders.clone(),
+        roots,
+    }
 }
 
 /// Each plugin's drop log in the hooks-health folder, `plugin-compose-<name>.drops`, where the
@@ -548,7 +625,7 @@ pub fn add(
     sources: &[String],
     cwd: &Utf8Path,
 ) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, |_| {
+    compose_under_lock(layout, None, |_| {
         let mut added: Vec<ChosenPlugin> = Vec::new();
         for text in sources {
             let plugin = match source::parse_source(text) {
@@ -576,9 +653,34 @@ pub fn add(
     })
 }
 
+/// A plugin to remove that `harness.json`'s `plugins` still names is refused before any write
+/// (docs/decisions.md D51): the selection would name a plugin that is not composed, which the
+/// compile refuses, so the removal could only roll back.
+fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, PluginError> {
+    let path = harness_json(layout);
+    let Some(selected) = selection::read_selection(&path)? else {
+        return Ok(Vec::new());
+    };
+    let shown = layout.display(&path);
+    Ok(names
+        .iter()
+        .filter(|name| selected.contains(*name))
+        .map(|name| {
+            Problem::new(format!(
+                "is still selected: {shown}'s `plugins` names it, and a selection may name only composed plugins"
+            ))
+            .of_plugin(name)
+            .at_path(shown.clone())
+            .with_help(format!(
+                "remove \"{name}\" from `plugins` in {shown}, then run `aidlc plugin remove {name}` again"
+            ))
+        })
+        .collect())
+}
+
 /// `aidlc plugin remove NAME…`.
 pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, |previous| {
+    compose_under_lock(layout, None, |previous| {
         let mut problems = Vec::new();
         for name in names {
             if !previous.plugins.contains_key(name) {
@@ -594,6 +696,7 @@ pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, Plugi
                 );
             }
         }
+        problems.extend(still_selected(layout, names)?);
         for (name, record) in &previous.plugins {
             if names.contains(name) {
                 continue;
@@ -621,7 +724,7 @@ pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, Plugi
 /// `aidlc plugin sync`: recompose every recorded plugin, plus each host plugin root in `roots`
 /// (`CLAUDE_PLUGIN_ROOT` and friends, as the `SessionStart` hook passes them).
 pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, |_| {
+    compose_under_lock(layout, Some(roots), |_| {
         let mut added: Vec<ChosenPlugin> = Vec::new();
         for root in roots {
             let plugin = path_plugin(layout, root, None)?;

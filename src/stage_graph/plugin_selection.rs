@@ -147,6 +147,7 @@ fn stage_selection_facts(
 pub fn selection_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let selection = plugin_selection(db);
     let mut diagnostics = selection.diagnostics.clone();
+    diagnostics.extend(freeform_default_diagnostics(db, selection));
     let Some(enabled) = selection.enabled.as_ref() else {
         return diagnostics;
     };
@@ -181,6 +182,65 @@ pub fn selection_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
         }
     }
     diagnostics
+}
+
+/// More than one enabled scope nominating the freeform default, as the reference refuses it
+/// when its compile loads the scopes (docs/decisions.md D51): one error on each nominating
+/// scope's `freeform_default` value. A scope is enabled when its plugin (`aidlc` for a scope
+/// that names none) is selected, so a disabled plugin's nomination does not count.
+fn freeform_default_diagnostics(
+    db: &dyn salsa::Database,
+    selection: &CompiledSelection,
+) -> Vec<Diagnostic> {
+    let catalog = scope_catalog(db);
+    let owner = |name: &str| catalog.owners.get(name).map_or(CORE_PLUGIN, String::as_str);
+    let nominated: Vec<(&String, &(Utf8PathBuf, std::ops::Range<usize>))> = catalog
+        .freeform_defaults
+        .iter()
+        .filter(|(name, _)| {
+            selection
+                .enabled
+                .as_ref()
+                .is_none_or(|enabled| enabled.contains(owner(name)))
+        })
+        .collect();
+    if nominated.len() < 2 {
+        return Vec::new();
+    }
+    let names: Vec<&str> = nominated.iter().map(|(name, _)| name.as_str()).collect();
+    let owners: Vec<String> = nominated
+        .iter()
+        .map(|(name, _)| format!("{name} (plugin {})", owner(name)))
+        .collect();
+    nominated
+        .iter()
+        .map(|(name, (path, span))| {
+            let mut diagnostic = Diagnostic::error(
+                Code::InvalidScopeFile,
+                format!(
+                    "Multiple enabled scopes declare freeform_default: true ({}). At most one enabled scope may nominate the freeform default.",
+                    names.join(", ")
+                ),
+            )
+            .in_file(path.clone())
+            .at(span.clone())
+            .with_label(format!("scope \"{name}\" of plugin {} nominates it here", owner(name)))
+            .with_help(format!(
+                "the nominating scopes are {}: keep `freeform_default: true` in one of them, or leave the other plugins out of harness.json's `plugins`",
+                owners.join(", ")
+            ));
+            for (other, (other_path, other_span)) in &nominated {
+                if other != name {
+                    diagnostic = diagnostic.with_related(
+                        other_path.clone(),
+                        Some(other_span.clone()),
+                        format!("scope \"{other}\" nominates it too"),
+                    );
+                }
+            }
+            diagnostic
+        })
+        .collect()
 }
 
 /// A selected name that is neither `aidlc` nor the plugin of a stage or a scope: a typo would

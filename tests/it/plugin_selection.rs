@@ -466,3 +466,48 @@ fn a_diagnostic_in_a_plugin_s_file_names_the_plugin_in_every_format() {
         .collect();
     assert_eq!(plugins, [&serde_json::json!("acme")]);
 }
+
+fn freeform_scope(plugin: &str) -> String {
+    format!(
+        "---\nname: {plugin}-free\nplugin: {plugin}\ndepth: Minimal\ndescription: Free work for {plugin}\nfreeform_default: true\n---\n\n# {plugin}-free scope\n"
+    )
+}
+
+/// docs/decisions.md D51: two enabled scopes nominating the freeform default fail the compile,
+/// as the reference's does, with a span on each `freeform_default` value and the plugins named;
+/// leaving one plugin out of the selection leaves one nomination, which compiles.
+#[test]
+fn two_enabled_scopes_nominating_the_freeform_default_fail_the_compile_unless_one_is_deselected() {
+    let project = TestProject::default_framework();
+    project.write(
+        ".claude/scopes/aidlc-alpha-free.md",
+        &freeform_scope("alpha"),
+    );
+    project.write(".claude/scopes/aidlc-beta-free.md", &freeform_scope("beta"));
+    let refused = project.compile();
+    assert_eq!(refused.status, 1, "{}\n{}", refused.stdout, refused.stderr);
+    let output = format!("{}{}", refused.stdout, refused.stderr);
+    assert!(
+        output.contains("Multiple enabled scopes declare freeform_default: true (alpha-free, beta-free). At most one"),
+        "{output}"
+    );
+    for file in ["aidlc-alpha-free.md:6:19", "aidlc-beta-free.md:6:19"] {
+        assert!(output.contains(file), "{file}: {output}");
+    }
+    assert!(
+        output.contains("alpha-free (plugin alpha), beta-free (plugin beta)"),
+        "{output}"
+    );
+    assert!(!project.exists(GRAPH), "nothing is written");
+
+    project.write(HARNESS_JSON, &harness_json(Some("[\"aidlc\", \"alpha\"]")));
+    ok(
+        &project.compile(),
+        "beta's scope is disabled, so one nomination is left",
+    );
+    project.write(
+        HARNESS_JSON,
+        &harness_json(Some("[\"aidlc\", \"alpha\", \"beta\"]")),
+    );
+    assert_eq!(project.compile().status, 1, "both selected again");
+}

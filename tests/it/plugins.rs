@@ -102,7 +102,9 @@ fn snapshot(root: &Utf8Path) -> BTreeMap<String, Vec<u8>> {
     fn visit(root: &Utf8Path, folder: &Utf8Path, files: &mut BTreeMap<String, Vec<u8>>) {
         for entry in folder.read_dir_utf8().expect("list") {
             let entry = entry.expect("entry");
-            if entry.file_name() == ".git" {
+            // `.git`, and the sync's own record (a machine-local cache, D51) beside the
+            // compile's.
+            if entry.file_name() == ".git" || entry.file_name() == ".aidlc-plugin-fingerprint" {
                 continue;
             }
             if entry.file_type().expect("type").is_dir() {
@@ -1139,4 +1141,155 @@ fn a_hundred_plugins_compose_compile_and_go_again() {
     bare.remove(".claude/tools/data/.aidlc-compile-fingerprint");
     after.remove(".claude/tools/data/.aidlc-compile-fingerprint");
     assert_same(&bare, &after, "after removing all");
+}
+
+/// Long enough for every file just written to be older than the racy window
+/// (`up_to_date::RACY_WINDOW_NS`), so a sync may record what it read.
+fn settle() {
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+}
+
+/// docs/decisions.md D51: once a sync that changed nothing has recorded what it read, the next
+/// one is proved from the record's `stat` stamps; a changed, an added and a removed plugin file
+/// each make the next sync recompose, and removing the last plugin removes the record.
+#[test]
+fn a_no_op_sync_is_proved_by_its_record_and_any_plugin_file_change_recomposes() {
+    const PROVED: &str = "nothing changed (no plugin or install file changed since the last sync)";
+    let project = TestProject::default_framework();
+    ok(&project.compile(), "compile");
+    let bare = snapshot(&project.root);
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    ok(&project.run(&["plugin", "add", root.as_str()]), "add");
+    let record = project
+        .root
+        .join(".claude/tools/data/.aidlc-plugin-fingerprint");
+    assert!(!record.exists(), "a composing command records nothing");
+    let sync = |what: &str| {
+        let run = project.run(&["plugin", "sync"]);
+        ok(&run, what);
+        run.stderr
+    };
+    let first = sync("the first sync, too soon after the add to record");
+    assert!(
+        first.contains("nothing changed") && !first.contains(PROVED),
+        "{first}"
+    );
+    settle();
+    let recording = sync("a settled sync");
+    assert!(!recording.contains(PROVED), "{recording}");
+    assert!(
+        record.is_file(),
+        "a settled no-op sync records what it read"
+    );
+    let proved = sync("a proved sync");
+    assert!(proved.contains(PROVED), "{proved}");
+    let composed = snapshot(&project.root);
+
+    let notes = root.join("knowledge/acme-helper-agent/notes.md");
+    std::fs::write(&notes, "# Notes\n\nChanged.\n").unwrap();
+    let changed = sync("a sync after an edit");
+    assert!(
+        changed.contains("synced: acme composed; 2 files written"),
+        "{changed}"
+    );
+    assert_eq!(
+        project.read(".claude/knowledge/acme-helper-agent/notes.md"),
+        "# Notes\n\nChanged.\n"
+    );
+    settle();
+    sync("record again");
+    assert!(sync("proved again").contains(PROVED));
+
+    let added = root.join("knowledge/acme-helper-agent/more.md");
+    std::fs::write(&added, "# More\n").unwrap();
+    let after_add = sync("a sync after a file was added");
+    assert!(after_add.contains("synced:"), "{after_add}");
+    assert!(
+        project
+            .root
+            .join(".claude/knowledge/acme-helper-agent/more.md")
+            .is_file()
+    );
+    settle();
+    sync("record after the addition");
+    assert!(sync("proved after the addition").contains(PROVED));
+
+    std::fs::remove_file(&added).unwrap();
+    let after_removal = sync("a sync after a file was removed");
+    assert!(after_removal.contains(", 1 removed"), "{after_removal}");
+    assert!(
+        !project
+            .root
+            .join(".claude/knowledge/acme-helper-agent/more.md")
+            .exists()
+    );
+    std::fs::write(&notes, "# Notes\n\nKnow {{HARNESS_DIR}} well.\n").unwrap();
+    sync("back to the first notes");
+    assert_same(
+        &composed,
+        &snapshot(&project.root),
+        "back to the composed install",
+    );
+
+    ok(&project.run(&["plugin", "remove", "acme"]), "remove");
+    assert!(!record.exists(), "no record is kept without plugins");
+    let mut after = snapshot(&project.root);
+    let mut before = bare;
+    before.remove(".claude/tools/data/.aidlc-compile-fingerprint");
+    after.remove(".claude/tools/data/.aidlc-compile-fingerprint");
+    assert_same(&before, &after, "after remove");
+}
+
+/// docs/decisions.md D51: removing a plugin that `harness.json`'s `plugins` still names is
+/// refused before any write, naming the file and the fix; once the name is taken out of the
+/// selection by hand, the removal goes through.
+#[test]
+fn removing_a_plugin_the_selection_still_names_is_refused_before_any_write() {
+    let project = TestProject::default_framework();
+    let harness_json = ".claude/tools/data/harness.json";
+    project.write(
+        harness_json,
+        "{\n  \"harnessDir\": \".claude\",\n  \"plugins\": [\"aidlc\", \"acme\"]\n}\n",
+    );
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    ok(&project.run(&["plugin", "add", root.as_str()]), "add");
+    let composed = snapshot(&project.root);
+    let composed_folders = folders(&project.root);
+
+    let refused = project.run(&["plugin", "remove", "acme"]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(
+            "plugin \"acme\": .claude/tools/data/harness.json: is still selected: .claude/tools/data/harness.json's `plugins` names it"
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains(
+            "remove \"acme\" from `plugins` in .claude/tools/data/harness.json, then run `aidlc plugin remove acme` again"
+        ),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("nothing was written"),
+        "{}",
+        refused.stderr
+    );
+    assert_same(&composed, &snapshot(&project.root), "a refused removal");
+    assert_eq!(composed_folders, folders(&project.root));
+    assert!(!project.exists(".aidlc-plugin-journal"));
+
+    project.write(
+        harness_json,
+        "{\n  \"harnessDir\": \".claude\",\n  \"plugins\": [\"aidlc\"]\n}\n",
+    );
+    ok(
+        &project.run(&["plugin", "remove", "acme"]),
+        "remove once deselected",
+    );
+    assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
 }

@@ -1,0 +1,355 @@
+//! The no-op record of a composition: what a sync that changed nothing read, by `stat`, so the
+//! next `aidlc plugin sync` can prove nothing changed without reading a plugin tree again
+//! (docs/decisions.md D51).
+//!
+//! The record lives beside the compile's own record, as [`SYNC_RECORD_FILE_NAME`] in the
+//! folder of `stage-graph.json`. It names: the tool build and the layout (as the compile's
+//! record does), the plugin roots the environment passed, every plugin root with the path it
+//! resolved to, every folder of each plugin root with its entries, the install's folders the
+//! plan listed, and every file the plan read or could have read (each plugin file, the lock
+//! file, `harness.json`, every install file the plan looked at, the drop logs) with its `stat`
+//! stamp or its absence; plus the plugins and warnings of that sync, to repeat them.
+//!
+//! Invariants:
+//! - a record is written only after a plan that changed nothing, and only when every file and
+//!   folder it names was last changed more than [`RACY_WINDOW_NS`] before that sync started:
+//!   a file changed while the plan read it, or within the file system's timestamp granularity
+//!   of it, is never vouched for;
+//! - a record is trusted only if its checksum, tool, layout and roots match and every stamp is
+//!   equal (size, modification and change times, inode) and every listing is the same; any
+//!   difference, even a `touch`, means "compose" (which, when the plan still changes nothing,
+//!   writes a new record);
+//! - a composing transaction removes the record before its first write, and no record is
+//!   kept for an install without plugins.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde::{Deserialize, Serialize};
+
+use crate::discover::{Layout, StatStamp, hash_hex};
+use crate::plugin::Problem;
+use crate::up_to_date::RACY_WINDOW_NS;
+
+/// The record's file name, in the folder of `stage-graph.json`.
+pub const SYNC_RECORD_FILE_NAME: &str = ".aidlc-plugin-fingerprint";
+
+const MAGIC: &str = "aidlc-plugin-fingerprint";
+const FORMAT: u32 = 1;
+
+/// Where the record for `layout` lives.
+pub fn sync_record_path(layout: &Layout) -> Utf8PathBuf {
+    crate::up_to_date::fingerprint_path(layout).with_file_name(SYNC_RECORD_FILE_NAME)
+}
+
+/// The time now, in nanoseconds since the epoch.
+pub fn now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |since| {
+            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+        })
+}
+
+/// What a sync read, by path: filled while it plans, recorded when the plan changed nothing.
+#[derive(Debug, Clone, Default)]
+pub struct ReadSet {
+    /// Files read (or looked for), absolute.
+    pub files: Vec<Utf8PathBuf>,
+    /// Folders listed, absolute (not their subfolders).
+    pub folders: Vec<Utf8PathBuf>,
+    /// Plugin roots as given, each walked whole.
+    pub roots: Vec<Utf8PathBuf>,
+}
+
+/// A warning as the record keeps it (warnings carry no located diagnostic).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct RecordedWarning {
+    plugin: Option<String>,
+    path: Option<String>,
+    message: String,
+    help: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+struct Record {
+    tool: String,
+    layout: Vec<String>,
+    /// The plugin roots the environment passed to the sync.
+    environment_roots: Vec<String>,
+    /// Plugin root as given → the folder it resolved to.
+    roots: Vec<(String, String)>,
+    /// Folder → its entries (`name/` for a folder, `name@` for anything but a regular file).
+    folders: Vec<(String, Vec<String>)>,
+    files: Vec<(String, Option<StatStamp>)>,
+    plugins: Vec<String>,
+    warnings: Vec<RecordedWarning>,
+}
+
+/// What a valid record says the sync would find.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NothingToSync {
+    pub plugins: Vec<String>,
+    pub warnings: Vec<Problem>,
+}
+
+fn environment_roots(roots: &[Utf8PathBuf]) -> Vec<String> {
+    roots.iter().map(ToString::to_string).collect()
+}
+
+/// The sorted entries of `folder`, or `None` when it cannot be listed.
+fn listing(folder: &Utf8Path) -> Option<Vec<String>> {
+    let mut entries = Vec::new();
+    for entry in folder.read_dir_utf8().ok()? {
+        let entry = entry.ok()?;
+        let kind = entry.file_type().ok()?;
+        let suffix = if kind.is_dir() {
+            "/"
+        } else if kind.is_file() {
+            ""
+        } else {
+            "@"
+        };
+        entries.push(format!("{}{suffix}", entry.file_name()));
+    }
+    entries.sort();
+    Some(entries)
+}
+
+/// Whether `stat` was last changed at least the racy window before `started_ns`.
+fn settled(stat: &StatStamp, started_ns: u64) -> bool {
+    let limit = started_ns.saturating_sub(RACY_WINDOW_NS);
+    stat.modified_ns < limit && stat.changed_ns < limit
+}
+
+/// Every folder and file under `root` (itself included), `.git` left out, depth first.
+fn walk(root: &Utf8Path, folders: &mut Vec<Utf8PathBuf>, files: &mut Vec<Utf8PathBuf>) {
+    folders.push(root.to_owned());
+    let Ok(entries) = root.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        match entry.file_type() {
+            Ok(kind) if kind.is_dir() => walk(entry.path(), folders, files),
+            Ok(kind) if kind.is_file() => files.push(entry.path().to_owned()),
+            _ => {}
+        }
+    }
+}
+
+/// The nearest existing folder above `path`, stamped, for a file that is absent: removing a
+/// file changes its folder's times, so a settled folder proves the file was absent all along.
+fn absent_file_is_settled(path: &Utf8Path, started_ns: u64) -> bool {
+    path.ancestors()
+        .skip(1)
+        .find_map(StatStamp::of_path)
+        .is_some_and(|stat| settled(&stat, started_ns))
+}
+
+/// Write the record of a sync that started at `started_ns`, read `read` and changed nothing.
+/// Writes nothing (and removes an older record) when something it read is too recent to vouch
+/// for. A record is a cache: failing to write it only keeps the next sync on the full path.
+pub fn record(
+    layout: &Layout,
+    environment: &[Utf8PathBuf],
+    read: &ReadSet,
+    plugins: &[String],
+    warnings: &[Problem],
+    started_ns: u64,
+) -> std::io::Result<()> {
+    let path = sync_record_path(layout);
+    match record_of(layout, environment, read, plugins, warnings, started_ns) {
+        Some(record) => write_record(&path, &record),
+        None => remove(layout),
+    }
+}
+
+fn record_of(
+    layout: &Layout,
+    environment: &[Utf8PathBuf],
+    read: &ReadSet,
+    plugins: &[String],
+    warnings: &[Problem],
+    started_ns: u64,
+) -> Option<Record> {
+    if plugins.is_empty() || warnings.iter().any(|warning| warning.located.is_some()) {
+        return None;
+    }
+    let mut folders_to_list: Vec<Utf8PathBuf> = read.folders.clone();
+    let mut files: Vec<Utf8PathBuf> = read.files.clone();
+    let mut roots = Vec::new();
+    for root in &read.roots {
+        let resolved = Utf8PathBuf::from_path_buf(std::fs::canonicalize(root).ok()?).ok()?;
+        walk(&resolved, &mut folders_to_list, &mut files);
+        roots.push((root.to_string(), resolved.to_string()));
+    }
+    folders_to_list.sort();
+    folders_to_list.dedup();
+    files.sort();
+    files.dedup();
+    let mut folders = Vec::new();
+    for folder in folders_to_list {
+        // Listed before it is stamped: an entry added after the stamp fails the check's own
+        // listing, one added before it leaves an unsettled stamp.
+        let entries = listing(&folder)?;
+        let stat = StatStamp::of_path(&folder)?;
+        if !settled(&stat, started_ns) {
+            return None;
+        }
+        folders.push((folder.to_string(), entries));
+    }
+    let mut stamped = Vec::new();
+    for file in files {
+        let stat = match std::fs::metadata(&file) {
+            Ok(metadata) => Some(StatStamp::of(&metadata)),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(_) => return None,
+        };
+        let is_settled = match &stat {
+            Some(stat) => settled(stat, started_ns),
+            None => absent_file_is_settled(&file, started_ns),
+        };
+        if !is_settled {
+            return None;
+        }
+        stamped.push((file.to_string(), stat));
+    }
+    Some(Record {
+        tool: crate::up_to_date::tool_identity(),
+        layout: crate::up_to_date::layout_identity(layout),
+        environment_roots: environment_roots(environment),
+        roots,
+        folders,
+        files: stamped,
+        plugins: plugins.to_vec(),
+        warnings: warnings
+            .iter()
+            .map(|warning| RecordedWarning {
+                plugin: warning.plugin.clone(),
+                path: warning.path.as_ref().map(ToString::to_string),
+                message: warning.message.clone(),
+                help: warning.help.clone(),
+            })
+            .collect(),
+    })
+}
+
+/// `Some` when the record proves a sync with `environment` roots would change nothing.
+pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSync> {
+    let record = read_record(&sync_record_path(layout))?;
+    let same_key = record.tool == crate::up_to_date::tool_identity()
+        && record.layout == crate::up_to_date::layout_identity(layout)
+        && record.environment_roots == environment_roots(environment);
+    if !same_key {
+        return None;
+    }
+    for (given, resolved) in &record.roots {
+        let now = std::fs::canonicalize(given).ok()?;
+        if now.to_str() != Some(resolved.as_str()) {
+            return None;
+        }
+    }
+    for (path, stat) in &record.files {
+        let now = match std::fs::metadata(path) {
+            Ok(metadata) => Some(StatStamp::of(&metadata)),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+            Err(_) => return None,
+        };
+        if now != *stat {
+            return None;
+        }
+    }
+    for (folder, entries) in &record.folders {
+        if listing(Utf8Path::new(folder)).as_ref() != Some(entries) {
+            return None;
+        }
+    }
+    Some(NothingToSync {
+        plugins: record.plugins,
+        warnings: record
+            .warnings
+            .into_iter()
+            .map(|warning| Problem {
+                plugin: warning.plugin,
+                path: warning.path.map(Utf8PathBuf::from),
+                message: warning.message,
+                help: warning.help,
+                located: None,
+            })
+            .collect(),
+    })
+}
+
+/// Remove the record (a composition is about to change what it names).
+pub fn remove(layout: &Layout) -> std::io::Result<()> {
+    match std::fs::remove_file(sync_record_path(layout)) {
+        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
+        _ => Ok(()),
+    }
+}
+
+fn header(body: &str) -> String {
+    format!("{MAGIC} {FORMAT} {}", hash_hex(body.as_bytes()))
+}
+
+fn write_record(path: &Utf8Path, record: &Record) -> std::io::Result<()> {
+    let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
+    let text = format!("{}\n{body}", header(&body));
+    if std::fs::read(path).ok().as_deref() == Some(text.as_bytes()) {
+        return Ok(());
+    }
+    crate::fs_util::replace_atomically(path, text.as_bytes(), crate::fs_util::Flush::No)
+}
+
+fn read_record(path: &Utf8Path) -> Option<Record> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let (first, body) = text.split_once('\n')?;
+    if first != header(body) {
+        return None;
+    }
+    serde_json::from_str(body).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_changed_within_the_window_is_not_settled() {
+        let stat = StatStamp {
+            size: 1,
+            modified_ns: 10 * RACY_WINDOW_NS,
+            changed_ns: 10 * RACY_WINDOW_NS,
+            inode: 1,
+        };
+        assert!(settled(&stat, 12 * RACY_WINDOW_NS));
+        assert!(!settled(&stat, 11 * RACY_WINDOW_NS));
+        assert!(!settled(&stat, 10 * RACY_WINDOW_NS));
+    }
+
+    #[test]
+    fn a_record_with_a_changed_checksum_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().join("record")).unwrap();
+        let record = Record {
+            tool: "t".into(),
+            layout: vec![],
+            environment_roots: vec![],
+            roots: vec![],
+            folders: vec![],
+            files: vec![("a".into(), None)],
+            plugins: vec!["p".into()],
+            warnings: vec![],
+        };
+        write_record(&path, &record).unwrap();
+        assert_eq!(read_record(&path), Some(record));
+        let text = std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("\"p\"", "\"q\"");
+        std::fs::write(&path, text).unwrap();
+        assert_eq!(read_record(&path), None);
+    }
+}
