@@ -27,7 +27,9 @@
 //! - [`compose`]: the plan (every file's target bytes) from the base and the plugins;
 //! - [`journal`]: the multi-file commit that a `kill -9` cannot tear;
 //! - [`conductor`]: the install's own runner and skill-table generators, run under Bun;
-//! - [`operations`]: the four commands, under the workspace lock.
+//! - [`operations`]: the four commands, under the workspace lock;
+//! - [`own_tree`]: `aidlc compile` in a plugin's own tree, composed into a temporary default
+//!   framework (docs/decisions.md D52).
 //!
 //! Invariants:
 //! - every guard runs before the first write: a refused plugin leaves the install untouched;
@@ -46,6 +48,7 @@ pub mod lock_file;
 pub mod manifest;
 pub mod merge;
 pub mod operations;
+pub mod own_tree;
 pub mod selection;
 pub mod sidecar;
 pub mod source;

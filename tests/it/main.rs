@@ -58,6 +58,8 @@
 //! - `plugins`: `aidlc plugin add|remove|list|sync`: the reference's plugin composed as the
 //!   reference composer composes it (Bun), idempotence, removal, kills, the guards, git sources,
 //!   100 plugins;
+//! - `plugin_own_tree`: `aidlc compile` in a plugin's own tree: the installed graph byte for
+//!   byte, errors at the plugin's file and span, nothing written (D52);
 //! - `plugin_selection`: `harness.json` `plugins` at compile, byte for byte with the reference
 //!   compile (Bun), the closure check and the strict reading of the key;
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
@@ -94,6 +96,7 @@ mod layering;
 mod learnings;
 mod ledger_integrity;
 mod lsp;
+mod plugin_own_tree;
 mod plugin_selection;
 mod plugins;
 mod receipts;
