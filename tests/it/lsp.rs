@@ -1063,3 +1063,46 @@ else
   vim.cmd("cquit 1")
 end
 "#;
+
+/// Issue 29: `harness.json`'s `plugins` key is read by the compile strictly; its diagnostics
+/// are published on the file with their spans, and the editor's unsaved text is what counts.
+#[test]
+fn harness_json_plugins_diagnostics_are_published_with_their_spans_and_follow_the_editor() {
+    const HARNESS_JSON: &str = ".claude/tools/data/harness.json";
+    let project = TestProject::minimal();
+    let text = "{\n  \"plugins\": [\"aidlc\", \"Bad_Name\"]\n}\n";
+    project.write(HARNESS_JSON, text);
+    let before = project_snapshot(&project.root);
+    let mut client = LspClient::start(&project, &["utf-16"]);
+    let harness_uri = uri(&project, HARNESS_JSON);
+    let diagnostics = client.diagnostics(&harness_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "invalid-plugin-selection");
+    assert_eq!(diagnostics[0]["severity"], 1);
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(text, "\"Bad_Name\"", 0, true),
+        "{diagnostics:#?}"
+    );
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(\"Bad_Name\") is not a plugin name"),
+        "{diagnostics:#?}"
+    );
+
+    // The editor's text, unsaved, fixes it: the diagnostic is cleared.
+    client.open(&harness_uri, text);
+    client.change(
+        &harness_uri,
+        2,
+        json!([{"range": range_of(text, ", \"Bad_Name\"", 0, true), "text": ""}]),
+    );
+    assert_eq!(
+        client.diagnostics(&harness_uri, <[Value]>::is_empty),
+        Vec::<Value>::new()
+    );
+    assert_eq!(client.shut_down(), 0);
+    assert_eq!(before, project_snapshot(&project.root), "nothing written");
+}
