@@ -24,12 +24,7 @@ pub(super) fn own_tree_root(args: &ProjectArgs) -> Option<Utf8PathBuf> {
     if args.project_dir.is_some() || named("AIDLC_PROJECT_DIR") || named("CLAUDE_PROJECT_DIR") {
         return None;
     }
-    let cwd = current_dir()?;
-    let plugin_root = own_tree::find_plugin_root(&cwd, &env_var)?;
-    match crate::discover::find_project_dir(None, &env_var, &cwd) {
-        Ok(project) if plugin_root == project || !plugin_root.starts_with(&project) => None,
-        _ => Some(plugin_root),
-    }
+    own_tree::own_tree_root_from(&current_dir()?, &env_var)
 }
 
 pub(super) fn compile_own_tree(

@@ -62,6 +62,21 @@ pub fn find_plugin_root(
     None
 }
 
+/// The plugin root to treat as a plugin's own tree from `start`: the nearest plugin manifest
+/// ([`find_plugin_root`]) when it is nearer than the nearest project (strictly inside it, or
+/// with no project found). A folder that is both a project and a plugin is the project. The
+/// caller has already checked that no project is named explicitly.
+pub fn own_tree_root_from(
+    start: &Utf8Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<Utf8PathBuf> {
+    let plugin_root = find_plugin_root(start, env)?;
+    match crate::discover::find_project_dir(None, env, start) {
+        Ok(project) if plugin_root == project || !plugin_root.starts_with(&project) => None,
+        _ => Some(plugin_root),
+    }
+}
+
 /// Whether `dir` holds a plugin manifest [`manifest::read_manifest`] would read.
 pub fn has_plugin_manifest(dir: &Utf8Path) -> bool {
     dir.join(manifest::AUTHORED_MANIFEST).is_file()

@@ -14,7 +14,7 @@ use crate::support::{GRAPH, TestProject};
 /// author's checkout is): a stage importing the plugin's own sensor (its tool named through
 /// `{{HARNESS_DIR}}`), the sensor, an agent, and a contribution binding the sensor to
 /// `build-and-test`.
-fn own_tree(shelf: &TestProject) -> Utf8PathBuf {
+pub fn own_tree(shelf: &TestProject) -> Utf8PathBuf {
     shelf.write(".git/HEAD", "ref: refs/heads/main\n");
     let files = [
         (
@@ -50,7 +50,7 @@ fn own_tree(shelf: &TestProject) -> Utf8PathBuf {
 }
 
 /// The plugin's stage; `mode` is its `mode:` value (the one the tests break).
-fn acme_stage(mode: &str) -> String {
+pub fn acme_stage(mode: &str) -> String {
     format!(
         "---\nslug: acme-check\nname: acme check\nplugin: acme\nphase: construction\nexecution: CONDITIONAL\ncondition: When the acme plugin is active\nlead_agent: aidlc-quality-agent\nsupport_agents:\n  - acme-helper-agent\nmode: {mode}\nproduces:\n  - acme-report\nrequires_stage:\n  - build-and-test\nsensors:\n  - acme-lint\nscopes:\n  - feature\ninputs: The build summary in {{{{HARNESS_DIR}}}}/tools\noutputs: acme-report.md\n---\n\n# acme check\n\nWrite the report.\n"
     )
