@@ -197,3 +197,36 @@ fn watch_in_a_plugins_own_tree_is_refused_and_a_nearer_project_still_wins() {
     assert!(run.stderr.contains("wrote"), "{}", run.stderr);
     assert!(shelf.exists("acme/demo/.claude/tools/data/stage-graph.json"));
 }
+
+#[test]
+fn a_compile_error_in_a_plugin_stage_is_carried_back_to_the_plugins_file() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    // A typo'd import, after a placeholder: the composition accepts the stage, the compile
+    // refuses the import, and the span must come back across the substitution.
+    let stage = acme_stage("inline")
+        .replace("  - acme-lint\nscopes:", "  - acme-lnt\nscopes:")
+        .replace("condition: When", "condition: Under {{HARNESS_DIR}} when");
+    shelf.write("acme/stages/construction/acme-check.md", &stage);
+    let before = hashes(&shelf.root);
+    let run = shelf.run_in(&root, &["compile", "--format", "json"]);
+    assert_eq!(run.status, 1, "{}{}", run.stdout, run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|line| line.contains("unknown-sensor-import"))
+        .unwrap_or_else(|| panic!("no unknown-sensor-import: {}", run.stdout));
+    let diagnostic: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        diagnostic["file"], "stages/construction/acme-check.md",
+        "{line}"
+    );
+    let import_line = stage.lines().position(|l| l == "  - acme-lnt").unwrap() + 1;
+    assert_eq!(diagnostic["line"], import_line, "{line}");
+    assert_eq!(diagnostic["column"], 5, "{line}");
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+}
