@@ -263,6 +263,11 @@ fn init(args: &InitArgs) -> ExitStatus {
 
 fn compile_command(args: &CompileArgs) -> ExitStatus {
     let mut printer = Printer::new(args.format, args.quiet);
+    // A plugin's own tree, nearer than any project: compiled composed into a temporary default
+    // framework (docs/decisions.md D52).
+    if let Some(plugin_root) = crate::cli::own_tree::own_tree_root(&args.project) {
+        return crate::cli::own_tree::compile_own_tree(args, &plugin_root, &mut printer);
+    }
     if args.watch && args.format == Format::Sarif {
         error_line(
             &printer,
@@ -493,7 +498,7 @@ fn report_drift(
 }
 
 /// The one SARIF log of a compile: its diagnostics, and its drift under `--check`.
-fn print_sarif(
+pub(super) fn print_sarif(
     printer: &Printer,
     diagnostics: &[Diagnostic],
     drifts: &[Drift],

@@ -11,6 +11,7 @@ mod gate_step;
 mod graph_picture;
 mod hook_settings;
 mod man_pages;
+mod own_tree;
 mod plugin;
 mod printer;
 mod project;

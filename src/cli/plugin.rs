@@ -97,7 +97,7 @@ fn with_layout(
     }
 }
 
-fn report_warnings(printer: &Printer, warnings: &[Problem]) {
+pub(super) fn report_warnings(printer: &Printer, warnings: &[Problem]) {
     for warning in warnings {
         let mut line = format!("warning: {}", warning.headline());
         if let Some(help) = &warning.help {
@@ -107,7 +107,7 @@ fn report_warnings(printer: &Printer, warnings: &[Problem]) {
     }
 }
 
-fn report_problems(printer: &Printer, problems: &[Problem]) {
+pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
     for problem in problems {
         if let Some(located) = &problem.located {
             let (diagnostic, text) = &**located;

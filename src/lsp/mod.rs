@@ -27,6 +27,7 @@ pub mod code_actions;
 pub mod completion;
 pub mod diagnostics;
 pub mod navigation;
+pub mod own_tree;
 pub mod positions;
 pub mod server_state;
 pub mod transport;
@@ -114,7 +115,13 @@ pub fn serve_stdio(options: &ServeOptions) -> Result<(), ServeError> {
 /// Serve one editor over `connection`: the handshake, then the main loop until `exit`. Tests
 /// and benchmarks call it on a `Connection::memory()` pair.
 pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), ServeError> {
-    let (state, params) = initialize(connection, options)?;
+    let (state, params) = match initialize(connection, options)? {
+        Initialized::Project(project) => *project,
+        Initialized::OwnTree(plugin_root, unit) => {
+            let harness = options.harness.unwrap_or(Harness::Claude);
+            return own_tree::OwnTreeSession::new(connection, plugin_root, harness, unit).serve();
+        }
+    };
     let mut server = Server {
         state,
         connection,
@@ -129,10 +136,13 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
     server.main_loop(&disk_events)
 }
 
-fn initialize(
-    connection: &Connection,
-    options: &ServeOptions,
-) -> Result<(ServerState, InitializeParams), ServeError> {
+/// What the handshake opened: a project, or a plugin's own tree (docs/decisions.md D52).
+enum Initialized {
+    Project(Box<(ServerState, InitializeParams)>),
+    OwnTree(Utf8PathBuf, crate::syntax::frontmatter::ColumnUnit),
+}
+
+fn initialize(connection: &Connection, options: &ServeOptions) -> Result<Initialized, ServeError> {
     let handshake = |error: lsp_server::ProtocolError| ServeError::Handshake(error.to_string());
     let (id, params) = connection.initialize_start().map_err(handshake)?;
     let params: InitializeParams = match serde_json::from_value(params) {
@@ -143,7 +153,11 @@ fn initialize(
             return Err(ServeError::Handshake(message));
         }
     };
-    let layout = match project_layout(options, &params) {
+    let own_tree_root = own_tree_root(options, &params);
+    let layout = match own_tree_root
+        .as_ref()
+        .map_or_else(|| project_layout(options, &params).map(Some), |_| Ok(None))
+    {
         Ok(layout) => layout,
         Err(error) => {
             respond_error(connection, id, ErrorCode::RequestFailed, &error.to_string());
@@ -158,7 +172,30 @@ fn initialize(
     connection
         .initialize_finish(id, result)
         .map_err(handshake)?;
-    Ok((ServerState::load(layout, unit), params))
+    match (layout, own_tree_root) {
+        (Some(layout), _) => Ok(Initialized::Project(Box::new((
+            ServerState::load(layout, unit),
+            params,
+        )))),
+        (None, Some(plugin_root)) => Ok(Initialized::OwnTree(plugin_root, unit)),
+        (None, None) => unreachable!("a layout is resolved unless a plugin's own tree was found"),
+    }
+}
+
+/// A plugin's own tree to serve instead of a project: when no project is named and the
+/// nearest plugin manifest from the editor's workspace folder (else the working folder) is
+/// nearer than the nearest project.
+fn own_tree_root(options: &ServeOptions, params: &InitializeParams) -> Option<Utf8PathBuf> {
+    let env = |name: &str| std::env::var(name).ok();
+    let named = |name: &str| env(name).is_some_and(|value| !value.is_empty());
+    if options.project_dir.is_some() || named("AIDLC_PROJECT_DIR") || named("CLAUDE_PROJECT_DIR") {
+        return None;
+    }
+    let cwd = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| Utf8PathBuf::from_path_buf(cwd).ok())?;
+    let start = workspace_folder(params).unwrap_or(cwd);
+    crate::plugin::own_tree::own_tree_root_from(&start, &env)
 }
 
 fn respond_error(connection: &Connection, id: RequestId, code: ErrorCode, message: &str) {

@@ -36,7 +36,9 @@ pub fn site_at(
         FileKind::Stage => stage_name_sites(db, file),
         FileKind::Manifest => manifest_name_sites(db, file),
         FileKind::Agent => agent_name_sites(db, file),
-        FileKind::Scope | FileKind::Rule | FileKind::Generated => return None,
+        FileKind::Scope | FileKind::Rule | FileKind::HarnessSettings | FileKind::Generated => {
+            return None;
+        }
     };
     sites
         .iter()

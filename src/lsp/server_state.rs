@@ -27,6 +27,9 @@ pub enum FileKind {
     Agent,
     Scope,
     Rule,
+    /// `<harness>/tools/data/harness.json`, whose `plugins` key the compile reads strictly:
+    /// its diagnostics are published with their spans, and the editor's text overlays it.
+    HarnessSettings,
     /// `stage-graph.json`, `scope-grid.json` or the reference's version stamp: read by the
     /// compile, never overlaid by an editor (the compile owns the outputs).
     Generated,
@@ -101,6 +104,9 @@ impl ServerState {
         }
         for entry in project.rule_files(db) {
             add(entry.file, FileKind::Rule);
+        }
+        if let Some(file) = *project.harness_json(db) {
+            add(file, FileKind::HarnessSettings);
         }
         let generated = [
             *project.existing_graph(db),

@@ -28,7 +28,9 @@
 //! - [`journal`]: the multi-file commit that a `kill -9` cannot tear;
 //! - [`conductor`]: the install's own runner and skill-table generators, run under Bun;
 //! - [`sync_record`]: the `stat` record that proves a sync would change nothing (D51);
-//! - [`operations`]: the four commands, under the workspace lock.
+//! - [`operations`]: the four commands, under the workspace lock;
+//! - [`own_tree`]: `aidlc compile` in a plugin's own tree, composed into a temporary default
+//!   framework (docs/decisions.md D52).
 //!
 //! Invariants:
 //! - every guard runs before the first write: a refused plugin leaves the install untouched;
@@ -47,6 +49,7 @@ pub mod lock_file;
 pub mod manifest;
 pub mod merge;
 pub mod operations;
+pub mod own_tree;
 pub mod selection;
 pub mod sidecar;
 pub mod source;

@@ -68,8 +68,13 @@ impl LspClient {
     /// Start `aidlc lsp` in the project folder and complete the handshake, offering
     /// `encodings` as the position encodings.
     fn start(project: &TestProject, encodings: &[&str]) -> Self {
+        Self::start_in(project, &project.root, encodings)
+    }
+
+    /// [`LspClient::start`] with `folder` as the working and the workspace folder.
+    fn start_in(project: &TestProject, folder: &Utf8Path, encodings: &[&str]) -> Self {
         let mut child = project
-            .command(&project.root, &["lsp"])
+            .command(folder, &["lsp"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -98,7 +103,7 @@ impl LspClient {
             "initialize",
             json!({
                 "processId": null,
-                "rootUri": format!("file://{}", project.root),
+                "rootUri": format!("file://{folder}"),
                 "capabilities": {
                     "general": { "positionEncodings": encodings },
                     "textDocument": { "publishDiagnostics": { "relatedInformation": true } },
@@ -1063,3 +1068,89 @@ else
   vim.cmd("cquit 1")
 end
 "#;
+
+/// Issue 29: `harness.json`'s `plugins` key is read by the compile strictly; its diagnostics
+/// are published on the file with their spans, and the editor's unsaved text is what counts.
+#[test]
+fn harness_json_plugins_diagnostics_are_published_with_their_spans_and_follow_the_editor() {
+    const HARNESS_JSON: &str = ".claude/tools/data/harness.json";
+    let project = TestProject::minimal();
+    let text = "{\n  \"plugins\": [\"aidlc\", \"Bad_Name\"]\n}\n";
+    project.write(HARNESS_JSON, text);
+    let before = project_snapshot(&project.root);
+    let mut client = LspClient::start(&project, &["utf-16"]);
+    let harness_uri = uri(&project, HARNESS_JSON);
+    let diagnostics = client.diagnostics(&harness_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "invalid-plugin-selection");
+    assert_eq!(diagnostics[0]["severity"], 1);
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(text, "\"Bad_Name\"", 0, true),
+        "{diagnostics:#?}"
+    );
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(\"Bad_Name\") is not a plugin name"),
+        "{diagnostics:#?}"
+    );
+
+    // The editor's text, unsaved, fixes it: the diagnostic is cleared.
+    client.open(&harness_uri, text);
+    client.change(
+        &harness_uri,
+        2,
+        json!([{"range": range_of(text, ", \"Bad_Name\"", 0, true), "text": ""}]),
+    );
+    assert_eq!(
+        client.diagnostics(&harness_uri, <[Value]>::is_empty),
+        Vec::<Value>::new()
+    );
+    assert_eq!(client.shut_down(), 0);
+    assert_eq!(before, project_snapshot(&project.root), "nothing written");
+}
+
+/// Issue 29 (D52): in a plugin's own tree the server publishes the own-tree compile's
+/// diagnostics on the plugin's files, follows the editor's unsaved text, and writes nothing.
+#[test]
+fn in_a_plugins_own_tree_the_compiles_diagnostics_are_published_on_the_plugins_files() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let stage_path = "acme/stages/construction/acme-check.md";
+    let broken = crate::plugin_own_tree::acme_stage("sideways");
+    shelf.write(stage_path, &broken);
+    let before = project_snapshot(&shelf.root);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let stage_uri = uri(&shelf, stage_path);
+    let diagnostics = client.diagnostics(&stage_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["severity"], 1);
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(&broken, "sideways", 0, true),
+        "{diagnostics:#?}"
+    );
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sideways"),
+        "{diagnostics:#?}"
+    );
+
+    // The unsaved fix clears it.
+    client.open(&stage_uri, &broken);
+    client.change(
+        &stage_uri,
+        2,
+        json!([{"range": range_of(&broken, "sideways", 0, true), "text": "inline"}]),
+    );
+    assert_eq!(
+        client.diagnostics(&stage_uri, <[Value]>::is_empty),
+        Vec::<Value>::new()
+    );
+    assert_eq!(client.shut_down(), 0);
+    assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
+}

@@ -60,6 +60,8 @@
 //!   100 plugins;
 //! - `plugin_owner`: issue 29 item 4: `aidlc sensors` names each sensor's plugin, and gate
 //!   reports name the plugin of the stage behind each finding, in every format;
+//! - `plugin_own_tree`: `aidlc compile` in a plugin's own tree: the installed graph byte for
+//!   byte, errors at the plugin's file and span, nothing written (D52);
 //! - `plugin_selection`: `harness.json` `plugins` at compile, byte for byte with the reference
 //!   compile (Bun), the closure check and the strict reading of the key;
 //! - `disabled_stages`: the stages that selection disables, at run time: the write hook fires
@@ -101,6 +103,7 @@ mod learnings;
 mod ledger_integrity;
 mod lsp;
 mod plugin_owner;
+mod plugin_own_tree;
 mod plugin_selection;
 mod plugins;
 mod receipts;

@@ -1,0 +1,107 @@
+//! `aidlc compile` in a plugin's own tree (docs/decisions.md D52): the plugin is composed into
+//! a temporary copy of the default framework by the library (`plugin::own_tree`), and its
+//! diagnostics are printed against the plugin's own files. Nothing is written.
+
+use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::cli::ExitStatus;
+use crate::cli::args::{CompileArgs, Format, ProjectArgs};
+use crate::cli::printer::{Printer, error_line};
+use crate::cli::project::{current_dir, env_var};
+use crate::english::plural;
+use crate::harness::Harness;
+use crate::plugin::own_tree;
+
+/// The plugin root to compile as a plugin's own tree: only when no project is named
+/// (`--project-dir`, `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`) and the nearest plugin manifest
+/// from the working folder is nearer than the nearest project (strictly inside it, or with no
+/// project found at all). A folder that is both a project and a plugin is compiled as the
+/// project.
+pub(super) fn own_tree_root(args: &ProjectArgs) -> Option<Utf8PathBuf> {
+    let named = |name: &str| env_var(name).is_some_and(|value| !value.is_empty());
+    if args.project_dir.is_some() || named("AIDLC_PROJECT_DIR") || named("CLAUDE_PROJECT_DIR") {
+        return None;
+    }
+    own_tree::own_tree_root_from(&current_dir()?, &env_var)
+}
+
+pub(super) fn compile_own_tree(
+    args: &CompileArgs,
+    plugin_root: &Utf8Path,
+    printer: &mut Printer,
+) -> ExitStatus {
+    if args.watch {
+        error_line(
+            printer,
+            &format!(
+                "--watch is not available in a plugin's own tree ({plugin_root}): each compile there composes the plugin into a fresh temporary framework"
+            ),
+            Some(
+                "run `aidlc compile` again after an edit, open the folder with `aidlc lsp`, or add the plugin to a project (`aidlc plugin add`) and watch there",
+            ),
+        );
+        return ExitStatus::Error;
+    }
+    if let Some(cwd) = current_dir() {
+        printer.set_display_prefix(crate::fs_util::path_from(&cwd, plugin_root));
+    }
+    let harness = args.project.harness.unwrap_or(Harness::Claude);
+    let started = Instant::now();
+    let compiled = match own_tree::compile_own_tree(plugin_root, harness) {
+        Ok(compiled) => compiled,
+        Err(problem) => {
+            crate::cli::plugin::report_problems(printer, std::slice::from_ref(&problem));
+            return ExitStatus::Error;
+        }
+    };
+    crate::cli::plugin::report_warnings(printer, &compiled.warnings);
+    for diagnostic in &compiled.diagnostics {
+        printer.diagnostic(diagnostic, &compiled.sources);
+    }
+    if printer.format == Format::Sarif {
+        crate::cli::commands::print_sarif(printer, &compiled.diagnostics, &[], &compiled.sources);
+    }
+    let place = format!(
+        "plugin \"{}\" composed into a temporary copy of the default framework ({})",
+        compiled.plugin,
+        harness.dir_name()
+    );
+    if !compiled.refusals.is_empty() {
+        crate::cli::plugin::report_problems(printer, &compiled.refusals);
+        printer.status(&format!(
+            "error: {place} was refused ({} problem{}); nothing was written",
+            compiled.refusals.len(),
+            plural(compiled.refusals.len())
+        ));
+        return ExitStatus::Error;
+    }
+    if compiled.n_errors() > 0 {
+        printer.status(&format!(
+            "error: compile failed with {} error{} and {} warning{}; {place}; nothing was written",
+            compiled.n_errors(),
+            plural(compiled.n_errors()),
+            compiled.n_warnings(),
+            plural(compiled.n_warnings())
+        ));
+        return ExitStatus::Failure;
+    }
+    let Some(outcome) = &compiled.compiled else {
+        error_line(printer, "the composed framework was not compiled", None);
+        return ExitStatus::Error;
+    };
+    printer.status(&format!(
+        "compiled {} stage{} and {} sensor{} in {:.1} ms{}; {place}; nothing was written",
+        outcome.n_stages,
+        plural(outcome.n_stages),
+        outcome.n_sensors,
+        plural(outcome.n_sensors),
+        started.elapsed().as_secs_f64() * 1000.0,
+        match compiled.n_warnings() {
+            0 => String::new(),
+            n => format!(" with {n} warning{}", plural(n)),
+        }
+    ));
+    ExitStatus::Success
+}

@@ -1,0 +1,321 @@
+//! `aidlc lsp` in a plugin's own tree (docs/decisions.md D52): the diagnostics of
+//! `aidlc compile` there, published on the plugin's own files.
+//!
+//! Each time the text changes (an open, an edit, a close, a save or a file event), the plugin's
+//! tree is copied into a temporary folder with the editor's unsaved text over its files, and
+//! compiled by `plugin::own_tree::compile_own_tree` (composed as `aidlc plugin add` composes it
+//! into a temporary default framework). Navigation, hover, completion and quick fixes answer
+//! nothing here: their queries run on one install's database, which a plugin's tree is not.
+//!
+//! Invariants: nothing is written into the plugin's tree; the diagnostics are the compile's,
+//! for the same bytes; a file that no longer has any diagnostic is cleared.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write as _;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Response};
+use lsp_types::{
+    DiagnosticSeverity, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
+    DidOpenTextDocumentParams, NumberOrString, PublishDiagnosticsParams, Uri,
+};
+
+use super::ServeError;
+use super::positions::{TextPositions, apply_change};
+use super::uri::{path_of_uri, uri_of_path};
+use crate::diagnostics::{Diagnostic, Severity};
+use crate::harness::Harness;
+use crate::syntax::frontmatter::ColumnUnit;
+
+/// One editor session on a plugin's own tree.
+pub struct OwnTreeSession<'a> {
+    connection: &'a Connection,
+    plugin_root: Utf8PathBuf,
+    harness: Harness,
+    unit: ColumnUnit,
+    /// Open documents by absolute path: their URI as sent, and their text.
+    documents: HashMap<Utf8PathBuf, (Uri, String)>,
+    /// What was last published, by absolute path.
+    published: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>>,
+    shutdown_requested: bool,
+}
+
+impl<'a> OwnTreeSession<'a> {
+    pub fn new(
+        connection: &'a Connection,
+        plugin_root: Utf8PathBuf,
+        harness: Harness,
+        unit: ColumnUnit,
+    ) -> Self {
+        Self {
+            connection,
+            plugin_root,
+            harness,
+            unit,
+            documents: HashMap::new(),
+            published: BTreeMap::new(),
+            shutdown_requested: false,
+        }
+    }
+
+    /// Publish, then serve until `exit`.
+    pub fn serve(mut self) -> Result<(), ServeError> {
+        self.publish();
+        loop {
+            let Ok(first) = self.connection.receiver.recv() else {
+                return if self.shutdown_requested {
+                    Ok(())
+                } else {
+                    Err(ServeError::Disconnected)
+                };
+            };
+            let mut batch = vec![first];
+            batch.extend(self.connection.receiver.try_iter());
+            let mut dirty = false;
+            for message in batch {
+                match message {
+                    Message::Request(request) => {
+                        let response = if request.method == "shutdown" {
+                            self.shutdown_requested = true;
+                            Response::new_ok(request.id, ())
+                        } else if self.shutdown_requested {
+                            Response::new_err(
+                                request.id,
+                                ErrorCode::InvalidRequest as i32,
+                                "the server is shutting down".to_owned(),
+                            )
+                        } else {
+                            // No navigation in a plugin's own tree: an empty answer.
+                            Response::new_ok(request.id, serde_json::Value::Null)
+                        };
+                        let _ = self.connection.sender.send(response.into());
+                    }
+                    Message::Notification(notification) => {
+                        if notification.method == "exit" {
+                            return if self.shutdown_requested {
+                                Ok(())
+                            } else {
+                                Err(ServeError::ExitWithoutShutdown)
+                            };
+                        }
+                        dirty |= self.handle_notification(notification);
+                    }
+                    Message::Response(_) => {}
+                }
+            }
+            if dirty {
+                self.publish();
+            }
+        }
+    }
+
+    /// Returns whether the text may have changed.
+    fn handle_notification(&mut self, notification: Notification) -> bool {
+        match notification.method.as_str() {
+            "textDocument/didOpen" => {
+                let Ok(params) =
+                    serde_json::from_value::<DidOpenTextDocumentParams>(notification.params)
+                else {
+                    return false;
+                };
+                let Some(path) = path_of_uri(&params.text_document.uri) else {
+                    return false;
+                };
+                self.documents
+                    .insert(path, (params.text_document.uri, params.text_document.text));
+                true
+            }
+            "textDocument/didChange" => {
+                let Ok(params) =
+                    serde_json::from_value::<DidChangeTextDocumentParams>(notification.params)
+                else {
+                    return false;
+                };
+                let Some(path) = path_of_uri(&params.text_document.uri) else {
+                    return false;
+                };
+                let Some((_, text)) = self.documents.get_mut(&path) else {
+                    return false;
+                };
+                for change in params.content_changes {
+                    apply_change(text, change, self.unit);
+                }
+                true
+            }
+            "textDocument/didClose" => {
+                let Ok(params) =
+                    serde_json::from_value::<DidCloseTextDocumentParams>(notification.params)
+                else {
+                    return false;
+                };
+                path_of_uri(&params.text_document.uri)
+                    .is_some_and(|path| self.documents.remove(&path).is_some())
+            }
+            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => true,
+            _ => false,
+        }
+    }
+
+    fn publish(&mut self) {
+        let current = match self.compile() {
+            Ok(current) => current,
+            Err(message) => {
+                let params = lsp_types::LogMessageParams {
+                    typ: lsp_types::MessageType::ERROR,
+                    message,
+                };
+                let _ = self
+                    .connection
+                    .sender
+                    .send(Notification::new("window/logMessage".to_owned(), params).into());
+                return;
+            }
+        };
+        let cleared: Vec<Utf8PathBuf> = self
+            .published
+            .keys()
+            .filter(|path| !current.contains_key(*path))
+            .cloned()
+            .collect();
+        for path in cleared {
+            self.published.remove(&path);
+            self.send(&path, Vec::new());
+        }
+        for (path, list) in current {
+            if self.published.get(&path) == Some(&list) {
+                continue;
+            }
+            self.send(&path, list.clone());
+            self.published.insert(path, list);
+        }
+    }
+
+    fn send(&self, path: &Utf8Path, diagnostics: Vec<lsp_types::Diagnostic>) {
+        let Some(uri) = self
+            .documents
+            .get(path)
+            .map(|(uri, _)| uri.clone())
+            .or_else(|| uri_of_path(path))
+        else {
+            return;
+        };
+        let params = PublishDiagnosticsParams {
+            uri,
+            diagnostics,
+            version: None,
+        };
+        let _ = self
+            .connection
+            .sender
+            .send(Notification::new("textDocument/publishDiagnostics".to_owned(), params).into());
+    }
+
+    /// The own-tree compile of the plugin with the editor's text, as protocol diagnostics by
+    /// absolute path in the plugin's tree.
+    fn compile(&self) -> Result<BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>>, String> {
+        let copy = tempfile::Builder::new()
+            .prefix("aidlc-lsp-own-tree-")
+            .tempdir()
+            .map_err(|error| format!("cannot create a temporary folder: {error}"))?;
+        let copy_root = Utf8PathBuf::from_path_buf(copy.path().join("plugin"))
+            .map_err(|_| "the temporary folder's path is not UTF-8".to_owned())?;
+        copy_tree(&self.plugin_root, &copy_root)
+            .map_err(|error| format!("cannot copy the plugin's tree: {error}"))?;
+        for (path, (_, text)) in &self.documents {
+            if let Ok(relative) = path.strip_prefix(&self.plugin_root)
+                && copy_root.join(relative).is_file()
+            {
+                std::fs::write(copy_root.join(relative), text)
+                    .map_err(|error| format!("cannot copy the editor's text: {error}"))?;
+            }
+        }
+        let compiled = crate::plugin::own_tree::compile_own_tree(&copy_root, self.harness)
+            .map_err(|problem| problem.headline())?;
+        let mut by_file: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+        for diagnostic in &compiled.diagnostics {
+            let Some(file) = &diagnostic.file else {
+                continue;
+            };
+            if file.starts_with(crate::plugin::own_tree::COMPOSED_FRAMEWORK_LABEL) {
+                continue;
+            }
+            let range = match (compiled.sources.get(file), &diagnostic.span) {
+                (Some(text), Some(span)) => TextPositions::new(text, self.unit).range(span),
+                _ => lsp_types::Range::default(),
+            };
+            by_file
+                .entry(self.plugin_root.join(file))
+                .or_default()
+                .push(protocol_diagnostic(diagnostic, range));
+        }
+        for problem in &compiled.refusals {
+            let file = problem
+                .path
+                .as_ref()
+                .and_then(|path| path.strip_prefix(&copy_root).ok())
+                .map_or_else(
+                    || {
+                        self.plugin_root
+                            .join(crate::plugin::manifest::AUTHORED_MANIFEST)
+                    },
+                    |relative| self.plugin_root.join(relative),
+                );
+            let mut message = problem.message.clone();
+            if let Some(help) = &problem.help {
+                message.push_str("\nhelp: ");
+                message.push_str(help);
+            }
+            let diagnostic =
+                Diagnostic::error(crate::diagnostics::Code::InvalidPluginField, message);
+            by_file.entry(file).or_default().push(protocol_diagnostic(
+                &diagnostic,
+                lsp_types::Range::default(),
+            ));
+        }
+        Ok(by_file)
+    }
+}
+
+fn protocol_diagnostic(diagnostic: &Diagnostic, range: lsp_types::Range) -> lsp_types::Diagnostic {
+    let mut message = diagnostic.message.clone();
+    if let Some(label) = &diagnostic.label {
+        let _ = write!(message, " ({label})");
+    }
+    if let Some(help) = &diagnostic.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
+    lsp_types::Diagnostic {
+        range,
+        severity: Some(match diagnostic.severity {
+            Severity::Error => DiagnosticSeverity::ERROR,
+            Severity::Warning => DiagnosticSeverity::WARNING,
+        }),
+        code: Some(NumberOrString::String(diagnostic.code.as_str().to_owned())),
+        source: Some("aidlc".to_owned()),
+        message,
+        ..lsp_types::Diagnostic::default()
+    }
+}
+
+/// Copy `from` to `to`, folders and regular files, leaving `.git` out; a symbolic link is
+/// copied as a link, so the tree reader refuses it as it would in the real tree.
+fn copy_tree(from: &Utf8Path, to: &Utf8Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in from.read_dir_utf8()? {
+        let entry = entry?;
+        if entry.file_name() == ".git" {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        let kind = std::fs::symlink_metadata(entry.path())?.file_type();
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_dir() {
+            copy_tree(entry.path(), &target)?;
+        } else if kind.is_file() {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,420 @@
+//! A plugin compiled in its own tree: the folder its author edits, with its manifest at the top
+//! (docs/decisions.md D52).
+//!
+//! A plugin's own tree is not an install, so nothing there can be compiled as it stands. To
+//! compile it, the plugin is composed exactly as `aidlc plugin add` composes it
+//! ([`crate::plugin::operations::add`]) into a fresh copy of the built-in default framework in
+//! a temporary folder, and that copy is compiled. The diagnostics are then carried back to the
+//! plugin's own files: a diagnostic in a file the plugin shipped names the file by its path in
+//! the plugin (relative to the plugin's root) and its span in the file as authored, before
+//! `{{HARNESS_DIR}}` was substituted.
+//!
+//! Invariants:
+//! - nothing is written into the plugin's tree (the composition reads it, as `plugin add` does);
+//! - the composition and the compile are `plugin add`'s and the ordinary compile's, so the
+//!   graph is, byte for byte, the one the same plugin added to the default framework gives;
+//! - a diagnostic in a core stage a contribution changed stays on that stage, under the label
+//!   [`COMPOSED_FRAMEWORK_LABEL`], with the composed text it points into.
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::compile::{self, CompileOutcome};
+use crate::db::CompilerDatabase;
+use crate::diagnostics::Diagnostic;
+use crate::discover::Layout;
+use crate::harness::Harness;
+use crate::plugin::manifest::{self, Subtree};
+use crate::plugin::tree::{self, PluginTree};
+use crate::plugin::{PluginError, Problem};
+
+/// What a composed file's path starts with when it is not one of the plugin's files (a core
+/// stage a contribution merged into, say): the file lives only in the temporary framework.
+pub const COMPOSED_FRAMEWORK_LABEL: &str = "<composed default framework>";
+
+/// The placeholder a plugin's Markdown files name the harness folder with.
+const HARNESS_PLACEHOLDER: &str = "{{HARNESS_DIR}}";
+
+/// The nearest folder from `cwd` upwards that holds a plugin manifest (the authored
+/// `.aidlc-plugin/plugin.json`, or a host projection's). The search stops as the project
+/// search does: never at or above the home folder, and not above the first folder holding
+/// `.git`.
+pub fn find_plugin_root(
+    cwd: &Utf8Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<Utf8PathBuf> {
+    let home = env("HOME")
+        .filter(|home| !home.is_empty())
+        .map(Utf8PathBuf::from);
+    for dir in cwd.ancestors() {
+        if home.as_deref() == Some(dir) {
+            return None;
+        }
+        if has_plugin_manifest(dir) {
+            return Some(dir.to_owned());
+        }
+        if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
+            return None;
+        }
+    }
+    None
+}
+
+/// The plugin root to treat as a plugin's own tree from `start`: the nearest plugin manifest
+/// ([`find_plugin_root`]) when it is nearer than the nearest project (strictly inside it, or
+/// with no project found). A folder that is both a project and a plugin is the project. The
+/// caller has already checked that no project is named explicitly.
+pub fn own_tree_root_from(
+    start: &Utf8Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<Utf8PathBuf> {
+    let plugin_root = find_plugin_root(start, env)?;
+    match crate::discover::find_project_dir(None, env, start) {
+        Ok(project) if plugin_root == project || !plugin_root.starts_with(&project) => None,
+        _ => Some(plugin_root),
+    }
+}
+
+/// Whether `dir` holds a plugin manifest [`manifest::read_manifest`] would read.
+pub fn has_plugin_manifest(dir: &Utf8Path) -> bool {
+    dir.join(manifest::AUTHORED_MANIFEST).is_file()
+        || manifest::HOST_MANIFEST_DIRS
+            .iter()
+            .any(|folder| dir.join(folder).join("plugin.json").is_file())
+}
+
+/// A plugin's own tree, compiled.
+#[derive(Debug)]
+pub struct OwnTreeCompile {
+    pub plugin: String,
+    /// The compile's diagnostics, then the composition's refusals that have a span; files are
+    /// relative to the plugin's root, or start with [`COMPOSED_FRAMEWORK_LABEL`].
+    pub diagnostics: Vec<Diagnostic>,
+    /// The text each diagnostic's file points into, by the diagnostic's path.
+    pub sources: BTreeMap<Utf8PathBuf, String>,
+    /// Composition refusals without a span (the plugin could not be composed at all).
+    pub refusals: Vec<Problem>,
+    /// The composition's warnings (as `plugin add` prints them).
+    pub warnings: Vec<Problem>,
+    /// The compile of the composed framework, when the plugin could be composed.
+    pub compiled: Option<CompileOutcome>,
+}
+
+impl OwnTreeCompile {
+    pub fn n_errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    pub fn n_warnings(&self) -> usize {
+        self.diagnostics.len() - self.n_errors()
+    }
+}
+
+/// Where each of the plugin's files lands in the composed framework, and its authored text.
+struct ShippedFiles {
+    /// Project-relative composed path → (path relative to the plugin's root, authored text,
+    /// whether `{{HARNESS_DIR}}` was substituted in it).
+    by_composed_path: BTreeMap<Utf8PathBuf, (Utf8PathBuf, String, bool)>,
+    /// Absolute source path → path relative to the plugin's root.
+    by_source: BTreeMap<Utf8PathBuf, Utf8PathBuf>,
+}
+
+fn shipped_files(tree: &PluginTree, layout: &Layout) -> ShippedFiles {
+    let harness_root = layout.project_dir.join(layout.harness.dir_name());
+    let mut by_composed_path = BTreeMap::new();
+    let mut by_source = BTreeMap::new();
+    for file in &tree.files {
+        let in_plugin = file
+            .source
+            .strip_prefix(&tree.root)
+            .map_or_else(|_| file.source.clone(), Utf8Path::to_owned);
+        by_source.insert(file.source.clone(), in_plugin.clone());
+        let folder = match file.subtree {
+            Subtree::Stages => layout.stages_dir.clone(),
+            Subtree::Scopes => layout.scopes_dir.clone(),
+            Subtree::Agents => layout.agents_dir.clone(),
+            Subtree::Sensors => layout.sensors_dir.clone(),
+            Subtree::Knowledge => harness_root.join("knowledge"),
+            Subtree::Tools => harness_root.join("tools"),
+            Subtree::Overlays | Subtree::Memory => continue,
+        };
+        let Some(text) = file.text() else {
+            continue;
+        };
+        let composed = layout.display(&folder.join(&file.relative));
+        by_composed_path.insert(composed, (in_plugin, text.to_owned(), file.is_markdown()));
+    }
+    ShippedFiles {
+        by_composed_path,
+        by_source,
+    }
+}
+
+/// Compile the plugin whose own tree is `plugin_root`, composed into a temporary copy of the
+/// default framework for `harness`.
+///
+/// # Errors
+///
+/// A problem of the machine's when the temporary framework cannot be made or the composition
+/// fails for a reason of the machine's (a refusal of the plugin's content is a value in the
+/// result, not an error).
+pub fn compile_own_tree(
+    plugin_root: &Utf8Path,
+    harness: Harness,
+) -> Result<OwnTreeCompile, Problem> {
+    let plugin_root = plugin_root
+        .canonicalize_utf8()
+        .map_err(|error| Problem::new(format!("cannot open {plugin_root}: {error}")))?;
+    let tree = tree::read_tree(&plugin_root);
+    let temporary = tempfile::Builder::new()
+        .prefix("aidlc-own-tree-")
+        .tempdir()
+        .map_err(|error| Problem::new(format!("cannot create a temporary folder: {error}")))?;
+    let project_dir = Utf8PathBuf::from_path_buf(temporary.path().join("framework"))
+        .map_err(|_| Problem::new("the temporary folder's path is not UTF-8"))?;
+    crate::framework::init_project(&project_dir, harness, false)
+        .map_err(|error| Problem::new(error.to_string()))?;
+    // The user's `AIDLC_*_DIR` overrides are about their project, not this copy.
+    let layout = Layout::new(&project_dir, harness, &|_| None);
+    let tree = match tree {
+        Ok(tree) => tree,
+        Err(problems) => {
+            return Ok(refused(
+                manifest_name(&plugin_root),
+                &plugin_root,
+                problems,
+                None,
+                harness,
+            ));
+        }
+    };
+    let shipped = shipped_files(&tree, &layout);
+    let name = tree.name().to_owned();
+    match crate::plugin::operations::add(&layout, &[plugin_root.to_string()], &plugin_root) {
+        Ok(outcome) => {
+            let mut db = CompilerDatabase::default();
+            let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
+            let texts = compile::source_texts(&db, &compiled.diagnostics);
+            let (diagnostics, sources) =
+                carried_back(&compiled.diagnostics, &texts, &shipped, layout.harness);
+            Ok(OwnTreeCompile {
+                plugin: name,
+                diagnostics,
+                sources,
+                refusals: Vec::new(),
+                warnings: outcome.warnings,
+                compiled: Some(compiled),
+            })
+        }
+        Err(PluginError::CompileFailed {
+            diagnostics,
+            sources,
+        }) => {
+            let (diagnostics, sources) =
+                carried_back(&diagnostics, &sources, &shipped, layout.harness);
+            Ok(OwnTreeCompile {
+                plugin: name,
+                diagnostics,
+                sources,
+                refusals: Vec::new(),
+                warnings: Vec::new(),
+                compiled: None,
+            })
+        }
+        Err(PluginError::Refused(problems)) => Ok(refused(
+            name,
+            &plugin_root,
+            problems,
+            Some(&shipped),
+            harness,
+        )),
+        Err(PluginError::Environment(problem)) => Err(problem),
+    }
+}
+
+fn manifest_name(plugin_root: &Utf8Path) -> String {
+    manifest::read_manifest(plugin_root).map_or_else(
+        |_| plugin_root.file_name().unwrap_or_default().to_owned(),
+        |manifest| manifest.name,
+    )
+}
+
+/// The composition refused the plugin: a refusal with a span becomes a diagnostic on the
+/// plugin's file; the others stay problems.
+fn refused(
+    plugin: String,
+    plugin_root: &Utf8Path,
+    problems: Vec<Problem>,
+    shipped: Option<&ShippedFiles>,
+    harness: Harness,
+) -> OwnTreeCompile {
+    let mut diagnostics = Vec::new();
+    let mut sources = BTreeMap::new();
+    let mut refusals = Vec::new();
+    for problem in problems {
+        let Some(located) = &problem.located else {
+            refusals.push(problem);
+            continue;
+        };
+        let (diagnostic, composed_text) = &**located;
+        let source = diagnostic.file.clone().unwrap_or_default();
+        let in_plugin = shipped
+            .and_then(|shipped| shipped.by_source.get(&source).cloned())
+            .or_else(|| {
+                source
+                    .strip_prefix(plugin_root)
+                    .ok()
+                    .map(Utf8Path::to_owned)
+            });
+        let Some(in_plugin) = in_plugin else {
+            refusals.push(problem);
+            continue;
+        };
+        let authored = std::fs::read_to_string(&source).ok();
+        let mut diagnostic = diagnostic.clone();
+        diagnostic.file = Some(in_plugin.clone());
+        match authored {
+            // The stage was checked with `{{HARNESS_DIR}}` substituted; map its span back.
+            Some(authored) => {
+                diagnostic.span = diagnostic
+                    .span
+                    .map(|span| authored_span(&authored, harness.dir_name(), span));
+                sources.insert(in_plugin, authored);
+            }
+            None => {
+                sources.insert(in_plugin, composed_text.clone());
+            }
+        }
+        diagnostics.push(diagnostic);
+    }
+    OwnTreeCompile {
+        plugin,
+        diagnostics,
+        sources,
+        refusals,
+        warnings: Vec::new(),
+        compiled: None,
+    }
+}
+
+/// The compile's diagnostics with each file the plugin shipped named by its path in the plugin
+/// and its span in the authored text; other files under [`COMPOSED_FRAMEWORK_LABEL`].
+fn carried_back(
+    diagnostics: &[Diagnostic],
+    texts: &BTreeMap<Utf8PathBuf, String>,
+    shipped: &ShippedFiles,
+    harness: Harness,
+) -> (Vec<Diagnostic>, BTreeMap<Utf8PathBuf, String>) {
+    let mut sources = BTreeMap::new();
+    let mut carry =
+        |file: &Utf8Path, span: Option<Range<usize>>| -> (Utf8PathBuf, Option<Range<usize>>) {
+            if let Some((in_plugin, authored, substituted)) = shipped.by_composed_path.get(file) {
+                sources.insert(in_plugin.clone(), authored.clone());
+                let harness_dir = if *substituted {
+                    harness.dir_name()
+                } else {
+                    HARNESS_PLACEHOLDER
+                };
+                let span = span.map(|span| authored_span(authored, harness_dir, span));
+                return (in_plugin.clone(), span);
+            }
+            let labelled = Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(file);
+            if let Some(text) = texts.get(file) {
+                sources.insert(labelled.clone(), text.clone());
+            }
+            (labelled, span)
+        };
+    let carried = diagnostics
+        .iter()
+        .map(|diagnostic| {
+            let mut diagnostic = diagnostic.clone();
+            if let Some(file) = diagnostic.file.take() {
+                let (file, span) = carry(&file, diagnostic.span.take());
+                diagnostic.file = Some(file);
+                diagnostic.span = span;
+            }
+            for related in &mut diagnostic.related {
+                let (file, span) = carry(&related.file, related.span.take());
+                related.file = file;
+                related.span = span;
+            }
+            diagnostic
+        })
+        .collect();
+    (carried, sources)
+}
+
+/// `span` of the text `authored` becomes once each `{{HARNESS_DIR}}` is replaced by
+/// `harness_dir`, as a span of `authored` (an end inside a replacement moves to the end of its
+/// placeholder, a start to its start).
+fn authored_span(authored: &str, harness_dir: &str, span: Range<usize>) -> Range<usize> {
+    let start = authored_offset(authored, harness_dir, span.start, false);
+    let end = authored_offset(authored, harness_dir, span.end, true).max(start);
+    start..end
+}
+
+fn authored_offset(authored: &str, harness_dir: &str, offset: usize, is_end: bool) -> usize {
+    if harness_dir == HARNESS_PLACEHOLDER {
+        return offset;
+    }
+    // Invariant: `removed` is how many more bytes the authored text has than the composed one
+    // before the placeholder being looked at.
+    let mut removed: isize = 0;
+    let shrink = HARNESS_PLACEHOLDER.len().cast_signed() - harness_dir.len().cast_signed();
+    for (at, _) in authored.match_indices(HARNESS_PLACEHOLDER) {
+        let composed_at = (at.cast_signed() - removed).cast_unsigned();
+        if offset <= composed_at {
+            break;
+        }
+        if offset < composed_at + harness_dir.len() {
+            return if is_end {
+                at + HARNESS_PLACEHOLDER.len()
+            } else {
+                at
+            };
+        }
+        removed += shrink;
+    }
+    (offset.cast_signed() + removed)
+        .cast_unsigned()
+        .min(authored.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_span_after_a_substituted_placeholder_points_into_the_authored_text() {
+        let authored = "read {{HARNESS_DIR}}/knowledge and then `oops`";
+        let composed = authored.replace(HARNESS_PLACEHOLDER, ".claude");
+        let at = composed.find("`oops`").unwrap();
+        let span = authored_span(authored, ".claude", at..at + 6);
+        assert_eq!(&authored[span], "`oops`");
+        let before = composed.find("read").unwrap();
+        assert_eq!(authored_span(authored, ".claude", before..before + 4), 0..4);
+        let inside = composed.find("claude").unwrap();
+        let span = authored_span(authored, ".claude", inside..inside + 2);
+        assert_eq!(&authored[span], HARNESS_PLACEHOLDER);
+    }
+
+    #[test]
+    fn the_plugin_root_is_the_nearest_folder_with_a_manifest_below_the_repository() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+        std::fs::create_dir_all(root.join("repo/p/.aidlc-plugin")).unwrap();
+        std::fs::write(root.join("repo/p/.aidlc-plugin/plugin.json"), "{}").unwrap();
+        std::fs::create_dir_all(root.join("repo/p/stages/construction")).unwrap();
+        let none = |_: &str| None;
+        assert_eq!(
+            find_plugin_root(&root.join("repo/p/stages/construction"), &none),
+            Some(root.join("repo/p"))
+        );
+        assert_eq!(find_plugin_root(&root.join("repo"), &none), None);
+        let home = |name: &str| (name == "HOME").then(|| root.join("repo/p").to_string());
+        assert_eq!(find_plugin_root(&root.join("repo/p/stages"), &home), None);
+    }
+}

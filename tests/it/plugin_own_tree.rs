@@ -1,0 +1,232 @@
+//! `aidlc compile` in a plugin's own tree (issue 29, docs/decisions.md D52): the plugin is
+//! composed as `aidlc plugin add` composes it into a temporary default framework; the graph is
+//! the install's byte for byte, an error in a plugin file names the plugin's file and span, and
+//! the plugin's folder is never written.
+
+use std::collections::BTreeMap;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use serde_json::Value;
+
+use crate::support::{GRAPH, TestProject};
+
+/// A plugin for the default framework in its own tree (inside a folder holding `.git`, as an
+/// author's checkout is): a stage importing the plugin's own sensor (its tool named through
+/// `{{HARNESS_DIR}}`), the sensor, an agent, and a contribution binding the sensor to
+/// `build-and-test`.
+pub fn own_tree(shelf: &TestProject) -> Utf8PathBuf {
+    shelf.write(".git/HEAD", "ref: refs/heads/main\n");
+    let files = [
+        (
+            ".aidlc-plugin/plugin.json",
+            "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\"]}\n"
+                .to_owned(),
+        ),
+        ("stages/construction/acme-check.md", acme_stage("inline")),
+        (
+            "sensors/aidlc-acme-lint.md",
+            "---\nid: acme-lint\nkind: deterministic\ncommand: sh {{HARNESS_DIR}}/tools/aidlc-sensor-acme-lint.sh\ndefault_severity: advisory\ndescription: Checks the acme report\ncategory: demo\nmatches: \"**/*.md\"\n---\n\n# acme-lint sensor\n"
+                .to_owned(),
+        ),
+        (
+            "tools/aidlc-sensor-acme-lint.sh",
+            "#!/bin/sh\necho '{\"pass\": true, \"findings_count\": 0}'\n".to_owned(),
+        ),
+        (
+            "agents/acme-helper-agent.md",
+            "---\nname: acme-helper-agent\nplugin: acme\ndisplay_name: acme helper\ndescription: Helps with acme\n---\n\n# acme helper\n"
+                .to_owned(),
+        ),
+        (
+            "contributions/construction/build-and-test.md",
+            "---\ntarget: build-and-test\nplugin: acme\nadds:\n  sensors:\n    - acme-lint\nfragments:\n  - anchor: in:Sensors\n    order: 100\n---\n\n## fragment: in:Sensors\n\n- `acme-lint` checks the acme report.\n"
+                .to_owned(),
+        ),
+    ];
+    for (path, text) in files {
+        shelf.write(&format!("acme/{path}"), &text);
+    }
+    shelf.path("acme")
+}
+
+/// The plugin's stage; `mode` is its `mode:` value (the one the tests break).
+pub fn acme_stage(mode: &str) -> String {
+    format!(
+        "---\nslug: acme-check\nname: acme check\nplugin: acme\nphase: construction\nexecution: CONDITIONAL\ncondition: When the acme plugin is active\nlead_agent: aidlc-quality-agent\nsupport_agents:\n  - acme-helper-agent\nmode: {mode}\nproduces:\n  - acme-report\nrequires_stage:\n  - build-and-test\nsensors:\n  - acme-lint\nscopes:\n  - feature\ninputs: The build summary in {{{{HARNESS_DIR}}}}/tools\noutputs: acme-report.md\n---\n\n# acme check\n\nWrite the report.\n"
+    )
+}
+
+/// Every file under `root` by path, with its BLAKE3 hash (and every folder, by an empty hash).
+fn hashes(root: &Utf8Path) -> BTreeMap<String, String> {
+    fn visit(root: &Utf8Path, folder: &Utf8Path, out: &mut BTreeMap<String, String>) {
+        for entry in folder.read_dir_utf8().unwrap() {
+            let entry = entry.unwrap();
+            let relative = entry.path().strip_prefix(root).unwrap().to_string();
+            if entry.file_type().unwrap().is_dir() {
+                out.insert(format!("{relative}/"), String::new());
+                visit(root, entry.path(), out);
+            } else {
+                let bytes = std::fs::read(entry.path()).unwrap();
+                out.insert(relative, blake3::hash(&bytes).to_hex().to_string());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    visit(root, root, &mut out);
+    out
+}
+
+fn node<'a>(graph: &'a Value, slug: &str) -> &'a Value {
+    graph
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|node| node["slug"] == slug)
+        .unwrap_or_else(|| panic!("no stage {slug} in the graph"))
+}
+
+#[test]
+fn a_plugin_compiled_in_its_own_tree_gives_the_installed_graph_and_writes_nothing() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    let before = hashes(&shelf.root);
+
+    let run = shelf.run_in(&root.join("stages/construction"), &["compile"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("plugin \"acme\" composed into a temporary copy of the default framework (.claude); nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+
+    // The same plugin added to the default framework by `aidlc plugin add`.
+    let project = TestProject::default_framework();
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}{}", added.stdout, added.stderr);
+    let installed = project.read(GRAPH);
+    let compiled =
+        aidlc::plugin::own_tree::compile_own_tree(&root, aidlc::harness::Harness::Claude)
+            .expect("compiled");
+    assert!(compiled.refusals.is_empty(), "{:?}", compiled.refusals);
+    assert_eq!(compiled.n_errors(), 0, "{:?}", compiled.diagnostics);
+    let outcome = compiled.compiled.expect("a compile");
+    assert_eq!(
+        *outcome.stage_graph, installed,
+        "the whole graph, byte for byte"
+    );
+    let graph: Value = serde_json::from_str(&installed).unwrap();
+    let plugin_stage = node(&graph, "acme-check");
+    assert_eq!(plugin_stage["plugin"], "acme");
+    assert_eq!(plugin_stage["sensors_applicable"][0]["id"], "acme-lint");
+    assert!(
+        node(&graph, "build-and-test")["sensors_applicable"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|entry| entry["id"] == "acme-lint")
+    );
+    assert_eq!(before, hashes(&shelf.root), "still unchanged");
+}
+
+#[test]
+fn an_error_in_a_plugin_file_is_reported_at_the_plugins_file_and_span() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    // An unknown mode, after a `{{HARNESS_DIR}}` placeholder, so the span must be carried back
+    // across the substitution.
+    let stage =
+        acme_stage("sideways").replace("condition: When", "condition: Under {{HARNESS_DIR}} when");
+    shelf.write("acme/stages/construction/acme-check.md", &stage);
+    let before = hashes(&shelf.root);
+    let run = shelf.run_in(&root, &["compile", "--format", "json"]);
+    assert_eq!(run.status, 1, "{}{}", run.stdout, run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|line| line.contains("sideways"))
+        .unwrap_or_else(|| panic!("no diagnostic about the mode: {}", run.stdout));
+    let diagnostic: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        diagnostic["file"], "stages/construction/acme-check.md",
+        "{line}"
+    );
+    let mode_line = stage.lines().position(|l| l == "mode: sideways").unwrap() + 1;
+    assert_eq!(diagnostic["line"], mode_line, "{line}");
+    assert_eq!(diagnostic["column"], 7, "{line}");
+    assert!(run.stderr.contains("nothing was written"), "{}", run.stderr);
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+
+    // The human form points at the plugin's file as the author's folder names it.
+    let human = shelf.run_in(&root.join("stages"), &["compile"]);
+    assert_eq!(human.status, 1, "{}", human.stderr);
+    assert!(
+        human.stderr.contains(&format!(
+            "../stages/construction/acme-check.md:{mode_line}:7"
+        )),
+        "{}",
+        human.stderr
+    );
+}
+
+#[test]
+fn watch_in_a_plugins_own_tree_is_refused_and_a_nearer_project_still_wins() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    let run = shelf.run_in(&root, &["compile", "--watch"]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("--watch is not available in a plugin's own tree"),
+        "{}",
+        run.stderr
+    );
+    // A project inside the plugin's folder is nearer: it is compiled as a project.
+    aidlc::framework::init_project(&root.join("demo"), aidlc::harness::Harness::Claude, false)
+        .unwrap();
+    let run = shelf.run_in(&root.join("demo"), &["compile"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("wrote"), "{}", run.stderr);
+    assert!(shelf.exists("acme/demo/.claude/tools/data/stage-graph.json"));
+}
+
+#[test]
+fn a_compile_error_in_a_plugin_stage_is_carried_back_to_the_plugins_file() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    // A typo'd import, after a placeholder: the composition accepts the stage, the compile
+    // refuses the import, and the span must come back across the substitution.
+    let stage = acme_stage("inline")
+        .replace("  - acme-lint\nscopes:", "  - acme-lnt\nscopes:")
+        .replace("condition: When", "condition: Under {{HARNESS_DIR}} when");
+    shelf.write("acme/stages/construction/acme-check.md", &stage);
+    let before = hashes(&shelf.root);
+    let run = shelf.run_in(&root, &["compile", "--format", "json"]);
+    assert_eq!(run.status, 1, "{}{}", run.stdout, run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|line| line.contains("unknown-sensor-import"))
+        .unwrap_or_else(|| panic!("no unknown-sensor-import: {}", run.stdout));
+    let diagnostic: Value = serde_json::from_str(line).unwrap();
+    assert_eq!(
+        diagnostic["file"], "stages/construction/acme-check.md",
+        "{line}"
+    );
+    let import_line = stage.lines().position(|l| l == "  - acme-lnt").unwrap() + 1;
+    assert_eq!(diagnostic["line"], import_line, "{line}");
+    assert_eq!(diagnostic["column"], 5, "{line}");
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+}
