@@ -341,6 +341,7 @@ pub fn unfired_binding(
         pattern: entry.matches.clone().filter(|pattern| !pattern.is_empty()),
         declared_outputs: declared_file_names(node),
         cause,
+        plugin: node.plugin.clone(),
     }
 }
 

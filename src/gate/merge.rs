@@ -575,6 +575,11 @@ impl Reader<'_> {
                 "unfired_bindings[].declared_outputs",
             )?,
             cause,
+            // Absent on a core stage's binding; when present, a string (D50).
+            plugin: match unfired.get("plugin") {
+                None => None,
+                Some(plugin) => Some(self.string(plugin, "unfired_bindings[].plugin")?),
+            },
         })
     }
 

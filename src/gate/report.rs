@@ -337,6 +337,9 @@ pub struct UnfiredBinding {
     /// The stage's declared output file names (`produces ∪ optional_produces`).
     pub declared_outputs: Vec<String>,
     pub cause: UnfiredCause,
+    /// The plugin of the stage (the graph node's `plugin`); `None` for a core stage, whose
+    /// report lines stay as they were (docs/decisions.md D50).
+    pub plugin: Option<String>,
 }
 
 /// Why a blocking binding did not fire.

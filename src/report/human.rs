@@ -556,10 +556,13 @@ fn not_evaluated_problem(fire: &GateFire) -> (String, Problem<'_>) {
 
 /// The header of a never-fired binding's group, and its problem.
 fn unfired_problem(unfired: &UnfiredBinding) -> (String, Problem<'_>) {
-    let header = format!(
+    let mut header = format!(
         "stage {} of intent {}, blocking; its glob is set in this manifest",
         unfired.stage, unfired.intent
     );
+    if let Some(plugin) = &unfired.plugin {
+        let _ = write!(header, " [plugin {plugin}]");
+    }
     let problem = Problem {
         location: Some(Location::file(Utf8Path::new(&unfired.manifest_path))),
         help: Some(Cow::Borrowed(

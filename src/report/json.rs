@@ -145,7 +145,7 @@ fn json_unfired(unfired: &UnfiredBinding) -> Value {
             json!({"kind": "not-regular-files", "described": described})
         }
     };
-    json!({
+    let mut value = json!({
         "stage": unfired.stage,
         "sensor_id": unfired.sensor_id,
         "intent": unfired.intent,
@@ -157,7 +157,12 @@ fn json_unfired(unfired: &UnfiredBinding) -> Value {
         "manifest_path": unfired.manifest_path,
         "cause": cause,
         "message": unfired.reason(),
-    })
+    });
+    // D50: as on a fire, the plugin follows the other keys, only on a plugin stage's binding.
+    if let Some(plugin) = &unfired.plugin {
+        value["plugin"] = json!(plugin);
+    }
+    value
 }
 
 fn json_fire(fire: &GateFire) -> Value {

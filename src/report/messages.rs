@@ -168,12 +168,17 @@ pub(super) fn not_evaluated_message(fire: &GateFire) -> String {
 
 /// The full sentence for a blocking binding that never fired (every format uses it).
 pub(super) fn unfired_message(unfired: &UnfiredBinding) -> String {
-    format!(
+    let mut message = format!(
         "{} was not evaluated on stage {}: {}",
         unfired.sensor_id,
         unfired.stage,
         unfired.reason()
-    )
+    );
+    // D50: a plugin stage's binding names its plugin; a core stage's sentence is unchanged.
+    if let Some(plugin) = &unfired.plugin {
+        let _ = write!(message, " [plugin {plugin}]");
+    }
+    message
 }
 
 /// `nothing was checked: <why>`.

@@ -437,6 +437,7 @@ pub(crate) mod test_reports {
                 pattern: Some("**/*.ts".to_owned()),
                 declared_outputs: vec!["components.md".to_owned(), "services.md".to_owned()],
                 cause: UnfiredCause::NoGlobMatch { deliverables: 2 },
+                plugin: None,
             }],
             bindings_selected: 9,
             duration: Duration::from_micros(48_300),

@@ -471,14 +471,23 @@ fn sarif_unfired_result(
             &unfired.stage,
             &unfired.intent,
         ]),
-        properties: Some(json!({
-            "stage": unfired.stage,
-            "severity": Severity::Blocking.as_str(),
-            "result": Outcome::NotEvaluated.as_str(),
-            "note": NEVER_FIRED,
-            "intent": unfired.intent,
-        })),
+        properties: Some(unfired_properties(unfired)),
     })
+}
+
+/// A never-fired binding's properties; a plugin stage's also name the plugin (D50).
+fn unfired_properties(unfired: &UnfiredBinding) -> Value {
+    let mut properties = json!({
+        "stage": unfired.stage,
+        "severity": Severity::Blocking.as_str(),
+        "result": Outcome::NotEvaluated.as_str(),
+        "note": NEVER_FIRED,
+        "intent": unfired.intent,
+    });
+    if let Some(plugin) = &unfired.plugin {
+        properties["plugin"] = json!(plugin);
+    }
+    properties
 }
 
 fn sarif_fire_results(

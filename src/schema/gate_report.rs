@@ -283,6 +283,8 @@ pub struct UnfiredBinding {
     pub cause: UnfiredCause,
     /// The sentence every format shows: what did not happen and why.
     pub message: String,
+    /// The plugin of the stage (the graph node's `plugin`); absent on a core stage's binding.
+    pub plugin: Option<String>,
 }
 
 /// Why a blocking binding fired on nothing: `{"kind": "no-deliverable"}`,

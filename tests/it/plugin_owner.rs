@@ -408,3 +408,95 @@ fn a_core_stage_s_report_has_no_plugin_anywhere() {
     let human = gate_check(&project, &[]);
     assert!(!human.stdout.contains("[plugin"), "{}", human.stdout);
 }
+
+/// A blocking binding that never fired on a plugin stage names the plugin in every format, and
+/// `gate merge` carries it through (strictly read), as for a fire; the core stage's fire in the
+/// same report names none.
+#[test]
+fn a_never_fired_binding_on_a_plugin_stage_names_the_plugin_in_every_format() {
+    let project = gate_project_with_a_plugin_stage();
+    project.remove(&format!("{RECORD}/inception/acme-check/acme-check-doc.md"));
+
+    let human = gate_check(&project, &[]);
+    assert!(
+        human.stdout.contains(
+            "stage acme-check of intent 261130-demo, blocking; its glob is set in this manifest [plugin acme]"
+        ),
+        "{}",
+        human.stdout
+    );
+
+    let json: Value =
+        serde_json::from_str(&gate_check(&project, &["--format", "json"]).stdout).unwrap();
+    let report_schema = project.run(&["schema", "gate-report"]);
+    let report_schema: Value = serde_json::from_str(&report_schema.stdout).unwrap();
+    let report_validator = jsonschema::draft202012::new(&report_schema).unwrap();
+    assert!(report_validator.is_valid(&json), "{json:#}");
+    let unfired = json["unfired_bindings"].as_array().unwrap();
+    assert_eq!(unfired.len(), 1, "{json:#}");
+    assert_eq!(unfired[0]["stage"], "acme-check");
+    assert_eq!(unfired[0]["plugin"], "acme");
+    for fire in json["fires"].as_array().unwrap() {
+        assert_eq!(fire["stage"], "first-stage");
+        assert!(fire.get("plugin").is_none(), "{fire}");
+    }
+
+    let sarif: Value =
+        serde_json::from_str(&gate_check(&project, &["--format", "sarif"]).stdout).unwrap();
+    let never_fired: Vec<&Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|result| result["properties"]["note"] == "never-fired")
+        .collect();
+    assert_eq!(never_fired.len(), 1, "{sarif:#}");
+    assert_eq!(never_fired[0]["properties"]["plugin"], "acme");
+    assert!(
+        never_fired[0]["message"]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with(" [plugin acme]"),
+        "{:#}",
+        never_fired[0]
+    );
+
+    for format in ["github", "gitlab"] {
+        let run = gate_check(&project, &["--format", format]);
+        let lines: Vec<&str> = run
+            .stdout
+            .lines()
+            .filter(|line| line.contains("was not evaluated on stage acme-check"))
+            .collect();
+        assert_eq!(lines.len(), 1, "{format}: {}", run.stdout);
+        assert!(lines[0].contains("[plugin acme]"), "{format}: {}", lines[0]);
+    }
+
+    let shard = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "json",
+        "--shard",
+        "1/1",
+    ]);
+    let file = project.path("shard-1.json");
+    std::fs::write(&file, &shard.stdout).unwrap();
+    let merge = || project.run(&["gate", "merge", "--format", "json", file.as_str()]);
+    let merged = merge();
+    assert_eq!(merged.status, 1, "{}", merged.stderr);
+    let merged: Value = serde_json::from_str(&merged.stdout).unwrap();
+    assert_eq!(merged["unfired_bindings"][0]["plugin"], "acme");
+
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(text.contains("\"plugin\": \"acme\""), "{text}");
+    std::fs::write(&file, text.replace("\"plugin\": \"acme\"", "\"plugin\": 7")).unwrap();
+    let mistyped = merge();
+    assert_eq!(mistyped.status, 2, "{}", mistyped.stderr);
+    assert!(
+        mistyped.stderr.contains("unfired_bindings[].plugin"),
+        "{}",
+        mistyped.stderr
+    );
+}
