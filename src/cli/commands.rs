@@ -14,7 +14,6 @@ use crate::cli::args::{
 use crate::cli::man_pages;
 use crate::cli::printer::{self, Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout, written_file_shown};
-use crate::compile::Drift;
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
 use crate::diagnostics::Diagnostic;
@@ -24,7 +23,7 @@ use crate::gate::repository::RepositoryRoot;
 use crate::interrupt;
 use crate::process_group::GroupSignal;
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
-use crate::report::{github, json, sarif};
+use crate::report::{github, json};
 use crate::up_to_date;
 
 pub fn run(cli: Cli) -> ExitStatus {
@@ -326,7 +325,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     }
     let elapsed = started.elapsed();
     if printer.format == Format::Sarif && (outcome.n_errors() > 0 || !args.check) {
-        print_sarif(&printer, &outcome.diagnostics, &[], &sources);
+        printer.print_compile_sarif(&outcome.diagnostics, &[], &sources);
     }
     if outcome.n_errors() > 0 {
         printer.status(&format!(
@@ -395,7 +394,7 @@ fn report_up_to_date(
         printer.diagnostic(warning, &sources);
     }
     if printer.format == Format::Sarif {
-        print_sarif(printer, &up_to_date.warnings, &[], &sources);
+        printer.print_compile_sarif(&up_to_date.warnings, &[], &sources);
     }
     let n_warnings = up_to_date.warnings.len();
     if check {
@@ -445,8 +444,7 @@ fn report_drift(
 ) -> ExitStatus {
     let drift = compile::check_outputs(layout, outcome);
     if printer.format == Format::Sarif {
-        print_sarif(
-            printer,
+        printer.print_compile_sarif(
             &outcome.diagnostics,
             &compile::drift_items(layout, &drift),
             sources,
@@ -495,22 +493,6 @@ fn report_drift(
         ));
     }
     ExitStatus::Failure
-}
-
-/// The one SARIF log of a compile: its diagnostics, and its drift under `--check`.
-pub(super) fn print_sarif(
-    printer: &Printer,
-    diagnostics: &[Diagnostic],
-    drifts: &[Drift],
-    sources: &dyn crate::report::source::SourceLookup,
-) {
-    printer.out(&sarif::render_compile_sarif(
-        diagnostics,
-        drifts,
-        sources,
-        printer.path_prefix(),
-        env!("CARGO_PKG_VERSION"),
-    ));
 }
 
 /// ` (graph format 2.6, kept from the existing stage-graph.json)` when the graph is written in

@@ -61,7 +61,7 @@ pub(super) fn compile_own_tree(
         printer.diagnostic(diagnostic, &compiled.sources);
     }
     if printer.format == Format::Sarif {
-        crate::cli::commands::print_sarif(printer, &compiled.diagnostics, &[], &compiled.sources);
+        printer.print_compile_sarif(&compiled.diagnostics, &[], &compiled.sources);
     }
     let place = format!(
         "plugin \"{}\" composed into a temporary copy of the default framework ({})",

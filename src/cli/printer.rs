@@ -92,6 +92,22 @@ pub struct Printer {
 }
 
 impl Printer {
+    /// The one SARIF log of a compile: its diagnostics, and its drift under `--check`.
+    pub fn print_compile_sarif(
+        &self,
+        diagnostics: &[Diagnostic],
+        drifts: &[crate::compile::Drift],
+        sources: &dyn SourceLookup,
+    ) {
+        self.out(&crate::report::sarif::render_compile_sarif(
+            diagnostics,
+            drifts,
+            sources,
+            self.path_prefix(),
+            env!("CARGO_PKG_VERSION"),
+        ));
+    }
+
     pub fn new(format: Format, quiet: bool) -> Self {
         Self {
             format,

@@ -36,26 +36,43 @@ impl Publisher {
     /// Returns how many files were sent.
     pub fn publish_changes(&mut self, state: &ServerState, sender: &Sender<Message>) -> usize {
         let diagnostics = crate::compile::project_diagnostics(&state.db);
-        let mut current = lsp_diagnostics_by_file(state, &diagnostics);
-        let mut sent = 0;
+        let current = lsp_diagnostics_by_file(state, &diagnostics);
+        self.changes(current)
+            .into_iter()
+            .map(|(path, list)| usize::from(send(state, sender, &path, list)))
+            .sum()
+    }
+
+    /// The publications that bring the editor from the last publication to `current`, in
+    /// order: an empty list for every file that no longer has any, then every file whose list
+    /// differs (in `current`'s order). `current` becomes the last publication, whether or not
+    /// each send then reaches the editor.
+    pub fn changes(
+        &mut self,
+        current: impl IntoIterator<Item = (Utf8PathBuf, Vec<lsp_types::Diagnostic>)>,
+    ) -> Vec<(Utf8PathBuf, Vec<lsp_types::Diagnostic>)> {
+        let current: Vec<(Utf8PathBuf, Vec<lsp_types::Diagnostic>)> = current.into_iter().collect();
+        let still_present: std::collections::HashSet<&Utf8PathBuf> =
+            current.iter().map(|(path, _)| path).collect();
         let cleared: Vec<Utf8PathBuf> = self
             .published
             .keys()
-            .filter(|path| !current.contains_key(*path))
+            .filter(|path| !still_present.contains(path))
             .cloned()
             .collect();
+        let mut changes = Vec::new();
         for path in cleared {
             self.published.remove(&path);
-            sent += usize::from(send(state, sender, &path, Vec::new()));
+            changes.push((path, Vec::new()));
         }
-        for (path, list) in std::mem::take(&mut current) {
+        for (path, list) in current {
             if self.published.get(&path) == Some(&list) {
                 continue;
             }
-            sent += usize::from(send(state, sender, &path, list.clone()));
-            self.published.insert(path, list);
+            self.published.insert(path.clone(), list.clone());
+            changes.push((path, list));
         }
-        sent
+        changes
     }
 }
 
@@ -143,14 +160,6 @@ pub fn to_lsp_diagnostic(
 ) -> lsp_types::Diagnostic {
     let file = diagnostic.file.as_deref().unwrap_or(Utf8Path::new(""));
     let range = texts.range(file, diagnostic.span.as_ref());
-    let mut message = diagnostic.message.clone();
-    if let Some(label) = &diagnostic.label {
-        let _ = write!(message, " ({label})");
-    }
-    if let Some(help) = &diagnostic.help {
-        message.push_str("\nhelp: ");
-        message.push_str(help);
-    }
     let related: Vec<DiagnosticRelatedInformation> = diagnostic
         .related
         .iter()
@@ -162,6 +171,24 @@ pub fn to_lsp_diagnostic(
             })
         })
         .collect();
+    protocol_diagnostic(diagnostic, range, related)
+}
+
+/// A compile diagnostic in the protocol's shape at `range`, with `related` as its related
+/// information (none when empty): the message with its label and help, severity and code.
+pub fn protocol_diagnostic(
+    diagnostic: &Diagnostic,
+    range: lsp_types::Range,
+    related: Vec<DiagnosticRelatedInformation>,
+) -> lsp_types::Diagnostic {
+    let mut message = diagnostic.message.clone();
+    if let Some(label) = &diagnostic.label {
+        let _ = write!(message, " ({label})");
+    }
+    if let Some(help) = &diagnostic.help {
+        message.push_str("\nhelp: ");
+        message.push_str(help);
+    }
     lsp_types::Diagnostic {
         range,
         severity: Some(match diagnostic.severity {

@@ -11,19 +11,19 @@
 //! for the same bytes; a file that no longer has any diagnostic is cleared.
 
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Response};
 use lsp_types::{
-    DiagnosticSeverity, DidChangeTextDocumentParams, DidCloseTextDocumentParams,
-    DidOpenTextDocumentParams, NumberOrString, PublishDiagnosticsParams, Uri,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
+    PublishDiagnosticsParams, Uri,
 };
 
 use super::ServeError;
+use super::diagnostics::{Publisher, protocol_diagnostic};
 use super::positions::{TextPositions, apply_change};
 use super::uri::{path_of_uri, uri_of_path};
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::diagnostics::Diagnostic;
 use crate::harness::Harness;
 use crate::syntax::frontmatter::ColumnUnit;
 
@@ -36,7 +36,7 @@ pub struct OwnTreeSession<'a> {
     /// Open documents by absolute path: their URI as sent, and their text.
     documents: HashMap<Utf8PathBuf, (Uri, String)>,
     /// What was last published, by absolute path.
-    published: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>>,
+    publisher: Publisher,
     shutdown_requested: bool,
 }
 
@@ -53,7 +53,7 @@ impl<'a> OwnTreeSession<'a> {
             harness,
             unit,
             documents: HashMap::new(),
-            published: BTreeMap::new(),
+            publisher: Publisher::default(),
             shutdown_requested: false,
         }
     }
@@ -171,22 +171,8 @@ impl<'a> OwnTreeSession<'a> {
                 return;
             }
         };
-        let cleared: Vec<Utf8PathBuf> = self
-            .published
-            .keys()
-            .filter(|path| !current.contains_key(*path))
-            .cloned()
-            .collect();
-        for path in cleared {
-            self.published.remove(&path);
-            self.send(&path, Vec::new());
-        }
-        for (path, list) in current {
-            if self.published.get(&path) == Some(&list) {
-                continue;
-            }
-            self.send(&path, list.clone());
-            self.published.insert(path, list);
+        for (path, list) in self.publisher.changes(current) {
+            self.send(&path, list);
         }
     }
 
@@ -246,7 +232,7 @@ impl<'a> OwnTreeSession<'a> {
             by_file
                 .entry(self.plugin_root.join(file))
                 .or_default()
-                .push(protocol_diagnostic(diagnostic, range));
+                .push(protocol_diagnostic(diagnostic, range, Vec::new()));
         }
         for problem in &compiled.refusals {
             let file = problem
@@ -270,31 +256,10 @@ impl<'a> OwnTreeSession<'a> {
             by_file.entry(file).or_default().push(protocol_diagnostic(
                 &diagnostic,
                 lsp_types::Range::default(),
+                Vec::new(),
             ));
         }
         Ok(by_file)
-    }
-}
-
-fn protocol_diagnostic(diagnostic: &Diagnostic, range: lsp_types::Range) -> lsp_types::Diagnostic {
-    let mut message = diagnostic.message.clone();
-    if let Some(label) = &diagnostic.label {
-        let _ = write!(message, " ({label})");
-    }
-    if let Some(help) = &diagnostic.help {
-        message.push_str("\nhelp: ");
-        message.push_str(help);
-    }
-    lsp_types::Diagnostic {
-        range,
-        severity: Some(match diagnostic.severity {
-            Severity::Error => DiagnosticSeverity::ERROR,
-            Severity::Warning => DiagnosticSeverity::WARNING,
-        }),
-        code: Some(NumberOrString::String(diagnostic.code.as_str().to_owned())),
-        source: Some("aidlc".to_owned()),
-        message,
-        ..lsp_types::Diagnostic::default()
     }
 }
 
