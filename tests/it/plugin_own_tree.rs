@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::support::{GRAPH, TestProject};
+use crate::support::{GRAPH, Run, TestProject};
 
 /// A plugin for the default framework in its own tree (inside a folder holding `.git`, as an
 /// author's checkout is): a stage importing the plugin's own sensor (its tool named through
@@ -133,6 +133,24 @@ fn a_plugin_compiled_in_its_own_tree_gives_the_installed_graph_and_writes_nothin
     assert_eq!(before, hashes(&shelf.root), "still unchanged");
 }
 
+/// `aidlc compile --format json` in `cwd`, which must fail (exit 1): the diagnostic whose line
+/// contains `needle`, parsed, the line itself, and the run.
+fn failed_json_compile_diagnostic(
+    shelf: &TestProject,
+    cwd: &Utf8Path,
+    needle: &str,
+) -> (Value, String, Run) {
+    let run = shelf.run_in(cwd, &["compile", "--format", "json"]);
+    assert_eq!(run.status, 1, "{}{}", run.stdout, run.stderr);
+    let line = run
+        .stdout
+        .lines()
+        .find(|line| line.contains(needle))
+        .unwrap_or_else(|| panic!("no diagnostic with {needle}: {}", run.stdout))
+        .to_owned();
+    (serde_json::from_str(&line).unwrap(), line, run)
+}
+
 #[test]
 fn an_error_in_a_plugin_file_is_reported_at_the_plugins_file_and_span() {
     let shelf = TestProject::empty();
@@ -143,14 +161,7 @@ fn an_error_in_a_plugin_file_is_reported_at_the_plugins_file_and_span() {
         acme_stage("sideways").replace("condition: When", "condition: Under {{HARNESS_DIR}} when");
     shelf.write("acme/stages/construction/acme-check.md", &stage);
     let before = hashes(&shelf.root);
-    let run = shelf.run_in(&root, &["compile", "--format", "json"]);
-    assert_eq!(run.status, 1, "{}{}", run.stdout, run.stderr);
-    let line = run
-        .stdout
-        .lines()
-        .find(|line| line.contains("sideways"))
-        .unwrap_or_else(|| panic!("no diagnostic about the mode: {}", run.stdout));
-    let diagnostic: Value = serde_json::from_str(line).unwrap();
+    let (diagnostic, line, run) = failed_json_compile_diagnostic(&shelf, &root, "sideways");
     assert_eq!(
         diagnostic["file"], "stages/construction/acme-check.md",
         "{line}"
@@ -209,14 +220,8 @@ fn a_compile_error_in_a_plugin_stage_is_carried_back_to_the_plugins_file() {
         .replace("condition: When", "condition: Under {{HARNESS_DIR}} when");
     shelf.write("acme/stages/construction/acme-check.md", &stage);
     let before = hashes(&shelf.root);
-    let run = shelf.run_in(&root, &["compile", "--format", "json"]);
-    assert_eq!(run.status, 1, "{}{}", run.stdout, run.stderr);
-    let line = run
-        .stdout
-        .lines()
-        .find(|line| line.contains("unknown-sensor-import"))
-        .unwrap_or_else(|| panic!("no unknown-sensor-import: {}", run.stdout));
-    let diagnostic: Value = serde_json::from_str(line).unwrap();
+    let (diagnostic, line, _run) =
+        failed_json_compile_diagnostic(&shelf, &root, "unknown-sensor-import");
     assert_eq!(
         diagnostic["file"], "stages/construction/acme-check.md",
         "{line}"
