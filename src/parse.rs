@@ -18,8 +18,20 @@ use crate::syntax::stage::{self, StageDefinition};
     reason = "the error path is cold: an unreadable input file"
 )]
 pub fn source_text(db: &dyn salsa::Database, file: SourceFile) -> Result<&str, Diagnostic> {
-    let path = file.path(db);
-    let problem = match file.contents(db) {
+    contents_text(file.path(db), file.contents(db))
+}
+
+/// The text of an input file as read, or the diagnostic that says why it has none (for
+/// [`source_text`], and for readers that hold the contents without a database).
+#[expect(
+    clippy::result_large_err,
+    reason = "the error path is cold: an unreadable input file"
+)]
+pub fn contents_text<'c>(
+    path: &Utf8Path,
+    contents: &'c FileContents,
+) -> Result<&'c str, Diagnostic> {
+    let problem = match contents {
         FileContents::Text(text) => return Ok(text.as_str()),
         FileContents::Unreadable(error) => Diagnostic::error(
             Code::UnreadableFile,
@@ -55,8 +67,14 @@ pub struct ParsedManifest {
 
 #[salsa::tracked(returns(ref))]
 pub fn parsed_manifest(db: &dyn salsa::Database, file: SourceFile) -> ParsedManifest {
-    let path = file.path(db);
-    let text = match source_text(db, file) {
+    parse_manifest_file(file.path(db), file.contents(db))
+}
+
+/// A manifest file parsed and checked, from its project-relative path and its contents: what
+/// [`parsed_manifest`] memoises, and what the dispatcher's live registry reads without a
+/// database.
+pub fn parse_manifest_file(path: &Utf8Path, contents: &FileContents) -> ParsedManifest {
+    let text = match contents_text(path, contents) {
         Ok(text) => text,
         Err(diagnostic) => {
             return ParsedManifest {

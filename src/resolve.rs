@@ -9,9 +9,9 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::db::{Project, SkippedFileKind, SourceFile};
+use crate::db::{Project, SkippedFileKind, SkippedSensorFile, SourceFile};
 use crate::diagnostics::{Code, Diagnostic, closest_match};
-use crate::parse::{agent_roster, parsed_manifest, parsed_stage};
+use crate::parse::{ParsedManifest, agent_roster, parsed_manifest, parsed_stage};
 use crate::protocol::glob::SensorGlob;
 use crate::protocol::stage_node::SensorEntry;
 
@@ -28,10 +28,28 @@ pub struct SensorRegistry {
 #[salsa::tracked(returns(ref))]
 pub fn sensor_registry(db: &dyn salsa::Database) -> SensorRegistry {
     let project = Project::get(db);
-    let harness_dir = project.harness_dir(db);
+    registry_of_manifests(
+        project.harness_dir(db),
+        project.skipped_sensor_files(db),
+        project
+            .sensor_files(db)
+            .iter()
+            .map(|&file| (file.path(db).as_path(), parsed_manifest(db, file))),
+    )
+}
+
+/// The registry of the parsed manifests `manifests` (project-relative path and parse, in the
+/// sensors folder's order) of the harness folder `harness_dir`, with a warning for each file
+/// the listing skipped: what [`sensor_registry`] memoises, and what the dispatcher's live
+/// registry builds without a database.
+pub fn registry_of_manifests<'m>(
+    harness_dir: &str,
+    skipped_files: &[SkippedSensorFile],
+    manifests: impl IntoIterator<Item = (&'m Utf8Path, &'m ParsedManifest)>,
+) -> SensorRegistry {
     let mut registry = SensorRegistry::default();
     let mut declared: BTreeMap<String, String> = BTreeMap::new();
-    for skipped in project.skipped_sensor_files(db) {
+    for skipped in skipped_files {
         let code = match skipped.kind {
             SkippedFileKind::SensorManifest => Code::SkippedSensorFile,
             SkippedFileKind::StageDefinition => Code::SkippedStageFile,
@@ -42,9 +60,7 @@ pub fn sensor_registry(db: &dyn salsa::Database) -> SensorRegistry {
                 .with_help(skipped.help.clone()),
         );
     }
-    for &file in project.sensor_files(db) {
-        let parsed = parsed_manifest(db, file);
-        let path = file.path(db);
+    for (path, parsed) in manifests {
         let registry_path = format!(
             "{harness_dir}/sensors/{}",
             path.file_name().unwrap_or_default()
@@ -75,7 +91,7 @@ pub fn sensor_registry(db: &dyn salsa::Database) -> SensorRegistry {
         if let Some(span) = &manifest.matches_span {
             registry
                 .matches_sites
-                .insert(manifest.id.clone(), (path.clone(), span.clone()));
+                .insert(manifest.id.clone(), (path.to_owned(), span.clone()));
         }
         registry.by_id.insert(
             manifest.id.clone(),

@@ -3,16 +3,15 @@
 //! `matches` pre-flight come from the live manifest (D6, D20).
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use camino::Utf8PathBuf;
 
-use crate::db::{CompilerDatabase, FileContents, SourceFile};
+use crate::db::FileContents;
 use crate::diagnostics::Diagnostic;
-use crate::discover::{
-    Layout, MAX_INPUT_BYTES, list_sensor_files, new_project, read_input_contents,
-};
-use crate::parse::parsed_manifest;
-use crate::resolve::sensor_registry;
+use crate::discover::{Layout, MAX_INPUT_BYTES, list_sensor_files, read_input_contents};
+use crate::parse::{ParsedManifest, parse_manifest_file};
+use crate::resolve::registry_of_manifests;
 use crate::syntax::manifest::SensorManifest;
 
 /// One loadable manifest and where it lives.
@@ -43,47 +42,63 @@ impl LiveRegistry {
     }
 }
 
-/// Read and check every manifest, with the compile's own rules and messages.
+/// Read and check every manifest, with the compile's own rules and messages: the compile's
+/// parse (`parse::parse_manifest_file`) and registry (`resolve::registry_of_manifests`), called
+/// directly, since a hook run reads each manifest once and has nothing to memoise.
 pub fn load_live_registry(layout: &Layout) -> LiveRegistry {
-    let db = CompilerDatabase::default();
     let (paths, mut skipped) = list_sensor_files(&layout.sensors_dir);
     for skipped_file in &mut skipped {
         skipped_file.path = layout.display(&skipped_file.path);
     }
-    let mut sources = BTreeMap::new();
-    let files: Vec<SourceFile> = paths
+    let files: Vec<(Utf8PathBuf, FileContents)> = paths
         .iter()
         .map(|path| {
-            let contents = read_input_contents(path, MAX_INPUT_BYTES);
-            if let FileContents::Text(text) = &contents {
-                sources.insert(layout.display(path), String::clone(text));
-            }
-            SourceFile::new(&db, layout.display(path), contents)
+            (
+                layout.display(path),
+                read_input_contents(path, MAX_INPUT_BYTES),
+            )
         })
         .collect();
-    new_project(&db, layout, files.clone(), skipped);
-    let registry = sensor_registry(&db);
+    let parsed: Vec<ParsedManifest> = files
+        .iter()
+        .map(|(path, contents)| parse_manifest_file(path, contents))
+        .collect();
+    let registry = registry_of_manifests(
+        layout.harness.dir_name(),
+        &skipped,
+        files.iter().map(|(path, _)| path.as_path()).zip(&parsed),
+    );
     let errors: Vec<Diagnostic> = registry
         .diagnostics
-        .iter()
-        .filter(|diagnostic| diagnostic.is_error())
-        .cloned()
+        .into_iter()
+        .filter(Diagnostic::is_error)
         .collect();
     let mut sensors = BTreeMap::new();
-    for file in files {
-        let Some(manifest) = &parsed_manifest(&db, file).manifest else {
+    for parse in parsed {
+        let Some(manifest) = parse.manifest else {
             continue;
         };
         let Some(binding) = registry.by_id.get(&manifest.id) else {
             continue;
         };
+        let registry_path = binding.path.clone();
         sensors
             .entry(manifest.id.clone())
             .or_insert_with(|| LiveSensor {
-                manifest: manifest.clone(),
-                registry_path: binding.path.clone(),
+                manifest,
+                registry_path,
             });
     }
+    let sources = files
+        .into_iter()
+        .filter_map(|(path, contents)| match contents {
+            FileContents::Text(text) => Some((
+                path,
+                Arc::try_unwrap(text).unwrap_or_else(|shared| String::clone(&shared)),
+            )),
+            _ => None,
+        })
+        .collect();
     LiveRegistry {
         sensors,
         errors,
