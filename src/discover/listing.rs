@@ -93,19 +93,42 @@ fn sorted_entries(dir: &Utf8Path) -> Vec<(String, bool)> {
     };
     let mut names: Vec<(String, bool)> = entries
         .filter_map(Result::ok)
-        .filter_map(|entry| {
-            let name = entry.file_name().into_string().ok()?;
-            // The entry's own type comes with the listing; only a symbolic link costs a `stat`
-            // (to follow it to a folder or a file).
-            let file_type = entry.file_type().ok()?;
-            let is_dir = file_type.is_dir()
-                || (file_type.is_symlink()
-                    && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()));
-            Some((name, is_dir))
-        })
+        .filter_map(|entry| name_and_is_dir(&entry))
         .collect();
     names.sort();
     names
+}
+
+/// An entry's name (`None` when it is not UTF-8 or its type cannot be read) and whether it is
+/// a folder or a link to one. The entry's own type comes with the listing; only a symbolic
+/// link costs a `stat` (to follow it to a folder or a file).
+fn name_and_is_dir(entry: &std::fs::DirEntry) -> Option<(String, bool)> {
+    let name = entry.file_name().into_string().ok()?;
+    let file_type = entry.file_type().ok()?;
+    let is_dir = file_type.is_dir()
+        || (file_type.is_symlink() && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()));
+    Some((name, is_dir))
+}
+
+/// Whether [`list_stage_files`] would list at least one file, found without sorting or
+/// keeping anything, stopping at the first: the project search asks this of every harness
+/// folder it passes.
+pub fn holds_a_stage_file(stages_dir: &Utf8Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(stages_dir) else {
+        return false;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| name_and_is_dir(&entry))
+        .filter(|(name, is_dir)| *is_dir && !name.starts_with('.'))
+        .any(|(phase, _)| {
+            std::fs::read_dir(stages_dir.join(phase)).is_ok_and(|inner| {
+                inner
+                    .filter_map(Result::ok)
+                    .filter_map(|entry| name_and_is_dir(&entry))
+                    .any(|(name, is_dir)| !is_dir && has_md_extension(&name))
+            })
+        })
 }
 
 /// The files of the sensors folder that load, and the near misses that do not.
@@ -313,5 +336,52 @@ mod tests {
         );
         assert_eq!(suggested_manifest_name("lint.md"), "aidlc-lint.md");
         assert_eq!(suggested_manifest_name("aidlc-x.yaml"), "aidlc-x.md");
+    }
+
+    /// The project search's question, answered by a short walk, has the full listing's answer
+    /// for each shape of stages folder: empty, files only at the top, hidden phase folders,
+    /// other extensions, nested files, a link to a phase folder, a folder named like a stage.
+    #[test]
+    fn holds_a_stage_file_says_what_the_full_listing_says() {
+        let layouts: [&[&str]; 10] = [
+            &[],
+            &["top.md"],
+            &[".hidden/a.md"],
+            &["inception/a.markdown", "inception/b.MD"],
+            &["inception/nested/a.md"],
+            &["inception/a.md"],
+            &["inception/README.md"],
+            &["inception/.a.md"],
+            &["inception/folder.md/x.txt"],
+            &["ideation/", "construction/units/a.md", "operation/b.md"],
+        ];
+        for (index, layout) in layouts.iter().enumerate() {
+            let temp = tempfile::tempdir().unwrap();
+            let stages = Utf8PathBuf::from_path_buf(temp.path().join("stages")).unwrap();
+            std::fs::create_dir_all(&stages).unwrap();
+            for file in *layout {
+                let path = stages.join(file);
+                if file.ends_with('/') {
+                    std::fs::create_dir_all(&path).unwrap();
+                } else {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                    std::fs::write(&path, "---\n---\n").unwrap();
+                }
+            }
+            assert_eq!(
+                holds_a_stage_file(&stages),
+                !list_stage_files(&stages).is_empty(),
+                "layout {index}: {layout:?}"
+            );
+        }
+        let temp = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(temp.path().to_owned()).unwrap();
+        std::fs::create_dir_all(root.join("elsewhere")).unwrap();
+        std::fs::write(root.join("elsewhere/a.md"), "").unwrap();
+        std::fs::create_dir_all(root.join("stages")).unwrap();
+        std::os::unix::fs::symlink(root.join("elsewhere"), root.join("stages/inception")).unwrap();
+        assert!(holds_a_stage_file(&root.join("stages")));
+        assert!(!list_stage_files(&root.join("stages")).is_empty());
+        assert!(!holds_a_stage_file(&root.join("missing")));
     }
 }

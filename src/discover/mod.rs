@@ -18,7 +18,8 @@ pub use inputs::{
     worth_parallel,
 };
 pub use listing::{
-    InputListing, list_markdown_files, list_rule_files, list_sensor_files, list_stage_files,
+    InputListing, holds_a_stage_file, list_markdown_files, list_rule_files, list_sensor_files,
+    list_stage_files,
 };
 
 use std::fmt;
@@ -258,7 +259,7 @@ fn search_upwards(
         }
         for harness in harnesses_present(dir) {
             let stages_dir = stages_dir_of(dir, harness, env);
-            if !list_stage_files(&stages_dir).is_empty() {
+            if holds_a_stage_file(&stages_dir) {
                 return Ok(dir.to_owned());
             }
             harness_dirs.push(dir.join(harness.dir_name()));
