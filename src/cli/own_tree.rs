@@ -69,13 +69,23 @@ pub(super) fn compile_own_tree(
         harness.dir_name()
     );
     if !compiled.refusals.is_empty() {
+        // A refusal that names no file: as `plugin add` prints it, and its exit status.
         crate::cli::plugin::report_problems(printer, &compiled.refusals);
+        let n = compiled.refusals.len() + compiled.n_errors();
         printer.status(&format!(
-            "error: {place} was refused ({} problem{}); nothing was written",
-            compiled.refusals.len(),
-            plural(compiled.refusals.len())
+            "error: {place} was refused ({n} problem{}); nothing was written",
+            plural(n)
         ));
         return ExitStatus::Error;
+    }
+    if compiled.refused {
+        // Every refusal is on a file: an error in a file, as a compile's (exit 1).
+        printer.status(&format!(
+            "error: {place} was refused with {} error{} in its files; nothing was written",
+            compiled.n_errors(),
+            plural(compiled.n_errors())
+        ));
+        return ExitStatus::Failure;
     }
     if compiled.n_errors() > 0 {
         printer.status(&format!(

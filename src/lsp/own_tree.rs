@@ -234,32 +234,47 @@ impl<'a> OwnTreeSession<'a> {
                 .or_default()
                 .push(protocol_diagnostic(diagnostic, range, Vec::new()));
         }
+        // A refusal that names no file of the plugin's is shown on the manifest the plugin
+        // was read from, at its first line, saying so (never at 0:0 of some other file).
+        let manifest = compiled.manifest.as_ref().map_or_else(
+            || {
+                self.plugin_root
+                    .join(crate::plugin::manifest::AUTHORED_MANIFEST)
+            },
+            |manifest| self.plugin_root.join(manifest),
+        );
         for problem in &compiled.refusals {
-            let file = problem
-                .path
-                .as_ref()
-                .and_then(|path| path.strip_prefix(&copy_root).ok())
-                .map_or_else(
-                    || {
-                        self.plugin_root
-                            .join(crate::plugin::manifest::AUTHORED_MANIFEST)
-                    },
-                    |relative| self.plugin_root.join(relative),
-                );
-            let mut message = problem.message.clone();
+            let mut message = problem.headline();
             if let Some(help) = &problem.help {
                 message.push_str("\nhelp: ");
                 message.push_str(help);
             }
-            let diagnostic =
-                Diagnostic::error(crate::diagnostics::Code::InvalidPluginField, message);
-            by_file.entry(file).or_default().push(protocol_diagnostic(
-                &diagnostic,
-                lsp_types::Range::default(),
-                Vec::new(),
-            ));
+            message.push_str(
+                "\n(this refusal names no file of the plugin's, so it is shown on the plugin's manifest)",
+            );
+            let diagnostic = Diagnostic::error(crate::diagnostics::Code::PluginRefused, message);
+            let first_line =
+                self.text_of(&manifest)
+                    .map_or_else(lsp_types::Range::default, |text| {
+                        let end = text.find('\n').unwrap_or(text.len());
+                        TextPositions::new(&text, self.unit).range(&(0..end))
+                    });
+            by_file
+                .entry(manifest.clone())
+                .or_default()
+                .push(protocol_diagnostic(&diagnostic, first_line, Vec::new()));
         }
         Ok(by_file)
+    }
+}
+
+impl OwnTreeSession<'_> {
+    /// The text of the plugin's file `path` (absolute): the editor's, else the disk's.
+    fn text_of(&self, path: &Utf8Path) -> Option<String> {
+        self.documents
+            .get(path)
+            .map(|(_, text)| text.clone())
+            .or_else(|| std::fs::read_to_string(path).ok())
     }
 }
 

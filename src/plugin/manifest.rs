@@ -123,20 +123,27 @@ impl PluginManifest {
 
 /// Read the manifest of the plugin at `root`: the authored one, else a host projection's.
 pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
-    let authored = root.join(AUTHORED_MANIFEST);
-    if authored.is_file() {
-        return read_authored(&authored);
-    }
-    for folder in HOST_MANIFEST_DIRS {
-        let path = root.join(folder).join("plugin.json");
-        if path.is_file() {
-            return read_host(&path);
-        }
+    match manifest_file(root) {
+        Some(path) if path == root.join(AUTHORED_MANIFEST) => return read_authored(&path),
+        Some(path) => return read_host(&path),
+        None => {}
     }
     Err(Problem::new(format!(
         "{root} is not a plugin: it has no {AUTHORED_MANIFEST} (nor a host manifest such as .claude-plugin/plugin.json)"
     ))
     .with_help("pass the folder that holds the plugin's manifest"))
+}
+
+/// The manifest [`read_manifest`] reads at `root`: the authored one, else the first host
+/// projection's in [`HOST_MANIFEST_DIRS`] order.
+pub fn manifest_file(root: &Utf8Path) -> Option<Utf8PathBuf> {
+    std::iter::once(root.join(AUTHORED_MANIFEST))
+        .chain(
+            HOST_MANIFEST_DIRS
+                .iter()
+                .map(|folder| root.join(folder).join("plugin.json")),
+        )
+        .find(|path| path.is_file())
 }
 
 fn read_json_object(path: &Utf8Path) -> Result<serde_json::Map<String, Value>, Problem> {
@@ -149,7 +156,8 @@ fn read_json_object(path: &Utf8Path) -> Result<serde_json::Map<String, Value>, P
             "the manifest must be a JSON object, got {}",
             json_type(&other)
         ))
-        .at_path(path)),
+        .at_path(path)
+        .at_key(&[])),
         Err(error) => Err(
             Problem::new(format!("the manifest is not valid JSON: {error}"))
                 .at_path(path)
@@ -179,7 +187,8 @@ fn required_name(
             "`name` must be a non-empty string, got {}",
             json_type(other)
         ))
-        .at_path(path)),
+        .at_path(path)
+        .at_key(&["name"])),
         None => Err(Problem::new("the manifest has no `name`").at_path(path)),
     }
 }
@@ -198,6 +207,7 @@ fn optional_version(
                         "`version` \"{text}\" is not a semantic version: {error}"
                     ))
                     .at_path(path)
+                    .at_key(&["version"])
                     .with_help("write it as MAJOR.MINOR.PATCH, e.g. \"0.1.0\"")
                 })
         }
@@ -205,7 +215,8 @@ fn optional_version(
             "`version` must be a string, got {}",
             json_type(other)
         ))
-        .at_path(path)),
+        .at_path(path)
+        .at_key(&["version"])),
     }
 }
 
@@ -226,7 +237,8 @@ fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
                 json_type(other)
             ))
             .of_plugin(&name)
-            .at_path(path));
+            .at_path(path)
+            .at_key(&["dependencies"]));
         }
     };
     let (folders, declared_sensors) = match object.get("aidlc") {
@@ -238,7 +250,8 @@ fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
                 json_type(other)
             ))
             .of_plugin(&name)
-            .at_path(path));
+            .at_path(path)
+            .at_key(&["aidlc"]));
         }
     };
     Ok(PluginManifest {
@@ -277,7 +290,8 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
             json_type(item)
         ))
         .of_plugin(plugin)
-        .at_path(path));
+        .at_path(path)
+        .at_key(&["dependencies"]));
     };
     let (name, requirement) = match text.split_once('@') {
         Some((name, range)) => {
@@ -287,6 +301,7 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
                 ))
                 .of_plugin(plugin)
                 .at_path(path)
+                .at_key_item(&["dependencies"], text)
                 .with_help("write it as name@^1.2.0, name@~1.2, name@>=1.0.0 or name@1.2.3")
             })?;
             (name.trim().to_owned(), Some(requirement))
@@ -303,7 +318,8 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
     {
         return Err(Problem::new(format!("dependency \"{text}\": {reason}"))
             .of_plugin(plugin)
-            .at_path(path));
+            .at_path(path)
+            .at_key_item(&["dependencies"], text));
     }
     Ok(dependency)
 }
@@ -315,10 +331,11 @@ fn read_aidlc_block(
     path: &Utf8Path,
     plugin: &str,
 ) -> Result<AidlcBlock, Problem> {
-    let problem = |message: String| {
+    let problem = |message: String, key: &[&str]| {
         Problem::new(message)
             .of_plugin(plugin)
             .at_path(path)
+            .at_key(key)
             .with_help("the `aidlc` block takes `contributes` (an object of folders) and `sensors` (a list of sensor ids)")
     };
     let mut folders = Vec::new();
@@ -327,32 +344,44 @@ fn read_aidlc_block(
         match key.as_str() {
             "contributes" => {
                 let Value::Object(contributes) = value else {
-                    return Err(problem(format!(
-                        "`aidlc.contributes` must be an object, got {}",
-                        json_type(value)
-                    )));
+                    return Err(problem(
+                        format!(
+                            "`aidlc.contributes` must be an object, got {}",
+                            json_type(value)
+                        ),
+                        &["aidlc", "contributes"],
+                    ));
                 };
                 for (kind, folder) in contributes {
                     let Some(subtree) = Subtree::ALL.into_iter().find(|s| s.key() == kind) else {
-                        return Err(problem(format!(
-                            "`aidlc.contributes` has an unknown key \"{kind}\" (known: stages, agents, scopes, knowledge, sensors, tools, overlays, memory)"
-                        )));
+                        return Err(problem(
+                            format!(
+                                "`aidlc.contributes` has an unknown key \"{kind}\" (known: stages, agents, scopes, knowledge, sensors, tools, overlays, memory)"
+                            ),
+                            &["aidlc", "contributes", kind],
+                        ));
                     };
                     let Value::String(folder) = folder else {
-                        return Err(problem(format!(
-                            "`aidlc.contributes.{kind}` must be a folder name (a string), got {}",
-                            json_type(folder)
-                        )));
+                        return Err(problem(
+                            format!(
+                                "`aidlc.contributes.{kind}` must be a folder name (a string), got {}",
+                                json_type(folder)
+                            ),
+                            &["aidlc", "contributes", kind],
+                        ));
                     };
                     folders.push((subtree, folder.trim().trim_end_matches('/').to_owned()));
                 }
             }
             "sensors" => {
                 let Value::Array(items) = value else {
-                    return Err(problem(format!(
-                        "`aidlc.sensors` must be an array of sensor ids, got {}",
-                        json_type(value)
-                    )));
+                    return Err(problem(
+                        format!(
+                            "`aidlc.sensors` must be an array of sensor ids, got {}",
+                            json_type(value)
+                        ),
+                        &["aidlc", "sensors"],
+                    ));
                 };
                 let mut ids = Vec::new();
                 for item in items {
@@ -361,16 +390,22 @@ fn read_aidlc_block(
                             ids.push(id.clone());
                         }
                         other => {
-                            return Err(problem(format!(
-                                "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
-                            )));
+                            return Err(problem(
+                                format!(
+                                    "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
+                                ),
+                                &["aidlc", "sensors"],
+                            ));
                         }
                     }
                 }
                 declared_sensors = Some(ids);
             }
             other => {
-                return Err(problem(format!("`aidlc` has an unknown key \"{other}\"")));
+                return Err(problem(
+                    format!("`aidlc` has an unknown key \"{other}\""),
+                    &["aidlc", other],
+                ));
             }
         }
     }

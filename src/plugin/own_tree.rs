@@ -23,7 +23,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::discover::Layout;
 use crate::harness::Harness;
 use crate::plugin::manifest::{self, Subtree};
@@ -89,13 +89,20 @@ pub fn has_plugin_manifest(dir: &Utf8Path) -> bool {
 #[derive(Debug)]
 pub struct OwnTreeCompile {
     pub plugin: String,
-    /// The compile's diagnostics, then the composition's refusals that have a span; files are
-    /// relative to the plugin's root, or start with [`COMPOSED_FRAMEWORK_LABEL`].
+    /// The compile's diagnostics, or the composition's refusals that name a file (each on
+    /// that file, with a span on the offending text where it is found); files are relative
+    /// to the plugin's root, or start with [`COMPOSED_FRAMEWORK_LABEL`].
     pub diagnostics: Vec<Diagnostic>,
     /// The text each diagnostic's file points into, by the diagnostic's path.
     pub sources: BTreeMap<Utf8PathBuf, String>,
-    /// Composition refusals without a span (the plugin could not be composed at all).
+    /// Whether the composition refused the plugin (then `compiled` is `None`, and the
+    /// refusals are the diagnostics and `refusals`).
+    pub refused: bool,
+    /// Composition refusals that name no file of the plugin's or of the framework's.
     pub refusals: Vec<Problem>,
+    /// The manifest the plugin was read from, relative to its root (where a refusal without a
+    /// file is shown by the language server), when it has one.
+    pub manifest: Option<Utf8PathBuf>,
     /// The composition's warnings (as `plugin add` prints them).
     pub warnings: Vec<Problem>,
     /// The compile of the composed framework, when the plugin could be composed.
@@ -186,7 +193,7 @@ pub fn compile_own_tree(
                 &plugin_root,
                 problems,
                 None,
-                harness,
+                &layout,
             ));
         }
     };
@@ -203,7 +210,9 @@ pub fn compile_own_tree(
                 plugin: name,
                 diagnostics,
                 sources,
+                refused: false,
                 refusals: Vec::new(),
+                manifest: manifest_in_plugin(&plugin_root),
                 warnings: outcome.warnings,
                 compiled: Some(compiled),
             })
@@ -218,7 +227,9 @@ pub fn compile_own_tree(
                 plugin: name,
                 diagnostics,
                 sources,
+                refused: false,
                 refusals: Vec::new(),
+                manifest: manifest_in_plugin(&plugin_root),
                 warnings: Vec::new(),
                 compiled: None,
             })
@@ -228,7 +239,7 @@ pub fn compile_own_tree(
             &plugin_root,
             problems,
             Some(&shipped),
-            harness,
+            &layout,
         )),
         Err(PluginError::Environment(problem)) => Err(problem),
     }
@@ -241,62 +252,126 @@ fn manifest_name(plugin_root: &Utf8Path) -> String {
     )
 }
 
-/// The composition refused the plugin: a refusal with a span becomes a diagnostic on the
-/// plugin's file; the others stay problems.
+fn manifest_in_plugin(plugin_root: &Utf8Path) -> Option<Utf8PathBuf> {
+    manifest::manifest_file(plugin_root)
+        .and_then(|path| path.strip_prefix(plugin_root).ok().map(Utf8Path::to_owned))
+}
+
+/// The composition refused the plugin: each refusal that names a file becomes a diagnostic on
+/// it (the plugin's file by its path in the plugin, a framework file under
+/// [`COMPOSED_FRAMEWORK_LABEL`]); the others stay problems.
 fn refused(
     plugin: String,
     plugin_root: &Utf8Path,
     problems: Vec<Problem>,
     shipped: Option<&ShippedFiles>,
-    harness: Harness,
+    layout: &Layout,
 ) -> OwnTreeCompile {
     let mut diagnostics = Vec::new();
     let mut sources = BTreeMap::new();
     let mut refusals = Vec::new();
     for problem in problems {
-        let Some(located) = &problem.located else {
-            refusals.push(problem);
-            continue;
+        let on_file = match &problem.located {
+            Some(located) => located_refusal(located, plugin_root, shipped, layout.harness),
+            None => refusal_on_its_file(&problem, plugin_root, shipped, layout),
         };
-        let (diagnostic, composed_text) = &**located;
-        let source = diagnostic.file.clone().unwrap_or_default();
-        let in_plugin = shipped
-            .and_then(|shipped| shipped.by_source.get(&source).cloned())
-            .or_else(|| {
-                source
-                    .strip_prefix(plugin_root)
-                    .ok()
-                    .map(Utf8Path::to_owned)
-            });
-        let Some(in_plugin) = in_plugin else {
-            refusals.push(problem);
-            continue;
-        };
-        let authored = std::fs::read_to_string(&source).ok();
-        let mut diagnostic = diagnostic.clone();
-        diagnostic.file = Some(in_plugin.clone());
-        match authored {
-            // The stage was checked with `{{HARNESS_DIR}}` substituted; map its span back.
-            Some(authored) => {
-                diagnostic.span = diagnostic
-                    .span
-                    .map(|span| authored_span(&authored, harness.dir_name(), span));
-                sources.insert(in_plugin, authored);
+        match on_file {
+            Some((diagnostic, text)) => {
+                if let (Some(file), Some(text)) = (&diagnostic.file, text) {
+                    sources.insert(file.clone(), text);
+                }
+                diagnostics.push(diagnostic);
             }
-            None => {
-                sources.insert(in_plugin, composed_text.clone());
-            }
+            None => refusals.push(problem),
         }
-        diagnostics.push(diagnostic);
     }
     OwnTreeCompile {
         plugin,
         diagnostics,
         sources,
+        refused: true,
         refusals,
+        manifest: manifest_in_plugin(plugin_root),
         warnings: Vec::new(),
         compiled: None,
     }
+}
+
+/// Where the plugin's file `source` (absolute) is in the plugin: by the tree's listing, else
+/// below the root.
+fn path_in_plugin(
+    source: &Utf8Path,
+    plugin_root: &Utf8Path,
+    shipped: Option<&ShippedFiles>,
+) -> Option<Utf8PathBuf> {
+    shipped
+        .and_then(|shipped| shipped.by_source.get(source).cloned())
+        .or_else(|| {
+            source
+                .strip_prefix(plugin_root)
+                .ok()
+                .map(Utf8Path::to_owned)
+        })
+}
+
+/// A refusal that came with a span (in the text the composition checked, with
+/// `{{HARNESS_DIR}}` substituted): the span carried back to the authored text.
+fn located_refusal(
+    located: &(Diagnostic, String),
+    plugin_root: &Utf8Path,
+    shipped: Option<&ShippedFiles>,
+    harness: Harness,
+) -> Option<(Diagnostic, Option<String>)> {
+    let (diagnostic, composed_text) = located;
+    let source = diagnostic.file.clone()?;
+    let in_plugin = path_in_plugin(&source, plugin_root, shipped)?;
+    let mut diagnostic = diagnostic.clone();
+    diagnostic.file = Some(in_plugin);
+    match std::fs::read_to_string(&source) {
+        Ok(authored) => {
+            diagnostic.span = diagnostic
+                .span
+                .map(|span| authored_span(&authored, harness.dir_name(), span));
+            Some((diagnostic, Some(authored)))
+        }
+        Err(_) => Some((diagnostic, Some(composed_text.clone()))),
+    }
+}
+
+/// A refusal without a span that names its file: a diagnostic on that file, with a span on
+/// the key or line the refusal names when the file has it (`place_span`). `None` when the
+/// refusal names no file, or one outside the plugin and the framework (a sibling plugin's).
+fn refusal_on_its_file(
+    problem: &Problem,
+    plugin_root: &Utf8Path,
+    shipped: Option<&ShippedFiles>,
+    layout: &Layout,
+) -> Option<(Diagnostic, Option<String>)> {
+    let path = problem.path.as_deref()?;
+    let (shown, on_disk) = if path.is_absolute() {
+        (path_in_plugin(path, plugin_root, shipped)?, path.to_owned())
+    } else {
+        // A project-relative path: a file of the temporary framework.
+        (
+            Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(path),
+            layout.project_dir.join(path),
+        )
+    };
+    let text = std::fs::read_to_string(&on_disk).ok();
+    let span = text.as_deref().and_then(|text| {
+        crate::plugin::place_span::span_of_place(
+            text,
+            on_disk.extension() == Some("json"),
+            problem.place.as_deref(),
+        )
+    });
+    let mut diagnostic = Diagnostic::error(Code::PluginRefused, problem.message.clone())
+        .in_file(shown)
+        .at_opt(span);
+    if let Some(help) = &problem.help {
+        diagnostic = diagnostic.with_help(help.clone());
+    }
+    Some((diagnostic, text))
 }
 
 /// The compile's diagnostics with each file the plugin shipped named by its path in the plugin

@@ -91,6 +91,7 @@ pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
                     Problem::new(format!("`aidlc.contributes.{}`: {reason}", subtree.key()))
                         .of_plugin(&name)
                         .at_path(&manifest.path)
+                        .at_key(&["aidlc", "contributes", subtree.key()])
                         .with_help("name a folder inside the plugin, relative to its root"),
                 );
                 continue;
@@ -104,7 +105,8 @@ pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
                         subtree.key()
                     ))
                     .of_plugin(&name)
-                    .at_path(&manifest.path),
+                    .at_path(&manifest.path)
+                    .at_key(&["aidlc", "contributes", subtree.key()]),
                 );
             }
             continue;
@@ -171,7 +173,8 @@ fn walk(
                     "a file name is not UTF-8: {}",
                     entry.path().display()
                 ))
-                .of_plugin(plugin),
+                .of_plugin(plugin)
+                .at_path(folder),
             );
             continue;
         };

@@ -1154,3 +1154,32 @@ fn in_a_plugins_own_tree_the_compiles_diagnostics_are_published_on_the_plugins_f
     assert_eq!(client.shut_down(), 0);
     assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
 }
+
+/// Issue 29 (D52): a composition refusal is published on the file at fault with its span.
+#[test]
+fn in_a_plugins_own_tree_a_refusal_is_published_on_the_manifest_key_at_fault() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let manifest_path = "acme/.aidlc-plugin/plugin.json";
+    let manifest = "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\", \"lib@not-a-range\"]}\n";
+    shelf.write(manifest_path, manifest);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let manifest_uri = uri(&shelf, manifest_path);
+    let diagnostics = client.diagnostics(&manifest_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "plugin-refused", "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(manifest, "\"lib@not-a-range\"", 0, true),
+        "{diagnostics:#?}"
+    );
+
+    // The editor's unsaved fix clears it.
+    let fixed = manifest.replace(", \"lib@not-a-range\"", "");
+    client.open(&manifest_uri, &fixed);
+    assert_eq!(
+        client.diagnostics(&manifest_uri, <[Value]>::is_empty),
+        Vec::<Value>::new()
+    );
+    assert_eq!(client.shut_down(), 0);
+}

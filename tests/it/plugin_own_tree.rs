@@ -235,3 +235,102 @@ fn a_compile_error_in_a_plugin_stage_is_carried_back_to_the_plugins_file() {
         "the plugin's tree is unchanged"
     );
 }
+
+/// Issue 29 (D52): a refusal of the composition without a span of its own is shown on the file
+/// at fault, with a span on the key, list item or line the refusal names.
+#[test]
+fn a_composition_refusal_is_shown_on_the_manifest_key_or_contribution_line_at_fault() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    let manifest = "{\n  \"name\": \"acme\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": [\"core\", \"lib@not-a-range\"]\n}\n";
+    shelf.write("acme/.aidlc-plugin/plugin.json", manifest);
+    let before = hashes(&shelf.root);
+    let (diagnostic, line, run) = failed_json_compile_diagnostic(&shelf, &root, "lib@not-a-range");
+    assert_eq!(diagnostic["code"], "plugin-refused", "{line}");
+    assert_eq!(diagnostic["file"], ".aidlc-plugin/plugin.json", "{line}");
+    assert_eq!(diagnostic["line"], 4, "{line}");
+    let column = manifest.lines().nth(3).unwrap().find("\"lib@").unwrap() + 1;
+    assert_eq!(diagnostic["column"], column, "{line}");
+    assert_eq!(
+        diagnostic["end_column"],
+        column + "\"lib@not-a-range\"".len(),
+        "{line}"
+    );
+    assert!(
+        run.stderr
+            .contains("was refused with 1 error in its files; nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+
+    // A contribution whose target the framework does not have: on its `target:` line.
+    shelf.write(
+        "acme/.aidlc-plugin/plugin.json",
+        "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\"]}\n",
+    );
+    let contribution = "acme/contributions/construction/build-and-test.md";
+    let text = shelf
+        .read(contribution)
+        .replace("target: build-and-test", "target: build-and-tset");
+    shelf.write(contribution, &text);
+    let (diagnostic, line, _run) = failed_json_compile_diagnostic(&shelf, &root, "build-and-tset");
+    assert_eq!(
+        diagnostic["file"], "contributions/construction/build-and-test.md",
+        "{line}"
+    );
+    assert_eq!(
+        (diagnostic["line"].as_u64(), diagnostic["column"].as_u64()),
+        (Some(2), Some(1)),
+        "{line}"
+    );
+    assert_eq!(
+        diagnostic["end_column"],
+        1 + "target: build-and-tset".len(),
+        "{line}"
+    );
+
+    // The human form points at the plugin's file too.
+    let human = shelf.run_in(&root, &["compile"]);
+    assert_eq!(human.status, 1, "{}", human.stderr);
+    assert!(
+        human
+            .stderr
+            .contains("contributions/construction/build-and-test.md:2:1"),
+        "{}",
+        human.stderr
+    );
+}
+
+/// A plugin and a sibling that depend on each other.
+pub fn cyclic_sibling(shelf: &TestProject) {
+    shelf.write(
+        "acme/.aidlc-plugin/plugin.json",
+        "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\", \"lib\"]}\n",
+    );
+    shelf.write(
+        "lib/.aidlc-plugin/plugin.json",
+        "{\"name\": \"lib\", \"version\": \"1.0.0\", \"dependencies\": [\"acme\"]}\n",
+    );
+}
+
+#[test]
+fn a_dependency_cycle_with_a_sibling_is_shown_on_the_manifests_dependencies() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    cyclic_sibling(&shelf);
+    let (diagnostic, line, _run) = failed_json_compile_diagnostic(&shelf, &root, "form a cycle");
+    assert_eq!(diagnostic["file"], ".aidlc-plugin/plugin.json", "{line}");
+    let manifest = shelf.read("acme/.aidlc-plugin/plugin.json");
+    let column = manifest.find("\"dependencies\"").unwrap() + 1;
+    assert_eq!(diagnostic["column"], column, "{line}");
+    assert_eq!(
+        diagnostic["end_column"],
+        manifest.rfind(']').unwrap() + 2,
+        "{line}"
+    );
+}
