@@ -31,6 +31,8 @@
 //! - [`operations`]: the four commands, under the workspace lock;
 //! - [`own_tree`]: `aidlc compile` in a plugin's own tree, composed into a temporary default
 //!   framework (docs/decisions.md D52);
+//! - [`contributed_text`]: which text of a composed core stage a contribution wrote, and where
+//!   it is in the contribution (the own-tree compile's diagnostics in core stages);
 //! - [`place_span`]: a refusal's [`Place`] (the key or line at fault) as a span in its file.
 //!
 //! Invariants:
@@ -43,6 +45,7 @@
 use std::fmt::Write as _;
 pub mod compose;
 pub mod conductor;
+pub mod contributed_text;
 pub mod contribution;
 pub mod guards;
 pub mod journal;

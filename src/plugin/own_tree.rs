@@ -26,6 +26,7 @@ use crate::db::CompilerDatabase;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::discover::Layout;
 use crate::harness::Harness;
+use crate::plugin::contributed_text::{self, ContributionFile};
 use crate::plugin::manifest::{self, Subtree};
 use crate::plugin::tree::{self, PluginTree};
 use crate::plugin::{PluginError, Problem};
@@ -198,14 +199,20 @@ pub fn compile_own_tree(
         }
     };
     let shipped = shipped_files(&tree, &layout);
+    let contributed = ContributedStages::before_composing(&tree, &layout);
     let name = tree.name().to_owned();
     match crate::plugin::operations::add(&layout, &[plugin_root.to_string()], &plugin_root) {
         Ok(outcome) => {
             let mut db = CompilerDatabase::default();
             let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
             let texts = compile::source_texts(&db, &compiled.diagnostics);
-            let (diagnostics, sources) =
-                carried_back(&compiled.diagnostics, &texts, &shipped, layout.harness);
+            let (diagnostics, sources) = carried_back(
+                &compiled.diagnostics,
+                &texts,
+                &shipped,
+                &contributed,
+                layout.harness,
+            );
             Ok(OwnTreeCompile {
                 plugin: name,
                 diagnostics,
@@ -221,8 +228,13 @@ pub fn compile_own_tree(
             diagnostics,
             sources,
         }) => {
-            let (diagnostics, sources) =
-                carried_back(&diagnostics, &sources, &shipped, layout.harness);
+            let (diagnostics, sources) = carried_back(
+                &diagnostics,
+                &sources,
+                &shipped,
+                &contributed,
+                layout.harness,
+            );
             Ok(OwnTreeCompile {
                 plugin: name,
                 diagnostics,
@@ -374,44 +386,138 @@ fn refusal_on_its_file(
     Some((diagnostic, text))
 }
 
+/// What the composition changed in the framework's core stages, to carry a diagnostic in text
+/// a contribution wrote back to the contribution (`plugin::contributed_text`).
+struct ContributedStages {
+    /// Each stage file of the fresh framework, by its project-relative path, before the plugin
+    /// was composed into it.
+    base: BTreeMap<Utf8PathBuf, String>,
+    /// The plugin's contribution files that read as contributions.
+    files: Vec<ContributionFile>,
+}
+
+impl ContributedStages {
+    /// The fresh framework's stage files and the plugin's contributions, read before the
+    /// composition writes anything.
+    fn before_composing(tree: &PluginTree, layout: &Layout) -> Self {
+        let mut base = BTreeMap::new();
+        stage_texts(layout, &layout.stages_dir, &mut base);
+        let files = tree
+            .files_of(Subtree::Overlays)
+            .filter(|file| file.is_markdown())
+            .filter_map(|file| {
+                let in_plugin = file.source.strip_prefix(&tree.root).ok()?.to_owned();
+                ContributionFile::read(tree.name(), in_plugin, file.text()?.to_owned())
+            })
+            .collect();
+        Self { base, files }
+    }
+
+    /// Where `span` of the composed core stage `file` (project-relative) is in a contribution
+    /// file, when the contribution wrote that text: the file, the span there, and the sentence
+    /// naming the core stage.
+    fn carry(
+        &self,
+        file: &Utf8Path,
+        composed: &str,
+        span: &Range<usize>,
+        harness: Harness,
+    ) -> Option<(&ContributionFile, Range<usize>, String)> {
+        let base = self.base.get(file)?;
+        if base == composed {
+            return None;
+        }
+        let slug = file.file_stem()?;
+        let (index, found) = contributed_text::span_in_contribution(
+            slug,
+            base,
+            composed,
+            span,
+            &self.files,
+            harness.dir_name(),
+        )?;
+        let note = format!(
+            " (text this contribution wrote into core stage \"{slug}\", {COMPOSED_FRAMEWORK_LABEL}/{file})"
+        );
+        Some((&self.files[index], found, note))
+    }
+}
+
+/// Every Markdown file under `folder`, by its project-relative path (an unreadable one is left
+/// out: its diagnostics stay on the composed framework).
+fn stage_texts(layout: &Layout, folder: &Utf8Path, out: &mut BTreeMap<Utf8PathBuf, String>) {
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            stage_texts(layout, path, out);
+        } else if path.extension() == Some("md")
+            && let Ok(text) = std::fs::read_to_string(path)
+        {
+            out.insert(layout.display(path), text);
+        }
+    }
+}
+
+/// Where a diagnostic's file and span are shown: the plugin's file, with the span there, and
+/// a sentence to add to the message when the file is a contribution standing for a core stage.
+type Carried = (Utf8PathBuf, Option<Range<usize>>, Option<String>);
+
 /// The compile's diagnostics with each file the plugin shipped named by its path in the plugin
-/// and its span in the authored text; other files under [`COMPOSED_FRAMEWORK_LABEL`].
+/// and its span in the authored text; a span in text a contribution wrote into a core stage on
+/// the contribution, saying which stage; other files under [`COMPOSED_FRAMEWORK_LABEL`].
 fn carried_back(
     diagnostics: &[Diagnostic],
     texts: &BTreeMap<Utf8PathBuf, String>,
     shipped: &ShippedFiles,
+    contributed: &ContributedStages,
     harness: Harness,
 ) -> (Vec<Diagnostic>, BTreeMap<Utf8PathBuf, String>) {
     let mut sources = BTreeMap::new();
-    let mut carry =
-        |file: &Utf8Path, span: Option<Range<usize>>| -> (Utf8PathBuf, Option<Range<usize>>) {
-            if let Some((in_plugin, authored, substituted)) = shipped.by_composed_path.get(file) {
-                sources.insert(in_plugin.clone(), authored.clone());
-                let harness_dir = if *substituted {
-                    harness.dir_name()
-                } else {
-                    HARNESS_PLACEHOLDER
-                };
-                let span = span.map(|span| authored_span(authored, harness_dir, span));
-                return (in_plugin.clone(), span);
-            }
-            let labelled = Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(file);
-            if let Some(text) = texts.get(file) {
-                sources.insert(labelled.clone(), text.clone());
-            }
-            (labelled, span)
-        };
+    let mut carry = |file: &Utf8Path, span: Option<Range<usize>>| -> Carried {
+        if let Some((in_plugin, authored, substituted)) = shipped.by_composed_path.get(file) {
+            sources.insert(in_plugin.clone(), authored.clone());
+            let harness_dir = if *substituted {
+                harness.dir_name()
+            } else {
+                HARNESS_PLACEHOLDER
+            };
+            let span = span.map(|span| authored_span(authored, harness_dir, span));
+            return (in_plugin.clone(), span, None);
+        }
+        let composed = texts.get(file);
+        if let (Some(composed), Some(at)) = (composed, &span)
+            && let Some((contribution, found, note)) =
+                contributed.carry(file, composed, at, harness)
+        {
+            sources.insert(
+                contribution.in_plugin.clone(),
+                contribution.authored.clone(),
+            );
+            return (contribution.in_plugin.clone(), Some(found), Some(note));
+        }
+        let labelled = Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(file);
+        if let Some(text) = composed {
+            sources.insert(labelled.clone(), text.clone());
+        }
+        (labelled, span, None)
+    };
     let carried = diagnostics
         .iter()
         .map(|diagnostic| {
             let mut diagnostic = diagnostic.clone();
             if let Some(file) = diagnostic.file.take() {
-                let (file, span) = carry(&file, diagnostic.span.take());
+                let (file, span, note) = carry(&file, diagnostic.span.take());
                 diagnostic.file = Some(file);
                 diagnostic.span = span;
+                if let Some(note) = note {
+                    diagnostic.message.push_str(&note);
+                }
             }
             for related in &mut diagnostic.related {
-                let (file, span) = carry(&related.file, related.span.take());
+                let (file, span, _) = carry(&related.file, related.span.take());
                 related.file = file;
                 related.span = span;
             }
@@ -424,7 +530,7 @@ fn carried_back(
 /// `span` of the text `authored` becomes once each `{{HARNESS_DIR}}` is replaced by
 /// `harness_dir`, as a span of `authored` (an end inside a replacement moves to the end of its
 /// placeholder, a start to its start).
-fn authored_span(authored: &str, harness_dir: &str, span: Range<usize>) -> Range<usize> {
+pub(crate) fn authored_span(authored: &str, harness_dir: &str, span: Range<usize>) -> Range<usize> {
     let start = authored_offset(authored, harness_dir, span.start, false);
     let end = authored_offset(authored, harness_dir, span.end, true).max(start);
     start..end

@@ -1183,3 +1183,30 @@ fn in_a_plugins_own_tree_a_refusal_is_published_on_the_manifest_key_at_fault() {
     );
     assert_eq!(client.shut_down(), 0);
 }
+
+/// Issue 29 (D52): a diagnostic in text a contribution wrote into a core stage is published on
+/// the contribution, at the value it added.
+#[test]
+fn in_a_plugins_own_tree_a_diagnostic_in_contributed_text_is_published_on_the_contribution() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let path = "acme/contributions/construction/build-and-test.md";
+    let text = shelf
+        .read(path)
+        .replace("    - acme-lint\n", "    - acme-lnt\n");
+    shelf.write(path, &text);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let contribution_uri = uri(&shelf, path);
+    let diagnostics = client.diagnostics(&contribution_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["code"], "unknown-sensor-import",
+        "{diagnostics:#?}"
+    );
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(&text, "acme-lnt", 0, true),
+        "{diagnostics:#?}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}

@@ -334,3 +334,66 @@ fn a_dependency_cycle_with_a_sibling_is_shown_on_the_manifests_dependencies() {
         "{line}"
     );
 }
+
+/// Issue 29 (D52): a diagnostic in a core stage a contribution changed is shown on the
+/// contribution when its span is in text the contribution wrote (a merged `adds` value), naming
+/// the core stage; in the stage's own text it stays on the composed framework.
+#[test]
+fn a_diagnostic_in_contributed_text_is_on_the_contribution_and_core_text_stays_composed() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    // The plugin's stage produces what the core's deployment-execution consumes (a duplicate
+    // producer, at the consumer's own `consumes` line), and a contribution adds an unknown
+    // sensor to that stage.
+    let stage =
+        acme_stage("inline").replace("  - acme-report\n", "  - acme-report\n  - cd-config\n");
+    shelf.write("acme/stages/construction/acme-check.md", &stage);
+    let contribution =
+        "---\ntarget: deployment-execution\nplugin: acme\nadds:\n  sensors:\n    - acme-lnt\n---\n";
+    shelf.write(
+        "acme/contributions/operation/deployment-execution.md",
+        contribution,
+    );
+    let before = hashes(&shelf.root);
+    let (diagnostic, line, run) =
+        failed_json_compile_diagnostic(&shelf, &root, "unknown-sensor-import");
+    assert_eq!(
+        diagnostic["file"], "contributions/operation/deployment-execution.md",
+        "{line}"
+    );
+    assert_eq!(
+        (
+            diagnostic["line"].as_u64(),
+            diagnostic["column"].as_u64(),
+            diagnostic["end_column"].as_u64()
+        ),
+        (Some(6), Some(7), Some(15)),
+        "{line}"
+    );
+    assert!(
+        diagnostic["message"].as_str().unwrap().contains(
+            "core stage \"deployment-execution\", <composed default framework>/.claude/aidlc-common/stages/operation/deployment-execution.md"
+        ),
+        "{line}"
+    );
+    let core = run
+        .stdout
+        .lines()
+        .find(|line| line.contains("duplicate-producer"))
+        .unwrap_or_else(|| panic!("no duplicate producer: {}", run.stdout));
+    let core: Value = serde_json::from_str(core).unwrap();
+    assert_eq!(
+        core["file"],
+        "<composed default framework>/.claude/aidlc-common/stages/operation/deployment-execution.md",
+        "{core}"
+    );
+    assert_eq!(
+        core["related"][0]["file"], "stages/construction/acme-check.md",
+        "{core}"
+    );
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+}
