@@ -31,7 +31,8 @@ use crate::syntax::frontmatter::ColumnUnit;
 pub struct OwnTreeSession<'a> {
     connection: &'a Connection,
     plugin_root: Utf8PathBuf,
-    harness: Harness,
+    /// `--harness`, when given; else the own tree's rule picks it (`own_tree_harness`).
+    harness: Option<Harness>,
     unit: ColumnUnit,
     /// Open documents by absolute path: their URI as sent, and their text.
     documents: HashMap<Utf8PathBuf, (Uri, String)>,
@@ -44,7 +45,7 @@ impl<'a> OwnTreeSession<'a> {
     pub fn new(
         connection: &'a Connection,
         plugin_root: Utf8PathBuf,
-        harness: Harness,
+        harness: Option<Harness>,
         unit: ColumnUnit,
     ) -> Self {
         Self {

@@ -90,6 +90,9 @@ pub fn has_plugin_manifest(dir: &Utf8Path) -> bool {
 #[derive(Debug)]
 pub struct OwnTreeCompile {
     pub plugin: String,
+    /// The harness it was composed for; `None` when none could be chosen (then `refusals`
+    /// says why).
+    pub harness: Option<Harness>,
     /// The compile's diagnostics, or the composition's refusals that name a file (each on
     /// that file, with a span on the offending text where it is found); files are relative
     /// to the plugin's root, or start with [`COMPOSED_FRAMEWORK_LABEL`].
@@ -160,21 +163,101 @@ fn shipped_files(tree: &PluginTree, layout: &Layout) -> ShippedFiles {
     }
 }
 
+/// The harness a plugin's own tree is composed for: `requested` (`--harness`); else Claude
+/// Code's when the tree has its authored manifest (`.aidlc-plugin/plugin.json`, which names no
+/// harness), as `aidlc plugin add` defaults; else the harness of the one host projection it
+/// carries (`.codex-plugin/plugin.json` composes for Codex).
+///
+/// # Errors
+///
+/// The tree carries host projections of more than one harness, or only one no harness owns
+/// (`.plugin`), and no harness is requested: the problem names them and `--harness`.
+pub fn own_tree_harness(
+    plugin_root: &Utf8Path,
+    requested: Option<Harness>,
+) -> Result<Harness, Problem> {
+    if let Some(harness) = requested {
+        return Ok(harness);
+    }
+    if plugin_root.join(manifest::AUTHORED_MANIFEST).is_file() {
+        return Ok(Harness::Claude);
+    }
+    let projections: Vec<(&str, Option<Harness>)> = manifest::HOST_MANIFEST_DIRS
+        .iter()
+        .filter(|folder| plugin_root.join(folder).join("plugin.json").is_file())
+        .map(|folder| {
+            (
+                *folder,
+                crate::harness::harness_of_plugin_projection(folder),
+            )
+        })
+        .collect();
+    match projections.as_slice() {
+        [(_, Some(harness))] => Ok(*harness),
+        [] => Ok(Harness::Claude),
+        _ => {
+            let named: Vec<String> = projections
+                .iter()
+                .map(|(folder, harness)| match harness {
+                    Some(harness) => format!("{folder}/plugin.json ({})", harness.name()),
+                    None => format!("{folder}/plugin.json (no one harness)"),
+                })
+                .collect();
+            let choices: Vec<String> = projections
+                .iter()
+                .filter_map(|(_, harness)| *harness)
+                .map(|harness| format!("--harness {}", harness.name()))
+                .collect();
+            let which = if projections.len() == 1 {
+                "a host projection of no one harness"
+            } else {
+                "more than one host projection"
+            };
+            Err(Problem::new(format!(
+                "the plugin's tree carries {which}, {}, and no {}: which harness to compose it for is not known",
+                named.join(" and "),
+                manifest::AUTHORED_MANIFEST
+            ))
+            .with_help(if choices.is_empty() {
+                "choose the harness with --harness (claude, codex, kiro, kiro-ide, cursor or opencode)".to_owned()
+            } else {
+                format!("choose the harness with {}", choices.join(" or "))
+            }))
+        }
+    }
+}
+
 /// Compile the plugin whose own tree is `plugin_root`, composed into a temporary copy of the
-/// default framework for `harness`.
+/// default framework for the harness [`own_tree_harness`] picks from `requested`.
 ///
 /// # Errors
 ///
 /// A problem of the machine's when the temporary framework cannot be made or the composition
-/// fails for a reason of the machine's (a refusal of the plugin's content is a value in the
-/// result, not an error).
+/// fails for a reason of the machine's (a refusal of the plugin's content, and of the harness
+/// choice, is a value in the result, not an error).
 pub fn compile_own_tree(
     plugin_root: &Utf8Path,
-    harness: Harness,
+    requested: Option<Harness>,
 ) -> Result<OwnTreeCompile, Problem> {
     let plugin_root = plugin_root
         .canonicalize_utf8()
         .map_err(|error| Problem::new(format!("cannot open {plugin_root}: {error}")))?;
+    let harness = match own_tree_harness(&plugin_root, requested) {
+        Ok(harness) => harness,
+        Err(problem) => {
+            return Ok(OwnTreeCompile {
+                plugin: manifest_name(&plugin_root),
+                harness: None,
+                diagnostics: Vec::new(),
+                sources: BTreeMap::new(),
+                refused: true,
+                refusals: vec![problem],
+                manifest: manifest_in_plugin(&plugin_root),
+                warnings: Vec::new(),
+                compiled: None,
+            });
+        }
+    };
     let tree = tree::read_tree(&plugin_root);
     let temporary = tempfile::Builder::new()
         .prefix("aidlc-own-tree-")
@@ -215,6 +298,7 @@ pub fn compile_own_tree(
             );
             Ok(OwnTreeCompile {
                 plugin: name,
+                harness: Some(layout.harness),
                 diagnostics,
                 sources,
                 refused: false,
@@ -237,6 +321,7 @@ pub fn compile_own_tree(
             );
             Ok(OwnTreeCompile {
                 plugin: name,
+                harness: Some(layout.harness),
                 diagnostics,
                 sources,
                 refused: false,
@@ -299,6 +384,7 @@ fn refused(
     }
     OwnTreeCompile {
         plugin,
+        harness: Some(layout.harness),
         diagnostics,
         sources,
         refused: true,
@@ -579,6 +665,44 @@ mod tests {
         let inside = composed.find("claude").unwrap();
         let span = authored_span(authored, ".claude", inside..inside + 2);
         assert_eq!(&authored[span], HARNESS_PLACEHOLDER);
+    }
+
+    #[test]
+    fn the_harness_is_the_flags_else_the_authored_trees_else_the_one_projections() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        let manifest = |folder: &str| {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+            std::fs::write(root.join(folder).join("plugin.json"), "{}").unwrap();
+        };
+        manifest(".kiro-plugin");
+        assert_eq!(own_tree_harness(&root, None), Ok(Harness::Kiro));
+        assert_eq!(
+            own_tree_harness(&root, Some(Harness::KiroIde)),
+            Ok(Harness::KiroIde)
+        );
+        manifest(".plugin");
+        let refusal = own_tree_harness(&root, None).unwrap_err();
+        assert!(
+            refusal.message.contains(
+                ".plugin/plugin.json (no one harness) and .kiro-plugin/plugin.json (kiro)"
+            ),
+            "{refusal:?}"
+        );
+        assert_eq!(
+            refusal.help.as_deref(),
+            Some("choose the harness with --harness kiro")
+        );
+        std::fs::remove_dir_all(root.join(".kiro-plugin")).unwrap();
+        let refusal = own_tree_harness(&root, None).unwrap_err();
+        assert!(
+            refusal
+                .message
+                .contains("a host projection of no one harness"),
+            "{refusal:?}"
+        );
+        manifest(".aidlc-plugin");
+        assert_eq!(own_tree_harness(&root, None), Ok(Harness::Claude));
     }
 
     #[test]

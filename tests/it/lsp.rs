@@ -1210,3 +1210,36 @@ fn in_a_plugins_own_tree_a_diagnostic_in_contributed_text_is_published_on_the_co
     );
     assert_eq!(client.shut_down(), 0);
 }
+
+/// Issue 29 (D52): two host projections and no `--harness` is a refusal that names no file of
+/// its own: it is published on the manifest the plugin is read from, at its first line, saying
+/// so.
+#[test]
+fn in_a_plugins_own_tree_a_refusal_without_a_file_is_published_on_the_manifests_first_line() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    std::fs::remove_dir_all(shelf.path("acme/.aidlc-plugin")).unwrap();
+    let manifest = "{\"name\": \"aidlc-acme\",\n \"version\": \"1.0.0\"}\n";
+    for folder in [".claude-plugin", ".codex-plugin"] {
+        shelf.write(&format!("acme/{folder}/plugin.json"), manifest);
+    }
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let manifest_uri = uri(&shelf, "acme/.claude-plugin/plugin.json");
+    let diagnostics = client.diagnostics(&manifest_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("--harness claude or --harness codex"),
+        "{message}"
+    );
+    assert!(
+        message.contains("shown on the plugin's manifest"),
+        "{message}"
+    );
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(manifest, "{\"name\": \"aidlc-acme\",", 0, true),
+        "{diagnostics:#?}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}

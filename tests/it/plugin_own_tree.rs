@@ -110,7 +110,7 @@ fn a_plugin_compiled_in_its_own_tree_gives_the_installed_graph_and_writes_nothin
     assert_eq!(added.status, 0, "{}{}", added.stdout, added.stderr);
     let installed = project.read(GRAPH);
     let compiled =
-        aidlc::plugin::own_tree::compile_own_tree(&root, aidlc::harness::Harness::Claude)
+        aidlc::plugin::own_tree::compile_own_tree(&root, Some(aidlc::harness::Harness::Claude))
             .expect("compiled");
     assert!(compiled.refusals.is_empty(), "{:?}", compiled.refusals);
     assert_eq!(compiled.n_errors(), 0, "{:?}", compiled.diagnostics);
@@ -390,6 +390,71 @@ fn a_diagnostic_in_contributed_text_is_on_the_contribution_and_core_text_stays_c
     assert_eq!(
         core["related"][0]["file"], "stages/construction/acme-check.md",
         "{core}"
+    );
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+}
+
+/// The own tree with its authored manifest replaced by host projections' manifests in
+/// `folders` (package name `aidlc-acme`, as the reference's packager writes them).
+fn as_projections(shelf: &TestProject, folders: &[&str]) {
+    let authored = shelf.path("acme/.aidlc-plugin");
+    if authored.exists() {
+        std::fs::remove_dir_all(authored).unwrap();
+    }
+    for folder in folders {
+        shelf.write(
+            &format!("acme/{folder}/plugin.json"),
+            "{\"name\": \"aidlc-acme\", \"version\": \"1.0.0\"}\n",
+        );
+    }
+}
+
+/// Issue 29 (D52): a tree that carries only a host projection composes for that projection's
+/// harness; two projections and no `--harness` is a refusal naming both and the flag.
+#[test]
+fn a_host_projection_composes_for_its_harness_and_two_need_the_harness_flag() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    as_projections(&shelf, &[".codex-plugin"]);
+    let run = shelf.run_in(&root, &["compile"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "plugin \"acme\" composed into a temporary copy of the default framework (.codex)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = shelf.run_in(&root, &["compile", "--harness", "claude"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("default framework (.claude)"),
+        "{}",
+        run.stderr
+    );
+
+    as_projections(&shelf, &[".claude-plugin"]);
+    let before = hashes(&shelf.root);
+    let run = shelf.run_in(&root, &["compile"]);
+    assert_eq!(run.status, 2, "{}{}", run.stdout, run.stderr);
+    for needed in [
+        ".claude-plugin/plugin.json (claude)",
+        ".codex-plugin/plugin.json (codex)",
+        "choose the harness with --harness claude or --harness codex",
+        "was refused (1 problem); nothing was written",
+    ] {
+        assert!(run.stderr.contains(needed), "{needed}: {}", run.stderr);
+    }
+    let run = shelf.run_in(&root, &["compile", "--harness", "codex"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("default framework (.codex)"),
+        "{}",
+        run.stderr
     );
     assert_eq!(
         before,
