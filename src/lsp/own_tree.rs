@@ -2,9 +2,11 @@
 //! `aidlc compile` there, published on the plugin's own files.
 //!
 //! Each time the text changes (an open, an edit, a close, a save or a file event), the plugin's
-//! tree is copied into a temporary folder with the editor's unsaved text over its files, and
-//! compiled by `plugin::own_tree::compile_own_tree` (composed as `aidlc plugin add` composes it
-//! into a temporary default framework). Navigation, hover, completion and quick fixes answer
+//! tree is compiled by `plugin::own_tree::compile_own_tree_with_unsaved`, which reads it once
+//! in place, with the editor's unsaved text over its files, and composes that read as
+//! `aidlc plugin add` composes a plugin into a temporary default framework (the one copy of the
+//! plugin's files is the composition's; its sibling plugins are found beside it, as `aidlc
+//! compile` finds them). Navigation, hover, completion and quick fixes answer
 //! nothing here: their queries run on one install's database, which a plugin's tree is not.
 //!
 //! Invariants: nothing is written into the plugin's tree; the diagnostics are the compile's,
@@ -200,24 +202,22 @@ impl<'a> OwnTreeSession<'a> {
     /// The own-tree compile of the plugin with the editor's text, as protocol diagnostics by
     /// absolute path in the plugin's tree.
     fn compile(&self) -> Result<BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>>, String> {
-        let copy = tempfile::Builder::new()
-            .prefix("aidlc-lsp-own-tree-")
-            .tempdir()
-            .map_err(|error| format!("cannot create a temporary folder: {error}"))?;
-        let copy_root = Utf8PathBuf::from_path_buf(copy.path().join("plugin"))
-            .map_err(|_| "the temporary folder's path is not UTF-8".to_owned())?;
-        copy_tree(&self.plugin_root, &copy_root)
-            .map_err(|error| format!("cannot copy the plugin's tree: {error}"))?;
-        for (path, (_, text)) in &self.documents {
-            if let Ok(relative) = path.strip_prefix(&self.plugin_root)
-                && copy_root.join(relative).is_file()
-            {
-                std::fs::write(copy_root.join(relative), text)
-                    .map_err(|error| format!("cannot copy the editor's text: {error}"))?;
-            }
-        }
-        let compiled = crate::plugin::own_tree::compile_own_tree(&copy_root, self.harness)
-            .map_err(|problem| problem.headline())?;
+        // The editor's text of the plugin's files, read in place of the disk's by the one read
+        // of the tree the composition makes (nothing is copied first).
+        let unsaved: BTreeMap<Utf8PathBuf, String> = self
+            .documents
+            .iter()
+            .filter_map(|(path, (_, text))| {
+                let relative = path.strip_prefix(&self.plugin_root).ok()?;
+                Some((relative.to_owned(), text.clone()))
+            })
+            .collect();
+        let compiled = crate::plugin::own_tree::compile_own_tree_with_unsaved(
+            &self.plugin_root,
+            self.harness,
+            &unsaved,
+        )
+        .map_err(|problem| problem.headline())?;
         let mut by_file: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
         for diagnostic in &compiled.diagnostics {
             let Some(file) = &diagnostic.file else {
@@ -277,26 +277,4 @@ impl OwnTreeSession<'_> {
             .map(|(_, text)| text.clone())
             .or_else(|| std::fs::read_to_string(path).ok())
     }
-}
-
-/// Copy `from` to `to`, folders and regular files, leaving `.git` out; a symbolic link is
-/// copied as a link, so the tree reader refuses it as it would in the real tree.
-fn copy_tree(from: &Utf8Path, to: &Utf8Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in from.read_dir_utf8()? {
-        let entry = entry?;
-        if entry.file_name() == ".git" {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        let kind = std::fs::symlink_metadata(entry.path())?.file_type();
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else if kind.is_dir() {
-            copy_tree(entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
 }

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::plugin::Problem;
 use crate::plugin::guards;
+use crate::plugin::tree::Overlay;
 
 /// The authored manifest, relative to the plugin root.
 pub const AUTHORED_MANIFEST: &str = ".aidlc-plugin/plugin.json";
@@ -123,9 +124,17 @@ impl PluginManifest {
 
 /// Read the manifest of the plugin at `root`: the authored one, else a host projection's.
 pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
+    read_manifest_over(root, &Overlay::new())
+}
+
+/// [`read_manifest`], with the text `overlay` holds for the manifest (an editor's unsaved
+/// buffer) instead of the disk's.
+pub fn read_manifest_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
     match manifest_file(root) {
-        Some(path) if path == root.join(AUTHORED_MANIFEST) => return read_authored(&path),
-        Some(path) => return read_host(&path),
+        Some(path) if path == root.join(AUTHORED_MANIFEST) => {
+            return read_authored(&path, overlay);
+        }
+        Some(path) => return read_host(&path, overlay),
         None => {}
     }
     Err(Problem::new(format!(
@@ -146,10 +155,16 @@ pub fn manifest_file(root: &Utf8Path) -> Option<Utf8PathBuf> {
         .find(|path| path.is_file())
 }
 
-fn read_json_object(path: &Utf8Path) -> Result<serde_json::Map<String, Value>, Problem> {
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
-    })?;
+fn read_json_object(
+    path: &Utf8Path,
+    overlay: &Overlay,
+) -> Result<serde_json::Map<String, Value>, Problem> {
+    let text = match overlay.get(path) {
+        Some(text) => text.clone(),
+        None => std::fs::read_to_string(path).map_err(|error| {
+            Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
+        })?,
+    };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(other) => Err(Problem::new(format!(
@@ -220,8 +235,8 @@ fn optional_version(
     }
 }
 
-fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
-    let object = read_json_object(path)?;
+fn read_authored(path: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
+    let object = read_json_object(path, overlay)?;
     let name = required_name(&object, path)?;
     guards::check_plugin_name(&name, path)?;
     let version = optional_version(&object, path)?;
@@ -264,8 +279,8 @@ fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
     })
 }
 
-fn read_host(path: &Utf8Path) -> Result<PluginManifest, Problem> {
-    let object = read_json_object(path)?;
+fn read_host(path: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
+    let object = read_json_object(path, overlay)?;
     let package = required_name(&object, path)?;
     let name = package
         .strip_prefix(HOST_PACKAGE_PREFIX)

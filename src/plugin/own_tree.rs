@@ -2,8 +2,9 @@
 //! (docs/decisions.md D52).
 //!
 //! A plugin's own tree is not an install, so nothing there can be compiled as it stands. To
-//! compile it, the plugin is composed exactly as `aidlc plugin add` composes it
-//! ([`crate::plugin::operations::add`]) into a fresh copy of the built-in default framework in
+//! compile it, the plugin's tree is read once (with an editor's unsaved text over it, for
+//! `aidlc lsp`) and composed exactly as `aidlc plugin add` composes it
+//! ([`crate::plugin::operations::add_tree`]) into a fresh copy of the built-in default framework in
 //! a temporary folder, and that copy is compiled. The diagnostics are then carried back to the
 //! plugin's own files: a diagnostic in a file the plugin shipped names the file by its path in
 //! the plugin (relative to the plugin's root) and its span in the file as authored, before
@@ -13,8 +14,11 @@
 //! - nothing is written into the plugin's tree (the composition reads it, as `plugin add` does);
 //! - the composition and the compile are `plugin add`'s and the ordinary compile's, so the
 //!   graph is, byte for byte, the one the same plugin added to the default framework gives;
-//! - a diagnostic in a core stage a contribution changed stays on that stage, under the label
-//!   [`COMPOSED_FRAMEWORK_LABEL`], with the composed text it points into.
+//! - a diagnostic in a core stage a contribution changed is on the contribution when its span
+//!   is in text the contribution wrote (`plugin::contributed_text`), else it stays on that
+//!   stage, under the label [`COMPOSED_FRAMEWORK_LABEL`], with the composed text it points into;
+//! - a refusal is on the file it names, at the key or line it names (`plugin::place_span`);
+//!   only a refusal that names no file stays a problem.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -28,7 +32,7 @@ use crate::discover::Layout;
 use crate::harness::Harness;
 use crate::plugin::contributed_text::{self, ContributionFile};
 use crate::plugin::manifest::{self, Subtree};
-use crate::plugin::tree::{self, PluginTree};
+use crate::plugin::tree::{self, Overlay, PluginTree};
 use crate::plugin::{PluginError, Problem};
 
 /// What a composed file's path starts with when it is not one of the plugin's files (a core
@@ -239,14 +243,34 @@ pub fn compile_own_tree(
     plugin_root: &Utf8Path,
     requested: Option<Harness>,
 ) -> Result<OwnTreeCompile, Problem> {
+    compile_own_tree_with_unsaved(plugin_root, requested, &BTreeMap::new())
+}
+
+/// [`compile_own_tree`] with `unsaved` (texts by path relative to the plugin's root: an
+/// editor's buffers) read in place of those files' bytes on disk. The tree is read once, with
+/// them over it, and that read is what is composed: nothing is copied but what the composition
+/// writes into the temporary framework.
+///
+/// # Errors
+///
+/// As [`compile_own_tree`].
+pub fn compile_own_tree_with_unsaved(
+    plugin_root: &Utf8Path,
+    requested: Option<Harness>,
+    unsaved: &BTreeMap<Utf8PathBuf, String>,
+) -> Result<OwnTreeCompile, Problem> {
     let plugin_root = plugin_root
         .canonicalize_utf8()
         .map_err(|error| Problem::new(format!("cannot open {plugin_root}: {error}")))?;
+    let overlay: Overlay = unsaved
+        .iter()
+        .map(|(relative, text)| (plugin_root.join(relative), text.clone()))
+        .collect();
     let harness = match own_tree_harness(&plugin_root, requested) {
         Ok(harness) => harness,
         Err(problem) => {
             return Ok(OwnTreeCompile {
-                plugin: manifest_name(&plugin_root),
+                plugin: manifest_name(&plugin_root, &overlay),
                 harness: None,
                 diagnostics: Vec::new(),
                 sources: BTreeMap::new(),
@@ -258,7 +282,7 @@ pub fn compile_own_tree(
             });
         }
     };
-    let tree = tree::read_tree(&plugin_root);
+    let tree = tree::read_tree_over(&plugin_root, &overlay);
     let temporary = tempfile::Builder::new()
         .prefix("aidlc-own-tree-")
         .tempdir()
@@ -273,18 +297,19 @@ pub fn compile_own_tree(
         Ok(tree) => tree,
         Err(problems) => {
             return Ok(refused(
-                manifest_name(&plugin_root),
+                manifest_name(&plugin_root, &overlay),
                 &plugin_root,
                 problems,
                 None,
                 &layout,
+                &overlay,
             ));
         }
     };
     let shipped = shipped_files(&tree, &layout);
     let contributed = ContributedStages::before_composing(&tree, &layout);
     let name = tree.name().to_owned();
-    match crate::plugin::operations::add(&layout, &[plugin_root.to_string()], &plugin_root) {
+    match crate::plugin::operations::add_tree(&layout, tree) {
         Ok(outcome) => {
             let mut db = CompilerDatabase::default();
             let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
@@ -337,13 +362,14 @@ pub fn compile_own_tree(
             problems,
             Some(&shipped),
             &layout,
+            &overlay,
         )),
         Err(PluginError::Environment(problem)) => Err(problem),
     }
 }
 
-fn manifest_name(plugin_root: &Utf8Path) -> String {
-    manifest::read_manifest(plugin_root).map_or_else(
+fn manifest_name(plugin_root: &Utf8Path, overlay: &Overlay) -> String {
+    manifest::read_manifest_over(plugin_root, overlay).map_or_else(
         |_| plugin_root.file_name().unwrap_or_default().to_owned(),
         |manifest| manifest.name,
     )
@@ -363,14 +389,17 @@ fn refused(
     problems: Vec<Problem>,
     shipped: Option<&ShippedFiles>,
     layout: &Layout,
+    overlay: &Overlay,
 ) -> OwnTreeCompile {
     let mut diagnostics = Vec::new();
     let mut sources = BTreeMap::new();
     let mut refusals = Vec::new();
     for problem in problems {
         let on_file = match &problem.located {
-            Some(located) => located_refusal(located, plugin_root, shipped, layout.harness),
-            None => refusal_on_its_file(&problem, plugin_root, shipped, layout),
+            Some(located) => {
+                located_refusal(located, plugin_root, shipped, layout.harness, overlay)
+            }
+            None => refusal_on_its_file(&problem, plugin_root, shipped, layout, overlay),
         };
         match on_file {
             Some((diagnostic, text)) => {
@@ -412,6 +441,14 @@ fn path_in_plugin(
         })
 }
 
+/// The text of `path` as the composition read it: the unsaved text, else the disk's.
+fn authored_text(path: &Utf8Path, overlay: &Overlay) -> Option<String> {
+    overlay
+        .get(path)
+        .cloned()
+        .or_else(|| std::fs::read_to_string(path).ok())
+}
+
 /// A refusal that came with a span (in the text the composition checked, with
 /// `{{HARNESS_DIR}}` substituted): the span carried back to the authored text.
 fn located_refusal(
@@ -419,20 +456,21 @@ fn located_refusal(
     plugin_root: &Utf8Path,
     shipped: Option<&ShippedFiles>,
     harness: Harness,
+    overlay: &Overlay,
 ) -> Option<(Diagnostic, Option<String>)> {
     let (diagnostic, composed_text) = located;
     let source = diagnostic.file.clone()?;
     let in_plugin = path_in_plugin(&source, plugin_root, shipped)?;
     let mut diagnostic = diagnostic.clone();
     diagnostic.file = Some(in_plugin);
-    match std::fs::read_to_string(&source) {
-        Ok(authored) => {
+    match authored_text(&source, overlay) {
+        Some(authored) => {
             diagnostic.span = diagnostic
                 .span
                 .map(|span| authored_span(&authored, harness.dir_name(), span));
             Some((diagnostic, Some(authored)))
         }
-        Err(_) => Some((diagnostic, Some(composed_text.clone()))),
+        None => Some((diagnostic, Some(composed_text.clone()))),
     }
 }
 
@@ -444,6 +482,7 @@ fn refusal_on_its_file(
     plugin_root: &Utf8Path,
     shipped: Option<&ShippedFiles>,
     layout: &Layout,
+    overlay: &Overlay,
 ) -> Option<(Diagnostic, Option<String>)> {
     let path = problem.path.as_deref()?;
     let (shown, on_disk) = if path.is_absolute() {
@@ -455,7 +494,7 @@ fn refusal_on_its_file(
             layout.project_dir.join(path),
         )
     };
-    let text = std::fs::read_to_string(&on_disk).ok();
+    let text = authored_text(&on_disk, overlay);
     let span = text.as_deref().and_then(|text| {
         crate::plugin::place_span::span_of_place(
             text,

@@ -1243,3 +1243,49 @@ fn in_a_plugins_own_tree_a_refusal_without_a_file_is_published_on_the_manifests_
     );
     assert_eq!(client.shut_down(), 0);
 }
+
+/// Issue 29 (D52): the language server composes the plugin's tree where it is, with the
+/// editor's unsaved text over it (it is no longer copied first): the unsaved manifest is what
+/// is read, and a sibling plugin it depends on is found beside it, as `aidlc compile` finds it.
+#[test]
+fn in_a_plugins_own_tree_the_unsaved_manifest_is_read_in_place_and_siblings_are_found() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    shelf.write(
+        "lib/.aidlc-plugin/plugin.json",
+        "{\"name\": \"lib\", \"version\": \"1.0.0\", \"dependencies\": [\"core\"]}\n",
+    );
+    let before = project_snapshot(&shelf.root);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let manifest_path = "acme/.aidlc-plugin/plugin.json";
+    let manifest_uri = uri(&shelf, manifest_path);
+    // Depending on the sibling at a version it does not have: refused on the dependency, which
+    // names the sibling's version, so the sibling was read.
+    let unsaved =
+        "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\", \"lib@^2\"]}\n";
+    client.open(&manifest_uri, unsaved);
+    let diagnostics = client.diagnostics(&manifest_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("plugin \"lib\" is version 1.0.0"),
+        "{message}"
+    );
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(unsaved, "\"lib@^2\"", 0, true),
+        "{diagnostics:#?}"
+    );
+    // At a version it has, the sibling composes with the plugin: nothing left to report.
+    client.change(
+        &manifest_uri,
+        2,
+        json!([{"range": range_of(unsaved, "^2", 0, true), "text": "^1"}]),
+    );
+    assert_eq!(
+        client.diagnostics(&manifest_uri, <[Value]>::is_empty),
+        Vec::<Value>::new()
+    );
+    assert_eq!(client.shut_down(), 0);
+    assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
+}
