@@ -219,24 +219,8 @@ impl<'a> OwnTreeSession<'a> {
         )
         .map_err(|problem| problem.headline())?;
         let mut by_file: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
-        for diagnostic in &compiled.diagnostics {
-            let Some(file) = &diagnostic.file else {
-                continue;
-            };
-            if file.starts_with(crate::plugin::own_tree::COMPOSED_FRAMEWORK_LABEL) {
-                continue;
-            }
-            let range = match (compiled.sources.get(file), &diagnostic.span) {
-                (Some(text), Some(span)) => TextPositions::new(text, self.unit).range(span),
-                _ => lsp_types::Range::default(),
-            };
-            by_file
-                .entry(self.plugin_root.join(file))
-                .or_default()
-                .push(protocol_diagnostic(diagnostic, range, Vec::new()));
-        }
-        // A refusal that names no file of the plugin's is shown on the manifest the plugin
-        // was read from, at its first line, saying so (never at 0:0 of some other file).
+        // What names no file of the plugin's is shown on the manifest the plugin was read
+        // from, at its first line, saying so (never at 0:0 of some other file).
         let manifest = compiled.manifest.as_ref().map_or_else(
             || {
                 self.plugin_root
@@ -244,6 +228,67 @@ impl<'a> OwnTreeSession<'a> {
             },
             |manifest| self.plugin_root.join(manifest),
         );
+        let manifest_first_line =
+            self.text_of(&manifest)
+                .map_or_else(lsp_types::Range::default, |text| {
+                    let end = text.find('\n').unwrap_or(text.len());
+                    TextPositions::new(&text, self.unit).range(&(0..end))
+                });
+        let range_in = |file: &Utf8Path, span: Option<&std::ops::Range<usize>>| match (
+            compiled.sources.get(file),
+            span,
+        ) {
+            (Some(text), Some(span)) => TextPositions::new(text, self.unit).range(span),
+            _ => lsp_types::Range::default(),
+        };
+        for diagnostic in &compiled.diagnostics {
+            let Some(file) = &diagnostic.file else {
+                continue;
+            };
+            if !file.starts_with(crate::plugin::own_tree::COMPOSED_FRAMEWORK_LABEL) {
+                by_file
+                    .entry(self.plugin_root.join(file))
+                    .or_default()
+                    .push(protocol_diagnostic(
+                        diagnostic,
+                        range_in(file, diagnostic.span.as_ref()),
+                        Vec::new(),
+                    ));
+                continue;
+            }
+            // In core text the plugin did not write: on the plugin's file it relates to (the
+            // plugin's stage a duplicate producer names, say), else on the manifest; the
+            // message says where the compile reported it.
+            let reported = range_in(file, diagnostic.span.as_ref());
+            let at = format!("{file}:{}", reported.start.line + 1);
+            let in_plugin = diagnostic.related.iter().find(|related| {
+                !related
+                    .file
+                    .starts_with(crate::plugin::own_tree::COMPOSED_FRAMEWORK_LABEL)
+            });
+            let (path, range, shown_where) = if let Some(related) = in_plugin {
+                (
+                    self.plugin_root.join(&related.file),
+                    range_in(&related.file, related.span.as_ref()),
+                    "shown here, on the plugin's file it names",
+                )
+            } else {
+                (
+                    manifest.clone(),
+                    manifest_first_line,
+                    "shown on the plugin's manifest",
+                )
+            };
+            let mut shown = diagnostic.clone();
+            shown.message = format!(
+                "{}\n(reported at {at}, core text the plugin did not write; {shown_where})",
+                diagnostic.message
+            );
+            by_file
+                .entry(path)
+                .or_default()
+                .push(protocol_diagnostic(&shown, range, Vec::new()));
+        }
         for problem in &compiled.refusals {
             let mut message = problem.headline();
             if let Some(help) = &problem.help {
@@ -254,16 +299,14 @@ impl<'a> OwnTreeSession<'a> {
                 "\n(this refusal names no file of the plugin's, so it is shown on the plugin's manifest)",
             );
             let diagnostic = Diagnostic::error(crate::diagnostics::Code::PluginRefused, message);
-            let first_line =
-                self.text_of(&manifest)
-                    .map_or_else(lsp_types::Range::default, |text| {
-                        let end = text.find('\n').unwrap_or(text.len());
-                        TextPositions::new(&text, self.unit).range(&(0..end))
-                    });
             by_file
                 .entry(manifest.clone())
                 .or_default()
-                .push(protocol_diagnostic(&diagnostic, first_line, Vec::new()));
+                .push(protocol_diagnostic(
+                    &diagnostic,
+                    manifest_first_line,
+                    Vec::new(),
+                ));
         }
         Ok(by_file)
     }

@@ -1289,3 +1289,31 @@ fn in_a_plugins_own_tree_the_unsaved_manifest_is_read_in_place_and_siblings_are_
     assert_eq!(client.shut_down(), 0);
     assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
 }
+
+/// Issue 29 (D52): a diagnostic in core text the plugin did not write is not dropped: it is
+/// published on the plugin's file it relates to, saying where the compile reported it.
+#[test]
+fn in_a_plugins_own_tree_a_diagnostic_in_core_text_is_published_on_the_plugin_file_it_names() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let stage_path = "acme/stages/construction/acme-check.md";
+    let stage = crate::plugin_own_tree::acme_stage("inline")
+        .replace("  - acme-report\n", "  - acme-report\n  - cd-config\n");
+    shelf.write(stage_path, &stage);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let stage_uri = uri(&shelf, stage_path);
+    let diagnostics = client.diagnostics(&stage_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["code"], "duplicate-producer",
+        "{diagnostics:#?}"
+    );
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "reported at <composed default framework>/.claude/aidlc-common/stages/operation/deployment-execution.md:"
+        ),
+        "{message}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}
