@@ -18,11 +18,9 @@ use std::ops::Range;
 use camino::Utf8PathBuf;
 
 use crate::plugin::contribution::{self, Contribution};
+use crate::plugin::placeholder_span::{HARNESS_PLACEHOLDER, authored_span};
 use crate::plugin::splice::Fragment;
 use crate::syntax::{frontmatter, yaml};
-
-/// The placeholder a plugin's files name the harness folder with.
-const HARNESS_PLACEHOLDER: &str = "{{HARNESS_DIR}}";
 
 /// One of the plugin's contribution files.
 #[derive(Debug, Clone)]
@@ -101,8 +99,7 @@ fn span_in_fragment(
             continue;
         }
         let relative = span.start - prose_start..span.end - prose_start;
-        let in_prose =
-            crate::plugin::own_tree::authored_span(&fragment.prose, harness_dir, relative);
+        let in_prose = authored_span(&fragment.prose, harness_dir, relative);
         let prose_at = prose_in_authored(&file.authored, &fragment.anchor_text, &fragment.prose)?;
         return Some(prose_at + in_prose.start..prose_at + in_prose.end);
     }

@@ -33,6 +33,7 @@
 //!   framework (docs/decisions.md D52);
 //! - [`contributed_text`]: which text of a composed core stage a contribution wrote, and where
 //!   it is in the contribution (the own-tree compile's diagnostics in core stages);
+//! - [`placeholder_span`]: a span of composed text carried back across `{{HARNESS_DIR}}`;
 //! - [`place_span`]: a refusal's [`Place`] (the key or line at fault) as a span in its file.
 //!
 //! Invariants:
@@ -55,6 +56,7 @@ pub mod merge;
 pub mod operations;
 pub mod own_tree;
 pub mod place_span;
+pub mod placeholder_span;
 pub mod selection;
 pub mod sidecar;
 pub mod source;
