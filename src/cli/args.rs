@@ -786,7 +786,8 @@ pub struct ProjectArgs {
     pub project_dir: Option<Utf8PathBuf>,
     /// The harness: claude (.claude), codex (.codex), kiro (Kiro CLI, .kiro), kiro-ide (Kiro
     /// IDE, .kiro), cursor (.cursor) or opencode (.aidlc). Default: the one present, `.claude`
-    /// when several are (a `.kiro` with Kiro IDE hook files is kiro-ide's for hooks).
+    /// when several are (a `.kiro` with Kiro IDE hook files is kiro-ide's for hooks); in a
+    /// plugin's own tree, `.claude` for an authored tree, else its one host projection's.
     #[arg(long, value_enum)]
     pub harness: Option<Harness>,
 }

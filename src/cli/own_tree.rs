@@ -11,7 +11,6 @@ use crate::cli::args::{CompileArgs, Format, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
 use crate::english::plural;
-use crate::harness::Harness;
 use crate::plugin::own_tree;
 
 /// The plugin root to compile as a plugin's own tree: only when no project is named
@@ -47,9 +46,8 @@ pub(super) fn compile_own_tree(
     if let Some(cwd) = current_dir() {
         printer.set_display_prefix(crate::fs_util::path_from(&cwd, plugin_root));
     }
-    let harness = args.project.harness.unwrap_or(Harness::Claude);
     let started = Instant::now();
-    let compiled = match own_tree::compile_own_tree(plugin_root, harness) {
+    let compiled = match own_tree::compile_own_tree(plugin_root, args.project.harness) {
         Ok(compiled) => compiled,
         Err(problem) => {
             crate::cli::plugin::report_problems(printer, std::slice::from_ref(&problem));
@@ -63,19 +61,35 @@ pub(super) fn compile_own_tree(
     if printer.format == Format::Sarif {
         printer.print_compile_sarif(&compiled.diagnostics, &[], &compiled.sources);
     }
-    let place = format!(
-        "plugin \"{}\" composed into a temporary copy of the default framework ({})",
-        compiled.plugin,
-        harness.dir_name()
-    );
+    let place = match compiled.harness {
+        Some(harness) => format!(
+            "plugin \"{}\" composed into a temporary copy of the default framework ({})",
+            compiled.plugin,
+            harness.dir_name()
+        ),
+        None => format!(
+            "plugin \"{}\" composed into a temporary copy of the default framework",
+            compiled.plugin
+        ),
+    };
     if !compiled.refusals.is_empty() {
+        // A refusal that names no file: as `plugin add` prints it, and its exit status.
         crate::cli::plugin::report_problems(printer, &compiled.refusals);
+        let n = compiled.refusals.len() + compiled.n_errors();
         printer.status(&format!(
-            "error: {place} was refused ({} problem{}); nothing was written",
-            compiled.refusals.len(),
-            plural(compiled.refusals.len())
+            "error: {place} was refused ({n} problem{}); nothing was written",
+            plural(n)
         ));
         return ExitStatus::Error;
+    }
+    if compiled.refused {
+        // Every refusal is on a file: an error in a file, as a compile's (exit 1).
+        printer.status(&format!(
+            "error: {place} was refused with {} error{} in its files; nothing was written",
+            compiled.n_errors(),
+            plural(compiled.n_errors())
+        ));
+        return ExitStatus::Failure;
     }
     if compiled.n_errors() > 0 {
         printer.status(&format!(

@@ -118,8 +118,8 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
     let (state, params) = match initialize(connection, options)? {
         Initialized::Project(project) => *project,
         Initialized::OwnTree(plugin_root, unit) => {
-            let harness = options.harness.unwrap_or(Harness::Claude);
-            return own_tree::OwnTreeSession::new(connection, plugin_root, harness, unit).serve();
+            return own_tree::OwnTreeSession::new(connection, plugin_root, options.harness, unit)
+                .serve();
         }
     };
     let mut server = Server {

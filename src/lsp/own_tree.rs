@@ -2,9 +2,11 @@
 //! `aidlc compile` there, published on the plugin's own files.
 //!
 //! Each time the text changes (an open, an edit, a close, a save or a file event), the plugin's
-//! tree is copied into a temporary folder with the editor's unsaved text over its files, and
-//! compiled by `plugin::own_tree::compile_own_tree` (composed as `aidlc plugin add` composes it
-//! into a temporary default framework). Navigation, hover, completion and quick fixes answer
+//! tree is compiled by `plugin::own_tree::compile_own_tree_with_unsaved`, which reads it once
+//! in place, with the editor's unsaved text over its files, and composes that read as
+//! `aidlc plugin add` composes a plugin into a temporary default framework (the one copy of the
+//! plugin's files is the composition's; its sibling plugins are found beside it, as `aidlc
+//! compile` finds them). Navigation, hover, completion and quick fixes answer
 //! nothing here: their queries run on one install's database, which a plugin's tree is not.
 //!
 //! Invariants: nothing is written into the plugin's tree; the diagnostics are the compile's,
@@ -31,7 +33,8 @@ use crate::syntax::frontmatter::ColumnUnit;
 pub struct OwnTreeSession<'a> {
     connection: &'a Connection,
     plugin_root: Utf8PathBuf,
-    harness: Harness,
+    /// `--harness`, when given; else the own tree's rule picks it (`own_tree_harness`).
+    harness: Option<Harness>,
     unit: ColumnUnit,
     /// Open documents by absolute path: their URI as sent, and their text.
     documents: HashMap<Utf8PathBuf, (Uri, String)>,
@@ -44,7 +47,7 @@ impl<'a> OwnTreeSession<'a> {
     pub fn new(
         connection: &'a Connection,
         plugin_root: Utf8PathBuf,
-        harness: Harness,
+        harness: Option<Harness>,
         unit: ColumnUnit,
     ) -> Self {
         Self {
@@ -199,88 +202,122 @@ impl<'a> OwnTreeSession<'a> {
     /// The own-tree compile of the plugin with the editor's text, as protocol diagnostics by
     /// absolute path in the plugin's tree.
     fn compile(&self) -> Result<BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>>, String> {
-        let copy = tempfile::Builder::new()
-            .prefix("aidlc-lsp-own-tree-")
-            .tempdir()
-            .map_err(|error| format!("cannot create a temporary folder: {error}"))?;
-        let copy_root = Utf8PathBuf::from_path_buf(copy.path().join("plugin"))
-            .map_err(|_| "the temporary folder's path is not UTF-8".to_owned())?;
-        copy_tree(&self.plugin_root, &copy_root)
-            .map_err(|error| format!("cannot copy the plugin's tree: {error}"))?;
-        for (path, (_, text)) in &self.documents {
-            if let Ok(relative) = path.strip_prefix(&self.plugin_root)
-                && copy_root.join(relative).is_file()
-            {
-                std::fs::write(copy_root.join(relative), text)
-                    .map_err(|error| format!("cannot copy the editor's text: {error}"))?;
-            }
-        }
-        let compiled = crate::plugin::own_tree::compile_own_tree(&copy_root, self.harness)
-            .map_err(|problem| problem.headline())?;
+        // The editor's text of the plugin's files, read in place of the disk's by the one read
+        // of the tree the composition makes (nothing is copied first).
+        let unsaved: BTreeMap<Utf8PathBuf, String> = self
+            .documents
+            .iter()
+            .filter_map(|(path, (_, text))| {
+                let relative = path.strip_prefix(&self.plugin_root).ok()?;
+                Some((relative.to_owned(), text.clone()))
+            })
+            .collect();
+        let compiled = crate::plugin::own_tree::compile_own_tree_with_unsaved(
+            &self.plugin_root,
+            self.harness,
+            &unsaved,
+        )
+        .map_err(|problem| problem.headline())?;
         let mut by_file: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+        // What names no file of the plugin's is shown on the manifest the plugin was read
+        // from, at its first line, saying so (never at 0:0 of some other file).
+        let manifest = compiled.manifest.as_ref().map_or_else(
+            || {
+                self.plugin_root
+                    .join(crate::plugin::manifest::AUTHORED_MANIFEST)
+            },
+            |manifest| self.plugin_root.join(manifest),
+        );
+        let manifest_first_line =
+            self.text_of(&manifest)
+                .map_or_else(lsp_types::Range::default, |text| {
+                    let end = text.find('\n').unwrap_or(text.len());
+                    TextPositions::new(&text, self.unit).range(&(0..end))
+                });
+        let range_in = |file: &Utf8Path, span: Option<&std::ops::Range<usize>>| match (
+            compiled.sources.get(file),
+            span,
+        ) {
+            (Some(text), Some(span)) => TextPositions::new(text, self.unit).range(span),
+            _ => lsp_types::Range::default(),
+        };
         for diagnostic in &compiled.diagnostics {
             let Some(file) = &diagnostic.file else {
                 continue;
             };
-            if file.starts_with(crate::plugin::own_tree::COMPOSED_FRAMEWORK_LABEL) {
+            if !file.starts_with(crate::plugin::own_tree::COMPOSED_FRAMEWORK_LABEL) {
+                by_file
+                    .entry(self.plugin_root.join(file))
+                    .or_default()
+                    .push(protocol_diagnostic(
+                        diagnostic,
+                        range_in(file, diagnostic.span.as_ref()),
+                        Vec::new(),
+                    ));
                 continue;
             }
-            let range = match (compiled.sources.get(file), &diagnostic.span) {
-                (Some(text), Some(span)) => TextPositions::new(text, self.unit).range(span),
-                _ => lsp_types::Range::default(),
+            // In core text the plugin did not write: on the plugin's file it relates to (the
+            // plugin's stage a duplicate producer names, say), else on the manifest; the
+            // message says where the compile reported it.
+            let reported = range_in(file, diagnostic.span.as_ref());
+            let at = format!("{file}:{}", reported.start.line + 1);
+            let in_plugin = diagnostic.related.iter().find(|related| {
+                !related
+                    .file
+                    .starts_with(crate::plugin::own_tree::COMPOSED_FRAMEWORK_LABEL)
+            });
+            let (path, range, shown_where) = if let Some(related) = in_plugin {
+                (
+                    self.plugin_root.join(&related.file),
+                    range_in(&related.file, related.span.as_ref()),
+                    "shown here, on the plugin's file it names",
+                )
+            } else {
+                (
+                    manifest.clone(),
+                    manifest_first_line,
+                    "shown on the plugin's manifest",
+                )
             };
+            let mut shown = diagnostic.clone();
+            shown.message = format!(
+                "{}\n(reported at {at}, core text the plugin did not write; {shown_where})",
+                diagnostic.message
+            );
             by_file
-                .entry(self.plugin_root.join(file))
+                .entry(path)
                 .or_default()
-                .push(protocol_diagnostic(diagnostic, range, Vec::new()));
+                .push(protocol_diagnostic(&shown, range, Vec::new()));
         }
         for problem in &compiled.refusals {
-            let file = problem
-                .path
-                .as_ref()
-                .and_then(|path| path.strip_prefix(&copy_root).ok())
-                .map_or_else(
-                    || {
-                        self.plugin_root
-                            .join(crate::plugin::manifest::AUTHORED_MANIFEST)
-                    },
-                    |relative| self.plugin_root.join(relative),
-                );
-            let mut message = problem.message.clone();
+            let mut message = problem.headline();
             if let Some(help) = &problem.help {
                 message.push_str("\nhelp: ");
                 message.push_str(help);
             }
-            let diagnostic =
-                Diagnostic::error(crate::diagnostics::Code::InvalidPluginField, message);
-            by_file.entry(file).or_default().push(protocol_diagnostic(
-                &diagnostic,
-                lsp_types::Range::default(),
-                Vec::new(),
-            ));
+            message.push_str(
+                "\n(this refusal names no file of the plugin's, so it is shown on the plugin's manifest)",
+            );
+            let diagnostic = Diagnostic::error(crate::diagnostics::Code::PluginRefused, message);
+            by_file
+                .entry(manifest.clone())
+                .or_default()
+                .push(protocol_diagnostic(
+                    &diagnostic,
+                    manifest_first_line,
+                    Vec::new(),
+                ));
         }
         Ok(by_file)
     }
 }
 
-/// Copy `from` to `to`, folders and regular files, leaving `.git` out; a symbolic link is
-/// copied as a link, so the tree reader refuses it as it would in the real tree.
-fn copy_tree(from: &Utf8Path, to: &Utf8Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in from.read_dir_utf8()? {
-        let entry = entry?;
-        if entry.file_name() == ".git" {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        let kind = std::fs::symlink_metadata(entry.path())?.file_type();
-        if kind.is_symlink() {
-            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
-        } else if kind.is_dir() {
-            copy_tree(entry.path(), &target)?;
-        } else if kind.is_file() {
-            std::fs::copy(entry.path(), &target)?;
-        }
+impl OwnTreeSession<'_> {
+    /// The text of the plugin's file `path` (absolute): the editor's, else the disk's.
+    fn text_of(&self, path: &Utf8Path) -> Option<String> {
+        self.documents
+            .get(path)
+            .map(|(_, text)| text.clone())
+            .or_else(|| std::fs::read_to_string(path).ok())
     }
-    Ok(())
 }

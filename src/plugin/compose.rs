@@ -87,6 +87,7 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
                     ))
                     .of_plugin(plugin.tree.name())
                     .at_path(&plugin.tree.manifest.path)
+                    .at_key_item(&["dependencies"], &dependency.text)
                     .with_help(format!(
                         "add it first: aidlc plugin add <path or git URL of {}>",
                         dependency.name
@@ -106,7 +107,8 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
                             other.tree.manifest.version_text()
                         ))
                         .of_plugin(plugin.tree.name())
-                        .at_path(&plugin.tree.manifest.path),
+                        .at_path(&plugin.tree.manifest.path)
+                        .at_key_item(&["dependencies"], &dependency.text),
                     );
                 }
                 Some(_) => {}
@@ -128,11 +130,17 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
         });
         let Some(index) = ready else {
             let names: Vec<&str> = chosen.iter().map(|plugin| plugin.tree.name()).collect();
+            // Every plugin left waits on another one left: the first one's `dependencies` is
+            // where the cycle can be cut.
+            let first = &chosen[0];
             return Err(vec![
                 Problem::new(format!(
                     "the dependencies of plugins {} form a cycle",
                     names.join(", ")
                 ))
+                .of_plugin(first.tree.name())
+                .at_path(&first.tree.manifest.path)
+                .at_key(&["dependencies"])
                 .with_help("remove one of the dependencies"),
             ]);
         };
@@ -446,6 +454,7 @@ impl Planner<'_> {
                     })
                     .of_plugin(plugin)
                     .at_path(&file.source)
+                    .at_key(&["plugin"])
                     .with_help(format!("write `plugin: {plugin}` in the stage's frontmatter")),
                 );
             }
@@ -456,6 +465,7 @@ impl Planner<'_> {
                 Problem::new("the stage uses mode \"agent-team\", which no conductor runs yet")
                     .of_plugin(plugin)
                     .at_path(&file.source)
+                    .at_key(&["mode"])
                     .with_help("use inline, subagent, pipeline or mob"),
             );
         }
@@ -518,6 +528,7 @@ impl Planner<'_> {
                 Problem::new(reason)
                     .of_plugin(plugin)
                     .at_path(&file.source)
+                    .at_key(&["plugin"])
                     .with_help(format!("write `plugin: {plugin}` in its frontmatter")),
             );
             return false;
@@ -535,6 +546,7 @@ impl Planner<'_> {
                 ))
                 .of_plugin(plugin)
                 .at_path(&file.source)
+                .at_key(&["name"])
                 .with_help("give it a plugin-namespaced name (`<plugin>-…`)"),
             );
             return false;
@@ -789,6 +801,7 @@ fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]
                 ))
                 .of_plugin(&contribution.plugin)
                 .at_path(&contribution.source)
+                .at_key(&["target"])
                 .with_help("check the `target:` slug (a stage's file name without .md)"),
             ),
         }
@@ -864,13 +877,17 @@ fn merge_into_stage<'c>(
     for contribution in &contributions {
         let plugin = contribution.plugin.as_str();
         let stage = contribution.target.as_str();
-        let refuse = |planner: &mut Planner<'_>, message: String| {
-            planner.problems.push(
-                Problem::new(message)
+        // `key` and `item`: where in the contribution's frontmatter the refused value is.
+        let refuse =
+            |planner: &mut Planner<'_>, message: String, key: &[&str], item: Option<&str>| {
+                let problem = Problem::new(message)
                     .of_plugin(plugin)
-                    .at_path(&contribution.source),
-            );
-        };
+                    .at_path(&contribution.source);
+                planner.problems.push(match item {
+                    Some(item) => problem.at_key_item(key, item),
+                    None => problem.at_key(key),
+                });
+            };
         let mut scopes = Vec::new();
         for scope in &contribution.adds.scopes {
             match scope_roster.get(scope) {
@@ -879,6 +896,8 @@ fn merge_into_stage<'c>(
                     format!(
                         "adds.scopes \"{scope}\": no installed scope file is named \"{scope}\""
                     ),
+                    &["adds", "scopes"],
+                    Some(scope),
                 ),
                 Some((_, owner)) if owner.as_deref() != Some(plugin) => refuse(
                     planner,
@@ -889,6 +908,8 @@ fn merge_into_stage<'c>(
                             |owner| format!("plugin \"{owner}\"")
                         )
                     ),
+                    &["adds", "scopes"],
+                    Some(scope),
                 ),
                 Some(_) => scopes.push(scope.clone()),
             }
@@ -902,6 +923,8 @@ fn merge_into_stage<'c>(
                             "consumes \"{}\" on stage \"{stage}\" with required: {}, but plugin \"{other}\" adds it with required: {required}",
                             entry.artifact, entry.required
                         ),
+                        &["adds", "consumes"],
+                        Some(&entry.artifact),
                     );
                 }
                 _ => {
@@ -930,6 +953,8 @@ fn merge_into_stage<'c>(
                 Err(reason) => refuse(
                     planner,
                     format!("cannot add to {field} of stage \"{stage}\": {reason}"),
+                    &["adds", field],
+                    None,
                 ),
             }
         }
@@ -945,13 +970,16 @@ fn merge_into_stage<'c>(
                             kept.artifact, kept.stage_required
                         ))
                         .of_plugin(plugin)
-                        .at_path(&contribution.source),
+                        .at_path(&contribution.source)
+                        .at_key_item(&["adds", "consumes"], &kept.artifact),
                     );
                 }
             }
             Err(reason) => refuse(
                 planner,
                 format!("cannot add to consumes of stage \"{stage}\": {reason}"),
+                &["adds", "consumes"],
+                None,
             ),
         }
         match merge::merge_required_sections(&mut text, &contribution.adds.required_sections) {
@@ -962,6 +990,8 @@ fn merge_into_stage<'c>(
             Err(reason) => refuse(
                 planner,
                 format!("cannot add to required_sections of stage \"{stage}\": {reason}"),
+                &["adds", "required_sections"],
+                None,
             ),
         }
         for fragment in &contribution.fragments {
@@ -973,6 +1003,8 @@ fn merge_into_stage<'c>(
                         "two fragments of the plugin at anchor \"{}\" order {} of stage \"{stage}\"",
                         slot.0, slot.1
                     ),
+                    &["fragments"],
+                    Some(&fragment.anchor_text),
                 ),
                 Some(other) => refuse(
                     planner,
@@ -980,6 +1012,8 @@ fn merge_into_stage<'c>(
                         "fragment at anchor \"{}\" order {} of stage \"{stage}\" conflicts with plugin \"{other}\"'s fragment at the same place",
                         slot.0, slot.1
                     ),
+                    &["fragments"],
+                    Some(&fragment.anchor_text),
                 ),
                 None => {
                     slots.insert(slot, plugin.to_owned());
@@ -1003,6 +1037,7 @@ fn merge_into_stage<'c>(
                 ))
                 .of_plugin(&contribution.plugin)
                 .at_path(&contribution.source)
+                .at_key_item(&["fragments"], &fragment.anchor_text)
                 .with_help("point the fragment at a heading the stage has"),
             );
             return;

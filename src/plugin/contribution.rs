@@ -276,7 +276,8 @@ impl Reader<'_> {
                         MERGED_ADDS.join(", ")
                     ))
                     .of_plugin(self.plugin)
-                    .at_path(self.source),
+                    .at_path(self.source)
+                    .at_key(&["adds", deferred]),
                 ),
                 other => self.refuse(
                     Code::InvalidFieldValue,
@@ -514,6 +515,7 @@ impl Reader<'_> {
                     ))
                     .of_plugin(self.plugin)
                     .at_path(self.source)
+                    .at_line(format!("## fragment: {anchor}"))
                     .with_help("add `- anchor: <anchor>` with an `order:` to `fragments`, or remove the block"),
                 );
             }

@@ -43,6 +43,7 @@ pub fn check_plugin_name(name: &str, manifest: &Utf8Path) -> Result<(), Problem>
         Some(reason) => Err(Problem::new(reason)
             .of_plugin(name)
             .at_path(manifest)
+            .at_key(&["name"])
             .with_help("rename the plugin in its manifest (and its stages' `plugin:` fields)")),
     }
 }

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::plugin::Problem;
 use crate::plugin::guards;
+use crate::plugin::tree::Overlay;
 
 /// The authored manifest, relative to the plugin root.
 pub const AUTHORED_MANIFEST: &str = ".aidlc-plugin/plugin.json";
@@ -123,15 +124,18 @@ impl PluginManifest {
 
 /// Read the manifest of the plugin at `root`: the authored one, else a host projection's.
 pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
-    let authored = root.join(AUTHORED_MANIFEST);
-    if authored.is_file() {
-        return read_authored(&authored);
-    }
-    for folder in HOST_MANIFEST_DIRS {
-        let path = root.join(folder).join("plugin.json");
-        if path.is_file() {
-            return read_host(&path);
+    read_manifest_over(root, &Overlay::new())
+}
+
+/// [`read_manifest`], with the text `overlay` holds for the manifest (an editor's unsaved
+/// buffer) instead of the disk's.
+pub fn read_manifest_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
+    match manifest_file(root) {
+        Some(path) if path == root.join(AUTHORED_MANIFEST) => {
+            return read_authored(&path, overlay);
         }
+        Some(path) => return read_host(&path, overlay),
+        None => {}
     }
     Err(Problem::new(format!(
         "{root} is not a plugin: it has no {AUTHORED_MANIFEST} (nor a host manifest such as .claude-plugin/plugin.json)"
@@ -139,17 +143,36 @@ pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
     .with_help("pass the folder that holds the plugin's manifest"))
 }
 
-fn read_json_object(path: &Utf8Path) -> Result<serde_json::Map<String, Value>, Problem> {
-    let text = std::fs::read_to_string(path).map_err(|error| {
-        Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
-    })?;
+/// The manifest [`read_manifest`] reads at `root`: the authored one, else the first host
+/// projection's in [`HOST_MANIFEST_DIRS`] order.
+pub fn manifest_file(root: &Utf8Path) -> Option<Utf8PathBuf> {
+    std::iter::once(root.join(AUTHORED_MANIFEST))
+        .chain(
+            HOST_MANIFEST_DIRS
+                .iter()
+                .map(|folder| root.join(folder).join("plugin.json")),
+        )
+        .find(|path| path.is_file())
+}
+
+fn read_json_object(
+    path: &Utf8Path,
+    overlay: &Overlay,
+) -> Result<serde_json::Map<String, Value>, Problem> {
+    let text = match overlay.get(path) {
+        Some(text) => text.clone(),
+        None => std::fs::read_to_string(path).map_err(|error| {
+            Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
+        })?,
+    };
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(other) => Err(Problem::new(format!(
             "the manifest must be a JSON object, got {}",
             json_type(&other)
         ))
-        .at_path(path)),
+        .at_path(path)
+        .at_key(&[])),
         Err(error) => Err(
             Problem::new(format!("the manifest is not valid JSON: {error}"))
                 .at_path(path)
@@ -179,7 +202,8 @@ fn required_name(
             "`name` must be a non-empty string, got {}",
             json_type(other)
         ))
-        .at_path(path)),
+        .at_path(path)
+        .at_key(&["name"])),
         None => Err(Problem::new("the manifest has no `name`").at_path(path)),
     }
 }
@@ -198,6 +222,7 @@ fn optional_version(
                         "`version` \"{text}\" is not a semantic version: {error}"
                     ))
                     .at_path(path)
+                    .at_key(&["version"])
                     .with_help("write it as MAJOR.MINOR.PATCH, e.g. \"0.1.0\"")
                 })
         }
@@ -205,12 +230,13 @@ fn optional_version(
             "`version` must be a string, got {}",
             json_type(other)
         ))
-        .at_path(path)),
+        .at_path(path)
+        .at_key(&["version"])),
     }
 }
 
-fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
-    let object = read_json_object(path)?;
+fn read_authored(path: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
+    let object = read_json_object(path, overlay)?;
     let name = required_name(&object, path)?;
     guards::check_plugin_name(&name, path)?;
     let version = optional_version(&object, path)?;
@@ -226,7 +252,8 @@ fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
                 json_type(other)
             ))
             .of_plugin(&name)
-            .at_path(path));
+            .at_path(path)
+            .at_key(&["dependencies"]));
         }
     };
     let (folders, declared_sensors) = match object.get("aidlc") {
@@ -238,7 +265,8 @@ fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
                 json_type(other)
             ))
             .of_plugin(&name)
-            .at_path(path));
+            .at_path(path)
+            .at_key(&["aidlc"]));
         }
     };
     Ok(PluginManifest {
@@ -251,8 +279,8 @@ fn read_authored(path: &Utf8Path) -> Result<PluginManifest, Problem> {
     })
 }
 
-fn read_host(path: &Utf8Path) -> Result<PluginManifest, Problem> {
-    let object = read_json_object(path)?;
+fn read_host(path: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
+    let object = read_json_object(path, overlay)?;
     let package = required_name(&object, path)?;
     let name = package
         .strip_prefix(HOST_PACKAGE_PREFIX)
@@ -277,7 +305,8 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
             json_type(item)
         ))
         .of_plugin(plugin)
-        .at_path(path));
+        .at_path(path)
+        .at_key(&["dependencies"]));
     };
     let (name, requirement) = match text.split_once('@') {
         Some((name, range)) => {
@@ -287,6 +316,7 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
                 ))
                 .of_plugin(plugin)
                 .at_path(path)
+                .at_key_item(&["dependencies"], text)
                 .with_help("write it as name@^1.2.0, name@~1.2, name@>=1.0.0 or name@1.2.3")
             })?;
             (name.trim().to_owned(), Some(requirement))
@@ -303,7 +333,8 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
     {
         return Err(Problem::new(format!("dependency \"{text}\": {reason}"))
             .of_plugin(plugin)
-            .at_path(path));
+            .at_path(path)
+            .at_key_item(&["dependencies"], text));
     }
     Ok(dependency)
 }
@@ -315,10 +346,11 @@ fn read_aidlc_block(
     path: &Utf8Path,
     plugin: &str,
 ) -> Result<AidlcBlock, Problem> {
-    let problem = |message: String| {
+    let problem = |message: String, key: &[&str]| {
         Problem::new(message)
             .of_plugin(plugin)
             .at_path(path)
+            .at_key(key)
             .with_help("the `aidlc` block takes `contributes` (an object of folders) and `sensors` (a list of sensor ids)")
     };
     let mut folders = Vec::new();
@@ -327,32 +359,44 @@ fn read_aidlc_block(
         match key.as_str() {
             "contributes" => {
                 let Value::Object(contributes) = value else {
-                    return Err(problem(format!(
-                        "`aidlc.contributes` must be an object, got {}",
-                        json_type(value)
-                    )));
+                    return Err(problem(
+                        format!(
+                            "`aidlc.contributes` must be an object, got {}",
+                            json_type(value)
+                        ),
+                        &["aidlc", "contributes"],
+                    ));
                 };
                 for (kind, folder) in contributes {
                     let Some(subtree) = Subtree::ALL.into_iter().find(|s| s.key() == kind) else {
-                        return Err(problem(format!(
-                            "`aidlc.contributes` has an unknown key \"{kind}\" (known: stages, agents, scopes, knowledge, sensors, tools, overlays, memory)"
-                        )));
+                        return Err(problem(
+                            format!(
+                                "`aidlc.contributes` has an unknown key \"{kind}\" (known: stages, agents, scopes, knowledge, sensors, tools, overlays, memory)"
+                            ),
+                            &["aidlc", "contributes", kind],
+                        ));
                     };
                     let Value::String(folder) = folder else {
-                        return Err(problem(format!(
-                            "`aidlc.contributes.{kind}` must be a folder name (a string), got {}",
-                            json_type(folder)
-                        )));
+                        return Err(problem(
+                            format!(
+                                "`aidlc.contributes.{kind}` must be a folder name (a string), got {}",
+                                json_type(folder)
+                            ),
+                            &["aidlc", "contributes", kind],
+                        ));
                     };
                     folders.push((subtree, folder.trim().trim_end_matches('/').to_owned()));
                 }
             }
             "sensors" => {
                 let Value::Array(items) = value else {
-                    return Err(problem(format!(
-                        "`aidlc.sensors` must be an array of sensor ids, got {}",
-                        json_type(value)
-                    )));
+                    return Err(problem(
+                        format!(
+                            "`aidlc.sensors` must be an array of sensor ids, got {}",
+                            json_type(value)
+                        ),
+                        &["aidlc", "sensors"],
+                    ));
                 };
                 let mut ids = Vec::new();
                 for item in items {
@@ -361,16 +405,22 @@ fn read_aidlc_block(
                             ids.push(id.clone());
                         }
                         other => {
-                            return Err(problem(format!(
-                                "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
-                            )));
+                            return Err(problem(
+                                format!(
+                                    "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
+                                ),
+                                &["aidlc", "sensors"],
+                            ));
                         }
                     }
                 }
                 declared_sensors = Some(ids);
             }
             other => {
-                return Err(problem(format!("`aidlc` has an unknown key \"{other}\"")));
+                return Err(problem(
+                    format!("`aidlc` has an unknown key \"{other}\""),
+                    &["aidlc", other],
+                ));
             }
         }
     }

@@ -30,7 +30,11 @@
 //! - [`sync_record`]: the `stat` record that proves a sync would change nothing (D51);
 //! - [`operations`]: the four commands, under the workspace lock;
 //! - [`own_tree`]: `aidlc compile` in a plugin's own tree, composed into a temporary default
-//!   framework (docs/decisions.md D52).
+//!   framework (docs/decisions.md D52);
+//! - [`contributed_text`]: which text of a composed core stage a contribution wrote, and where
+//!   it is in the contribution (the own-tree compile's diagnostics in core stages);
+//! - [`placeholder_span`]: a span of composed text carried back across `{{HARNESS_DIR}}`;
+//! - [`place_span`]: a refusal's [`Place`] (the key or line at fault) as a span in its file.
 //!
 //! Invariants:
 //! - every guard runs before the first write: a refused plugin leaves the install untouched;
@@ -42,6 +46,7 @@
 use std::fmt::Write as _;
 pub mod compose;
 pub mod conductor;
+pub mod contributed_text;
 pub mod contribution;
 pub mod guards;
 pub mod journal;
@@ -50,6 +55,8 @@ pub mod manifest;
 pub mod merge;
 pub mod operations;
 pub mod own_tree;
+pub mod place_span;
+pub mod placeholder_span;
 pub mod selection;
 pub mod sidecar;
 pub mod source;
@@ -73,6 +80,25 @@ pub struct Problem {
     pub help: Option<String>,
     /// A located diagnostic, with the text of its file, when the problem has a span.
     pub located: Option<Box<(Diagnostic, String)>>,
+    /// Where in `path` the offending text is, when the problem knows it but has no span: the
+    /// own-tree compile turns it into one (docs/decisions.md D52).
+    pub place: Option<Box<Place>>,
+}
+
+/// The offending text of a problem in its file, named by what it is rather than by offsets
+/// (the refusal is made where the file's text is not at hand, or was parsed without spans).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// A key of a JSON file (the manifest) or of a Markdown file's frontmatter, by its path of
+    /// keys from the top (`["aidlc", "contributes", "stages"]`); with `item`, the element of
+    /// that key's list (or the scalar value) whose text is `item`.
+    Key {
+        path: Vec<String>,
+        item: Option<String>,
+    },
+    /// The first line of the file that is, once trimmed, exactly this text (a prose heading
+    /// such as `## fragment: in:Sensors`).
+    Line(String),
 }
 
 impl Problem {
@@ -83,6 +109,7 @@ impl Problem {
             message: message.into(),
             help: None,
             located: None,
+            place: None,
         }
     }
 
@@ -107,6 +134,33 @@ impl Problem {
     #[must_use]
     pub fn with_located(mut self, diagnostic: Diagnostic, text: String) -> Self {
         self.located = Some(Box::new((diagnostic, text)));
+        self
+    }
+
+    /// The offending text is the value of `key` (a path of keys from the top of the file).
+    #[must_use]
+    pub fn at_key(mut self, key: &[&str]) -> Self {
+        self.place = Some(Box::new(Place::Key {
+            path: key.iter().map(|part| (*part).to_owned()).collect(),
+            item: None,
+        }));
+        self
+    }
+
+    /// The offending text is the element `item` of `key`'s list (or `key`'s value `item`).
+    #[must_use]
+    pub fn at_key_item(mut self, key: &[&str], item: &str) -> Self {
+        self.place = Some(Box::new(Place::Key {
+            path: key.iter().map(|part| (*part).to_owned()).collect(),
+            item: Some(item.to_owned()),
+        }));
+        self
+    }
+
+    /// The offending text is the first line that reads `line` once trimmed.
+    #[must_use]
+    pub fn at_line(mut self, line: impl Into<String>) -> Self {
+        self.place = Some(Box::new(Place::Line(line.into())));
         self
     }
 

@@ -135,10 +135,15 @@ fn path_plugin(
 ) -> Result<ChosenPlugin, PluginError> {
     let root = canonical(root)?;
     let tree = read_plugin(&root)?;
+    Ok(path_plugin_of_tree(layout, tree, given))
+}
+
+/// A plugin read from a folder (`tree.root`, canonical), as `add PATH` chooses it.
+fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -> ChosenPlugin {
     let record = LockedPlugin {
         version: tree.manifest.version_text(),
         kind: SourceKind::Path,
-        source: given.map_or_else(|| source_text(layout, &root), str::to_owned),
+        source: given.map_or_else(|| source_text(layout, &tree.root), str::to_owned),
         rev: None,
         commit: None,
         vendored: None,
@@ -152,11 +157,11 @@ fn path_plugin(
         files: std::collections::BTreeMap::new(),
         adopted: Vec::new(),
     };
-    Ok(ChosenPlugin {
+    ChosenPlugin {
         tree,
         record,
         extra_files: Vec::new(),
-    })
+    }
 }
 
 fn vendored_dir(layout: &Layout, name: &str) -> Utf8PathBuf {
@@ -650,6 +655,19 @@ pub fn add(
             added.push(plugin);
         }
         Ok((added, Vec::new()))
+    })
+}
+
+/// `add PATH` of a plugin already read from its folder (`tree.root`, canonical): the same
+/// guards, sibling dependencies, plan and transaction. The own-tree compile reads the plugin's
+/// tree once, with an editor's unsaved text over it, and composes that (docs/decisions.md D52).
+///
+/// # Errors
+///
+/// As [`add`].
+pub fn add_tree(layout: &Layout, tree: PluginTree) -> Result<ComposeOutcome, PluginError> {
+    compose_under_lock(layout, None, |_| {
+        Ok((vec![path_plugin_of_tree(layout, tree, None)], Vec::new()))
     })
 }
 

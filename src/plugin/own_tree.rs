@@ -2,8 +2,9 @@
 //! (docs/decisions.md D52).
 //!
 //! A plugin's own tree is not an install, so nothing there can be compiled as it stands. To
-//! compile it, the plugin is composed exactly as `aidlc plugin add` composes it
-//! ([`crate::plugin::operations::add`]) into a fresh copy of the built-in default framework in
+//! compile it, the plugin's tree is read once (with an editor's unsaved text over it, for
+//! `aidlc lsp`) and composed exactly as `aidlc plugin add` composes it
+//! ([`crate::plugin::operations::add_tree`]) into a fresh copy of the built-in default framework in
 //! a temporary folder, and that copy is compiled. The diagnostics are then carried back to the
 //! plugin's own files: a diagnostic in a file the plugin shipped names the file by its path in
 //! the plugin (relative to the plugin's root) and its span in the file as authored, before
@@ -13,8 +14,11 @@
 //! - nothing is written into the plugin's tree (the composition reads it, as `plugin add` does);
 //! - the composition and the compile are `plugin add`'s and the ordinary compile's, so the
 //!   graph is, byte for byte, the one the same plugin added to the default framework gives;
-//! - a diagnostic in a core stage a contribution changed stays on that stage, under the label
-//!   [`COMPOSED_FRAMEWORK_LABEL`], with the composed text it points into.
+//! - a diagnostic in a core stage a contribution changed is on the contribution when its span
+//!   is in text the contribution wrote (`plugin::contributed_text`), else it stays on that
+//!   stage, under the label [`COMPOSED_FRAMEWORK_LABEL`], with the composed text it points into;
+//! - a refusal is on the file it names, at the key or line it names (`plugin::place_span`);
+//!   only a refusal that names no file stays a problem.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -23,19 +27,18 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
-use crate::diagnostics::Diagnostic;
+use crate::diagnostics::{Code, Diagnostic};
 use crate::discover::Layout;
 use crate::harness::Harness;
+use crate::plugin::contributed_text::{self, ContributionFile};
 use crate::plugin::manifest::{self, Subtree};
-use crate::plugin::tree::{self, PluginTree};
+use crate::plugin::placeholder_span::{HARNESS_PLACEHOLDER, authored_span};
+use crate::plugin::tree::{self, Overlay, PluginTree};
 use crate::plugin::{PluginError, Problem};
 
 /// What a composed file's path starts with when it is not one of the plugin's files (a core
 /// stage a contribution merged into, say): the file lives only in the temporary framework.
 pub const COMPOSED_FRAMEWORK_LABEL: &str = "<composed default framework>";
-
-/// The placeholder a plugin's Markdown files name the harness folder with.
-const HARNESS_PLACEHOLDER: &str = "{{HARNESS_DIR}}";
 
 /// The nearest folder from `cwd` upwards that holds a plugin manifest (the authored
 /// `.aidlc-plugin/plugin.json`, or a host projection's). The search stops as the project
@@ -89,13 +92,23 @@ pub fn has_plugin_manifest(dir: &Utf8Path) -> bool {
 #[derive(Debug)]
 pub struct OwnTreeCompile {
     pub plugin: String,
-    /// The compile's diagnostics, then the composition's refusals that have a span; files are
-    /// relative to the plugin's root, or start with [`COMPOSED_FRAMEWORK_LABEL`].
+    /// The harness it was composed for; `None` when none could be chosen (then `refusals`
+    /// says why).
+    pub harness: Option<Harness>,
+    /// The compile's diagnostics, or the composition's refusals that name a file (each on
+    /// that file, with a span on the offending text where it is found); files are relative
+    /// to the plugin's root, or start with [`COMPOSED_FRAMEWORK_LABEL`].
     pub diagnostics: Vec<Diagnostic>,
     /// The text each diagnostic's file points into, by the diagnostic's path.
     pub sources: BTreeMap<Utf8PathBuf, String>,
-    /// Composition refusals without a span (the plugin could not be composed at all).
+    /// Whether the composition refused the plugin (then `compiled` is `None`, and the
+    /// refusals are the diagnostics and `refusals`).
+    pub refused: bool,
+    /// Composition refusals that name no file of the plugin's or of the framework's.
     pub refusals: Vec<Problem>,
+    /// The manifest the plugin was read from, relative to its root (where a refusal without a
+    /// file is shown by the language server), when it has one.
+    pub manifest: Option<Utf8PathBuf>,
     /// The composition's warnings (as `plugin add` prints them).
     pub warnings: Vec<Problem>,
     /// The compile of the composed framework, when the plugin could be composed.
@@ -152,22 +165,122 @@ fn shipped_files(tree: &PluginTree, layout: &Layout) -> ShippedFiles {
     }
 }
 
+/// The harness a plugin's own tree is composed for: `requested` (`--harness`); else Claude
+/// Code's when the tree has its authored manifest (`.aidlc-plugin/plugin.json`, which names no
+/// harness), as `aidlc plugin add` defaults; else the harness of the one host projection it
+/// carries (`.codex-plugin/plugin.json` composes for Codex).
+///
+/// # Errors
+///
+/// The tree carries host projections of more than one harness, or only one no harness owns
+/// (`.plugin`), and no harness is requested: the problem names them and `--harness`.
+pub fn own_tree_harness(
+    plugin_root: &Utf8Path,
+    requested: Option<Harness>,
+) -> Result<Harness, Problem> {
+    if let Some(harness) = requested {
+        return Ok(harness);
+    }
+    if plugin_root.join(manifest::AUTHORED_MANIFEST).is_file() {
+        return Ok(Harness::Claude);
+    }
+    let projections: Vec<(&str, Option<Harness>)> = manifest::HOST_MANIFEST_DIRS
+        .iter()
+        .filter(|folder| plugin_root.join(folder).join("plugin.json").is_file())
+        .map(|folder| {
+            (
+                *folder,
+                crate::harness::harness_of_plugin_projection(folder),
+            )
+        })
+        .collect();
+    match projections.as_slice() {
+        [(_, Some(harness))] => Ok(*harness),
+        [] => Ok(Harness::Claude),
+        _ => {
+            let named: Vec<String> = projections
+                .iter()
+                .map(|(folder, harness)| match harness {
+                    Some(harness) => format!("{folder}/plugin.json ({})", harness.name()),
+                    None => format!("{folder}/plugin.json (no one harness)"),
+                })
+                .collect();
+            let choices: Vec<String> = projections
+                .iter()
+                .filter_map(|(_, harness)| *harness)
+                .map(|harness| format!("--harness {}", harness.name()))
+                .collect();
+            let which = if projections.len() == 1 {
+                "a host projection of no one harness"
+            } else {
+                "more than one host projection"
+            };
+            Err(Problem::new(format!(
+                "the plugin's tree carries {which}, {}, and no {}: which harness to compose it for is not known",
+                named.join(" and "),
+                manifest::AUTHORED_MANIFEST
+            ))
+            .with_help(if choices.is_empty() {
+                "choose the harness with --harness (claude, codex, kiro, kiro-ide, cursor or opencode)".to_owned()
+            } else {
+                format!("choose the harness with {}", choices.join(" or "))
+            }))
+        }
+    }
+}
+
 /// Compile the plugin whose own tree is `plugin_root`, composed into a temporary copy of the
-/// default framework for `harness`.
+/// default framework for the harness [`own_tree_harness`] picks from `requested`.
 ///
 /// # Errors
 ///
 /// A problem of the machine's when the temporary framework cannot be made or the composition
-/// fails for a reason of the machine's (a refusal of the plugin's content is a value in the
-/// result, not an error).
+/// fails for a reason of the machine's (a refusal of the plugin's content, and of the harness
+/// choice, is a value in the result, not an error).
 pub fn compile_own_tree(
     plugin_root: &Utf8Path,
-    harness: Harness,
+    requested: Option<Harness>,
+) -> Result<OwnTreeCompile, Problem> {
+    compile_own_tree_with_unsaved(plugin_root, requested, &BTreeMap::new())
+}
+
+/// [`compile_own_tree`] with `unsaved` (texts by path relative to the plugin's root: an
+/// editor's buffers) read in place of those files' bytes on disk. The tree is read once, with
+/// them over it, and that read is what is composed: nothing is copied but what the composition
+/// writes into the temporary framework.
+///
+/// # Errors
+///
+/// As [`compile_own_tree`].
+pub fn compile_own_tree_with_unsaved(
+    plugin_root: &Utf8Path,
+    requested: Option<Harness>,
+    unsaved: &BTreeMap<Utf8PathBuf, String>,
 ) -> Result<OwnTreeCompile, Problem> {
     let plugin_root = plugin_root
         .canonicalize_utf8()
         .map_err(|error| Problem::new(format!("cannot open {plugin_root}: {error}")))?;
-    let tree = tree::read_tree(&plugin_root);
+    let overlay: Overlay = unsaved
+        .iter()
+        .map(|(relative, text)| (plugin_root.join(relative), text.clone()))
+        .collect();
+    let harness = match own_tree_harness(&plugin_root, requested) {
+        Ok(harness) => harness,
+        Err(problem) => {
+            return Ok(OwnTreeCompile {
+                plugin: manifest_name(&plugin_root, &overlay),
+                harness: None,
+                diagnostics: Vec::new(),
+                sources: BTreeMap::new(),
+                refused: true,
+                refusals: vec![problem],
+                manifest: manifest_in_plugin(&plugin_root),
+                warnings: Vec::new(),
+                compiled: None,
+            });
+        }
+    };
+    let tree = tree::read_tree_over(&plugin_root, &overlay);
     let temporary = tempfile::Builder::new()
         .prefix("aidlc-own-tree-")
         .tempdir()
@@ -182,28 +295,38 @@ pub fn compile_own_tree(
         Ok(tree) => tree,
         Err(problems) => {
             return Ok(refused(
-                manifest_name(&plugin_root),
+                manifest_name(&plugin_root, &overlay),
                 &plugin_root,
                 problems,
                 None,
-                harness,
+                &layout,
+                &overlay,
             ));
         }
     };
     let shipped = shipped_files(&tree, &layout);
+    let contributed = ContributedStages::before_composing(&tree, &layout);
     let name = tree.name().to_owned();
-    match crate::plugin::operations::add(&layout, &[plugin_root.to_string()], &plugin_root) {
+    match crate::plugin::operations::add_tree(&layout, tree) {
         Ok(outcome) => {
             let mut db = CompilerDatabase::default();
             let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
             let texts = compile::source_texts(&db, &compiled.diagnostics);
-            let (diagnostics, sources) =
-                carried_back(&compiled.diagnostics, &texts, &shipped, layout.harness);
+            let (diagnostics, sources) = carried_back(
+                &compiled.diagnostics,
+                &texts,
+                &shipped,
+                &contributed,
+                layout.harness,
+            );
             Ok(OwnTreeCompile {
                 plugin: name,
+                harness: Some(layout.harness),
                 diagnostics,
                 sources,
+                refused: false,
                 refusals: Vec::new(),
+                manifest: manifest_in_plugin(&plugin_root),
                 warnings: outcome.warnings,
                 compiled: Some(compiled),
             })
@@ -212,13 +335,21 @@ pub fn compile_own_tree(
             diagnostics,
             sources,
         }) => {
-            let (diagnostics, sources) =
-                carried_back(&diagnostics, &sources, &shipped, layout.harness);
+            let (diagnostics, sources) = carried_back(
+                &diagnostics,
+                &sources,
+                &shipped,
+                &contributed,
+                layout.harness,
+            );
             Ok(OwnTreeCompile {
                 plugin: name,
+                harness: Some(layout.harness),
                 diagnostics,
                 sources,
+                refused: false,
                 refusals: Vec::new(),
+                manifest: manifest_in_plugin(&plugin_root),
                 warnings: Vec::new(),
                 compiled: None,
             })
@@ -228,115 +359,288 @@ pub fn compile_own_tree(
             &plugin_root,
             problems,
             Some(&shipped),
-            harness,
+            &layout,
+            &overlay,
         )),
         Err(PluginError::Environment(problem)) => Err(problem),
     }
 }
 
-fn manifest_name(plugin_root: &Utf8Path) -> String {
-    manifest::read_manifest(plugin_root).map_or_else(
+fn manifest_name(plugin_root: &Utf8Path, overlay: &Overlay) -> String {
+    manifest::read_manifest_over(plugin_root, overlay).map_or_else(
         |_| plugin_root.file_name().unwrap_or_default().to_owned(),
         |manifest| manifest.name,
     )
 }
 
-/// The composition refused the plugin: a refusal with a span becomes a diagnostic on the
-/// plugin's file; the others stay problems.
+fn manifest_in_plugin(plugin_root: &Utf8Path) -> Option<Utf8PathBuf> {
+    manifest::manifest_file(plugin_root)
+        .and_then(|path| path.strip_prefix(plugin_root).ok().map(Utf8Path::to_owned))
+}
+
+/// The composition refused the plugin: each refusal that names a file becomes a diagnostic on
+/// it (the plugin's file by its path in the plugin, a framework file under
+/// [`COMPOSED_FRAMEWORK_LABEL`]); the others stay problems.
 fn refused(
     plugin: String,
     plugin_root: &Utf8Path,
     problems: Vec<Problem>,
     shipped: Option<&ShippedFiles>,
-    harness: Harness,
+    layout: &Layout,
+    overlay: &Overlay,
 ) -> OwnTreeCompile {
     let mut diagnostics = Vec::new();
     let mut sources = BTreeMap::new();
     let mut refusals = Vec::new();
     for problem in problems {
-        let Some(located) = &problem.located else {
-            refusals.push(problem);
-            continue;
-        };
-        let (diagnostic, composed_text) = &**located;
-        let source = diagnostic.file.clone().unwrap_or_default();
-        let in_plugin = shipped
-            .and_then(|shipped| shipped.by_source.get(&source).cloned())
-            .or_else(|| {
-                source
-                    .strip_prefix(plugin_root)
-                    .ok()
-                    .map(Utf8Path::to_owned)
-            });
-        let Some(in_plugin) = in_plugin else {
-            refusals.push(problem);
-            continue;
-        };
-        let authored = std::fs::read_to_string(&source).ok();
-        let mut diagnostic = diagnostic.clone();
-        diagnostic.file = Some(in_plugin.clone());
-        match authored {
-            // The stage was checked with `{{HARNESS_DIR}}` substituted; map its span back.
-            Some(authored) => {
-                diagnostic.span = diagnostic
-                    .span
-                    .map(|span| authored_span(&authored, harness.dir_name(), span));
-                sources.insert(in_plugin, authored);
+        let on_file = match &problem.located {
+            Some(located) => {
+                located_refusal(located, plugin_root, shipped, layout.harness, overlay)
             }
-            None => {
-                sources.insert(in_plugin, composed_text.clone());
+            None => refusal_on_its_file(&problem, plugin_root, shipped, layout, overlay),
+        };
+        match on_file {
+            Some((diagnostic, text)) => {
+                if let (Some(file), Some(text)) = (&diagnostic.file, text) {
+                    sources.insert(file.clone(), text);
+                }
+                diagnostics.push(diagnostic);
             }
+            None => refusals.push(problem),
         }
-        diagnostics.push(diagnostic);
     }
     OwnTreeCompile {
         plugin,
+        harness: Some(layout.harness),
         diagnostics,
         sources,
+        refused: true,
         refusals,
+        manifest: manifest_in_plugin(plugin_root),
         warnings: Vec::new(),
         compiled: None,
     }
 }
 
+/// Where the plugin's file `source` (absolute) is in the plugin: by the tree's listing, else
+/// below the root.
+fn path_in_plugin(
+    source: &Utf8Path,
+    plugin_root: &Utf8Path,
+    shipped: Option<&ShippedFiles>,
+) -> Option<Utf8PathBuf> {
+    shipped
+        .and_then(|shipped| shipped.by_source.get(source).cloned())
+        .or_else(|| {
+            source
+                .strip_prefix(plugin_root)
+                .ok()
+                .map(Utf8Path::to_owned)
+        })
+}
+
+/// The text of `path` as the composition read it: the unsaved text, else the disk's.
+fn authored_text(path: &Utf8Path, overlay: &Overlay) -> Option<String> {
+    overlay
+        .get(path)
+        .cloned()
+        .or_else(|| std::fs::read_to_string(path).ok())
+}
+
+/// A refusal that came with a span (in the text the composition checked, with
+/// `{{HARNESS_DIR}}` substituted): the span carried back to the authored text.
+fn located_refusal(
+    located: &(Diagnostic, String),
+    plugin_root: &Utf8Path,
+    shipped: Option<&ShippedFiles>,
+    harness: Harness,
+    overlay: &Overlay,
+) -> Option<(Diagnostic, Option<String>)> {
+    let (diagnostic, composed_text) = located;
+    let source = diagnostic.file.clone()?;
+    let in_plugin = path_in_plugin(&source, plugin_root, shipped)?;
+    let mut diagnostic = diagnostic.clone();
+    diagnostic.file = Some(in_plugin);
+    match authored_text(&source, overlay) {
+        Some(authored) => {
+            diagnostic.span = diagnostic
+                .span
+                .map(|span| authored_span(&authored, harness.dir_name(), span));
+            Some((diagnostic, Some(authored)))
+        }
+        None => Some((diagnostic, Some(composed_text.clone()))),
+    }
+}
+
+/// A refusal without a span that names its file: a diagnostic on that file, with a span on
+/// the key or line the refusal names when the file has it (`place_span`). `None` when the
+/// refusal names no file, or one outside the plugin and the framework (a sibling plugin's).
+fn refusal_on_its_file(
+    problem: &Problem,
+    plugin_root: &Utf8Path,
+    shipped: Option<&ShippedFiles>,
+    layout: &Layout,
+    overlay: &Overlay,
+) -> Option<(Diagnostic, Option<String>)> {
+    let path = problem.path.as_deref()?;
+    let (shown, on_disk) = if path.is_absolute() {
+        (path_in_plugin(path, plugin_root, shipped)?, path.to_owned())
+    } else {
+        // A project-relative path: a file of the temporary framework.
+        (
+            Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(path),
+            layout.project_dir.join(path),
+        )
+    };
+    let text = authored_text(&on_disk, overlay);
+    let span = text.as_deref().and_then(|text| {
+        crate::plugin::place_span::span_of_place(
+            text,
+            on_disk.extension() == Some("json"),
+            problem.place.as_deref(),
+        )
+    });
+    let mut diagnostic = Diagnostic::error(Code::PluginRefused, problem.message.clone())
+        .in_file(shown)
+        .at_opt(span);
+    if let Some(help) = &problem.help {
+        diagnostic = diagnostic.with_help(help.clone());
+    }
+    Some((diagnostic, text))
+}
+
+/// What the composition changed in the framework's core stages, to carry a diagnostic in text
+/// a contribution wrote back to the contribution (`plugin::contributed_text`).
+struct ContributedStages {
+    /// Each stage file of the fresh framework, by its project-relative path, before the plugin
+    /// was composed into it.
+    base: BTreeMap<Utf8PathBuf, String>,
+    /// The plugin's contribution files that read as contributions.
+    files: Vec<ContributionFile>,
+}
+
+impl ContributedStages {
+    /// The fresh framework's stage files and the plugin's contributions, read before the
+    /// composition writes anything.
+    fn before_composing(tree: &PluginTree, layout: &Layout) -> Self {
+        let mut base = BTreeMap::new();
+        stage_texts(layout, &layout.stages_dir, &mut base);
+        let files = tree
+            .files_of(Subtree::Overlays)
+            .filter(|file| file.is_markdown())
+            .filter_map(|file| {
+                let in_plugin = file.source.strip_prefix(&tree.root).ok()?.to_owned();
+                ContributionFile::read(tree.name(), in_plugin, file.text()?.to_owned())
+            })
+            .collect();
+        Self { base, files }
+    }
+
+    /// Where `span` of the composed core stage `file` (project-relative) is in a contribution
+    /// file, when the contribution wrote that text: the file, the span there, and the sentence
+    /// naming the core stage.
+    fn carry(
+        &self,
+        file: &Utf8Path,
+        composed: &str,
+        span: &Range<usize>,
+        harness: Harness,
+    ) -> Option<(&ContributionFile, Range<usize>, String)> {
+        let base = self.base.get(file)?;
+        if base == composed {
+            return None;
+        }
+        let slug = file.file_stem()?;
+        let (index, found) = contributed_text::span_in_contribution(
+            slug,
+            base,
+            composed,
+            span,
+            &self.files,
+            harness.dir_name(),
+        )?;
+        let note = format!(
+            " (text this contribution wrote into core stage \"{slug}\", {COMPOSED_FRAMEWORK_LABEL}/{file})"
+        );
+        Some((&self.files[index], found, note))
+    }
+}
+
+/// Every Markdown file under `folder`, by its project-relative path (an unreadable one is left
+/// out: its diagnostics stay on the composed framework).
+fn stage_texts(layout: &Layout, folder: &Utf8Path, out: &mut BTreeMap<Utf8PathBuf, String>) {
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            stage_texts(layout, path, out);
+        } else if path.extension() == Some("md")
+            && let Ok(text) = std::fs::read_to_string(path)
+        {
+            out.insert(layout.display(path), text);
+        }
+    }
+}
+
+/// Where a diagnostic's file and span are shown: the plugin's file, with the span there, and
+/// a sentence to add to the message when the file is a contribution standing for a core stage.
+type Carried = (Utf8PathBuf, Option<Range<usize>>, Option<String>);
+
 /// The compile's diagnostics with each file the plugin shipped named by its path in the plugin
-/// and its span in the authored text; other files under [`COMPOSED_FRAMEWORK_LABEL`].
+/// and its span in the authored text; a span in text a contribution wrote into a core stage on
+/// the contribution, saying which stage; other files under [`COMPOSED_FRAMEWORK_LABEL`].
 fn carried_back(
     diagnostics: &[Diagnostic],
     texts: &BTreeMap<Utf8PathBuf, String>,
     shipped: &ShippedFiles,
+    contributed: &ContributedStages,
     harness: Harness,
 ) -> (Vec<Diagnostic>, BTreeMap<Utf8PathBuf, String>) {
     let mut sources = BTreeMap::new();
-    let mut carry =
-        |file: &Utf8Path, span: Option<Range<usize>>| -> (Utf8PathBuf, Option<Range<usize>>) {
-            if let Some((in_plugin, authored, substituted)) = shipped.by_composed_path.get(file) {
-                sources.insert(in_plugin.clone(), authored.clone());
-                let harness_dir = if *substituted {
-                    harness.dir_name()
-                } else {
-                    HARNESS_PLACEHOLDER
-                };
-                let span = span.map(|span| authored_span(authored, harness_dir, span));
-                return (in_plugin.clone(), span);
-            }
-            let labelled = Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(file);
-            if let Some(text) = texts.get(file) {
-                sources.insert(labelled.clone(), text.clone());
-            }
-            (labelled, span)
-        };
+    let mut carry = |file: &Utf8Path, span: Option<Range<usize>>| -> Carried {
+        if let Some((in_plugin, authored, substituted)) = shipped.by_composed_path.get(file) {
+            sources.insert(in_plugin.clone(), authored.clone());
+            let harness_dir = if *substituted {
+                harness.dir_name()
+            } else {
+                HARNESS_PLACEHOLDER
+            };
+            let span = span.map(|span| authored_span(authored, harness_dir, span));
+            return (in_plugin.clone(), span, None);
+        }
+        let composed = texts.get(file);
+        if let (Some(composed), Some(at)) = (composed, &span)
+            && let Some((contribution, found, note)) =
+                contributed.carry(file, composed, at, harness)
+        {
+            sources.insert(
+                contribution.in_plugin.clone(),
+                contribution.authored.clone(),
+            );
+            return (contribution.in_plugin.clone(), Some(found), Some(note));
+        }
+        let labelled = Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(file);
+        if let Some(text) = composed {
+            sources.insert(labelled.clone(), text.clone());
+        }
+        (labelled, span, None)
+    };
     let carried = diagnostics
         .iter()
         .map(|diagnostic| {
             let mut diagnostic = diagnostic.clone();
             if let Some(file) = diagnostic.file.take() {
-                let (file, span) = carry(&file, diagnostic.span.take());
+                let (file, span, note) = carry(&file, diagnostic.span.take());
                 diagnostic.file = Some(file);
                 diagnostic.span = span;
+                if let Some(note) = note {
+                    diagnostic.message.push_str(&note);
+                }
             }
             for related in &mut diagnostic.related {
-                let (file, span) = carry(&related.file, related.span.take());
+                let (file, span, _) = carry(&related.file, related.span.take());
                 related.file = file;
                 related.span = span;
             }
@@ -346,58 +650,46 @@ fn carried_back(
     (carried, sources)
 }
 
-/// `span` of the text `authored` becomes once each `{{HARNESS_DIR}}` is replaced by
-/// `harness_dir`, as a span of `authored` (an end inside a replacement moves to the end of its
-/// placeholder, a start to its start).
-fn authored_span(authored: &str, harness_dir: &str, span: Range<usize>) -> Range<usize> {
-    let start = authored_offset(authored, harness_dir, span.start, false);
-    let end = authored_offset(authored, harness_dir, span.end, true).max(start);
-    start..end
-}
-
-fn authored_offset(authored: &str, harness_dir: &str, offset: usize, is_end: bool) -> usize {
-    if harness_dir == HARNESS_PLACEHOLDER {
-        return offset;
-    }
-    // Invariant: `removed` is how many more bytes the authored text has than the composed one
-    // before the placeholder being looked at.
-    let mut removed: isize = 0;
-    let shrink = HARNESS_PLACEHOLDER.len().cast_signed() - harness_dir.len().cast_signed();
-    for (at, _) in authored.match_indices(HARNESS_PLACEHOLDER) {
-        let composed_at = (at.cast_signed() - removed).cast_unsigned();
-        if offset <= composed_at {
-            break;
-        }
-        if offset < composed_at + harness_dir.len() {
-            return if is_end {
-                at + HARNESS_PLACEHOLDER.len()
-            } else {
-                at
-            };
-        }
-        removed += shrink;
-    }
-    (offset.cast_signed() + removed)
-        .cast_unsigned()
-        .min(authored.len())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn a_span_after_a_substituted_placeholder_points_into_the_authored_text() {
-        let authored = "read {{HARNESS_DIR}}/knowledge and then `oops`";
-        let composed = authored.replace(HARNESS_PLACEHOLDER, ".claude");
-        let at = composed.find("`oops`").unwrap();
-        let span = authored_span(authored, ".claude", at..at + 6);
-        assert_eq!(&authored[span], "`oops`");
-        let before = composed.find("read").unwrap();
-        assert_eq!(authored_span(authored, ".claude", before..before + 4), 0..4);
-        let inside = composed.find("claude").unwrap();
-        let span = authored_span(authored, ".claude", inside..inside + 2);
-        assert_eq!(&authored[span], HARNESS_PLACEHOLDER);
+    fn the_harness_is_the_flags_else_the_authored_trees_else_the_one_projections() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        let manifest = |folder: &str| {
+            std::fs::create_dir_all(root.join(folder)).unwrap();
+            std::fs::write(root.join(folder).join("plugin.json"), "{}").unwrap();
+        };
+        manifest(".kiro-plugin");
+        assert_eq!(own_tree_harness(&root, None), Ok(Harness::Kiro));
+        assert_eq!(
+            own_tree_harness(&root, Some(Harness::KiroIde)),
+            Ok(Harness::KiroIde)
+        );
+        manifest(".plugin");
+        let refusal = own_tree_harness(&root, None).unwrap_err();
+        assert!(
+            refusal.message.contains(
+                ".plugin/plugin.json (no one harness) and .kiro-plugin/plugin.json (kiro)"
+            ),
+            "{refusal:?}"
+        );
+        assert_eq!(
+            refusal.help.as_deref(),
+            Some("choose the harness with --harness kiro")
+        );
+        std::fs::remove_dir_all(root.join(".kiro-plugin")).unwrap();
+        let refusal = own_tree_harness(&root, None).unwrap_err();
+        assert!(
+            refusal
+                .message
+                .contains("a host projection of no one harness"),
+            "{refusal:?}"
+        );
+        manifest(".aidlc-plugin");
+        assert_eq!(own_tree_harness(&root, None), Ok(Harness::Claude));
     }
 
     #[test]

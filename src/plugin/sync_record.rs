@@ -278,6 +278,8 @@ pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSy
                 message: warning.message,
                 help: warning.help,
                 located: None,
+                // Warnings are repeated as `plugin sync` prints them, without a span.
+                place: None,
             })
             .collect(),
     })

@@ -7,6 +7,8 @@
 //! point outside the root), a FIFO or a name that is not UTF-8 is refused before anything is
 //! read further.
 
+use std::collections::BTreeMap;
+
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::plugin::Problem;
@@ -75,9 +77,19 @@ impl PluginTree {
     }
 }
 
+/// Texts that stand for files of a plugin's tree, by absolute path (an editor's unsaved
+/// buffers, docs/decisions.md D52): a read of the tree takes them instead of the disk's bytes.
+/// Only files the tree has on disk are read, so a text for a path it lacks adds nothing.
+pub type Overlay = BTreeMap<Utf8PathBuf, String>;
+
 /// Read the plugin at `root`.
 pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
-    let manifest = manifest::read_manifest(root).map_err(|problem| vec![problem])?;
+    read_tree_over(root, &Overlay::new())
+}
+
+/// Read the plugin at `root`, each file `overlay` holds a text for as that text.
+pub fn read_tree_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginTree, Vec<Problem>> {
+    let manifest = manifest::read_manifest_over(root, overlay).map_err(|problem| vec![problem])?;
     let name = manifest.name.clone();
     let mut files = Vec::new();
     let mut problems = Vec::new();
@@ -91,6 +103,7 @@ pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
                     Problem::new(format!("`aidlc.contributes.{}`: {reason}", subtree.key()))
                         .of_plugin(&name)
                         .at_path(&manifest.path)
+                        .at_key(&["aidlc", "contributes", subtree.key()])
                         .with_help("name a folder inside the plugin, relative to its root"),
                 );
                 continue;
@@ -104,12 +117,21 @@ pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
                         subtree.key()
                     ))
                     .of_plugin(&name)
-                    .at_path(&manifest.path),
+                    .at_path(&manifest.path)
+                    .at_key(&["aidlc", "contributes", subtree.key()]),
                 );
             }
             continue;
         }
-        walk(&folder, &folder, subtree, &name, &mut files, &mut problems);
+        let mut walk_into = Walk {
+            base: &folder,
+            subtree,
+            plugin: &name,
+            overlay,
+            files: &mut files,
+            problems: &mut problems,
+        };
+        walk_into.folder(&folder);
     }
     let memory = root.join(manifest.folder(Subtree::Memory));
     if memory.is_dir() {
@@ -124,7 +146,11 @@ pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
     if !problems.is_empty() {
         return Err(problems);
     }
-    let integrity = tree_integrity(&manifest, &files);
+    let manifest_bytes = overlay.get(&manifest.path).map_or_else(
+        || std::fs::read(&manifest.path).unwrap_or_default(),
+        |text| text.as_bytes().to_vec(),
+    );
+    let integrity = tree_integrity(&manifest_bytes, &files);
     Ok(PluginTree {
         root: root.to_owned(),
         manifest,
@@ -134,99 +160,111 @@ pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
     })
 }
 
-fn walk(
-    base: &Utf8Path,
-    folder: &Utf8Path,
+/// One subtree's walk: where it starts, whose it is, and what it has found.
+struct Walk<'a> {
+    base: &'a Utf8Path,
     subtree: Subtree,
-    plugin: &str,
-    files: &mut Vec<PluginFile>,
-    problems: &mut Vec<Problem>,
-) {
-    let entries = match std::fs::read_dir(folder) {
-        Ok(entries) => entries,
-        Err(error) => {
-            problems.push(
-                Problem::new(format!("cannot list the folder: {error}"))
-                    .of_plugin(plugin)
-                    .at_path(folder),
-            );
-            return;
-        }
-    };
-    for entry in entries {
-        let entry = match entry {
-            Ok(entry) => entry,
+    plugin: &'a str,
+    overlay: &'a Overlay,
+    files: &'a mut Vec<PluginFile>,
+    problems: &'a mut Vec<Problem>,
+}
+
+impl Walk<'_> {
+    fn folder(&mut self, folder: &Utf8Path) {
+        let (base, subtree, plugin) = (self.base, self.subtree, self.plugin);
+        let entries = match std::fs::read_dir(folder) {
+            Ok(entries) => entries,
             Err(error) => {
-                problems.push(
+                self.problems.push(
                     Problem::new(format!("cannot list the folder: {error}"))
                         .of_plugin(plugin)
                         .at_path(folder),
                 );
-                continue;
+                return;
             }
         };
-        let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
-            problems.push(
-                Problem::new(format!(
-                    "a file name is not UTF-8: {}",
-                    entry.path().display()
-                ))
-                .of_plugin(plugin),
-            );
-            continue;
-        };
-        let Ok(kind) = std::fs::symlink_metadata(&path).map(|metadata| metadata.file_type()) else {
-            problems.push(
-                Problem::new("cannot read the file's type")
+        for entry in entries {
+            let entry = match entry {
+                Ok(entry) => entry,
+                Err(error) => {
+                    self.problems.push(
+                        Problem::new(format!("cannot list the folder: {error}"))
+                            .of_plugin(plugin)
+                            .at_path(folder),
+                    );
+                    continue;
+                }
+            };
+            let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
+                self.problems.push(
+                    Problem::new(format!(
+                        "a file name is not UTF-8: {}",
+                        entry.path().display()
+                    ))
                     .of_plugin(plugin)
-                    .at_path(&path),
-            );
-            continue;
-        };
-        if kind.is_symlink() {
-            problems.push(
+                    .at_path(folder),
+                );
+                continue;
+            };
+            let Ok(kind) = std::fs::symlink_metadata(&path).map(|metadata| metadata.file_type())
+            else {
+                self.problems.push(
+                    Problem::new("cannot read the file's type")
+                        .of_plugin(plugin)
+                        .at_path(&path),
+                );
+                continue;
+            };
+            if kind.is_symlink() {
+                self.problems.push(
                 Problem::new("is a symbolic link; a plugin holds regular files and folders only (a link may point outside the plugin root)")
                     .of_plugin(plugin)
                     .at_path(&path)
                     .with_help("replace the link with a copy of the file"),
             );
-        } else if kind.is_dir() {
-            walk(base, &path, subtree, plugin, files, problems);
-        } else if kind.is_file() {
-            match std::fs::read(&path) {
-                Ok(bytes) => {
-                    let relative = path
-                        .strip_prefix(base)
-                        .map(|relative| crate::fs_util::to_posix(relative.as_str()))
-                        .unwrap_or_default();
-                    files.push(PluginFile {
-                        subtree,
-                        relative,
-                        source: path,
-                        bytes,
-                    });
+            } else if kind.is_dir() {
+                self.folder(&path);
+            } else if kind.is_file() {
+                let read = self
+                    .overlay
+                    .get(&path)
+                    .map_or_else(|| std::fs::read(&path), |text| Ok(text.as_bytes().to_vec()));
+                match read {
+                    Ok(bytes) => {
+                        let relative = path
+                            .strip_prefix(base)
+                            .map(|relative| crate::fs_util::to_posix(relative.as_str()))
+                            .unwrap_or_default();
+                        self.files.push(PluginFile {
+                            subtree,
+                            relative,
+                            source: path,
+                            bytes,
+                        });
+                    }
+                    Err(error) => self.problems.push(
+                        Problem::new(format!("cannot read the file: {error}"))
+                            .of_plugin(plugin)
+                            .at_path(&path),
+                    ),
                 }
-                Err(error) => problems.push(
-                    Problem::new(format!("cannot read the file: {error}"))
+            } else {
+                self.problems.push(
+                    Problem::new("is not a regular file (a FIFO, socket or device)")
                         .of_plugin(plugin)
                         .at_path(&path),
-                ),
+                );
             }
-        } else {
-            problems.push(
-                Problem::new("is not a regular file (a FIFO, socket or device)")
-                    .of_plugin(plugin)
-                    .at_path(&path),
-            );
         }
     }
 }
 
 /// `blake3:<hex>` over the manifest's bytes and each file's subtree, path and bytes, in path
 /// order (not the listing order, which differs between machines).
-fn tree_integrity(manifest: &PluginManifest, files: &[PluginFile]) -> String {
+fn tree_integrity(manifest_bytes: &[u8], files: &[PluginFile]) -> String {
     let mut hasher = blake3::Hasher::new();
-    hasher.update(&std::fs::read(&manifest.path).unwrap_or_default());
+    hasher.update(manifest_bytes);
     let mut sorted: Vec<&PluginFile> = files.iter().collect();
     sorted.sort_by(|a, b| (a.subtree, &a.relative).cmp(&(b.subtree, &b.relative)));
     for file in sorted {

@@ -107,7 +107,7 @@ pub fn plugins_value_span(text: &str) -> Option<Range<usize>> {
 
 /// The byte offset of a 1-based `line`, `column` (as `serde_json` reports them), as a
 /// one-byte span (empty at the end of the text).
-fn offset_of(text: &str, line: usize, column: usize) -> Range<usize> {
+pub fn offset_of(text: &str, line: usize, column: usize) -> Range<usize> {
     let line_start: usize = text
         .split_inclusive('\n')
         .take(line.saturating_sub(1))

@@ -1154,3 +1154,166 @@ fn in_a_plugins_own_tree_the_compiles_diagnostics_are_published_on_the_plugins_f
     assert_eq!(client.shut_down(), 0);
     assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
 }
+
+/// Issue 29 (D52): a composition refusal is published on the file at fault with its span.
+#[test]
+fn in_a_plugins_own_tree_a_refusal_is_published_on_the_manifest_key_at_fault() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let manifest_path = "acme/.aidlc-plugin/plugin.json";
+    let manifest = "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\", \"lib@not-a-range\"]}\n";
+    shelf.write(manifest_path, manifest);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let manifest_uri = uri(&shelf, manifest_path);
+    let diagnostics = client.diagnostics(&manifest_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(diagnostics[0]["code"], "plugin-refused", "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(manifest, "\"lib@not-a-range\"", 0, true),
+        "{diagnostics:#?}"
+    );
+
+    // The editor's unsaved fix clears it.
+    let fixed = manifest.replace(", \"lib@not-a-range\"", "");
+    client.open(&manifest_uri, &fixed);
+    assert_eq!(
+        client.diagnostics(&manifest_uri, <[Value]>::is_empty),
+        Vec::<Value>::new()
+    );
+    assert_eq!(client.shut_down(), 0);
+}
+
+/// Issue 29 (D52): a diagnostic in text a contribution wrote into a core stage is published on
+/// the contribution, at the value it added.
+#[test]
+fn in_a_plugins_own_tree_a_diagnostic_in_contributed_text_is_published_on_the_contribution() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let path = "acme/contributions/construction/build-and-test.md";
+    let text = shelf
+        .read(path)
+        .replace("    - acme-lint\n", "    - acme-lnt\n");
+    shelf.write(path, &text);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let contribution_uri = uri(&shelf, path);
+    let diagnostics = client.diagnostics(&contribution_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["code"], "unknown-sensor-import",
+        "{diagnostics:#?}"
+    );
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(&text, "acme-lnt", 0, true),
+        "{diagnostics:#?}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}
+
+/// Issue 29 (D52): two host projections and no `--harness` is a refusal that names no file of
+/// its own: it is published on the manifest the plugin is read from, at its first line, saying
+/// so.
+#[test]
+fn in_a_plugins_own_tree_a_refusal_without_a_file_is_published_on_the_manifests_first_line() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    std::fs::remove_dir_all(shelf.path("acme/.aidlc-plugin")).unwrap();
+    let manifest = "{\"name\": \"aidlc-acme\",\n \"version\": \"1.0.0\"}\n";
+    for folder in [".claude-plugin", ".codex-plugin"] {
+        shelf.write(&format!("acme/{folder}/plugin.json"), manifest);
+    }
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let manifest_uri = uri(&shelf, "acme/.claude-plugin/plugin.json");
+    let diagnostics = client.diagnostics(&manifest_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("--harness claude or --harness codex"),
+        "{message}"
+    );
+    assert!(
+        message.contains("shown on the plugin's manifest"),
+        "{message}"
+    );
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(manifest, "{\"name\": \"aidlc-acme\",", 0, true),
+        "{diagnostics:#?}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}
+
+/// Issue 29 (D52): the language server composes the plugin's tree where it is, with the
+/// editor's unsaved text over it (it is no longer copied first): the unsaved manifest is what
+/// is read, and a sibling plugin it depends on is found beside it, as `aidlc compile` finds it.
+#[test]
+fn in_a_plugins_own_tree_the_unsaved_manifest_is_read_in_place_and_siblings_are_found() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    shelf.write(
+        "lib/.aidlc-plugin/plugin.json",
+        "{\"name\": \"lib\", \"version\": \"1.0.0\", \"dependencies\": [\"core\"]}\n",
+    );
+    let before = project_snapshot(&shelf.root);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let manifest_path = "acme/.aidlc-plugin/plugin.json";
+    let manifest_uri = uri(&shelf, manifest_path);
+    // Depending on the sibling at a version it does not have: refused on the dependency, which
+    // names the sibling's version, so the sibling was read.
+    let unsaved =
+        "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\", \"lib@^2\"]}\n";
+    client.open(&manifest_uri, unsaved);
+    let diagnostics = client.diagnostics(&manifest_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("plugin \"lib\" is version 1.0.0"),
+        "{message}"
+    );
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(unsaved, "\"lib@^2\"", 0, true),
+        "{diagnostics:#?}"
+    );
+    // At a version it has, the sibling composes with the plugin: nothing left to report.
+    client.change(
+        &manifest_uri,
+        2,
+        json!([{"range": range_of(unsaved, "^2", 0, true), "text": "^1"}]),
+    );
+    assert_eq!(
+        client.diagnostics(&manifest_uri, <[Value]>::is_empty),
+        Vec::<Value>::new()
+    );
+    assert_eq!(client.shut_down(), 0);
+    assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
+}
+
+/// Issue 29 (D52): a diagnostic in core text the plugin did not write is not dropped: it is
+/// published on the plugin's file it relates to, saying where the compile reported it.
+#[test]
+fn in_a_plugins_own_tree_a_diagnostic_in_core_text_is_published_on_the_plugin_file_it_names() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let stage_path = "acme/stages/construction/acme-check.md";
+    let stage = crate::plugin_own_tree::acme_stage("inline")
+        .replace("  - acme-report\n", "  - acme-report\n  - cd-config\n");
+    shelf.write(stage_path, &stage);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let stage_uri = uri(&shelf, stage_path);
+    let diagnostics = client.diagnostics(&stage_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["code"], "duplicate-producer",
+        "{diagnostics:#?}"
+    );
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(
+            "reported at <composed default framework>/.claude/aidlc-common/stages/operation/deployment-execution.md:"
+        ),
+        "{message}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}

@@ -110,7 +110,7 @@ fn a_plugin_compiled_in_its_own_tree_gives_the_installed_graph_and_writes_nothin
     assert_eq!(added.status, 0, "{}{}", added.stdout, added.stderr);
     let installed = project.read(GRAPH);
     let compiled =
-        aidlc::plugin::own_tree::compile_own_tree(&root, aidlc::harness::Harness::Claude)
+        aidlc::plugin::own_tree::compile_own_tree(&root, Some(aidlc::harness::Harness::Claude))
             .expect("compiled");
     assert!(compiled.refusals.is_empty(), "{:?}", compiled.refusals);
     assert_eq!(compiled.n_errors(), 0, "{:?}", compiled.diagnostics);
@@ -229,6 +229,233 @@ fn a_compile_error_in_a_plugin_stage_is_carried_back_to_the_plugins_file() {
     let import_line = stage.lines().position(|l| l == "  - acme-lnt").unwrap() + 1;
     assert_eq!(diagnostic["line"], import_line, "{line}");
     assert_eq!(diagnostic["column"], 5, "{line}");
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+}
+
+/// Issue 29 (D52): a refusal of the composition without a span of its own is shown on the file
+/// at fault, with a span on the key, list item or line the refusal names.
+#[test]
+fn a_composition_refusal_is_shown_on_the_manifest_key_or_contribution_line_at_fault() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    let manifest = "{\n  \"name\": \"acme\",\n  \"version\": \"1.0.0\",\n  \"dependencies\": [\"core\", \"lib@not-a-range\"]\n}\n";
+    shelf.write("acme/.aidlc-plugin/plugin.json", manifest);
+    let before = hashes(&shelf.root);
+    let (diagnostic, line, run) = failed_json_compile_diagnostic(&shelf, &root, "lib@not-a-range");
+    assert_eq!(diagnostic["code"], "plugin-refused", "{line}");
+    assert_eq!(diagnostic["file"], ".aidlc-plugin/plugin.json", "{line}");
+    assert_eq!(diagnostic["line"], 4, "{line}");
+    let column = manifest.lines().nth(3).unwrap().find("\"lib@").unwrap() + 1;
+    assert_eq!(diagnostic["column"], column, "{line}");
+    assert_eq!(
+        diagnostic["end_column"],
+        column + "\"lib@not-a-range\"".len(),
+        "{line}"
+    );
+    assert!(
+        run.stderr
+            .contains("was refused with 1 error in its files; nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+
+    // A contribution whose target the framework does not have: on its `target:` line.
+    shelf.write(
+        "acme/.aidlc-plugin/plugin.json",
+        "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\"]}\n",
+    );
+    let contribution = "acme/contributions/construction/build-and-test.md";
+    let text = shelf
+        .read(contribution)
+        .replace("target: build-and-test", "target: build-and-tset");
+    shelf.write(contribution, &text);
+    let (diagnostic, line, _run) = failed_json_compile_diagnostic(&shelf, &root, "build-and-tset");
+    assert_eq!(
+        diagnostic["file"], "contributions/construction/build-and-test.md",
+        "{line}"
+    );
+    assert_eq!(
+        (diagnostic["line"].as_u64(), diagnostic["column"].as_u64()),
+        (Some(2), Some(1)),
+        "{line}"
+    );
+    assert_eq!(
+        diagnostic["end_column"],
+        1 + "target: build-and-tset".len(),
+        "{line}"
+    );
+
+    // The human form points at the plugin's file too.
+    let human = shelf.run_in(&root, &["compile"]);
+    assert_eq!(human.status, 1, "{}", human.stderr);
+    assert!(
+        human
+            .stderr
+            .contains("contributions/construction/build-and-test.md:2:1"),
+        "{}",
+        human.stderr
+    );
+}
+
+/// A plugin and a sibling that depend on each other.
+pub fn cyclic_sibling(shelf: &TestProject) {
+    shelf.write(
+        "acme/.aidlc-plugin/plugin.json",
+        "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\", \"lib\"]}\n",
+    );
+    shelf.write(
+        "lib/.aidlc-plugin/plugin.json",
+        "{\"name\": \"lib\", \"version\": \"1.0.0\", \"dependencies\": [\"acme\"]}\n",
+    );
+}
+
+#[test]
+fn a_dependency_cycle_with_a_sibling_is_shown_on_the_manifests_dependencies() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    cyclic_sibling(&shelf);
+    let (diagnostic, line, _run) = failed_json_compile_diagnostic(&shelf, &root, "form a cycle");
+    assert_eq!(diagnostic["file"], ".aidlc-plugin/plugin.json", "{line}");
+    let manifest = shelf.read("acme/.aidlc-plugin/plugin.json");
+    let column = manifest.find("\"dependencies\"").unwrap() + 1;
+    assert_eq!(diagnostic["column"], column, "{line}");
+    assert_eq!(
+        diagnostic["end_column"],
+        manifest.rfind(']').unwrap() + 2,
+        "{line}"
+    );
+}
+
+/// Issue 29 (D52): a diagnostic in a core stage a contribution changed is shown on the
+/// contribution when its span is in text the contribution wrote (a merged `adds` value), naming
+/// the core stage; in the stage's own text it stays on the composed framework.
+#[test]
+fn a_diagnostic_in_contributed_text_is_on_the_contribution_and_core_text_stays_composed() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    // The plugin's stage produces what the core's deployment-execution consumes (a duplicate
+    // producer, at the consumer's own `consumes` line), and a contribution adds an unknown
+    // sensor to that stage.
+    let stage =
+        acme_stage("inline").replace("  - acme-report\n", "  - acme-report\n  - cd-config\n");
+    shelf.write("acme/stages/construction/acme-check.md", &stage);
+    let contribution =
+        "---\ntarget: deployment-execution\nplugin: acme\nadds:\n  sensors:\n    - acme-lnt\n---\n";
+    shelf.write(
+        "acme/contributions/operation/deployment-execution.md",
+        contribution,
+    );
+    let before = hashes(&shelf.root);
+    let (diagnostic, line, run) =
+        failed_json_compile_diagnostic(&shelf, &root, "unknown-sensor-import");
+    assert_eq!(
+        diagnostic["file"], "contributions/operation/deployment-execution.md",
+        "{line}"
+    );
+    assert_eq!(
+        (
+            diagnostic["line"].as_u64(),
+            diagnostic["column"].as_u64(),
+            diagnostic["end_column"].as_u64()
+        ),
+        (Some(6), Some(7), Some(15)),
+        "{line}"
+    );
+    assert!(
+        diagnostic["message"].as_str().unwrap().contains(
+            "core stage \"deployment-execution\", <composed default framework>/.claude/aidlc-common/stages/operation/deployment-execution.md"
+        ),
+        "{line}"
+    );
+    let core = run
+        .stdout
+        .lines()
+        .find(|line| line.contains("duplicate-producer"))
+        .unwrap_or_else(|| panic!("no duplicate producer: {}", run.stdout));
+    let core: Value = serde_json::from_str(core).unwrap();
+    assert_eq!(
+        core["file"],
+        "<composed default framework>/.claude/aidlc-common/stages/operation/deployment-execution.md",
+        "{core}"
+    );
+    assert_eq!(
+        core["related"][0]["file"], "stages/construction/acme-check.md",
+        "{core}"
+    );
+    assert_eq!(
+        before,
+        hashes(&shelf.root),
+        "the plugin's tree is unchanged"
+    );
+}
+
+/// The own tree with its authored manifest replaced by host projections' manifests in
+/// `folders` (package name `aidlc-acme`, as the reference's packager writes them).
+fn as_projections(shelf: &TestProject, folders: &[&str]) {
+    let authored = shelf.path("acme/.aidlc-plugin");
+    if authored.exists() {
+        std::fs::remove_dir_all(authored).unwrap();
+    }
+    for folder in folders {
+        shelf.write(
+            &format!("acme/{folder}/plugin.json"),
+            "{\"name\": \"aidlc-acme\", \"version\": \"1.0.0\"}\n",
+        );
+    }
+}
+
+/// Issue 29 (D52): a tree that carries only a host projection composes for that projection's
+/// harness; two projections and no `--harness` is a refusal naming both and the flag.
+#[test]
+fn a_host_projection_composes_for_its_harness_and_two_need_the_harness_flag() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    as_projections(&shelf, &[".codex-plugin"]);
+    let run = shelf.run_in(&root, &["compile"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "plugin \"acme\" composed into a temporary copy of the default framework (.codex)"
+        ),
+        "{}",
+        run.stderr
+    );
+    let run = shelf.run_in(&root, &["compile", "--harness", "claude"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("default framework (.claude)"),
+        "{}",
+        run.stderr
+    );
+
+    as_projections(&shelf, &[".claude-plugin"]);
+    let before = hashes(&shelf.root);
+    let run = shelf.run_in(&root, &["compile"]);
+    assert_eq!(run.status, 2, "{}{}", run.stdout, run.stderr);
+    for needed in [
+        ".claude-plugin/plugin.json (claude)",
+        ".codex-plugin/plugin.json (codex)",
+        "choose the harness with --harness claude or --harness codex",
+        "was refused (1 problem); nothing was written",
+    ] {
+        assert!(run.stderr.contains(needed), "{needed}: {}", run.stderr);
+    }
+    let run = shelf.run_in(&root, &["compile", "--harness", "codex"]);
+    assert_eq!(run.status, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("default framework (.codex)"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(
         before,
         hashes(&shelf.root),

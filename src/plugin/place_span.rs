@@ -1,0 +1,185 @@
+//! A problem's [`Place`] (the key or line at fault) found in its file's text, as a span
+//! (docs/decisions.md D52: the own-tree compile shows every refusal on the offending text).
+//!
+//! Pure: it takes the text and returns offsets into it. A place that is not in the text (a key
+//! the file lacks, a line it does not have) gives `None`, and the caller shows the problem on
+//! the file without a span; a JSON file that does not parse points at the syntax error,
+//! whatever the place, because that is what the file's reader stopped at.
+
+use std::ops::Range;
+
+use crate::harness::install::json_text::{self, JsonTextError};
+use crate::plugin::Place;
+use crate::syntax::{frontmatter, yaml};
+
+/// The span of `place` in `text`; `is_json` says how to read the text (JSON, else Markdown
+/// with frontmatter).
+pub fn span_of_place(text: &str, is_json: bool, place: Option<&Place>) -> Option<Range<usize>> {
+    if is_json {
+        let root = match json_text::parse(text) {
+            Ok(root) => root,
+            Err(JsonTextError::Syntax { line, column, .. }) => {
+                return Some(crate::stage_graph::plugins_key::offset_of(
+                    text, line, column,
+                ));
+            }
+            Err(JsonTextError::DuplicateKey { .. }) => return None,
+        };
+        return match place? {
+            Place::Key { path, item } => json_key_span(&root, path, item.as_deref()),
+            Place::Line(line) => line_span(text, line),
+        };
+    }
+    match place? {
+        Place::Key { path, item } => frontmatter_key_span(text, path, item.as_deref()),
+        Place::Line(line) => line_span(text, line),
+    }
+}
+
+/// `path` walked down from `root`: the member's span (key to value), or with `item` the
+/// element whose string is `item`. An empty path is the whole document.
+fn json_key_span(
+    root: &json_text::Node,
+    path: &[String],
+    item: Option<&str>,
+) -> Option<Range<usize>> {
+    let Some((last, parents)) = path.split_last() else {
+        return Some(root.span.clone());
+    };
+    let mut node = root;
+    for key in parents {
+        node = &node.get(key)?.value;
+    }
+    let member = node.get(last)?;
+    let Some(item) = item else {
+        return Some(member.span());
+    };
+    if member.value.as_str() == Some(item) {
+        return Some(member.value.span.clone());
+    }
+    member
+        .value
+        .elements()?
+        .iter()
+        .find(|element| element.as_str() == Some(item))
+        .map(|element| element.span.clone())
+}
+
+/// `path` walked down the frontmatter's mapping: the key through its value, or with `item` the
+/// list element (or the scalar value, or a scalar value of a list element's mapping) that reads
+/// `item`.
+fn frontmatter_key_span(text: &str, path: &[String], item: Option<&str>) -> Option<Range<usize>> {
+    let fences = frontmatter::split(text).ok()?;
+    let (Some(root), _) = yaml::parse_document(text, fences.yaml) else {
+        return None;
+    };
+    let (last, parents) = path.split_last()?;
+    let mut node = &root;
+    for key in parents {
+        node = node.get(key)?;
+    }
+    let entry = node
+        .as_mapping()?
+        .iter()
+        .find(|entry| entry.key.as_scalar() == Some(last.as_str()))?;
+    let Some(item) = item else {
+        return Some(entry.key.span.start..entry.value.span.end);
+    };
+    if entry.value.as_scalar() == Some(item) {
+        return Some(entry.value.span.clone());
+    }
+    entry.value.as_sequence()?.iter().find_map(|element| {
+        if element.as_scalar() == Some(item) {
+            return Some(element.span.clone());
+        }
+        element
+            .as_mapping()?
+            .iter()
+            .find(|entry| entry.value.as_scalar() == Some(item))
+            .map(|entry| entry.value.span.clone())
+    })
+}
+
+/// The first line that reads `wanted` once trimmed, without its line break and indentation.
+fn line_span(text: &str, wanted: &str) -> Option<Range<usize>> {
+    let mut start = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if trimmed == wanted {
+            let at = start + (line.len() - line.trim_start().len());
+            return Some(at..at + trimmed.len());
+        }
+        start += line.len();
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(path: &[&str], item: Option<&str>) -> Place {
+        Place::Key {
+            path: path.iter().map(|part| (*part).to_owned()).collect(),
+            item: item.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn a_manifest_key_and_a_list_item_are_found_in_the_json() {
+        let text = "{\n  \"name\": \"acme\",\n  \"dependencies\": [\"core\", \"lib@nope\"],\n  \"aidlc\": {\"contributes\": {\"stages\": 3}}\n}\n";
+        let span = span_of_place(text, true, Some(&key(&["name"], None))).unwrap();
+        assert_eq!(&text[span], "\"name\": \"acme\"");
+        let span =
+            span_of_place(text, true, Some(&key(&["dependencies"], Some("lib@nope")))).unwrap();
+        assert_eq!(&text[span], "\"lib@nope\"");
+        let span = span_of_place(
+            text,
+            true,
+            Some(&key(&["aidlc", "contributes", "stages"], None)),
+        )
+        .unwrap();
+        assert_eq!(&text[span], "\"stages\": 3");
+        assert_eq!(
+            span_of_place(text, true, Some(&key(&["version"], None))),
+            None
+        );
+        assert_eq!(
+            span_of_place(text, true, Some(&key(&[], None))),
+            Some(0..text.len() - 1)
+        );
+    }
+
+    #[test]
+    fn a_json_syntax_error_is_pointed_at_whatever_the_place() {
+        let text = "{\"name\": \"acme\",,}";
+        let span = span_of_place(text, true, Some(&key(&["name"], None))).unwrap();
+        assert_eq!(&text[span], ",");
+    }
+
+    #[test]
+    fn a_frontmatter_key_a_list_item_and_a_mapping_value_are_found() {
+        let text = "---\ntarget: build-and-test\nadds:\n  scopes:\n    - nope\nfragments:\n  - anchor: in:Sensors\n    order: 100\n---\n\n## fragment: in:Sensors\n\ntext\n";
+        let span = span_of_place(text, false, Some(&key(&["target"], None))).unwrap();
+        assert_eq!(&text[span], "target: build-and-test");
+        let span =
+            span_of_place(text, false, Some(&key(&["adds", "scopes"], Some("nope")))).unwrap();
+        assert_eq!(&text[span], "nope");
+        let span =
+            span_of_place(text, false, Some(&key(&["fragments"], Some("in:Sensors")))).unwrap();
+        assert_eq!(text.find("in:Sensors"), Some(span.start));
+        assert_eq!(&text[span], "in:Sensors");
+        let span = span_of_place(
+            text,
+            false,
+            Some(&Place::Line("## fragment: in:Sensors".to_owned())),
+        )
+        .unwrap();
+        assert_eq!(&text[span], "## fragment: in:Sensors");
+        assert_eq!(
+            span_of_place(text, false, Some(&key(&["mode"], None))),
+            None
+        );
+        assert_eq!(span_of_place(text, false, None), None);
+    }
+}
