@@ -18,7 +18,10 @@
 //!   by a crash between `mkdir` and the stamp (ours on other systems, or the reference's) is
 //!   reaped, not fatal;
 //! - a guard removes the lock folder only while the stamp in it is still its own, so a holder
-//!   whose lock was reaped as stale never removes the next holder's lock.
+//!   whose lock was reaped as stale never removes the next holder's lock;
+//! - taking the lock never lists the temp folder, whose size is not ours (thousands of entries
+//!   on a busy machine): the temporaries a crash left while building a lock folder are swept by
+//!   the compile when it writes its outputs ([`acquire_tidying`]), not by every hook run.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -129,6 +132,14 @@ pub fn acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
     acquire_with(project_dir, Patience::Short)
 }
 
+/// [`acquire`], after removing the lock-folder temporaries that dead processes left in the temp
+/// folder: the compile's acquisition, when it writes its outputs. Listing the temp folder costs
+/// in proportion to everything in it, so the hook's and the fires' acquisitions do not.
+pub fn acquire_tidying(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
+    sweep_stale_lock_temporaries(&lock_path(project_dir));
+    acquire(project_dir)
+}
+
 /// Take the project's audit lock only if it is free now (for optional work such as refreshing
 /// a cache); a stale lock is still reaped.
 pub fn try_acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
@@ -154,7 +165,6 @@ fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockG
         return Ok(AuditLockGuard { path });
     }
     let stale_after = stale_after()?;
-    sweep_stale_lock_temporaries_once(&path);
     let started = Instant::now();
     let budget = match patience {
         Patience::Now => Duration::ZERO,
@@ -294,30 +304,29 @@ fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
 /// A crash between creating a lock's temporary folder and renaming it leaves the folder in the
 /// temp directory; the first acquisition of each process removes such folders of dead writers
 /// (only folders named exactly as ours for this lock).
-fn sweep_stale_lock_temporaries_once(path: &Utf8Path) {
-    static SWEPT: std::sync::Once = std::sync::Once::new();
+/// Remove the temporaries of the lock folder `path` (folders named as `fs_util` names
+/// temporaries, `.<lock>.aidlc-<pid>-<hex>.tmp`) whose process is gone or which are old.
+fn sweep_stale_lock_temporaries(path: &Utf8Path) {
     let (Some(folder), Some(lock_name)) = (path.parent(), path.file_name()) else {
         return;
     };
-    SWEPT.call_once(|| {
-        let Ok(entries) = folder.read_dir_utf8() else {
-            return;
+    let Ok(entries) = folder.read_dir_utf8() else {
+        return;
+    };
+    for entry in entries.filter_map(Result::ok) {
+        let Some(temporary) = crate::fs_util::parse_temporary_name(entry.file_name()) else {
+            continue;
         };
-        for entry in entries.filter_map(Result::ok) {
-            let Some(temporary) = crate::fs_util::parse_temporary_name(entry.file_name()) else {
-                continue;
-            };
-            let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
-                continue;
-            };
-            if temporary.target_name == lock_name
-                && metadata.is_dir()
-                && crate::fs_util::temporary_is_stale(temporary.pid, &metadata)
-            {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
+        let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
+            continue;
+        };
+        if temporary.target_name == lock_name
+            && metadata.is_dir()
+            && crate::fs_util::temporary_is_stale(temporary.pid, &metadata)
+        {
+            let _ = std::fs::remove_dir_all(entry.path());
         }
-    });
+    }
 }
 
 fn stale_after() -> Result<Duration, LockError> {
@@ -458,6 +467,40 @@ mod tests {
                     .is_some_and(|temporary| temporary.target_name == name)
             })
             .collect()
+    }
+
+    /// The sweep removes a dead process's lock-folder temporary and keeps a live one's, a
+    /// temporary of another lock, and a file of ours (that is the file sweep's business).
+    #[test]
+    fn the_lock_sweep_removes_only_dead_lock_folder_temporaries() {
+        let (_dir, folder) = temp_project();
+        let lock = folder.join(".aidlc-audit-0123abcd.lock");
+        let dead_pid = {
+            let mut child = std::process::Command::new("true").spawn().unwrap();
+            let pid = child.id();
+            child.wait().unwrap();
+            pid
+        };
+        let name = |target: &str, pid: u32| format!(".{target}.aidlc-{pid}-0123456789ab.tmp");
+        let dead = name(".aidlc-audit-0123abcd.lock", dead_pid);
+        let live = name(".aidlc-audit-0123abcd.lock", std::process::id());
+        let other_lock = name(".aidlc-audit-ffffffff.lock", dead_pid);
+        let file =
+            name(".aidlc-audit-0123abcd.lock", dead_pid).replace("0123456789ab", "ba9876543210");
+        for folder_name in [&dead, &live, &other_lock] {
+            std::fs::create_dir(folder.join(folder_name)).unwrap();
+        }
+        std::fs::write(folder.join(&file), "").unwrap();
+        sweep_stale_lock_temporaries(&lock);
+        let mut left: Vec<String> = folder
+            .read_dir_utf8()
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_owned())
+            .collect();
+        left.sort();
+        let mut expected = vec![live, other_lock, file];
+        expected.sort();
+        assert_eq!(left, expected);
     }
 
     #[test]

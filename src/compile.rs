@@ -339,7 +339,7 @@ pub fn write_outputs(
     if !differ.contains(&true) {
         return Ok(summary);
     }
-    let _lock = crate::audit_lock::acquire(&layout.project_dir)?;
+    let _lock = crate::audit_lock::acquire_tidying(&layout.project_dir)?;
     for ((path, bytes), _) in outputs.iter().zip(differ).filter(|(_, differs)| *differs) {
         crate::fs_util::write_atomic(path, bytes).map_err(|source| OutputError::Write {
             path: (*path).clone(),
