@@ -140,6 +140,8 @@ pub(super) struct NodeFields<'t> {
     /// Whether any `sensors_applicable` of the node holds an entry object carrying `fire_on` or
     /// `default_severity`.
     pub(super) carries_selection: bool,
+    /// Where the search for the next key's place starts ([`place_of`]).
+    next_place: usize,
 }
 
 /// The values of a `sensors_applicable` entry's keys, by [`EntryField`].
@@ -147,6 +149,31 @@ pub(super) struct NodeFields<'t> {
 pub(super) struct EntryFields<'t> {
     pub(super) keys: KeysMet<'t>,
     values: [Option<Scalar<'t>>; EntryField::ALL.len()],
+    /// Where the search for the next key's place starts ([`place_of`]).
+    next_place: usize,
+}
+
+/// A binding's keys in their order, as [`FIELD_ORDER`] spells a node's.
+const ENTRY_KEYS: [&str; EntryField::ALL.len()] = {
+    let mut keys = [""; EntryField::ALL.len()];
+    let mut index = 0;
+    while index < keys.len() {
+        keys[index] = EntryField::ALL[index].key();
+        index += 1;
+    }
+    keys
+};
+
+/// The place of `key` in `known`, searched from `start` to the end, then from the beginning:
+/// the compile writes an object's keys in their order, so starting after the previous key's
+/// place finds the next one at the first or second comparison.
+fn place_of(known: &[&str], start: usize, key: &str) -> Option<usize> {
+    let (before, from_start) = known.split_at(start.min(known.len()));
+    from_start
+        .iter()
+        .position(|candidate| *candidate == key)
+        .map(|offset| start + offset)
+        .or_else(|| before.iter().position(|candidate| *candidate == key))
 }
 
 impl<'t> EntryFields<'t> {
@@ -239,10 +266,11 @@ fn skip<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
 
 impl<'de> ObjectFields<'de> for NodeFields<'de> {
     fn take<A: MapAccess<'de>>(&mut self, key: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
-        let Some(index) = FIELD_ORDER.iter().position(|known| *known == key) else {
+        let Some(index) = place_of(&FIELD_ORDER, self.next_place, &key) else {
             self.keys.meet_other(key);
             return skip(map);
         };
+        self.next_place = index + 1;
         let first = self.keys.meet_known(index, key);
         match NodeField::ALL[index] {
             NodeField::SensorsApplicable => {
@@ -270,10 +298,11 @@ impl<'de> ObjectFields<'de> for NodeFields<'de> {
 
 impl<'de> ObjectFields<'de> for EntryFields<'de> {
     fn take<A: MapAccess<'de>>(&mut self, key: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
-        let Some(index) = EntryField::ALL.iter().position(|field| field.key() == key) else {
+        let Some(index) = place_of(&ENTRY_KEYS, self.next_place, &key) else {
             self.keys.meet_other(key);
             return skip(map);
         };
+        self.next_place = index + 1;
         if self.keys.meet_known(index, key) {
             self.values[index] = Some(gather(map)?);
             Ok(())
@@ -461,6 +490,21 @@ mod tests {
             assert_eq!(FIELD_ORDER[index], field.key(), "{field:?}");
         }
         assert!(NodeField::ALL.len() <= 32 && EntryField::ALL.len() <= 32);
+    }
+
+    #[test]
+    fn a_key_is_placed_wherever_the_search_starts() {
+        for start in 0..=FIELD_ORDER.len() + 1 {
+            for (index, key) in FIELD_ORDER.iter().enumerate() {
+                assert_eq!(
+                    place_of(&FIELD_ORDER, start, key),
+                    Some(index),
+                    "{key} from {start}"
+                );
+            }
+            assert_eq!(place_of(&FIELD_ORDER, start, "zzz"), None);
+        }
+        assert_eq!(place_of(&ENTRY_KEYS, 0, "matches"), Some(5));
     }
 
     #[test]
