@@ -12,22 +12,21 @@ use crate::cli::args::{
 };
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
-    current_dir, env_var, lexically_normal, resolve_layout, resolve_workspace,
-    resolve_workspace_near, usable_registry,
+    current_dir, env_var, resolve_layout, resolve_workspace, resolve_workspace_near,
+    usable_registry,
 };
-use crate::discover::{self, Layout};
+use crate::discover::{Layout, lexically_normal};
 use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
 use crate::dispatch::hook;
+use crate::dispatch::hook_workspace::{HookPlace, first_delivery, hook_workspace};
 use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::time_limit;
+use crate::dispatch::write_event::{WriteEventRun, run_write_event};
 use crate::harness::{self, Harness, payload};
 use crate::protocol::selection::FireOn;
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
 use crate::receipts;
 use crate::sensors;
 use crate::sensors::descriptor::WorkerContext;
-use crate::worker_process::{WorkerCommand, run_worker};
-use crate::workspace::Workspace;
 
 pub fn run(args: &EngineArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -265,62 +264,27 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> ExitStatus {
 
 /// The write hook. Every path exits 0, and nothing is printed on stdout.
 fn run_sensors(args: &RunSensorsArgs, printer: &Printer) -> ExitStatus {
-    let requested = args.project.harness;
-    let Some(payload) = write_payload(requested) else {
+    let requested_harness = args.project.harness;
+    let Some(payload) = write_payload(requested_harness) else {
         return ExitStatus::Success;
     };
-    let harness = requested.unwrap_or_else(|| payload::detect_harness(&payload));
-    let event = payload::write_event(harness, &payload);
-    if event.files.is_empty() && event.unreadable.is_none() {
-        return ExitStatus::Success;
-    }
-    let Some(workspace) = hook_workspace(&args.project, harness, &payload) else {
-        return ExitStatus::Success;
+    let run = WriteEventRun {
+        place: hook_place(&args.project),
+        audit_hook: args.audit_hook.as_deref(),
     };
-    if !first_delivery(harness, workspace.project_dir(), "run-sensors", &payload) {
-        return ExitStatus::Success;
-    }
-    let settings_files = time_limit::hook_settings_files(
-        workspace.project_dir(),
-        workspace.layout.harness.dir_name(),
-        env_var("HOME").as_deref().map(camino::Utf8Path::new),
-    );
-    let allowance = time_limit::hook_allowance(&env_var, &settings_files, workspace.version());
-    let context = FireContext::default();
     let mut said = HookMessages::default();
-    if let Some(reason) = &event.unreadable {
-        let message = format!(
-            "{}: {reason}; the write was not checked",
-            harness.product_name()
-        );
-        said.print(
-            &hook::record_unchecked_write(&workspace, &context, &message),
-            printer,
-        );
-    }
-    for file in &event.files {
-        let written = match &event.relative_to {
-            Some(base) if file.path.is_relative() => base.join(&file.path),
-            _ => file.path.clone(),
-        };
-        let written = if written.is_absolute() {
-            written
-        } else {
-            workspace.project_dir().join(written)
-        };
-        if let Some(audit_hook) = &args.audit_hook
-            && let Some(reason) =
-                run_reference_audit_hook(&workspace, audit_hook, &written, file.tool)
-        {
-            said.print(
-                &hook::record_unchecked_write(&workspace, &context, &reason),
-                printer,
-            );
-        }
-        let outcome = hook::run_sensors_hook(&workspace, &written, &context, &allowance);
-        said.print(&outcome, printer);
-    }
+    run_write_event(&run, &payload, &mut |outcome| said.print(outcome, printer));
     ExitStatus::Success
+}
+
+/// Where a hook runs, as its command line and this process's environment say.
+fn hook_place(project: &ProjectArgs) -> HookPlace<'_> {
+    HookPlace {
+        requested_harness: project.harness,
+        project_dir: project.project_dir.as_deref(),
+        env: &env_var,
+        cwd: current_dir(),
+    }
 }
 
 /// What the hook printed on stderr so far: the first-run banner only once per run.
@@ -358,77 +322,6 @@ fn write_payload(requested: Option<Harness>) -> Option<Vec<u8>> {
         return None;
     }
     payload::read_payload_bounded(std::io::stdin())
-}
-
-/// Codex delivers each event twice: only the first delivery of a payload counts.
-fn first_delivery(
-    harness: Harness,
-    project_dir: &camino::Utf8Path,
-    hook: &str,
-    payload: &[u8],
-) -> bool {
-    if harness != Harness::Codex {
-        return true;
-    }
-    let Ok(temp_dir) = camino::Utf8PathBuf::from_path_buf(std::env::temp_dir()) else {
-        return true;
-    };
-    harness::delivery::first_delivery(&temp_dir, project_dir, hook, payload)
-}
-
-/// Run the reference's artifact audit hook for one written file, as its adapter did; why it
-/// did not run, when it did not.
-fn run_reference_audit_hook(
-    workspace: &Workspace,
-    audit_hook: &camino::Utf8Path,
-    written: &camino::Utf8Path,
-    tool: payload::WriteTool,
-) -> Option<String> {
-    let run = harness::reference_audit::audit_hook_run(
-        workspace.project_dir(),
-        audit_hook,
-        written,
-        tool,
-    );
-    let mut command = WorkerCommand::new(run.program, run.cwd);
-    command.args = run.args;
-    command.env = run.env;
-    command.stdin = Some(run.stdin);
-    command.timeout = harness::reference_audit::AUDIT_HOOK_TIMEOUT;
-    let result = run_worker(&command);
-    let shown = workspace.layout.display(written);
-    let failure = if let Some(error) = &result.spawn_error {
-        format!("{} could not be started ({error})", run.program)
-    } else if result.timed_out {
-        format!(
-            "it ran longer than {} s and was stopped",
-            harness::reference_audit::AUDIT_HOOK_TIMEOUT.as_secs()
-        )
-    } else if result.interrupted {
-        "it was interrupted".to_owned()
-    } else {
-        return None;
-    };
-    Some(format!(
-        "the reference's audit hook {audit_hook}: {failure}; no artifact row was written for {shown}"
-    ))
-}
-
-/// The workspace of a hook run: the project from `--project-dir`, the environment
-/// (`AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`), the payload's `cwd`, or the working folder's
-/// ancestors; the harness folder `--harness` names, else the payload's harness's when the
-/// project has it, else the one present; its space and intent read once.
-fn hook_workspace(project: &ProjectArgs, harness: Harness, payload: &[u8]) -> Option<Workspace> {
-    let cwd = payload::payload_cwd(payload).or_else(current_dir)?;
-    let dir = discover::find_project_dir(project.project_dir.as_deref(), &env_var, &cwd).ok()?;
-    let dir = lexically_normal(&dir);
-    let folder = match project.harness {
-        Some(requested) => harness::pick_harness(&dir, Some(requested)).ok()?,
-        None => harness::pick_harness(&dir, Some(harness))
-            .or_else(|_| harness::pick_harness(&dir, None))
-            .ok()?,
-    };
-    Some(Workspace::resolve(Layout::new(&dir, folder, &env_var)))
 }
 
 /// `log decision`: exit 0 with the reply on stdout, 1 when refused (as the reference's
@@ -557,7 +450,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
             return ExitStatus::Error;
         }
     };
-    let Some(workspace) = hook_workspace(project, harness, &payload) else {
+    let Some(workspace) = hook_workspace(&hook_place(project), harness, &payload) else {
         return ExitStatus::Success;
     };
     if !first_delivery(

@@ -11,7 +11,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::cli::ExitStatus;
 use crate::cli::args::ProjectArgs;
 use crate::cli::printer::{Printer, error_line};
-use crate::discover::{self, Layout};
+use crate::discover::{self, Layout, lexically_normal};
 use crate::dispatch::compiled_graph::load_graph;
 use crate::dispatch::registry::{LiveRegistry, load_live_registry};
 use crate::protocol::graph_reader::StageGraph;
@@ -73,16 +73,6 @@ pub(super) fn resolve_layout_near(
             Err(ExitStatus::Error)
         }
     }
-}
-
-/// `dir` without its `.` components: `--project-dir .` names the working folder itself, so
-/// that every path the engine records relative to the project (audit rows, the verdict line)
-/// is relative, not `/work/proj/./x`. A `..` stays: taking it off by hand would be wrong after
-/// a symbolic link.
-pub(super) fn lexically_normal(dir: &Utf8Path) -> Utf8PathBuf {
-    dir.components()
-        .filter(|component| *component != camino::Utf8Component::CurDir)
-        .collect()
 }
 
 /// How a message names `path`, a file under the project that this command wrote (or found

@@ -200,6 +200,16 @@ fn english_list(paths: &[Utf8PathBuf]) -> String {
     }
 }
 
+/// `dir` without its `.` components: `--project-dir .` names the working folder itself, so
+/// that every path the engine records relative to the project (audit rows, the verdict line)
+/// is relative, not `/work/proj/./x`. A `..` stays: taking it off by hand would be wrong after
+/// a symbolic link.
+pub fn lexically_normal(dir: &Utf8Path) -> Utf8PathBuf {
+    dir.components()
+        .filter(|component| *component != camino::Utf8Component::CurDir)
+        .collect()
+}
+
 /// The project folder: `explicit`, else `AIDLC_PROJECT_DIR`, else `CLAUDE_PROJECT_DIR`, else the
 /// nearest ancestor of `cwd` with a harness folder that holds stage definitions ([`search_upwards`]).
 /// Relative paths are taken from `cwd`.

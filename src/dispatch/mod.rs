@@ -6,11 +6,15 @@
 //! it runs natively live in their own module, `sensors` (D8); a custom sensor's worker runs as a
 //! process through `worker_process`, and what either answers is judged by the protocol's verdict
 //! (`protocol::verdict`, D4).
+//! [`write_event`] takes one write event of an agent harness from its payload to the write hook
+//! of each file it names (the CLI only reads the payload and prints).
 //! [`time_limit`] holds the enclosing limits above each fire's cap (the write hook's allowance,
 //! the gate's dispatch cap, `gate check --timeout`) and the reading of their values.
 
 pub mod compiled_graph;
 pub mod fire;
 pub mod hook;
+pub mod hook_workspace;
 pub mod registry;
 pub mod time_limit;
+pub mod write_event;
