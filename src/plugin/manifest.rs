@@ -6,12 +6,18 @@
 //! to the logical `<name>`, as the reference composer reads it. The top level is lenient (unknown
 //! keys are kept for other tools); the `aidlc` block is strict (an unknown key is a typo).
 
+use std::collections::BTreeMap;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use crate::plugin::Problem;
 use crate::plugin::guards;
-use crate::plugin::tree::Overlay;
+
+/// Texts that stand for files of a plugin's tree, by absolute path (an editor's unsaved
+/// buffers, docs/decisions.md D52): a read of the tree takes them instead of the disk's bytes.
+/// Only files the tree has on disk are read, so a text for a path it lacks adds nothing.
+pub type Overlay = BTreeMap<Utf8PathBuf, String>;
 
 /// The authored manifest, relative to the plugin root.
 pub const AUTHORED_MANIFEST: &str = ".aidlc-plugin/plugin.json";

@@ -7,8 +7,6 @@
 //! point outside the root), a FIFO or a name that is not UTF-8 is refused before anything is
 //! read further.
 
-use std::collections::BTreeMap;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::plugin::Problem;
@@ -77,10 +75,7 @@ impl PluginTree {
     }
 }
 
-/// Texts that stand for files of a plugin's tree, by absolute path (an editor's unsaved
-/// buffers, docs/decisions.md D52): a read of the tree takes them instead of the disk's bytes.
-/// Only files the tree has on disk are read, so a text for a path it lacks adds nothing.
-pub type Overlay = BTreeMap<Utf8PathBuf, String>;
+pub use crate::plugin::manifest::Overlay;
 
 /// Read the plugin at `root`.
 pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
