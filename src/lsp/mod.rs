@@ -100,9 +100,13 @@ impl ServeError {
 pub fn serve_stdio(options: &ServeOptions) -> Result<(), ServeError> {
     let (connection, io_threads) = transport::stdio();
     let served = serve(&connection, options);
+    let reader_stopped = matches!(
+        connection.receiver.try_recv(),
+        Err(crossbeam_channel::TryRecvError::Disconnected)
+    );
     // Dropping the connection lets the writer flush the last responses and stop.
     drop(connection);
-    let transport_result = io_threads.finish();
+    let transport_result = io_threads.finish(reader_stopped);
     match (served, transport_result) {
         // A stream that broke is why the messages stopped, also during the handshake.
         (Err(ServeError::Disconnected | ServeError::Handshake(_)), Err(broken)) => {

@@ -41,14 +41,19 @@ pub struct IoThreads {
 
 impl IoThreads {
     /// Wait for the writer to flush every message (call after dropping the connection), and
-    /// report why reading stopped if the reader has finished. A reader still blocked on stdin
+    /// report why reading stopped if the reader has stopped. A reader still blocked on stdin
     /// (a client that keeps the pipe open after `exit`) is not waited for: the process ends.
-    pub fn finish(self) -> io::Result<()> {
+    ///
+    /// `reader_stopped` is whether the server found the reader's channel disconnected: the
+    /// reader drops its sender as it returns, a moment before its thread counts as finished,
+    /// so in that case it is joined (it reads no more), and the broken frame that stopped it is
+    /// reported instead of a bare "disconnected".
+    pub fn finish(self, reader_stopped: bool) -> io::Result<()> {
         let written = self
             .writer
             .join()
             .unwrap_or_else(|_| Err(io::Error::other("the stdout writer panicked")));
-        if self.reader.is_finished() {
+        if reader_stopped || self.reader.is_finished() {
             self.reader
                 .join()
                 .unwrap_or_else(|_| Err(io::Error::other("the stdin reader panicked")))?;
