@@ -109,14 +109,13 @@ pub(super) fn report_warnings(printer: &Printer, warnings: &[Problem]) {
 
 pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
     for problem in problems {
-        if let Some(located) = &problem.located {
-            let (diagnostic, text) = &**located;
+        if let Some((diagnostic, text)) = problem.located_in_its_file() {
             let sources: BTreeMap<Utf8PathBuf, String> = diagnostic
                 .file
                 .iter()
                 .map(|file| (file.clone(), text.clone()))
                 .collect();
-            printer.diagnostic(diagnostic, &sources);
+            printer.diagnostic(&diagnostic, &sources);
         }
         error_line(printer, &problem.headline(), problem.help.as_deref());
     }

@@ -102,6 +102,34 @@ pub enum Place {
 }
 
 impl Problem {
+    /// The problem as a diagnostic on the offending text of its file, and that file's text,
+    /// for `plugin add`, `remove` and `sync` to show the problem where it is: its own located
+    /// diagnostic when it has one, else one made from its [`Place`] in the file it names, read
+    /// from disk (a file of a plugin's tree, named by an absolute path). `None` when it names no
+    /// such file, the file cannot be read, or the place is not in it.
+    pub fn located_in_its_file(&self) -> Option<(Diagnostic, String)> {
+        if let Some(located) = &self.located {
+            return Some((**located).clone());
+        }
+        let path = self.path.as_deref().filter(|path| path.is_absolute())?;
+        let text = std::fs::read_to_string(path).ok()?;
+        let span = place_span::span_of_place(
+            &text,
+            path.extension() == Some("json"),
+            self.place.as_deref(),
+        )?;
+        let mut diagnostic = Diagnostic::error(
+            crate::diagnostics::Code::PluginRefused,
+            self.message.clone(),
+        )
+        .in_file(path)
+        .at(span);
+        if let Some(help) = &self.help {
+            diagnostic = diagnostic.with_help(help.clone());
+        }
+        Some((diagnostic, text))
+    }
+
     pub fn new(message: impl Into<String>) -> Self {
         Self {
             plugin: None,

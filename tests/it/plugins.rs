@@ -692,6 +692,43 @@ fn reserved_and_malformed_plugin_names_are_refused_before_anything_is_copied() {
     }
 }
 
+/// `plugin add` shows a refusal in a plugin's manifest on the offending text, as the own-tree
+/// compile does: the dependency whose range is broken, the reserved name.
+#[test]
+fn plugin_add_shows_a_manifest_refusal_on_the_key_at_fault() {
+    for (from, to, wanted) in [
+        (
+            "\"dependencies\": [\"core\"]",
+            "\"dependencies\": [\"core\",\n  \"lib@not-a-range\"]",
+            "\"lib@not-a-range\"",
+        ),
+        (
+            "\"name\": \"guarded\"",
+            "\"name\": \"aidlc\"",
+            "\"name\": \"aidlc\"",
+        ),
+    ] {
+        let project = TestProject::default_framework();
+        let shelf = PluginShelf::new();
+        let root = shelf.native("guarded", 10, &[]);
+        let manifest = root.join(".aidlc-plugin/plugin.json");
+        rewrite(&manifest, from, to);
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        let offset = text.find(wanted).unwrap();
+        let line = text[..offset].matches('\n').count() + 1;
+        let column = offset - text[..offset].rfind('\n').map_or(0, |newline| newline + 1) + 1;
+        let run = project.run(&["plugin", "add", root.as_str()]);
+        assert_eq!(run.status, 2, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(&format!("╭─[{manifest}:{line}:{column}]")),
+            "wanted the refusal at {manifest}:{line}:{column} in:\n{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("nothing was written"), "{}", run.stderr);
+    }
+}
+
 #[test]
 fn paths_that_leave_the_plugin_root_are_refused() {
     assert_refused(
