@@ -308,7 +308,52 @@ impl<'a> OwnTreeSession<'a> {
                     Vec::new(),
                 ));
         }
+        for warning in &compiled.warnings {
+            let (path, range) = self.warning_place(warning, &manifest, manifest_first_line);
+            let mut diagnostic = Diagnostic::warning(
+                crate::diagnostics::Code::PluginCompositionWarning,
+                warning.message.clone(),
+            );
+            if let Some(help) = &warning.help {
+                diagnostic = diagnostic.with_help(help.clone());
+            }
+            by_file.entry(path).or_default().push(protocol_diagnostic(
+                &diagnostic,
+                range,
+                Vec::new(),
+            ));
+        }
         Ok(by_file)
+    }
+
+    /// Where a composition warning is shown: on the plugin's file it names, at the key or line
+    /// it names (else the file's first line), or on the manifest's first line when it names no
+    /// file of the plugin's (a warning about the whole plugin).
+    fn warning_place(
+        &self,
+        warning: &crate::plugin::Problem,
+        manifest: &Utf8Path,
+        manifest_first_line: lsp_types::Range,
+    ) -> (Utf8PathBuf, lsp_types::Range) {
+        let Some(path) = warning
+            .path
+            .as_deref()
+            .filter(|path| path.starts_with(&self.plugin_root))
+        else {
+            return (manifest.to_owned(), manifest_first_line);
+        };
+        let range = self
+            .text_of(path)
+            .map_or_else(lsp_types::Range::default, |text| {
+                let span = crate::plugin::place_span::span_of_place(
+                    &text,
+                    path.extension() == Some("json"),
+                    warning.place.as_deref(),
+                )
+                .unwrap_or_else(|| 0..text.find('\n').unwrap_or(text.len()));
+                TextPositions::new(&text, self.unit).range(&span)
+            });
+        (path.to_owned(), range)
     }
 }
 

@@ -1184,6 +1184,40 @@ fn in_a_plugins_own_tree_a_refusal_is_published_on_the_manifest_key_at_fault() {
     assert_eq!(client.shut_down(), 0);
 }
 
+/// Issue 29 (D52): a composition warning (here, a sensor on disk that nothing of the plugin
+/// imports) is published on the file it names, as a warning.
+#[test]
+fn in_a_plugins_own_tree_a_composition_warning_is_published_on_the_file_it_names() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let path = "acme/sensors/aidlc-acme-extra.md";
+    let text = shelf
+        .read("acme/sensors/aidlc-acme-lint.md")
+        .replace("acme-lint", "acme-extra");
+    shelf.write(path, &text);
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let sensor_uri = uri(&shelf, path);
+    let diagnostics = client.diagnostics(&sensor_uri, |list| !list.is_empty());
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:#?}");
+    assert_eq!(
+        diagnostics[0]["code"], "plugin-composition-warning",
+        "{diagnostics:#?}"
+    );
+    assert_eq!(diagnostics[0]["severity"], 2, "{diagnostics:#?}");
+    let message = diagnostics[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("sensor \"acme-extra\" is on disk but not declared"),
+        "{message}"
+    );
+    assert!(message.contains("help: import it"), "{message}");
+    assert_eq!(
+        diagnostics[0]["range"],
+        range_of(&text, "---", 0, true),
+        "{diagnostics:#?}"
+    );
+    assert_eq!(client.shut_down(), 0);
+}
+
 /// Issue 29 (D52): a diagnostic in text a contribution wrote into a core stage is published on
 /// the contribution, at the value it added.
 #[test]
