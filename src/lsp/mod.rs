@@ -289,7 +289,7 @@ impl Server<'_> {
         let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
         match FolderWatcher::start(WATCH_DEBOUNCE, watch_sender) {
             Ok(mut watcher) => {
-                let roots = watch_roots(&self.state.layout.project_dir, Some(&self.state.layout));
+                let roots = watch_roots(&self.state.layout.project_dir, Some(&self.state.layout), &[]);
                 let (_, problems) = watcher.watch_exactly(&roots);
                 for problem in problems {
                     self.log(MessageType::WARNING, &problem);
@@ -589,7 +589,11 @@ impl Server<'_> {
         self.dirty |= changed;
         if changed && let Some(watcher) = &mut self.watcher {
             // A folder that appeared (or vanished) changes what must be watched.
-            let roots = watch_roots(&self.state.layout.project_dir, Some(&self.state.layout));
+            let roots = watch_roots(
+                &self.state.layout.project_dir,
+                Some(&self.state.layout),
+                &[],
+            );
             let _ = watcher.watch_exactly(&roots);
         }
     }

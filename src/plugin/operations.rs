@@ -787,6 +787,36 @@ pub fn plugin_roots_from(env: &dyn Fn(&str) -> Option<String>, cwd: &Utf8Path) -
     roots
 }
 
+/// One plugin the lock file records, and the folder `sync` reads it from: what
+/// `compile --watch` watches for a change to recompose (docs/decisions.md D53).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedSource {
+    pub name: String,
+    pub kind: SourceKind,
+    /// As the lock records it: a path or a git URL.
+    pub source: String,
+    /// The folder `sync` reads: the path plugin's folder, or a git plugin's kept copy.
+    pub root: Utf8PathBuf,
+}
+
+/// The plugins `aidlc.lock.json` records, in its order, with the folder each is read from.
+/// Reads only the lock file, takes no lock and writes nothing (the language server and the
+/// watch call it after every batch of changes); an unreadable lock is refused as `sync`
+/// refuses it.
+pub fn recorded_sources(layout: &Layout) -> Result<Vec<RecordedSource>, PluginError> {
+    let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
+    Ok(lock
+        .plugins
+        .iter()
+        .map(|(name, record)| RecordedSource {
+            name: name.clone(),
+            kind: record.kind,
+            source: record.source.clone(),
+            root: recorded_root(layout, record),
+        })
+        .collect())
+}
+
 /// `aidlc plugin list`.
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let _lock =
