@@ -41,7 +41,7 @@ impl PluginShelf {
         target
     }
 
-    fn write(&self, relative: &str, text: &str) {
+    pub(crate) fn write(&self, relative: &str, text: &str) {
         let path = self.root.join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
