@@ -139,7 +139,7 @@ pub fn run(
         if !touched.is_empty() {
             let recomposition = recompose::recompose(active.layout(), touched);
             report_recomposition(&recomposition, printer);
-            paths.extend(recomposition.install_paths(&project_dir));
+            paths.extend(recomposition.install_paths(active.layout()));
         }
         let reread = if batch.rescan {
             Reread::Everything

@@ -121,18 +121,25 @@ pub enum Recomposition {
 }
 
 impl Recomposition {
-    /// The absolute paths the sync wrote or removed in the install, and the lock file: what
-    /// the watch's database must re-read so that it mirrors the disk again.
-    pub fn install_paths(&self, project_dir: &Utf8Path) -> HashSet<Utf8PathBuf> {
+    /// The absolute paths the sync wrote or removed in the install, the lock file, and the
+    /// two outputs (the sync's own compile may have rewritten them, and the graph is an input
+    /// of the next compile): what the watch's database must re-read so that it mirrors the
+    /// disk again, before the watcher's events for those writes arrive.
+    pub fn install_paths(&self, layout: &Layout) -> HashSet<Utf8PathBuf> {
         let Self::Recomposed { outcome, .. } = self else {
             return HashSet::new();
         };
+        let project_dir = &layout.project_dir;
         outcome
             .written
             .iter()
             .chain(&outcome.removed)
             .map(|path| project_dir.join(path))
-            .chain(std::iter::once(lock_file::lock_path(project_dir)))
+            .chain([
+                lock_file::lock_path(project_dir),
+                layout.stage_graph_path.clone(),
+                layout.scope_grid_path.clone(),
+            ])
             .collect()
     }
 }

@@ -47,12 +47,18 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
     let first = watch.wait_for("the first compile", |e| e["event"] == "rebuild");
     assert_eq!(first["errors"], 0, "{first}");
 
-    // An edit of the plugin's stage: synced into the install, then compiled.
+    // An edit of the plugin's stage that changes the graph: synced into the install (the
+    // sync's compile writes the new graph), then compiled in the watch's database.
+    let graph_before = project.read(GRAPH);
     let stage_file = root.join("stages/construction/acme-check.md");
     let text = std::fs::read_to_string(&stage_file).unwrap();
     std::fs::write(
         &stage_file,
-        text.replace("write the report", "write the full report"),
+        text.replace("write the report", "write the full report")
+            .replace(
+                "When the acme plugin is active",
+                "When the acme plugin is on",
+            ),
     )
     .unwrap();
     let recomposed = watch.wait_for("the recomposition", |e| e["event"] == "recompose");
@@ -69,6 +75,11 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
     let rebuilt = watch.rebuild_touching("the compile after it", "changed", INSTALLED_STAGE);
     assert_eq!(rebuilt["errors"], 0, "{rebuilt}");
     assert!(project.read(INSTALLED_STAGE).contains("the full report"));
+    assert_ne!(
+        project.read(GRAPH),
+        graph_before,
+        "the condition is in the graph"
+    );
     let check = project.run(&["compile", "--check"]);
     assert_eq!(
         check.status, 0,
