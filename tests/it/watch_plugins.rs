@@ -191,3 +191,69 @@ fn a_git_plugin_is_named_as_not_watched_and_its_kept_copy_sets_nothing_off() {
     assert_quiet_since(&project, &mut watch, quiet_from, "an edit of the kept copy");
     assert_eq!(watch.interrupt(), 130);
 }
+
+/// The human line of a recomposition, then the rebuild's line for the copy it wrote.
+#[test]
+fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
+    use std::io::{BufRead, BufReader};
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let mut child = project
+        .command(
+            &project.root,
+            &[
+                "compile",
+                "--watch",
+                "--debounce-ms",
+                "20",
+                "--project-dir",
+                project.root.as_str(),
+            ],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start aidlc compile --watch");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (sender, lines) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let mut wait_for = |wanted: &dyn Fn(&str) -> bool| -> String {
+        loop {
+            match lines.recv_timeout(std::time::Duration::from_secs(60)) {
+                Ok(line) if wanted(&line) => return line,
+                Ok(line) => seen.push(line),
+                Err(_) => panic!("no such line; seen:\n{}", seen.join("\n")),
+            }
+        }
+    };
+    wait_for(&|line| line.starts_with("watching for changes"));
+    let stage_file = root.join("stages/construction/acme-check.md");
+    let text = std::fs::read_to_string(&stage_file).unwrap();
+    std::fs::write(
+        &stage_file,
+        text.replace("write the report", "write the full report"),
+    )
+    .unwrap();
+    let line = wait_for(&|line| line.starts_with("plugin \"acme\" changed"));
+    assert_eq!(
+        line,
+        "plugin \"acme\" changed: recomposed acme; 2 files written, 0 removed"
+    );
+    let rebuild = wait_for(&|line| line.contains("compiled"));
+    assert!(
+        rebuild.starts_with(".claude/aidlc-common/stages/construction/acme-check.md changed"),
+        "{rebuild}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
