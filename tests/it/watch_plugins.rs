@@ -232,7 +232,7 @@ fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
             match lines.recv_timeout(std::time::Duration::from_secs(60)) {
                 Ok(line) if wanted(&line) => return line,
                 Ok(line) => seen.push(line),
-                Err(_) => panic!("no such line; seen:\n{}", seen.join("\n")),
+                Err(error) => panic!("no such line ({error}); seen:\n{}", seen.join("\n")),
             }
         }
     };
