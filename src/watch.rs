@@ -10,7 +10,12 @@
 //! - the database always mirrors the disk as of the last refresh, including the outputs this
 //!   session wrote, so a rebuild gives exactly the bytes a one-shot `aidlc compile` would;
 //! - the outputs on disk are only ever the result of an error-free compile;
-//! - nothing here prints: the caller renders each [`Rebuild`].
+//! - nothing here prints: the caller renders each [`Rebuild`];
+//! - a composed plugin's folder is watched too ([`recompose`], D53), and a change there is
+//!   composed into the install by `aidlc plugin sync`'s own code before the compile; the
+//!   database never reads a plugin's tree, only the install files the sync wrote.
+
+pub mod recompose;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -198,10 +203,16 @@ impl WatchSession {
 }
 
 /// The folders to watch for `layout`: each input folder recursively when it exists, else its
-/// nearest existing ancestor (non-recursively, to see it appear); and the project folder
-/// itself, to see a harness folder appear or vanish.
-pub fn watch_roots(project_dir: &Utf8Path, layout: Option<&Layout>) -> Vec<(PathBuf, bool)> {
+/// nearest existing ancestor (non-recursively, to see it appear); the project folder itself,
+/// to see a harness folder appear or vanish; and each composed plugin's folder in
+/// `plugin_roots` the same way (D53).
+pub fn watch_roots(
+    project_dir: &Utf8Path,
+    layout: Option<&Layout>,
+    plugin_roots: &[Utf8PathBuf],
+) -> Vec<(PathBuf, bool)> {
     let mut wanted: Vec<(Utf8PathBuf, bool)> = vec![(project_dir.to_owned(), false)];
+    wanted.extend(plugin_roots.iter().map(|root| existing_root(root)));
     if let Some(layout) = layout {
         let harness_root = layout.project_dir.join(layout.harness.dir_name());
         let folders = [

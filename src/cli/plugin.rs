@@ -60,7 +60,7 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
                         print_listing(&printer, &listing);
                         ExitStatus::Success
                     }
-                    Err(error) => report_error(&printer, error),
+                    Err(error) => report_plugin_error(&printer, &error),
                 }
             })
         }
@@ -121,10 +121,12 @@ pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
     }
 }
 
-fn report_error(printer: &Printer, error: PluginError) -> ExitStatus {
+/// A plugin command's failure as `aidlc plugin` prints it (also `compile --watch`'s sync,
+/// D53), and its exit status.
+pub(super) fn report_plugin_error(printer: &Printer, error: &PluginError) -> ExitStatus {
     match error {
         PluginError::Refused(problems) => {
-            report_problems(printer, &problems);
+            report_problems(printer, problems);
             printer.status(&format!(
                 "error: refused ({} problem{}); nothing was written",
                 problems.len(),
@@ -133,7 +135,7 @@ fn report_error(printer: &Printer, error: PluginError) -> ExitStatus {
             ExitStatus::Error
         }
         PluginError::Environment(problem) => {
-            report_problems(printer, std::slice::from_ref(&problem));
+            report_problems(printer, std::slice::from_ref(problem));
             printer.status("error: the composition was rolled back; the install is as it was");
             ExitStatus::Error
         }
@@ -141,8 +143,8 @@ fn report_error(printer: &Printer, error: PluginError) -> ExitStatus {
             diagnostics,
             sources,
         } => {
-            for diagnostic in &diagnostics {
-                printer.diagnostic(diagnostic, &sources);
+            for diagnostic in diagnostics {
+                printer.diagnostic(diagnostic, sources);
             }
             let errors = diagnostics.iter().filter(|d| d.is_error()).count();
             printer.status(&format!(
@@ -161,7 +163,7 @@ fn report_composition(
 ) -> ExitStatus {
     let outcome = match result {
         Ok(outcome) => outcome,
-        Err(error) => return report_error(printer, error),
+        Err(error) => return report_plugin_error(printer, &error),
     };
     if outcome.recovered {
         printer.status("rolled back a composition that was interrupted");

@@ -2,7 +2,11 @@
 //!
 //! Human format: diagnostics on stderr, then one status line per rebuild. JSON format: one
 //! event object per line on stdout (`watching`, `waiting`, `rebuild`, `watcher-error`,
-//! `stopped`), the diagnostics embedded in each `rebuild` event.
+//! `stopped`), the diagnostics embedded in each `rebuild` event. In an install with composed
+//! plugins (D53) a change in a path plugin's folder first runs `aidlc plugin sync`'s code:
+//! `recompose` (what was recomposed) or `recompose-failed` (the refusal, as `plugin sync` words
+//! it; the install is as it was), then the rebuild; `plugins-unreadable` and
+//! `plugin-not-watched` say which plugins the watch cannot follow.
 
 use std::collections::HashSet;
 use std::sync::mpsc::{self, Receiver};
@@ -17,8 +21,21 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
 use crate::discover::{self, InputChanges, Layout, Reread};
 use crate::english::plural;
+use crate::plugin::PluginError;
 use crate::protocol::graph_format::GraphFormat;
+use crate::watch::recompose::{self, ComposedSources, Recomposition, UnwatchedPlugin};
 use crate::watch::{FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots};
+
+/// The watcher, and the composed plugins it follows as of the last arming (D53).
+struct Watching {
+    watcher: FolderWatcher,
+    sources: ComposedSources,
+    /// Why the lock file could not say which plugins to watch, as last reported (so a lock
+    /// that stays unreadable is reported once, not after every change).
+    unreadable_lock: Option<String>,
+    /// The git plugins last reported as not watched.
+    reported_unwatched: Vec<UnwatchedPlugin>,
+}
 
 /// Everything that arrived while the previous rebuild ran, merged.
 #[derive(Default)]
@@ -86,14 +103,19 @@ pub fn run(
     crate::interrupt::on_interrupt(move || {
         let _ = interrupt.send(WatchMessage::Interrupted);
     });
-    let mut watcher = match FolderWatcher::start(Duration::from_millis(debounce_ms), sender) {
-        Ok(watcher) => watcher,
+    let mut watching = match FolderWatcher::start(Duration::from_millis(debounce_ms), sender) {
+        Ok(watcher) => Watching {
+            watcher,
+            sources: ComposedSources::default(),
+            unreadable_lock: None,
+            reported_unwatched: Vec::new(),
+        },
         Err(error) => {
             error_line(printer, &format!("cannot watch files: {error}"), None);
             return ExitStatus::Error;
         }
     };
-    let mut session = start_session(&mut watcher, &project_dir, args, graph_format, printer);
+    let mut session = start_session(&mut watching, &project_dir, args, graph_format, printer);
     report_watching(&project_dir, session.is_some(), args, printer);
     // A reader that closed stdout (`… --format json | head -n 3`) has had what it wanted.
     while !crate::cli::printer::stdout_closed()
@@ -106,20 +128,30 @@ pub fn run(
             break;
         }
         let Some(active) = &mut session else {
-            session = start_session(&mut watcher, &project_dir, args, graph_format, printer);
+            session = start_session(&mut watching, &project_dir, args, graph_format, printer);
             continue;
         };
+        let mut paths = batch.paths;
+        // A composed plugin changed: compose it into the install first (D53), then re-read
+        // what the sync wrote with the batch, so the compile below sees the new composition
+        // and the watcher's events for the sync's own writes find nothing new.
+        let touched = watching.sources.touched_by(&paths, batch.rescan);
+        if !touched.is_empty() {
+            let recomposition = recompose::recompose(active.layout(), touched);
+            report_recomposition(&recomposition, printer);
+            paths.extend(recomposition.install_paths(active.layout()));
+        }
         let reread = if batch.rescan {
             Reread::Everything
         } else {
-            Reread::Paths(&batch.paths)
+            Reread::Paths(&paths)
         };
         if let Some(rebuild) = active.rebuild(reread) {
             report_rebuild(active.layout(), &rebuild, printer);
         }
         // A folder that appeared gets its own watch only now: anything written into it before
         // that is found by re-reading everything once.
-        if arm(&mut watcher, &project_dir, Some(active.layout()), printer)
+        if arm(&mut watching, &project_dir, Some(active.layout()), printer)
             && let Some(rebuild) = active.rebuild(Reread::Everything)
         {
             report_rebuild(active.layout(), &rebuild, printer);
@@ -143,36 +175,220 @@ pub fn run(
 /// Compile once if the project has a harness folder yet; `None` while it has none. The
 /// folders are watched before anything is read, so no write can fall between the two.
 fn start_session(
-    watcher: &mut FolderWatcher,
+    watching: &mut Watching,
     project_dir: &Utf8Path,
     args: &ProjectArgs,
     graph_format: Option<GraphFormat>,
     printer: &Printer,
 ) -> Option<WatchSession> {
     let Ok(harness) = crate::harness::pick_harness(project_dir, args.harness) else {
-        arm(watcher, project_dir, None, printer);
+        arm(watching, project_dir, None, printer);
         return None;
     };
     let layout = Layout::new(project_dir, harness, &env_var).with_graph_format(graph_format);
-    arm(watcher, project_dir, Some(&layout), printer);
+    arm(watching, project_dir, Some(&layout), printer);
     let (session, rebuild) = WatchSession::start(layout);
     report_rebuild(session.layout(), &rebuild, printer);
     Some(session)
 }
 
-/// Watch the folders `layout` reads; true when a folder was newly added.
+/// Watch the folders `layout` reads and the folders of the plugins its lock file records;
+/// true when a folder was newly added.
 fn arm(
-    watcher: &mut FolderWatcher,
+    watching: &mut Watching,
     project_dir: &Utf8Path,
     layout: Option<&Layout>,
     printer: &Printer,
 ) -> bool {
-    let roots = watch_roots(project_dir, layout);
-    let (added, problems) = watcher.watch_exactly(&roots);
+    watching.sources = layout.map_or_else(ComposedSources::default, |layout| {
+        read_composed_sources(watching, layout, printer)
+    });
+    if watching.sources.unwatched != watching.reported_unwatched {
+        for plugin in &watching.sources.unwatched {
+            if !watching.reported_unwatched.contains(plugin) {
+                report_unwatched(plugin, printer);
+            }
+        }
+        watching
+            .reported_unwatched
+            .clone_from(&watching.sources.unwatched);
+    }
+    let roots = watch_roots(project_dir, layout, &watching.sources.roots());
+    let (added, problems) = watching.watcher.watch_exactly(&roots);
     for problem in problems {
         report_watcher_error(&problem, printer);
     }
     added
+}
+
+/// The lock file's plugins; none, said once, when it cannot be read (the next `plugin sync`
+/// refuses it the same way).
+fn read_composed_sources(
+    watching: &mut Watching,
+    layout: &Layout,
+    printer: &Printer,
+) -> ComposedSources {
+    match ComposedSources::read(layout) {
+        Ok(sources) => {
+            watching.unreadable_lock = None;
+            sources
+        }
+        Err(error) => {
+            let why = plugin_error_text(&error);
+            if watching.unreadable_lock.as_deref() != Some(why.as_str()) {
+                report_unreadable_lock(&why, printer);
+                watching.unreadable_lock = Some(why);
+            }
+            ComposedSources::default()
+        }
+    }
+}
+
+/// A plugin error in one line: its problems' headlines.
+fn plugin_error_text(error: &PluginError) -> String {
+    match error {
+        PluginError::Refused(problems) => problems
+            .iter()
+            .map(crate::plugin::Problem::headline)
+            .collect::<Vec<_>>()
+            .join("; "),
+        PluginError::Environment(problem) => problem.headline(),
+        PluginError::CompileFailed { diagnostics, .. } => format!(
+            "the composed install does not compile ({} error{})",
+            diagnostics.iter().filter(|d| d.is_error()).count(),
+            plural(diagnostics.iter().filter(|d| d.is_error()).count())
+        ),
+    }
+}
+
+fn report_unreadable_lock(why: &str, printer: &Printer) {
+    if printer.format == Format::Json {
+        printer.out(&json!({"event": "plugins-unreadable", "message": why}).to_string());
+    } else {
+        printer.status(&format!(
+            "warning: no composed plugin is watched: {why}; `aidlc plugin sync` says the same"
+        ));
+    }
+}
+
+fn report_unwatched(plugin: &UnwatchedPlugin, printer: &Printer) {
+    if printer.format == Format::Json {
+        printer.out(
+            &json!({
+                "event": "plugin-not-watched",
+                "plugin": plugin.name,
+                "source": plugin.source,
+                "reason": "git",
+            })
+            .to_string(),
+        );
+    } else {
+        printer.status(&format!(
+            "note: plugin \"{}\" comes from git ({}): its kept copy is not watched; `aidlc plugin add {}` brings in a new commit",
+            plugin.name, plugin.source, plugin.source
+        ));
+    }
+}
+
+/// One line for a recomposition (nothing for the no-op sync); a failure as `plugin sync`
+/// prints it, then what the watch does about it.
+fn report_recomposition(recomposition: &Recomposition, printer: &Printer) {
+    match recomposition {
+        Recomposition::Unchanged => {}
+        Recomposition::Recomposed { touched, outcome } => {
+            if printer.format == Format::Json {
+                printer.out(
+                    &json!({
+                        "event": "recompose",
+                        "changed_plugins": touched,
+                        "plugins": outcome.plugins,
+                        "written": outcome.written,
+                        "removed": outcome.removed,
+                        "warnings": outcome.warnings.iter().map(crate::plugin::Problem::headline).collect::<Vec<_>>(),
+                    })
+                    .to_string(),
+                );
+                return;
+            }
+            crate::cli::plugin::report_warnings(printer, &outcome.warnings);
+            let mut line = format!(
+                "{} changed: recomposed {}; {} file{} written, {} removed",
+                changed_plugins(touched),
+                outcome.plugins.join(", "),
+                outcome.written.len(),
+                plural(outcome.written.len()),
+                outcome.removed.len()
+            );
+            if outcome.conductor_refreshed {
+                line.push_str("; the conductor's runners and skill tables regenerated");
+            }
+            printer.status(&line);
+        }
+        Recomposition::Failed { touched, error } => {
+            if printer.format == Format::Json {
+                printer.out(&recompose_failed_event(touched, error).to_string());
+                return;
+            }
+            crate::cli::plugin::report_plugin_error(printer, error);
+            printer.status(&format!(
+                "{} changed: not recomposed; the install is as it was, and the watch goes on",
+                changed_plugins(touched)
+            ));
+        }
+    }
+}
+
+fn changed_plugins(touched: &[String]) -> String {
+    let names: Vec<String> = touched.iter().map(|name| format!("\"{name}\"")).collect();
+    format!("plugin{} {}", plural(touched.len()), names.join(", "))
+}
+
+fn recompose_failed_event(touched: &[String], error: &PluginError) -> serde_json::Value {
+    let problem_value = |problem: &crate::plugin::Problem| {
+        json!({
+            "plugin": problem.plugin,
+            "path": problem.path.as_ref().map(|path| path.as_str()),
+            "message": problem.message,
+            "help": problem.help,
+            "diagnostic": problem.located.as_ref().map(|located| {
+                let (diagnostic, text) = &**located;
+                let sources: std::collections::BTreeMap<Utf8PathBuf, String> = diagnostic
+                    .file
+                    .iter()
+                    .map(|file| (file.clone(), text.clone()))
+                    .collect();
+                crate::report::json::diagnostic_json_value(diagnostic, &sources)
+            }),
+        })
+    };
+    let (reason, problems, diagnostics) = match error {
+        PluginError::Refused(problems) => (
+            "refused",
+            problems.iter().map(problem_value).collect(),
+            Vec::new(),
+        ),
+        PluginError::Environment(problem) => {
+            ("environment", vec![problem_value(problem)], Vec::new())
+        }
+        PluginError::CompileFailed {
+            diagnostics,
+            sources,
+        } => (
+            "compile-failed",
+            Vec::new(),
+            diagnostics
+                .iter()
+                .map(|diagnostic| crate::report::json::diagnostic_json_value(diagnostic, sources))
+                .collect::<Vec<_>>(),
+        ),
+    };
+    json!({
+        "event": "recompose-failed",
+        "changed_plugins": touched,
+        "reason": reason,
+        "problems": problems,
+        "diagnostics": diagnostics,
+    })
 }
 
 fn report_watching(project_dir: &Utf8Path, started: bool, args: &ProjectArgs, printer: &Printer) {

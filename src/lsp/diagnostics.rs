@@ -5,7 +5,9 @@
 //! negotiated column unit, the help line joins the message). After every change the whole
 //! project's set is computed again (cheap: the queries are memoised) and compared per file with
 //! what was last published, so that a manifest edit that fixes or breaks an importing stage
-//! republishes that stage too, and a file that no longer has any diagnostic is cleared.
+//! republishes that stage too, and a file that no longer has any diagnostic is cleared. The
+//! staleness warnings of composed plugins (`lsp::stale_plugins`, D53) are published after the
+//! compile's own, the same way.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
@@ -33,9 +35,16 @@ pub struct Publisher {
 impl Publisher {
     /// Publish every file whose diagnostics differ from the last publication (every file that
     /// has any, the first time), and an empty list for every file that no longer has any.
-    /// Returns how many files were sent.
-    pub fn publish_changes(&mut self, state: &ServerState, sender: &Sender<Message>) -> usize {
-        let diagnostics = crate::compile::project_diagnostics(&state.db);
+    /// `extra` are diagnostics the compile does not make (the stale composed copies, D53),
+    /// published after its own. Returns how many files were sent.
+    pub fn publish_changes(
+        &mut self,
+        state: &ServerState,
+        sender: &Sender<Message>,
+        extra: &[Diagnostic],
+    ) -> usize {
+        let mut diagnostics = crate::compile::project_diagnostics(&state.db);
+        diagnostics.extend_from_slice(extra);
         let current = lsp_diagnostics_by_file(state, &diagnostics);
         self.changes(current)
             .into_iter()

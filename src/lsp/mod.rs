@@ -15,9 +15,14 @@
 //! request was sent (the changes queued behind it are applied after it), and a request whose
 //! `$/cancelRequest` is already queued is answered `RequestCanceled` without being computed.
 //!
+//! On an install with composed plugins it also watches each path plugin's folder and the lock
+//! file, and publishes [`stale_plugins`]' warnings with the compile's diagnostics: a plugin's
+//! source changed since it was composed, so the installed copies are stale until `aidlc plugin
+//! sync` (docs/decisions.md D53).
+//!
 //! Invariants:
 //! - nothing here writes to disk: no graph, no grid, no fingerprint, no lock (`aidlc compile`
-//!   owns the outputs);
+//!   owns the outputs), and no composition (`aidlc plugin sync` owns the install's copies);
 //! - no message can end the session but `exit` (or the editor closing the pipe): a request
 //!   about a file outside the project, or on a file that is not text, gets an empty result; a
 //!   request with parameters that do not parse gets `InvalidParams`; an unknown method gets
@@ -30,6 +35,7 @@ pub mod navigation;
 pub mod own_tree;
 pub mod positions;
 pub mod server_state;
+pub mod stale_plugins;
 pub mod transport;
 pub mod uri;
 
@@ -53,8 +59,10 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::db::SourceFile;
+use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout, ProjectError};
 use crate::harness::{self, Harness};
+use crate::watch::recompose::ComposedSources;
 use crate::watch::{FolderWatcher, WatchMessage, watch_roots};
 use server_state::{FileKind, ServerState};
 
@@ -134,7 +142,10 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
         next_request_id: 0,
         watcher: None,
         dirty: true,
+        composition: ComposedSources::default(),
+        stale_warnings: Vec::new(),
     };
+    server.refresh_composition();
     let disk_events = server.start_watching(&params);
     server.publish_if_dirty();
     server.main_loop(&disk_events)
@@ -282,6 +293,10 @@ struct Server<'a> {
     watcher: Option<FolderWatcher>,
     /// Whether the database changed since diagnostics were last published.
     dirty: bool,
+    /// The composed plugins the lock file records, whose path folders are watched (D53).
+    composition: ComposedSources,
+    /// The `stale-plugin-copy` warnings, published with the compile's diagnostics (D53).
+    stale_warnings: Vec<Diagnostic>,
 }
 
 impl Server<'_> {
@@ -293,7 +308,11 @@ impl Server<'_> {
         let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
         match FolderWatcher::start(WATCH_DEBOUNCE, watch_sender) {
             Ok(mut watcher) => {
-                let roots = watch_roots(&self.state.layout.project_dir, Some(&self.state.layout));
+                let roots = watch_roots(
+                    &self.state.layout.project_dir,
+                    Some(&self.state.layout),
+                    &self.composition.roots(),
+                );
                 let (_, problems) = watcher.watch_exactly(&roots);
                 for problem in problems {
                     self.log(MessageType::WARNING, &problem);
@@ -577,31 +596,71 @@ impl Server<'_> {
     }
 
     fn handle_disk_event(&mut self, message: WatchMessage) {
-        let changed = match message {
+        let (changed, composition_may_differ) = match message {
             WatchMessage::Changed { paths, rescan } => {
-                self.state.refresh_changed_paths(&paths, rescan)
+                let composition_may_differ = rescan || self.touches_composition(&paths);
+                (
+                    self.state.refresh_changed_paths(&paths, rescan),
+                    composition_may_differ,
+                )
             }
             WatchMessage::WatcherError(error) => {
                 self.log(
                     MessageType::WARNING,
                     &format!("the file watcher reported: {error}; reading every file again"),
                 );
-                self.state.refresh_changed_paths(&HashSet::new(), true)
+                (
+                    self.state.refresh_changed_paths(&HashSet::new(), true),
+                    true,
+                )
             }
-            WatchMessage::Interrupted => false,
+            WatchMessage::Interrupted => (false, false),
         };
         self.dirty |= changed;
-        if changed && let Some(watcher) = &mut self.watcher {
-            // A folder that appeared (or vanished) changes what must be watched.
-            let roots = watch_roots(&self.state.layout.project_dir, Some(&self.state.layout));
+        let composition_changed = composition_may_differ && self.refresh_composition();
+        if (changed || composition_changed)
+            && let Some(watcher) = &mut self.watcher
+        {
+            // A folder that appeared (or vanished), or a plugin added or removed, changes what
+            // must be watched.
+            let roots = watch_roots(
+                &self.state.layout.project_dir,
+                Some(&self.state.layout),
+                &self.composition.roots(),
+            );
             let _ = watcher.watch_exactly(&roots);
         }
     }
 
+    /// Whether `paths` may change the composition: the lock file, or a watched plugin's
+    /// folder (D53).
+    fn touches_composition(&self, paths: &HashSet<Utf8PathBuf>) -> bool {
+        let lock = crate::plugin::lock_file::lock_path(&self.state.layout.project_dir);
+        paths.contains(&lock) || !self.composition.touched_by(paths, false).is_empty()
+    }
+
+    /// Read the lock file's plugins and plan their sync again (nothing is written); true when
+    /// the watched plugins or the staleness warnings changed (the latter marks the
+    /// diagnostics dirty).
+    fn refresh_composition(&mut self) -> bool {
+        let layout = &self.state.layout;
+        let composition = ComposedSources::read(layout).unwrap_or_default();
+        let warnings = stale_plugins::stale_plugin_diagnostics(layout);
+        let sources_changed = composition != self.composition;
+        let warnings_changed = warnings != self.stale_warnings;
+        self.composition = composition;
+        self.stale_warnings = warnings;
+        self.dirty |= warnings_changed;
+        sources_changed || warnings_changed
+    }
+
     fn publish_if_dirty(&mut self) {
         if self.dirty {
-            self.publisher
-                .publish_changes(&self.state, &self.connection.sender);
+            self.publisher.publish_changes(
+                &self.state,
+                &self.connection.sender,
+                &self.stale_warnings,
+            );
             self.dirty = false;
         }
     }

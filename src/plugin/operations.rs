@@ -787,6 +787,101 @@ pub fn plugin_roots_from(env: &dyn Fn(&str) -> Option<String>, cwd: &Utf8Path) -
     roots
 }
 
+/// One plugin the lock file records, and the folder `sync` reads it from: what
+/// `compile --watch` watches for a change to recompose (docs/decisions.md D53).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedSource {
+    pub name: String,
+    pub kind: SourceKind,
+    /// As the lock records it: a path or a git URL.
+    pub source: String,
+    /// The folder `sync` reads: the path plugin's folder, or a git plugin's kept copy.
+    pub root: Utf8PathBuf,
+}
+
+/// The plugins `aidlc.lock.json` records, in its order, with the folder each is read from.
+/// Reads only the lock file, takes no lock and writes nothing (the language server and the
+/// watch call it after every batch of changes); an unreadable lock is refused as `sync`
+/// refuses it.
+pub fn recorded_sources(layout: &Layout) -> Result<Vec<RecordedSource>, PluginError> {
+    let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
+    Ok(lock
+        .plugins
+        .iter()
+        .map(|(name, record)| RecordedSource {
+            name: name.clone(),
+            kind: record.kind,
+            source: record.source.clone(),
+            root: recorded_root(layout, record),
+        })
+        .collect())
+}
+
+/// What a `sync` would change because a composed plugin's source changed since it was
+/// composed: the language server's staleness warnings (docs/decisions.md D53).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StaleComposition {
+    /// The plugins whose source's integrity is no longer the one the lock records, with the
+    /// source as the lock names it, in the lock's order.
+    pub changed_plugins: Vec<(String, String)>,
+    /// Install files (absolute) a sync would rewrite, other than the lock file.
+    pub rewritten: Vec<Utf8PathBuf>,
+    /// Install files (absolute) a sync would add or remove.
+    pub added: Vec<Utf8PathBuf>,
+    pub removed: Vec<Utf8PathBuf>,
+}
+
+/// Plan the sync of the recorded plugins without applying it: `None` when no plugin's source
+/// changed since it was composed (whatever else drifted: `plugin list` and `doctor` report an
+/// edited installed copy), or when an interrupted composition's journal is waiting for the
+/// next `aidlc plugin` command to roll it back. Takes no lock and writes nothing (not the
+/// journal's recovery, not the sync record, not the drop logs); a refusal is the one `sync`
+/// would give.
+pub fn stale_composition(layout: &Layout) -> Result<Option<StaleComposition>, PluginError> {
+    if layout.project_dir.join(journal::JOURNAL_DIR).exists() {
+        return Ok(None);
+    }
+    let previous = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
+    if previous.plugins.is_empty() {
+        return Ok(None);
+    }
+    let enabled = selection::read_selection(&harness_json(layout))?;
+    let mut chosen = chosen_plugins(layout, &previous, Vec::new(), &[])?;
+    let changed_plugins: Vec<(String, String)> = previous
+        .plugins
+        .iter()
+        .filter(|(name, record)| {
+            chosen.iter().any(|plugin| {
+                plugin.tree.name() == *name && plugin.tree.integrity != record.integrity
+            })
+        })
+        .map(|(name, record)| (name.clone(), record.source.clone()))
+        .collect();
+    if changed_plugins.is_empty() {
+        return Ok(None);
+    }
+    add_sibling_dependencies(layout, &mut chosen)?;
+    let chosen = compose::order_plugins(chosen).map_err(PluginError::Refused)?;
+    let plan =
+        compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;
+    let lock_path = lock_file::lock_path(&layout.project_dir);
+    let mut stale = StaleComposition {
+        changed_plugins,
+        ..StaleComposition::default()
+    };
+    for (path, bytes) in plan.changes {
+        if path == lock_path {
+            continue;
+        }
+        match (bytes, path.is_file()) {
+            (Some(_), true) => stale.rewritten.push(path),
+            (Some(_), false) => stale.added.push(path),
+            (None, _) => stale.removed.push(path),
+        }
+    }
+    Ok(Some(stale))
+}
+
 /// `aidlc plugin list`.
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let _lock =

@@ -1351,3 +1351,88 @@ fn in_a_plugins_own_tree_a_diagnostic_in_core_text_is_published_on_the_plugin_fi
     );
     assert_eq!(client.shut_down(), 0);
 }
+
+fn has_stale_warning(list: &[Value], words: &str) -> bool {
+    list.iter().any(|diagnostic| {
+        diagnostic["code"] == "stale-plugin-copy"
+            && diagnostic["severity"] == 2
+            && diagnostic["message"]
+                .as_str()
+                .is_some_and(|message| message.contains(words))
+    })
+}
+
+fn no_stale_warning(list: &[Value]) -> bool {
+    !list
+        .iter()
+        .any(|diagnostic| diagnostic["code"] == "stale-plugin-copy")
+}
+
+/// Issue 29 item 5 (D53): on an install, an edit of a composed plugin's source is a warning on
+/// the installed copy it makes stale, a file it adds is named on the lock file, nothing is
+/// written, and `aidlc plugin sync` clears both.
+#[test]
+fn a_composed_plugins_changed_source_is_a_stale_warning_on_its_installed_copy_until_synced() {
+    const INSTALLED_STAGE: &str = ".claude/aidlc-common/stages/construction/acme-check.md";
+    let project = TestProject::default_framework();
+    let shelf = crate::plugins::PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let mut client = LspClient::start(&project, &["utf-16"]);
+    let stage_uri = uri(&project, INSTALLED_STAGE);
+    let lock_uri = uri(&project, "aidlc.lock.json");
+    // An answer from the main loop: the folders are watched from here on, and nothing was
+    // stale (a clean install publishes nothing).
+    client.result(
+        "textDocument/hover",
+        LspClient::at(&stage_uri, json!({"line": 0, "character": 0})),
+    );
+    assert!(
+        !client
+            .seen
+            .iter()
+            .any(|message| message.to_string().contains("stale-plugin-copy")),
+        "{:#?}",
+        client.seen
+    );
+    let before = project_snapshot(&project.root);
+
+    let stage_file = root.join("stages/construction/acme-check.md");
+    let text = std::fs::read_to_string(&stage_file).unwrap();
+    std::fs::write(
+        &stage_file,
+        text.replace("write the report", "write the full report"),
+    )
+    .unwrap();
+    let on_copy = client.diagnostics(&stage_uri, |list| {
+        has_stale_warning(list, "plugin \"acme\" changed at its source")
+    });
+    assert_eq!(on_copy.len(), 1, "{on_copy:#?}");
+    assert_eq!(
+        on_copy[0]["range"]["start"],
+        json!({"line": 0, "character": 0})
+    );
+    assert!(
+        on_copy[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`aidlc plugin sync` rewrites it"),
+        "{on_copy:#?}"
+    );
+
+    shelf.write("acme/knowledge/acme-helper-agent/more.md", "# More\n");
+    client.diagnostics(&lock_uri, |list| {
+        has_stale_warning(
+            list,
+            "`aidlc plugin sync` adds .claude/knowledge/acme-helper-agent/more.md",
+        )
+    });
+    assert_eq!(before, project_snapshot(&project.root), "nothing written");
+
+    let synced = project.run(&["plugin", "sync"]);
+    assert_eq!(synced.status, 0, "{}", synced.stderr);
+    client.diagnostics(&stage_uri, no_stale_warning);
+    client.diagnostics(&lock_uri, no_stale_warning);
+    assert_eq!(client.shut_down(), 0);
+}

@@ -10,6 +10,8 @@
 //! - `incremental`: the salsa event log shows which queries re-run after an edit;
 //! - `up_to_date`: the no-op path and everything that must defeat it;
 //! - `watch`: `compile --watch` driven by real file edits;
+//! - `watch_plugins`: `compile --watch` in an install with a composed plugin: an edit of the
+//!   plugin's folder is synced into the install and compiled, refusals keep the install (D53);
 //! - `lsp`: `aidlc lsp` driven by a JSON-RPC client over its stdio (diagnostics, navigation,
 //!   completion, quick fixes, bad requests, cancellation), and by headless Neovim;
 //! - `doctor`: `aidlc doctor`, each row driven to pass and to fail or warn, nothing written;
@@ -116,4 +118,5 @@ mod synthetic_projects;
 mod time_limits;
 mod up_to_date;
 mod watch;
+mod watch_plugins;
 mod workers;

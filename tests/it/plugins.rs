@@ -21,13 +21,13 @@ fn reference_plugin_dir(name: &str) -> Utf8PathBuf {
 }
 
 /// A temporary folder holding copies of plugins.
-struct PluginShelf {
+pub(crate) struct PluginShelf {
     _dir: tempfile::TempDir,
-    root: Utf8PathBuf,
+    pub(crate) root: Utf8PathBuf,
 }
 
 impl PluginShelf {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().expect("canonical"))
             .expect("UTF-8 temp dir");
@@ -41,7 +41,7 @@ impl PluginShelf {
         target
     }
 
-    fn write(&self, relative: &str, text: &str) {
+    pub(crate) fn write(&self, relative: &str, text: &str) {
         let path = self.root.join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(path, text).unwrap();
@@ -50,7 +50,7 @@ impl PluginShelf {
     /// A plugin for the default framework: a stage importing the plugin's own sensor, the
     /// sensor and its tool, an agent, and a contribution to `build-and-test` (produces, sensors,
     /// a fragment at the end of its steps, one in its Sensors section).
-    fn native(&self, name: &str, order: u32, dependencies: &[&str]) -> Utf8PathBuf {
+    pub(crate) fn native(&self, name: &str, order: u32, dependencies: &[&str]) -> Utf8PathBuf {
         let root = name.to_owned();
         let deps: Vec<String> = dependencies.iter().map(|d| format!("\"{d}\"")).collect();
         self.write(
@@ -964,7 +964,7 @@ fn a_file_the_install_already_has_is_not_overwritten_and_an_edited_copy_is_not_r
 
 // --- Git sources ---------------------------------------------------------------------------
 
-fn git(cwd: &Utf8Path, args: &[&str]) {
+pub(crate) fn git(cwd: &Utf8Path, args: &[&str]) {
     let output = Command::new("git")
         .args(args)
         .current_dir(cwd)

@@ -16,14 +16,14 @@ use crate::support::{GRAPH, TestProject, manifest, stage};
 const PATIENCE: Duration = Duration::from_secs(60);
 const FIRST_STAGE: &str = ".claude/aidlc-common/stages/inception/first-stage.md";
 
-struct WatchProcess {
+pub(crate) struct WatchProcess {
     child: Child,
     events: Receiver<Value>,
-    seen: Vec<Value>,
+    pub(crate) seen: Vec<Value>,
 }
 
 impl WatchProcess {
-    fn start(project: &TestProject) -> Self {
+    pub(crate) fn start(project: &TestProject) -> Self {
         let mut child = project
             .command(
                 &project.root,
@@ -61,7 +61,7 @@ impl WatchProcess {
     }
 
     /// The next event that satisfies `wanted`, skipping others.
-    fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
+    pub(crate) fn wait_for(&mut self, what: &str, wanted: impl Fn(&Value) -> bool) -> Value {
         let deadline = Instant::now() + PATIENCE;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -84,7 +84,7 @@ impl WatchProcess {
         }
     }
 
-    fn rebuild_touching(&mut self, what: &str, list: &str, path: &str) -> Value {
+    pub(crate) fn rebuild_touching(&mut self, what: &str, list: &str, path: &str) -> Value {
         self.wait_for(what, |event| {
             event["event"] == "rebuild"
                 && event[list]
@@ -94,7 +94,7 @@ impl WatchProcess {
     }
 
     /// Ctrl-C: returns the exit status.
-    fn interrupt(mut self) -> i32 {
+    pub(crate) fn interrupt(mut self) -> i32 {
         let status = std::process::Command::new("kill")
             .args(["-INT", &self.child.id().to_string()])
             .status()

@@ -1,0 +1,259 @@
+//! `aidlc compile --watch` in an install with a composed plugin (docs/decisions.md D53): an
+//! edit of the plugin's own folder runs `aidlc plugin sync`'s code and then the compile; a
+//! change that leaves the composition the same prints nothing; a refusal or a composition
+//! that does not compile is reported and leaves the install as it was; the watch's own writes
+//! into the install do not set it off again.
+
+use serde_json::Value;
+
+use crate::plugins::PluginShelf;
+use crate::support::{GRAPH, TestProject};
+use crate::watch::WatchProcess;
+
+const INSTALLED_STAGE: &str = ".claude/aidlc-common/stages/construction/acme-check.md";
+/// A core stage no plugin contributes to: the sentinel edit that closes each quiet stretch.
+const CORE_STAGE: &str = ".claude/aidlc-common/stages/inception/practices-discovery.md";
+
+fn is_composition_event(event: &Value) -> bool {
+    matches!(
+        event["event"].as_str(),
+        Some("recompose" | "recompose-failed" | "rebuild")
+    )
+}
+
+/// Edit the core stage and wait for its rebuild; every event since `since` (in `seen`) before
+/// that rebuild must be no recomposition and no rebuild: the stretch since then was quiet.
+fn assert_quiet_since(project: &TestProject, watch: &mut WatchProcess, since: usize, what: &str) {
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let text = project.read(CORE_STAGE);
+    project.write(CORE_STAGE, &format!("{text}\n"));
+    watch.rebuild_touching("the sentinel edit", "changed", CORE_STAGE);
+    let between = &watch.seen[since..watch.seen.len() - 1];
+    let noisy: Vec<&Value> = between
+        .iter()
+        .filter(|event| is_composition_event(event))
+        .collect();
+    assert!(noisy.is_empty(), "{what}: {noisy:#?}");
+}
+
+#[test]
+fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let mut watch = WatchProcess::start(&project);
+    let first = watch.wait_for("the first compile", |e| e["event"] == "rebuild");
+    assert_eq!(first["errors"], 0, "{first}");
+
+    // An edit of the plugin's stage that changes the graph: synced into the install (the
+    // sync's compile writes the new graph), then compiled in the watch's database.
+    let graph_before = project.read(GRAPH);
+    let stage_file = root.join("stages/construction/acme-check.md");
+    let text = std::fs::read_to_string(&stage_file).unwrap();
+    std::fs::write(
+        &stage_file,
+        text.replace("write the report", "write the full report")
+            .replace(
+                "When the acme plugin is active",
+                "When the acme plugin is on",
+            ),
+    )
+    .unwrap();
+    let recomposed = watch.wait_for("the recomposition", |e| e["event"] == "recompose");
+    assert_eq!(recomposed["changed_plugins"], serde_json::json!(["acme"]));
+    assert_eq!(recomposed["plugins"], serde_json::json!(["acme"]));
+    assert!(
+        recomposed["written"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|path| path == INSTALLED_STAGE),
+        "{recomposed}"
+    );
+    let rebuilt = watch.rebuild_touching("the compile after it", "changed", INSTALLED_STAGE);
+    assert_eq!(rebuilt["errors"], 0, "{rebuilt}");
+    assert!(project.read(INSTALLED_STAGE).contains("the full report"));
+    assert_ne!(
+        project.read(GRAPH),
+        graph_before,
+        "the condition is in the graph"
+    );
+    let check = project.run(&["compile", "--check"]);
+    assert_eq!(
+        check.status, 0,
+        "the watch's graph is a one-shot compile's: {}",
+        check.stderr
+    );
+    let quiet_from = watch.seen.len();
+    assert_quiet_since(
+        &project,
+        &mut watch,
+        quiet_from,
+        "the sync's own writes set the watch off again",
+    );
+
+    // The same bytes saved again: the no-op sync, nothing printed.
+    let same = std::fs::read_to_string(&stage_file).unwrap();
+    std::fs::write(&stage_file, &same).unwrap();
+    let quiet_from = watch.seen.len();
+    assert_quiet_since(&project, &mut watch, quiet_from, "a save of the same bytes");
+
+    // A composition that does not compile: rolled back, reported with its diagnostics, the
+    // installed copy and the graph as they were.
+    let good_install = project.read(INSTALLED_STAGE);
+    let good_graph = project.read(GRAPH);
+    std::fs::write(
+        &stage_file,
+        same.replace("  - build-and-test\n", "  - no-such-stage\n"),
+    )
+    .unwrap();
+    let failed = watch.wait_for("the failed compile", |e| e["event"] == "recompose-failed");
+    assert_eq!(failed["reason"], "compile-failed", "{failed}");
+    assert_eq!(failed["changed_plugins"], serde_json::json!(["acme"]));
+    assert!(
+        failed["diagnostics"].to_string().contains("no-such-stage"),
+        "{failed}"
+    );
+    assert_eq!(project.read(INSTALLED_STAGE), good_install);
+    assert_eq!(project.read(GRAPH), good_graph);
+    assert!(!project.exists(".aidlc-plugin-journal"));
+
+    // A refusal, with the file it names: the manifest.
+    let manifest = root.join(".aidlc-plugin/plugin.json");
+    let good_manifest = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&stage_file, &same).unwrap();
+    std::fs::write(&manifest, "{\"name\": \"acme\",").unwrap();
+    let refused = watch.wait_for("the refusal", |e| {
+        e["event"] == "recompose-failed" && e["reason"] == "refused"
+    });
+    let problem = &refused["problems"][0];
+    assert!(
+        problem["path"]
+            .as_str()
+            .is_some_and(|path| path.ends_with(".aidlc-plugin/plugin.json")),
+        "{refused}"
+    );
+    assert_eq!(project.read(INSTALLED_STAGE), good_install);
+    assert_eq!(project.read(GRAPH), good_graph);
+
+    // Fixed: the install is what it was before the breakage, so the sync writes nothing.
+    std::fs::write(&manifest, &good_manifest).unwrap();
+    let quiet_from = watch.seen.len();
+    assert_quiet_since(
+        &project,
+        &mut watch,
+        quiet_from,
+        "the fix back to the composed bytes",
+    );
+    assert_eq!(watch.interrupt(), 130);
+}
+
+/// A git plugin's kept copy is a clone of a commit, not the author's tree: the watch says once
+/// that it does not follow it, and an edit there recomposes nothing (`plugin sync` would
+/// refuse it).
+#[test]
+fn a_git_plugin_is_named_as_not_watched_and_its_kept_copy_sets_nothing_off() {
+    if crate::support::system_tool("git").is_none() {
+        return;
+    }
+    let shelf = PluginShelf::new();
+    let root = shelf.native("remote", 10, &[]);
+    crate::plugins::git(&root, &["init", "--quiet", "--initial-branch=main"]);
+    crate::plugins::git(&root, &["add", "."]);
+    crate::plugins::git(&root, &["commit", "--quiet", "-m", "v1"]);
+    let project = TestProject::default_framework();
+    let bare = shelf.root.join("remote.git");
+    crate::plugins::git(
+        &shelf.root,
+        &["clone", "--quiet", "--bare", root.as_str(), bare.as_str()],
+    );
+    let url = format!("{bare}@main");
+    let added = project.run(&["plugin", "add", &url]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let mut watch = WatchProcess::start(&project);
+    let note = watch.wait_for("the note", |e| e["event"] == "plugin-not-watched");
+    assert_eq!(
+        (note["plugin"].clone(), note["reason"].clone()),
+        ("remote".into(), "git".into()),
+        "{note}"
+    );
+    watch.wait_for("the first compile", |e| e["event"] == "rebuild");
+    let quiet_from = watch.seen.len();
+    let kept = project.path("aidlc/plugins/remote/stages/construction/remote-check.md");
+    let text = std::fs::read_to_string(&kept).unwrap();
+    std::fs::write(
+        &kept,
+        text.replace("write the report", "write another report"),
+    )
+    .unwrap();
+    assert_quiet_since(&project, &mut watch, quiet_from, "an edit of the kept copy");
+    assert_eq!(watch.interrupt(), 130);
+}
+
+/// The human line of a recomposition, then the rebuild's line for the copy it wrote.
+#[test]
+fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
+    use std::io::{BufRead, BufReader};
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let mut child = project
+        .command(
+            &project.root,
+            &[
+                "compile",
+                "--watch",
+                "--debounce-ms",
+                "20",
+                "--project-dir",
+                project.root.as_str(),
+            ],
+        )
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start aidlc compile --watch");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let (sender, lines) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let mut wait_for = |wanted: &dyn Fn(&str) -> bool| -> String {
+        loop {
+            match lines.recv_timeout(std::time::Duration::from_secs(60)) {
+                Ok(line) if wanted(&line) => return line,
+                Ok(line) => seen.push(line),
+                Err(error) => panic!("no such line ({error}); seen:\n{}", seen.join("\n")),
+            }
+        }
+    };
+    wait_for(&|line| line.starts_with("watching for changes"));
+    let stage_file = root.join("stages/construction/acme-check.md");
+    let text = std::fs::read_to_string(&stage_file).unwrap();
+    std::fs::write(
+        &stage_file,
+        text.replace("write the report", "write the full report"),
+    )
+    .unwrap();
+    let line = wait_for(&|line| line.starts_with("plugin \"acme\" changed"));
+    assert_eq!(
+        line,
+        "plugin \"acme\" changed: recomposed acme; 2 files written, 0 removed"
+    );
+    let rebuild = wait_for(&|line| line.contains("compiled"));
+    assert!(
+        rebuild.starts_with(".claude/aidlc-common/stages/construction/acme-check.md changed"),
+        "{rebuild}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+}
