@@ -360,7 +360,14 @@ fn fire_one(
 /// was checked.
 fn write_heartbeat(workspace: &Workspace, now: SystemTime) -> bool {
     let stamp = crate::timestamp::iso_timestamp(now);
-    let _ = crate::fs_util::write_atomic(&workspace.write_hook_heartbeat_file(), stamp.as_bytes());
+    // Replaced atomically but not flushed: the heartbeat only says when the hook last ran, and
+    // waiting for the disk (a millisecond or more per write hook) buys nothing a power cut
+    // could lose (at worst the previous time, or no heartbeat until the next run).
+    let _ = crate::fs_util::replace_atomically(
+        &workspace.write_hook_heartbeat_file(),
+        stamp.as_bytes(),
+        crate::fs_util::Flush::No,
+    );
     let created = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

@@ -100,6 +100,13 @@ pub fn non_evaluation_detail_body(
 /// ([`write_folder::create_write_folder`]) and create it, remove stale temporaries of ours there,
 /// write a new temporary file of ours exclusively (`.<name>.aidlc-<pid>-<random>.tmp`, never an
 /// existing file), then rename it onto `path`. The temporary is removed when anything fails.
+///
+/// The temporary is not flushed before the rename: a detail file is a record of the fire, as
+/// the ledger row that names it is, and like that row (appended without a flush, as the
+/// reference appends it) it is written on the write hook's path, where waiting for the disk
+/// cost a millisecond or more per failing fire. An interrupted run (Ctrl-C, a kill) still
+/// leaves no half-written detail file; a power cut may lose the last ones, as it may the
+/// ledger's last rows.
 pub fn write_detail_file(
     project_dir: &Utf8Path,
     path: &Utf8Path,
@@ -110,13 +117,10 @@ pub fn write_detail_file(
     crate::fs_util::sweep_stale_temporaries(folder);
     let (temporary, mut file) =
         crate::fs_util::create_temporary_file(folder, path.file_name().unwrap_or("detail.md"))?;
-    let written = file
-        .write_all(body.as_bytes())
-        .and_then(|()| file.sync_all())
-        .and_then(|()| {
-            drop(file);
-            std::fs::rename(&temporary, path)
-        });
+    let written = file.write_all(body.as_bytes()).and_then(|()| {
+        drop(file);
+        std::fs::rename(&temporary, path)
+    });
     if written.is_err() {
         let _ = std::fs::remove_file(&temporary);
     }
