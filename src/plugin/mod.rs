@@ -215,7 +215,11 @@ impl Problem {
 pub enum PluginError {
     /// Guards refused the plugins, or an input is missing or malformed (exit 2).
     Refused(Vec<Problem>),
-    /// The composed install does not compile; the composition was rolled back (exit 1).
+    /// The composed install does not compile; the composition was rolled back (exit 1). For
+    /// `add`, `remove` and `sync` the diagnostics are on the files their text came from
+    /// (`authored_files`: a path plugin's own file by its absolute path, a contribution, else
+    /// the installed file, project-relative), and `sources` holds those files' texts; for the
+    /// own-tree compile's `add_tree` they are on the installed files.
     CompileFailed {
         diagnostics: Vec<Diagnostic>,
         sources: std::collections::BTreeMap<Utf8PathBuf, String>,
