@@ -243,3 +243,57 @@ pub fn stage_texts(layout: &Layout, folder: &Utf8Path, out: &mut BTreeMap<Utf8Pa
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostics::Code;
+
+    #[test]
+    fn a_shipped_copy_is_carried_to_the_authored_file_and_another_file_stays_installed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().join("acme")).unwrap();
+        std::fs::create_dir_all(root.join(".aidlc-plugin")).unwrap();
+        std::fs::write(
+            root.join(".aidlc-plugin/plugin.json"),
+            "{\"name\": \"acme\", \"version\": \"1.0.0\"}",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("knowledge")).unwrap();
+        let authored = "see {{HARNESS_DIR}}/x and `oops`\n";
+        std::fs::write(root.join("knowledge/notes.md"), authored).unwrap();
+        let tree = crate::plugin::tree::read_tree(&root).unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().join("project")).unwrap();
+        let layout = Layout::new(&project, Harness::Claude, &|_| None);
+        let files = AuthoredFiles::of_trees([&tree], &layout);
+
+        let installed = Utf8PathBuf::from(".claude/knowledge/notes.md");
+        let composed = authored.replace(HARNESS_PLACEHOLDER, ".claude");
+        let at = composed.find("`oops`").unwrap();
+        let other = Utf8PathBuf::from(".claude/aidlc-common/stages/x.md");
+        let diagnostics = [
+            Diagnostic::error(Code::PluginRefused, "in the copy")
+                .in_file(installed.clone())
+                .at(at..at + 6),
+            Diagnostic::error(Code::PluginRefused, "elsewhere")
+                .in_file(other.clone())
+                .at(0..1),
+        ];
+        let texts = BTreeMap::from([(installed, composed), (other.clone(), "x".to_owned())]);
+        let as_read = |source: &Utf8Path| source.to_owned();
+        let as_installed = |installed: &Utf8Path| installed.to_owned();
+        let naming = Naming {
+            authored: &as_read,
+            installed: &as_installed,
+        };
+        let (carried, sources) = files.carried_back(&diagnostics, &texts, &naming);
+
+        let source = root.join("knowledge/notes.md");
+        assert_eq!(carried[0].file.as_ref(), Some(&source));
+        assert_eq!(&authored[carried[0].span.clone().unwrap()], "`oops`");
+        assert_eq!(sources.get(&source).map(String::as_str), Some(authored));
+        assert_eq!(carried[1].file.as_ref(), Some(&other));
+        assert_eq!(carried[1].span, Some(0..1));
+        assert_eq!(sources.get(&other).map(String::as_str), Some("x"));
+    }
+}
