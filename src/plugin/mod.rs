@@ -31,8 +31,10 @@
 //! - [`operations`]: the four commands, under the workspace lock;
 //! - [`own_tree`]: `aidlc compile` in a plugin's own tree, composed into a temporary default
 //!   framework (docs/decisions.md D52);
+//! - [`authored_files`]: a composed install's diagnostics carried back to the plugin files
+//!   their text came from (`plugin add|sync`'s failed compile, the own-tree compile);
 //! - [`contributed_text`]: which text of a composed core stage a contribution wrote, and where
-//!   it is in the contribution (the own-tree compile's diagnostics in core stages);
+//!   it is in the contribution (diagnostics in core stages);
 //! - [`placeholder_span`]: a span of composed text carried back across `{{HARNESS_DIR}}`;
 //! - [`place_span`]: a refusal's [`Place`] (the key or line at fault) as a span in its file.
 //!
@@ -44,6 +46,7 @@
 //!   writes nothing, and removing a plugin gives back the base bytes it was composed on.
 
 use std::fmt::Write as _;
+pub mod authored_files;
 pub mod compose;
 pub mod conductor;
 pub mod contributed_text;
@@ -212,7 +215,11 @@ impl Problem {
 pub enum PluginError {
     /// Guards refused the plugins, or an input is missing or malformed (exit 2).
     Refused(Vec<Problem>),
-    /// The composed install does not compile; the composition was rolled back (exit 1).
+    /// The composed install does not compile; the composition was rolled back (exit 1). For
+    /// `add`, `remove` and `sync` the diagnostics are on the files their text came from
+    /// (`authored_files`: a path plugin's own file by its absolute path, a contribution, else
+    /// the installed file, project-relative), and `sources` holds those files' texts; for the
+    /// own-tree compile's `add_tree` they are on the installed files.
     CompileFailed {
         diagnostics: Vec<Diagnostic>,
         sources: std::collections::BTreeMap<Utf8PathBuf, String>,

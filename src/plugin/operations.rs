@@ -15,6 +15,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile;
 use crate::db::CompilerDatabase;
 use crate::discover::Layout;
+use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::compose::{self, ChosenPlugin, Plan};
 use crate::plugin::journal::{self, Recovery, Transaction};
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, SourceKind};
@@ -387,6 +388,7 @@ type SyncRoots<'a> = Option<&'a [Utf8PathBuf]>;
 fn compose_under_lock(
     layout: &Layout,
     sync_roots: SyncRoots<'_>,
+    failed_compile_files: FailedCompileFiles,
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
     let _lock =
@@ -419,6 +421,7 @@ fn compose_under_lock(
     let mut chosen = chosen_plugins(layout, &previous, added, &removed)?;
     add_sibling_dependencies(layout, &mut chosen)?;
     let chosen = compose::order_plugins(chosen).map_err(PluginError::Refused)?;
+    let authored = authored_files_of(layout, &chosen, failed_compile_files);
     let names: Vec<String> = chosen
         .iter()
         .map(|plugin| plugin.tree.name().to_owned())
@@ -451,7 +454,7 @@ fn compose_under_lock(
     }
     sync_record::remove(layout)
         .map_err(|e| io_error("cannot remove the plugin sync record", &e))?;
-    apply(layout, &plan, &mut outcome)?;
+    apply(layout, &plan, authored, &mut outcome)?;
     Ok(outcome)
 }
 
@@ -537,8 +540,46 @@ fn drop_log_changes(
     changes
 }
 
+/// Which files a failed compile's diagnostics name (`PluginError::CompileFailed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum FailedCompileFiles {
+    /// The path plugins' own files where their text came from, by absolute path (as
+    /// `Problem::located_in_its_file` names a plugin's file), else the installed copies
+    /// (`plugin::authored_files`, docs/decisions.md D52).
+    Authored,
+    /// The installed files, project-relative: the own-tree compile carries them back itself,
+    /// naming the files by their path in the plugin.
+    Installed,
+}
+
+/// What a failed compile needs to show its diagnostics on the files the author edits: the path
+/// plugins' files, read before the plan takes the trees (`None` to keep the installed paths).
+fn authored_files_of(
+    layout: &Layout,
+    chosen: &[ChosenPlugin],
+    files: FailedCompileFiles,
+) -> Option<AuthoredFiles> {
+    (files == FailedCompileFiles::Authored).then(|| {
+        // A git plugin's tree is a clone of a commit under `aidlc/plugins/<name>/`, not the
+        // folder its author edits (which is unknown to us): its copies keep their installed
+        // paths.
+        AuthoredFiles::of_trees(
+            chosen
+                .iter()
+                .filter(|plugin| plugin.record.kind == SourceKind::Path)
+                .map(|plugin| &plugin.tree),
+            layout,
+        )
+    })
+}
+
 /// The transaction: record, change, compile, refresh the conductor's files, commit.
-fn apply(layout: &Layout, plan: &Plan, outcome: &mut ComposeOutcome) -> Result<(), PluginError> {
+fn apply(
+    layout: &Layout,
+    plan: &Plan,
+    authored: Option<AuthoredFiles>,
+    outcome: &mut ComposeOutcome,
+) -> Result<(), PluginError> {
     let refresh = if plan.install_changed {
         conductor::conductor_refresh(layout)?
     } else {
@@ -563,7 +604,14 @@ fn apply(layout: &Layout, plan: &Plan, outcome: &mut ComposeOutcome) -> Result<(
         pause(),
     )
     .map_err(|e| io_error("cannot start the composition's journal", &e))?;
-    let result = apply_armed(layout, plan, refresh.as_ref(), &transaction, outcome);
+    let result = apply_armed(
+        layout,
+        plan,
+        authored,
+        refresh.as_ref(),
+        &transaction,
+        outcome,
+    );
     match result {
         Ok(()) => transaction
             .commit()
@@ -580,6 +628,7 @@ fn apply(layout: &Layout, plan: &Plan, outcome: &mut ComposeOutcome) -> Result<(
 fn apply_armed(
     layout: &Layout,
     plan: &Plan,
+    authored: Option<AuthoredFiles>,
     refresh: Option<&conductor::ConductorRefresh>,
     transaction: &Transaction,
     outcome: &mut ComposeOutcome,
@@ -605,8 +654,16 @@ fn apply_armed(
     let (_inputs, compiled) = compile::load_and_compile_once(&mut db, layout);
     if compiled.n_errors() > 0 {
         let sources = compile::source_texts(&db, &compiled.diagnostics);
+        let Some(authored) = authored else {
+            return Err(PluginError::CompileFailed {
+                diagnostics: compiled.diagnostics,
+                sources,
+            });
+        };
+        let (diagnostics, sources) =
+            on_authored_files(layout, plan, authored, &compiled.diagnostics, &sources);
         return Err(PluginError::CompileFailed {
-            diagnostics: compiled.diagnostics,
+            diagnostics,
             sources,
         });
     }
@@ -624,13 +681,42 @@ fn apply_armed(
     Ok(())
 }
 
+/// A failed compile's `diagnostics` (on installed files, whose texts are `sources`) on the
+/// path plugins' files, with each contributed core stage's base from the plan's lock.
+fn on_authored_files(
+    layout: &Layout,
+    plan: &Plan,
+    authored: AuthoredFiles,
+    diagnostics: &[crate::diagnostics::Diagnostic],
+    sources: &std::collections::BTreeMap<Utf8PathBuf, String>,
+) -> (
+    Vec<crate::diagnostics::Diagnostic>,
+    std::collections::BTreeMap<Utf8PathBuf, String>,
+) {
+    let bases = plan
+        .lock
+        .stages
+        .iter()
+        .map(|(path, stage)| (layout.display(Utf8Path::new(path)), stage.base.clone()))
+        .collect();
+    let as_read = |source: &Utf8Path| source.to_owned();
+    let installed = |installed: &Utf8Path| installed.to_owned();
+    let naming = Naming {
+        authored: &as_read,
+        installed: &installed,
+    };
+    authored
+        .with_bases(bases)
+        .carried_back(diagnostics, sources, &naming)
+}
+
 /// `aidlc plugin add SOURCE…`.
 pub fn add(
     layout: &Layout,
     sources: &[String],
     cwd: &Utf8Path,
 ) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, None, |_| {
+    compose_under_lock(layout, None, FailedCompileFiles::Authored, |_| {
         let mut added: Vec<ChosenPlugin> = Vec::new();
         for text in sources {
             let plugin = match source::parse_source(text) {
@@ -666,7 +752,7 @@ pub fn add(
 ///
 /// As [`add`].
 pub fn add_tree(layout: &Layout, tree: PluginTree) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, None, |_| {
+    compose_under_lock(layout, None, FailedCompileFiles::Installed, |_| {
         Ok((vec![path_plugin_of_tree(layout, tree, None)], Vec::new()))
     })
 }
@@ -698,7 +784,7 @@ fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, Plu
 
 /// `aidlc plugin remove NAME…`.
 pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, None, |previous| {
+    compose_under_lock(layout, None, FailedCompileFiles::Authored, |previous| {
         let mut problems = Vec::new();
         for name in names {
             if !previous.plugins.contains_key(name) {
@@ -742,7 +828,7 @@ pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, Plugi
 /// `aidlc plugin sync`: recompose every recorded plugin, plus each host plugin root in `roots`
 /// (`CLAUDE_PLUGIN_ROOT` and friends, as the `SessionStart` hook passes them).
 pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, Some(roots), |_| {
+    compose_under_lock(layout, Some(roots), FailedCompileFiles::Authored, |_| {
         let mut added: Vec<ChosenPlugin> = Vec::new();
         for root in roots {
             let plugin = path_plugin(layout, root, None)?;

@@ -16,12 +16,12 @@
 //!   graph is, byte for byte, the one the same plugin added to the default framework gives;
 //! - a diagnostic in a core stage a contribution changed is on the contribution when its span
 //!   is in text the contribution wrote (`plugin::contributed_text`), else it stays on that
-//!   stage, under the label [`COMPOSED_FRAMEWORK_LABEL`], with the composed text it points into;
+//!   stage, under the label [`COMPOSED_FRAMEWORK_LABEL`], with the composed text it points into
+//!   (the mapping is `plugin::authored_files`', which `plugin add|sync` share);
 //! - a refusal is on the file it names, at the key or line it names (`plugin::place_span`);
 //!   only a refusal that names no file stays a problem.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -30,10 +30,10 @@ use crate::db::CompilerDatabase;
 use crate::diagnostics::{Code, Diagnostic};
 use crate::discover::Layout;
 use crate::harness::Harness;
-use crate::plugin::contributed_text::{self, ContributionFile};
-use crate::plugin::manifest::{self, Subtree};
-use crate::plugin::placeholder_span::{HARNESS_PLACEHOLDER, authored_span};
-use crate::plugin::tree::{self, Overlay, PluginTree};
+use crate::plugin::authored_files::{self, AuthoredFiles, Naming};
+use crate::plugin::manifest;
+use crate::plugin::placeholder_span::authored_span;
+use crate::plugin::tree::{self, Overlay};
 use crate::plugin::{PluginError, Problem};
 
 /// What a composed file's path starts with when it is not one of the plugin's files (a core
@@ -122,46 +122,6 @@ impl OwnTreeCompile {
 
     pub fn n_warnings(&self) -> usize {
         self.diagnostics.len() - self.n_errors()
-    }
-}
-
-/// Where each of the plugin's files lands in the composed framework, and its authored text.
-struct ShippedFiles {
-    /// Project-relative composed path → (path relative to the plugin's root, authored text,
-    /// whether `{{HARNESS_DIR}}` was substituted in it).
-    by_composed_path: BTreeMap<Utf8PathBuf, (Utf8PathBuf, String, bool)>,
-    /// Absolute source path → path relative to the plugin's root.
-    by_source: BTreeMap<Utf8PathBuf, Utf8PathBuf>,
-}
-
-fn shipped_files(tree: &PluginTree, layout: &Layout) -> ShippedFiles {
-    let harness_root = layout.project_dir.join(layout.harness.dir_name());
-    let mut by_composed_path = BTreeMap::new();
-    let mut by_source = BTreeMap::new();
-    for file in &tree.files {
-        let in_plugin = file
-            .source
-            .strip_prefix(&tree.root)
-            .map_or_else(|_| file.source.clone(), Utf8Path::to_owned);
-        by_source.insert(file.source.clone(), in_plugin.clone());
-        let folder = match file.subtree {
-            Subtree::Stages => layout.stages_dir.clone(),
-            Subtree::Scopes => layout.scopes_dir.clone(),
-            Subtree::Agents => layout.agents_dir.clone(),
-            Subtree::Sensors => layout.sensors_dir.clone(),
-            Subtree::Knowledge => harness_root.join("knowledge"),
-            Subtree::Tools => harness_root.join("tools"),
-            Subtree::Overlays | Subtree::Memory => continue,
-        };
-        let Some(text) = file.text() else {
-            continue;
-        };
-        let composed = layout.display(&folder.join(&file.relative));
-        by_composed_path.insert(composed, (in_plugin, text.to_owned(), file.is_markdown()));
-    }
-    ShippedFiles {
-        by_composed_path,
-        by_source,
     }
 }
 
@@ -298,27 +258,34 @@ pub fn compile_own_tree_with_unsaved(
                 manifest_name(&plugin_root, &overlay),
                 &plugin_root,
                 problems,
-                None,
                 &layout,
                 &overlay,
             ));
         }
     };
-    let shipped = shipped_files(&tree, &layout);
-    let contributed = ContributedStages::before_composing(&tree, &layout);
+    // The fresh framework's stages before the plugin is composed into them: the base a
+    // contribution's text is told apart from.
+    let mut bases = BTreeMap::new();
+    authored_files::stage_texts(&layout, &layout.stages_dir, &mut bases);
+    let authored = AuthoredFiles::of_trees([&tree], &layout).with_bases(bases);
+    let in_plugin = |source: &Utf8Path| {
+        source
+            .strip_prefix(&plugin_root)
+            .map_or_else(|_| source.to_owned(), Utf8Path::to_owned)
+    };
+    let labelled = |installed: &Utf8Path| Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(installed);
+    let naming = Naming {
+        authored: &in_plugin,
+        installed: &labelled,
+    };
     let name = tree.name().to_owned();
     match crate::plugin::operations::add_tree(&layout, tree) {
         Ok(outcome) => {
             let mut db = CompilerDatabase::default();
             let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
             let texts = compile::source_texts(&db, &compiled.diagnostics);
-            let (diagnostics, sources) = carried_back(
-                &compiled.diagnostics,
-                &texts,
-                &shipped,
-                &contributed,
-                layout.harness,
-            );
+            let (diagnostics, sources) =
+                authored.carried_back(&compiled.diagnostics, &texts, &naming);
             Ok(OwnTreeCompile {
                 plugin: name,
                 harness: Some(layout.harness),
@@ -335,13 +302,7 @@ pub fn compile_own_tree_with_unsaved(
             diagnostics,
             sources,
         }) => {
-            let (diagnostics, sources) = carried_back(
-                &diagnostics,
-                &sources,
-                &shipped,
-                &contributed,
-                layout.harness,
-            );
+            let (diagnostics, sources) = authored.carried_back(&diagnostics, &sources, &naming);
             Ok(OwnTreeCompile {
                 plugin: name,
                 harness: Some(layout.harness),
@@ -354,14 +315,9 @@ pub fn compile_own_tree_with_unsaved(
                 compiled: None,
             })
         }
-        Err(PluginError::Refused(problems)) => Ok(refused(
-            name,
-            &plugin_root,
-            problems,
-            Some(&shipped),
-            &layout,
-            &overlay,
-        )),
+        Err(PluginError::Refused(problems)) => {
+            Ok(refused(name, &plugin_root, problems, &layout, &overlay))
+        }
         Err(PluginError::Environment(problem)) => Err(problem),
     }
 }
@@ -385,7 +341,6 @@ fn refused(
     plugin: String,
     plugin_root: &Utf8Path,
     problems: Vec<Problem>,
-    shipped: Option<&ShippedFiles>,
     layout: &Layout,
     overlay: &Overlay,
 ) -> OwnTreeCompile {
@@ -394,10 +349,8 @@ fn refused(
     let mut refusals = Vec::new();
     for problem in problems {
         let on_file = match &problem.located {
-            Some(located) => {
-                located_refusal(located, plugin_root, shipped, layout.harness, overlay)
-            }
-            None => refusal_on_its_file(&problem, plugin_root, shipped, layout, overlay),
+            Some(located) => located_refusal(located, plugin_root, layout.harness, overlay),
+            None => refusal_on_its_file(&problem, plugin_root, layout, overlay),
         };
         match on_file {
             Some((diagnostic, text)) => {
@@ -422,21 +375,13 @@ fn refused(
     }
 }
 
-/// Where the plugin's file `source` (absolute) is in the plugin: by the tree's listing, else
-/// below the root.
-fn path_in_plugin(
-    source: &Utf8Path,
-    plugin_root: &Utf8Path,
-    shipped: Option<&ShippedFiles>,
-) -> Option<Utf8PathBuf> {
-    shipped
-        .and_then(|shipped| shipped.by_source.get(source).cloned())
-        .or_else(|| {
-            source
-                .strip_prefix(plugin_root)
-                .ok()
-                .map(Utf8Path::to_owned)
-        })
+/// Where the plugin's file `source` (absolute, as the tree read it below its canonical root) is
+/// in the plugin.
+fn path_in_plugin(source: &Utf8Path, plugin_root: &Utf8Path) -> Option<Utf8PathBuf> {
+    source
+        .strip_prefix(plugin_root)
+        .ok()
+        .map(Utf8Path::to_owned)
 }
 
 /// The text of `path` as the composition read it: the unsaved text, else the disk's.
@@ -452,13 +397,12 @@ fn authored_text(path: &Utf8Path, overlay: &Overlay) -> Option<String> {
 fn located_refusal(
     located: &(Diagnostic, String),
     plugin_root: &Utf8Path,
-    shipped: Option<&ShippedFiles>,
     harness: Harness,
     overlay: &Overlay,
 ) -> Option<(Diagnostic, Option<String>)> {
     let (diagnostic, composed_text) = located;
     let source = diagnostic.file.clone()?;
-    let in_plugin = path_in_plugin(&source, plugin_root, shipped)?;
+    let in_plugin = path_in_plugin(&source, plugin_root)?;
     let mut diagnostic = diagnostic.clone();
     diagnostic.file = Some(in_plugin);
     match authored_text(&source, overlay) {
@@ -478,13 +422,12 @@ fn located_refusal(
 fn refusal_on_its_file(
     problem: &Problem,
     plugin_root: &Utf8Path,
-    shipped: Option<&ShippedFiles>,
     layout: &Layout,
     overlay: &Overlay,
 ) -> Option<(Diagnostic, Option<String>)> {
     let path = problem.path.as_deref()?;
     let (shown, on_disk) = if path.is_absolute() {
-        (path_in_plugin(path, plugin_root, shipped)?, path.to_owned())
+        (path_in_plugin(path, plugin_root)?, path.to_owned())
     } else {
         // A project-relative path: a file of the temporary framework.
         (
@@ -507,147 +450,6 @@ fn refusal_on_its_file(
         diagnostic = diagnostic.with_help(help.clone());
     }
     Some((diagnostic, text))
-}
-
-/// What the composition changed in the framework's core stages, to carry a diagnostic in text
-/// a contribution wrote back to the contribution (`plugin::contributed_text`).
-struct ContributedStages {
-    /// Each stage file of the fresh framework, by its project-relative path, before the plugin
-    /// was composed into it.
-    base: BTreeMap<Utf8PathBuf, String>,
-    /// The plugin's contribution files that read as contributions.
-    files: Vec<ContributionFile>,
-}
-
-impl ContributedStages {
-    /// The fresh framework's stage files and the plugin's contributions, read before the
-    /// composition writes anything.
-    fn before_composing(tree: &PluginTree, layout: &Layout) -> Self {
-        let mut base = BTreeMap::new();
-        stage_texts(layout, &layout.stages_dir, &mut base);
-        let files = tree
-            .files_of(Subtree::Overlays)
-            .filter(|file| file.is_markdown())
-            .filter_map(|file| {
-                let in_plugin = file.source.strip_prefix(&tree.root).ok()?.to_owned();
-                ContributionFile::read(tree.name(), in_plugin, file.text()?.to_owned())
-            })
-            .collect();
-        Self { base, files }
-    }
-
-    /// Where `span` of the composed core stage `file` (project-relative) is in a contribution
-    /// file, when the contribution wrote that text: the file, the span there, and the sentence
-    /// naming the core stage.
-    fn carry(
-        &self,
-        file: &Utf8Path,
-        composed: &str,
-        span: &Range<usize>,
-        harness: Harness,
-    ) -> Option<(&ContributionFile, Range<usize>, String)> {
-        let base = self.base.get(file)?;
-        if base == composed {
-            return None;
-        }
-        let slug = file.file_stem()?;
-        let (index, found) = contributed_text::span_in_contribution(
-            slug,
-            base,
-            composed,
-            span,
-            &self.files,
-            harness.dir_name(),
-        )?;
-        let note = format!(
-            " (text this contribution wrote into core stage \"{slug}\", {COMPOSED_FRAMEWORK_LABEL}/{file})"
-        );
-        Some((&self.files[index], found, note))
-    }
-}
-
-/// Every Markdown file under `folder`, by its project-relative path (an unreadable one is left
-/// out: its diagnostics stay on the composed framework).
-fn stage_texts(layout: &Layout, folder: &Utf8Path, out: &mut BTreeMap<Utf8PathBuf, String>) {
-    let Ok(entries) = folder.read_dir_utf8() else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            stage_texts(layout, path, out);
-        } else if path.extension() == Some("md")
-            && let Ok(text) = std::fs::read_to_string(path)
-        {
-            out.insert(layout.display(path), text);
-        }
-    }
-}
-
-/// Where a diagnostic's file and span are shown: the plugin's file, with the span there, and
-/// a sentence to add to the message when the file is a contribution standing for a core stage.
-type Carried = (Utf8PathBuf, Option<Range<usize>>, Option<String>);
-
-/// The compile's diagnostics with each file the plugin shipped named by its path in the plugin
-/// and its span in the authored text; a span in text a contribution wrote into a core stage on
-/// the contribution, saying which stage; other files under [`COMPOSED_FRAMEWORK_LABEL`].
-fn carried_back(
-    diagnostics: &[Diagnostic],
-    texts: &BTreeMap<Utf8PathBuf, String>,
-    shipped: &ShippedFiles,
-    contributed: &ContributedStages,
-    harness: Harness,
-) -> (Vec<Diagnostic>, BTreeMap<Utf8PathBuf, String>) {
-    let mut sources = BTreeMap::new();
-    let mut carry = |file: &Utf8Path, span: Option<Range<usize>>| -> Carried {
-        if let Some((in_plugin, authored, substituted)) = shipped.by_composed_path.get(file) {
-            sources.insert(in_plugin.clone(), authored.clone());
-            let harness_dir = if *substituted {
-                harness.dir_name()
-            } else {
-                HARNESS_PLACEHOLDER
-            };
-            let span = span.map(|span| authored_span(authored, harness_dir, span));
-            return (in_plugin.clone(), span, None);
-        }
-        let composed = texts.get(file);
-        if let (Some(composed), Some(at)) = (composed, &span)
-            && let Some((contribution, found, note)) =
-                contributed.carry(file, composed, at, harness)
-        {
-            sources.insert(
-                contribution.in_plugin.clone(),
-                contribution.authored.clone(),
-            );
-            return (contribution.in_plugin.clone(), Some(found), Some(note));
-        }
-        let labelled = Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(file);
-        if let Some(text) = composed {
-            sources.insert(labelled.clone(), text.clone());
-        }
-        (labelled, span, None)
-    };
-    let carried = diagnostics
-        .iter()
-        .map(|diagnostic| {
-            let mut diagnostic = diagnostic.clone();
-            if let Some(file) = diagnostic.file.take() {
-                let (file, span, note) = carry(&file, diagnostic.span.take());
-                diagnostic.file = Some(file);
-                diagnostic.span = span;
-                if let Some(note) = note {
-                    diagnostic.message.push_str(&note);
-                }
-            }
-            for related in &mut diagnostic.related {
-                let (file, span, _) = carry(&related.file, related.span.take());
-                related.file = file;
-                related.span = span;
-            }
-            diagnostic
-        })
-        .collect();
-    (carried, sources)
 }
 
 #[cfg(test)]

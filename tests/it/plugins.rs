@@ -603,6 +603,135 @@ fn a_composition_that_does_not_compile_is_rolled_back() {
     assert!(!project.exists(".aidlc-plugin-journal"));
 }
 
+/// Issue 29 (D52): a composition that does not compile shows each diagnostic in a file a path
+/// plugin shipped on that file (by its absolute path), at the span as authored (the
+/// `{{HARNESS_DIR}}` on an earlier line is not counted as `.claude`), with the authored text;
+/// one in text a contribution wrote into a core stage on the contribution, naming the stage;
+/// one in the core stage's own text on the installed stage.
+#[test]
+fn a_failed_compile_is_shown_on_the_path_plugins_own_files() {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 10, &[]);
+    let stage = root.join("stages/construction/acme-check.md");
+    rewrite(
+        &stage,
+        "condition: When the acme plugin is active\n",
+        "condition: When {{HARNESS_DIR}}/acme is there\n",
+    );
+    rewrite(&stage, "  - build-and-test\n", "  - no-such-stage\n");
+    rewrite(
+        &stage,
+        "  - acme-report\n",
+        "  - acme-report\n  - cd-config\n",
+    );
+    let contribution = root.join("contributions/operation/deployment-execution.md");
+    std::fs::create_dir_all(contribution.parent().unwrap()).unwrap();
+    std::fs::write(
+        &contribution,
+        "---\ntarget: deployment-execution\nplugin: acme\nadds:\n  sensors:\n    - acme-lnt\n---\n",
+    )
+    .unwrap();
+    let authored = std::fs::read_to_string(&stage).unwrap();
+    let line = authored
+        .lines()
+        .position(|line| line == "  - no-such-stage")
+        .unwrap()
+        + 1;
+    let run = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("[{stage}:{line}:5]")),
+        "on the plugin's stage, at the authored span: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!("{line} │   - no-such-stage")),
+        "the snippet is the authored text: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(&format!("[{contribution}:6:7]")),
+        "the unknown sensor the contribution added is on the contribution: {}",
+        run.stderr
+    );
+    // The renderer wraps long messages: compare without spaces and the frame's bars.
+    let unwrapped: String = run
+        .stderr
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '│')
+        .collect();
+    assert!(
+        unwrapped.contains(
+            "corestage\"deployment-execution\",.claude/aidlc-common/stages/operation/deployment-execution.md)"
+        ),
+        "the contribution's diagnostic names the core stage: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("[.claude/aidlc-common/stages/operation/deployment-execution.md:"),
+        "the core stage's own text stays on the installed stage: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains(&format!("note: {stage}: produced by \"acme-check\"")),
+        "a related place in the plugin's stage is on the plugin's file: {}",
+        run.stderr
+    );
+    assert!(
+        !run.stderr
+            .contains("[.claude/aidlc-common/stages/construction/acme-check.md")
+            && !run
+                .stderr
+                .contains("note: .claude/aidlc-common/stages/construction/acme-check.md"),
+        "no location names the installed copy: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("the composition was rolled back"),
+        "{}",
+        run.stderr
+    );
+    assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
+}
+
+/// Issue 29 (D52): a git plugin's tree is a clone, not the folder its author edits, so a failed
+/// compile's diagnostics in its copies keep their installed paths.
+#[test]
+fn a_failed_compile_of_a_git_plugin_keeps_the_installed_paths() {
+    if system_tool("git").is_none() {
+        return;
+    }
+    let shelf = PluginShelf::new();
+    let root = shelf.native("remote", 10, &[]);
+    rewrite(
+        &root.join("stages/construction/remote-check.md"),
+        "  - build-and-test\n",
+        "  - no-such-stage\n",
+    );
+    git(&root, &["init", "--quiet", "--initial-branch=main"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "--quiet", "-m", "broken"]);
+    git(&root, &["tag", "v1.0"]);
+    let bare = shelf.root.join("remote.git");
+    git(
+        &shelf.root,
+        &["clone", "--quiet", "--bare", root.as_str(), bare.as_str()],
+    );
+    let project = TestProject::default_framework();
+    let run = project.run(&["plugin", "add", &format!("{bare}@v1.0")]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("[.claude/aidlc-common/stages/construction/remote-check.md:18:5]"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains(root.as_str()), "{}", run.stderr);
+}
+
 #[test]
 fn harness_json_plugins_keeps_an_unselected_plugins_contributions_out() {
     let project = TestProject::default_framework();

@@ -112,8 +112,23 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
     let failed = watch.wait_for("the failed compile", |e| e["event"] == "recompose-failed");
     assert_eq!(failed["reason"], "compile-failed", "{failed}");
     assert_eq!(failed["changed_plugins"], serde_json::json!(["acme"]));
-    assert!(
-        failed["diagnostics"].to_string().contains("no-such-stage"),
+    // On the plugin's own stage, the file its author edits, not the installed copy (D53).
+    let broken = std::fs::read_to_string(&stage_file).unwrap();
+    let line = broken
+        .lines()
+        .position(|line| line == "  - no-such-stage")
+        .unwrap()
+        + 1;
+    let diagnostic = failed["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|diagnostic| diagnostic["code"] == "unknown-requires-stage")
+        .unwrap_or_else(|| panic!("no unknown requires_stage: {failed}"));
+    assert_eq!(diagnostic["file"], stage_file.as_str(), "{failed}");
+    assert_eq!(
+        (diagnostic["line"].as_u64(), diagnostic["column"].as_u64()),
+        (Some(line as u64), Some(5)),
         "{failed}"
     );
     assert_eq!(project.read(INSTALLED_STAGE), good_install);
@@ -254,6 +269,21 @@ fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
         rebuild.starts_with(".claude/aidlc-common/stages/construction/acme-check.md changed"),
         "{rebuild}"
     );
+    // A recomposition that does not compile: its diagnostic is on the plugin's own stage.
+    let text = std::fs::read_to_string(&stage_file).unwrap();
+    let broken = text.replace("  - build-and-test\n", "  - no-such-stage\n");
+    let line = broken
+        .lines()
+        .position(|line| line == "  - no-such-stage")
+        .unwrap()
+        + 1;
+    std::fs::write(&stage_file, &broken).unwrap();
+    let located = wait_for(&|line| line.contains("─[") && line.contains("acme-check.md:"));
+    assert!(
+        located.ends_with(&format!("[{stage_file}:{line}:5]")),
+        "{located}"
+    );
+    wait_for(&|line| line.starts_with("plugin \"acme\" changed: not recomposed"));
     let _ = child.kill();
     let _ = child.wait();
 }
