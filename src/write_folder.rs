@@ -2,7 +2,9 @@
 //! symbolic link on its way is resolved (docs/decisions.md D30, applied to every folder the engine writes into).
 //!
 //! Invariant: a folder is checked before anything is created in it, and again after its missing
-//! parts are created, so a link swapped in meanwhile is caught before anything is written.
+//! parts are created, so a link swapped in meanwhile is caught before anything is written; a
+//! folder that already exists whole is checked once (nothing is created, so there is no
+//! "meanwhile" to check again).
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -44,6 +46,14 @@ pub fn check_write_folder(
     project_dir: &Utf8Path,
     folder: &Utf8Path,
 ) -> Result<Utf8PathBuf, WriteFolderError> {
+    resolve_write_folder(project_dir, folder).map(|(resolved, _)| resolved)
+}
+
+/// [`check_write_folder`]'s check, and whether every part of the folder already exists.
+fn resolve_write_folder(
+    project_dir: &Utf8Path,
+    folder: &Utf8Path,
+) -> Result<(Utf8PathBuf, bool), WriteFolderError> {
     let lexically_inside = folder.starts_with(project_dir)
         && !folder
             .components()
@@ -82,7 +92,12 @@ pub fn check_write_folder(
         .map_err(|error| unresolvable(existing, &error))?;
     resolved.extend(missing.iter().rev());
     if resolved.starts_with(&project) {
-        Ok(resolved)
+        // Whole: nothing is missing and the folder is a folder (or a link to one), so that
+        // creating it would change nothing; a file in its place is left for the creation to
+        // refuse.
+        let exists_whole =
+            missing.is_empty() && std::fs::metadata(folder).is_ok_and(|m| m.is_dir());
+        Ok((resolved, exists_whole))
     } else {
         Err(WriteFolderError::Escapes {
             folder: folder.to_owned(),
@@ -93,12 +108,16 @@ pub fn check_write_folder(
 }
 
 /// [`check_write_folder`], then create the missing folders, then check again (a link swapped in
-/// while the folders were made is caught before anything is written into them).
+/// while the folders were made is caught before anything is written into them); a folder that
+/// exists whole is checked once.
 pub fn create_write_folder(
     project_dir: &Utf8Path,
     folder: &Utf8Path,
 ) -> Result<(), WriteFolderError> {
-    check_write_folder(project_dir, folder)?;
+    let (_, exists_whole) = resolve_write_folder(project_dir, folder)?;
+    if exists_whole {
+        return Ok(());
+    }
     std::fs::create_dir_all(folder).map_err(|error| WriteFolderError::CannotCreate {
         folder: folder.to_owned(),
         detail: error.to_string(),

@@ -86,6 +86,30 @@ mod tests {
         assert!(made.is_dir());
     }
 
+    /// A folder that exists whole is checked once and not created again; one that is a link
+    /// out of the project is still refused, and a file in a folder's place still fails.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_that_exists_whole_is_checked_once_and_still_refused_when_it_escapes() {
+        let (_dir, project) = temp_project();
+        let project = project.canonicalize_utf8().unwrap();
+        let folder = project.join("aidlc/x/audit");
+        std::fs::create_dir_all(&folder).unwrap();
+        create_write_folder(&project, &folder).unwrap();
+        let (_outside_dir, outside) = temp_project();
+        let outside = outside.canonicalize_utf8().unwrap();
+        std::os::unix::fs::symlink(&outside, project.join("aidlc/out")).unwrap();
+        assert!(matches!(
+            create_write_folder(&project, &project.join("aidlc/out")),
+            Err(WriteFolderError::Escapes { .. })
+        ));
+        std::fs::write(project.join("aidlc/file"), "").unwrap();
+        assert!(matches!(
+            create_write_folder(&project, &project.join("aidlc/file")),
+            Err(WriteFolderError::CannotCreate { .. })
+        ));
+    }
+
     #[test]
     fn folders_outside_the_project_by_their_path_are_refused() {
         let (_dir, project) = temp_project();
