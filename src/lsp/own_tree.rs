@@ -345,12 +345,9 @@ impl<'a> OwnTreeSession<'a> {
         let range = self
             .text_of(path)
             .map_or_else(lsp_types::Range::default, |text| {
-                let span = crate::plugin::place_span::span_of_place(
-                    &text,
-                    path.extension() == Some("json"),
-                    warning.place.as_deref(),
-                )
-                .unwrap_or_else(|| 0..text.find('\n').unwrap_or(text.len()));
+                let span = warning
+                    .span_in(&text, path)
+                    .unwrap_or_else(|| 0..text.find('\n').unwrap_or(text.len()));
                 TextPositions::new(&text, self.unit).range(&span)
             });
         (path.to_owned(), range)

@@ -67,7 +67,9 @@ pub mod splice;
 pub mod sync_record;
 pub mod tree;
 
-use camino::Utf8PathBuf;
+use std::ops::Range;
+
+use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::diagnostics::Diagnostic;
 
@@ -116,21 +118,36 @@ impl Problem {
         }
         let path = self.path.as_deref().filter(|path| path.is_absolute())?;
         let text = std::fs::read_to_string(path).ok()?;
-        let span = place_span::span_of_place(
-            &text,
+        let span = self.span_in(&text, path)?;
+        Some((self.refused_diagnostic(path, Some(span)), text))
+    }
+
+    /// Where the problem's [`Place`] is in `text`, the text of the file `path` (read as JSON
+    /// when its name ends in `.json`, else as Markdown with frontmatter).
+    pub fn span_in(&self, text: &str, path: &Utf8Path) -> Option<Range<usize>> {
+        place_span::span_of_place(
+            text,
             path.extension() == Some("json"),
             self.place.as_deref(),
-        )?;
-        let mut diagnostic = Diagnostic::error(
+        )
+    }
+
+    /// The problem as a `plugin-refused` error on `shown` at `span`, with its help.
+    pub fn refused_diagnostic(
+        &self,
+        shown: impl Into<Utf8PathBuf>,
+        span: Option<Range<usize>>,
+    ) -> Diagnostic {
+        let diagnostic = Diagnostic::error(
             crate::diagnostics::Code::PluginRefused,
             self.message.clone(),
         )
-        .in_file(path)
-        .at(span);
-        if let Some(help) = &self.help {
-            diagnostic = diagnostic.with_help(help.clone());
+        .in_file(shown)
+        .at_opt(span);
+        match &self.help {
+            Some(help) => diagnostic.with_help(help.clone()),
+            None => diagnostic,
         }
-        Some((diagnostic, text))
     }
 
     pub fn new(message: impl Into<String>) -> Self {

@@ -27,7 +27,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::compile::{self, CompileOutcome};
 use crate::db::CompilerDatabase;
-use crate::diagnostics::{Code, Diagnostic};
+use crate::diagnostics::Diagnostic;
 use crate::discover::Layout;
 use crate::harness::Harness;
 use crate::plugin::authored_files::{self, AuthoredFiles, Naming};
@@ -436,20 +436,10 @@ fn refusal_on_its_file(
         )
     };
     let text = authored_text(&on_disk, overlay);
-    let span = text.as_deref().and_then(|text| {
-        crate::plugin::place_span::span_of_place(
-            text,
-            on_disk.extension() == Some("json"),
-            problem.place.as_deref(),
-        )
-    });
-    let mut diagnostic = Diagnostic::error(Code::PluginRefused, problem.message.clone())
-        .in_file(shown)
-        .at_opt(span);
-    if let Some(help) = &problem.help {
-        diagnostic = diagnostic.with_help(help.clone());
-    }
-    Some((diagnostic, text))
+    let span = text
+        .as_deref()
+        .and_then(|text| problem.span_in(text, &on_disk));
+    Some((problem.refused_diagnostic(shown, span), text))
 }
 
 #[cfg(test)]
