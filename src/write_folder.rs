@@ -49,7 +49,7 @@ pub fn check_write_folder(
     resolve_write_folder(project_dir, folder).map(|(resolved, _)| resolved)
 }
 
-/// [`check_write_folder`]'s check, and whether every part of the folder already exists.
+/// [`check_write_folder`]'s check, and whether nothing on the folder's path is missing.
 fn resolve_write_folder(
     project_dir: &Utf8Path,
     folder: &Utf8Path,
@@ -92,12 +92,7 @@ fn resolve_write_folder(
         .map_err(|error| unresolvable(existing, &error))?;
     resolved.extend(missing.iter().rev());
     if resolved.starts_with(&project) {
-        // Whole: nothing is missing and the folder is a folder (or a link to one), so that
-        // creating it would change nothing; a file in its place is left for the creation to
-        // refuse.
-        let exists_whole =
-            missing.is_empty() && std::fs::metadata(folder).is_ok_and(|m| m.is_dir());
-        Ok((resolved, exists_whole))
+        Ok((resolved, missing.is_empty()))
     } else {
         Err(WriteFolderError::Escapes {
             folder: folder.to_owned(),
@@ -114,8 +109,10 @@ pub fn create_write_folder(
     project_dir: &Utf8Path,
     folder: &Utf8Path,
 ) -> Result<(), WriteFolderError> {
-    let (_, exists_whole) = resolve_write_folder(project_dir, folder)?;
-    if exists_whole {
+    let (_, nothing_missing) = resolve_write_folder(project_dir, folder)?;
+    // Whole: the folder is a folder (or a link to one), so creating it would change nothing;
+    // a file in its place is left for the creation to refuse.
+    if nothing_missing && std::fs::metadata(folder).is_ok_and(|m| m.is_dir()) {
         return Ok(());
     }
     std::fs::create_dir_all(folder).map_err(|error| WriteFolderError::CannotCreate {
