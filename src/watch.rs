@@ -286,6 +286,15 @@ impl FolderWatcher {
         })
     }
 
+    /// The folders watched with everything beneath them (UTF-8 paths only).
+    pub fn watched_recursively(&self) -> std::collections::BTreeSet<Utf8PathBuf> {
+        self.watched
+            .iter()
+            .filter(|(_, recursive)| **recursive)
+            .filter_map(|(path, _)| Utf8PathBuf::from_path_buf(path.clone()).ok())
+            .collect()
+    }
+
     /// Watch exactly `roots`: add the new ones, drop the ones no longer wanted. Returns
     /// whether any root was added, and the problems met (a root that vanished meanwhile is
     /// retried on the next call).

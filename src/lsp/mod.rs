@@ -39,7 +39,7 @@ pub mod stale_plugins;
 pub mod transport;
 pub mod uri;
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -62,6 +62,7 @@ use crate::db::SourceFile;
 use crate::diagnostics::Diagnostic;
 use crate::discover::{self, Layout, ProjectError};
 use crate::harness::{self, Harness};
+use crate::plugin::tree_db::PluginTrees;
 use crate::watch::recompose::ComposedSources;
 use crate::watch::{FolderWatcher, WatchMessage, watch_roots};
 use server_state::{FileKind, ServerState};
@@ -144,6 +145,7 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
         dirty: true,
         composition: ComposedSources::default(),
         stale_warnings: Vec::new(),
+        plugin_trees: PluginTrees::new(),
     };
     server.refresh_composition();
     let disk_events = server.start_watching(&params);
@@ -297,6 +299,9 @@ struct Server<'a> {
     composition: ComposedSources,
     /// The `stale-plugin-copy` warnings, published with the compile's diagnostics (D53).
     stale_warnings: Vec<Diagnostic>,
+    /// The plugin trees the staleness check composes, warm where the watcher keeps them
+    /// current (D54).
+    plugin_trees: PluginTrees,
 }
 
 impl Server<'_> {
@@ -311,12 +316,13 @@ impl Server<'_> {
                 let roots = watch_roots(
                     &self.state.layout.project_dir,
                     Some(&self.state.layout),
-                    &self.composition.roots(),
+                    &self.plugin_roots_to_watch(),
                 );
                 let (_, problems) = watcher.watch_exactly(&roots);
                 for problem in problems {
                     self.log(MessageType::WARNING, &problem);
                 }
+                self.plugin_trees.watch_only(watcher.watched_recursively());
                 self.watcher = Some(watcher);
                 // The notify callback sends on a std channel; the main loop selects over
                 // crossbeam channels, so a small thread forwards (it ends with the watcher).
@@ -598,6 +604,8 @@ impl Server<'_> {
     fn handle_disk_event(&mut self, message: WatchMessage) {
         let (changed, composition_may_differ) = match message {
             WatchMessage::Changed { paths, rescan } => {
+                self.plugin_trees
+                    .changed(&paths.iter().cloned().collect(), rescan);
                 let composition_may_differ = rescan || self.touches_composition(&paths);
                 (
                     self.state.refresh_changed_paths(&paths, rescan),
@@ -609,6 +617,7 @@ impl Server<'_> {
                     MessageType::WARNING,
                     &format!("the file watcher reported: {error}; reading every file again"),
                 );
+                self.plugin_trees.changed(&BTreeSet::new(), true);
                 (
                     self.state.refresh_changed_paths(&HashSet::new(), true),
                     true,
@@ -618,6 +627,7 @@ impl Server<'_> {
         };
         self.dirty |= changed;
         let composition_changed = composition_may_differ && self.refresh_composition();
+        let plugin_roots = self.plugin_roots_to_watch();
         if (changed || composition_changed)
             && let Some(watcher) = &mut self.watcher
         {
@@ -626,17 +636,31 @@ impl Server<'_> {
             let roots = watch_roots(
                 &self.state.layout.project_dir,
                 Some(&self.state.layout),
-                &self.composition.roots(),
+                &plugin_roots,
             );
             let _ = watcher.watch_exactly(&roots);
+            self.plugin_trees.watch_only(watcher.watched_recursively());
         }
     }
 
-    /// Whether `paths` may change the composition: the lock file, or a watched plugin's
-    /// folder (D53).
+    /// Whether `paths` may change the composition: the lock file, a watched plugin's folder
+    /// (D53), or the folder of a plugin the staleness check read (a sibling dependency).
     fn touches_composition(&self, paths: &HashSet<Utf8PathBuf>) -> bool {
         let lock = crate::plugin::lock_file::lock_path(&self.state.layout.project_dir);
-        paths.contains(&lock) || !self.composition.touched_by(paths, false).is_empty()
+        let asked = self.plugin_trees.asked_roots();
+        paths.contains(&lock)
+            || !self.composition.touched_by(paths, false).is_empty()
+            || paths
+                .iter()
+                .any(|path| asked.iter().any(|root| path.starts_with(root)))
+    }
+
+    /// The plugin folders to watch: the lock's path plugins, and every plugin the staleness
+    /// check read (a sibling dependency the lock does not record yet).
+    fn plugin_roots_to_watch(&self) -> Vec<Utf8PathBuf> {
+        let mut roots: BTreeSet<Utf8PathBuf> = self.composition.roots().into_iter().collect();
+        roots.extend(self.plugin_trees.asked_roots());
+        roots.into_iter().collect()
     }
 
     /// Read the lock file's plugins and plan their sync again (nothing is written); true when
@@ -645,8 +669,10 @@ impl Server<'_> {
     fn refresh_composition(&mut self) -> bool {
         let layout = &self.state.layout;
         let composition = ComposedSources::read(layout).unwrap_or_default();
-        let warnings = stale_plugins::stale_plugin_diagnostics(layout);
-        let sources_changed = composition != self.composition;
+        let asked_before = self.plugin_trees.asked_roots();
+        let warnings = stale_plugins::stale_plugin_diagnostics(layout, &self.plugin_trees);
+        let sources_changed =
+            composition != self.composition || self.plugin_trees.asked_roots() != asked_before;
         let warnings_changed = warnings != self.stale_warnings;
         self.composition = composition;
         self.stale_warnings = warnings;

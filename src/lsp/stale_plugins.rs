@@ -21,12 +21,14 @@ use crate::discover::Layout;
 use crate::plugin::PluginError;
 use crate::plugin::lock_file::LOCK_FILE_NAME;
 use crate::plugin::operations::{self, StaleComposition};
+use crate::plugin::tree::TreeReader;
 
 const SYNC_HELP: &str = "run `aidlc plugin sync` (or keep `aidlc compile --watch` running); the language server does not write into the install";
 
-/// The staleness warnings of the install `layout` names, by project-relative file.
-pub fn stale_plugin_diagnostics(layout: &Layout) -> Vec<Diagnostic> {
-    match operations::stale_composition(layout) {
+/// The staleness warnings of the install `layout` names, by project-relative file, the plugin
+/// trees read from `trees` (the server's warm trees, docs/decisions.md D54).
+pub fn stale_plugin_diagnostics(layout: &Layout, trees: &dyn TreeReader) -> Vec<Diagnostic> {
+    match operations::stale_composition(layout, trees) {
         Ok(None) => Vec::new(),
         Ok(Some(stale)) => stale_copy_warnings(layout, &stale),
         Err(error) => vec![refusal_warning(&error)],

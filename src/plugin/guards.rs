@@ -8,6 +8,7 @@
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 
 use crate::plugin::Problem;
+use crate::plugin::tree_source::{EntryKind, Follow, TreeSource};
 
 /// Names a plugin may not take: the implicit core plugin and its namespace.
 const RESERVED_NAMES: [&str; 2] = ["core", "aidlc"];
@@ -51,6 +52,19 @@ pub fn check_plugin_name(name: &str, manifest: &Utf8Path) -> Result<(), Problem>
 /// `declared` (a folder a manifest names, relative to the plugin root) as a path under `root`,
 /// or why it leaves the root: absolute, with `..`, or (after links) resolving outside.
 pub fn contained_path(root: &Utf8Path, declared: &str) -> Result<Utf8PathBuf, String> {
+    contained_path_in(
+        &crate::plugin::tree_source::DiskSource::new(&crate::plugin::tree_source::Overlay::new()),
+        root,
+        declared,
+    )
+}
+
+/// [`contained_path`], with `source`'s answers about links.
+pub fn contained_path_in(
+    source: &dyn TreeSource,
+    root: &Utf8Path,
+    declared: &str,
+) -> Result<Utf8PathBuf, String> {
     let relative = Utf8Path::new(declared.trim());
     if relative.as_str().is_empty() {
         return Err("the path is empty".to_owned());
@@ -74,12 +88,12 @@ pub fn contained_path(root: &Utf8Path, declared: &str) -> Result<Utf8PathBuf, St
     let mut walked = root.to_owned();
     let through_a_link = inside.components().any(|component| {
         walked.push(component);
-        std::fs::symlink_metadata(&walked).is_ok_and(|metadata| metadata.file_type().is_symlink())
+        source.kind(&walked, Follow::No) == EntryKind::Link
     });
     if !through_a_link {
         return Ok(joined);
     }
-    if let (Ok(real_root), Ok(real_path)) = (joined_canonical(root), joined_canonical(&joined))
+    if let (Ok(real_root), Ok(real_path)) = (source.canonical(root), source.canonical(&joined))
         && !real_path.starts_with(&real_root)
     {
         return Err(format!(
@@ -87,12 +101,6 @@ pub fn contained_path(root: &Utf8Path, declared: &str) -> Result<Utf8PathBuf, St
         ));
     }
     Ok(joined)
-}
-
-fn joined_canonical(path: &Utf8Path) -> std::io::Result<Utf8PathBuf> {
-    let real = std::fs::canonicalize(path)?;
-    Utf8PathBuf::from_path_buf(real)
-        .map_err(|_| std::io::Error::other("the resolved path is not UTF-8"))
 }
 
 /// A sensor manifest's file name the discovery rule reads: `aidlc-<id>.md` with a lower-case

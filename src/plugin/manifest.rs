@@ -6,18 +6,14 @@
 //! to the logical `<name>`, as the reference composer reads it. The top level is lenient (unknown
 //! keys are kept for other tools); the `aidlc` block is strict (an unknown key is a typo).
 
-use std::collections::BTreeMap;
-
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use crate::plugin::Problem;
 use crate::plugin::guards;
 
-/// Texts that stand for files of a plugin's tree, by absolute path (an editor's unsaved
-/// buffers, docs/decisions.md D52): a read of the tree takes them instead of the disk's bytes.
-/// Only files the tree has on disk are read, so a text for a path it lacks adds nothing.
-pub type Overlay = BTreeMap<Utf8PathBuf, String>;
+pub use crate::plugin::tree_source::Overlay;
+use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, TreeSource, read_text};
 
 /// The authored manifest, relative to the plugin root.
 pub const AUTHORED_MANIFEST: &str = ".aidlc-plugin/plugin.json";
@@ -136,11 +132,19 @@ pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
 /// [`read_manifest`], with the text `overlay` holds for the manifest (an editor's unsaved
 /// buffer) instead of the disk's.
 pub fn read_manifest_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
-    match manifest_file(root) {
+    read_manifest_from(&DiskSource::new(overlay), root)
+}
+
+/// [`read_manifest`], with `source`'s answers for the files it reads.
+pub fn read_manifest_from(
+    source: &dyn TreeSource,
+    root: &Utf8Path,
+) -> Result<PluginManifest, Problem> {
+    match manifest_file_in(source, root) {
         Some(path) if path == root.join(AUTHORED_MANIFEST) => {
-            return read_authored(&path, overlay);
+            return read_authored(&path, source);
         }
-        Some(path) => return read_host(&path, overlay),
+        Some(path) => return read_host(&path, source),
         None => {}
     }
     Err(Problem::new(format!(
@@ -152,25 +156,27 @@ pub fn read_manifest_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginMa
 /// The manifest [`read_manifest`] reads at `root`: the authored one, else the first host
 /// projection's in [`HOST_MANIFEST_DIRS`] order.
 pub fn manifest_file(root: &Utf8Path) -> Option<Utf8PathBuf> {
+    manifest_file_in(&DiskSource::new(&Overlay::new()), root)
+}
+
+/// [`manifest_file`], with `source`'s answers.
+pub fn manifest_file_in(source: &dyn TreeSource, root: &Utf8Path) -> Option<Utf8PathBuf> {
     std::iter::once(root.join(AUTHORED_MANIFEST))
         .chain(
             HOST_MANIFEST_DIRS
                 .iter()
                 .map(|folder| root.join(folder).join("plugin.json")),
         )
-        .find(|path| path.is_file())
+        .find(|path| source.kind(path, Follow::Yes) == EntryKind::File)
 }
 
 fn read_json_object(
     path: &Utf8Path,
-    overlay: &Overlay,
+    source: &dyn TreeSource,
 ) -> Result<serde_json::Map<String, Value>, Problem> {
-    let text = match overlay.get(path) {
-        Some(text) => text.clone(),
-        None => std::fs::read_to_string(path).map_err(|error| {
-            Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
-        })?,
-    };
+    let text = read_text(source, path).map_err(|error| {
+        Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
+    })?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(other) => Err(Problem::new(format!(
@@ -241,8 +247,8 @@ fn optional_version(
     }
 }
 
-fn read_authored(path: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
-    let object = read_json_object(path, overlay)?;
+fn read_authored(path: &Utf8Path, source: &dyn TreeSource) -> Result<PluginManifest, Problem> {
+    let object = read_json_object(path, source)?;
     let name = required_name(&object, path)?;
     guards::check_plugin_name(&name, path)?;
     let version = optional_version(&object, path)?;
@@ -285,8 +291,8 @@ fn read_authored(path: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, P
     })
 }
 
-fn read_host(path: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
-    let object = read_json_object(path, overlay)?;
+fn read_host(path: &Utf8Path, source: &dyn TreeSource) -> Result<PluginManifest, Problem> {
+    let object = read_json_object(path, source)?;
     let package = required_name(&object, path)?;
     let name = package
         .strip_prefix(HOST_PACKAGE_PREFIX)

@@ -66,6 +66,8 @@ pub mod source;
 pub mod splice;
 pub mod sync_record;
 pub mod tree;
+pub mod tree_db;
+pub mod tree_source;
 
 use std::ops::Range;
 

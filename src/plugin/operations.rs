@@ -20,7 +20,7 @@ use crate::plugin::compose::{self, ChosenPlugin, Plan};
 use crate::plugin::journal::{self, Recovery, Transaction};
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, SourceKind};
 use crate::plugin::source::{self, SourceSpec};
-use crate::plugin::tree::{self, PluginTree};
+use crate::plugin::tree::{FromDisk, PluginTree, TreeReader};
 use crate::plugin::{PluginError, Problem, conductor, selection, sync_record};
 
 /// Test hook: pause this many milliseconds after each change of a transaction.
@@ -125,17 +125,18 @@ fn canonical(path: &Utf8Path) -> Result<Utf8PathBuf, PluginError> {
     })
 }
 
-fn read_plugin(root: &Utf8Path) -> Result<PluginTree, PluginError> {
-    tree::read_tree(root).map_err(PluginError::Refused)
+fn read_plugin(trees: &dyn TreeReader, root: &Utf8Path) -> Result<PluginTree, PluginError> {
+    trees.read_tree(root).map_err(PluginError::Refused)
 }
 
 fn path_plugin(
     layout: &Layout,
+    trees: &dyn TreeReader,
     root: &Utf8Path,
     given: Option<&str>,
 ) -> Result<ChosenPlugin, PluginError> {
     let root = canonical(root)?;
-    let tree = read_plugin(&root)?;
+    let tree = read_plugin(trees, &root)?;
     Ok(path_plugin_of_tree(layout, tree, given))
 }
 
@@ -176,7 +177,7 @@ fn git_plugin(
     cwd: &Utf8Path,
 ) -> Result<ChosenPlugin, PluginError> {
     let clone = source::clone_repository(url, rev, cwd)?;
-    let tree = read_plugin(&clone.root)?;
+    let tree = read_plugin(&FromDisk, &clone.root)?;
     let vendored = vendored_dir(layout, tree.name());
     let extra_files = source::vendored_files(&clone.root, &vendored)
         .map_err(|error| io_error("cannot read the clone", &error))?;
@@ -226,6 +227,7 @@ fn recorded_root(layout: &Layout, record: &LockedPlugin) -> Utf8PathBuf {
 /// A plugin the lock records, read again from where it came from.
 fn recorded_plugin(
     layout: &Layout,
+    trees: &dyn TreeReader,
     name: &str,
     record: &LockedPlugin,
 ) -> Result<ChosenPlugin, PluginError> {
@@ -240,7 +242,7 @@ fn recorded_plugin(
             .with_help(format!("restore it, or run `aidlc plugin remove {name}`")),
         ));
     }
-    let mut chosen = path_plugin(layout, &root, Some(&record.source))?;
+    let mut chosen = path_plugin(layout, trees, &root, Some(&record.source))?;
     if chosen.tree.name() != name {
         return Err(PluginError::refused(
             Problem::new(format!(
@@ -281,6 +283,7 @@ fn recorded_plugin(
 /// Add a dependency that sits beside a path plugin (`<parent>/<name>`), transitively.
 fn add_sibling_dependencies(
     layout: &Layout,
+    trees: &dyn TreeReader,
     chosen: &mut Vec<ChosenPlugin>,
 ) -> Result<(), PluginError> {
     loop {
@@ -303,7 +306,7 @@ fn add_sibling_dependencies(
         let Some((sibling, name)) = missing else {
             return Ok(());
         };
-        let plugin = path_plugin(layout, &sibling, None)?;
+        let plugin = path_plugin(layout, trees, &sibling, None)?;
         if plugin.tree.name() != name {
             return Ok(());
         }
@@ -347,6 +350,7 @@ fn pause() -> Option<std::time::Duration> {
 /// name), plus `added`.
 fn chosen_plugins(
     layout: &Layout,
+    trees: &dyn TreeReader,
     previous: &Lock,
     added: Vec<ChosenPlugin>,
     removed: &[String],
@@ -357,7 +361,7 @@ fn chosen_plugins(
         if removed.contains(name) || added.iter().any(|plugin| plugin.tree.name() == name) {
             continue;
         }
-        match recorded_plugin(layout, name, record) {
+        match recorded_plugin(layout, trees, name, record) {
             Ok(plugin) => chosen.push(plugin),
             Err(PluginError::Refused(more)) => problems.extend(more),
             Err(other) => return Err(other),
@@ -387,6 +391,7 @@ type SyncRoots<'a> = Option<&'a [Utf8PathBuf]>;
 /// changes nothing writes that record (docs/decisions.md D51).
 fn compose_under_lock(
     layout: &Layout,
+    trees: &dyn TreeReader,
     sync_roots: SyncRoots<'_>,
     failed_compile_files: FailedCompileFiles,
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
@@ -418,8 +423,8 @@ fn compose_under_lock(
         .map(|(_, record)| recorded_root(layout, record))
         .chain(sync_roots.unwrap_or_default().iter().cloned())
         .collect();
-    let mut chosen = chosen_plugins(layout, &previous, added, &removed)?;
-    add_sibling_dependencies(layout, &mut chosen)?;
+    let mut chosen = chosen_plugins(layout, trees, &previous, added, &removed)?;
+    add_sibling_dependencies(layout, trees, &mut chosen)?;
     let chosen = compose::order_plugins(chosen).map_err(PluginError::Refused)?;
     let authored = authored_files_of(layout, &chosen, failed_compile_files);
     let names: Vec<String> = chosen
@@ -716,43 +721,54 @@ pub fn add(
     sources: &[String],
     cwd: &Utf8Path,
 ) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, None, FailedCompileFiles::Authored, |_| {
-        let mut added: Vec<ChosenPlugin> = Vec::new();
-        for text in sources {
-            let plugin = match source::parse_source(text) {
-                SourceSpec::Path(path) => {
-                    let absolute = if path.is_absolute() {
-                        path
-                    } else {
-                        cwd.join(path)
-                    };
-                    path_plugin(layout, &absolute, None)?
+    compose_under_lock(
+        layout,
+        &FromDisk,
+        None,
+        FailedCompileFiles::Authored,
+        |_| {
+            let mut added: Vec<ChosenPlugin> = Vec::new();
+            for text in sources {
+                let plugin = match source::parse_source(text) {
+                    SourceSpec::Path(path) => {
+                        let absolute = if path.is_absolute() {
+                            path
+                        } else {
+                            cwd.join(path)
+                        };
+                        path_plugin(layout, &FromDisk, &absolute, None)?
+                    }
+                    SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
+                };
+                if added
+                    .iter()
+                    .any(|other| other.tree.name() == plugin.tree.name())
+                {
+                    return Err(PluginError::refused(
+                        Problem::new("is given twice").of_plugin(plugin.tree.name()),
+                    ));
                 }
-                SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
-            };
-            if added
-                .iter()
-                .any(|other| other.tree.name() == plugin.tree.name())
-            {
-                return Err(PluginError::refused(
-                    Problem::new("is given twice").of_plugin(plugin.tree.name()),
-                ));
+                added.push(plugin);
             }
-            added.push(plugin);
-        }
-        Ok((added, Vec::new()))
-    })
+            Ok((added, Vec::new()))
+        },
+    )
 }
 
 /// `add PATH` of a plugin already read from its folder (`tree.root`, canonical): the same
 /// guards, sibling dependencies, plan and transaction. The own-tree compile reads the plugin's
-/// tree once, with an editor's unsaved text over it, and composes that (docs/decisions.md D52).
+/// tree once, with an editor's unsaved text over it, and composes that (docs/decisions.md D52);
+/// its sibling dependencies come from `trees` (the language server's warm trees, D54).
 ///
 /// # Errors
 ///
 /// As [`add`].
-pub fn add_tree(layout: &Layout, tree: PluginTree) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, None, FailedCompileFiles::Installed, |_| {
+pub fn add_tree(
+    layout: &Layout,
+    tree: PluginTree,
+    trees: &dyn TreeReader,
+) -> Result<ComposeOutcome, PluginError> {
+    compose_under_lock(layout, trees, None, FailedCompileFiles::Installed, |_| {
         Ok((vec![path_plugin_of_tree(layout, tree, None)], Vec::new()))
     })
 }
@@ -784,63 +800,75 @@ fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, Plu
 
 /// `aidlc plugin remove NAME…`.
 pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, None, FailedCompileFiles::Authored, |previous| {
-        let mut problems = Vec::new();
-        for name in names {
-            if !previous.plugins.contains_key(name) {
-                let known: Vec<&str> = previous.plugins.keys().map(String::as_str).collect();
-                problems.push(
-                    Problem::new("is not composed in this install")
-                        .of_plugin(name)
-                        .with_help(if known.is_empty() {
-                            "no plugin is composed (aidlc.lock.json records none)".to_owned()
-                        } else {
-                            format!("composed plugins: {}", known.join(", "))
-                        }),
-                );
-            }
-        }
-        problems.extend(still_selected(layout, names)?);
-        for (name, record) in &previous.plugins {
-            if names.contains(name) {
-                continue;
-            }
-            for dependency in &record.dependencies {
-                let dependency_name = dependency.split('@').next().unwrap_or(dependency).trim();
-                if names.iter().any(|removed| removed == dependency_name) {
+    compose_under_lock(
+        layout,
+        &FromDisk,
+        None,
+        FailedCompileFiles::Authored,
+        |previous| {
+            let mut problems = Vec::new();
+            for name in names {
+                if !previous.plugins.contains_key(name) {
+                    let known: Vec<&str> = previous.plugins.keys().map(String::as_str).collect();
                     problems.push(
-                        Problem::new(format!(
-                            "depends on \"{dependency}\", which would be removed"
-                        ))
-                        .of_plugin(name)
-                        .with_help(format!("remove {name} too, or keep {dependency_name}")),
+                        Problem::new("is not composed in this install")
+                            .of_plugin(name)
+                            .with_help(if known.is_empty() {
+                                "no plugin is composed (aidlc.lock.json records none)".to_owned()
+                            } else {
+                                format!("composed plugins: {}", known.join(", "))
+                            }),
                     );
                 }
             }
-        }
-        if !problems.is_empty() {
-            return Err(PluginError::Refused(problems));
-        }
-        Ok((Vec::new(), names.to_vec()))
-    })
+            problems.extend(still_selected(layout, names)?);
+            for (name, record) in &previous.plugins {
+                if names.contains(name) {
+                    continue;
+                }
+                for dependency in &record.dependencies {
+                    let dependency_name = dependency.split('@').next().unwrap_or(dependency).trim();
+                    if names.iter().any(|removed| removed == dependency_name) {
+                        problems.push(
+                            Problem::new(format!(
+                                "depends on \"{dependency}\", which would be removed"
+                            ))
+                            .of_plugin(name)
+                            .with_help(format!("remove {name} too, or keep {dependency_name}")),
+                        );
+                    }
+                }
+            }
+            if !problems.is_empty() {
+                return Err(PluginError::Refused(problems));
+            }
+            Ok((Vec::new(), names.to_vec()))
+        },
+    )
 }
 
 /// `aidlc plugin sync`: recompose every recorded plugin, plus each host plugin root in `roots`
 /// (`CLAUDE_PLUGIN_ROOT` and friends, as the `SessionStart` hook passes them).
 pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(layout, Some(roots), FailedCompileFiles::Authored, |_| {
-        let mut added: Vec<ChosenPlugin> = Vec::new();
-        for root in roots {
-            let plugin = path_plugin(layout, root, None)?;
-            if !added
-                .iter()
-                .any(|other| other.tree.name() == plugin.tree.name())
-            {
-                added.push(plugin);
+    compose_under_lock(
+        layout,
+        &FromDisk,
+        Some(roots),
+        FailedCompileFiles::Authored,
+        |_| {
+            let mut added: Vec<ChosenPlugin> = Vec::new();
+            for root in roots {
+                let plugin = path_plugin(layout, &FromDisk, root, None)?;
+                if !added
+                    .iter()
+                    .any(|other| other.tree.name() == plugin.tree.name())
+                {
+                    added.push(plugin);
+                }
             }
-        }
-        Ok((added, Vec::new()))
-    })
+            Ok((added, Vec::new()))
+        },
+    )
 }
 
 /// The plugin roots the environment names (`CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT`,
@@ -922,8 +950,11 @@ pub struct StaleComposition {
 /// edited installed copy), or when an interrupted composition's journal is waiting for the
 /// next `aidlc plugin` command to roll it back. Takes no lock and writes nothing (not the
 /// journal's recovery, not the sync record, not the drop logs); a refusal is the one `sync`
-/// would give.
-pub fn stale_composition(layout: &Layout) -> Result<Option<StaleComposition>, PluginError> {
+/// would give. The trees come from `trees` (the language server's warm trees, D54).
+pub fn stale_composition(
+    layout: &Layout,
+    trees: &dyn TreeReader,
+) -> Result<Option<StaleComposition>, PluginError> {
     if layout.project_dir.join(journal::JOURNAL_DIR).exists() {
         return Ok(None);
     }
@@ -932,7 +963,7 @@ pub fn stale_composition(layout: &Layout) -> Result<Option<StaleComposition>, Pl
         return Ok(None);
     }
     let enabled = selection::read_selection(&harness_json(layout))?;
-    let mut chosen = chosen_plugins(layout, &previous, Vec::new(), &[])?;
+    let mut chosen = chosen_plugins(layout, trees, &previous, Vec::new(), &[])?;
     let changed_plugins: Vec<(String, String)> = previous
         .plugins
         .iter()
@@ -946,7 +977,7 @@ pub fn stale_composition(layout: &Layout) -> Result<Option<StaleComposition>, Pl
     if changed_plugins.is_empty() {
         return Ok(None);
     }
-    add_sibling_dependencies(layout, &mut chosen)?;
+    add_sibling_dependencies(layout, trees, &mut chosen)?;
     let chosen = compose::order_plugins(chosen).map_err(PluginError::Refused)?;
     let plan =
         compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;

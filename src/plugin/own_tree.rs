@@ -224,11 +224,34 @@ pub fn compile_own_tree_with_unsaved(
         .iter()
         .map(|(relative, text)| (plugin_root.join(relative), text.clone()))
         .collect();
+    compile_own_tree_from(
+        &plugin_root,
+        requested,
+        &tree::FromDiskWith(&overlay),
+        &overlay,
+    )
+}
+
+/// [`compile_own_tree`] of the plugin at `plugin_root` (canonical), its tree and its siblings'
+/// read from `trees` (the language server's warm trees, docs/decisions.md D54), with
+/// `overlay` the editor's texts those trees were read with (for the manifest a refusal is
+/// shown on).
+///
+/// # Errors
+///
+/// As [`compile_own_tree`].
+pub fn compile_own_tree_from(
+    plugin_root: &Utf8Path,
+    requested: Option<Harness>,
+    trees: &dyn tree::TreeReader,
+    overlay: &Overlay,
+) -> Result<OwnTreeCompile, Problem> {
+    let plugin_root = plugin_root.to_owned();
     let harness = match own_tree_harness(&plugin_root, requested) {
         Ok(harness) => harness,
         Err(problem) => {
             return Ok(OwnTreeCompile {
-                plugin: manifest_name(&plugin_root, &overlay),
+                plugin: manifest_name(&plugin_root, overlay),
                 harness: None,
                 diagnostics: Vec::new(),
                 sources: BTreeMap::new(),
@@ -240,7 +263,7 @@ pub fn compile_own_tree_with_unsaved(
             });
         }
     };
-    let tree = tree::read_tree_over(&plugin_root, &overlay);
+    let tree = trees.read_tree(&plugin_root);
     let temporary = tempfile::Builder::new()
         .prefix("aidlc-own-tree-")
         .tempdir()
@@ -255,11 +278,11 @@ pub fn compile_own_tree_with_unsaved(
         Ok(tree) => tree,
         Err(problems) => {
             return Ok(refused(
-                manifest_name(&plugin_root, &overlay),
+                manifest_name(&plugin_root, overlay),
                 &plugin_root,
                 problems,
                 &layout,
-                &overlay,
+                overlay,
             ));
         }
     };
@@ -279,7 +302,7 @@ pub fn compile_own_tree_with_unsaved(
         installed: &labelled,
     };
     let name = tree.name().to_owned();
-    match crate::plugin::operations::add_tree(&layout, tree) {
+    match crate::plugin::operations::add_tree(&layout, tree, trees) {
         Ok(outcome) => {
             let mut db = CompilerDatabase::default();
             let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
@@ -316,7 +339,7 @@ pub fn compile_own_tree_with_unsaved(
             })
         }
         Err(PluginError::Refused(problems)) => {
-            Ok(refused(name, &plugin_root, problems, &layout, &overlay))
+            Ok(refused(name, &plugin_root, problems, &layout, overlay))
         }
         Err(PluginError::Environment(problem)) => Err(problem),
     }

@@ -12,6 +12,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::plugin::Problem;
 use crate::plugin::guards;
 use crate::plugin::manifest::{self, PluginManifest, Subtree};
+use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, ListedName, TreeSource};
 
 /// The subtrees composition reads, in the reference composer's order of copying.
 pub const READ_SUBTREES: [Subtree; 7] = [
@@ -77,6 +78,36 @@ impl PluginTree {
 
 pub use crate::plugin::manifest::Overlay;
 
+/// Where composition gets a plugin's tree: [`FromDisk`] for a command, which reads each tree
+/// once; a process that composes again and again keeps them warm (`plugin::tree_db`).
+pub trait TreeReader {
+    /// The plugin at `root` (canonical).
+    ///
+    /// # Errors
+    ///
+    /// What [`read_tree`] refuses.
+    fn read_tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>>;
+}
+
+/// Every tree read from the disk when it is asked for.
+pub struct FromDisk;
+
+impl TreeReader for FromDisk {
+    fn read_tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
+        read_tree(root)
+    }
+}
+
+/// Every tree read from the disk when it is asked for, the overlay's texts standing for the
+/// bytes of the files it names.
+pub struct FromDiskWith<'o>(pub &'o Overlay);
+
+impl TreeReader for FromDiskWith<'_> {
+    fn read_tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
+        read_tree_over(root, self.0)
+    }
+}
+
 /// Read the plugin at `root`.
 pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
     read_tree_over(root, &Overlay::new())
@@ -84,14 +115,22 @@ pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
 
 /// Read the plugin at `root`, each file `overlay` holds a text for as that text.
 pub fn read_tree_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginTree, Vec<Problem>> {
-    let manifest = manifest::read_manifest_over(root, overlay).map_err(|problem| vec![problem])?;
+    read_tree_from(&DiskSource::new(overlay), root)
+}
+
+/// Read the plugin at `root` from `source`'s answers.
+pub fn read_tree_from(
+    source: &dyn TreeSource,
+    root: &Utf8Path,
+) -> Result<PluginTree, Vec<Problem>> {
+    let manifest = manifest::read_manifest_from(source, root).map_err(|problem| vec![problem])?;
     let name = manifest.name.clone();
     let mut files = Vec::new();
     let mut problems = Vec::new();
     let mut notes = Vec::new();
     for subtree in READ_SUBTREES {
         let declared = manifest.folder(subtree).to_owned();
-        let folder = match guards::contained_path(root, &declared) {
+        let folder = match guards::contained_path_in(source, root, &declared) {
             Ok(folder) => folder,
             Err(reason) => {
                 problems.push(
@@ -104,7 +143,7 @@ pub fn read_tree_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginTree, 
                 continue;
             }
         };
-        if !folder.exists() {
+        if !exists(source, &folder) {
             if manifest.folders.iter().any(|(kind, _)| *kind == subtree) {
                 notes.push(
                     Problem::new(format!(
@@ -122,14 +161,14 @@ pub fn read_tree_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginTree, 
             base: &folder,
             subtree,
             plugin: &name,
-            overlay,
+            source,
             files: &mut files,
             problems: &mut problems,
         };
         walk_into.folder(&folder);
     }
     let memory = root.join(manifest.folder(Subtree::Memory));
-    if memory.is_dir() {
+    if source.kind(&memory, Follow::Yes) == EntryKind::Folder {
         notes.push(
             Problem::new(
                 "its memory/ subtree is not composed (method and rule additions are not projected yet)",
@@ -141,10 +180,7 @@ pub fn read_tree_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginTree, 
     if !problems.is_empty() {
         return Err(problems);
     }
-    let manifest_bytes = overlay.get(&manifest.path).map_or_else(
-        || std::fs::read(&manifest.path).unwrap_or_default(),
-        |text| text.as_bytes().to_vec(),
-    );
+    let manifest_bytes = source.read(&manifest.path).unwrap_or_default();
     let integrity = tree_integrity(&manifest_bytes, &files);
     Ok(PluginTree {
         root: root.to_owned(),
@@ -160,15 +196,15 @@ struct Walk<'a> {
     base: &'a Utf8Path,
     subtree: Subtree,
     plugin: &'a str,
-    overlay: &'a Overlay,
+    source: &'a dyn TreeSource,
     files: &'a mut Vec<PluginFile>,
     problems: &'a mut Vec<Problem>,
 }
 
 impl Walk<'_> {
     fn folder(&mut self, folder: &Utf8Path) {
-        let (base, subtree, plugin) = (self.base, self.subtree, self.plugin);
-        let entries = match std::fs::read_dir(folder) {
+        let (subtree, plugin) = (self.subtree, self.plugin);
+        let entries = match self.source.list(folder) {
             Ok(entries) => entries,
             Err(error) => {
                 self.problems.push(
@@ -180,9 +216,9 @@ impl Walk<'_> {
             }
         };
         for entry in entries {
-            let entry = match entry {
-                Ok(entry) => entry,
-                Err(error) => {
+            let path = match entry {
+                ListedName::Entry(path) => path,
+                ListedName::Failed(error) => {
                     self.problems.push(
                         Problem::new(format!("cannot list the folder: {error}"))
                             .of_plugin(plugin)
@@ -190,69 +226,67 @@ impl Walk<'_> {
                     );
                     continue;
                 }
+                ListedName::NotUtf8(shown) => {
+                    self.problems.push(
+                        Problem::new(format!("a file name is not UTF-8: {shown}"))
+                            .of_plugin(plugin)
+                            .at_path(folder),
+                    );
+                    continue;
+                }
             };
-            let Ok(path) = Utf8PathBuf::from_path_buf(entry.path()) else {
-                self.problems.push(
-                    Problem::new(format!(
-                        "a file name is not UTF-8: {}",
-                        entry.path().display()
-                    ))
-                    .of_plugin(plugin)
-                    .at_path(folder),
-                );
-                continue;
-            };
-            let Ok(kind) = std::fs::symlink_metadata(&path).map(|metadata| metadata.file_type())
-            else {
-                self.problems.push(
+            match self.source.kind(&path, Follow::No) {
+                EntryKind::Missing | EntryKind::Unreadable(_) => self.problems.push(
                     Problem::new("cannot read the file's type")
                         .of_plugin(plugin)
                         .at_path(&path),
-                );
-                continue;
-            };
-            if kind.is_symlink() {
-                self.problems.push(
-                Problem::new("is a symbolic link; a plugin holds regular files and folders only (a link may point outside the plugin root)")
-                    .of_plugin(plugin)
-                    .at_path(&path)
-                    .with_help("replace the link with a copy of the file"),
-            );
-            } else if kind.is_dir() {
-                self.folder(&path);
-            } else if kind.is_file() {
-                let read = self
-                    .overlay
-                    .get(&path)
-                    .map_or_else(|| std::fs::read(&path), |text| Ok(text.as_bytes().to_vec()));
-                match read {
-                    Ok(bytes) => {
-                        let relative = path
-                            .strip_prefix(base)
-                            .map(|relative| crate::fs_util::to_posix(relative.as_str()))
-                            .unwrap_or_default();
-                        self.files.push(PluginFile {
-                            subtree,
-                            relative,
-                            source: path,
-                            bytes,
-                        });
-                    }
-                    Err(error) => self.problems.push(
-                        Problem::new(format!("cannot read the file: {error}"))
-                            .of_plugin(plugin)
-                            .at_path(&path),
-                    ),
-                }
-            } else {
-                self.problems.push(
+                ),
+                EntryKind::Link => self.problems.push(
+                    Problem::new("is a symbolic link; a plugin holds regular files and folders only (a link may point outside the plugin root)")
+                        .of_plugin(plugin)
+                        .at_path(&path)
+                        .with_help("replace the link with a copy of the file"),
+                ),
+                EntryKind::Folder => self.folder(&path),
+                EntryKind::File => self.file(path, subtree),
+                EntryKind::Other => self.problems.push(
                     Problem::new("is not a regular file (a FIFO, socket or device)")
                         .of_plugin(plugin)
                         .at_path(&path),
-                );
+                ),
             }
         }
     }
+
+    fn file(&mut self, path: Utf8PathBuf, subtree: Subtree) {
+        match self.source.read(&path) {
+            Ok(bytes) => {
+                let relative = path
+                    .strip_prefix(self.base)
+                    .map(|relative| crate::fs_util::to_posix(relative.as_str()))
+                    .unwrap_or_default();
+                self.files.push(PluginFile {
+                    subtree,
+                    relative,
+                    source: path,
+                    bytes,
+                });
+            }
+            Err(error) => self.problems.push(
+                Problem::new(format!("cannot read the file: {error}"))
+                    .of_plugin(self.plugin)
+                    .at_path(&path),
+            ),
+        }
+    }
+}
+
+/// `Path::exists`: anything but a missing path or one whose kind cannot be read.
+fn exists(source: &dyn TreeSource, path: &Utf8Path) -> bool {
+    !matches!(
+        source.kind(path, Follow::Yes),
+        EntryKind::Missing | EntryKind::Unreadable(_)
+    )
 }
 
 /// `blake3:<hex>` over the manifest's bytes and each file's subtree, path and bytes, in path

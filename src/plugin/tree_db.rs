@@ -1,0 +1,694 @@
+//! The plugin trees as salsa inputs, for a process that composes again and again: the language
+//! server (docs/decisions.md D54).
+//!
+//! Data flow: a plugin root is read once from the disk by the tree reader itself, through a
+//! recording [`DiskSource`]; its answers become the root's mirror ([`MirroredRoot`]: the kinds,
+//! listings and resolved links it saw, and one [`MirroredFile`] input per file it read); the
+//! tracked [`plugin_tree`] reads the tree again from that mirror, and is what composition is
+//! given. A change the file watcher reports (or an editor buffer that changed) sets the bytes of
+//! the one [`MirroredFile`] it touches, so only that plugin's tree is read again, from memory,
+//! and an unchanged plugin's tree is its memo; a change to what the reader asks (a file added
+//! or removed, a folder, a link, a manifest, whose bytes decide which folders are read) reads
+//! that root from the disk again.
+//!
+//! Invariants:
+//! - the mirror holds exactly the answers the reader asked for on its last read from the disk,
+//!   with bytes kept current by [`PluginTrees::changed`]; the questions the reader asks depend
+//!   only on the manifest's bytes and on those structural answers, never on another file's
+//!   bytes, which is why a byte change of another file needs no new read from the disk;
+//! - a question the mirror has no answer for is never answered by a guess: the read is marked
+//!   incomplete, and the root is read from the disk again before its tree is handed out;
+//! - [`plugin_tree`] does no I/O: its only inputs are the mirror's.
+
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::plugin::Problem;
+use crate::plugin::manifest::{AUTHORED_MANIFEST, HOST_MANIFEST_DIRS, Overlay};
+use crate::plugin::tree::{self, PluginTree};
+use crate::plugin::tree_source::{
+    DiskSource, EntryKind, Follow, ListedName, RecordedAnswers, TreeSource,
+};
+
+/// One file a plugin tree's read read: its bytes (an editor's unsaved text, when it has one).
+#[salsa::input(debug)]
+pub struct MirroredFile {
+    #[returns(ref)]
+    pub path: Utf8PathBuf,
+    #[returns(ref)]
+    pub bytes: Result<Arc<Vec<u8>>, String>,
+}
+
+/// The structural answers of one root's last read from the disk, and its files' inputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RootAnswers {
+    pub kinds: BTreeMap<(Utf8PathBuf, Follow), EntryKind>,
+    pub listings: BTreeMap<Utf8PathBuf, Result<Vec<ListedName>, String>>,
+    pub canonicals: BTreeMap<Utf8PathBuf, Result<Utf8PathBuf, String>>,
+    pub files: BTreeMap<Utf8PathBuf, MirroredFile>,
+}
+
+impl RootAnswers {
+    /// Whether a change at `path` may change what the reader asks or is answered, other than
+    /// a read file's bytes: the path, its folder or something beneath it was asked about.
+    fn is_touched_by(&self, path: &Utf8Path) -> bool {
+        let asked = |asked: &Utf8Path| {
+            asked == path || asked.starts_with(path) || path.parent() == Some(asked)
+        };
+        self.kinds.keys().any(|(asked_path, _)| asked(asked_path))
+            || self.listings.keys().any(|folder| asked(folder))
+            || self.canonicals.keys().any(|linked| asked(linked))
+    }
+}
+
+/// A plugin root and its mirror.
+#[salsa::input(debug)]
+pub struct MirroredRoot {
+    #[returns(ref)]
+    pub root: Utf8PathBuf,
+    #[returns(ref)]
+    pub answers: Arc<RootAnswers>,
+}
+
+/// A tree read from its root's mirror.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeRead {
+    pub tree: Result<PluginTree, Vec<Problem>>,
+    /// False when the reader asked something the mirror has no answer for (the tree is then
+    /// not used: the root is read from the disk again).
+    pub complete: bool,
+}
+
+/// The plugin at `root`, read from its mirror.
+#[salsa::tracked(returns(ref))]
+pub fn plugin_tree(db: &dyn salsa::Database, root: MirroredRoot) -> TreeRead {
+    let source = MirrorSource {
+        db,
+        answers: root.answers(db),
+        missed: Cell::new(false),
+    };
+    let tree = tree::read_tree_from(&source, root.root(db));
+    TreeRead {
+        tree,
+        complete: !source.missed.get(),
+    }
+}
+
+/// The reader's questions, answered from a root's mirror.
+struct MirrorSource<'db> {
+    db: &'db dyn salsa::Database,
+    answers: &'db RootAnswers,
+    missed: Cell<bool>,
+}
+
+const NOT_MIRRORED: &str = "not in the language server's copy of the plugin's tree";
+
+impl MirrorSource<'_> {
+    fn missed<T>(&self, answer: T) -> T {
+        self.missed.set(true);
+        answer
+    }
+}
+
+impl TreeSource for MirrorSource<'_> {
+    fn kind(&self, path: &Utf8Path, follow: Follow) -> EntryKind {
+        match self.answers.kinds.get(&(path.to_owned(), follow)) {
+            Some(kind) => kind.clone(),
+            None => self.missed(EntryKind::Unreadable(NOT_MIRRORED.to_owned())),
+        }
+    }
+
+    fn list(&self, folder: &Utf8Path) -> Result<Vec<ListedName>, String> {
+        match self.answers.listings.get(folder) {
+            Some(listing) => listing.clone(),
+            None => self.missed(Err(NOT_MIRRORED.to_owned())),
+        }
+    }
+
+    fn read(&self, path: &Utf8Path) -> Result<Vec<u8>, String> {
+        match self.answers.files.get(path) {
+            Some(file) => file
+                .bytes(self.db)
+                .as_ref()
+                .map(|bytes| bytes.as_ref().clone())
+                .map_err(Clone::clone),
+            None => self.missed(Err(NOT_MIRRORED.to_owned())),
+        }
+    }
+
+    fn canonical(&self, path: &Utf8Path) -> Result<Utf8PathBuf, String> {
+        match self.answers.canonicals.get(path) {
+            Some(canonical) => canonical.clone(),
+            None => self.missed(Err(NOT_MIRRORED.to_owned())),
+        }
+    }
+}
+
+/// The database of [`PluginTrees`]. In tests it records which queries executed.
+#[salsa::db]
+#[derive(Clone, Default)]
+pub struct PluginTreesDatabase {
+    storage: salsa::Storage<Self>,
+}
+
+#[salsa::db]
+impl salsa::Database for PluginTreesDatabase {}
+
+impl PluginTreesDatabase {
+    /// A database that records every query execution into `log`.
+    pub fn with_execution_log(log: crate::db::ExecutionLog) -> Self {
+        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
+            if let salsa::EventKind::WillExecute { database_key } = event.kind
+                && let Ok(mut entries) = log.lock()
+            {
+                entries.push(format!("{database_key:?}"));
+            }
+        })));
+        Self { storage }
+    }
+}
+
+/// The warm plugin trees of one process: each root mirrored once, kept current by the changes
+/// it is told about.
+#[derive(Default)]
+pub struct PluginTrees {
+    state: RefCell<MirrorState>,
+}
+
+#[derive(Default)]
+struct MirrorState {
+    db: PluginTreesDatabase,
+    roots: BTreeMap<Utf8PathBuf, MirroredRoot>,
+    /// The editor's unsaved texts, standing for the bytes of the files they name.
+    overlay: Overlay,
+    /// The folders a file watcher keeps the mirror current for: a root inside none of them is
+    /// read from the disk each time (a mirror nothing keeps current would go stale).
+    watched: BTreeSet<Utf8PathBuf>,
+    /// Every root asked for, mirrored or not: the folders the caller should watch.
+    asked: BTreeSet<Utf8PathBuf>,
+    /// How many times a root was read from the disk (for tests and the log).
+    disk_reads: usize,
+}
+
+impl PluginTrees {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Trees kept in `db` (a database with an execution log, in tests).
+    pub fn with_database(db: PluginTreesDatabase) -> Self {
+        Self {
+            state: RefCell::new(MirrorState {
+                db,
+                ..MirrorState::default()
+            }),
+        }
+    }
+
+    /// The plugin at `root` (canonical), from its mirror; the root is read from the disk the
+    /// first time, and again when its mirror cannot answer.
+    ///
+    /// # Errors
+    ///
+    /// The reader's problems, as a read from the disk gives them.
+    pub fn tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
+        let mut state = self.state.borrow_mut();
+        state.asked.insert(root.to_owned());
+        if !state
+            .watched
+            .iter()
+            .any(|watched| root.starts_with(watched))
+        {
+            state.disk_reads += 1;
+            return tree::read_tree_over(root, &state.overlay);
+        }
+        let mirrored = match state.roots.get(root) {
+            Some(mirrored) => *mirrored,
+            None => state.mirror_root(root),
+        };
+        let read = plugin_tree(&state.db, mirrored);
+        if read.complete {
+            return read.tree.clone();
+        }
+        state.read_root_again(mirrored);
+        let read = plugin_tree(&state.db, mirrored);
+        if read.complete {
+            return read.tree.clone();
+        }
+        // The disk changed between the two reads; read it as every command does.
+        drop(state);
+        tree::read_tree_over(root, &self.state.borrow().overlay)
+    }
+
+    /// Tell the mirror that `paths` changed on disk (a watcher's batch); `everything` when the
+    /// watcher may have missed some (an overflow), which reads every root again.
+    pub fn changed(&self, paths: &BTreeSet<Utf8PathBuf>, everything: bool) {
+        let mut state = self.state.borrow_mut();
+        let roots: Vec<MirroredRoot> = state.roots.values().copied().collect();
+        for mirrored in roots {
+            let root = mirrored.root(&state.db).clone();
+            let inside: Vec<&Utf8PathBuf> = paths
+                .iter()
+                .filter(|path| path.starts_with(&root) || root.starts_with(path))
+                .collect();
+            if everything {
+                state.read_root_again(mirrored);
+            } else if !inside.is_empty() {
+                state.apply_changes(mirrored, &inside);
+            }
+        }
+    }
+
+    /// Replace the editor's unsaved texts: a file whose text came, changed or went is read
+    /// again (from the new text, or from the disk).
+    pub fn set_overlay(&self, overlay: Overlay) {
+        let changed: BTreeSet<Utf8PathBuf> = {
+            let state = self.state.borrow();
+            let paths: BTreeSet<&Utf8PathBuf> =
+                state.overlay.keys().chain(overlay.keys()).collect();
+            paths
+                .into_iter()
+                .filter(|path| state.overlay.get(*path) != overlay.get(*path))
+                .cloned()
+                .collect()
+        };
+        self.state.borrow_mut().overlay = overlay;
+        if !changed.is_empty() {
+            self.changed(&changed, false);
+        }
+    }
+
+    /// Trust the mirror for the roots inside `watched` only, the folders a file watcher now
+    /// reports changes in (the watcher already running: a change after this call is reported).
+    /// A root that leaves them is forgotten, and one that enters them is mirrored afresh the
+    /// next time it is asked for, so no mirror predates the watch that keeps it current.
+    pub fn watch_only(&self, watched: BTreeSet<Utf8PathBuf>) {
+        let mut state = self.state.borrow_mut();
+        let covered = |set: &BTreeSet<Utf8PathBuf>, root: &Utf8Path| {
+            set.iter().any(|folder| root.starts_with(folder))
+        };
+        let previous = std::mem::take(&mut state.watched);
+        state
+            .roots
+            .retain(|root, _| covered(&previous, root) && covered(&watched, root));
+        state.watched = watched;
+    }
+
+    /// Every root asked for so far (canonical), mirrored or read from the disk.
+    pub fn asked_roots(&self) -> BTreeSet<Utf8PathBuf> {
+        self.state.borrow().asked.clone()
+    }
+
+    /// How many times a root was read from the disk so far.
+    pub fn disk_reads(&self) -> usize {
+        self.state.borrow().disk_reads
+    }
+}
+
+impl tree::TreeReader for PluginTrees {
+    fn read_tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
+        self.tree(root)
+    }
+}
+
+impl MirrorState {
+    fn mirror_root(&mut self, root: &Utf8Path) -> MirroredRoot {
+        let recorded = self.record_root(root);
+        let answers = self.answers_of(recorded, &RootAnswers::default());
+        let mirrored = MirroredRoot::new(&self.db, root.to_owned(), Arc::new(answers));
+        self.roots.insert(root.to_owned(), mirrored);
+        mirrored
+    }
+
+    fn record_root(&mut self, root: &Utf8Path) -> RecordedAnswers {
+        self.disk_reads += 1;
+        let source = DiskSource::recording(&self.overlay);
+        // The tree is read again from the mirror; this read is for its answers.
+        let _ = tree::read_tree_from(&source, root);
+        source.into_recorded()
+    }
+
+    /// `recorded` as a root's answers, each file keeping the input it has in `previous` (its
+    /// bytes set when they changed).
+    fn answers_of(&mut self, recorded: RecordedAnswers, previous: &RootAnswers) -> RootAnswers {
+        let mut files = BTreeMap::new();
+        for (path, bytes) in recorded.reads {
+            let bytes = bytes.map(Arc::new);
+            let file = match previous.files.get(&path) {
+                Some(file) => {
+                    self.set_bytes(*file, bytes);
+                    *file
+                }
+                None => MirroredFile::new(&self.db, path.clone(), bytes),
+            };
+            files.insert(path, file);
+        }
+        RootAnswers {
+            kinds: recorded.kinds,
+            listings: recorded.listings,
+            canonicals: recorded.canonicals,
+            files,
+        }
+    }
+
+    fn set_bytes(&mut self, file: MirroredFile, bytes: Result<Arc<Vec<u8>>, String>) {
+        use salsa::Setter;
+        if *file.bytes(&self.db) != bytes {
+            let _previous_bytes = file.set_bytes(&mut self.db).to(bytes);
+        }
+    }
+
+    fn read_root_again(&mut self, mirrored: MirroredRoot) {
+        use salsa::Setter;
+        let root = mirrored.root(&self.db).clone();
+        let recorded = self.record_root(&root);
+        let previous = mirrored.answers(&self.db).clone();
+        let answers = self.answers_of(recorded, &previous);
+        if answers != *previous {
+            mirrored.set_answers(&mut self.db).to(Arc::new(answers));
+        }
+    }
+
+    /// Apply changes at `paths` inside a root: a read file that is still the same kind of
+    /// thing gets its bytes again; anything else reads the root from the disk again.
+    fn apply_changes(&mut self, mirrored: MirroredRoot, paths: &[&Utf8PathBuf]) {
+        let answers = mirrored.answers(&self.db).clone();
+        let root = mirrored.root(&self.db).clone();
+        let mut new_bytes = Vec::new();
+        for path in paths {
+            let Some(file) = answers.files.get(*path) else {
+                if answers.is_touched_by(path) {
+                    self.read_root_again(mirrored);
+                    return;
+                }
+                continue;
+            };
+            let same_kind = [Follow::No, Follow::Yes].iter().all(|follow| {
+                answers
+                    .kinds
+                    .get(&((*path).clone(), *follow))
+                    .is_none_or(|kind| *kind == DiskSource::new(&self.overlay).kind(path, *follow))
+            });
+            if !same_kind || is_manifest_path(&root, path) {
+                self.read_root_again(mirrored);
+                return;
+            }
+            let bytes = DiskSource::new(&self.overlay).read(path).map(Arc::new);
+            new_bytes.push((*file, bytes));
+        }
+        for (file, bytes) in new_bytes {
+            self.set_bytes(file, bytes);
+        }
+    }
+}
+
+/// Whether `path` is one of the manifests the reader looks for at `root` (its bytes decide
+/// which folders are read).
+fn is_manifest_path(root: &Utf8Path, path: &Utf8Path) -> bool {
+    path == root.join(AUTHORED_MANIFEST)
+        || HOST_MANIFEST_DIRS
+            .iter()
+            .any(|folder| path == root.join(folder).join("plugin.json"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plugin `name` under `parent` with a stage, a knowledge file and a contribution.
+    fn write_plugin(parent: &Utf8Path, name: &str) -> Utf8PathBuf {
+        let root = parent.join(name);
+        std::fs::create_dir_all(root.join(".aidlc-plugin")).unwrap();
+        std::fs::write(
+            root.join(".aidlc-plugin/plugin.json"),
+            format!("{{\"name\": \"{name}\", \"version\": \"1.0.0\"}}"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("stages/inception")).unwrap();
+        std::fs::write(
+            root.join("stages/inception/review.md"),
+            "---\nslug: review\n---\n# Review\n",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("knowledge/deep")).unwrap();
+        std::fs::write(root.join("knowledge/deep/notes.md"), "notes\n").unwrap();
+        root.canonicalize_utf8().unwrap()
+    }
+
+    fn temp_folder() -> (tempfile::TempDir, Utf8PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        (dir, path)
+    }
+
+    fn logged_trees() -> (PluginTrees, crate::db::ExecutionLog) {
+        let log = crate::db::ExecutionLog::default();
+        let trees =
+            PluginTrees::with_database(PluginTreesDatabase::with_execution_log(log.clone()));
+        (trees, log)
+    }
+
+    fn tree_executions(log: &crate::db::ExecutionLog) -> usize {
+        let entries = std::mem::take(&mut *log.lock().unwrap());
+        entries
+            .iter()
+            .filter(|entry| entry.starts_with("plugin_tree"))
+            .count()
+    }
+
+    fn watching(trees: &PluginTrees, folder: &Utf8Path) {
+        trees.watch_only(BTreeSet::from([folder.to_owned()]));
+    }
+
+    #[test]
+    fn the_mirror_gives_the_tree_the_disk_gives() {
+        let (_dir, folder) = temp_folder();
+        let root = write_plugin(&folder, "acme");
+        std::fs::write(
+            root.join(".aidlc-plugin/plugin.json"),
+            r#"{"name": "acme", "version": "1.0.0", "aidlc": {"contributes": {"knowledge": "docs"}}}"#,
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("docs")).unwrap();
+        std::fs::write(root.join("docs/a.md"), "a\n").unwrap();
+        std::fs::create_dir_all(root.join("memory")).unwrap();
+        let trees = PluginTrees::new();
+        watching(&trees, &folder);
+        assert_eq!(trees.tree(&root), tree::read_tree(&root));
+        // A second ask is the memo: no read of the disk.
+        assert_eq!(trees.tree(&root), tree::read_tree(&root));
+        assert_eq!(trees.disk_reads(), 1);
+    }
+
+    #[test]
+    fn a_refused_tree_is_refused_the_same_from_the_mirror() {
+        let (_dir, folder) = temp_folder();
+        let root = write_plugin(&folder, "acme");
+        std::os::unix::fs::symlink("/etc/passwd", root.join("stages/inception/link.md")).unwrap();
+        std::fs::write(
+            root.join(".aidlc-plugin/plugin.json"),
+            "{\"name\": \"acme\"",
+        )
+        .unwrap();
+        let trees = PluginTrees::new();
+        watching(&trees, &folder);
+        let from_mirror = trees.tree(&root);
+        assert!(from_mirror.is_err());
+        assert_eq!(from_mirror, tree::read_tree(&root));
+        std::fs::write(
+            root.join(".aidlc-plugin/plugin.json"),
+            "{\"name\": \"acme\"}",
+        )
+        .unwrap();
+        trees.changed(
+            &BTreeSet::from([root.join(".aidlc-plugin/plugin.json")]),
+            false,
+        );
+        let from_mirror = trees.tree(&root);
+        assert!(
+            from_mirror.as_ref().unwrap_err()[0]
+                .message
+                .contains("symbolic link")
+        );
+        assert_eq!(from_mirror, tree::read_tree(&root));
+    }
+
+    #[test]
+    fn an_edit_of_one_plugins_file_reads_that_tree_again_from_memory_only() {
+        let (_dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let beta = write_plugin(&folder, "beta");
+        let (trees, log) = logged_trees();
+        watching(&trees, &folder);
+        trees.tree(&acme).unwrap();
+        trees.tree(&beta).unwrap();
+        assert_eq!(tree_executions(&log), 2);
+        assert_eq!(trees.disk_reads(), 2);
+
+        let edited = acme.join("knowledge/deep/notes.md");
+        std::fs::write(&edited, "more notes\n").unwrap();
+        trees.changed(&BTreeSet::from([edited]), false);
+        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.tree(&beta), tree::read_tree(&beta));
+        assert_eq!(tree_executions(&log), 1, "only acme's tree is read again");
+        assert_eq!(
+            trees.disk_reads(),
+            2,
+            "from its mirror, not by walking its folders"
+        );
+    }
+
+    #[test]
+    fn the_same_bytes_saved_again_read_nothing_again() {
+        let (_dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let (trees, log) = logged_trees();
+        watching(&trees, &folder);
+        trees.tree(&acme).unwrap();
+        tree_executions(&log);
+        let saved = acme.join("stages/inception/review.md");
+        std::fs::write(&saved, "---\nslug: review\n---\n# Review\n").unwrap();
+        trees.changed(&BTreeSet::from([saved]), false);
+        trees.tree(&acme).unwrap();
+        assert_eq!(tree_executions(&log), 0);
+    }
+
+    #[test]
+    fn a_file_added_or_removed_or_a_manifest_edit_reads_the_root_from_the_disk_again() {
+        let (_dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let trees = PluginTrees::new();
+        watching(&trees, &folder);
+        trees.tree(&acme).unwrap();
+
+        let added = acme.join("knowledge/deep/more.md");
+        std::fs::write(&added, "more\n").unwrap();
+        trees.changed(&BTreeSet::from([added.clone()]), false);
+        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.disk_reads(), 2);
+
+        std::fs::remove_file(&added).unwrap();
+        trees.changed(&BTreeSet::from([added]), false);
+        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.disk_reads(), 3);
+
+        let manifest = acme.join(".aidlc-plugin/plugin.json");
+        std::fs::write(
+            &manifest,
+            r#"{"name": "acme", "aidlc": {"contributes": {"knowledge": "knowledge/deep"}}}"#,
+        )
+        .unwrap();
+        trees.changed(&BTreeSet::from([manifest]), false);
+        let tree = trees.tree(&acme).unwrap();
+        assert_eq!(Ok(tree.clone()), tree::read_tree(&acme));
+        assert_eq!(trees.disk_reads(), 4);
+        assert!(tree.files.iter().any(|file| file.relative == "notes.md"));
+
+        // A folder removed whole, reported only as the folder.
+        std::fs::remove_dir_all(acme.join("knowledge")).unwrap();
+        trees.changed(&BTreeSet::from([acme.join("knowledge")]), false);
+        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+    }
+
+    #[test]
+    fn a_change_the_reader_never_asked_about_reads_nothing_again() {
+        let (_dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let trees = PluginTrees::new();
+        watching(&trees, &folder);
+        trees.tree(&acme).unwrap();
+        std::fs::create_dir_all(acme.join(".git/objects")).unwrap();
+        std::fs::write(acme.join(".git/objects/ab"), "x").unwrap();
+        trees.changed(&BTreeSet::from([acme.join(".git/objects/ab")]), false);
+        trees.tree(&acme).unwrap();
+        assert_eq!(trees.disk_reads(), 1);
+    }
+
+    #[test]
+    fn an_unwatched_root_is_read_from_the_disk_every_time() {
+        let (_dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let trees = PluginTrees::new();
+        trees.tree(&acme).unwrap();
+        let edited = acme.join("knowledge/deep/notes.md");
+        std::fs::write(&edited, "changed, and nobody said so\n").unwrap();
+        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.disk_reads(), 2);
+        assert_eq!(trees.asked_roots(), BTreeSet::from([acme.clone()]));
+
+        // Watched from now on: mirrored afresh, then trusted.
+        watching(&trees, &folder);
+        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.disk_reads(), 3);
+        trees.tree(&acme).unwrap();
+        assert_eq!(trees.disk_reads(), 3);
+
+        // No longer watched: forgotten, so a later watch starts from the disk again.
+        trees.watch_only(BTreeSet::new());
+        std::fs::write(&edited, "changed while unwatched\n").unwrap();
+        watching(&trees, &folder);
+        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+    }
+
+    #[test]
+    fn an_overflow_reads_every_root_again() {
+        let (_dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let trees = PluginTrees::new();
+        watching(&trees, &folder);
+        trees.tree(&acme).unwrap();
+        let edited = acme.join("knowledge/deep/notes.md");
+        std::fs::write(&edited, "changed, the event lost\n").unwrap();
+        trees.changed(&BTreeSet::new(), true);
+        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+    }
+
+    #[test]
+    fn the_editors_text_stands_for_a_files_bytes_and_goes_with_the_buffer() {
+        let (_dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let beta = write_plugin(&folder, "beta");
+        let (trees, log) = logged_trees();
+        watching(&trees, &folder);
+        trees.tree(&acme).unwrap();
+        trees.tree(&beta).unwrap();
+        tree_executions(&log);
+
+        let notes = beta.join("knowledge/deep/notes.md");
+        let overlay = Overlay::from([(notes.clone(), "unsaved\n".to_owned())]);
+        trees.set_overlay(overlay.clone());
+        assert_eq!(trees.tree(&beta), tree::read_tree_over(&beta, &overlay));
+        trees.tree(&acme).unwrap();
+        assert_eq!(tree_executions(&log), 1);
+        let file = |tree: PluginTree| {
+            tree.files
+                .into_iter()
+                .find(|file| file.source == notes)
+                .unwrap()
+                .bytes
+        };
+        assert_eq!(file(trees.tree(&beta).unwrap()), b"unsaved\n");
+
+        // A buffer for a path the tree lacks adds no file.
+        let ghost = beta.join("knowledge/ghost.md");
+        trees.set_overlay(Overlay::from([(ghost.clone(), "ghost\n".to_owned())]));
+        let tree = trees.tree(&beta).unwrap();
+        assert_eq!(file(tree.clone()), b"notes\n");
+        assert!(tree.files.iter().all(|file| file.source != ghost));
+        assert_eq!(Ok(tree), tree::read_tree(&beta));
+    }
+
+    #[test]
+    fn a_question_the_mirror_cannot_answer_marks_the_read_incomplete() {
+        let (_dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let db = PluginTreesDatabase::default();
+        let empty = MirroredRoot::new(&db, acme, Arc::new(RootAnswers::default()));
+        let read = plugin_tree(&db, empty);
+        assert!(!read.complete);
+        assert!(read.tree.is_err());
+    }
+}
