@@ -17,6 +17,10 @@
 //!   span lies in text the contribution wrote (`plugin::contributed_text`), its message then
 //!   naming the core stage; any other diagnostic keeps its installed file and span, with the
 //!   composed text;
+//! - a diagnostic's message, label, help and related notes name a shipped copy as its location
+//!   would be named: each whole installed path of a copy (as the compile prints it,
+//!   project-relative) is replaced by its plugin file's name ([`rename_paths_in`]); any other
+//!   path in them, a core file's, is left as printed;
 //! - pure once built: nothing here reads the disk but [`stage_texts`].
 
 use std::collections::BTreeMap;
@@ -144,6 +148,11 @@ impl AuthoredFiles {
                 ContributionFile::read(&file.plugin, file.source.clone(), file.authored.clone())
             })
             .collect();
+        let renamed: BTreeMap<&str, Utf8PathBuf> = self
+            .shipped
+            .iter()
+            .map(|(installed, shipped)| (installed.as_str(), (naming.authored)(&shipped.source)))
+            .collect();
         let mut sources = BTreeMap::new();
         let mut carry = |file: &Utf8Path, span: Option<Range<usize>>| -> Carried {
             if let Some(shipped) = self.shipped.get(file) {
@@ -180,6 +189,13 @@ impl AuthoredFiles {
             .iter()
             .map(|diagnostic| {
                 let mut diagnostic = diagnostic.clone();
+                rename_paths_in(&mut diagnostic.message, &renamed);
+                if let Some(label) = &mut diagnostic.label {
+                    rename_paths_in(label, &renamed);
+                }
+                if let Some(help) = &mut diagnostic.help {
+                    rename_paths_in(help, &renamed);
+                }
                 if let Some(file) = diagnostic.file.take() {
                     let (file, span, note) = carry(&file, diagnostic.span.take());
                     diagnostic.file = Some(file);
@@ -189,6 +205,7 @@ impl AuthoredFiles {
                     }
                 }
                 for related in &mut diagnostic.related {
+                    rename_paths_in(&mut related.message, &renamed);
                     let (file, span, _) = carry(&related.file, related.span.take());
                     related.file = file;
                     related.span = span;
@@ -223,6 +240,67 @@ impl AuthoredFiles {
             self.harness.dir_name(),
         )?;
         Some((&contributions[index], found, slug.to_owned()))
+    }
+}
+
+/// `text` with each whole installed path of `renamed` (project-relative, `/` separators, as the
+/// compile prints paths in its messages) replaced by the name its plugin file is shown by.
+///
+/// A path is whole when neither the character before it nor the one after it continues a path
+/// ([`continues_a_path`]; a `.` after it ends a sentence when no path character follows it), so
+/// `a/b.md` is not found inside `xa/b.md`, `../a/b.md` or `a/b.md.bak`. One pass from the left,
+/// the longest whole path at a place first: a replacement is never searched again.
+fn rename_paths_in(text: &mut String, renamed: &BTreeMap<&str, Utf8PathBuf>) {
+    if renamed.is_empty() {
+        return;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut at = 0;
+    while let Some(here) = text[at..].chars().next() {
+        let starts_whole = text[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|before| !continues_a_path(before));
+        let found = if starts_whole {
+            renamed
+                .iter()
+                .filter(|(installed, _)| {
+                    text[at..].starts_with(**installed)
+                        && ends_a_path(&text[at + installed.len()..])
+                })
+                .max_by_key(|(installed, _)| installed.len())
+        } else {
+            None
+        };
+        if let Some((installed, shown)) = found {
+            out.push_str(&text[copied..at]);
+            out.push_str(shown.as_str());
+            at += installed.len();
+            copied = at;
+        } else {
+            at += here.len_utf8();
+        }
+    }
+    if copied > 0 {
+        out.push_str(&text[copied..]);
+        *text = out;
+    }
+}
+
+/// Whether `c` can be part of a path as a message prints one (so a path next to it is not whole).
+fn continues_a_path(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '\\' | '~' | '+' | '@' | '%')
+}
+
+/// Whether a path followed by `rest` ends there: nothing follows, or a character that does not
+/// continue a path, or a `.` that ends the sentence (nothing of a path after it).
+fn ends_a_path(rest: &str) -> bool {
+    let mut after = rest.chars();
+    match after.next() {
+        None => true,
+        Some('.') => after.next().is_none_or(|next| !continues_a_path(next)),
+        Some(next) => !continues_a_path(next),
     }
 }
 
@@ -295,5 +373,130 @@ mod tests {
         assert_eq!(carried[1].file.as_ref(), Some(&other));
         assert_eq!(carried[1].span, Some(0..1));
         assert_eq!(sources.get(&other).map(String::as_str), Some("x"));
+    }
+
+    fn renamed_paths() -> BTreeMap<&'static str, Utf8PathBuf> {
+        BTreeMap::from([
+            (
+                ".claude/aidlc-common/stages/construction/acme-check.md",
+                Utf8PathBuf::from("/plugins/acme/stages/construction/acme-check.md"),
+            ),
+            (
+                ".claude/sensors/aidlc-acme-lint.md",
+                Utf8PathBuf::from("/plugins/acme/sensors/aidlc-acme-lint.md"),
+            ),
+        ])
+    }
+
+    fn renamed(text: &str) -> String {
+        let mut text = text.to_owned();
+        rename_paths_in(&mut text, &renamed_paths());
+        text
+    }
+
+    #[test]
+    fn every_whole_installed_path_in_a_message_is_renamed_and_a_core_path_is_left() {
+        assert_eq!(
+            renamed(
+                "Duplicate producers for consumed artifact \"cd-config\" in .claude/aidlc-common/stages/construction/acme-check.md (stage \"acme-check\"), .claude/aidlc-common/stages/operation/core.md (stage \"core\") — consumed by stage \"x\" in .claude/aidlc-common/stages/construction/acme-check.md. Rename one."
+            ),
+            "Duplicate producers for consumed artifact \"cd-config\" in /plugins/acme/stages/construction/acme-check.md (stage \"acme-check\"), .claude/aidlc-common/stages/operation/core.md (stage \"core\") — consumed by stage \"x\" in /plugins/acme/stages/construction/acme-check.md. Rename one."
+        );
+        assert_eq!(
+            renamed(
+                "change `matches` in .claude/sensors/aidlc-acme-lint.md, or \".claude/sensors/aidlc-acme-lint.md\":3"
+            ),
+            "change `matches` in /plugins/acme/sensors/aidlc-acme-lint.md, or \"/plugins/acme/sensors/aidlc-acme-lint.md\":3"
+        );
+        assert_eq!(
+            renamed(".claude/sensors/aidlc-acme-lint.md"),
+            "/plugins/acme/sensors/aidlc-acme-lint.md"
+        );
+    }
+
+    #[test]
+    fn a_path_inside_a_longer_path_is_not_renamed() {
+        for longer in [
+            "x.claude/sensors/aidlc-acme-lint.md",
+            "../.claude/sensors/aidlc-acme-lint.md",
+            "/project/.claude/sensors/aidlc-acme-lint.md",
+            ".claude/sensors/aidlc-acme-lint.md.bak",
+            ".claude/sensors/aidlc-acme-lint.md/x",
+            ".claude/sensors/aidlc-acme-lint.mdx",
+            "sub.claude/sensors/aidlc-acme-lint.md_old",
+        ] {
+            let text = format!("see {longer} here");
+            assert_eq!(renamed(&text), text, "{longer}");
+        }
+        assert_eq!(renamed("no path at all — ü"), "no path at all — ü");
+    }
+
+    #[test]
+    fn the_related_notes_help_and_label_of_a_carried_diagnostic_are_renamed_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().join("acme")).unwrap();
+        std::fs::create_dir_all(root.join(".aidlc-plugin")).unwrap();
+        std::fs::write(
+            root.join(".aidlc-plugin/plugin.json"),
+            "{\"name\": \"acme\", \"version\": \"1.0.0\"}",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("sensors")).unwrap();
+        std::fs::write(
+            root.join("sensors/aidlc-acme-lint.md"),
+            "---\nid: acme-lint\n---\n",
+        )
+        .unwrap();
+        let tree = crate::plugin::tree::read_tree(&root).unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().join("project")).unwrap();
+        let layout = Layout::new(&project, Harness::Claude, &|_| None);
+        let files = AuthoredFiles::of_trees([&tree], &layout);
+
+        let installed = ".claude/sensors/aidlc-acme-lint.md";
+        let core = ".claude/aidlc-common/stages/inception/core.md";
+        let diagnostics = [Diagnostic::error(
+            Code::DuplicateSensorId,
+            format!("also declared in {installed}. Rename one of them."),
+        )
+        .in_file(core)
+        .at(0..1)
+        .with_label(format!("as in {installed}"))
+        .with_help(format!("change `matches` in {installed}, or not {core}"))
+        .with_related(installed, None, format!("first declared in {installed}"))];
+        let texts = BTreeMap::from([(Utf8PathBuf::from(core), "x".to_owned())]);
+        let in_plugin = |source: &Utf8Path| source.strip_prefix(&root).unwrap().to_owned();
+        let labelled = |installed: &Utf8Path| Utf8Path::new("<framework>").join(installed);
+        let naming = Naming {
+            authored: &in_plugin,
+            installed: &labelled,
+        };
+        let (carried, _) = files.carried_back(&diagnostics, &texts, &naming);
+
+        let shown = "sensors/aidlc-acme-lint.md";
+        let carried = &carried[0];
+        assert_eq!(
+            carried.message,
+            format!("also declared in {shown}. Rename one of them.")
+        );
+        assert_eq!(
+            carried.label.as_deref(),
+            Some(format!("as in {shown}").as_str())
+        );
+        assert_eq!(
+            carried.help.as_deref(),
+            Some(format!("change `matches` in {shown}, or not {core}").as_str()),
+            "the core stage's path is left as printed"
+        );
+        assert_eq!(carried.related[0].file, shown);
+        assert_eq!(
+            carried.related[0].message,
+            format!("first declared in {shown}")
+        );
+        assert_eq!(
+            carried.file.as_deref(),
+            Some(Utf8Path::new(
+                "<framework>/.claude/aidlc-common/stages/inception/core.md"
+            ))
+        );
     }
 }

@@ -236,6 +236,34 @@ fn a_compile_error_in_a_plugin_stage_is_carried_back_to_the_plugins_file() {
     );
 }
 
+/// Issue 29 (D52): a path printed inside a message names the plugin's file by its path in the
+/// plugin, as the location does; a core stage's path is left as the compile printed it.
+#[test]
+fn a_path_in_a_compile_message_names_the_plugins_file() {
+    let shelf = TestProject::empty();
+    let root = own_tree(&shelf);
+    let stage =
+        acme_stage("inline").replace("  - acme-report\n", "  - acme-report\n  - cd-config\n");
+    shelf.write("acme/stages/construction/acme-check.md", &stage);
+    let (diagnostic, line, _run) =
+        failed_json_compile_diagnostic(&shelf, &root, "duplicate-producer");
+    let message = diagnostic["message"].as_str().unwrap();
+    assert!(
+        message.contains("in stages/construction/acme-check.md (stage \"acme-check\")"),
+        "{line}"
+    );
+    assert!(
+        message.contains(
+            ", .claude/aidlc-common/stages/operation/deployment-pipeline.md (stage \"deployment-pipeline\")"
+        ),
+        "{line}"
+    );
+    assert!(
+        !line.contains(".claude/aidlc-common/stages/construction/acme-check.md"),
+        "{line}"
+    );
+}
+
 /// Issue 29 (D52): a refusal of the composition without a span of its own is shown on the file
 /// at fault, with a span on the key, list item or line the refusal names.
 #[test]

@@ -697,6 +697,53 @@ fn a_failed_compile_is_shown_on_the_path_plugins_own_files() {
     assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
 }
 
+/// Issue 29 (D52): a path the compile prints inside a message names the plugin's file too, as
+/// the diagnostic's location does: the duplicate producer error lists the plugin's stage by
+/// its own (absolute) path, never by the installed copy's, and the core stage by its installed
+/// path.
+#[test]
+fn a_failed_compiles_message_names_the_path_plugins_own_file_not_its_installed_copy() {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 10, &[]);
+    let stage = root.join("stages/construction/acme-check.md");
+    rewrite(
+        &stage,
+        "  - acme-report\n",
+        "  - acme-report\n  - cd-config\n",
+    );
+    let run = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    // The renderer wraps long messages: compare without spaces and the frame's bars.
+    let unwrapped: String = run
+        .stderr
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '│')
+        .collect();
+    let message_start = unwrapped
+        .find("Duplicateproducersforconsumedartifact\"cd-config\"")
+        .unwrap_or_else(|| panic!("the duplicate producer error: {}", run.stderr));
+    let message = &unwrapped[message_start..];
+    let message = &message[..message.find("Renameoneproducedartifact").unwrap()];
+    assert!(
+        message.contains(&format!("{stage}(stage\"acme-check\")")),
+        "the message names the plugin's stage by its own path: {}",
+        run.stderr
+    );
+    assert!(
+        !unwrapped.contains(".claude/aidlc-common/stages/construction/acme-check.md"),
+        "nothing names the installed copy: {}",
+        run.stderr
+    );
+    assert!(
+        message.contains(
+            ".claude/aidlc-common/stages/operation/deployment-pipeline.md(stage\"deployment-pipeline\")"
+        ),
+        "the core producer keeps its installed path: {}",
+        run.stderr
+    );
+}
+
 /// Issue 29 (D52): a git plugin's tree is a clone, not the folder its author edits, so a failed
 /// compile's diagnostics in its copies keep their installed paths.
 #[test]
