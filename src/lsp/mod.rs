@@ -68,7 +68,7 @@ use crate::watch::{FolderWatcher, WatchMessage, watch_roots};
 use server_state::{FileKind, ServerState};
 
 /// How long the files must be quiet before the watcher reports a batch (as `compile --watch`).
-const WATCH_DEBOUNCE: Duration = Duration::from_millis(50);
+pub(crate) const WATCH_DEBOUNCE: Duration = Duration::from_millis(50);
 
 /// What `aidlc lsp` was told on its command line.
 #[derive(Debug, Clone, Default)]

@@ -1,18 +1,22 @@
 //! `aidlc lsp` in a plugin's own tree (docs/decisions.md D52): the diagnostics of
 //! `aidlc compile` there, published on the plugin's own files.
 //!
-//! Each time the text changes (an open, an edit, a close, a save or a file event), the plugin's
-//! tree is compiled by `plugin::own_tree::compile_own_tree_with_unsaved`, which reads it once
-//! in place, with the editor's unsaved text over its files, and composes that read as
-//! `aidlc plugin add` composes a plugin into a temporary default framework (the one copy of the
-//! plugin's files is the composition's; its sibling plugins are found beside it, as `aidlc
-//! compile` finds them). Navigation, hover, completion and quick fixes answer
-//! nothing here: their queries run on one install's database, which a plugin's tree is not.
+//! Each time the text changes (an open, an edit, a close, a save, the file watcher's or the
+//! editor's file event), the plugin's tree is compiled by `plugin::own_tree::compile_own_tree_from`,
+//! with the editor's unsaved text over its files (the plugin's and its siblings'), and that
+//! read is composed as `aidlc plugin add` composes a plugin into a temporary default framework
+//! (the one copy of the plugin's files is the composition's; its sibling plugins are found
+//! beside it, as `aidlc compile` finds them). The trees come from the session's warm
+//! `plugin::tree_db::PluginTrees` (docs/decisions.md D54): each plugin folder the compile read is
+//! watched, and only the file an edit touches is read again. Navigation, hover, completion and
+//! quick fixes answer nothing here: their queries run on one install's database, which a
+//! plugin's tree is not.
 //!
 //! Invariants: nothing is written into the plugin's tree; the diagnostics are the compile's,
-//! for the same bytes; a file that no longer has any diagnostic is cleared.
+//! for the same bytes; a file that no longer has any diagnostic is cleared; a tree's mirror is
+//! trusted only inside a folder the watcher watches (else it is read from the disk each time).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Response};
@@ -27,7 +31,9 @@ use super::positions::{TextPositions, apply_change};
 use super::uri::{path_of_uri, uri_of_path};
 use crate::diagnostics::Diagnostic;
 use crate::harness::Harness;
+use crate::plugin::tree_db::PluginTrees;
 use crate::syntax::frontmatter::ColumnUnit;
+use crate::watch::{FolderWatcher, WatchMessage};
 
 /// One editor session on a plugin's own tree.
 pub struct OwnTreeSession<'a> {
@@ -41,6 +47,16 @@ pub struct OwnTreeSession<'a> {
     /// What was last published, by absolute path.
     publisher: Publisher,
     shutdown_requested: bool,
+    /// The plugin trees the compile reads, warm where the watcher keeps them current.
+    trees: PluginTrees,
+    /// Watches every plugin folder the compile read; `None` when it could not start.
+    watcher: Option<FolderWatcher>,
+}
+
+/// A message from the editor, or a batch from the file watcher.
+enum Event {
+    Client(Message),
+    Disk(WatchMessage),
 }
 
 impl<'a> OwnTreeSession<'a> {
@@ -58,24 +74,108 @@ impl<'a> OwnTreeSession<'a> {
             documents: HashMap::new(),
             publisher: Publisher::default(),
             shutdown_requested: false,
+            trees: PluginTrees::new(),
+            watcher: None,
         }
+    }
+
+    /// Start the file watcher (nothing watched until the first compile names its folders);
+    /// its batches arrive on the returned channel. Without one, every tree is read from the
+    /// disk at each compile, as `aidlc compile` reads it.
+    fn start_watching(&mut self) -> crossbeam_channel::Receiver<WatchMessage> {
+        let (bridge_sender, disk_events) = crossbeam_channel::unbounded();
+        let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
+        match FolderWatcher::start(super::WATCH_DEBOUNCE, watch_sender) {
+            Ok(watcher) => {
+                self.watcher = Some(watcher);
+                // notify sends on a std channel; the loop selects over crossbeam channels.
+                let forwarded = std::thread::Builder::new()
+                    .name("aidlc-lsp-watch".to_owned())
+                    .spawn(move || {
+                        for message in watch_receiver {
+                            if bridge_sender.send(message).is_err() {
+                                return;
+                            }
+                        }
+                    });
+                if let Err(error) = forwarded {
+                    self.watcher = None;
+                    self.log(&format!("cannot forward file events: {error}"));
+                }
+            }
+            Err(error) => self.log(&format!(
+                "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
+            )),
+        }
+        disk_events
+    }
+
+    /// Watch exactly the plugin folders the compiles have read, and trust their mirrors
+    /// only there.
+    fn watch_read_roots(&mut self) {
+        let Some(watcher) = &mut self.watcher else {
+            return;
+        };
+        let roots: Vec<(std::path::PathBuf, bool)> = self
+            .trees
+            .asked_roots()
+            .into_iter()
+            .filter(|root| root.is_dir())
+            .map(|root| (root.into_std_path_buf(), true))
+            .collect();
+        let (_, problems) = watcher.watch_exactly(&roots);
+        let watched = watcher.watched_recursively();
+        self.trees.watch_only(watched);
+        for problem in problems {
+            self.log(&problem);
+        }
+    }
+
+    fn log(&self, message: &str) {
+        let params = lsp_types::LogMessageParams {
+            typ: lsp_types::MessageType::WARNING,
+            message: message.to_owned(),
+        };
+        let _ = self
+            .connection
+            .sender
+            .send(Notification::new("window/logMessage".to_owned(), params).into());
     }
 
     /// Publish, then serve until `exit`.
     pub fn serve(mut self) -> Result<(), ServeError> {
+        let disk_events = self.start_watching();
         self.publish();
         loop {
-            let Ok(first) = self.connection.receiver.recv() else {
-                return if self.shutdown_requested {
-                    Ok(())
+            let first = crossbeam_channel::select! {
+                recv(self.connection.receiver) -> message => match message {
+                    Ok(message) => Event::Client(message),
+                    Err(_) => return self.ended_without_exit(),
+                },
+                recv(disk_events) -> message => if let Ok(message) = message {
+                    Event::Disk(message)
                 } else {
-                    Err(ServeError::Disconnected)
-                };
+                    // The watcher is gone: serve on, reading the disk at each compile.
+                    self.watcher = None;
+                    self.trees.watch_only(BTreeSet::new());
+                    let Ok(message) = self.connection.receiver.recv() else {
+                        return self.ended_without_exit();
+                    };
+                    Event::Client(message)
+                },
             };
             let mut batch = vec![first];
-            batch.extend(self.connection.receiver.try_iter());
+            batch.extend(self.connection.receiver.try_iter().map(Event::Client));
+            batch.extend(disk_events.try_iter().map(Event::Disk));
             let mut dirty = false;
-            for message in batch {
+            for event in batch {
+                let message = match event {
+                    Event::Client(message) => message,
+                    Event::Disk(message) => {
+                        dirty |= self.handle_disk_event(message);
+                        continue;
+                    }
+                };
                 match message {
                     Message::Request(request) => {
                         let response = if request.method == "shutdown" {
@@ -109,6 +209,30 @@ impl<'a> OwnTreeSession<'a> {
             if dirty {
                 self.publish();
             }
+        }
+    }
+
+    fn ended_without_exit(&self) -> Result<(), ServeError> {
+        if self.shutdown_requested {
+            Ok(())
+        } else {
+            Err(ServeError::Disconnected)
+        }
+    }
+
+    /// Returns whether a plugin's files may have changed.
+    fn handle_disk_event(&mut self, message: WatchMessage) -> bool {
+        match message {
+            WatchMessage::Changed { paths, rescan } => {
+                self.trees.changed(&paths.into_iter().collect(), rescan)
+            }
+            WatchMessage::WatcherError(error) => {
+                self.log(&format!(
+                    "the file watcher reported: {error}; reading every plugin folder again"
+                ));
+                self.trees.changed(&BTreeSet::new(), true)
+            }
+            WatchMessage::Interrupted => false,
         }
     }
 
@@ -154,13 +278,30 @@ impl<'a> OwnTreeSession<'a> {
                 path_of_uri(&params.text_document.uri)
                     .is_some_and(|path| self.documents.remove(&path).is_some())
             }
-            "textDocument/didSave" | "workspace/didChangeWatchedFiles" => true,
+            "textDocument/didSave" => true,
+            "workspace/didChangeWatchedFiles" => {
+                // The editor's own file events: the mirror learns of them as of the watcher's.
+                let Ok(params) = serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(
+                    notification.params,
+                ) else {
+                    return true;
+                };
+                let paths: BTreeSet<Utf8PathBuf> = params
+                    .changes
+                    .iter()
+                    .filter_map(|change| path_of_uri(&change.uri))
+                    .collect();
+                self.trees.changed(&paths, false);
+                true
+            }
             _ => false,
         }
     }
 
     fn publish(&mut self) {
-        let current = match self.compile() {
+        let compiled = self.compile();
+        self.watch_read_roots();
+        let current = match compiled {
             Ok(current) => current,
             Err(message) => {
                 let params = lsp_types::LogMessageParams {
@@ -202,20 +343,24 @@ impl<'a> OwnTreeSession<'a> {
     /// The own-tree compile of the plugin with the editor's text, as protocol diagnostics by
     /// absolute path in the plugin's tree.
     fn compile(&self) -> Result<BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>>, String> {
-        // The editor's text of the plugin's files, read in place of the disk's by the one read
-        // of the tree the composition makes (nothing is copied first).
-        let unsaved: BTreeMap<Utf8PathBuf, String> = self
+        let plugin_root = self
+            .plugin_root
+            .canonicalize_utf8()
+            .map_err(|error| format!("cannot open {}: {error}", self.plugin_root))?;
+        // The editor's text of any plugin's files (this one's and its siblings'), read in place
+        // of the disk's by the one read of each tree the composition makes (nothing is copied
+        // first); by canonical path, as the trees are read.
+        let overlay: crate::plugin::tree::Overlay = self
             .documents
             .iter()
-            .filter_map(|(path, (_, text))| {
-                let relative = path.strip_prefix(&self.plugin_root).ok()?;
-                Some((relative.to_owned(), text.clone()))
-            })
+            .map(|(path, (_, text))| (canonical_document_path(path), text.clone()))
             .collect();
-        let compiled = crate::plugin::own_tree::compile_own_tree_with_unsaved(
-            &self.plugin_root,
+        self.trees.set_overlay(overlay.clone());
+        let compiled = crate::plugin::own_tree::compile_own_tree_from(
+            &plugin_root,
             self.harness,
-            &unsaved,
+            &self.trees,
+            &overlay,
         )
         .map_err(|problem| problem.headline())?;
         let mut by_file: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
@@ -351,6 +496,17 @@ impl<'a> OwnTreeSession<'a> {
                 TextPositions::new(&text, self.unit).range(&span)
             });
         (path.to_owned(), range)
+    }
+}
+
+/// An open document's path as the trees are read (canonical), through its folder (the file
+/// itself may not be on disk yet).
+fn canonical_document_path(path: &Utf8Path) -> Utf8PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(folder), Some(name)) => folder
+            .canonicalize_utf8()
+            .map_or_else(|_| path.to_owned(), |folder| folder.join(name)),
+        _ => path.to_owned(),
     }
 }
 

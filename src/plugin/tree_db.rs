@@ -191,6 +191,8 @@ struct MirrorState {
     asked: BTreeSet<Utf8PathBuf>,
     /// How many times a root was read from the disk (for tests and the log).
     disk_reads: usize,
+    /// Whether [`MirrorState::answers_of`] set a file's bytes (read by `read_root_again`).
+    bytes_set: bool,
 }
 
 impl PluginTrees {
@@ -244,27 +246,35 @@ impl PluginTrees {
     }
 
     /// Tell the mirror that `paths` changed on disk (a watcher's batch); `everything` when the
-    /// watcher may have missed some (an overflow), which reads every root again.
-    pub fn changed(&self, paths: &BTreeSet<Utf8PathBuf>, everything: bool) {
+    /// watcher may have missed some (an overflow), which reads every root again. Returns
+    /// whether a tree asked for may now be different: a mirror changed, or a path is in a root
+    /// that is read from the disk each time.
+    pub fn changed(&self, paths: &BTreeSet<Utf8PathBuf>, everything: bool) -> bool {
         let mut state = self.state.borrow_mut();
+        let touches =
+            |root: &Utf8Path, path: &Utf8Path| path.starts_with(root) || root.starts_with(path);
+        let mut may_differ = state
+            .asked
+            .iter()
+            .filter(|root| !state.roots.contains_key(*root))
+            .any(|root| everything || paths.iter().any(|path| touches(root, path)));
         let roots: Vec<MirroredRoot> = state.roots.values().copied().collect();
         for mirrored in roots {
             let root = mirrored.root(&state.db).clone();
-            let inside: Vec<&Utf8PathBuf> = paths
-                .iter()
-                .filter(|path| path.starts_with(&root) || root.starts_with(path))
-                .collect();
+            let inside: Vec<&Utf8PathBuf> =
+                paths.iter().filter(|path| touches(&root, path)).collect();
             if everything {
-                state.read_root_again(mirrored);
+                may_differ |= state.read_root_again(mirrored);
             } else if !inside.is_empty() {
-                state.apply_changes(mirrored, &inside);
+                may_differ |= state.apply_changes(mirrored, &inside);
             }
         }
+        may_differ
     }
 
     /// Replace the editor's unsaved texts: a file whose text came, changed or went is read
     /// again (from the new text, or from the disk).
-    pub fn set_overlay(&self, overlay: Overlay) {
+    pub fn set_overlay(&self, overlay: Overlay) -> bool {
         let changed: BTreeSet<Utf8PathBuf> = {
             let state = self.state.borrow();
             let paths: BTreeSet<&Utf8PathBuf> =
@@ -276,9 +286,7 @@ impl PluginTrees {
                 .collect()
         };
         self.state.borrow_mut().overlay = overlay;
-        if !changed.is_empty() {
-            self.changed(&changed, false);
-        }
+        !changed.is_empty() && self.changed(&changed, false)
     }
 
     /// Trust the mirror for the roots inside `watched` only, the folders a file watcher now
@@ -339,7 +347,7 @@ impl MirrorState {
             let bytes = bytes.map(Arc::new);
             let file = match previous.files.get(&path) {
                 Some(file) => {
-                    self.set_bytes(*file, bytes);
+                    self.bytes_set |= self.set_bytes(*file, bytes);
                     *file
                 }
                 None => MirroredFile::new(&self.db, path.clone(), bytes),
@@ -354,35 +362,41 @@ impl MirrorState {
         }
     }
 
-    fn set_bytes(&mut self, file: MirroredFile, bytes: Result<Arc<Vec<u8>>, String>) {
+    /// Returns whether the bytes changed.
+    fn set_bytes(&mut self, file: MirroredFile, bytes: Result<Arc<Vec<u8>>, String>) -> bool {
         use salsa::Setter;
-        if *file.bytes(&self.db) != bytes {
-            let _previous_bytes = file.set_bytes(&mut self.db).to(bytes);
+        if *file.bytes(&self.db) == bytes {
+            return false;
         }
+        let _previous_bytes = file.set_bytes(&mut self.db).to(bytes);
+        true
     }
 
-    fn read_root_again(&mut self, mirrored: MirroredRoot) {
+    /// Returns whether the mirror changed.
+    fn read_root_again(&mut self, mirrored: MirroredRoot) -> bool {
         use salsa::Setter;
         let root = mirrored.root(&self.db).clone();
         let recorded = self.record_root(&root);
         let previous = mirrored.answers(&self.db).clone();
+        self.bytes_set = false;
         let answers = self.answers_of(recorded, &previous);
-        if answers != *previous {
-            mirrored.set_answers(&mut self.db).to(Arc::new(answers));
+        let structure_changed = answers != *previous;
+        if structure_changed {
+            let _previous_answers = mirrored.set_answers(&mut self.db).to(Arc::new(answers));
         }
+        structure_changed || std::mem::take(&mut self.bytes_set)
     }
 
     /// Apply changes at `paths` inside a root: a read file that is still the same kind of
     /// thing gets its bytes again; anything else reads the root from the disk again.
-    fn apply_changes(&mut self, mirrored: MirroredRoot, paths: &[&Utf8PathBuf]) {
+    fn apply_changes(&mut self, mirrored: MirroredRoot, paths: &[&Utf8PathBuf]) -> bool {
         let answers = mirrored.answers(&self.db).clone();
         let root = mirrored.root(&self.db).clone();
         let mut new_bytes = Vec::new();
         for path in paths {
             let Some(file) = answers.files.get(*path) else {
                 if answers.is_touched_by(path) {
-                    self.read_root_again(mirrored);
-                    return;
+                    return self.read_root_again(mirrored);
                 }
                 continue;
             };
@@ -393,15 +407,16 @@ impl MirrorState {
                     .is_none_or(|kind| *kind == DiskSource::new(&self.overlay).kind(path, *follow))
             });
             if !same_kind || is_manifest_path(&root, path) {
-                self.read_root_again(mirrored);
-                return;
+                return self.read_root_again(mirrored);
             }
             let bytes = DiskSource::new(&self.overlay).read(path).map(Arc::new);
             new_bytes.push((*file, bytes));
         }
+        let mut changed = false;
         for (file, bytes) in new_bytes {
-            self.set_bytes(file, bytes);
+            changed |= self.set_bytes(file, bytes);
         }
+        changed
     }
 }
 
@@ -530,7 +545,7 @@ mod tests {
 
         let edited = acme.join("knowledge/deep/notes.md");
         std::fs::write(&edited, "more notes\n").unwrap();
-        trees.changed(&BTreeSet::from([edited]), false);
+        assert!(trees.changed(&BTreeSet::from([edited]), false));
         assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
         assert_eq!(trees.tree(&beta), tree::read_tree(&beta));
         assert_eq!(tree_executions(&log), 1, "only acme's tree is read again");
@@ -551,7 +566,7 @@ mod tests {
         tree_executions(&log);
         let saved = acme.join("stages/inception/review.md");
         std::fs::write(&saved, "---\nslug: review\n---\n# Review\n").unwrap();
-        trees.changed(&BTreeSet::from([saved]), false);
+        assert!(!trees.changed(&BTreeSet::from([saved]), false));
         trees.tree(&acme).unwrap();
         assert_eq!(tree_executions(&log), 0);
     }
@@ -566,7 +581,7 @@ mod tests {
 
         let added = acme.join("knowledge/deep/more.md");
         std::fs::write(&added, "more\n").unwrap();
-        trees.changed(&BTreeSet::from([added.clone()]), false);
+        assert!(trees.changed(&BTreeSet::from([added.clone()]), false));
         assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
         assert_eq!(trees.disk_reads(), 2);
 
@@ -602,7 +617,7 @@ mod tests {
         trees.tree(&acme).unwrap();
         std::fs::create_dir_all(acme.join(".git/objects")).unwrap();
         std::fs::write(acme.join(".git/objects/ab"), "x").unwrap();
-        trees.changed(&BTreeSet::from([acme.join(".git/objects/ab")]), false);
+        assert!(!trees.changed(&BTreeSet::from([acme.join(".git/objects/ab")]), false));
         trees.tree(&acme).unwrap();
         assert_eq!(trees.disk_reads(), 1);
     }
@@ -615,6 +630,7 @@ mod tests {
         trees.tree(&acme).unwrap();
         let edited = acme.join("knowledge/deep/notes.md");
         std::fs::write(&edited, "changed, and nobody said so\n").unwrap();
+        assert!(trees.changed(&BTreeSet::from([edited.clone()]), false));
         assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
         assert_eq!(trees.disk_reads(), 2);
         assert_eq!(trees.asked_roots(), BTreeSet::from([acme.clone()]));

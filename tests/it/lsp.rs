@@ -1324,6 +1324,89 @@ fn in_a_plugins_own_tree_the_unsaved_manifest_is_read_in_place_and_siblings_are_
     assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
 }
 
+/// Issue 29 (D54): in a plugin's own tree the sibling plugins are read from the session's warm
+/// trees: a sibling's unsaved text is what is composed, and a sibling's file changed on disk,
+/// with no word from the editor, is seen through the watcher.
+#[test]
+fn in_a_plugins_own_tree_a_siblings_unsaved_text_and_its_disk_edits_are_composed() {
+    let shelf = TestProject::empty();
+    let root = crate::plugin_own_tree::own_tree(&shelf);
+    let manifest =
+        "{\"name\": \"acme\", \"version\": \"1.0.0\", \"dependencies\": [\"core\", \"lib@^1\"]}\n";
+    shelf.write("acme/.aidlc-plugin/plugin.json", manifest);
+    let lib_manifest = |version: &str| {
+        format!("{{\"name\": \"lib\", \"version\": \"{version}\", \"dependencies\": [\"core\"]}}\n")
+    };
+    shelf.write("lib/.aidlc-plugin/plugin.json", &lib_manifest("1.0.0"));
+    let mut client = LspClient::start_in(&shelf, &root, &["utf-16"]);
+    let manifest_uri = uri(&shelf, "acme/.aidlc-plugin/plugin.json");
+    let lib_uri = uri(&shelf, "lib/.aidlc-plugin/plugin.json");
+    // An answer from the main loop: the first compile ran, and the folders it read are watched.
+    client.result(
+        "textDocument/hover",
+        LspClient::at(&manifest_uri, json!({"line": 0, "character": 0})),
+    );
+    let refused_at = |version: &'static str| {
+        move |list: &[Value]| {
+            list.len() == 1
+                && list[0]["message"].as_str().is_some_and(|message| {
+                    message.contains(&format!("plugin \"lib\" is version {version}"))
+                })
+                && list[0]["range"] == range_of(manifest, "\"lib@^1\"", 0, true)
+        }
+    };
+
+    // The sibling's unsaved manifest, at a version the plugin does not accept.
+    client.open(&lib_uri, &lib_manifest("2.0.0"));
+    client.diagnostics(&manifest_uri, refused_at("2.0.0"));
+    // Its buffer closed: the disk's version again.
+    client.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": lib_uri}}),
+    );
+    client.diagnostics(&manifest_uri, <[Value]>::is_empty);
+
+    // The sibling changed on disk, and the editor says nothing.
+    shelf.write("lib/.aidlc-plugin/plugin.json", &lib_manifest("3.0.0"));
+    client.diagnostics(&manifest_uri, refused_at("3.0.0"));
+    shelf.write("lib/.aidlc-plugin/plugin.json", &lib_manifest("1.2.0"));
+    client.diagnostics(&manifest_uri, <[Value]>::is_empty);
+    assert_eq!(client.shut_down(), 0);
+}
+
+/// Issue 29 (D54): the install's staleness check composes the warm trees the watcher keeps
+/// current: an edit of a composed plugin's source is stale, and the edit undone is not.
+#[test]
+fn a_composed_plugins_source_edit_undone_is_no_longer_stale() {
+    const INSTALLED_STAGE: &str = ".claude/aidlc-common/stages/construction/acme-check.md";
+    let project = TestProject::default_framework();
+    let shelf = crate::plugins::PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let mut client = LspClient::start(&project, &["utf-16"]);
+    let stage_uri = uri(&project, INSTALLED_STAGE);
+    client.result(
+        "textDocument/hover",
+        LspClient::at(&stage_uri, json!({"line": 0, "character": 0})),
+    );
+    let stage_file = root.join("stages/construction/acme-check.md");
+    let original = std::fs::read_to_string(&stage_file).unwrap();
+    for round in 0..3 {
+        std::fs::write(
+            &stage_file,
+            original.replace("write the report", &format!("write report {round}")),
+        )
+        .unwrap();
+        client.diagnostics(&stage_uri, |list| {
+            has_stale_warning(list, "plugin \"acme\" changed at its source")
+        });
+        std::fs::write(&stage_file, &original).unwrap();
+        client.diagnostics(&stage_uri, no_stale_warning);
+    }
+    assert_eq!(client.shut_down(), 0);
+}
+
 /// Issue 29 (D52): a diagnostic in core text the plugin did not write is not dropped: it is
 /// published on the plugin's file it relates to, saying where the compile reported it.
 #[test]
