@@ -12,6 +12,14 @@
 //! changed since the last sync)` for a sync with plugins, proved from the sync record, D51,
 //! `nothing to sync` without; `up to date:` for a compile), so a fast wrong answer cannot pass.
 //! The figures are wall-clock medians on a shared machine: read the ratios.
+//!
+//! A second table times the language server's staleness check in process (docs/decisions.md
+//! D53, D54), after one file of one composed plugin changed: `plugin::operations::
+//! stale_composition` with every tree read from the disk (what it did before D54) beside the
+//! same check over the server's warm `plugin::tree_db::PluginTrees`, told of the change as the
+//! watcher tells it; and the tree reads alone, every composed plugin's tree from the disk
+//! beside from the warm trees. Each run edits the file to another text, and every check must
+//! find that plugin stale.
 #![expect(
     clippy::print_stdout,
     clippy::print_stderr,
@@ -191,5 +199,76 @@ fn main() {
         ratio(medians[1], medians[0]),
         ratio(medians[3], medians[2])
     );
+    staleness_check(&composed, &roots, runs);
     eprintln!("done");
+}
+
+/// The staleness check and the tree reads after one edit, from the disk and from warm trees.
+fn staleness_check(composed: &Utf8Path, roots: &[String], runs: usize) {
+    use aidlc::plugin::tree::{FromDisk, TreeReader};
+    use aidlc::plugin::tree_db::PluginTrees;
+    let layout = aidlc::discover::Layout::new(composed, Harness::Claude, &|_| None);
+    let roots: Vec<Utf8PathBuf> = roots.iter().map(Utf8PathBuf::from).collect();
+    let edited = roots[0].join("knowledge/bench000-helper-agent/notes.md");
+    let warm = PluginTrees::new();
+    warm.watch_only(std::collections::BTreeSet::from([roots[0]
+        .parent()
+        .expect("the shelf")
+        .to_owned()]));
+    let mut edits = 0_usize;
+    let mut edit = || {
+        edits += 1;
+        write(&edited, &format!("# Notes\n\nedit {edits}\n"));
+        edited.clone()
+    };
+    let checked = |trees: &dyn TreeReader| {
+        let started = Instant::now();
+        let stale = aidlc::plugin::operations::stale_composition(&layout, trees)
+            .expect("a plan")
+            .expect("stale");
+        let elapsed = started.elapsed();
+        assert_eq!(stale.changed_plugins[0].0, "bench000", "{stale:?}");
+        elapsed
+    };
+    let read_all = |trees: &dyn TreeReader| {
+        let started = Instant::now();
+        for root in &roots {
+            trees.read_tree(root).expect("a tree");
+        }
+        started.elapsed()
+    };
+    // Warm up: the warm trees mirror every root once.
+    warm.changed(&std::collections::BTreeSet::from([edit()]), false);
+    checked(&warm);
+    let mut samples: [Vec<Duration>; 4] = Default::default();
+    for _ in 0..runs {
+        edit();
+        samples[0].push(checked(&FromDisk));
+        warm.changed(&std::collections::BTreeSet::from([edit()]), false);
+        samples[1].push(checked(&warm));
+        edit();
+        samples[2].push(read_all(&FromDisk));
+        warm.changed(&std::collections::BTreeSet::from([edit()]), false);
+        samples[3].push(read_all(&warm));
+    }
+    let medians: Vec<Duration> = samples.into_iter().map(median).collect();
+    let names = [
+        "stale check, trees from disk",
+        "stale check, warm trees",
+        "read the trees, from disk",
+        "read the trees, warm",
+    ];
+    println!(
+        "the language server's staleness check after one edit, {} plugins, median of {runs} runs (in process)",
+        roots.len()
+    );
+    for (name, median) in names.iter().zip(&medians) {
+        println!("{name:<30} {:>8.3} ms", median.as_secs_f64() * 1000.0);
+    }
+    let ratio = |with: Duration, without: Duration| with.as_secs_f64() / without.as_secs_f64();
+    println!(
+        "warm/disk: stale check {:.2}x; tree reads {:.2}x",
+        ratio(medians[1], medians[0]),
+        ratio(medians[3], medians[2])
+    );
 }

@@ -604,9 +604,11 @@ impl Server<'_> {
     fn handle_disk_event(&mut self, message: WatchMessage) {
         let (changed, composition_may_differ) = match message {
             WatchMessage::Changed { paths, rescan } => {
-                self.plugin_trees
+                let trees_may_differ = self
+                    .plugin_trees
                     .changed(&paths.iter().cloned().collect(), rescan);
-                let composition_may_differ = rescan || self.touches_composition(&paths);
+                let composition_may_differ =
+                    rescan || trees_may_differ || self.touches_composition(&paths);
                 (
                     self.state.refresh_changed_paths(&paths, rescan),
                     composition_may_differ,
@@ -643,16 +645,24 @@ impl Server<'_> {
         }
     }
 
-    /// Whether `paths` may change the composition: the lock file, a watched plugin's folder
-    /// (D53), or the folder of a plugin the staleness check read (a sibling dependency).
+    /// Whether `paths` may change the composition other than through a plugin tree the
+    /// staleness check read (the warm trees say whether those changed, D54): the lock file,
+    /// or the folder of a recorded path plugin the check has not read (D53; one whose folder
+    /// is missing, say, and may be appearing).
     fn touches_composition(&self, paths: &HashSet<Utf8PathBuf>) -> bool {
         let lock = crate::plugin::lock_file::lock_path(&self.state.layout.project_dir);
         let asked = self.plugin_trees.asked_roots();
-        paths.contains(&lock)
-            || !self.composition.touched_by(paths, false).is_empty()
-            || paths
+        let unread = ComposedSources {
+            watched: self
+                .composition
+                .watched
                 .iter()
-                .any(|path| asked.iter().any(|root| path.starts_with(root)))
+                .filter(|plugin| !asked.contains(&plugin.root))
+                .cloned()
+                .collect(),
+            unwatched: Vec::new(),
+        };
+        paths.contains(&lock) || !unread.touched_by(paths, false).is_empty()
     }
 
     /// The plugin folders to watch: the lock's path plugins, and every plugin the staleness
