@@ -300,6 +300,8 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         .project_path,
     );
     let started = Instant::now();
+    // A composed plugin edited at its source since: the compile reads its stale copies (D55).
+    let plugin_warnings = crate::plugin::stale_sources::compile_warnings(&layout);
     // `--check` writes nothing: no refreshed record, no lock folder. It needs no lock either:
     // the outputs are only ever replaced by a rename, so a read sees a whole file.
     let fingerprint_mode = if args.check {
@@ -310,7 +312,14 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     if !args.force
         && let Ok(up_to_date) = up_to_date::check(&layout, fingerprint_mode)
     {
-        return report_up_to_date(&layout, &up_to_date, args.check, started, &printer);
+        return report_up_to_date(
+            &layout,
+            &up_to_date,
+            &plugin_warnings,
+            args.check,
+            started,
+            &printer,
+        );
     }
     let mut db = CompilerDatabase::default();
     // The process ends right after this command: freeing every memoised parse and every
@@ -320,25 +329,29 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     let inputs = std::mem::ManuallyDrop::new(inputs);
     let db = std::mem::ManuallyDrop::new(db);
     let sources = crate::report::source::sources_with_plugins(&*db, &layout, &outcome.diagnostics);
-    for diagnostic in &outcome.diagnostics {
+    for diagnostic in outcome.diagnostics.iter().chain(&plugin_warnings) {
         printer.diagnostic(diagnostic, &sources);
     }
     let elapsed = started.elapsed();
+    let n_warnings = outcome.n_warnings() + plugin_warnings.len();
     if printer.format == Format::Sarif && (outcome.n_errors() > 0 || !args.check) {
-        printer.print_compile_sarif(&outcome.diagnostics, &[], &sources);
+        printer.print_compile_sarif(
+            &with_plugin_warnings(&outcome.diagnostics, &plugin_warnings),
+            &[],
+            &sources,
+        );
     }
     if outcome.n_errors() > 0 {
         printer.status(&format!(
-            "error: compile failed with {} error{} and {} warning{}; nothing was written",
+            "error: compile failed with {} error{} and {n_warnings} warning{}; nothing was written",
             outcome.n_errors(),
             plural(outcome.n_errors()),
-            outcome.n_warnings(),
-            plural(outcome.n_warnings())
+            plural(n_warnings)
         ));
         return ExitStatus::Failure;
     }
     if args.check {
-        return report_drift(&layout, &outcome, &sources, &printer);
+        return report_drift(&layout, &outcome, &plugin_warnings, &sources, &printer);
     }
     match compile::write_outputs(&layout, &outcome) {
         Ok(summary) => {
@@ -366,7 +379,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
                     .file_name()
                     .unwrap_or_default(),
                 graph_format_suffix(outcome.graph_format),
-                warnings_suffix(outcome.n_warnings())
+                warnings_suffix(n_warnings)
             ));
             ExitStatus::Success
         }
@@ -381,22 +394,34 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     }
 }
 
-/// Nothing changed since the last successful compile: repeat its warnings and say so.
+/// The compile's diagnostics followed by the warnings about composed plugins (D55), which
+/// are not the compile's and are not recorded with it.
+fn with_plugin_warnings(
+    diagnostics: &[Diagnostic],
+    plugin_warnings: &[Diagnostic],
+) -> Vec<Diagnostic> {
+    diagnostics.iter().chain(plugin_warnings).cloned().collect()
+}
+
+/// Nothing changed since the last successful compile: repeat its warnings (and the warnings
+/// about composed plugins, found afresh) and say so.
 fn report_up_to_date(
     layout: &Layout,
     up_to_date: &up_to_date::UpToDate,
+    plugin_warnings: &[Diagnostic],
     check: bool,
     started: Instant,
     printer: &Printer,
 ) -> ExitStatus {
-    let sources = read_sources(layout, &up_to_date.warnings);
-    for warning in &up_to_date.warnings {
+    let warnings = with_plugin_warnings(&up_to_date.warnings, plugin_warnings);
+    let sources = read_sources(layout, &warnings);
+    for warning in &warnings {
         printer.diagnostic(warning, &sources);
     }
     if printer.format == Format::Sarif {
-        printer.print_compile_sarif(&up_to_date.warnings, &[], &sources);
+        printer.print_compile_sarif(&warnings, &[], &sources);
     }
-    let n_warnings = up_to_date.warnings.len();
+    let n_warnings = warnings.len();
     if check {
         printer.status(&outputs_up_to_date_line(up_to_date.n_stages, n_warnings));
         return ExitStatus::Success;
@@ -439,13 +464,14 @@ fn outputs_up_to_date_line(n_stages: usize, n_warnings: usize) -> String {
 fn report_drift(
     layout: &Layout,
     outcome: &CompileOutcome,
+    plugin_warnings: &[Diagnostic],
     sources: &dyn crate::report::source::SourceLookup,
     printer: &Printer,
 ) -> ExitStatus {
     let drift = compile::check_outputs(layout, outcome);
     if printer.format == Format::Sarif {
         printer.print_compile_sarif(
-            &outcome.diagnostics,
+            &with_plugin_warnings(&outcome.diagnostics, plugin_warnings),
             &compile::drift_items(layout, &drift),
             sources,
         );
@@ -453,7 +479,7 @@ fn report_drift(
     if drift.is_clean() {
         printer.status(&outputs_up_to_date_line(
             outcome.n_stages,
-            outcome.n_warnings(),
+            outcome.n_warnings() + plugin_warnings.len(),
         ));
         return ExitStatus::Success;
     }

@@ -64,6 +64,7 @@ pub mod selection;
 pub mod sidecar;
 pub mod source;
 pub mod splice;
+pub mod stale_sources;
 pub mod sync_record;
 pub mod tree;
 pub mod tree_db;

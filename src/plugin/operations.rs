@@ -999,6 +999,50 @@ pub fn stale_composition(
     Ok(Some(stale))
 }
 
+/// A recorded path plugin whose source's integrity is no longer the one the lock records.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangedSource {
+    pub name: String,
+    /// The source as the lock names it.
+    pub source: String,
+}
+
+/// The recorded path plugins whose source changed since they were composed, for
+/// `aidlc compile` (docs/decisions.md D55): each source folder that is there is read (from
+/// `trees`) and its integrity compared with the lock's; a source that is not there (a CI
+/// checkout without the plugin's folder) is not checked, a git plugin's kept copy neither
+/// (`plugin list` and `doctor` report an edited copy). Nothing while an interrupted
+/// composition's journal waits for its rollback, and nothing without a lock file. Takes no
+/// lock and writes nothing.
+///
+/// # Errors
+///
+/// An unreadable lock file, or a source that is there but cannot be read as a plugin.
+pub fn changed_sources(
+    layout: &Layout,
+    trees: &dyn TreeReader,
+) -> Result<Vec<ChangedSource>, PluginError> {
+    if layout.project_dir.join(journal::JOURNAL_DIR).exists() {
+        return Ok(Vec::new());
+    }
+    let previous = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
+    let mut changed = Vec::new();
+    for (name, record) in &previous.plugins {
+        let root = recorded_root(layout, record);
+        if record.kind != SourceKind::Path || !root.is_dir() {
+            continue;
+        }
+        let tree = read_plugin(trees, &canonical(&root)?)?;
+        if tree.integrity != record.integrity {
+            changed.push(ChangedSource {
+                name: name.clone(),
+                source: record.source.clone(),
+            });
+        }
+    }
+    Ok(changed)
+}
+
 /// `aidlc plugin list`.
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let _lock =

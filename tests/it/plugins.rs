@@ -1506,3 +1506,89 @@ fn removing_a_plugin_the_selection_still_names_is_refused_before_any_write() {
     );
     assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
 }
+
+/// Issue 29 (D55): `aidlc compile` says when a composed path plugin changed at its source since
+/// it was composed (it compiled the stale installed copies), on the no-op path and the
+/// compiling path alike, in every format; a sync ends it, and a source that is not there (a CI
+/// checkout without the plugin's folder) says nothing.
+#[test]
+fn compile_warns_when_a_composed_plugin_changed_at_its_source() {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let clean = project.run(&["compile"]);
+    assert_eq!(clean.status, 0, "{}", clean.stderr);
+    assert!(
+        !clean.stderr.contains("stale-plugin-copy"),
+        "{}",
+        clean.stderr
+    );
+
+    shelf.write("acme/knowledge/acme-helper-agent/notes.md", "# Edited\n");
+    let warned = |stderr: &str| {
+        stderr.contains("stale-plugin-copy")
+            && stderr.contains("plugin \"acme\" changed at its source")
+            && stderr.contains("aidlc plugin sync")
+    };
+    // Nothing the compile reads changed: the no-op path says it.
+    let up_to_date = project.run(&["compile"]);
+    assert_eq!(up_to_date.status, 0, "{}", up_to_date.stderr);
+    assert!(
+        up_to_date.stderr.contains("up to date:"),
+        "{}",
+        up_to_date.stderr
+    );
+    assert!(warned(&up_to_date.stderr), "{}", up_to_date.stderr);
+    assert!(
+        up_to_date.stderr.contains("(1 warning)"),
+        "{}",
+        up_to_date.stderr
+    );
+    // A compile that compiles says it too, and `--check`, and the JSON and SARIF reports.
+    let forced = project.run(&["compile", "--force"]);
+    assert!(warned(&forced.stderr), "{}", forced.stderr);
+    let checked = project.run(&["compile", "--check", "--force"]);
+    assert_eq!(checked.status, 0, "{}", checked.stderr);
+    assert!(warned(&checked.stderr), "{}", checked.stderr);
+    let json = project.run(&["compile", "--format", "json"]);
+    let line = json
+        .stdout
+        .lines()
+        .chain(json.stderr.lines())
+        .find(|line| line.contains("\"stale-plugin-copy\""))
+        .unwrap_or_else(|| panic!("{}{}", json.stdout, json.stderr));
+    let value: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(value["severity"], "warning");
+    assert_eq!(value["file"], "aidlc.lock.json");
+    let sarif = project.run(&["compile", "--format", "sarif"]);
+    assert!(
+        sarif.stdout.contains("stale-plugin-copy"),
+        "{}",
+        sarif.stdout
+    );
+
+    let synced = project.run(&["plugin", "sync"]);
+    assert_eq!(synced.status, 0, "{}", synced.stderr);
+    let after_sync = project.run(&["compile"]);
+    assert!(
+        !after_sync.stderr.contains("stale-plugin-copy"),
+        "{}",
+        after_sync.stderr
+    );
+
+    // The source folder gone (a checkout without it): nothing to compare, nothing said.
+    shelf.write(
+        "acme/knowledge/acme-helper-agent/notes.md",
+        "# Edited again\n",
+    );
+    std::fs::rename(&root, root.with_file_name("acme-moved")).unwrap();
+    let without_source = project.run(&["compile"]);
+    assert_eq!(without_source.status, 0, "{}", without_source.stderr);
+    assert!(
+        !without_source.stderr.contains("stale-plugin-copy"),
+        "{}",
+        without_source.stderr
+    );
+}
