@@ -22,6 +22,7 @@ use crate::cli::project::{current_dir, env_var};
 use crate::discover::{self, InputChanges, Layout, Reread};
 use crate::english::plural;
 use crate::plugin::PluginError;
+use crate::plugin::tree::FromDisk;
 use crate::protocol::graph_format::GraphFormat;
 use crate::watch::recompose::{self, ComposedSources, Recomposition, UnwatchedPlugin};
 use crate::watch::{FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots};
@@ -187,9 +188,25 @@ fn start_session(
     };
     let layout = Layout::new(project_dir, harness, &env_var).with_graph_format(graph_format);
     arm(watching, project_dir, Some(&layout), printer);
+    recompose_what_changed_before_the_watch(&layout, printer);
     let (session, rebuild) = WatchSession::start(layout);
     report_rebuild(session.layout(), &rebuild, printer);
     Some(session)
+}
+
+/// A composed path plugin that changed at its source before the watch began (D55) is
+/// recomposed first, as a change during the watch would be (D53), so the first compile is
+/// of the plugins as they are. The folders are already watched: an edit from here on is a
+/// change of its own. A lock file that cannot be read was said by `arm`.
+fn recompose_what_changed_before_the_watch(layout: &Layout, printer: &Printer) {
+    let Ok(changed) = crate::plugin::operations::changed_sources(layout, &FromDisk) else {
+        return;
+    };
+    if changed.is_empty() {
+        return;
+    }
+    let names = changed.into_iter().map(|plugin| plugin.name).collect();
+    report_recomposition(&recompose::recompose(layout, names), printer);
 }
 
 /// Watch the folders `layout` reads and the folders of the plugins its lock file records;

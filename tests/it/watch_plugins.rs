@@ -287,3 +287,35 @@ fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// Issue 29 (D55): a plugin edited at its source before the watch began is recomposed before
+/// the watch's first compile, so the watch never compiles stale copies in silence.
+#[test]
+fn a_plugin_edited_before_the_watch_began_is_recomposed_before_the_first_compile() {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let stage_file = root.join("stages/construction/acme-check.md");
+    let text = std::fs::read_to_string(&stage_file).unwrap();
+    std::fs::write(
+        &stage_file,
+        text.replace("write the report", "write the full report"),
+    )
+    .unwrap();
+    let mut watch = WatchProcess::start(&project);
+    let recomposed = watch.wait_for("the recomposition", |e| e["event"] == "recompose");
+    assert_eq!(recomposed["changed_plugins"], serde_json::json!(["acme"]));
+    let first = watch.wait_for("the first compile", |e| e["event"] == "rebuild");
+    assert_eq!(first["errors"], 0, "{first}");
+    assert!(project.read(INSTALLED_STAGE).contains("the full report"));
+    // Composed now: the compile has nothing stale to say.
+    watch.interrupt();
+    let compiled = project.run(&["compile"]);
+    assert!(
+        !compiled.stderr.contains("stale-plugin-copy"),
+        "{}",
+        compiled.stderr
+    );
+}
