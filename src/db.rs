@@ -132,6 +132,27 @@ pub fn read_low_durability_marker(db: &dyn salsa::Database) {
 /// rows of a 10,000-stage graph pass from the numbering to the next compile without a copy.
 pub type GraphRows = Arc<std::collections::BTreeMap<String, (String, String)>>;
 
+/// A salsa event callback that records, into `log`, every query execution as
+/// `query(input)` and, with `validations_too`, every memo confirmed without re-running as
+/// `validated query(input)`: for tests of what a rebuild does, in any of our databases.
+pub fn execution_logger(
+    log: ExecutionLog,
+    validations_too: bool,
+) -> Box<dyn Fn(salsa::Event) + Send + Sync + 'static> {
+    Box::new(move |event: salsa::Event| {
+        let entry = match event.kind {
+            salsa::EventKind::WillExecute { database_key } => format!("{database_key:?}"),
+            salsa::EventKind::DidValidateMemoizedValue { database_key } if validations_too => {
+                format!("validated {database_key:?}")
+            }
+            _ => return,
+        };
+        if let Ok(mut entries) = log.lock() {
+            entries.push(entry);
+        }
+    })
+}
+
 /// The compiler's database. In tests it can record which queries executed.
 #[salsa::db]
 #[derive(Clone, Default)]
@@ -160,19 +181,9 @@ impl CompilerDatabase {
     }
 
     fn logging(log: ExecutionLog, validations_too: bool) -> Self {
-        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
-            let entry = match event.kind {
-                salsa::EventKind::WillExecute { database_key } => format!("{database_key:?}"),
-                salsa::EventKind::DidValidateMemoizedValue { database_key } if validations_too => {
-                    format!("validated {database_key:?}")
-                }
-                _ => return,
-            };
-            if let Ok(mut entries) = log.lock() {
-                entries.push(entry);
-            }
-        })));
-        Self { storage }
+        Self {
+            storage: salsa::Storage::new(Some(execution_logger(log, validations_too))),
+        }
     }
 
     /// Replace a file's contents. Salsa setters always invalidate, so this compares first and

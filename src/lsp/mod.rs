@@ -68,7 +68,7 @@ use crate::watch::{FolderWatcher, WatchMessage, watch_roots};
 use server_state::{FileKind, ServerState};
 
 /// How long the files must be quiet before the watcher reports a batch (as `compile --watch`).
-pub(crate) const WATCH_DEBOUNCE: Duration = Duration::from_millis(50);
+const WATCH_DEBOUNCE: Duration = Duration::from_millis(50);
 
 /// What `aidlc lsp` was told on its command line.
 #[derive(Debug, Clone, Default)]
@@ -309,10 +309,8 @@ impl Server<'_> {
     /// send its own file events too when it can register for them: either source refreshes
     /// the files that are not open, and a refresh that finds equal bytes changes nothing.
     fn start_watching(&mut self, params: &InitializeParams) -> Receiver<WatchMessage> {
-        let (bridge_sender, disk_events) = crossbeam_channel::unbounded();
-        let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
-        match FolderWatcher::start(WATCH_DEBOUNCE, watch_sender) {
-            Ok(mut watcher) => {
+        let disk_events = match start_forwarded_watcher() {
+            Ok((mut watcher, disk_events)) => {
                 let roots = watch_roots(
                     &self.state.layout.project_dir,
                     Some(&self.state.layout),
@@ -324,26 +322,17 @@ impl Server<'_> {
                 }
                 self.plugin_trees.watch_only(watcher.watched_recursively());
                 self.watcher = Some(watcher);
-                // The notify callback sends on a std channel; the main loop selects over
-                // crossbeam channels, so a small thread forwards (it ends with the watcher).
-                let forwarded = std::thread::Builder::new()
-                    .name("aidlc-lsp-watch".to_owned())
-                    .spawn(move || {
-                        for message in watch_receiver {
-                            if bridge_sender.send(message).is_err() {
-                                return;
-                            }
-                        }
-                    });
-                if let Err(error) = forwarded {
-                    self.log(MessageType::WARNING, &format!("cannot forward file events: {error}"));
-                }
+                disk_events
             }
-            Err(error) => self.log(
-                MessageType::WARNING,
-                &format!("cannot watch the project's folders ({error}); only the editor's file events will refresh files that are not open"),
-            ),
-        }
+            Err(error) => {
+                self.log(
+                    MessageType::WARNING,
+                    &format!("cannot watch the project's folders ({error}); only the editor's file events will refresh files that are not open"),
+                );
+                // Never sends: the main loop waits for the client alone.
+                crossbeam_channel::never()
+            }
+        };
         let client_watches = params
             .capabilities
             .workspace
@@ -711,6 +700,27 @@ impl Server<'_> {
             .sender
             .send(Notification::new("window/logMessage".to_owned(), params).into());
     }
+}
+
+/// A file watcher whose batches arrive on a crossbeam channel the main loops select over.
+/// notify's callback sends on a std channel, so a small thread forwards (it ends with the
+/// watcher). A watcher whose events cannot be forwarded is no watcher: it is dropped, so
+/// nothing is trusted to be kept current by it.
+pub(super) fn start_forwarded_watcher() -> Result<(FolderWatcher, Receiver<WatchMessage>), String> {
+    let (bridge_sender, disk_events) = crossbeam_channel::unbounded();
+    let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
+    let watcher = FolderWatcher::start(WATCH_DEBOUNCE, watch_sender)?;
+    std::thread::Builder::new()
+        .name("aidlc-lsp-watch".to_owned())
+        .spawn(move || {
+            for message in watch_receiver {
+                if bridge_sender.send(message).is_err() {
+                    return;
+                }
+            }
+        })
+        .map_err(|error| format!("cannot forward file events: {error}"))?;
+    Ok((watcher, disk_events))
 }
 
 /// The id of a `$/cancelRequest`.

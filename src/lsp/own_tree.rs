@@ -83,31 +83,18 @@ impl<'a> OwnTreeSession<'a> {
     /// its batches arrive on the returned channel. Without one, every tree is read from the
     /// disk at each compile, as `aidlc compile` reads it.
     fn start_watching(&mut self) -> crossbeam_channel::Receiver<WatchMessage> {
-        let (bridge_sender, disk_events) = crossbeam_channel::unbounded();
-        let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
-        match FolderWatcher::start(super::WATCH_DEBOUNCE, watch_sender) {
-            Ok(watcher) => {
+        match super::start_forwarded_watcher() {
+            Ok((watcher, disk_events)) => {
                 self.watcher = Some(watcher);
-                // notify sends on a std channel; the loop selects over crossbeam channels.
-                let forwarded = std::thread::Builder::new()
-                    .name("aidlc-lsp-watch".to_owned())
-                    .spawn(move || {
-                        for message in watch_receiver {
-                            if bridge_sender.send(message).is_err() {
-                                return;
-                            }
-                        }
-                    });
-                if let Err(error) = forwarded {
-                    self.watcher = None;
-                    self.log(&format!("cannot forward file events: {error}"));
-                }
+                disk_events
             }
-            Err(error) => self.log(&format!(
-                "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
-            )),
+            Err(error) => {
+                self.log(&format!(
+                    "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
+                ));
+                crossbeam_channel::never()
+            }
         }
-        disk_events
     }
 
     /// Watch exactly the plugin folders the compiles have read, and trust their mirrors

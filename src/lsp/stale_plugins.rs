@@ -93,11 +93,7 @@ fn stale_copy_warnings(layout: &Layout, stale: &StaleComposition) -> Vec<Diagnos
 }
 
 fn refusal_warning(error: &PluginError) -> Diagnostic {
-    let problems: Vec<&crate::plugin::Problem> = match error {
-        PluginError::Refused(problems) => problems.iter().collect(),
-        PluginError::Environment(problem) => vec![problem],
-        PluginError::CompileFailed { .. } => Vec::new(),
-    };
+    let problems = error.problems();
     let headlines: Vec<String> = problems.iter().map(|problem| problem.headline()).collect();
     let help = problems
         .iter()

@@ -249,6 +249,16 @@ pub enum PluginError {
 }
 
 impl PluginError {
+    /// The problems it names: the refusals, or the environment's one; none for a failed
+    /// compile (its diagnostics say it).
+    pub fn problems(&self) -> Vec<&Problem> {
+        match self {
+            Self::Refused(problems) => problems.iter().collect(),
+            Self::Environment(problem) => vec![problem],
+            Self::CompileFailed { .. } => Vec::new(),
+        }
+    }
+
     pub fn refused(problem: Problem) -> Self {
         Self::Refused(vec![problem])
     }

@@ -60,12 +60,11 @@ fn changed_warning(changed: &[ChangedSource]) -> Diagnostic {
 }
 
 fn unreadable_warning(error: &PluginError) -> Diagnostic {
-    let problems: Vec<&crate::plugin::Problem> = match error {
-        PluginError::Refused(problems) => problems.iter().collect(),
-        PluginError::Environment(problem) => vec![problem],
-        PluginError::CompileFailed { .. } => Vec::new(),
-    };
-    let headlines: Vec<String> = problems.iter().map(|problem| problem.headline()).collect();
+    let headlines: Vec<String> = error
+        .problems()
+        .iter()
+        .map(|problem| problem.headline())
+        .collect();
     Diagnostic::warning(
         Code::StalePluginCopy,
         format!(

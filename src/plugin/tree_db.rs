@@ -160,14 +160,9 @@ impl salsa::Database for PluginTreesDatabase {}
 impl PluginTreesDatabase {
     /// A database that records every query execution into `log`.
     pub fn with_execution_log(log: crate::db::ExecutionLog) -> Self {
-        let storage = salsa::Storage::new(Some(Box::new(move |event: salsa::Event| {
-            if let salsa::EventKind::WillExecute { database_key } = event.kind
-                && let Ok(mut entries) = log.lock()
-            {
-                entries.push(format!("{database_key:?}"));
-            }
-        })));
-        Self { storage }
+        Self {
+            storage: salsa::Storage::new(Some(crate::db::execution_logger(log, false))),
+        }
     }
 }
 
@@ -478,6 +473,16 @@ mod tests {
         trees.watch_only(BTreeSet::from([folder.to_owned()]));
     }
 
+    /// A plugin `acme` in a watched folder, its tree asked for once.
+    fn one_watched_plugin_read_once() -> (tempfile::TempDir, Utf8PathBuf, PluginTrees) {
+        let (dir, folder) = temp_folder();
+        let acme = write_plugin(&folder, "acme");
+        let trees = PluginTrees::new();
+        watching(&trees, &folder);
+        trees.tree(&acme).unwrap();
+        (dir, acme, trees)
+    }
+
     #[test]
     fn the_mirror_gives_the_tree_the_disk_gives() {
         let (_dir, folder) = temp_folder();
@@ -573,11 +578,7 @@ mod tests {
 
     #[test]
     fn a_file_added_or_removed_or_a_manifest_edit_reads_the_root_from_the_disk_again() {
-        let (_dir, folder) = temp_folder();
-        let acme = write_plugin(&folder, "acme");
-        let trees = PluginTrees::new();
-        watching(&trees, &folder);
-        trees.tree(&acme).unwrap();
+        let (_dir, acme, trees) = one_watched_plugin_read_once();
 
         let added = acme.join("knowledge/deep/more.md");
         std::fs::write(&added, "more\n").unwrap();
@@ -610,11 +611,7 @@ mod tests {
 
     #[test]
     fn a_change_the_reader_never_asked_about_reads_nothing_again() {
-        let (_dir, folder) = temp_folder();
-        let acme = write_plugin(&folder, "acme");
-        let trees = PluginTrees::new();
-        watching(&trees, &folder);
-        trees.tree(&acme).unwrap();
+        let (_dir, acme, trees) = one_watched_plugin_read_once();
         std::fs::create_dir_all(acme.join(".git/objects")).unwrap();
         std::fs::write(acme.join(".git/objects/ab"), "x").unwrap();
         assert!(!trees.changed(&BTreeSet::from([acme.join(".git/objects/ab")]), false));
@@ -651,11 +648,7 @@ mod tests {
 
     #[test]
     fn an_overflow_reads_every_root_again() {
-        let (_dir, folder) = temp_folder();
-        let acme = write_plugin(&folder, "acme");
-        let trees = PluginTrees::new();
-        watching(&trees, &folder);
-        trees.tree(&acme).unwrap();
+        let (_dir, acme, trees) = one_watched_plugin_read_once();
         let edited = acme.join("knowledge/deep/notes.md");
         std::fs::write(&edited, "changed, the event lost\n").unwrap();
         trees.changed(&BTreeSet::new(), true);
