@@ -53,11 +53,12 @@ pub struct RootAnswers {
 
 impl RootAnswers {
     /// Whether a change at `path` may change what the reader asks or is answered, other than
-    /// a read file's bytes: the path, its folder or something beneath it was asked about.
+    /// a read file's bytes: something at or beneath it was asked about (it was removed or
+    /// renamed whole), or it is at or beneath a path asked about (a folder listed, whose
+    /// walk goes all the way down; a folder or file looked for, which may be appearing with
+    /// everything in it, in one batch or in several).
     fn is_touched_by(&self, path: &Utf8Path) -> bool {
-        let asked = |asked: &Utf8Path| {
-            asked == path || asked.starts_with(path) || path.parent() == Some(asked)
-        };
+        let asked = |asked: &Utf8Path| asked.starts_with(path) || path.starts_with(asked);
         self.kinds.keys().any(|(asked_path, _)| asked(asked_path))
             || self.listings.keys().any(|folder| asked(folder))
             || self.canonicals.keys().any(|linked| asked(linked))
@@ -688,6 +689,101 @@ mod tests {
         assert_eq!(file(tree.clone()), b"notes\n");
         assert!(tree.files.iter().all(|file| file.source != ghost));
         assert_eq!(Ok(tree), tree::read_tree(&beta));
+    }
+
+    /// A small deterministic generator (no dependency): the same seed, the same steps.
+    struct Steps(u64);
+
+    impl Steps {
+        fn below(&mut self, bound: usize) -> usize {
+            self.0 = self
+                .0
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(self.0 >> 33).unwrap() % bound
+        }
+    }
+
+    /// Differential: after every one of many random edits (files written and removed,
+    /// folders made and removed, the manifest changed, a link, editor buffers opened and
+    /// closed), reported as a watcher reports them, the warm tree is the tree a read from the
+    /// disk gives.
+    #[test]
+    fn the_mirror_follows_random_edits_as_a_read_from_the_disk_would() {
+        const FILES: [&str; 8] = [
+            "stages/inception/review.md",
+            "stages/inception/other.md",
+            "knowledge/deep/notes.md",
+            "knowledge/deep/deeper/more.md",
+            "knowledge/top.md",
+            "docs/guide.md",
+            "sensors/aidlc-acme-lint.md",
+            "contributions/inception/review.md",
+        ];
+        const FOLDERS: [&str; 3] = ["knowledge/deep", "docs", "stages/inception"];
+        const MANIFESTS: [&str; 4] = [
+            r#"{"name": "acme", "version": "1.0.0"}"#,
+            r#"{"name": "acme", "aidlc": {"contributes": {"knowledge": "docs"}}}"#,
+            r#"{"name": "acme", "aidlc": {"contributes": {"knowledge": "knowledge/deep"}}}"#,
+            r#"{"name": "acme""#,
+        ];
+        for seed in 1..=10_u64 {
+            let (_dir, folder) = temp_folder();
+            let acme = write_plugin(&folder, "acme");
+            let trees = PluginTrees::new();
+            watching(&trees, &folder);
+            let mut overlay = Overlay::new();
+            let mut steps = Steps(seed);
+            trees.tree(&acme).ok();
+            for step in 0..200 {
+                let mut touched = BTreeSet::new();
+                match steps.below(7) {
+                    0 | 1 => {
+                        let path = acme.join(FILES[steps.below(FILES.len())]);
+                        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                        std::fs::write(&path, format!("text {}\n", steps.below(3))).unwrap();
+                        touched.insert(path);
+                    }
+                    2 => {
+                        let path = acme.join(FILES[steps.below(FILES.len())]);
+                        let _ = std::fs::remove_file(&path);
+                        touched.insert(path);
+                    }
+                    3 => {
+                        let path = acme.join(FOLDERS[steps.below(FOLDERS.len())]);
+                        let _ = std::fs::remove_dir_all(&path);
+                        touched.insert(path);
+                    }
+                    4 => {
+                        let path = acme.join(".aidlc-plugin/plugin.json");
+                        std::fs::write(&path, MANIFESTS[steps.below(MANIFESTS.len())]).unwrap();
+                        touched.insert(path);
+                    }
+                    5 => {
+                        let path = acme.join("knowledge/link.md");
+                        if path.symlink_metadata().is_ok() {
+                            std::fs::remove_file(&path).unwrap();
+                        } else if acme.join("knowledge").is_dir() {
+                            std::os::unix::fs::symlink("/etc/hostname", &path).unwrap();
+                        }
+                        touched.insert(path);
+                    }
+                    _ => {
+                        let path = acme.join(FILES[steps.below(FILES.len())]);
+                        if overlay.remove(&path).is_none() {
+                            overlay.insert(path, format!("unsaved {step}\n"));
+                        }
+                        trees.set_overlay(overlay.clone());
+                    }
+                }
+                trees.changed(&touched, false);
+                assert_eq!(
+                    trees.tree(&acme),
+                    tree::read_tree_over(&acme, &overlay),
+                    "seed {seed}, step {step}, after touching {touched:?}"
+                );
+            }
+        }
     }
 
     #[test]
