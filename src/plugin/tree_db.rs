@@ -185,7 +185,7 @@ struct MirrorState {
     watched: BTreeSet<Utf8PathBuf>,
     /// Every root asked for, mirrored or not: the folders the caller should watch.
     asked: BTreeSet<Utf8PathBuf>,
-    /// How many times a root was read from the disk (for tests and the log).
+    /// How many times a root was read from the disk (the tests count them).
     disk_reads: usize,
     /// Whether [`MirrorState::answers_of`] set a file's bytes (read by `read_root_again`).
     bytes_set: bool,
@@ -236,7 +236,9 @@ impl PluginTrees {
         if read.complete {
             return read.tree.clone();
         }
-        // The disk changed between the two reads; read it as every command does.
+        // Not reached while the reader asks the same questions for the same answers (a fresh
+        // mirror holds every answer its recording read gave); if it ever did not, the tree
+        // is read from the disk as every command reads it, never guessed.
         drop(state);
         tree::read_tree_over(root, &self.state.borrow().overlay)
     }
