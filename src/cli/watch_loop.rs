@@ -199,13 +199,17 @@ fn start_session(
 /// of the plugins as they are. The folders are already watched: an edit from here on is a
 /// change of its own. A lock file that cannot be read was said by `arm`.
 fn recompose_what_changed_before_the_watch(layout: &Layout, printer: &Printer) {
-    let Ok(changed) = crate::plugin::operations::changed_sources(layout, &FromDisk) else {
+    let Ok(check) = crate::plugin::operations::changed_sources(layout, &FromDisk) else {
         return;
     };
-    if changed.is_empty() {
+    if check.changed.is_empty() {
         return;
     }
-    let names = changed.into_iter().map(|plugin| plugin.name).collect();
+    let names = check
+        .changed
+        .into_iter()
+        .map(|plugin| plugin.name)
+        .collect();
     report_recomposition(&recompose::recompose(layout, names), printer);
 }
 

@@ -1,7 +1,8 @@
 //! The plugin rows (issue 29, docs/decisions.md D14): what is composed (`aidlc.lock.json`) and
 //! selected (`harness.json` `plugins`, with each plugin's enabled-stage count, as the
 //! reference's doctor reports it), the drift between what was composed and the installed copies
-//! (the lock's recorded hashes against the files' bytes), an interrupted composition, and the
+//! (the lock's recorded hashes against the files' bytes), the drift between what was composed
+//! and each path plugin's own folder (D55), an interrupted composition, and the
 //! ordering edges the selection drops (an advisory, as the reference's doctor lists them).
 //!
 //! Invariant: reads only, takes no lock, recovers nothing (the next `aidlc plugin` command
@@ -14,6 +15,8 @@ use crate::db::CompilerDatabase;
 use crate::discover::{self, Layout};
 use crate::plugin::journal::JOURNAL_DIR;
 use crate::plugin::lock_file::{self, Lock};
+use crate::plugin::operations::{ChangedSource, changed_sources};
+use crate::plugin::tree::FromDisk;
 use crate::stage_graph::plugin_selection::{
     CompiledSelection, dropped_ordering_edges, plugin_selection, stage_selection_facts_in_chunk,
 };
@@ -53,6 +56,9 @@ pub(super) fn rows(layout: &Layout) -> Vec<Row> {
     });
     if let Ok(lock) = &lock {
         rows.push(drift_row(layout, lock));
+        if let Some(row) = source_row(layout) {
+            rows.push(row);
+        }
     }
     if interrupted {
         rows.push(Row::warn(
@@ -163,6 +169,62 @@ fn drift_row(layout: &Layout, lock: &Lock) -> Row {
         ),
         "edit the plugin's own files and run `aidlc plugin sync`; an edited installed copy is kept, not overwritten, and is lost to the plugin's updates",
     )
+}
+
+/// The path plugins' own folders against what was composed from them (D55): `None` when the
+/// lock records no path plugin.
+fn source_row(layout: &Layout) -> Option<Row> {
+    let check = match changed_sources(layout, &FromDisk) {
+        Ok(check) => check,
+        Err(error) => {
+            let headlines: Vec<String> = error
+                .problems()
+                .iter()
+                .map(|problem| problem.headline())
+                .collect();
+            return Some(Row::fail(
+                format!("Plugin sources: cannot be read: {}", headlines.join("; ")),
+                "fix the plugin's source, then run `aidlc plugin sync`",
+            ));
+        }
+    };
+    let named = |plugins: &[ChangedSource]| -> Vec<String> {
+        plugins
+            .iter()
+            .map(|plugin| format!("{} ({})", plugin.name, plugin.source))
+            .collect()
+    };
+    if !check.changed.is_empty() {
+        return Some(Row::warn(
+            format!(
+                "Plugin sources: {} changed since {} composed ({} records another integrity); the installed copies are stale",
+                shortened(&named(&check.changed)),
+                if check.changed.len() == 1 {
+                    "it was"
+                } else {
+                    "they were"
+                },
+                lock_file::LOCK_FILE_NAME
+            ),
+            "run `aidlc plugin sync` to compose them again",
+        ));
+    }
+    if !check.not_there.is_empty() {
+        return Some(Row::warn(
+            format!(
+                "Plugin sources: not there, so not compared with the installed copies: {}",
+                shortened(&named(&check.not_there))
+            ),
+            "restore the plugin's folder (or run `aidlc plugin remove <name>`); `aidlc plugin sync` refuses a source that is not there",
+        ));
+    }
+    (check.checked > 0).then(|| {
+        Row::pass(format!(
+            "Plugin sources: {} path plugin{} as composed",
+            check.checked,
+            if check.checked == 1 { "" } else { "s" }
+        ))
+    })
 }
 
 /// Enabled stages' `requires_stage` edges to a stage the selection disables.

@@ -999,12 +999,23 @@ pub fn stale_composition(
     Ok(Some(stale))
 }
 
-/// A recorded path plugin whose source's integrity is no longer the one the lock records.
+/// A recorded path plugin, by name and by its source as the lock names it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangedSource {
     pub name: String,
     /// The source as the lock names it.
     pub source: String,
+}
+
+/// What [`changed_sources`] found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SourceCheck {
+    /// Path plugins whose source's integrity is no longer the one the lock records.
+    pub changed: Vec<ChangedSource>,
+    /// Path plugins whose source folder is not there (not checked).
+    pub not_there: Vec<ChangedSource>,
+    /// How many path plugins' sources were read.
+    pub checked: usize,
 }
 
 /// The recorded path plugins whose source changed since they were composed, for
@@ -1021,26 +1032,32 @@ pub struct ChangedSource {
 pub fn changed_sources(
     layout: &Layout,
     trees: &dyn TreeReader,
-) -> Result<Vec<ChangedSource>, PluginError> {
+) -> Result<SourceCheck, PluginError> {
+    let mut check = SourceCheck::default();
     if layout.project_dir.join(journal::JOURNAL_DIR).exists() {
-        return Ok(Vec::new());
+        return Ok(check);
     }
     let previous = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    let mut changed = Vec::new();
     for (name, record) in &previous.plugins {
+        if record.kind != SourceKind::Path {
+            continue;
+        }
+        let plugin = ChangedSource {
+            name: name.clone(),
+            source: record.source.clone(),
+        };
         let root = recorded_root(layout, record);
-        if record.kind != SourceKind::Path || !root.is_dir() {
+        if !root.is_dir() {
+            check.not_there.push(plugin);
             continue;
         }
         let tree = read_plugin(trees, &canonical(&root)?)?;
+        check.checked += 1;
         if tree.integrity != record.integrity {
-            changed.push(ChangedSource {
-                name: name.clone(),
-                source: record.source.clone(),
-            });
+            check.changed.push(plugin);
         }
     }
-    Ok(changed)
+    Ok(check)
 }
 
 /// `aidlc plugin list`.

@@ -31,8 +31,8 @@ pub fn compile_warnings(layout: &Layout) -> Vec<Diagnostic> {
         return Vec::new();
     }
     match operations::changed_sources(layout, &FromDisk) {
-        Ok(changed) if changed.is_empty() => Vec::new(),
-        Ok(changed) => vec![changed_warning(&changed)],
+        Ok(check) if check.changed.is_empty() => Vec::new(),
+        Ok(check) => vec![changed_warning(&check.changed)],
         Err(error) => vec![unreadable_warning(&error)],
     }
 }

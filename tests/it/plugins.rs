@@ -1510,9 +1510,10 @@ fn removing_a_plugin_the_selection_still_names_is_refused_before_any_write() {
 /// Issue 29 (D55): `aidlc compile` says when a composed path plugin changed at its source since
 /// it was composed (it compiled the stale installed copies), on the no-op path and the
 /// compiling path alike, in every format; a sync ends it, and a source that is not there (a CI
-/// checkout without the plugin's folder) says nothing.
+/// checkout without the plugin's folder) says nothing. `aidlc doctor`'s plugin sources row
+/// says each of the three states.
 #[test]
-fn compile_warns_when_a_composed_plugin_changed_at_its_source() {
+fn compile_and_doctor_say_when_a_composed_plugin_changed_at_its_source() {
     let project = TestProject::default_framework();
     let shelf = PluginShelf::new();
     let root = shelf.native("acme", 100, &[]);
@@ -1524,6 +1525,15 @@ fn compile_warns_when_a_composed_plugin_changed_at_its_source() {
         !clean.stderr.contains("stale-plugin-copy"),
         "{}",
         clean.stderr
+    );
+    let doctor = |project: &TestProject| {
+        let run = project.run(&["doctor"]);
+        format!("{}{}", run.stdout, run.stderr)
+    };
+    let report = doctor(&project);
+    assert!(
+        report.contains("Plugin sources: 1 path plugin as composed"),
+        "{report}"
     );
 
     shelf.write("acme/knowledge/acme-helper-agent/notes.md", "# Edited\n");
@@ -1568,6 +1578,13 @@ fn compile_warns_when_a_composed_plugin_changed_at_its_source() {
         "{}",
         sarif.stdout
     );
+    let report = doctor(&project);
+    assert!(
+        report.contains("Plugin sources: acme (")
+            && report.contains("changed since it was composed")
+            && report.contains("the installed copies are stale"),
+        "{report}"
+    );
 
     let synced = project.run(&["plugin", "sync"]);
     assert_eq!(synced.status, 0, "{}", synced.stderr);
@@ -1590,5 +1607,12 @@ fn compile_warns_when_a_composed_plugin_changed_at_its_source() {
         !without_source.stderr.contains("stale-plugin-copy"),
         "{}",
         without_source.stderr
+    );
+    let report = doctor(&project);
+    assert!(
+        report.contains(
+            "Plugin sources: not there, so not compared with the installed copies: acme ("
+        ),
+        "{report}"
     );
 }
