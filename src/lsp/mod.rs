@@ -279,9 +279,30 @@ fn server_capabilities(encoding: PositionEncodingKind) -> ServerCapabilities {
 }
 
 /// What one turn of the main loop handles.
+/// A message from the editor, or a batch from the file watcher (both sessions' loops).
 enum Event {
     Client(Message),
     Disk(WatchMessage),
+}
+
+/// How a session whose client went away ends: cleanly only after `shutdown`.
+fn ended_without_exit(shutdown_requested: bool) -> Result<(), ServeError> {
+    if shutdown_requested {
+        Ok(())
+    } else {
+        Err(ServeError::Disconnected)
+    }
+}
+
+/// Send the client a `window/logMessage`.
+fn log_to_client(connection: &Connection, kind: MessageType, message: &str) {
+    let params = lsp_types::LogMessageParams {
+        typ: kind,
+        message: message.to_owned(),
+    };
+    let _ = connection
+        .sender
+        .send(Notification::new("window/logMessage".to_owned(), params).into());
 }
 
 struct Server<'a> {
@@ -403,11 +424,7 @@ impl Server<'_> {
     }
 
     fn ended_without_exit(&self) -> Result<(), ServeError> {
-        if self.shutdown_requested {
-            Ok(())
-        } else {
-            Err(ServeError::Disconnected)
-        }
+        ended_without_exit(self.shutdown_requested)
     }
 
     /// Handle a batch in order; `Some` when the session ends (`exit`).
@@ -640,18 +657,10 @@ impl Server<'_> {
     /// is missing, say, and may be appearing).
     fn touches_composition(&self, paths: &HashSet<Utf8PathBuf>) -> bool {
         let lock = crate::plugin::lock_file::lock_path(&self.state.layout.project_dir);
-        let asked = self.plugin_trees.asked_roots();
-        let unread = ComposedSources {
-            watched: self
+        paths.contains(&lock)
+            || self
                 .composition
-                .watched
-                .iter()
-                .filter(|plugin| !asked.contains(&plugin.root))
-                .cloned()
-                .collect(),
-            unwatched: Vec::new(),
-        };
-        paths.contains(&lock) || !unread.touched_by(paths, false).is_empty()
+                .touched_outside(paths, &self.plugin_trees.asked_roots())
     }
 
     /// The plugin folders to watch: the lock's path plugins, and every plugin the staleness
@@ -691,14 +700,7 @@ impl Server<'_> {
     }
 
     fn log(&self, kind: MessageType, message: &str) {
-        let params = lsp_types::LogMessageParams {
-            typ: kind,
-            message: message.to_owned(),
-        };
-        let _ = self
-            .connection
-            .sender
-            .send(Notification::new("window/logMessage".to_owned(), params).into());
+        log_to_client(self.connection, kind, message);
     }
 }
 

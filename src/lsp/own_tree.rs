@@ -25,10 +25,10 @@ use lsp_types::{
     PublishDiagnosticsParams, Uri,
 };
 
-use super::ServeError;
 use super::diagnostics::{Publisher, protocol_diagnostic};
 use super::positions::{TextPositions, apply_change};
 use super::uri::{path_of_uri, uri_of_path};
+use super::{Event, ServeError};
 use crate::diagnostics::Diagnostic;
 use crate::harness::Harness;
 use crate::plugin::tree_db::PluginTrees;
@@ -51,12 +51,6 @@ pub struct OwnTreeSession<'a> {
     trees: PluginTrees,
     /// Watches every plugin folder the compile read; `None` when it could not start.
     watcher: Option<FolderWatcher>,
-}
-
-/// A message from the editor, or a batch from the file watcher.
-enum Event {
-    Client(Message),
-    Disk(WatchMessage),
 }
 
 impl<'a> OwnTreeSession<'a> {
@@ -119,14 +113,7 @@ impl<'a> OwnTreeSession<'a> {
     }
 
     fn log(&self, message: &str) {
-        let params = lsp_types::LogMessageParams {
-            typ: lsp_types::MessageType::WARNING,
-            message: message.to_owned(),
-        };
-        let _ = self
-            .connection
-            .sender
-            .send(Notification::new("window/logMessage".to_owned(), params).into());
+        super::log_to_client(self.connection, lsp_types::MessageType::WARNING, message);
     }
 
     /// Publish, then serve until `exit`.
@@ -200,11 +187,7 @@ impl<'a> OwnTreeSession<'a> {
     }
 
     fn ended_without_exit(&self) -> Result<(), ServeError> {
-        if self.shutdown_requested {
-            Ok(())
-        } else {
-            Err(ServeError::Disconnected)
-        }
+        super::ended_without_exit(self.shutdown_requested)
     }
 
     /// Returns whether a plugin's files may have changed.
@@ -291,14 +274,7 @@ impl<'a> OwnTreeSession<'a> {
         let current = match compiled {
             Ok(current) => current,
             Err(message) => {
-                let params = lsp_types::LogMessageParams {
-                    typ: lsp_types::MessageType::ERROR,
-                    message,
-                };
-                let _ = self
-                    .connection
-                    .sender
-                    .send(Notification::new("window/logMessage".to_owned(), params).into());
+                super::log_to_client(self.connection, lsp_types::MessageType::ERROR, &message);
                 return;
             }
         };

@@ -50,17 +50,9 @@ pub fn check_plugin_name(name: &str, manifest: &Utf8Path) -> Result<(), Problem>
 }
 
 /// `declared` (a folder a manifest names, relative to the plugin root) as a path under `root`,
-/// or why it leaves the root: absolute, with `..`, or (after links) resolving outside.
-pub fn contained_path(root: &Utf8Path, declared: &str) -> Result<Utf8PathBuf, String> {
-    contained_path_in(
-        &crate::plugin::tree_source::DiskSource::new(&crate::plugin::tree_source::Overlay::new()),
-        root,
-        declared,
-    )
-}
-
-/// [`contained_path`], with `source`'s answers about links.
-pub fn contained_path_in(
+/// or why it leaves the root: absolute, with `..`, or (after links, as `source` answers for
+/// them) resolving outside.
+pub fn contained_path(
     source: &dyn TreeSource,
     root: &Utf8Path,
     declared: &str,
@@ -146,17 +138,19 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
         std::fs::create_dir_all(root.join("stages")).unwrap();
+        let overlay = crate::plugin::tree_source::Overlay::new();
+        let disk = crate::plugin::tree_source::DiskSource::new(&overlay);
         assert_eq!(
-            contained_path(&root, "stages/").unwrap(),
+            contained_path(&disk, &root, "stages/").unwrap(),
             root.join("stages")
         );
-        assert!(contained_path(&root, "../etc").is_err());
-        assert!(contained_path(&root, "stages/../../x").is_err());
-        assert!(contained_path(&root, "/etc").is_err());
+        assert!(contained_path(&disk, &root, "../etc").is_err());
+        assert!(contained_path(&disk, &root, "stages/../../x").is_err());
+        assert!(contained_path(&disk, &root, "/etc").is_err());
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink("/tmp", root.join("out")).unwrap();
-            assert!(contained_path(&root, "out").is_err());
+            assert!(contained_path(&disk, &root, "out").is_err());
         }
     }
 

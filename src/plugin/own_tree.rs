@@ -201,35 +201,10 @@ pub fn compile_own_tree(
     plugin_root: &Utf8Path,
     requested: Option<Harness>,
 ) -> Result<OwnTreeCompile, Problem> {
-    compile_own_tree_with_unsaved(plugin_root, requested, &BTreeMap::new())
-}
-
-/// [`compile_own_tree`] with `unsaved` (texts by path relative to the plugin's root: an
-/// editor's buffers) read in place of those files' bytes on disk. The tree is read once, with
-/// them over it, and that read is what is composed: nothing is copied but what the composition
-/// writes into the temporary framework.
-///
-/// # Errors
-///
-/// As [`compile_own_tree`].
-pub fn compile_own_tree_with_unsaved(
-    plugin_root: &Utf8Path,
-    requested: Option<Harness>,
-    unsaved: &BTreeMap<Utf8PathBuf, String>,
-) -> Result<OwnTreeCompile, Problem> {
     let plugin_root = plugin_root
         .canonicalize_utf8()
         .map_err(|error| Problem::new(format!("cannot open {plugin_root}: {error}")))?;
-    let overlay: Overlay = unsaved
-        .iter()
-        .map(|(relative, text)| (plugin_root.join(relative), text.clone()))
-        .collect();
-    compile_own_tree_from(
-        &plugin_root,
-        requested,
-        &tree::FromDiskWith(&overlay),
-        &overlay,
-    )
+    compile_own_tree_from(&plugin_root, requested, &tree::FromDisk, &Overlay::new())
 }
 
 /// [`compile_own_tree`] of the plugin at `plugin_root` (canonical), its tree and its siblings'

@@ -98,16 +98,6 @@ impl TreeReader for FromDisk {
     }
 }
 
-/// Every tree read from the disk when it is asked for, the overlay's texts standing for the
-/// bytes of the files it names.
-pub struct FromDiskWith<'o>(pub &'o Overlay);
-
-impl TreeReader for FromDiskWith<'_> {
-    fn read_tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
-        read_tree_over(root, self.0)
-    }
-}
-
 /// Read the plugin at `root`.
 pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
     read_tree_over(root, &Overlay::new())
@@ -130,7 +120,7 @@ pub fn read_tree_from(
     let mut notes = Vec::new();
     for subtree in READ_SUBTREES {
         let declared = manifest.folder(subtree).to_owned();
-        let folder = match guards::contained_path_in(source, root, &declared) {
+        let folder = match guards::contained_path(source, root, &declared) {
             Ok(folder) => folder,
             Err(reason) => {
                 problems.push(

@@ -96,6 +96,25 @@ impl ComposedSources {
     }
 }
 
+impl ComposedSources {
+    /// Whether `paths` touch the folder of a watched plugin whose root is not in `except`
+    /// (the language server's warm trees answer for those, docs/decisions.md D54).
+    pub fn touched_outside(
+        &self,
+        paths: &HashSet<Utf8PathBuf>,
+        except: &std::collections::BTreeSet<Utf8PathBuf>,
+    ) -> bool {
+        self.watched
+            .iter()
+            .filter(|plugin| !except.contains(&plugin.root))
+            .any(|plugin| {
+                paths
+                    .iter()
+                    .any(|path| touches_plugin_root(path, &plugin.root))
+            })
+    }
+}
+
 /// Whether a changed `path` is inside `root`, or is a folder on the way to a `root` that does
 /// not exist (it is being created or restored).
 fn touches_plugin_root(path: &Utf8Path, root: &Utf8Path) -> bool {
