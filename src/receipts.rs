@@ -30,9 +30,10 @@ use camino::Utf8Path;
 use serde_json::{Value, json};
 
 use crate::audit::human_turn::{
-    HARNESS_FIELD, HUMAN_TURN_RECEIPT_FIELD, PROMPT_DIGEST_FIELD, RECEIPT_FIELD, SESSION_FIELD,
-    TRANSCRIPT_FIELD, TRANSCRIPT_LINE_FIELD, block_of, prompt_contains_answer, prompt_copy_path,
-    prompt_line_now, read_ledger_with_blocks, receipt_digest, verify_human_turn,
+    HARNESS_FIELD, HUMAN_TURN_RECEIPT_FIELD, PROMPT_DIGEST_FIELD, PROMPT_SOURCE_FIELD,
+    RECEIPT_FIELD, ReceiptInstall, SESSION_FIELD, TRANSCRIPT_FIELD, TRANSCRIPT_LINE_FIELD,
+    block_of, prompt_contains_answer, prompt_copy_path, prompt_line_now, read_ledger_with_blocks,
+    receipt_digest, verify_human_turn,
 };
 use crate::audit::ledger::{
     self, AuditBlock, AuditEvent, AuditRow, DecisionRecorded, LedgerEntry, LedgerError,
@@ -43,8 +44,8 @@ use crate::dispatch::compiled_graph::load_graph;
 use crate::gate::step::{
     BLOCKING_SENSOR_OVERRIDE_DECISION, BLOCKING_SENSOR_OVERRIDE_OPTIONS, is_autonomous,
 };
-use crate::harness::payload::PromptEvent;
-use crate::harness::transcript::{self, Transcript};
+use crate::harness::payload::{PromptEvent, PromptSource};
+use crate::harness::transcript::{self, ASK_USER_QUESTION_TOOL, Transcript};
 use crate::protocol::stage_node::Phase;
 use crate::workspace::{self, Workspace};
 use crate::write_folder;
@@ -119,6 +120,15 @@ pub enum ReceiptError {
         "Refusing to record this answer for \"{stage}\": received reply {reply} is not in the human's prompt of this turn. Record the answer the human typed, word for word."
     )]
     NotInPrompt { stage: String, reply: String },
+    #[error(
+        "Refusing to record this answer for \"{stage}\": the human {how} {said} this turn, which is not the choice {reply} itself. A receipt for an offered choice is the choice alone, typed as the whole prompt (quotes, case and a final full stop aside) or picked in the question widget; a longer sentence, a negation or a quote of it is not. Ask again and record the choice only if the human gives it."
+    )]
+    NotTheChoice {
+        stage: String,
+        reply: String,
+        said: String,
+        how: &'static str,
+    },
     #[error("cannot keep the prompt for its receipt: {0}")]
     PromptCopy(std::io::Error),
     #[error("cannot name this clone's audit shard: {0}")]
@@ -224,18 +234,19 @@ pub fn record_answer(
     if !human_acted {
         return Err(ReceiptError::NoHumanTurn);
     }
-    if !request.single {
-        check_override_answer(&entries, shard_index, request)?;
-    }
+    let answers_the_override =
+        !request.single && check_override_answer(&entries, shard_index, request)?;
     let receipt = if autonomous {
         None
     } else {
         Some(answered_turn_receipt(
+            receipt_install(workspace),
             record,
             &entries,
             &blocks,
             shard_index,
             request,
+            answers_the_override,
         )?)
     };
     let row = QuestionAnswered {
@@ -271,6 +282,9 @@ pub fn record_human_turn(
         fields.push((SESSION_FIELD, session.clone()));
     }
     fields.push((PROMPT_DIGEST_FIELD, digest.clone()));
+    if event.source == PromptSource::Picked {
+        fields.push((PROMPT_SOURCE_FIELD, ASK_USER_QUESTION_TOOL.to_owned()));
+    }
     match &event.transcript {
         Transcript::At { path, format } => {
             fields.push((TRANSCRIPT_FIELD, path.to_string()));
@@ -304,13 +318,16 @@ pub fn record_human_turn(
 }
 
 /// The receipt of the human turn an answer answers: the newest `HUMAN_TURN` in this clone's
-/// shard after the latest resolution, verified, whose prompt contains the answer.
+/// shard after the latest resolution, verified, whose prompt contains the answer; for the
+/// override decision (`exact_choice`), whose prompt is the answer itself or picked it.
 fn answered_turn_receipt(
+    install: ReceiptInstall<'_>,
     record: &Utf8Path,
     entries: &[LedgerEntry],
     blocks: &[Vec<AuditBlock>],
     shard_index: Option<usize>,
     request: &AnswerRequest,
+    exact_choice: bool,
 ) -> Result<String, ReceiptError> {
     let unverified = |reason: String| ReceiptError::UnverifiedHumanTurn {
         stage: request.stage.clone(),
@@ -335,14 +352,34 @@ fn answered_turn_receipt(
         })?;
     let block = block_of(blocks, turn)
         .ok_or_else(|| unverified("the audit shard changed while it was read".to_owned()))?;
-    let verified = verify_human_turn(record, block).map_err(unverified)?;
-    if !prompt_contains_answer(&verified.prompt, &request.details) {
+    let verified = verify_human_turn(install, record, block).map_err(unverified)?;
+    if exact_choice && !verified.chose(&request.details) {
+        return Err(ReceiptError::NotTheChoice {
+            stage: request.stage.clone(),
+            reply: received_reply(&request.details),
+            said: received_reply(&verified.prompt),
+            how: if verified.picked {
+                "picked in the question widget"
+            } else {
+                "typed"
+            },
+        });
+    }
+    if !exact_choice && !prompt_contains_answer(&verified.prompt, &request.details) {
         return Err(ReceiptError::NotInPrompt {
             stage: request.stage.clone(),
             reply: received_reply(&request.details),
         });
     }
     Ok(verified.receipt)
+}
+
+/// The install whose harness makes this workspace's receipts.
+pub fn receipt_install(workspace: &Workspace) -> ReceiptInstall<'_> {
+    ReceiptInstall {
+        project_dir: workspace.project_dir(),
+        harness: workspace.layout.harness,
+    }
 }
 
 /// `row` with one more field at its end.
@@ -477,12 +514,12 @@ pub fn human_acted_since_last_resolution(entries: &[LedgerEntry]) -> bool {
 
 /// The newest main-workflow interaction of the stage in the whole record: when it is the
 /// override decision, the answer must be one of its options, with a human turn after it in
-/// this clone's shard (the shard the answer goes to).
+/// this clone's shard (the shard the answer goes to). `Ok(true)` when the answer answers it.
 fn check_override_answer(
     entries: &[LedgerEntry],
     shard_index: Option<usize>,
     request: &AnswerRequest,
-) -> Result<(), ReceiptError> {
+) -> Result<bool, ReceiptError> {
     let newest_interaction = entries
         .iter()
         .filter(|entry| {
@@ -502,13 +539,13 @@ fn check_override_answer(
             }
         });
     let Some(decision_entry) = newest_interaction else {
-        return Ok(());
+        return Ok(false);
     };
     let AuditEvent::DecisionRecorded(decision) = &decision_entry.event else {
-        return Ok(());
+        return Ok(false);
     };
     if decision.decision.as_deref() != Some(BLOCKING_SENSOR_OVERRIDE_DECISION) {
-        return Ok(());
+        return Ok(false);
     }
     let offered: Vec<&str> = decision
         .options
@@ -543,7 +580,7 @@ fn check_override_answer(
                 && entry.position > decision_entry.position
         });
     if human_after_decision {
-        Ok(())
+        Ok(true)
     } else {
         Err(ReceiptError::NoHumanTurnSinceDecision {
             stage: request.stage.clone(),

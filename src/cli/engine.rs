@@ -4,6 +4,8 @@
 
 use std::io::IsTerminal;
 
+use camino::Utf8Path;
+
 use crate::cli::ExitStatus;
 use crate::cli::args::{
     DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand,
@@ -421,38 +423,43 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
 /// A real prompt in a project without a workflow, or one that is not the human's, exits 0 with
 /// nothing written; a failed write is said on stderr and exits 0, so it never blocks the turn.
 fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
-    let reads_stdin = project.harness.is_none_or(payload::prompt_reads_stdin);
-    let payload = if !reads_stdin || std::io::stdin().is_terminal() {
+    // The harness is the registration's: `hook install` writes `--harness` for every harness
+    // but Claude Code. It is never read from the payload's shape, so a payload shaped for
+    // another harness is refused below, not recorded.
+    let harness = project.harness.unwrap_or(Harness::Claude);
+    let payload = if !payload::prompt_reads_stdin(harness) || std::io::stdin().is_terminal() {
         Vec::new()
     } else {
         payload::read_payload_bounded(std::io::stdin()).unwrap_or_default()
     };
-    let harness = project
-        .harness
-        .unwrap_or_else(|| payload::detect_harness(&payload));
-    if !payload::prompt_is_human(harness, &payload) {
-        return ExitStatus::Success;
-    }
+    let refuse = |problem: &str| {
+        error_line(
+            printer,
+            &format!(
+                "aidlc: not a {} prompt event: {problem}; no human turn was recorded (this hook is registered for {})",
+                harness.product_name(),
+                harness.product_name()
+            ),
+            Some(
+                "only the harness records a human turn, through the hook `aidlc hook install` registers",
+            ),
+        );
+        ExitStatus::Error
+    };
     let kiro_ide_prompt = env_var(payload::KIRO_IDE_LEGACY_PAYLOAD_VARIABLE);
     let event = match payload::prompt_event(harness, &payload, kiro_ide_prompt) {
         Ok(event) => event,
-        Err(problem) => {
-            error_line(
-                printer,
-                &format!(
-                    "aidlc: not a {} prompt event: {problem}; no human turn was recorded",
-                    harness.product_name()
-                ),
-                Some(
-                    "only the harness records a human turn, through the hook `aidlc hook install` registers",
-                ),
-            );
-            return ExitStatus::Error;
-        }
+        Err(problem) => return refuse(&problem),
     };
+    if !payload::prompt_is_human(harness, &payload) {
+        return ExitStatus::Success;
+    }
     let Some(workspace) = hook_workspace(&hook_place(project), harness, &payload) else {
         return ExitStatus::Success;
     };
+    if let Err(problem) = transcript_in_its_place(&event, workspace.project_dir()) {
+        return refuse(&problem);
+    }
     if !first_delivery(
         harness,
         workspace.project_dir(),
@@ -470,6 +477,27 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
         printer.status(&format!("aidlc: the human turn was not recorded: {error}"));
     }
     ExitStatus::Success
+}
+
+/// A Claude Code or Codex prompt's transcript is the harness's own for this project and session,
+/// under the home folder the harness runs its hooks with.
+fn transcript_in_its_place(
+    event: &payload::PromptEvent,
+    project_dir: &Utf8Path,
+) -> Result<(), String> {
+    let crate::harness::transcript::Transcript::At { path, format } = &event.transcript else {
+        return Ok(());
+    };
+    let home = crate::harness::transcript::harness_home(*format, &env_var)
+        .ok_or("HOME is not set, so the harness's transcript folder cannot be known")?;
+    let session = event.session.as_deref().unwrap_or_default();
+    crate::harness::transcript::check_transcript_place(
+        *format,
+        path,
+        project_dir,
+        session,
+        Some(&home),
+    )
 }
 
 /// `learnings surface`: the reply on stdout, exit 0; 1 when refused (D43–D45).

@@ -39,7 +39,11 @@ fn receipts_row(workspace: &Workspace) -> Row {
         for (position, block) in shard_blocks.iter().enumerate() {
             let problem = match block.event.as_str() {
                 crate::audit::ledger::event::HUMAN_TURN => {
-                    match crate::audit::human_turn::verify_human_turn(record, block) {
+                    match crate::audit::human_turn::verify_human_turn(
+                        crate::receipts::receipt_install(workspace),
+                        record,
+                        block,
+                    ) {
                         Ok(verified) => {
                             verified_receipts.push(verified.receipt);
                             None

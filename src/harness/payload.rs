@@ -425,6 +425,18 @@ pub struct PromptEvent {
     pub prompt: String,
     /// The transcript the payload names (Claude Code, Codex), else `Transcript::None`.
     pub transcript: crate::harness::transcript::Transcript,
+    /// How the person gave it: typed, or picked in Claude Code's question widget.
+    pub source: PromptSource,
+}
+
+/// How a person's turn reached the harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PromptSource {
+    /// A prompt the person typed (`UserPromptSubmit` and its kin).
+    Typed,
+    /// The answers the person picked in Claude Code's question widget (`PostToolUse` of
+    /// `AskUserQuestion`), one per line.
+    Picked,
 }
 
 /// `harness`'s prompt payload read as a [`PromptEvent`], or what it lacks. Claude Code and
@@ -446,6 +458,7 @@ pub fn prompt_event(
                 session: None,
                 prompt,
                 transcript: Transcript::None,
+                source: PromptSource::Typed,
             })
             .ok_or_else(|| format!("no prompt: {KIRO_IDE_LEGACY_PAYLOAD_VARIABLE} is not set"));
     }
@@ -466,6 +479,9 @@ pub fn prompt_event(
         }
     };
     let named = required("hook_event_name")?;
+    if harness == Harness::Claude && named == "PostToolUse" {
+        return picked_answers_event(&object, payload);
+    }
     if named != event {
         return Err(format!(
             "the payload's \"hook_event_name\" is \"{named}\", not \"{event}\""
@@ -478,22 +494,62 @@ pub fn prompt_event(
         required("prompt")?
     };
     let transcript = transcript::transcript(harness, payload);
-    if matches!(harness, Harness::Claude | Harness::Codex) {
-        match &transcript {
-            Transcript::At { path, .. } if path.is_absolute() => {}
-            Transcript::At { path, .. } => {
-                return Err(format!(
-                    "the payload's \"transcript_path\" {path} is not absolute"
-                ));
-            }
-            Transcript::None => return Err("the payload has no \"transcript_path\"".to_owned()),
-        }
-    }
+    require_absolute_transcript(harness, &transcript)?;
     Ok(PromptEvent {
         session,
         prompt,
         transcript,
+        source: PromptSource::Typed,
     })
+}
+
+/// Claude Code's `PostToolUse` of its question widget: `{"tool_name":"AskUserQuestion",
+/// "session_id","transcript_path","tool_response":{"answers":{"<question>":"<label>"}}}`, the
+/// person's picks as the turn's prompt, one per line.
+fn picked_answers_event(
+    object: &Map<String, Value>,
+    payload: &[u8],
+) -> Result<PromptEvent, String> {
+    use crate::harness::transcript::{self, ASK_USER_QUESTION_TOOL, picked_answers_text};
+    let tool = text_field(object, "tool_name").unwrap_or_default();
+    if tool != ASK_USER_QUESTION_TOOL {
+        return Err(format!(
+            "a \"PostToolUse\" payload records a human turn only for \"{ASK_USER_QUESTION_TOOL}\", not \"{tool}\""
+        ));
+    }
+    let session = text_field(object, "session_id")
+        .ok_or("the payload has no \"session_id\"")?
+        .to_owned();
+    let prompt = object
+        .get("tool_response")
+        .and_then(picked_answers_text)
+        .ok_or("the payload's \"tool_response\" holds no picked \"answers\"")?;
+    let transcript = transcript::transcript(Harness::Claude, payload);
+    require_absolute_transcript(Harness::Claude, &transcript)?;
+    Ok(PromptEvent {
+        session: Some(session),
+        prompt,
+        transcript,
+        source: PromptSource::Picked,
+    })
+}
+
+/// Claude Code and Codex name their transcript, by an absolute path, in every prompt payload.
+fn require_absolute_transcript(
+    harness: Harness,
+    transcript: &crate::harness::transcript::Transcript,
+) -> Result<(), String> {
+    use crate::harness::transcript::Transcript;
+    if !matches!(harness, Harness::Claude | Harness::Codex) {
+        return Ok(());
+    }
+    match transcript {
+        Transcript::At { path, .. } if path.is_absolute() => Ok(()),
+        Transcript::At { path, .. } => Err(format!(
+            "the payload's \"transcript_path\" {path} is not absolute"
+        )),
+        Transcript::None => Err("the payload has no \"transcript_path\"".to_owned()),
+    }
 }
 
 /// opencode's prompt: its text parts, joined with newlines.

@@ -157,14 +157,191 @@ fn find_user_prompt_in(
     from_line: usize,
     digest: &str,
 ) -> Option<(usize, String)> {
+    let questions = ask_user_question_ids(text, format);
     numbered_lines(text)
         .skip(from_line.saturating_sub(1))
         .find_map(|(line_number, line)| {
-            user_texts(line, format)
+            let mut candidates = user_texts(line, format);
+            candidates.extend(picked_answers(line, &questions));
+            candidates
                 .into_iter()
                 .find(|candidate| prompt_digest(candidate) == digest)
                 .map(|found| (line_number, found))
         })
+}
+
+/// The tool name of Claude Code's question widget.
+pub const ASK_USER_QUESTION_TOOL: &str = "AskUserQuestion";
+
+/// The ids of every `AskUserQuestion` call the assistant made in a Claude Code transcript
+/// (`{"type":"assistant","message":{"content":[{"type":"tool_use","id","name"}]}}`).
+fn ask_user_question_ids(text: &str, format: TranscriptFormat) -> Vec<String> {
+    if format != TranscriptFormat::ClaudeJsonLines {
+        return Vec::new();
+    }
+    numbered_lines(text)
+        .filter(|(_, line)| line.contains(ASK_USER_QUESTION_TOOL))
+        .filter_map(|(_, line)| serde_json::from_str::<Value>(line).ok())
+        .filter(|value| value.get("type").and_then(Value::as_str) == Some("assistant"))
+        .flat_map(|value| {
+            value
+                .pointer("/message/content")
+                .and_then(Value::as_array)
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|part| {
+            part.get("type").and_then(Value::as_str) == Some("tool_use")
+                && part.get("name").and_then(Value::as_str) == Some(ASK_USER_QUESTION_TOOL)
+        })
+        .filter_map(|part| part.get("id").and_then(Value::as_str).map(str::to_owned))
+        .collect()
+}
+
+/// The answers a person picked in Claude Code's question widget, when `line` is the harness's
+/// result of one of the `questions` calls: a user line whose `tool_result` answers that call
+/// and whose `toolUseResult.answers` holds the picks. The candidate is the picks, one per line,
+/// in the order the harness wrote them ([`picked_answers_text`]).
+fn picked_answers(line: &str, questions: &[String]) -> Option<String> {
+    if questions.is_empty() || !line.contains("toolUseResult") {
+        return None;
+    }
+    let value = serde_json::from_str::<Value>(line).ok()?;
+    if value.get("type").and_then(Value::as_str) != Some("user") {
+        return None;
+    }
+    let answers_a_question = value
+        .pointer("/message/content")
+        .and_then(Value::as_array)?
+        .iter()
+        .any(|part| {
+            part.get("type").and_then(Value::as_str) == Some("tool_result")
+                && part
+                    .get("tool_use_id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| questions.iter().any(|question| question == id))
+        });
+    if !answers_a_question {
+        return None;
+    }
+    picked_answers_text(value.get("toolUseResult")?)
+}
+
+/// The picks of an `AskUserQuestion` result (`{"answers":{"<question>":"<label>",…}}`), one per
+/// line; `None` when it holds none.
+pub fn picked_answers_text(result: &Value) -> Option<String> {
+    let answers: Vec<&str> = result
+        .get("answers")?
+        .as_object()?
+        .values()
+        .filter_map(Value::as_str)
+        .collect();
+    (!answers.is_empty()).then(|| answers.join("\n"))
+}
+
+/// Claude Code's folder name for a project's sessions: the project's absolute path with every
+/// character that is not an ASCII letter or digit replaced by `-`.
+pub fn claude_project_folder_name(project_dir: &Utf8Path) -> String {
+    project_dir
+        .as_str()
+        .chars()
+        .map(|character| {
+            if character.is_ascii_alphanumeric() {
+                character
+            } else {
+                '-'
+            }
+        })
+        .collect()
+}
+
+/// The folder the harness keeps its sessions in, as its hooks' environment names it: Claude
+/// Code's `~/.claude`, Codex's `$CODEX_HOME` (else `~/.codex`).
+pub fn harness_home(
+    format: TranscriptFormat,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Option<Utf8PathBuf> {
+    let set = |name: &str| env(name).filter(|value| !value.is_empty());
+    let home = set("HOME").map(Utf8PathBuf::from);
+    match format {
+        TranscriptFormat::ClaudeJsonLines => home.map(|home| home.join(".claude")),
+        TranscriptFormat::CodexRollout => set("CODEX_HOME")
+            .map(Utf8PathBuf::from)
+            .or_else(|| home.map(|home| home.join(".codex"))),
+    }
+}
+
+/// Whether `path` is where the harness keeps the transcript of `session` in `project_dir`:
+/// Claude Code's `<harness home>/projects/<project folder name>/<session>.jsonl`, Codex's
+/// `<harness home>/sessions/…/rollout-…-<session>.jsonl`. With `harness_home` ([`harness_home`],
+/// for the hook the harness runs) the place is compared whole; without it (a later check) its
+/// shape is. A transcript that exists must be a regular file, not a link. The reason when it is
+/// not.
+pub fn check_transcript_place(
+    format: TranscriptFormat,
+    path: &Utf8Path,
+    project_dir: &Utf8Path,
+    session: &str,
+    harness_home: Option<&Utf8Path>,
+) -> Result<(), String> {
+    let home = harness_home;
+    if session.is_empty()
+        || !session
+            .chars()
+            .all(|character| character.is_ascii_alphanumeric() || "-_.".contains(character))
+        || session.starts_with('.')
+    {
+        return Err(format!(
+            "the session id {session:?} cannot name a transcript (letters, digits, `-`, `_` and `.` only)"
+        ));
+    }
+    let file_name = path.file_name().unwrap_or_default();
+    let expected = match format {
+        TranscriptFormat::ClaudeJsonLines => {
+            let folder = claude_project_folder_name(project_dir);
+            let tail = Utf8PathBuf::from("projects")
+                .join(&folder)
+                .join(format!("{session}.jsonl"));
+            let in_place = match home {
+                Some(home) => path == home.join(&tail),
+                None => path.ends_with(Utf8PathBuf::from(".claude").join(&tail)),
+            };
+            in_place.then_some(()).ok_or_else(|| {
+                format!(
+                    "the transcript {path} is not Claude Code's for this project and session (~/.claude/{tail})"
+                )
+            })
+        }
+        TranscriptFormat::CodexRollout => {
+            let named = file_name.starts_with("rollout-")
+                && file_name.ends_with(&format!("-{session}.jsonl"));
+            let sessions = path
+                .ancestors()
+                .find(|folder| folder.file_name() == Some("sessions"));
+            let in_place = sessions.is_some_and(|sessions| match home {
+                Some(home) => sessions == home.join("sessions"),
+                None => true,
+            });
+            (named && in_place).then_some(()).ok_or_else(|| {
+                format!(
+                    "the transcript {path} is not a Codex session file of session {session} ($CODEX_HOME/sessions/…/rollout-…-{session}.jsonl, ~/.codex by default)"
+                )
+            })
+        }
+    };
+    expected?;
+    if path
+        .components()
+        .any(|component| component.as_str() == "..")
+    {
+        return Err(format!("the transcript {path} is named through `..`"));
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(metadata) if !metadata.file_type().is_file() => Err(format!(
+            "the transcript {path} is not a regular file (a link or a folder)"
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The texts a transcript line holds when it is a user's message: Claude Code's

@@ -191,11 +191,15 @@ fn prompt_payload(harness: &str, project: &TestProject) -> Option<String> {
         "claude" => {
             let mut value = sample("claude-prompt.json", None);
             value["cwd"] = json!(root);
+            let session = value["session_id"].as_str().unwrap().to_owned();
+            value["transcript_path"] = json!(project.claude_transcript(&session).as_str());
             Some(value.to_string())
         }
         "codex" => {
             let mut value = sample("codex-prompt.json", None);
             value["cwd"] = json!(root);
+            let session = value["session_id"].as_str().unwrap().to_owned();
+            value["transcript_path"] = json!(project.codex_transcript(&session).as_str());
             Some(value.to_string())
         }
         "kiro" => {
@@ -581,6 +585,8 @@ fn run_as_the_harness(
                 format!("{folder}:{}", std::env::var("PATH").unwrap_or_default()),
             )
             .env("NO_COLOR", "1")
+            .env("HOME", project.home())
+            .env_remove("CODEX_HOME")
             .env_remove("AIDLC_PROJECT_DIR")
             .env_remove("CLAUDE_PROJECT_DIR")
             .env_remove("USER_PROMPT")

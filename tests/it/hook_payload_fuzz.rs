@@ -296,7 +296,19 @@ fn mutated_payloads_of_every_harness_never_break_the_binary() {
     let samples: Vec<(&str, String)> = samples()
         .into_iter()
         .map(|(harness, sample)| {
+            // Prompt payloads name the transcript where their harness keeps it for this
+            // project (a receipt's transcript anywhere else is refused).
             let sample = sample
+                .replace(
+                    "/proj/.claude/projects/proj/t94-fixture-prompt.jsonl",
+                    project.claude_transcript("t94-fixture-prompt").as_str(),
+                )
+                .replace(
+                    "/tmp/example-project/codex-home/sessions/2026/06/12/rollout-2026-06-12T08-12-58-019eb8be-e4fe-7a42-ba1b-e5f963dbddc9.jsonl",
+                    project
+                        .codex_transcript("019eb8be-e4fe-7a42-ba1b-e5f963dbddc9")
+                        .as_str(),
+                )
                 .replace(
                     "/proj/aidlc-docs/inception/requirements-analysis/intent.md",
                     &absolute,

@@ -122,20 +122,49 @@ impl TestProject {
         Run::from(self.command(cwd, args).output().expect("run aidlc"))
     }
 
-    /// `aidlc <args>` in `cwd`, with the caller's `AIDLC_*` variables removed and no colour.
-    #[expect(
-        clippy::unused_self,
-        reason = "a method so every run reads as project.…(…)"
-    )]
+    /// `aidlc <args>` in `cwd`, with the caller's `AIDLC_*` variables removed, no colour, and the
+    /// project's own home folder ([`TestProject::home`]).
     pub fn command(&self, cwd: &Utf8Path, args: &[&str]) -> Command {
         let mut command = Command::new(env!("CARGO_BIN_EXE_aidlc"));
-        command.args(args).current_dir(cwd).env("NO_COLOR", "1");
+        command
+            .args(args)
+            .current_dir(cwd)
+            .env("NO_COLOR", "1")
+            .env("HOME", self.home());
         for (name, _) in std::env::vars() {
-            if name.starts_with("AIDLC_") || name == "CLAUDE_PROJECT_DIR" {
+            if name.starts_with("AIDLC_") || name == "CLAUDE_PROJECT_DIR" || name == "CODEX_HOME" {
                 command.env_remove(name);
             }
         }
         command
+    }
+
+    /// The home folder every run gets as `HOME`, inside the project's temporary folder, so a
+    /// harness's transcripts live where the harness keeps them without touching the real home.
+    pub fn home(&self) -> Utf8PathBuf {
+        self.root.join(".home")
+    }
+
+    /// Where Claude Code keeps the transcript of `session` for this project:
+    /// `~/.claude/projects/<the project's path, each non-alphanumeric character a `-`>/`.
+    pub fn claude_transcript(&self, session: &str) -> Utf8PathBuf {
+        let folder: String = self
+            .root
+            .as_str()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        self.home()
+            .join(".claude/projects")
+            .join(folder)
+            .join(format!("{session}.jsonl"))
+    }
+
+    /// Where Codex keeps the rollout of `session`: `~/.codex/sessions/<date>/rollout-…-<session>.jsonl`.
+    pub fn codex_transcript(&self, session: &str) -> Utf8PathBuf {
+        self.home()
+            .join(".codex/sessions/2026/12/01")
+            .join(format!("rollout-2026-12-01T00-00-00-{session}.jsonl"))
     }
 
     /// Like [`TestProject::run`], with extra environment variables.
@@ -475,7 +504,7 @@ pub fn verifiable_human_turn(
     project: &TestProject,
     prompt: &str,
 ) -> (Vec<(&'static str, String)>, String) {
-    let transcript = project.path(".home/.claude/projects/test/test-session.jsonl");
+    let transcript = project.claude_transcript("test-session");
     std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
     let mut text = std::fs::read_to_string(&transcript).unwrap_or_default();
     let line = text.lines().count() + 1;

@@ -54,7 +54,13 @@ pub(super) fn enforce_blocking_sensors(
         autonomous,
         request.user_input.as_deref(),
         &ReceiptCommands::of_install(layout),
-        || verified_override_authorization(record, &request.stage),
+        || {
+            let install = crate::audit::human_turn::ReceiptInstall {
+                project_dir: &layout.project_dir,
+                harness: layout.harness,
+            };
+            verified_override_authorization(install, record, &request.stage)
+        },
     );
     match refusal {
         Some(message) => Err(GateStepError::Refused { message }),
@@ -242,7 +248,11 @@ pub(super) fn blocking_override(issues: &[BlockingIssue]) -> BlockingOverride {
 
 /// The receipt read from `record`'s ledger, each human turn and answer verified by the engine
 /// (the module's invariant).
-pub fn verified_override_authorization(record: &Utf8Path, slug: &str) -> bool {
+pub fn verified_override_authorization(
+    install: crate::audit::human_turn::ReceiptInstall<'_>,
+    record: &Utf8Path,
+    slug: &str,
+) -> bool {
     let (entries, blocks) = crate::audit::human_turn::read_ledger_with_blocks(record);
     has_override_authorization(&entries, slug, &|human_turn, answer| {
         let (Some(turn_block), Some(answer_block)) = (
@@ -251,13 +261,13 @@ pub fn verified_override_authorization(record: &Utf8Path, slug: &str) -> bool {
         ) else {
             return false;
         };
-        crate::audit::human_turn::verify_human_turn(record, turn_block).is_ok_and(|verified| {
-            crate::audit::human_turn::prompt_contains_answer(
-                &verified.prompt,
-                BLOCKING_SENSOR_OVERRIDE_CHOICE,
-            ) && answer_block.field(crate::audit::human_turn::HUMAN_TURN_RECEIPT_FIELD)
-                == Some(verified.receipt.as_str())
-        })
+        crate::audit::human_turn::verify_human_turn(install, record, turn_block).is_ok_and(
+            |verified| {
+                verified.chose(BLOCKING_SENSOR_OVERRIDE_CHOICE)
+                    && answer_block.field(crate::audit::human_turn::HUMAN_TURN_RECEIPT_FIELD)
+                        == Some(verified.receipt.as_str())
+            },
+        )
     })
 }
 
