@@ -189,12 +189,27 @@ fn hook_row(
     }
     match program_of(project_dir, command) {
         Ok(program) => Row::pass(format!(
-            "{name}: registered under {event} in {file} ({command}; runs {program})"
+            "{name}: registered under {event} in {file} ({command}; runs {program}){}",
+            widget_note(harness, role, &of_role)
         )),
         Err(problem) => Row::fail(
             format!("{name}: {file} registers `{command}`, but {problem}"),
             "install it, or run `aidlc hook install` so the hook runs aidlc (`--program` names how to run it)",
         ),
+    }
+}
+
+/// On Claude Code, the human-turn hook registered under `PostToolUse` too (the reference's
+/// `AskUserQuestion` entry, taken over by `hook install`): a person's pick in the question
+/// widget is recorded as a human turn.
+fn widget_note(harness: Harness, role: HookRole, of_role: &[&Registered]) -> &'static str {
+    let under_post_tool_use = of_role
+        .iter()
+        .any(|entry| entry.event == "PostToolUse" && !entry.reference);
+    if harness == Harness::Claude && role == HookRole::HumanTurn && under_post_tool_use {
+        "; under PostToolUse too, so answers picked in the question widget are human turns too"
+    } else {
+        ""
     }
 }
 
