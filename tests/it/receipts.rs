@@ -671,6 +671,9 @@ fn a_transcript_edited_after_the_turn_makes_the_gate_refuse_the_override() {
     );
 }
 
+/// A prompt payload an agent could make up for a project.
+type Forge = dyn Fn(&TestProject) -> String;
+
 /// The agent's forgery, each variant through the one command the guard would have to miss:
 /// the decision, a prompt payload it made itself, the answer, the override. Neither payload is a
 /// receipt, so neither the answer nor the gate accepts it, and doctor verifies nothing.
@@ -724,7 +727,6 @@ fn a_prompt_payload_the_agent_made_is_no_receipt() {
         })
         .to_string()
     };
-    type Forge = dyn Fn(&TestProject) -> String;
     let variants: [(&str, &Forge, &str); 3] = [
         (
             "a Kiro-shaped payload",
@@ -829,7 +831,10 @@ fn pick_payload(project: &TestProject, picked: &str) -> String {
         "toolUseResult": result,
     });
     let mut text = std::fs::read_to_string(&transcript).unwrap_or_default();
-    text.push_str(&format!("{asked}\n{answered}\n"));
+    text.push_str(&asked.to_string());
+    text.push('\n');
+    text.push_str(&answered.to_string());
+    text.push('\n');
     std::fs::write(&transcript, text).unwrap();
     let payload = serde_json::json!({
         "session_id": "session-1",
