@@ -64,8 +64,13 @@ fn with_no_file_both_hooks_are_registered() {
     let project = project();
     install_twice(&project);
     let settings = settings(&project);
-    assert_eq!(commands(&settings, "PostToolUse"), [WRITE_HOOK]);
+    assert_eq!(commands(&settings, "PostToolUse"), [WRITE_HOOK, TURN_HOOK]);
     assert_eq!(settings["hooks"]["PostToolUse"][0]["matcher"], "Write|Edit");
+    // A pick in the question widget is a human turn too.
+    assert_eq!(
+        settings["hooks"]["PostToolUse"][1]["matcher"],
+        "AskUserQuestion"
+    );
     assert_eq!(commands(&settings, "UserPromptSubmit"), [TURN_HOOK]);
     assert!(project.read(SETTINGS).ends_with("}\n"));
 }
@@ -75,7 +80,10 @@ fn an_empty_file_is_an_empty_object() {
     let project = project();
     project.write(SETTINGS, "");
     install_twice(&project);
-    assert_eq!(commands(&settings(&project), "PostToolUse"), [WRITE_HOOK]);
+    assert_eq!(
+        commands(&settings(&project), "PostToolUse"),
+        [WRITE_HOOK, TURN_HOOK]
+    );
 }
 
 #[test]
@@ -95,7 +103,7 @@ fn other_keys_and_hooks_are_kept_in_order_with_the_file_layout() {
     let settings = settings(&project);
     assert_eq!(
         commands(&settings, "PostToolUse"),
-        ["./lint.sh", WRITE_HOOK]
+        ["./lint.sh", WRITE_HOOK, TURN_HOOK]
     );
     let keys: Vec<&String> = settings.as_object().unwrap().keys().collect();
     assert_eq!(keys, ["model", "hooks", "env"]);
@@ -194,7 +202,10 @@ fn a_dry_run_prints_the_file_and_writes_nothing() {
     let printed: Value = serde_json::from_str(settings_text).expect("the new file on stdout");
     assert_eq!(
         commands(&printed, "PostToolUse"),
-        ["npx aidlc engine hook run-sensors"]
+        [
+            "npx aidlc engine hook run-sensors",
+            "npx aidlc engine hook record-human-turn"
+        ]
     );
     assert!(
         gitignore_text.contains("aidlc/.aidlc-clone-id"),
@@ -236,7 +247,7 @@ fn a_command_that_merely_names_a_reference_hook_is_kept_whole() {
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert_eq!(
         commands(&settings(&project), "PostToolUse"),
-        [chained, WRITE_HOOK]
+        [chained, WRITE_HOOK, TURN_HOOK]
     );
     assert!(
         run.stderr.contains(&format!("kept `{chained}`")),
@@ -321,7 +332,7 @@ fn one_event_never_ends_with_two_run_sensors_entries() {
             .filter(|command| command.contains("run-sensors"))
             .collect();
         assert_eq!(writes, [WRITE_HOOK], "{existing:?} gave {post:?}");
-        assert!(post.len() <= 2, "{post:?}");
+        assert!(post.len() <= 3, "{post:?}");
         let again = install(&project, &[]);
         assert!(again.stderr.contains("needs no change"), "{}", again.stderr);
     }

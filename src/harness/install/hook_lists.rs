@@ -47,6 +47,9 @@ pub struct HookListFile {
     pub write: Site,
     pub human_turn: Site,
     pub guard: Site,
+    /// Where the human-turn hook also goes for answers picked in the harness's question widget
+    /// (Claude Code's `PostToolUse` of `AskUserQuestion`), where the harness has one.
+    pub picked_answers: Option<Site>,
 }
 
 impl HookListFile {
@@ -266,6 +269,21 @@ fn install_operations(
             let command = engine_command(request.program, role, harness, audit_hook);
             plan.changes
                 .push(format!("{}: added {command}", site.event));
+            operations.push(Operation::Add { site, command });
+        }
+    }
+    if let Some(site) = file.picked_answers {
+        let registered = found.iter().any(|entry| {
+            entry.event == site.event
+                && role_of(harness, &entry.command) == Some(HookRole::HumanTurn)
+        });
+        if !registered {
+            let command = engine_command(request.program, HookRole::HumanTurn, harness, None);
+            plan.changes.push(format!(
+                "{} ({}): added {command}",
+                site.event,
+                site.matcher.unwrap_or_default()
+            ));
             operations.push(Operation::Add { site, command });
         }
     }

@@ -4,7 +4,7 @@
 //!
 //! | harness | file | write event | prompt event |
 //! |---|---|---|---|
-//! | Claude Code | `.claude/settings.json` | `PostToolUse`, `Write\|Edit` | `UserPromptSubmit` |
+//! | Claude Code | `.claude/settings.json` | `PostToolUse`, `Write\|Edit` | `UserPromptSubmit`, and `PostToolUse` `AskUserQuestion` (a pick in the question widget) |
 //! | Codex | `.codex/hooks.json` | `PostToolUse`, `apply_patch` | `UserPromptSubmit` |
 //! | Kiro CLI | `.kiro/agents/aidlc.json` (the conductor agent) | `postToolUse`, `fs_write` | `userPromptSubmit` |
 //! | Kiro IDE | `.kiro/hooks/aidlc-engine-*.json` and `*.kiro.hook` | `PostToolUse` / `postToolUse` | `UserPromptSubmit` / `promptSubmit` |
@@ -195,9 +195,20 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
             matcher: None,
             timeout_ms: None,
         },
+        picked_answers: None,
     };
     match harness {
-        Harness::Claude => Some((dir.join(SETTINGS_FILE), groups("Write|Edit"))),
+        Harness::Claude => Some((
+            dir.join(SETTINGS_FILE),
+            HookListFile {
+                picked_answers: Some(Site {
+                    event: "PostToolUse",
+                    matcher: Some(crate::harness::transcript::ASK_USER_QUESTION_TOOL),
+                    timeout_ms: None,
+                }),
+                ..groups("Write|Edit")
+            },
+        )),
         Harness::Codex => Some((dir.join(CODEX_HOOKS_FILE), groups("apply_patch"))),
         Harness::Kiro => Some((
             dir.join(KIRO_CLI_AGENT_FILE),
@@ -218,6 +229,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                     matcher: Some("*"),
                     timeout_ms: Some(KIRO_CLI_PROMPT_TIMEOUT_MS),
                 },
+                picked_answers: None,
             },
         )),
         Harness::KiroIde | Harness::Cursor | Harness::Opencode => None,
