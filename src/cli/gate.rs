@@ -17,7 +17,9 @@ use crate::gate::disabled_stages::{refuse_disabled_stages, skipped_disabled_note
 use crate::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
 use crate::gate::report::GateReport;
 use crate::gate::repository::RepositoryRoot;
-use crate::gate::stale_graph::{StaleGraph, StaleKind, check_graph_against_sources};
+use crate::gate::stale_graph::{
+    AllowStaleRefusal, StaleGraph, StaleKind, check_graph_against_sources,
+};
 use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
 
 pub fn run(args: &GateArgs) -> ExitStatus {
@@ -42,12 +44,14 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         return ExitStatus::Error;
     };
     if let Err(stale) = check_graph_against_sources(&workspace.layout) {
-        if !args.allow_stale {
-            print_stale_graph(&stale, &printer);
+        let refusal = stale.allow_stale_refusal();
+        if !args.allow_stale || refusal.is_some() {
+            let refusal = refusal.filter(|_| args.allow_stale);
+            print_stale_graph(&stale, refusal.as_ref(), &stale.check_help(), &printer);
             return ExitStatus::Error;
         }
         printer.status(&format!(
-            "warning: {}\n  checking against it as it is (--allow-stale)",
+            "warning: {}\n  checking against it as it is (--allow-stale: no blocking binding differs)",
             stale.message()
         ));
     }
@@ -154,15 +158,25 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     with_reports_written(status, written)
 }
 
-/// A stale graph refused: the sources' errors (when they do not compile), then what drifted
-/// and the fix.
-fn print_stale_graph(stale: &StaleGraph, printer: &Printer) {
+/// A stale graph refused: the sources' errors (when they do not compile), then what drifted,
+/// why `--allow-stale` did not apply (when it was given), and the fix.
+pub(super) fn print_stale_graph(
+    stale: &StaleGraph,
+    allow_stale_refusal: Option<&AllowStaleRefusal>,
+    help: &str,
+    printer: &Printer,
+) {
     if let StaleKind::CompileErrors { errors, sources } = &stale.kind {
         for diagnostic in errors {
             printer.diagnostic(diagnostic, sources);
         }
     }
-    error_line(printer, &stale.message(), Some(stale.help()));
+    let mut message = stale.message();
+    if let Some(refusal) = allow_stale_refusal {
+        message.push_str("\n  ");
+        message.push_str(&refusal.sentence());
+    }
+    error_line(printer, &message, Some(help));
 }
 
 fn merge(args: &GateMergeArgs) -> ExitStatus {
