@@ -280,6 +280,16 @@ mod tests {
         assert!(workspace::sensors_off_in_state(state));
         assert!(!is_autonomous("- **Construction Autonomy Mode**: guided\n"));
         assert!(!workspace::sensors_off_in_state(""));
+        assert_eq!(
+            SensorsOffSwitch::of(true, state),
+            Some(SensorsOffSwitch::Environment),
+            "the environment is named first"
+        );
+        assert_eq!(
+            SensorsOffSwitch::of(false, state),
+            Some(SensorsOffSwitch::StateFile)
+        );
+        assert_eq!(SensorsOffSwitch::of(false, ""), None);
     }
 
     #[test]

@@ -346,6 +346,36 @@ mod tests {
     }
 
     #[test]
+    fn sensors_off_makes_each_blocking_gate_binding_an_issue_and_nothing_else() {
+        let node = node_with(&serde_json::json!([
+            {"id": "shape", "path": "s.md", "fire_on": "gate", "default_severity": "blocking"},
+            {"id": "cover", "path": "c.md", "fire_on": "gate", "default_severity": "advisory"},
+            {"id": "linter", "path": "l.md", "fire_on": "write", "default_severity": "blocking"},
+        ]));
+        let evaluation =
+            GateEvaluation::sensors_switched_off(&node, 2, SensorsOffSwitch::StateFile);
+        assert_eq!(
+            evaluation.issues,
+            [BlockingIssue {
+                sensor_id: "shape".to_owned(),
+                output_path: "s".to_owned(),
+                detail_path: None,
+                reason: "not evaluated: sensors are off (`- **Sensors**: off` in aidlc-state.md); set `- **Sensors**: on` in aidlc-state.md to run it".to_owned(),
+            }]
+        );
+        assert_eq!(evaluation.sensors_off, Some(SensorsOffSwitch::StateFile));
+        assert_eq!(evaluation.summary.deliverables, 2);
+        let advisory_only = node_with(&serde_json::json!([
+            {"id": "cover", "path": "c.md", "fire_on": "gate", "default_severity": "advisory"},
+        ]));
+        assert!(
+            GateEvaluation::sensors_switched_off(&advisory_only, 2, SensorsOffSwitch::Environment)
+                .issues
+                .is_empty()
+        );
+    }
+
+    #[test]
     fn plans_are_sensor_major_and_autonomy_keeps_blocking_bindings() {
         let node = node_with(&serde_json::json!([
             {"id": "shape", "path": "s.md", "fire_on": "gate", "default_severity": "blocking", "matches": "**/*.md"},
