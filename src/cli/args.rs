@@ -419,12 +419,14 @@ pub struct GateCheckArgs {
     #[arg(long)]
     pub strict: bool,
     /// Exit 0 when nothing was checked (sensors off, no deliverable, no selected binding, or
-    /// every fire unevaluated), instead of 2. For the rare pipeline that means to check nothing.
+    /// every fire unevaluated), instead of 2. For the rare pipeline that means to check nothing;
+    /// a blocking binding the Sensors switch kept from running still exits 3.
     #[arg(long)]
     pub allow_empty: bool,
     /// Check against the compiled graph even when its sources no longer compile to it (a
-    /// manifest or stage edited without `aidlc compile`, or a compile that failed). Without it
-    /// a stale graph is refused (exit 2) and what drifted is named.
+    /// manifest or stage edited without `aidlc compile`), as long as no blocking binding differs
+    /// and the sources compile; a stale graph is otherwise refused (exit 2) with or without it,
+    /// and what drifted is named.
     #[arg(long)]
     pub allow_stale: bool,
     /// No progress line, even on a terminal.
@@ -548,6 +550,10 @@ pub enum EngineGateCommand {
     /// Each fire keeps its own cap (`timeout_seconds`); `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`
     /// (milliseconds; unset: none) also caps each fire's dispatch, and a fire it cuts short is
     /// not evaluated.
+    ///
+    /// With the Sensors switch off (`AIDLC_DISABLE_SENSORS=1`, or `- **Sensors**: off` in the
+    /// state) nothing fires and each blocking gate binding refuses the gate until the override;
+    /// a stale stage graph refuses the step (exit 2): run `aidlc compile`.
     Start(GateStartArgs),
     /// Re-enter the approval gate after revision work: the same sensor step as `start`, and a
     /// gate row with `Details: Re-entering gate after revision`.

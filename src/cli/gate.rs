@@ -12,12 +12,16 @@ use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeAr
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
-use crate::gate::check::{CheckRequest, finding_sources, intent_records, plan_check};
+use crate::gate::check::{
+    CheckRequest, blocking_bindings_switched_off, finding_sources, intent_records, plan_check,
+};
 use crate::gate::disabled_stages::{refuse_disabled_stages, skipped_disabled_note};
 use crate::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
-use crate::gate::report::GateReport;
+use crate::gate::report::{GateReport, SensorsOff};
 use crate::gate::repository::RepositoryRoot;
-use crate::gate::stale_graph::{StaleGraph, StaleKind, check_graph_against_sources};
+use crate::gate::stale_graph::{
+    AllowStaleRefusal, StaleGraph, StaleKind, check_graph_against_sources,
+};
 use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
 
 pub fn run(args: &GateArgs) -> ExitStatus {
@@ -42,12 +46,14 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         return ExitStatus::Error;
     };
     if let Err(stale) = check_graph_against_sources(&workspace.layout) {
-        if !args.allow_stale {
-            print_stale_graph(&stale, &printer);
+        let refusal = stale.allow_stale_refusal();
+        if !args.allow_stale || refusal.is_some() {
+            let refusal = refusal.filter(|_| args.allow_stale);
+            print_stale_graph(&stale, refusal.as_ref(), &stale.check_help(), &printer);
             return ExitStatus::Error;
         }
         printer.status(&format!(
-            "warning: {}\n  checking against it as it is (--allow-stale)",
+            "warning: {}\n  checking against it as it is (--allow-stale: no blocking binding differs)",
             stale.message()
         ));
     }
@@ -126,7 +132,9 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         display_prefix: shown_project_path(workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
-    let status = exit_status(&report, args.strict, args.allow_empty);
+    let switched_off = blocking_bindings_switched_off(&report, &nodes);
+    let status = exit_status(&report, args.strict, args.allow_empty, switched_off.len());
+    say_blocking_bindings_switched_off(&report, &switched_off, status, &printer);
     if let Some((index, count)) = report.empty_share()
         && !args.quiet
     {
@@ -154,15 +162,25 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     with_reports_written(status, written)
 }
 
-/// A stale graph refused: the sources' errors (when they do not compile), then what drifted
-/// and the fix.
-fn print_stale_graph(stale: &StaleGraph, printer: &Printer) {
+/// A stale graph refused: the sources' errors (when they do not compile), then what drifted,
+/// why `--allow-stale` did not apply (when it was given), and the fix.
+pub(super) fn print_stale_graph(
+    stale: &StaleGraph,
+    allow_stale_refusal: Option<&AllowStaleRefusal>,
+    help: &str,
+    printer: &Printer,
+) {
     if let StaleKind::CompileErrors { errors, sources } = &stale.kind {
         for diagnostic in errors {
             printer.diagnostic(diagnostic, sources);
         }
     }
-    error_line(printer, &stale.message(), Some(stale.help()));
+    let mut message = stale.message();
+    if let Some(refusal) = allow_stale_refusal {
+        message.push_str("\n  ");
+        message.push_str(&refusal.sentence());
+    }
+    error_line(printer, &message, Some(help));
 }
 
 fn merge(args: &GateMergeArgs) -> ExitStatus {
@@ -237,7 +255,9 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         display_prefix: crate::fs_util::path_from(&cwd, workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
-    let status = exit_status(&report, args.strict, args.allow_empty);
+    let switched_off = blocking_bindings_switched_off(&report, &graph.nodes);
+    let status = exit_status(&report, args.strict, args.allow_empty, switched_off.len());
+    say_blocking_bindings_switched_off(&report, &switched_off, status, &printer);
     if status == ExitStatus::Error
         && let Some(nothing) = report.nothing_checked()
     {
@@ -412,8 +432,14 @@ fn with_reports_written(status: ExitStatus, written: bool) -> ExitStatus {
 
 /// D9, in this order: 1 for blocking findings (any findings with `--strict`); 3 when a
 /// blocking sensor could not be evaluated or never fired; 2 when nothing was checked at all
-/// (no fire passed or failed), unless `--allow-empty`; else 0.
-fn exit_status(report: &GateReport, strict: bool, allow_empty: bool) -> ExitStatus {
+/// (no fire passed or failed), unless `--allow-empty`; 3 when a Sensors switch kept a blocking
+/// binding from running (`--allow-empty` never makes that a pass); else 0.
+fn exit_status(
+    report: &GateReport,
+    strict: bool,
+    allow_empty: bool,
+    blocking_switched_off: usize,
+) -> ExitStatus {
     let counts = report.counts();
     if counts.blocking_failed > 0 || (strict && counts.failed > 0) {
         ExitStatus::Failure
@@ -421,7 +447,55 @@ fn exit_status(report: &GateReport, strict: bool, allow_empty: bool) -> ExitStat
         ExitStatus::NotEvaluated
     } else if report.nothing_checked().is_some() && !allow_empty {
         ExitStatus::Error
+    } else if blocking_switched_off > 0 {
+        ExitStatus::NotEvaluated
     } else {
         ExitStatus::Success
     }
+}
+
+/// When the switched-off blocking bindings decided the exit status (3): which they are, which
+/// switch, and how to turn it back on.
+fn say_blocking_bindings_switched_off(
+    report: &GateReport,
+    switched_off: &[(String, String)],
+    status: ExitStatus,
+    printer: &Printer,
+) {
+    let Some(off) = &report.sensors_off else {
+        return;
+    };
+    let decided_by_them = status == ExitStatus::NotEvaluated
+        && !switched_off.is_empty()
+        && report.counts().blocking_not_evaluated == 0;
+    if !decided_by_them {
+        return;
+    }
+    let bindings: Vec<String> = switched_off
+        .iter()
+        .map(|(stage, sensor)| format!("{sensor}@{stage}"))
+        .collect();
+    let (switch, help) = match off {
+        SensorsOff::Environment => (
+            "AIDLC_DISABLE_SENSORS=1".to_owned(),
+            "unset AIDLC_DISABLE_SENSORS and check again; --allow-empty never passes a blocking binding that did not run",
+        ),
+        SensorsOff::State { intents } => (
+            format!(
+                "`- **Sensors**: off` in the state of {}",
+                intents.join(", ")
+            ),
+            "turn the Sensors switch on in aidlc-state.md and check again; --allow-empty never passes a blocking binding that did not run",
+        ),
+    };
+    error_line(
+        printer,
+        &format!(
+            "{} blocking binding{} not evaluated: sensors are off ({switch}): {}",
+            bindings.len(),
+            crate::english::plural(bindings.len()),
+            bindings.join(", ")
+        ),
+        Some(help),
+    );
 }

@@ -8,6 +8,7 @@ use crate::cli::args::{
     EngineGateArgs, EngineGateCommand, Format, GateOverrideArgs, GateReviseArgs, GateStartArgs,
     ProjectArgs,
 };
+use crate::cli::gate::print_stale_graph;
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::dispatch::time_limit;
@@ -64,8 +65,9 @@ fn request(entry: GateEntry, slug: &str, override_args: &GateOverrideArgs) -> Ga
 }
 
 /// D9: 0 the gate row is written (or the gate was already open); 1 the gate is refused (every
-/// refusal, including a blocking sensor that could not be evaluated: exit 3 is `gate check`'s);
-/// 2 the step could not run.
+/// refusal, including a blocking sensor that could not be evaluated or was switched off: exit 3
+/// is `gate check`'s); 2 the step could not run, a stale graph included (as `gate check`
+/// refuses one), before any fire or row.
 fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer) -> ExitStatus {
     let workspace = match resolve_workspace(project, printer) {
         Ok(workspace) => workspace,
@@ -77,13 +79,11 @@ fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer
     let Some(graph) = usable_graph(&workspace.layout, printer) else {
         return ExitStatus::Error;
     };
-    // The conductor's gate keeps the seed's rule, the compiled graph decides what fires; a graph
-    // its sources no longer compile to is said, not refused.
+    // The compiled graph decides what fires and what blocks, so a gate opens only on the graph
+    // its sources compile to now: there is no `--allow-stale` here.
     if let Err(stale) = check_graph_against_sources(&workspace.layout) {
-        printer.status(&format!(
-            "warning: {}\n  the gate fires what this graph says; run `aidlc compile` so that it fires what the sources say",
-            stale.message()
-        ));
+        print_stale_graph(&stale, None, stale.gate_step_help(), printer);
+        return ExitStatus::Error;
     }
     if let Err(refusal) = refuse_disabled_stages(
         &graph,

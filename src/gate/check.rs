@@ -8,9 +8,11 @@
 //!
 //! Invariants (D4):
 //! - a record whose Sensors switch is off (`AIDLC_DISABLE_SENSORS=1`, or `- **Sensors**: off`
-//!   in its state) gets every planned fire turned into a `sensors off` skip, and none of its
-//!   bindings counts as unfired: it was switched off, not forgotten; the report names the
-//!   switch ([`SensorsOff`]), so a run the switch emptied is "nothing checked", never green;
+//!   in its state) gets every planned fire, and every blocking binding that would not have
+//!   fired, turned into a `sensors off` skip: none counts as unfired, it was switched off, not
+//!   forgotten; the report names the switch ([`SensorsOff`]), so a run the switch emptied is
+//!   "nothing checked", never green, and a blocking binding switched off is never a pass
+//!   ([`blocking_bindings_switched_off`]: the check exits 3 when nothing else fails it);
 //! - a `--stage` the graph does not have refuses the whole check before any fire runs;
 //! - a finding's message and help name files under the project from the repository root, as
 //!   its location is shown, never by this machine's absolute path.
@@ -355,9 +357,16 @@ fn sensors_off(record: &Utf8Path) -> bool {
             .is_some_and(|text| workspace::sensors_off_in_state(&text))
 }
 
-/// Turn every fire of `plan` into a `sensors off` skip, and forget its unfired bindings.
+/// Turn every fire of `plan`, and every blocking binding that would not have fired, into a
+/// `sensors off` skip (one without a deliverable for the latter).
 fn switch_off(plan: &mut GatePlan, project_dir: &Utf8Path) {
-    plan.unfired_bindings.clear();
+    plan.skips
+        .extend(plan.unfired_bindings.drain(..).map(|unfired| GateSkip {
+            stage: unfired.stage,
+            sensor_id: unfired.sensor_id,
+            deliverable: None,
+            reason: SkipReason::SensorsOff,
+        }));
     plan.skips.extend(plan.fires.drain(..).map(|fire| {
         GateSkip {
             stage: fire.stage,
@@ -370,6 +379,34 @@ fn switch_off(plan: &mut GatePlan, project_dir: &Utf8Path) {
             reason: SkipReason::SensorsOff,
         }
     }));
+}
+
+/// The (stage, sensor) of each blocking binding of `nodes` that a Sensors switch kept from
+/// running, once each, in report order: none of them passed, so a check that has one is not
+/// green (exit 3 unless something else fails it first).
+pub fn blocking_bindings_switched_off(
+    report: &GateReport,
+    nodes: &[GraphNode],
+) -> Vec<(String, String)> {
+    let mut switched_off: Vec<(String, String)> = Vec::new();
+    for skip in report
+        .skips
+        .iter()
+        .filter(|skip| skip.reason == SkipReason::SensorsOff)
+    {
+        let blocking = nodes
+            .iter()
+            .filter(|node| node.slug == skip.stage)
+            .flat_map(|node| &node.sensors_applicable)
+            .any(|entry| {
+                entry.id == skip.sensor_id && entry.default_severity == Severity::Blocking
+            });
+        let binding = (skip.stage.clone(), skip.sensor_id.clone());
+        if blocking && !switched_off.contains(&binding) {
+            switched_off.push(binding);
+        }
+    }
+    switched_off
 }
 
 /// Add one record's plan to the combined one, keeping record order (its fires' places in the

@@ -14,7 +14,11 @@
 //!   sources are compiled in memory and compared with the graph: the same bytes, or the same
 //!   JSON value laid out otherwise (a graph another writer formatted), are current; anything
 //!   else, and sources that do not compile, are stale, never "probably fine";
-//! - nothing is written: no record, no lock, no graph.
+//! - nothing is written: no record, no lock, no graph;
+//! - each stage's drift says whether a blocking binding differs (blocking in the graph or in the
+//!   sources, bound in one and not the other, or changed): `gate check --allow-stale` takes a
+//!   stale graph as it is only when none does and the sources compile
+//!   ([`StaleGraph::allow_stale_refusal`]); `engine gate start|revise` never take one.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -65,6 +69,38 @@ pub enum StaleKind {
 pub struct StageDrift {
     pub slug: String,
     pub change: NodeChange,
+    /// Whether a binding that is blocking in the graph or in the sources differs: a stage added
+    /// or removed with a blocking binding, a blocking binding bound or unbound, or any field of
+    /// a binding blocking on either side changed.
+    pub blocking_binding_differs: bool,
+}
+
+/// Why `gate check --allow-stale` does not take a stale graph as it is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllowStaleRefusal {
+    /// The sources do not compile: what they mean is unknown.
+    SourcesDoNotCompile,
+    /// A blocking binding differs in these stages.
+    BlockingBindingDiffers { stages: Vec<String> },
+    /// The graph differs in bytes, not stage by stage: what differs cannot be said.
+    DifferenceUnknown,
+}
+
+impl AllowStaleRefusal {
+    /// The line said under the stale graph's message.
+    pub fn sentence(&self) -> String {
+        let cause = match self {
+            Self::SourcesDoNotCompile => "its sources do not compile".to_owned(),
+            Self::BlockingBindingDiffers { stages } => {
+                let stages: Vec<&str> = stages.iter().map(String::as_str).collect();
+                format!("a blocking binding differs ({})", stage_list(&stages))
+            }
+            Self::DifferenceUnknown => "what differs cannot be said binding by binding".to_owned(),
+        };
+        format!(
+            "--allow-stale does not apply: {cause}; it takes a stale graph as it is only when the sources compile and no blocking binding differs"
+        )
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,14 +147,53 @@ impl StaleGraph {
         message
     }
 
-    /// The help line: how to get a current graph.
-    pub fn help(&self) -> &'static str {
-        match self.kind {
+    /// `gate check`'s help line: how to get a current graph, and `--allow-stale` where it
+    /// applies.
+    pub fn check_help(&self) -> String {
+        let fix = match self.kind {
             StaleKind::CompileErrors { .. } => {
-                "fix the errors above and run `aidlc compile`, then check again; `--allow-stale` checks against the graph as it is"
+                "fix the errors above and run `aidlc compile`, then check again"
             }
             StaleKind::Drifted { .. } => {
-                "run `aidlc compile` to rebuild it from its sources, then check again; `--allow-stale` checks against the graph as it is"
+                "run `aidlc compile` to rebuild it from its sources, then check again"
+            }
+        };
+        if self.allow_stale_refusal().is_some() {
+            fix.to_owned()
+        } else {
+            format!(
+                "{fix}; `--allow-stale` checks against the graph as it is (no blocking binding differs)"
+            )
+        }
+    }
+
+    /// `engine gate start|revise`'s help line: a gate never opens on a stale graph.
+    pub fn gate_step_help(&self) -> &'static str {
+        match self.kind {
+            StaleKind::CompileErrors { .. } => {
+                "fix the errors above and run `aidlc compile`, then run the gate step again (nothing was written; a stale graph exits 2)"
+            }
+            StaleKind::Drifted { .. } => {
+                "run `aidlc compile` to rebuild it from its sources, then run the gate step again (nothing was written; a stale graph exits 2)"
+            }
+        }
+    }
+
+    /// Why `gate check --allow-stale` may not take this graph as it is, or `None` when only
+    /// advisory bindings or other fields differ.
+    pub fn allow_stale_refusal(&self) -> Option<AllowStaleRefusal> {
+        match &self.kind {
+            StaleKind::CompileErrors { .. } => Some(AllowStaleRefusal::SourcesDoNotCompile),
+            StaleKind::Drifted { changes } if changes.is_empty() => {
+                Some(AllowStaleRefusal::DifferenceUnknown)
+            }
+            StaleKind::Drifted { changes } => {
+                let stages: Vec<String> = changes
+                    .iter()
+                    .filter(|drift| drift.blocking_binding_differs)
+                    .map(|drift| drift.slug.clone())
+                    .collect();
+                (!stages.is_empty()).then_some(AllowStaleRefusal::BlockingBindingDiffers { stages })
             }
         }
     }
@@ -265,8 +340,8 @@ fn stage_drift(old: &str, new: &str) -> Vec<StageDrift> {
         .collect();
     let mut drift = Vec::new();
     for (slug, node) in &new_nodes {
-        let change = match old_by_slug.get(slug.as_str()) {
-            None => NodeChange::Added,
+        let (change, blocking_binding_differs) = match old_by_slug.get(slug.as_str()) {
+            None => (NodeChange::Added, has_blocking_binding(node)),
             Some(old_node) => {
                 let keys = changed_keys(old_node, node);
                 if keys.is_empty() {
@@ -280,23 +355,64 @@ fn stage_drift(old: &str, new: &str) -> Vec<StageDrift> {
                 } else {
                     Vec::new()
                 };
-                NodeChange::Changed { keys, bindings }
+                let blocking = bindings.iter().any(|change| change.blocking);
+                let lines = bindings.into_iter().map(|change| change.line).collect();
+                (
+                    NodeChange::Changed {
+                        keys,
+                        bindings: lines,
+                    },
+                    blocking,
+                )
             }
         };
         drift.push(StageDrift {
             slug: slug.clone(),
             change,
+            blocking_binding_differs,
         });
     }
-    for (slug, _) in &old_nodes {
+    for (slug, node) in &old_nodes {
         if !new_nodes.iter().any(|(new_slug, _)| new_slug == slug) {
             drift.push(StageDrift {
                 slug: slug.clone(),
                 change: NodeChange::Removed,
+                blocking_binding_differs: has_blocking_binding(node),
             });
         }
     }
     drift
+}
+
+/// Whether a binding entry is blocking (the graph carries `default_severity` for blocking
+/// bindings; an entry without it is advisory).
+fn is_blocking_entry(entry: &serde_json::Map<String, Value>) -> bool {
+    entry.get("default_severity").and_then(Value::as_str) == Some("blocking")
+}
+
+/// Whether a node has a blocking binding in its `sensors_applicable`.
+fn has_blocking_binding(node: &serde_json::Map<String, Value>) -> bool {
+    binding_entries(node.get("sensors_applicable"))
+        .iter()
+        .any(|(_, entry)| is_blocking_entry(entry))
+}
+
+/// A `sensors_applicable` list's entries by id; entries without an id are left out.
+fn binding_entries(list: Option<&Value>) -> Vec<(String, serde_json::Map<String, Value>)> {
+    list.and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let object = entry.as_object()?;
+            Some((object.get("id")?.as_str()?.to_owned(), object.clone()))
+        })
+        .collect()
+}
+
+/// One binding that differs: its line, and whether it is blocking on either side.
+struct BindingChange {
+    line: String,
+    blocking: bool,
 }
 
 /// The keys of either node whose values differ, in the new node's order, then keys only the
@@ -314,25 +430,18 @@ fn changed_keys(
     keys
 }
 
-/// One line per sensor binding that differs: `blocking-check: default_severity advisory →
+/// One change per sensor binding that differs: `blocking-check: default_severity advisory →
 /// blocking`, `new-check: bound` or `old-check: no longer bound`.
-fn binding_changes(old: Option<&Value>, new: Option<&Value>) -> Vec<String> {
-    let entries = |list: Option<&Value>| -> Vec<(String, serde_json::Map<String, Value>)> {
-        list.and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|entry| {
-                let object = entry.as_object()?;
-                Some((object.get("id")?.as_str()?.to_owned(), object.clone()))
-            })
-            .collect()
-    };
-    let old_entries = entries(old);
-    let new_entries = entries(new);
+fn binding_changes(old: Option<&Value>, new: Option<&Value>) -> Vec<BindingChange> {
+    let old_entries = binding_entries(old);
+    let new_entries = binding_entries(new);
     let mut lines = Vec::new();
     for (id, entry) in &new_entries {
         match old_entries.iter().find(|(old_id, _)| old_id == id) {
-            None => lines.push(format!("sensor {id}: bound")),
+            None => lines.push(BindingChange {
+                line: format!("sensor {id}: bound"),
+                blocking: is_blocking_entry(entry),
+            }),
             Some((_, old_entry)) => {
                 let fields: Vec<String> = changed_keys(old_entry, entry)
                     .into_iter()
@@ -345,14 +454,20 @@ fn binding_changes(old: Option<&Value>, new: Option<&Value>) -> Vec<String> {
                     })
                     .collect();
                 if !fields.is_empty() {
-                    lines.push(format!("sensor {id}: {}", fields.join(", ")));
+                    lines.push(BindingChange {
+                        line: format!("sensor {id}: {}", fields.join(", ")),
+                        blocking: is_blocking_entry(old_entry) || is_blocking_entry(entry),
+                    });
                 }
             }
         }
     }
-    for (id, _) in &old_entries {
+    for (id, entry) in &old_entries {
         if !new_entries.iter().any(|(new_id, _)| new_id == id) {
-            lines.push(format!("sensor {id}: no longer bound"));
+            lines.push(BindingChange {
+                line: format!("sensor {id}: no longer bound"),
+                blocking: is_blocking_entry(entry),
+            });
         }
     }
     lines
@@ -397,6 +512,15 @@ mod tests {
                 "a stage no stage file defines any more (stage old)",
             ]
         );
+        let blocking: Vec<(&str, bool)> = drift
+            .iter()
+            .map(|stage| (stage.slug.as_str(), stage.blocking_binding_differs))
+            .collect();
+        assert_eq!(
+            blocking,
+            [("a", true), ("c", false), ("old", false)],
+            "a binding blocking on either side differs in stage a only"
+        );
         let many: Vec<&str> = vec!["s1", "s2", "s3", "s4", "s5", "s6", "s7"];
         assert_eq!(stage_list(&many), "7 stages: s1, s2, s3, s4, s5 and 2 more");
         assert_eq!(stage_list(&many[..2]), "2 stages: s1, s2");
@@ -406,6 +530,65 @@ mod tests {
             unreadable.len(),
             3,
             "every stage is new to a graph that cannot be read"
+        );
+    }
+
+    fn drifted(old: &str, new: &str) -> StaleGraph {
+        StaleGraph {
+            graph: Utf8PathBuf::from("g.json"),
+            since: Stale::NoRecord,
+            kind: StaleKind::Drifted {
+                changes: stage_drift(old, new),
+            },
+        }
+    }
+
+    #[test]
+    fn allow_stale_takes_only_a_difference_among_advisory_bindings_or_other_fields() {
+        let graph = |severity: &str, matches: &str, number: u32| {
+            format!(
+                r#"[{{"slug": "a", "number": {number}, "sensors_applicable": [{{"id": "b", "fire_on": "gate", "default_severity": "blocking"}}, {{"id": "x", "fire_on": "gate", "default_severity": "{severity}", "matches": "{matches}"}}]}}]"#
+            )
+        };
+        let advisory = graph("advisory", "**/*.md", 1);
+        assert_eq!(
+            drifted(&advisory, &graph("advisory", "**/*.txt", 2)).allow_stale_refusal(),
+            None,
+            "an advisory binding's glob and another field"
+        );
+        for (old, new) in [
+            (advisory.clone(), graph("blocking", "**/*.md", 1)),
+            (graph("blocking", "**/*.md", 1), advisory.clone()),
+            (
+                graph("blocking", "**/*.md", 1),
+                graph("blocking", "**/*.txt", 1),
+            ),
+        ] {
+            assert_eq!(
+                drifted(&old, &new).allow_stale_refusal(),
+                Some(AllowStaleRefusal::BlockingBindingDiffers {
+                    stages: vec!["a".to_owned()]
+                }),
+                "{old} → {new}"
+            );
+        }
+        let unbound = advisory.replace(
+            r#"{"id": "b", "fire_on": "gate", "default_severity": "blocking"}, "#,
+            "",
+        );
+        assert!(drifted(&unbound, &advisory).allow_stale_refusal().is_some());
+        assert!(drifted(&advisory, &unbound).allow_stale_refusal().is_some());
+        assert!(drifted("[]", &advisory).allow_stale_refusal().is_some());
+        let compile_errors = StaleGraph {
+            kind: StaleKind::CompileErrors {
+                errors: Vec::new(),
+                sources: BTreeMap::new(),
+            },
+            ..drifted(&advisory, &advisory)
+        };
+        assert_eq!(
+            compile_errors.allow_stale_refusal(),
+            Some(AllowStaleRefusal::SourcesDoNotCompile)
         );
     }
 }

@@ -60,9 +60,9 @@ pub use spaces::{
 };
 pub use state::{
     ACTIVE_DIRECTIVE_MARKER_FILE, ActiveDirective, ActiveStageChoice, PresentWorkflow,
-    active_directive_marker, active_stage, active_stage_choice, current_stage, present_workflow,
-    read_state_field, read_state_text, sensors_off_by_environment, sensors_off_in_state,
-    set_state_field, state_file_path,
+    SensorsOffSwitch, active_directive_marker, active_stage, active_stage_choice, current_stage,
+    present_workflow, read_state_field, read_state_text, sensors_off_by_environment,
+    sensors_off_in_state, set_state_field, state_file_path,
 };
 pub use write_folders::{
     ENGINE_DIR, FIRST_RUN_MARKER_FILE, HOOKS_HEALTH_DIR, LEGACY_LEARNINGS_DIR,

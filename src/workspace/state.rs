@@ -49,6 +49,54 @@ pub fn sensors_off_by_environment() -> bool {
     std::env::var("AIDLC_DISABLE_SENSORS").is_ok_and(|value| value.trim() == "1")
 }
 
+/// Which switch turned the Sensors ceremony off. Both may be set; the environment is named
+/// first, since it holds for every record the process reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SensorsOffSwitch {
+    /// `AIDLC_DISABLE_SENSORS=1` in the process's environment.
+    Environment,
+    /// `- **Sensors**: off` in the record's `aidlc-state.md`.
+    StateFile,
+}
+
+impl SensorsOffSwitch {
+    /// The switch that is off, the environment's first; `None` when sensors are on.
+    /// `off_by_environment` is `AIDLC_DISABLE_SENSORS=1` as the caller read it.
+    pub fn of(off_by_environment: bool, state_text: &str) -> Option<Self> {
+        if off_by_environment {
+            Some(Self::Environment)
+        } else if sensors_off_in_state(state_text) {
+            Some(Self::StateFile)
+        } else {
+            None
+        }
+    }
+
+    /// The machine word a gate row records: `environment` or `state`.
+    pub fn field_value(self) -> &'static str {
+        match self {
+            Self::Environment => "environment",
+            Self::StateFile => "state",
+        }
+    }
+
+    /// The switch as a person sets it.
+    pub fn described(self) -> &'static str {
+        match self {
+            Self::Environment => "AIDLC_DISABLE_SENSORS=1",
+            Self::StateFile => "`- **Sensors**: off` in aidlc-state.md",
+        }
+    }
+
+    /// How to turn it back on.
+    pub fn turned_on_by(self) -> &'static str {
+        match self {
+            Self::Environment => "unset AIDLC_DISABLE_SENSORS",
+            Self::StateFile => "set `- **Sensors**: on` in aidlc-state.md",
+        }
+    }
+}
+
 /// The state's `Current Stage`, unless it is missing, empty or `none`.
 pub fn current_stage(state_text: &str) -> Option<String> {
     read_state_field(state_text, "Current Stage")

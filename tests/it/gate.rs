@@ -330,3 +330,152 @@ fn a_recorded_check_writes_its_audit_rows_in_batches_and_pairs_every_fire() {
         "each fire its own terminal row"
     );
 }
+
+/// Each binding of the compiled graph with `id` changed by `edit`, written over the graph
+/// without a recompile.
+fn edit_graph_binding(project: &TestProject, id: &str, edit: impl Fn(&mut Value)) {
+    let mut graph: Value = serde_json::from_str(&project.read(crate::support::GRAPH)).unwrap();
+    for node in graph.as_array_mut().unwrap() {
+        for entry in node["sensors_applicable"].as_array_mut().unwrap() {
+            if entry["id"] == id {
+                edit(entry);
+            }
+        }
+    }
+    project.write(
+        crate::support::GRAPH,
+        &serde_json::to_string_pretty(&graph).unwrap(),
+    );
+}
+
+#[test]
+fn allow_stale_never_takes_a_graph_whose_blocking_binding_differs() {
+    let project = gate_project("blocking");
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    edit_graph_binding(&project, "shape", |entry| {
+        entry["default_severity"] = Value::from("advisory");
+    });
+    for args in [
+        &["gate", "check", "--no-record"][..],
+        &["gate", "check", "--no-record", "--allow-stale"][..],
+    ] {
+        let run = project.run(args);
+        assert_eq!(run.status, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.is_empty(), "no report: {}", run.stdout);
+        assert!(
+            run.stderr.contains(
+                "  sensor shape: default_severity advisory → blocking (stage first-stage)"
+            ) && run.stderr.contains(
+                "  help: run `aidlc compile` to rebuild it from its sources, then check again\n"
+            ),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    let refused = project.run(&["gate", "check", "--no-record", "--allow-stale"]);
+    assert!(
+        refused.stderr.contains(
+            "  --allow-stale does not apply: a blocking binding differs (stage first-stage)"
+        ),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
+fn allow_stale_checks_a_graph_whose_advisory_bindings_differ_as_it_is() {
+    let project = gate_project("blocking");
+    edit_graph_binding(&project, "upstream-coverage", |entry| {
+        entry["matches"] = Value::from("**/doc-b.md");
+    });
+    let refused = project.run(&["gate", "check", "--no-record"]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains(
+            "`--allow-stale` checks against the graph as it is (no blocking binding differs)"
+        ),
+        "{}",
+        refused.stderr
+    );
+    let (run, json) = gate_json(&project, &["--no-record", "--allow-stale"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("checking against it as it is (--allow-stale: no blocking binding differs)"),
+        "{}",
+        run.stderr
+    );
+    let coverage: Vec<String> = fire_rows(&json)
+        .into_iter()
+        .filter(|row| row.1 == "upstream-coverage")
+        .map(|row| row.2)
+        .collect();
+    assert_eq!(
+        coverage,
+        [format!("{STAGE_DIR}/doc-b.md")],
+        "the graph's glob, as it is"
+    );
+}
+
+#[test]
+fn allow_stale_never_takes_a_graph_whose_sources_do_not_compile() {
+    let project = gate_project("advisory");
+    let stage = ".claude/aidlc-common/stages/inception/first-stage.md";
+    let text = project.read(stage);
+    project.write(
+        stage,
+        &text.replace(
+            "sensors: [shape, upstream-coverage]",
+            "sensors: [shape, no-such-sensor]",
+        ),
+    );
+    let run = project.run(&["gate", "check", "--no-record", "--allow-stale"]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("its sources do not compile")
+            && run
+                .stderr
+                .contains("--allow-stale does not apply: its sources do not compile"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn allow_empty_never_passes_a_blocking_binding_the_sensors_switch_kept_from_running() {
+    let project = gate_project("blocking");
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    let args = ["gate", "check", "--no-record", "--allow-empty"];
+    let by_environment = project.run_with_env(&args, &[("AIDLC_DISABLE_SENSORS", "1")]);
+    assert_eq!(by_environment.status, 3, "{}", by_environment.stderr);
+    assert!(
+        by_environment.stderr.contains(
+            "error: 1 blocking binding not evaluated: sensors are off (AIDLC_DISABLE_SENSORS=1): shape@first-stage"
+        ),
+        "{}",
+        by_environment.stderr
+    );
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "- **Current Stage**: first-stage\n- **Sensors**: off (set by you)\n",
+    );
+    let by_state = project.run(&args);
+    assert_eq!(by_state.status, 3, "{}", by_state.stderr);
+    assert!(
+        by_state
+            .stderr
+            .contains("sensors are off (`- **Sensors**: off` in the state of 261130-demo)"),
+        "{}",
+        by_state.stderr
+    );
+    let without_allow_empty = project.run(&["gate", "check", "--no-record"]);
+    assert_eq!(
+        without_allow_empty.status, 2,
+        "nothing was checked: {}",
+        without_allow_empty.stderr
+    );
+
+    let advisory = gate_project("advisory");
+    let run = advisory.run_with_env(&args, &[("AIDLC_DISABLE_SENSORS", "1")]);
+    assert_eq!(run.status, 0, "no blocking binding: {}", run.stderr);
+}

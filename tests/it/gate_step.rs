@@ -575,22 +575,155 @@ fn failed_check_notices_follow_the_latest_evaluation() {
     assert!(passed.get("narration").is_none(), "{passed}");
 }
 
-#[test]
-fn with_sensors_off_nothing_fires_and_nothing_is_said() {
-    let project = gate_step_project(
-        &[sensor("shape", SHAPE_WORKER, "blocking")],
-        "- **Sensors**: off (set by you)\n",
-    );
-    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
-    let run = gate(&project, &["start", STAGE]);
-    reply(&run);
+const SENSORS_OFF_IN_STATE: &str = "- **Sensors**: off (set by you)\n";
+
+/// A blocking sensor that would fail `doc-b`, switched off by the environment or the state:
+/// refused (exit 1) with the switch named, nothing fired, no gate row.
+fn assert_switched_off_blocking_gate_is_refused(project: &TestProject, run: &Run, switch: &str) {
+    assert_eq!(run.status, 1, "{}", run.stderr);
     assert!(
-        run.stderr.contains("none fired (Sensors are off)"),
+        run.stderr.contains(&format!(
+            "shape@{STAGE}: not evaluated: sensors are off ({switch})"
+        )),
         "{}",
         run.stderr
     );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(fired_sensor_ids(project).is_empty());
+    assert!(gate_rows(project).is_empty(), "no gate row");
+}
+
+#[test]
+fn sensors_off_in_the_environment_refuses_a_gate_a_blocking_sensor_guards() {
+    let project = blocking_shape();
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    for entry in ["start", "revise"] {
+        let run = project.run_with_env(
+            &["engine", "gate", entry, STAGE],
+            &[("AIDLC_DISABLE_SENSORS", "1")],
+        );
+        assert_switched_off_blocking_gate_is_refused(&project, &run, "AIDLC_DISABLE_SENSORS=1");
+    }
+}
+
+#[test]
+fn sensors_off_in_the_state_refuses_a_gate_a_blocking_sensor_guards() {
+    let project = gate_step_project(
+        &[sensor("shape", SHAPE_WORKER, "blocking")],
+        SENSORS_OFF_IN_STATE,
+    );
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    let run = gate(&project, &["start", STAGE]);
+    assert_switched_off_blocking_gate_is_refused(
+        &project,
+        &run,
+        "`- **Sensors**: off` in aidlc-state.md",
+    );
+}
+
+#[test]
+fn a_gate_switched_off_opens_with_the_human_override_and_the_row_names_the_switch() {
+    let project = blocking_shape();
+    record_override_receipt(&project);
+    let run = project.run_with_env(
+        &[
+            "engine",
+            "gate",
+            "start",
+            STAGE,
+            "--override-blocking-sensors",
+            "--user-input",
+            CHOICE,
+        ],
+        &[("AIDLC_DISABLE_SENSORS", "1")],
+    );
+    reply(&run);
     assert!(fired_sensor_ids(&project).is_empty());
-    assert_eq!(gate_rows(&project).len(), 1);
+    let rows = gate_rows(&project);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].field("Blocking Sensor Override"), Some("true"));
+    assert_eq!(rows[0].field("Blocking Sensor IDs"), Some("shape"));
+    assert_eq!(rows[0].field("Sensors Off"), Some("environment"));
+}
+
+#[test]
+fn with_sensors_off_an_advisory_only_gate_opens_and_its_row_says_so() {
+    let project = gate_step_project(
+        &[sensor("shape", SHAPE_WORKER, "advisory")],
+        SENSORS_OFF_IN_STATE,
+    );
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    let run = gate(&project, &["start", STAGE]);
+    let answer = reply(&run);
+    assert_eq!(
+        answer["narration"].as_str(),
+        Some(
+            "Sensors are off (`- **Sensors**: off` in aidlc-state.md): no gate sensor ran on this stage's outputs."
+        ),
+        "{answer}"
+    );
+    assert!(fired_sensor_ids(&project).is_empty());
+    let rows = gate_rows(&project);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].field("Sensors Off"), Some("state"));
+    assert_eq!(rows[0].field("Blocking Sensor Override"), None);
+
+    let by_environment = gate_step_project(&[sensor("shape", SHAPE_WORKER, "advisory")], "");
+    let run = by_environment.run_with_env(
+        &["engine", "gate", "start", STAGE],
+        &[("AIDLC_DISABLE_SENSORS", "1")],
+    );
+    reply(&run);
+    assert_eq!(
+        gate_rows(&by_environment)[0].field("Sensors Off"),
+        Some("environment")
+    );
+}
+
+/// The compiled graph with every binding's `default_severity` set to `severity`, written over
+/// the graph without a recompile (as an agent's Write of `stage-graph.json` would).
+fn rewrite_graph_severity(project: &TestProject, severity: &str) {
+    let mut graph: Value = serde_json::from_str(&project.read(crate::support::GRAPH)).unwrap();
+    for node in graph.as_array_mut().unwrap() {
+        for entry in node["sensors_applicable"].as_array_mut().unwrap() {
+            entry["default_severity"] = Value::from(severity);
+        }
+    }
+    project.write(
+        crate::support::GRAPH,
+        &serde_json::to_string_pretty(&graph).unwrap(),
+    );
+}
+
+#[test]
+fn a_graph_edited_to_make_a_blocking_binding_advisory_refuses_the_gate() {
+    let project = blocking_shape();
+    project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
+    rewrite_graph_severity(&project, "advisory");
+    for entry in ["start", "revise"] {
+        let run = gate(&project, &[entry, STAGE]);
+        assert_eq!(run.status, 2, "{entry}: {}", run.stderr);
+        for expected in [
+            "error: the stage graph .claude/tools/data/stage-graph.json is stale: its sources compile to another graph (1 stage differs)",
+            "  sensor shape: default_severity advisory → blocking (stage first-stage)",
+            "  help: run `aidlc compile` to rebuild it from its sources, then run the gate step again (nothing was written; a stale graph exits 2)",
+        ] {
+            assert!(
+                run.stderr.contains(expected),
+                "{entry}: {expected}\n{}",
+                run.stderr
+            );
+        }
+        assert!(run.stdout.is_empty(), "{}", run.stdout);
+    }
+    assert!(fired_sensor_ids(&project).is_empty());
+    assert!(gate_rows(&project).is_empty());
+    assert_eq!(project.compile().status, 0);
+    assert_eq!(
+        gate(&project, &["start", STAGE]).status,
+        1,
+        "the compiled graph blocks"
+    );
 }
 
 #[test]

@@ -92,6 +92,9 @@ pub mod field {
     pub const BLOCKING_SENSOR_DETAIL_PATHS: &str = "Blocking Sensor Detail Paths";
     pub const BLOCKING_SENSOR_REASONS: &str = "Blocking Sensor Reasons";
     pub const SENSOR_STATE: &str = "Sensor State";
+    /// The engine's own gate-row field: which switch had the Sensors ceremony off
+    /// (`environment` or `state`). The reference's readers ignore it.
+    pub const SENSORS_OFF: &str = "Sensors Off";
     pub const DECISION: &str = "Decision";
     pub const OPTIONS: &str = "Options";
     pub const RATIONALE: &str = "Rationale";
@@ -227,8 +230,8 @@ pub struct StageMove {
 }
 
 /// `STAGE_AWAITING_APPROVAL` (D29 step 5): Stage, Unit, then Revalidated (a gate already open),
-/// Details (revise) or Artifacts (start), the override fields when an override applied, and
-/// Sensor State. The engine sets at most one of `revalidated`, `details` and `artifacts`.
+/// Details (revise) or Artifacts (start), the override fields when an override applied,
+/// Sensor State, and the engine's own Sensors Off when the ceremony was off. The engine sets at most one of `revalidated`, `details` and `artifacts`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GateRow {
     pub scope: StageScope,
@@ -237,6 +240,9 @@ pub struct GateRow {
     pub artifacts: Option<String>,
     pub blocking_override: Option<BlockingOverride>,
     pub sensor_state: Option<String>,
+    /// The engine's own last field: `environment` or `state` when the Sensors ceremony was off
+    /// and no gate sensor ran.
+    pub sensors_off: Option<String>,
 }
 
 /// The fields an applied override adds to the gate row (D34): the blocking sensor ids, the
@@ -610,6 +616,7 @@ impl GateRow {
             artifacts: text(block, field::ARTIFACTS),
             blocking_override,
             sensor_state: text(block, field::SENSOR_STATE),
+            sensors_off: text(block, field::SENSORS_OFF),
         }
     }
 }
@@ -679,6 +686,9 @@ impl GateRow {
         }
         if let Some(sensor_state) = &self.sensor_state {
             fields.push((field::SENSOR_STATE, sensor_state.clone()));
+        }
+        if let Some(sensors_off) = &self.sensors_off {
+            fields.push((field::SENSORS_OFF, sensors_off.clone()));
         }
         AuditRow::trusted(
             STAGE_AWAITING_APPROVAL_HEADING,
@@ -1026,6 +1036,7 @@ mod tests {
                 reasons: "shape: tool-unavailable".to_owned(),
             }),
             sensor_state: Some("shape@a.md=tool-unavailable".to_owned()),
+            sensors_off: Some("state".to_owned()),
             ..GateRow::default()
         };
         assert_eq!(

@@ -18,7 +18,7 @@ use super::request::{GateEntry, GateStepError, GateStepRequest};
 use crate::audit::ledger::{self, GateRow, StageScope, read_record_ledger};
 use crate::audit_lock;
 use crate::gate::progress::gate_is_open;
-use crate::workspace::{self, Workspace};
+use crate::workspace::{self, SensorsOffSwitch, Workspace};
 
 /// The gate step's answer to the conductor.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,11 +100,7 @@ pub(super) fn commit_gate_row(
         &outputs,
         request.unit.as_deref(),
     );
-    let narration = if workspace::sensors_off_in_state(state_text) {
-        Vec::new()
-    } else {
-        failed_check_notices(&results)
-    };
+    let narration = gate_narration(evaluation, state_text, &results);
     let override_applied = request.override_requested && !evaluation.issues.is_empty();
     let already_open = request.entry == GateEntry::Start
         && gate_is_open(&ledger.entries, &request.stage, request.unit.as_deref());
@@ -131,8 +127,35 @@ pub(super) fn commit_gate_row(
     })
 }
 
+/// The D36 sentences, after one saying that the Sensors ceremony was off and by which switch
+/// when it was; the failed-check sentences are not said when the state file turned it off.
+fn gate_narration(
+    evaluation: &GateEvaluation,
+    state_text: &str,
+    results: &[SensorResult],
+) -> Vec<String> {
+    let mut narration: Vec<String> = evaluation
+        .sensors_off
+        .map(sensors_off_sentence)
+        .into_iter()
+        .collect();
+    if !workspace::sensors_off_in_state(state_text) {
+        narration.extend(failed_check_notices(results));
+    }
+    narration
+}
+
+/// `Sensors are off (AIDLC_DISABLE_SENSORS=1): no gate sensor ran on this stage's outputs.`
+fn sensors_off_sentence(switch: SensorsOffSwitch) -> String {
+    format!(
+        "Sensors are off ({}): no gate sensor ran on this stage's outputs.",
+        switch.described()
+    )
+}
+
 /// Stage, Unit, then Revalidated (a gate already open), Details (revise) or Artifacts (start),
-/// the override fields when an override applied, and `Sensor State`.
+/// the override fields when an override applied, `Sensor State`, and `Sensors Off` (the switch)
+/// when the Sensors ceremony was off.
 fn gate_row(
     request: &GateStepRequest,
     already_open: bool,
@@ -155,6 +178,9 @@ fn gate_row(
         }),
         blocking_override: override_applied.then(|| blocking_override(&evaluation.issues)),
         sensor_state: sensor_state_field(results),
+        sensors_off: evaluation
+            .sensors_off
+            .map(|switch| switch.field_value().to_owned()),
     }
 }
 

@@ -15,6 +15,10 @@
 //!   that fired on no deliverable at all (scenario S12);
 //! - advisory gate sensors are dispatched (their rows exist) but never decide; under
 //!   Construction autonomy they are not dispatched, and no override is accepted;
+//! - with the Sensors ceremony off (`AIDLC_DISABLE_SENSORS=1`, or `- **Sensors**: off` in the
+//!   state file) nothing is dispatched, and every blocking gate binding of the stage is an
+//!   issue naming the switch: nothing the agent can switch opens a gate a blocking sensor
+//!   guards; the gate row records the switch (`Sensors Off`);
 //! - an override needs a fresh receipt in the audit shards (D34); the gate row it writes is a
 //!   boundary itself, so one receipt opens the gate once.
 //!
@@ -64,7 +68,7 @@ use crate::gate::gate_fires::{PlannedFire, unfired_binding};
 use crate::protocol::graph_reader::unknown_stage_message;
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::GraphNode;
-use crate::workspace::{self, Workspace};
+use crate::workspace::{self, SensorsOffSwitch, Workspace};
 use gate_row::commit_gate_row;
 use receipt::enforce_blocking_sensors;
 
@@ -87,10 +91,9 @@ pub fn run_gate_step(
     let state_text = workspace::read_state_text(&record).unwrap_or_default();
     let autonomous = is_autonomous(&state_text);
     let deliverables = stage_deliverables(workspace, &record, node, request)?;
-    let evaluation = if request.dispatch_disabled_by_environment
-        || workspace::sensors_off_in_state(&state_text)
-    {
-        GateEvaluation::nothing_dispatched(deliverables.files.len(), "Sensors are off")
+    let sensors_off = SensorsOffSwitch::of(request.dispatch_disabled_by_environment, &state_text);
+    let evaluation = if let Some(switch) = sensors_off {
+        GateEvaluation::sensors_switched_off(node, deliverables.files.len(), switch)
     } else {
         let fires = plan_stage_fires(
             workspace.project_dir(),
@@ -277,6 +280,16 @@ mod tests {
         assert!(workspace::sensors_off_in_state(state));
         assert!(!is_autonomous("- **Construction Autonomy Mode**: guided\n"));
         assert!(!workspace::sensors_off_in_state(""));
+        assert_eq!(
+            SensorsOffSwitch::of(true, state),
+            Some(SensorsOffSwitch::Environment),
+            "the environment is named first"
+        );
+        assert_eq!(
+            SensorsOffSwitch::of(false, state),
+            Some(SensorsOffSwitch::StateFile)
+        );
+        assert_eq!(SensorsOffSwitch::of(false, ""), None);
     }
 
     #[test]

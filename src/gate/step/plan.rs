@@ -18,7 +18,7 @@ use crate::gate::gate_fires::{GatePlan, PlannedFire, fire_planned, plan_entry};
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::GraphNode;
 use crate::protocol::verdict::Verdict;
-use crate::workspace::Workspace;
+use crate::workspace::{SensorsOffSwitch, Workspace};
 
 /// One reason the blocking sensors did not pass (D33).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,20 +54,62 @@ pub struct GateEvaluation {
     pub issues: Vec<BlockingIssue>,
     pub fingerprints: Fingerprints,
     pub summary: DispatchSummary,
+    /// The switch that turned the Sensors ceremony off, when one did: nothing was dispatched.
+    pub sensors_off: Option<SensorsOffSwitch>,
 }
 
 impl GateEvaluation {
-    /// No fire at all, and why: nothing to fingerprint, no issue.
-    pub(super) fn nothing_dispatched(n_deliverables: usize, because: &'static str) -> Self {
+    /// With the Sensors ceremony off nothing is dispatched, and nothing is fingerprinted; every
+    /// blocking gate binding of the stage is an issue of its own, since a sensor that was not
+    /// run has not passed (D4). A stage without a blocking gate binding has no issue.
+    pub(super) fn sensors_switched_off(
+        node: &GraphNode,
+        n_deliverables: usize,
+        switch: SensorsOffSwitch,
+    ) -> Self {
         Self {
+            issues: switched_off_blocking_issues(node, switch),
             summary: DispatchSummary {
                 deliverables: n_deliverables,
-                nothing_dispatched_because: Some(because),
+                nothing_dispatched_because: Some(match switch {
+                    SensorsOffSwitch::Environment => "Sensors are off: AIDLC_DISABLE_SENSORS=1",
+                    SensorsOffSwitch::StateFile => {
+                        "Sensors are off: `- **Sensors**: off` in aidlc-state.md"
+                    }
+                }),
                 ..DispatchSummary::default()
             },
+            sensors_off: Some(switch),
             ..Self::default()
         }
     }
+}
+
+/// One issue per blocking gate binding of the stage, in authored order, saying which switch
+/// kept it from running and how to turn it back on.
+fn switched_off_blocking_issues(node: &GraphNode, switch: SensorsOffSwitch) -> Vec<BlockingIssue> {
+    node.sensors_applicable
+        .iter()
+        .filter(|entry| {
+            entry.fire_on == FireOn::Gate && entry.default_severity == Severity::Blocking
+        })
+        .map(|entry| BlockingIssue {
+            sensor_id: entry.id.clone(),
+            output_path: node.slug.clone(),
+            detail_path: None,
+            reason: switched_off_reason(switch),
+        })
+        .collect()
+}
+
+/// `not evaluated: sensors are off (AIDLC_DISABLE_SENSORS=1); unset AIDLC_DISABLE_SENSORS to
+/// run it`.
+pub fn switched_off_reason(switch: SensorsOffSwitch) -> String {
+    format!(
+        "not evaluated: sensors are off ({}); {} to run it",
+        switch.described(),
+        switch.turned_on_by()
+    )
 }
 
 // --- Planning -----------------------------------------------------------------------------------
@@ -195,6 +237,7 @@ pub fn evaluate_gate_sensors(
         issues,
         fingerprints,
         summary,
+        sensors_off: None,
     }
 }
 
@@ -300,6 +343,36 @@ mod tests {
             "consumes": [], "sensors_applicable": sensors,
         }))
         .unwrap()
+    }
+
+    #[test]
+    fn sensors_off_makes_each_blocking_gate_binding_an_issue_and_nothing_else() {
+        let node = node_with(&serde_json::json!([
+            {"id": "shape", "path": "s.md", "fire_on": "gate", "default_severity": "blocking"},
+            {"id": "cover", "path": "c.md", "fire_on": "gate", "default_severity": "advisory"},
+            {"id": "linter", "path": "l.md", "fire_on": "write", "default_severity": "blocking"},
+        ]));
+        let evaluation =
+            GateEvaluation::sensors_switched_off(&node, 2, SensorsOffSwitch::StateFile);
+        assert_eq!(
+            evaluation.issues,
+            [BlockingIssue {
+                sensor_id: "shape".to_owned(),
+                output_path: "s".to_owned(),
+                detail_path: None,
+                reason: "not evaluated: sensors are off (`- **Sensors**: off` in aidlc-state.md); set `- **Sensors**: on` in aidlc-state.md to run it".to_owned(),
+            }]
+        );
+        assert_eq!(evaluation.sensors_off, Some(SensorsOffSwitch::StateFile));
+        assert_eq!(evaluation.summary.deliverables, 2);
+        let advisory_only = node_with(&serde_json::json!([
+            {"id": "cover", "path": "c.md", "fire_on": "gate", "default_severity": "advisory"},
+        ]));
+        assert!(
+            GateEvaluation::sensors_switched_off(&advisory_only, 2, SensorsOffSwitch::Environment)
+                .issues
+                .is_empty()
+        );
     }
 
     #[test]

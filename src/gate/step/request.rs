@@ -38,7 +38,8 @@ pub struct GateStepRequest {
     pub unit: Option<String>,
     pub override_requested: bool,
     pub user_input: Option<String>,
-    /// `AIDLC_DISABLE_SENSORS=1`: nothing is dispatched (the notices are still said).
+    /// `AIDLC_DISABLE_SENSORS=1`: nothing is dispatched (the notices are still said), and each
+    /// blocking gate binding is an issue.
     pub dispatch_disabled_by_environment: bool,
     /// `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`: each fire's enclosing cap (none when unset).
     pub dispatch_cap: Option<LimitValue>,
