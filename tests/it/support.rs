@@ -7,6 +7,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 pub struct TestProject {
     _dir: tempfile::TempDir,
     pub root: Utf8PathBuf,
+    /// The home folder of every run, outside the project ([`TestProject::home`]).
+    home: tempfile::TempDir,
 }
 
 pub struct Run {
@@ -35,7 +37,12 @@ impl TestProject {
         let root =
             Utf8PathBuf::from_path_buf(dir.path().canonicalize().expect("canonical temp dir"))
                 .expect("UTF-8 temp dir");
-        Self { _dir: dir, root }
+        let home = tempfile::tempdir().expect("temp home");
+        Self {
+            _dir: dir,
+            root,
+            home,
+        }
     }
 
     /// A project holding the built-in default framework (as `aidlc init` writes it).
@@ -139,10 +146,17 @@ impl TestProject {
         command
     }
 
-    /// The home folder every run gets as `HOME`, inside the project's temporary folder, so a
-    /// harness's transcripts live where the harness keeps them without touching the real home.
+    /// The home folder every run gets as `HOME`: a temporary folder of its own beside the
+    /// project, so a harness's transcripts live where the harness keeps them, and what a tool
+    /// caches there is neither in the real home nor in the project.
     pub fn home(&self) -> Utf8PathBuf {
-        self.root.join(".home")
+        Utf8PathBuf::from_path_buf(
+            self.home
+                .path()
+                .canonicalize()
+                .expect("canonical temp home"),
+        )
+        .expect("UTF-8 temp home")
     }
 
     /// Where Claude Code keeps the transcript of `session` for this project:
