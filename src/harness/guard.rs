@@ -31,6 +31,8 @@
 //! `tool.execute.before`, which refuses the call.
 
 mod command_effects;
+#[cfg(test)]
+mod human_only_spellings;
 mod protected_places;
 mod shell_words;
 
@@ -527,6 +529,47 @@ mod tests {
                 "Bash",
                 r#"{"command":"cd aidlc/spaces/default/intents/r && cat >> audit/x.md"}"#,
             ),
+            (
+                "Bash",
+                r#"{"command":"echo x | tee -a aidlc/spaces/default/intents/r/audit/x.md"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"sed -i s/a/b/ ./src/../aidlc/spaces/default/intents/r/audit/x.md"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"cd aidlc/spaces/default/intents/r; rm -f .aidlc-human-turn"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"ln -s aidlc/spaces/default/intents/r/audit rec"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"printf x 2>/h/.claude/projects/p/s.jsonl"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"my-tool --out=aidlc/x/.aidlc-engine/prompts/a.txt"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"cd \"$DIR\" && rm -rf aidlc/r/audit"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"aidlc engine hook 'record-human-turn"}"#,
+            ),
+            ("Bash", r#"{"command":"cat 'x > aidlc/r/audit/x.md"}"#),
+            (
+                "Bash",
+                r#"{"command":"python3 -c \"import os; os.system('aidlc engine hook record-human-turn')\""}"#,
+            ),
+            (
+                "Write",
+                r#"{"file_path":"/p/aidlc/x/.aidlc-engine/learnings/s-selections.json/../../prompts/a"}"#,
+            ),
         ] {
             assert!(
                 matches!(claude(tool, input), GuardVerdict::Deny { .. }),
@@ -547,6 +590,30 @@ mod tests {
                 r#"{"command":"aidlc engine log decision --stage s --decision d"}"#,
             ),
             ("Bash", r#"{"command":"npm audit"}"#),
+            (
+                "Bash",
+                r#"{"command":"cat aidlc/spaces/default/intents/r/audit/x.md > /tmp/x.md"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"grep -rn HUMAN_TURN aidlc/spaces/default/intents/r/audit | head"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"(cd aidlc/spaces/default/intents/r) && touch audit/x.md"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"git log -- aidlc/spaces/default/intents/r/audit"}"#,
+            ),
+            (
+                "Write",
+                r#"{"file_path":"/p/aidlc/x/.aidlc-engine/learnings/requirements-analysis-selections.json"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"aidlc engine learnings persist --slug s --selections-json aidlc/x/.aidlc-engine/learnings/s-selections.json"}"#,
+            ),
         ] {
             assert_eq!(claude(tool, input), GuardVerdict::Allow, "{tool} {input}");
         }

@@ -123,9 +123,9 @@ pub fn human_only_command(words: &[&str], program: &str) -> Option<&'static str>
     }
     let reads = READERS.contains(&file_name(program));
     (!reads
-        && lowered
-            .iter()
-            .any(|word| file_name(word).starts_with(HUMAN_TURN_HOOK)))
+        && lowered.iter().any(|word| {
+            !word.contains(char::is_whitespace) && file_name(word).starts_with(HUMAN_TURN_HOOK)
+        }))
     .then_some(HUMAN_TURN_HOOK)
 }
 

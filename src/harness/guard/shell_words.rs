@@ -759,11 +759,18 @@ fn is_assignment(text: &str) -> bool {
     })
 }
 
-/// Every word of the simple commands in `command`, in order (what its output would hold, as
-/// far as the guard can tell).
+/// What `command` prints, as far as the guard can tell: the words after `echo` and `printf`
+/// (a substitution of anything else stands for nothing it can read).
 fn words_of(command: &ShellCommand) -> Vec<String> {
     match command {
-        ShellCommand::Simple(simple) => simple.words.iter().map(|word| word.text.clone()).collect(),
+        ShellCommand::Simple(simple) => match simple.words.split_first() {
+            Some((program, arguments))
+                if matches!(program.text.rsplit('/').next(), Some("echo" | "printf")) =>
+            {
+                arguments.iter().map(|word| word.text.clone()).collect()
+            }
+            _ => Vec::new(),
+        },
         ShellCommand::Group { commands, .. } => commands.iter().flat_map(words_of).collect(),
     }
 }
@@ -931,25 +938,22 @@ mod tests {
             commands("aidlc engine hook $(echo record-human-turn)"),
             [
                 vec!["echo", "record-human-turn"],
-                vec!["aidlc", "engine", "hook", "echo", "record-human-turn"]
+                vec!["aidlc", "engine", "hook", "record-human-turn"]
             ]
         );
         assert_eq!(
-            commands("x \"$(a b)\" `c d` <(e)"),
+            commands("x \"$(echo a  b)\" `printf c d` <(e) $(f g)"),
             [
-                vec!["a", "b"],
-                vec!["c", "d"],
+                vec!["echo", "a", "b"],
+                vec!["printf", "c", "d"],
                 vec!["e"],
+                vec!["f", "g"],
                 vec!["x", "a b", "c", "d", "/dev/fd/63"]
             ]
         );
         assert_eq!(
-            commands("x $(a $(b c))"),
-            [
-                vec!["b", "c"],
-                vec!["a", "b", "c"],
-                vec!["x", "a", "b", "c"]
-            ]
+            commands("x $(echo $(echo c))"),
+            [vec!["echo", "c"], vec!["echo", "c"], vec!["x", "c"]]
         );
         assert_eq!(
             commands("x $HOME ${A:-b} $((1 + 2))"),
