@@ -79,13 +79,10 @@ const READERS: [&str; 40] = [
     "which",
     "type",
 ];
-/// Programs that write (or remove) the files they name.
-const WRITERS: [&str; 20] = [
-    "mv", "cp", "ln", "tee", "touch", "truncate", "dd", "install", "rsync", "chmod", "chown",
-    "chgrp", "mkdir", "patch", "setfacl", "xattr", "tar", "unzip", "ditto", "sponge",
-];
-/// Programs that remove the files they name (and so what is inside a folder they name).
-const REMOVERS: [&str; 5] = ["rm", "rmdir", "unlink", "shred", "srm"];
+/// Programs that remove (or move away) the files they name, and so what is inside a folder
+/// they name. Every other program but the readers may write the files it names (`cp`, `ln`,
+/// `tee`, `touch`, `dd`, `install`, `rsync`, `chmod`, `mkdir`, `tar`, `unzip`, a script).
+const REMOVERS: [&str; 6] = ["rm", "rmdir", "unlink", "shred", "srm", "mv"];
 /// `git` subcommands that only read the work tree.
 const GIT_READERS: [&str; 12] = [
     "diff",
@@ -344,29 +341,27 @@ pub fn command_effect(words: &[&str]) -> CommandEffect {
     let name = file_name(program);
     let arguments = &words[1..];
     let has = |options: &[&str]| arguments.iter().any(|word| options.contains(word));
-    let writes = CommandEffect::Writes { removes: false };
-    let removes = CommandEffect::Writes { removes: true };
-    match name {
-        "cd" | "pushd" => CommandEffect::ChangesFolder,
-        // The engine writes its own records, under its own rules.
-        "aidlc" => CommandEffect::Reads,
-        "find" if has(&["-delete", "-exec", "-execdir", "-ok", "-okdir"]) => removes,
-        "find" if has(&["-fprint", "-fprint0", "-fprintf", "-fls"]) => writes,
-        "find" => CommandEffect::Reads,
-        "sed" | "perl" | "ruby"
-            if arguments
-                .iter()
-                .any(|word| word.starts_with("-i") || word.starts_with("--in-place")) =>
-        {
-            writes
+    let in_place = arguments
+        .iter()
+        .any(|word| word.starts_with("-i") || word.starts_with("--in-place"));
+    let reads_only = match name {
+        "cd" | "pushd" => return CommandEffect::ChangesFolder,
+        "git" => return git_effect(arguments),
+        "find" if has(&["-delete", "-exec", "-execdir", "-ok", "-okdir"]) => {
+            return CommandEffect::Writes { removes: true };
         }
-        "sed" => CommandEffect::Reads,
-        "git" => git_effect(arguments),
-        "mv" => removes,
-        _ if READERS.contains(&name) => CommandEffect::Reads,
-        _ if REMOVERS.contains(&name) => removes,
-        _ if WRITERS.contains(&name) => writes,
-        _ => writes,
+        "find" => !has(&["-fprint", "-fprint0", "-fprintf", "-fls"]),
+        "sed" => !in_place,
+        // The engine writes its own records, under its own rules.
+        "aidlc" => true,
+        _ => READERS.contains(&name),
+    };
+    if reads_only {
+        CommandEffect::Reads
+    } else {
+        CommandEffect::Writes {
+            removes: REMOVERS.contains(&name),
+        }
     }
 }
 

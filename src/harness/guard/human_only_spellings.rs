@@ -3,6 +3,8 @@
 //! and wrappers, inside `sh -c`, substitutions, subshells, lists and `eval`), all refused; and
 //! harmless commands written the same ways, all allowed.
 
+use std::fmt::Write as _;
+
 use super::*;
 
 /// The human's commands, as words.
@@ -85,14 +87,16 @@ fn spell_word(word: &str, style: usize) -> String {
                 word[middle..].replace('\'', r"'\''")
             )
         }
-        4 => word.chars().map(|c| format!("\\{c}")).collect(),
+        4 => word.chars().flat_map(|c| ['\\', c]).collect(),
         5 => format!("$'{}'", word.replace('\\', r"\\").replace('\'', r"\'")),
-        _ => format!(
-            "$'{}'",
-            word.bytes()
-                .map(|byte| format!("\\x{byte:02x}"))
-                .collect::<String>()
-        ),
+        _ => {
+            let mut escaped = String::from("$'");
+            for byte in word.bytes() {
+                write!(escaped, "\\x{byte:02x}").expect("a String takes any text");
+            }
+            escaped.push('\'');
+            escaped
+        }
     }
 }
 const WORD_STYLES: usize = 7;

@@ -34,7 +34,7 @@ impl ProtectedPlaces {
     /// The places for a session whose transcript is `transcript`, with `~` meaning `home`.
     pub fn new(transcript: Option<&Utf8Path>, home: Option<Utf8PathBuf>) -> Self {
         Self {
-            transcript: transcript.map(|path| resolve_through_links(path)),
+            transcript: transcript.map(resolve_through_links),
             home,
         }
     }

@@ -873,7 +873,7 @@ mod tests {
     fn simple(text: &str) -> SimpleCommand {
         match parse_command_text(text).unwrap().remove(0) {
             ShellCommand::Simple(simple) => simple,
-            other => panic!("not a simple command: {other:?}"),
+            other @ ShellCommand::Group { .. } => panic!("not a simple command: {other:?}"),
         }
     }
 
