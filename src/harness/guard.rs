@@ -36,6 +36,8 @@ mod human_only_spellings;
 mod protected_places;
 mod shell_words;
 
+use std::collections::BTreeMap;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
@@ -220,8 +222,11 @@ fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
     let mut paths = Vec::new();
     collect(input, &mut commands, &mut paths);
     for command in &commands {
-        let mut folder = guarded.cwd.map(Utf8Path::to_path_buf);
-        if let Err(refusal) = judge_command_text(command, &mut folder, guarded, 0) {
+        let mut state = ShellState {
+            folder: guarded.cwd.map(Utf8Path::to_path_buf),
+            variables: BTreeMap::new(),
+        };
+        if let Err(refusal) = judge_command_text(command, &mut state, guarded, 0) {
             return refusal;
         }
     }
@@ -241,7 +246,7 @@ fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
 /// tell, after `cd $X`); a `cd` changes `folder` for what follows.
 fn judge_command_text(
     text: &str,
-    folder: &mut Option<Utf8PathBuf>,
+    state: &mut ShellState,
     guarded: &Guarded<'_>,
     nesting: usize,
 ) -> Result<(), GuardVerdict> {
@@ -251,7 +256,7 @@ fn judge_command_text(
         ));
     }
     match shell_words::parse_command_text(text) {
-        Ok(commands) => judge_commands(&commands, folder, guarded, nesting),
+        Ok(commands) => judge_commands(&commands, state, guarded, nesting),
         Err(problem) => judge_unreadable_command(text, &problem, guarded),
     }
 }
@@ -288,21 +293,21 @@ fn judge_unreadable_command(
 
 fn judge_commands(
     commands: &[ShellCommand],
-    folder: &mut Option<Utf8PathBuf>,
+    state: &mut ShellState,
     guarded: &Guarded<'_>,
     nesting: usize,
 ) -> Result<(), GuardVerdict> {
     for command in commands {
         match command {
-            ShellCommand::Simple(simple) => judge_simple_command(simple, folder, guarded, nesting)?,
+            ShellCommand::Simple(simple) => judge_simple_command(simple, state, guarded, nesting)?,
             ShellCommand::Group {
                 subshell: true,
                 commands,
-            } => judge_commands(commands, &mut folder.clone(), guarded, nesting)?,
+            } => judge_commands(commands, &mut state.clone(), guarded, nesting)?,
             ShellCommand::Group {
                 subshell: false,
                 commands,
-            } => judge_commands(commands, folder, guarded, nesting)?,
+            } => judge_commands(commands, state, guarded, nesting)?,
         }
     }
     Ok(())
@@ -310,24 +315,41 @@ fn judge_commands(
 
 fn judge_simple_command(
     simple: &SimpleCommand,
-    folder: &mut Option<Utf8PathBuf>,
+    state: &mut ShellState,
     guarded: &Guarded<'_>,
     nesting: usize,
 ) -> Result<(), GuardVerdict> {
-    judge_commands(&simple.substitutions, &mut folder.clone(), guarded, nesting)?;
-    let words = simple.texts();
+    judge_commands(&simple.substitutions, &mut state.clone(), guarded, nesting)?;
+    let expanded: Vec<String> = simple
+        .words
+        .iter()
+        .map(|word| state.expand_known_variables(&word.text))
+        .collect();
+    let words: Vec<&str> = expanded.iter().map(String::as_str).collect();
+    state.remember_assignments(&simple.assignments, &words);
     let program_words = command_effects::after_wrappers(&words);
     let program = program_words.first().copied().unwrap_or_default();
-    if let Some(named) = command_effects::human_only_command(&words, program) {
+    let fields: Vec<&str> = words
+        .iter()
+        .zip(&simple.words)
+        .flat_map(|(expanded, word)| {
+            if *expanded == word.text {
+                vec![*expanded]
+            } else {
+                expanded.split_whitespace().collect()
+            }
+        })
+        .collect();
+    if let Some(named) = command_effects::human_only_command(&fields, program) {
         return Err(human_only_refusal(named));
     }
-    for code in command_effects::interpreter_code(&words) {
+    for code in command_effects::interpreter_code(&words, &simple.here_documents) {
         if let Some(named) = command_effects::human_only_mention(code) {
             return Err(human_only_refusal(named));
         }
     }
     for script in command_effects::shell_scripts(&words, &simple.here_documents) {
-        judge_command_text(&script, &mut folder.clone(), guarded, nesting + 1)?;
+        judge_command_text(&script, &mut state.clone(), guarded, nesting + 1)?;
     }
     for redirection in simple
         .redirections
@@ -338,7 +360,7 @@ fn judge_simple_command(
         if let Some((path, what)) =
             guarded
                 .places
-                .reached_by(&target.text, target.glob, folder.as_deref(), false)
+                .reached_by(&target.text, target.glob, state.folder.as_deref(), false)
         {
             return Err(protected_path_refusal(
                 "this command's redirection",
@@ -350,7 +372,7 @@ fn judge_simple_command(
     let (removes, arguments) = match command_effects::command_effect(program_words) {
         CommandEffect::Reads => return Ok(()),
         CommandEffect::ChangesFolder => {
-            change_folder(folder, program_words, guarded);
+            change_folder(&mut state.folder, program_words, guarded);
             return Ok(());
         }
         CommandEffect::Writes { removes } => (removes, program_words.get(1..).unwrap_or_default()),
@@ -362,11 +384,11 @@ fn judge_simple_command(
         if let Some((path, what)) =
             guarded
                 .places
-                .reached_by(operand, glob, folder.as_deref(), removes)
+                .reached_by(operand, glob, state.folder.as_deref(), removes)
         {
             return Err(protected_path_refusal(&writer, &path, what));
         }
-        if folder.is_none()
+        if state.folder.is_none()
             && let Some(what) = protected_by_name(operand)
         {
             return Err(protected_path_refusal(
@@ -384,6 +406,70 @@ fn judge_simple_command(
 fn protected_by_name(operand: &str) -> Option<&'static str> {
     let relative = Utf8PathBuf::from("/aidlc").join(operand.trim_start_matches('/'));
     ProtectedPlaces::new(None, None).what_is(&relative)
+}
+
+/// What the shell knows while a list runs: its folder (`None`: one the guard cannot tell,
+/// after `cd $X`) and the variables assigned so far in the text.
+#[derive(Clone)]
+struct ShellState {
+    folder: Option<Utf8PathBuf>,
+    variables: BTreeMap<String, String>,
+}
+
+impl ShellState {
+    /// `NAME=value` alone, or after `export`, `declare`, `local`, `typeset` or `readonly`,
+    /// holds for the commands after it.
+    fn remember_assignments(&mut self, assignments: &[String], words: &[&str]) {
+        let declared: &[&str] = match words.split_first() {
+            None => &[],
+            Some((first, rest))
+                if matches!(
+                    *first,
+                    "export" | "declare" | "local" | "typeset" | "readonly"
+                ) =>
+            {
+                rest
+            }
+            Some(_) => return,
+        };
+        for assignment in assignments
+            .iter()
+            .map(String::as_str)
+            .chain(declared.iter().copied())
+        {
+            if let Some((name, value)) = assignment.split_once('=') {
+                let value = self.expand_known_variables(value);
+                self.variables.insert(name.to_owned(), value);
+            }
+        }
+    }
+
+    /// `text` with `$NAME` and `${NAME}` of the variables assigned so far put in.
+    fn expand_known_variables(&self, text: &str) -> String {
+        if !text.contains('$') {
+            return text.to_owned();
+        }
+        let mut expanded = text.to_owned();
+        for (name, value) in &self.variables {
+            expanded = expanded.replace(&format!("${{{name}}}"), value);
+            let mut rest = expanded.as_str();
+            let mut replaced = String::new();
+            let pattern = format!("${name}");
+            while let Some(at) = rest.find(&pattern) {
+                let after = &rest[at + pattern.len()..];
+                replaced.push_str(&rest[..at]);
+                if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                    replaced.push_str(&pattern);
+                } else {
+                    replaced.push_str(value);
+                }
+                rest = after;
+            }
+            replaced.push_str(rest);
+            expanded = replaced;
+        }
+        expanded
+    }
 }
 
 /// `cd DIR`/`pushd DIR`: later commands run in `DIR`; a folder the guard cannot tell (a
@@ -422,7 +508,7 @@ fn collect(value: &Value, commands: &mut Vec<String>, paths: &mut Vec<String>) {
         Value::Object(members) => {
             for (key, member) in members {
                 if COMMAND_KEYS.contains(&key.as_str()) {
-                    commands.push(strings_of(member).join(" "));
+                    commands.push(command_text(member));
                 } else if PATH_KEYS.contains(&key.as_str()) {
                     paths.extend(strings_of(member));
                 } else {
@@ -436,6 +522,20 @@ fn collect(value: &Value, commands: &mut Vec<String>, paths: &mut Vec<String>) {
             }
         }
         _ => {}
+    }
+}
+
+/// A command's text: a string as given, a list of words (`["bash", "-lc", "…"]`) each
+/// single-quoted so the shell reading reads back the same words.
+fn command_text(member: &Value) -> String {
+    match member {
+        Value::Array(words) if words.iter().all(Value::is_string) => words
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|word| format!("'{}'", word.replace('\'', r"'\''")))
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => strings_of(other).join(" "),
     }
 }
 
@@ -570,6 +670,26 @@ mod tests {
                 "Write",
                 r#"{"file_path":"/p/aidlc/x/.aidlc-engine/learnings/s-selections.json/../../prompts/a"}"#,
             ),
+            (
+                "Bash",
+                r#"{"command":"X=record-human-turn; aidlc engine hook $X"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"export H='hook record-human-turn' && aidlc engine ${H}"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"D=aidlc/r/audit; rm -rf \"$D\"/x.md"}"#,
+            ),
+            (
+                "shell",
+                r#"{"command":["bash","-lc","echo x > 'aidlc/r/audit/a b.md'"]}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"python3 <<'PY'\nimport os\nos.system('aidlc engine log answer')\nPY"}"#,
+            ),
         ] {
             assert!(
                 matches!(claude(tool, input), GuardVerdict::Deny { .. }),
@@ -605,6 +725,18 @@ mod tests {
             (
                 "Bash",
                 r#"{"command":"git log -- aidlc/spaces/default/intents/r/audit"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"find aidlc -name '*.md' -exec grep -l x {} +"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"X=$Y; echo \"$X\" && aidlc engine hook guard"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"cat > notes.md <<'EOF'\nthe human runs aidlc engine hook record-human-turn, it's theirs\nEOF"}"#,
             ),
             (
                 "Write",

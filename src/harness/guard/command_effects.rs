@@ -146,7 +146,7 @@ pub fn human_only_mention(text: &str) -> Option<&'static str> {
         .filter(|c| !c.is_whitespace() && !"'\"\\$`(){}".contains(*c))
         .flat_map(char::to_lowercase)
         .collect();
-    if folded.contains("record-human-turn") || folded.contains("recordhumanturn") {
+    if folded.contains("record-human-turn") {
         return Some("record-human-turn");
     }
     if folded.contains("override-blocking-sensor") {
@@ -263,24 +263,27 @@ pub fn shell_scripts(words: &[&str], here_documents: &[String]) -> Vec<String> {
     scripts
 }
 
-/// Code handed to another interpreter (`python -c`, `node -e`), searched as text.
-pub fn interpreter_code<'w>(words: &[&'w str]) -> Vec<&'w str> {
+/// Code handed to another interpreter (`python -c`, `node -e`, a here-document fed to
+/// `python3`), searched as text.
+pub fn interpreter_code<'w>(words: &[&'w str], here_documents: &'w [String]) -> Vec<&'w str> {
     let mut code = Vec::new();
     for (index, word) in words.iter().enumerate() {
         let name = file_name(word);
-        if INTERPRETERS
+        if !INTERPRETERS
             .iter()
             .any(|interpreter| name.starts_with(interpreter))
         {
-            for (option, value) in words[index + 1..].iter().zip(&words[index + 2..]) {
-                if matches!(
-                    *option,
-                    "-c" | "-e" | "-E" | "--eval" | "-p" | "--print" | "-r"
-                ) {
-                    code.push(*value);
-                }
+            continue;
+        }
+        for pair in words[index + 1..].windows(2) {
+            if matches!(
+                pair[0],
+                "-c" | "-e" | "-E" | "--eval" | "-p" | "--print" | "-r"
+            ) {
+                code.push(pair[1]);
             }
         }
+        code.extend(here_documents.iter().map(String::as_str));
     }
     code
 }
@@ -347,7 +350,7 @@ pub fn command_effect(words: &[&str]) -> CommandEffect {
     let reads_only = match name {
         "cd" | "pushd" => return CommandEffect::ChangesFolder,
         "git" => return git_effect(arguments),
-        "find" if has(&["-delete", "-exec", "-execdir", "-ok", "-okdir"]) => {
+        "find" if has(&["-delete"]) || !find_runs_only_readers(arguments) => {
             return CommandEffect::Writes { removes: true };
         }
         "find" => !has(&["-fprint", "-fprint0", "-fprintf", "-fls"]),
@@ -363,6 +366,16 @@ pub fn command_effect(words: &[&str]) -> CommandEffect {
             removes: REMOVERS.contains(&name),
         }
     }
+}
+
+/// Whether every program `find` runs on what it finds (`-exec`, `-execdir`, `-ok`, `-okdir`)
+/// only reads.
+fn find_runs_only_readers(arguments: &[&str]) -> bool {
+    arguments
+        .iter()
+        .zip(arguments.iter().skip(1))
+        .filter(|(option, _)| matches!(**option, "-exec" | "-execdir" | "-ok" | "-okdir"))
+        .all(|(_, program)| READERS.contains(&file_name(program)))
 }
 
 fn git_effect(arguments: &[&str]) -> CommandEffect {
@@ -492,7 +505,9 @@ mod tests {
         );
         assert!(shell_scripts(&["bash", "script.sh"], &["x".to_owned()]).is_empty());
         assert_eq!(shell_scripts(&["env", "-S", "a b"], &[]), ["a b"]);
-        assert_eq!(interpreter_code(&["python3", "-c", "x"]), ["x"]);
+        assert_eq!(interpreter_code(&["python3", "-c", "x"], &[]), ["x"]);
+        assert_eq!(interpreter_code(&["python3", "-c"], &[]), [""; 0]);
+        assert_eq!(interpreter_code(&["node"], &["y".to_owned()]), ["y"]);
     }
 
     #[test]
@@ -502,6 +517,16 @@ mod tests {
             (&["find", ".", "-name", "x"], CommandEffect::Reads),
             (
                 &["find", ".", "-delete"],
+                CommandEffect::Writes { removes: true },
+            ),
+            (
+                &["find", ".", "-exec", "grep", "x", "{}", ";"],
+                CommandEffect::Reads,
+            ),
+            (
+                &[
+                    "find", ".", "-exec", "grep", "x", "{}", ";", "-exec", "rm", "{}", ";",
+                ],
                 CommandEffect::Writes { removes: true },
             ),
             (&["sed", "-n", "p", "x"], CommandEffect::Reads),

@@ -250,6 +250,9 @@ impl ProtectedPlaces {
         if !path
             .symlink_metadata()
             .is_ok_and(|metadata| metadata.is_dir())
+            || path
+                .file_name()
+                .is_some_and(|name| UNWALKED_FOLDERS.contains(&name))
         {
             return None;
         }

@@ -39,6 +39,7 @@ pub struct SimpleCommand {
     pub here_documents: Vec<String>,
 }
 
+#[cfg(test)]
 impl SimpleCommand {
     /// The words' texts.
     pub fn texts(&self) -> Vec<&str> {
