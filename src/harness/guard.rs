@@ -204,7 +204,7 @@ fn human_only_refusal(named: &str) -> GuardVerdict {
 /// The refusal of a write by `writer` to `path`, which is `what`.
 fn protected_path_refusal(writer: &str, path: &Utf8Path, what: &str) -> GuardVerdict {
     deny(format!(
-        "aidlc: {writer} would write {path}, {what}; agents do not write there: the engine writes it. Reading it is fine (the read tool, `cat`, `grep`); to record a decision or an answer, use the engine's own commands."
+        "aidlc: {writer} would write {path}, {what}; agents do not write there: the engine writes it. Reading it is fine (the read tool, `cat`, `grep`). To record a decision, run `aidlc engine log decision`; the human's turns and answers are recorded when the human types them in the session."
     ))
 }
 
@@ -225,6 +225,7 @@ fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
         let mut state = ShellState {
             folder: guarded.cwd.map(Utf8Path::to_path_buf),
             variables: BTreeMap::new(),
+            previous_operands: Vec::new(),
         };
         if let Err(refusal) = judge_command_text(command, &mut state, guarded, 0) {
             return refusal;
@@ -369,22 +370,36 @@ fn judge_simple_command(
             ));
         }
     }
-    let (removes, arguments) = match command_effects::command_effect(program_words) {
+    let arguments = program_words.get(1..).unwrap_or_default();
+    let argument_words = &simple.words[simple.words.len() - arguments.len()..];
+    let operands: Vec<(String, bool)> = command_effects::path_operands(arguments)
+        .into_iter()
+        .map(|(index, operand)| (operand.to_owned(), argument_words[index].glob))
+        .collect();
+    // What the command before it names, which `xargs` may hand on as its arguments.
+    let previous_operands = std::mem::replace(&mut state.previous_operands, operands.clone());
+    let removes = match command_effects::command_effect(program_words) {
         CommandEffect::Reads => return Ok(()),
         CommandEffect::ChangesFolder => {
             change_folder(&mut state.folder, program_words, guarded);
             return Ok(());
         }
-        CommandEffect::Writes { removes } => (removes, program_words.get(1..).unwrap_or_default()),
+        CommandEffect::Writes { removes } => removes,
+    };
+    let fed_by_xargs = words[..words.len() - program_words.len()]
+        .iter()
+        .any(|word| command_effects::file_name(word) == "xargs");
+    let handed_on = if fed_by_xargs {
+        previous_operands
+    } else {
+        Vec::new()
     };
     let writer = format!("`{program}`");
-    let argument_words = &simple.words[simple.words.len() - arguments.len()..];
-    for (index, operand) in command_effects::path_operands(arguments) {
-        let glob = argument_words[index].glob;
+    for (operand, glob) in operands.iter().chain(&handed_on) {
         if let Some((path, what)) =
             guarded
                 .places
-                .reached_by(operand, glob, state.folder.as_deref(), removes)
+                .reached_by(operand, *glob, state.folder.as_deref(), removes)
         {
             return Err(protected_path_refusal(&writer, &path, what));
         }
@@ -409,11 +424,15 @@ fn protected_by_name(operand: &str) -> Option<&'static str> {
 }
 
 /// What the shell knows while a list runs: its folder (`None`: one the guard cannot tell,
-/// after `cd $X`) and the variables assigned so far in the text.
+/// after `cd $X`), the variables assigned so far in the text, and what the command before
+/// named.
 #[derive(Clone)]
 struct ShellState {
     folder: Option<Utf8PathBuf>,
     variables: BTreeMap<String, String>,
+    /// The words that may name paths in the simple command before (with whether each is a
+    /// glob): what an `xargs` after it may be handed.
+    previous_operands: Vec<(String, bool)>,
 }
 
 impl ShellState {
@@ -690,6 +709,14 @@ mod tests {
                 "Bash",
                 r#"{"command":"python3 <<'PY'\nimport os\nos.system('aidlc engine log answer')\nPY"}"#,
             ),
+            (
+                "Bash",
+                r#"{"command":"ls -d aidlc/r/audit | xargs -0 rm -rf"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"echo aidlc/r/audit/x.md | xargs -I{} sh -c 'true > {}'"}"#,
+            ),
         ] {
             assert!(
                 matches!(claude(tool, input), GuardVerdict::Deny { .. }),
@@ -730,6 +757,7 @@ mod tests {
                 "Bash",
                 r#"{"command":"find aidlc -name '*.md' -exec grep -l x {} +"}"#,
             ),
+            ("Bash", r#"{"command":"ls src/*.rs | xargs rm"}"#),
             (
                 "Bash",
                 r#"{"command":"X=$Y; echo \"$X\" && aidlc engine hook guard"}"#,

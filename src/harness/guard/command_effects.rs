@@ -37,7 +37,7 @@ const INTERPRETERS: [&str; 10] = [
 ];
 
 /// Programs that only read the files they name.
-const READERS: [&str; 40] = [
+const READERS: [&str; 53] = [
     "cat",
     "less",
     "more",
@@ -78,6 +78,19 @@ const READERS: [&str; 40] = [
     "pwd",
     "which",
     "type",
+    "awk",
+    "gawk",
+    "cut",
+    "nl",
+    "od",
+    "hexdump",
+    "strings",
+    "bat",
+    "column",
+    "comm",
+    "paste",
+    "tac",
+    "zcat",
 ];
 /// Programs that remove (or move away) the files they name, and so what is inside a folder
 /// they name. Every other program but the readers may write the files it names (`cp`, `ln`,
