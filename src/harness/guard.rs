@@ -194,10 +194,10 @@ fn deny(reason: String) -> GuardVerdict {
     GuardVerdict::Deny { reason }
 }
 
-/// The refusal of a human-only command, `named`, found in `command`.
+/// The refusal of the human's command `named`.
 fn human_only_refusal(named: &str) -> GuardVerdict {
     deny(format!(
-        "aidlc: `{named}` is the human's to run, from their own terminal, not from an agent's tool call. Ask the human to type their choice in the session (or pick it in the question widget); the engine records the turn and the answer."
+        "aidlc: `{named}` is the human's to run, never an agent's tool call. Ask the human to type their choice in the session (or pick it in the question widget); the engine records the turn and the answer."
     ))
 }
 

@@ -410,6 +410,13 @@ fn the_guard_reads_commands_as_a_shell_does_and_paths_as_the_file_system_has_the
         let reason =
             refusal_of(&project, tool, &input).unwrap_or_else(|| panic!("allowed: {tool} {input}"));
         assert!(reason.contains(said), "{tool} {input}: {reason}");
+        // Each refusal says what to do instead, and cites nothing the user's repository lacks.
+        let instead = if said == "is the human's to run" {
+            "Ask the human to type their choice in the session"
+        } else {
+            "Reading it is fine"
+        };
+        assert!(reason.contains(instead), "{reason}");
         assert!(
             !reason.contains("decisions.md") && !reason.contains("D34"),
             "{reason}"
