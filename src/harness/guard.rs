@@ -794,6 +794,23 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 1_000,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(26),
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Any command is judged, never a panic.
+        #[test]
+        fn any_command_is_judged_without_a_panic(
+            command in "(aidlc|rm|cd|ln|xargs|sh -c|eval|env|/|\\.\\.|\\*|audit|[a-z $'\"\\\\`(){}<>|&;#\n?=~-]){0,24}"
+        ) {
+            let input = serde_json::json!({ "command": command });
+            let _ = claude("Bash", &input.to_string());
+        }
+    }
+
     #[test]
     fn claude_code_is_told_with_its_deny_decision_and_the_others_with_exit_2() {
         let deny = GuardVerdict::Deny {

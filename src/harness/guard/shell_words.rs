@@ -998,6 +998,23 @@ mod tests {
         assert_eq!(globs, [false, true, false, false, true, true, false, false]);
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 2_000,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(40),
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Any text is taken apart or refused, never a panic (a guard that panics lets the
+        /// call through on some harnesses).
+        #[test]
+        fn any_text_is_taken_apart_or_refused_without_a_panic(
+            text in "[a-z $'\"\\\\`(){}<>|&;#\n*?\\[\\]=~0-9-]{0,64}"
+        ) {
+            let _ = parse_command_text(&text);
+        }
+    }
+
     #[test]
     fn a_text_that_cannot_be_taken_apart_is_an_error() {
         for text in [
