@@ -375,6 +375,11 @@ fn judge_simple_command(
     let operands: Vec<(String, bool)> = command_effects::path_operands(arguments)
         .into_iter()
         .map(|(index, operand)| (operand.to_owned(), argument_words[index].glob))
+        .chain(
+            command_effects::implied_operands(program_words)
+                .iter()
+                .map(|operand| ((*operand).to_owned(), false)),
+        )
         .collect();
     // What the command before it names, which `xargs` may hand on as its arguments.
     let previous_operands = std::mem::replace(&mut state.previous_operands, operands.clone());

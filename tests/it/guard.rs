@@ -401,6 +401,17 @@ fn the_guard_reads_commands_as_a_shell_does_and_paths_as_the_file_system_has_the
         ),
         ("Bash", bash("rm -rf rec/"), "an audit folder"),
         (
+            "Bash",
+            bash(&format!("cd {RECORD} && git clean -fdx")),
+            "an audit folder",
+        ),
+        (
+            "Bash",
+            bash("find -name '*.md' -delete"),
+            // The first protected place met: the audit, or the transcript (under `.home`).
+            "; agents do not write there",
+        ),
+        (
             "Write",
             write(&format!("{RECORD}/.aidlc-engine/prompts/p.txt")),
             "the engine's record folder",
@@ -432,6 +443,7 @@ fn the_guard_reads_commands_as_a_shell_does_and_paths_as_the_file_system_has_the
         ("Bash", bash("cat rec/audit/host-0123456789ab.md | head -3")),
         ("Write", write("rec/requirements.md")),
         ("Bash", bash("cd deep && ls ../audit && rm n.md")),
+        ("Bash", bash("find .claude -name '*.tmp' -delete")),
         (
             "Bash",
             bash("git commit -m 'record human turn notes' && echo override blocking sensors"),

@@ -381,6 +381,24 @@ pub fn command_effect(words: &[&str]) -> CommandEffect {
     }
 }
 
+/// The folder a command works on when it names none: `find` with no starting point and
+/// `git clean` with no path work on the folder they run in.
+pub fn implied_operands(words: &[&str]) -> &'static [&'static str] {
+    let Some(program) = words.first() else {
+        return &[];
+    };
+    let arguments = &words[1..];
+    let names_none = |after: &[&str]| after.iter().all(|word| word.starts_with('-'));
+    match file_name(program) {
+        "find" if arguments.first().is_none_or(|first| first.starts_with('-')) => &["."],
+        "git" => match arguments.iter().position(|word| *word == "clean") {
+            Some(at) if names_none(&arguments[at + 1..]) => &["."],
+            _ => &[],
+        },
+        _ => &[],
+    }
+}
+
 /// Whether every program `find` runs on what it finds (`-exec`, `-execdir`, `-ok`, `-okdir`)
 /// only reads.
 fn find_runs_only_readers(arguments: &[&str]) -> bool {
@@ -559,6 +577,10 @@ mod tests {
         ] {
             assert_eq!(command_effect(words), effect, "{words:?}");
         }
+        assert_eq!(implied_operands(&["git", "clean", "-fdx"]), ["."]);
+        assert_eq!(implied_operands(&["git", "clean", "-f", "src"]), [""; 0]);
+        assert_eq!(implied_operands(&["find", "-name", "x", "-delete"]), ["."]);
+        assert_eq!(implied_operands(&["find", "src", "-delete"]), [""; 0]);
         assert_eq!(
             path_operands(&["-rf", "a", "--target=b", "of=c"]),
             [(1, "a"), (2, "b"), (3, "c"), (3, "of=c")]
