@@ -243,8 +243,8 @@ fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
     GuardVerdict::Allow
 }
 
-/// A command text judged as a shell runs it, in `folder` (`None`: a folder the guard cannot
-/// tell, after `cd $X`); a `cd` changes `folder` for what follows.
+/// A command text judged as a shell runs it, from `state` (its folder and variables); a `cd`
+/// or an assignment in it holds for what follows.
 fn judge_command_text(
     text: &str,
     state: &mut ShellState,
@@ -258,7 +258,7 @@ fn judge_command_text(
     }
     match shell_words::parse_command_text(text) {
         Ok(commands) => judge_commands(&commands, state, guarded, nesting),
-        Err(problem) => judge_unreadable_command(text, &problem, guarded),
+        Err(problem) => judge_unreadable_command(text, &problem, state.folder.as_deref(), guarded),
     }
 }
 
@@ -267,6 +267,7 @@ fn judge_command_text(
 fn judge_unreadable_command(
     text: &str,
     problem: &shell_words::ShellSyntaxError,
+    folder: Option<&Utf8Path>,
     guarded: &Guarded<'_>,
 ) -> Result<(), GuardVerdict> {
     if let Some(named) = command_effects::human_only_mention(text) {
@@ -276,7 +277,7 @@ fn judge_unreadable_command(
         if word.is_empty() {
             continue;
         }
-        let resolved = guarded.places.resolve(word, guarded.cwd);
+        let resolved = guarded.places.resolve(word, folder);
         let what = guarded.places.what_is(&resolved).or_else(|| {
             word.split('/')
                 .any(|component| component == "audit")
@@ -314,6 +315,10 @@ fn judge_commands(
     Ok(())
 }
 
+/// One simple command, in the order a shell runs it: its substitutions (in a subshell), the
+/// human's commands among its words (variables assigned earlier put in), code and scripts it
+/// hands on, its redirections' targets, then the paths it names when its program may write
+/// them (and, behind `xargs`, those the command before named).
 fn judge_simple_command(
     simple: &SimpleCommand,
     state: &mut ShellState,

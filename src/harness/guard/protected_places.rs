@@ -111,8 +111,9 @@ impl ProtectedPlaces {
     }
 
     /// The protected place `word` reaches when written in `folder`, and what it is: the path
-    /// itself, every path its glob expands to, a protected name its glob could match in a
-    /// folder that holds or would hold one, and (when `removes`) a protected place inside it.
+    /// itself (a glob that matches nothing stays as written), every path its glob expands to,
+    /// a protected name its glob could match in a folder that holds or would hold one, and
+    /// (when `removes`) a protected place inside it.
     pub fn reached_by(
         &self,
         word: &str,
@@ -127,7 +128,10 @@ impl ProtectedPlaces {
             if let Some(reached) = self.glob_could_match(word, folder) {
                 return Some(reached);
             }
-            self.glob_matches(word, folder)
+            // A glob that matches nothing stays as written (bash without `nullglob`).
+            let mut matches = self.glob_matches(word, folder);
+            matches.push(self.resolve(word, folder));
+            matches
         } else {
             vec![self.resolve(word, folder)]
         };
@@ -466,6 +470,11 @@ mod tests {
             Some("an audit folder")
         );
         assert_eq!(reached("build/*", true), None);
+        // Matching nothing, it is written as it stands.
+        assert_eq!(
+            reached("aidlc/spaces/default/intents/r/audit/new-*", false),
+            Some("an audit folder")
+        );
         assert_eq!(reached("*", false), None);
         assert_eq!(reached("*", true), Some("an audit folder"));
     }
