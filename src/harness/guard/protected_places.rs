@@ -24,7 +24,8 @@ const UNWALKED_FOLDERS: [&str; 3] = [".git", "node_modules", "target"];
 /// The folders and files of a project an agent never writes, by name.
 const GUARDED_NAMES: [&str; 3] = [".aidlc-hooks-health", ".aidlc-engine", ".aidlc-human-turn"];
 
-/// What the guard protects beyond the fixed names: the session's transcript (resolved).
+/// What the guard protects beyond the fixed names: the session's transcript (resolved) and the
+/// folder holding it (unless that folder is the root or one below it).
 pub struct ProtectedPlaces {
     transcript: Option<Utf8PathBuf>,
     home: Option<Utf8PathBuf>,
@@ -50,6 +51,7 @@ impl ProtectedPlaces {
             && (resolved == transcript
                 || transcript
                     .parent()
+                    .filter(|folder| folder.components().count() > 2)
                     .is_some_and(|folder| resolved.starts_with(folder)))
         {
             return Some("the session's transcript");
@@ -440,6 +442,9 @@ mod tests {
         ] {
             assert_eq!(places.what_is(Utf8Path::new(path)), what, "{path}");
         }
+        let at_the_root = ProtectedPlaces::new(Some(Utf8Path::new("/s.jsonl")), None);
+        assert_eq!(at_the_root.what_is(Utf8Path::new("/p/x")), None);
+        assert!(at_the_root.what_is(Utf8Path::new("/s.jsonl")).is_some());
     }
 
     #[test]
