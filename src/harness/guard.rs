@@ -1,28 +1,50 @@
-//! The pre-tool guard (`aidlc engine hook guard`, issue 26 item 6, docs/decisions.md D34):
-//! where each harness lets a hook refuse a tool call before it runs, what the guard refuses,
-//! and how the refusal is said.
+//! The pre-tool guard (`aidlc engine hook guard`, docs/decisions.md D34): where each harness
+//! lets a hook refuse a tool call before it runs, what the guard refuses, and how the refusal
+//! is said.
 //!
 //! The guard refuses an agent's tool call that writes into an audit folder (`…/aidlc/…/audit/`),
 //! the hooks-health folder, the engine's record folder (`.aidlc-engine/`, which keeps the
-//! prompts of harnesses without a transcript), the human-turn marker or the session's
+//! prompts of harnesses without a transcript; its one exception is the learning loop's
+//! `learnings/<stage>-selections.json` handoff), the human-turn marker or the session's
 //! transcript; and a command that runs the human-turn hook, `engine log answer` or an override
 //! (`--override-blocking-sensors`): those are the human's, from the human's own shell. Reading
-//! any of them stays allowed. Commands are read as text: the guard is a fence against an agent
-//! following its instructions, not a sandbox (the receipt's verification is what an agent
-//! cannot get round).
+//! any of them stays allowed.
 //!
-//! Invariants: it reads only its payload (no project, no graph), so it is fast on every tool
-//! call; a payload it cannot read is refused with the reason, never allowed.
+//! A command is taken apart as a shell takes it apart (`shell_words`): quotes and escapes
+//! removed, lists, pipelines, subshells and substitutions split into simple commands, scripts
+//! handed to `sh -c` or `eval` read in turn. The human's commands are found by their words in
+//! order, wherever options stand (`command_effects`). Paths, in a tool's input or a command's
+//! words and redirections, are resolved against the file system before they are compared
+//! (`protected_places`): relative to the payload's folder (or a `cd` earlier in the list), links
+//! followed, `..` folded, globs expanded. A command the guard cannot take apart is refused when
+//! it mentions a human's command in any spelling or names a protected place. The guard is a
+//! fence against an agent following its instructions, not a sandbox (the receipt's
+//! verification is what an agent cannot get round).
+//!
+//! Invariants: it reads only its payload and the file system's entries and links (no project,
+//! no graph, no file's contents), so it is fast on every tool call; a payload it cannot read is
+//! refused with the reason, never allowed; its refusals say what to do instead.
 //!
 //! Every harness with hooks refuses the same way on the command line: exit status 2 with the
 //! reason on stderr (Claude Code, Codex, Kiro CLI and Kiro IDE, as the reference's own guards
 //! do); opencode has no exit status to read, so its plugin throws the reason as an error from
 //! `tool.execute.before`, which refuses the call.
 
+mod command_effects;
+#[cfg(test)]
+mod human_only_spellings;
+mod protected_places;
+mod shell_words;
+
+use std::collections::BTreeMap;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use crate::harness::Harness;
+use command_effects::CommandEffect;
+use protected_places::ProtectedPlaces;
+use shell_words::{ShellCommand, SimpleCommand};
 
 /// Where a harness runs a pre-tool hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,15 +127,9 @@ const PATH_KEYS: [&str; 5] = [
 ];
 /// The keys under which a tool's input holds a command to run.
 const COMMAND_KEYS: [&str; 3] = ["command", "cmd", "script"];
-/// The commands that are the human's to run (whitespace runs folded before the match).
-const HUMAN_ONLY_COMMANDS: [&str; 4] = [
-    "record-human-turn",
-    "engine log answer",
-    "--override-blocking-sensors",
-    "aidlc-record-human-turn",
-];
-/// The folders and files of a project an agent never writes.
-const GUARDED_NAMES: [&str; 3] = [".aidlc-hooks-health", ".aidlc-engine", ".aidlc-human-turn"];
+/// How deep scripts handed to a shell (`sh -c`, `eval`) are followed before the command is
+/// refused.
+const MAX_SCRIPT_NESTING: usize = 8;
 
 /// The verdict on `harness`'s pre-tool `payload`, or why the payload cannot be read (which the
 /// caller refuses too).
@@ -145,13 +161,17 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
         .iter()
         .find_map(|key| object.get(*key))
         .unwrap_or(&empty);
+    let home = std::env::var("HOME")
+        .ok()
+        .filter(|home| !home.is_empty())
+        .map(Utf8PathBuf::from);
+    let places = ProtectedPlaces::new(text("transcript_path").map(Utf8Path::new), home);
     let cwd = text("cwd")
         .or_else(|| text("directory"))
-        .map(Utf8PathBuf::from);
-    let transcript = text("transcript_path").map(Utf8PathBuf::from);
+        .map(|cwd| places.resolve(cwd, None));
     let guarded = Guarded {
         cwd: cwd.as_deref(),
-        transcript: transcript.as_deref(),
+        places: &places,
     };
     Ok(judge(tool, input, &guarded))
 }
@@ -164,20 +184,36 @@ fn tool_key(harness: Harness) -> &'static str {
     }
 }
 
-/// What the guard protects beyond the fixed names: the session's transcript.
+/// The folder the tool call runs in and the places it must not write.
 struct Guarded<'p> {
     cwd: Option<&'p Utf8Path>,
-    transcript: Option<&'p Utf8Path>,
+    places: &'p ProtectedPlaces,
+}
+
+fn deny(reason: String) -> GuardVerdict {
+    GuardVerdict::Deny { reason }
+}
+
+/// The refusal of the human's command `named`.
+fn human_only_refusal(named: &str) -> GuardVerdict {
+    deny(format!(
+        "aidlc: `{named}` is the human's to run, never an agent's tool call. Ask the human to type their choice in the session (or pick it in the question widget); the engine records the turn and the answer."
+    ))
+}
+
+/// The refusal of a write by `writer` to `path`, which is `what`.
+fn protected_path_refusal(writer: &str, path: &Utf8Path, what: &str) -> GuardVerdict {
+    deny(format!(
+        "aidlc: {writer} would write {path}, {what}; agents do not write there: the engine writes it. Reading it is fine (the read tool, `cat`, `grep`). To record a decision, run `aidlc engine log decision`; the human's turns and answers are recorded when the human types them in the session."
+    ))
 }
 
 fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
-    let deny = |reason: String| GuardVerdict::Deny { reason };
     if tool == "apply_patch" {
         for path in crate::harness::payload::codex_patch_paths(&strings_of(input).join("\n")) {
-            if let Some(what) = guarded.protects(path) {
-                return deny(format!(
-                    "aidlc: this patch writes {path}, {what}; agents do not write there"
-                ));
+            let resolved = guarded.places.resolve(path, guarded.cwd);
+            if let Some(what) = guarded.places.what_is(&resolved) {
+                return protected_path_refusal("this patch", &resolved, what);
             }
         }
         return GuardVerdict::Allow;
@@ -186,92 +222,302 @@ fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
     let mut paths = Vec::new();
     collect(input, &mut commands, &mut paths);
     for command in &commands {
-        let folded = command.split_whitespace().collect::<Vec<_>>().join(" ");
-        if let Some(phrase) = HUMAN_ONLY_COMMANDS
-            .iter()
-            .find(|phrase| folded.contains(**phrase))
-        {
-            return deny(format!(
-                "aidlc: `{phrase}` is the human's to run, from their own terminal, not from an agent's tool call (docs/decisions.md D34). Ask the human to type their choice in the session; they record the answer and the override themselves."
-            ));
-        }
-        for word in command.split(|c: char| c.is_whitespace() || "<>|;&()'\"=`".contains(c)) {
-            if word.is_empty()
-                || !(word.contains('/') || GUARDED_NAMES.iter().any(|name| word.contains(name)))
-            {
-                continue;
-            }
-            if let Some(what) = guarded.protects_in_command(word) {
-                return deny(format!(
-                    "aidlc: this command touches {word}, {what}; agents do not write there (read it with the read tool)"
-                ));
-            }
+        let mut state = ShellState {
+            folder: guarded.cwd.map(Utf8Path::to_path_buf),
+            variables: BTreeMap::new(),
+            previous_operands: Vec::new(),
+        };
+        if let Err(refusal) = judge_command_text(command, &mut state, guarded, 0) {
+            return refusal;
         }
     }
     if READ_ONLY_TOOLS.contains(&tool) {
         return GuardVerdict::Allow;
     }
     for path in &paths {
-        if let Some(what) = guarded.protects(path) {
-            return deny(format!(
-                "aidlc: {tool} would write {path}, {what}; agents do not write there"
-            ));
+        let resolved = guarded.places.resolve(path, guarded.cwd);
+        if let Some(what) = guarded.places.what_is(&resolved) {
+            return protected_path_refusal(tool, &resolved, what);
         }
     }
     GuardVerdict::Allow
 }
 
-impl Guarded<'_> {
-    /// What `path` is, when it is something agents do not write.
-    fn protects(&self, path: &str) -> Option<&'static str> {
-        let path = Utf8PathBuf::from(path.replace('\\', "/"));
-        let path = match self.cwd {
-            Some(cwd) if path.is_relative() => cwd.join(path),
-            _ => path,
-        };
-        let components: Vec<&str> = path
-            .components()
-            .map(|component| component.as_str())
-            .collect();
-        if let Some(transcript) = self.transcript
-            && (path == transcript
-                || transcript
-                    .parent()
-                    .is_some_and(|folder| path.starts_with(folder)))
-        {
-            return Some("the session's transcript");
-        }
-        if let Some(name) = components
-            .iter()
-            .find(|component| GUARDED_NAMES.contains(component))
-        {
-            return Some(match *name {
-                ".aidlc-hooks-health" => "the hooks-health folder",
-                ".aidlc-human-turn" => "the human-turn marker",
-                _ => "the engine's record folder",
-            });
-        }
-        let under_aidlc = components
-            .iter()
-            .position(|component| *component == "aidlc");
-        let audit = components
-            .iter()
-            .rposition(|component| *component == "audit");
-        match (under_aidlc, audit) {
-            (Some(root), Some(audit)) if audit > root => Some("an audit folder"),
-            _ => None,
-        }
+/// A command text judged as a shell runs it, from `state` (its folder and variables); a `cd`
+/// or an assignment in it holds for what follows.
+fn judge_command_text(
+    text: &str,
+    state: &mut ShellState,
+    guarded: &Guarded<'_>,
+    nesting: usize,
+) -> Result<(), GuardVerdict> {
+    if nesting > MAX_SCRIPT_NESTING {
+        return Err(deny(
+            "aidlc: this command hands scripts to a shell too many times over for the guard to read; run the inner command directly.".to_owned(),
+        ));
     }
+    match shell_words::parse_command_text(text) {
+        Ok(commands) => judge_commands(&commands, state, guarded, nesting),
+        Err(problem) => judge_unreadable_command(text, &problem, state.folder.as_deref(), guarded),
+    }
+}
 
-    /// As [`Self::protects`], for a word of a command: a path with an `audit` folder in it counts
-    /// wherever it is relative to (the command may have changed folder).
-    fn protects_in_command(&self, word: &str) -> Option<&'static str> {
-        self.protects(word).or_else(|| {
+/// A command the guard cannot take apart: refused when it mentions a human's command in any
+/// spelling, or names a protected place in any word.
+fn judge_unreadable_command(
+    text: &str,
+    problem: &shell_words::ShellSyntaxError,
+    folder: Option<&Utf8Path>,
+    guarded: &Guarded<'_>,
+) -> Result<(), GuardVerdict> {
+    if let Some(named) = command_effects::human_only_mention(text) {
+        return Err(human_only_refusal(named));
+    }
+    for word in text.split(|c: char| c.is_whitespace() || "<>|;&()'\"=`".contains(c)) {
+        if word.is_empty() {
+            continue;
+        }
+        let resolved = guarded.places.resolve(word, folder);
+        let what = guarded.places.what_is(&resolved).or_else(|| {
             word.split('/')
                 .any(|component| component == "audit")
                 .then_some("an audit folder")
-        })
+        });
+        if let Some(what) = what {
+            return Err(deny(format!(
+                "aidlc: the guard cannot read this command as a shell would ({}) and it names {word}, {what}; agents do not write there: the engine writes it. Reading it is fine with the read tool; fix the command's quoting.",
+                problem.0
+            )));
+        }
     }
+    Ok(())
+}
+
+fn judge_commands(
+    commands: &[ShellCommand],
+    state: &mut ShellState,
+    guarded: &Guarded<'_>,
+    nesting: usize,
+) -> Result<(), GuardVerdict> {
+    for command in commands {
+        match command {
+            ShellCommand::Simple(simple) => judge_simple_command(simple, state, guarded, nesting)?,
+            ShellCommand::Group {
+                subshell: true,
+                commands,
+            } => judge_commands(commands, &mut state.clone(), guarded, nesting)?,
+            ShellCommand::Group {
+                subshell: false,
+                commands,
+            } => judge_commands(commands, state, guarded, nesting)?,
+        }
+    }
+    Ok(())
+}
+
+/// One simple command, in the order a shell runs it: its substitutions (in a subshell), the
+/// human's commands among its words (variables assigned earlier put in), code and scripts it
+/// hands on, its redirections' targets, then the paths it names when its program may write
+/// them (and, behind `xargs`, those the command before named).
+fn judge_simple_command(
+    simple: &SimpleCommand,
+    state: &mut ShellState,
+    guarded: &Guarded<'_>,
+    nesting: usize,
+) -> Result<(), GuardVerdict> {
+    judge_commands(&simple.substitutions, &mut state.clone(), guarded, nesting)?;
+    let expanded: Vec<String> = simple
+        .words
+        .iter()
+        .map(|word| state.expand_known_variables(&word.text))
+        .collect();
+    let words: Vec<&str> = expanded.iter().map(String::as_str).collect();
+    state.remember_assignments(&simple.assignments, &words);
+    let program_words = command_effects::after_wrappers(&words);
+    let program = program_words.first().copied().unwrap_or_default();
+    let fields: Vec<&str> = words
+        .iter()
+        .zip(&simple.words)
+        .flat_map(|(expanded, word)| {
+            if *expanded == word.text {
+                vec![*expanded]
+            } else {
+                expanded.split_whitespace().collect()
+            }
+        })
+        .collect();
+    if let Some(named) = command_effects::human_only_command(&fields, program) {
+        return Err(human_only_refusal(named));
+    }
+    for code in command_effects::interpreter_code(&words, &simple.here_documents) {
+        if let Some(named) = command_effects::human_only_mention(code) {
+            return Err(human_only_refusal(named));
+        }
+    }
+    for script in command_effects::shell_scripts(&words, &simple.here_documents) {
+        judge_command_text(&script, &mut state.clone(), guarded, nesting + 1)?;
+    }
+    for redirection in simple
+        .redirections
+        .iter()
+        .filter(|redirection| redirection.writes)
+    {
+        let target = &redirection.target;
+        if let Some((path, what)) =
+            guarded
+                .places
+                .reached_by(&target.text, target.glob, state.folder.as_deref(), false)
+        {
+            return Err(protected_path_refusal(
+                "this command's redirection",
+                &path,
+                what,
+            ));
+        }
+    }
+    let arguments = program_words.get(1..).unwrap_or_default();
+    let argument_words = &simple.words[simple.words.len() - arguments.len()..];
+    let operands: Vec<(String, bool)> = command_effects::path_operands(arguments)
+        .into_iter()
+        .map(|(index, operand)| (operand.to_owned(), argument_words[index].glob))
+        .chain(
+            command_effects::implied_operands(program_words)
+                .iter()
+                .map(|operand| ((*operand).to_owned(), false)),
+        )
+        .collect();
+    // What the command before it names, which `xargs` may hand on as its arguments.
+    let previous_operands = std::mem::replace(&mut state.previous_operands, operands.clone());
+    let removes = match command_effects::command_effect(program_words) {
+        CommandEffect::Reads => return Ok(()),
+        CommandEffect::ChangesFolder => {
+            change_folder(&mut state.folder, program_words, guarded);
+            return Ok(());
+        }
+        CommandEffect::Writes { removes } => removes,
+    };
+    let fed_by_xargs = words[..words.len() - program_words.len()]
+        .iter()
+        .any(|word| command_effects::file_name(word) == "xargs");
+    let handed_on = if fed_by_xargs {
+        previous_operands
+    } else {
+        Vec::new()
+    };
+    let writer = format!("`{program}`");
+    for (operand, glob) in operands.iter().chain(&handed_on) {
+        if let Some((path, what)) =
+            guarded
+                .places
+                .reached_by(operand, *glob, state.folder.as_deref(), removes)
+        {
+            return Err(protected_path_refusal(&writer, &path, what));
+        }
+        if state.folder.is_none()
+            && let Some(what) = protected_by_name(operand)
+        {
+            return Err(protected_path_refusal(
+                &writer,
+                Utf8Path::new(operand),
+                what,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// What a path names by its words alone, for a folder the guard cannot tell: an `audit`
+/// component or a guarded name anywhere in it.
+fn protected_by_name(operand: &str) -> Option<&'static str> {
+    let relative = Utf8PathBuf::from("/aidlc").join(operand.trim_start_matches('/'));
+    ProtectedPlaces::new(None, None).what_is(&relative)
+}
+
+/// What the shell knows while a list runs: its folder (`None`: one the guard cannot tell,
+/// after `cd $X`), the variables assigned so far in the text, and what the command before
+/// named.
+#[derive(Clone)]
+struct ShellState {
+    folder: Option<Utf8PathBuf>,
+    variables: BTreeMap<String, String>,
+    /// The words that may name paths in the simple command before (with whether each is a
+    /// glob): what an `xargs` after it may be handed.
+    previous_operands: Vec<(String, bool)>,
+}
+
+impl ShellState {
+    /// `NAME=value` alone, or after `export`, `declare`, `local`, `typeset` or `readonly`,
+    /// holds for the commands after it.
+    fn remember_assignments(&mut self, assignments: &[String], words: &[&str]) {
+        let declared: &[&str] = match words.split_first() {
+            None => &[],
+            Some((first, rest))
+                if matches!(
+                    *first,
+                    "export" | "declare" | "local" | "typeset" | "readonly"
+                ) =>
+            {
+                rest
+            }
+            Some(_) => return,
+        };
+        for assignment in assignments
+            .iter()
+            .map(String::as_str)
+            .chain(declared.iter().copied())
+        {
+            if let Some((name, value)) = assignment.split_once('=') {
+                let value = self.expand_known_variables(value);
+                self.variables.insert(name.to_owned(), value);
+            }
+        }
+    }
+
+    /// `text` with `$NAME` and `${NAME}` of the variables assigned so far put in.
+    fn expand_known_variables(&self, text: &str) -> String {
+        if !text.contains('$') {
+            return text.to_owned();
+        }
+        let mut expanded = text.to_owned();
+        for (name, value) in &self.variables {
+            expanded = expanded.replace(&format!("${{{name}}}"), value);
+            let mut rest = expanded.as_str();
+            let mut replaced = String::new();
+            let pattern = format!("${name}");
+            while let Some(at) = rest.find(&pattern) {
+                let after = &rest[at + pattern.len()..];
+                replaced.push_str(&rest[..at]);
+                if after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                    replaced.push_str(&pattern);
+                } else {
+                    replaced.push_str(value);
+                }
+                rest = after;
+            }
+            replaced.push_str(rest);
+            expanded = replaced;
+        }
+        expanded
+    }
+}
+
+/// `cd DIR`/`pushd DIR`: later commands run in `DIR`; a folder the guard cannot tell (a
+/// parameter, `cd -`) makes the folder unknown.
+fn change_folder(folder: &mut Option<Utf8PathBuf>, words: &[&str], guarded: &Guarded<'_>) {
+    let operand = words[1..]
+        .iter()
+        .find(|word| !word.starts_with('-') || **word == "-");
+    *folder = match operand {
+        None => guarded.places.home().map(Utf8Path::to_path_buf),
+        Some(operand) if operand.contains('$') || *operand == "-" => None,
+        Some(operand) => match folder.as_deref() {
+            Some(current) => Some(guarded.places.resolve(operand, Some(current))),
+            None if Utf8Path::new(operand).is_absolute() || operand.starts_with('~') => {
+                Some(guarded.places.resolve(operand, None))
+            }
+            None => None,
+        },
+    };
 }
 
 /// Every string in `value`, depth first.
@@ -291,7 +537,7 @@ fn collect(value: &Value, commands: &mut Vec<String>, paths: &mut Vec<String>) {
         Value::Object(members) => {
             for (key, member) in members {
                 if COMMAND_KEYS.contains(&key.as_str()) {
-                    commands.push(strings_of(member).join(" "));
+                    commands.push(command_text(member));
                 } else if PATH_KEYS.contains(&key.as_str()) {
                     paths.extend(strings_of(member));
                 } else {
@@ -305,6 +551,20 @@ fn collect(value: &Value, commands: &mut Vec<String>, paths: &mut Vec<String>) {
             }
         }
         _ => {}
+    }
+}
+
+/// A command's text: a string as given, a list of words (`["bash", "-lc", "…"]`) each
+/// single-quoted so the shell reading reads back the same words.
+fn command_text(member: &Value) -> String {
+    match member {
+        Value::Array(words) if words.iter().all(Value::is_string) => words
+            .iter()
+            .filter_map(Value::as_str)
+            .map(|word| format!("'{}'", word.replace('\'', r"'\''")))
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => strings_of(other).join(" "),
     }
 }
 
@@ -398,6 +658,75 @@ mod tests {
                 "Bash",
                 r#"{"command":"cd aidlc/spaces/default/intents/r && cat >> audit/x.md"}"#,
             ),
+            (
+                "Bash",
+                r#"{"command":"echo x | tee -a aidlc/spaces/default/intents/r/audit/x.md"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"sed -i s/a/b/ ./src/../aidlc/spaces/default/intents/r/audit/x.md"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"cd aidlc/spaces/default/intents/r; rm -f .aidlc-human-turn"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"ln -s aidlc/spaces/default/intents/r/audit rec"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"printf x 2>/h/.claude/projects/p/s.jsonl"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"my-tool --out=aidlc/x/.aidlc-engine/prompts/a.txt"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"cd \"$DIR\" && rm -rf aidlc/r/audit"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"aidlc engine hook 'record-human-turn"}"#,
+            ),
+            ("Bash", r#"{"command":"cat 'x > aidlc/r/audit/x.md"}"#),
+            (
+                "Bash",
+                r#"{"command":"python3 -c \"import os; os.system('aidlc engine hook record-human-turn')\""}"#,
+            ),
+            (
+                "Write",
+                r#"{"file_path":"/p/aidlc/x/.aidlc-engine/learnings/s-selections.json/../../prompts/a"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"X=record-human-turn; aidlc engine hook $X"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"export H='hook record-human-turn' && aidlc engine ${H}"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"D=aidlc/r/audit; rm -rf \"$D\"/x.md"}"#,
+            ),
+            (
+                "shell",
+                r#"{"command":["bash","-lc","echo x > 'aidlc/r/audit/a b.md'"]}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"python3 <<'PY'\nimport os\nos.system('aidlc engine log answer')\nPY"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"ls -d aidlc/r/audit | xargs -0 rm -rf"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"echo aidlc/r/audit/x.md | xargs -I{} sh -c 'true > {}'"}"#,
+            ),
         ] {
             assert!(
                 matches!(claude(tool, input), GuardVerdict::Deny { .. }),
@@ -418,6 +747,43 @@ mod tests {
                 r#"{"command":"aidlc engine log decision --stage s --decision d"}"#,
             ),
             ("Bash", r#"{"command":"npm audit"}"#),
+            (
+                "Bash",
+                r#"{"command":"cat aidlc/spaces/default/intents/r/audit/x.md > /tmp/x.md"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"grep -rn HUMAN_TURN aidlc/spaces/default/intents/r/audit | head"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"(cd aidlc/spaces/default/intents/r) && touch audit/x.md"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"git log -- aidlc/spaces/default/intents/r/audit"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"find aidlc -name '*.md' -exec grep -l x {} +"}"#,
+            ),
+            ("Bash", r#"{"command":"ls src/*.rs | xargs rm"}"#),
+            (
+                "Bash",
+                r#"{"command":"X=$Y; echo \"$X\" && aidlc engine hook guard"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"cat > notes.md <<'EOF'\nthe human runs aidlc engine hook record-human-turn, it's theirs\nEOF"}"#,
+            ),
+            (
+                "Write",
+                r#"{"file_path":"/p/aidlc/x/.aidlc-engine/learnings/requirements-analysis-selections.json"}"#,
+            ),
+            (
+                "Bash",
+                r#"{"command":"aidlc engine learnings persist --slug s --selections-json aidlc/x/.aidlc-engine/learnings/s-selections.json"}"#,
+            ),
         ] {
             assert_eq!(claude(tool, input), GuardVerdict::Allow, "{tool} {input}");
         }
@@ -436,6 +802,23 @@ mod tests {
                 .unwrap_err()
                 .contains("not JSON")
         );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 1_000,
+            rng_seed: proptest::test_runner::RngSeed::Fixed(26),
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Any command is judged, never a panic.
+        #[test]
+        fn any_command_is_judged_without_a_panic(
+            command in "(aidlc|rm|cd|ln|xargs|sh -c|eval|env|/|\\.\\.|\\*|audit|[a-z $'\"\\\\`(){}<>|&;#\n?=~-]){0,24}"
+        ) {
+            let input = serde_json::json!({ "command": command });
+            let _ = claude("Bash", &input.to_string());
+        }
     }
 
     #[test]

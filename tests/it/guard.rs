@@ -322,3 +322,134 @@ fn the_opencode_plugin_throws_the_guard_s_refusal() {
         String::from_utf8_lossy(&allowed.stderr)
     );
 }
+
+/// The verdict on a Claude Code call: `Some(reason)` when refused, `None` when allowed.
+fn refusal_of(project: &TestProject, tool: &str, input: &Value) -> Option<String> {
+    let run = guard(project, &[], &claude_call(project, tool, input));
+    assert_eq!(run.status, 0, "{tool} {input}: {}", run.stderr);
+    if run.stdout.is_empty() {
+        return None;
+    }
+    let decision: Value = serde_json::from_str(&run.stdout).expect("one JSON object");
+    let output = &decision["hookSpecificOutput"];
+    assert_eq!(output["permissionDecision"], "deny", "{decision}");
+    Some(
+        output["permissionDecisionReason"]
+            .as_str()
+            .expect("a reason")
+            .to_owned(),
+    )
+}
+
+#[test]
+fn the_guard_reads_commands_as_a_shell_does_and_paths_as_the_file_system_has_them() {
+    let project = project();
+    project.write(&format!("{RECORD}/audit/host-0123456789ab.md"), "# Audit\n");
+    project.write(&format!("{RECORD}/notes/n.md"), "");
+    project.write(&format!("{RECORD}/requirements.md"), "# R\n");
+    // A second name for the record, and a folder inside it whose `..` is the record.
+    std::os::unix::fs::symlink(project.path(RECORD), project.path("rec")).unwrap();
+    std::os::unix::fs::symlink(
+        project.path(&format!("{RECORD}/notes")),
+        project.path("deep"),
+    )
+    .unwrap();
+    let bash = |command: &str| json!({ "command": command });
+    let write = |path: &str| json!({ "file_path": path, "content": "x" });
+    let refused = [
+        (
+            "Bash",
+            bash("aidlc engine log --color never answer --stage s --details yes"),
+            "is the human's to run",
+        ),
+        (
+            "Bash",
+            bash("aidlc engine hook \"record-human\"-turn"),
+            "is the human's to run",
+        ),
+        (
+            "Bash",
+            bash("aidlc engine gate start s --override-blocking-sensor\"s\""),
+            "is the human's to run",
+        ),
+        (
+            "Bash",
+            bash("sh -c 'A=1 npx aidlc engine hook --harness claude record-human-turn' </dev/null"),
+            "is the human's to run",
+        ),
+        ("Write", write("rec/audit/x.md"), "an audit folder"),
+        (
+            "Write",
+            write(project.path("rec/audit/x.md").as_str()),
+            "an audit folder",
+        ),
+        (
+            "Edit",
+            json!({"file_path": project.path(&format!("src/../{RECORD}/audit/x.md")).as_str(), "old_string": "a", "new_string": "b"}),
+            "an audit folder",
+        ),
+        ("Write", write("deep/../audit/x.md"), "an audit folder"),
+        (
+            "Bash",
+            bash(&format!("rm -rf {RECORD}/aud*")),
+            "an audit folder",
+        ),
+        (
+            "Bash",
+            bash("cd rec && rm audit/host-0123456789ab.md"),
+            "an audit folder",
+        ),
+        ("Bash", bash("rm -rf rec/"), "an audit folder"),
+        (
+            "Bash",
+            bash(&format!("cd {RECORD} && git clean -fdx")),
+            "an audit folder",
+        ),
+        (
+            "Bash",
+            bash("find -name '*.md' -delete"),
+            // The first protected place met: the audit, or the transcript (under `.home`).
+            "; agents do not write there",
+        ),
+        (
+            "Write",
+            write(&format!("{RECORD}/.aidlc-engine/prompts/p.txt")),
+            "the engine's record folder",
+        ),
+    ];
+    for (tool, input, said) in refused {
+        let reason =
+            refusal_of(&project, tool, &input).unwrap_or_else(|| panic!("allowed: {tool} {input}"));
+        assert!(reason.contains(said), "{tool} {input}: {reason}");
+        // Each refusal says what to do instead, and cites nothing the user's repository lacks.
+        let instead = if said == "is the human's to run" {
+            "Ask the human to type their choice in the session"
+        } else {
+            "Reading it is fine"
+        };
+        assert!(reason.contains(instead), "{reason}");
+        assert!(
+            !reason.contains("decisions.md") && !reason.contains("D34"),
+            "{reason}"
+        );
+    }
+    let allowed = [
+        (
+            "Write",
+            write(&format!(
+                "{RECORD}/.aidlc-engine/learnings/first-stage-selections.json"
+            )),
+        ),
+        ("Bash", bash("cat rec/audit/host-0123456789ab.md | head -3")),
+        ("Write", write("rec/requirements.md")),
+        ("Bash", bash("cd deep && ls ../audit && rm n.md")),
+        ("Bash", bash("find .claude -name '*.tmp' -delete")),
+        (
+            "Bash",
+            bash("git commit -m 'record human turn notes' && echo override blocking sensors"),
+        ),
+    ];
+    for (tool, input) in allowed {
+        assert_eq!(refusal_of(&project, tool, &input), None, "{tool} {input}");
+    }
+}
