@@ -6,6 +6,8 @@
 //! one's: [`sweep_stale_temporaries`] removes only names of exactly that pattern whose process is
 //! gone or that are older than [`STALE_TEMPORARY_AGE`].
 
+pub mod contained;
+
 use std::io::Write;
 use std::time::{Duration, SystemTime};
 
