@@ -315,6 +315,10 @@ fn skipped_paths(listing: &InputListing) -> Vec<String> {
         .collect()
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the compile's fingerprint record at its fixed path beside the compiled graph"
+)]
 fn remove_record(path: &Utf8Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),

@@ -98,10 +98,11 @@ fn journal_dir(project_dir: &Utf8Path) -> Utf8PathBuf {
 
 /// A file of the journal's own, by its name relative to the journal folder.
 fn journal_file(project_dir: &Utf8Path, name: &str) -> std::io::Result<ProjectPath> {
-    ProjectPath::parse(project_dir, &format!("{JOURNAL_DIR}/{name}")).map_err(refusal_error)
+    ProjectPath::parse(project_dir, &format!("{JOURNAL_DIR}/{name}"))
+        .map_err(|refusal| refusal_error(&refusal))
 }
 
-fn refusal_error(refusal: PathRefusal) -> std::io::Error {
+fn refusal_error(refusal: &PathRefusal) -> std::io::Error {
     std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string())
 }
 
@@ -272,7 +273,8 @@ impl Transaction {
 
 /// Remove the journal folder (a link in its place is removed, never followed).
 fn remove_journal(project_dir: &Utf8Path) -> std::io::Result<()> {
-    let journal = ProjectPath::parse(project_dir, JOURNAL_DIR).map_err(refusal_error)?;
+    let journal =
+        ProjectPath::parse(project_dir, JOURNAL_DIR).map_err(|refusal| refusal_error(&refusal))?;
     contained::remove_tree(&journal)
         .map_err(|e| io_context(&e.into(), "cannot clear", &journal.absolute()))
 }
@@ -284,7 +286,10 @@ fn files_under(folder: &ProjectPath) -> std::io::Result<Vec<ProjectPath>> {
     collect_files(&folder.absolute(), &mut absolute)?;
     absolute
         .iter()
-        .map(|file| ProjectPath::of_absolute(folder.project(), file).map_err(refusal_error))
+        .map(|file| {
+            ProjectPath::of_absolute(folder.project(), file)
+                .map_err(|refusal| refusal_error(&refusal))
+        })
         .collect()
 }
 

@@ -80,6 +80,11 @@
 //! - `synthetic` (`tests/support/synthetic.rs`, shared with the benchmarks): generated projects of
 //!   any size; `synthetic_projects`: they are deterministic and compile without a diagnostic.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "integration tests build their fixture projects directly on the disk; the binary under test writes through the file-system layer"
+)]
+
 mod authoring;
 mod bad_input;
 mod ci_formats;
