@@ -10,7 +10,7 @@
 //!
 //! A run that fails rolls back: every before-image is put back, every file that did not exist is
 //! removed, and the folders it created go with them. A run that is killed leaves an armed
-//! journal, which the next `aidlc plugin` command rolls back the same way before it does
+//! journal, which the next `aidlc plugin add|remove|sync` rolls back the same way before it does
 //! anything else ([`recover`]); a journal without a manifest was killed before the first change
 //! and is only deleted. Rolling back is idempotent, so a kill during the rollback is recovered by
 //! the next one. Between the kill and that next command the install may be torn; nothing else

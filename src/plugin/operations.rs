@@ -1,11 +1,13 @@
 //! The four commands: `add`, `remove`, `sync` (recompose every recorded plugin, plus the host
 //! plugin roots the reference's `SessionStart` hook passes in the environment) and `list`.
 //!
-//! Each one holds the workspace lock (the audit lock the reference composer holds, D2) for its
-//! whole run, first finishes what a killed run left (`journal::recover`), then reads the lock
-//! file, the selection and the plugins, plans, and applies the plan in one transaction: the
-//! changes, the compile (`compile::load_and_compile_once` and the write path of `aidlc
-//! compile`), the conductor's generated files, then the commit. Any failure rolls back.
+//! Each composing command holds the workspace lock (the audit lock the reference composer holds,
+//! D2) for its whole run, first finishes what a killed run left (`journal::recover`), then reads
+//! the lock file, the selection and the plugins, plans, parses every path of the plan into the
+//! project (`fs_util::contained::ProjectPath`, D56), and applies the plan in one transaction:
+//! the changes, the compile (`compile::load_and_compile_once` and the write path of `aidlc
+//! compile`), the conductor's generated files, then the commit. Any failure rolls back. `list`
+//! takes no lock and writes nothing: it reports a waiting journal and leaves it.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -999,7 +1001,7 @@ pub struct StaleComposition {
 /// Plan the sync of the recorded plugins without applying it: `None` when no plugin's source
 /// changed since it was composed (whatever else drifted: `plugin list` and `doctor` report an
 /// edited installed copy), or when an interrupted composition's journal is waiting for the
-/// next `aidlc plugin` command to roll it back. Takes no lock and writes nothing (not the
+/// next `aidlc plugin add|remove|sync` to roll it back. Takes no lock and writes nothing (not the
 /// journal's recovery, not the sync record, not the drop logs); a refusal is the one `sync`
 /// would give. The trees come from `trees` (the language server's warm trees, D54).
 pub fn stale_composition(
