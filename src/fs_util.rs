@@ -64,6 +64,10 @@ pub fn not_regular_file_kind(path: &Utf8Path) -> Option<&'static str> {
 /// to disk, then rename it over the target. A crash or Ctrl-C leaves either the old file or the
 /// new one, never a half-written one; a `kill -9` may leave the temporary file, which the next
 /// write into the same folder removes.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the file-system layer itself: the flushed form of replace_atomically"
+)]
 pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
     replace_atomically(path, bytes, Flush::Yes)
 }

@@ -269,7 +269,7 @@ pub fn record_answer(
 /// folder (`<record>/.aidlc-engine/prompts/<digest>.txt`) so an answer can be checked against it.
 #[expect(
     clippy::disallowed_methods,
-    reason = "the prompt copy's folder in the record's runtime folder, which workspace::write_folders resolved inside the project"
+    reason = "the prompt copy and the human-turn marker, at paths the engine names in the record's runtime folder (the marker only once write_folder resolved the record inside the project)"
 )]
 pub fn record_human_turn(
     workspace: &Workspace,

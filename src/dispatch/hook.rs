@@ -360,7 +360,7 @@ fn fire_one(
 /// was checked.
 #[expect(
     clippy::disallowed_methods,
-    reason = "the write hook's health files in the record's runtime folder, which workspace::write_folders resolved inside the project"
+    reason = "the write hook's health files, in the record's hook health folder that write_folder::create_write_folder resolved inside the project"
 )]
 fn write_heartbeat(workspace: &Workspace, now: SystemTime) -> bool {
     let stamp = crate::timestamp::iso_timestamp(now);
@@ -389,7 +389,7 @@ fn write_heartbeat(workspace: &Workspace, now: SystemTime) -> bool {
 /// One `<ISO timestamp><TAB><message>` line appended to the drop log (its folder was checked).
 #[expect(
     clippy::disallowed_methods,
-    reason = "the write hook's health files in the record's runtime folder, which workspace::write_folders resolved inside the project"
+    reason = "the write hook's health files, in the record's hook health folder that write_folder::create_write_folder resolved inside the project"
 )]
 fn record_drop(drops_file: &Utf8Path, now: SystemTime, message: &str) {
     use std::io::Write;

@@ -156,6 +156,10 @@ impl From<ContainedWriteError> for std::io::Error {
 
 /// Replace `path` with `bytes` atomically ([`fs_util::replace_atomically`]), its missing folders
 /// created inside the project and checked again once made.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the file-system layer: the folder was created and resolved inside the project just above"
+)]
 pub fn write_file(
     path: &ProjectPath,
     bytes: &[u8],

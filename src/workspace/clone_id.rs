@@ -139,7 +139,7 @@ fn invalid_clone_id_error(path: &Utf8Path, content: &str) -> std::io::Error {
 
 #[expect(
     clippy::disallowed_methods,
-    reason = "the clone id file, published exclusively in the aidlc folder that workspace::write_folders resolved inside the project"
+    reason = "the clone id file, at the path the engine names in the project's aidlc folder, published exclusively so that two clones minting at once keep one id"
 )]
 fn mint_clone_id(path: &Utf8Path) -> std::io::Result<String> {
     let folder = path.parent().unwrap_or(Utf8Path::new("."));
@@ -160,7 +160,7 @@ fn mint_clone_id(path: &Utf8Path) -> std::io::Result<String> {
 /// in place; [`read_clone_id`] waits for such a file to fill.
 #[expect(
     clippy::disallowed_methods,
-    reason = "the clone id file, published exclusively in the aidlc folder that workspace::write_folders resolved inside the project"
+    reason = "the clone id file, at the path the engine names in the project's aidlc folder, published exclusively so that two clones minting at once keep one id"
 )]
 fn publish_without_replacing(path: &Utf8Path, contents: &[u8]) -> std::io::Result<()> {
     let folder = path.parent().unwrap_or(Utf8Path::new("."));
@@ -182,7 +182,7 @@ fn publish_without_replacing(path: &Utf8Path, contents: &[u8]) -> std::io::Resul
 
 #[expect(
     clippy::disallowed_methods,
-    reason = "the clone id file, published exclusively in the aidlc folder that workspace::write_folders resolved inside the project"
+    reason = "the clone id file, at the path the engine names in the project's aidlc folder, published exclusively so that two clones minting at once keep one id"
 )]
 fn write_exclusively(path: &Utf8Path, contents: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()

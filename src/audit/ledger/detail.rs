@@ -109,7 +109,7 @@ pub fn non_evaluation_detail_body(
 /// ledger's last rows.
 #[expect(
     clippy::disallowed_methods,
-    reason = "a detail file's atomic rename in the fire's detail folder, which workspace::write_folders resolved inside the project"
+    reason = "a detail file's atomic rename, in the fire's detail folder that write_folder::create_write_folder resolved inside the project just above"
 )]
 pub fn write_detail_file(
     project_dir: &Utf8Path,
