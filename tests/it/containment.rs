@@ -302,3 +302,64 @@ fn a_git_plugin_whose_knowledge_is_its_root_composes_no_git_folder_and_syncs_to_
         .collect();
     assert!(changed.is_empty(), "sync changed {changed:?}");
 }
+
+#[test]
+fn a_vendored_git_plugin_never_composes_through_a_committed_link_leading_out() {
+    if system_tool("git").is_none() {
+        return;
+    }
+    let shelf = PluginShelf::new();
+    let canary = Canary::new();
+    let root = shelf.native("remote", 10, &[]);
+    git(&root, &["init", "--quiet", "--initial-branch=main"]);
+    git(&root, &["add", "."]);
+    git(&root, &["commit", "--quiet", "-m", "v1"]);
+    let bare = shelf.root.join("remote.git");
+    git(
+        &shelf.root,
+        &["clone", "--quiet", "--bare", root.as_str(), bare.as_str()],
+    );
+    let project = TestProject::default_framework();
+    project.write(GIT_CONFIG, GIT_CONFIG_TEXT);
+    ok(
+        &project.run(&["plugin", "add", &format!("{bare}@main")]),
+        "add",
+    );
+    // A clone of the project whose `.claude/knowledge` was committed as a link leading out,
+    // and whose composed copies are not there yet.
+    std::fs::remove_dir_all(project.path(".claude/knowledge")).unwrap();
+    std::os::unix::fs::symlink(&canary.root, project.path(".claude/knowledge")).unwrap();
+    let before = every_file(&project.root);
+    let synced = project.run(&["plugin", "sync"]);
+    refused(
+        &synced,
+        "sync through a linked knowledge folder",
+        ".claude/knowledge",
+    );
+    canary.assert_untouched("sync of a vendored git plugin through a linked knowledge folder");
+    assert_git_config_untouched(&project, "sync through a linked knowledge folder");
+    assert_eq!(
+        every_file(&project.root),
+        before,
+        "the refused sync wrote nothing"
+    );
+}
+
+#[test]
+fn hook_install_never_writes_through_a_harness_folder_linked_out_of_the_project() {
+    let canary = Canary::new();
+    let project = TestProject::one_stage();
+    project.write(GIT_CONFIG, GIT_CONFIG_TEXT);
+    let outside = canary.root.join("deep/claude");
+    std::fs::rename(project.path(".claude"), &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, project.path(".claude")).unwrap();
+    let outside_before = every_file(&canary.root);
+    let installed = project.run(&["hook", "install"]);
+    assert_ne!(installed.status, 0, "hook install wrote through the link");
+    assert_eq!(
+        every_file(&canary.root),
+        outside_before,
+        "hook install changed files outside the project"
+    );
+    assert_git_config_untouched(&project, "hook install through a linked harness folder");
+}
