@@ -276,4 +276,47 @@ mod tests {
         std::fs::write(lock_path(&project), text).unwrap();
         assert!(read_lock(&project, ".claude").is_err());
     }
+
+    #[test]
+    fn a_lock_naming_a_path_outside_the_project_or_in_git_is_refused_with_its_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        for escape in ["/etc/passwd", "../outside", "a/../../b", ".git/config", ""] {
+            for key in ["stages", "files"] {
+                let mut lock = Lock::empty(".claude");
+                if key == "stages" {
+                    lock.stages.insert(
+                        escape.to_owned(),
+                        LockedStage {
+                            base: String::new(),
+                            composed: content_hash(b""),
+                        },
+                    );
+                } else {
+                    lock.plugins.insert(
+                        "p".into(),
+                        LockedPlugin {
+                            version: "0.1.0".into(),
+                            kind: SourceKind::Path,
+                            source: "../p".into(),
+                            rev: None,
+                            commit: None,
+                            vendored: None,
+                            integrity: "blake3:00".into(),
+                            dependencies: Vec::new(),
+                            files: BTreeMap::from([(escape.to_owned(), content_hash(b"x"))]),
+                            adopted: Vec::new(),
+                        },
+                    );
+                }
+                std::fs::write(lock_path(&project), lock.to_bytes()).unwrap();
+                let refusal = read_lock(&project, ".claude").unwrap_err();
+                assert!(
+                    refusal.message.contains(key) && refusal.message.contains(escape),
+                    "{key} {escape}: {}",
+                    refusal.message
+                );
+            }
+        }
+    }
 }
