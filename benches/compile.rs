@@ -14,6 +14,11 @@
 //! Every iteration checks its result (no diagnostics, the stage and sensor counts, and the exact
 //! length of `stage-graph.json` known from a first compile), so a fast wrong answer cannot pass.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "benchmarks build their generated projects directly on the disk"
+)]
+
 #[path = "../tests/support/synthetic.rs"]
 #[expect(dead_code, reason = "a bench uses only the generators it measures")]
 mod synthetic;

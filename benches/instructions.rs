@@ -37,6 +37,10 @@
 //!   document sensors claim-sources, required-sections and upstream-coverage, and one `fire` of
 //!   required-sections on it (beside `--version` only).
 #![expect(
+    clippy::disallowed_methods,
+    reason = "benchmarks build their generated projects directly on the disk"
+)]
+#![expect(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "a benchmark harness reports on the terminal; it is not part of the engine"

@@ -21,6 +21,10 @@
 //! Wall-clock figures on a shared, noisy machine: read the medians and the ratios. The table
 //! goes to stdout; progress to stderr.
 #![expect(
+    clippy::disallowed_methods,
+    reason = "benchmarks build their generated projects directly on the disk"
+)]
+#![expect(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "a benchmark harness reports on the terminal; it is not part of the engine"

@@ -21,6 +21,10 @@
 //! beside from the warm trees. Each run edits the file to another text, and every check must
 //! find that plugin stale.
 #![expect(
+    clippy::disallowed_methods,
+    reason = "benchmarks build their generated projects directly on the disk"
+)]
+#![expect(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "a benchmark harness reports on the terminal; it is not part of the engine"

@@ -4,6 +4,11 @@
 //! Each iteration runs the worker exactly as `fire` does in-process and checks its verdict
 //! (pass or fail, and the findings count), so a fast wrong answer cannot pass.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "benchmarks build their generated projects directly on the disk"
+)]
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::time::Duration;

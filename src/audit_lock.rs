@@ -98,6 +98,10 @@ pub struct AuditLockGuard {
 }
 
 impl Drop for AuditLockGuard {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
+    )]
     fn drop(&mut self) {
         let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(entry) = held.get_mut(&self.path) else {
@@ -154,6 +158,10 @@ pub fn acquire_until_stale(project_dir: &Utf8Path) -> Result<AuditLockGuard, Loc
     acquire_with(project_dir, Patience::UntilStale)
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
+)]
 fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockGuard, LockError> {
     let path = lock_path(project_dir);
     if let Some(entry) = HELD
@@ -233,6 +241,10 @@ fn owner_stamp_text(token: &str) -> String {
 
 /// Create the lock folder with its stamp. `Ok(false)` when another holder has it.
 #[cfg(target_os = "linux")]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
+)]
 fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
     let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
         return create_then_stamp(path, token);
@@ -281,6 +293,10 @@ fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
 /// The reference's way: `mkdir`, then the stamp (replaced atomically, so no reader sees half a
 /// stamp). A stamp that cannot be written takes the folder away again, so no unstamped lock of
 /// ours outlives this call.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
+)]
 fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
     match std::fs::create_dir(path) {
         Ok(()) => {}
@@ -306,6 +322,10 @@ fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
 /// (only folders named exactly as ours for this lock).
 /// Remove the temporaries of the lock folder `path` (folders named as `fs_util` names
 /// temporaries, `.<lock>.aidlc-<pid>-<hex>.tmp`) whose process is gone or which are old.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
+)]
 fn sweep_stale_lock_temporaries(path: &Utf8Path) {
     let (Some(folder), Some(lock_name)) = (path.parent(), path.file_name()) else {
         return;

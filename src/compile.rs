@@ -309,6 +309,30 @@ pub enum OutputError {
     },
     #[error(transparent)]
     Lock(#[from] crate::audit_lock::LockError),
+    #[error("refusing to write {path}: {refusal}")]
+    Outside {
+        path: Utf8PathBuf,
+        refusal: crate::fs_util::contained::PathRefusal,
+    },
+}
+
+/// Write `bytes` at `path` (an output the layout names) through the file-system layer.
+fn write_output(project_dir: &Utf8Path, path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
+    use crate::fs_util::contained::{self, ContainedWriteError, ProjectPath};
+    let outside = |refusal| OutputError::Outside {
+        path: path.to_owned(),
+        refusal,
+    };
+    let contained = ProjectPath::of_absolute(project_dir, path).map_err(outside)?;
+    contained::write_file(&contained, bytes, crate::fs_util::Flush::Yes).map_err(
+        |error| match error {
+            ContainedWriteError::Refused(refusal) => outside(refusal),
+            ContainedWriteError::Io(source) => OutputError::Write {
+                path: path.to_owned(),
+                source,
+            },
+        },
+    )
 }
 
 /// Which output files a write changed.
@@ -341,10 +365,7 @@ pub fn write_outputs(
     }
     let _lock = crate::audit_lock::acquire_tidying(&layout.project_dir)?;
     for ((path, bytes), _) in outputs.iter().zip(differ).filter(|(_, differs)| *differs) {
-        crate::fs_util::write_atomic(path, bytes).map_err(|source| OutputError::Write {
-            path: (*path).clone(),
-            source,
-        })?;
+        write_output(&layout.project_dir, path, bytes)?;
     }
     Ok(summary)
 }

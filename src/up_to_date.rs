@@ -315,6 +315,10 @@ fn skipped_paths(listing: &InputListing) -> Vec<String> {
         .collect()
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the compile's fingerprint record at its fixed path beside the compiled graph"
+)]
 fn remove_record(path: &Utf8Path) -> std::io::Result<()> {
     match std::fs::remove_file(path) {
         Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
@@ -329,6 +333,10 @@ fn record_header(body: &str) -> String {
 }
 
 /// The header line, then the JSON body.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the compile's fingerprint record, at the fixed path the layout names beside the compiled graph"
+)]
 fn write_record_body(path: &Utf8Path, body: &str) -> std::io::Result<()> {
     let text = format!("{}\n{body}", record_header(body));
     crate::fs_util::replace_atomically(path, text.as_bytes(), crate::fs_util::Flush::No)

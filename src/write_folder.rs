@@ -105,6 +105,10 @@ fn resolve_write_folder(
 /// [`check_write_folder`], then create the missing folders, then check again (a link swapped in
 /// while the folders were made is caught before anything is written into them); a folder that
 /// exists whole is checked once.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the file-system layer itself: the folder was resolved inside the project just above and is resolved again once created"
+)]
 pub fn create_write_folder(
     project_dir: &Utf8Path,
     folder: &Utf8Path,

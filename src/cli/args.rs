@@ -150,7 +150,7 @@ pub enum Command {
     /// additive contributions to core stages. Composing copies its files into the harness
     /// folder, merges its contributions, compiles, and records what it did in
     /// `aidlc.lock.json`, in one transaction: a refused plugin or a failed compile writes
-    /// nothing, and a killed run is rolled back by the next `aidlc plugin` command.
+    /// nothing, and a killed run is rolled back by the next `aidlc plugin add|remove|sync`.
     /// Exit status: 0 success, 1 the composed install does not compile, 2 a plugin is refused
     /// or the environment fails.
     Plugin(PluginArgs),

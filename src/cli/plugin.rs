@@ -215,8 +215,11 @@ fn report_composition(
 }
 
 fn print_listing(printer: &Printer, listing: &Listing) {
-    if listing.recovered {
-        printer.status("rolled back a composition that was interrupted");
+    if listing.journal_waiting {
+        printer.status(&format!(
+            "an interrupted composition left {}/: the install may be torn until the next `aidlc plugin sync` rolls it back",
+            crate::plugin::journal::JOURNAL_DIR
+        ));
     }
     if printer.format == Format::Json {
         let plugins: Vec<serde_json::Value> = listing

@@ -786,6 +786,10 @@ fn write_detail_if_failed(
 
 /// D6: a later unnoted pass removes this sensor's earlier detail files for the same output
 /// (and only those), so a fixed finding does not linger.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "earlier detail files of this sensor, in the fire's detail folder that write_folder resolved inside the project"
+)]
 fn prune_earlier_details(detail_path: &Utf8Path, sensor_id: &str, output_path: &Utf8Path) {
     let Some(folder) = detail_path.parent() else {
         return;

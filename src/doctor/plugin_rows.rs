@@ -5,7 +5,7 @@
 //! and each path plugin's own folder (D55), an interrupted composition, and the
 //! ordering edges the selection drops (an advisory, as the reference's doctor lists them).
 //!
-//! Invariant: reads only, takes no lock, recovers nothing (the next `aidlc plugin` command
+//! Invariant: reads only, takes no lock, recovers nothing (the next `aidlc plugin add|remove|sync`
 //! finishes an interrupted composition; this row only says one is pending).
 
 use std::collections::BTreeMap;

@@ -27,7 +27,6 @@ use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::fs_util::write_atomic;
 use crate::harness::Harness;
 use crate::workspace::{self, CreatedIntent, WorkspaceError};
 
@@ -149,15 +148,15 @@ pub fn write_example(
         .collect();
     for deliverable in EXAMPLE_DELIVERABLES {
         let path = intent.record.join(deliverable.record_path());
-        write_atomic(&path, deliverable.contents.as_bytes()).map_err(|source| {
-            ExampleError::Write {
+        write_example_file(project_dir, &path, deliverable.contents.as_bytes()).map_err(
+            |source| ExampleError::Write {
                 path: path.clone(),
                 source,
-            }
-        })?;
+            },
+        )?;
         written.push(project_relative(project_dir, &path));
     }
-    set_current_stage(&intent.record, EXAMPLE_CURRENT_STAGE)?;
+    set_current_stage(project_dir, &intent.record, EXAMPLE_CURRENT_STAGE)?;
     Ok(ExampleReport {
         record: project_relative(project_dir, &intent.record),
         created: true,
@@ -220,7 +219,11 @@ fn intent_files(project_dir: &Utf8Path, space: &str, intent: &CreatedIntent) -> 
     ]
 }
 
-fn set_current_stage(record: &Utf8Path, stage: &str) -> Result<(), ExampleError> {
+fn set_current_stage(
+    project_dir: &Utf8Path,
+    record: &Utf8Path,
+    stage: &str,
+) -> Result<(), ExampleError> {
     let path = workspace::state_file_path(record);
     let text = std::fs::read_to_string(&path).map_err(|source| ExampleError::Read {
         path: path.clone(),
@@ -228,7 +231,21 @@ fn set_current_stage(record: &Utf8Path, stage: &str) -> Result<(), ExampleError>
     })?;
     let updated = workspace::set_state_field(&text, "Current Stage", stage)
         .ok_or_else(|| ExampleError::NoCurrentStageField { path: path.clone() })?;
-    write_atomic(&path, updated.as_bytes()).map_err(|source| ExampleError::Write { path, source })
+    write_example_file(project_dir, &path, updated.as_bytes())
+        .map_err(|source| ExampleError::Write { path, source })
+}
+
+/// Write `bytes` at `path`, inside `project_dir`, through the file-system layer.
+fn write_example_file(
+    project_dir: &Utf8Path,
+    path: &Utf8Path,
+    bytes: &[u8],
+) -> std::io::Result<()> {
+    use crate::fs_util::contained::{self, ProjectPath};
+    let contained = ProjectPath::of_absolute(project_dir, path).map_err(|refusal| {
+        std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string())
+    })?;
+    contained::write_file(&contained, bytes, crate::fs_util::Flush::Yes).map_err(Into::into)
 }
 
 fn project_relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {

@@ -9,7 +9,8 @@ pub mod example;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::fs_util::write_atomic;
+use crate::fs_util::Flush;
+use crate::fs_util::contained::{self, ContainedWriteError, PathRefusal, ProjectPath};
 use crate::harness::Harness;
 
 /// Which folder an embedded file is installed relative to.
@@ -72,6 +73,34 @@ pub enum InitError {
         path: Utf8PathBuf,
         source: std::io::Error,
     },
+    #[error("refusing to write {path}: {refusal}")]
+    Outside {
+        path: Utf8PathBuf,
+        refusal: PathRefusal,
+    },
+}
+
+/// `relative` under `project_dir` as a path init may write, or the refusal naming it.
+fn init_path(project_dir: &Utf8Path, relative: &Utf8Path) -> Result<ProjectPath, InitError> {
+    ProjectPath::parse(project_dir, relative.as_str()).map_err(|refusal| InitError::Outside {
+        path: project_dir.join(relative),
+        refusal,
+    })
+}
+
+/// Write `bytes` at `path` through the file-system layer (its folders resolved inside the
+/// project first).
+fn write_init_file(path: &ProjectPath, bytes: &[u8]) -> Result<(), InitError> {
+    contained::write_file(path, bytes, Flush::Yes).map_err(|error| match error {
+        ContainedWriteError::Refused(refusal) => InitError::Outside {
+            path: path.absolute(),
+            refusal,
+        },
+        ContainedWriteError::Io(source) => InitError::Write {
+            path: path.absolute(),
+            source,
+        },
+    })
 }
 
 /// Install the default framework into `project_dir` for `harness`.
@@ -95,7 +124,12 @@ pub fn init_project(
             path: project_dir.to_owned(),
         });
     }
-    std::fs::create_dir_all(project_dir).map_err(|source| InitError::CreateDir {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the project root itself, named by the user: every file below it goes through the file-system layer"
+    )]
+    let created = std::fs::create_dir_all(project_dir);
+    created.map_err(|source| InitError::CreateDir {
         path: project_dir.to_owned(),
         source,
     })?;
@@ -122,10 +156,7 @@ pub fn init_project(
                 });
             }
         }
-        write_atomic(&destination, bytes).map_err(|source| InitError::Write {
-            path: destination.clone(),
-            source,
-        })?;
+        write_init_file(&init_path(project_dir, &relative)?, bytes)?;
         report.written.push(relative);
     }
     add_gitignore_entries(project_dir, harness, &mut report)?;
@@ -151,8 +182,7 @@ fn add_gitignore_entries(
         report.unchanged.push(relative);
         return Ok(());
     }
-    write_atomic(&path, change.after.as_bytes())
-        .map_err(|source| InitError::Write { path, source })?;
+    write_init_file(&init_path(project_dir, &relative)?, change.after.as_bytes())?;
     report.written.push(relative);
     Ok(())
 }

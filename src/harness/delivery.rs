@@ -19,6 +19,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 pub const SLOT_LIFETIME: Duration = Duration::from_secs(30 * 60);
 
 /// Whether this delivery of `payload` to `hook` is the first (and claim it when it is).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the delivery slots in the machine's runtime folder, outside any project"
+)]
 pub fn first_delivery(
     temp_dir: &Utf8Path,
     project_dir: &Utf8Path,
@@ -50,6 +54,10 @@ fn slots_dir(temp_dir: &Utf8Path, project_dir: &Utf8Path) -> Utf8PathBuf {
     ))
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the delivery slots in the machine's runtime folder, outside any project"
+)]
 fn remove_stale_slots(root: &Utf8Path, now: SystemTime) {
     let Ok(entries) = root.read_dir_utf8() else {
         return;

@@ -11,6 +11,7 @@
 //! | `aidlc/spaces/*/intents/*/runtime-graph.json` | the conductor's derived graph |
 //! | `aidlc/spaces/*/intents/*/.aidlc-*` | a record's runtime folders and files: `.aidlc-engine/` (detail files, learnings selections), `.aidlc-hooks-health/`, `.aidlc-sensors/`, `.aidlc-learnings/`, `.aidlc-human-turn` |
 //! | `aidlc/spaces/*/intents/.aidlc-*` | the same, written in a space's record root while no intent is active |
+//! | `/.aidlc-plugin-journal/` | an interrupted plugin composition's undo journal (committed, a clone would roll another clone's install back) |
 //! | `aidlc/.aidlc-turn-counter`, `aidlc/.aidlc-readonly-latch` | Kiro's per-turn state (Kiro CLI and IDE only) |
 //!
 //! The compile's fingerprint has its own `.gitignore` beside it (`tools/data/.gitignore`).
@@ -29,7 +30,7 @@ pub const GITIGNORE_FILE: &str = ".gitignore";
 const HEADING: &str =
     "# aidlc: machine-local runtime files (commit the rest of aidlc/, audit shards included)";
 
-const ENTRIES: [&str; 8] = [
+const ENTRIES: [&str; 9] = [
     "aidlc/active-space",
     "aidlc/spaces/*/intents/active-intent",
     "aidlc/.aidlc-clone-id",
@@ -38,6 +39,7 @@ const ENTRIES: [&str; 8] = [
     "aidlc/spaces/*/intents/*/.aidlc-*",
     "aidlc/spaces/*/intents/.aidlc-*",
     "aidlc/diagnostics/",
+    "/.aidlc-plugin-journal/",
 ];
 
 const KIRO_ENTRIES: [&str; 2] = ["aidlc/.aidlc-turn-counter", "aidlc/.aidlc-readonly-latch"];
@@ -116,7 +118,7 @@ mod tests {
                 .starts_with(&format!("{HEADING}\naidlc/active-space\n"))
         );
         assert_eq!(change.added, ENTRIES);
-        assert!(change.after.ends_with("aidlc/diagnostics/\n"));
+        assert!(change.after.ends_with("/.aidlc-plugin-journal/\n"));
     }
 
     #[test]
@@ -141,13 +143,16 @@ mod tests {
     }
 
     #[test]
-    fn the_reference_s_own_gitignore_lacks_only_the_space_record_root_entry() {
+    fn the_reference_s_own_gitignore_lacks_only_the_space_record_root_and_journal_entries() {
         let reference = include_str!("../../tests/fixtures/reference-installs/2.5.36/.gitignore");
         let change = with_entries(
             Utf8Path::new("/p"),
             Harness::Claude,
             Some(reference.to_owned()),
         );
-        assert_eq!(change.added, ["aidlc/spaces/*/intents/.aidlc-*"]);
+        assert_eq!(
+            change.added,
+            ["aidlc/spaces/*/intents/.aidlc-*", "/.aidlc-plugin-journal/"]
+        );
     }
 }

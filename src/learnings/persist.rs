@@ -34,7 +34,6 @@ use crate::audit::ledger::{
 };
 use crate::audit_lock;
 use crate::workspace::{self, Workspace};
-use crate::write_folder;
 
 const DEFAULT_HEADING: &str = "## Corrections";
 const DEFAULT_SOURCE: &str = "orchestrator";
@@ -346,14 +345,22 @@ fn persist_learnings(
     Ok(learned)
 }
 
+/// Write `text` at `path` through the file-system layer: parsed into the project and its
+/// folders resolved inside it first.
 fn write_inside(project_dir: &Utf8Path, path: &Utf8Path, text: &str) -> Result<(), LearningsError> {
-    let folder = path.parent().unwrap_or(project_dir);
-    write_folder::create_write_folder(project_dir, folder)
-        .map_err(|error| LearningsError::Persist(error.to_string()))?;
-    crate::fs_util::write_atomic(path, text.as_bytes()).map_err(|source| LearningsError::Write {
-        path: path.to_owned(),
-        source,
-    })
+    use crate::fs_util::contained::{self, ContainedWriteError, ProjectPath};
+    let contained = ProjectPath::of_absolute(project_dir, path).map_err(|refusal| {
+        LearningsError::Persist(format!("refusing to write {path}: {refusal}"))
+    })?;
+    contained::write_file(&contained, text.as_bytes(), crate::fs_util::Flush::Yes).map_err(
+        |error| match error {
+            ContainedWriteError::Refused(refusal) => LearningsError::Persist(refusal.to_string()),
+            ContainedWriteError::Io(source) => LearningsError::Write {
+                path: path.to_owned(),
+                source,
+            },
+        },
+    )
 }
 
 /// Whether an earlier `RULE_LEARNED` of `slug` satisfies `matches`.

@@ -228,7 +228,18 @@ fn refresh_table(
         &before[end_at + end.len()..]
     );
     if after != before {
-        crate::fs_util::write_atomic(skill_file, after.as_bytes()).map_err(|error| {
+        let contained =
+            crate::fs_util::contained::ProjectPath::of_absolute(&layout.project_dir, skill_file)
+                .map_err(|refusal| {
+                    Problem::new(format!("refusing to write the file: {refusal}"))
+                        .at_path(layout.display(skill_file))
+                })?;
+        crate::fs_util::contained::write_file(
+            &contained,
+            after.as_bytes(),
+            crate::fs_util::Flush::Yes,
+        )
+        .map_err(|error| {
             Problem::new(format!("cannot write the file: {error}"))
                 .at_path(layout.display(skill_file))
         })?;

@@ -10,7 +10,7 @@
 //!
 //! A run that fails rolls back: every before-image is put back, every file that did not exist is
 //! removed, and the folders it created go with them. A run that is killed leaves an armed
-//! journal, which the next `aidlc plugin` command rolls back the same way before it does
+//! journal, which the next `aidlc plugin add|remove|sync` rolls back the same way before it does
 //! anything else ([`recover`]); a journal without a manifest was killed before the first change
 //! and is only deleted. Rolling back is idempotent, so a kill during the rollback is recovered by
 //! the next one. Between the kill and that next command the install may be torn; nothing else
@@ -22,7 +22,9 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
+use crate::fs_util::contained::{self, PathRefusal, ProjectPath};
 use crate::fs_util::{self, Flush};
+use crate::plugin::Problem;
 
 pub const JOURNAL_DIR: &str = ".aidlc-plugin-journal";
 const MANIFEST: &str = "manifest.json";
@@ -53,12 +55,36 @@ struct Manifest {
     absent_dirs: Vec<String>,
 }
 
+/// A journal entry whose paths were parsed into the project: what a rollback writes.
+#[derive(Debug, Clone)]
+struct CheckedEntry {
+    path: ProjectPath,
+    image: Option<ProjectPath>,
+}
+
+/// A tree snapshot whose paths were parsed into the project.
+#[derive(Debug, Clone)]
+struct CheckedTree {
+    root: ProjectPath,
+    files: BTreeSet<ProjectPath>,
+    existed: bool,
+}
+
+/// A manifest every path of which is a [`ProjectPath`] that resolves inside the project: the
+/// only form a rollback reads.
+#[derive(Debug, Clone)]
+struct CheckedManifest {
+    entries: Vec<CheckedEntry>,
+    trees: Vec<CheckedTree>,
+    absent_dirs: Vec<ProjectPath>,
+}
+
 /// An armed transaction. Dropping it without [`Transaction::commit`] leaves it armed (the next
-/// command rolls it back); call [`Transaction::rollback`] on failure.
+/// command that writes rolls it back); call [`Transaction::rollback`] on failure.
 #[derive(Debug)]
 pub struct Transaction {
     project_dir: Utf8PathBuf,
-    manifest: Manifest,
+    manifest: CheckedManifest,
     /// Folders never removed when a removal leaves them empty.
     kept_dirs: BTreeSet<Utf8PathBuf>,
     /// A test hook: pause (in milliseconds) after each change, so a test can kill the process in
@@ -70,50 +96,67 @@ fn journal_dir(project_dir: &Utf8Path) -> Utf8PathBuf {
     project_dir.join(JOURNAL_DIR)
 }
 
-fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> String {
-    path.strip_prefix(project_dir).map_or_else(
-        |_| path.to_string(),
-        |relative| fs_util::to_posix(relative.as_str()),
-    )
+/// A file of the journal's own, by its name relative to the journal folder.
+fn journal_file(project_dir: &Utf8Path, name: &str) -> std::io::Result<ProjectPath> {
+    ProjectPath::parse(project_dir, &format!("{JOURNAL_DIR}/{name}"))
+        .map_err(|refusal| refusal_error(&refusal))
+}
+
+fn refusal_error(refusal: &PathRefusal) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string())
 }
 
 fn io_context(error: &std::io::Error, what: &str, path: &Utf8Path) -> std::io::Error {
     std::io::Error::new(error.kind(), format!("{what} {path}: {error}"))
 }
 
+/// Refuse `path` unless every existing folder on its way resolves inside the project now.
+fn resolved_inside(path: &ProjectPath) -> std::io::Result<()> {
+    path.check_resolves_inside().map_err(|refusal| {
+        std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            format!("refusing to write {}: {refusal}", path.relative_text()),
+        )
+    })
+}
+
 impl Transaction {
-    /// Record the before-images of `paths` and of every file under `trees`, then arm.
+    /// Record the before-images of `paths` and of every file under `trees`, then arm. Every
+    /// path is checked to resolve inside the project before the journal is written.
     pub fn begin(
         project_dir: &Utf8Path,
-        paths: &[Utf8PathBuf],
-        trees: &[Utf8PathBuf],
+        paths: &[ProjectPath],
+        trees: &[ProjectPath],
         kept_dirs: BTreeSet<Utf8PathBuf>,
         pause: Option<std::time::Duration>,
     ) -> std::io::Result<Self> {
-        let journal = journal_dir(project_dir);
-        if journal.exists() {
-            std::fs::remove_dir_all(&journal)
-                .map_err(|e| io_context(&e, "cannot clear", &journal))?;
+        for path in paths.iter().chain(trees) {
+            resolved_inside(path)?;
         }
-        let images = journal.join(IMAGES);
-        std::fs::create_dir_all(&images).map_err(|e| io_context(&e, "cannot create", &images))?;
+        remove_journal(project_dir)?;
         let mut manifest = Manifest {
             entries: Vec::new(),
             trees: Vec::new(),
             absent_dirs: Vec::new(),
         };
+        let mut checked = CheckedManifest {
+            entries: Vec::new(),
+            trees: Vec::new(),
+            absent_dirs: Vec::new(),
+        };
         let mut seen = BTreeSet::new();
-        let mut all_paths: Vec<Utf8PathBuf> = paths.to_vec();
+        let mut all_paths: Vec<ProjectPath> = paths.to_vec();
         for tree in trees {
-            let mut files = Vec::new();
-            collect_files(tree, &mut files)?;
+            let files = files_under(tree)?;
             manifest.trees.push(TreeSnapshot {
-                root: relative(project_dir, tree),
-                files: files
-                    .iter()
-                    .map(|file| relative(project_dir, file))
-                    .collect(),
-                existed: tree.is_dir(),
+                root: tree.relative_text(),
+                files: files.iter().map(ProjectPath::relative_text).collect(),
+                existed: tree.absolute().is_dir(),
+            });
+            checked.trees.push(CheckedTree {
+                root: tree.clone(),
+                files: files.iter().cloned().collect(),
+                existed: tree.absolute().is_dir(),
             });
             all_paths.extend(files);
         }
@@ -124,48 +167,57 @@ impl Transaction {
             }
             let mut ancestor = path.parent();
             while let Some(dir) = ancestor {
-                if dir == project_dir || dir.as_str().is_empty() || dir.exists() {
+                if dir.absolute().exists() {
                     break;
                 }
-                absent_dirs.insert(relative(project_dir, dir));
                 ancestor = dir.parent();
+                absent_dirs.insert(dir);
             }
-            let image = match std::fs::read(&path) {
+            let image = match std::fs::read(path.absolute()) {
                 Ok(bytes) => {
                     let name = manifest.entries.len().to_string();
-                    fs_util::replace_atomically(&images.join(&name), &bytes, Flush::No)?;
-                    Some(name)
+                    let image = journal_file(project_dir, &format!("{IMAGES}/{name}"))?;
+                    contained::write_file(&image, &bytes, Flush::No)?;
+                    Some((name, image))
                 }
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-                Err(error) => return Err(io_context(&error, "cannot read", &path)),
+                Err(error) => return Err(io_context(&error, "cannot read", &path.absolute())),
             };
             manifest.entries.push(Entry {
-                path: relative(project_dir, &path),
-                image,
+                path: path.relative_text(),
+                image: image.as_ref().map(|(name, _)| name.clone()),
+            });
+            checked.entries.push(CheckedEntry {
+                path,
+                image: image.map(|(_, image)| image),
             });
         }
-        manifest.absent_dirs = absent_dirs.into_iter().collect();
+        manifest.absent_dirs = absent_dirs.iter().map(ProjectPath::relative_text).collect();
+        checked.absent_dirs = absent_dirs.into_iter().collect();
         let text = serde_json::to_string(&manifest).map_err(std::io::Error::other)?;
-        fs_util::replace_atomically(&journal.join(MANIFEST), text.as_bytes(), Flush::Yes)?;
+        contained::write_file(
+            &journal_file(project_dir, MANIFEST)?,
+            text.as_bytes(),
+            Flush::Yes,
+        )?;
         Ok(Self {
             project_dir: project_dir.to_owned(),
-            manifest,
+            manifest: checked,
             kept_dirs,
             pause,
         })
     }
 
-    fn is_armed_for(&self, path: &Utf8Path) -> bool {
-        let relative = relative(&self.project_dir, path);
+    fn is_armed_for(&self, path: &ProjectPath) -> bool {
         self.manifest
             .entries
             .iter()
-            .any(|entry| entry.path == relative)
+            .any(|entry| entry.path == *path)
             || self
                 .manifest
                 .trees
                 .iter()
-                .any(|tree| relative.starts_with(&format!("{}/", tree.root)))
+                .any(|tree| path.is_under(&tree.root) && *path != tree.root)
     }
 
     fn paused(&self) {
@@ -174,42 +226,42 @@ impl Transaction {
         }
     }
 
+    fn refuse_unrecorded(path: &ProjectPath) -> std::io::Error {
+        std::io::Error::other(format!(
+            "internal error: {} was not recorded before the transaction",
+            path.relative_text()
+        ))
+    }
+
     /// Replace `path` with `bytes`. The path must be one the transaction recorded.
-    pub fn write(&self, path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
+    pub fn write(&self, path: &ProjectPath, bytes: &[u8]) -> std::io::Result<()> {
         if !self.is_armed_for(path) {
-            return Err(std::io::Error::other(format!(
-                "internal error: {path} was not recorded before the transaction"
-            )));
+            return Err(Self::refuse_unrecorded(path));
         }
-        fs_util::replace_atomically(path, bytes, Flush::No)
-            .map_err(|e| io_context(&e, "cannot write", path))?;
+        contained::write_file(path, bytes, Flush::No)
+            .map_err(|e| io_context(&e.into(), "cannot write", &path.absolute()))?;
         self.paused();
         Ok(())
     }
 
     /// Remove `path` (recorded), and the folders above it that this leaves empty.
-    pub fn remove(&self, path: &Utf8Path) -> std::io::Result<()> {
+    pub fn remove(&self, path: &ProjectPath) -> std::io::Result<()> {
         if !self.is_armed_for(path) {
-            return Err(std::io::Error::other(format!(
-                "internal error: {path} was not recorded before the transaction"
-            )));
+            return Err(Self::refuse_unrecorded(path));
         }
-        match std::fs::remove_file(path) {
-            Ok(()) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => return Err(io_context(&error, "cannot remove", path)),
-        }
-        remove_empty_parents(path, &self.project_dir, &self.kept_dirs);
+        contained::remove_file(path)
+            .map_err(|e| io_context(&e.into(), "cannot remove", &path.absolute()))?;
+        remove_empty_parents(path, &self.kept_dirs);
         self.paused();
         Ok(())
     }
 
     /// The commit point: the manifest's removal. Then the journal goes.
     pub fn commit(self) -> std::io::Result<()> {
-        let journal = journal_dir(&self.project_dir);
-        std::fs::remove_file(journal.join(MANIFEST))
-            .map_err(|e| io_context(&e, "cannot commit", &journal))?;
-        let _ = std::fs::remove_dir_all(&journal);
+        let manifest = journal_file(&self.project_dir, MANIFEST)?;
+        contained::remove_file(&manifest)
+            .map_err(|e| io_context(&e.into(), "cannot commit", &journal_dir(&self.project_dir)))?;
+        let _ = remove_journal(&self.project_dir);
         Ok(())
     }
 
@@ -217,6 +269,28 @@ impl Transaction {
     pub fn rollback(self) -> std::io::Result<()> {
         roll_back(&self.project_dir, &self.manifest)
     }
+}
+
+/// Remove the journal folder (a link in its place is removed, never followed).
+fn remove_journal(project_dir: &Utf8Path) -> std::io::Result<()> {
+    let journal =
+        ProjectPath::parse(project_dir, JOURNAL_DIR).map_err(|refusal| refusal_error(&refusal))?;
+    contained::remove_tree(&journal)
+        .map_err(|e| io_context(&e.into(), "cannot clear", &journal.absolute()))
+}
+
+/// The files under `folder` now (links and other non-folders count as files; folders are
+/// never followed through a link).
+fn files_under(folder: &ProjectPath) -> std::io::Result<Vec<ProjectPath>> {
+    let mut absolute = Vec::new();
+    collect_files(&folder.absolute(), &mut absolute)?;
+    absolute
+        .iter()
+        .map(|file| {
+            ProjectPath::of_absolute(folder.project(), file)
+                .map_err(|refusal| refusal_error(&refusal))
+        })
+        .collect()
 }
 
 fn collect_files(folder: &Utf8Path, files: &mut Vec<Utf8PathBuf>) -> std::io::Result<()> {
@@ -239,24 +313,84 @@ fn collect_files(folder: &Utf8Path, files: &mut Vec<Utf8PathBuf>) -> std::io::Re
 
 /// Remove the empty folders above `path`, up to (not including) the project folder and the
 /// kept folders.
-fn remove_empty_parents(path: &Utf8Path, project_dir: &Utf8Path, kept: &BTreeSet<Utf8PathBuf>) {
+fn remove_empty_parents(path: &ProjectPath, kept: &BTreeSet<Utf8PathBuf>) {
     let mut folder = path.parent();
     while let Some(dir) = folder {
-        if dir == project_dir || !dir.starts_with(project_dir) || kept.contains(dir) {
-            return;
-        }
-        if std::fs::remove_dir(dir).is_err() {
+        if kept.contains(&dir.absolute()) || !contained::remove_empty_folder(&dir) {
             return;
         }
         folder = dir.parent();
     }
 }
 
-fn roll_back(project_dir: &Utf8Path, manifest: &Manifest) -> std::io::Result<()> {
-    let journal = journal_dir(project_dir);
-    let images = journal.join(IMAGES);
+/// Parse every path of a journal read from the disk into the project, and check that each
+/// resolves inside it now; the first that does not refuses the whole rollback, before anything
+/// is written.
+fn checked_manifest(
+    project_dir: &Utf8Path,
+    manifest: &Manifest,
+) -> Result<CheckedManifest, Problem> {
+    let manifest_path = format!("{JOURNAL_DIR}/{MANIFEST}");
+    let refuse = |key: &str, entry: &str, refusal: &PathRefusal| {
+        Problem::new(format!(
+            "the plugin journal's {key} entry \"{entry}\" cannot be rolled back: {refusal}"
+        ))
+        .at_path(manifest_path.as_str())
+        .with_help(format!(
+            "a journal names only files inside the project; restore the install from version control and delete {JOURNAL_DIR}/"
+        ))
+    };
+    let parse = |key: &str, entry: &str| {
+        ProjectPath::parse(project_dir, entry)
+            .and_then(|path| path.check_resolves_inside().map(|()| path))
+            .map_err(|refusal| refuse(key, entry, &refusal))
+    };
+    let mut checked = CheckedManifest {
+        entries: Vec::new(),
+        trees: Vec::new(),
+        absent_dirs: Vec::new(),
+    };
+    for entry in &manifest.entries {
+        let image = match &entry.image {
+            Some(name) if !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_digit()) => {
+                Some(parse("image", &format!("{JOURNAL_DIR}/{IMAGES}/{name}"))?)
+            }
+            Some(name) => {
+                return Err(refuse(
+                    "image",
+                    name,
+                    &PathRefusal::LeavesProject { path: name.clone() },
+                ));
+            }
+            None => None,
+        };
+        checked.entries.push(CheckedEntry {
+            path: parse("entries", &entry.path)?,
+            image,
+        });
+    }
+    for tree in &manifest.trees {
+        checked.trees.push(CheckedTree {
+            root: parse("trees", &tree.root)?,
+            files: tree
+                .files
+                .iter()
+                .map(|file| parse("trees", file))
+                .collect::<Result<_, _>>()?,
+            existed: tree.existed,
+        });
+    }
+    checked.absent_dirs = manifest
+        .absent_dirs
+        .iter()
+        .map(|dir| parse("absentDirs", dir))
+        .collect::<Result<_, _>>()?;
+    Ok(checked)
+}
+
+fn roll_back(project_dir: &Utf8Path, manifest: &CheckedManifest) -> std::io::Result<()> {
     for entry in manifest.entries.iter().rev() {
-        let path = project_dir.join(&entry.path);
+        let path = entry.path.absolute();
         if let Some(parent) = path.parent()
             && parent.is_dir()
         {
@@ -264,75 +398,62 @@ fn roll_back(project_dir: &Utf8Path, manifest: &Manifest) -> std::io::Result<()>
         }
         match &entry.image {
             Some(image) => {
-                let bytes = std::fs::read(images.join(image))
+                let bytes = std::fs::read(image.absolute())
                     .map_err(|e| io_context(&e, "cannot read the journal's image of", &path))?;
                 let current = std::fs::read(&path).ok();
                 if current.as_deref() != Some(bytes.as_slice()) {
-                    fs_util::replace_atomically(&path, &bytes, Flush::No)?;
+                    contained::write_file(&entry.path, &bytes, Flush::No)?;
                 }
             }
-            None => match std::fs::remove_file(&path) {
-                Ok(()) => {}
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-                Err(error) => return Err(io_context(&error, "cannot remove", &path)),
-            },
+            None => contained::remove_file(&entry.path)
+                .map_err(|e| io_context(&e.into(), "cannot remove", &path))?,
         }
     }
     for tree in &manifest.trees {
-        let root = project_dir.join(&tree.root);
-        let before: BTreeSet<&str> = tree.files.iter().map(String::as_str).collect();
-        let mut now = Vec::new();
-        collect_files(&root, &mut now)?;
-        for file in now {
-            if !before.contains(relative(project_dir, &file).as_str()) {
-                let _ = std::fs::remove_file(&file);
+        for file in files_under(&tree.root)? {
+            if !tree.files.contains(&file) {
+                let _ = contained::remove_file(&file);
             }
         }
-        remove_empty_folders_below(&root, tree.existed);
+        remove_empty_folders_below(&tree.root, tree.existed);
     }
-    let mut absent: Vec<&String> = manifest.absent_dirs.iter().collect();
-    absent.sort_by_key(|dir| std::cmp::Reverse(dir.len()));
+    let mut absent: Vec<&ProjectPath> = manifest.absent_dirs.iter().collect();
+    absent.sort_by_key(|dir| std::cmp::Reverse(dir.relative_text().len()));
     for dir in absent {
-        let dir = project_dir.join(dir);
-        if dir.is_dir() {
-            fs_util::sweep_stale_temporaries(&dir);
-            let _ = std::fs::remove_dir(&dir);
+        if dir.absolute().is_dir() {
+            fs_util::sweep_stale_temporaries(&dir.absolute());
+            contained::remove_empty_folder(dir);
         }
     }
-    std::fs::remove_file(journal.join(MANIFEST)).or_else(|error| {
-        if error.kind() == std::io::ErrorKind::NotFound {
-            Ok(())
-        } else {
-            Err(error)
-        }
-    })?;
-    let _ = std::fs::remove_dir_all(&journal);
+    let manifest_file = journal_file(project_dir, MANIFEST)?;
+    contained::remove_file(&manifest_file)?;
+    let _ = remove_journal(project_dir);
     Ok(())
 }
 
 /// Remove the empty folders under `root` (deepest first), and `root` itself when it did not
-/// exist before.
-fn remove_empty_folders_below(root: &Utf8Path, root_existed: bool) {
-    fn visit(folder: &Utf8Path) -> bool {
-        let Ok(entries) = folder.read_dir_utf8() else {
+/// exist before. Folders are never followed through a link.
+fn remove_empty_folders_below(root: &ProjectPath, root_existed: bool) {
+    fn visit(folder: &ProjectPath) -> bool {
+        let Ok(entries) = folder.absolute().read_dir_utf8() else {
             return false;
         };
         let mut empty = true;
         for entry in entries.filter_map(Result::ok) {
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
-                if visit(entry.path()) {
-                    let _ = std::fs::remove_dir(entry.path());
-                } else {
-                    empty = false;
+            let below = ProjectPath::of_absolute(folder.project(), entry.path());
+            match below {
+                Ok(below) if entry.file_type().is_ok_and(|kind| kind.is_dir()) => {
+                    if !(visit(&below) && contained::remove_empty_folder(&below)) {
+                        empty = false;
+                    }
                 }
-            } else {
-                empty = false;
+                _ => empty = false,
             }
         }
         empty
     }
     if visit(root) && !root_existed {
-        let _ = std::fs::remove_dir(root);
+        contained::remove_empty_folder(root);
     }
 }
 
@@ -347,29 +468,54 @@ pub enum Recovery {
     RolledBack,
 }
 
+/// Why [`recover`] wrote nothing, or what failed while it wrote.
+#[derive(Debug)]
+pub enum RecoverError {
+    /// The journal names a path the rollback may not write; nothing was written.
+    Refused(Problem),
+    Io(std::io::Error),
+}
+
+/// Whether an interrupted composition's journal waits in the project (read-only commands
+/// report it; only a command that writes rolls it back).
+pub fn is_waiting(project_dir: &Utf8Path) -> bool {
+    std::fs::symlink_metadata(journal_dir(project_dir)).is_ok()
+}
+
 /// Finish what a killed transaction left: roll an armed journal back, delete an unarmed one.
-/// Call it under the workspace lock, before reading the install.
-pub fn recover(project_dir: &Utf8Path) -> std::io::Result<Recovery> {
+/// Call it under the workspace lock, before reading the install, and only from a command that
+/// writes. Every path the journal names is parsed into the project before the first write.
+pub fn recover(project_dir: &Utf8Path) -> Result<Recovery, RecoverError> {
     let journal = journal_dir(project_dir);
-    if !journal.exists() {
+    if !is_waiting(project_dir) {
         return Ok(Recovery::Clean);
     }
     let manifest_path = journal.join(MANIFEST);
     let text = match std::fs::read_to_string(&manifest_path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            std::fs::remove_dir_all(&journal)
-                .map_err(|e| io_context(&e, "cannot remove", &journal))?;
+            remove_journal(project_dir).map_err(RecoverError::Io)?;
             return Ok(Recovery::Discarded);
         }
-        Err(error) => return Err(io_context(&error, "cannot read", &manifest_path)),
+        Err(error) => {
+            return Err(RecoverError::Io(io_context(
+                &error,
+                "cannot read",
+                &manifest_path,
+            )));
+        }
     };
     let manifest: Manifest = serde_json::from_str(&text).map_err(|error| {
-        std::io::Error::other(format!(
-            "the plugin journal {manifest_path} cannot be read ({error}); restore the install from version control and delete {journal}"
-        ))
+        RecoverError::Refused(
+            Problem::new(format!("the plugin journal cannot be read ({error})"))
+                .at_path(format!("{JOURNAL_DIR}/{MANIFEST}"))
+                .with_help(format!(
+                    "restore the install from version control and delete {JOURNAL_DIR}/"
+                )),
+        )
     })?;
-    roll_back(project_dir, &manifest)?;
+    let checked = checked_manifest(project_dir, &manifest).map_err(RecoverError::Refused)?;
+    roll_back(project_dir, &checked).map_err(RecoverError::Io)?;
     Ok(Recovery::RolledBack)
 }
 
@@ -386,12 +532,16 @@ mod tests {
         std::fs::write(kept.join("old.md"), "old").unwrap();
         std::fs::create_dir_all(project.join("tree/x")).unwrap();
         std::fs::write(project.join("tree/x/one"), "1").unwrap();
-        let paths = [kept.join("old.md"), project.join("new/deep/new.md")];
+        let paths = [
+            ProjectPath::parse(&project, "a/b/old.md").unwrap(),
+            ProjectPath::parse(&project, "new/deep/new.md").unwrap(),
+        ];
+        let tree = ProjectPath::parse(&project, "tree").unwrap();
         for kill in [false, true] {
             let transaction = Transaction::begin(
                 &project,
                 &paths,
-                &[project.join("tree")],
+                std::slice::from_ref(&tree),
                 BTreeSet::new(),
                 None,
             )
@@ -401,14 +551,15 @@ mod tests {
             std::fs::write(project.join("tree/x/two"), "2").unwrap();
             std::fs::create_dir_all(project.join("tree/y")).unwrap();
             std::fs::write(project.join("tree/y/three"), "3").unwrap();
-            assert!(transaction.write(&project.join("elsewhere"), b"x").is_err());
+            let elsewhere = ProjectPath::parse(&project, "elsewhere").unwrap();
+            assert!(transaction.write(&elsewhere, b"x").is_err());
             if kill {
                 drop(transaction);
                 assert_eq!(recover(&project).unwrap(), Recovery::RolledBack);
             } else {
                 transaction.rollback().unwrap();
             }
-            assert_eq!(std::fs::read_to_string(&paths[0]).unwrap(), "old");
+            assert_eq!(std::fs::read_to_string(paths[0].absolute()).unwrap(), "old");
             assert!(!project.join("new").exists(), "created folders are removed");
             assert!(!project.join("tree/x/two").exists() && !project.join("tree/y").exists());
             assert_eq!(
@@ -425,5 +576,51 @@ mod tests {
         assert!(!project.join(JOURNAL_DIR).exists());
         std::fs::create_dir_all(project.join(JOURNAL_DIR).join(IMAGES)).unwrap();
         assert_eq!(recover(&project).unwrap(), Recovery::Discarded);
+    }
+
+    #[test]
+    fn a_journal_naming_a_path_outside_the_project_is_refused_and_nothing_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        let project = root.join("project");
+        let outside = root.join("outside");
+        std::fs::create_dir_all(project.join(JOURNAL_DIR).join(IMAGES)).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("canary"), "canary").unwrap();
+        std::fs::write(project.join(JOURNAL_DIR).join(IMAGES).join("0"), "planted").unwrap();
+        let canary = outside.join("canary");
+        for (entries, trees) in [
+            (
+                format!(r#"[{{"path": "{canary}", "image": "0"}}]"#),
+                "[]".to_owned(),
+            ),
+            (
+                r#"[{"path": "../outside/canary", "image": null}]"#.to_owned(),
+                "[]".to_owned(),
+            ),
+            (
+                r#"[{"path": ".git/config", "image": "0"}]"#.to_owned(),
+                "[]".to_owned(),
+            ),
+            (
+                r#"[{"path": "a", "image": "../../../outside/canary"}]"#.to_owned(),
+                "[]".to_owned(),
+            ),
+            (
+                "[]".to_owned(),
+                format!(r#"[{{"root": "{outside}", "files": [], "existed": true}}]"#),
+            ),
+        ] {
+            let manifest =
+                format!(r#"{{"entries": {entries}, "trees": {trees}, "absent_dirs": []}}"#);
+            std::fs::write(project.join(JOURNAL_DIR).join(MANIFEST), &manifest).unwrap();
+            assert!(
+                matches!(recover(&project), Err(RecoverError::Refused(_))),
+                "{manifest}"
+            );
+            assert_eq!(std::fs::read_to_string(&canary).unwrap(), "canary");
+            assert!(project.join(JOURNAL_DIR).join(MANIFEST).exists());
+        }
+        assert!(!project.join(".git").exists() && !project.join("a").exists());
     }
 }

@@ -34,6 +34,7 @@ use std::collections::BTreeMap;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
+use crate::fs_util::contained::{PathRefusal, ProjectPath};
 use crate::plugin::Problem;
 
 pub const LOCK_FILE_NAME: &str = "aidlc.lock.json";
@@ -196,7 +197,43 @@ pub fn read_lock(project_dir: &Utf8Path, harness_dir: &str) -> Result<Lock, Prob
         .at_path(LOCK_FILE_NAME)
         .with_help(format!("pass --harness for {}", lock.harness)));
     }
+    check_lock_paths(project_dir, &lock)?;
     Ok(lock)
+}
+
+/// Every path the lock names (the composed stages, each plugin's files, adopted files and
+/// vendored folder) parsed into the project: a path the composition may write or remove. The
+/// first that is not refuses the lock, naming the entry and why, before anything is written.
+fn check_lock_paths(project_dir: &Utf8Path, lock: &Lock) -> Result<(), Problem> {
+    let refuse = |key: &[&str], path: &str, refusal: &PathRefusal| {
+        Problem::new(format!(
+            "the lock file's entry \"{path}\" under `{}` is not a path the composition may write: {refusal}",
+            key.join(".")
+        ))
+        .at_path(LOCK_FILE_NAME)
+        .at_key_item(key, path)
+        .with_help("a lock file names only files inside the project, outside .git; restore it from version control")
+    };
+    let check = |key: &[&str], path: &str| {
+        ProjectPath::parse(project_dir, path)
+            .map(drop)
+            .map_err(|refusal| refuse(key, path, &refusal))
+    };
+    for path in lock.stages.keys() {
+        check(&["stages"], path)?;
+    }
+    for (name, plugin) in &lock.plugins {
+        for path in plugin.files.keys() {
+            check(&["plugins", name, "files"], path)?;
+        }
+        for path in &plugin.adopted {
+            check(&["plugins", name, "adopted"], path)?;
+        }
+        if let Some(vendored) = &plugin.vendored {
+            check(&["plugins", name, "vendored"], vendored)?;
+        }
+    }
+    Ok(())
 }
 
 /// `blake3:<hex>` of `bytes`.
@@ -238,5 +275,48 @@ mod tests {
             .replace("\"files\"", "\"filez\"");
         std::fs::write(lock_path(&project), text).unwrap();
         assert!(read_lock(&project, ".claude").is_err());
+    }
+
+    #[test]
+    fn a_lock_naming_a_path_outside_the_project_or_in_git_is_refused_with_its_entry() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        for escape in ["/etc/passwd", "../outside", "a/../../b", ".git/config", ""] {
+            for key in ["stages", "files"] {
+                let mut lock = Lock::empty(".claude");
+                if key == "stages" {
+                    lock.stages.insert(
+                        escape.to_owned(),
+                        LockedStage {
+                            base: String::new(),
+                            composed: content_hash(b""),
+                        },
+                    );
+                } else {
+                    lock.plugins.insert(
+                        "p".into(),
+                        LockedPlugin {
+                            version: "0.1.0".into(),
+                            kind: SourceKind::Path,
+                            source: "../p".into(),
+                            rev: None,
+                            commit: None,
+                            vendored: None,
+                            integrity: "blake3:00".into(),
+                            dependencies: Vec::new(),
+                            files: BTreeMap::from([(escape.to_owned(), content_hash(b"x"))]),
+                            adopted: Vec::new(),
+                        },
+                    );
+                }
+                std::fs::write(lock_path(&project), lock.to_bytes()).unwrap();
+                let refusal = read_lock(&project, ".claude").unwrap_err();
+                assert!(
+                    refusal.message.contains(key) && refusal.message.contains(escape),
+                    "{key} {escape}: {}",
+                    refusal.message
+                );
+            }
+        }
     }
 }

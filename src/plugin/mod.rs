@@ -41,7 +41,7 @@
 //! Invariants:
 //! - every guard runs before the first write: a refused plugin leaves the install untouched;
 //! - the install is only ever changed inside a journal transaction, so after any failure or
-//!   kill it is (once the next `aidlc plugin` command has recovered) the state before or after;
+//!   kill it is (once the next `aidlc plugin add|remove|sync` has recovered) the state before or after;
 //! - composing is a function of the install's base and the chosen plugins: a second sync
 //!   writes nothing, and removing a plugin gives back the base bytes it was composed on.
 

@@ -1,11 +1,13 @@
 //! The four commands: `add`, `remove`, `sync` (recompose every recorded plugin, plus the host
 //! plugin roots the reference's `SessionStart` hook passes in the environment) and `list`.
 //!
-//! Each one holds the workspace lock (the audit lock the reference composer holds, D2) for its
-//! whole run, first finishes what a killed run left (`journal::recover`), then reads the lock
-//! file, the selection and the plugins, plans, and applies the plan in one transaction: the
-//! changes, the compile (`compile::load_and_compile_once` and the write path of `aidlc
-//! compile`), the conductor's generated files, then the commit. Any failure rolls back.
+//! Each composing command holds the workspace lock (the audit lock the reference composer holds,
+//! D2) for its whole run, first finishes what a killed run left (`journal::recover`), then reads
+//! the lock file, the selection and the plugins, plans, parses every path of the plan into the
+//! project (`fs_util::contained::ProjectPath`, D56), and applies the plan in one transaction:
+//! the changes, the compile (`compile::load_and_compile_once` and the write path of `aidlc
+//! compile`), the conductor's generated files, then the commit. Any failure rolls back. `list`
+//! takes no lock and writes nothing: it reports a waiting journal and leaves it.
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -15,6 +17,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile;
 use crate::db::CompilerDatabase;
 use crate::discover::Layout;
+use crate::fs_util::contained::ProjectPath;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::compose::{self, ChosenPlugin, Plan};
 use crate::plugin::journal::{self, Recovery, Transaction};
@@ -59,7 +62,8 @@ pub struct ListedPlugin {
 
 #[derive(Debug, Clone)]
 pub struct Listing {
-    pub recovered: bool,
+    /// An interrupted composition's journal waits for the next command that writes.
+    pub journal_waiting: bool,
     pub selection: Option<BTreeSet<String>>,
     pub plugins: Vec<ListedPlugin>,
 }
@@ -399,8 +403,7 @@ fn compose_under_lock(
     let _lock =
         crate::audit_lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
     let started_ns = sync_record::now_ns();
-    let recovered = journal::recover(&layout.project_dir)
-        .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
+    let recovered = recover(layout)?;
     if let Some(roots) = sync_roots
         && recovered == Recovery::Clean
         && let Some(nothing) = sync_record::check(layout, roots)
@@ -457,10 +460,53 @@ fn compose_under_lock(
         }
         return Ok(outcome);
     }
+    let changes = contained_changes(layout, &plan.changes)?;
     sync_record::remove(layout)
         .map_err(|e| io_error("cannot remove the plugin sync record", &e))?;
-    apply(layout, &plan, authored, &mut outcome)?;
+    apply(layout, &plan, &changes, authored, &mut outcome)?;
     Ok(outcome)
+}
+
+/// Finish what a killed composition left, or refuse (writing nothing) a journal that names a
+/// path outside the project.
+fn recover(layout: &Layout) -> Result<Recovery, PluginError> {
+    journal::recover(&layout.project_dir).map_err(|error| match error {
+        journal::RecoverError::Refused(problem) => PluginError::refused(problem),
+        journal::RecoverError::Io(error) => {
+            io_error("cannot finish the interrupted composition", &error)
+        }
+    })
+}
+
+/// A plan change: the path it writes or removes, and the bytes it writes (`None`: removed).
+type ContainedChange<'a> = (ProjectPath, Option<&'a [u8]>);
+
+/// Every path of the plan's changes parsed into the project and resolved inside it now, or the
+/// first that is not, before anything is written.
+fn contained_changes<'a>(
+    layout: &Layout,
+    changes: &'a [(Utf8PathBuf, Option<Vec<u8>>)],
+) -> Result<Vec<ContainedChange<'a>>, PluginError> {
+    changes
+        .iter()
+        .map(|(path, bytes)| contained_path(layout, path).map(|path| (path, bytes.as_deref())))
+        .collect()
+}
+
+/// `path` (absolute) as a path the composition may write, or the refusal naming it.
+fn contained_path(layout: &Layout, path: &Utf8Path) -> Result<ProjectPath, PluginError> {
+    ProjectPath::of_absolute(&layout.project_dir, path)
+        .and_then(|contained| contained.check_resolves_inside().map(|()| contained))
+        .map_err(|refusal| {
+            PluginError::refused(
+                Problem::new(format!(
+                    "refusing to write {}: {refusal}",
+                    layout.display(path)
+                ))
+                .at_path(layout.display(path).to_string())
+                .with_help("a composition writes only inside the project, never through a link that leads out of it nor into .git; replace the link with a folder, or fix the entry that names the path"),
+            )
+        })
 }
 
 /// Everything a plan that changed nothing read: its install files and folders, the lock file,
@@ -582,6 +628,7 @@ fn authored_files_of(
 fn apply(
     layout: &Layout,
     plan: &Plan,
+    changes: &[ContainedChange<'_>],
     authored: Option<AuthoredFiles>,
     outcome: &mut ComposeOutcome,
 ) -> Result<(), PluginError> {
@@ -590,16 +637,20 @@ fn apply(
     } else {
         None
     };
-    let mut paths: Vec<Utf8PathBuf> = plan.changes.iter().map(|(path, _)| path.clone()).collect();
+    let mut paths: Vec<ProjectPath> = changes.iter().map(|(path, _)| path.clone()).collect();
     let mut trees = Vec::new();
     if plan.install_changed {
-        paths.push(layout.stage_graph_path.clone());
-        paths.push(layout.scope_grid_path.clone());
+        paths.push(contained_path(layout, &layout.stage_graph_path)?);
+        paths.push(contained_path(layout, &layout.scope_grid_path)?);
     }
     if let Some(refresh) = &refresh {
         let (refresh_trees, refresh_files) = refresh.written_paths();
-        trees.extend(refresh_trees);
-        paths.extend(refresh_files);
+        for tree in refresh_trees {
+            trees.push(contained_path(layout, &tree)?);
+        }
+        for file in refresh_files {
+            paths.push(contained_path(layout, &file)?);
+        }
     }
     let transaction = Transaction::begin(
         &layout.project_dir,
@@ -612,6 +663,7 @@ fn apply(
     let result = apply_armed(
         layout,
         plan,
+        changes,
         authored,
         refresh.as_ref(),
         &transaction,
@@ -633,13 +685,14 @@ fn apply(
 fn apply_armed(
     layout: &Layout,
     plan: &Plan,
+    changes: &[ContainedChange<'_>],
     authored: Option<AuthoredFiles>,
     refresh: Option<&conductor::ConductorRefresh>,
     transaction: &Transaction,
     outcome: &mut ComposeOutcome,
 ) -> Result<(), PluginError> {
-    for (path, bytes) in &plan.changes {
-        let shown = layout.display(path).to_string();
+    for (path, bytes) in changes {
+        let shown = layout.display(&path.absolute()).to_string();
         if let Some(bytes) = bytes {
             transaction
                 .write(path, bytes)
@@ -948,7 +1001,7 @@ pub struct StaleComposition {
 /// Plan the sync of the recorded plugins without applying it: `None` when no plugin's source
 /// changed since it was composed (whatever else drifted: `plugin list` and `doctor` report an
 /// edited installed copy), or when an interrupted composition's journal is waiting for the
-/// next `aidlc plugin` command to roll it back. Takes no lock and writes nothing (not the
+/// next `aidlc plugin add|remove|sync` to roll it back. Takes no lock and writes nothing (not the
 /// journal's recovery, not the sync record, not the drop logs); a refusal is the one `sync`
 /// would give. The trees come from `trees` (the language server's warm trees, D54).
 pub fn stale_composition(
@@ -1060,12 +1113,10 @@ pub fn changed_sources(
     Ok(check)
 }
 
-/// `aidlc plugin list`.
+/// `aidlc plugin list`: reads the lock and the selection and writes nothing (no workspace lock,
+/// and an interrupted composition's journal is reported, never rolled back).
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
-    let _lock =
-        crate::audit_lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
-    let recovered = journal::recover(&layout.project_dir)
-        .map_err(|e| io_error("cannot finish the interrupted composition", &e))?;
+    let journal_waiting = journal::is_waiting(&layout.project_dir);
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
     let selection = selection::read_selection(&harness_json(layout))?;
     let mut plugins = vec![ListedPlugin {
@@ -1090,7 +1141,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
         });
     }
     Ok(Listing {
-        recovered: recovered == Recovery::RolledBack,
+        journal_waiting,
         selection,
         plugins,
     })

@@ -160,9 +160,8 @@ pub fn record(
     warnings: &[Problem],
     started_ns: u64,
 ) -> std::io::Result<()> {
-    let path = sync_record_path(layout);
     match record_of(layout, environment, read, plugins, warnings, started_ns) {
-        Some(record) => write_record(&path, &record),
+        Some(record) => write_record(&contained_record_path(layout)?, &record),
         None => remove(layout),
     }
 }
@@ -287,23 +286,38 @@ pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSy
 
 /// Remove the record (a composition is about to change what it names).
 pub fn remove(layout: &Layout) -> std::io::Result<()> {
-    match std::fs::remove_file(sync_record_path(layout)) {
-        Err(error) if error.kind() != std::io::ErrorKind::NotFound => Err(error),
-        _ => Ok(()),
-    }
+    let path = contained_record_path(layout)?;
+    crate::fs_util::contained::remove_file(&path).map_err(Into::into)
+}
+
+/// The record's path as a path the layer writes.
+fn contained_record_path(
+    layout: &Layout,
+) -> std::io::Result<crate::fs_util::contained::ProjectPath> {
+    crate::fs_util::contained::ProjectPath::of_absolute(
+        &layout.project_dir,
+        &sync_record_path(layout),
+    )
+    .map_err(|refusal| {
+        std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string())
+    })
 }
 
 fn header(body: &str) -> String {
     format!("{MAGIC} {FORMAT} {}", hash_hex(body.as_bytes()))
 }
 
-fn write_record(path: &Utf8Path, record: &Record) -> std::io::Result<()> {
+fn write_record(
+    path: &crate::fs_util::contained::ProjectPath,
+    record: &Record,
+) -> std::io::Result<()> {
     let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
     let text = format!("{}\n{body}", header(&body));
-    if std::fs::read(path).ok().as_deref() == Some(text.as_bytes()) {
+    if std::fs::read(path.absolute()).ok().as_deref() == Some(text.as_bytes()) {
         return Ok(());
     }
-    crate::fs_util::replace_atomically(path, text.as_bytes(), crate::fs_util::Flush::No)
+    crate::fs_util::contained::write_file(path, text.as_bytes(), crate::fs_util::Flush::No)
+        .map_err(Into::into)
 }
 
 fn read_record(path: &Utf8Path) -> Option<Record> {
@@ -335,7 +349,9 @@ mod tests {
     #[test]
     fn a_record_with_a_changed_checksum_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(dir.path().join("record")).unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        let contained = crate::fs_util::contained::ProjectPath::parse(&project, "record").unwrap();
+        let path = contained.absolute();
         let record = Record {
             tool: "t".into(),
             layout: vec![],
@@ -346,7 +362,7 @@ mod tests {
             plugins: vec!["p".into()],
             warnings: vec![],
         };
-        write_record(&path, &record).unwrap();
+        write_record(&contained, &record).unwrap();
         assert_eq!(read_record(&path), Some(record));
         let text = std::fs::read_to_string(&path)
             .unwrap()

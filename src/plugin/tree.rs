@@ -181,6 +181,11 @@ pub fn read_tree_from(
     })
 }
 
+/// A git repository's own folder: never part of a plugin tree, wherever it is (a git plugin
+/// whose subtree is its root `.` has its clone's `.git/` there), so composed files, the kept
+/// copy (which leaves it out too) and the lock agree.
+const GIT_FOLDER: &str = ".git";
+
 /// One subtree's walk: where it starts, whose it is, and what it has found.
 struct Walk<'a> {
     base: &'a Utf8Path,
@@ -225,6 +230,9 @@ impl Walk<'_> {
                     continue;
                 }
             };
+            if path.file_name() == Some(GIT_FOLDER) {
+                continue;
+            }
             match self.source.kind(&path, Follow::No) {
                 EntryKind::Missing | EntryKind::Unreadable(_) => self.problems.push(
                     Problem::new("cannot read the file's type")

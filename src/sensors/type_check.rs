@@ -158,6 +158,10 @@ fn build_info_file(project_dir: &Utf8Path, tsconfig: &Utf8Path) -> Utf8PathBuf {
 }
 
 /// The build-info file, once its folder exists; `None` when the folder cannot be made.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the type checker's build-info cache folder under the project's own node_modules/.cache"
+)]
 fn prepared_build_info_file(project_dir: &Utf8Path, tsconfig: &Utf8Path) -> Option<Utf8PathBuf> {
     let file = build_info_file(project_dir, tsconfig);
     std::fs::create_dir_all(file.parent()?).ok()?;

@@ -137,6 +137,10 @@ fn invalid_clone_id_error(path: &Utf8Path, content: &str) -> std::io::Error {
     )
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the clone id file, at the path the engine names in the project's aidlc folder, published exclusively so that two clones minting at once keep one id"
+)]
 fn mint_clone_id(path: &Utf8Path) -> std::io::Result<String> {
     let folder = path.parent().unwrap_or(Utf8Path::new("."));
     std::fs::create_dir_all(folder)?;
@@ -154,6 +158,10 @@ fn mint_clone_id(path: &Utf8Path) -> std::io::Result<String> {
 /// partial file where hard links work: the bytes are written to a private temporary file first
 /// and linked into place. Where links are refused, the file is created exclusively and written
 /// in place; [`read_clone_id`] waits for such a file to fill.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the clone id file, at the path the engine names in the project's aidlc folder, published exclusively so that two clones minting at once keep one id"
+)]
 fn publish_without_replacing(path: &Utf8Path, contents: &[u8]) -> std::io::Result<()> {
     let folder = path.parent().unwrap_or(Utf8Path::new("."));
     let mut builder = tempfile::Builder::new();
@@ -172,6 +180,10 @@ fn publish_without_replacing(path: &Utf8Path, contents: &[u8]) -> std::io::Resul
     }
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the clone id file, at the path the engine names in the project's aidlc folder, published exclusively so that two clones minting at once keep one id"
+)]
 fn write_exclusively(path: &Utf8Path, contents: &[u8]) -> std::io::Result<()> {
     let mut file = std::fs::OpenOptions::new()
         .write(true)

@@ -43,6 +43,10 @@ pub struct CreatedIntent {
 ///
 /// Invariant: a refusal writes nothing; a failure to write the state or the registry removes
 /// the folder this call created, so no record exists without its registry row.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "an intent record's folder, at the path the engine names from the checked intent label, created exclusively so that two intents never share one"
+)]
 pub fn create_intent(
     project_dir: &Utf8Path,
     label: &str,
@@ -154,6 +158,10 @@ fn registry_text(rows: Vec<serde_json::Value>) -> String {
 }
 
 /// Create the record folder, failing when anything already has its name.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "an intent record's folder, at the path the engine names from the checked intent label, created exclusively so that two intents never share one"
+)]
 fn create_record_folder(intents_dir: &Utf8Path, record: &Utf8Path) -> Result<(), WorkspaceError> {
     std::fs::create_dir_all(intents_dir).map_err(|error| WorkspaceError::CannotWrite {
         path: intents_dir.to_owned(),
@@ -189,6 +197,10 @@ fn new_intent_state_text(label: &str, started_at: &str) -> String {
     )
 }
 
+#[expect(
+    clippy::disallowed_methods,
+    reason = "an intent record's files, at the paths the engine names inside the record folder it has just created exclusively"
+)]
 fn write_file(path: &Utf8Path, text: &str) -> Result<(), WorkspaceError> {
     crate::fs_util::write_atomic(path, text.as_bytes()).map_err(|error| {
         WorkspaceError::CannotWrite {

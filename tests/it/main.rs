@@ -7,6 +7,9 @@
 //!   lines, and a `compile --check` that writes nothing (issue 10);
 //! - `compile_fuzz`: mutated manifests and stage files never panic, and a failing compile
 //!   leaves the previous graph alone (property-based);
+//! - `containment`: every write stays inside the project whatever a planted journal, a lock
+//!   file or a linked harness folder says, the read-only commands write nothing, and a git
+//!   plugin's `.git/` is never composed;
 //! - `incremental`: the salsa event log shows which queries re-run after an edit;
 //! - `up_to_date`: the no-op path and everything that must defeat it;
 //! - `watch`: `compile --watch` driven by real file edits;
@@ -77,12 +80,18 @@
 //! - `synthetic` (`tests/support/synthetic.rs`, shared with the benchmarks): generated projects of
 //!   any size; `synthetic_projects`: they are deterministic and compile without a diagnostic.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "integration tests build their fixture projects directly on the disk; the binary under test writes through the file-system layer"
+)]
+
 mod authoring;
 mod bad_input;
 mod ci_formats;
 mod ci_reports;
 mod compile;
 mod compile_fuzz;
+mod containment;
 mod disabled_stages;
 mod docs;
 mod doctor;

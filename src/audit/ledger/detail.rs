@@ -107,6 +107,10 @@ pub fn non_evaluation_detail_body(
 /// cost a millisecond or more per failing fire. An interrupted run (Ctrl-C, a kill) still
 /// leaves no half-written detail file; a power cut may lose the last ones, as it may the
 /// ledger's last rows.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a detail file's atomic rename, in the fire's detail folder that write_folder::create_write_folder resolved inside the project just above"
+)]
 pub fn write_detail_file(
     project_dir: &Utf8Path,
     path: &Utf8Path,

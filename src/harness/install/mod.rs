@@ -40,6 +40,8 @@ pub mod json_text;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::fs_util::Flush;
+use crate::fs_util::contained::{self, ProjectPath};
 use crate::harness::Harness;
 pub use crate::harness::commands::{
     DEFAULT_PROGRAM, RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND,
@@ -172,6 +174,11 @@ pub enum HookInstallError {
     },
     #[error(transparent)]
     Folder(#[from] crate::write_folder::WriteFolderError),
+    #[error("refusing to write {path}: {refusal}")]
+    Outside {
+        path: Utf8PathBuf,
+        refusal: crate::fs_util::contained::PathRefusal,
+    },
 }
 
 /// The files `harness` lists its hooks in, as one JSON settings file each.
@@ -365,34 +372,42 @@ fn refuse_read_only(file: &FilePlan) -> Result<(), HookInstallError> {
     Ok(())
 }
 
-/// Write (or remove) each file the plan changes, atomically. Returns the files changed.
+/// Write (or remove) each file the plan changes, atomically. Returns the files changed. Every
+/// path is parsed into the project ([`ProjectPath`]) before the first write; a path that is
+/// not inside it refuses the whole plan, with nothing written.
 pub fn apply(
     plan: &HookPlan,
     project_dir: &Utf8Path,
 ) -> Result<Vec<Utf8PathBuf>, HookInstallError> {
+    let changing: Vec<(&FilePlan, ProjectPath)> = plan
+        .files
+        .iter()
+        .filter(|file| file.changes_the_file())
+        .map(|file| {
+            ProjectPath::of_absolute(project_dir, &file.path)
+                .and_then(|path| path.check_resolves_inside().map(|()| path))
+                .map(|path| (file, path))
+                .map_err(|refusal| HookInstallError::Outside {
+                    path: file.path.clone(),
+                    refusal,
+                })
+        })
+        .collect::<Result<_, _>>()?;
     let mut changed = Vec::new();
-    for file in plan.files.iter().filter(|file| file.changes_the_file()) {
+    for (file, path) in changing {
         match &file.after {
             Some(text) => {
-                let folder = file.path.parent().unwrap_or(Utf8Path::new(".")).to_owned();
-                crate::write_folder::create_write_folder(project_dir, &folder)?;
-                crate::fs_util::write_atomic(&file.path, text.as_bytes()).map_err(|source| {
+                contained::write_file(&path, text.as_bytes(), Flush::Yes).map_err(|error| {
                     HookInstallError::Write {
                         path: file.path.clone(),
-                        source,
+                        source: error.into(),
                     }
                 })?;
             }
-            None => match std::fs::remove_file(&file.path) {
-                Ok(()) => {}
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-                Err(source) => {
-                    return Err(HookInstallError::Remove {
-                        path: file.path.clone(),
-                        source,
-                    });
-                }
-            },
+            None => contained::remove_file(&path).map_err(|error| HookInstallError::Remove {
+                path: file.path.clone(),
+                source: error.into(),
+            })?,
         }
         changed.push(file.path.clone());
     }
