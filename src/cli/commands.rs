@@ -448,7 +448,7 @@ fn read_sources(layout: &Layout, diagnostics: &[Diagnostic]) -> BTreeMap<Utf8Pat
     compile::files_named_by(diagnostics)
         .into_iter()
         .filter_map(|path| {
-            let text = std::fs::read_to_string(layout.project_dir.join(path)).ok()?;
+            let text = crate::fs_util::read_input_text(&layout.project_dir.join(path)).ok()?;
             Some((path.to_owned(), text))
         })
         .collect()

@@ -805,7 +805,7 @@ fn prune_earlier_details(detail_path: &Utf8Path, sensor_id: &str, output_path: &
         if !is_this_sensors {
             continue;
         }
-        let same_output = std::fs::read_to_string(entry.path())
+        let same_output = crate::fs_util::read_input_text(entry.path())
             .is_ok_and(|text| text.lines().any(|line| line == wanted));
         if same_output {
             let _ = std::fs::remove_file(entry.path());

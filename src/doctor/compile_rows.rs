@@ -231,7 +231,7 @@ fn rule_pairings(layout: &Layout) -> Vec<(String, String)> {
     discover::list_rule_files(&layout.rules_dir)
         .into_iter()
         .filter_map(|(_, path)| {
-            let text = std::fs::read_to_string(&path).ok()?;
+            let text = crate::fs_util::read_input_text(&path).ok()?;
             let pairing = frontmatter_value(&text, "pairing")?;
             Some((layout.display(&path).to_string(), pairing))
         })

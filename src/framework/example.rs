@@ -222,9 +222,9 @@ fn intent_files(project_dir: &Utf8Path, space: &str, intent: &CreatedIntent) -> 
 
 fn set_current_stage(record: &Utf8Path, stage: &str) -> Result<(), ExampleError> {
     let path = workspace::state_file_path(record);
-    let text = std::fs::read_to_string(&path).map_err(|source| ExampleError::Read {
+    let text = crate::fs_util::read_input_text(&path).map_err(|error| ExampleError::Read {
         path: path.clone(),
-        source,
+        source: error.into_io_error(),
     })?;
     let updated = workspace::set_state_field(&text, "Current Stage", stage)
         .ok_or_else(|| ExampleError::NoCurrentStageField { path: path.clone() })?;

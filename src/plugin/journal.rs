@@ -81,6 +81,11 @@ fn io_context(error: &std::io::Error, what: &str, path: &Utf8Path) -> std::io::E
     std::io::Error::new(error.kind(), format!("{what} {path}: {error}"))
 }
 
+/// [`io_context`] for a refused or failed [`fs_util::read_input`].
+fn input_context(error: &fs_util::InputError, what: &str, path: &Utf8Path) -> std::io::Error {
+    std::io::Error::other(format!("{what} {path}: {error}"))
+}
+
 impl Transaction {
     /// Record the before-images of `paths` and of every file under `trees`, then arm.
     pub fn begin(
@@ -130,14 +135,14 @@ impl Transaction {
                 absent_dirs.insert(relative(project_dir, dir));
                 ancestor = dir.parent();
             }
-            let image = match std::fs::read(&path) {
+            let image = match fs_util::read_input(&path) {
                 Ok(bytes) => {
                     let name = manifest.entries.len().to_string();
                     fs_util::replace_atomically(&images.join(&name), &bytes, Flush::No)?;
                     Some(name)
                 }
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-                Err(error) => return Err(io_context(&error, "cannot read", &path)),
+                Err(error) if error.is_not_found() => None,
+                Err(error) => return Err(input_context(&error, "cannot read", &path)),
             };
             manifest.entries.push(Entry {
                 path: relative(project_dir, &path),
@@ -264,9 +269,9 @@ fn roll_back(project_dir: &Utf8Path, manifest: &Manifest) -> std::io::Result<()>
         }
         match &entry.image {
             Some(image) => {
-                let bytes = std::fs::read(images.join(image))
-                    .map_err(|e| io_context(&e, "cannot read the journal's image of", &path))?;
-                let current = std::fs::read(&path).ok();
+                let bytes = fs_util::read_input(&images.join(image))
+                    .map_err(|e| input_context(&e, "cannot read the journal's image of", &path))?;
+                let current = fs_util::read_input(&path).ok();
                 if current.as_deref() != Some(bytes.as_slice()) {
                     fs_util::replace_atomically(&path, &bytes, Flush::No)?;
                 }
@@ -355,14 +360,14 @@ pub fn recover(project_dir: &Utf8Path) -> std::io::Result<Recovery> {
         return Ok(Recovery::Clean);
     }
     let manifest_path = journal.join(MANIFEST);
-    let text = match std::fs::read_to_string(&manifest_path) {
+    let text = match fs_util::read_input_text(&manifest_path) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+        Err(error) if error.is_not_found() => {
             std::fs::remove_dir_all(&journal)
                 .map_err(|e| io_context(&e, "cannot remove", &journal))?;
             return Ok(Recovery::Discarded);
         }
-        Err(error) => return Err(io_context(&error, "cannot read", &manifest_path)),
+        Err(error) => return Err(input_context(&error, "cannot read", &manifest_path)),
     };
     let manifest: Manifest = serde_json::from_str(&text).map_err(|error| {
         std::io::Error::other(format!(

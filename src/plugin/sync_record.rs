@@ -300,14 +300,14 @@ fn header(body: &str) -> String {
 fn write_record(path: &Utf8Path, record: &Record) -> std::io::Result<()> {
     let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
     let text = format!("{}\n{body}", header(&body));
-    if std::fs::read(path).ok().as_deref() == Some(text.as_bytes()) {
+    if crate::fs_util::read_input(path).ok().as_deref() == Some(text.as_bytes()) {
         return Ok(());
     }
     crate::fs_util::replace_atomically(path, text.as_bytes(), crate::fs_util::Flush::No)
 }
 
 fn read_record(path: &Utf8Path) -> Option<Record> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::fs_util::read_input_text(path).ok()?;
     let (first, body) = text.split_once('\n')?;
     if first != header(body) {
         return None;

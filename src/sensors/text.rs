@@ -6,8 +6,8 @@
 use camino::Utf8Path;
 
 /// The file's text; invalid UTF-8 is replaced, as Node's `readFileSync(p, "utf-8")` does.
-pub(super) fn read_text_lossy(path: &Utf8Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
+pub(super) fn read_text_lossy(path: &Utf8Path) -> Result<String, crate::fs_util::InputError> {
+    let bytes = crate::fs_util::read_input(path)?;
     Ok(String::from_utf8(bytes)
         .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
 }
