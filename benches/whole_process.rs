@@ -67,6 +67,10 @@
     clippy::print_stderr,
     reason = "a benchmark harness reports on the terminal; it is not part of the engine"
 )]
+#![expect(
+    clippy::disallowed_methods,
+    reason = "a benchmark reads back the files it measures, whole"
+)]
 
 #[path = "../tests/support/synthetic.rs"]
 #[expect(dead_code, reason = "a bench uses only the generators it measures")]

@@ -445,6 +445,10 @@ fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> Holder {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
 

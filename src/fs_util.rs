@@ -555,6 +555,10 @@ pub(crate) fn read_whole_file(
 pub(crate) const ONE_READ_BELOW: usize = 256 * 1024;
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
 

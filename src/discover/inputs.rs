@@ -740,6 +740,10 @@ impl ProjectInputs {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
     use crate::fs_util::ONE_READ_BELOW;

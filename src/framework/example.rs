@@ -237,6 +237,10 @@ fn project_relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use std::collections::BTreeMap;
     use std::time::Duration;

@@ -559,6 +559,10 @@ pub static DEFAULT_FRAMEWORK: &[EmbeddedFile] = &[
 ];
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use std::collections::BTreeSet;
 

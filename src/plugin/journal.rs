@@ -379,6 +379,10 @@ pub fn recover(project_dir: &Utf8Path) -> std::io::Result<Recovery> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
 

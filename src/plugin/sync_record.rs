@@ -316,6 +316,10 @@ fn read_record(path: &Utf8Path) -> Option<Record> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
 

@@ -199,6 +199,10 @@ fn write_file(path: &Utf8Path, text: &str) -> Result<(), WorkspaceError> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
     use crate::workspace::test_support::{temp_project, write};
