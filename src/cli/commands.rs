@@ -301,7 +301,9 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     );
     let started = Instant::now();
     // A composed plugin edited at its source since: the compile reads its stale copies (D55).
-    let plugin_warnings = crate::plugin::stale_sources::compile_warnings(&layout);
+    // An input read through a link that leaves the project: the compile read it, and says so.
+    let mut plugin_warnings = crate::plugin::stale_sources::compile_warnings(&layout);
+    plugin_warnings.extend(crate::discover::links_out::linked_outside_warnings(&layout));
     // `--check` writes nothing: no refreshed record, no lock folder. It needs no lock either:
     // the outputs are only ever replaced by a rename, so a read sees a whole file.
     let fingerprint_mode = if args.check {

@@ -3,11 +3,13 @@
 //! - this file: the project folder and the [`Layout`] of input folders (the harness is
 //!   `harness`'s);
 //! - [`listing`]: directory listings, in the reference's discovery order (no file is opened);
-//! - [`inputs`]: reading files into salsa inputs with a stamp each, and refreshing them.
+//! - [`inputs`]: reading files into salsa inputs with a stamp each, and refreshing them;
+//! - [`links_out`]: the sensor manifests and stage files whose links lead out of the project.
 //!
 //! This module owns every directory listing and file read of the compile. It never parses YAML.
 
 mod inputs;
+pub mod links_out;
 mod listing;
 
 pub use inputs::{
