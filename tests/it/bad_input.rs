@@ -363,6 +363,38 @@ fn a_fifo_lock_file_is_refused_at_once_by_every_command_that_reads_it() {
 }
 
 #[test]
+fn an_oversized_lock_file_is_refused_by_its_size_by_every_command_that_reads_it() {
+    let project = TestProject::default_framework();
+    oversized(&project.path("aidlc.lock.json"));
+    for args in [
+        &["doctor"][..],
+        &["plugin", "list"],
+        &["plugin", "sync"],
+        &["sensors"],
+    ] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(
+            output.contains("aidlc.lock.json") && output.contains("1073741824 bytes"),
+            "{args:?} names the lock file and its size: {output}"
+        );
+    }
+}
+
+#[test]
+fn a_fifo_journal_manifest_is_refused_at_once_by_plugin_sync() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, ".aidlc-plugin-journal/manifest.json");
+    let run = project.run_watched(&["plugin", "sync"], &[], None);
+    let output = said(&run);
+    assert_ne!(run.status, 0, "{output}");
+    assert!(
+        output.contains("manifest.json") && output.contains("FIFO"),
+        "{output}"
+    );
+}
+
+#[test]
 fn a_fifo_harness_json_is_refused_at_once_by_plugin_list() {
     let project = TestProject::default_framework();
     fifo_at(&project, ".claude/tools/data/harness.json");
