@@ -1,4 +1,10 @@
-//! The few file-system helpers with a domain-free meaning.
+//! The few file-system helpers with a domain-free meaning, and the file-system layer every read
+//! of a project's or a plugin's file goes through.
+//!
+//! Invariant: every file a command reads from a project or a plugin is read by [`read_input`]
+//! (or [`read_bounded`] with a limit of its own): a regular file, opened non-blocking, refused
+//! past its limit by its `fstat` size before a byte is read. `clippy.toml` makes a direct
+//! `std::fs::read`, `read_to_string` or `File::open` elsewhere an error.
 //!
 //! Invariant: every temporary file or folder this crate creates beside a file it is about to
 //! publish is named `.<file>.aidlc-<pid>-<12 lowercase hex>.tmp` ([`temporary_name`]), so that a
@@ -566,6 +572,47 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
         (dir, path)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_input_that_is_not_a_bounded_regular_file_is_refused_without_reading_it() {
+        let (_dir, folder) = temp_folder();
+        let fifo = folder.join("aidlc.lock.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(fifo.as_str())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let refused = read_input(&fifo).unwrap_err().to_string();
+        assert!(refused.contains("FIFO"), "{refused}");
+        assert!(
+            read_input(&folder)
+                .unwrap_err()
+                .to_string()
+                .contains("directory")
+        );
+
+        let huge = folder.join("notes.md");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(1 << 30)
+            .unwrap();
+        assert!(matches!(
+            read_input(&huge),
+            Err(InputError::TooLarge {
+                size: 1_073_741_824,
+                limit: MAX_INPUT_BYTES
+            })
+        ));
+
+        let missing = read_input(&folder.join("missing")).unwrap_err();
+        assert!(missing.is_not_found());
+        let binary = folder.join("binary");
+        std::fs::write(&binary, [0xff, 0xfe]).unwrap();
+        assert!(matches!(read_input_text(&binary), Err(InputError::NotUtf8)));
+        std::fs::write(&binary, "text").unwrap();
+        assert_eq!(read_input_text(&binary).unwrap(), "text");
     }
 
     #[test]
