@@ -438,3 +438,24 @@ fn an_oversized_plugin_file_is_refused_by_its_size_before_it_is_read() {
     );
     assert!(!fresh.exists("aidlc.lock.json"), "{output}");
 }
+
+#[test]
+fn a_fifo_or_oversized_settings_file_is_refused_at_once_by_hook_install_and_doctor() {
+    for make in [
+        (|project: &TestProject| fifo_at(project, ".claude/settings.json")) as fn(&TestProject),
+        |project: &TestProject| {
+            project.write(".claude/settings.json", "{}");
+            oversized(&project.path(".claude/settings.json"));
+        },
+    ] {
+        let project = TestProject::one_stage();
+        make(&project);
+        let installed = project.run_watched(&["hook", "install"], &[], None);
+        let output = said(&installed);
+        assert_ne!(installed.status, 0, "{output}");
+        assert!(output.contains("settings.json"), "{output}");
+        let doctor = project.run_watched(&["doctor"], &[], None);
+        let output = said(&doctor);
+        assert!(output.contains("settings.json"), "{output}");
+    }
+}
