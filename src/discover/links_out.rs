@@ -10,6 +10,8 @@
 //! anything, but it is never silent either; nothing here opens a file (a path that cannot be
 //! resolved is the compile's read to report).
 
+use std::collections::HashMap;
+
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::diagnostics::{Code, Diagnostic};
@@ -26,17 +28,28 @@ pub struct LinkedOutside {
 
 /// Every sensor manifest and stage file of `layout` that resolves outside the project folder,
 /// in discovery order (sensors first). None when the project folder itself cannot be resolved.
+///
+/// Cheap on the no-op path: one `lstat` per file and per folder on its way up to the project
+/// folder (each folder once), and a resolution only for a path that passes through a link.
 pub fn inputs_linked_outside(layout: &Layout) -> Vec<LinkedOutside> {
-    let Ok(project) = layout.project_dir.canonicalize_utf8() else {
-        return Vec::new();
-    };
     let (sensors, _) = list_sensor_files(&layout.sensors_dir);
     let stages = list_stage_files(&layout.stages_dir)
         .into_iter()
         .map(|(_, path)| path);
-    sensors
+    let mut links = LinkLookup::new(&layout.project_dir);
+    let candidates: Vec<Utf8PathBuf> = sensors
         .into_iter()
         .chain(stages)
+        .filter(|path| links.passes_through_a_link(path))
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let Ok(project) = layout.project_dir.canonicalize_utf8() else {
+        return Vec::new();
+    };
+    candidates
+        .into_iter()
         .filter_map(|path| {
             let target = resolved_outside(&path, &project)?;
             Some(LinkedOutside {
@@ -45,6 +58,50 @@ pub fn inputs_linked_outside(layout: &Layout) -> Vec<LinkedOutside> {
             })
         })
         .collect()
+}
+
+/// Which paths under the project folder pass through a symbolic link, each folder looked up
+/// once.
+struct LinkLookup<'a> {
+    project_dir: &'a Utf8Path,
+    folders: HashMap<Utf8PathBuf, bool>,
+}
+
+impl<'a> LinkLookup<'a> {
+    fn new(project_dir: &'a Utf8Path) -> Self {
+        Self {
+            project_dir,
+            folders: HashMap::new(),
+        }
+    }
+
+    /// Whether `path` or a folder between it and the project folder is a symbolic link.
+    fn passes_through_a_link(&mut self, path: &Utf8Path) -> bool {
+        is_a_link(path)
+            || path
+                .parent()
+                .is_some_and(|folder| self.folder_passes(folder))
+    }
+
+    fn folder_passes(&mut self, folder: &Utf8Path) -> bool {
+        if !folder.starts_with(self.project_dir) || folder == self.project_dir {
+            return false;
+        }
+        if let Some(known) = self.folders.get(folder) {
+            return *known;
+        }
+        let passes = is_a_link(folder)
+            || folder
+                .parent()
+                .is_some_and(|parent| self.folder_passes(parent));
+        self.folders.insert(folder.to_owned(), passes);
+        passes
+    }
+}
+
+fn is_a_link(path: &Utf8Path) -> bool {
+    path.symlink_metadata()
+        .is_ok_and(|metadata| metadata.file_type().is_symlink())
 }
 
 /// Where `path` leads, when that is outside `project` (both resolved).
@@ -73,4 +130,56 @@ pub fn linked_outside_warnings(layout: &Layout) -> Vec<Diagnostic> {
             .with_help(LINKED_OUTSIDE_HELP)
         })
         .collect()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::harness::Harness;
+
+    fn write(path: &Utf8Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    #[test]
+    fn links_that_leave_the_project_are_named_and_links_that_stay_are_not() {
+        let outside = tempfile::tempdir().unwrap();
+        let outside = Utf8PathBuf::from_path_buf(outside.path().canonicalize().unwrap()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
+        let layout = Layout::new(&project, Harness::Claude, &|_| None);
+        let symlink = |target: &Utf8Path, link: &Utf8Path| {
+            std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+            std::os::unix::fs::symlink(target, link).unwrap();
+        };
+
+        write(&layout.sensors_dir.join("aidlc-plain.md"), "plain");
+        write(&project.join("shared/aidlc-inside.md"), "inside");
+        symlink(
+            &project.join("shared/aidlc-inside.md"),
+            &layout.sensors_dir.join("aidlc-inside.md"),
+        );
+        write(&outside.join("aidlc-outside.md"), "outside");
+        symlink(
+            &outside.join("aidlc-outside.md"),
+            &layout.sensors_dir.join("aidlc-outside.md"),
+        );
+        // A whole phase folder linked out: each stage file in it leads out.
+        write(&outside.join("phase/far-stage.md"), "far");
+        symlink(&outside.join("phase"), &layout.stages_dir.join("inception"));
+        assert_eq!(
+            inputs_linked_outside(&layout),
+            [
+                LinkedOutside {
+                    shown: layout.display(&layout.sensors_dir.join("aidlc-outside.md")),
+                    target: outside.join("aidlc-outside.md"),
+                },
+                LinkedOutside {
+                    shown: layout.display(&layout.stages_dir.join("inception/far-stage.md")),
+                    target: outside.join("phase/far-stage.md"),
+                },
+            ]
+        );
+    }
 }
