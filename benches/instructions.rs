@@ -38,7 +38,7 @@
 //!   required-sections on it (beside `--version` only).
 #![expect(
     clippy::disallowed_methods,
-    reason = "benchmarks build their generated projects directly on the disk"
+    reason = "benchmarks build their generated projects directly on the disk and read back the files they measure, whole"
 )]
 #![expect(
     clippy::print_stdout,

@@ -22,7 +22,7 @@
 //! goes to stdout; progress to stderr.
 #![expect(
     clippy::disallowed_methods,
-    reason = "benchmarks build their generated projects directly on the disk"
+    reason = "benchmarks build their generated projects directly on the disk and read back the files they measure, whole"
 )]
 #![expect(
     clippy::print_stdout,

@@ -211,7 +211,7 @@ fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockG
         }
         let now = Instant::now();
         if now >= deadline {
-            let owner = std::fs::read_to_string(path.join(OWNER_STAMP_FILE))
+            let owner = crate::fs_util::read_input_text(&path.join(OWNER_STAMP_FILE))
                 .unwrap_or_else(|_| "(no owner stamp)".to_owned());
             return Err(LockError::Busy {
                 path,
@@ -406,7 +406,7 @@ struct Stamp {
 }
 
 fn read_stamp(path: &Utf8Path) -> Option<Stamp> {
-    let text = std::fs::read_to_string(path.join(OWNER_STAMP_FILE)).ok()?;
+    let text = crate::fs_util::read_input_text(&path.join(OWNER_STAMP_FILE)).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     Some(Stamp {
         pid: value.get("pid").and_then(serde_json::Value::as_u64),
@@ -465,6 +465,10 @@ fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> Holder {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
 

@@ -10,7 +10,8 @@ mod helper_thread;
 
 use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
 use crate::diagnostics::Diagnostic;
-use crate::discover::{self, Layout};
+use crate::discover::{self, Layout, MAX_GENERATED_BYTES};
+use crate::fs_util;
 use crate::js_json::pretty_json;
 use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
@@ -376,7 +377,7 @@ pub fn write_outputs(
 /// allocation of the compile after the graph itself. Any error reading it means "differs".
 fn file_holds(path: &Utf8Path, bytes: &[u8]) -> bool {
     use std::io::Read;
-    let Ok(mut file) = std::fs::File::open(path) else {
+    let Ok((_, mut file)) = fs_util::open_regular_file(path) else {
         return false;
     };
     if !file
@@ -444,10 +445,12 @@ impl DriftReport {
 
 /// Compare the compiled bytes with the files on disk, writing nothing.
 pub fn check_outputs(layout: &Layout, outcome: &CompileOutcome) -> DriftReport {
-    let on_disk_graph = std::fs::read_to_string(&layout.stage_graph_path).unwrap_or_default();
+    let on_disk_graph = fs_util::read_bounded_text(&layout.stage_graph_path, MAX_GENERATED_BYTES)
+        .unwrap_or_default();
     let graph = (on_disk_graph != *outcome.stage_graph)
         .then(|| stage_changes(&on_disk_graph, &outcome.stage_graph));
-    let on_disk_grid = std::fs::read_to_string(&layout.scope_grid_path).unwrap_or_default();
+    let on_disk_grid = fs_util::read_bounded_text(&layout.scope_grid_path, MAX_GENERATED_BYTES)
+        .unwrap_or_default();
     let grid = normalised_grid_text(&on_disk_grid) != *outcome.scope_grid;
     DriftReport { graph, grid }
 }

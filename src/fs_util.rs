@@ -1,4 +1,10 @@
-//! The few file-system helpers with a domain-free meaning.
+//! The few file-system helpers with a domain-free meaning, and the file-system layer every read
+//! of a project's or a plugin's file goes through.
+//!
+//! Invariant: every file a command reads from a project or a plugin is read by [`read_input`]
+//! (or [`read_bounded`] with a limit of its own): a regular file, opened non-blocking, refused
+//! past its limit by its `fstat` size before a byte is read. `clippy.toml` makes a direct
+//! `std::fs::read`, `read_to_string` or `File::open` elsewhere an error.
 //!
 //! Invariant: every temporary file or folder this crate creates beside a file it is about to
 //! publish is named `.<file>.aidlc-<pid>-<12 lowercase hex>.tmp` ([`temporary_name`]), so that a
@@ -446,7 +452,141 @@ pub fn open_regular_file(path: &Utf8Path) -> std::io::Result<(std::fs::Metadata,
     }
 }
 
+/// Largest input file a command reads from a project or a plugin (the compile's limit).
+/// Frontmatter files are a few KiB; anything this big is almost certainly a mistake (a binary, a
+/// log) and would slow every hook down.
+pub const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The bytes of an input file a command reads from a project or a plugin: the lock file,
+/// `harness.json`, a plugin's files, the journal's manifest, a state file, a settings file.
+///
+/// Invariant: this is the one way to read such a file. It is opened as the compile opens its
+/// inputs ([`open_regular_file`]: non-blocking, refused unless it is a regular file) and read
+/// only when `fstat` says it holds at most [`MAX_INPUT_BYTES`], so a FIFO, a device, a folder
+/// or a huge file is refused at once, never waited on and never read whole.
+pub fn read_input(path: &Utf8Path) -> Result<Vec<u8>, InputError> {
+    read_bounded(path, MAX_INPUT_BYTES)
+}
+
+/// [`read_input`] as text; bytes that are not UTF-8 are [`InputError::NotUtf8`].
+pub fn read_input_text(path: &Utf8Path) -> Result<String, InputError> {
+    read_bounded_text(path, MAX_INPUT_BYTES)
+}
+
+/// [`read_bounded`] as text: for a file the engine wrote and reads back that grows with the
+/// project (the stage graph, the compile's record, an audit shard), under a limit of its own.
+pub fn read_bounded_text(path: &Utf8Path, limit: u64) -> Result<String, InputError> {
+    String::from_utf8(read_bounded(path, limit)?).map_err(|_| InputError::NotUtf8)
+}
+
+/// Why [`read_bounded`] (and so [`read_input`]) gave no bytes. The text says what the file is
+/// and never names it: the caller names the path it refuses.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The system's own words (`No such file or directory`), as a direct read would say.
+    #[error("{0}")]
+    NotFound(std::io::Error),
+    #[error("it is {size} bytes, more than the limit of {limit} bytes")]
+    TooLarge { size: u64, limit: u64 },
+    #[error("it is not UTF-8 text")]
+    NotUtf8,
+    #[error("{0}")]
+    Unreadable(std::io::Error),
+}
+
+impl InputError {
+    /// Whether the file is simply absent (most inputs are optional).
+    pub fn is_not_found(&self) -> bool {
+        matches!(self, Self::NotFound(_))
+    }
+
+    /// The refusal as an I/O error with the same text, for error types that carry one.
+    pub fn into_io_error(self) -> std::io::Error {
+        match self {
+            Self::NotFound(error) | Self::Unreadable(error) => error,
+            refused @ (Self::TooLarge { .. } | Self::NotUtf8) => {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, refused.to_string())
+            }
+        }
+    }
+}
+
+/// The bytes of the regular file at `path` when it holds at most `limit` bytes, read with the
+/// compile's own open and read ([`open_regular_file`], then at most `limit + 1` bytes): a
+/// runtime command reading a file a person or another tool wrote (a stage's `memory.md`, the
+/// conductor's `runtime-graph.json`) gets the compile's limits and refusals, so a huge file
+/// costs one `fstat` and a FIFO never hangs it.
+pub fn read_bounded(path: &Utf8Path, limit: u64) -> Result<Vec<u8>, InputError> {
+    let (metadata, mut file) = open_regular_file(path).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::NotFound {
+            InputError::NotFound(error)
+        } else {
+            InputError::Unreadable(error)
+        }
+    })?;
+    if metadata.len() > limit {
+        return Err(InputError::TooLarge {
+            size: metadata.len(),
+            limit,
+        });
+    }
+    let bytes = read_whole_file(&mut file, &metadata, limit).map_err(InputError::Unreadable)?;
+    if bytes.len() as u64 > limit {
+        return Err(InputError::TooLarge {
+            size: metadata.len().max(bytes.len() as u64),
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// The bytes of `file` to its end, or `limit + 1` bytes when it is longer than `limit`.
+///
+/// A file under [`ONE_READ_BELOW`] (every hand-written input) is read with one `read` asking
+/// for one byte more than the size `metadata` gave: a regular file that returns exactly that
+/// size to it was at its end (a regular file reads short only there), so the read that would
+/// return nothing is not made. Any other count (the file grew, shrank, or is not a regular
+/// file) reads on to the end as `read_to_end` does. A larger file (a graph read back) is read
+/// into a buffer that is not zeroed first, as `read_to_end` does: clearing 18 MB cost more
+/// than the syscall saved. Reading through `take`, not `File::read_to_end`, which would
+/// `fstat` and `lseek` the file again to size its buffer.
+pub(crate) fn read_whole_file(
+    file: &mut std::fs::File,
+    metadata: &std::fs::Metadata,
+    limit: u64,
+) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let size = usize::try_from(metadata.len()).unwrap_or(usize::MAX - 1);
+    let mut bytes = if size < ONE_READ_BELOW {
+        let mut bytes = vec![0; size + 1];
+        let first_read = loop {
+            match file.read(&mut bytes) {
+                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+                read => break read?,
+            }
+        };
+        bytes.truncate(first_read);
+        if first_read == size && metadata.is_file() {
+            return Ok(bytes);
+        }
+        bytes
+    } else {
+        Vec::with_capacity(size + 1)
+    };
+    let left_to_limit = (limit.saturating_add(1)).saturating_sub(bytes.len() as u64);
+    file.take(left_to_limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Files smaller than this are read with one `read` into a zeroed buffer (see
+/// [`read_whole_file`]).
+pub(crate) const ONE_READ_BELOW: usize = 256 * 1024;
+
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
 
@@ -454,6 +594,47 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
         (dir, path)
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_input_that_is_not_a_bounded_regular_file_is_refused_without_reading_it() {
+        let (_dir, folder) = temp_folder();
+        let fifo = folder.join("aidlc.lock.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(fifo.as_str())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let refused = read_input(&fifo).unwrap_err().to_string();
+        assert!(refused.contains("FIFO"), "{refused}");
+        assert!(
+            read_input(&folder)
+                .unwrap_err()
+                .to_string()
+                .contains("directory")
+        );
+
+        let huge = folder.join("notes.md");
+        std::fs::File::create(&huge)
+            .unwrap()
+            .set_len(1 << 30)
+            .unwrap();
+        assert!(matches!(
+            read_input(&huge),
+            Err(InputError::TooLarge {
+                size: 1_073_741_824,
+                limit: MAX_INPUT_BYTES
+            })
+        ));
+
+        let missing = read_input(&folder.join("missing")).unwrap_err();
+        assert!(missing.is_not_found());
+        let binary = folder.join("binary");
+        std::fs::write(&binary, [0xff, 0xfe]).unwrap();
+        assert!(matches!(read_input_text(&binary), Err(InputError::NotUtf8)));
+        std::fs::write(&binary, "text").unwrap();
+        assert_eq!(read_input_text(&binary).unwrap(), "text");
     }
 
     #[test]

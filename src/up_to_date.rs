@@ -293,7 +293,8 @@ impl BodyBeforeTime {
 /// what `body` says apart from the time; `None` when it is missing, unreadable, corrupt or
 /// different in any byte.
 fn still_true_record_time(path: &Utf8Path, body: &BodyBeforeTime) -> Option<u64> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text =
+        crate::fs_util::read_bounded_text(path, crate::discover::MAX_GENERATED_BYTES).ok()?;
     let (header, recorded_body) = text.split_once('\n')?;
     let recorded_at_ns = body.time_of(recorded_body)?;
     (header == record_header(recorded_body)).then_some(recorded_at_ns)
@@ -348,9 +349,9 @@ fn write_record(path: &Utf8Path, record: &impl Serialize) -> std::io::Result<()>
 }
 
 fn read_record(path: &Utf8Path) -> Result<Record, Stale> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::fs_util::read_bounded_text(path, crate::discover::MAX_GENERATED_BYTES) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Err(Stale::NoRecord),
+        Err(error) if error.is_not_found() => return Err(Stale::NoRecord),
         Err(error) => return Err(Stale::Unreadable(error.to_string())),
     };
     let (header, body) = text
@@ -384,7 +385,7 @@ fn check_file(path: &Utf8Path, recorded: &FileStamp, written_at_ns: u64) -> File
         return FileCheck::Changed;
     }
     // Bounded by the recorded size, and never a blocking read of a FIFO put in a file's place.
-    match crate::discover::read_bounded(path, recorded.stat.size) {
+    match crate::fs_util::read_bounded(path, recorded.stat.size) {
         Ok(bytes) if hash_hex(&bytes) == recorded.blake3 => FileCheck::SameBytes(stat),
         _ => FileCheck::Changed,
     }

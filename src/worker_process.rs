@@ -591,6 +591,10 @@ impl Capture for TailCapture {
 
 #[cfg(test)]
 #[cfg(unix)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 pub(crate) mod tests {
     use std::os::unix::fs::PermissionsExt as _;
 

@@ -225,7 +225,7 @@ fn prompt_in_transcript(
 /// The prompt of a turn whose harness names no transcript: the engine's copy, unchanged.
 fn kept_prompt(record: &Utf8Path, digest: &str) -> Result<String, String> {
     let copy = prompt_copy_path(record, digest);
-    let prompt = std::fs::read_to_string(&copy)
+    let prompt = crate::fs_util::read_input_text(&copy)
         .map_err(|error| format!("the prompt kept at {copy} cannot be read: {error}"))?;
     if transcript::prompt_digest(&prompt) == digest {
         Ok(prompt)
@@ -256,7 +256,7 @@ pub fn read_ledger_with_blocks(record: &Utf8Path) -> (Vec<LedgerEntry>, Vec<Vec<
     let mut entries = Vec::new();
     let mut blocks = Vec::new();
     for (shard, path) in ledger::record_shards(record).iter().enumerate() {
-        let parsed = std::fs::read(path)
+        let parsed = crate::fs_util::read_bounded(path, crate::discover::MAX_GENERATED_BYTES)
             .map(|bytes| parse_ledger(&String::from_utf8_lossy(&bytes)).blocks)
             .unwrap_or_default();
         entries.extend(shard_entries(shard, parsed.clone()));

@@ -305,7 +305,9 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     );
     let started = Instant::now();
     // A composed plugin edited at its source since: the compile reads its stale copies (D55).
-    let plugin_warnings = crate::plugin::stale_sources::compile_warnings(&layout);
+    // An input read through a link that leaves the project: the compile read it, and says so.
+    let mut plugin_warnings = crate::plugin::stale_sources::compile_warnings(&layout);
+    plugin_warnings.extend(crate::discover::links_out::linked_outside_warnings(&layout));
     // `--check` writes nothing: no refreshed record, no lock folder. It needs no lock either:
     // the outputs are only ever replaced by a rename, so a read sees a whole file.
     let fingerprint_mode = if args.check {
@@ -452,7 +454,7 @@ fn read_sources(layout: &Layout, diagnostics: &[Diagnostic]) -> BTreeMap<Utf8Pat
     compile::files_named_by(diagnostics)
         .into_iter()
         .filter_map(|path| {
-            let text = std::fs::read_to_string(layout.project_dir.join(path)).ok()?;
+            let text = crate::fs_util::read_input_text(&layout.project_dir.join(path)).ok()?;
             Some((path.to_owned(), text))
         })
         .collect()

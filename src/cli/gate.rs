@@ -187,13 +187,14 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
     let mut shards = Vec::with_capacity(args.files.len());
     for file in &args.files {
-        let text = match std::fs::read_to_string(file) {
-            Ok(text) => text,
-            Err(error) => {
-                error_line(&printer, &format!("cannot read {file}: {error}"), None);
-                return ExitStatus::Error;
-            }
-        };
+        let text =
+            match crate::fs_util::read_bounded_text(file, crate::discover::MAX_GENERATED_BYTES) {
+                Ok(text) => text,
+                Err(error) => {
+                    error_line(&printer, &format!("cannot read {file}: {error}"), None);
+                    return ExitStatus::Error;
+                }
+            };
         match read_report(file.as_str(), &text) {
             Ok(report) => shards.push((file.to_string(), report)),
             Err(error) => {

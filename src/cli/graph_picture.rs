@@ -68,7 +68,11 @@ pub(super) fn run(args: &GraphArgs) -> ExitStatus {
 /// else a compile in memory (its errors printed, exit 1).
 fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> {
     if up_to_date::check(layout, up_to_date::CheckMode::ReadOnly).is_ok() {
-        return std::fs::read_to_string(&layout.stage_graph_path).map_err(|error| {
+        return crate::fs_util::read_bounded_text(
+            &layout.stage_graph_path,
+            crate::discover::MAX_GENERATED_BYTES,
+        )
+        .map_err(|error| {
             error_line(
                 printer,
                 &format!(
@@ -100,7 +104,11 @@ fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> 
         );
         return Err(ExitStatus::Failure);
     }
-    let on_disk = std::fs::read(&layout.stage_graph_path).ok();
+    let on_disk = crate::fs_util::read_bounded(
+        &layout.stage_graph_path,
+        crate::discover::MAX_GENERATED_BYTES,
+    )
+    .ok();
     if on_disk.as_deref() != Some(outcome.stage_graph.as_bytes()) {
         printer.status(&format!(
             "note: {} is missing or out of date; drawing the graph the sources compile to (nothing written; `aidlc compile` writes it)",

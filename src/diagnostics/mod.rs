@@ -81,6 +81,8 @@ pub enum Code {
     InvalidScopeFile,
     MalformedStageGraph,
     NotInGraphFormat,
+    // Discovery.
+    LinkedInputOutsideProject,
 }
 
 impl Code {
@@ -125,6 +127,7 @@ impl Code {
         Code::InvalidScopeFile,
         Code::MalformedStageGraph,
         Code::NotInGraphFormat,
+        Code::LinkedInputOutsideProject,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -169,6 +172,7 @@ impl Code {
             Code::InvalidScopeFile => "invalid-scope-file",
             Code::MalformedStageGraph => "malformed-stage-graph",
             Code::NotInGraphFormat => "not-in-graph-format",
+            Code::LinkedInputOutsideProject => "linked-input-outside-project",
         }
     }
 }

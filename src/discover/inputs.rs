@@ -20,9 +20,8 @@ use crate::db::{
 use crate::discover::Layout;
 use crate::discover::listing::InputListing;
 
-/// Largest hand-written input file the compile reads. Frontmatter files are a few KiB; anything
-/// this big is almost certainly a mistake (a binary, a log) and would slow every hook down.
-pub const MAX_INPUT_BYTES: u64 = 4 * 1024 * 1024;
+pub use crate::fs_util::MAX_INPUT_BYTES;
+use crate::fs_util::read_whole_file;
 
 /// Largest existing `stage-graph.json` or `scope-grid.json` read back: these grow with the
 /// project (about 1.7 KB per stage), so they get a limit of their own.
@@ -165,89 +164,6 @@ fn read_file<H>(
     let digest = digest(&bytes);
     (contents_of(bytes), Some((StatStamp::of(&metadata), digest)))
 }
-
-/// Why [`read_bounded`] gave no bytes.
-#[derive(Debug, thiserror::Error)]
-pub enum BoundedReadError {
-    #[error("it does not exist")]
-    NotFound,
-    #[error("it is {size} bytes, more than the limit of {limit} bytes")]
-    TooLarge { size: u64, limit: u64 },
-    #[error("{0}")]
-    Unreadable(std::io::Error),
-}
-
-/// The bytes of the regular file at `path` when it holds at most `limit` bytes, read with the
-/// compile's own open and read ([`crate::fs_util::open_regular_file`], then at most `limit + 1` bytes): a
-/// runtime command reading a file a person or another tool wrote (a stage's `memory.md`, the
-/// conductor's `runtime-graph.json`) gets the compile's limits and refusals, so a huge file
-/// costs one `fstat` and a FIFO never hangs it.
-pub fn read_bounded(path: &Utf8Path, limit: u64) -> Result<Vec<u8>, BoundedReadError> {
-    let (metadata, mut file) = crate::fs_util::open_regular_file(path).map_err(|error| {
-        if error.kind() == std::io::ErrorKind::NotFound {
-            BoundedReadError::NotFound
-        } else {
-            BoundedReadError::Unreadable(error)
-        }
-    })?;
-    if metadata.len() > limit {
-        return Err(BoundedReadError::TooLarge {
-            size: metadata.len(),
-            limit,
-        });
-    }
-    let bytes =
-        read_whole_file(&mut file, &metadata, limit).map_err(BoundedReadError::Unreadable)?;
-    if bytes.len() as u64 > limit {
-        return Err(BoundedReadError::TooLarge {
-            size: metadata.len().max(bytes.len() as u64),
-            limit,
-        });
-    }
-    Ok(bytes)
-}
-
-/// The bytes of `file` to its end, or `limit + 1` bytes when it is longer than `limit`.
-///
-/// A file under [`ONE_READ_BELOW`] (every hand-written input) is read with one `read` asking
-/// for one byte more than the size `metadata` gave: a regular file that returns exactly that
-/// size to it was at its end (a regular file reads short only there), so the read that would
-/// return nothing is not made. Any other count (the file grew, shrank, or is not a regular
-/// file) reads on to the end as `read_to_end` does. A larger file (a graph read back) is read
-/// into a buffer that is not zeroed first, as `read_to_end` does: clearing 18 MB cost more
-/// than the syscall saved. Reading through `take`, not `File::read_to_end`, which would
-/// `fstat` and `lseek` the file again to size its buffer.
-fn read_whole_file(
-    file: &mut std::fs::File,
-    metadata: &std::fs::Metadata,
-    limit: u64,
-) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let size = usize::try_from(metadata.len()).unwrap_or(usize::MAX - 1);
-    let mut bytes = if size < ONE_READ_BELOW {
-        let mut bytes = vec![0; size + 1];
-        let first_read = loop {
-            match file.read(&mut bytes) {
-                Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-                read => break read?,
-            }
-        };
-        bytes.truncate(first_read);
-        if first_read == size && metadata.is_file() {
-            return Ok(bytes);
-        }
-        bytes
-    } else {
-        Vec::with_capacity(size + 1)
-    };
-    let left_to_limit = (limit.saturating_add(1)).saturating_sub(bytes.len() as u64);
-    file.take(left_to_limit).read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
-/// Files smaller than this are read with one `read` into a zeroed buffer (see
-/// [`read_whole_file`]).
-const ONE_READ_BELOW: usize = 256 * 1024;
 
 fn contents_of(bytes: Vec<u8>) -> FileContents {
     if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
@@ -824,8 +740,13 @@ impl ProjectInputs {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
+    use crate::fs_util::ONE_READ_BELOW;
 
     /// Hashing on every core past the threshold gives the same hex as a plain BLAKE3 hash, on
     /// each side of the threshold and at it.

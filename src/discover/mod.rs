@@ -3,19 +3,20 @@
 //! - this file: the project folder and the [`Layout`] of input folders (the harness is
 //!   `harness`'s);
 //! - [`listing`]: directory listings, in the reference's discovery order (no file is opened);
-//! - [`inputs`]: reading files into salsa inputs with a stamp each, and refreshing them.
+//! - [`inputs`]: reading files into salsa inputs with a stamp each, and refreshing them;
+//! - [`links_out`]: the sensor manifests and stage files whose links lead out of the project.
 //!
 //! This module owns every directory listing and file read of the compile. It never parses YAML.
 
 mod inputs;
+pub mod links_out;
 mod listing;
 
 pub use inputs::{
-    BoundedReadError, DURABLE_THRESHOLD, FileStamp, HELPER_THREAD_THRESHOLD, InputChanges,
-    MAX_GENERATED_BYTES, MAX_INPUT_BYTES, PARALLEL_THRESHOLD, ProjectInputs, ReadFile, Reread,
-    StatStamp, durability_for, hash_hex, load_listing, load_project, load_read_files, new_project,
-    read_bounded, read_files, read_input, read_input_contents, worth_a_helper_thread,
-    worth_parallel,
+    DURABLE_THRESHOLD, FileStamp, HELPER_THREAD_THRESHOLD, InputChanges, MAX_GENERATED_BYTES,
+    MAX_INPUT_BYTES, PARALLEL_THRESHOLD, ProjectInputs, ReadFile, Reread, StatStamp,
+    durability_for, hash_hex, load_listing, load_project, load_read_files, new_project, read_files,
+    read_input, read_input_contents, worth_a_helper_thread, worth_parallel,
 };
 pub use listing::{
     InputListing, holds_a_stage_file, list_markdown_files, list_rule_files, list_sensor_files,

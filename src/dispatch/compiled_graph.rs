@@ -30,10 +30,11 @@ pub enum GraphLoadError {
 /// stages the plugin selection disabled set aside (`StageGraph::disabled`, docs/decisions.md
 /// D49): every runtime path reads `nodes`, so a disabled stage is not there for it.
 pub fn load_graph(path: &Utf8Path) -> Result<StageGraph, GraphLoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| GraphLoadError::Unreadable {
-        path: path.to_string(),
-        source,
-    })?;
+    let text = crate::fs_util::read_bounded_text(path, crate::discover::MAX_GENERATED_BYTES)
+        .map_err(|error| GraphLoadError::Unreadable {
+            path: path.to_string(),
+            source: error.into_io_error(),
+        })?;
     parse_graph(&text)
         .map(StageGraph::with_disabled_set_aside)
         .map_err(|error| match error {

@@ -809,8 +809,10 @@ fn prune_earlier_details(detail_path: &Utf8Path, sensor_id: &str, output_path: &
         if !is_this_sensors {
             continue;
         }
-        let same_output = std::fs::read_to_string(entry.path())
-            .is_ok_and(|text| text.lines().any(|line| line == wanted));
+        // A detail file is ours and grows with the findings: the generated files' limit.
+        let same_output =
+            crate::fs_util::read_bounded_text(entry.path(), crate::discover::MAX_GENERATED_BYTES)
+                .is_ok_and(|text| text.lines().any(|line| line == wanted));
         if same_output {
             let _ = std::fs::remove_file(entry.path());
         }

@@ -194,9 +194,9 @@ pub fn hook_allowance(
 
 /// `sensorTimeoutMs` in one settings file: `None` when the file or the key is absent.
 fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
-    let text = match std::fs::read_to_string(file) {
+    let text = match crate::fs_util::read_input_text(file) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) if error.is_not_found() => return Ok(None),
         Err(error) => return Err(format!("cannot read {file}: {error}")),
     };
     let settings: SettingsTopLevel = serde_json::from_str(&text).map_err(|error| {

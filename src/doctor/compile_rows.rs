@@ -25,7 +25,32 @@ pub(super) fn rows(layout: &Layout) -> Vec<Row> {
         skipped_files_row(&outcome.diagnostics),
     ]);
     rows.extend(pairing_rows(layout));
+    rows.push(linked_outside_row(layout));
     rows
+}
+
+/// The sensor manifests and stage files read through a link that leaves the project: a warning
+/// row naming each and where it leads (a team may share them so on purpose; never silent).
+fn linked_outside_row(layout: &Layout) -> Row {
+    let linked = discover::links_out::inputs_linked_outside(layout);
+    if linked.is_empty() {
+        return Row::pass(
+            "Linked inputs: no sensor manifest or stage file leads out of the project",
+        );
+    }
+    Row::warn(
+        format!(
+            "Linked inputs: {} file{} read through a link that leaves the project ({})",
+            linked.len(),
+            crate::english::plural(linked.len()),
+            linked
+                .iter()
+                .map(|linked| format!("{} -> {}", linked.shown, linked.target))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        discover::links_out::LINKED_OUTSIDE_HELP,
+    )
 }
 
 fn shown(diagnostic: &Diagnostic) -> String {
@@ -231,7 +256,7 @@ fn rule_pairings(layout: &Layout) -> Vec<(String, String)> {
     discover::list_rule_files(&layout.rules_dir)
         .into_iter()
         .filter_map(|(_, path)| {
-            let text = std::fs::read_to_string(&path).ok()?;
+            let text = crate::fs_util::read_input_text(&path).ok()?;
             let pairing = frontmatter_value(&text, "pairing")?;
             Some((layout.display(&path).to_string(), pairing))
         })

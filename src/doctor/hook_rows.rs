@@ -69,7 +69,7 @@ fn health_rows(workspace: &Workspace) -> Vec<Row> {
         .iter()
         .filter_map(|name| {
             let hook = name.strip_suffix(".last")?;
-            let stamp = std::fs::read_to_string(health_dir.join(name)).ok()?;
+            let stamp = crate::fs_util::read_input_text(&health_dir.join(name)).ok()?;
             Some(format!("{hook} {}", stamp.trim()))
         })
         .collect();
@@ -85,7 +85,10 @@ fn health_rows(workspace: &Workspace) -> Vec<Row> {
             continue;
         };
         let path = health_dir.join(name);
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        // A drops file grows with every drop: the generated files' limit, not the inputs'.
+        let Ok(text) =
+            crate::fs_util::read_bounded_text(&path, crate::discover::MAX_GENERATED_BYTES)
+        else {
             rows.push(Row::fail(
                 format!(
                     "Hook drops ({hook}): {} cannot be read",

@@ -98,7 +98,7 @@ fn shard_row(workspace: &Workspace) -> Row {
         return Row::pass("Audit shard: none for this clone yet (nothing recorded)");
     };
     let shown = workspace.layout.display(&shard);
-    let text = match std::fs::read(&shard) {
+    let text = match crate::fs_util::read_bounded(&shard, crate::discover::MAX_GENERATED_BYTES) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(error) => {
             return Row::fail(

@@ -225,9 +225,9 @@ fn set_current_stage(
     stage: &str,
 ) -> Result<(), ExampleError> {
     let path = workspace::state_file_path(record);
-    let text = std::fs::read_to_string(&path).map_err(|source| ExampleError::Read {
+    let text = crate::fs_util::read_input_text(&path).map_err(|error| ExampleError::Read {
         path: path.clone(),
-        source,
+        source: error.into_io_error(),
     })?;
     let updated = workspace::set_state_field(&text, "Current Stage", stage)
         .ok_or_else(|| ExampleError::NoCurrentStageField { path: path.clone() })?;
@@ -254,6 +254,10 @@ fn project_relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use std::collections::BTreeMap;
     use std::time::Duration;

@@ -138,7 +138,7 @@ pub fn init_project(
         let relative = file.project_path(harness);
         let destination = project_dir.join(&relative);
         let bytes = file.contents.as_bytes();
-        match std::fs::read(&destination) {
+        match crate::fs_util::read_input(&destination) {
             Ok(existing) if existing == bytes => {
                 report.unchanged.push(relative);
                 continue;
@@ -148,11 +148,11 @@ pub fn init_project(
                 continue;
             }
             Ok(_) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => {
+            Err(error) if error.is_not_found() => {}
+            Err(error) => {
                 return Err(InitError::Read {
                     path: destination,
-                    source,
+                    source: error.into_io_error(),
                 });
             }
         }
@@ -172,10 +172,15 @@ fn add_gitignore_entries(
 ) -> Result<(), InitError> {
     let relative = Utf8PathBuf::from(crate::harness::gitignore::GITIGNORE_FILE);
     let path = project_dir.join(&relative);
-    let before = match std::fs::read_to_string(&path) {
+    let before = match crate::fs_util::read_input_text(&path) {
         Ok(text) => Some(text),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-        Err(source) => return Err(InitError::Read { path, source }),
+        Err(error) if error.is_not_found() => None,
+        Err(error) => {
+            return Err(InitError::Read {
+                path,
+                source: error.into_io_error(),
+            });
+        }
     };
     let change = crate::harness::gitignore::with_entries(project_dir, harness, before);
     if change.added.is_empty() {
@@ -584,6 +589,10 @@ pub static DEFAULT_FRAMEWORK: &[EmbeddedFile] = &[
 ];
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use std::collections::BTreeSet;
 

@@ -460,7 +460,7 @@ pub fn finding_sources(
         if !readable {
             continue;
         }
-        if let Ok(bytes) = std::fs::read(&path) {
+        if let Ok(bytes) = crate::fs_util::read_bounded(&path, MAX_SNIPPET_SOURCE_BYTES) {
             let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).as_ref());
             sources.insert(file.clone(), text);
         }

@@ -30,6 +30,15 @@ impl Fingerprints {
         }
     }
 
+    /// Every fingerprinted path whose bytes now differ or cannot be read, each hashed once.
+    pub fn changed_paths(&self) -> Vec<Utf8PathBuf> {
+        self.entries
+            .iter()
+            .filter(|(path, hash)| fingerprint_file(path) != Some(*hash))
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
     /// The first fingerprinted path whose bytes now differ or cannot be read.
     pub fn first_changed(&self) -> Option<&Utf8Path> {
         self.entries
@@ -42,26 +51,10 @@ impl Fingerprints {
 /// The BLAKE3 hash of a regular file's bytes, or `None` when it is not a regular file or
 /// cannot be read.
 pub fn fingerprint_file(path: &Utf8Path) -> Option<blake3::Hash> {
-    let file = open_without_blocking(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
+    let (_, file) = crate::fs_util::open_regular_file(path).ok()?;
     let mut hasher = blake3::Hasher::new();
     hasher.update_reader(file).ok()?;
     Some(hasher.finalize())
-}
-
-/// Opening a FIFO for reading blocks until a writer appears; `O_NONBLOCK` makes the open
-/// return at once (it changes nothing for a regular file's reads).
-fn open_without_blocking(path: &Utf8Path) -> std::io::Result<std::fs::File> {
-    let mut options = std::fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    options.open(path)
 }
 
 /// The staleness bracket around one fire: the deliverable's fingerprint before, compared with

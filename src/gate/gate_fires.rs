@@ -28,7 +28,7 @@ use crate::dispatch::time_limit::GateLimits;
 use crate::gate::deliverables::{
     DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
 };
-use crate::gate::fingerprints::Bracket;
+use crate::gate::fingerprints::{Bracket, Fingerprints, fingerprint_file};
 use crate::gate::progress::stage_was_started;
 use crate::gate::report::{
     DeadBinding, FireOnFilter, FireResult, GateFire, GateSkip, STDERR_LINES_KEPT, SkipReason,
@@ -422,6 +422,7 @@ pub fn run_gate_fires(
     limits: &GateLimits,
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
+    let before_dispatch = fingerprint_blocking_deliverables(fires);
     let run_all = || {
         if record {
             return run_recorded_in_batches(
@@ -443,12 +444,58 @@ pub fn run_gate_fires(
             })
             .collect()
     };
-    match rayon::ThreadPoolBuilder::new()
+    let mut results = match rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
     {
         Ok(pool) => pool.install(run_all),
         Err(_) => run_all(),
+    };
+    set_aside_verdicts_on_changed_deliverables(&mut results, fires, &before_dispatch);
+    results
+}
+
+/// The fingerprint of every blocking fire's deliverable, taken once before the first dispatch.
+/// A deliverable that cannot be fingerprinted then has none (every blocking fire on it is
+/// bracketed, and so not evaluated, already).
+fn fingerprint_blocking_deliverables(fires: &[PlannedFire]) -> Fingerprints {
+    let mut fingerprints = Fingerprints::default();
+    for planned in fires
+        .iter()
+        .filter(|planned| planned.severity == Severity::Blocking)
+    {
+        if fingerprints.get(&planned.deliverable).is_none()
+            && let Some(hash) = fingerprint_file(&planned.deliverable)
+        {
+            fingerprints.insert(&planned.deliverable, hash);
+        }
+    }
+    fingerprints
+}
+
+/// Once every fire of the run ended, as `aidlc engine gate start` proves before its gate row:
+/// a blocking verdict (passed or failed) on a deliverable whose bytes differ from those before
+/// the first dispatch is about bytes that no longer enter the gate (another sensor, or anyone,
+/// changed them after the blocking sensor read them). It becomes `artifact-changed`, not
+/// evaluated, without its findings. `results` and `fires` are in the same order.
+fn set_aside_verdicts_on_changed_deliverables(
+    results: &mut [GateFire],
+    fires: &[PlannedFire],
+    before_dispatch: &Fingerprints,
+) {
+    let changed = before_dispatch.changed_paths();
+    for (result, planned) in results.iter_mut().zip(fires) {
+        let evaluated = matches!(
+            result.result,
+            FireResult::Passed | FireResult::Failed { .. }
+        );
+        if planned.severity == Severity::Blocking
+            && evaluated
+            && changed.contains(&planned.deliverable)
+        {
+            result.result = FireResult::of(&Verdict::Passed, true);
+            result.findings.clear();
+        }
     }
 }
 

@@ -286,7 +286,11 @@ pub fn check_graph_against_sources(layout: &Layout) -> Result<GraphProof, StaleG
             kind: StaleKind::CompileErrors { errors, sources },
         });
     }
-    let on_disk = std::fs::read_to_string(&layout.stage_graph_path).unwrap_or_default();
+    let on_disk = crate::fs_util::read_bounded_text(
+        &layout.stage_graph_path,
+        crate::discover::MAX_GENERATED_BYTES,
+    )
+    .unwrap_or_default();
     if on_disk == *outcome.stage_graph || same_json(&on_disk, &outcome.stage_graph) {
         return Ok(GraphProof::Recompiled);
     }

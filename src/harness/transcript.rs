@@ -87,21 +87,8 @@ pub fn read_transcript(path: &Utf8Path) -> Result<String, TranscriptError> {
         path: path.to_owned(),
         reason,
     };
-    let (metadata, file) =
-        crate::fs_util::open_regular_file(path).map_err(|error| unreadable(error.to_string()))?;
-    if metadata.len() > MAX_TRANSCRIPT_BYTES {
-        return Err(unreadable(format!(
-            "it is {} bytes, more than the limit of {MAX_TRANSCRIPT_BYTES} bytes",
-            metadata.len()
-        )));
-    }
-    let mut text = String::new();
-    std::io::Read::read_to_string(
-        &mut std::io::Read::take(file, MAX_TRANSCRIPT_BYTES),
-        &mut text,
-    )
-    .map_err(|error| unreadable(error.to_string()))?;
-    Ok(text)
+    crate::fs_util::read_bounded_text(path, MAX_TRANSCRIPT_BYTES)
+        .map_err(|error| unreadable(error.to_string()))
 }
 
 /// The transcript's non-empty lines, numbered from 1 as receipts count them.

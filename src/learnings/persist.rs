@@ -279,10 +279,15 @@ fn persist_learnings(
         let index = if let Some(index) = contents.iter().position(|(known, _, _)| *known == path) {
             index
         } else {
-            let before = match std::fs::read_to_string(&path) {
+            let before = match crate::fs_util::read_input_text(&path) {
                 Ok(text) => text,
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => title.to_owned(),
-                Err(source) => return Err(LearningsError::Write { path, source }),
+                Err(error) if error.is_not_found() => title.to_owned(),
+                Err(error) => {
+                    return Err(LearningsError::Write {
+                        path,
+                        source: error.into_io_error(),
+                    });
+                }
             };
             contents.push((path.clone(), before.clone(), before));
             contents.len() - 1
@@ -542,7 +547,7 @@ fn check_sensor<'a>(
         // A manifest of this id that persist did not write for this selection is someone
         // else's sensor: replacing or adopting it would bind the wrong check. The bytes this
         // selection renders mean an earlier run wrote it and stopped before its row.
-        let ours = std::fs::read_to_string(&manifest_path)
+        let ours = crate::fs_util::read_input_text(&manifest_path)
             .is_ok_and(|text| text == super::scaffold::render_manifest(fields));
         if !has_row && !ours {
             return Err(LearningsError::invalid(format!(
@@ -594,9 +599,9 @@ fn binding_write(
     };
     let text = match stage_texts.iter().find(|(known, _)| *known == path) {
         Some((_, text)) => text.clone(),
-        None => std::fs::read_to_string(&path).map_err(|source| LearningsError::Write {
+        None => crate::fs_util::read_input_text(&path).map_err(|error| LearningsError::Write {
             path: path.clone(),
-            source,
+            source: error.into_io_error(),
         })?,
     };
     let Some(updated) = bound_stage_text(&text, sensor_id) else {

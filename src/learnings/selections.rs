@@ -70,7 +70,7 @@ pub fn read_selections_file(given: &Utf8Path) -> Result<SelectionsFile, Learning
             "refusing selections-json {given}: it is reached through a symbolic link ({canonical})"
         )));
     }
-    let text = std::fs::read_to_string(given)
+    let text = crate::fs_util::read_input_text(given)
         .map_err(|error| LearningsError::refused(format!("selections-json {given}: {error}")))?;
     parse_selections(&text)
 }

@@ -7,8 +7,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
 use super::LearningsError;
-use crate::discover::{BoundedReadError, MAX_GENERATED_BYTES, MAX_INPUT_BYTES, read_bounded};
+use crate::discover::{MAX_GENERATED_BYTES, MAX_INPUT_BYTES};
 use crate::dispatch::compiled_graph::load_graph;
+use crate::fs_util::{InputError, read_bounded};
 use crate::workspace::{self, Workspace};
 
 /// The four `memory.md` sections, as their headings read.
@@ -195,7 +196,7 @@ pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsErro
     // and only a regular file (a FIFO would block the read forever).
     let raw = match read_bounded(&memory_abs, MAX_INPUT_BYTES) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        Err(BoundedReadError::NotFound) => String::new(),
+        Err(InputError::NotFound(_)) => String::new(),
         Err(error) => {
             return Err(LearningsError::refused(format!(
                 "cannot read {memory}: {error}"

@@ -479,6 +479,6 @@ impl OwnTreeSession<'_> {
         self.documents
             .get(path)
             .map(|(_, text)| text.clone())
-            .or_else(|| std::fs::read_to_string(path).ok())
+            .or_else(|| crate::fs_util::read_input_text(path).ok())
     }
 }

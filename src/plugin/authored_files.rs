@@ -315,7 +315,7 @@ pub fn stage_texts(layout: &Layout, folder: &Utf8Path, out: &mut BTreeMap<Utf8Pa
         if path.is_dir() {
             stage_texts(layout, path, out);
         } else if path.extension() == Some("md")
-            && let Ok(text) = std::fs::read_to_string(path)
+            && let Ok(text) = crate::fs_util::read_input_text(path)
         {
             out.insert(layout.display(path), text);
         }

@@ -186,7 +186,7 @@ impl Planner<'_> {
         if let Some(bytes) = self.disk_reads.borrow().get(relative) {
             return bytes.clone();
         }
-        let bytes = std::fs::read(self.absolute(relative)).ok();
+        let bytes = crate::fs_util::read_input(&self.absolute(relative)).ok();
         self.disk_reads
             .borrow_mut()
             .insert(relative.to_owned(), bytes.clone());
@@ -1134,7 +1134,7 @@ fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
     let listed_folders = planner.rosters.keys().cloned().collect();
     let lock_path = lock_file::lock_path(&layout.project_dir);
     let desired_lock = (!lock.plugins.is_empty()).then(|| lock.to_bytes());
-    if desired_lock != std::fs::read(&lock_path).ok() {
+    if desired_lock != crate::fs_util::read_input(&lock_path).ok() {
         changes.push((lock_path, desired_lock));
     }
     changes.sort_by(|a, b| a.0.cmp(&b.0));

@@ -199,7 +199,7 @@ fn refresh_table(
     begin: &str,
     end: &str,
 ) -> Result<(), Problem> {
-    let before = std::fs::read_to_string(skill_file)
+    let before = crate::fs_util::read_input_text(skill_file)
         .map_err(|error| {
             Problem::new(format!("cannot read the file: {error}"))
                 .at_path(layout.display(skill_file))

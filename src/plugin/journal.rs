@@ -120,6 +120,18 @@ fn resolved_inside(path: &ProjectPath) -> std::io::Result<()> {
     })
 }
 
+/// [`io_context`] for a refused or failed [`fs_util::read_bounded`].
+fn input_context(error: &fs_util::InputError, what: &str, path: &Utf8Path) -> std::io::Error {
+    std::io::Error::other(format!("{what} {path}: {error}"))
+}
+
+/// A project file the journal keeps an image of, or restores: any file the engine may replace,
+/// bounded by the generated files' limit (not the inputs' 4 MiB: a large project file is kept
+/// whole, never refused for its size).
+fn read_journaled(path: &Utf8Path) -> Result<Vec<u8>, fs_util::InputError> {
+    fs_util::read_bounded(path, crate::discover::MAX_GENERATED_BYTES)
+}
+
 impl Transaction {
     /// Record the before-images of `paths` and of every file under `trees`, then arm. Every
     /// path is checked to resolve inside the project before the journal is written.
@@ -173,15 +185,15 @@ impl Transaction {
                 ancestor = dir.parent();
                 absent_dirs.insert(dir);
             }
-            let image = match std::fs::read(path.absolute()) {
+            let image = match read_journaled(&path.absolute()) {
                 Ok(bytes) => {
                     let name = manifest.entries.len().to_string();
                     let image = journal_file(project_dir, &format!("{IMAGES}/{name}"))?;
                     contained::write_file(&image, &bytes, Flush::No)?;
                     Some((name, image))
                 }
-                Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-                Err(error) => return Err(io_context(&error, "cannot read", &path.absolute())),
+                Err(error) if error.is_not_found() => None,
+                Err(error) => return Err(input_context(&error, "cannot read", &path.absolute())),
             };
             manifest.entries.push(Entry {
                 path: path.relative_text(),
@@ -398,9 +410,9 @@ fn roll_back(project_dir: &Utf8Path, manifest: &CheckedManifest) -> std::io::Res
         }
         match &entry.image {
             Some(image) => {
-                let bytes = std::fs::read(image.absolute())
-                    .map_err(|e| io_context(&e, "cannot read the journal's image of", &path))?;
-                let current = std::fs::read(&path).ok();
+                let bytes = read_journaled(&image.absolute())
+                    .map_err(|e| input_context(&e, "cannot read the journal's image of", &path))?;
+                let current = read_journaled(&path).ok();
                 if current.as_deref() != Some(bytes.as_slice()) {
                     contained::write_file(&entry.path, &bytes, Flush::No)?;
                 }
@@ -491,14 +503,14 @@ pub fn recover(project_dir: &Utf8Path) -> Result<Recovery, RecoverError> {
         return Ok(Recovery::Clean);
     }
     let manifest_path = journal.join(MANIFEST);
-    let text = match std::fs::read_to_string(&manifest_path) {
+    let text = match fs_util::read_input_text(&manifest_path) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+        Err(error) if error.is_not_found() => {
             remove_journal(project_dir).map_err(RecoverError::Io)?;
             return Ok(Recovery::Discarded);
         }
         Err(error) => {
-            return Err(RecoverError::Io(io_context(
+            return Err(RecoverError::Io(input_context(
                 &error,
                 "cannot read",
                 &manifest_path,
@@ -520,6 +532,10 @@ pub fn recover(project_dir: &Utf8Path) -> Result<Recovery, RecoverError> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
 

@@ -104,7 +104,8 @@ impl Lock {
 }
 
 fn file_has_hash(project_dir: &Utf8Path, path: &str, hash: &str) -> bool {
-    std::fs::read(project_dir.join(path)).is_ok_and(|bytes| content_hash(&bytes) == hash)
+    crate::fs_util::read_input(&project_dir.join(path))
+        .is_ok_and(|bytes| content_hash(&bytes) == hash)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -166,9 +167,9 @@ pub fn lock_path(project_dir: &Utf8Path) -> Utf8PathBuf {
 /// refused: one project composes one harness folder.
 pub fn read_lock(project_dir: &Utf8Path, harness_dir: &str) -> Result<Lock, Problem> {
     let path = lock_path(project_dir);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::fs_util::read_input_text(&path) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+        Err(error) if error.is_not_found() => {
             return Ok(Lock::empty(harness_dir));
         }
         Err(error) => {

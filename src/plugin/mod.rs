@@ -120,7 +120,7 @@ impl Problem {
             return Some((**located).clone());
         }
         let path = self.path.as_deref().filter(|path| path.is_absolute())?;
-        let text = std::fs::read_to_string(path).ok()?;
+        let text = crate::fs_util::read_input_text(path).ok()?;
         let span = self.span_in(&text, path)?;
         Some((self.refused_diagnostic(path, Some(span)), text))
     }

@@ -565,7 +565,7 @@ fn drop_log_changes(
                 )
             })
             .collect();
-        let existing = std::fs::read_to_string(&path).ok();
+        let existing = crate::fs_util::read_input_text(&path).ok();
         let existing_reasons: Option<Vec<String>> = existing.as_ref().map(|text| {
             text.lines()
                 .map(|line| {

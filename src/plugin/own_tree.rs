@@ -387,7 +387,7 @@ fn authored_text(path: &Utf8Path, overlay: &Overlay) -> Option<String> {
     overlay
         .get(path)
         .cloned()
-        .or_else(|| std::fs::read_to_string(path).ok())
+        .or_else(|| crate::fs_util::read_input_text(path).ok())
 }
 
 /// A refusal that came with a span (in the text the composition checked, with

@@ -8,9 +8,9 @@ use crate::stage_graph::plugins_key::{Selection, selection_of_text};
 
 /// The enabled set in the file at `harness_json`, or `None` when every plugin is enabled.
 pub fn read_selection(harness_json: &Utf8Path) -> Result<Selection, Problem> {
-    let text = match std::fs::read_to_string(harness_json) {
+    let text = match crate::fs_util::read_input_text(harness_json) {
         Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) if error.is_not_found() => return Ok(None),
         Err(error) => {
             return Err(
                 Problem::new(format!("cannot read the file: {error}")).at_path(harness_json)

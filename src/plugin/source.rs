@@ -173,7 +173,9 @@ pub fn vendored_files(
                     .path()
                     .strip_prefix(clone_root)
                     .unwrap_or(entry.path());
-                out.push((vendored.join(relative), std::fs::read(entry.path())?));
+                let bytes = crate::fs_util::read_input(entry.path())
+                    .map_err(|error| std::io::Error::other(format!("{}: {error}", entry.path())))?;
+                out.push((vendored.join(relative), bytes));
             }
         }
         Ok(())

@@ -313,7 +313,7 @@ fn write_record(
 ) -> std::io::Result<()> {
     let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
     let text = format!("{}\n{body}", header(&body));
-    if std::fs::read(path.absolute()).ok().as_deref() == Some(text.as_bytes()) {
+    if crate::fs_util::read_input(&path.absolute()).ok().as_deref() == Some(text.as_bytes()) {
         return Ok(());
     }
     crate::fs_util::contained::write_file(path, text.as_bytes(), crate::fs_util::Flush::No)
@@ -321,7 +321,7 @@ fn write_record(
 }
 
 fn read_record(path: &Utf8Path) -> Option<Record> {
-    let text = std::fs::read_to_string(path).ok()?;
+    let text = crate::fs_util::read_input_text(path).ok()?;
     let (first, body) = text.split_once('\n')?;
     if first != header(body) {
         return None;
@@ -330,6 +330,10 @@ fn read_record(path: &Utf8Path) -> Option<Record> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
 

@@ -676,6 +676,10 @@ fn sarif_run_properties(report: &GateReport) -> Value {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
     use crate::report::test_reports::{RECORD, no_record_report, sample_report};

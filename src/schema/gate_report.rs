@@ -389,6 +389,10 @@ schema_marker!(
 schema_marker!(NeverFiredOnly, json_schema!({ "const": NEVER_FIRED }));
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use serde_json::Value;
 

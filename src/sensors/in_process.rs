@@ -222,11 +222,11 @@ mod tests {
         });
     }
 
-    /// A shipped check that blocks (its template is a FIFO nobody writes) ends at the
-    /// manifest's timeout as a budget override, exactly as a spawned worker past its deadline.
+    /// A shipped check whose template is a FIFO nobody writes is refused at once, as every
+    /// input is (D57): a script error long before its timeout, never a wait.
     #[cfg(unix)]
     #[test]
-    fn a_shipped_check_that_blocks_is_a_budget_override_at_its_timeout() {
+    fn a_shipped_check_whose_template_is_a_fifo_is_a_script_error_at_once() {
         let sensor = &required_sections::SENSOR;
         let project = SensorProject::new(sensor);
         let root = project.root();
@@ -251,11 +251,37 @@ mod tests {
         .map(str::to_owned)
         .to_vec();
         let started = Instant::now();
-        let verdict = run_shipped(
+        let (verdict, stderr) = run_shipped_with_stderr(
             sensor,
             &ShippedInput {
                 project_dir: root.clone(),
                 args,
+                timeout: Duration::from_secs(300),
+            },
+        );
+        assert!(started.elapsed() < Duration::from_secs(60), "waited");
+        assert!(matches!(verdict, Verdict::ScriptError(_)), "{verdict:?}");
+        assert!(stderr.contains("FIFO"), "{stderr}");
+    }
+
+    /// A shipped check that blocks ends at the manifest's timeout as a budget override, exactly
+    /// as a spawned worker past its deadline.
+    #[test]
+    fn a_shipped_check_that_blocks_is_a_budget_override_at_its_timeout() {
+        fn blocking_check(_args: &[String], _context: &WorkerContext) -> WorkerOutcome {
+            std::thread::sleep(Duration::from_secs(120));
+            WorkerOutcome::ScriptError("woke up".to_owned())
+        }
+        let sensor = ShippedSensor {
+            check: blocking_check,
+            ..crate::sensors::required_sections::SENSOR
+        };
+        let started = Instant::now();
+        let verdict = run_shipped(
+            &sensor,
+            &ShippedInput {
+                project_dir: Utf8PathBuf::from("."),
+                args: Vec::new(),
                 timeout: Duration::from_secs(1),
             },
         );

@@ -5,9 +5,15 @@
 
 use camino::Utf8Path;
 
-/// The file's text; invalid UTF-8 is replaced, as Node's `readFileSync(p, "utf-8")` does.
-pub(super) fn read_text_lossy(path: &Utf8Path) -> std::io::Result<String> {
-    let bytes = std::fs::read(path)?;
+/// Largest file a document check reads: a deliverable is written by an agent or a generator and
+/// may be far larger than a hand-written input (a 6 MB document is checked like any other), so
+/// it takes the limit of the files that grow with the project, not the compile's input limit.
+const MAX_CHECKED_FILE_BYTES: u64 = crate::discover::MAX_GENERATED_BYTES;
+
+/// The file's text; invalid UTF-8 is replaced, as Node's `readFileSync(p, "utf-8")` does. Read
+/// through the file-system layer: a FIFO or a device is refused at once, never waited on.
+pub(super) fn read_text_lossy(path: &Utf8Path) -> Result<String, crate::fs_util::InputError> {
+    let bytes = crate::fs_util::read_bounded(path, MAX_CHECKED_FILE_BYTES)?;
     Ok(String::from_utf8(bytes)
         .unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned()))
 }

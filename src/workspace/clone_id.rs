@@ -222,6 +222,10 @@ pub fn existing_audit_shard(project_dir: &Utf8Path, record_root: &Utf8Path) -> O
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
     use crate::workspace::test_support::{make_record, temp_project, write};

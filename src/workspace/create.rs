@@ -123,9 +123,9 @@ fn utc_date_stamp(now: SystemTime) -> String {
 fn registry_rows_to_extend(
     registry_path: &Utf8Path,
 ) -> Result<Vec<serde_json::Value>, WorkspaceError> {
-    let bytes = match std::fs::read(registry_path) {
+    let bytes = match crate::fs_util::read_input(registry_path) {
         Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) if error.is_not_found() => return Ok(Vec::new()),
         Err(error) => {
             return Err(WorkspaceError::CannotRead {
                 path: registry_path.to_owned(),
@@ -211,6 +211,10 @@ fn write_file(path: &Utf8Path, text: &str) -> Result<(), WorkspaceError> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
     use crate::workspace::test_support::{temp_project, write};

@@ -83,14 +83,16 @@ impl InstallVersion {
         reference_tools: &Utf8Path,
         stage_graph: &Utf8Path,
     ) -> (InstallVersion, VersionSource) {
-        let tools = std::fs::read_to_string(reference_tools).ok();
+        let tools = crate::fs_util::read_input_text(reference_tools).ok();
         if let Some(decided) = tools
             .as_deref()
             .filter(|text| reference_tools_version(text).is_some())
         {
             return Self::detect(Some(decided), None);
         }
-        let graph = std::fs::read_to_string(stage_graph).ok();
+        let graph = crate::fs_util::read_bounded(stage_graph, crate::discover::MAX_GENERATED_BYTES)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok());
         Self::detect(None, graph.as_deref())
     }
 

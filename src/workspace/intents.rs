@@ -190,7 +190,7 @@ struct IntentRegistryEntry {
 
 /// The registry rows; empty when the file is missing or malformed, as in the reference.
 fn read_intent_registry(intents_dir: &Utf8Path) -> Vec<IntentRegistryEntry> {
-    let Ok(bytes) = std::fs::read(intents_dir.join(INTENT_REGISTRY_FILE)) else {
+    let Ok(bytes) = crate::fs_util::read_input(&intents_dir.join(INTENT_REGISTRY_FILE)) else {
         return Vec::new();
     };
     let Ok(serde_json::Value::Array(rows)) = serde_json::from_slice(&bytes) else {

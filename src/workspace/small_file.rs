@@ -16,10 +16,12 @@ pub(super) fn read_small_text(path: &Utf8Path, limit: u64) -> Option<String> {
     (bytes.len() as u64 <= limit).then(|| String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// At most `limit` bytes of a file, from one descriptor.
+/// At most `limit` bytes of a regular file, from one non-blocking descriptor
+/// ([`crate::fs_util::open_regular_file`]): a FIFO in a cursor's place is refused, not waited on.
 pub(super) fn read_bounded(path: &Utf8Path, limit: u64) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    std::fs::File::open(path)?
+    crate::fs_util::open_regular_file(path)?
+        .1
         .take(limit)
         .read_to_end(&mut bytes)?;
     Ok(bytes)

@@ -22,7 +22,7 @@ pub fn state_file_path(record_root: &Utf8Path) -> Utf8PathBuf {
 /// The state file's text (invalid UTF-8 replaced, as the reference's read does), or `None` when
 /// it is missing or unreadable.
 pub fn read_state_text(record_root: &Utf8Path) -> Option<String> {
-    let bytes = std::fs::read(state_file_path(record_root)).ok()?;
+    let bytes = crate::fs_util::read_input(&state_file_path(record_root)).ok()?;
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 

@@ -310,3 +310,152 @@ fn plugin_ownership_rules() {
         );
     }
 }
+
+// --- Inputs that are not bounded regular files ------------------------------------------------
+
+/// A FIFO nobody writes at `relative` in `project` (an open for reading would wait forever).
+fn fifo_at(project: &TestProject, relative: &str) {
+    let path = project.path(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let made = std::process::Command::new("mkfifo")
+        .arg(path.as_str())
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {path}");
+}
+
+/// Make the file at `path` a sparse 1 GiB file: far past every input limit, written in no time.
+fn oversized(path: &camino::Utf8Path) {
+    std::fs::File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+}
+
+/// What a run said, on either stream.
+fn said(run: &crate::support::Run) -> String {
+    format!("{}{}", run.stdout, run.stderr)
+}
+
+#[test]
+fn a_fifo_lock_file_is_refused_at_once_by_every_command_that_reads_it() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, "aidlc.lock.json");
+    for args in [
+        &["doctor"][..],
+        &["plugin", "list"],
+        &["plugin", "sync"],
+        &["sensors"],
+    ] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(!output.contains("panicked"), "{args:?}: {output}");
+        assert!(
+            output.contains("aidlc.lock.json") && output.contains("FIFO"),
+            "{args:?} names the lock file and what it is: {output}"
+        );
+    }
+}
+
+#[test]
+fn an_oversized_lock_file_is_refused_by_its_size_by_every_command_that_reads_it() {
+    let project = TestProject::default_framework();
+    oversized(&project.path("aidlc.lock.json"));
+    for args in [
+        &["doctor"][..],
+        &["plugin", "list"],
+        &["plugin", "sync"],
+        &["sensors"],
+    ] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(
+            output.contains("aidlc.lock.json") && output.contains("1073741824 bytes"),
+            "{args:?} names the lock file and its size: {output}"
+        );
+    }
+}
+
+#[test]
+fn a_fifo_journal_manifest_is_refused_at_once_by_plugin_sync() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, ".aidlc-plugin-journal/manifest.json");
+    let run = project.run_watched(&["plugin", "sync"], &[], None);
+    let output = said(&run);
+    assert_ne!(run.status, 0, "{output}");
+    assert!(
+        output.contains("manifest.json") && output.contains("FIFO"),
+        "{output}"
+    );
+}
+
+#[test]
+fn a_fifo_harness_json_is_refused_at_once_by_plugin_list() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, ".claude/tools/data/harness.json");
+    let run = project.run_watched(&["plugin", "list"], &[], None);
+    let output = said(&run);
+    assert_ne!(run.status, 0, "{output}");
+    assert!(
+        output.contains("harness.json") && output.contains("FIFO"),
+        "{output}"
+    );
+}
+
+#[test]
+fn an_oversized_plugin_file_is_refused_by_its_size_before_it_is_read() {
+    let shelf = crate::plugins::PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let notes = root.join("knowledge/acme-helper-agent/notes.md");
+
+    // Composed while small, then grown at its source: `compile` and `doctor` read the source.
+    let project = TestProject::default_framework();
+    let added = project.run_watched(&["plugin", "add", root.as_str()], &[], None);
+    assert_eq!(added.status, 0, "{}", said(&added));
+    oversized(&notes);
+    for args in [&["compile"][..], &["doctor"]] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(
+            output.contains("notes.md") && output.contains("1073741824 bytes"),
+            "{args:?} names the oversized plugin file: {output}"
+        );
+    }
+
+    // Added while oversized: refused, naming the file.
+    let fresh = TestProject::default_framework();
+    let refused = fresh.run_watched(&["plugin", "add", root.as_str()], &[], None);
+    let output = said(&refused);
+    assert_ne!(refused.status, 0, "{output}");
+    assert!(
+        output.contains("notes.md") && output.contains("1073741824 bytes"),
+        "{output}"
+    );
+    assert!(!fresh.exists("aidlc.lock.json"), "{output}");
+}
+
+#[test]
+fn a_fifo_or_oversized_settings_file_is_refused_at_once_by_hook_install_and_doctor() {
+    for make in [
+        (|project: &TestProject| fifo_at(project, ".claude/settings.json")) as fn(&TestProject),
+        |project: &TestProject| {
+            project.write(".claude/settings.json", "{}");
+            oversized(&project.path(".claude/settings.json"));
+        },
+    ] {
+        let project = TestProject::one_stage();
+        make(&project);
+        let installed = project.run_watched(&["hook", "install"], &[], None);
+        let output = said(&installed);
+        assert_ne!(installed.status, 0, "{output}");
+        assert!(output.contains("settings.json"), "{output}");
+        let doctor = project.run_watched(&["doctor"], &[], None);
+        let output = said(&doctor);
+        assert!(output.contains("settings.json"), "{output}");
+    }
+}

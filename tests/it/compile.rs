@@ -462,3 +462,47 @@ fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
         "{files:?}"
     );
 }
+
+/// A project whose demo-check manifest and second stage are links to files in a folder outside
+/// it; returns the project and that folder.
+pub(crate) fn project_with_inputs_linked_outside() -> (TestProject, tempfile::TempDir) {
+    let project = TestProject::minimal();
+    let shared = tempfile::tempdir().unwrap();
+    for relative in [
+        ".claude/sensors/aidlc-demo-check.md",
+        ".claude/aidlc-common/stages/inception/second-stage.md",
+    ] {
+        let name = relative.rsplit('/').next().unwrap();
+        let target = shared.path().join(name);
+        std::fs::write(&target, project.read(relative)).unwrap();
+        project.remove(relative);
+        std::os::unix::fs::symlink(&target, project.path(relative)).unwrap();
+    }
+    (project, shared)
+}
+
+#[test]
+fn an_input_linked_outside_the_project_is_compiled_and_named_in_a_warning_in_every_format() {
+    let (project, shared) = project_with_inputs_linked_outside();
+    let shared = shared.path().canonicalize().unwrap();
+    let names_both = |output: &str| {
+        output.contains("linked-input-outside-project")
+            && output.contains("aidlc-demo-check.md")
+            && output.contains("second-stage.md")
+            && output.contains(&*shared.to_string_lossy())
+    };
+    let first = project.compile();
+    assert_eq!(first.status, 0, "{}", first.stderr);
+    assert!(names_both(&first.stderr), "{}", first.stderr);
+    assert!(first.stderr.contains("(2 warnings)"), "{}", first.stderr);
+    // The no-op path says it too.
+    let again = project.compile();
+    assert!(again.stderr.contains("up to date:"), "{}", again.stderr);
+    assert!(names_both(&again.stderr), "{}", again.stderr);
+    for format in ["json", "github", "sarif"] {
+        let run = project.run(&["compile", "--force", "--format", format]);
+        assert_eq!(run.status, 0, "{format}: {}", run.stderr);
+        let output = format!("{}{}", run.stdout, run.stderr);
+        assert!(names_both(&output), "{format}: {output}");
+    }
+}

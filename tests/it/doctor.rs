@@ -514,3 +514,22 @@ fn doctor_writes_nothing_and_takes_no_lock_even_once_the_record_has_an_audit_sha
         "the reference's doctor records its own row"
     );
 }
+
+#[test]
+fn a_row_names_each_input_read_through_a_link_that_leaves_the_project() {
+    let (project, shared) = crate::compile::project_with_inputs_linked_outside();
+    let (_, rows) = doctor(&project);
+    let linked = row(&rows, "Linked inputs");
+    assert_eq!(linked["status"], "warn", "{linked}");
+    let label = linked["label"].as_str().unwrap();
+    let shared = shared.path().canonicalize().unwrap();
+    assert!(
+        label.contains("2 files")
+            && label.contains(".claude/sensors/aidlc-demo-check.md -> ")
+            && label.contains(&*shared.to_string_lossy()),
+        "{label}"
+    );
+
+    let (_, rows) = doctor(&TestProject::minimal());
+    assert_eq!(status(&rows, "Linked inputs"), "pass");
+}

@@ -583,18 +583,21 @@ fn fire_refuses_an_output_path_that_is_not_a_regular_file_before_any_row() {
     }
 }
 
-/// `required-sections` runs in-process (D8); its template is a FIFO nobody writes, so the check
-/// blocks. With `timeout_seconds: 1` the fire ends as a budget override, as a spawned worker
-/// would, instead of hanging forever.
+/// `required-sections` runs in-process (D8); its template is a FIFO nobody writes. The template
+/// is read as every input is (D57): refused at once, so the fire is a script error (a noted pass,
+/// D4) long before its timeout, never a hang and never a pass. (An in-process
+/// check that does block ends at its timeout: `sensors::in_process`'s unit tests.)
 #[test]
-fn an_in_process_sensor_that_blocks_is_a_budget_override_at_its_timeout() {
+fn an_in_process_sensor_whose_template_is_a_fifo_is_not_evaluated_at_once() {
     let project = TestProject::empty();
     project.write(
         ".claude/sensors/aidlc-required-sections.md",
-        &manifest("required-sections", "timeout_seconds: 1\n"),
+        &manifest("required-sections", "timeout_seconds: 300\n"),
     );
     write_agent_stage_and_record(&project, "[required-sections]");
-    mkfifo(&project.path("aidlc/spaces/default/memory/templates/first-stage-doc.md"));
+    let template = "aidlc/spaces/default/memory/templates/first-stage-doc.md";
+    mkfifo(&project.path(template));
+    let started = std::time::Instant::now();
     let run = run_bounded(
         &project,
         &[
@@ -608,11 +611,16 @@ fn an_in_process_sensor_that_blocks_is_a_budget_override_at_its_timeout() {
             OUTPUT,
         ],
     );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "the FIFO was waited on"
+    );
     let verdict = verdict_line(&run);
-    assert_eq!(verdict["result"], "budget-override", "{verdict}");
+    // A noted pass is no pass (D4): the note says the check could not run.
+    let note = verdict["note"].as_str().unwrap_or_default();
+    assert!(note.starts_with("script-error"), "{verdict}");
     let terminal = only_terminal(&project);
-    assert_eq!(terminal.event, "SENSOR_BUDGET_OVERRIDE");
-    assert_eq!(terminal.field("Cap value"), Some("1"));
+    assert_ne!(terminal.event, "SENSOR_BUDGET_OVERRIDE", "{verdict}");
 }
 
 // --- Item 14: output failures -------------------------------------------------------------------

@@ -479,3 +479,52 @@ fn allow_empty_never_passes_a_blocking_binding_the_sensors_switch_kept_from_runn
     let run = advisory.run_with_env(&args, &[("AIDLC_DISABLE_SENSORS", "1")]);
     assert_eq!(run.status, 0, "no blocking binding: {}", run.stderr);
 }
+
+/// A blocking verdict is about the bytes the sensor read: an advisory sensor that edits the
+/// deliverable after the blocking one read it leaves bytes no blocking sensor checked, and the
+/// check fails in every format, as `aidlc engine gate start` refuses the same case.
+#[test]
+fn a_deliverable_edited_by_another_sensor_after_the_blocking_one_read_it_fails_the_check() {
+    let project = gate_project("blocking");
+    // An advisory sensor authored after `shape` fires after it on doc-a (one job) and edits it.
+    project.write(
+        "editor.sh",
+        "#!/bin/sh\nprintf 'edited by a sensor\\n' >> \"$4\"\necho '{\"pass\":true,\"findings_count\":0}'\n",
+    );
+    project.write(
+        ".claude/sensors/aidlc-editor.md",
+        &gate_manifest("editor", "editor.sh", "advisory", "**/doc-a.md"),
+    );
+    let stage = ".claude/aidlc-common/stages/inception/first-stage.md";
+    let text = project.read(stage).replace(
+        "sensors: [shape, upstream-coverage]",
+        "sensors: [shape, upstream-coverage, editor]",
+    );
+    project.write(stage, &text);
+    let compiled = project.compile();
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    let doc_a = format!("{STAGE_DIR}/doc-a.md");
+    let (run, json) = gate_json(&project, &["--jobs", "1"]);
+    assert!(
+        project.read(&doc_a).contains("edited by a sensor"),
+        "{}",
+        project.read(&doc_a)
+    );
+    assert_eq!(run.status, 3, "{}{}", run.stdout, run.stderr);
+    let rows = fire_rows(&json);
+    let shape_on_a = rows
+        .iter()
+        .find(|row| row.1 == "shape" && row.2 == doc_a)
+        .unwrap_or_else(|| panic!("{rows:?}"));
+    assert_eq!(shape_on_a.3, "not-evaluated", "{rows:?}");
+    assert_eq!(json["counts"]["blocking_not_evaluated"], 1, "{json}");
+    for format in ["human", "sarif", "github", "gitlab", "junit"] {
+        let run = project.run(&["gate", "check", "--jobs", "1", "--format", format]);
+        assert_eq!(run.status, 3, "{format}: {}{}", run.stdout, run.stderr);
+        assert!(
+            run.stdout.contains("artifact-changed"),
+            "{format}: {}",
+            run.stdout
+        );
+    }
+}

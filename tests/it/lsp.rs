@@ -1519,3 +1519,32 @@ fn a_composed_plugins_changed_source_is_a_stale_warning_on_its_installed_copy_un
     client.diagnostics(&lock_uri, no_stale_warning);
     assert_eq!(client.shut_down(), 0);
 }
+
+/// A FIFO where `aidlc.lock.json` belongs is refused at once (D57): the session answers, names
+/// the lock file and what it is, and shuts down cleanly instead of waiting on the FIFO.
+#[test]
+fn a_fifo_lock_file_is_refused_at_once_and_the_session_goes_on() {
+    let project = TestProject::default_framework();
+    let lock = project.path("aidlc.lock.json");
+    let made = std::process::Command::new("mkfifo")
+        .arg(lock.as_str())
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {lock}");
+    let mut client = LspClient::start(&project, &["utf-16"]);
+    let lock_uri = uri(&project, "aidlc.lock.json");
+    let on_lock = client.diagnostics(&lock_uri, |list| {
+        list.iter()
+            .any(|diagnostic| diagnostic.to_string().contains("FIFO"))
+    });
+    assert!(!on_lock.is_empty(), "{on_lock:#?}");
+    let stage_uri = uri(
+        &project,
+        ".claude/aidlc-common/stages/inception/workspace-detection.md",
+    );
+    client.result(
+        "textDocument/hover",
+        LspClient::at(&stage_uri, json!({"line": 0, "character": 0})),
+    );
+    assert_eq!(client.shut_down(), 0);
+}

@@ -322,6 +322,10 @@ fn open_for_append(path: &Utf8Path) -> std::io::Result<std::fs::File> {
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
     use crate::audit::ledger::SENSOR_PASSED;

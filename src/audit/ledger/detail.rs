@@ -132,6 +132,10 @@ pub fn write_detail_file(
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use super::*;
     use crate::audit::ledger::test_support::temp_project;

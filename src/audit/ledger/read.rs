@@ -291,7 +291,8 @@ pub fn read_record_ledger(record: &Utf8Path) -> RecordLedger {
     let shards = record_shards(record);
     let mut ledger = RecordLedger::default();
     for (shard, path) in shards.iter().enumerate() {
-        let Ok(bytes) = std::fs::read(path) else {
+        let Ok(bytes) = crate::fs_util::read_bounded(path, crate::discover::MAX_GENERATED_BYTES)
+        else {
             continue;
         };
         let parsed = parse_ledger(&String::from_utf8_lossy(&bytes));

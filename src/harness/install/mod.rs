@@ -345,16 +345,16 @@ fn read_for_edit(path: &Utf8Path) -> Result<Option<String>, HookInstallError> {
             path: path.to_owned(),
         });
     }
-    match std::fs::read(path) {
+    match crate::fs_util::read_input(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| HookInstallError::NotText {
                 path: path.to_owned(),
             }),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(HookInstallError::Read {
+        Err(error) if error.is_not_found() => Ok(None),
+        Err(error) => Err(HookInstallError::Read {
             path: path.to_owned(),
-            source,
+            source: error.into_io_error(),
         }),
     }
 }

@@ -94,6 +94,10 @@ fn run_with_search_path(
 }
 
 #[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
 mod tests {
     use std::time::{Duration, Instant};
 

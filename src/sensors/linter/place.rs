@@ -121,7 +121,7 @@ fn package_json_has_eslint_config(path: &Utf8Path) -> bool {
     let small_enough = std::fs::metadata(path)
         .is_ok_and(|metadata| metadata.is_file() && metadata.len() <= LARGEST_PACKAGE_JSON_BYTES);
     small_enough
-        && std::fs::read(path)
+        && crate::fs_util::read_input(path)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
             .is_some_and(|manifest| manifest.get("eslintConfig").is_some())
