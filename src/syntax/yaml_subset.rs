@@ -417,9 +417,9 @@ fn only_spaces(text: &str) -> bool {
     text.bytes().all(|byte| byte == b' ')
 }
 
-#[cfg(test)]
 #[expect(
     clippy::disallowed_methods,
     reason = "a test reads back the files it wrote, whole"
 )]
+#[cfg(test)]
 mod tests;
