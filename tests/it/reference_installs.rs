@@ -635,3 +635,51 @@ fn the_reference_s_doctor_reads_the_heartbeat_aidlc_wrote() {
         doctor.stdout
     );
 }
+
+/// Off a terminal (stderr a pipe, however wide `COLUMNS` says it is) a compile message is one
+/// line: the reference's advisory sentence for a per-unit build stage that is not a subagent is
+/// found whole by a script in `aidlc compile`'s stderr, as in the reference's.
+#[test]
+fn off_a_terminal_a_compile_message_is_one_line_as_the_reference_prints_it() {
+    const CODE_GENERATION: &str = ".claude/aidlc-common/stages/construction/code-generation.md";
+    const SENTENCE: &str =
+        "the autonomous Construction swarm will NOT fire for it; units build serially.";
+    let reference_bun = node_tool("bun");
+    for version in REFERENCE_VERSIONS {
+        let project = TestProject::reference_install(version);
+        let stage = project.read(CODE_GENERATION);
+        assert!(stage.contains("\nmode: subagent\n"), "{version}");
+        project.write(
+            CODE_GENERATION,
+            &stage.replace("\nmode: subagent\n", "\nmode: inline\n"),
+        );
+        let ours = project.run_with_env(&["compile", "--check"], &[("COLUMNS", "300")]);
+        let our_line = ours
+            .stderr
+            .lines()
+            .find(|line| line.contains("[advisory] stage \"code-generation\""))
+            .unwrap_or_else(|| panic!("{version}: no advisory line:\n{}", ours.stderr));
+        assert!(our_line.ends_with(SENTENCE), "{version}: {our_line}");
+        assert!(
+            !ours.stderr.contains('│'),
+            "{version}: wrapped:\n{}",
+            ours.stderr
+        );
+        if let Some(bun) = &reference_bun {
+            let theirs = run_bun(
+                bun,
+                &project,
+                &[".claude/tools/aidlc-graph.ts", "compile", "--check"],
+            );
+            let their_line = theirs
+                .stderr
+                .lines()
+                .find(|line| line.contains("[advisory] stage \"code-generation\""))
+                .unwrap_or_else(|| panic!("{version}: the reference printed:\n{}", theirs.stderr));
+            assert!(
+                our_line.ends_with(their_line),
+                "{version}: ours {our_line:?}, the reference's {their_line:?}"
+            );
+        }
+    }
+}
