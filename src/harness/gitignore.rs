@@ -12,8 +12,10 @@
 //! | `aidlc/spaces/*/intents/*/.aidlc-*` | a record's runtime folders and files: `.aidlc-engine/` (detail files, learnings selections), `.aidlc-hooks-health/`, `.aidlc-sensors/`, `.aidlc-learnings/`, `.aidlc-human-turn` |
 //! | `aidlc/spaces/*/intents/.aidlc-*` | the same, written in a space's record root while no intent is active |
 //! | `aidlc/.aidlc-turn-counter`, `aidlc/.aidlc-readonly-latch` | Kiro's per-turn state (Kiro CLI and IDE only) |
+//! | `<harness>/tools/data/.aidlc-compile-fingerprint`, `…/.aidlc-plugin-fingerprint` | the engine's own records of what `compile` and `plugin sync` last read (this machine's files, times and build) |
 //!
-//! The compile's fingerprint has its own `.gitignore` beside it (`tools/data/.gitignore`).
+//! A project `aidlc init` made also has a `.gitignore` beside the fingerprints
+//! (`tools/data/.gitignore`); a reference install has none, so the entries name them too.
 //!
 //! Invariants: entries are only ever added, each once (a line that already reads the same is
 //! kept, wherever it is), after the file's own lines, in its line endings; nothing of the file
@@ -42,12 +44,23 @@ const ENTRIES: [&str; 8] = [
 
 const KIRO_ENTRIES: [&str; 2] = ["aidlc/.aidlc-turn-counter", "aidlc/.aidlc-readonly-latch"];
 
+/// The engine's own files beside the compiled outputs, under `<harness>/tools/data/`.
+const ENGINE_RECORD_FILES: [&str; 2] = [
+    crate::up_to_date::FINGERPRINT_FILE_NAME,
+    crate::plugin::sync_record::SYNC_RECORD_FILE_NAME,
+];
+
 /// The entries `harness`'s projects ignore.
-pub fn entries(harness: Harness) -> Vec<&'static str> {
-    let mut entries = ENTRIES.to_vec();
+pub fn entries(harness: Harness) -> Vec<String> {
+    let mut entries: Vec<String> = ENTRIES.iter().map(|entry| (*entry).to_owned()).collect();
     if matches!(harness, Harness::Kiro | Harness::KiroIde) {
-        entries.extend(KIRO_ENTRIES);
+        entries.extend(KIRO_ENTRIES.iter().map(|entry| (*entry).to_owned()));
     }
+    entries.extend(
+        ENGINE_RECORD_FILES
+            .iter()
+            .map(|file| format!("{}/tools/data/{file}", harness.dir_name())),
+    );
     entries
 }
 
@@ -60,7 +73,7 @@ pub struct GitignoreChange {
     /// Its text with every entry present.
     pub after: String,
     /// The entries it lacked.
-    pub added: Vec<&'static str>,
+    pub added: Vec<String>,
 }
 
 /// The `.gitignore` of `project_dir` with `harness`'s entries, read from `before` (the file's
@@ -72,9 +85,9 @@ pub fn with_entries(
 ) -> GitignoreChange {
     let text = before.clone().unwrap_or_default();
     let present: Vec<&str> = text.lines().map(str::trim).collect();
-    let added: Vec<&'static str> = entries(harness)
+    let added: Vec<String> = entries(harness)
         .into_iter()
-        .filter(|entry| !present.contains(entry))
+        .filter(|entry| !present.contains(&entry.as_str()))
         .collect();
     let mut after = text.clone();
     if !added.is_empty() {
@@ -115,8 +128,12 @@ mod tests {
                 .after
                 .starts_with(&format!("{HEADING}\naidlc/active-space\n"))
         );
-        assert_eq!(change.added, ENTRIES);
-        assert!(change.after.ends_with("aidlc/diagnostics/\n"));
+        assert_eq!(change.added, entries(Harness::Claude));
+        assert!(
+            change
+                .after
+                .ends_with("aidlc/diagnostics/\n.claude/tools/data/.aidlc-compile-fingerprint\n.claude/tools/data/.aidlc-plugin-fingerprint\n")
+        );
     }
 
     #[test]
@@ -128,8 +145,24 @@ mod tests {
                 .after
                 .starts_with(&format!("{before}\r\n\r\n{HEADING}\r\n"))
         );
-        assert!(!change.added.contains(&"aidlc/.aidlc-clone-id"));
-        assert!(change.added.contains(&"aidlc/.aidlc-turn-counter"));
+        assert!(
+            !change
+                .added
+                .iter()
+                .any(|entry| entry == "aidlc/.aidlc-clone-id")
+        );
+        assert!(
+            change
+                .added
+                .iter()
+                .any(|entry| entry == "aidlc/.aidlc-turn-counter")
+        );
+        assert!(
+            change
+                .added
+                .iter()
+                .any(|entry| entry == ".kiro/tools/data/.aidlc-compile-fingerprint")
+        );
         assert_eq!(change.after.matches("aidlc/.aidlc-clone-id").count(), 1);
         let again = with_entries(
             Utf8Path::new("/p"),
@@ -141,13 +174,20 @@ mod tests {
     }
 
     #[test]
-    fn the_reference_s_own_gitignore_lacks_only_the_space_record_root_entry() {
+    fn the_reference_s_own_gitignore_lacks_the_space_record_root_and_the_engine_s_records() {
         let reference = include_str!("../../tests/fixtures/reference-installs/2.5.36/.gitignore");
         let change = with_entries(
             Utf8Path::new("/p"),
             Harness::Claude,
             Some(reference.to_owned()),
         );
-        assert_eq!(change.added, ["aidlc/spaces/*/intents/.aidlc-*"]);
+        assert_eq!(
+            change.added,
+            [
+                "aidlc/spaces/*/intents/.aidlc-*",
+                ".claude/tools/data/.aidlc-compile-fingerprint",
+                ".claude/tools/data/.aidlc-plugin-fingerprint",
+            ]
+        );
     }
 }
