@@ -81,6 +81,7 @@ pub enum Code {
     InvalidScopeFile,
     MalformedStageGraph,
     NotInGraphFormat,
+    WriteFiredBlocking,
 }
 
 impl Code {
@@ -125,6 +126,7 @@ impl Code {
         Code::InvalidScopeFile,
         Code::MalformedStageGraph,
         Code::NotInGraphFormat,
+        Code::WriteFiredBlocking,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -169,6 +171,7 @@ impl Code {
             Code::InvalidScopeFile => "invalid-scope-file",
             Code::MalformedStageGraph => "malformed-stage-graph",
             Code::NotInGraphFormat => "not-in-graph-format",
+            Code::WriteFiredBlocking => "write-fired-blocking",
         }
     }
 }

@@ -683,3 +683,99 @@ fn off_a_terminal_a_compile_message_is_one_line_as_the_reference_prints_it() {
         }
     }
 }
+
+/// The reference's compile under Bun and `aidlc compile` on the same manifest and stage text:
+/// an unquoted `matches: **/*.{ts,js}` (as `engine sensor describe` prints it) is that glob to
+/// both (the same graph bytes); a comment after a `sensors:` item, which the reference reads
+/// into the id, is refused by aidlc at the comment with the fix.
+#[test]
+fn frontmatter_is_read_as_the_reference_reads_it_on_the_same_text() {
+    const LINTER: &str = ".claude/sensors/aidlc-linter.md";
+    const STAGE: &str = ".claude/aidlc-common/stages/operation/incident-response.md";
+    let reference_bun = node_tool("bun");
+    for version in REFERENCE_VERSIONS {
+        let unquoted = TestProject::reference_install(version);
+        let manifest = unquoted.read(LINTER);
+        assert!(
+            manifest.contains("\nmatches: \"**/*.{ts,js}\"\n"),
+            "{version}"
+        );
+        unquoted.write(
+            LINTER,
+            &manifest.replace("\nmatches: \"**/*.{ts,js}\"\n", "\nmatches: **/*.{ts,js}\n"),
+        );
+        let shipped_graph = unquoted.read(GRAPH);
+        let ours = unquoted.run(&["compile", "--force"]);
+        assert_eq!(ours.status, 0, "{version}: {}", ours.stderr);
+        assert!(
+            unquoted.read(GRAPH) == shipped_graph,
+            "{version}: the unquoted glob compiled to other bytes"
+        );
+        if let Some(bun) = &reference_bun {
+            let theirs = run_bun(
+                bun,
+                &unquoted,
+                &[".claude/tools/aidlc-graph.ts", "compile", "--check"],
+            );
+            assert_eq!(
+                theirs.status, 0,
+                "{version}: the reference reads the glob otherwise:\n{}{}",
+                theirs.stdout, theirs.stderr
+            );
+        }
+
+        let commented = TestProject::reference_install(version);
+        let stage = commented.read(STAGE);
+        assert!(stage.contains("\n  - upstream-coverage\n"), "{version}");
+        commented.write(
+            STAGE,
+            &stage.replace(
+                "\n  - upstream-coverage\n",
+                "\n  - upstream-coverage  # cites upstream\n",
+            ),
+        );
+        let refused = commented.run(&["compile"]);
+        assert_eq!(refused.status, 1, "{version}: {}", refused.stderr);
+        assert!(
+            refused
+                .stderr
+                .contains("comment after the item `upstream-coverage` of `sensors`"),
+            "{version}: {}",
+            refused.stderr
+        );
+        assert!(
+            refused
+                .stderr
+                .contains("help: move the comment to its own line above the item"),
+            "{version}: {}",
+            refused.stderr
+        );
+        let line = stage
+            .lines()
+            .position(|line| line == "  - upstream-coverage")
+            .unwrap()
+            + 1;
+        assert!(
+            refused
+                .stderr
+                .contains(&format!("incident-response.md:{line}:24]")),
+            "{version}: {}",
+            refused.stderr
+        );
+        if let Some(bun) = &reference_bun {
+            let theirs = run_bun(
+                bun,
+                &commented,
+                &[".claude/tools/aidlc-graph.ts", "compile"],
+            );
+            assert_ne!(theirs.status, 0, "{version}");
+            assert!(
+                theirs
+                    .stderr
+                    .contains("unknown sensor id \"upstream-coverage  # cites upstream\""),
+                "{version}: {}",
+                theirs.stderr
+            );
+        }
+    }
+}
