@@ -779,3 +779,64 @@ fn frontmatter_is_read_as_the_reference_reads_it_on_the_same_text() {
         }
     }
 }
+
+/// A `scope-grid.json` column a plugin composed, with no scope file: the install's own
+/// reference keeps it or drops it (2.5 keeps every composed column, 2.6 only one with its scope
+/// file), and `aidlc compile --check` and `aidlc compile` agree with it on both installs.
+#[test]
+fn a_composed_scope_grid_column_without_a_scope_file_is_kept_or_dropped_as_the_install_s_reference_does()
+ {
+    const COMPOSED: &str = ",\n  \"zz-composed\": {\n    \"stages\": {\n      \"workspace-scaffold\": \"EXECUTE\"\n    }\n  }\n}\n";
+    let reference_bun = node_tool("bun");
+    for version in REFERENCE_VERSIONS {
+        let kept = version.starts_with("2.5");
+        let project = TestProject::reference_install(version);
+        let grid = project.read(GRID);
+        let composed_grid = format!("{}{COMPOSED}", grid.strip_suffix("\n}\n").unwrap());
+        project.write(GRID, &composed_grid);
+        let theirs = TestProject::empty();
+        crate::support::copy_tree(&project.root, &theirs.root);
+
+        let check = project.run(&["compile", "--check"]);
+        assert_eq!(
+            check.status,
+            if kept { 0 } else { 1 },
+            "{version}: {}",
+            check.stderr
+        );
+        let compiled = project.run(&["compile"]);
+        assert_eq!(compiled.status, 0, "{version}: {}", compiled.stderr);
+        assert_eq!(
+            project.read(GRID).contains("\"zz-composed\""),
+            kept,
+            "{version}"
+        );
+        if kept {
+            assert!(project.read(GRID) == composed_grid, "{version}");
+        }
+        if let Some(bun) = &reference_bun {
+            let their_check = run_bun(
+                bun,
+                &theirs,
+                &[".claude/tools/aidlc-graph.ts", "compile", "--check"],
+            );
+            assert_eq!(
+                their_check.status == 0,
+                kept,
+                "{version}: {}{}",
+                their_check.stdout,
+                their_check.stderr
+            );
+            let their_compile = run_bun(bun, &theirs, &[".claude/tools/aidlc-graph.ts", "compile"]);
+            assert_eq!(
+                their_compile.status, 0,
+                "{version}: {}",
+                their_compile.stderr
+            );
+            assert!(
+                theirs.read(GRID) == project.read(GRID),
+                "{version}: the reference's compile wrote another grid"
+            );
+        }
+    }
+}
