@@ -161,12 +161,15 @@ pub fn parse_document(source: &str, range: Range<usize>) -> (Option<Node>, Vec<Y
     parse_reading_starred_values_as_text(source, range, parse_slice)
 }
 
+/// A reader of a YAML slice that starts at an offset of its file: the tree and the problems.
+type SliceReader = fn(&str, usize) -> (Option<Node>, Vec<YamlProblem>);
+
 /// Parse `source[range]` with `parse` (a reader of a slice at an offset), after reading each
 /// plain value that starts with `*` as its text (see [`parse_document`]).
 fn parse_reading_starred_values_as_text(
     source: &str,
     range: Range<usize>,
-    parse: fn(&str, usize) -> (Option<Node>, Vec<YamlProblem>),
+    parse: SliceReader,
 ) -> (Option<Node>, Vec<YamlProblem>) {
     let slice = &source[range.clone()];
     let starred = starred_plain_value_offsets(slice);
