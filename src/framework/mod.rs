@@ -187,7 +187,7 @@ fn record_the_harness_name(
     harness: Harness,
     report: &mut InitReport,
 ) -> Result<(), InitError> {
-    let relative = Utf8Path::new(harness.dir_name()).join(HARNESS_JSON_FILE);
+    let relative = Utf8Path::new(harness.dir_name()).join(crate::harness::HARNESS_JSON_FILE);
     let path = project_dir.join(&relative);
     if std::fs::symlink_metadata(&path).is_ok() {
         report.unchanged.push(relative);
@@ -203,9 +203,6 @@ fn record_the_harness_name(
     report.written.push(relative);
     Ok(())
 }
-
-/// The reference's install record under the harness folder.
-pub const HARNESS_JSON_FILE: &str = "tools/data/harness.json";
 
 /// The project's `.gitignore` with the runtime entries added (created when missing); a file
 /// that already has them all is unchanged.

@@ -44,11 +44,15 @@ const ENTRIES: [&str; 8] = [
 
 const KIRO_ENTRIES: [&str; 2] = ["aidlc/.aidlc-turn-counter", "aidlc/.aidlc-readonly-latch"];
 
+/// The compile's up-to-date record, under `<harness>/tools/data/` (`up_to_date` names its file
+/// by this).
+pub const COMPILE_FINGERPRINT_FILE_NAME: &str = ".aidlc-compile-fingerprint";
+/// `plugin sync`'s no-op record beside it (`plugin::sync_record` names its file by this).
+pub const PLUGIN_SYNC_RECORD_FILE_NAME: &str = ".aidlc-plugin-fingerprint";
+
 /// The engine's own files beside the compiled outputs, under `<harness>/tools/data/`.
-const ENGINE_RECORD_FILES: [&str; 2] = [
-    crate::up_to_date::FINGERPRINT_FILE_NAME,
-    crate::plugin::sync_record::SYNC_RECORD_FILE_NAME,
-];
+const ENGINE_RECORD_FILES: [&str; 2] =
+    [COMPILE_FINGERPRINT_FILE_NAME, PLUGIN_SYNC_RECORD_FILE_NAME];
 
 /// The entries `harness`'s projects ignore.
 pub fn entries(harness: Harness) -> Vec<String> {

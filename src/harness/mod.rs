@@ -223,12 +223,16 @@ pub fn hook_harness(
     }
 }
 
+/// The reference's install record under the harness folder (`name`, `harnessDir`,
+/// `rulesSubdir`, and the plugin selection `plugins`).
+pub const HARNESS_JSON_FILE: &str = "tools/data/harness.json";
+
 /// The Kiro harness `.kiro/tools/data/harness.json` names in `name`: `None` when the file is
 /// missing or unreadable, or names no Kiro harness.
 fn kiro_harness_recorded_in_harness_json(project_dir: &Utf8Path) -> Option<Harness> {
     let path = project_dir
         .join(Harness::Kiro.dir_name())
-        .join(crate::framework::HARNESS_JSON_FILE);
+        .join(HARNESS_JSON_FILE);
     let text = std::fs::read_to_string(path).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     match value.get("name")?.as_str()?.trim() {
