@@ -9,6 +9,12 @@
 //! owner stamp gets a 5 s grace period (its owner may be between `mkdir` and the stamp).
 //! Re-entrant within one process.
 //!
+//! A holder may run a compile inside its own transaction: it names itself in
+//! `AIDLC_WORKSPACE_LOCK_OWNER_PID`, and the compile's acquisition ([`acquire_tidying`]) takes
+//! that lock as its own exactly when the lock's stamp records that pid and that process is
+//! alive. A variable naming any other pid, a dead pid, or no pid at all is not honoured: the
+//! compile then acquires the lock as usual (waits for the holder, and is refused when it stays).
+//!
 //! Invariants:
 //! - a lock folder of ours is never visible without its stamp where the OS can rename a folder
 //!   without replacing (Linux `renameat2(RENAME_NOREPLACE)`): it is built under a temporary name
@@ -43,6 +49,8 @@ const UNTIL_STALE_SLACK: Duration = Duration::from_secs(2);
 const IMMEDIATE_RETRIES: u32 = 5;
 const STALE_MS_VARIABLE: &str = "AIDLC_LOCK_STALE_MS";
 const OWNER_STAMP_FILE: &str = "owner.json";
+/// The pid of a lock holder that runs the compile inside its transaction.
+const INHERITED_OWNER_VARIABLE: &str = "AIDLC_WORKSPACE_LOCK_OWNER_PID";
 
 /// Locks this process holds, by folder: the re-entry depth and the token of the stamp.
 static HELD: Mutex<BTreeMap<Utf8PathBuf, Held>> = Mutex::new(BTreeMap::new());
@@ -50,7 +58,9 @@ static HELD: Mutex<BTreeMap<Utf8PathBuf, Held>> = Mutex::new(BTreeMap::new());
 #[derive(Debug)]
 struct Held {
     depth: usize,
-    token: String,
+    /// The token of our stamp; `None` for a lock inherited from the caller, whose folder is the
+    /// caller's to remove.
+    token: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -111,7 +121,7 @@ impl Drop for AuditLockGuard {
         if entry.depth > 0 {
             return;
         }
-        let token = held.remove(&self.path).map(|entry| entry.token);
+        let token = held.remove(&self.path).and_then(|entry| entry.token);
         if token.is_some() && read_stamp(&self.path).and_then(|stamp| stamp.token) == token {
             let _ = std::fs::remove_dir_all(&self.path);
         }
@@ -139,9 +149,46 @@ pub fn acquire(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
 /// [`acquire`], after removing the lock-folder temporaries that dead processes left in the temp
 /// folder: the compile's acquisition, when it writes its outputs. Listing the temp folder costs
 /// in proportion to everything in it, so the hook's and the fires' acquisitions do not.
+///
+/// A lock the caller holds and names in `AIDLC_WORKSPACE_LOCK_OWNER_PID` is taken as this
+/// process's own (see the module's documentation); dropping the guard leaves its folder to the
+/// caller.
 pub fn acquire_tidying(project_dir: &Utf8Path) -> Result<AuditLockGuard, LockError> {
-    sweep_stale_lock_temporaries(&lock_path(project_dir));
+    let path = lock_path(project_dir);
+    let inherited_owner = std::env::var(INHERITED_OWNER_VARIABLE).ok();
+    if lock_is_held_by_inherited_owner(&path, inherited_owner.as_deref()) {
+        return Ok(adopt_inherited_lock(path));
+    }
+    sweep_stale_lock_temporaries(&path);
     acquire(project_dir)
+}
+
+/// Whether the variable's value names a live process whose stamp is in the lock folder `path`.
+/// Anything else (unset, not a whole number greater than zero, another pid, a dead pid, no
+/// readable stamp) is `false`.
+fn lock_is_held_by_inherited_owner(path: &Utf8Path, inherited_owner: Option<&str>) -> bool {
+    let Some(owner_pid) = inherited_owner
+        .map(str::trim)
+        .and_then(|text| text.parse::<u64>().ok())
+        .filter(|pid| *pid > 0)
+    else {
+        return false;
+    };
+    read_stamp(path).and_then(|stamp| stamp.pid) == Some(owner_pid)
+        && crate::fs_util::process_is_alive(owner_pid)
+}
+
+/// A guard on the caller's lock: re-entrant like our own, never removed by us.
+fn adopt_inherited_lock(path: Utf8PathBuf) -> AuditLockGuard {
+    HELD.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .entry(path.clone())
+        .or_insert(Held {
+            depth: 0,
+            token: None,
+        })
+        .depth += 1;
+    AuditLockGuard { path }
 }
 
 /// Take the project's audit lock only if it is free now (for optional work such as refreshing
@@ -188,9 +235,13 @@ fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockG
             path: path.clone(),
             source,
         })? {
-            HELD.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(path.clone(), Held { depth: 1, token });
+            HELD.lock().unwrap_or_else(PoisonError::into_inner).insert(
+                path.clone(),
+                Held {
+                    depth: 1,
+                    token: Some(token),
+                },
+            );
             return Ok(AuditLockGuard { path });
         }
         let retry_at_once = match inspect_holder(&path, stale_after) {
@@ -645,5 +696,75 @@ mod tests {
                 )
             );
         }
+    }
+
+    /// The stamp of a holder with this pid, as the reference writes it.
+    fn stamp_lock_for(path: &Utf8Path, pid: u32) {
+        std::fs::create_dir_all(path).unwrap();
+        std::fs::write(
+            path.join("owner.json"),
+            format!(
+                r#"{{"pid":{pid},"startedAtMs":{},"reapLiveOwnerAfterStale":true}}"#,
+                now_ms()
+            ),
+        )
+        .unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_inherited_lock_is_honoured_only_for_its_live_recorded_owner() {
+        let (_dir, project) = temp_project();
+        let path = lock_path(&project);
+        let parent = std::os::unix::process::parent_id();
+        stamp_lock_for(&path, parent);
+        let parent_text = parent.to_string();
+        assert!(lock_is_held_by_inherited_owner(&path, Some(&parent_text)));
+        for refused in [
+            None,
+            Some(""),
+            Some("0"),
+            Some("-1"),
+            Some("abc"),
+            Some("1.5"),
+        ] {
+            assert!(
+                !lock_is_held_by_inherited_owner(&path, refused),
+                "{refused:?}"
+            );
+        }
+        let other_live_pid = std::process::id().to_string();
+        assert!(!lock_is_held_by_inherited_owner(
+            &path,
+            Some(&other_live_pid)
+        ));
+        let dead_pid = {
+            let mut child = std::process::Command::new("true").spawn().unwrap();
+            let pid = child.id();
+            child.wait().unwrap();
+            pid
+        };
+        stamp_lock_for(&path, dead_pid);
+        assert!(!lock_is_held_by_inherited_owner(
+            &path,
+            Some(&dead_pid.to_string())
+        ));
+        std::fs::remove_dir_all(&path).unwrap();
+        assert!(!lock_is_held_by_inherited_owner(&path, Some(&parent_text)));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_adopted_lock_is_reentrant_and_left_to_its_owner() {
+        let (_dir, project) = temp_project();
+        let path = lock_path(&project);
+        stamp_lock_for(&path, std::os::unix::process::parent_id());
+        {
+            let _adopted = adopt_inherited_lock(path.clone());
+            let _nested = acquire(&project).unwrap();
+        }
+        assert!(path.join("owner.json").is_file(), "the caller's lock stays");
+        assert!(!HELD.lock().unwrap().contains_key(&path));
+        std::fs::remove_dir_all(&path).unwrap();
     }
 }

@@ -26,7 +26,7 @@ use crate::diagnostics::Diagnostic;
 use crate::discover::{FileStamp, InputListing, Layout, ProjectInputs, StatStamp, hash_hex};
 
 /// The record's file name, in the folder of `stage-graph.json`.
-pub const FINGERPRINT_FILE_NAME: &str = ".aidlc-compile-fingerprint";
+pub const FINGERPRINT_FILE_NAME: &str = crate::harness::gitignore::COMPILE_FINGERPRINT_FILE_NAME;
 
 /// The first word of the record's first line; the format number follows it.
 const MAGIC: &str = "aidlc-compile-fingerprint";

@@ -469,6 +469,11 @@ pub const ENVIRONMENT: &[EnvironmentVariable] = &[
         read_by: &["plugin"],
     },
     EnvironmentVariable {
+        name: "AIDLC_WORKSPACE_LOCK_OWNER_PID",
+        meaning: "Set by a process that holds the audit lock and runs the compile inside its own transaction (the reference's `select-plugins`): the compile writes under that lock when the lock's owner stamp records this pid and that process is alive, and otherwise takes the lock as usual.",
+        read_by: &["compile", "plugin"],
+    },
+    EnvironmentVariable {
         name: "COLUMNS",
         meaning: "The width of `gate check`'s progress line (default 80, at least 20).",
         read_by: &["gate check"],

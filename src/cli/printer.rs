@@ -85,6 +85,8 @@ pub struct Printer {
     pub format: Format,
     pub quiet: bool,
     color: bool,
+    /// Whether stderr is a terminal: only there are diagnostics wrapped to its width.
+    stderr_is_terminal: bool,
     /// The project folder relative to the repository root, for the paths of annotations.
     path_prefix: camino::Utf8PathBuf,
     /// The project folder relative to the working folder, for the paths people read.
@@ -113,6 +115,7 @@ impl Printer {
             format,
             quiet,
             color: color_allowed(&std::io::stderr()),
+            stderr_is_terminal: std::io::stderr().is_terminal(),
             path_prefix: camino::Utf8PathBuf::new(),
             display_prefix: camino::Utf8PathBuf::new(),
         }
@@ -200,8 +203,14 @@ impl Printer {
     pub fn diagnostic(&self, diagnostic: &Diagnostic, sources: &dyn SourceLookup) {
         match self.format {
             Format::Human => write_to_stderr(
-                human::render_diagnostic(diagnostic, sources, self.color, &self.display_prefix)
-                    .trim_end_matches('\n'),
+                human::render_diagnostic(
+                    diagnostic,
+                    sources,
+                    self.color,
+                    self.stderr_is_terminal,
+                    &self.display_prefix,
+                )
+                .trim_end_matches('\n'),
             ),
             Format::Json => self.out(&json::diagnostic_json_line(diagnostic, sources)),
             Format::Github => self.out(&github::diagnostic_annotation(

@@ -81,6 +81,7 @@ pub enum Code {
     InvalidScopeFile,
     MalformedStageGraph,
     NotInGraphFormat,
+    WriteFiredBlocking,
     // Discovery.
     LinkedInputOutsideProject,
 }
@@ -127,6 +128,7 @@ impl Code {
         Code::InvalidScopeFile,
         Code::MalformedStageGraph,
         Code::NotInGraphFormat,
+        Code::WriteFiredBlocking,
         Code::LinkedInputOutsideProject,
     ];
 
@@ -172,6 +174,7 @@ impl Code {
             Code::InvalidScopeFile => "invalid-scope-file",
             Code::MalformedStageGraph => "malformed-stage-graph",
             Code::NotInGraphFormat => "not-in-graph-format",
+            Code::WriteFiredBlocking => "write-fired-blocking",
             Code::LinkedInputOutsideProject => "linked-input-outside-project",
         }
     }

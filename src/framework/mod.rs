@@ -135,32 +135,103 @@ pub fn init_project(
     })?;
     let mut report = InitReport::default();
     for file in DEFAULT_FRAMEWORK {
-        let relative = file.project_path(harness);
-        let destination = project_dir.join(&relative);
-        let bytes = file.contents.as_bytes();
-        match crate::fs_util::read_input(&destination) {
-            Ok(existing) if existing == bytes => {
-                report.unchanged.push(relative);
-                continue;
-            }
-            Ok(_) if !force => {
-                report.skipped.push(relative);
-                continue;
-            }
-            Ok(_) => {}
-            Err(error) if error.is_not_found() => {}
-            Err(error) => {
-                return Err(InitError::Read {
-                    path: destination,
-                    source: error.into_io_error(),
-                });
-            }
-        }
-        write_init_file(&init_path(project_dir, &relative)?, bytes)?;
-        report.written.push(relative);
+        install_file(
+            project_dir,
+            file.project_path(harness),
+            file.contents.as_bytes(),
+            force,
+            &mut report,
+        )?;
     }
+    for (relative, contents) in harness_own_files(harness) {
+        install_file(
+            project_dir,
+            relative,
+            contents.as_bytes(),
+            force,
+            &mut report,
+        )?;
+    }
+    record_the_harness_name(project_dir, harness, &mut report)?;
     add_gitignore_entries(project_dir, harness, &mut report)?;
     Ok(report)
+}
+
+/// Write `bytes` at `relative` unless the file already holds them (unchanged) or holds other
+/// bytes and `force` is not set (skipped).
+fn install_file(
+    project_dir: &Utf8Path,
+    relative: Utf8PathBuf,
+    bytes: &[u8],
+    force: bool,
+    report: &mut InitReport,
+) -> Result<(), InitError> {
+    let destination = project_dir.join(&relative);
+    match crate::fs_util::read_input(&destination) {
+        Ok(existing) if existing == bytes => {
+            report.unchanged.push(relative);
+            return Ok(());
+        }
+        Ok(_) if !force => {
+            report.skipped.push(relative);
+            return Ok(());
+        }
+        Ok(_) => {}
+        Err(error) if error.is_not_found() => {}
+        Err(error) => {
+            return Err(InitError::Read {
+                path: destination,
+                source: error.into_io_error(),
+            });
+        }
+    }
+    write_init_file(&init_path(project_dir, &relative)?, bytes)?;
+    report.written.push(relative);
+    Ok(())
+}
+
+/// The Kiro CLI conductor agent, `.kiro/agents/aidlc.json`: the agent whose configuration
+/// Kiro CLI reads hooks from, so that `aidlc hook install` has it to register them in.
+const KIRO_CLI_CONDUCTOR_AGENT: &str = include_str!("assets/kiro/conductor-agent.json");
+
+/// The files only `harness`'s projects get, relative to the project root.
+fn harness_own_files(harness: Harness) -> Vec<(Utf8PathBuf, &'static str)> {
+    match harness {
+        Harness::Kiro => vec![(
+            Utf8Path::new(harness.dir_name()).join(crate::harness::install::KIRO_CLI_AGENT_FILE),
+            KIRO_CLI_CONDUCTOR_AGENT,
+        )],
+        Harness::Claude
+        | Harness::Codex
+        | Harness::KiroIde
+        | Harness::Cursor
+        | Harness::Opencode => Vec::new(),
+    }
+}
+
+/// `<harness>/tools/data/harness.json` naming the harness the project was made for (`name`,
+/// as the reference's installs record it; Kiro CLI and Kiro IDE share `.kiro`, and this is
+/// what tells them apart), with its folder and rules subfolder. Only created: an existing
+/// file (its plugin selection included) is never replaced, `force` or not.
+fn record_the_harness_name(
+    project_dir: &Utf8Path,
+    harness: Harness,
+    report: &mut InitReport,
+) -> Result<(), InitError> {
+    let relative = Utf8Path::new(harness.dir_name()).join(crate::harness::HARNESS_JSON_FILE);
+    if std::fs::symlink_metadata(project_dir.join(&relative)).is_ok() {
+        report.unchanged.push(relative);
+        return Ok(());
+    }
+    let text = format!(
+        "{{\n  \"name\": \"{}\",\n  \"harnessDir\": \"{}\",\n  \"rulesSubdir\": \"{}\"\n}}\n",
+        harness.name(),
+        harness.dir_name(),
+        harness.rules_subdir()
+    );
+    write_init_file(&init_path(project_dir, &relative)?, text.as_bytes())?;
+    report.written.push(relative);
+    Ok(())
 }
 
 /// The project's `.gitignore` with the runtime entries added (created when missing); a file
@@ -787,8 +858,12 @@ mod tests {
         let first = init_project(&project, Harness::Claude, false).unwrap();
         assert_eq!(
             first.written.len(),
-            DEFAULT_FRAMEWORK.len() + 1,
-            "and .gitignore"
+            DEFAULT_FRAMEWORK.len() + 2,
+            "and harness.json and .gitignore"
+        );
+        assert_eq!(
+            std::fs::read_to_string(project.join(".claude/tools/data/harness.json")).unwrap(),
+            "{\n  \"name\": \"claude\",\n  \"harnessDir\": \".claude\",\n  \"rulesSubdir\": \"rules\"\n}\n"
         );
         assert!(
             std::fs::read_to_string(project.join(".gitignore"))
@@ -822,6 +897,20 @@ mod tests {
             .find(|f| f.path == "scopes/aidlc-mvp.md")
             .unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), original.contents);
+    }
+
+    #[test]
+    fn an_existing_harness_json_is_never_replaced() {
+        let (_dir, project) = temp_project();
+        let path = project.join(".kiro/tools/data/harness.json");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "{\"plugins\": [\"x\"]}\n").unwrap();
+        init_project(&project, Harness::Kiro, true).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"plugins\": [\"x\"]}\n"
+        );
+        assert!(project.join(".kiro/agents/aidlc.json").is_file());
     }
 
     #[test]

@@ -13,8 +13,10 @@
 //! | `aidlc/spaces/*/intents/.aidlc-*` | the same, written in a space's record root while no intent is active |
 //! | `/.aidlc-plugin-journal/` | an interrupted plugin composition's undo journal (committed, a clone would roll another clone's install back) |
 //! | `aidlc/.aidlc-turn-counter`, `aidlc/.aidlc-readonly-latch` | Kiro's per-turn state (Kiro CLI and IDE only) |
+//! | `<harness>/tools/data/.aidlc-compile-fingerprint`, `…/.aidlc-plugin-fingerprint` | the engine's own records of what `compile` and `plugin sync` last read (this machine's files, times and build) |
 //!
-//! The compile's fingerprint has its own `.gitignore` beside it (`tools/data/.gitignore`).
+//! A project `aidlc init` made also has a `.gitignore` beside the fingerprints
+//! (`tools/data/.gitignore`); a reference install has none, so the entries name them too.
 //!
 //! Invariants: entries are only ever added, each once (a line that already reads the same is
 //! kept, wherever it is), after the file's own lines, in its line endings; nothing of the file
@@ -44,12 +46,27 @@ const ENTRIES: [&str; 9] = [
 
 const KIRO_ENTRIES: [&str; 2] = ["aidlc/.aidlc-turn-counter", "aidlc/.aidlc-readonly-latch"];
 
+/// The compile's up-to-date record, under `<harness>/tools/data/` (`up_to_date` names its file
+/// by this).
+pub const COMPILE_FINGERPRINT_FILE_NAME: &str = ".aidlc-compile-fingerprint";
+/// `plugin sync`'s no-op record beside it (`plugin::sync_record` names its file by this).
+pub const PLUGIN_SYNC_RECORD_FILE_NAME: &str = ".aidlc-plugin-fingerprint";
+
+/// The engine's own files beside the compiled outputs, under `<harness>/tools/data/`.
+const ENGINE_RECORD_FILES: [&str; 2] =
+    [COMPILE_FINGERPRINT_FILE_NAME, PLUGIN_SYNC_RECORD_FILE_NAME];
+
 /// The entries `harness`'s projects ignore.
-pub fn entries(harness: Harness) -> Vec<&'static str> {
-    let mut entries = ENTRIES.to_vec();
+pub fn entries(harness: Harness) -> Vec<String> {
+    let mut entries: Vec<String> = ENTRIES.iter().map(|entry| (*entry).to_owned()).collect();
     if matches!(harness, Harness::Kiro | Harness::KiroIde) {
-        entries.extend(KIRO_ENTRIES);
+        entries.extend(KIRO_ENTRIES.iter().map(|entry| (*entry).to_owned()));
     }
+    entries.extend(
+        ENGINE_RECORD_FILES
+            .iter()
+            .map(|file| format!("{}/tools/data/{file}", harness.dir_name())),
+    );
     entries
 }
 
@@ -62,7 +79,7 @@ pub struct GitignoreChange {
     /// Its text with every entry present.
     pub after: String,
     /// The entries it lacked.
-    pub added: Vec<&'static str>,
+    pub added: Vec<String>,
 }
 
 /// The `.gitignore` of `project_dir` with `harness`'s entries, read from `before` (the file's
@@ -74,9 +91,9 @@ pub fn with_entries(
 ) -> GitignoreChange {
     let text = before.clone().unwrap_or_default();
     let present: Vec<&str> = text.lines().map(str::trim).collect();
-    let added: Vec<&'static str> = entries(harness)
+    let added: Vec<String> = entries(harness)
         .into_iter()
-        .filter(|entry| !present.contains(entry))
+        .filter(|entry| !present.contains(&entry.as_str()))
         .collect();
     let mut after = text.clone();
     if !added.is_empty() {
@@ -117,8 +134,12 @@ mod tests {
                 .after
                 .starts_with(&format!("{HEADING}\naidlc/active-space\n"))
         );
-        assert_eq!(change.added, ENTRIES);
-        assert!(change.after.ends_with("/.aidlc-plugin-journal/\n"));
+        assert_eq!(change.added, entries(Harness::Claude));
+        assert!(
+            change
+                .after
+                .ends_with("/.aidlc-plugin-journal/\n.claude/tools/data/.aidlc-compile-fingerprint\n.claude/tools/data/.aidlc-plugin-fingerprint\n")
+        );
     }
 
     #[test]
@@ -130,8 +151,24 @@ mod tests {
                 .after
                 .starts_with(&format!("{before}\r\n\r\n{HEADING}\r\n"))
         );
-        assert!(!change.added.contains(&"aidlc/.aidlc-clone-id"));
-        assert!(change.added.contains(&"aidlc/.aidlc-turn-counter"));
+        assert!(
+            !change
+                .added
+                .iter()
+                .any(|entry| entry == "aidlc/.aidlc-clone-id")
+        );
+        assert!(
+            change
+                .added
+                .iter()
+                .any(|entry| entry == "aidlc/.aidlc-turn-counter")
+        );
+        assert!(
+            change
+                .added
+                .iter()
+                .any(|entry| entry == ".kiro/tools/data/.aidlc-compile-fingerprint")
+        );
         assert_eq!(change.after.matches("aidlc/.aidlc-clone-id").count(), 1);
         let again = with_entries(
             Utf8Path::new("/p"),
@@ -143,7 +180,8 @@ mod tests {
     }
 
     #[test]
-    fn the_reference_s_own_gitignore_lacks_only_the_space_record_root_and_journal_entries() {
+    fn the_reference_s_own_gitignore_lacks_the_space_record_root_the_journal_and_the_engine_s_records()
+     {
         let reference = include_str!("../../tests/fixtures/reference-installs/2.5.36/.gitignore");
         let change = with_entries(
             Utf8Path::new("/p"),
@@ -152,7 +190,12 @@ mod tests {
         );
         assert_eq!(
             change.added,
-            ["aidlc/spaces/*/intents/.aidlc-*", "/.aidlc-plugin-journal/"]
+            [
+                "aidlc/spaces/*/intents/.aidlc-*",
+                "/.aidlc-plugin-journal/",
+                ".claude/tools/data/.aidlc-compile-fingerprint",
+                ".claude/tools/data/.aidlc-plugin-fingerprint",
+            ]
         );
     }
 }

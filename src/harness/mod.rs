@@ -187,8 +187,10 @@ pub fn pick_harness(
 }
 
 /// The harness whose hooks a project's `.kiro`-style folder registers: `requested` when given,
-/// else `folder_harness` (what [`pick_harness`] chose), except that a `.kiro` folder whose
-/// `hooks/` holds Kiro IDE hook files (`*.kiro.hook`, or `*.json`) is Kiro IDE's.
+/// else `folder_harness` (what [`pick_harness`] chose), except that a `.kiro` folder is the
+/// harness its `tools/data/harness.json` names (`"name": "kiro"` or `"kiro-ide"`, as `aidlc
+/// init` and the reference's installs record it), and without such a name Kiro IDE's when its
+/// `hooks/` holds Kiro IDE hook files (`*.kiro.hook`, or `*.json`).
 #[expect(
     clippy::case_sensitive_file_extension_comparisons,
     reason = "Kiro IDE reads hook files by their exact extension"
@@ -204,6 +206,9 @@ pub fn hook_harness(
     if folder_harness != Harness::Kiro {
         return folder_harness;
     }
+    if let Some(recorded) = kiro_harness_recorded_in_harness_json(project_dir) {
+        return recorded;
+    }
     let hooks_dir = project_dir.join(Harness::Kiro.dir_name()).join("hooks");
     let holds_ide_hooks = hooks_dir.read_dir_utf8().is_ok_and(|entries| {
         entries.filter_map(Result::ok).any(|entry| {
@@ -215,5 +220,24 @@ pub fn hook_harness(
         Harness::KiroIde
     } else {
         Harness::Kiro
+    }
+}
+
+/// The reference's install record under the harness folder (`name`, `harnessDir`,
+/// `rulesSubdir`, and the plugin selection `plugins`).
+pub const HARNESS_JSON_FILE: &str = "tools/data/harness.json";
+
+/// The Kiro harness `.kiro/tools/data/harness.json` names in `name`: `None` when the file is
+/// missing or unreadable, or names no Kiro harness.
+fn kiro_harness_recorded_in_harness_json(project_dir: &Utf8Path) -> Option<Harness> {
+    let path = project_dir
+        .join(Harness::Kiro.dir_name())
+        .join(HARNESS_JSON_FILE);
+    let text = crate::fs_util::read_input_text(&path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    match value.get("name")?.as_str()?.trim() {
+        "kiro" => Some(Harness::Kiro),
+        "kiro-ide" => Some(Harness::KiroIde),
+        _ => None,
     }
 }

@@ -60,6 +60,7 @@ pub mod operations;
 pub mod own_tree;
 pub mod place_span;
 pub mod placeholder_span;
+pub mod removed_scope_columns;
 pub mod selection;
 pub mod sidecar;
 pub mod source;

@@ -691,6 +691,8 @@ fn apply_armed(
     transaction: &Transaction,
     outcome: &mut ComposeOutcome,
 ) -> Result<(), PluginError> {
+    let trimmed_grid =
+        crate::plugin::removed_scope_columns::grid_without_removed_scope_columns(layout, plan);
     for (path, bytes) in changes {
         let shown = layout.display(&path.absolute()).to_string();
         if let Some(bytes) = bytes {
@@ -707,6 +709,11 @@ fn apply_armed(
     }
     if !plan.install_changed {
         return Ok(());
+    }
+    if let Some(grid) = trimmed_grid {
+        transaction
+            .write(&contained_path(layout, &layout.scope_grid_path)?, &grid)
+            .map_err(|e| io_error("cannot compose", &e))?;
     }
     let mut db = CompilerDatabase::default();
     let (_inputs, compiled) = compile::load_and_compile_once(&mut db, layout);

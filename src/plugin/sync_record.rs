@@ -32,7 +32,7 @@ use crate::plugin::Problem;
 use crate::up_to_date::RACY_WINDOW_NS;
 
 /// The record's file name, in the folder of `stage-graph.json`.
-pub const SYNC_RECORD_FILE_NAME: &str = ".aidlc-plugin-fingerprint";
+pub const SYNC_RECORD_FILE_NAME: &str = crate::harness::gitignore::PLUGIN_SYNC_RECORD_FILE_NAME;
 
 const MAGIC: &str = "aidlc-plugin-fingerprint";
 const FORMAT: u32 = 1;

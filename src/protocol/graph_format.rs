@@ -54,6 +54,13 @@ impl GraphFormat {
         self == GraphFormat::Gate
     }
 
+    /// Whether a recompile keeps a composed `scope-grid.json` column (one no stage names)
+    /// that has no scope file: the 2.5 reference keeps every such column; from 2.6 only a
+    /// column with its scope file survives.
+    pub fn keeps_composed_scope_columns_without_a_scope_file(self) -> bool {
+        self == GraphFormat::Reference25
+    }
+
     /// Whether nodes carry `review_class` (defaulted) and `summary_confirmation`.
     pub fn carries_review_class(self) -> bool {
         self >= GraphFormat::Reference26

@@ -51,8 +51,9 @@ const SHORTENED_WORD_TAIL_CHARS: usize = 40;
 pub struct HumanStyle<'a> {
     /// ANSI colours.
     pub color: bool,
-    /// Wrap long lines at 100 columns (the compile's diagnostics); the gate report does not
-    /// wrap, so that a sentence reads (and greps) the same in every format.
+    /// Wrap long lines at 100 columns (the compile's diagnostics on a terminal); off a terminal,
+    /// and in the gate report, a message is one line, so that a sentence reads (and greps) the
+    /// same in every format.
     pub wrap_lines: bool,
     /// The project folder as seen from the working folder (empty when they are the same): put
     /// before every project-relative path shown, so that it opens from where the user is.
@@ -70,11 +71,13 @@ impl HumanStyle<'_> {
 }
 
 /// A compile diagnostic drawn for people (what `aidlc compile` prints on stderr); its paths
-/// start with `path_prefix` (see [`HumanStyle::path_prefix`]).
+/// start with `path_prefix` (see [`HumanStyle::path_prefix`]). Its long lines are wrapped only
+/// when `for_a_terminal`: read by a program, each message, label and help is one line.
 pub fn render_diagnostic(
     diagnostic: &Diagnostic,
     sources: &dyn SourceLookup,
     color: bool,
+    for_a_terminal: bool,
     path_prefix: &Utf8Path,
 ) -> String {
     render_problem(
@@ -82,7 +85,7 @@ pub fn render_diagnostic(
         sources,
         HumanStyle {
             color,
-            wrap_lines: true,
+            wrap_lines: for_a_terminal,
             path_prefix,
             under_header: false,
         },
@@ -726,7 +729,7 @@ mod tests {
             .at(4..5)
             .with_related("o.md", None, "declared here");
         let files = texts(&[("s.md", "---\nx\n---\n")]);
-        let out = render_diagnostic(&diagnostic, &files, false, Utf8Path::new("../shop"));
+        let out = render_diagnostic(&diagnostic, &files, false, true, Utf8Path::new("../shop"));
         assert!(out.contains("╭─[../shop/s.md:2:1]"), "{out}");
         assert!(out.contains("note: ../shop/o.md: declared here"), "{out}");
     }
@@ -822,6 +825,7 @@ mod tests {
             &diagnostic,
             &texts(&[("a.md", &text)]),
             false,
+            true,
             Utf8Path::new(""),
         );
         assert!(out.contains(&format!("[a.md:2:{}]", hash - 4 + 1)), "{out}");
@@ -848,7 +852,7 @@ mod tests {
                 .in_file("a.md")
                 .at(start..end)
                 .with_related("a.md", Some(end..end), "related");
-            let out = render_diagnostic(&diagnostic, &files, true, Utf8Path::new(""));
+            let out = render_diagnostic(&diagnostic, &files, true, true, Utf8Path::new(""));
             assert!(
                 out.lines().all(|l| l.chars().count() < 2_000),
                 "{start}..{end}"
@@ -866,7 +870,7 @@ mod tests {
             ("stage.md", "---\nshape\n---\n"),
             ("sensor.md", "---\nid: x\nmatches: \"**\"\n---\n"),
         ]);
-        let out = render_diagnostic(&diagnostic, &files, false, Utf8Path::new(""));
+        let out = render_diagnostic(&diagnostic, &files, false, true, Utf8Path::new(""));
         assert!(out.contains("note: sensor.md:2:5: this glob"), "{out}");
     }
 

@@ -31,11 +31,13 @@ const DEFAULT_REVIEW_CLASS: &str = "adversarial";
 /// Manifests whose `fire_on: gate` or `default_severity: blocking` the install's graph format
 /// cannot carry: without those keys in `sensors_applicable` the reference (and this engine)
 /// read every binding as write-fired and advisory, so the manifest's wish is said out loud.
+/// In a format that carries them, a manifest that is blocking but write-fired is said out loud
+/// instead ([`write_fired_blocking_diagnostics`]).
 #[salsa::tracked(returns(ref))]
 pub fn format_registry_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
     let (format, source) = *graph_format(db);
     if format.carries_dispatch_fields() {
-        return Vec::new();
+        return write_fired_blocking_diagnostics(db);
     }
     sensor_registry(db)
         .by_id
@@ -62,6 +64,32 @@ pub fn format_registry_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> 
                 .with_help(
                     "write the newest format with `aidlc compile --graph-format gate`, or drop the declaration",
                 ),
+            )
+        })
+        .collect()
+}
+
+/// Manifests that declare `default_severity: blocking` and fire on writes (`fire_on: write`, or
+/// no `fire_on`): blocking is enforced at the gate only, and a write-fired fire stays advisory,
+/// so the manifest's wish is said out loud (a warning on the manifest).
+fn write_fired_blocking_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> {
+    sensor_registry(db)
+        .by_id
+        .values()
+        .filter(|binding| {
+            binding.fire_on == FireOn::Write && binding.default_severity == Severity::Blocking
+        })
+        .map(|binding| {
+            Diagnostic::warning(
+                Code::WriteFiredBlocking,
+                format!(
+                    "sensor \"{}\" declares default_severity: blocking but fires on writes: a write-fired sensor is advisory, only a gate-fired one blocks",
+                    binding.id
+                ),
+            )
+            .in_file(Utf8Path::new(&binding.path))
+            .with_help(
+                "add `fire_on: gate` to enforce it at the stage's gate, or declare `default_severity: advisory`",
             )
         })
         .collect()

@@ -3,7 +3,9 @@
 //! Columns are the union of the stages' scope names, in byte order; each column lists every
 //! stage in graph order as `EXECUTE` (the stage lists the scope, or it is an initialization
 //! stage) or `SKIP`. Composed scopes (columns of the existing grid that no stage names but that
-//! have a scope file) are carried over verbatim, then all columns are sorted again.
+//! have a scope file; in an install of the 2.5 graph format, any such column, scope file or
+//! not, as that reference keeps them) are carried over verbatim, then all columns are sorted
+//! again.
 //!
 //! Under a plugin selection (docs/decisions.md D14), as the reference compiles it: the rows are
 //! the enabled stages only, and the columns are the scope files' names whose plugin (`aidlc`
@@ -18,6 +20,7 @@ use crate::db::{Project, SourceFile};
 use crate::js_json::pretty_json;
 use crate::parse::{parsed_stage, scope_catalog, source_text};
 use crate::protocol::pretty_writer::PrettyWriter;
+use crate::stage_graph::format_choice::graph_format;
 use crate::stage_graph::numbering::stage_numbering;
 use crate::stage_graph::plugin_selection::plugin_selection;
 use crate::stage_graph::plugins_key::{CORE_PLUGIN, is_enabled};
@@ -180,15 +183,20 @@ fn grid_through_values(
     format!("{}\n", pretty_json(&Value::Object(object)))
 }
 
-/// Columns of the grid on disk that no stage names but a scope file declares.
+/// Columns of the grid on disk that no stage names but a scope file declares (in the 2.5
+/// graph format, scope file or not: see
+/// [`crate::protocol::graph_format::GraphFormat::keeps_composed_scope_columns_without_a_scope_file`]).
 fn composed_columns(
     db: &dyn salsa::Database,
     stock_names: &BTreeSet<String>,
 ) -> Vec<(String, Value)> {
     let catalog = scope_catalog(db);
-    // Only a scope file no stage names can be a composed column: with none, the grid on disk
-    // (megabytes in a large project) need not be parsed at all.
-    if catalog.names.keys().all(|name| stock_names.contains(name)) {
+    let needs_no_scope_file = graph_format(db)
+        .0
+        .keeps_composed_scope_columns_without_a_scope_file();
+    // Otherwise only a scope file no stage names can be a composed column: with none, the grid
+    // on disk (megabytes in a large project) need not be parsed at all.
+    if !needs_no_scope_file && catalog.names.keys().all(|name| stock_names.contains(name)) {
         return Vec::new();
     }
     let Some(&file) = Project::get(db).existing_grid(db).as_ref() else {
@@ -204,7 +212,7 @@ fn composed_columns(
         .into_iter()
         .filter(|(name, column)| {
             !stock_names.contains(name)
-                && catalog.names.contains_key(name)
+                && (needs_no_scope_file || catalog.names.contains_key(name))
                 && column.get("stages").is_some_and(Value::is_object)
         })
         .collect()

@@ -210,7 +210,49 @@ fn trailing_comment_diagnostics(text: &str, entries: &[Entry], file: &Utf8Path) 
             );
         }
     }
+    diagnostics.extend(
+        entries
+            .iter()
+            .flat_map(|entry| trailing_comment_after_list_items(text, entry, file)),
+    );
     diagnostics
+}
+
+/// A `# comment` after an item of a top-level block list (`- upstream-coverage  # why`) is
+/// refused too: the reference reads the comment into the item (an unknown sensor id, stage or
+/// agent), so the file would mean one thing to us and another to it.
+fn trailing_comment_after_list_items(
+    text: &str,
+    entry: &Entry,
+    file: &Utf8Path,
+) -> Vec<Diagnostic> {
+    let NodeKind::Sequence { items, flow: false } = &entry.value.kind else {
+        return Vec::new();
+    };
+    let key = entry.key.as_scalar().unwrap_or_default();
+    items
+        .iter()
+        .filter(
+            |item| matches!(&item.kind, NodeKind::Scalar { style, .. } if *style != Style::Block),
+        )
+        .filter_map(|item| {
+            let line_end = memchr::memchr(b'\n', &text.as_bytes()[item.span.end..])
+                .map_or(text.len(), |i| item.span.end + i);
+            let hash = text[item.span.end..line_end].find('#')?;
+            let at = item.span.end + hash;
+            let shown = item.as_scalar().unwrap_or_default();
+            Some(
+                Diagnostic::error(
+                    Code::TrailingComment,
+                    format!("comment after the item `{shown}` of `{key}`"),
+                )
+                .in_file(file)
+                .at(at..line_end.min(text.len()))
+                .with_label("the reference reads this comment as part of the item")
+                .with_help("move the comment to its own line above the item"),
+            )
+        })
+        .collect()
 }
 
 /// The text of a scalar node; `None` for YAML null, sequences and mappings.

@@ -607,6 +607,16 @@ mod tests {
     }
 
     #[test]
+    fn an_unquoted_matches_starting_with_a_star_is_the_glob() {
+        let text = GOOD.replace("---\nbody", "matches: **/*.{ts,js}\n---\nbody");
+        let (manifest, problems) = check(&text);
+        assert!(problems.is_empty(), "{problems:?}");
+        let manifest = manifest.unwrap();
+        assert_eq!(manifest.matches.as_deref(), Some("**/*.{ts,js}"));
+        assert_eq!(&text[manifest.matches_span.unwrap()], "**/*.{ts,js}");
+    }
+
+    #[test]
     fn trailing_comment_is_refused() {
         let text = GOOD.replace("kind: deterministic", "kind: deterministic # the only kind");
         let (manifest, problems) = check(&text);

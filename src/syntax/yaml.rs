@@ -153,13 +153,148 @@ fn looks_like_number(text: &str) -> bool {
 /// A document in the block subset most frontmatter is written in (`syntax::yaml_subset`) is
 /// read by a reader of its own, which gives the very events the general parser would, about ten
 /// times faster; any other document goes to the general parser.
+///
+/// A plain value that starts with `*` (`matches: **/*.{ts,js}`, `- *.md`) is read as the text
+/// it is, as the reference's frontmatter reader reads it, not as a YAML alias: aliases are
+/// refused in frontmatter anyway, so no document that parsed before reads differently.
 pub fn parse_document(source: &str, range: Range<usize>) -> (Option<Node>, Vec<YamlProblem>) {
+    parse_reading_starred_values_as_text(source, range, parse_slice)
+}
+
+/// A reader of a YAML slice that starts at an offset of its file: the tree and the problems.
+type SliceReader = fn(&str, usize) -> (Option<Node>, Vec<YamlProblem>);
+
+/// Parse `source[range]` with `parse` (a reader of a slice at an offset), after reading each
+/// plain value that starts with `*` as its text (see [`parse_document`]).
+fn parse_reading_starred_values_as_text(
+    source: &str,
+    range: Range<usize>,
+    parse: SliceReader,
+) -> (Option<Node>, Vec<YamlProblem>) {
     let slice = &source[range.clone()];
-    let mut builder = TreeBuilder::new(range.start, slice.len());
+    let starred = starred_plain_value_offsets(slice);
+    if starred.is_empty() {
+        return parse(slice, range.start);
+    }
+    let mut masked = slice.as_bytes().to_vec();
+    for &offset in &starred {
+        masked[offset] = STAR_STAND_IN;
+    }
+    let masked = String::from_utf8(masked)
+        .unwrap_or_else(|_| unreachable!("one ASCII byte replaced another"));
+    let (mut root, problems) = parse(&masked, range.start);
+    let absolute: Vec<usize> = starred.iter().map(|offset| range.start + offset).collect();
+    if let Some(root) = &mut root {
+        restore_starred_plain_values(root, &absolute);
+    }
+    (root, problems)
+}
+
+/// The byte a leading `*` of a plain value is parsed as: a letter, which starts a plain scalar
+/// of the same length wherever the `*` did.
+const STAR_STAND_IN: u8 = b'a';
+
+/// A slice that starts at `base` in its file, read by the block subset or else the general
+/// parser.
+fn parse_slice(slice: &str, base: usize) -> (Option<Node>, Vec<YamlProblem>) {
+    let mut builder = TreeBuilder::new(base, slice.len());
     if read_block_subset(slice, &mut builder).is_some() {
         return (builder.root, builder.problems);
     }
-    parse_document_with_general_parser(source, range)
+    parse_slice_with_general_parser(slice, base)
+}
+
+/// The offsets (in `text`) of each `*` that starts a plain value on a line of its own: after
+/// `key:` and blanks, or after `- ` of a block sequence item. Lines inside a block scalar
+/// (`|` or `>`) are text, and left alone.
+fn starred_plain_value_offsets(text: &str) -> Vec<usize> {
+    let mut offsets = Vec::new();
+    let mut block_scalar_indent: Option<usize> = None;
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let content = line.trim_end_matches(['\n', '\r']);
+        let indent = content.len() - content.trim_start_matches(' ').len();
+        let is_blank = content.trim().is_empty();
+        if let Some(scalar_indent) = block_scalar_indent {
+            if is_blank || indent > scalar_indent {
+                line_start += line.len();
+                continue;
+            }
+            block_scalar_indent = None;
+        }
+        if let Some(value_start) = plain_value_start(content, indent) {
+            let value = &content[value_start..];
+            if value.starts_with('*') {
+                offsets.push(line_start + value_start);
+            } else if starts_a_block_scalar(value) {
+                block_scalar_indent = Some(indent);
+            }
+        }
+        line_start += line.len();
+    }
+    offsets
+}
+
+/// Where the value of a `key: value` or `- value` line starts, after its blanks.
+fn plain_value_start(line: &str, indent: usize) -> Option<usize> {
+    let after_item_dashes = {
+        let mut at = indent;
+        while line[at..].starts_with("- ") {
+            at += 2;
+            at += line[at..].len() - line[at..].trim_start_matches([' ', '\t']).len();
+        }
+        at
+    };
+    let rest = &line[after_item_dashes..];
+    let key_length = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+        .unwrap_or(rest.len());
+    let value_at = if key_length > 0 && rest[key_length..].starts_with(':') {
+        let after_colon = &rest[key_length + 1..];
+        let blanks = after_colon.len() - after_colon.trim_start_matches([' ', '\t']).len();
+        if blanks == 0 {
+            return None;
+        }
+        after_item_dashes + key_length + 1 + blanks
+    } else if after_item_dashes > indent {
+        after_item_dashes
+    } else {
+        return None;
+    };
+    (value_at < line.len()).then_some(value_at)
+}
+
+/// Whether a value is a block scalar's header (`|`, `>-`, `|2+`, with an optional comment).
+fn starts_a_block_scalar(value: &str) -> bool {
+    let header = value.split(" #").next().unwrap_or(value).trim_end();
+    header.starts_with(['|', '>'])
+        && header[1..]
+            .chars()
+            .all(|c| c.is_ascii_digit() || c == '+' || c == '-')
+}
+
+/// Put the `*` back at the start of each plain scalar that starts at one of `offsets`.
+fn restore_starred_plain_values(node: &mut Node, offsets: &[usize]) {
+    match &mut node.kind {
+        NodeKind::Scalar { text, style } => {
+            if *style == Style::Plain
+                && offsets.contains(&node.span.start)
+                && text.as_bytes().first() == Some(&STAR_STAND_IN)
+            {
+                text.replace_range(0..1, "*");
+            }
+        }
+        NodeKind::Sequence { items, .. } => {
+            for item in items {
+                restore_starred_plain_values(item, offsets);
+            }
+        }
+        NodeKind::Mapping { entries, .. } => {
+            for entry in entries {
+                restore_starred_plain_values(&mut entry.value, offsets);
+            }
+        }
+    }
 }
 
 /// [`parse_document`] through the general parser only (granit, behind serde-saphyr), whatever
@@ -168,8 +303,10 @@ pub fn parse_document_with_general_parser(
     source: &str,
     range: Range<usize>,
 ) -> (Option<Node>, Vec<YamlProblem>) {
-    let base = range.start;
-    let slice = &source[range];
+    parse_reading_starred_values_as_text(source, range, parse_slice_with_general_parser)
+}
+
+fn parse_slice_with_general_parser(slice: &str, base: usize) -> (Option<Node>, Vec<YamlProblem>) {
     let mut builder = TreeBuilder::new(base, slice.len());
     for result in Parser::new_from_str(slice) {
         match result {
@@ -400,6 +537,26 @@ mod tests {
         assert_eq!(sensors[1].as_scalar(), Some("b"));
         let flow = root.get("flow").unwrap().as_sequence().unwrap();
         assert_eq!(&text[flow[1].span.clone()], "y");
+    }
+
+    /// A plain value starting with `*` is its text, as the reference reads it, with its span;
+    /// a block scalar's lines and an alias inside a flow list are left to YAML.
+    #[test]
+    fn a_plain_value_starting_with_a_star_is_its_text() {
+        let text =
+            "id: x\nmatches: **/*.{ts,js}\nsensors:\n  - *.md\n  - b\nnote: |\n  key: *kept\n";
+        let (root, problems) = parse(text);
+        assert!(problems.is_empty(), "{problems:?}");
+        let root = root.unwrap();
+        let matches = root.get("matches").unwrap();
+        assert_eq!(matches.as_scalar(), Some("**/*.{ts,js}"));
+        assert_eq!(&text[matches.span.clone()], "**/*.{ts,js}");
+        assert_eq!(matches.type_name(), "string");
+        let sensors = root.get("sensors").unwrap().as_sequence().unwrap();
+        assert_eq!(sensors[0].as_scalar(), Some("*.md"));
+        assert_eq!(root.get("note").unwrap().as_scalar(), Some("key: *kept\n"));
+        let (_, problems) = parse("flow: [*a]\n");
+        assert_eq!(problems.len(), 1, "{problems:?}");
     }
 
     #[test]

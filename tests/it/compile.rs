@@ -506,3 +506,46 @@ fn an_input_linked_outside_the_project_is_compiled_and_named_in_a_warning_in_eve
         assert!(names_both(&output), "{format}: {output}");
     }
 }
+
+/// A manifest that declares `default_severity: blocking` and fires on writes compiles with a
+/// warning that it is advisory there (blocking is enforced at the gate); gate-fired, it is
+/// silent.
+#[test]
+fn a_write_fired_blocking_manifest_compiles_with_a_warning_that_it_stays_advisory() {
+    const LINTER: &str = ".claude/sensors/aidlc-linter.md";
+    let project = TestProject::empty();
+    assert_eq!(project.run(&["init", "."]).status, 0);
+    let advisory = project.read(LINTER);
+    let blocking = advisory.replace(
+        "default_severity: advisory\n",
+        "default_severity: blocking\n",
+    );
+    project.write(LINTER, &blocking);
+    let compiled = project.compile();
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    assert!(
+        compiled.stderr.contains("write-fired-blocking")
+            && compiled.stderr.contains(
+                "sensor \"linter\" declares default_severity: blocking but fires on writes"
+            )
+            && compiled.stderr.contains("add `fire_on: gate`"),
+        "{}",
+        compiled.stderr
+    );
+    project.write(
+        LINTER,
+        &blocking
+            .replace(
+                "default_severity: blocking\n",
+                "default_severity: blocking\nfire_on: gate\n",
+            )
+            .replace("matches: \"**/*.{ts,js}\"", "matches: \"**\""),
+    );
+    let gate_fired = project.compile();
+    assert_eq!(gate_fired.status, 0, "{}", gate_fired.stderr);
+    assert!(
+        !gate_fired.stderr.contains("write-fired-blocking"),
+        "{}",
+        gate_fired.stderr
+    );
+}

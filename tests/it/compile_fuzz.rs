@@ -408,7 +408,7 @@ fn compare_yaml_parsers(project: &TestProject, files: &[(&str, String)]) -> u32 
 fn render_everything(diagnostics: &[Diagnostic], sources: &dyn SourceLookup) {
     for diagnostic in diagnostics {
         for color in [false, true] {
-            let _ = render_diagnostic(diagnostic, sources, color, camino::Utf8Path::new(""));
+            let _ = render_diagnostic(diagnostic, sources, color, true, camino::Utf8Path::new(""));
         }
         let _ = diagnostic_json_line(diagnostic, sources);
         let _ = diagnostic_annotation(diagnostic, sources, camino::Utf8Path::new(""));

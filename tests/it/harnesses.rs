@@ -896,34 +896,17 @@ fn registration_files(project: &TestProject, harness: &str) -> Vec<String> {
     }
 }
 
+/// A project `aidlc init` made for a harness is one `hook install` registers without being told
+/// the harness: init, compile, hook install (Kiro CLI's conductor agent is init's, Kiro IDE is
+/// told from Kiro CLI by the name init records in `harness.json`).
 #[test]
 fn hook_install_registers_both_hooks_on_each_new_project_and_doctor_reads_them() {
     let program = env!("CARGO_BIN_EXE_aidlc");
     for harness in HARNESSES {
         let project = TestProject::empty();
         assert_eq!(project.run(&["init", ".", "--harness", harness]).status, 0);
-        if harness == "kiro" {
-            // Kiro CLI reads hooks from an agent's configuration: none, none written.
-            let refused = project.run(&["hook", "install", "--harness", "kiro"]);
-            assert_eq!(refused.status, 2);
-            assert!(
-                refused.stderr.contains("kiro-cli agent create"),
-                "{}",
-                refused.stderr
-            );
-            project.write(
-                ".kiro/agents/aidlc.json",
-                "{\"name\": \"aidlc\", \"tools\": [\"*\"]}\n",
-            );
-        }
-        let installed = project.run(&[
-            "hook",
-            "install",
-            "--harness",
-            harness,
-            "--program",
-            program,
-        ]);
+        assert_eq!(project.compile().status, 0, "{harness}");
+        let installed = project.run(&["hook", "install", "--program", program]);
         assert_eq!(installed.status, 0, "{harness}: {}", installed.stderr);
         assert!(
             installed.stderr.contains("wrote "),
@@ -931,7 +914,7 @@ fn hook_install_registers_both_hooks_on_each_new_project_and_doctor_reads_them()
             installed.stderr
         );
         assert_eq!(project.compile().status, 0, "{harness}");
-        let doctor = project.run(&["doctor", "--format", "json", "--harness", harness]);
+        let doctor = project.run(&["doctor", "--format", "json"]);
         let report: Value = serde_json::from_str(&doctor.stdout).unwrap();
         for name in ["Write hook", "Human-turn hook"] {
             let row = report["rows"]
@@ -950,14 +933,7 @@ fn hook_install_registers_both_hooks_on_each_new_project_and_doctor_reads_them()
                 "{harness}: {row}"
             );
         }
-        let again = project.run(&[
-            "hook",
-            "install",
-            "--harness",
-            harness,
-            "--program",
-            program,
-        ]);
+        let again = project.run(&["hook", "install", "--program", program]);
         assert!(
             again.stderr.contains("needs no change"),
             "{harness}: {}",
@@ -965,7 +941,7 @@ fn hook_install_registers_both_hooks_on_each_new_project_and_doctor_reads_them()
         );
         let removed = project.run(&["hook", "install", "--harness", harness, "--uninstall"]);
         assert_eq!(removed.status, 0, "{harness}: {}", removed.stderr);
-        let doctor = project.run(&["doctor", "--format", "json", "--harness", harness]);
+        let doctor = project.run(&["doctor", "--format", "json"]);
         let report: Value = serde_json::from_str(&doctor.stdout).unwrap();
         let write_row = report["rows"]
             .as_array()
@@ -976,6 +952,23 @@ fn hook_install_registers_both_hooks_on_each_new_project_and_doctor_reads_them()
             .clone();
         assert_eq!(write_row["status"], "fail", "{harness}: {write_row}");
     }
+}
+
+/// Kiro CLI reads hooks from an agent's configuration: without the conductor agent, hook
+/// install says how to create it and writes nothing.
+#[test]
+fn hook_install_for_kiro_cli_without_its_conductor_agent_says_how_to_create_it() {
+    let project = TestProject::empty();
+    assert_eq!(project.run(&["init", ".", "--harness", "kiro"]).status, 0);
+    project.remove(".kiro/agents/aidlc.json");
+    let refused = project.run(&["hook", "install"]);
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("kiro-cli agent create"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!project.exists(".kiro/agents/aidlc.json"));
 }
 
 #[test]

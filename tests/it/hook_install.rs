@@ -480,3 +480,44 @@ fn init_and_hook_install_write_the_gitignore_entries_so_git_keeps_only_the_share
         assert_eq!(checked.status.success(), ignored, "{path}");
     }
 }
+
+/// On a reference install committed to git, `compile` and `hook install` leave nothing of the
+/// engine's own for git: `git status` shows the two files `hook install` edits (the
+/// settings and `.gitignore`, which a team commits) and no untracked record of the engine's.
+#[test]
+fn on_a_reference_install_git_status_shows_nothing_of_the_engine_s_own_after_compile_and_hook_install()
+ {
+    let Some(git) = crate::support::system_tool("git") else {
+        return;
+    };
+    for version in crate::support::REFERENCE_VERSIONS {
+        let project = TestProject::reference_install(version);
+        let git = |args: &[&str]| {
+            let output = std::process::Command::new(git.as_str())
+                .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+                .args(args)
+                .current_dir(&project.root)
+                .output()
+                .expect("run git");
+            assert!(output.status.success(), "git {args:?}: {output:?}");
+            String::from_utf8(output.stdout).unwrap()
+        };
+        git(&["init", "-q"]);
+        // The tests' home folder lives in the project; it is no file of the install's.
+        std::fs::write(project.path(".git/info/exclude"), "/.home/\n").unwrap();
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "-m", "the reference install"]);
+        let compiled = project.run(&["compile", "--force"]);
+        assert_eq!(compiled.status, 0, "{version}: {}", compiled.stderr);
+        assert!(project.exists(".claude/tools/data/.aidlc-compile-fingerprint"));
+        let installed = install(&project, &[]);
+        assert_eq!(installed.status, 0, "{version}: {}", installed.stderr);
+        assert_eq!(project.run(&["compile"]).status, 0, "{version}");
+        let status = git(&["status", "--porcelain", "--untracked-files=all"]);
+        let mut shown: Vec<&str> = status.lines().map(|line| &line[3..]).collect();
+        shown.sort_unstable();
+        let mut expected = vec![".claude/settings.json", ".gitignore"];
+        expected.sort_unstable();
+        assert_eq!(shown, expected, "{version}:\n{status}");
+    }
+}

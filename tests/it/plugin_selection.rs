@@ -8,7 +8,9 @@ use std::process::Command;
 
 use camino::Utf8Path;
 
-use crate::support::{GRAPH, GRID, Run, TestProject, copy_tree, node_tool, stage};
+use crate::support::{
+    GRAPH, GRID, REFERENCE_VERSIONS, Run, TestProject, audit_lock_path, copy_tree, node_tool, stage,
+};
 
 const HARNESS_JSON: &str = ".claude/tools/data/harness.json";
 
@@ -56,6 +58,115 @@ fn harness_json(plugins: Option<&str>) -> String {
             "{{\n  \"harnessDir\": \".claude\",\n  \"rulesSubdir\": \"rules\",\n  \"plugins\": {list}\n}}\n"
         ),
     }
+}
+
+/// The program the reference's `select-plugins` runs as its compiled executable: its compile is
+/// `aidlc compile` (run in place of the dispatcher, so its parent is `select-plugins`), its
+/// runner generators the reference's own.
+fn dispatcher_running_aidlc_compile(project: &TestProject) -> camino::Utf8PathBuf {
+    let dispatcher = project.root.join(".aidlc-dispatcher.sh");
+    let tools = project.root.join(".claude/tools");
+    let script = format!(
+        "#!/bin/sh\n\
+         case \"$1 $2\" in\n\
+         'graph compile') exec '{aidlc}' compile --project-dir \"$AIDLC_PROJECT_DIR\" ;;\n\
+         'gen runners') exec bun '{tools}/aidlc-runner-gen.ts' write --project-dir \"$AIDLC_PROJECT_DIR\" ;;\n\
+         'gen runner-scopes') exec bun '{tools}/aidlc-runner-gen.ts' scopes --project-dir \"$AIDLC_PROJECT_DIR\" ;;\n\
+         esac\n\
+         echo \"no route for $*\" >&2\n\
+         exit 9\n",
+        aidlc = env!("CARGO_BIN_EXE_aidlc"),
+    );
+    std::fs::write(&dispatcher, script).unwrap();
+    std::fs::set_permissions(
+        &dispatcher,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    dispatcher
+}
+
+/// The reference's `select-plugins` holds the workspace lock and runs the compile with
+/// `AIDLC_WORKSPACE_LOCK_OWNER_PID` naming itself: `aidlc compile` writes inside that lock
+/// (at once, not after a 5 s wait and a refusal), and leaves the lock to its holder.
+#[test]
+fn the_reference_select_plugins_runs_aidlc_compile_inside_the_lock_it_holds() {
+    let Some(bun_path) = node_tool("bun") else {
+        return;
+    };
+    for version in REFERENCE_VERSIONS {
+        let project = TestProject::reference_install(version);
+        let shipped_graph = project.read(GRAPH);
+        // The same graph in other bytes, so the compile writes, under the lock.
+        let graph: serde_json::Value = serde_json::from_str(&shipped_graph).unwrap();
+        project.write(GRAPH, &graph.to_string());
+        let dispatcher = dispatcher_running_aidlc_compile(&project);
+        let started = std::time::Instant::now();
+        let selecting = bun(
+            &bun_path,
+            &project.root,
+            &[".claude/tools/aidlc-utility.ts", "select-plugins", "aidlc"],
+            &[("AIDLC_COMPILED_EXECUTABLE", dispatcher.as_str())],
+        );
+        ok(&selecting, &format!("{version}: select-plugins"));
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(4),
+            "{version}: the compile waited for the lock its caller holds"
+        );
+        assert!(
+            project.read(GRAPH) == shipped_graph,
+            "{version}: aidlc compile wrote the graph"
+        );
+        assert!(
+            !audit_lock_path(&project).exists(),
+            "{version}: the caller released its lock"
+        );
+    }
+}
+
+/// A holder's lock is the compile's own only when the variable names that holder and it is
+/// alive; naming another live process, the compile waits for the lock and is refused.
+#[test]
+fn an_inherited_lock_is_the_compile_s_own_only_for_the_holder_it_names() {
+    let project = TestProject::reference_install("2.6.54");
+    let graph: serde_json::Value = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    project.write(GRAPH, &graph.to_string());
+    let mut holder = Command::new("sleep").arg("60").spawn().unwrap();
+    let lock = audit_lock_path(&project);
+    std::fs::create_dir_all(&lock).unwrap();
+    std::fs::write(
+        lock.join("owner.json"),
+        format!(
+            r#"{{"pid":{},"startedAtMs":{},"reapLiveOwnerAfterStale":true}}"#,
+            holder.id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_millis()
+        ),
+    )
+    .unwrap();
+    let not_the_holder = std::process::id().to_string();
+    let refused = project.run_with_env(
+        &["compile"],
+        &[("AIDLC_WORKSPACE_LOCK_OWNER_PID", &not_the_holder)],
+    );
+    assert_eq!(refused.status, 2, "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("Failed to acquire audit lock"),
+        "{}",
+        refused.stderr
+    );
+    let holder_pid = holder.id().to_string();
+    let inherited = project.run_with_env(
+        &["compile"],
+        &[("AIDLC_WORKSPACE_LOCK_OWNER_PID", &holder_pid)],
+    );
+    assert_eq!(inherited.status, 0, "{}", inherited.stderr);
+    assert!(lock.join("owner.json").is_file(), "the holder's lock stays");
+    holder.kill().unwrap();
+    holder.wait().unwrap();
+    std::fs::remove_dir_all(&lock).unwrap();
 }
 
 #[test]

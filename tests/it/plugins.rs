@@ -102,9 +102,12 @@ fn snapshot(root: &Utf8Path) -> BTreeMap<String, Vec<u8>> {
     fn visit(root: &Utf8Path, folder: &Utf8Path, files: &mut BTreeMap<String, Vec<u8>>) {
         for entry in folder.read_dir_utf8().expect("list") {
             let entry = entry.expect("entry");
-            // `.git`, and the sync's own record (a machine-local cache, D51) beside the
-            // compile's.
-            if entry.file_name() == ".git" || entry.file_name() == ".aidlc-plugin-fingerprint" {
+            // `.git`, the tests' home folder (Bun's caches land there), and the sync's own
+            // record (a machine-local cache, D51) beside the compile's.
+            if entry.file_name() == ".git"
+                || entry.path() == root.join(".home")
+                || entry.file_name() == ".aidlc-plugin-fingerprint"
+            {
                 continue;
             }
             if entry.file_type().expect("type").is_dir() {
@@ -124,7 +127,10 @@ fn snapshot(root: &Utf8Path) -> BTreeMap<String, Vec<u8>> {
 fn folders(root: &Utf8Path) -> Vec<String> {
     fn visit(root: &Utf8Path, folder: &Utf8Path, out: &mut Vec<String>) {
         for entry in folder.read_dir_utf8().expect("list").filter_map(Result::ok) {
-            if entry.file_type().is_ok_and(|kind| kind.is_dir()) && entry.file_name() != ".git" {
+            if entry.file_type().is_ok_and(|kind| kind.is_dir())
+                && entry.file_name() != ".git"
+                && entry.path() != root.join(".home")
+            {
                 out.push(entry.path().strip_prefix(root).unwrap().to_string());
                 visit(root, entry.path(), out);
             }

@@ -635,3 +635,209 @@ fn the_reference_s_doctor_reads_the_heartbeat_aidlc_wrote() {
         doctor.stdout
     );
 }
+
+/// Off a terminal (stderr a pipe, however wide `COLUMNS` says it is) a compile message is one
+/// line: the reference's advisory sentence for a per-unit build stage that is not a subagent is
+/// found whole by a script in `aidlc compile`'s stderr, as in the reference's.
+#[test]
+fn off_a_terminal_a_compile_message_is_one_line_as_the_reference_prints_it() {
+    const CODE_GENERATION: &str = ".claude/aidlc-common/stages/construction/code-generation.md";
+    const SENTENCE: &str =
+        "the autonomous Construction swarm will NOT fire for it; units build serially.";
+    let reference_bun = node_tool("bun");
+    for version in REFERENCE_VERSIONS {
+        let project = TestProject::reference_install(version);
+        let stage = project.read(CODE_GENERATION);
+        assert!(stage.contains("\nmode: subagent\n"), "{version}");
+        project.write(
+            CODE_GENERATION,
+            &stage.replace("\nmode: subagent\n", "\nmode: inline\n"),
+        );
+        let ours = project.run_with_env(&["compile", "--check"], &[("COLUMNS", "300")]);
+        let our_line = ours
+            .stderr
+            .lines()
+            .find(|line| line.contains("[advisory] stage \"code-generation\""))
+            .unwrap_or_else(|| panic!("{version}: no advisory line:\n{}", ours.stderr));
+        assert!(our_line.ends_with(SENTENCE), "{version}: {our_line}");
+        assert!(
+            !ours.stderr.contains('│'),
+            "{version}: wrapped:\n{}",
+            ours.stderr
+        );
+        if let Some(bun) = &reference_bun {
+            let theirs = run_bun(
+                bun,
+                &project,
+                &[".claude/tools/aidlc-graph.ts", "compile", "--check"],
+            );
+            let their_line = theirs
+                .stderr
+                .lines()
+                .find(|line| line.contains("[advisory] stage \"code-generation\""))
+                .unwrap_or_else(|| panic!("{version}: the reference printed:\n{}", theirs.stderr));
+            assert!(
+                our_line.ends_with(their_line),
+                "{version}: ours {our_line:?}, the reference's {their_line:?}"
+            );
+        }
+    }
+}
+
+/// The reference's compile under Bun and `aidlc compile` on the same manifest and stage text:
+/// an unquoted `matches: **/*.{ts,js}` (as `engine sensor describe` prints it) is that glob to
+/// both (the same graph bytes); a comment after a `sensors:` item, which the reference reads
+/// into the id, is refused by aidlc at the comment with the fix.
+#[test]
+fn frontmatter_is_read_as_the_reference_reads_it_on_the_same_text() {
+    const LINTER: &str = ".claude/sensors/aidlc-linter.md";
+    const STAGE: &str = ".claude/aidlc-common/stages/operation/incident-response.md";
+    let reference_bun = node_tool("bun");
+    for version in REFERENCE_VERSIONS {
+        let unquoted = TestProject::reference_install(version);
+        let manifest = unquoted.read(LINTER);
+        assert!(
+            manifest.contains("\nmatches: \"**/*.{ts,js}\"\n"),
+            "{version}"
+        );
+        unquoted.write(
+            LINTER,
+            &manifest.replace("\nmatches: \"**/*.{ts,js}\"\n", "\nmatches: **/*.{ts,js}\n"),
+        );
+        let shipped_graph = unquoted.read(GRAPH);
+        let ours = unquoted.run(&["compile", "--force"]);
+        assert_eq!(ours.status, 0, "{version}: {}", ours.stderr);
+        assert!(
+            unquoted.read(GRAPH) == shipped_graph,
+            "{version}: the unquoted glob compiled to other bytes"
+        );
+        if let Some(bun) = &reference_bun {
+            let theirs = run_bun(
+                bun,
+                &unquoted,
+                &[".claude/tools/aidlc-graph.ts", "compile", "--check"],
+            );
+            assert_eq!(
+                theirs.status, 0,
+                "{version}: the reference reads the glob otherwise:\n{}{}",
+                theirs.stdout, theirs.stderr
+            );
+        }
+
+        let commented = TestProject::reference_install(version);
+        let stage = commented.read(STAGE);
+        assert!(stage.contains("\n  - upstream-coverage\n"), "{version}");
+        commented.write(
+            STAGE,
+            &stage.replace(
+                "\n  - upstream-coverage\n",
+                "\n  - upstream-coverage  # cites upstream\n",
+            ),
+        );
+        let refused = commented.run(&["compile"]);
+        assert_eq!(refused.status, 1, "{version}: {}", refused.stderr);
+        assert!(
+            refused
+                .stderr
+                .contains("comment after the item `upstream-coverage` of `sensors`"),
+            "{version}: {}",
+            refused.stderr
+        );
+        assert!(
+            refused
+                .stderr
+                .contains("help: move the comment to its own line above the item"),
+            "{version}: {}",
+            refused.stderr
+        );
+        let line = stage
+            .lines()
+            .position(|line| line == "  - upstream-coverage")
+            .unwrap()
+            + 1;
+        assert!(
+            refused
+                .stderr
+                .contains(&format!("incident-response.md:{line}:24]")),
+            "{version}: {}",
+            refused.stderr
+        );
+        if let Some(bun) = &reference_bun {
+            let theirs = run_bun(
+                bun,
+                &commented,
+                &[".claude/tools/aidlc-graph.ts", "compile"],
+            );
+            assert_ne!(theirs.status, 0, "{version}");
+            assert!(
+                theirs
+                    .stderr
+                    .contains("unknown sensor id \"upstream-coverage  # cites upstream\""),
+                "{version}: {}",
+                theirs.stderr
+            );
+        }
+    }
+}
+
+/// A `scope-grid.json` column a plugin composed, with no scope file: the install's own
+/// reference keeps it or drops it (2.5 keeps every composed column, 2.6 only one with its scope
+/// file), and `aidlc compile --check` and `aidlc compile` agree with it on both installs.
+#[test]
+fn a_composed_scope_grid_column_without_a_scope_file_is_kept_or_dropped_as_the_install_s_reference_does()
+ {
+    const COMPOSED: &str = ",\n  \"zz-composed\": {\n    \"stages\": {\n      \"workspace-scaffold\": \"EXECUTE\"\n    }\n  }\n}\n";
+    let reference_bun = node_tool("bun");
+    for version in REFERENCE_VERSIONS {
+        let kept = version.starts_with("2.5");
+        let project = TestProject::reference_install(version);
+        let grid = project.read(GRID);
+        let composed_grid = format!("{}{COMPOSED}", grid.strip_suffix("\n}\n").unwrap());
+        project.write(GRID, &composed_grid);
+        let theirs = TestProject::empty();
+        crate::support::copy_tree(&project.root, &theirs.root);
+
+        let check = project.run(&["compile", "--check"]);
+        // 0 when the column is kept, 1 (drift) when the compile would drop it.
+        assert_eq!(
+            check.status,
+            i32::from(!kept),
+            "{version}: {}",
+            check.stderr
+        );
+        let compiled = project.run(&["compile"]);
+        assert_eq!(compiled.status, 0, "{version}: {}", compiled.stderr);
+        assert_eq!(
+            project.read(GRID).contains("\"zz-composed\""),
+            kept,
+            "{version}"
+        );
+        if kept {
+            assert!(project.read(GRID) == composed_grid, "{version}");
+        }
+        if let Some(bun) = &reference_bun {
+            let their_check = run_bun(
+                bun,
+                &theirs,
+                &[".claude/tools/aidlc-graph.ts", "compile", "--check"],
+            );
+            assert_eq!(
+                their_check.status == 0,
+                kept,
+                "{version}: {}{}",
+                their_check.stdout,
+                their_check.stderr
+            );
+            let their_compile = run_bun(bun, &theirs, &[".claude/tools/aidlc-graph.ts", "compile"]);
+            assert_eq!(
+                their_compile.status, 0,
+                "{version}: {}",
+                their_compile.stderr
+            );
+            assert!(
+                theirs.read(GRID) == project.read(GRID),
+                "{version}: the reference's compile wrote another grid"
+            );
+        }
+    }
+}

@@ -293,14 +293,17 @@ impl SyntheticProject {
     fn sensor_plan(&self, index: usize) -> SensorPlan {
         let id = self.sensor_id(index);
         let mut rng = SplitMix64::for_item(self.seed, SENSOR_SALT, index);
+        let drawn_blocking = rng.below(4) == 0;
+        let fire_on = if rng.below(4) == 0 { "write" } else { "gate" };
         SensorPlan {
             id,
-            default_severity: if rng.below(4) == 0 {
+            // Only a gate-fired sensor blocks; a write-fired one declared blocking is a warning.
+            default_severity: if drawn_blocking && fire_on == "gate" {
                 "blocking"
             } else {
                 "advisory"
             },
-            fire_on: if rng.below(4) == 0 { "write" } else { "gate" },
+            fire_on,
             category: SENSOR_CATEGORIES[rng.below(SENSOR_CATEGORIES.len())],
             glob: SENSOR_GLOBS[rng.below(SENSOR_GLOBS.len())],
             timeout_seconds: 60 * (1 + rng.below(10)),
