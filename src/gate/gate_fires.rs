@@ -38,10 +38,10 @@ use crate::protocol::glob::SensorGlob;
 use crate::protocol::output_paths::{FolderNames, declared_output_paths, is_marker_artifact};
 use crate::protocol::selection::Severity;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
-use crate::stage_graph::dead_bindings::binding_never_fires_at_the_gate;
 use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::sensors;
 use crate::sensors::descriptor::GateUnit;
+use crate::stage_graph::dead_bindings::binding_never_fires_at_the_gate;
 use crate::workspace::{self, Workspace};
 
 /// One fire to run.
