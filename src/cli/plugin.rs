@@ -107,6 +107,8 @@ pub(super) fn report_warnings(printer: &Printer, warnings: &[Problem]) {
     }
 }
 
+/// Each problem once: as a diagnostic drawn on its file when it has a place there, else as one
+/// `error:` line with its help.
 pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
     for problem in problems {
         if let Some((diagnostic, text)) = problem.located_in_its_file() {
@@ -116,8 +118,9 @@ pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
                 .map(|file| (file.clone(), text.clone()))
                 .collect();
             printer.diagnostic(&diagnostic, &sources);
+        } else {
+            error_line(printer, &problem.headline(), problem.help.as_deref());
         }
-        error_line(printer, &problem.headline(), problem.help.as_deref());
     }
 }
 
