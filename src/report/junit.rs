@@ -401,10 +401,13 @@ fn summary_suite(report: &GateReport) -> SummarySuite {
     }
 }
 
+/// A stage and the sensors skipped there, in the report's order.
+type StageSensors<'a> = (&'a str, Vec<&'a str>);
+
 /// `skipped (no deliverable): stage a: s1, s2; stage b: s3`, one line per reason, with each
 /// stage's sensors in the report's order.
 fn skipped_lines(skipped: &[&GateSkip]) -> Vec<String> {
-    let mut by_reason: Vec<(&str, Vec<(&str, Vec<&str>)>)> = Vec::new();
+    let mut by_reason: Vec<(&str, Vec<StageSensors<'_>>)> = Vec::new();
     for skip in skipped {
         let reason = skip.reason.as_str();
         let index = by_reason
