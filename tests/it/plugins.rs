@@ -1651,13 +1651,17 @@ fn the_reference_plugin_composes_onto_the_built_in_framework() {
     let refused = fresh.run(&["plugin", "add", plugin_copy.as_str()]);
     assert_ne!(refused.status, 0);
     assert_eq!(
-        refused.stderr.matches("plugin-refused").count(),
+        refused
+            .stderr
+            .matches("fragment \"after-step:60\" order 100 cannot be placed")
+            .count(),
         1,
         "{}",
         refused.stderr
     );
-    assert!(
-        !refused.stderr.contains("error: plugin \"test-pro\""),
+    assert_eq!(
+        refused.stderr.matches("refused here").count(),
+        1,
         "{}",
         refused.stderr
     );
