@@ -115,7 +115,7 @@ pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
         match problem.located_in_its_file() {
             Some((mut diagnostic, text)) => {
                 error_line(printer, &problem.headline(), None);
-                diagnostic.message = REFUSED_PLACE_MESSAGE.to_owned();
+                REFUSED_PLACE_MESSAGE.clone_into(&mut diagnostic.message);
                 let sources: BTreeMap<Utf8PathBuf, String> = diagnostic
                     .file
                     .iter()
