@@ -339,12 +339,11 @@ impl Output<'_> {
     /// Returns whether every file was written.
     fn print(&self, report: &GateReport, sources: SourceTexts, printer: &Printer) -> bool {
         let root_uri = self.repository.root_uri();
-        let help_base_uri = github_blob_base().unwrap_or_else(|| root_uri.clone());
         let mut settings = RenderSettings {
             color: false,
             sources,
             repository_root_uri: Some(root_uri),
-            help_base_uri: Some(help_base_uri),
+            help_base_uri: github_blob_base(),
             full_report: self.full_report_hint(),
             strict: self.strict,
             path_prefix: self.display_prefix.clone(),

@@ -107,19 +107,30 @@ pub(super) fn report_warnings(printer: &Printer, warnings: &[Problem]) {
     }
 }
 
+/// Each problem's sentence once: one `error:` line naming the plugin and the file (one line, so
+/// that a script finds it), then, when the problem has a place in its file, that place drawn
+/// under a pointer to it with the help; else the help under the line.
 pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
     for problem in problems {
-        if let Some((diagnostic, text)) = problem.located_in_its_file() {
-            let sources: BTreeMap<Utf8PathBuf, String> = diagnostic
-                .file
-                .iter()
-                .map(|file| (file.clone(), text.clone()))
-                .collect();
-            printer.diagnostic(&diagnostic, &sources);
+        match problem.located_in_its_file() {
+            Some((mut diagnostic, text)) => {
+                error_line(printer, &problem.headline(), None);
+                REFUSED_PLACE_MESSAGE.clone_into(&mut diagnostic.message);
+                let sources: BTreeMap<Utf8PathBuf, String> = diagnostic
+                    .file
+                    .iter()
+                    .map(|file| (file.clone(), text.clone()))
+                    .collect();
+                printer.diagnostic(&diagnostic, &sources);
+            }
+            None => error_line(printer, &problem.headline(), problem.help.as_deref()),
         }
-        error_line(printer, &problem.headline(), problem.help.as_deref());
     }
 }
+
+/// What the drawing of a refused problem's place says above it (the sentence is the line
+/// printed just before).
+const REFUSED_PLACE_MESSAGE: &str = "refused here";
 
 /// A plugin command's failure as `aidlc plugin` prints it (also `compile --watch`'s sync,
 /// D53), and its exit status.

@@ -41,6 +41,7 @@ use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::sensors;
 use crate::sensors::descriptor::GateUnit;
+use crate::stage_graph::dead_bindings::binding_never_fires_at_the_gate;
 use crate::workspace::{self, Workspace};
 
 /// One fire to run.
@@ -366,8 +367,9 @@ pub fn shard_of(stage: &str, deliverable: &Utf8Path, count: u64) -> u64 {
     u64::from_le_bytes(first) % count.max(1) + 1
 }
 
-/// Bindings whose glob matches none of the paths the stage's declared outputs can have
-/// (failure mode N2). Checked against where the files would be written, existing or not.
+/// The selected bindings that can never fire at the gate, by the compile's own rule
+/// ([`binding_never_fires_at_the_gate`]): a write-fired binding selected by `--fire-on` is
+/// never dead. Checked against where the stage's outputs would be written, existing or not.
 fn dead_bindings(
     workspace: &Workspace,
     record: &Utf8Path,
@@ -385,13 +387,20 @@ fn dead_bindings(
     entries
         .iter()
         .filter_map(|entry| {
-            let pattern = entry.matches.as_deref().filter(|p| !p.is_empty())?;
-            let glob = SensorGlob::new(pattern).ok()?;
-            let can_match = possible.iter().any(|path| glob.matches(project_dir, path));
-            (!can_match && !possible.is_empty()).then(|| DeadBinding {
+            let pattern = entry.matches.as_deref().filter(|p| !p.is_empty());
+            let glob = match pattern.map(SensorGlob::new) {
+                Some(Ok(glob)) => Some(glob),
+                Some(Err(_)) => return None,
+                None => None,
+            };
+            let dead = binding_never_fires_at_the_gate(entry.fire_on, &possible, |path| {
+                glob.as_ref()
+                    .is_none_or(|glob| glob.matches(project_dir, path))
+            });
+            dead.then(|| DeadBinding {
                 stage: node.slug.clone(),
                 sensor_id: entry.id.clone(),
-                pattern: pattern.to_owned(),
+                pattern: pattern.unwrap_or_default().to_owned(),
             })
         })
         .collect()

@@ -313,12 +313,15 @@ pub struct GateSkip {
     pub reason: SkipReason,
 }
 
-/// A binding whose glob can never match any output the stage declares (failure mode N2): a
-/// dead sensor that would otherwise look healthy.
+/// A gate-fired binding that can never fire at its stage (failure mode N2): its glob matches
+/// no place where the stage's outputs can be written, or the stage declares none. The same
+/// bindings the compile's `dead-sensor-binding` names; a dead sensor that would otherwise look
+/// healthy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeadBinding {
     pub stage: String,
     pub sensor_id: String,
+    /// The binding's glob; empty when it has none (then the stage declares no outputs).
     pub pattern: String,
 }
 

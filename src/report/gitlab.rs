@@ -94,7 +94,7 @@ fn fire_issues(
                 let file = report.repository_path(&finding.file);
                 issue(
                     &finding_message_with_help(finding),
-                    &format!("{}/{}", fire.sensor_id, finding.rule),
+                    &finding_check_name(&fire.sensor_id, &finding.rule),
                     &fingerprints.next(&[
                         &fire.sensor_id,
                         &finding.rule,
@@ -142,6 +142,16 @@ fn with_plugin(mut issues: Vec<Value>, fire: &GateFire) -> Vec<Value> {
     issues
 }
 
+/// A finding's `check_name`: the sensor id alone when the finding's rule is the sensor itself
+/// (a sensor that reports one kind of finding), else `sensor/rule`; never the id twice.
+fn finding_check_name(sensor_id: &str, rule: &str) -> String {
+    if rule.is_empty() || rule == sensor_id {
+        sensor_id.to_owned()
+    } else {
+        format!("{sensor_id}/{rule}")
+    }
+}
+
 fn issue(
     description: &str,
     check_name: &str,
@@ -164,6 +174,16 @@ fn issue(
 mod tests {
     use super::*;
     use crate::report::test_reports::sample_report;
+
+    #[test]
+    fn a_check_name_names_the_sensor_once() {
+        assert_eq!(finding_check_name("no-todo", "no-todo"), "no-todo");
+        assert_eq!(finding_check_name("no-todo", ""), "no-todo");
+        assert_eq!(
+            finding_check_name("required-sections", "missing-heading"),
+            "required-sections/missing-heading"
+        );
+    }
 
     #[test]
     fn gitlab_matches_the_snapshot() {

@@ -2,21 +2,29 @@
 //! valid against the `JUnit` schema they read (the Jenkins xunit plugin's `junit-10.xsd`,
 //! vendored under `tests/fixtures/junit/` and checked with `xmllint` in the tests).
 //!
-//! One `testsuite` per stage (in the order stages first appear in the report), one `testcase`
-//! per sensor × file: a `failure` per finding of a failed blocking fire (an advisory fire's
-//! findings are no failure: they are the case's `system-out` and the suite's `properties`,
-//! `aidlc.advisory-findings` and one `aidlc.advisory-finding` each, so that `failures` counts
-//! only what fails the gate and a dashboard does not mark the build unstable for advice), an
-//! `error` for a fire that was
-//! not evaluated (with the reason and the end of the worker's stderr) and for a blocking binding
-//! that never fired, a `skipped` with its reason for every skip. A last suite, `aidlc`, holds
-//! the summary (the denominator, D4) and turns "nothing was checked" into an `error`, so that an
-//! empty run is never green.
+//! A test case is something that ran, or that was refused or left unevaluated; nothing else is.
+//! One `testsuite` per stage that has such a case (in the order stages first appear in the
+//! report), one `testcase` per sensor × file: a `failure` per finding of a failed blocking fire
+//! (an advisory fire's findings are no failure: they are the case's `system-out` and the
+//! suite's `properties`, `aidlc.advisory-findings` and one `aidlc.advisory-finding` each, so
+//! that `failures` counts only what fails the gate and a dashboard does not mark the build
+//! unstable for advice), an `error` for a fire that was not evaluated (with the reason and the
+//! end of the worker's stderr), a `failure` for a blocking binding that never fired, and a
+//! `skipped` for a deliverable refused because it is not a regular file.
+//!
+//! Bindings skipped for any other reason (no deliverable yet, no glob match, another shard, not
+//! selected) did not run and are no test case: the last suite, `aidlc`, counts them by reason
+//! in its `properties` (`aidlc.skipped` and `aidlc.skipped.<reason>`) and names them in its
+//! `system-out`, after the run's summary (the denominator, D4). That suite holds no test case
+//! unless nothing was checked: then one `error` case says so, so that an empty run is never
+//! green.
 
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::gate::report::{GateFire, GateReport, GateSkip, Outcome, Severity, UnfiredBinding};
+use crate::gate::report::{
+    GateFire, GateReport, GateSkip, Outcome, Severity, SkipReason, UnfiredBinding, skip_reason_key,
+};
 use crate::report::counts::stage_counts;
 use crate::report::messages::{
     NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, failed_without_findings_message,
@@ -24,7 +32,7 @@ use crate::report::messages::{
     nothing_checked_message, scope_line, shard_message, summary_line, unfired_message,
 };
 
-/// The name of the last suite, which holds the summary.
+/// The name of the last suite, which holds the run's summary and its skipped bindings.
 const SUMMARY_SUITE: &str = "aidlc";
 
 /// One test case before it is written: its name, class name, time and body.
@@ -45,6 +53,8 @@ const ADVISORY_COUNT_PROPERTY: &str = "aidlc.advisory-findings";
 const ADVISORY_FINDING_PROPERTY: &str = "aidlc.advisory-finding";
 /// The suite property naming the plugin of a plugin stage's suite (D50).
 const PLUGIN_PROPERTY: &str = "aidlc.plugin";
+/// The summary suite's count of skipped bindings; `aidlc.skipped.<reason>` counts each reason.
+const SKIPPED_PROPERTY: &str = "aidlc.skipped";
 
 /// An advisory fire's findings: the case's `system-out`, saying they do not fail the gate (no
 /// `failure`, so that a dashboard does not mark the build unstable for them).
@@ -87,14 +97,19 @@ pub fn render_junit(report: &GateReport, strict: bool) -> String {
     for unfired in &report.unfired_bindings {
         placed.push((suite_of(&unfired.stage), unfired_case(unfired)));
     }
-    for skip in &report.skips {
-        placed.push((suite_of(&skip.stage), skip_case(skip)));
+    for skip in report.skips.iter().filter(|skip| is_refusal(skip)) {
+        placed.push((suite_of(&skip.stage), refused_case(skip)));
     }
     for (index, case) in placed {
         suites[index].1.push(case);
     }
-    suites.push((SUMMARY_SUITE.to_owned(), vec![summary_case(report)]));
-    let all: Vec<&Case> = suites.iter().flat_map(|(_, cases)| cases).collect();
+    suites.retain(|(_, cases)| !cases.is_empty());
+    let summary = summary_suite(report);
+    let all: Vec<&Case> = suites
+        .iter()
+        .flat_map(|(_, cases)| cases)
+        .chain(&summary.cases)
+        .collect();
     let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let _ = writeln!(
         xml,
@@ -112,6 +127,7 @@ pub fn render_junit(report: &GateReport, strict: bool) -> String {
             .and_then(|fire| fire.plugin.as_deref());
         write_suite(&mut xml, name, plugin, cases);
     }
+    write_summary_suite(&mut xml, &summary);
     xml.push_str("</testsuites>");
     xml
 }
@@ -266,11 +282,12 @@ fn detail_text(fire: &GateFire) -> String {
     }
 }
 
+/// A blocking binding that never fired fails the gate: a `failure`, like a blocking finding.
 fn unfired_case(unfired: &UnfiredBinding) -> Case {
     let mut body = String::new();
     push_element(
         &mut body,
-        "error",
+        "failure",
         &unfired_message(unfired),
         "never-fired",
         &format!("its glob is set in {}", unfired.manifest_path),
@@ -280,14 +297,20 @@ fn unfired_case(unfired: &UnfiredBinding) -> Case {
         classname: format!("aidlc.{}.{}", unfired.stage, unfired.sensor_id),
         time: Duration::ZERO,
         body,
-        failed: false,
-        errored: true,
+        failed: true,
+        errored: false,
         skipped: false,
         advisory_findings: Vec::new(),
     }
 }
 
-fn skip_case(skip: &GateSkip) -> Case {
+/// Whether a skip refused a file that is there (a test case of its own) rather than left a
+/// binding with nothing to run on (counted in the summary suite).
+fn is_refusal(skip: &GateSkip) -> bool {
+    skip.reason == SkipReason::NotARegularFile
+}
+
+fn refused_case(skip: &GateSkip) -> Case {
     let target = skip
         .deliverable
         .as_ref()
@@ -307,9 +330,20 @@ fn skip_case(skip: &GateSkip) -> Case {
     }
 }
 
-/// The summary case: the scope, the counts, the blocking verdict, the dead bindings, the shard;
-/// an `error` when nothing was checked.
-fn summary_case(report: &GateReport) -> Case {
+/// The last suite: the run's summary and its skipped bindings, and a test case only when
+/// nothing was checked.
+struct SummarySuite {
+    /// Each skip reason's key and how many bindings it skipped, in the report's order.
+    skipped_by_reason: Vec<(&'static str, usize)>,
+    output: String,
+    cases: Vec<Case>,
+    time: Duration,
+}
+
+/// The scope, the counts, the blocking verdict, the dead bindings, the shard and the skipped
+/// bindings (one line per reason and stage) as the summary suite's output; an `error` case when
+/// nothing was checked.
+fn summary_suite(report: &GateReport) -> SummarySuite {
     let mut lines = vec![scope_line(report), summary_line(report)];
     if let Some(line) = blocking_line(&report.counts()) {
         lines.push(line);
@@ -321,32 +355,132 @@ fn summary_case(report: &GateReport) -> Case {
     if !report.recorded {
         lines.push(NOT_RECORDED_MESSAGE.to_owned());
     }
-    let mut body = String::new();
-    let nothing = report.nothing_checked();
-    if let Some(nothing) = &nothing {
-        push_element(
-            &mut body,
-            "error",
-            &nothing_checked_message(nothing),
-            "nothing-checked",
-            &nothing.help(),
+    let skipped: Vec<&GateSkip> = report
+        .skips
+        .iter()
+        .filter(|skip| !is_refusal(skip))
+        .collect();
+    lines.extend(skipped_lines(&skipped));
+    let mut skipped_by_reason: Vec<(&'static str, usize)> = Vec::new();
+    for skip in &skipped {
+        let key = skip_reason_key(&skip.reason);
+        match skipped_by_reason.iter_mut().find(|(seen, _)| *seen == key) {
+            Some((_, count)) => *count += 1,
+            None => skipped_by_reason.push((key, 1)),
+        }
+    }
+    let cases = report
+        .nothing_checked()
+        .map(|nothing| {
+            let mut body = String::new();
+            push_element(
+                &mut body,
+                "error",
+                &nothing_checked_message(&nothing),
+                "nothing-checked",
+                &nothing.help(),
+            );
+            Case {
+                name: "nothing was checked".to_owned(),
+                classname: SUMMARY_SUITE.to_owned(),
+                time: Duration::ZERO,
+                body,
+                failed: false,
+                errored: true,
+                skipped: false,
+                advisory_findings: Vec::new(),
+            }
+        })
+        .into_iter()
+        .collect();
+    SummarySuite {
+        skipped_by_reason,
+        output: lines.join("\n"),
+        cases,
+        time: report.duration,
+    }
+}
+
+/// A stage and the sensors skipped there, in the report's order.
+type StageSensors<'a> = (&'a str, Vec<&'a str>);
+
+/// `skipped (no deliverable): stage a: s1, s2; stage b: s3`, one line per reason, with each
+/// stage's sensors in the report's order.
+fn skipped_lines(skipped: &[&GateSkip]) -> Vec<String> {
+    let mut by_reason: Vec<(&str, Vec<StageSensors<'_>>)> = Vec::new();
+    for skip in skipped {
+        let reason = skip.reason.as_str();
+        let index = by_reason
+            .iter()
+            .position(|(seen, _)| *seen == reason)
+            .unwrap_or_else(|| {
+                by_reason.push((reason, Vec::new()));
+                by_reason.len() - 1
+            });
+        let stages = &mut by_reason[index].1;
+        let stage = stages
+            .iter()
+            .position(|(seen, _)| *seen == skip.stage)
+            .unwrap_or_else(|| {
+                stages.push((&skip.stage, Vec::new()));
+                stages.len() - 1
+            });
+        if !stages[stage].1.contains(&skip.sensor_id.as_str()) {
+            stages[stage].1.push(&skip.sensor_id);
+        }
+    }
+    by_reason
+        .into_iter()
+        .map(|(reason, stages)| {
+            let stages: Vec<String> = stages
+                .into_iter()
+                .map(|(stage, sensors)| format!("{stage}: {}", sensors.join(", ")))
+                .collect();
+            format!("skipped ({reason}): {}", stages.join("; "))
+        })
+        .collect()
+}
+
+fn write_summary_suite(xml: &mut String, summary: &SummarySuite) {
+    let total: usize = summary
+        .skipped_by_reason
+        .iter()
+        .map(|(_, count)| count)
+        .sum();
+    let _ = writeln!(
+        xml,
+        "  <testsuite name=\"{SUMMARY_SUITE}\" tests=\"{}\" failures=\"0\" errors=\"{}\" skipped=\"0\" time=\"{}\">",
+        summary.cases.len(),
+        summary.cases.len(),
+        seconds(summary.time),
+    );
+    xml.push_str("    <properties>\n");
+    let _ = writeln!(
+        xml,
+        "      <property name=\"{SKIPPED_PROPERTY}\" value=\"{total}\"/>"
+    );
+    for (key, count) in &summary.skipped_by_reason {
+        let _ = writeln!(
+            xml,
+            "      <property name=\"{SKIPPED_PROPERTY}.{key}\" value=\"{count}\"/>"
+        );
+    }
+    xml.push_str("    </properties>\n");
+    for case in &summary.cases {
+        let _ = write!(
+            xml,
+            "    <testcase name=\"{}\" classname=\"{}\" time=\"0.000\">\n{}    </testcase>\n",
+            attribute(&case.name),
+            attribute(&case.classname),
+            case.body,
         );
     }
     let _ = writeln!(
-        body,
-        "      <system-out>{}</system-out>",
-        text(&lines.join("\n"))
+        xml,
+        "    <system-out>{}</system-out>",
+        text(&summary.output)
     );
-    Case {
-        name: "summary".to_owned(),
-        classname: SUMMARY_SUITE.to_owned(),
-        time: report.duration,
-        body,
-        failed: false,
-        errored: nothing.is_some(),
-        skipped: false,
-        advisory_findings: Vec::new(),
-    }
+    xml.push_str("  </testsuite>\n");
 }
 
 fn push_element(body: &mut String, element: &str, message: &str, kind: &str, content: &str) {
@@ -415,15 +549,25 @@ mod tests {
         assert!(xml.starts_with(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"aidlc gate check\""
         ));
-        assert!(xml.contains("<testsuite name=\"requirements-analysis\" tests=\"4\" failures=\"1\" errors=\"0\" skipped=\"1\""), "{xml}");
+        assert!(xml.contains("<testsuite name=\"requirements-analysis\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"0\""), "{xml}");
         assert!(xml.contains("<testsuite name=\"application-design\""));
-        assert!(xml.contains("<testsuite name=\"units-generation\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"1\""));
+        assert!(
+            !xml.contains("<testsuite name=\"units-generation\""),
+            "{xml}"
+        );
         assert!(xml.contains("<testcase name=\"required-sections on aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md\" classname=\"aidlc.requirements-analysis.required-sections\""));
         assert!(xml.contains("<failure message=\"missing section &quot;## Risks&quot; (missing-heading)\" type=\"blocking\">services/shop/aidlc/spaces/default/intents/260101-login/inception/requirements-analysis/requirements.md:12:3: missing section \"## Risks\" (missing-heading)\nhelp: add a `## Risks` section\ndetails in "), "{xml}");
         assert!(xml.contains("<error message=\"linter was not evaluated on stage application-design: tool-unavailable; a blocking sensor that was not evaluated does not pass the gate\" type=\"not-evaluated\">"));
         assert!(xml.contains("type=\"not-evaluated\">the worker's stderr ended with:\nloading rules\nerror: cannot parse rules.md"));
         assert!(xml.contains("<testcase name=\"api-contract (never fired)\""));
-        assert!(xml.contains("<skipped message=\"another shard\"/>"));
+        assert!(xml.contains("type=\"never-fired\""));
+        assert!(!xml.contains("name=\"summary\""), "{xml}");
+        assert!(!xml.contains("<skipped message=\"another shard\""), "{xml}");
+        assert!(
+            xml.contains("skipped (no deliverable): units-generation: required-sections"),
+            "{xml}"
+        );
+        assert!(xml.contains("<property name=\"aidlc.skipped.other-shard\" value=\"1\"/>"));
         assert!(xml.contains("<testsuite name=\"aidlc\""));
         assert!(
             xml.contains("blocking sensors: 1 failed, 3 not evaluated; the gate does not pass")
@@ -437,12 +581,12 @@ mod tests {
     fn advisory_findings_are_output_and_properties_not_failures() {
         let xml = render_junit(&sample_report(), false);
         assert!(
-            xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"aidlc gate check\" tests=\"17\" failures=\"1\" errors=\"5\""),
+            xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"aidlc gate check\" tests=\"10\" failures=\"2\" errors=\"4\""),
             "{xml}"
         );
         assert!(!xml.contains("type=\"advisory\""), "{xml}");
         assert!(
-            xml.contains("<testsuite name=\"application-design\" tests=\"10\" failures=\"0\""),
+            xml.contains("<testsuite name=\"application-design\" tests=\"7\" failures=\"1\""),
             "{xml}"
         );
         assert!(

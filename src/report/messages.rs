@@ -188,6 +188,12 @@ pub(super) fn nothing_checked_message(nothing: &NothingChecked) -> String {
 
 /// Failure mode N2, in the words the summaries use.
 pub(super) fn dead_binding_message(dead: &DeadBinding) -> String {
+    if dead.pattern.is_empty() {
+        return format!(
+            "sensor {} on stage {} can never fire: the stage declares no outputs for it to check",
+            dead.sensor_id, dead.stage
+        );
+    }
     format!(
         "sensor {} on stage {} can never fire: its glob {} matches none of the stage's declared outputs",
         dead.sensor_id, dead.stage, dead.pattern

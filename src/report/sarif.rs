@@ -9,7 +9,7 @@
 //! What GitHub needs, and where it is made:
 //! - one rule per rule id that occurs (a diagnostic code, a sensor) with a `name` of its own,
 //!   `shortDescription`, `fullDescription`, `help` (text and Markdown) and, for a sensor, a
-//!   `helpUri` (its manifest, in the repository);
+//!   `helpUri` (its manifest at the commit, only as an `https://` link inside GitHub Actions);
 //! - a `region` on every result (line 1 when no line is known);
 //! - `partialFingerprints` that stay the same across runs and when lines move: what the problem
 //!   is and where (the rule, the repository-relative file, the message), never the line;
@@ -327,7 +327,8 @@ pub struct SarifContext<'a> {
     /// The repository root as a `file://` URI ending in `/`, for `originalUriBaseIds`.
     pub repository_root_uri: Option<&'a str>,
     /// What a repository-relative path is appended to for a browsable link (a GitHub blob URL
-    /// of the commit, or the root's `file://` URI): each rule's `helpUri` is its manifest.
+    /// of the commit): each rule's `helpUri` is its manifest there. A base that is not an
+    /// `https://` URL gives no `helpUri` (a `file://` link is dead on every other machine).
     pub help_base_uri: Option<&'a str>,
 }
 
@@ -426,6 +427,7 @@ fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) 
     );
     let help_uri = context
         .help_base_uri
+        .filter(|base| base.starts_with("https://"))
         .zip(manifest.as_ref())
         .map(|(base, path)| format!("{base}{}", relative_uri_reference(path)));
     rule_value(Rule {

@@ -36,6 +36,22 @@ fn representative_output_paths(stage: &StageDefinition) -> Vec<Utf8PathBuf> {
     declared_output_paths(&outputs, &FolderNames::REPRESENTATIVE)
 }
 
+/// Whether a binding can never fire at the gate: it is gate-fired, and no place where the
+/// stage's outputs can be written (`output_paths`) is one its glob matches (`glob_matches`,
+/// true for every path when the binding has no glob); a stage that declares no outputs gives a
+/// gate-fired binding nothing to fire on. A write-fired binding is never dead: it fires on
+/// whatever the agent writes.
+///
+/// The one rule for a dead binding: the compile's `dead-sensor-binding` (which `doctor`
+/// counts) and the gate report's dead bindings both ask it, so they name the same bindings.
+pub fn binding_never_fires_at_the_gate(
+    fire_on: FireOn,
+    output_paths: &[Utf8PathBuf],
+    glob_matches: impl Fn(&Utf8Path) -> bool,
+) -> bool {
+    fire_on == FireOn::Gate && !output_paths.iter().any(|path| glob_matches(path))
+}
+
 /// The stage's gate-fired bindings that can never fire: gate dispatch runs a sensor over the
 /// stage's declared outputs only, so a `matches` that none of the places those outputs can be
 /// written matches (or a stage that declares no outputs) means the sensor never runs there.
@@ -70,11 +86,11 @@ pub fn dead_gate_bindings(db: &dyn salsa::Database, file: SourceFile) -> Vec<Dia
             continue;
         }
         let paths = output_paths.get_or_insert_with(|| representative_output_paths(stage));
-        let can_fire = !paths.is_empty()
-            && compiled_matches(db, name)
-                .as_ref()
-                .is_none_or(|glob| paths.iter().any(|path| glob.matches_relative(path)));
-        if !can_fire {
+        let glob = compiled_matches(db, name);
+        let dead = binding_never_fires_at_the_gate(binding.fire_on, paths, |path| {
+            glob.as_ref().is_none_or(|glob| glob.matches_relative(path))
+        });
+        if dead {
             diagnostics.push(dead_binding_diagnostic(
                 db,
                 file.path(db),

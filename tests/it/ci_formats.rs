@@ -227,6 +227,88 @@ fn the_sarif_validator_with_the_github_rules_accepts_the_log() {
     );
 }
 
+/// A rule's `helpUri` is a link anyone can open: the manifest at the commit on GitHub inside
+/// Actions, and none at all elsewhere (never a `file://` URI into a local folder).
+#[test]
+fn sarif_help_links_are_https_manifests_or_left_out() {
+    let repo = Monorepo::example();
+    let args = [
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "sarif",
+    ];
+    let outside = ["GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_SHA"].map(|name| (name, ""));
+    let local: Value = serde_json::from_str(&repo.run_with_env(&args, &outside).stdout).unwrap();
+    let rules = local["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert!(!rules.is_empty());
+    for rule in rules {
+        assert!(rule.get("helpUri").is_none(), "{rule}");
+    }
+    let actions = [
+        ("GITHUB_SERVER_URL", "https://github.com"),
+        ("GITHUB_REPOSITORY", "example/shop"),
+        ("GITHUB_SHA", "0123abc"),
+    ];
+    let linked: Value = serde_json::from_str(&repo.run_with_env(&args, &actions).stdout).unwrap();
+    let uris: Vec<&str> = linked["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|rule| rule["helpUri"].as_str())
+        .collect();
+    assert!(!uris.is_empty(), "{linked}");
+    for uri in uris {
+        assert!(
+            uri.starts_with("https://github.com/example/shop/blob/0123abc/apps/shop/"),
+            "{uri}"
+        );
+    }
+}
+
+/// A GitLab issue's `check_name` names the sensor once: the sensor id for a finding whose rule
+/// is the sensor itself, `sensor/rule` only when the finding has a rule of its own.
+#[test]
+fn gitlab_check_names_name_the_sensor_once() {
+    let project = custom_project(&[
+        (
+            "no-todo",
+            "advisory",
+            r#"echo '{"pass":false,"findings_count":1,"findings":[{"message":"a TODO is left","line":4}]}'"#,
+        ),
+        (
+            "glossary",
+            "advisory",
+            r#"echo '{"pass":false,"findings_count":1,"findings":[{"message":"term foo is undefined","line":4,"rule":"undefined-term"}]}'"#,
+        ),
+    ]);
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--format",
+        "gitlab",
+    ]);
+    let issues: Value = serde_json::from_str(&run.stdout).unwrap();
+    let names: Vec<&str> = issues
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|issue| issue["check_name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["no-todo", "glossary/undefined-term"],
+        "{}",
+        run.stdout
+    );
+}
+
 /// `(errors, warnings)` of the validator's own SARIF output, each as `RULE: message`.
 fn validate_sarif(validator: &Utf8Path, log: &Utf8Path) -> (Vec<String>, Vec<String>) {
     let output = log.with_extension("validation.sarif");
@@ -303,6 +385,33 @@ fn junit_is_valid_against_the_vendored_schema() {
         .output()
         .unwrap();
     assert!(!refused.status.success());
+}
+
+/// The `JUnit` report holds what ran and what did not pass: one test case per fire and per
+/// blocking binding that never fired, no test case for a binding skipped with nothing to run
+/// on (the summary suite counts those by reason) and no pseudo-test for the summary.
+#[test]
+fn junit_cases_are_the_fires_and_the_skips_are_counted() {
+    let repo = Monorepo::example();
+    let json = repo.check_json(&[]);
+    let fires = json["fires"].as_array().unwrap().len();
+    let unfired = json["unfired_bindings"].as_array().unwrap().len();
+    let skips = json["skips"].as_array().unwrap().len();
+    assert!(
+        skips > fires,
+        "the example leaves most stages without deliverables"
+    );
+    let xml = repo.check(&["--format", "junit"]).stdout;
+    assert_eq!(xml.matches("<testcase ").count(), fires + unfired, "{xml}");
+    assert!(!xml.contains("<skipped"), "{xml}");
+    assert!(!xml.contains("name=\"summary\""), "{xml}");
+    assert!(
+        xml.contains(&format!(
+            "<property name=\"aidlc.skipped\" value=\"{skips}\"/>"
+        )),
+        "{xml}"
+    );
+    assert!(xml.contains("skipped (no deliverable): "), "{xml}");
 }
 
 /// Must have 3 and 4: in a monorepo, annotations and code-scanning URIs start at the repository

@@ -533,3 +533,64 @@ fn a_row_names_each_input_read_through_a_link_that_leaves_the_project() {
     let (_, rows) = doctor(&TestProject::minimal());
     assert_eq!(status(&rows, "Linked inputs"), "pass");
 }
+
+/// How many dead bindings the doctor row counts (`none` is 0).
+fn doctor_dead_binding_count(rows: &[Value]) -> usize {
+    let label = row(rows, "Dead sensor bindings")["label"].as_str().unwrap();
+    let count = label
+        .trim_start_matches("Dead sensor bindings: ")
+        .split([' ', '('])
+        .next()
+        .unwrap();
+    if count == "none" {
+        0
+    } else {
+        count.parse().unwrap()
+    }
+}
+
+/// How many dead bindings `gate check --fire-on all` reports for a new intent.
+fn gate_dead_binding_count(project: &TestProject) -> usize {
+    let run = project.run(&[
+        "gate",
+        "check",
+        "--no-record",
+        "--quiet",
+        "--fire-on",
+        "all",
+        "--format",
+        "json",
+    ]);
+    let report: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|error| panic!("not JSON ({error}): {}{}", run.stdout, run.stderr));
+    report["dead_bindings"].as_array().unwrap().len()
+}
+
+/// `doctor` and `gate check` give one answer on dead bindings: a write-fired binding selected
+/// by `--fire-on all` is no dead binding for either, and a gate-fired one whose glob matches
+/// no output is one for both.
+#[test]
+fn doctor_and_gate_check_count_the_same_dead_bindings() {
+    let reference = TestProject::reference_install("2.6.54");
+    assert_eq!(reference.compile().status, 0);
+    let intent = reference.run(&["engine", "intent", "new", "demo"]);
+    assert_eq!(intent.status, 0, "{}", intent.stderr);
+    let (_, rows) = doctor(&reference);
+    assert_eq!(doctor_dead_binding_count(&rows), 0, "{rows:#?}");
+    assert_eq!(gate_dead_binding_count(&reference), 0);
+
+    let project = healthy();
+    let intent = project.run(&["engine", "intent", "new", "demo"]);
+    assert_eq!(intent.status, 0, "{}", intent.stderr);
+    let manifest = ".claude/sensors/aidlc-demo-check.md";
+    let dead = project.read(manifest).replace(
+        "matches: \"**/*.md\"",
+        "fire_on: gate\nmatches: \"**/*.never\"",
+    );
+    project.write(manifest, &dead);
+    assert_eq!(project.compile().status, 0);
+    let (_, rows) = doctor(&project);
+    let counted = doctor_dead_binding_count(&rows);
+    assert!(counted >= 1, "{rows:#?}");
+    assert_eq!(gate_dead_binding_count(&project), counted);
+}

@@ -1631,3 +1631,44 @@ fn compile_and_doctor_say_when_a_composed_plugin_changed_at_its_source() {
         "{report}"
     );
 }
+
+/// The reference's own plugin composes onto the framework `aidlc init` writes: the built-in
+/// stages offer the `### Step N` headings its fragments are placed after. A fragment aimed at a
+/// step no stage has is refused, and the refusal is printed once.
+#[test]
+fn the_reference_plugin_composes_onto_the_built_in_framework() {
+    let project = TestProject::empty();
+    let init = project.run(&["init", "."]);
+    assert_eq!(init.status, 0, "{}", init.stderr);
+    let plugin_copy = project.path("../test-pro-plugin");
+    copy_tree(
+        &reference_plugin_dir("test-pro-claude-projection"),
+        &plugin_copy,
+    );
+    let added = project.run(&["plugin", "add", plugin_copy.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    assert_eq!(project.compile().status, 0);
+
+    let fresh = TestProject::empty();
+    assert_eq!(fresh.run(&["init", "."]).status, 0);
+    let contribution = plugin_copy.join("contributions/construction/nfr-requirements.md");
+    let text = std::fs::read_to_string(&contribution).unwrap();
+    std::fs::write(&contribution, text.replace("after-step:6", "after-step:60")).unwrap();
+    let refused = fresh.run(&["plugin", "add", plugin_copy.as_str()]);
+    assert_ne!(refused.status, 0);
+    assert_eq!(
+        refused
+            .stderr
+            .matches("fragment \"after-step:60\" order 100 cannot be placed")
+            .count(),
+        1,
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(
+        refused.stderr.matches("refused here").count(),
+        1,
+        "{}",
+        refused.stderr
+    );
+}
