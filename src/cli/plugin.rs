@@ -174,7 +174,7 @@ fn report_composition(
     } else {
         outcome.plugins.join(", ")
     };
-    if outcome.written.is_empty() && outcome.removed.is_empty() {
+    if outcome.written.is_empty() && outcome.removed.is_empty() && outcome.compiled.is_none() {
         let proof = if outcome.proved_by_record {
             " (no plugin or install file changed since the last sync)"
         } else {
@@ -206,6 +206,9 @@ fn report_composition(
                 plural(outcome.compile_warnings)
             );
         }
+    }
+    if outcome.graph_lacked_composed_stages {
+        line.push_str(" (the compiled graph lacked stages the plugins composed)");
     }
     if outcome.conductor_refreshed {
         line.push_str("; the conductor's runners and skill tables regenerated");

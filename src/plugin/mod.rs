@@ -48,6 +48,7 @@
 use std::fmt::Write as _;
 pub mod authored_files;
 pub mod compose;
+pub mod composed_stages_in_graph;
 pub mod conductor;
 pub mod contributed_text;
 pub mod contribution;

@@ -24,7 +24,9 @@ use crate::plugin::journal::{self, Recovery, Transaction};
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, SourceKind};
 use crate::plugin::source::{self, SourceSpec};
 use crate::plugin::tree::{FromDisk, PluginTree, TreeReader};
-use crate::plugin::{PluginError, Problem, conductor, selection, sync_record};
+use crate::plugin::{
+    PluginError, Problem, composed_stages_in_graph, conductor, selection, sync_record,
+};
 
 /// Test hook: pause this many milliseconds after each change of a transaction.
 pub const PAUSE_VARIABLE: &str = "AIDLC_TEST_PLUGIN_PAUSE_MS";
@@ -45,6 +47,9 @@ pub struct ComposeOutcome {
     pub conductor_refreshed: bool,
     /// A `sync` proved by its record that nothing changed, without reading the plugin trees.
     pub proved_by_record: bool,
+    /// The compiled graph lacked a stage an enabled plugin composed, so the install was
+    /// compiled again even if no file changed.
+    pub graph_lacked_composed_stages: bool,
 }
 
 /// One row of `plugin list`.
@@ -436,6 +441,11 @@ fn compose_under_lock(
         .collect();
     let mut plan =
         compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;
+    let composed_slugs =
+        composed_stages_in_graph::composed_stage_slugs(layout, &plan.lock, &enabled);
+    let graph_lacked_composed_stages =
+        composed_stages_in_graph::graph_lacks_stages(layout, &composed_slugs);
+    plan.install_changed |= graph_lacked_composed_stages;
     plan.changes
         .extend(drop_log_changes(layout, &previous, &names, &plan.warnings));
     plan.changes.sort_by(|a, b| a.0.cmp(&b.0));
@@ -443,9 +453,10 @@ fn compose_under_lock(
         recovered: recovered == Recovery::RolledBack,
         plugins: names,
         warnings: plan.warnings.clone(),
+        graph_lacked_composed_stages,
         ..ComposeOutcome::default()
     };
-    if plan.changes.is_empty() {
+    if plan.changes.is_empty() && !plan.install_changed {
         if let Some(roots) = sync_roots {
             let read = sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins);
             // A cache: failing to write it only keeps the next sync on the full path.
@@ -510,7 +521,8 @@ fn contained_path(layout: &Layout, path: &Utf8Path) -> Result<ProjectPath, Plugi
 }
 
 /// Everything a plan that changed nothing read: its install files and folders, the lock file,
-/// `harness.json`, the drop logs, and the plugin roots (walked whole by the record).
+/// `harness.json`, the compiled graph (checked for the composed stages), the drop logs, and the
+/// plugin roots (walked whole by the record).
 fn sync_read_set(
     layout: &Layout,
     previous: &Lock,
@@ -522,6 +534,7 @@ fn sync_read_set(
     let mut files = plan.read_files.clone();
     files.push(lock_file::lock_path(&layout.project_dir));
     files.push(harness_json(layout));
+    files.push(layout.stage_graph_path.clone());
     let names: BTreeSet<&str> = plugins
         .iter()
         .map(String::as_str)

@@ -332,6 +332,87 @@ fn a_second_sync_changes_nothing_and_removal_gives_back_the_install_byte_for_byt
     );
 }
 
+/// The stage slugs of `graph` a plugin owns, enabled or not.
+fn plugin_stage_slugs(graph: &str) -> Vec<String> {
+    let graph: Value = serde_json::from_str(graph).unwrap();
+    graph
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|stage| stage.get("plugin").is_some_and(|owner| owner != "aidlc"))
+        .map(|stage| stage["slug"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Rewrite the project's compiled graph without any plugin's stages.
+fn drop_plugin_stages_from_graph(project: &TestProject) {
+    let path = project.root.join(GRAPH);
+    let mut graph: Value = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    graph
+        .as_array_mut()
+        .unwrap()
+        .retain(|stage| stage.get("plugin").is_none_or(|owner| owner == "aidlc"));
+    std::fs::write(path, serde_json::to_string_pretty(&graph).unwrap()).unwrap();
+}
+
+#[test]
+fn a_graph_that_lost_the_composed_stages_is_compiled_again_by_sync_as_by_the_reference_composer() {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    let composed_slugs = ["test-pro-integration", "test-pro-full-suite"];
+
+    let theirs = TestProject::reference_install("2.5.36");
+    ok(
+        &reference_compose(&bun, &theirs, &projection),
+        "the reference composer",
+    );
+    drop_plugin_stages_from_graph(&theirs);
+    ok(
+        &reference_compose(&bun, &theirs, &projection),
+        "the reference composer on a graph without the plugin's stages",
+    );
+    assert_eq!(plugin_stage_slugs(&theirs.read(GRAPH)), composed_slugs);
+
+    let ours = TestProject::reference_install("2.5.36");
+    let path = path_with(&bun);
+    ok(
+        &plugin(&ours, &["plugin", "add", projection.as_str()], &path),
+        "add",
+    );
+    let composed_graph = ours.read(GRAPH);
+    assert_eq!(plugin_stage_slugs(&composed_graph), composed_slugs);
+    ok(&plugin(&ours, &["plugin", "sync"], &path), "a sync");
+    settle();
+    // This sync records what it read; the next one would be proved by that record.
+    ok(
+        &plugin(&ours, &["plugin", "sync"], &path),
+        "a recorded sync",
+    );
+
+    drop_plugin_stages_from_graph(&ours);
+    let synced = plugin(&ours, &["plugin", "sync"], &path);
+    ok(&synced, "sync on a graph without the plugin's stages");
+    assert!(
+        synced
+            .stderr
+            .contains("(the compiled graph lacked stages the plugins composed)")
+            && !synced.stderr.contains("nothing changed"),
+        "{}",
+        synced.stderr
+    );
+    assert_eq!(
+        ours.read(GRAPH),
+        composed_graph,
+        "the graph is compiled again"
+    );
+    let again = plugin(&ours, &["plugin", "sync"], &path);
+    ok(&again, "the sync after");
+    assert!(again.stderr.contains("nothing changed"), "{}", again.stderr);
+}
+
 #[test]
 fn an_install_whose_conductor_needs_bun_is_refused_without_bun_and_nothing_is_written() {
     let shelf = PluginShelf::new();
