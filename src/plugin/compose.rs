@@ -211,7 +211,10 @@ impl Planner<'_> {
             .or_else(|| self.base(relative))
     }
 
-    /// Refuse files that changed since they were composed.
+    /// Refuse files that changed since they were composed. A composed core stage is in
+    /// drift unless it holds its composed text or exactly its base (every contribution
+    /// stripped, as the reference's `select-plugins` leaves it when it disables a plugin):
+    /// either is composed again from the base.
     fn check_drift(&mut self) {
         for (name, plugin) in &self.previous.plugins {
             for (path, hash) in &plugin.files {
@@ -235,8 +238,11 @@ impl Planner<'_> {
             }
         }
         for (path, stage) in &self.previous.stages {
-            let current = self.disk(path).map(|bytes| lock_file::content_hash(&bytes));
-            if current.as_deref() != Some(stage.composed.as_str()) {
+            let current = self.disk(path);
+            let as_composed = current
+                .as_deref()
+                .is_some_and(|bytes| lock_file::content_hash(bytes) == stage.composed);
+            if !as_composed && !contributions_stripped(current.as_deref(), stage) {
                 self.problems.push(
                     Problem::new("changed since plugin contributions were merged into it; aidlc does not overwrite it")
                         .at_path(path)
@@ -1091,6 +1097,12 @@ fn write_sidecars(planner: &mut Planner<'_>, chosen: &[ChosenPlugin], additions:
         planner.owner.insert(relative.clone(), name.to_owned());
         planner.target.insert(relative, bytes);
     }
+}
+
+/// Whether `current`, a composed core stage's text on disk, is exactly the text it had before
+/// any contribution was merged: the merged region is absent, not edited.
+fn contributions_stripped(current: Option<&[u8]>, stage: &LockedStage) -> bool {
+    current == Some(stage.base.as_bytes())
 }
 
 fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {

@@ -413,6 +413,126 @@ fn a_graph_that_lost_the_composed_stages_is_compiled_again_by_sync_as_by_the_ref
     assert!(again.stderr.contains("nothing changed"), "{}", again.stderr);
 }
 
+/// The reference's `select-plugins` run on `project`: it writes `harness.json`'s `plugins` and
+/// strips a disabled plugin's merged contributions from the core stages.
+fn reference_select_plugins(bun: &Utf8Path, project: &TestProject, names: &[&str]) -> Run {
+    let mut command = Command::new(bun);
+    command
+        .args([".claude/tools/aidlc-utility.ts", "select-plugins"])
+        .args(names)
+        .current_dir(&project.root)
+        .env("PATH", path_with(bun));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("AIDLC_") || name.starts_with("CLAUDE_") {
+            command.env_remove(name);
+        }
+    }
+    Run::from(command.output().expect("run bun"))
+}
+
+/// The four core stages test-pro contributes to, and its sidecar.
+const TEST_PRO_MERGED_FILES: [&str; 5] = [
+    ".claude/aidlc-common/stages/construction/build-and-test.md",
+    ".claude/aidlc-common/stages/construction/nfr-design.md",
+    ".claude/aidlc-common/stages/construction/nfr-requirements.md",
+    ".claude/aidlc-common/stages/operation/performance-validation.md",
+    ".claude/tools/data/plugin-contrib-test-pro.json",
+];
+
+#[test]
+fn a_plugin_the_references_select_plugins_stripped_and_enabled_again_is_composed_again_by_sync() {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    let path = path_with(&bun);
+
+    let theirs = TestProject::reference_install("2.5.36");
+    ok(
+        &reference_compose(&bun, &theirs, &projection),
+        "the reference composer",
+    );
+    ok(
+        &reference_select_plugins(&bun, &theirs, &["aidlc"]),
+        "their select-plugins aidlc",
+    );
+    ok(
+        &reference_select_plugins(&bun, &theirs, &["aidlc", "test-pro"]),
+        "their select-plugins aidlc test-pro",
+    );
+    ok(
+        &reference_compose(&bun, &theirs, &projection),
+        "the reference composer after select-plugins",
+    );
+
+    let ours = TestProject::reference_install("2.5.36");
+    ok(
+        &plugin(&ours, &["plugin", "add", projection.as_str()], &path),
+        "add",
+    );
+    let composed = snapshot(&ours.root);
+    let stripped = reference_select_plugins(&bun, &ours, &["aidlc"]);
+    ok(&stripped, "select-plugins aidlc");
+    assert!(
+        stripped.stdout.contains("Stripped merged contributions"),
+        "{}",
+        stripped.stdout
+    );
+    ok(
+        &plugin(&ours, &["plugin", "sync"], &path),
+        "sync with test-pro disabled",
+    );
+    assert!(!ours.root.join(TEST_PRO_MERGED_FILES[4]).exists());
+    ok(
+        &reference_select_plugins(&bun, &ours, &["aidlc", "test-pro"]),
+        "select-plugins aidlc test-pro",
+    );
+    let synced = plugin(&ours, &["plugin", "sync"], &path);
+    ok(&synced, "sync with test-pro enabled again");
+    assert!(
+        !synced.stderr.contains("changed since"),
+        "{}",
+        synced.stderr
+    );
+    let recomposed = snapshot(&ours.root);
+    for file in TEST_PRO_MERGED_FILES.iter().chain([&GRAPH]) {
+        assert_eq!(
+            recomposed.get(*file),
+            composed.get(*file),
+            "{file} is composed again"
+        );
+        assert_eq!(
+            Some(&theirs.read(file).into_bytes()),
+            recomposed.get(*file),
+            "{file} as the reference composer writes it"
+        );
+    }
+
+    // A hand edit inside a contribution is not a strip: refused once, nothing written.
+    let edited = ours.root.join(TEST_PRO_MERGED_FILES[0]);
+    let text = std::fs::read_to_string(&edited).unwrap();
+    let marker = text
+        .find("<!-- plugin:test-pro:")
+        .expect("a spliced fragment");
+    let line_end = marker + text[marker..].find('\n').unwrap() + 1;
+    let hand_edited = format!("{}a hand edit\n{}", &text[..line_end], &text[line_end..]);
+    std::fs::write(&edited, &hand_edited).unwrap();
+    let refused = plugin(&ours, &["plugin", "sync"], &path);
+    assert_ne!(refused.status, 0, "{}", refused.stderr);
+    assert_eq!(
+        refused
+            .stderr
+            .matches("changed since plugin contributions were merged")
+            .count(),
+        1,
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stderr.contains(TEST_PRO_MERGED_FILES[0]));
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), hand_edited);
+}
+
 #[test]
 fn an_install_whose_conductor_needs_bun_is_refused_without_bun_and_nothing_is_written() {
     let shelf = PluginShelf::new();
