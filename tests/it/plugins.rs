@@ -35,7 +35,7 @@ impl PluginShelf {
     }
 
     /// A copy of a vendored reference plugin.
-    fn reference(&self, name: &str) -> Utf8PathBuf {
+    pub(crate) fn reference(&self, name: &str) -> Utf8PathBuf {
         let target = self.root.join(name);
         copy_tree(&reference_plugin_dir(name), &target);
         target
@@ -158,7 +158,7 @@ fn is_drops_file(path: &str) -> bool {
 }
 
 /// `PATH` with Bun's folder first.
-fn path_with(tool: &Utf8Path) -> String {
+pub(crate) fn path_with(tool: &Utf8Path) -> String {
     format!(
         "{}:{}",
         tool.parent().unwrap(),
@@ -415,7 +415,11 @@ fn a_graph_that_lost_the_composed_stages_is_compiled_again_by_sync_as_by_the_ref
 
 /// The reference's `select-plugins` run on `project`: it writes `harness.json`'s `plugins` and
 /// strips a disabled plugin's merged contributions from the core stages.
-fn reference_select_plugins(bun: &Utf8Path, project: &TestProject, names: &[&str]) -> Run {
+pub(crate) fn reference_select_plugins(
+    bun: &Utf8Path,
+    project: &TestProject,
+    names: &[&str],
+) -> Run {
     let mut command = Command::new(bun);
     command
         .args([".claude/tools/aidlc-utility.ts", "select-plugins"])
