@@ -10,7 +10,7 @@ use crate::cli::args::{Format, PluginCommand, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout};
 use crate::english::plural;
-use crate::plugin::operations::{self, ComposeOutcome, Listing};
+use crate::plugin::operations::{self, CompileReason, ComposeOutcome, Listing};
 use crate::plugin::{PluginError, Problem};
 
 pub fn run(command: &PluginCommand) -> ExitStatus {
@@ -207,7 +207,7 @@ fn report_composition(
             );
         }
     }
-    if outcome.graph_lacked_composed_stages {
+    if outcome.compile_reason == CompileReason::GraphLackedComposedStages {
         line.push_str(" (the compiled graph lacked stages the plugins composed)");
     }
     if outcome.conductor_refreshed {

@@ -47,9 +47,18 @@ pub struct ComposeOutcome {
     pub conductor_refreshed: bool,
     /// A `sync` proved by its record that nothing changed, without reading the plugin trees.
     pub proved_by_record: bool,
-    /// The compiled graph lacked a stage an enabled plugin composed, so the install was
-    /// compiled again even if no file changed.
-    pub graph_lacked_composed_stages: bool,
+    /// Why the install was compiled, when it was.
+    pub compile_reason: CompileReason,
+}
+
+/// Why a composition compiled the install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompileReason {
+    /// A file the compile reads changed.
+    #[default]
+    FilesChanged,
+    /// No file changed, but the compiled graph lacked a stage an enabled plugin composed.
+    GraphLackedComposedStages,
 }
 
 /// One row of `plugin list`.
@@ -443,8 +452,8 @@ fn compose_under_lock(
         compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;
     let composed_slugs =
         composed_stages_in_graph::composed_stage_slugs(layout, &plan.lock, &enabled);
-    let graph_lacked_composed_stages =
-        composed_stages_in_graph::graph_lacks_stages(layout, &composed_slugs);
+    let graph_lacked_composed_stages = !plan.install_changed
+        && composed_stages_in_graph::graph_lacks_stages(layout, &composed_slugs);
     plan.install_changed |= graph_lacked_composed_stages;
     plan.changes
         .extend(drop_log_changes(layout, &previous, &names, &plan.warnings));
@@ -453,7 +462,11 @@ fn compose_under_lock(
         recovered: recovered == Recovery::RolledBack,
         plugins: names,
         warnings: plan.warnings.clone(),
-        graph_lacked_composed_stages,
+        compile_reason: if graph_lacked_composed_stages {
+            CompileReason::GraphLackedComposedStages
+        } else {
+            CompileReason::FilesChanged
+        },
         ..ComposeOutcome::default()
     };
     if plan.changes.is_empty() && !plan.install_changed {
