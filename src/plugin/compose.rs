@@ -21,12 +21,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::discover::Layout;
+use crate::harness::Harness;
 use crate::plugin::Problem;
 use crate::plugin::contribution::{self, Contribution};
 use crate::plugin::guards;
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, LockedStage};
 use crate::plugin::manifest::Subtree;
 use crate::plugin::merge;
+use crate::plugin::opencode_agents;
 use crate::plugin::sidecar::{self, StageAdditions};
 use crate::plugin::splice;
 use crate::plugin::tree::{PluginFile, PluginTree};
@@ -384,7 +386,14 @@ impl Planner<'_> {
                     continue;
                 };
                 let relative = self.relative(&destination);
-                let bytes = substituted(file, self.harness_dir);
+                let mut bytes = substituted(file, self.harness_dir);
+                let opencode_agent = subtree == Subtree::Agents
+                    && file.is_markdown()
+                    && self.layout.harness == Harness::Opencode;
+                if opencode_agent && let Ok(text) = std::str::from_utf8(&bytes) {
+                    bytes =
+                        opencode_agents::rules_paths_as_memory(text, self.harness_dir).into_bytes();
+                }
                 let accepted = match subtree {
                     Subtree::Stages if file.is_markdown() => {
                         self.check_stage(&name, file, &bytes, &relative, &mut imported_sensors)
@@ -401,6 +410,9 @@ impl Planner<'_> {
                     Subtree::Sensors if file.is_markdown() => self.check_sensor_file(&name, file),
                     _ => true,
                 };
+                if accepted && opencode_agent {
+                    self.place_opencode_native_agent(&name, file, &bytes);
+                }
                 if accepted {
                     self.place(&name, relative, bytes, &file.source);
                 }
@@ -411,6 +423,30 @@ impl Planner<'_> {
             self.place(&name, relative, bytes.clone(), path);
         }
         imported_sensors
+    }
+
+    /// On an `OpenCode` install, the agent (its harness copy's `bytes`) in `OpenCode`'s own
+    /// roster too, as a subagent; an agent that cannot be one is a warning and stays out.
+    fn place_opencode_native_agent(&mut self, plugin: &str, file: &PluginFile, bytes: &[u8]) {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return;
+        };
+        match opencode_agents::native_agent(text) {
+            Ok(native) => {
+                let relative = format!(
+                    "{}/{}",
+                    opencode_agents::NATIVE_AGENTS_FOLDER,
+                    file.relative
+                );
+                self.place(plugin, relative, native.into_bytes(), &file.source);
+            }
+            Err(refusal) => self.warnings.push(
+                Problem::new(refusal.message())
+                    .of_plugin(plugin)
+                    .at_path(&file.source)
+                    .with_help(refusal.help()),
+            ),
+        }
     }
 
     fn check_stage(

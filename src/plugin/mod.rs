@@ -57,6 +57,7 @@ pub mod journal;
 pub mod lock_file;
 pub mod manifest;
 pub mod merge;
+pub mod opencode_agents;
 pub mod operations;
 pub mod own_tree;
 pub mod place_span;

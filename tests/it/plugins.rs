@@ -41,6 +41,19 @@ impl PluginShelf {
         target
     }
 
+    /// The reference plugin as projected for `OpenCode`: the Claude Code projection with the
+    /// `OpenCode` manifests and hook command in place of Claude Code's.
+    fn reference_opencode_projection(&self) -> Utf8PathBuf {
+        let target = self.root.join("test-pro-opencode");
+        copy_tree(&reference_plugin_dir("test-pro-claude-projection"), &target);
+        std::fs::remove_dir_all(target.join(".claude-plugin")).unwrap();
+        copy_tree(
+            &reference_plugin_dir("test-pro-opencode-projection"),
+            &target,
+        );
+        target
+    }
+
     pub(crate) fn write(&self, relative: &str, text: &str) {
         let path = self.root.join(relative);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -174,8 +187,19 @@ fn ok(run: &Run, what: &str) {
     assert_eq!(run.status, 0, "{what}:\n{}\n{}", run.stdout, run.stderr);
 }
 
-/// The reference composer run on `project` for the plugin at `root`.
+/// The reference composer run on the Claude Code install `project` for the plugin at `root`.
 fn reference_compose(bun: &Utf8Path, project: &TestProject, root: &Utf8Path) -> Run {
+    reference_compose_in(bun, project, root, ".claude")
+}
+
+/// The reference composer run on `project`, whose harness folder is `harness_dir`, for the
+/// plugin at `root`.
+fn reference_compose_in(
+    bun: &Utf8Path,
+    project: &TestProject,
+    root: &Utf8Path,
+    harness_dir: &str,
+) -> Run {
     let mut command = Command::new(bun);
     command
         .arg(root.join("hooks/compose.ts"))
@@ -183,7 +207,7 @@ fn reference_compose(bun: &Utf8Path, project: &TestProject, root: &Utf8Path) -> 
         .env("PATH", path_with(bun))
         .env("AIDLC_PLUGIN_ROOT", root)
         .env("AIDLC_PROJECT_DIR", &project.root)
-        .env("AIDLC_HARNESS_DIR", ".claude");
+        .env("AIDLC_HARNESS_DIR", harness_dir);
     for (name, _) in std::env::vars() {
         if name.starts_with("AIDLC_")
             && ![
@@ -535,6 +559,75 @@ fn a_plugin_the_references_select_plugins_stripped_and_enabled_again_is_composed
     );
     assert!(refused.stderr.contains(TEST_PRO_MERGED_FILES[0]));
     assert_eq!(std::fs::read_to_string(&edited).unwrap(), hand_edited);
+}
+
+#[test]
+fn the_reference_plugin_composed_on_opencode_gives_the_reference_composers_files_and_native_agent()
+{
+    const NATIVE_AGENT: &str = ".opencode/agents/test-pro-metrics-agent.md";
+    const HARNESS_AGENT: &str = ".aidlc/agents/test-pro-metrics-agent.md";
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference_opencode_projection();
+
+    let theirs = crate::harnesses::bare_projection("opencode");
+    ok(
+        &reference_compose_in(&bun, &theirs, &projection, ".aidlc"),
+        "the reference composer on OpenCode",
+    );
+    let their_files = snapshot(&theirs.root);
+    assert!(their_files.contains_key(NATIVE_AGENT));
+
+    let ours = crate::harnesses::bare_projection("opencode");
+    let bare = snapshot(&ours.root);
+    let path = path_with(&bun);
+    ok(
+        &plugin(&ours, &["plugin", "add", projection.as_str()], &path),
+        "aidlc plugin add on OpenCode",
+    );
+    let mut our_files = snapshot(&ours.root);
+    our_files
+        .remove("aidlc.lock.json")
+        .expect("aidlc.lock.json is written");
+    assert_same(&their_files, &our_files, "aidlc plugin add on OpenCode");
+    let native = ours.read(NATIVE_AGENT);
+    assert!(
+        native.contains("\npermission:\n  task: deny\nmode: subagent\n---\n")
+            && !native.contains("disallowedTools"),
+        "{native}"
+    );
+    for agent in [NATIVE_AGENT, HARNESS_AGENT] {
+        let text = ours.read(agent);
+        assert!(
+            text.contains("`aidlc/spaces/default/memory/`") && !text.contains(".aidlc/rules/"),
+            "{agent}: {text}"
+        );
+    }
+
+    let again = plugin(&ours, &["plugin", "sync"], &path);
+    ok(&again, "sync");
+    assert!(again.stderr.contains("nothing changed"), "{}", again.stderr);
+    ok(
+        &plugin(&ours, &["plugin", "remove", "test-pro"], &path),
+        "remove",
+    );
+    // The test's projection keeps the Claude install's runner skills, naming `.claude/`; the
+    // conductor's refresh writes them for `.aidlc/`, as the reference's OpenCode install has
+    // them. Every other file is given back.
+    let without_runner_skills = |files: BTreeMap<String, Vec<u8>>| {
+        files
+            .into_iter()
+            .filter(|(path, _)| !path.starts_with(".aidlc/skills/"))
+            .collect::<BTreeMap<_, _>>()
+    };
+    assert_same(
+        &without_runner_skills(bare),
+        &without_runner_skills(snapshot(&ours.root)),
+        "after remove",
+    );
+    assert!(!ours.root.join(NATIVE_AGENT).exists());
 }
 
 #[test]
