@@ -72,3 +72,42 @@ pub fn graph_lacks_stages(layout: &Layout, expected: &BTreeSet<String>) -> bool 
     enabled_graph_slugs(&layout.stage_graph_path)
         .is_none_or(|present| expected.iter().any(|slug| !present.contains(slug)))
 }
+
+#[cfg(test)]
+mod tests {
+    use camino::Utf8PathBuf;
+
+    use super::*;
+    use crate::harness::Harness;
+
+    fn layout_with_graph(graph: Option<&str>) -> (tempfile::TempDir, Layout) {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        let layout = Layout::new(&project, Harness::Claude, &|_| None);
+        if let Some(graph) = graph {
+            std::fs::create_dir_all(layout.stage_graph_path.parent().unwrap()).unwrap();
+            std::fs::write(&layout.stage_graph_path, graph).unwrap();
+        }
+        (dir, layout)
+    }
+
+    fn slugs(names: &[&str]) -> BTreeSet<String> {
+        names.iter().map(|name| (*name).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_stage_is_present_only_as_an_enabled_entry_of_a_readable_graph() {
+        let graph =
+            r#"[{"slug": "a"}, {"slug": "b", "enabled": false}, {"slug": "c", "enabled": true}]"#;
+        let (_dir, layout) = layout_with_graph(Some(graph));
+        assert!(!graph_lacks_stages(&layout, &slugs(&[])));
+        assert!(!graph_lacks_stages(&layout, &slugs(&["a", "c"])));
+        assert!(graph_lacks_stages(&layout, &slugs(&["a", "b"])));
+        assert!(graph_lacks_stages(&layout, &slugs(&["d"])));
+        let (_dir, unreadable) = layout_with_graph(Some("{"));
+        assert!(graph_lacks_stages(&unreadable, &slugs(&["a"])));
+        let (_dir, absent) = layout_with_graph(None);
+        assert!(graph_lacks_stages(&absent, &slugs(&["a"])));
+        assert!(!graph_lacks_stages(&absent, &slugs(&[])));
+    }
+}

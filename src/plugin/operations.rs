@@ -405,8 +405,9 @@ fn chosen_plugins(
 type SyncRoots<'a> = Option<&'a [Utf8PathBuf]>;
 
 /// Recover, then compose `added` into the recorded plugins less `removed`. A `sync` whose
-/// record proves nothing changed (`sync_record::check`) reads no plugin tree; a plan that
-/// changes nothing writes that record (docs/decisions.md D51).
+/// record proves nothing changed (`sync_record::check`) and whose compiled graph holds the
+/// stages the record names reads no plugin tree; a plan that changes nothing writes that
+/// record (docs/decisions.md D51).
 fn compose_under_lock(
     layout: &Layout,
     trees: &dyn TreeReader,
@@ -421,6 +422,7 @@ fn compose_under_lock(
     if let Some(roots) = sync_roots
         && recovered == Recovery::Clean
         && let Some(nothing) = sync_record::check(layout, roots)
+        && !composed_stages_in_graph::graph_lacks_stages(layout, &nothing.composed_stages)
     {
         return Ok(ComposeOutcome {
             plugins: nothing.plugins,
@@ -479,6 +481,7 @@ fn compose_under_lock(
                 &read,
                 &outcome.plugins,
                 &outcome.warnings,
+                &composed_slugs,
                 started_ns,
             );
         }
@@ -534,8 +537,7 @@ fn contained_path(layout: &Layout, path: &Utf8Path) -> Result<ProjectPath, Plugi
 }
 
 /// Everything a plan that changed nothing read: its install files and folders, the lock file,
-/// `harness.json`, the compiled graph (checked for the composed stages), the drop logs, and the
-/// plugin roots (walked whole by the record).
+/// `harness.json`, the drop logs, and the plugin roots (walked whole by the record).
 fn sync_read_set(
     layout: &Layout,
     previous: &Lock,
@@ -547,7 +549,6 @@ fn sync_read_set(
     let mut files = plan.read_files.clone();
     files.push(lock_file::lock_path(&layout.project_dir));
     files.push(harness_json(layout));
-    files.push(layout.stage_graph_path.clone());
     let names: BTreeSet<&str> = plugins
         .iter()
         .map(String::as_str)
