@@ -10,7 +10,7 @@ use crate::cli::args::{Format, PluginCommand, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout};
 use crate::english::plural;
-use crate::plugin::operations::{self, ComposeOutcome, Listing};
+use crate::plugin::operations::{self, CompileReason, ComposeOutcome, Listing};
 use crate::plugin::{PluginError, Problem};
 
 pub fn run(command: &PluginCommand) -> ExitStatus {
@@ -185,7 +185,7 @@ fn report_composition(
     } else {
         outcome.plugins.join(", ")
     };
-    if outcome.written.is_empty() && outcome.removed.is_empty() {
+    if outcome.written.is_empty() && outcome.removed.is_empty() && outcome.compiled.is_none() {
         let proof = if outcome.proved_by_record {
             " (no plugin or install file changed since the last sync)"
         } else {
@@ -217,6 +217,9 @@ fn report_composition(
                 plural(outcome.compile_warnings)
             );
         }
+    }
+    if outcome.compile_reason == CompileReason::GraphLackedComposedStages {
+        line.push_str(" (the compiled graph lacked stages the plugins composed)");
     }
     if outcome.conductor_refreshed {
         line.push_str("; the conductor's runners and skill tables regenerated");

@@ -141,8 +141,9 @@ fn drift_row(layout: &Layout, outcome: &CompileOutcome) -> Row {
 
 /// The reference's graph rows (D46): graph entries with no stage file (a fail: the hook and the
 /// gates would run a stage that no longer exists), and stage files the graph does not have yet
-/// (advisory until the next compile). Nothing when the graph cannot be read (the drift row
-/// says why).
+/// (advisory until the next compile). Every entry counts, the ones the plugin selection
+/// disabled (`"enabled": false`) too: a disabled stage is compiled, and its file is its file.
+/// Nothing when the graph cannot be read (the drift row says why).
 fn stage_file_rows(layout: &Layout) -> Vec<Row> {
     let Ok(graph) = load_graph(&layout.stage_graph_path) else {
         return Vec::new();
@@ -151,7 +152,12 @@ fn stage_file_rows(layout: &Layout) -> Vec<Row> {
         .into_iter()
         .filter_map(|(_, path)| path.file_stem().map(str::to_owned))
         .collect();
-    let in_graph: BTreeSet<String> = graph.nodes.iter().map(|node| node.slug.clone()).collect();
+    let in_graph: BTreeSet<String> = graph
+        .nodes
+        .iter()
+        .chain(&graph.disabled)
+        .map(|node| node.slug.clone())
+        .collect();
     let orphans: Vec<&String> = in_graph.difference(&on_disk).collect();
     let uncompiled: Vec<&String> = on_disk.difference(&in_graph).collect();
     let orphan_row = if orphans.is_empty() {

@@ -21,12 +21,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::discover::Layout;
+use crate::harness::Harness;
 use crate::plugin::Problem;
 use crate::plugin::contribution::{self, Contribution};
 use crate::plugin::guards;
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, LockedStage};
 use crate::plugin::manifest::Subtree;
 use crate::plugin::merge;
+use crate::plugin::opencode_agents;
 use crate::plugin::sidecar::{self, StageAdditions};
 use crate::plugin::splice;
 use crate::plugin::tree::{PluginFile, PluginTree};
@@ -211,7 +213,10 @@ impl Planner<'_> {
             .or_else(|| self.base(relative))
     }
 
-    /// Refuse files that changed since they were composed.
+    /// Refuse files that changed since they were composed. A composed core stage is in
+    /// drift unless it holds its composed text or exactly its base (every contribution
+    /// stripped, as the reference's `select-plugins` leaves it when it disables a plugin):
+    /// either is composed again from the base.
     fn check_drift(&mut self) {
         for (name, plugin) in &self.previous.plugins {
             for (path, hash) in &plugin.files {
@@ -235,8 +240,11 @@ impl Planner<'_> {
             }
         }
         for (path, stage) in &self.previous.stages {
-            let current = self.disk(path).map(|bytes| lock_file::content_hash(&bytes));
-            if current.as_deref() != Some(stage.composed.as_str()) {
+            let current = self.disk(path);
+            let as_composed = current
+                .as_deref()
+                .is_some_and(|bytes| lock_file::content_hash(bytes) == stage.composed);
+            if !as_composed && !contributions_stripped(current.as_deref(), stage) {
                 self.problems.push(
                     Problem::new("changed since plugin contributions were merged into it; aidlc does not overwrite it")
                         .at_path(path)
@@ -378,7 +386,14 @@ impl Planner<'_> {
                     continue;
                 };
                 let relative = self.relative(&destination);
-                let bytes = substituted(file, self.harness_dir);
+                let mut bytes = substituted(file, self.harness_dir);
+                let opencode_agent = subtree == Subtree::Agents
+                    && file.is_markdown()
+                    && self.layout.harness == Harness::Opencode;
+                if opencode_agent && let Ok(text) = std::str::from_utf8(&bytes) {
+                    bytes =
+                        opencode_agents::rules_paths_as_memory(text, self.harness_dir).into_bytes();
+                }
                 let accepted = match subtree {
                     Subtree::Stages if file.is_markdown() => {
                         self.check_stage(&name, file, &bytes, &relative, &mut imported_sensors)
@@ -395,6 +410,9 @@ impl Planner<'_> {
                     Subtree::Sensors if file.is_markdown() => self.check_sensor_file(&name, file),
                     _ => true,
                 };
+                if accepted && opencode_agent {
+                    self.place_opencode_native_agent(&name, file, &bytes);
+                }
                 if accepted {
                     self.place(&name, relative, bytes, &file.source);
                 }
@@ -405,6 +423,30 @@ impl Planner<'_> {
             self.place(&name, relative, bytes.clone(), path);
         }
         imported_sensors
+    }
+
+    /// On an `OpenCode` install, the agent (its harness copy's `bytes`) in `OpenCode`'s own
+    /// roster too, as a subagent; an agent that cannot be one is a warning and stays out.
+    fn place_opencode_native_agent(&mut self, plugin: &str, file: &PluginFile, bytes: &[u8]) {
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return;
+        };
+        match opencode_agents::native_agent(text) {
+            Ok(native) => {
+                let relative = format!(
+                    "{}/{}",
+                    opencode_agents::NATIVE_AGENTS_FOLDER,
+                    file.relative
+                );
+                self.place(plugin, relative, native.into_bytes(), &file.source);
+            }
+            Err(refusal) => self.warnings.push(
+                Problem::new(refusal.message())
+                    .of_plugin(plugin)
+                    .at_path(&file.source)
+                    .with_help(refusal.help()),
+            ),
+        }
     }
 
     fn check_stage(
@@ -1091,6 +1133,12 @@ fn write_sidecars(planner: &mut Planner<'_>, chosen: &[ChosenPlugin], additions:
         planner.owner.insert(relative.clone(), name.to_owned());
         planner.target.insert(relative, bytes);
     }
+}
+
+/// Whether `current`, a composed core stage's text on disk, is exactly the text it had before
+/// any contribution was merged: the merged region is absent, not edited.
+fn contributions_stripped(current: Option<&[u8]>, stage: &LockedStage) -> bool {
+    current == Some(stage.base.as_bytes())
 }
 
 fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {

@@ -48,6 +48,7 @@
 use std::fmt::Write as _;
 pub mod authored_files;
 pub mod compose;
+pub mod composed_stages_in_graph;
 pub mod conductor;
 pub mod contributed_text;
 pub mod contribution;
@@ -56,6 +57,7 @@ pub mod journal;
 pub mod lock_file;
 pub mod manifest;
 pub mod merge;
+pub mod opencode_agents;
 pub mod operations;
 pub mod own_tree;
 pub mod place_span;

@@ -24,7 +24,9 @@ use crate::plugin::journal::{self, Recovery, Transaction};
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, SourceKind};
 use crate::plugin::source::{self, SourceSpec};
 use crate::plugin::tree::{FromDisk, PluginTree, TreeReader};
-use crate::plugin::{PluginError, Problem, conductor, selection, sync_record};
+use crate::plugin::{
+    PluginError, Problem, composed_stages_in_graph, conductor, selection, sync_record,
+};
 
 /// Test hook: pause this many milliseconds after each change of a transaction.
 pub const PAUSE_VARIABLE: &str = "AIDLC_TEST_PLUGIN_PAUSE_MS";
@@ -45,6 +47,18 @@ pub struct ComposeOutcome {
     pub conductor_refreshed: bool,
     /// A `sync` proved by its record that nothing changed, without reading the plugin trees.
     pub proved_by_record: bool,
+    /// Why the install was compiled, when it was.
+    pub compile_reason: CompileReason,
+}
+
+/// Why a composition compiled the install.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CompileReason {
+    /// A file the compile reads changed.
+    #[default]
+    FilesChanged,
+    /// No file changed, but the compiled graph lacked a stage an enabled plugin composed.
+    GraphLackedComposedStages,
 }
 
 /// One row of `plugin list`.
@@ -391,8 +405,9 @@ fn chosen_plugins(
 type SyncRoots<'a> = Option<&'a [Utf8PathBuf]>;
 
 /// Recover, then compose `added` into the recorded plugins less `removed`. A `sync` whose
-/// record proves nothing changed (`sync_record::check`) reads no plugin tree; a plan that
-/// changes nothing writes that record (docs/decisions.md D51).
+/// record proves nothing changed (`sync_record::check`) and whose compiled graph holds the
+/// stages the record names reads no plugin tree; a plan that changes nothing writes that
+/// record (docs/decisions.md D51).
 fn compose_under_lock(
     layout: &Layout,
     trees: &dyn TreeReader,
@@ -407,6 +422,7 @@ fn compose_under_lock(
     if let Some(roots) = sync_roots
         && recovered == Recovery::Clean
         && let Some(nothing) = sync_record::check(layout, roots)
+        && !composed_stages_in_graph::graph_lacks_stages(layout, &nothing.composed_stages)
     {
         return Ok(ComposeOutcome {
             plugins: nothing.plugins,
@@ -436,6 +452,11 @@ fn compose_under_lock(
         .collect();
     let mut plan =
         compose::plan(layout, &previous, chosen, enabled.as_ref()).map_err(PluginError::Refused)?;
+    let composed_slugs =
+        composed_stages_in_graph::composed_stage_slugs(layout, &plan.lock, &enabled);
+    let graph_lacked_composed_stages = !plan.install_changed
+        && composed_stages_in_graph::graph_lacks_stages(layout, &composed_slugs);
+    plan.install_changed |= graph_lacked_composed_stages;
     plan.changes
         .extend(drop_log_changes(layout, &previous, &names, &plan.warnings));
     plan.changes.sort_by(|a, b| a.0.cmp(&b.0));
@@ -443,9 +464,14 @@ fn compose_under_lock(
         recovered: recovered == Recovery::RolledBack,
         plugins: names,
         warnings: plan.warnings.clone(),
+        compile_reason: if graph_lacked_composed_stages {
+            CompileReason::GraphLackedComposedStages
+        } else {
+            CompileReason::FilesChanged
+        },
         ..ComposeOutcome::default()
     };
-    if plan.changes.is_empty() {
+    if plan.changes.is_empty() && !plan.install_changed {
         if let Some(roots) = sync_roots {
             let read = sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins);
             // A cache: failing to write it only keeps the next sync on the full path.
@@ -455,6 +481,7 @@ fn compose_under_lock(
                 &read,
                 &outcome.plugins,
                 &outcome.warnings,
+                &composed_slugs,
                 started_ns,
             );
         }

@@ -8,7 +8,9 @@
 //! resolved to, every folder of each plugin root with its entries, the install's folders the
 //! plan listed, and every file the plan read or could have read (each plugin file, the lock
 //! file, `harness.json`, every install file the plan looked at, the drop logs) with its `stat`
-//! stamp or its absence; plus the plugins and warnings of that sync, to repeat them.
+//! stamp or its absence; plus the plugins and warnings of that sync, to repeat them, and the
+//! stages its enabled plugins composed, which the sync finds in the compiled graph before it
+//! trusts the record.
 //!
 //! Invariants:
 //! - a record is written only after a plan that changed nothing, and only when every file and
@@ -22,6 +24,7 @@
 //! - a composing transaction removes the record before its first write, and no record is
 //!   kept for an install without plugins.
 
+use std::collections::BTreeSet;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -35,7 +38,7 @@ use crate::up_to_date::RACY_WINDOW_NS;
 pub const SYNC_RECORD_FILE_NAME: &str = crate::harness::gitignore::PLUGIN_SYNC_RECORD_FILE_NAME;
 
 const MAGIC: &str = "aidlc-plugin-fingerprint";
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Where the record for `layout` lives.
 pub fn sync_record_path(layout: &Layout) -> Utf8PathBuf {
@@ -84,6 +87,10 @@ struct Record {
     files: Vec<(String, Option<StatStamp>)>,
     plugins: Vec<String>,
     warnings: Vec<RecordedWarning>,
+    /// The slugs of the stages the enabled plugins composed, which the compiled graph must
+    /// hold for the sync to be a no-op (the graph itself is not stamped: every compile
+    /// rewrites it).
+    composed_stages: BTreeSet<String>,
 }
 
 /// What a valid record says the sync would find.
@@ -91,6 +98,8 @@ struct Record {
 pub struct NothingToSync {
     pub plugins: Vec<String>,
     pub warnings: Vec<Problem>,
+    /// The stages the compiled graph must hold for nothing to sync.
+    pub composed_stages: BTreeSet<String>,
 }
 
 fn environment_roots(roots: &[Utf8PathBuf]) -> Vec<String> {
@@ -158,9 +167,18 @@ pub fn record(
     read: &ReadSet,
     plugins: &[String],
     warnings: &[Problem],
+    composed_stages: &BTreeSet<String>,
     started_ns: u64,
 ) -> std::io::Result<()> {
-    match record_of(layout, environment, read, plugins, warnings, started_ns) {
+    match record_of(
+        layout,
+        environment,
+        read,
+        plugins,
+        warnings,
+        composed_stages,
+        started_ns,
+    ) {
         Some(record) => write_record(&contained_record_path(layout)?, &record),
         None => remove(layout),
     }
@@ -172,6 +190,7 @@ fn record_of(
     read: &ReadSet,
     plugins: &[String],
     warnings: &[Problem],
+    composed_stages: &BTreeSet<String>,
     started_ns: u64,
 ) -> Option<Record> {
     if plugins.is_empty() || warnings.iter().any(|warning| warning.located.is_some()) {
@@ -233,6 +252,7 @@ fn record_of(
                 help: warning.help.clone(),
             })
             .collect(),
+        composed_stages: composed_stages.clone(),
     })
 }
 
@@ -267,6 +287,7 @@ pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSy
         }
     }
     Some(NothingToSync {
+        composed_stages: record.composed_stages,
         plugins: record.plugins,
         warnings: record
             .warnings
@@ -365,6 +386,7 @@ mod tests {
             files: vec![("a".into(), None)],
             plugins: vec!["p".into()],
             warnings: vec![],
+            composed_stages: BTreeSet::from(["s".to_owned()]),
         };
         write_record(&contained, &record).unwrap();
         assert_eq!(read_record(&path), Some(record));

@@ -458,6 +458,59 @@ fn graph_entries_without_a_file_fail_and_files_not_yet_compiled_warn() {
     );
 }
 
+/// Under a plugin selection the disabled stages are in the compiled graph as
+/// `"enabled": false`: the graph-entry rows count them as the reference's doctor does (every
+/// entry has its file, no stage file is uncompiled).
+#[test]
+fn the_graph_rows_count_the_stages_a_selection_disabled_as_the_reference_doctor_does() {
+    let Some(bun) = crate::support::node_tool("bun") else {
+        return;
+    };
+    let shelf = crate::plugins::PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    let project = TestProject::reference_install("2.5.36");
+    let path = crate::plugins::path_with(&bun);
+    let added = project.run_with_env(&["plugin", "add", projection.as_str()], &[("PATH", &path)]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let selected = crate::plugins::reference_select_plugins(&bun, &project, &["test-pro"]);
+    assert_eq!(selected.status, 0, "{}", selected.stderr);
+    let graph: Value = serde_json::from_str(&project.read(crate::support::GRAPH)).unwrap();
+    let disabled = graph
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|stage| stage["enabled"] == false)
+        .count();
+    assert_eq!(disabled, 29, "the stages test-pro's selection disables");
+
+    let output = std::process::Command::new(bun.as_str())
+        .args([".claude/tools/aidlc-utility.ts", "doctor"])
+        .current_dir(&project.root)
+        .env("CLAUDE_PROJECT_DIR", project.root.as_str())
+        .env_remove("AIDLC_PROJECT_DIR")
+        .output()
+        .expect("run the reference doctor");
+    let reference = String::from_utf8_lossy(&output.stdout).into_owned();
+    let (_, rows) = doctor(&project);
+    for (prefix, expected) in [
+        (
+            "Orphan stage files",
+            "Orphan stage files: 34 graph entries all have files",
+        ),
+        (
+            "Uncompiled stage files",
+            "Uncompiled stage files: 0 stage files missing from the compiled graph",
+        ),
+    ] {
+        assert!(
+            reference.lines().any(|line| line.ends_with(expected)),
+            "the reference doctor prints {expected:?}: {reference}"
+        );
+        assert_eq!(row(&rows, prefix)["label"], expected, "{rows:#?}");
+        assert_eq!(status(&rows, prefix), "pass");
+    }
+}
+
 /// Issue 26 item 5: `aidlc doctor` writes nothing and takes no audit lock, not even once the
 /// record has an audit shard (here another clone's): no `GUARDRAIL_LOADED` row, no shard, no
 /// clone id, and a stale lock it reports stays as it was (taking the lock would have reaped

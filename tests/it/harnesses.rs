@@ -42,7 +42,7 @@ fn harness_dir(harness: &str) -> &'static str {
 
 /// The reference's projection for `harness`, built from the 2.5.36 install as the reference's
 /// packager builds it, without an intent.
-fn bare_projection(harness: &str) -> TestProject {
+pub(crate) fn bare_projection(harness: &str) -> TestProject {
     let project = TestProject::empty();
     copy_tree(&reference_install_dir("2.5.36"), &project.root);
     if harness == "claude" {

@@ -35,9 +35,22 @@ impl PluginShelf {
     }
 
     /// A copy of a vendored reference plugin.
-    fn reference(&self, name: &str) -> Utf8PathBuf {
+    pub(crate) fn reference(&self, name: &str) -> Utf8PathBuf {
         let target = self.root.join(name);
         copy_tree(&reference_plugin_dir(name), &target);
+        target
+    }
+
+    /// The reference plugin as projected for `OpenCode`: the Claude Code projection with the
+    /// `OpenCode` manifests and hook command in place of Claude Code's.
+    fn reference_opencode_projection(&self) -> Utf8PathBuf {
+        let target = self.root.join("test-pro-opencode");
+        copy_tree(&reference_plugin_dir("test-pro-claude-projection"), &target);
+        std::fs::remove_dir_all(target.join(".claude-plugin")).unwrap();
+        copy_tree(
+            &reference_plugin_dir("test-pro-opencode-projection"),
+            &target,
+        );
         target
     }
 
@@ -164,7 +177,7 @@ fn is_drops_file(path: &str) -> bool {
 }
 
 /// `PATH` with Bun's folder first.
-fn path_with(tool: &Utf8Path) -> String {
+pub(crate) fn path_with(tool: &Utf8Path) -> String {
     format!(
         "{}:{}",
         tool.parent().unwrap(),
@@ -180,8 +193,19 @@ fn ok(run: &Run, what: &str) {
     assert_eq!(run.status, 0, "{what}:\n{}\n{}", run.stdout, run.stderr);
 }
 
-/// The reference composer run on `project` for the plugin at `root`.
+/// The reference composer run on the Claude Code install `project` for the plugin at `root`.
 fn reference_compose(bun: &Utf8Path, project: &TestProject, root: &Utf8Path) -> Run {
+    reference_compose_in(bun, project, root, ".claude")
+}
+
+/// The reference composer run on `project`, whose harness folder is `harness_dir`, for the
+/// plugin at `root`.
+fn reference_compose_in(
+    bun: &Utf8Path,
+    project: &TestProject,
+    root: &Utf8Path,
+    harness_dir: &str,
+) -> Run {
     let mut command = Command::new(bun);
     command
         .arg(root.join("hooks/compose.ts"))
@@ -189,7 +213,7 @@ fn reference_compose(bun: &Utf8Path, project: &TestProject, root: &Utf8Path) -> 
         .env("PATH", path_with(bun))
         .env("AIDLC_PLUGIN_ROOT", root)
         .env("AIDLC_PROJECT_DIR", &project.root)
-        .env("AIDLC_HARNESS_DIR", ".claude");
+        .env("AIDLC_HARNESS_DIR", harness_dir);
     for (name, _) in std::env::vars() {
         if name.starts_with("AIDLC_")
             && ![
@@ -336,6 +360,280 @@ fn a_second_sync_changes_nothing_and_removal_gives_back_the_install_byte_for_byt
         folders(&project.root),
         "no folder is left behind"
     );
+}
+
+/// The stage slugs of `graph` a plugin owns, enabled or not.
+fn plugin_stage_slugs(graph: &str) -> Vec<String> {
+    let graph: Value = serde_json::from_str(graph).unwrap();
+    graph
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|stage| stage.get("plugin").is_some_and(|owner| owner != "aidlc"))
+        .map(|stage| stage["slug"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Rewrite the project's compiled graph without any plugin's stages.
+fn drop_plugin_stages_from_graph(project: &TestProject) {
+    let path = project.root.join(GRAPH);
+    let mut graph: Value = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    graph
+        .as_array_mut()
+        .unwrap()
+        .retain(|stage| stage.get("plugin").is_none_or(|owner| owner == "aidlc"));
+    std::fs::write(path, serde_json::to_string_pretty(&graph).unwrap()).unwrap();
+}
+
+#[test]
+fn a_graph_that_lost_the_composed_stages_is_compiled_again_by_sync_as_by_the_reference_composer() {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    let composed_slugs = ["test-pro-integration", "test-pro-full-suite"];
+
+    let theirs = TestProject::reference_install("2.5.36");
+    ok(
+        &reference_compose(&bun, &theirs, &projection),
+        "the reference composer",
+    );
+    drop_plugin_stages_from_graph(&theirs);
+    ok(
+        &reference_compose(&bun, &theirs, &projection),
+        "the reference composer on a graph without the plugin's stages",
+    );
+    assert_eq!(plugin_stage_slugs(&theirs.read(GRAPH)), composed_slugs);
+
+    let ours = TestProject::reference_install("2.5.36");
+    let path = path_with(&bun);
+    ok(
+        &plugin(&ours, &["plugin", "add", projection.as_str()], &path),
+        "add",
+    );
+    let composed_graph = ours.read(GRAPH);
+    assert_eq!(plugin_stage_slugs(&composed_graph), composed_slugs);
+    ok(&plugin(&ours, &["plugin", "sync"], &path), "a sync");
+    settle();
+    // This sync records what it read; the next one would be proved by that record.
+    ok(
+        &plugin(&ours, &["plugin", "sync"], &path),
+        "a recorded sync",
+    );
+
+    drop_plugin_stages_from_graph(&ours);
+    let synced = plugin(&ours, &["plugin", "sync"], &path);
+    ok(&synced, "sync on a graph without the plugin's stages");
+    assert!(
+        synced
+            .stderr
+            .contains("(the compiled graph lacked stages the plugins composed)")
+            && !synced.stderr.contains("nothing changed"),
+        "{}",
+        synced.stderr
+    );
+    assert_eq!(
+        ours.read(GRAPH),
+        composed_graph,
+        "the graph is compiled again"
+    );
+    let again = plugin(&ours, &["plugin", "sync"], &path);
+    ok(&again, "the sync after");
+    assert!(again.stderr.contains("nothing changed"), "{}", again.stderr);
+}
+
+/// The reference's `select-plugins` run on `project`: it writes `harness.json`'s `plugins` and
+/// strips a disabled plugin's merged contributions from the core stages.
+pub(crate) fn reference_select_plugins(
+    bun: &Utf8Path,
+    project: &TestProject,
+    names: &[&str],
+) -> Run {
+    let mut command = Command::new(bun);
+    command
+        .args([".claude/tools/aidlc-utility.ts", "select-plugins"])
+        .args(names)
+        .current_dir(&project.root)
+        .env("PATH", path_with(bun));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("AIDLC_") || name.starts_with("CLAUDE_") {
+            command.env_remove(name);
+        }
+    }
+    Run::from(command.output().expect("run bun"))
+}
+
+/// The four core stages test-pro contributes to, and its sidecar.
+const TEST_PRO_MERGED_FILES: [&str; 5] = [
+    ".claude/aidlc-common/stages/construction/build-and-test.md",
+    ".claude/aidlc-common/stages/construction/nfr-design.md",
+    ".claude/aidlc-common/stages/construction/nfr-requirements.md",
+    ".claude/aidlc-common/stages/operation/performance-validation.md",
+    ".claude/tools/data/plugin-contrib-test-pro.json",
+];
+
+#[test]
+fn a_plugin_the_references_select_plugins_stripped_and_enabled_again_is_composed_again_by_sync() {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    let path = path_with(&bun);
+
+    let theirs = TestProject::reference_install("2.5.36");
+    ok(
+        &reference_compose(&bun, &theirs, &projection),
+        "the reference composer",
+    );
+    ok(
+        &reference_select_plugins(&bun, &theirs, &["aidlc"]),
+        "their select-plugins aidlc",
+    );
+    ok(
+        &reference_select_plugins(&bun, &theirs, &["aidlc", "test-pro"]),
+        "their select-plugins aidlc test-pro",
+    );
+    ok(
+        &reference_compose(&bun, &theirs, &projection),
+        "the reference composer after select-plugins",
+    );
+
+    let ours = TestProject::reference_install("2.5.36");
+    ok(
+        &plugin(&ours, &["plugin", "add", projection.as_str()], &path),
+        "add",
+    );
+    let composed = snapshot(&ours.root);
+    let stripped = reference_select_plugins(&bun, &ours, &["aidlc"]);
+    ok(&stripped, "select-plugins aidlc");
+    assert!(
+        stripped.stdout.contains("Stripped merged contributions"),
+        "{}",
+        stripped.stdout
+    );
+    ok(
+        &plugin(&ours, &["plugin", "sync"], &path),
+        "sync with test-pro disabled",
+    );
+    assert!(!ours.root.join(TEST_PRO_MERGED_FILES[4]).exists());
+    ok(
+        &reference_select_plugins(&bun, &ours, &["aidlc", "test-pro"]),
+        "select-plugins aidlc test-pro",
+    );
+    let synced = plugin(&ours, &["plugin", "sync"], &path);
+    ok(&synced, "sync with test-pro enabled again");
+    assert!(
+        !synced.stderr.contains("changed since"),
+        "{}",
+        synced.stderr
+    );
+    let recomposed = snapshot(&ours.root);
+    for file in TEST_PRO_MERGED_FILES.iter().chain([&GRAPH]) {
+        assert_eq!(
+            recomposed.get(*file),
+            composed.get(*file),
+            "{file} is composed again"
+        );
+        assert_eq!(
+            Some(&theirs.read(file).into_bytes()),
+            recomposed.get(*file),
+            "{file} as the reference composer writes it"
+        );
+    }
+
+    // A hand edit inside a contribution is not a strip: refused once, nothing written.
+    let edited = ours.root.join(TEST_PRO_MERGED_FILES[0]);
+    let text = std::fs::read_to_string(&edited).unwrap();
+    let marker = text
+        .find("<!-- plugin:test-pro:")
+        .expect("a spliced fragment");
+    let line_end = marker + text[marker..].find('\n').unwrap() + 1;
+    let hand_edited = format!("{}a hand edit\n{}", &text[..line_end], &text[line_end..]);
+    std::fs::write(&edited, &hand_edited).unwrap();
+    let refused = plugin(&ours, &["plugin", "sync"], &path);
+    assert_ne!(refused.status, 0, "{}", refused.stderr);
+    assert_eq!(
+        refused
+            .stderr
+            .matches("changed since plugin contributions were merged")
+            .count(),
+        1,
+        "{}",
+        refused.stderr
+    );
+    assert!(refused.stderr.contains(TEST_PRO_MERGED_FILES[0]));
+    assert_eq!(std::fs::read_to_string(&edited).unwrap(), hand_edited);
+}
+
+#[test]
+fn the_reference_plugin_composed_on_opencode_gives_the_reference_composers_files_and_native_agent()
+{
+    const NATIVE_AGENT: &str = ".opencode/agents/test-pro-metrics-agent.md";
+    const HARNESS_AGENT: &str = ".aidlc/agents/test-pro-metrics-agent.md";
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference_opencode_projection();
+
+    let theirs = crate::harnesses::bare_projection("opencode");
+    ok(
+        &reference_compose_in(&bun, &theirs, &projection, ".aidlc"),
+        "the reference composer on OpenCode",
+    );
+    let their_files = snapshot(&theirs.root);
+    assert!(their_files.contains_key(NATIVE_AGENT));
+
+    let ours = crate::harnesses::bare_projection("opencode");
+    let bare = snapshot(&ours.root);
+    let path = path_with(&bun);
+    ok(
+        &plugin(&ours, &["plugin", "add", projection.as_str()], &path),
+        "aidlc plugin add on OpenCode",
+    );
+    let mut our_files = snapshot(&ours.root);
+    our_files
+        .remove("aidlc.lock.json")
+        .expect("aidlc.lock.json is written");
+    assert_same(&their_files, &our_files, "aidlc plugin add on OpenCode");
+    let native = ours.read(NATIVE_AGENT);
+    assert!(
+        native.contains("\npermission:\n  task: deny\nmode: subagent\n---\n")
+            && !native.contains("disallowedTools"),
+        "{native}"
+    );
+    for agent in [NATIVE_AGENT, HARNESS_AGENT] {
+        let text = ours.read(agent);
+        assert!(
+            text.contains("`aidlc/spaces/default/memory/`") && !text.contains(".aidlc/rules/"),
+            "{agent}: {text}"
+        );
+    }
+
+    let again = plugin(&ours, &["plugin", "sync"], &path);
+    ok(&again, "sync");
+    assert!(again.stderr.contains("nothing changed"), "{}", again.stderr);
+    ok(
+        &plugin(&ours, &["plugin", "remove", "test-pro"], &path),
+        "remove",
+    );
+    // The test's projection keeps the Claude install's runner skills, naming `.claude/`; the
+    // conductor's refresh writes them for `.aidlc/`, as the reference's OpenCode install has
+    // them. Every other file is given back.
+    let without_runner_skills = |files: BTreeMap<String, Vec<u8>>| {
+        files
+            .into_iter()
+            .filter(|(path, _)| !path.starts_with(".aidlc/skills/"))
+            .collect::<BTreeMap<_, _>>()
+    };
+    assert_same(
+        &without_runner_skills(bare),
+        &without_runner_skills(snapshot(&ours.root)),
+        "after remove",
+    );
+    assert!(!ours.root.join(NATIVE_AGENT).exists());
 }
 
 #[test]
