@@ -256,8 +256,11 @@ pub struct HookSettingsArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum HookSettingsCommand {
-    /// Register the write hook (`engine hook run-sensors`) and the human-turn hook
-    /// (`engine hook record-human-turn`) where the project's harness reads its hooks: Claude
+    /// Register the write hook (`engine hook run-sensors`), the human-turn hook
+    /// (`engine hook record-human-turn`; on Claude Code also for answers picked in the question
+    /// widget) and the pre-tool guard (`engine hook guard`, which refuses an agent's tool call
+    /// that writes the audit or runs the human's commands) where the project's harness reads
+    /// its hooks: Claude
     /// Code's `.claude/settings.json`, Codex's `.codex/hooks.json`, the Kiro CLI conductor agent
     /// `.kiro/agents/aidlc.json`, Kiro IDE's `.kiro/hooks/` files, opencode's
     /// `.opencode/plugin/aidlc-engine.ts`. The reference's own entries for the same events are
