@@ -636,6 +636,110 @@ fn the_reference_plugin_composed_on_opencode_gives_the_reference_composers_files
     assert!(!ours.root.join(NATIVE_AGENT).exists());
 }
 
+/// The lines of every hooks-health drop log in `files`.
+fn drop_lines(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(path, _)| is_drops_file(path))
+        .flat_map(|(_, bytes)| {
+            String::from_utf8_lossy(bytes)
+                .lines()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+#[test]
+fn a_plugin_stage_kiro_cannot_dispatch_is_left_out_with_the_references_warning_and_the_rest_composes()
+ {
+    const LEFT_OUT: &str = ".kiro/aidlc-common/stages/operation/test-pro-full-suite.md";
+    const COMPOSED: &str = ".kiro/aidlc-common/stages/construction/test-pro-integration.md";
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let projection = shelf.reference("test-pro-claude-projection");
+    // Its lead (trusted by the conductor, with no agent JSON) is dispatched; its reviewer (no
+    // agent JSON, not trusted) is dispatched on every mode. Neither can run on Kiro.
+    rewrite(
+        &projection.join("stages/operation/test-pro-full-suite.md"),
+        "mode: inline\n",
+        "mode: subagent\nreviewer: test-pro-metrics-agent\n",
+    );
+    let expected = [
+        "[degraded] plugin \"test-pro\" stage \"test-pro-full-suite\" references agent \"aidlc-quality-agent\" with mode \"subagent\" and was not composed: author .kiro/agents/aidlc-quality-agent.json (",
+        "[degraded] plugin \"test-pro\" stage \"test-pro-full-suite\" references agent \"test-pro-metrics-agent\" as reviewer and was not composed: author .kiro/agents/test-pro-metrics-agent.json (",
+    ];
+    let trust = " and add \"test-pro-metrics-agent\" to toolsSettings.subagent.trustedAgents in .kiro/agents/aidlc.json, or ";
+
+    let theirs = crate::harnesses::bare_projection("kiro");
+    ok(
+        &reference_compose_in(&bun, &theirs, &projection, ".kiro"),
+        "the reference composer on Kiro",
+    );
+    let mut their_files = snapshot(&theirs.root);
+    let their_drops = drop_lines(&their_files);
+    their_files.retain(|path, _| !is_drops_file(path));
+
+    let ours = crate::harnesses::bare_projection("kiro");
+    let added = plugin(
+        &ours,
+        &["plugin", "add", projection.as_str()],
+        &path_with(&bun),
+    );
+    ok(&added, "aidlc plugin add on Kiro");
+    for (what, lines) in [
+        ("the reference composer's drops", their_drops.clone()),
+        (
+            "aidlc's warnings",
+            added.stderr.lines().map(str::to_owned).collect(),
+        ),
+    ] {
+        for sentence in expected {
+            assert_eq!(
+                lines.iter().filter(|line| line.contains(sentence)).count(),
+                1,
+                "{what}: {sentence}\n{lines:#?}"
+            );
+        }
+        assert!(
+            lines
+                .iter()
+                .any(|line| line.contains(expected[1]) && line.contains(trust)),
+            "{what}: {lines:#?}"
+        );
+        assert!(
+            !lines
+                .iter()
+                .any(|line| line.contains(expected[0]) && line.contains("trustedAgents")),
+            "{what}: the conductor trusts aidlc-quality-agent: {lines:#?}"
+        );
+    }
+    assert!(
+        added
+            .stderr
+            .contains("warning: [degraded] plugin \"test-pro\""),
+        "{}",
+        added.stderr
+    );
+
+    let mut our_files = snapshot(&ours.root);
+    let lock = our_files
+        .remove("aidlc.lock.json")
+        .expect("aidlc.lock.json is written");
+    assert_same(&their_files, &our_files, "aidlc plugin add on Kiro");
+    assert!(!our_files.contains_key(LEFT_OUT) && our_files.contains_key(COMPOSED));
+    assert!(
+        !String::from_utf8_lossy(&lock).contains(LEFT_OUT),
+        "the left-out stage is not recorded as composed"
+    );
+    assert_eq!(
+        plugin_stage_slugs(&ours.read(".kiro/tools/data/stage-graph.json")),
+        ["test-pro-integration"]
+    );
+}
+
 #[test]
 fn an_install_whose_conductor_needs_bun_is_refused_without_bun_and_nothing_is_written() {
     let shelf = PluginShelf::new();
