@@ -741,6 +741,95 @@ fn a_plugin_stage_kiro_cannot_dispatch_is_left_out_with_the_references_warning_a
 }
 
 #[test]
+fn on_codex_and_opencode_a_stage_without_its_agents_surface_is_left_out_as_by_the_reference_composer()
+ {
+    let Some(bun) = node_tool("bun") else {
+        return;
+    };
+    let shelf = PluginShelf::new();
+    let claude_projection = shelf.reference("test-pro-claude-projection");
+    let opencode_projection = shelf.reference_opencode_projection();
+    for projection in [&claude_projection, &opencode_projection] {
+        rewrite(
+            &projection.join("stages/operation/test-pro-full-suite.md"),
+            "mode: inline\n",
+            "mode: subagent\nreviewer: test-pro-metrics-agent\n",
+        );
+    }
+    let lead = "[degraded] plugin \"test-pro\" stage \"test-pro-full-suite\" references agent \"aidlc-quality-agent\" with mode \"subagent\" and was not composed: author ";
+    let reviewer = "[degraded] plugin \"test-pro\" stage \"test-pro-full-suite\" references agent \"test-pro-metrics-agent\" as reviewer and was not composed: author ";
+    // On OpenCode the plugin's own agent becomes a subagent, so only the lead is missing.
+    for (harness, harness_dir, projection, expected) in [
+        (
+            "codex",
+            ".codex",
+            &claude_projection,
+            vec![
+                format!("{lead}.codex/agents/aidlc-quality-agent.toml ("),
+                format!("{reviewer}.codex/agents/test-pro-metrics-agent.toml ("),
+            ],
+        ),
+        (
+            "opencode",
+            ".aidlc",
+            &opencode_projection,
+            vec![format!("{lead}.opencode/agents/aidlc-quality-agent.md (")],
+        ),
+    ] {
+        let left_out =
+            format!("{harness_dir}/aidlc-common/stages/operation/test-pro-full-suite.md");
+        let theirs = crate::harnesses::bare_projection(harness);
+        ok(
+            &reference_compose_in(&bun, &theirs, projection, harness_dir),
+            &format!("the reference composer on {harness}"),
+        );
+        let mut their_files = snapshot(&theirs.root);
+        let their_drops = drop_lines(&their_files);
+        their_files.retain(|path, _| !is_drops_file(path));
+
+        let ours = crate::harnesses::bare_projection(harness);
+        let added = plugin(
+            &ours,
+            &["plugin", "add", projection.as_str()],
+            &path_with(&bun),
+        );
+        ok(&added, &format!("aidlc plugin add on {harness}"));
+        let our_warnings: Vec<String> = added
+            .stderr
+            .lines()
+            .filter(|line| line.contains("[degraded]"))
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(
+            our_warnings.len(),
+            expected.len(),
+            "{harness}: {our_warnings:#?}"
+        );
+        assert_eq!(
+            their_drops.len(),
+            expected.len(),
+            "{harness}: {their_drops:#?}"
+        );
+        for sentence in &expected {
+            for (what, lines) in [("ours", &our_warnings), ("theirs", &their_drops)] {
+                assert!(
+                    lines.iter().any(|line| line.contains(sentence.as_str())),
+                    "{harness} {what}: {sentence}\n{lines:#?}"
+                );
+            }
+        }
+        let mut our_files = snapshot(&ours.root);
+        our_files.remove("aidlc.lock.json");
+        assert_same(
+            &their_files,
+            &our_files,
+            &format!("aidlc plugin add on {harness}"),
+        );
+        assert!(!our_files.contains_key(&left_out), "{harness}");
+    }
+}
+
+#[test]
 fn an_install_whose_conductor_needs_bun_is_refused_without_bun_and_nothing_is_written() {
     let shelf = PluginShelf::new();
     let projection = shelf.reference("test-pro-claude-projection");
