@@ -204,3 +204,31 @@ fn no_reference_points_outside_the_repository() {
         "references that point outside the repository: {found:#?}"
     );
 }
+
+/// The README is for users first: what aidlc is and for whom comes before any command, the
+/// move from a reference install has its own section, the npm packages are not offered as
+/// published, and `hook install --help` names the guard it installs.
+#[test]
+fn the_readme_and_the_help_tell_a_new_user_what_they_get() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let before_the_first_command = text.split("```").next().unwrap();
+    assert!(
+        before_the_first_command.contains("is a fast, strict engine for the AI-DLC sensor system")
+            && before_the_first_command.contains("for teams that run AI-DLC"),
+        "{before_the_first_command}"
+    );
+    assert!(text.contains("\n## Moving from the reference\n"));
+    assert!(
+        !text.contains("npm install --global aidlc ")
+            && !text.contains("npm install --save-dev aidlc "),
+        "the README offers an unpublished npm package as a way to install"
+    );
+    assert!(
+        !text.contains("for 0.7, use"),
+        "the Neovim snippet needs 0.8"
+    );
+    let project = crate::support::TestProject::empty();
+    let help = project.run(&["hook", "install", "--help"]);
+    assert!(help.stdout.contains("engine hook guard"), "{}", help.stdout);
+}
