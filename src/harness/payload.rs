@@ -195,17 +195,68 @@ fn one_file(path: &str, tool: WriteTool) -> WriteEvent {
     }
 }
 
+/// Claude Code's file tools: `Write`, `Edit` and `MultiEdit` name the file `file_path`,
+/// `NotebookEdit` names it `notebook_path`; every one but `Write` edits a file.
 fn claude_write(value: &Map<String, Value>) -> WriteEvent {
     let tool = match value.get("tool_name").and_then(Value::as_str) {
-        Some("Edit" | "MultiEdit") => WriteTool::Edit,
+        Some("Edit" | "MultiEdit" | "NotebookEdit") => WriteTool::Edit,
         _ => WriteTool::Write,
     };
-    value
-        .get("tool_input")
-        .and_then(|input| input.get("file_path"))
-        .and_then(Value::as_str)
-        .filter(|path| !path.is_empty())
+    let input = value.get("tool_input");
+    ["file_path", "notebook_path"]
+        .iter()
+        .find_map(|key| input?.get(*key)?.as_str().filter(|path| !path.is_empty()))
         .map_or_else(WriteEvent::default, |path| one_file(path, tool))
+}
+
+/// The tool names each harness gives its shell tool, in pre-tool and post-tool payloads.
+pub fn shell_tool_names(harness: Harness) -> &'static [&'static str] {
+    match harness {
+        Harness::Claude | Harness::Cursor => &["Bash"],
+        Harness::Codex => &["Bash", "shell", "local_shell", "exec_command"],
+        Harness::Kiro => &["execute_bash", "shell"],
+        Harness::KiroIde => &["executeBash", "execute_bash"],
+        Harness::Opencode => &["bash"],
+    }
+}
+
+/// One shell tool call, as its pre-tool and post-tool payloads both name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellCall {
+    /// What names the call in both payloads: its tool-use id (Claude Code, Codex: `tool_use_id`;
+    /// opencode: `callID`), else its session (`session_id`, `sessionID`), else one name shared by
+    /// every call of the harness. Only `[A-Za-z0-9_-]`, at most 120 characters.
+    pub key: String,
+}
+
+/// The shell call `harness`'s tool `payload` reports, or `None` when it reports another tool
+/// (or is not a JSON object).
+pub fn shell_call(harness: Harness, payload: &[u8]) -> Option<ShellCall> {
+    let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(payload) else {
+        return None;
+    };
+    let tool = ["tool_name", "tool", "toolName"]
+        .iter()
+        .find_map(|key| text_field(&object, key))?;
+    if !shell_tool_names(harness).contains(&tool) {
+        return None;
+    }
+    let id = ["tool_use_id", "callID", "session_id", "sessionID"]
+        .iter()
+        .find_map(|key| text_field(&object, key))
+        .unwrap_or("shell-call");
+    let key: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(120)
+        .collect();
+    Some(ShellCall { key })
 }
 
 /// Codex edits files with `apply_patch`: the paths are in the patch's `*** Add File:` and
