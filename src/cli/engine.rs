@@ -427,12 +427,7 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
 /// Before a shell tool call the guard allows, what the project holds, for the write hook to
 /// compare with after the call (`dispatch::shell_writes`). A snapshot that cannot be kept is
 /// said on stderr and never refuses the call: the write hook records the call as unchecked.
-fn keep_shell_snapshot(
-    project: &ProjectArgs,
-    harness: Harness,
-    payload: &[u8],
-    printer: &Printer,
-) {
+fn keep_shell_snapshot(project: &ProjectArgs, harness: Harness, payload: &[u8], printer: &Printer) {
     let Some(call) = payload::shell_call(harness, payload) else {
         return;
     };

@@ -137,7 +137,12 @@ pub fn parse_snapshot(text: &str) -> Result<ProjectSnapshot, String> {
     }
     let mut files = HashMap::new();
     for (number, line) in lines.enumerate() {
-        let bad = || format!("line {} is not `<size> <mtime> <inode>\\t<path>`", number + 2);
+        let bad = || {
+            format!(
+                "line {} is not `<size> <mtime> <inode>\\t<path>`",
+                number + 2
+            )
+        };
         let (stamp, path) = line.split_once('\t').ok_or_else(bad)?;
         let mut numbers = stamp.split(' ');
         let mut next = || numbers.next().ok_or_else(bad);
@@ -234,7 +239,10 @@ mod tests {
         write(dir, "gone.md", "x");
         let before = take_snapshot(dir, &[]);
         assert_eq!(parse_snapshot(&snapshot_text(&before)), Ok(before.clone()));
-        assert_eq!(snapshot_changes(&before, &before), SnapshotChanges::default());
+        assert_eq!(
+            snapshot_changes(&before, &before),
+            SnapshotChanges::default()
+        );
         write(dir, "changed.md", "newer");
         std::fs::remove_file(dir.join("gone.md")).unwrap();
         write(dir, "new.md", "x");

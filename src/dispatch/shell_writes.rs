@@ -17,8 +17,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::project_snapshot::{
-    ProjectSnapshot, SnapshotChanges, load_snapshot, save_snapshot, snapshot_changes,
-    take_snapshot,
+    ProjectSnapshot, SnapshotChanges, load_snapshot, save_snapshot, snapshot_changes, take_snapshot,
 };
 use crate::harness::payload::ShellCall;
 use crate::workspace::{self, Workspace};
@@ -81,7 +80,9 @@ pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallC
     let before = load_snapshot(&file);
     let _ = std::fs::remove_file(&file);
     match before {
-        Ok(Some(before)) => ShellCallChanges::Known(snapshot_changes(&before, &project_now(workspace))),
+        Ok(Some(before)) => {
+            ShellCallChanges::Known(snapshot_changes(&before, &project_now(workspace)))
+        }
         Ok(None) => ShellCallChanges::Unchecked(format!(
             "no snapshot of the project was taken before this shell call ({} is missing: the pre-tool guard `aidlc engine hook guard` did not run for it; register it with `aidlc hook install`); the files it changed were not checked",
             shown(workspace, &file)

@@ -117,7 +117,9 @@ fn run_shell_event(
         ShellCallChanges::Known(changes) => changes,
         ShellCallChanges::Unchecked(reason) => {
             let message = format!("{}: {reason}", harness.product_name());
-            on_outcome(&hook::record_unchecked_write(&workspace, &context, &message));
+            on_outcome(&hook::record_unchecked_write(
+                &workspace, &context, &message,
+            ));
             return;
         }
     };
@@ -129,7 +131,12 @@ fn run_shell_event(
         .created
         .iter()
         .map(|path| (path, payload::WriteTool::Write))
-        .chain(changes.modified.iter().map(|path| (path, payload::WriteTool::Edit)));
+        .chain(
+            changes
+                .modified
+                .iter()
+                .map(|path| (path, payload::WriteTool::Edit)),
+        );
     for (path, tool) in written {
         let written = workspace.project_dir().join(path);
         if let Some(audit_hook) = run.audit_hook

@@ -18,8 +18,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::audit::ledger::relative_path_field;
 use crate::harness::commands::HookRole;
-use crate::harness::registration::registered;
 use crate::harness::hook_harness;
+use crate::harness::registration::registered;
 use crate::workspace::Workspace;
 
 /// The deliverables changed after the write hook last ran.
@@ -88,6 +88,52 @@ pub fn unseen_writes(workspace: &Workspace, deliverables: &[Utf8PathBuf]) -> Opt
         hook_last_ran,
         files,
     })
+}
+
+/// The active stage's deliverables the write hook has not seen, with the stage and its
+/// write-fired sensors; `None` outside an active workflow, for a stage the graph lacks, or when
+/// every deliverable was seen.
+pub fn active_stage_unseen_writes(workspace: &Workspace) -> Option<ActiveStageUnseen> {
+    let workflow = crate::workspace::present_workflow(workspace.record_root())?;
+    let graph =
+        crate::dispatch::compiled_graph::load_graph(&workspace.layout.stage_graph_path).ok()?;
+    let choice = &workflow.stage_choice;
+    let node = graph
+        .nodes
+        .iter()
+        .find(|node| node.slug == choice.preferred_stage())
+        .or_else(|| {
+            graph
+                .nodes
+                .iter()
+                .find(|node| node.slug == choice.current_stage)
+        })?;
+    let deliverables = crate::gate::deliverables::existing_deliverables(
+        workspace,
+        &workflow.record_root,
+        node,
+        &[],
+    )
+    .ok()?;
+    let unseen = unseen_writes(workspace, &deliverables.files)?;
+    Some(ActiveStageUnseen {
+        stage: node.slug.clone(),
+        write_fired_sensors: node
+            .sensors_applicable
+            .iter()
+            .filter(|entry| entry.fire_on == crate::protocol::selection::FireOn::Write)
+            .map(|entry| entry.id.clone())
+            .collect(),
+        unseen,
+    })
+}
+
+/// What [`active_stage_unseen_writes`] finds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveStageUnseen {
+    pub stage: String,
+    pub write_fired_sensors: Vec<String>,
+    pub unseen: UnseenWrites,
 }
 
 fn changed_after(path: &Utf8Path, hook_last_ran: Option<SystemTime>) -> bool {

@@ -11,7 +11,8 @@ use crate::support::{Run, TestProject, stage};
 const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
 const OUTPUT: &str =
     "aidlc/spaces/default/intents/261130-demo/inception/first-stage/first-stage-doc.md";
-const DROPS: &str = "aidlc/spaces/default/intents/261130-demo/.aidlc-hooks-health/run-sensors.drops";
+const DROPS: &str =
+    "aidlc/spaces/default/intents/261130-demo/.aidlc-hooks-health/run-sensors.drops";
 
 /// A compiled project whose one stage imports sensor `fake` (write-fired on `**/*.md`; its
 /// worker fails with three findings, so each fire writes a detail file), an intent record on
@@ -72,9 +73,11 @@ fn comparable_rows(project: &TestProject) -> Vec<(String, Vec<(String, String)>)
                 .fields
                 .into_iter()
                 .filter(|(name, _)| {
-                    !["Fire id", "ID", "Time", "Duration", "Detail", "Started", "Finished"]
-                        .iter()
-                        .any(|volatile| name.contains(volatile))
+                    ![
+                        "Fire id", "ID", "Time", "Duration", "Detail", "Started", "Finished",
+                    ]
+                    .iter()
+                    .any(|volatile| name.contains(volatile))
                 })
                 .map(|(name, value)| (name, value.replace(&root, "")))
                 .collect();
@@ -171,9 +174,7 @@ fn a_shell_call_that_changes_nothing_fires_nothing_and_writes_no_row() {
     assert_eq!(run.stderr, "");
     assert_eq!(audit_blocks(&project).len(), before);
     assert!(!project.exists(DROPS));
-    assert!(!project.exists(&format!(
-        "{RECORD}/.aidlc-hooks-health/run-sensors.last"
-    )));
+    assert!(!project.exists(&format!("{RECORD}/.aidlc-hooks-health/run-sensors.last")));
 }
 
 #[test]
@@ -196,14 +197,20 @@ fn a_deleted_deliverable_fires_nothing_and_is_a_drop_naming_it_and_a_rename_fire
     assert!(comparable_rows(&project).is_empty(), "nothing fires");
     let drops = project.read(DROPS);
     assert!(
-        drops.contains(&format!("a shell call deleted {OUTPUT}, which fake would check")),
+        drops.contains(&format!(
+            "a shell call deleted {OUTPUT}, which fake would check"
+        )),
         "{drops}"
     );
     // A rename is the old name deleted and the new one created (outside the record, where
     // any file the glob matches fires).
     project.write("docs/notes.md", "# Notes\n");
     shell_call(&project, "toolu_5", |project| {
-        std::fs::rename(project.path("docs/notes.md"), project.path("docs/renamed.md")).unwrap();
+        std::fs::rename(
+            project.path("docs/notes.md"),
+            project.path("docs/renamed.md"),
+        )
+        .unwrap();
     });
     let rows = comparable_rows(&project);
     assert_eq!(rows.len(), 2, "{rows:?}");
@@ -216,7 +223,10 @@ fn a_deleted_deliverable_fires_nothing_and_is_a_drop_naming_it_and_a_rename_fire
     );
     let drops = project.read(DROPS);
     assert_eq!(drops.lines().count(), 2, "{drops}");
-    assert!(drops.contains("a shell call deleted docs/notes.md"), "{drops}");
+    assert!(
+        drops.contains("a shell call deleted docs/notes.md"),
+        "{drops}"
+    );
 }
 
 #[test]
@@ -237,7 +247,10 @@ fn a_shell_call_with_no_snapshot_is_a_drop_saying_the_guard_did_not_run() {
 #[test]
 fn notebook_edit_and_multi_edit_fire_like_edit() {
     let project = project();
-    for (tool, key) in [("NotebookEdit", "notebook_path"), ("MultiEdit", "file_path")] {
+    for (tool, key) in [
+        ("NotebookEdit", "notebook_path"),
+        ("MultiEdit", "file_path"),
+    ] {
         let run = project.run_watched(
             &["engine", "hook", "run-sensors"],
             &[],
@@ -254,4 +267,109 @@ fn notebook_edit_and_multi_edit_fire_like_edit() {
         assert_eq!(run.status, 0, "{}", run.stderr);
     }
     assert_eq!(comparable_rows(&project).len(), 4);
+}
+
+fn gate_start_narration(project: &TestProject) -> String {
+    let run = project.run(&["engine", "gate", "start", "first-stage"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    let reply: serde_json::Value = serde_json::from_str(run.stdout.trim()).unwrap();
+    reply["narration"].as_str().unwrap_or_default().to_owned()
+}
+
+fn doctor_labels(project: &TestProject) -> Vec<(String, String, String)> {
+    let run = project.run(&["doctor", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|error| panic!("not JSON ({error}): {}{}", run.stdout, run.stderr));
+    report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| {
+            (
+                row["status"].as_str().unwrap().to_owned(),
+                row["label"].as_str().unwrap().to_owned(),
+                row["fix"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn unseen_row(project: &TestProject) -> Option<(String, String, String)> {
+    doctor_labels(project)
+        .into_iter()
+        .find(|(_, label, _)| label.starts_with("Write hook never saw"))
+}
+
+#[test]
+fn a_write_hook_that_never_saw_a_deliverable_is_named_by_gate_start_and_doctor() {
+    let project = project();
+    // No hook registered: the doctor's registration row is the one that fails, nothing more.
+    assert!(unseen_row(&project).is_none());
+    assert!(
+        doctor_labels(&project)
+            .iter()
+            .any(|(status, label, _)| status == "fail"
+                && label.starts_with("Write hook: not registered")),
+        "{:?}",
+        doctor_labels(&project)
+    );
+    assert!(!gate_start_narration(&project).contains("never saw"));
+
+    let installed = project.run(&["hook", "install"]);
+    assert_eq!(installed.status, 0, "{}", installed.stderr);
+    let narration = gate_start_narration(&project);
+    assert!(
+        narration.contains(&format!(
+            "The write hook never saw 1 file of stage first-stage: {OUTPUT} changed, and the write hook has never run in this record"
+        )) && narration.contains("aidlc hook install")
+            && narration.contains(&format!(
+                "aidlc engine sensor fire <sensor> --stage first-stage --output-path {OUTPUT}"
+            )),
+        "{narration}"
+    );
+    let (status, label, fix) = unseen_row(&project).expect("the doctor names it");
+    assert_eq!(status, "warn");
+    assert!(
+        label.ends_with(&format!(
+            "{OUTPUT} changed, and it has never run in this record"
+        )),
+        "{label}"
+    );
+    assert!(
+        fix.contains("aidlc hook install")
+            && fix.contains(&format!(
+                "aidlc engine sensor fire fake --stage first-stage --output-path {OUTPUT}"
+            )),
+        "{fix}"
+    );
+
+    // The hook sees the deliverable: nothing is unseen.
+    let seen = project.run_watched(
+        &["engine", "hook", "run-sensors"],
+        &[],
+        Some(&json!({"cwd": project.root, "tool_name": "Write", "tool_input": {"file_path": project.path(OUTPUT)}}).to_string()),
+    );
+    assert_eq!(seen.status, 0, "{}", seen.stderr);
+    let heartbeat = project.path(&format!("{RECORD}/.aidlc-hooks-health/run-sensors.last"));
+    let heartbeat_time = std::fs::metadata(&heartbeat).unwrap().modified().unwrap();
+    let file = std::fs::File::options()
+        .write(true)
+        .open(project.path(OUTPUT))
+        .unwrap();
+    file.set_modified(heartbeat_time - std::time::Duration::from_secs(1))
+        .unwrap();
+    assert!(unseen_row(&project).is_none());
+    assert!(!gate_start_narration(&project).contains("never saw"));
+
+    // Changed after the hook last ran, by something the hook never saw.
+    file.set_modified(heartbeat_time + std::time::Duration::from_secs(5))
+        .unwrap();
+    drop(file);
+    let narration = gate_start_narration(&project);
+    assert!(
+        narration.contains(&format!("{OUTPUT} changed after the write hook last ran (")),
+        "{narration}"
+    );
+    let (_, label, _) = unseen_row(&project).expect("the doctor names it");
+    assert!(label.contains("changed after it last ran ("), "{label}");
 }
