@@ -372,4 +372,22 @@ fn a_write_hook_that_never_saw_a_deliverable_is_named_by_gate_start_and_doctor()
     );
     let (_, label, _) = unseen_row(&project).expect("the doctor names it");
     assert!(label.contains("changed after it last ran ("), "{label}");
+    // `gate check` says it on stderr whatever the format.
+    for format in ["human", "json", "github", "sarif", "junit", "gitlab"] {
+        let check = project.run(&[
+            "gate",
+            "check",
+            "--format",
+            format,
+            "--no-record",
+            "--allow-empty",
+        ]);
+        assert!(
+            check.stderr.contains(&format!(
+                "notice: The write hook never saw 1 file of stage first-stage: {OUTPUT} changed after the write hook last ran ("
+            )),
+            "{format}: {}",
+            check.stderr
+        );
+    }
 }
