@@ -2,13 +2,17 @@
 //! (D28): which harness sent it and which files it names (`harness::payload`), the project and
 //! workspace it belongs to, Codex's second delivery dropped, the hook's time allowance, the
 //! reference's audit hook when the install still runs it, then the write hook
-//! ([`hook::run_sensors_hook`]) once per written file. The CLI reads the payload and prints
-//! what each outcome says; everything between is here.
+//! ([`hook::run_sensors_hook`]) once per written file. A shell tool call names no file: the
+//! files it created or modified are found by comparing the project with the snapshot the guard
+//! kept before it (`shell_writes`), and each is a write as a file tool's would be. The CLI reads
+//! the payload and prints what each outcome says; everything between is here.
 //!
 //! Invariants:
 //! - a payload that names no file and says nothing unreadable is nothing to do (the harness
 //!   reported a tool that writes nothing); one that cannot be read is recorded as an unchecked
 //!   write in the active workflow's drop log, never dropped silently;
+//! - a shell call that changed nothing costs the walk and nothing else (no row, no heartbeat);
+//!   one whose snapshot is missing is a drop naming the guard, never a pass;
 //! - outside a project (no project found from the payload's `cwd`, the environment or the
 //!   working folder), nothing is written anywhere.
 

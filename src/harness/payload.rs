@@ -3,11 +3,15 @@
 //!
 //! | harness | write event | the written files | paths relative to |
 //! |---|---|---|---|
-//! | Claude Code | `PostToolUse` `{cwd, tool_name, tool_input: {file_path}}` | `file_path` | `cwd` |
+//! | Claude Code | `PostToolUse` `{cwd, tool_name, tool_input: {file_path}}` (`NotebookEdit`: `notebook_path`) | `file_path` | `cwd` |
 //! | Codex | `PostToolUse` `{cwd, tool_name: "apply_patch", tool_input: {command}}` | each `*** Add File:` (written) and `*** Update File:` (edited) line of the patch | `cwd` |
 //! | Kiro CLI | `postToolUse` `{cwd, tool_name: "write" \| "fs_write", tool_input: {path}}` | `path` (or `file_path`) | `cwd` |
 //! | Kiro IDE | 1.x: stdin `{tool_name, tool_input: {}, tool_response}`; 0.12: `USER_PROMPT` `{toolName, toolArgs, toolResult, toolSuccess}` | the path in the result's sentence (`Created the P file.`, `Replaced text in P`, `Appended the text to the P file.`) | the project |
 //! | opencode | `tool.execute.after` `{directory, tool, args}` (from the engine's plugin) | `args.filePath` (or `path`); each file line of an `apply_patch` | `directory` |
+//!
+//! A shell tool call ([`shell_call`]: Claude Code's and Codex's `Bash`, Kiro CLI's
+//! `execute_bash`, opencode's `bash`) names no file: its writes are found by comparing the
+//! project before and after it (`dispatch::shell_writes`).
 //!
 //! Invariants:
 //! - the read never waits longer than [`PAYLOAD_WAIT`] nor keeps more than
@@ -676,6 +680,60 @@ mod tests {
             event(Harness::Claude, r#"{"tool_input":{}}"#),
             WriteEvent::default()
         );
+    }
+
+    #[test]
+    fn notebook_edit_names_its_notebook_and_multi_edit_edits() {
+        let notebook = event(
+            Harness::Claude,
+            r#"{"tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/n.ipynb"}}"#,
+        );
+        assert_eq!(paths(&notebook), [("/p/n.ipynb", WriteTool::Edit)]);
+        let multi = event(
+            Harness::Claude,
+            r#"{"tool_name":"MultiEdit","tool_input":{"file_path":"/p/a.md","edits":[]}}"#,
+        );
+        assert_eq!(paths(&multi), [("/p/a.md", WriteTool::Edit)]);
+    }
+
+    #[test]
+    fn each_harness_s_shell_tool_is_a_shell_call_keyed_by_its_call() {
+        let call = |harness, payload: &str| shell_call(harness, payload.as_bytes());
+        assert_eq!(
+            call(
+                Harness::Claude,
+                r#"{"tool_name":"Bash","tool_use_id":"toolu_1/x","session_id":"s"}"#
+            ),
+            Some(ShellCall {
+                key: "toolu_1_x".to_owned()
+            })
+        );
+        assert_eq!(
+            call(
+                Harness::Codex,
+                r#"{"tool_name":"Bash","session_id":"s1","turn_id":"t"}"#
+            ),
+            Some(ShellCall {
+                key: "s1".to_owned()
+            })
+        );
+        assert_eq!(
+            call(Harness::Kiro, r#"{"tool_name":"execute_bash"}"#),
+            Some(ShellCall {
+                key: "shell-call".to_owned()
+            })
+        );
+        assert_eq!(
+            call(
+                Harness::Opencode,
+                r#"{"tool":"bash","callID":"c9","sessionID":"s"}"#
+            ),
+            Some(ShellCall {
+                key: "c9".to_owned()
+            })
+        );
+        assert_eq!(call(Harness::Claude, r#"{"tool_name":"Write"}"#), None);
+        assert_eq!(call(Harness::Claude, "not json"), None);
     }
 
     #[test]
