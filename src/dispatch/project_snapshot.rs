@@ -50,17 +50,20 @@ impl SnapshotChanges {
 }
 
 /// Walk `project_dir` (see the module's invariants), leaving out `skipped` folders (absolute).
+/// The folders are read on up to four threads (ripgrep's parallel walker).
 pub fn take_snapshot(project_dir: &Utf8Path, skipped: &[Utf8PathBuf]) -> ProjectSnapshot {
     let skipped: Vec<std::path::PathBuf> = skipped
         .iter()
         .map(|folder| folder.as_std_path().to_owned())
         .collect();
+    let threads = std::thread::available_parallelism().map_or(1, |count| count.get().min(4));
     let walk = ignore::WalkBuilder::new(project_dir)
         .hidden(false)
         .parents(false)
         .git_global(false)
         .require_git(false)
         .follow_links(false)
+        .threads(threads)
         .filter_entry(move |entry| {
             let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
             !(is_dir
@@ -69,21 +72,52 @@ pub fn take_snapshot(project_dir: &Utf8Path, skipped: &[Utf8PathBuf]) -> Project
                     .any(|name| entry.file_name() == std::ffi::OsStr::new(name))
                     || skipped.iter().any(|folder| entry.path() == folder)))
         })
-        .build();
-    let mut files = HashMap::new();
-    for entry in walk.flatten() {
+        .build_parallel();
+    let (sender, receiver) = std::sync::mpsc::channel::<Vec<(String, FileStamp)>>();
+    walk.run(|| {
+        let sender = sender.clone();
+        let mut found = FoundByOneThread {
+            files: Vec::new(),
+            sender,
+        };
+        Box::new(move |entry| {
+            if let Ok(entry) = entry {
+                found.add(project_dir, &entry);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    drop(sender);
+    let files = receiver.into_iter().flatten().collect();
+    ProjectSnapshot { files }
+}
+
+/// The files one walking thread saw, handed over when the thread is done with them.
+struct FoundByOneThread {
+    files: Vec<(String, FileStamp)>,
+    sender: std::sync::mpsc::Sender<Vec<(String, FileStamp)>>,
+}
+
+impl FoundByOneThread {
+    fn add(&mut self, project_dir: &Utf8Path, entry: &ignore::DirEntry) {
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
-            continue;
+            return;
         }
         let Ok(relative) = entry.path().strip_prefix(project_dir) else {
-            continue;
+            return;
         };
         let (Some(relative), Ok(metadata)) = (relative.to_str(), entry.metadata()) else {
-            continue;
+            return;
         };
-        files.insert(relative.replace('\\', "/"), stamp_of(&metadata));
+        self.files
+            .push((relative.replace('\\', "/"), stamp_of(&metadata)));
     }
-    ProjectSnapshot { files }
+}
+
+impl Drop for FoundByOneThread {
+    fn drop(&mut self) {
+        let _ = self.sender.send(std::mem::take(&mut self.files));
+    }
 }
 
 fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
