@@ -49,9 +49,15 @@ impl SnapshotChanges {
     }
 }
 
-/// Walk `project_dir` (see the module's invariants), leaving out `skipped` folders (absolute).
-/// The folders are read on up to four threads (ripgrep's parallel walker).
-pub fn take_snapshot(project_dir: &Utf8Path, skipped: &[Utf8PathBuf]) -> ProjectSnapshot {
+/// Walk `project_dir` (see the module's invariants), leaving out `skipped` folders (absolute),
+/// and stamp each file whose project-relative path `watched` admits (a file no sensor could
+/// fire on is not even stat-ed). The folders are read on up to four threads (ripgrep's parallel
+/// walker).
+pub fn take_snapshot(
+    project_dir: &Utf8Path,
+    skipped: &[Utf8PathBuf],
+    watched: &(dyn Fn(&str) -> bool + Sync),
+) -> ProjectSnapshot {
     let skipped: Vec<std::path::PathBuf> = skipped
         .iter()
         .map(|folder| folder.as_std_path().to_owned())
@@ -82,7 +88,7 @@ pub fn take_snapshot(project_dir: &Utf8Path, skipped: &[Utf8PathBuf]) -> Project
         };
         Box::new(move |entry| {
             if let Ok(entry) = entry {
-                found.add(project_dir, &entry);
+                found.add(project_dir, &entry, watched);
             }
             ignore::WalkState::Continue
         })
@@ -99,18 +105,30 @@ struct FoundByOneThread {
 }
 
 impl FoundByOneThread {
-    fn add(&mut self, project_dir: &Utf8Path, entry: &ignore::DirEntry) {
+    fn add(
+        &mut self,
+        project_dir: &Utf8Path,
+        entry: &ignore::DirEntry,
+        watched: &(dyn Fn(&str) -> bool + Sync),
+    ) {
         if !entry.file_type().is_some_and(|kind| kind.is_file()) {
             return;
         }
-        let Ok(relative) = entry.path().strip_prefix(project_dir) else {
+        let Some(relative) = entry
+            .path()
+            .strip_prefix(project_dir)
+            .ok()
+            .and_then(std::path::Path::to_str)
+        else {
             return;
         };
-        let (Some(relative), Ok(metadata)) = (relative.to_str(), entry.metadata()) else {
+        let relative = relative.replace('\\', "/");
+        if !watched(&relative) {
             return;
-        };
-        self.files
-            .push((relative.replace('\\', "/"), stamp_of(&metadata)));
+        }
+        if let Ok(metadata) = entry.metadata() {
+            self.files.push((relative, stamp_of(&metadata)));
+        }
     }
 }
 
@@ -258,7 +276,9 @@ mod tests {
         write(dir, "target/debug/x", "x");
         write(dir, ".git/HEAD", "x");
         write(dir, "record/.aidlc-hooks-health/s", "x");
-        let snapshot = take_snapshot(dir, &[dir.join("record/.aidlc-hooks-health")]);
+        let snapshot = take_snapshot(dir, &[dir.join("record/.aidlc-hooks-health")], &|_| true);
+        let markdown_only = take_snapshot(dir, &[], &|path| path.ends_with(".md"));
+        assert_eq!(markdown_only.files.len(), 1, "{markdown_only:?}");
         let mut seen: Vec<&str> = snapshot.files.keys().map(String::as_str).collect();
         seen.sort_unstable();
         assert_eq!(seen, [".gitignore", ".hidden/kept.md", "src/main.rs"]);
@@ -271,7 +291,7 @@ mod tests {
         write(dir, "kept.md", "same");
         write(dir, "changed.md", "old");
         write(dir, "gone.md", "x");
-        let before = take_snapshot(dir, &[]);
+        let before = take_snapshot(dir, &[], &|_| true);
         assert_eq!(parse_snapshot(&snapshot_text(&before)), Ok(before.clone()));
         assert_eq!(
             snapshot_changes(&before, &before),
@@ -280,7 +300,7 @@ mod tests {
         write(dir, "changed.md", "newer");
         std::fs::remove_file(dir.join("gone.md")).unwrap();
         write(dir, "new.md", "x");
-        let changes = snapshot_changes(&before, &take_snapshot(dir, &[]));
+        let changes = snapshot_changes(&before, &take_snapshot(dir, &[], &|_| true));
         assert_eq!(changes.created, ["new.md"]);
         assert_eq!(changes.modified, ["changed.md"]);
         assert_eq!(changes.deleted, ["gone.md"]);

@@ -8,6 +8,9 @@
 //!   once: the write hook removes it whatever it finds;
 //! - the guard and the write hook walk the same project with the same folders left out
 //!   ([`walk_skips`]), so a call that changed nothing shows no change;
+//! - only the files the active stage's write-fired globs match are stamped (a file no sensor
+//!   could fire on costs no `stat`), and a stage with none walks nothing; a graph that cannot be
+//!   used or a glob that does not compile stamps every file, so nothing is lost;
 //! - a shell call whose snapshot is missing or unreadable is [`ShellCallChanges::Unchecked`]
 //!   with the reason (a drop), never taken for "nothing changed";
 //! - deleting a file fires nothing (there is nothing to check); a deleted file the stage's
@@ -16,10 +19,13 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::dispatch::compiled_graph::load_graph;
 use crate::dispatch::project_snapshot::{
     ProjectSnapshot, SnapshotChanges, load_snapshot, save_snapshot, snapshot_changes, take_snapshot,
 };
 use crate::harness::payload::ShellCall;
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::selection::FireOn;
 use crate::workspace::{self, Workspace};
 use crate::write_folder;
 
@@ -46,9 +52,76 @@ pub fn walk_skips(workspace: &Workspace) -> Vec<Utf8PathBuf> {
     ]
 }
 
-/// The project as the walk sees it now.
+/// Which files of the project a shell call's writes could fire on.
+enum WatchedFiles {
+    /// Those the active stage's write-fired globs match.
+    Matching(Vec<SensorGlob>),
+    /// Every file: the graph cannot be used, or a glob does not compile (the write hook then
+    /// records each changed file as a drop, as for a file tool's write).
+    Every,
+    /// None: no active workflow, a stage the graph lacks or that is disabled, or a stage
+    /// without a write-fired glob. The walk is skipped.
+    Nothing,
+}
+
+/// The files the active stage's write-fired sensors could fire on, as the write hook picks
+/// the stage (the active-directive marker's, else the state's current stage).
+fn watched_files(workspace: &Workspace) -> WatchedFiles {
+    let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
+        return WatchedFiles::Nothing;
+    };
+    let Ok(graph) = load_graph(&workspace.layout.stage_graph_path) else {
+        return WatchedFiles::Every;
+    };
+    let choice = &workflow.stage_choice;
+    let Some(node) = graph
+        .nodes
+        .iter()
+        .find(|node| node.slug == choice.preferred_stage())
+        .or_else(|| {
+            graph
+                .nodes
+                .iter()
+                .find(|node| node.slug == choice.current_stage)
+        })
+    else {
+        return WatchedFiles::Nothing;
+    };
+    let mut globs = Vec::new();
+    for entry in &node.sensors_applicable {
+        if entry.fire_on != FireOn::Write {
+            continue;
+        }
+        let Some(pattern) = entry.matches.as_deref().filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        match SensorGlob::new(pattern) {
+            Ok(glob) => globs.push(glob),
+            Err(_) => return WatchedFiles::Every,
+        }
+    }
+    if globs.is_empty() {
+        WatchedFiles::Nothing
+    } else {
+        WatchedFiles::Matching(globs)
+    }
+}
+
+/// The project as the walk sees it now: the files the active stage's write-fired sensors
+/// could fire on.
 pub fn project_now(workspace: &Workspace) -> ProjectSnapshot {
-    take_snapshot(workspace.project_dir(), &walk_skips(workspace))
+    let project_dir = workspace.project_dir();
+    match watched_files(workspace) {
+        WatchedFiles::Nothing => ProjectSnapshot::default(),
+        WatchedFiles::Every => take_snapshot(project_dir, &walk_skips(workspace), &|_| true),
+        WatchedFiles::Matching(globs) => {
+            take_snapshot(project_dir, &walk_skips(workspace), &|relative| {
+                globs
+                    .iter()
+                    .any(|glob| glob.matches(project_dir, Utf8Path::new(relative)))
+            })
+        }
+    }
 }
 
 /// Keep what the project holds before `call`, inside an active workflow; why it could not be
