@@ -20,7 +20,6 @@
 //! read the medians and the ratios, not the third digit.
 #![expect(
     clippy::print_stdout,
-    clippy::print_stderr,
     reason = "a benchmark harness reports on the terminal; it is not part of the engine"
 )]
 

@@ -240,8 +240,8 @@ mod tests {
         write(dir, ".git/HEAD", "x");
         write(dir, "record/.aidlc-hooks-health/s", "x");
         let snapshot = take_snapshot(dir, &[dir.join("record/.aidlc-hooks-health")], &|_| true);
-        let markdown_only = take_snapshot(dir, &[], &|path| path.ends_with(".md"));
-        assert_eq!(markdown_only.files.len(), 1, "{markdown_only:?}");
+        let source_only = take_snapshot(dir, &[], &|path| path.starts_with("src/"));
+        assert_eq!(source_only.files.len(), 1, "{source_only:?}");
         let mut seen: Vec<&str> = snapshot.files.keys().map(String::as_str).collect();
         seen.sort_unstable();
         assert_eq!(seen, [".gitignore", ".hidden/kept.md", "src/main.rs"]);
