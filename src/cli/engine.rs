@@ -22,6 +22,7 @@ use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire,
 use crate::dispatch::hook;
 use crate::dispatch::hook_workspace::{HookPlace, first_delivery, hook_workspace};
 use crate::dispatch::registry::LiveRegistry;
+use crate::dispatch::shell_writes;
 use crate::dispatch::write_event::{WriteEventRun, run_write_event};
 use crate::harness::{self, Harness, payload};
 use crate::protocol::selection::FireOn;
@@ -398,7 +399,12 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
                 .harness
                 .unwrap_or_else(|| payload::detect_harness(&payload));
             match harness::guard::guard_verdict(harness, &payload) {
-                Ok(verdict) => harness::guard::guard_output(harness, &verdict),
+                Ok(verdict) => {
+                    if verdict == harness::guard::GuardVerdict::Allow {
+                        keep_shell_snapshot(project, harness, &payload, printer);
+                    }
+                    harness::guard::guard_output(harness, &verdict)
+                }
                 Err(problem) => harness::guard::unreadable_output(&format!(
                     "aidlc guard: {problem}; the tool call is refused"
                 )),
@@ -415,6 +421,23 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
         ExitStatus::Success
     } else {
         ExitStatus::Error
+    }
+}
+
+/// Before a shell tool call the guard allows, what the project holds, for the write hook to
+/// compare with after the call (`dispatch::shell_writes`). A snapshot that cannot be kept is
+/// said on stderr and never refuses the call: the write hook records the call as unchecked.
+fn keep_shell_snapshot(project: &ProjectArgs, harness: Harness, payload: &[u8], printer: &Printer) {
+    let Some(call) = payload::shell_call(harness, payload) else {
+        return;
+    };
+    let Some(workspace) = hook_workspace(&hook_place(project), harness, payload) else {
+        return;
+    };
+    if let Err(problem) = shell_writes::record_shell_snapshot(&workspace, &call) {
+        printer.status(&format!(
+            "warning: aidlc guard: the project's snapshot before this shell call was not kept ({problem}); the files it changes will not be checked"
+        ));
     }
 }
 

@@ -31,6 +31,15 @@ pub fn run(args: &GateArgs) -> ExitStatus {
     }
 }
 
+/// The active stage's deliverables changed after the write hook last ran on this machine, as a
+/// notice on stderr (every format). Said only where the hook has run in the record at least
+/// once: a checkout in CI has no heartbeat, and its files' times are the checkout's.
+fn unseen_writes_note(workspace: &crate::workspace::Workspace) -> Option<String> {
+    let found = crate::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
+    found.unseen.hook_last_ran?;
+    Some(format!("notice: {}", found.unseen.sentence(&found.stage)))
+}
+
 fn check(args: &GateCheckArgs) -> ExitStatus {
     // `--quiet` silences the progress line only: an error is never quiet.
     let printer = Printer::new(Format::Human, false);
@@ -72,6 +81,9 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         workspace.project_dir(),
         &workspace.layout.harness_json_path,
     ) {
+        printer.status(&note);
+    }
+    if let Some(note) = unseen_writes_note(&workspace) {
         printer.status(&note);
     }
     let nodes = graph.nodes;

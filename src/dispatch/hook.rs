@@ -242,6 +242,69 @@ pub fn record_unchecked_write(
     outcome
 }
 
+/// A file a shell call deleted: nothing fires (there is nothing left to check), and when one
+/// of the active stage's write-fired sensors matches it, the drop log says so, naming it (the
+/// gate checks the stage's deliverables). Nothing outside an active workflow, nothing for a
+/// file no write-fired sensor matches.
+pub fn record_deleted_file(
+    workspace: &Workspace,
+    deleted: &Utf8Path,
+    context: &FireContext,
+) -> HookOutcome {
+    let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
+        return HookOutcome::stop(
+            "no active workflow (no readable aidlc-state.md with a current stage)",
+        );
+    };
+    if is_sensor_output(&workflow.record_root, deleted) {
+        return HookOutcome::stop("the deleted file is a sensor detail file");
+    }
+    let Ok(graph) = load_graph(&workspace.layout.stage_graph_path) else {
+        return HookOutcome::stop("the stage graph cannot be used");
+    };
+    let choice = &workflow.stage_choice;
+    let Some(node) = graph
+        .nodes
+        .iter()
+        .find(|n| n.slug == choice.preferred_stage())
+        .or_else(|| graph.nodes.iter().find(|n| n.slug == choice.current_stage))
+    else {
+        return HookOutcome::stop("the current stage is not in the graph");
+    };
+    let matching: Vec<&str> = node
+        .sensors_applicable
+        .iter()
+        .filter(|entry| {
+            matches!(
+                write_match(workspace.project_dir(), entry, deleted),
+                WriteMatch::Yes
+            )
+        })
+        .map(|entry| entry.id.as_str())
+        .collect();
+    if matching.is_empty() {
+        return HookOutcome::stop("no write-fired sensor matches the deleted file");
+    }
+    let mut outcome = HookOutcome::default();
+    match write_folder::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir())
+    {
+        Ok(()) => outcome.health_usable = true,
+        Err(error) => outcome.notices.push(format!(
+            "warning: the hook's heartbeat and drop log are not written: {error}"
+        )),
+    }
+    let shown = ledger::relative_path_field(workspace.project_dir(), deleted.as_str());
+    outcome.drop_write(
+        workspace,
+        context,
+        format!(
+            "a shell call deleted {shown}, which {} would check; nothing fires on a deleted file (the gate checks the stage's deliverables)",
+            matching.join(", ")
+        ),
+    );
+    outcome
+}
+
 impl HookOutcome {
     /// Record `message` in the drop log and in the outcome; a notice when the drop log's folder
     /// was refused, so the drop is never lost silently.

@@ -2,13 +2,17 @@
 //! (D28): which harness sent it and which files it names (`harness::payload`), the project and
 //! workspace it belongs to, Codex's second delivery dropped, the hook's time allowance, the
 //! reference's audit hook when the install still runs it, then the write hook
-//! ([`hook::run_sensors_hook`]) once per written file. The CLI reads the payload and prints
-//! what each outcome says; everything between is here.
+//! ([`hook::run_sensors_hook`]) once per written file. A shell tool call names no file: the
+//! files it created or modified are found by comparing the project with the snapshot the guard
+//! kept before it (`shell_writes`), and each is a write as a file tool's would be. The CLI reads
+//! the payload and prints what each outcome says; everything between is here.
 //!
 //! Invariants:
 //! - a payload that names no file and says nothing unreadable is nothing to do (the harness
 //!   reported a tool that writes nothing); one that cannot be read is recorded as an unchecked
 //!   write in the active workflow's drop log, never dropped silently;
+//! - a shell call that changed nothing costs the walk and nothing else (no row, no heartbeat);
+//!   one whose snapshot is missing is a drop naming the guard, never a pass;
 //! - outside a project (no project found from the payload's `cwd`, the environment or the
 //!   working folder), nothing is written anywhere.
 
@@ -17,6 +21,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::dispatch::fire::FireContext;
 use crate::dispatch::hook::{self, HookOutcome};
 use crate::dispatch::hook_workspace::{HookPlace, first_delivery, hook_workspace};
+use crate::dispatch::shell_writes::{self, ShellCallChanges};
 use crate::dispatch::time_limit;
 use crate::harness::{self, payload};
 use crate::worker_process::{WorkerCommand, run_worker};
@@ -40,6 +45,10 @@ pub fn run_write_event(
         .place
         .requested_harness
         .unwrap_or_else(|| payload::detect_harness(payload));
+    if let Some(call) = payload::shell_call(harness, payload) {
+        run_shell_event(run, harness, payload, &call, on_outcome);
+        return;
+    }
     let event = payload::write_event(harness, payload);
     if event.files.is_empty() && event.unreadable.is_none() {
         return;
@@ -50,13 +59,7 @@ pub fn run_write_event(
     if !first_delivery(harness, workspace.project_dir(), "run-sensors", payload) {
         return;
     }
-    let home = (run.place.env)("HOME");
-    let settings_files = time_limit::hook_settings_files(
-        workspace.project_dir(),
-        workspace.layout.harness.dir_name(),
-        home.as_deref().map(Utf8Path::new),
-    );
-    let allowance = time_limit::hook_allowance(run.place.env, &settings_files, workspace.version());
+    let allowance = hook_allowance(run, &workspace);
     let context = FireContext::default();
     if let Some(reason) = &event.unreadable {
         let message = format!(
@@ -77,6 +80,83 @@ pub fn run_write_event(
         }
         on_outcome(&hook::run_sensors_hook(
             &workspace, &written, &context, &allowance,
+        ));
+    }
+}
+
+/// The hook's time allowance for this run, from the environment and the harness's settings.
+fn hook_allowance(
+    run: &WriteEventRun<'_>,
+    workspace: &Workspace,
+) -> Result<time_limit::LimitValue, String> {
+    let home = (run.place.env)("HOME");
+    let settings_files = time_limit::hook_settings_files(
+        workspace.project_dir(),
+        workspace.layout.harness.dir_name(),
+        home.as_deref().map(Utf8Path::new),
+    );
+    time_limit::hook_allowance(run.place.env, &settings_files, workspace.version())
+}
+
+/// A shell tool call: each file it created or modified is a write (`shell_writes`), each
+/// deleted file the stage's sensors match a drop; a call that changed nothing does nothing
+/// more than the walk.
+fn run_shell_event(
+    run: &WriteEventRun<'_>,
+    harness: harness::Harness,
+    payload: &[u8],
+    call: &payload::ShellCall,
+    on_outcome: &mut dyn FnMut(&HookOutcome),
+) {
+    let Some(workspace) = hook_workspace(&run.place, harness, payload) else {
+        return;
+    };
+    if !first_delivery(harness, workspace.project_dir(), "run-sensors", payload)
+        || crate::workspace::present_workflow(workspace.record_root()).is_none()
+    {
+        return;
+    }
+    let context = FireContext::default();
+    let changes = match shell_writes::shell_call_changes(&workspace, call) {
+        ShellCallChanges::Known(changes) => changes,
+        ShellCallChanges::Unchecked(reason) => {
+            let message = format!("{}: {reason}", harness.product_name());
+            on_outcome(&hook::record_unchecked_write(
+                &workspace, &context, &message,
+            ));
+            return;
+        }
+    };
+    if changes.is_empty() {
+        return;
+    }
+    let allowance = hook_allowance(run, &workspace);
+    let written = changes
+        .created
+        .iter()
+        .map(|path| (path, payload::WriteTool::Write))
+        .chain(
+            changes
+                .modified
+                .iter()
+                .map(|path| (path, payload::WriteTool::Edit)),
+        );
+    for (path, tool) in written {
+        let written = workspace.project_dir().join(path);
+        if let Some(audit_hook) = run.audit_hook
+            && let Some(reason) = run_reference_audit_hook(&workspace, audit_hook, &written, tool)
+        {
+            on_outcome(&hook::record_unchecked_write(&workspace, &context, &reason));
+        }
+        on_outcome(&hook::run_sensors_hook(
+            &workspace, &written, &context, &allowance,
+        ));
+    }
+    for path in &changes.deleted {
+        on_outcome(&hook::record_deleted_file(
+            &workspace,
+            &workspace.project_dir().join(path),
+            &context,
         ));
     }
 }

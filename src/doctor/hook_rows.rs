@@ -18,7 +18,47 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
     let harness = hook_harness(&layout.project_dir, layout.harness, None);
     let mut rows = registration_rows(&layout.project_dir, harness);
     rows.extend(health_rows(workspace));
+    rows.extend(unseen_writes_row(workspace));
     rows
+}
+
+/// The active stage's deliverables changed after the write hook last ran, when there are any
+/// and the write hook is registered (with none registered, the registration row fails).
+fn unseen_writes_row(workspace: &Workspace) -> Option<Row> {
+    let found = crate::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
+    let since = match found.unseen.hook_last_ran {
+        Some(time) => format!(
+            "changed after it last ran ({})",
+            crate::timestamp::iso_timestamp(time)
+        ),
+        None => "changed, and it has never run in this record".to_owned(),
+    };
+    let first = found.unseen.files.first().map_or("<file>", String::as_str);
+    let sensor = found
+        .write_fired_sensors
+        .first()
+        .map_or("<sensor>", String::as_str);
+    Some(Row::warn(
+        format!(
+            "Write hook never saw {} of stage {}: {} {since}",
+            if found.unseen.files.len() == 1 {
+                "1 deliverable".to_owned()
+            } else {
+                format!("{} deliverables", found.unseen.files.len())
+            },
+            found.stage,
+            found.unseen.files.join(", ")
+        ),
+        format!(
+            "make sure the harness runs the hook (`aidlc hook install`, then restart the agent), or run the stage's write-fired sensors ({}) on each now: `aidlc engine sensor fire {sensor} --stage {} --output-path {first}`",
+            if found.write_fired_sensors.is_empty() {
+                "none".to_owned()
+            } else {
+                found.write_fired_sensors.join(", ")
+            },
+            found.stage
+        ),
+    ))
 }
 
 fn registration_rows(project_dir: &Utf8Path, harness: Harness) -> Vec<Row> {

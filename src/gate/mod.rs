@@ -17,6 +17,8 @@
 //! - [`report`]: the values every output format renders (the formats are `crate::report`'s);
 //! - [`merge`]: `aidlc gate merge`: shard JSON reports read back, checked and joined;
 //! - [`repository`]: where the project sits in its repository (the prefix of CI paths);
+//! - [`unseen_writes`]: deliverables changed after the write hook last ran (a hook that never
+//!   ran is named);
 //! - [`stale_graph`]: whether the compiled graph is what its sources compile to now.
 
 pub mod check;
@@ -30,3 +32,4 @@ pub mod report;
 pub mod repository;
 pub mod stale_graph;
 pub mod step;
+pub mod unseen_writes;

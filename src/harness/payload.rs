@@ -3,11 +3,15 @@
 //!
 //! | harness | write event | the written files | paths relative to |
 //! |---|---|---|---|
-//! | Claude Code | `PostToolUse` `{cwd, tool_name, tool_input: {file_path}}` | `file_path` | `cwd` |
+//! | Claude Code | `PostToolUse` `{cwd, tool_name, tool_input: {file_path}}` (`NotebookEdit`: `notebook_path`) | `file_path` | `cwd` |
 //! | Codex | `PostToolUse` `{cwd, tool_name: "apply_patch", tool_input: {command}}` | each `*** Add File:` (written) and `*** Update File:` (edited) line of the patch | `cwd` |
 //! | Kiro CLI | `postToolUse` `{cwd, tool_name: "write" \| "fs_write", tool_input: {path}}` | `path` (or `file_path`) | `cwd` |
 //! | Kiro IDE | 1.x: stdin `{tool_name, tool_input: {}, tool_response}`; 0.12: `USER_PROMPT` `{toolName, toolArgs, toolResult, toolSuccess}` | the path in the result's sentence (`Created the P file.`, `Replaced text in P`, `Appended the text to the P file.`) | the project |
 //! | opencode | `tool.execute.after` `{directory, tool, args}` (from the engine's plugin) | `args.filePath` (or `path`); each file line of an `apply_patch` | `directory` |
+//!
+//! A shell tool call ([`shell_call`]: Claude Code's and Codex's `Bash`, Kiro CLI's
+//! `execute_bash`, opencode's `bash`) names no file: its writes are found by comparing the
+//! project before and after it (`dispatch::shell_writes`).
 //!
 //! Invariants:
 //! - the read never waits longer than [`PAYLOAD_WAIT`] nor keeps more than
@@ -195,17 +199,68 @@ fn one_file(path: &str, tool: WriteTool) -> WriteEvent {
     }
 }
 
+/// Claude Code's file tools: `Write`, `Edit` and `MultiEdit` name the file `file_path`,
+/// `NotebookEdit` names it `notebook_path`; every one but `Write` edits a file.
 fn claude_write(value: &Map<String, Value>) -> WriteEvent {
     let tool = match value.get("tool_name").and_then(Value::as_str) {
-        Some("Edit" | "MultiEdit") => WriteTool::Edit,
+        Some("Edit" | "MultiEdit" | "NotebookEdit") => WriteTool::Edit,
         _ => WriteTool::Write,
     };
-    value
-        .get("tool_input")
-        .and_then(|input| input.get("file_path"))
-        .and_then(Value::as_str)
-        .filter(|path| !path.is_empty())
+    let input = value.get("tool_input");
+    ["file_path", "notebook_path"]
+        .iter()
+        .find_map(|key| input?.get(*key)?.as_str().filter(|path| !path.is_empty()))
         .map_or_else(WriteEvent::default, |path| one_file(path, tool))
+}
+
+/// The tool names each harness gives its shell tool, in pre-tool and post-tool payloads.
+pub fn shell_tool_names(harness: Harness) -> &'static [&'static str] {
+    match harness {
+        Harness::Claude | Harness::Cursor => &["Bash"],
+        Harness::Codex => &["Bash", "shell", "local_shell", "exec_command"],
+        Harness::Kiro => &["execute_bash", "shell"],
+        Harness::KiroIde => &["executeBash", "execute_bash"],
+        Harness::Opencode => &["bash"],
+    }
+}
+
+/// One shell tool call, as its pre-tool and post-tool payloads both name it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellCall {
+    /// What names the call in both payloads: its tool-use id (Claude Code, Codex: `tool_use_id`;
+    /// opencode: `callID`), else its session (`session_id`, `sessionID`), else one name shared by
+    /// every call of the harness. Only `[A-Za-z0-9_-]`, at most 120 characters.
+    pub key: String,
+}
+
+/// The shell call `harness`'s tool `payload` reports, or `None` when it reports another tool
+/// (or is not a JSON object).
+pub fn shell_call(harness: Harness, payload: &[u8]) -> Option<ShellCall> {
+    let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(payload) else {
+        return None;
+    };
+    let tool = ["tool_name", "tool", "toolName"]
+        .iter()
+        .find_map(|key| text_field(&object, key))?;
+    if !shell_tool_names(harness).contains(&tool) {
+        return None;
+    }
+    let id = ["tool_use_id", "callID", "session_id", "sessionID"]
+        .iter()
+        .find_map(|key| text_field(&object, key))
+        .unwrap_or("shell-call");
+    let key: String = id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(120)
+        .collect();
+    Some(ShellCall { key })
 }
 
 /// Codex edits files with `apply_patch`: the paths are in the patch's `*** Add File:` and
@@ -625,6 +680,60 @@ mod tests {
             event(Harness::Claude, r#"{"tool_input":{}}"#),
             WriteEvent::default()
         );
+    }
+
+    #[test]
+    fn notebook_edit_names_its_notebook_and_multi_edit_edits() {
+        let notebook = event(
+            Harness::Claude,
+            r#"{"tool_name":"NotebookEdit","tool_input":{"notebook_path":"/p/n.ipynb"}}"#,
+        );
+        assert_eq!(paths(&notebook), [("/p/n.ipynb", WriteTool::Edit)]);
+        let multi = event(
+            Harness::Claude,
+            r#"{"tool_name":"MultiEdit","tool_input":{"file_path":"/p/a.md","edits":[]}}"#,
+        );
+        assert_eq!(paths(&multi), [("/p/a.md", WriteTool::Edit)]);
+    }
+
+    #[test]
+    fn each_harness_s_shell_tool_is_a_shell_call_keyed_by_its_call() {
+        let call = |harness, payload: &str| shell_call(harness, payload.as_bytes());
+        assert_eq!(
+            call(
+                Harness::Claude,
+                r#"{"tool_name":"Bash","tool_use_id":"toolu_1/x","session_id":"s"}"#
+            ),
+            Some(ShellCall {
+                key: "toolu_1_x".to_owned()
+            })
+        );
+        assert_eq!(
+            call(
+                Harness::Codex,
+                r#"{"tool_name":"Bash","session_id":"s1","turn_id":"t"}"#
+            ),
+            Some(ShellCall {
+                key: "s1".to_owned()
+            })
+        );
+        assert_eq!(
+            call(Harness::Kiro, r#"{"tool_name":"execute_bash"}"#),
+            Some(ShellCall {
+                key: "shell-call".to_owned()
+            })
+        );
+        assert_eq!(
+            call(
+                Harness::Opencode,
+                r#"{"tool":"bash","callID":"c9","sessionID":"s"}"#
+            ),
+            Some(ShellCall {
+                key: "c9".to_owned()
+            })
+        );
+        assert_eq!(call(Harness::Claude, r#"{"tool_name":"Write"}"#), None);
+        assert_eq!(call(Harness::Claude, "not json"), None);
     }
 
     #[test]

@@ -24,13 +24,22 @@ fn settings(project: &TestProject) -> Value {
 }
 
 /// Every hook command registered under `event`, in order.
+/// Every command of `event`, but the write hook in the shell tool's group (`"matcher":
+/// "Bash"`, checked by [`the_shell_tool_gets_the_write_hook_in_a_group_of_its_own`]).
 fn commands(settings: &Value, event: &str) -> Vec<String> {
     settings["hooks"][event]
         .as_array()
         .into_iter()
         .flatten()
-        .flat_map(|group| group["hooks"].as_array().into_iter().flatten())
-        .filter_map(|hook| hook["command"].as_str().map(str::to_owned))
+        .flat_map(|group| {
+            let shell = group["matcher"] == "Bash";
+            group["hooks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|hook| hook["command"].as_str().map(str::to_owned))
+                .filter(move |command| !(shell && command.contains("run-sensors")))
+        })
         .collect()
 }
 
@@ -65,14 +74,57 @@ fn with_no_file_both_hooks_are_registered() {
     install_twice(&project);
     let settings = settings(&project);
     assert_eq!(commands(&settings, "PostToolUse"), [WRITE_HOOK, TURN_HOOK]);
-    assert_eq!(settings["hooks"]["PostToolUse"][0]["matcher"], "Write|Edit");
+    assert_eq!(
+        settings["hooks"]["PostToolUse"][0]["matcher"],
+        "Write|Edit|MultiEdit|NotebookEdit"
+    );
+    // The shell tool's calls fire the write hook on what they changed.
+    assert_eq!(settings["hooks"]["PostToolUse"][1]["matcher"], "Bash");
     // A pick in the question widget is a human turn too.
     assert_eq!(
-        settings["hooks"]["PostToolUse"][1]["matcher"],
+        settings["hooks"]["PostToolUse"][2]["matcher"],
         "AskUserQuestion"
     );
     assert_eq!(commands(&settings, "UserPromptSubmit"), [TURN_HOOK]);
     assert!(project.read(SETTINGS).ends_with("}\n"));
+}
+
+#[test]
+fn the_shell_tool_gets_the_write_hook_in_a_group_of_its_own() {
+    let project = project();
+    project.write(
+        SETTINGS,
+        "{\"hooks\": {\"PostToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [{\"type\": \"command\", \"command\": \"./mine.sh\"}]}]}}\n",
+    );
+    install_twice(&project);
+    let shell_groups: Vec<Value> = settings(&project)["hooks"]["PostToolUse"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|group| group["matcher"] == "Bash")
+        .cloned()
+        .collect();
+    let commands: Vec<&str> = shell_groups
+        .iter()
+        .flat_map(|group| group["hooks"].as_array().unwrap())
+        .map(|hook| hook["command"].as_str().unwrap())
+        .collect();
+    assert_eq!(commands, ["./mine.sh", WRITE_HOOK]);
+    // The guard, registered for every tool call, keeps the snapshot the shell entry reads.
+    assert_eq!(
+        commands_of_all(&settings(&project), "PreToolUse"),
+        ["aidlc engine hook guard"]
+    );
+}
+
+fn commands_of_all(settings: &Value, event: &str) -> Vec<String> {
+    settings["hooks"][event]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|group| group["hooks"].as_array().into_iter().flatten())
+        .filter_map(|hook| hook["command"].as_str().map(str::to_owned))
+        .collect()
 }
 
 #[test]
@@ -148,8 +200,34 @@ fn the_reference_entries_are_replaced_in_place() {
             our_turn,
             our_write,
             our_turn,
+            // The shell tool's group, after the reference's own Bash group (kept).
+            "      },",
+            "      {",
+            "        \"matcher\": \"Bash\",",
+            "        \"hooks\": [",
+            "          {",
+            "            \"type\": \"command\",",
+            "            \"command\": \"aidlc engine hook run-sensors\"",
+            "          }",
+            "        ]",
         ],
-        "the three become aidlc's, and the guard is added"
+        "the three become aidlc's, and the guard and the shell tool's write hook are added"
+    );
+    let all_post_tool_use: Vec<String> = settings(&project)["hooks"]["PostToolUse"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|group| group["matcher"] == "Bash")
+        .flat_map(|group| group["hooks"].as_array().unwrap().clone())
+        .map(|hook| hook["command"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        all_post_tool_use,
+        [
+            "bun \"$CLAUDE_PROJECT_DIR/.claude/hooks/aidlc-rebuild-stage-graph.ts\"",
+            WRITE_HOOK
+        ],
+        "the reference's own Bash hook is kept, beside aidlc's"
     );
     let settings = settings(&project);
     // The write-audit hook beside it in the same Write|Edit group is kept.

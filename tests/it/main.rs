@@ -74,6 +74,9 @@
 //!   how many it skipped (D49);
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
 //!   hooks, the 2.6.54 reference install's and a malformed one;
+//! - `shell_writes`: writes through the shell: the guard's snapshot before a shell call, the
+//!   write hook's firing on what the call created or modified, deletes, renames, ignored files,
+//!   a missing snapshot, and the never-ran notice of `gate start`, `doctor` and `gate check`;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
 //!   Action and the pre-commit hooks;
 //! - `docs`: the documentation stays in step with the code;
@@ -119,6 +122,7 @@ mod plugins;
 mod receipts;
 mod reference_installs;
 mod sensor_cli;
+mod shell_writes;
 mod support;
 #[path = "../support/synthetic.rs"]
 mod synthetic;

@@ -100,7 +100,10 @@ pub(super) fn commit_gate_row(
         &outputs,
         request.unit.as_deref(),
     );
-    let narration = gate_narration(evaluation, state_text, &results);
+    let mut narration = gate_narration(evaluation, state_text, &results);
+    if let Some(unseen) = crate::gate::unseen_writes::unseen_writes(workspace, deliverables) {
+        narration.push(unseen.sentence(&request.stage));
+    }
     let override_applied = request.override_requested && !evaluation.issues.is_empty();
     let already_open = request.entry == GateEntry::Start
         && gate_is_open(&ledger.entries, &request.stage, request.unit.as_deref());

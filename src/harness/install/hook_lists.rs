@@ -47,6 +47,9 @@ pub struct HookListFile {
     pub write: Site,
     pub human_turn: Site,
     pub guard: Site,
+    /// Where the write hook also goes for the harness's shell tool, in a group (or command
+    /// object) of its own whose matcher is the shell tool's (`dispatch::shell_writes`).
+    pub shell_writes: Option<Site>,
     /// Where the human-turn hook also goes for answers picked in the harness's question widget
     /// (Claude Code's `PostToolUse` of `AskUserQuestion`), where the harness has one.
     pub picked_answers: Option<Site>,
@@ -72,6 +75,8 @@ pub struct Entry {
     /// The command object in the group (Claude Code, Codex only).
     pub hook: Option<usize>,
     pub command: String,
+    /// The `matcher` of its group (Claude Code, Codex) or of its command object (Kiro CLI).
+    pub matcher: Option<String>,
 }
 
 /// Every command the file registers, in file order. `what` names the file in messages.
@@ -111,6 +116,7 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                             item: item_index,
                             hook: None,
                             command,
+                            matcher: matcher_of(item),
                         });
                     }
                 }
@@ -138,6 +144,7 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                                 item: item_index,
                                 hook: Some(hook_index),
                                 command,
+                                matcher: matcher_of(item),
                             });
                         }
                     }
@@ -146,6 +153,13 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
         }
     }
     Ok(found)
+}
+
+fn matcher_of(object: &Node) -> Option<String> {
+    object
+        .get("matcher")
+        .and_then(|member| member.value.as_str())
+        .map(str::to_owned)
 }
 
 fn command_of(
@@ -246,11 +260,21 @@ fn install_operations(
 ) -> Vec<Operation> {
     let harness = request.harness;
     let mut operations = Vec::new();
+    // The write hook's shell-tool entries are settled on their own, so that the file tools'
+    // entry and the shell tool's are not taken for two write hooks of one event.
+    let is_shell_entry = |entry: &Entry| {
+        file.shell_writes.is_some_and(|site| {
+            entry.event == site.event
+                && entry.matcher.as_deref() == site.matcher
+                && role_of(harness, &entry.command) == Some(HookRole::Write)
+        })
+    };
     for role in HookRole::ALL {
         let site = file.site(role);
         let mut events: Vec<&str> = Vec::new();
         for entry in found {
             if role_of(harness, &entry.command) == Some(role)
+                && !is_shell_entry(entry)
                 && !events.contains(&entry.event.as_str())
             {
                 events.push(&entry.event);
@@ -260,7 +284,9 @@ fn install_operations(
             let of_event: Vec<&Entry> = found
                 .iter()
                 .filter(|entry| {
-                    entry.event == *event && role_of(harness, &entry.command) == Some(role)
+                    entry.event == *event
+                        && role_of(harness, &entry.command) == Some(role)
+                        && !is_shell_entry(entry)
                 })
                 .collect();
             operations.extend(settle_event(request, role, &of_event, audit_hook, plan));
@@ -270,6 +296,26 @@ fn install_operations(
             plan.changes
                 .push(format!("{}: added {command}", site.event));
             operations.push(Operation::Add { site, command });
+        }
+    }
+    if let Some(site) = file.shell_writes {
+        let of_shell: Vec<&Entry> = found.iter().filter(|entry| is_shell_entry(entry)).collect();
+        if of_shell.is_empty() {
+            let command = engine_command(request.program, HookRole::Write, harness, None);
+            plan.changes.push(format!(
+                "{} ({}): added {command}",
+                site.event,
+                site.matcher.unwrap_or_default()
+            ));
+            operations.push(Operation::Add { site, command });
+        } else {
+            operations.extend(settle_event(
+                request,
+                HookRole::Write,
+                &of_shell,
+                None,
+                plan,
+            ));
         }
     }
     if let Some(site) = file.picked_answers {

@@ -181,16 +181,30 @@ pub enum HookInstallError {
     },
 }
 
+/// Claude Code's file tools, whose `PostToolUse` runs the write hook.
+pub const CLAUDE_FILE_TOOLS: &str = "Write|Edit|MultiEdit|NotebookEdit";
+/// Claude Code's shell tool, whose `PostToolUse` runs the write hook in a group of its own.
+pub const CLAUDE_SHELL_TOOL: &str = "Bash";
+/// Codex reports every shell command (`exec_command`, `shell`) as `Bash` to its hooks.
+pub const CODEX_SHELL_TOOL: &str = "Bash";
+/// Kiro CLI's shell tool.
+pub const KIRO_CLI_SHELL_TOOL: &str = "execute_bash";
+
 /// The files `harness` lists its hooks in, as one JSON settings file each.
 fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
     let dir = Utf8PathBuf::from(harness.dir_name());
-    let groups = |write_matcher| HookListFile {
+    let groups = |write_matcher, shell_matcher| HookListFile {
         shape: Shape::Groups,
         write: Site {
             event: "PostToolUse",
             matcher: Some(write_matcher),
             timeout_ms: None,
         },
+        shell_writes: Some(Site {
+            event: "PostToolUse",
+            matcher: Some(shell_matcher),
+            timeout_ms: None,
+        }),
         human_turn: Site {
             event: "UserPromptSubmit",
             matcher: None,
@@ -213,10 +227,13 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                     matcher: Some(crate::harness::transcript::ASK_USER_QUESTION_TOOL),
                     timeout_ms: None,
                 }),
-                ..groups("Write|Edit")
+                ..groups(CLAUDE_FILE_TOOLS, CLAUDE_SHELL_TOOL)
             },
         )),
-        Harness::Codex => Some((dir.join(CODEX_HOOKS_FILE), groups("apply_patch"))),
+        Harness::Codex => Some((
+            dir.join(CODEX_HOOKS_FILE),
+            groups("apply_patch", CODEX_SHELL_TOOL),
+        )),
         Harness::Kiro => Some((
             dir.join(KIRO_CLI_AGENT_FILE),
             HookListFile {
@@ -226,6 +243,11 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                     matcher: Some("fs_write"),
                     timeout_ms: Some(KIRO_CLI_WRITE_TIMEOUT_MS),
                 },
+                shell_writes: Some(Site {
+                    event: "postToolUse",
+                    matcher: Some(KIRO_CLI_SHELL_TOOL),
+                    timeout_ms: Some(KIRO_CLI_WRITE_TIMEOUT_MS),
+                }),
                 human_turn: Site {
                     event: "userPromptSubmit",
                     matcher: None,

@@ -16,8 +16,9 @@ const RUN_SENSORS = @RUN_SENSORS@;
 const RECORD_HUMAN_TURN = @RECORD_HUMAN_TURN@;
 const GUARD = @GUARD@;
 
-/** The tools whose calls write files. */
-const WRITE_TOOLS = new Set(["write", "edit", "apply_patch"]);
+/** The tools whose calls write files: the file tools, and the shell (the hook compares the
+ * project before and after the call; the guard keeps the "before"). */
+const WRITE_TOOLS = new Set(["write", "edit", "apply_patch", "bash"]);
 
 function runHook(command: string, payload: Record<string, unknown>, directory: string): Promise<void> {
   return new Promise((resolve) => {
