@@ -26,6 +26,18 @@ pub enum GraphLoadError {
     NotOurs { path: String, refusal: GraphRefusal },
 }
 
+/// The node of the active stage: the directive marker's stage, else the state's current stage
+/// (`None` when the graph holds neither).
+pub fn active_stage_node<'n>(
+    nodes: &'n [GraphNode],
+    choice: &crate::workspace::ActiveStageChoice,
+) -> Option<&'n GraphNode> {
+    nodes
+        .iter()
+        .find(|node| node.slug == choice.preferred_stage())
+        .or_else(|| nodes.iter().find(|node| node.slug == choice.current_stage))
+}
+
 /// The graph at `path`, read whole and parsed strictly by the protocol's one reader, with the
 /// stages the plugin selection disabled set aside (`StageGraph::disabled`, docs/decisions.md
 /// D49): every runtime path reads `nodes`, so a disabled stage is not there for it.

@@ -262,12 +262,8 @@ pub fn record_deleted_file(
     let Ok(graph) = load_graph(&workspace.layout.stage_graph_path) else {
         return HookOutcome::stop("the stage graph cannot be used");
     };
-    let choice = &workflow.stage_choice;
-    let Some(node) = graph
-        .nodes
-        .iter()
-        .find(|n| n.slug == choice.preferred_stage())
-        .or_else(|| graph.nodes.iter().find(|n| n.slug == choice.current_stage))
+    let Some(node) =
+        crate::dispatch::compiled_graph::active_stage_node(&graph.nodes, &workflow.stage_choice)
     else {
         return HookOutcome::stop("the current stage is not in the graph");
     };

@@ -19,7 +19,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::dispatch::compiled_graph::load_graph;
+use crate::dispatch::compiled_graph::{active_stage_node, load_graph};
 use crate::dispatch::project_snapshot::{
     ProjectSnapshot, SnapshotChanges, load_snapshot, save_snapshot, snapshot_changes, take_snapshot,
 };
@@ -73,18 +73,7 @@ fn watched_files(workspace: &Workspace) -> WatchedFiles {
     let Ok(graph) = load_graph(&workspace.layout.stage_graph_path) else {
         return WatchedFiles::Every;
     };
-    let choice = &workflow.stage_choice;
-    let Some(node) = graph
-        .nodes
-        .iter()
-        .find(|node| node.slug == choice.preferred_stage())
-        .or_else(|| {
-            graph
-                .nodes
-                .iter()
-                .find(|node| node.slug == choice.current_stage)
-        })
-    else {
+    let Some(node) = active_stage_node(&graph.nodes, &workflow.stage_choice) else {
         return WatchedFiles::Nothing;
     };
     let mut globs = Vec::new();

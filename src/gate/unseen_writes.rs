@@ -98,16 +98,7 @@ pub fn active_stage_unseen_writes(workspace: &Workspace) -> Option<ActiveStageUn
     let graph =
         crate::dispatch::compiled_graph::load_graph(&workspace.layout.stage_graph_path).ok()?;
     let choice = &workflow.stage_choice;
-    let node = graph
-        .nodes
-        .iter()
-        .find(|node| node.slug == choice.preferred_stage())
-        .or_else(|| {
-            graph
-                .nodes
-                .iter()
-                .find(|node| node.slug == choice.current_stage)
-        })?;
+    let node = crate::dispatch::compiled_graph::active_stage_node(&graph.nodes, choice)?;
     let deliverables = crate::gate::deliverables::existing_deliverables(
         workspace,
         &workflow.record_root,
