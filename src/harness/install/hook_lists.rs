@@ -302,12 +302,7 @@ fn install_operations(
         let of_shell: Vec<&Entry> = found.iter().filter(|entry| is_shell_entry(entry)).collect();
         if of_shell.is_empty() {
             let command = engine_command(request.program, HookRole::Write, harness, None);
-            plan.changes.push(format!(
-                "{} ({}): added {command}",
-                site.event,
-                site.matcher.unwrap_or_default()
-            ));
-            operations.push(Operation::Add { site, command });
+            operations.push(add_at_matched_site(site, command, plan));
         } else {
             operations.extend(settle_event(
                 request,
@@ -325,12 +320,7 @@ fn install_operations(
         });
         if !registered {
             let command = engine_command(request.program, HookRole::HumanTurn, harness, None);
-            plan.changes.push(format!(
-                "{} ({}): added {command}",
-                site.event,
-                site.matcher.unwrap_or_default()
-            ));
-            operations.push(Operation::Add { site, command });
+            operations.push(add_at_matched_site(site, command, plan));
         }
     }
     for entry in found {
@@ -344,6 +334,16 @@ fn install_operations(
         }
     }
     operations
+}
+
+/// Add `command` at `site`, an event's group of its own named by its matcher, and say so.
+fn add_at_matched_site(site: Site, command: String, plan: &mut FilePlan) -> Operation {
+    plan.changes.push(format!(
+        "{} ({}): added {command}",
+        site.event,
+        site.matcher.unwrap_or_default()
+    ));
+    Operation::Add { site, command }
 }
 
 /// The role an entry's command plays: the engine's, or an exact reference command's.
