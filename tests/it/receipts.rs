@@ -70,16 +70,14 @@ fn transcript_path(project: &TestProject) -> camino::Utf8PathBuf {
 /// its transcript and runs the prompt hook with its real `UserPromptSubmit` payload.
 fn human_types(project: &TestProject, prompt: &str) -> Run {
     let transcript = transcript_path(project);
-    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
-    let line = serde_json::json!({
-        "type": "user",
-        "sessionId": "session-1",
-        "message": {"role": "user", "content": prompt},
-    });
-    let mut text = std::fs::read_to_string(&transcript).unwrap_or_default();
-    text.push_str(&line.to_string());
-    text.push('\n');
-    std::fs::write(&transcript, text).unwrap();
+    append_transcript_lines(
+        &transcript,
+        &[serde_json::json!({
+            "type": "user",
+            "sessionId": "session-1",
+            "message": {"role": "user", "content": prompt},
+        })],
+    );
     let payload = serde_json::json!({
         "session_id": "session-1",
         "transcript_path": transcript.as_str(),
@@ -90,6 +88,17 @@ fn human_types(project: &TestProject, prompt: &str) -> Run {
     let run = human_turn(project, &payload.to_string());
     assert_eq!(run.status, 0, "{}", run.stderr);
     run
+}
+
+/// The harness appends `lines` to the session's transcript (created with its folder).
+fn append_transcript_lines(transcript: &Utf8Path, lines: &[serde_json::Value]) {
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let mut text = std::fs::read_to_string(transcript).unwrap_or_default();
+    for line in lines {
+        text.push_str(&line.to_string());
+        text.push('\n');
+    }
+    std::fs::write(transcript, text).unwrap();
 }
 
 fn events(project: &TestProject) -> Vec<String> {
@@ -810,7 +819,6 @@ fn human_picks(project: &TestProject, picked: &str) -> Run {
 /// the `PostToolUse` payload Claude Code gives its hooks for it.
 fn pick_payload(project: &TestProject, picked: &str) -> String {
     let transcript = transcript_path(project);
-    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
     let question = "The blocking sensors failed. What now?";
     let asked = serde_json::json!({
         "type": "assistant",
@@ -830,12 +838,7 @@ fn pick_payload(project: &TestProject, picked: &str) -> String {
         }]},
         "toolUseResult": result,
     });
-    let mut text = std::fs::read_to_string(&transcript).unwrap_or_default();
-    text.push_str(&asked.to_string());
-    text.push('\n');
-    text.push_str(&answered.to_string());
-    text.push('\n');
-    std::fs::write(&transcript, text).unwrap();
+    append_transcript_lines(&transcript, &[asked, answered]);
     let payload = serde_json::json!({
         "session_id": "session-1",
         "transcript_path": transcript.as_str(),
