@@ -26,12 +26,12 @@ mod synthetic;
 use std::hint::black_box;
 use std::time::Duration;
 
+use aidlc::compile::db::{CompilerDatabase, FileContents, Project, SourceFile};
+use aidlc::compile::discover::{Layout, load_project};
+use aidlc::compile::stage_graph::emit::write_stage_node;
+use aidlc::compile::stage_graph::numbering::stage_numbering;
 use aidlc::compile::{CompileOutcome, compile};
-use aidlc::db::{CompilerDatabase, FileContents, Project, SourceFile};
-use aidlc::discover::{Layout, load_project};
 use aidlc::harness::Harness;
-use aidlc::stage_graph::emit::write_stage_node;
-use aidlc::stage_graph::numbering::stage_numbering;
 use camino::{Utf8Path, Utf8PathBuf};
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main};
@@ -62,7 +62,7 @@ impl ProjectOnDisk {
 
     fn with_default_framework() -> Self {
         let (dir, root) = Self::in_empty_temp_dir();
-        aidlc::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
+        aidlc::compile::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
         Self::from_root(dir, &root)
     }
 

@@ -55,9 +55,9 @@ use std::ffi::OsString;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use aidlc::discover::{LAYOUT_ENVIRONMENT_VARIABLES, Layout, Reread};
+use aidlc::compile::discover::{LAYOUT_ENVIRONMENT_VARIABLES, Layout, Reread};
+use aidlc::compile::watch::{OutputsState, WatchSession};
 use aidlc::harness::Harness;
-use aidlc::watch::{OutputsState, WatchSession};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::synthetic::SyntheticProject;
@@ -416,7 +416,7 @@ struct BenchProject {
 impl BenchProject {
     fn default_framework(settings: &Settings) -> Self {
         let (temp_dir, root) = settings.project_folder("default-framework");
-        aidlc::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
+        aidlc::compile::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
         Self {
             name: "default framework".to_owned(),
             _temp_dir: temp_dir,
@@ -769,7 +769,7 @@ fn run_natively(command: &Command) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum WatchEdit {
     /// The first edit of the file in the session (large projects lower the file's durability
-    /// then, so its own memos re-run once: see `aidlc::discover::durability_for`).
+    /// then, so its own memos re-run once: see `aidlc::compile::discover::durability_for`).
     First,
     /// An edit after the file was already edited and restored once: the steady state of
     /// someone working on a stage.
@@ -860,7 +860,7 @@ fn run_watch_rebuild_child(arguments: &[String]) {
 fn measured_watch_rebuild(
     session: &mut WatchSession,
     changed: &HashSet<Utf8PathBuf>,
-) -> Option<aidlc::watch::Rebuild> {
+) -> Option<aidlc::compile::watch::Rebuild> {
     session.rebuild(Reread::Paths(changed))
 }
 

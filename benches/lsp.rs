@@ -39,7 +39,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use aidlc::discover::LAYOUT_ENVIRONMENT_VARIABLES;
+use aidlc::compile::discover::LAYOUT_ENVIRONMENT_VARIABLES;
 use aidlc::harness::Harness;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
@@ -148,7 +148,7 @@ struct BenchProject {
 impl BenchProject {
     fn default_framework() -> Self {
         let (temp_dir, root) = empty_temp_dir();
-        aidlc::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
+        aidlc::compile::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
         Self {
             name: "default framework (33)".to_owned(),
             _temp_dir: temp_dir,

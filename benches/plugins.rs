@@ -33,7 +33,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use aidlc::discover::LAYOUT_ENVIRONMENT_VARIABLES;
+use aidlc::compile::discover::LAYOUT_ENVIRONMENT_VARIABLES;
 use aidlc::harness::Harness;
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -148,7 +148,8 @@ fn main() {
     let bare = base.join("bare");
     let composed = base.join("composed");
     for project in [&bare, &composed] {
-        aidlc::framework::init_project(project, Harness::Claude, false).expect("aidlc init");
+        aidlc::compile::framework::init_project(project, Harness::Claude, false)
+            .expect("aidlc init");
     }
     let shelf = base.join("plugins");
     let roots: Vec<String> = (0..n_plugins)
@@ -211,7 +212,7 @@ fn main() {
 fn staleness_check(composed: &Utf8Path, roots: &[String], runs: usize) {
     use aidlc::plugin::tree::{FromDisk, TreeReader};
     use aidlc::plugin::tree_db::PluginTrees;
-    let layout = aidlc::discover::Layout::new(composed, Harness::Claude, &|_| None);
+    let layout = aidlc::compile::discover::Layout::new(composed, Harness::Claude, &|_| None);
     let roots: Vec<Utf8PathBuf> = roots.iter().map(Utf8PathBuf::from).collect();
     let edited = roots[0].join("knowledge/bench000-helper-agent/notes.md");
     let warm = PluginTrees::new();

@@ -84,7 +84,7 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use aidlc::discover::LAYOUT_ENVIRONMENT_VARIABLES;
+use aidlc::compile::discover::LAYOUT_ENVIRONMENT_VARIABLES;
 use aidlc::harness::Harness;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
@@ -227,7 +227,7 @@ struct BenchProject {
 impl BenchProject {
     fn default_framework() -> Self {
         let (temp_dir, root) = empty_temp_dir();
-        aidlc::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
+        aidlc::compile::framework::init_project(&root, Harness::Claude, false).expect("aidlc init");
         Self {
             name: "default framework".to_owned(),
             _temp_dir: temp_dir,

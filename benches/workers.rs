@@ -14,8 +14,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use aidlc::protocol::worker_outcome::WorkerOutcome;
-use aidlc::sensors::descriptor::WorkerContext;
-use aidlc::sensors::native_check;
+use aidlc::runtime::sensors::descriptor::WorkerContext;
+use aidlc::runtime::sensors::native_check;
 use camino::Utf8PathBuf;
 use criterion::{Criterion, criterion_group, criterion_main};
 

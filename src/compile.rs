@@ -1,3 +1,19 @@
+//! The compile half: the user's Markdown and YAML in, the stage graph out. Data flows down the
+//! list: files are found and read, parsed, resolved and numbered into the graph, which is written
+//! or compared; the runtime half reads only what this half writes (the contract is
+//! [`crate::protocol`]).
+//!
+//! - [`discover`]: find the project and harness, list and read the input files;
+//! - [`db`]: the salsa database and its inputs (file texts enter here, nowhere else);
+//! - [`syntax`]: pure text → tree → typed definitions (frontmatter, YAML, manifests, stages);
+//! - [`parse`]: tracked queries that parse each file and the small catalogues;
+//! - [`resolve`]: the sensor registry, `sensors_applicable`, the agent roster check;
+//! - [`stage_graph`]: numbering, cross-stage checks, and the canonical JSON emission;
+//! - [`framework`]: the built-in default framework written by `aidlc init`;
+//! - [`up_to_date`]: the record that lets an unchanged project skip the compile entirely;
+//! - [`watch`]: `compile --watch`, a warm database fed by file events;
+//! - this module's root: one compile end to end, writing or checking the outputs.
+//!
 //! One compile, end to end: collect every diagnostic in a stable order, produce both output
 //! files, and write them (atomically, under the audit lock) or compare them (`--check`).
 
@@ -6,28 +22,40 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+pub mod db;
+pub mod discover;
+pub mod framework;
+pub mod parse;
+pub mod resolve;
+pub mod stage_graph;
+pub mod syntax;
+pub mod up_to_date;
+pub mod watch;
+
 mod helper_thread;
 
-use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
-use crate::diagnostics::Diagnostic;
-use crate::discover::{self, Layout, MAX_GENERATED_BYTES};
-use crate::fs_util;
-use crate::js_json::pretty_json;
-use crate::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
-use crate::protocol::graph_format::{FormatSource, GraphFormat};
-use crate::resolve::{sensor_registry, sensors_applicable, stage_agent_diagnostics};
-use crate::stage_graph::checks::{graph_diagnostics, stage_check_facts_in_chunk};
-use crate::stage_graph::dead_bindings::dead_gate_bindings;
-use crate::stage_graph::emit::{
+use crate::compile::db::{CompilerDatabase, FileContents, Project, SourceFile};
+use crate::compile::discover::{Layout, MAX_GENERATED_BYTES};
+use crate::compile::parse::{agent_roster, parsed_manifest, parsed_stage, rule_set, scope_catalog};
+use crate::compile::resolve::{sensor_registry, sensors_applicable, stage_agent_diagnostics};
+use crate::compile::stage_graph::checks::{graph_diagnostics, stage_check_facts_in_chunk};
+use crate::compile::stage_graph::dead_bindings::dead_gate_bindings;
+use crate::compile::stage_graph::emit::{
     format_registry_diagnostics, stage_graph_json, stage_graph_text_once, stage_node_body,
 };
-use crate::stage_graph::format_choice::graph_format;
-use crate::stage_graph::numbering::{pinned_rows, stage_headers_in_chunk, stage_numbering};
-use crate::stage_graph::plugin_selection::selection_diagnostics;
-use crate::stage_graph::scope_grid::{
+use crate::compile::stage_graph::format_choice::graph_format;
+use crate::compile::stage_graph::numbering::{
+    pinned_rows, stage_headers_in_chunk, stage_numbering,
+};
+use crate::compile::stage_graph::plugin_selection::selection_diagnostics;
+use crate::compile::stage_graph::scope_grid::{
     normalised_grid_text, scope_grid_json, stage_scope_rows_in_chunk,
 };
-use crate::stage_graph::stage_chunks::{StageChunk, stage_chunks};
+use crate::compile::stage_graph::stage_chunks::{StageChunk, stage_chunks};
+use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::fs_util;
+use crate::leaves::js_json::pretty_json;
+use crate::protocol::graph_format::{FormatSource, GraphFormat};
 
 /// Everything one compile produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -309,31 +337,31 @@ pub enum OutputError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Lock(#[from] crate::audit_lock::LockError),
+    Lock(#[from] crate::leaves::audit_lock::LockError),
     #[error("refusing to write {path}: {refusal}")]
     Outside {
         path: Utf8PathBuf,
-        refusal: crate::fs_util::contained::PathRefusal,
+        refusal: crate::leaves::fs_util::contained::PathRefusal,
     },
 }
 
 /// Write `bytes` at `path` (an output the layout names) through the file-system layer.
 fn write_output(project_dir: &Utf8Path, path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
-    use crate::fs_util::contained::{self, ContainedWriteError, ProjectPath};
+    use crate::leaves::fs_util::contained::{self, ContainedWriteError, ProjectPath};
     let outside = |refusal| OutputError::Outside {
         path: path.to_owned(),
         refusal,
     };
     let contained = ProjectPath::of_absolute(project_dir, path).map_err(outside)?;
-    contained::write_file(&contained, bytes, crate::fs_util::Flush::Yes).map_err(
-        |error| match error {
+    contained::write_file(&contained, bytes, crate::leaves::fs_util::Flush::Yes).map_err(|error| {
+        match error {
             ContainedWriteError::Refused(refusal) => outside(refusal),
             ContainedWriteError::Io(source) => OutputError::Write {
                 path: path.to_owned(),
                 source,
             },
-        },
-    )
+        }
+    })
 }
 
 /// Which output files a write changed.
@@ -364,7 +392,7 @@ pub fn write_outputs(
     if !differ.contains(&true) {
         return Ok(summary);
     }
-    let _lock = crate::audit_lock::acquire_tidying(&layout.project_dir)?;
+    let _lock = crate::leaves::audit_lock::acquire_tidying(&layout.project_dir)?;
     for ((path, bytes), _) in outputs.iter().zip(differ).filter(|(_, differs)| *differs) {
         write_output(&layout.project_dir, path, bytes)?;
     }

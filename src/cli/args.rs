@@ -3,10 +3,10 @@
 use camino::Utf8PathBuf;
 use clap::{CommandFactory as _, Parser, Subcommand, ValueEnum};
 
-use crate::gate::report::FireOnFilter;
 use crate::graph_picture::PictureFormat;
 use crate::harness::Harness;
 use crate::report::ReportFormat;
+use crate::runtime::gate::report::FireOnFilter;
 use crate::schema::SchemaKind;
 
 /// A fast, strict engine for the AI-DLC sensor system.
@@ -447,7 +447,7 @@ pub struct GateCheckArgs {
 }
 
 fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
-    crate::dispatch::time_limit::parse_duration(text)
+    crate::runtime::dispatch::time_limit::parse_duration(text)
 }
 
 /// `K/N` with `1 <= K <= N`.

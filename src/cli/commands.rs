@@ -14,17 +14,17 @@ use crate::cli::args::{
 use crate::cli::man_pages;
 use crate::cli::printer::{self, Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout, written_file_shown};
+use crate::compile::db::CompilerDatabase;
+use crate::compile::discover::Layout;
+use crate::compile::up_to_date;
 use crate::compile::{self, CompileOutcome};
-use crate::db::CompilerDatabase;
-use crate::diagnostics::Diagnostic;
-use crate::discover::Layout;
-use crate::english::plural;
-use crate::gate::repository::RepositoryRoot;
-use crate::interrupt;
-use crate::process_group::GroupSignal;
+use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::english::plural;
+use crate::leaves::interrupt;
+use crate::leaves::process_group::GroupSignal;
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
 use crate::report::{github, json};
-use crate::up_to_date;
+use crate::runtime::gate::repository::RepositoryRoot;
 
 pub fn run(cli: Cli) -> ExitStatus {
     printer::set_color_when(cli.color);
@@ -171,7 +171,7 @@ fn man(args: &ManArgs) -> ExitStatus {
     }
     for page in &pages {
         let path = dir.join(&page.file_name);
-        if let Err(error) = crate::fs_util::write_atomic(&path, page.roff.as_bytes()) {
+        if let Err(error) = crate::leaves::fs_util::write_atomic(&path, page.roff.as_bytes()) {
             error_line(&printer, &format!("cannot write {path}: {error}"), None);
             return ExitStatus::Error;
         }
@@ -208,7 +208,7 @@ fn init(args: &InitArgs) -> ExitStatus {
     } else {
         cwd.join(&args.dir)
     };
-    match crate::framework::init_project(&dir, args.harness, args.force) {
+    match crate::compile::framework::init_project(&dir, args.harness, args.force) {
         Ok(report) => {
             printer.status(&format!(
                 "initialised the default AI-DLC framework in {} ({}): {} written, {} unchanged, {} skipped",
@@ -224,7 +224,7 @@ fn init(args: &InitArgs) -> ExitStatus {
                 ));
             }
             if args.example {
-                match crate::framework::example::write_example(
+                match crate::runtime::workspace::example_intent::write_example(
                     &dir,
                     args.harness,
                     std::time::SystemTime::now(),
@@ -292,7 +292,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         Err(status) => return status,
     };
     if let Some(cwd) = current_dir() {
-        printer.set_display_prefix(crate::fs_util::path_from(&cwd, &layout.project_dir));
+        printer.set_display_prefix(crate::leaves::fs_util::path_from(&cwd, &layout.project_dir));
     }
     printer.set_path_prefix(
         RepositoryRoot::find(
@@ -307,7 +307,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     // A composed plugin edited at its source since: the compile reads its stale copies (D55).
     // An input read through a link that leaves the project: the compile read it, and says so.
     let mut plugin_warnings = crate::plugin::stale_sources::compile_warnings(&layout);
-    plugin_warnings.extend(crate::discover::links_out::linked_outside_warnings(&layout));
+    plugin_warnings.extend(crate::compile::discover::links_out::linked_outside_warnings(&layout));
     // `--check` writes nothing: no refreshed record, no lock folder. It needs no lock either:
     // the outputs are only ever replaced by a rename, so a read sees a whole file.
     let fingerprint_mode = if args.check {
@@ -454,7 +454,8 @@ fn read_sources(layout: &Layout, diagnostics: &[Diagnostic]) -> BTreeMap<Utf8Pat
     compile::files_named_by(diagnostics)
         .into_iter()
         .filter_map(|path| {
-            let text = crate::fs_util::read_input_text(&layout.project_dir.join(path)).ok()?;
+            let text =
+                crate::leaves::fs_util::read_input_text(&layout.project_dir.join(path)).ok()?;
             Some((path.to_owned(), text))
         })
         .collect()

@@ -53,7 +53,7 @@ fn human(rows: &[Row]) -> String {
         "\n{} passed, {} warning{}, {} failed",
         count(rows, Status::Pass),
         count(rows, Status::Warn),
-        crate::english::plural(count(rows, Status::Warn)),
+        crate::leaves::english::plural(count(rows, Status::Warn)),
         count(rows, Status::Fail)
     );
     text

@@ -17,19 +17,21 @@ use crate::cli::project::{
     current_dir, env_var, resolve_layout, resolve_workspace, resolve_workspace_near,
     usable_registry,
 };
-use crate::discover::{Layout, lexically_normal};
-use crate::dispatch::fire::{FireContext, FireRefusal, FireRequest, prepare_fire, run_fire};
-use crate::dispatch::hook;
-use crate::dispatch::hook_workspace::{HookPlace, first_delivery, hook_workspace};
-use crate::dispatch::registry::LiveRegistry;
-use crate::dispatch::shell_writes;
-use crate::dispatch::write_event::{WriteEventRun, run_write_event};
+use crate::compile::discover::{Layout, lexically_normal};
 use crate::harness::{self, Harness, payload};
 use crate::protocol::selection::FireOn;
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
-use crate::receipts;
-use crate::sensors;
-use crate::sensors::descriptor::WorkerContext;
+use crate::runtime::dispatch::fire::{
+    FireContext, FireRefusal, FireRequest, prepare_fire, run_fire,
+};
+use crate::runtime::dispatch::hook;
+use crate::runtime::dispatch::hook_workspace::{HookPlace, first_delivery, hook_workspace};
+use crate::runtime::dispatch::registry::LiveRegistry;
+use crate::runtime::dispatch::shell_writes;
+use crate::runtime::dispatch::write_event::{WriteEventRun, run_write_event};
+use crate::runtime::receipts;
+use crate::runtime::sensors;
+use crate::runtime::sensors::descriptor::WorkerContext;
 
 pub fn run(args: &EngineArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -204,7 +206,9 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
     };
     let context = WorkerContext {
         project_dir,
-        timeout: std::time::Duration::from_secs(crate::dispatch::fire::FALLBACK_TIMEOUT_SECONDS),
+        timeout: std::time::Duration::from_secs(
+            crate::runtime::dispatch::fire::FALLBACK_TIMEOUT_SECONDS,
+        ),
     };
     let outcome = (sensor.check)(&words[1..], &context);
     let (code, stdout) = protocol_output(&outcome);
@@ -238,7 +242,7 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> ExitStatus {
         Ok(layout) => layout,
         Err(status) => return status,
     };
-    match crate::workspace::create_intent(
+    match crate::runtime::workspace::create_intent(
         &layout.project_dir,
         &args.label,
         std::time::SystemTime::now(),
@@ -529,7 +533,10 @@ fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStat
         Ok(workspace) => workspace,
         Err(status) => return status,
     };
-    print_json_reply(crate::learnings::surface(&workspace, &args.slug), printer)
+    print_json_reply(
+        crate::runtime::learnings::surface(&workspace, &args.slug),
+        printer,
+    )
 }
 
 /// `learnings persist`: the reply on stdout, exit 0; 1 when refused (D43–D45); 2 when a selection
@@ -544,8 +551,12 @@ fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStat
         return ExitStatus::Error;
     };
     let given = lexically_normal(&cwd.join(&args.selections_json));
-    let persisted =
-        crate::learnings::persist(&workspace, &args.slug, &given, std::time::SystemTime::now());
+    let persisted = crate::runtime::learnings::persist(
+        &workspace,
+        &args.slug,
+        &given,
+        std::time::SystemTime::now(),
+    );
     match persisted {
         Err(error) if error.is_invalid_selection() => {
             error_line(

@@ -11,18 +11,18 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, ProgressWhen};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
-use crate::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
-use crate::gate::check::{
+use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
+use crate::runtime::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
+use crate::runtime::gate::check::{
     CheckRequest, blocking_bindings_switched_off, finding_sources, intent_records, plan_check,
 };
-use crate::gate::disabled_stages::{refuse_disabled_stages, skipped_disabled_note};
-use crate::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
-use crate::gate::report::{GateReport, SensorsOff};
-use crate::gate::repository::RepositoryRoot;
-use crate::gate::stale_graph::{
+use crate::runtime::gate::disabled_stages::{refuse_disabled_stages, skipped_disabled_note};
+use crate::runtime::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
+use crate::runtime::gate::report::{GateReport, SensorsOff};
+use crate::runtime::gate::repository::RepositoryRoot;
+use crate::runtime::gate::stale_graph::{
     AllowStaleRefusal, StaleGraph, StaleKind, check_graph_against_sources,
 };
-use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
 
 pub fn run(args: &GateArgs) -> ExitStatus {
     match &args.command {
@@ -34,8 +34,8 @@ pub fn run(args: &GateArgs) -> ExitStatus {
 /// The active stage's deliverables changed after the write hook last ran on this machine, as a
 /// notice on stderr (every format). Said only where the hook has run in the record at least
 /// once: a checkout in CI has no heartbeat, and its files' times are the checkout's.
-fn unseen_writes_note(workspace: &crate::workspace::Workspace) -> Option<String> {
-    let found = crate::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
+fn unseen_writes_note(workspace: &crate::runtime::workspace::Workspace) -> Option<String> {
+    let found = crate::runtime::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
     found.unseen.hook_last_ran?;
     Some(format!("notice: {}", found.unseen.sentence(&found.stage)))
 }
@@ -153,7 +153,7 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         printer.status(&format!(
             "note: shard {index}/{count} has no fire of its own (the plan's {} fire{} {} in other shards); nothing to check here is no failure, and `aidlc gate merge` judges the whole plan",
             report.plan.size,
-            crate::english::plural(report.plan.size),
+            crate::leaves::english::plural(report.plan.size),
             if report.plan.size == 1 { "is" } else { "are" }
         ));
     }
@@ -199,14 +199,16 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
     let mut shards = Vec::with_capacity(args.files.len());
     for file in &args.files {
-        let text =
-            match crate::fs_util::read_bounded_text(file, crate::discover::MAX_GENERATED_BYTES) {
-                Ok(text) => text,
-                Err(error) => {
-                    error_line(&printer, &format!("cannot read {file}: {error}"), None);
-                    return ExitStatus::Error;
-                }
-            };
+        let text = match crate::leaves::fs_util::read_bounded_text(
+            file,
+            crate::compile::discover::MAX_GENERATED_BYTES,
+        ) {
+            Ok(text) => text,
+            Err(error) => {
+                error_line(&printer, &format!("cannot read {file}: {error}"), None);
+                return ExitStatus::Error;
+            }
+        };
         match read_report(file.as_str(), &text) {
             Ok(report) => shards.push((file.to_string(), report)),
             Err(error) => {
@@ -265,7 +267,7 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         reports: &args.reports,
         repository: &merged_repository,
         strict: args.strict,
-        display_prefix: crate::fs_util::path_from(&cwd, workspace.project_dir()),
+        display_prefix: crate::leaves::fs_util::path_from(&cwd, workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
     let switched_off = blocking_bindings_switched_off(&report, &graph.nodes);
@@ -286,7 +288,7 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
 /// The project folder relative to the working folder (empty when the working folder is unknown).
 fn shown_project_path(project_dir: &Utf8Path) -> Utf8PathBuf {
     current_dir()
-        .map(|cwd| crate::fs_util::path_from(&cwd, project_dir))
+        .map(|cwd| crate::leaves::fs_util::path_from(&cwd, project_dir))
         .unwrap_or_default()
 }
 
@@ -364,7 +366,7 @@ impl Output<'_> {
         for (format, path) in self.reports {
             let rendered = report::render(report, *format, &settings);
             let text = format!("{}\n", rendered.stdout.trim_end());
-            if let Err(error) = crate::fs_util::write_output_file(path, text.as_bytes()) {
+            if let Err(error) = crate::leaves::fs_util::write_output_file(path, text.as_bytes()) {
                 error_line(
                     printer,
                     &format!(
@@ -509,7 +511,7 @@ fn say_blocking_bindings_switched_off(
         &format!(
             "{} blocking binding{} not evaluated: sensors are off ({switch}): {}",
             bindings.len(),
-            crate::english::plural(bindings.len()),
+            crate::leaves::english::plural(bindings.len()),
             bindings.join(", ")
         ),
         Some(help),

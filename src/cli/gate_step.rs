@@ -11,11 +11,11 @@ use crate::cli::args::{
 use crate::cli::gate::print_stale_graph;
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{env_var, resolve_workspace, usable_graph, usable_registry};
-use crate::dispatch::time_limit;
-use crate::english::plural;
-use crate::gate::disabled_stages::refuse_disabled_stages;
-use crate::gate::stale_graph::check_graph_against_sources;
-use crate::gate::step::{
+use crate::leaves::english::plural;
+use crate::runtime::dispatch::time_limit;
+use crate::runtime::gate::disabled_stages::refuse_disabled_stages;
+use crate::runtime::gate::stale_graph::check_graph_against_sources;
+use crate::runtime::gate::step::{
     DispatchSummary, GateEntry, GateStepError, GateStepRequest, run_gate_step,
 };
 
@@ -59,7 +59,7 @@ fn request(entry: GateEntry, slug: &str, override_args: &GateOverrideArgs) -> Ga
         unit: None,
         override_requested: override_args.override_blocking_sensors,
         user_input: override_args.user_input.clone(),
-        dispatch_disabled_by_environment: crate::workspace::sensors_off_by_environment(),
+        dispatch_disabled_by_environment: crate::runtime::workspace::sensors_off_by_environment(),
         dispatch_cap: None,
     }
 }

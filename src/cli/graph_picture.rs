@@ -10,12 +10,12 @@ use crate::cli::args::{Format, GraphArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::resolve_layout;
 use crate::compile;
-use crate::db::CompilerDatabase;
-use crate::discover::{self, Layout};
-use crate::english::plural;
+use crate::compile::db::CompilerDatabase;
+use crate::compile::discover::{self, Layout};
+use crate::compile::up_to_date;
 use crate::graph_picture::{self, read_stage_map};
+use crate::leaves::english::plural;
 use crate::protocol::graph_reader::GraphTextError;
-use crate::up_to_date;
 
 pub(super) fn run(args: &GraphArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
@@ -68,9 +68,9 @@ pub(super) fn run(args: &GraphArgs) -> ExitStatus {
 /// else a compile in memory (its errors printed, exit 1).
 fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> {
     if up_to_date::check(layout, up_to_date::CheckMode::ReadOnly).is_ok() {
-        return crate::fs_util::read_bounded_text(
+        return crate::leaves::fs_util::read_bounded_text(
             &layout.stage_graph_path,
-            crate::discover::MAX_GENERATED_BYTES,
+            crate::compile::discover::MAX_GENERATED_BYTES,
         )
         .map_err(|error| {
             error_line(
@@ -104,9 +104,9 @@ fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> 
         );
         return Err(ExitStatus::Failure);
     }
-    let on_disk = crate::fs_util::read_bounded(
+    let on_disk = crate::leaves::fs_util::read_bounded(
         &layout.stage_graph_path,
-        crate::discover::MAX_GENERATED_BYTES,
+        crate::compile::discover::MAX_GENERATED_BYTES,
     )
     .ok();
     if on_disk.as_deref() != Some(outcome.stage_graph.as_bytes()) {

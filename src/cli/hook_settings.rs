@@ -5,7 +5,7 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HookInstallArgs, HookSettingsArgs, HookSettingsCommand};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{resolve_layout, written_file_shown};
-use crate::discover::Layout;
+use crate::compile::discover::Layout;
 use crate::harness::install::{self, HookAction, HookPlan, InstallRequest};
 use crate::harness::{self, registration};
 

@@ -10,7 +10,7 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{CompileArgs, Format, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
-use crate::english::plural;
+use crate::leaves::english::plural;
 use crate::plugin::own_tree;
 
 /// The plugin root to compile as a plugin's own tree: only when no project is named
@@ -44,7 +44,7 @@ pub(super) fn compile_own_tree(
         return ExitStatus::Error;
     }
     if let Some(cwd) = current_dir() {
-        printer.set_display_prefix(crate::fs_util::path_from(&cwd, plugin_root));
+        printer.set_display_prefix(crate::leaves::fs_util::path_from(&cwd, plugin_root));
     }
     let started = Instant::now();
     let compiled = match own_tree::compile_own_tree(plugin_root, args.project.harness) {

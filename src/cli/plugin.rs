@@ -9,7 +9,7 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, PluginCommand, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_layout};
-use crate::english::plural;
+use crate::leaves::english::plural;
 use crate::plugin::operations::{self, CompileReason, ComposeOutcome, Listing};
 use crate::plugin::{PluginError, Problem};
 
@@ -72,7 +72,7 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
 fn with_layout(
     args: &ProjectArgs,
     printer: &Printer,
-    run: impl FnOnce(&crate::discover::Layout) -> ExitStatus,
+    run: impl FnOnce(&crate::compile::discover::Layout) -> ExitStatus,
 ) -> ExitStatus {
     let mut args = ProjectArgs {
         project_dir: args.project_dir.clone(),

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{ColorWhen, Format};
-use crate::diagnostics::Diagnostic;
+use crate::leaves::diagnostics::Diagnostic;
 use crate::report::SourceLookup;
 use crate::report::{github, human, json};
 

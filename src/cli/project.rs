@@ -11,11 +11,11 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::cli::ExitStatus;
 use crate::cli::args::ProjectArgs;
 use crate::cli::printer::{Printer, error_line};
-use crate::discover::{self, Layout, lexically_normal};
-use crate::dispatch::compiled_graph::load_graph;
-use crate::dispatch::registry::{LiveRegistry, load_live_registry};
+use crate::compile::discover::{self, Layout, lexically_normal};
 use crate::protocol::graph_reader::StageGraph;
-use crate::workspace::Workspace;
+use crate::runtime::dispatch::compiled_graph::load_graph;
+use crate::runtime::dispatch::registry::{LiveRegistry, load_live_registry};
+use crate::runtime::workspace::Workspace;
 
 /// The environment variable `name`, when it is set and valid UTF-8.
 pub(super) fn env_var(name: &str) -> Option<String> {

@@ -12,10 +12,10 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, SensorsArgs, SensorsFormat};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{resolve_layout, usable_registry};
-use crate::dispatch::registry::{LiveRegistry, LiveSensor};
+use crate::compile::stage_graph::plugins_key::CORE_PLUGIN;
 use crate::plugin::lock_file::{Lock, read_lock};
 use crate::protocol::selection::FireOn;
-use crate::stage_graph::plugins_key::CORE_PLUGIN;
+use crate::runtime::dispatch::registry::{LiveRegistry, LiveSensor};
 
 /// One sensor as `aidlc sensors --format json` prints it: the keys in this order, the optional
 /// ones left out when the manifest has none.

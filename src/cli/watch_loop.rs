@@ -19,13 +19,15 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
-use crate::discover::{self, InputChanges, Layout, Reread};
-use crate::english::plural;
+use crate::compile::discover::{self, InputChanges, Layout, Reread};
+use crate::compile::watch::{
+    FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots,
+};
+use crate::leaves::english::plural;
 use crate::plugin::PluginError;
+use crate::plugin::recompose::{self, ComposedSources, Recomposition, UnwatchedPlugin};
 use crate::plugin::tree::FromDisk;
 use crate::protocol::graph_format::GraphFormat;
-use crate::watch::recompose::{self, ComposedSources, Recomposition, UnwatchedPlugin};
-use crate::watch::{FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots};
 
 /// The watcher, and the composed plugins it follows as of the last arming (D53).
 struct Watching {
@@ -96,12 +98,12 @@ pub fn run(
         }
     };
     let (sender, receiver) = mpsc::channel();
-    if let Err(error) = crate::interrupt::install() {
+    if let Err(error) = crate::leaves::interrupt::install() {
         error_line(printer, &error.to_string(), None);
         return ExitStatus::Error;
     }
     let interrupt = sender.clone();
-    crate::interrupt::on_interrupt(move || {
+    crate::leaves::interrupt::on_interrupt(move || {
         let _ = interrupt.send(WatchMessage::Interrupted);
     });
     let mut watching = match FolderWatcher::start(Duration::from_millis(debounce_ms), sender) {

@@ -21,13 +21,13 @@ use std::sync::mpsc;
 use camino::Utf8PathBuf;
 
 use super::{CompileOutcome, compile_outcome, project_diagnostics, stage_file_diagnostics};
-use crate::db::{CompilerDatabase, Project, SourceFile};
-use crate::diagnostics::Diagnostic;
-use crate::discover::{self, InputListing, Layout, ProjectInputs, ReadFile};
-use crate::parse::parsed_manifest;
-use crate::stage_graph::emit::stage_graph_text_once;
-use crate::stage_graph::numbering::pinned_rows;
-use crate::stage_graph::scope_grid::scope_grid_json;
+use crate::compile::db::{CompilerDatabase, Project, SourceFile};
+use crate::compile::discover::{self, InputListing, Layout, ProjectInputs, ReadFile};
+use crate::compile::parse::parsed_manifest;
+use crate::compile::stage_graph::emit::stage_graph_text_once;
+use crate::compile::stage_graph::numbering::pinned_rows;
+use crate::compile::stage_graph::scope_grid::scope_grid_json;
+use crate::leaves::diagnostics::Diagnostic;
 
 /// Whether a project of these listed files is compiled on this thread and one helper: too
 /// small for rayon's pool, large enough for a helper (and a second core to run it).

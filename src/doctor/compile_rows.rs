@@ -5,11 +5,11 @@
 
 use std::collections::BTreeSet;
 
+use crate::compile::db::CompilerDatabase;
+use crate::compile::discover::{self, Layout};
 use crate::compile::{self, CompileOutcome};
-use crate::db::CompilerDatabase;
-use crate::diagnostics::{Code, Diagnostic, Severity};
-use crate::discover::{self, Layout};
-use crate::dispatch::compiled_graph::load_graph;
+use crate::leaves::diagnostics::{Code, Diagnostic, Severity};
+use crate::runtime::dispatch::compiled_graph::load_graph;
 
 use super::Row;
 
@@ -42,7 +42,7 @@ fn linked_outside_row(layout: &Layout) -> Row {
         format!(
             "Linked inputs: {} file{} read through a link that leaves the project ({})",
             linked.len(),
-            crate::english::plural(linked.len()),
+            crate::leaves::english::plural(linked.len()),
             linked
                 .iter()
                 .map(|linked| format!("{} -> {}", linked.shown, linked.target))
@@ -75,7 +75,7 @@ fn errors_row(outcome: &CompileOutcome) -> Row {
             format!(
                 "Compile: {} error{} (first: {})",
                 errors.len(),
-                crate::english::plural(errors.len()),
+                crate::leaves::english::plural(errors.len()),
                 shown(first)
             ),
             "run `aidlc compile` and fix what it reports",
@@ -242,7 +242,7 @@ fn skipped_files_row(diagnostics: &[Diagnostic]) -> Row {
         format!(
             "Files discovery skips: {} file{} never load ({})",
             skipped.len(),
-            crate::english::plural(skipped.len()),
+            crate::leaves::english::plural(skipped.len()),
             skipped
                 .iter()
                 .filter_map(|diagnostic| diagnostic.file.as_ref().map(ToString::to_string))
@@ -262,7 +262,7 @@ fn rule_pairings(layout: &Layout) -> Vec<(String, String)> {
     discover::list_rule_files(&layout.rules_dir)
         .into_iter()
         .filter_map(|(_, path)| {
-            let text = crate::fs_util::read_input_text(&path).ok()?;
+            let text = crate::leaves::fs_util::read_input_text(&path).ok()?;
             let pairing = frontmatter_value(&text, "pairing")?;
             Some((layout.display(&path).to_string(), pairing))
         })
@@ -324,7 +324,7 @@ fn pairing_rows(layout: &Layout) -> Vec<Row> {
     if !unpaired.is_empty() {
         coverage = format!("{coverage}; {}", unpaired.join("; "));
     }
-    let registry = crate::dispatch::registry::load_live_registry(layout);
+    let registry = crate::runtime::dispatch::registry::load_live_registry(layout);
     let missing: Vec<String> = needing
         .iter()
         .filter(|(_, pairing)| !registry.sensors.contains_key(&bare(pairing)))

@@ -9,7 +9,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::harness::commands::{AUDIT_HOOK_FLAG, HookRole, flag_value};
 use crate::harness::registration::{Registered, registered, registration_path, role_event};
 use crate::harness::{Harness, hook_harness};
-use crate::workspace::Workspace;
+use crate::runtime::workspace::Workspace;
 
 use super::{Row, is_executable_file, on_search_path};
 
@@ -25,11 +25,11 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
 /// The active stage's deliverables changed after the write hook last ran, when there are any
 /// and the write hook is registered (with none registered, the registration row fails).
 fn unseen_writes_row(workspace: &Workspace) -> Option<Row> {
-    let found = crate::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
+    let found = crate::runtime::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
     let since = match found.unseen.hook_last_ran {
         Some(time) => format!(
             "changed after it last ran ({})",
-            crate::timestamp::iso_timestamp(time)
+            crate::leaves::timestamp::iso_timestamp(time)
         ),
         None => "changed, and it has never run in this record".to_owned(),
     };
@@ -109,7 +109,7 @@ fn health_rows(workspace: &Workspace) -> Vec<Row> {
         .iter()
         .filter_map(|name| {
             let hook = name.strip_suffix(".last")?;
-            let stamp = crate::fs_util::read_input_text(&health_dir.join(name)).ok()?;
+            let stamp = crate::leaves::fs_util::read_input_text(&health_dir.join(name)).ok()?;
             Some(format!("{hook} {}", stamp.trim()))
         })
         .collect();
@@ -126,9 +126,10 @@ fn health_rows(workspace: &Workspace) -> Vec<Row> {
         };
         let path = health_dir.join(name);
         // A drops file grows with every drop: the generated files' limit, not the inputs'.
-        let Ok(text) =
-            crate::fs_util::read_bounded_text(&path, crate::discover::MAX_GENERATED_BYTES)
-        else {
+        let Ok(text) = crate::leaves::fs_util::read_bounded_text(
+            &path,
+            crate::compile::discover::MAX_GENERATED_BYTES,
+        ) else {
             rows.push(Row::fail(
                 format!(
                     "Hook drops ({hook}): {} cannot be read",

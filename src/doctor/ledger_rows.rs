@@ -7,9 +7,9 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::audit::ledger::parse_ledger;
-use crate::audit_lock::{LockStatus, lock_path, lock_status};
-use crate::workspace::{self, Workspace};
+use crate::leaves::audit_lock::{LockStatus, lock_path, lock_status};
+use crate::runtime::audit::ledger::parse_ledger;
+use crate::runtime::workspace::{self, Workspace};
 
 use super::Row;
 
@@ -25,8 +25,8 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
 /// The receipt rows of the active record the engine did not write or can no longer verify.
 fn receipts_row(workspace: &Workspace) -> Row {
     let record = workspace.record_root();
-    let shards = crate::audit::ledger::record_shards(record);
-    let (_, blocks) = crate::audit::human_turn::read_ledger_with_blocks(record);
+    let shards = crate::runtime::audit::ledger::record_shards(record);
+    let (_, blocks) = crate::runtime::audit::human_turn::read_ledger_with_blocks(record);
     let mut unverified = Vec::new();
     let mut checked = 0;
     for (shard, shard_blocks) in blocks.iter().enumerate() {
@@ -38,9 +38,9 @@ fn receipts_row(workspace: &Workspace) -> Row {
         let mut verified_receipts: Vec<String> = Vec::new();
         for (position, block) in shard_blocks.iter().enumerate() {
             let problem = match block.event.as_str() {
-                crate::audit::ledger::event::HUMAN_TURN => {
-                    match crate::audit::human_turn::verify_human_turn(
-                        crate::receipts::receipt_install(workspace),
+                crate::runtime::audit::ledger::event::HUMAN_TURN => {
+                    match crate::runtime::audit::human_turn::verify_human_turn(
+                        crate::runtime::receipts::receipt_install(workspace),
                         record,
                         block,
                     ) {
@@ -51,8 +51,8 @@ fn receipts_row(workspace: &Workspace) -> Row {
                         Err(problem) => Some(problem),
                     }
                 }
-                crate::audit::ledger::event::QUESTION_ANSWERED => {
-                    match block.field(crate::audit::human_turn::HUMAN_TURN_RECEIPT_FIELD) {
+                crate::runtime::audit::ledger::event::QUESTION_ANSWERED => {
+                    match block.field(crate::runtime::audit::human_turn::HUMAN_TURN_RECEIPT_FIELD) {
                         None => Some(
                             "names no human turn's receipt (not written by `aidlc engine log answer`)"
                                 .to_owned(),
@@ -78,7 +78,7 @@ fn receipts_row(workspace: &Workspace) -> Row {
     if unverified.is_empty() {
         return Row::pass(format!(
             "Receipt rows: {checked} human-turn and answer row{} verified",
-            crate::english::plural(checked)
+            crate::leaves::english::plural(checked)
         ));
     }
     Row::warn(
@@ -98,7 +98,10 @@ fn shard_row(workspace: &Workspace) -> Row {
         return Row::pass("Audit shard: none for this clone yet (nothing recorded)");
     };
     let shown = workspace.layout.display(&shard);
-    let text = match crate::fs_util::read_bounded(&shard, crate::discover::MAX_GENERATED_BYTES) {
+    let text = match crate::leaves::fs_util::read_bounded(
+        &shard,
+        crate::compile::discover::MAX_GENERATED_BYTES,
+    ) {
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(error) => {
             return Row::fail(
@@ -117,7 +120,7 @@ fn shard_row(workspace: &Workspace) -> Row {
             format!(
                 "Audit shard: {shown} has {} torn piece{} (first at line {}: {:?})",
                 parsed.torn.len(),
-                crate::english::plural(parsed.torn.len()),
+                crate::leaves::english::plural(parsed.torn.len()),
                 torn.line,
                 torn.kind
             ),
@@ -171,13 +174,13 @@ fn temporaries_row(workspace: &Workspace) -> Row {
             continue;
         };
         for entry in entries.filter_map(Result::ok) {
-            let Some(temporary) = crate::fs_util::parse_temporary_name(entry.file_name()) else {
+            let Some(temporary) = crate::leaves::fs_util::parse_temporary_name(entry.file_name())
+            else {
                 continue;
             };
-            if entry
-                .metadata()
-                .is_ok_and(|metadata| crate::fs_util::temporary_is_stale(temporary.pid, &metadata))
-            {
+            if entry.metadata().is_ok_and(|metadata| {
+                crate::leaves::fs_util::temporary_is_stale(temporary.pid, &metadata)
+            }) {
                 stale.push(workspace.layout.display(entry.path()).to_string());
             }
         }

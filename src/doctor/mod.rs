@@ -29,7 +29,7 @@ mod tool_rows;
 
 use serde::Serialize;
 
-use crate::workspace::Workspace;
+use crate::runtime::workspace::Workspace;
 
 /// How a row came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

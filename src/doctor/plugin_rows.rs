@@ -11,17 +11,17 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::db::CompilerDatabase;
-use crate::discover::{self, Layout};
+use crate::compile::db::CompilerDatabase;
+use crate::compile::discover::{self, Layout};
+use crate::compile::stage_graph::plugin_selection::{
+    CompiledSelection, dropped_ordering_edges, plugin_selection, stage_selection_facts_in_chunk,
+};
+use crate::compile::stage_graph::plugins_key::{CORE_PLUGIN, is_enabled};
+use crate::compile::stage_graph::stage_chunks::each_stage_with;
 use crate::plugin::journal::JOURNAL_DIR;
 use crate::plugin::lock_file::{self, Lock};
 use crate::plugin::operations::{ChangedSource, changed_sources};
 use crate::plugin::tree::FromDisk;
-use crate::stage_graph::plugin_selection::{
-    CompiledSelection, dropped_ordering_edges, plugin_selection, stage_selection_facts_in_chunk,
-};
-use crate::stage_graph::plugins_key::{CORE_PLUGIN, is_enabled};
-use crate::stage_graph::stage_chunks::each_stage_with;
 
 use super::Row;
 
@@ -96,7 +96,7 @@ fn selection_row(db: &CompilerDatabase, lock: &Lock) -> Row {
             .unwrap_or_else(|| CORE_PLUGIN.to_owned());
         let counts = stages_by_plugin.entry(owner).or_default();
         counts.1 += 1;
-        if crate::stage_graph::plugins_key::is_stage_enabled(
+        if crate::compile::stage_graph::plugins_key::is_stage_enabled(
             enabled,
             facts.plugin.as_deref(),
             &facts.phase,

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::worker_process::{WorkerCommand, run_worker};
+use crate::runtime::worker_process::{WorkerCommand, run_worker};
 
 use super::{Row, is_executable_file, on_search_path};
 

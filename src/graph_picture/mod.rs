@@ -21,10 +21,10 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use crate::compile::syntax::stage::{EXECUTIONS, PHASES};
 use crate::protocol::graph_reader::{GraphRefusal, GraphTextError, parse_graph};
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::Phase;
-use crate::syntax::stage::{EXECUTIONS, PHASES};
 
 pub use dot::render_dot;
 pub use json::render_json;
@@ -198,7 +198,7 @@ impl StageMap {
             let Some(index) = self.index_of(slug) else {
                 return Err(UnknownStage {
                     slug: slug.clone(),
-                    closest: crate::diagnostics::closest_match(
+                    closest: crate::leaves::diagnostics::closest_match(
                         slug,
                         self.stages.iter().map(|stage| stage.slug.as_str()),
                     )

@@ -233,7 +233,7 @@ fn kiro_harness_recorded_in_harness_json(project_dir: &Utf8Path) -> Option<Harne
     let path = project_dir
         .join(Harness::Kiro.dir_name())
         .join(HARNESS_JSON_FILE);
-    let text = crate::fs_util::read_input_text(&path).ok()?;
+    let text = crate::leaves::fs_util::read_input_text(&path).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     match value.get("name")?.as_str()?.trim() {
         "kiro" => Some(Harness::Kiro),

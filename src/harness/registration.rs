@@ -93,7 +93,7 @@ fn classify(harness: Harness, command: &str) -> Option<(HookRole, bool)> {
 }
 
 fn read_text(path: &Utf8Path, shown: &Utf8Path) -> Result<Option<String>, RegistrationProblem> {
-    match crate::fs_util::read_input_text(path) {
+    match crate::leaves::fs_util::read_input_text(path) {
         Ok(text) => Ok(Some(text)),
         Err(error) if error.is_not_found() => Ok(None),
         Err(error) => Err(RegistrationProblem {
@@ -179,7 +179,7 @@ fn in_kiro_ide_files(project_dir: &Utf8Path) -> Result<Vec<Registered>, Registra
 fn in_opencode_plugins(project_dir: &Utf8Path) -> Vec<Registered> {
     let mut found = Vec::new();
     let plugin = Utf8PathBuf::from(OPENCODE_PLUGIN_FILE);
-    if let Some(commands) = crate::fs_util::read_input_text(&project_dir.join(&plugin))
+    if let Some(commands) = crate::leaves::fs_util::read_input_text(&project_dir.join(&plugin))
         .ok()
         .as_deref()
         .and_then(opencode_plugin_commands)

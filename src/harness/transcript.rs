@@ -87,7 +87,7 @@ pub fn read_transcript(path: &Utf8Path) -> Result<String, TranscriptError> {
         path: path.to_owned(),
         reason,
     };
-    crate::fs_util::read_bounded_text(path, MAX_TRANSCRIPT_BYTES)
+    crate::leaves::fs_util::read_bounded_text(path, MAX_TRANSCRIPT_BYTES)
         .map_err(|error| unreadable(error.to_string()))
 }
 

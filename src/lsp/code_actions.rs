@@ -12,10 +12,10 @@ use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, TextEdit, Uri, 
 use super::diagnostics::{FileTexts, to_lsp_diagnostic};
 use super::positions::TextPositions;
 use super::server_state::{FileKind, ServerState};
-use crate::db::SourceFile;
-use crate::diagnostics::{Code, Diagnostic};
-use crate::syntax::manifest::sensor_id_from_file_name;
-use crate::syntax::stage::{PHASES, is_kebab_case};
+use crate::compile::db::SourceFile;
+use crate::compile::syntax::manifest::sensor_id_from_file_name;
+use crate::compile::syntax::stage::{PHASES, is_kebab_case};
+use crate::leaves::diagnostics::{Code, Diagnostic};
 
 /// The quick fixes for the diagnostics of `file` that touch the byte range `span`.
 pub fn code_actions(
@@ -115,7 +115,7 @@ fn missing_field_fixes(
     positions: &TextPositions<'_>,
     diagnostic: &Diagnostic,
 ) -> Vec<(String, TextEdit, bool)> {
-    let Some(outline) = crate::parse::frontmatter_outline(&state.db, file) else {
+    let Some(outline) = crate::compile::parse::frontmatter_outline(&state.db, file) else {
         return Vec::new();
     };
     let line_end = if text.contains("\r\n") { "\r\n" } else { "\n" };

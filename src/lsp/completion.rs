@@ -14,11 +14,11 @@ use lsp_types::{
 
 use super::positions::TextPositions;
 use super::server_state::{FileKind, ServerState};
-use crate::db::SourceFile;
+use crate::compile::db::SourceFile;
+use crate::compile::resolve::{SiteName, SiteRole, known_sensor_ids, name_index};
+use crate::compile::syntax::frontmatter::{self, FrontmatterError};
+use crate::compile::syntax::stage::PHASES;
 use crate::protocol::selection::{FireOn, Severity};
-use crate::resolve::{SiteName, SiteRole, known_sensor_ids, name_index};
-use crate::syntax::frontmatter::{self, FrontmatterError};
-use crate::syntax::stage::PHASES;
 
 /// The values `syntax::stage` accepts for `execution` and `mode` (a unit test below checks them
 /// against the stage checker, so the two cannot drift).
@@ -126,7 +126,7 @@ fn sensor_candidates(state: &ServerState) -> Vec<Candidate> {
                 .get(&SiteName::Sensor(id.clone()))
                 .and_then(|sites| sites.iter().find(|site| site.role == SiteRole::Declaration))
                 .and_then(|site| {
-                    crate::parse::parsed_manifest(db, site.file)
+                    crate::compile::parse::parsed_manifest(db, site.file)
                         .manifest
                         .as_ref()
                 });
@@ -169,7 +169,7 @@ fn stage_candidates(state: &ServerState, file: SourceFile) -> Vec<Candidate> {
 }
 
 fn agent_candidates(state: &ServerState) -> Vec<Candidate> {
-    crate::parse::agent_roster(&state.db)
+    crate::compile::parse::agent_roster(&state.db)
         .names
         .iter()
         .map(|(name, path)| Candidate {
@@ -340,7 +340,7 @@ mod tests {
         for execution in EXECUTIONS {
             for mode in MODES {
                 let (_, diagnostics) =
-                    crate::syntax::stage::parse_stage(&stage(execution, mode), path);
+                    crate::compile::syntax::stage::parse_stage(&stage(execution, mode), path);
                 // Some modes need more fields (`pipeline` needs support agents); only the
                 // enum check matters here.
                 assert!(
@@ -351,7 +351,8 @@ mod tests {
                 );
             }
         }
-        let (_, diagnostics) = crate::syntax::stage::parse_stage(&stage("NEVER", "solo"), path);
+        let (_, diagnostics) =
+            crate::compile::syntax::stage::parse_stage(&stage("NEVER", "solo"), path);
         let messages: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
         assert!(
             messages.contains(

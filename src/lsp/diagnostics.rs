@@ -23,7 +23,7 @@ use lsp_types::{
 use super::positions::TextPositions;
 use super::server_state::ServerState;
 use super::uri::uri_of_path;
-use crate::diagnostics::{Diagnostic, Severity};
+use crate::leaves::diagnostics::{Diagnostic, Severity};
 
 /// What was last published, by display path, so that only changed files are sent again and
 /// files whose diagnostics went away are cleared.

@@ -58,13 +58,13 @@ use lsp_types::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::db::SourceFile;
-use crate::diagnostics::Diagnostic;
-use crate::discover::{self, Layout, ProjectError};
+use crate::compile::db::SourceFile;
+use crate::compile::discover::{self, Layout, ProjectError};
+use crate::compile::watch::{FolderWatcher, WatchMessage, watch_roots};
 use crate::harness::{self, Harness};
+use crate::leaves::diagnostics::Diagnostic;
+use crate::plugin::recompose::ComposedSources;
 use crate::plugin::tree_db::PluginTrees;
-use crate::watch::recompose::ComposedSources;
-use crate::watch::{FolderWatcher, WatchMessage, watch_roots};
 use server_state::{FileKind, ServerState};
 
 /// How long the files must be quiet before the watcher reports a batch (as `compile --watch`).
@@ -156,7 +156,7 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
 /// What the handshake opened: a project, or a plugin's own tree (docs/decisions.md D52).
 enum Initialized {
     Project(Box<(ServerState, InitializeParams)>),
-    OwnTree(Utf8PathBuf, crate::syntax::frontmatter::ColumnUnit),
+    OwnTree(Utf8PathBuf, crate::compile::syntax::frontmatter::ColumnUnit),
 }
 
 fn initialize(connection: &Connection, options: &ServeOptions) -> Result<Initialized, ServeError> {

@@ -14,8 +14,8 @@ use lsp_types::{Hover, HoverContents, Location, MarkupContent, MarkupKind};
 use super::positions::TextPositions;
 use super::server_state::{FileKind, ServerState};
 use super::uri::uri_of_path;
-use crate::db::SourceFile;
-use crate::resolve::{
+use crate::compile::db::SourceFile;
+use crate::compile::resolve::{
     IndexedSite, NameSite, SiteName, SiteRole, agent_name_sites, manifest_name_sites, name_index,
     stage_name_sites,
 };
@@ -140,7 +140,7 @@ fn sensor_hover(state: &ServerState, id: &str, sites: &[IndexedSite]) -> String 
         None => out.push_str("No manifest declares this id.\n"),
         Some(declaration) => {
             let path = declaration.file.path(db);
-            match &crate::parse::parsed_manifest(db, declaration.file).manifest {
+            match &crate::compile::parse::parsed_manifest(db, declaration.file).manifest {
                 None => {
                     let _ = writeln!(
                         out,
@@ -192,12 +192,12 @@ fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String
         out.push_str("\n\nNo stage file declares this slug.\n");
         return out;
     };
-    let outline = crate::parse::frontmatter_outline(db, declaration.file);
+    let outline = crate::compile::parse::frontmatter_outline(db, declaration.file);
     let scalar = |key: &str| {
         outline
             .as_ref()
             .and_then(|map| map.value(key))
-            .and_then(crate::syntax::document::scalar_string)
+            .and_then(crate::compile::syntax::document::scalar_string)
             .map(str::to_owned)
     };
     if let Some(name) = scalar("name") {
@@ -209,7 +209,7 @@ fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String
         "- phase: `{}`",
         scalar("phase").unwrap_or_else(|| "?".to_owned())
     );
-    let number = crate::stage_graph::numbering::stage_number(db, declaration.file)
+    let number = crate::compile::stage_graph::numbering::stage_number(db, declaration.file)
         .as_ref()
         .map_or_else(
             || "none yet (the stage has errors)".to_owned(),
@@ -260,10 +260,10 @@ fn agent_hover(state: &ServerState, name: &str, sites: &[IndexedSite]) -> String
     let mut out = format!("**agent `{name}`**\n\n");
     match declarations(sites).next() {
         Some(declaration) => {
-            let display_name = crate::parse::frontmatter_outline(db, declaration.file)
+            let display_name = crate::compile::parse::frontmatter_outline(db, declaration.file)
                 .as_ref()
                 .and_then(|map| map.value("display_name"))
-                .and_then(crate::syntax::document::scalar_string)
+                .and_then(crate::compile::syntax::document::scalar_string)
                 .map(str::to_owned);
             if let Some(display_name) = display_name {
                 let _ = writeln!(out, "{display_name}\n");
@@ -304,7 +304,7 @@ fn listed(lead: &str, noun: &str, slugs: &[String]) -> String {
     format!(
         "{lead} {} {noun}{}: {}{tail}.\n",
         slugs.len(),
-        crate::english::plural(slugs.len()),
+        crate::leaves::english::plural(slugs.len()),
         shown.join(", ")
     )
 }

@@ -29,11 +29,11 @@ use super::diagnostics::{Publisher, protocol_diagnostic};
 use super::positions::{TextPositions, apply_change};
 use super::uri::{path_of_uri, uri_of_path};
 use super::{Event, ServeError};
-use crate::diagnostics::Diagnostic;
+use crate::compile::syntax::frontmatter::ColumnUnit;
+use crate::compile::watch::{FolderWatcher, WatchMessage};
 use crate::harness::Harness;
+use crate::leaves::diagnostics::Diagnostic;
 use crate::plugin::tree_db::PluginTrees;
-use crate::syntax::frontmatter::ColumnUnit;
-use crate::watch::{FolderWatcher, WatchMessage};
 
 /// One editor session on a plugin's own tree.
 pub struct OwnTreeSession<'a> {
@@ -406,7 +406,8 @@ impl<'a> OwnTreeSession<'a> {
             message.push_str(
                 "\n(this refusal names no file of the plugin's, so it is shown on the plugin's manifest)",
             );
-            let diagnostic = Diagnostic::error(crate::diagnostics::Code::PluginRefused, message);
+            let diagnostic =
+                Diagnostic::error(crate::leaves::diagnostics::Code::PluginRefused, message);
             by_file
                 .entry(manifest.clone())
                 .or_default()
@@ -419,7 +420,7 @@ impl<'a> OwnTreeSession<'a> {
         for warning in &compiled.warnings {
             let (path, range) = self.warning_place(warning, &manifest, manifest_first_line);
             let mut diagnostic = Diagnostic::warning(
-                crate::diagnostics::Code::PluginCompositionWarning,
+                crate::leaves::diagnostics::Code::PluginCompositionWarning,
                 warning.message.clone(),
             );
             if let Some(help) = &warning.help {
@@ -479,6 +480,6 @@ impl OwnTreeSession<'_> {
         self.documents
             .get(path)
             .map(|(_, text)| text.clone())
-            .or_else(|| crate::fs_util::read_input_text(path).ok())
+            .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
     }
 }

@@ -12,7 +12,7 @@ use lsp_types::{
     ClientCapabilities, Position, PositionEncodingKind, TextDocumentContentChangeEvent,
 };
 
-use crate::syntax::frontmatter::{ColumnUnit, LineIndex};
+use crate::compile::syntax::frontmatter::{ColumnUnit, LineIndex};
 
 /// The column unit to use with a client: UTF-8 when it offers it (no conversion at all), else
 /// UTF-16 (the protocol's default, which every client supports), else UTF-32 when that is all

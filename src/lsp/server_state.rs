@@ -15,9 +15,11 @@ use std::collections::{HashMap, HashSet};
 use camino::{Utf8Path, Utf8PathBuf};
 use lsp_types::{TextDocumentContentChangeEvent, Uri};
 
-use crate::db::{CompilerDatabase, FileContents, Project, SourceFile};
-use crate::discover::{self, InputChanges, Layout, MAX_INPUT_BYTES, ProjectInputs, Reread};
-use crate::syntax::frontmatter::ColumnUnit;
+use crate::compile::db::{CompilerDatabase, FileContents, Project, SourceFile};
+use crate::compile::discover::{
+    self, InputChanges, Layout, MAX_INPUT_BYTES, ProjectInputs, Reread,
+};
+use crate::compile::syntax::frontmatter::ColumnUnit;
 
 /// What a project file is, which decides what its keys mean to the editor features.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

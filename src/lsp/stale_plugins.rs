@@ -16,8 +16,8 @@ use std::fmt::Write as _;
 
 use camino::Utf8Path;
 
-use crate::diagnostics::{Code, Diagnostic};
-use crate::discover::Layout;
+use crate::compile::discover::Layout;
+use crate::leaves::diagnostics::{Code, Diagnostic};
 use crate::plugin::PluginError;
 use crate::plugin::lock_file::LOCK_FILE_NAME;
 use crate::plugin::operations::{self, StaleComposition};

@@ -8,7 +8,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 use lsp_types::Uri;
 
-use crate::file_uri::{PATH_UNRESERVED, percent_encode_into};
+use crate::leaves::file_uri::{PATH_UNRESERVED, percent_encode_into};
 
 /// The absolute path a `file:` URI names; `None` for any other URI, or one whose path is not
 /// UTF-8 once decoded.

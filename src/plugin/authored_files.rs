@@ -28,9 +28,9 @@ use std::ops::Range;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::diagnostics::Diagnostic;
-use crate::discover::Layout;
+use crate::compile::discover::Layout;
 use crate::harness::Harness;
+use crate::leaves::diagnostics::Diagnostic;
 use crate::plugin::contributed_text::{self, ContributionFile};
 use crate::plugin::manifest::Subtree;
 use crate::plugin::placeholder_span::{HARNESS_PLACEHOLDER, authored_span};
@@ -315,7 +315,7 @@ pub fn stage_texts(layout: &Layout, folder: &Utf8Path, out: &mut BTreeMap<Utf8Pa
         if path.is_dir() {
             stage_texts(layout, path, out);
         } else if path.extension() == Some("md")
-            && let Ok(text) = crate::fs_util::read_input_text(path)
+            && let Ok(text) = crate::leaves::fs_util::read_input_text(path)
         {
             out.insert(layout.display(path), text);
         }
@@ -325,7 +325,7 @@ pub fn stage_texts(layout: &Layout, folder: &Utf8Path, out: &mut BTreeMap<Utf8Pa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::diagnostics::Code;
+    use crate::leaves::diagnostics::Code;
 
     #[test]
     fn a_shipped_copy_is_carried_to_the_authored_file_and_another_file_stays_installed() {

@@ -20,7 +20,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::discover::Layout;
+use crate::compile::discover::Layout;
+use crate::compile::syntax::document::{self, DocumentKind};
 use crate::harness::Harness;
 use crate::plugin::Problem;
 use crate::plugin::contribution::{self, Contribution};
@@ -32,7 +33,6 @@ use crate::plugin::opencode_agents;
 use crate::plugin::sidecar::{self, StageAdditions};
 use crate::plugin::splice;
 use crate::plugin::tree::{PluginFile, PluginTree};
-use crate::syntax::document::{self, DocumentKind};
 
 mod dispatch_check;
 
@@ -190,7 +190,7 @@ impl Planner<'_> {
         if let Some(bytes) = self.disk_reads.borrow().get(relative) {
             return bytes.clone();
         }
-        let bytes = crate::fs_util::read_input(&self.absolute(relative)).ok();
+        let bytes = crate::leaves::fs_util::read_input(&self.absolute(relative)).ok();
         self.disk_reads
             .borrow_mut()
             .insert(relative.to_owned(), bytes.clone());
@@ -472,11 +472,11 @@ impl Planner<'_> {
             );
             return false;
         };
-        let (stage, diagnostics) = crate::syntax::stage::parse_stage(text, &file.source);
+        let (stage, diagnostics) = crate::compile::syntax::stage::parse_stage(text, &file.source);
         let mut accepted = true;
         for diagnostic in diagnostics
             .into_iter()
-            .filter(crate::diagnostics::Diagnostic::is_error)
+            .filter(crate::leaves::diagnostics::Diagnostic::is_error)
         {
             accepted = false;
             self.problems.push(
@@ -518,7 +518,8 @@ impl Planner<'_> {
                     .with_help("use inline, subagent, pipeline or mob"),
             );
         }
-        let body = crate::syntax::frontmatter::split(text).map_or("", |fm| &text[fm.body_start..]);
+        let body = crate::compile::syntax::frontmatter::split(text)
+            .map_or("", |fm| &text[fm.body_start..]);
         if body.trim().is_empty() {
             accepted = false;
             self.problems.push(
@@ -655,8 +656,8 @@ fn substituted(file: &PluginFile, harness_dir: &str) -> Vec<u8> {
 
 /// A top-level scalar of a Markdown file's frontmatter, read with the compile's YAML reader.
 pub fn frontmatter_scalar(text: &str, key: &str) -> Option<String> {
-    let fm = crate::syntax::frontmatter::split(text).ok()?;
-    let (root, _) = crate::syntax::yaml::parse_document(text, fm.yaml);
+    let fm = crate::compile::syntax::frontmatter::split(text).ok()?;
+    let (root, _) = crate::compile::syntax::yaml::parse_document(text, fm.yaml);
     root?
         .get(key)
         .and_then(document::scalar_string)
@@ -741,7 +742,7 @@ pub fn plan(
     }
     let mut contributions: Vec<Contribution> = Vec::new();
     for plugin in &chosen {
-        if !crate::stage_graph::plugins_key::is_enabled(enabled, plugin.tree.name()) {
+        if !crate::compile::stage_graph::plugins_key::is_enabled(enabled, plugin.tree.name()) {
             let has_contributions = plugin.tree.files_of(Subtree::Overlays).next().is_some();
             planner.warnings.push(
                 Problem::new(format!(
@@ -1188,7 +1189,7 @@ fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
     let listed_folders = planner.rosters.keys().cloned().collect();
     let lock_path = lock_file::lock_path(&layout.project_dir);
     let desired_lock = (!lock.plugins.is_empty()).then(|| lock.to_bytes());
-    if desired_lock != crate::fs_util::read_input(&lock_path).ok() {
+    if desired_lock != crate::leaves::fs_util::read_input(&lock_path).ok() {
         changes.push((lock_path, desired_lock));
     }
     changes.sort_by(|a, b| a.0.cmp(&b.0));

@@ -19,10 +19,10 @@ use std::collections::BTreeSet;
 use camino::Utf8Path;
 use serde_json::Value;
 
-use crate::discover::{Layout, MAX_GENERATED_BYTES};
-use crate::fs_util::read_bounded;
+use crate::compile::discover::{Layout, MAX_GENERATED_BYTES};
+use crate::compile::stage_graph::plugins_key::{Selection, is_enabled};
+use crate::leaves::fs_util::read_bounded;
 use crate::plugin::lock_file::Lock;
-use crate::stage_graph::plugins_key::{Selection, is_enabled};
 
 /// The slugs of the stages the enabled plugins of `lock` composed into the install.
 pub fn composed_stage_slugs(

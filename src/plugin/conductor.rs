@@ -13,9 +13,9 @@ use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::discover::Layout;
+use crate::compile::discover::Layout;
 use crate::plugin::Problem;
-use crate::worker_process::{WorkerCommand, run_worker};
+use crate::runtime::worker_process::{WorkerCommand, run_worker};
 
 const RUNNER_GENERATOR: &str = "tools/aidlc-runner-gen.ts";
 const UTILITY: &str = "tools/aidlc-utility.ts";
@@ -199,7 +199,7 @@ fn refresh_table(
     begin: &str,
     end: &str,
 ) -> Result<(), Problem> {
-    let before = crate::fs_util::read_input_text(skill_file)
+    let before = crate::leaves::fs_util::read_input_text(skill_file)
         .map_err(|error| {
             Problem::new(format!("cannot read the file: {error}"))
                 .at_path(layout.display(skill_file))
@@ -228,16 +228,18 @@ fn refresh_table(
         &before[end_at + end.len()..]
     );
     if after != before {
-        let contained =
-            crate::fs_util::contained::ProjectPath::of_absolute(&layout.project_dir, skill_file)
-                .map_err(|refusal| {
-                    Problem::new(format!("refusing to write the file: {refusal}"))
-                        .at_path(layout.display(skill_file))
-                })?;
-        crate::fs_util::contained::write_file(
+        let contained = crate::leaves::fs_util::contained::ProjectPath::of_absolute(
+            &layout.project_dir,
+            skill_file,
+        )
+        .map_err(|refusal| {
+            Problem::new(format!("refusing to write the file: {refusal}"))
+                .at_path(layout.display(skill_file))
+        })?;
+        crate::leaves::fs_util::contained::write_file(
             &contained,
             after.as_bytes(),
-            crate::fs_util::Flush::Yes,
+            crate::leaves::fs_util::Flush::Yes,
         )
         .map_err(|error| {
             Problem::new(format!("cannot write the file: {error}"))

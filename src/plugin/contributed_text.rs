@@ -17,10 +17,10 @@ use std::ops::Range;
 
 use camino::Utf8PathBuf;
 
+use crate::compile::syntax::{frontmatter, yaml};
 use crate::plugin::contribution::{self, Contribution};
 use crate::plugin::placeholder_span::{HARNESS_PLACEHOLDER, authored_span};
 use crate::plugin::splice::Fragment;
-use crate::syntax::{frontmatter, yaml};
 
 /// One of the plugin's contribution files.
 #[derive(Debug, Clone)]

@@ -22,11 +22,11 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::diagnostics::{Code, Diagnostic};
+use crate::compile::syntax::frontmatter;
+use crate::compile::syntax::yaml::{self, Node, NodeKind};
+use crate::leaves::diagnostics::{Code, Diagnostic};
 use crate::plugin::Problem;
 use crate::plugin::splice::{Fragment, parse_anchor};
-use crate::syntax::frontmatter;
-use crate::syntax::yaml::{self, Node, NodeKind};
 
 /// The frontmatter keys a contribution may carry.
 const KNOWN_KEYS: [&str; 4] = ["target", "plugin", "adds", "fragments"];
@@ -181,7 +181,9 @@ impl Reader<'_> {
         };
         let target = if let Some(entry) = get("target") {
             match scalar(&entry.value) {
-                Some(target) if crate::syntax::stage::is_kebab_case(target) => target.to_owned(),
+                Some(target) if crate::compile::syntax::stage::is_kebab_case(target) => {
+                    target.to_owned()
+                }
                 _ => {
                     self.refuse(
                         Code::InvalidFieldValue,
@@ -534,7 +536,7 @@ fn prose_blocks(body: &str) -> Vec<(String, Vec<String>)> {
     let flush = |current: &mut Option<(String, Vec<&str>)>,
                  blocks: &mut Vec<(String, Vec<String>)>| {
         if let Some((anchor, lines)) = current.take() {
-            let prose = crate::js_text::js_trim(&lines.join("\n")).to_owned();
+            let prose = crate::leaves::js_text::js_trim(&lines.join("\n")).to_owned();
             match blocks.iter_mut().find(|(existing, _)| *existing == anchor) {
                 Some((_, queue)) => queue.push(prose),
                 None => blocks.push((anchor, vec![prose])),

@@ -29,7 +29,7 @@ pub fn plugin_name_refusal(name: &str) -> Option<String> {
             "plugin name \"{name}\" is reserved: \"core\", \"aidlc\" and \"aidlc-*\" name the core framework"
         ));
     }
-    if !crate::stage_graph::plugins_key::is_kebab_name(name) {
+    if !crate::compile::stage_graph::plugins_key::is_kebab_name(name) {
         return Some(format!(
             "plugin name \"{name}\" is not lower-case kebab case (letters, digits and single dashes, starting with a letter)"
         ));

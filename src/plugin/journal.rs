@@ -22,8 +22,8 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
-use crate::fs_util::contained::{self, PathRefusal, ProjectPath};
-use crate::fs_util::{self, Flush};
+use crate::leaves::fs_util::contained::{self, PathRefusal, ProjectPath};
+use crate::leaves::fs_util::{self, Flush};
 use crate::plugin::Problem;
 
 pub const JOURNAL_DIR: &str = ".aidlc-plugin-journal";
@@ -129,7 +129,7 @@ fn input_context(error: &fs_util::InputError, what: &str, path: &Utf8Path) -> st
 /// bounded by the generated files' limit (not the inputs' 4 MiB: a large project file is kept
 /// whole, never refused for its size).
 fn read_journaled(path: &Utf8Path) -> Result<Vec<u8>, fs_util::InputError> {
-    fs_util::read_bounded(path, crate::discover::MAX_GENERATED_BYTES)
+    fs_util::read_bounded(path, crate::compile::discover::MAX_GENERATED_BYTES)
 }
 
 impl Transaction {

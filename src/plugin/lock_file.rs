@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
-use crate::fs_util::contained::{PathRefusal, ProjectPath};
+use crate::leaves::fs_util::contained::{PathRefusal, ProjectPath};
 use crate::plugin::Problem;
 
 pub const LOCK_FILE_NAME: &str = "aidlc.lock.json";
@@ -104,7 +104,7 @@ impl Lock {
 }
 
 fn file_has_hash(project_dir: &Utf8Path, path: &str, hash: &str) -> bool {
-    crate::fs_util::read_input(&project_dir.join(path))
+    crate::leaves::fs_util::read_input(&project_dir.join(path))
         .is_ok_and(|bytes| content_hash(&bytes) == hash)
 }
 
@@ -155,7 +155,7 @@ impl Lock {
         let value = serde_json::to_value(self).unwrap_or_else(|error| {
             unreachable!("a lock of strings and maps always serialises: {error}")
         });
-        format!("{}\n", crate::js_json::pretty_json(&value)).into_bytes()
+        format!("{}\n", crate::leaves::js_json::pretty_json(&value)).into_bytes()
     }
 }
 
@@ -167,7 +167,7 @@ pub fn lock_path(project_dir: &Utf8Path) -> Utf8PathBuf {
 /// refused: one project composes one harness folder.
 pub fn read_lock(project_dir: &Utf8Path, harness_dir: &str) -> Result<Lock, Problem> {
     let path = lock_path(project_dir);
-    let text = match crate::fs_util::read_input_text(&path) {
+    let text = match crate::leaves::fs_util::read_input_text(&path) {
         Ok(text) => text,
         Err(error) if error.is_not_found() => {
             return Ok(Lock::empty(harness_dir));
@@ -239,7 +239,7 @@ fn check_lock_paths(project_dir: &Utf8Path, lock: &Lock) -> Result<(), Problem> 
 
 /// `blake3:<hex>` of `bytes`.
 pub fn content_hash(bytes: &[u8]) -> String {
-    format!("blake3:{}", crate::discover::hash_hex(bytes))
+    format!("blake3:{}", crate::compile::discover::hash_hex(bytes))
 }
 
 #[cfg(test)]

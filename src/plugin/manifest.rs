@@ -413,7 +413,7 @@ fn read_aidlc_block(
                 let mut ids = Vec::new();
                 for item in items {
                     match item {
-                        Value::String(id) if crate::syntax::stage::is_kebab_case(id) => {
+                        Value::String(id) if crate::compile::syntax::stage::is_kebab_case(id) => {
                             ids.push(id.clone());
                         }
                         other => {

@@ -63,6 +63,7 @@ pub mod operations;
 pub mod own_tree;
 pub mod place_span;
 pub mod placeholder_span;
+pub mod recompose;
 pub mod removed_scope_columns;
 pub mod selection;
 pub mod sidecar;
@@ -78,7 +79,7 @@ use std::ops::Range;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::diagnostics::Diagnostic;
+use crate::leaves::diagnostics::Diagnostic;
 
 /// One problem a plugin command found, as a value (the CLI renders it).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -124,7 +125,7 @@ impl Problem {
             return Some((**located).clone());
         }
         let path = self.path.as_deref().filter(|path| path.is_absolute())?;
-        let text = crate::fs_util::read_input_text(path).ok()?;
+        let text = crate::leaves::fs_util::read_input_text(path).ok()?;
         let span = self.span_in(&text, path)?;
         Some((self.refused_diagnostic(path, Some(span)), text))
     }
@@ -146,7 +147,7 @@ impl Problem {
         span: Option<Range<usize>>,
     ) -> Diagnostic {
         let diagnostic = Diagnostic::error(
-            crate::diagnostics::Code::PluginRefused,
+            crate::leaves::diagnostics::Code::PluginRefused,
             self.message.clone(),
         )
         .in_file(shown)

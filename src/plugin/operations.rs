@@ -15,9 +15,9 @@ use std::fmt::Write as _;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::compile;
-use crate::db::CompilerDatabase;
-use crate::discover::Layout;
-use crate::fs_util::contained::ProjectPath;
+use crate::compile::db::CompilerDatabase;
+use crate::compile::discover::Layout;
+use crate::leaves::fs_util::contained::ProjectPath;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::compose::{self, ChosenPlugin, Plan};
 use crate::plugin::journal::{self, Recovery, Transaction};
@@ -82,7 +82,7 @@ pub struct Listing {
     pub plugins: Vec<ListedPlugin>,
 }
 
-fn lock_error(error: &crate::audit_lock::LockError) -> PluginError {
+fn lock_error(error: &crate::leaves::audit_lock::LockError) -> PluginError {
     PluginError::environment(error.to_string())
 }
 
@@ -101,7 +101,7 @@ fn harness_json(layout: &Layout) -> Utf8PathBuf {
 fn source_text(layout: &Layout, path: &Utf8Path) -> String {
     match path.strip_prefix(&layout.project_dir) {
         Ok(relative) if !relative.as_str().is_empty() => {
-            crate::fs_util::to_posix(relative.as_str())
+            crate::leaves::fs_util::to_posix(relative.as_str())
         }
         _ => relative_from(&layout.project_dir, path).unwrap_or_else(|| path.to_string()),
     }
@@ -357,11 +357,20 @@ fn kept_dirs(layout: &Layout) -> BTreeSet<Utf8PathBuf> {
     kept
 }
 
-fn pause() -> Option<std::time::Duration> {
-    std::env::var(PAUSE_VARIABLE)
-        .ok()
-        .and_then(|value| value.trim().parse::<u64>().ok())
-        .map(std::time::Duration::from_millis)
+/// The test hook's pause; a value that is not a number of milliseconds is refused.
+fn pause() -> Result<Option<std::time::Duration>, PluginError> {
+    let Ok(value) = std::env::var(PAUSE_VARIABLE) else {
+        return Ok(None);
+    };
+    value
+        .trim()
+        .parse::<u64>()
+        .map(|milliseconds| Some(std::time::Duration::from_millis(milliseconds)))
+        .map_err(|_| {
+            PluginError::environment(format!(
+                "{PAUSE_VARIABLE}={value:?} is not a number of milliseconds; unset it or give one"
+            ))
+        })
 }
 
 /// The chosen set: what the lock records (less `removed`, replaced by `added` of the same
@@ -415,8 +424,8 @@ fn compose_under_lock(
     failed_compile_files: FailedCompileFiles,
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
-    let _lock =
-        crate::audit_lock::acquire_until_stale(&layout.project_dir).map_err(|e| lock_error(&e))?;
+    let _lock = crate::leaves::audit_lock::acquire_until_stale(&layout.project_dir)
+        .map_err(|e| lock_error(&e))?;
     let started_ns = sync_record::now_ns();
     let recovered = recover(layout)?;
     if let Some(roots) = sync_roots
@@ -545,7 +554,7 @@ fn sync_read_set(
     roots: Vec<Utf8PathBuf>,
     plugins: &[String],
 ) -> sync_record::ReadSet {
-    let health = crate::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
+    let health = crate::runtime::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
     let mut files = plan.read_files.clone();
     files.push(lock_file::lock_path(&layout.project_dir));
     files.push(harness_json(layout));
@@ -576,7 +585,7 @@ fn drop_log_changes(
     plugins: &[String],
     warnings: &[Problem],
 ) -> Vec<(Utf8PathBuf, Option<Vec<u8>>)> {
-    let health = crate::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
+    let health = crate::runtime::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
     let mut names: BTreeSet<&str> = plugins.iter().map(String::as_str).collect();
     names.extend(previous.plugins.keys().map(String::as_str));
     let mut changes = Vec::new();
@@ -592,7 +601,7 @@ fn drop_log_changes(
                 )
             })
             .collect();
-        let existing = crate::fs_util::read_input_text(&path).ok();
+        let existing = crate::leaves::fs_util::read_input_text(&path).ok();
         let existing_reasons: Option<Vec<String>> = existing.as_ref().map(|text| {
             text.lines()
                 .map(|line| {
@@ -607,7 +616,7 @@ fn drop_log_changes(
                 changes.push((path, None));
             }
         } else if existing_reasons.as_ref() != Some(&reasons) {
-            let time = crate::timestamp::iso_timestamp(std::time::SystemTime::now());
+            let time = crate::leaves::timestamp::iso_timestamp(std::time::SystemTime::now());
             let text = reasons.iter().fold(String::new(), |mut text, reason| {
                 let _ = writeln!(text, "{time}\t{reason}");
                 text
@@ -684,7 +693,7 @@ fn apply(
         &paths,
         &trees,
         kept_dirs(layout),
-        pause(),
+        pause()?,
     )
     .map_err(|e| io_error("cannot start the composition's journal", &e))?;
     let result = apply_armed(
@@ -779,10 +788,10 @@ fn on_authored_files(
     layout: &Layout,
     plan: &Plan,
     authored: AuthoredFiles,
-    diagnostics: &[crate::diagnostics::Diagnostic],
+    diagnostics: &[crate::leaves::diagnostics::Diagnostic],
     sources: &std::collections::BTreeMap<Utf8PathBuf, String>,
 ) -> (
-    Vec<crate::diagnostics::Diagnostic>,
+    Vec<crate::leaves::diagnostics::Diagnostic>,
     std::collections::BTreeMap<Utf8PathBuf, String>,
 ) {
     let bases = plan
@@ -1156,7 +1165,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let mut plugins = vec![ListedPlugin {
         name: "aidlc".to_owned(),
         version: "core".to_owned(),
-        enabled: crate::stage_graph::plugins_key::is_enabled(selection.as_ref(), "aidlc"),
+        enabled: crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), "aidlc"),
         kind: None,
         source: None,
         commit: None,
@@ -1167,7 +1176,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
         plugins.push(ListedPlugin {
             name: name.clone(),
             version: record.version.clone(),
-            enabled: crate::stage_graph::plugins_key::is_enabled(selection.as_ref(), name),
+            enabled: crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), name),
             kind: Some(record.kind),
             source: Some(record.source.clone()),
             commit: record.commit.clone(),

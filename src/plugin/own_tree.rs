@@ -25,11 +25,11 @@ use std::collections::BTreeMap;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::compile::db::CompilerDatabase;
+use crate::compile::discover::Layout;
 use crate::compile::{self, CompileOutcome};
-use crate::db::CompilerDatabase;
-use crate::diagnostics::Diagnostic;
-use crate::discover::Layout;
 use crate::harness::Harness;
+use crate::leaves::diagnostics::Diagnostic;
 use crate::plugin::authored_files::{self, AuthoredFiles, Naming};
 use crate::plugin::manifest;
 use crate::plugin::placeholder_span::authored_span;
@@ -74,7 +74,7 @@ pub fn own_tree_root_from(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Utf8PathBuf> {
     let plugin_root = find_plugin_root(start, env)?;
-    match crate::discover::find_project_dir(None, env, start) {
+    match crate::compile::discover::find_project_dir(None, env, start) {
         Ok(project) if plugin_root == project || !plugin_root.starts_with(&project) => None,
         _ => Some(plugin_root),
     }
@@ -245,7 +245,7 @@ pub fn compile_own_tree_from(
         .map_err(|error| Problem::new(format!("cannot create a temporary folder: {error}")))?;
     let project_dir = Utf8PathBuf::from_path_buf(temporary.path().join("framework"))
         .map_err(|_| Problem::new("the temporary folder's path is not UTF-8"))?;
-    crate::framework::init_project(&project_dir, harness, false)
+    crate::compile::framework::init_project(&project_dir, harness, false)
         .map_err(|error| Problem::new(error.to_string()))?;
     // The user's `AIDLC_*_DIR` overrides are about their project, not this copy.
     let layout = Layout::new(&project_dir, harness, &|_| None);
@@ -387,7 +387,7 @@ fn authored_text(path: &Utf8Path, overlay: &Overlay) -> Option<String> {
     overlay
         .get(path)
         .cloned()
-        .or_else(|| crate::fs_util::read_input_text(path).ok())
+        .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
 }
 
 /// A refusal that came with a span (in the text the composition checked, with

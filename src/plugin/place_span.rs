@@ -8,9 +8,9 @@
 
 use std::ops::Range;
 
+use crate::compile::syntax::{frontmatter, yaml};
 use crate::harness::install::json_text::{self, JsonTextError};
 use crate::plugin::Place;
-use crate::syntax::{frontmatter, yaml};
 
 /// The span of `place` in `text`; `is_json` says how to read the text (JSON, else Markdown
 /// with frontmatter).
@@ -19,7 +19,7 @@ pub fn span_of_place(text: &str, is_json: bool, place: Option<&Place>) -> Option
         let root = match json_text::parse(text) {
             Ok(root) => root,
             Err(JsonTextError::Syntax { line, column, .. }) => {
-                return Some(crate::stage_graph::plugins_key::offset_of(
+                return Some(crate::compile::stage_graph::plugins_key::offset_of(
                     text, line, column,
                 ));
             }

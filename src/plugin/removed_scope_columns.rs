@@ -13,9 +13,9 @@ use std::collections::BTreeMap;
 use camino::Utf8Path;
 use serde_json::Value;
 
-use crate::discover::Layout;
+use crate::compile::discover::Layout;
+use crate::compile::syntax::document::{DocumentKind, read_frontmatter, scalar_string};
 use crate::plugin::compose::Plan;
-use crate::syntax::document::{DocumentKind, read_frontmatter, scalar_string};
 
 /// The grid's new bytes when the plan removes scope files whose columns it holds. Reads the
 /// removed files, so it runs before the plan's changes are applied.
@@ -29,9 +29,9 @@ pub fn grid_without_removed_scope_columns(layout: &Layout, plan: &Plan) -> Optio
     if removed_names.is_empty() {
         return None;
     }
-    let text = crate::fs_util::read_bounded_text(
+    let text = crate::leaves::fs_util::read_bounded_text(
         &layout.scope_grid_path,
-        crate::discover::MAX_GENERATED_BYTES,
+        crate::compile::discover::MAX_GENERATED_BYTES,
     )
     .ok()?;
     let Ok(Value::Object(columns)) = serde_json::from_str::<Value>(&text) else {
@@ -45,12 +45,12 @@ pub fn grid_without_removed_scope_columns(layout: &Layout, plan: &Plan) -> Optio
         .filter(|(name, _)| !removed_names.contains(name))
         .collect();
     let object = Value::Object(kept.into_iter().collect());
-    Some(format!("{}\n", crate::js_json::pretty_json(&object)).into_bytes())
+    Some(format!("{}\n", crate::leaves::js_json::pretty_json(&object)).into_bytes())
 }
 
 /// The `name:` a scope file declares; `None` when it cannot be read or declares none.
 fn scope_name_of(path: &Utf8Path) -> Option<String> {
-    let text = crate::fs_util::read_input_text(path).ok()?;
+    let text = crate::leaves::fs_util::read_input_text(path).ok()?;
     let mut ignored = Vec::new();
     let map = read_frontmatter(&text, path, DocumentKind::Scope, &mut ignored)?;
     map.value("name").and_then(scalar_string).map(str::to_owned)

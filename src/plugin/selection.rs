@@ -1,14 +1,14 @@
 //! Reading `harness.json`'s `plugins` key for the plugin commands: the strict reader is the
-//! compile's (`crate::stage_graph::plugins_key`); this wraps its refusal as a plugin problem.
+//! compile's (`crate::compile::stage_graph::plugins_key`); this wraps its refusal as a plugin problem.
 
 use camino::Utf8Path;
 
+use crate::compile::stage_graph::plugins_key::{Selection, selection_of_text};
 use crate::plugin::Problem;
-use crate::stage_graph::plugins_key::{Selection, selection_of_text};
 
 /// The enabled set in the file at `harness_json`, or `None` when every plugin is enabled.
 pub fn read_selection(harness_json: &Utf8Path) -> Result<Selection, Problem> {
-    let text = match crate::fs_util::read_input_text(harness_json) {
+    let text = match crate::leaves::fs_util::read_input_text(harness_json) {
         Ok(text) => text,
         Err(error) if error.is_not_found() => return Ok(None),
         Err(error) => {
@@ -29,7 +29,7 @@ mod tests {
     use std::collections::BTreeSet;
 
     use super::*;
-    use crate::stage_graph::plugins_key::is_enabled;
+    use crate::compile::stage_graph::plugins_key::is_enabled;
 
     #[test]
     fn the_plugins_key_is_read_strictly() {

@@ -96,7 +96,7 @@ pub fn sidecar_bytes(value: &Value, existing: Option<&[u8]>) -> Vec<u8> {
     {
         return existing.to_vec();
     }
-    format!("{}\n", crate::js_json::pretty_json(value)).into_bytes()
+    format!("{}\n", crate::leaves::js_json::pretty_json(value)).into_bytes()
 }
 
 fn same_ignoring_key_order(a: &Value, b: &Value) -> bool {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::plugin::{PluginError, Problem};
-use crate::worker_process::{WorkerCommand, run_worker};
+use crate::runtime::worker_process::{WorkerCommand, run_worker};
 
 /// How long one `git` command may take.
 const GIT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -173,7 +173,7 @@ pub fn vendored_files(
                     .path()
                     .strip_prefix(clone_root)
                     .unwrap_or(entry.path());
-                let bytes = crate::fs_util::read_input(entry.path())
+                let bytes = crate::leaves::fs_util::read_input(entry.path())
                     .map_err(|error| std::io::Error::other(format!("{}: {error}", entry.path())))?;
                 out.push((vendored.join(relative), bytes));
             }

@@ -11,8 +11,8 @@
 //! Invariants: nothing here writes or takes the audit lock; a lock file or a source that cannot
 //! be read is a warning that says so, never silence.
 
-use crate::diagnostics::{Code, Diagnostic};
-use crate::discover::Layout;
+use crate::compile::discover::Layout;
+use crate::leaves::diagnostics::{Code, Diagnostic};
 use crate::plugin::PluginError;
 use crate::plugin::lock_file::{self, LOCK_FILE_NAME};
 use crate::plugin::operations::{self, ChangedSource};

@@ -30,9 +30,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
-use crate::discover::{Layout, StatStamp, hash_hex};
+use crate::compile::discover::{Layout, StatStamp, hash_hex};
+use crate::compile::up_to_date::RACY_WINDOW_NS;
 use crate::plugin::Problem;
-use crate::up_to_date::RACY_WINDOW_NS;
 
 /// The record's file name, in the folder of `stage-graph.json`.
 pub const SYNC_RECORD_FILE_NAME: &str = crate::harness::gitignore::PLUGIN_SYNC_RECORD_FILE_NAME;
@@ -42,7 +42,7 @@ const FORMAT: u32 = 2;
 
 /// Where the record for `layout` lives.
 pub fn sync_record_path(layout: &Layout) -> Utf8PathBuf {
-    crate::up_to_date::fingerprint_path(layout).with_file_name(SYNC_RECORD_FILE_NAME)
+    crate::compile::up_to_date::fingerprint_path(layout).with_file_name(SYNC_RECORD_FILE_NAME)
 }
 
 /// The time now, in nanoseconds since the epoch.
@@ -236,8 +236,8 @@ fn record_of(
         stamped.push((file.to_string(), stat));
     }
     Some(Record {
-        tool: crate::up_to_date::tool_identity(),
-        layout: crate::up_to_date::layout_identity(layout),
+        tool: crate::compile::up_to_date::tool_identity(),
+        layout: crate::compile::up_to_date::layout_identity(layout),
         environment_roots: environment_roots(environment),
         roots,
         folders,
@@ -259,8 +259,8 @@ fn record_of(
 /// `Some` when the record proves a sync with `environment` roots would change nothing.
 pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSync> {
     let record = read_record(&sync_record_path(layout))?;
-    let same_key = record.tool == crate::up_to_date::tool_identity()
-        && record.layout == crate::up_to_date::layout_identity(layout)
+    let same_key = record.tool == crate::compile::up_to_date::tool_identity()
+        && record.layout == crate::compile::up_to_date::layout_identity(layout)
         && record.environment_roots == environment_roots(environment);
     if !same_key {
         return None;
@@ -308,14 +308,14 @@ pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSy
 /// Remove the record (a composition is about to change what it names).
 pub fn remove(layout: &Layout) -> std::io::Result<()> {
     let path = contained_record_path(layout)?;
-    crate::fs_util::contained::remove_file(&path).map_err(Into::into)
+    crate::leaves::fs_util::contained::remove_file(&path).map_err(Into::into)
 }
 
 /// The record's path as a path the layer writes.
 fn contained_record_path(
     layout: &Layout,
-) -> std::io::Result<crate::fs_util::contained::ProjectPath> {
-    crate::fs_util::contained::ProjectPath::of_absolute(
+) -> std::io::Result<crate::leaves::fs_util::contained::ProjectPath> {
+    crate::leaves::fs_util::contained::ProjectPath::of_absolute(
         &layout.project_dir,
         &sync_record_path(layout),
     )
@@ -329,20 +329,28 @@ fn header(body: &str) -> String {
 }
 
 fn write_record(
-    path: &crate::fs_util::contained::ProjectPath,
+    path: &crate::leaves::fs_util::contained::ProjectPath,
     record: &Record,
 ) -> std::io::Result<()> {
     let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
     let text = format!("{}\n{body}", header(&body));
-    if crate::fs_util::read_input(&path.absolute()).ok().as_deref() == Some(text.as_bytes()) {
+    if crate::leaves::fs_util::read_input(&path.absolute())
+        .ok()
+        .as_deref()
+        == Some(text.as_bytes())
+    {
         return Ok(());
     }
-    crate::fs_util::contained::write_file(path, text.as_bytes(), crate::fs_util::Flush::No)
-        .map_err(Into::into)
+    crate::leaves::fs_util::contained::write_file(
+        path,
+        text.as_bytes(),
+        crate::leaves::fs_util::Flush::No,
+    )
+    .map_err(Into::into)
 }
 
 fn read_record(path: &Utf8Path) -> Option<Record> {
-    let text = crate::fs_util::read_input_text(path).ok()?;
+    let text = crate::leaves::fs_util::read_input_text(path).ok()?;
     let (first, body) = text.split_once('\n')?;
     if first != header(body) {
         return None;
@@ -375,7 +383,8 @@ mod tests {
     fn a_record_with_a_changed_checksum_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
         let project = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
-        let contained = crate::fs_util::contained::ProjectPath::parse(&project, "record").unwrap();
+        let contained =
+            crate::leaves::fs_util::contained::ProjectPath::parse(&project, "record").unwrap();
         let path = contained.absolute();
         let record = Record {
             tool: "t".into(),

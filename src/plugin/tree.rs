@@ -261,7 +261,7 @@ impl Walk<'_> {
             Ok(bytes) => {
                 let relative = path
                     .strip_prefix(self.base)
-                    .map(|relative| crate::fs_util::to_posix(relative.as_str()))
+                    .map(|relative| crate::leaves::fs_util::to_posix(relative.as_str()))
                     .unwrap_or_default();
                 self.files.push(PluginFile {
                     subtree,

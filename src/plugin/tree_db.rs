@@ -160,9 +160,9 @@ impl salsa::Database for PluginTreesDatabase {}
 
 impl PluginTreesDatabase {
     /// A database that records every query execution into `log`.
-    pub fn with_execution_log(log: crate::db::ExecutionLog) -> Self {
+    pub fn with_execution_log(log: crate::compile::db::ExecutionLog) -> Self {
         Self {
-            storage: salsa::Storage::new(Some(crate::db::execution_logger(log, false))),
+            storage: salsa::Storage::new(Some(crate::compile::db::execution_logger(log, false))),
         }
     }
 }
@@ -457,14 +457,14 @@ mod tests {
         (dir, path)
     }
 
-    fn logged_trees() -> (PluginTrees, crate::db::ExecutionLog) {
-        let log = crate::db::ExecutionLog::default();
+    fn logged_trees() -> (PluginTrees, crate::compile::db::ExecutionLog) {
+        let log = crate::compile::db::ExecutionLog::default();
         let trees =
             PluginTrees::with_database(PluginTreesDatabase::with_execution_log(log.clone()));
         (trees, log)
     }
 
-    fn tree_executions(log: &crate::db::ExecutionLog) -> usize {
+    fn tree_executions(log: &crate::compile::db::ExecutionLog) -> usize {
         let entries = std::mem::take(&mut *log.lock().unwrap());
         entries
             .iter()

@@ -171,7 +171,7 @@ impl TreeSource for DiskSource<'_> {
 
     fn read(&self, path: &Utf8Path) -> Result<Vec<u8>, String> {
         let bytes = self.overlay.get(path).map_or_else(
-            || crate::fs_util::read_input(path).map_err(|error| error.to_string()),
+            || crate::leaves::fs_util::read_input(path).map_err(|error| error.to_string()),
             |text| Ok(text.as_bytes().to_vec()),
         );
         self.record(|recorded| {

@@ -11,7 +11,7 @@
 
 use serde_json::Value;
 
-use crate::js_json::pretty_json;
+use crate::leaves::js_json::pretty_json;
 
 /// A pretty-printing JSON writer over a `String`, two spaces per level, starting at `depth`
 /// levels of indentation (the layout of an element nested that deep in a larger document).

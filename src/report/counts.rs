@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::gate::report::{
+use crate::runtime::gate::report::{
     GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SKIP_REASONS, SkipReason, skip_reason_key,
 };
 

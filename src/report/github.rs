@@ -18,9 +18,8 @@ use std::borrow::Cow;
 use camino::Utf8Path;
 
 use crate::compile::Drift;
-use crate::diagnostics::Diagnostic;
-use crate::gate::report::{GateFire, GateReport, Outcome};
-use crate::github_actions::workflow_command;
+use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::github_actions::workflow_command;
 use crate::report::messages::{
     dead_binding_message, failed_without_findings_message, not_evaluated_help,
     not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
@@ -28,6 +27,7 @@ use crate::report::messages::{
 };
 use crate::report::problem::{Level, Location, Problem};
 use crate::report::source::SourceLookup;
+use crate::runtime::gate::report::{GateFire, GateReport, Outcome};
 
 /// One problem as a workflow command: `::error file=…,line=…,col=…,endLine=…,endColumn=…,
 /// title=…::message`, the file made repository-relative by `repository_prefix` (the project
@@ -232,8 +232,8 @@ fn fire_annotations(report: &GateReport, fire: &GateFire) -> Vec<Annotation> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gate::report::Finding;
     use crate::report::test_reports::{no_record_report, sample_report};
+    use crate::runtime::gate::report::Finding;
 
     // --- GitHub
 

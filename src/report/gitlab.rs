@@ -11,13 +11,13 @@
 use camino::Utf8Path;
 use serde_json::{Value, json};
 
-use crate::gate::report::Severity;
-use crate::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome};
 use crate::report::finding_identity::Fingerprints;
 use crate::report::messages::{
     dead_binding_message, failed_without_findings_message, finding_message_with_help,
     not_evaluated_help, not_evaluated_message, nothing_checked_message, unfired_message,
 };
+use crate::runtime::gate::report::Severity;
+use crate::runtime::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome};
 
 /// The Code Quality report (pretty-printed JSON, no trailing newline).
 pub fn render_gitlab(report: &GateReport) -> String {

@@ -26,9 +26,8 @@ use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report,
 };
 
-use crate::diagnostics::Diagnostic;
-use crate::english::plural;
-use crate::gate::report::{Finding, GateFire, GateReport, Outcome, Severity, UnfiredBinding};
+use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::english::plural;
 use crate::report::RenderSettings;
 use crate::report::messages::{
     NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, duration_ms,
@@ -38,6 +37,9 @@ use crate::report::messages::{
 use crate::report::problem::{Level, Location, Problem};
 use crate::report::snippet::WindowedSource;
 use crate::report::source::{SnippetText, SourceLookup, line_column, line_span};
+use crate::runtime::gate::report::{
+    Finding, GateFire, GateReport, Outcome, Severity, UnfiredBinding,
+};
 
 /// A word (a run without whitespace) longer than this many characters is shortened in the
 /// human rendering of a message, help or label: a value quoted from a file can be megabytes.
@@ -617,7 +619,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::diagnostics::Code;
+    use crate::leaves::diagnostics::Code;
     use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 
     /// The sample's requirements document, with lines 12 and 40 the findings point at.

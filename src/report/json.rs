@@ -12,18 +12,18 @@
 use serde_json::{Map, Value, json};
 
 use crate::compile::Drift;
-use crate::diagnostics::Diagnostic;
-use crate::gate::report::{
-    DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome,
-    SensorsOff, Severity, UnfiredBinding, UnfiredCause, skip_reason_key,
-};
+use crate::leaves::diagnostics::Diagnostic;
 use crate::report::counts::counts_value;
 use crate::report::drift::DRIFT_HELP;
 use crate::report::messages::duration_ms;
 use crate::report::problem::Problem;
 use crate::report::source::SourceLookup;
+use crate::runtime::gate::report::{
+    DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome,
+    SensorsOff, Severity, UnfiredBinding, UnfiredCause, skip_reason_key,
+};
 
-pub use crate::gate::report::JSON_SCHEMA_VERSION;
+pub use crate::runtime::gate::report::JSON_SCHEMA_VERSION;
 
 /// One compile diagnostic as one JSON object (no trailing newline) with stable keys.
 pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {

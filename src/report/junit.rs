@@ -22,14 +22,14 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::gate::report::{
-    GateFire, GateReport, GateSkip, Outcome, Severity, SkipReason, UnfiredBinding, skip_reason_key,
-};
 use crate::report::counts::stage_counts;
 use crate::report::messages::{
     NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, failed_without_findings_message,
     finding_location, finding_message, not_evaluated_help, not_evaluated_message,
     nothing_checked_message, scope_line, shard_message, summary_line, unfired_message,
+};
+use crate::runtime::gate::report::{
+    GateFire, GateReport, GateSkip, Outcome, Severity, SkipReason, UnfiredBinding, skip_reason_key,
 };
 
 /// The name of the last suite, which holds the run's summary and its skipped bindings.

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::gate::merge::{MergeError, merge_reports, read_report};
-use crate::gate::report::{
+use crate::report::render_json;
+use crate::runtime::gate::merge::{MergeError, merge_reports, read_report};
+use crate::runtime::gate::report::{
     Finding, FireResult, GateFire, GateReport, GateSkip, PlanIdentity, Severity, SkipReason,
 };
-use crate::report::render_json;
 
 fn shard_reports(count: u64) -> (GateReport, Vec<(String, GateReport)>) {
     let fires: Vec<GateFire> = (0..7)

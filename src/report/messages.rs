@@ -8,14 +8,14 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::english::plural;
-use crate::gate::report::Severity;
-use crate::gate::report::{
-    Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
-    last_lines,
-};
+use crate::leaves::english::plural;
 use crate::report::counts::{
     counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
+};
+use crate::runtime::gate::report::Severity;
+use crate::runtime::gate::report::{
+    Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
+    last_lines,
 };
 
 /// The one-line summary every format carries: sensors × files, then each outcome with its

@@ -33,8 +33,8 @@
 //!   that "nothing was checked" cannot look green;
 //! - a dead binding is always named.
 //!
-//! [`UnfiredBinding::reason`]: crate::gate::report::UnfiredBinding::reason
-//! [`NothingChecked`]: crate::gate::report::NothingChecked
+//! [`UnfiredBinding::reason`]: crate::runtime::gate::report::UnfiredBinding::reason
+//! [`NothingChecked`]: crate::runtime::gate::report::NothingChecked
 
 mod counts;
 pub mod drift;
@@ -53,9 +53,9 @@ pub mod snippet;
 pub mod source;
 mod step_summary;
 
-use crate::gate::report::GateReport;
+use crate::runtime::gate::report::GateReport;
 
-pub use crate::gate::report::skip_reason_key;
+pub use crate::runtime::gate::report::skip_reason_key;
 pub use github::{MAX_ANNOTATIONS_PER_LEVEL, render_github_annotations};
 pub use gitlab::render_gitlab;
 pub use human::render_human;
@@ -171,12 +171,12 @@ pub(crate) mod test_reports {
 
     use camino::Utf8PathBuf;
 
-    use crate::gate::report::{
+    use crate::protocol::selection::Severity;
+    use crate::protocol::verdict::{ScriptError, Verdict};
+    use crate::runtime::gate::report::{
         DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo,
         SkipReason, UnfiredBinding, UnfiredCause,
     };
-    use crate::protocol::selection::Severity;
-    use crate::protocol::verdict::{ScriptError, Verdict};
 
     pub(crate) const RECORD: &str = "aidlc/spaces/default/intents/260101-login";
 
@@ -507,8 +507,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::gate::report::Finding;
     use crate::report::test_reports::{no_record_report, sample_report};
+    use crate::runtime::gate::report::Finding;
 
     /// The one match sends each `--format` value to its own renderer, and only github has a
     /// step summary; colour reaches the human format only.

@@ -12,9 +12,9 @@ use std::ops::Range;
 
 use camino::Utf8Path;
 
-use crate::diagnostics::{Diagnostic, Severity};
-use crate::gate::report::{Finding, GateFire, Severity as BindingSeverity};
+use crate::leaves::diagnostics::{Diagnostic, Severity};
 use crate::report::source::{SourceLookup, line_column};
+use crate::runtime::gate::report::{Finding, GateFire, Severity as BindingSeverity};
 
 /// How serious a problem is in every format's terms: an error fails the run (a compile error,
 /// a blocking finding or non-evaluation), a warning does not.
@@ -284,7 +284,7 @@ mod tests {
     use camino::Utf8PathBuf;
 
     use super::*;
-    use crate::diagnostics::Code;
+    use crate::leaves::diagnostics::Code;
 
     #[test]
     fn a_diagnostic_becomes_a_problem_with_its_region() {

@@ -22,11 +22,8 @@ use camino::Utf8Path;
 use serde_json::{Map, Value, json};
 
 use crate::compile::Drift;
-use crate::diagnostics::Diagnostic;
-use crate::file_uri::relative_uri_reference;
-use crate::gate::report::{
-    DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding,
-};
+use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::file_uri::relative_uri_reference;
 use crate::report::counts::counts_value;
 use crate::report::finding_identity::Fingerprints;
 use crate::report::messages::{
@@ -36,6 +33,9 @@ use crate::report::messages::{
 };
 use crate::report::problem::{Level, Problem, Region};
 use crate::report::source::SourceLookup;
+use crate::runtime::gate::report::{
+    DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding,
+};
 
 /// The `$schema` of the SARIF log, as GitHub code scanning and most viewers expect it.
 pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::diagnostics::Diagnostic;
-use crate::discover::Layout;
+use crate::compile::discover::Layout;
+use crate::leaves::diagnostics::Diagnostic;
 
 /// The texts of the files findings point into, by project-relative path; shared, so that many
 /// findings in one file cost one copy.
@@ -193,12 +193,12 @@ pub fn sources_with_plugins(
     }
     let lock =
         crate::plugin::lock_file::read_lock(&layout.project_dir, layout.harness.dir_name()).ok();
-    for entry in crate::db::Project::get(db).stage_files(db) {
+    for entry in crate::compile::db::Project::get(db).stage_files(db) {
         let path = entry.file.path(db);
         if !wanted.contains(path.as_path()) {
             continue;
         }
-        if let Some(plugin) = crate::parse::parsed_stage(db, entry.file)
+        if let Some(plugin) = crate::compile::parse::parsed_stage(db, entry.file)
             .definition
             .as_ref()
             .and_then(|stage| stage.plugin.as_ref())

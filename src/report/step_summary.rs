@@ -9,12 +9,14 @@
 
 use std::fmt::Write as _;
 
-use crate::english::plural;
-use crate::gate::report::{DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding, last_lines};
+use crate::leaves::english::plural;
 use crate::report::counts::{distinct_sensor_count, skip_reason_counts, stage_counts};
 use crate::report::messages::{
     NOT_RECORDED_MESSAGE, STDERR_LINES_IN_HELP, blocking_line, not_evaluated_detail,
     nothing_checked_message, scope_line, shard_message, summary_line,
+};
+use crate::runtime::gate::report::{
+    DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding, last_lines,
 };
 
 /// How many findings of one failed fire the summary lists (the rest are counted).

@@ -12,9 +12,9 @@ use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
-use crate::gate::report::{FireOnFilter, NEVER_FIRED, OUTCOMES, Outcome, SKIP_REASONS};
-use crate::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
 use crate::protocol::selection::Severity;
+use crate::runtime::gate::report::{FireOnFilter, NEVER_FIRED, OUTCOMES, Outcome, SKIP_REASONS};
+use crate::runtime::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
 
 /// The report of one `aidlc gate check --format json` run.
 #[derive(JsonSchema)]

@@ -13,8 +13,8 @@ pub mod gate_report;
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 
-use crate::syntax::manifest::SensorManifest;
-use crate::syntax::stage::StageDefinition;
+use crate::compile::syntax::manifest::SensorManifest;
+use crate::compile::syntax::stage::StageDefinition;
 
 /// The documents `aidlc schema` describes.
 //
@@ -65,11 +65,12 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
-    use crate::syntax::document::keys_read;
+    use crate::compile::syntax::document::keys_read;
 
     /// The frontmatter of `text` as JSON, as an editor's YAML reader sees it.
     fn frontmatter_json(text: &str) -> Result<Value, String> {
-        let fences = crate::syntax::frontmatter::split(text).map_err(|e| format!("{e:?}"))?;
+        let fences =
+            crate::compile::syntax::frontmatter::split(text).map_err(|e| format!("{e:?}"))?;
         serde_saphyr::from_str(&text[fences.yaml]).map_err(|e| e.to_string())
     }
 
@@ -101,7 +102,7 @@ mod tests {
     #[test]
     fn every_key_the_manifest_parser_reads_is_in_the_schema() {
         let (read, (manifest, diagnostics)) = keys_read(|| {
-            crate::syntax::manifest::parse_manifest(
+            crate::compile::syntax::manifest::parse_manifest(
                 FULL_MANIFEST,
                 Utf8Path::new("aidlc-demo.md"),
                 "demo",
@@ -121,7 +122,7 @@ mod tests {
     #[test]
     fn every_key_the_stage_parser_reads_or_accepts_is_in_the_schema() {
         let (read, (stage, diagnostics)) = keys_read(|| {
-            crate::syntax::stage::parse_stage(FULL_STAGE, Utf8Path::new("demo-stage.md"))
+            crate::compile::syntax::stage::parse_stage(FULL_STAGE, Utf8Path::new("demo-stage.md"))
         });
         let errors: Vec<_> = diagnostics.iter().filter(|d| d.is_error()).collect();
         assert!(errors.is_empty(), "{errors:?}");
@@ -132,7 +133,7 @@ mod tests {
             missing.is_empty(),
             "read but not in the schema: {missing:?}"
         );
-        let accepted: BTreeSet<String> = crate::syntax::stage::KNOWN_KEYS
+        let accepted: BTreeSet<String> = crate::compile::syntax::stage::KNOWN_KEYS
             .iter()
             .map(|key| (*key).to_owned())
             .collect();
@@ -201,7 +202,7 @@ mod tests {
                 !errors(SchemaKind::Manifest, &instance).is_empty(),
                 "the schema accepts `{with}`"
             );
-            let (parsed, _) = crate::syntax::manifest::parse_manifest(
+            let (parsed, _) = crate::compile::syntax::manifest::parse_manifest(
                 &FULL_MANIFEST.replace(edit, with),
                 Utf8Path::new("aidlc-demo.md"),
                 "demo",
@@ -234,7 +235,7 @@ mod tests {
                 "the schema accepts `{with}`"
             );
             let (parsed, _) =
-                crate::syntax::stage::parse_stage(&text, Utf8Path::new("demo-stage.md"));
+                crate::compile::syntax::stage::parse_stage(&text, Utf8Path::new("demo-stage.md"));
             assert!(parsed.is_none(), "the parser accepts `{with}`");
         }
     }

@@ -115,7 +115,9 @@ fn output_does_not_depend_on_file_creation_order_or_threads() {
     let forward = TestProject::default_framework();
     assert_eq!(forward.compile().status, 0);
     let reversed = TestProject::empty();
-    let mut files: Vec<_> = aidlc::framework::DEFAULT_FRAMEWORK.iter().collect();
+    let mut files: Vec<_> = aidlc::compile::framework::DEFAULT_FRAMEWORK
+        .iter()
+        .collect();
     files.reverse();
     for file in files {
         reversed.write(
@@ -384,8 +386,8 @@ fn stage_files_discovery_skips_are_warned_with_the_path_that_loads_them() {
 /// stages added, one in each half of the list.
 #[test]
 fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
-    use aidlc::db::CompilerDatabase;
-    use aidlc::discover::Layout;
+    use aidlc::compile::db::CompilerDatabase;
+    use aidlc::compile::discover::Layout;
     use aidlc::harness::Harness;
     if !std::thread::available_parallelism().is_ok_and(|cores| cores.get() > 1) {
         eprintln!(
@@ -421,17 +423,19 @@ fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
     let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
 
     let mut two_threads = CompilerDatabase::default();
-    let _inputs = aidlc::discover::load_project(&mut two_threads, &layout);
-    let n_stage_files = aidlc::db::Project::get(&two_threads)
+    let _inputs = aidlc::compile::discover::load_project(&mut two_threads, &layout);
+    let n_stage_files = aidlc::compile::db::Project::get(&two_threads)
         .stage_files(&two_threads)
         .len();
-    assert!(n_stage_files >= aidlc::discover::HELPER_THREAD_THRESHOLD);
-    assert!(n_stage_files < aidlc::discover::PARALLEL_THRESHOLD);
-    assert!(aidlc::discover::worth_a_helper_thread(n_stage_files));
+    assert!(n_stage_files >= aidlc::compile::discover::HELPER_THREAD_THRESHOLD);
+    assert!(n_stage_files < aidlc::compile::discover::PARALLEL_THRESHOLD);
+    assert!(aidlc::compile::discover::worth_a_helper_thread(
+        n_stage_files
+    ));
     let outcome = aidlc::compile::compile_once(&two_threads);
 
     let mut one_thread = CompilerDatabase::default();
-    let one_thread_inputs = aidlc::discover::load_project(&mut one_thread, &layout);
+    let one_thread_inputs = aidlc::compile::discover::load_project(&mut one_thread, &layout);
     assert_eq!(outcome, aidlc::compile::compile(&one_thread));
     // `aidlc compile`'s path: the helper also reads half the files, before any input exists.
     let mut loaded_on_two_threads = CompilerDatabase::default();

@@ -9,7 +9,7 @@ fn every_diagnostic_code_has_a_section() {
         .filter_map(|line| line.strip_prefix("## "))
         .map(str::trim)
         .collect();
-    let codes: Vec<&str> = aidlc::diagnostics::Code::ALL
+    let codes: Vec<&str> = aidlc::leaves::diagnostics::Code::ALL
         .iter()
         .map(|code| code.as_str())
         .collect();

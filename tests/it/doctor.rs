@@ -280,7 +280,7 @@ fn a_torn_shard_a_stale_lock_and_stale_temporaries_warn() {
     assert_eq!(status(&rows, "Audit shard"), "pass");
     assert_eq!(status(&rows, "Audit lock"), "pass");
     assert_eq!(status(&rows, "Temporary files"), "pass");
-    let host = aidlc::workspace::host_name();
+    let host = aidlc::runtime::workspace::host_name();
     project.write(
         &format!("aidlc/spaces/default/intents/261201-demo/audit/{host}-0123456789ab.md"),
         "# AI-DLC Audit Log\n\n## Human Turn\n**Timestamp**: 2026-12-01T10:00:00Z\n**Event**: HUMAN_TURN\n\n---\n\n## Sensor Fired\n**Timestamp**: 2026-12-01T10:00:01Z\n**Event**: SENS",

@@ -4,7 +4,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime};
 
-use aidlc::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
+use aidlc::runtime::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
 use serde_json::Value;
 
 use crate::support::{Run, TestProject, stage};
@@ -517,7 +517,7 @@ fn ten_parallel_fires_leave_ten_intact_pairs() {
 }
 
 fn write_lock_owner(project: &TestProject, pid: u32) -> camino::Utf8PathBuf {
-    let lock = aidlc::audit_lock::lock_path(&project.root);
+    let lock = aidlc::leaves::audit_lock::lock_path(&project.root);
     std::fs::create_dir_all(&lock).unwrap();
     let started = SystemTime::now()
         .duration_since(SystemTime::UNIX_EPOCH)
@@ -595,9 +595,9 @@ fn shipped_sensors_run_natively_both_through_fire_and_the_worker_protocol() {
     assert_eq!(worker.status, 0, "{}", worker.stderr);
     let line: Value = serde_json::from_str(worker.stdout.trim()).unwrap();
     assert_eq!(line["pass"], false);
-    for id in aidlc::sensors::SHIPPED_SENSOR_IDS {
+    for id in aidlc::runtime::sensors::SHIPPED_SENSOR_IDS {
         assert!(
-            aidlc::sensors::native_check(id).is_some(),
+            aidlc::runtime::sensors::native_check(id).is_some(),
             "{id} has a native check"
         );
     }
@@ -607,7 +607,7 @@ fn shipped_sensors_run_natively_both_through_fire_and_the_worker_protocol() {
 /// needs this clone's shard to see a workflow, failure mode N6; most tests start one anyway,
 /// as a real workflow has.)
 fn start_audit_shard(project: &TestProject) {
-    let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
     std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
     std::fs::write(&shard, "# AI-DLC Audit Log\n").unwrap();
 }
@@ -708,18 +708,19 @@ fn a_hook_whose_stdin_never_closes_gives_up_in_bounded_time() {
 /// byte for byte in the reference's format (D25–D27).
 #[test]
 fn one_fixed_fire_is_byte_exact() {
-    use aidlc::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
+    use aidlc::runtime::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
     let project = project_with_worker(
         &script(
             "echo '{\"pass\":false,\"findings_count\":1,\"findings\":[{\"heading\":\"## Scope\"}]}'",
         ),
         "",
     );
-    let workspace = aidlc::workspace::Workspace::resolve(aidlc::discover::Layout::new(
-        &project.root,
-        aidlc::harness::Harness::Claude,
-        &|_| None,
-    ));
+    let workspace =
+        aidlc::runtime::workspace::Workspace::resolve(aidlc::compile::discover::Layout::new(
+            &project.root,
+            aidlc::harness::Harness::Claude,
+            &|_| None,
+        ));
     let request = FireRequest {
         sensor_id: "fake".into(),
         stage: "first-stage".into(),

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::SystemTime;
 
-use aidlc::discover::Layout;
+use aidlc::compile::discover::Layout;
 use aidlc::harness::Harness;
 use camino::Utf8PathBuf;
 use serde_json::Value;
@@ -238,8 +238,8 @@ fn a_gate_sensor_on_a_stage_that_declares_no_outputs_never_fires() {
 fn the_default_framework_still_compiles_with_no_diagnostic() {
     let project = TestProject::default_framework();
     let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
-    let mut db = aidlc::db::CompilerDatabase::default();
-    let _inputs = aidlc::discover::load_project(&mut db, &layout);
+    let mut db = aidlc::compile::db::CompilerDatabase::default();
+    let _inputs = aidlc::compile::discover::load_project(&mut db, &layout);
     let outcome = aidlc::compile::compile(&db);
     assert_eq!(outcome.diagnostics, [], "the default framework is clean");
     // Its gate-fired document sensors do fire on every stage that imports them: making one

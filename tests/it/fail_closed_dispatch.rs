@@ -6,7 +6,7 @@
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-use aidlc::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
+use aidlc::runtime::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
 use serde_json::Value;
 
 use crate::support::{Run, TestProject, manifest, stage};
@@ -504,7 +504,7 @@ fn a_signal_to_gate_start_stops_the_worker_writes_no_gate_row_and_exits_130() {
 fn a_signal_to_the_write_hook_stops_the_worker_records_the_fire_and_exits_130() {
     for signal in ["INT", "TERM", "HUP"] {
         let project = project_with_worker(SLEEPING_WORKER, "");
-        let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+        let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
         std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
         std::fs::write(&shard, "# AI-DLC Audit Log\n").unwrap();
         let payload =

@@ -13,7 +13,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime};
 
-use aidlc::audit::ledger::{AuditBlock, AuditRow, append_row, parse_blocks};
+use aidlc::runtime::audit::ledger::{AuditBlock, AuditRow, append_row, parse_blocks};
 use serde_json::Value;
 
 use crate::support::{GRAPH, REFERENCE_VERSIONS, Run, TestProject};
@@ -180,7 +180,7 @@ fn gate_rows(project: &TestProject) -> Vec<AuditBlock> {
 /// The conductor's decision, a human turn with its receipt and the exact answer naming it
 /// (docs/decisions.md D34).
 fn record_override_receipt(project: &TestProject) {
-    let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
     let (human_turn, receipt) =
         crate::support::verifiable_human_turn(project, "Override blocking sensors");
     let rows = [
@@ -753,7 +753,7 @@ fn the_write_hook_fires_in_a_clone_that_has_no_shard_of_its_own() {
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert_eq!(drops(&project), "", "nothing was dropped");
-    let own_shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    let own_shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
     assert_ne!(own_shard, project.path(&other_shard));
     let rows = parse_blocks(
         &std::fs::read_to_string(&own_shard).expect("the fire created this clone's shard"),

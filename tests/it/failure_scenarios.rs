@@ -991,7 +991,7 @@ fn scenario_06_compile_names_unknown_imports_and_is_byte_stable_with_a_drift_che
 /// On this platform a backslash is a file-name character, so a manual fire of the backslash
 /// spelling names no file and is refused; a hook payload's backslashes are separators (the
 /// harness sent a Windows path, N5), so the hook fires what the `/` spelling fires. Matching
-/// itself is unit-tested in `src/dispatch/glob/` (with a differential test against globset).
+/// itself is unit-tested in `src/protocol/glob/` (with a differential test against globset).
 ///
 /// Also covered by `fail_closed_compile::a_blocking_gate_sensor_whose_glob_misses_every_output_is_a_compile_error`,
 /// `fail_closed_compile::an_advisory_gate_sensor_whose_glob_misses_is_a_warning_and_still_compiles`
@@ -1283,7 +1283,7 @@ fn scenario_08_paths_that_leave_the_project_are_refused_before_any_row() {
 /// that instead.
 ///
 /// Also covered by `engine::pre_flight_refusals_write_no_audit_row` and the flag tests of each
-/// worker (the unit tests in `src/dispatch/workers/`).
+/// worker (the unit tests of `src/runtime/worker_process.rs`).
 #[test]
 fn scenario_09_flags_without_values_are_loud_usage_errors() {
     let project = scenario_project(&[Sensor::write("probe", PASS, "**/*.md")]);
@@ -1556,7 +1556,7 @@ fn scenario_10_parallel_fires_pair_by_fire_id_and_no_lock_is_held_while_a_worker
 
 /// `time` as an audit timestamp, `YYYY-MM-DDTHH:MM:SSZ` (UTC), as the ledger writes it.
 fn iso_timestamp(time: std::time::SystemTime) -> String {
-    aidlc::timestamp::iso_timestamp(time)
+    aidlc::leaves::timestamp::iso_timestamp(time)
 }
 
 /// One fire as the reference's dispatcher records it, in a shard of another clone: `SENSOR_FIRED`

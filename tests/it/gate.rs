@@ -204,7 +204,7 @@ fn no_record_leaves_the_project_byte_identical() {
     let project = gate_project("blocking");
     project.write(&format!("{STAGE_DIR}/doc-b.md"), "# B\nFAIL\n");
     // Mint the clone id first, as any real workspace has one.
-    aidlc::workspace::clone_id(&project.root).unwrap();
+    aidlc::runtime::workspace::clone_id(&project.root).unwrap();
     let before = snapshot_tree(&project);
     let (run, json) = gate_json(&project, &["--no-record"]);
     assert_eq!(run.status, 1);

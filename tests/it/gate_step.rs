@@ -5,7 +5,7 @@
 
 use std::time::SystemTime;
 
-use aidlc::audit::ledger::{AuditBlock, AuditRow, append_row, parse_blocks};
+use aidlc::runtime::audit::ledger::{AuditBlock, AuditRow, append_row, parse_blocks};
 use serde_json::Value;
 
 use crate::support::{Run, TestProject};
@@ -144,7 +144,7 @@ fn fired_sensor_ids(project: &TestProject) -> Vec<String> {
 /// offering both options, a human turn with its receipt (docs/decisions.md D34), and the exact
 /// answer naming it.
 fn record_override_receipt(project: &TestProject) {
-    let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
     let (human_turn, receipt) =
         crate::support::verifiable_human_turn(project, "Override blocking sensors");
     let rows = [

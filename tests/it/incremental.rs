@@ -2,8 +2,8 @@
 
 use std::collections::HashSet;
 
-use aidlc::db::{CompilerDatabase, ExecutionLog, FileContents, Project};
-use aidlc::discover::{InputChanges, Layout, ProjectInputs, Reread};
+use aidlc::compile::db::{CompilerDatabase, ExecutionLog, FileContents, Project};
+use aidlc::compile::discover::{InputChanges, Layout, ProjectInputs, Reread};
 use aidlc::harness::Harness;
 use camino::Utf8PathBuf;
 
@@ -43,7 +43,7 @@ impl<'p> Session<'p> {
 
     fn over(project: &'p TestProject, mut db: CompilerDatabase, log: ExecutionLog) -> Self {
         let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
-        let inputs = aidlc::discover::load_project(&mut db, &layout);
+        let inputs = aidlc::compile::discover::load_project(&mut db, &layout);
         let outcome = aidlc::compile::compile(&db);
         assert_eq!(outcome.n_errors(), 0, "{:?}", outcome.diagnostics);
         Self {
@@ -212,7 +212,7 @@ fn graph_rows_equal_the_rows_parsed_back_from_the_emitted_graph() {
             })
             .collect();
         assert_eq!(
-            *aidlc::stage_graph::numbering::graph_rows(&session.db),
+            *aidlc::compile::stage_graph::numbering::graph_rows(&session.db),
             parsed
         );
     }
@@ -226,8 +226,10 @@ const LARGE_PROJECT_SENSORS: usize = 12;
 
 /// A synthetic project of more input files than `DURABLE_THRESHOLD`, compiled once.
 fn large_project() -> (TestProject, SyntheticProject) {
-    let synthetic =
-        SyntheticProject::new(aidlc::discover::DURABLE_THRESHOLD, LARGE_PROJECT_SENSORS);
+    let synthetic = SyntheticProject::new(
+        aidlc::compile::discover::DURABLE_THRESHOLD,
+        LARGE_PROJECT_SENSORS,
+    );
     let project = TestProject::empty();
     synthetic.write_to(&project.root).unwrap();
     assert_eq!(project.compile().status, 0);
@@ -303,7 +305,7 @@ fn a_later_edit_in_a_large_project_looks_at_no_untouched_stage_s_imports() {
     assert!(looked_at("sensors_applicable") <= 1, "{log:#?}");
     assert!(looked_at("dead_gate_bindings") <= 1, "{log:#?}");
     // Yet every stage's diagnostics and node were confirmed, one check each.
-    let untouched_stages = aidlc::discover::DURABLE_THRESHOLD - 1;
+    let untouched_stages = aidlc::compile::discover::DURABLE_THRESHOLD - 1;
     assert!(
         looked_at("stage_file_diagnostics") >= untouched_stages,
         "{log:#?}"
@@ -316,7 +318,7 @@ fn a_later_edit_in_a_large_project_looks_at_no_untouched_stage_s_imports() {
 /// whole-project queries gather are chunked the same way, so no query looks at each stage.
 #[test]
 fn a_later_edit_in_a_large_project_confirms_untouched_nodes_a_chunk_at_a_time() {
-    use aidlc::stage_graph::stage_chunks::stage_chunk_len;
+    use aidlc::compile::stage_graph::stage_chunks::stage_chunk_len;
     let (project, synthetic) = large_project();
     let mut session = Session::logging_validations(&project);
     let path = synthetic.stage_path(5);
@@ -331,7 +333,7 @@ fn a_later_edit_in_a_large_project_confirms_untouched_nodes_a_chunk_at_a_time() 
         "the graph changed: {log:#?}"
     );
     let looked_at = |query: &str| count(&log, &format!("validated {query}"));
-    let stages = aidlc::discover::DURABLE_THRESHOLD;
+    let stages = aidlc::compile::discover::DURABLE_THRESHOLD;
     let chunk_len = stage_chunk_len(stages);
     assert!(stages > 2 * chunk_len, "more than two chunks");
     assert!(
@@ -360,7 +362,7 @@ fn a_later_edit_in_a_large_project_confirms_untouched_nodes_a_chunk_at_a_time() 
 fn a_durable_watch_session_compiles_what_a_fresh_compile_does() {
     let (project, synthetic) = large_project();
     let layout = Layout::new(&project.root, Harness::Claude, &|_| None);
-    let (mut session, first) = aidlc::watch::WatchSession::start(layout.clone());
+    let (mut session, first) = aidlc::compile::watch::WatchSession::start(layout.clone());
     assert_eq!(
         first.outcome.n_errors(),
         0,
@@ -425,7 +427,7 @@ fn a_durable_watch_session_compiles_what_a_fresh_compile_does() {
                 let mut older = layout.clone();
                 older.graph_format = Some(aidlc::protocol::graph_format::GraphFormat::Reference26);
                 let mut db = CompilerDatabase::default();
-                let _inputs = aidlc::discover::load_project(&mut db, &older);
+                let _inputs = aidlc::compile::discover::load_project(&mut db, &older);
                 let graph = aidlc::compile::compile_once(&db).stage_graph;
                 // The last node, moved further on within its phase: still after what it requires.
                 let number_at = graph.rfind("\"number\": \"").unwrap() + "\"number\": \"".len();
@@ -488,7 +490,7 @@ fn stage_path_beside(stage: &str, slug: &str) -> String {
 /// The outcome of a one-shot compile of the files as they are on disk.
 fn fresh_compile(layout: &Layout) -> aidlc::compile::CompileOutcome {
     let mut db = CompilerDatabase::default();
-    let _inputs = aidlc::discover::load_project(&mut db, layout);
+    let _inputs = aidlc::compile::discover::load_project(&mut db, layout);
     aidlc::compile::compile_once(&db)
 }
 
@@ -504,7 +506,7 @@ fn a_sensors_edit_that_moves_a_format_dependent_field_does_not_rerun_the_graph_c
     let log = ExecutionLog::default();
     let mut db = CompilerDatabase::with_execution_log(log.clone());
     let layout = Layout::new(&root, Harness::Claude, &|_| None);
-    let _inputs = aidlc::discover::load_project(&mut db, &layout);
+    let _inputs = aidlc::compile::discover::load_project(&mut db, &layout);
     let before = aidlc::compile::compile(&db);
     assert_eq!(before.n_errors(), 0, "{:?}", before.diagnostics);
 

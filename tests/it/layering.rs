@@ -1,6 +1,8 @@
-//! The layering of `src/`: the top-level modules import one another without a cycle (shipped
-//! code only; a test module may reach up for fixtures). A failure names each import of the
-//! cycle and the files that make it, so the fix (move the type down, or the caller up) is plain.
+//! The layering of `src/`: the top-level modules import one another without a cycle, and so do
+//! the modules of the three groups (`compile`, `runtime`, `leaves`: each child of a group is a
+//! unit of its own, the group's root file another). Shipped code only; a test module may reach
+//! up for fixtures. A failure names each import of the cycle and the files that make it, so the
+//! fix (move the type down, or the caller up) is plain.
 //!
 //! The imports are read from the text: every `crate::NAME` outside comments and outside items
 //! under `#[cfg(test)]` (skipped by brace counting; a `#[cfg(test)] mod NAME;` makes that file
@@ -31,14 +33,42 @@ fn rust_files(folder: &Utf8Path, files: &mut Vec<Utf8PathBuf>) {
     }
 }
 
-/// The top-level module a file of `src/` belongs to (`src/gate/step/plan.rs` is `gate`).
-fn top_level_module(relative: &Utf8Path) -> String {
-    let first = relative
-        .components()
-        .next()
-        .expect("a file under src")
-        .as_str();
-    first.strip_suffix(".rs").unwrap_or(first).to_owned()
+/// The top-level modules that only group others; each child is a unit of the layering.
+const GROUPS: [&str; 3] = ["compile", "runtime", "leaves"];
+
+/// The unit a file of `src/` belongs to: its top-level module (`src/report/sarif.rs` is
+/// `report`), or in a group its child (`src/runtime/gate/step/plan.rs` is `runtime::gate`; the
+/// group's own file `src/compile.rs` is `compile`).
+fn layering_unit(relative: &Utf8Path) -> String {
+    let mut components = relative.components().map(|component| component.as_str());
+    let first = components.next().expect("a file under src");
+    let top = first.strip_suffix(".rs").unwrap_or(first);
+    match components.next() {
+        Some(second) if GROUPS.contains(&top) => {
+            format!("{top}::{}", second.strip_suffix(".rs").unwrap_or(second))
+        }
+        _ => top.to_owned(),
+    }
+}
+
+/// The unit a path after `crate::` names (`runtime::gate::report::X` is `runtime::gate`).
+fn named_unit(path: &str, units: &BTreeSet<String>) -> Option<String> {
+    let mut segments = path.split("::");
+    let top = segments.next()?;
+    if GROUPS.contains(&top)
+        && let Some(child) = segments.next()
+    {
+        let unit = format!("{top}::{child}");
+        if units.contains(&unit) {
+            return Some(unit);
+        }
+    }
+    units.contains(top).then(|| top.to_owned())
+}
+
+/// The top-level module of a unit (`runtime::gate` is `runtime`).
+fn top_level_of(unit: &str) -> &str {
+    unit.split("::").next().unwrap_or(unit)
 }
 
 /// The braces a line opens minus those it closes, outside string and character literals.
@@ -128,9 +158,9 @@ fn module_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>>
     let root = source_root();
     let mut files = Vec::new();
     rust_files(&root, &mut files);
-    let top_levels: BTreeSet<String> = files
+    let units: BTreeSet<String> = files
         .iter()
-        .map(|file| top_level_module(file.strip_prefix(&root).expect("under src")))
+        .map(|file| layering_unit(file.strip_prefix(&root).expect("under src")))
         .collect();
     let mut test_only: Vec<Utf8PathBuf> = Vec::new();
     let mut texts = BTreeMap::new();
@@ -150,15 +180,19 @@ fn module_imports() -> BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>>
             continue;
         }
         let relative = file.strip_prefix(&root).expect("under src").to_owned();
-        let module = top_level_module(&relative);
+        let module = layering_unit(&relative);
         let (lines, _) = shipped_lines(text);
         for line in lines {
             for (index, _) in line.match_indices("crate::") {
-                let name: String = line[index + "crate::".len()..]
+                let path: String = line[index + "crate::".len()..]
                     .chars()
-                    .take_while(|character| character.is_ascii_alphanumeric() || *character == '_')
+                    .take_while(|character| {
+                        character.is_ascii_alphanumeric() || *character == '_' || *character == ':'
+                    })
                     .collect();
-                if name != module && top_levels.contains(&name) {
+                if let Some(name) = named_unit(&path, &units)
+                    && name != module
+                {
                     imports
                         .entry(module.clone())
                         .or_default()
@@ -231,18 +265,32 @@ fn cycles(imports: &BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>>) -
     search.found
 }
 
-#[test]
-fn the_top_level_modules_import_one_another_without_a_cycle() {
-    let imports = module_imports();
-    assert!(
-        imports
-            .get("cli")
-            .is_some_and(|cli| cli.contains_key("gate")),
-        "the import reader found no `crate::gate` in src/cli: it reads nothing"
-    );
-    let found = cycles(&imports);
+/// The imports between top-level modules only (`runtime::gate -> compile::discover` is
+/// `runtime -> compile`).
+fn top_level_imports(
+    imports: &BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>>,
+) -> BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>> {
+    let mut top_level: BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>> = BTreeMap::new();
+    for (module, imported) in imports {
+        for (name, files) in imported {
+            let (from, to) = (top_level_of(module), top_level_of(name));
+            if from != to {
+                top_level
+                    .entry(from.to_owned())
+                    .or_default()
+                    .entry(to.to_owned())
+                    .or_default()
+                    .extend(files.iter().cloned());
+            }
+        }
+    }
+    top_level
+}
+
+/// Each cycle with the imports that make it, one per line.
+fn explain_cycles(imports: &BTreeMap<String, BTreeMap<String, BTreeSet<Utf8PathBuf>>>) -> String {
     let mut explanation = String::new();
-    for component in &found {
+    for component in &cycles(imports) {
         writeln!(explanation, "cycle between {component:?}:").expect("write to a string");
         for module in component {
             for (imported, files) in &imports[module] {
@@ -253,7 +301,45 @@ fn the_top_level_modules_import_one_another_without_a_cycle() {
             }
         }
     }
-    assert!(found.is_empty(), "{explanation}");
+    explanation
+}
+
+#[test]
+fn the_modules_import_one_another_without_a_cycle() {
+    let imports = module_imports();
+    assert!(
+        imports
+            .get("cli")
+            .is_some_and(|cli| cli.contains_key("runtime::gate")),
+        "the import reader found no `crate::runtime::gate` in src/cli: it reads nothing"
+    );
+    let explanation = explain_cycles(&imports);
+    assert!(explanation.is_empty(), "{explanation}");
+}
+
+#[test]
+fn the_top_level_modules_import_one_another_without_a_cycle() {
+    let imports = top_level_imports(&module_imports());
+    assert!(
+        imports
+            .get("runtime")
+            .is_some_and(|runtime| runtime.contains_key("compile")),
+        "the import reader found no `crate::compile` in src/runtime: it reads nothing"
+    );
+    let explanation = explain_cycles(&imports);
+    assert!(explanation.is_empty(), "{explanation}");
+}
+
+#[test]
+fn src_declares_at_most_twelve_top_level_modules() {
+    let library = std::fs::read_to_string(source_root().join("lib.rs")).expect("read src/lib.rs");
+    let (lines, _) = shipped_lines(&library);
+    let declared: Vec<&str> = lines
+        .iter()
+        .filter(|line| line.starts_with("pub mod ") || line.starts_with("mod "))
+        .copied()
+        .collect();
+    assert!(declared.len() <= 12, "src/lib.rs declares {declared:?}");
 }
 
 #[test]

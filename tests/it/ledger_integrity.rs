@@ -7,7 +7,7 @@
 use std::process::Stdio;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use aidlc::audit::ledger::{self, BLOCK_SEPARATOR, ParsedLedger, TornKind, pair_fires};
+use aidlc::runtime::audit::ledger::{self, BLOCK_SEPARATOR, ParsedLedger, TornKind, pair_fires};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
@@ -70,7 +70,7 @@ fn verdict(run: &Run) -> Value {
 
 /// This clone's shard (the clone id is minted by the first fire, or by the test).
 fn shard_path(project: &TestProject) -> Utf8PathBuf {
-    aidlc::workspace::audit_shard_path_under(&project.root, &project.path(RECORD)).unwrap()
+    aidlc::runtime::workspace::audit_shard_path_under(&project.root, &project.path(RECORD)).unwrap()
 }
 
 fn ledger_of(project: &TestProject) -> ParsedLedger {
@@ -178,7 +178,7 @@ fn worker_waiting_for_the_lock() -> String {
 
 /// Hold the project's audit lock as a live process does (this test's pid, started now).
 fn hold_lock(project: &TestProject) -> Utf8PathBuf {
-    let lock = aidlc::audit_lock::lock_path(&project.root);
+    let lock = aidlc::leaves::audit_lock::lock_path(&project.root);
     std::fs::create_dir(&lock).unwrap();
     let started = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -271,7 +271,7 @@ fn a_bad_stale_age_is_refused_before_any_row() {
 #[test]
 fn an_old_unstamped_lock_folder_is_reaped() {
     let project = project_with_worker(PASS);
-    let lock = aidlc::audit_lock::lock_path(&project.root);
+    let lock = aidlc::leaves::audit_lock::lock_path(&project.root);
     std::fs::create_dir(&lock).unwrap();
     std::fs::File::open(&lock)
         .unwrap()
@@ -287,7 +287,7 @@ fn an_old_unstamped_lock_folder_is_reaped() {
 #[test]
 fn a_fresh_unstamped_lock_folder_is_waited_out_and_reaped() {
     let project = project_with_worker(PASS);
-    let lock = aidlc::audit_lock::lock_path(&project.root);
+    let lock = aidlc::leaves::audit_lock::lock_path(&project.root);
     std::fs::create_dir(&lock).unwrap();
     let started = Instant::now();
     let run = fire(&project);
@@ -354,7 +354,7 @@ fn compile_sweeps_a_dead_writers_temporary_and_leaves_foreign_ones() {
     assert!(
         names
             .iter()
-            .all(|name| aidlc::fs_util::parse_temporary_name(name).is_none()),
+            .all(|name| aidlc::leaves::fs_util::parse_temporary_name(name).is_none()),
         "{names:?}"
     );
 }

@@ -201,8 +201,12 @@ fn watch_in_a_plugins_own_tree_is_refused_and_a_nearer_project_still_wins() {
         run.stderr
     );
     // A project inside the plugin's folder is nearer: it is compiled as a project.
-    aidlc::framework::init_project(&root.join("demo"), aidlc::harness::Harness::Claude, false)
-        .unwrap();
+    aidlc::compile::framework::init_project(
+        &root.join("demo"),
+        aidlc::harness::Harness::Claude,
+        false,
+    )
+    .unwrap();
     let run = shelf.run_in(&root.join("demo"), &["compile"]);
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(run.stderr.contains("wrote"), "{}", run.stderr);

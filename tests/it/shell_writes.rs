@@ -3,7 +3,7 @@
 //! on each file the call created or modified, as for a file tool's write. Driven through the
 //! real binary with a fake worker; the test itself plays the shell command.
 
-use aidlc::audit::ledger::{AuditBlock, parse_blocks};
+use aidlc::runtime::audit::ledger::{AuditBlock, parse_blocks};
 use serde_json::json;
 
 use crate::support::{Run, TestProject, stage};
@@ -42,7 +42,7 @@ fn project() -> TestProject {
         "# State\n\n- **Current Stage**: first-stage\n",
     );
     project.write(OUTPUT, "# First stage doc\n");
-    let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
+    let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
     std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
     std::fs::write(&shard, "# AI-DLC Audit Log\n").unwrap();
     project

@@ -48,8 +48,12 @@ impl TestProject {
     /// A project holding the built-in default framework (as `aidlc init` writes it).
     pub fn default_framework() -> Self {
         let project = Self::empty();
-        aidlc::framework::init_project(&project.root, aidlc::harness::Harness::Claude, false)
-            .expect("init");
+        aidlc::compile::framework::init_project(
+            &project.root,
+            aidlc::harness::Harness::Claude,
+            false,
+        )
+        .expect("init");
         project
     }
 
@@ -334,6 +338,10 @@ impl TestProject {
 )]
 pub fn node_tool(tool: &str) -> Option<Utf8PathBuf> {
     let Some(folder) = std::env::var_os("AIDLC_TEST_NODE_TOOLS") else {
+        assert!(
+            std::env::var_os("AIDLC_TEST_REQUIRE_TOOLS").is_none(),
+            "{tool} is required (AIDLC_TEST_REQUIRE_TOOLS is set) but AIDLC_TEST_NODE_TOOLS is not: run `.ci/install-node-tools` and set it to the folder it prints"
+        );
         eprintln!(
             "SKIPPED ({tool} not installed: run `.ci/install-node-tools` and set AIDLC_TEST_NODE_TOOLS to the folder it prints)"
         );
@@ -537,7 +545,7 @@ pub fn verifiable_human_turn(
         ("Transcript", transcript.to_string()),
         ("Transcript Line", line.to_string()),
     ];
-    let receipt = aidlc::audit::human_turn::receipt_digest(&fields);
+    let receipt = aidlc::runtime::audit::human_turn::receipt_digest(&fields);
     fields.push(("Receipt", receipt.clone()));
     (fields, receipt)
 }

@@ -1,8 +1,8 @@
 //! The synthetic projects of `tests/support/synthetic.rs` are deterministic, follow their
 //! layout rules, and compile without a diagnostic.
 
-use aidlc::db::CompilerDatabase;
-use aidlc::discover::Layout;
+use aidlc::compile::db::CompilerDatabase;
+use aidlc::compile::discover::Layout;
 use aidlc::harness::Harness;
 use camino::Utf8PathBuf;
 
@@ -16,7 +16,7 @@ fn compile_in_tempdir(project: &SyntheticProject) -> aidlc::compile::CompileOutc
         .expect("write the synthetic project");
     let layout = Layout::new(&root, Harness::Claude, &|_| None);
     let mut db = CompilerDatabase::default();
-    let _ = aidlc::discover::load_project(&mut db, &layout);
+    let _ = aidlc::compile::discover::load_project(&mut db, &layout);
     aidlc::compile::compile(&db)
 }
 

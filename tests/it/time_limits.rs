@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use aidlc::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
+use aidlc::runtime::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
 
 use crate::support::{Run, TestProject, stage};
 

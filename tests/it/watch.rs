@@ -301,7 +301,8 @@ fn watch_waits_for_a_harness_folder_that_appears_later() {
     let project = TestProject::empty();
     let mut watch = WatchProcess::start(&project);
     watch.wait_for("waiting", |e| e["event"] == "waiting");
-    aidlc::framework::init_project(&project.root, aidlc::harness::Harness::Claude, false).unwrap();
+    aidlc::compile::framework::init_project(&project.root, aidlc::harness::Harness::Claude, false)
+        .unwrap();
     // `init` writes file after file; the watch may compile a half-written tree first, but it
     // must end with the whole framework compiled clean.
     watch.wait_for("a clean compile of all 33 stages", |e| {

@@ -2,8 +2,8 @@
 //! dispatch run them) and out-of-process (`aidlc engine sensor-<id> …`, the worker protocol).
 
 use aidlc::protocol::worker_outcome::protocol_output;
-use aidlc::sensors::descriptor::WorkerContext;
-use aidlc::sensors::native_check;
+use aidlc::runtime::sensors::descriptor::WorkerContext;
+use aidlc::runtime::sensors::native_check;
 
 use crate::support::TestProject;
 

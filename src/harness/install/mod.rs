@@ -40,12 +40,12 @@ pub mod json_text;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::fs_util::Flush;
-use crate::fs_util::contained::{self, ProjectPath};
 use crate::harness::Harness;
 pub use crate::harness::commands::{
     DEFAULT_PROGRAM, RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND,
 };
+use crate::leaves::fs_util::Flush;
+use crate::leaves::fs_util::contained::{self, ProjectPath};
 pub use files::{
     KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE, ide_hook_commands,
     opencode_plugin_commands,
@@ -173,11 +173,11 @@ pub enum HookInstallError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Folder(#[from] crate::write_folder::WriteFolderError),
+    Folder(#[from] crate::leaves::write_folder::WriteFolderError),
     #[error("refusing to write {path}: {refusal}")]
     Outside {
         path: Utf8PathBuf,
-        refusal: crate::fs_util::contained::PathRefusal,
+        refusal: crate::leaves::fs_util::contained::PathRefusal,
     },
 }
 
@@ -367,7 +367,7 @@ fn read_for_edit(path: &Utf8Path) -> Result<Option<String>, HookInstallError> {
             path: path.to_owned(),
         });
     }
-    match crate::fs_util::read_input(path) {
+    match crate::leaves::fs_util::read_input(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
             .map_err(|_| HookInstallError::NotText {

@@ -6,6 +6,7 @@
 //! `[degraded]` warning per agent, unless the install already holds it (then it is kept).
 
 use super::{Planner, frontmatter_scalar};
+use crate::compile::syntax::stage::StageDefinition;
 use crate::plugin::Problem;
 use crate::plugin::dispatch_surface::{
     self, DispatchGap, DispatchSurface, DispatchedAgent, UndispatchableStage,
@@ -13,7 +14,6 @@ use crate::plugin::dispatch_surface::{
 use crate::plugin::manifest::Subtree;
 use crate::plugin::opencode_agents;
 use crate::plugin::tree::{PluginFile, PluginTree};
-use crate::syntax::stage::StageDefinition;
 
 impl Planner<'_> {
     /// Whether the stage goes into the plan as far as its agents are concerned: `true` when the

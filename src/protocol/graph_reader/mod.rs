@@ -424,7 +424,7 @@ mod tests {
         "../../../tests/fixtures/reference-installs/2.6.54/.claude/tools/data/stage-graph.json"
     );
     const EVERY_FIELD_GATE_NODE: &str = include_str!(
-        "../../stage_graph/snapshots/aidlc__stage_graph__emit__tests__every_field_gate.snap"
+        "../../compile/stage_graph/snapshots/aidlc__compile__stage_graph__emit__tests__every_field_gate.snap"
     );
 
     /// Both readers' answers for `text`, which must be the same.

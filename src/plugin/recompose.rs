@@ -1,0 +1,242 @@
+//! Composition in the watch loop (docs/decisions.md D53): which folders of the composed
+//! plugins `compile --watch` watches, which plugins a batch of changes touched, and the sync it
+//! runs then.
+//!
+//! Data flow: `aidlc.lock.json` → [`ComposedSources::read`] (each path plugin's folder, each
+//! git plugin named but not watched) → the watcher's roots; a batch of changed paths →
+//! [`ComposedSources::touched_by`] → [`recompose`], which is `aidlc plugin sync`'s own
+//! `plugin::operations::sync` (the audit lock, the journal, the compile, D51's no-op) → the
+//! install paths it wrote, which the caller re-reads into its warm database before compiling.
+//!
+//! Invariants:
+//! - the install changes only through `operations::sync`, so a refusal or a failed compile
+//!   leaves it as it was (rolled back, nothing half-copied) and the last good outputs stay;
+//! - nothing here reads a plugin's tree or prints: the sync reads, the caller renders;
+//! - a git plugin's kept copy under `aidlc/plugins/<name>/` is never watched: it is a clone of a
+//!   commit, not the author's tree, and `sync` refuses an edit of it (D53).
+
+use std::collections::HashSet;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::compile::discover::Layout;
+use crate::plugin::PluginError;
+use crate::plugin::lock_file::{self, SourceKind};
+use crate::plugin::operations::{self, ComposeOutcome};
+
+/// A path plugin whose folder the watch follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WatchedPlugin {
+    pub name: String,
+    /// The folder as the lock file names it (relative to the project when given so).
+    pub source: String,
+    /// The folder watched: canonical when it exists (the watcher reports paths under the
+    /// folder it was given), else as the lock resolves it.
+    pub root: Utf8PathBuf,
+}
+
+/// A git plugin, composed from a commit's clone, which the watch does not follow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnwatchedPlugin {
+    pub name: String,
+    /// The git URL the lock records.
+    pub source: String,
+}
+
+/// The composed plugins of an install, as the watch sees them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ComposedSources {
+    pub watched: Vec<WatchedPlugin>,
+    pub unwatched: Vec<UnwatchedPlugin>,
+}
+
+impl ComposedSources {
+    /// The lock file's plugins (none when the install has no lock file). An unreadable lock
+    /// is refused as `aidlc plugin sync` refuses it; the caller says so and watches no plugin.
+    pub fn read(layout: &Layout) -> Result<Self, PluginError> {
+        let mut sources = Self::default();
+        for recorded in operations::recorded_sources(layout)? {
+            match recorded.kind {
+                SourceKind::Path => sources.watched.push(WatchedPlugin {
+                    name: recorded.name,
+                    source: recorded.source,
+                    root: recorded.root.canonicalize_utf8().unwrap_or(recorded.root),
+                }),
+                SourceKind::Git => sources.unwatched.push(UnwatchedPlugin {
+                    name: recorded.name,
+                    source: recorded.source,
+                }),
+            }
+        }
+        Ok(sources)
+    }
+
+    /// The folders to watch, one per path plugin.
+    pub fn roots(&self) -> Vec<Utf8PathBuf> {
+        self.watched
+            .iter()
+            .map(|plugin| plugin.root.clone())
+            .collect()
+    }
+
+    /// The plugins whose folder holds one of `paths` (or, for a folder that is gone, whose
+    /// folder lies under one of them: its reappearance), in the lock's order, each once; every
+    /// watched plugin after `rescan` (events were lost).
+    pub fn touched_by(&self, paths: &HashSet<Utf8PathBuf>, rescan: bool) -> Vec<String> {
+        self.watched
+            .iter()
+            .filter(|plugin| {
+                rescan
+                    || paths
+                        .iter()
+                        .any(|path| touches_plugin_root(path, &plugin.root))
+            })
+            .map(|plugin| plugin.name.clone())
+            .collect()
+    }
+}
+
+impl ComposedSources {
+    /// Whether `paths` touch the folder of a watched plugin whose root is not in `except`
+    /// (the language server's warm trees answer for those, docs/decisions.md D54).
+    pub fn touched_outside(
+        &self,
+        paths: &HashSet<Utf8PathBuf>,
+        except: &std::collections::BTreeSet<Utf8PathBuf>,
+    ) -> bool {
+        self.watched
+            .iter()
+            .filter(|plugin| !except.contains(&plugin.root))
+            .any(|plugin| {
+                paths
+                    .iter()
+                    .any(|path| touches_plugin_root(path, &plugin.root))
+            })
+    }
+}
+
+/// Whether a changed `path` is inside `root`, or is a folder on the way to a `root` that does
+/// not exist (it is being created or restored).
+fn touches_plugin_root(path: &Utf8Path, root: &Utf8Path) -> bool {
+    path.starts_with(root) || (root.starts_with(path) && !root.is_dir())
+}
+
+/// What one sync of the watch did.
+#[derive(Debug)]
+pub enum Recomposition {
+    /// The composition is what the install already holds (D51's no-op sync): nothing written.
+    Unchanged,
+    /// The install was recomposed and compiled, in one committed transaction.
+    Recomposed {
+        /// The plugins whose folder changed.
+        touched: Vec<String>,
+        outcome: ComposeOutcome,
+    },
+    /// The sync refused or its compile failed: rolled back, the install is as it was.
+    Failed {
+        touched: Vec<String>,
+        error: PluginError,
+    },
+}
+
+impl Recomposition {
+    /// The absolute paths the sync wrote or removed in the install, the lock file, and the
+    /// two outputs (the sync's own compile may have rewritten them, and the graph is an input
+    /// of the next compile): what the watch's database must re-read so that it mirrors the
+    /// disk again, before the watcher's events for those writes arrive.
+    pub fn install_paths(&self, layout: &Layout) -> HashSet<Utf8PathBuf> {
+        let Self::Recomposed { outcome, .. } = self else {
+            return HashSet::new();
+        };
+        let project_dir = &layout.project_dir;
+        outcome
+            .written
+            .iter()
+            .chain(&outcome.removed)
+            .map(|path| project_dir.join(path))
+            .chain([
+                lock_file::lock_path(project_dir),
+                layout.stage_graph_path.clone(),
+                layout.scope_grid_path.clone(),
+            ])
+            .collect()
+    }
+}
+
+/// Run `aidlc plugin sync`'s own code for the plugins the lock records (no host plugin roots:
+/// the watch recomposes what the install composed, D53) because `touched` changed.
+pub fn recompose(layout: &Layout, touched: Vec<String>) -> Recomposition {
+    match operations::sync(layout, &[]) {
+        Ok(outcome) if outcome.written.is_empty() && outcome.removed.is_empty() => {
+            Recomposition::Unchanged
+        }
+        Ok(outcome) => Recomposition::Recomposed { touched, outcome },
+        Err(error) => Recomposition::Failed { touched, error },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sources() -> ComposedSources {
+        ComposedSources {
+            watched: vec![
+                WatchedPlugin {
+                    name: "acme".to_owned(),
+                    source: "../acme".to_owned(),
+                    root: Utf8PathBuf::from("/shelf/acme"),
+                },
+                WatchedPlugin {
+                    name: "beta".to_owned(),
+                    source: "/shelf/beta".to_owned(),
+                    root: Utf8PathBuf::from("/shelf/beta"),
+                },
+            ],
+            unwatched: Vec::new(),
+        }
+    }
+
+    fn paths(paths: &[&str]) -> HashSet<Utf8PathBuf> {
+        paths.iter().map(Utf8PathBuf::from).collect()
+    }
+
+    #[test]
+    fn a_change_inside_a_plugin_folder_touches_that_plugin_only() {
+        let touched = sources().touched_by(&paths(&["/shelf/acme/stages/a.md"]), false);
+        assert_eq!(touched, ["acme"]);
+    }
+
+    #[test]
+    fn a_sibling_folder_with_a_longer_name_is_not_the_plugin() {
+        let touched = sources().touched_by(&paths(&["/shelf/acme-two/stages/a.md"]), false);
+        assert!(touched.is_empty(), "{touched:?}");
+    }
+
+    #[test]
+    fn the_parent_of_a_missing_plugin_folder_touches_it_and_of_a_present_one_does_not() {
+        let touched = sources().touched_by(&paths(&["/shelf"]), false);
+        assert_eq!(
+            touched,
+            ["acme", "beta"],
+            "neither /shelf/acme nor /shelf/beta exists"
+        );
+        let here = Utf8PathBuf::from_path_buf(std::env::current_dir().unwrap()).unwrap();
+        let present = ComposedSources {
+            watched: vec![WatchedPlugin {
+                name: "here".to_owned(),
+                source: here.to_string(),
+                root: here.clone(),
+            }],
+            unwatched: Vec::new(),
+        };
+        let parent = here.parent().unwrap().as_str();
+        assert!(present.touched_by(&paths(&[parent]), false).is_empty());
+    }
+
+    #[test]
+    fn a_rescan_touches_every_watched_plugin_and_no_paths_touch_none() {
+        assert_eq!(sources().touched_by(&paths(&[]), true), ["acme", "beta"]);
+        assert!(sources().touched_by(&paths(&[]), false).is_empty());
+    }
+}

@@ -1,0 +1,1265 @@
+//! The audit events this engine writes and reads (D25, D29, D34): their names and
+//! field keys, each spelled here once; one struct per event; the row each written event becomes
+//! (`to_row`, then `format_block`), and the event each block read back is (`AuditEvent::from_block`).
+//!
+//! The engine writes the four sensor rows and the gate row. It reads those, and the conductor's
+//! rows the gate step decides on: the stage and gate moves, the override decision, its answer
+//! and the human turn between them.
+//!
+//! Invariants:
+//! - every event name and field key the engine writes or matches is a constant of this file;
+//!   no other file spells one;
+//! - reading is total: every block is exactly one `AuditEvent`, and a block of an event this
+//!   engine does not know is `AuditEvent::Other` with the whole block, never dropped;
+//! - reading is as lenient as the old readers were, because other writers (the reference's
+//!   conductor, older versions, hand edits) write these rows too: a field that may be missing is
+//!   an `Option`; a missing identity field of a sensor row reads as empty and a count that is not
+//!   a whole number as 0 (no reader matches an empty stage slug or output path, so such a row is
+//!   never taken for a result of a real stage's output).
+//!
+//! Must not: touch a file, or decide anything (the gate step reads these values and decides).
+
+use camino::Utf8Path;
+
+use super::block::{AuditBlock, AuditRow, relative_path_field};
+use super::error::LedgerError;
+
+// --- Names -------------------------------------------------------------------------------------
+
+pub const SENSOR_FIRED: &str = "SENSOR_FIRED";
+pub const SENSOR_PASSED: &str = "SENSOR_PASSED";
+pub const SENSOR_FAILED: &str = "SENSOR_FAILED";
+pub const SENSOR_BUDGET_OVERRIDE: &str = "SENSOR_BUDGET_OVERRIDE";
+/// The gate row: the stage's approval gate is open (written by the gate's sensor step).
+pub const STAGE_AWAITING_APPROVAL: &str = "STAGE_AWAITING_APPROVAL";
+pub const STAGE_STARTED: &str = "STAGE_STARTED";
+pub const STAGE_REVISING: &str = "STAGE_REVISING";
+pub const GATE_REJECTED: &str = "GATE_REJECTED";
+pub const GATE_APPROVED: &str = "GATE_APPROVED";
+pub const STAGE_COMPLETED: &str = "STAGE_COMPLETED";
+pub const STAGE_SKIPPED: &str = "STAGE_SKIPPED";
+pub const DECISION_RECORDED: &str = "DECISION_RECORDED";
+pub const QUESTION_ANSWERED: &str = "QUESTION_ANSWERED";
+pub const HUMAN_TURN: &str = "HUMAN_TURN";
+pub const SUMMARY_CONFIRMATION_RECORDED: &str = "SUMMARY_CONFIRMATION_RECORDED";
+pub const AUTONOMY_MODE_SET: &str = "AUTONOMY_MODE_SET";
+pub const RULE_LEARNED: &str = "RULE_LEARNED";
+pub const SENSOR_PROPOSED: &str = "SENSOR_PROPOSED";
+pub const GUARDRAIL_LOADED: &str = "GUARDRAIL_LOADED";
+
+const SENSOR_FIRED_HEADING: &str = "Sensor Fired";
+const SENSOR_PASSED_HEADING: &str = "Sensor Passed";
+const SENSOR_FAILED_HEADING: &str = "Sensor Failed";
+const SENSOR_BUDGET_OVERRIDE_HEADING: &str = "Sensor Budget Override";
+const STAGE_AWAITING_APPROVAL_HEADING: &str = "Stage Awaiting Approval";
+const DECISION_RECORDED_HEADING: &str = "Decision Recorded";
+const QUESTION_ANSWERED_HEADING: &str = "Question Answered";
+const HUMAN_TURN_HEADING: &str = "Human Turn";
+const RULE_LEARNED_HEADING: &str = "Rule Learned";
+const SENSOR_PROPOSED_HEADING: &str = "Sensor Proposed";
+const GUARDRAIL_LOADED_HEADING: &str = "Guardrail Loaded";
+
+/// The events that close a `SENSOR_FIRED`.
+const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
+
+/// Whether `event` closes a `SENSOR_FIRED` (passed, failed or budget override).
+pub fn is_terminal_sensor_event(event: &str) -> bool {
+    TERMINAL_SENSOR_EVENTS.contains(&event)
+}
+
+/// The `**Key**:` labels the engine writes or reads (the block format's own `Timestamp` and
+/// `Event` are `block.rs`'s).
+pub mod field {
+    pub const FIRE_ID: &str = "Fire id";
+    pub const SENSOR_ID: &str = "Sensor ID";
+    pub const STAGE_SLUG: &str = "Stage slug";
+    pub const OUTPUT_PATH: &str = "Output path";
+    pub const UNIT: &str = "Unit";
+    pub const DURATION_MS: &str = "Duration ms";
+    pub const NOTE: &str = "Note";
+    pub const DETAIL_PATH: &str = "Detail path";
+    pub const FINDINGS_COUNT: &str = "Findings count";
+    pub const CAP_LAYER: &str = "Cap layer";
+    pub const CAP_VALUE: &str = "Cap value";
+    pub const OBSERVED_VALUE: &str = "Observed value";
+    pub const STAGE: &str = "Stage";
+    pub const WORKFLOW: &str = "Workflow";
+    pub const REVALIDATED: &str = "Revalidated";
+    pub const DETAILS: &str = "Details";
+    pub const ARTIFACTS: &str = "Artifacts";
+    pub const BLOCKING_SENSOR_OVERRIDE: &str = "Blocking Sensor Override";
+    pub const BLOCKING_SENSOR_IDS: &str = "Blocking Sensor IDs";
+    pub const BLOCKING_SENSOR_DETAIL_PATHS: &str = "Blocking Sensor Detail Paths";
+    pub const BLOCKING_SENSOR_REASONS: &str = "Blocking Sensor Reasons";
+    pub const SENSOR_STATE: &str = "Sensor State";
+    /// The engine's own gate-row field: which switch had the Sensors ceremony off
+    /// (`environment` or `state`). The reference's readers ignore it.
+    pub const SENSORS_OFF: &str = "Sensors Off";
+    pub const DECISION: &str = "Decision";
+    pub const OPTIONS: &str = "Options";
+    pub const RATIONALE: &str = "Rationale";
+    pub const MODE: &str = "Mode";
+    pub const CANDIDATE_ID: &str = "Candidate-ID";
+    pub const CONTENT_HASH: &str = "Content-Hash";
+    pub const DESTINATION: &str = "Destination";
+    pub const HEADING: &str = "Heading";
+    pub const SOURCE: &str = "Source";
+    pub const MANIFEST_PATH: &str = "Manifest path";
+    pub const MATCHES: &str = "Matches";
+    pub const DESTINATIONS: &str = "Destinations";
+    pub const SCOPE: &str = "Scope";
+    pub const PATH: &str = "Path";
+    pub const RULE_COUNT: &str = "Rule count";
+}
+
+/// The `Mode` of an `AUTONOMY_MODE_SET` that grants autonomy (and so spends a human turn).
+const AUTONOMOUS_MODE: &str = "autonomous";
+
+/// The only cap layer this engine writes: the manifest's `timeout_seconds`.
+const REGISTRY_CAP_LAYER: &str = "registry";
+/// The `Workflow` prefix of a single-stage run, whose rows are not the main workflow's (D34).
+const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
+
+// --- The events --------------------------------------------------------------------------------
+
+/// One audit block as an event. `#[non_exhaustive]`: the conductor's vocabulary grows, and a
+/// new event must be added here, not matched as a string elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AuditEvent {
+    SensorFired(SensorFired),
+    SensorPassed(SensorPassed),
+    SensorFailed(SensorFailed),
+    SensorBudgetOverride(SensorBudgetOverride),
+    /// `STAGE_AWAITING_APPROVAL`, the gate row.
+    StageAwaitingApproval(GateRow),
+    /// Every other row that moves a stage's gate (`STAGE_STARTED` … `STAGE_SKIPPED`).
+    StageMoved(StageMove),
+    DecisionRecorded(DecisionRecorded),
+    QuestionAnswered(QuestionAnswered),
+    HumanTurn,
+    /// `SUMMARY_CONFIRMATION_RECORDED`: a human-backed answer (it spends a human turn).
+    SummaryConfirmationRecorded,
+    /// `AUTONOMY_MODE_SET`, with whether it granted autonomy (which spends a human turn).
+    AutonomyModeSet {
+        autonomous: bool,
+    },
+    /// `RULE_LEARNED`: a learning persisted to a practice file (D45).
+    RuleLearned(RuleLearned),
+    /// `SENSOR_PROPOSED`: a sensor scaffolded and bound by the learning loop (D45).
+    SensorProposed(SensorProposed),
+    /// `GUARDRAIL_LOADED`: the rules were loaded (the doctor writes it when a shard exists).
+    GuardrailLoaded(GuardrailLoaded),
+    /// An event this engine neither writes nor reads, kept whole.
+    Other(AuditBlock),
+}
+
+/// The four fields every sensor row starts with; `output_path_field` is already project-relative
+/// (see [`relative_path_field`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FireIdentity {
+    pub fire_id: String,
+    pub sensor_id: String,
+    pub stage_slug: String,
+    pub output_path_field: String,
+}
+
+/// `SENSOR_FIRED`: Fire id, Sensor ID, Stage slug, Output path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SensorFired {
+    pub fire: FireIdentity,
+    /// Written by the reference on a unit's own gate (after Stage slug); never by this engine.
+    pub unit: Option<String>,
+}
+
+/// `SENSOR_PASSED`: the fire's fields, Duration ms, and Note for a non-evaluation
+/// (`tool-unavailable`, `script-error: …`). Only a pass without a note is a real pass (D4).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SensorPassed {
+    pub fire: FireIdentity,
+    pub unit: Option<String>,
+    pub duration_ms: u128,
+    pub note: Option<String>,
+}
+
+/// `SENSOR_FAILED`: the fire's fields, Detail path (project-relative) and Findings count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SensorFailed {
+    pub fire: FireIdentity,
+    pub unit: Option<String>,
+    pub detail_path: Option<String>,
+    pub findings_count: u64,
+}
+
+/// `SENSOR_BUDGET_OVERRIDE`: the fire's fields, Cap layer `registry`, Cap value (the timeout in
+/// seconds) and Observed value (elapsed seconds, rounded up).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SensorBudgetOverride {
+    pub fire: FireIdentity,
+    pub unit: Option<String>,
+    pub cap_value_seconds: u64,
+    pub observed_seconds: u64,
+}
+
+/// Which stage, unit and workflow a conductor row is about.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StageScope {
+    pub stage: Option<String>,
+    pub unit: Option<String>,
+    pub workflow: Option<String>,
+}
+
+/// The rows that move a stage's gate; the newest one says where the gate is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateState {
+    StageStarted,
+    StageAwaitingApproval,
+    StageRevising,
+    GateRejected,
+    GateApproved,
+    StageCompleted,
+    StageSkipped,
+}
+
+/// A conductor row that moves a stage's gate, other than the gate row.
+/// Invariant: `state` is never `StageAwaitingApproval` (that row is a [`GateRow`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StageMove {
+    pub state: GateState,
+    pub scope: StageScope,
+}
+
+/// `STAGE_AWAITING_APPROVAL` (D29 step 5): Stage, Unit, then Revalidated (a gate already open),
+/// Details (revise) or Artifacts (start), the override fields when an override applied,
+/// Sensor State, and the engine's own Sensors Off when the ceremony was off. The engine sets at most one of `revalidated`, `details` and `artifacts`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GateRow {
+    pub scope: StageScope,
+    pub revalidated: bool,
+    pub details: Option<String>,
+    pub artifacts: Option<String>,
+    pub blocking_override: Option<BlockingOverride>,
+    pub sensor_state: Option<String>,
+    /// The engine's own last field: `environment` or `state` when the Sensors ceremony was off
+    /// and no gate sensor ran.
+    pub sensors_off: Option<String>,
+}
+
+/// The fields an applied override adds to the gate row (D34): the blocking sensor ids, the
+/// detail paths (when any issue has one) and the reasons, each list already joined.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockingOverride {
+    pub sensor_ids: String,
+    pub detail_paths: Option<String>,
+    pub reasons: String,
+}
+
+/// `DECISION_RECORDED`, the conductor's record of a decision it offered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecisionRecorded {
+    pub scope: StageScope,
+    pub decision: Option<String>,
+    /// The offered options, comma-separated, as written.
+    pub options: Option<String>,
+    pub rationale: Option<String>,
+}
+
+/// `QUESTION_ANSWERED`, the human's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuestionAnswered {
+    pub scope: StageScope,
+    pub details: Option<String>,
+}
+
+/// `RULE_LEARNED` (D45): Stage, Candidate-ID, Content-Hash (the full SHA-256 of the text),
+/// Destination (absolute), Heading, Source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RuleLearned {
+    pub stage: Option<String>,
+    pub candidate_id: Option<String>,
+    pub content_hash: Option<String>,
+    pub destination: Option<String>,
+    pub heading: Option<String>,
+    pub source: Option<String>,
+}
+
+/// `SENSOR_PROPOSED` (D45): Stage, Candidate-ID, Sensor ID, Manifest path (absolute), Matches,
+/// Destinations (a JSON array of stage slugs), Source.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SensorProposed {
+    pub stage: Option<String>,
+    pub candidate_id: Option<String>,
+    pub sensor_id: Option<String>,
+    pub manifest_path: Option<String>,
+    pub matches: Option<String>,
+    pub destinations: Option<String>,
+    pub source: Option<String>,
+}
+
+/// `GUARDRAIL_LOADED` (D46): Scope (`all`), Path (`<harness>/<rules folder>/`), Rule count.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GuardrailLoaded {
+    pub scope: Option<String>,
+    pub path: Option<String>,
+    pub rule_count: Option<String>,
+}
+
+/// A terminal sensor row, seen through what the three share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SensorOutcome<'e> {
+    Passed(&'e SensorPassed),
+    Failed(&'e SensorFailed),
+    BudgetOverride(&'e SensorBudgetOverride),
+}
+
+// --- Reading -----------------------------------------------------------------------------------
+
+impl AuditEvent {
+    /// The event a block read back from a shard is.
+    pub fn from_block(block: AuditBlock) -> Self {
+        match block.event.as_str() {
+            SENSOR_FIRED => Self::SensorFired(SensorFired {
+                fire: FireIdentity::read(&block),
+                unit: text(&block, field::UNIT),
+            }),
+            SENSOR_PASSED => Self::SensorPassed(SensorPassed {
+                fire: FireIdentity::read(&block),
+                unit: text(&block, field::UNIT),
+                duration_ms: count(&block, field::DURATION_MS),
+                note: text(&block, field::NOTE),
+            }),
+            SENSOR_FAILED => Self::SensorFailed(SensorFailed {
+                fire: FireIdentity::read(&block),
+                unit: text(&block, field::UNIT),
+                detail_path: text(&block, field::DETAIL_PATH),
+                findings_count: count(&block, field::FINDINGS_COUNT),
+            }),
+            SENSOR_BUDGET_OVERRIDE => Self::SensorBudgetOverride(SensorBudgetOverride {
+                fire: FireIdentity::read(&block),
+                unit: text(&block, field::UNIT),
+                cap_value_seconds: count(&block, field::CAP_VALUE),
+                observed_seconds: count(&block, field::OBSERVED_VALUE),
+            }),
+            STAGE_AWAITING_APPROVAL => Self::StageAwaitingApproval(GateRow::read(&block)),
+            DECISION_RECORDED => Self::DecisionRecorded(DecisionRecorded {
+                scope: StageScope::read(&block),
+                decision: text(&block, field::DECISION),
+                options: text(&block, field::OPTIONS),
+                rationale: text(&block, field::RATIONALE),
+            }),
+            QUESTION_ANSWERED => Self::QuestionAnswered(QuestionAnswered {
+                scope: StageScope::read(&block),
+                details: text(&block, field::DETAILS),
+            }),
+            HUMAN_TURN => Self::HumanTurn,
+            SUMMARY_CONFIRMATION_RECORDED => Self::SummaryConfirmationRecorded,
+            AUTONOMY_MODE_SET => Self::AutonomyModeSet {
+                autonomous: block.field(field::MODE) == Some(AUTONOMOUS_MODE),
+            },
+            RULE_LEARNED => Self::RuleLearned(RuleLearned {
+                stage: text(&block, field::STAGE),
+                candidate_id: text(&block, field::CANDIDATE_ID),
+                content_hash: text(&block, field::CONTENT_HASH),
+                destination: text(&block, field::DESTINATION),
+                heading: text(&block, field::HEADING),
+                source: text(&block, field::SOURCE),
+            }),
+            GUARDRAIL_LOADED => Self::GuardrailLoaded(GuardrailLoaded {
+                scope: text(&block, field::SCOPE),
+                path: text(&block, field::PATH),
+                rule_count: text(&block, field::RULE_COUNT),
+            }),
+            SENSOR_PROPOSED => Self::SensorProposed(SensorProposed {
+                stage: text(&block, field::STAGE),
+                candidate_id: text(&block, field::CANDIDATE_ID),
+                sensor_id: text(&block, field::SENSOR_ID),
+                manifest_path: text(&block, field::MANIFEST_PATH),
+                matches: text(&block, field::MATCHES),
+                destinations: text(&block, field::DESTINATIONS),
+                source: text(&block, field::SOURCE),
+            }),
+            other => match GateState::of_event(other) {
+                Some(state) => Self::StageMoved(StageMove {
+                    state,
+                    scope: StageScope::read(&block),
+                }),
+                None => Self::Other(block),
+            },
+        }
+    }
+
+    /// The `**Event**:` name.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::SensorFired(_) => SENSOR_FIRED,
+            Self::SensorPassed(_) => SENSOR_PASSED,
+            Self::SensorFailed(_) => SENSOR_FAILED,
+            Self::SensorBudgetOverride(_) => SENSOR_BUDGET_OVERRIDE,
+            Self::StageAwaitingApproval(_) => STAGE_AWAITING_APPROVAL,
+            Self::StageMoved(stage_move) => stage_move.state.event_name(),
+            Self::DecisionRecorded(_) => DECISION_RECORDED,
+            Self::QuestionAnswered(_) => QUESTION_ANSWERED,
+            Self::HumanTurn => HUMAN_TURN,
+            Self::SummaryConfirmationRecorded => SUMMARY_CONFIRMATION_RECORDED,
+            Self::AutonomyModeSet { .. } => AUTONOMY_MODE_SET,
+            Self::RuleLearned(_) => RULE_LEARNED,
+            Self::SensorProposed(_) => SENSOR_PROPOSED,
+            Self::GuardrailLoaded(_) => GUARDRAIL_LOADED,
+            Self::Other(block) => &block.event,
+        }
+    }
+
+    /// Where the gate stands after this row, for the rows that move a gate.
+    pub fn gate_state(&self) -> Option<GateState> {
+        match self {
+            Self::StageAwaitingApproval(_) => Some(GateState::StageAwaitingApproval),
+            Self::StageMoved(stage_move) => Some(stage_move.state),
+            _ => None,
+        }
+    }
+
+    /// The stage a conductor row (or the gate row) is about.
+    pub fn stage_scope(&self) -> Option<&StageScope> {
+        match self {
+            Self::StageAwaitingApproval(row) => Some(&row.scope),
+            Self::StageMoved(stage_move) => Some(&stage_move.scope),
+            Self::DecisionRecorded(decision) => Some(&decision.scope),
+            Self::QuestionAnswered(answer) => Some(&answer.scope),
+            _ => None,
+        }
+    }
+
+    /// Whether this row resolves a human turn (the reference's `GATE_RESOLUTION_EVENTS`, and an
+    /// autonomy grant): after it, the next human-judgement row needs a new `HUMAN_TURN`.
+    pub fn spends_a_human_turn(&self) -> bool {
+        match self {
+            Self::QuestionAnswered(_) | Self::SummaryConfirmationRecorded => true,
+            Self::AutonomyModeSet { autonomous } => *autonomous,
+            Self::StageMoved(stage_move) => matches!(
+                stage_move.state,
+                GateState::GateApproved | GateState::GateRejected
+            ),
+            _ => false,
+        }
+    }
+
+    /// The outcome of a fire, for the three rows that close one.
+    pub fn sensor_outcome(&self) -> Option<SensorOutcome<'_>> {
+        match self {
+            Self::SensorPassed(passed) => Some(SensorOutcome::Passed(passed)),
+            Self::SensorFailed(failed) => Some(SensorOutcome::Failed(failed)),
+            Self::SensorBudgetOverride(budget) => Some(SensorOutcome::BudgetOverride(budget)),
+            _ => None,
+        }
+    }
+}
+
+impl<'e> SensorOutcome<'e> {
+    pub fn fire(self) -> &'e FireIdentity {
+        match self {
+            Self::Passed(passed) => &passed.fire,
+            Self::Failed(failed) => &failed.fire,
+            Self::BudgetOverride(budget) => &budget.fire,
+        }
+    }
+
+    pub fn unit(self) -> Option<&'e str> {
+        match self {
+            Self::Passed(passed) => passed.unit.as_deref(),
+            Self::Failed(failed) => failed.unit.as_deref(),
+            Self::BudgetOverride(budget) => budget.unit.as_deref(),
+        }
+    }
+}
+
+/// The first value of `key`, owned.
+fn text(block: &AuditBlock, key: &str) -> Option<String> {
+    block.field(key).map(str::to_owned)
+}
+
+/// A whole-number field; 0 when it is missing or not a whole number (see the module's invariants).
+fn count<N: std::str::FromStr + Default>(block: &AuditBlock, key: &str) -> N {
+    block
+        .field(key)
+        .and_then(|value| value.parse().ok())
+        .unwrap_or_default()
+}
+
+impl FireIdentity {
+    /// The identity of one fire, with `output_path` (as fired, usually absolute) made relative
+    /// to `project_dir`.
+    pub fn new(
+        project_dir: &Utf8Path,
+        fire_id: &str,
+        sensor_id: &str,
+        stage_slug: &str,
+        output_path: &str,
+    ) -> Self {
+        Self {
+            fire_id: fire_id.to_owned(),
+            sensor_id: sensor_id.to_owned(),
+            stage_slug: stage_slug.to_owned(),
+            output_path_field: relative_path_field(project_dir, output_path),
+        }
+    }
+
+    fn read(block: &AuditBlock) -> Self {
+        let text = |key| block.field(key).unwrap_or_default().to_owned();
+        Self {
+            fire_id: text(field::FIRE_ID),
+            sensor_id: text(field::SENSOR_ID),
+            stage_slug: text(field::STAGE_SLUG),
+            output_path_field: text(field::OUTPUT_PATH),
+        }
+    }
+
+    /// Fire id, Sensor ID, Stage slug, the unit when there is one, Output path.
+    fn fields(&self, unit: Option<&String>) -> Vec<(&'static str, String)> {
+        let mut fields = vec![
+            (field::FIRE_ID, self.fire_id.clone()),
+            (field::SENSOR_ID, self.sensor_id.clone()),
+            (field::STAGE_SLUG, self.stage_slug.clone()),
+        ];
+        if let Some(unit) = unit {
+            fields.push((field::UNIT, unit.clone()));
+        }
+        fields.push((field::OUTPUT_PATH, self.output_path_field.clone()));
+        fields
+    }
+}
+
+impl StageScope {
+    fn read(block: &AuditBlock) -> Self {
+        Self {
+            stage: text(block, field::STAGE),
+            unit: text(block, field::UNIT),
+            workflow: text(block, field::WORKFLOW),
+        }
+    }
+
+    /// A main-workflow row of `slug` (D34): `Stage` is the slug and `Workflow` is not a
+    /// `single-stage:` run.
+    pub fn is_main_workflow_of(&self, slug: &str) -> bool {
+        self.stage.as_deref() == Some(slug)
+            && !self
+                .workflow
+                .as_deref()
+                .is_some_and(|workflow| workflow.starts_with(SINGLE_STAGE_WORKFLOW_PREFIX))
+    }
+
+    /// Stage, Unit and Workflow, each when present.
+    fn fields(&self) -> Vec<(&'static str, String)> {
+        [
+            (field::STAGE, &self.stage),
+            (field::UNIT, &self.unit),
+            (field::WORKFLOW, &self.workflow),
+        ]
+        .into_iter()
+        .filter_map(|(key, value)| value.clone().map(|value| (key, value)))
+        .collect()
+    }
+}
+
+impl GateState {
+    fn of_event(event: &str) -> Option<Self> {
+        Some(match event {
+            STAGE_STARTED => Self::StageStarted,
+            STAGE_AWAITING_APPROVAL => Self::StageAwaitingApproval,
+            STAGE_REVISING => Self::StageRevising,
+            GATE_REJECTED => Self::GateRejected,
+            GATE_APPROVED => Self::GateApproved,
+            STAGE_COMPLETED => Self::StageCompleted,
+            STAGE_SKIPPED => Self::StageSkipped,
+            _ => return None,
+        })
+    }
+
+    pub fn event_name(self) -> &'static str {
+        match self {
+            Self::StageStarted => STAGE_STARTED,
+            Self::StageAwaitingApproval => STAGE_AWAITING_APPROVAL,
+            Self::StageRevising => STAGE_REVISING,
+            Self::GateRejected => GATE_REJECTED,
+            Self::GateApproved => GATE_APPROVED,
+            Self::StageCompleted => STAGE_COMPLETED,
+            Self::StageSkipped => STAGE_SKIPPED,
+        }
+    }
+
+    /// The rows after which an earlier override answer no longer counts (D34).
+    pub fn spends_an_override_receipt(self) -> bool {
+        matches!(
+            self,
+            Self::StageStarted | Self::StageAwaitingApproval | Self::GateRejected
+        )
+    }
+}
+
+impl GateRow {
+    fn read(block: &AuditBlock) -> Self {
+        let blocking_override = (block.field(field::BLOCKING_SENSOR_OVERRIDE) == Some("true"))
+            .then(|| BlockingOverride {
+                sensor_ids: block
+                    .field(field::BLOCKING_SENSOR_IDS)
+                    .unwrap_or_default()
+                    .to_owned(),
+                detail_paths: text(block, field::BLOCKING_SENSOR_DETAIL_PATHS),
+                reasons: block
+                    .field(field::BLOCKING_SENSOR_REASONS)
+                    .unwrap_or_default()
+                    .to_owned(),
+            });
+        Self {
+            scope: StageScope::read(block),
+            revalidated: block.field(field::REVALIDATED) == Some("true"),
+            details: text(block, field::DETAILS),
+            artifacts: text(block, field::ARTIFACTS),
+            blocking_override,
+            sensor_state: text(block, field::SENSOR_STATE),
+            sensors_off: text(block, field::SENSORS_OFF),
+        }
+    }
+}
+
+// --- Writing -----------------------------------------------------------------------------------
+
+impl SensorFired {
+    pub fn to_row(&self) -> AuditRow {
+        AuditRow::trusted(
+            SENSOR_FIRED_HEADING,
+            SENSOR_FIRED,
+            self.fire.fields(self.unit.as_ref()),
+        )
+    }
+}
+
+impl SensorPassed {
+    pub fn to_row(&self) -> AuditRow {
+        let mut fields = self.fire.fields(self.unit.as_ref());
+        fields.push((field::DURATION_MS, self.duration_ms.to_string()));
+        if let Some(note) = &self.note {
+            fields.push((field::NOTE, note.clone()));
+        }
+        AuditRow::trusted(SENSOR_PASSED_HEADING, SENSOR_PASSED, fields)
+    }
+}
+
+impl SensorFailed {
+    pub fn to_row(&self) -> AuditRow {
+        let mut fields = self.fire.fields(self.unit.as_ref());
+        if let Some(detail_path) = &self.detail_path {
+            fields.push((field::DETAIL_PATH, detail_path.clone()));
+        }
+        fields.push((field::FINDINGS_COUNT, self.findings_count.to_string()));
+        AuditRow::trusted(SENSOR_FAILED_HEADING, SENSOR_FAILED, fields)
+    }
+}
+
+impl SensorBudgetOverride {
+    pub fn to_row(&self) -> AuditRow {
+        let mut fields = self.fire.fields(self.unit.as_ref());
+        fields.push((field::CAP_LAYER, REGISTRY_CAP_LAYER.to_owned()));
+        fields.push((field::CAP_VALUE, self.cap_value_seconds.to_string()));
+        fields.push((field::OBSERVED_VALUE, self.observed_seconds.to_string()));
+        AuditRow::trusted(
+            SENSOR_BUDGET_OVERRIDE_HEADING,
+            SENSOR_BUDGET_OVERRIDE,
+            fields,
+        )
+    }
+}
+
+impl GateRow {
+    pub fn to_row(&self) -> AuditRow {
+        let mut fields = self.scope.fields();
+        if self.revalidated {
+            fields.push((field::REVALIDATED, "true".to_owned()));
+        }
+        if let Some(details) = &self.details {
+            fields.push((field::DETAILS, details.clone()));
+        }
+        if let Some(artifacts) = &self.artifacts {
+            fields.push((field::ARTIFACTS, artifacts.clone()));
+        }
+        if let Some(blocking_override) = &self.blocking_override {
+            fields.extend(blocking_override.fields());
+        }
+        if let Some(sensor_state) = &self.sensor_state {
+            fields.push((field::SENSOR_STATE, sensor_state.clone()));
+        }
+        if let Some(sensors_off) = &self.sensors_off {
+            fields.push((field::SENSORS_OFF, sensors_off.clone()));
+        }
+        AuditRow::trusted(
+            STAGE_AWAITING_APPROVAL_HEADING,
+            STAGE_AWAITING_APPROVAL,
+            fields,
+        )
+    }
+}
+
+impl DecisionRecorded {
+    /// Stage, Decision, Options, Rationale, Unit, Workflow, as the reference's `aidlc-log.ts
+    /// decision` orders them; the optional ones only when present.
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.scope.stage),
+            (field::DECISION, &self.decision),
+            (field::OPTIONS, &self.options),
+            (field::RATIONALE, &self.rationale),
+            (field::UNIT, &self.scope.unit),
+            (field::WORKFLOW, &self.scope.workflow),
+        ];
+        AuditRow::trusted(
+            DECISION_RECORDED_HEADING,
+            DECISION_RECORDED,
+            present_fields(&fields),
+        )
+    }
+}
+
+impl QuestionAnswered {
+    /// Stage, Details, Unit, Workflow, as the reference's `aidlc-log.ts answer` orders them.
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.scope.stage),
+            (field::DETAILS, &self.details),
+            (field::UNIT, &self.scope.unit),
+            (field::WORKFLOW, &self.scope.workflow),
+        ];
+        AuditRow::trusted(
+            QUESTION_ANSWERED_HEADING,
+            QUESTION_ANSWERED,
+            present_fields(&fields),
+        )
+    }
+}
+
+impl RuleLearned {
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.stage),
+            (field::CANDIDATE_ID, &self.candidate_id),
+            (field::CONTENT_HASH, &self.content_hash),
+            (field::DESTINATION, &self.destination),
+            (field::HEADING, &self.heading),
+            (field::SOURCE, &self.source),
+        ];
+        AuditRow::trusted(RULE_LEARNED_HEADING, RULE_LEARNED, present_fields(&fields))
+    }
+}
+
+impl SensorProposed {
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::STAGE, &self.stage),
+            (field::CANDIDATE_ID, &self.candidate_id),
+            (field::SENSOR_ID, &self.sensor_id),
+            (field::MANIFEST_PATH, &self.manifest_path),
+            (field::MATCHES, &self.matches),
+            (field::DESTINATIONS, &self.destinations),
+            (field::SOURCE, &self.source),
+        ];
+        AuditRow::trusted(
+            SENSOR_PROPOSED_HEADING,
+            SENSOR_PROPOSED,
+            present_fields(&fields),
+        )
+    }
+}
+
+impl GuardrailLoaded {
+    /// The doctor's row: every rule of `rules_path` (project-relative, ending in `/`) loaded.
+    pub fn of_all_rules(rules_path: &str, rule_count: usize) -> Self {
+        Self {
+            scope: Some("all".to_owned()),
+            path: Some(rules_path.to_owned()),
+            rule_count: Some(rule_count.to_string()),
+        }
+    }
+
+    pub fn to_row(&self) -> AuditRow {
+        let fields = [
+            (field::SCOPE, &self.scope),
+            (field::PATH, &self.path),
+            (field::RULE_COUNT, &self.rule_count),
+        ];
+        AuditRow::trusted(
+            GUARDRAIL_LOADED_HEADING,
+            GUARDRAIL_LOADED,
+            present_fields(&fields),
+        )
+    }
+}
+
+/// The pairs whose value is present, in order.
+fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static str, String)> {
+    fields
+        .iter()
+        .filter_map(|(key, value)| value.as_ref().map(|value| (*key, value.clone())))
+        .collect()
+}
+
+impl BlockingOverride {
+    /// Blocking Sensor Override `true`, Blocking Sensor IDs, Blocking Sensor Detail Paths (when
+    /// there are any), Blocking Sensor Reasons.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        let mut fields = vec![
+            (field::BLOCKING_SENSOR_OVERRIDE, "true".to_owned()),
+            (field::BLOCKING_SENSOR_IDS, self.sensor_ids.clone()),
+        ];
+        if let Some(detail_paths) = &self.detail_paths {
+            fields.push((field::BLOCKING_SENSOR_DETAIL_PATHS, detail_paths.clone()));
+        }
+        fields.push((field::BLOCKING_SENSOR_REASONS, self.reasons.clone()));
+        fields
+    }
+}
+
+/// The rows the dispatcher writes, from the values it has at hand.
+impl AuditRow {
+    /// `SENSOR_FIRED` of `fire`.
+    pub fn sensor_fired(fire: &FireIdentity) -> Self {
+        SensorFired {
+            fire: fire.clone(),
+            unit: None,
+        }
+        .to_row()
+    }
+
+    /// `SENSOR_PASSED` of `fire`; an empty note is no note.
+    pub fn sensor_passed(fire: &FireIdentity, duration_ms: u128, note: Option<&str>) -> Self {
+        SensorPassed {
+            fire: fire.clone(),
+            unit: None,
+            duration_ms,
+            note: note.filter(|note| !note.is_empty()).map(str::to_owned),
+        }
+        .to_row()
+    }
+
+    /// `SENSOR_FAILED` of `fire`, with `detail_path` made relative to `project_dir`.
+    pub fn sensor_failed(
+        fire: &FireIdentity,
+        project_dir: &Utf8Path,
+        detail_path: &Utf8Path,
+        findings_count: u64,
+    ) -> Self {
+        SensorFailed {
+            fire: fire.clone(),
+            unit: None,
+            detail_path: Some(relative_path_field(project_dir, detail_path.as_str())),
+            findings_count,
+        }
+        .to_row()
+    }
+
+    /// `SENSOR_BUDGET_OVERRIDE` of `fire`.
+    pub fn sensor_budget_override(
+        fire: &FireIdentity,
+        cap_value_seconds: u64,
+        observed_seconds: u64,
+    ) -> Self {
+        SensorBudgetOverride {
+            fire: fire.clone(),
+            unit: None,
+            cap_value_seconds,
+            observed_seconds,
+        }
+        .to_row()
+    }
+
+    /// `HUMAN_TURN`, with no fields (the reference's `aidlc-record-human-turn.ts` records presence
+    /// only).
+    pub fn human_turn() -> Self {
+        AuditRow::trusted(HUMAN_TURN_HEADING, HUMAN_TURN, Vec::new())
+    }
+
+    /// `STAGE_AWAITING_APPROVAL` (heading `Stage Awaiting Approval`) with `fields` in the order
+    /// given (the reference writes `Stage` first). Keys are checked as in [`AuditRow::new`].
+    pub fn stage_awaiting_approval(
+        fields: Vec<(&'static str, String)>,
+    ) -> Result<Self, LedgerError> {
+        Self::new(
+            STAGE_AWAITING_APPROVAL_HEADING,
+            STAGE_AWAITING_APPROVAL,
+            fields,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::block::{check_field_key, format_block};
+    use super::*;
+    use crate::runtime::audit::ledger::parse_blocks;
+    use crate::runtime::audit::ledger::test_support::sample_fire;
+
+    #[test]
+    fn the_sensor_constructors_use_valid_keys() {
+        let fire = sample_fire();
+        let rows = [
+            AuditRow::sensor_fired(&fire),
+            AuditRow::sensor_passed(&fire, 5, Some("tool-unavailable")),
+            AuditRow::sensor_failed(&fire, Utf8Path::new("/p"), Utf8Path::new("/p/d.md"), 1),
+            AuditRow::sensor_budget_override(&fire, 300, 301),
+        ];
+        for row in rows {
+            for (key, _) in row.fields() {
+                assert!(check_field_key(key).is_ok(), "{key}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_gate_row_has_the_reference_heading_and_keeps_field_order() {
+        let row = AuditRow::stage_awaiting_approval(vec![
+            ("Stage", "user-stories".to_owned()),
+            ("Sensor State", "shape@a.md=passed".to_owned()),
+        ])
+        .unwrap();
+        assert_eq!(
+            format_block(&row, "2026-09-04T10:11:12Z"),
+            "\n## Stage Awaiting Approval\n**Timestamp**: 2026-09-04T10:11:12Z\n**Event**: STAGE_AWAITING_APPROVAL\n**Stage**: user-stories\n**Sensor State**: shape@a.md=passed\n\n---\n"
+        );
+        assert!(AuditRow::stage_awaiting_approval(vec![("Event", String::new())]).is_err());
+    }
+
+    // --- golden blocks
+
+    #[test]
+    fn a_fired_and_failed_pair_is_byte_exact() {
+        let fire = sample_fire();
+        let detail = Utf8Path::new(
+            "/work/proj/aidlc/spaces/default/intents/260904-x/.aidlc-engine/sensors/intent-capture/claim-sources-a65d19af.md",
+        );
+        let fired = format_block(&AuditRow::sensor_fired(&fire), "2026-09-04T10:11:12Z");
+        let failed = format_block(
+            &AuditRow::sensor_failed(&fire, Utf8Path::new("/work/proj"), detail, 3),
+            "2026-09-04T10:11:13Z",
+        );
+        let output =
+            "aidlc/spaces/default/intents/260904-x/ideation/intent-capture/intent-statement.md";
+        assert_eq!(
+            fired,
+            format!(
+                "\n## Sensor Fired\n**Timestamp**: 2026-09-04T10:11:12Z\n**Event**: SENSOR_FIRED\n\
+                 **Fire id**: a65d19af\n**Sensor ID**: claim-sources\n**Stage slug**: intent-capture\n\
+                 **Output path**: {output}\n\n---\n"
+            )
+        );
+        assert_eq!(
+            failed,
+            format!(
+                "\n## Sensor Failed\n**Timestamp**: 2026-09-04T10:11:13Z\n**Event**: SENSOR_FAILED\n\
+                 **Fire id**: a65d19af\n**Sensor ID**: claim-sources\n**Stage slug**: intent-capture\n\
+                 **Output path**: {output}\n\
+                 **Detail path**: aidlc/spaces/default/intents/260904-x/.aidlc-engine/sensors/intent-capture/claim-sources-a65d19af.md\n\
+                 **Findings count**: 3\n\n---\n"
+            )
+        );
+    }
+
+    #[test]
+    fn passed_and_budget_rows_keep_the_reference_field_order() {
+        let fire = sample_fire();
+        let noted = format_block(
+            &AuditRow::sensor_passed(&fire, 42, Some("script-error: exit-2")),
+            "T",
+        );
+        assert!(noted.ends_with("**Duration ms**: 42\n**Note**: script-error: exit-2\n\n---\n"));
+        let plain = format_block(&AuditRow::sensor_passed(&fire, 7, Some("")), "T");
+        assert!(plain.ends_with("**Duration ms**: 7\n\n---\n"));
+        let budget = format_block(&AuditRow::sensor_budget_override(&fire, 300, 301), "T");
+        assert!(budget.starts_with(
+            "\n## Sensor Budget Override\n**Timestamp**: T\n**Event**: SENSOR_BUDGET_OVERRIDE\n"
+        ));
+        assert!(budget.ends_with(
+            "**Cap layer**: registry\n**Cap value**: 300\n**Observed value**: 301\n\n---\n"
+        ));
+    }
+
+    // --- reading
+
+    fn read(row: &AuditRow) -> AuditEvent {
+        AuditEvent::from_block(parse_blocks(&format_block(row, "T")).remove(0))
+    }
+
+    fn scope(stage: &str) -> StageScope {
+        StageScope {
+            stage: Some(stage.to_owned()),
+            ..StageScope::default()
+        }
+    }
+
+    #[test]
+    fn every_written_row_reads_back_as_its_event() {
+        let fire = sample_fire();
+        let fired = SensorFired {
+            fire: fire.clone(),
+            unit: None,
+        };
+        assert_eq!(read(&fired.to_row()), AuditEvent::SensorFired(fired));
+        let passed = SensorPassed {
+            fire: fire.clone(),
+            unit: Some("alpha".to_owned()),
+            duration_ms: 42,
+            note: Some("tool-unavailable".to_owned()),
+        };
+        assert_eq!(read(&passed.to_row()), AuditEvent::SensorPassed(passed));
+        let failed = SensorFailed {
+            fire: fire.clone(),
+            unit: None,
+            detail_path: Some("d.md".to_owned()),
+            findings_count: 3,
+        };
+        assert_eq!(read(&failed.to_row()), AuditEvent::SensorFailed(failed));
+        let budget = SensorBudgetOverride {
+            fire,
+            unit: None,
+            cap_value_seconds: 300,
+            observed_seconds: 301,
+        };
+        assert_eq!(
+            read(&budget.to_row()),
+            AuditEvent::SensorBudgetOverride(budget)
+        );
+        let gate_row = GateRow {
+            scope: StageScope {
+                unit: Some("alpha".to_owned()),
+                ..scope("s")
+            },
+            artifacts: Some("doc-a,doc-b".to_owned()),
+            blocking_override: Some(BlockingOverride {
+                sensor_ids: "shape".to_owned(),
+                detail_paths: None,
+                reasons: "shape: tool-unavailable".to_owned(),
+            }),
+            sensor_state: Some("shape@a.md=tool-unavailable".to_owned()),
+            sensors_off: Some("state".to_owned()),
+            ..GateRow::default()
+        };
+        assert_eq!(
+            read(&gate_row.to_row()),
+            AuditEvent::StageAwaitingApproval(gate_row)
+        );
+    }
+
+    #[test]
+    fn the_learning_rows_are_the_reference_blocks_and_read_back() {
+        let learned = RuleLearned {
+            stage: Some("s".to_owned()),
+            candidate_id: Some("c1".to_owned()),
+            content_hash: Some("ab".to_owned()),
+            destination: Some("/p/aidlc/spaces/default/memory/project.md".to_owned()),
+            heading: Some("## Corrections".to_owned()),
+            source: Some("orchestrator".to_owned()),
+        };
+        assert_eq!(
+            format_block(&learned.to_row(), "T"),
+            "\n## Rule Learned\n**Timestamp**: T\n**Event**: RULE_LEARNED\n**Stage**: s\n**Candidate-ID**: c1\n**Content-Hash**: ab\n**Destination**: /p/aidlc/spaces/default/memory/project.md\n**Heading**: ## Corrections\n**Source**: orchestrator\n\n---\n"
+        );
+        assert_eq!(read(&learned.to_row()), AuditEvent::RuleLearned(learned));
+        let proposed = SensorProposed {
+            stage: Some("s".to_owned()),
+            candidate_id: Some("c2".to_owned()),
+            sensor_id: Some("x".to_owned()),
+            manifest_path: Some("/p/.claude/sensors/aidlc-x.md".to_owned()),
+            matches: Some("**/*.md".to_owned()),
+            destinations: Some("[\"s\"]".to_owned()),
+            source: Some("orchestrator".to_owned()),
+        };
+        assert_eq!(
+            format_block(&proposed.to_row(), "T"),
+            "\n## Sensor Proposed\n**Timestamp**: T\n**Event**: SENSOR_PROPOSED\n**Stage**: s\n**Candidate-ID**: c2\n**Sensor ID**: x\n**Manifest path**: /p/.claude/sensors/aidlc-x.md\n**Matches**: **/*.md\n**Destinations**: [\"s\"]\n**Source**: orchestrator\n\n---\n"
+        );
+        assert_eq!(
+            read(&proposed.to_row()),
+            AuditEvent::SensorProposed(proposed)
+        );
+    }
+
+    #[test]
+    fn the_interaction_receipts_are_the_reference_blocks_and_read_back() {
+        let decision = DecisionRecorded {
+            scope: StageScope {
+                unit: Some("u1".to_owned()),
+                ..scope("s")
+            },
+            decision: Some("Blocking gate sensor failure".to_owned()),
+            options: Some("Fix findings,Override blocking sensors".to_owned()),
+            rationale: Some("why".to_owned()),
+        };
+        assert_eq!(
+            format_block(&decision.to_row(), "T"),
+            "\n## Decision Recorded\n**Timestamp**: T\n**Event**: DECISION_RECORDED\n**Stage**: s\n**Decision**: Blocking gate sensor failure\n**Options**: Fix findings,Override blocking sensors\n**Rationale**: why\n**Unit**: u1\n\n---\n"
+        );
+        assert_eq!(
+            read(&decision.to_row()),
+            AuditEvent::DecisionRecorded(decision)
+        );
+        let answer = QuestionAnswered {
+            scope: scope("s"),
+            details: Some("Override blocking sensors".to_owned()),
+        };
+        assert_eq!(
+            format_block(&answer.to_row(), "T"),
+            "\n## Question Answered\n**Timestamp**: T\n**Event**: QUESTION_ANSWERED\n**Stage**: s\n**Details**: Override blocking sensors\n\n---\n"
+        );
+        assert_eq!(read(&answer.to_row()), AuditEvent::QuestionAnswered(answer));
+        assert_eq!(
+            format_block(&AuditRow::human_turn(), "T"),
+            "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
+        );
+        assert_eq!(read(&AuditRow::human_turn()), AuditEvent::HumanTurn);
+        let loaded = GuardrailLoaded::of_all_rules(".claude/aidlc-rules/", 12);
+        assert_eq!(
+            format_block(&loaded.to_row(), "T"),
+            "\n## Guardrail Loaded\n**Timestamp**: T\n**Event**: GUARDRAIL_LOADED\n**Scope**: all\n**Path**: .claude/aidlc-rules/\n**Rule count**: 12\n\n---\n"
+        );
+        assert_eq!(read(&loaded.to_row()), AuditEvent::GuardrailLoaded(loaded));
+        assert!(
+            AuditEvent::QuestionAnswered(QuestionAnswered {
+                scope: scope("s"),
+                details: None,
+            })
+            .spends_a_human_turn()
+        );
+        assert!(!AuditEvent::HumanTurn.spends_a_human_turn());
+    }
+
+    #[test]
+    fn the_gate_row_writes_its_fields_in_the_reference_order() {
+        let gate_row = GateRow {
+            scope: scope("s"),
+            revalidated: true,
+            blocking_override: Some(BlockingOverride {
+                sensor_ids: "a,b".to_owned(),
+                detail_paths: Some("d.md".to_owned()),
+                reasons: "a: x; b: y".to_owned(),
+            }),
+            sensor_state: Some("a@x.md=failed(1)".to_owned()),
+            ..GateRow::default()
+        };
+        assert_eq!(
+            format_block(&gate_row.to_row(), "T"),
+            "\n## Stage Awaiting Approval\n**Timestamp**: T\n**Event**: STAGE_AWAITING_APPROVAL\n\
+             **Stage**: s\n**Revalidated**: true\n**Blocking Sensor Override**: true\n\
+             **Blocking Sensor IDs**: a,b\n**Blocking Sensor Detail Paths**: d.md\n\
+             **Blocking Sensor Reasons**: a: x; b: y\n**Sensor State**: a@x.md=failed(1)\n\n---\n"
+        );
+    }
+
+    #[test]
+    fn the_conductors_rows_read_as_theirs_and_unknown_events_are_kept() {
+        let rows = [
+            AuditRow::new(
+                "Stage Started",
+                STAGE_STARTED,
+                vec![
+                    ("Stage", "s".to_owned()),
+                    ("Workflow", "single-stage:s".to_owned()),
+                ],
+            ),
+            AuditRow::new(
+                "Decision Recorded",
+                DECISION_RECORDED,
+                vec![
+                    ("Stage", "s".to_owned()),
+                    ("Decision", "D".to_owned()),
+                    ("Options", "a, b".to_owned()),
+                ],
+            ),
+            AuditRow::new(
+                "Question Answered",
+                QUESTION_ANSWERED,
+                vec![("Stage", "s".to_owned()), ("Details", "a".to_owned())],
+            ),
+            AuditRow::new("Human Turn", HUMAN_TURN, vec![("Session", "x".to_owned())]),
+            AuditRow::new(
+                "Health Check",
+                "HEALTH_CHECKED",
+                vec![("Candidate-ID", "c1".to_owned())],
+            ),
+        ];
+        let events: Vec<AuditEvent> = rows.iter().map(|row| read(row.as_ref().unwrap())).collect();
+        assert_eq!(
+            events[0],
+            AuditEvent::StageMoved(StageMove {
+                state: GateState::StageStarted,
+                scope: StageScope {
+                    workflow: Some("single-stage:s".to_owned()),
+                    ..scope("s")
+                },
+            })
+        );
+        assert_eq!(
+            events[1],
+            AuditEvent::DecisionRecorded(DecisionRecorded {
+                scope: scope("s"),
+                decision: Some("D".to_owned()),
+                options: Some("a, b".to_owned()),
+                rationale: None,
+            })
+        );
+        assert_eq!(
+            events[2],
+            AuditEvent::QuestionAnswered(QuestionAnswered {
+                scope: scope("s"),
+                details: Some("a".to_owned()),
+            })
+        );
+        assert_eq!(events[3], AuditEvent::HumanTurn);
+        let AuditEvent::Other(unknown) = &events[4] else {
+            panic!("{:?}", events[4]);
+        };
+        assert_eq!(unknown.heading, "Health Check");
+        assert_eq!(unknown.field("Candidate-ID"), Some("c1"));
+        let names: Vec<&str> = events.iter().map(AuditEvent::name).collect();
+        assert_eq!(
+            names,
+            [
+                STAGE_STARTED,
+                DECISION_RECORDED,
+                QUESTION_ANSWERED,
+                HUMAN_TURN,
+                "HEALTH_CHECKED"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_sensor_row_missing_fields_reads_them_as_empty_or_zero() {
+        let text = "\n## Sensor Failed\n**Timestamp**: T\n**Event**: SENSOR_FAILED\n**Findings count**: many\n\n---\n";
+        let event = AuditEvent::from_block(parse_blocks(text).remove(0));
+        let AuditEvent::SensorFailed(failed) = &event else {
+            panic!("{event:?}");
+        };
+        assert_eq!(failed.fire.stage_slug, "");
+        assert_eq!(failed.fire.output_path_field, "");
+        assert_eq!(
+            (failed.findings_count, failed.detail_path.as_deref()),
+            (0, None)
+        );
+        let outcome = event.sensor_outcome().unwrap();
+        assert_eq!(outcome.fire(), &failed.fire);
+        assert_eq!(outcome.unit(), None);
+    }
+
+    #[test]
+    fn single_stage_rows_are_not_the_main_workflows() {
+        assert!(scope("s").is_main_workflow_of("s"));
+        assert!(!scope("s").is_main_workflow_of("t"));
+        assert!(!StageScope::default().is_main_workflow_of("s"));
+        let single = StageScope {
+            workflow: Some("single-stage:s".to_owned()),
+            ..scope("s")
+        };
+        assert!(!single.is_main_workflow_of("s"));
+        let other_workflow = StageScope {
+            workflow: Some("main".to_owned()),
+            ..scope("s")
+        };
+        assert!(other_workflow.is_main_workflow_of("s"));
+    }
+}

@@ -1,0 +1,149 @@
+//! The compiled graph on disk, as the runtime uses it: [`load_graph`] reads `stage-graph.json` and
+//! hands its text to the protocol's strict reader (`protocol::graph_reader::parse_graph`), and
+//! [`produce_dirs`] lists the folders that exist where a node's stage writes.
+//!
+//! Invariant: a graph that cannot be read or is not one this version wrote is a
+//! [`GraphLoadError`] naming the file and saying to recompile, never an empty graph.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::protocol::graph_reader::{GraphRefusal, GraphTextError, StageGraph, parse_graph};
+use crate::protocol::output_paths::CODEKB_STAGE;
+use crate::protocol::stage_node::GraphNode;
+use crate::runtime::workspace::Workspace;
+
+/// Why the graph could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum GraphLoadError {
+    #[error("cannot read the stage graph {path}: {source}; run `aidlc compile` first")]
+    Unreadable {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the stage graph {path} is malformed ({reason}); run `aidlc compile` to rebuild it")]
+    Malformed { path: String, reason: String },
+    #[error("{refusal} (in {path}); run `aidlc compile` to rebuild it")]
+    NotOurs { path: String, refusal: GraphRefusal },
+}
+
+/// The node of the active stage: the directive marker's stage, else the state's current stage
+/// (`None` when the graph holds neither).
+pub fn active_stage_node<'n>(
+    nodes: &'n [GraphNode],
+    choice: &crate::runtime::workspace::ActiveStageChoice,
+) -> Option<&'n GraphNode> {
+    nodes
+        .iter()
+        .find(|node| node.slug == choice.preferred_stage())
+        .or_else(|| nodes.iter().find(|node| node.slug == choice.current_stage))
+}
+
+/// The graph at `path`, read whole and parsed strictly by the protocol's one reader, with the
+/// stages the plugin selection disabled set aside (`StageGraph::disabled`, docs/decisions.md
+/// D49): every runtime path reads `nodes`, so a disabled stage is not there for it.
+pub fn load_graph(path: &Utf8Path) -> Result<StageGraph, GraphLoadError> {
+    let text = crate::leaves::fs_util::read_bounded_text(
+        path,
+        crate::compile::discover::MAX_GENERATED_BYTES,
+    )
+    .map_err(|error| GraphLoadError::Unreadable {
+        path: path.to_string(),
+        source: error.into_io_error(),
+    })?;
+    parse_graph(&text)
+        .map(StageGraph::with_disabled_set_aside)
+        .map_err(|error| match error {
+            GraphTextError::Json(reason) => GraphLoadError::Malformed {
+                path: path.to_string(),
+                reason,
+            },
+            GraphTextError::Refused(refusal) => GraphLoadError::NotOurs {
+                path: path.to_string(),
+                refusal,
+            },
+        })
+}
+
+/// Where a stage writes: the codekb repositories for a codekb stage, the per-unit folders (or
+/// the stage-level fallback) for a per-unit stage, else `<record>/<phase>/<slug>`. Only folders
+/// that exist are returned. The one definition the dispatcher (`--consumes` on-disk filter) and
+/// gate dispatch (deliverables) share.
+pub fn produce_dirs(
+    workspace: &Workspace,
+    record: &Utf8Path,
+    node: &GraphNode,
+) -> Vec<Utf8PathBuf> {
+    if node.slug == CODEKB_STAGE {
+        return subfolders(&workspace.space_dir().join("codekb"));
+    }
+    if node.is_per_unit() {
+        let stage_level = record.join("construction").join(&node.slug);
+        if stage_level.is_dir() {
+            return vec![stage_level];
+        }
+        let mut dirs = Vec::new();
+        for root in [
+            record.join("construction"),
+            record.join("construction/units"),
+        ] {
+            for unit in subfolders(&root) {
+                let dir = unit.join(&node.slug);
+                if dir.is_dir() {
+                    dirs.push(dir);
+                }
+            }
+        }
+        return dirs;
+    }
+    let dir = record.join(node.phase.as_str()).join(&node.slug);
+    if dir.is_dir() { vec![dir] } else { Vec::new() }
+}
+
+fn subfolders(root: &Utf8Path) -> Vec<Utf8PathBuf> {
+    let Ok(entries) = root.read_dir_utf8() else {
+        return Vec::new();
+    };
+    let mut folders: Vec<Utf8PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().to_owned())
+        .filter(|path| path.is_dir())
+        .collect();
+    folders.sort();
+    folders
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn gate_entry(id: &str, fire_on: &str, severity: &str) -> serde_json::Value {
+        json!({"id": id, "path": format!(".claude/sensors/aidlc-{id}.md"), "fire_on": fire_on, "default_severity": severity, "matches": "**/*.md"})
+    }
+
+    fn node(slug: &str, sensors: &serde_json::Value) -> serde_json::Value {
+        json!({
+            "slug": slug, "number": "2.1", "phase": "inception", "produces": ["doc"],
+            "consumes": [{"artifact": "intent-statement", "required": true}],
+            "sensors_applicable": sensors,
+        })
+    }
+
+    #[test]
+    fn the_load_error_names_the_file_and_says_to_recompile() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(dir.path().join("stage-graph.json")).unwrap();
+        std::fs::write(
+            &path,
+            json!([node("s", &json!([gate_entry("shape", "gate", "critical")]))]).to_string(),
+        )
+        .unwrap();
+        let message = load_graph(&path).unwrap_err().to_string();
+        assert!(message.starts_with("recompile: the graph is not one this version wrote: stage \"s\", key sensors_applicable[0].default_severity, value \"critical\""), "{message}");
+        assert!(
+            message.ends_with(&format!("(in {path}); run `aidlc compile` to rebuild it")),
+            "{message}"
+        );
+    }
+}

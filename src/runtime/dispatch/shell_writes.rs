@@ -1,0 +1,164 @@
+//! Writes through the shell: the pre-tool guard keeps what the project holds before a shell
+//! tool call ([`record_shell_snapshot`]), and the write hook, after the call, fires on what
+//! changed ([`shell_call_changes`]), as for a file tool's write of each changed file.
+//!
+//! Invariants:
+//! - the snapshot is kept in the active record's hooks-health folder, one file per call
+//!   (`shell-snapshots/<call key>.snapshot`), taken only inside an active workflow, and read
+//!   once: the write hook removes it whatever it finds;
+//! - the guard and the write hook walk the same project with the same folders left out
+//!   ([`walk_skips`]), so a call that changed nothing shows no change;
+//! - only the files the active stage's write-fired globs match are stamped (a file no sensor
+//!   could fire on costs no `stat`), and a stage with none walks nothing; a graph that cannot be
+//!   used or a glob that does not compile stamps every file, so nothing is lost;
+//! - a shell call whose snapshot is missing or unreadable is [`ShellCallChanges::Unchecked`]
+//!   with the reason (a drop), never taken for "nothing changed";
+//! - deleting a file fires nothing (there is nothing to check); a deleted file the stage's
+//!   write-fired sensors match is recorded by the write hook as a drop naming it. A rename is
+//!   a deletion of the old path and a creation of the new one.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use crate::harness::payload::ShellCall;
+use crate::leaves::fs_util::contained::ProjectPath;
+use crate::protocol::glob::SensorGlob;
+use crate::protocol::selection::FireOn;
+use crate::runtime::dispatch::compiled_graph::{active_stage_node, load_graph};
+use crate::runtime::dispatch::project_snapshot::{
+    ProjectSnapshot, SnapshotChanges, load_snapshot, save_snapshot, snapshot_changes, take_snapshot,
+};
+use crate::runtime::workspace::{self, Workspace};
+
+/// The folder under the hooks-health folder that holds the snapshots of calls in progress.
+pub const SHELL_SNAPSHOTS_DIR: &str = "shell-snapshots";
+
+/// Where the snapshot taken before `call` is kept.
+pub fn snapshot_file(workspace: &Workspace, call: &ShellCall) -> Utf8PathBuf {
+    workspace
+        .hooks_health_dir()
+        .join(SHELL_SNAPSHOTS_DIR)
+        .join(format!("{}.snapshot", call.key))
+}
+
+/// The folders the walk leaves out besides `.git`, `node_modules` and `target`: the
+/// hooks-health folder (the snapshots themselves) and the dispatcher's detail folders.
+pub fn walk_skips(workspace: &Workspace) -> Vec<Utf8PathBuf> {
+    let record = workspace.record_root();
+    vec![
+        workspace.hooks_health_dir(),
+        workspace.sensor_detail_dir(),
+        workspace::sensor_detail_dir(record),
+        workspace::legacy_sensor_detail_dir(record),
+    ]
+}
+
+/// Which files of the project a shell call's writes could fire on.
+enum WatchedFiles {
+    /// Those the active stage's write-fired globs match.
+    Matching(Vec<SensorGlob>),
+    /// Every file: the graph cannot be used, or a glob does not compile (the write hook then
+    /// records each changed file as a drop, as for a file tool's write).
+    Every,
+    /// None: no active workflow, a stage the graph lacks or that is disabled, or a stage
+    /// without a write-fired glob. The walk is skipped.
+    Nothing,
+}
+
+/// The files the active stage's write-fired sensors could fire on, as the write hook picks
+/// the stage (the active-directive marker's, else the state's current stage).
+fn watched_files(workspace: &Workspace) -> WatchedFiles {
+    let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
+        return WatchedFiles::Nothing;
+    };
+    let Ok(graph) = load_graph(&workspace.layout.stage_graph_path) else {
+        return WatchedFiles::Every;
+    };
+    let Some(node) = active_stage_node(&graph.nodes, &workflow.stage_choice) else {
+        return WatchedFiles::Nothing;
+    };
+    let mut globs = Vec::new();
+    for entry in &node.sensors_applicable {
+        if entry.fire_on != FireOn::Write {
+            continue;
+        }
+        let Some(pattern) = entry.matches.as_deref().filter(|p| !p.is_empty()) else {
+            continue;
+        };
+        match SensorGlob::new(pattern) {
+            Ok(glob) => globs.push(glob),
+            Err(_) => return WatchedFiles::Every,
+        }
+    }
+    if globs.is_empty() {
+        WatchedFiles::Nothing
+    } else {
+        WatchedFiles::Matching(globs)
+    }
+}
+
+/// The project as the walk sees it now: the files the active stage's write-fired sensors
+/// could fire on.
+pub fn project_now(workspace: &Workspace) -> ProjectSnapshot {
+    let project_dir = workspace.project_dir();
+    match watched_files(workspace) {
+        WatchedFiles::Nothing => ProjectSnapshot::default(),
+        WatchedFiles::Every => take_snapshot(project_dir, &walk_skips(workspace), &|_| true),
+        WatchedFiles::Matching(globs) => {
+            take_snapshot(project_dir, &walk_skips(workspace), &|relative| {
+                globs
+                    .iter()
+                    .any(|glob| glob.matches(project_dir, Utf8Path::new(relative)))
+            })
+        }
+    }
+}
+
+/// Keep what the project holds before `call`, inside an active workflow; why it could not be
+/// kept, when it could not (the write hook then records the call as unchecked).
+pub fn record_shell_snapshot(workspace: &Workspace, call: &ShellCall) -> Result<(), String> {
+    if workspace::present_workflow(workspace.record_root()).is_none() {
+        return Ok(());
+    }
+    let file = snapshot_file(workspace, call);
+    let file = ProjectPath::of_absolute(workspace.project_dir(), &file)
+        .map_err(|refusal| refusal.to_string())?;
+    save_snapshot(&file, &project_now(workspace)).map_err(|error| error.to_string())
+}
+
+/// What the write hook learns of one shell call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ShellCallChanges {
+    /// The files the call created, modified and deleted (possibly none).
+    Known(SnapshotChanges),
+    /// No snapshot to compare with, and why: nothing the call changed can be known.
+    Unchecked(String),
+}
+
+/// What `call` changed: the project now against the snapshot the guard kept, which is then
+/// removed.
+pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallChanges {
+    let file = snapshot_file(workspace, call);
+    let before = load_snapshot(&file);
+    // A snapshot serves one call: it goes whatever it held. One that cannot be removed is
+    // replaced by the next call's, so a failure here loses nothing.
+    if let Ok(file) = ProjectPath::of_absolute(workspace.project_dir(), &file) {
+        let _ = crate::leaves::fs_util::contained::remove_file(&file);
+    }
+    match before {
+        Ok(Some(before)) => {
+            ShellCallChanges::Known(snapshot_changes(&before, &project_now(workspace)))
+        }
+        Ok(None) => ShellCallChanges::Unchecked(format!(
+            "no snapshot of the project was taken before this shell call ({} is missing: the pre-tool guard `aidlc engine hook guard` did not run for it; register it with `aidlc hook install`); the files it changed were not checked",
+            shown(workspace, &file)
+        )),
+        Err(reason) => ShellCallChanges::Unchecked(format!(
+            "the snapshot taken before this shell call ({}) cannot be read: {reason}; the files it changed were not checked",
+            shown(workspace, &file)
+        )),
+    }
+}
+
+fn shown(workspace: &Workspace, file: &Utf8Path) -> String {
+    crate::runtime::audit::ledger::relative_path_field(workspace.project_dir(), file.as_str())
+}

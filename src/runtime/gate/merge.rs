@@ -1,0 +1,731 @@
+//! `aidlc gate merge`: the JSON reports of the shards of one `aidlc gate check --shard K/N`
+//! matrix, read back and joined into the report the unsharded run would have given.
+//!
+//! Invariants (fail closed):
+//! - a report is read strictly: a schema version other than [`JSON_SCHEMA_VERSION`], a missing
+//!   or mistyped key, an unknown result, severity, skip reason or cause is refused with the file
+//!   and the key, never defaulted;
+//! - every report is a shard of the same plan (same identity, same size, same shard count), each
+//!   shard 1..=N is there exactly once, and the fires' places in the plan are all different and
+//!   add up to the plan's size; anything else is refused, saying which shard is missing,
+//!   doubled or foreign;
+//! - what every shard shares (skips other than `another shard`, dead and never-fired bindings,
+//!   the counts of stages, deliverables and bindings, the intents) must be equal in every shard;
+//! - each shard must be what the project's own plan gives for it ([`check_against_plan`], with
+//!   the plan `gate::check::plan_check` makes again for that shard): the same plan identity,
+//!   exactly its fires (their places, stages, sensors, deliverables and severities) and what
+//!   planning decides besides; a fire moved to another shard, a severity turned advisory or a
+//!   plan id edited is refused, naming the shard and the fire;
+//! - a passed or not-evaluated fire carries no finding and counts none, and every number is one
+//!   the report can hold (a duration of more than [`MAX_DURATION_MS`] is refused): nothing read
+//!   can make the merge panic;
+//! - the merged report has no shard, its fires in plan order and its skips without the
+//!   `another shard` ones: exactly the unsharded run's report, apart from timings, fire ids
+//!   and detail paths.
+//!
+//! This file reads text it is given and returns values ([`check_shards_against_the_project`]
+//! makes the project's plan again for each shard); the CLI reads the files and prints.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use camino::Utf8PathBuf;
+use serde_json::Value;
+
+use crate::protocol::stage_node::GraphNode;
+use crate::runtime::dispatch::time_limit::GateLimits;
+use crate::runtime::gate::check::{CheckRequest, PlannedUnit, plan_check};
+use crate::runtime::gate::report::{
+    BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
+    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
+    UnfiredBinding, UnfiredCause,
+};
+use crate::runtime::workspace::Workspace;
+
+/// Why shards could not be merged; the message names the file and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct MergeError(pub String);
+
+fn refuse(message: impl Into<String>) -> MergeError {
+    MergeError(message.into())
+}
+
+/// Read one shard's JSON report (`name` is how messages name it, usually its path).
+pub fn read_report(name: &str, text: &str) -> Result<GateReport, MergeError> {
+    let document: Value = serde_json::from_str(text)
+        .map_err(|error| refuse(format!("{name}: not a JSON document: {error}")))?;
+    Reader {
+        name,
+        document: &document,
+    }
+    .report()
+}
+
+/// The longest duration a report may name, in milliseconds (about a hundred years): a longer one
+/// is no measurement, and sums of such durations could not be represented.
+pub const MAX_DURATION_MS: f64 = 3.2e12;
+
+/// Refuse `report` (named `name`) unless it is what the project's plan gives for its shard:
+/// `planned` and `units` are `PlannedCheck::planned_report` of the plan made again for the same
+/// records, selection and shard. Names the shard and the fire that differ.
+pub fn check_against_plan(
+    name: &str,
+    report: &GateReport,
+    planned: &GateReport,
+    units: &[PlannedUnit],
+) -> Result<(), MergeError> {
+    let shard = match report.shard {
+        Some((index, count)) => format!("{name} (shard {index}/{count})"),
+        None => name.to_owned(),
+    };
+    if report.plan != planned.plan {
+        return Err(refuse(format!(
+            "{shard}: plan {} ({} fires) is not the plan the project gives for the same check, {} ({} fires): the graph, the deliverables or the report changed since the check; merge the reports of a check of this commit",
+            short(&report.plan.id),
+            report.plan.size,
+            short(&planned.plan.id),
+            planned.plan.size
+        )));
+    }
+    for (field, agree) in planned_fields_agree(report, planned) {
+        if !agree {
+            return Err(refuse(format!(
+                "{shard}: its {field} differ from what the project's plan gives; was the report changed after the check?"
+            )));
+        }
+    }
+    let mut expected = units.iter().peekable();
+    for fire in &report.fires {
+        let unit = units.iter().find(|unit| unit.plan_index == fire.plan_index);
+        let Some(unit) = unit else {
+            return Err(refuse(format!(
+                "{shard}: fire {} ({} on {}, stage {}) is not one of this shard's fires in the project's plan; was it moved from another shard's report?",
+                fire.plan_index, fire.sensor_id, fire.deliverable, fire.stage
+            )));
+        };
+        let same_unit = unit.stage == fire.stage
+            && unit.sensor_id == fire.sensor_id
+            && unit.deliverable == fire.deliverable;
+        if !same_unit {
+            return Err(refuse(format!(
+                "{shard}: fire {} is {} on {} (stage {}) in the report, but {} on {} (stage {}) in the project's plan",
+                fire.plan_index,
+                fire.sensor_id,
+                fire.deliverable,
+                fire.stage,
+                unit.sensor_id,
+                unit.deliverable,
+                unit.stage
+            )));
+        }
+        if unit.plugin != fire.plugin {
+            return Err(refuse(format!(
+                "{shard}: fire {} ({} on {}) names plugin {} for stage {} in the report, but the project's graph gives {}",
+                fire.plan_index,
+                fire.sensor_id,
+                fire.deliverable,
+                fire.plugin.as_deref().unwrap_or("(none, a core stage)"),
+                fire.stage,
+                unit.plugin.as_deref().unwrap_or("none (a core stage)")
+            )));
+        }
+        if unit.severity != fire.severity {
+            return Err(refuse(format!(
+                "{shard}: fire {} ({} on {}) is {} in the report, but the project's graph makes it {}",
+                fire.plan_index,
+                fire.sensor_id,
+                fire.deliverable,
+                fire.severity.as_str(),
+                unit.severity.as_str()
+            )));
+        }
+        // Both lists are in plan order: a planned fire passed over is missing from the report.
+        if let Some(missing) = expected.next_if(|next| next.plan_index != fire.plan_index) {
+            return Err(missing_fire(&shard, missing));
+        }
+        expected.next();
+    }
+    match expected.next() {
+        Some(missing) => Err(missing_fire(&shard, missing)),
+        None => Ok(()),
+    }
+}
+
+fn missing_fire(shard: &str, missing: &PlannedUnit) -> MergeError {
+    refuse(format!(
+        "{shard}: fire {} ({} on {}, stage {}) of the project's plan is missing from the report",
+        missing.plan_index, missing.sensor_id, missing.deliverable, missing.stage
+    ))
+}
+
+/// Everything planning decides besides the fires, by name, and whether `report` and `planned`
+/// agree on it.
+fn planned_fields_agree(report: &GateReport, planned: &GateReport) -> [(&'static str, bool); 9] {
+    [
+        ("intents", report.intents == planned.intents),
+        (
+            "counts of stages and deliverables",
+            report.stages_checked == planned.stages_checked
+                && report.deliverables_found == planned.deliverables_found,
+        ),
+        ("skips", report.skips == planned.skips),
+        (
+            "dead bindings",
+            report.dead_bindings == planned.dead_bindings,
+        ),
+        (
+            "never-fired bindings",
+            report.unfired_bindings == planned.unfired_bindings,
+        ),
+        (
+            "selection (--stage, --fire-on)",
+            report.stages == planned.stages && report.fire_on == planned.fire_on,
+        ),
+        (
+            "counts of bindings",
+            report.bindings_selected == planned.bindings_selected
+                && report.bindings_not_selected == planned.bindings_not_selected,
+        ),
+        ("Sensors switch", report.sensors_off == planned.sensors_off),
+        ("shard", report.shard == planned.shard),
+    ]
+}
+
+/// Join the shards (each read by [`read_report`], with its name) into the unsharded report.
+pub fn merge_reports(shards: &[(String, GateReport)]) -> Result<GateReport, MergeError> {
+    let Some((first_name, first)) = shards.first() else {
+        return Err(refuse("no report to merge"));
+    };
+    let count = match first.shard {
+        Some((_, count)) => count,
+        None => 1,
+    };
+    let mut by_index: BTreeMap<u64, &str> = BTreeMap::new();
+    for (name, report) in shards {
+        let (index, this_count) = report.shard.unwrap_or((1, 1));
+        if report.plan != first.plan || this_count != count {
+            return Err(refuse(format!(
+                "{name} is a shard of another check than {first_name}: plan {} ({} fires, {this_count} shards) against plan {} ({} fires, {count} shards); merge the reports of one `aidlc gate check --shard K/N` matrix",
+                short(&report.plan.id),
+                report.plan.size,
+                short(&first.plan.id),
+                first.plan.size
+            )));
+        }
+        if let Some(other) = by_index.insert(index, name) {
+            return Err(refuse(format!(
+                "shard {index}/{count} is given twice: {other} and {name}"
+            )));
+        }
+        check_shared(first_name, first, name, report)?;
+    }
+    check_stage_plugins(shards)?;
+    let missing: Vec<String> = (1..=count)
+        .filter(|index| !by_index.contains_key(index))
+        .map(|index| format!("{index}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        return Err(refuse(format!(
+            "shard{} {} of the plan {} missing: pass every shard's report (the plan has {count} shards)",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            if missing.len() == 1 { "is" } else { "are" }
+        )));
+    }
+    let mut merged = first.clone();
+    merged.fires = shards
+        .iter()
+        .flat_map(|(_, report)| report.fires.iter().cloned())
+        .collect();
+    merged.fires.sort_by_key(|fire| fire.plan_index);
+    let places_ok = merged.fires.len() == first.plan.size
+        && merged
+            .fires
+            .iter()
+            .enumerate()
+            .all(|(index, fire)| fire.plan_index == index);
+    if !places_ok {
+        return Err(refuse(format!(
+            "the shards' fires do not make up the plan: {} fires for a plan of {}, or a place in the plan taken twice; were the reports changed after the check?",
+            merged.fires.len(),
+            first.plan.size
+        )));
+    }
+    merged
+        .skips
+        .retain(|skip| skip.reason != SkipReason::OtherShard);
+    merged.shard = None;
+    merged.duration = shards
+        .iter()
+        .map(|(_, report)| report.duration)
+        .max()
+        .unwrap_or_default();
+    merged.recorded = shards.iter().all(|(_, report)| report.recorded);
+    for (_, report) in shards {
+        for (id, info) in &report.sensors {
+            merged
+                .sensors
+                .entry(id.clone())
+                .or_insert_with(|| info.clone());
+        }
+    }
+    Ok(merged)
+}
+
+/// Every fire of a stage names the same plugin (or none) in every shard (D50): shards that
+/// disagree were made from different graphs or edited, and the merge names both.
+fn check_stage_plugins(shards: &[(String, GateReport)]) -> Result<(), MergeError> {
+    let mut seen: BTreeMap<&str, (Option<&str>, &str)> = BTreeMap::new();
+    for (name, report) in shards {
+        for fire in &report.fires {
+            let plugin = fire.plugin.as_deref();
+            let (first_plugin, first_name) =
+                *seen.entry(&fire.stage).or_insert((plugin, name.as_str()));
+            if first_plugin != plugin {
+                let named = |plugin: Option<&str>| {
+                    plugin.map_or_else(
+                        || "no plugin (core)".to_owned(),
+                        |p| format!("plugin \"{p}\""),
+                    )
+                };
+                return Err(refuse(format!(
+                    "{first_name} and {name} disagree about the plugin of stage {}: {} in {first_name}, {} in {name}; merge the reports of one `aidlc gate check --shard K/N` matrix run on one commit",
+                    fire.stage,
+                    named(first_plugin),
+                    named(plugin)
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// What every shard of one plan must have in common.
+fn check_shared(
+    first_name: &str,
+    first: &GateReport,
+    name: &str,
+    report: &GateReport,
+) -> Result<(), MergeError> {
+    let shared_skips = |report: &GateReport| -> Vec<GateSkip> {
+        report
+            .skips
+            .iter()
+            .filter(|skip| skip.reason != SkipReason::OtherShard)
+            .cloned()
+            .collect()
+    };
+    let agree = first.intents == report.intents
+        && first.stages_checked == report.stages_checked
+        && first.deliverables_found == report.deliverables_found
+        && first.dead_bindings == report.dead_bindings
+        && first.unfired_bindings == report.unfired_bindings
+        && first.fire_on == report.fire_on
+        && first.stages == report.stages
+        && first.bindings_selected == report.bindings_selected
+        && first.bindings_not_selected == report.bindings_not_selected
+        && first.sensors_off == report.sensors_off
+        && first.project_path == report.project_path
+        && shared_skips(first) == shared_skips(report);
+    if agree {
+        Ok(())
+    } else {
+        Err(refuse(format!(
+            "{name} and {first_name} name the same plan but disagree on what every shard shares (intents, skips, dead or never-fired bindings); were the reports changed after the check?"
+        )))
+    }
+}
+
+fn short(id: &str) -> &str {
+    id.get(..12).unwrap_or(id)
+}
+
+/// A strict reader of one JSON report: every key it needs must be there with its type.
+struct Reader<'a> {
+    name: &'a str,
+    document: &'a Value,
+}
+
+impl Reader<'_> {
+    fn error(&self, key: &str, expected: &str) -> MergeError {
+        refuse(format!(
+            "{}: `{key}` is missing or not {expected}; is it a report of `aidlc gate check --format json`?",
+            self.name
+        ))
+    }
+
+    fn report(&self) -> Result<GateReport, MergeError> {
+        let document = self.document;
+        let version = document["schema_version"].as_u64();
+        if version != Some(JSON_SCHEMA_VERSION) {
+            return Err(refuse(format!(
+                "{}: schema_version {} cannot be merged by this aidlc (it reads {JSON_SCHEMA_VERSION}); run every shard and the merge with the same aidlc version",
+                self.name,
+                version.map_or_else(|| "missing".to_owned(), |v| v.to_string())
+            )));
+        }
+        let plan = &document["plan"];
+        let counts = &document["counts"];
+        let shard = match &document["shard"] {
+            Value::Null => None,
+            shard => Some((
+                self.u64_at(shard, "shard.index")?,
+                self.u64_at(shard, "shard.count")?,
+            )),
+        };
+        let fire_on = plan["fire_on"]
+            .as_str()
+            .and_then(FireOnFilter::from_name)
+            .ok_or_else(|| self.error("plan.fire_on", "gate, write or all"))?;
+        Ok(GateReport {
+            intents: self.strings(&document["intents"], "intents")?,
+            stages_checked: self.usize_of(&counts["stages_checked"], "counts.stages_checked")?,
+            deliverables_found: self
+                .usize_of(&counts["deliverables_found"], "counts.deliverables_found")?,
+            fires: self
+                .array(&document["fires"], "fires")?
+                .iter()
+                .map(|fire| self.fire(fire))
+                .collect::<Result<_, _>>()?,
+            skips: self
+                .array(&document["skips"], "skips")?
+                .iter()
+                .map(|skip| self.skip(skip))
+                .collect::<Result<_, _>>()?,
+            dead_bindings: self
+                .array(&document["dead_bindings"], "dead_bindings")?
+                .iter()
+                .map(|dead| {
+                    Ok(DeadBinding {
+                        stage: self.string(&dead["stage"], "dead_bindings[].stage")?,
+                        sensor_id: self.string(&dead["sensor_id"], "dead_bindings[].sensor_id")?,
+                        pattern: self.string(&dead["pattern"], "dead_bindings[].pattern")?,
+                    })
+                })
+                .collect::<Result<_, MergeError>>()?,
+            unfired_bindings: self
+                .array(&document["unfired_bindings"], "unfired_bindings")?
+                .iter()
+                .map(|unfired| self.unfired(unfired))
+                .collect::<Result<_, _>>()?,
+            stages: self.stages(&plan["stages"])?,
+            fire_on,
+            bindings_selected: self
+                .usize_of(&plan["bindings_selected"], "plan.bindings_selected")?,
+            bindings_not_selected: self
+                .usize_of(&plan["bindings_not_selected"], "plan.bindings_not_selected")?,
+            sensors_off: self.sensors_off(&plan["sensors_off"])?,
+            duration: self.duration(&document["duration_ms"], "duration_ms")?,
+            shard,
+            recorded: document["recorded"]
+                .as_bool()
+                .ok_or_else(|| self.error("recorded", "a boolean"))?,
+            plan: PlanIdentity {
+                id: self.string(&plan["id"], "plan.id")?,
+                size: self.usize_of(&plan["size"], "plan.size")?,
+            },
+            sensors: self.sensors(&document["sensors"])?,
+            project_path: Utf8PathBuf::from(
+                self.string(&document["project_path"], "project_path")?,
+            ),
+        })
+    }
+
+    fn fire(&self, fire: &Value) -> Result<GateFire, MergeError> {
+        let result = match fire["result"].as_str() {
+            Some("passed") => FireResult::Passed,
+            Some("failed") => FireResult::Failed {
+                findings_count: self.u64_at(fire, "findings_count")?,
+            },
+            Some("not-evaluated") => FireResult::NotEvaluated {
+                reason: self.string(&fire["note"], "fires[].note")?,
+                budget: match &fire["budget"] {
+                    Value::Null => None,
+                    budget => Some(Budget {
+                        cap_seconds: self.u64_at(budget, "cap_seconds")?,
+                        observed_seconds: self.u64_at(budget, "observed_seconds")?,
+                    }),
+                },
+            },
+            _ => return Err(self.error("fires[].result", "passed, failed or not-evaluated")),
+        };
+        if let FireResult::NotEvaluated { reason, budget } = &result
+            && budget.is_some() != (reason == BUDGET_EXCEEDED)
+        {
+            return Err(self.error("fires[].budget", "set exactly for a budget override"));
+        }
+        let gate_fire = GateFire {
+            stage: self.string(&fire["stage"], "fires[].stage")?,
+            sensor_id: self.string(&fire["sensor_id"], "fires[].sensor_id")?,
+            severity: self.severity(&fire["severity"], "fires[].severity")?,
+            deliverable: self
+                .string(&fire["deliverable"], "fires[].deliverable")?
+                .into(),
+            result,
+            fire_id: self.optional_string(&fire["fire_id"], "fires[].fire_id")?,
+            detail_path: self
+                .optional_string(&fire["detail_path"], "fires[].detail_path")?
+                .map(Utf8PathBuf::from),
+            findings: self
+                .array(&fire["findings"], "fires[].findings")?
+                .iter()
+                .map(|finding| self.finding(finding))
+                .collect::<Result<_, _>>()?,
+            duration: self.duration(&fire["duration_ms"], "fires[].duration_ms")?,
+            stderr_tail: self
+                .optional_string(&fire["stderr_tail"], "fires[].stderr_tail")?
+                .unwrap_or_default(),
+            plan_index: self.usize_of(&fire["plan_index"], "fires[].plan_index")?,
+            // Absent on a core stage's fire; when present, a string (D50).
+            plugin: match fire.get("plugin") {
+                None => None,
+                Some(plugin) => Some(self.string(plugin, "fires[].plugin")?),
+            },
+        };
+        self.check_findings_of(&gate_fire, self.u64_at(fire, "findings_count")?)?;
+        Ok(gate_fire)
+    }
+
+    /// Only a failed fire has findings: a passed or not-evaluated one that lists or counts any
+    /// was changed after the check (a failure turned into a pass).
+    fn check_findings_of(&self, fire: &GateFire, findings_count: u64) -> Result<(), MergeError> {
+        let failed = matches!(fire.result, FireResult::Failed { .. });
+        if failed || (fire.findings.is_empty() && findings_count == 0) {
+            return Ok(());
+        }
+        Err(refuse(format!(
+            "{}: fire {} ({} on {}) is {} but carries {} finding{} (findings_count {findings_count}); only a failed fire has findings: was the report changed after the check?",
+            self.name,
+            fire.plan_index,
+            fire.sensor_id,
+            fire.deliverable,
+            fire.outcome().as_str(),
+            fire.findings.len(),
+            if fire.findings.len() == 1 { "" } else { "s" },
+        )))
+    }
+
+    fn finding(&self, finding: &Value) -> Result<Finding, MergeError> {
+        let position = |key: &str| -> Result<Option<u64>, MergeError> {
+            match &finding[key] {
+                Value::Null => Ok(None),
+                value => value
+                    .as_u64()
+                    .map(Some)
+                    .ok_or_else(|| self.error(&format!("findings[].{key}"), "a whole number")),
+            }
+        };
+        Ok(Finding {
+            file: self.string(&finding["file"], "findings[].file")?.into(),
+            rule: self.string(&finding["rule"], "findings[].rule")?,
+            message: self.string(&finding["message"], "findings[].message")?,
+            line: position("line")?,
+            column: position("column")?,
+            end_line: position("end_line")?,
+            end_column: position("end_column")?,
+            help: self.optional_string(&finding["help"], "findings[].help")?,
+        })
+    }
+
+    fn skip(&self, skip: &Value) -> Result<GateSkip, MergeError> {
+        let reason = match skip["reason"].as_str() {
+            Some("no-glob-match") => SkipReason::NoGlobMatch,
+            Some("no-deliverable") => SkipReason::NoDeliverable,
+            Some("sensors-off") => SkipReason::SensorsOff,
+            Some("other-fire-on") => SkipReason::OtherFireOn,
+            Some("other-shard") => SkipReason::OtherShard,
+            Some("not-a-regular-file") => SkipReason::NotARegularFile,
+            _ => return Err(self.error("skips[].reason", "a known skip reason")),
+        };
+        Ok(GateSkip {
+            stage: self.string(&skip["stage"], "skips[].stage")?,
+            sensor_id: self.string(&skip["sensor_id"], "skips[].sensor_id")?,
+            deliverable: self
+                .optional_string(&skip["deliverable"], "skips[].deliverable")?
+                .map(Utf8PathBuf::from),
+            reason,
+        })
+    }
+
+    fn unfired(&self, unfired: &Value) -> Result<UnfiredBinding, MergeError> {
+        let cause = &unfired["cause"];
+        let cause = match cause["kind"].as_str() {
+            Some("no-deliverable") => UnfiredCause::NoDeliverable,
+            Some("no-glob-match") => UnfiredCause::NoGlobMatch {
+                deliverables: self.usize_of(&cause["deliverables"], "cause.deliverables")?,
+            },
+            Some("only-markers") => UnfiredCause::OnlyMarkers,
+            Some("not-regular-files") => UnfiredCause::NotRegularFiles {
+                described: self.strings(&cause["described"], "cause.described")?,
+            },
+            _ => return Err(self.error("unfired_bindings[].cause.kind", "a known cause")),
+        };
+        Ok(UnfiredBinding {
+            stage: self.string(&unfired["stage"], "unfired_bindings[].stage")?,
+            sensor_id: self.string(&unfired["sensor_id"], "unfired_bindings[].sensor_id")?,
+            intent: self.string(&unfired["intent"], "unfired_bindings[].intent")?,
+            manifest_path: self.string(
+                &unfired["manifest_path"],
+                "unfired_bindings[].manifest_path",
+            )?,
+            pattern: self.optional_string(&unfired["pattern"], "unfired_bindings[].pattern")?,
+            declared_outputs: self.strings(
+                &unfired["declared_outputs"],
+                "unfired_bindings[].declared_outputs",
+            )?,
+            cause,
+            // Absent on a core stage's binding; when present, a string (D50).
+            plugin: match unfired.get("plugin") {
+                None => None,
+                Some(plugin) => Some(self.string(plugin, "unfired_bindings[].plugin")?),
+            },
+        })
+    }
+
+    /// `plan.stages`, which older reports do not have.
+    fn stages(&self, value: &Value) -> Result<Vec<String>, MergeError> {
+        if value.is_null() {
+            return Err(refuse(format!(
+                "{}: `plan.stages` is missing: the report was written by an older aidlc; run every shard and the merge with the same aidlc version",
+                self.name
+            )));
+        }
+        self.strings(value, "plan.stages")
+    }
+
+    fn sensors_off(&self, value: &Value) -> Result<Option<SensorsOff>, MergeError> {
+        if value.is_null() {
+            return Ok(None);
+        }
+        if value["environment"] == Value::Bool(true) {
+            return Ok(Some(SensorsOff::Environment));
+        }
+        Ok(Some(SensorsOff::State {
+            intents: self.strings(&value["state"], "plan.sensors_off.state")?,
+        }))
+    }
+
+    fn sensors(&self, value: &Value) -> Result<BTreeMap<String, SensorInfo>, MergeError> {
+        let object = value
+            .as_object()
+            .ok_or_else(|| self.error("sensors", "an object"))?;
+        object
+            .iter()
+            .map(|(id, info)| {
+                Ok((
+                    id.clone(),
+                    SensorInfo {
+                        description: self.string(&info["description"], "sensors.description")?,
+                        manifest_path: self
+                            .string(&info["manifest_path"], "sensors.manifest_path")?,
+                    },
+                ))
+            })
+            .collect()
+    }
+
+    fn severity(&self, value: &Value, key: &str) -> Result<Severity, MergeError> {
+        match value.as_str() {
+            Some("blocking") => Ok(Severity::Blocking),
+            Some("advisory") => Ok(Severity::Advisory),
+            _ => Err(self.error(key, "blocking or advisory")),
+        }
+    }
+
+    fn duration(&self, value: &Value, key: &str) -> Result<Duration, MergeError> {
+        value
+            .as_f64()
+            .filter(|ms| ms.is_finite() && (0.0..=MAX_DURATION_MS).contains(ms))
+            .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
+            .ok_or_else(|| {
+                self.error(
+                    key,
+                    &format!("a number of milliseconds from 0 to {MAX_DURATION_MS:e}"),
+                )
+            })
+    }
+
+    fn array<'v>(&self, value: &'v Value, key: &str) -> Result<&'v Vec<Value>, MergeError> {
+        value.as_array().ok_or_else(|| self.error(key, "an array"))
+    }
+
+    fn string(&self, value: &Value, key: &str) -> Result<String, MergeError> {
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| self.error(key, "a string"))
+    }
+
+    fn optional_string(&self, value: &Value, key: &str) -> Result<Option<String>, MergeError> {
+        match value {
+            Value::Null => Ok(None),
+            Value::String(text) => Ok(Some(text.clone())),
+            _ => Err(self.error(key, "a string or null")),
+        }
+    }
+
+    fn strings(&self, value: &Value, key: &str) -> Result<Vec<String>, MergeError> {
+        self.array(value, key)?
+            .iter()
+            .map(|item| self.string(item, key))
+            .collect()
+    }
+
+    fn u64_at(&self, object: &Value, key: &str) -> Result<u64, MergeError> {
+        let field = key.rsplit('.').next().unwrap_or(key);
+        object[field]
+            .as_u64()
+            .ok_or_else(|| self.error(key, "a whole number"))
+    }
+
+    fn usize_of(&self, value: &Value, key: &str) -> Result<usize, MergeError> {
+        value
+            .as_u64()
+            .and_then(|number| usize::try_from(number).ok())
+            .ok_or_else(|| self.error(key, "a whole number"))
+    }
+}
+
+/// Make each shard's plan again from the project, with the planning `gate check` uses, and
+/// refuse a report that does not match it ([`check_against_plan`]). Errors name the shard.
+pub fn check_shards_against_the_project(
+    workspace: &Workspace,
+    nodes: &[GraphNode],
+    shards: &[(String, GateReport)],
+) -> Result<(), String> {
+    for (name, report) in shards {
+        let records = report
+            .intents
+            .iter()
+            .map(|intent| {
+                workspace
+                    .intent_records()
+                    .iter()
+                    .find(|record| record.file_name() == Some(intent.as_str()))
+                    .cloned()
+                    .ok_or_else(|| {
+                        format!(
+                            "{name} checked the intent {intent}, which the project at {} does not have",
+                            workspace.project_dir()
+                        )
+                    })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let request = CheckRequest {
+            stages: report.stages.clone(),
+            fire_on: report.fire_on,
+            shard: report.shard,
+            jobs: 1,
+            record: report.recorded,
+            project_path: report.project_path.clone(),
+            limits: GateLimits::default(),
+        };
+        let planned = plan_check(workspace, nodes, &records, &request)
+            .map_err(|error| format!("{name}: the project's plan cannot be made: {error}"))?;
+        let (planned_report, units) = planned.planned_report(workspace.project_dir());
+        check_against_plan(name, report, &planned_report, &units)
+            .map_err(|error| error.to_string())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,64 @@
+//! The learning loop's two engine steps (the seed's "Gate-ritual handoff", D43–D45):
+//! `aidlc engine learnings surface` reads a stage's `memory.md` into candidates, and
+//! `aidlc engine learnings persist` writes the conductor's picks (the selections file) as
+//! practice lines and scaffolded, bound sensors, with the reference's `RULE_LEARNED` and
+//! `SENSOR_PROPOSED` rows.
+//!
+//! The files:
+//! - `surface.rs`: scope binding, the state check, the memory path, `memory.md` parsing, the
+//!   reply (with the selections file's path);
+//! - `selections.rs`: the selections file: where it must be, and its strict reading (D44);
+//! - `persist.rs`: everything under one audit lock: provenance, the check of every selection
+//!   before any write, learnings, sensors, rows;
+//! - `scaffold.rs`: a sensor selection's manifest text, proved to read back as the selection.
+//!
+//! Must not: print (replies are values), or judge a learning (the conductor does).
+
+mod persist;
+mod scaffold;
+mod selections;
+mod surface;
+
+pub use persist::{PersistReply, persist};
+pub use selections::{Selection, SelectionsFile, read_selections_file};
+pub use surface::{MemoryEntry, parse_memory_entries, surface};
+
+use camino::Utf8PathBuf;
+
+/// Why a learnings step stopped: exit 1, with the reference's wording (D43–D45), except
+/// [`LearningsError::Invalid`].
+#[derive(Debug, thiserror::Error)]
+pub enum LearningsError {
+    #[error("{0}")]
+    Refused(String),
+    /// A selection that cannot be written as given (an unknown scope or origin stage, an id
+    /// that exists, a value a reader would see otherwise): exit 2, and nothing was written.
+    #[error("{0}")]
+    Invalid(String),
+    #[error(
+        "{0}. The audit lock dir may be orphaned by a hard-killed run; remove it manually (look under the system temp dir for the aidlc audit lock) and retry."
+    )]
+    Lock(crate::leaves::audit_lock::LockError),
+    #[error("persist failed: {0}")]
+    Persist(String),
+    #[error("persist failed: cannot write {path}: {source}")]
+    Write {
+        path: Utf8PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl LearningsError {
+    pub(crate) fn refused(message: impl Into<String>) -> Self {
+        Self::Refused(message.into())
+    }
+
+    pub(crate) fn invalid(message: impl Into<String>) -> Self {
+        Self::Invalid(message.into())
+    }
+
+    /// Whether the selections file itself is the problem and nothing was written (exit 2).
+    pub fn is_invalid_selection(&self) -> bool {
+        matches!(self, Self::Invalid(_))
+    }
+}

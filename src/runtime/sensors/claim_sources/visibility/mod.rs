@@ -1,0 +1,505 @@
+//! What a reader of a Markdown document sees, as far as `claim-sources` needs it: the lines
+//! outside fenced code and HTML comments, H2 headings and their sections, block starts, list
+//! markers, and inline text without code spans, escapes or link syntax. [`html`] takes away
+//! non-visible HTML and [`link_references`] finds link-reference definitions through block
+//! quotes and list items (`CommonMark`).
+//!
+//! Invariants: pure functions over text (no file system); where this reading disagrees with
+//! `CommonMark`, it hides less, so a disagreement gives a false failure, never a false pass.
+
+pub(super) mod html;
+pub(super) mod link_references;
+
+use std::collections::HashSet;
+
+use crate::leaves::js_text::{
+    is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
+};
+
+const RAW_HTML_BLOCK_ELEMENTS: [&str; 4] = ["script", "pre", "style", "textarea"];
+const HTML_BLOCK_ELEMENTS: [&str; 62] = [
+    "address",
+    "article",
+    "aside",
+    "base",
+    "basefont",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "col",
+    "colgroup",
+    "dd",
+    "details",
+    "dialog",
+    "dir",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "frame",
+    "frameset",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "head",
+    "header",
+    "hr",
+    "html",
+    "iframe",
+    "legend",
+    "li",
+    "link",
+    "main",
+    "menu",
+    "menuitem",
+    "nav",
+    "noframes",
+    "ol",
+    "optgroup",
+    "option",
+    "p",
+    "param",
+    "search",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "title",
+    "tr",
+    "track",
+    "ul",
+];
+
+/// The document's lines with fenced code and HTML comments blanked (a fence line and every
+/// line inside it becomes empty), so line numbers are kept.
+pub(super) fn visible_markdown_lines(body: &str) -> Vec<String> {
+    let body = body
+        .strip_prefix('\u{feff}')
+        .unwrap_or(body)
+        .replace("\r\n", "\n");
+    let mut visible = Vec::new();
+    let mut in_comment = false;
+    let mut fence: Option<Fence> = None;
+    for raw_line in body.split('\n') {
+        if let Some(open) = fence {
+            if closes_fence(raw_line, open) {
+                fence = None;
+            }
+            visible.push(String::new());
+            continue;
+        }
+        let line = without_html_comments(raw_line, &mut in_comment);
+        if let Some(opening) = opening_fence(&line) {
+            fence = Some(opening);
+            visible.push(String::new());
+            continue;
+        }
+        visible.push(line);
+    }
+    visible
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Fence {
+    marker: u8,
+    length: usize,
+}
+
+fn opening_fence(line: &str) -> Option<Fence> {
+    let rest = strip_up_to_three_spaces(line);
+    let marker = *rest.as_bytes().first()?;
+    if marker != b'`' && marker != b'~' {
+        return None;
+    }
+    let length = rest.bytes().take_while(|&byte| byte == marker).count();
+    (length >= 3).then_some(Fence { marker, length })
+}
+
+fn closes_fence(line: &str, open: Fence) -> bool {
+    let rest = strip_up_to_three_spaces(line);
+    let run = rest
+        .bytes()
+        .take_while(|&byte| byte == b'`' || byte == b'~')
+        .count();
+    run >= open.length
+        && rest.as_bytes()[0] == open.marker
+        && rest[run..]
+            .bytes()
+            .all(|byte| byte == b' ' || byte == b'\t')
+}
+
+fn without_html_comments(raw_line: &str, in_comment: &mut bool) -> String {
+    let mut line = String::new();
+    let mut rest = raw_line;
+    loop {
+        if *in_comment {
+            let Some(end) = rest.find("-->") else {
+                return line;
+            };
+            *in_comment = false;
+            rest = &rest[end + 3..];
+            continue;
+        }
+        let Some(start) = rest.find("<!--") else {
+            line.push_str(rest);
+            return line;
+        };
+        line.push_str(&rest[..start]);
+        *in_comment = true;
+        rest = &rest[start + 4..];
+    }
+}
+
+/// The text of a `## ` heading, without a closing run of `#` and trimmed.
+pub(super) fn h2_heading(line: &str) -> Option<String> {
+    let rest = strip_up_to_three_spaces(line).strip_prefix("##")?;
+    let text = rest.trim_start_matches([' ', '\t']);
+    if text.len() == rest.len() && !rest.is_empty() {
+        return None;
+    }
+    if text.contains(is_line_terminator) {
+        return None;
+    }
+    Some(js_trim(without_closing_hashes(text)).to_owned())
+}
+
+fn without_closing_hashes(text: &str) -> &str {
+    let trimmed = text.trim_end_matches([' ', '\t']);
+    let before_hashes = trimmed.trim_end_matches('#');
+    let before_spaces = before_hashes.trim_end_matches([' ', '\t']);
+    if before_hashes.len() == trimmed.len() || before_spaces.len() == before_hashes.len() {
+        text
+    } else {
+        before_spaces
+    }
+}
+
+/// The bodies of every `## <heading>` section, in order.
+pub(super) fn sections_named<'lines>(
+    lines: &'lines [String],
+    heading: &str,
+) -> Vec<Vec<&'lines str>> {
+    let mut sections = Vec::new();
+    let mut current: Option<Vec<&str>> = None;
+    for line in lines {
+        if let Some(found) = h2_heading(line) {
+            sections.extend(current.take());
+            current = (found == heading).then(Vec::new);
+            continue;
+        }
+        if let Some(section) = current.as_mut() {
+            section.push(line.as_str());
+        }
+    }
+    sections.extend(current);
+    sections
+}
+
+/// `#` to `######` followed by a space, a tab or the end.
+pub(super) fn is_atx_heading_start(rest: &str) -> bool {
+    let hashes = rest.bytes().take_while(|&byte| byte == b'#').count();
+    (1..=6).contains(&hashes) && matches!(rest.as_bytes().get(hashes), None | Some(b' ' | b'\t'))
+}
+
+pub(super) fn is_thematic_break(line: &str) -> bool {
+    let Some((index, column)) = first_content(line) else {
+        return false;
+    };
+    let rest = &line[index..];
+    let marker = rest.as_bytes()[0];
+    column <= 3
+        && matches!(marker, b'*' | b'-' | b'_')
+        && rest
+            .bytes()
+            .all(|byte| byte == marker || byte == b' ' || byte == b'\t')
+        && rest.bytes().filter(|&byte| byte == marker).count() >= 3
+}
+
+pub(super) fn is_html_block_start(line: &str) -> bool {
+    first_content(line)
+        .is_some_and(|(index, column)| column <= 3 && starts_html_block(&line[index..]))
+}
+
+/// Whether `rest` opens an HTML block (`CommonMark` kinds 1 to 6, any case).
+fn starts_html_block(rest: &str) -> bool {
+    let lower = rest.to_ascii_lowercase();
+    let Some(after) = lower.strip_prefix('<') else {
+        return false;
+    };
+    if after.starts_with("!--") || after.starts_with('?') || after.starts_with("![cdata[") {
+        return true;
+    }
+    if after.strip_prefix('!').is_some_and(|bang| {
+        bang.bytes()
+            .next()
+            .is_some_and(|byte| byte.is_ascii_alphabetic())
+    }) {
+        return true;
+    }
+    let raw_name_length = after.bytes().take_while(u8::is_ascii_alphanumeric).count();
+    if RAW_HTML_BLOCK_ELEMENTS.contains(&&after[..raw_name_length])
+        && matches!(
+            after.as_bytes().get(raw_name_length),
+            None | Some(b' ' | b'\t' | b'>')
+        )
+    {
+        return true;
+    }
+    let name_part = after.strip_prefix('/').unwrap_or(after);
+    let name_length = name_part
+        .bytes()
+        .take_while(u8::is_ascii_alphanumeric)
+        .count();
+    HTML_BLOCK_ELEMENTS.contains(&&name_part[..name_length])
+        && matches!(
+            name_part.as_bytes().get(name_length),
+            None | Some(b' ' | b'\t' | b'\n' | b'\x0c' | b'\r' | b'/' | b'>')
+        )
+}
+
+pub(super) fn is_list_item(line: &str) -> bool {
+    after_list_marker(line).is_some()
+}
+
+/// The text after a list marker (`-`, `*`, `+`, `<1-9 digits>.` or `)`) and its white space,
+/// after any indent.
+pub(super) fn after_list_marker(line: &str) -> Option<&str> {
+    let rest = js_trim_start(line);
+    let after_marker = if let Some(after) = rest.strip_prefix(['-', '*', '+']) {
+        after
+    } else {
+        let digits = leading_ascii_digits(rest);
+        if !(1..=9).contains(&digits) {
+            return None;
+        }
+        rest[digits..].strip_prefix(['.', ')'])?
+    };
+    let after_space = js_trim_start(after_marker);
+    (after_space.len() < after_marker.len()).then_some(after_space)
+}
+
+/// `text` without inline code: a backtick run, lazily up to the next run of as many backticks.
+pub(super) fn without_inline_code(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut kept = String::with_capacity(text.len());
+    let mut copied_from = 0;
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] != b'`' {
+            index += 1;
+            continue;
+        }
+        match inline_code_end(bytes, index) {
+            Some(end) => {
+                kept.push_str(&text[copied_from..index]);
+                index = end;
+                copied_from = end;
+            }
+            None => index += 1,
+        }
+    }
+    kept.push_str(&text[copied_from..]);
+    kept
+}
+
+/// Where a span opened at `start` ends, trying the longest opening group first.
+fn inline_code_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let run = backtick_run(bytes, start);
+    (1..=run).rev().find_map(|group| {
+        first_backtick_run_of(bytes, start + group, group).map(|closing| closing + group)
+    })
+}
+
+fn backtick_run(bytes: &[u8], from: usize) -> usize {
+    bytes.get(from..).map_or(0, |rest| {
+        rest.iter().take_while(|&&byte| byte == b'`').count()
+    })
+}
+
+/// The first position at or after `from` where `count` backticks follow.
+fn first_backtick_run_of(bytes: &[u8], from: usize, count: usize) -> Option<usize> {
+    let mut index = from;
+    while index < bytes.len() {
+        let run = backtick_run(bytes, index);
+        if run >= count {
+            return Some(index);
+        }
+        index += run.max(1);
+    }
+    None
+}
+
+/// Whether the byte at `index` follows an odd number of backslashes.
+fn is_escaped(text: &str, index: usize) -> bool {
+    text.as_bytes()[..index]
+        .iter()
+        .rev()
+        .take_while(|&&byte| byte == b'\\')
+        .count()
+        % 2
+        == 1
+}
+
+/// The index of the delimiter closing the one at `start`, skipping escaped bytes and, inside a
+/// link destination, quoted titles.
+fn matching_delimiter(text: &str, start: usize, opening: u8, closing: u8) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut depth = 0_i64;
+    let mut quote: Option<u8> = None;
+    for (index, &byte) in bytes.iter().enumerate().skip(start) {
+        if is_escaped(text, index) {
+            continue;
+        }
+        if let Some(open_quote) = quote {
+            if byte == open_quote {
+                quote = None;
+            }
+            continue;
+        }
+        if opening == b'('
+            && depth == 1
+            && matches!(byte, b'"' | b'\'')
+            && text[..index]
+                .chars()
+                .next_back()
+                .is_some_and(is_js_whitespace)
+        {
+            quote = Some(byte);
+            continue;
+        }
+        if byte == opening {
+            depth += 1;
+        } else if byte == closing {
+            depth -= 1;
+            if depth == 0 {
+                return Some(index);
+            }
+        }
+    }
+    None
+}
+
+/// The visible text of links: an inline link or a reference link whose label is defined shows
+/// its text without brackets; an image shows nothing; any other bracket pair stays as written.
+pub(super) fn visible_markdown_link_text(text: &str, labels: &HashSet<String>) -> String {
+    let bytes = text.as_bytes();
+    let mut visible = String::with_capacity(text.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let image = bytes[index] == b'!' && bytes.get(index + 1) == Some(&b'[');
+        let link = bytes[index] == b'[';
+        if !(image || link) || is_escaped(text, index) {
+            let character = text[index..].chars().next().unwrap_or_default();
+            visible.push(character);
+            index += character.len_utf8().max(1);
+            continue;
+        }
+        let label_start = if image { index + 1 } else { index };
+        let Some((label_end, syntax_end)) = link_syntax_end(text, label_start, labels) else {
+            visible.push(char::from(bytes[index]));
+            index += 1;
+            continue;
+        };
+        if !image {
+            visible.push_str(&text[label_start + 1..label_end]);
+        }
+        index = syntax_end + 1;
+    }
+    visible
+}
+
+/// Where a link whose label opens at `label_start` closes its label and its whole syntax.
+fn link_syntax_end(
+    text: &str,
+    label_start: usize,
+    labels: &HashSet<String>,
+) -> Option<(usize, usize)> {
+    let label_end = matching_delimiter(text, label_start, b'[', b']')?;
+    let label = &text[label_start + 1..label_end];
+    let syntax_end = match text.as_bytes().get(label_end + 1) {
+        Some(b'(') => matching_delimiter(text, label_end + 1, b'(', b')')?,
+        Some(b'[') => {
+            let reference_end = matching_delimiter(text, label_end + 1, b'[', b']')?;
+            let reference = &text[label_end + 2..reference_end];
+            let named = if js_trim(reference).is_empty() {
+                label
+            } else {
+                reference
+            };
+            labels
+                .contains(&normalized_reference_label(named))
+                .then_some(reference_end)?
+        }
+        _ => labels
+            .contains(&normalized_reference_label(label))
+            .then_some(label_end)?,
+    };
+    Some((label_end, syntax_end))
+}
+
+/// A link label as `CommonMark` matches it: trimmed, white space collapsed, case folded.
+fn normalized_reference_label(label: &str) -> String {
+    collapsed_whitespace(js_trim(label))
+        .to_lowercase()
+        .to_uppercase()
+}
+
+pub(super) fn collapsed_whitespace(text: &str) -> String {
+    let mut collapsed = String::with_capacity(text.len());
+    let mut in_whitespace = false;
+    for character in text.chars() {
+        if is_js_whitespace(character) {
+            if !in_whitespace {
+                collapsed.push(' ');
+            }
+            in_whitespace = true;
+        } else {
+            collapsed.push(character);
+            in_whitespace = false;
+        }
+    }
+    collapsed
+}
+
+/// The byte index and column of the first character that is not a space or a tab.
+fn first_content(text: &str) -> Option<(usize, usize)> {
+    let mut column = 0;
+    for (index, byte) in text.bytes().enumerate() {
+        match byte {
+            b' ' => column += 1,
+            b'\t' => column += 4 - column % 4,
+            _ => return Some((index, column)),
+        }
+    }
+    None
+}
+
+pub(super) fn strip_up_to_three_spaces(line: &str) -> &str {
+    let spaces = line
+        .bytes()
+        .take(3)
+        .take_while(|&byte| byte == b' ')
+        .count();
+    &line[spaces..]
+}
+
+pub(super) fn leading_ascii_digits(text: &str) -> usize {
+    text.bytes().take_while(u8::is_ascii_digit).count()
+}
+
+/// `[A-Za-z0-9_]`; a byte of a multi-byte character is never one, as JavaScript's ASCII `\w`.
+pub(super) fn is_word_byte(byte: Option<&u8>) -> bool {
+    byte.is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_')
+}

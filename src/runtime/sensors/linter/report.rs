@@ -1,0 +1,134 @@
+//! The report every linter's output is turned into (`errorCount`, `warningCount`,
+//! `violations`), and its verdict with the reference's keys in order (then `diagnostics`, the
+//! errors as the gate report shows them); helpers for reading a
+//! tool's JSON after a banner.
+
+use serde_json::{Map, Value, json};
+
+use crate::protocol::worker_outcome::WorkerOutcome;
+use crate::runtime::sensors::finding::{Located, insert_diagnostics};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Severity {
+    Error,
+    Warning,
+}
+
+impl Severity {
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warning => "warning",
+        }
+    }
+}
+
+/// One message of the linter, as the verdict lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Violation {
+    pub(super) file: String,
+    pub(super) line: u64,
+    pub(super) column: u64,
+    /// Empty when the linter names no rule (a parse error, an "ignored" notice).
+    pub(super) rule: String,
+    pub(super) severity: Severity,
+    pub(super) message: String,
+    /// Where the linter says the problem ends (eslint's `endLine`, `endColumn`), when it does.
+    pub(super) end: Option<(u64, u64)>,
+}
+
+impl Violation {
+    pub(super) fn to_json(&self) -> Value {
+        json!({
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "rule": self.rule,
+            "severity": self.severity.as_str(),
+            "message": self.message,
+        })
+    }
+
+    /// The finding the gate report shows (an error; warnings never fail).
+    fn located(&self) -> Located {
+        let rule = if self.rule.is_empty() {
+            "lint-error"
+        } else {
+            self.rule.as_str()
+        };
+        Located::new(self.file.clone(), rule, self.message.clone())
+            .at(self.line, self.column)
+            .until(
+                self.end.map(|(line, _)| line),
+                self.end.map(|(_, column)| column),
+            )
+    }
+}
+
+/// What one lint found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct LintReport {
+    pub(super) error_count: u64,
+    pub(super) warning_count: u64,
+    pub(super) violations: Vec<Violation>,
+}
+
+impl LintReport {
+    /// The verdict, keys in the reference's order.
+    pub(super) fn verdict(&self) -> WorkerOutcome {
+        let mut verdict = Map::new();
+        verdict.insert("pass".to_owned(), json!(self.error_count == 0));
+        verdict.insert("errorCount".to_owned(), json!(self.error_count));
+        verdict.insert("warningCount".to_owned(), json!(self.warning_count));
+        verdict.insert(
+            "violations".to_owned(),
+            Value::Array(self.violations.iter().map(Violation::to_json).collect()),
+        );
+        verdict.insert("findings_count".to_owned(), json!(self.error_count));
+        if self.error_count > 0 {
+            let located: Vec<Located> = self
+                .violations
+                .iter()
+                .filter(|violation| violation.severity == Severity::Error)
+                .map(Violation::located)
+                .collect();
+            insert_diagnostics(&mut verdict, &located);
+        }
+        WorkerOutcome::Verdict(Value::Object(verdict))
+    }
+}
+
+/// The first JSON value in `stdout` that starts with `opening` and runs to the end: tried from
+/// the first `opening`, then from each line that starts with it (a banner may hold one too).
+pub(super) fn json_after_banner(stdout: &str, opening: char) -> Option<Value> {
+    let line_opening = format!("\n{opening}");
+    let first = stdout.find(opening).into_iter();
+    let line_starts = stdout
+        .match_indices(line_opening.as_str())
+        .map(|(index, _)| index + 1);
+    first
+        .chain(line_starts)
+        .find_map(|start| serde_json::from_str::<Value>(&stdout[start..]).ok())
+}
+
+/// The start of `text`, for a message about output that could not be read.
+pub(super) fn output_excerpt(text: &str) -> String {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return "stdout was empty".to_owned();
+    }
+    let excerpt: String = trimmed.chars().take(120).collect();
+    if excerpt.len() < trimmed.len() {
+        format!("stdout began: {excerpt}…")
+    } else {
+        format!("stdout was: {excerpt}")
+    }
+}
+
+pub(super) fn json_count(value: Option<&Value>) -> Option<u64> {
+    value.and_then(Value::as_u64)
+}
+
+pub(super) fn json_text(value: Option<&Value>) -> String {
+    value.and_then(Value::as_str).unwrap_or_default().to_owned()
+}

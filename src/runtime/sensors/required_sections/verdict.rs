@@ -1,0 +1,210 @@
+//! The verdict `required-sections` builds: the H2 floor or the template's headings, the marker
+//! exemption and the edge block, and its JSON with the keys in the documented order.
+//!
+//! Invariant: `pass` and `findings_count` always agree with the rules applied so far.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::bolt_dag::EdgeBlock;
+use crate::leaves::english::plural;
+use crate::runtime::sensors::finding::{Located, insert_diagnostics};
+
+/// The generic floor: this many distinct H2 headings.
+const H2_FLOOR: usize = 2;
+
+/// The verdict being built. Invariant: `pass` and `findings_count` always agree with the rules
+/// applied so far (floor or template, marker exemption, edge block).
+pub(super) struct SectionsVerdict {
+    pass: bool,
+    headings: Vec<String>,
+    findings_count: usize,
+    marker_exempt: bool,
+    pub(super) template: Option<TemplateUse>,
+    edge_block: Option<EdgeBlock>,
+}
+
+pub(super) enum TemplateUse {
+    Ineligible {
+        config_warning: String,
+    },
+    Applied {
+        expected: Vec<String>,
+        missing: Vec<String>,
+        /// Where the template is, for the findings' help.
+        template_path: String,
+    },
+}
+
+impl SectionsVerdict {
+    pub(super) fn not_markdown() -> Self {
+        Self {
+            pass: true,
+            headings: Vec::new(),
+            findings_count: 0,
+            marker_exempt: false,
+            template: None,
+            edge_block: None,
+        }
+    }
+
+    /// The generic floor over the deliverable's headings.
+    pub(super) fn of_headings(headings: Vec<String>) -> Self {
+        Self {
+            pass: headings.len() >= H2_FLOOR,
+            findings_count: H2_FLOOR.saturating_sub(headings.len()),
+            headings,
+            marker_exempt: false,
+            template: None,
+            edge_block: None,
+        }
+    }
+
+    pub(super) fn exempt_marker(&mut self) {
+        self.marker_exempt = true;
+        self.pass = true;
+        self.findings_count = 0;
+    }
+
+    /// The template's headings replace the floor: each one missing is one finding.
+    pub(super) fn apply_template_headings(&mut self, expected: Vec<String>, template_path: &str) {
+        let present: HashSet<&str> = self.headings.iter().map(String::as_str).collect();
+        let missing: Vec<String> = expected
+            .iter()
+            .filter(|heading| !present.contains(heading.as_str()))
+            .cloned()
+            .collect();
+        self.pass = missing.is_empty();
+        self.findings_count = missing.len();
+        self.template = Some(TemplateUse::Applied {
+            expected,
+            missing,
+            template_path: template_path.to_owned(),
+        });
+    }
+
+    pub(super) fn apply_edge_block(&mut self, edge_block: EdgeBlock) {
+        if edge_block != EdgeBlock::Ok {
+            self.pass = false;
+            self.findings_count += 1;
+        }
+        self.edge_block = Some(edge_block);
+    }
+
+    /// The verdict's JSON, keys in the reference's order, then `diagnostics` (each finding on
+    /// `file`, the deliverable as fired) when it failed.
+    pub(super) fn into_json(self, file: &str) -> Value {
+        let located = if self.pass {
+            Vec::new()
+        } else {
+            self.located(file)
+        };
+        let mut object = Map::new();
+        object.insert("pass".to_owned(), Value::Bool(self.pass));
+        object.insert("h2_count".to_owned(), Value::from(self.headings.len()));
+        object.insert("headings".to_owned(), Value::from(self.headings));
+        object.insert(
+            "findings_count".to_owned(),
+            Value::from(self.findings_count),
+        );
+        if self.marker_exempt {
+            object.insert("marker_exempt".to_owned(), Value::Bool(true));
+        }
+        match self.template {
+            Some(TemplateUse::Ineligible { config_warning }) => {
+                object.insert("template".to_owned(), Value::from("ineligible"));
+                object.insert("config_warning".to_owned(), Value::from(config_warning));
+            }
+            Some(TemplateUse::Applied {
+                expected, missing, ..
+            }) => {
+                object.insert("template".to_owned(), Value::from("applied"));
+                object.insert("template_expected".to_owned(), Value::from(expected));
+                object.insert("template_missing".to_owned(), Value::from(missing));
+            }
+            None => {}
+        }
+        if let Some(edge_block) = self.edge_block {
+            object.insert("edge_block".to_owned(), Value::from(edge_block.as_str()));
+        }
+        insert_diagnostics(&mut object, &located);
+        Value::Object(object)
+    }
+
+    /// One finding per missing template heading (else one for the floor's shortfall), and one
+    /// for an edge block that is not `ok`.
+    fn located(&self, file: &str) -> Vec<Located> {
+        let mut located = Vec::new();
+        match &self.template {
+            Some(TemplateUse::Applied {
+                missing,
+                template_path,
+                ..
+            }) => {
+                located.extend(missing.iter().map(|heading| {
+                    Located::new(
+                        file,
+                        "missing-heading",
+                        format!("missing the heading `{heading}` its template requires"),
+                    )
+                    .with_help(format!(
+                        "add a `{heading}` section; the template is {template_path}"
+                    ))
+                }));
+            }
+            _ if self.findings_count > usize::from(self.edge_block_failed()) => {
+                located.push(
+                    Located::new(
+                        file,
+                        "too-few-headings",
+                        format!(
+                            "has {} distinct `## ` heading{}; at least {H2_FLOOR} are required",
+                            self.headings.len(),
+                            plural(self.headings.len())
+                        ),
+                    )
+                    .with_help(format!(
+                        "give the document at least {H2_FLOOR} `## ` sections (a template for it names the ones it needs)"
+                    )),
+                );
+            }
+            _ => {}
+        }
+        if let Some(edge_block) = self
+            .edge_block
+            .as_ref()
+            .filter(|_| self.edge_block_failed())
+        {
+            located.push(edge_block_finding(file, edge_block));
+        }
+        located
+    }
+
+    fn edge_block_failed(&self) -> bool {
+        self.edge_block
+            .as_ref()
+            .is_some_and(|edge_block| *edge_block != EdgeBlock::Ok)
+    }
+}
+
+fn edge_block_finding(file: &str, edge_block: &EdgeBlock) -> Located {
+    let block = "```yaml block declaring `units:`";
+    let (message, help) = match edge_block {
+        EdgeBlock::Absent => (
+            format!("has no Bolt DAG ({block})"),
+            format!("add a {block} with a `- name:` and `depends_on:` per unit"),
+        ),
+        EdgeBlock::Malformed { detail } => (
+            format!("its Bolt DAG is malformed: {detail}"),
+            "fix the `units:` block: each unit once, with known dependencies and none on itself"
+                .to_owned(),
+        ),
+        EdgeBlock::Cyclic => (
+            "its Bolt DAG has a dependency cycle".to_owned(),
+            "break the cycle in the units' `depends_on:` lists".to_owned(),
+        ),
+        EdgeBlock::Ok => (String::new(), String::new()),
+    };
+    Located::new(file, "bolt-dag", message).with_help(help)
+}

@@ -1,0 +1,225 @@
+//! The one reader of a shipped worker's argv (D21): the flags a sensor knows are the
+//! ones its descriptor says the dispatcher gives it, and every worker reads them here.
+//!
+//! Invariants:
+//!
+//! - A flag with no value, or followed by another `--flag`, is a usage error for every worker
+//!   (failure mode F9): the reference took the next flag as the value, so `--templates-dir
+//!   --stage x` silently skipped the template check. [`value_after`] is that rule, once.
+//! - Two grammars remain, because the reference's workers had two and their wording is pinned:
+//!   the document workers skip tokens they do not know and let the last value of a flag win
+//!   ([`FlagGrammar::Lenient`]); the code sensors refuse an unknown flag and a flag given twice
+//!   ([`FlagGrammar::Strict`], failure mode F10). Each grammar words its own usage errors.
+//! - Nothing here touches the disk: [`resolve_worker_path`] folds `.` and `..` lexically.
+
+use std::collections::BTreeMap;
+
+use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
+
+use crate::leaves::js_text::js_trim;
+use crate::runtime::sensors::descriptor::{ShippedSensor, WorkerFlag};
+
+/// How a worker treats what is not one of its flags, and how it words a usage error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlagGrammar {
+    /// The reference's document workers: other tokens are skipped and the last value of a
+    /// repeated flag wins. `<flag> expects a value, got end of arguments.`, `<flag> expects a
+    /// value, got another flag: "<value>".`, `<flag> is required`.
+    Lenient,
+    /// The reference's code sensors: an unknown flag (`unknown flag: <word>`), a flag given
+    /// twice (`flag given twice: <flag>`) and `--help` are usage errors. `missing value for
+    /// <flag>`, `missing required flag: <flag>`.
+    Strict,
+}
+
+/// The values of a worker's flags, read from its argv.
+#[derive(Debug, Clone)]
+pub struct WorkerArgs {
+    grammar: FlagGrammar,
+    values: BTreeMap<&'static str, String>,
+}
+
+/// Why a flag has no value.
+enum MissingValue<'args> {
+    EndOfArguments,
+    AnotherFlag(&'args str),
+}
+
+impl WorkerArgs {
+    /// Read `args` (the argv after `sensor-<id>`) for the flags `sensor`'s worker knows.
+    pub fn parse(
+        args: &[String],
+        sensor: &ShippedSensor,
+        grammar: FlagGrammar,
+    ) -> Result<Self, String> {
+        let known = sensor.worker_flags();
+        let mut values = BTreeMap::new();
+        let mut index = 0;
+        while index < args.len() {
+            let word = args[index].as_str();
+            let Some(flag) = known.iter().find(|flag| flag.name == word) else {
+                match grammar {
+                    FlagGrammar::Lenient => {
+                        index += 1;
+                        continue;
+                    }
+                    FlagGrammar::Strict if word == "--help" || word == "-h" => {
+                        return Err(usage_line(sensor, &known));
+                    }
+                    FlagGrammar::Strict => return Err(format!("unknown flag: {word}")),
+                }
+            };
+            let value = value_after(args, index)
+                .map_err(|missing| missing_value_message(grammar, flag.name, &missing))?;
+            let earlier = values.insert(flag.name, value.to_owned());
+            if grammar == FlagGrammar::Strict && earlier.is_some() {
+                return Err(format!("flag given twice: {}", flag.name));
+            }
+            index += 2;
+        }
+        Ok(Self { grammar, values })
+    }
+
+    /// The flag's value, possibly empty.
+    pub fn value(&self, flag: WorkerFlag) -> Option<&str> {
+        self.values.get(flag.name).map(String::as_str)
+    }
+
+    /// The flag's value when it is not empty (an empty value means "not given", as in the
+    /// reference).
+    pub fn non_empty(&self, flag: WorkerFlag) -> Option<&str> {
+        self.value(flag).filter(|value| !value.is_empty())
+    }
+
+    /// The flag's value, which must be given and not empty.
+    pub fn required(&self, flag: WorkerFlag) -> Result<&str, String> {
+        self.non_empty(flag).ok_or_else(|| match self.grammar {
+            FlagGrammar::Lenient => format!("{} is required", flag.name),
+            FlagGrammar::Strict => format!("missing required flag: {}", flag.name),
+        })
+    }
+}
+
+/// The value of the flag at `index`: the next token, which must exist and must not start with
+/// `--` (F9).
+fn value_after(args: &[String], index: usize) -> Result<&str, MissingValue<'_>> {
+    match args.get(index + 1) {
+        None => Err(MissingValue::EndOfArguments),
+        Some(value) if value.starts_with("--") => Err(MissingValue::AnotherFlag(value)),
+        Some(value) => Ok(value),
+    }
+}
+
+fn missing_value_message(grammar: FlagGrammar, flag: &str, missing: &MissingValue<'_>) -> String {
+    match (grammar, missing) {
+        (FlagGrammar::Lenient, MissingValue::EndOfArguments) => {
+            format!("{flag} expects a value, got end of arguments.")
+        }
+        (FlagGrammar::Lenient, MissingValue::AnotherFlag(value)) => {
+            format!("{flag} expects a value, got another flag: \"{value}\".")
+        }
+        (FlagGrammar::Strict, _) => format!("missing value for {flag}"),
+    }
+}
+
+/// `usage: aidlc engine sensor-<id> --stage <slug> --file-path <path>`.
+fn usage_line(sensor: &ShippedSensor, flags: &[WorkerFlag]) -> String {
+    let flags: Vec<String> = flags
+        .iter()
+        .map(|flag| format!("{} <{}>", flag.name, flag.value))
+        .collect();
+    format!(
+        "usage: aidlc engine sensor-{} {}",
+        sensor.id,
+        flags.join(" ")
+    )
+}
+
+/// A comma-separated flag value: items trimmed, empty items dropped, order kept.
+pub fn split_csv(value: &str) -> Vec<String> {
+    value
+        .split(',')
+        .map(js_trim)
+        .filter(|item| !item.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// `given` as an absolute, lexically normal path: backslashes are separators, a relative path
+/// starts at the project folder (the reference worker's working folder), and `.` and `..` are
+/// folded without touching the disk (as Node's `path.resolve`).
+pub fn resolve_worker_path(project_dir: &Utf8Path, given: &str) -> Utf8PathBuf {
+    let given = Utf8PathBuf::from(given.replace('\\', "/"));
+    let joined = if given.is_absolute() {
+        given
+    } else {
+        project_dir.join(given)
+    };
+    lexically_normal(&joined)
+}
+
+fn lexically_normal(path: &Utf8Path) -> Utf8PathBuf {
+    let mut normal = Utf8PathBuf::new();
+    for component in path.components() {
+        match component {
+            Utf8Component::CurDir => {}
+            Utf8Component::ParentDir => {
+                let ends_in_parent =
+                    normal.components().next_back() == Some(Utf8Component::ParentDir);
+                if ends_in_parent || (!normal.pop() && !normal.has_root()) {
+                    normal.push("..");
+                }
+            }
+            other => normal.push(other.as_str()),
+        }
+    }
+    normal
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::sensors::descriptor::{OUTPUT_PATH_FLAG, STAGE_FLAG};
+    use crate::runtime::sensors::test_support::words;
+    use crate::runtime::sensors::{linter, traceability};
+
+    #[test]
+    fn both_grammars_refuse_a_flag_without_a_value_f9() {
+        for (grammar, sensor) in [
+            (FlagGrammar::Lenient, &traceability::SENSOR),
+            (FlagGrammar::Strict, &linter::SENSOR),
+        ] {
+            for args in ["--stage", "--stage --stage x"] {
+                let parsed = WorkerArgs::parse(&words(args), sensor, grammar);
+                assert!(parsed.is_err(), "{grammar:?} {args}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_lenient_grammar_skips_strays_and_keeps_the_last_value() {
+        let args = words("stray --stage a --unknown --stage b");
+        let parsed = WorkerArgs::parse(&args, &traceability::SENSOR, FlagGrammar::Lenient).unwrap();
+        assert_eq!(parsed.value(STAGE_FLAG), Some("b"));
+        assert_eq!(
+            parsed.required(OUTPUT_PATH_FLAG),
+            Err("--output-path is required".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_strict_grammar_answers_help_with_the_usage_line() {
+        assert_eq!(
+            WorkerArgs::parse(&words("--help"), &linter::SENSOR, FlagGrammar::Strict).unwrap_err(),
+            "usage: aidlc engine sensor-linter --stage <slug> --file-path <path>"
+        );
+    }
+
+    #[test]
+    fn worker_paths_resolve_backslashes_and_dots_without_the_disk() {
+        let project = Utf8Path::new("/p");
+        assert_eq!(resolve_worker_path(project, "a\\b\\..\\c.md"), "/p/a/c.md");
+        assert_eq!(resolve_worker_path(project, "/x/./y.md"), "/x/y.md");
+        assert_eq!(split_csv(" a, ,b ,"), ["a", "b"]);
+    }
+}

@@ -1,0 +1,259 @@
+//! Which reference version made the install (D13), and the names of the record-local files that
+//! follow from it: the files another process (the install's own reference hook, its doctor, its
+//! conductor) reads must stay where that version reads them.
+//!
+//! | | 2.5 | 2.6 | newest |
+//! |---|---|---|---|
+//! | hook health folder | `<record>/.aidlc-hooks-health/` | same | same |
+//! | heartbeat, drop log | `sensor-fire.last`, `sensor-fire.drops` | `run-sensors.last`, `run-sensors.drops` | as 2.6 |
+//! | first-run marker | `.first-fired` (an ISO timestamp) | same | same |
+//! | detail files | `<record>/.aidlc-sensors/<stage>/` | same | `<record>/.aidlc-engine/sensors/<stage>/` |
+//! | learnings selections | `<record>/.aidlc-learnings/` | same | `<record>/.aidlc-engine/learnings/` |
+//!
+//! The 2.5 hook was `aidlc-sensor-fire.ts` and named its files after itself; its conductor
+//! writes the selections file wherever it likes (its persist tool takes any path), so 2.5 gets
+//! the 2.6 folder, the one its reference installs gitignore as `.aidlc-*` too.
+//!
+//! The version is detected once per command: the version stamp of the install's reference
+//! tools (`<harness>/tools/aidlc-version.ts`), else the shape of the existing
+//! `stage-graph.json` (a key only one version writes), else the newest (a project `aidlc init`
+//! made, or none at all).
+//!
+//! Invariant: detection reads those two files and nothing else, and never fails: a file that
+//! is missing, unreadable or says nothing only moves the decision to the next rule.
+
+use std::fmt;
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::write_folders::{
+    learnings_dir, legacy_learnings_dir, legacy_sensor_detail_dir, sensor_detail_dir,
+};
+use crate::harness::reference_hooks;
+use crate::protocol::graph_format::{
+    FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
+};
+
+/// The reference version whose files an install keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum InstallVersion {
+    /// 2.5.x: the write hook was `sensor-fire`.
+    Reference25,
+    /// 2.6.x.
+    Reference26,
+    /// The newest ([gate]), and every project `aidlc init` makes.
+    Newest,
+}
+
+/// What decided the version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VersionSource {
+    /// `<harness>/tools/aidlc-version.ts`.
+    ReferenceTools,
+    /// The keys of the existing `stage-graph.json`.
+    GraphShape,
+    /// Nothing said otherwise.
+    Default,
+}
+
+impl InstallVersion {
+    /// The version for the install's tools stamp (its text, if the file was read) and its
+    /// graph (the text, if the file was read), in that order of trust.
+    pub fn detect(
+        reference_tools_text: Option<&str>,
+        graph_text: Option<&str>,
+    ) -> (InstallVersion, VersionSource) {
+        if let Some(version) = reference_tools_text.and_then(reference_tools_version) {
+            let format = GraphFormat::of_reference_version(version);
+            return (Self::of_graph_format(format), VersionSource::ReferenceTools);
+        }
+        if let Some(graph) = graph_text {
+            let (format, source) = resolve_graph_format(None, Some(graph), None);
+            if source == FormatSource::ExistingGraph {
+                return (Self::of_graph_format(format), VersionSource::GraphShape);
+            }
+        }
+        (InstallVersion::Newest, VersionSource::Default)
+    }
+
+    /// [`InstallVersion::detect`] over the files of an install: `reference_tools` is
+    /// `<harness>/tools/aidlc-version.ts`, `stage_graph` the compiled graph (read only when the
+    /// tools say nothing).
+    pub fn detect_from_files(
+        reference_tools: &Utf8Path,
+        stage_graph: &Utf8Path,
+    ) -> (InstallVersion, VersionSource) {
+        let tools = crate::leaves::fs_util::read_input_text(reference_tools).ok();
+        if let Some(decided) = tools
+            .as_deref()
+            .filter(|text| reference_tools_version(text).is_some())
+        {
+            return Self::detect(Some(decided), None);
+        }
+        let graph = crate::leaves::fs_util::read_bounded(
+            stage_graph,
+            crate::compile::discover::MAX_GENERATED_BYTES,
+        )
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok());
+        Self::detect(None, graph.as_deref())
+    }
+
+    fn of_graph_format(format: GraphFormat) -> InstallVersion {
+        match format {
+            GraphFormat::Reference25 => InstallVersion::Reference25,
+            GraphFormat::Reference26 => InstallVersion::Reference26,
+            GraphFormat::Gate => InstallVersion::Newest,
+        }
+    }
+
+    /// How messages and documents name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InstallVersion::Reference25 => "2.5",
+            InstallVersion::Reference26 => "2.6",
+            InstallVersion::Newest => "newest",
+        }
+    }
+
+    /// The write hook's name: its heartbeat and drop log are `<name>.last` and `<name>.drops`.
+    pub fn write_hook_name(self) -> &'static str {
+        match self {
+            InstallVersion::Reference25 => reference_hooks::SENSOR_FIRE.health_name,
+            InstallVersion::Reference26 | InstallVersion::Newest => {
+                reference_hooks::RUN_SENSORS.health_name
+            }
+        }
+    }
+
+    /// Where detail files go, under a record root.
+    pub fn sensor_detail_dir(self, record_root: &Utf8Path) -> Utf8PathBuf {
+        match self {
+            InstallVersion::Reference25 | InstallVersion::Reference26 => {
+                legacy_sensor_detail_dir(record_root)
+            }
+            InstallVersion::Newest => sensor_detail_dir(record_root),
+        }
+    }
+
+    /// Where the conductor writes the learnings selections, under a record root.
+    pub fn learnings_dir(self, record_root: &Utf8Path) -> Utf8PathBuf {
+        match self {
+            InstallVersion::Reference25 | InstallVersion::Reference26 => {
+                legacy_learnings_dir(record_root)
+            }
+            InstallVersion::Newest => learnings_dir(record_root),
+        }
+    }
+}
+
+impl fmt::Display for InstallVersion {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TOOLS_26: &str = "// stamp\nexport const AIDLC_VERSION = \"2.6.54\";\n";
+    const TOOLS_25: &str = "export const AIDLC_VERSION = \"2.5.36\";\n";
+    const TOOLS_LATER: &str = "export const AIDLC_VERSION = \"3.0.1\";\n";
+    const GATE_GRAPH: &str = "[\n  {\n    \"slug\": \"a\",\n    \"sensors_applicable\": [\n      {\n        \"id\": \"x\",\n        \"path\": \"p\",\n        \"fire_on\": \"write\",\n        \"default_severity\": \"advisory\"\n      }\n    ]\n  }\n]\n";
+    const PRE_GATE_GRAPH: &str = "[\n  {\n    \"slug\": \"a\",\n    \"sensors_applicable\": [\n      {\n        \"id\": \"x\",\n        \"path\": \"p\"\n      }\n    ]\n  }\n]\n";
+    const GRAPH_25: &str = "[\n  {\n    \"slug\": \"a\",\n    \"reviewer\": \"r\",\n    \"sensors_applicable\": []\n  }\n]\n";
+
+    #[test]
+    fn the_tools_stamp_decides_first() {
+        assert_eq!(
+            InstallVersion::detect(Some(TOOLS_26), Some(GATE_GRAPH)),
+            (InstallVersion::Reference26, VersionSource::ReferenceTools)
+        );
+        assert_eq!(
+            InstallVersion::detect(Some(TOOLS_25), None).0,
+            InstallVersion::Reference25
+        );
+        assert_eq!(
+            InstallVersion::detect(Some(TOOLS_LATER), Some(PRE_GATE_GRAPH)).0,
+            InstallVersion::Newest
+        );
+    }
+
+    #[test]
+    fn without_a_stamp_the_graph_s_keys_decide_then_the_newest() {
+        let no_stamp = Some("// no version here\n");
+        assert_eq!(
+            InstallVersion::detect(no_stamp, Some(PRE_GATE_GRAPH)),
+            (InstallVersion::Reference26, VersionSource::GraphShape)
+        );
+        assert_eq!(
+            InstallVersion::detect(None, Some(GRAPH_25)).0,
+            InstallVersion::Reference25
+        );
+        assert_eq!(
+            InstallVersion::detect(None, Some(GATE_GRAPH)),
+            (InstallVersion::Newest, VersionSource::GraphShape)
+        );
+        assert_eq!(
+            InstallVersion::detect(None, Some("[]\n")),
+            (InstallVersion::Newest, VersionSource::Default)
+        );
+        assert_eq!(
+            InstallVersion::detect(None, None),
+            (InstallVersion::Newest, VersionSource::Default)
+        );
+    }
+
+    #[test]
+    fn each_version_names_its_own_files() {
+        let record = Utf8Path::new("/r");
+        let table = [
+            (
+                InstallVersion::Reference25,
+                "sensor-fire",
+                "/r/.aidlc-sensors",
+                "/r/.aidlc-learnings",
+            ),
+            (
+                InstallVersion::Reference26,
+                "run-sensors",
+                "/r/.aidlc-sensors",
+                "/r/.aidlc-learnings",
+            ),
+            (
+                InstallVersion::Newest,
+                "run-sensors",
+                "/r/.aidlc-engine/sensors",
+                "/r/.aidlc-engine/learnings",
+            ),
+        ];
+        for (version, hook, details, learnings) in table {
+            assert_eq!(version.write_hook_name(), hook, "{version}");
+            assert_eq!(version.sensor_detail_dir(record), details, "{version}");
+            assert_eq!(version.learnings_dir(record), learnings, "{version}");
+        }
+    }
+
+    #[test]
+    fn files_that_cannot_be_read_move_the_decision_on() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8Path::from_path(dir.path()).unwrap();
+        let tools = root.join("aidlc-version.ts");
+        let graph = root.join("stage-graph.json");
+        assert_eq!(
+            InstallVersion::detect_from_files(&tools, &graph),
+            (InstallVersion::Newest, VersionSource::Default)
+        );
+        std::fs::write(&graph, PRE_GATE_GRAPH).unwrap();
+        assert_eq!(
+            InstallVersion::detect_from_files(&tools, &graph).0,
+            InstallVersion::Reference26
+        );
+        std::fs::write(&tools, TOOLS_25).unwrap();
+        assert_eq!(
+            InstallVersion::detect_from_files(&tools, &graph),
+            (InstallVersion::Reference25, VersionSource::ReferenceTools)
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! Spaces (D11): the active space, and where a space's folders are; and the two name rules
+//! every folder name under `aidlc/` follows.
+
+use camino::{Utf8Path, Utf8PathBuf};
+
+use super::small_file::{CURSOR_MAX_BYTES, read_small_text};
+use crate::compile::discover::workspace_root;
+use crate::leaves::js_text::js_trim;
+
+/// The space used when `aidlc/active-space` is missing, empty or unusable.
+pub const DEFAULT_SPACE: &str = "default";
+/// The active-space cursor, under `aidlc/`.
+pub const ACTIVE_SPACE_CURSOR_FILE: &str = "active-space";
+
+/// The active space: the trimmed content of `aidlc/active-space`, else `default`. Never an error:
+/// a missing, empty or unreadable cursor, or one that is not a plain folder name (it holds `/`,
+/// is `..`, ...), means `default`. The reference takes any text; refusing path-like names keeps
+/// every derived path inside `aidlc/spaces/`.
+pub fn active_space(project_dir: &Utf8Path) -> String {
+    let cursor = workspace_root(project_dir).join(ACTIVE_SPACE_CURSOR_FILE);
+    read_small_text(&cursor, CURSOR_MAX_BYTES)
+        .map(|text| js_trim(&text).to_owned())
+        .filter(|name| is_plain_folder_name(name))
+        .unwrap_or_else(|| DEFAULT_SPACE.to_owned())
+}
+
+/// Whether `name` can be joined to a folder as exactly one new path component: not empty, not
+/// `.` or `..`, and free of separators, NUL and other control characters.
+pub fn is_plain_folder_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && !name.chars().any(char::is_control)
+}
+
+/// `aidlc/spaces/<space>/`.
+pub fn space_dir(project_dir: &Utf8Path, space: &str) -> Utf8PathBuf {
+    workspace_root(project_dir).join("spaces").join(space)
+}
+
+/// `aidlc/spaces/<space>/intents/`: the intent records, the registry and the active-intent
+/// cursor; also the record root when no intent resolves.
+pub fn intents_dir(project_dir: &Utf8Path, space: &str) -> Utf8PathBuf {
+    space_dir(project_dir, space).join("intents")
+}
+
+/// `^[a-z][a-z0-9-]*$`.
+pub(super) fn is_kebab_slug(text: &str) -> bool {
+    let mut bytes = text.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_lowercase())
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::workspace::test_support::{temp_project, write};
+
+    #[test]
+    fn active_space_defaults_without_a_cursor() {
+        let (_dir, project) = temp_project();
+        assert_eq!(active_space(&project), "default");
+    }
+
+    #[test]
+    fn active_space_reads_the_trimmed_cursor() {
+        let (_dir, project) = temp_project();
+        write(&project.join("aidlc/active-space"), "\u{feff} team-a \r\n");
+        assert_eq!(active_space(&project), "team-a");
+    }
+
+    #[test]
+    fn active_space_refuses_empty_and_path_like_names() {
+        let (_dir, project) = temp_project();
+        for text in ["", "  \n", "..", ".", "../../etc", "a/b", "a\\b", "a\u{0}b"] {
+            write(&project.join("aidlc/active-space"), text);
+            assert_eq!(active_space(&project), "default", "cursor {text:?}");
+        }
+    }
+
+    #[test]
+    fn active_space_treats_a_folder_cursor_as_missing() {
+        let (_dir, project) = temp_project();
+        std::fs::create_dir_all(project.join("aidlc/active-space")).unwrap();
+        assert_eq!(active_space(&project), "default");
+    }
+
+    #[test]
+    fn space_paths_nest_under_the_workspace_root() {
+        let project = Utf8Path::new("/p");
+        assert_eq!(space_dir(project, "s"), "/p/aidlc/spaces/s");
+        assert_eq!(intents_dir(project, "s"), "/p/aidlc/spaces/s/intents");
+    }
+}
