@@ -71,6 +71,8 @@ pub enum Refusal {
     ExitStatus { status: u8, stderr: String },
     /// The plugin throws an error whose message is the reason.
     ThrownError { message: String },
+    /// The hook exits 0 with the harness's deny answer on stdout (Cursor, Copilot).
+    Answer { stdout: String },
 }
 
 /// `harness`'s guard site, or `None` for a harness without hooks.
@@ -98,6 +100,9 @@ pub fn refusal(harness: Harness, reason: &str) -> Refusal {
     match harness {
         Harness::Opencode => Refusal::ThrownError {
             message: reason.to_owned(),
+        },
+        Harness::Cursor | Harness::Copilot => Refusal::Answer {
+            stdout: deny_on_stdout(harness, reason).unwrap_or_default(),
         },
         _ => Refusal::ExitStatus {
             status: 2,
@@ -958,7 +963,17 @@ mod tests {
         for harness in Harness::WITH_HOOKS {
             assert!(guard_site(harness).is_some(), "{harness}");
         }
-        assert_eq!(guard_site(Harness::Cursor), None);
+        assert_eq!(
+            guard_site(Harness::Cursor).map(|site| site.event),
+            Some("beforeShellExecution")
+        );
+        assert_eq!(
+            refusal(Harness::Cursor, "gate open"),
+            Refusal::Answer {
+                stdout: "{\"permission\":\"deny\",\"userMessage\":\"gate open\",\"agentMessage\":\"gate open\"}\n"
+                    .to_owned()
+            }
+        );
         assert_eq!(
             refusal(Harness::Kiro, "gate open"),
             Refusal::ExitStatus {

@@ -1052,6 +1052,109 @@ mod tests {
     }
 
     #[test]
+    fn cursor_names_the_edited_file_inside_its_workspace_roots_only() {
+        let written = event(
+            Harness::Cursor,
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"],"file_path":"/p/a.md"}"#,
+        );
+        assert_eq!(paths(&written), [("/p/a.md", WriteTool::Edit)]);
+        assert_eq!(
+            written.relative_to.as_deref(),
+            Some(camino::Utf8Path::new("/p"))
+        );
+        for payload in [
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"],"file_path":"/q/a.md"}"#,
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"],"file_path":"/p/../q/a.md"}"#,
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"]}"#,
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":"/p","file_path":"/p/a.md"}"#,
+            r#"{"hook_event_name":"afterFileEdit","file_path":"/p/a.md"}"#,
+            r#"{"hook_event_name":"beforeReadFile","workspace_roots":["/p"],"file_path":"/p/a.md"}"#,
+            r#"{"workspace_roots":["/p"],"file_path":"/p/a.md"}"#,
+        ] {
+            assert!(
+                event(Harness::Cursor, payload).unreadable.is_some(),
+                "{payload}"
+            );
+        }
+        assert_eq!(
+            payload_cwd(br#"{"workspace_roots":["C:\\p"]}"#).as_deref(),
+            Some(camino::Utf8Path::new("C:/p"))
+        );
+    }
+
+    #[test]
+    fn copilot_names_the_file_of_its_file_tools_in_either_case() {
+        let created = event(
+            Harness::Copilot,
+            r#"{"hook_event_name":"PostToolUse","cwd":"/p","tool_name":"create","tool_input":{"path":"/p/a.md"}}"#,
+        );
+        assert_eq!(paths(&created), [("/p/a.md", WriteTool::Write)]);
+        let edited = event(
+            Harness::Copilot,
+            r#"{"cwd":"/p","toolName":"edit","toolArgs":"{\"path\":\"a.md\"}"}"#,
+        );
+        assert_eq!(paths(&edited), [("a.md", WriteTool::Edit)]);
+        assert_eq!(
+            event(
+                Harness::Copilot,
+                r#"{"hook_event_name":"PostToolUse","tool_name":"view","tool_input":{"path":"a.md"}}"#
+            ),
+            WriteEvent::default()
+        );
+        for payload in [
+            r#"{"hook_event_name":"PreToolUse","tool_name":"create","tool_input":{"path":"a.md"}}"#,
+            r#"{"hook_event_name":"PostToolUse","tool_input":{"path":"a.md"}}"#,
+            r#"{"hook_event_name":"PostToolUse","tool_name":"edit","tool_input":{}}"#,
+            r#"{"toolName":"edit","toolArgs":"not json"}"#,
+        ] {
+            assert!(
+                event(Harness::Copilot, payload).unreadable.is_some(),
+                "{payload}"
+            );
+        }
+    }
+
+    #[test]
+    fn kiro_cli_3_names_its_written_and_edited_files() {
+        let edited = event(
+            Harness::KiroCliV3,
+            r#"{"hook_event_name":"PostToolUse","cwd":"/p","tool_name":"str_replace","tool_input":{"path":"a.md"}}"#,
+        );
+        assert_eq!(paths(&edited), [("a.md", WriteTool::Edit)]);
+        assert!(
+            event(
+                Harness::KiroCliV3,
+                r#"{"tool_name":"write","tool_input":{}}"#
+            )
+            .unreadable
+            .is_some()
+        );
+        assert!(
+            event(Harness::KiroCliV3, r#"{"cwd":"/p"}"#)
+                .unreadable
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_cursor_shell_call_is_keyed_by_its_generation() {
+        let before = shell_call(
+            Harness::Cursor,
+            br#"{"hook_event_name":"beforeShellExecution","generation_id":"g/1","conversation_id":"c"}"#,
+        );
+        let after = shell_call(
+            Harness::Cursor,
+            br#"{"hook_event_name":"afterShellExecution","generation_id":"g/1","conversation_id":"c"}"#,
+        );
+        assert_eq!(before, after);
+        assert_eq!(before.map(|call| call.key), Some("g_1".to_owned()));
+        assert_eq!(
+            shell_call(Harness::Cursor, br#"{"hook_event_name":"afterFileEdit"}"#),
+            None
+        );
+    }
+
+    #[test]
     fn a_payload_s_shape_names_its_harness() {
         for (payload, harness) in [
             (
@@ -1081,6 +1184,14 @@ mod tests {
             (
                 r#"{"hook_event_name":"tool.execute.after","directory":"/p","tool":"write"}"#,
                 Harness::Opencode,
+            ),
+            (
+                r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"],"file_path":"/p/a"}"#,
+                Harness::Cursor,
+            ),
+            (
+                r#"{"hook_event_name":"beforeSubmitPrompt","prompt":"x"}"#,
+                Harness::Cursor,
             ),
             ("", Harness::Claude),
         ] {
