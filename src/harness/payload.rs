@@ -372,7 +372,7 @@ fn cursor_write(value: &Map<String, Value>) -> WriteEvent {
 }
 
 /// Copilot's file tools, by the names its payloads give them (the CLI's own, and the Claude
-/// Code names it sends for a PascalCase registration), with what each does to its file.
+/// Code names it sends for capitalised events), with what each does to its file.
 const COPILOT_FILE_TOOLS: [(&str, WriteTool); 7] = [
     ("create", WriteTool::Write),
     ("Write", WriteTool::Write),
@@ -383,8 +383,8 @@ const COPILOT_FILE_TOOLS: [(&str, WriteTool); 7] = [
     ("str_replace_editor", WriteTool::Edit),
 ];
 
-/// Copilot's `PostToolUse`: `{hook_event_name, tool_name, tool_input}` (snake_case, for the
-/// PascalCase registration), or the camelCase `{toolName, toolArgs}` whose arguments are a
+/// Copilot's `PostToolUse`: `{hook_event_name, tool_name, tool_input}` (for the capitalised
+/// events the reference registers), or `{toolName, toolArgs}` whose arguments are a
 /// JSON text. A payload naming another event, or no tool, cannot be read; another tool wrote
 /// nothing.
 fn copilot_write(value: &Map<String, Value>) -> WriteEvent {

@@ -625,11 +625,14 @@ fn installed_files(project: &TestProject, harness: &str, files: &[&str]) -> Stri
     );
     let again: Vec<String> = files.iter().map(|file| project.read(file)).collect();
     assert_eq!(again, written, "{harness}: a second run changes no byte");
-    files
-        .iter()
-        .zip(&written)
-        .map(|(file, text)| format!("--- {file}\n{text}"))
-        .collect()
+    let mut shown = String::new();
+    for (file, text) in files.iter().zip(&written) {
+        shown.push_str("--- ");
+        shown.push_str(file);
+        shown.push('\n');
+        shown.push_str(text);
+    }
+    shown
 }
 
 /// Uninstall removes every file the install created, and nothing else.

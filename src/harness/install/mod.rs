@@ -288,8 +288,8 @@ fn cursor_hooks() -> HookListFile {
     }
 }
 
-/// Copilot's `.github/hooks/aidlc.json`, as the reference registers it: PascalCase events (for
-/// which the Copilot CLI sends snake_case payloads) and no matcher (VS Code ignores matchers),
+/// Copilot's `.github/hooks/aidlc.json`, as the reference registers it: capitalised events
+/// (`PostToolUse`, for which the Copilot CLI sends underscored keys) and no matcher (VS Code ignores matchers),
 /// so the write hook's one `PostToolUse` entry sees the file tools and the shell tool alike.
 fn copilot_hooks() -> HookListFile {
     let site = |event, timeout_ms| Site {
