@@ -1164,6 +1164,22 @@ fn cursor_copilot_and_kiro_cli_3_prompts_record_one_human_turn() {
         assert_eq!(run.status, 0, "{harness}: {}", run.stderr);
         let rows = rows_after_the_seed(&project);
         assert_eq!(events_of(&rows), ["HUMAN_TURN"], "{harness}");
+        // With no transcript, the receipt is the engine's kept copy of the prompt, and the
+        // install (told by `harness.json`'s name) verifies it as its own harness's.
+        project.write(
+            &format!("{}/tools/data/harness.json", harness_dir(harness)),
+            &format!("{{\n  \"name\": \"{harness}\"\n}}\n"),
+        );
+        let doctor = project.run(&["doctor", "--format", "json"]);
+        let report: Value = serde_json::from_str(&doctor.stdout).unwrap();
+        let receipts = report["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["label"].as_str().unwrap().starts_with("Receipt rows"))
+            .unwrap_or_else(|| panic!("{harness}: {report}"))
+            .clone();
+        assert_eq!(receipts["status"], "pass", "{harness}: {receipts}");
         // Another event on the prompt hook is refused, naming what it is not.
         let refused = project.run_watched(
             &["engine", "hook", "record-human-turn", "--harness", harness],
