@@ -37,7 +37,8 @@
 //! one.
 //!
 //! Cursor calls the guard on `beforeShellExecution` (`{command, cwd, workspace_roots}`), which
-//! is read as a shell tool's call; any other event is one the guard cannot read.
+//! is read as a shell tool's call, and on `preToolUse` (`{tool_name, tool_input}`, as Claude
+//! Code names its file tools' inputs); any other event is one the guard cannot read.
 
 mod command_effects;
 #[cfg(test)]
@@ -190,22 +191,46 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
     Ok(verdict_in_place(&object, tool, input))
 }
 
-/// Cursor's `beforeShellExecution`, judged as a shell tool's call of its `command` in its
-/// `cwd` (else its first workspace root).
+/// Cursor's `beforeShellExecution`, judged as a shell tool's call of its `command`, and its
+/// `preToolUse`, judged as any harness's tool call (`tool_name`, `tool_input`: its file tools
+/// name their file `file_path`, its shell tool is `Shell`), each in its `cwd` (else its first
+/// workspace root).
 fn cursor_verdict(object: &Map<String, Value>) -> Result<GuardVerdict, String> {
     let event = object
         .get("hook_event_name")
         .and_then(Value::as_str)
         .ok_or("the pre-tool payload has no \"hook_event_name\"")?;
-    if event != "beforeShellExecution" {
-        return Err(format!(
-            "the event \"{event}\" is not one the guard reads (beforeShellExecution)"
-        ));
-    }
-    let command = object
-        .get("command")
-        .and_then(Value::as_str)
-        .ok_or("the beforeShellExecution payload has no \"command\" string")?;
+    let (tool, input) = match event {
+        "beforeShellExecution" => {
+            let command = object
+                .get("command")
+                .and_then(Value::as_str)
+                .ok_or("the beforeShellExecution payload has no \"command\" string")?;
+            ("Shell", serde_json::json!({ "command": command }))
+        }
+        "preToolUse" => {
+            let tool = object
+                .get("tool_name")
+                .and_then(Value::as_str)
+                .filter(|tool| !tool.is_empty())
+                .ok_or("the preToolUse payload names no tool (\"tool_name\")")?;
+            let input = match object.get("tool_input") {
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(input @ Value::Object(_)) => input.clone(),
+                Some(_) => {
+                    return Err(
+                        "the preToolUse payload's \"tool_input\" is not an object".to_owned()
+                    );
+                }
+            };
+            (tool, input)
+        }
+        other => {
+            return Err(format!(
+                "the event \"{other}\" is not one the guard reads (beforeShellExecution, preToolUse)"
+            ));
+        }
+    };
     let mut in_place = object.clone();
     if !in_place.get("cwd").is_some_and(Value::is_string)
         && let Some(root) = object
@@ -216,8 +241,7 @@ fn cursor_verdict(object: &Map<String, Value>) -> Result<GuardVerdict, String> {
     {
         in_place.insert("cwd".to_owned(), root.clone());
     }
-    let input = serde_json::json!({ "command": command });
-    Ok(verdict_in_place(&in_place, "Shell", &input))
+    Ok(verdict_in_place(&in_place, tool, &input))
 }
 
 /// The verdict on a call of `tool` with `input`, in the folder and with the transcript
@@ -697,10 +721,14 @@ fn deny_on_stdout(harness: Harness, reason: &str) -> Option<String> {
                 "permissionDecisionReason": reason,
             }
         }),
+        // Cursor's documentation names the messages in camelCase, its agent reads them in
+        // snake_case too: both are given.
         Harness::Cursor => serde_json::json!({
             "permission": "deny",
             "userMessage": reason,
             "agentMessage": reason,
+            "user_message": reason,
+            "agent_message": reason,
         }),
         _ => return None,
     };
@@ -970,7 +998,7 @@ mod tests {
         assert_eq!(
             refusal(Harness::Cursor, "gate open"),
             Refusal::Answer {
-                stdout: "{\"permission\":\"deny\",\"userMessage\":\"gate open\",\"agentMessage\":\"gate open\"}\n"
+                stdout: "{\"permission\":\"deny\",\"userMessage\":\"gate open\",\"agentMessage\":\"gate open\",\"user_message\":\"gate open\",\"agent_message\":\"gate open\"}\n"
                     .to_owned()
             }
         );

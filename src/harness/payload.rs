@@ -633,8 +633,15 @@ fn opencode_write(value: &Map<String, Value>) -> WriteEvent {
 }
 
 /// Whether `harness`'s prompt `payload` is a human's turn: every prompt is, except opencode's
-/// in a session that is not the main one (a subagent's) or one the reference's plugin typed.
+/// in a session that is not the main one (a subagent's) or one the reference's plugin typed,
+/// and a Cursor background agent's (`is_background_agent`).
 pub fn prompt_is_human(harness: Harness, payload: &[u8]) -> bool {
+    if harness == Harness::Cursor {
+        // A Cursor background agent submits prompts with no person there.
+        return serde_json::from_slice::<Value>(payload).is_ok_and(|value| {
+            value.get("is_background_agent").and_then(Value::as_bool) != Some(true)
+        });
+    }
     if harness != Harness::Opencode {
         return true;
     }

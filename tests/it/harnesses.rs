@@ -1180,6 +1180,19 @@ fn cursor_copilot_and_kiro_cli_3_prompts_record_one_human_turn() {
             .unwrap_or_else(|| panic!("{harness}: {report}"))
             .clone();
         assert_eq!(receipts["status"], "pass", "{harness}: {receipts}");
+        if harness == "cursor" {
+            // A background agent's prompt is no person's: nothing is recorded.
+            let mut background: Value =
+                serde_json::from_str(&documented_prompt_payload(harness, &project)).unwrap();
+            background["is_background_agent"] = json!(true);
+            let run = project.run_watched(
+                &["engine", "hook", "record-human-turn", "--harness", harness],
+                &[],
+                Some(&background.to_string()),
+            );
+            assert_eq!(run.status, 0, "{}", run.stderr);
+            assert_eq!(events_of(&rows_after_the_seed(&project)), ["HUMAN_TURN"]);
+        }
         // Another event on the prompt hook is refused, naming what it is not.
         let refused = project.run_watched(
             &["engine", "hook", "record-human-turn", "--harness", harness],
@@ -1271,6 +1284,32 @@ fn the_guard_refuses_log_answer_in_each_documented_harness_s_deny_shape() {
                 );
             }
         }
+    }
+    // Cursor's file tools fire `preToolUse`: a write or a deletion into the audit is refused,
+    // a read of it is not.
+    let audit_file = format!("{root}/{RECORD}/audit/shard.md");
+    for (tool, refused) in [("Write", true), ("Delete", true), ("Read", false)] {
+        let run = project.run_watched(
+            &["engine", "hook", "guard", "--harness", "cursor"],
+            &[],
+            Some(
+                &json!({
+                    "hook_event_name": "preToolUse",
+                    "conversation_id": "c1",
+                    "generation_id": "g1",
+                    "tool_use_id": "t1",
+                    "cwd": root,
+                    "workspace_roots": [root],
+                    "tool_name": tool,
+                    "tool_input": {"file_path": audit_file},
+                })
+                .to_string(),
+            ),
+        );
+        assert_eq!(run.status, 0, "{tool}: {}", run.stderr);
+        let answer: Value = serde_json::from_str(&run.stdout).unwrap();
+        let expected = if refused { "deny" } else { "allow" };
+        assert_eq!(answer["permission"], expected, "{tool}: {answer}");
     }
     // A Cursor payload the guard cannot read is refused both ways Cursor reads a refusal.
     let unreadable = project.run_watched(

@@ -110,6 +110,10 @@ fn documented_samples() -> Vec<(&'static str, String)> {
             "beforeSubmitPrompt",
             json!({"prompt": "Approve", "attachments": []}),
         ),
+        cursor(
+            "preToolUse",
+            json!({"tool_name": "Write", "tool_use_id": "t1", "cwd": "<PROJECT>", "tool_input": {"file_path": "<PROJECT>/<PATH>", "content": "x"}}),
+        ),
         snake(
             "copilot",
             "PostToolUse",

@@ -72,6 +72,9 @@ pub struct HookListFile {
     /// Where the human-turn hook also goes for answers picked in the harness's question widget
     /// (Claude Code's `PostToolUse` of `AskUserQuestion`), where the harness has one.
     pub picked_answers: Option<Site>,
+    /// Where the guard also goes for the harness's other tools, when its shell commands have a
+    /// pre-tool event of their own (Cursor's `preToolUse`, which its file tools fire).
+    pub tool_guard: Option<Site>,
 }
 
 impl HookListFile {
@@ -366,13 +369,18 @@ fn install_operations(
             ));
         }
     }
-    if let Some(site) = file.picked_answers {
+    for (site, role) in [
+        (file.picked_answers, HookRole::HumanTurn),
+        (file.tool_guard, HookRole::Guard),
+    ] {
+        let Some(site) = site else {
+            continue;
+        };
         let registered = found.iter().any(|entry| {
-            entry.event == site.event
-                && role_of(harness, &entry.command) == Some(HookRole::HumanTurn)
+            entry.event == site.event && role_of(harness, &entry.command) == Some(role)
         });
         if !registered {
-            let command = engine_command(request.program, HookRole::HumanTurn, harness, None);
+            let command = engine_command(request.program, role, harness, None);
             operations.push(add_at_matched_site(site, command, plan));
         }
     }

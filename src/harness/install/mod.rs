@@ -217,6 +217,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
             timeout_ms: None,
         },
         picked_answers: None,
+        tool_guard: None,
     };
     match harness {
         Harness::Claude => Some((
@@ -260,6 +261,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                     timeout_ms: Some(KIRO_CLI_PROMPT_TIMEOUT_MS),
                 },
                 picked_answers: None,
+                tool_guard: None,
             },
         )),
         Harness::Cursor => Some((dir.join(CURSOR_HOOKS_FILE), cursor_hooks())),
@@ -269,7 +271,8 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
 }
 
 /// Cursor's `hooks.json`: the write hook after each file edit and each shell command, the guard
-/// before each shell command (which also keeps the project's snapshot for the write hook), the
+/// before each shell command (which also keeps the project's snapshot for the write hook) and
+/// before each other tool call (`preToolUse`: its file tools' writes and deletions), the
 /// human-turn hook before each prompt is sent. Cursor's hooks have no matcher and no timeout.
 fn cursor_hooks() -> HookListFile {
     let site = |event| Site {
@@ -285,6 +288,7 @@ fn cursor_hooks() -> HookListFile {
         human_turn: site("beforeSubmitPrompt"),
         guard: site("beforeShellExecution"),
         picked_answers: None,
+        tool_guard: Some(site("preToolUse")),
     }
 }
 
@@ -305,6 +309,7 @@ fn copilot_hooks() -> HookListFile {
         human_turn: site("UserPromptSubmit", KIRO_CLI_PROMPT_TIMEOUT_MS),
         guard: site("PreToolUse", KIRO_CLI_PROMPT_TIMEOUT_MS),
         picked_answers: None,
+        tool_guard: None,
     }
 }
 
