@@ -395,7 +395,8 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
         payload::read_payload_bounded(std::io::stdin())
     };
     let output = match payload {
-        None => harness::guard::unreadable_output(
+        None => harness::guard::unreadable_output_for(
+            project.harness,
             "aidlc guard: no pre-tool payload arrived on stdin; the tool call is refused",
         ),
         Some(payload) => {
@@ -406,12 +407,15 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
                 Ok(verdict) => {
                     if verdict == harness::guard::GuardVerdict::Allow {
                         keep_shell_snapshot(project, harness, &payload, printer);
+                        harness::guard::allow_output(harness)
+                    } else {
+                        harness::guard::guard_output(harness, &verdict)
                     }
-                    harness::guard::guard_output(harness, &verdict)
                 }
-                Err(problem) => harness::guard::unreadable_output(&format!(
-                    "aidlc guard: {problem}; the tool call is refused"
-                )),
+                Err(problem) => harness::guard::unreadable_output_for(
+                    Some(harness),
+                    &format!("aidlc guard: {problem}; the tool call is refused"),
+                ),
             }
         }
     };

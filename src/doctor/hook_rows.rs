@@ -1,6 +1,8 @@
 //! The hooks' rows: whether the harness's hook registration (Claude Code's
 //! `.claude/settings.json`, Codex's `.codex/hooks.json`, the Kiro CLI conductor agent, Kiro IDE's
-//! hook files, the opencode plugin: `harness::registration`) registers the write hook (and the
+//! and Kiro CLI 3's hook files, Cursor's `.cursor/hooks.json`, Copilot's
+//! `.github/hooks/aidlc.json`, the opencode plugin: `harness::registration`) registers the write
+//! hook (and the
 //! human-turn hook) and whether the program it runs is there; the write hook's heartbeat and
 //! drops, read where the install's version puts them.
 

@@ -224,7 +224,17 @@ pub fn reference_commands(harness: Harness) -> Vec<ReferenceCommand> {
                 takeover: Takeover::Replace,
             },
         ],
-        Harness::Cursor | Harness::Opencode => Vec::new(),
+        Harness::Copilot => vec![ReferenceCommand {
+            command: "bun .aidlc/hooks/aidlc-copilot-adapter.ts mint".to_owned(),
+            role: HookRole::HumanTurn,
+            takeover: Takeover::Replace,
+        }],
+        Harness::Cursor => vec![ReferenceCommand {
+            command: adapter("aidlc-cursor-adapter.ts", ADAPTER_MINT_TARGET),
+            role: HookRole::HumanTurn,
+            takeover: Takeover::Replace,
+        }],
+        Harness::KiroCliV3 | Harness::Opencode => Vec::new(),
     }
 }
 

@@ -25,10 +25,20 @@
 //! no graph, no file's contents), so it is fast on every tool call; a payload it cannot read is
 //! refused with the reason, never allowed; its refusals say what to do instead.
 //!
-//! Every harness with hooks refuses the same way on the command line: exit status 2 with the
-//! reason on stderr (Claude Code, Codex, Kiro CLI and Kiro IDE, as the reference's own guards
-//! do); opencode has no exit status to read, so its plugin throws the reason as an error from
-//! `tool.execute.before`, which refuses the call.
+//! Every harness with hooks refuses in its own shape: Claude Code with its `hookSpecificOutput`
+//! deny on stdout; GitHub Copilot with `permissionDecision: deny` (top level, as the CLI reads
+//! it, and in `hookSpecificOutput`, as VS Code reads it); Cursor with `{"permission": "deny",
+//! "userMessage", "agentMessage"}` on stdout (and `{"permission": "allow"}` when it allows,
+//! since Cursor reads an answer on every path); Codex, Kiro CLI and Kiro IDE with exit status 2
+//! and the reason on stderr, as the reference's own guards do; opencode has no exit status to
+//! read, so its plugin throws the reason as an error from `tool.execute.before`, which refuses
+//! the call. A payload the guard cannot read is refused with exit status 2 on every harness
+//! (Cursor and Copilot read it as a block too), with the harness's deny on stdout where it has
+//! one.
+//!
+//! Cursor calls the guard on `beforeShellExecution` (`{command, cwd, workspace_roots}`), which
+//! is read as a shell tool's call, and on `preToolUse` (`{tool_name, tool_input}`, as Claude
+//! Code names its file tools' inputs); any other event is one the guard cannot read.
 
 mod command_effects;
 #[cfg(test)]
@@ -62,6 +72,8 @@ pub enum Refusal {
     ExitStatus { status: u8, stderr: String },
     /// The plugin throws an error whose message is the reason.
     ThrownError { message: String },
+    /// The hook exits 0 with the harness's deny answer on stdout (Cursor, Copilot).
+    Answer { stdout: String },
 }
 
 /// `harness`'s guard site, or `None` for a harness without hooks.
@@ -76,9 +88,11 @@ pub fn guard_site(harness: Harness) -> Option<GuardSite> {
         Harness::Claude => site("PreToolUse", ".claude/settings.json"),
         Harness::Codex => site("PreToolUse", ".codex/hooks.json"),
         Harness::Kiro => site("preToolUse", ".kiro/agents/aidlc.json"),
+        Harness::KiroCliV3 => site("PreToolUse", ".kiro/hooks/aidlc-engine-cli-guard.json"),
         Harness::KiroIde => site("PreToolUse", ".kiro/hooks/aidlc-engine-guard.json"),
         Harness::Opencode => site("tool.execute.before", ".opencode/plugin/aidlc-engine.ts"),
-        Harness::Cursor => None,
+        Harness::Cursor => site("beforeShellExecution", ".cursor/hooks.json"),
+        Harness::Copilot => site("PreToolUse", ".github/hooks/aidlc.json"),
     }
 }
 
@@ -87,6 +101,9 @@ pub fn refusal(harness: Harness, reason: &str) -> Refusal {
     match harness {
         Harness::Opencode => Refusal::ThrownError {
             message: reason.to_owned(),
+        },
+        Harness::Cursor | Harness::Copilot => Refusal::Answer {
+            stdout: deny_on_stdout(harness, reason).unwrap_or_default(),
         },
         _ => Refusal::ExitStatus {
             status: 2,
@@ -145,7 +162,11 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
             .and_then(Value::as_str)
             .filter(|text| !text.is_empty())
     };
+    if harness == Harness::Cursor {
+        return cursor_verdict(&object);
+    }
     let tool = match harness {
+        Harness::Copilot => text("tool_name").or_else(|| text("toolName")),
         Harness::Opencode => text("tool"),
         Harness::KiroIde => text("toolName").or_else(|| text("tool_name")),
         _ => text("tool_name"),
@@ -157,10 +178,81 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
         )
     })?;
     let empty = Value::Object(Map::new());
-    let input = ["tool_input", "toolArgs", "args"]
-        .iter()
-        .find_map(|key| object.get(*key))
-        .unwrap_or(&empty);
+    let copilot_input;
+    let input = if harness == Harness::Copilot {
+        copilot_input = crate::harness::payload::copilot_tool_input(&object)?;
+        &copilot_input
+    } else {
+        ["tool_input", "toolArgs", "args"]
+            .iter()
+            .find_map(|key| object.get(*key))
+            .unwrap_or(&empty)
+    };
+    Ok(verdict_in_place(&object, tool, input))
+}
+
+/// Cursor's `beforeShellExecution`, judged as a shell tool's call of its `command`, and its
+/// `preToolUse`, judged as any harness's tool call (`tool_name`, `tool_input`: its file tools
+/// name their file `file_path`, its shell tool is `Shell`), each in its `cwd` (else its first
+/// workspace root).
+fn cursor_verdict(object: &Map<String, Value>) -> Result<GuardVerdict, String> {
+    let event = object
+        .get("hook_event_name")
+        .and_then(Value::as_str)
+        .ok_or("the pre-tool payload has no \"hook_event_name\"")?;
+    let (tool, input) = match event {
+        "beforeShellExecution" => {
+            let command = object
+                .get("command")
+                .and_then(Value::as_str)
+                .ok_or("the beforeShellExecution payload has no \"command\" string")?;
+            ("Shell", serde_json::json!({ "command": command }))
+        }
+        "preToolUse" => {
+            let tool = object
+                .get("tool_name")
+                .and_then(Value::as_str)
+                .filter(|tool| !tool.is_empty())
+                .ok_or("the preToolUse payload names no tool (\"tool_name\")")?;
+            let input = match object.get("tool_input") {
+                None | Some(Value::Null) => Value::Object(Map::new()),
+                Some(input @ Value::Object(_)) => input.clone(),
+                Some(_) => {
+                    return Err(
+                        "the preToolUse payload's \"tool_input\" is not an object".to_owned()
+                    );
+                }
+            };
+            (tool, input)
+        }
+        other => {
+            return Err(format!(
+                "the event \"{other}\" is not one the guard reads (beforeShellExecution, preToolUse)"
+            ));
+        }
+    };
+    let mut in_place = object.clone();
+    if !in_place.get("cwd").is_some_and(Value::is_string)
+        && let Some(root) = object
+            .get("workspace_roots")
+            .and_then(Value::as_array)
+            .and_then(|roots| roots.first())
+            .filter(|root| root.is_string())
+    {
+        in_place.insert("cwd".to_owned(), root.clone());
+    }
+    Ok(verdict_in_place(&in_place, tool, &input))
+}
+
+/// The verdict on a call of `tool` with `input`, in the folder and with the transcript
+/// `object` names.
+fn verdict_in_place(object: &Map<String, Value>, tool: &str, input: &Value) -> GuardVerdict {
+    let text = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|text| !text.is_empty())
+    };
     let home = std::env::var("HOME")
         .ok()
         .filter(|home| !home.is_empty())
@@ -173,7 +265,7 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
         cwd: cwd.as_deref(),
         places: &places,
     };
-    Ok(judge(tool, input, &guarded))
+    judge(tool, input, &guarded)
 }
 
 fn tool_key(harness: Harness) -> &'static str {
@@ -586,21 +678,61 @@ pub fn guard_output(harness: Harness, verdict: &GuardVerdict) -> GuardOutput {
             stderr: String::new(),
         };
     };
-    if harness == Harness::Claude {
-        let decision = serde_json::json!({
+    match deny_on_stdout(harness, reason) {
+        Some(stdout) => GuardOutput {
+            status: 0,
+            stdout,
+            stderr: String::new(),
+        },
+        None => unreadable_output(reason),
+    }
+}
+
+/// What the guard answers on stdout when it allows a call: Cursor's `{"permission": "allow"}`,
+/// nothing for the others.
+pub fn allow_output(harness: Harness) -> GuardOutput {
+    GuardOutput {
+        status: 0,
+        stdout: if harness == Harness::Cursor {
+            format!("{}\n", serde_json::json!({ "permission": "allow" }))
+        } else {
+            String::new()
+        },
+        stderr: String::new(),
+    }
+}
+
+/// The refusal a harness reads on stdout, where it has one.
+fn deny_on_stdout(harness: Harness, reason: &str) -> Option<String> {
+    let decision = match harness {
+        Harness::Claude => serde_json::json!({
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
                 "permissionDecision": "deny",
                 "permissionDecisionReason": reason,
             }
-        });
-        return GuardOutput {
-            status: 0,
-            stdout: format!("{decision}\n"),
-            stderr: String::new(),
-        };
-    }
-    unreadable_output(reason)
+        }),
+        Harness::Copilot => serde_json::json!({
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": reason,
+            }
+        }),
+        // Cursor's documentation names the messages in camelCase, its agent reads them in
+        // snake_case too: both are given.
+        Harness::Cursor => serde_json::json!({
+            "permission": "deny",
+            "userMessage": reason,
+            "agentMessage": reason,
+            "user_message": reason,
+            "agent_message": reason,
+        }),
+        _ => return None,
+    };
+    Some(format!("{decision}\n"))
 }
 
 /// A payload the guard cannot read: refused with the reason, exit 2 on every harness (Claude
@@ -612,6 +744,18 @@ pub fn unreadable_output(reason: &str) -> GuardOutput {
         stdout: String::new(),
         stderr: format!("{}\n", reason.trim_end()),
     }
+}
+
+/// [`unreadable_output`] for `harness`, with its deny on stdout where it reads one (Cursor and
+/// Copilot), so that the refusal stands whichever of the two the harness reads.
+pub fn unreadable_output_for(harness: Option<Harness>, reason: &str) -> GuardOutput {
+    let mut output = unreadable_output(reason);
+    if let Some(harness @ (Harness::Cursor | Harness::Copilot)) = harness
+        && let Some(stdout) = deny_on_stdout(harness, reason.trim_end())
+    {
+        output.stdout = stdout;
+    }
+    output
 }
 
 #[cfg(test)]
@@ -847,7 +991,17 @@ mod tests {
         for harness in Harness::WITH_HOOKS {
             assert!(guard_site(harness).is_some(), "{harness}");
         }
-        assert_eq!(guard_site(Harness::Cursor), None);
+        assert_eq!(
+            guard_site(Harness::Cursor).map(|site| site.event),
+            Some("beforeShellExecution")
+        );
+        assert_eq!(
+            refusal(Harness::Cursor, "gate open"),
+            Refusal::Answer {
+                stdout: "{\"permission\":\"deny\",\"userMessage\":\"gate open\",\"agentMessage\":\"gate open\",\"user_message\":\"gate open\",\"agent_message\":\"gate open\"}\n"
+                    .to_owned()
+            }
+        );
         assert_eq!(
             refusal(Harness::Kiro, "gate open"),
             Refusal::ExitStatus {

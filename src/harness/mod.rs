@@ -36,9 +36,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 /// The agent harness a project runs under, and so the folder that holds its framework.
 ///
-/// Kiro CLI (`kiro`) and Kiro IDE (`kiro-ide`) share the `.kiro` folder and differ in how they
-/// register and call hooks; the reference's projections also know `.cursor`, for which no hook
-/// registration is known.
+/// Kiro CLI before 3.0 (`kiro`, hooks in the conductor agent's file), Kiro CLI 3.x
+/// (`kiro-cli-v3`, standalone hook files) and Kiro IDE (`kiro-ide`) share the `.kiro` folder and
+/// differ in how they register and call hooks; GitHub Copilot (`copilot`) shares opencode's
+/// `.aidlc` engine folder and registers its hooks in `.github/hooks/`.
 //
 // No doc comments on the variants: clap would show them as the values' help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
@@ -46,14 +47,17 @@ pub enum Harness {
     Claude,
     Codex,
     Kiro,
+    KiroCliV3,
     KiroIde,
     Cursor,
+    Copilot,
     Opencode,
 }
 
 impl Harness {
     /// One harness per folder, in the order used to pick a default when several harness
-    /// folders exist (Kiro IDE shares Kiro's folder: [`hook_harness`] tells them apart).
+    /// folders exist (Kiro IDE and Kiro CLI 3.x share Kiro's folder, Copilot opencode's:
+    /// [`hook_harness`] tells them apart).
     pub const ALL: [Harness; 5] = [
         Harness::Claude,
         Harness::Codex,
@@ -63,11 +67,14 @@ impl Harness {
     ];
 
     /// Every harness whose hooks the engine registers and whose payloads it reads.
-    pub const WITH_HOOKS: [Harness; 5] = [
+    pub const WITH_HOOKS: [Harness; 8] = [
         Harness::Claude,
         Harness::Codex,
         Harness::Kiro,
+        Harness::KiroCliV3,
         Harness::KiroIde,
+        Harness::Cursor,
+        Harness::Copilot,
         Harness::Opencode,
     ];
 
@@ -76,9 +83,9 @@ impl Harness {
         match self {
             Harness::Claude => ".claude",
             Harness::Codex => ".codex",
-            Harness::Kiro | Harness::KiroIde => ".kiro",
+            Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => ".kiro",
             Harness::Cursor => ".cursor",
-            Harness::Opencode => ".aidlc",
+            Harness::Copilot | Harness::Opencode => ".aidlc",
         }
     }
 
@@ -86,9 +93,9 @@ impl Harness {
     /// `GUARDRAIL_LOADED` row's `Path` (`.kiro/steering/`, `.codex/aidlc-rules/`, else `rules`).
     pub fn rules_subdir(self) -> &'static str {
         match self {
-            Harness::Kiro | Harness::KiroIde => "steering",
+            Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => "steering",
             Harness::Codex => "aidlc-rules",
-            Harness::Claude | Harness::Cursor | Harness::Opencode => "rules",
+            Harness::Claude | Harness::Cursor | Harness::Copilot | Harness::Opencode => "rules",
         }
     }
 
@@ -98,8 +105,10 @@ impl Harness {
             Harness::Claude => "claude",
             Harness::Codex => "codex",
             Harness::Kiro => "kiro",
+            Harness::KiroCliV3 => "kiro-cli-v3",
             Harness::KiroIde => "kiro-ide",
             Harness::Cursor => "cursor",
+            Harness::Copilot => "copilot",
             Harness::Opencode => "opencode",
         }
     }
@@ -112,8 +121,10 @@ impl Harness {
             Harness::Claude => "Claude Code",
             Harness::Codex => "Codex",
             Harness::Kiro => "Kiro CLI",
+            Harness::KiroCliV3 => "Kiro CLI 3",
             Harness::KiroIde => "Kiro IDE",
             Harness::Cursor => "Cursor",
+            Harness::Copilot => "GitHub Copilot",
             Harness::Opencode => "opencode",
         }
     }
@@ -127,9 +138,9 @@ impl Harness {
         match self {
             Harness::Claude => Some(".claude-plugin"),
             Harness::Codex => Some(".codex-plugin"),
-            Harness::Kiro | Harness::KiroIde => Some(".kiro-plugin"),
+            Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => Some(".kiro-plugin"),
             Harness::Opencode => Some(".opencode-plugin"),
-            Harness::Cursor => None,
+            Harness::Cursor | Harness::Copilot => None,
         }
     }
 }
@@ -186,11 +197,14 @@ pub fn pick_harness(
     }
 }
 
-/// The harness whose hooks a project's `.kiro`-style folder registers: `requested` when given,
-/// else `folder_harness` (what [`pick_harness`] chose), except that a `.kiro` folder is the
-/// harness its `tools/data/harness.json` names (`"name": "kiro"` or `"kiro-ide"`, as `aidlc
-/// init` and the reference's installs record it), and without such a name Kiro IDE's when its
-/// `hooks/` holds Kiro IDE hook files (`*.kiro.hook`, or `*.json`).
+/// The harness whose hooks a project's shared folder registers: `requested` when given, else
+/// `folder_harness` (what [`pick_harness`] chose), except for the two shared folders. A `.kiro`
+/// folder is the harness its `tools/data/harness.json` names (`"name": "kiro"`, `"kiro-cli-v3"`
+/// or `"kiro-ide"`, as `aidlc init` and the reference's installs record it), and without such a
+/// name Kiro IDE's when its `hooks/` holds Kiro IDE hook files (`*.kiro.hook`, or `*.json`). An
+/// `.aidlc` folder is GitHub Copilot's when its `harness.json` names `copilot`, or, naming
+/// nothing, when the project has Copilot's hook file (`.github/hooks/aidlc.json`); else
+/// opencode's.
 #[expect(
     clippy::case_sensitive_file_extension_comparisons,
     reason = "Kiro IDE reads hook files by their exact extension"
@@ -203,11 +217,15 @@ pub fn hook_harness(
     if let Some(harness) = requested {
         return harness;
     }
-    if folder_harness != Harness::Kiro {
-        return folder_harness;
-    }
-    if let Some(recorded) = kiro_harness_recorded_in_harness_json(project_dir) {
+    if let Some(recorded) = harness_recorded_in_harness_json(project_dir, folder_harness) {
         return recorded;
+    }
+    match folder_harness {
+        Harness::Opencode if project_dir.join(install::COPILOT_HOOKS_FILE).is_file() => {
+            return Harness::Copilot;
+        }
+        Harness::Kiro => {}
+        other => return other,
     }
     let hooks_dir = project_dir.join(Harness::Kiro.dir_name()).join("hooks");
     let holds_ide_hooks = hooks_dir.read_dir_utf8().is_ok_and(|entries| {
@@ -227,17 +245,22 @@ pub fn hook_harness(
 /// `rulesSubdir`, and the plugin selection `plugins`).
 pub const HARNESS_JSON_FILE: &str = "tools/data/harness.json";
 
-/// The Kiro harness `.kiro/tools/data/harness.json` names in `name`: `None` when the file is
-/// missing or unreadable, or names no Kiro harness.
-fn kiro_harness_recorded_in_harness_json(project_dir: &Utf8Path) -> Option<Harness> {
+/// The harness sharing `folder_harness`'s folder that its `tools/data/harness.json` names in
+/// `name`: `None` when the file is missing or unreadable, or names no harness of that folder.
+fn harness_recorded_in_harness_json(
+    project_dir: &Utf8Path,
+    folder_harness: Harness,
+) -> Option<Harness> {
+    if !matches!(folder_harness, Harness::Kiro | Harness::Opencode) {
+        return None;
+    }
     let path = project_dir
-        .join(Harness::Kiro.dir_name())
+        .join(folder_harness.dir_name())
         .join(HARNESS_JSON_FILE);
     let text = crate::leaves::fs_util::read_input_text(&path).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    match value.get("name")?.as_str()?.trim() {
-        "kiro" => Some(Harness::Kiro),
-        "kiro-ide" => Some(Harness::KiroIde),
-        _ => None,
-    }
+    let name = value.get("name")?.as_str()?.trim();
+    Harness::WITH_HOOKS
+        .into_iter()
+        .find(|harness| harness.name() == name && harness.dir_name() == folder_harness.dir_name())
 }

@@ -8,10 +8,14 @@
 //! | Kiro CLI | `postToolUse` `{cwd, tool_name: "write" \| "fs_write", tool_input: {path}}` | `path` (or `file_path`) | `cwd` |
 //! | Kiro IDE | 1.x: stdin `{tool_name, tool_input: {}, tool_response}`; 0.12: `USER_PROMPT` `{toolName, toolArgs, toolResult, toolSuccess}` | the path in the result's sentence (`Created the P file.`, `Replaced text in P`, `Appended the text to the P file.`) | the project |
 //! | opencode | `tool.execute.after` `{directory, tool, args}` (from the engine's plugin) | `args.filePath` (or `path`); each file line of an `apply_patch` | `directory` |
+//! | Kiro CLI 3 | `PostToolUse` `{cwd, tool_name: "write" \| "fs_write" \| "str_replace" \| "fs_append", tool_input: {path}}` | `path` (or `file_path`) | `cwd` |
+//! | Cursor | `afterFileEdit` `{workspace_roots, file_path, conversation_id, generation_id}` | `file_path`, which must be inside a workspace root | `workspace_roots[0]` |
+//! | GitHub Copilot | `PostToolUse` `{cwd, session_id, tool_name, tool_input}` (camelCase `toolName`, `toolArgs` read too) | `file_path` (or `path`, `filePath`) of `create`, `edit`, `Write`, `Edit` and kin | `cwd` |
 //!
-//! A shell tool call ([`shell_call`]: Claude Code's and Codex's `Bash`, Kiro CLI's
-//! `execute_bash`, opencode's `bash`) names no file: its writes are found by comparing the
-//! project before and after it (`dispatch::shell_writes`).
+//! A shell tool call ([`shell_call`]: Claude Code's, Codex's and Copilot's `Bash`, Kiro CLI's
+//! `execute_bash`, opencode's `bash`, Cursor's `beforeShellExecution` and
+//! `afterShellExecution`) names no file: its writes are found by comparing the project before
+//! and after it (`dispatch::shell_writes`).
 //!
 //! Invariants:
 //! - the read never waits longer than [`PAYLOAD_WAIT`] nor keeps more than
@@ -60,16 +64,36 @@ pub fn payload_from_environment(env: &dyn Fn(&str) -> Option<String>) -> Option<
         .map(String::into_bytes)
 }
 
-/// The folder the harness ran the hook in: the payload's `cwd` (opencode: `directory`).
+/// The folder the harness ran the hook in: the payload's `cwd` (opencode: `directory`;
+/// Cursor, whose file events name no `cwd`: its first workspace root).
 pub fn payload_cwd(payload: &[u8]) -> Option<Utf8PathBuf> {
     let value = serde_json::from_slice::<Value>(payload).ok()?;
     value
         .get("cwd")
-        .or_else(|| value.get("directory"))?
-        .as_str()
+        .or_else(|| value.get("directory"))
+        .and_then(Value::as_str)
         .filter(|cwd| !cwd.is_empty())
+        .or_else(|| first_workspace_root(&value))
         .map(|cwd| Utf8PathBuf::from(normalised(cwd)))
 }
+
+/// Cursor's first `workspace_roots` entry.
+fn first_workspace_root(value: &Value) -> Option<&str> {
+    value
+        .get("workspace_roots")?
+        .as_array()?
+        .first()?
+        .as_str()
+        .filter(|root| !root.is_empty())
+}
+
+/// The events Cursor sends the engine's hooks (`hook_event_name`, camelCase).
+const CURSOR_EVENTS: [&str; 4] = [
+    "afterFileEdit",
+    "beforeShellExecution",
+    "afterShellExecution",
+    "beforeSubmitPrompt",
+];
 
 /// A path with `/` for every `\`.
 fn normalised(path: &str) -> String {
@@ -83,6 +107,11 @@ pub fn detect_harness(payload: &[u8]) -> Harness {
         return Harness::Claude;
     };
     let text = |key: &str| object.get(key).and_then(Value::as_str);
+    if object.contains_key("workspace_roots")
+        || text("hook_event_name").is_some_and(|event| CURSOR_EVENTS.contains(&event))
+    {
+        return Harness::Cursor;
+    }
     if object.contains_key("toolName") || object.contains_key("toolResult") {
         return Harness::KiroIde;
     }
@@ -167,9 +196,12 @@ pub fn write_event(harness: Harness, payload: &[u8]) -> WriteEvent {
     };
     let cwd = text_field(&value, "cwd").map(|cwd| Utf8PathBuf::from(normalised(cwd)));
     let mut event = match harness {
-        Harness::Claude | Harness::Cursor => claude_write(&value),
+        Harness::Claude => claude_write(&value),
         Harness::Codex => codex_write(&value),
         Harness::Kiro => kiro_cli_write(&value),
+        Harness::KiroCliV3 => kiro_cli_v3_write(&value),
+        Harness::Copilot => copilot_write(&value),
+        Harness::Cursor => return cursor_write(&value),
         Harness::KiroIde => return kiro_ide_write(&value),
         Harness::Opencode => {
             let mut event = opencode_write(&value);
@@ -213,16 +245,22 @@ fn claude_write(value: &Map<String, Value>) -> WriteEvent {
         .map_or_else(WriteEvent::default, |path| one_file(path, tool))
 }
 
-/// The tool names each harness gives its shell tool, in pre-tool and post-tool payloads.
+/// The tool names each harness gives its shell tool, in pre-tool and post-tool payloads
+/// (Cursor names none: its shell calls are events of their own).
 pub fn shell_tool_names(harness: Harness) -> &'static [&'static str] {
     match harness {
-        Harness::Claude | Harness::Cursor => &["Bash"],
+        Harness::Claude => &["Bash"],
+        Harness::Cursor => &[],
         Harness::Codex => &["Bash", "shell", "local_shell", "exec_command"],
-        Harness::Kiro => &["execute_bash", "shell"],
+        Harness::Kiro | Harness::KiroCliV3 => &["execute_bash", "shell"],
         Harness::KiroIde => &["executeBash", "execute_bash"],
+        Harness::Copilot => &["Bash", "bash", "powershell"],
         Harness::Opencode => &["bash"],
     }
 }
+
+/// Cursor's shell events: the guard's before the command runs, the write hook's after.
+const CURSOR_SHELL_EVENTS: [&str; 2] = ["beforeShellExecution", "afterShellExecution"];
 
 /// One shell tool call, as its pre-tool and post-tool payloads both name it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -239,16 +277,31 @@ pub fn shell_call(harness: Harness, payload: &[u8]) -> Option<ShellCall> {
     let Ok(Value::Object(object)) = serde_json::from_slice::<Value>(payload) else {
         return None;
     };
-    let tool = ["tool_name", "tool", "toolName"]
-        .iter()
-        .find_map(|key| text_field(&object, key))?;
-    if !shell_tool_names(harness).contains(&tool) {
-        return None;
+    if harness == Harness::Cursor {
+        let event = text_field(&object, "hook_event_name")?;
+        if !CURSOR_SHELL_EVENTS.contains(&event) {
+            return None;
+        }
+    } else {
+        let tool = ["tool_name", "tool", "toolName"]
+            .iter()
+            .find_map(|key| text_field(&object, key))?;
+        if !shell_tool_names(harness).contains(&tool) {
+            return None;
+        }
     }
-    let id = ["tool_use_id", "callID", "session_id", "sessionID"]
-        .iter()
-        .find_map(|key| text_field(&object, key))
-        .unwrap_or("shell-call");
+    // Cursor's before and after events of one command share its generation.
+    let id = [
+        "tool_use_id",
+        "callID",
+        "session_id",
+        "sessionID",
+        "generation_id",
+        "conversation_id",
+    ]
+    .iter()
+    .find_map(|key| text_field(&object, key))
+    .unwrap_or("shell-call");
     let key: String = id
         .chars()
         .map(|c| {
@@ -261,6 +314,138 @@ pub fn shell_call(harness: Harness, payload: &[u8]) -> Option<ShellCall> {
         .take(120)
         .collect();
     Some(ShellCall { key })
+}
+
+/// Cursor's `afterFileEdit` names the edited file by its absolute `file_path`, which must lie
+/// in one of the `workspace_roots`; any other event reaching the write hook (its shell events
+/// are [`shell_call`]s) is one it cannot read.
+fn cursor_write(value: &Map<String, Value>) -> WriteEvent {
+    let Some(event) = text_field(value, "hook_event_name") else {
+        return WriteEvent::unreadable("the payload has no \"hook_event_name\"");
+    };
+    if event != "afterFileEdit" {
+        return WriteEvent::unreadable(format!(
+            "the event \"{event}\" is not one the write hook reads (afterFileEdit, afterShellExecution)"
+        ));
+    }
+    let Some(path) = text_field(value, "file_path") else {
+        return WriteEvent::unreadable("an afterFileEdit names no file (\"file_path\")");
+    };
+    let roots: Vec<String> = match value.get("workspace_roots") {
+        Some(Value::Array(roots)) if roots.iter().all(Value::is_string) => roots
+            .iter()
+            .filter_map(Value::as_str)
+            .filter(|root| !root.is_empty())
+            .map(normalised)
+            .collect(),
+        Some(_) => {
+            return WriteEvent::unreadable("\"workspace_roots\" is not an array of paths");
+        }
+        None => Vec::new(),
+    };
+    let Some(first_root) = roots.first() else {
+        return WriteEvent::unreadable("the payload has no \"workspace_roots\"");
+    };
+    let path = Utf8PathBuf::from(normalised(path));
+    let climbs = path
+        .components()
+        .any(|component| component == camino::Utf8Component::ParentDir);
+    let inside = !climbs
+        && (path.is_relative()
+            || roots
+                .iter()
+                .any(|root| path.starts_with(camino::Utf8Path::new(root))));
+    if !inside {
+        return WriteEvent::unreadable(format!(
+            "the edited file {path} is outside the workspace roots ({})",
+            roots.join(", ")
+        ));
+    }
+    WriteEvent {
+        files: vec![WrittenFile {
+            path,
+            tool: WriteTool::Edit,
+        }],
+        relative_to: Some(Utf8PathBuf::from(first_root)),
+        unreadable: None,
+    }
+}
+
+/// Copilot's file tools, by the names its payloads give them (the CLI's own, and the Claude
+/// Code names it sends for capitalised events), with what each does to its file.
+const COPILOT_FILE_TOOLS: [(&str, WriteTool); 7] = [
+    ("create", WriteTool::Write),
+    ("Write", WriteTool::Write),
+    ("edit", WriteTool::Edit),
+    ("Edit", WriteTool::Edit),
+    ("MultiEdit", WriteTool::Edit),
+    ("str_replace", WriteTool::Edit),
+    ("str_replace_editor", WriteTool::Edit),
+];
+
+/// Copilot's `PostToolUse`: `{hook_event_name, tool_name, tool_input}` (for the capitalised
+/// events the reference registers), or `{toolName, toolArgs}` whose arguments are a
+/// JSON text. A payload naming another event, or no tool, cannot be read; another tool wrote
+/// nothing.
+fn copilot_write(value: &Map<String, Value>) -> WriteEvent {
+    if let Some(event) = value.get("hook_event_name")
+        && !matches!(event.as_str(), Some("PostToolUse" | "postToolUse"))
+    {
+        return WriteEvent::unreadable(format!(
+            "the event {event} is not one the write hook reads (PostToolUse)"
+        ));
+    }
+    let Some(tool) = text_field(value, "tool_name").or_else(|| text_field(value, "toolName"))
+    else {
+        return WriteEvent::unreadable("the payload names no tool (\"tool_name\")");
+    };
+    let Some(&(_, kind)) = COPILOT_FILE_TOOLS.iter().find(|(name, _)| *name == tool) else {
+        return WriteEvent::default();
+    };
+    let input = match copilot_tool_input(value) {
+        Ok(input) => input,
+        Err(problem) => return WriteEvent::unreadable(problem),
+    };
+    let path = ["file_path", "path", "filePath"]
+        .iter()
+        .find_map(|key| input.get(*key)?.as_str().filter(|path| !path.is_empty()));
+    match path {
+        Some(path) => one_file(path, kind),
+        None => WriteEvent::unreadable(format!("a {tool} call names no file (tool_input.path)")),
+    }
+}
+
+/// A Copilot tool call's input: `tool_input`, or `toolArgs` (an object, or a JSON text holding
+/// one).
+pub fn copilot_tool_input(value: &Map<String, Value>) -> Result<Value, String> {
+    match value.get("tool_input").or_else(|| value.get("toolArgs")) {
+        None | Some(Value::Null) => Ok(Value::Object(Map::new())),
+        Some(object @ Value::Object(_)) => Ok(object.clone()),
+        Some(Value::String(text)) => match serde_json::from_str::<Value>(text) {
+            Ok(object @ Value::Object(_)) => Ok(object),
+            _ => Err("the tool's arguments (\"toolArgs\") are not a JSON object".to_owned()),
+        },
+        Some(_) => Err("the tool's input is not a JSON object".to_owned()),
+    }
+}
+
+/// Kiro CLI 3 names its file tools `write` (or `fs_write`), `str_replace` and `fs_append`, and
+/// the file `path`.
+fn kiro_cli_v3_write(value: &Map<String, Value>) -> WriteEvent {
+    let tool = match value.get("tool_name").and_then(Value::as_str) {
+        Some("write" | "fs_write") => WriteTool::Write,
+        Some("str_replace" | "fs_append") => WriteTool::Edit,
+        Some(_) => return WriteEvent::default(),
+        None => return WriteEvent::unreadable("the payload names no tool (\"tool_name\")"),
+    };
+    let input = value.get("tool_input");
+    let path = ["path", "file_path"]
+        .iter()
+        .find_map(|key| input?.get(*key)?.as_str().filter(|path| !path.is_empty()));
+    match path {
+        Some(path) => one_file(path, tool),
+        None => WriteEvent::unreadable("a write names no file (tool_input.path)"),
+    }
 }
 
 /// Codex edits files with `apply_patch`: the paths are in the patch's `*** Add File:` and
@@ -448,8 +633,15 @@ fn opencode_write(value: &Map<String, Value>) -> WriteEvent {
 }
 
 /// Whether `harness`'s prompt `payload` is a human's turn: every prompt is, except opencode's
-/// in a session that is not the main one (a subagent's) or one the reference's plugin typed.
+/// in a session that is not the main one (a subagent's) or one the reference's plugin typed,
+/// and a Cursor background agent's (`is_background_agent`).
 pub fn prompt_is_human(harness: Harness, payload: &[u8]) -> bool {
+    if harness == Harness::Cursor {
+        // A Cursor background agent submits prompts with no person there.
+        return serde_json::from_slice::<Value>(payload).is_ok_and(|value| {
+            value.get("is_background_agent").and_then(Value::as_bool) != Some(true)
+        });
+    }
     if harness != Harness::Opencode {
         return true;
     }
@@ -497,7 +689,9 @@ pub enum PromptSource {
 /// `harness`'s prompt payload read as a [`PromptEvent`], or what it lacks. Claude Code and
 /// Codex: `{"hook_event_name":"UserPromptSubmit","session_id","prompt","transcript_path"}`,
 /// each present and not empty, the transcript path absolute. Kiro CLI: `{"hook_event_name":
-/// "userPromptSubmit","prompt"}`. opencode (the engine's plugin): `{"hook_event_name":
+/// "userPromptSubmit","prompt"}` (Kiro CLI 3: `"UserPromptSubmit"`). Cursor:
+/// `{"hook_event_name":"beforeSubmitPrompt","conversation_id","prompt"}`. Copilot: as Claude
+/// Code without the transcript. opencode (the engine's plugin): `{"hook_event_name":
 /// "chat.message","sessionID","parts":[{"type":"text","text"}]}`. Kiro IDE gives its prompt hook
 /// no payload; `kiro_ide_prompt` is its `USER_PROMPT` text.
 pub fn prompt_event(
@@ -526,18 +720,22 @@ pub fn prompt_event(
     let required =
         |key: &'static str| text(key).ok_or_else(|| format!("the payload has no \"{key}\""));
     let (event, session_key) = match harness {
-        Harness::Claude | Harness::Codex => ("UserPromptSubmit", Some("session_id")),
-        Harness::Kiro => ("userPromptSubmit", None),
-        Harness::Opencode => ("chat.message", Some("sessionID")),
-        Harness::Cursor | Harness::KiroIde => {
-            return Err(format!("{} has no prompt hook", harness.product_name()));
+        Harness::Claude | Harness::Codex | Harness::Copilot => {
+            ("UserPromptSubmit", Some("session_id"))
         }
+        Harness::Kiro => ("userPromptSubmit", None),
+        Harness::KiroCliV3 => ("UserPromptSubmit", None),
+        Harness::Cursor => ("beforeSubmitPrompt", Some("conversation_id")),
+        Harness::Opencode => ("chat.message", Some("sessionID")),
+        Harness::KiroIde => unreachable!("Kiro IDE's prompt is read above"),
     };
     let named = required("hook_event_name")?;
     if harness == Harness::Claude && named == "PostToolUse" {
         return picked_answers_event(&object, payload);
     }
-    if named != event {
+    // Kiro CLI 3 renamed its triggers to PascalCase; a payload may still say the old name.
+    let same_event = named == event || harness == Harness::KiroCliV3 && named == "userPromptSubmit";
+    if !same_event {
         return Err(format!(
             "the payload's \"hook_event_name\" is \"{named}\", not \"{event}\""
         ));
@@ -861,6 +1059,109 @@ mod tests {
     }
 
     #[test]
+    fn cursor_names_the_edited_file_inside_its_workspace_roots_only() {
+        let written = event(
+            Harness::Cursor,
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"],"file_path":"/p/a.md"}"#,
+        );
+        assert_eq!(paths(&written), [("/p/a.md", WriteTool::Edit)]);
+        assert_eq!(
+            written.relative_to.as_deref(),
+            Some(camino::Utf8Path::new("/p"))
+        );
+        for payload in [
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"],"file_path":"/q/a.md"}"#,
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"],"file_path":"/p/../q/a.md"}"#,
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"]}"#,
+            r#"{"hook_event_name":"afterFileEdit","workspace_roots":"/p","file_path":"/p/a.md"}"#,
+            r#"{"hook_event_name":"afterFileEdit","file_path":"/p/a.md"}"#,
+            r#"{"hook_event_name":"beforeReadFile","workspace_roots":["/p"],"file_path":"/p/a.md"}"#,
+            r#"{"workspace_roots":["/p"],"file_path":"/p/a.md"}"#,
+        ] {
+            assert!(
+                event(Harness::Cursor, payload).unreadable.is_some(),
+                "{payload}"
+            );
+        }
+        assert_eq!(
+            payload_cwd(br#"{"workspace_roots":["C:\\p"]}"#).as_deref(),
+            Some(camino::Utf8Path::new("C:/p"))
+        );
+    }
+
+    #[test]
+    fn copilot_names_the_file_of_its_file_tools_in_either_case() {
+        let created = event(
+            Harness::Copilot,
+            r#"{"hook_event_name":"PostToolUse","cwd":"/p","tool_name":"create","tool_input":{"path":"/p/a.md"}}"#,
+        );
+        assert_eq!(paths(&created), [("/p/a.md", WriteTool::Write)]);
+        let edited = event(
+            Harness::Copilot,
+            r#"{"cwd":"/p","toolName":"edit","toolArgs":"{\"path\":\"a.md\"}"}"#,
+        );
+        assert_eq!(paths(&edited), [("a.md", WriteTool::Edit)]);
+        assert_eq!(
+            event(
+                Harness::Copilot,
+                r#"{"hook_event_name":"PostToolUse","tool_name":"view","tool_input":{"path":"a.md"}}"#
+            ),
+            WriteEvent::default()
+        );
+        for payload in [
+            r#"{"hook_event_name":"PreToolUse","tool_name":"create","tool_input":{"path":"a.md"}}"#,
+            r#"{"hook_event_name":"PostToolUse","tool_input":{"path":"a.md"}}"#,
+            r#"{"hook_event_name":"PostToolUse","tool_name":"edit","tool_input":{}}"#,
+            r#"{"toolName":"edit","toolArgs":"not json"}"#,
+        ] {
+            assert!(
+                event(Harness::Copilot, payload).unreadable.is_some(),
+                "{payload}"
+            );
+        }
+    }
+
+    #[test]
+    fn kiro_cli_3_names_its_written_and_edited_files() {
+        let edited = event(
+            Harness::KiroCliV3,
+            r#"{"hook_event_name":"PostToolUse","cwd":"/p","tool_name":"str_replace","tool_input":{"path":"a.md"}}"#,
+        );
+        assert_eq!(paths(&edited), [("a.md", WriteTool::Edit)]);
+        assert!(
+            event(
+                Harness::KiroCliV3,
+                r#"{"tool_name":"write","tool_input":{}}"#
+            )
+            .unreadable
+            .is_some()
+        );
+        assert!(
+            event(Harness::KiroCliV3, r#"{"cwd":"/p"}"#)
+                .unreadable
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_cursor_shell_call_is_keyed_by_its_generation() {
+        let before = shell_call(
+            Harness::Cursor,
+            br#"{"hook_event_name":"beforeShellExecution","generation_id":"g/1","conversation_id":"c"}"#,
+        );
+        let after = shell_call(
+            Harness::Cursor,
+            br#"{"hook_event_name":"afterShellExecution","generation_id":"g/1","conversation_id":"c"}"#,
+        );
+        assert_eq!(before, after);
+        assert_eq!(before.map(|call| call.key), Some("g_1".to_owned()));
+        assert_eq!(
+            shell_call(Harness::Cursor, br#"{"hook_event_name":"afterFileEdit"}"#),
+            None
+        );
+    }
+
+    #[test]
     fn a_payload_s_shape_names_its_harness() {
         for (payload, harness) in [
             (
@@ -890,6 +1191,14 @@ mod tests {
             (
                 r#"{"hook_event_name":"tool.execute.after","directory":"/p","tool":"write"}"#,
                 Harness::Opencode,
+            ),
+            (
+                r#"{"hook_event_name":"afterFileEdit","workspace_roots":["/p"],"file_path":"/p/a"}"#,
+                Harness::Cursor,
+            ),
+            (
+                r#"{"hook_event_name":"beforeSubmitPrompt","prompt":"x"}"#,
+                Harness::Cursor,
             ),
             ("", Harness::Claude),
         ] {

@@ -10,9 +10,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::harness::Harness;
 use crate::harness::commands::{HookRole, engine_role, reference_command};
 use crate::harness::install::{
-    CODEX_HOOKS_FILE, KIRO_CLI_AGENT_FILE, KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE,
-    REFERENCE_OPENCODE_PLUGIN_FILE, SETTINGS_FILE, hook_list_entries, ide_hook_commands, json_text,
-    opencode_plugin_commands,
+    CODEX_HOOKS_FILE, COPILOT_HOOKS_FILE, CURSOR_HOOKS_FILE, KIRO_CLI_AGENT_FILE,
+    KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE, SETTINGS_FILE,
+    hook_list_entries, ide_hook_commands, json_text, opencode_plugin_commands,
 };
 
 /// One command registered for a role.
@@ -39,23 +39,31 @@ pub struct RegistrationProblem {
 
 /// The event each role must be registered under for `harness` (Kiro IDE's current format).
 pub fn role_event(harness: Harness, role: HookRole) -> Option<&'static str> {
+    const PASCAL_CASE: [Harness; 5] = [
+        Harness::Claude,
+        Harness::Codex,
+        Harness::KiroIde,
+        Harness::KiroCliV3,
+        Harness::Copilot,
+    ];
+    if PASCAL_CASE.contains(&harness) {
+        return Some(match role {
+            HookRole::Write => "PostToolUse",
+            HookRole::HumanTurn => "UserPromptSubmit",
+            HookRole::Guard => "PreToolUse",
+        });
+    }
     match (harness, role) {
-        (Harness::Claude | Harness::Codex | Harness::KiroIde, HookRole::Write) => {
-            Some("PostToolUse")
-        }
-        (Harness::Claude | Harness::Codex | Harness::KiroIde, HookRole::HumanTurn) => {
-            Some("UserPromptSubmit")
-        }
         (Harness::Kiro, HookRole::Write) => Some("postToolUse"),
         (Harness::Kiro, HookRole::HumanTurn) => Some("userPromptSubmit"),
         (Harness::Opencode, HookRole::Write) => Some("tool.execute.after"),
         (Harness::Opencode, HookRole::HumanTurn) => Some("chat.message"),
-        (Harness::Claude | Harness::Codex | Harness::KiroIde, HookRole::Guard) => {
-            Some("PreToolUse")
-        }
         (Harness::Kiro, HookRole::Guard) => Some("preToolUse"),
         (Harness::Opencode, HookRole::Guard) => Some("tool.execute.before"),
-        (Harness::Cursor, _) => None,
+        (Harness::Cursor, HookRole::Write) => Some("afterFileEdit"),
+        (Harness::Cursor, HookRole::HumanTurn) => Some("beforeSubmitPrompt"),
+        (Harness::Cursor, HookRole::Guard) => Some("beforeShellExecution"),
+        _ => None,
     }
 }
 
@@ -66,9 +74,10 @@ pub fn registration_path(harness: Harness) -> Option<Utf8PathBuf> {
         Harness::Claude => Some(dir.join(SETTINGS_FILE)),
         Harness::Codex => Some(dir.join(CODEX_HOOKS_FILE)),
         Harness::Kiro => Some(dir.join(KIRO_CLI_AGENT_FILE)),
-        Harness::KiroIde => Some(Utf8PathBuf::from(KIRO_IDE_HOOKS_DIR)),
+        Harness::KiroIde | Harness::KiroCliV3 => Some(Utf8PathBuf::from(KIRO_IDE_HOOKS_DIR)),
         Harness::Opencode => Some(Utf8PathBuf::from(".opencode/plugin")),
-        Harness::Cursor => None,
+        Harness::Cursor => Some(dir.join(CURSOR_HOOKS_FILE)),
+        Harness::Copilot => Some(Utf8PathBuf::from(COPILOT_HOOKS_FILE)),
     }
 }
 
@@ -78,10 +87,11 @@ pub fn registered(
     harness: Harness,
 ) -> Result<Vec<Registered>, RegistrationProblem> {
     match harness {
-        Harness::Cursor => Ok(Vec::new()),
-        Harness::KiroIde => in_kiro_ide_files(project_dir),
+        Harness::KiroIde | Harness::KiroCliV3 => in_kiro_ide_files(project_dir, harness),
         Harness::Opencode => Ok(in_opencode_plugins(project_dir)),
-        Harness::Claude | Harness::Codex | Harness::Kiro => in_hook_list(project_dir, harness),
+        Harness::Claude | Harness::Codex | Harness::Kiro | Harness::Cursor | Harness::Copilot => {
+            in_hook_list(project_dir, harness)
+        }
     }
 }
 
@@ -142,7 +152,10 @@ fn in_hook_list(
         .collect())
 }
 
-fn in_kiro_ide_files(project_dir: &Utf8Path) -> Result<Vec<Registered>, RegistrationProblem> {
+fn in_kiro_ide_files(
+    project_dir: &Utf8Path,
+    harness: Harness,
+) -> Result<Vec<Registered>, RegistrationProblem> {
     let dir = project_dir.join(KIRO_IDE_HOOKS_DIR);
     let Ok(listing) = dir.read_dir_utf8() else {
         return Ok(Vec::new());
@@ -159,7 +172,16 @@ fn in_kiro_ide_files(project_dir: &Utf8Path) -> Result<Vec<Registered>, Registra
             continue;
         };
         for (event, command, legacy_format) in ide_hook_commands(&name, &text) {
-            if let Some((role, reference)) = classify(Harness::KiroIde, &command) {
+            // Kiro CLI 3 reads only the current format; an engine command naming the folder's
+            // other harness is that harness's registration.
+            let others = legacy_format && harness == Harness::KiroCliV3
+                || engine_role(&command).is_some()
+                    && crate::harness::commands::flag_value(&command, "--harness")
+                        != Some(harness.name());
+            if others {
+                continue;
+            }
+            if let Some((role, reference)) = classify(harness, &command) {
                 found.push(Registered {
                     role,
                     file: shown.clone(),

@@ -41,7 +41,12 @@ pub fn transcript(harness: Harness, payload: &[u8]) -> Transcript {
     let format = match harness {
         Harness::Claude => TranscriptFormat::ClaudeJsonLines,
         Harness::Codex => TranscriptFormat::CodexRollout,
-        Harness::Kiro | Harness::KiroIde | Harness::Opencode | Harness::Cursor => {
+        Harness::Kiro
+        | Harness::KiroCliV3
+        | Harness::KiroIde
+        | Harness::Opencode
+        | Harness::Cursor
+        | Harness::Copilot => {
             return Transcript::None;
         }
     };

@@ -38,10 +38,10 @@ impl DispatchSurface {
     /// The surface `harness` needs, or `None` when it dispatches any Markdown persona.
     pub fn of_harness(harness: Harness) -> Option<Self> {
         match harness {
-            Harness::Kiro | Harness::KiroIde => Some(Self::KiroAgentJson),
+            Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => Some(Self::KiroAgentJson),
             Harness::Codex => Some(Self::CodexAgentToml),
             Harness::Opencode => Some(Self::OpencodeSubagent),
-            Harness::Claude | Harness::Cursor => None,
+            Harness::Claude | Harness::Cursor | Harness::Copilot => None,
         }
     }
 

@@ -1,5 +1,6 @@
-//! Issue 14, item 4: `aidlc hook install [--dry-run] [--uninstall] [--program P]` on no settings
-//! file, an empty one, one with other hooks, the 2.6.54 reference install's, and a malformed one.
+//! `aidlc hook install [--dry-run] [--uninstall] [--program P]` on no settings file, an empty
+//! one, one with other hooks, the 2.6.54 reference install's, and a malformed one; and the
+//! registration files of Cursor, GitHub Copilot and Kiro CLI 3.
 
 use serde_json::Value;
 
@@ -598,4 +599,152 @@ fn on_a_reference_install_git_status_shows_nothing_of_the_engine_s_own_after_com
         expected.sort_unstable();
         assert_eq!(shown, expected, "{version}:\n{status}");
     }
+}
+
+/// `aidlc init --harness <harness>`, compiled: a project whose hooks have never been installed.
+fn initialised(harness: &str) -> TestProject {
+    let project = TestProject::empty();
+    let init = project.run(&["init", ".", "--harness", harness]);
+    assert_eq!(init.status, 0, "{harness}: {}", init.stderr);
+    assert_eq!(project.compile().status, 0, "{harness}");
+    project
+}
+
+/// Each registration file `hook install` writes for `harness`, whole, in file order, after
+/// checking that a second run changes no byte.
+fn installed_files(project: &TestProject, harness: &str, files: &[&str]) -> String {
+    let first = install(project, &["--harness", harness]);
+    assert_eq!(first.status, 0, "{harness}: {}", first.stderr);
+    let written: Vec<String> = files.iter().map(|file| project.read(file)).collect();
+    let second = install(project, &["--harness", harness]);
+    assert_eq!(second.status, 0, "{harness}: {}", second.stderr);
+    assert!(
+        second.stderr.contains("needs no change"),
+        "{harness}: {}",
+        second.stderr
+    );
+    let again: Vec<String> = files.iter().map(|file| project.read(file)).collect();
+    assert_eq!(again, written, "{harness}: a second run changes no byte");
+    let mut shown = String::new();
+    for (file, text) in files.iter().zip(&written) {
+        shown.push_str("--- ");
+        shown.push_str(file);
+        shown.push('\n');
+        shown.push_str(text);
+    }
+    shown
+}
+
+/// Uninstall removes every file the install created, and nothing else.
+fn uninstall_removes(project: &TestProject, harness: &str, files: &[&str]) {
+    let removed = install(project, &["--harness", harness, "--uninstall"]);
+    assert_eq!(removed.status, 0, "{harness}: {}", removed.stderr);
+    for file in files {
+        assert!(!project.exists(file), "{harness}: {file} is left");
+    }
+}
+
+const CURSOR_HOOKS: &str = ".cursor/hooks.json";
+const COPILOT_HOOKS: &str = ".github/hooks/aidlc.json";
+const KIRO_CLI_V3_HOOKS: [&str; 3] = [
+    ".kiro/hooks/aidlc-engine-cli-run-sensors.json",
+    ".kiro/hooks/aidlc-engine-cli-record-human-turn.json",
+    ".kiro/hooks/aidlc-engine-cli-guard.json",
+];
+
+#[test]
+fn cursor_s_hooks_file_gets_every_hook_once_and_loses_them_on_uninstall() {
+    let project = initialised("cursor");
+    insta::assert_snapshot!(installed_files(&project, "cursor", &[CURSOR_HOOKS]));
+    uninstall_removes(&project, "cursor", &[CURSOR_HOOKS]);
+}
+
+#[test]
+fn copilot_s_hooks_file_gets_every_hook_once_and_loses_them_on_uninstall() {
+    let project = initialised("copilot");
+    // Told from opencode (which shares `.aidlc`) by the name `init` records.
+    let first = install(&project, &["--dry-run"]);
+    assert!(first.stderr.contains(COPILOT_HOOKS), "{}", first.stderr);
+    insta::assert_snapshot!(installed_files(&project, "copilot", &[COPILOT_HOOKS]));
+    uninstall_removes(&project, "copilot", &[COPILOT_HOOKS]);
+}
+
+#[test]
+fn kiro_cli_3_gets_standalone_hook_files_and_kiro_cli_2_keeps_its_agent_file() {
+    let project = initialised("kiro-cli-v3");
+    insta::assert_snapshot!(installed_files(&project, "kiro-cli-v3", &KIRO_CLI_V3_HOOKS));
+    uninstall_removes(&project, "kiro-cli-v3", &KIRO_CLI_V3_HOOKS);
+    // `--harness kiro` is Kiro CLI before 3: the conductor agent's file, and no hook file.
+    let kiro = initialised("kiro");
+    let installed = install(&kiro, &["--harness", "kiro"]);
+    assert_eq!(installed.status, 0, "{}", installed.stderr);
+    assert!(
+        kiro.read(".kiro/agents/aidlc.json")
+            .contains("aidlc engine hook run-sensors --harness kiro"),
+    );
+    assert!(!kiro.exists(".kiro/hooks"));
+}
+
+#[test]
+fn cursor_and_copilot_keep_every_byte_they_do_not_own_and_take_over_the_reference_s_prompt_entry() {
+    let project = initialised("cursor");
+    let cursor_before = "{\r\n\t\"version\": 1,\r\n\t\"hooks\": {\r\n\t\t\"afterFileEdit\": [ { \"command\": \"./format.sh\" } ],\r\n\t\t\"beforeSubmitPrompt\": [\r\n\t\t\t{ \"command\": \"bun .cursor/hooks/aidlc-cursor-adapter.ts mint\" }\r\n\t\t],\r\n\t\t\"stop\": [ { \"command\": \"./notify.sh\" } ]\r\n\t}\r\n}";
+    project.write(CURSOR_HOOKS, cursor_before);
+    let written = installed_files(&project, "cursor", &[CURSOR_HOOKS]);
+    for kept in [
+        "{ \"command\": \"./format.sh\" }",
+        "\"stop\": [ { \"command\": \"./notify.sh\" } ]",
+        "\r\n\t\"version\": 1,\r\n",
+    ] {
+        assert!(written.contains(kept), "{kept}: {written}");
+    }
+    assert!(
+        !written.contains("aidlc-cursor-adapter.ts mint"),
+        "{written}"
+    );
+    assert!(!written.ends_with('\n'), "no newline is added at the end");
+    let removed = install(&project, &["--harness", "cursor", "--uninstall"]);
+    assert_eq!(removed.status, 0, "{}", removed.stderr);
+    let after = project.read(CURSOR_HOOKS);
+    assert!(after.contains("./format.sh") && after.contains("./notify.sh"));
+    assert!(!after.contains("aidlc engine hook"), "{after}");
+
+    let project = initialised("copilot");
+    let reference = "{\n  \"version\": 1,\n  \"hooks\": {\n    \"UserPromptSubmit\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"bun .aidlc/hooks/aidlc-copilot-adapter.ts mint\",\n        \"powershell\": \"bun .aidlc/hooks/aidlc-copilot-adapter.ts mint\",\n        \"timeoutSec\": 30\n      }\n    ],\n    \"Stop\": [\n      {\n        \"type\": \"command\",\n        \"bash\": \"bun .aidlc/hooks/aidlc-copilot-adapter.ts stop\",\n        \"timeoutSec\": 60\n      }\n    ]\n  }\n}\n";
+    project.write(COPILOT_HOOKS, reference);
+    let written = installed_files(&project, "copilot", &[COPILOT_HOOKS]);
+    assert!(
+        written.contains(
+            "\"bash\": \"aidlc engine hook record-human-turn --harness copilot\",\n        \"powershell\": \"aidlc engine hook record-human-turn --harness copilot\",\n        \"timeoutSec\": 30"
+        ),
+        "the reference's entry is taken over in place: {written}"
+    );
+    assert!(
+        written.contains("aidlc-copilot-adapter.ts stop"),
+        "{written}"
+    );
+}
+
+#[test]
+fn a_cursor_hooks_file_of_the_wrong_shape_is_refused_and_kept() {
+    let project = initialised("cursor");
+    let wrong = "{\"version\": 1, \"hooks\": {\"afterFileEdit\": [{\"command\": 7}]}}\n";
+    project.write(CURSOR_HOOKS, wrong);
+    let run = install(&project, &["--harness", "cursor"]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("a \"command\" of \"hooks\".\"afterFileEdit\" is not a string"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(project.read(CURSOR_HOOKS), wrong);
+    let doctor = project.run(&["doctor"]);
+    assert!(
+        doctor
+            .stdout
+            .contains(".cursor/hooks.json has a \"command\""),
+        "{}",
+        doctor.stdout
+    );
 }

@@ -10,14 +10,21 @@
 //! every fire it starts is paired with its terminal row and checks the file the payload named.
 //! The seed is fixed so that a run is repeatable; `PROPTEST_RNG_SEED` and `PROPTEST_CASES`
 //! explore further.
+//!
+//! Cursor, GitHub Copilot and Kiro CLI 3 have no vendored samples: theirs are written here from
+//! the harnesses' hook references ([`documented_samples`]), and fuzzed alike, through the write
+//! hook, the human-turn hook and the guard.
 
 use aidlc::harness::Harness;
-use aidlc::harness::payload::{detect_harness, payload_cwd, prompt_is_human, write_event};
+use aidlc::harness::guard::guard_verdict;
+use aidlc::harness::payload::{
+    detect_harness, payload_cwd, prompt_event, prompt_is_human, shell_call, write_event,
+};
 use aidlc::harness::transcript::transcript;
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, RngSeed, TestRunner};
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::support::{TestProject, ledger_blocks, manifest, stage};
 
@@ -59,6 +66,91 @@ fn samples() -> Vec<(&'static str, String)> {
         }
     }
     documents
+}
+
+/// Cursor's, Copilot's and Kiro CLI 3's write, shell, prompt and pre-tool payloads, as their
+/// hook references describe them, naming the project `<PROJECT>` and the deliverable `<PATH>`
+/// (relative) or `<PROJECT>/<PATH>`.
+fn documented_samples() -> Vec<(&'static str, String)> {
+    let cursor = |event: &str, extra: Value| {
+        let mut value = json!({
+            "conversation_id": "c1",
+            "generation_id": "g1",
+            "hook_event_name": event,
+            "workspace_roots": ["<PROJECT>"],
+        });
+        value
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        ("cursor", value.to_string())
+    };
+    let snake = |harness: &'static str, event: &str, extra: Value| {
+        let mut value = json!({"hook_event_name": event, "session_id": "s1", "cwd": "<PROJECT>"});
+        value
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        (harness, value.to_string())
+    };
+    vec![
+        cursor(
+            "afterFileEdit",
+            json!({"file_path": "<PROJECT>/<PATH>", "edits": [{"old_string": "", "new_string": "x"}]}),
+        ),
+        cursor(
+            "beforeShellExecution",
+            json!({"command": "sh gen.sh", "cwd": "<PROJECT>"}),
+        ),
+        cursor(
+            "afterShellExecution",
+            json!({"command": "sh gen.sh", "output": "", "duration": 3}),
+        ),
+        cursor(
+            "beforeSubmitPrompt",
+            json!({"prompt": "Approve", "attachments": []}),
+        ),
+        cursor(
+            "preToolUse",
+            json!({"tool_name": "Write", "tool_use_id": "t1", "cwd": "<PROJECT>", "tool_input": {"file_path": "<PROJECT>/<PATH>", "content": "x"}}),
+        ),
+        snake(
+            "copilot",
+            "PostToolUse",
+            json!({"tool_name": "create", "tool_input": {"path": "<PROJECT>/<PATH>", "file_text": "x"}}),
+        ),
+        snake(
+            "copilot",
+            "PreToolUse",
+            json!({"tool_name": "bash", "tool_input": {"command": "sh gen.sh"}}),
+        ),
+        snake("copilot", "UserPromptSubmit", json!({"prompt": "Approve"})),
+        (
+            "copilot",
+            json!({
+                "timestamp": 1_704_614_700_000_u64,
+                "cwd": "<PROJECT>",
+                "toolName": "edit",
+                "toolArgs": "{\"path\":\"<PATH>\",\"old_str\":\"a\",\"new_str\":\"b\"}",
+            })
+            .to_string(),
+        ),
+        snake(
+            "kiro-cli-v3",
+            "PostToolUse",
+            json!({"tool_name": "write", "tool_input": {"command": "create", "path": "<PROJECT>/<PATH>"}}),
+        ),
+        snake(
+            "kiro-cli-v3",
+            "PreToolUse",
+            json!({"tool_name": "shell", "tool_input": {"command": "sh gen.sh"}}),
+        ),
+        snake(
+            "kiro-cli-v3",
+            "UserPromptSubmit",
+            json!({"prompt": "Approve"}),
+        ),
+    ]
 }
 
 #[derive(Debug, Clone)]
@@ -228,8 +320,9 @@ fn case() -> impl Strategy<Value = (Index, Vec<Mutation>)> {
 
 #[test]
 fn mutated_payloads_of_every_harness_never_panic_the_readers() {
-    let samples = samples();
-    assert!(samples.len() >= 20, "{} samples", samples.len());
+    let mut samples = samples();
+    samples.extend(documented_samples());
+    assert!(samples.len() >= 30, "{} samples", samples.len());
     runner(IN_PROCESS_CASES)
         .run(&case(), |(which, mutations)| {
             let mut bytes = samples[which.index(samples.len())].1.clone().into_bytes();
@@ -254,6 +347,11 @@ fn mutated_payloads_of_every_harness_never_panic_the_readers() {
                 }
                 let _ = prompt_is_human(harness, &bytes);
                 let _ = transcript(harness, &bytes);
+                let _ = shell_call(harness, &bytes);
+                let _ = guard_verdict(harness, &bytes);
+                if harness != Harness::KiroIde {
+                    let _ = prompt_event(harness, &bytes, None);
+                }
             }
             Ok(())
         })
@@ -397,4 +495,136 @@ fn mutated_payloads_of_every_harness_never_break_the_binary() {
             .count();
         assert_eq!(terminals, 1, "fire {id} is not paired");
     }
+}
+
+/// [`fuzz_project`] with its harness folder `dir`.
+fn fuzz_project_in(dir: &str) -> TestProject {
+    let project = TestProject::empty();
+    project.write(
+        &format!("{dir}/sensors/aidlc-pass.md"),
+        &manifest("pass", "").replace("command: aidlc engine sensor-pass", "command: sh pass.sh"),
+    );
+    project.write("pass.sh", "echo '{\"pass\":true,\"findings_count\":0}'\n");
+    project.write(
+        &format!("{dir}/agents/aidlc-demo-agent.md"),
+        "---\nname: aidlc-demo-agent\ndisplay_name: Demo Agent\n---\n# Demo\n",
+    );
+    project.write(
+        &format!("{dir}/aidlc-common/stages/inception/first-stage.md"),
+        &stage("first-stage", "inception", "[]", "[pass]", ""),
+    );
+    let compiled = project.compile();
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "# State\n\n- **Current Stage**: first-stage\n",
+    );
+    project.write(OUTPUT, "# Doc\n");
+    project
+}
+
+#[test]
+fn mutated_payloads_of_cursor_copilot_and_kiro_cli_3_never_pass_silently_through_the_binary() {
+    let harnesses = [
+        ("cursor", ".cursor"),
+        ("copilot", ".aidlc"),
+        ("kiro-cli-v3", ".kiro"),
+    ];
+    let projects: Vec<TestProject> = harnesses
+        .iter()
+        .map(|(_, dir)| fuzz_project_in(dir))
+        .collect();
+    let samples = documented_samples();
+    runner(BINARY_CASES)
+        .run(&case(), |(which, mutations)| {
+            let (harness, sample) = &samples[which.index(samples.len())];
+            let at = harnesses
+                .iter()
+                .position(|(name, _)| name == harness)
+                .unwrap();
+            let project = &projects[at];
+            let mut bytes = sample
+                .replace("<PROJECT>", project.root.as_str())
+                .replace("<PATH>", OUTPUT)
+                .into_bytes();
+            for mutation in &mutations {
+                apply(&mut bytes, mutation);
+            }
+            let stdin = String::from_utf8_lossy(&bytes).into_owned();
+            let run = project.run_watched(
+                &["engine", "hook", "run-sensors", "--harness", harness],
+                &[],
+                Some(&stdin),
+            );
+            prop_assert_eq!(run.status, 0, "{}: {}", harness, run.stderr);
+            prop_assert_eq!(run.stdout.as_str(), "");
+            let turn = project.run_watched(
+                &["engine", "hook", "record-human-turn", "--harness", harness],
+                &[],
+                Some(&stdin),
+            );
+            prop_assert!(
+                turn.status == 0 || turn.status == 2,
+                "{}: {} {}",
+                harness,
+                turn.status,
+                turn.stderr
+            );
+            let guard = project.run_watched(
+                &["engine", "hook", "guard", "--harness", harness],
+                &[],
+                Some(&stdin),
+            );
+            // Allowed only when the payload was read; a refusal always says why.
+            match guard.status {
+                0 => prop_assert!(
+                    guard_verdict(named(harness), stdin.as_bytes()).is_ok(),
+                    "{}: an unreadable payload was allowed",
+                    harness
+                ),
+                2 => prop_assert!(!guard.stderr.is_empty(), "{}: a silent refusal", harness),
+                other => prop_assert!(false, "{}: guard exit {}", harness, other),
+            }
+            if *harness == "cursor" {
+                let answer: Value = serde_json::from_str(&guard.stdout).unwrap_or_default();
+                prop_assert!(
+                    answer["permission"].is_string(),
+                    "cursor reads an answer on every path: {}",
+                    guard.stdout
+                );
+            }
+            Ok(())
+        })
+        .unwrap();
+    let mut fired = 0;
+    for project in &projects {
+        let blocks = ledger_blocks(project, RECORD);
+        for fire in blocks
+            .iter()
+            .filter(|block| block.event() == "SENSOR_FIRED")
+        {
+            fired += 1;
+            let id = fire.field("Fire id").unwrap();
+            assert_eq!(
+                fire.field("Output path").unwrap(),
+                OUTPUT,
+                "a fire on another file"
+            );
+            let terminals = blocks
+                .iter()
+                .filter(|block| {
+                    block.event() != "SENSOR_FIRED" && block.field("Fire id") == Some(id)
+                })
+                .count();
+            assert_eq!(terminals, 1, "fire {id} is not paired");
+        }
+    }
+    assert!(fired > 0, "no case fired a sensor");
+}
+
+fn named(name: &str) -> Harness {
+    Harness::WITH_HOOKS
+        .into_iter()
+        .find(|harness| harness.name() == name)
+        .unwrap()
 }

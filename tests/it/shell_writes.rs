@@ -18,9 +18,14 @@ const DROPS: &str =
 /// worker fails with three findings, so each fire writes a detail file), an intent record on
 /// that stage with its audit shard started, and the stage's output.
 fn project() -> TestProject {
+    project_in(".claude")
+}
+
+/// [`project`] with its harness folder `dir` (`.cursor`, `.aidlc`, `.kiro`).
+fn project_in(dir: &str) -> TestProject {
     let project = TestProject::empty();
     project.write(
-        ".claude/sensors/aidlc-fake.md",
+        &format!("{dir}/sensors/aidlc-fake.md"),
         "---\nid: fake\nkind: deterministic\ncommand: sh fake-worker.sh\ndefault_severity: advisory\ndescription: A fake sensor for tests\ncategory: demo\nmatches: \"**/*.md\"\n---\n\n# fake\n",
     );
     project.write(
@@ -28,11 +33,11 @@ fn project() -> TestProject {
         "#!/bin/sh\necho '{\"pass\":false,\"findings_count\":3,\"findings\":[\"a\"]}'\n",
     );
     project.write(
-        ".claude/agents/aidlc-demo-agent.md",
+        &format!("{dir}/agents/aidlc-demo-agent.md"),
         "---\nname: aidlc-demo-agent\ndisplay_name: Demo Agent\n---\n# Demo\n",
     );
     project.write(
-        ".claude/aidlc-common/stages/inception/first-stage.md",
+        &format!("{dir}/aidlc-common/stages/inception/first-stage.md"),
         &stage("first-stage", "inception", "[]", "[fake]", ""),
     );
     let compiled = project.compile();
@@ -390,4 +395,176 @@ fn a_write_hook_that_never_saw_a_deliverable_is_named_by_gate_start_and_doctor()
             check.stderr
         );
     }
+}
+
+/// The harnesses whose shell calls come in their own payload shapes, with their folder.
+const OTHER_SHAPES: [(&str, &str); 3] = [
+    ("cursor", ".cursor"),
+    ("copilot", ".aidlc"),
+    ("kiro-cli-v3", ".kiro"),
+];
+
+/// `harness`'s payload for the shell call `id` running `sh ./generate.sh`, before it runs
+/// (`before`) or after: Cursor's shell events (no tool name; the call is its generation),
+/// Copilot's `bash` tool, Kiro CLI 3's `shell` tool.
+fn other_shell_payload(project: &TestProject, harness: &str, before: bool, id: &str) -> String {
+    let root = project.root.as_str();
+    match harness {
+        "cursor" => json!({
+            "hook_event_name": if before { "beforeShellExecution" } else { "afterShellExecution" },
+            "conversation_id": "c1",
+            "generation_id": id,
+            "command": "sh ./generate.sh",
+            "cwd": root,
+            "workspace_roots": [root],
+        }),
+        "copilot" => json!({
+            "hook_event_name": if before { "PreToolUse" } else { "PostToolUse" },
+            "session_id": id,
+            "cwd": root,
+            "tool_name": "bash",
+            "tool_input": {"command": "sh ./generate.sh"},
+        }),
+        "kiro-cli-v3" => json!({
+            "hook_event_name": if before { "PreToolUse" } else { "PostToolUse" },
+            "cwd": root,
+            "session_id": id,
+            "tool_name": "shell",
+            "tool_input": {"command": "sh ./generate.sh"},
+        }),
+        other => panic!("no harness {other}"),
+    }
+    .to_string()
+}
+
+/// A shell call on `harness`: its guard before, `change` as its command, its write hook after.
+fn other_shell_call(
+    project: &TestProject,
+    harness: &str,
+    id: &str,
+    change: impl FnOnce(&TestProject),
+) -> Run {
+    let before = project.run_watched(
+        &["engine", "hook", "guard", "--harness", harness],
+        &[],
+        Some(&other_shell_payload(project, harness, true, id)),
+    );
+    assert_eq!(before.status, 0, "{harness}: {}", before.stderr);
+    if harness == "cursor" {
+        assert_eq!(before.stdout, "{\"permission\":\"allow\"}\n");
+    } else {
+        assert_eq!(before.stdout, "", "{harness}");
+    }
+    change(project);
+    let after = project.run_watched(
+        &["engine", "hook", "run-sensors", "--harness", harness],
+        &[],
+        Some(&other_shell_payload(project, harness, false, id)),
+    );
+    assert_eq!(after.status, 0, "{harness}: {}", after.stderr);
+    assert_eq!(after.stdout, "", "{harness}");
+    after
+}
+
+#[test]
+fn cursor_copilot_and_kiro_cli_3_shell_calls_fire_as_claude_code_s_write_of_the_same_content() {
+    let through_write = project();
+    through_write.write(OUTPUT, "# First stage doc\n\nWritten by a script.\n");
+    let written = through_write.run_watched(
+        &["engine", "hook", "run-sensors"],
+        &[],
+        Some(
+            &json!({
+                "hook_event_name": "PostToolUse",
+                "cwd": through_write.root,
+                "tool_name": "Write",
+                "tool_input": {"file_path": through_write.path(OUTPUT)},
+            })
+            .to_string(),
+        ),
+    );
+    assert_eq!(written.status, 0, "{}", written.stderr);
+    let expected = comparable_rows(&through_write);
+    assert_eq!(expected.len(), 2, "{expected:?}");
+    for (harness, dir) in OTHER_SHAPES {
+        let project = project_in(dir);
+        other_shell_call(&project, harness, "gen-1", |project| {
+            project.write(OUTPUT, "# First stage doc\n\nWritten by a script.\n");
+        });
+        assert_eq!(comparable_rows(&project), expected, "{harness}");
+        assert_eq!(detail_files(&project), 1, "{harness}");
+        assert!(!project.exists(DROPS), "{harness}");
+    }
+}
+
+#[test]
+fn cursor_copilot_and_kiro_cli_3_shell_calls_that_change_nothing_fire_nothing() {
+    for (harness, dir) in OTHER_SHAPES {
+        let project = project_in(dir);
+        let before = audit_blocks(&project).len();
+        let run = other_shell_call(&project, harness, "gen-2", |_| {});
+        assert_eq!(run.stderr, "", "{harness}");
+        assert_eq!(audit_blocks(&project).len(), before, "{harness}");
+        assert!(!project.exists(DROPS), "{harness}");
+    }
+}
+
+#[test]
+fn cursor_copilot_and_kiro_cli_3_deletes_and_renames_are_read_as_for_claude_code() {
+    for (harness, dir) in OTHER_SHAPES {
+        let project = project_in(dir);
+        other_shell_call(&project, harness, "gen-3", |project| project.remove(OUTPUT));
+        assert!(
+            comparable_rows(&project).is_empty(),
+            "{harness}: nothing fires"
+        );
+        let drops = project.read(DROPS);
+        assert!(
+            drops.contains(&format!(
+                "a shell call deleted {OUTPUT}, which fake would check"
+            )),
+            "{harness}: {drops}"
+        );
+        project.write("docs/notes.md", "# Notes\n");
+        other_shell_call(&project, harness, "gen-4", |project| {
+            std::fs::rename(
+                project.path("docs/notes.md"),
+                project.path("docs/renamed.md"),
+            )
+            .unwrap();
+        });
+        let rows = comparable_rows(&project);
+        assert_eq!(rows.len(), 2, "{harness}: {rows:?}");
+        assert!(
+            rows[0]
+                .1
+                .iter()
+                .any(|(name, value)| name == "Output path" && value == "docs/renamed.md"),
+            "{harness}: {rows:?}"
+        );
+        assert!(
+            project
+                .read(DROPS)
+                .contains("a shell call deleted docs/notes.md"),
+            "{harness}"
+        );
+    }
+}
+
+#[test]
+fn a_cursor_shell_call_the_guard_never_saw_is_a_drop() {
+    let project = project_in(".cursor");
+    project.write(OUTPUT, "# Changed with no guard\n");
+    let run = project.run_watched(
+        &["engine", "hook", "run-sensors", "--harness", "cursor"],
+        &[],
+        Some(&other_shell_payload(&project, "cursor", false, "gen-5")),
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(comparable_rows(&project).is_empty());
+    let drops = project.read(DROPS);
+    assert!(
+        drops.contains("Cursor: no snapshot of the project was taken before this shell call"),
+        "{drops}"
+    );
 }

@@ -201,8 +201,10 @@ fn harness_own_files(harness: Harness) -> Vec<(Utf8PathBuf, &'static str)> {
         )],
         Harness::Claude
         | Harness::Codex
+        | Harness::KiroCliV3
         | Harness::KiroIde
         | Harness::Cursor
+        | Harness::Copilot
         | Harness::Opencode => Vec::new(),
     }
 }

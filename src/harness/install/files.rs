@@ -1,4 +1,5 @@
-//! The harnesses that read one file per hook: Kiro IDE (`.kiro/hooks/*.json`, the 1.x format
+//! The harnesses that read one file per hook: Kiro IDE and Kiro CLI 3 (`.kiro/hooks/*.json`, the
+//! IDE 1.x format, which Kiro CLI 3 reads too
 //! `{"version": "v1", "hooks": [{name, trigger, matcher, description, action: {type,
 //! command}}]}`, and `*.kiro.hook`, the 0.12 format `{version, enabled, name, description,
 //! when: {type, toolTypes}, then: {type: "runCommand", command}}`, which 1.x ignores), and
@@ -61,17 +62,33 @@ impl IdeFormat {
 
 /// The folder Kiro IDE reads hook files from.
 pub const KIRO_IDE_HOOKS_DIR: &str = ".kiro/hooks";
-/// The engine's Kiro IDE hook files are `<name><extension>`.
-fn ide_hook_name(role: HookRole) -> &'static str {
-    match role {
-        HookRole::Write => "aidlc-engine-run-sensors",
-        HookRole::HumanTurn => "aidlc-engine-record-human-turn",
-        HookRole::Guard => "aidlc-engine-guard",
+/// The engine's Kiro IDE hook files are `<name><extension>`; Kiro CLI 3's, which it reads from
+/// the same folder, have names of their own (`aidlc-engine-cli-…`), so that neither harness's
+/// install touches the other's.
+fn ide_hook_name(harness: Harness, role: HookRole) -> &'static str {
+    match (harness, role) {
+        (Harness::KiroCliV3, HookRole::Write) => "aidlc-engine-cli-run-sensors",
+        (Harness::KiroCliV3, HookRole::HumanTurn) => "aidlc-engine-cli-record-human-turn",
+        (Harness::KiroCliV3, HookRole::Guard) => "aidlc-engine-cli-guard",
+        (_, HookRole::Write) => "aidlc-engine-run-sensors",
+        (_, HookRole::HumanTurn) => "aidlc-engine-record-human-turn",
+        (_, HookRole::Guard) => "aidlc-engine-guard",
+    }
+}
+
+/// The formats `harness` reads: Kiro CLI 3 only the current one.
+fn ide_formats(harness: Harness) -> &'static [IdeFormat] {
+    if harness == Harness::KiroCliV3 {
+        &[IdeFormat::Current]
+    } else {
+        &IdeFormat::ALL
     }
 }
 
 /// The tools whose writes fire the write hook, in Kiro IDE 1.x's names, and 0.12's category.
 const IDE_WRITE_MATCHER: &str = "fs_write|str_replace|fs_append";
+/// Kiro CLI 3's: its file tools, and its shell tool (`dispatch::shell_writes`).
+const KIRO_CLI_V3_WRITE_MATCHER: &str = "write|fs_write|str_replace|fs_append|execute_bash|shell";
 const IDE_LEGACY_WRITE_TOOL_TYPE: &str = "write";
 
 /// One hook command in a Kiro IDE hook file: where its string is.
@@ -159,8 +176,18 @@ pub fn ide_hook_commands(name: &str, text: &str) -> Vec<(String, String, bool)> 
 
 /// The engine's own file for `role` in `format`, whole; `None` where the format has no such
 /// hook (Kiro IDE 0.12 runs no pre-tool hook the guard can refuse with).
-fn ide_file_text(role: HookRole, format: IdeFormat, command: &str) -> Option<String> {
-    let name = ide_hook_name(role);
+fn ide_file_text(
+    harness: Harness,
+    role: HookRole,
+    format: IdeFormat,
+    command: &str,
+) -> Option<String> {
+    let name = ide_hook_name(harness, role);
+    let write_matcher = if harness == Harness::KiroCliV3 {
+        KIRO_CLI_V3_WRITE_MATCHER
+    } else {
+        IDE_WRITE_MATCHER
+    };
     let description = match role {
         HookRole::Write => {
             "aidlc: fire the active stage's write-fired sensors on each written file."
@@ -178,7 +205,7 @@ fn ide_file_text(role: HookRole, format: IdeFormat, command: &str) -> Option<Str
             "hooks": [{
                 "name": name,
                 "trigger": "PostToolUse",
-                "matcher": IDE_WRITE_MATCHER,
+                "matcher": write_matcher,
                 "description": description,
                 "action": {"type": "command", "command": command},
             }],
@@ -239,12 +266,14 @@ fn is_engine_ide_file(text: &str, format: IdeFormat) -> bool {
 /// own files where no reference file registers a role.
 pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, HookInstallError> {
     let dir = request.project_dir.join(KIRO_IDE_HOOKS_DIR);
-    let own_names: Vec<String> = HookRole::ALL
+    let own_names: Vec<String> = [Harness::KiroIde, Harness::KiroCliV3]
         .iter()
-        .flat_map(|role| {
-            IdeFormat::ALL
-                .iter()
-                .map(move |format| format!("{}{}", ide_hook_name(*role), format.extension()))
+        .flat_map(|harness| {
+            HookRole::ALL.iter().flat_map(move |role| {
+                IdeFormat::ALL.iter().map(move |format| {
+                    format!("{}{}", ide_hook_name(*harness, *role), format.extension())
+                })
+            })
         })
         .collect();
     let audit_hook = audit_hook_of(request.project_dir, request.harness.dir_name());
@@ -253,7 +282,9 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
     let mut registered_elsewhere: Vec<(IdeFormat, HookRole)> = Vec::new();
     for path in hook_files(&dir)? {
         let name = path.file_name().unwrap_or_default().to_owned();
-        let Some(format) = IdeFormat::of(&name) else {
+        let Some(format) =
+            IdeFormat::of(&name).filter(|format| ide_formats(request.harness).contains(format))
+        else {
             continue;
         };
         if own_names.contains(&name) {
@@ -280,6 +311,12 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
             let Some(role) = role else {
                 continue;
             };
+            // Another harness of the folder's engine command (Kiro IDE's beside Kiro CLI 3's).
+            if engine_role(&at.command).is_some()
+                && flag_value(&at.command, "--harness") != Some(request.harness.name())
+            {
+                continue;
+            }
             match request.action {
                 HookAction::Install => {
                     registered_elsewhere.push((format, role));
@@ -314,8 +351,12 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
         plans.push(plan);
     }
     for role in HookRole::ALL {
-        for format in IdeFormat::ALL {
-            let path = dir.join(format!("{}{}", ide_hook_name(role), format.extension()));
+        for &format in ide_formats(request.harness) {
+            let path = dir.join(format!(
+                "{}{}",
+                ide_hook_name(request.harness, role),
+                format.extension()
+            ));
             let before = read_for_edit(&path)?;
             if let Some(text) = &before
                 && !is_engine_ide_file(text, format)
@@ -326,7 +367,7 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
             let wanted = match request.action {
                 HookAction::Install if !registered_elsewhere.contains(&(format, role)) => {
                     let command = engine_command(request.program, role, request.harness, None);
-                    ide_file_text(role, format, &command)
+                    ide_file_text(request.harness, role, format, &command)
                 }
                 _ => None,
             };

@@ -1,7 +1,9 @@
 //! The hooks of one JSON settings file, edited in place: Claude Code's `settings.json` and
 //! Codex's `hooks.json` (`{"hooks": {"<Event>": [{"matcher": …, "hooks": [{"type": "command",
-//! "command": …}]}]}}`, groups of commands), and a Kiro CLI agent's configuration
-//! (`{"hooks": {"<event>": [{"matcher": …, "command": …, "timeout_ms": …}]}}`, commands).
+//! "command": …}]}]}}`, groups of commands), a Kiro CLI agent's configuration and Cursor's
+//! `hooks.json` (`{"hooks": {"<event>": [{"matcher": …, "command": …, "timeout_ms": …}]}}`,
+//! commands), and GitHub Copilot's `.github/hooks/*.json` (`{"hooks": {"<Event>": [{"type":
+//! "command", "bash": …, "powershell": …, "timeoutSec": …}]}}`, scripts).
 //!
 //! Invariants (on top of `json_text`'s):
 //! - after an install, each event holds at most one entry per role: a second engine command, a
@@ -27,7 +29,8 @@ use crate::harness::commands::{
 pub struct Site {
     pub event: &'static str,
     pub matcher: Option<&'static str>,
-    /// Kiro CLI's `timeout_ms` (the harness kills a hook that runs longer).
+    /// Kiro CLI's `timeout_ms`, Copilot's `timeoutSec` (the harness kills a hook that runs
+    /// longer).
     pub timeout_ms: Option<u32>,
 }
 
@@ -36,14 +39,30 @@ pub struct Site {
 pub enum Shape {
     /// `hooks.<Event>[] = {matcher?, hooks: [{type: "command", command}]}` (Claude Code, Codex).
     Groups,
-    /// `hooks.<event>[] = {matcher?, command, timeout_ms?}` (Kiro CLI agents).
+    /// `hooks.<event>[] = {matcher?, command, timeout_ms?}` (Kiro CLI agents, Cursor).
     Commands,
+    /// `hooks.<Event>[] = {type: "command", bash, powershell, timeoutSec?}` (GitHub Copilot):
+    /// the command is `bash`'s, and `powershell` says the same.
+    Scripts,
+}
+
+impl Shape {
+    /// The key that holds an entry's command.
+    fn command_key(self) -> &'static str {
+        match self {
+            Shape::Groups | Shape::Commands => "command",
+            Shape::Scripts => "bash",
+        }
+    }
 }
 
 /// One harness's settings file: its shape and where each role goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HookListFile {
     pub shape: Shape,
+    /// The file's text before the first hook goes in, when it does not exist (Cursor and
+    /// Copilot read only a file that says its `version`).
+    pub fresh: &'static str,
     pub write: Site,
     pub human_turn: Site,
     pub guard: Site,
@@ -53,6 +72,9 @@ pub struct HookListFile {
     /// Where the human-turn hook also goes for answers picked in the harness's question widget
     /// (Claude Code's `PostToolUse` of `AskUserQuestion`), where the harness has one.
     pub picked_answers: Option<Site>,
+    /// Where the guard also goes for the harness's other tools, when its shell commands have a
+    /// pre-tool event of their own (Cursor's `preToolUse`, which its file tools fire).
+    pub tool_guard: Option<Site>,
 }
 
 impl HookListFile {
@@ -108,8 +130,8 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                 ));
             }
             match shape {
-                Shape::Commands => {
-                    if let Some(command) = command_of(item, &event.key, what)? {
+                Shape::Commands | Shape::Scripts => {
+                    if let Some(command) = command_of(item, shape, &event.key, what)? {
                         found.push(Entry {
                             event: event.key.clone(),
                             event_index,
@@ -137,7 +159,7 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                                 "an object",
                             ));
                         }
-                        if let Some(command) = command_of(hook, &event.key, what)? {
+                        if let Some(command) = command_of(hook, shape, &event.key, what)? {
                             found.push(Entry {
                                 event: event.key.clone(),
                                 event_index,
@@ -164,31 +186,55 @@ fn matcher_of(object: &Node) -> Option<String> {
 
 fn command_of(
     object: &Node,
+    shape: Shape,
     event: &str,
     what: &Utf8Path,
 ) -> Result<Option<String>, HookInstallError> {
-    match object.get("command") {
+    let key = shape.command_key();
+    match object.get(key) {
         None => Ok(None),
         Some(member) => match member.value.as_str() {
             Some(command) => Ok(Some(command.to_owned())),
             None => Err(HookInstallError::WrongShape {
                 path: what.to_owned(),
-                what: format!("a \"command\" of \"hooks\".\"{event}\""),
+                what: format!("a \"{key}\" of \"hooks\".\"{event}\""),
                 expected: "a string",
             }),
         },
     }
 }
 
-/// The `command` string node of `entry` in `root`.
-fn command_node<'n>(root: &'n Node, shape: Shape, entry: &Entry) -> Option<&'n Node> {
-    let events = root.get("hooks")?.value.members()?;
-    let item = &events.get(entry.event_index)?.value.elements()?[entry.item];
-    let object = match (shape, entry.hook) {
-        (Shape::Groups, Some(hook)) => item.get("hooks")?.value.elements()?.get(hook)?,
-        _ => item,
+/// The command string nodes of `entry` in `root`: its `command` (Copilot: its `bash`, and its
+/// `powershell` when that says the same).
+fn command_nodes<'n>(root: &'n Node, shape: Shape, entry: &Entry) -> Vec<&'n Node> {
+    let Some(object) = entry_object(root, shape, entry) else {
+        return Vec::new();
     };
-    Some(&object.get("command")?.value)
+    let mut nodes: Vec<&Node> = object
+        .get(shape.command_key())
+        .map(|member| &member.value)
+        .into_iter()
+        .collect();
+    if shape == Shape::Scripts
+        && let Some(powershell) = object.get("powershell")
+        && powershell.value.as_str() == Some(entry.command.as_str())
+    {
+        nodes.push(&powershell.value);
+    }
+    nodes
+}
+
+fn entry_object<'n>(root: &'n Node, shape: Shape, entry: &Entry) -> Option<&'n Node> {
+    let events = root.get("hooks")?.value.members()?;
+    let item = events
+        .get(entry.event_index)?
+        .value
+        .elements()?
+        .get(entry.item)?;
+    match (shape, entry.hook) {
+        (Shape::Groups, Some(hook)) => item.get("hooks")?.value.elements()?.get(hook),
+        _ => Some(item),
+    }
 }
 
 /// What the plan does to one entry.
@@ -212,7 +258,7 @@ pub fn plan_file(
         .as_deref()
         .is_none_or(|text| text.trim().is_empty());
     let text = if fresh {
-        "{\n}\n".to_owned()
+        file.fresh.to_owned()
     } else {
         plan.before.clone().unwrap_or_default()
     };
@@ -238,10 +284,20 @@ pub fn plan_file(
     let mut text = apply(&text, file.shape, &plan.path, operations)?;
     if request.action == HookAction::Uninstall {
         text = without_empty_hooks(&text, &plan.path)?;
+        // A file left as the engine would have started it held nothing but the engine's
+        // hooks: it goes, as it came.
+        if text == file.fresh && file.fresh != EMPTY_OBJECT {
+            plan.after = None;
+            return Ok(());
+        }
     }
     plan.after = Some(text);
     Ok(())
 }
+
+/// A settings file's text before the first hook goes in, for a harness that needs nothing
+/// more.
+pub const EMPTY_OBJECT: &str = "{\n}\n";
 
 fn parse(text: &str, path: &Utf8Path) -> Result<Node, HookInstallError> {
     json_text::parse(text).map_err(|error| HookInstallError::Malformed {
@@ -313,13 +369,18 @@ fn install_operations(
             ));
         }
     }
-    if let Some(site) = file.picked_answers {
+    for (site, role) in [
+        (file.picked_answers, HookRole::HumanTurn),
+        (file.tool_guard, HookRole::Guard),
+    ] {
+        let Some(site) = site else {
+            continue;
+        };
         let registered = found.iter().any(|entry| {
-            entry.event == site.event
-                && role_of(harness, &entry.command) == Some(HookRole::HumanTurn)
+            entry.event == site.event && role_of(harness, &entry.command) == Some(role)
         });
         if !registered {
-            let command = engine_command(request.program, HookRole::HumanTurn, harness, None);
+            let command = engine_command(request.program, role, harness, None);
             operations.push(add_at_matched_site(site, command, plan));
         }
     }
@@ -338,11 +399,10 @@ fn install_operations(
 
 /// Add `command` at `site`, an event's group of its own named by its matcher, and say so.
 fn add_at_matched_site(site: Site, command: String, plan: &mut FilePlan) -> Operation {
-    plan.changes.push(format!(
-        "{} ({}): added {command}",
-        site.event,
-        site.matcher.unwrap_or_default()
-    ));
+    plan.changes.push(match site.matcher {
+        Some(matcher) => format!("{} ({matcher}): added {command}", site.event),
+        None => format!("{}: added {command}", site.event),
+    });
     Operation::Add { site, command }
 }
 
@@ -437,8 +497,10 @@ fn apply(
     let root = parse(text, path)?;
     let edits: Vec<Edit> = replacements
         .iter()
-        .filter_map(|(entry, command)| {
-            command_node(&root, shape, entry).map(|node| json_text::replace_string(node, command))
+        .flat_map(|(entry, command)| {
+            command_nodes(&root, shape, entry)
+                .into_iter()
+                .map(|node| json_text::replace_string(node, command))
         })
         .collect();
     let mut text = json_text::apply_edits(text, edits);
@@ -531,6 +593,16 @@ fn new_item(shape: Shape, site: Site, command: &str) -> Value {
                 Some(matcher) => json!({"matcher": matcher, "hooks": hooks}),
                 None => json!({ "hooks": hooks }),
             }
+        }
+        Shape::Scripts => {
+            let mut object = Map::new();
+            object.insert("type".to_owned(), Value::from("command"));
+            object.insert("bash".to_owned(), Value::from(command));
+            object.insert("powershell".to_owned(), Value::from(command));
+            if let Some(timeout) = site.timeout_ms {
+                object.insert("timeoutSec".to_owned(), Value::from(timeout / 1000));
+            }
+            Value::Object(object)
         }
         Shape::Commands => {
             let mut object = Map::new();

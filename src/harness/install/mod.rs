@@ -7,7 +7,10 @@
 //! | Claude Code | `.claude/settings.json` | `PostToolUse`, `Write\|Edit` | `UserPromptSubmit`, and `PostToolUse` `AskUserQuestion` (a pick in the question widget) |
 //! | Codex | `.codex/hooks.json` | `PostToolUse`, `apply_patch` | `UserPromptSubmit` |
 //! | Kiro CLI | `.kiro/agents/aidlc.json` (the conductor agent) | `postToolUse`, `fs_write` | `userPromptSubmit` |
+//! | Kiro CLI 3 | `.kiro/hooks/aidlc-engine-cli-*.json` | `PostToolUse` | `UserPromptSubmit` |
 //! | Kiro IDE | `.kiro/hooks/aidlc-engine-*.json` and `*.kiro.hook` | `PostToolUse` / `postToolUse` | `UserPromptSubmit` / `promptSubmit` |
+//! | Cursor | `.cursor/hooks.json` | `afterFileEdit`, `afterShellExecution` | `beforeSubmitPrompt` |
+//! | GitHub Copilot | `.github/hooks/aidlc.json` | `PostToolUse` | `UserPromptSubmit` |
 //! | opencode | `.opencode/plugin/aidlc-engine.ts` | `tool.execute.after` | `chat.message` |
 //!
 //! The reference's own entries for the same events are taken over in place (`commands`): its
@@ -151,10 +154,6 @@ pub enum HookInstallError {
     )]
     NotOurs { path: Utf8PathBuf },
     #[error(
-        "aidlc knows no hook registration for {harness}; its sensors run with `aidlc gate check` and `aidlc engine sensor fire`"
-    )]
-    NoHooks { harness: &'static str },
-    #[error(
         "{path} does not exist: Kiro CLI reads hooks from an agent's configuration, and aidlc registers them in the AI-DLC conductor agent's (create it with `kiro-cli agent create --name aidlc`, then run again)"
     )]
     NoKiroAgent { path: Utf8PathBuf },
@@ -195,6 +194,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
     let dir = Utf8PathBuf::from(harness.dir_name());
     let groups = |write_matcher, shell_matcher| HookListFile {
         shape: Shape::Groups,
+        fresh: hook_lists::EMPTY_OBJECT,
         write: Site {
             event: "PostToolUse",
             matcher: Some(write_matcher),
@@ -217,6 +217,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
             timeout_ms: None,
         },
         picked_answers: None,
+        tool_guard: None,
     };
     match harness {
         Harness::Claude => Some((
@@ -238,6 +239,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
             dir.join(KIRO_CLI_AGENT_FILE),
             HookListFile {
                 shape: Shape::Commands,
+                fresh: hook_lists::EMPTY_OBJECT,
                 write: Site {
                     event: "postToolUse",
                     matcher: Some("fs_write"),
@@ -259,13 +261,67 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                     timeout_ms: Some(KIRO_CLI_PROMPT_TIMEOUT_MS),
                 },
                 picked_answers: None,
+                tool_guard: None,
             },
         )),
-        Harness::KiroIde | Harness::Cursor | Harness::Opencode => None,
+        Harness::Cursor => Some((dir.join(CURSOR_HOOKS_FILE), cursor_hooks())),
+        Harness::Copilot => Some((Utf8PathBuf::from(COPILOT_HOOKS_FILE), copilot_hooks())),
+        Harness::KiroIde | Harness::KiroCliV3 | Harness::Opencode => None,
     }
 }
 
-/// Every command the settings file of `harness` (Claude Code, Codex, Kiro CLI) registers, with
+/// Cursor's `hooks.json`: the write hook after each file edit and each shell command, the guard
+/// before each shell command (which also keeps the project's snapshot for the write hook) and
+/// before each other tool call (`preToolUse`: its file tools' writes and deletions), the
+/// human-turn hook before each prompt is sent. Cursor's hooks have no matcher and no timeout.
+fn cursor_hooks() -> HookListFile {
+    let site = |event| Site {
+        event,
+        matcher: None,
+        timeout_ms: None,
+    };
+    HookListFile {
+        shape: Shape::Commands,
+        fresh: VERSION_ONE,
+        write: site("afterFileEdit"),
+        shell_writes: Some(site("afterShellExecution")),
+        human_turn: site("beforeSubmitPrompt"),
+        guard: site("beforeShellExecution"),
+        picked_answers: None,
+        tool_guard: Some(site("preToolUse")),
+    }
+}
+
+/// Copilot's `.github/hooks/aidlc.json`, as the reference registers it: capitalised events
+/// (`PostToolUse`, for which the Copilot CLI sends underscored keys) and no matcher (VS Code ignores matchers),
+/// so the write hook's one `PostToolUse` entry sees the file tools and the shell tool alike.
+fn copilot_hooks() -> HookListFile {
+    let site = |event, timeout_ms| Site {
+        event,
+        matcher: None,
+        timeout_ms: Some(timeout_ms),
+    };
+    HookListFile {
+        shape: Shape::Scripts,
+        fresh: VERSION_ONE,
+        write: site("PostToolUse", KIRO_CLI_WRITE_TIMEOUT_MS),
+        shell_writes: None,
+        human_turn: site("UserPromptSubmit", KIRO_CLI_PROMPT_TIMEOUT_MS),
+        guard: site("PreToolUse", KIRO_CLI_PROMPT_TIMEOUT_MS),
+        picked_answers: None,
+        tool_guard: None,
+    }
+}
+
+/// A hooks file that starts by saying its schema's version, as Cursor's and Copilot's do.
+const VERSION_ONE: &str = "{\n  \"version\": 1\n}\n";
+/// Cursor's hooks file under `.cursor`.
+pub const CURSOR_HOOKS_FILE: &str = "hooks.json";
+/// The Copilot hooks file the reference registers its hooks in, project-relative (Copilot reads
+/// every `.github/hooks/*.json`).
+pub const COPILOT_HOOKS_FILE: &str = ".github/hooks/aidlc.json";
+
+/// Every command the settings file of `harness` (Claude Code, Codex, Kiro CLI, Cursor, Copilot) registers, with
 /// its event; `path` names the file in messages.
 pub fn hook_list_entries(
     root: &json_text::Node,
@@ -289,12 +345,7 @@ const KIRO_CLI_PROMPT_TIMEOUT_MS: u32 = 30_000;
 /// Plan the run; writes nothing.
 pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> {
     let files = match request.harness {
-        Harness::Cursor => {
-            return Err(HookInstallError::NoHooks {
-                harness: Harness::Cursor.product_name(),
-            });
-        }
-        Harness::KiroIde => files::plan_kiro_ide(request)?,
+        Harness::KiroIde | Harness::KiroCliV3 => files::plan_kiro_ide(request)?,
         Harness::Opencode => vec![files::plan_opencode(request)?],
         harness => {
             let (relative, file) = hook_list_file(harness)

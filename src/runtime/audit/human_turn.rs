@@ -128,7 +128,12 @@ impl ReceiptInstall<'_> {
     /// runs Kiro CLI or Kiro IDE).
     fn made_by_its_harness(&self, harness_name: &str) -> bool {
         match self.harness {
-            Harness::Kiro | Harness::KiroIde => matches!(harness_name, "kiro" | "kiro-ide"),
+            Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => {
+                matches!(harness_name, "kiro" | "kiro-cli-v3" | "kiro-ide")
+            }
+            Harness::Opencode | Harness::Copilot => {
+                matches!(harness_name, "opencode" | "copilot")
+            }
             harness => harness.name() == harness_name,
         }
     }
