@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Run, TestProject, audit_lock_path};
+use crate::support::{Run, SearchPath, TestProject, audit_lock_path};
 
 const STAGE_FILE: &str = ".claude/aidlc-common/stages/inception/first-stage.md";
 
@@ -32,11 +32,17 @@ fn set_executable(path: &camino::Utf8Path) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// `aidlc doctor --format json` with `PATH` holding only the system folders (no Node tools).
+/// A `PATH` of one empty folder: no Node tool, no Bun, whatever the machine has installed.
+fn no_programs() -> SearchPath {
+    SearchPath::of_programs_found_on(&[], "".as_ref())
+}
+
+/// `aidlc doctor --format json` with a `PATH` that finds no program (no Node tools, no Bun).
 fn doctor(project: &TestProject) -> (Run, Vec<Value>) {
+    let no_programs = no_programs();
     let run = project.run_with_env(
         &["doctor", "--format", "json"],
-        &[("PATH", "/usr/bin:/bin")],
+        &[("PATH", no_programs.as_str())],
     );
     let report: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|error| panic!("not JSON ({error}): {}{}", run.stdout, run.stderr));
@@ -98,7 +104,8 @@ fn a_healthy_project_passes_every_row_and_nothing_is_written() {
         "{rows:#?}"
     );
     assert_eq!(snapshot(&project), before, "doctor writes nothing");
-    let human = project.run_with_env(&["doctor"], &[("PATH", "/usr/bin:/bin")]);
+    let no_programs = no_programs();
+    let human = project.run_with_env(&["doctor"], &[("PATH", no_programs.as_str())]);
     assert_eq!(human.status, 0);
     assert!(
         human.stdout.starts_with("aidlc doctor\n"),

@@ -47,17 +47,20 @@ fn project_with_worker(script: &str, extra_manifest: &str) -> TestProject {
     project
 }
 
+const FIRE_ARGS: [&str; 8] = [
+    "engine",
+    "sensor",
+    "fire",
+    "fake",
+    "--stage",
+    "first-stage",
+    "--output-path",
+    OUTPUT,
+];
+
+/// One fire of `fake`, failed if it runs past [`crate::support::HANG`].
 fn fire(project: &TestProject) -> Run {
-    project.run(&[
-        "engine",
-        "sensor",
-        "fire",
-        "fake",
-        "--stage",
-        "first-stage",
-        "--output-path",
-        OUTPUT,
-    ])
+    project.run_watched(&FIRE_ARGS, &[], None)
 }
 
 fn verdict(run: &Run) -> Value {
@@ -329,9 +332,7 @@ fn a_timeout_kills_the_worker_and_its_children() {
         &script("sleep 100 &\necho $! > child.pid\nsleep 100"),
         "timeout_seconds: 1\n",
     );
-    let started = Instant::now();
     let verdict = verdict(&fire(&project));
-    assert!(started.elapsed() < Duration::from_secs(30));
     assert_eq!(verdict["result"], "budget-override");
     let blocks = audit_blocks(&project);
     let terminal = pair_fires(&blocks)[0].terminal.unwrap();
@@ -531,21 +532,39 @@ fn write_lock_owner(project: &TestProject, pid: u32) -> camino::Utf8PathBuf {
     lock
 }
 
+/// The lock is taken (for this live test process) while the worker runs, and given back only
+/// once the fire has reaped the worker, whose next write is the terminal row: the fire is still
+/// running then, with no terminal row, and ends passed after the release.
 #[test]
 fn a_lock_held_by_a_live_process_is_waited_for() {
-    let project = project_with_worker(&script("echo '{\"pass\":true,\"findings_count\":0}'"), "");
-    let lock = write_lock_owner(&project, std::process::id());
-    let release = std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_millis(800));
-        std::fs::remove_dir_all(lock).unwrap();
-    });
-    let started = Instant::now();
-    let verdict = verdict(&fire(&project));
-    release.join().unwrap();
-    assert!(
-        started.elapsed() >= Duration::from_millis(700),
-        "it waited for the lock"
+    let project = project_with_worker(
+        &script(
+            "echo $$ > worker.pid.tmp && mv worker.pid.tmp worker.pid\ni=0\nwhile [ ! -f lock-taken ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done\necho '{\"pass\":true,\"findings_count\":0}'",
+        ),
+        "",
     );
+    let mut child = project
+        .command(&project.root, &FIRE_ARGS)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::support::wait_for_path(&project.path("worker.pid"));
+    let lock = write_lock_owner(&project, std::process::id());
+    project.write("lock-taken", "");
+    crate::support::wait_until_reaped(project.read("worker.pid").trim());
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the fire waits for the lock"
+    );
+    assert!(
+        pair_fires(&audit_blocks(&project))
+            .iter()
+            .all(|pair| pair.terminal.is_none()),
+        "no terminal row while the lock is held"
+    );
+    std::fs::remove_dir_all(lock).unwrap();
+    let verdict = verdict(&Run::from(child.wait_with_output().unwrap()));
     assert_eq!(verdict["result"], "passed");
 }
 

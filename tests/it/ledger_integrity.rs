@@ -5,21 +5,19 @@
 //! written into. Driven through the real binary with fake workers (shell scripts).
 
 use std::process::Stdio;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use aidlc::audit::ledger::{self, BLOCK_SEPARATOR, ParsedLedger, TornKind, pair_fires};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::support::{Run, TestProject, stage};
+use crate::support::{Run, TestProject, stage, wait_for_path};
 
 const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
 const OUTPUT: &str =
     "aidlc/spaces/default/intents/261130-demo/inception/first-stage/first-stage-doc.md";
 const PASS: &str = "echo '{\"pass\":true,\"findings_count\":0}'";
 const FAIL: &str = "echo '{\"pass\":false,\"findings_count\":1,\"findings\":[\"x\"]}'";
-/// How long a test waits for something the fire must do before it calls it a hang.
-const HANG: Duration = Duration::from_secs(120);
 
 /// A compiled project with sensor `fake` (worker: `sh fake-worker.sh`, whose body is `body`),
 /// one stage importing it, an intent record on that stage, and the output file.
@@ -59,8 +57,9 @@ const FIRE_ARGS: [&str; 8] = [
     OUTPUT,
 ];
 
+/// One fire, failed if it runs past [`crate::support::HANG`].
 fn fire(project: &TestProject) -> Run {
-    project.run(&FIRE_ARGS)
+    project.run_watched(&FIRE_ARGS, &[], None)
 }
 
 fn verdict(run: &Run) -> Value {
@@ -85,14 +84,6 @@ fn dead_pid() -> u32 {
     let pid = child.id();
     child.wait().unwrap();
     pid
-}
-
-fn wait_for_file(path: &Utf8Path) {
-    let started = Instant::now();
-    while !path.exists() {
-        assert!(started.elapsed() < HANG, "{path} never appeared");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 fn names_in(folder: &Utf8Path) -> Vec<String> {
@@ -169,10 +160,11 @@ fn a_fire_after_a_torn_tail_starts_its_own_block_and_pairs() {
 
 // --- Item 7: a lost terminal row ----------------------------------------------------------------
 
-/// A worker that says it started, then waits (bounded) until the test holds the audit lock.
+/// A worker that says it started and writes its pid, then waits (bounded) until the test holds
+/// the audit lock.
 fn worker_waiting_for_the_lock() -> String {
     format!(
-        "touch worker-started\ni=0\nwhile [ ! -f lock-taken ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done\n{PASS}"
+        "echo $$ > worker.pid.tmp && mv worker.pid.tmp worker.pid\ntouch worker-started\ni=0\nwhile [ ! -f lock-taken ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done\n{PASS}"
     )
 }
 
@@ -218,16 +210,30 @@ fn assert_one_complete_fire(project: &TestProject, run: &Run) {
     assert_eq!(ledger.torn, []);
 }
 
-/// The lock is busy for about 6 s after the worker ran: longer than the 5 s an ordinary append
-/// waits, well inside the lock's stale age. The terminal row waits for it.
+/// The lock is taken while the worker runs and given back only once the fire has reaped the
+/// worker (its next write is the terminal row): the fire is still running then, with no
+/// terminal row, and writes it after the release. That the wait outlasts the short wait of an
+/// ordinary append is `the_terminal_row_reaps_a_lock_older_than_its_stale_age`'s: its lock
+/// stays held past 5 s.
 #[test]
 fn the_terminal_row_waits_for_a_lock_held_longer_than_the_short_wait() {
     let project = project_with_worker(&worker_waiting_for_the_lock());
-    let child = spawn_fire(&project, &[]);
-    wait_for_file(&project.path("worker-started"));
+    let mut child = spawn_fire(&project, &[]);
+    wait_for_path(&project.path("worker-started"));
     let lock = hold_lock(&project);
     project.write("lock-taken", "");
-    std::thread::sleep(Duration::from_secs(6));
+    crate::support::wait_until_reaped(project.read("worker.pid").trim());
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the fire waits for the lock"
+    );
+    let while_held = ledger_of(&project);
+    assert!(
+        pair_fires(&while_held.blocks)
+            .iter()
+            .all(|pair| pair.terminal.is_none()),
+        "no terminal row while the lock is held: {while_held:?}"
+    );
     std::fs::remove_dir_all(&lock).unwrap();
     let run = Run::from(child.wait_with_output().unwrap());
     assert_one_complete_fire(&project, &run);
@@ -239,7 +245,7 @@ fn the_terminal_row_waits_for_a_lock_held_longer_than_the_short_wait() {
 fn the_terminal_row_reaps_a_lock_older_than_its_stale_age() {
     let project = project_with_worker(&worker_waiting_for_the_lock());
     let child = spawn_fire(&project, &[("AIDLC_LOCK_STALE_MS", "7000")]);
-    wait_for_file(&project.path("worker-started"));
+    wait_for_path(&project.path("worker-started"));
     let lock = hold_lock(&project);
     project.write("lock-taken", "");
     let run = Run::from(child.wait_with_output().unwrap());
@@ -289,9 +295,7 @@ fn a_fresh_unstamped_lock_folder_is_waited_out_and_reaped() {
     let project = project_with_worker(PASS);
     let lock = aidlc::audit_lock::lock_path(&project.root);
     std::fs::create_dir(&lock).unwrap();
-    let started = Instant::now();
     let run = fire(&project);
-    assert!(started.elapsed() < HANG);
     assert_one_complete_fire(&project, &run);
     assert!(!lock.exists());
 }

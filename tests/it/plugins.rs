@@ -836,10 +836,11 @@ fn an_install_whose_conductor_needs_bun_is_refused_without_bun_and_nothing_is_wr
     let project = TestProject::reference_install("2.5.36");
     let before = snapshot(&project.root);
     let home = tempfile::tempdir().unwrap();
+    let no_programs = crate::support::SearchPath::of_programs_found_on(&[], "".as_ref());
     let run = project.run_with_env(
         &["plugin", "add", projection.as_str()],
         &[
-            ("PATH", "/usr/bin:/bin"),
+            ("PATH", no_programs.as_str()),
             ("HOME", home.path().to_str().unwrap()),
         ],
     );

@@ -573,3 +573,30 @@ pub fn line_diff(before: &str, after: &str) -> (Vec<String>, Vec<String>) {
     }
     (removed, added)
 }
+
+/// Wait until `path` exists; fails naming it after [`HANG`].
+pub fn wait_for_path(path: &Utf8Path) {
+    let started = std::time::Instant::now();
+    while !path.exists() {
+        assert!(started.elapsed() < HANG, "{path} never appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Wait until process `pid` has been reaped by its parent (`kill -0` fails; a zombie is not
+/// reaped yet); fails naming it after [`HANG`].
+pub fn wait_until_reaped(pid: &str) {
+    let started = std::time::Instant::now();
+    loop {
+        let alive = std::process::Command::new("kill")
+            .args(["-0", pid])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !alive {
+            return;
+        }
+        assert!(started.elapsed() < HANG, "process {pid} was never reaped");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

@@ -5,9 +5,10 @@ use aidlc::protocol::worker_outcome::protocol_output;
 use aidlc::sensors::descriptor::WorkerContext;
 use aidlc::sensors::native_check;
 
-use crate::support::TestProject;
+use crate::support::{SearchPath, TestProject};
 
-/// Run `id` both ways on `args` and check the exit status and stdout agree; returns them.
+/// Run `id` both ways on `args` and check the exit status and stdout agree; returns them. The
+/// process runs with a `PATH` that finds no program, whatever the machine has installed.
 fn both_ways(project: &TestProject, id: &str, args: &[String]) -> (i32, String) {
     let context = WorkerContext {
         project_dir: project.root.clone(),
@@ -19,10 +20,11 @@ fn both_ways(project: &TestProject, id: &str, args: &[String]) -> (i32, String) 
     words.extend(args.iter().cloned());
     let mut full: Vec<&str> = vec!["engine"];
     full.extend(words.iter().map(String::as_str));
+    let no_programs = SearchPath::of_programs_found_on(&[], "".as_ref());
     let output = project
         .command(&project.root, &full)
         .env("AIDLC_PROJECT_DIR", project.root.as_str())
-        .env("PATH", "/usr/bin:/bin")
+        .env("PATH", no_programs.as_str())
         .output()
         .expect("run the worker");
     let out_of_process_stdout = String::from_utf8_lossy(&output.stdout).into_owned();
