@@ -9,7 +9,7 @@ use std::process::Stdio;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::support::{Run, TestProject, node_tool};
+use crate::support::{Run, TestProject, example_project, node_tool};
 
 /// The monorepo every test here uses: a git work tree (its `.git` folder is enough) with the
 /// AI-DLC project in `apps/shop`, holding the example intent of `aidlc init --example`.
@@ -887,4 +887,79 @@ fn compile_drift_and_sarif_in_ci_formats() {
     assert_eq!(log["runs"][0]["results"][0]["ruleId"], "stale-output");
     let watch = repo.run(&["compile", "--watch", "--format", "sarif"]);
     assert_eq!(watch.status, 2);
+}
+
+// --- Finding messages name files from the repository root ---------------------------------------
+
+/// The example intent's claim-sources finding on its missing questions file.
+const QUESTIONS_FILE_MISSING: &str = "questions file missing: ";
+
+#[test]
+fn finding_messages_name_files_from_the_repository_root_in_every_format() {
+    let (project, record) = example_project();
+    let expected = format!(
+        "{QUESTIONS_FILE_MISSING}{record}/ideation/intent-capture/intent-capture-questions.md"
+    );
+    for format in ["json", "human", "github", "sarif", "junit", "gitlab"] {
+        let run = project.run(&["gate", "check", "--no-record", "--format", format]);
+        assert_eq!(run.status, 0, "{format}: {}", run.stderr);
+        assert!(run.stdout.contains(&expected), "{format}: {}", run.stdout);
+        // SARIF names the repository's root once, as the base of its relative URIs.
+        let machine_paths: Vec<&str> = run
+            .stdout
+            .lines()
+            .filter(|line| line.contains(project.root.as_str()) && !line.contains("file://"))
+            .collect();
+        assert!(
+            machine_paths.is_empty(),
+            "{format} names this machine's folders: {machine_paths:?}"
+        );
+    }
+    // The detail file keeps the worker's own JSON, as the reference's worker writes it.
+    let recorded = project.run(&["gate", "check", "--format", "json"]);
+    assert_eq!(recorded.status, 0, "{}", recorded.stderr);
+    let report: serde_json::Value = serde_json::from_str(&recorded.stdout).expect("JSON");
+    let detail = report["fires"]
+        .as_array()
+        .expect("fires")
+        .iter()
+        .find(|fire| fire["sensor_id"] == "claim-sources")
+        .and_then(|fire| fire["detail_path"].as_str())
+        .expect("a detail file");
+    assert!(
+        project.read(detail).contains(&format!(
+            "{QUESTIONS_FILE_MISSING}{}/{record}/ideation/intent-capture/intent-capture-questions.md",
+            project.root
+        )),
+        "{}",
+        project.read(detail)
+    );
+}
+
+#[test]
+fn in_a_monorepo_finding_messages_carry_the_projects_folder_in_the_repository() {
+    let repository = TestProject::empty();
+    std::fs::create_dir_all(repository.path(".git")).expect("a .git folder");
+    let project_dir = repository.path("services/shop");
+    std::fs::create_dir_all(&project_dir).expect("the project folder");
+    let init = repository.run_in(&project_dir, &["init", "--example", "."]);
+    assert_eq!(init.status, 0, "{}", init.stderr);
+    assert_eq!(repository.run_in(&project_dir, &["compile"]).status, 0);
+    let run = repository.run_in(
+        &project_dir,
+        &["gate", "check", "--no-record", "--format", "github"],
+    );
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.contains(&format!(
+            "{QUESTIONS_FILE_MISSING}services/shop/aidlc/spaces/default/intents/"
+        )),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !run.stdout.contains(repository.root.as_str()),
+        "{}",
+        run.stdout
+    );
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Run, TestProject};
+use crate::support::{Run, TestProject, fifo_at, oversized, said};
 
 const SETTINGS: &str = ".claude/settings.json";
 const WRITE_HOOK: &str = "aidlc engine hook run-sensors";
@@ -597,5 +597,26 @@ fn on_a_reference_install_git_status_shows_nothing_of_the_engine_s_own_after_com
         let mut expected = vec![".claude/settings.json", ".gitignore"];
         expected.sort_unstable();
         assert_eq!(shown, expected, "{version}:\n{status}");
+    }
+}
+
+#[test]
+fn a_fifo_or_oversized_settings_file_is_refused_at_once_by_hook_install_and_doctor() {
+    for make in [
+        (|project: &TestProject| fifo_at(project, ".claude/settings.json")) as fn(&TestProject),
+        |project: &TestProject| {
+            project.write(".claude/settings.json", "{}");
+            oversized(&project.path(".claude/settings.json"));
+        },
+    ] {
+        let project = TestProject::one_stage();
+        make(&project);
+        let installed = project.run_watched(&["hook", "install"], &[], None);
+        let output = said(&installed);
+        assert_ne!(installed.status, 0, "{output}");
+        assert!(output.contains("settings.json"), "{output}");
+        let doctor = project.run_watched(&["doctor"], &[], None);
+        let output = said(&doctor);
+        assert!(output.contains("settings.json"), "{output}");
     }
 }

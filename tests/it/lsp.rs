@@ -1548,3 +1548,43 @@ fn a_fifo_lock_file_is_refused_at_once_and_the_session_goes_on() {
     );
     assert_eq!(client.shut_down(), 0);
 }
+
+#[test]
+fn lsp_refuses_an_endless_header_line_after_a_bounded_read() {
+    use std::io::Write as _;
+    let project = TestProject::minimal();
+    let mut child = project
+        .command(&project.root, &["lsp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start aidlc lsp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // A header that never ends: 1 GiB offered in 1 MiB pieces. The server must stop reading
+    // long before that, so the pipe breaks while most of it is still unsent.
+    let offered: usize = 1024 * 1024 * 1024;
+    let chunk = vec![b'x'; 1024 * 1024];
+    let mut sent = 0;
+    let _ = stdin.write_all(b"Content-Length: 10");
+    while sent < offered {
+        match stdin.write_all(&chunk) {
+            Ok(()) => sent += chunk.len(),
+            Err(_) => break,
+        }
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("aidlc lsp ends");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        sent < 16 * 1024 * 1024,
+        "the server read {sent} bytes of one header line"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "the editor's LSP stream is broken: a frame header line longer than 4096 bytes"
+        ),
+        "{stderr}"
+    );
+}

@@ -10,7 +10,9 @@ use std::process::Command;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::support::{GRAPH, Run, TestProject, copy_tree, node_tool, system_tool};
+use crate::support::{
+    GRAPH, Run, TestProject, copy_tree, fifo_at, node_tool, oversized, said, system_tool,
+};
 
 /// The vendored reference plugin (`test-pro-source` as authored, `test-pro-claude-projection`
 /// as projected for Claude, with the reference composer).
@@ -2163,4 +2165,103 @@ fn the_reference_plugin_composes_onto_the_built_in_framework() {
         "{}",
         refused.stderr
     );
+}
+
+// --- Plugin inputs that are not bounded regular files -------------------------------------------
+
+#[test]
+fn a_fifo_lock_file_is_refused_at_once_by_every_command_that_reads_it() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, "aidlc.lock.json");
+    for args in [
+        &["doctor"][..],
+        &["plugin", "list"],
+        &["plugin", "sync"],
+        &["sensors"],
+    ] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(!output.contains("panicked"), "{args:?}: {output}");
+        assert!(
+            output.contains("aidlc.lock.json") && output.contains("FIFO"),
+            "{args:?} names the lock file and what it is: {output}"
+        );
+    }
+}
+
+#[test]
+fn an_oversized_lock_file_is_refused_by_its_size_by_every_command_that_reads_it() {
+    let project = TestProject::default_framework();
+    oversized(&project.path("aidlc.lock.json"));
+    for args in [
+        &["doctor"][..],
+        &["plugin", "list"],
+        &["plugin", "sync"],
+        &["sensors"],
+    ] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(
+            output.contains("aidlc.lock.json") && output.contains("1073741824 bytes"),
+            "{args:?} names the lock file and its size: {output}"
+        );
+    }
+}
+
+#[test]
+fn a_fifo_journal_manifest_is_refused_at_once_by_plugin_sync() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, ".aidlc-plugin-journal/manifest.json");
+    let run = project.run_watched(&["plugin", "sync"], &[], None);
+    let output = said(&run);
+    assert_ne!(run.status, 0, "{output}");
+    assert!(
+        output.contains("manifest.json") && output.contains("FIFO"),
+        "{output}"
+    );
+}
+
+#[test]
+fn a_fifo_harness_json_is_refused_at_once_by_plugin_list() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, ".claude/tools/data/harness.json");
+    let run = project.run_watched(&["plugin", "list"], &[], None);
+    let output = said(&run);
+    assert_ne!(run.status, 0, "{output}");
+    assert!(
+        output.contains("harness.json") && output.contains("FIFO"),
+        "{output}"
+    );
+}
+
+#[test]
+fn an_oversized_plugin_file_is_refused_by_its_size_before_it_is_read() {
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let notes = root.join("knowledge/acme-helper-agent/notes.md");
+
+    // Composed while small, then grown at its source: `compile` and `doctor` read the source.
+    let project = TestProject::default_framework();
+    let added = project.run_watched(&["plugin", "add", root.as_str()], &[], None);
+    assert_eq!(added.status, 0, "{}", said(&added));
+    oversized(&notes);
+    for args in [&["compile"][..], &["doctor"]] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(
+            output.contains("notes.md") && output.contains("1073741824 bytes"),
+            "{args:?} names the oversized plugin file: {output}"
+        );
+    }
+
+    // Added while oversized: refused, naming the file.
+    let fresh = TestProject::default_framework();
+    let refused = fresh.run_watched(&["plugin", "add", root.as_str()], &[], None);
+    let output = said(&refused);
+    assert_ne!(refused.status, 0, "{output}");
+    assert!(
+        output.contains("notes.md") && output.contains("1073741824 bytes"),
+        "{output}"
+    );
+    assert!(!fresh.exists("aidlc.lock.json"), "{output}");
 }

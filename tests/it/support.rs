@@ -1,5 +1,7 @@
 //! A temp-project builder: write files, run the real `aidlc` binary, read the results.
 
+pub mod stage_with_sensors;
+
 use std::process::Command;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -599,4 +601,49 @@ pub fn wait_until_reaped(pid: &str) {
         assert!(started.elapsed() < HANG, "process {pid} was never reaped");
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
+}
+
+/// A FIFO nobody writes at `relative` in `project` (an open for reading would wait forever).
+pub fn fifo_at(project: &TestProject, relative: &str) {
+    let path = project.path(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let made = std::process::Command::new("mkfifo")
+        .arg(path.as_str())
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {path}");
+}
+
+/// Make the file at `path` a sparse 1 GiB file: far past every input limit, written in no time.
+pub fn oversized(path: &camino::Utf8Path) {
+    std::fs::File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+}
+
+/// What a run said, on either stream.
+pub fn said(run: &Run) -> String {
+    format!("{}{}", run.stdout, run.stderr)
+}
+
+/// `aidlc init --example`, compiled; the example intent's record and `user-stories` (its
+/// current stage).
+pub fn example_project() -> (TestProject, String) {
+    let project = TestProject::empty();
+    assert_eq!(project.run(&["init", "--example", "."]).status, 0);
+    assert_eq!(project.compile().status, 0);
+    let record = project
+        .path("aidlc/spaces/default/intents")
+        .read_dir_utf8()
+        .expect("the intents folder")
+        .map(|entry| entry.expect("an entry").file_name().to_owned())
+        .find(|name| name.ends_with("-example-checkout"))
+        .expect("the example record");
+    (project, format!("aidlc/spaces/default/intents/{record}"))
 }
