@@ -9,7 +9,8 @@ use std::process::Stdio;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::support::{Run, TestProject, example_project, node_tool};
+use crate::support::scenario_project::{self as scenario, DOC_A, DOC_B, SHAPE};
+use crate::support::{GRAPH, Run, TestProject, example_project, node_tool};
 
 /// The monorepo every test here uses: a git work tree (its `.git` folder is enough) with the
 /// AI-DLC project in `apps/shop`, holding the example intent of `aidlc init --example`.
@@ -962,4 +963,124 @@ fn in_a_monorepo_finding_messages_carry_the_projects_folder_in_the_repository() 
         "{}",
         run.stdout
     );
+}
+
+// --- Failure scenario S17 (docs/failure-modes.md): CI mode --------------------------------------
+
+/// S17, for `gate check` (this engine's CI mode): a missing, malformed or `null` stage graph
+/// is a clear error with exit 2, never a crash or a fallback; advisory findings never change the
+/// exit code (unless `--strict`); the JSON document, GitHub annotations and SARIF are produced;
+/// exit codes follow D9 (0 verified, 1 findings, 2 environment, 3 could not
+/// evaluate).
+///
+/// Not applicable: doctor ("on a pristine project doctor writes nothing", its rows and its exit
+/// code) is issue 14, not built yet. A CI check that writes nothing is scenario 18.
+///
+/// Also covered by `gate::exit_codes_follow_severity_and_evaluation`,
+/// `gate::no_intent_is_an_error_not_a_green_check`,
+/// `gate::a_check_that_evaluated_nothing_exits_2_and_says_why`,
+/// `engine::duplicate_stage_slugs_and_a_graph_that_is_not_an_array_are_refused`, and the
+/// unit tests of `src/report/` (every format; SARIF against the OASIS schema).
+#[test]
+fn scenario_17_gate_check_exit_codes_and_formats_and_a_broken_graph_is_an_error() {
+    // Fails on a file containing WARN.
+    const COVER: &str = "if grep -q WARN \"$4\"; then echo '{\"pass\":false,\"findings_count\":1}'; else echo '{\"pass\":true,\"findings_count\":0}'; fi";
+    let project = scenario::scenario_project(&[
+        scenario::Sensor::gate("shape", SHAPE, "blocking"),
+        scenario::Sensor::gate("cover", COVER, "advisory"),
+    ]);
+    let check = |extra: &[&str]| {
+        let mut args = vec!["gate", "check", "--no-record", "--quiet"];
+        args.extend(extra);
+        scenario::run(&project, &args)
+    };
+    assert_eq!(check(&[]).status, 0, "everything verified");
+
+    project.write(DOC_A, "# A\n\n## Scope\n\nWARN\n\n## Risks\n");
+    let advisory = check(&[]);
+    assert_eq!(
+        advisory.status, 0,
+        "an advisory finding is reported, not fatal: {}",
+        advisory.stderr
+    );
+    assert!(advisory.stdout.contains("cover"), "{}", advisory.stdout);
+    assert_eq!(check(&["--strict"]).status, 1);
+
+    project.write(DOC_B, "# B\n\n## Scope\n\nFAIL\n\n## Risks\n");
+    let (blocking, report) = scenario::gate_check_json(&project, &["--no-record"]);
+    assert_eq!(blocking.status, 1, "{}", blocking.stderr);
+    assert_eq!(report["counts"]["blocking_failed"], 1, "{report}");
+    assert_eq!(report["counts"]["failed"], 2, "{report}");
+    let github = check(&["--format", "github"]);
+    assert_eq!(github.status, 1);
+    assert!(
+        github
+            .stdout
+            .lines()
+            .any(|line| line.starts_with(&format!("::error file={DOC_B}"))),
+        "{}",
+        github.stdout
+    );
+    assert!(
+        github
+            .stdout
+            .lines()
+            .any(|line| line.starts_with(&format!("::warning file={DOC_A}"))),
+        "{}",
+        github.stdout
+    );
+    let sarif = check(&["--format", "sarif"]);
+    assert_eq!(sarif.status, 1);
+    let sarif: Value = serde_json::from_str(&sarif.stdout).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    assert_eq!(
+        sarif["runs"][0]["results"].as_array().unwrap().len(),
+        2,
+        "{sarif}"
+    );
+
+    project.write("workers/shape.sh", "#!/bin/sh\nexit 127\n");
+    let (unevaluated, report) = scenario::gate_check_json(&project, &["--no-record"]);
+    assert_eq!(unevaluated.status, 3, "{}", unevaluated.stderr);
+    assert_eq!(report["counts"]["blocking_not_evaluated"], 2, "{report}");
+
+    let graph = project.read(GRAPH);
+    for (broken, expected) in [
+        (None, "cannot read the stage graph"),
+        (Some("{not json\n"), "is malformed"),
+        (
+            Some("null\n"),
+            "recompile: the graph is not one this version wrote",
+        ),
+    ] {
+        match broken {
+            None => project.remove(GRAPH),
+            Some(text) => {
+                project.write(GRAPH, text);
+            }
+        }
+        for format in ["human", "json"] {
+            let failed = check(&["--format", format]);
+            assert_eq!(failed.status, 2, "{broken:?} {format}: {}", failed.stderr);
+            assert!(
+                failed.stderr.contains(expected),
+                "{broken:?}: {}",
+                failed.stderr
+            );
+            assert!(
+                failed.stderr.contains("aidlc compile"),
+                "what to do: {}",
+                failed.stderr
+            );
+            assert!(
+                !failed.stderr.contains("internal error"),
+                "{}",
+                failed.stderr
+            );
+        }
+    }
+    project.write(GRAPH, &graph);
+    project.remove("aidlc");
+    let no_intent = check(&[]);
+    assert_eq!(no_intent.status, 2, "{}", no_intent.stderr);
 }

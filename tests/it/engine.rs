@@ -3,12 +3,14 @@
 //! ambiguous output, the lock, values read back from the graph, the worker's processes and
 //! signals, special files and output that cannot be written.
 
+use std::collections::BTreeSet;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use aidlc::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
 use serde_json::Value;
 
+use crate::support::scenario_project::{self as scenario, DOC_A, DOC_B, PASS, STAGE_FILE};
 use crate::support::stage_with_sensors::{
     PASSING_WORKER, SHAPE_WORKER, STAGE, STAGE_DIR, Sensor, check_json, gate_rows, gate_sensor,
     gate_start, run_bounded, stage_project,
@@ -1911,4 +1913,586 @@ fn a_closed_stdout_pipe_still_ends_quietly() {
     let run = Run::from(child.wait_with_output().unwrap());
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert!(run.stderr.is_empty(), "{}", run.stderr);
+}
+
+// --- Failure scenario S1 (docs/failure-modes.md): workers that give no verdict ------------------
+
+/// S1: a worker that exits 127 (tool missing), exits 2, is killed by SIGKILL or cannot be
+/// spawned is "could not evaluate" (a noted `SENSOR_PASSED`, D4), never a pass; a blocking gate
+/// refuses (and `gate check` exits 3); the audit gets exactly one terminal row per fire.
+///
+/// Also covered by `engine::worker_faults_are_recorded_as_non_evaluations`,
+/// `engine::a_worker_that_cannot_be_spawned_is_spawn_failed`,
+/// `gate_step::a_noted_pass_on_a_blocking_sensor_refuses_the_gate` and
+/// `gate::exit_codes_follow_severity_and_evaluation`.
+#[test]
+fn scenario_01_a_worker_that_gives_no_verdict_never_passes_and_refuses_a_blocking_gate() {
+    let cases = [
+        (
+            "exit 127",
+            scenario::Sensor::gate("probe", "exit 127", "blocking"),
+            "tool-unavailable",
+        ),
+        (
+            "exit 2",
+            scenario::Sensor::gate(
+                "probe",
+                "echo 'cannot read the config' >&2\nexit 2",
+                "blocking",
+            ),
+            "script-error: exit-2",
+        ),
+        (
+            "SIGKILL",
+            scenario::Sensor::gate("probe", "kill -9 $$", "blocking"),
+            "script-error: signal-SIGKILL",
+        ),
+        (
+            "spawn failure",
+            scenario::Sensor::gate("probe", PASS, "blocking").command("./no-such-worker --check"),
+            "script-error: spawn-failed: ENOENT",
+        ),
+    ];
+    for (name, sensor, note) in cases {
+        let project = scenario::scenario_project(&[sensor]);
+
+        let verdict = scenario::verdict_line(&scenario::fire(&project, "probe", DOC_A));
+        assert_eq!(verdict["result"], "passed", "{name}: {verdict}");
+        assert_eq!(verdict["note"], note, "{name}: {verdict}");
+        let terminal = scenario::terminal_of(&project, &verdict);
+        assert_eq!(terminal.event(), "SENSOR_PASSED", "{name}");
+        assert_eq!(terminal.field("Note"), Some(note), "{name}: a noted pass");
+
+        let start = scenario::gate_start(&project, &[]);
+        assert_eq!(start.status, 1, "{name}: {}", start.stderr);
+        for expected in [
+            "Blocking gate sensor evaluation did not pass for \"first-stage\".".to_owned(),
+            format!("probe@{DOC_A}: {note}"),
+            format!("probe@{DOC_B}: {note}"),
+        ] {
+            assert!(start.stderr.contains(&expected), "{name}: {}", start.stderr);
+        }
+        assert!(
+            scenario::gate_rows(&project).is_empty(),
+            "{name}: the gate opened"
+        );
+        let terminals = scenario::assert_every_fire_paired(&project);
+        assert_eq!(
+            terminals.len(),
+            3,
+            "{name}: one manual fire, two at the gate"
+        );
+        assert!(
+            terminals
+                .values()
+                .all(|row| row.field("Note") == Some(note)),
+            "{name}: {terminals:?}"
+        );
+
+        let (check, report) = scenario::gate_check_json(&project, &["--no-record"]);
+        assert_eq!(check.status, 3, "{name}: {}", check.stderr);
+        assert_eq!(report["counts"]["blocking_not_evaluated"], 2, "{name}");
+        assert_eq!(report["counts"]["passed"], 0, "{name}");
+    }
+}
+
+// --- Failure scenario S2 (docs/failure-modes.md): worker output ---------------------------------
+
+/// S2: a package-manager banner before the JSON still gives the verdict after it; garbage,
+/// `{"pass":"false"}`, a missing `pass` and two verdict lines are bad output (a non-evaluation
+/// whose stderr names the rule it broke), not passes, and do not pass a blocking gate. (A
+/// missing `findings_count` is read as the reference reads it, D4.)
+///
+/// Also covered by `engine::ambiguous_worker_output_is_bad_output_that_names_the_rule_it_broke`,
+/// `engine::a_banner_line_holding_a_brace_does_not_hide_the_verdict_after_it` and
+/// `engine::a_negative_findings_count_is_bad_output`.
+#[test]
+fn scenario_02_a_banner_before_the_verdict_parses_and_malformed_output_is_never_a_pass() {
+    let project = scenario::scenario_project(&[
+        scenario::Sensor::write(
+            "banner-fail",
+            "echo '> demo@1.0.0 check /work'\necho '$ eslint {src,test}/**'\necho '{\"pass\":false,\"findings_count\":2}'",
+            "**/*.md",
+        ),
+        scenario::Sensor::write(
+            "banner-pass",
+            "echo 'yarn run v1.22.19'\necho '{\"pass\":true,\"findings_count\":0}'",
+            "**/*.md",
+        ),
+        scenario::Sensor::write(
+            "garbage",
+            "echo 'Segmentation fault (core dumped)'",
+            "**/*.md",
+        ),
+        scenario::Sensor::write(
+            "pass-string",
+            "echo '{\"pass\":\"false\",\"findings_count\":0}'",
+            "**/*.md",
+        ),
+        scenario::Sensor::write("no-pass", "echo '{\"findings_count\":0}'", "**/*.md"),
+        scenario::Sensor::write(
+            "two-verdicts",
+            "echo '{\"pass\":false,\"findings_count\":1}'\necho '{\"pass\":true,\"findings_count\":0}'",
+            "**/*.md",
+        ),
+    ]);
+
+    let failed = scenario::verdict_line(&scenario::fire(&project, "banner-fail", DOC_A));
+    assert_eq!(failed["result"], "failed", "{failed}");
+    assert_eq!(
+        scenario::terminal_of(&project, &failed).field("Findings count"),
+        Some("2")
+    );
+    let passed = scenario::verdict_line(&scenario::fire(&project, "banner-pass", DOC_A));
+    assert_eq!(passed["result"], "passed", "{passed}");
+    assert!(passed.get("note").is_none(), "an unnoted pass: {passed}");
+
+    for (sensor, rule) in [
+        ("garbage", "stdout holds no JSON object"),
+        ("pass-string", "`pass` is \"false\", not a boolean"),
+        ("no-pass", "`pass` is missing"),
+        ("two-verdicts", "lines that are each a verdict"),
+    ] {
+        let run = scenario::fire(&project, sensor, DOC_A);
+        let verdict = scenario::verdict_line(&run);
+        assert_eq!(verdict["result"], "passed", "{sensor}: {verdict}");
+        assert_eq!(verdict["note"], "script-error: bad-output", "{sensor}");
+        assert!(
+            run.stderr.contains("script-error: bad-output: ") && run.stderr.contains(rule),
+            "{sensor}: {}",
+            run.stderr
+        );
+        let terminal = scenario::terminal_of(&project, &verdict);
+        assert_eq!(terminal.event(), "SENSOR_PASSED", "{sensor}");
+        assert_eq!(terminal.field("Note"), Some("script-error: bad-output"));
+    }
+
+    // The same output from a blocking gate sensor is not a pass either.
+    let blocking = scenario::scenario_project(&[scenario::Sensor::gate(
+        "two-verdicts",
+        "echo '{\"pass\":false,\"findings_count\":1}'\necho '{\"pass\":true,\"findings_count\":0}'",
+        "blocking",
+    )]);
+    let (check, report) = scenario::gate_check_json(&blocking, &["--no-record"]);
+    assert_eq!(check.status, 3, "{}", check.stderr);
+    assert_eq!(report["counts"]["blocking_not_evaluated"], 2);
+    let start = scenario::gate_start(&blocking, &[]);
+    assert_eq!(start.status, 1, "{}", start.stderr);
+    assert!(
+        start.stderr.contains("script-error: bad-output"),
+        "{}",
+        start.stderr
+    );
+}
+
+// --- Failure scenario S3 (docs/failure-modes.md): timeouts --------------------------------------
+
+/// S3: a worker that sleeps past `timeout_seconds` is killed with its children and classified
+/// as a timeout (`SENSOR_BUDGET_OVERRIDE`), distinct from an external SIGTERM
+/// (`script-error: external-sigterm`); the run ends soon after the cap (the time is printed,
+/// and only a generous "did not hang" bound is asserted). A blocking sensor past its budget
+/// refuses the gate.
+///
+/// The in-process variant (a shipped check that blocks) is the unit test
+/// `sensors::in_process::tests::a_shipped_check_that_blocks_is_a_budget_override_at_its_timeout`;
+/// also `engine::a_timeout_kills_the_worker_and_its_children`.
+#[test]
+fn scenario_03_a_worker_past_its_timeout_dies_with_its_children_as_a_budget_override() {
+    let project = scenario::scenario_project(&[
+        scenario::Sensor::gate(
+            "sleeper",
+            "sleep 300 &\necho $! > sleeper-child.pid\nsleep 300",
+            "blocking",
+        )
+        .extra("timeout_seconds: 1\n"),
+        scenario::Sensor::write("terminated", "kill -TERM $$\nsleep 5", "**/*.md"),
+    ]);
+
+    let started = Instant::now();
+    let run = scenario::fire(&project, "sleeper", DOC_A);
+    println!(
+        "scenario 3: a fire whose worker outlives timeout_seconds: 1 ended after {:?}",
+        started.elapsed()
+    );
+    let verdict = scenario::verdict_line(&run);
+    assert_eq!(verdict["result"], "budget-override", "{verdict}");
+    let terminal = scenario::terminal_of(&project, &verdict);
+    assert_eq!(terminal.event(), "SENSOR_BUDGET_OVERRIDE");
+    assert_eq!(terminal.field("Cap layer"), Some("registry"));
+    assert_eq!(terminal.field("Cap value"), Some("1"));
+    assert!(terminal.field("Note").is_none(), "{terminal:?}");
+    let child = scenario::wait_for_pid_file(&project, "sleeper-child.pid");
+    assert!(
+        scenario::pid_is_gone_soon(&child),
+        "the worker's child {child} outlived the fire"
+    );
+
+    let external = scenario::verdict_line(&scenario::fire(&project, "terminated", DOC_A));
+    assert_eq!(external["result"], "passed", "{external}");
+    assert_eq!(external["note"], "script-error: external-sigterm");
+
+    let start = scenario::gate_start(&project, &[]);
+    assert_eq!(start.status, 1, "{}", start.stderr);
+    assert!(
+        start.stderr.contains(&format!(
+            "sleeper@{DOC_A}: sensor execution exceeded its budget"
+        )),
+        "{}",
+        start.stderr
+    );
+    assert!(scenario::gate_rows(&project).is_empty());
+}
+
+// --- Failure scenario S4 (docs/failure-modes.md): manifest edge cases ---------------------------
+
+/// S4: BOM and CRLF frontmatter and unknown extra keys are accepted (and the sensor fires);
+/// unknown `kind`, `default_severity` or `fire_on` values, a zero, negative or fractional
+/// timeout and an id that is not the file stem are refused by `compile` (which leaves the graph
+/// as it was) and by the live registry before any audit row; two files with one id are both
+/// named; an empty sensors folder is an empty registry, not an error.
+///
+/// `matches: ""` is not refused: the seed (D1's first source) says it is dropped at parse time
+/// and acts as an omitted glob, and issue 10 item 17 keeps that. This test asserts that
+/// behaviour instead (the graph entry has no `matches`, and the write hook never fires it).
+///
+/// Also covered by `compile::manifest_missing_fields_and_bad_enums`,
+/// `compile::manifest_id_must_match_file_name`,
+/// `compile::manifest_timeouts_must_be_positive_integers`,
+/// `compile::duplicate_sensor_ids_name_both_files`,
+/// `compile::empty_sensors_folder_is_an_empty_registry` and
+/// `compile::an_empty_matches_is_dropped_as_if_omitted`.
+#[test]
+fn scenario_04_manifest_edge_cases_are_accepted_or_refused_before_any_audit_row() {
+    let project = scenario::scenario_project(&[scenario::Sensor::write("probe", PASS, "**/*.md")]);
+    let manifest_path = ".claude/sensors/aidlc-probe.md";
+    let good = project.read(manifest_path);
+
+    // Accepted: a BOM, CRLF line ends and a key this version does not know.
+    let odd_but_valid = format!(
+        "\u{feff}{}",
+        good.replace("category: demo\n", "category: demo\nowner: team-docs\n")
+            .replace('\n', "\r\n")
+    );
+    project.write(manifest_path, &odd_but_valid);
+    let compiled = scenario::run(&project, &["compile", "--format", "json"]);
+    assert_eq!(
+        compiled.status, 0,
+        "{}\n{}",
+        compiled.stdout, compiled.stderr
+    );
+    assert!(
+        !compiled.stdout.contains("\"severity\":\"error\""),
+        "{}",
+        compiled.stdout
+    );
+    let graph: Value = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    assert_eq!(graph[0]["sensors_applicable"][0]["id"], "probe");
+    assert_eq!(graph[0]["sensors_applicable"][0]["matches"], "**/*.md");
+    assert_eq!(
+        scenario::verdict_line(&scenario::fire(&project, "probe", DOC_A))["result"],
+        "passed"
+    );
+    let rows_before = scenario::blocks(&project).len();
+
+    // Refused, each by compile (the graph stays) and by the fire's own registry (no row).
+    let graph_before = project.read(GRAPH);
+    let refusals = [
+        (good.replace("kind: deterministic", "kind: llm"), "kind"),
+        (
+            good.replace("default_severity: advisory", "default_severity: critical"),
+            "default_severity",
+        ),
+        (good.replace("fire_on: write", "fire_on: always"), "fire_on"),
+        (
+            good.replace("category: demo\n", "category: demo\ntimeout_seconds: 0\n"),
+            "timeout_seconds must be a positive integer",
+        ),
+        (
+            good.replace("category: demo\n", "category: demo\ntimeout_seconds: -5\n"),
+            "timeout_seconds must be a positive integer",
+        ),
+        (
+            good.replace("category: demo\n", "category: demo\ntimeout_seconds: 1.5\n"),
+            "timeout_seconds must be a positive integer",
+        ),
+        (good.replace("id: probe", "id: other-probe"), "other-probe"),
+    ];
+    for (text, expected) in &refusals {
+        project.write(manifest_path, text);
+        let compiled = scenario::run(&project, &["compile"]);
+        assert_eq!(compiled.status, 1, "{expected}: {}", compiled.stderr);
+        assert!(
+            compiled.stderr.contains(expected),
+            "{expected}: {}",
+            compiled.stderr
+        );
+        assert_eq!(
+            project.read(GRAPH),
+            graph_before,
+            "{expected}: the graph moved"
+        );
+        let fired = scenario::fire(&project, "probe", DOC_A);
+        assert_eq!(fired.status, 2, "{expected}: {}", fired.stderr);
+        assert!(
+            fired.stderr.contains("the sensor manifests have errors"),
+            "{expected}: {}",
+            fired.stderr
+        );
+        assert_eq!(
+            scenario::blocks(&project).len(),
+            rows_before,
+            "{expected}: a row was written"
+        );
+    }
+
+    // Two files with one id: both are named.
+    project.write(manifest_path, &good);
+    project.write(".claude/sensors/aidlc-probe-copy.md", &good);
+    let compiled = scenario::run(&project, &["compile", "--format", "json"]);
+    assert_eq!(compiled.status, 1, "{}", compiled.stdout);
+    let duplicate: Value = compiled
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|diagnostic| diagnostic["code"] == "duplicate-sensor-id")
+        .unwrap_or_else(|| panic!("no duplicate-sensor-id: {}", compiled.stdout));
+    let named: BTreeSet<&str> = std::iter::once(duplicate["file"].as_str().unwrap())
+        .chain(
+            duplicate["related"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|related| related["file"].as_str().unwrap()),
+        )
+        .collect();
+    assert!(
+        named.contains(manifest_path) && named.contains(".claude/sensors/aidlc-probe-copy.md"),
+        "{duplicate}"
+    );
+    let fired = scenario::fire(&project, "probe", DOC_A);
+    assert_eq!(fired.status, 2, "{}", fired.stderr);
+    assert_eq!(scenario::blocks(&project).len(), rows_before);
+    project.remove(".claude/sensors/aidlc-probe-copy.md");
+
+    // `matches: ""` is dropped: the binding compiles without a glob and the hook skips it.
+    project.write(manifest_path, &good.replace("\"**/*.md\"", "\"\""));
+    let compiled = scenario::run(&project, &["compile"]);
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    let graph: Value = serde_json::from_str(&project.read(GRAPH)).unwrap();
+    assert!(
+        graph[0]["sensors_applicable"][0].get("matches").is_none(),
+        "{}",
+        graph[0]["sensors_applicable"][0]
+    );
+    assert_eq!(
+        scenario::hook(&project, project.path(DOC_A).as_str()).status,
+        0
+    );
+    assert_eq!(
+        scenario::blocks(&project).len(),
+        rows_before,
+        "an entry without a glob fired"
+    );
+    assert_eq!(scenario::drops(&project), "");
+
+    // An empty sensors folder is an empty registry.
+    let empty = TestProject::empty();
+    std::fs::create_dir_all(empty.path(".claude/sensors")).unwrap();
+    scenario::write_agent(&empty);
+    empty.write(
+        STAGE_FILE,
+        &scenario::stage_file(STAGE, "inception", &["doc-a"], &[], &[], "[]"),
+    );
+    let compiled = scenario::run(&empty, &["compile"]);
+    assert_eq!(compiled.status, 0, "{}", compiled.stderr);
+    let list = scenario::run(&empty, &["engine", "sensor", "list"]);
+    assert_eq!(
+        (list.status, list.stdout.as_str()),
+        (0, ""),
+        "{}",
+        list.stderr
+    );
+}
+
+// --- Failure scenario S7 (docs/failure-modes.md): globs -----------------------------------------
+
+/// S7: `**/*.{ts,tsx}`, `**/{a,b}/**`, two brace groups and `**/x/**/*.md` match as written, on
+/// project-relative and absolute paths; a manual fire and the write hook agree on every case
+/// (one matcher, D5); a path written with backslashes is matched as with `/`; a file outside
+/// the project is refused by both; a gate-fired sensor whose glob cannot match any declared
+/// output of its stage is flagged at compile.
+///
+/// On this platform a backslash is a file-name character, so a manual fire of the backslash
+/// spelling names no file and is refused; a hook payload's backslashes are separators (the
+/// harness sent a Windows path, N5), so the hook fires what the `/` spelling fires. Matching
+/// itself is unit-tested in `src/dispatch/glob/` (with a differential test against globset).
+///
+/// Also covered by `compile::a_blocking_gate_sensor_whose_glob_misses_every_output_is_a_compile_error`,
+/// `compile::an_advisory_gate_sensor_whose_glob_misses_is_a_warning_and_still_compiles`
+/// and `compile::reverse_engineering_outputs_are_in_the_codekb_so_a_glob_without_it_is_dead`.
+#[test]
+fn scenario_07_one_matcher_for_every_glob_and_manual_and_hook_fires_agree() {
+    let sensors = [
+        scenario::Sensor::write("code", PASS, "**/*.{ts,tsx}"),
+        scenario::Sensor::write("phases", PASS, "**/{inception,construction}/**"),
+        scenario::Sensor::write(
+            "two-groups",
+            PASS,
+            "**/{inception,construction}/*/*.{md,txt}",
+        ),
+        scenario::Sensor::write("deep-x", PASS, "**/x/**/*.md"),
+        scenario::Sensor::gate("ts-gate", PASS, "advisory").matches("**/*.ts"),
+    ];
+    let project = scenario::scenario_project(&sensors);
+    // The gate sensor can never fire on the stage's Markdown outputs: a warning while it is
+    // advisory, an error once it is blocking.
+    let compiled = scenario::run(&project, &["compile", "--force", "--format", "json"]);
+    assert_eq!(compiled.status, 0, "{}", compiled.stdout);
+    let diagnostics = scenario::json_diagnostics(&compiled);
+    assert_eq!(diagnostics.len(), 1, "{}", compiled.stdout);
+    assert_eq!(diagnostics[0]["code"], "dead-sensor-binding");
+    assert_eq!(diagnostics[0]["severity"], "warning");
+    assert!(
+        diagnostics[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"ts-gate\""),
+        "{}",
+        diagnostics[0]
+    );
+    let ts_gate = ".claude/sensors/aidlc-ts-gate.md";
+    let advisory = project.read(ts_gate);
+    project.write(
+        ts_gate,
+        &advisory.replace("default_severity: advisory", "default_severity: blocking"),
+    );
+    let compiled = scenario::run(&project, &["compile", "--format", "json"]);
+    assert_eq!(compiled.status, 1, "{}", compiled.stdout);
+    assert_eq!(
+        scenario::json_diagnostics(&compiled)[0]["severity"],
+        "error"
+    );
+    project.write(ts_gate, &advisory);
+    assert_eq!(scenario::run(&project, &["compile"]).status, 0);
+
+    let write_sensors = ["code", "phases", "two-groups", "deep-x"];
+    // Files of the record the stage does not declare fire nothing (scenario 14, Z4), so the
+    // other spellings the globs must match live outside the record.
+    let cases: Vec<(String, &[&str])> = vec![
+        (DOC_A.to_owned(), &["phases", "two-groups"]),
+        (
+            "docs/inception/first-stage/notes.txt".to_owned(),
+            &["phases", "two-groups"],
+        ),
+        (
+            "docs/construction/unit-a/code-generation/plan.md".to_owned(),
+            &["phases"],
+        ),
+        ("src/app.ts".to_owned(), &["code"]),
+        ("src/ui/app.tsx".to_owned(), &["code"]),
+        ("src/app.js".to_owned(), &[]),
+        ("x/top.md".to_owned(), &["deep-x"]),
+        ("docs/x/a/b/deep.md".to_owned(), &["deep-x"]),
+        ("docs/xx/a.md".to_owned(), &[]),
+    ];
+    for (path, expected) in &cases {
+        if !project.exists(path) {
+            project.write(path, "# A file\n");
+        }
+        let expected: BTreeSet<&str> = expected.iter().copied().collect();
+        // Manual fires, with the relative and with the absolute path.
+        for spelling in [path.clone(), project.path(path).to_string()] {
+            let mut manual = BTreeSet::new();
+            for sensor in write_sensors {
+                let fired = scenario::fire(&project, sensor, &spelling);
+                match fired.status {
+                    0 => {
+                        manual.insert(sensor);
+                    }
+                    2 => assert!(
+                        fired
+                            .stderr
+                            .contains(&format!("does not match sensor \"{sensor}\"")),
+                        "{sensor} on {spelling}: {}",
+                        fired.stderr
+                    ),
+                    other => panic!("{sensor} on {spelling}: exit {other}: {}", fired.stderr),
+                }
+            }
+            assert_eq!(manual, expected, "manual fires on {spelling}");
+        }
+        // The hook, told of the absolute path as an agent harness tells it.
+        let before = scenario::events(&scenario::blocks(&project), "SENSOR_FIRED").len();
+        assert_eq!(
+            scenario::hook(&project, project.path(path).as_str()).status,
+            0
+        );
+        let all = scenario::blocks(&project);
+        let fired_by_hook: BTreeSet<&str> = scenario::events(&all, "SENSOR_FIRED")[before..]
+            .iter()
+            .map(|block| block.field("Sensor ID").unwrap())
+            .collect();
+        assert_eq!(fired_by_hook, expected, "the hook on {path}");
+        assert_eq!(
+            scenario::drops(&project),
+            "",
+            "the hook dropped a write of {path}"
+        );
+    }
+    scenario::assert_every_fire_paired(&project);
+
+    // A backslash spelling: a manual fire takes it as the file name it is, which does not exist;
+    // the hook reads a payload's backslashes as separators (Windows harnesses send them, N5),
+    // so it fires what the `/` spelling fires.
+    let backslashed = DOC_A.replace('/', "\\");
+    let rows = scenario::blocks(&project).len();
+    for sensor in ["phases", "two-groups"] {
+        let fired = scenario::fire(&project, sensor, &backslashed);
+        assert_eq!(fired.status, 2, "{}", fired.stderr);
+        assert!(
+            fired.stderr.contains("output path does not exist"),
+            "{}",
+            fired.stderr
+        );
+    }
+    assert_eq!(
+        scenario::blocks(&project).len(),
+        rows,
+        "the manual fires wrote nothing"
+    );
+    assert_eq!(scenario::hook(&project, &backslashed).status, 0);
+    let all = scenario::blocks(&project);
+    let fired_by_hook: BTreeSet<&str> = scenario::events(&all, "SENSOR_FIRED")
+        .iter()
+        .skip(scenario::events(&all[..rows], "SENSOR_FIRED").len())
+        .map(|block| block.field("Sensor ID").unwrap())
+        .collect();
+    assert_eq!(fired_by_hook, BTreeSet::from(["phases", "two-groups"]));
+    assert_eq!(
+        scenario::drops(&project),
+        "",
+        "the hook dropped the backslash spelling"
+    );
+    scenario::assert_every_fire_paired(&project);
+
+    // Outside the project: refused by both, and the hook says why.
+    let rows = scenario::blocks(&project).len();
+    let outside = TestProject::empty();
+    outside.write("x/far.md", "# Far\n");
+    let far = outside.path("x/far.md");
+    let fired = scenario::fire(&project, "deep-x", far.as_str());
+    assert_eq!(fired.status, 2, "{}", fired.stderr);
+    assert!(
+        fired.stderr.contains("is outside the project"),
+        "{}",
+        fired.stderr
+    );
+    assert_eq!(scenario::hook(&project, far.as_str()).status, 0);
+    assert!(
+        scenario::drops(&project)
+            .contains(&format!("deep-x: output path {far} is outside the project")),
+        "{}",
+        scenario::drops(&project)
+    );
+    assert_eq!(scenario::blocks(&project).len(), rows);
 }

@@ -11,7 +11,8 @@ use aidlc::audit::ledger::{self, BLOCK_SEPARATOR, ParsedLedger, TornKind, pair_f
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::support::{Run, TestProject, stage, wait_for_path};
+use crate::support::scenario_project::{self as scenario, DOC_A, STAGE};
+use crate::support::{Run, TestProject, audit_lock_path, stage, wait_for_path};
 
 const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
 const OUTPUT: &str =
@@ -430,4 +431,114 @@ fn a_symlinked_engine_folder_is_refused_before_any_row() {
 #[test]
 fn a_symlinked_stage_detail_folder_is_refused_before_any_row() {
     assert_fire_refused_through_link(".aidlc-engine/sensors/first-stage");
+}
+
+// --- Failure scenario S10 (docs/failure-modes.md): concurrency ----------------------------------
+
+/// S10: ten fires in parallel against one ledger leave twenty whole blocks, each
+/// `SENSOR_FIRED` paired with exactly one terminal row by fire id; the audit lock is not held
+/// while a worker runs (a second fire completes while the first one's worker waits for it); a
+/// dispatcher killed between `SENSOR_FIRED` and its terminal row leaves that fire unpaired
+/// (incomplete) and nothing that blocks the next fire, even when it died holding the lock.
+///
+/// This engine never reads an unpaired `SENSOR_FIRED` as a verdict (the gates fire afresh; see
+/// scenario 11), so it has no "incomplete after a cutoff" rule to test (R3). Also covered by
+/// `engine::ten_parallel_fires_leave_ten_intact_pairs`,
+/// `engine::a_lock_left_by_a_dead_process_is_reaped`,
+/// `ledger_integrity::an_old_unstamped_lock_folder_is_reaped` and
+/// `ledger_integrity::a_fire_after_a_torn_tail_starts_its_own_block_and_pairs`.
+#[test]
+fn scenario_10_parallel_fires_pair_by_fire_id_and_no_lock_is_held_while_a_worker_runs() {
+    let project = scenario::scenario_project(&[
+        scenario::Sensor::write(
+            "quick",
+            "sleep 0.2\necho '{\"pass\":true,\"findings_count\":0}'",
+            "**/*.md",
+        ),
+        scenario::Sensor::write(
+            "waiting",
+            "touch waiting-started\ni=0\nwhile [ ! -f release ] && [ $i -lt 2400 ]; do sleep 0.05; i=$((i+1)); done\necho '{\"pass\":true,\"findings_count\":0}'",
+            "**/*.md",
+        ),
+        scenario::Sensor::write(
+            "sleeping",
+            "echo $$ > sleeping.pid.tmp && mv sleeping.pid.tmp sleeping.pid\nexec sleep 300",
+            "**/*.md",
+        ),
+    ]);
+    let fire_args = |sensor: &'static str| -> [&'static str; 8] {
+        [
+            "engine",
+            "sensor",
+            "fire",
+            sensor,
+            "--stage",
+            STAGE,
+            "--output-path",
+            DOC_A,
+        ]
+    };
+
+    let parallel: Vec<_> = (0..10)
+        .map(|_| scenario::spawn(&project, &fire_args("quick")))
+        .collect();
+    for child in parallel {
+        let run = scenario::finish(child);
+        assert_eq!(scenario::verdict_line(&run)["result"], "passed");
+    }
+    let all = scenario::blocks(&project);
+    assert_eq!(all.len(), 20, "no torn or lost block");
+    assert_eq!(scenario::assert_every_fire_paired(&project).len(), 10);
+
+    // The lock is free while a worker runs: another fire completes meanwhile.
+    let waiting = scenario::spawn(&project, &fire_args("waiting"));
+    scenario::wait_for_file(&project, "waiting-started");
+    let meanwhile = scenario::fire(&project, "quick", DOC_A);
+    assert_eq!(scenario::verdict_line(&meanwhile)["result"], "passed");
+    project.write("release", "");
+    assert_eq!(
+        scenario::verdict_line(&scenario::finish(waiting))["result"],
+        "passed"
+    );
+    assert_eq!(scenario::assert_every_fire_paired(&project).len(), 12);
+
+    // A dispatcher killed while its worker runs: its fire stays unpaired.
+    let mut doomed = scenario::spawn(&project, &fire_args("sleeping"));
+    let worker_pid = scenario::wait_for_pid_file(&project, "sleeping.pid");
+    let dispatcher_pid = doomed.id();
+    scenario::kill("KILL", &dispatcher_pid.to_string());
+    let _ = doomed.wait();
+    scenario::kill("KILL", &worker_pid);
+    let fires = scenario::fires_by_id(&scenario::blocks(&project));
+    let unpaired: Vec<&String> = fires
+        .iter()
+        .filter(|(_, (_, terminals))| terminals.is_empty())
+        .map(|(fire_id, _)| fire_id)
+        .collect();
+    assert_eq!(unpaired.len(), 1, "{fires:?}");
+    // Had it died holding the audit lock, the lock names a dead owner: the next fire reaps it.
+    let lock = audit_lock_path(&project);
+    std::fs::create_dir(&lock).unwrap();
+    let started_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis();
+    std::fs::write(
+        lock.join("owner.json"),
+        format!("{{\"pid\":{dispatcher_pid},\"startedAtMs\":{started_ms},\"reapLiveOwnerAfterStale\":true}}"),
+    )
+    .unwrap();
+    let after = scenario::fire(&project, "quick", DOC_A);
+    assert_eq!(scenario::verdict_line(&after)["result"], "passed");
+    assert!(!lock.exists(), "the dead owner's lock was not reaped");
+    let fires = scenario::fires_by_id(&scenario::blocks(&project));
+    assert_eq!(fires.len(), 14);
+    assert_eq!(
+        fires
+            .values()
+            .filter(|(_, terminals)| terminals.is_empty())
+            .count(),
+        1,
+        "only the killed fire is incomplete"
+    );
 }

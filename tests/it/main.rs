@@ -6,11 +6,15 @@
 //! of fixes or a kind of failure; a new file is made only when no capability below fits, and is
 //! one `mod` line here plus one entry in this list. Helpers two files share go in `support`
 //! (`support/` for a builder of its own); an insta snapshot is named after its test's module,
-//! so a test that moves takes its `.snap` file along (`git mv`, bytes unchanged).
+//! so a test that moves takes its `.snap` file along (`git mv`, bytes unchanged). The scenarios
+//! S1–S18 of docs/failure-modes.md are one end-to-end test each, `scenario_NN_<what it
+//! proves>`, in the file of their capability (a `Failure scenario SN` section) and built on
+//! `support::scenario_project`.
 //!
 //! - `support`: the temp-project builder, the snapshot filters, bounded waits, FIFOs and
 //!   oversized files every test uses; `support::stage_with_sensors`: a stage with two
 //!   deliverables and fake gate or write sensors, for the gate's and the dispatch's tests;
+//!   `support::scenario_project`: the project the failure scenarios start from;
 //! - `compile`: `aidlc init` and `aidlc compile` end to end: graph bytes, formats, exit codes,
 //!   every kind of broken input diagnosed (snapshotted) with the old graph kept, gate-fired
 //!   bindings that can never fire, manifests as strict as at fire time, diagnostics on very long
@@ -60,8 +64,6 @@
 //! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
 //!   written byte for byte as their own tools do, side by side with the reference (Bun), and
 //!   their sensors run natively with the install's own health, detail and selections files;
-//! - `failure_scenarios`: the 18 scenarios of docs/failure-modes.md (S1–S18), one end-to-end
-//!   test each;
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
 //!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
 //! - `harnesses`: each harness's own payloads fed to the hooks, the reference's own hooks under
@@ -109,7 +111,6 @@ mod disabled_stages;
 mod docs;
 mod doctor;
 mod engine;
-mod failure_scenarios;
 mod gate;
 mod gate_step;
 mod guard;

@@ -1,5 +1,6 @@
 //! A temp-project builder: write files, run the real `aidlc` binary, read the results.
 
+pub mod scenario_project;
 pub mod stage_with_sensors;
 
 use std::process::Command;
