@@ -1,4 +1,4 @@
-//! Issue 13: the CI gate check people and GitHub accept. End to end through the real binary:
+//! The CI gate check people and GitHub accept. End to end through the real binary:
 //! typed findings from the shipped and custom sensors, pretty human output, SARIF that
 //! Microsoft's validator with the GitHub rules accepts, `JUnit` XML valid against the vendored
 //! schema, repository-relative paths in a monorepo, `--report`, `gate merge`, the step
@@ -208,7 +208,7 @@ fn the_sarif_validator_with_the_github_rules_accepts_the_log() {
     assert_eq!(errors, Vec::<String>::new(), "GitHub would refuse the log");
     assert!(warnings.len() < 5, "{warnings:?}");
 
-    // The validator is live: the log as the issue found it (no fullDescription, no help, name
+    // The validator is live: a log without the rule fields GitHub needs (no fullDescription, no help, name
     // equal to id, no region) gets GitHub's errors.
     let mut broken = sarif.clone();
     for rule in broken["runs"][0]["tool"]["driver"]["rules"]
@@ -973,8 +973,8 @@ fn in_a_monorepo_finding_messages_carry_the_projects_folder_in_the_repository() 
 /// exit codes follow D9 (0 verified, 1 findings, 2 environment, 3 could not
 /// evaluate).
 ///
-/// Not applicable: doctor ("on a pristine project doctor writes nothing", its rows and its exit
-/// code) is issue 14, not built yet. A CI check that writes nothing is scenario 18.
+/// Doctor ("on a pristine project doctor writes nothing", its rows and its exit code) is
+/// `doctor`'s; a CI check that writes nothing is scenario 18.
 ///
 /// Also covered by `gate::exit_codes_follow_severity_and_evaluation`,
 /// `gate::no_intent_is_an_error_not_a_green_check`,

@@ -91,7 +91,7 @@ fn run_with_stdout_closed(project: &TestProject, cwd: &Utf8Path, args: &[&str]) 
     }
 }
 
-// --- Issue 26, item 1: the exit status is the verdict's whatever happens to stdout ------------
+// --- The exit status is the verdict's whatever happens to stdout --------------------------------
 
 #[test]
 fn a_failing_gate_exits_1_when_the_reader_of_stdout_is_gone() {
@@ -171,7 +171,7 @@ fn compile_and_gate_merge_keep_their_status_when_stdout_is_closed() {
     assert_eq!(merged.status, 1, "{}", merged.stderr);
 }
 
-// --- Issue 26, item 3: `--report FORMAT=PATH` whatever PATH is ---------------------------------
+// --- `--report FORMAT=PATH` whatever PATH is ----------------------------------------------------
 
 /// Whether this process may make device nodes (root), for the tests that make their own.
 fn can_make_devices() -> bool {
@@ -382,7 +382,7 @@ fn read_or_empty(project: &TestProject, relative: &str) -> String {
     std::fs::read_to_string(project.path(relative)).unwrap_or_default()
 }
 
-// --- Issue 26, item 4: `gate merge` checks the shards against the project's own plan -----------
+// --- `gate merge` checks the shards against the project's own plan ------------------------------
 
 /// The JSON reports of shards 1/2 and 2/2 of `project`, parsed.
 fn two_shards(project: &TestProject) -> [Value; 2] {
@@ -573,7 +573,7 @@ fn merge_re_plans_from_the_project_it_is_given() {
     assert_eq!(run.status, 1, "{}", run.stderr);
 }
 
-// --- Issue 30, item 3: a shard with no fire of its own ------------------------------------------
+// --- A shard with no fire of its own ------------------------------------------------------------
 
 /// The README's matrix: four shards of a plan with one fire, three of them with no fire of
 /// their own; each exits 0 (the one with the fire by its verdict), and the merge gives the
@@ -667,7 +667,7 @@ fn nothing_checked_stays_an_error_for_the_whole_plan() {
     );
 }
 
-// --- Issue 30, item 4: advisory findings are no `<failure>` in JUnit -----------------------------
+// --- Advisory findings are no `<failure>` in JUnit ----------------------------------------------
 
 /// The `failures` count of the whole `JUnit` document.
 fn junit_failures(xml: &str) -> &str {
@@ -759,7 +759,7 @@ fn advisory_findings_are_no_junit_failures_and_blocking_ones_are() {
     assert_valid_junit(&blocking, &run.stdout);
 }
 
-// --- Issue 30, item 5: human output grouped by file and rule, paths from the working folder ----
+// --- Human output grouped by file and rule, paths from the working folder -----------------------
 
 /// Fails with eleven findings, each on its own line of the file.
 const ELEVEN_FINDINGS_WORKER: &str = r#"printf '{"pass":false,"findings_count":11,"findings":['; for line in 1 2 3 4 5 6 7 8 9 10; do printf '{"message":"claim without a source","line":%s,"rule":"untagged-claim"},' "$line"; done; printf '{"message":"claim without a source","line":11,"rule":"untagged-claim"}]}\n'"#;

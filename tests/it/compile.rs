@@ -324,7 +324,7 @@ fn pinned_numbers_survive_odd_nodes_in_the_existing_graph() {
     }
 }
 
-/// Issue 14, item 5: a stage file discovery skips is a warning naming the path that would load
+/// A stage file discovery skips is a warning naming the path that would load
 /// it, and a new one defeats "up to date" (its path is in the fingerprint).
 #[test]
 fn stage_files_discovery_skips_are_warned_with_the_path_that_loads_them() {
@@ -1351,7 +1351,7 @@ fn compile_check_writes_nothing_with_or_without_drift_or_a_record() {
         let temp = tempfile::tempdir().unwrap();
         let before = snapshot_files(&project.root);
         // Straight after the compile every stamp is within the racy window, which is when a
-        // check used to hash the files and rewrite the record.
+        // check that may write would hash the files and rewrite the record.
         let run = project.run_with_env(
             &["compile", "--check"],
             &[("TMPDIR", temp.path().to_str().unwrap())],

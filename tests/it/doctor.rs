@@ -1,6 +1,6 @@
-//! Issue 14, item 3: `aidlc doctor`, each row driven to pass and to fail (or warn), in human and
-//! JSON form, exit 1 when a row fails, and nothing written (issue 26, item 5: not even the
-//! reference doctor's `GUARDRAIL_LOADED` row).
+//! `aidlc doctor`, each row driven to pass and to fail (or warn), in human and
+//! JSON form, exit 1 when a row fails, and nothing written (not even the reference doctor's
+//! `GUARDRAIL_LOADED` row).
 
 use serde_json::Value;
 
@@ -518,7 +518,7 @@ fn the_graph_rows_count_the_stages_a_selection_disabled_as_the_reference_doctor_
     }
 }
 
-/// Issue 26 item 5: `aidlc doctor` writes nothing and takes no audit lock, not even once the
+/// `aidlc doctor` writes nothing and takes no audit lock, not even once the
 /// record has an audit shard (here another clone's): no `GUARDRAIL_LOADED` row, no shard, no
 /// clone id, and a stale lock it reports stays as it was (taking the lock would have reaped
 /// it), so a read-only checkout cannot make it fail. The `GUARDRAIL_LOADED` row is the

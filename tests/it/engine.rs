@@ -630,8 +630,8 @@ fn shipped_sensors_run_natively_both_through_fire_and_the_worker_protocol() {
     }
 }
 
-/// The conductor starts a workflow's audit shard before any agent writes. (The hook no longer
-/// needs this clone's shard to see a workflow, failure mode N6; most tests start one anyway,
+/// The conductor starts a workflow's audit shard before any agent writes. (The hook does not
+/// need this clone's shard to see a workflow, failure mode N6; most tests start one anyway,
 /// as a real workflow has.)
 fn start_audit_shard(project: &TestProject) {
     let shard = aidlc::workspace::audit_shard_path(&project.root).unwrap();
@@ -2152,7 +2152,7 @@ fn scenario_03_a_worker_past_its_timeout_dies_with_its_children_as_a_budget_over
 /// named; an empty sensors folder is an empty registry, not an error.
 ///
 /// `matches: ""` is not refused: the seed (D1's first source) says it is dropped at parse time
-/// and acts as an omitted glob, and issue 10 item 17 keeps that. This test asserts that
+/// and acts as an omitted glob, and the compile keeps that. This test asserts that
 /// behaviour instead (the graph entry has no `matches`, and the write hook never fires it).
 ///
 /// Also covered by `compile::manifest_missing_fields_and_bad_enums`,

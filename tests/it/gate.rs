@@ -297,7 +297,7 @@ fn intent_new_creates_the_record_and_moves_the_cursor() {
 /// A recorded `gate check` takes the audit lock per batch of fires, not per row: every fire's
 /// `SENSOR_FIRED` is written before any worker of its batch starts, and the terminal rows after
 /// the last of them, each fire paired by id with exactly one terminal row and the report's fire
-/// ids being the ledger's (issue 16). Serial (`--jobs 1`) so that an unbatched run would
+/// ids being the ledger's. Serial (`--jobs 1`) so that an unbatched run would
 /// interleave `SENSOR_FIRED` and terminal rows fire by fire.
 #[test]
 fn a_recorded_check_writes_its_audit_rows_in_batches_and_pairs_every_fire() {

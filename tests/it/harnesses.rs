@@ -1,4 +1,4 @@
-//! Issue 28: every harness the reference ships for, at run time. For Claude Code, Codex, Kiro
+//! Every harness the reference ships for, at run time. For Claude Code, Codex, Kiro
 //! CLI, Kiro IDE and opencode: the reference's own payload samples (`tests/fixtures/
 //! reference-projections/payloads/`) fed to `aidlc engine hook run-sensors` and
 //! `record-human-turn`; the reference projection's own hook run under Bun on the same payload,

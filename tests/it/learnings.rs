@@ -1,4 +1,4 @@
-//! Issue 14, item 1: `aidlc engine learnings surface|persist` (D43–D45): the full round trip
+//! `aidlc engine learnings surface|persist` (D43–D45): the full round trip
 //! (surface → selections → persist → compile binds the sensor → it fires on the next matching
 //! write), a replay that changes nothing, the refusals, and the reference's bytes (Bun).
 
@@ -742,7 +742,7 @@ fn learnings_surface_refuses_a_memory_file_past_the_input_limit() {
     let (project, record) = example_project();
     let memory = format!("{record}/inception/user-stories/memory.md");
     project.write(&memory, "## Interpretations\n");
-    // Sparse: a file of 200 MB of zeros costs nothing to make, and the old reader read it all.
+    // Sparse: a file of 200 MB of zeros costs nothing to make, and a reader without the limit would read it all.
     let file = std::fs::OpenOptions::new()
         .append(true)
         .open(project.path(&memory))

@@ -1,4 +1,4 @@
-//! The ledger stays whole and inside the project (issue 10, items 6–10): a torn shard tail is
+//! The ledger stays whole and inside the project: a torn shard tail is
 //! closed before the next block, a fire that wrote `SENSOR_FIRED` waits for the lock to write
 //! its terminal row, a lock folder left unstamped by a crash is reaped, a dead writer's
 //! temporaries are swept (and nobody else's), and no folder that links outside the project is
@@ -96,7 +96,7 @@ fn names_in(folder: &Utf8Path) -> Vec<String> {
     names
 }
 
-// --- Item 6: torn blocks --------------------------------------------------------------------------
+// --- Torn blocks --------------------------------------------------------------------------------
 
 /// A shard whose last block, the `SENSOR_PASSED` of fire 0000aaaa, was cut short right after its
 /// Sensor ID began (a full disk in a writer that does not cut back). Before the fix the next
@@ -159,7 +159,7 @@ fn a_fire_after_a_torn_tail_starts_its_own_block_and_pairs() {
     );
 }
 
-// --- Item 7: a lost terminal row ----------------------------------------------------------------
+// --- A lost terminal row ------------------------------------------------------------------------
 
 /// A worker that says it started and writes its pid, then waits (bounded) until the test holds
 /// the audit lock.
@@ -272,7 +272,7 @@ fn a_bad_stale_age_is_refused_before_any_row() {
     assert_eq!(ledger_of(&project), ParsedLedger::default());
 }
 
-// --- Item 8: a lock folder left unstamped ---------------------------------------------------------
+// --- A lock folder left unstamped ---------------------------------------------------------------
 
 /// A crash between `mkdir` and the stamp, long ago: reaped at once.
 #[test]
@@ -301,7 +301,7 @@ fn a_fresh_unstamped_lock_folder_is_waited_out_and_reaped() {
     assert!(!lock.exists());
 }
 
-// --- Item 9: kill -9 leftovers ------------------------------------------------------------------
+// --- `kill -9` leftovers ---------------------------------------------------------------------------
 
 /// A compile whose outputs already hold its bytes writes nothing and so takes no lock: it
 /// finishes while another process holds the lock. One that must write still waits for the
@@ -381,7 +381,7 @@ fn a_failed_fire_sweeps_a_dead_writers_detail_temporary() {
     assert_eq!(names_in(&project.path(&folder)), expected);
 }
 
-// --- Item 10: writes outside the project --------------------------------------------------------
+// --- Writes outside the project -----------------------------------------------------------------
 
 /// `link` (relative to the record) is a symbolic link to an empty folder outside the project;
 /// a failing fire (which would write rows and a detail file) is refused before any row.

@@ -1,4 +1,4 @@
-//! Issue 29 item 1: the plugin selection at compile (`harness.json` `plugins`,
+//! The plugin selection at compile (`harness.json` `plugins`,
 //! docs/decisions.md D14). With the reference's fixture plugin composed into a 2.5.36 install by
 //! the reference composer, the reference compile (Bun) and `aidlc compile` write the same graph
 //! and grid with `plugins` absent, `[]`, `["test-pro"]` and `["aidlc"]`; the closure check, the

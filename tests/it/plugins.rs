@@ -1,4 +1,4 @@
-//! `aidlc plugin add|remove|list|sync` (issue 29, composition): the reference's own plugin
+//! `aidlc plugin add|remove|list|sync`, the composition: the reference's own plugin
 //! composed into a copy of the 2.5.36 install gives the bytes the reference composer writes
 //! there (run with Bun), a second sync changes nothing, removal gives back the install, a kill
 //! at any point leaves the install as before or after, the guards refuse before anything is
@@ -1103,7 +1103,7 @@ fn a_composition_that_does_not_compile_is_rolled_back() {
     assert!(!project.exists(".aidlc-plugin-journal"));
 }
 
-/// Issue 29 (D52): a composition that does not compile shows each diagnostic in a file a path
+/// D52: a composition that does not compile shows each diagnostic in a file a path
 /// plugin shipped on that file (by its absolute path), at the span as authored (the
 /// `{{HARNESS_DIR}}` on an earlier line is not counted as `.claude`), with the authored text;
 /// one in text a contribution wrote into a core stage on the contribution, naming the stage;
@@ -1197,7 +1197,7 @@ fn a_failed_compile_is_shown_on_the_path_plugins_own_files() {
     assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
 }
 
-/// Issue 29 (D52): a path the compile prints inside a message names the plugin's file too, as
+/// D52: a path the compile prints inside a message names the plugin's file too, as
 /// the diagnostic's location does: the duplicate producer error lists the plugin's stage by
 /// its own (absolute) path, never by the installed copy's, and the core stage by its installed
 /// path.
@@ -1244,7 +1244,7 @@ fn a_failed_compiles_message_names_the_path_plugins_own_file_not_its_installed_c
     );
 }
 
-/// Issue 29 (D52): a git plugin's tree is a clone, not the folder its author edits, so a failed
+/// D52: a git plugin's tree is a clone, not the folder its author edits, so a failed
 /// compile's diagnostics in its copies keep their installed paths.
 #[test]
 fn a_failed_compile_of_a_git_plugin_keeps_the_installed_paths() {
@@ -2016,7 +2016,7 @@ fn removing_a_plugin_the_selection_still_names_is_refused_before_any_write() {
     assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
 }
 
-/// Issue 29 (D55): `aidlc compile` says when a composed path plugin changed at its source since
+/// D55: `aidlc compile` says when a composed path plugin changed at its source since
 /// it was composed (it compiled the stale installed copies), on the no-op path and the
 /// compiling path alike, in every format; a sync ends it, and a source that is not there (a CI
 /// checkout without the plugin's folder) says nothing. `aidlc doctor`'s plugin sources row

@@ -296,7 +296,7 @@ fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
     let _ = child.wait();
 }
 
-/// Issue 29 (D55): a plugin edited at its source before the watch began is recomposed before
+/// D55: a plugin edited at its source before the watch began is recomposed before
 /// the watch's first compile, so the watch never compiles stale copies in silence.
 #[test]
 fn a_plugin_edited_before_the_watch_began_is_recomposed_before_the_first_compile() {

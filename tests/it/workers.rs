@@ -387,8 +387,8 @@ fn scenario_14_markers_word_boundaries_producer_folders_and_skipped_producers_ar
 ///
 /// The two shipped code sensors' manifests name the reference's Bun workers, as a reference
 /// install's do (`bun .claude/tools/aidlc-sensor-linter.ts`, `bun .claude/tools/aidlc.ts engine
-/// sensor-type-check`), and there is no Bun on that PATH: they run natively all the same (D8,
-/// issue 12), so their verdicts below are the native checks'. Only the custom `bun-check` is
+/// sensor-type-check`), and there is no Bun on that PATH: they run natively all the same (D8),
+/// so their verdicts below are the native checks'. Only the custom `bun-check` is
 /// spawned, and without its interpreter it is `spawn-failed`.
 ///
 /// Also covered by the unit tests of `dispatch::workers::linter` and
