@@ -205,7 +205,7 @@ mod tests {
 
     /// Work that blocks until `release` is dropped (or sent to): a check that never ends on
     /// its own, without a thread left sleeping once the test is over.
-    fn blocked_until(release: mpsc::Receiver<()>) {
+    fn blocked_until(release: &mpsc::Receiver<()>) {
         let _ = release.recv();
     }
     #[cfg(unix)]
@@ -226,7 +226,7 @@ mod tests {
         let (release, blocked) = mpsc::channel::<()>();
         let bounded = returned_in_time("the wait did not give up", move || {
             run_bounded("test-blocked", Duration::from_millis(300), move || {
-                blocked_until(blocked);
+                blocked_until(&blocked);
                 1
             })
         });
