@@ -1768,9 +1768,15 @@ fn a_sync_killed_at_any_point_is_reported_by_list_and_finished_by_the_next_sync(
     let after = snapshot(&reference.root);
     assert_ne!(before, after);
 
+    // Kill points chosen by what the run has done, not by the clock: at once (before the
+    // transaction is armed), then once the journal's manifest is on disk and at least
+    // `changes` install files differ from the starting state, for counts up to the whole sync.
+    let whole_sync = differing(&before, &after).len();
+    let mut kill_points: Vec<Option<usize>> = vec![None];
+    kill_points.extend((0..=whole_sync).step_by((whole_sync / 12).max(1)).map(Some));
     let mut seen_before = 0;
     let mut rolled_back = 0;
-    for delay_ms in (0_u64..=900).step_by(60) {
+    for kill_point in kill_points {
         let project = composed_at_v1();
         assert_same(&before, &snapshot(&project.root), "the starting state");
         to_v2();
@@ -1781,7 +1787,9 @@ fn a_sync_killed_at_any_point_is_reported_by_list_and_finished_by_the_next_sync(
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("start aidlc plugin sync");
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        if let Some(changes) = kill_point {
+            wait_until_armed_with_changes(&project.root, &before, changes, &mut child);
+        }
         let _ = child.kill();
         let _ = child.wait();
         // `plugin list` writes nothing: it only reports the journal a killed run left.
@@ -1802,7 +1810,7 @@ fn a_sync_killed_at_any_point_is_reported_by_list_and_finished_by_the_next_sync(
         {
             assert!(
                 waiting,
-                "killed after {delay_ms} ms: list did not report the journal"
+                "killed at {kill_point:?} changes: list did not report the journal"
             );
             rolled_back += 1;
         }
@@ -1810,11 +1818,43 @@ fn a_sync_killed_at_any_point_is_reported_by_list_and_finished_by_the_next_sync(
         assert_same(
             &after,
             &now,
-            &format!("killed after {delay_ms} ms, then synced"),
+            &format!("killed at {kill_point:?} changes, then synced"),
         );
     }
     assert!(seen_before > 0, "every kill came after the commit");
     assert!(rolled_back > 0, "no kill landed inside the transaction");
+}
+
+/// Wait until the sync `child` has armed its journal (the manifest is on disk) and at least
+/// `changes` install files differ from `before`, or until it has ended; fails after
+/// [`crate::support::HANG`].
+fn wait_until_armed_with_changes(
+    root: &Utf8Path,
+    before: &BTreeMap<String, Vec<u8>>,
+    changes: usize,
+    child: &mut std::process::Child,
+) {
+    let manifest = root.join(".aidlc-plugin-journal/manifest.json");
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait for aidlc").is_some() {
+            return;
+        }
+        if manifest.is_file() {
+            let changed = differing(before, &snapshot(root))
+                .iter()
+                .filter(|path| !path.starts_with(".aidlc-plugin-journal/"))
+                .count();
+            if changed >= changes {
+                return;
+            }
+        }
+        assert!(
+            started.elapsed() < crate::support::HANG,
+            "the sync never armed its journal with {changes} changes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 // --- Scale ---------------------------------------------------------------------------------
