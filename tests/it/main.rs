@@ -51,12 +51,11 @@
 //! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes), a stale
 //!   graph refused at the gate, blocking bindings that never fired, nothing checked is not
 //!   green, the staleness bracket, deliverables that are not regular files;
-//! - `ci_formats`: typed findings, pretty output, SARIF that GitHub's validator accepts, `JUnit`
-//!   valid against its schema, paths in a monorepo and from the repository root, `--report`,
-//!   `gate merge`, colours, the progress line, a worker's stderr kept, the compile's CI formats;
-//! - `ci_reports`: the verdict's exit status with a closed stdout, `--report` into special files
-//!   and through links, `gate merge` re-planned from the project, shards with no fire of their
-//!   own, advisory findings in `JUnit`, grouped human output with paths from the working folder;
+//! - `reports`: the CI reports of `gate check`: typed findings, pretty and grouped human
+//!   output, SARIF that GitHub's validator accepts, `JUnit` valid against its schema, paths in
+//!   a monorepo and from the repository root, `--report` into special files and through links,
+//!   `gate merge` re-planned from the project, colours, the progress line, a worker's stderr
+//!   kept, the verdict's exit status with a closed stdout, and the compile's CI formats;
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
 //!   fingerprints, explicit `--artifacts`, the override receipt, the gate row and its notices);
 //! - `receipts`: `engine log decision|answer` and `engine hook record-human-turn`, byte for byte
@@ -102,8 +101,6 @@
 )]
 
 mod authoring;
-mod ci_formats;
-mod ci_reports;
 mod compile;
 mod compile_fuzz;
 mod containment;
@@ -130,6 +127,7 @@ mod plugins;
 mod project_search;
 mod receipts;
 mod reference_installs;
+mod reports;
 mod sensor_cli;
 mod shell_writes;
 mod support;
