@@ -1,6 +1,6 @@
 //! The sarif format: SARIF 2.1.0 logs for code scanning, valid against the OASIS schema
 //! (checked in the tests against the vendored copy under `tests/fixtures/sarif/`) and accepted
-//! by GitHub code scanning (checked in `tests/it/ci_formats.rs` with Microsoft's validator and
+//! by GitHub code scanning (checked in `tests/it/reports.rs` with Microsoft's validator and
 //! its GitHub rules). One writer for both kinds of report: the log, the run's tool and its rules,
 //! the results and their locations are written here once; the compile's log
 //! ([`render_compile_sarif`]: its diagnostics, and its drift under `--check`) and the gate

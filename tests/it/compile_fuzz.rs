@@ -12,7 +12,7 @@
 //! explore further.
 
 use std::cell::Cell;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use aidlc::compile;
 use aidlc::compile::db::CompilerDatabase;
@@ -520,13 +520,12 @@ fn mutated_inputs_never_panic_the_compile_in_process() {
 fn mutated_inputs_never_panic_the_binary() {
     let project = compiled_project();
     let files = mutable_files();
-    let started = Instant::now();
     let cases = Cell::new(0_u32);
     let result = runner(BINARY_CASES).run(&case(), |case| {
         cases.set(cases.get() + 1);
         let before = outputs(&project);
         write_case(&project, &files, &case);
-        let compiled = project.compile();
+        let compiled = project.run_watched(&["compile"], &[], None);
         prop_assert!(
             compiled.status == 0 || compiled.status == 1,
             "compile exited {}: {}",
@@ -539,7 +538,7 @@ fn mutated_inputs_never_panic_the_binary() {
                 "a failing compile changed the outputs"
             );
         }
-        let listed = project.run(&["engine", "sensor", "list"]);
+        let listed = project.run_watched(&["engine", "sensor", "list"], &[], None);
         prop_assert!(
             listed.status == 0 || listed.status == 1,
             "sensor list exited {}: {}",
@@ -551,13 +550,7 @@ fn mutated_inputs_never_panic_the_binary() {
     if let Err(error) = result {
         panic!("{error}");
     }
-    let elapsed = started.elapsed();
-    eprintln!(
-        "compile_fuzz: {} binary cases in {:.1} s",
-        cases.get(),
-        elapsed.as_secs_f64()
-    );
-    assert!(elapsed < Duration::from_secs(600), "did not hang");
+    eprintln!("compile_fuzz: {} binary cases", cases.get());
 }
 
 fn tail(text: &str) -> String {

@@ -10,6 +10,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use crate::plugins::PluginShelf;
+use crate::support::scenario_project::{
+    self as scenario, DOC_A, DOC_B, PASS, RECORD, SHAPE, STAGE, STAGE_DIR,
+};
 use crate::support::{Run, TestProject, system_tool};
 
 const GIT_CONFIG: &str = ".git/config";
@@ -362,4 +365,226 @@ fn hook_install_never_writes_through_a_harness_folder_linked_out_of_the_project(
         "hook install changed files outside the project"
     );
     assert_git_config_untouched(&project, "hook install through a linked harness folder");
+}
+
+// --- Failure scenario S8 (docs/failure-modes.md): paths that leave the project ------------------
+
+/// S8: `--output-path ../outside`, an absolute path outside the project, and a symbolic link
+/// inside the project pointing outside are refused, as are a sensor id or stage slug holding
+/// `..`, all before any audit row; a gate deliverable that links outside is refused before any
+/// fire; detail files stay inside the record's sensors folder; writes into that folder (with
+/// either separator) do not trigger sensors.
+///
+/// Not applicable: a plugin name holding `..` (plugins are not built yet). The folders the
+/// engine writes into resolving outside the project are
+/// `ledger_integrity::a_symlinked_audit_folder_is_refused_before_any_row`,
+/// `ledger_integrity::a_symlinked_engine_folder_is_refused_before_any_row` and
+/// `ledger_integrity::a_symlinked_stage_detail_folder_is_refused_before_any_row`; also
+/// `engine::pre_flight_refusals_write_no_audit_row`,
+/// `gate::a_symlinked_deliverable_pointing_outside_is_refused_before_any_fire`,
+/// `gate_step::a_symlinked_deliverable_pointing_outside_is_refused_before_any_fire` and
+/// `gate_step::usage_and_environment_errors_exit_2` (`--unit ../x`).
+#[test]
+fn scenario_08_paths_that_leave_the_project_are_refused_before_any_row() {
+    let project = scenario::scenario_project(&[
+        scenario::Sensor::write("probe", SHAPE, "**/*.md"),
+        scenario::Sensor::gate("shape", SHAPE, "blocking"),
+    ]);
+    let outside = TestProject::empty();
+    outside.write("elsewhere.md", "# Elsewhere\n\nFAIL\n");
+    let outside_name = outside.root.file_name().unwrap();
+    std::os::unix::fs::symlink(
+        outside.path("elsewhere.md"),
+        project.path(&format!("{STAGE_DIR}/linked.md")),
+    )
+    .unwrap();
+    let relative_outside = format!("../{outside_name}/elsewhere.md");
+    let absolute_outside = outside.path("elsewhere.md").to_string();
+    let linked = format!("{STAGE_DIR}/linked.md");
+    let refused: [([&str; 3], &str); 5] = [
+        (
+            ["probe", STAGE, &relative_outside],
+            "is outside the project",
+        ),
+        (
+            ["probe", STAGE, &absolute_outside],
+            "is outside the project",
+        ),
+        (["probe", STAGE, &linked], "is outside the project"),
+        (
+            ["../../probe", STAGE, DOC_A],
+            "unknown sensor id: \"../../probe\"",
+        ),
+        (
+            ["probe", "../../etc", DOC_A],
+            "unknown stage slug: \"../../etc\"",
+        ),
+    ];
+    for (words, expected) in refused {
+        let fired = scenario::fire_on_stage(&project, words[0], words[1], words[2]);
+        assert_eq!(fired.status, 2, "{words:?}: {}", fired.stderr);
+        assert!(
+            fired.stderr.contains(expected),
+            "{words:?}: {}",
+            fired.stderr
+        );
+        assert!(fired.stdout.is_empty(), "{words:?}: {}", fired.stdout);
+    }
+    assert!(
+        !project.exists(&format!("{RECORD}/audit")),
+        "a row was written"
+    );
+    assert_eq!(
+        scenario::tree_bytes(&outside).len(),
+        1,
+        "something was written outside"
+    );
+
+    // A detail file lands in the record's sensors folder, inside the project.
+    project.write(DOC_B, "# B\n\nFAIL\n");
+    let failed = scenario::verdict_line(&scenario::fire(&project, "probe", DOC_B));
+    assert_eq!(failed["result"], "failed");
+    let detail = failed["detail_path"].as_str().unwrap();
+    assert!(
+        detail.starts_with(&format!("{RECORD}/.aidlc-engine/sensors/{STAGE}/probe-")),
+        "{detail}"
+    );
+    let real_detail = project.path(detail).canonicalize_utf8().unwrap();
+    assert!(real_detail.starts_with(&project.root), "{real_detail}");
+
+    // Writes into the sensors folder do not fire sensors, whichever separator the path uses.
+    let rows = scenario::blocks(&project).len();
+    let detail_with_backslashes = format!("{}/{}", project.root, detail.replace('/', "\\"));
+    for written in [project.path(detail).to_string(), detail_with_backslashes] {
+        assert_eq!(scenario::hook(&project, &written).status, 0);
+        assert_eq!(
+            scenario::blocks(&project).len(),
+            rows,
+            "{written} fired a sensor"
+        );
+        assert_eq!(scenario::drops(&project), "", "{written}");
+    }
+
+    // A deliverable that links outside is refused before any gate fire, by both gates.
+    project.remove(&format!("{STAGE_DIR}/linked.md"));
+    project.remove(DOC_A);
+    std::os::unix::fs::symlink(outside.path("elsewhere.md"), project.path(DOC_A)).unwrap();
+    let start = scenario::gate_start(&project, &[]);
+    assert_eq!(start.status, 2, "{}", start.stderr);
+    assert!(
+        start.stderr.contains("Refusing gate sensor artifact"),
+        "{}",
+        start.stderr
+    );
+    let check = scenario::run(&project, &["gate", "check", "--no-record"]);
+    assert_eq!(check.status, 2, "{}", check.stderr);
+    assert!(
+        check.stderr.contains("Refusing gate sensor artifact"),
+        "{}",
+        check.stderr
+    );
+    assert_eq!(
+        scenario::blocks(&project).len(),
+        rows,
+        "a gate fired through the link"
+    );
+}
+
+// --- Failure scenario S18 (docs/failure-modes.md): hermeticity ----------------------------------
+
+/// S18: a CI check (`compile --check`, `gate check --no-record` in every format, `sensor list`
+/// and `describe`) leaves the project byte-identical; and a test-style run aimed at a fixture
+/// project (`--project-dir`), even from inside the real project and with `CLAUDE_PROJECT_DIR`
+/// naming it (as in an agent's session), writes only into the fixture: no fixture sensor, row or
+/// temp path leaks into the real project's ledger.
+///
+/// The test suite itself runs every command through `support::TestProject::command`, which
+/// removes the caller's `AIDLC_*` and `CLAUDE_PROJECT_DIR` variables and always names the
+/// fixture's folder. Also covered by `gate::no_record_leaves_the_project_byte_identical` and
+/// `compile::compile_check_writes_nothing_with_or_without_drift_or_a_record`.
+#[test]
+fn scenario_18_ci_checks_and_fixture_runs_leave_the_real_project_byte_identical() {
+    let real = scenario::scenario_project(&[
+        scenario::Sensor::gate("shape", SHAPE, "blocking"),
+        scenario::Sensor::write("probe", PASS, "**/*.md"),
+    ]);
+    // A real project has a history: one recorded fire, and a clone id.
+    assert_eq!(
+        scenario::verdict_line(&scenario::fire(&real, "probe", DOC_A))["result"],
+        "passed"
+    );
+    let before = scenario::tree_bytes(&real);
+    for args in [
+        vec!["compile", "--check"],
+        vec!["gate", "check", "--no-record"],
+        vec!["gate", "check", "--no-record", "--format", "json"],
+        vec!["gate", "check", "--no-record", "--format", "github"],
+        vec!["gate", "check", "--no-record", "--format", "sarif"],
+        vec!["gate", "check", "--no-record", "--fire-on", "all"],
+        vec!["engine", "sensor", "list"],
+        vec!["engine", "sensor", "describe", "shape"],
+    ] {
+        let ran = scenario::run(&real, &args);
+        assert_eq!(ran.status, 0, "{args:?}: {}", ran.stderr);
+        assert!(
+            scenario::tree_bytes(&real) == before,
+            "{args:?} wrote into the project"
+        );
+    }
+
+    let fixture = scenario::scenario_project(&[
+        scenario::Sensor::gate("fixture-only-gate", SHAPE, "blocking"),
+        scenario::Sensor::write("fixture-only-probe", PASS, "**/*.md"),
+    ]);
+    let aimed = |args: &[&str], stdin: Option<&str>| {
+        let mut full = args.to_vec();
+        full.extend(["--project-dir", fixture.root.as_str()]);
+        fixture.run_watched_in(
+            &real.root,
+            &full,
+            &[("CLAUDE_PROJECT_DIR", real.root.as_str())],
+            stdin,
+        )
+    };
+    let fired = aimed(
+        &[
+            "engine",
+            "sensor",
+            "fire",
+            "fixture-only-probe",
+            "--stage",
+            STAGE,
+            "--output-path",
+            fixture.path(DOC_A).as_str(),
+        ],
+        None,
+    );
+    assert_eq!(scenario::verdict_line(&fired)["result"], "passed");
+    let payload = serde_json::json!({"tool_input": {"file_path": fixture.path(DOC_B)}}).to_string();
+    assert_eq!(
+        aimed(&["engine", "hook", "run-sensors"], Some(&payload)).status,
+        0
+    );
+    assert_eq!(aimed(&["engine", "gate", "start", STAGE], None).status, 0);
+    assert_eq!(aimed(&["gate", "check"], None).status, 0);
+    assert_eq!(aimed(&["compile", "--force"], None).status, 0);
+
+    assert!(
+        scenario::tree_bytes(&real) == before,
+        "a fixture run wrote into the real project"
+    );
+    let fixture_rows = scenario::blocks(&fixture);
+    assert_eq!(
+        scenario::events(&fixture_rows, "SENSOR_FIRED").len(),
+        1 + 1 + 2 + 2,
+        "fire, scenario::hook, gate start and gate check all wrote into the fixture"
+    );
+    assert_eq!(scenario::gate_rows(&fixture).len(), 1);
+    for (path, bytes) in &before {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(
+            !text.contains("fixture-only") && !text.contains(fixture.root.as_str()),
+            "{path} holds a fixture's trace"
+        );
+    }
 }

@@ -1,10 +1,10 @@
-//! Issue 14, item 3: `aidlc doctor`, each row driven to pass and to fail (or warn), in human and
-//! JSON form, exit 1 when a row fails, and nothing written (issue 26, item 5: not even the
-//! reference doctor's `GUARDRAIL_LOADED` row).
+//! `aidlc doctor`, each row driven to pass and to fail (or warn), in human and
+//! JSON form, exit 1 when a row fails, and nothing written (not even the reference doctor's
+//! `GUARDRAIL_LOADED` row).
 
 use serde_json::Value;
 
-use crate::support::{Run, TestProject, audit_lock_path};
+use crate::support::{Run, SearchPath, TestProject, audit_lock_path};
 
 const STAGE_FILE: &str = ".claude/aidlc-common/stages/inception/first-stage.md";
 
@@ -32,11 +32,17 @@ fn set_executable(path: &camino::Utf8Path) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
-/// `aidlc doctor --format json` with `PATH` holding only the system folders (no Node tools).
+/// A `PATH` of one empty folder: no Node tool, no Bun, whatever the machine has installed.
+fn no_programs() -> SearchPath {
+    SearchPath::of_programs_found_on(&[], "".as_ref())
+}
+
+/// `aidlc doctor --format json` with a `PATH` that finds no program (no Node tools, no Bun).
 fn doctor(project: &TestProject) -> (Run, Vec<Value>) {
+    let no_programs = no_programs();
     let run = project.run_with_env(
         &["doctor", "--format", "json"],
-        &[("PATH", "/usr/bin:/bin")],
+        &[("PATH", no_programs.as_str())],
     );
     let report: Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|error| panic!("not JSON ({error}): {}{}", run.stdout, run.stderr));
@@ -98,7 +104,8 @@ fn a_healthy_project_passes_every_row_and_nothing_is_written() {
         "{rows:#?}"
     );
     assert_eq!(snapshot(&project), before, "doctor writes nothing");
-    let human = project.run_with_env(&["doctor"], &[("PATH", "/usr/bin:/bin")]);
+    let no_programs = no_programs();
+    let human = project.run_with_env(&["doctor"], &[("PATH", no_programs.as_str())]);
     assert_eq!(human.status, 0);
     assert!(
         human.stdout.starts_with("aidlc doctor\n"),
@@ -511,7 +518,7 @@ fn the_graph_rows_count_the_stages_a_selection_disabled_as_the_reference_doctor_
     }
 }
 
-/// Issue 26 item 5: `aidlc doctor` writes nothing and takes no audit lock, not even once the
+/// `aidlc doctor` writes nothing and takes no audit lock, not even once the
 /// record has an audit shard (here another clone's): no `GUARDRAIL_LOADED` row, no shard, no
 /// clone id, and a stale lock it reports stays as it was (taking the lock would have reaped
 /// it), so a read-only checkout cannot make it fail. The `GUARDRAIL_LOADED` row is the

@@ -5,7 +5,11 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::support::{Run, TestProject};
+use crate::support::stage_with_sensors::{
+    CHOICE, EDITING_WORKER, PASSING_WORKER, SHAPE_WORKER, STAGE, Sensor, check_json, gate_rows,
+    gate_sensor, gate_start, record_override_receipt, run_bounded, stage_project,
+};
+use crate::support::{GRAPH, Run, TestProject, example_project};
 
 const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
 const STAGE_DIR: &str = "aidlc/spaces/default/intents/261130-demo/inception/first-stage";
@@ -293,7 +297,7 @@ fn intent_new_creates_the_record_and_moves_the_cursor() {
 /// A recorded `gate check` takes the audit lock per batch of fires, not per row: every fire's
 /// `SENSOR_FIRED` is written before any worker of its batch starts, and the terminal rows after
 /// the last of them, each fire paired by id with exactly one terminal row and the report's fire
-/// ids being the ledger's (issue 16). Serial (`--jobs 1`) so that an unbatched run would
+/// ids being the ledger's. Serial (`--jobs 1`) so that an unbatched run would
 /// interleave `SENSOR_FIRED` and terminal rows fire by fire.
 #[test]
 fn a_recorded_check_writes_its_audit_rows_in_batches_and_pairs_every_fire() {
@@ -527,4 +531,551 @@ fn a_deliverable_edited_by_another_sensor_after_the_blocking_one_read_it_fails_t
             run.stdout
         );
     }
+}
+
+// --- A graph its sources no longer compile to is refused at the gate ----------------------------
+
+const REQUIRED_SECTIONS: &str = ".claude/sensors/aidlc-required-sections.md";
+
+const GATE_CHECK: [&str; 3] = ["gate", "check", "--no-record"];
+
+/// `manifest` with its severity set to blocking, written without a recompile.
+fn make_blocking(project: &TestProject, manifest: &str) {
+    let text = project.read(manifest);
+    assert!(text.contains("default_severity: advisory"), "{text}");
+    project.write(
+        manifest,
+        &text.replace("default_severity: advisory", "default_severity: blocking"),
+    );
+}
+
+#[test]
+fn gate_check_refuses_a_manifest_made_blocking_without_a_recompile() {
+    let (project, _) = example_project();
+    let before = project.run(&GATE_CHECK);
+    assert_eq!(
+        before.status, 0,
+        "advisory findings only: {}",
+        before.stderr
+    );
+    make_blocking(&project, REQUIRED_SECTIONS);
+    let stale = project.run(&GATE_CHECK);
+    assert_eq!(stale.status, 2, "{}{}", stale.stdout, stale.stderr);
+    assert!(
+        stale.stdout.is_empty(),
+        "no report on a stale graph: {}",
+        stale.stdout
+    );
+    for expected in [
+        "error: the stage graph .claude/tools/data/stage-graph.json is stale: its sources compile to another graph (30 stages differ)",
+        "  sensor required-sections: default_severity advisory → blocking (30 stages: intent-capture, market-research, feasibility, scope-definition, team-formation and 25 more)",
+        "  since the last recorded compile: .claude/sensors/aidlc-required-sections.md changed",
+        "  help: run `aidlc compile` to rebuild it from its sources, then check again\n",
+    ] {
+        assert!(
+            stale.stderr.contains(expected),
+            "{expected}\n{}",
+            stale.stderr
+        );
+    }
+    let allowed = project.run(&["gate", "check", "--no-record", "--allow-stale"]);
+    assert_eq!(
+        allowed.status, 2,
+        "a blocking binding differs, so --allow-stale does not apply: {}",
+        allowed.stderr
+    );
+    assert!(
+        allowed
+            .stderr
+            .contains("  --allow-stale does not apply: a blocking binding differs (30 stages: "),
+        "{}",
+        allowed.stderr
+    );
+    assert_eq!(project.compile().status, 0);
+    let recompiled = project.run(&GATE_CHECK);
+    assert_eq!(
+        recompiled.status, 1,
+        "now blocking findings fail: {}",
+        recompiled.stderr
+    );
+    assert!(
+        !recompiled.stderr.contains("stale"),
+        "{}",
+        recompiled.stderr
+    );
+}
+
+#[test]
+fn gate_check_refuses_a_blocking_sensor_bound_in_a_stage_without_a_recompile() {
+    let (project, _) = example_project();
+    project.write(
+        ".claude/sensors/aidlc-story-shape.md",
+        &crate::support::manifest("story-shape", "fire_on: gate\n")
+            .replace("default_severity: advisory", "default_severity: blocking"),
+    );
+    let stage = ".claude/aidlc-common/stages/inception/user-stories.md";
+    let text = project.read(stage);
+    project.write(
+        stage,
+        &text.replacen("sensors:\n", "sensors:\n  - story-shape\n", 1),
+    );
+    let run = project.run(&GATE_CHECK);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("  sensor story-shape: bound (stage user-stories)"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("since the last recorded compile: "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn gate_check_refuses_the_graph_a_failed_compile_left_behind() {
+    let (project, _) = example_project();
+    make_blocking(&project, REQUIRED_SECTIONS);
+    let stage = ".claude/aidlc-common/stages/inception/user-stories.md";
+    let text = project.read(stage);
+    project.write(
+        stage,
+        &text.replacen("sensors:\n", "sensors:\n  - no-such-sensor\n", 1),
+    );
+    let graph_before = project.read(crate::support::GRAPH);
+    assert_eq!(project.compile().status, 1, "the compile fails");
+    assert_eq!(
+        project.read(crate::support::GRAPH),
+        graph_before,
+        "and keeps the old graph"
+    );
+    let run = project.run(&GATE_CHECK);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    for expected in [
+        "unknown-sensor-import",
+        "error: the stage graph .claude/tools/data/stage-graph.json is stale: its sources do not compile (1 error), so it is what an earlier compile wrote",
+        "help: fix the errors above and run `aidlc compile`, then check again",
+    ] {
+        assert!(run.stderr.contains(expected), "{expected}\n{}", run.stderr);
+    }
+}
+
+#[test]
+fn gate_check_without_a_compile_record_compiles_the_sources_to_compare() {
+    let (project, _) = example_project();
+    let record = ".claude/tools/data/.aidlc-compile-fingerprint";
+    project.remove(record);
+    let fresh = project.run(&GATE_CHECK);
+    assert_eq!(
+        fresh.status, 0,
+        "a current graph passes without a record: {}",
+        fresh.stderr
+    );
+    make_blocking(&project, REQUIRED_SECTIONS);
+    let run = project.run(&GATE_CHECK);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("no aidlc compile of these sources is recorded (a fresh clone, or an install another compiler wrote), so they were compiled in memory to compare"),
+        "{}",
+        run.stderr
+    );
+    assert!(!project.exists(record), "the check writes no record");
+}
+
+#[test]
+fn the_reference_installs_are_checked_against_their_own_sources() {
+    for version in crate::support::REFERENCE_VERSIONS {
+        let project = TestProject::reference_install(version);
+        assert_eq!(
+            project.run(&["engine", "intent", "new", "demo"]).status,
+            0,
+            "{version}"
+        );
+        let pristine = project.run(&GATE_CHECK);
+        assert!(
+            !pristine.stderr.contains("stale"),
+            "{version}: {}",
+            pristine.stderr
+        );
+        // Every graph version carries `matches` (2.5 has no severity to drift).
+        let manifest = project.read(REQUIRED_SECTIONS);
+        let edited: Vec<&str> = manifest
+            .lines()
+            .map(|line| {
+                if line.starts_with("matches:") {
+                    "matches: \"**/*.md\""
+                } else {
+                    line
+                }
+            })
+            .collect();
+        project.write(REQUIRED_SECTIONS, &(edited.join("\n") + "\n"));
+        let run = project.run(&GATE_CHECK);
+        assert_eq!(run.status, 2, "{version}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("is stale: its sources compile to another graph")
+                && run
+                    .stderr
+                    .contains("no aidlc compile of these sources is recorded"),
+            "{version}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn engine_gate_start_refuses_a_stale_graph() {
+    let (project, _) = example_project();
+    make_blocking(&project, REQUIRED_SECTIONS);
+    let run = project.run(&["engine", "gate", "start", "user-stories"]);
+    assert_eq!(run.status, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "error: the stage graph .claude/tools/data/stage-graph.json is stale: its sources compile to another graph"
+        ) && run.stderr.contains(
+            "help: run `aidlc compile` to rebuild it from its sources, then run the gate step again (nothing was written; a stale graph exits 2)"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}
+
+// --- A blocking binding that never fired has not passed -----------------------------------------
+
+const A_NEVER_FIRED: &str = "blocking sensor never fired: its glob matches none of the stage's 1 deliverable; glob \"**/doc-a.md\"; declared outputs: doc-a.md, doc-b.md; a blocking sensor that never fired has not passed";
+
+/// A blocking `a-check` whose glob matches only `doc-a.md`, which is not on disk, with
+/// `others` after it: the compile takes the binding (it can match a declared output), and the
+/// gate finds no deliverable it matches.
+fn project_without_doc_a(others: impl IntoIterator<Item = Sensor>) -> TestProject {
+    let mut sensors = vec![gate_sensor(
+        "a-check",
+        PASSING_WORKER,
+        "blocking",
+        "**/doc-a.md",
+    )];
+    sensors.extend(others);
+    let project = stage_project(&sensors);
+    project.remove(&format!("{STAGE_DIR}/doc-a.md"));
+    project
+}
+
+#[test]
+fn a_blocking_gate_sensor_whose_glob_matches_no_deliverable_refuses_the_gate() {
+    let project = project_without_doc_a([]);
+    let run = gate_start(&project, &[]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("Reasons: a-check@{STAGE}: {A_NEVER_FIRED}.")),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("--override-blocking-sensors"),
+        "the override flow applies: {}",
+        run.stderr
+    );
+    assert!(gate_rows(&project).is_empty(), "no STAGE_AWAITING_APPROVAL");
+
+    record_override_receipt(&project);
+    let overridden = gate_start(
+        &project,
+        &["--override-blocking-sensors", "--user-input", CHOICE],
+    );
+    assert_eq!(overridden.status, 0, "{}", overridden.stderr);
+    let rows = gate_rows(&project);
+    assert_eq!(rows.len(), 1);
+    assert_eq!(rows[0].field("Blocking Sensor IDs"), Some("a-check"));
+    assert_eq!(
+        rows[0].field("Blocking Sensor Reasons"),
+        Some(format!("a-check: {A_NEVER_FIRED}").as_str())
+    );
+}
+
+#[test]
+fn a_deleted_deliverable_leaves_its_blocking_sensor_unfired() {
+    let project = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "blocking", "**/*.md")]);
+    project.remove(&format!("{STAGE_DIR}/doc-a.md"));
+    project.remove(&format!("{STAGE_DIR}/doc-b.md"));
+    let expected = "shape@first-stage: blocking sensor never fired: none of the stage's declared outputs is on disk; glob \"**/*.md\"; declared outputs: doc-a.md, doc-b.md";
+    let run = gate_start(&project, &[]);
+    assert_eq!(run.status, 1, "{}", run.stderr);
+    assert!(run.stderr.contains(expected), "{}", run.stderr);
+    assert!(gate_rows(&project).is_empty());
+
+    let (run, json) = check_json(&project, &["--no-record"]);
+    assert_eq!(run.status, 3, "{}", run.stderr);
+    assert_eq!(json["counts"]["never_fired"], 1);
+    assert_eq!(json["counts"]["blocking_not_evaluated"], 1);
+    assert_eq!(json["unfired_bindings"][0]["sensor_id"], "shape");
+}
+
+#[test]
+fn gate_check_reports_a_blocking_binding_that_never_fired_the_same_way_in_every_format() {
+    let project =
+        project_without_doc_a([gate_sensor("shape", SHAPE_WORKER, "advisory", "**/*.md")]);
+    let message = format!("a-check was not evaluated on stage {STAGE}: {A_NEVER_FIRED}");
+    let (run, json) = check_json(&project, &["--no-record"]);
+    assert_eq!(run.status, 3, "a blocking non-evaluation: {}", run.stderr);
+    assert_eq!(json["counts"]["passed"], 1, "shape ran on doc-b.md");
+    assert_eq!(json["unfired_bindings"][0]["message"], A_NEVER_FIRED);
+    assert_eq!(json["unfired_bindings"][0]["pattern"], "**/doc-a.md");
+    for format in ["human", "github", "sarif"] {
+        let run = run_bounded(
+            &project,
+            &[
+                "gate",
+                "check",
+                "--no-record",
+                "--quiet",
+                "--format",
+                format,
+            ],
+        );
+        assert_eq!(run.status, 3, "{format}: {}", run.stderr);
+        let shown = match format {
+            "human" => run.stdout.contains(A_NEVER_FIRED),
+            "github" => run.stdout.contains(&message),
+            _ => {
+                let sarif: Value = serde_json::from_str(&run.stdout).unwrap();
+                sarif["runs"][0]["results"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|result| result["message"]["text"] == message.as_str())
+            }
+        };
+        assert!(shown, "{format} lacks the reason:\n{}", run.stdout);
+    }
+
+    // An advisory binding that never fired stays visible (a dead binding) and decides nothing.
+    let advisory = project_with_advisory_ts_check();
+    let (run, json) = check_json(&advisory, &["--no-record"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(json["counts"]["never_fired"], 0);
+    assert_eq!(json["dead_bindings"][0]["sensor_id"], "ts-check");
+}
+
+fn project_with_advisory_ts_check() -> TestProject {
+    stage_project(&[
+        gate_sensor("ts-check", PASSING_WORKER, "advisory", "**/*.ts"),
+        gate_sensor("shape", SHAPE_WORKER, "advisory", "**/*.md"),
+    ])
+}
+
+#[test]
+fn a_stage_the_workflow_has_not_reached_is_not_counted_as_unfired() {
+    let project = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "blocking", "**/*.md")]);
+    project.remove(STAGE_DIR);
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        "- **Current Stage**: some-earlier-stage\n",
+    );
+    let (run, json) = check_json(&project, &["--no-record"]);
+    assert_eq!(run.status, 2, "nothing to check yet: {}", run.stderr);
+    assert_eq!(json["counts"]["never_fired"], 0);
+    assert_eq!(
+        json["nothing_checked"]["reason"],
+        "no declared output of the checked stages is on disk"
+    );
+    let (named, _) = check_json(&project, &["--no-record", "--stage", STAGE]);
+    assert_eq!(
+        named.status, 3,
+        "a stage asked for by name is checked: {}",
+        named.stderr
+    );
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        &format!("- **Current Stage**: {STAGE}\n"),
+    );
+    let (current, _) = check_json(&project, &["--no-record"]);
+    assert_eq!(
+        current.status, 3,
+        "the current stage is reached: {}",
+        current.stderr
+    );
+}
+
+// --- Nothing checked is not green ---------------------------------------------------------------
+
+fn assert_nothing_checked(run: &Run, why: &str) {
+    assert_eq!(run.status, 2, "{why}: {}", run.stderr);
+    assert!(
+        run.stderr
+            .contains(&format!("error: nothing was checked: {why}")),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("--allow-empty"), "{}", run.stderr);
+}
+
+#[test]
+fn a_check_that_evaluated_nothing_exits_2_and_says_why() {
+    let project = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "blocking", "**/*.md")]);
+    let args = ["gate", "check", "--no-record"];
+    assert_nothing_checked(
+        &project.run_with_env(&args, &[("AIDLC_DISABLE_SENSORS", "1")]),
+        "sensors are off (AIDLC_DISABLE_SENSORS=1)",
+    );
+    let allowed = project.run_with_env(
+        &["gate", "check", "--no-record", "--allow-empty"],
+        &[("AIDLC_DISABLE_SENSORS", "1")],
+    );
+    assert_eq!(
+        allowed.status, 3,
+        "--allow-empty never passes a blocking binding switched off: {}",
+        allowed.stderr
+    );
+
+    project.write(
+        &format!("{RECORD}/aidlc-state.md"),
+        &format!("- **Current Stage**: {STAGE}\n- **Sensors**: off (set by you)\n"),
+    );
+    assert_nothing_checked(
+        &run_bounded(&project, &args),
+        "sensors are off in the state of 261130-demo",
+    );
+
+    // Advisory: `--allow-stale` never takes a graph that lacks a blocking binding.
+    let empty = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "advisory", "**/*.md")]);
+    empty.write(GRAPH, "[]\n");
+    assert_nothing_checked(
+        &run_bounded(&empty, &["gate", "check", "--no-record", "--allow-stale"]),
+        "the stage graph has no stage to check",
+    );
+}
+
+#[test]
+fn only_write_fired_bindings_point_at_fire_on_all() {
+    let project = stage_project(&[Sensor {
+        id: "lint",
+        worker: PASSING_WORKER,
+        severity: "advisory",
+        fire_on: "write",
+        matches: "**/*.md",
+    }]);
+    let run = run_bounded(&project, &["gate", "check", "--no-record"]);
+    assert_nothing_checked(
+        &run,
+        "no gate-fired binding: the install's sensors are all write-fired (1 binding)",
+    );
+    assert!(
+        run.stderr.contains("`--fire-on all` checks them"),
+        "{}",
+        run.stderr
+    );
+    let all = run_bounded(
+        &project,
+        &["gate", "check", "--no-record", "--fire-on", "all"],
+    );
+    assert_eq!(all.status, 0, "{}", all.stderr);
+}
+
+#[test]
+fn every_fire_refused_is_nothing_checked_for_advisory_and_3_for_blocking() {
+    let advisory = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "advisory", "**/*.md")]);
+    // The graph still names `shape`, but its worker cannot start: every fire is a script error.
+    advisory.remove("shape.sh");
+    let run = run_bounded(&advisory, &["gate", "check", "--no-record"]);
+    assert_nothing_checked(
+        &run,
+        "none of the 2 fires could be evaluated (the first: script-error",
+    );
+    let blocking = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "blocking", "**/*.md")]);
+    blocking.remove("shape.sh");
+    let run = run_bounded(&blocking, &["gate", "check", "--no-record"]);
+    assert_eq!(
+        run.status, 3,
+        "blocking non-evaluations outrank 2: {}",
+        run.stderr
+    );
+}
+
+// --- The staleness bracket: a worker that edits its file is not evaluated -----------------------
+
+#[test]
+fn a_blocking_worker_that_edits_its_file_is_not_evaluated_in_gate_check() {
+    let project = stage_project(&[gate_sensor("editor", EDITING_WORKER, "blocking", "**/*.md")]);
+    let (run, json) = check_json(&project, &["--no-record"]);
+    assert_eq!(run.status, 3, "{}", run.stderr);
+    let fires = json["fires"].as_array().unwrap();
+    assert_eq!(fires.len(), 2);
+    for fire in fires {
+        assert_eq!(fire["result"], "not-evaluated", "{fire}");
+        assert_eq!(fire["note"], "artifact-changed", "{fire}");
+    }
+    let advisory = stage_project(&[gate_sensor("editor", EDITING_WORKER, "advisory", "**/*.md")]);
+    let (run, _) = check_json(&advisory, &["--no-record"]);
+    assert_eq!(
+        run.status, 0,
+        "advisory fires are not bracketed: {}",
+        run.stderr
+    );
+}
+
+// --- Deliverables that are not regular files are skipped, never opened --------------------------
+
+fn make_fifo(project: &TestProject, relative: &str) {
+    project.remove(relative);
+    let made = std::process::Command::new("mkfifo")
+        .arg(project.path(relative).as_str())
+        .status()
+        .unwrap();
+    assert!(made.success());
+}
+
+#[test]
+fn a_fifo_named_like_a_deliverable_is_skipped_with_a_reason_and_never_opened() {
+    let project = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "blocking", "**/*.md")]);
+    make_fifo(&project, &format!("{STAGE_DIR}/doc-a.md"));
+    let (run, json) = check_json(&project, &["--no-record"]);
+    assert_eq!(run.status, 0, "doc-b.md was checked: {}", run.stderr);
+    let skip = json["skips"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|skip| skip["reason"] == "not-a-regular-file")
+        .unwrap_or_else(|| panic!("no skip for the FIFO: {json}"));
+    assert_eq!(skip["deliverable"], format!("{STAGE_DIR}/doc-a.md"));
+    let opened = gate_start(&project, &[]);
+    assert_eq!(opened.status, 0, "{}", opened.stderr);
+    assert!(
+        opened
+            .stderr
+            .contains("1 path named like an output skipped: not a regular file"),
+        "{}",
+        opened.stderr
+    );
+
+    // With nothing else to fire on, the blocking binding never fired.
+    let only_fifo = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "blocking", "**/*.md")]);
+    make_fifo(&only_fifo, &format!("{STAGE_DIR}/doc-a.md"));
+    only_fifo.remove(&format!("{STAGE_DIR}/doc-b.md"));
+    let (run, json) = check_json(&only_fifo, &["--no-record"]);
+    assert_eq!(run.status, 3, "{}", run.stderr);
+    let reason = json["unfired_bindings"][0]["message"].as_str().unwrap();
+    assert!(
+        reason.contains(&format!(
+            "not regular files ({STAGE_DIR}/doc-a.md is a FIFO (named pipe))"
+        )),
+        "{reason}"
+    );
+    let refused = gate_start(&only_fifo, &[]);
+    assert_eq!(refused.status, 1, "{}", refused.stderr);
+    assert!(refused.stderr.contains("is a FIFO"), "{}", refused.stderr);
+}
+
+#[test]
+fn a_folder_named_like_a_deliverable_is_skipped_too() {
+    let project = stage_project(&[gate_sensor("shape", SHAPE_WORKER, "blocking", "**/*.md")]);
+    project.remove(&format!("{STAGE_DIR}/doc-a.md"));
+    std::fs::create_dir(project.path(&format!("{STAGE_DIR}/doc-a.md"))).unwrap();
+    let (run, json) = check_json(&project, &["--no-record"]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert_eq!(json["counts"]["skipped_by_reason"]["not-a-regular-file"], 1);
 }

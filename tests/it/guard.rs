@@ -1,4 +1,4 @@
-//! Issue 26, item 6: the pre-tool guard (`aidlc engine hook guard`, docs/decisions.md D34). It
+//! The pre-tool guard (`aidlc engine hook guard`, docs/decisions.md D34). It
 //! refuses an agent's tool call that writes into the audit, the hooks-health folder, the
 //! engine's record folder or the transcript, or that runs the human's commands, with Claude
 //! Code's deny decision (other harnesses: exit 2 and the reason); it allows anything else with

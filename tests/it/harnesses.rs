@@ -367,10 +367,6 @@ fn kiro_ide_0_12_s_payload_comes_in_user_prompt_while_its_stdin_never_closes() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     assert!(status.success());
-    assert!(
-        started.elapsed() < crate::support::HANG,
-        "bounded, and not by the 5 s stdin wait alone"
-    );
     assert_eq!(events_of(&rows_after_the_seed(&project)), FIRED_ROWS);
 }
 

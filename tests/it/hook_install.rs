@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::support::{Run, TestProject};
+use crate::support::{Run, TestProject, fifo_at, oversized, said};
 
 const SETTINGS: &str = ".claude/settings.json";
 const WRITE_HOOK: &str = "aidlc engine hook run-sensors";
@@ -312,7 +312,7 @@ fn init_names_hook_install_in_its_next_line() {
     );
 }
 
-/// Issue 26 item 9 (and issue 30 item 6): a user's command that merely runs the reference's
+/// A user's command that merely runs the reference's
 /// hook among other things is the user's: kept whole, never replaced, and named in a note.
 #[test]
 fn a_command_that_merely_names_a_reference_hook_is_kept_whole() {
@@ -337,7 +337,7 @@ fn a_command_that_merely_names_a_reference_hook_is_kept_whole() {
     assert_eq!(project.read(SETTINGS), original);
 }
 
-/// Issue 26 item 9: a key written twice is refused (a reader keeps one of the two, and which
+/// A key written twice is refused (a reader keeps one of the two, and which
 /// one differs between tools), naming both lines; the file is kept.
 #[test]
 fn a_second_hooks_key_is_refused_and_the_file_kept() {
@@ -356,7 +356,7 @@ fn a_second_hooks_key_is_refused_and_the_file_kept() {
     assert_eq!(project.read(SETTINGS), twice);
 }
 
-/// Issue 26 item 9: a byte-order mark stays, and an uninstall gives back the file's bytes.
+/// A byte-order mark stays, and an uninstall gives back the file's bytes.
 #[test]
 fn a_byte_order_mark_is_kept() {
     let project = project();
@@ -368,7 +368,7 @@ fn a_byte_order_mark_is_kept() {
     assert_eq!(project.read(SETTINGS), original);
 }
 
-/// Issue 26 item 9: an event never ends with two write hooks: a second engine command, a
+/// An event never ends with two write hooks: a second engine command, a
 /// reference command beside the engine's, and the engine's under another program all become
 /// one entry, the first, in place.
 #[test]
@@ -417,7 +417,7 @@ fn one_event_never_ends_with_two_run_sensors_entries() {
     }
 }
 
-/// Issue 26 item 9: a settings file marked read-only is its owner's "do not write": refused,
+/// A settings file marked read-only is its owner's "do not write": refused,
 /// and kept (the permission bits decide, so even a user who could write it is told).
 #[test]
 fn a_read_only_settings_file_is_refused_and_kept() {
@@ -442,7 +442,7 @@ fn a_read_only_settings_file_is_refused_and_kept() {
     );
 }
 
-/// Issue 26 item 9 and issue 30 item 6: compact arrays and objects outside the entries the
+/// Compact arrays and objects outside the entries the
 /// install edits (`permissions`, `env`, another hook) keep their bytes; an uninstall gives back
 /// the whole file.
 #[test]
@@ -463,7 +463,7 @@ fn compact_json_outside_the_edited_entries_keeps_its_bytes() {
     assert_eq!(project.read(SETTINGS), original);
 }
 
-/// Issue 30 item 7: `init` and `hook install` write the `.gitignore` entries the reference's
+/// `init` and `hook install` write the `.gitignore` entries the reference's
 /// projections use, adding only what a user's `.gitignore` lacks; after a recorded run, git
 /// ignores this clone's runtime files (its clone id, the record's `.aidlc-engine/` and
 /// `.aidlc-hooks-health/`) and keeps the shared work (the state, the deliverable, the
@@ -747,4 +747,25 @@ fn a_cursor_hooks_file_of_the_wrong_shape_is_refused_and_kept() {
         "{}",
         doctor.stdout
     );
+}
+
+#[test]
+fn a_fifo_or_oversized_settings_file_is_refused_at_once_by_hook_install_and_doctor() {
+    for make in [
+        (|project: &TestProject| fifo_at(project, ".claude/settings.json")) as fn(&TestProject),
+        |project: &TestProject| {
+            project.write(".claude/settings.json", "{}");
+            oversized(&project.path(".claude/settings.json"));
+        },
+    ] {
+        let project = TestProject::one_stage();
+        make(&project);
+        let installed = project.run_watched(&["hook", "install"], &[], None);
+        let output = said(&installed);
+        assert_ne!(installed.status, 0, "{output}");
+        assert!(output.contains("settings.json"), "{output}");
+        let doctor = project.run_watched(&["doctor"], &[], None);
+        let output = said(&doctor);
+        assert!(output.contains("settings.json"), "{output}");
+    }
 }

@@ -496,7 +496,7 @@ fn fresh_compile(layout: &Layout) -> aidlc::compile::CompileOutcome {
 
 /// In a generated stage `summary_confirmation:` follows `sensors:`, so a sensor id added to
 /// the list moves it; the cross-stage checks must still not re-run over every stage (the
-/// watch-mode edit of issue 16's figures).
+/// watch-mode edit the benches time).
 #[test]
 fn a_sensors_edit_that_moves_a_format_dependent_field_does_not_rerun_the_graph_checks() {
     let dir = tempfile::tempdir().unwrap();

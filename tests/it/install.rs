@@ -1,4 +1,4 @@
-//! The ways aidlc reaches a team (issue 15): the npm package (packed with `npm/pack`, installed
+//! The ways aidlc reaches a team: the npm package (packed with `npm/pack`, installed
 //! offline from its tarballs, run through `npx`), the GitHub Action (`action.yml`) and the
 //! pre-commit hooks (`.pre-commit-hooks.yaml`).
 

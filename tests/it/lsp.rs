@@ -1069,7 +1069,7 @@ else
 end
 "#;
 
-/// Issue 29: `harness.json`'s `plugins` key is read by the compile strictly; its diagnostics
+/// `harness.json`'s `plugins` key is read by the compile strictly; its diagnostics
 /// are published on the file with their spans, and the editor's unsaved text is what counts.
 #[test]
 fn harness_json_plugins_diagnostics_are_published_with_their_spans_and_follow_the_editor() {
@@ -1112,7 +1112,7 @@ fn harness_json_plugins_diagnostics_are_published_with_their_spans_and_follow_th
     assert_eq!(before, project_snapshot(&project.root), "nothing written");
 }
 
-/// Issue 29 (D52): in a plugin's own tree the server publishes the own-tree compile's
+/// D52: in a plugin's own tree the server publishes the own-tree compile's
 /// diagnostics on the plugin's files, follows the editor's unsaved text, and writes nothing.
 #[test]
 fn in_a_plugins_own_tree_the_compiles_diagnostics_are_published_on_the_plugins_files() {
@@ -1155,7 +1155,7 @@ fn in_a_plugins_own_tree_the_compiles_diagnostics_are_published_on_the_plugins_f
     assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
 }
 
-/// Issue 29 (D52): a composition refusal is published on the file at fault with its span.
+/// D52: a composition refusal is published on the file at fault with its span.
 #[test]
 fn in_a_plugins_own_tree_a_refusal_is_published_on_the_manifest_key_at_fault() {
     let shelf = TestProject::empty();
@@ -1184,7 +1184,7 @@ fn in_a_plugins_own_tree_a_refusal_is_published_on_the_manifest_key_at_fault() {
     assert_eq!(client.shut_down(), 0);
 }
 
-/// Issue 29 (D52): a composition warning (here, a sensor on disk that nothing of the plugin
+/// D52: a composition warning (here, a sensor on disk that nothing of the plugin
 /// imports) is published on the file it names, as a warning.
 #[test]
 fn in_a_plugins_own_tree_a_composition_warning_is_published_on_the_file_it_names() {
@@ -1218,7 +1218,7 @@ fn in_a_plugins_own_tree_a_composition_warning_is_published_on_the_file_it_names
     assert_eq!(client.shut_down(), 0);
 }
 
-/// Issue 29 (D52): a diagnostic in text a contribution wrote into a core stage is published on
+/// D52: a diagnostic in text a contribution wrote into a core stage is published on
 /// the contribution, at the value it added.
 #[test]
 fn in_a_plugins_own_tree_a_diagnostic_in_contributed_text_is_published_on_the_contribution() {
@@ -1245,7 +1245,7 @@ fn in_a_plugins_own_tree_a_diagnostic_in_contributed_text_is_published_on_the_co
     assert_eq!(client.shut_down(), 0);
 }
 
-/// Issue 29 (D52): two host projections and no `--harness` is a refusal that names no file of
+/// D52: two host projections and no `--harness` is a refusal that names no file of
 /// its own: it is published on the manifest the plugin is read from, at its first line, saying
 /// so.
 #[test]
@@ -1278,8 +1278,8 @@ fn in_a_plugins_own_tree_a_refusal_without_a_file_is_published_on_the_manifests_
     assert_eq!(client.shut_down(), 0);
 }
 
-/// Issue 29 (D52): the language server composes the plugin's tree where it is, with the
-/// editor's unsaved text over it (it is no longer copied first): the unsaved manifest is what
+/// D52: the language server composes the plugin's tree where it is, with the
+/// editor's unsaved text over it (not a copy of it): the unsaved manifest is what
 /// is read, and a sibling plugin it depends on is found beside it, as `aidlc compile` finds it.
 #[test]
 fn in_a_plugins_own_tree_the_unsaved_manifest_is_read_in_place_and_siblings_are_found() {
@@ -1324,7 +1324,7 @@ fn in_a_plugins_own_tree_the_unsaved_manifest_is_read_in_place_and_siblings_are_
     assert_eq!(before, project_snapshot(&shelf.root), "nothing written");
 }
 
-/// Issue 29 (D54): in a plugin's own tree the sibling plugins are read from the session's warm
+/// D54: in a plugin's own tree the sibling plugins are read from the session's warm
 /// trees: a sibling's unsaved text is what is composed, and a sibling's file changed on disk,
 /// with no word from the editor, is seen through the watcher.
 #[test]
@@ -1374,7 +1374,7 @@ fn in_a_plugins_own_tree_a_siblings_unsaved_text_and_its_disk_edits_are_composed
     assert_eq!(client.shut_down(), 0);
 }
 
-/// Issue 29 (D54): the install's staleness check composes the warm trees the watcher keeps
+/// D54: the install's staleness check composes the warm trees the watcher keeps
 /// current: an edit of a composed plugin's source is stale, and the edit undone is not.
 #[test]
 fn a_composed_plugins_source_edit_undone_is_no_longer_stale() {
@@ -1407,7 +1407,7 @@ fn a_composed_plugins_source_edit_undone_is_no_longer_stale() {
     assert_eq!(client.shut_down(), 0);
 }
 
-/// Issue 29 (D52): a diagnostic in core text the plugin did not write is not dropped: it is
+/// D52: a diagnostic in core text the plugin did not write is not dropped: it is
 /// published on the plugin's file it relates to, saying where the compile reported it.
 #[test]
 fn in_a_plugins_own_tree_a_diagnostic_in_core_text_is_published_on_the_plugin_file_it_names() {
@@ -1451,7 +1451,7 @@ fn no_stale_warning(list: &[Value]) -> bool {
         .any(|diagnostic| diagnostic["code"] == "stale-plugin-copy")
 }
 
-/// Issue 29 item 5 (D53): on an install, an edit of a composed plugin's source is a warning on
+/// D53: on an install, an edit of a composed plugin's source is a warning on
 /// the installed copy it makes stale, a file it adds is named on the lock file, nothing is
 /// written, and `aidlc plugin sync` clears both.
 #[test]
@@ -1547,4 +1547,44 @@ fn a_fifo_lock_file_is_refused_at_once_and_the_session_goes_on() {
         LspClient::at(&stage_uri, json!({"line": 0, "character": 0})),
     );
     assert_eq!(client.shut_down(), 0);
+}
+
+#[test]
+fn lsp_refuses_an_endless_header_line_after_a_bounded_read() {
+    use std::io::Write as _;
+    let project = TestProject::minimal();
+    let mut child = project
+        .command(&project.root, &["lsp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start aidlc lsp");
+    let mut stdin = child.stdin.take().expect("stdin");
+    // A header that never ends: 1 GiB offered in 1 MiB pieces. The server must stop reading
+    // long before that, so the pipe breaks while most of it is still unsent.
+    let offered: usize = 1024 * 1024 * 1024;
+    let chunk = vec![b'x'; 1024 * 1024];
+    let mut sent = 0;
+    let _ = stdin.write_all(b"Content-Length: 10");
+    while sent < offered {
+        match stdin.write_all(&chunk) {
+            Ok(()) => sent += chunk.len(),
+            Err(_) => break,
+        }
+    }
+    drop(stdin);
+    let output = child.wait_with_output().expect("aidlc lsp ends");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        sent < 16 * 1024 * 1024,
+        "the server read {sent} bytes of one header line"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "the editor's LSP stream is broken: a frame header line longer than 4096 bytes"
+        ),
+        "{stderr}"
+    );
 }

@@ -1,12 +1,28 @@
-//! The integration tests: one binary, one module per area.
+//! The integration tests: one binary, one file per capability.
 //!
-//! - `support`: the temp-project builder and the snapshot filters every test uses;
-//! - `compile`: `aidlc init` and `aidlc compile` end to end (graph bytes, formats, exit codes);
-//! - `bad_input`: every kind of broken input gets a diagnostic and leaves the old graph alone;
-//! - `fail_closed_compile`: dead gate bindings, strict manifests, diagnostics on very long
-//!   lines, and a `compile --check` that writes nothing (issue 10);
+//! A test goes in the file of the capability it checks, whatever made someone write it: a new
+//! refusal of `gate check` goes in `gate`, a new write-hook case in `engine`, a new compile
+//! diagnostic in `compile`. A file is named after a capability, never after an issue, a round
+//! of fixes or a kind of failure; a new file is made only when no capability below fits, and is
+//! one `mod` line here plus one entry in this list. Helpers two files share go in `support`
+//! (`support/` for a builder of its own); an insta snapshot is named after its test's module,
+//! so a test that moves takes its `.snap` file along (`git mv`, bytes unchanged). The scenarios
+//! S1–S18 of docs/failure-modes.md are one end-to-end test each, `scenario_NN_<what it
+//! proves>`, in the file of their capability (a `Failure scenario SN` section) and built on
+//! `support::scenario_project`.
+//!
+//! - `support`: the temp-project builder, the snapshot filters, bounded waits, FIFOs and
+//!   oversized files every test uses; `support::stage_with_sensors`: a stage with two
+//!   deliverables and fake gate or write sensors, for the gate's and the dispatch's tests;
+//!   `support::scenario_project`: the project the failure scenarios start from;
+//! - `compile`: `aidlc init` and `aidlc compile` end to end: graph bytes, formats, exit codes,
+//!   every kind of broken input diagnosed (snapshotted) with the old graph kept, gate-fired
+//!   bindings that can never fire, manifests as strict as at fire time, diagnostics on very long
+//!   lines, FIFOs among the inputs, and a `compile --check` that writes nothing;
 //! - `compile_fuzz`: mutated manifests and stage files never panic, and a failing compile
 //!   leaves the previous graph alone (property-based);
+//! - `project_search`: where a command finds its project: the repository root, never the home
+//!   folder's harness folder, a harness folder without stages is no project;
 //! - `containment`: every write stays inside the project whatever a planted journal, a lock
 //!   file or a linked harness folder says, the read-only commands write nothing, and a git
 //!   plugin's `.git/` is never composed;
@@ -16,55 +32,49 @@
 //! - `watch_plugins`: `compile --watch` in an install with a composed plugin: an edit of the
 //!   plugin's folder is synced into the install and compiled, refusals keep the install (D53);
 //! - `lsp`: `aidlc lsp` driven by a JSON-RPC client over its stdio (diagnostics, navigation,
-//!   completion, quick fixes, bad requests, cancellation), and by headless Neovim;
+//!   completion, quick fixes, bad requests and headers, cancellation), and by headless Neovim;
 //! - `doctor`: `aidlc doctor`, each row driven to pass and to fail or warn, nothing written;
-//! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake workers;
+//! - `engine`: `aidlc engine sensor …`, the worker protocol and the write hook, with fake
+//!   workers: verdicts and ambiguous output, the audit lock, values read back from the graph,
+//!   a worker's children, signals, special files, output that cannot be written, the write
+//!   hook in a fresh clone;
 //! - `time_limits`: the enclosing time limits (the write hook's allowance, the gate's dispatch
 //!   cap, `gate check --timeout`) stop sleeping workers, record drops and never pass;
 //! - `sensor_cli`: the reference's own pinning scenarios for `sensor list`, `sensor describe` and
 //!   the `fire` refusals (t92, t93), against our binary;
 //! - `learnings`: `engine learnings surface|persist`: the round trip to a sensor that fires,
-//!   a replay that changes nothing, the refusals, and the reference's bytes (Bun);
+//!   a replay that changes nothing, selection values written as given, `memory.md` read with
+//!   the compile's limits, the refusals, and the reference's bytes (Bun);
 //! - `ledger_integrity`: the ledger stays whole and inside the project (torn tails, the terminal
 //!   row's lock wait, unstamped locks, leftover temporaries, folders that link outside);
 //! - `workers`: the native shipped workers agree in-process and out-of-process;
-//! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes);
-//! - `ci_formats`: issue 13: typed findings, pretty output, SARIF that GitHub's validator
-//!   accepts, `JUnit` valid against its schema, paths in a monorepo, `--report`, `gate merge`,
-//!   colours, the progress line, a worker's stderr kept, and the compile's CI formats;
-//! - `ci_reports`: issues 26 and 30 in the CI reports: the verdict's exit status with a closed
-//!   stdout, `--report` into special files and through links, `gate merge` re-planned from the
-//!   project, shards with no fire of their own, advisory findings in `JUnit`, grouped human
-//!   output with paths from the working folder;
+//! - `gate`: `aidlc gate check` (deliverables, parallel and sharded runs, exit codes), a stale
+//!   graph refused at the gate, blocking bindings that never fired, nothing checked is not
+//!   green, the staleness bracket, deliverables that are not regular files;
+//! - `reports`: the CI reports of `gate check`: typed findings, pretty and grouped human
+//!   output, SARIF that GitHub's validator accepts, `JUnit` valid against its schema, paths in
+//!   a monorepo and from the repository root, `--report` into special files and through links,
+//!   `gate merge` re-planned from the project, colours, the progress line, a worker's stderr
+//!   kept, the verdict's exit status with a closed stdout, and the compile's CI formats;
 //! - `gate_step`: `aidlc engine gate start|revise`, the conductor's gate step (enforcement,
-//!   fingerprints, the override receipt, the gate row and its notices);
-//! - `fail_closed_gate`: issue 10's gate and graph-reading items: unfired blocking bindings,
-//!   strict graph values, nothing checked, the staleness bracket in `gate check`, deliverables
-//!   that are not regular files, and the write hook in a fresh clone;
-//! - `fail_closed_dispatch`: issue 10's dispatch items: ambiguous worker output, a worker's
-//!   children, signals, special files and in-process timeouts, stdout write failures;
-//! - `fail_closed_round_three`: issue 26: a stale graph at the gate, explicit `--artifacts`,
-//!   selection values written as given, the project search's limits, bounded reads of
-//!   `memory.md` and LSP headers, and finding messages without absolute paths;
+//!   fingerprints, explicit `--artifacts`, the override receipt, the gate row and its notices);
 //! - `receipts`: `engine log decision|answer` and `engine hook record-human-turn`, byte for byte
 //!   with the reference, their refusals, and the override completed with aidlc commands alone;
 //! - `reference_installs`: the real installs the reference made (2.5.36, 2.6.54) are read and
 //!   written byte for byte as their own tools do, side by side with the reference (Bun), and
 //!   their sensors run natively with the install's own health, detail and selections files;
-//! - `failure_scenarios`: the 18 scenarios of docs/failure-modes.md (S1–S18), one end-to-end test each
-//!   (issue 10's proof);
 //! - `authoring`: shell completions, the man page, the JSON Schemas (the default framework and
 //!   the reference installs validate) and `aidlc graph` (rendered by graphviz);
-//! - `harnesses`: issue 28: each harness's own payloads fed to the hooks, the reference's own
-//!   hooks under Bun beside aidlc's giving the same audit rows, `hook install` on each
-//!   projection and new project, and `doctor` reading each registration;
+//! - `harnesses`: each harness's own payloads fed to the hooks, the reference's own hooks under
+//!   Bun beside aidlc's giving the same audit rows, `hook install` on each projection and new
+//!   project, and `doctor` reading each registration;
 //! - `hook_payload_fuzz`: every harness's payloads, mutated, never panic the payload readers
 //!   nor break the hooks (property-based);
 //! - `plugins`: `aidlc plugin add|remove|list|sync`: the reference's plugin composed as the
 //!   reference composer composes it (Bun), idempotence, removal, kills, the guards, git sources,
-//!   100 plugins;
-//! - `plugin_owner`: issue 29 item 4: `aidlc sensors` names each sensor's plugin, and gate
-//!   reports name the plugin of the stage behind each finding, in every format;
+//!   100 plugins, lock files, journals and plugin files that are not bounded regular files;
+//! - `plugin_owner`: `aidlc sensors` names each sensor's plugin, and gate reports name the
+//!   plugin of the stage behind each finding, in every format;
 //! - `plugin_own_tree`: `aidlc compile` in a plugin's own tree: the installed graph byte for
 //!   byte, errors at the plugin's file and span, nothing written (D52);
 //! - `plugin_selection`: `harness.json` `plugins` at compile, byte for byte with the reference
@@ -72,13 +82,16 @@
 //! - `disabled_stages`: the stages that selection disables, at run time: the write hook fires
 //!   nothing for them, a gate asked for one refuses with the fix, a check over every stage says
 //!   how many it skipped (D49);
+//! - `guard`: the pre-tool guard (`aidlc engine hook guard`, D34);
 //! - `hook_install`: `aidlc hook install` on no settings file, an empty one, one with other
-//!   hooks, the 2.6.54 reference install's and a malformed one;
+//!   hooks, the 2.6.54 reference install's, a malformed one and one that is not a bounded
+//!   regular file;
 //! - `shell_writes`: writes through the shell: the guard's snapshot before a shell call, the
 //!   write hook's firing on what the call created or modified, deletes, renames, ignored files,
 //!   a missing snapshot, and the never-ran notice of `gate start`, `doctor` and `gate check`;
 //! - `install`: the npm package (packed, installed offline, run through `npx`), the GitHub
 //!   Action and the pre-commit hooks;
+//! - `layering`: the top-level modules of `src/` import one another without a cycle;
 //! - `docs`: the documentation stays in step with the code;
 //! - `synthetic` (`tests/support/synthetic.rs`, shared with the benchmarks): generated projects of
 //!   any size; `synthetic_projects`: they are deterministic and compile without a diagnostic.
@@ -88,9 +101,6 @@
 )]
 
 mod authoring;
-mod bad_input;
-mod ci_formats;
-mod ci_reports;
 mod compile;
 mod compile_fuzz;
 mod containment;
@@ -98,11 +108,6 @@ mod disabled_stages;
 mod docs;
 mod doctor;
 mod engine;
-mod fail_closed_compile;
-mod fail_closed_dispatch;
-mod fail_closed_gate;
-mod fail_closed_round_three;
-mod failure_scenarios;
 mod gate;
 mod gate_step;
 mod guard;
@@ -119,8 +124,10 @@ mod plugin_own_tree;
 mod plugin_owner;
 mod plugin_selection;
 mod plugins;
+mod project_search;
 mod receipts;
 mod reference_installs;
+mod reports;
 mod sensor_cli;
 mod shell_writes;
 mod support;

@@ -1,4 +1,4 @@
-//! `aidlc compile` in a plugin's own tree (issue 29, docs/decisions.md D52): the plugin is
+//! `aidlc compile` in a plugin's own tree (docs/decisions.md D52): the plugin is
 //! composed as `aidlc plugin add` composes it into a temporary default framework; the graph is
 //! the install's byte for byte, an error in a plugin file names the plugin's file and span, and
 //! the plugin's folder is never written.
@@ -240,7 +240,7 @@ fn a_compile_error_in_a_plugin_stage_is_carried_back_to_the_plugins_file() {
     );
 }
 
-/// Issue 29 (D52): a path printed inside a message names the plugin's file by its path in the
+/// D52: a path printed inside a message names the plugin's file by its path in the
 /// plugin, as the location does; a core stage's path is left as the compile printed it.
 #[test]
 fn a_path_in_a_compile_message_names_the_plugins_file() {
@@ -268,7 +268,7 @@ fn a_path_in_a_compile_message_names_the_plugins_file() {
     );
 }
 
-/// Issue 29 (D52): a refusal of the composition without a span of its own is shown on the file
+/// D52: a refusal of the composition without a span of its own is shown on the file
 /// at fault, with a span on the key, list item or line the refusal names.
 #[test]
 fn a_composition_refusal_is_shown_on_the_manifest_key_or_contribution_line_at_fault() {
@@ -367,7 +367,7 @@ fn a_dependency_cycle_with_a_sibling_is_shown_on_the_manifests_dependencies() {
     );
 }
 
-/// Issue 29 (D52): a diagnostic in a core stage a contribution changed is shown on the
+/// D52: a diagnostic in a core stage a contribution changed is shown on the
 /// contribution when its span is in text the contribution wrote (a merged `adds` value), naming
 /// the core stage; in the stage's own text it stays on the composed framework.
 #[test]
@@ -445,7 +445,7 @@ fn as_projections(shelf: &TestProject, folders: &[&str]) {
     }
 }
 
-/// Issue 29 (D52): a tree that carries only a host projection composes for that projection's
+/// D52: a tree that carries only a host projection composes for that projection's
 /// harness; two projections and no `--harness` is a refusal naming both and the flag.
 #[test]
 fn a_host_projection_composes_for_its_harness_and_two_need_the_harness_flag() {

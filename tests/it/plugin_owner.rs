@@ -1,4 +1,4 @@
-//! Issue 29 item 4: every downstream surface names the plugin a sensor or a finding comes
+//! Every downstream surface names the plugin a sensor or a finding comes
 //! from (docs/decisions.md D50). `aidlc sensors` shows each sensor's plugin (the engine's
 //! `sensor list|describe` bytes stay the reference's, D47), and a gate report names the plugin
 //! of the stage that fired each finding, in every format.

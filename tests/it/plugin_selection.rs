@@ -1,4 +1,4 @@
-//! Issue 29 item 1: the plugin selection at compile (`harness.json` `plugins`,
+//! The plugin selection at compile (`harness.json` `plugins`,
 //! docs/decisions.md D14). With the reference's fixture plugin composed into a 2.5.36 install by
 //! the reference composer, the reference compile (Bun) and `aidlc compile` write the same graph
 //! and grid with `plugins` absent, `[]`, `["test-pro"]` and `["aidlc"]`; the closure check, the
@@ -88,7 +88,8 @@ fn dispatcher_running_aidlc_compile(project: &TestProject) -> camino::Utf8PathBu
 
 /// The reference's `select-plugins` holds the workspace lock and runs the compile with
 /// `AIDLC_WORKSPACE_LOCK_OWNER_PID` naming itself: `aidlc compile` writes inside that lock
-/// (at once, not after a 5 s wait and a refusal), and leaves the lock to its holder.
+/// (a compile that waited for it would be refused and write nothing), and leaves the lock to
+/// its holder.
 #[test]
 fn the_reference_select_plugins_runs_aidlc_compile_inside_the_lock_it_holds() {
     let Some(bun_path) = node_tool("bun") else {
@@ -101,7 +102,6 @@ fn the_reference_select_plugins_runs_aidlc_compile_inside_the_lock_it_holds() {
         let graph: serde_json::Value = serde_json::from_str(&shipped_graph).unwrap();
         project.write(GRAPH, &graph.to_string());
         let dispatcher = dispatcher_running_aidlc_compile(&project);
-        let started = std::time::Instant::now();
         let selecting = bun(
             &bun_path,
             &project.root,
@@ -109,10 +109,6 @@ fn the_reference_select_plugins_runs_aidlc_compile_inside_the_lock_it_holds() {
             &[("AIDLC_COMPILED_EXECUTABLE", dispatcher.as_str())],
         );
         ok(&selecting, &format!("{version}: select-plugins"));
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(4),
-            "{version}: the compile waited for the lock its caller holds"
-        );
         assert!(
             project.read(GRAPH) == shipped_graph,
             "{version}: aidlc compile wrote the graph"

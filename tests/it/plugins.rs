@@ -1,4 +1,4 @@
-//! `aidlc plugin add|remove|list|sync` (issue 29, composition): the reference's own plugin
+//! `aidlc plugin add|remove|list|sync`, the composition: the reference's own plugin
 //! composed into a copy of the 2.5.36 install gives the bytes the reference composer writes
 //! there (run with Bun), a second sync changes nothing, removal gives back the install, a kill
 //! at any point leaves the install as before or after, the guards refuse before anything is
@@ -10,7 +10,9 @@ use std::process::Command;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::support::{GRAPH, Run, TestProject, copy_tree, node_tool, system_tool};
+use crate::support::{
+    GRAPH, Run, TestProject, copy_tree, fifo_at, node_tool, oversized, said, system_tool,
+};
 
 /// The vendored reference plugin (`test-pro-source` as authored, `test-pro-claude-projection`
 /// as projected for Claude, with the reference composer).
@@ -836,10 +838,11 @@ fn an_install_whose_conductor_needs_bun_is_refused_without_bun_and_nothing_is_wr
     let project = TestProject::reference_install("2.5.36");
     let before = snapshot(&project.root);
     let home = tempfile::tempdir().unwrap();
+    let no_programs = crate::support::SearchPath::of_programs_found_on(&[], "".as_ref());
     let run = project.run_with_env(
         &["plugin", "add", projection.as_str()],
         &[
-            ("PATH", "/usr/bin:/bin"),
+            ("PATH", no_programs.as_str()),
             ("HOME", home.path().to_str().unwrap()),
         ],
     );
@@ -1100,7 +1103,7 @@ fn a_composition_that_does_not_compile_is_rolled_back() {
     assert!(!project.exists(".aidlc-plugin-journal"));
 }
 
-/// Issue 29 (D52): a composition that does not compile shows each diagnostic in a file a path
+/// D52: a composition that does not compile shows each diagnostic in a file a path
 /// plugin shipped on that file (by its absolute path), at the span as authored (the
 /// `{{HARNESS_DIR}}` on an earlier line is not counted as `.claude`), with the authored text;
 /// one in text a contribution wrote into a core stage on the contribution, naming the stage;
@@ -1194,7 +1197,7 @@ fn a_failed_compile_is_shown_on_the_path_plugins_own_files() {
     assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
 }
 
-/// Issue 29 (D52): a path the compile prints inside a message names the plugin's file too, as
+/// D52: a path the compile prints inside a message names the plugin's file too, as
 /// the diagnostic's location does: the duplicate producer error lists the plugin's stage by
 /// its own (absolute) path, never by the installed copy's, and the core stage by its installed
 /// path.
@@ -1241,7 +1244,7 @@ fn a_failed_compiles_message_names_the_path_plugins_own_file_not_its_installed_c
     );
 }
 
-/// Issue 29 (D52): a git plugin's tree is a clone, not the folder its author edits, so a failed
+/// D52: a git plugin's tree is a clone, not the folder its author edits, so a failed
 /// compile's diagnostics in its copies keep their installed paths.
 #[test]
 fn a_failed_compile_of_a_git_plugin_keeps_the_installed_paths() {
@@ -1765,9 +1768,15 @@ fn a_sync_killed_at_any_point_is_reported_by_list_and_finished_by_the_next_sync(
     let after = snapshot(&reference.root);
     assert_ne!(before, after);
 
+    // Kill points chosen by what the run has done, not by the clock: at once (before the
+    // transaction is armed), then once the journal's manifest is on disk and at least
+    // `changes` install files differ from the starting state, for counts up to the whole sync.
+    let whole_sync = differing(&before, &after).len();
+    let mut kill_points: Vec<Option<usize>> = vec![None];
+    kill_points.extend((0..=whole_sync).step_by((whole_sync / 12).max(1)).map(Some));
     let mut seen_before = 0;
     let mut rolled_back = 0;
-    for delay_ms in (0_u64..=900).step_by(60) {
+    for kill_point in kill_points {
         let project = composed_at_v1();
         assert_same(&before, &snapshot(&project.root), "the starting state");
         to_v2();
@@ -1778,7 +1787,9 @@ fn a_sync_killed_at_any_point_is_reported_by_list_and_finished_by_the_next_sync(
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("start aidlc plugin sync");
-        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        if let Some(changes) = kill_point {
+            wait_until_armed_with_changes(&project.root, &before, changes, &mut child);
+        }
         let _ = child.kill();
         let _ = child.wait();
         // `plugin list` writes nothing: it only reports the journal a killed run left.
@@ -1799,7 +1810,7 @@ fn a_sync_killed_at_any_point_is_reported_by_list_and_finished_by_the_next_sync(
         {
             assert!(
                 waiting,
-                "killed after {delay_ms} ms: list did not report the journal"
+                "killed at {kill_point:?} changes: list did not report the journal"
             );
             rolled_back += 1;
         }
@@ -1807,11 +1818,43 @@ fn a_sync_killed_at_any_point_is_reported_by_list_and_finished_by_the_next_sync(
         assert_same(
             &after,
             &now,
-            &format!("killed after {delay_ms} ms, then synced"),
+            &format!("killed at {kill_point:?} changes, then synced"),
         );
     }
     assert!(seen_before > 0, "every kill came after the commit");
     assert!(rolled_back > 0, "no kill landed inside the transaction");
+}
+
+/// Wait until the sync `child` has armed its journal (the manifest is on disk) and at least
+/// `changes` install files differ from `before`, or until it has ended; fails after
+/// [`crate::support::HANG`].
+fn wait_until_armed_with_changes(
+    root: &Utf8Path,
+    before: &BTreeMap<String, Vec<u8>>,
+    changes: usize,
+    child: &mut std::process::Child,
+) {
+    let manifest = root.join(".aidlc-plugin-journal/manifest.json");
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait for aidlc").is_some() {
+            return;
+        }
+        if manifest.is_file() {
+            let changed = differing(before, &snapshot(root))
+                .iter()
+                .filter(|path| !path.starts_with(".aidlc-plugin-journal/"))
+                .count();
+            if changed >= changes {
+                return;
+            }
+        }
+        assert!(
+            started.elapsed() < crate::support::HANG,
+            "the sync never armed its journal with {changes} changes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 // --- Scale ---------------------------------------------------------------------------------
@@ -2013,7 +2056,7 @@ fn removing_a_plugin_the_selection_still_names_is_refused_before_any_write() {
     assert!(!project.exists(".claude/aidlc-common/stages/construction/acme-check.md"));
 }
 
-/// Issue 29 (D55): `aidlc compile` says when a composed path plugin changed at its source since
+/// D55: `aidlc compile` says when a composed path plugin changed at its source since
 /// it was composed (it compiled the stale installed copies), on the no-op path and the
 /// compiling path alike, in every format; a sync ends it, and a source that is not there (a CI
 /// checkout without the plugin's folder) says nothing. `aidlc doctor`'s plugin sources row
@@ -2162,4 +2205,103 @@ fn the_reference_plugin_composes_onto_the_built_in_framework() {
         "{}",
         refused.stderr
     );
+}
+
+// --- Plugin inputs that are not bounded regular files -------------------------------------------
+
+#[test]
+fn a_fifo_lock_file_is_refused_at_once_by_every_command_that_reads_it() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, "aidlc.lock.json");
+    for args in [
+        &["doctor"][..],
+        &["plugin", "list"],
+        &["plugin", "sync"],
+        &["sensors"],
+    ] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(!output.contains("panicked"), "{args:?}: {output}");
+        assert!(
+            output.contains("aidlc.lock.json") && output.contains("FIFO"),
+            "{args:?} names the lock file and what it is: {output}"
+        );
+    }
+}
+
+#[test]
+fn an_oversized_lock_file_is_refused_by_its_size_by_every_command_that_reads_it() {
+    let project = TestProject::default_framework();
+    oversized(&project.path("aidlc.lock.json"));
+    for args in [
+        &["doctor"][..],
+        &["plugin", "list"],
+        &["plugin", "sync"],
+        &["sensors"],
+    ] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(
+            output.contains("aidlc.lock.json") && output.contains("1073741824 bytes"),
+            "{args:?} names the lock file and its size: {output}"
+        );
+    }
+}
+
+#[test]
+fn a_fifo_journal_manifest_is_refused_at_once_by_plugin_sync() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, ".aidlc-plugin-journal/manifest.json");
+    let run = project.run_watched(&["plugin", "sync"], &[], None);
+    let output = said(&run);
+    assert_ne!(run.status, 0, "{output}");
+    assert!(
+        output.contains("manifest.json") && output.contains("FIFO"),
+        "{output}"
+    );
+}
+
+#[test]
+fn a_fifo_harness_json_is_refused_at_once_by_plugin_list() {
+    let project = TestProject::default_framework();
+    fifo_at(&project, ".claude/tools/data/harness.json");
+    let run = project.run_watched(&["plugin", "list"], &[], None);
+    let output = said(&run);
+    assert_ne!(run.status, 0, "{output}");
+    assert!(
+        output.contains("harness.json") && output.contains("FIFO"),
+        "{output}"
+    );
+}
+
+#[test]
+fn an_oversized_plugin_file_is_refused_by_its_size_before_it_is_read() {
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let notes = root.join("knowledge/acme-helper-agent/notes.md");
+
+    // Composed while small, then grown at its source: `compile` and `doctor` read the source.
+    let project = TestProject::default_framework();
+    let added = project.run_watched(&["plugin", "add", root.as_str()], &[], None);
+    assert_eq!(added.status, 0, "{}", said(&added));
+    oversized(&notes);
+    for args in [&["compile"][..], &["doctor"]] {
+        let run = project.run_watched(args, &[], None);
+        let output = said(&run);
+        assert!(
+            output.contains("notes.md") && output.contains("1073741824 bytes"),
+            "{args:?} names the oversized plugin file: {output}"
+        );
+    }
+
+    // Added while oversized: refused, naming the file.
+    let fresh = TestProject::default_framework();
+    let refused = fresh.run_watched(&["plugin", "add", root.as_str()], &[], None);
+    let output = said(&refused);
+    assert_ne!(refused.status, 0, "{output}");
+    assert!(
+        output.contains("notes.md") && output.contains("1073741824 bytes"),
+        "{output}"
+    );
+    assert!(!fresh.exists("aidlc.lock.json"), "{output}");
 }

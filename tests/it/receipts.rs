@@ -1,4 +1,4 @@
-//! Issue 14, item 2 and issue 26, item 6: `aidlc engine log decision|answer` and `aidlc engine
+//! `aidlc engine log decision|answer` and `aidlc engine
 //! hook record-human-turn`, the three rows a blocking-sensor override needs: their bytes against
 //! the reference's `aidlc-log.ts` and `aidlc-record-human-turn.ts` (Bun), the refusals that
 //! protect the receipt, the override completed on `aidlc init --example` from a real Claude Code

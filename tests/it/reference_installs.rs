@@ -265,7 +265,7 @@ fn the_references_drift_guard_passes_on_the_tree_aidlc_compiled_and_ours_on_the_
     }
 }
 
-// --- The runtime on a reference install (issue 12) ----------------------------------------------
+// --- The runtime on a reference install ----------------------------------------------
 
 /// The intent record the runtime tests add to a copy of an install.
 const DEMO_RECORD: &str = "aidlc/spaces/default/intents/260901-demo";

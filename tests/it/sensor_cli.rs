@@ -3,6 +3,7 @@
 //! default framework: the same output and the same words, with D9's exit statuses (2 where the
 //! reference exits 1), and no audit file written by any refused fire.
 
+use crate::support::scenario_project::{self as scenario, DOC_A, PASS, STAGE, STAGE_FILE};
 use crate::support::{Run, TestProject};
 
 const SHIPPED: [&str; 6] = [
@@ -297,4 +298,178 @@ fn every_fire_refusal_is_the_reference_s_sentence_and_writes_no_audit_file() {
     );
     assert_eq!(fired.status, 0, "{}", fired.stderr);
     assert!(project.exists(&format!("{RECORD}/audit")));
+}
+
+// --- Failure scenario S9 (docs/failure-modes.md): arguments -------------------------------------
+
+/// S9: a flag followed by another flag and a trailing flag without a value are loud usage
+/// errors, for the dispatcher (`fire`, exit 2, no row), the gate commands and the worker
+/// protocol (`sensor-<id>`, exit 1 with the flag named, failure mode F9).
+///
+/// Section names never travel as a comma-separated flag here: `required-sections` reads the
+/// headings a deliverable needs from its template file (the stage's `required_sections:` list is
+/// shape-checked only), so a heading holding commas and quotes is one heading. This test asserts
+/// that instead.
+///
+/// Also covered by `engine::pre_flight_refusals_write_no_audit_row` and the flag tests of each
+/// worker (the unit tests of `src/runtime/worker_process.rs`).
+#[test]
+fn scenario_09_flags_without_values_are_loud_usage_errors() {
+    let project = scenario::scenario_project(&[scenario::Sensor::write("probe", PASS, "**/*.md")]);
+    project.write("src/app.ts", "export const a = 1;\n");
+    let dispatcher_cases: [(&[&str], &str); 4] = [
+        (
+            &[
+                "engine",
+                "sensor",
+                "fire",
+                "probe",
+                "--stage",
+                "--output-path",
+                DOC_A,
+            ],
+            "--stage expects a value, got another flag: \"--output-path\".",
+        ),
+        (
+            &[
+                "engine",
+                "sensor",
+                "fire",
+                "probe",
+                "--stage",
+                STAGE,
+                "--output-path",
+            ],
+            "--output-path expects a value, got end of arguments.",
+        ),
+        (
+            &[
+                "engine",
+                "gate",
+                "start",
+                STAGE,
+                "--override-blocking-sensors",
+                "--user-input",
+            ],
+            "a value is required for '--user-input",
+        ),
+        (
+            &["gate", "check", "--stage", "--no-record"],
+            "a value is required for '--stage",
+        ),
+    ];
+    for (args, expected) in dispatcher_cases {
+        let refused = scenario::run(&project, args);
+        assert_eq!(refused.status, 2, "{args:?}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains(expected),
+            "{args:?}: {}",
+            refused.stderr
+        );
+    }
+    let doc = project.path(DOC_A);
+    let worker_cases: [(&[&str], &str); 4] = [
+        (
+            &[
+                "engine",
+                "sensor-required-sections",
+                "--stage",
+                STAGE,
+                "--output-path",
+            ],
+            "--output-path expects a value, got end of arguments.",
+        ),
+        (
+            &[
+                "engine",
+                "sensor-required-sections",
+                "--templates-dir",
+                "--stage",
+                STAGE,
+                "--output-path",
+                doc.as_str(),
+            ],
+            "--templates-dir expects a value, got another flag: \"--stage\".",
+        ),
+        (
+            &[
+                "engine",
+                "sensor-upstream-coverage",
+                "--stage",
+                STAGE,
+                "--output-path",
+                doc.as_str(),
+                "--consumes",
+            ],
+            "--consumes expects a value, got end of arguments.",
+        ),
+        (
+            &[
+                "engine",
+                "sensor-linter",
+                "--stage",
+                "--file-path",
+                "src/app.ts",
+            ],
+            "missing value for --stage",
+        ),
+    ];
+    for (args, expected) in worker_cases {
+        let refused = scenario::run(&project, args);
+        assert_eq!(refused.status, 1, "{args:?}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains(expected),
+            "{args:?}: {}",
+            refused.stderr
+        );
+        assert!(refused.stdout.is_empty(), "{args:?}: {}", refused.stdout);
+    }
+    assert!(
+        !project.exists(&format!("{}/audit", scenario::RECORD)),
+        "a usage error wrote a row"
+    );
+
+    // A heading with commas and quotes, from the template, is one heading.
+    let headings = TestProject::empty();
+    scenario::write_agent(&headings);
+    headings.write(
+        ".claude/sensors/aidlc-required-sections.md",
+        &crate::support::manifest("required-sections", ""),
+    );
+    headings.write(
+        STAGE_FILE,
+        &scenario::stage_file(
+            STAGE,
+            "inception",
+            &["doc-a"],
+            &[],
+            &["required-sections"],
+            "[]",
+        ),
+    );
+    assert_eq!(scenario::run(&headings, &["compile"]).status, 0);
+    scenario::write_state(&headings, STAGE, "");
+    headings.write(
+        "aidlc/spaces/default/memory/templates/doc-a.md",
+        "# Doc A\n\n## Scope, goals and \"non-goals\"\n\n## Risks, open\n",
+    );
+    headings.write(
+        DOC_A,
+        "# A\n\n## Scope\n\n## Goals and \"non-goals\"\n\n## Risks, open\n",
+    );
+    let failed = scenario::verdict_line(&scenario::fire(&headings, "required-sections", DOC_A));
+    assert_eq!(failed["result"], "failed", "{failed}");
+    let findings = scenario::detail_findings(&headings, &failed);
+    assert_eq!(
+        findings["template_missing"],
+        serde_json::json!(["## Scope, goals and \"non-goals\""]),
+        "{findings}"
+    );
+    headings.write(
+        DOC_A,
+        "# A\n\n## Scope, goals and \"non-goals\"\n\n## Risks, open\n",
+    );
+    let passed = scenario::verdict_line(&scenario::fire(&headings, "required-sections", DOC_A));
+    assert_eq!(passed["result"], "passed", "{passed}");
+    assert!(passed.get("note").is_none(), "{passed}");
 }

@@ -1,5 +1,8 @@
 //! A temp-project builder: write files, run the real `aidlc` binary, read the results.
 
+pub mod scenario_project;
+pub mod stage_with_sensors;
+
 use std::process::Command;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -580,4 +583,76 @@ pub fn line_diff(before: &str, after: &str) -> (Vec<String>, Vec<String>) {
         }
     }
     (removed, added)
+}
+
+/// Wait until `path` exists; fails naming it after [`HANG`].
+pub fn wait_for_path(path: &Utf8Path) {
+    let started = std::time::Instant::now();
+    while !path.exists() {
+        assert!(started.elapsed() < HANG, "{path} never appeared");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Wait until process `pid` has been reaped by its parent (`kill -0` fails; a zombie is not
+/// reaped yet); fails naming it after [`HANG`].
+pub fn wait_until_reaped(pid: &str) {
+    let started = std::time::Instant::now();
+    loop {
+        let alive = std::process::Command::new("kill")
+            .args(["-0", pid])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !alive {
+            return;
+        }
+        assert!(started.elapsed() < HANG, "process {pid} was never reaped");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// A FIFO nobody writes at `relative` in `project` (an open for reading would wait forever).
+pub fn fifo_at(project: &TestProject, relative: &str) {
+    let path = project.path(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let made = std::process::Command::new("mkfifo")
+        .arg(path.as_str())
+        .status()
+        .expect("run mkfifo");
+    assert!(made.success(), "mkfifo {path}");
+}
+
+/// Make the file at `path` a sparse 1 GiB file: far past every input limit, written in no time.
+pub fn oversized(path: &camino::Utf8Path) {
+    std::fs::File::options()
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .unwrap()
+        .set_len(1 << 30)
+        .unwrap();
+}
+
+/// What a run said, on either stream.
+pub fn said(run: &Run) -> String {
+    format!("{}{}", run.stdout, run.stderr)
+}
+
+/// `aidlc init --example`, compiled; the example intent's record and `user-stories` (its
+/// current stage).
+pub fn example_project() -> (TestProject, String) {
+    let project = TestProject::empty();
+    assert_eq!(project.run(&["init", "--example", "."]).status, 0);
+    assert_eq!(project.compile().status, 0);
+    let record = project
+        .path("aidlc/spaces/default/intents")
+        .read_dir_utf8()
+        .expect("the intents folder")
+        .map(|entry| entry.expect("an entry").file_name().to_owned())
+        .find(|name| name.ends_with("-example-checkout"))
+        .expect("the example record");
+    (project, format!("aidlc/spaces/default/intents/{record}"))
 }

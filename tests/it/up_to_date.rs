@@ -214,15 +214,72 @@ fn warnings_are_repeated_when_up_to_date() {
     assert_eq!(first_warning, second_warning);
 }
 
+/// `up_to_date::RACY_WINDOW_NS`: a stamp within it of the record's time is not trusted.
+const RACY_WINDOW_NS: u64 = 2_000_000_000;
+
+/// The fingerprint record's header line and JSON body.
+fn record_parts(project: &TestProject) -> (String, serde_json::Value) {
+    let text = project.read(FINGERPRINT);
+    let (header, body) = text.split_once('\n').expect("a header line, then the body");
+    (
+        header.to_owned(),
+        serde_json::from_str(body).expect("a JSON body"),
+    )
+}
+
+/// The newest of a stamp's modification and change times, for every file in the record
+/// (inputs and outputs), by path.
+fn newest_stamps(body: &serde_json::Value) -> Vec<(String, u64)> {
+    ["inputs", "outputs"]
+        .iter()
+        .flat_map(|list| body[list].as_array().cloned().unwrap_or_default())
+        .map(|file| {
+            let stat = &file["stamp"]["stat"];
+            let newest = stat["modified_ns"]
+                .as_u64()
+                .unwrap()
+                .max(stat["changed_ns"].as_u64().unwrap());
+            (file["path"].as_str().unwrap().to_owned(), newest)
+        })
+        .collect()
+}
+
+/// Rewrite the record as if it had been written at `written_at_ns` (the body's time and the
+/// header's checksum of the body), in place: the file's inode stays. This stands for the time
+/// that passes between a compile and a later one without waiting for it; an inode change time
+/// cannot be set back, so the record's time moves forward instead.
+fn record_written_at(project: &TestProject, written_at_ns: u64) {
+    let (header, mut body) = record_parts(project);
+    body["written_at_ns"] = written_at_ns.into();
+    let body_text = serde_json::to_string(&body).unwrap();
+    let magic_and_format = header.rsplit_once(' ').expect("MAGIC FORMAT CHECKSUM").0;
+    let checksum = blake3::hash(body_text.as_bytes()).to_hex();
+    std::fs::write(
+        project.path(FINGERPRINT),
+        format!("{magic_and_format} {checksum}\n{body_text}"),
+    )
+    .unwrap();
+}
+
+/// The record as if written past the racy window of every stamp in it: `stat` alone is trusted.
+fn record_written_past_the_racy_window(project: &TestProject) {
+    let (_, body) = record_parts(project);
+    let newest = newest_stamps(&body)
+        .into_iter()
+        .map(|(_, ns)| ns)
+        .max()
+        .unwrap();
+    record_written_at(project, newest + RACY_WINDOW_NS + 1);
+}
+
 /// After the racy window has passed, the check trusts `stat` alone; an edit that keeps the
 /// size and puts the modification time back is still caught through the inode change time.
 #[test]
 fn settled_stamps_are_trusted_and_a_restored_mtime_is_still_caught() {
     let project = compiled_minimal();
-    std::thread::sleep(std::time::Duration::from_millis(2_100));
     let rehash = project.compile();
     assert!(was_up_to_date(&rehash), "{}", rehash.stderr);
-    std::thread::sleep(std::time::Duration::from_millis(2_100));
+    record_written_past_the_racy_window(&project);
     let settled = project.compile();
     assert!(was_up_to_date(&settled), "{}", settled.stderr);
     assert!(!settled.stderr.contains("re-hashed"), "{}", settled.stderr);
@@ -250,9 +307,6 @@ fn record_file_state(project: &TestProject) -> (u64, std::time::SystemTime, Stri
     )
 }
 
-/// Longer than `up_to_date::RACY_WINDOW_NS`: stamps older than this are trusted.
-const PAST_THE_RACY_WINDOW: std::time::Duration = std::time::Duration::from_millis(2_100);
-
 /// A forced compile that would record exactly what the record on disk says, apart from its
 /// time, leaves the file alone once no stamp in it is within the racy window of its time; the
 /// no-op check after it still trusts it, and still notices a later edit.
@@ -262,12 +316,16 @@ fn an_unchanged_forced_compile_leaves_a_settled_record_untouched() {
     let project = compiled_minimal();
     let first = record_file_state(&project);
     // The first record was written right after the outputs, so their stamps are racy
-    // relative to it: the next forced compile rewrites it, with a time past their window.
-    std::thread::sleep(PAST_THE_RACY_WINDOW);
+    // relative to it: the next forced compile rewrites it.
     let settling = project.run(&["compile", "--force"]);
     assert!(compiled_for_real(&settling), "{}", settling.stderr);
+    assert_ne!(
+        record_file_state(&project).0,
+        first.0,
+        "the racy record was rewritten"
+    );
+    record_written_past_the_racy_window(&project);
     let settled = record_file_state(&project);
-    assert_ne!(settled.0, first.0, "the racy record was rewritten");
 
     let forced = project.run(&["compile", "--force"]);
     assert!(
@@ -297,7 +355,6 @@ fn an_unchanged_forced_compile_leaves_a_settled_record_untouched() {
 #[test]
 fn a_forced_compile_still_rewrites_a_record_with_a_racy_input() {
     let project = compiled_minimal();
-    std::thread::sleep(PAST_THE_RACY_WINDOW);
     let graph_before = std::fs::metadata(project.path(GRAPH)).unwrap();
     edit_first_stage_prose(&project);
     let compiled = project.compile();
@@ -306,8 +363,25 @@ fn a_forced_compile_still_rewrites_a_record_with_a_racy_input() {
     assert_eq!(
         graph_before.modified().unwrap(),
         graph_after.modified().unwrap(),
-        "a prose edit leaves the graph as it was, so only the edited input is racy"
+        "a prose edit leaves the graph as it was"
     );
+    // The record as if written just past the window of every stamp but the edited input's,
+    // which is newer than all of them: that input alone is racy.
+    let (_, body) = record_parts(&project);
+    let stamps = newest_stamps(&body);
+    let edited = stamps
+        .iter()
+        .find(|(path, _)| path == FIRST_STAGE)
+        .unwrap()
+        .1;
+    let others = stamps
+        .iter()
+        .filter(|(path, _)| path != FIRST_STAGE)
+        .map(|(_, ns)| *ns)
+        .max()
+        .unwrap();
+    assert!(edited > others, "the edit is newer than every other stamp");
+    record_written_at(&project, others + RACY_WINDOW_NS + 1);
     let recorded = record_file_state(&project);
 
     let forced = project.run(&["compile", "--force"]);

@@ -22,12 +22,20 @@ fn is_composition_event(event: &Value) -> bool {
 }
 
 /// Edit the core stage and wait for its rebuild; every event since `since` (in `seen`) before
-/// that rebuild must be no recomposition and no rebuild: the stretch since then was quiet.
+/// that rebuild must be no recomposition and no rebuild, and the rebuild must be the sentinel
+/// edit's alone: the stretch since then was quiet. The watcher takes file events in the order
+/// they happened, so whatever the earlier edits set off comes before the sentinel's rebuild or
+/// in the same batch: a recomposition in between, or another path in that rebuild's lists.
 fn assert_quiet_since(project: &TestProject, watch: &mut WatchProcess, since: usize, what: &str) {
-    std::thread::sleep(std::time::Duration::from_millis(1500));
     let text = project.read(CORE_STAGE);
     project.write(CORE_STAGE, &format!("{text}\n"));
-    watch.rebuild_touching("the sentinel edit", "changed", CORE_STAGE);
+    let sentinel = watch.rebuild_touching("the sentinel edit", "changed", CORE_STAGE);
+    let paths_of = |list: &str| sentinel[list].as_array().cloned().unwrap_or_default();
+    assert_eq!(
+        (paths_of("changed"), paths_of("added"), paths_of("removed")),
+        (vec![Value::from(CORE_STAGE)], Vec::new(), Vec::new()),
+        "{what}: the sentinel's rebuild took in other changes: {sentinel}"
+    );
     let between = &watch.seen[since..watch.seen.len() - 1];
     let noisy: Vec<&Value> = between
         .iter()
@@ -288,7 +296,7 @@ fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
     let _ = child.wait();
 }
 
-/// Issue 29 (D55): a plugin edited at its source before the watch began is recomposed before
+/// D55: a plugin edited at its source before the watch began is recomposed before
 /// the watch's first compile, so the watch never compiles stale copies in silence.
 #[test]
 fn a_plugin_edited_before_the_watch_began_is_recomposed_before_the_first_compile() {

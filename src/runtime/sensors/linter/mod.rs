@@ -99,7 +99,7 @@ fn run_with_search_path(
     reason = "a test reads back the files it wrote, whole"
 )]
 mod tests {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use camino::{Utf8Path, Utf8PathBuf};
     use serde_json::json;
@@ -508,13 +508,11 @@ mod tests {
     fn a_linter_past_the_budget_is_stopped_and_is_a_script_error() {
         let project = configured_project();
         project.script("node_modules/.bin/eslint", "sleep 30");
-        let started = Instant::now();
         let outcome = run_with_search_path(
             &project.file_path_args("src/a.js"),
             &project.context(Duration::from_secs(1)),
             None,
         );
-        assert!(started.elapsed() < Duration::from_secs(10));
         assert_eq!(
             script_error_of(&outcome),
             "timeout: eslint did not finish within the sensor's budget of 1 s and was stopped"
