@@ -86,16 +86,6 @@ pub(super) fn finding_message(finding: &Finding) -> String {
     format!("{} ({})", finding.message, finding.rule)
 }
 
-/// The finding's message, then its help when it has one (for the formats that have one text
-/// per finding).
-pub(super) fn finding_message_with_help(finding: &Finding) -> String {
-    let mut message = finding_message(finding);
-    if let Some(help) = &finding.help {
-        let _ = write!(message, "\nhelp: {help}");
-    }
-    message
-}
-
 /// `file`, `file:line` or `file:line:col`.
 pub(super) fn finding_location(finding: &Finding) -> String {
     match finding.position() {

@@ -39,6 +39,7 @@
 mod counts;
 pub mod drift;
 mod finding_identity;
+pub mod gate_problems;
 pub mod github;
 mod gitlab;
 pub mod human;
@@ -83,6 +84,12 @@ pub enum ReportFormat {
 }
 
 impl ReportFormat {
+    /// Every format, in the order of `--help`: what tests iterate, so that a new variant is
+    /// tested by every test that renders "each format" without a list to update.
+    pub fn all() -> &'static [ReportFormat] {
+        <ReportFormat as clap::ValueEnum>::value_variants()
+    }
+
     /// The value as typed on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -517,29 +524,27 @@ mod tests {
         let report = sample_report();
         let plain = RenderSettings::default();
         let version = env!("CARGO_PKG_VERSION");
-        let expected = [
-            (ReportFormat::Human, render_human(&report, &plain), None),
-            (ReportFormat::Json, render_json(&report), None),
-            (
-                ReportFormat::Github,
-                render_github_annotations(&report, None),
-                Some(render_github_step_summary(&report)),
-            ),
-            (
-                ReportFormat::Sarif,
-                render_sarif(
-                    &report,
-                    &SarifContext {
-                        tool_version: version,
-                        ..SarifContext::default()
-                    },
+        for &format in ReportFormat::all() {
+            let (stdout, step_summary) = match format {
+                ReportFormat::Human => (render_human(&report, &plain), None),
+                ReportFormat::Json => (render_json(&report), None),
+                ReportFormat::Github => (
+                    render_github_annotations(&report, None),
+                    Some(render_github_step_summary(&report)),
                 ),
-                None,
-            ),
-            (ReportFormat::Junit, render_junit(&report, false), None),
-            (ReportFormat::Gitlab, render_gitlab(&report), None),
-        ];
-        for (format, stdout, step_summary) in expected {
+                ReportFormat::Sarif => (
+                    render_sarif(
+                        &report,
+                        &SarifContext {
+                            tool_version: version,
+                            ..SarifContext::default()
+                        },
+                    ),
+                    None,
+                ),
+                ReportFormat::Junit => (render_junit(&report, false), None),
+                ReportFormat::Gitlab => (render_gitlab(&report), None),
+            };
             let rendered = render(&report, format, &plain);
             assert_eq!(rendered.stdout, stdout, "{format:?}");
             assert_eq!(rendered.step_summary, step_summary, "{format:?}");
@@ -594,6 +599,13 @@ mod tests {
         );
         assert!(render_junit(&report, false).contains(sentence));
         assert!(render_gitlab(&report).contains(sentence));
+        for &format in ReportFormat::all() {
+            let rendered = render(&report, format, &RenderSettings::default()).stdout;
+            assert!(
+                rendered.contains(&nothing.reason()),
+                "{format:?}: {rendered}"
+            );
+        }
     }
 
     /// Every format shows every finding with its own message, and none says "N findings"
@@ -602,14 +614,7 @@ mod tests {
     fn every_format_shows_every_finding_and_no_bare_count() {
         let report = sample_report();
         let settings = RenderSettings::default();
-        for format in [
-            ReportFormat::Human,
-            ReportFormat::Json,
-            ReportFormat::Github,
-            ReportFormat::Sarif,
-            ReportFormat::Junit,
-            ReportFormat::Gitlab,
-        ] {
+        for &format in ReportFormat::all() {
             let text = render(&report, format, &settings).stdout;
             for fire in &report.fires {
                 for finding in &fire.findings {

@@ -24,17 +24,11 @@ use serde_json::{Map, Value, json};
 use crate::compile::Drift;
 use crate::diagnostics::Diagnostic;
 use crate::file_uri::relative_uri_reference;
-use crate::gate::report::{
-    DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding,
-};
+use crate::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding};
 use crate::report::counts::counts_value;
-use crate::report::finding_identity::Fingerprints;
-use crate::report::messages::{
-    dead_binding_message, failed_without_findings_message, not_evaluated_help,
-    not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
-    with_detail_path,
-};
-use crate::report::problem::{Level, Problem, Region};
+use crate::report::gate_problems::{gate_problems, repository_file};
+use crate::report::messages::{summary_line, with_detail_path};
+use crate::report::problem::{Level, Origin, Problem, Region};
 use crate::report::source::SourceLookup;
 
 /// The `$schema` of the SARIF log, as GitHub code scanning and most viewers expect it.
@@ -346,24 +340,11 @@ pub fn render_sarif(report: &GateReport, context: &SarifContext<'_>) -> String {
 /// The value [`render_sarif`] prints.
 pub fn sarif_document(report: &GateReport, context: &SarifContext<'_>) -> Value {
     let rule_ids = sarif_rule_ids(report);
-    let mut fingerprints = Fingerprints::default();
-    let mut results: Vec<Value> = Vec::new();
-    for fire in &report.fires {
-        results.extend(sarif_fire_results(
-            report,
-            fire,
-            &rule_ids,
-            &mut fingerprints,
-        ));
-    }
-    for unfired in &report.unfired_bindings {
-        results.push(sarif_unfired_result(
-            report,
-            unfired,
-            &rule_ids,
-            &mut fingerprints,
-        ));
-    }
+    let problems = gate_problems(report);
+    let results: Vec<Value> = problems
+        .iter()
+        .filter_map(|problem| sarif_gate_result(report, problem, &rule_ids))
+        .collect();
     let rules = rule_ids
         .keys_in_order
         .iter()
@@ -383,7 +364,7 @@ pub fn sarif_document(report: &GateReport, context: &SarifContext<'_>) -> Value 
     }
     run.insert(
         "invocations".to_owned(),
-        json!([sarif_invocation(report, &rule_ids)]),
+        json!([sarif_invocation(report, &problems, &rule_ids)]),
     );
     run.insert("results".to_owned(), Value::Array(results));
     run.insert("properties".to_owned(), sarif_run_properties(report));
@@ -450,31 +431,50 @@ fn ensure_period(text: &str) -> String {
     }
 }
 
-/// A blocking binding that never fired: an `error` result anchored to the manifest that holds
-/// its glob, since no deliverable was read.
-fn sarif_unfired_result(
+/// A problem of the gate report as a result: a finding, a failure that listed none, a
+/// non-evaluation, and a blocking binding that never fired (an `error` on the manifest that
+/// holds its glob, since no deliverable was read); the run-wide problems are notifications.
+fn sarif_gate_result(
     report: &GateReport,
-    unfired: &UnfiredBinding,
+    problem: &Problem<'_>,
     rule_ids: &RuleIds<'_>,
-    fingerprints: &mut Fingerprints,
-) -> Value {
-    let manifest = report.repository_path(Utf8Path::new(&unfired.manifest_path));
-    result_value(SarifResult {
-        rule_id: &unfired.sensor_id,
-        rule_index: rule_ids.index[unfired.sensor_id.as_str()],
-        level: Level::Error,
-        text: &unfired_message(unfired),
-        location: location_value(&manifest, None),
+) -> Option<Value> {
+    let (text, properties) = match problem.origin {
+        Origin::Finding(fire) => (
+            problem.one_line_text(),
+            sarif_fire_properties(fire, problem.kind),
+        ),
+        Origin::FailedWithoutFindings(fire) => (
+            with_detail_path(problem.message.clone().into_owned(), fire),
+            sarif_fire_properties(fire, None),
+        ),
+        Origin::NotEvaluated(fire) => {
+            let mut text = problem.message.clone().into_owned();
+            if let Some(help) = &problem.help {
+                text.push('\n');
+                text.push_str(help);
+            }
+            (text, sarif_fire_properties(fire, None))
+        }
+        Origin::NeverFired(unfired) => (
+            problem.message.clone().into_owned(),
+            unfired_properties(unfired),
+        ),
+        Origin::Diagnostic | Origin::Drift | Origin::NothingChecked | Origin::DeadBinding(_) => {
+            return None;
+        }
+    };
+    let file = repository_file(report, problem);
+    Some(result_value(SarifResult {
+        rule_id: problem.rule,
+        rule_index: rule_ids.index[problem.rule],
+        level: problem.level,
+        text: &text,
+        location: location_value(&file, problem.region()),
         fingerprint_key: FINGERPRINT_KEY,
-        fingerprint: &fingerprints.next(&[
-            &unfired.sensor_id,
-            NEVER_FIRED,
-            manifest.as_str(),
-            &unfired.stage,
-            &unfired.intent,
-        ]),
-        properties: Some(unfired_properties(unfired)),
-    })
+        fingerprint: problem.fingerprint.as_deref().unwrap_or_default(),
+        properties: Some(properties),
+    }))
 }
 
 /// A never-fired binding's properties; a plugin stage's also name the plugin (D50).
@@ -490,75 +490,6 @@ fn unfired_properties(unfired: &UnfiredBinding) -> Value {
         properties["plugin"] = json!(plugin);
     }
     properties
-}
-
-fn sarif_fire_results(
-    report: &GateReport,
-    fire: &GateFire,
-    rule_ids: &RuleIds<'_>,
-    fingerprints: &mut Fingerprints,
-) -> Vec<Value> {
-    let rule_index = rule_ids.index[fire.sensor_id.as_str()];
-    let deliverable = report.repository_path(&fire.deliverable);
-    let fire_result =
-        |text: &str, location: Value, finding_rule: Option<&str>, fingerprint: &str| {
-            result_value(SarifResult {
-                rule_id: &fire.sensor_id,
-                rule_index,
-                level: fire.severity.into(),
-                text,
-                location,
-                fingerprint_key: FINGERPRINT_KEY,
-                fingerprint,
-                properties: Some(sarif_fire_properties(fire, finding_rule)),
-            })
-        };
-    match fire.outcome() {
-        Outcome::Passed => Vec::new(),
-        Outcome::Failed if fire.findings.is_empty() => {
-            let message = with_detail_path(failed_without_findings_message(fire), fire);
-            vec![fire_result(
-                &message,
-                location_value(&deliverable, None),
-                None,
-                &fingerprints.next(&[&fire.sensor_id, "failed", deliverable.as_str()]),
-            )]
-        }
-        Outcome::Failed => fire
-            .findings
-            .iter()
-            .map(|finding| {
-                let problem = Problem::of_finding(fire, finding);
-                let file = report.repository_path(&finding.file);
-                let fingerprint = fingerprints.next(&[
-                    &fire.sensor_id,
-                    &finding.rule,
-                    file.as_str(),
-                    &finding.message,
-                ]);
-                fire_result(
-                    &problem.one_line_text(),
-                    location_value(&file, problem.region()),
-                    Some(&finding.rule),
-                    &fingerprint,
-                )
-            })
-            .collect(),
-        Outcome::NotEvaluated => {
-            let mut message = not_evaluated_message(fire);
-            if let Some(help) = not_evaluated_help(fire) {
-                message.push('\n');
-                message.push_str(&help);
-            }
-            let reason = fire.not_evaluated_reason().unwrap_or_default();
-            vec![fire_result(
-                &message,
-                location_value(&deliverable, None),
-                None,
-                &fingerprints.next(&[&fire.sensor_id, &reason, deliverable.as_str()]),
-            )]
-        }
-    }
 }
 
 /// The fire's identity in the result's property bag; absent values are left out.
@@ -586,35 +517,53 @@ fn sarif_fire_properties(fire: &GateFire, finding_rule: Option<&str>) -> Value {
     Value::Object(properties)
 }
 
-fn sarif_invocation(report: &GateReport, rule_ids: &RuleIds<'_>) -> Value {
+fn sarif_invocation(
+    report: &GateReport,
+    problems: &[Problem<'_>],
+    rule_ids: &RuleIds<'_>,
+) -> Value {
     let counts = report.counts();
-    let nothing_checked = report.nothing_checked();
     let mut invocation = Map::new();
     invocation.insert(
         "executionSuccessful".to_owned(),
-        json!(counts.not_evaluated == 0 && nothing_checked.is_none()),
+        json!(counts.not_evaluated == 0 && report.nothing_checked().is_none()),
     );
-    let mut execution_notifications: Vec<Value> = report
-        .fires
-        .iter()
-        .filter(|fire| fire.outcome() == Outcome::NotEvaluated)
-        .map(|fire| sarif_not_evaluated_notification(report, fire, rule_ids))
-        .collect();
-    execution_notifications.extend(report.unfired_bindings.iter().map(|unfired| {
-        json!({
-            "level": "error",
-            "message": {"text": unfired_message(unfired)},
-            "associatedRule": {
-                "id": unfired.sensor_id,
-                "index": rule_ids.index[unfired.sensor_id.as_str()],
-            },
-        })
-    }));
-    if let Some(nothing) = &nothing_checked {
-        execution_notifications.push(json!({
-            "level": "warning",
-            "message": {"text": nothing_checked_message(nothing)},
-        }));
+    let mut execution_notifications: Vec<Value> = Vec::new();
+    let mut configuration_notifications: Vec<Value> = Vec::new();
+    for problem in problems {
+        let message = json!({"text": problem.message});
+        match problem.origin {
+            Origin::NotEvaluated(_) => execution_notifications.push(json!({
+                "level": problem.level.as_str(),
+                "message": message,
+                "locations": [location_value(&repository_file(report, problem), None)],
+                "associatedRule": associated_rule(problem.rule, rule_ids),
+            })),
+            Origin::NeverFired(_) => execution_notifications.push(json!({
+                "level": problem.level.as_str(),
+                "message": message,
+                "associatedRule": associated_rule(problem.rule, rule_ids),
+            })),
+            Origin::NothingChecked => execution_notifications.push(json!({
+                "level": problem.level.as_str(),
+                "message": message,
+            })),
+            // A dead binding names its sensor in the property bag, not as a rule reference:
+            // the sensor never fired, so it has no rule in this run.
+            Origin::DeadBinding(dead) => configuration_notifications.push(json!({
+                "level": problem.level.as_str(),
+                "message": message,
+                "properties": {
+                    "stage": dead.stage,
+                    "sensorId": dead.sensor_id,
+                    "pattern": dead.pattern,
+                },
+            })),
+            Origin::Diagnostic
+            | Origin::Drift
+            | Origin::Finding(_)
+            | Origin::FailedWithoutFindings(_) => {}
+        }
     }
     if !execution_notifications.is_empty() {
         invocation.insert(
@@ -622,11 +571,6 @@ fn sarif_invocation(report: &GateReport, rule_ids: &RuleIds<'_>) -> Value {
             Value::Array(execution_notifications),
         );
     }
-    let configuration_notifications: Vec<Value> = report
-        .dead_bindings
-        .iter()
-        .map(sarif_dead_binding_notification)
-        .collect();
     if !configuration_notifications.is_empty() {
         invocation.insert(
             "toolConfigurationNotifications".to_owned(),
@@ -636,34 +580,8 @@ fn sarif_invocation(report: &GateReport, rule_ids: &RuleIds<'_>) -> Value {
     Value::Object(invocation)
 }
 
-/// A dead binding names its sensor in the property bag, not as a rule reference: the sensor
-/// never fired, so it has no rule in this run.
-fn sarif_dead_binding_notification(dead: &DeadBinding) -> Value {
-    json!({
-        "level": "warning",
-        "message": {"text": dead_binding_message(dead)},
-        "properties": {
-            "stage": dead.stage,
-            "sensorId": dead.sensor_id,
-            "pattern": dead.pattern,
-        },
-    })
-}
-
-fn sarif_not_evaluated_notification(
-    report: &GateReport,
-    fire: &GateFire,
-    rule_ids: &RuleIds<'_>,
-) -> Value {
-    json!({
-        "level": Level::from(fire.severity).as_str(),
-        "message": {"text": not_evaluated_message(fire)},
-        "locations": [location_value(&report.repository_path(&fire.deliverable), None)],
-        "associatedRule": {
-            "id": fire.sensor_id,
-            "index": rule_ids.index[fire.sensor_id.as_str()],
-        },
-    })
+fn associated_rule(sensor_id: &str, rule_ids: &RuleIds<'_>) -> Value {
+    json!({"id": sensor_id, "index": rule_ids.index[sensor_id]})
 }
 
 /// The denominator (D4) in the run's property bag.

@@ -7,6 +7,7 @@
 use std::io::Read as _;
 use std::process::Stdio;
 
+use aidlc::report::ReportFormat;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
@@ -96,7 +97,7 @@ fn run_with_stdout_closed(project: &TestProject, cwd: &Utf8Path, args: &[&str]) 
 #[test]
 fn a_failing_gate_exits_1_when_the_reader_of_stdout_is_gone() {
     let project = gate_project(&[("shape", "blocking")], 2, &[1]);
-    for format in ["json", "github", "sarif", "human"] {
+    for format in ReportFormat::all().iter().map(|format| format.name()) {
         let run = run_with_stdout_closed(
             &project,
             &project.root,
