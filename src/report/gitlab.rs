@@ -10,8 +10,7 @@
 
 use std::borrow::Cow;
 
-use camino::Utf8Path;
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use crate::gate::report::{GateReport, NEVER_FIRED};
 use crate::report::gate_problems::{gate_problems, repository_file};
@@ -19,17 +18,17 @@ use crate::report::problem::{Level, Origin, Problem};
 
 /// The Code Quality report (pretty-printed JSON, no trailing newline).
 pub fn render_gitlab(report: &GateReport) -> String {
-    let issues: Vec<Value> = gate_problems(report)
+    let issues: Vec<Issue> = gate_problems(report)
         .iter()
         .map(|problem| problem_issue(report, problem))
         .collect();
-    serde_json::to_string_pretty(&Value::Array(issues)).expect("a JSON value always serialises")
+    serde_json::to_string_pretty(&issues).expect("an issue always serialises")
 }
 
 /// One problem as an issue: its description, `check_name` and severity as the module
 /// documentation says, on its repository-relative file (the project folder for a run-wide
 /// problem).
-fn problem_issue(report: &GateReport, problem: &Problem<'_>) -> Value {
+fn problem_issue(report: &GateReport, problem: &Problem<'_>) -> Issue {
     let rule = problem.rule;
     let blocking = problem.level == Level::Error;
     let (description, check_name, severity): (Cow<'_, str>, Cow<'_, str>, &str) =
@@ -73,15 +72,19 @@ fn problem_issue(report: &GateReport, problem: &Problem<'_>) -> Value {
         (Some(plugin), Some(_)) => Cow::Owned(format!("{description} [plugin {plugin}]")),
         _ => description,
     };
-    let path = repository_file(report, problem);
-    issue(
-        &description,
-        &check_name,
-        problem.fingerprint.as_deref().unwrap_or_default(),
+    Issue {
+        kind: "issue",
+        description: description.into_owned(),
+        check_name: check_name.into_owned(),
+        fingerprint: problem.fingerprint.clone().unwrap_or_default(),
         severity,
-        &path,
-        problem.region().map(|region| region.line),
-    )
+        location: IssueLocation {
+            path: repository_file(report, problem).into_string(),
+            lines: IssueLines {
+                begin: problem.region().map_or(1, |region| region.line),
+            },
+        },
+    }
 }
 
 /// The message, then the help on the next line (a non-evaluation's stderr and detail file).
@@ -102,26 +105,34 @@ fn finding_check_name(sensor_id: &str, rule: &str) -> String {
     }
 }
 
-fn issue(
-    description: &str,
-    check_name: &str,
-    fingerprint: &str,
-    severity: &str,
-    path: &Utf8Path,
-    line: Option<u64>,
-) -> Value {
-    json!({
-        "type": "issue",
-        "description": description,
-        "check_name": check_name,
-        "fingerprint": fingerprint,
-        "severity": severity,
-        "location": {"path": path.as_str(), "lines": {"begin": line.unwrap_or(1)}},
-    })
+/// One Code Quality issue, its keys in the order GitLab documents them.
+#[derive(Debug, Serialize)]
+struct Issue {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    description: String,
+    check_name: String,
+    fingerprint: String,
+    severity: &'static str,
+    location: IssueLocation,
+}
+
+/// The repository-relative file and the line an issue is on (line 1 when none is known).
+#[derive(Debug, Serialize)]
+struct IssueLocation {
+    path: String,
+    lines: IssueLines,
+}
+
+#[derive(Debug, Serialize)]
+struct IssueLines {
+    begin: u64,
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::*;
     use crate::report::test_reports::sample_report;
 

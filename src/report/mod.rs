@@ -50,6 +50,7 @@ mod merge_tests;
 mod messages;
 pub mod problem;
 pub mod sarif;
+mod sarif_log;
 pub mod snippet;
 pub mod source;
 mod step_summary;
