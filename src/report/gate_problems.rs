@@ -13,6 +13,7 @@
 //! problem keeps its fingerprint when lines move.
 
 use std::borrow::Cow;
+use std::ptr;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -53,6 +54,28 @@ pub fn gate_problems(report: &GateReport) -> Vec<Problem<'_>> {
         problems.push(dead_binding_problem(dead, &mut fingerprints));
     }
     problems
+}
+
+/// The fires of the report with their own problems (none for a pass), in the report's order,
+/// and then the problems of no fire (never-fired bindings, nothing checked, dead bindings), for
+/// the formats that show one entry per fire. [`gate_problems`] keeps each fire's problems
+/// together and in the order of the fires, so that this is one pass.
+pub fn split_by_fire<'r, 'p>(
+    report: &'r GateReport,
+    problems: &'p [Problem<'r>],
+) -> (Vec<(&'r GateFire, &'p [Problem<'r>])>, &'p [Problem<'r>]) {
+    let mut rest = problems;
+    let mut by_fire = Vec::with_capacity(report.fires.len());
+    for fire in &report.fires {
+        let own = rest
+            .iter()
+            .take_while(|problem| problem.origin.fire().is_some_and(|of| ptr::eq(of, fire)))
+            .count();
+        let (of_fire, after) = rest.split_at(own);
+        by_fire.push((fire, of_fire));
+        rest = after;
+    }
+    (by_fire, rest)
 }
 
 /// The problem's file as a repository-relative path (see [`GateReport::repository_path`]); the

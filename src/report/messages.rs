@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::english::plural;
 use crate::gate::report::Severity;
 use crate::gate::report::{
-    Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
+    Budget, DeadBinding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
     last_lines,
 };
 use crate::report::counts::{
@@ -79,20 +79,6 @@ pub(super) fn blocking_line(counts: &GateCounts) -> Option<String> {
             parts.join(", ")
         )
     })
-}
-
-/// A finding's message with its rule: `message (rule)`.
-pub(super) fn finding_message(finding: &Finding) -> String {
-    format!("{} ({})", finding.message, finding.rule)
-}
-
-/// `file`, `file:line` or `file:line:col`.
-pub(super) fn finding_location(finding: &Finding) -> String {
-    match finding.position() {
-        (Some(line), Some(column)) => format!("{}:{line}:{column}", finding.file),
-        (Some(line), None) => format!("{}:{line}", finding.file),
-        _ => finding.file.to_string(),
-    }
 }
 
 /// What a failed fire whose findings the report does not hold says (a failure always has at

@@ -314,15 +314,21 @@ impl<'a> Problem<'a> {
     /// The text of the one-line formats (an annotation, a SARIF result): the message, the kind
     /// in parentheses, then `help: …` on its own line.
     pub fn one_line_text(&self) -> String {
+        let mut text = self.message_and_kind();
+        if let Some(help) = &self.help {
+            text.push_str("\nhelp: ");
+            text.push_str(help);
+        }
+        text
+    }
+
+    /// The message, then the kind in parentheses when there is one (`missing section (missing-heading)`).
+    pub fn message_and_kind(&self) -> String {
         let mut text = self.message.clone().into_owned();
         if let Some(kind) = self.kind {
             text.push_str(" (");
             text.push_str(kind);
             text.push(')');
-        }
-        if let Some(help) = &self.help {
-            text.push_str("\nhelp: ");
-            text.push_str(help);
         }
         text
     }
