@@ -166,7 +166,7 @@ fn gate_annotation(report: &GateReport, problem: &Problem<'_>) -> Option<Annotat
             message: Cow::Owned(with_detail_path(problem.message.clone().into_owned(), fire)),
             ..plugin_in_title(problem)
         },
-        Origin::Finding(_) | Origin::NotEvaluated(_) => plugin_in_title(problem),
+        Origin::Finding(..) | Origin::NotEvaluated(_) => plugin_in_title(problem),
         Origin::NeverFired(_) => problem.clone(),
     };
     Some(Annotation {

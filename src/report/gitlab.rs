@@ -33,7 +33,7 @@ fn problem_issue(report: &GateReport, problem: &Problem<'_>) -> Issue {
     let blocking = problem.level == Level::Error;
     let (description, check_name, severity): (Cow<'_, str>, Cow<'_, str>, &str) =
         match problem.origin {
-            Origin::Finding(_) => (
+            Origin::Finding(..) => (
                 Cow::Owned(problem.one_line_text()),
                 Cow::Owned(finding_check_name(rule, problem.kind.unwrap_or_default())),
                 if blocking { "critical" } else { "minor" },

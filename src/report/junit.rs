@@ -230,17 +230,17 @@ fn fire_case(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>], str
                     problem.help.as_deref().unwrap_or_default(),
                 );
             }
-            Origin::FailedWithoutFindings(_) | Origin::Finding(_) => {
+            Origin::FailedWithoutFindings(_) | Origin::Finding(..) => {
                 case.failed = blocking;
                 let place = place(report, problem);
                 let message = problem.message_and_kind();
                 // A failure that listed no finding is its message alone; a finding adds its
                 // place and help.
                 let mut text = match problem.origin {
-                    Origin::Finding(_) => format!("{place}: {message}"),
+                    Origin::Finding(..) => format!("{place}: {message}"),
                     _ => message.clone(),
                 };
-                if let (Origin::Finding(_), Some(help)) = (problem.origin, &problem.help) {
+                if let (Origin::Finding(..), Some(help)) = (problem.origin, &problem.help) {
                     let _ = write!(text, "\nhelp: {help}");
                 }
                 if !blocking {
@@ -250,8 +250,8 @@ fn fire_case(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>], str
                 }
                 let detail = detail_text(fire);
                 let text = match problem.origin {
-                    Origin::Finding(_) if !detail.is_empty() => format!("{text}\n{detail}"),
-                    Origin::Finding(_) => text,
+                    Origin::Finding(..) if !detail.is_empty() => format!("{text}\n{detail}"),
+                    Origin::Finding(..) => text,
                     _ => detail,
                 };
                 push_element(&mut case.body, "failure", &message, severity, &text);

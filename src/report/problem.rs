@@ -140,8 +140,8 @@ pub enum Origin<'a> {
     Diagnostic,
     /// A compiled output out of date (`aidlc compile --check`).
     Drift,
-    /// One finding of a failed fire.
-    Finding(&'a GateFire),
+    /// One finding of a failed fire, as the sensor reported it.
+    Finding(&'a GateFire, &'a Finding),
     /// A failed fire that listed no finding.
     FailedWithoutFindings(&'a GateFire),
     /// A fire that was not evaluated; the reason is in the message.
@@ -158,7 +158,7 @@ impl<'a> Origin<'a> {
     /// The fire a gate report's problem came from, for the kinds that have one.
     pub fn fire(self) -> Option<&'a GateFire> {
         match self {
-            Origin::Finding(fire)
+            Origin::Finding(fire, _)
             | Origin::FailedWithoutFindings(fire)
             | Origin::NotEvaluated(fire) => Some(fire),
             Origin::Diagnostic
@@ -257,7 +257,7 @@ impl<'a> Problem<'a> {
     /// finding's rule as its kind, its level from the binding's severity, its region and help.
     pub fn of_finding(fire: &'a GateFire, finding: &'a Finding) -> Self {
         Self {
-            origin: Origin::Finding(fire),
+            origin: Origin::Finding(fire, finding),
             stage: Some(&fire.stage),
             kind: Some(&finding.rule),
             location: Some(Location {

@@ -429,7 +429,7 @@ fn sarif_gate_result<'a>(
     rule_ids: &RuleIds<'_>,
 ) -> Option<SarifResult<'a>> {
     let (text, properties) = match problem.origin {
-        Origin::Finding(fire) => (problem.one_line_text(), fire_properties(fire, problem.kind)),
+        Origin::Finding(fire, _) => (problem.one_line_text(), fire_properties(fire, problem.kind)),
         Origin::FailedWithoutFindings(fire) => (
             with_detail_path(problem.message.clone().into_owned(), fire),
             fire_properties(fire, None),
@@ -536,7 +536,7 @@ fn sarif_invocation<'a>(
             }
             Origin::Diagnostic
             | Origin::Drift
-            | Origin::Finding(_)
+            | Origin::Finding(..)
             | Origin::FailedWithoutFindings(_) => {}
         }
     }

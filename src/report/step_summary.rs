@@ -165,7 +165,7 @@ fn markdown_failure_item(report: &GateReport, fire: &GateFire, problems: &[Probl
     }
     let findings: Vec<&Problem<'_>> = problems
         .iter()
-        .filter(|problem| matches!(problem.origin, Origin::Finding(_)))
+        .filter(|problem| matches!(problem.origin, Origin::Finding(..)))
         .collect();
     for finding in findings.iter().take(FINDINGS_LISTED_PER_FIRE) {
         let file = repository_file(report, finding);
