@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::compile::Drift;
 use crate::diagnostics::Diagnostic;
@@ -30,60 +30,100 @@ pub use crate::gate::report::JSON_SCHEMA_VERSION;
 
 /// One compile diagnostic as one JSON object (no trailing newline) with stable keys.
 pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {
-    diagnostic_json_value(diagnostic, sources).to_string()
+    let problem = Problem::of_diagnostic(diagnostic)
+        .with_region(sources)
+        .with_plugin(sources);
+    serde_json::to_string(&DiagnosticLine::of(&problem)).expect("a diagnostic always serialises")
 }
 
 /// The object of [`diagnostic_json_line`], for embedding in a larger event: the code, the
 /// severity, the message, the file, the start and end line and column (null when unknown), the
 /// label, the help and the related places.
 pub fn diagnostic_json_value(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> Value {
-    problem_json_value(
-        &Problem::of_diagnostic(diagnostic)
-            .with_region(sources)
-            .with_plugin(sources),
-    )
+    let problem = Problem::of_diagnostic(diagnostic)
+        .with_region(sources)
+        .with_plugin(sources);
+    serde_json::to_value(DiagnosticLine::of(&problem)).expect("a diagnostic always serialises")
 }
 
-/// `plugin` follows the other keys, and only when the file belongs to a plugin: the lines of a
-/// project without plugins are what they were.
-fn problem_json_value(problem: &Problem<'_>) -> Value {
-    let region = problem.region();
-    let mut value = json!({
-        "code": problem.rule,
-        "severity": problem.level.as_str(),
-        "message": problem.message,
-        "file": problem.file().map(camino::Utf8Path::as_str),
-        "line": region.map(|region| region.line),
-        "column": region.and_then(|region| region.column),
-        "end_line": region.and_then(|region| region.end_line),
-        "end_column": region.and_then(|region| region.end_column),
-        "label": problem.label,
-        "help": problem.help,
-        "related": problem.related.iter().map(|related| json!({
-            "file": related.file.as_str(),
-            "message": related.message,
-        })).collect::<Vec<_>>(),
-    });
-    if let Some(plugin) = &problem.plugin {
-        value["plugin"] = json!(plugin);
+/// A compile diagnostic's object. `plugin` follows the other keys, and only when the file
+/// belongs to a plugin: the lines of a project without plugins are what they were.
+#[derive(Debug, Serialize)]
+struct DiagnosticLine<'a> {
+    code: &'a str,
+    severity: &'static str,
+    message: &'a str,
+    file: Option<&'a str>,
+    line: Option<u64>,
+    column: Option<u64>,
+    end_line: Option<u64>,
+    end_column: Option<u64>,
+    label: Option<&'a str>,
+    help: Option<&'a str>,
+    related: Vec<RelatedLine<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plugin: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct RelatedLine<'a> {
+    file: &'a str,
+    message: &'a str,
+}
+
+impl<'a> DiagnosticLine<'a> {
+    fn of(problem: &'a Problem<'a>) -> Self {
+        let region = problem.region();
+        Self {
+            code: problem.rule,
+            severity: problem.level.as_str(),
+            message: &problem.message,
+            file: problem.file().map(camino::Utf8Path::as_str),
+            line: region.map(|region| region.line),
+            column: region.and_then(|region| region.column),
+            end_line: region.and_then(|region| region.end_line),
+            end_column: region.and_then(|region| region.end_column),
+            label: problem.label,
+            help: problem.help.as_deref(),
+            related: problem
+                .related
+                .iter()
+                .map(|related| RelatedLine {
+                    file: related.file.as_str(),
+                    message: related.message,
+                })
+                .collect(),
+            plugin: problem.plugin.as_deref(),
+        }
     }
-    value
 }
 
 /// One JSON object per drift (no trailing newline), `kind: "drift"` beside the diagnostics'
 /// objects.
 pub fn drift_json_line(drift: &Drift) -> String {
-    json!({
-        "kind": "drift",
-        "severity": "error",
-        "file": drift.file.as_str(),
-        "output": drift.output,
-        "stage": drift.stage,
-        "change": drift.change,
-        "message": drift.message,
-        "help": DRIFT_HELP,
+    serde_json::to_string(&DriftLine {
+        kind: "drift",
+        severity: "error",
+        file: drift.file.as_str(),
+        output: &drift.output,
+        stage: drift.stage.as_deref(),
+        change: drift.change,
+        message: &drift.message,
+        help: DRIFT_HELP,
     })
-    .to_string()
+    .expect("a drift always serialises")
+}
+
+#[derive(Debug, Serialize)]
+struct DriftLine<'a> {
+    kind: &'static str,
+    severity: &'static str,
+    file: &'a str,
+    output: &'a str,
+    stage: Option<&'a str>,
+    change: &'static str,
+    message: &'a str,
+    help: &'static str,
 }
 
 // --- The gate report -------------------------------------------------------------------------
@@ -387,6 +427,8 @@ struct NothingCheckedDocument {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 
