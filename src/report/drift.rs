@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::compile::Drift;
-use crate::report::problem::{Level, Location, Problem};
+use crate::report::problem::{Level, Location, Origin, Problem};
 
 /// The help every drift shares.
 pub const DRIFT_HELP: &str = "run `aidlc compile` and commit the outputs it writes";
@@ -15,6 +15,7 @@ pub const DRIFT_RULE: &str = "stale-output";
 /// `drift` as a problem: an error on its file, titled with the output it concerns.
 pub fn drift_problem(drift: &Drift) -> Problem<'_> {
     Problem {
+        origin: Origin::Drift,
         location: Some(Location::file(&drift.file)),
         help: Some(Cow::Borrowed(DRIFT_HELP)),
         title: Some(Cow::Owned(format!("{} is out of date", drift.output))),

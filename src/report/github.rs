@@ -20,14 +20,11 @@ use camino::Utf8Path;
 use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::github_actions::workflow_command;
-use crate::report::messages::{
-    dead_binding_message, failed_without_findings_message, not_evaluated_help,
-    not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
-    with_detail_path,
-};
-use crate::report::problem::{Level, Location, Problem};
+use crate::report::gate_problems::gate_problems;
+use crate::report::messages::{summary_line, with_detail_path};
+use crate::report::problem::{Origin, Problem};
 use crate::report::source::SourceLookup;
-use crate::runtime::gate::report::{GateFire, GateReport, Outcome};
+use crate::runtime::gate::report::GateReport;
 
 /// One problem as a workflow command: `::error file=…,line=…,col=…,endLine=…,endColumn=…,
 /// title=…::message`, the file made repository-relative by `repository_prefix` (the project
@@ -98,34 +95,11 @@ struct Annotation {
 /// module documentation). `full_report` says where the whole report is, for the notice about
 /// annotations held back.
 pub fn render_github_annotations(report: &GateReport, full_report: Option<&str>) -> String {
-    let mut annotations: Vec<Annotation> = report
-        .fires
+    let problems = gate_problems(report);
+    let annotations: Vec<Annotation> = problems
         .iter()
-        .flat_map(|fire| fire_annotations(report, fire))
+        .filter_map(|problem| gate_annotation(report, problem))
         .collect();
-    for unfired in &report.unfired_bindings {
-        annotations.push(gate_annotation(
-            report,
-            &Problem {
-                location: Some(Location::file(Utf8Path::new(&unfired.manifest_path))),
-                title: Some(Cow::Owned(format!("{} never fired", unfired.sensor_id))),
-                ..Problem::new(&unfired.sensor_id, Level::Error, unfired_message(unfired))
-            },
-        ));
-    }
-    if let Some(nothing) = report.nothing_checked() {
-        annotations.push(gate_annotation(
-            report,
-            &Problem {
-                title: Some(Cow::Borrowed("nothing checked")),
-                ..Problem::new(
-                    "nothing-checked",
-                    Level::Warning,
-                    nothing_checked_message(&nothing),
-                )
-            },
-        ));
-    }
     let mut lines = Vec::new();
     let mut notices = vec![workflow_command(
         "notice",
@@ -150,13 +124,12 @@ pub fn render_github_annotations(report: &GateReport, full_report: Option<&str>)
             lines.push(annotation.command);
         }
     }
-    notices.extend(report.dead_bindings.iter().map(|dead| {
-        workflow_command(
-            "notice",
-            &[("title", "dead sensor binding")],
-            &dead_binding_message(dead),
-        )
-    }));
+    notices.extend(
+        problems
+            .iter()
+            .filter(|problem| matches!(problem.origin, Origin::DeadBinding(_)))
+            .map(|dead| workflow_command("notice", &[("title", dead.title())], &dead.message)),
+    );
     if notices.len() > MAX_ANNOTATIONS_PER_LEVEL {
         let held_back = notices.len() - (MAX_ANNOTATIONS_PER_LEVEL - 1);
         notices.truncate(MAX_ANNOTATIONS_PER_LEVEL - 1);
@@ -179,53 +152,37 @@ fn held_back_notice(count: usize, level: &str, full_report: Option<&str>) -> Str
     )
 }
 
-/// One problem of the gate report as an annotation before the cap.
-fn gate_annotation(report: &GateReport, problem: &Problem<'_>) -> Annotation {
-    Annotation {
-        level: problem.level.as_str(),
-        command: annotation(problem, &report.project_path),
-    }
+/// One problem of the gate report as an annotation before the cap: a fire's problem says the
+/// plugin of its stage in its title (D50; a core stage's are unchanged), the run that checked
+/// nothing is a warning without help, and a dead binding is no annotation (a notice).
+fn gate_annotation(report: &GateReport, problem: &Problem<'_>) -> Option<Annotation> {
+    let shown = match problem.origin {
+        Origin::DeadBinding(_) | Origin::Diagnostic | Origin::Drift => return None,
+        Origin::NothingChecked => Problem {
+            help: None,
+            ..problem.clone()
+        },
+        Origin::FailedWithoutFindings(fire) => Problem {
+            message: Cow::Owned(with_detail_path(problem.message.clone().into_owned(), fire)),
+            ..plugin_in_title(problem)
+        },
+        Origin::Finding(..) | Origin::NotEvaluated(_) => plugin_in_title(problem),
+        Origin::NeverFired(_) => problem.clone(),
+    };
+    Some(Annotation {
+        level: shown.level.as_str(),
+        command: annotation(&shown, &report.project_path),
+    })
 }
 
-fn fire_annotations(report: &GateReport, fire: &GateFire) -> Vec<Annotation> {
-    // D50: a plugin stage's annotations say so in their title; a core stage's are unchanged.
-    let gate_annotation = |report: &GateReport, problem: &Problem<'_>| match &fire.plugin {
-        Some(plugin) => gate_annotation(
-            report,
-            &Problem {
-                title: Some(Cow::Owned(format!("{} [plugin {plugin}]", problem.title()))),
-                ..problem.clone()
-            },
-        ),
-        None => gate_annotation(report, problem),
-    };
-    let level = Level::from(fire.severity);
-    let on_deliverable = |message: String| Problem {
-        location: Some(Location::file(&fire.deliverable)),
-        ..Problem::new(&fire.sensor_id, level, message)
-    };
-    match fire.outcome() {
-        Outcome::Passed => Vec::new(),
-        Outcome::Failed if fire.findings.is_empty() => vec![gate_annotation(
-            report,
-            &on_deliverable(with_detail_path(
-                failed_without_findings_message(fire),
-                fire,
-            )),
-        )],
-        Outcome::Failed => fire
-            .findings
-            .iter()
-            .map(|finding| gate_annotation(report, &Problem::of_finding(fire, finding)))
-            .collect(),
-        Outcome::NotEvaluated => vec![gate_annotation(
-            report,
-            &Problem {
-                help: not_evaluated_help(fire).map(Cow::Owned),
-                title: Some(Cow::Owned(format!("{} not evaluated", fire.sensor_id))),
-                ..on_deliverable(not_evaluated_message(fire))
-            },
-        )],
+/// The problem titled `<title> [plugin <name>]` when its stage is a plugin's.
+fn plugin_in_title<'a>(problem: &Problem<'a>) -> Problem<'a> {
+    match &problem.plugin {
+        Some(plugin) => Problem {
+            title: Some(Cow::Owned(format!("{} [plugin {plugin}]", problem.title()))),
+            ..problem.clone()
+        },
+        None => problem.clone(),
     }
 }
 

@@ -8,138 +8,91 @@
 //! are `critical`, advisory findings `minor`, advisory non-evaluations `info`. Fingerprints are
 //! the ones SARIF uses, so that an issue keeps its identity when lines move.
 
-use camino::Utf8Path;
-use serde_json::{Value, json};
+use std::borrow::Cow;
 
-use crate::report::finding_identity::Fingerprints;
-use crate::report::messages::{
-    dead_binding_message, failed_without_findings_message, finding_message_with_help,
-    not_evaluated_help, not_evaluated_message, nothing_checked_message, unfired_message,
-};
-use crate::runtime::gate::report::Severity;
-use crate::runtime::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome};
+use serde::Serialize;
+
+use crate::report::gate_problems::{gate_problems, repository_file};
+use crate::report::problem::{Level, Origin, Problem};
+use crate::runtime::gate::report::{GateReport, NEVER_FIRED};
 
 /// The Code Quality report (pretty-printed JSON, no trailing newline).
 pub fn render_gitlab(report: &GateReport) -> String {
-    let mut fingerprints = Fingerprints::default();
-    let mut issues: Vec<Value> = Vec::new();
-    for fire in &report.fires {
-        issues.extend(fire_issues(report, fire, &mut fingerprints));
-    }
-    for unfired in &report.unfired_bindings {
-        let manifest = report.repository_path(Utf8Path::new(&unfired.manifest_path));
-        issues.push(issue(
-            &unfired_message(unfired),
-            &format!("{}/{NEVER_FIRED}", unfired.sensor_id),
-            &fingerprints.next(&[
-                &unfired.sensor_id,
-                NEVER_FIRED,
-                manifest.as_str(),
-                &unfired.stage,
-                &unfired.intent,
-            ]),
-            "critical",
-            &manifest,
-            None,
-        ));
-    }
-    if let Some(nothing) = report.nothing_checked() {
-        let message = nothing_checked_message(&nothing);
-        let place = report.repository_path(Utf8Path::new("."));
-        issues.push(issue(
-            &format!("{message}; {}", nothing.help()),
-            "aidlc/nothing-checked",
-            &fingerprints.next(&["nothing-checked", &message]),
-            "major",
-            &place,
-            None,
-        ));
-    }
-    for dead in &report.dead_bindings {
-        let message = dead_binding_message(dead);
-        let place = report.repository_path(Utf8Path::new("."));
-        issues.push(issue(
-            &message,
-            &format!("{}/dead-binding", dead.sensor_id),
-            &fingerprints.next(&["dead-binding", &message]),
-            "info",
-            &place,
-            None,
-        ));
-    }
-    serde_json::to_string_pretty(&Value::Array(issues)).expect("a JSON value always serialises")
+    let issues: Vec<Issue> = gate_problems(report)
+        .iter()
+        .map(|problem| problem_issue(report, problem))
+        .collect();
+    serde_json::to_string_pretty(&issues).expect("an issue always serialises")
 }
 
-fn fire_issues(
-    report: &GateReport,
-    fire: &GateFire,
-    fingerprints: &mut Fingerprints,
-) -> Vec<Value> {
-    let blocking = fire.severity == Severity::Blocking;
-    let deliverable = report.repository_path(&fire.deliverable);
-    let issues = match fire.outcome() {
-        Outcome::Passed => Vec::new(),
-        Outcome::Failed if fire.findings.is_empty() => vec![issue(
-            &failed_without_findings_message(fire),
-            &fire.sensor_id,
-            &fingerprints.next(&[&fire.sensor_id, "failed", deliverable.as_str()]),
-            if blocking { "critical" } else { "minor" },
-            &deliverable,
-            None,
-        )],
-        Outcome::Failed => fire
-            .findings
-            .iter()
-            .map(|finding| {
-                let file = report.repository_path(&finding.file);
-                issue(
-                    &finding_message_with_help(finding),
-                    &finding_check_name(&fire.sensor_id, &finding.rule),
-                    &fingerprints.next(&[
-                        &fire.sensor_id,
-                        &finding.rule,
-                        file.as_str(),
-                        &finding.message,
-                    ]),
-                    if blocking { "critical" } else { "minor" },
-                    &file,
-                    finding.position().0,
-                )
-            })
-            .collect(),
-        Outcome::NotEvaluated => {
-            let reason = fire.not_evaluated_reason().unwrap_or_default();
-            let mut message = not_evaluated_message(fire);
-            if let Some(help) = not_evaluated_help(fire) {
-                message.push('\n');
-                message.push_str(&help);
-            }
-            vec![issue(
-                &message,
-                &format!("{}/not-evaluated", fire.sensor_id),
-                &fingerprints.next(&[&fire.sensor_id, &reason, deliverable.as_str()]),
+/// One problem as an issue: its description, `check_name` and severity as the module
+/// documentation says, on its repository-relative file (the project folder for a run-wide
+/// problem).
+fn problem_issue(report: &GateReport, problem: &Problem<'_>) -> Issue {
+    let rule = problem.rule;
+    let blocking = problem.level == Level::Error;
+    let (description, check_name, severity): (Cow<'_, str>, Cow<'_, str>, &str) =
+        match problem.origin {
+            Origin::Finding(..) => (
+                Cow::Owned(problem.one_line_text()),
+                Cow::Owned(finding_check_name(rule, problem.kind.unwrap_or_default())),
+                if blocking { "critical" } else { "minor" },
+            ),
+            Origin::FailedWithoutFindings(_) | Origin::Diagnostic | Origin::Drift => (
+                Cow::Borrowed(&*problem.message),
+                Cow::Borrowed(rule),
+                if blocking { "critical" } else { "minor" },
+            ),
+            Origin::NotEvaluated(_) => (
+                Cow::Owned(lines_with_help(problem)),
+                Cow::Owned(format!("{rule}/not-evaluated")),
                 if blocking { "critical" } else { "info" },
-                &deliverable,
-                None,
-            )]
-        }
+            ),
+            Origin::NeverFired(_) => (
+                Cow::Borrowed(&*problem.message),
+                Cow::Owned(format!("{rule}/{NEVER_FIRED}")),
+                "critical",
+            ),
+            Origin::NothingChecked => (
+                Cow::Owned(format!(
+                    "{}; {}",
+                    problem.message,
+                    problem.help.as_deref().unwrap_or_default()
+                )),
+                Cow::Borrowed("aidlc/nothing-checked"),
+                "major",
+            ),
+            Origin::DeadBinding(_) => (
+                Cow::Borrowed(&*problem.message),
+                Cow::Owned(format!("{rule}/dead-binding")),
+                "info",
+            ),
+        };
+    let description = match (&problem.plugin, problem.origin.fire()) {
+        (Some(plugin), Some(_)) => Cow::Owned(format!("{description} [plugin {plugin}]")),
+        _ => description,
     };
-    with_plugin(issues, fire)
+    Issue {
+        kind: "issue",
+        description: description.into_owned(),
+        check_name: check_name.into_owned(),
+        fingerprint: problem.fingerprint.clone().unwrap_or_default(),
+        severity,
+        location: IssueLocation {
+            path: repository_file(report, problem).into_string(),
+            lines: IssueLines {
+                begin: problem.region().map_or(1, |region| region.line),
+            },
+        },
+    }
 }
 
-/// D50: a plugin stage's issues end their description with ` [plugin <name>]` (the one field
-/// GitLab shows that can hold it); a core stage's are unchanged, and no fingerprint moves.
-fn with_plugin(mut issues: Vec<Value>, fire: &GateFire) -> Vec<Value> {
-    if let Some(plugin) = &fire.plugin {
-        for issue in &mut issues {
-            if let Some(Value::String(description)) = issue.get_mut("description") {
-                description.push_str(" [plugin ");
-                description.push_str(plugin);
-                description.push(']');
-            }
-        }
+/// The message, then the help on the next line (a non-evaluation's stderr and detail file).
+fn lines_with_help(problem: &Problem<'_>) -> String {
+    match &problem.help {
+        Some(help) => format!("{}\n{help}", problem.message),
+        None => problem.message.clone().into_owned(),
     }
-    issues
 }
 
 /// A finding's `check_name`: the sensor id alone when the finding's rule is the sensor itself
@@ -152,26 +105,34 @@ fn finding_check_name(sensor_id: &str, rule: &str) -> String {
     }
 }
 
-fn issue(
-    description: &str,
-    check_name: &str,
-    fingerprint: &str,
-    severity: &str,
-    path: &Utf8Path,
-    line: Option<u64>,
-) -> Value {
-    json!({
-        "type": "issue",
-        "description": description,
-        "check_name": check_name,
-        "fingerprint": fingerprint,
-        "severity": severity,
-        "location": {"path": path.as_str(), "lines": {"begin": line.unwrap_or(1)}},
-    })
+/// One Code Quality issue, its keys in the order GitLab documents them.
+#[derive(Debug, Serialize)]
+struct Issue {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    description: String,
+    check_name: String,
+    fingerprint: String,
+    severity: &'static str,
+    location: IssueLocation,
+}
+
+/// The repository-relative file and the line an issue is on (line 1 when none is known).
+#[derive(Debug, Serialize)]
+struct IssueLocation {
+    path: String,
+    lines: IssueLines,
+}
+
+#[derive(Debug, Serialize)]
+struct IssueLines {
+    begin: u64,
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Value, json};
+
     use super::*;
     use crate::report::test_reports::sample_report;
 

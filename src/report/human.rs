@@ -29,17 +29,15 @@ use miette::{
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::english::plural;
 use crate::report::RenderSettings;
+use crate::report::gate_problems::gate_problems;
 use crate::report::messages::{
-    NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, duration_ms,
-    failed_without_findings_message, not_evaluated_detail, not_evaluated_help,
+    NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, duration_ms, not_evaluated_detail,
     nothing_checked_message, scope_line, shard_message, summary_line,
 };
-use crate::report::problem::{Level, Location, Problem};
+use crate::report::problem::{Level, Origin, Problem};
 use crate::report::snippet::WindowedSource;
 use crate::report::source::{SnippetText, SourceLookup, line_column, line_span};
-use crate::runtime::gate::report::{
-    Finding, GateFire, GateReport, Outcome, Severity, UnfiredBinding,
-};
+use crate::runtime::gate::report::{Finding, GateFire, GateReport, Severity, UnfiredBinding};
 
 /// A word (a run without whitespace) longer than this many characters is shortened in the
 /// human rendering of a message, help or label: a value quoted from a file can be megabytes.
@@ -386,32 +384,39 @@ pub fn render_human(report: &GateReport, settings: &RenderSettings) -> String {
             None => group.rules.push((rule.to_owned(), header, vec![block])),
         }
     };
-    for fire in &report.fires {
-        match fire.outcome() {
-            Outcome::Passed => {}
-            Outcome::Failed if fire.findings.is_empty() => {
+    for problem in &gate_problems(report) {
+        // The plugin of a problem's stage is in its group's header (D50), not after its
+        // message.
+        let problem = &Problem {
+            plugin: None,
+            ..problem.clone()
+        };
+        match problem.origin {
+            Origin::Finding(fire, finding) => {
                 let header = fire_note(fire, report, &style);
-                add(&fire.deliverable, header, &failed_fire_problem(fire));
+                add(
+                    &finding.file,
+                    header,
+                    &with_finding_span(problem.clone(), finding, settings),
+                );
             }
-            Outcome::Failed => {
-                for finding in &fire.findings {
-                    let header = fire_note(fire, report, &style);
-                    add(
-                        &finding.file,
-                        header,
-                        &finding_problem(fire, finding, settings),
-                    );
-                }
+            Origin::FailedWithoutFindings(fire) => {
+                let header = fire_note(fire, report, &style);
+                add(&fire.deliverable, header, problem);
             }
-            Outcome::NotEvaluated => {
-                let (header, problem) = not_evaluated_problem(fire);
+            Origin::NotEvaluated(fire) => {
+                let (header, problem) = not_evaluated_problem(fire, problem);
                 add(&fire.deliverable, header, &problem);
             }
+            Origin::NeverFired(unfired) => {
+                let (header, problem) = unfired_problem(unfired, problem);
+                add(Utf8Path::new(&unfired.manifest_path), header, &problem);
+            }
+            Origin::Diagnostic
+            | Origin::Drift
+            | Origin::NothingChecked
+            | Origin::DeadBinding(_) => {}
         }
-    }
-    for unfired in &report.unfired_bindings {
-        let (header, problem) = unfired_problem(unfired);
-        add(Utf8Path::new(&unfired.manifest_path), header, &problem);
     }
     let mut blocks: Vec<String> = files
         .iter()
@@ -498,11 +503,12 @@ fn push_plugin(header: &mut String, fire: &GateFire) {
     }
 }
 
-/// The problem of one finding: the sensor as the rule, the finding's rule as the label of a
-/// snippet when the file's text is in `settings.sources`, else in a note with the line.
-fn finding_problem<'r>(
-    fire: &'r GateFire,
-    finding: &'r Finding,
+/// A finding's problem with the span of its line (and end) when the file's text is in
+/// `settings.sources`, for a snippet labelled with the finding's rule; else with a note giving
+/// the rule and the line.
+fn with_finding_span<'r>(
+    mut problem: Problem<'r>,
+    finding: &Finding,
     settings: &RenderSettings,
 ) -> Problem<'r> {
     let (line, column) = finding.position();
@@ -513,7 +519,6 @@ fn finding_problem<'r>(
             .map(|end_line| (end_line, finding.end_column));
         line_span(text, line, column, end)
     });
-    let mut problem = Problem::of_finding(fire, finding);
     if span.is_none() {
         problem.notes.push(match (line, column) {
             (Some(line), Some(column)) => {
@@ -529,38 +534,23 @@ fn finding_problem<'r>(
     problem
 }
 
-fn failed_fire_problem(fire: &GateFire) -> Problem<'_> {
-    Problem {
-        location: Some(Location::file(&fire.deliverable)),
-        ..Problem::new(
-            &fire.sensor_id,
-            fire.severity.into(),
-            failed_without_findings_message(fire),
-        )
-    }
-}
-
-/// The header of a not-evaluated fire's group, and its problem.
-fn not_evaluated_problem(fire: &GateFire) -> (String, Problem<'_>) {
+/// The header of a not-evaluated fire's group, and its problem as people read it
+/// (`not evaluated: <reason>`).
+fn not_evaluated_problem<'r>(fire: &GateFire, problem: &Problem<'r>) -> (String, Problem<'r>) {
     let mut header = format!("stage {}, {}", fire.stage, fire.severity.as_str());
     if fire.severity == Severity::Blocking {
         header.push_str("; a blocking sensor that was not evaluated does not pass the gate");
     }
     push_plugin(&mut header, fire);
     let problem = Problem {
-        location: Some(Location::file(&fire.deliverable)),
-        help: not_evaluated_help(fire).map(Cow::Owned),
-        ..Problem::new(
-            &fire.sensor_id,
-            fire.severity.into(),
-            format!("not evaluated: {}", not_evaluated_detail(fire)),
-        )
+        message: Cow::Owned(format!("not evaluated: {}", not_evaluated_detail(fire))),
+        ..problem.clone()
     };
     (header, problem)
 }
 
-/// The header of a never-fired binding's group, and its problem.
-fn unfired_problem(unfired: &UnfiredBinding) -> (String, Problem<'_>) {
+/// The header of a never-fired binding's group, and its problem as people read it.
+fn unfired_problem<'r>(unfired: &UnfiredBinding, problem: &Problem<'r>) -> (String, Problem<'r>) {
     let mut header = format!(
         "stage {} of intent {}, blocking; its glob is set in this manifest",
         unfired.stage, unfired.intent
@@ -569,15 +559,11 @@ fn unfired_problem(unfired: &UnfiredBinding) -> (String, Problem<'_>) {
         let _ = write!(header, " [plugin {plugin}]");
     }
     let problem = Problem {
-        location: Some(Location::file(Utf8Path::new(&unfired.manifest_path))),
+        message: Cow::Owned(format!("not evaluated: {}", unfired.reason())),
         help: Some(Cow::Borrowed(
             "make the glob match a declared output of the stage, or write that output",
         )),
-        ..Problem::new(
-            &unfired.sensor_id,
-            Level::Error,
-            format!("not evaluated: {}", unfired.reason()),
-        )
+        ..problem.clone()
     };
     (header, problem)
 }

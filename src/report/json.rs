@@ -9,7 +9,10 @@
 //!   binding and never-fired binding, and why nothing was checked. `gate::merge` reads it back,
 //!   so it holds everything every other format shows.
 
-use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
@@ -19,218 +22,413 @@ use crate::report::messages::duration_ms;
 use crate::report::problem::Problem;
 use crate::report::source::SourceLookup;
 use crate::runtime::gate::report::{
-    DeadBinding, Finding, FireResult, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome,
-    SensorsOff, Severity, UnfiredBinding, UnfiredCause, skip_reason_key,
+    FireResult, GateFire, GateReport, NEVER_FIRED, Outcome, SensorsOff, Severity, UnfiredBinding,
+    UnfiredCause, skip_reason_key,
 };
 
 pub use crate::runtime::gate::report::JSON_SCHEMA_VERSION;
 
 /// One compile diagnostic as one JSON object (no trailing newline) with stable keys.
 pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {
-    diagnostic_json_value(diagnostic, sources).to_string()
+    let problem = Problem::of_diagnostic(diagnostic)
+        .with_region(sources)
+        .with_plugin(sources);
+    serde_json::to_string(&DiagnosticLine::of(&problem)).expect("a diagnostic always serialises")
 }
 
 /// The object of [`diagnostic_json_line`], for embedding in a larger event: the code, the
 /// severity, the message, the file, the start and end line and column (null when unknown), the
 /// label, the help and the related places.
 pub fn diagnostic_json_value(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> Value {
-    problem_json_value(
-        &Problem::of_diagnostic(diagnostic)
-            .with_region(sources)
-            .with_plugin(sources),
-    )
+    let problem = Problem::of_diagnostic(diagnostic)
+        .with_region(sources)
+        .with_plugin(sources);
+    serde_json::to_value(DiagnosticLine::of(&problem)).expect("a diagnostic always serialises")
 }
 
-/// `plugin` follows the other keys, and only when the file belongs to a plugin: the lines of a
-/// project without plugins are what they were.
-fn problem_json_value(problem: &Problem<'_>) -> Value {
-    let region = problem.region();
-    let mut value = json!({
-        "code": problem.rule,
-        "severity": problem.level.as_str(),
-        "message": problem.message,
-        "file": problem.file().map(camino::Utf8Path::as_str),
-        "line": region.map(|region| region.line),
-        "column": region.and_then(|region| region.column),
-        "end_line": region.and_then(|region| region.end_line),
-        "end_column": region.and_then(|region| region.end_column),
-        "label": problem.label,
-        "help": problem.help,
-        "related": problem.related.iter().map(|related| json!({
-            "file": related.file.as_str(),
-            "message": related.message,
-        })).collect::<Vec<_>>(),
-    });
-    if let Some(plugin) = &problem.plugin {
-        value["plugin"] = json!(plugin);
+/// A compile diagnostic's object. `plugin` follows the other keys, and only when the file
+/// belongs to a plugin: the lines of a project without plugins are what they were.
+#[derive(Debug, Serialize)]
+struct DiagnosticLine<'a> {
+    code: &'a str,
+    severity: &'static str,
+    message: &'a str,
+    file: Option<&'a str>,
+    line: Option<u64>,
+    column: Option<u64>,
+    end_line: Option<u64>,
+    end_column: Option<u64>,
+    label: Option<&'a str>,
+    help: Option<&'a str>,
+    related: Vec<RelatedLine<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plugin: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct RelatedLine<'a> {
+    file: &'a str,
+    message: &'a str,
+}
+
+impl<'a> DiagnosticLine<'a> {
+    fn of(problem: &'a Problem<'a>) -> Self {
+        let region = problem.region();
+        Self {
+            code: problem.rule,
+            severity: problem.level.as_str(),
+            message: &problem.message,
+            file: problem.file().map(camino::Utf8Path::as_str),
+            line: region.map(|region| region.line),
+            column: region.and_then(|region| region.column),
+            end_line: region.and_then(|region| region.end_line),
+            end_column: region.and_then(|region| region.end_column),
+            label: problem.label,
+            help: problem.help.as_deref(),
+            related: problem
+                .related
+                .iter()
+                .map(|related| RelatedLine {
+                    file: related.file.as_str(),
+                    message: related.message,
+                })
+                .collect(),
+            plugin: problem.plugin.as_deref(),
+        }
     }
-    value
 }
 
 /// One JSON object per drift (no trailing newline), `kind: "drift"` beside the diagnostics'
 /// objects.
 pub fn drift_json_line(drift: &Drift) -> String {
-    json!({
-        "kind": "drift",
-        "severity": "error",
-        "file": drift.file.as_str(),
-        "output": drift.output,
-        "stage": drift.stage,
-        "change": drift.change,
-        "message": drift.message,
-        "help": DRIFT_HELP,
+    serde_json::to_string(&DriftLine {
+        kind: "drift",
+        severity: "error",
+        file: drift.file.as_str(),
+        output: &drift.output,
+        stage: drift.stage.as_deref(),
+        change: drift.change,
+        message: &drift.message,
+        help: DRIFT_HELP,
     })
-    .to_string()
+    .expect("a drift always serialises")
+}
+
+#[derive(Debug, Serialize)]
+struct DriftLine<'a> {
+    kind: &'static str,
+    severity: &'static str,
+    file: &'a str,
+    output: &'a str,
+    stage: Option<&'a str>,
+    change: &'static str,
+    message: &'a str,
+    help: &'static str,
 }
 
 // --- The gate report -------------------------------------------------------------------------
 
 /// The gate report as one JSON document (pretty-printed, keys in a fixed order).
 pub fn render_json(report: &GateReport) -> String {
-    serde_json::to_string_pretty(&json_document(report)).expect("a JSON value always serialises")
+    serde_json::to_string_pretty(&gate_document(report)).expect("the gate report always serialises")
 }
 
 /// The value [`render_json`] prints, for embedding.
 pub fn json_document(report: &GateReport) -> Value {
-    json!({
-        "schema_version": JSON_SCHEMA_VERSION,
-        "tool": {"name": "aidlc", "version": env!("CARGO_PKG_VERSION")},
-        "intents": report.intents,
-        "plan": json_plan(report),
-        "shard": report.shard.map(|(index, count)| json!({"index": index, "count": count})),
-        "project_path": report.project_path.as_str(),
-        "recorded": report.recorded,
-        "counts": counts_value(report),
-        "duration_ms": duration_ms(report.duration),
-        "sensors": report.sensors.iter().map(|(id, info)| (id.clone(), json!({
-            "description": info.description,
-            "manifest_path": info.manifest_path,
-        }))).collect::<Map<String, Value>>(),
-        "fires": report.fires.iter().map(json_fire).collect::<Vec<_>>(),
-        "skips": report.skips.iter().map(json_skip).collect::<Vec<_>>(),
-        "dead_bindings": report.dead_bindings.iter().map(json_dead_binding).collect::<Vec<_>>(),
-        "unfired_bindings": report.unfired_bindings.iter().map(json_unfired).collect::<Vec<_>>(),
-        "nothing_checked": report.nothing_checked().map(|nothing| json!({
-            "reason": nothing.reason(),
-            "help": nothing.help(),
-        })),
-    })
+    serde_json::to_value(gate_document(report)).expect("the gate report always serialises")
 }
 
-fn json_plan(report: &GateReport) -> Value {
-    let sensors_off = match &report.sensors_off {
-        None => Value::Null,
-        Some(SensorsOff::Environment) => json!({"environment": true}),
-        Some(SensorsOff::State { intents }) => json!({"state": intents}),
-    };
-    json!({
-        "id": report.plan.id,
-        "size": report.plan.size,
-        "fire_on": report.fire_on_name(),
-        "stages": report.stages,
-        "bindings_selected": report.bindings_selected,
-        "bindings_not_selected": report.bindings_not_selected,
-        "sensors_off": sensors_off,
-    })
-}
-
-fn json_unfired(unfired: &UnfiredBinding) -> Value {
-    let cause = match &unfired.cause {
-        UnfiredCause::NoDeliverable => json!({"kind": "no-deliverable"}),
-        UnfiredCause::NoGlobMatch { deliverables } => {
-            json!({"kind": "no-glob-match", "deliverables": deliverables})
-        }
-        UnfiredCause::OnlyMarkers => json!({"kind": "only-markers"}),
-        UnfiredCause::NotRegularFiles { described } => {
-            json!({"kind": "not-regular-files", "described": described})
-        }
-    };
-    let mut value = json!({
-        "stage": unfired.stage,
-        "sensor_id": unfired.sensor_id,
-        "intent": unfired.intent,
-        "severity": Severity::Blocking.as_str(),
-        "result": Outcome::NotEvaluated.as_str(),
-        "note": NEVER_FIRED,
-        "pattern": unfired.pattern,
-        "declared_outputs": unfired.declared_outputs,
-        "manifest_path": unfired.manifest_path,
-        "cause": cause,
-        "message": unfired.reason(),
-    });
-    // D50: as on a fire, the plugin follows the other keys, only on a plugin stage's binding.
-    if let Some(plugin) = &unfired.plugin {
-        value["plugin"] = json!(plugin);
+fn gate_document(report: &GateReport) -> GateDocument<'_> {
+    GateDocument {
+        schema_version: JSON_SCHEMA_VERSION,
+        tool: ToolDocument {
+            name: "aidlc",
+            version: env!("CARGO_PKG_VERSION"),
+        },
+        intents: &report.intents,
+        plan: PlanDocument {
+            id: &report.plan.id,
+            size: report.plan.size,
+            fire_on: report.fire_on_name(),
+            stages: &report.stages,
+            bindings_selected: report.bindings_selected,
+            bindings_not_selected: report.bindings_not_selected,
+            sensors_off: report.sensors_off.as_ref().map(|off| match off {
+                SensorsOff::Environment => SensorsOffDocument::Environment { environment: true },
+                SensorsOff::State { intents } => SensorsOffDocument::State { state: intents },
+            }),
+        },
+        shard: report
+            .shard
+            .map(|(index, count)| ShardDocument { index, count }),
+        project_path: report.project_path.as_str(),
+        recorded: report.recorded,
+        counts: counts_value(report),
+        duration_ms: duration_ms(report.duration),
+        sensors: report
+            .sensors
+            .iter()
+            .map(|(id, info)| {
+                let sensor = SensorDocument {
+                    description: &info.description,
+                    manifest_path: &info.manifest_path,
+                };
+                (id.as_str(), sensor)
+            })
+            .collect(),
+        fires: report.fires.iter().map(fire_document).collect(),
+        skips: report
+            .skips
+            .iter()
+            .map(|skip| SkipDocument {
+                stage: &skip.stage,
+                sensor_id: &skip.sensor_id,
+                deliverable: skip.deliverable.as_ref().map(|path| path.as_str()),
+                reason: skip_reason_key(&skip.reason),
+            })
+            .collect(),
+        dead_bindings: report
+            .dead_bindings
+            .iter()
+            .map(|dead| DeadBindingDocument {
+                stage: &dead.stage,
+                sensor_id: &dead.sensor_id,
+                pattern: &dead.pattern,
+            })
+            .collect(),
+        unfired_bindings: report
+            .unfired_bindings
+            .iter()
+            .map(unfired_document)
+            .collect(),
+        nothing_checked: report
+            .nothing_checked()
+            .map(|nothing| NothingCheckedDocument {
+                reason: nothing.reason(),
+                help: nothing.help(),
+            }),
     }
-    value
 }
 
-fn json_fire(fire: &GateFire) -> Value {
-    let budget = match &fire.result {
-        FireResult::NotEvaluated {
-            budget: Some(budget),
-            ..
-        } => {
-            json!({"cap_seconds": budget.cap_seconds, "observed_seconds": budget.observed_seconds})
-        }
-        _ => Value::Null,
-    };
-    let mut value = json!({
-        "plan_index": fire.plan_index,
-        "stage": fire.stage,
-        "sensor_id": fire.sensor_id,
-        "severity": fire.severity.as_str(),
-        "deliverable": fire.deliverable.as_str(),
-        "result": fire.outcome().as_str(),
-        "note": fire.not_evaluated_reason(),
-        "budget": budget,
-        "findings_count": fire.findings_count(),
-        "detail_path": fire.detail_path.as_ref().map(|path| path.as_str()),
-        "fire_id": fire.fire_id,
-        "duration_ms": duration_ms(fire.duration),
-        "stderr_tail": (!fire.stderr_tail.is_empty()).then_some(fire.stderr_tail.as_str()),
-        "findings": fire.findings.iter().map(json_finding).collect::<Vec<_>>(),
-    });
-    // D50: the plugin follows the other keys, and only on a plugin stage's fire, so that a
-    // report of core stages is what it was.
-    if let Some(plugin) = &fire.plugin {
-        value["plugin"] = json!(plugin);
+fn unfired_document(unfired: &UnfiredBinding) -> UnfiredDocument<'_> {
+    UnfiredDocument {
+        stage: &unfired.stage,
+        sensor_id: &unfired.sensor_id,
+        intent: &unfired.intent,
+        severity: Severity::Blocking.as_str(),
+        result: Outcome::NotEvaluated.as_str(),
+        note: NEVER_FIRED,
+        pattern: unfired.pattern.as_deref(),
+        declared_outputs: &unfired.declared_outputs,
+        manifest_path: &unfired.manifest_path,
+        cause: match &unfired.cause {
+            UnfiredCause::NoDeliverable => CauseDocument::NoDeliverable,
+            UnfiredCause::NoGlobMatch { deliverables } => CauseDocument::NoGlobMatch {
+                deliverables: *deliverables,
+            },
+            UnfiredCause::OnlyMarkers => CauseDocument::OnlyMarkers,
+            UnfiredCause::NotRegularFiles { described } => {
+                CauseDocument::NotRegularFiles { described }
+            }
+        },
+        message: unfired.reason(),
+        plugin: unfired.plugin.as_deref(),
     }
-    value
 }
 
-fn json_finding(finding: &Finding) -> Value {
-    let mut object = Map::new();
-    object.insert("file".to_owned(), json!(finding.file.as_str()));
-    object.insert("rule".to_owned(), json!(finding.rule));
-    object.insert("message".to_owned(), json!(finding.message));
-    object.insert("line".to_owned(), json!(finding.line));
-    object.insert("column".to_owned(), json!(finding.column));
-    object.insert("end_line".to_owned(), json!(finding.end_line));
-    object.insert("end_column".to_owned(), json!(finding.end_column));
-    object.insert("help".to_owned(), json!(finding.help));
-    Value::Object(object)
+fn fire_document(fire: &GateFire) -> FireDocument<'_> {
+    FireDocument {
+        plan_index: fire.plan_index,
+        stage: &fire.stage,
+        sensor_id: &fire.sensor_id,
+        severity: fire.severity.as_str(),
+        deliverable: fire.deliverable.as_str(),
+        result: fire.outcome().as_str(),
+        note: fire.not_evaluated_reason(),
+        budget: match &fire.result {
+            FireResult::NotEvaluated {
+                budget: Some(budget),
+                ..
+            } => Some(BudgetDocument {
+                cap_seconds: budget.cap_seconds,
+                observed_seconds: budget.observed_seconds,
+            }),
+            _ => None,
+        },
+        findings_count: fire.findings_count(),
+        detail_path: fire.detail_path.as_ref().map(|path| path.as_str()),
+        fire_id: fire.fire_id.as_deref(),
+        duration_ms: duration_ms(fire.duration),
+        stderr_tail: (!fire.stderr_tail.is_empty()).then_some(fire.stderr_tail.as_str()),
+        findings: fire
+            .findings
+            .iter()
+            .map(|finding| FindingDocument {
+                file: finding.file.as_str(),
+                rule: &finding.rule,
+                message: &finding.message,
+                line: finding.line,
+                column: finding.column,
+                end_line: finding.end_line,
+                end_column: finding.end_column,
+                help: finding.help.as_deref(),
+            })
+            .collect(),
+        plugin: fire.plugin.as_deref(),
+    }
 }
 
-fn json_skip(skip: &GateSkip) -> Value {
-    json!({
-        "stage": skip.stage,
-        "sensor_id": skip.sensor_id,
-        "deliverable": skip.deliverable.as_ref().map(|path| path.as_str()),
-        "reason": skip_reason_key(&skip.reason),
-    })
+// The gate report's document, one struct per object, its keys in the order they are written
+// (the order `src/schema` describes); an absent value is `null`, except a core stage's
+// `plugin`, which is left out (D50: a report of core stages is what it was).
+
+#[derive(Debug, Serialize)]
+struct GateDocument<'a> {
+    schema_version: u64,
+    tool: ToolDocument,
+    intents: &'a [String],
+    plan: PlanDocument<'a>,
+    shard: Option<ShardDocument>,
+    project_path: &'a str,
+    recorded: bool,
+    /// The counts as SARIF's property bag writes them too (one writer, `counts.rs`).
+    counts: Value,
+    duration_ms: f64,
+    sensors: BTreeMap<&'a str, SensorDocument<'a>>,
+    fires: Vec<FireDocument<'a>>,
+    skips: Vec<SkipDocument<'a>>,
+    dead_bindings: Vec<DeadBindingDocument<'a>>,
+    unfired_bindings: Vec<UnfiredDocument<'a>>,
+    nothing_checked: Option<NothingCheckedDocument>,
 }
 
-fn json_dead_binding(dead: &DeadBinding) -> Value {
-    json!({
-        "stage": dead.stage,
-        "sensor_id": dead.sensor_id,
-        "pattern": dead.pattern,
-    })
+#[derive(Debug, Serialize)]
+struct ToolDocument {
+    name: &'static str,
+    version: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct PlanDocument<'a> {
+    id: &'a str,
+    size: usize,
+    fire_on: &'static str,
+    stages: &'a [String],
+    bindings_selected: usize,
+    bindings_not_selected: usize,
+    sensors_off: Option<SensorsOffDocument<'a>>,
+}
+
+/// `{"environment": true}` or `{"state": [intents]}`.
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+enum SensorsOffDocument<'a> {
+    Environment { environment: bool },
+    State { state: &'a [String] },
+}
+
+#[derive(Debug, Serialize)]
+struct ShardDocument {
+    index: u64,
+    count: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct SensorDocument<'a> {
+    description: &'a str,
+    manifest_path: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct FireDocument<'a> {
+    plan_index: usize,
+    stage: &'a str,
+    sensor_id: &'a str,
+    severity: &'static str,
+    deliverable: &'a str,
+    result: &'static str,
+    note: Option<String>,
+    budget: Option<BudgetDocument>,
+    findings_count: u64,
+    detail_path: Option<&'a str>,
+    fire_id: Option<&'a str>,
+    duration_ms: f64,
+    stderr_tail: Option<&'a str>,
+    findings: Vec<FindingDocument<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plugin: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct BudgetDocument {
+    cap_seconds: u64,
+    observed_seconds: u64,
+}
+
+#[derive(Debug, Serialize)]
+struct FindingDocument<'a> {
+    file: &'a str,
+    rule: &'a str,
+    message: &'a str,
+    line: Option<u64>,
+    column: Option<u64>,
+    end_line: Option<u64>,
+    end_column: Option<u64>,
+    help: Option<&'a str>,
+}
+
+#[derive(Debug, Serialize)]
+struct SkipDocument<'a> {
+    stage: &'a str,
+    sensor_id: &'a str,
+    deliverable: Option<&'a str>,
+    reason: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+struct DeadBindingDocument<'a> {
+    stage: &'a str,
+    sensor_id: &'a str,
+    pattern: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct UnfiredDocument<'a> {
+    stage: &'a str,
+    sensor_id: &'a str,
+    intent: &'a str,
+    severity: &'static str,
+    result: &'static str,
+    note: &'static str,
+    pattern: Option<&'a str>,
+    declared_outputs: &'a [String],
+    manifest_path: &'a str,
+    cause: CauseDocument<'a>,
+    message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    plugin: Option<&'a str>,
+}
+
+/// Why a blocking binding did not fire: `{"kind": …}` and the cause's own key.
+#[derive(Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+enum CauseDocument<'a> {
+    NoDeliverable,
+    NoGlobMatch { deliverables: usize },
+    OnlyMarkers,
+    NotRegularFiles { described: &'a [String] },
+}
+
+#[derive(Debug, Serialize)]
+struct NothingCheckedDocument {
+    reason: String,
+    help: String,
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 

@@ -23,13 +23,15 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use crate::report::counts::stage_counts;
-use crate::report::messages::{
-    NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, failed_without_findings_message,
-    finding_location, finding_message, not_evaluated_help, not_evaluated_message,
-    nothing_checked_message, scope_line, shard_message, summary_line, unfired_message,
+use crate::report::gate_problems::{
+    NOTHING_CHECKED_RULE, gate_problems, repository_file, split_by_fire,
 };
+use crate::report::messages::{
+    NOT_RECORDED_MESSAGE, blocking_line, scope_line, shard_message, summary_line,
+};
+use crate::report::problem::{Origin, Problem, Region};
 use crate::runtime::gate::report::{
-    GateFire, GateReport, GateSkip, Outcome, Severity, SkipReason, UnfiredBinding, skip_reason_key,
+    GateFire, GateReport, GateSkip, Severity, SkipReason, UnfiredBinding, skip_reason_key,
 };
 
 /// The name of the last suite, which holds the run's summary and its skipped bindings.
@@ -90,12 +92,19 @@ pub fn render_junit(report: &GateReport, strict: bool) -> String {
             .position(|(name, _)| name == stage)
             .unwrap_or_default()
     };
+    let problems = gate_problems(report);
+    let (by_fire, rest) = split_by_fire(report, &problems);
     let mut placed: Vec<(usize, Case)> = Vec::new();
-    for fire in &report.fires {
-        placed.push((suite_of(&fire.stage), fire_case(report, fire, strict)));
+    for (fire, of_fire) in by_fire {
+        placed.push((
+            suite_of(&fire.stage),
+            fire_case(report, fire, of_fire, strict),
+        ));
     }
-    for unfired in &report.unfired_bindings {
-        placed.push((suite_of(&unfired.stage), unfired_case(unfired)));
+    for problem in rest {
+        if let Origin::NeverFired(unfired) = problem.origin {
+            placed.push((suite_of(&unfired.stage), unfired_case(problem, unfired)));
+        }
     }
     for skip in report.skips.iter().filter(|skip| is_refusal(skip)) {
         placed.push((suite_of(&skip.stage), refused_case(skip)));
@@ -104,7 +113,7 @@ pub fn render_junit(report: &GateReport, strict: bool) -> String {
         suites[index].1.push(case);
     }
     suites.retain(|(_, cases)| !cases.is_empty());
-    let summary = summary_suite(report);
+    let summary = summary_suite(report, rest);
     let all: Vec<&Case> = suites
         .iter()
         .flat_map(|(_, cases)| cases)
@@ -192,7 +201,9 @@ fn write_suite(xml: &mut String, name: &str, plugin: Option<&str>, cases: &[Case
     xml.push_str("  </testsuite>\n");
 }
 
-fn fire_case(report: &GateReport, fire: &GateFire, strict: bool) -> Case {
+/// A fire's case: its problems (all of them this fire's, in the report's order) are its
+/// failures, its advisory output or its error.
+fn fire_case(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>], strict: bool) -> Case {
     let mut case = Case {
         name: format!("{} on {}", fire.sensor_id, fire.deliverable),
         classname: format!("aidlc.{}.{}", fire.stage, fire.sensor_id),
@@ -206,71 +217,70 @@ fn fire_case(report: &GateReport, fire: &GateFire, strict: bool) -> Case {
     let severity = fire.severity.as_str();
     // What fails the run is a failure; an advisory finding fails it only under `--strict`.
     let blocking = fire.severity == Severity::Blocking || strict;
-    match fire.outcome() {
-        Outcome::Passed => {}
-        Outcome::Failed if fire.findings.is_empty() => {
-            let message = failed_without_findings_message(fire);
-            if blocking {
-                case.failed = true;
+    let mut advisory_texts = Vec::new();
+    for problem in problems {
+        match problem.origin {
+            Origin::NotEvaluated(_) => {
+                case.errored = true;
                 push_element(
                     &mut case.body,
-                    "failure",
-                    &message,
-                    severity,
-                    &detail_text(fire),
+                    "error",
+                    &problem.message,
+                    "not-evaluated",
+                    problem.help.as_deref().unwrap_or_default(),
                 );
-            } else {
-                case.advisory_findings.push(format!(
-                    "{}: {message}",
-                    report.repository_path(&fire.deliverable)
-                ));
-                push_advisory_output(&mut case.body, &[message], &detail_text(fire));
             }
-        }
-        Outcome::Failed => {
-            case.failed = blocking;
-            let mut advisory_texts = Vec::new();
-            for finding in &fire.findings {
-                let place = report.repository_path(finding_location(finding).as_ref());
-                let mut text = format!("{place}: {}", finding_message(finding));
-                if let Some(help) = &finding.help {
+            Origin::FailedWithoutFindings(_) | Origin::Finding(..) => {
+                case.failed = blocking;
+                let place = place(report, problem);
+                let message = problem.message_and_kind();
+                // A failure that listed no finding is its message alone; a finding adds its
+                // place and help.
+                let mut text = match problem.origin {
+                    Origin::Finding(..) => format!("{place}: {message}"),
+                    _ => message.clone(),
+                };
+                if let (Origin::Finding(..), Some(help)) = (problem.origin, &problem.help) {
                     let _ = write!(text, "\nhelp: {help}");
                 }
                 if !blocking {
-                    case.advisory_findings
-                        .push(format!("{place}: {}", finding_message(finding)));
+                    case.advisory_findings.push(format!("{place}: {message}"));
                     advisory_texts.push(text);
                     continue;
                 }
                 let detail = detail_text(fire);
-                if !detail.is_empty() {
-                    let _ = write!(text, "\n{detail}");
-                }
-                push_element(
-                    &mut case.body,
-                    "failure",
-                    &finding_message(finding),
-                    severity,
-                    &text,
-                );
+                let text = match problem.origin {
+                    Origin::Finding(..) if !detail.is_empty() => format!("{text}\n{detail}"),
+                    Origin::Finding(..) => text,
+                    _ => detail,
+                };
+                push_element(&mut case.body, "failure", &message, severity, &text);
             }
-            if !blocking {
-                push_advisory_output(&mut case.body, &advisory_texts, &detail_text(fire));
-            }
-        }
-        Outcome::NotEvaluated => {
-            case.errored = true;
-            let text = not_evaluated_help(fire).unwrap_or_default();
-            push_element(
-                &mut case.body,
-                "error",
-                &not_evaluated_message(fire),
-                "not-evaluated",
-                &text,
-            );
+            Origin::Diagnostic
+            | Origin::Drift
+            | Origin::NeverFired(_)
+            | Origin::NothingChecked
+            | Origin::DeadBinding(_) => {}
         }
     }
+    if !advisory_texts.is_empty() {
+        push_advisory_output(&mut case.body, &advisory_texts, &detail_text(fire));
+    }
     case
+}
+
+/// `file:line:column` (repository-relative), as far as the problem knows it.
+fn place(report: &GateReport, problem: &Problem<'_>) -> String {
+    let file = repository_file(report, problem);
+    match problem.region() {
+        Some(Region {
+            line,
+            column: Some(column),
+            ..
+        }) => format!("{file}:{line}:{column}"),
+        Some(region) => format!("{file}:{}", region.line),
+        None => file.into_string(),
+    }
 }
 
 /// `details in P`, or that they were not recorded.
@@ -283,12 +293,12 @@ fn detail_text(fire: &GateFire) -> String {
 }
 
 /// A blocking binding that never fired fails the gate: a `failure`, like a blocking finding.
-fn unfired_case(unfired: &UnfiredBinding) -> Case {
+fn unfired_case(problem: &Problem<'_>, unfired: &UnfiredBinding) -> Case {
     let mut body = String::new();
     push_element(
         &mut body,
         "failure",
-        &unfired_message(unfired),
+        &problem.message,
         "never-fired",
         &format!("its glob is set in {}", unfired.manifest_path),
     );
@@ -343,12 +353,17 @@ struct SummarySuite {
 /// The scope, the counts, the blocking verdict, the dead bindings, the shard and the skipped
 /// bindings (one line per reason and stage) as the summary suite's output; an `error` case when
 /// nothing was checked.
-fn summary_suite(report: &GateReport) -> SummarySuite {
+fn summary_suite(report: &GateReport, run_problems: &[Problem<'_>]) -> SummarySuite {
     let mut lines = vec![scope_line(report), summary_line(report)];
     if let Some(line) = blocking_line(&report.counts()) {
         lines.push(line);
     }
-    lines.extend(report.dead_bindings.iter().map(dead_binding_message));
+    lines.extend(
+        run_problems
+            .iter()
+            .filter(|problem| matches!(problem.origin, Origin::DeadBinding(_)))
+            .map(|dead| dead.message.clone().into_owned()),
+    );
     if let Some(line) = shard_message(report) {
         lines.push(line);
     }
@@ -369,16 +384,17 @@ fn summary_suite(report: &GateReport) -> SummarySuite {
             None => skipped_by_reason.push((key, 1)),
         }
     }
-    let cases = report
-        .nothing_checked()
+    let cases = run_problems
+        .iter()
+        .filter(|problem| problem.origin == Origin::NothingChecked)
         .map(|nothing| {
             let mut body = String::new();
             push_element(
                 &mut body,
                 "error",
-                &nothing_checked_message(&nothing),
-                "nothing-checked",
-                &nothing.help(),
+                &nothing.message,
+                NOTHING_CHECKED_RULE,
+                nothing.help.as_deref().unwrap_or_default(),
             );
             Case {
                 name: "nothing was checked".to_owned(),
@@ -391,7 +407,6 @@ fn summary_suite(report: &GateReport) -> SummarySuite {
                 advisory_findings: Vec::new(),
             }
         })
-        .into_iter()
         .collect();
     SummarySuite {
         skipped_by_reason,

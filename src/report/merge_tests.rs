@@ -282,14 +282,7 @@ fn read_merge_and_render(documents: &[Value]) {
     let Ok(merged) = merge_reports(&shards) else {
         return;
     };
-    for format in [
-        crate::report::ReportFormat::Human,
-        crate::report::ReportFormat::Json,
-        crate::report::ReportFormat::Github,
-        crate::report::ReportFormat::Sarif,
-        crate::report::ReportFormat::Junit,
-        crate::report::ReportFormat::Gitlab,
-    ] {
+    for &format in crate::report::ReportFormat::all() {
         let _ = crate::report::render(&merged, format, &crate::report::RenderSettings::default());
     }
 }

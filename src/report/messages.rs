@@ -14,7 +14,7 @@ use crate::report::counts::{
 };
 use crate::runtime::gate::report::Severity;
 use crate::runtime::gate::report::{
-    Budget, DeadBinding, Finding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
+    Budget, DeadBinding, GateCounts, GateFire, GateReport, NothingChecked, UnfiredBinding,
     last_lines,
 };
 
@@ -79,30 +79,6 @@ pub(super) fn blocking_line(counts: &GateCounts) -> Option<String> {
             parts.join(", ")
         )
     })
-}
-
-/// A finding's message with its rule: `message (rule)`.
-pub(super) fn finding_message(finding: &Finding) -> String {
-    format!("{} ({})", finding.message, finding.rule)
-}
-
-/// The finding's message, then its help when it has one (for the formats that have one text
-/// per finding).
-pub(super) fn finding_message_with_help(finding: &Finding) -> String {
-    let mut message = finding_message(finding);
-    if let Some(help) = &finding.help {
-        let _ = write!(message, "\nhelp: {help}");
-    }
-    message
-}
-
-/// `file`, `file:line` or `file:line:col`.
-pub(super) fn finding_location(finding: &Finding) -> String {
-    match finding.position() {
-        (Some(line), Some(column)) => format!("{}:{line}:{column}", finding.file),
-        (Some(line), None) => format!("{}:{line}", finding.file),
-        _ => finding.file.to_string(),
-    }
 }
 
 /// What a failed fire whose findings the report does not hold says (a failure always has at

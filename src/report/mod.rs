@@ -2,17 +2,21 @@
 //! of report, the compile's (its diagnostics, and its drift under `--check`) and the gate
 //! check's ([`GateReport`]).
 //!
-//! - `problem.rs` is the model every renderer draws: a [`Problem`] has a rule, a level, a
-//!   message, a location, help and related places, and comes from a compile diagnostic, a drift
-//!   (`drift.rs`) or a sensor's finding; the gate report adds what it carries beyond its problems
-//!   (the denominator, skips, fires), read from [`GateReport`] itself;
+//! - `problem.rs` is the model every renderer draws: a [`Problem`] has its kind ([`Origin`]:
+//!   what it came from), a rule, a level, a message, a location, help, related places, a
+//!   stage, a plugin and a fingerprint, and comes from a compile diagnostic, a drift
+//!   (`drift.rs`) or the gate report, which `gate_problems.rs` lowers once into its ordered list
+//!   of problems (fingerprints included); the gate report adds what it carries beyond its
+//!   problems (the denominator, skips, passes, the shard), read from [`GateReport`] itself;
 //! - one file per format: `human.rs` (miette, for people: the compile's diagnostics and the gate
 //!   report), `json.rs` (the compile's JSON lines, the gate's document), `github.rs` (workflow
 //!   commands for both) and `step_summary.rs` (the gate's Markdown), `sarif.rs` (one SARIF
-//!   writer for both logs), `junit.rs` and `gitlab.rs` (the gate's);
+//!   writer for both logs, its typed log in `sarif_log.rs`), `junit.rs` and `gitlab.rs` (the
+//!   gate's); every format of the gate report but the JSON document (the report itself, which
+//!   `gate merge` reads back) draws its problems from the lowered list;
 //! - shared pieces: `source.rs` (the files' texts, lines and columns), `snippet.rs` (long lines
-//!   cut to a window), `uri.rs` (the one percent-encoder), and for the gate report `messages.rs`
-//!   (every sentence its formats share), `counts.rs` (the denominator) and `finding_identity.rs`.
+//!   cut to a window), and for the gate report `messages.rs` (every sentence its formats
+//!   share), `counts.rs` (the denominator) and `finding_identity.rs` (the fingerprints).
 //!
 //! [`render`] is the one `match` on [`ReportFormat`] for the gate report; the compile calls its
 //! format's function for each diagnostic as it prints.
@@ -39,6 +43,7 @@
 mod counts;
 pub mod drift;
 mod finding_identity;
+pub mod gate_problems;
 pub mod github;
 mod gitlab;
 pub mod human;
@@ -49,6 +54,7 @@ mod merge_tests;
 mod messages;
 pub mod problem;
 pub mod sarif;
+mod sarif_log;
 pub mod snippet;
 pub mod source;
 mod step_summary;
@@ -62,7 +68,7 @@ pub use human::render_human;
 pub use json::{JSON_SCHEMA_VERSION, json_document, render_json};
 pub use junit::render_junit;
 pub use messages::summary_line;
-pub use problem::{Level, Location, Problem, Region, RelatedLocation};
+pub use problem::{Level, Location, Origin, Problem, Region, RelatedLocation};
 pub use sarif::{SARIF_SCHEMA_URI, SARIF_VERSION, SarifContext, render_sarif, sarif_document};
 pub use source::{SourceLookup, SourceTexts};
 pub use step_summary::render_github_step_summary;
@@ -83,6 +89,12 @@ pub enum ReportFormat {
 }
 
 impl ReportFormat {
+    /// Every format, in the order of `--help`: what tests iterate, so that a new variant is
+    /// tested by every test that renders "each format" without a list to update.
+    pub fn all() -> &'static [ReportFormat] {
+        <ReportFormat as clap::ValueEnum>::value_variants()
+    }
+
     /// The value as typed on the command line.
     pub fn name(self) -> &'static str {
         match self {
@@ -136,7 +148,7 @@ impl RenderedReport {
 }
 
 /// `report` in `format`. Adding a format is a file in this folder, a variant of
-/// [`ReportFormat`] and an arm here.
+/// [`ReportFormat`] and an arm here (CONTRIBUTING.md lists the other places).
 pub fn render(
     report: &GateReport,
     format: ReportFormat,
@@ -517,29 +529,27 @@ mod tests {
         let report = sample_report();
         let plain = RenderSettings::default();
         let version = env!("CARGO_PKG_VERSION");
-        let expected = [
-            (ReportFormat::Human, render_human(&report, &plain), None),
-            (ReportFormat::Json, render_json(&report), None),
-            (
-                ReportFormat::Github,
-                render_github_annotations(&report, None),
-                Some(render_github_step_summary(&report)),
-            ),
-            (
-                ReportFormat::Sarif,
-                render_sarif(
-                    &report,
-                    &SarifContext {
-                        tool_version: version,
-                        ..SarifContext::default()
-                    },
+        for &format in ReportFormat::all() {
+            let (stdout, step_summary) = match format {
+                ReportFormat::Human => (render_human(&report, &plain), None),
+                ReportFormat::Json => (render_json(&report), None),
+                ReportFormat::Github => (
+                    render_github_annotations(&report, None),
+                    Some(render_github_step_summary(&report)),
                 ),
-                None,
-            ),
-            (ReportFormat::Junit, render_junit(&report, false), None),
-            (ReportFormat::Gitlab, render_gitlab(&report), None),
-        ];
-        for (format, stdout, step_summary) in expected {
+                ReportFormat::Sarif => (
+                    render_sarif(
+                        &report,
+                        &SarifContext {
+                            tool_version: version,
+                            ..SarifContext::default()
+                        },
+                    ),
+                    None,
+                ),
+                ReportFormat::Junit => (render_junit(&report, false), None),
+                ReportFormat::Gitlab => (render_gitlab(&report), None),
+            };
             let rendered = render(&report, format, &plain);
             assert_eq!(rendered.stdout, stdout, "{format:?}");
             assert_eq!(rendered.step_summary, step_summary, "{format:?}");
@@ -594,6 +604,13 @@ mod tests {
         );
         assert!(render_junit(&report, false).contains(sentence));
         assert!(render_gitlab(&report).contains(sentence));
+        for &format in ReportFormat::all() {
+            let rendered = render(&report, format, &RenderSettings::default()).stdout;
+            assert!(
+                rendered.contains(&nothing.reason()),
+                "{format:?}: {rendered}"
+            );
+        }
     }
 
     /// Every format shows every finding with its own message, and none says "N findings"
@@ -602,14 +619,7 @@ mod tests {
     fn every_format_shows_every_finding_and_no_bare_count() {
         let report = sample_report();
         let settings = RenderSettings::default();
-        for format in [
-            ReportFormat::Human,
-            ReportFormat::Json,
-            ReportFormat::Github,
-            ReportFormat::Sarif,
-            ReportFormat::Junit,
-            ReportFormat::Gitlab,
-        ] {
+        for &format in ReportFormat::all() {
             let text = render(&report, format, &settings).stdout;
             for fire in &report.fires {
                 for finding in &fire.findings {

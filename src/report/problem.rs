@@ -1,6 +1,8 @@
 //! The report model: one [`Problem`] is what every renderer draws, whatever found it (a compile
 //! diagnostic, a sensor's finding, a fire that was not evaluated, an output out of date): a rule,
-//! a level, a message, where it is, the help, and the places related to it.
+//! a level, a message, where it is, the help, and the places related to it. Its [`Origin`] is
+//! the kind of problem, which decides the words each format has for it; the gate report is
+//! lowered into its ordered list of problems once (`gate_problems.rs`).
 //!
 //! Values of the model borrow from what they describe and are built where a report is rendered;
 //! nothing here reads a file or prints. A problem's file is project-relative (as the compile and
@@ -14,7 +16,9 @@ use camino::Utf8Path;
 
 use crate::leaves::diagnostics::{Diagnostic, Severity};
 use crate::report::source::{SourceLookup, line_column};
-use crate::runtime::gate::report::{Finding, GateFire, Severity as BindingSeverity};
+use crate::runtime::gate::report::{
+    DeadBinding, Finding, GateFire, Severity as BindingSeverity, UnfiredBinding,
+};
 
 /// How serious a problem is in every format's terms: an error fails the run (a compile error,
 /// a blocking finding or non-evaluation), a warning does not.
@@ -127,9 +131,50 @@ pub struct RelatedLocation<'a> {
     pub message: &'a str,
 }
 
+/// What kind of problem a [`Problem`] is, with what it came from: the compile's two kinds, and
+/// the gate report's six. A format reads the payload only for what it alone shows (SARIF's
+/// property bag, a `JUnit` case's time); the words every format shares are the problem's fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin<'a> {
+    /// A compile diagnostic.
+    Diagnostic,
+    /// A compiled output out of date (`aidlc compile --check`).
+    Drift,
+    /// One finding of a failed fire, as the sensor reported it.
+    Finding(&'a GateFire, &'a Finding),
+    /// A failed fire that listed no finding.
+    FailedWithoutFindings(&'a GateFire),
+    /// A fire that was not evaluated; the reason is in the message.
+    NotEvaluated(&'a GateFire),
+    /// A blocking binding that fired on nothing, anchored to its manifest.
+    NeverFired(&'a UnfiredBinding),
+    /// A run that checked nothing (D4: it is never green).
+    NothingChecked,
+    /// A binding whose glob matches none of its stage's declared outputs.
+    DeadBinding(&'a DeadBinding),
+}
+
+impl<'a> Origin<'a> {
+    /// The fire a gate report's problem came from, for the kinds that have one.
+    pub fn fire(self) -> Option<&'a GateFire> {
+        match self {
+            Origin::Finding(fire, _)
+            | Origin::FailedWithoutFindings(fire)
+            | Origin::NotEvaluated(fire) => Some(fire),
+            Origin::Diagnostic
+            | Origin::Drift
+            | Origin::NeverFired(_)
+            | Origin::NothingChecked
+            | Origin::DeadBinding(_) => None,
+        }
+    }
+}
+
 /// One problem, as every format draws it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem<'a> {
+    /// The kind of problem and what it came from.
+    pub origin: Origin<'a>,
     /// What found it: a diagnostic code, a sensor id, `stale-output`.
     pub rule: &'a str,
     /// The finer rule of a sensor's finding (`missing-heading`): the label under the snippet
@@ -150,12 +195,19 @@ pub struct Problem<'a> {
     /// The plugin the problem's file belongs to (`None`: the core's, or not known): a JSON
     /// field, SARIF `properties.plugin`, a `[plugin <name>]` suffix for people.
     pub plugin: Option<String>,
+    /// The stage of a gate report's problem (`None` for a run-wide one and the compile's).
+    pub stage: Option<&'a str>,
+    /// The gate report's identity of the problem across runs (SARIF's partial fingerprint,
+    /// Code Quality's `fingerprint`): what it is and where, never its line; `None` for the
+    /// compile's problems, whose SARIF fingerprint is made by the log.
+    pub fingerprint: Option<String>,
 }
 
 impl<'a> Problem<'a> {
     /// A problem with nothing but its rule, level and message.
     pub fn new(rule: &'a str, level: Level, message: impl Into<Cow<'a, str>>) -> Self {
         Self {
+            origin: Origin::Diagnostic,
             rule,
             kind: None,
             level,
@@ -167,6 +219,8 @@ impl<'a> Problem<'a> {
             notes: Vec::new(),
             title: None,
             plugin: None,
+            stage: None,
+            fingerprint: None,
         }
     }
 
@@ -203,6 +257,8 @@ impl<'a> Problem<'a> {
     /// finding's rule as its kind, its level from the binding's severity, its region and help.
     pub fn of_finding(fire: &'a GateFire, finding: &'a Finding) -> Self {
         Self {
+            origin: Origin::Finding(fire, finding),
+            stage: Some(&fire.stage),
             kind: Some(&finding.rule),
             location: Some(Location {
                 file: Cow::Borrowed(&finding.file),
@@ -258,15 +314,21 @@ impl<'a> Problem<'a> {
     /// The text of the one-line formats (an annotation, a SARIF result): the message, the kind
     /// in parentheses, then `help: …` on its own line.
     pub fn one_line_text(&self) -> String {
+        let mut text = self.message_and_kind();
+        if let Some(help) = &self.help {
+            text.push_str("\nhelp: ");
+            text.push_str(help);
+        }
+        text
+    }
+
+    /// The message, then the kind in parentheses when there is one (`missing section (missing-heading)`).
+    pub fn message_and_kind(&self) -> String {
         let mut text = self.message.clone().into_owned();
         if let Some(kind) = self.kind {
             text.push_str(" (");
             text.push_str(kind);
             text.push(')');
-        }
-        if let Some(help) = &self.help {
-            text.push_str("\nhelp: ");
-            text.push_str(help);
         }
         text
     }

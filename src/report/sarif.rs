@@ -19,23 +19,23 @@
 use std::collections::BTreeMap;
 
 use camino::Utf8Path;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::file_uri::relative_uri_reference;
 use crate::report::counts::counts_value;
-use crate::report::finding_identity::Fingerprints;
-use crate::report::messages::{
-    dead_binding_message, failed_without_findings_message, not_evaluated_help,
-    not_evaluated_message, nothing_checked_message, summary_line, unfired_message,
-    with_detail_path,
+use crate::report::gate_problems::{gate_problems, repository_file};
+use crate::report::messages::{summary_line, with_detail_path};
+use crate::report::problem::{Origin, Problem, Region};
+use crate::report::sarif_log::{
+    ArtifactLocation, AutomationDetails, DeadBindingProperties, Driver, FireProperties, Invocation,
+    Location, Log, NeverFiredProperties, Notification, OriginalUriBaseIds, PhysicalLocation, Plan,
+    ResultProperties, Rule, RuleHelp, RuleProperties, RuleReference, Run, RunProperties,
+    SarifResult, Text, Tool, UriBase,
 };
-use crate::report::problem::{Level, Problem, Region};
 use crate::report::source::SourceLookup;
-use crate::runtime::gate::report::{
-    DeadBinding, GateFire, GateReport, NEVER_FIRED, Outcome, Severity, UnfiredBinding,
-};
+use crate::runtime::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome, Severity};
 
 /// The `$schema` of the SARIF log, as GitHub code scanning and most viewers expect it.
 pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -56,42 +56,36 @@ pub const DIAGNOSTIC_FINGERPRINT_KEY: &str = "aidlcDiagnostic/v1";
 
 // --- The log, whoever reports ------------------------------------------------------------------
 
-/// The log of one run, pretty-printed.
-fn log_text(run: Map<String, Value>) -> String {
-    serde_json::to_string_pretty(&log_value(run)).expect("a JSON value always serialises")
-}
-
-/// `{"$schema", "version", "runs": [run]}`.
-fn log_value(run: Map<String, Value>) -> Value {
-    json!({
-        "$schema": SARIF_SCHEMA_URI,
-        "version": SARIF_VERSION,
-        "runs": [Value::Object(run)],
-    })
+/// The log of one run.
+fn log(run: Run<'_>) -> Log<'_> {
+    Log {
+        schema: SARIF_SCHEMA_URI,
+        version: SARIF_VERSION,
+        runs: [run],
+    }
 }
 
 /// The run's `tool`: aidlc, its version, and the rules.
-fn tool_value(tool_version: &str, rules: Vec<Value>) -> Value {
-    let mut driver = Map::new();
-    driver.insert("name".to_owned(), json!("aidlc"));
-    driver.insert("version".to_owned(), json!(tool_version));
-    driver.insert("semanticVersion".to_owned(), json!(tool_version));
-    driver.insert("informationUri".to_owned(), json!(INFORMATION_URI));
-    driver.insert("rules".to_owned(), Value::Array(rules));
-    json!({"driver": Value::Object(driver)})
+fn tool(tool_version: &str, rules: Vec<Rule>) -> Tool {
+    Tool {
+        driver: Driver {
+            name: "aidlc",
+            version: tool_version.to_owned(),
+            semantic_version: tool_version.to_owned(),
+            information_uri: INFORMATION_URI,
+            rules,
+        },
+    }
 }
 
 /// `%SRCROOT%`, with the repository root's URI when it is known.
-fn original_uri_base_ids(root_uri: Option<&str>) -> Value {
-    let mut root = Map::new();
-    if let Some(uri) = root_uri {
-        root.insert("uri".to_owned(), json!(uri));
+fn original_uri_base_ids(root_uri: Option<&str>) -> OriginalUriBaseIds<'_> {
+    OriginalUriBaseIds {
+        source_root: UriBase {
+            uri: root_uri,
+            description: Text::new("The root of the repository that holds the project."),
+        },
     }
-    root.insert(
-        "description".to_owned(),
-        json!({"text": "The root of the repository that holds the project."}),
-    );
-    json!({ SRCROOT: Value::Object(root) })
 }
 
 /// The rule ids of a run, in order of first appearance, with each one's index.
@@ -125,8 +119,8 @@ fn pascal_case(id: &str) -> String {
     name
 }
 
-/// One entry of the driver's `rules`.
-struct Rule<'a> {
+/// One entry of the driver's `rules`, from its texts.
+struct RuleTexts<'a> {
     id: &'a str,
     name: String,
     short_description: String,
@@ -134,88 +128,57 @@ struct Rule<'a> {
     help_text: String,
     help_markdown: String,
     help_uri: Option<String>,
-    tags: &'a [&'a str],
+    tags: &'static [&'static str],
 }
 
-fn rule_value(rule: Rule<'_>) -> Value {
-    let mut value = Map::new();
-    value.insert("id".to_owned(), json!(rule.id));
-    value.insert("name".to_owned(), json!(rule.name));
-    value.insert(
-        "shortDescription".to_owned(),
-        json!({"text": rule.short_description}),
-    );
-    value.insert(
-        "fullDescription".to_owned(),
-        json!({"text": rule.full_description}),
-    );
-    value.insert(
-        "help".to_owned(),
-        json!({"text": rule.help_text, "markdown": rule.help_markdown}),
-    );
-    if let Some(uri) = rule.help_uri {
-        value.insert("helpUri".to_owned(), json!(uri));
+fn rule(texts: RuleTexts<'_>) -> Rule {
+    Rule {
+        id: texts.id.to_owned(),
+        name: texts.name,
+        short_description: Text::new(texts.short_description),
+        full_description: Text::new(texts.full_description),
+        help: RuleHelp {
+            text: texts.help_text,
+            markdown: texts.help_markdown,
+        },
+        help_uri: texts.help_uri,
+        properties: (!texts.tags.is_empty()).then_some(RuleProperties { tags: texts.tags }),
     }
-    if !rule.tags.is_empty() {
-        value.insert("properties".to_owned(), json!({"tags": rule.tags}));
-    }
-    Value::Object(value)
 }
 
-/// One result: its rule, level, text and location, its fingerprint and, when given, its
-/// property bag.
-struct SarifResult<'a> {
-    rule_id: &'a str,
+/// One result: its rule, level, text and location, its one partial fingerprint and, when
+/// given, its property bag.
+fn result<'a>(
+    problem: &Problem<'a>,
     rule_index: usize,
-    level: Level,
-    text: &'a str,
-    location: Value,
-    fingerprint_key: &'a str,
-    fingerprint: &'a str,
-    properties: Option<Value>,
-}
-
-fn result_value(result: SarifResult<'_>) -> Value {
-    let mut value = json!({
-        "ruleId": result.rule_id,
-        "ruleIndex": result.rule_index,
-        "level": result.level.as_str(),
-        "message": {"text": result.text},
-        "locations": [result.location],
-        "partialFingerprints": {result.fingerprint_key: result.fingerprint},
-    });
-    if let Some(properties) = result.properties {
-        value["properties"] = properties;
+    text: String,
+    location: Location,
+    fingerprint: (&'static str, String),
+    properties: Option<ResultProperties<'a>>,
+) -> SarifResult<'a> {
+    SarifResult {
+        rule_id: problem.rule,
+        rule_index,
+        level: problem.level.as_str(),
+        message: Text::new(text),
+        locations: [location],
+        partial_fingerprints: BTreeMap::from([fingerprint]),
+        properties,
     }
-    value
 }
 
 /// A physical location: the repository-relative file under `%SRCROOT%`, and a region that
 /// always has a line (line 1 when none is known: GitHub places a result by its region).
-fn location_value(repository_file: &Utf8Path, region: Option<Region>) -> Value {
-    json!({"physicalLocation": {
-        "artifactLocation": {"uri": relative_uri_reference(repository_file), "uriBaseId": SRCROOT},
-        "region": region_value(region),
-    }})
-}
-
-fn region_value(region: Option<Region>) -> Value {
-    let mut value = Map::new();
-    let Some(region) = region else {
-        value.insert("startLine".to_owned(), json!(1));
-        return Value::Object(value);
-    };
-    value.insert("startLine".to_owned(), json!(region.line));
-    if let Some(column) = region.column {
-        value.insert("startColumn".to_owned(), json!(column));
+fn location(repository_file: &Utf8Path, region: Option<Region>) -> Location {
+    Location {
+        physical_location: PhysicalLocation {
+            artifact_location: ArtifactLocation {
+                uri: relative_uri_reference(repository_file),
+                uri_base_id: SRCROOT,
+            },
+            region: region.into(),
+        },
     }
-    if let Some(end_line) = region.end_line {
-        value.insert("endLine".to_owned(), json!(end_line));
-    }
-    if let Some(end_column) = region.end_column {
-        value.insert("endColumn".to_owned(), json!(end_column));
-    }
-    Value::Object(value)
 }
 
 /// 32 lowercase hex characters (128 bits of BLAKE3) of `text`.
@@ -236,27 +199,36 @@ pub fn render_compile_sarif(
     tool_version: &str,
 ) -> String {
     let mut rule_ids = RuleIds::default();
-    let mut results: Vec<Value> = Vec::new();
-    for diagnostic in diagnostics {
-        let problem = Problem::of_diagnostic(diagnostic)
-            .with_region(sources)
-            .with_plugin(sources);
+    let mut results = Vec::new();
+    let problems: Vec<Problem<'_>> = diagnostics
+        .iter()
+        .map(|diagnostic| {
+            Problem::of_diagnostic(diagnostic)
+                .with_region(sources)
+                .with_plugin(sources)
+        })
+        .collect();
+    for problem in &problems {
         let file = problem.file().map_or("", Utf8Path::as_str);
         let fingerprint = short_hash(&format!("{}\0{file}\0{}", problem.rule, problem.message));
         results.push(compile_result(
-            &problem,
+            problem,
             &mut rule_ids,
             repository_prefix,
-            &fingerprint,
+            fingerprint,
         ));
     }
-    for drift in drifts {
+    let drift_problems: Vec<Problem<'_>> = drifts
+        .iter()
+        .map(crate::report::drift::drift_problem)
+        .collect();
+    for (drift, problem) in drifts.iter().zip(&drift_problems) {
         let fingerprint = short_hash(&format!("{}\0{}", drift.file, drift.message));
         results.push(compile_result(
-            &crate::report::drift::drift_problem(drift),
+            problem,
             &mut rule_ids,
             repository_prefix,
-            &fingerprint,
+            fingerprint,
         ));
     }
     let rules = rule_ids
@@ -264,43 +236,44 @@ pub fn render_compile_sarif(
         .iter()
         .map(|id| compile_rule(id))
         .collect();
-    let mut run = Map::new();
-    run.insert("tool".to_owned(), tool_value(tool_version, rules));
-    run.insert("originalUriBaseIds".to_owned(), original_uri_base_ids(None));
-    run.insert("results".to_owned(), Value::Array(results));
-    log_text(run)
+    let run = Run {
+        tool: tool(tool_version, rules),
+        original_uri_base_ids: original_uri_base_ids(None),
+        automation_details: None,
+        invocations: None,
+        results,
+        properties: None,
+    };
+    serde_json::to_string_pretty(&log(run)).expect("a SARIF log always serialises")
 }
 
 fn compile_result<'p>(
-    problem: &Problem<'p>,
+    problem: &'p Problem<'p>,
     rule_ids: &mut RuleIds<'p>,
     repository_prefix: &Utf8Path,
-    fingerprint: &str,
-) -> Value {
+    fingerprint: String,
+) -> SarifResult<'p> {
     // A project-wide diagnostic has no file: its URI is empty, the repository itself.
     let file = problem
         .file()
         .map(|file| repository_prefix.join(file))
         .unwrap_or_default();
-    let location = location_value(&file, problem.region());
-    result_value(SarifResult {
-        rule_id: problem.rule,
-        rule_index: rule_ids.index_of(problem.rule),
-        level: problem.level,
-        text: &problem.one_line_text(),
-        location,
-        fingerprint_key: DIAGNOSTIC_FINGERPRINT_KEY,
-        fingerprint,
-        properties: problem
+    result(
+        problem,
+        rule_ids.index_of(problem.rule),
+        problem.one_line_text(),
+        location(&file, problem.region()),
+        (DIAGNOSTIC_FINGERPRINT_KEY, fingerprint),
+        problem
             .plugin
-            .as_ref()
-            .map(|plugin| json!({ "plugin": plugin })),
-    })
+            .as_deref()
+            .map(|plugin| ResultProperties::Plugin { plugin }),
+    )
 }
 
 /// A diagnostic code's rule, pointing at its section of `docs/diagnostics.md`.
-fn compile_rule(id: &str) -> Value {
-    rule_value(Rule {
+fn compile_rule(id: &str) -> Rule {
+    rule(RuleTexts {
         id,
         name: pascal_case(id),
         short_description: format!("aidlc compile: {id}"),
@@ -339,55 +312,52 @@ pub struct SarifContext<'a> {
 /// bindings are tool configuration notifications. A sharded run gets its own
 /// `automationDetails.id`, so that code scanning keeps the shards apart.
 pub fn render_sarif(report: &GateReport, context: &SarifContext<'_>) -> String {
-    serde_json::to_string_pretty(&sarif_document(report, context))
-        .expect("a JSON value always serialises")
+    let problems = gate_problems(report);
+    serde_json::to_string_pretty(&gate_log(report, &problems, context))
+        .expect("a SARIF log always serialises")
 }
 
 /// The value [`render_sarif`] prints.
 pub fn sarif_document(report: &GateReport, context: &SarifContext<'_>) -> Value {
+    let problems = gate_problems(report);
+    serde_json::to_value(gate_log(report, &problems, context))
+        .expect("a SARIF log always serialises")
+}
+
+fn gate_log<'a>(
+    report: &'a GateReport,
+    problems: &'a [Problem<'a>],
+    context: &SarifContext<'a>,
+) -> Log<'a> {
     let rule_ids = sarif_rule_ids(report);
-    let mut fingerprints = Fingerprints::default();
-    let mut results: Vec<Value> = Vec::new();
-    for fire in &report.fires {
-        results.extend(sarif_fire_results(
-            report,
-            fire,
-            &rule_ids,
-            &mut fingerprints,
-        ));
-    }
-    for unfired in &report.unfired_bindings {
-        results.push(sarif_unfired_result(
-            report,
-            unfired,
-            &rule_ids,
-            &mut fingerprints,
-        ));
-    }
+    let results = problems
+        .iter()
+        .filter_map(|problem| sarif_gate_result(report, problem, &rule_ids))
+        .collect();
     let rules = rule_ids
         .keys_in_order
         .iter()
         .map(|id| sarif_rule(report, id, context))
         .collect();
-    let mut run = Map::new();
-    run.insert("tool".to_owned(), tool_value(context.tool_version, rules));
-    run.insert(
-        "originalUriBaseIds".to_owned(),
-        original_uri_base_ids(context.repository_root_uri),
-    );
-    if let Some((index, count)) = report.shard {
-        run.insert(
-            "automationDetails".to_owned(),
-            json!({"id": format!("aidlc-gate/shard-{index}-of-{count}/")}),
-        );
-    }
-    run.insert(
-        "invocations".to_owned(),
-        json!([sarif_invocation(report, &rule_ids)]),
-    );
-    run.insert("results".to_owned(), Value::Array(results));
-    run.insert("properties".to_owned(), sarif_run_properties(report));
-    log_value(run)
+    log(Run {
+        tool: tool(context.tool_version, rules),
+        original_uri_base_ids: original_uri_base_ids(context.repository_root_uri),
+        automation_details: report.shard.map(|(index, count)| AutomationDetails {
+            id: format!("aidlc-gate/shard-{index}-of-{count}/"),
+        }),
+        invocations: Some([sarif_invocation(report, problems, &rule_ids)]),
+        results,
+        properties: Some(RunProperties {
+            intents: &report.intents,
+            recorded: report.recorded,
+            summary: summary_line(report),
+            counts: counts_value(report),
+            plan: Plan {
+                id: &report.plan.id,
+                size: report.plan.size,
+            },
+        }),
+    })
 }
 
 /// The sensors of the report (fired, then never fired), in order of first appearance.
@@ -404,7 +374,7 @@ fn sarif_rule_ids(report: &GateReport) -> RuleIds<'_> {
     ids
 }
 
-fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) -> Value {
+fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) -> Rule {
     let info = report.sensors.get(sensor_id);
     let description = info
         .map(|info| info.description.trim())
@@ -430,7 +400,7 @@ fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) 
         .filter(|base| base.starts_with("https://"))
         .zip(manifest.as_ref())
         .map(|(base, path)| format!("{base}{}", relative_uri_reference(path)));
-    rule_value(Rule {
+    rule(RuleTexts {
         id: sensor_id,
         name: format!("Sensor{}", pascal_case(sensor_id)),
         short_description: format!("AI-DLC sensor {sensor_id}"),
@@ -450,231 +420,127 @@ fn ensure_period(text: &str) -> String {
     }
 }
 
-/// A blocking binding that never fired: an `error` result anchored to the manifest that holds
-/// its glob, since no deliverable was read.
-fn sarif_unfired_result(
+/// A problem of the gate report as a result: a finding, a failure that listed none, a
+/// non-evaluation, and a blocking binding that never fired (an `error` on the manifest that
+/// holds its glob, since no deliverable was read); the run-wide problems are notifications.
+fn sarif_gate_result<'a>(
     report: &GateReport,
-    unfired: &UnfiredBinding,
+    problem: &'a Problem<'a>,
     rule_ids: &RuleIds<'_>,
-    fingerprints: &mut Fingerprints,
-) -> Value {
-    let manifest = report.repository_path(Utf8Path::new(&unfired.manifest_path));
-    result_value(SarifResult {
-        rule_id: &unfired.sensor_id,
-        rule_index: rule_ids.index[unfired.sensor_id.as_str()],
-        level: Level::Error,
-        text: &unfired_message(unfired),
-        location: location_value(&manifest, None),
-        fingerprint_key: FINGERPRINT_KEY,
-        fingerprint: &fingerprints.next(&[
-            &unfired.sensor_id,
-            NEVER_FIRED,
-            manifest.as_str(),
-            &unfired.stage,
-            &unfired.intent,
-        ]),
-        properties: Some(unfired_properties(unfired)),
-    })
-}
-
-/// A never-fired binding's properties; a plugin stage's also name the plugin (D50).
-fn unfired_properties(unfired: &UnfiredBinding) -> Value {
-    let mut properties = json!({
-        "stage": unfired.stage,
-        "severity": Severity::Blocking.as_str(),
-        "result": Outcome::NotEvaluated.as_str(),
-        "note": NEVER_FIRED,
-        "intent": unfired.intent,
-    });
-    if let Some(plugin) = &unfired.plugin {
-        properties["plugin"] = json!(plugin);
-    }
-    properties
-}
-
-fn sarif_fire_results(
-    report: &GateReport,
-    fire: &GateFire,
-    rule_ids: &RuleIds<'_>,
-    fingerprints: &mut Fingerprints,
-) -> Vec<Value> {
-    let rule_index = rule_ids.index[fire.sensor_id.as_str()];
-    let deliverable = report.repository_path(&fire.deliverable);
-    let fire_result =
-        |text: &str, location: Value, finding_rule: Option<&str>, fingerprint: &str| {
-            result_value(SarifResult {
-                rule_id: &fire.sensor_id,
-                rule_index,
-                level: fire.severity.into(),
-                text,
-                location,
-                fingerprint_key: FINGERPRINT_KEY,
-                fingerprint,
-                properties: Some(sarif_fire_properties(fire, finding_rule)),
-            })
-        };
-    match fire.outcome() {
-        Outcome::Passed => Vec::new(),
-        Outcome::Failed if fire.findings.is_empty() => {
-            let message = with_detail_path(failed_without_findings_message(fire), fire);
-            vec![fire_result(
-                &message,
-                location_value(&deliverable, None),
-                None,
-                &fingerprints.next(&[&fire.sensor_id, "failed", deliverable.as_str()]),
-            )]
-        }
-        Outcome::Failed => fire
-            .findings
-            .iter()
-            .map(|finding| {
-                let problem = Problem::of_finding(fire, finding);
-                let file = report.repository_path(&finding.file);
-                let fingerprint = fingerprints.next(&[
-                    &fire.sensor_id,
-                    &finding.rule,
-                    file.as_str(),
-                    &finding.message,
-                ]);
-                fire_result(
-                    &problem.one_line_text(),
-                    location_value(&file, problem.region()),
-                    Some(&finding.rule),
-                    &fingerprint,
-                )
-            })
-            .collect(),
-        Outcome::NotEvaluated => {
-            let mut message = not_evaluated_message(fire);
-            if let Some(help) = not_evaluated_help(fire) {
-                message.push('\n');
-                message.push_str(&help);
+) -> Option<SarifResult<'a>> {
+    let (text, properties) = match problem.origin {
+        Origin::Finding(fire, _) => (problem.one_line_text(), fire_properties(fire, problem.kind)),
+        Origin::FailedWithoutFindings(fire) => (
+            with_detail_path(problem.message.clone().into_owned(), fire),
+            fire_properties(fire, None),
+        ),
+        Origin::NotEvaluated(fire) => {
+            let mut text = problem.message.clone().into_owned();
+            if let Some(help) = &problem.help {
+                text.push('\n');
+                text.push_str(help);
             }
-            let reason = fire.not_evaluated_reason().unwrap_or_default();
-            vec![fire_result(
-                &message,
-                location_value(&deliverable, None),
-                None,
-                &fingerprints.next(&[&fire.sensor_id, &reason, deliverable.as_str()]),
-            )]
+            (text, fire_properties(fire, None))
         }
-    }
+        Origin::NeverFired(unfired) => (
+            problem.message.clone().into_owned(),
+            ResultProperties::NeverFired(NeverFiredProperties {
+                stage: &unfired.stage,
+                severity: Severity::Blocking.as_str(),
+                result: Outcome::NotEvaluated.as_str(),
+                note: NEVER_FIRED,
+                intent: &unfired.intent,
+                plugin: unfired.plugin.as_deref(),
+            }),
+        ),
+        Origin::Diagnostic | Origin::Drift | Origin::NothingChecked | Origin::DeadBinding(_) => {
+            return None;
+        }
+    };
+    Some(result(
+        problem,
+        rule_ids.index[problem.rule],
+        text,
+        location(&repository_file(report, problem), problem.region()),
+        (
+            FINGERPRINT_KEY,
+            problem.fingerprint.clone().unwrap_or_default(),
+        ),
+        Some(properties),
+    ))
 }
 
 /// The fire's identity in the result's property bag; absent values are left out.
-fn sarif_fire_properties(fire: &GateFire, finding_rule: Option<&str>) -> Value {
-    let mut properties = Map::new();
-    properties.insert("stage".to_owned(), json!(fire.stage));
-    properties.insert("severity".to_owned(), json!(fire.severity.as_str()));
-    properties.insert("result".to_owned(), json!(fire.outcome().as_str()));
-    properties.insert("deliverable".to_owned(), json!(fire.deliverable.as_str()));
-    if let Some(plugin) = &fire.plugin {
-        properties.insert("plugin".to_owned(), json!(plugin));
-    }
-    if let Some(rule) = finding_rule {
-        properties.insert("findingRule".to_owned(), json!(rule));
-    }
-    if let Some(reason) = fire.not_evaluated_reason() {
-        properties.insert("note".to_owned(), json!(reason));
-    }
-    if let Some(fire_id) = &fire.fire_id {
-        properties.insert("fireId".to_owned(), json!(fire_id));
-    }
-    if let Some(detail_path) = &fire.detail_path {
-        properties.insert("detailPath".to_owned(), json!(detail_path.as_str()));
-    }
-    Value::Object(properties)
-}
-
-fn sarif_invocation(report: &GateReport, rule_ids: &RuleIds<'_>) -> Value {
-    let counts = report.counts();
-    let nothing_checked = report.nothing_checked();
-    let mut invocation = Map::new();
-    invocation.insert(
-        "executionSuccessful".to_owned(),
-        json!(counts.not_evaluated == 0 && nothing_checked.is_none()),
-    );
-    let mut execution_notifications: Vec<Value> = report
-        .fires
-        .iter()
-        .filter(|fire| fire.outcome() == Outcome::NotEvaluated)
-        .map(|fire| sarif_not_evaluated_notification(report, fire, rule_ids))
-        .collect();
-    execution_notifications.extend(report.unfired_bindings.iter().map(|unfired| {
-        json!({
-            "level": "error",
-            "message": {"text": unfired_message(unfired)},
-            "associatedRule": {
-                "id": unfired.sensor_id,
-                "index": rule_ids.index[unfired.sensor_id.as_str()],
-            },
-        })
-    }));
-    if let Some(nothing) = &nothing_checked {
-        execution_notifications.push(json!({
-            "level": "warning",
-            "message": {"text": nothing_checked_message(nothing)},
-        }));
-    }
-    if !execution_notifications.is_empty() {
-        invocation.insert(
-            "toolExecutionNotifications".to_owned(),
-            Value::Array(execution_notifications),
-        );
-    }
-    let configuration_notifications: Vec<Value> = report
-        .dead_bindings
-        .iter()
-        .map(sarif_dead_binding_notification)
-        .collect();
-    if !configuration_notifications.is_empty() {
-        invocation.insert(
-            "toolConfigurationNotifications".to_owned(),
-            Value::Array(configuration_notifications),
-        );
-    }
-    Value::Object(invocation)
-}
-
-/// A dead binding names its sensor in the property bag, not as a rule reference: the sensor
-/// never fired, so it has no rule in this run.
-fn sarif_dead_binding_notification(dead: &DeadBinding) -> Value {
-    json!({
-        "level": "warning",
-        "message": {"text": dead_binding_message(dead)},
-        "properties": {
-            "stage": dead.stage,
-            "sensorId": dead.sensor_id,
-            "pattern": dead.pattern,
-        },
+fn fire_properties<'a>(fire: &'a GateFire, finding_rule: Option<&'a str>) -> ResultProperties<'a> {
+    ResultProperties::Fire(FireProperties {
+        stage: &fire.stage,
+        severity: fire.severity.as_str(),
+        result: fire.outcome().as_str(),
+        deliverable: fire.deliverable.as_str(),
+        plugin: fire.plugin.as_deref(),
+        finding_rule,
+        note: fire.not_evaluated_reason(),
+        fire_id: fire.fire_id.as_deref(),
+        detail_path: fire.detail_path.as_ref().map(|path| path.as_str()),
     })
 }
 
-fn sarif_not_evaluated_notification(
+fn sarif_invocation<'a>(
     report: &GateReport,
-    fire: &GateFire,
+    problems: &'a [Problem<'a>],
     rule_ids: &RuleIds<'_>,
-) -> Value {
-    json!({
-        "level": Level::from(fire.severity).as_str(),
-        "message": {"text": not_evaluated_message(fire)},
-        "locations": [location_value(&report.repository_path(&fire.deliverable), None)],
-        "associatedRule": {
-            "id": fire.sensor_id,
-            "index": rule_ids.index[fire.sensor_id.as_str()],
-        },
-    })
-}
-
-/// The denominator (D4) in the run's property bag.
-fn sarif_run_properties(report: &GateReport) -> Value {
-    json!({
-        "intents": report.intents,
-        "recorded": report.recorded,
-        "summary": summary_line(report),
-        "counts": counts_value(report),
-        "plan": {"id": report.plan.id, "size": report.plan.size},
-    })
+) -> Invocation<'a> {
+    let mut invocation = Invocation {
+        execution_successful: report.counts().not_evaluated == 0
+            && report.nothing_checked().is_none(),
+        tool_execution_notifications: Vec::new(),
+        tool_configuration_notifications: Vec::new(),
+    };
+    for problem in problems {
+        let notification = Notification {
+            level: problem.level.as_str(),
+            message: Text::new(problem.message.clone()),
+            locations: None,
+            associated_rule: None,
+            properties: None,
+        };
+        // Only a problem of a sensor that fired or never fired has a rule in this run.
+        let associated_rule = || {
+            Some(RuleReference {
+                id: problem.rule,
+                index: rule_ids.index[problem.rule],
+            })
+        };
+        match problem.origin {
+            Origin::NotEvaluated(_) => invocation.tool_execution_notifications.push(Notification {
+                locations: Some([location(&repository_file(report, problem), None)]),
+                associated_rule: associated_rule(),
+                ..notification
+            }),
+            Origin::NeverFired(_) => invocation.tool_execution_notifications.push(Notification {
+                associated_rule: associated_rule(),
+                ..notification
+            }),
+            Origin::NothingChecked => invocation.tool_execution_notifications.push(notification),
+            Origin::DeadBinding(dead) => {
+                invocation
+                    .tool_configuration_notifications
+                    .push(Notification {
+                        properties: Some(DeadBindingProperties {
+                            stage: &dead.stage,
+                            sensor_id: &dead.sensor_id,
+                            pattern: &dead.pattern,
+                        }),
+                        ..notification
+                    });
+            }
+            Origin::Diagnostic
+            | Origin::Drift
+            | Origin::Finding(..)
+            | Origin::FailedWithoutFindings(_) => {}
+        }
+    }
+    invocation
 }
 
 #[cfg(test)]
@@ -683,6 +549,8 @@ fn sarif_run_properties(report: &GateReport) -> Value {
     reason = "a test reads back the files it wrote, whole"
 )]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 

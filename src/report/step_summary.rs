@@ -11,10 +11,12 @@ use std::fmt::Write as _;
 
 use crate::leaves::english::plural;
 use crate::report::counts::{distinct_sensor_count, skip_reason_counts, stage_counts};
+use crate::report::gate_problems::{gate_problems, repository_file, split_by_fire};
 use crate::report::messages::{
     NOT_RECORDED_MESSAGE, STDERR_LINES_IN_HELP, blocking_line, not_evaluated_detail,
     nothing_checked_message, scope_line, shard_message, summary_line,
 };
+use crate::report::problem::{Origin, Problem};
 use crate::runtime::gate::report::{
     DeadBinding, GateFire, GateReport, Outcome, UnfiredBinding, last_lines,
 };
@@ -46,25 +48,29 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
             markdown_text(&nothing_checked_message(&nothing))
         ));
     }
-    let failures: Vec<String> = report
-        .fires
+    let problems = gate_problems(report);
+    let (by_fire, of_no_fire) = split_by_fire(report, &problems);
+    let failures: Vec<String> = by_fire
         .iter()
-        .filter(|fire| fire.outcome() == Outcome::Failed)
-        .map(|fire| markdown_failure_item(report, fire))
+        .filter(|(fire, _)| fire.outcome() == Outcome::Failed)
+        .map(|(fire, of_fire)| markdown_failure_item(report, fire, of_fire))
         .collect();
     push_markdown_list(&mut sections, "Failures", &failures);
-    let not_evaluated: Vec<String> = report
-        .fires
+    let not_evaluated: Vec<String> = problems
         .iter()
-        .filter(|fire| fire.outcome() == Outcome::NotEvaluated)
-        .map(markdown_not_evaluated_item)
-        .chain(report.unfired_bindings.iter().map(markdown_unfired_item))
+        .filter_map(|problem| match problem.origin {
+            Origin::NotEvaluated(fire) => Some(markdown_not_evaluated_item(fire)),
+            Origin::NeverFired(unfired) => Some(markdown_unfired_item(unfired)),
+            _ => None,
+        })
         .collect();
     push_markdown_list(&mut sections, "Not evaluated", &not_evaluated);
-    let dead: Vec<String> = report
-        .dead_bindings
+    let dead: Vec<String> = of_no_fire
         .iter()
-        .map(markdown_dead_binding_item)
+        .filter_map(|problem| match problem.origin {
+            Origin::DeadBinding(dead) => Some(markdown_dead_binding_item(dead)),
+            _ => None,
+        })
         .collect();
     push_markdown_list(&mut sections, "Dead bindings", &dead);
     let skipped: Vec<String> = skip_reason_counts(&report.skips)
@@ -146,7 +152,7 @@ fn push_markdown_list(sections: &mut Vec<String>, heading: &str, items: &[String
 
 /// One list item: the sensor in bold, its severity, deliverable and stage, the detail file,
 /// then each finding (file, line, message, rule) as a nested item.
-fn markdown_failure_item(report: &GateReport, fire: &GateFire) -> String {
+fn markdown_failure_item(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>]) -> String {
     let count = fire.findings_count();
     let mut item = format!(
         "- **{}** ({}) on {} (stage {}): {count} finding{}",
@@ -159,24 +165,29 @@ fn markdown_failure_item(report: &GateReport, fire: &GateFire) -> String {
     if let Some(detail_path) = &fire.detail_path {
         let _ = write!(item, "; details in {}", code_span(detail_path.as_str()));
     }
-    for finding in fire.findings.iter().take(FINDINGS_LISTED_PER_FIRE) {
-        let place = match finding.position() {
-            (Some(line), _) => format!("{}:{line}", report.repository_path(&finding.file)),
-            _ => report.repository_path(&finding.file).to_string(),
+    let findings: Vec<&Problem<'_>> = problems
+        .iter()
+        .filter(|problem| matches!(problem.origin, Origin::Finding(..)))
+        .collect();
+    for finding in findings.iter().take(FINDINGS_LISTED_PER_FIRE) {
+        let file = repository_file(report, finding);
+        let place = match finding.region() {
+            Some(region) => format!("{file}:{}", region.line),
+            None => file.into_string(),
         };
         let _ = write!(
             item,
             "\n  - {} {} ({})",
             code_span(&place),
             markdown_text(&finding.message),
-            code_span(&finding.rule)
+            code_span(finding.kind.unwrap_or_default())
         );
     }
-    if fire.findings.len() > FINDINGS_LISTED_PER_FIRE {
+    if findings.len() > FINDINGS_LISTED_PER_FIRE {
         let _ = write!(
             item,
             "\n  - and {} more",
-            fire.findings.len() - FINDINGS_LISTED_PER_FIRE
+            findings.len() - FINDINGS_LISTED_PER_FIRE
         );
     }
     item

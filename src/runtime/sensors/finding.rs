@@ -4,10 +4,10 @@
 //!
 //! Two halves, one shape:
 //!
-//! - the worker side: a shipped sensor builds [`Located`] values and writes them into its JSON
-//!   under [`DIAGNOSTICS_KEY`] with [`insert_diagnostics`], beside the reference's own keys (so
-//!   its JSON, its detail file and `aidlc engine sensor-<id>` stay a superset of the
-//!   reference's output);
+//! - the worker side: a shipped sensor builds [`Finding`]s (with the builders below) and writes
+//!   them into its JSON under [`DIAGNOSTICS_KEY`] with [`insert_diagnostics`], beside the
+//!   reference's own keys (so its JSON, its detail file and `aidlc engine sensor-<id>` stay a
+//!   superset of the reference's output);
 //! - the report side: [`read_shipped`] reads those back; [`read_custom`] reads a custom worker's
 //!   `findings[]` (objects with `message` and optionally `line`, `column`, `end_line`,
 //!   `end_column`, `rule`, `help`, `file`, or plain strings), then the keys the reference's
@@ -45,34 +45,10 @@ pub struct FindingsInput<'a> {
 
 // --- The worker side ---------------------------------------------------------------------------
 
-/// One finding as a shipped worker writes it: the file as the worker knows it (absolute, or
-/// relative to the project), the rule, the message, the position and the help.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Located {
-    pub file: String,
-    pub rule: String,
-    pub message: String,
-    pub line: Option<u64>,
-    pub column: Option<u64>,
-    pub end_line: Option<u64>,
-    pub end_column: Option<u64>,
-    pub help: Option<String>,
-}
-
-impl Located {
-    pub fn new(file: impl Into<String>, rule: &str, message: impl Into<String>) -> Self {
-        Self {
-            file: file.into(),
-            rule: rule.to_owned(),
-            message: message.into(),
-            line: None,
-            column: None,
-            end_line: None,
-            end_column: None,
-            help: None,
-        }
-    }
-
+/// The worker side's builders: a shipped worker makes a [`Finding`] on the file as it knows it
+/// (absolute, or relative to the project; [`read_shipped`] makes it project-relative) with
+/// [`Finding::at_file`], then places it. A position below 1 is no position.
+impl Finding {
     /// At a 1-based line (0 means "no line").
     #[must_use]
     pub fn at_line(mut self, line: usize) -> Self {
@@ -101,37 +77,38 @@ impl Located {
         self.help = Some(help.into());
         self
     }
+}
 
-    /// The JSON object, keys in a fixed order; absent values are left out.
-    pub fn to_json(&self) -> Value {
-        let mut object = Map::new();
-        object.insert("file".to_owned(), json!(self.file));
-        object.insert("rule".to_owned(), json!(self.rule));
-        object.insert("message".to_owned(), json!(self.message));
-        for (key, value) in [
-            ("line", self.line),
-            ("column", self.column),
-            ("end_line", self.end_line),
-            ("end_column", self.end_column),
-        ] {
-            if let Some(value) = value {
-                object.insert(key.to_owned(), json!(value));
-            }
+/// A finding as a shipped worker writes it under [`DIAGNOSTICS_KEY`]: the keys in a fixed order
+/// (`file`, `rule`, `message`, the positions, `help`); absent values are left out.
+fn diagnostic_json(finding: &Finding) -> Value {
+    let mut object = Map::new();
+    object.insert("file".to_owned(), json!(finding.file.as_str()));
+    object.insert("rule".to_owned(), json!(finding.rule));
+    object.insert("message".to_owned(), json!(finding.message));
+    for (key, value) in [
+        ("line", finding.line),
+        ("column", finding.column),
+        ("end_line", finding.end_line),
+        ("end_column", finding.end_column),
+    ] {
+        if let Some(value) = value {
+            object.insert(key.to_owned(), json!(value));
         }
-        if let Some(help) = &self.help {
-            object.insert("help".to_owned(), json!(help));
-        }
-        Value::Object(object)
     }
+    if let Some(help) = &finding.help {
+        object.insert("help".to_owned(), json!(help));
+    }
+    Value::Object(object)
 }
 
 /// Add `diagnostics` to a worker's JSON object, after the keys already there, when there is at
 /// least one: a passing verdict keeps exactly the reference's keys.
-pub fn insert_diagnostics(object: &mut Map<String, Value>, located: &[Located]) {
-    if !located.is_empty() {
+pub fn insert_diagnostics(object: &mut Map<String, Value>, findings: &[Finding]) {
+    if !findings.is_empty() {
         object.insert(
             DIAGNOSTICS_KEY.to_owned(),
-            Value::Array(located.iter().map(Located::to_json).collect()),
+            Value::Array(findings.iter().map(diagnostic_json).collect()),
         );
     }
 }
@@ -323,7 +300,7 @@ mod tests {
         let mut object = Map::new();
         object.insert("pass".to_owned(), json!(false));
         let located = [
-            Located::new(
+            Finding::at_file(
                 "/p/docs/b.md",
                 "untagged-claim",
                 "claim block has no source tag",
@@ -331,7 +308,7 @@ mod tests {
             .at(3, 1)
             .until(Some(4), Some(9))
             .with_help("tag it"),
-            Located::new("/p/docs/a.md", "missing-heading", "missing `## Risks`"),
+            Finding::at_file("/p/docs/a.md", "missing-heading", "missing `## Risks`"),
         ];
         insert_diagnostics(&mut object, &located);
         let json = Value::Object(object);

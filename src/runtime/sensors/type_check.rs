@@ -40,10 +40,11 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value, json};
 
+use crate::protocol::finding::Finding;
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
-use crate::runtime::sensors::finding::{self, Located, insert_diagnostics};
+use crate::runtime::sensors::finding::{self, insert_diagnostics};
 use crate::runtime::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward,
     executables_on_search_path, fired_file, folders_upward, local_node_tool, most_telling_line,
@@ -228,7 +229,7 @@ impl TscError {
 
     /// The finding the gate report shows: on the fired file (every kept error is in it), with
     /// tsc's `TSnnnn` code as its rule.
-    fn located(&self, fired_file: &Utf8Path) -> Located {
+    fn located(&self, fired_file: &Utf8Path) -> Finding {
         let code = self
             .first_line
             .split_once("error TS")
@@ -240,7 +241,7 @@ impl TscError {
             .filter(|digits| !digits.is_empty())
             .map_or_else(|| "type-error".to_owned(), |digits| format!("TS{digits}"));
         let location = self.location.as_ref();
-        Located::new(fired_file.as_str(), &code, self.message.clone()).at(
+        Finding::at_file(fired_file.as_str(), &code, self.message.clone()).at(
             location.map_or(0, |location| location.line),
             location.map_or(0, |location| location.column),
         )
@@ -452,7 +453,7 @@ fn tsc_outcome(
     );
     verdict.insert("findings_count".to_owned(), json!(fired.len()));
     verdict.insert("other_files_error_count".to_owned(), json!(elsewhere.len()));
-    let located: Vec<Located> = fired
+    let located: Vec<Finding> = fired
         .iter()
         .map(|error| error.located(fired_file))
         .collect();

@@ -50,13 +50,14 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use crate::leaves::js_text::js_trim;
+use crate::protocol::finding::Finding;
 use crate::protocol::output_paths::is_scaffolding_file_name;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag,
     ShippedSensor, WorkerContext,
 };
-use crate::runtime::sensors::finding::{self, Located, insert_diagnostics};
+use crate::runtime::sensors::finding::{self, insert_diagnostics};
 use crate::runtime::sensors::text::read_text_lossy;
 use crate::runtime::sensors::worker_args::{
     FlagGrammar, WorkerArgs, resolve_worker_path, split_csv,
@@ -303,10 +304,10 @@ fn coverage_verdict(
     fired_path: &Utf8Path,
 ) -> Value {
     let findings_count = unreferenced.len();
-    let located: Vec<Located> = unreferenced
+    let located: Vec<Finding> = unreferenced
         .iter()
         .map(|slug| {
-            Located::new(
+            Finding::at_file(
                 fired_path.as_str(),
                 "unreferenced-artifact",
                 format!("does not reference the upstream artifact `{slug}`"),

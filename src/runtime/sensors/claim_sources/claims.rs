@@ -17,7 +17,7 @@ use super::visibility::{
     strip_up_to_three_spaces, visible_markdown_lines,
 };
 use crate::leaves::js_text::{is_js_whitespace, js_trim};
-use crate::runtime::sensors::finding::Located;
+use crate::protocol::finding::Finding;
 use crate::runtime::sensors::text::read_text_lossy;
 
 const ASSUMPTIONS_HEADING: &str = "Assumptions & Open Questions";
@@ -34,7 +34,7 @@ pub(super) struct InspectedDeliverable {
 #[derive(Debug, Default)]
 pub(super) struct ClaimFindings {
     pub(super) texts: Vec<String>,
-    pub(super) located: Vec<Located>,
+    pub(super) located: Vec<Finding>,
 }
 
 impl ClaimFindings {
@@ -50,7 +50,7 @@ impl ClaimFindings {
     ) {
         self.texts.push(format!("{location}: {message}"));
         self.located.push(
-            Located::new(at.0.as_str(), rule, message)
+            Finding::at_file(at.0.as_str(), rule, message)
                 .at_line(at.1)
                 .with_help(help),
         );
@@ -66,7 +66,7 @@ impl ClaimFindings {
     ) {
         self.texts.push(message.clone());
         self.located
-            .push(Located::new(file.as_str(), rule, message).with_help(help));
+            .push(Finding::at_file(file.as_str(), rule, message).with_help(help));
     }
 
     pub(super) fn extend(&mut self, other: ClaimFindings) {

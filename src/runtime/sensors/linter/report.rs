@@ -5,8 +5,9 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::protocol::finding::Finding;
 use crate::protocol::worker_outcome::WorkerOutcome;
-use crate::runtime::sensors::finding::{Located, insert_diagnostics};
+use crate::runtime::sensors::finding::insert_diagnostics;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Severity {
@@ -50,13 +51,13 @@ impl Violation {
     }
 
     /// The finding the gate report shows (an error; warnings never fail).
-    fn located(&self) -> Located {
+    fn located(&self) -> Finding {
         let rule = if self.rule.is_empty() {
             "lint-error"
         } else {
             self.rule.as_str()
         };
-        Located::new(self.file.clone(), rule, self.message.clone())
+        Finding::at_file(self.file.clone(), rule, self.message.clone())
             .at(self.line, self.column)
             .until(
                 self.end.map(|(line, _)| line),
@@ -86,7 +87,7 @@ impl LintReport {
         );
         verdict.insert("findings_count".to_owned(), json!(self.error_count));
         if self.error_count > 0 {
-            let located: Vec<Located> = self
+            let located: Vec<Finding> = self
                 .violations
                 .iter()
                 .filter(|violation| violation.severity == Severity::Error)

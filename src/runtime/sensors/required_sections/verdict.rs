@@ -9,7 +9,8 @@ use serde_json::{Map, Value};
 
 use super::bolt_dag::EdgeBlock;
 use crate::leaves::english::plural;
-use crate::runtime::sensors::finding::{Located, insert_diagnostics};
+use crate::protocol::finding::Finding;
+use crate::runtime::sensors::finding::insert_diagnostics;
 
 /// The generic floor: this many distinct H2 headings.
 const H2_FLOOR: usize = 2;
@@ -134,7 +135,7 @@ impl SectionsVerdict {
 
     /// One finding per missing template heading (else one for the floor's shortfall), and one
     /// for an edge block that is not `ok`.
-    fn located(&self, file: &str) -> Vec<Located> {
+    fn located(&self, file: &str) -> Vec<Finding> {
         let mut located = Vec::new();
         match &self.template {
             Some(TemplateUse::Applied {
@@ -143,7 +144,7 @@ impl SectionsVerdict {
                 ..
             }) => {
                 located.extend(missing.iter().map(|heading| {
-                    Located::new(
+                    Finding::at_file(
                         file,
                         "missing-heading",
                         format!("missing the heading `{heading}` its template requires"),
@@ -155,7 +156,7 @@ impl SectionsVerdict {
             }
             _ if self.findings_count > usize::from(self.edge_block_failed()) => {
                 located.push(
-                    Located::new(
+                    Finding::at_file(
                         file,
                         "too-few-headings",
                         format!(
@@ -188,7 +189,7 @@ impl SectionsVerdict {
     }
 }
 
-fn edge_block_finding(file: &str, edge_block: &EdgeBlock) -> Located {
+fn edge_block_finding(file: &str, edge_block: &EdgeBlock) -> Finding {
     let block = "```yaml block declaring `units:`";
     let (message, help) = match edge_block {
         EdgeBlock::Absent => (
@@ -206,5 +207,5 @@ fn edge_block_finding(file: &str, edge_block: &EdgeBlock) -> Located {
         ),
         EdgeBlock::Ok => (String::new(), String::new()),
     };
-    Located::new(file, "bolt-dag", message).with_help(help)
+    Finding::at_file(file, "bolt-dag", message).with_help(help)
 }

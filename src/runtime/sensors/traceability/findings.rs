@@ -8,7 +8,8 @@ use camino::Utf8Path;
 use serde_json::{Map, Value};
 
 use super::table::Table;
-use crate::runtime::sensors::finding::{Located, insert_diagnostics};
+use crate::protocol::finding::Finding;
+use crate::runtime::sensors::finding::insert_diagnostics;
 
 /// What the check works on: the table, the effective stage and where the table lives.
 pub(super) struct FiredTable<'fire> {
@@ -66,20 +67,20 @@ impl Findings {
 
     /// One finding per entry of each list (and per distinct reason), at the line of the row or
     /// id it names where the table has one.
-    fn located(&self, file: &Utf8Path, body: &str) -> Vec<Located> {
+    fn located(&self, file: &Utf8Path, body: &str) -> Vec<Finding> {
         let file = file.as_str();
         let row = |id: &str| line_of_row(body, id).unwrap_or(0);
         let mut located = Vec::new();
         for id in unique_sorted(self.gaps.clone()) {
             located.push(
-                Located::new(file, "gap", format!("`{id}` is marked GAP: nothing downstream covers it"))
+                Finding::at_file(file, "gap", format!("`{id}` is marked GAP: nothing downstream covers it"))
                     .at_line(row(&id))
                     .with_help("cover it and mark it OK with its target, or Deferred or N/A with a target saying why"),
             );
         }
         for id in unique_sorted(self.orphans.clone()) {
             located.push(
-                Located::new(
+                Finding::at_file(
                     file,
                     "orphan",
                     format!("`{id}` is an ORPHAN: it traces to no upstream element"),
@@ -90,7 +91,7 @@ impl Findings {
         }
         for id in unique_sorted(self.missing_from_table.clone()) {
             located.push(
-                Located::new(
+                Finding::at_file(
                     file,
                     "missing-from-table",
                     format!("upstream id `{id}` has no coverage row"),
@@ -103,7 +104,7 @@ impl Findings {
         }
         for id in unique_sorted(self.missing_from_upstream_ids.clone()) {
             located.push(
-                Located::new(
+                Finding::at_file(
                     file,
                     "missing-from-upstream-ids",
                     format!("`{id}` is in the upstream artifacts but not in upstream_ids"),
@@ -116,7 +117,7 @@ impl Findings {
         for entry in unique_sorted(self.invalid_entries.clone()) {
             let id = entry_id(&entry);
             located.push(
-                Located::new(file, "invalid-entry", entry.clone())
+                Finding::at_file(file, "invalid-entry", entry.clone())
                     .at_line(id.and_then(|id| line_of_row(body, id)).unwrap_or(0))
                     .with_help("give the row a known status (OK, GAP, ORPHAN, Deferred, N/A), a target where the status needs one, and an id from upstream_ids"),
             );
@@ -124,14 +125,14 @@ impl Findings {
         for target in unique_sorted(self.invalid_targets.clone()) {
             let id = target.split_once(": ").map(|(id, _)| id);
             located.push(
-                Located::new(file, "invalid-target", target.clone())
+                Finding::at_file(file, "invalid-target", target.clone())
                     .at_line(id.and_then(|id| line_of_row(body, id)).unwrap_or(0))
                     .with_help("point the row's target at something that exists downstream"),
             );
         }
         for reason in unique_sorted(self.reasons.clone()) {
             located.push(
-                Located::new(file, "unresolved-upstream", reason)
+                Finding::at_file(file, "unresolved-upstream", reason)
                     .with_help("write the upstream artifacts the stage traces from, or check the stage and unit the table belongs to"),
             );
         }
@@ -187,7 +188,7 @@ pub(super) fn single_finding_verdict(reason: &str, file: &Utf8Path) -> Value {
     object.insert("reason".to_owned(), Value::from(reason));
     insert_diagnostics(
         &mut object,
-        &[Located::new(file.as_str(), "invalid-table", reason).with_help(
+        &[Finding::at_file(file.as_str(), "invalid-table", reason).with_help(
             "write {\"upstream_ids\": [...], \"coverage\": [{\"id\", \"status\", \"target\"}]} with at least one coverage row",
         )],
     );
