@@ -80,6 +80,11 @@
 //!   (compiled at a glob's first match): `aidlc engine hook run-sensors` on the copies of the
 //!   `hook, matching write` and `hook, three document sensors` rows, 7.14 M and 4.25 M
 //!   instructions with it, 8.13 M (+14 %) and 6.26 M (+47 %) through the regex.
+//! - `src/cli/quick_parse.rs`, the write hook's and `fire`'s command lines read without clap's
+//!   command tree, beside clap: the same two hooks, 7.14 M and 4.25 M instructions with it,
+//!   8.23 M (+15 %) and 5.49 M (+29 %) through clap; `aidlc engine sensor fire
+//!   required-sections --stage requirements-analysis --output-path …` 4.81 M and 6.24 M (+30 %).
+//!   `aidlc --version` is 1.66 M.
 #![expect(
     clippy::disallowed_methods,
     reason = "benchmarks build their generated projects directly on the disk and read back the files they measure, whole"
