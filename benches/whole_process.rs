@@ -66,25 +66,28 @@
 //! ## What the speed twins gain
 //!
 //! Three hand-written paths stand beside a general one and are kept for what they gain on a
-//! command people run. Each figure was measured on one release build whose twin could be
-//! bypassed by an environment switch (not shipped), both sides in the same run; instruction
-//! counts are callgrind's (`valgrind --tool=callgrind --callgrind-out-file=/dev/null aidlc …`),
-//! exact where wall-clock medians on a loaded two-core machine could not resolve a millisecond.
+//! command people run. `bash benches/twins.sh` measures each on one release build in which it
+//! can be bypassed (`benches/twins_bypass.patch`, not shipped), both sides in the same run, as
+//! callgrind's instruction counts, exact where wall-clock medians on a loaded two-core machine
+//! could not resolve a millisecond. Its table (`aidlc --version`: 1.66 M):
+//!
+//! | command | twin | with it | general path | cost of the general path |
+//! | --- | --- | --- | --- | --- |
+//! | `aidlc compile --force`, default framework | `pretty_writer` | 15.53 M | 20.20 M | +30 % |
+//! | hook, matching write | glob `segments` | 3.73 M | 5.05 M | +36 % |
+//! | hook, three document sensors | glob `segments` | 4.30 M | 6.28 M | +46 % |
+//! | hook, matching write | `quick_parse` | 3.81 M | 5.03 M | +32 % |
+//! | hook, three document sensors | `quick_parse` | 4.32 M | 5.54 M | +28 % |
+//! | `engine sensor fire required-sections` | `quick_parse` | 3.29 M | 4.60 M | +40 % |
+//!
 //! - `src/protocol/pretty_writer.rs`, the graph's writer, beside `js_json::pretty_json` of a
-//!   `serde_json` value of each node (the same bytes, checked with `cmp` on all three projects):
-//!   `aidlc compile --force` on the 10,000-stage synthetic project, median of 8 interleaved runs,
-//!   1,666 ms wall (523 ms CPU) with the writer, 2,006 ms (623 ms CPU) through values, +20 %;
-//!   on the default framework (`aidlc init`), 15.35 M instructions with it, 19.91 M without
-//!   (+30 %), wall medians of 150 interleaved runs 33.3 ms and 39.1 ms.
+//!   `serde_json` value of each node (the same bytes, which the script checks with `cmp`); in
+//!   wall time, `aidlc compile --force` on the 10,000-stage synthetic project, median of 8
+//!   interleaved runs: 1,666 ms (523 ms CPU) with the writer, 2,006 ms (623 ms CPU) without.
 //! - `src/protocol/glob/segments.rs`, the folder-by-folder matcher, beside globset's regex
-//!   (compiled at a glob's first match): `aidlc engine hook run-sensors` on the copies of the
-//!   `hook, matching write` and `hook, three document sensors` rows, 7.14 M and 4.25 M
-//!   instructions with it, 8.13 M (+14 %) and 6.26 M (+47 %) through the regex.
+//!   (compiled at a glob's first match).
 //! - `src/cli/quick_parse.rs`, the write hook's and `fire`'s command lines read without clap's
-//!   command tree, beside clap: the same two hooks, 7.14 M and 4.25 M instructions with it,
-//!   8.23 M (+15 %) and 5.49 M (+29 %) through clap; `aidlc engine sensor fire
-//!   required-sections --stage requirements-analysis --output-path …` 4.81 M and 6.24 M (+30 %).
-//!   `aidlc --version` is 1.66 M.
+//!   command tree, beside clap.
 #![expect(
     clippy::disallowed_methods,
     reason = "benchmarks build their generated projects directly on the disk and read back the files they measure, whole"
