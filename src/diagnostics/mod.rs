@@ -744,7 +744,10 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), n_codes);
         for code in Code::all() {
-            assert!(!code.documentation().trim().is_empty(), "{code} has no doc comment");
+            assert!(
+                !code.documentation().trim().is_empty(),
+                "{code} has no doc comment"
+            );
         }
         assert_eq!(Code::InvalidUtf8.as_str(), "invalid-utf8");
         assert_eq!(

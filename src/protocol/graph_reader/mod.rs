@@ -152,6 +152,8 @@ pub fn producers_of<'a>(nodes: &'a [GraphNode], artifact: &str) -> Vec<&'a Graph
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use crate::protocol::selection::{FireOn, Severity};
     use crate::protocol::stage_node::Phase;
     use serde_json::json;
@@ -666,7 +668,7 @@ mod tests {
             ("a node with every field", every_field),
         ] {
             assert!(parse_graph(&text).is_ok(), "{what}");
-            answers.push_str(&format!("{what} => {}\n", answer(&text)));
+            let _ = writeln!(answers, "{what} => {}", answer(&text));
         }
         for top in [
             "{}",
@@ -680,11 +682,11 @@ mod tests {
             "",
             "[{\"slug\":\"s\"}]",
         ] {
-            answers.push_str(&format!("{top} => {}\n", answer(top)));
+            let _ = writeln!(answers, "{top} => {}", answer(top));
         }
         for (name, graph) in [("2.5", &reference_2_5), ("gate", &gate)] {
             for (what, text) in node_mutations(graph) {
-                answers.push_str(&format!("{name}, {what} => {}\n", answer(&text)));
+                let _ = writeln!(answers, "{name}, {what} => {}", answer(&text));
             }
         }
         insta::assert_snapshot!(answers);
