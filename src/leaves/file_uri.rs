@@ -2,34 +2,46 @@
 //! write (a relative reference under SARIF's `%SRCROOT%`, and the `file://` URI of a folder).
 //! The language server's `file:` URIs (`lsp::uri`) encode through it too.
 //!
-//! Invariant: every byte outside the set a caller keeps is written as `%XX` (upper-case hex),
-//! ASCII letters and digits are always kept, and nothing else is ever changed, so that decoding
-//! gives the path's bytes back.
-
-use std::fmt::Write as _;
+//! The encoding is the `percent-encoding` crate's: every byte outside the set a caller keeps is
+//! written as `%XX` (upper-case hex), every non-ASCII byte always, and nothing else is ever
+//! changed, so that decoding gives the path's bytes back. Each set keeps the ASCII letters and
+//! digits and the punctuation it names ([`NON_ALPHANUMERIC`] less those bytes).
 
 use camino::Utf8Path;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 
-/// RFC 3986's unreserved punctuation and `/`: what a `file:` URI of an editor keeps.
-pub const PATH_UNRESERVED: &[u8] = b"/-._~";
+/// What a `file:` URI of an editor encodes: everything but the ASCII letters and digits,
+/// RFC 3986's unreserved punctuation and `/`.
+pub const PATH_UNRESERVED: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'/')
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
-/// The unreserved punctuation, the sub-delimiters, `@` and `/`: what a relative reference keeps.
-/// `:` is left out, so that a first segment like `c:` is never read as a scheme.
-pub const RELATIVE_REFERENCE_KEPT: &[u8] = b"-._~!$&'()*+,;=@/";
+/// What a relative reference encodes: everything but the ASCII letters and digits, the
+/// unreserved punctuation, the sub-delimiters, `@` and `/`. `:` is encoded, so that a first
+/// segment like `c:` is never read as a scheme.
+pub const RELATIVE_REFERENCE_KEPT: &AsciiSet = &PATH_UNRESERVED
+    .remove(b'!')
+    .remove(b'$')
+    .remove(b'&')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')')
+    .remove(b'*')
+    .remove(b'+')
+    .remove(b',')
+    .remove(b';')
+    .remove(b'=')
+    .remove(b'@');
 
-/// [`RELATIVE_REFERENCE_KEPT`] and `:`, for the path of an absolute URI (after its scheme).
-pub const ABSOLUTE_PATH_KEPT: &[u8] = b"-._~!$&'()*+,;=@/:";
+/// [`RELATIVE_REFERENCE_KEPT`] less `:`, for the path of an absolute URI (after its scheme).
+pub const ABSOLUTE_PATH_KEPT: &AsciiSet = &RELATIVE_REFERENCE_KEPT.remove(b':');
 
-/// Append `text` to `out`, keeping ASCII letters, digits and the bytes of `kept`, and writing
-/// every other byte as `%XX`.
-pub fn percent_encode_into(out: &mut String, text: &str, kept: &[u8]) {
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || kept.contains(&byte) {
-            out.push(char::from(byte));
-        } else {
-            let _ = write!(out, "%{byte:02X}");
-        }
-    }
+/// Append `text` to `out`, every byte in `encoded` (and every non-ASCII byte) written as `%XX`.
+pub fn percent_encode_into(out: &mut String, text: &str, encoded: &'static AsciiSet) {
+    out.extend(utf8_percent_encode(text, encoded));
 }
 
 /// A relative path as a URI reference (SARIF's `artifactLocation.uri`): `\` turned into `/`,
@@ -97,5 +109,27 @@ mod tests {
         let mut out = String::new();
         percent_encode_into(&mut out, "a b/c:d~é", PATH_UNRESERVED);
         assert_eq!(out, "a%20b/c%3Ad~%C3%A9");
+    }
+
+    /// Each set keeps exactly the ASCII letters, the digits and the punctuation it names; the
+    /// other ASCII bytes are written as upper-case `%XX`.
+    #[test]
+    fn each_set_keeps_exactly_its_named_bytes() {
+        for (set, kept) in [
+            (PATH_UNRESERVED, &b"/-._~"[..]),
+            (RELATIVE_REFERENCE_KEPT, b"-._~!$&'()*+,;=@/"),
+            (ABSOLUTE_PATH_KEPT, b"-._~!$&'()*+,;=@/:"),
+        ] {
+            for byte in 0u8..0x80 {
+                let mut out = String::new();
+                percent_encode_into(&mut out, &char::from(byte).to_string(), set);
+                let expected = if byte.is_ascii_alphanumeric() || kept.contains(&byte) {
+                    char::from(byte).to_string()
+                } else {
+                    format!("%{byte:02X}")
+                };
+                assert_eq!(out, expected, "byte {byte:#04x}");
+            }
+        }
     }
 }

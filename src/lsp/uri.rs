@@ -7,6 +7,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 use lsp_types::Uri;
+use percent_encoding::percent_decode_str;
 
 use crate::leaves::file_uri::{PATH_UNRESERVED, percent_encode_into};
 
@@ -26,8 +27,11 @@ pub fn path_of_uri(uri: &Uri) -> Option<Utf8PathBuf> {
     }
     let path = &rest[path_start..];
     let path = path.split(['?', '#']).next().unwrap_or_default();
-    let decoded = percent_decode(path)?;
-    let path = Utf8PathBuf::from(String::from_utf8(decoded).ok()?);
+    if !every_escape_is_well_formed(path) {
+        return None;
+    }
+    let decoded = percent_decode_str(path).decode_utf8().ok()?;
+    let path = Utf8PathBuf::from(decoded.into_owned());
     path.is_absolute().then_some(path)
 }
 
@@ -38,21 +42,13 @@ pub fn uri_of_path(path: &Utf8Path) -> Option<Uri> {
     text.parse().ok()
 }
 
-fn percent_decode(text: &str) -> Option<Vec<u8>> {
-    let bytes = text.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] == b'%' {
-            let hex = text.get(index + 1..index + 3)?;
-            decoded.push(u8::from_str_radix(hex, 16).ok()?);
-            index += 3;
-        } else {
-            decoded.push(bytes[index]);
-            index += 1;
-        }
-    }
-    Some(decoded)
+/// Whether every `%` in `text` starts an escape of two hex digits: the decoder would keep a
+/// broken one as it is, and a path read from a URI that holds one is refused instead.
+fn every_escape_is_well_formed(text: &str) -> bool {
+    text.match_indices('%').all(|(index, _)| {
+        text.get(index + 1..index + 3)
+            .is_some_and(|hex| hex.bytes().all(|byte| byte.is_ascii_hexdigit()))
+    })
 }
 
 #[cfg(test)]
@@ -73,6 +69,14 @@ mod tests {
     }
 
     #[test]
+    fn broken_escapes_are_refused() {
+        assert!(every_escape_is_well_formed("/tmp/a%20b%C3%A9"));
+        for text in ["/tmp/%zz", "/tmp/%2", "/tmp/a%", "/tmp/%+1", "/tmp/%%20"] {
+            assert!(!every_escape_is_well_formed(text), "{text}");
+        }
+    }
+
+    #[test]
     fn other_uris_name_no_file() {
         for text in [
             "untitled:Untitled-1",
@@ -80,6 +84,9 @@ mod tests {
             "file://server/share/a.md",
             "file:///tmp/%ff.md",
             "file:///tmp/%zz.md",
+            "file:///tmp/%2.md",
+            "file:///tmp/a%",
+            "file:///tmp/%+1.md",
         ] {
             // A URI the type refuses to parse never reaches `path_of_uri`.
             if let Ok(uri) = text.parse::<Uri>() {

@@ -1,25 +1,28 @@
 //! Documentation that must stay in step with the code.
 
+/// `docs/diagnostics.md` is generated from the doc comments of `Code`; `UPDATE_DOCS=1` writes
+/// the generated page instead of comparing.
 #[test]
-fn every_diagnostic_code_has_a_section() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/diagnostics.md"))
-        .expect("docs/diagnostics.md");
-    let headings: Vec<&str> = text
+fn the_diagnostics_page_is_the_one_generated_from_the_codes() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/diagnostics.md");
+    let generated = aidlc::leaves::diagnostics::page::diagnostics_page();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(path, &generated).expect("write docs/diagnostics.md");
+        return;
+    }
+    let committed = std::fs::read_to_string(path).expect("docs/diagnostics.md");
+    let first_difference = committed
         .lines()
-        .filter_map(|line| line.strip_prefix("## "))
-        .map(str::trim)
-        .collect();
-    let codes: Vec<&str> = aidlc::leaves::diagnostics::Code::ALL
-        .iter()
-        .map(|code| code.as_str())
-        .collect();
-    let missing: Vec<&&str> = codes
-        .iter()
-        .filter(|code| !headings.contains(code))
-        .collect();
+        .zip(generated.lines())
+        .position(|(committed, generated)| committed != generated)
+        .unwrap_or_else(|| committed.lines().count().min(generated.lines().count()));
     assert!(
-        missing.is_empty(),
-        "docs/diagnostics.md lacks sections for {missing:?}"
+        committed == generated,
+        "docs/diagnostics.md is not the page generated from the doc comments of `Code` \
+         (src/leaves/diagnostics/mod.rs) and src/leaves/diagnostics/page_introduction.md; first difference at \
+         line {}. Edit those, then regenerate the page with \
+         `UPDATE_DOCS=1 cargo test --locked --test it docs::the_diagnostics_page`",
+        first_difference + 1
     );
 }
 
