@@ -26,6 +26,10 @@ pub(super) fn normalized_markdown(body: &str) -> String {
 /// block, and every HTML comment (inline, or inside an HTML block).
 pub(super) fn hidden_block_ranges(body: &str) -> Vec<Range<usize>> {
     let mut hidden = Vec::new();
+    // A fence needs ``` or ~~~ and a comment `<!--`: without them there is nothing to read.
+    if !(body.contains("```") || body.contains("~~~") || body.contains("<!--")) {
+        return hidden;
+    }
     for (event, range) in Parser::new_ext(body, Options::empty()).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => {
@@ -108,6 +112,9 @@ fn without_leading_indent(text: &str) -> (&str, usize) {
 
 /// The byte ranges of `text`'s code spans, backticks included.
 pub(super) fn code_span_ranges(text: &str) -> Vec<Range<usize>> {
+    if !text.contains('`') {
+        return Vec::new();
+    }
     let (read, offset) = without_leading_indent(text);
     Parser::new_ext(read, Options::empty())
         .into_offset_iter()
@@ -122,6 +129,9 @@ pub(super) fn code_span_ranges(text: &str) -> Vec<Range<usize>> {
 /// is a link; any other bracket pair is text. Autolinks stay as written (the HTML reading takes
 /// them away).
 pub(super) fn link_syntax_ranges(text: &str, labels: &HashSet<String>) -> Vec<Range<usize>> {
+    if !text.contains('[') {
+        return Vec::new();
+    }
     let (read, offset) = without_leading_indent(text);
     let defined_label = |link: BrokenLink<'_>| {
         labels
@@ -192,6 +202,10 @@ impl OpenLink {
 /// is still a definition, and its lines are not claims.
 pub(super) fn reference_definitions(body: &str) -> Vec<(String, Range<usize>)> {
     let mut found: Vec<(String, Range<usize>)> = Vec::new();
+    // A definition's label is closed by `]:`.
+    if !body.contains("]:") {
+        return found;
+    }
     let mut text = body.to_owned();
     loop {
         let round: Vec<(String, Range<usize>)> = Parser::new_ext(&text, Options::empty())
@@ -202,19 +216,32 @@ pub(super) fn reference_definitions(body: &str) -> Vec<(String, Range<usize>)> {
         if round.is_empty() {
             return found;
         }
-        for (_, span) in &round {
-            text.replace_range(span.clone(), &blanked(&text[span.clone()]));
-        }
+        let mut spans: Vec<Range<usize>> = round.iter().map(|(_, span)| span.clone()).collect();
+        spans.sort_by_key(|span| span.start);
+        text = blanked(&text, &spans);
         found.extend(round);
     }
 }
 
-/// `text` with every character but a line feed replaced by spaces, byte for byte.
-fn blanked(text: &str) -> String {
-    text.chars()
-        .flat_map(|character| {
-            let fill = if character == '\n' { '\n' } else { ' ' };
-            std::iter::repeat_n(fill, character.len_utf8())
+/// `text` with every character inside `spans` (sorted) but a line feed replaced by spaces, byte
+/// for byte, so every other offset stays where it was.
+fn blanked(text: &str, spans: &[Range<usize>]) -> String {
+    let mut spans = spans.iter().peekable();
+    text.char_indices()
+        .flat_map(|(index, character)| {
+            while spans.next_if(|span| span.end <= index).is_some() {}
+            let inside = spans.peek().is_some_and(|span| span.start <= index);
+            let fill = if inside && character != '\n' {
+                ' '
+            } else {
+                character
+            };
+            let width = if fill == character {
+                1
+            } else {
+                character.len_utf8()
+            };
+            std::iter::repeat_n(fill, width)
         })
         .collect()
 }
