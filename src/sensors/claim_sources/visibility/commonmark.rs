@@ -129,7 +129,10 @@ pub(super) fn code_span_ranges(text: &str) -> Vec<Range<usize>> {
 /// is a link; any other bracket pair is text. Autolinks stay as written (the HTML reading takes
 /// them away).
 pub(super) fn link_syntax_ranges(text: &str, labels: &HashSet<String>) -> Vec<Range<usize>> {
-    if !text.contains('[') {
+    // An inline link or image needs `](`; a reference one needs a definition, in `labels` or
+    // in `text` (closed by `]:`).
+    let may_link = text.contains("](") || !labels.is_empty() || text.contains("]:");
+    if !text.contains('[') || !may_link {
         return Vec::new();
     }
     let (read, offset) = without_leading_indent(text);
