@@ -13,6 +13,14 @@
 //!   is, when it does not;
 //! - removing what an insertion added gives back the bytes before the insertion (the separator
 //!   and the value go together).
+//!
+//! Written here rather than with a CST crate: `jsonc-parser` 0.34 (feature `cst`) keeps the bytes
+//! it does not touch, but lays out what it inserts its own way, which breaks the invariants
+//! above: it writes a nested array on one line inside a multi-line object, spreads an insert
+//! into a one-line object over new lines, puts an element appended to a one-line array on lines
+//! of its own (and removing it leaves a line break behind), writes `\n` into a container whose
+//! line ends in `\r\n`, accepts a key written twice without a word, and refuses a byte-order
+//! mark.
 
 use std::ops::Range;
 

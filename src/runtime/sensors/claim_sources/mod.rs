@@ -770,6 +770,27 @@ Untagged review notes are not claims.
         }
     }
 
+    /// Fenced code, HTML comments and reference definitions are what `CommonMark` makes of
+    /// them (D39): a fence inside a list item or a block quote hides its own lines and no
+    /// more, `<!-->` is a whole (empty) comment, and a line shaped like a definition that
+    /// continues a paragraph is text, so it defines nothing.
+    #[test]
+    fn fences_comments_and_definitions_are_read_as_commonmark() {
+        let project = Project::grounded();
+        let untagged = "intent-statement.md ## Intent: claim block has no source tag";
+        let section = "\n\n## Assumptions & Open Questions\n\nNone.\n";
+        for hidden in [
+            "- ```\n  untagged in a fence\n  ```",
+            "> ```\n> untagged in a fence\n> ```",
+            "<!-->",
+        ] {
+            let statement = format!("## Intent\n\n{hidden}\n\nUntagged after it.{section}");
+            assert_eq!(project.findings_of(&statement), [untagged], "{hidden}");
+        }
+        let continued = format!("## Intent\n\nTagged [desc]\n[desc]: /not-a-definition{section}");
+        assert!(project.findings_of(&continued).is_empty());
+    }
+
     #[test]
     fn headings_and_tables_are_read_as_the_reference_does() {
         assert_eq!(h2_heading("## Sources ##").as_deref(), Some("Sources"));

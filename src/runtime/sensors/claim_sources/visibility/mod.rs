@@ -1,17 +1,23 @@
 //! What a reader of a Markdown document sees, as far as `claim-sources` needs it: the lines
 //! outside fenced code and HTML comments, H2 headings and their sections, block starts, list
-//! markers, and inline text without code spans, escapes or link syntax. [`html`] takes away
-//! non-visible HTML and [`link_references`] finds link-reference definitions through block
-//! quotes and list items (`CommonMark`).
+//! markers, and inline text without code spans or link syntax. [`commonmark`] reads the
+//! document with `pulldown-cmark` (fenced code, comments, code spans, links, images),
+//! [`html`] takes away non-visible HTML and [`link_references`] finds link-reference
+//! definitions.
 //!
-//! Invariants: pure functions over text (no file system); where this reading disagrees with
-//! `CommonMark`, it hides less, so a disagreement gives a false failure, never a false pass.
+//! Invariants: pure functions over text (no file system); the line predicates here read one
+//! line as the reference does, and where that disagrees with `CommonMark` they hide less, so a
+//! disagreement gives a false failure, never a false pass.
 
+mod commonmark;
 pub(super) mod html;
 pub(super) mod link_references;
 
 use std::collections::HashSet;
 
+use self::commonmark::{
+    code_span_ranges, hidden_block_ranges, link_syntax_ranges, normalized_markdown, without_ranges,
+};
 use crate::leaves::js_text::{
     is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
 };
@@ -82,84 +88,15 @@ const HTML_BLOCK_ELEMENTS: [&str; 62] = [
     "ul",
 ];
 
-/// The document's lines with fenced code and HTML comments blanked (a fence line and every
-/// line inside it becomes empty), so line numbers are kept.
+/// The document's lines with fenced code and HTML comments taken out, as `CommonMark` reads
+/// them (a fenced block's lines, its fences included, become empty; a comment's bytes go, the
+/// rest of its lines stays), so line numbers are kept.
 pub(super) fn visible_markdown_lines(body: &str) -> Vec<String> {
-    let body = body
-        .strip_prefix('\u{feff}')
-        .unwrap_or(body)
-        .replace("\r\n", "\n");
-    let mut visible = Vec::new();
-    let mut in_comment = false;
-    let mut fence: Option<Fence> = None;
-    for raw_line in body.split('\n') {
-        if let Some(open) = fence {
-            if closes_fence(raw_line, open) {
-                fence = None;
-            }
-            visible.push(String::new());
-            continue;
-        }
-        let line = without_html_comments(raw_line, &mut in_comment);
-        if let Some(opening) = opening_fence(&line) {
-            fence = Some(opening);
-            visible.push(String::new());
-            continue;
-        }
-        visible.push(line);
-    }
-    visible
-}
-
-#[derive(Debug, Clone, Copy)]
-struct Fence {
-    marker: u8,
-    length: usize,
-}
-
-fn opening_fence(line: &str) -> Option<Fence> {
-    let rest = strip_up_to_three_spaces(line);
-    let marker = *rest.as_bytes().first()?;
-    if marker != b'`' && marker != b'~' {
-        return None;
-    }
-    let length = rest.bytes().take_while(|&byte| byte == marker).count();
-    (length >= 3).then_some(Fence { marker, length })
-}
-
-fn closes_fence(line: &str, open: Fence) -> bool {
-    let rest = strip_up_to_three_spaces(line);
-    let run = rest
-        .bytes()
-        .take_while(|&byte| byte == b'`' || byte == b'~')
-        .count();
-    run >= open.length
-        && rest.as_bytes()[0] == open.marker
-        && rest[run..]
-            .bytes()
-            .all(|byte| byte == b' ' || byte == b'\t')
-}
-
-fn without_html_comments(raw_line: &str, in_comment: &mut bool) -> String {
-    let mut line = String::new();
-    let mut rest = raw_line;
-    loop {
-        if *in_comment {
-            let Some(end) = rest.find("-->") else {
-                return line;
-            };
-            *in_comment = false;
-            rest = &rest[end + 3..];
-            continue;
-        }
-        let Some(start) = rest.find("<!--") else {
-            line.push_str(rest);
-            return line;
-        };
-        line.push_str(&rest[..start]);
-        *in_comment = true;
-        rest = &rest[start + 4..];
-    }
+    let body = normalized_markdown(body);
+    without_ranges(&body, hidden_block_ranges(&body))
+        .split('\n')
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The text of a `## ` heading, without a closing run of `#` and trimmed.
@@ -290,55 +227,9 @@ pub(super) fn after_list_marker(line: &str) -> Option<&str> {
     (after_space.len() < after_marker.len()).then_some(after_space)
 }
 
-/// `text` without inline code: a backtick run, lazily up to the next run of as many backticks.
+/// `text` without its code spans (`CommonMark`: a backtick run up to the next run of as many).
 pub(super) fn without_inline_code(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut kept = String::with_capacity(text.len());
-    let mut copied_from = 0;
-    let mut index = 0;
-    while index < bytes.len() {
-        if bytes[index] != b'`' {
-            index += 1;
-            continue;
-        }
-        match inline_code_end(bytes, index) {
-            Some(end) => {
-                kept.push_str(&text[copied_from..index]);
-                index = end;
-                copied_from = end;
-            }
-            None => index += 1,
-        }
-    }
-    kept.push_str(&text[copied_from..]);
-    kept
-}
-
-/// Where a span opened at `start` ends, trying the longest opening group first.
-fn inline_code_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let run = backtick_run(bytes, start);
-    (1..=run).rev().find_map(|group| {
-        first_backtick_run_of(bytes, start + group, group).map(|closing| closing + group)
-    })
-}
-
-fn backtick_run(bytes: &[u8], from: usize) -> usize {
-    bytes.get(from..).map_or(0, |rest| {
-        rest.iter().take_while(|&&byte| byte == b'`').count()
-    })
-}
-
-/// The first position at or after `from` where `count` backticks follow.
-fn first_backtick_run_of(bytes: &[u8], from: usize, count: usize) -> Option<usize> {
-    let mut index = from;
-    while index < bytes.len() {
-        let run = backtick_run(bytes, index);
-        if run >= count {
-            return Some(index);
-        }
-        index += run.max(1);
-    }
-    None
+    without_ranges(text, code_span_ranges(text))
 }
 
 /// Whether the byte at `index` follows an odd number of backslashes.
@@ -352,101 +243,10 @@ fn is_escaped(text: &str, index: usize) -> bool {
         == 1
 }
 
-/// The index of the delimiter closing the one at `start`, skipping escaped bytes and, inside a
-/// link destination, quoted titles.
-fn matching_delimiter(text: &str, start: usize, opening: u8, closing: u8) -> Option<usize> {
-    let bytes = text.as_bytes();
-    let mut depth = 0_i64;
-    let mut quote: Option<u8> = None;
-    for (index, &byte) in bytes.iter().enumerate().skip(start) {
-        if is_escaped(text, index) {
-            continue;
-        }
-        if let Some(open_quote) = quote {
-            if byte == open_quote {
-                quote = None;
-            }
-            continue;
-        }
-        if opening == b'('
-            && depth == 1
-            && matches!(byte, b'"' | b'\'')
-            && text[..index]
-                .chars()
-                .next_back()
-                .is_some_and(is_js_whitespace)
-        {
-            quote = Some(byte);
-            continue;
-        }
-        if byte == opening {
-            depth += 1;
-        } else if byte == closing {
-            depth -= 1;
-            if depth == 0 {
-                return Some(index);
-            }
-        }
-    }
-    None
-}
-
 /// The visible text of links: an inline link or a reference link whose label is defined shows
 /// its text without brackets; an image shows nothing; any other bracket pair stays as written.
 pub(super) fn visible_markdown_link_text(text: &str, labels: &HashSet<String>) -> String {
-    let bytes = text.as_bytes();
-    let mut visible = String::with_capacity(text.len());
-    let mut index = 0;
-    while index < bytes.len() {
-        let image = bytes[index] == b'!' && bytes.get(index + 1) == Some(&b'[');
-        let link = bytes[index] == b'[';
-        if !(image || link) || is_escaped(text, index) {
-            let character = text[index..].chars().next().unwrap_or_default();
-            visible.push(character);
-            index += character.len_utf8().max(1);
-            continue;
-        }
-        let label_start = if image { index + 1 } else { index };
-        let Some((label_end, syntax_end)) = link_syntax_end(text, label_start, labels) else {
-            visible.push(char::from(bytes[index]));
-            index += 1;
-            continue;
-        };
-        if !image {
-            visible.push_str(&text[label_start + 1..label_end]);
-        }
-        index = syntax_end + 1;
-    }
-    visible
-}
-
-/// Where a link whose label opens at `label_start` closes its label and its whole syntax.
-fn link_syntax_end(
-    text: &str,
-    label_start: usize,
-    labels: &HashSet<String>,
-) -> Option<(usize, usize)> {
-    let label_end = matching_delimiter(text, label_start, b'[', b']')?;
-    let label = &text[label_start + 1..label_end];
-    let syntax_end = match text.as_bytes().get(label_end + 1) {
-        Some(b'(') => matching_delimiter(text, label_end + 1, b'(', b')')?,
-        Some(b'[') => {
-            let reference_end = matching_delimiter(text, label_end + 1, b'[', b']')?;
-            let reference = &text[label_end + 2..reference_end];
-            let named = if js_trim(reference).is_empty() {
-                label
-            } else {
-                reference
-            };
-            labels
-                .contains(&normalized_reference_label(named))
-                .then_some(reference_end)?
-        }
-        _ => labels
-            .contains(&normalized_reference_label(label))
-            .then_some(label_end)?,
-    };
-    Some((label_end, syntax_end))
+    without_ranges(text, link_syntax_ranges(text, labels))
 }
 
 /// A link label as `CommonMark` matches it: trimmed, white space collapsed, case folded.
