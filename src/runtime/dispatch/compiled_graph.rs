@@ -50,7 +50,22 @@ pub fn load_graph(path: &Utf8Path) -> Result<StageGraph, GraphLoadError> {
         path: path.to_string(),
         source: error.into_io_error(),
     })?;
-    parse_graph(&text)
+    graph_of_text(path, &text)
+}
+
+/// The workspace's graph, as [`load_graph`] reads it: from the text the workspace's version
+/// detection already read when it did (once), else from the file.
+pub fn load_workspace_graph(workspace: &Workspace) -> Result<StageGraph, GraphLoadError> {
+    let path = &workspace.layout.stage_graph_path;
+    match workspace.take_graph_text_read_for_version() {
+        Some(text) => graph_of_text(path, &text),
+        None => load_graph(path),
+    }
+}
+
+/// The text of the graph at `path`, parsed by the protocol's strict reader.
+fn graph_of_text(path: &Utf8Path, text: &str) -> Result<StageGraph, GraphLoadError> {
+    parse_graph(text)
         .map(StageGraph::with_disabled_set_aside)
         .map_err(|error| match error {
             GraphTextError::Json(reason) => GraphLoadError::Malformed {
@@ -144,6 +159,32 @@ mod tests {
         assert!(
             message.ends_with(&format!("(in {path}); run `aidlc compile` to rebuild it")),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn the_workspace_s_graph_is_read_once_from_the_version_detection_s_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
+        let layout = crate::compile::discover::Layout::new(
+            &project,
+            crate::harness::Harness::Claude,
+            &|_| None,
+        );
+        std::fs::create_dir_all(layout.stage_graph_path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &layout.stage_graph_path,
+            json!([node("s", &json!([gate_entry("shape", "gate", "blocking")]))]).to_string(),
+        )
+        .unwrap();
+        let workspace = Workspace::resolve(layout);
+        std::fs::remove_file(&workspace.layout.stage_graph_path).unwrap();
+        let graph = load_workspace_graph(&workspace).expect("the text the detection read");
+        assert_eq!(graph.nodes.len(), 1);
+        let again = load_workspace_graph(&workspace).unwrap_err();
+        assert!(
+            matches!(again, GraphLoadError::Unreadable { .. }),
+            "a second reader reads the file: {again}"
         );
     }
 }

@@ -37,7 +37,7 @@ use crate::protocol::output_paths::{
 use crate::protocol::stage_node::GraphNode;
 use crate::protocol::verdict::{ScriptError, Verdict, verdict_of};
 use crate::runtime::audit::ledger;
-use crate::runtime::dispatch::compiled_graph::{load_graph, produce_dirs};
+use crate::runtime::dispatch::compiled_graph::{load_workspace_graph, produce_dirs};
 use crate::runtime::dispatch::registry::{LiveRegistry, LiveSensor, load_live_registry};
 use crate::runtime::dispatch::time_limit::EnclosingLimit;
 use crate::runtime::sensors::descriptor::{
@@ -150,8 +150,8 @@ pub fn prepare_fire(
     let registry = load_live_registry(&workspace.layout);
     usable_registry(&registry)?;
     known_sensor(&registry, &request.sensor_id)?;
-    let graph = load_graph(&workspace.layout.stage_graph_path)
-        .map_err(|error| FireRefusal::new(error.to_string()))?;
+    let graph =
+        load_workspace_graph(workspace).map_err(|error| FireRefusal::new(error.to_string()))?;
     let prepared = prepare_fire_with(workspace, request, &registry, &graph.nodes)?;
     if let Some(node) = graph.nodes.iter().find(|node| node.slug == request.stage)
         && let Some(refusal) =

@@ -41,7 +41,7 @@ use crate::protocol::selection::FireOn;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::runtime::audit::ledger;
-use crate::runtime::dispatch::compiled_graph::load_graph;
+use crate::runtime::dispatch::compiled_graph::load_workspace_graph;
 use crate::runtime::dispatch::fire::{
     FireContext, FireRequest, prepare_fire_with, run_fire, undeclared_record_file, usable_registry,
 };
@@ -129,7 +129,7 @@ pub fn run_sensors_hook(
     let shown = ledger::relative_path_field(workspace.project_dir(), written.as_str());
     // Without a usable graph nobody can tell which sensors this write matches: say so in the
     // drop log rather than lose it.
-    let graph = match load_graph(&workspace.layout.stage_graph_path) {
+    let graph = match load_workspace_graph(workspace) {
         Ok(graph) => graph,
         Err(error) => {
             outcome.drop_write(
@@ -259,7 +259,7 @@ pub fn record_deleted_file(
     if is_sensor_output(&workflow.record_root, deleted) {
         return HookOutcome::stop("the deleted file is a sensor detail file");
     }
-    let Ok(graph) = load_graph(&workspace.layout.stage_graph_path) else {
+    let Ok(graph) = load_workspace_graph(workspace) else {
         return HookOutcome::stop("the stage graph cannot be used");
     };
     let Some(node) = crate::runtime::dispatch::compiled_graph::active_stage_node(

@@ -83,12 +83,24 @@ impl InstallVersion {
         reference_tools: &Utf8Path,
         stage_graph: &Utf8Path,
     ) -> (InstallVersion, VersionSource) {
+        let (version, source, _) =
+            Self::detect_from_files_keeping_graph(reference_tools, stage_graph);
+        (version, source)
+    }
+
+    /// [`InstallVersion::detect_from_files`], with the compiled graph's text when it was read
+    /// (and is UTF-8), so that a caller who needs the graph next does not read it again.
+    pub fn detect_from_files_keeping_graph(
+        reference_tools: &Utf8Path,
+        stage_graph: &Utf8Path,
+    ) -> (InstallVersion, VersionSource, Option<String>) {
         let tools = crate::leaves::fs_util::read_input_text(reference_tools).ok();
         if let Some(decided) = tools
             .as_deref()
             .filter(|text| reference_tools_version(text).is_some())
         {
-            return Self::detect(Some(decided), None);
+            let (version, source) = Self::detect(Some(decided), None);
+            return (version, source, None);
         }
         let graph = crate::leaves::fs_util::read_bounded(
             stage_graph,
@@ -96,7 +108,8 @@ impl InstallVersion {
         )
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok());
-        Self::detect(None, graph.as_deref())
+        let (version, source) = Self::detect(None, graph.as_deref());
+        (version, source, graph)
     }
 
     fn of_graph_format(format: GraphFormat) -> InstallVersion {

@@ -17,7 +17,7 @@
 //! Must not: print, or read the ledger or the manifests; of the graph it reads only the keys
 //! that tell its version, and only when the tools stamp does not.
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -40,6 +40,10 @@ pub struct Workspace {
     record_root: Utf8PathBuf,
     version: InstallVersion,
     version_source: VersionSource,
+    /// The compiled graph's text as the version detection read it, handed once to the first
+    /// reader of the graph ([`Workspace::take_graph_text_read_for_version`]), so that one
+    /// command reads `stage-graph.json` once; later readers read the file.
+    graph_text_read_for_version: Mutex<Option<String>>,
     clone_id: OnceLock<String>,
 }
 
@@ -47,7 +51,7 @@ impl Workspace {
     /// Read the active space, its intent records, the active-intent cursor and the install's
     /// version, once.
     pub fn resolve(layout: Layout) -> Self {
-        let (version, version_source) = InstallVersion::detect_from_files(
+        let (version, version_source, graph_text) = InstallVersion::detect_from_files_keeping_graph(
             &layout.reference_tools_path,
             &layout.stage_graph_path,
         );
@@ -71,6 +75,7 @@ impl Workspace {
             record_root,
             version,
             version_source,
+            graph_text_read_for_version: Mutex::new(graph_text),
             clone_id: OnceLock::new(),
         }
     }
@@ -86,6 +91,15 @@ impl Workspace {
     /// The reference version whose record-local files this install keeps.
     pub fn version(&self) -> InstallVersion {
         self.version
+    }
+
+    /// The compiled graph's text the version detection read, the first time it is asked for;
+    /// `None` after that, or when the detection did not read the graph.
+    pub fn take_graph_text_read_for_version(&self) -> Option<String> {
+        self.graph_text_read_for_version
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 
     /// What decided [`Workspace::version`].
