@@ -21,7 +21,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::compiled_graph::{active_stage_node, load_graph};
 use crate::dispatch::project_snapshot::{
-    ProjectSnapshot, SnapshotChanges, load_snapshot, save_snapshot, snapshot_changes, take_snapshot,
+    ProjectSnapshot, SnapshotChanges, WatchedSelection, load_snapshot, save_snapshot,
+    snapshot_changes, snapshot_now,
 };
 use crate::fs_util::contained::ProjectPath;
 use crate::harness::payload::ShellCall;
@@ -31,6 +32,10 @@ use crate::workspace::{self, Workspace};
 
 /// The folder under the hooks-health folder that holds the snapshots of calls in progress.
 pub const SHELL_SNAPSHOTS_DIR: &str = "shell-snapshots";
+
+/// The name, in that folder, of the last snapshot kept between calls. A call's key never
+/// starts with `.`, so no call's snapshot takes this name.
+pub const LATEST_SNAPSHOT_NAME: &str = ".latest.snapshot";
 
 /// Where the snapshot taken before `call` is kept.
 pub fn snapshot_file(workspace: &Workspace, call: &ShellCall) -> Utf8PathBuf {
@@ -62,6 +67,21 @@ enum WatchedFiles {
     /// None: no active workflow, a stage the graph lacks or that is disabled, or a stage
     /// without a write-fired glob. The walk is skipped.
     Nothing,
+}
+
+impl WatchedFiles {
+    /// The key a snapshot's walk keeps for this selection: a walk taken for another one is
+    /// never re-stamped ([`crate::dispatch::project_snapshot::restamp_snapshot`]).
+    fn key(&self) -> String {
+        match self {
+            Self::Matching(globs) => {
+                let patterns: Vec<&str> = globs.iter().map(SensorGlob::pattern).collect();
+                format!("globs {}", serde_json::Value::from(patterns))
+            }
+            Self::Every => "every file".to_owned(),
+            Self::Nothing => "no file".to_owned(),
+        }
+    }
 }
 
 /// The files the active stage's write-fired sensors could fire on, as the write hook picks
@@ -97,24 +117,40 @@ fn watched_files(workspace: &Workspace) -> WatchedFiles {
 }
 
 /// The project as the walk sees it now: the files the active stage's write-fired sensors
-/// could fire on.
-pub fn project_now(workspace: &Workspace) -> ProjectSnapshot {
+/// could fire on, re-stamped from `earlier` when no folder changed since its walk.
+pub fn project_now(workspace: &Workspace, earlier: Option<&ProjectSnapshot>) -> ProjectSnapshot {
     let project_dir = workspace.project_dir();
-    match watched_files(workspace) {
-        WatchedFiles::Nothing => ProjectSnapshot::default(),
-        WatchedFiles::Every => take_snapshot(project_dir, &walk_skips(workspace), &|_| true),
-        WatchedFiles::Matching(globs) => {
-            take_snapshot(project_dir, &walk_skips(workspace), &|relative| {
-                globs
-                    .iter()
-                    .any(|glob| glob.matches(project_dir, Utf8Path::new(relative)))
-            })
-        }
-    }
+    let watched = watched_files(workspace);
+    let key = watched.key();
+    let admits: Box<dyn Fn(&str) -> bool + '_> = match &watched {
+        WatchedFiles::Nothing => return ProjectSnapshot::default(),
+        WatchedFiles::Every => Box::new(|_| true),
+        WatchedFiles::Matching(globs) => Box::new(|relative: &str| {
+            globs
+                .iter()
+                .any(|glob| glob.matches(project_dir, Utf8Path::new(relative)))
+        }),
+    };
+    let selection = WatchedSelection {
+        key: &key,
+        admits: admits.as_ref(),
+    };
+    snapshot_now(project_dir, &walk_skips(workspace), &selection, earlier)
+}
+
+/// Where the last snapshot of the project is kept between shell calls, for the next call's
+/// guard to re-stamp instead of walking.
+pub fn latest_snapshot_file(workspace: &Workspace) -> Utf8PathBuf {
+    workspace
+        .hooks_health_dir()
+        .join(SHELL_SNAPSHOTS_DIR)
+        .join(LATEST_SNAPSHOT_NAME)
 }
 
 /// Keep what the project holds before `call`, inside an active workflow; why it could not be
-/// kept, when it could not (the write hook then records the call as unchecked).
+/// kept, when it could not (the write hook then records the call as unchecked). The last
+/// call's snapshot is re-stamped when its walk still holds; one that cannot be read is walked
+/// past (it only saves time).
 pub fn record_shell_snapshot(workspace: &Workspace, call: &ShellCall) -> Result<(), String> {
     if workspace::present_workflow(workspace.record_root()).is_none() {
         return Ok(());
@@ -122,7 +158,11 @@ pub fn record_shell_snapshot(workspace: &Workspace, call: &ShellCall) -> Result<
     let file = snapshot_file(workspace, call);
     let file = ProjectPath::of_absolute(workspace.project_dir(), &file)
         .map_err(|refusal| refusal.to_string())?;
-    save_snapshot(&file, &project_now(workspace)).map_err(|error| error.to_string())
+    let latest = load_snapshot(&latest_snapshot_file(workspace))
+        .ok()
+        .flatten();
+    save_snapshot(&file, &project_now(workspace, latest.as_ref()))
+        .map_err(|error| error.to_string())
 }
 
 /// What the write hook learns of one shell call.
@@ -135,7 +175,7 @@ pub enum ShellCallChanges {
 }
 
 /// What `call` changed: the project now against the snapshot the guard kept, which is then
-/// removed.
+/// removed. The project now is kept as the latest snapshot, for the next call's guard.
 pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallChanges {
     let file = snapshot_file(workspace, call);
     let before = load_snapshot(&file);
@@ -146,7 +186,9 @@ pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallC
     }
     match before {
         Ok(Some(before)) => {
-            ShellCallChanges::Known(snapshot_changes(&before, &project_now(workspace)))
+            let now = project_now(workspace, Some(&before));
+            keep_latest_snapshot(workspace, &now);
+            ShellCallChanges::Known(snapshot_changes(&before, &now))
         }
         Ok(None) => ShellCallChanges::Unchecked(format!(
             "no snapshot of the project was taken before this shell call ({} is missing: the pre-tool guard `aidlc engine hook guard` did not run for it; register it with `aidlc hook install`); the files it changed were not checked",
@@ -156,6 +198,20 @@ pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallC
             "the snapshot taken before this shell call ({}) cannot be read: {reason}; the files it changed were not checked",
             shown(workspace, &file)
         )),
+    }
+}
+
+/// Keep `now` for the next shell call's guard; a walk that is not trusted is not worth
+/// keeping, and one that cannot be kept only costs the next guard a walk.
+fn keep_latest_snapshot(workspace: &Workspace, now: &ProjectSnapshot) {
+    let latest = latest_snapshot_file(workspace);
+    let Ok(latest) = ProjectPath::of_absolute(workspace.project_dir(), &latest) else {
+        return;
+    };
+    if now.shape.as_ref().is_some_and(|shape| shape.trusted) {
+        let _ = save_snapshot(&latest, now);
+    } else {
+        let _ = crate::fs_util::contained::remove_file(&latest);
     }
 }
 
