@@ -13,7 +13,13 @@
 //!   the project's snapshot);
 //! - `write hook, Bash`: `aidlc engine hook run-sensors` on the `PostToolUse` Bash payload of
 //!   the same call (the walk, the comparison, nothing fired);
-//! - `both`: the two, one after the other: what a shell call that changed nothing costs.
+//! - `both`: the two, one after the other: what a shell call that changed nothing costs;
+//! - `guard, walking`: the guard with no earlier snapshot to re-stamp (the last one removed
+//!   before each run), as after a call that changed a folder: it lists every folder.
+//!
+//! A snapshot re-stamps the last one only when every folder last changed 2 s before it was
+//! walked (`dispatch::project_snapshot::SETTLED_AFTER`): the bench waits that long after
+//! making each project and its first call, as a project at rest between an agent's calls.
 //!
 //! Every run is checked: exit 0 and nothing on stdout, and no audit row is written (a call that
 //! changed nothing fires nothing). These are wall-clock figures on a shared, noisy machine:
@@ -37,14 +43,19 @@ const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");
 const RECORD: &str = "aidlc/spaces/default/intents/261201-bench";
 const DEFAULT_RUNS: usize = 51;
 const DEFAULT_EXTRA_FILES: usize = 10_000;
+/// Longer than `SETTLED_AFTER`, the age a folder needs for its stamp to vouch for its listing.
+const SETTLE: Duration = Duration::from_millis(2_500);
 
 fn main() {
     let runs = from_environment("AIDLC_BENCH_RUNS", DEFAULT_RUNS);
     let extra_files = from_environment("AIDLC_BENCH_FILES", DEFAULT_EXTRA_FILES);
-    println!("| project | process start | guard, Bash | write hook, Bash | both | both / start |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| project | process start | guard, Bash | write hook, Bash | both | both / start | guard, walking |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for files in [0, extra_files] {
         let (_temp_dir, root) = install_copy(files);
+        std::thread::sleep(SETTLE);
         let row = measure(&root, runs);
         let label = if files == 0 {
             "2.6.54 install".to_owned()
@@ -52,12 +63,13 @@ fn main() {
             format!("2.6.54 install + {files} files")
         };
         println!(
-            "| {label} | {} | {} | {} | {} | {:.2}× |",
+            "| {label} | {} | {} | {} | {} | {:.2}× | {} |",
             milliseconds(row.start),
             milliseconds(row.guard),
             milliseconds(row.hook),
             milliseconds(row.both),
-            row.both.as_secs_f64() / row.start.as_secs_f64()
+            row.both.as_secs_f64() / row.start.as_secs_f64(),
+            milliseconds(row.walking_guard)
         );
     }
 }
@@ -79,6 +91,7 @@ struct Row {
     guard: Duration,
     hook: Duration,
     both: Duration,
+    walking_guard: Duration,
 }
 
 fn measure(root: &Utf8Path, runs: usize) -> Row {
@@ -98,10 +111,22 @@ fn measure(root: &Utf8Path, runs: usize) -> Row {
             Some(&payload(root, "PostToolUse")),
         )
     };
-    // Warm-up, untimed.
+    // Warm-up, untimed: the first call makes the hooks-health folder (a change to the
+    // record's folder); once the project has settled, the next one leaves the snapshot the
+    // guard re-stamps.
     version();
     guard();
     hook();
+    std::thread::sleep(SETTLE);
+    guard();
+    hook();
+    let latest = root
+        .join(RECORD)
+        .join(".aidlc-hooks-health/shell-snapshots/.latest.snapshot");
+    assert!(
+        std::fs::read_to_string(&latest).is_ok_and(|text| text.contains("\ntrusted yes\n")),
+        "the write hook keeps a trusted snapshot of a settled project"
+    );
     let mut starts = Vec::new();
     let mut guards = Vec::new();
     let mut hooks = Vec::new();
@@ -114,6 +139,12 @@ fn measure(root: &Utf8Path, runs: usize) -> Row {
         hooks.push(hooked);
         boths.push(guarded + hooked);
     }
+    let mut walking_guards = Vec::new();
+    for _ in 0..runs {
+        std::fs::remove_file(&latest).expect("remove the last snapshot");
+        walking_guards.push(guard());
+        hook();
+    }
     assert_eq!(
         audit_bytes(root),
         before,
@@ -124,6 +155,7 @@ fn measure(root: &Utf8Path, runs: usize) -> Row {
         guard: median(&mut guards),
         hook: median(&mut hooks),
         both: median(&mut boths),
+        walking_guard: median(&mut walking_guards),
     }
 }
 

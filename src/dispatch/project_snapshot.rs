@@ -256,19 +256,6 @@ pub fn restamp_snapshot(
     })
 }
 
-/// The project now: `earlier` re-stamped when its shape still holds
-/// ([`restamp_snapshot`]), else a walk ([`take_snapshot`]).
-pub fn snapshot_now(
-    project_dir: &Utf8Path,
-    skipped: &[Utf8PathBuf],
-    watched: &WatchedSelection<'_>,
-    earlier: Option<&ProjectSnapshot>,
-) -> ProjectSnapshot {
-    earlier
-        .and_then(|earlier| restamp_snapshot(project_dir, earlier, watched.key))
-        .unwrap_or_else(|| take_snapshot(project_dir, skipped, watched))
-}
-
 /// The stamp of the regular file at `path`, `None` when there is none (or it is something
 /// else: a link or a folder in an ignore file's place is read as no rules).
 fn stamp_at(path: &Utf8Path) -> Option<FileStamp> {
@@ -283,7 +270,8 @@ fn nanoseconds_since_epoch(time: SystemTime) -> u128 {
         .map_or(0, |since| since.as_nanos())
 }
 
-fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
+/// A file's stamp from its metadata.
+pub fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
     let modified_ns = metadata.modified().map_or(0, nanoseconds_since_epoch);
     FileStamp {
         size: metadata.len(),

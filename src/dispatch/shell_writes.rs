@@ -21,8 +21,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::dispatch::compiled_graph::{active_stage_node, load_graph};
 use crate::dispatch::project_snapshot::{
-    ProjectSnapshot, SnapshotChanges, WatchedSelection, load_snapshot, save_snapshot,
-    snapshot_changes, snapshot_now,
+    self, ProjectSnapshot, SnapshotChanges, WatchedSelection, load_snapshot, save_snapshot,
+    snapshot_changes, take_snapshot,
 };
 use crate::fs_util::contained::ProjectPath;
 use crate::harness::payload::ShellCall;
@@ -64,39 +64,42 @@ enum WatchedFiles {
     /// Every file: the graph cannot be used, or a glob does not compile (the write hook then
     /// records each changed file as a drop, as for a file tool's write).
     Every,
-    /// None: no active workflow, a stage the graph lacks or that is disabled, or a stage
-    /// without a write-fired glob. The walk is skipped.
+    /// None: a stage the graph lacks or that is disabled, or a stage without a write-fired
+    /// glob. The walk is skipped.
     Nothing,
 }
 
-impl WatchedFiles {
-    /// The key a snapshot's walk keeps for this selection: a walk taken for another one is
-    /// never re-stamped ([`crate::dispatch::project_snapshot::restamp_snapshot`]).
-    fn key(&self) -> String {
-        match self {
-            Self::Matching(globs) => {
-                let patterns: Vec<&str> = globs.iter().map(SensorGlob::pattern).collect();
-                format!("globs {}", serde_json::Value::from(patterns))
-            }
-            Self::Every => "every file".to_owned(),
-            Self::Nothing => "no file".to_owned(),
+/// The key of the watched selection (see [`WatchedSelection`]): the active stage choice and
+/// the compiled graph's stamp, which together decide [`watched_files`]. A snapshot walked
+/// for the same key is re-stamped without reading the graph; a graph written again (a new
+/// stamp) walks once more.
+fn selection_key(workspace: &Workspace, workflow: &workspace::PresentWorkflow) -> String {
+    let choice = &workflow.stage_choice;
+    let graph = match std::fs::metadata(&workspace.layout.stage_graph_path) {
+        Ok(metadata) => {
+            let stamp = project_snapshot::stamp_of(&metadata);
+            format!("{} {} {}", stamp.size, stamp.modified_ns, stamp.inode)
         }
-    }
+        Err(_) => "none".to_owned(),
+    };
+    format!(
+        "stage {:?} (current {:?}) of graph {graph}",
+        choice.preferred_stage(),
+        choice.current_stage
+    )
 }
 
 /// The files the active stage's write-fired sensors could fire on, as the write hook picks
-/// the stage (the active-directive marker's, else the state's current stage).
-fn watched_files(workspace: &Workspace) -> WatchedFiles {
-    let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
-        return WatchedFiles::Nothing;
-    };
+/// the stage (the active-directive marker's, else the state's current stage). The graph is
+/// read only here, and only when a walk needs it.
+fn watched_files(workspace: &Workspace, workflow: &workspace::PresentWorkflow) -> WatchedFiles {
     let Ok(graph) = load_graph(&workspace.layout.stage_graph_path) else {
         return WatchedFiles::Every;
     };
     let Some(node) = active_stage_node(&graph.nodes, &workflow.stage_choice) else {
         return WatchedFiles::Nothing;
     };
-    let mut globs = Vec::new();
+    let mut globs: Vec<SensorGlob> = Vec::new();
     for entry in &node.sensors_applicable {
         if entry.fire_on != FireOn::Write {
             continue;
@@ -104,6 +107,10 @@ fn watched_files(workspace: &Workspace) -> WatchedFiles {
         let Some(pattern) = entry.matches.as_deref().filter(|p| !p.is_empty()) else {
             continue;
         };
+        // Two sensors on one glob match the same files: one is matched.
+        if globs.iter().any(|glob| glob.pattern() == pattern) {
+            continue;
+        }
         match SensorGlob::new(pattern) {
             Ok(glob) => globs.push(glob),
             Err(_) => return WatchedFiles::Every,
@@ -116,12 +123,22 @@ fn watched_files(workspace: &Workspace) -> WatchedFiles {
     }
 }
 
-/// The project as the walk sees it now: the files the active stage's write-fired sensors
-/// could fire on, re-stamped from `earlier` when no folder changed since its walk.
-pub fn project_now(workspace: &Workspace, earlier: Option<&ProjectSnapshot>) -> ProjectSnapshot {
+/// The project as the walk sees it now inside `workflow`: the files the active stage's
+/// write-fired sensors could fire on, re-stamped from `earlier` when it was walked for the
+/// same selection and no folder changed since; else walked.
+fn project_now(
+    workspace: &Workspace,
+    workflow: &workspace::PresentWorkflow,
+    earlier: Option<&ProjectSnapshot>,
+) -> ProjectSnapshot {
     let project_dir = workspace.project_dir();
-    let watched = watched_files(workspace);
-    let key = watched.key();
+    let key = selection_key(workspace, workflow);
+    if let Some(restamped) =
+        earlier.and_then(|earlier| project_snapshot::restamp_snapshot(project_dir, earlier, &key))
+    {
+        return restamped;
+    }
+    let watched = watched_files(workspace, workflow);
     let admits: Box<dyn Fn(&str) -> bool + '_> = match &watched {
         WatchedFiles::Nothing => return ProjectSnapshot::default(),
         WatchedFiles::Every => Box::new(|_| true),
@@ -135,11 +152,12 @@ pub fn project_now(workspace: &Workspace, earlier: Option<&ProjectSnapshot>) -> 
         key: &key,
         admits: admits.as_ref(),
     };
-    snapshot_now(project_dir, &walk_skips(workspace), &selection, earlier)
+    take_snapshot(project_dir, &walk_skips(workspace), &selection)
 }
 
-/// Where the last snapshot of the project is kept between shell calls, for the next call's
-/// guard to re-stamp instead of walking.
+/// Where the last snapshot walked is kept between shell calls, for the next call's guard to
+/// re-stamp instead of walking. Only its walk's shape and its files' paths are used: the
+/// files are stamped again whenever it is re-stamped.
 pub fn latest_snapshot_file(workspace: &Workspace) -> Utf8PathBuf {
     workspace
         .hooks_health_dir()
@@ -148,21 +166,25 @@ pub fn latest_snapshot_file(workspace: &Workspace) -> Utf8PathBuf {
 }
 
 /// Keep what the project holds before `call`, inside an active workflow; why it could not be
-/// kept, when it could not (the write hook then records the call as unchecked). The last
-/// call's snapshot is re-stamped when its walk still holds; one that cannot be read is walked
-/// past (it only saves time).
+/// kept, when it could not (the write hook then records the call as unchecked). The latest
+/// snapshot is re-stamped when its walk still holds; one that cannot be read is walked past
+/// (it only saves time). A walk is kept as the latest too.
 pub fn record_shell_snapshot(workspace: &Workspace, call: &ShellCall) -> Result<(), String> {
-    if workspace::present_workflow(workspace.record_root()).is_none() {
+    let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
         return Ok(());
-    }
+    };
     let file = snapshot_file(workspace, call);
     let file = ProjectPath::of_absolute(workspace.project_dir(), &file)
         .map_err(|refusal| refusal.to_string())?;
     let latest = load_snapshot(&latest_snapshot_file(workspace))
         .ok()
         .flatten();
-    save_snapshot(&file, &project_now(workspace, latest.as_ref()))
-        .map_err(|error| error.to_string())
+    let now = project_now(workspace, &workflow, latest.as_ref());
+    save_snapshot(&file, &now).map_err(|error| error.to_string())?;
+    if now.shape != latest.and_then(|latest| latest.shape) {
+        keep_latest_snapshot(workspace, &now);
+    }
+    Ok(())
 }
 
 /// What the write hook learns of one shell call.
@@ -175,7 +197,8 @@ pub enum ShellCallChanges {
 }
 
 /// What `call` changed: the project now against the snapshot the guard kept, which is then
-/// removed. The project now is kept as the latest snapshot, for the next call's guard.
+/// removed. A walk taken here is kept as the latest snapshot, for the next
+/// call's guard.
 pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallChanges {
     let file = snapshot_file(workspace, call);
     let before = load_snapshot(&file);
@@ -186,8 +209,15 @@ pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallC
     }
     match before {
         Ok(Some(before)) => {
-            let now = project_now(workspace, Some(&before));
-            keep_latest_snapshot(workspace, &now);
+            // Outside an active workflow nothing is watched.
+            let now = workspace::present_workflow(workspace.record_root())
+                .map(|workflow| project_now(workspace, &workflow, Some(&before)))
+                .unwrap_or_default();
+            // The guard keeps each walk it takes as the latest: a shape unchanged since its
+            // snapshot is the latest's already.
+            if now.shape != before.shape {
+                keep_latest_snapshot(workspace, &now);
+            }
             ShellCallChanges::Known(snapshot_changes(&before, &now))
         }
         Ok(None) => ShellCallChanges::Unchecked(format!(
