@@ -672,7 +672,10 @@ mod tests {
         write(dir, "src/.gitignore", "*.tmp\n");
         let markdown = WatchedSelection {
             key: "markdown",
-            admits: &|path| path.ends_with(".md"),
+            admits: &|path| {
+                path.rsplit_once('.')
+                    .is_some_and(|(_, extension)| extension == "md")
+            },
         };
         let before = settled_walk(dir, &markdown);
         assert_eq!(listed(&before), ["docs/a.md", "docs/deep/b.md"]);
@@ -737,9 +740,8 @@ mod tests {
         let without_a_line = text.replacen("file ", "filed ", 1);
         assert!(parse_snapshot(&without_a_line).is_err());
         let a_line_short: String = text
-            .lines()
+            .split_inclusive('\n')
             .filter(|line| !line.starts_with("folder "))
-            .map(|line| format!("{line}\n"))
             .collect();
         assert!(
             parse_snapshot(&a_line_short)
