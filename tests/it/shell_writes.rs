@@ -527,3 +527,24 @@ fn a_snapshot_cut_short_or_garbled_is_a_drop_saying_it_cannot_be_read_never_noth
         "{drops}"
     );
 }
+
+#[test]
+fn a_latest_snapshot_that_cannot_be_read_is_walked_past_and_replaced() {
+    let project = project();
+    shell_call(&project, "toolu_16", |_| {});
+    settle(&project);
+    project.write(LATEST, "aidlc-project-snapshot 2\nwatched \"cut");
+    let guarded = guard(&project, "toolu_17");
+    assert_eq!(guarded.status, 0, "{}", guarded.stderr);
+    assert!(
+        project.read(LATEST).contains("\ntrusted yes\n"),
+        "the guard walked and kept its walk: {}",
+        project.read(LATEST)
+    );
+    project.write("docs/after.md", "# After\n");
+    let after = after_bash(&project, "toolu_17");
+    assert_eq!(after.status, 0, "{}", after.stderr);
+    let rows = comparable_rows(&project);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(!project.exists(DROPS), "{}", project.read(DROPS));
+}
