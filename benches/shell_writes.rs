@@ -1,8 +1,8 @@
 //! Whole-process timings of a shell tool call that changed nothing, against `aidlc --version`
 //! measured in the same run.
 //!
-//! Run it with `cargo bench --bench shell_writes` (`AIDLC_BENCH_RUNS`, default 51, after one
-//! untimed warm-up run; `AIDLC_BENCH_BINARY` times another `aidlc` binary).
+//! Run it with `cargo bench --bench shell_writes` (`AIDLC_BENCH_RUNS`, default 51, after two
+//! untimed warm-up calls; `AIDLC_BENCH_BINARY` times another `aidlc` binary).
 //!
 //! Two projects, each a copy of the vendored 2.6.54 install (`tests/fixtures/reference-installs/
 //! 2.6.54`) with one intent on `requirements-analysis`: the install alone, and the install plus
@@ -10,16 +10,17 @@
 //! time of:
 //! - `process start`: `aidlc --version`, the floor;
 //! - `guard, Bash`: `aidlc engine hook guard` on a `PreToolUse` Bash payload (the verdict and
-//!   the project's snapshot);
+//!   the project's snapshot, re-stamped from the last one);
 //! - `write hook, Bash`: `aidlc engine hook run-sensors` on the `PostToolUse` Bash payload of
-//!   the same call (the walk, the comparison, nothing fired);
+//!   the same call (the re-stamp, the comparison, nothing fired);
 //! - `both`: the two, one after the other: what a shell call that changed nothing costs;
 //! - `guard, walking`: the guard with no earlier snapshot to re-stamp (the last one removed
 //!   before each run), as after a call that changed a folder: it lists every folder.
 //!
-//! A snapshot re-stamps the last one only when every folder last changed 2 s before it was
-//! walked (`dispatch::project_snapshot::SETTLED_AFTER`): the bench waits that long after
-//! making each project and its first call, as a project at rest between an agent's calls.
+//! A snapshot re-stamps the last one only when every folder last changed 2 s before that one
+//! was walked (`dispatch::project_snapshot::SETTLED_AFTER`): the bench waits that long after
+//! making each project and after its first call (which makes the hooks-health folder), as for
+//! a project at rest between an agent's calls.
 //!
 //! Every run is checked: exit 0 and nothing on stdout, and no audit row is written (a call that
 //! changed nothing fires nothing). These are wall-clock figures on a shared, noisy machine:
@@ -123,9 +124,11 @@ fn measure(root: &Utf8Path, runs: usize) -> Row {
     let latest = root
         .join(RECORD)
         .join(".aidlc-hooks-health/shell-snapshots/.latest.snapshot");
+    // Another build (`AIDLC_BENCH_BINARY`) may keep no such snapshot.
     assert!(
-        std::fs::read_to_string(&latest).is_ok_and(|text| text.contains("\ntrusted yes\n")),
-        "the write hook keeps a trusted snapshot of a settled project"
+        std::env::var_os("AIDLC_BENCH_BINARY").is_some()
+            || std::fs::read_to_string(&latest).is_ok_and(|text| text.contains("\ntrusted yes\n")),
+        "the guard keeps a trusted snapshot of a settled project"
     );
     let mut starts = Vec::new();
     let mut guards = Vec::new();
@@ -141,7 +144,7 @@ fn measure(root: &Utf8Path, runs: usize) -> Row {
     }
     let mut walking_guards = Vec::new();
     for _ in 0..runs {
-        std::fs::remove_file(&latest).expect("remove the last snapshot");
+        let _ = std::fs::remove_file(&latest);
         walking_guards.push(guard());
         hook();
     }
