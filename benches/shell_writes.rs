@@ -1,8 +1,8 @@
 //! Whole-process timings of a shell tool call that changed nothing, against `aidlc --version`
 //! measured in the same run.
 //!
-//! Run it with `cargo bench --bench shell_writes` (`AIDLC_BENCH_RUNS`, default 51, after one
-//! untimed warm-up run; `AIDLC_BENCH_BINARY` times another `aidlc` binary).
+//! Run it with `cargo bench --bench shell_writes` (`AIDLC_BENCH_RUNS`, default 51, after two
+//! untimed warm-up calls; `AIDLC_BENCH_BINARY` times another `aidlc` binary).
 //!
 //! Two projects, each a copy of the vendored 2.6.54 install (`tests/fixtures/reference-installs/
 //! 2.6.54`) with one intent on `requirements-analysis`: the install alone, and the install plus
@@ -10,10 +10,17 @@
 //! time of:
 //! - `process start`: `aidlc --version`, the floor;
 //! - `guard, Bash`: `aidlc engine hook guard` on a `PreToolUse` Bash payload (the verdict and
-//!   the project's snapshot);
+//!   the project's snapshot, re-stamped from the last one);
 //! - `write hook, Bash`: `aidlc engine hook run-sensors` on the `PostToolUse` Bash payload of
-//!   the same call (the walk, the comparison, nothing fired);
-//! - `both`: the two, one after the other: what a shell call that changed nothing costs.
+//!   the same call (the re-stamp, the comparison, nothing fired);
+//! - `both`: the two, one after the other: what a shell call that changed nothing costs;
+//! - `guard, walking`: the guard with no earlier snapshot to re-stamp (the last one removed
+//!   before each run), as after a call that changed a folder: it lists every folder.
+//!
+//! A snapshot re-stamps the last one only when every folder last changed 2 s before that one
+//! was walked (`dispatch::project_snapshot::SETTLED_AFTER`): the bench waits that long after
+//! making each project and after its first call (which makes the hooks-health folder), as for
+//! a project at rest between an agent's calls.
 //!
 //! Every run is checked: exit 0 and nothing on stdout, and no audit row is written (a call that
 //! changed nothing fires nothing). These are wall-clock figures on a shared, noisy machine:
@@ -37,14 +44,19 @@ const AIDLC_BINARY: &str = env!("CARGO_BIN_EXE_aidlc");
 const RECORD: &str = "aidlc/spaces/default/intents/261201-bench";
 const DEFAULT_RUNS: usize = 51;
 const DEFAULT_EXTRA_FILES: usize = 10_000;
+/// Longer than `SETTLED_AFTER`, the age a folder needs for its stamp to vouch for its listing.
+const SETTLE: Duration = Duration::from_millis(2_500);
 
 fn main() {
     let runs = from_environment("AIDLC_BENCH_RUNS", DEFAULT_RUNS);
     let extra_files = from_environment("AIDLC_BENCH_FILES", DEFAULT_EXTRA_FILES);
-    println!("| project | process start | guard, Bash | write hook, Bash | both | both / start |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| project | process start | guard, Bash | write hook, Bash | both | both / start | guard, walking |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for files in [0, extra_files] {
         let (_temp_dir, root) = install_copy(files);
+        std::thread::sleep(SETTLE);
         let row = measure(&root, runs);
         let label = if files == 0 {
             "2.6.54 install".to_owned()
@@ -52,12 +64,13 @@ fn main() {
             format!("2.6.54 install + {files} files")
         };
         println!(
-            "| {label} | {} | {} | {} | {} | {:.2}× |",
+            "| {label} | {} | {} | {} | {} | {:.2}× | {} |",
             milliseconds(row.start),
             milliseconds(row.guard),
             milliseconds(row.hook),
             milliseconds(row.both),
-            row.both.as_secs_f64() / row.start.as_secs_f64()
+            row.both.as_secs_f64() / row.start.as_secs_f64(),
+            milliseconds(row.walking_guard)
         );
     }
 }
@@ -79,6 +92,7 @@ struct Row {
     guard: Duration,
     hook: Duration,
     both: Duration,
+    walking_guard: Duration,
 }
 
 fn measure(root: &Utf8Path, runs: usize) -> Row {
@@ -98,10 +112,24 @@ fn measure(root: &Utf8Path, runs: usize) -> Row {
             Some(&payload(root, "PostToolUse")),
         )
     };
-    // Warm-up, untimed.
+    // Warm-up, untimed: the first call makes the hooks-health folder (a change to the
+    // record's folder); once the project has settled, the next one leaves the snapshot the
+    // guard re-stamps.
     version();
     guard();
     hook();
+    std::thread::sleep(SETTLE);
+    guard();
+    hook();
+    let latest = root
+        .join(RECORD)
+        .join(".aidlc-hooks-health/shell-snapshots/.latest.snapshot");
+    // Another build (`AIDLC_BENCH_BINARY`) may keep no such snapshot.
+    assert!(
+        std::env::var_os("AIDLC_BENCH_BINARY").is_some()
+            || std::fs::read_to_string(&latest).is_ok_and(|text| text.contains("\ntrusted yes\n")),
+        "the guard keeps a trusted snapshot of a settled project"
+    );
     let mut starts = Vec::new();
     let mut guards = Vec::new();
     let mut hooks = Vec::new();
@@ -114,6 +142,12 @@ fn measure(root: &Utf8Path, runs: usize) -> Row {
         hooks.push(hooked);
         boths.push(guarded + hooked);
     }
+    let mut walking_guards = Vec::new();
+    for _ in 0..runs {
+        let _ = std::fs::remove_file(&latest);
+        walking_guards.push(guard());
+        hook();
+    }
     assert_eq!(
         audit_bytes(root),
         before,
@@ -124,6 +158,7 @@ fn measure(root: &Utf8Path, runs: usize) -> Row {
         guard: median(&mut guards),
         hook: median(&mut hooks),
         both: median(&mut boths),
+        walking_guard: median(&mut walking_guards),
     }
 }
 

@@ -568,3 +568,160 @@ fn a_cursor_shell_call_the_guard_never_saw_is_a_drop() {
         "{drops}"
     );
 }
+
+const LATEST: &str =
+    "aidlc/spaces/default/intents/261130-demo/.aidlc-hooks-health/shell-snapshots/.latest.snapshot";
+
+/// Set every folder's modification time an hour back, as a project no one has touched for a
+/// while: a walk then trusts the folders' stamps, and the next snapshot re-stamps the watched
+/// files without listing a folder.
+fn settle(project: &TestProject) {
+    fn settle_folder(folder: &std::path::Path, when: std::time::SystemTime) {
+        for entry in std::fs::read_dir(folder).unwrap().filter_map(Result::ok) {
+            if entry.file_type().unwrap().is_dir() {
+                settle_folder(&entry.path(), when);
+            }
+        }
+        std::fs::File::open(folder)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    settle_folder(project.root.as_std_path(), an_hour_ago);
+}
+
+#[test]
+fn a_settled_project_is_restamped_between_calls_and_every_change_still_fires() {
+    let project = project();
+    // The first call makes the hooks-health folder, which changes the record's folder.
+    shell_call(&project, "toolu_6", |_| {});
+    settle(&project);
+    let before = audit_blocks(&project).len();
+    shell_call(&project, "toolu_7", |_| {});
+    assert_eq!(audit_blocks(&project).len(), before);
+    assert!(
+        project.read(LATEST).contains("\ntrusted yes\n"),
+        "the hook keeps the project now for the next call's guard"
+    );
+
+    // Rewritten in place: no folder changes, the re-stamp sees the file's new stamp.
+    shell_call(&project, "toolu_8", |project| {
+        project.write(OUTPUT, "# First stage doc\n\nRewritten in place.\n");
+    });
+    assert_eq!(comparable_rows(&project).len(), 2);
+
+    // Created in a settled folder: the folder's stamp changes, and the walk finds the file.
+    settle(&project);
+    shell_call(&project, "toolu_9", |_| {});
+    shell_call(&project, "toolu_10", |project| {
+        project.write(
+            &format!("{RECORD}/inception/first-stage/notes.md"),
+            "# Notes\n",
+        );
+        project.write("docs/new.md", "# New\n");
+    });
+    let rows = comparable_rows(&project);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert!(
+        rows.iter().any(|(_, fields)| fields
+            .iter()
+            .any(|(name, value)| name == "Output path" && value == "docs/new.md")),
+        "{rows:?}"
+    );
+
+    // Deleted from a settled folder: a drop names it.
+    settle(&project);
+    shell_call(&project, "toolu_11", |_| {});
+    shell_call(&project, "toolu_12", |project| project.remove(OUTPUT));
+    assert!(
+        project.read(DROPS).contains(&format!(
+            "a shell call deleted {OUTPUT}, which fake would check"
+        )),
+        "{}",
+        project.read(DROPS)
+    );
+}
+
+#[test]
+fn a_shell_call_that_changes_only_files_no_sensor_matches_fires_nothing_and_writes_nothing() {
+    let project = project();
+    project.write("src/main.rs", "fn main() {}\n");
+    let before = audit_blocks(&project).len();
+    let run = shell_call(&project, "toolu_13", |project| {
+        project.write("src/main.rs", "fn main() { println!(\"changed\"); }\n");
+        project.write("src/generated.rs", "// new\n");
+        project.remove("fake-worker.sh");
+    });
+    assert_eq!(run.stderr, "");
+    assert_eq!(audit_blocks(&project).len(), before);
+    assert!(comparable_rows(&project).is_empty());
+    assert!(!project.exists(DROPS));
+    assert!(!project.exists(&format!("{RECORD}/.aidlc-hooks-health/run-sensors.last")));
+}
+
+#[test]
+fn a_snapshot_cut_short_or_garbled_is_a_drop_saying_it_cannot_be_read_never_nothing_changed() {
+    let project = project();
+    let snapshot = format!("{RECORD}/.aidlc-hooks-health/shell-snapshots/toolu_14.snapshot");
+    for (id, damage) in [("toolu_14", "cut"), ("toolu_15", "garbled")] {
+        let snapshot = snapshot.replace("toolu_14", id);
+        let guarded = guard(&project, id);
+        assert_eq!(guarded.status, 0, "{}", guarded.stderr);
+        let text = project.read(&snapshot);
+        let damaged = if damage == "cut" {
+            let end = text.rfind("end ").expect("an end line");
+            text[..end].to_owned()
+        } else {
+            text.replacen("\nfile ", "\nfile x", 1)
+        };
+        project.write(&snapshot, &damaged);
+        project.write(
+            OUTPUT,
+            &format!("# Changed while the snapshot was {damage}\n"),
+        );
+        let run = after_bash(&project, id);
+        assert_eq!(run.status, 0, "{}", run.stderr);
+        assert!(
+            !project.exists(&snapshot),
+            "a damaged snapshot is removed too"
+        );
+    }
+    assert!(
+        comparable_rows(&project).is_empty(),
+        "nothing is taken as checked"
+    );
+    let drops = project.read(DROPS);
+    assert_eq!(drops.lines().count(), 2, "{drops}");
+    assert!(
+        drops.contains(&format!(
+            "the snapshot taken before this shell call ({snapshot}) cannot be read: it has no `end` line"
+        )),
+        "{drops}"
+    );
+    assert!(
+        drops.contains("toolu_15.snapshot) cannot be read: line"),
+        "{drops}"
+    );
+}
+
+#[test]
+fn a_latest_snapshot_that_cannot_be_read_is_walked_past_and_replaced() {
+    let project = project();
+    shell_call(&project, "toolu_16", |_| {});
+    settle(&project);
+    project.write(LATEST, "aidlc-project-snapshot 2\nwatched \"cut");
+    let guarded = guard(&project, "toolu_17");
+    assert_eq!(guarded.status, 0, "{}", guarded.stderr);
+    assert!(
+        project.read(LATEST).contains("\ntrusted yes\n"),
+        "the guard walked and kept its walk: {}",
+        project.read(LATEST)
+    );
+    project.write("docs/after.md", "# After\n");
+    let after = after_bash(&project, "toolu_17");
+    assert_eq!(after.status, 0, "{}", after.stderr);
+    let rows = comparable_rows(&project);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert!(!project.exists(DROPS), "{}", project.read(DROPS));
+}

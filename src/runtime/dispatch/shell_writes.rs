@@ -23,14 +23,19 @@ use crate::harness::payload::ShellCall;
 use crate::leaves::fs_util::contained::ProjectPath;
 use crate::protocol::glob::SensorGlob;
 use crate::protocol::selection::FireOn;
-use crate::runtime::dispatch::compiled_graph::{active_stage_node, load_graph};
+use crate::runtime::dispatch::compiled_graph::{active_stage_node, load_workspace_graph};
 use crate::runtime::dispatch::project_snapshot::{
-    ProjectSnapshot, SnapshotChanges, load_snapshot, save_snapshot, snapshot_changes, take_snapshot,
+    self, ProjectSnapshot, SnapshotChanges, WatchedSelection, load_snapshot, save_snapshot,
+    snapshot_changes, take_snapshot,
 };
 use crate::runtime::workspace::{self, Workspace};
 
 /// The folder under the hooks-health folder that holds the snapshots of calls in progress.
 pub const SHELL_SNAPSHOTS_DIR: &str = "shell-snapshots";
+
+/// The name, in that folder, of the last snapshot kept between calls. A call's key never
+/// starts with `.`, so no call's snapshot takes this name.
+pub const LATEST_SNAPSHOT_NAME: &str = ".latest.snapshot";
 
 /// Where the snapshot taken before `call` is kept.
 pub fn snapshot_file(workspace: &Workspace, call: &ShellCall) -> Utf8PathBuf {
@@ -59,24 +64,42 @@ enum WatchedFiles {
     /// Every file: the graph cannot be used, or a glob does not compile (the write hook then
     /// records each changed file as a drop, as for a file tool's write).
     Every,
-    /// None: no active workflow, a stage the graph lacks or that is disabled, or a stage
-    /// without a write-fired glob. The walk is skipped.
+    /// None: a stage the graph lacks or that is disabled, or a stage without a write-fired
+    /// glob. The walk is skipped.
     Nothing,
 }
 
-/// The files the active stage's write-fired sensors could fire on, as the write hook picks
-/// the stage (the active-directive marker's, else the state's current stage).
-fn watched_files(workspace: &Workspace) -> WatchedFiles {
-    let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
-        return WatchedFiles::Nothing;
+/// The key of the watched selection (see [`WatchedSelection`]): the active stage choice and
+/// the compiled graph's stamp, which together decide [`watched_files`]. A snapshot walked
+/// for the same key is re-stamped without reading the graph; a graph written again (a new
+/// stamp) walks once more.
+fn selection_key(workspace: &Workspace, workflow: &workspace::PresentWorkflow) -> String {
+    let choice = &workflow.stage_choice;
+    let graph = match std::fs::metadata(&workspace.layout.stage_graph_path) {
+        Ok(metadata) => {
+            let stamp = project_snapshot::stamp_of(&metadata);
+            format!("{} {} {}", stamp.size, stamp.modified_ns, stamp.inode)
+        }
+        Err(_) => "none".to_owned(),
     };
-    let Ok(graph) = load_graph(&workspace.layout.stage_graph_path) else {
+    format!(
+        "stage {:?} (current {:?}) of graph {graph}",
+        choice.preferred_stage(),
+        choice.current_stage
+    )
+}
+
+/// The files the active stage's write-fired sensors could fire on, as the write hook picks
+/// the stage (the active-directive marker's, else the state's current stage). The graph is
+/// read only here, and only when a walk needs it.
+fn watched_files(workspace: &Workspace, workflow: &workspace::PresentWorkflow) -> WatchedFiles {
+    let Ok(graph) = load_workspace_graph(workspace) else {
         return WatchedFiles::Every;
     };
     let Some(node) = active_stage_node(&graph.nodes, &workflow.stage_choice) else {
         return WatchedFiles::Nothing;
     };
-    let mut globs = Vec::new();
+    let mut globs: Vec<SensorGlob> = Vec::new();
     for entry in &node.sensors_applicable {
         if entry.fire_on != FireOn::Write {
             continue;
@@ -84,6 +107,10 @@ fn watched_files(workspace: &Workspace) -> WatchedFiles {
         let Some(pattern) = entry.matches.as_deref().filter(|p| !p.is_empty()) else {
             continue;
         };
+        // Two sensors on one glob match the same files: one is matched.
+        if globs.iter().any(|glob| glob.pattern() == pattern) {
+            continue;
+        }
         match SensorGlob::new(pattern) {
             Ok(glob) => globs.push(glob),
             Err(_) => return WatchedFiles::Every,
@@ -96,33 +123,68 @@ fn watched_files(workspace: &Workspace) -> WatchedFiles {
     }
 }
 
-/// The project as the walk sees it now: the files the active stage's write-fired sensors
-/// could fire on.
-pub fn project_now(workspace: &Workspace) -> ProjectSnapshot {
+/// The project as the walk sees it now inside `workflow`: the files the active stage's
+/// write-fired sensors could fire on, re-stamped from `earlier` when it was walked for the
+/// same selection and no folder changed since; else walked.
+fn project_now(
+    workspace: &Workspace,
+    workflow: &workspace::PresentWorkflow,
+    earlier: Option<&ProjectSnapshot>,
+) -> ProjectSnapshot {
     let project_dir = workspace.project_dir();
-    match watched_files(workspace) {
-        WatchedFiles::Nothing => ProjectSnapshot::default(),
-        WatchedFiles::Every => take_snapshot(project_dir, &walk_skips(workspace), &|_| true),
-        WatchedFiles::Matching(globs) => {
-            take_snapshot(project_dir, &walk_skips(workspace), &|relative| {
-                globs
-                    .iter()
-                    .any(|glob| glob.matches(project_dir, Utf8Path::new(relative)))
-            })
-        }
+    let key = selection_key(workspace, workflow);
+    if let Some(restamped) =
+        earlier.and_then(|earlier| project_snapshot::restamp_snapshot(project_dir, earlier, &key))
+    {
+        return restamped;
     }
+    let watched = watched_files(workspace, workflow);
+    let admits: Box<dyn Fn(&str) -> bool + '_> = match &watched {
+        WatchedFiles::Nothing => return ProjectSnapshot::default(),
+        WatchedFiles::Every => Box::new(|_| true),
+        WatchedFiles::Matching(globs) => Box::new(|relative: &str| {
+            globs
+                .iter()
+                .any(|glob| glob.matches(project_dir, Utf8Path::new(relative)))
+        }),
+    };
+    let selection = WatchedSelection {
+        key: &key,
+        admits: admits.as_ref(),
+    };
+    take_snapshot(project_dir, &walk_skips(workspace), &selection)
+}
+
+/// Where the last snapshot walked is kept between shell calls, for the next call's guard to
+/// re-stamp instead of walking. Only its walk's shape and its files' paths are used: the
+/// files are stamped again whenever it is re-stamped.
+pub fn latest_snapshot_file(workspace: &Workspace) -> Utf8PathBuf {
+    workspace
+        .hooks_health_dir()
+        .join(SHELL_SNAPSHOTS_DIR)
+        .join(LATEST_SNAPSHOT_NAME)
 }
 
 /// Keep what the project holds before `call`, inside an active workflow; why it could not be
-/// kept, when it could not (the write hook then records the call as unchecked).
+/// kept, when it could not (the write hook then records the call as unchecked). The latest
+/// snapshot is re-stamped when its walk still holds; one that cannot be read is walked past
+/// (it only saves time). A walk is kept as the latest too.
 pub fn record_shell_snapshot(workspace: &Workspace, call: &ShellCall) -> Result<(), String> {
-    if workspace::present_workflow(workspace.record_root()).is_none() {
+    let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
         return Ok(());
-    }
+    };
     let file = snapshot_file(workspace, call);
     let file = ProjectPath::of_absolute(workspace.project_dir(), &file)
         .map_err(|refusal| refusal.to_string())?;
-    save_snapshot(&file, &project_now(workspace)).map_err(|error| error.to_string())
+    let latest = load_snapshot(&latest_snapshot_file(workspace))
+        .ok()
+        .flatten();
+    let now = project_now(workspace, &workflow, latest.as_ref());
+    save_snapshot(&file, &now).map_err(|error| error.to_string())?;
+    if now.shape != latest.and_then(|latest| latest.shape) {
+        keep_latest_snapshot(workspace, &now);
+    }
+    Ok(())
 }
 
 /// What the write hook learns of one shell call.
@@ -135,7 +197,8 @@ pub enum ShellCallChanges {
 }
 
 /// What `call` changed: the project now against the snapshot the guard kept, which is then
-/// removed.
+/// removed. A walk taken here is kept as the latest snapshot, for the next
+/// call's guard.
 pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallChanges {
     let file = snapshot_file(workspace, call);
     let before = load_snapshot(&file);
@@ -146,7 +209,16 @@ pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallC
     }
     match before {
         Ok(Some(before)) => {
-            ShellCallChanges::Known(snapshot_changes(&before, &project_now(workspace)))
+            // Outside an active workflow nothing is watched.
+            let now = workspace::present_workflow(workspace.record_root())
+                .map(|workflow| project_now(workspace, &workflow, Some(&before)))
+                .unwrap_or_default();
+            // The guard keeps each walk it takes as the latest: a shape unchanged since its
+            // snapshot is the latest's already.
+            if now.shape != before.shape {
+                keep_latest_snapshot(workspace, &now);
+            }
+            ShellCallChanges::Known(snapshot_changes(&before, &now))
         }
         Ok(None) => ShellCallChanges::Unchecked(format!(
             "no snapshot of the project was taken before this shell call ({} is missing: the pre-tool guard `aidlc engine hook guard` did not run for it; register it with `aidlc hook install`); the files it changed were not checked",
@@ -156,6 +228,20 @@ pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallC
             "the snapshot taken before this shell call ({}) cannot be read: {reason}; the files it changed were not checked",
             shown(workspace, &file)
         )),
+    }
+}
+
+/// Keep `now` for the next shell call's guard; a walk that is not trusted is not worth
+/// keeping, and one that cannot be kept only costs the next guard a walk.
+fn keep_latest_snapshot(workspace: &Workspace, now: &ProjectSnapshot) {
+    let latest = latest_snapshot_file(workspace);
+    let Ok(latest) = ProjectPath::of_absolute(workspace.project_dir(), &latest) else {
+        return;
+    };
+    if now.shape.as_ref().is_some_and(|shape| shape.trusted) {
+        let _ = save_snapshot(&latest, now);
+    } else {
+        let _ = crate::leaves::fs_util::contained::remove_file(&latest);
     }
 }
 
