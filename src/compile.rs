@@ -376,6 +376,17 @@ pub struct WriteSummary {
 /// written and the lock is not taken (its folder's creation and removal were a visible part of
 /// a compile that writes nothing). A writer that replaces a file after this look is no
 /// different from one that replaces it after a write of ours.
+///
+/// Invariant: this is the one write of the outputs; its three callers differ only in the
+/// compile's fingerprint record (`up_to_date::record`), each for a reason:
+/// - `aidlc compile` records after the write, so the next compile of the same inputs does
+///   nothing (a record that cannot be written is a warning: it only costs a real compile);
+/// - a watch session (`watch::WatchSession`) records once, when it stops: the record of many
+///   files costs more than a rebuild. It also skips this call when the compile handed back
+///   the very texts it last wrote and no event touched the outputs;
+/// - a plugin composition (`plugin::operations`) never records: a record left by an earlier
+///   compile no longer matches the inputs (so the next compile does the work), and removing
+///   every plugin gives back the install's files exactly, with no record of ours added.
 pub fn write_outputs(
     layout: &Layout,
     outcome: &CompileOutcome,

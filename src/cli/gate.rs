@@ -1,7 +1,8 @@
 //! `aidlc gate check` and `aidlc gate merge`: the CI gate check over an intent's deliverables,
-//! and the join of a shard matrix's reports. This file parses, calls `gate::check` or
-//! `gate::merge`, and prints (the report on stdout, `--report` files, the step summary, the
-//! progress line); the plan, the Sensors switch, the report and the merge are the gate's.
+//! and the join of a shard matrix's reports. This file builds the flags from the arguments and
+//! the environment, calls `gate::command` (the refusals, the plan, the run, the exit status)
+//! and prints (the notices, the report on stdout, `--report` files, the step summary, the
+//! progress line).
 
 use std::io::Write;
 
@@ -13,31 +14,20 @@ use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
 use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
 use crate::runtime::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
-use crate::runtime::gate::check::{
-    CheckRequest, blocking_bindings_switched_off, finding_sources, intent_records, plan_check,
+use crate::runtime::gate::check::{CheckRequest, finding_sources};
+use crate::runtime::gate::command::{
+    CheckFlags, GateExit, Judging, Notice, judge, prepare_check, read_and_merge_shards,
+    refuse_shards_of_another_project,
 };
-use crate::runtime::gate::disabled_stages::{refuse_disabled_stages, skipped_disabled_note};
-use crate::runtime::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
-use crate::runtime::gate::report::{GateReport, SensorsOff};
+use crate::runtime::gate::report::GateReport;
 use crate::runtime::gate::repository::RepositoryRoot;
-use crate::runtime::gate::stale_graph::{
-    AllowStaleRefusal, StaleGraph, StaleKind, check_graph_against_sources,
-};
+use crate::runtime::gate::stale_graph::{AllowStaleRefusal, StaleGraph, StaleKind};
 
 pub fn run(args: &GateArgs) -> ExitStatus {
     match &args.command {
         GateCommand::Check(check_args) => check(check_args),
         GateCommand::Merge(merge_args) => merge(merge_args),
     }
-}
-
-/// The active stage's deliverables changed after the write hook last ran on this machine, as a
-/// notice on stderr (every format). Said only where the hook has run in the record at least
-/// once: a checkout in CI has no heartbeat, and its files' times are the checkout's.
-fn unseen_writes_note(workspace: &crate::runtime::workspace::Workspace) -> Option<String> {
-    let found = crate::runtime::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
-    found.unseen.hook_last_ran?;
-    Some(format!("notice: {}", found.unseen.sentence(&found.stage)))
 }
 
 fn check(args: &GateCheckArgs) -> ExitStatus {
@@ -54,67 +44,26 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
     let Some(graph) = usable_graph(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
-    if let Err(stale) = check_graph_against_sources(&workspace.layout) {
-        let refusal = stale.allow_stale_refusal();
-        if !args.allow_stale || refusal.is_some() {
-            let refusal = refusal.filter(|_| args.allow_stale);
-            print_stale_graph(&stale, refusal.as_ref(), &stale.check_help(), &printer);
-            return ExitStatus::Error;
-        }
-        printer.status(&format!(
-            "warning: {}\n  checking against it as it is (--allow-stale: no blocking binding differs)",
-            stale.message()
-        ));
-    }
-    if let Err(refusal) = refuse_disabled_stages(
-        &graph,
-        &args.stages,
-        workspace.project_dir(),
-        &workspace.layout.harness_json_path,
-    ) {
-        error_line(&printer, &refusal.message, Some(&refusal.help));
-        return ExitStatus::Error;
-    }
-    if let Some(note) = skipped_disabled_note(
-        &graph,
-        &args.stages,
-        workspace.project_dir(),
-        &workspace.layout.harness_json_path,
-    ) {
-        printer.status(&note);
-    }
-    if let Some(note) = unseen_writes_note(&workspace) {
-        printer.status(&note);
-    }
-    let nodes = graph.nodes;
-    let records = match intent_records(&workspace, args.all_intents, args.intent.as_deref()) {
-        Ok(records) => records,
-        Err(message) => {
-            error_line(
-                &printer,
-                &message,
-                Some(
-                    "create one with `aidlc engine intent new <label>`, or pass --intent NAME or --all-intents",
-                ),
-            );
-            return ExitStatus::Error;
-        }
-    };
     let repository = RepositoryRoot::find(
         workspace.project_dir(),
         env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
     );
-    let request = match check_request(args, &repository, started) {
-        Ok(request) => request,
-        Err(message) => {
-            error_line(&printer, &message, Some(time_limit::GATE_DISPATCH_CAP_HELP));
-            return ExitStatus::Error;
-        }
+    let flags = CheckFlags {
+        stages: &args.stages,
+        intent: args.intent.as_deref(),
+        all_intents: args.all_intents,
+        allow_stale: args.allow_stale,
+        request: check_request(args, &repository, started),
     };
-    let planned = match plan_check(&workspace, &nodes, &records, &request) {
-        Ok(planned) => planned,
-        Err(message) => {
-            error_line(&printer, &message, None);
+    let planned = match prepare_check(&workspace, &graph, flags) {
+        Ok(prepared) => {
+            for note in &prepared.notes {
+                printer.status(note);
+            }
+            prepared.planned
+        }
+        Err(refusal) => {
+            print_notice(&refusal, &printer);
             return ExitStatus::Error;
         }
     };
@@ -124,7 +73,9 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         ProgressWhen::Auto => !args.quiet && printer.stderr_is_terminal(),
     };
     let progress = printer.progress_line(planned.fire_count(), "fires", shown);
-    let report = planned.run(&workspace, &registry, &nodes, started, &|| progress.tick());
+    let report = planned.run(&workspace, &registry, &graph.nodes, started, &|| {
+        progress.tick();
+    });
     progress.finish();
     let wants_sources = args.format == ReportFormat::Human
         || args
@@ -144,34 +95,41 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         display_prefix: shown_project_path(workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
-    let switched_off = blocking_bindings_switched_off(&report, &nodes);
-    let status = exit_status(&report, args.strict, args.allow_empty, switched_off.len());
-    say_blocking_bindings_switched_off(&report, &switched_off, status, &printer);
-    if let Some((index, count)) = report.empty_share()
-        && !args.quiet
-    {
-        printer.status(&format!(
-            "note: shard {index}/{count} has no fire of its own (the plan's {} fire{} {} in other shards); nothing to check here is no failure, and `aidlc gate merge` judges the whole plan",
-            report.plan.size,
-            crate::leaves::english::plural(report.plan.size),
-            if report.plan.size == 1 { "is" } else { "are" }
-        ));
+    let judging = Judging {
+        strict: args.strict,
+        allow_empty: args.allow_empty,
+        quiet: args.quiet,
+    };
+    say_judgement(judge(&report, &graph.nodes, judging, written), &printer)
+}
+
+/// The notices of a judged report, then its exit status.
+fn say_judgement((exit, notices): (GateExit, Vec<Notice>), printer: &Printer) -> ExitStatus {
+    for notice in &notices {
+        print_notice(notice, printer);
     }
-    if let Some(nothing) = report.nothing_checked() {
-        if status == ExitStatus::Error {
-            error_line(
-                &printer,
-                &format!("nothing was checked: {}", nothing.reason()),
-                Some(&nothing.help()),
-            );
-        } else if status == ExitStatus::Success && !args.quiet {
-            printer.status(&format!(
-                "note: nothing was checked ({}); --allow-empty makes that exit 0",
-                nothing.reason()
-            ));
-        }
+    match exit {
+        GateExit::Success => ExitStatus::Success,
+        GateExit::Failure => ExitStatus::Failure,
+        GateExit::Error => ExitStatus::Error,
+        GateExit::NotEvaluated => ExitStatus::NotEvaluated,
     }
-    with_reports_written(status, written)
+}
+
+fn print_notice(notice: &Notice, printer: &Printer) {
+    match notice {
+        Notice::Status(line) => printer.status(line),
+        Notice::Error { message, help } => error_line(printer, message, help.as_deref()),
+        Notice::StaleGraph {
+            stale,
+            allow_stale_refusal,
+        } => print_stale_graph(
+            stale,
+            allow_stale_refusal.as_ref(),
+            &stale.check_help(),
+            printer,
+        ),
+    }
 }
 
 /// A stale graph refused: the sources' errors (when they do not compile), then what drifted,
@@ -197,41 +155,13 @@ pub(super) fn print_stale_graph(
 
 fn merge(args: &GateMergeArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
-    let mut shards = Vec::with_capacity(args.files.len());
-    for file in &args.files {
-        let text = match crate::leaves::fs_util::read_bounded_text(
-            file,
-            crate::compile::discover::MAX_GENERATED_BYTES,
-        ) {
-            Ok(text) => text,
-            Err(error) => {
-                error_line(&printer, &format!("cannot read {file}: {error}"), None);
-                return ExitStatus::Error;
-            }
-        };
-        match read_report(file.as_str(), &text) {
-            Ok(report) => shards.push((file.to_string(), report)),
-            Err(error) => {
-                error_line(&printer, &error.to_string(), None);
-                return ExitStatus::Error;
-            }
-        }
-    }
-    let report = match merge_reports(&shards) {
-        Ok(report) => report,
-        Err(error) => {
-            error_line(
-                &printer,
-                &format!("cannot merge the shards: {error}"),
-                Some(
-                    "merge the JSON reports of every shard of one `aidlc gate check --shard K/N` run, each once",
-                ),
-            );
+    let (shards, report) = match read_and_merge_shards(&args.files) {
+        Ok(merged) => merged,
+        Err(refusal) => {
+            print_notice(&refusal, &printer);
             return ExitStatus::Error;
         }
     };
-    // The merging job has the project checked out at the same commit: the plan is made again
-    // from it, and the findings' files are read from it for the human format's snippets.
     let workspace = match resolve_workspace(&args.project, &printer) {
         Ok(workspace) => workspace,
         Err(status) => return status,
@@ -239,14 +169,8 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
     let Some(graph) = usable_graph(&workspace.layout, &printer) else {
         return ExitStatus::Error;
     };
-    if let Err(message) = check_shards_against_the_project(&workspace, &graph.nodes, &shards) {
-        error_line(
-            &printer,
-            &format!("cannot merge the shards: {message}"),
-            Some(
-                "merge the reports of a `gate check --shard K/N` matrix run on this commit of this project (--project-dir), unchanged",
-            ),
-        );
+    if let Err(refusal) = refuse_shards_of_another_project(&workspace, &graph.nodes, &shards) {
+        print_notice(&refusal, &printer);
         return ExitStatus::Error;
     }
     let Some(cwd) = current_dir() else {
@@ -270,19 +194,12 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         display_prefix: crate::leaves::fs_util::path_from(&cwd, workspace.project_dir()),
     };
     let written = output.print(&report, sources, &printer);
-    let switched_off = blocking_bindings_switched_off(&report, &graph.nodes);
-    let status = exit_status(&report, args.strict, args.allow_empty, switched_off.len());
-    say_blocking_bindings_switched_off(&report, &switched_off, status, &printer);
-    if status == ExitStatus::Error
-        && let Some(nothing) = report.nothing_checked()
-    {
-        error_line(
-            &printer,
-            &format!("nothing was checked: {}", nothing.reason()),
-            Some(&nothing.help()),
-        );
-    }
-    with_reports_written(status, written)
+    let judging = Judging {
+        strict: args.strict,
+        allow_empty: args.allow_empty,
+        quiet: true,
+    };
+    say_judgement(judge(&report, &graph.nodes, judging, written), &printer)
 }
 
 /// The project folder relative to the working folder (empty when the working folder is unknown).
@@ -437,83 +354,4 @@ fn append_step_summary(markdown: &str, printer: &Printer) {
             "warning: could not append the summary to $GITHUB_STEP_SUMMARY: {error}"
         ));
     }
-}
-
-/// A `--report` file that could not be written turns 0 and 1 into 2, as a failed stdout does:
-/// output someone relies on is missing.
-fn with_reports_written(status: ExitStatus, written: bool) -> ExitStatus {
-    match status {
-        ExitStatus::Success | ExitStatus::Failure if !written => ExitStatus::Error,
-        other => other,
-    }
-}
-
-/// D9, in this order: 1 for blocking findings (any findings with `--strict`); 3 when a
-/// blocking sensor could not be evaluated or never fired; 2 when nothing was checked at all
-/// (no fire passed or failed), unless `--allow-empty`; 3 when a Sensors switch kept a blocking
-/// binding from running (`--allow-empty` never makes that a pass); else 0.
-fn exit_status(
-    report: &GateReport,
-    strict: bool,
-    allow_empty: bool,
-    blocking_switched_off: usize,
-) -> ExitStatus {
-    let counts = report.counts();
-    if counts.blocking_failed > 0 || (strict && counts.failed > 0) {
-        ExitStatus::Failure
-    } else if counts.blocking_not_evaluated > 0 {
-        ExitStatus::NotEvaluated
-    } else if report.nothing_checked().is_some() && !allow_empty {
-        ExitStatus::Error
-    } else if blocking_switched_off > 0 {
-        ExitStatus::NotEvaluated
-    } else {
-        ExitStatus::Success
-    }
-}
-
-/// When the switched-off blocking bindings decided the exit status (3): which they are, which
-/// switch, and how to turn it back on.
-fn say_blocking_bindings_switched_off(
-    report: &GateReport,
-    switched_off: &[(String, String)],
-    status: ExitStatus,
-    printer: &Printer,
-) {
-    let Some(off) = &report.sensors_off else {
-        return;
-    };
-    let decided_by_them = status == ExitStatus::NotEvaluated
-        && !switched_off.is_empty()
-        && report.counts().blocking_not_evaluated == 0;
-    if !decided_by_them {
-        return;
-    }
-    let bindings: Vec<String> = switched_off
-        .iter()
-        .map(|(stage, sensor)| format!("{sensor}@{stage}"))
-        .collect();
-    let (switch, help) = match off {
-        SensorsOff::Environment => (
-            "AIDLC_DISABLE_SENSORS=1".to_owned(),
-            "unset AIDLC_DISABLE_SENSORS and check again; --allow-empty never passes a blocking binding that did not run",
-        ),
-        SensorsOff::State { intents } => (
-            format!(
-                "`- **Sensors**: off` in the state of {}",
-                intents.join(", ")
-            ),
-            "turn the Sensors switch on in aidlc-state.md and check again; --allow-empty never passes a blocking binding that did not run",
-        ),
-    };
-    error_line(
-        printer,
-        &format!(
-            "{} blocking binding{} not evaluated: sensors are off ({switch}): {}",
-            bindings.len(),
-            crate::leaves::english::plural(bindings.len()),
-            bindings.join(", ")
-        ),
-        Some(help),
-    );
 }

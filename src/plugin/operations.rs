@@ -770,9 +770,7 @@ fn apply_armed(
     }
     compile::write_outputs(layout, &compiled)
         .map_err(|error| PluginError::environment(error.to_string()))?;
-    // No compile fingerprint is recorded: a record left by an earlier `aidlc compile` no longer
-    // matches the inputs (so the next compile does the work), and removing every plugin gives
-    // back the install's files exactly, with no record of ours added.
+    // No compile fingerprint is recorded (the invariant at `compile::write_outputs` says why).
     outcome.compiled = Some((compiled.n_stages, compiled.n_sensors));
     outcome.compile_warnings = compiled.n_warnings();
     if let Some(refresh) = refresh {

@@ -3,8 +3,8 @@
 //!
 //! It takes inputs the CLI has already resolved (the workspace, the live registry, the graph's
 //! nodes, the request) and returns values: it prints nothing, reads no argument and decides no
-//! exit status. `cli::gate` parses, calls [`intent_records`], [`plan_check`] and
-//! [`PlannedCheck::run`], and prints.
+//! exit status. `gate::command` calls [`intent_records`] and [`plan_check`] after the
+//! refusals; `cli::gate` calls [`PlannedCheck::run`] with its progress line, and prints.
 //!
 //! Invariants (D4):
 //! - a record whose Sensors switch is off (`AIDLC_DISABLE_SENSORS=1`, or `- **Sensors**: off`

@@ -4,6 +4,8 @@
 //!
 //! - [`check`]: `aidlc gate check` as one computation: the records, their combined plan with
 //!   the Sensors switch applied, the run, and the report;
+//! - [`command`]: `aidlc gate check` and `aidlc gate merge` as decisions: the refusals, the
+//!   notes, and the exit status with the notices that explain it, as values the CLI prints;
 //! - [`disabled_stages`]: the refusal of a stage the plugin selection disabled, and the note
 //!   of a check over every stage that skips them (D49);
 //! - [`deliverables`]: the declared outputs of a stage that exist on disk, canonicalised and
@@ -22,6 +24,7 @@
 //! - [`stale_graph`]: whether the compiled graph is what its sources compile to now.
 
 pub mod check;
+pub mod command;
 pub mod deliverables;
 pub mod disabled_stages;
 pub mod fingerprints;
