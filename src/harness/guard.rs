@@ -56,62 +56,6 @@ use command_effects::CommandEffect;
 use protected_places::ProtectedPlaces;
 use shell_words::{ShellCommand, SimpleCommand};
 
-/// Where a harness runs a pre-tool hook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct GuardSite {
-    /// The event, as the harness's registration names it.
-    pub event: &'static str,
-    /// The file (project-relative) that registers it.
-    pub registered_in: &'static str,
-}
-
-/// How a refusal reaches the harness.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
-    /// The hook exits with `status` and the reason on stderr.
-    ExitStatus { status: u8, stderr: String },
-    /// The plugin throws an error whose message is the reason.
-    ThrownError { message: String },
-    /// The hook exits 0 with the harness's deny answer on stdout (Cursor, Copilot).
-    Answer { stdout: String },
-}
-
-/// `harness`'s guard site, or `None` for a harness without hooks.
-pub fn guard_site(harness: Harness) -> Option<GuardSite> {
-    let site = |event, registered_in| {
-        Some(GuardSite {
-            event,
-            registered_in,
-        })
-    };
-    match harness {
-        Harness::Claude => site("PreToolUse", ".claude/settings.json"),
-        Harness::Codex => site("PreToolUse", ".codex/hooks.json"),
-        Harness::Kiro => site("preToolUse", ".kiro/agents/aidlc.json"),
-        Harness::KiroCliV3 => site("PreToolUse", ".kiro/hooks/aidlc-engine-cli-guard.json"),
-        Harness::KiroIde => site("PreToolUse", ".kiro/hooks/aidlc-engine-guard.json"),
-        Harness::Opencode => site("tool.execute.before", ".opencode/plugin/aidlc-engine.ts"),
-        Harness::Cursor => site("beforeShellExecution", ".cursor/hooks.json"),
-        Harness::Copilot => site("PreToolUse", ".github/hooks/aidlc.json"),
-    }
-}
-
-/// How `harness` is told that a tool call is refused for `reason`.
-pub fn refusal(harness: Harness, reason: &str) -> Refusal {
-    match harness {
-        Harness::Opencode => Refusal::ThrownError {
-            message: reason.to_owned(),
-        },
-        Harness::Cursor | Harness::Copilot => Refusal::Answer {
-            stdout: deny_on_stdout(harness, reason).unwrap_or_default(),
-        },
-        _ => Refusal::ExitStatus {
-            status: 2,
-            stderr: format!("{}\n", reason.trim_end()),
-        },
-    }
-}
-
 /// What the guard says of one tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GuardVerdict {
@@ -662,7 +606,7 @@ fn command_text(member: &Value) -> String {
 
 /// What the guard prints and its exit status, for `harness`: Claude Code's deny decision on
 /// stdout (exit 0, `hookSpecificOutput.permissionDecision: "deny"` with the reason); elsewhere the
-/// harness's [`refusal`]; nothing at all for an allowed call.
+/// harness's refusal; nothing at all for an allowed call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GuardOutput {
     pub status: u8,
@@ -983,37 +927,6 @@ mod tests {
         assert_eq!(
             guard_output(Harness::Claude, &GuardVerdict::Allow).stdout,
             ""
-        );
-    }
-
-    #[test]
-    fn every_harness_with_hooks_has_a_guard_site_and_a_refusal() {
-        for harness in Harness::WITH_HOOKS {
-            assert!(guard_site(harness).is_some(), "{harness}");
-        }
-        assert_eq!(
-            guard_site(Harness::Cursor).map(|site| site.event),
-            Some("beforeShellExecution")
-        );
-        assert_eq!(
-            refusal(Harness::Cursor, "gate open"),
-            Refusal::Answer {
-                stdout: "{\"permission\":\"deny\",\"userMessage\":\"gate open\",\"agentMessage\":\"gate open\",\"user_message\":\"gate open\",\"agent_message\":\"gate open\"}\n"
-                    .to_owned()
-            }
-        );
-        assert_eq!(
-            refusal(Harness::Kiro, "gate open"),
-            Refusal::ExitStatus {
-                status: 2,
-                stderr: "gate open\n".to_owned()
-            }
-        );
-        assert_eq!(
-            refusal(Harness::Opencode, "gate open"),
-            Refusal::ThrownError {
-                message: "gate open".to_owned()
-            }
         );
     }
 }

@@ -61,9 +61,6 @@ pub const WRITE_AUDIT_LOG: ReferenceHook = ReferenceHook {
 /// Every version's write hook, newest first.
 pub const WRITE_HOOKS: [ReferenceHook; 2] = [RUN_SENSORS, SENSOR_FIRE];
 
-/// Every version's human-turn hook, newest first.
-pub const HUMAN_TURN_HOOKS: [ReferenceHook; 2] = [RECORD_HUMAN_TURN, MINT_PRESENCE];
-
 /// Every version's artifact audit hook, newest first.
 pub const AUDIT_HOOKS: [ReferenceHook; 2] = [WRITE_AUDIT_LOG, AUDIT_LOGGER];
 

@@ -72,22 +72,6 @@ impl LineIndex {
         Self { line_starts }
     }
 
-    /// 1-based `(line, column)` of a byte offset.
-    pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
-        let offset = offset.min(text.len());
-        let line_idx = self.line_starts.partition_point(|&start| start <= offset) - 1;
-        let line_start = self.line_starts[line_idx];
-        let column = text
-            .get(line_start..offset)
-            .map_or(offset - line_start, |s| s.chars().count());
-        (line_idx + 1, column + 1)
-    }
-
-    /// The number of lines (a text ending in `\n` has an empty last line).
-    pub fn line_count(&self) -> usize {
-        self.line_starts.len()
-    }
-
     /// 0-based `(line, column)` of a byte offset, the column counted in `unit` (what an editor
     /// protocol sends). An offset past the end is the end; one inside a character is that
     /// character's start.
@@ -124,8 +108,7 @@ impl LineIndex {
 }
 
 /// How a protocol counts the columns of a line: the LSP's `positionEncoding` (`utf-8`,
-/// `utf-16`, the protocol's default, or `utf-32`). [`LineIndex::line_col`] counts characters
-/// for people; an editor counts in one of these units.
+/// `utf-16`, the protocol's default, or `utf-32`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ColumnUnit {
     Utf8Bytes,
@@ -189,15 +172,6 @@ mod tests {
             split("---\nid: x\n----\n"),
             Err(FrontmatterError::MissingClosingFence)
         );
-    }
-
-    #[test]
-    fn line_and_column() {
-        let text = "ab\ncdé\nf";
-        let index = LineIndex::new(text);
-        assert_eq!(index.line_col(text, 0), (1, 1));
-        assert_eq!(index.line_col(text, 4), (2, 2));
-        assert_eq!(index.line_col(text, text.len()), (3, 2));
     }
 
     #[test]

@@ -77,10 +77,6 @@ pub fn shipped(sensor_id: &str) -> Option<&'static ShippedSensor> {
         .find(|sensor| sensor.id == sensor_id)
 }
 
-pub fn is_shipped(sensor_id: &str) -> bool {
-    shipped(sensor_id).is_some()
-}
-
 /// The native check of a shipped sensor.
 pub fn native_check(sensor_id: &str) -> Option<NativeCheck> {
     shipped(sensor_id).map(|sensor| sensor.check)

@@ -78,18 +78,8 @@ impl InstallVersion {
 
     /// [`InstallVersion::detect`] over the files of an install: `reference_tools` is
     /// `<harness>/tools/aidlc-version.ts`, `stage_graph` the compiled graph (read only when the
-    /// tools say nothing).
-    pub fn detect_from_files(
-        reference_tools: &Utf8Path,
-        stage_graph: &Utf8Path,
-    ) -> (InstallVersion, VersionSource) {
-        let (version, source, _) =
-            Self::detect_from_files_keeping_graph(reference_tools, stage_graph);
-        (version, source)
-    }
-
-    /// [`InstallVersion::detect_from_files`], with the compiled graph's text when it was read
-    /// (and is UTF-8), so that a caller who needs the graph next does not read it again.
+    /// tools say nothing); with the graph's text when it was read (and is UTF-8), so that a
+    /// caller who needs the graph next does not read it again.
     pub fn detect_from_files_keeping_graph(
         reference_tools: &Utf8Path,
         stage_graph: &Utf8Path,
@@ -254,18 +244,17 @@ mod tests {
         let root = Utf8Path::from_path(dir.path()).unwrap();
         let tools = root.join("aidlc-version.ts");
         let graph = root.join("stage-graph.json");
-        assert_eq!(
-            InstallVersion::detect_from_files(&tools, &graph),
-            (InstallVersion::Newest, VersionSource::Default)
-        );
+        let detect = || {
+            let (version, source, _) =
+                InstallVersion::detect_from_files_keeping_graph(&tools, &graph);
+            (version, source)
+        };
+        assert_eq!(detect(), (InstallVersion::Newest, VersionSource::Default));
         std::fs::write(&graph, PRE_GATE_GRAPH).unwrap();
-        assert_eq!(
-            InstallVersion::detect_from_files(&tools, &graph).0,
-            InstallVersion::Reference26
-        );
+        assert_eq!(detect().0, InstallVersion::Reference26);
         std::fs::write(&tools, TOOLS_25).unwrap();
         assert_eq!(
-            InstallVersion::detect_from_files(&tools, &graph),
+            detect(),
             (InstallVersion::Reference25, VersionSource::ReferenceTools)
         );
     }

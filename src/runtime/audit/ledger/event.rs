@@ -57,7 +57,6 @@ const QUESTION_ANSWERED_HEADING: &str = "Question Answered";
 const HUMAN_TURN_HEADING: &str = "Human Turn";
 const RULE_LEARNED_HEADING: &str = "Rule Learned";
 const SENSOR_PROPOSED_HEADING: &str = "Sensor Proposed";
-const GUARDRAIL_LOADED_HEADING: &str = "Guardrail Loaded";
 
 /// The events that close a `SENSOR_FIRED`.
 const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
@@ -768,30 +767,6 @@ impl SensorProposed {
     }
 }
 
-impl GuardrailLoaded {
-    /// The doctor's row: every rule of `rules_path` (project-relative, ending in `/`) loaded.
-    pub fn of_all_rules(rules_path: &str, rule_count: usize) -> Self {
-        Self {
-            scope: Some("all".to_owned()),
-            path: Some(rules_path.to_owned()),
-            rule_count: Some(rule_count.to_string()),
-        }
-    }
-
-    pub fn to_row(&self) -> AuditRow {
-        let fields = [
-            (field::SCOPE, &self.scope),
-            (field::PATH, &self.path),
-            (field::RULE_COUNT, &self.rule_count),
-        ];
-        AuditRow::trusted(
-            GUARDRAIL_LOADED_HEADING,
-            GUARDRAIL_LOADED,
-            present_fields(&fields),
-        )
-    }
-}
-
 /// The pairs whose value is present, in order.
 fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static str, String)> {
     fields
@@ -1112,12 +1087,6 @@ mod tests {
             "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
         );
         assert_eq!(read(&AuditRow::human_turn()), AuditEvent::HumanTurn);
-        let loaded = GuardrailLoaded::of_all_rules(".claude/aidlc-rules/", 12);
-        assert_eq!(
-            format_block(&loaded.to_row(), "T"),
-            "\n## Guardrail Loaded\n**Timestamp**: T\n**Event**: GUARDRAIL_LOADED\n**Scope**: all\n**Path**: .claude/aidlc-rules/\n**Rule count**: 12\n\n---\n"
-        );
-        assert_eq!(read(&loaded.to_row()), AuditEvent::GuardrailLoaded(loaded));
         assert!(
             AuditEvent::QuestionAnswered(QuestionAnswered {
                 scope: scope("s"),

@@ -52,7 +52,7 @@ pub use plan::{
 };
 pub use receipt::{
     BLOCKING_SENSOR_OVERRIDE_CHOICE, BLOCKING_SENSOR_OVERRIDE_DECISION,
-    BLOCKING_SENSOR_OVERRIDE_OPTIONS, ReceiptCommands, has_override_authorization, override_fields,
+    BLOCKING_SENSOR_OVERRIDE_OPTIONS, ReceiptCommands, has_override_authorization,
     override_refusal, refusal_message,
 };
 pub use request::{GateEntry, GateStepError, GateStepRequest};

@@ -221,12 +221,7 @@ fn unique_sensor_ids(issues: &[BlockingIssue]) -> Vec<&str> {
     ids
 }
 
-/// The fields an applied override adds to the gate row (D34).
-pub fn override_fields(issues: &[BlockingIssue]) -> Vec<(&'static str, String)> {
-    blocking_override(issues).fields()
-}
-
-/// The override part of the gate row: the blocking sensor ids once each, the detail paths of
+/// The override part of the gate row (D34): the blocking sensor ids once each, the detail paths of
 /// the issues that have one, and every issue's reason.
 pub(super) fn blocking_override(issues: &[BlockingIssue]) -> BlockingOverride {
     let detail_paths: Vec<&str> = issues
@@ -576,7 +571,7 @@ mod tests {
 
     #[test]
     fn override_fields_name_ids_once_and_only_existing_detail_paths() {
-        let fields = override_fields(&sample_issues());
+        let fields = blocking_override(&sample_issues()).fields();
         assert_eq!(
             fields,
             [
@@ -592,7 +587,7 @@ mod tests {
                 ),
             ]
         );
-        let without_detail = override_fields(&sample_issues()[1..]);
+        let without_detail = blocking_override(&sample_issues()[1..]).fields();
         assert!(
             without_detail
                 .iter()
