@@ -133,11 +133,6 @@ pub fn render_json(report: &GateReport) -> String {
     serde_json::to_string_pretty(&gate_document(report)).expect("the gate report always serialises")
 }
 
-/// The value [`render_json`] prints, for embedding.
-pub fn json_document(report: &GateReport) -> Value {
-    serde_json::to_value(gate_document(report)).expect("the gate report always serialises")
-}
-
 fn gate_document(report: &GateReport) -> GateDocument<'_> {
     GateDocument {
         schema_version: JSON_SCHEMA_VERSION,

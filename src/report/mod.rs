@@ -65,7 +65,7 @@ pub use crate::runtime::gate::report::skip_reason_key;
 pub use github::{MAX_ANNOTATIONS_PER_LEVEL, render_github_annotations};
 pub use gitlab::render_gitlab;
 pub use human::render_human;
-pub use json::{JSON_SCHEMA_VERSION, json_document, render_json};
+pub use json::{JSON_SCHEMA_VERSION, render_json};
 pub use junit::render_junit;
 pub use messages::summary_line;
 pub use problem::{Level, Location, Origin, Problem, Region, RelatedLocation};

@@ -385,26 +385,10 @@ fn new_source_file(
         .new(db)
 }
 
-/// A project input with only its sensor lists filled (the other lists empty); the dispatcher's
-/// live registry uses it as it is, `load_project` fills the rest.
-pub fn new_project(
-    db: &CompilerDatabase,
-    layout: &Layout,
-    sensor_files: Vec<SourceFile>,
-    skipped_sensor_files: Vec<SkippedSensorFile>,
-) -> Project {
-    new_project_with_durability(
-        db,
-        layout,
-        sensor_files,
-        skipped_sensor_files,
-        Durability::LOW,
-    )
-}
-
-/// [`new_project`] whose fields have `durability`: the lists change only when a file appears
-/// or goes, and what is handed over about the written graph only when the numbering or the
-/// format changes (each is set only when it differs), and a change keeps their durability.
+/// A project input with only its sensor lists filled (the other lists empty), whose fields
+/// have `durability`: the lists change only when a file appears or goes, and what is handed
+/// over about the written graph only when the numbering or the format changes (each is set
+/// only when it differs), and a change keeps their durability.
 fn new_project_with_durability(
     db: &CompilerDatabase,
     layout: &Layout,

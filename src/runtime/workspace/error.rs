@@ -63,10 +63,6 @@ pub enum WorkspaceError {
     RegistryNotAnArray { path: Utf8PathBuf },
     #[error("cannot take the audit lock to add an intent: {detail}")]
     RegistryLocked { detail: String },
-    #[error(
-        "\"{slug}\" is not a stage slug (lowercase letters, digits and '-', a letter first), so it names no selections file"
-    )]
-    InvalidStageSlug { slug: String },
     #[error("cannot read {path}: {detail}")]
     CannotRead { path: Utf8PathBuf, detail: String },
     #[error("cannot write {path}: {detail}")]

@@ -489,7 +489,7 @@ mod tests {
             Some(EXAMPLE_CURRENT_STAGE)
         );
         assert_eq!(
-            workspace::active_stage(&record).as_deref(),
+            crate::runtime::workspace::test_support::active_stage(&record).as_deref(),
             Some(EXAMPLE_CURRENT_STAGE)
         );
         assert_eq!(

@@ -61,13 +61,13 @@ pub use spaces::{
 };
 pub use state::{
     ACTIVE_DIRECTIVE_MARKER_FILE, ActiveDirective, ActiveStageChoice, PresentWorkflow,
-    SensorsOffSwitch, active_directive_marker, active_stage, active_stage_choice, current_stage,
+    SensorsOffSwitch, active_directive_marker, active_stage_choice, current_stage,
     present_workflow, read_state_field, read_state_text, sensors_off_by_environment,
     sensors_off_in_state, set_state_field, state_file_path,
 };
 pub use write_folders::{
     ENGINE_DIR, FIRST_RUN_MARKER_FILE, HOOKS_HEALTH_DIR, LEGACY_LEARNINGS_DIR,
-    LEGACY_SENSOR_DETAIL_DIR, engine_dir, hooks_health_dir, learnings_dir, legacy_learnings_dir,
+    LEGACY_SENSOR_DETAIL_DIR, hooks_health_dir, learnings_dir, legacy_learnings_dir,
     legacy_sensor_detail_dir, sensor_detail_dir,
 };
 

@@ -23,9 +23,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::clone_id::{audit_dir, clone_id, host_name};
 use super::error::WorkspaceError;
-use super::install_version::{InstallVersion, VersionSource};
+use super::install_version::InstallVersion;
 use super::intents::{IntentResolution, intent_records, resolve_intent_among};
-use super::spaces::{active_space, intents_dir, is_kebab_slug, space_dir};
+use super::spaces::{active_space, intents_dir, space_dir};
 use super::write_folders::{FIRST_RUN_MARKER_FILE, hooks_health_dir};
 use crate::compile::discover::Layout;
 
@@ -39,7 +39,6 @@ pub struct Workspace {
     intent: IntentResolution,
     record_root: Utf8PathBuf,
     version: InstallVersion,
-    version_source: VersionSource,
     /// The compiled graph's text as the version detection read it, handed once to the first
     /// reader of the graph ([`Workspace::take_graph_text_read_for_version`]), so that one
     /// command reads `stage-graph.json` once; later readers read the file.
@@ -51,7 +50,7 @@ impl Workspace {
     /// Read the active space, its intent records, the active-intent cursor and the install's
     /// version, once.
     pub fn resolve(layout: Layout) -> Self {
-        let (version, version_source, graph_text) = InstallVersion::detect_from_files_keeping_graph(
+        let (version, _, graph_text) = InstallVersion::detect_from_files_keeping_graph(
             &layout.reference_tools_path,
             &layout.stage_graph_path,
         );
@@ -74,18 +73,9 @@ impl Workspace {
             intent,
             record_root,
             version,
-            version_source,
             graph_text_read_for_version: Mutex::new(graph_text),
             clone_id: OnceLock::new(),
         }
-    }
-
-    /// The same workspace, keeping `version`'s files whatever the install says (tests, and a
-    /// caller that knows better).
-    #[must_use]
-    pub fn with_version(mut self, version: InstallVersion) -> Self {
-        self.version = version;
-        self
     }
 
     /// The reference version whose record-local files this install keeps.
@@ -100,11 +90,6 @@ impl Workspace {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take()
-    }
-
-    /// What decided [`Workspace::version`].
-    pub fn version_source(&self) -> VersionSource {
-        self.version_source
     }
 
     /// The project folder.
@@ -203,25 +188,6 @@ impl Workspace {
         self.version.sensor_detail_dir(&self.record_root)
     }
 
-    /// Where the conductor writes the learnings selections: `<record_root>/.aidlc-learnings` on
-    /// 2.5 and 2.6, else `<record_root>/.aidlc-engine/learnings`.
-    pub fn learnings_dir(&self) -> Utf8PathBuf {
-        self.version.learnings_dir(&self.record_root)
-    }
-
-    /// The selections file of a stage, `<learnings>/<slug>-selections.json` (D44). A
-    /// slug that is not kebab case is refused, so the name cannot leave the folder.
-    pub fn selections_file(&self, stage_slug: &str) -> Result<Utf8PathBuf, WorkspaceError> {
-        if !is_kebab_slug(stage_slug) {
-            return Err(WorkspaceError::InvalidStageSlug {
-                slug: stage_slug.to_owned(),
-            });
-        }
-        Ok(self
-            .learnings_dir()
-            .join(format!("{stage_slug}-selections.json")))
-    }
-
     /// This clone's id, read or minted on first use and kept for the rest of the command.
     pub fn clone_id(&self) -> std::io::Result<&str> {
         if let Some(id) = self.clone_id.get() {
@@ -308,7 +274,6 @@ mod tests {
         let record = make_record(&project, "default", "260904-x");
         let workspace = resolved(&project);
         assert_eq!(workspace.version(), InstallVersion::Newest);
-        assert_eq!(workspace.version_source(), VersionSource::Default);
         let health = record.join(".aidlc-hooks-health");
         assert_eq!(workspace.hooks_health_dir(), health);
         assert_eq!(
@@ -327,10 +292,6 @@ mod tests {
             workspace.sensor_detail_dir(),
             record.join(".aidlc-engine/sensors")
         );
-        assert_eq!(
-            workspace.selections_file("requirements-analysis"),
-            Ok(record.join(".aidlc-engine/learnings/requirements-analysis-selections.json"))
-        );
 
         write(
             &project.join(".claude/tools/aidlc-version.ts"),
@@ -338,18 +299,18 @@ mod tests {
         );
         let v26 = resolved(&project);
         assert_eq!(v26.version(), InstallVersion::Reference26);
-        assert_eq!(v26.version_source(), VersionSource::ReferenceTools);
         assert_eq!(
             v26.write_hook_heartbeat_file(),
             health.join("run-sensors.last")
         );
         assert_eq!(v26.sensor_detail_dir(), record.join(".aidlc-sensors"));
-        assert_eq!(
-            v26.selections_file("user-stories"),
-            Ok(record.join(".aidlc-learnings/user-stories-selections.json"))
-        );
 
-        let v25 = resolved(&project).with_version(InstallVersion::Reference25);
+        write(
+            &project.join(".claude/tools/aidlc-version.ts"),
+            "export const AIDLC_VERSION = \"2.5.36\";\n",
+        );
+        let v25 = resolved(&project);
+        assert_eq!(v25.version(), InstallVersion::Reference25);
         assert_eq!(
             v25.write_hook_heartbeat_file(),
             health.join("sensor-fire.last")
@@ -359,28 +320,6 @@ mod tests {
             health.join("sensor-fire.drops")
         );
         assert_eq!(v25.sensor_detail_dir(), record.join(".aidlc-sensors"));
-    }
-
-    #[test]
-    fn a_selections_file_cannot_leave_its_folder() {
-        let (_dir, project) = temp_project();
-        let workspace = resolved(&project);
-        for slug in ["", "../x", "a/b", "Upper", "x.json", "-x"] {
-            assert_eq!(
-                workspace.selections_file(slug),
-                Err(WorkspaceError::InvalidStageSlug {
-                    slug: slug.to_owned()
-                }),
-                "{slug:?}"
-            );
-        }
-        // Without an intent record the space record root holds it, as the seed says.
-        assert_eq!(
-            workspace.selections_file("intent-capture"),
-            Ok(project.join(
-                "aidlc/spaces/default/intents/.aidlc-engine/learnings/intent-capture-selections.json"
-            ))
-        );
     }
 
     #[test]

@@ -228,13 +228,6 @@ pub fn active_stage_choice(record_root: &Utf8Path, state_text: &str) -> Option<A
     })
 }
 
-/// The active stage of a record: the current marker's stage, else `Current Stage`; `None` when
-/// the state is unreadable or `Current Stage` is missing, empty or `none`.
-pub fn active_stage(record_root: &Utf8Path) -> Option<String> {
-    let state_text = read_state_text(record_root)?;
-    active_stage_choice(record_root, &state_text).map(|choice| choice.preferred_stage().to_owned())
-}
-
 /// `state_text` with the value of its first line `- **<field>**: …` replaced by `value`, the
 /// line ending kept (so a CRLF file stays CRLF); `None` when no line has the field. Lines are
 /// split at `\n` only: a state written with bare `\r` or U+2028 separators, which
@@ -275,7 +268,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::workspace::test_support::{make_record, temp_project, write};
+    use crate::runtime::workspace::test_support::{active_stage, make_record, temp_project, write};
     use crate::runtime::workspace::*;
 
     #[test]

@@ -2,7 +2,9 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::{ACTIVE_INTENT_CURSOR_FILE, STATE_FILE_NAME, intents_dir};
+use super::{
+    ACTIVE_INTENT_CURSOR_FILE, STATE_FILE_NAME, active_stage_choice, intents_dir, read_state_text,
+};
 
 pub fn temp_project() -> (tempfile::TempDir, Utf8PathBuf) {
     let dir = tempfile::tempdir().unwrap();
@@ -26,4 +28,11 @@ pub fn set_intent_cursor(project: &Utf8Path, space: &str, text: &str) {
         &intents_dir(project, space).join(ACTIVE_INTENT_CURSOR_FILE),
         text,
     );
+}
+
+/// The active stage of a record: the current marker's stage, else `Current Stage`; `None` when
+/// the state is unreadable or `Current Stage` is missing, empty or `none`.
+pub fn active_stage(record_root: &Utf8Path) -> Option<String> {
+    let state_text = read_state_text(record_root)?;
+    active_stage_choice(record_root, &state_text).map(|choice| choice.preferred_stage().to_owned())
 }

@@ -17,11 +17,6 @@ pub const HOOKS_HEALTH_DIR: &str = ".aidlc-hooks-health";
 /// The first-run marker in the hook health folder; it holds the ISO time of the first run.
 pub const FIRST_RUN_MARKER_FILE: &str = ".first-fired";
 
-/// `<record_root>/.aidlc-engine`: the newest engine's own folder in a record.
-pub fn engine_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    record_root.join(ENGINE_DIR)
-}
-
 // --- Record-local folders -----------------------------------------------------------------------
 
 /// `<record_root>/.aidlc-engine/sensors`: the newest detail folder (\[gate\], D26); an install
