@@ -104,12 +104,6 @@ fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
         .map(|(index, line)| (index + 1, line))
 }
 
-/// How many lines `path` holds now (0 when it does not exist yet: a session's first prompt can
-/// come before its transcript is written).
-pub fn line_count(path: &Utf8Path) -> usize {
-    read_transcript(path).map_or(0, |text| numbered_lines(&text).count())
-}
-
 /// The 1-based line of the first user message at or after `from_line` whose text (the whole
 /// text, or one of its text parts) has `digest`, with that text.
 pub fn find_user_prompt(
@@ -415,7 +409,6 @@ mod tests {
             format!("{}\n{assistant}\n{}\n", user("first"), user("go on")),
         )
         .unwrap();
-        assert_eq!(line_count(&path), 3);
         let digest = prompt_digest("go on");
         assert_eq!(
             find_user_prompt(&path, TranscriptFormat::ClaudeJsonLines, 1, &digest),

@@ -85,16 +85,6 @@ impl SourceLookup for SourceTexts {
     }
 }
 
-/// No text for any file: problems are drawn without snippets.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct NoSources;
-
-impl SourceLookup for NoSources {
-    fn text(&self, _path: &Utf8Path) -> Option<&str> {
-        None
-    }
-}
-
 /// 1-based `(line, column)` of a byte offset (clamped to the text); the column counts
 /// characters, or bytes when the offset is inside a character.
 pub fn line_column(text: &str, offset: usize) -> (usize, usize) {

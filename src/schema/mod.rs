@@ -26,17 +26,6 @@ pub enum SchemaKind {
     GateReport,
 }
 
-impl SchemaKind {
-    /// The name the schema's file is usually given, e.g. for `aidlc schema stage > …`.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            SchemaKind::Manifest => "aidlc-manifest.schema.json",
-            SchemaKind::Stage => "aidlc-stage.schema.json",
-            SchemaKind::GateReport => "aidlc-gate-report.schema.json",
-        }
-    }
-}
-
 /// The schema of `kind` (draft 2020-12), with its `$schema`, title and descriptions.
 pub fn schema_of(kind: SchemaKind) -> Schema {
     match kind {

@@ -22,15 +22,6 @@ pub enum Severity {
     Warning,
 }
 
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
-
 /// A closed set of diagnostic codes. Names describe the problem, not the fix; the code a user
 /// sees is the variant's name in kebab-case. Each variant's doc comment is its section of
 /// `docs/diagnostics.md`, which [`page::diagnostics_page`] generates (a test keeps the committed

@@ -150,11 +150,6 @@ pub enum GateUnit {
 }
 
 impl ShippedSensor {
-    /// The command its shipped manifest declares: `aidlc engine sensor-<id>`.
-    pub fn command(&self) -> String {
-        format!("aidlc engine sensor-{}", self.id)
-    }
-
     /// Every flag its worker reads: `--stage`, its default path flag, then its extras. These
     /// are exactly the flags the dispatcher gives it when its manifest declares no
     /// `input_schema`.

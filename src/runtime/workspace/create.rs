@@ -217,7 +217,7 @@ fn write_file(path: &Utf8Path, text: &str) -> Result<(), WorkspaceError> {
 )]
 mod tests {
     use super::*;
-    use crate::runtime::workspace::test_support::{temp_project, write};
+    use crate::runtime::workspace::test_support::{temp_project, unambiguous_active_intent, write};
     use crate::runtime::workspace::*;
     use std::time::Duration;
 

@@ -53,16 +53,6 @@ pub fn active_intent(
     }
 }
 
-/// As [`active_intent`], for a command that must not guess: several records and no usable cursor
-/// is an error saying how to set the cursor. No record at all is still `Ok(None)`.
-pub fn unambiguous_active_intent(
-    project_dir: &Utf8Path,
-    space: &str,
-    explicit: Option<&str>,
-) -> Result<Option<Utf8PathBuf>, WorkspaceError> {
-    resolve_intent(project_dir, space, explicit)?.unambiguous(project_dir, space)
-}
-
 /// The record root of the active space and intent: the active record folder, else the space
 /// record root `aidlc/spaces/<space>/intents/`. Never an error (several records and no cursor
 /// resolve to the space record root, as in the reference).
@@ -104,7 +94,7 @@ impl IntentResolution {
     }
 }
 
-fn resolve_intent(
+pub(super) fn resolve_intent(
     project_dir: &Utf8Path,
     space: &str,
     explicit: Option<&str>,
@@ -253,7 +243,7 @@ fn record_belongs_to(entry: &IntentRegistryEntry, dir_name: &str) -> bool {
 mod tests {
     use super::*;
     use crate::runtime::workspace::test_support::{
-        make_record, set_intent_cursor, temp_project, write,
+        make_record, set_intent_cursor, temp_project, unambiguous_active_intent, write,
     };
 
     #[test]

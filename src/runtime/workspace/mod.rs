@@ -52,7 +52,7 @@ pub use error::{INTENT_LABEL_MAX_CHARS, WorkspaceError};
 pub use install_version::{InstallVersion, VersionSource};
 pub use intents::{
     ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, STATE_FILE_NAME, active_intent,
-    intent_records, record_root, unambiguous_active_intent,
+    intent_records, record_root,
 };
 pub use resolved::Workspace;
 pub use spaces::{

@@ -214,9 +214,9 @@ mod tests {
     use super::*;
     use crate::harness::Harness;
     use crate::runtime::workspace::test_support::{
-        make_record, set_intent_cursor, temp_project, write,
+        make_record, set_intent_cursor, temp_project, unambiguous_active_intent, write,
     };
-    use crate::runtime::workspace::{audit_shard_path, record_root, unambiguous_active_intent};
+    use crate::runtime::workspace::{audit_shard_path, record_root};
 
     fn resolved(project: &Utf8Path) -> Workspace {
         Workspace::resolve(Layout::new(project, Harness::Claude, &|_| None))

@@ -36,3 +36,13 @@ pub fn active_stage(record_root: &Utf8Path) -> Option<String> {
     let state_text = read_state_text(record_root)?;
     active_stage_choice(record_root, &state_text).map(|choice| choice.preferred_stage().to_owned())
 }
+
+/// As [`super::active_intent`], for a command that must not guess: several records and no usable cursor
+/// is an error saying how to set the cursor. No record at all is still `Ok(None)`.
+pub fn unambiguous_active_intent(
+    project_dir: &Utf8Path,
+    space: &str,
+    explicit: Option<&str>,
+) -> Result<Option<Utf8PathBuf>, super::WorkspaceError> {
+    super::intents::resolve_intent(project_dir, space, explicit)?.unambiguous(project_dir, space)
+}

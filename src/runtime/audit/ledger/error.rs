@@ -20,8 +20,6 @@ pub enum LedgerError {
         project_dir: Utf8PathBuf,
         shard_path: Utf8PathBuf,
     },
-    #[error("refusing the audit shard {path}: it is not a regular file")]
-    NotARegularFile { path: Utf8PathBuf },
     #[error(transparent)]
     Folder(#[from] WriteFolderError),
     #[error(
