@@ -158,15 +158,6 @@ pub struct PluginTreesDatabase {
 #[salsa::db]
 impl salsa::Database for PluginTreesDatabase {}
 
-impl PluginTreesDatabase {
-    /// A database that records every query execution into `log`.
-    pub fn with_execution_log(log: crate::compile::db::ExecutionLog) -> Self {
-        Self {
-            storage: salsa::Storage::new(Some(crate::compile::db::execution_logger(log, false))),
-        }
-    }
-}
-
 /// The warm plugin trees of one process: each root mirrored once, kept current by the changes
 /// it is told about.
 #[derive(Default)]
@@ -194,16 +185,6 @@ struct MirrorState {
 impl PluginTrees {
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// Trees kept in `db` (a database with an execution log, in tests).
-    pub fn with_database(db: PluginTreesDatabase) -> Self {
-        Self {
-            state: RefCell::new(MirrorState {
-                db,
-                ..MirrorState::default()
-            }),
-        }
     }
 
     /// The plugin at `root` (canonical), from its mirror; the root is read from the disk the
@@ -306,11 +287,6 @@ impl PluginTrees {
     /// Every root asked for so far (canonical), mirrored or read from the disk.
     pub fn asked_roots(&self) -> BTreeSet<Utf8PathBuf> {
         self.state.borrow().asked.clone()
-    }
-
-    /// How many times a root was read from the disk so far.
-    pub fn disk_reads(&self) -> usize {
-        self.state.borrow().disk_reads
     }
 }
 
@@ -459,9 +435,24 @@ mod tests {
 
     fn logged_trees() -> (PluginTrees, crate::compile::db::ExecutionLog) {
         let log = crate::compile::db::ExecutionLog::default();
-        let trees =
-            PluginTrees::with_database(PluginTreesDatabase::with_execution_log(log.clone()));
+        let db = PluginTreesDatabase {
+            storage: salsa::Storage::new(Some(crate::compile::db::execution_logger(
+                log.clone(),
+                false,
+            ))),
+        };
+        let trees = PluginTrees {
+            state: RefCell::new(MirrorState {
+                db,
+                ..MirrorState::default()
+            }),
+        };
         (trees, log)
+    }
+
+    /// How many times a root was read from the disk so far.
+    fn disk_reads(trees: &PluginTrees) -> usize {
+        trees.state.borrow().disk_reads
     }
 
     fn tree_executions(log: &crate::compile::db::ExecutionLog) -> usize {
@@ -503,7 +494,7 @@ mod tests {
         assert_eq!(trees.tree(&root), tree::read_tree(&root));
         // A second ask is the memo: no read of the disk.
         assert_eq!(trees.tree(&root), tree::read_tree(&root));
-        assert_eq!(trees.disk_reads(), 1);
+        assert_eq!(disk_reads(&trees), 1);
     }
 
     #[test]
@@ -549,7 +540,7 @@ mod tests {
         trees.tree(&acme).unwrap();
         trees.tree(&beta).unwrap();
         assert_eq!(tree_executions(&log), 2);
-        assert_eq!(trees.disk_reads(), 2);
+        assert_eq!(disk_reads(&trees), 2);
 
         let edited = acme.join("knowledge/deep/notes.md");
         std::fs::write(&edited, "more notes\n").unwrap();
@@ -558,7 +549,7 @@ mod tests {
         assert_eq!(trees.tree(&beta), tree::read_tree(&beta));
         assert_eq!(tree_executions(&log), 1, "only acme's tree is read again");
         assert_eq!(
-            trees.disk_reads(),
+            disk_reads(&trees),
             2,
             "from its mirror, not by walking its folders"
         );
@@ -587,12 +578,12 @@ mod tests {
         std::fs::write(&added, "more\n").unwrap();
         assert!(trees.changed(&BTreeSet::from([added.clone()]), false));
         assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
-        assert_eq!(trees.disk_reads(), 2);
+        assert_eq!(disk_reads(&trees), 2);
 
         std::fs::remove_file(&added).unwrap();
         trees.changed(&BTreeSet::from([added]), false);
         assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
-        assert_eq!(trees.disk_reads(), 3);
+        assert_eq!(disk_reads(&trees), 3);
 
         let manifest = acme.join(".aidlc-plugin/plugin.json");
         std::fs::write(
@@ -603,7 +594,7 @@ mod tests {
         trees.changed(&BTreeSet::from([manifest]), false);
         let tree = trees.tree(&acme).unwrap();
         assert_eq!(Ok(tree.clone()), tree::read_tree(&acme));
-        assert_eq!(trees.disk_reads(), 4);
+        assert_eq!(disk_reads(&trees), 4);
         assert!(tree.files.iter().any(|file| file.relative == "notes.md"));
 
         // A folder removed whole, reported only as the folder.
@@ -619,7 +610,7 @@ mod tests {
         std::fs::write(acme.join(".git/objects/ab"), "x").unwrap();
         assert!(!trees.changed(&BTreeSet::from([acme.join(".git/objects/ab")]), false));
         trees.tree(&acme).unwrap();
-        assert_eq!(trees.disk_reads(), 1);
+        assert_eq!(disk_reads(&trees), 1);
     }
 
     #[test]
@@ -632,15 +623,15 @@ mod tests {
         std::fs::write(&edited, "changed, and nobody said so\n").unwrap();
         assert!(trees.changed(&BTreeSet::from([edited.clone()]), false));
         assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
-        assert_eq!(trees.disk_reads(), 2);
+        assert_eq!(disk_reads(&trees), 2);
         assert_eq!(trees.asked_roots(), BTreeSet::from([acme.clone()]));
 
         // Watched from now on: mirrored afresh, then trusted.
         watching(&trees, &folder);
         assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
-        assert_eq!(trees.disk_reads(), 3);
+        assert_eq!(disk_reads(&trees), 3);
         trees.tree(&acme).unwrap();
-        assert_eq!(trees.disk_reads(), 3);
+        assert_eq!(disk_reads(&trees), 3);
 
         // No longer watched: forgotten, so a later watch starts from the disk again.
         trees.watch_only(BTreeSet::new());

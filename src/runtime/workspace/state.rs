@@ -208,14 +208,6 @@ impl ActiveStageChoice {
             .as_ref()
             .map_or(self.current_stage.as_str(), |marker| marker.stage.as_str())
     }
-
-    /// The marker's unit, when the chosen `stage` is the marker's.
-    pub fn unit_for(&self, stage: &str) -> Option<&str> {
-        self.marker
-            .as_ref()
-            .filter(|marker| marker.stage == stage)
-            .and_then(|marker| marker.unit.as_deref())
-    }
 }
 
 /// The stage choice for a record's state. `None` when `Current Stage` is missing, empty or
@@ -339,8 +331,11 @@ mod tests {
         assert_eq!(active_stage(&root).as_deref(), Some("code-generation"));
         let choice = active_stage_choice(&root, state).unwrap();
         assert_eq!(choice.current_stage, "functional-design");
-        assert_eq!(choice.unit_for("code-generation"), Some("billing"));
-        assert_eq!(choice.unit_for("functional-design"), None);
+        let marker = choice.marker.as_ref().unwrap();
+        assert_eq!(
+            (marker.stage.as_str(), marker.unit.as_deref()),
+            ("code-generation", Some("billing"))
+        );
     }
 
     #[test]

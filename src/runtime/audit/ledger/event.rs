@@ -22,7 +22,6 @@
 use camino::Utf8Path;
 
 use super::block::{AuditBlock, AuditRow, relative_path_field};
-use super::error::LedgerError;
 
 // --- Names -------------------------------------------------------------------------------------
 
@@ -849,18 +848,6 @@ impl AuditRow {
     pub fn human_turn() -> Self {
         AuditRow::trusted(HUMAN_TURN_HEADING, HUMAN_TURN, Vec::new())
     }
-
-    /// `STAGE_AWAITING_APPROVAL` (heading `Stage Awaiting Approval`) with `fields` in the order
-    /// given (the reference writes `Stage` first). Keys are checked as in [`AuditRow::new`].
-    pub fn stage_awaiting_approval(
-        fields: Vec<(&'static str, String)>,
-    ) -> Result<Self, LedgerError> {
-        Self::new(
-            STAGE_AWAITING_APPROVAL_HEADING,
-            STAGE_AWAITING_APPROVAL,
-            fields,
-        )
-    }
 }
 
 #[cfg(test)]
@@ -888,7 +875,14 @@ mod tests {
 
     #[test]
     fn the_gate_row_has_the_reference_heading_and_keeps_field_order() {
-        let row = AuditRow::stage_awaiting_approval(vec![
+        let stage_awaiting_approval = |fields| {
+            AuditRow::new(
+                STAGE_AWAITING_APPROVAL_HEADING,
+                STAGE_AWAITING_APPROVAL,
+                fields,
+            )
+        };
+        let row = stage_awaiting_approval(vec![
             ("Stage", "user-stories".to_owned()),
             ("Sensor State", "shape@a.md=passed".to_owned()),
         ])
@@ -897,7 +891,7 @@ mod tests {
             format_block(&row, "2026-09-04T10:11:12Z"),
             "\n## Stage Awaiting Approval\n**Timestamp**: 2026-09-04T10:11:12Z\n**Event**: STAGE_AWAITING_APPROVAL\n**Stage**: user-stories\n**Sensor State**: shape@a.md=passed\n\n---\n"
         );
-        assert!(AuditRow::stage_awaiting_approval(vec![("Event", String::new())]).is_err());
+        assert!(stage_awaiting_approval(vec![("Event", String::new())]).is_err());
     }
 
     // --- golden blocks
