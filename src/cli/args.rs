@@ -440,14 +440,10 @@ pub struct GateCheckArgs {
     /// Default: none. Each fire keeps its own cap (`timeout_seconds`), and
     /// `AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS` (milliseconds, unset: none) caps each fire's
     /// dispatch.
-    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
+    #[arg(long, value_name = "DURATION", value_parser = crate::runtime::dispatch::time_limit::parse_duration)]
     pub timeout: Option<std::time::Duration>,
     #[command(flatten)]
     pub project: ProjectArgs,
-}
-
-fn parse_timeout(text: &str) -> Result<std::time::Duration, String> {
-    crate::runtime::dispatch::time_limit::parse_duration(text)
 }
 
 /// `K/N` with `1 <= K <= N`.

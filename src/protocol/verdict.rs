@@ -37,8 +37,6 @@
 //!
 //!   `pass: false` with `findings_count: 0` is a failure with no counted findings (a worker may
 //!   fail on something it does not count), never a pass.
-//! - `NotImplemented` (a shipped check not built yet) has no reference row; its note is
-//!   `script-error: not-implemented: <what is missing>`, so it reads as the script error it is.
 //!
 //! Where the JSON is in stdout (`parse_worker_output`): the reference cut stdout at its first
 //! `{` (package-manager banners). That is still tried first, because it is the only rule that
@@ -123,8 +121,6 @@ pub enum ScriptError {
     Signal(String),
     /// The worker failed, but its detail file could not be written; holds the error message.
     DetailWriteFailed(String),
-    /// A shipped check that is not built yet; holds what is missing.
-    NotImplemented(String),
     /// The dispatcher refused the fire before running anything (a gate fire whose pre-flight
     /// failed); holds the refusal.
     Refused(String),
@@ -149,7 +145,6 @@ impl ScriptError {
             Self::Exit(code) => format!("exit-{code}"),
             Self::Signal(name) => format!("signal-{name}"),
             Self::DetailWriteFailed(message) => format!("detail-write-failed: {message}"),
-            Self::NotImplemented(what) => format!("not-implemented: {what}"),
             Self::Refused(why) => format!("refused: {why}"),
             Self::Interrupted => "interrupted".to_owned(),
             Self::CutShort(limit) => format!("cut-short: {limit} ran out"),
@@ -979,10 +974,6 @@ mod tests {
             (
                 script_error(ScriptError::DetailWriteFailed("EACCES: denied".to_owned())),
                 "script-error: detail-write-failed: EACCES: denied",
-            ),
-            (
-                script_error(ScriptError::NotImplemented("the eslint runner".to_owned())),
-                "script-error: not-implemented: the eslint runner",
             ),
             (script_error(ScriptError::Unknown), "script-error: unknown"),
         ];
