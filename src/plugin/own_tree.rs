@@ -277,47 +277,39 @@ pub fn compile_own_tree_from(
         installed: &labelled,
     };
     let name = tree.name().to_owned();
-    match crate::plugin::operations::add_tree(&layout, tree, trees) {
-        Ok(outcome) => {
-            let mut db = CompilerDatabase::default();
-            let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
-            let texts = compile::source_texts(&db, &compiled.diagnostics);
-            let (diagnostics, sources) =
-                authored.carried_back(&compiled.diagnostics, &texts, &naming);
-            Ok(OwnTreeCompile {
-                plugin: name,
-                harness: Some(layout.harness),
+    let (diagnostics, sources, warnings, compiled) =
+        match crate::plugin::operations::add_tree(&layout, tree, trees) {
+            Ok(outcome) => {
+                let mut db = CompilerDatabase::default();
+                let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
+                let texts = compile::source_texts(&db, &compiled.diagnostics);
+                let (diagnostics, sources) =
+                    authored.carried_back(&compiled.diagnostics, &texts, &naming);
+                (diagnostics, sources, outcome.warnings, Some(compiled))
+            }
+            Err(PluginError::CompileFailed {
                 diagnostics,
                 sources,
-                refused: false,
-                refusals: Vec::new(),
-                manifest: manifest_in_plugin(&plugin_root),
-                warnings: outcome.warnings,
-                compiled: Some(compiled),
-            })
-        }
-        Err(PluginError::CompileFailed {
-            diagnostics,
-            sources,
-        }) => {
-            let (diagnostics, sources) = authored.carried_back(&diagnostics, &sources, &naming);
-            Ok(OwnTreeCompile {
-                plugin: name,
-                harness: Some(layout.harness),
-                diagnostics,
-                sources,
-                refused: false,
-                refusals: Vec::new(),
-                manifest: manifest_in_plugin(&plugin_root),
-                warnings: Vec::new(),
-                compiled: None,
-            })
-        }
-        Err(PluginError::Refused(problems)) => {
-            Ok(refused(name, &plugin_root, problems, &layout, overlay))
-        }
-        Err(PluginError::Environment(problem)) => Err(problem),
-    }
+            }) => {
+                let (diagnostics, sources) = authored.carried_back(&diagnostics, &sources, &naming);
+                (diagnostics, sources, Vec::new(), None)
+            }
+            Err(PluginError::Refused(problems)) => {
+                return Ok(refused(name, &plugin_root, problems, &layout, overlay));
+            }
+            Err(PluginError::Environment(problem)) => return Err(problem),
+        };
+    Ok(OwnTreeCompile {
+        plugin: name,
+        harness: Some(layout.harness),
+        diagnostics,
+        sources,
+        refused: false,
+        refusals: Vec::new(),
+        manifest: manifest_in_plugin(&plugin_root),
+        warnings,
+        compiled,
+    })
 }
 
 fn manifest_name(plugin_root: &Utf8Path, overlay: &Overlay) -> String {
