@@ -122,12 +122,6 @@ pub fn parse_graph(text: &str) -> Result<StageGraph, GraphTextError> {
     checked::check_graph(gathered).map_err(GraphTextError::Refused)
 }
 
-/// One node from its JSON, read as a one-node graph (for tests and tools that build nodes).
-pub fn node_from_json(value: &serde_json::Value) -> Result<GraphNode, GraphTextError> {
-    let mut graph = parse_graph(&serde_json::Value::Array(vec![value.clone()]).to_string())?;
-    Ok(graph.nodes.remove(0))
-}
-
 /// `unknown stage slug: "<slug>". Known (first 10): <first ten slugs sorted, joined ", ">`.
 pub fn unknown_stage_message(slug: &str, nodes: &[GraphNode]) -> String {
     let mut slugs: Vec<&str> = nodes.iter().map(|node| node.slug.as_str()).collect();
@@ -151,7 +145,7 @@ pub fn producers_of<'a>(nodes: &'a [GraphNode], artifact: &str) -> Vec<&'a Graph
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::fmt::Write as _;
 
     use crate::protocol::selection::{FireOn, Severity};
@@ -159,6 +153,12 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// One node from its JSON, read as a one-node graph (for the tests that build nodes).
+    pub(crate) fn node_from_json(value: &serde_json::Value) -> Result<GraphNode, GraphTextError> {
+        let mut graph = parse_graph(&serde_json::Value::Array(vec![value.clone()]).to_string())?;
+        Ok(graph.nodes.remove(0))
+    }
 
     fn gate_entry(id: &str, fire_on: &str, severity: &str) -> serde_json::Value {
         json!({"id": id, "path": format!(".claude/sensors/aidlc-{id}.md"), "fire_on": fire_on, "default_severity": severity, "matches": "**/*.md"})

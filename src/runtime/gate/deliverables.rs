@@ -264,7 +264,7 @@ mod tests {
     use super::*;
 
     fn node(slug: &str, phase: &str, produces: &[&str]) -> GraphNode {
-        crate::protocol::graph_reader::node_from_json(&serde_json::json!({
+        crate::protocol::graph_reader::tests::node_from_json(&serde_json::json!({
             "slug": slug, "phase": phase, "produces": produces, "consumes": [],
             "sensors_applicable": [],
         }))

@@ -38,12 +38,8 @@ pub struct ShippedInput {
 
 /// Run one shipped sensor in-process and give its verdict: exactly the verdict the dispatcher
 /// would read from the same worker run as a process (see [`protocol_output`]), including a
-/// budget override past `input.timeout` and `script-error: interrupted` on an interrupt.
-pub fn run_shipped(sensor: &ShippedSensor, input: &ShippedInput) -> Verdict {
-    run_shipped_with_stderr(sensor, input).0
-}
-
-/// [`run_shipped`], with what the check would have written on stderr as a process: the
+/// budget override past `input.timeout` and `script-error: interrupted` on an interrupt; with
+/// what the check would have written on stderr as a process: the
 /// `aidlc-sensor-<id>: <message>` line of a script or usage error, or the `reason` of a tool that
 /// is unavailable (empty otherwise), so that a non-evaluation keeps its reason in process too.
 pub fn run_shipped_with_stderr(sensor: &ShippedSensor, input: &ShippedInput) -> (Verdict, String) {
@@ -301,7 +297,7 @@ mod tests {
         };
         let held = RELEASE.lock().unwrap();
         let verdict = returned_in_time("no timeout", move || {
-            run_shipped(
+            run_shipped_with_stderr(
                 &sensor,
                 &ShippedInput {
                     project_dir: Utf8PathBuf::from("."),
@@ -309,6 +305,7 @@ mod tests {
                     timeout: Duration::from_secs(1),
                 },
             )
+            .0
         });
         drop(held);
         let Verdict::BudgetOverride {

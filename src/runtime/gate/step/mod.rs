@@ -296,7 +296,7 @@ mod tests {
     fn a_units_gate_keeps_that_units_folders_of_a_per_unit_stage() {
         let dir = tempfile::tempdir().unwrap();
         let record = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
-        let node = crate::protocol::graph_reader::node_from_json(&serde_json::json!({
+        let node = crate::protocol::graph_reader::tests::node_from_json(&serde_json::json!({
             "slug": "design", "phase": "construction", "for_each": "unit-of-work",
             "produces": [], "consumes": [], "sensors_applicable": [],
         }))

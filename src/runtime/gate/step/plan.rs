@@ -338,7 +338,7 @@ mod tests {
     }
 
     fn node_with(sensors: &serde_json::Value) -> GraphNode {
-        crate::protocol::graph_reader::node_from_json(&serde_json::json!({
+        crate::protocol::graph_reader::tests::node_from_json(&serde_json::json!({
             "slug": "s", "phase": "inception", "produces": ["a", "b", "b-questions"],
             "consumes": [], "sensors_applicable": sensors,
         }))
