@@ -69,7 +69,7 @@ pub use json::{JSON_SCHEMA_VERSION, render_json};
 pub use junit::render_junit;
 pub use messages::summary_line;
 pub use problem::{Level, Location, Origin, Problem, Region, RelatedLocation};
-pub use sarif::{SARIF_SCHEMA_URI, SARIF_VERSION, SarifContext, render_sarif, sarif_document};
+pub use sarif::{SARIF_SCHEMA_URI, SARIF_VERSION, SarifContext, render_sarif};
 pub use source::{SourceLookup, SourceTexts};
 pub use step_summary::render_github_step_summary;
 

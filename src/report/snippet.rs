@@ -121,11 +121,6 @@ impl WindowedSource {
         })
     }
 
-    /// The windowed text (for tests and debugging).
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
     /// Where an offset of the original text lands in the windowed text.
     pub fn map_offset(&self, offset: usize) -> usize {
         if offset > self.original_len {
@@ -284,7 +279,7 @@ mod tests {
         );
         let target = text.find("TARGET").unwrap();
         let source = WindowedSource::new(&text, &[target]).unwrap();
-        let shown = source.text();
+        let shown = source.text.as_str();
         let first_line = shown.lines().next().unwrap();
         assert!(first_line.starts_with(ELLIPSIS) && first_line.ends_with(ELLIPSIS));
         assert_eq!(first_line.chars().count(), WINDOW_CHARS + 2);
@@ -300,7 +295,7 @@ mod tests {
         let text = format!("{}\n", "é".repeat(500));
         let anchor = text.char_indices().nth(250).unwrap().0;
         let source = WindowedSource::new(&text, &[anchor]).unwrap();
-        let shown = source.text();
+        let shown = source.text.as_str();
         assert_eq!(source.map_offset(0), 0);
         assert!(shown[..source.map_offset(anchor)].starts_with(ELLIPSIS));
         let end = text.len() - 1;
@@ -315,9 +310,9 @@ mod tests {
     fn the_end_of_a_line_keeps_a_full_window() {
         let text = "z".repeat(1000);
         let source = WindowedSource::new(&text, &[999]).unwrap();
-        assert_eq!(source.text().chars().count(), WINDOW_CHARS + 1);
-        assert!(source.text().starts_with(ELLIPSIS));
-        assert_eq!(source.map_offset(999), source.text().len() - 1);
+        assert_eq!(source.text.as_str().chars().count(), WINDOW_CHARS + 1);
+        assert!(source.text.as_str().starts_with(ELLIPSIS));
+        assert_eq!(source.map_offset(999), source.text.as_str().len() - 1);
     }
 
     #[test]
