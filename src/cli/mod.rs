@@ -20,7 +20,7 @@ mod sensor_usage;
 mod sensors;
 mod watch_loop;
 
-pub use args::{Cli, Command, Format, command};
+pub use args::{Cli, Format, command};
 pub use commands::run;
 
 /// The command line, parsed. A usage error of `aidlc engine sensor list|describe|fire` is told

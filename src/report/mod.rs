@@ -62,14 +62,12 @@ mod step_summary;
 use crate::runtime::gate::report::GateReport;
 
 pub use crate::runtime::gate::report::skip_reason_key;
-pub use github::{MAX_ANNOTATIONS_PER_LEVEL, render_github_annotations};
+pub use github::render_github_annotations;
 pub use gitlab::render_gitlab;
 pub use human::render_human;
 pub use json::{JSON_SCHEMA_VERSION, render_json};
 pub use junit::render_junit;
-pub use messages::summary_line;
-pub use problem::{Level, Location, Origin, Problem, Region, RelatedLocation};
-pub use sarif::{SARIF_SCHEMA_URI, SARIF_VERSION, SarifContext, render_sarif};
+pub use sarif::{SarifContext, render_sarif};
 pub use source::{SourceLookup, SourceTexts};
 pub use step_summary::render_github_step_summary;
 

@@ -19,8 +19,7 @@ pub use inputs::{
     read_input_contents, worth_a_helper_thread, worth_parallel,
 };
 pub use listing::{
-    InputListing, holds_a_stage_file, list_markdown_files, list_rule_files, list_sensor_files,
-    list_stage_files,
+    InputListing, holds_a_stage_file, list_rule_files, list_sensor_files, list_stage_files,
 };
 
 use std::fmt;

@@ -44,9 +44,7 @@ pub mod json_text;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::harness::Harness;
-pub use crate::harness::commands::{
-    DEFAULT_PROGRAM, RECORD_HUMAN_TURN_SUBCOMMAND, RUN_SENSORS_SUBCOMMAND,
-};
+pub use crate::harness::commands::DEFAULT_PROGRAM;
 use crate::leaves::fs_util::Flush;
 use crate::leaves::fs_util::contained::{self, ProjectPath};
 pub use files::{

@@ -19,9 +19,8 @@ mod scaffold;
 mod selections;
 mod surface;
 
-pub use persist::{PersistReply, persist};
-pub use selections::{Selection, SelectionsFile, read_selections_file};
-pub use surface::{MemoryEntry, parse_memory_entries, surface};
+pub use persist::persist;
+pub use surface::surface;
 
 use camino::Utf8PathBuf;
 

@@ -42,7 +42,7 @@ use camino::Utf8Path;
 
 use self::descriptor::NativeCheck;
 pub use self::descriptor::ShippedSensor;
-pub use self::in_process::{Bounded, ShippedInput, run_bounded, run_shipped_with_stderr};
+pub use self::in_process::{ShippedInput, run_shipped_with_stderr};
 use crate::protocol::finding::Finding;
 use crate::protocol::verdict::Verdict;
 

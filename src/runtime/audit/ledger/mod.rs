@@ -38,8 +38,8 @@ pub use append::{
     append_row, append_rows, append_terminal_row, append_terminal_rows, check_fire_folders,
 };
 pub use block::{
-    AUDIT_LOG_HEADER, AuditBlock, AuditRow, BLOCK_SEPARATOR, EVENT_KEY, TIMESTAMP_KEY,
-    TORN_BLOCK_CLOSING_LINE, escape_value, format_block, is_valid_field_key, relative_path_field,
+    AuditBlock, AuditRow, BLOCK_SEPARATOR, TORN_BLOCK_CLOSING_LINE, format_block,
+    relative_path_field,
 };
 pub use detail::{
     detail_file_body, detail_file_path, detail_stderr_section, new_fire_id,
@@ -48,13 +48,12 @@ pub use detail::{
 pub use error::LedgerError;
 pub use event::{
     AuditEvent, BlockingOverride, DecisionRecorded, FireIdentity, GateRow, GateState,
-    GuardrailLoaded, QuestionAnswered, RuleLearned, SENSOR_BUDGET_OVERRIDE, SENSOR_FAILED,
-    SENSOR_FIRED, SENSOR_PASSED, STAGE_AWAITING_APPROVAL, SensorBudgetOverride, SensorFailed,
-    SensorFired, SensorOutcome, SensorPassed, SensorProposed, StageMove, StageScope, field,
+    QuestionAnswered, RuleLearned, SENSOR_BUDGET_OVERRIDE, SENSOR_FAILED, SENSOR_PASSED,
+    STAGE_AWAITING_APPROVAL, SensorOutcome, SensorProposed, StageScope,
 };
 pub use read::{
-    FirePair, LedgerEntry, ParsedLedger, RecordLedger, TornBlock, TornKind, pair_fires,
-    parse_blocks, parse_ledger, read_record_ledger, record_shards, shard_entries,
+    LedgerEntry, ParsedLedger, RecordLedger, TornKind, pair_fires, parse_blocks, parse_ledger,
+    read_record_ledger, record_shards, shard_entries,
 };
 
 #[cfg(test)]

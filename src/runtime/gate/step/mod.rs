@@ -43,18 +43,10 @@ mod receipt;
 mod request;
 
 pub use gate_row::GateStepReply;
-pub use notices::{
-    CheckFailure, SensorResult, failed_check_notices, latest_sensor_results, sensor_state_field,
-};
 pub use plan::{
-    BlockingIssue, DispatchSummary, GateEvaluation, evaluate_gate_sensors, issue_reason,
-    plan_stage_fires,
+    BlockingIssue, DispatchSummary, GateEvaluation, evaluate_gate_sensors, plan_stage_fires,
 };
-pub use receipt::{
-    BLOCKING_SENSOR_OVERRIDE_CHOICE, BLOCKING_SENSOR_OVERRIDE_DECISION,
-    BLOCKING_SENSOR_OVERRIDE_OPTIONS, ReceiptCommands, has_override_authorization,
-    override_refusal, refusal_message,
-};
+pub use receipt::{BLOCKING_SENSOR_OVERRIDE_DECISION, BLOCKING_SENSOR_OVERRIDE_OPTIONS};
 pub use request::{GateEntry, GateStepError, GateStepRequest};
 
 use camino::{Utf8Path, Utf8PathBuf};
