@@ -42,34 +42,22 @@ mod state;
 mod write_folders;
 
 pub use clone_id::{
-    CLONE_ID_FILE, audit_dir, audit_shard_path, audit_shard_path_under, clone_id, clone_id_path,
-    existing_audit_shard, existing_clone_id, host_name, is_valid_clone_id, sanitise_host_name,
+    audit_dir, audit_shard_path, audit_shard_path_under, clone_id, existing_audit_shard, host_name,
 };
-pub use create::{
-    CreatedIntent, NEW_INTENT_STATUS, STATE_VERSION, check_intent_label, create_intent,
-};
-pub use error::{INTENT_LABEL_MAX_CHARS, WorkspaceError};
-pub use install_version::{InstallVersion, VersionSource};
+pub use create::{CreatedIntent, create_intent};
+pub use error::WorkspaceError;
+pub use install_version::InstallVersion;
 pub use intents::{
-    ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, STATE_FILE_NAME, active_intent,
-    intent_records, record_root,
+    ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, active_intent, intent_records, record_root,
 };
 pub use resolved::Workspace;
-pub use spaces::{
-    ACTIVE_SPACE_CURSOR_FILE, DEFAULT_SPACE, active_space, intents_dir, is_plain_folder_name,
-    space_dir,
-};
+pub use spaces::{active_space, intents_dir, is_plain_folder_name, space_dir};
 pub use state::{
-    ACTIVE_DIRECTIVE_MARKER_FILE, ActiveDirective, ActiveStageChoice, PresentWorkflow,
-    SensorsOffSwitch, active_directive_marker, active_stage_choice, current_stage,
-    present_workflow, read_state_field, read_state_text, sensors_off_by_environment,
-    sensors_off_in_state, set_state_field, state_file_path,
+    ActiveStageChoice, PresentWorkflow, SensorsOffSwitch, current_stage, present_workflow,
+    read_state_field, read_state_text, sensors_off_by_environment, sensors_off_in_state,
+    set_state_field, state_file_path,
 };
-pub use write_folders::{
-    ENGINE_DIR, FIRST_RUN_MARKER_FILE, HOOKS_HEALTH_DIR, LEGACY_LEARNINGS_DIR,
-    LEGACY_SENSOR_DETAIL_DIR, hooks_health_dir, learnings_dir, legacy_learnings_dir,
-    legacy_sensor_detail_dir, sensor_detail_dir,
-};
+pub use write_folders::{legacy_sensor_detail_dir, sensor_detail_dir};
 
 #[cfg(test)]
 mod test_support;

@@ -260,8 +260,8 @@ fn sha256_hex(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runtime::workspace::clone_id::existing_clone_id;
     use crate::runtime::workspace::test_support::{active_stage, make_record, temp_project, write};
-    use crate::runtime::workspace::*;
 
     #[test]
     fn state_fields_are_read_from_bullet_lines() {

@@ -2,9 +2,9 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::{
-    ACTIVE_INTENT_CURSOR_FILE, STATE_FILE_NAME, active_stage_choice, intents_dir, read_state_text,
-};
+use super::intents::STATE_FILE_NAME;
+use super::state::active_stage_choice;
+use super::{ACTIVE_INTENT_CURSOR_FILE, intents_dir, read_state_text};
 
 pub fn temp_project() -> (tempfile::TempDir, Utf8PathBuf) {
     let dir = tempfile::tempdir().unwrap();
