@@ -366,8 +366,14 @@ fn parse_report_target(text: &str) -> Result<(ReportFormat, Utf8PathBuf), String
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=PATH, e.g. sarif=gate.sarif, got {text:?}"))?;
     let format = ReportFormat::from_str(format.trim(), true).map_err(|_| {
+        let names: Vec<&str> = ReportFormat::all()
+            .iter()
+            .map(|known| known.name())
+            .collect();
+        let (last, others) = names.split_last().expect("at least one report format");
         format!(
-            "unknown report format {format:?}: expected human, json, github, sarif, junit or gitlab"
+            "unknown report format {format:?}: expected {} or {last}",
+            others.join(", ")
         )
     })?;
     if path.trim().is_empty() {

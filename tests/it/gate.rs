@@ -1,6 +1,7 @@
 //! `aidlc gate check` end to end: which deliverables fire, parallel and sharded runs, hermetic
 //! `--no-record`, refusals, and exit codes (D4, D6, D9).
 
+use aidlc::report::ReportFormat;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -522,7 +523,11 @@ fn a_deliverable_edited_by_another_sensor_after_the_blocking_one_read_it_fails_t
         .unwrap_or_else(|| panic!("{rows:?}"));
     assert_eq!(shape_on_a.3, "not-evaluated", "{rows:?}");
     assert_eq!(json["counts"]["blocking_not_evaluated"], 1, "{json}");
-    for format in ["human", "sarif", "github", "gitlab", "junit"] {
+    // Every other format (json was read above).
+    let others = ReportFormat::all()
+        .iter()
+        .filter(|format| **format != ReportFormat::Json);
+    for format in others.map(|format| format.name()) {
         let run = project.run(&["gate", "check", "--jobs", "1", "--format", format]);
         assert_eq!(run.status, 3, "{format}: {}{}", run.stdout, run.stderr);
         assert!(

@@ -910,7 +910,7 @@ fn finding_messages_name_files_from_the_repository_root_in_every_format() {
     let expected = format!(
         "{QUESTIONS_FILE_MISSING}{record}/ideation/intent-capture/intent-capture-questions.md"
     );
-    for format in ["json", "human", "github", "sarif", "junit", "gitlab"] {
+    for format in ReportFormat::all().iter().map(|format| format.name()) {
         let run = project.run(&["gate", "check", "--no-record", "--format", format]);
         assert_eq!(run.status, 0, "{format}: {}", run.stderr);
         assert!(run.stdout.contains(&expected), "{format}: {}", run.stdout);

@@ -3,6 +3,7 @@
 //! on each file the call created or modified, as for a file tool's write. Driven through the
 //! real binary with a fake worker; the test itself plays the shell command.
 
+use aidlc::report::ReportFormat;
 use aidlc::runtime::audit::ledger::{AuditBlock, parse_blocks};
 use serde_json::json;
 
@@ -378,7 +379,7 @@ fn a_write_hook_that_never_saw_a_deliverable_is_named_by_gate_start_and_doctor()
     let (_, label, _) = unseen_row(&project).expect("the doctor names it");
     assert!(label.contains("changed after it last ran ("), "{label}");
     // `gate check` says it on stderr whatever the format.
-    for format in ["human", "json", "github", "sarif", "junit", "gitlab"] {
+    for format in ReportFormat::all().iter().map(|format| format.name()) {
         let check = project.run(&[
             "gate",
             "check",
