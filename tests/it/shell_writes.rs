@@ -399,18 +399,46 @@ fn a_write_hook_that_never_saw_a_deliverable_is_named_by_gate_start_and_doctor()
 }
 
 /// The harnesses whose shell calls come in their own payload shapes, with their folder.
-const OTHER_SHAPES: [(&str, &str); 3] = [
+const OTHER_SHAPES: [(&str, &str); 6] = [
+    ("codex", ".codex"),
+    ("kiro", ".kiro"),
+    ("opencode", ".aidlc"),
     ("cursor", ".cursor"),
     ("copilot", ".aidlc"),
     ("kiro-cli-v3", ".kiro"),
 ];
 
 /// `harness`'s payload for the shell call `id` running `sh ./generate.sh`, before it runs
-/// (`before`) or after: Cursor's shell events (no tool name; the call is its generation),
-/// Copilot's `bash` tool, Kiro CLI 3's `shell` tool.
+/// (`before`) or after: Codex's `Bash` tool, Kiro CLI 2's `execute_bash` (its agent file's
+/// hooks name no call), opencode's `bash` (as the engine's plugin passes it), Cursor's shell
+/// events (no tool name; the call is its generation), Copilot's `bash` tool, Kiro CLI 3's
+/// `shell` tool.
 fn other_shell_payload(project: &TestProject, harness: &str, before: bool, id: &str) -> String {
     let root = project.root.as_str();
     match harness {
+        "codex" => json!({
+            "hook_event_name": if before { "PreToolUse" } else { "PostToolUse" },
+            "session_id": "s1",
+            "turn_id": "t1",
+            "tool_use_id": id,
+            "cwd": root,
+            "tool_name": "Bash",
+            "tool_input": {"command": "sh ./generate.sh"},
+        }),
+        "kiro" => json!({
+            "hook_event_name": if before { "preToolUse" } else { "postToolUse" },
+            "cwd": root,
+            "tool_name": "execute_bash",
+            "tool_input": {"command": "sh ./generate.sh"},
+        }),
+        "opencode" => json!({
+            "hook_event_name": if before { "tool.execute.before" } else { "tool.execute.after" },
+            "directory": root,
+            "tool": "bash",
+            "sessionID": "s1",
+            "callID": id,
+            "args": {"command": "sh ./generate.sh"},
+        }),
         "cursor" => json!({
             "hook_event_name": if before { "beforeShellExecution" } else { "afterShellExecution" },
             "conversation_id": "c1",
@@ -468,7 +496,7 @@ fn other_shell_call(
 }
 
 #[test]
-fn cursor_copilot_and_kiro_cli_3_shell_calls_fire_as_claude_code_s_write_of_the_same_content() {
+fn every_other_harness_s_shell_calls_fire_as_claude_code_s_write_of_the_same_content() {
     let through_write = project();
     through_write.write(OUTPUT, "# First stage doc\n\nWritten by a script.\n");
     let written = through_write.run_watched(
@@ -499,7 +527,7 @@ fn cursor_copilot_and_kiro_cli_3_shell_calls_fire_as_claude_code_s_write_of_the_
 }
 
 #[test]
-fn cursor_copilot_and_kiro_cli_3_shell_calls_that_change_nothing_fire_nothing() {
+fn every_other_harness_s_shell_calls_that_change_nothing_fire_nothing() {
     for (harness, dir) in OTHER_SHAPES {
         let project = project_in(dir);
         let before = audit_blocks(&project).len();
@@ -511,7 +539,7 @@ fn cursor_copilot_and_kiro_cli_3_shell_calls_that_change_nothing_fire_nothing() 
 }
 
 #[test]
-fn cursor_copilot_and_kiro_cli_3_deletes_and_renames_are_read_as_for_claude_code() {
+fn every_other_harness_s_deletes_and_renames_are_read_as_for_claude_code() {
     for (harness, dir) in OTHER_SHAPES {
         let project = project_in(dir);
         other_shell_call(&project, harness, "gen-3", |project| project.remove(OUTPUT));
