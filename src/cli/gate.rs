@@ -55,12 +55,12 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         allow_stale: args.allow_stale,
         request: check_request(args, &repository, started),
     };
-    let planned = match prepare_check(&workspace, &graph, flags) {
+    let (planned, unseen_writes) = match prepare_check(&workspace, &graph, flags) {
         Ok(prepared) => {
             for note in &prepared.notes {
                 printer.status(note);
             }
-            prepared.planned
+            (prepared.planned, prepared.unseen_writes)
         }
         Err(refusal) => {
             print_notice(&refusal, &printer);
@@ -73,9 +73,10 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         ProgressWhen::Auto => !args.quiet && printer.stderr_is_terminal(),
     };
     let progress = printer.progress_line(planned.fire_count(), "fires", shown);
-    let report = planned.run(&workspace, &registry, &graph.nodes, started, &|| {
+    let mut report = planned.run(&workspace, &registry, &graph.nodes, started, &|| {
         progress.tick();
     });
+    report.unseen_writes = unseen_writes;
     progress.finish();
     let wants_sources = args.format == ReportFormat::Human
         || args

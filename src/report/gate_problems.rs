@@ -1,6 +1,7 @@
 //! The gate report lowered into its problems, once, in the order every format shows them: each
 //! fire's (its findings, or the failure that listed none, or its non-evaluation), then each
-//! blocking binding that never fired, then the run that checked nothing, then each dead binding.
+//! blocking binding that never fired, then the run that checked nothing, then each dead binding,
+//! then the deliverables the write hook never saw.
 //!
 //! Each problem gets here the words the formats share (the rule, the level, the message, the
 //! help, the project-relative location, the stage, the plugin, the title of an annotation) and
@@ -29,6 +30,8 @@ use crate::runtime::gate::report::{
 
 /// The rule of the problem a run that checked nothing gets.
 pub const NOTHING_CHECKED_RULE: &str = "nothing-checked";
+/// The rule of the notice naming the deliverables the write hook never saw.
+pub const WRITE_HOOK_NEVER_SAW_RULE: &str = "write-hook-never-saw";
 
 /// Every problem of `report`, in the order of the module documentation.
 pub fn gate_problems(report: &GateReport) -> Vec<Problem<'_>> {
@@ -52,6 +55,23 @@ pub fn gate_problems(report: &GateReport) -> Vec<Problem<'_>> {
     }
     for dead in &report.dead_bindings {
         problems.push(dead_binding_problem(dead, &mut fingerprints));
+    }
+    if let Some(unseen) = &report.unseen_writes {
+        problems.push(Problem {
+            origin: Origin::UnseenWrites(unseen),
+            stage: Some(&unseen.stage),
+            title: Some(Cow::Borrowed("write hook never saw")),
+            fingerprint: Some(fingerprints.next(&[
+                WRITE_HOOK_NEVER_SAW_RULE,
+                &unseen.stage,
+                &unseen.files.join("\n"),
+            ])),
+            ..Problem::new(
+                WRITE_HOOK_NEVER_SAW_RULE,
+                Level::Warning,
+                unseen.message.as_str(),
+            )
+        });
     }
     problems
 }

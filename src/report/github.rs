@@ -127,8 +127,15 @@ pub fn render_github_annotations(report: &GateReport, full_report: Option<&str>)
     notices.extend(
         problems
             .iter()
-            .filter(|problem| matches!(problem.origin, Origin::DeadBinding(_)))
-            .map(|dead| workflow_command("notice", &[("title", dead.title())], &dead.message)),
+            .filter(|problem| {
+                matches!(
+                    problem.origin,
+                    Origin::DeadBinding(_) | Origin::UnseenWrites(_)
+                )
+            })
+            .map(|notice| {
+                workflow_command("notice", &[("title", notice.title())], &notice.message)
+            }),
     );
     if notices.len() > MAX_ANNOTATIONS_PER_LEVEL {
         let held_back = notices.len() - (MAX_ANNOTATIONS_PER_LEVEL - 1);
@@ -157,7 +164,9 @@ fn held_back_notice(count: usize, level: &str, full_report: Option<&str>) -> Str
 /// nothing is a warning without help, and a dead binding is no annotation (a notice).
 fn gate_annotation(report: &GateReport, problem: &Problem<'_>) -> Option<Annotation> {
     let shown = match problem.origin {
-        Origin::DeadBinding(_) | Origin::Diagnostic | Origin::Drift => return None,
+        Origin::DeadBinding(_) | Origin::UnseenWrites(_) | Origin::Diagnostic | Origin::Drift => {
+            return None;
+        }
         Origin::NothingChecked => Problem {
             help: None,
             ..problem.clone()

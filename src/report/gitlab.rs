@@ -67,6 +67,11 @@ fn problem_issue(report: &GateReport, problem: &Problem<'_>) -> Issue {
                 Cow::Owned(format!("{rule}/dead-binding")),
                 "info",
             ),
+            Origin::UnseenWrites(_) => (
+                Cow::Borrowed(&*problem.message),
+                Cow::Borrowed("aidlc/write-hook-never-saw"),
+                "info",
+            ),
         };
     let description = match (&problem.plugin, problem.origin.fire()) {
         (Some(plugin), Some(_)) => Cow::Owned(format!("{description} [plugin {plugin}]")),

@@ -415,7 +415,8 @@ pub fn render_human(report: &GateReport, settings: &RenderSettings) -> String {
             Origin::Diagnostic
             | Origin::Drift
             | Origin::NothingChecked
-            | Origin::DeadBinding(_) => {}
+            | Origin::DeadBinding(_)
+            | Origin::UnseenWrites(_) => {}
         }
     }
     let mut blocks: Vec<String> = files
@@ -589,6 +590,9 @@ fn human_summary(report: &GateReport, paint: Paint) -> String {
             paint.warning("dead binding"),
             dead_binding_message(dead)
         ));
+    }
+    if let Some(unseen) = &report.unseen_writes {
+        lines.push(format!("{}: {}", paint.warning("notice"), unseen.message));
     }
     if let Some(line) = shard_message(report) {
         lines.push(line);

@@ -23,7 +23,7 @@ use crate::report::problem::Problem;
 use crate::report::source::SourceLookup;
 use crate::runtime::gate::report::{
     FireResult, GateFire, GateReport, NEVER_FIRED, Outcome, SensorsOff, Severity, UnfiredBinding,
-    UnfiredCause, skip_reason_key,
+    UnfiredCause, UnseenWritesNotice, skip_reason_key,
 };
 
 pub use crate::runtime::gate::report::JSON_SCHEMA_VERSION;
@@ -202,6 +202,7 @@ fn gate_document(report: &GateReport) -> GateDocument<'_> {
                 reason: nothing.reason(),
                 help: nothing.help(),
             }),
+        unseen_writes: report.unseen_writes.as_ref(),
     }
 }
 
@@ -295,6 +296,9 @@ struct GateDocument<'a> {
     dead_bindings: Vec<DeadBindingDocument<'a>>,
     unfired_bindings: Vec<UnfiredDocument<'a>>,
     nothing_checked: Option<NothingCheckedDocument>,
+    /// Left out when the write hook saw every deliverable (or never ran on this machine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unseen_writes: Option<&'a UnseenWritesNotice>,
 }
 
 #[derive(Debug, Serialize)]

@@ -260,7 +260,8 @@ fn fire_case(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>], str
             | Origin::Drift
             | Origin::NeverFired(_)
             | Origin::NothingChecked
-            | Origin::DeadBinding(_) => {}
+            | Origin::DeadBinding(_)
+            | Origin::UnseenWrites(_) => {}
         }
     }
     if !advisory_texts.is_empty() {
@@ -361,8 +362,13 @@ fn summary_suite(report: &GateReport, run_problems: &[Problem<'_>]) -> SummarySu
     lines.extend(
         run_problems
             .iter()
-            .filter(|problem| matches!(problem.origin, Origin::DeadBinding(_)))
-            .map(|dead| dead.message.clone().into_owned()),
+            .filter(|problem| {
+                matches!(
+                    problem.origin,
+                    Origin::DeadBinding(_) | Origin::UnseenWrites(_)
+                )
+            })
+            .map(|notice| notice.message.clone().into_owned()),
     );
     if let Some(line) = shard_message(report) {
         lines.push(line);

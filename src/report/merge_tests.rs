@@ -128,6 +128,28 @@ fn a_stage_s_plugin_is_carried_through_and_shards_that_disagree_about_it_are_ref
 }
 
 #[test]
+fn the_write_hook_s_unseen_deliverables_are_read_back_and_a_mistyped_notice_is_refused() {
+    let (_, mut shards) = shard_reports(2);
+    let notice = crate::runtime::gate::report::UnseenWritesNotice {
+        stage: "s".to_owned(),
+        files: vec!["docs/a.md".to_owned()],
+        message: "The write hook never saw 1 file of stage s".to_owned(),
+    };
+    shards[0].1.unseen_writes = Some(notice.clone());
+    let merged = merge_reports(&shards).unwrap();
+    let read_back = read_report("merged", &render_json(&merged)).unwrap();
+    assert_eq!(read_back.unseen_writes, Some(notice));
+
+    let mut document: Value = serde_json::from_str(&render_json(&merged)).unwrap();
+    document["unseen_writes"]["files"] = Value::from("docs/a.md");
+    let error = read_report("d.json", &document.to_string()).unwrap_err();
+    assert!(error.0.contains("`unseen_writes.files`"), "{error}");
+    document["unseen_writes"] = Value::Null;
+    let error = read_report("d.json", &document.to_string()).unwrap_err();
+    assert!(error.0.contains("`unseen_writes`"), "{error}");
+}
+
+#[test]
 fn a_missing_shard_is_refused_by_number() {
     let (_, mut shards) = shard_reports(5);
     shards.remove(3);

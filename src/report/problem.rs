@@ -17,7 +17,7 @@ use camino::Utf8Path;
 use crate::leaves::diagnostics::{Diagnostic, Severity};
 use crate::report::source::{SourceLookup, line_column};
 use crate::runtime::gate::report::{
-    DeadBinding, Finding, GateFire, Severity as BindingSeverity, UnfiredBinding,
+    DeadBinding, Finding, GateFire, Severity as BindingSeverity, UnfiredBinding, UnseenWritesNotice,
 };
 
 /// How serious a problem is in every format's terms: an error fails the run (a compile error,
@@ -132,7 +132,7 @@ pub struct RelatedLocation<'a> {
 }
 
 /// What kind of problem a [`Problem`] is, with what it came from: the compile's two kinds, and
-/// the gate report's six. A format reads the payload only for what it alone shows (SARIF's
+/// the gate report's seven. A format reads the payload only for what it alone shows (SARIF's
 /// property bag, a `JUnit` case's time); the words every format shares are the problem's fields.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin<'a> {
@@ -152,6 +152,8 @@ pub enum Origin<'a> {
     NothingChecked,
     /// A binding whose glob matches none of its stage's declared outputs.
     DeadBinding(&'a DeadBinding),
+    /// Deliverables the write hook never saw: a notice, like a dead binding.
+    UnseenWrites(&'a UnseenWritesNotice),
 }
 
 impl<'a> Origin<'a> {
@@ -165,7 +167,8 @@ impl<'a> Origin<'a> {
             | Origin::Drift
             | Origin::NeverFired(_)
             | Origin::NothingChecked
-            | Origin::DeadBinding(_) => None,
+            | Origin::DeadBinding(_)
+            | Origin::UnseenWrites(_) => None,
         }
     }
 }

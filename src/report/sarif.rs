@@ -445,7 +445,11 @@ fn sarif_gate_result<'a>(
                 plugin: unfired.plugin.as_deref(),
             }),
         ),
-        Origin::Diagnostic | Origin::Drift | Origin::NothingChecked | Origin::DeadBinding(_) => {
+        Origin::Diagnostic
+        | Origin::Drift
+        | Origin::NothingChecked
+        | Origin::DeadBinding(_)
+        | Origin::UnseenWrites(_) => {
             return None;
         }
     };
@@ -514,6 +518,10 @@ fn sarif_invocation<'a>(
                 ..notification
             }),
             Origin::NothingChecked => invocation.tool_execution_notifications.push(notification),
+            Origin::UnseenWrites(_) => invocation.tool_execution_notifications.push(Notification {
+                level: "note",
+                ..notification
+            }),
             Origin::DeadBinding(dead) => {
                 invocation
                     .tool_configuration_notifications

@@ -73,6 +73,12 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
         })
         .collect();
     push_markdown_list(&mut sections, "Dead bindings", &dead);
+    let unseen: Vec<String> = of_no_fire
+        .iter()
+        .filter(|problem| matches!(problem.origin, Origin::UnseenWrites(_)))
+        .map(|notice| format!("- {}", markdown_text(&notice.message)))
+        .collect();
+    push_markdown_list(&mut sections, "Never seen by the write hook", &unseen);
     let skipped: Vec<String> = skip_reason_counts(&report.skips)
         .iter()
         .map(|(reason, count)| format!("- {}: {count}", markdown_text(reason.as_str())))

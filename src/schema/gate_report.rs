@@ -55,6 +55,9 @@ pub struct GateReportDocument {
     /// Why the run evaluated nothing (it then exits 2 unless `--allow-empty`); null when
     /// something was evaluated.
     pub nothing_checked: Option<NothingChecked>,
+    /// The active stage's deliverables changed after the write hook last ran on the machine
+    /// that ran the check (a notice, never a failure); left out when there are none.
+    pub unseen_writes: Option<UnseenWrites>,
 }
 
 /// The program that wrote the report.
@@ -310,6 +313,18 @@ pub struct NothingChecked {
     pub reason: String,
     /// What to do about it.
     pub help: String,
+}
+
+/// Deliverables the write hook never saw.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct UnseenWrites {
+    /// The active stage.
+    pub stage: String,
+    /// The deliverables, project-relative.
+    pub files: Vec<String>,
+    /// Which files, since when, and the two fixes, in a sentence.
+    pub message: String,
 }
 
 macro_rules! schema_marker {

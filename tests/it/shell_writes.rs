@@ -378,23 +378,38 @@ fn a_write_hook_that_never_saw_a_deliverable_is_named_by_gate_start_and_doctor()
     );
     let (_, label, _) = unseen_row(&project).expect("the doctor names it");
     assert!(label.contains("changed after it last ran ("), "{label}");
-    // `gate check` says it on stderr whatever the format.
-    for format in ReportFormat::all().iter().map(|format| format.name()) {
+    // `gate check` reports it as a notice in every format, and it never fails the check.
+    let notice = format!(
+        "The write hook never saw 1 file of stage first-stage: {OUTPUT} changed after the write hook last ran ("
+    );
+    for format in ReportFormat::all() {
         let check = project.run(&[
             "gate",
             "check",
             "--format",
-            format,
+            format.name(),
             "--no-record",
             "--allow-empty",
         ]);
+        assert_eq!(check.status, 0, "{format:?}: {}", check.stderr);
         assert!(
-            check.stderr.contains(&format!(
-                "notice: The write hook never saw 1 file of stage first-stage: {OUTPUT} changed after the write hook last ran ("
-            )),
-            "{format}: {}",
-            check.stderr
+            check.stdout.contains(&notice),
+            "{format:?}: {}",
+            check.stdout
         );
+        if *format == ReportFormat::Json {
+            let report: serde_json::Value = serde_json::from_str(&check.stdout).unwrap();
+            assert_eq!(report["unseen_writes"]["files"], json!([OUTPUT]));
+            assert_eq!(report["unseen_writes"]["stage"], "first-stage");
+            let schema = project.run(&["schema", "gate-report"]);
+            let schema: serde_json::Value = serde_json::from_str(&schema.stdout).unwrap();
+            let validator = jsonschema::draft202012::new(&schema).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(&report)
+                .map(|error| error.to_string())
+                .collect();
+            assert!(errors.is_empty(), "{errors:?}");
+        }
     }
 }
 

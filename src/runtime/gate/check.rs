@@ -245,6 +245,7 @@ impl PlannedCheck {
             plan: self.plan_identity(),
             sensors: std::collections::BTreeMap::new(),
             project_path: self.request.project_path,
+            unseen_writes: None,
             intents: self.intents,
             stages_checked: self.plan.stages_checked,
             deliverables_found: self.plan.deliverables_found,

@@ -20,7 +20,7 @@ use crate::runtime::gate::check::{
 };
 use crate::runtime::gate::disabled_stages::{refuse_disabled_stages, skipped_disabled_note};
 use crate::runtime::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
-use crate::runtime::gate::report::{GateReport, SensorsOff};
+use crate::runtime::gate::report::{GateReport, SensorsOff, UnseenWritesNotice};
 use crate::runtime::gate::stale_graph::{
     AllowStaleRefusal, StaleGraph, check_graph_against_sources,
 };
@@ -75,10 +75,12 @@ pub struct CheckFlags<'a> {
     pub request: Result<CheckRequest, String>,
 }
 
-/// A check that passed every refusal: the notes to say before it runs, and its plan.
+/// A check that passed every refusal: the notes to say before it runs, its plan, and the
+/// deliverables the write hook never saw (for the report).
 pub struct PreparedCheck {
     pub notes: Vec<String>,
     pub planned: PlannedCheck,
+    pub unseen_writes: Option<UnseenWritesNotice>,
 }
 
 /// Everything `aidlc gate check` decides before a fire runs: the refusals, the notes, and
@@ -113,7 +115,6 @@ pub fn prepare_check(
         project_dir,
         harness_json,
     ));
-    notes.extend(unseen_writes_note(workspace));
     let records = intent_records(workspace, flags.all_intents, flags.intent).map_err(|message| {
         Notice::error(
             message,
@@ -127,16 +128,24 @@ pub fn prepare_check(
         .map_err(|message| Notice::error(message, Some(time_limit::GATE_DISPATCH_CAP_HELP)))?;
     let planned = plan_check(workspace, &graph.nodes, &records, &request)
         .map_err(|message| Notice::error(message, None))?;
-    Ok(PreparedCheck { notes, planned })
+    Ok(PreparedCheck {
+        notes,
+        planned,
+        unseen_writes: unseen_writes_notice(workspace),
+    })
 }
 
-/// The active stage's deliverables changed after the write hook last ran on this machine, as a
-/// notice on stderr (every format). Said only where the hook has run in the record at least
-/// once: a checkout in CI has no heartbeat, and its files' times are the checkout's.
-fn unseen_writes_note(workspace: &Workspace) -> Option<String> {
+/// The active stage's deliverables changed after the write hook last ran on this machine, for
+/// the report's notice. Only where the hook has run in the record at least once: a checkout in
+/// CI has no heartbeat, and its files' times are the checkout's.
+fn unseen_writes_notice(workspace: &Workspace) -> Option<UnseenWritesNotice> {
     let found = crate::runtime::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
     found.unseen.hook_last_ran?;
-    Some(format!("notice: {}", found.unseen.sentence(&found.stage)))
+    Some(UnseenWritesNotice {
+        message: found.unseen.sentence(&found.stage),
+        stage: found.stage,
+        files: found.unseen.files,
+    })
 }
 
 /// The shards' JSON report files read and joined, each kept with its name.

@@ -38,7 +38,7 @@ use crate::runtime::gate::check::{CheckRequest, PlannedUnit, plan_check};
 use crate::runtime::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
     GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
-    UnfiredBinding, UnfiredCause,
+    UnfiredBinding, UnfiredCause, UnseenWritesNotice,
 };
 use crate::runtime::workspace::Workspace;
 
@@ -429,7 +429,26 @@ impl Reader<'_> {
             project_path: Utf8PathBuf::from(
                 self.string(&document["project_path"], "project_path")?,
             ),
+            unseen_writes: self.unseen_writes(document.get("unseen_writes"))?,
         })
+    }
+
+    /// The notice of deliverables the write hook never saw: absent, or all of its keys.
+    fn unseen_writes(
+        &self,
+        value: Option<&Value>,
+    ) -> Result<Option<UnseenWritesNotice>, MergeError> {
+        let Some(notice) = value else {
+            return Ok(None);
+        };
+        if !notice.is_object() {
+            return Err(self.error("unseen_writes", "an object"));
+        }
+        Ok(Some(UnseenWritesNotice {
+            stage: self.string(&notice["stage"], "unseen_writes.stage")?,
+            files: self.strings(&notice["files"], "unseen_writes.files")?,
+            message: self.string(&notice["message"], "unseen_writes.message")?,
+        }))
     }
 
     fn fire(&self, fire: &Value) -> Result<GateFire, MergeError> {

@@ -550,6 +550,20 @@ pub struct GateReport {
     /// The project folder relative to the repository root (empty when they are the same): the
     /// prefix that makes the report's project-relative paths repository-relative.
     pub project_path: Utf8PathBuf,
+    /// The active stage's deliverables the write hook never saw on this machine: a notice in
+    /// every format, never a failure.
+    pub unseen_writes: Option<UnseenWritesNotice>,
+}
+
+/// Deliverables of the active stage changed after the write hook last ran
+/// (`gate::unseen_writes`), as a gate report carries them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct UnseenWritesNotice {
+    pub stage: String,
+    /// Project-relative, in the stage's deliverable order.
+    pub files: Vec<String>,
+    /// The sentence `gate start` narrates: which files, since when, and the two fixes.
+    pub message: String,
 }
 
 /// A sensor as its live manifest describes it.
