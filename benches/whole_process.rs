@@ -1416,8 +1416,19 @@ mod reference {
 
 // --- gate check per format ---------------------------------------------------------------------
 
-/// The report formats timed, json first (the baseline of the ratios).
-const GATE_FORMATS: [&str; 6] = ["json", "human", "github", "sarif", "junit", "gitlab"];
+/// The report formats timed: every format, json first (the baseline of the ratios).
+fn gate_formats() -> Vec<&'static str> {
+    let json = aidlc::report::ReportFormat::Json;
+    std::iter::once(json)
+        .chain(
+            aidlc::report::ReportFormat::all()
+                .iter()
+                .copied()
+                .filter(|format| *format != json),
+        )
+        .map(aidlc::report::ReportFormat::name)
+        .collect()
+}
 
 /// A project for the gate-format timings, in a temporary folder.
 struct GateBenchProject {
@@ -1568,7 +1579,7 @@ fn measure_gate_formats(
     );
     let mut times: BTreeMap<&str, Vec<Duration>> = BTreeMap::new();
     for _ in 0..settings.runs_per_measurement {
-        for format in GATE_FORMATS.into_iter().chain([RECORDED]) {
+        for format in gate_formats().into_iter().chain([RECORDED]) {
             times.entry(format).or_default().push(run(format).0);
         }
     }
@@ -1576,9 +1587,9 @@ fn measure_gate_formats(
     GateFormatRow {
         name,
         fires,
-        medians: GATE_FORMATS
-            .iter()
-            .map(|format| (*format, median_of(format)))
+        medians: gate_formats()
+            .into_iter()
+            .map(|format| (format, median_of(format)))
             .collect(),
         recorded: median_of(RECORDED),
     }
@@ -1590,7 +1601,7 @@ fn print_gate_format_table(rows: &[GateFormatRow]) {
     );
     let mut header = String::from("| project | fires |");
     let mut rule = String::from("|---|--:|");
-    for format in GATE_FORMATS {
+    for format in gate_formats() {
         let _ = write!(header, " {format} |");
         rule.push_str("--:|");
     }
