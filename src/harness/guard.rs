@@ -42,7 +42,7 @@
 
 mod command_effects;
 #[cfg(test)]
-mod human_only_spellings;
+mod human_only_spellings_tests;
 mod protected_places;
 mod shell_words;
 

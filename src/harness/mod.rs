@@ -112,9 +112,7 @@ impl Harness {
             Harness::Opencode => "opencode",
         }
     }
-}
 
-impl Harness {
     /// How the README and messages name the product.
     pub fn product_name(self) -> &'static str {
         match self {
@@ -128,9 +126,7 @@ impl Harness {
             Harness::Opencode => "opencode",
         }
     }
-}
 
-impl Harness {
     /// The folder a host plugin projection for this harness carries its manifest in
     /// (`.claude-plugin/plugin.json`, …, as the reference's packager writes them); `None` for a
     /// harness without one (Cursor). Kiro IDE shares Kiro's.

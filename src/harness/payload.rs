@@ -198,8 +198,8 @@ pub fn write_event(harness: Harness, payload: &[u8]) -> WriteEvent {
     let mut event = match harness {
         Harness::Claude => claude_write(&value),
         Harness::Codex => codex_write(&value),
-        Harness::Kiro => kiro_cli_write(&value),
-        Harness::KiroCliV3 => kiro_cli_v3_write(&value),
+        Harness::Kiro => kiro_cli_write(&value, false),
+        Harness::KiroCliV3 => kiro_cli_write(&value, true),
         Harness::Copilot => copilot_write(&value),
         Harness::Cursor => return cursor_write(&value),
         Harness::KiroIde => return kiro_ide_write(&value),
@@ -429,25 +429,6 @@ pub fn copilot_tool_input(value: &Map<String, Value>) -> Result<Value, String> {
     }
 }
 
-/// Kiro CLI 3 names its file tools `write` (or `fs_write`), `str_replace` and `fs_append`, and
-/// the file `path`.
-fn kiro_cli_v3_write(value: &Map<String, Value>) -> WriteEvent {
-    let tool = match value.get("tool_name").and_then(Value::as_str) {
-        Some("write" | "fs_write") => WriteTool::Write,
-        Some("str_replace" | "fs_append") => WriteTool::Edit,
-        Some(_) => return WriteEvent::default(),
-        None => return WriteEvent::unreadable("the payload names no tool (\"tool_name\")"),
-    };
-    let input = value.get("tool_input");
-    let path = ["path", "file_path"]
-        .iter()
-        .find_map(|key| input?.get(*key)?.as_str().filter(|path| !path.is_empty()));
-    match path {
-        Some(path) => one_file(path, tool),
-        None => WriteEvent::unreadable("a write names no file (tool_input.path)"),
-    }
-}
-
 /// Codex edits files with `apply_patch`: the paths are in the patch's `*** Add File:` and
 /// `*** Update File:` lines (a deleted file is not a write).
 fn codex_write(value: &Map<String, Value>) -> WriteEvent {
@@ -483,20 +464,23 @@ fn codex_write(value: &Map<String, Value>) -> WriteEvent {
     }
 }
 
-/// Kiro CLI names its write tool `write` (or `fs_write`) and the file `path`.
-fn kiro_cli_write(value: &Map<String, Value>) -> WriteEvent {
-    if !matches!(
-        value.get("tool_name").and_then(Value::as_str),
-        Some("write" | "fs_write")
-    ) {
-        return WriteEvent::default();
-    }
+/// Kiro CLI names its write tool `write` (or `fs_write`) and the file `path`; Kiro CLI 3 also
+/// edits with `str_replace` and `fs_append`, and its payload must name the tool.
+fn kiro_cli_write(value: &Map<String, Value>, version_3: bool) -> WriteEvent {
+    let tool = match value.get("tool_name").and_then(Value::as_str) {
+        Some("write" | "fs_write") => WriteTool::Write,
+        Some("str_replace" | "fs_append") if version_3 => WriteTool::Edit,
+        None if version_3 => {
+            return WriteEvent::unreadable("the payload names no tool (\"tool_name\")");
+        }
+        _ => return WriteEvent::default(),
+    };
     let input = value.get("tool_input");
     let path = ["path", "file_path"]
         .iter()
         .find_map(|key| input?.get(*key)?.as_str().filter(|path| !path.is_empty()));
     match path {
-        Some(path) => one_file(path, WriteTool::Write),
+        Some(path) => one_file(path, tool),
         None => WriteEvent::unreadable("a write names no file (tool_input.path)"),
     }
 }

@@ -35,6 +35,7 @@ impl InputListing {
         for skipped_file in &mut skipped_sensors {
             skipped_file.path = layout.display(&skipped_file.path);
         }
+        let present = |path: &Utf8PathBuf| path.is_file().then(|| path.clone());
         Self {
             sensors,
             skipped_sensors,
@@ -42,22 +43,10 @@ impl InputListing {
             agents: list_markdown_files(&layout.agents_dir),
             scopes: list_markdown_files(&layout.scopes_dir),
             rules: list_rule_files(&layout.rules_dir),
-            existing_graph: layout
-                .stage_graph_path
-                .is_file()
-                .then(|| layout.stage_graph_path.clone()),
-            existing_grid: layout
-                .scope_grid_path
-                .is_file()
-                .then(|| layout.scope_grid_path.clone()),
-            reference_tools: layout
-                .reference_tools_path
-                .is_file()
-                .then(|| layout.reference_tools_path.clone()),
-            harness_json: layout
-                .harness_json_path
-                .is_file()
-                .then(|| layout.harness_json_path.clone()),
+            existing_graph: present(&layout.stage_graph_path),
+            existing_grid: present(&layout.scope_grid_path),
+            reference_tools: present(&layout.reference_tools_path),
+            harness_json: present(&layout.harness_json_path),
         }
     }
 

@@ -263,400 +263,155 @@ fn add_gitignore_entries(
     Ok(())
 }
 
+/// An [`EmbeddedFile`] for the asset at `assets/<root>/<path>`, installed at `path` under `root`.
+macro_rules! embedded {
+    (Harness, $path:literal) => {
+        EmbeddedFile {
+            root: InstallRoot::Harness,
+            path: $path,
+            contents: include_str!(concat!("assets/harness/", $path)),
+        }
+    };
+    (Workspace, $path:literal) => {
+        EmbeddedFile {
+            root: InstallRoot::Workspace,
+            path: $path,
+            contents: include_str!(concat!("assets/workspace/", $path)),
+        }
+    };
+}
+
 /// Every file of the default framework, sorted by (root, path).
 pub static DEFAULT_FRAMEWORK: &[EmbeddedFile] = &[
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-architect-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-architect-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-architecture-reviewer-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-architecture-reviewer-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-aws-platform-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-aws-platform-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-compliance-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-compliance-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-composer-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-composer-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-delivery-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-delivery-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-design-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-design-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-developer-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-developer-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-devsecops-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-devsecops-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-operations-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-operations-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-pipeline-deploy-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-pipeline-deploy-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-product-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-product-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-product-lead-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-product-lead-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "agents/aidlc-quality-agent.md",
-        contents: include_str!("assets/harness/agents/aidlc-quality-agent.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/construction/build-and-test.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/construction/build-and-test.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/construction/ci-pipeline.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/construction/ci-pipeline.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/construction/code-generation.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/construction/code-generation.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/construction/functional-design.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/construction/functional-design.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/construction/infrastructure-design.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/construction/infrastructure-design.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/construction/nfr-design.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/construction/nfr-design.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/construction/nfr-requirements.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/construction/nfr-requirements.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/ideation/approval-handoff.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/ideation/approval-handoff.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/ideation/feasibility.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/ideation/feasibility.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/ideation/intent-capture.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/ideation/intent-capture.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/ideation/market-research.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/ideation/market-research.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/ideation/rough-mockups.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/ideation/rough-mockups.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/ideation/scope-definition.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/ideation/scope-definition.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/ideation/team-formation.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/ideation/team-formation.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/contract-design.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/inception/contract-design.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/delivery-planning.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/inception/delivery-planning.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/domain-design.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/inception/domain-design.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/practices-discovery.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/inception/practices-discovery.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/refined-mockups.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/inception/refined-mockups.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/requirements-analysis.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/inception/requirements-analysis.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/reverse-engineering.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/inception/reverse-engineering.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/units-generation.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/inception/units-generation.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/inception/user-stories.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/inception/user-stories.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/initialization/state-init.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/initialization/state-init.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/initialization/workspace-detection.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/initialization/workspace-detection.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/initialization/workspace-scaffold.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/initialization/workspace-scaffold.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/operation/deployment-execution.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/operation/deployment-execution.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/operation/deployment-pipeline.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/operation/deployment-pipeline.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/operation/environment-provisioning.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/operation/environment-provisioning.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/operation/feedback-optimization.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/operation/feedback-optimization.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/operation/incident-response.md",
-        contents: include_str!("assets/harness/aidlc-common/stages/operation/incident-response.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/operation/observability-setup.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/operation/observability-setup.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "aidlc-common/stages/operation/performance-validation.md",
-        contents: include_str!(
-            "assets/harness/aidlc-common/stages/operation/performance-validation.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-bugfix.md",
-        contents: include_str!("assets/harness/scopes/aidlc-bugfix.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-classic.md",
-        contents: include_str!("assets/harness/scopes/aidlc-classic.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-enterprise.md",
-        contents: include_str!("assets/harness/scopes/aidlc-enterprise.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-express.md",
-        contents: include_str!("assets/harness/scopes/aidlc-express.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-feature.md",
-        contents: include_str!("assets/harness/scopes/aidlc-feature.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-infra.md",
-        contents: include_str!("assets/harness/scopes/aidlc-infra.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-mvp.md",
-        contents: include_str!("assets/harness/scopes/aidlc-mvp.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-poc.md",
-        contents: include_str!("assets/harness/scopes/aidlc-poc.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-refactor.md",
-        contents: include_str!("assets/harness/scopes/aidlc-refactor.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-security-patch.md",
-        contents: include_str!("assets/harness/scopes/aidlc-security-patch.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "scopes/aidlc-workshop.md",
-        contents: include_str!("assets/harness/scopes/aidlc-workshop.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "sensors/aidlc-claim-sources.md",
-        contents: include_str!("assets/harness/sensors/aidlc-claim-sources.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "sensors/aidlc-linter.md",
-        contents: include_str!("assets/harness/sensors/aidlc-linter.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "sensors/aidlc-required-sections.md",
-        contents: include_str!("assets/harness/sensors/aidlc-required-sections.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "sensors/aidlc-traceability.md",
-        contents: include_str!("assets/harness/sensors/aidlc-traceability.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "sensors/aidlc-type-check.md",
-        contents: include_str!("assets/harness/sensors/aidlc-type-check.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "sensors/aidlc-upstream-coverage.md",
-        contents: include_str!("assets/harness/sensors/aidlc-upstream-coverage.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Harness,
-        path: "tools/data/.gitignore",
-        contents: include_str!("assets/harness/tools/data/.gitignore"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Workspace,
-        path: "aidlc/spaces/default/memory/org.md",
-        contents: include_str!("assets/workspace/aidlc/spaces/default/memory/org.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Workspace,
-        path: "aidlc/spaces/default/memory/phases/construction.md",
-        contents: include_str!(
-            "assets/workspace/aidlc/spaces/default/memory/phases/construction.md"
-        ),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Workspace,
-        path: "aidlc/spaces/default/memory/phases/ideation.md",
-        contents: include_str!("assets/workspace/aidlc/spaces/default/memory/phases/ideation.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Workspace,
-        path: "aidlc/spaces/default/memory/phases/inception.md",
-        contents: include_str!("assets/workspace/aidlc/spaces/default/memory/phases/inception.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Workspace,
-        path: "aidlc/spaces/default/memory/phases/operation.md",
-        contents: include_str!("assets/workspace/aidlc/spaces/default/memory/phases/operation.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Workspace,
-        path: "aidlc/spaces/default/memory/project.md",
-        contents: include_str!("assets/workspace/aidlc/spaces/default/memory/project.md"),
-    },
-    EmbeddedFile {
-        root: InstallRoot::Workspace,
-        path: "aidlc/spaces/default/memory/team.md",
-        contents: include_str!("assets/workspace/aidlc/spaces/default/memory/team.md"),
-    },
+    embedded!(Harness, "agents/aidlc-architect-agent.md"),
+    embedded!(Harness, "agents/aidlc-architecture-reviewer-agent.md"),
+    embedded!(Harness, "agents/aidlc-aws-platform-agent.md"),
+    embedded!(Harness, "agents/aidlc-compliance-agent.md"),
+    embedded!(Harness, "agents/aidlc-composer-agent.md"),
+    embedded!(Harness, "agents/aidlc-delivery-agent.md"),
+    embedded!(Harness, "agents/aidlc-design-agent.md"),
+    embedded!(Harness, "agents/aidlc-developer-agent.md"),
+    embedded!(Harness, "agents/aidlc-devsecops-agent.md"),
+    embedded!(Harness, "agents/aidlc-operations-agent.md"),
+    embedded!(Harness, "agents/aidlc-pipeline-deploy-agent.md"),
+    embedded!(Harness, "agents/aidlc-product-agent.md"),
+    embedded!(Harness, "agents/aidlc-product-lead-agent.md"),
+    embedded!(Harness, "agents/aidlc-quality-agent.md"),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/construction/build-and-test.md"
+    ),
+    embedded!(Harness, "aidlc-common/stages/construction/ci-pipeline.md"),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/construction/code-generation.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/construction/functional-design.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/construction/infrastructure-design.md"
+    ),
+    embedded!(Harness, "aidlc-common/stages/construction/nfr-design.md"),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/construction/nfr-requirements.md"
+    ),
+    embedded!(Harness, "aidlc-common/stages/ideation/approval-handoff.md"),
+    embedded!(Harness, "aidlc-common/stages/ideation/feasibility.md"),
+    embedded!(Harness, "aidlc-common/stages/ideation/intent-capture.md"),
+    embedded!(Harness, "aidlc-common/stages/ideation/market-research.md"),
+    embedded!(Harness, "aidlc-common/stages/ideation/rough-mockups.md"),
+    embedded!(Harness, "aidlc-common/stages/ideation/scope-definition.md"),
+    embedded!(Harness, "aidlc-common/stages/ideation/team-formation.md"),
+    embedded!(Harness, "aidlc-common/stages/inception/contract-design.md"),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/inception/delivery-planning.md"
+    ),
+    embedded!(Harness, "aidlc-common/stages/inception/domain-design.md"),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/inception/practices-discovery.md"
+    ),
+    embedded!(Harness, "aidlc-common/stages/inception/refined-mockups.md"),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/inception/requirements-analysis.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/inception/reverse-engineering.md"
+    ),
+    embedded!(Harness, "aidlc-common/stages/inception/units-generation.md"),
+    embedded!(Harness, "aidlc-common/stages/inception/user-stories.md"),
+    embedded!(Harness, "aidlc-common/stages/initialization/state-init.md"),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/initialization/workspace-detection.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/initialization/workspace-scaffold.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/operation/deployment-execution.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/operation/deployment-pipeline.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/operation/environment-provisioning.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/operation/feedback-optimization.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/operation/incident-response.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/operation/observability-setup.md"
+    ),
+    embedded!(
+        Harness,
+        "aidlc-common/stages/operation/performance-validation.md"
+    ),
+    embedded!(Harness, "scopes/aidlc-bugfix.md"),
+    embedded!(Harness, "scopes/aidlc-classic.md"),
+    embedded!(Harness, "scopes/aidlc-enterprise.md"),
+    embedded!(Harness, "scopes/aidlc-express.md"),
+    embedded!(Harness, "scopes/aidlc-feature.md"),
+    embedded!(Harness, "scopes/aidlc-infra.md"),
+    embedded!(Harness, "scopes/aidlc-mvp.md"),
+    embedded!(Harness, "scopes/aidlc-poc.md"),
+    embedded!(Harness, "scopes/aidlc-refactor.md"),
+    embedded!(Harness, "scopes/aidlc-security-patch.md"),
+    embedded!(Harness, "scopes/aidlc-workshop.md"),
+    embedded!(Harness, "sensors/aidlc-claim-sources.md"),
+    embedded!(Harness, "sensors/aidlc-linter.md"),
+    embedded!(Harness, "sensors/aidlc-required-sections.md"),
+    embedded!(Harness, "sensors/aidlc-traceability.md"),
+    embedded!(Harness, "sensors/aidlc-type-check.md"),
+    embedded!(Harness, "sensors/aidlc-upstream-coverage.md"),
+    embedded!(Harness, "tools/data/.gitignore"),
+    embedded!(Workspace, "aidlc/spaces/default/memory/org.md"),
+    embedded!(
+        Workspace,
+        "aidlc/spaces/default/memory/phases/construction.md"
+    ),
+    embedded!(Workspace, "aidlc/spaces/default/memory/phases/ideation.md"),
+    embedded!(Workspace, "aidlc/spaces/default/memory/phases/inception.md"),
+    embedded!(Workspace, "aidlc/spaces/default/memory/phases/operation.md"),
+    embedded!(Workspace, "aidlc/spaces/default/memory/project.md"),
+    embedded!(Workspace, "aidlc/spaces/default/memory/team.md"),
 ];
 
 #[cfg(test)]

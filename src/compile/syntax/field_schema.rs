@@ -18,96 +18,72 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 /// the stage parser's `is_kebab_case` accepts.
 pub const KEBAB_CASE_PATTERN: &str = "^[a-z][a-z0-9-]*$";
 
+/// An inline `JsonSchema` named `$name` whose schema is `$schema`.
+macro_rules! inline_schema {
+    ($name:ident, $schema:expr) => {
+        impl JsonSchema for $name {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut SchemaGenerator) -> Schema {
+                $schema
+            }
+        }
+    };
+}
+
+pub(crate) use inline_schema;
+
 /// Any YAML scalar, read as its text: a string, a number or a boolean (not null).
 pub struct Text;
 
-impl JsonSchema for Text {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "Text".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": ["string", "number", "boolean"] })
-    }
-}
+inline_schema!(
+    Text,
+    json_schema!({ "type": ["string", "number", "boolean"] })
+);
 
 /// A scalar whose text must not be blank.
 pub struct NonEmptyText;
 
-impl JsonSchema for NonEmptyText {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "NonEmptyText".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": ["string", "number", "boolean"], "pattern": "\\S" })
-    }
-}
+inline_schema!(
+    NonEmptyText,
+    json_schema!({ "type": ["string", "number", "boolean"], "pattern": "\\S" })
+);
 
 /// A kebab-case name: lowercase letters, digits and hyphens, starting with a letter.
 pub struct KebabCase;
 
-impl JsonSchema for KebabCase {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "KebabCase".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "pattern": KEBAB_CASE_PATTERN })
-    }
-}
+inline_schema!(
+    KebabCase,
+    json_schema!({ "type": "string", "pattern": KEBAB_CASE_PATTERN })
+);
 
 /// A whole number greater than zero, written as a plain YAML number.
 pub struct PositiveInteger;
 
-impl JsonSchema for PositiveInteger {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "PositiveInteger".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "integer", "minimum": 1 })
-    }
-}
+inline_schema!(
+    PositiveInteger,
+    json_schema!({ "type": "integer", "minimum": 1 })
+);
 
 /// A stage's `number`: the text `<digits>.<digits>`; YAML reads an unquoted `2.3` as a number,
 /// whose text the parser checks.
 pub struct StageNumber;
 
-impl JsonSchema for StageNumber {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "StageNumber".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "anyOf": [
-                { "type": "string", "pattern": "^[0-9]+\\.[0-9]+$" },
-                { "type": "number" }
-            ]
-        })
-    }
-}
+inline_schema!(
+    StageNumber,
+    json_schema!({
+        "anyOf": [
+            { "type": "string", "pattern": "^[0-9]+\\.[0-9]+$" },
+            { "type": "number" }
+        ]
+    })
+);
 
 /// A string that must be one of `values` (the parser's constant for the field).
 pub fn one_of(values: &[&str]) -> Schema {
@@ -120,22 +96,9 @@ macro_rules! enumerated_text {
         $(#[$doc])*
         pub struct $name;
 
-        impl JsonSchema for $name {
-            fn inline_schema() -> bool {
-                true
-            }
-
-            fn schema_name() -> Cow<'static, str> {
-                stringify!($name).into()
-            }
-
-            fn json_schema(_: &mut SchemaGenerator) -> Schema {
-                one_of(&$values)
-            }
-        }
+        inline_schema!($name, one_of(&$values));
     )*};
 }
-
 enumerated_text! {
     /// A manifest's `kind`.
     SensorKind => super::vocabulary::SENSOR_KINDS;
@@ -159,41 +122,20 @@ enumerated_text! {
 /// to.
 pub struct ProducesKinds;
 
-impl JsonSchema for ProducesKinds {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "ProducesKinds".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "type": "object",
-            "propertyNames": { "pattern": KEBAB_CASE_PATTERN },
-            "additionalProperties": {
-                "type": "array",
-                "minItems": 1,
-                "items": one_of(&super::vocabulary::UNIT_KINDS)
-            }
-        })
-    }
-}
+inline_schema!(
+    ProducesKinds,
+    json_schema!({
+        "type": "object",
+        "propertyNames": { "pattern": KEBAB_CASE_PATTERN },
+        "additionalProperties": {
+            "type": "array",
+            "minItems": 1,
+            "items": one_of(&super::vocabulary::UNIT_KINDS)
+        }
+    })
+);
 
 /// A YAML mapping whose keys matter and whose values are free (a manifest's `input_schema`).
 pub struct AnyMapping;
 
-impl JsonSchema for AnyMapping {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "AnyMapping".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "object" })
-    }
-}
+inline_schema!(AnyMapping, json_schema!({ "type": "object" }));

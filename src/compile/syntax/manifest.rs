@@ -12,71 +12,53 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
 use crate::compile::syntax::document::{self, DocumentKind, FrontmatterMap};
 use crate::compile::syntax::field_schema::{
-    AnyMapping, KebabCase, NonEmptyText, PositiveInteger, SensorKind, Text,
+    AnyMapping, KebabCase, NonEmptyText, PositiveInteger, SensorKind, Text, inline_schema,
 };
 use crate::compile::syntax::yaml::{Node, NodeKind, Style};
 use crate::leaves::diagnostics::{Code, Diagnostic};
 use crate::protocol::glob::SensorGlob;
 use crate::protocol::selection::{FireOn, Severity};
 
-/// The manifest's `default_severity` and `fire_on` in the manifest's schema (`aidlc schema`):
-/// the values the parser accepts, each with what it means for the person editing the file.
-/// The types are the protocol's, which knows nothing of schemas.
-impl JsonSchema for Severity {
-    fn inline_schema() -> bool {
-        true
-    }
+// The manifest's `default_severity` and `fire_on` in the manifest's schema (`aidlc schema`):
+// the values the parser accepts, each with what it means for the person editing the file.
+// The types are the protocol's, which knows nothing of schemas.
+inline_schema!(
+    Severity,
+    json_schema!({
+        "description": "How a failure of the sensor weighs at the stage's gate.",
+        "oneOf": [
+            {
+                "description": "Findings are reported; the gate still opens.",
+                "type": "string",
+                "const": Severity::Advisory.as_str()
+            },
+            {
+                "description": "Findings, or a fire that could not be evaluated, stop the stage's gate.",
+                "type": "string",
+                "const": Severity::Blocking.as_str()
+            }
+        ]
+    })
+);
 
-    fn schema_name() -> Cow<'static, str> {
-        "Severity".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "How a failure of the sensor weighs at the stage's gate.",
-            "oneOf": [
-                {
-                    "description": "Findings are reported; the gate still opens.",
-                    "type": "string",
-                    "const": Severity::Advisory.as_str()
-                },
-                {
-                    "description": "Findings, or a fire that could not be evaluated, stop the stage's gate.",
-                    "type": "string",
-                    "const": Severity::Blocking.as_str()
-                }
-            ]
-        })
-    }
-}
-
-impl JsonSchema for FireOn {
-    fn inline_schema() -> bool {
-        true
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        "FireOn".into()
-    }
-
-    fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({
-            "description": "When the sensor fires.",
-            "oneOf": [
-                {
-                    "description": "When an agent writes a file that `matches` selects (the write hook).",
-                    "type": "string",
-                    "const": FireOn::Write.as_str()
-                },
-                {
-                    "description": "When the stage's approval gate opens, once per declared deliverable.",
-                    "type": "string",
-                    "const": FireOn::Gate.as_str()
-                }
-            ]
-        })
-    }
-}
+inline_schema!(
+    FireOn,
+    json_schema!({
+        "description": "When the sensor fires.",
+        "oneOf": [
+            {
+                "description": "When an agent writes a file that `matches` selects (the write hook).",
+                "type": "string",
+                "const": FireOn::Write.as_str()
+            },
+            {
+                "description": "When the stage's approval gate opens, once per declared deliverable.",
+                "type": "string",
+                "const": FireOn::Gate.as_str()
+            }
+        ]
+    })
+);
 
 pub use crate::compile::syntax::vocabulary::SENSOR_KINDS;
 

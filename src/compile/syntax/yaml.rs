@@ -452,13 +452,7 @@ impl TreeBuilder {
                     ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => Style::Quoted,
                     ScalarStyle::Literal | ScalarStyle::Folded => Style::Block,
                 };
-                self.attach(Node {
-                    kind: NodeKind::Scalar {
-                        text: CompactString::from(text),
-                        style,
-                    },
-                    span: range,
-                });
+                self.scalar(&text, style, start..end);
             }
             Event::SequenceStart(style, _, _) => {
                 self.start_sequence(style == StructureStyle::Flow, start);

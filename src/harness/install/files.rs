@@ -200,25 +200,26 @@ fn ide_file_text(
         }
     };
     let value = match (format, role) {
-        (IdeFormat::Current, HookRole::Write) => json!({
-            "version": "v1",
-            "hooks": [{
+        (IdeFormat::Current, role) => {
+            let (trigger, matcher) = match role {
+                HookRole::Write => ("PostToolUse", Some(write_matcher)),
+                HookRole::HumanTurn => ("UserPromptSubmit", None),
+                HookRole::Guard => ("PreToolUse", Some("*")),
+            };
+            let mut hook = json!({
                 "name": name,
-                "trigger": "PostToolUse",
-                "matcher": write_matcher,
+                "trigger": trigger,
+                "matcher": matcher,
                 "description": description,
                 "action": {"type": "command", "command": command},
-            }],
-        }),
-        (IdeFormat::Current, HookRole::HumanTurn) => json!({
-            "version": "v1",
-            "hooks": [{
-                "name": name,
-                "trigger": "UserPromptSubmit",
-                "description": description,
-                "action": {"type": "command", "command": command},
-            }],
-        }),
+            });
+            if matcher.is_none()
+                && let Some(hook) = hook.as_object_mut()
+            {
+                hook.shift_remove("matcher");
+            }
+            json!({"version": "v1", "hooks": [hook]})
+        }
         (IdeFormat::Legacy, HookRole::Write) => json!({
             "version": "1.0.0",
             "enabled": true,
@@ -234,16 +235,6 @@ fn ide_file_text(
             "description": description,
             "when": {"type": "promptSubmit"},
             "then": {"type": "runCommand", "command": command},
-        }),
-        (IdeFormat::Current, HookRole::Guard) => json!({
-            "version": "v1",
-            "hooks": [{
-                "name": name,
-                "trigger": "PreToolUse",
-                "matcher": "*",
-                "description": description,
-                "action": {"type": "command", "command": command},
-            }],
         }),
         (IdeFormat::Legacy, HookRole::Guard) => return None,
     };
@@ -521,4 +512,36 @@ pub fn plan_opencode(request: &InstallRequest<'_>) -> Result<FilePlan, HookInsta
         plan.after = wanted;
     }
     Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A current-format file names its hook's keys in one order, `matcher` after `trigger`
+    /// where the role has one and absent where it has none.
+    #[test]
+    fn current_format_files_keep_their_key_order() {
+        let human_turn = ide_file_text(
+            Harness::KiroIde,
+            HookRole::HumanTurn,
+            IdeFormat::Current,
+            "x",
+        )
+        .unwrap();
+        assert_eq!(
+            human_turn,
+            "{\n  \"version\": \"v1\",\n  \"hooks\": [\n    {\n      \"name\": \"aidlc-engine-record-human-turn\",\n      \"trigger\": \"UserPromptSubmit\",\n      \"description\": \"aidlc: record a HUMAN_TURN in the active intent's audit on each prompt.\",\n      \"action\": {\n        \"type\": \"command\",\n        \"command\": \"x\"\n      }\n    }\n  ]\n}\n"
+        );
+        for (role, trigger, matcher) in [
+            (HookRole::Write, "PostToolUse", IDE_WRITE_MATCHER),
+            (HookRole::Guard, "PreToolUse", "*"),
+        ] {
+            let text = ide_file_text(Harness::KiroIde, role, IdeFormat::Current, "x").unwrap();
+            let expected = format!(
+                "\"trigger\": \"{trigger}\",\n      \"matcher\": \"{matcher}\",\n      \"description\": "
+            );
+            assert!(text.contains(&expected), "{text}");
+        }
+    }
 }

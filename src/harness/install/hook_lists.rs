@@ -46,6 +46,20 @@ pub enum Shape {
     Scripts,
 }
 
+impl Site {
+    pub const fn new(
+        event: &'static str,
+        matcher: Option<&'static str>,
+        timeout_ms: Option<u32>,
+    ) -> Self {
+        Self {
+            event,
+            matcher,
+            timeout_ms,
+        }
+    }
+}
+
 impl Shape {
     /// The key that holds an entry's command.
     fn command_key(self) -> &'static str {

@@ -193,27 +193,11 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
     let groups = |write_matcher, shell_matcher| HookListFile {
         shape: Shape::Groups,
         fresh: hook_lists::EMPTY_OBJECT,
-        write: Site {
-            event: "PostToolUse",
-            matcher: Some(write_matcher),
-            timeout_ms: None,
-        },
-        shell_writes: Some(Site {
-            event: "PostToolUse",
-            matcher: Some(shell_matcher),
-            timeout_ms: None,
-        }),
-        human_turn: Site {
-            event: "UserPromptSubmit",
-            matcher: None,
-            timeout_ms: None,
-        },
+        write: Site::new("PostToolUse", Some(write_matcher), None),
+        shell_writes: Some(Site::new("PostToolUse", Some(shell_matcher), None)),
+        human_turn: Site::new("UserPromptSubmit", None, None),
         // No matcher: every tool call.
-        guard: Site {
-            event: "PreToolUse",
-            matcher: None,
-            timeout_ms: None,
-        },
+        guard: Site::new("PreToolUse", None, None),
         picked_answers: None,
         tool_guard: None,
     };
@@ -221,11 +205,11 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
         Harness::Claude => Some((
             dir.join(SETTINGS_FILE),
             HookListFile {
-                picked_answers: Some(Site {
-                    event: "PostToolUse",
-                    matcher: Some(crate::harness::transcript::ASK_USER_QUESTION_TOOL),
-                    timeout_ms: None,
-                }),
+                picked_answers: Some(Site::new(
+                    "PostToolUse",
+                    Some(crate::harness::transcript::ASK_USER_QUESTION_TOOL),
+                    None,
+                )),
                 ..groups(CLAUDE_FILE_TOOLS, CLAUDE_SHELL_TOOL)
             },
         )),
@@ -238,26 +222,18 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
             HookListFile {
                 shape: Shape::Commands,
                 fresh: hook_lists::EMPTY_OBJECT,
-                write: Site {
-                    event: "postToolUse",
-                    matcher: Some("fs_write"),
-                    timeout_ms: Some(KIRO_CLI_WRITE_TIMEOUT_MS),
-                },
-                shell_writes: Some(Site {
-                    event: "postToolUse",
-                    matcher: Some(KIRO_CLI_SHELL_TOOL),
-                    timeout_ms: Some(KIRO_CLI_WRITE_TIMEOUT_MS),
-                }),
-                human_turn: Site {
-                    event: "userPromptSubmit",
-                    matcher: None,
-                    timeout_ms: Some(KIRO_CLI_PROMPT_TIMEOUT_MS),
-                },
-                guard: Site {
-                    event: "preToolUse",
-                    matcher: Some("*"),
-                    timeout_ms: Some(KIRO_CLI_PROMPT_TIMEOUT_MS),
-                },
+                write: Site::new(
+                    "postToolUse",
+                    Some("fs_write"),
+                    Some(KIRO_CLI_WRITE_TIMEOUT_MS),
+                ),
+                shell_writes: Some(Site::new(
+                    "postToolUse",
+                    Some(KIRO_CLI_SHELL_TOOL),
+                    Some(KIRO_CLI_WRITE_TIMEOUT_MS),
+                )),
+                human_turn: Site::new("userPromptSubmit", None, Some(KIRO_CLI_PROMPT_TIMEOUT_MS)),
+                guard: Site::new("preToolUse", Some("*"), Some(KIRO_CLI_PROMPT_TIMEOUT_MS)),
                 picked_answers: None,
                 tool_guard: None,
             },
@@ -273,11 +249,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
 /// before each other tool call (`preToolUse`: its file tools' writes and deletions), the
 /// human-turn hook before each prompt is sent. Cursor's hooks have no matcher and no timeout.
 fn cursor_hooks() -> HookListFile {
-    let site = |event| Site {
-        event,
-        matcher: None,
-        timeout_ms: None,
-    };
+    let site = |event| Site::new(event, None, None);
     HookListFile {
         shape: Shape::Commands,
         fresh: VERSION_ONE,
@@ -294,11 +266,7 @@ fn cursor_hooks() -> HookListFile {
 /// (`PostToolUse`, for which the Copilot CLI sends underscored keys) and no matcher (VS Code ignores matchers),
 /// so the write hook's one `PostToolUse` entry sees the file tools and the shell tool alike.
 fn copilot_hooks() -> HookListFile {
-    let site = |event, timeout_ms| Site {
-        event,
-        matcher: None,
-        timeout_ms: Some(timeout_ms),
-    };
+    let site = |event, timeout_ms| Site::new(event, None, Some(timeout_ms));
     HookListFile {
         shape: Shape::Scripts,
         fresh: VERSION_ONE,
