@@ -73,6 +73,21 @@ struct JavaScriptFormatter(PrettyFormatter<'static>);
 /// The largest integer a JavaScript number holds exactly.
 const SAFE_INTEGER: u64 = 1 << 53;
 
+/// The layout methods of [`Formatter`], each forwarded to the pretty formatter as it is.
+macro_rules! forward_layout_to_pretty {
+    ($($method:ident($($argument:ident: $type:ty)?);)*) => {
+        $(
+            fn $method<W: ?Sized + io::Write>(
+                &mut self,
+                writer: &mut W,
+                $($argument: $type)?
+            ) -> io::Result<()> {
+                self.0.$method(writer $(, $argument)?)
+            }
+        )*
+    };
+}
+
 impl Formatter for JavaScriptFormatter {
     fn write_u64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: u64) -> io::Result<()> {
         if value <= SAFE_INTEGER {
@@ -104,48 +119,16 @@ impl Formatter for JavaScriptFormatter {
         writer.write_all(javascript_double(value).as_bytes())
     }
 
-    fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_array(writer)
-    }
-
-    fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_array(writer)
-    }
-
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_array_value(writer, first)
-    }
-
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_array_value(writer)
-    }
-
-    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_object(writer)
-    }
-
-    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_object(writer)
-    }
-
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_object_key(writer, first)
-    }
-
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_object_value(writer)
-    }
-
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_object_value(writer)
+    forward_layout_to_pretty! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        begin_object_value();
+        end_object_value();
     }
 }
 

@@ -29,6 +29,7 @@ use miette::{
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::english::plural;
 use crate::report::RenderSettings;
+use crate::report::counts::entry_in_order;
 use crate::report::gate_problems::gate_problems;
 use crate::report::messages::{
     NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, duration_ms, not_evaluated_detail,
@@ -352,37 +353,15 @@ pub fn render_human(report: &GateReport, settings: &RenderSettings) -> String {
         path_prefix: &settings.path_prefix,
         under_header: true,
     };
-    let mut files: Vec<FileGroup> = Vec::new();
+    let mut files: Vec<(Utf8PathBuf, FileGroup)> = Vec::new();
     let mut add = |file: &Utf8Path, header: String, problem: &Problem<'_>| {
         let block = render_problem(problem, &settings.sources, style);
-        // Files and sensors are few next to problems: linear searches keep the order in which
-        // they first appear.
-        let index = files
-            .iter()
-            .position(|group| group.file == file)
-            .unwrap_or_else(|| {
-                files.push(FileGroup {
-                    file: file.to_owned(),
-                    errors: 0,
-                    warnings: 0,
-                    rules: Vec::new(),
-                });
-                files.len() - 1
-            });
-        let group = &mut files[index];
+        let group = entry_in_order(&mut files, file.to_owned());
         match problem.level {
             Level::Error => group.errors += 1,
             Level::Warning => group.warnings += 1,
         }
-        let rule = problem.rule;
-        match group
-            .rules
-            .iter_mut()
-            .find(|(seen_rule, seen_header, _)| seen_rule == rule && *seen_header == header)
-        {
-            Some((_, _, blocks)) => blocks.push(block),
-            None => group.rules.push((rule.to_owned(), header, vec![block])),
-        }
+        entry_in_order(&mut group.rules, (problem.rule.to_owned(), header)).push(block);
     };
     for problem in &gate_problems(report) {
         // The plugin of a problem's stage is in its group's header (D50), not after its
@@ -420,24 +399,24 @@ pub fn render_human(report: &GateReport, settings: &RenderSettings) -> String {
     }
     let mut blocks: Vec<String> = files
         .iter()
-        .map(|group| group.text(paint, &style))
+        .map(|(file, group)| group.text(file, paint, &style))
         .collect();
     blocks.push(human_summary(report, paint));
     blocks.join("\n\n")
 }
 
-/// The problems of one file, by sensor (and the header each sensor's group gets).
+/// The problems of one file, by sensor and the header each sensor's group gets.
+#[derive(Default)]
 struct FileGroup {
-    file: Utf8PathBuf,
     errors: usize,
     warnings: usize,
-    rules: Vec<(String, String, Vec<String>)>,
+    rules: Vec<((String, String), Vec<String>)>,
 }
 
 impl FileGroup {
     /// `<file>: N problems (E errors, W warnings)`, then each sensor's `<sensor>: <header>` and
     /// its problems, indented under it.
-    fn text(&self, paint: Paint, style: &HumanStyle<'_>) -> String {
+    fn text(&self, file: &Utf8Path, paint: Paint, style: &HumanStyle<'_>) -> String {
         let total = self.errors + self.warnings;
         let mut levels = Vec::new();
         if self.errors > 0 {
@@ -452,11 +431,11 @@ impl FileGroup {
         }
         let mut text = paint.bold(&format!(
             "{}: {total} problem{} ({})",
-            style.shown_path(&self.file),
+            style.shown_path(file),
             plural(total),
             levels.join(", ")
         ));
-        for (rule, header, blocks) in &self.rules {
+        for ((rule, header), blocks) in &self.rules {
             let _ = write!(text, "\n\n  {}: {header}", paint.bold(rule));
             for block in blocks {
                 text.push_str("\n\n");

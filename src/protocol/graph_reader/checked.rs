@@ -180,11 +180,7 @@ impl<'a> ObjectChecker<'a> {
         value: Option<&'v Scalar<'_>>,
         key: &str,
     ) -> Result<Option<&'v str>, GraphRefusal> {
-        match value {
-            None => Ok(None),
-            Some(Scalar::Str(text)) => Ok(Some(text.as_ref())),
-            Some(other) => Err(self.refusal(key, format!("{} (expected a string)", other.shown()))),
-        }
+        value.map(|value| self.string(Some(value), key)).transpose()
     }
 
     /// A node's `enabled`: absent is an enabled stage; the compile writes the key only as
@@ -230,11 +226,9 @@ impl<'a> ObjectChecker<'a> {
         allowed: &[&str],
         parse: impl Fn(&str) -> Option<T>,
     ) -> Result<Option<T>, GraphRefusal> {
-        if value.is_some() {
-            self.enum_value(value, key, allowed, parse).map(Some)
-        } else {
-            Ok(None)
-        }
+        value
+            .map(|value| self.enum_value(Some(value), key, allowed, parse))
+            .transpose()
     }
 
     fn string_list(
