@@ -30,10 +30,7 @@ pub use crate::runtime::gate::report::JSON_SCHEMA_VERSION;
 
 /// One compile diagnostic as one JSON object (no trailing newline) with stable keys.
 pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {
-    let problem = Problem::of_diagnostic(diagnostic)
-        .with_region(sources)
-        .with_plugin(sources);
-    serde_json::to_string(&DiagnosticLine::of(&problem)).expect("a diagnostic always serialises")
+    diagnostic_json_value(diagnostic, sources).to_string()
 }
 
 /// The object of [`diagnostic_json_line`], for embedding in a larger event: the code, the

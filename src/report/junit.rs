@@ -83,35 +83,23 @@ fn push_advisory_output(body: &mut String, texts: &[String], detail: &str) {
 /// The whole report as one `JUnit` XML document (no trailing newline). `strict` is
 /// `--strict`: advisory findings fail the run too, so they are failures like blocking ones.
 pub fn render_junit(report: &GateReport, strict: bool) -> String {
-    let mut suites: Vec<(String, Vec<Case>)> = stage_counts(report)
+    // Every case's stage is one of these, so `entry_in_order` only finds.
+    let mut suites: Vec<(&str, Vec<Case>)> = stage_counts(report)
         .into_iter()
-        .map(|(stage, _)| (stage.to_owned(), Vec::new()))
+        .map(|(stage, _)| (stage, Vec::new()))
         .collect();
-    let suite_of = |stage: &str| -> usize {
-        suites
-            .iter()
-            .position(|(name, _)| name == stage)
-            .unwrap_or_default()
-    };
     let problems = gate_problems(report);
     let (by_fire, rest) = split_by_fire(report, &problems);
-    let mut placed: Vec<(usize, Case)> = Vec::new();
     for (fire, of_fire) in by_fire {
-        placed.push((
-            suite_of(&fire.stage),
-            fire_case(report, fire, of_fire, strict),
-        ));
+        entry_in_order(&mut suites, &fire.stage).push(fire_case(report, fire, of_fire, strict));
     }
     for problem in rest {
         if let Origin::NeverFired(unfired) = problem.origin {
-            placed.push((suite_of(&unfired.stage), unfired_case(problem, unfired)));
+            entry_in_order(&mut suites, &unfired.stage).push(unfired_case(problem, unfired));
         }
     }
     for skip in report.skips.iter().filter(|skip| is_refusal(skip)) {
-        placed.push((suite_of(&skip.stage), refused_case(skip)));
-    }
-    for (index, case) in placed {
-        suites[index].1.push(case);
+        entry_in_order(&mut suites, &skip.stage).push(refused_case(skip));
     }
     suites.retain(|(_, cases)| !cases.is_empty());
     let summary = summary_suite(report, rest);
@@ -137,7 +125,7 @@ pub fn render_junit(report: &GateReport, strict: bool) -> String {
             .and_then(|fire| fire.plugin.as_deref());
         write_suite(&mut xml, name, plugin, cases);
     }
-    write_summary_suite(&mut xml, &summary);
+    write_summary_suite(&mut xml, &summary, report.duration);
     xml.push_str("</testsuites>");
     xml
 }
@@ -344,7 +332,6 @@ struct SummarySuite {
     skipped_by_reason: Vec<(&'static str, usize)>,
     output: String,
     cases: Vec<Case>,
-    time: Duration,
 }
 
 /// The scope, the counts, the blocking verdict, the dead bindings, the shard and the skipped
@@ -400,7 +387,6 @@ fn summary_suite(report: &GateReport, run_problems: &[Problem<'_>]) -> SummarySu
         skipped_by_reason,
         output: lines.join("\n"),
         cases,
-        time: report.duration,
     }
 }
 
@@ -430,7 +416,7 @@ fn skipped_lines(skipped: &[&GateSkip]) -> Vec<String> {
         .collect()
 }
 
-fn write_summary_suite(xml: &mut String, summary: &SummarySuite) {
+fn write_summary_suite(xml: &mut String, summary: &SummarySuite, time: Duration) {
     let total: usize = summary
         .skipped_by_reason
         .iter()
@@ -441,7 +427,7 @@ fn write_summary_suite(xml: &mut String, summary: &SummarySuite) {
         "  <testsuite name=\"{SUMMARY_SUITE}\" tests=\"{}\" failures=\"0\" errors=\"{}\" skipped=\"0\" time=\"{}\">",
         summary.cases.len(),
         summary.cases.len(),
-        seconds(summary.time),
+        seconds(time),
     );
     xml.push_str("    <properties>\n");
     let _ = writeln!(

@@ -171,7 +171,6 @@ pub fn render_compile_sarif(
     tool_version: &str,
 ) -> String {
     let mut rule_ids = RuleIds::default();
-    let mut results = Vec::new();
     let problems: Vec<Problem<'_>> = diagnostics
         .iter()
         .map(|diagnostic| {
@@ -179,30 +178,28 @@ pub fn render_compile_sarif(
                 .with_region(sources)
                 .with_plugin(sources)
         })
+        .chain(drifts.iter().map(crate::report::drift::drift_problem))
         .collect();
-    for problem in &problems {
+    // The fingerprinted parts, in the problems' order: each diagnostic's, then each drift's.
+    let diagnostic_fingerprints = problems.iter().take(diagnostics.len()).map(|problem| {
         let file = problem.file().map_or("", Utf8Path::as_str);
-        let fingerprint = short_hash(&format!("{}\0{file}\0{}", problem.rule, problem.message));
-        results.push(compile_result(
-            problem,
-            &mut rule_ids,
-            repository_prefix,
-            fingerprint,
-        ));
-    }
-    let drift_problems: Vec<Problem<'_>> = drifts
+        format!("{}\0{file}\0{}", problem.rule, problem.message)
+    });
+    let drift_fingerprints = drifts
         .iter()
-        .map(crate::report::drift::drift_problem)
+        .map(|drift| format!("{}\0{}", drift.file, drift.message));
+    let results = problems
+        .iter()
+        .zip(diagnostic_fingerprints.chain(drift_fingerprints))
+        .map(|(problem, parts)| {
+            compile_result(
+                problem,
+                &mut rule_ids,
+                repository_prefix,
+                short_hash(&parts),
+            )
+        })
         .collect();
-    for (drift, problem) in drifts.iter().zip(&drift_problems) {
-        let fingerprint = short_hash(&format!("{}\0{}", drift.file, drift.message));
-        results.push(compile_result(
-            problem,
-            &mut rule_ids,
-            repository_prefix,
-            fingerprint,
-        ));
-    }
     let rules = rule_ids
         .keys_in_order
         .iter()
