@@ -79,12 +79,11 @@ pub(super) fn entry_in_order<K: PartialEq, V: Default>(
     entries: &mut Vec<(K, V)>,
     key: K,
 ) -> &mut V {
-    let index = match entries.iter().position(|(seen, _)| *seen == key) {
-        Some(index) => index,
-        None => {
-            entries.push((key, V::default()));
-            entries.len() - 1
-        }
+    let index = if let Some(index) = entries.iter().position(|(seen, _)| *seen == key) {
+        index
+    } else {
+        entries.push((key, V::default()));
+        entries.len() - 1
     };
     &mut entries[index].1
 }

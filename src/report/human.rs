@@ -470,14 +470,14 @@ fn fire_note(fire: &GateFire, report: &GateReport, style: &HumanStyle<'_>) -> St
         (None, false) => note.push_str("; details not recorded (--no-record)"),
         (None, true) => {}
     }
-    push_plugin(&mut note, fire);
+    push_plugin(&mut note, fire.plugin.as_deref());
     note
 }
 
 /// ` [plugin <name>]` at the end of a plugin stage's header (D50); a core stage's header is
 /// unchanged.
-fn push_plugin(header: &mut String, fire: &GateFire) {
-    if let Some(plugin) = &fire.plugin {
+fn push_plugin(header: &mut String, plugin: Option<&str>) {
+    if let Some(plugin) = plugin {
         let _ = write!(header, " [plugin {plugin}]");
     }
 }
@@ -520,7 +520,7 @@ fn not_evaluated_problem<'r>(fire: &GateFire, problem: &Problem<'r>) -> (String,
     if fire.severity == Severity::Blocking {
         header.push_str("; a blocking sensor that was not evaluated does not pass the gate");
     }
-    push_plugin(&mut header, fire);
+    push_plugin(&mut header, fire.plugin.as_deref());
     let problem = Problem {
         message: Cow::Owned(format!("not evaluated: {}", not_evaluated_detail(fire))),
         ..problem.clone()
@@ -534,9 +534,7 @@ fn unfired_problem<'r>(unfired: &UnfiredBinding, problem: &Problem<'r>) -> (Stri
         "stage {} of intent {}, blocking; its glob is set in this manifest",
         unfired.stage, unfired.intent
     );
-    if let Some(plugin) = &unfired.plugin {
-        let _ = write!(header, " [plugin {plugin}]");
-    }
+    push_plugin(&mut header, unfired.plugin.as_deref());
     let problem = Problem {
         message: Cow::Owned(format!("not evaluated: {}", unfired.reason())),
         help: Some(Cow::Borrowed(
