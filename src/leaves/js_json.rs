@@ -93,12 +93,7 @@ impl Formatter for JavaScriptFormatter {
         if value <= SAFE_INTEGER {
             self.0.write_u64(writer, value)
         } else {
-            #[expect(
-                clippy::cast_precision_loss,
-                reason = "JavaScript holds an unsafe integer as the nearest double"
-            )]
-            let double = value as f64;
-            writer.write_all(javascript_double(double).as_bytes())
+            self.write_f64(writer, nearest_double(value.into()))
         }
     }
 
@@ -106,12 +101,7 @@ impl Formatter for JavaScriptFormatter {
         if value.unsigned_abs() <= SAFE_INTEGER {
             self.0.write_i64(writer, value)
         } else {
-            #[expect(
-                clippy::cast_precision_loss,
-                reason = "JavaScript holds an unsafe integer as the nearest double"
-            )]
-            let double = value as f64;
-            writer.write_all(javascript_double(double).as_bytes())
+            self.write_f64(writer, nearest_double(value.into()))
         }
     }
 
@@ -130,6 +120,16 @@ impl Formatter for JavaScriptFormatter {
         begin_object_value();
         end_object_value();
     }
+}
+
+/// The double nearest `value` (ties to even, as every integer-to-float cast rounds), which is
+/// how JavaScript holds an integer past 2^53.
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "JavaScript holds an unsafe integer as the nearest double"
+)]
+fn nearest_double(value: i128) -> f64 {
+    value as f64
 }
 
 /// JavaScript enumerates integer-like keys (canonical, up to 2^32 − 2) first, ascending, then the
