@@ -368,11 +368,10 @@ fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
     }
 }
 
-/// A crash between creating a lock's temporary folder and renaming it leaves the folder in the
-/// temp directory; the first acquisition of each process removes such folders of dead writers
-/// (only folders named exactly as ours for this lock).
-/// Remove the temporaries of the lock folder `path` (folders named as `fs_util` names
-/// temporaries, `.<lock>.aidlc-<pid>-<hex>.tmp`) whose process is gone or which are old.
+/// Remove the temporaries of the lock folder `path` whose process is gone or which are old: a
+/// crash between creating a lock's temporary folder and renaming it leaves the folder in the
+/// temp directory. Only folders named as `fs_util` names this lock's temporaries
+/// (`.<lock>.aidlc-<pid>-<hex>.tmp`) are touched.
 #[expect(
     clippy::disallowed_methods,
     reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"

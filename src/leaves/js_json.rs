@@ -73,17 +73,27 @@ struct JavaScriptFormatter(PrettyFormatter<'static>);
 /// The largest integer a JavaScript number holds exactly.
 const SAFE_INTEGER: u64 = 1 << 53;
 
+/// The layout methods of [`Formatter`], each forwarded to the pretty formatter as it is.
+macro_rules! forward_layout_to_pretty {
+    ($($method:ident($($argument:ident: $type:ty)?);)*) => {
+        $(
+            fn $method<W: ?Sized + io::Write>(
+                &mut self,
+                writer: &mut W,
+                $($argument: $type)?
+            ) -> io::Result<()> {
+                self.0.$method(writer $(, $argument)?)
+            }
+        )*
+    };
+}
+
 impl Formatter for JavaScriptFormatter {
     fn write_u64<W: ?Sized + io::Write>(&mut self, writer: &mut W, value: u64) -> io::Result<()> {
         if value <= SAFE_INTEGER {
             self.0.write_u64(writer, value)
         } else {
-            #[expect(
-                clippy::cast_precision_loss,
-                reason = "JavaScript holds an unsafe integer as the nearest double"
-            )]
-            let double = value as f64;
-            writer.write_all(javascript_double(double).as_bytes())
+            self.write_f64(writer, nearest_double(value.into()))
         }
     }
 
@@ -91,12 +101,7 @@ impl Formatter for JavaScriptFormatter {
         if value.unsigned_abs() <= SAFE_INTEGER {
             self.0.write_i64(writer, value)
         } else {
-            #[expect(
-                clippy::cast_precision_loss,
-                reason = "JavaScript holds an unsafe integer as the nearest double"
-            )]
-            let double = value as f64;
-            writer.write_all(javascript_double(double).as_bytes())
+            self.write_f64(writer, nearest_double(value.into()))
         }
     }
 
@@ -104,49 +109,27 @@ impl Formatter for JavaScriptFormatter {
         writer.write_all(javascript_double(value).as_bytes())
     }
 
-    fn begin_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_array(writer)
+    forward_layout_to_pretty! {
+        begin_array();
+        end_array();
+        begin_array_value(first: bool);
+        end_array_value();
+        begin_object();
+        end_object();
+        begin_object_key(first: bool);
+        begin_object_value();
+        end_object_value();
     }
+}
 
-    fn end_array<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_array(writer)
-    }
-
-    fn begin_array_value<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_array_value(writer, first)
-    }
-
-    fn end_array_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_array_value(writer)
-    }
-
-    fn begin_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_object(writer)
-    }
-
-    fn end_object<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_object(writer)
-    }
-
-    fn begin_object_key<W: ?Sized + io::Write>(
-        &mut self,
-        writer: &mut W,
-        first: bool,
-    ) -> io::Result<()> {
-        self.0.begin_object_key(writer, first)
-    }
-
-    fn begin_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.begin_object_value(writer)
-    }
-
-    fn end_object_value<W: ?Sized + io::Write>(&mut self, writer: &mut W) -> io::Result<()> {
-        self.0.end_object_value(writer)
-    }
+/// The double nearest `value` (ties to even, as every integer-to-float cast rounds), which is
+/// how JavaScript holds an integer past 2^53.
+#[expect(
+    clippy::cast_precision_loss,
+    reason = "JavaScript holds an unsafe integer as the nearest double"
+)]
+fn nearest_double(value: i128) -> f64 {
+    value as f64
 }
 
 /// JavaScript enumerates integer-like keys (canonical, up to 2^32 − 2) first, ascending, then the

@@ -4,8 +4,9 @@
 
 use camino::Utf8PathBuf;
 
-/// One finding a sensor reported.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One finding a sensor reported; serialised (the json format's `findings`) with its fields in
+/// this order.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Finding {
     /// Project-relative with `/` separators (absolute only for a file outside the project).
     pub file: Utf8PathBuf,

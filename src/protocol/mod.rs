@@ -24,7 +24,7 @@
 //! - [`finding`]: one problem a sensor reported, the gate report's unit.
 //!
 //! Invariants: this is the lowest domain layer. It imports only std, serde and `serde_json`,
-//! camino, globset, thiserror, libc (signal numbers) and the leaf helpers `js_json` and
+//! camino, globset, thiserror, strum, libc (signal numbers) and the leaf helpers `js_json` and
 //! `js_text`; nothing here imports another module of the crate. It uses no salsa, touches no file
 //! system (a reader is handed the bytes), reads no environment and prints nothing.
 

@@ -2,12 +2,23 @@
 //! the manifest the compile reads, through the graph it writes, to the dispatcher, the write
 //! hook and the gates that read the graph back (D6: selection comes from the compiled graph).
 //!
-//! Each value is spelled once, by `as_str`; the manifest parser, the graph's writer and its
+//! Each value is spelled once, by its variant's name (strum); the manifest parser, the graph's writer and its
 //! reader all compare against it. (The diagnostics' `Severity`, how bad a compile problem is,
 //! is a different thing.)
 
 /// A binding's `default_severity`: whether a failure of the sensor stops the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum Severity {
     /// Findings are reported; the gate still opens.
     Advisory,
@@ -16,25 +27,29 @@ pub enum Severity {
 }
 
 impl Severity {
-    pub const ALL: [Severity; 2] = [Severity::Advisory, Severity::Blocking];
-
     pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Advisory => "advisory",
-            Severity::Blocking => "blocking",
-        }
+        self.into()
     }
 
     /// The severity `text` spells exactly, if any.
     pub fn from_text(text: &str) -> Option<Severity> {
-        Self::ALL
-            .into_iter()
-            .find(|severity| severity.as_str() == text)
+        text.parse().ok()
     }
 }
 
 /// A binding's `fire_on`: when the sensor fires, on an agent's write or at the stage's gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum FireOn {
     /// When an agent writes a file that `matches` selects (the write hook).
     Write,
@@ -43,33 +58,28 @@ pub enum FireOn {
 }
 
 impl FireOn {
-    pub const ALL: [FireOn; 2] = [FireOn::Write, FireOn::Gate];
-
     pub fn as_str(self) -> &'static str {
-        match self {
-            FireOn::Write => "write",
-            FireOn::Gate => "gate",
-        }
+        self.into()
     }
 
     /// The `fire_on` `text` spells exactly, if any.
     pub fn from_text(text: &str) -> Option<FireOn> {
-        Self::ALL
-            .into_iter()
-            .find(|fire_on| fire_on.as_str() == text)
+        text.parse().ok()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use strum::VariantArray as _;
+
     use super::*;
 
     #[test]
     fn every_value_reads_back_from_its_own_spelling_and_no_other() {
-        for severity in Severity::ALL {
+        for &severity in Severity::VARIANTS {
             assert_eq!(Severity::from_text(severity.as_str()), Some(severity));
         }
-        for fire_on in FireOn::ALL {
+        for &fire_on in FireOn::VARIANTS {
             assert_eq!(FireOn::from_text(fire_on.as_str()), Some(fire_on));
         }
         for other in ["", "Blocking", "critical", "Gate", " write"] {

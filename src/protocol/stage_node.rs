@@ -314,7 +314,10 @@ impl GraphNode {
 }
 
 /// A stage's phase, which is also the folder of its outputs under the intent record.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum Phase {
     Initialization,
     Ideation,
@@ -324,46 +327,23 @@ pub enum Phase {
 }
 
 impl Phase {
-    pub const ALL: [Phase; 5] = [
-        Phase::Initialization,
-        Phase::Ideation,
-        Phase::Inception,
-        Phase::Construction,
-        Phase::Operation,
-    ];
-
     pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Initialization => "initialization",
-            Phase::Ideation => "ideation",
-            Phase::Inception => "inception",
-            Phase::Construction => "construction",
-            Phase::Operation => "operation",
-        }
-    }
-
-    /// The phase `value` spells exactly, if any.
-    pub fn from_graph(value: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|phase| phase.as_str() == value)
+        self.into()
     }
 }
 
 /// What a stage repeats over. The framework knows one value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum ForEach {
     UnitOfWork,
 }
 
 impl ForEach {
     pub fn as_str(self) -> &'static str {
-        match self {
-            ForEach::UnitOfWork => "unit-of-work",
-        }
-    }
-
-    /// The value `value` spells exactly, if any.
-    pub fn from_graph(value: &str) -> Option<Self> {
-        (value == ForEach::UnitOfWork.as_str()).then_some(ForEach::UnitOfWork)
+        self.into()
     }
 }
 

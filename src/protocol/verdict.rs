@@ -151,14 +151,6 @@ impl ScriptError {
             Self::Unknown => "unknown".to_owned(),
         }
     }
-
-    /// What the note leaves out, for people: the rule bad output broke.
-    pub fn detail(&self) -> Option<String> {
-        match self {
-            Self::BadOutput(bad) => Some(bad.to_string()),
-            _ => None,
-        }
-    }
 }
 
 impl fmt::Display for ScriptError {
@@ -181,13 +173,10 @@ impl Verdict {
     /// than once …`), for reports read by people; the audit keeps the bare [`Verdict::note`].
     pub fn explained_note(&self) -> Option<String> {
         let note = self.note()?;
-        match self {
-            Self::ScriptError(error) => Some(match error.detail() {
-                Some(detail) => format!("{note}: {detail}"),
-                None => note,
-            }),
-            _ => Some(note),
-        }
+        Some(match self {
+            Self::ScriptError(ScriptError::BadOutput(bad)) => format!("{note}: {bad}"),
+            _ => note,
+        })
     }
 
     /// Whether the sensor really ran and passed; the only verdict that may pass a blocking

@@ -55,7 +55,7 @@ pub(super) struct StageCounts {
 pub(super) fn stage_counts(report: &GateReport) -> Vec<(&str, StageCounts)> {
     let mut stages: Vec<(&str, StageCounts)> = Vec::new();
     for fire in &report.fires {
-        let counts = stage_entry(&mut stages, &fire.stage);
+        let counts = entry_in_order(&mut stages, &fire.stage);
         counts.fires += 1;
         match fire.outcome() {
             Outcome::Passed => counts.passed += 1,
@@ -64,27 +64,28 @@ pub(super) fn stage_counts(report: &GateReport) -> Vec<(&str, StageCounts)> {
         }
     }
     for unfired in &report.unfired_bindings {
-        stage_entry(&mut stages, &unfired.stage).not_evaluated += 1;
+        entry_in_order(&mut stages, &unfired.stage).not_evaluated += 1;
     }
     for skip in &report.skips {
-        stage_entry(&mut stages, &skip.stage).skipped += 1;
+        entry_in_order(&mut stages, &skip.stage).skipped += 1;
     }
     stages
 }
 
-/// The figures of `stage`, added at the end when it is new (stages are few: a linear search
-/// keeps the order of first appearance).
-fn stage_entry<'report, 'stages>(
-    stages: &'stages mut Vec<(&'report str, StageCounts)>,
-    stage: &'report str,
-) -> &'stages mut StageCounts {
-    let index = if let Some(index) = stages.iter().position(|(seen, _)| *seen == stage) {
+/// The value of `key` in `entries`, added at the end (as `V::default()`) when it is new: the
+/// keys are few (stages, reasons, sensors), so a linear search keeps the order of first
+/// appearance.
+pub(super) fn entry_in_order<K: PartialEq, V: Default>(
+    entries: &mut Vec<(K, V)>,
+    key: K,
+) -> &mut V {
+    let index = if let Some(index) = entries.iter().position(|(seen, _)| *seen == key) {
         index
     } else {
-        stages.push((stage, StageCounts::default()));
-        stages.len() - 1
+        entries.push((key, V::default()));
+        entries.len() - 1
     };
-    &mut stages[index].1
+    &mut entries[index].1
 }
 
 /// How many skips each reason has; reasons without a skip are left out.
@@ -100,13 +101,10 @@ pub(super) fn skip_reason_counts(skips: &[GateSkip]) -> Vec<(&'static SkipReason
 }
 
 /// `values` with the number of times each occurs, in order of first occurrence.
-fn count_in_order(values: impl Iterator<Item = String>) -> Vec<(String, usize)> {
-    let mut counted: Vec<(String, usize)> = Vec::new();
+pub(super) fn count_in_order<T: PartialEq>(values: impl Iterator<Item = T>) -> Vec<(T, usize)> {
+    let mut counted = Vec::new();
     for value in values {
-        match counted.iter_mut().find(|(seen, _)| *seen == value) {
-            Some((_, count)) => *count += 1,
-            None => counted.push((value, 1)),
-        }
+        *entry_in_order(&mut counted, value) += 1;
     }
     counted
 }

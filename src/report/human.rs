@@ -29,6 +29,7 @@ use miette::{
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::english::plural;
 use crate::report::RenderSettings;
+use crate::report::counts::entry_in_order;
 use crate::report::gate_problems::gate_problems;
 use crate::report::messages::{
     NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, duration_ms, not_evaluated_detail,
@@ -352,37 +353,15 @@ pub fn render_human(report: &GateReport, settings: &RenderSettings) -> String {
         path_prefix: &settings.path_prefix,
         under_header: true,
     };
-    let mut files: Vec<FileGroup> = Vec::new();
+    let mut files: Vec<(Utf8PathBuf, FileGroup)> = Vec::new();
     let mut add = |file: &Utf8Path, header: String, problem: &Problem<'_>| {
         let block = render_problem(problem, &settings.sources, style);
-        // Files and sensors are few next to problems: linear searches keep the order in which
-        // they first appear.
-        let index = files
-            .iter()
-            .position(|group| group.file == file)
-            .unwrap_or_else(|| {
-                files.push(FileGroup {
-                    file: file.to_owned(),
-                    errors: 0,
-                    warnings: 0,
-                    rules: Vec::new(),
-                });
-                files.len() - 1
-            });
-        let group = &mut files[index];
+        let group = entry_in_order(&mut files, file.to_owned());
         match problem.level {
             Level::Error => group.errors += 1,
             Level::Warning => group.warnings += 1,
         }
-        let rule = problem.rule;
-        match group
-            .rules
-            .iter_mut()
-            .find(|(seen_rule, seen_header, _)| seen_rule == rule && *seen_header == header)
-        {
-            Some((_, _, blocks)) => blocks.push(block),
-            None => group.rules.push((rule.to_owned(), header, vec![block])),
-        }
+        entry_in_order(&mut group.rules, (problem.rule.to_owned(), header)).push(block);
     };
     for problem in &gate_problems(report) {
         // The plugin of a problem's stage is in its group's header (D50), not after its
@@ -421,24 +400,24 @@ pub fn render_human(report: &GateReport, settings: &RenderSettings) -> String {
     }
     let mut blocks: Vec<String> = files
         .iter()
-        .map(|group| group.text(paint, &style))
+        .map(|(file, group)| group.text(file, paint, &style))
         .collect();
     blocks.push(human_summary(report, paint));
     blocks.join("\n\n")
 }
 
-/// The problems of one file, by sensor (and the header each sensor's group gets).
+/// The problems of one file, by sensor and the header each sensor's group gets.
+#[derive(Default)]
 struct FileGroup {
-    file: Utf8PathBuf,
     errors: usize,
     warnings: usize,
-    rules: Vec<(String, String, Vec<String>)>,
+    rules: Vec<((String, String), Vec<String>)>,
 }
 
 impl FileGroup {
     /// `<file>: N problems (E errors, W warnings)`, then each sensor's `<sensor>: <header>` and
     /// its problems, indented under it.
-    fn text(&self, paint: Paint, style: &HumanStyle<'_>) -> String {
+    fn text(&self, file: &Utf8Path, paint: Paint, style: &HumanStyle<'_>) -> String {
         let total = self.errors + self.warnings;
         let mut levels = Vec::new();
         if self.errors > 0 {
@@ -453,11 +432,11 @@ impl FileGroup {
         }
         let mut text = paint.bold(&format!(
             "{}: {total} problem{} ({})",
-            style.shown_path(&self.file),
+            style.shown_path(file),
             plural(total),
             levels.join(", ")
         ));
-        for (rule, header, blocks) in &self.rules {
+        for ((rule, header), blocks) in &self.rules {
             let _ = write!(text, "\n\n  {}: {header}", paint.bold(rule));
             for block in blocks {
                 text.push_str("\n\n");
@@ -492,14 +471,14 @@ fn fire_note(fire: &GateFire, report: &GateReport, style: &HumanStyle<'_>) -> St
         (None, false) => note.push_str("; details not recorded (--no-record)"),
         (None, true) => {}
     }
-    push_plugin(&mut note, fire);
+    push_plugin(&mut note, fire.plugin.as_deref());
     note
 }
 
 /// ` [plugin <name>]` at the end of a plugin stage's header (D50); a core stage's header is
 /// unchanged.
-fn push_plugin(header: &mut String, fire: &GateFire) {
-    if let Some(plugin) = &fire.plugin {
+fn push_plugin(header: &mut String, plugin: Option<&str>) {
+    if let Some(plugin) = plugin {
         let _ = write!(header, " [plugin {plugin}]");
     }
 }
@@ -542,7 +521,7 @@ fn not_evaluated_problem<'r>(fire: &GateFire, problem: &Problem<'r>) -> (String,
     if fire.severity == Severity::Blocking {
         header.push_str("; a blocking sensor that was not evaluated does not pass the gate");
     }
-    push_plugin(&mut header, fire);
+    push_plugin(&mut header, fire.plugin.as_deref());
     let problem = Problem {
         message: Cow::Owned(format!("not evaluated: {}", not_evaluated_detail(fire))),
         ..problem.clone()
@@ -556,9 +535,7 @@ fn unfired_problem<'r>(unfired: &UnfiredBinding, problem: &Problem<'r>) -> (Stri
         "stage {} of intent {}, blocking; its glob is set in this manifest",
         unfired.stage, unfired.intent
     );
-    if let Some(plugin) = &unfired.plugin {
-        let _ = write!(header, " [plugin {plugin}]");
-    }
+    push_plugin(&mut header, unfired.plugin.as_deref());
     let problem = Problem {
         message: Cow::Owned(format!("not evaluated: {}", unfired.reason())),
         help: Some(Cow::Borrowed(

@@ -22,18 +22,15 @@ use crate::report::messages::duration_ms;
 use crate::report::problem::Problem;
 use crate::report::source::SourceLookup;
 use crate::runtime::gate::report::{
-    FireResult, GateFire, GateReport, NEVER_FIRED, Outcome, SensorsOff, Severity, UnfiredBinding,
-    UnfiredCause, UnseenWritesNotice, skip_reason_key,
+    Finding, FireResult, GateFire, GateReport, NEVER_FIRED, Outcome, SensorsOff, Severity,
+    UnfiredBinding, UnfiredCause, UnseenWritesNotice, skip_reason_key,
 };
 
 pub use crate::runtime::gate::report::JSON_SCHEMA_VERSION;
 
 /// One compile diagnostic as one JSON object (no trailing newline) with stable keys.
 pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {
-    let problem = Problem::of_diagnostic(diagnostic)
-        .with_region(sources)
-        .with_plugin(sources);
-    serde_json::to_string(&DiagnosticLine::of(&problem)).expect("a diagnostic always serialises")
+    diagnostic_json_value(diagnostic, sources).to_string()
 }
 
 /// The object of [`diagnostic_json_line`], for embedding in a larger event: the code, the
@@ -256,20 +253,7 @@ fn fire_document(fire: &GateFire) -> FireDocument<'_> {
         fire_id: fire.fire_id.as_deref(),
         duration_ms: duration_ms(fire.duration),
         stderr_tail: (!fire.stderr_tail.is_empty()).then_some(fire.stderr_tail.as_str()),
-        findings: fire
-            .findings
-            .iter()
-            .map(|finding| FindingDocument {
-                file: finding.file.as_str(),
-                rule: &finding.rule,
-                message: &finding.message,
-                line: finding.line,
-                column: finding.column,
-                end_line: finding.end_line,
-                end_column: finding.end_column,
-                help: finding.help.as_deref(),
-            })
-            .collect(),
+        findings: &fire.findings,
         plugin: fire.plugin.as_deref(),
     }
 }
@@ -353,7 +337,7 @@ struct FireDocument<'a> {
     fire_id: Option<&'a str>,
     duration_ms: f64,
     stderr_tail: Option<&'a str>,
-    findings: Vec<FindingDocument<'a>>,
+    findings: &'a [Finding],
     #[serde(skip_serializing_if = "Option::is_none")]
     plugin: Option<&'a str>,
 }
@@ -362,18 +346,6 @@ struct FireDocument<'a> {
 struct BudgetDocument {
     cap_seconds: u64,
     observed_seconds: u64,
-}
-
-#[derive(Debug, Serialize)]
-struct FindingDocument<'a> {
-    file: &'a str,
-    rule: &'a str,
-    message: &'a str,
-    line: Option<u64>,
-    column: Option<u64>,
-    end_line: Option<u64>,
-    end_column: Option<u64>,
-    help: Option<&'a str>,
 }
 
 #[derive(Debug, Serialize)]

@@ -22,7 +22,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::report::counts::stage_counts;
+use crate::report::counts::{count_in_order, entry_in_order, stage_counts};
 use crate::report::gate_problems::{
     NOTHING_CHECKED_RULE, gate_problems, repository_file, split_by_fire,
 };
@@ -38,6 +38,7 @@ use crate::runtime::gate::report::{
 const SUMMARY_SUITE: &str = "aidlc";
 
 /// One test case before it is written: its name, class name, time and body.
+#[derive(Default)]
 struct Case {
     name: String,
     classname: String,
@@ -82,35 +83,23 @@ fn push_advisory_output(body: &mut String, texts: &[String], detail: &str) {
 /// The whole report as one `JUnit` XML document (no trailing newline). `strict` is
 /// `--strict`: advisory findings fail the run too, so they are failures like blocking ones.
 pub fn render_junit(report: &GateReport, strict: bool) -> String {
-    let mut suites: Vec<(String, Vec<Case>)> = stage_counts(report)
+    // Every case's stage is one of these, so `entry_in_order` only finds.
+    let mut suites: Vec<(&str, Vec<Case>)> = stage_counts(report)
         .into_iter()
-        .map(|(stage, _)| (stage.to_owned(), Vec::new()))
+        .map(|(stage, _)| (stage, Vec::new()))
         .collect();
-    let suite_of = |stage: &str| -> usize {
-        suites
-            .iter()
-            .position(|(name, _)| name == stage)
-            .unwrap_or_default()
-    };
     let problems = gate_problems(report);
     let (by_fire, rest) = split_by_fire(report, &problems);
-    let mut placed: Vec<(usize, Case)> = Vec::new();
     for (fire, of_fire) in by_fire {
-        placed.push((
-            suite_of(&fire.stage),
-            fire_case(report, fire, of_fire, strict),
-        ));
+        entry_in_order(&mut suites, &fire.stage).push(fire_case(report, fire, of_fire, strict));
     }
     for problem in rest {
         if let Origin::NeverFired(unfired) = problem.origin {
-            placed.push((suite_of(&unfired.stage), unfired_case(problem, unfired)));
+            entry_in_order(&mut suites, &unfired.stage).push(unfired_case(problem, unfired));
         }
     }
     for skip in report.skips.iter().filter(|skip| is_refusal(skip)) {
-        placed.push((suite_of(&skip.stage), refused_case(skip)));
-    }
-    for (index, case) in placed {
-        suites[index].1.push(case);
+        entry_in_order(&mut suites, &skip.stage).push(refused_case(skip));
     }
     suites.retain(|(_, cases)| !cases.is_empty());
     let summary = summary_suite(report, rest);
@@ -136,7 +125,7 @@ pub fn render_junit(report: &GateReport, strict: bool) -> String {
             .and_then(|fire| fire.plugin.as_deref());
         write_suite(&mut xml, name, plugin, cases);
     }
-    write_summary_suite(&mut xml, &summary);
+    write_summary_suite(&mut xml, &summary, report.duration);
     xml.push_str("</testsuites>");
     xml
 }
@@ -157,7 +146,8 @@ fn write_suite(xml: &mut String, name: &str, plugin: Option<&str>, cases: &[Case
         .iter()
         .flat_map(|case| &case.advisory_findings)
         .collect();
-    if !advisory.is_empty() || plugin.is_some() {
+    let has_properties = !advisory.is_empty() || plugin.is_some();
+    if has_properties {
         xml.push_str("    <properties>\n");
     }
     if let Some(plugin) = plugin {
@@ -181,9 +171,15 @@ fn write_suite(xml: &mut String, name: &str, plugin: Option<&str>, cases: &[Case
             );
         }
     }
-    if !advisory.is_empty() || plugin.is_some() {
+    if has_properties {
         xml.push_str("    </properties>\n");
     }
+    write_cases(xml, cases);
+    xml.push_str("  </testsuite>\n");
+}
+
+/// Each case's `testcase` element, empty when the case has no body.
+fn write_cases(xml: &mut String, cases: &[Case]) {
     for case in cases {
         let _ = write!(
             xml,
@@ -198,7 +194,6 @@ fn write_suite(xml: &mut String, name: &str, plugin: Option<&str>, cases: &[Case
             let _ = write!(xml, ">\n{}    </testcase>\n", case.body);
         }
     }
-    xml.push_str("  </testsuite>\n");
 }
 
 /// A fire's case: its problems (all of them this fire's, in the report's order) are its
@@ -208,11 +203,7 @@ fn fire_case(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>], str
         name: format!("{} on {}", fire.sensor_id, fire.deliverable),
         classname: format!("aidlc.{}.{}", fire.stage, fire.sensor_id),
         time: fire.duration,
-        body: String::new(),
-        failed: false,
-        errored: false,
-        skipped: false,
-        advisory_findings: Vec::new(),
+        ..Case::default()
     };
     let severity = fire.severity.as_str();
     // What fails the run is a failure; an advisory finding fails it only under `--strict`.
@@ -306,12 +297,9 @@ fn unfired_case(problem: &Problem<'_>, unfired: &UnfiredBinding) -> Case {
     Case {
         name: format!("{} (never fired)", unfired.sensor_id),
         classname: format!("aidlc.{}.{}", unfired.stage, unfired.sensor_id),
-        time: Duration::ZERO,
         body,
         failed: true,
-        errored: false,
-        skipped: false,
-        advisory_findings: Vec::new(),
+        ..Case::default()
     }
 }
 
@@ -329,15 +317,12 @@ fn refused_case(skip: &GateSkip) -> Case {
     Case {
         name: format!("{} on {target}", skip.sensor_id),
         classname: format!("aidlc.{}.{}", skip.stage, skip.sensor_id),
-        time: Duration::ZERO,
         body: format!(
             "      <skipped message=\"{}\"/>\n",
             attribute(skip.reason.as_str())
         ),
-        failed: false,
-        errored: false,
         skipped: true,
-        advisory_findings: Vec::new(),
+        ..Case::default()
     }
 }
 
@@ -348,7 +333,6 @@ struct SummarySuite {
     skipped_by_reason: Vec<(&'static str, usize)>,
     output: String,
     cases: Vec<Case>,
-    time: Duration,
 }
 
 /// The scope, the counts, the blocking verdict, the dead bindings, the shard and the skipped
@@ -382,14 +366,8 @@ fn summary_suite(report: &GateReport, run_problems: &[Problem<'_>]) -> SummarySu
         .filter(|skip| !is_refusal(skip))
         .collect();
     lines.extend(skipped_lines(&skipped));
-    let mut skipped_by_reason: Vec<(&'static str, usize)> = Vec::new();
-    for skip in &skipped {
-        let key = skip_reason_key(&skip.reason);
-        match skipped_by_reason.iter_mut().find(|(seen, _)| *seen == key) {
-            Some((_, count)) => *count += 1,
-            None => skipped_by_reason.push((key, 1)),
-        }
-    }
+    let skipped_by_reason =
+        count_in_order(skipped.iter().map(|skip| skip_reason_key(&skip.reason)));
     let cases = run_problems
         .iter()
         .filter(|problem| problem.origin == Origin::NothingChecked)
@@ -405,12 +383,9 @@ fn summary_suite(report: &GateReport, run_problems: &[Problem<'_>]) -> SummarySu
             Case {
                 name: "nothing was checked".to_owned(),
                 classname: SUMMARY_SUITE.to_owned(),
-                time: Duration::ZERO,
                 body,
-                failed: false,
                 errored: true,
-                skipped: false,
-                advisory_findings: Vec::new(),
+                ..Case::default()
             }
         })
         .collect();
@@ -418,7 +393,6 @@ fn summary_suite(report: &GateReport, run_problems: &[Problem<'_>]) -> SummarySu
         skipped_by_reason,
         output: lines.join("\n"),
         cases,
-        time: report.duration,
     }
 }
 
@@ -430,24 +404,10 @@ type StageSensors<'a> = (&'a str, Vec<&'a str>);
 fn skipped_lines(skipped: &[&GateSkip]) -> Vec<String> {
     let mut by_reason: Vec<(&str, Vec<StageSensors<'_>>)> = Vec::new();
     for skip in skipped {
-        let reason = skip.reason.as_str();
-        let index = by_reason
-            .iter()
-            .position(|(seen, _)| *seen == reason)
-            .unwrap_or_else(|| {
-                by_reason.push((reason, Vec::new()));
-                by_reason.len() - 1
-            });
-        let stages = &mut by_reason[index].1;
-        let stage = stages
-            .iter()
-            .position(|(seen, _)| *seen == skip.stage)
-            .unwrap_or_else(|| {
-                stages.push((&skip.stage, Vec::new()));
-                stages.len() - 1
-            });
-        if !stages[stage].1.contains(&skip.sensor_id.as_str()) {
-            stages[stage].1.push(&skip.sensor_id);
+        let stages = entry_in_order(&mut by_reason, skip.reason.as_str());
+        let sensors = entry_in_order(stages, skip.stage.as_str());
+        if !sensors.contains(&skip.sensor_id.as_str()) {
+            sensors.push(&skip.sensor_id);
         }
     }
     by_reason
@@ -462,7 +422,7 @@ fn skipped_lines(skipped: &[&GateSkip]) -> Vec<String> {
         .collect()
 }
 
-fn write_summary_suite(xml: &mut String, summary: &SummarySuite) {
+fn write_summary_suite(xml: &mut String, summary: &SummarySuite, time: Duration) {
     let total: usize = summary
         .skipped_by_reason
         .iter()
@@ -473,7 +433,7 @@ fn write_summary_suite(xml: &mut String, summary: &SummarySuite) {
         "  <testsuite name=\"{SUMMARY_SUITE}\" tests=\"{}\" failures=\"0\" errors=\"{}\" skipped=\"0\" time=\"{}\">",
         summary.cases.len(),
         summary.cases.len(),
-        seconds(summary.time),
+        seconds(time),
     );
     xml.push_str("    <properties>\n");
     let _ = writeln!(
@@ -487,15 +447,7 @@ fn write_summary_suite(xml: &mut String, summary: &SummarySuite) {
         );
     }
     xml.push_str("    </properties>\n");
-    for case in &summary.cases {
-        let _ = write!(
-            xml,
-            "    <testcase name=\"{}\" classname=\"{}\" time=\"0.000\">\n{}    </testcase>\n",
-            attribute(&case.name),
-            attribute(&case.classname),
-            case.body,
-        );
-    }
+    write_cases(xml, &summary.cases);
     let _ = writeln!(
         xml,
         "    <system-out>{}</system-out>",

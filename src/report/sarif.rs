@@ -118,33 +118,6 @@ fn pascal_case(id: &str) -> String {
     name
 }
 
-/// One entry of the driver's `rules`, from its texts.
-struct RuleTexts<'a> {
-    id: &'a str,
-    name: String,
-    short_description: String,
-    full_description: String,
-    help_text: String,
-    help_markdown: String,
-    help_uri: Option<String>,
-    tags: &'static [&'static str],
-}
-
-fn rule(texts: RuleTexts<'_>) -> Rule {
-    Rule {
-        id: texts.id.to_owned(),
-        name: texts.name,
-        short_description: Text::new(texts.short_description),
-        full_description: Text::new(texts.full_description),
-        help: RuleHelp {
-            text: texts.help_text,
-            markdown: texts.help_markdown,
-        },
-        help_uri: texts.help_uri,
-        properties: (!texts.tags.is_empty()).then_some(RuleProperties { tags: texts.tags }),
-    }
-}
-
 /// One result: its rule, level, text and location, its one partial fingerprint and, when
 /// given, its property bag.
 fn result<'a>(
@@ -198,7 +171,6 @@ pub fn render_compile_sarif(
     tool_version: &str,
 ) -> String {
     let mut rule_ids = RuleIds::default();
-    let mut results = Vec::new();
     let problems: Vec<Problem<'_>> = diagnostics
         .iter()
         .map(|diagnostic| {
@@ -206,30 +178,28 @@ pub fn render_compile_sarif(
                 .with_region(sources)
                 .with_plugin(sources)
         })
+        .chain(drifts.iter().map(crate::report::drift::drift_problem))
         .collect();
-    for problem in &problems {
+    // The fingerprinted parts, in the problems' order: each diagnostic's, then each drift's.
+    let diagnostic_fingerprints = problems.iter().take(diagnostics.len()).map(|problem| {
         let file = problem.file().map_or("", Utf8Path::as_str);
-        let fingerprint = short_hash(&format!("{}\0{file}\0{}", problem.rule, problem.message));
-        results.push(compile_result(
-            problem,
-            &mut rule_ids,
-            repository_prefix,
-            fingerprint,
-        ));
-    }
-    let drift_problems: Vec<Problem<'_>> = drifts
+        format!("{}\0{file}\0{}", problem.rule, problem.message)
+    });
+    let drift_fingerprints = drifts
         .iter()
-        .map(crate::report::drift::drift_problem)
+        .map(|drift| format!("{}\0{}", drift.file, drift.message));
+    let results = problems
+        .iter()
+        .zip(diagnostic_fingerprints.chain(drift_fingerprints))
+        .map(|(problem, parts)| {
+            compile_result(
+                problem,
+                &mut rule_ids,
+                repository_prefix,
+                short_hash(&parts),
+            )
+        })
         .collect();
-    for (drift, problem) in drifts.iter().zip(&drift_problems) {
-        let fingerprint = short_hash(&format!("{}\0{}", drift.file, drift.message));
-        results.push(compile_result(
-            problem,
-            &mut rule_ids,
-            repository_prefix,
-            fingerprint,
-        ));
-    }
     let rules = rule_ids
         .keys_in_order
         .iter()
@@ -272,22 +242,24 @@ fn compile_result<'p>(
 
 /// A diagnostic code's rule, pointing at its section of `docs/diagnostics.md`.
 fn compile_rule(id: &str) -> Rule {
-    rule(RuleTexts {
-        id,
+    Rule {
+        id: id.to_owned(),
         name: pascal_case(id),
-        short_description: format!("aidlc compile: {id}"),
-        full_description: format!(
+        short_description: Text::new(format!("aidlc compile: {id}")),
+        full_description: Text::new(format!(
             "The aidlc compile diagnostic `{id}`; docs/diagnostics.md has a section for each code."
-        ),
-        help_text: format!(
-            "See the `{id}` section of docs/diagnostics.md: what it means, an example and how to fix it."
-        ),
-        help_markdown: format!(
-            "See the `{id}` section of `docs/diagnostics.md`: what it means, an example and how to fix it."
-        ),
+        )),
+        help: RuleHelp {
+            text: format!(
+                "See the `{id}` section of docs/diagnostics.md: what it means, an example and how to fix it."
+            ),
+            markdown: format!(
+                "See the `{id}` section of `docs/diagnostics.md`: what it means, an example and how to fix it."
+            ),
+        },
         help_uri: None,
-        tags: &[],
-    })
+        properties: None,
+    }
 }
 
 // --- The gate report's log ---------------------------------------------------------------------
@@ -392,16 +364,20 @@ fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) 
         .filter(|base| base.starts_with("https://"))
         .zip(manifest.as_ref())
         .map(|(base, path)| format!("{base}{}", relative_uri_reference(path)));
-    rule(RuleTexts {
-        id: sensor_id,
+    Rule {
+        id: sensor_id.to_owned(),
         name: format!("Sensor{}", pascal_case(sensor_id)),
-        short_description: format!("AI-DLC sensor {sensor_id}"),
-        full_description: description,
-        help_text,
-        help_markdown,
+        short_description: Text::new(format!("AI-DLC sensor {sensor_id}")),
+        full_description: Text::new(description),
+        help: RuleHelp {
+            text: help_text,
+            markdown: help_markdown,
+        },
         help_uri,
-        tags: &["aidlc", "sensor"],
-    })
+        properties: Some(RuleProperties {
+            tags: &["aidlc", "sensor"],
+        }),
+    }
 }
 
 fn ensure_period(text: &str) -> String {

@@ -3,12 +3,19 @@
 //! whole graph.
 
 use std::collections::BTreeMap;
+use std::str::FromStr;
 
 use super::gathered::{GatheredGraph, Item, KeysMet, Listed, NodeFields, Scalar};
 use super::{GraphRefusal, GraphShape, StageGraph};
 use crate::protocol::graph_keys::{CONSUME_ARTIFACT, EntryField, NodeField};
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::{ForEach, GraphConsume, GraphNode, Phase, SensorEntry};
+
+/// A closed set of values the graph spells by name (`phase`, `for_each`, `fire_on`,
+/// `default_severity`): parsed exactly, and listed in order by a refusal.
+trait EnumValue: FromStr + strum::VariantArray + Copy + Into<&'static str> {}
+
+impl<T: FromStr + strum::VariantArray + Copy + Into<&'static str>> EnumValue for T {}
 
 /// The typed graph, or the first problem in check order.
 pub(super) fn check_graph(graph: GatheredGraph<'_>) -> Result<StageGraph, GraphRefusal> {
@@ -180,11 +187,7 @@ impl<'a> ObjectChecker<'a> {
         value: Option<&'v Scalar<'_>>,
         key: &str,
     ) -> Result<Option<&'v str>, GraphRefusal> {
-        match value {
-            None => Ok(None),
-            Some(Scalar::Str(text)) => Ok(Some(text.as_ref())),
-            Some(other) => Err(self.refusal(key, format!("{} (expected a string)", other.shown()))),
-        }
+        value.map(|value| self.string(Some(value), key)).transpose()
     }
 
     /// A node's `enabled`: absent is an enabled stage; the compile writes the key only as
@@ -203,19 +206,18 @@ impl<'a> ObjectChecker<'a> {
         }
     }
 
-    /// One of `allowed` (as written in the graph), parsed by `parse`; the refusal names them.
-    fn enum_value<T>(
+    /// One of `T`'s values as the graph spells them; the refusal names them all.
+    fn enum_value<T: EnumValue>(
         &self,
         value: Option<&Scalar<'_>>,
         key: &str,
-        allowed: &[&str],
-        parse: impl Fn(&str) -> Option<T>,
     ) -> Result<T, GraphRefusal> {
         if let Some(Scalar::Str(text)) = value
-            && let Some(parsed) = parse(text)
+            && let Ok(parsed) = text.parse()
         {
             return Ok(parsed);
         }
+        let allowed: Vec<&str> = T::VARIANTS.iter().map(|&variant| variant.into()).collect();
         let expected = format!("one of {}", allowed.join(" | "));
         Err(match value {
             None => self.refusal(key, format!("missing (expected {expected})")),
@@ -223,18 +225,14 @@ impl<'a> ObjectChecker<'a> {
         })
     }
 
-    fn optional_enum<T>(
+    fn optional_enum<T: EnumValue>(
         &self,
         value: Option<&Scalar<'_>>,
         key: &str,
-        allowed: &[&str],
-        parse: impl Fn(&str) -> Option<T>,
     ) -> Result<Option<T>, GraphRefusal> {
-        if value.is_some() {
-            self.enum_value(value, key, allowed, parse).map(Some)
-        } else {
-            Ok(None)
-        }
+        value
+            .map(|value| self.enum_value(Some(value), key))
+            .transpose()
     }
 
     fn string_list(
@@ -322,18 +320,9 @@ fn check_node(
         .optional_string(fields.plugin.as_ref(), NodeField::Plugin.key())?
         .map(str::to_owned);
     let enabled = object.enabled_flag(fields.enabled.as_ref(), NodeField::Enabled.key())?;
-    let phase = object.enum_value(
-        fields.phase.as_ref(),
-        NodeField::Phase.key(),
-        &Phase::ALL.map(Phase::as_str),
-        Phase::from_graph,
-    )?;
-    let for_each = object.optional_enum(
-        fields.for_each.as_ref(),
-        NodeField::ForEach.key(),
-        &[ForEach::UnitOfWork.as_str()],
-        ForEach::from_graph,
-    )?;
+    let phase: Phase = object.enum_value(fields.phase.as_ref(), NodeField::Phase.key())?;
+    let for_each: Option<ForEach> =
+        object.optional_enum(fields.for_each.as_ref(), NodeField::ForEach.key())?;
     let produces = object.string_list(fields.produces.as_ref(), NodeField::Produces.key(), true)?;
     let optional_produces = object.string_list(
         fields.optional_produces.as_ref(),
@@ -386,17 +375,11 @@ fn check_sensor_entry(
         // By the shape's definition no entry of this graph carries either key.
         GraphShape::PreGate => (FireOn::Write, Severity::Advisory),
         GraphShape::Gate => (
-            checker.enum_value(
-                entry.get(EntryField::FireOn),
-                EntryField::FireOn.key(),
-                &FireOn::ALL.map(FireOn::as_str),
-                FireOn::from_text,
-            )?,
-            checker.enum_value(
+            checker
+                .enum_value::<FireOn>(entry.get(EntryField::FireOn), EntryField::FireOn.key())?,
+            checker.enum_value::<Severity>(
                 entry.get(EntryField::DefaultSeverity),
                 EntryField::DefaultSeverity.key(),
-                &Severity::ALL.map(Severity::as_str),
-                Severity::from_text,
             )?,
         ),
     };

@@ -389,35 +389,9 @@ impl<'de, T: Gather<'de>> Visitor<'de> for GatherVisitor<T> {
 }
 
 /// An object's key, borrowed from the text when it has no escape.
-struct Key<'t>(Cow<'t, str>);
-
-impl<'de> Deserialize<'de> for Key<'de> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-struct KeyVisitor;
-
-impl<'de> Visitor<'de> for KeyVisitor {
-    type Value = Key<'de>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("an object key")
-    }
-
-    fn visit_borrowed_str<E>(self, value: &'de str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Borrowed(value)))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(value.to_owned())))
-    }
-
-    fn visit_string<E>(self, value: String) -> Result<Key<'de>, E> {
-        Ok(Key(Cow::Owned(value)))
-    }
-}
+#[derive(Deserialize)]
+#[serde(transparent)]
+struct Key<'t>(#[serde(borrow)] Cow<'t, str>);
 
 /// A value the reader does not read, parsed as any read value is (every number converted,
 /// nesting counted) so that exactly the same texts are accepted, and nothing kept. Also the
