@@ -42,7 +42,7 @@ use crate::runtime::audit::human_turn::{
 };
 use crate::runtime::audit::ledger::{
     self, AuditBlock, AuditEvent, AuditRow, DecisionRecorded, LedgerEntry, LedgerError,
-    QuestionAnswered, StageScope,
+    QuestionAnswered, SINGLE_STAGE_WORKFLOW_PREFIX, StageScope,
 };
 use crate::runtime::dispatch::compiled_graph::load_graph;
 use crate::runtime::gate::step::{
@@ -50,8 +50,6 @@ use crate::runtime::gate::step::{
 };
 use crate::runtime::workspace::{self, Workspace};
 
-/// The `Workflow` of a single-stage run (`--single`).
-const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
 /// The marker the human-turn hook touches beside the state file (the reference's Stop hook
 /// compares it with the engine's last advance).
 pub const HUMAN_TURN_MARKER_FILE: &str = ".aidlc-human-turn";

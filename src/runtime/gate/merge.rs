@@ -37,8 +37,8 @@ use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::check::{CheckRequest, PlannedUnit, plan_check};
 use crate::runtime::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
-    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
-    UnfiredBinding, UnfiredCause,
+    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SKIP_REASONS, SensorInfo, SensorsOff, Severity,
+    SkipReason, UnfiredBinding, UnfiredCause, skip_reason_key,
 };
 use crate::runtime::workspace::Workspace;
 
@@ -529,15 +529,11 @@ impl Reader<'_> {
     }
 
     fn skip(&self, skip: &Value) -> Result<GateSkip, MergeError> {
-        let reason = match skip["reason"].as_str() {
-            Some("no-glob-match") => SkipReason::NoGlobMatch,
-            Some("no-deliverable") => SkipReason::NoDeliverable,
-            Some("sensors-off") => SkipReason::SensorsOff,
-            Some("other-fire-on") => SkipReason::OtherFireOn,
-            Some("other-shard") => SkipReason::OtherShard,
-            Some("not-a-regular-file") => SkipReason::NotARegularFile,
-            _ => return Err(self.error("skips[].reason", "a known skip reason")),
-        };
+        let reason = SKIP_REASONS
+            .iter()
+            .find(|reason| skip["reason"].as_str() == Some(skip_reason_key(reason)))
+            .cloned()
+            .ok_or_else(|| self.error("skips[].reason", "a known skip reason"))?;
         Ok(GateSkip {
             stage: self.string(&skip["stage"], "skips[].stage")?,
             sensor_id: self.string(&skip["sensor_id"], "skips[].sensor_id")?,

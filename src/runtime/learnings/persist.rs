@@ -175,12 +175,7 @@ fn is_real_dir(path: &Utf8Path) -> bool {
 }
 
 fn content_hash(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().fold(String::new(), |mut hex, byte| {
-        use std::fmt::Write as _;
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    })
+    format!("{:x}", Sha256::digest(text.as_bytes()))
 }
 
 fn practice_heading(routed: &str) -> String {

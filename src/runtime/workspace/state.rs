@@ -248,13 +248,7 @@ pub fn set_state_field(state_text: &str, field: &str, value: &str) -> Option<Str
 /// SHA-256 of `bytes` as 64 lowercase hex characters.
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    use std::fmt::Write as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .fold(String::with_capacity(64), |mut hex, byte| {
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        })
+    format!("{:x}", sha2::Sha256::digest(bytes))
 }
 
 #[cfg(test)]

@@ -116,7 +116,7 @@ const AUTONOMOUS_MODE: &str = "autonomous";
 /// The only cap layer this engine writes: the manifest's `timeout_seconds`.
 const REGISTRY_CAP_LAYER: &str = "registry";
 /// The `Workflow` prefix of a single-stage run, whose rows are not the main workflow's (D34).
-const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
+pub const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
 
 // --- The events --------------------------------------------------------------------------------
 
@@ -386,27 +386,6 @@ impl AuditEvent {
         }
     }
 
-    /// The `**Event**:` name.
-    pub fn name(&self) -> &str {
-        match self {
-            Self::SensorFired(_) => SENSOR_FIRED,
-            Self::SensorPassed(_) => SENSOR_PASSED,
-            Self::SensorFailed(_) => SENSOR_FAILED,
-            Self::SensorBudgetOverride(_) => SENSOR_BUDGET_OVERRIDE,
-            Self::StageAwaitingApproval(_) => STAGE_AWAITING_APPROVAL,
-            Self::StageMoved(stage_move) => stage_move.state.event_name(),
-            Self::DecisionRecorded(_) => DECISION_RECORDED,
-            Self::QuestionAnswered(_) => QUESTION_ANSWERED,
-            Self::HumanTurn => HUMAN_TURN,
-            Self::SummaryConfirmationRecorded => SUMMARY_CONFIRMATION_RECORDED,
-            Self::AutonomyModeSet { .. } => AUTONOMY_MODE_SET,
-            Self::RuleLearned(_) => RULE_LEARNED,
-            Self::SensorProposed(_) => SENSOR_PROPOSED,
-            Self::GuardrailLoaded(_) => GUARDRAIL_LOADED,
-            Self::Other(block) => &block.event,
-        }
-    }
-
     /// Where the gate stands after this row, for the rows that move a gate.
     pub fn gate_state(&self) -> Option<GateState> {
         match self {
@@ -570,18 +549,6 @@ impl GateState {
             STAGE_SKIPPED => Self::StageSkipped,
             _ => return None,
         })
-    }
-
-    pub fn event_name(self) -> &'static str {
-        match self {
-            Self::StageStarted => STAGE_STARTED,
-            Self::StageAwaitingApproval => STAGE_AWAITING_APPROVAL,
-            Self::StageRevising => STAGE_REVISING,
-            Self::GateRejected => GATE_REJECTED,
-            Self::GateApproved => GATE_APPROVED,
-            Self::StageCompleted => STAGE_COMPLETED,
-            Self::StageSkipped => STAGE_SKIPPED,
-        }
     }
 
     /// The rows after which an earlier override answer no longer counts (D34).

@@ -13,7 +13,6 @@ use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::GraphNode;
 use crate::protocol::verdict::Verdict;
 use crate::runtime::audit::ledger;
-use crate::runtime::dispatch::fire::FireRequest;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::fingerprints::{Fingerprints, fingerprint_file};
@@ -273,14 +272,7 @@ fn dispatch_fire(
     fire: &PlannedFire,
     limits: &GateLimits,
 ) -> (Verdict, Option<String>) {
-    let request = FireRequest {
-        sensor_id: fire.sensor_id.clone(),
-        stage: fire.stage.clone(),
-        output_path: fire.deliverable.clone(),
-        cwd: workspace.project_dir().to_owned(),
-    };
-    let (verdict, _, detail_path) =
-        fire_planned(workspace, registry, nodes, &request, true, limits);
+    let (verdict, detail_path) = fire_planned(workspace, registry, nodes, fire, limits);
     (
         verdict,
         detail_path.map(|path| relative(workspace.project_dir(), &path)),
