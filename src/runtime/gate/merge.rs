@@ -34,7 +34,8 @@ use serde_json::Value;
 
 use crate::protocol::stage_node::GraphNode;
 use crate::runtime::dispatch::time_limit::GateLimits;
-use crate::runtime::gate::check::{CheckRequest, PlannedUnit, plan_check};
+use crate::runtime::gate::check::{CheckRequest, plan_check};
+use crate::runtime::gate::gate_fires::PlannedFire;
 use crate::runtime::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
     GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SKIP_REASONS, SensorInfo, SensorsOff, Severity,
@@ -73,7 +74,7 @@ pub fn check_against_plan(
     name: &str,
     report: &GateReport,
     planned: &GateReport,
-    units: &[PlannedUnit],
+    units: &[PlannedFire],
 ) -> Result<(), MergeError> {
     let shard = match report.shard {
         Some((index, count)) => format!("{name} (shard {index}/{count})"),
@@ -152,7 +153,7 @@ pub fn check_against_plan(
     }
 }
 
-fn missing_fire(shard: &str, missing: &PlannedUnit) -> MergeError {
+fn missing_fire(shard: &str, missing: &PlannedFire) -> MergeError {
     refuse(format!(
         "{shard}: fire {} ({} on {}, stage {}) of the project's plan is missing from the report",
         missing.plan_index, missing.sensor_id, missing.deliverable, missing.stage
