@@ -35,10 +35,10 @@ use crate::leaves::audit_lock::{self, LockError};
 use crate::leaves::write_folder;
 use crate::protocol::stage_node::Phase;
 use crate::runtime::audit::human_turn::{
-    HARNESS_FIELD, HUMAN_TURN_RECEIPT_FIELD, PROMPT_DIGEST_FIELD, PROMPT_SOURCE_FIELD,
-    RECEIPT_FIELD, ReceiptInstall, SESSION_FIELD, TRANSCRIPT_FIELD, TRANSCRIPT_LINE_FIELD,
-    block_of, prompt_contains_answer, prompt_copy_path, prompt_line_now, read_ledger_with_blocks,
-    receipt_digest, verify_human_turn,
+    HARNESS_FIELD, HUMAN_TURN_RECEIPT_FIELD, PROMPT_ALREADY_WRITTEN_WINDOW, PROMPT_DIGEST_FIELD,
+    PROMPT_SOURCE_FIELD, RECEIPT_FIELD, ReceiptInstall, SESSION_FIELD, TRANSCRIPT_FIELD,
+    TRANSCRIPT_LINE_FIELD, block_of, prompt_contains_answer, prompt_copy_path,
+    read_ledger_with_blocks, receipt_digest, verify_human_turn,
 };
 use crate::runtime::audit::ledger::{
     self, AuditBlock, AuditEvent, AuditRow, DecisionRecorded, LedgerEntry, LedgerError,
@@ -290,7 +290,8 @@ pub fn record_human_turn(
     match &event.transcript {
         Transcript::At { path, format } => {
             fields.push((TRANSCRIPT_FIELD, path.to_string()));
-            let line = prompt_line_now(path, *format, &digest);
+            let line =
+                transcript::prompt_line_now(path, *format, &digest, PROMPT_ALREADY_WRITTEN_WINDOW);
             fields.push((TRANSCRIPT_LINE_FIELD, line.to_string()));
         }
         Transcript::None => {

@@ -479,10 +479,10 @@ impl Reader<'_> {
                 .unwrap_or_default(),
             plan_index: self.usize_of(&fire["plan_index"], "fires[].plan_index")?,
             // Absent on a core stage's fire; when present, a string (D50).
-            plugin: match fire.get("plugin") {
-                None => None,
-                Some(plugin) => Some(self.string(plugin, "fires[].plugin")?),
-            },
+            plugin: fire
+                .get("plugin")
+                .map(|plugin| self.string(plugin, "fires[].plugin"))
+                .transpose()?,
         };
         self.check_findings_of(&gate_fire, self.u64_at(fire, "findings_count")?)?;
         Ok(gate_fire)
@@ -573,10 +573,10 @@ impl Reader<'_> {
             )?,
             cause,
             // Absent on a core stage's binding; when present, a string (D50).
-            plugin: match unfired.get("plugin") {
-                None => None,
-                Some(plugin) => Some(self.string(plugin, "unfired_bindings[].plugin")?),
-            },
+            plugin: unfired
+                .get("plugin")
+                .map(|plugin| self.string(plugin, "unfired_bindings[].plugin"))
+                .transpose()?,
         })
     }
 

@@ -308,10 +308,8 @@ fn open_for_append(path: &Utf8Path) -> std::io::Result<std::fs::File> {
 mod tests {
     use super::*;
     use crate::runtime::audit::ledger::SENSOR_PASSED;
-    use crate::runtime::audit::ledger::test_support::{at, sample_fire, temp_project};
-    use crate::runtime::audit::ledger::{
-        FireIdentity, TornKind, pair_fires, parse_blocks, parse_ledger,
-    };
+    use crate::runtime::audit::ledger::test_support::{at, pair_fires, sample_fire, temp_project};
+    use crate::runtime::audit::ledger::{FireIdentity, TornKind, parse_blocks, parse_ledger};
     use camino::Utf8PathBuf;
 
     #[test]

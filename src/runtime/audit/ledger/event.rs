@@ -57,14 +57,6 @@ const HUMAN_TURN_HEADING: &str = "Human Turn";
 const RULE_LEARNED_HEADING: &str = "Rule Learned";
 const SENSOR_PROPOSED_HEADING: &str = "Sensor Proposed";
 
-/// The events that close a `SENSOR_FIRED`.
-const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
-
-/// Whether `event` closes a `SENSOR_FIRED` (passed, failed or budget override).
-pub fn is_terminal_sensor_event(event: &str) -> bool {
-    TERMINAL_SENSOR_EVENTS.contains(&event)
-}
-
 /// The `**Key**:` labels the engine writes or reads (the block format's own `Timestamp` and
 /// `Event` are `block.rs`'s).
 pub mod field {

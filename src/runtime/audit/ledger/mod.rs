@@ -53,7 +53,7 @@ pub use event::{
     StageScope,
 };
 pub use read::{
-    LedgerEntry, ParsedLedger, RecordLedger, TornKind, pair_fires, parse_blocks, parse_ledger,
+    LedgerEntry, ParsedLedger, RecordLedger, TornKind, parse_blocks, parse_ledger,
     read_record_ledger, record_shards, shard_entries,
 };
 
