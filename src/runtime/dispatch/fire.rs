@@ -843,27 +843,18 @@ fn verdict_line(
     relative_detail: Option<&str>,
     verdict: &Verdict,
 ) -> String {
-    #[derive(serde::Serialize)]
-    struct VerdictLine<'a> {
-        fire_id: &'a str,
-        sensor_id: &'a str,
-        stage: &'a str,
-        output_path: &'a str,
-        result: &'a str,
-        detail_path: Option<&'a str>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        note: Option<String>,
+    let mut line = serde_json::json!({
+        "fire_id": identity.fire_id,
+        "sensor_id": identity.sensor_id,
+        "stage": identity.stage_slug,
+        "output_path": identity.output_path_field,
+        "result": verdict.result_word(),
+        "detail_path": relative_detail,
+    });
+    if let Some(note) = verdict.note() {
+        line["note"] = note.into();
     }
-    let line = VerdictLine {
-        fire_id: &identity.fire_id,
-        sensor_id: &identity.sensor_id,
-        stage: &identity.stage_slug,
-        output_path: &identity.output_path_field,
-        result: verdict.result_word(),
-        detail_path: relative_detail,
-        note: verdict.note(),
-    };
-    serde_json::to_string(&line).expect("a verdict line is plain strings")
+    line.to_string()
 }
 
 #[cfg(test)]

@@ -431,7 +431,7 @@ pub fn run_gate_fires(
     limits: &GateLimits,
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
-    let before_dispatch = fingerprint_blocking_deliverables(fires);
+    let (before_dispatch, _) = fingerprint_blocking_deliverables(fires);
     let run_all = || {
         if record {
             return run_recorded_in_batches(
@@ -464,22 +464,27 @@ pub fn run_gate_fires(
     results
 }
 
-/// The fingerprint of every blocking fire's deliverable, taken once before the first dispatch.
-/// A deliverable that cannot be fingerprinted then has none (every blocking fire on it is
-/// bracketed, and so not evaluated, already).
-fn fingerprint_blocking_deliverables(fires: &[PlannedFire]) -> Fingerprints {
+/// The fingerprint of every blocking fire's deliverable, taken once before the first dispatch,
+/// and each blocking fire whose deliverable cannot be fingerprinted then: such a deliverable has
+/// no fingerprint, so every blocking fire on it is bracketed, and so not evaluated, already.
+pub(crate) fn fingerprint_blocking_deliverables(
+    fires: &[PlannedFire],
+) -> (Fingerprints, Vec<&PlannedFire>) {
     let mut fingerprints = Fingerprints::default();
+    let mut unreadable: Vec<&PlannedFire> = Vec::new();
     for planned in fires
         .iter()
         .filter(|planned| planned.severity == Severity::Blocking)
     {
-        if fingerprints.get(&planned.deliverable).is_none()
-            && let Some(hash) = fingerprint_file(&planned.deliverable)
-        {
-            fingerprints.insert(&planned.deliverable, hash);
+        if fingerprints.get(&planned.deliverable).is_some() {
+            continue;
+        }
+        match fingerprint_file(&planned.deliverable) {
+            Some(hash) => fingerprints.insert(&planned.deliverable, hash),
+            None => unreadable.push(planned),
         }
     }
-    fingerprints
+    (fingerprints, unreadable)
 }
 
 /// Once every fire of the run ended, as `aidlc engine gate start` proves before its gate row:

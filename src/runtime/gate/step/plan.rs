@@ -16,7 +16,9 @@ use crate::runtime::audit::ledger;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::fingerprints::{Fingerprints, fingerprint_file};
-use crate::runtime::gate::gate_fires::{GatePlan, PlannedFire, fire_planned, plan_entry};
+use crate::runtime::gate::gate_fires::{
+    GatePlan, PlannedFire, fingerprint_blocking_deliverables, fire_planned, plan_entry,
+};
 use crate::runtime::workspace::{SensorsOffSwitch, Workspace};
 
 /// One reason the blocking sensors did not pass (D33).
@@ -139,32 +141,6 @@ pub fn plan_stage_fires(
 
 // --- Fingerprints -------------------------------------------------------------------------------
 
-/// Fingerprint each blocking deliverable once, before anything is dispatched (D32 step 1).
-fn fingerprint_blocking_deliverables(
-    project_dir: &Utf8Path,
-    fires: &[PlannedFire],
-) -> (Fingerprints, Vec<BlockingIssue>) {
-    let mut fingerprints = Fingerprints::default();
-    let mut issues = Vec::new();
-    for fire in fires
-        .iter()
-        .filter(|fire| fire.severity == Severity::Blocking)
-    {
-        if fingerprints.get(&fire.deliverable).is_some() {
-            continue;
-        }
-        match fingerprint_file(&fire.deliverable) {
-            Some(hash) => fingerprints.insert(&fire.deliverable, hash),
-            None => issues.push(issue(
-                project_dir,
-                fire,
-                "artifact became unreadable before sensor dispatch",
-            )),
-        }
-    }
-    (fingerprints, issues)
-}
-
 fn issue(project_dir: &Utf8Path, fire: &PlannedFire, reason: &str) -> BlockingIssue {
     BlockingIssue {
         sensor_id: fire.sensor_id.clone(),
@@ -191,7 +167,18 @@ pub fn evaluate_gate_sensors(
     limits: &GateLimits,
 ) -> GateEvaluation {
     let project_dir = workspace.project_dir();
-    let (fingerprints, mut issues) = fingerprint_blocking_deliverables(project_dir, fires);
+    // Each blocking deliverable is fingerprinted once, before anything is dispatched (D32 step 1).
+    let (fingerprints, unreadable) = fingerprint_blocking_deliverables(fires);
+    let mut issues: Vec<BlockingIssue> = unreadable
+        .into_iter()
+        .map(|fire| {
+            issue(
+                project_dir,
+                fire,
+                "artifact became unreadable before sensor dispatch",
+            )
+        })
+        .collect();
     let mut summary = DispatchSummary {
         deliverables: n_deliverables,
         ..DispatchSummary::default()
