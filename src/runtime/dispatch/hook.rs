@@ -41,7 +41,7 @@ use crate::protocol::selection::FireOn;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::runtime::audit::ledger;
-use crate::runtime::dispatch::compiled_graph::load_workspace_graph;
+use crate::runtime::dispatch::compiled_graph::{active_stage_node, load_workspace_graph};
 use crate::runtime::dispatch::fire::{
     FireContext, FireRequest, prepare_fire_with, run_fire, undeclared_record_file, usable_registry,
 };
@@ -155,11 +155,10 @@ pub fn run_sensors_hook(
         nodes, disabled, ..
     } = graph;
     let choice = &workflow.stage_choice;
-    let stage = if nodes.iter().any(|n| n.slug == choice.preferred_stage()) {
-        choice.preferred_stage().to_owned()
-    } else {
-        choice.current_stage.clone()
-    };
+    let active = active_stage_node(&nodes, choice);
+    let stage = active
+        .map_or(&choice.current_stage, |node| &node.slug)
+        .clone();
     // A stage the plugin selection disabled is not in the graph the runtime uses (D49): its
     // sensors are off by the user's choice, so nothing fires and nothing is dropped.
     if disabled.iter().any(|node| node.slug == stage) {
@@ -168,7 +167,7 @@ pub fn run_sensors_hook(
         ));
         return outcome;
     }
-    let Some(node) = nodes.iter().find(|n| n.slug == stage) else {
+    let Some(node) = active else {
         outcome.drop_write(
             workspace,
             context,
@@ -261,10 +260,7 @@ pub fn record_deleted_file(
     let Ok(graph) = load_workspace_graph(workspace) else {
         return HookOutcome::stop("the stage graph cannot be used");
     };
-    let Some(node) = crate::runtime::dispatch::compiled_graph::active_stage_node(
-        &graph.nodes,
-        &workflow.stage_choice,
-    ) else {
+    let Some(node) = active_stage_node(&graph.nodes, &workflow.stage_choice) else {
         return HookOutcome::stop("the current stage is not in the graph");
     };
     let matching: Vec<&str> = node

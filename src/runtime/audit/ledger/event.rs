@@ -518,14 +518,11 @@ impl StageScope {
 
     /// Stage, Unit and Workflow, each when present.
     fn fields(&self) -> Vec<(&'static str, String)> {
-        [
+        present_fields(&[
             (field::STAGE, &self.stage),
             (field::UNIT, &self.unit),
             (field::WORKFLOW, &self.workflow),
-        ]
-        .into_iter()
-        .filter_map(|(key, value)| value.clone().map(|value| (key, value)))
-        .collect()
+        ])
     }
 }
 
@@ -629,24 +626,21 @@ impl SensorBudgetOverride {
 impl GateRow {
     pub fn to_row(&self) -> AuditRow {
         let mut fields = self.scope.fields();
-        if self.revalidated {
-            fields.push((field::REVALIDATED, "true".to_owned()));
-        }
-        if let Some(details) = &self.details {
-            fields.push((field::DETAILS, details.clone()));
-        }
-        if let Some(artifacts) = &self.artifacts {
-            fields.push((field::ARTIFACTS, artifacts.clone()));
-        }
+        fields.extend(present_fields(&[
+            (
+                field::REVALIDATED,
+                &self.revalidated.then(|| "true".to_owned()),
+            ),
+            (field::DETAILS, &self.details),
+            (field::ARTIFACTS, &self.artifacts),
+        ]));
         if let Some(blocking_override) = &self.blocking_override {
             fields.extend(blocking_override.fields());
         }
-        if let Some(sensor_state) = &self.sensor_state {
-            fields.push((field::SENSOR_STATE, sensor_state.clone()));
-        }
-        if let Some(sensors_off) = &self.sensors_off {
-            fields.push((field::SENSORS_OFF, sensors_off.clone()));
-        }
+        fields.extend(present_fields(&[
+            (field::SENSOR_STATE, &self.sensor_state),
+            (field::SENSORS_OFF, &self.sensors_off),
+        ]));
         AuditRow::trusted(
             STAGE_AWAITING_APPROVAL_HEADING,
             STAGE_AWAITING_APPROVAL,
