@@ -206,9 +206,7 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
     };
     let context = WorkerContext {
         project_dir,
-        timeout: std::time::Duration::from_secs(
-            crate::runtime::dispatch::fire::FALLBACK_TIMEOUT_SECONDS,
-        ),
+        timeout: crate::runtime::worker_process::FALLBACK_TIMEOUT,
     };
     let outcome = (sensor.check)(&words[1..], &context);
     let (code, stdout) = protocol_output(&outcome);

@@ -141,7 +141,7 @@ fn gate_document(report: &GateReport) -> GateDocument<'_> {
         plan: PlanDocument {
             id: &report.plan.id,
             size: report.plan.size,
-            fire_on: report.fire_on_name(),
+            fire_on: report.fire_on.name(),
             stages: &report.stages,
             bindings_selected: report.bindings_selected,
             bindings_not_selected: report.bindings_not_selected,

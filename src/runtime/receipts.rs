@@ -35,14 +35,14 @@ use crate::leaves::audit_lock::{self, LockError};
 use crate::leaves::write_folder;
 use crate::protocol::stage_node::Phase;
 use crate::runtime::audit::human_turn::{
-    HARNESS_FIELD, HUMAN_TURN_RECEIPT_FIELD, PROMPT_DIGEST_FIELD, PROMPT_SOURCE_FIELD,
-    RECEIPT_FIELD, ReceiptInstall, SESSION_FIELD, TRANSCRIPT_FIELD, TRANSCRIPT_LINE_FIELD,
-    block_of, prompt_contains_answer, prompt_copy_path, prompt_line_now, read_ledger_with_blocks,
-    receipt_digest, verify_human_turn,
+    HARNESS_FIELD, HUMAN_TURN_RECEIPT_FIELD, PROMPT_ALREADY_WRITTEN_WINDOW, PROMPT_DIGEST_FIELD,
+    PROMPT_SOURCE_FIELD, RECEIPT_FIELD, ReceiptInstall, SESSION_FIELD, TRANSCRIPT_FIELD,
+    TRANSCRIPT_LINE_FIELD, block_of, prompt_contains_answer, prompt_copy_path,
+    read_ledger_with_blocks, receipt_digest, verify_human_turn,
 };
 use crate::runtime::audit::ledger::{
     self, AuditBlock, AuditEvent, AuditRow, DecisionRecorded, LedgerEntry, LedgerError,
-    QuestionAnswered, StageScope,
+    QuestionAnswered, SINGLE_STAGE_WORKFLOW_PREFIX, StageScope,
 };
 use crate::runtime::dispatch::compiled_graph::load_graph;
 use crate::runtime::gate::step::{
@@ -50,8 +50,6 @@ use crate::runtime::gate::step::{
 };
 use crate::runtime::workspace::{self, Workspace};
 
-/// The `Workflow` of a single-stage run (`--single`).
-const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
 /// The marker the human-turn hook touches beside the state file (the reference's Stop hook
 /// compares it with the engine's last advance).
 pub const HUMAN_TURN_MARKER_FILE: &str = ".aidlc-human-turn";
@@ -292,7 +290,8 @@ pub fn record_human_turn(
     match &event.transcript {
         Transcript::At { path, format } => {
             fields.push((TRANSCRIPT_FIELD, path.to_string()));
-            let line = prompt_line_now(path, *format, &digest);
+            let line =
+                transcript::prompt_line_now(path, *format, &digest, PROMPT_ALREADY_WRITTEN_WINDOW);
             fields.push((TRANSCRIPT_LINE_FIELD, line.to_string()));
         }
         Transcript::None => {

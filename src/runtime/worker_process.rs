@@ -347,19 +347,17 @@ fn stop_process_group(child: &mut Child, grace: Duration) -> Option<ExitStatus> 
         None,
     );
     signal_process_group(child, GroupSignal::Kill);
-    match after_terminate {
+    if let WaitOutcome::Exited(status) = after_terminate {
+        return Some(status);
+    }
+    match wait_for_exit(
+        child,
+        deadline_after(Instant::now(), STOP_GRACE),
+        Watch::DeadlineOnly,
+        None,
+    ) {
         WaitOutcome::Exited(status) => Some(status),
-        WaitOutcome::Running | WaitOutcome::Interrupted | WaitOutcome::WaitFailed => {
-            match wait_for_exit(
-                child,
-                deadline_after(Instant::now(), STOP_GRACE),
-                Watch::DeadlineOnly,
-                None,
-            ) {
-                WaitOutcome::Exited(status) => Some(status),
-                WaitOutcome::Running | WaitOutcome::Interrupted | WaitOutcome::WaitFailed => None,
-            }
-        }
+        WaitOutcome::Running | WaitOutcome::Interrupted | WaitOutcome::WaitFailed => None,
     }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 use std::process::{Child, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-use aidlc::runtime::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
+use aidlc::runtime::audit::ledger::{AuditBlock, parse_blocks};
 use serde_json::Value;
 
 use crate::support::scenario_project::{self as scenario, DOC_A, DOC_B, PASS, STAGE_FILE};
@@ -15,7 +15,7 @@ use crate::support::stage_with_sensors::{
     PASSING_WORKER, SHAPE_WORKER, STAGE, STAGE_DIR, Sensor, check_json, gate_rows, gate_sensor,
     gate_start, run_bounded, stage_project,
 };
-use crate::support::{GRAPH, REFERENCE_VERSIONS, Run, TestProject, manifest, stage};
+use crate::support::{GRAPH, REFERENCE_VERSIONS, Run, TestProject, manifest, pair_fires, stage};
 
 const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
 const OUTPUT: &str =

@@ -7,12 +7,12 @@
 use std::process::Stdio;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use aidlc::runtime::audit::ledger::{self, BLOCK_SEPARATOR, ParsedLedger, TornKind, pair_fires};
+use aidlc::runtime::audit::ledger::{self, BLOCK_SEPARATOR, ParsedLedger, TornKind};
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use crate::support::scenario_project::{self as scenario, DOC_A, STAGE};
-use crate::support::{Run, TestProject, audit_lock_path, stage, wait_for_path};
+use crate::support::{Run, TestProject, audit_lock_path, pair_fires, stage, wait_for_path};
 
 const RECORD: &str = "aidlc/spaces/default/intents/261130-demo";
 const OUTPUT: &str =

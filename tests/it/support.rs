@@ -3,8 +3,13 @@
 pub mod scenario_project;
 pub mod stage_with_sensors;
 
+use std::collections::{BTreeMap, VecDeque};
 use std::process::Command;
 
+use aidlc::runtime::audit::ledger::AuditBlock;
+use aidlc::runtime::audit::ledger::event::{
+    SENSOR_BUDGET_OVERRIDE, SENSOR_FAILED, SENSOR_FIRED, SENSOR_PASSED, field,
+};
 use camino::{Utf8Path, Utf8PathBuf};
 
 pub struct TestProject {
@@ -655,4 +660,37 @@ pub fn example_project() -> (TestProject, String) {
         .find(|name| name.ends_with("-example-checkout"))
         .expect("the example record");
     (project, format!("aidlc/spaces/default/intents/{record}"))
+}
+
+/// A `SENSOR_FIRED` block and the terminal block with the same Fire id, if any.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FirePair<'a> {
+    pub fired: &'a AuditBlock,
+    pub terminal: Option<&'a AuditBlock>,
+}
+
+/// Every `SENSOR_FIRED` in order, each with its terminal row (`SENSOR_PASSED`, `SENSOR_FAILED`
+/// or `SENSOR_BUDGET_OVERRIDE`) matched by `Fire id`, never by position: rows may be out of
+/// order (several shards merged). Should two fires share an id, the k-th fired of that id takes
+/// the k-th terminal of that id. Terminal rows without a fired row are not returned.
+pub fn pair_fires(blocks: &[AuditBlock]) -> Vec<FirePair<'_>> {
+    let mut terminals: BTreeMap<&str, VecDeque<&AuditBlock>> = BTreeMap::new();
+    for block in blocks.iter().filter(|b| {
+        [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE].contains(&b.event.as_str())
+    }) {
+        if let Some(fire_id) = block.field(field::FIRE_ID) {
+            terminals.entry(fire_id).or_default().push_back(block);
+        }
+    }
+    blocks
+        .iter()
+        .filter(|block| block.event == SENSOR_FIRED)
+        .map(|fired| FirePair {
+            fired,
+            terminal: fired
+                .field(field::FIRE_ID)
+                .and_then(|id| terminals.get_mut(id))
+                .and_then(VecDeque::pop_front),
+        })
+        .collect()
 }

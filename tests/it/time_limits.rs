@@ -4,9 +4,9 @@
 //! workers sleep far past the limits and would pass if they finished: a limit that runs out
 //! must stop them (their whole group), record that nothing was checked, and never pass.
 
-use aidlc::runtime::audit::ledger::{AuditBlock, pair_fires, parse_blocks};
+use aidlc::runtime::audit::ledger::{AuditBlock, parse_blocks};
 
-use crate::support::{Run, TestProject, stage};
+use crate::support::{Run, TestProject, pair_fires, stage};
 
 const RECORD: &str = "aidlc/spaces/default/intents/261201-limits";
 const OUTPUT: &str =

@@ -28,12 +28,6 @@ pub const HUMAN_TURN_RECEIPT_FIELD: &str = "Human Turn Receipt";
 /// How many of a transcript's last lines may already hold the prompt when the hook runs.
 pub const PROMPT_ALREADY_WRITTEN_WINDOW: usize = 5;
 
-/// The line from which the prompt is in the transcript: its line when the harness already wrote
-/// it (one of the last few lines), else the line after the last one.
-pub fn prompt_line_now(path: &Utf8Path, format: TranscriptFormat, digest: &str) -> usize {
-    transcript::prompt_line_now(path, format, digest, PROMPT_ALREADY_WRITTEN_WINDOW)
-}
-
 /// Where the engine keeps a prompt whose harness names no transcript.
 pub fn prompt_copy_path(record: &Utf8Path, digest: &str) -> camino::Utf8PathBuf {
     record
@@ -149,13 +143,10 @@ pub fn verify_human_turn(
     let receipt = block
         .field(RECEIPT_FIELD)
         .ok_or("the HUMAN_TURN row has no Receipt (the engine's hook did not write it)")?;
-    let signed: Vec<&(String, String)> = block
+    let signed: Vec<(&str, &str)> = block
         .fields
         .iter()
         .filter(|(key, _)| key != RECEIPT_FIELD)
-        .collect();
-    let signed: Vec<(&str, &str)> = signed
-        .iter()
         .map(|(key, value)| (key.as_str(), value.as_str()))
         .collect();
     if receipt_digest(&signed) != receipt {

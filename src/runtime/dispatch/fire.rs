@@ -45,11 +45,8 @@ use crate::runtime::sensors::descriptor::{
     STAGE_FLAG, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
 };
 use crate::runtime::sensors::{self, ShippedSensor};
-use crate::runtime::worker_process::{WorkerCommand, run_worker};
+use crate::runtime::worker_process::{FALLBACK_TIMEOUT, WorkerCommand, run_worker};
 use crate::runtime::workspace::Workspace;
-
-/// The dispatcher's fallback timeout when a manifest declares none (D7).
-pub const FALLBACK_TIMEOUT_SECONDS: u64 = 1200;
 
 /// What the user asked for.
 #[derive(Debug, Clone)]
@@ -273,12 +270,10 @@ pub fn prepare_fire_with(
         absolute_output_path,
         worker,
         worker_args,
-        timeout: Duration::from_secs(
-            sensor
-                .manifest
-                .timeout_seconds
-                .unwrap_or(FALLBACK_TIMEOUT_SECONDS),
-        ),
+        timeout: sensor
+            .manifest
+            .timeout_seconds
+            .map_or(FALLBACK_TIMEOUT, Duration::from_secs),
         project_dir: workspace.project_dir().to_owned(),
     })
 }
@@ -848,23 +843,18 @@ fn verdict_line(
     relative_detail: Option<&str>,
     verdict: &Verdict,
 ) -> String {
-    let mut line = serde_json::Map::new();
-    line.insert("fire_id".to_owned(), identity.fire_id.as_str().into());
-    line.insert("sensor_id".to_owned(), identity.sensor_id.as_str().into());
-    line.insert("stage".to_owned(), identity.stage_slug.as_str().into());
-    line.insert(
-        "output_path".to_owned(),
-        identity.output_path_field.as_str().into(),
-    );
-    line.insert("result".to_owned(), verdict.result_word().into());
-    line.insert(
-        "detail_path".to_owned(),
-        relative_detail.map_or(serde_json::Value::Null, Into::into),
-    );
+    let mut line = serde_json::json!({
+        "fire_id": identity.fire_id,
+        "sensor_id": identity.sensor_id,
+        "stage": identity.stage_slug,
+        "output_path": identity.output_path_field,
+        "result": verdict.result_word(),
+        "detail_path": relative_detail,
+    });
     if let Some(note) = verdict.note() {
-        line.insert("note".to_owned(), note.into());
+        line["note"] = note.into();
     }
-    serde_json::Value::Object(line).to_string()
+    line.to_string()
 }
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ use crate::protocol::selection::FireOn;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::runtime::audit::ledger;
-use crate::runtime::dispatch::compiled_graph::load_workspace_graph;
+use crate::runtime::dispatch::compiled_graph::{active_stage_node, load_workspace_graph};
 use crate::runtime::dispatch::fire::{
     FireContext, FireRequest, prepare_fire_with, run_fire, undeclared_record_file, usable_registry,
 };
@@ -51,6 +51,9 @@ use crate::runtime::workspace::{self, Workspace};
 
 /// The banner printed the first time sensors fire in a workspace.
 pub const FIRST_RUN_BANNER: &str = "[aidlc] Sensors are now watching this workspace. See the AI-DLC documentation to learn how rules and the learning loop work.";
+
+const NO_ACTIVE_WORKFLOW: &str =
+    "no active workflow (no readable aidlc-state.md with a current stage)";
 
 /// What one hook run did, for the caller to print on stderr: the first-run banner, and the
 /// notices.
@@ -75,6 +78,22 @@ impl HookOutcome {
             stopped: Some(reason.into()),
             ..Self::default()
         }
+    }
+
+    /// An outcome whose health folder was created inside the project, or a notice saying why
+    /// the heartbeat and the drop log are not written.
+    fn with_health_folder(workspace: &Workspace) -> Self {
+        let mut outcome = Self::default();
+        match write_folder::create_write_folder(
+            workspace.project_dir(),
+            &workspace.hooks_health_dir(),
+        ) {
+            Ok(()) => outcome.health_usable = true,
+            Err(error) => outcome.notices.push(format!(
+                "warning: the hook's heartbeat and drop log are not written: {error}"
+            )),
+        }
+        outcome
     }
 }
 
@@ -103,9 +122,7 @@ pub fn run_sensors_hook(
         workspace.project_dir().join(written)
     };
     let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
-        return HookOutcome::stop(
-            "no active workflow (no readable aidlc-state.md with a current stage)",
-        );
+        return HookOutcome::stop(NO_ACTIVE_WORKFLOW);
     };
     if is_sensor_output(&workflow.record_root, &written) {
         return HookOutcome::stop("the written file is a sensor detail file");
@@ -115,16 +132,9 @@ pub fn run_sensors_hook(
     {
         return HookOutcome::stop("sensors are switched off for this workflow");
     }
-    let mut outcome = HookOutcome::default();
-    match write_folder::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir())
-    {
-        Ok(()) => {
-            outcome.health_usable = true;
-            outcome.first_run = write_heartbeat(workspace, (context.now)());
-        }
-        Err(error) => outcome.notices.push(format!(
-            "warning: the hook's heartbeat and drop log are not written: {error}"
-        )),
+    let mut outcome = HookOutcome::with_health_folder(workspace);
+    if outcome.health_usable {
+        outcome.first_run = write_heartbeat(workspace, (context.now)());
     }
     let shown = ledger::relative_path_field(workspace.project_dir(), written.as_str());
     // Without a usable graph nobody can tell which sensors this write matches: say so in the
@@ -145,11 +155,10 @@ pub fn run_sensors_hook(
         nodes, disabled, ..
     } = graph;
     let choice = &workflow.stage_choice;
-    let stage = if nodes.iter().any(|n| n.slug == choice.preferred_stage()) {
-        choice.preferred_stage().to_owned()
-    } else {
-        choice.current_stage.clone()
-    };
+    let active = active_stage_node(&nodes, choice);
+    let stage = active
+        .map_or(&choice.current_stage, |node| &node.slug)
+        .clone();
     // A stage the plugin selection disabled is not in the graph the runtime uses (D49): its
     // sensors are off by the user's choice, so nothing fires and nothing is dropped.
     if disabled.iter().any(|node| node.slug == stage) {
@@ -158,7 +167,7 @@ pub fn run_sensors_hook(
         ));
         return outcome;
     }
-    let Some(node) = nodes.iter().find(|n| n.slug == stage) else {
+    let Some(node) = active else {
         outcome.drop_write(
             workspace,
             context,
@@ -226,18 +235,9 @@ pub fn record_unchecked_write(
     reason: &str,
 ) -> HookOutcome {
     if workspace::present_workflow(workspace.record_root()).is_none() {
-        return HookOutcome::stop(
-            "no active workflow (no readable aidlc-state.md with a current stage)",
-        );
+        return HookOutcome::stop(NO_ACTIVE_WORKFLOW);
     }
-    let mut outcome = HookOutcome::default();
-    match write_folder::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir())
-    {
-        Ok(()) => outcome.health_usable = true,
-        Err(error) => outcome.notices.push(format!(
-            "warning: the hook's heartbeat and drop log are not written: {error}"
-        )),
-    }
+    let mut outcome = HookOutcome::with_health_folder(workspace);
     outcome.drop_write(workspace, context, reason.to_owned());
     outcome
 }
@@ -252,9 +252,7 @@ pub fn record_deleted_file(
     context: &FireContext,
 ) -> HookOutcome {
     let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
-        return HookOutcome::stop(
-            "no active workflow (no readable aidlc-state.md with a current stage)",
-        );
+        return HookOutcome::stop(NO_ACTIVE_WORKFLOW);
     };
     if is_sensor_output(&workflow.record_root, deleted) {
         return HookOutcome::stop("the deleted file is a sensor detail file");
@@ -262,10 +260,7 @@ pub fn record_deleted_file(
     let Ok(graph) = load_workspace_graph(workspace) else {
         return HookOutcome::stop("the stage graph cannot be used");
     };
-    let Some(node) = crate::runtime::dispatch::compiled_graph::active_stage_node(
-        &graph.nodes,
-        &workflow.stage_choice,
-    ) else {
+    let Some(node) = active_stage_node(&graph.nodes, &workflow.stage_choice) else {
         return HookOutcome::stop("the current stage is not in the graph");
     };
     let matching: Vec<&str> = node
@@ -282,14 +277,7 @@ pub fn record_deleted_file(
     if matching.is_empty() {
         return HookOutcome::stop("no write-fired sensor matches the deleted file");
     }
-    let mut outcome = HookOutcome::default();
-    match write_folder::create_write_folder(workspace.project_dir(), &workspace.hooks_health_dir())
-    {
-        Ok(()) => outcome.health_usable = true,
-        Err(error) => outcome.notices.push(format!(
-            "warning: the hook's heartbeat and drop log are not written: {error}"
-        )),
-    }
+    let mut outcome = HookOutcome::with_health_folder(workspace);
     let shown = ledger::relative_path_field(workspace.project_dir(), deleted.as_str());
     outcome.drop_write(
         workspace,

@@ -27,7 +27,9 @@ use crate::protocol::graph_reader::unknown_stage_message;
 use crate::protocol::stage_node::GraphNode;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
-use crate::runtime::gate::gate_fires::{GatePlan, plan_gate_fires, relative, run_gate_fires};
+use crate::runtime::gate::gate_fires::{
+    GatePlan, PlannedFire, plan_gate_fires, relative, run_gate_fires,
+};
 use crate::runtime::gate::report::{
     FireOnFilter, GateFire, GateReport, GateSkip, PlanIdentity, SensorInfo, SensorsOff, Severity,
     SkipReason,
@@ -78,21 +80,8 @@ pub fn intent_records(
     }
 }
 
-/// One fire of a plan before it runs: its place in the whole plan and what it fires on.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PlannedUnit {
-    pub plan_index: usize,
-    pub stage: String,
-    pub sensor_id: String,
-    pub severity: Severity,
-    /// Project-relative, `/` separators, as the report names it.
-    pub deliverable: Utf8PathBuf,
-    /// The plugin of the stage, as the report names it (D50).
-    pub plugin: Option<String>,
-}
-
 /// The check of some records, planned and not yet run.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct PlannedCheck {
     request: CheckRequest,
     /// The records' folder names, in the order given.
@@ -214,28 +203,19 @@ impl PlannedCheck {
 
     /// What this check's report holds whatever its fires find: everything planning decides,
     /// with no fire (no sensor descriptions, no duration), and the fires it would run, in plan
-    /// order. `aidlc gate merge` compares each shard's report with its own.
-    pub fn planned_report(&self, project_dir: &Utf8Path) -> (GateReport, Vec<PlannedUnit>) {
+    /// order, their deliverables project-relative. `aidlc gate merge` compares each shard's
+    /// report with its own.
+    pub fn planned_report(&self, project_dir: &Utf8Path) -> (GateReport, Vec<PlannedFire>) {
         let units = self
             .plan
             .fires
             .iter()
-            .map(|fire| PlannedUnit {
-                plan_index: fire.plan_index,
-                stage: fire.stage.clone(),
-                sensor_id: fire.sensor_id.clone(),
-                severity: fire.severity,
+            .map(|fire| PlannedFire {
                 deliverable: relative(project_dir, &fire.deliverable),
-                plugin: fire.plugin.clone(),
+                ..fire.clone()
             })
             .collect();
-        let unrun = Self {
-            request: self.request.clone(),
-            intents: self.intents.clone(),
-            plan: self.plan.clone(),
-            sensors_off: self.sensors_off.clone(),
-        };
-        (unrun.report_of(Vec::new()), units)
+        (self.clone().report_of(Vec::new()), units)
     }
 
     /// The report of this plan with `fires`, before the sensors' descriptions and the

@@ -431,7 +431,7 @@ pub fn run_gate_fires(
     limits: &GateLimits,
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
-    let before_dispatch = fingerprint_blocking_deliverables(fires);
+    let (before_dispatch, _) = fingerprint_blocking_deliverables(fires);
     let run_all = || {
         if record {
             return run_recorded_in_batches(
@@ -447,7 +447,7 @@ pub fn run_gate_fires(
         fires
             .par_iter()
             .map(|planned| {
-                let fire = run_one(workspace, registry, nodes, planned, record, limits);
+                let fire = run_one(workspace, registry, nodes, planned, limits);
                 on_fire_done();
                 fire
             })
@@ -464,22 +464,27 @@ pub fn run_gate_fires(
     results
 }
 
-/// The fingerprint of every blocking fire's deliverable, taken once before the first dispatch.
-/// A deliverable that cannot be fingerprinted then has none (every blocking fire on it is
-/// bracketed, and so not evaluated, already).
-fn fingerprint_blocking_deliverables(fires: &[PlannedFire]) -> Fingerprints {
+/// The fingerprint of every blocking fire's deliverable, taken once before the first dispatch,
+/// and each blocking fire whose deliverable cannot be fingerprinted then: such a deliverable has
+/// no fingerprint, so every blocking fire on it is bracketed, and so not evaluated, already.
+pub(crate) fn fingerprint_blocking_deliverables(
+    fires: &[PlannedFire],
+) -> (Fingerprints, Vec<&PlannedFire>) {
     let mut fingerprints = Fingerprints::default();
+    let mut unreadable: Vec<&PlannedFire> = Vec::new();
     for planned in fires
         .iter()
         .filter(|planned| planned.severity == Severity::Blocking)
     {
-        if fingerprints.get(&planned.deliverable).is_none()
-            && let Some(hash) = fingerprint_file(&planned.deliverable)
-        {
-            fingerprints.insert(&planned.deliverable, hash);
+        if fingerprints.get(&planned.deliverable).is_some() {
+            continue;
+        }
+        match fingerprint_file(&planned.deliverable) {
+            Some(hash) => fingerprints.insert(&planned.deliverable, hash),
+            None => unreadable.push(planned),
         }
     }
-    fingerprints
+    (fingerprints, unreadable)
 }
 
 /// Once every fire of the run ended, as `aidlc engine gate start` proves before its gate row:
@@ -684,13 +689,24 @@ fn run_one(
     registry: &LiveRegistry,
     nodes: &[GraphNode],
     planned: &PlannedFire,
-    record: bool,
     limits: &GateLimits,
 ) -> GateFire {
     let started = Instant::now();
     let request = fire_request(workspace, planned);
     let bracket = open_bracket(planned);
-    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, &request, record, limits);
+    let limit = limits.for_one_fire();
+    let fired = match prepare_fire_with(workspace, &request, registry, nodes) {
+        Err(refusal) => FiredPlan::refused(refusal.message),
+        Ok(prepared) => {
+            let (verdict, stderr_tail) = evaluate_without_recording(&prepared, limit.as_ref());
+            FiredPlan {
+                verdict,
+                fire_id: None,
+                detail_path: None,
+                stderr_tail,
+            }
+        }
+    };
     let artifact_changed = bracket.is_some_and(|bracket| bracket.changed(&planned.deliverable));
     gate_fire_of(workspace, planned, fired, artifact_changed, started)
 }
@@ -771,57 +787,29 @@ impl FiredPlan {
     }
 }
 
-/// One fire, recorded (audit rows, detail file) or not. A fire its pre-flight refuses is a
+/// One fire, recorded (audit rows, detail file). A fire its pre-flight refuses is a
 /// `script-error: refused: …` non-evaluation, never a pass; so is one that `limits` keeps from
-/// starting, and one they cut short is `script-error: cut-short: …`. Returns the verdict, the
-/// fire id and the absolute detail path (both `None` when nothing was recorded).
+/// starting, and one they cut short is `script-error: cut-short: …`. Returns the verdict and
+/// the absolute detail path (`None` when none was written).
 pub fn fire_planned(
     workspace: &Workspace,
     registry: &LiveRegistry,
     nodes: &[GraphNode],
-    request: &FireRequest,
-    record: bool,
+    planned: &PlannedFire,
     limits: &GateLimits,
-) -> (Verdict, Option<String>, Option<Utf8PathBuf>) {
-    let fired = fire_planned_keeping_stderr(workspace, registry, nodes, request, record, limits);
-    (fired.verdict, fired.fire_id, fired.detail_path)
-}
-
-/// [`fire_planned`], keeping the tail of the worker's stderr (a refusal's message is its
-/// reason, already in the verdict).
-pub fn fire_planned_keeping_stderr(
-    workspace: &Workspace,
-    registry: &LiveRegistry,
-    nodes: &[GraphNode],
-    request: &FireRequest,
-    record: bool,
-    limits: &GateLimits,
-) -> FiredPlan {
+) -> (Verdict, Option<Utf8PathBuf>) {
     let limit = limits.for_one_fire();
-    let refused = FiredPlan::refused;
-    match prepare_fire_with(workspace, request, registry, nodes) {
+    let refused = |message| (Verdict::ScriptError(ScriptError::Refused(message)), None);
+    let request = fire_request(workspace, planned);
+    match prepare_fire_with(workspace, &request, registry, nodes) {
         Err(refusal) => refused(refusal.message),
-        Ok(prepared) if !record => {
-            let (verdict, stderr_tail) = evaluate_without_recording(&prepared, limit.as_ref());
-            FiredPlan {
-                verdict,
-                fire_id: None,
-                detail_path: None,
-                stderr_tail,
-            }
-        }
         Ok(prepared) => match run_fire(
             workspace,
             &prepared,
             &FireContext::default(),
             limit.as_ref(),
         ) {
-            Ok(report) => FiredPlan {
-                verdict: report.verdict,
-                fire_id: Some(report.fire_id),
-                detail_path: report.detail_path,
-                stderr_tail: report.stderr_tail,
-            },
+            Ok(report) => (report.verdict, report.detail_path),
             Err(refusal) => refused(refusal.message),
         },
     }

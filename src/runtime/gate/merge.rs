@@ -34,11 +34,12 @@ use serde_json::Value;
 
 use crate::protocol::stage_node::GraphNode;
 use crate::runtime::dispatch::time_limit::GateLimits;
-use crate::runtime::gate::check::{CheckRequest, PlannedUnit, plan_check};
+use crate::runtime::gate::check::{CheckRequest, plan_check};
+use crate::runtime::gate::gate_fires::PlannedFire;
 use crate::runtime::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
-    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
-    UnfiredBinding, UnfiredCause, UnseenWritesNotice,
+    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SKIP_REASONS, SensorInfo, SensorsOff, Severity,
+    SkipReason, UnfiredBinding, UnfiredCause, UnseenWritesNotice, skip_reason_key,
 };
 use crate::runtime::workspace::Workspace;
 
@@ -73,7 +74,7 @@ pub fn check_against_plan(
     name: &str,
     report: &GateReport,
     planned: &GateReport,
-    units: &[PlannedUnit],
+    units: &[PlannedFire],
 ) -> Result<(), MergeError> {
     let shard = match report.shard {
         Some((index, count)) => format!("{name} (shard {index}/{count})"),
@@ -152,7 +153,7 @@ pub fn check_against_plan(
     }
 }
 
-fn missing_fire(shard: &str, missing: &PlannedUnit) -> MergeError {
+fn missing_fire(shard: &str, missing: &PlannedFire) -> MergeError {
     refuse(format!(
         "{shard}: fire {} ({} on {}, stage {}) of the project's plan is missing from the report",
         missing.plan_index, missing.sensor_id, missing.deliverable, missing.stage
@@ -497,10 +498,10 @@ impl Reader<'_> {
                 .unwrap_or_default(),
             plan_index: self.usize_of(&fire["plan_index"], "fires[].plan_index")?,
             // Absent on a core stage's fire; when present, a string (D50).
-            plugin: match fire.get("plugin") {
-                None => None,
-                Some(plugin) => Some(self.string(plugin, "fires[].plugin")?),
-            },
+            plugin: fire
+                .get("plugin")
+                .map(|plugin| self.string(plugin, "fires[].plugin"))
+                .transpose()?,
         };
         self.check_findings_of(&gate_fire, self.u64_at(fire, "findings_count")?)?;
         Ok(gate_fire)
@@ -548,15 +549,11 @@ impl Reader<'_> {
     }
 
     fn skip(&self, skip: &Value) -> Result<GateSkip, MergeError> {
-        let reason = match skip["reason"].as_str() {
-            Some("no-glob-match") => SkipReason::NoGlobMatch,
-            Some("no-deliverable") => SkipReason::NoDeliverable,
-            Some("sensors-off") => SkipReason::SensorsOff,
-            Some("other-fire-on") => SkipReason::OtherFireOn,
-            Some("other-shard") => SkipReason::OtherShard,
-            Some("not-a-regular-file") => SkipReason::NotARegularFile,
-            _ => return Err(self.error("skips[].reason", "a known skip reason")),
-        };
+        let reason = SKIP_REASONS
+            .iter()
+            .find(|reason| skip["reason"].as_str() == Some(skip_reason_key(reason)))
+            .cloned()
+            .ok_or_else(|| self.error("skips[].reason", "a known skip reason"))?;
         Ok(GateSkip {
             stage: self.string(&skip["stage"], "skips[].stage")?,
             sensor_id: self.string(&skip["sensor_id"], "skips[].sensor_id")?,
@@ -595,10 +592,10 @@ impl Reader<'_> {
             )?,
             cause,
             // Absent on a core stage's binding; when present, a string (D50).
-            plugin: match unfired.get("plugin") {
-                None => None,
-                Some(plugin) => Some(self.string(plugin, "unfired_bindings[].plugin")?),
-            },
+            plugin: unfired
+                .get("plugin")
+                .map(|plugin| self.string(plugin, "unfired_bindings[].plugin"))
+                .transpose()?,
         })
     }
 

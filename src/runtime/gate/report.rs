@@ -603,11 +603,6 @@ pub struct GateCounts {
 }
 
 impl GateReport {
-    /// The `--fire-on` the report was made with, as typed.
-    pub fn fire_on_name(&self) -> &'static str {
-        self.fire_on.name()
-    }
-
     /// A project-relative path as a repository-relative one (an absolute path stays as it is).
     pub fn repository_path(&self, path: &Utf8Path) -> Utf8PathBuf {
         if path.is_absolute() || self.project_path.as_str().is_empty() {

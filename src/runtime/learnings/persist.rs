@@ -129,9 +129,8 @@ pub fn persist(
     })
 }
 
-fn regenerate() -> &'static str {
-    "Re-run the stage's surface step and regenerate the selections file, then retry."
-}
+const REGENERATE: &str =
+    "Re-run the stage's surface step and regenerate the selections file, then retry.";
 
 /// D45 step 1: the space and the intent record the selections were surfaced in still exist.
 fn check_provenance(
@@ -144,16 +143,14 @@ fn check_provenance(
     if !is_real_dir(&space_dir) {
         return Err(LearningsError::refused(format!(
             "cannot persist selections for missing space \"{}\". {}",
-            file.space,
-            regenerate()
+            file.space, REGENERATE
         )));
     }
     let records = workspace::intent_records(project_dir, &file.space);
     match &file.intent {
         None if !records.is_empty() => Err(LearningsError::refused(format!(
             "cannot persist an unscoped selections replay in space \"{}\": the selections file was surfaced when the space had no intent records, but intent records now exist. {}",
-            file.space,
-            regenerate()
+            file.space, REGENERATE
         ))),
         Some(intent)
             if !records.iter().any(|path| path == record)
@@ -162,8 +159,7 @@ fn check_provenance(
         {
             Err(LearningsError::refused(format!(
                 "cannot persist selections for missing intent record \"{intent}\" in space \"{}\". {}",
-                file.space,
-                regenerate()
+                file.space, REGENERATE
             )))
         }
         _ => Ok(()),
@@ -175,12 +171,7 @@ fn is_real_dir(path: &Utf8Path) -> bool {
 }
 
 fn content_hash(text: &str) -> String {
-    let digest = Sha256::digest(text.as_bytes());
-    digest.iter().fold(String::new(), |mut hex, byte| {
-        use std::fmt::Write as _;
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    })
+    format!("{:x}", Sha256::digest(text.as_bytes()))
 }
 
 fn practice_heading(routed: &str) -> String {
@@ -638,7 +629,9 @@ fn persist_sensors(
         if let Some((path, text)) = &sensor.stage_write {
             write_inside(workspace.project_dir(), path, text)?;
         }
-        push_once(&mut bound, sensor.origin_stage);
+        if !bound.iter().any(|known| known == sensor.origin_stage) {
+            bound.push(sensor.origin_stage.to_owned());
+        }
         if sensor.has_row || rows_written.contains(&sensor.fields.id.as_str()) {
             continue;
         }
@@ -663,12 +656,6 @@ fn persist_sensors(
         proposed += 1;
     }
     Ok((proposed, bound))
-}
-
-fn push_once(list: &mut Vec<String>, item: &str) {
-    if !list.iter().any(|known| known == item) {
-        list.push(item.to_owned());
-    }
 }
 
 /// `<stages>/<phase>/<slug>.md`, the first phase folder (sorted) that has it.

@@ -11,7 +11,7 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::intents::record_root;
-use super::small_file::{CURSOR_MAX_BYTES, read_bounded};
+use super::spaces::CURSOR_MAX_BYTES;
 use crate::compile::discover::workspace_root;
 use crate::leaves::js_text::js_trim;
 use crate::leaves::random_hex::random_lowercase_hex;
@@ -124,6 +124,19 @@ fn read_clone_id(path: &Utf8Path) -> std::io::Result<Option<String>> {
         std::thread::sleep(CLONE_ID_SETTLE_DELAY);
     }
     Ok(None)
+}
+
+/// At most `limit` bytes of a regular file, from one non-blocking descriptor
+/// ([`crate::leaves::fs_util::open_regular_file`]): a FIFO in the id's place is refused, not
+/// waited on, and a longer file is read only to its first `limit` bytes.
+fn read_bounded(path: &Utf8Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    crate::leaves::fs_util::open_regular_file(path)?
+        .1
+        .take(limit)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 fn invalid_clone_id_error(path: &Utf8Path, content: &str) -> std::io::Error {

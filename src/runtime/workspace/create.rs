@@ -40,9 +40,6 @@ pub struct CreatedIntent {
 /// Differences from the reference, on purpose: a label that is not already a kebab slug is
 /// refused rather than rewritten, an existing folder is an error rather than a `-2` suffix, and
 /// a registry that is not a JSON array is refused rather than replaced by a one-row list.
-///
-/// Invariant: a refusal writes nothing; a failure to write the state or the registry removes
-/// the folder this call created, so no record exists without its registry row.
 #[expect(
     clippy::disallowed_methods,
     reason = "an intent record's folder, at the path the engine names from the checked intent label, created exclusively so that two intents never share one"

@@ -9,8 +9,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::error::WorkspaceError;
-use super::small_file::{CURSOR_MAX_BYTES, read_small_text};
-use super::spaces::{active_space, intents_dir, is_plain_folder_name};
+use super::spaces::{active_space, intents_dir, is_plain_folder_name, read_cursor};
 use crate::leaves::js_text::js_trim;
 
 /// The active-intent cursor, under `aidlc/spaces/<space>/intents/`.
@@ -127,7 +126,7 @@ pub(super) fn resolve_intent_among(
 /// The record the `active-intent` cursor names, when it is a plain folder name of a real record.
 fn cursor_record(project_dir: &Utf8Path, space: &str) -> Option<Utf8PathBuf> {
     let dir = intents_dir(project_dir, space);
-    let text = read_small_text(&dir.join(ACTIVE_INTENT_CURSOR_FILE), CURSOR_MAX_BYTES)?;
+    let text = read_cursor(&dir.join(ACTIVE_INTENT_CURSOR_FILE))?;
     let name = js_trim(&text);
     let record = dir.join(name);
     (is_plain_folder_name(name) && record.join(STATE_FILE_NAME).exists()).then_some(record)

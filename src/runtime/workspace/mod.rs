@@ -10,7 +10,7 @@
 //! which, is an error.
 //!
 //! The files:
-//! - `spaces.rs`: the active space, a space's folders, and the folder-name rules;
+//! - `spaces.rs`: the active space, a space's folders, the folder-name rules, and cursor reads;
 //! - `intents.rs`: intent records, the active intent, and the `intents.json` registry;
 //! - `create.rs`: creating an intent record ([`create_intent`]);
 //! - `clone_id.rs`: the host name and clone id that name this clone's audit shard;
@@ -23,7 +23,6 @@
 //!   record-local files each version names differently;
 //! - `resolved.rs`: [`Workspace`], all of the above resolved once for one command, which every
 //!   runtime path takes instead of a bare project folder;
-//! - `small_file.rs`: bounded reads of cursors and markers;
 //! - `error.rs`: [`WorkspaceError`].
 //!
 //! Must not: import the audit ledger or anything above it (the ledger imports this module);
@@ -36,7 +35,6 @@ pub mod example_intent;
 mod install_version;
 mod intents;
 mod resolved;
-mod small_file;
 mod spaces;
 mod state;
 mod write_folders;

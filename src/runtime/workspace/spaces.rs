@@ -3,7 +3,6 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::small_file::{CURSOR_MAX_BYTES, read_small_text};
 use crate::compile::discover::workspace_root;
 use crate::leaves::js_text::js_trim;
 
@@ -11,6 +10,15 @@ use crate::leaves::js_text::js_trim;
 pub const DEFAULT_SPACE: &str = "default";
 /// The active-space cursor, under `aidlc/`.
 pub const ACTIVE_SPACE_CURSOR_FILE: &str = "active-space";
+/// Cursors and the clone id are one short line; anything longer is not one of ours.
+pub(super) const CURSOR_MAX_BYTES: u64 = 4 * 1024;
+
+/// A cursor's text, invalid UTF-8 replaced; `None` if missing, unreadable, not a regular file
+/// or larger than [`CURSOR_MAX_BYTES`].
+pub(super) fn read_cursor(path: &Utf8Path) -> Option<String> {
+    let bytes = crate::leaves::fs_util::read_bounded(path, CURSOR_MAX_BYTES).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
 
 /// The active space: the trimmed content of `aidlc/active-space`, else `default`. Never an error:
 /// a missing, empty or unreadable cursor, or one that is not a plain folder name (it holds `/`,
@@ -18,7 +26,7 @@ pub const ACTIVE_SPACE_CURSOR_FILE: &str = "active-space";
 /// every derived path inside `aidlc/spaces/`.
 pub fn active_space(project_dir: &Utf8Path) -> String {
     let cursor = workspace_root(project_dir).join(ACTIVE_SPACE_CURSOR_FILE);
-    read_small_text(&cursor, CURSOR_MAX_BYTES)
+    read_cursor(&cursor)
         .map(|text| js_trim(&text).to_owned())
         .filter(|name| is_plain_folder_name(name))
         .unwrap_or_else(|| DEFAULT_SPACE.to_owned())

@@ -5,7 +5,6 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::intents::STATE_FILE_NAME;
-use super::small_file::read_bounded;
 use super::spaces::is_kebab_slug;
 use crate::leaves::js_text::js_trim;
 
@@ -144,10 +143,7 @@ pub fn active_directive_marker(
     state_text: &str,
 ) -> Option<ActiveDirective> {
     let path = record_root.join(ACTIVE_DIRECTIVE_MARKER_FILE);
-    let bytes = read_bounded(&path, ACTIVE_DIRECTIVE_MAX_BYTES + 1).ok()?;
-    if bytes.len() as u64 > ACTIVE_DIRECTIVE_MAX_BYTES {
-        return None;
-    }
+    let bytes = crate::leaves::fs_util::read_bounded(&path, ACTIVE_DIRECTIVE_MAX_BYTES).ok()?;
     let text = String::from_utf8_lossy(&bytes);
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     let marker = value.as_object()?;
@@ -248,13 +244,7 @@ pub fn set_state_field(state_text: &str, field: &str, value: &str) -> Option<Str
 /// SHA-256 of `bytes` as 64 lowercase hex characters.
 fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
-    use std::fmt::Write as _;
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .fold(String::with_capacity(64), |mut hex, byte| {
-            let _ = write!(hex, "{byte:02x}");
-            hex
-        })
+    format!("{:x}", sha2::Sha256::digest(bytes))
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ pub fn append_row(
     row: &AuditRow,
     now: SystemTime,
 ) -> Result<(), LedgerError> {
-    append_row_with(project_dir, shard_path, row, now, audit_lock::acquire)
+    append_rows(project_dir, shard_path, &[(row.clone(), now)])
 }
 
 /// [`append_row`] for the terminal row of a fire whose `SENSOR_FIRED` is written: the lock is
@@ -62,18 +62,7 @@ pub fn append_terminal_row(
     row: &AuditRow,
     now: SystemTime,
 ) -> Result<(), LedgerError> {
-    append_row_with(
-        project_dir,
-        shard_path,
-        row,
-        now,
-        audit_lock::acquire_until_stale,
-    )
-    .map_err(|source| LedgerError::TerminalRowNotWritten {
-        fire_id: fire_id_of(row),
-        shard_path: shard_path.to_owned(),
-        source: Box::new(source),
-    })
+    append_terminal_rows(project_dir, shard_path, &[(row.clone(), now)])
 }
 
 /// [`append_row`] for several rows at once: one lock round trip and one write for all of them,
@@ -116,16 +105,6 @@ fn fire_id_of(row: &AuditRow) -> String {
         .iter()
         .find(|(key, _)| *key == field::FIRE_ID)
         .map_or_else(|| "(no fire id)".to_owned(), |(_, id)| id.clone())
-}
-
-fn append_row_with(
-    project_dir: &Utf8Path,
-    shard_path: &Utf8Path,
-    row: &AuditRow,
-    now: SystemTime,
-    take_lock: fn(&Utf8Path) -> Result<audit_lock::AuditLockGuard, LockError>,
-) -> Result<(), LedgerError> {
-    append_rows_with(project_dir, shard_path, &[(row.clone(), now)], take_lock)
 }
 
 fn append_rows_with(
@@ -329,10 +308,8 @@ fn open_for_append(path: &Utf8Path) -> std::io::Result<std::fs::File> {
 mod tests {
     use super::*;
     use crate::runtime::audit::ledger::SENSOR_PASSED;
-    use crate::runtime::audit::ledger::test_support::{at, sample_fire, temp_project};
-    use crate::runtime::audit::ledger::{
-        FireIdentity, TornKind, pair_fires, parse_blocks, parse_ledger,
-    };
+    use crate::runtime::audit::ledger::test_support::{at, pair_fires, sample_fire, temp_project};
+    use crate::runtime::audit::ledger::{FireIdentity, TornKind, parse_blocks, parse_ledger};
     use camino::Utf8PathBuf;
 
     #[test]

@@ -57,14 +57,6 @@ const HUMAN_TURN_HEADING: &str = "Human Turn";
 const RULE_LEARNED_HEADING: &str = "Rule Learned";
 const SENSOR_PROPOSED_HEADING: &str = "Sensor Proposed";
 
-/// The events that close a `SENSOR_FIRED`.
-const TERMINAL_SENSOR_EVENTS: [&str; 3] = [SENSOR_PASSED, SENSOR_FAILED, SENSOR_BUDGET_OVERRIDE];
-
-/// Whether `event` closes a `SENSOR_FIRED` (passed, failed or budget override).
-pub fn is_terminal_sensor_event(event: &str) -> bool {
-    TERMINAL_SENSOR_EVENTS.contains(&event)
-}
-
 /// The `**Key**:` labels the engine writes or reads (the block format's own `Timestamp` and
 /// `Event` are `block.rs`'s).
 pub mod field {
@@ -116,7 +108,7 @@ const AUTONOMOUS_MODE: &str = "autonomous";
 /// The only cap layer this engine writes: the manifest's `timeout_seconds`.
 const REGISTRY_CAP_LAYER: &str = "registry";
 /// The `Workflow` prefix of a single-stage run, whose rows are not the main workflow's (D34).
-const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
+pub const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
 
 // --- The events --------------------------------------------------------------------------------
 
@@ -386,27 +378,6 @@ impl AuditEvent {
         }
     }
 
-    /// The `**Event**:` name.
-    pub fn name(&self) -> &str {
-        match self {
-            Self::SensorFired(_) => SENSOR_FIRED,
-            Self::SensorPassed(_) => SENSOR_PASSED,
-            Self::SensorFailed(_) => SENSOR_FAILED,
-            Self::SensorBudgetOverride(_) => SENSOR_BUDGET_OVERRIDE,
-            Self::StageAwaitingApproval(_) => STAGE_AWAITING_APPROVAL,
-            Self::StageMoved(stage_move) => stage_move.state.event_name(),
-            Self::DecisionRecorded(_) => DECISION_RECORDED,
-            Self::QuestionAnswered(_) => QUESTION_ANSWERED,
-            Self::HumanTurn => HUMAN_TURN,
-            Self::SummaryConfirmationRecorded => SUMMARY_CONFIRMATION_RECORDED,
-            Self::AutonomyModeSet { .. } => AUTONOMY_MODE_SET,
-            Self::RuleLearned(_) => RULE_LEARNED,
-            Self::SensorProposed(_) => SENSOR_PROPOSED,
-            Self::GuardrailLoaded(_) => GUARDRAIL_LOADED,
-            Self::Other(block) => &block.event,
-        }
-    }
-
     /// Where the gate stands after this row, for the rows that move a gate.
     pub fn gate_state(&self) -> Option<GateState> {
         match self {
@@ -547,14 +518,11 @@ impl StageScope {
 
     /// Stage, Unit and Workflow, each when present.
     fn fields(&self) -> Vec<(&'static str, String)> {
-        [
+        present_fields(&[
             (field::STAGE, &self.stage),
             (field::UNIT, &self.unit),
             (field::WORKFLOW, &self.workflow),
-        ]
-        .into_iter()
-        .filter_map(|(key, value)| value.clone().map(|value| (key, value)))
-        .collect()
+        ])
     }
 }
 
@@ -570,18 +538,6 @@ impl GateState {
             STAGE_SKIPPED => Self::StageSkipped,
             _ => return None,
         })
-    }
-
-    pub fn event_name(self) -> &'static str {
-        match self {
-            Self::StageStarted => STAGE_STARTED,
-            Self::StageAwaitingApproval => STAGE_AWAITING_APPROVAL,
-            Self::StageRevising => STAGE_REVISING,
-            Self::GateRejected => GATE_REJECTED,
-            Self::GateApproved => GATE_APPROVED,
-            Self::StageCompleted => STAGE_COMPLETED,
-            Self::StageSkipped => STAGE_SKIPPED,
-        }
     }
 
     /// The rows after which an earlier override answer no longer counts (D34).
@@ -670,24 +626,21 @@ impl SensorBudgetOverride {
 impl GateRow {
     pub fn to_row(&self) -> AuditRow {
         let mut fields = self.scope.fields();
-        if self.revalidated {
-            fields.push((field::REVALIDATED, "true".to_owned()));
-        }
-        if let Some(details) = &self.details {
-            fields.push((field::DETAILS, details.clone()));
-        }
-        if let Some(artifacts) = &self.artifacts {
-            fields.push((field::ARTIFACTS, artifacts.clone()));
-        }
+        fields.extend(present_fields(&[
+            (
+                field::REVALIDATED,
+                &self.revalidated.then(|| "true".to_owned()),
+            ),
+            (field::DETAILS, &self.details),
+            (field::ARTIFACTS, &self.artifacts),
+        ]));
         if let Some(blocking_override) = &self.blocking_override {
             fields.extend(blocking_override.fields());
         }
-        if let Some(sensor_state) = &self.sensor_state {
-            fields.push((field::SENSOR_STATE, sensor_state.clone()));
-        }
-        if let Some(sensors_off) = &self.sensors_off {
-            fields.push((field::SENSORS_OFF, sensors_off.clone()));
-        }
+        fields.extend(present_fields(&[
+            (field::SENSOR_STATE, &self.sensor_state),
+            (field::SENSORS_OFF, &self.sensors_off),
+        ]));
         AuditRow::trusted(
             STAGE_AWAITING_APPROVAL_HEADING,
             STAGE_AWAITING_APPROVAL,
@@ -1178,17 +1131,7 @@ mod tests {
         };
         assert_eq!(unknown.heading, "Health Check");
         assert_eq!(unknown.field("Candidate-ID"), Some("c1"));
-        let names: Vec<&str> = events.iter().map(AuditEvent::name).collect();
-        assert_eq!(
-            names,
-            [
-                STAGE_STARTED,
-                DECISION_RECORDED,
-                QUESTION_ANSWERED,
-                HUMAN_TURN,
-                "HEALTH_CHECKED"
-            ]
-        );
+        assert_eq!(unknown.event, "HEALTH_CHECKED");
     }
 
     #[test]

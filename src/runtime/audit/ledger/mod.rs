@@ -49,10 +49,11 @@ pub use error::LedgerError;
 pub use event::{
     AuditEvent, BlockingOverride, DecisionRecorded, FireIdentity, GateRow, GateState,
     QuestionAnswered, RuleLearned, SENSOR_BUDGET_OVERRIDE, SENSOR_FAILED, SENSOR_PASSED,
-    STAGE_AWAITING_APPROVAL, SensorOutcome, SensorProposed, StageScope,
+    SINGLE_STAGE_WORKFLOW_PREFIX, STAGE_AWAITING_APPROVAL, SensorOutcome, SensorProposed,
+    StageScope,
 };
 pub use read::{
-    LedgerEntry, ParsedLedger, RecordLedger, TornKind, pair_fires, parse_blocks, parse_ledger,
+    LedgerEntry, ParsedLedger, RecordLedger, TornKind, parse_blocks, parse_ledger,
     read_record_ledger, record_shards, shard_entries,
 };
 

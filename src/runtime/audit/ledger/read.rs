@@ -1,12 +1,10 @@
 //! The ledger reader (D25): a shard's text split back into blocks, the torn pieces
-//! skipped with a warning each, fires paired with their terminal rows, and a record's shards read
-//! into typed events with where each sits.
+//! skipped with a warning each, and a record's shards read into typed events with where each
+//! sits.
 //!
 //! Invariant: a torn piece is never read as a block; each one becomes a [`TornBlock`] warning
 //! that the caller can show.
 //! Must not: write anything, or match event names or field keys itself (`event.rs` does).
-
-use std::collections::{BTreeMap, VecDeque};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -14,7 +12,7 @@ use super::block::{
     AUDIT_LOG_HEADER, AuditBlock, BLOCK_SEPARATOR, EVENT_KEY, TIMESTAMP_KEY,
     TORN_BLOCK_CLOSING_LINE,
 };
-use super::event::{AuditEvent, SENSOR_FIRED, field, is_terminal_sensor_event};
+use super::event::AuditEvent;
 use crate::leaves::js_text::js_trim;
 use crate::runtime::workspace;
 
@@ -202,39 +200,6 @@ fn field_line(line: &str) -> Option<(&str, String)> {
     (!key.is_empty()).then(|| (key, js_trim(value).to_owned()))
 }
 
-/// A `SENSOR_FIRED` block and the terminal block with the same Fire id, if any.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FirePair<'a> {
-    pub fired: &'a AuditBlock,
-    pub terminal: Option<&'a AuditBlock>,
-}
-
-/// Every `SENSOR_FIRED` in order, each with its terminal row (`SENSOR_PASSED`, `SENSOR_FAILED`
-/// or `SENSOR_BUDGET_OVERRIDE`) matched by `Fire id`, never by position: rows may be out of
-/// order (several shards merged). Should two fires share an id, the k-th fired of that id takes
-/// the k-th terminal of that id. Terminal rows without a fired row are not returned. Torn
-/// blocks never reach this function ([`parse_ledger`] skips them), so a fire whose terminal row
-/// is torn is incomplete, never paired with a fragment.
-pub fn pair_fires(blocks: &[AuditBlock]) -> Vec<FirePair<'_>> {
-    let mut terminals: BTreeMap<&str, VecDeque<&AuditBlock>> = BTreeMap::new();
-    for block in blocks.iter().filter(|b| is_terminal_sensor_event(&b.event)) {
-        if let Some(fire_id) = block.field(field::FIRE_ID) {
-            terminals.entry(fire_id).or_default().push_back(block);
-        }
-    }
-    blocks
-        .iter()
-        .filter(|block| block.event == SENSOR_FIRED)
-        .map(|fired| FirePair {
-            fired,
-            terminal: fired
-                .field(field::FIRE_ID)
-                .and_then(|id| terminals.get_mut(id))
-                .and_then(VecDeque::pop_front),
-        })
-        .collect()
-}
-
 // --- A record's ledger -------------------------------------------------------------------------
 
 /// One event of a record's ledger with where it sits: its shard, its position among that shard's
@@ -323,7 +288,8 @@ pub fn shard_entries(shard: usize, blocks: Vec<AuditBlock>) -> Vec<LedgerEntry> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::audit::ledger::test_support::sample_fire;
+    use crate::runtime::audit::ledger::event::SENSOR_FIRED;
+    use crate::runtime::audit::ledger::test_support::{pair_fires, sample_fire};
     use crate::runtime::audit::ledger::{
         AuditRow, FireIdentity, SENSOR_BUDGET_OVERRIDE, SENSOR_PASSED, format_block,
     };
@@ -488,7 +454,14 @@ mod tests {
         let places: Vec<(usize, usize, &str)> = ledger
             .entries
             .iter()
-            .map(|entry| (entry.shard, entry.position, entry.event.name()))
+            .map(|entry| {
+                let name = match entry.event {
+                    AuditEvent::SensorFired(_) => SENSOR_FIRED,
+                    AuditEvent::SensorPassed(_) => SENSOR_PASSED,
+                    _ => "another event",
+                };
+                (entry.shard, entry.position, name)
+            })
             .collect();
         assert_eq!(
             places,

@@ -80,8 +80,7 @@ pub(super) fn commit_gate_row(
     let shard = workspace
         .audit_shard_under(record)
         .map_err(GateStepError::AuditShard)?;
-    // Held across the fingerprint proof, the ledger read and the append, so that no other
-    // writer's row (a reference process included) lands between what is read and what is written.
+    // Held across the fingerprint proof, the ledger read and the append (the module's invariant).
     let _lock = audit_lock::acquire(project_dir)?;
     if let Some(path) = evaluation.fingerprints.first_changed() {
         return Err(GateStepError::ChangedAfterEvaluation {

@@ -13,11 +13,12 @@ use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::GraphNode;
 use crate::protocol::verdict::Verdict;
 use crate::runtime::audit::ledger;
-use crate::runtime::dispatch::fire::FireRequest;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::fingerprints::{Fingerprints, fingerprint_file};
-use crate::runtime::gate::gate_fires::{GatePlan, PlannedFire, fire_planned, plan_entry};
+use crate::runtime::gate::gate_fires::{
+    GatePlan, PlannedFire, fingerprint_blocking_deliverables, fire_planned, plan_entry,
+};
 use crate::runtime::workspace::{SensorsOffSwitch, Workspace};
 
 /// One reason the blocking sensors did not pass (D33).
@@ -140,32 +141,6 @@ pub fn plan_stage_fires(
 
 // --- Fingerprints -------------------------------------------------------------------------------
 
-/// Fingerprint each blocking deliverable once, before anything is dispatched (D32 step 1).
-fn fingerprint_blocking_deliverables(
-    project_dir: &Utf8Path,
-    fires: &[PlannedFire],
-) -> (Fingerprints, Vec<BlockingIssue>) {
-    let mut fingerprints = Fingerprints::default();
-    let mut issues = Vec::new();
-    for fire in fires
-        .iter()
-        .filter(|fire| fire.severity == Severity::Blocking)
-    {
-        if fingerprints.get(&fire.deliverable).is_some() {
-            continue;
-        }
-        match fingerprint_file(&fire.deliverable) {
-            Some(hash) => fingerprints.insert(&fire.deliverable, hash),
-            None => issues.push(issue(
-                project_dir,
-                fire,
-                "artifact became unreadable before sensor dispatch",
-            )),
-        }
-    }
-    (fingerprints, issues)
-}
-
 fn issue(project_dir: &Utf8Path, fire: &PlannedFire, reason: &str) -> BlockingIssue {
     BlockingIssue {
         sensor_id: fire.sensor_id.clone(),
@@ -192,7 +167,18 @@ pub fn evaluate_gate_sensors(
     limits: &GateLimits,
 ) -> GateEvaluation {
     let project_dir = workspace.project_dir();
-    let (fingerprints, mut issues) = fingerprint_blocking_deliverables(project_dir, fires);
+    // Each blocking deliverable is fingerprinted once, before anything is dispatched (D32 step 1).
+    let (fingerprints, unreadable) = fingerprint_blocking_deliverables(fires);
+    let mut issues: Vec<BlockingIssue> = unreadable
+        .into_iter()
+        .map(|fire| {
+            issue(
+                project_dir,
+                fire,
+                "artifact became unreadable before sensor dispatch",
+            )
+        })
+        .collect();
     let mut summary = DispatchSummary {
         deliverables: n_deliverables,
         ..DispatchSummary::default()
@@ -273,14 +259,7 @@ fn dispatch_fire(
     fire: &PlannedFire,
     limits: &GateLimits,
 ) -> (Verdict, Option<String>) {
-    let request = FireRequest {
-        sensor_id: fire.sensor_id.clone(),
-        stage: fire.stage.clone(),
-        output_path: fire.deliverable.clone(),
-        cwd: workspace.project_dir().to_owned(),
-    };
-    let (verdict, _, detail_path) =
-        fire_planned(workspace, registry, nodes, &request, true, limits);
+    let (verdict, detail_path) = fire_planned(workspace, registry, nodes, fire, limits);
     (
         verdict,
         detail_path.map(|path| relative(workspace.project_dir(), &path)),

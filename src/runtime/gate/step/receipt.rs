@@ -20,6 +20,9 @@ use serde_json::Value;
 use super::plan::BlockingIssue;
 use super::request::{GateStepError, GateStepRequest};
 use crate::compile::discover::Layout;
+use crate::runtime::audit::human_turn::{
+    HUMAN_TURN_RECEIPT_FIELD, ReceiptInstall, block_of, read_ledger_with_blocks, verify_human_turn,
+};
 use crate::runtime::audit::ledger::{AuditEvent, BlockingOverride, GateState, LedgerEntry};
 
 /// The decision the conductor records before it offers an override (D34).
@@ -55,7 +58,7 @@ pub(super) fn enforce_blocking_sensors(
         request.user_input.as_deref(),
         &ReceiptCommands::of_install(layout),
         || {
-            let install = crate::runtime::audit::human_turn::ReceiptInstall {
+            let install = ReceiptInstall {
                 project_dir: &layout.project_dir,
                 harness: layout.harness,
             };
@@ -244,26 +247,21 @@ pub(super) fn blocking_override(issues: &[BlockingIssue]) -> BlockingOverride {
 /// The receipt read from `record`'s ledger, each human turn and answer verified by the engine
 /// (the module's invariant).
 pub fn verified_override_authorization(
-    install: crate::runtime::audit::human_turn::ReceiptInstall<'_>,
+    install: ReceiptInstall<'_>,
     record: &Utf8Path,
     slug: &str,
 ) -> bool {
-    let (entries, blocks) = crate::runtime::audit::human_turn::read_ledger_with_blocks(record);
+    let (entries, blocks) = read_ledger_with_blocks(record);
     has_override_authorization(&entries, slug, &|human_turn, answer| {
-        let (Some(turn_block), Some(answer_block)) = (
-            crate::runtime::audit::human_turn::block_of(&blocks, human_turn),
-            crate::runtime::audit::human_turn::block_of(&blocks, answer),
-        ) else {
+        let (Some(turn_block), Some(answer_block)) =
+            (block_of(&blocks, human_turn), block_of(&blocks, answer))
+        else {
             return false;
         };
-        crate::runtime::audit::human_turn::verify_human_turn(install, record, turn_block).is_ok_and(
-            |verified| {
-                verified.chose(BLOCKING_SENSOR_OVERRIDE_CHOICE)
-                    && answer_block
-                        .field(crate::runtime::audit::human_turn::HUMAN_TURN_RECEIPT_FIELD)
-                        == Some(verified.receipt.as_str())
-            },
-        )
+        verify_human_turn(install, record, turn_block).is_ok_and(|verified| {
+            verified.chose(BLOCKING_SENSOR_OVERRIDE_CHOICE)
+                && answer_block.field(HUMAN_TURN_RECEIPT_FIELD) == Some(verified.receipt.as_str())
+        })
     })
 }
 
