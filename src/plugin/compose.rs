@@ -256,20 +256,6 @@ impl Planner<'_> {
         }
     }
 
-    fn destination(&self, subtree: Subtree, relative: &str) -> Option<Utf8PathBuf> {
-        let harness_root = self.layout.project_dir.join(self.harness_dir);
-        let folder = match subtree {
-            Subtree::Stages => self.layout.stages_dir.clone(),
-            Subtree::Scopes => self.layout.scopes_dir.clone(),
-            Subtree::Agents => self.layout.agents_dir.clone(),
-            Subtree::Sensors => self.layout.sensors_dir.clone(),
-            Subtree::Knowledge => harness_root.join("knowledge"),
-            Subtree::Tools => harness_root.join("tools"),
-            Subtree::Overlays | Subtree::Memory => return None,
-        };
-        Some(folder.join(relative))
-    }
-
     /// Put `bytes` at `relative` for `plugin`, unless another plugin ships it or the install
     /// already has other bytes there.
     fn place(&mut self, plugin: &str, relative: String, bytes: Vec<u8>, source: &Utf8Path) {
@@ -367,14 +353,7 @@ impl Planner<'_> {
     fn copy_primitives(&mut self, plugin: &ChosenPlugin) -> Vec<String> {
         let name = plugin.tree.name().to_owned();
         let mut imported_sensors = Vec::new();
-        for subtree in [
-            Subtree::Stages,
-            Subtree::Scopes,
-            Subtree::Agents,
-            Subtree::Knowledge,
-            Subtree::Sensors,
-            Subtree::Tools,
-        ] {
+        for subtree in crate::plugin::tree::READ_SUBTREES {
             let roster_folder = match subtree {
                 Subtree::Scopes => Some(self.layout.scopes_dir.clone()),
                 Subtree::Agents => Some(self.layout.agents_dir.clone()),
@@ -384,9 +363,10 @@ impl Planner<'_> {
                 self.roster(folder);
             }
             for file in plugin.tree.files_of(subtree) {
-                let Some(destination) = self.destination(subtree, &file.relative) else {
+                let Some(folder) = installed_folder(self.layout, subtree) else {
                     continue;
                 };
+                let destination = folder.join(&file.relative);
                 let relative = self.relative(&destination);
                 let mut bytes = substituted(file, self.harness_dir);
                 let opencode_agent = subtree == Subtree::Agents
@@ -644,6 +624,21 @@ impl Planner<'_> {
             self.view(&relative).is_some().then_some(relative)
         })
     }
+}
+
+/// The folder of the install of `layout` a plugin's `subtree` is copied into; `None` for the
+/// subtrees that are not copied (contributions, memory).
+pub fn installed_folder(layout: &Layout, subtree: Subtree) -> Option<Utf8PathBuf> {
+    let harness_root = layout.project_dir.join(layout.harness.dir_name());
+    Some(match subtree {
+        Subtree::Stages => layout.stages_dir.clone(),
+        Subtree::Scopes => layout.scopes_dir.clone(),
+        Subtree::Agents => layout.agents_dir.clone(),
+        Subtree::Sensors => layout.sensors_dir.clone(),
+        Subtree::Knowledge => harness_root.join("knowledge"),
+        Subtree::Tools => harness_root.join("tools"),
+        Subtree::Overlays | Subtree::Memory => return None,
+    })
 }
 
 /// `{{HARNESS_DIR}}` replaced in a Markdown file, other files as they are.
@@ -929,13 +924,12 @@ fn merge_into_stage<'c>(
         // `key` and `item`: where in the contribution's frontmatter the refused value is.
         let refuse =
             |planner: &mut Planner<'_>, message: String, key: &[&str], item: Option<&str>| {
-                let problem = Problem::new(message)
-                    .of_plugin(plugin)
-                    .at_path(&contribution.source);
-                planner.problems.push(match item {
-                    Some(item) => problem.at_key_item(key, item),
-                    None => problem.at_key(key),
-                });
+                planner.problems.push(
+                    Problem::new(message)
+                        .of_plugin(plugin)
+                        .at_path(&contribution.source)
+                        .at_key_item_opt(key, item),
+                );
             };
         let mut scopes = Vec::new();
         for scope in &contribution.adds.scopes {

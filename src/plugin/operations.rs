@@ -9,7 +9,7 @@
 //! compile`), the conductor's generated files, then the commit. Any failure rolls back. `list`
 //! takes no lock and writes nothing: it reports a waiting journal and leaves it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -17,6 +17,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile;
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
+use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::fs_util::contained::ProjectPath;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::compose::{self, ChosenPlugin, Plan};
@@ -82,10 +83,6 @@ pub struct Listing {
     pub plugins: Vec<ListedPlugin>,
 }
 
-fn lock_error(error: &crate::leaves::audit_lock::LockError) -> PluginError {
-    PluginError::environment(error.to_string())
-}
-
 fn io_error(what: &str, error: &std::io::Error) -> PluginError {
     PluginError::environment(format!("{what}: {error}"))
 }
@@ -143,10 +140,6 @@ fn canonical(path: &Utf8Path) -> Result<Utf8PathBuf, PluginError> {
     })
 }
 
-fn read_plugin(trees: &dyn TreeReader, root: &Utf8Path) -> Result<PluginTree, PluginError> {
-    trees.read_tree(root).map_err(PluginError::Refused)
-}
-
 fn path_plugin(
     layout: &Layout,
     trees: &dyn TreeReader,
@@ -154,16 +147,17 @@ fn path_plugin(
     given: Option<&str>,
 ) -> Result<ChosenPlugin, PluginError> {
     let root = canonical(root)?;
-    let tree = read_plugin(trees, &root)?;
+    let tree = trees.read_tree(&root).map_err(PluginError::Refused)?;
     Ok(path_plugin_of_tree(layout, tree, given))
 }
 
-/// A plugin read from a folder (`tree.root`, canonical), as `add PATH` chooses it.
-fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -> ChosenPlugin {
-    let record = LockedPlugin {
+/// The lock record of `tree` read from `source`, before the plan fills its `files` and
+/// `adopted` (and before a git plugin's `rev`, `commit` and `vendored` are set).
+fn locked_plugin(tree: &PluginTree, kind: SourceKind, source: String) -> LockedPlugin {
+    LockedPlugin {
         version: tree.manifest.version_text(),
-        kind: SourceKind::Path,
-        source: given.map_or_else(|| source_text(layout, &tree.root), str::to_owned),
+        kind,
+        source,
         rev: None,
         commit: None,
         vendored: None,
@@ -174,9 +168,15 @@ fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -
             .iter()
             .map(|d| d.text.clone())
             .collect(),
-        files: std::collections::BTreeMap::new(),
+        files: BTreeMap::new(),
         adopted: Vec::new(),
-    };
+    }
+}
+
+/// A plugin read from a folder (`tree.root`, canonical), as `add PATH` chooses it.
+fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -> ChosenPlugin {
+    let source = given.map_or_else(|| source_text(layout, &tree.root), str::to_owned);
+    let record = locked_plugin(&tree, SourceKind::Path, source);
     ChosenPlugin {
         tree,
         record,
@@ -195,26 +195,17 @@ fn git_plugin(
     cwd: &Utf8Path,
 ) -> Result<ChosenPlugin, PluginError> {
     let clone = source::clone_repository(url, rev, cwd)?;
-    let tree = read_plugin(&FromDisk, &clone.root)?;
+    let tree = FromDisk
+        .read_tree(&clone.root)
+        .map_err(PluginError::Refused)?;
     let vendored = vendored_dir(layout, tree.name());
     let extra_files = source::vendored_files(&clone.root, &vendored)
         .map_err(|error| io_error("cannot read the clone", &error))?;
     let record = LockedPlugin {
-        version: tree.manifest.version_text(),
-        kind: SourceKind::Git,
-        source: url.to_owned(),
         rev: rev.map(str::to_owned),
         commit: Some(clone.commit.clone()),
         vendored: Some(source_text(layout, &vendored)),
-        integrity: tree.integrity.clone(),
-        dependencies: tree
-            .manifest
-            .dependencies
-            .iter()
-            .map(|d| d.text.clone())
-            .collect(),
-        files: std::collections::BTreeMap::new(),
-        adopted: Vec::new(),
+        ..locked_plugin(&tree, SourceKind::Git, url.to_owned())
     };
     // The plan reads the plugin's files from the tree it was given; later syncs read the kept
     // copy, whose files are the clone's.
@@ -425,7 +416,7 @@ fn compose_under_lock(
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
     let _lock = crate::leaves::audit_lock::acquire_until_stale(&layout.project_dir)
-        .map_err(|e| lock_error(&e))?;
+        .map_err(|e| PluginError::environment(e.to_string()))?;
     let started_ns = sync_record::now_ns();
     let recovered = recover(layout)?;
     if let Some(roots) = sync_roots
@@ -786,23 +777,19 @@ fn on_authored_files(
     layout: &Layout,
     plan: &Plan,
     authored: AuthoredFiles,
-    diagnostics: &[crate::leaves::diagnostics::Diagnostic],
-    sources: &std::collections::BTreeMap<Utf8PathBuf, String>,
-) -> (
-    Vec<crate::leaves::diagnostics::Diagnostic>,
-    std::collections::BTreeMap<Utf8PathBuf, String>,
-) {
+    diagnostics: &[Diagnostic],
+    sources: &BTreeMap<Utf8PathBuf, String>,
+) -> (Vec<Diagnostic>, BTreeMap<Utf8PathBuf, String>) {
     let bases = plan
         .lock
         .stages
         .iter()
         .map(|(path, stage)| (layout.display(Utf8Path::new(path)), stage.base.clone()))
         .collect();
-    let as_read = |source: &Utf8Path| source.to_owned();
-    let installed = |installed: &Utf8Path| installed.to_owned();
+    let as_given = |path: &Utf8Path| path.to_owned();
     let naming = Naming {
-        authored: &as_read,
-        installed: &installed,
+        authored: &as_given,
+        installed: &as_given,
     };
     authored
         .with_bases(bases)
@@ -975,20 +962,10 @@ pub fn plugin_roots_from(env: &dyn Fn(&str) -> Option<String>, cwd: &Utf8Path) -
         env("PLUGIN_ROOT"),
         env("AIDLC_PLUGIN_ROOT"),
     ];
-    for value in named {
-        let Some(value) = value
-            .map(|value| value.trim().to_owned())
-            .filter(|value| !value.is_empty())
-        else {
-            continue;
-        };
-        let path = Utf8PathBuf::from(value);
-        let path = if path.is_absolute() {
-            path
-        } else {
-            cwd.join(path)
-        };
-        if !roots.contains(&path) {
+    for value in named.iter().flatten().map(|value| value.trim()) {
+        // Joining an absolute path gives that path: only a relative one is taken from `cwd`.
+        let path = cwd.join(value);
+        if !value.is_empty() && !roots.contains(&path) {
             roots.push(path);
         }
     }
@@ -1145,7 +1122,9 @@ pub fn changed_sources(
             check.not_there.push(plugin);
             continue;
         }
-        let tree = read_plugin(trees, &canonical(&root)?)?;
+        let tree = trees
+            .read_tree(&canonical(&root)?)
+            .map_err(PluginError::Refused)?;
         check.checked += 1;
         if tree.integrity != record.integrity {
             check.changed.push(plugin);
