@@ -828,16 +828,14 @@ type Additions = Vec<(String, Vec<(String, StageAdditions)>)>;
 
 fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]) -> Additions {
     let mut additions: Additions = Vec::new();
-    let mut targets: Vec<String> = Vec::new();
-    let mut located: BTreeMap<usize, String> = BTreeMap::new();
-    for (index, contribution) in contributions.iter().enumerate() {
+    // Each target stage, in the order first targeted, with its contributions in reading order.
+    let mut targets: Vec<(String, Vec<&Contribution>)> = Vec::new();
+    for contribution in contributions {
         match planner.find_stage(&contribution.target) {
-            Some(path) => {
-                if !targets.contains(&path) {
-                    targets.push(path.clone());
-                }
-                located.insert(index, path);
-            }
+            Some(path) => match targets.iter_mut().find(|(target, _)| *target == path) {
+                Some((_, of_target)) => of_target.push(contribution),
+                None => targets.push((path, vec![contribution])),
+            },
             None => planner.problems.push(
                 Problem::new(format!(
                     "targets stage \"{}\", which the install does not have",
@@ -850,18 +848,8 @@ fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]
             ),
         }
     }
-    for path in targets {
-        let ids: Vec<usize> = located
-            .iter()
-            .filter(|(_, p)| **p == path)
-            .map(|(i, _)| *i)
-            .collect();
-        merge_into_stage(
-            planner,
-            &path,
-            ids.iter().map(|i| &contributions[*i]),
-            &mut additions,
-        );
+    for (path, of_target) in targets {
+        merge_into_stage(planner, &path, &of_target, &mut additions);
     }
     additions
 }
@@ -872,29 +860,30 @@ fn record_addition(
     stage: &str,
     update: impl FnOnce(&mut StageAdditions),
 ) {
-    let index = if let Some(index) = additions.iter().position(|(name, _)| name == plugin) {
-        index
-    } else {
-        additions.push((plugin.to_owned(), Vec::new()));
-        additions.len() - 1
-    };
+    let index = additions
+        .iter()
+        .position(|(name, _)| name == plugin)
+        .unwrap_or_else(|| {
+            additions.push((plugin.to_owned(), Vec::new()));
+            additions.len() - 1
+        });
     let stages = &mut additions[index].1;
-    let stage_index = if let Some(index) = stages.iter().position(|(slug, _)| slug == stage) {
-        index
-    } else {
-        stages.push((stage.to_owned(), StageAdditions::default()));
-        stages.len() - 1
-    };
+    let stage_index = stages
+        .iter()
+        .position(|(slug, _)| slug == stage)
+        .unwrap_or_else(|| {
+            stages.push((stage.to_owned(), StageAdditions::default()));
+            stages.len() - 1
+        });
     update(&mut stages[stage_index].1);
 }
 
-fn merge_into_stage<'c>(
+fn merge_into_stage(
     planner: &mut Planner<'_>,
     path: &str,
-    contributions: impl Iterator<Item = &'c Contribution>,
+    contributions: &[&Contribution],
     additions: &mut Additions,
 ) {
-    let contributions: Vec<&Contribution> = contributions.collect();
     let Some(original) = planner.view(path) else {
         return;
     };
@@ -918,7 +907,7 @@ fn merge_into_stage<'c>(
     let mut consumed_by: BTreeMap<String, (String, bool)> = BTreeMap::new();
     let mut fragments: Vec<(splice::Fragment, &Contribution)> = Vec::new();
     let mut slots: BTreeMap<(String, u64), String> = BTreeMap::new();
-    for contribution in &contributions {
+    for contribution in contributions {
         let plugin = contribution.plugin.as_str();
         let stage = contribution.target.as_str();
         // `key` and `item`: where in the contribution's frontmatter the refused value is.

@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
-use crate::leaves::fs_util::contained::{PathRefusal, ProjectPath};
+use crate::leaves::fs_util::contained::ProjectPath;
 use crate::plugin::Problem;
 
 pub const LOCK_FILE_NAME: &str = "aidlc.lock.json";
@@ -206,19 +206,16 @@ pub fn read_lock(project_dir: &Utf8Path, harness_dir: &str) -> Result<Lock, Prob
 /// vendored folder) parsed into the project: a path the composition may write or remove. The
 /// first that is not refuses the lock, naming the entry and why, before anything is written.
 fn check_lock_paths(project_dir: &Utf8Path, lock: &Lock) -> Result<(), Problem> {
-    let refuse = |key: &[&str], path: &str, refusal: &PathRefusal| {
-        Problem::new(format!(
-            "the lock file's entry \"{path}\" under `{}` is not a path the composition may write: {refusal}",
-            key.join(".")
-        ))
-        .at_path(LOCK_FILE_NAME)
-        .at_key_item(key, path)
-        .with_help("a lock file names only files inside the project, outside .git; restore it from version control")
-    };
     let check = |key: &[&str], path: &str| {
-        ProjectPath::parse(project_dir, path)
-            .map(drop)
-            .map_err(|refusal| refuse(key, path, &refusal))
+        ProjectPath::parse(project_dir, path).map(drop).map_err(|refusal| {
+            Problem::new(format!(
+                "the lock file's entry \"{path}\" under `{}` is not a path the composition may write: {refusal}",
+                key.join(".")
+            ))
+            .at_path(LOCK_FILE_NAME)
+            .at_key_item(key, path)
+            .with_help("a lock file names only files inside the project, outside .git; restore it from version control")
+        })
     };
     for path in lock.stages.keys() {
         check(&["stages"], path)?;

@@ -124,18 +124,14 @@ impl PluginManifest {
     }
 }
 
-/// Read the manifest of the plugin at `root`: the authored one, else a host projection's.
-pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
-    read_manifest_over(root, &Overlay::new())
-}
-
-/// [`read_manifest`], with the text `overlay` holds for the manifest (an editor's unsaved
-/// buffer) instead of the disk's.
+/// [`read_manifest_from`] the disk, with the text `overlay` holds for the manifest (an
+/// editor's unsaved buffer) instead of the disk's.
 pub fn read_manifest_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
     read_manifest_from(&DiskSource::new(overlay), root)
 }
 
-/// [`read_manifest`], with `source`'s answers for the files it reads.
+/// Read the manifest of the plugin at `root`, with `source`'s answers for the files it reads:
+/// the authored one, else a host projection's.
 pub fn read_manifest_from(
     source: &dyn TreeSource,
     root: &Utf8Path,
@@ -153,7 +149,7 @@ pub fn read_manifest_from(
     .with_help("pass the folder that holds the plugin's manifest"))
 }
 
-/// The manifest [`read_manifest`] reads at `root`: the authored one, else the first host
+/// The manifest [`read_manifest_from`] reads at `root`: the authored one, else the first host
 /// projection's in [`HOST_MANIFEST_DIRS`] order.
 pub fn manifest_file(root: &Utf8Path) -> Option<Utf8PathBuf> {
     manifest_file_in(&DiskSource::new(&Overlay::new()), root)
@@ -451,6 +447,10 @@ pub fn satisfies(dependency: &Dependency, version: Option<&semver::Version>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
+        read_manifest_over(root, &Overlay::new())
+    }
 
     fn manifest_in(text: &str) -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();

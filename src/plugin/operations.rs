@@ -280,10 +280,8 @@ fn recorded_plugin(
         chosen.record = record.clone();
         chosen.record.files.clear();
         chosen.record.adopted.clear();
-        let vendored = layout
-            .project_dir
-            .join(record.vendored.as_deref().unwrap_or_default());
-        chosen.extra_files = source::vendored_files(&root, &vendored)
+        // A git plugin's root is its kept copy: its files are kept where they are.
+        chosen.extra_files = source::vendored_files(&root, &root)
             .map_err(|error| io_error("cannot read the kept copy", &error))?;
     }
     Ok(chosen)
@@ -545,25 +543,32 @@ fn sync_read_set(
     roots: Vec<Utf8PathBuf>,
     plugins: &[String],
 ) -> sync_record::ReadSet {
-    let health = crate::runtime::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
     let mut files = plan.read_files.clone();
     files.push(lock_file::lock_path(&layout.project_dir));
     files.push(harness_json(layout));
-    let names: BTreeSet<&str> = plugins
-        .iter()
-        .map(String::as_str)
-        .chain(previous.plugins.keys().map(String::as_str))
-        .collect();
-    files.extend(
-        names
-            .into_iter()
-            .map(|name| health.join(format!("plugin-compose-{name}.drops"))),
-    );
+    files.extend(drop_logs(layout, previous, plugins).into_values());
     sync_record::ReadSet {
         files,
         folders: plan.listed_folders.clone(),
         roots,
     }
+}
+
+/// The drop log of each plugin composed now or before, by name.
+fn drop_logs<'a>(
+    layout: &Layout,
+    previous: &'a Lock,
+    plugins: &'a [String],
+) -> BTreeMap<&'a str, Utf8PathBuf> {
+    let health = crate::runtime::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
+    plugins
+        .iter()
+        .chain(previous.plugins.keys())
+        .map(|name| {
+            let path = health.join(format!("plugin-compose-{name}.drops"));
+            (name.as_str(), path)
+        })
+        .collect()
 }
 
 /// Each plugin's drop log in the hooks-health folder, `plugin-compose-<name>.drops`, where the
@@ -576,12 +581,8 @@ fn drop_log_changes(
     plugins: &[String],
     warnings: &[Problem],
 ) -> Vec<(Utf8PathBuf, Option<Vec<u8>>)> {
-    let health = crate::runtime::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
-    let mut names: BTreeSet<&str> = plugins.iter().map(String::as_str).collect();
-    names.extend(previous.plugins.keys().map(String::as_str));
     let mut changes = Vec::new();
-    for name in names {
-        let path = health.join(format!("plugin-compose-{name}.drops"));
+    for (name, path) in drop_logs(layout, previous, plugins) {
         let reasons: Vec<String> = warnings
             .iter()
             .filter(|warning| warning.plugin.as_deref() == Some(name))

@@ -55,7 +55,7 @@ pub fn find_plugin_root(
         if home.as_deref() == Some(dir) {
             return None;
         }
-        if has_plugin_manifest(dir) {
+        if manifest::manifest_file(dir).is_some() {
             return Some(dir.to_owned());
         }
         if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
@@ -78,14 +78,6 @@ pub fn own_tree_root_from(
         Ok(project) if plugin_root == project || !plugin_root.starts_with(&project) => None,
         _ => Some(plugin_root),
     }
-}
-
-/// Whether `dir` holds a plugin manifest [`manifest::read_manifest`] would read.
-pub fn has_plugin_manifest(dir: &Utf8Path) -> bool {
-    dir.join(manifest::AUTHORED_MANIFEST).is_file()
-        || manifest::HOST_MANIFEST_DIRS
-            .iter()
-            .any(|folder| dir.join(folder).join("plugin.json").is_file())
 }
 
 /// A plugin's own tree, compiled.
@@ -267,9 +259,7 @@ pub fn compile_own_tree_from(
     authored_files::stage_texts(&layout, &layout.stages_dir, &mut bases);
     let authored = AuthoredFiles::of_trees([&tree], &layout).with_bases(bases);
     let in_plugin = |source: &Utf8Path| {
-        source
-            .strip_prefix(&plugin_root)
-            .map_or_else(|_| source.to_owned(), Utf8Path::to_owned)
+        path_in_plugin(source, &plugin_root).unwrap_or_else(|| source.to_owned())
     };
     let labelled = |installed: &Utf8Path| Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(installed);
     let naming = Naming {

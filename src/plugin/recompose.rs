@@ -94,9 +94,7 @@ impl ComposedSources {
             .map(|plugin| plugin.name.clone())
             .collect()
     }
-}
 
-impl ComposedSources {
     /// Whether `paths` touch the folder of a watched plugin whose root is not in `except`
     /// (the language server's warm trees answer for those, docs/decisions.md D54).
     pub fn touched_outside(
