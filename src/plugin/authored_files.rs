@@ -180,13 +180,11 @@ impl AuthoredFiles {
             .iter()
             .map(|diagnostic| {
                 let mut diagnostic = diagnostic.clone();
+                let texts = [diagnostic.label.as_mut(), diagnostic.help.as_mut()];
+                for text in texts.into_iter().flatten() {
+                    rename_paths_in(text, &renamed);
+                }
                 rename_paths_in(&mut diagnostic.message, &renamed);
-                if let Some(label) = &mut diagnostic.label {
-                    rename_paths_in(label, &renamed);
-                }
-                if let Some(help) = &mut diagnostic.help {
-                    rename_paths_in(help, &renamed);
-                }
                 if let Some(file) = diagnostic.file.take() {
                     let (file, span, note) = carry(&file, diagnostic.span.take());
                     diagnostic.file = Some(file);

@@ -586,30 +586,21 @@ impl Planner<'_> {
     fn check_sensor_file(&mut self, plugin: &str, file: &PluginFile) -> bool {
         let base_name = file.relative.rsplit('/').next().unwrap_or(&file.relative);
         let reason = if file.relative.contains('/') {
-            Some("it is nested in a subfolder, which sensor discovery never reads".to_owned())
+            "it is nested in a subfolder, which sensor discovery never reads".to_owned()
         } else if guards::sensor_id_of_file_name(base_name).is_none() {
-            Some(format!(
-                "\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id"
-            ))
+            format!("\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id")
         } else {
-            None
+            return true;
         };
-        match reason {
-            None => true,
-            Some(reason) => {
-                self.problems.push(
-                    Problem::new(format!(
-                        "the sensor manifest would be composed but never fire: {reason}"
-                    ))
-                    .of_plugin(plugin)
-                    .at_path(&file.source)
-                    .with_help(
-                        "put it at the top of sensors/ as aidlc-<id>.md, with a matching id",
-                    ),
-                );
-                false
-            }
-        }
+        self.problems.push(
+            Problem::new(format!(
+                "the sensor manifest would be composed but never fire: {reason}"
+            ))
+            .of_plugin(plugin)
+            .at_path(&file.source)
+            .with_help("put it at the top of sensors/ as aidlc-<id>.md, with a matching id"),
+        );
+        false
     }
 
     fn find_stage(&self, slug: &str) -> Option<String> {
@@ -730,11 +721,15 @@ pub fn plan(
     for plugin in &chosen {
         planner.warnings.extend(plugin.tree.notes.iter().cloned());
     }
-    let mut imported: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for plugin in &chosen {
-        let sensors = planner.copy_primitives(plugin);
-        imported.insert(plugin.tree.name().to_owned(), sensors);
-    }
+    let mut imported: BTreeMap<String, Vec<String>> = chosen
+        .iter()
+        .map(|plugin| {
+            (
+                plugin.tree.name().to_owned(),
+                planner.copy_primitives(plugin),
+            )
+        })
+        .collect();
     let mut contributions: Vec<Contribution> = Vec::new();
     for plugin in &chosen {
         if !crate::compile::stage_graph::plugins_key::is_enabled(enabled, plugin.tree.name()) {
@@ -854,12 +849,12 @@ fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]
     additions
 }
 
-fn record_addition(
-    additions: &mut Additions,
+/// What `plugin` added to `stage` so far (an empty record the first time).
+fn stage_additions<'a>(
+    additions: &'a mut Additions,
     plugin: &str,
     stage: &str,
-    update: impl FnOnce(&mut StageAdditions),
-) {
+) -> &'a mut StageAdditions {
     let index = additions
         .iter()
         .position(|(name, _)| name == plugin)
@@ -875,7 +870,7 @@ fn record_addition(
             stages.push((stage.to_owned(), StageAdditions::default()));
             stages.len() - 1
         });
-    update(&mut stages[stage_index].1);
+    &mut stages[stage_index].1
 }
 
 fn merge_into_stage(
@@ -977,11 +972,14 @@ fn merge_into_stage(
         ];
         for (field, result) in results {
             match result {
-                Ok(added) => record_addition(additions, plugin, stage, |record| match field {
-                    "produces" => record.produces.extend(added),
-                    "sensors" => record.sensors.extend(added),
-                    _ => record.scopes.extend(added),
-                }),
+                Ok(added) => {
+                    let record = stage_additions(additions, plugin, stage);
+                    match field {
+                        "produces" => record.produces.extend(added),
+                        "sensors" => record.sensors.extend(added),
+                        _ => record.scopes.extend(added),
+                    }
+                }
                 Err(reason) => refuse(
                     planner,
                     format!("cannot add to {field} of stage \"{stage}\": {reason}"),
@@ -992,9 +990,9 @@ fn merge_into_stage(
         }
         match merge::merge_consumes(&mut text, &contribution.adds.consumes) {
             Ok((added, kept)) => {
-                record_addition(additions, plugin, stage, |record| {
-                    record.consumes.extend(added);
-                });
+                stage_additions(additions, plugin, stage)
+                    .consumes
+                    .extend(added);
                 for kept in kept {
                     planner.warnings.push(
                         Problem::new(format!(
@@ -1015,10 +1013,11 @@ fn merge_into_stage(
             ),
         }
         match merge::merge_required_sections(&mut text, &contribution.adds.required_sections) {
-            Ok((added, created)) => record_addition(additions, plugin, stage, |record| {
+            Ok((added, created)) => {
+                let record = stage_additions(additions, plugin, stage);
                 record.required_sections.extend(added);
                 record.required_sections_created |= created;
-            }),
+            }
             Err(reason) => refuse(
                 planner,
                 format!("cannot add to required_sections of stage \"{stage}\": {reason}"),

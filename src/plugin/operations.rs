@@ -109,23 +109,17 @@ fn relative_from(from: &Utf8Path, to: &Utf8Path) -> Option<String> {
     if !from.is_absolute() || !to.is_absolute() {
         return None;
     }
-    let from: Vec<_> = from.components().collect();
-    let to_parts: Vec<_> = to.components().collect();
     let common = from
-        .iter()
-        .zip(&to_parts)
+        .components()
+        .zip(to.components())
         .take_while(|(a, b)| a == b)
         .count();
     if common <= 1 {
         return None;
     }
-    let mut parts: Vec<String> =
-        std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
-    parts.extend(
-        to_parts[common..]
-            .iter()
-            .map(|part| part.as_str().to_owned()),
-    );
+    let parts: Vec<&str> = std::iter::repeat_n("..", from.components().count() - common)
+        .chain(to.components().skip(common).map(|part| part.as_str()))
+        .collect();
     Some(parts.join("/"))
 }
 
@@ -218,19 +212,11 @@ fn git_plugin(
 
 /// Where the plugin a lock records is read from: its path, or its kept git tree.
 fn recorded_root(layout: &Layout, record: &LockedPlugin) -> Utf8PathBuf {
-    match record.kind {
-        SourceKind::Path => {
-            let path = Utf8Path::new(&record.source);
-            if path.is_absolute() {
-                path.to_owned()
-            } else {
-                layout.project_dir.join(path)
-            }
-        }
-        SourceKind::Git => layout
-            .project_dir
-            .join(record.vendored.as_deref().unwrap_or_default()),
-    }
+    // Joining an absolute path gives that path.
+    layout.project_dir.join(match record.kind {
+        SourceKind::Path => record.source.as_str(),
+        SourceKind::Git => record.vendored.as_deref().unwrap_or_default(),
+    })
 }
 
 /// A plugin the lock records, read again from where it came from.
@@ -812,13 +798,9 @@ pub fn add(
             let mut added: Vec<ChosenPlugin> = Vec::new();
             for text in sources {
                 let plugin = match source::parse_source(text) {
+                    // Joining an absolute path gives that path.
                     SourceSpec::Path(path) => {
-                        let absolute = if path.is_absolute() {
-                            path
-                        } else {
-                            cwd.join(path)
-                        };
-                        path_plugin(layout, &FromDisk, &absolute, None)?
+                        path_plugin(layout, &FromDisk, &cwd.join(path), None)?
                     }
                     SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
                 };

@@ -81,7 +81,7 @@ pub fn own_tree_root_from(
 }
 
 /// A plugin's own tree, compiled.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct OwnTreeCompile {
     pub plugin: String,
     /// The harness it was composed for; `None` when none could be chosen (then `refusals`
@@ -219,14 +219,10 @@ pub fn compile_own_tree_from(
         Err(problem) => {
             return Ok(OwnTreeCompile {
                 plugin: manifest_name(&plugin_root, overlay),
-                harness: None,
-                diagnostics: Vec::new(),
-                sources: BTreeMap::new(),
                 refused: true,
                 refusals: vec![problem],
                 manifest: manifest_in_plugin(&plugin_root),
-                warnings: Vec::new(),
-                compiled: None,
+                ..OwnTreeCompile::default()
             });
         }
     };
@@ -294,11 +290,10 @@ pub fn compile_own_tree_from(
         harness: Some(layout.harness),
         diagnostics,
         sources,
-        refused: false,
-        refusals: Vec::new(),
         manifest: manifest_in_plugin(&plugin_root),
         warnings,
         compiled,
+        ..OwnTreeCompile::default()
     })
 }
 
@@ -350,8 +345,7 @@ fn refused(
         refused: true,
         refusals,
         manifest: manifest_in_plugin(plugin_root),
-        warnings: Vec::new(),
-        compiled: None,
+        ..OwnTreeCompile::default()
     }
 }
 
