@@ -91,18 +91,6 @@ impl LockedPlugin {
     }
 }
 
-impl Lock {
-    /// The composed core stages whose text is no longer the composed one, by project-relative
-    /// path.
-    pub fn changed_stages(&self, project_dir: &Utf8Path) -> Vec<String> {
-        self.stages
-            .iter()
-            .filter(|(path, stage)| !file_has_hash(project_dir, path, &stage.composed))
-            .map(|(path, _)| path.clone())
-            .collect()
-    }
-}
-
 fn file_has_hash(project_dir: &Utf8Path, path: &str, hash: &str) -> bool {
     crate::leaves::fs_util::read_input(&project_dir.join(path))
         .is_ok_and(|bytes| content_hash(&bytes) == hash)
@@ -140,6 +128,16 @@ impl Lock {
 
     pub fn is_empty(&self) -> bool {
         self.plugins.is_empty() && self.stages.is_empty()
+    }
+
+    /// The composed core stages whose text is no longer the composed one, by project-relative
+    /// path.
+    pub fn changed_stages(&self, project_dir: &Utf8Path) -> Vec<String> {
+        self.stages
+            .iter()
+            .filter(|(path, stage)| !file_has_hash(project_dir, path, &stage.composed))
+            .map(|(path, _)| path.clone())
+            .collect()
     }
 
     /// The plugin that owns `path`, if one does.
@@ -247,7 +245,10 @@ mod tests {
     fn a_lock_round_trips_and_unknown_keys_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let project = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
-        assert!(read_lock(&project, ".claude").unwrap().is_empty());
+        assert_eq!(
+            read_lock(&project, ".claude").unwrap(),
+            Lock::empty(".claude")
+        );
         let mut lock = Lock::empty(".claude");
         lock.plugins.insert(
             "p".into(),

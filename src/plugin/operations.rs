@@ -1132,7 +1132,6 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
         changed_files: Vec::new(),
     }];
     for (name, record) in &lock.plugins {
-        let changed_files = record.changed_files(&layout.project_dir);
         plugins.push(ListedPlugin {
             name: name.clone(),
             version: record.version.clone(),
@@ -1140,7 +1139,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
             kind: Some(record.kind),
             source: Some(record.source.clone()),
             commit: record.commit.clone(),
-            changed_files,
+            changed_files: record.changed_files(&layout.project_dir),
         });
     }
     Ok(Listing {
