@@ -532,11 +532,10 @@ impl Planner<'_> {
         if document::read_frontmatter(&text, &file.source, document_kind, &mut diagnostics)
             .is_none()
         {
-            let located = diagnostics.into_iter().next();
             let mut problem = Problem::new(format!("the {kind} file has no readable frontmatter"))
                 .of_plugin(plugin)
                 .at_path(&file.source);
-            if let Some(diagnostic) = located {
+            if let Some(diagnostic) = diagnostics.into_iter().next() {
                 problem = problem.with_located(diagnostic, text.to_string());
             }
             self.problems.push(problem);
