@@ -80,7 +80,6 @@ impl AuthoredFiles {
     /// The files of `trees` as the composition lays them out in the install of `layout`, with
     /// no base texts yet ([`Self::with_bases`]).
     pub fn of_trees<'t>(trees: impl IntoIterator<Item = &'t PluginTree>, layout: &Layout) -> Self {
-        let harness_root = layout.project_dir.join(layout.harness.dir_name());
         let mut shipped = BTreeMap::new();
         let mut contributions = Vec::new();
         for tree in trees {
@@ -88,24 +87,16 @@ impl AuthoredFiles {
                 let Some(text) = file.text() else {
                     continue;
                 };
-                let folder = match file.subtree {
-                    Subtree::Stages => layout.stages_dir.clone(),
-                    Subtree::Scopes => layout.scopes_dir.clone(),
-                    Subtree::Agents => layout.agents_dir.clone(),
-                    Subtree::Sensors => layout.sensors_dir.clone(),
-                    Subtree::Knowledge => harness_root.join("knowledge"),
-                    Subtree::Tools => harness_root.join("tools"),
-                    Subtree::Overlays => {
-                        if file.is_markdown() {
-                            contributions.push(ContributionSource {
-                                plugin: tree.name().to_owned(),
-                                source: file.source.clone(),
-                                authored: text.to_owned(),
-                            });
-                        }
-                        continue;
-                    }
-                    Subtree::Memory => continue,
+                if file.subtree == Subtree::Overlays && file.is_markdown() {
+                    contributions.push(ContributionSource {
+                        plugin: tree.name().to_owned(),
+                        source: file.source.clone(),
+                        authored: text.to_owned(),
+                    });
+                }
+                let Some(folder) = crate::plugin::compose::installed_folder(layout, file.subtree)
+                else {
+                    continue;
                 };
                 shipped.insert(
                     layout.display(&folder.join(&file.relative)),
@@ -189,13 +180,11 @@ impl AuthoredFiles {
             .iter()
             .map(|diagnostic| {
                 let mut diagnostic = diagnostic.clone();
+                let texts = [diagnostic.label.as_mut(), diagnostic.help.as_mut()];
+                for text in texts.into_iter().flatten() {
+                    rename_paths_in(text, &renamed);
+                }
                 rename_paths_in(&mut diagnostic.message, &renamed);
-                if let Some(label) = &mut diagnostic.label {
-                    rename_paths_in(label, &renamed);
-                }
-                if let Some(help) = &mut diagnostic.help {
-                    rename_paths_in(help, &renamed);
-                }
                 if let Some(file) = diagnostic.file.take() {
                     let (file, span, note) = carry(&file, diagnostic.span.take());
                     diagnostic.file = Some(file);

@@ -256,20 +256,6 @@ impl Planner<'_> {
         }
     }
 
-    fn destination(&self, subtree: Subtree, relative: &str) -> Option<Utf8PathBuf> {
-        let harness_root = self.layout.project_dir.join(self.harness_dir);
-        let folder = match subtree {
-            Subtree::Stages => self.layout.stages_dir.clone(),
-            Subtree::Scopes => self.layout.scopes_dir.clone(),
-            Subtree::Agents => self.layout.agents_dir.clone(),
-            Subtree::Sensors => self.layout.sensors_dir.clone(),
-            Subtree::Knowledge => harness_root.join("knowledge"),
-            Subtree::Tools => harness_root.join("tools"),
-            Subtree::Overlays | Subtree::Memory => return None,
-        };
-        Some(folder.join(relative))
-    }
-
     /// Put `bytes` at `relative` for `plugin`, unless another plugin ships it or the install
     /// already has other bytes there.
     fn place(&mut self, plugin: &str, relative: String, bytes: Vec<u8>, source: &Utf8Path) {
@@ -367,14 +353,7 @@ impl Planner<'_> {
     fn copy_primitives(&mut self, plugin: &ChosenPlugin) -> Vec<String> {
         let name = plugin.tree.name().to_owned();
         let mut imported_sensors = Vec::new();
-        for subtree in [
-            Subtree::Stages,
-            Subtree::Scopes,
-            Subtree::Agents,
-            Subtree::Knowledge,
-            Subtree::Sensors,
-            Subtree::Tools,
-        ] {
+        for subtree in crate::plugin::tree::READ_SUBTREES {
             let roster_folder = match subtree {
                 Subtree::Scopes => Some(self.layout.scopes_dir.clone()),
                 Subtree::Agents => Some(self.layout.agents_dir.clone()),
@@ -384,9 +363,10 @@ impl Planner<'_> {
                 self.roster(folder);
             }
             for file in plugin.tree.files_of(subtree) {
-                let Some(destination) = self.destination(subtree, &file.relative) else {
+                let Some(folder) = installed_folder(self.layout, subtree) else {
                     continue;
                 };
+                let destination = folder.join(&file.relative);
                 let relative = self.relative(&destination);
                 let mut bytes = substituted(file, self.harness_dir);
                 let opencode_agent = subtree == Subtree::Agents
@@ -552,11 +532,10 @@ impl Planner<'_> {
         if document::read_frontmatter(&text, &file.source, document_kind, &mut diagnostics)
             .is_none()
         {
-            let located = diagnostics.into_iter().next();
             let mut problem = Problem::new(format!("the {kind} file has no readable frontmatter"))
                 .of_plugin(plugin)
                 .at_path(&file.source);
-            if let Some(diagnostic) = located {
+            if let Some(diagnostic) = diagnostics.into_iter().next() {
                 problem = problem.with_located(diagnostic, text.to_string());
             }
             self.problems.push(problem);
@@ -606,30 +585,21 @@ impl Planner<'_> {
     fn check_sensor_file(&mut self, plugin: &str, file: &PluginFile) -> bool {
         let base_name = file.relative.rsplit('/').next().unwrap_or(&file.relative);
         let reason = if file.relative.contains('/') {
-            Some("it is nested in a subfolder, which sensor discovery never reads".to_owned())
+            "it is nested in a subfolder, which sensor discovery never reads".to_owned()
         } else if guards::sensor_id_of_file_name(base_name).is_none() {
-            Some(format!(
-                "\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id"
-            ))
+            format!("\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id")
         } else {
-            None
+            return true;
         };
-        match reason {
-            None => true,
-            Some(reason) => {
-                self.problems.push(
-                    Problem::new(format!(
-                        "the sensor manifest would be composed but never fire: {reason}"
-                    ))
-                    .of_plugin(plugin)
-                    .at_path(&file.source)
-                    .with_help(
-                        "put it at the top of sensors/ as aidlc-<id>.md, with a matching id",
-                    ),
-                );
-                false
-            }
-        }
+        self.problems.push(
+            Problem::new(format!(
+                "the sensor manifest would be composed but never fire: {reason}"
+            ))
+            .of_plugin(plugin)
+            .at_path(&file.source)
+            .with_help("put it at the top of sensors/ as aidlc-<id>.md, with a matching id"),
+        );
+        false
     }
 
     fn find_stage(&self, slug: &str) -> Option<String> {
@@ -644,6 +614,21 @@ impl Planner<'_> {
             self.view(&relative).is_some().then_some(relative)
         })
     }
+}
+
+/// The folder of the install of `layout` a plugin's `subtree` is copied into; `None` for the
+/// subtrees that are not copied (contributions, memory).
+pub fn installed_folder(layout: &Layout, subtree: Subtree) -> Option<Utf8PathBuf> {
+    let harness_root = layout.project_dir.join(layout.harness.dir_name());
+    Some(match subtree {
+        Subtree::Stages => layout.stages_dir.clone(),
+        Subtree::Scopes => layout.scopes_dir.clone(),
+        Subtree::Agents => layout.agents_dir.clone(),
+        Subtree::Sensors => layout.sensors_dir.clone(),
+        Subtree::Knowledge => harness_root.join("knowledge"),
+        Subtree::Tools => harness_root.join("tools"),
+        Subtree::Overlays | Subtree::Memory => return None,
+    })
 }
 
 /// `{{HARNESS_DIR}}` replaced in a Markdown file, other files as they are.
@@ -735,11 +720,15 @@ pub fn plan(
     for plugin in &chosen {
         planner.warnings.extend(plugin.tree.notes.iter().cloned());
     }
-    let mut imported: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for plugin in &chosen {
-        let sensors = planner.copy_primitives(plugin);
-        imported.insert(plugin.tree.name().to_owned(), sensors);
-    }
+    let mut imported: BTreeMap<String, Vec<String>> = chosen
+        .iter()
+        .map(|plugin| {
+            (
+                plugin.tree.name().to_owned(),
+                planner.copy_primitives(plugin),
+            )
+        })
+        .collect();
     let mut contributions: Vec<Contribution> = Vec::new();
     for plugin in &chosen {
         if !crate::compile::stage_graph::plugins_key::is_enabled(enabled, plugin.tree.name()) {
@@ -833,16 +822,14 @@ type Additions = Vec<(String, Vec<(String, StageAdditions)>)>;
 
 fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]) -> Additions {
     let mut additions: Additions = Vec::new();
-    let mut targets: Vec<String> = Vec::new();
-    let mut located: BTreeMap<usize, String> = BTreeMap::new();
-    for (index, contribution) in contributions.iter().enumerate() {
+    // Each target stage, in the order first targeted, with its contributions in reading order.
+    let mut targets: Vec<(String, Vec<&Contribution>)> = Vec::new();
+    for contribution in contributions {
         match planner.find_stage(&contribution.target) {
-            Some(path) => {
-                if !targets.contains(&path) {
-                    targets.push(path.clone());
-                }
-                located.insert(index, path);
-            }
+            Some(path) => match targets.iter_mut().find(|(target, _)| *target == path) {
+                Some((_, of_target)) => of_target.push(contribution),
+                None => targets.push((path, vec![contribution])),
+            },
             None => planner.problems.push(
                 Problem::new(format!(
                     "targets stage \"{}\", which the install does not have",
@@ -855,51 +842,42 @@ fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]
             ),
         }
     }
-    for path in targets {
-        let ids: Vec<usize> = located
-            .iter()
-            .filter(|(_, p)| **p == path)
-            .map(|(i, _)| *i)
-            .collect();
-        merge_into_stage(
-            planner,
-            &path,
-            ids.iter().map(|i| &contributions[*i]),
-            &mut additions,
-        );
+    for (path, of_target) in targets {
+        merge_into_stage(planner, &path, &of_target, &mut additions);
     }
     additions
 }
 
-fn record_addition(
-    additions: &mut Additions,
+/// What `plugin` added to `stage` so far (an empty record the first time).
+fn stage_additions<'a>(
+    additions: &'a mut Additions,
     plugin: &str,
     stage: &str,
-    update: impl FnOnce(&mut StageAdditions),
-) {
-    let index = if let Some(index) = additions.iter().position(|(name, _)| name == plugin) {
-        index
-    } else {
-        additions.push((plugin.to_owned(), Vec::new()));
-        additions.len() - 1
-    };
+) -> &'a mut StageAdditions {
+    let index = additions
+        .iter()
+        .position(|(name, _)| name == plugin)
+        .unwrap_or_else(|| {
+            additions.push((plugin.to_owned(), Vec::new()));
+            additions.len() - 1
+        });
     let stages = &mut additions[index].1;
-    let stage_index = if let Some(index) = stages.iter().position(|(slug, _)| slug == stage) {
-        index
-    } else {
-        stages.push((stage.to_owned(), StageAdditions::default()));
-        stages.len() - 1
-    };
-    update(&mut stages[stage_index].1);
+    let stage_index = stages
+        .iter()
+        .position(|(slug, _)| slug == stage)
+        .unwrap_or_else(|| {
+            stages.push((stage.to_owned(), StageAdditions::default()));
+            stages.len() - 1
+        });
+    &mut stages[stage_index].1
 }
 
-fn merge_into_stage<'c>(
+fn merge_into_stage(
     planner: &mut Planner<'_>,
     path: &str,
-    contributions: impl Iterator<Item = &'c Contribution>,
+    contributions: &[&Contribution],
     additions: &mut Additions,
 ) {
-    let contributions: Vec<&Contribution> = contributions.collect();
     let Some(original) = planner.view(path) else {
         return;
     };
@@ -923,19 +901,18 @@ fn merge_into_stage<'c>(
     let mut consumed_by: BTreeMap<String, (String, bool)> = BTreeMap::new();
     let mut fragments: Vec<(splice::Fragment, &Contribution)> = Vec::new();
     let mut slots: BTreeMap<(String, u64), String> = BTreeMap::new();
-    for contribution in &contributions {
+    for contribution in contributions {
         let plugin = contribution.plugin.as_str();
         let stage = contribution.target.as_str();
         // `key` and `item`: where in the contribution's frontmatter the refused value is.
         let refuse =
             |planner: &mut Planner<'_>, message: String, key: &[&str], item: Option<&str>| {
-                let problem = Problem::new(message)
-                    .of_plugin(plugin)
-                    .at_path(&contribution.source);
-                planner.problems.push(match item {
-                    Some(item) => problem.at_key_item(key, item),
-                    None => problem.at_key(key),
-                });
+                planner.problems.push(
+                    Problem::new(message)
+                        .of_plugin(plugin)
+                        .at_path(&contribution.source)
+                        .at_key_item_opt(key, item),
+                );
             };
         let mut scopes = Vec::new();
         for scope in &contribution.adds.scopes {
@@ -994,11 +971,14 @@ fn merge_into_stage<'c>(
         ];
         for (field, result) in results {
             match result {
-                Ok(added) => record_addition(additions, plugin, stage, |record| match field {
-                    "produces" => record.produces.extend(added),
-                    "sensors" => record.sensors.extend(added),
-                    _ => record.scopes.extend(added),
-                }),
+                Ok(added) => {
+                    let record = stage_additions(additions, plugin, stage);
+                    match field {
+                        "produces" => record.produces.extend(added),
+                        "sensors" => record.sensors.extend(added),
+                        _ => record.scopes.extend(added),
+                    }
+                }
                 Err(reason) => refuse(
                     planner,
                     format!("cannot add to {field} of stage \"{stage}\": {reason}"),
@@ -1009,9 +989,9 @@ fn merge_into_stage<'c>(
         }
         match merge::merge_consumes(&mut text, &contribution.adds.consumes) {
             Ok((added, kept)) => {
-                record_addition(additions, plugin, stage, |record| {
-                    record.consumes.extend(added);
-                });
+                stage_additions(additions, plugin, stage)
+                    .consumes
+                    .extend(added);
                 for kept in kept {
                     planner.warnings.push(
                         Problem::new(format!(
@@ -1032,10 +1012,11 @@ fn merge_into_stage<'c>(
             ),
         }
         match merge::merge_required_sections(&mut text, &contribution.adds.required_sections) {
-            Ok((added, created)) => record_addition(additions, plugin, stage, |record| {
+            Ok((added, created)) => {
+                let record = stage_additions(additions, plugin, stage);
                 record.required_sections.extend(added);
                 record.required_sections_created |= created;
-            }),
+            }
             Err(reason) => refuse(
                 planner,
                 format!("cannot add to required_sections of stage \"{stage}\": {reason}"),

@@ -14,6 +14,8 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::compile::discover::Layout;
+use crate::leaves::fs_util::Flush;
+use crate::leaves::fs_util::contained::{self, ProjectPath};
 use crate::plugin::Problem;
 use crate::runtime::worker_process::{WorkerCommand, run_worker};
 
@@ -123,37 +125,25 @@ fn run_tool(
     command.args = std::iter::once(refresh.harness_root.join(tool).to_string())
         .chain(args.iter().map(|arg| (*arg).to_owned()))
         .collect();
-    command.env = vec![
-        (
-            "AIDLC_PROJECT_DIR".to_owned(),
-            layout.project_dir.to_string(),
-        ),
-        (
-            "AIDLC_HARNESS_DIR".to_owned(),
-            layout.harness.dir_name().to_owned(),
-        ),
-        (
-            "AIDLC_STAGE_GRAPH".to_owned(),
-            layout.stage_graph_path.to_string(),
-        ),
-        (
-            "AIDLC_SCOPE_GRID".to_owned(),
-            layout.scope_grid_path.to_string(),
-        ),
-        ("AIDLC_STAGES_DIR".to_owned(), layout.stages_dir.to_string()),
-        (
-            "AIDLC_SENSORS_DIR".to_owned(),
-            layout.sensors_dir.to_string(),
-        ),
-        ("AIDLC_SCOPES_DIR".to_owned(), layout.scopes_dir.to_string()),
-        ("AIDLC_AGENTS_DIR".to_owned(), layout.agents_dir.to_string()),
-        ("AIDLC_RULES_DIR".to_owned(), layout.rules_dir.to_string()),
+    command.env = [
+        ("AIDLC_PROJECT_DIR", layout.project_dir.to_string()),
+        ("AIDLC_HARNESS_DIR", layout.harness.dir_name().to_owned()),
+        ("AIDLC_STAGE_GRAPH", layout.stage_graph_path.to_string()),
+        ("AIDLC_SCOPE_GRID", layout.scope_grid_path.to_string()),
+        ("AIDLC_STAGES_DIR", layout.stages_dir.to_string()),
+        ("AIDLC_SENSORS_DIR", layout.sensors_dir.to_string()),
+        ("AIDLC_SCOPES_DIR", layout.scopes_dir.to_string()),
+        ("AIDLC_AGENTS_DIR", layout.agents_dir.to_string()),
+        ("AIDLC_RULES_DIR", layout.rules_dir.to_string()),
         // This process holds the workspace lock for the whole transaction.
         (
-            "AIDLC_WORKSPACE_LOCK_OWNER_PID".to_owned(),
+            "AIDLC_WORKSPACE_LOCK_OWNER_PID",
             std::process::id().to_string(),
         ),
-    ];
+    ]
+    .into_iter()
+    .map(|(name, value)| (name.to_owned(), value))
+    .collect();
     command.timeout = GENERATOR_TIMEOUT;
     let run = run_worker(&command);
     let shown = format!(
@@ -228,20 +218,12 @@ fn refresh_table(
         &before[end_at + end.len()..]
     );
     if after != before {
-        let contained = crate::leaves::fs_util::contained::ProjectPath::of_absolute(
-            &layout.project_dir,
-            skill_file,
-        )
-        .map_err(|refusal| {
-            Problem::new(format!("refusing to write the file: {refusal}"))
-                .at_path(layout.display(skill_file))
-        })?;
-        crate::leaves::fs_util::contained::write_file(
-            &contained,
-            after.as_bytes(),
-            crate::leaves::fs_util::Flush::Yes,
-        )
-        .map_err(|error| {
+        let contained =
+            ProjectPath::of_absolute(&layout.project_dir, skill_file).map_err(|refusal| {
+                Problem::new(format!("refusing to write the file: {refusal}"))
+                    .at_path(layout.display(skill_file))
+            })?;
+        contained::write_file(&contained, after.as_bytes(), Flush::Yes).map_err(|error| {
             Problem::new(format!("cannot write the file: {error}"))
                 .at_path(layout.display(skill_file))
         })?;

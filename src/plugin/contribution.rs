@@ -226,14 +226,12 @@ impl Reader<'_> {
             ),
         }
         let adds = match get("adds") {
-            Some(entry) if entry.value.is_null() => Adds::default(),
-            Some(entry) => self.read_adds(&entry.value, &mut notes),
-            None => Adds::default(),
+            Some(entry) if !entry.value.is_null() => self.read_adds(&entry.value, &mut notes),
+            _ => Adds::default(),
         };
         let declared_fragments = match get("fragments") {
-            Some(entry) if entry.value.is_null() => Vec::new(),
-            Some(entry) => self.read_fragment_entries(&entry.value),
-            None => Vec::new(),
+            Some(entry) if !entry.value.is_null() => self.read_fragment_entries(&entry.value),
+            _ => Vec::new(),
         };
         let fragments = self.pair_prose(
             &declared_fragments,
@@ -356,38 +354,33 @@ impl Reader<'_> {
                 );
                 continue;
             };
-            let required = match item.get("required") {
-                None => true,
-                Some(node) => {
-                    let required = node.as_bool();
-                    if required.is_none() {
-                        self.refuse(
-                            Code::InvalidFieldValue,
-                            format!("`required` of consumed artifact \"{artifact}\" must be true or false"),
-                            Some(node.span.clone()),
-                            "write `required: true` or `required: false`",
-                        );
-                    }
-                    required.unwrap_or(true)
+            let required = item.get("required").is_none_or(|node| {
+                node.as_bool().unwrap_or_else(|| {
+                    self.refuse(
+                        Code::InvalidFieldValue,
+                        format!(
+                            "`required` of consumed artifact \"{artifact}\" must be true or false"
+                        ),
+                        Some(node.span.clone()),
+                        "write `required: true` or `required: false`",
+                    );
+                    true
+                })
+            });
+            let conditional_on = item.get("conditional_on").and_then(|node| match scalar(node) {
+                Some(name) if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    Some(name.to_owned())
                 }
-            };
-            let conditional_on = match item.get("conditional_on") {
-                None => None,
-                Some(node) => match scalar(node) {
-                    Some(name) if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-                        Some(name.to_owned())
-                    }
-                    _ => {
-                        self.refuse(
-                            Code::InvalidFieldValue,
-                            format!("`conditional_on` of consumed artifact \"{artifact}\" must be one word"),
-                            Some(node.span.clone()),
-                            "write the condition's name, e.g. `conditional_on: brownfield`",
-                        );
-                        None
-                    }
-                },
-            };
+                _ => {
+                    self.refuse(
+                        Code::InvalidFieldValue,
+                        format!("`conditional_on` of consumed artifact \"{artifact}\" must be one word"),
+                        Some(node.span.clone()),
+                        "write the condition's name, e.g. `conditional_on: brownfield`",
+                    );
+                    None
+                }
+            });
             for entry in item.as_mapping().unwrap_or_default() {
                 let key = entry.key.as_scalar().unwrap_or_default();
                 if !["artifact", "required", "conditional_on"].contains(&key) {

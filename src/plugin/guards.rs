@@ -39,14 +39,13 @@ pub fn plugin_name_refusal(name: &str) -> Option<String> {
 
 /// The refusal of a plugin name, as a problem.
 pub fn check_plugin_name(name: &str, manifest: &Utf8Path) -> Result<(), Problem> {
-    match plugin_name_refusal(name) {
-        None => Ok(()),
-        Some(reason) => Err(Problem::new(reason)
+    plugin_name_refusal(name).map_or(Ok(()), |reason| {
+        Err(Problem::new(reason)
             .of_plugin(name)
             .at_path(manifest)
             .at_key(&["name"])
-            .with_help("rename the plugin in its manifest (and its stages' `plugin:` fields)")),
-    }
+            .with_help("rename the plugin in its manifest (and its stages' `plugin:` fields)"))
+    })
 }
 
 /// `declared` (a folder a manifest names, relative to the plugin root) as a path under `root`,

@@ -47,7 +47,7 @@ struct TreeSnapshot {
     existed: bool,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Manifest {
     entries: Vec<Entry>,
     trees: Vec<TreeSnapshot>,
@@ -72,7 +72,7 @@ struct CheckedTree {
 
 /// A manifest every path of which is a [`ProjectPath`] that resolves inside the project: the
 /// only form a rollback reads.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 struct CheckedManifest {
     entries: Vec<CheckedEntry>,
     trees: Vec<CheckedTree>,
@@ -146,16 +146,8 @@ impl Transaction {
             resolved_inside(path)?;
         }
         remove_journal(project_dir)?;
-        let mut manifest = Manifest {
-            entries: Vec::new(),
-            trees: Vec::new(),
-            absent_dirs: Vec::new(),
-        };
-        let mut checked = CheckedManifest {
-            entries: Vec::new(),
-            trees: Vec::new(),
-            absent_dirs: Vec::new(),
-        };
+        let mut manifest = Manifest::default();
+        let mut checked = CheckedManifest::default();
         let mut seen = BTreeSet::new();
         let mut all_paths: Vec<ProjectPath> = paths.to_vec();
         for tree in trees {
@@ -357,11 +349,7 @@ fn checked_manifest(
             .and_then(|path| path.check_resolves_inside().map(|()| path))
             .map_err(|refusal| refuse(key, entry, &refusal))
     };
-    let mut checked = CheckedManifest {
-        entries: Vec::new(),
-        trees: Vec::new(),
-        absent_dirs: Vec::new(),
-    };
+    let mut checked = CheckedManifest::default();
     for entry in &manifest.entries {
         let image = match &entry.image {
             Some(name) if !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_digit()) => {

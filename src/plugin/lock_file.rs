@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
-use crate::leaves::fs_util::contained::{PathRefusal, ProjectPath};
+use crate::leaves::fs_util::contained::ProjectPath;
 use crate::plugin::Problem;
 
 pub const LOCK_FILE_NAME: &str = "aidlc.lock.json";
@@ -91,18 +91,6 @@ impl LockedPlugin {
     }
 }
 
-impl Lock {
-    /// The composed core stages whose text is no longer the composed one, by project-relative
-    /// path.
-    pub fn changed_stages(&self, project_dir: &Utf8Path) -> Vec<String> {
-        self.stages
-            .iter()
-            .filter(|(path, stage)| !file_has_hash(project_dir, path, &stage.composed))
-            .map(|(path, _)| path.clone())
-            .collect()
-    }
-}
-
 fn file_has_hash(project_dir: &Utf8Path, path: &str, hash: &str) -> bool {
     crate::leaves::fs_util::read_input(&project_dir.join(path))
         .is_ok_and(|bytes| content_hash(&bytes) == hash)
@@ -140,6 +128,16 @@ impl Lock {
 
     pub fn is_empty(&self) -> bool {
         self.plugins.is_empty() && self.stages.is_empty()
+    }
+
+    /// The composed core stages whose text is no longer the composed one, by project-relative
+    /// path.
+    pub fn changed_stages(&self, project_dir: &Utf8Path) -> Vec<String> {
+        self.stages
+            .iter()
+            .filter(|(path, stage)| !file_has_hash(project_dir, path, &stage.composed))
+            .map(|(path, _)| path.clone())
+            .collect()
     }
 
     /// The plugin that owns `path`, if one does.
@@ -206,19 +204,16 @@ pub fn read_lock(project_dir: &Utf8Path, harness_dir: &str) -> Result<Lock, Prob
 /// vendored folder) parsed into the project: a path the composition may write or remove. The
 /// first that is not refuses the lock, naming the entry and why, before anything is written.
 fn check_lock_paths(project_dir: &Utf8Path, lock: &Lock) -> Result<(), Problem> {
-    let refuse = |key: &[&str], path: &str, refusal: &PathRefusal| {
-        Problem::new(format!(
-            "the lock file's entry \"{path}\" under `{}` is not a path the composition may write: {refusal}",
-            key.join(".")
-        ))
-        .at_path(LOCK_FILE_NAME)
-        .at_key_item(key, path)
-        .with_help("a lock file names only files inside the project, outside .git; restore it from version control")
-    };
     let check = |key: &[&str], path: &str| {
-        ProjectPath::parse(project_dir, path)
-            .map(drop)
-            .map_err(|refusal| refuse(key, path, &refusal))
+        ProjectPath::parse(project_dir, path).map(drop).map_err(|refusal| {
+            Problem::new(format!(
+                "the lock file's entry \"{path}\" under `{}` is not a path the composition may write: {refusal}",
+                key.join(".")
+            ))
+            .at_path(LOCK_FILE_NAME)
+            .at_key_item(key, path)
+            .with_help("a lock file names only files inside the project, outside .git; restore it from version control")
+        })
     };
     for path in lock.stages.keys() {
         check(&["stages"], path)?;
@@ -250,7 +245,10 @@ mod tests {
     fn a_lock_round_trips_and_unknown_keys_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let project = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
-        assert!(read_lock(&project, ".claude").unwrap().is_empty());
+        assert_eq!(
+            read_lock(&project, ".claude").unwrap(),
+            Lock::empty(".claude")
+        );
         let mut lock = Lock::empty(".claude");
         lock.plugins.insert(
             "p".into(),

@@ -124,36 +124,53 @@ impl PluginManifest {
     }
 }
 
-/// Read the manifest of the plugin at `root`: the authored one, else a host projection's.
-pub fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
-    read_manifest_over(root, &Overlay::new())
-}
-
-/// [`read_manifest`], with the text `overlay` holds for the manifest (an editor's unsaved
-/// buffer) instead of the disk's.
+/// [`read_manifest_from`] the disk, with the text `overlay` holds for the manifest (an
+/// editor's unsaved buffer) instead of the disk's.
 pub fn read_manifest_over(root: &Utf8Path, overlay: &Overlay) -> Result<PluginManifest, Problem> {
     read_manifest_from(&DiskSource::new(overlay), root)
 }
 
-/// [`read_manifest`], with `source`'s answers for the files it reads.
+/// Read the manifest of the plugin at `root`, with `source`'s answers for the files it reads:
+/// the authored one, else a host projection's.
 pub fn read_manifest_from(
     source: &dyn TreeSource,
     root: &Utf8Path,
 ) -> Result<PluginManifest, Problem> {
-    match manifest_file_in(source, root) {
-        Some(path) if path == root.join(AUTHORED_MANIFEST) => {
-            return read_authored(&path, source);
-        }
-        Some(path) => return read_host(&path, source),
-        None => {}
+    let Some(path) = manifest_file_in(source, root) else {
+        return Err(Problem::new(format!(
+            "{root} is not a plugin: it has no {AUTHORED_MANIFEST} (nor a host manifest such as .claude-plugin/plugin.json)"
+        ))
+        .with_help("pass the folder that holds the plugin's manifest"));
+    };
+    let authored = path == root.join(AUTHORED_MANIFEST);
+    let object = read_json_object(&path, source)?;
+    let package = required_name(&object, &path)?;
+    let name = if authored {
+        package
+    } else {
+        package
+            .strip_prefix(HOST_PACKAGE_PREFIX)
+            .unwrap_or(&package)
+            .to_owned()
+    };
+    guards::check_plugin_name(&name, &path)?;
+    let version = optional_version(&object, &path)?;
+    let mut manifest = PluginManifest {
+        name,
+        version,
+        dependencies: Vec::new(),
+        folders: Vec::new(),
+        declared_sensors: None,
+        path,
+    };
+    // A host projection's manifest is the host's: only the authored one has these keys.
+    if authored {
+        read_authored_keys(&object, &mut manifest)?;
     }
-    Err(Problem::new(format!(
-        "{root} is not a plugin: it has no {AUTHORED_MANIFEST} (nor a host manifest such as .claude-plugin/plugin.json)"
-    ))
-    .with_help("pass the folder that holds the plugin's manifest"))
+    Ok(manifest)
 }
 
-/// The manifest [`read_manifest`] reads at `root`: the authored one, else the first host
+/// The manifest [`read_manifest_from`] reads at `root`: the authored one, else the first host
 /// projection's in [`HOST_MANIFEST_DIRS`] order.
 pub fn manifest_file(root: &Utf8Path) -> Option<Utf8PathBuf> {
     manifest_file_in(&DiskSource::new(&Overlay::new()), root)
@@ -247,67 +264,45 @@ fn optional_version(
     }
 }
 
-fn read_authored(path: &Utf8Path, source: &dyn TreeSource) -> Result<PluginManifest, Problem> {
-    let object = read_json_object(path, source)?;
-    let name = required_name(&object, path)?;
-    guards::check_plugin_name(&name, path)?;
-    let version = optional_version(&object, path)?;
+/// The authored manifest's `dependencies` and `aidlc` block.
+fn read_authored_keys(
+    object: &serde_json::Map<String, Value>,
+    manifest: &mut PluginManifest,
+) -> Result<(), Problem> {
+    let (path, name) = (manifest.path.as_path(), manifest.name.as_str());
     let dependencies = match object.get("dependencies") {
         None => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| parse_dependency(item, path, &name))
+            .map(|item| parse_dependency(item, path, name))
             .collect::<Result<_, _>>()?,
         Some(other) => {
             return Err(Problem::new(format!(
                 "`dependencies` must be an array of strings, got {}",
                 json_type(other)
             ))
-            .of_plugin(&name)
+            .of_plugin(name)
             .at_path(path)
             .at_key(&["dependencies"]));
         }
     };
     let (folders, declared_sensors) = match object.get("aidlc") {
         None => (Vec::new(), None),
-        Some(Value::Object(block)) => read_aidlc_block(block, path, &name)?,
+        Some(Value::Object(block)) => read_aidlc_block(block, path, name)?,
         Some(other) => {
             return Err(Problem::new(format!(
                 "`aidlc` must be an object, got {}",
                 json_type(other)
             ))
-            .of_plugin(&name)
+            .of_plugin(name)
             .at_path(path)
             .at_key(&["aidlc"]));
         }
     };
-    Ok(PluginManifest {
-        name,
-        version,
-        dependencies,
-        folders,
-        declared_sensors,
-        path: path.to_owned(),
-    })
-}
-
-fn read_host(path: &Utf8Path, source: &dyn TreeSource) -> Result<PluginManifest, Problem> {
-    let object = read_json_object(path, source)?;
-    let package = required_name(&object, path)?;
-    let name = package
-        .strip_prefix(HOST_PACKAGE_PREFIX)
-        .unwrap_or(&package)
-        .to_owned();
-    guards::check_plugin_name(&name, path)?;
-    let version = optional_version(&object, path)?;
-    Ok(PluginManifest {
-        name,
-        version,
-        dependencies: Vec::new(),
-        folders: Vec::new(),
-        declared_sensors: None,
-        path: path.to_owned(),
-    })
+    manifest.dependencies = dependencies;
+    manifest.folders = folders;
+    manifest.declared_sensors = declared_sensors;
+    Ok(())
 }
 
 fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Dependency, Problem> {
@@ -451,6 +446,10 @@ pub fn satisfies(dependency: &Dependency, version: Option<&semver::Version>) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn read_manifest(root: &Utf8Path) -> Result<PluginManifest, Problem> {
+        read_manifest_over(root, &Overlay::new())
+    }
 
     fn manifest_in(text: &str) -> (tempfile::TempDir, Utf8PathBuf) {
         let dir = tempfile::tempdir().unwrap();

@@ -159,11 +159,6 @@ fn quoted(value: &str, quote: char) -> Option<&str> {
     None
 }
 
-/// Insert `lines` (each ending with `\n`) before the closing fence.
-fn insert_before_fence(text: &mut String, fence: usize, lines: &str) {
-    text.insert_str(fence, lines);
-}
-
 /// The reason a field cannot be extended.
 fn other_form(field: &str) -> String {
     format!(
@@ -184,13 +179,26 @@ pub fn merge_names(
             wanted.push(item);
         }
     }
+    merge_list(text, field, wanted, str::to_owned, scalar_value).map(|(added, _)| added)
+}
+
+/// Set-union `wanted` into the block list `field`, each value written `  - <write(value)>` and
+/// each existing item read back by `read`. Returns the values added, in order, and whether the
+/// field was created.
+fn merge_list(
+    text: &mut String,
+    field: &str,
+    wanted: Vec<&String>,
+    write: impl Fn(&str) -> String,
+    read: impl Fn(&str) -> Option<String>,
+) -> Result<(Vec<String>, bool), String> {
     if wanted.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), false));
     }
     let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
     let render = |values: &[&String]| -> String {
         values.iter().fold(String::new(), |mut out, value| {
-            let _ = writeln!(out, "  - {value}");
+            let _ = writeln!(out, "  - {}", write(value));
             out
         })
     };
@@ -198,26 +206,20 @@ pub fn merge_names(
         FieldForm::EmptyFlow(start, end) => {
             let block = format!("{field}:\n{}", render(&wanted));
             text.replace_range(start..end, block.trim_end_matches('\n'));
-            Ok(wanted.into_iter().cloned().collect())
+            Ok((wanted.into_iter().cloned().collect(), false))
         }
-        FieldForm::Block {
-            after_items,
-            items: existing,
-        } => {
-            let existing: Vec<String> = existing
-                .iter()
-                .filter_map(|item| scalar_value(item))
-                .collect();
+        FieldForm::Block { after_items, items } => {
+            let existing: Vec<String> = items.iter().filter_map(|item| read(item)).collect();
             let new: Vec<&String> = wanted
                 .into_iter()
                 .filter(|item| !existing.contains(item))
                 .collect();
             text.insert_str(after_items, &render(&new));
-            Ok(new.into_iter().cloned().collect())
+            Ok((new.into_iter().cloned().collect(), false))
         }
         FieldForm::Absent => {
-            insert_before_fence(text, fence, &format!("{field}:\n{}", render(&wanted)));
-            Ok(wanted.into_iter().cloned().collect())
+            text.insert_str(fence, &format!("{field}:\n{}", render(&wanted)));
+            Ok((wanted.into_iter().cloned().collect(), true))
         }
         FieldForm::Other => Err(other_form(field)),
     }
@@ -324,7 +326,7 @@ pub fn merge_consumes(
         }
         FieldForm::Absent => {
             let rendered = rendered_consumes(entries.iter());
-            insert_before_fence(text, fence, &format!("consumes:\n{rendered}"));
+            text.insert_str(fence, &format!("consumes:\n{rendered}"));
             Ok((
                 entries.iter().map(|e| e.artifact.clone()).collect(),
                 Vec::new(),
@@ -366,42 +368,10 @@ pub fn merge_required_sections(
     text: &mut String,
     sections: &[String],
 ) -> Result<(Vec<String>, bool), String> {
-    if sections.is_empty() {
-        return Ok((Vec::new(), false));
-    }
-    let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
-    let render = |values: &[&String]| -> String {
-        values.iter().fold(String::new(), |mut out, value| {
-            let _ = writeln!(out, "  - {}", quote_section(value));
-            out
-        })
-    };
     let wanted: Vec<&String> = sections.iter().collect();
-    match field_form(text, fence, "required_sections", "  - ", false) {
-        FieldForm::EmptyFlow(start, end) => {
-            let block = format!("required_sections:\n{}", render(&wanted));
-            text.replace_range(start..end, block.trim_end_matches('\n'));
-            Ok((sections.to_vec(), false))
-        }
-        FieldForm::Block { after_items, items } => {
-            let existing: Vec<String> = items.iter().map(|item| unquote_section(item)).collect();
-            let new: Vec<&String> = wanted
-                .into_iter()
-                .filter(|s| !existing.contains(s))
-                .collect();
-            text.insert_str(after_items, &render(&new));
-            Ok((new.into_iter().cloned().collect(), false))
-        }
-        FieldForm::Absent => {
-            insert_before_fence(
-                text,
-                fence,
-                &format!("required_sections:\n{}", render(&wanted)),
-            );
-            Ok((sections.to_vec(), true))
-        }
-        FieldForm::Other => Err(other_form("required_sections")),
-    }
+    merge_list(text, "required_sections", wanted, quote_section, |item| {
+        Some(unquote_section(item))
+    })
 }
 
 #[cfg(test)]

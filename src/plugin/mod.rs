@@ -14,30 +14,6 @@
 //!      commit (or roll back on any failure, and on the next run after a kill)
 //! ```
 //!
-//! - [`manifest`]: the plugin's manifest, read strictly;
-//! - [`guards`]: names and paths refused before anything is written;
-//! - [`tree`]: a plugin's files, in the listing order the reference composer reads them;
-//! - [`contribution`]: a contribution file (`target`, `adds`, `fragments`, prose blocks);
-//! - [`merge`]: structural set-union into a stage's frontmatter text;
-//! - [`splice`]: prose fragments spliced at their anchors between hashed sentinels;
-//! - [`sidecar`]: the per-plugin record of what was merged, in the reference's format;
-//! - [`lock_file`]: `aidlc.lock.json`, what was composed (sources, files, base texts);
-//! - [`selection`]: `harness.json`'s `plugins` key, read strictly;
-//! - [`source`]: a path or a git URL (cloned with the system `git`) made into a local tree;
-//! - [`compose`]: the plan (every file's target bytes) from the base and the plugins;
-//! - [`journal`]: the multi-file commit that a `kill -9` cannot tear;
-//! - [`conductor`]: the install's own runner and skill-table generators, run under Bun;
-//! - [`sync_record`]: the `stat` record that proves a sync would change nothing (D51);
-//! - [`operations`]: the four commands, under the workspace lock;
-//! - [`own_tree`]: `aidlc compile` in a plugin's own tree, composed into a temporary default
-//!   framework (docs/decisions.md D52);
-//! - [`authored_files`]: a composed install's diagnostics carried back to the plugin files
-//!   their text came from (`plugin add|sync`'s failed compile, the own-tree compile);
-//! - [`contributed_text`]: which text of a composed core stage a contribution wrote, and where
-//!   it is in the contribution (diagnostics in core stages);
-//! - [`placeholder_span`]: a span of composed text carried back across `{{HARNESS_DIR}}`;
-//! - [`place_span`]: a refusal's [`Place`] (the key or line at fault) as a span in its file.
-//!
 //! Invariants:
 //! - every guard runs before the first write: a refused plugin leaves the install untouched;
 //! - the install is only ever changed inside a journal transaction, so after any failure or
@@ -195,20 +171,21 @@ impl Problem {
 
     /// The offending text is the value of `key` (a path of keys from the top of the file).
     #[must_use]
-    pub fn at_key(mut self, key: &[&str]) -> Self {
-        self.place = Some(Box::new(Place::Key {
-            path: key.iter().map(|part| (*part).to_owned()).collect(),
-            item: None,
-        }));
-        self
+    pub fn at_key(self, key: &[&str]) -> Self {
+        self.at_key_item_opt(key, None)
     }
 
     /// The offending text is the element `item` of `key`'s list (or `key`'s value `item`).
     #[must_use]
-    pub fn at_key_item(mut self, key: &[&str], item: &str) -> Self {
+    pub fn at_key_item(self, key: &[&str], item: &str) -> Self {
+        self.at_key_item_opt(key, Some(item))
+    }
+
+    #[must_use]
+    pub fn at_key_item_opt(mut self, key: &[&str], item: Option<&str>) -> Self {
         self.place = Some(Box::new(Place::Key {
             path: key.iter().map(|part| (*part).to_owned()).collect(),
-            item: Some(item.to_owned()),
+            item: item.map(str::to_owned),
         }));
         self
     }

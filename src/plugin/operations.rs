@@ -9,7 +9,7 @@
 //! compile`), the conductor's generated files, then the commit. Any failure rolls back. `list`
 //! takes no lock and writes nothing: it reports a waiting journal and leaves it.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -17,6 +17,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile;
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
+use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::fs_util::contained::ProjectPath;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::compose::{self, ChosenPlugin, Plan};
@@ -82,10 +83,6 @@ pub struct Listing {
     pub plugins: Vec<ListedPlugin>,
 }
 
-fn lock_error(error: &crate::leaves::audit_lock::LockError) -> PluginError {
-    PluginError::environment(error.to_string())
-}
-
 fn io_error(what: &str, error: &std::io::Error) -> PluginError {
     PluginError::environment(format!("{what}: {error}"))
 }
@@ -112,23 +109,17 @@ fn relative_from(from: &Utf8Path, to: &Utf8Path) -> Option<String> {
     if !from.is_absolute() || !to.is_absolute() {
         return None;
     }
-    let from: Vec<_> = from.components().collect();
-    let to_parts: Vec<_> = to.components().collect();
     let common = from
-        .iter()
-        .zip(&to_parts)
+        .components()
+        .zip(to.components())
         .take_while(|(a, b)| a == b)
         .count();
     if common <= 1 {
         return None;
     }
-    let mut parts: Vec<String> =
-        std::iter::repeat_n("..".to_owned(), from.len() - common).collect();
-    parts.extend(
-        to_parts[common..]
-            .iter()
-            .map(|part| part.as_str().to_owned()),
-    );
+    let parts: Vec<&str> = std::iter::repeat_n("..", from.components().count() - common)
+        .chain(to.components().skip(common).map(|part| part.as_str()))
+        .collect();
     Some(parts.join("/"))
 }
 
@@ -143,10 +134,6 @@ fn canonical(path: &Utf8Path) -> Result<Utf8PathBuf, PluginError> {
     })
 }
 
-fn read_plugin(trees: &dyn TreeReader, root: &Utf8Path) -> Result<PluginTree, PluginError> {
-    trees.read_tree(root).map_err(PluginError::Refused)
-}
-
 fn path_plugin(
     layout: &Layout,
     trees: &dyn TreeReader,
@@ -154,16 +141,17 @@ fn path_plugin(
     given: Option<&str>,
 ) -> Result<ChosenPlugin, PluginError> {
     let root = canonical(root)?;
-    let tree = read_plugin(trees, &root)?;
+    let tree = trees.read_tree(&root).map_err(PluginError::Refused)?;
     Ok(path_plugin_of_tree(layout, tree, given))
 }
 
-/// A plugin read from a folder (`tree.root`, canonical), as `add PATH` chooses it.
-fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -> ChosenPlugin {
-    let record = LockedPlugin {
+/// The lock record of `tree` read from `source`, before the plan fills its `files` and
+/// `adopted` (and before a git plugin's `rev`, `commit` and `vendored` are set).
+fn locked_plugin(tree: &PluginTree, kind: SourceKind, source: String) -> LockedPlugin {
+    LockedPlugin {
         version: tree.manifest.version_text(),
-        kind: SourceKind::Path,
-        source: given.map_or_else(|| source_text(layout, &tree.root), str::to_owned),
+        kind,
+        source,
         rev: None,
         commit: None,
         vendored: None,
@@ -174,9 +162,15 @@ fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -
             .iter()
             .map(|d| d.text.clone())
             .collect(),
-        files: std::collections::BTreeMap::new(),
+        files: BTreeMap::new(),
         adopted: Vec::new(),
-    };
+    }
+}
+
+/// A plugin read from a folder (`tree.root`, canonical), as `add PATH` chooses it.
+fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -> ChosenPlugin {
+    let source = given.map_or_else(|| source_text(layout, &tree.root), str::to_owned);
+    let record = locked_plugin(&tree, SourceKind::Path, source);
     ChosenPlugin {
         tree,
         record,
@@ -195,26 +189,17 @@ fn git_plugin(
     cwd: &Utf8Path,
 ) -> Result<ChosenPlugin, PluginError> {
     let clone = source::clone_repository(url, rev, cwd)?;
-    let tree = read_plugin(&FromDisk, &clone.root)?;
+    let tree = FromDisk
+        .read_tree(&clone.root)
+        .map_err(PluginError::Refused)?;
     let vendored = vendored_dir(layout, tree.name());
     let extra_files = source::vendored_files(&clone.root, &vendored)
         .map_err(|error| io_error("cannot read the clone", &error))?;
     let record = LockedPlugin {
-        version: tree.manifest.version_text(),
-        kind: SourceKind::Git,
-        source: url.to_owned(),
         rev: rev.map(str::to_owned),
         commit: Some(clone.commit.clone()),
         vendored: Some(source_text(layout, &vendored)),
-        integrity: tree.integrity.clone(),
-        dependencies: tree
-            .manifest
-            .dependencies
-            .iter()
-            .map(|d| d.text.clone())
-            .collect(),
-        files: std::collections::BTreeMap::new(),
-        adopted: Vec::new(),
+        ..locked_plugin(&tree, SourceKind::Git, url.to_owned())
     };
     // The plan reads the plugin's files from the tree it was given; later syncs read the kept
     // copy, whose files are the clone's.
@@ -227,19 +212,11 @@ fn git_plugin(
 
 /// Where the plugin a lock records is read from: its path, or its kept git tree.
 fn recorded_root(layout: &Layout, record: &LockedPlugin) -> Utf8PathBuf {
-    match record.kind {
-        SourceKind::Path => {
-            let path = Utf8Path::new(&record.source);
-            if path.is_absolute() {
-                path.to_owned()
-            } else {
-                layout.project_dir.join(path)
-            }
-        }
-        SourceKind::Git => layout
-            .project_dir
-            .join(record.vendored.as_deref().unwrap_or_default()),
-    }
+    // Joining an absolute path gives that path.
+    layout.project_dir.join(match record.kind {
+        SourceKind::Path => record.source.as_str(),
+        SourceKind::Git => record.vendored.as_deref().unwrap_or_default(),
+    })
 }
 
 /// A plugin the lock records, read again from where it came from.
@@ -289,10 +266,8 @@ fn recorded_plugin(
         chosen.record = record.clone();
         chosen.record.files.clear();
         chosen.record.adopted.clear();
-        let vendored = layout
-            .project_dir
-            .join(record.vendored.as_deref().unwrap_or_default());
-        chosen.extra_files = source::vendored_files(&root, &vendored)
+        // A git plugin's root is its kept copy: its files are kept where they are.
+        chosen.extra_files = source::vendored_files(&root, &root)
             .map_err(|error| io_error("cannot read the kept copy", &error))?;
     }
     Ok(chosen)
@@ -425,7 +400,7 @@ fn compose_under_lock(
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
     let _lock = crate::leaves::audit_lock::acquire_until_stale(&layout.project_dir)
-        .map_err(|e| lock_error(&e))?;
+        .map_err(|e| PluginError::environment(e.to_string()))?;
     let started_ns = sync_record::now_ns();
     let recovered = recover(layout)?;
     if let Some(roots) = sync_roots
@@ -554,25 +529,32 @@ fn sync_read_set(
     roots: Vec<Utf8PathBuf>,
     plugins: &[String],
 ) -> sync_record::ReadSet {
-    let health = crate::runtime::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
     let mut files = plan.read_files.clone();
     files.push(lock_file::lock_path(&layout.project_dir));
     files.push(harness_json(layout));
-    let names: BTreeSet<&str> = plugins
-        .iter()
-        .map(String::as_str)
-        .chain(previous.plugins.keys().map(String::as_str))
-        .collect();
-    files.extend(
-        names
-            .into_iter()
-            .map(|name| health.join(format!("plugin-compose-{name}.drops"))),
-    );
+    files.extend(drop_logs(layout, previous, plugins).into_values());
     sync_record::ReadSet {
         files,
         folders: plan.listed_folders.clone(),
         roots,
     }
+}
+
+/// The drop log of each plugin composed now or before, by name.
+fn drop_logs<'a>(
+    layout: &Layout,
+    previous: &'a Lock,
+    plugins: &'a [String],
+) -> BTreeMap<&'a str, Utf8PathBuf> {
+    let health = crate::runtime::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
+    plugins
+        .iter()
+        .chain(previous.plugins.keys())
+        .map(|name| {
+            let path = health.join(format!("plugin-compose-{name}.drops"));
+            (name.as_str(), path)
+        })
+        .collect()
 }
 
 /// Each plugin's drop log in the hooks-health folder, `plugin-compose-<name>.drops`, where the
@@ -585,12 +567,8 @@ fn drop_log_changes(
     plugins: &[String],
     warnings: &[Problem],
 ) -> Vec<(Utf8PathBuf, Option<Vec<u8>>)> {
-    let health = crate::runtime::workspace::Workspace::resolve(layout.clone()).hooks_health_dir();
-    let mut names: BTreeSet<&str> = plugins.iter().map(String::as_str).collect();
-    names.extend(previous.plugins.keys().map(String::as_str));
     let mut changes = Vec::new();
-    for name in names {
-        let path = health.join(format!("plugin-compose-{name}.drops"));
+    for (name, path) in drop_logs(layout, previous, plugins) {
         let reasons: Vec<String> = warnings
             .iter()
             .filter(|warning| warning.plugin.as_deref() == Some(name))
@@ -786,23 +764,19 @@ fn on_authored_files(
     layout: &Layout,
     plan: &Plan,
     authored: AuthoredFiles,
-    diagnostics: &[crate::leaves::diagnostics::Diagnostic],
-    sources: &std::collections::BTreeMap<Utf8PathBuf, String>,
-) -> (
-    Vec<crate::leaves::diagnostics::Diagnostic>,
-    std::collections::BTreeMap<Utf8PathBuf, String>,
-) {
+    diagnostics: &[Diagnostic],
+    sources: &BTreeMap<Utf8PathBuf, String>,
+) -> (Vec<Diagnostic>, BTreeMap<Utf8PathBuf, String>) {
     let bases = plan
         .lock
         .stages
         .iter()
         .map(|(path, stage)| (layout.display(Utf8Path::new(path)), stage.base.clone()))
         .collect();
-    let as_read = |source: &Utf8Path| source.to_owned();
-    let installed = |installed: &Utf8Path| installed.to_owned();
+    let as_given = |path: &Utf8Path| path.to_owned();
     let naming = Naming {
-        authored: &as_read,
-        installed: &installed,
+        authored: &as_given,
+        installed: &as_given,
     };
     authored
         .with_bases(bases)
@@ -824,13 +798,9 @@ pub fn add(
             let mut added: Vec<ChosenPlugin> = Vec::new();
             for text in sources {
                 let plugin = match source::parse_source(text) {
+                    // Joining an absolute path gives that path.
                     SourceSpec::Path(path) => {
-                        let absolute = if path.is_absolute() {
-                            path
-                        } else {
-                            cwd.join(path)
-                        };
-                        path_plugin(layout, &FromDisk, &absolute, None)?
+                        path_plugin(layout, &FromDisk, &cwd.join(path), None)?
                     }
                     SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
                 };
@@ -975,20 +945,10 @@ pub fn plugin_roots_from(env: &dyn Fn(&str) -> Option<String>, cwd: &Utf8Path) -
         env("PLUGIN_ROOT"),
         env("AIDLC_PLUGIN_ROOT"),
     ];
-    for value in named {
-        let Some(value) = value
-            .map(|value| value.trim().to_owned())
-            .filter(|value| !value.is_empty())
-        else {
-            continue;
-        };
-        let path = Utf8PathBuf::from(value);
-        let path = if path.is_absolute() {
-            path
-        } else {
-            cwd.join(path)
-        };
-        if !roots.contains(&path) {
+    for value in named.iter().flatten().map(|value| value.trim()) {
+        // Joining an absolute path gives that path: only a relative one is taken from `cwd`.
+        let path = cwd.join(value);
+        if !value.is_empty() && !roots.contains(&path) {
             roots.push(path);
         }
     }
@@ -1145,7 +1105,9 @@ pub fn changed_sources(
             check.not_there.push(plugin);
             continue;
         }
-        let tree = read_plugin(trees, &canonical(&root)?)?;
+        let tree = trees
+            .read_tree(&canonical(&root)?)
+            .map_err(PluginError::Refused)?;
         check.checked += 1;
         if tree.integrity != record.integrity {
             check.changed.push(plugin);
@@ -1170,7 +1132,6 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
         changed_files: Vec::new(),
     }];
     for (name, record) in &lock.plugins {
-        let changed_files = record.changed_files(&layout.project_dir);
         plugins.push(ListedPlugin {
             name: name.clone(),
             version: record.version.clone(),
@@ -1178,7 +1139,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
             kind: Some(record.kind),
             source: Some(record.source.clone()),
             commit: record.commit.clone(),
-            changed_files,
+            changed_files: record.changed_files(&layout.project_dir),
         });
     }
     Ok(Listing {

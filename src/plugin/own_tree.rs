@@ -55,7 +55,7 @@ pub fn find_plugin_root(
         if home.as_deref() == Some(dir) {
             return None;
         }
-        if has_plugin_manifest(dir) {
+        if manifest::manifest_file(dir).is_some() {
             return Some(dir.to_owned());
         }
         if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
@@ -80,16 +80,8 @@ pub fn own_tree_root_from(
     }
 }
 
-/// Whether `dir` holds a plugin manifest [`manifest::read_manifest`] would read.
-pub fn has_plugin_manifest(dir: &Utf8Path) -> bool {
-    dir.join(manifest::AUTHORED_MANIFEST).is_file()
-        || manifest::HOST_MANIFEST_DIRS
-            .iter()
-            .any(|folder| dir.join(folder).join("plugin.json").is_file())
-}
-
 /// A plugin's own tree, compiled.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct OwnTreeCompile {
     pub plugin: String,
     /// The harness it was composed for; `None` when none could be chosen (then `refusals`
@@ -227,14 +219,10 @@ pub fn compile_own_tree_from(
         Err(problem) => {
             return Ok(OwnTreeCompile {
                 plugin: manifest_name(&plugin_root, overlay),
-                harness: None,
-                diagnostics: Vec::new(),
-                sources: BTreeMap::new(),
                 refused: true,
                 refusals: vec![problem],
                 manifest: manifest_in_plugin(&plugin_root),
-                warnings: Vec::new(),
-                compiled: None,
+                ..OwnTreeCompile::default()
             });
         }
     };
@@ -267,9 +255,7 @@ pub fn compile_own_tree_from(
     authored_files::stage_texts(&layout, &layout.stages_dir, &mut bases);
     let authored = AuthoredFiles::of_trees([&tree], &layout).with_bases(bases);
     let in_plugin = |source: &Utf8Path| {
-        source
-            .strip_prefix(&plugin_root)
-            .map_or_else(|_| source.to_owned(), Utf8Path::to_owned)
+        path_in_plugin(source, &plugin_root).unwrap_or_else(|| source.to_owned())
     };
     let labelled = |installed: &Utf8Path| Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(installed);
     let naming = Naming {
@@ -304,11 +290,10 @@ pub fn compile_own_tree_from(
         harness: Some(layout.harness),
         diagnostics,
         sources,
-        refused: false,
-        refusals: Vec::new(),
         manifest: manifest_in_plugin(&plugin_root),
         warnings,
         compiled,
+        ..OwnTreeCompile::default()
     })
 }
 
@@ -360,8 +345,7 @@ fn refused(
         refused: true,
         refusals,
         manifest: manifest_in_plugin(plugin_root),
-        warnings: Vec::new(),
-        compiled: None,
+        ..OwnTreeCompile::default()
     }
 }
 

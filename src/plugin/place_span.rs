@@ -15,24 +15,20 @@ use crate::plugin::Place;
 /// The span of `place` in `text`; `is_json` says how to read the text (JSON, else Markdown
 /// with frontmatter).
 pub fn span_of_place(text: &str, is_json: bool, place: Option<&Place>) -> Option<Range<usize>> {
-    if is_json {
-        let root = match json_text::parse(text) {
-            Ok(root) => root,
-            Err(JsonTextError::Syntax { line, column, .. }) => {
-                return Some(crate::compile::stage_graph::plugins_key::offset_of(
-                    text, line, column,
-                ));
-            }
-            Err(JsonTextError::DuplicateKey { .. }) => return None,
-        };
-        return match place? {
-            Place::Key { path, item } => json_key_span(&root, path, item.as_deref()),
-            Place::Line(line) => line_span(text, line),
-        };
-    }
-    match place? {
-        Place::Key { path, item } => frontmatter_key_span(text, path, item.as_deref()),
-        Place::Line(line) => line_span(text, line),
+    let json_root = match is_json.then(|| json_text::parse(text)) {
+        None => None,
+        Some(Ok(root)) => Some(root),
+        Some(Err(JsonTextError::Syntax { line, column, .. })) => {
+            return Some(crate::compile::stage_graph::plugins_key::offset_of(
+                text, line, column,
+            ));
+        }
+        Some(Err(JsonTextError::DuplicateKey { .. })) => return None,
+    };
+    match (place?, &json_root) {
+        (Place::Key { path, item }, Some(root)) => json_key_span(root, path, item.as_deref()),
+        (Place::Key { path, item }, None) => frontmatter_key_span(text, path, item.as_deref()),
+        (Place::Line(line), _) => line_span(text, line),
     }
 }
 

@@ -85,18 +85,11 @@ impl ComposedSources {
     pub fn touched_by(&self, paths: &HashSet<Utf8PathBuf>, rescan: bool) -> Vec<String> {
         self.watched
             .iter()
-            .filter(|plugin| {
-                rescan
-                    || paths
-                        .iter()
-                        .any(|path| touches_plugin_root(path, &plugin.root))
-            })
+            .filter(|plugin| rescan || touch_plugin_root(paths, &plugin.root))
             .map(|plugin| plugin.name.clone())
             .collect()
     }
-}
 
-impl ComposedSources {
     /// Whether `paths` touch the folder of a watched plugin whose root is not in `except`
     /// (the language server's warm trees answer for those, docs/decisions.md D54).
     pub fn touched_outside(
@@ -107,18 +100,16 @@ impl ComposedSources {
         self.watched
             .iter()
             .filter(|plugin| !except.contains(&plugin.root))
-            .any(|plugin| {
-                paths
-                    .iter()
-                    .any(|path| touches_plugin_root(path, &plugin.root))
-            })
+            .any(|plugin| touch_plugin_root(paths, &plugin.root))
     }
 }
 
-/// Whether a changed `path` is inside `root`, or is a folder on the way to a `root` that does
-/// not exist (it is being created or restored).
-fn touches_plugin_root(path: &Utf8Path, root: &Utf8Path) -> bool {
-    path.starts_with(root) || (root.starts_with(path) && !root.is_dir())
+/// Whether a changed path of `paths` is inside `root`, or is a folder on the way to a `root`
+/// that does not exist (it is being created or restored).
+fn touch_plugin_root(paths: &HashSet<Utf8PathBuf>, root: &Utf8Path) -> bool {
+    paths
+        .iter()
+        .any(|path| path.starts_with(root) || (root.starts_with(path) && !root.is_dir()))
 }
 
 /// What one sync of the watch did.

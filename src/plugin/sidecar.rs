@@ -92,27 +92,12 @@ pub fn sidecar_value(stages: &[(String, StageAdditions)]) -> Option<Value> {
 pub fn sidecar_bytes(value: &Value, existing: Option<&[u8]>) -> Vec<u8> {
     if let Some(existing) = existing
         && let Ok(parsed) = serde_json::from_slice::<Value>(existing)
-        && same_ignoring_key_order(&parsed, value)
+        // `Value`'s equality ignores the key order of objects.
+        && parsed == *value
     {
         return existing.to_vec();
     }
     format!("{}\n", crate::leaves::js_json::pretty_json(value)).into_bytes()
-}
-
-fn same_ignoring_key_order(a: &Value, b: &Value) -> bool {
-    match (a, b) {
-        (Value::Object(a), Value::Object(b)) => {
-            a.len() == b.len()
-                && a.iter().all(|(key, value)| {
-                    b.get(key)
-                        .is_some_and(|other| same_ignoring_key_order(value, other))
-                })
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_ignoring_key_order(a, b))
-        }
-        _ => a == b,
-    }
 }
 
 #[cfg(test)]

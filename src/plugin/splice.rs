@@ -237,23 +237,17 @@ pub fn splice_fragments(text: &str, fragments: &[Fragment]) -> Result<String, (u
         text.len() + fragments.iter().map(|f| f.prose.len() + 96).sum::<usize>(),
     );
     let mut copied = 0;
-    let mut position = 0;
-    while position < placed.len() {
-        let offset = placed[position].0;
-        let group_end = placed[position..]
-            .iter()
-            .position(|(other, _)| *other != offset)
-            .map_or(placed.len(), |n| position + n);
+    for group in placed.chunk_by(|(a, _), (b, _)| a == b) {
+        let offset = group[0].0;
         out.push_str(&text[copied..offset]);
         out.push('\n');
-        let blocks: Vec<String> = placed[position..group_end]
+        let blocks: Vec<String> = group
             .iter()
             .map(|(_, index)| fragments[*index].block())
             .collect();
         out.push_str(&blocks.join("\n\n"));
         out.push('\n');
         copied = offset;
-        position = group_end;
     }
     out.push_str(&text[copied..]);
     Ok(out)

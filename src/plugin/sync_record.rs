@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::compile::discover::{Layout, StatStamp, hash_hex};
 use crate::compile::up_to_date::RACY_WINDOW_NS;
+use crate::leaves::fs_util::{self, Flush, contained::ProjectPath};
 use crate::plugin::Problem;
 
 /// The record's file name, in the folder of `stage-graph.json`.
@@ -221,11 +222,7 @@ fn record_of(
     }
     let mut stamped = Vec::new();
     for file in files {
-        let stat = match std::fs::metadata(&file) {
-            Ok(metadata) => Some(StatStamp::of(&metadata)),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(_) => return None,
-        };
+        let stat = stamp_of_file(&file).ok()?;
         let is_settled = match &stat {
             Some(stat) => settled(stat, started_ns),
             None => absent_file_is_settled(&file, started_ns),
@@ -256,6 +253,15 @@ fn record_of(
     })
 }
 
+/// The stamp of the file at `path`, `None` when it is absent.
+fn stamp_of_file(path: &Utf8Path) -> std::io::Result<Option<StatStamp>> {
+    match std::fs::metadata(path) {
+        Ok(metadata) => Ok(Some(StatStamp::of(&metadata))),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(error) => Err(error),
+    }
+}
+
 /// `Some` when the record proves a sync with `environment` roots would change nothing.
 pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSync> {
     let record = read_record(&sync_record_path(layout))?;
@@ -272,12 +278,7 @@ pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSy
         }
     }
     for (path, stat) in &record.files {
-        let now = match std::fs::metadata(path) {
-            Ok(metadata) => Some(StatStamp::of(&metadata)),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
-            Err(_) => return None,
-        };
-        if now != *stat {
+        if stamp_of_file(Utf8Path::new(path)).ok()? != *stat {
             return None;
         }
     }
@@ -308,18 +309,12 @@ pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSy
 /// Remove the record (a composition is about to change what it names).
 pub fn remove(layout: &Layout) -> std::io::Result<()> {
     let path = contained_record_path(layout)?;
-    crate::leaves::fs_util::contained::remove_file(&path).map_err(Into::into)
+    fs_util::contained::remove_file(&path).map_err(Into::into)
 }
 
 /// The record's path as a path the layer writes.
-fn contained_record_path(
-    layout: &Layout,
-) -> std::io::Result<crate::leaves::fs_util::contained::ProjectPath> {
-    crate::leaves::fs_util::contained::ProjectPath::of_absolute(
-        &layout.project_dir,
-        &sync_record_path(layout),
-    )
-    .map_err(|refusal| {
+fn contained_record_path(layout: &Layout) -> std::io::Result<ProjectPath> {
+    ProjectPath::of_absolute(&layout.project_dir, &sync_record_path(layout)).map_err(|refusal| {
         std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string())
     })
 }
@@ -328,29 +323,17 @@ fn header(body: &str) -> String {
     format!("{MAGIC} {FORMAT} {}", hash_hex(body.as_bytes()))
 }
 
-fn write_record(
-    path: &crate::leaves::fs_util::contained::ProjectPath,
-    record: &Record,
-) -> std::io::Result<()> {
+fn write_record(path: &ProjectPath, record: &Record) -> std::io::Result<()> {
     let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
     let text = format!("{}\n{body}", header(&body));
-    if crate::leaves::fs_util::read_input(&path.absolute())
-        .ok()
-        .as_deref()
-        == Some(text.as_bytes())
-    {
+    if fs_util::read_input(&path.absolute()).ok().as_deref() == Some(text.as_bytes()) {
         return Ok(());
     }
-    crate::leaves::fs_util::contained::write_file(
-        path,
-        text.as_bytes(),
-        crate::leaves::fs_util::Flush::No,
-    )
-    .map_err(Into::into)
+    fs_util::contained::write_file(path, text.as_bytes(), Flush::No).map_err(Into::into)
 }
 
 fn read_record(path: &Utf8Path) -> Option<Record> {
-    let text = crate::leaves::fs_util::read_input_text(path).ok()?;
+    let text = fs_util::read_input_text(path).ok()?;
     let (first, body) = text.split_once('\n')?;
     if first != header(body) {
         return None;

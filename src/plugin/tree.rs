@@ -197,16 +197,16 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
+    fn problem(&self, message: impl Into<String>, path: &Utf8Path) -> Problem {
+        Problem::new(message).of_plugin(self.plugin).at_path(path)
+    }
+
     fn folder(&mut self, folder: &Utf8Path) {
-        let (subtree, plugin) = (self.subtree, self.plugin);
         let entries = match self.source.list(folder) {
             Ok(entries) => entries,
             Err(error) => {
-                self.problems.push(
-                    Problem::new(format!("cannot list the folder: {error}"))
-                        .of_plugin(plugin)
-                        .at_path(folder),
-                );
+                let problem = self.problem(format!("cannot list the folder: {error}"), folder);
+                self.problems.push(problem);
                 return;
             }
         };
@@ -214,49 +214,44 @@ impl Walk<'_> {
             let path = match entry {
                 ListedName::Entry(path) => path,
                 ListedName::Failed(error) => {
-                    self.problems.push(
-                        Problem::new(format!("cannot list the folder: {error}"))
-                            .of_plugin(plugin)
-                            .at_path(folder),
-                    );
+                    let problem = self.problem(format!("cannot list the folder: {error}"), folder);
+                    self.problems.push(problem);
                     continue;
                 }
                 ListedName::NotUtf8(shown) => {
-                    self.problems.push(
-                        Problem::new(format!("a file name is not UTF-8: {shown}"))
-                            .of_plugin(plugin)
-                            .at_path(folder),
-                    );
+                    let problem =
+                        self.problem(format!("a file name is not UTF-8: {shown}"), folder);
+                    self.problems.push(problem);
                     continue;
                 }
             };
             if path.file_name() == Some(GIT_FOLDER) {
                 continue;
             }
-            match self.source.kind(&path, Follow::No) {
-                EntryKind::Missing | EntryKind::Unreadable(_) => self.problems.push(
-                    Problem::new("cannot read the file's type")
-                        .of_plugin(plugin)
-                        .at_path(&path),
-                ),
-                EntryKind::Link => self.problems.push(
-                    Problem::new("is a symbolic link; a plugin holds regular files and folders only (a link may point outside the plugin root)")
-                        .of_plugin(plugin)
-                        .at_path(&path)
-                        .with_help("replace the link with a copy of the file"),
-                ),
-                EntryKind::Folder => self.folder(&path),
-                EntryKind::File => self.file(path, subtree),
-                EntryKind::Other => self.problems.push(
-                    Problem::new("is not a regular file (a FIFO, socket or device)")
-                        .of_plugin(plugin)
-                        .at_path(&path),
-                ),
-            }
+            let problem = match self.source.kind(&path, Follow::No) {
+                EntryKind::Folder => {
+                    self.folder(&path);
+                    continue;
+                }
+                EntryKind::File => {
+                    self.file(path);
+                    continue;
+                }
+                EntryKind::Missing | EntryKind::Unreadable(_) => {
+                    self.problem("cannot read the file's type", &path)
+                }
+                EntryKind::Link => self
+                    .problem("is a symbolic link; a plugin holds regular files and folders only (a link may point outside the plugin root)", &path)
+                    .with_help("replace the link with a copy of the file"),
+                EntryKind::Other => {
+                    self.problem("is not a regular file (a FIFO, socket or device)", &path)
+                }
+            };
+            self.problems.push(problem);
         }
     }
 
-    fn file(&mut self, path: Utf8PathBuf, subtree: Subtree) {
+    fn file(&mut self, path: Utf8PathBuf) {
         match self.source.read(&path) {
             Ok(bytes) => {
                 let relative = path
@@ -264,17 +259,16 @@ impl Walk<'_> {
                     .map(|relative| crate::leaves::fs_util::to_posix(relative.as_str()))
                     .unwrap_or_default();
                 self.files.push(PluginFile {
-                    subtree,
+                    subtree: self.subtree,
                     relative,
                     source: path,
                     bytes,
                 });
             }
-            Err(error) => self.problems.push(
-                Problem::new(format!("cannot read the file: {error}"))
-                    .of_plugin(self.plugin)
-                    .at_path(&path),
-            ),
+            Err(error) => {
+                let problem = self.problem(format!("cannot read the file: {error}"), &path);
+                self.problems.push(problem);
+            }
         }
     }
 }

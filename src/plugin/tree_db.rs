@@ -108,43 +108,39 @@ struct MirrorSource<'db> {
 const NOT_MIRRORED: &str = "not in the language server's copy of the plugin's tree";
 
 impl MirrorSource<'_> {
-    fn missed<T>(&self, answer: T) -> T {
-        self.missed.set(true);
-        answer
+    /// The mirror's answer when it has one, else `missing` (and the read is incomplete).
+    fn answer<T: Clone>(&self, found: Option<&T>, missing: T) -> T {
+        found.cloned().unwrap_or_else(|| {
+            self.missed.set(true);
+            missing
+        })
     }
 }
 
 impl TreeSource for MirrorSource<'_> {
     fn kind(&self, path: &Utf8Path, follow: Follow) -> EntryKind {
-        match self.answers.kinds.get(&(path.to_owned(), follow)) {
-            Some(kind) => kind.clone(),
-            None => self.missed(EntryKind::Unreadable(NOT_MIRRORED.to_owned())),
-        }
+        let found = self.answers.kinds.get(&(path.to_owned(), follow));
+        self.answer(found, EntryKind::Unreadable(NOT_MIRRORED.to_owned()))
     }
 
     fn list(&self, folder: &Utf8Path) -> Result<Vec<ListedName>, String> {
-        match self.answers.listings.get(folder) {
-            Some(listing) => listing.clone(),
-            None => self.missed(Err(NOT_MIRRORED.to_owned())),
-        }
+        let found = self.answers.listings.get(folder);
+        self.answer(found, Err(NOT_MIRRORED.to_owned()))
     }
 
     fn read(&self, path: &Utf8Path) -> Result<Vec<u8>, String> {
-        match self.answers.files.get(path) {
-            Some(file) => file
-                .bytes(self.db)
-                .as_ref()
-                .map(|bytes| bytes.as_ref().clone())
-                .map_err(Clone::clone),
-            None => self.missed(Err(NOT_MIRRORED.to_owned())),
-        }
+        let Some(file) = self.answers.files.get(path) else {
+            return self.answer(None, Err(NOT_MIRRORED.to_owned()));
+        };
+        file.bytes(self.db)
+            .as_ref()
+            .map(|bytes| bytes.as_ref().clone())
+            .map_err(Clone::clone)
     }
 
     fn canonical(&self, path: &Utf8Path) -> Result<Utf8PathBuf, String> {
-        match self.answers.canonicals.get(path) {
-            Some(canonical) => canonical.clone(),
-            None => self.missed(Err(NOT_MIRRORED.to_owned())),
-        }
+        let found = self.answers.canonicals.get(path);
+        self.answer(found, Err(NOT_MIRRORED.to_owned()))
     }
 }
 

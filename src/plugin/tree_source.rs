@@ -100,10 +100,12 @@ impl<'o> DiskSource<'o> {
         self.recorded.map(RefCell::into_inner).unwrap_or_default()
     }
 
-    fn record(&self, keep: impl FnOnce(&mut RecordedAnswers)) {
+    /// `answer`, handed to `keep` too when recording.
+    fn answered<T: Clone>(&self, answer: T, keep: impl FnOnce(&mut RecordedAnswers, T)) -> T {
         if let Some(recorded) = &self.recorded {
-            keep(&mut recorded.borrow_mut());
+            keep(&mut recorded.borrow_mut(), answer.clone());
         }
+        answer
     }
 }
 
@@ -152,21 +154,15 @@ fn disk_canonical(path: &Utf8Path) -> Result<Utf8PathBuf, String> {
 
 impl TreeSource for DiskSource<'_> {
     fn kind(&self, path: &Utf8Path, follow: Follow) -> EntryKind {
-        let kind = disk_kind(path, follow);
-        self.record(|recorded| {
-            recorded
-                .kinds
-                .insert((path.to_owned(), follow), kind.clone());
-        });
-        kind
+        self.answered(disk_kind(path, follow), |recorded, kind| {
+            recorded.kinds.insert((path.to_owned(), follow), kind);
+        })
     }
 
     fn list(&self, folder: &Utf8Path) -> Result<Vec<ListedName>, String> {
-        let listing = disk_listing(folder);
-        self.record(|recorded| {
-            recorded.listings.insert(folder.to_owned(), listing.clone());
-        });
-        listing
+        self.answered(disk_listing(folder), |recorded, listing| {
+            recorded.listings.insert(folder.to_owned(), listing);
+        })
     }
 
     fn read(&self, path: &Utf8Path) -> Result<Vec<u8>, String> {
@@ -174,20 +170,15 @@ impl TreeSource for DiskSource<'_> {
             || crate::leaves::fs_util::read_input(path).map_err(|error| error.to_string()),
             |text| Ok(text.as_bytes().to_vec()),
         );
-        self.record(|recorded| {
-            recorded.reads.insert(path.to_owned(), bytes.clone());
-        });
-        bytes
+        self.answered(bytes, |recorded, bytes| {
+            recorded.reads.insert(path.to_owned(), bytes);
+        })
     }
 
     fn canonical(&self, path: &Utf8Path) -> Result<Utf8PathBuf, String> {
-        let canonical = disk_canonical(path);
-        self.record(|recorded| {
-            recorded
-                .canonicals
-                .insert(path.to_owned(), canonical.clone());
-        });
-        canonical
+        self.answered(disk_canonical(path), |recorded, canonical| {
+            recorded.canonicals.insert(path.to_owned(), canonical);
+        })
     }
 }
 
