@@ -52,15 +52,14 @@ use serde_json::{Map, Value};
 use crate::leaves::js_text::js_trim;
 use crate::protocol::finding::Finding;
 use crate::protocol::output_paths::is_scaffolding_file_name;
-use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{
-    CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag,
-    ShippedSensor, WorkerContext,
+    CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, PathFlag, ShippedSensor,
 };
-use crate::runtime::sensors::finding::{self, insert_diagnostics};
+use crate::runtime::sensors::finding::insert_diagnostics;
 use crate::runtime::sensors::text::read_text_lossy;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, resolve_worker_path, split_csv,
+    FlagGrammar, WorkerArgs, existing_output_path, resolve_worker_path, split_csv,
+    verdict_or_usage_error,
 };
 
 const REASON_NO_UPSTREAM: &str = "no upstream";
@@ -70,20 +69,11 @@ const REASON_NOTHING_TO_SCAN: &str = "no deliverables on disk yet";
 /// per output folder.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "upstream-coverage",
-    check: run,
+    check: |args, context| verdict_or_usage_error(check(args, &context.project_dir)),
     extra_flags: &[ExtraFlag::Consumes, ExtraFlag::Deliverables],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::OutputFolder,
-    findings: finding::read_shipped,
 };
-
-/// Run the check on `args` (the worker argv after `sensor-upstream-coverage`).
-pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
-    match check(args, &context.project_dir) {
-        Ok(verdict) => WorkerOutcome::Verdict(verdict),
-        Err(message) => WorkerOutcome::UsageError(message),
-    }
-}
 
 /// One consumed artifact: its slug and, when the dispatcher knows it, its producing stage.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,11 +84,7 @@ struct Consume {
 
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
-    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?;
-    let fired_path = resolve_worker_path(project_dir, output_path_as_given);
-    if !fired_path.exists() {
-        return Err(format!("--output-path not found: {output_path_as_given}"));
-    }
+    let (_, fired_path) = existing_output_path(&flags, project_dir)?;
     let consumes = parse_consumes(flags.value(CONSUMES_FLAG).unwrap_or_default());
     let slugs: Vec<String> = consumes.iter().map(|c| c.slug.clone()).collect();
     if consumes.is_empty() {

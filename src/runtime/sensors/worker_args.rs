@@ -15,9 +15,11 @@
 use std::collections::BTreeMap;
 
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
+use serde_json::Value;
 
 use crate::leaves::js_text::js_trim;
-use crate::runtime::sensors::descriptor::{ShippedSensor, WorkerFlag};
+use crate::protocol::worker_outcome::WorkerOutcome;
+use crate::runtime::sensors::descriptor::{OUTPUT_PATH_FLAG, ShippedSensor, WorkerFlag};
 
 /// How a worker treats what is not one of its flags, and how it words a usage error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +100,26 @@ impl WorkerArgs {
             FlagGrammar::Strict => format!("missing required flag: {}", flag.name),
         })
     }
+}
+
+/// A document worker's answer: its verdict, or the reason its argv or fired file was refused as
+/// a usage error.
+pub fn verdict_or_usage_error(checked: Result<Value, String>) -> WorkerOutcome {
+    checked.map_or_else(WorkerOutcome::UsageError, WorkerOutcome::Verdict)
+}
+
+/// A document worker's `--output-path`, as given (messages quote it so) and resolved; refused
+/// when nothing is there.
+pub fn existing_output_path<'flags>(
+    flags: &'flags WorkerArgs,
+    project_dir: &Utf8Path,
+) -> Result<(&'flags str, Utf8PathBuf), String> {
+    let as_given = flags.required(OUTPUT_PATH_FLAG)?;
+    let path = resolve_worker_path(project_dir, as_given);
+    if !path.exists() {
+        return Err(format!("--output-path not found: {as_given}"));
+    }
+    Ok((as_given, path))
 }
 
 /// The value of the flag at `index`: the next token, which must exist and must not start with

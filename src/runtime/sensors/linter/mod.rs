@@ -54,7 +54,6 @@ use self::eslint::run_eslint;
 use self::place::{ConfiguredLinter, LintPlace};
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
-use crate::runtime::sensors::finding;
 use crate::runtime::sensors::node_tool::{ToolBudget, fired_file};
 
 /// The `linter` sensor: one code file per fire.
@@ -64,7 +63,6 @@ pub const SENSOR: ShippedSensor = ShippedSensor {
     extra_flags: &[],
     default_path_flag: PathFlag::FilePath,
     gate_unit: GateUnit::Deliverable,
-    findings: finding::read_shipped,
 };
 
 /// Run the linter sensor: `--stage <slug> --file-path <path>`.

@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::protocol::finding::Finding;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::node_tool::TOOL_STDOUT_CAP_BYTES;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Severity {
@@ -97,6 +98,22 @@ impl LintReport {
         }
         WorkerOutcome::Verdict(Value::Object(verdict))
     }
+}
+
+/// How many of `violations` have `severity`: the count when a linter's report gives none.
+pub(super) fn count_of(violations: &[Violation], severity: Severity) -> u64 {
+    violations
+        .iter()
+        .filter(|violation| violation.severity == severity)
+        .count() as u64
+}
+
+/// The script error of a report cut at the stdout cap: a cut report cannot be read.
+pub(super) fn report_was_cut(tool: &str) -> WorkerOutcome {
+    WorkerOutcome::ScriptError(format!(
+        "{tool}-bad-output: the report was over {} MiB and was cut",
+        TOOL_STDOUT_CAP_BYTES / (1024 * 1024)
+    ))
 }
 
 /// The first JSON value in `stdout` that starts with `opening` and runs to the end: tried from
