@@ -106,6 +106,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         unreferenced,
         scanned.files,
         &fired_path,
+        None,
     ))
 }
 
@@ -133,11 +134,6 @@ fn parse_consume(item: &str) -> Consume {
     }
 }
 
-/// A file a stage writes beside its deliverables that is not itself stage output.
-fn is_scaffolding(path: &Utf8Path) -> bool {
-    is_scaffolding_file_name(path.file_name().unwrap_or_default())
-}
-
 /// The files to read, in order: the existing deliverables beside the fired file (each once),
 /// then the fired file unless it is scaffolding or already listed.
 fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
@@ -148,7 +144,8 @@ fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf
         .map(|stem| resolve_worker_path(folder, &format!("{stem}.md")))
         .filter(|path| path.exists() && seen.insert(path.clone()))
         .collect();
-    if !is_scaffolding(fired_path) && !seen.contains(fired_path) {
+    let is_scaffolding = is_scaffolding_file_name(fired_path.file_name().unwrap_or_default());
+    if !is_scaffolding && !seen.contains(fired_path) {
         paths.push(fired_path.to_owned());
     }
     paths
@@ -272,15 +269,15 @@ fn fold_char(character: char) -> char {
     }
 }
 
+/// A pass with nothing checked: the `reason` says why.
 fn vacuous_verdict(slugs: Vec<String>, reason: &str) -> Value {
-    let mut object = Map::new();
-    object.insert("pass".to_owned(), Value::Bool(true));
-    object.insert("consumes".to_owned(), Value::from(slugs));
-    object.insert("unreferenced".to_owned(), Value::Array(Vec::new()));
-    object.insert("scanned_files".to_owned(), Value::Array(Vec::new()));
-    object.insert("reason".to_owned(), Value::from(reason));
-    object.insert("findings_count".to_owned(), Value::from(0));
-    Value::Object(object)
+    coverage_verdict(
+        slugs,
+        Vec::new(),
+        Vec::new(),
+        Utf8Path::new(""),
+        Some(reason),
+    )
 }
 
 fn coverage_verdict(
@@ -288,6 +285,7 @@ fn coverage_verdict(
     unreferenced: Vec<String>,
     files: Vec<String>,
     fired_path: &Utf8Path,
+    reason: Option<&str>,
 ) -> Value {
     let findings_count = unreferenced.len();
     let located: Vec<Finding> = unreferenced
@@ -308,6 +306,9 @@ fn coverage_verdict(
     object.insert("consumes".to_owned(), Value::from(slugs));
     object.insert("unreferenced".to_owned(), Value::from(unreferenced));
     object.insert("scanned_files".to_owned(), Value::from(files));
+    if let Some(reason) = reason {
+        object.insert("reason".to_owned(), Value::from(reason));
+    }
     object.insert("findings_count".to_owned(), Value::from(findings_count));
     insert_diagnostics(&mut object, &located);
     Value::Object(object)

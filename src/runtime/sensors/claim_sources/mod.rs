@@ -131,16 +131,11 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     Ok(claims_verdict(findings, &scanned, &questions_path, None))
 }
 
-/// A file a stage writes beside its deliverables that is not itself stage output.
-fn is_scaffolding(path: &Utf8Path) -> bool {
-    is_scaffolding_file_name(path.file_name().unwrap_or_default())
-}
-
 /// The files to inspect: the existing deliverables beside the fired file (each once), or without
 /// a deliverable list the fired file unless it is scaffolding.
 fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
     if deliverables.is_empty() {
-        return if is_scaffolding(fired_path) {
+        return if is_scaffolding_file_name(fired_path.file_name().unwrap_or_default()) {
             Vec::new()
         } else {
             vec![fired_path.to_owned()]

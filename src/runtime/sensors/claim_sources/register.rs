@@ -30,6 +30,7 @@ const STATE_FILE_NAME: &str = "aidlc-state.md";
 const ACTIVE_MEMORY_FILES: [&str; 3] = ["org.md", "team.md", "project.md"];
 
 /// What the stage's questions file lets a deliverable cite.
+#[derive(Default)]
 pub(super) struct SourceUniverse {
     pub(super) registered: HashSet<String>,
     pub(super) answered_questions: HashSet<String>,
@@ -41,11 +42,8 @@ pub(super) struct SourceUniverse {
 impl SourceUniverse {
     fn unresolvable(finding: String) -> Self {
         Self {
-            registered: HashSet::new(),
-            answered_questions: HashSet::new(),
-            assumptions_accepted: false,
-            accepted_assumptions: HashSet::new(),
             findings: vec![finding],
+            ..Self::default()
         }
     }
 
@@ -491,6 +489,7 @@ fn assumption_confirmation(
 }
 
 /// The authorities `[desc]`, `[scope]` and `[memory:…]` entries are checked against.
+#[derive(Default)]
 struct RecordAuthority {
     project_description: String,
     scope: String,
@@ -503,13 +502,10 @@ impl RecordAuthority {
     fn load(stage_folder: &Utf8Path, project_dir: &Utf8Path) -> Self {
         let Some(record_root) = find_record_root(stage_folder) else {
             return Self {
-                project_description: String::new(),
-                scope: String::new(),
-                project_root: None,
-                active_space: String::new(),
                 findings: vec![format!(
                     "cannot verify source register: {STATE_FILE_NAME} was not found"
                 )],
+                ..Self::default()
             };
         };
         let mut findings = Vec::new();

@@ -17,6 +17,7 @@ const H2_FLOOR: usize = 2;
 
 /// The verdict being built. Invariant: `pass` and `findings_count` always agree with the rules
 /// applied so far (floor or template, marker exemption, edge block).
+#[derive(Default)]
 pub(super) struct SectionsVerdict {
     pass: bool,
     headings: Vec<String>,
@@ -42,11 +43,7 @@ impl SectionsVerdict {
     pub(super) fn not_markdown() -> Self {
         Self {
             pass: true,
-            headings: Vec::new(),
-            findings_count: 0,
-            marker_exempt: false,
-            template: None,
-            edge_block: None,
+            ..Self::default()
         }
     }
 
@@ -56,9 +53,7 @@ impl SectionsVerdict {
             pass: headings.len() >= H2_FLOOR,
             findings_count: H2_FLOOR.saturating_sub(headings.len()),
             headings,
-            marker_exempt: false,
-            template: None,
-            edge_block: None,
+            ..Self::default()
         }
     }
 
