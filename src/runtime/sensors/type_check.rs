@@ -60,19 +60,14 @@ const ROOT_BUILD_INFO_FILE_NAME: &str = ".tsbuildinfo";
 /// The `type-check` sensor: one code file per fire.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "type-check",
-    check: run,
+    check: |args, context| run_with_search_path(args, context, std::env::var_os("PATH").as_deref()),
     extra_flags: &[],
     default_path_flag: PathFlag::FilePath,
     gate_unit: GateUnit::Deliverable,
 };
 
-/// Run the type-check sensor: `--stage <slug> --file-path <path>`.
-pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
-    let search_path = std::env::var_os("PATH");
-    run_with_search_path(args, context, search_path.as_deref())
-}
-
-/// `run`, with the `PATH` to search for tools given (tests pass their own).
+/// The check (`--stage <slug> --file-path <path>`), with the `PATH` to search for tools given
+/// (tests pass their own).
 fn run_with_search_path(
     args: &[String],
     context: &WorkerContext,

@@ -44,8 +44,6 @@
 //! Each consume costs one left-to-right pass over the folded text, so a stage output of any
 //! size is checked in time linear in its length.
 
-use std::collections::BTreeSet;
-
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
@@ -58,7 +56,7 @@ use crate::runtime::sensors::descriptor::{
 use crate::runtime::sensors::finding::insert_diagnostics;
 use crate::runtime::sensors::text::read_text_lossy;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, existing_output_path, resolve_worker_path, split_csv,
+    FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, split_csv,
     verdict_or_usage_error,
 };
 
@@ -137,15 +135,9 @@ fn parse_consume(item: &str) -> Consume {
 /// The files to read, in order: the existing deliverables beside the fired file (each once),
 /// then the fired file unless it is scaffolding or already listed.
 fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
-    let folder = fired_path.parent().unwrap_or(fired_path);
-    let mut seen = BTreeSet::new();
-    let mut paths: Vec<Utf8PathBuf> = deliverables
-        .iter()
-        .map(|stem| resolve_worker_path(folder, &format!("{stem}.md")))
-        .filter(|path| path.exists() && seen.insert(path.clone()))
-        .collect();
+    let mut paths = existing_deliverables(fired_path, deliverables);
     let is_scaffolding = is_scaffolding_file_name(fired_path.file_name().unwrap_or_default());
-    if !is_scaffolding && !seen.contains(fired_path) {
+    if !is_scaffolding && !paths.iter().any(|path| path == fired_path) {
         paths.push(fired_path.to_owned());
     }
     paths

@@ -46,8 +46,6 @@ mod register;
 mod tags;
 mod visibility;
 
-use std::collections::BTreeSet;
-
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
@@ -59,8 +57,8 @@ use crate::runtime::sensors::descriptor::{
 };
 use crate::runtime::sensors::finding::insert_diagnostics;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, existing_output_path, resolve_worker_path, split_csv,
-    verdict_or_usage_error,
+    FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, resolve_worker_path,
+    split_csv, verdict_or_usage_error,
 };
 
 const DEFAULT_STAGE: &str = "intent-capture";
@@ -141,13 +139,7 @@ fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf
             vec![fired_path.to_owned()]
         };
     }
-    let folder = fired_path.parent().unwrap_or(fired_path);
-    let mut seen = BTreeSet::new();
-    deliverables
-        .iter()
-        .map(|stem| resolve_worker_path(folder, &format!("{stem}.md")))
-        .filter(|path| path.exists() && seen.insert(path.clone()))
-        .collect()
+    existing_deliverables(fired_path, deliverables)
 }
 
 fn claims_verdict(
@@ -176,7 +168,7 @@ fn claims_verdict(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashSet;
+    use std::collections::{BTreeSet, HashSet};
 
     use super::claims::{claim_blocks, is_table_separator};
     use super::register::question_id;

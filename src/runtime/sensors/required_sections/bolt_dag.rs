@@ -126,7 +126,7 @@ fn parse_units(block: &str) -> Result<Vec<DagUnit>, String> {
 }
 
 /// What follows `units:` on a line that is `\s*units\s*:…`.
-fn units_key_value(line: &str) -> Option<&str> {
+pub(in crate::runtime::sensors) fn units_key_value(line: &str) -> Option<&str> {
     let rest = js_trim_start(line).strip_prefix("units")?;
     js_trim_start(rest).strip_prefix(':')
 }
@@ -328,7 +328,7 @@ fn bytes_outside_quotes(text: &str, from: usize) -> (Vec<(usize, u8)>, bool) {
 
 /// A unit name: 1 to 64 characters, an ASCII letter or digit, then letters, digits, `.`, `_`
 /// or `-`.
-fn validate_unit_name(name: &str) -> Result<(), String> {
+pub(in crate::runtime::sensors) fn validate_unit_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("Unit name is empty".to_owned());
     }

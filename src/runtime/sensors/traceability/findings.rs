@@ -22,6 +22,16 @@ pub(super) struct FiredTable<'fire> {
     pub(super) output_path_as_given: &'fire str,
 }
 
+/// The verdict's lists, in the reference's order (the order of [`Findings`]' fields).
+const LIST_KEYS: [&str; 6] = [
+    "gaps",
+    "orphans",
+    "missing_from_table",
+    "missing_from_upstream_ids",
+    "invalid_entries",
+    "invalid_targets",
+];
+
 #[derive(Debug, Default)]
 pub(super) struct Findings {
     pub(super) gaps: Vec<String>,
@@ -39,21 +49,18 @@ impl Findings {
     pub(super) fn into_verdict(self, file: &Utf8Path, body: &str) -> Value {
         let located = self.located(file, body);
         let lists = [
-            ("gaps", unique_sorted(self.gaps)),
-            ("orphans", unique_sorted(self.orphans)),
-            ("missing_from_table", unique_sorted(self.missing_from_table)),
-            (
-                "missing_from_upstream_ids",
-                unique_sorted(self.missing_from_upstream_ids),
-            ),
-            ("invalid_entries", unique_sorted(self.invalid_entries)),
-            ("invalid_targets", unique_sorted(self.invalid_targets)),
-        ];
-        let findings_count =
-            lists.iter().map(|(_, list)| list.len()).sum::<usize>() + self.reasons.len();
+            self.gaps,
+            self.orphans,
+            self.missing_from_table,
+            self.missing_from_upstream_ids,
+            self.invalid_entries,
+            self.invalid_targets,
+        ]
+        .map(unique_sorted);
+        let findings_count = lists.iter().map(Vec::len).sum::<usize>() + self.reasons.len();
         let mut object = Map::new();
         object.insert("pass".to_owned(), Value::Bool(findings_count == 0));
-        for (key, list) in lists {
+        for (key, list) in LIST_KEYS.into_iter().zip(lists) {
             object.insert(key.to_owned(), Value::from(list));
         }
         object.insert("findings_count".to_owned(), Value::from(findings_count));
@@ -174,14 +181,7 @@ fn line_at(body: &str, position: usize) -> usize {
 pub(super) fn single_finding_verdict(reason: &str, file: &Utf8Path) -> Value {
     let mut object = Map::new();
     object.insert("pass".to_owned(), Value::Bool(false));
-    for key in [
-        "gaps",
-        "orphans",
-        "missing_from_table",
-        "missing_from_upstream_ids",
-        "invalid_entries",
-        "invalid_targets",
-    ] {
+    for key in LIST_KEYS {
         object.insert(key.to_owned(), Value::Array(Vec::new()));
     }
     object.insert("findings_count".to_owned(), Value::from(1));

@@ -15,8 +15,9 @@ pub(super) mod link_references;
 
 use std::collections::HashSet;
 
+pub(super) use self::commonmark::without_ranges;
 use self::commonmark::{
-    code_span_ranges, hidden_block_ranges, link_syntax_ranges, normalized_markdown, without_ranges,
+    code_span_ranges, hidden_block_ranges, link_syntax_ranges, normalized_markdown,
 };
 use crate::leaves::js_text::{
     is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
