@@ -170,11 +170,7 @@ fn line_of_string(body: &str, text: &str) -> Option<usize> {
 }
 
 fn line_at(body: &str, position: usize) -> usize {
-    body[..position]
-        .bytes()
-        .filter(|byte| *byte == b'\n')
-        .count()
-        + 1
+    body[..position].matches('\n').count() + 1
 }
 
 /// The verdict of a table that cannot be checked at all: one finding, the reason, no lists.
