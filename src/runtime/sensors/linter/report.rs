@@ -10,19 +10,12 @@ use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::finding::insert_diagnostics;
 use crate::runtime::sensors::node_tool::TOOL_STDOUT_CAP_BYTES;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A violation's severity; the verdict names it in lower case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub(super) enum Severity {
     Error,
     Warning,
-}
-
-impl Severity {
-    pub(super) fn as_str(self) -> &'static str {
-        match self {
-            Self::Error => "error",
-            Self::Warning => "warning",
-        }
-    }
 }
 
 /// One message of the linter, as the verdict lists it.
@@ -46,7 +39,7 @@ impl Violation {
             "line": self.line,
             "column": self.column,
             "rule": self.rule,
-            "severity": self.severity.as_str(),
+            "severity": <&str>::from(self.severity),
             "message": self.message,
         })
     }

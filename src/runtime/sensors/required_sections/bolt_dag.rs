@@ -16,8 +16,9 @@ const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
 /// The longest unit name the DAG block accepts, in UTF-16 code units (the reference's length).
 const UNIT_NAME_MAX_LENGTH: usize = 64;
 
-/// The state of the Bolt DAG block, as the verdict's `edge_block` names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The state of the Bolt DAG block; the verdict's `edge_block` is its name in lower case.
+#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub(super) enum EdgeBlock {
     Ok,
     Absent,
@@ -27,17 +28,6 @@ pub(super) enum EdgeBlock {
         detail: String,
     },
     Cyclic,
-}
-
-impl EdgeBlock {
-    pub(super) fn as_str(&self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::Absent => "absent",
-            Self::Malformed { .. } => "malformed",
-            Self::Cyclic => "cyclic",
-        }
-    }
 }
 
 /// One unit of the DAG block: its name and the units it depends on, in the block's order.

@@ -122,7 +122,10 @@ impl SectionsVerdict {
             None => {}
         }
         if let Some(edge_block) = self.edge_block {
-            object.insert("edge_block".to_owned(), Value::from(edge_block.as_str()));
+            object.insert(
+                "edge_block".to_owned(),
+                Value::from(<&str>::from(&edge_block)),
+            );
         }
         insert_diagnostics(&mut object, &located);
         Value::Object(object)
