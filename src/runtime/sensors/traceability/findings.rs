@@ -2,8 +2,6 @@
 //! JSON: the six lists de-duplicated and sorted as JavaScript sorts, `findings_count`, and the
 //! joined `reason`; then ours, on a failure: `diagnostics`, one located finding per entry.
 
-use std::cmp::Ordering;
-
 use camino::Utf8Path;
 use serde_json::{Map, Value};
 
@@ -193,11 +191,7 @@ pub(super) fn single_finding_verdict(reason: &str, file: &Utf8Path) -> Value {
 
 /// Distinct values in JavaScript's default sort order (UTF-16 code units).
 pub(super) fn unique_sorted(mut values: Vec<String>) -> Vec<String> {
-    values.sort_by(|a, b| utf16_order(a, b));
+    values.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
     values.dedup();
     values
-}
-
-fn utf16_order(a: &str, b: &str) -> Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
 }
