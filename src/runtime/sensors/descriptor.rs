@@ -14,9 +14,7 @@ use std::time::Duration;
 
 use camino::Utf8PathBuf;
 
-use crate::protocol::finding::Finding;
 use crate::protocol::worker_outcome::WorkerOutcome;
-use crate::runtime::sensors::finding::FindingsInput;
 
 /// Where a native worker runs: the project folder, and the time budget for any tool it starts
 /// (the manifest's timeout; the worker must stop its tool within it).
@@ -45,13 +43,7 @@ pub struct ShippedSensor {
     pub default_path_flag: PathFlag,
     /// What one gate fire covers (D6).
     pub gate_unit: GateUnit,
-    /// How the gate report reads a failed verdict's JSON.
-    pub findings: ReadFindings,
 }
-
-/// How the gate report reads a failed verdict's JSON (see [`FindingsInput`]). Never empty: a
-/// failure whose JSON lists nothing still gets one finding that says so.
-pub type ReadFindings = fn(&FindingsInput<'_>) -> Vec<Finding>;
 
 /// One flag of the worker argv.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,38 +53,21 @@ pub struct WorkerFlag {
     pub value: &'static str,
 }
 
-pub const STAGE_FLAG: WorkerFlag = WorkerFlag {
-    name: "--stage",
-    value: "slug",
-};
-pub const OUTPUT_PATH_FLAG: WorkerFlag = WorkerFlag {
-    name: "--output-path",
-    value: "path",
-};
-pub const FILE_PATH_FLAG: WorkerFlag = WorkerFlag {
-    name: "--file-path",
-    value: "path",
-};
-pub const CONSUMES_FLAG: WorkerFlag = WorkerFlag {
-    name: "--consumes",
-    value: "list",
-};
-pub const DELIVERABLES_FLAG: WorkerFlag = WorkerFlag {
-    name: "--deliverables",
-    value: "list",
-};
-pub const TEMPLATES_DIR_FLAG: WorkerFlag = WorkerFlag {
-    name: "--templates-dir",
-    value: "path",
-};
-pub const TEMPLATE_ELIGIBLE_FLAG: WorkerFlag = WorkerFlag {
-    name: "--template-eligible",
-    value: "list",
-};
-pub const FRAMEWORK_TEMPLATES_DIR_FLAG: WorkerFlag = WorkerFlag {
-    name: "--framework-templates-dir",
-    value: "path",
-};
+impl WorkerFlag {
+    const fn new(name: &'static str, value: &'static str) -> Self {
+        Self { name, value }
+    }
+}
+
+pub const STAGE_FLAG: WorkerFlag = WorkerFlag::new("--stage", "slug");
+pub const OUTPUT_PATH_FLAG: WorkerFlag = WorkerFlag::new("--output-path", "path");
+pub const FILE_PATH_FLAG: WorkerFlag = WorkerFlag::new("--file-path", "path");
+pub const CONSUMES_FLAG: WorkerFlag = WorkerFlag::new("--consumes", "list");
+pub const DELIVERABLES_FLAG: WorkerFlag = WorkerFlag::new("--deliverables", "list");
+pub const TEMPLATES_DIR_FLAG: WorkerFlag = WorkerFlag::new("--templates-dir", "path");
+pub const TEMPLATE_ELIGIBLE_FLAG: WorkerFlag = WorkerFlag::new("--template-eligible", "list");
+pub const FRAMEWORK_TEMPLATES_DIR_FLAG: WorkerFlag =
+    WorkerFlag::new("--framework-templates-dir", "path");
 
 /// The path flag: the file the sensor fired on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

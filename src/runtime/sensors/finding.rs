@@ -130,9 +130,19 @@ pub fn read_custom(input: &FindingsInput<'_>) -> Vec<Finding> {
     let mut found = items(input, json["findings"].as_array());
     found.extend(items(input, json[DIAGNOSTICS_KEY].as_array()));
     found.extend(lint_violations(input));
-    found.extend(type_errors(input));
-    found.extend(missing_headings(input));
-    found.extend(unreferenced_artifacts(input));
+    found.extend(items(input, json["errors"].as_array()));
+    found.extend(named_findings(
+        input,
+        "template_missing",
+        "missing-heading",
+        |heading| format!("missing the heading `{heading}` its template requires"),
+    ));
+    found.extend(named_findings(
+        input,
+        "unreferenced",
+        "unreferenced-artifact",
+        |name| format!("does not reference the upstream artifact `{name}`"),
+    ));
     or_unlisted(input, found)
 }
 
@@ -222,43 +232,22 @@ fn lint_violations(input: &FindingsInput<'_>) -> Vec<Finding> {
     items(input, Some(&kept))
 }
 
-/// `errors[]`, as the reference's type-check writes them.
-fn type_errors(input: &FindingsInput<'_>) -> Vec<Finding> {
-    items(input, input.worker_json["errors"].as_array())
-}
-
-/// `template_missing[]`, as the reference's required-sections writes it.
-fn missing_headings(input: &FindingsInput<'_>) -> Vec<Finding> {
-    strings(input, "template_missing")
-        .map(|heading| {
-            Finding::at_file(
-                input.deliverable,
-                "missing-heading",
-                format!("missing the heading `{heading}` its template requires"),
-            )
-        })
-        .collect()
-}
-
-/// `unreferenced[]`, as the reference's upstream-coverage writes it.
-fn unreferenced_artifacts(input: &FindingsInput<'_>) -> Vec<Finding> {
-    strings(input, "unreferenced")
-        .map(|name| {
-            Finding::at_file(
-                input.deliverable,
-                "unreferenced-artifact",
-                format!("does not reference the upstream artifact `{name}`"),
-            )
-        })
-        .collect()
-}
-
-fn strings<'a>(input: &FindingsInput<'a>, key: &str) -> impl Iterator<Item = &'a str> {
+/// A finding with `rule` on the deliverable per string of `key`'s list: `template_missing[]`
+/// as the reference's required-sections writes it, `unreferenced[]` as its upstream-coverage
+/// does.
+fn named_findings(
+    input: &FindingsInput<'_>,
+    key: &str,
+    rule: &str,
+    message: fn(&str) -> String,
+) -> Vec<Finding> {
     input.worker_json[key]
         .as_array()
         .into_iter()
         .flatten()
         .filter_map(Value::as_str)
+        .map(|name| Finding::at_file(input.deliverable, rule, message(name)))
+        .collect()
 }
 
 /// A worker-reported file made project-relative: the project's prefix stripped (as given or

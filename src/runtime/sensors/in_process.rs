@@ -4,14 +4,14 @@
 //!
 //! Invariants:
 //!
-//! - An in-process check honours the manifest's `timeout_seconds` as a spawned worker does
-//!   (issue 10, item 13): it runs on a thread of its own, and [`run_bounded`] waits for it
-//!   until the same deadline. Past it, the fire is a budget override and the thread is
-//!   abandoned, still blocked (a FIFO it opened, a slow disk). An abandoned check cannot change
-//!   anything the fire reads afterwards: it owns copies of its inputs, its only output is a
-//!   channel whose receiver is gone, and the native checks write no files. A tool it started
-//!   (eslint, tsc) runs under `run_worker` with the same budget and is in the interrupt
-//!   registry, so it is stopped by its own deadline or, at the latest, when `aidlc` exits.
+//! - An in-process check honours the manifest's `timeout_seconds` as a spawned worker does: it
+//!   runs on a thread of its own, and [`run_bounded`] waits for it until the same deadline. Past
+//!   it, the fire is a budget override and the thread is abandoned, still blocked (a FIFO it
+//!   opened, a slow disk). An abandoned check cannot change anything the fire reads afterwards:
+//!   it owns copies of its inputs, its only output is a channel whose receiver is gone, and the
+//!   native checks write no files. A tool it started (eslint, tsc) runs under `run_worker` with
+//!   the same budget and is in the interrupt registry, so it is stopped by its own deadline or,
+//!   at the latest, when `aidlc` exits.
 //! - An interrupt of `aidlc` ends the wait at once with `script-error: interrupted`, and no
 //!   check starts after one.
 //!
@@ -117,8 +117,8 @@ pub enum Bounded<T> {
 /// How often a bounded wait looks at the interrupt flag.
 const INTERRUPT_POLL: Duration = Duration::from_millis(10);
 
-/// The stack of a check's thread: a main thread's usual 8 MiB, since `fire` used to run the
-/// checks on its main thread (a spawned thread gets 2 MiB by default).
+/// The stack of a check's thread: a main thread's usual 8 MiB, as the checks are written for (a
+/// spawned thread gets 2 MiB by default).
 const CHECK_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// Run `work` on a thread named `name` and wait for it at most `timeout` (see the module

@@ -96,10 +96,11 @@ pub fn findings_of(
     else {
         return Vec::new();
     };
-    let read = shipped(sensor_id)
-        .map_or(finding::read_custom as descriptor::ReadFindings, |sensor| {
-            sensor.findings
-        });
+    let read = if shipped(sensor_id).is_some() {
+        finding::read_shipped
+    } else {
+        finding::read_custom
+    };
     read(&finding::FindingsInput {
         project_dir,
         deliverable,

@@ -34,35 +34,19 @@ pub(super) const TOOL_STDOUT_CAP_BYTES: usize = 32 * 1024 * 1024;
 /// How often a spawn refused with ETXTBSY is tried again, 20 ms apart.
 const BUSY_EXECUTABLE_ATTEMPTS: u32 = 50;
 
-/// The flags of a code sensor: both are required and non-empty.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct FilePathFlags {
-    pub(super) stage: String,
-    pub(super) file_path: String,
-}
-
-/// Read `--stage <slug> --file-path <path>` with the strict grammar: an unknown flag, a flag
-/// given twice, and a flag with no value (at the end, or followed by another flag) are refused,
-/// never guessed (failure modes F9, F10).
-pub(super) fn parse_file_path_flags(
-    args: &[String],
-    sensor: &ShippedSensor,
-) -> Result<FilePathFlags, String> {
-    let flags = WorkerArgs::parse(args, sensor, FlagGrammar::Strict)?;
-    let stage = flags.required(STAGE_FLAG)?.to_owned();
-    let file_path = flags.required(FILE_PATH_FLAG)?.to_owned();
-    Ok(FilePathFlags { stage, file_path })
-}
-
-/// The file a code sensor's fire names: its flags read with [`parse_file_path_flags`], the path
-/// resolved with [`resolve_fired_file`]; either refusal is the usage error.
+/// The file a code sensor's fire names: `--stage <slug> --file-path <path>` read with the strict
+/// grammar (an unknown flag, a flag given twice, and a flag with no value, at the end or
+/// followed by another flag, are refused, never guessed: failure modes F9, F10; both flags are
+/// required and non-empty), the path resolved with [`resolve_fired_file`]; any refusal is the
+/// usage error.
 pub(super) fn fired_file(
     args: &[String],
     sensor: &ShippedSensor,
     project_dir: &Utf8Path,
 ) -> Result<Utf8PathBuf, String> {
-    let flags = parse_file_path_flags(args, sensor)?;
-    resolve_fired_file(project_dir, &flags.file_path)
+    let flags = WorkerArgs::parse(args, sensor, FlagGrammar::Strict)?;
+    flags.required(STAGE_FLAG)?;
+    resolve_fired_file(project_dir, flags.required(FILE_PATH_FLAG)?)
 }
 
 /// The fired file as an absolute path (a relative one is taken from the project folder), or the
@@ -160,6 +144,19 @@ pub(super) fn local_node_tool(folders: &[Utf8PathBuf], tool: &str) -> Option<Pat
         })
         .map(Utf8PathBuf::into_std_path_buf)
         .find(|candidate| is_executable_file(candidate))
+}
+
+/// The first `node_modules/.bin/<tool>` in `folders`, else the first `tool` on `search_path`.
+pub(super) fn project_or_path_tool(
+    folders: &[Utf8PathBuf],
+    search_path: Option<&OsStr>,
+    tool: &str,
+) -> Option<PathBuf> {
+    local_node_tool(folders, tool).or_else(|| {
+        executables_on_search_path(search_path, tool)
+            .into_iter()
+            .next()
+    })
 }
 
 /// Every executable named `tool` in the absolute folders of `search_path`, in order. Empty and
@@ -384,14 +381,12 @@ mod tests {
 
     #[test]
     fn flags_parse_in_any_order() {
-        let flags = parse_file_path_flags(&words("--file-path /p/a.ts --stage s"), &linter::SENSOR);
-        assert_eq!(
-            flags,
-            Ok(FilePathFlags {
-                stage: "s".to_owned(),
-                file_path: "/p/a.ts".to_owned(),
-            })
+        let fired = fired_file(
+            &words("--file-path /p/absent.ts --stage s"),
+            &linter::SENSOR,
+            Utf8Path::new("/p"),
         );
+        assert_eq!(fired, Err("file-path not found: /p/absent.ts".to_owned()));
     }
 
     #[test]
@@ -412,14 +407,14 @@ mod tests {
         ];
         for (args, message) in cases {
             assert_eq!(
-                parse_file_path_flags(&words(args), &linter::SENSOR),
+                fired_file(&words(args), &linter::SENSOR, Utf8Path::new("/p")),
                 Err(message.to_owned()),
                 "{args}"
             );
         }
         let empty = vec!["--stage".to_owned(), String::new()];
         assert_eq!(
-            parse_file_path_flags(&empty, &linter::SENSOR),
+            fired_file(&empty, &linter::SENSOR, Utf8Path::new("/p")),
             Err("missing required flag: --stage".to_owned())
         );
     }

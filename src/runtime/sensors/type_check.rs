@@ -44,11 +44,10 @@ use crate::protocol::finding::Finding;
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
-use crate::runtime::sensors::finding::{self, insert_diagnostics};
+use crate::runtime::sensors::finding::insert_diagnostics;
 use crate::runtime::sensors::node_tool::{
-    TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward,
-    executables_on_search_path, fired_file, folders_upward, local_node_tool, most_telling_line,
-    run_tool_within, tool_unavailable,
+    TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward, fired_file,
+    folders_upward, most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
 };
 use crate::runtime::workspace;
 
@@ -61,20 +60,14 @@ const ROOT_BUILD_INFO_FILE_NAME: &str = ".tsbuildinfo";
 /// The `type-check` sensor: one code file per fire.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "type-check",
-    check: run,
+    check: |args, context| run_with_search_path(args, context, std::env::var_os("PATH").as_deref()),
     extra_flags: &[],
     default_path_flag: PathFlag::FilePath,
     gate_unit: GateUnit::Deliverable,
-    findings: finding::read_shipped,
 };
 
-/// Run the type-check sensor: `--stage <slug> --file-path <path>`.
-pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
-    let search_path = std::env::var_os("PATH");
-    run_with_search_path(args, context, search_path.as_deref())
-}
-
-/// `run`, with the `PATH` to search for tools given (tests pass their own).
+/// The check (`--stage <slug> --file-path <path>`), with the `PATH` to search for tools given
+/// (tests pass their own).
 fn run_with_search_path(
     args: &[String],
     context: &WorkerContext,
@@ -106,10 +99,10 @@ fn run_with_search_path(
         cwd: tsconfig_folder.clone(),
         env: Vec::new(),
     };
-    match run_tool_within(&invocation, COMPILE_STEP_CAP, &budget) {
-        Ok(run) => tsc_outcome(&run, &file, &tsconfig_folder),
-        Err(outcome) => outcome,
-    }
+    run_tool_within(&invocation, COMPILE_STEP_CAP, &budget).map_or_else(
+        |outcome| outcome,
+        |run| tsc_outcome(&run, &file, &tsconfig_folder),
+    )
 }
 
 /// The nearest `tsconfig.json` from `start` upward (see `folders_upward`).
@@ -127,21 +120,15 @@ fn find_tsc(
     search_path: Option<&OsStr>,
 ) -> Result<PathBuf, WorkerOutcome> {
     let tool_folders = folders_upward(tsconfig_folder, project_dir);
-    local_node_tool(&tool_folders, "tsc")
-        .or_else(|| {
-            executables_on_search_path(search_path, "tsc")
-                .into_iter()
-                .next()
-        })
-        .ok_or_else(|| {
-            tool_unavailable(
-                "tsc-unavailable",
-                format!(
-                    "no node_modules/.bin/tsc {} and no tsc on PATH",
-                    describe_folders_upward(&tool_folders)
-                ),
-            )
-        })
+    project_or_path_tool(&tool_folders, search_path, "tsc").ok_or_else(|| {
+        tool_unavailable(
+            "tsc-unavailable",
+            format!(
+                "no node_modules/.bin/tsc {} and no tsc on PATH",
+                describe_folders_upward(&tool_folders)
+            ),
+        )
+    })
 }
 
 /// Where tsc keeps its incremental state for `tsconfig`: in the sensors folder of the active

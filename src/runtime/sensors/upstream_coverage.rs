@@ -44,23 +44,20 @@
 //! Each consume costs one left-to-right pass over the folded text, so a stage output of any
 //! size is checked in time linear in its length.
 
-use std::collections::BTreeSet;
-
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use crate::leaves::js_text::js_trim;
 use crate::protocol::finding::Finding;
 use crate::protocol::output_paths::is_scaffolding_file_name;
-use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{
-    CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag,
-    ShippedSensor, WorkerContext,
+    CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, PathFlag, ShippedSensor,
 };
-use crate::runtime::sensors::finding::{self, insert_diagnostics};
+use crate::runtime::sensors::finding::insert_diagnostics;
 use crate::runtime::sensors::text::read_text_lossy;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, resolve_worker_path, split_csv,
+    FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, split_csv,
+    verdict_or_usage_error,
 };
 
 const REASON_NO_UPSTREAM: &str = "no upstream";
@@ -70,20 +67,11 @@ const REASON_NOTHING_TO_SCAN: &str = "no deliverables on disk yet";
 /// per output folder.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "upstream-coverage",
-    check: run,
+    check: |args, context| verdict_or_usage_error(check(args, &context.project_dir)),
     extra_flags: &[ExtraFlag::Consumes, ExtraFlag::Deliverables],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::OutputFolder,
-    findings: finding::read_shipped,
 };
-
-/// Run the check on `args` (the worker argv after `sensor-upstream-coverage`).
-pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
-    match check(args, &context.project_dir) {
-        Ok(verdict) => WorkerOutcome::Verdict(verdict),
-        Err(message) => WorkerOutcome::UsageError(message),
-    }
-}
 
 /// One consumed artifact: its slug and, when the dispatcher knows it, its producing stage.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,11 +82,7 @@ struct Consume {
 
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
-    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?;
-    let fired_path = resolve_worker_path(project_dir, output_path_as_given);
-    if !fired_path.exists() {
-        return Err(format!("--output-path not found: {output_path_as_given}"));
-    }
+    let (_, fired_path) = existing_output_path(&flags, project_dir)?;
     let consumes = parse_consumes(flags.value(CONSUMES_FLAG).unwrap_or_default());
     let slugs: Vec<String> = consumes.iter().map(|c| c.slug.clone()).collect();
     if consumes.is_empty() {
@@ -120,6 +104,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         unreferenced,
         scanned.files,
         &fired_path,
+        None,
     ))
 }
 
@@ -147,22 +132,12 @@ fn parse_consume(item: &str) -> Consume {
     }
 }
 
-/// A file a stage writes beside its deliverables that is not itself stage output.
-fn is_scaffolding(path: &Utf8Path) -> bool {
-    is_scaffolding_file_name(path.file_name().unwrap_or_default())
-}
-
 /// The files to read, in order: the existing deliverables beside the fired file (each once),
 /// then the fired file unless it is scaffolding or already listed.
 fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
-    let folder = fired_path.parent().unwrap_or(fired_path);
-    let mut seen = BTreeSet::new();
-    let mut paths: Vec<Utf8PathBuf> = deliverables
-        .iter()
-        .map(|stem| resolve_worker_path(folder, &format!("{stem}.md")))
-        .filter(|path| path.exists() && seen.insert(path.clone()))
-        .collect();
-    if !is_scaffolding(fired_path) && !seen.contains(fired_path) {
+    let mut paths = existing_deliverables(fired_path, deliverables);
+    let is_scaffolding = is_scaffolding_file_name(fired_path.file_name().unwrap_or_default());
+    if !is_scaffolding && !paths.iter().any(|path| path == fired_path) {
         paths.push(fired_path.to_owned());
     }
     paths
@@ -286,15 +261,15 @@ fn fold_char(character: char) -> char {
     }
 }
 
+/// A pass with nothing checked: the `reason` says why.
 fn vacuous_verdict(slugs: Vec<String>, reason: &str) -> Value {
-    let mut object = Map::new();
-    object.insert("pass".to_owned(), Value::Bool(true));
-    object.insert("consumes".to_owned(), Value::from(slugs));
-    object.insert("unreferenced".to_owned(), Value::Array(Vec::new()));
-    object.insert("scanned_files".to_owned(), Value::Array(Vec::new()));
-    object.insert("reason".to_owned(), Value::from(reason));
-    object.insert("findings_count".to_owned(), Value::from(0));
-    Value::Object(object)
+    coverage_verdict(
+        slugs,
+        Vec::new(),
+        Vec::new(),
+        Utf8Path::new(""),
+        Some(reason),
+    )
 }
 
 fn coverage_verdict(
@@ -302,6 +277,7 @@ fn coverage_verdict(
     unreferenced: Vec<String>,
     files: Vec<String>,
     fired_path: &Utf8Path,
+    reason: Option<&str>,
 ) -> Value {
     let findings_count = unreferenced.len();
     let located: Vec<Finding> = unreferenced
@@ -322,6 +298,9 @@ fn coverage_verdict(
     object.insert("consumes".to_owned(), Value::from(slugs));
     object.insert("unreferenced".to_owned(), Value::from(unreferenced));
     object.insert("scanned_files".to_owned(), Value::from(files));
+    if let Some(reason) = reason {
+        object.insert("reason".to_owned(), Value::from(reason));
+    }
     object.insert("findings_count".to_owned(), Value::from(findings_count));
     insert_diagnostics(&mut object, &located);
     Value::Object(object)

@@ -12,12 +12,14 @@
 //!   ([`FlagGrammar::Strict`], failure mode F10). Each grammar words its own usage errors.
 //! - Nothing here touches the disk: [`resolve_worker_path`] folds `.` and `..` lexically.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
+use serde_json::Value;
 
 use crate::leaves::js_text::js_trim;
-use crate::runtime::sensors::descriptor::{ShippedSensor, WorkerFlag};
+use crate::protocol::worker_outcome::WorkerOutcome;
+use crate::runtime::sensors::descriptor::{OUTPUT_PATH_FLAG, ShippedSensor, WorkerFlag};
 
 /// How a worker treats what is not one of its flags, and how it words a usage error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,12 +39,6 @@ pub enum FlagGrammar {
 pub struct WorkerArgs {
     grammar: FlagGrammar,
     values: BTreeMap<&'static str, String>,
-}
-
-/// Why a flag has no value.
-enum MissingValue<'args> {
-    EndOfArguments,
-    AnotherFlag(&'args str),
 }
 
 impl WorkerArgs {
@@ -69,8 +65,7 @@ impl WorkerArgs {
                     FlagGrammar::Strict => return Err(format!("unknown flag: {word}")),
                 }
             };
-            let value = value_after(args, index)
-                .map_err(|missing| missing_value_message(grammar, flag.name, &missing))?;
+            let value = value_after(args, index, grammar, flag.name)?;
             let earlier = values.insert(flag.name, value.to_owned());
             if grammar == FlagGrammar::Strict && earlier.is_some() {
                 return Err(format!("flag given twice: {}", flag.name));
@@ -100,25 +95,43 @@ impl WorkerArgs {
     }
 }
 
-/// The value of the flag at `index`: the next token, which must exist and must not start with
-/// `--` (F9).
-fn value_after(args: &[String], index: usize) -> Result<&str, MissingValue<'_>> {
-    match args.get(index + 1) {
-        None => Err(MissingValue::EndOfArguments),
-        Some(value) if value.starts_with("--") => Err(MissingValue::AnotherFlag(value)),
-        Some(value) => Ok(value),
-    }
+/// A document worker's answer: its verdict, or the reason its argv or fired file was refused as
+/// a usage error.
+pub fn verdict_or_usage_error(checked: Result<Value, String>) -> WorkerOutcome {
+    checked.map_or_else(WorkerOutcome::UsageError, WorkerOutcome::Verdict)
 }
 
-fn missing_value_message(grammar: FlagGrammar, flag: &str, missing: &MissingValue<'_>) -> String {
-    match (grammar, missing) {
-        (FlagGrammar::Lenient, MissingValue::EndOfArguments) => {
-            format!("{flag} expects a value, got end of arguments.")
+/// A document worker's `--output-path`, as given (messages quote it so) and resolved; refused
+/// when nothing is there.
+pub fn existing_output_path<'flags>(
+    flags: &'flags WorkerArgs,
+    project_dir: &Utf8Path,
+) -> Result<(&'flags str, Utf8PathBuf), String> {
+    let as_given = flags.required(OUTPUT_PATH_FLAG)?;
+    let path = resolve_worker_path(project_dir, as_given);
+    if !path.exists() {
+        return Err(format!("--output-path not found: {as_given}"));
+    }
+    Ok((as_given, path))
+}
+
+/// The value of the flag at `index`: the next token, which must exist and must not start with
+/// `--` (F9); else the grammar's usage error.
+fn value_after<'args>(
+    args: &'args [String],
+    index: usize,
+    grammar: FlagGrammar,
+    flag: &str,
+) -> Result<&'args str, String> {
+    match (args.get(index + 1), grammar) {
+        (Some(value), _) if !value.starts_with("--") => Ok(value),
+        (_, FlagGrammar::Strict) => Err(format!("missing value for {flag}")),
+        (None, FlagGrammar::Lenient) => {
+            Err(format!("{flag} expects a value, got end of arguments."))
         }
-        (FlagGrammar::Lenient, MissingValue::AnotherFlag(value)) => {
-            format!("{flag} expects a value, got another flag: \"{value}\".")
-        }
-        (FlagGrammar::Strict, _) => format!("missing value for {flag}"),
+        (Some(value), FlagGrammar::Lenient) => Err(format!(
+            "{flag} expects a value, got another flag: \"{value}\"."
+        )),
     }
 }
 
@@ -142,6 +155,18 @@ pub fn split_csv(value: &str) -> Vec<String> {
         .map(js_trim)
         .filter(|item| !item.is_empty())
         .map(str::to_owned)
+        .collect()
+}
+
+/// The `--deliverables` stems that exist as `<stem>.md` beside the fired file, each path once,
+/// in the list's order.
+pub fn existing_deliverables(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
+    let folder = fired_path.parent().unwrap_or(fired_path);
+    let mut seen = BTreeSet::new();
+    deliverables
+        .iter()
+        .map(|stem| resolve_worker_path(folder, &format!("{stem}.md")))
+        .filter(|path| path.exists() && seen.insert(path.clone()))
         .collect()
 }
 

@@ -11,10 +11,10 @@ use camino::Utf8Path;
 
 use super::register::{CONFIRMATION_HEADING, SOURCES_HEADING, SourceUniverse};
 use super::tags::{normalized_assumption, source_tags};
-use super::visibility::link_references::reference_analysis;
+use super::visibility::link_references::{reference_analysis, visible_lines_without_definitions};
 use super::visibility::{
     h2_heading, is_atx_heading_start, is_html_block_start, is_list_item, is_thematic_break,
-    strip_up_to_three_spaces, visible_markdown_lines,
+    strip_up_to_three_spaces,
 };
 use crate::leaves::js_text::{is_js_whitespace, js_trim};
 use crate::protocol::finding::Finding;
@@ -278,17 +278,7 @@ pub(super) struct ClaimBlocks {
 }
 
 pub(super) fn claim_blocks(body: &str, definition_lines: &BTreeSet<usize>) -> ClaimBlocks {
-    let lines: Vec<String> = visible_markdown_lines(body)
-        .into_iter()
-        .enumerate()
-        .map(|(index, line)| {
-            if definition_lines.contains(&index) {
-                String::new()
-            } else {
-                line
-            }
-        })
-        .collect();
+    let lines = visible_lines_without_definitions(body, definition_lines);
     let table_headers: BTreeSet<usize> = (1..lines.len())
         .filter(|&index| is_table_separator(&lines[index]) && is_table_line(&lines[index - 1]))
         .map(|index| index - 1)

@@ -46,22 +46,19 @@ mod register;
 mod tags;
 mod visibility;
 
-use std::collections::BTreeSet;
-
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use self::claims::{ClaimFindings, inspect_deliverable};
 use self::register::{CONFIRMATION_HEADING, SourceUniverse};
 use crate::protocol::output_paths::is_scaffolding_file_name;
-use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{
-    DELIVERABLES_FLAG, ExtraFlag, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor,
-    WorkerContext,
+    DELIVERABLES_FLAG, ExtraFlag, GateUnit, PathFlag, STAGE_FLAG, ShippedSensor,
 };
-use crate::runtime::sensors::finding::{self, insert_diagnostics};
+use crate::runtime::sensors::finding::insert_diagnostics;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, resolve_worker_path, split_csv,
+    FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, resolve_worker_path,
+    split_csv, verdict_or_usage_error,
 };
 
 const DEFAULT_STAGE: &str = "intent-capture";
@@ -71,28 +68,15 @@ const REASON_NOTHING_TO_SCAN: &str = "no deliverables on disk yet";
 /// output folder.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "claim-sources",
-    check: run,
+    check: |args, context| verdict_or_usage_error(check(args, &context.project_dir)),
     extra_flags: &[ExtraFlag::Deliverables],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::OutputFolder,
-    findings: finding::read_shipped,
 };
-
-/// Run the check on `args` (the worker argv after `sensor-claim-sources`).
-pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
-    match check(args, &context.project_dir) {
-        Ok(verdict) => WorkerOutcome::Verdict(verdict),
-        Err(message) => WorkerOutcome::UsageError(message),
-    }
-}
 
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
-    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?;
-    let fired_path = resolve_worker_path(project_dir, output_path_as_given);
-    if !fired_path.exists() {
-        return Err(format!("--output-path not found: {output_path_as_given}"));
-    }
+    let (_, fired_path) = existing_output_path(&flags, project_dir)?;
     let stage_folder = fired_path.parent().unwrap_or(&fired_path).to_owned();
     let stage = flags.non_empty(STAGE_FLAG).unwrap_or(DEFAULT_STAGE);
     let questions_path = resolve_worker_path(&stage_folder, &format!("{stage}-questions.md"));
@@ -145,28 +129,17 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     Ok(claims_verdict(findings, &scanned, &questions_path, None))
 }
 
-/// A file a stage writes beside its deliverables that is not itself stage output.
-fn is_scaffolding(path: &Utf8Path) -> bool {
-    is_scaffolding_file_name(path.file_name().unwrap_or_default())
-}
-
 /// The files to inspect: the existing deliverables beside the fired file (each once), or without
 /// a deliverable list the fired file unless it is scaffolding.
 fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
     if deliverables.is_empty() {
-        return if is_scaffolding(fired_path) {
+        return if is_scaffolding_file_name(fired_path.file_name().unwrap_or_default()) {
             Vec::new()
         } else {
             vec![fired_path.to_owned()]
         };
     }
-    let folder = fired_path.parent().unwrap_or(fired_path);
-    let mut seen = BTreeSet::new();
-    deliverables
-        .iter()
-        .map(|stem| resolve_worker_path(folder, &format!("{stem}.md")))
-        .filter(|path| path.exists() && seen.insert(path.clone()))
-        .collect()
+    existing_deliverables(fired_path, deliverables)
 }
 
 fn claims_verdict(
@@ -195,7 +168,7 @@ fn claims_verdict(
 
 #[cfg(test)]
 mod tests {
-    use std::collections::HashSet;
+    use std::collections::{BTreeSet, HashSet};
 
     use super::claims::{claim_blocks, is_table_separator};
     use super::register::question_id;

@@ -30,6 +30,7 @@ const STATE_FILE_NAME: &str = "aidlc-state.md";
 const ACTIVE_MEMORY_FILES: [&str; 3] = ["org.md", "team.md", "project.md"];
 
 /// What the stage's questions file lets a deliverable cite.
+#[derive(Default)]
 pub(super) struct SourceUniverse {
     pub(super) registered: HashSet<String>,
     pub(super) answered_questions: HashSet<String>,
@@ -41,11 +42,8 @@ pub(super) struct SourceUniverse {
 impl SourceUniverse {
     fn unresolvable(finding: String) -> Self {
         Self {
-            registered: HashSet::new(),
-            answered_questions: HashSet::new(),
-            assumptions_accepted: false,
-            accepted_assumptions: HashSet::new(),
             findings: vec![finding],
+            ..Self::default()
         }
     }
 
@@ -110,7 +108,12 @@ fn registered_sources(
                 "duplicate source id [{id}] in ## {SOURCES_HEADING}"
             ));
         }
-        if source_entry_is_valid(id, value, authority, findings) {
+        let valid = match id {
+            "desc" => description_entry_is_valid(value, authority, findings),
+            "scope" => scope_entry_is_valid(value, authority, findings),
+            _ => memory_rule_matches(id, value, authority, findings),
+        };
+        if valid {
             registered.insert(id.to_owned());
         }
     }
@@ -120,19 +123,6 @@ fn registered_sources(
         }
     }
     registered
-}
-
-fn source_entry_is_valid(
-    id: &str,
-    value: &str,
-    authority: &RecordAuthority,
-    findings: &mut Vec<String>,
-) -> bool {
-    match id {
-        "desc" => description_entry_is_valid(value, authority, findings),
-        "scope" => scope_entry_is_valid(value, authority, findings),
-        _ => memory_rule_matches(id, value, authority, findings),
-    }
 }
 
 fn description_entry_is_valid(
@@ -405,16 +395,12 @@ pub(super) fn answered_questions(lines: &[String], findings: &mut Vec<String>) -
         let end = (index + 1..lines.len())
             .find(|&line| h2_heading(&lines[line]).is_some())
             .unwrap_or(lines.len());
-        let answers: Vec<&str> = lines[index + 1..end]
-            .iter()
-            .filter_map(|line| answer_of(line))
-            .collect();
-        if answers.len() > 1 {
-            findings.push(format!("duplicate [Answer]: entries for {id}"));
-        }
-        if answers
-            .first()
-            .is_some_and(|answer| answer_is_filled(answer))
+        if first_answer(
+            lines[index + 1..end].iter().map(String::as_str),
+            &id,
+            findings,
+        )
+        .is_some_and(answer_is_filled)
         {
             answered.insert(id);
         }
@@ -431,6 +417,20 @@ pub(super) fn question_id(heading: &str) -> Option<String> {
         return None;
     }
     Some(format!("Q{}", &rest[..digits]))
+}
+
+/// The first `[Answer]:` of a section's lines (`owner` names the section); a second one is a
+/// finding.
+fn first_answer<'lines>(
+    lines: impl IntoIterator<Item = &'lines str>,
+    owner: &str,
+    findings: &mut Vec<String>,
+) -> Option<&'lines str> {
+    let answers: Vec<&str> = lines.into_iter().filter_map(answer_of).collect();
+    if answers.len() > 1 {
+        findings.push(format!("duplicate [Answer]: entries for {owner}"));
+    }
+    answers.first().copied()
 }
 
 /// The text after `[Answer]:` at the very start of a line.
@@ -462,15 +462,7 @@ fn assumption_confirmation(
         ));
     }
     let confirmation = sections.into_iter().next().unwrap_or_default();
-    let answers: Vec<&str> = confirmation
-        .iter()
-        .filter_map(|line| answer_of(line))
-        .collect();
-    if answers.len() > 1 {
-        findings.push(format!(
-            "duplicate [Answer]: entries for {CONFIRMATION_HEADING}"
-        ));
-    }
+    let answer = first_answer(confirmation.iter().copied(), CONFIRMATION_HEADING, findings);
     let assumptions = confirmation
         .iter()
         .filter(|line| is_list_item(line))
@@ -483,14 +475,13 @@ fn assumption_confirmation(
         .filter(|entry| !entry.is_empty())
         .collect();
     AssumptionConfirmation {
-        accepted: answers
-            .first()
-            .is_some_and(|answer| js_trim(answer) == ACCEPT_ASSUMPTIONS_ANSWER),
+        accepted: answer.is_some_and(|answer| js_trim(answer) == ACCEPT_ASSUMPTIONS_ANSWER),
         assumptions,
     }
 }
 
 /// The authorities `[desc]`, `[scope]` and `[memory:…]` entries are checked against.
+#[derive(Default)]
 struct RecordAuthority {
     project_description: String,
     scope: String,
@@ -503,13 +494,10 @@ impl RecordAuthority {
     fn load(stage_folder: &Utf8Path, project_dir: &Utf8Path) -> Self {
         let Some(record_root) = find_record_root(stage_folder) else {
             return Self {
-                project_description: String::new(),
-                scope: String::new(),
-                project_root: None,
-                active_space: String::new(),
                 findings: vec![format!(
                     "cannot verify source register: {STATE_FILE_NAME} was not found"
                 )],
+                ..Self::default()
             };
         };
         let mut findings = Vec::new();

@@ -9,6 +9,7 @@ use super::visibility::html::visible_html_text;
 use super::visibility::link_references::without_reference_definitions;
 use super::visibility::{
     after_list_marker, collapsed_whitespace, visible_markdown_link_text, without_inline_code,
+    without_ranges,
 };
 use crate::leaves::js_text::js_trim;
 
@@ -23,15 +24,14 @@ pub(super) fn source_tags(text: &str, labels: &HashSet<String>) -> Vec<String> {
         .collect()
 }
 
+/// `text` without its tags (a tag holds no line feed, so nothing of it stays).
 fn without_source_tags(text: &str) -> String {
-    let mut kept = String::with_capacity(text.len());
-    let mut copied_from = 0;
-    for (start, end) in source_tag_spans(text) {
-        kept.push_str(&text[copied_from..start]);
-        copied_from = end;
-    }
-    kept.push_str(&text[copied_from..]);
-    kept
+    without_ranges(
+        text,
+        source_tag_spans(text)
+            .map(|(start, end)| start..end)
+            .collect(),
+    )
 }
 
 /// The byte spans of `[<tag id>]`, left to right, not overlapping.

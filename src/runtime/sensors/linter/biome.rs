@@ -9,14 +9,14 @@ use serde_json::{Map, Value};
 
 use super::place::{LINT_STEP_CAP, LintPlace};
 use super::report::{
-    LintReport, Severity, Violation, json_after_banner, json_count, json_text, output_excerpt,
+    LintReport, Severity, Violation, count_of, json_after_banner, json_count, json_text,
+    output_excerpt, report_was_cut,
 };
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
-    TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, absolute_lexical,
-    executables_on_search_path, local_node_tool, most_telling_line, run_tool_within,
-    tool_unavailable,
+    ToolBudget, ToolInvocation, absolute_lexical, most_telling_line, project_or_path_tool,
+    run_tool_within, tool_unavailable,
 };
 
 pub(super) fn run_biome(
@@ -25,12 +25,7 @@ pub(super) fn run_biome(
     search_path: Option<&OsStr>,
     budget: &ToolBudget,
 ) -> WorkerOutcome {
-    let program = local_node_tool(&place.tool_folders, "biome").or_else(|| {
-        executables_on_search_path(search_path, "biome")
-            .into_iter()
-            .next()
-    });
-    let Some(program) = program else {
+    let Some(program) = project_or_path_tool(&place.tool_folders, search_path, "biome") else {
         return tool_unavailable(
             "biome-unavailable",
             format!(
@@ -51,20 +46,15 @@ pub(super) fn run_biome(
         cwd: place.lint_root.clone(),
         env: vec![("NO_COLOR".to_owned(), "1".to_owned())],
     };
-    match run_tool_within(&invocation, LINT_STEP_CAP, budget) {
-        Ok(run) => biome_outcome(&run, place),
-        Err(outcome) => outcome,
-    }
+    run_tool_within(&invocation, LINT_STEP_CAP, budget)
+        .map_or_else(|outcome| outcome, |run| biome_outcome(&run, place))
 }
 
 /// Biome's outcome. Biome exits 0 or 1 with a JSON report on stdout; a configuration that does
 /// not load gives no report and names the configuration on stderr.
 fn biome_outcome(run: &WorkerRun, place: &LintPlace) -> WorkerOutcome {
     if run.stdout_truncated {
-        return WorkerOutcome::ScriptError(format!(
-            "biome-bad-output: the report was over {} MiB and was cut",
-            TOOL_STDOUT_CAP_BYTES / (1024 * 1024)
-        ));
+        return report_was_cut("biome");
     }
     let stdout = String::from_utf8_lossy(&run.stdout);
     match json_after_banner(&stdout, '{') {
@@ -136,17 +126,13 @@ fn biome_report_outcome(report: &Map<String, Value>, place: &LintPlace) -> Worke
         .iter()
         .filter_map(|diagnostic| biome_violation(diagnostic, place))
         .collect();
-    let counted = |severity| {
-        violations
-            .iter()
-            .filter(|violation| violation.severity == severity)
-            .count() as u64
-    };
     // The summary counts every diagnostic; the list holds only the first ones Biome printed.
     let summary_count = |key| summary.and_then(|summary| json_count(summary.get(key)));
     LintReport {
-        error_count: summary_count("errors").unwrap_or_else(|| counted(Severity::Error)),
-        warning_count: summary_count("warnings").unwrap_or_else(|| counted(Severity::Warning)),
+        error_count: summary_count("errors")
+            .unwrap_or_else(|| count_of(&violations, Severity::Error)),
+        warning_count: summary_count("warnings")
+            .unwrap_or_else(|| count_of(&violations, Severity::Warning)),
         violations,
     }
     .verdict()

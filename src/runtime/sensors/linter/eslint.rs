@@ -12,13 +12,14 @@ use serde_json::{Map, Value};
 
 use super::place::{LINT_STEP_CAP, LintPlace};
 use super::report::{
-    LintReport, Severity, Violation, json_after_banner, json_count, json_text, output_excerpt,
+    LintReport, Severity, Violation, count_of, json_after_banner, json_count, json_text,
+    output_excerpt, report_was_cut,
 };
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
-    TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, executables_on_search_path, local_node_tool,
-    most_telling_line, run_tool_within, tool_unavailable,
+    ToolBudget, ToolInvocation, executables_on_search_path, local_node_tool, most_telling_line,
+    run_tool_within, tool_unavailable,
 };
 
 /// The oldest eslint accepted from `PATH`: 9 made flat config the default.
@@ -50,10 +51,10 @@ pub(super) fn run_eslint(
         cwd: place.lint_root.clone(),
         env: Vec::new(),
     };
-    match run_tool_within(&invocation, LINT_STEP_CAP, budget) {
-        Ok(run) => eslint_outcome(&run, config_present),
-        Err(outcome) => outcome,
-    }
+    run_tool_within(&invocation, LINT_STEP_CAP, budget).map_or_else(
+        |outcome| outcome,
+        |run| eslint_outcome(&run, config_present),
+    )
 }
 
 /// The project's eslint (see the module documentation), or the tool-unavailable outcome.
@@ -163,10 +164,7 @@ fn eslint_outcome(run: &WorkerRun, config_present: bool) -> WorkerOutcome {
         });
     }
     if run.stdout_truncated {
-        return WorkerOutcome::ScriptError(format!(
-            "eslint-bad-output: the report was over {} MiB and was cut",
-            TOOL_STDOUT_CAP_BYTES / (1024 * 1024)
-        ));
+        return report_was_cut("eslint");
     }
     let stdout = String::from_utf8_lossy(&run.stdout);
     match parse_eslint_report(&stdout) {
@@ -276,16 +274,10 @@ fn add_eslint_result(report: &mut LintReport, result: &Map<String, Value>) {
                 .collect()
         })
         .unwrap_or_default();
-    let counted = |severity| {
-        violations
-            .iter()
-            .filter(|violation| violation.severity == severity)
-            .count() as u64
-    };
-    report.error_count +=
-        json_count(result.get("errorCount")).unwrap_or_else(|| counted(Severity::Error));
-    report.warning_count +=
-        json_count(result.get("warningCount")).unwrap_or_else(|| counted(Severity::Warning));
+    report.error_count += json_count(result.get("errorCount"))
+        .unwrap_or_else(|| count_of(&violations, Severity::Error));
+    report.warning_count += json_count(result.get("warningCount"))
+        .unwrap_or_else(|| count_of(&violations, Severity::Warning));
     report.violations.extend(violations);
 }
 

@@ -54,26 +54,19 @@ use self::eslint::run_eslint;
 use self::place::{ConfiguredLinter, LintPlace};
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
-use crate::runtime::sensors::finding;
 use crate::runtime::sensors::node_tool::{ToolBudget, fired_file};
 
 /// The `linter` sensor: one code file per fire.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "linter",
-    check: run,
+    check: |args, context| run_with_search_path(args, context, std::env::var_os("PATH").as_deref()),
     extra_flags: &[],
     default_path_flag: PathFlag::FilePath,
     gate_unit: GateUnit::Deliverable,
-    findings: finding::read_shipped,
 };
 
-/// Run the linter sensor: `--stage <slug> --file-path <path>`.
-pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
-    let search_path = std::env::var_os("PATH");
-    run_with_search_path(args, context, search_path.as_deref())
-}
-
-/// `run`, with the `PATH` to search for tools given (tests pass their own).
+/// The check (`--stage <slug> --file-path <path>`), with the `PATH` to search for tools given
+/// (tests pass their own).
 fn run_with_search_path(
     args: &[String],
     context: &WorkerContext,

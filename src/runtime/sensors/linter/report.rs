@@ -8,20 +8,14 @@ use serde_json::{Map, Value, json};
 use crate::protocol::finding::Finding;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::node_tool::TOOL_STDOUT_CAP_BYTES;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A violation's severity; the verdict names it in lower case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub(super) enum Severity {
     Error,
     Warning,
-}
-
-impl Severity {
-    pub(super) fn as_str(self) -> &'static str {
-        match self {
-            Self::Error => "error",
-            Self::Warning => "warning",
-        }
-    }
 }
 
 /// One message of the linter, as the verdict lists it.
@@ -45,7 +39,7 @@ impl Violation {
             "line": self.line,
             "column": self.column,
             "rule": self.rule,
-            "severity": self.severity.as_str(),
+            "severity": <&str>::from(self.severity),
             "message": self.message,
         })
     }
@@ -97,6 +91,22 @@ impl LintReport {
         }
         WorkerOutcome::Verdict(Value::Object(verdict))
     }
+}
+
+/// How many of `violations` have `severity`: the count when a linter's report gives none.
+pub(super) fn count_of(violations: &[Violation], severity: Severity) -> u64 {
+    violations
+        .iter()
+        .filter(|violation| violation.severity == severity)
+        .count() as u64
+}
+
+/// The script error of a report cut at the stdout cap: a cut report cannot be read.
+pub(super) fn report_was_cut(tool: &str) -> WorkerOutcome {
+    WorkerOutcome::ScriptError(format!(
+        "{tool}-bad-output: the report was over {} MiB and was cut",
+        TOOL_STDOUT_CAP_BYTES / (1024 * 1024)
+    ))
 }
 
 /// The first JSON value in `stdout` that starts with `opening` and runs to the end: tried from

@@ -16,8 +16,9 @@ const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
 /// The longest unit name the DAG block accepts, in UTF-16 code units (the reference's length).
 const UNIT_NAME_MAX_LENGTH: usize = 64;
 
-/// The state of the Bolt DAG block, as the verdict's `edge_block` names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The state of the Bolt DAG block; the verdict's `edge_block` is its name in lower case.
+#[derive(Debug, Clone, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub(super) enum EdgeBlock {
     Ok,
     Absent,
@@ -27,17 +28,6 @@ pub(super) enum EdgeBlock {
         detail: String,
     },
     Cyclic,
-}
-
-impl EdgeBlock {
-    pub(super) fn as_str(&self) -> &'static str {
-        match self {
-            Self::Ok => "ok",
-            Self::Absent => "absent",
-            Self::Malformed { .. } => "malformed",
-            Self::Cyclic => "cyclic",
-        }
-    }
 }
 
 /// One unit of the DAG block: its name and the units it depends on, in the block's order.
@@ -126,7 +116,7 @@ fn parse_units(block: &str) -> Result<Vec<DagUnit>, String> {
 }
 
 /// What follows `units:` on a line that is `\s*units\s*:…`.
-fn units_key_value(line: &str) -> Option<&str> {
+pub(in crate::runtime::sensors) fn units_key_value(line: &str) -> Option<&str> {
     let rest = js_trim_start(line).strip_prefix("units")?;
     js_trim_start(rest).strip_prefix(':')
 }
@@ -328,7 +318,7 @@ fn bytes_outside_quotes(text: &str, from: usize) -> (Vec<(usize, u8)>, bool) {
 
 /// A unit name: 1 to 64 characters, an ASCII letter or digit, then letters, digits, `.`, `_`
 /// or `-`.
-fn validate_unit_name(name: &str) -> Result<(), String> {
+pub(in crate::runtime::sensors) fn validate_unit_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("Unit name is empty".to_owned());
     }

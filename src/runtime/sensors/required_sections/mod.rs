@@ -54,20 +54,19 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use self::bolt_dag::edge_block_of;
-pub(super) use self::bolt_dag::units_block;
+pub(super) use self::bolt_dag::{units_block, units_key_value, validate_unit_name};
 use self::headings::h2_headings;
 use self::templates::{apply_template, resolve_template};
 use self::verdict::SectionsVerdict;
 use crate::protocol::output_paths::is_marker_artifact;
-use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{
-    ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG,
-    ShippedSensor, TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG, WorkerContext,
+    ExtraFlag, FRAMEWORK_TEMPLATES_DIR_FLAG, GateUnit, PathFlag, STAGE_FLAG, ShippedSensor,
+    TEMPLATE_ELIGIBLE_FLAG, TEMPLATES_DIR_FLAG,
 };
-use crate::runtime::sensors::finding;
 use crate::runtime::sensors::text::read_text_lossy;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, resolve_worker_path, split_csv,
+    FlagGrammar, WorkerArgs, existing_output_path, resolve_worker_path, split_csv,
+    verdict_or_usage_error,
 };
 
 /// The file whose Bolt DAG block is checked as well as its headings.
@@ -76,58 +75,35 @@ const DAG_FILE_NAME: &str = "unit-of-work-dependency.md";
 /// The `required-sections` sensor: one deliverable per fire, with the template folders.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "required-sections",
-    check: run,
+    check: |args, context| verdict_or_usage_error(check(args, &context.project_dir)),
     extra_flags: &[ExtraFlag::Templates],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::Deliverable,
-    findings: finding::read_shipped,
 };
 
-/// Run the check on `args` (the worker argv after `sensor-required-sections`).
-pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
-    match check(args, &context.project_dir) {
-        Ok(verdict) => WorkerOutcome::Verdict(verdict),
-        Err(message) => WorkerOutcome::UsageError(message),
-    }
-}
-
-/// What the worker was asked to check, read from its flags.
-struct SectionsRequest {
-    stage: Option<String>,
-    /// `--output-path` exactly as given (error messages quote it so).
-    output_path_as_given: String,
-    output_path: Utf8PathBuf,
-    template_dirs: Vec<Utf8PathBuf>,
-    template_eligible: Vec<String>,
-}
-
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
-    let request = read_request(args, project_dir)?;
-    if !request.output_path.exists() {
-        return Err(format!(
-            "--output-path not found: {}",
-            request.output_path_as_given
-        ));
-    }
-    let file_name = request.output_path.file_name().unwrap_or_default();
+    let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
+    let (output_path_as_given, output_path) = existing_output_path(&flags, project_dir)?;
+    let file_name = output_path.file_name().unwrap_or_default();
     let Some(stem) = markdown_stem(file_name) else {
-        return Ok(SectionsVerdict::not_markdown().into_json(request.output_path.as_str()));
+        return Ok(SectionsVerdict::not_markdown().into_json(output_path.as_str()));
     };
-    let body = read_text_lossy(&request.output_path).map_err(|error| {
-        format!(
-            "failed to read --output-path {}: {error}",
-            request.output_path_as_given
-        )
-    })?;
+    let body = read_text_lossy(&output_path)
+        .map_err(|error| format!("failed to read --output-path {output_path_as_given}: {error}"))?;
     let mut verdict = SectionsVerdict::of_headings(h2_headings(&body));
     if is_marker_artifact(stem) {
         verdict.exempt_marker();
     }
-    if let Some(template_path) = resolve_template(stem, &request.template_dirs) {
+    let template_dirs: Vec<Utf8PathBuf> = [TEMPLATES_DIR_FLAG, FRAMEWORK_TEMPLATES_DIR_FLAG]
+        .into_iter()
+        .filter_map(|flag| flags.non_empty(flag))
+        .map(|dir| resolve_worker_path(project_dir, dir))
+        .collect();
+    if let Some(template_path) = resolve_template(stem, &template_dirs) {
         apply_template(
             &mut verdict,
-            &request.template_eligible,
-            request.stage.as_deref(),
+            &split_csv(flags.value(TEMPLATE_ELIGIBLE_FLAG).unwrap_or_default()),
+            flags.value(STAGE_FLAG),
             stem,
             &template_path,
         )?;
@@ -135,24 +111,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     if file_name == DAG_FILE_NAME {
         verdict.apply_edge_block(edge_block_of(&body));
     }
-    Ok(verdict.into_json(request.output_path.as_str()))
-}
-
-fn read_request(args: &[String], project_dir: &Utf8Path) -> Result<SectionsRequest, String> {
-    let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
-    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?.to_owned();
-    let template_dirs = [TEMPLATES_DIR_FLAG, FRAMEWORK_TEMPLATES_DIR_FLAG]
-        .into_iter()
-        .filter_map(|flag| flags.non_empty(flag))
-        .map(|dir| resolve_worker_path(project_dir, dir))
-        .collect();
-    Ok(SectionsRequest {
-        stage: flags.value(STAGE_FLAG).map(str::to_owned),
-        output_path: resolve_worker_path(project_dir, &output_path_as_given),
-        output_path_as_given,
-        template_dirs,
-        template_eligible: split_csv(flags.value(TEMPLATE_ELIGIBLE_FLAG).unwrap_or_default()),
-    })
+    Ok(verdict.into_json(output_path.as_str()))
 }
 
 /// The stem of a Markdown file name (`.md` in any case removed), or `None` for any other file.

@@ -17,6 +17,7 @@ const H2_FLOOR: usize = 2;
 
 /// The verdict being built. Invariant: `pass` and `findings_count` always agree with the rules
 /// applied so far (floor or template, marker exemption, edge block).
+#[derive(Default)]
 pub(super) struct SectionsVerdict {
     pass: bool,
     headings: Vec<String>,
@@ -42,11 +43,7 @@ impl SectionsVerdict {
     pub(super) fn not_markdown() -> Self {
         Self {
             pass: true,
-            headings: Vec::new(),
-            findings_count: 0,
-            marker_exempt: false,
-            template: None,
-            edge_block: None,
+            ..Self::default()
         }
     }
 
@@ -56,9 +53,7 @@ impl SectionsVerdict {
             pass: headings.len() >= H2_FLOOR,
             findings_count: H2_FLOOR.saturating_sub(headings.len()),
             headings,
-            marker_exempt: false,
-            template: None,
-            edge_block: None,
+            ..Self::default()
         }
     }
 
@@ -127,7 +122,10 @@ impl SectionsVerdict {
             None => {}
         }
         if let Some(edge_block) = self.edge_block {
-            object.insert("edge_block".to_owned(), Value::from(edge_block.as_str()));
+            object.insert(
+                "edge_block".to_owned(),
+                Value::from(<&str>::from(&edge_block)),
+            );
         }
         insert_diagnostics(&mut object, &located);
         Value::Object(object)

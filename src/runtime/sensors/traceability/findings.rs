@@ -2,8 +2,6 @@
 //! JSON: the six lists de-duplicated and sorted as JavaScript sorts, `findings_count`, and the
 //! joined `reason`; then ours, on a failure: `diagnostics`, one located finding per entry.
 
-use std::cmp::Ordering;
-
 use camino::Utf8Path;
 use serde_json::{Map, Value};
 
@@ -22,6 +20,16 @@ pub(super) struct FiredTable<'fire> {
     pub(super) output_path_as_given: &'fire str,
 }
 
+/// The verdict's lists, in the reference's order (the order of [`Findings`]' fields).
+const LIST_KEYS: [&str; 6] = [
+    "gaps",
+    "orphans",
+    "missing_from_table",
+    "missing_from_upstream_ids",
+    "invalid_entries",
+    "invalid_targets",
+];
+
 #[derive(Debug, Default)]
 pub(super) struct Findings {
     pub(super) gaps: Vec<String>,
@@ -39,21 +47,18 @@ impl Findings {
     pub(super) fn into_verdict(self, file: &Utf8Path, body: &str) -> Value {
         let located = self.located(file, body);
         let lists = [
-            ("gaps", unique_sorted(self.gaps)),
-            ("orphans", unique_sorted(self.orphans)),
-            ("missing_from_table", unique_sorted(self.missing_from_table)),
-            (
-                "missing_from_upstream_ids",
-                unique_sorted(self.missing_from_upstream_ids),
-            ),
-            ("invalid_entries", unique_sorted(self.invalid_entries)),
-            ("invalid_targets", unique_sorted(self.invalid_targets)),
-        ];
-        let findings_count =
-            lists.iter().map(|(_, list)| list.len()).sum::<usize>() + self.reasons.len();
+            self.gaps,
+            self.orphans,
+            self.missing_from_table,
+            self.missing_from_upstream_ids,
+            self.invalid_entries,
+            self.invalid_targets,
+        ]
+        .map(unique_sorted);
+        let findings_count = lists.iter().map(Vec::len).sum::<usize>() + self.reasons.len();
         let mut object = Map::new();
         object.insert("pass".to_owned(), Value::Bool(findings_count == 0));
-        for (key, list) in lists {
+        for (key, list) in LIST_KEYS.into_iter().zip(lists) {
             object.insert(key.to_owned(), Value::from(list));
         }
         object.insert("findings_count".to_owned(), Value::from(findings_count));
@@ -163,25 +168,14 @@ fn line_of_string(body: &str, text: &str) -> Option<usize> {
 }
 
 fn line_at(body: &str, position: usize) -> usize {
-    body[..position]
-        .bytes()
-        .filter(|byte| *byte == b'\n')
-        .count()
-        + 1
+    body[..position].matches('\n').count() + 1
 }
 
 /// The verdict of a table that cannot be checked at all: one finding, the reason, no lists.
 pub(super) fn single_finding_verdict(reason: &str, file: &Utf8Path) -> Value {
     let mut object = Map::new();
     object.insert("pass".to_owned(), Value::Bool(false));
-    for key in [
-        "gaps",
-        "orphans",
-        "missing_from_table",
-        "missing_from_upstream_ids",
-        "invalid_entries",
-        "invalid_targets",
-    ] {
+    for key in LIST_KEYS {
         object.insert(key.to_owned(), Value::Array(Vec::new()));
     }
     object.insert("findings_count".to_owned(), Value::from(1));
@@ -197,11 +191,7 @@ pub(super) fn single_finding_verdict(reason: &str, file: &Utf8Path) -> Value {
 
 /// Distinct values in JavaScript's default sort order (UTF-16 code units).
 pub(super) fn unique_sorted(mut values: Vec<String>) -> Vec<String> {
-    values.sort_by(|a, b| utf16_order(a, b));
+    values.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
     values.dedup();
     values
-}
-
-fn utf16_order(a: &str, b: &str) -> Ordering {
-    a.encode_utf16().cmp(b.encode_utf16())
 }

@@ -71,13 +71,11 @@ use self::record::active_record;
 use self::table::{Entry, Table, parse_table};
 use self::targets::check_targets;
 use self::upstream::resolve_upstream;
-use crate::protocol::worker_outcome::WorkerOutcome;
-use crate::runtime::sensors::descriptor::{
-    GateUnit, OUTPUT_PATH_FLAG, PathFlag, STAGE_FLAG, ShippedSensor, WorkerContext,
-};
-use crate::runtime::sensors::finding;
+use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, STAGE_FLAG, ShippedSensor};
 use crate::runtime::sensors::text::read_text_lossy;
-use crate::runtime::sensors::worker_args::{FlagGrammar, WorkerArgs, resolve_worker_path};
+use crate::runtime::sensors::worker_args::{
+    FlagGrammar, WorkerArgs, existing_output_path, verdict_or_usage_error,
+};
 
 /// The statuses a coverage or reverse row may carry.
 const VALID_STATUSES: [&str; 5] = ["OK", "GAP", "ORPHAN", "Deferred", "N/A"];
@@ -88,28 +86,15 @@ const STATUSES_NEEDING_A_TARGET: [&str; 3] = ["OK", "Deferred", "N/A"];
 /// The `traceability` sensor: one `traceability.json` per fire.
 pub const SENSOR: ShippedSensor = ShippedSensor {
     id: "traceability",
-    check: run,
+    check: |args, context| verdict_or_usage_error(check(args, &context.project_dir)),
     extra_flags: &[],
     default_path_flag: PathFlag::OutputPath,
     gate_unit: GateUnit::Deliverable,
-    findings: finding::read_shipped,
 };
-
-/// Run the check on `args` (the worker argv after `sensor-traceability`).
-pub fn run(args: &[String], context: &WorkerContext) -> WorkerOutcome {
-    match check(args, &context.project_dir) {
-        Ok(verdict) => WorkerOutcome::Verdict(verdict),
-        Err(message) => WorkerOutcome::UsageError(message),
-    }
-}
 
 fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let flags = WorkerArgs::parse(args, &SENSOR, FlagGrammar::Lenient)?;
-    let output_path_as_given = flags.required(OUTPUT_PATH_FLAG)?;
-    let output_path = resolve_worker_path(project_dir, output_path_as_given);
-    if !output_path.exists() {
-        return Err(format!("--output-path not found: {output_path_as_given}"));
-    }
+    let (output_path_as_given, output_path) = existing_output_path(&flags, project_dir)?;
     let body = read_text_lossy(&output_path)
         .map_err(|error| format!("failed to read --output-path {output_path_as_given}: {error}"))?;
     let table = match parse_table(&body) {

@@ -10,11 +10,10 @@ use camino::Utf8Path;
 use super::ids::{IdPattern, digits_end, extract_ids, is_word_byte_at, is_word_byte_before};
 use super::record::read_upstream;
 use crate::leaves::js_text::{js_trim, js_trim_start};
-use crate::runtime::sensors::required_sections::units_block;
+use crate::runtime::sensors::required_sections::{
+    units_block, units_key_value, validate_unit_name,
+};
 use crate::runtime::sensors::text::{lines_of, read_text_lossy};
-
-/// The longest unit name the Bolt DAG accepts, in UTF-16 code units.
-const UNIT_NAME_MAX_LENGTH: usize = 64;
 
 pub(super) enum BoltDag {
     Units(Vec<String>),
@@ -43,12 +42,6 @@ pub(super) fn bolt_dag(path: &Utf8Path) -> BoltDag {
         Ok(units) => BoltDag::Units(units),
         Err(detail) => malformed("malformed", &detail),
     }
-}
-
-/// What follows `units:` on a line that is `\s*units\s*:…`.
-fn units_key_value(line: &str) -> Option<&str> {
-    let rest = js_trim_start(line).strip_prefix("units")?;
-    js_trim_start(rest).strip_prefix(':')
 }
 
 /// The `- name:` entries below `units:`, each a valid unit name, none twice.
@@ -96,31 +89,6 @@ fn unquote_scalar(value: &str) -> &str {
         &value[1..value.len() - 1]
     } else {
         value
-    }
-}
-
-fn validate_unit_name(name: &str) -> Result<(), String> {
-    let length = name.encode_utf16().count();
-    if name.is_empty() {
-        return Err("Unit name is empty".to_owned());
-    }
-    if length > UNIT_NAME_MAX_LENGTH {
-        let start: String = name.chars().take(32).collect();
-        return Err(format!(
-            "Unit name \"{start}...\" is {length} chars; max is {UNIT_NAME_MAX_LENGTH}"
-        ));
-    }
-    let mut bytes = name.bytes();
-    let valid = bytes
-        .next()
-        .is_some_and(|first| first.is_ascii_alphanumeric())
-        && bytes.all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'));
-    if valid {
-        Ok(())
-    } else {
-        Err(format!(
-            "Invalid Unit name \"{name}\" - must match /^[A-Za-z0-9][A-Za-z0-9._-]*$/ (ASCII letter/digit, then ASCII letters/digits/dot/underscore/hyphen)"
-        ))
     }
 }
 

@@ -71,12 +71,7 @@ pub(super) fn resolve_upstream(fired: &FiredTable<'_>, record: Option<&RecordFil
     };
     match fired.stage {
         "user-stories" => {
-            let ids = ids_from_file(
-                &record.requirements,
-                &[IdPattern::Fr, IdPattern::Nfr],
-                "requirements.md",
-            );
-            upstream.add(ids);
+            upstream.add(requirement_ids(record, &[IdPattern::Fr, IdPattern::Nfr]));
         }
         "domain-design" => {
             upstream.add(stories_else_requirements(record));
@@ -92,8 +87,16 @@ fn stories_else_requirements(record: &RecordFiles) -> (BTreeSet<String>, Option<
     if record.stories.exists() {
         ids_from_file(&record.stories, &[IdPattern::Us], "stories.md")
     } else {
-        ids_from_file(&record.requirements, &[IdPattern::Fr], "requirements.md")
+        requirement_ids(record, &[IdPattern::Fr])
     }
+}
+
+/// The ids of `patterns` in `requirements.md`, and the reason when it has none.
+fn requirement_ids(
+    record: &RecordFiles,
+    patterns: &[IdPattern],
+) -> (BTreeSet<String>, Option<String>) {
+    ids_from_file(&record.requirements, patterns, "requirements.md")
 }
 
 fn resolve_units_generation(record: &RecordFiles, upstream: &mut Upstream) {
@@ -143,8 +146,7 @@ fn resolve_construction_stage(
     match fired.stage {
         "functional-design" => resolve_functional_design(record, &context, upstream),
         "nfr-requirements" => {
-            let ids = ids_from_file(&record.requirements, &[IdPattern::Nfr], "requirements.md");
-            upstream.add(ids);
+            upstream.add(requirement_ids(record, &[IdPattern::Nfr]));
         }
         "nfr-design" => resolve_nfr_ids(
             &context,
@@ -258,8 +260,7 @@ pub(super) fn story_of_acceptance_criterion(ac: &str) -> Option<String> {
 
 fn resolve_functional_design(record: &RecordFiles, context: &UnitContext, upstream: &mut Upstream) {
     if !(record.stories.exists() && record.story_map.exists()) {
-        let ids = ids_from_file(&record.requirements, &[IdPattern::Fr], "requirements.md");
-        upstream.add(ids);
+        upstream.add(requirement_ids(record, &[IdPattern::Fr]));
         return;
     }
     let unit = &context.unit_name;
@@ -308,12 +309,7 @@ fn resolve_nfr_ids(
 
 fn resolve_code_generation(record: &RecordFiles, context: &UnitContext, upstream: &mut Upstream) {
     if !record.stories.exists() {
-        let ids = ids_from_file(
-            &record.requirements,
-            &[IdPattern::Fr, IdPattern::Nfr],
-            "requirements.md",
-        );
-        upstream.add(ids);
+        upstream.add(requirement_ids(record, &[IdPattern::Fr, IdPattern::Nfr]));
     } else if !record.story_map.exists() {
         upstream.add(ids_from_file(
             &record.stories,

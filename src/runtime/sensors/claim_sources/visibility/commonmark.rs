@@ -84,7 +84,10 @@ fn html_block_comments(text: &str, block: Range<usize>) -> Vec<Range<usize>> {
 
 /// `text` without the bytes of `ranges`, except the line feeds inside them (so every line keeps
 /// its number).
-pub(super) fn without_ranges(text: &str, mut ranges: Vec<Range<usize>>) -> String {
+pub(in crate::runtime::sensors::claim_sources) fn without_ranges(
+    text: &str,
+    mut ranges: Vec<Range<usize>>,
+) -> String {
     ranges.sort_by_key(|range| range.start);
     let mut kept = String::with_capacity(text.len());
     let mut copied_to = 0;

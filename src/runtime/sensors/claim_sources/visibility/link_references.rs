@@ -31,20 +31,27 @@ pub(in crate::runtime::sensors::claim_sources) fn reference_analysis(
     analysis
 }
 
-pub(in crate::runtime::sensors::claim_sources) fn without_reference_definitions(
+/// The [`visible_markdown_lines`] of `text`, with the lines of its link-reference definitions
+/// (`definition_lines`, 0-based) made empty.
+pub(in crate::runtime::sensors::claim_sources) fn visible_lines_without_definitions(
     text: &str,
-) -> String {
-    let analysis = reference_analysis(text);
+    definition_lines: &BTreeSet<usize>,
+) -> Vec<String> {
     visible_markdown_lines(text)
         .into_iter()
         .enumerate()
         .map(|(index, line)| {
-            if analysis.definition_lines.contains(&index) {
+            if definition_lines.contains(&index) {
                 String::new()
             } else {
                 line
             }
         })
-        .collect::<Vec<_>>()
-        .join("\n")
+        .collect()
+}
+
+pub(in crate::runtime::sensors::claim_sources) fn without_reference_definitions(
+    text: &str,
+) -> String {
+    visible_lines_without_definitions(text, &reference_analysis(text).definition_lines).join("\n")
 }

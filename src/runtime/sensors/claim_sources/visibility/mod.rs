@@ -15,78 +15,23 @@ pub(super) mod link_references;
 
 use std::collections::HashSet;
 
+pub(super) use self::commonmark::without_ranges;
 use self::commonmark::{
-    code_span_ranges, hidden_block_ranges, link_syntax_ranges, normalized_markdown, without_ranges,
+    code_span_ranges, hidden_block_ranges, link_syntax_ranges, normalized_markdown,
 };
 use crate::leaves::js_text::{
     is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
 };
 
 const RAW_HTML_BLOCK_ELEMENTS: [&str; 4] = ["script", "pre", "style", "textarea"];
-const HTML_BLOCK_ELEMENTS: [&str; 62] = [
-    "address",
-    "article",
-    "aside",
-    "base",
-    "basefont",
-    "blockquote",
-    "body",
-    "caption",
-    "center",
-    "col",
-    "colgroup",
-    "dd",
-    "details",
-    "dialog",
-    "dir",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "frame",
-    "frameset",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "head",
-    "header",
-    "hr",
-    "html",
-    "iframe",
-    "legend",
-    "li",
-    "link",
-    "main",
-    "menu",
-    "menuitem",
-    "nav",
-    "noframes",
-    "ol",
-    "optgroup",
-    "option",
-    "p",
-    "param",
-    "search",
-    "section",
-    "summary",
-    "table",
-    "tbody",
-    "td",
-    "tfoot",
-    "th",
-    "thead",
-    "title",
-    "tr",
-    "track",
-    "ul",
-];
+/// The `CommonMark` HTML block (kind 6) element names, separated by spaces.
+const HTML_BLOCK_ELEMENTS: &str = concat!(
+    "address article aside base basefont blockquote body caption center col colgroup dd ",
+    "details dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 ",
+    "h3 h4 h5 h6 head header hr html iframe legend li link main menu menuitem nav noframes ol ",
+    "optgroup option p param search section summary table tbody td tfoot th thead title tr ",
+    "track ul",
+);
 
 /// The document's lines with fenced code and HTML comments taken out, as `CommonMark` reads
 /// them (a fenced block's lines, its fences included, become empty; a comment's bytes go, the
@@ -199,7 +144,9 @@ fn starts_html_block(rest: &str) -> bool {
         .bytes()
         .take_while(u8::is_ascii_alphanumeric)
         .count();
-    HTML_BLOCK_ELEMENTS.contains(&&name_part[..name_length])
+    HTML_BLOCK_ELEMENTS
+        .split(' ')
+        .any(|element| element == &name_part[..name_length])
         && matches!(
             name_part.as_bytes().get(name_length),
             None | Some(b' ' | b'\t' | b'\n' | b'\x0c' | b'\r' | b'/' | b'>')
