@@ -2174,7 +2174,9 @@ fn the_reference_plugin_composes_onto_the_built_in_framework() {
     let project = TestProject::empty();
     let init = project.run(&["init", "."]);
     assert_eq!(init.status, 0, "{}", init.stderr);
-    let plugin_copy = project.path("../test-pro-plugin");
+    let shelf = tempfile::tempdir().unwrap();
+    let plugin_copy = camino::Utf8PathBuf::from_path_buf(shelf.path().join("test-pro-plugin"))
+        .expect("a UTF-8 temp dir");
     copy_tree(
         &reference_plugin_dir("test-pro-claude-projection"),
         &plugin_copy,
