@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Format, SensorsArgs, SensorsFormat};
+use crate::cli::args::{Format, HumanOrJson, SensorsArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{resolve_layout, usable_registry};
 use crate::compile::stage_graph::plugins_key::CORE_PLUGIN;
@@ -119,7 +119,7 @@ pub fn run(args: &SensorsArgs) -> ExitStatus {
         .map(|sensor| SensorRow::of(sensor, &lock))
         .collect();
     match args.format {
-        SensorsFormat::Human => {
+        HumanOrJson::Human => {
             for row in &rows {
                 printer.out(&format!(
                     "{}\t{}\t{}\t{}",
@@ -127,7 +127,7 @@ pub fn run(args: &SensorsArgs) -> ExitStatus {
                 ));
             }
         }
-        SensorsFormat::Json => printer.out(&json_text(&rows)),
+        HumanOrJson::Json => printer.out(&json_text(&rows)),
     }
     ExitStatus::Success
 }
@@ -136,7 +136,7 @@ fn describe_one(
     registry: &LiveRegistry,
     lock: &Lock,
     id: &str,
-    format: SensorsFormat,
+    format: HumanOrJson,
     printer: &Printer,
 ) -> ExitStatus {
     let Some(sensor) = registry.sensors.get(id) else {
@@ -152,8 +152,8 @@ fn describe_one(
     };
     let row = SensorRow::of(sensor, lock);
     match format {
-        SensorsFormat::Human => printer.out(&row.described()),
-        SensorsFormat::Json => printer.out(&json_text(&row)),
+        HumanOrJson::Human => printer.out(&row.described()),
+        HumanOrJson::Json => printer.out(&json_text(&row)),
     }
     ExitStatus::Success
 }
