@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HumanOrJson, SensorsArgs};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{resolve_layout, usable_registry};
+use crate::cli::project::{CommandResult, resolve_layout, usable_registry};
 use crate::compile::stage_graph::plugins_key::CORE_PLUGIN;
 use crate::plugin::lock_file::{Lock, read_lock};
 use crate::protocol::selection::FireOn;
@@ -88,30 +88,28 @@ fn plugin_of<'a>(sensor: &LiveSensor, lock: &'a Lock) -> &'a str {
 }
 
 pub fn run(args: &SensorsArgs) -> ExitStatus {
+    list_or_describe(args).unwrap_or_else(|status| status)
+}
+
+fn list_or_describe(args: &SensorsArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let layout = match resolve_layout(&args.project, &printer) {
-        Ok(layout) => layout,
-        Err(status) => return status,
-    };
-    let Some(registry) = usable_registry(&layout, &printer) else {
-        return ExitStatus::Failure;
-    };
-    let lock =
-        match read_lock(&layout.project_dir, layout.harness.dir_name()) {
-            Ok(lock) => lock,
-            Err(problem) => {
-                error_line(
-                    &printer,
-                    &problem.headline(),
-                    Some(problem.help.as_deref().unwrap_or(
-                        "fix or restore the lock file; `aidlc plugin sync` rewrites it",
-                    )),
-                );
-                return ExitStatus::Error;
-            }
-        };
+    let layout = resolve_layout(&args.project, &printer)?;
+    let registry = usable_registry(&layout, &printer).ok_or(ExitStatus::Failure)?;
+    let lock = read_lock(&layout.project_dir, layout.harness.dir_name()).map_err(|problem| {
+        error_line(
+            &printer,
+            &problem.headline(),
+            Some(
+                problem
+                    .help
+                    .as_deref()
+                    .unwrap_or("fix or restore the lock file; `aidlc plugin sync` rewrites it"),
+            ),
+        );
+        ExitStatus::Error
+    })?;
     if let Some(id) = &args.id {
-        return describe_one(&registry, &lock, id, args.format, &printer);
+        return Ok(describe_one(&registry, &lock, id, args.format, &printer));
     }
     let rows: Vec<SensorRow<'_>> = registry
         .sensors
@@ -129,7 +127,7 @@ pub fn run(args: &SensorsArgs) -> ExitStatus {
         }
         HumanOrJson::Json => printer.out(&json_text(&rows)),
     }
-    ExitStatus::Success
+    Ok(ExitStatus::Success)
 }
 
 fn describe_one(
