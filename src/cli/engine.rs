@@ -42,7 +42,7 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
             SensorCommand::Fire(fire_args) => fire(fire_args, &printer),
         },
         EngineCommand::Hook(hook_args) => match &hook_args.command {
-            HookCommand::RunSensors(run_args) => run_sensors(run_args, &printer),
+            HookCommand::RunSensors(run_args) => Ok(run_sensors(run_args, &printer)),
             HookCommand::RecordHumanTurn(project) => record_human_turn(project, &printer),
             HookCommand::Guard(project) => guard(project, &printer),
         },
@@ -246,10 +246,10 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> CommandResult {
 }
 
 /// The write hook. Every path exits 0, and nothing is printed on stdout.
-fn run_sensors(args: &RunSensorsArgs, printer: &Printer) -> CommandResult {
+fn run_sensors(args: &RunSensorsArgs, printer: &Printer) -> ExitStatus {
     let requested_harness = args.project.harness;
     let Some(payload) = write_payload(requested_harness) else {
-        return Ok(ExitStatus::Success);
+        return ExitStatus::Success;
     };
     let run = WriteEventRun {
         place: hook_place(&args.project),
@@ -257,7 +257,7 @@ fn run_sensors(args: &RunSensorsArgs, printer: &Printer) -> CommandResult {
     };
     let mut said = HookMessages::default();
     run_write_event(&run, &payload, &mut |outcome| said.print(outcome, printer));
-    Ok(ExitStatus::Success)
+    ExitStatus::Success
 }
 
 /// Where a hook runs, as its command line and this process's environment say.

@@ -273,19 +273,19 @@ fn read_composed_sources(
 
 /// A plugin error in one line: its problems' headlines.
 fn plugin_error_text(error: &PluginError) -> String {
-    match error {
-        PluginError::Refused(problems) => problems
-            .iter()
-            .map(crate::plugin::Problem::headline)
-            .collect::<Vec<_>>()
-            .join("; "),
-        PluginError::Environment(problem) => problem.headline(),
-        PluginError::CompileFailed { diagnostics, .. } => format!(
-            "the composed install does not compile ({} error{})",
-            diagnostics.iter().filter(|d| d.is_error()).count(),
-            plural(diagnostics.iter().filter(|d| d.is_error()).count())
-        ),
+    if let PluginError::CompileFailed { diagnostics, .. } = error {
+        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+        return format!(
+            "the composed install does not compile ({errors} error{})",
+            plural(errors)
+        );
     }
+    let headlines: Vec<String> = error
+        .problems()
+        .iter()
+        .map(|problem| problem.headline())
+        .collect();
+    headlines.join("; ")
 }
 
 /// An event of the watch: its JSON object on stdout in the JSON format, else `line` on stderr.

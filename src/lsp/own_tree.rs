@@ -21,13 +21,12 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use camino::{Utf8Path, Utf8PathBuf};
 use lsp_server::{Connection, Message, Notification, Response};
 use lsp_types::{
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    PublishDiagnosticsParams, Uri,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, Uri,
 };
 
-use super::diagnostics::{Publisher, protocol_diagnostic};
+use super::diagnostics::{Publisher, protocol_diagnostic, publish};
 use super::positions::{TextPositions, apply_change};
-use super::uri::{path_of_uri, uri_of_path};
+use super::uri::path_of_uri;
 use super::{Event, ServeError, next_batch, shutdown_answer};
 use crate::compile::syntax::frontmatter::ColumnUnit;
 use crate::compile::watch::{FolderWatcher, WatchMessage};
@@ -250,28 +249,9 @@ impl<'a> OwnTreeSession<'a> {
             }
         };
         for (path, list) in self.publisher.changes(current) {
-            self.send(&path, list);
+            let open_uri = self.documents.get(&path).map(|(uri, _)| uri.clone());
+            publish(&self.connection.sender, open_uri, &path, list, None);
         }
-    }
-
-    fn send(&self, path: &Utf8Path, diagnostics: Vec<lsp_types::Diagnostic>) {
-        let Some(uri) = self
-            .documents
-            .get(path)
-            .map(|(uri, _)| uri.clone())
-            .or_else(|| uri_of_path(path))
-        else {
-            return;
-        };
-        let params = PublishDiagnosticsParams {
-            uri,
-            diagnostics,
-            version: None,
-        };
-        let _ = self
-            .connection
-            .sender
-            .send(Notification::new("textDocument/publishDiagnostics".to_owned(), params).into());
     }
 
     /// The own-tree compile of the plugin with the editor's text, as protocol diagnostics by
