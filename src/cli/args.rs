@@ -771,7 +771,7 @@ pub struct InitArgs {
     pub example: bool,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ProjectArgs {
     /// The project folder. Default: `AIDLC_PROJECT_DIR`, else `CLAUDE_PROJECT_DIR`, else the
     /// nearest ancestor of the working folder that holds a harness folder.
