@@ -27,8 +27,8 @@ pub struct Cli {
     pub command: Command,
     /// When to colour the output: `auto` (a terminal, unless `NO_COLOR`; `CLICOLOR_FORCE` or
     /// `FORCE_COLOR` force it; `TERM=dumb` and `CLICOLOR=0` turn it off), `always` or `never`.
-    #[arg(long, value_enum, global = true, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
-    pub color: ColorWhen,
+    #[arg(long, value_enum, global = true, default_value_t = When::Auto, value_name = "WHEN")]
+    pub color: When,
 }
 
 /// The command line `aidlc` parses: [`Cli`]'s definition, with what no attribute can say.
@@ -84,22 +84,11 @@ fn with_help_additions(
 /// The widest the help is drawn (`max_term_width`).
 const HELP_WIDTH: usize = 100;
 
-/// `--color`.
+/// `--color` and `--progress`.
 //
 // No doc comments on the variants: clap would show them as the values' help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum ColorWhen {
-    #[default]
-    Auto,
-    Always,
-    Never,
-}
-
-/// `--progress`.
-//
-// No doc comments on the variants: clap would show them as the values' help.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum ProgressWhen {
+pub enum When {
     #[default]
     Auto,
     Always,
@@ -214,16 +203,17 @@ pub struct PluginArgs {
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
     /// `human` (a row per line: ✓ pass, ! warn, ✗ fail, with the fix) or `json` (one document).
-    #[arg(long, value_enum, default_value_t = DoctorFormat::Human)]
-    pub format: DoctorFormat,
+    #[arg(long, value_enum, default_value_t = HumanOrJson::Human)]
+    pub format: HumanOrJson,
     #[command(flatten)]
     pub project: ProjectArgs,
 }
 
+/// `doctor --format` and `sensors --format`.
 //
 // No doc comments on the variants: clap would show them as the values' help.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum DoctorFormat {
+pub enum HumanOrJson {
     Human,
     Json,
 }
@@ -234,18 +224,10 @@ pub struct SensorsArgs {
     #[arg(value_name = "ID")]
     pub id: Option<String>,
     /// `human` (a line per sensor: id, kind, plugin and description, tab-separated) or `json`.
-    #[arg(long, value_enum, default_value_t = SensorsFormat::Human)]
-    pub format: SensorsFormat,
+    #[arg(long, value_enum, default_value_t = HumanOrJson::Human)]
+    pub format: HumanOrJson,
     #[command(flatten)]
     pub project: ProjectArgs,
-}
-
-//
-// No doc comments on the variants: clap would show them as the values' help.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum SensorsFormat {
-    Human,
-    Json,
 }
 
 #[derive(Debug, clap::Args)]
@@ -422,8 +404,8 @@ pub struct GateCheckArgs {
     pub reports: Vec<(ReportFormat, Utf8PathBuf)>,
     /// The progress line on stderr: `auto` (on a terminal, unless `--quiet`), `always` or
     /// `never`.
-    #[arg(long, value_enum, default_value_t = ProgressWhen::Auto, value_name = "WHEN")]
-    pub progress: ProgressWhen,
+    #[arg(long, value_enum, default_value_t = When::Auto, value_name = "WHEN")]
+    pub progress: When,
     /// Also fail (exit 1) on findings of advisory sensors.
     #[arg(long)]
     pub strict: bool,
@@ -789,7 +771,7 @@ pub struct InitArgs {
     pub example: bool,
 }
 
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct ProjectArgs {
     /// The project folder. Default: `AIDLC_PROJECT_DIR`, else `CLAUDE_PROJECT_DIR`, else the
     /// nearest ancestor of the working folder that holds a harness folder.

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{DoctorArgs, DoctorFormat, Format};
+use crate::cli::args::{DoctorArgs, Format, HumanOrJson};
 use crate::cli::printer::Printer;
 use crate::cli::project::resolve_workspace;
 use crate::doctor::{Report, Row, Status, any_failed, count, run_doctor};
@@ -17,8 +17,8 @@ pub fn run(args: &DoctorArgs) -> ExitStatus {
     };
     let rows = run_doctor(&workspace);
     match args.format {
-        DoctorFormat::Human => printer.out(&human(&rows)),
-        DoctorFormat::Json => printer.out(
+        HumanOrJson::Human => printer.out(&human(&rows)),
+        HumanOrJson::Json => printer.out(
             &serde_json::to_string(&Report::of(&rows))
                 .unwrap_or_else(|error| unreachable!("a report of rows serialises: {error}")),
         ),

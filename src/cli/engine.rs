@@ -14,8 +14,8 @@ use crate::cli::args::{
 };
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
-    current_dir, env_var, resolve_layout, resolve_workspace, resolve_workspace_near,
-    usable_registry,
+    CommandResult, current_dir, env_var, resolve_layout, resolve_workspace, resolve_workspace_near,
+    usable_registry, working_folder,
 };
 use crate::compile::discover::{Layout, lexically_normal};
 use crate::harness::{self, Harness, payload};
@@ -35,14 +35,14 @@ use crate::runtime::sensors::descriptor::WorkerContext;
 
 pub fn run(args: &EngineArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
-    match &args.command {
+    let result = match &args.command {
         EngineCommand::Sensor(sensor) => match &sensor.command {
             SensorCommand::List(project) => list(project, &printer),
             SensorCommand::Describe(describe_args) => describe(describe_args, &printer),
             SensorCommand::Fire(fire_args) => fire(fire_args, &printer),
         },
         EngineCommand::Hook(hook_args) => match &hook_args.command {
-            HookCommand::RunSensors(run_args) => run_sensors(run_args, &printer),
+            HookCommand::RunSensors(run_args) => Ok(run_sensors(run_args, &printer)),
             HookCommand::RecordHumanTurn(project) => record_human_turn(project, &printer),
             HookCommand::Guard(project) => guard(project, &printer),
         },
@@ -57,9 +57,10 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         EngineCommand::Intent(intent_args) => match &intent_args.command {
             IntentCommand::New(new_args) => new_intent(new_args, &printer),
         },
-        EngineCommand::Gate(gate_args) => crate::cli::gate_step::run(gate_args),
+        EngineCommand::Gate(gate_args) => Ok(crate::cli::gate_step::run(gate_args)),
         EngineCommand::Worker(words) => worker(words, &printer),
-    }
+    };
+    result.unwrap_or_else(|status| status)
 }
 
 /// The live registry, or its errors printed (list and describe exit 1 on them).
@@ -67,33 +68,19 @@ fn registry_or_errors(layout: &Layout, printer: &Printer) -> Result<LiveRegistry
     usable_registry(layout, printer).ok_or(ExitStatus::Failure)
 }
 
-fn list(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
-    let layout = match resolve_layout(project, printer) {
-        Ok(layout) => layout,
-        Err(status) => return status,
-    };
-    let registry = match registry_or_errors(&layout, printer) {
-        Ok(registry) => registry,
-        Err(status) => return status,
-    };
+fn list(project: &ProjectArgs, printer: &Printer) -> CommandResult {
+    let registry = registry_or_errors(&resolve_layout(project, printer)?, printer)?;
     for (id, sensor) in &registry.sensors {
         printer.out(&format!(
             "{id}\t{}\t{}",
             sensor.manifest.kind, sensor.manifest.description
         ));
     }
-    ExitStatus::Success
+    Ok(ExitStatus::Success)
 }
 
-fn describe(args: &DescribeArgs, printer: &Printer) -> ExitStatus {
-    let layout = match resolve_layout(&args.project, printer) {
-        Ok(layout) => layout,
-        Err(status) => return status,
-    };
-    let registry = match registry_or_errors(&layout, printer) {
-        Ok(registry) => registry,
-        Err(status) => return status,
-    };
+fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
+    let registry = registry_or_errors(&resolve_layout(&args.project, printer)?, printer)?;
     let Some(sensor) = registry.sensors.get(&args.id) else {
         error_line(
             printer,
@@ -104,7 +91,7 @@ fn describe(args: &DescribeArgs, printer: &Printer) -> ExitStatus {
             ),
             None,
         );
-        return ExitStatus::Error;
+        return Err(ExitStatus::Error);
     };
     let manifest = &sensor.manifest;
     let mut lines = vec![
@@ -128,19 +115,13 @@ fn describe(args: &DescribeArgs, printer: &Printer) -> ExitStatus {
     }
     lines.push(format!("path: {}", sensor.registry_path));
     printer.out(&lines.join("\n"));
-    ExitStatus::Success
+    Ok(ExitStatus::Success)
 }
 
-fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
+fn fire(args: &FireArgs, printer: &Printer) -> CommandResult {
     // Run from outside the project, the output path says which project it belongs to.
-    let workspace = match resolve_workspace_near(&args.project, Some(&args.output_path), printer) {
-        Ok(workspace) => workspace,
-        Err(status) => return status,
-    };
-    let Some(cwd) = current_dir() else {
-        error_line(printer, "the working folder is not valid UTF-8", None);
-        return ExitStatus::Error;
-    };
+    let workspace = resolve_workspace_near(&args.project, Some(&args.output_path), printer)?;
+    let cwd = working_folder(printer)?;
     let request = FireRequest {
         sensor_id: args.id.clone(),
         stage: args.stage.clone(),
@@ -158,11 +139,11 @@ fn fire(args: &FireArgs, printer: &Printer) -> ExitStatus {
                     args.id, report.fire_id
                 ));
             }
-            ExitStatus::Success
+            Ok(ExitStatus::Success)
         }
         Err(refusal) => {
             print_refusal(&refusal, printer);
-            ExitStatus::Error
+            Err(ExitStatus::Error)
         }
     }
 }
@@ -179,7 +160,7 @@ fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
 /// with the line too); a check that could not run says why on stderr and exits 2, a usage
 /// error exits 1. An id that is not shipped exits 2 without a verdict, so no caller reads a
 /// pass.
-fn worker(words: &[String], printer: &Printer) -> ExitStatus {
+fn worker(words: &[String], printer: &Printer) -> CommandResult {
     let Some(id) = words.first().and_then(|word| word.strip_prefix("sensor-")) else {
         let name = words.first().map_or("", String::as_str);
         error_line(
@@ -187,7 +168,7 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
             &format!("unknown engine command: {name}"),
             Some("run `aidlc engine --help` for the commands"),
         );
-        return ExitStatus::Error;
+        return Err(ExitStatus::Error);
     };
     let Some(sensor) = sensors::shipped(id) else {
         error_line(
@@ -198,12 +179,9 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
             ),
             None,
         );
-        return ExitStatus::Error;
+        return Err(ExitStatus::Error);
     };
-    let Some(project_dir) = worker_project_dir() else {
-        error_line(printer, "the working folder is not valid UTF-8", None);
-        return ExitStatus::Error;
-    };
+    let project_dir = worker_project_dir(printer)?;
     let context = WorkerContext {
         project_dir,
         timeout: crate::runtime::worker_process::FALLBACK_TIMEOUT,
@@ -219,27 +197,25 @@ fn worker(words: &[String], printer: &Printer) -> ExitStatus {
         }
         _ => {}
     }
-    match code {
+    Ok(match code {
         0 => ExitStatus::Success,
         1 => ExitStatus::Failure,
         127 => ExitStatus::ToolUnavailable,
         _ => ExitStatus::Error,
-    }
+    })
 }
 
 /// The project a worker process runs for: `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR` (the
 /// dispatcher sets both), else the working folder (the dispatcher's cwd is the project).
-fn worker_project_dir() -> Option<camino::Utf8PathBuf> {
-    harness::environment::project_dir_from(&env_var)
-        .map(camino::Utf8PathBuf::from)
-        .or_else(current_dir)
+fn worker_project_dir(printer: &Printer) -> Result<camino::Utf8PathBuf, ExitStatus> {
+    match harness::environment::project_dir_from(&env_var) {
+        Some(dir) => Ok(camino::Utf8PathBuf::from(dir)),
+        None => working_folder(printer),
+    }
 }
 
-fn new_intent(args: &IntentNewArgs, printer: &Printer) -> ExitStatus {
-    let layout = match resolve_layout(&args.project, printer) {
-        Ok(layout) => layout,
-        Err(status) => return status,
-    };
+fn new_intent(args: &IntentNewArgs, printer: &Printer) -> CommandResult {
+    let layout = resolve_layout(&args.project, printer)?;
     match crate::runtime::workspace::create_intent(
         &layout.project_dir,
         &args.label,
@@ -258,11 +234,11 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> ExitStatus {
                 "created intent {} and made it the active intent",
                 created.folder_name
             ));
-            ExitStatus::Success
+            Ok(ExitStatus::Success)
         }
         Err(error) => {
             error_line(printer, &error.to_string(), None);
-            ExitStatus::Error
+            Err(ExitStatus::Error)
         }
     }
 }
@@ -331,11 +307,8 @@ fn write_payload(requested: Option<Harness>) -> Option<Vec<u8>> {
 
 /// `log decision`: exit 0 with the reply on stdout, 1 when refused (as the reference's
 /// `aidlc-log.ts`), 2 when the project cannot be found.
-fn log_decision(args: &LogDecisionArgs, printer: &Printer) -> ExitStatus {
-    let workspace = match resolve_workspace(&args.project, printer) {
-        Ok(workspace) => workspace,
-        Err(status) => return status,
-    };
+fn log_decision(args: &LogDecisionArgs, printer: &Printer) -> CommandResult {
+    let workspace = resolve_workspace(&args.project, printer)?;
     let request = receipts::DecisionRequest {
         stage: args.stage.clone(),
         decision: args.decision.clone(),
@@ -351,11 +324,8 @@ fn log_decision(args: &LogDecisionArgs, printer: &Printer) -> ExitStatus {
 }
 
 /// `log answer`: as `log decision`.
-fn log_answer(args: &LogAnswerArgs, printer: &Printer) -> ExitStatus {
-    let workspace = match resolve_workspace(&args.project, printer) {
-        Ok(workspace) => workspace,
-        Err(status) => return status,
-    };
+fn log_answer(args: &LogAnswerArgs, printer: &Printer) -> CommandResult {
+    let workspace = resolve_workspace(&args.project, printer)?;
     let request = receipts::AnswerRequest {
         stage: args.stage.clone(),
         details: args.details.clone(),
@@ -372,21 +342,21 @@ fn log_answer(args: &LogAnswerArgs, printer: &Printer) -> ExitStatus {
 fn print_json_reply(
     result: Result<serde_json::Value, impl std::fmt::Display>,
     printer: &Printer,
-) -> ExitStatus {
+) -> CommandResult {
     match result {
         Ok(reply) => {
             printer.out(&reply.to_string());
-            ExitStatus::Success
+            Ok(ExitStatus::Success)
         }
         Err(error) => {
             error_line(printer, &error.to_string(), None);
-            ExitStatus::Failure
+            Err(ExitStatus::Failure)
         }
     }
 }
 
 /// The pre-tool guard (`harness::guard`): only the payload is read, so it costs no project load.
-fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
+fn guard(project: &ProjectArgs, printer: &Printer) -> CommandResult {
     let payload = if std::io::stdin().is_terminal() {
         None
     } else {
@@ -424,9 +394,9 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
         printer.status(output.stderr.trim_end());
     }
     if output.status == 0 {
-        ExitStatus::Success
+        Ok(ExitStatus::Success)
     } else {
-        ExitStatus::Error
+        Err(ExitStatus::Error)
     }
 }
 
@@ -451,7 +421,7 @@ fn keep_shell_snapshot(project: &ProjectArgs, harness: Harness, payload: &[u8], 
 /// (exit 2, naming what it lacks), since the receipt is made from it (docs/decisions.md D34).
 /// A real prompt in a project without a workflow, or one that is not the human's, exits 0 with
 /// nothing written; a failed write is said on stderr and exits 0, so it never blocks the turn.
-fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
+fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult {
     // The harness is the registration's: `hook install` writes `--harness` for every harness
     // but Claude Code. It is never read from the payload's shape, so a payload shaped for
     // another harness is refused below, not recorded.
@@ -473,7 +443,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
                 "only the harness records a human turn, through the hook `aidlc hook install` registers",
             ),
         );
-        ExitStatus::Error
+        Err(ExitStatus::Error)
     };
     let kiro_ide_prompt = env_var(payload::KIRO_IDE_LEGACY_PAYLOAD_VARIABLE);
     let event = match payload::prompt_event(harness, &payload, kiro_ide_prompt) {
@@ -481,10 +451,10 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
         Err(problem) => return refuse(&problem),
     };
     if !payload::prompt_is_human(harness, &payload) {
-        return ExitStatus::Success;
+        return Ok(ExitStatus::Success);
     }
     let Some(workspace) = hook_workspace(&hook_place(project), harness, &payload) else {
-        return ExitStatus::Success;
+        return Ok(ExitStatus::Success);
     };
     if let Err(problem) = transcript_in_its_place(&event, workspace.project_dir()) {
         return refuse(&problem);
@@ -495,7 +465,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
         "record-human-turn",
         &payload,
     ) {
-        return ExitStatus::Success;
+        return Ok(ExitStatus::Success);
     }
     if let Err(error) = receipts::record_human_turn(
         &workspace,
@@ -505,7 +475,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> ExitStatus {
     ) {
         printer.status(&format!("aidlc: the human turn was not recorded: {error}"));
     }
-    ExitStatus::Success
+    Ok(ExitStatus::Success)
 }
 
 /// A Claude Code or Codex prompt's transcript is the harness's own for this project and session,
@@ -530,11 +500,8 @@ fn transcript_in_its_place(
 }
 
 /// `learnings surface`: the reply on stdout, exit 0; 1 when refused (D43–D45).
-fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStatus {
-    let workspace = match resolve_workspace(&args.project, printer) {
-        Ok(workspace) => workspace,
-        Err(status) => return status,
-    };
+fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> CommandResult {
+    let workspace = resolve_workspace(&args.project, printer)?;
     print_json_reply(
         crate::runtime::learnings::surface(&workspace, &args.slug),
         printer,
@@ -543,15 +510,9 @@ fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> ExitStat
 
 /// `learnings persist`: the reply on stdout, exit 0; 1 when refused (D43–D45); 2 when a selection
 /// cannot be written as given (nothing was written).
-fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStatus {
-    let workspace = match resolve_workspace(&args.project, printer) {
-        Ok(workspace) => workspace,
-        Err(status) => return status,
-    };
-    let Some(cwd) = current_dir() else {
-        error_line(printer, "the working folder is not valid UTF-8", None);
-        return ExitStatus::Error;
-    };
+fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> CommandResult {
+    let workspace = resolve_workspace(&args.project, printer)?;
+    let cwd = working_folder(printer)?;
     let given = lexically_normal(&cwd.join(&args.selections_json));
     let persisted = crate::runtime::learnings::persist(
         &workspace,
@@ -566,7 +527,7 @@ fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> ExitStat
                 &error.to_string(),
                 Some("fix the selection in the selections file, then persist again"),
             );
-            ExitStatus::Error
+            Err(ExitStatus::Error)
         }
         persisted => print_json_reply(persisted.map(|reply| reply.json()), printer),
     }

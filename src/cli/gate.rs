@@ -9,9 +9,12 @@ use std::io::Write;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, ProgressWhen};
+use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, When};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{current_dir, env_var, resolve_workspace, usable_graph, usable_registry};
+use crate::cli::project::{
+    CommandResult, current_dir, env_var, resolve_workspace, usable_graph, usable_registry,
+    working_folder,
+};
 use crate::report::{self, RenderSettings, ReportFormat, SourceTexts};
 use crate::runtime::dispatch::time_limit::{self, EnclosingLimit, GateLimits};
 use crate::runtime::gate::check::{CheckRequest, finding_sources};
@@ -28,22 +31,16 @@ pub fn run(args: &GateArgs) -> ExitStatus {
         GateCommand::Check(check_args) => check(check_args),
         GateCommand::Merge(merge_args) => merge(merge_args),
     }
+    .unwrap_or_else(|status| status)
 }
 
-fn check(args: &GateCheckArgs) -> ExitStatus {
+fn check(args: &GateCheckArgs) -> CommandResult {
     // `--quiet` silences the progress line only: an error is never quiet.
     let printer = Printer::new(Format::Human, false);
     let started = std::time::Instant::now();
-    let workspace = match resolve_workspace(&args.project, &printer) {
-        Ok(workspace) => workspace,
-        Err(status) => return status,
-    };
-    let Some(registry) = usable_registry(&workspace.layout, &printer) else {
-        return ExitStatus::Error;
-    };
-    let Some(graph) = usable_graph(&workspace.layout, &printer) else {
-        return ExitStatus::Error;
-    };
+    let workspace = resolve_workspace(&args.project, &printer)?;
+    let registry = usable_registry(&workspace.layout, &printer).ok_or(ExitStatus::Error)?;
+    let graph = usable_graph(&workspace.layout, &printer).ok_or(ExitStatus::Error)?;
     let repository = RepositoryRoot::find(
         workspace.project_dir(),
         env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
@@ -64,13 +61,13 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         }
         Err(refusal) => {
             print_notice(&refusal, &printer);
-            return ExitStatus::Error;
+            return Err(ExitStatus::Error);
         }
     };
     let shown = match args.progress {
-        ProgressWhen::Always => true,
-        ProgressWhen::Never => false,
-        ProgressWhen::Auto => !args.quiet && printer.stderr_is_terminal(),
+        When::Always => true,
+        When::Never => false,
+        When::Auto => !args.quiet && printer.stderr_is_terminal(),
     };
     let progress = printer.progress_line(planned.fire_count(), "fires", shown);
     let mut report = planned.run(&workspace, &registry, &graph.nodes, started, &|| {
@@ -101,7 +98,10 @@ fn check(args: &GateCheckArgs) -> ExitStatus {
         allow_empty: args.allow_empty,
         quiet: args.quiet,
     };
-    say_judgement(judge(&report, &graph.nodes, judging, written), &printer)
+    Ok(say_judgement(
+        judge(&report, &graph.nodes, judging, written),
+        &printer,
+    ))
 }
 
 /// The notices of a judged report, then its exit status.
@@ -154,30 +154,17 @@ pub(super) fn print_stale_graph(
     error_line(printer, &message, Some(help));
 }
 
-fn merge(args: &GateMergeArgs) -> ExitStatus {
+fn merge(args: &GateMergeArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let (shards, report) = match read_and_merge_shards(&args.files) {
-        Ok(merged) => merged,
-        Err(refusal) => {
-            print_notice(&refusal, &printer);
-            return ExitStatus::Error;
-        }
-    };
-    let workspace = match resolve_workspace(&args.project, &printer) {
-        Ok(workspace) => workspace,
-        Err(status) => return status,
-    };
-    let Some(graph) = usable_graph(&workspace.layout, &printer) else {
-        return ExitStatus::Error;
-    };
-    if let Err(refusal) = refuse_shards_of_another_project(&workspace, &graph.nodes, &shards) {
+    let refused = |refusal: Notice| {
         print_notice(&refusal, &printer);
-        return ExitStatus::Error;
-    }
-    let Some(cwd) = current_dir() else {
-        error_line(&printer, "the working folder is not valid UTF-8", None);
-        return ExitStatus::Error;
+        ExitStatus::Error
     };
+    let (shards, report) = read_and_merge_shards(&args.files).map_err(refused)?;
+    let workspace = resolve_workspace(&args.project, &printer)?;
+    let graph = usable_graph(&workspace.layout, &printer).ok_or(ExitStatus::Error)?;
+    refuse_shards_of_another_project(&workspace, &graph.nodes, &shards).map_err(refused)?;
+    let cwd = working_folder(&printer)?;
     let repository = RepositoryRoot::find(
         &cwd,
         env_var("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
@@ -200,7 +187,10 @@ fn merge(args: &GateMergeArgs) -> ExitStatus {
         allow_empty: args.allow_empty,
         quiet: true,
     };
-    say_judgement(judge(&report, &graph.nodes, judging, written), &printer)
+    Ok(say_judgement(
+        judge(&report, &graph.nodes, judging, written),
+        &printer,
+    ))
 }
 
 /// The project folder relative to the working folder (empty when the working folder is unknown).

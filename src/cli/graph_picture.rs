@@ -8,7 +8,7 @@
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GraphArgs};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::resolve_layout;
+use crate::cli::project::{CommandResult, resolve_layout};
 use crate::compile;
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::{self, Layout};
@@ -18,15 +18,13 @@ use crate::leaves::english::plural;
 use crate::protocol::graph_reader::GraphTextError;
 
 pub(super) fn run(args: &GraphArgs) -> ExitStatus {
+    draw(args).unwrap_or_else(|status| status)
+}
+
+fn draw(args: &GraphArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let layout = match resolve_layout(&args.project, &printer) {
-        Ok(layout) => layout,
-        Err(status) => return status,
-    };
-    let text = match graph_text(&layout, &printer) {
-        Ok(text) => text,
-        Err(status) => return status,
-    };
+    let layout = resolve_layout(&args.project, &printer)?;
+    let text = graph_text(&layout, &printer)?;
     let map = match read_stage_map(&text) {
         Ok(map) => map,
         Err(error) => {
@@ -42,7 +40,7 @@ pub(super) fn run(args: &GraphArgs) -> ExitStatus {
                 &message,
                 Some("run `aidlc compile --force` to rebuild it"),
             );
-            return ExitStatus::Error;
+            return Err(ExitStatus::Error);
         }
     };
     let selection = match map.select(&args.stages, args.sensors) {
@@ -57,11 +55,11 @@ pub(super) fn run(args: &GraphArgs) -> ExitStatus {
                 &format!("no stage \"{}\" in the stage graph", unknown.slug),
                 Some(&help),
             );
-            return ExitStatus::Error;
+            return Err(ExitStatus::Error);
         }
     };
     printer.out(&graph_picture::render(&selection, args.format));
-    ExitStatus::Success
+    Ok(ExitStatus::Success)
 }
 
 /// The text of the graph the sources compile to: the file when the record proves it current,

@@ -74,10 +74,7 @@ fn with_layout(
     printer: &Printer,
     run: impl FnOnce(&crate::compile::discover::Layout) -> ExitStatus,
 ) -> ExitStatus {
-    let mut args = ProjectArgs {
-        project_dir: args.project_dir.clone(),
-        harness: args.harness,
-    };
+    let mut args = args.clone();
     if args.harness.is_none()
         && let Some(dir) = env_var("AIDLC_HARNESS_DIR").filter(|dir| !dir.trim().is_empty())
     {

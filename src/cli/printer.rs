@@ -22,10 +22,11 @@
 )]
 
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{ColorWhen, Format};
+use crate::cli::args::{Format, When};
 use crate::leaves::diagnostics::Diagnostic;
 use crate::report::SourceLookup;
 use crate::report::{github, human, json};
@@ -58,27 +59,17 @@ pub fn report_closed_stdout(status: ExitStatus) {
     }
 }
 
-/// `--color`, for the whole process (set once by `cli::run` before any command prints).
-static COLOR_WHEN: AtomicU8 = AtomicU8::new(0);
+/// `--color`, for the whole process (set once by `cli::run` before any command prints;
+/// `auto` until then).
+static COLOR_WHEN: OnceLock<When> = OnceLock::new();
 
 /// Set `--color` for every printer of the process.
-pub fn set_color_when(when: ColorWhen) {
-    COLOR_WHEN.store(
-        match when {
-            ColorWhen::Auto => 0,
-            ColorWhen::Always => 1,
-            ColorWhen::Never => 2,
-        },
-        Ordering::SeqCst,
-    );
+pub fn set_color_when(when: When) {
+    let _ = COLOR_WHEN.set(when);
 }
 
-fn color_when() -> ColorWhen {
-    match COLOR_WHEN.load(Ordering::SeqCst) {
-        1 => ColorWhen::Always,
-        2 => ColorWhen::Never,
-        _ => ColorWhen::Auto,
-    }
+fn color_when() -> When {
+    COLOR_WHEN.get().copied().unwrap_or_default()
 }
 
 pub struct Printer {
@@ -257,6 +248,15 @@ impl StderrLine {
         stderr.write_all(text.as_bytes())?;
         stderr.flush()
     }
+
+    /// ANSI's cursor move `n` cells in `direction` (`A` up, `B` down, `C` right, `D` left);
+    /// nothing for 0.
+    fn move_cursor(n: usize, direction: char) -> std::io::Result<()> {
+        if n == 0 {
+            return Ok(());
+        }
+        Self::write(&format!("\u{1b}[{n}{direction}"))
+    }
 }
 
 impl indicatif::TermLike for StderrLine {
@@ -269,31 +269,19 @@ impl indicatif::TermLike for StderrLine {
     }
 
     fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        Self::write(&format!("\u{1b}[{n}A"))
+        Self::move_cursor(n, 'A')
     }
 
     fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        Self::write(&format!("\u{1b}[{n}B"))
+        Self::move_cursor(n, 'B')
     }
 
     fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        Self::write(&format!("\u{1b}[{n}C"))
+        Self::move_cursor(n, 'C')
     }
 
     fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
-        if n == 0 {
-            return Ok(());
-        }
-        Self::write(&format!("\u{1b}[{n}D"))
+        Self::move_cursor(n, 'D')
     }
 
     fn write_line(&self, line: &str) -> std::io::Result<()> {
@@ -319,9 +307,9 @@ impl indicatif::TermLike for StderrLine {
 /// that is not `dumb`, or a CI that shows colours).
 fn color_allowed<S: anstream::stream::RawStream>(stream: &S) -> bool {
     match color_when() {
-        ColorWhen::Always => true,
-        ColorWhen::Never => false,
-        ColorWhen::Auto => {
+        When::Always => true,
+        When::Never => false,
+        When::Auto => {
             if anstyle_query::no_color() {
                 false
             } else if anstyle_query::clicolor_force() || force_color() {

@@ -29,6 +29,18 @@ pub(super) fn current_dir() -> Option<Utf8PathBuf> {
         .and_then(|dir| Utf8PathBuf::from_path_buf(dir).ok())
 }
 
+/// What a command returns: its exit status, or (as `Err`) the status of a step that refused
+/// after printing why, so that each step can end the command with `?`.
+pub(super) type CommandResult = Result<ExitStatus, ExitStatus>;
+
+/// The working folder, or exit 2 with why it cannot be used printed.
+pub(super) fn working_folder(printer: &Printer) -> Result<Utf8PathBuf, ExitStatus> {
+    current_dir().ok_or_else(|| {
+        error_line(printer, "the working folder is not valid UTF-8", None);
+        ExitStatus::Error
+    })
+}
+
 /// The project folder and layout for `args`, or the error already printed.
 pub(super) fn resolve_layout(args: &ProjectArgs, printer: &Printer) -> Result<Layout, ExitStatus> {
     resolve_layout_near(args, None, printer)
@@ -42,10 +54,7 @@ pub(super) fn resolve_layout_near(
     near: Option<&Utf8Path>,
     printer: &Printer,
 ) -> Result<Layout, ExitStatus> {
-    let Some(cwd) = current_dir() else {
-        error_line(printer, "the working folder is not valid UTF-8", None);
-        return Err(ExitStatus::Error);
-    };
+    let cwd = working_folder(printer)?;
     let find =
         |start: &Utf8Path| discover::find_project_dir(args.project_dir.as_deref(), &env_var, start);
     let found = match near {

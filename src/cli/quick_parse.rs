@@ -19,8 +19,8 @@ use std::ffi::OsString;
 use camino::Utf8PathBuf;
 
 use crate::cli::args::{
-    Cli, ColorWhen, Command, EngineArgs, EngineCommand, FireArgs, HookArgs, HookCommand,
-    ProjectArgs, RunSensorsArgs, SensorArgs, SensorCommand,
+    Cli, Command, EngineArgs, EngineCommand, FireArgs, HookArgs, HookCommand, ProjectArgs,
+    RunSensorsArgs, SensorArgs, SensorCommand, When,
 };
 use crate::harness::Harness;
 
@@ -45,7 +45,7 @@ pub fn quick_parse(args: &[OsString]) -> Option<Cli> {
     };
     Some(Cli {
         command: Command::Engine(EngineArgs { command }),
-        color: ColorWhen::Auto,
+        color: When::Auto,
     })
 }
 

@@ -9,9 +9,9 @@
 use serde::Serialize;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Format, SensorsArgs, SensorsFormat};
+use crate::cli::args::{Format, HumanOrJson, SensorsArgs};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{resolve_layout, usable_registry};
+use crate::cli::project::{CommandResult, resolve_layout, usable_registry};
 use crate::compile::stage_graph::plugins_key::CORE_PLUGIN;
 use crate::plugin::lock_file::{Lock, read_lock};
 use crate::protocol::selection::FireOn;
@@ -88,30 +88,28 @@ fn plugin_of<'a>(sensor: &LiveSensor, lock: &'a Lock) -> &'a str {
 }
 
 pub fn run(args: &SensorsArgs) -> ExitStatus {
+    list_or_describe(args).unwrap_or_else(|status| status)
+}
+
+fn list_or_describe(args: &SensorsArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let layout = match resolve_layout(&args.project, &printer) {
-        Ok(layout) => layout,
-        Err(status) => return status,
-    };
-    let Some(registry) = usable_registry(&layout, &printer) else {
-        return ExitStatus::Failure;
-    };
-    let lock =
-        match read_lock(&layout.project_dir, layout.harness.dir_name()) {
-            Ok(lock) => lock,
-            Err(problem) => {
-                error_line(
-                    &printer,
-                    &problem.headline(),
-                    Some(problem.help.as_deref().unwrap_or(
-                        "fix or restore the lock file; `aidlc plugin sync` rewrites it",
-                    )),
-                );
-                return ExitStatus::Error;
-            }
-        };
+    let layout = resolve_layout(&args.project, &printer)?;
+    let registry = usable_registry(&layout, &printer).ok_or(ExitStatus::Failure)?;
+    let lock = read_lock(&layout.project_dir, layout.harness.dir_name()).map_err(|problem| {
+        error_line(
+            &printer,
+            &problem.headline(),
+            Some(
+                problem
+                    .help
+                    .as_deref()
+                    .unwrap_or("fix or restore the lock file; `aidlc plugin sync` rewrites it"),
+            ),
+        );
+        ExitStatus::Error
+    })?;
     if let Some(id) = &args.id {
-        return describe_one(&registry, &lock, id, args.format, &printer);
+        return Ok(describe_one(&registry, &lock, id, args.format, &printer));
     }
     let rows: Vec<SensorRow<'_>> = registry
         .sensors
@@ -119,7 +117,7 @@ pub fn run(args: &SensorsArgs) -> ExitStatus {
         .map(|sensor| SensorRow::of(sensor, &lock))
         .collect();
     match args.format {
-        SensorsFormat::Human => {
+        HumanOrJson::Human => {
             for row in &rows {
                 printer.out(&format!(
                     "{}\t{}\t{}\t{}",
@@ -127,16 +125,16 @@ pub fn run(args: &SensorsArgs) -> ExitStatus {
                 ));
             }
         }
-        SensorsFormat::Json => printer.out(&json_text(&rows)),
+        HumanOrJson::Json => printer.out(&json_text(&rows)),
     }
-    ExitStatus::Success
+    Ok(ExitStatus::Success)
 }
 
 fn describe_one(
     registry: &LiveRegistry,
     lock: &Lock,
     id: &str,
-    format: SensorsFormat,
+    format: HumanOrJson,
     printer: &Printer,
 ) -> ExitStatus {
     let Some(sensor) = registry.sensors.get(id) else {
@@ -152,8 +150,8 @@ fn describe_one(
     };
     let row = SensorRow::of(sensor, lock);
     match format {
-        SensorsFormat::Human => printer.out(&row.described()),
-        SensorsFormat::Json => printer.out(&json_text(&row)),
+        HumanOrJson::Human => printer.out(&row.described()),
+        HumanOrJson::Json => printer.out(&json_text(&row)),
     }
     ExitStatus::Success
 }

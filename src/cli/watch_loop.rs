@@ -171,7 +171,11 @@ pub fn run(
     if crate::cli::printer::stdout_closed() {
         return ExitStatus::Success;
     }
-    report_stopped(printer);
+    report_event(
+        printer,
+        &json!({"event": "stopped", "reason": "interrupted"}),
+        "stopped watching",
+    );
     ExitStatus::Interrupted
 }
 
@@ -269,48 +273,54 @@ fn read_composed_sources(
 
 /// A plugin error in one line: its problems' headlines.
 fn plugin_error_text(error: &PluginError) -> String {
-    match error {
-        PluginError::Refused(problems) => problems
-            .iter()
-            .map(crate::plugin::Problem::headline)
-            .collect::<Vec<_>>()
-            .join("; "),
-        PluginError::Environment(problem) => problem.headline(),
-        PluginError::CompileFailed { diagnostics, .. } => format!(
-            "the composed install does not compile ({} error{})",
-            diagnostics.iter().filter(|d| d.is_error()).count(),
-            plural(diagnostics.iter().filter(|d| d.is_error()).count())
-        ),
+    if let PluginError::CompileFailed { diagnostics, .. } = error {
+        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+        return format!(
+            "the composed install does not compile ({errors} error{})",
+            plural(errors)
+        );
+    }
+    let headlines: Vec<String> = error
+        .problems()
+        .iter()
+        .map(|problem| problem.headline())
+        .collect();
+    headlines.join("; ")
+}
+
+/// An event of the watch: its JSON object on stdout in the JSON format, else `line` on stderr.
+fn report_event(printer: &Printer, event: &serde_json::Value, line: &str) {
+    if printer.format == Format::Json {
+        printer.out(&event.to_string());
+    } else {
+        printer.status(line);
     }
 }
 
 fn report_unreadable_lock(why: &str, printer: &Printer) {
-    if printer.format == Format::Json {
-        printer.out(&json!({"event": "plugins-unreadable", "message": why}).to_string());
-    } else {
-        printer.status(&format!(
+    report_event(
+        printer,
+        &json!({"event": "plugins-unreadable", "message": why}),
+        &format!(
             "warning: no composed plugin is watched: {why}; `aidlc plugin sync` says the same"
-        ));
-    }
+        ),
+    );
 }
 
 fn report_unwatched(plugin: &UnwatchedPlugin, printer: &Printer) {
-    if printer.format == Format::Json {
-        printer.out(
-            &json!({
-                "event": "plugin-not-watched",
-                "plugin": plugin.name,
-                "source": plugin.source,
-                "reason": "git",
-            })
-            .to_string(),
-        );
-    } else {
-        printer.status(&format!(
+    report_event(
+        printer,
+        &json!({
+            "event": "plugin-not-watched",
+            "plugin": plugin.name,
+            "source": plugin.source,
+            "reason": "git",
+        }),
+        &format!(
             "note: plugin \"{}\" comes from git ({}): its kept copy is not watched; `aidlc plugin add {}` brings in a new commit",
             plugin.name, plugin.source, plugin.source
-        ));
-    }
+        ),
+    );
 }
 
 /// One line for a recomposition (nothing for the no-op sync); a failure as `plugin sync`
@@ -432,21 +442,11 @@ fn report_watching(project_dir: &Utf8Path, started: bool, args: &ProjectArgs, pr
 }
 
 fn report_watcher_error(error: &str, printer: &Printer) {
-    if printer.format == Format::Json {
-        printer.out(&json!({"event": "watcher-error", "message": error}).to_string());
-    } else {
-        printer.status(&format!(
-            "warning: {error}; re-reading every input on the next change"
-        ));
-    }
-}
-
-fn report_stopped(printer: &Printer) {
-    if printer.format == Format::Json {
-        printer.out(&json!({"event": "stopped", "reason": "interrupted"}).to_string());
-    } else {
-        printer.status("stopped watching");
-    }
+    report_event(
+        printer,
+        &json!({"event": "watcher-error", "message": error}),
+        &format!("warning: {error}; re-reading every input on the next change"),
+    );
 }
 
 fn report_rebuild(layout: &Layout, rebuild: &Rebuild, printer: &Printer) {

@@ -14,8 +14,10 @@ use super::positions::TextPositions;
 use super::server_state::{FileKind, ServerState};
 use crate::compile::db::SourceFile;
 use crate::compile::syntax::manifest::sensor_id_from_file_name;
-use crate::compile::syntax::stage::{PHASES, is_kebab_case};
+use crate::compile::syntax::stage::is_kebab_case;
+use crate::compile::syntax::vocabulary::{EXECUTIONS, MODES, PHASES, SENSOR_KINDS};
 use crate::leaves::diagnostics::{Code, Diagnostic};
+use strum::VariantArray as _;
 
 /// The quick fixes for the diagnostics of `file` that touch the byte range `span`.
 pub fn code_actions(
@@ -157,9 +159,9 @@ fn known_values(state: &ServerState, file: SourceFile, kind: FileKind, field: &s
             .file_name()
             .and_then(sensor_id_from_file_name)
             .map(|id| vec![id.to_owned()]),
-        (FileKind::Manifest, "kind") => Some(owned(&super::completion::KINDS)),
+        (FileKind::Manifest, "kind") => Some(owned(&SENSOR_KINDS)),
         (FileKind::Manifest, "default_severity") => Some(
-            super::completion::SEVERITIES
+            crate::protocol::selection::Severity::VARIANTS
                 .iter()
                 .map(|severity| severity.as_str().to_owned())
                 .collect(),
@@ -170,8 +172,8 @@ fn known_values(state: &ServerState, file: SourceFile, kind: FileKind, field: &s
             .and_then(camino::Utf8Path::file_name)
             .filter(|folder| PHASES.contains(folder))
             .map(|folder| vec![folder.to_owned()]),
-        (FileKind::Stage, "execution") => Some(owned(&super::completion::EXECUTIONS)),
-        (FileKind::Stage, "mode") => Some(owned(&super::completion::MODES)),
+        (FileKind::Stage, "execution") => Some(owned(&EXECUTIONS)),
+        (FileKind::Stage, "mode") => Some(owned(&MODES)),
         (FileKind::Agent | FileKind::Scope, "name") => Some(vec![stem.to_owned()]),
         _ => None,
     };

@@ -17,17 +17,9 @@ use super::server_state::{FileKind, ServerState};
 use crate::compile::db::SourceFile;
 use crate::compile::resolve::{SiteName, SiteRole, known_sensor_ids, name_index};
 use crate::compile::syntax::frontmatter::{self, FrontmatterError};
-use crate::compile::syntax::stage::PHASES;
+use crate::compile::syntax::vocabulary::{EXECUTIONS, MODES, PHASES, SENSOR_KINDS};
 use crate::protocol::selection::{FireOn, Severity};
-
-/// The values `syntax::stage` accepts for `execution` and `mode` (a unit test below checks them
-/// against the stage checker, so the two cannot drift).
-pub const EXECUTIONS: [&str; 2] = ["ALWAYS", "CONDITIONAL"];
-pub const MODES: [&str; 5] = ["inline", "subagent", "pipeline", "mob", "agent-team"];
-/// The one `kind` a manifest may have in this release.
-pub const KINDS: [&str; 1] = ["deterministic"];
-pub const SEVERITIES: [Severity; 2] = [Severity::Advisory, Severity::Blocking];
-pub const FIRE_ONS: [FireOn; 2] = [FireOn::Write, FireOn::Gate];
+use strum::VariantArray as _;
 
 /// Where the cursor is, in terms of the frontmatter: which top-level field, and the byte range
 /// of the word being typed (what a chosen item replaces).
@@ -102,12 +94,15 @@ fn candidates(state: &ServerState, file: SourceFile, kind: FileKind, key: &str) 
             .map(|value| constant(value, "execution"))
             .collect(),
         (FileKind::Stage, "mode") => MODES.iter().map(|value| constant(value, "mode")).collect(),
-        (FileKind::Manifest, "kind") => KINDS.iter().map(|value| constant(value, "kind")).collect(),
-        (FileKind::Manifest, "default_severity") => SEVERITIES
+        (FileKind::Manifest, "kind") => SENSOR_KINDS
+            .iter()
+            .map(|value| constant(value, "kind"))
+            .collect(),
+        (FileKind::Manifest, "default_severity") => Severity::VARIANTS
             .iter()
             .map(|severity| constant(severity.as_str(), "default_severity"))
             .collect(),
-        (FileKind::Manifest, "fire_on") => FIRE_ONS
+        (FileKind::Manifest, "fire_on") => FireOn::VARIANTS
             .iter()
             .map(|fire_on| constant(fire_on.as_str(), "fire_on"))
             .collect(),
@@ -327,48 +322,5 @@ mod tests {
             None
         );
         assert_eq!(context_at_bar("---\nsensors: [a]|\n---\n"), None);
-    }
-
-    #[test]
-    fn the_offered_stage_values_are_exactly_the_ones_the_stage_checker_accepts() {
-        let stage = |execution: &str, mode: &str| {
-            format!(
-                "---\nslug: s\nphase: inception\nexecution: {execution}\ncondition: c\nlead_agent: a\nmode: {mode}\ninputs: i\noutputs: o\n---\n"
-            )
-        };
-        let path = camino::Utf8Path::new("s.md");
-        for execution in EXECUTIONS {
-            for mode in MODES {
-                let (_, diagnostics) =
-                    crate::compile::syntax::stage::parse_stage(&stage(execution, mode), path);
-                // Some modes need more fields (`pipeline` needs support agents); only the
-                // enum check matters here.
-                assert!(
-                    diagnostics
-                        .iter()
-                        .all(|d| !d.message.contains("must be one of")),
-                    "{execution} {mode}: {diagnostics:?}"
-                );
-            }
-        }
-        let (_, diagnostics) =
-            crate::compile::syntax::stage::parse_stage(&stage("NEVER", "solo"), path);
-        let messages: Vec<&str> = diagnostics.iter().map(|d| d.message.as_str()).collect();
-        assert!(
-            messages.contains(
-                &format!(
-                    "execution must be one of {}, got \"NEVER\"",
-                    EXECUTIONS.join(" | ")
-                )
-                .as_str()
-            ),
-            "{messages:?}"
-        );
-        assert!(
-            messages.contains(
-                &format!("mode must be one of {}, got \"solo\"", MODES.join(" | ")).as_str()
-            ),
-            "{messages:?}"
-        );
     }
 }

@@ -17,7 +17,7 @@ use crossbeam_channel::Sender;
 use lsp_server::{Message, Notification};
 use lsp_types::{
     DiagnosticRelatedInformation, DiagnosticSeverity, Location, NumberOrString,
-    PublishDiagnosticsParams,
+    PublishDiagnosticsParams, Uri,
 };
 
 use super::positions::TextPositions;
@@ -36,20 +36,27 @@ impl Publisher {
     /// Publish every file whose diagnostics differ from the last publication (every file that
     /// has any, the first time), and an empty list for every file that no longer has any.
     /// `extra` are diagnostics the compile does not make (the stale composed copies, D53),
-    /// published after its own. Returns how many files were sent.
+    /// published after its own.
     pub fn publish_changes(
         &mut self,
         state: &ServerState,
         sender: &Sender<Message>,
         extra: &[Diagnostic],
-    ) -> usize {
+    ) {
         let mut diagnostics = crate::compile::project_diagnostics(&state.db);
         diagnostics.extend_from_slice(extra);
         let current = lsp_diagnostics_by_file(state, &diagnostics);
-        self.changes(current)
-            .into_iter()
-            .map(|(path, list)| usize::from(send(state, sender, &path, list)))
-            .sum()
+        for (display, list) in self.changes(current) {
+            let absolute = state.absolute_path(&display);
+            let document = state.document(&absolute);
+            publish(
+                sender,
+                document.map(|document| document.uri.clone()),
+                &absolute,
+                list,
+                document.map(|document| document.version),
+            );
+        }
     }
 
     /// The publications that bring the editor from the last publication to `current`, in
@@ -85,28 +92,25 @@ impl Publisher {
     }
 }
 
-fn send(
-    state: &ServerState,
+/// Publish `diagnostics` of the file at `absolute`, under the URI its open document was sent
+/// with (`open_uri`), else its own; nothing for a path no URI can name.
+pub fn publish(
     sender: &Sender<Message>,
-    display: &Utf8Path,
+    open_uri: Option<Uri>,
+    absolute: &Utf8Path,
     diagnostics: Vec<lsp_types::Diagnostic>,
-) -> bool {
-    let absolute = state.absolute_path(display);
-    let document = state.document(&absolute);
-    let Some(uri) = document
-        .map(|document| document.uri.clone())
-        .or_else(|| uri_of_path(&absolute))
-    else {
-        return false;
+    version: Option<i32>,
+) {
+    let Some(uri) = open_uri.or_else(|| uri_of_path(absolute)) else {
+        return;
     };
     let params = PublishDiagnosticsParams {
         uri,
         diagnostics,
-        version: document.map(|document| document.version),
+        version,
     };
-    sender
-        .send(Notification::new("textDocument/publishDiagnostics".to_owned(), params).into())
-        .is_ok()
+    let _ =
+        sender.send(Notification::new("textDocument/publishDiagnostics".to_owned(), params).into());
 }
 
 /// The protocol diagnostics of every file the diagnostics name, by display path, each list in

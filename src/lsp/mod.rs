@@ -294,6 +294,55 @@ fn ended_without_exit(shutdown_requested: bool) -> Result<(), ServeError> {
     }
 }
 
+/// How a session the client ended with `exit` ends: cleanly only after `shutdown`.
+fn ended_by_exit(shutdown_requested: bool) -> Result<(), ServeError> {
+    if shutdown_requested {
+        Ok(())
+    } else {
+        Err(ServeError::ExitWithoutShutdown)
+    }
+}
+
+/// The answer to `shutdown` (which it records), and to any request after it; `None` for a
+/// request the session handles.
+fn shutdown_answer(request: &Request, shutdown_requested: &mut bool) -> Option<Response> {
+    if request.method == "shutdown" {
+        *shutdown_requested = true;
+        return Some(Response::new_ok(request.id.clone(), ()));
+    }
+    shutdown_requested.then(|| {
+        Response::new_err(
+            request.id.clone(),
+            ErrorCode::InvalidRequest as i32,
+            "the server is shutting down".to_owned(),
+        )
+    })
+}
+
+/// Block for the next message from the client or the watcher, then take every message already
+/// queued behind them, as one batch; `None` when the client went away. When the watcher's
+/// channel is closed, `on_watcher_gone` runs and the session serves on without it (that
+/// branch is ready at once from then on, so the client is waited for there).
+fn next_batch(
+    connection: &Connection,
+    disk_events: &Receiver<WatchMessage>,
+    on_watcher_gone: impl FnOnce(),
+) -> Option<Vec<Event>> {
+    let first = select! {
+        recv(connection.receiver) -> message => Event::Client(message.ok()?),
+        recv(disk_events) -> message => if let Ok(message) = message {
+            Event::Disk(message)
+        } else {
+            on_watcher_gone();
+            Event::Client(connection.receiver.recv().ok()?)
+        },
+    };
+    let mut batch = vec![first];
+    batch.extend(connection.receiver.try_iter().map(Event::Client));
+    batch.extend(disk_events.try_iter().map(Event::Disk));
+    Some(batch)
+}
+
 /// Send the client a `window/logMessage`.
 fn log_to_client(connection: &Connection, kind: MessageType, message: &str) {
     let params = lsp_types::LogMessageParams {
@@ -395,36 +444,14 @@ impl Server<'_> {
 
     fn main_loop(&mut self, disk_events: &Receiver<WatchMessage>) -> Result<(), ServeError> {
         loop {
-            let first = select! {
-                recv(self.connection.receiver) -> message => match message {
-                    Ok(message) => Event::Client(message),
-                    Err(_) => return self.ended_without_exit(),
-                },
-                recv(disk_events) -> message => {
-                    if let Ok(message) = message {
-                        Event::Disk(message)
-                    } else {
-                        // The watcher is gone: serve on without it (this branch is ready at
-                        // once from now on, so wait for the client here).
-                        let Ok(message) = self.connection.receiver.recv() else {
-                            return self.ended_without_exit();
-                        };
-                        Event::Client(message)
-                    }
-                },
+            let Some(batch) = next_batch(self.connection, disk_events, || {}) else {
+                return ended_without_exit(self.shutdown_requested);
             };
-            let mut batch = vec![first];
-            batch.extend(self.connection.receiver.try_iter().map(Event::Client));
-            batch.extend(disk_events.try_iter().map(Event::Disk));
             if let Some(ending) = self.handle_batch(batch) {
                 return ending;
             }
             self.publish_if_dirty();
         }
-    }
-
-    fn ended_without_exit(&self) -> Result<(), ServeError> {
-        ended_without_exit(self.shutdown_requested)
     }
 
     /// Handle a batch in order; `Some` when the session ends (`exit`).
@@ -456,11 +483,7 @@ impl Server<'_> {
                 }
                 Event::Client(Message::Notification(notification)) => {
                     if notification.method == "exit" {
-                        return Some(if self.shutdown_requested {
-                            Ok(())
-                        } else {
-                            Err(ServeError::ExitWithoutShutdown)
-                        });
+                        return Some(ended_by_exit(self.shutdown_requested));
                     }
                     self.handle_notification(notification);
                 }
@@ -473,16 +496,8 @@ impl Server<'_> {
     }
 
     fn handle_request(&mut self, request: Request) -> Response {
-        if request.method == "shutdown" {
-            self.shutdown_requested = true;
-            return Response::new_ok(request.id, ());
-        }
-        if self.shutdown_requested {
-            return Response::new_err(
-                request.id,
-                ErrorCode::InvalidRequest as i32,
-                "the server is shutting down".to_owned(),
-            );
+        if let Some(answer) = shutdown_answer(&request, &mut self.shutdown_requested) {
+            return answer;
         }
         match request.method.as_str() {
             "textDocument/definition" => {

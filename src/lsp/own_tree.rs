@@ -19,16 +19,15 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use lsp_server::{Connection, ErrorCode, Message, Notification, Response};
+use lsp_server::{Connection, Message, Notification, Response};
 use lsp_types::{
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams,
-    PublishDiagnosticsParams, Uri,
+    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, Uri,
 };
 
-use super::diagnostics::{Publisher, protocol_diagnostic};
+use super::diagnostics::{Publisher, protocol_diagnostic, publish};
 use super::positions::{TextPositions, apply_change};
-use super::uri::{path_of_uri, uri_of_path};
-use super::{Event, ServeError};
+use super::uri::path_of_uri;
+use super::{Event, ServeError, next_batch, shutdown_answer};
 use crate::compile::syntax::frontmatter::ColumnUnit;
 use crate::compile::watch::{FolderWatcher, WatchMessage};
 use crate::harness::Harness;
@@ -121,26 +120,13 @@ impl<'a> OwnTreeSession<'a> {
         let disk_events = self.start_watching();
         self.publish();
         loop {
-            let first = crossbeam_channel::select! {
-                recv(self.connection.receiver) -> message => match message {
-                    Ok(message) => Event::Client(message),
-                    Err(_) => return self.ended_without_exit(),
-                },
-                recv(disk_events) -> message => if let Ok(message) = message {
-                    Event::Disk(message)
-                } else {
-                    // The watcher is gone: serve on, reading the disk at each compile.
-                    self.watcher = None;
-                    self.trees.watch_only(BTreeSet::new());
-                    let Ok(message) = self.connection.receiver.recv() else {
-                        return self.ended_without_exit();
-                    };
-                    Event::Client(message)
-                },
+            // Without the watcher, every tree is read from the disk at each compile.
+            let Some(batch) = next_batch(self.connection, &disk_events, || {
+                self.watcher = None;
+                self.trees.watch_only(BTreeSet::new());
+            }) else {
+                return super::ended_without_exit(self.shutdown_requested);
             };
-            let mut batch = vec![first];
-            batch.extend(self.connection.receiver.try_iter().map(Event::Client));
-            batch.extend(disk_events.try_iter().map(Event::Disk));
             let mut dirty = false;
             for event in batch {
                 let message = match event {
@@ -152,28 +138,16 @@ impl<'a> OwnTreeSession<'a> {
                 };
                 match message {
                     Message::Request(request) => {
-                        let response = if request.method == "shutdown" {
-                            self.shutdown_requested = true;
-                            Response::new_ok(request.id, ())
-                        } else if self.shutdown_requested {
-                            Response::new_err(
-                                request.id,
-                                ErrorCode::InvalidRequest as i32,
-                                "the server is shutting down".to_owned(),
-                            )
-                        } else {
-                            // No navigation in a plugin's own tree: an empty answer.
-                            Response::new_ok(request.id, serde_json::Value::Null)
-                        };
+                        // No navigation in a plugin's own tree: an empty answer.
+                        let response = shutdown_answer(&request, &mut self.shutdown_requested)
+                            .unwrap_or_else(|| {
+                                Response::new_ok(request.id, serde_json::Value::Null)
+                            });
                         let _ = self.connection.sender.send(response.into());
                     }
                     Message::Notification(notification) => {
                         if notification.method == "exit" {
-                            return if self.shutdown_requested {
-                                Ok(())
-                            } else {
-                                Err(ServeError::ExitWithoutShutdown)
-                            };
+                            return super::ended_by_exit(self.shutdown_requested);
                         }
                         dirty |= self.handle_notification(notification);
                     }
@@ -184,10 +158,6 @@ impl<'a> OwnTreeSession<'a> {
                 self.publish();
             }
         }
-    }
-
-    fn ended_without_exit(&self) -> Result<(), ServeError> {
-        super::ended_without_exit(self.shutdown_requested)
     }
 
     /// Returns whether a plugin's files may have changed.
@@ -279,28 +249,9 @@ impl<'a> OwnTreeSession<'a> {
             }
         };
         for (path, list) in self.publisher.changes(current) {
-            self.send(&path, list);
+            let open_uri = self.documents.get(&path).map(|(uri, _)| uri.clone());
+            publish(&self.connection.sender, open_uri, &path, list, None);
         }
-    }
-
-    fn send(&self, path: &Utf8Path, diagnostics: Vec<lsp_types::Diagnostic>) {
-        let Some(uri) = self
-            .documents
-            .get(path)
-            .map(|(uri, _)| uri.clone())
-            .or_else(|| uri_of_path(path))
-        else {
-            return;
-        };
-        let params = PublishDiagnosticsParams {
-            uri,
-            diagnostics,
-            version: None,
-        };
-        let _ = self
-            .connection
-            .sender
-            .send(Notification::new("textDocument/publishDiagnostics".to_owned(), params).into());
     }
 
     /// The own-tree compile of the plugin with the editor's text, as protocol diagnostics by
