@@ -812,9 +812,11 @@ fn hook_install_takes_over_each_projection_s_entries_in_place_and_a_second_run_c
             // with the shell tool's write hook (Kiro IDE's shell tool is not registered).
             let guards = usize::from(harness != "kiro-ide");
             let shell_write_hooks = usize::from(harness != "kiro-ide");
+            // Claude Code's file tools the reference's `Write|Edit` group leaves out.
+            let more_file_tool_hooks = usize::from(harness == "claude");
             assert_eq!(
                 commands.len(),
-                removed.len() + guards + shell_write_hooks,
+                removed.len() + guards + shell_write_hooks + more_file_tool_hooks,
                 "{harness}: {file}: {added:?}"
             );
             assert_eq!(
@@ -837,6 +839,7 @@ fn hook_install_takes_over_each_projection_s_entries_in_place_and_a_second_run_c
                             "\"type\": \"command\",",
                             "\"matcher\": \"*\",",
                             "\"matcher\": \"Bash\",",
+                            "\"matcher\": \"MultiEdit|NotebookEdit\",",
                             "\"matcher\": \"execute_bash\",",
                         ]
                         .contains(&line)

@@ -33,7 +33,9 @@ fn commands(settings: &Value, event: &str) -> Vec<String> {
         .into_iter()
         .flatten()
         .flat_map(|group| {
-            let shell = group["matcher"] == "Bash";
+            // The shell tool's group and the reference `Write|Edit` group's complement are the
+            // write hook's groups of their own.
+            let shell = group["matcher"] == "Bash" || group["matcher"] == "MultiEdit|NotebookEdit";
             group["hooks"]
                 .as_array()
                 .into_iter()
@@ -211,8 +213,19 @@ fn the_reference_entries_are_replaced_in_place() {
             "            \"command\": \"aidlc engine hook run-sensors\"",
             "          }",
             "        ]",
+            // The file tools the reference's `Write|Edit` group leaves out, in a group of their
+            // own (the reference's group keeps its matcher).
+            "      },",
+            "      {",
+            "        \"matcher\": \"MultiEdit|NotebookEdit\",",
+            "        \"hooks\": [",
+            "          {",
+            "            \"type\": \"command\",",
+            "            \"command\": \"aidlc engine hook run-sensors\"",
+            "          }",
+            "        ]",
         ],
-        "the three become aidlc's, and the guard and the shell tool's write hook are added"
+        "the three become aidlc's, and the guard, the shell tool's write hook and the write hook for MultiEdit and NotebookEdit are added"
     );
     let all_post_tool_use: Vec<String> = settings(&project)["hooks"]["PostToolUse"]
         .as_array()
@@ -768,4 +781,82 @@ fn a_fifo_or_oversized_settings_file_is_refused_at_once_by_hook_install_and_doct
         let output = said(&doctor);
         assert!(output.contains("settings.json"), "{output}");
     }
+}
+
+/// The write-hook groups of `PostToolUse` whose matcher names `tool` (an exact list, as
+/// Claude Code reads `Write|Edit`).
+fn write_groups_naming(settings: &Value, tool: &str) -> usize {
+    settings["hooks"]["PostToolUse"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|group| {
+            group["matcher"]
+                .as_str()
+                .is_some_and(|matcher| matcher.split('|').any(|name| name == tool))
+        })
+        .filter(|group| {
+            group["hooks"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|hook| hook["command"] == WRITE_HOOK)
+        })
+        .count()
+}
+
+/// Every Claude Code file tool fires the write hook exactly once: on a new project through the
+/// engine's own group, and on a reference install taken over in place through the reference's
+/// `Write|Edit` group (its matcher kept) and a `MultiEdit|NotebookEdit` group of the engine's; a
+/// second run changes nothing, and an uninstall takes the added group away.
+#[test]
+fn every_claude_file_tool_fires_the_write_hook_once_on_new_and_reference_installs() {
+    let fresh = project();
+    install_twice(&fresh);
+    let reference = TestProject::reference_install("2.6.54");
+    install_twice(&reference);
+    for project in [&fresh, &reference] {
+        let settings = settings(project);
+        for tool in ["Write", "Edit", "MultiEdit", "NotebookEdit"] {
+            assert_eq!(
+                write_groups_naming(&settings, tool),
+                1,
+                "{tool}: {settings:#}"
+            );
+        }
+    }
+    assert!(
+        reference
+            .read(SETTINGS)
+            .contains("\"matcher\": \"Write|Edit\","),
+        "the reference's group keeps its matcher"
+    );
+    let removed = install(&reference, &["--uninstall"]);
+    assert_eq!(removed.status, 0, "{}", removed.stderr);
+    assert!(
+        !reference
+            .read(SETTINGS)
+            .contains("MultiEdit|NotebookEdit\""),
+        "{}",
+        reference.read(SETTINGS)
+    );
+
+    // A group of the user's that names some of the tools is not widened: the rest are named.
+    let partial = project();
+    partial.write(
+        SETTINGS,
+        &format!(
+            "{{\"hooks\": {{\"PostToolUse\": [{{\"matcher\": \"Write|Edit|MultiEdit\", \"hooks\": [{{\"type\": \"command\", \"command\": \"{WRITE_HOOK}\"}}]}}]}}}}\n"
+        ),
+    );
+    let run = install(&partial, &[]);
+    assert_eq!(run.status, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("the write hook's group does not match NotebookEdit"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(write_groups_naming(&settings(&partial), "MultiEdit"), 1);
+    assert_eq!(write_groups_naming(&settings(&partial), "NotebookEdit"), 0);
 }

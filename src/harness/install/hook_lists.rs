@@ -89,6 +89,10 @@ pub struct HookListFile {
     /// Where the guard also goes for the harness's other tools, when its shell commands have a
     /// pre-tool event of their own (Cursor's `preToolUse`, which its file tools fire).
     pub tool_guard: Option<Site>,
+    /// Where the write hook also goes for the file tools a taken-over reference group's matcher
+    /// leaves out (Claude Code's `MultiEdit|NotebookEdit` beside the reference's `Write|Edit`),
+    /// in a group of its own, so the reference's group keeps its matcher.
+    pub more_file_tools: Option<Site>,
 }
 
 impl HookListFile {
@@ -332,13 +336,15 @@ fn install_operations(
     let mut operations = Vec::new();
     // The write hook's shell-tool entries are settled on their own, so that the file tools'
     // entry and the shell tool's are not taken for two write hooks of one event.
-    let is_shell_entry = |entry: &Entry| {
-        file.shell_writes.is_some_and(|site| {
+    let at_site = |site: Option<Site>, entry: &Entry| {
+        site.is_some_and(|site| {
             entry.event == site.event
                 && entry.matcher.as_deref() == site.matcher
                 && role_of(harness, &entry.command) == Some(HookRole::Write)
         })
     };
+    let is_shell_entry =
+        |entry: &Entry| at_site(file.shell_writes, entry) || at_site(file.more_file_tools, entry);
     for role in HookRole::ALL {
         let site = file.site(role);
         let mut events: Vec<&str> = Vec::new();
@@ -369,7 +375,10 @@ fn install_operations(
         }
     }
     if let Some(site) = file.shell_writes {
-        let of_shell: Vec<&Entry> = found.iter().filter(|entry| is_shell_entry(entry)).collect();
+        let of_shell: Vec<&Entry> = found
+            .iter()
+            .filter(|entry| at_site(Some(site), entry))
+            .collect();
         if of_shell.is_empty() {
             let command = engine_command(request.program, HookRole::Write, harness, None);
             operations.push(add_at_matched_site(site, command, plan));
@@ -382,6 +391,27 @@ fn install_operations(
                 plan,
             ));
         }
+    }
+    if let Some(site) = file.more_file_tools {
+        let file_tool_entries: Vec<&Entry> = found
+            .iter()
+            .filter(|entry| {
+                entry.event == file.write.event
+                    && role_of(harness, &entry.command) == Some(HookRole::Write)
+                    && !is_shell_entry(entry)
+            })
+            .collect();
+        let of_more: Vec<&Entry> = found
+            .iter()
+            .filter(|entry| at_site(Some(site), entry))
+            .collect();
+        operations.extend(settle_more_file_tools(
+            request,
+            site,
+            &file_tool_entries,
+            &of_more,
+            plan,
+        ));
     }
     for (site, role) in [
         (file.picked_answers, HookRole::HumanTurn),
@@ -409,6 +439,81 @@ fn install_operations(
         }
     }
     operations
+}
+
+/// The write hook's group for the file tools the write hook's other groups on the event leave
+/// out (`file_tool_entries`, after they were settled; none: the engine's own group, with
+/// every file tool, goes in). Needed exactly when those groups match `site`'s tools by name
+/// and nothing else does (the reference's `Write|Edit`); a group matching some of them is
+/// not widened, and the tools it leaves out are named in a note.
+fn settle_more_file_tools(
+    request: &InstallRequest<'_>,
+    site: Site,
+    file_tool_entries: &[&Entry],
+    of_more: &[&Entry],
+    plan: &mut FilePlan,
+) -> Vec<Operation> {
+    let wanted: Vec<&str> = site
+        .matcher
+        .map_or(Vec::new(), |tools| tools.split('|').collect());
+    let covered = |tool: &str| {
+        file_tool_entries.is_empty()
+            || file_tool_entries
+                .iter()
+                .any(|entry| matcher_names_tool(entry.matcher.as_deref(), tool))
+    };
+    let left_out: Vec<&str> = wanted
+        .iter()
+        .copied()
+        .filter(|tool| !covered(tool))
+        .collect();
+    if left_out.len() == wanted.len() {
+        if of_more.is_empty() {
+            let command = engine_command(request.program, HookRole::Write, request.harness, None);
+            return vec![add_at_matched_site(site, command, plan)];
+        }
+        return settle_event(request, HookRole::Write, of_more, None, plan);
+    }
+    if !left_out.is_empty() {
+        plan.notes.push(format!(
+            "{}: the write hook's group does not match {}; writes with {} fire no sensor until the group's matcher names {}",
+            site.event,
+            left_out.join(", "),
+            if left_out.len() == 1 { "it" } else { "them" },
+            if left_out.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    of_more
+        .iter()
+        .map(|entry| {
+            plan.changes.push(format!(
+                "{}: removed {} (the write hook's other group already matches {})",
+                entry.event,
+                entry.command,
+                site.matcher.unwrap_or_default()
+            ));
+            Operation::Remove {
+                entry: (*entry).clone(),
+            }
+        })
+        .collect()
+}
+
+/// Whether a Claude Code matcher names `tool`: no matcher, an empty one and `*` match every
+/// tool; a list of names (letters, digits, `_`, `|`) matches its names exactly; anything else
+/// is a regular expression, taken to match (it is not read here).
+fn matcher_names_tool(matcher: Option<&str>, tool: &str) -> bool {
+    match matcher {
+        None | Some("" | "*") => true,
+        Some(names)
+            if names
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|') =>
+        {
+            names.split('|').any(|name| name == tool)
+        }
+        Some(_) => true,
+    }
 }
 
 /// Add `command` at `site`, an event's group of its own named by its matcher, and say so.

@@ -180,6 +180,9 @@ pub enum HookInstallError {
 
 /// Claude Code's file tools, whose `PostToolUse` runs the write hook.
 pub const CLAUDE_FILE_TOOLS: &str = "Write|Edit|MultiEdit|NotebookEdit";
+/// Claude Code's file tools the reference's `Write|Edit` group leaves out: on a reference
+/// install taken over in place, the write hook runs for them in a group of its own.
+pub const CLAUDE_MORE_FILE_TOOLS: &str = "MultiEdit|NotebookEdit";
 /// Claude Code's shell tool, whose `PostToolUse` runs the write hook in a group of its own.
 pub const CLAUDE_SHELL_TOOL: &str = "Bash";
 /// Codex reports every shell command (`exec_command`, `shell`) as `Bash` to its hooks.
@@ -200,6 +203,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
         guard: Site::new("PreToolUse", None, None),
         picked_answers: None,
         tool_guard: None,
+        more_file_tools: None,
     };
     match harness {
         Harness::Claude => Some((
@@ -210,6 +214,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                     Some(crate::harness::transcript::ASK_USER_QUESTION_TOOL),
                     None,
                 )),
+                more_file_tools: Some(Site::new("PostToolUse", Some(CLAUDE_MORE_FILE_TOOLS), None)),
                 ..groups(CLAUDE_FILE_TOOLS, CLAUDE_SHELL_TOOL)
             },
         )),
@@ -236,6 +241,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                 guard: Site::new("preToolUse", Some("*"), Some(KIRO_CLI_PROMPT_TIMEOUT_MS)),
                 picked_answers: None,
                 tool_guard: None,
+                more_file_tools: None,
             },
         )),
         Harness::Cursor => Some((dir.join(CURSOR_HOOKS_FILE), cursor_hooks())),
@@ -259,6 +265,7 @@ fn cursor_hooks() -> HookListFile {
         guard: site("beforeShellExecution"),
         picked_answers: None,
         tool_guard: Some(site("preToolUse")),
+        more_file_tools: None,
     }
 }
 
@@ -276,6 +283,7 @@ fn copilot_hooks() -> HookListFile {
         guard: site("PreToolUse", KIRO_CLI_PROMPT_TIMEOUT_MS),
         picked_answers: None,
         tool_guard: None,
+        more_file_tools: None,
     }
 }
 
