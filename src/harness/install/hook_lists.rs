@@ -475,12 +475,11 @@ fn settle_more_file_tools(
         return settle_event(request, HookRole::Write, of_more, None, plan);
     }
     if !left_out.is_empty() {
+        let pronoun = if left_out.len() == 1 { "it" } else { "them" };
         plan.notes.push(format!(
-            "{}: the write hook's group does not match {}; writes with {} fire no sensor until the group's matcher names {}",
+            "{}: the write hook's group does not match {}; writes with {pronoun} fire no sensor until the group's matcher names {pronoun}",
             site.event,
             left_out.join(", "),
-            if left_out.len() == 1 { "it" } else { "them" },
-            if left_out.len() == 1 { "it" } else { "them" },
         ));
     }
     of_more

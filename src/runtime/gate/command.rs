@@ -131,15 +131,18 @@ pub fn prepare_check(
     Ok(PreparedCheck {
         notes,
         planned,
-        unseen_writes: unseen_writes_notice(workspace),
+        unseen_writes: unseen_writes_notice(workspace, &graph.nodes),
     })
 }
 
 /// The active stage's deliverables changed after the write hook last ran on this machine, for
 /// the report's notice. Only where the hook has run in the record at least once: a checkout in
 /// CI has no heartbeat, and its files' times are the checkout's.
-fn unseen_writes_notice(workspace: &Workspace) -> Option<UnseenWritesNotice> {
-    let found = crate::runtime::gate::unseen_writes::active_stage_unseen_writes(workspace)?;
+fn unseen_writes_notice(workspace: &Workspace, nodes: &[GraphNode]) -> Option<UnseenWritesNotice> {
+    let workflow = crate::runtime::workspace::present_workflow(workspace.record_root())?;
+    let found = crate::runtime::gate::unseen_writes::active_stage_unseen_writes_in(
+        workspace, &workflow, nodes,
+    )?;
     found.unseen.hook_last_ran?;
     Some(UnseenWritesNotice {
         message: found.unseen.sentence(&found.stage),

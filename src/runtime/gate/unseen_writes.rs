@@ -98,8 +98,18 @@ pub fn active_stage_unseen_writes(workspace: &Workspace) -> Option<ActiveStageUn
     let graph =
         crate::runtime::dispatch::compiled_graph::load_graph(&workspace.layout.stage_graph_path)
             .ok()?;
+    active_stage_unseen_writes_in(workspace, &workflow, &graph.nodes)
+}
+
+/// [`active_stage_unseen_writes`] of `workflow`, with the graph's nodes already read
+/// (`gate check`).
+pub fn active_stage_unseen_writes_in(
+    workspace: &Workspace,
+    workflow: &crate::runtime::workspace::PresentWorkflow,
+    nodes: &[crate::protocol::stage_node::GraphNode],
+) -> Option<ActiveStageUnseen> {
     let choice = &workflow.stage_choice;
-    let node = crate::runtime::dispatch::compiled_graph::active_stage_node(&graph.nodes, choice)?;
+    let node = crate::runtime::dispatch::compiled_graph::active_stage_node(nodes, choice)?;
     let deliverables = crate::runtime::gate::deliverables::existing_deliverables(
         workspace,
         &workflow.record_root,
