@@ -30,7 +30,18 @@ pub use crate::protocol::finding::Finding;
 //
 // No doc comments on the variants: clap would show them as the values' help and change
 // `--help`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum FireOnFilter {
     #[default]
     Gate,
@@ -39,20 +50,9 @@ pub enum FireOnFilter {
 }
 
 impl FireOnFilter {
-    /// The value as typed on the command line.
+    /// The value as typed on the command line (`gate`, `write`, `all`), which `FromStr` reads.
     pub fn name(self) -> &'static str {
-        match self {
-            FireOnFilter::Gate => "gate",
-            FireOnFilter::Write => "write",
-            FireOnFilter::All => "all",
-        }
-    }
-
-    /// The filter a name stands for (`gate`, `write`, `all`).
-    pub fn from_name(name: &str) -> Option<Self> {
-        [FireOnFilter::Gate, FireOnFilter::Write, FireOnFilter::All]
-            .into_iter()
-            .find(|filter| filter.name() == name)
+        self.into()
     }
 
     pub fn admits(self, fire_on: FireOn) -> bool {
@@ -64,16 +64,12 @@ impl FireOnFilter {
     }
 }
 
-/// Every outcome, in the order the JSON Schema names them.
-pub static OUTCOMES: [Outcome; 3] = [Outcome::Passed, Outcome::Failed, Outcome::NotEvaluated];
-
-/// Fails to compile when an outcome is added until it is listed here, and so in [`OUTCOMES`].
-const _: fn(Outcome) = |outcome| match outcome {
-    Outcome::Passed | Outcome::Failed | Outcome::NotEvaluated => {}
-};
-
-/// How one fire ended, in the report's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// How one fire ended, in the report's words; `VARIANTS` lists them in the order the JSON
+/// Schema names them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::IntoStaticStr, strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Outcome {
     Passed,
     Failed,
@@ -83,11 +79,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::Failed => "failed",
-            Outcome::NotEvaluated => "not-evaluated",
-        }
+        self.into()
     }
 }
 
@@ -240,29 +232,21 @@ pub fn last_lines(text: &str, count: usize) -> String {
 /// `plan_index`, `budget`, `stderr_tail`, and each never-fired binding's `cause`.
 pub const JSON_SCHEMA_VERSION: u64 = 2;
 
-/// Every skip reason, in the order the summaries list them (and the JSON Schema names them).
-pub static SKIP_REASONS: [SkipReason; 6] = [
-    SkipReason::NoGlobMatch,
-    SkipReason::NoDeliverable,
-    SkipReason::SensorsOff,
-    SkipReason::OtherFireOn,
-    SkipReason::OtherShard,
-    SkipReason::NotARegularFile,
-];
-
-/// Fails to compile when a reason is added to [`SkipReason`] until it is listed here, and so
-/// beside [`SKIP_REASONS`].
-const _: fn(&SkipReason) = |reason| match reason {
-    SkipReason::NoGlobMatch
-    | SkipReason::NoDeliverable
-    | SkipReason::SensorsOff
-    | SkipReason::OtherFireOn
-    | SkipReason::OtherShard
-    | SkipReason::NotARegularFile => {}
-};
-
-/// Why a sensor did not fire somewhere it might have.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Why a sensor did not fire somewhere it might have. `VARIANTS` lists the reasons in the order
+/// the summaries list them (and the JSON Schema names them); the kebab-case name of a variant
+/// is its machine token ([`skip_reason_key`]).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum SkipReason {
     /// The binding's `matches` does not match this deliverable.
     NoGlobMatch,
@@ -294,14 +278,7 @@ impl SkipReason {
 
 /// The kebab-case token of a skip reason, for machines (the prose is `SkipReason::as_str`).
 pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
-    match reason {
-        SkipReason::NoGlobMatch => "no-glob-match",
-        SkipReason::NoDeliverable => "no-deliverable",
-        SkipReason::SensorsOff => "sensors-off",
-        SkipReason::OtherFireOn => "other-fire-on",
-        SkipReason::OtherShard => "other-shard",
-        SkipReason::NotARegularFile => "not-a-regular-file",
-    }
+    reason.into()
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
