@@ -102,7 +102,7 @@ pub enum FireResult {
 }
 
 /// A budget override's figures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Budget {
     pub cap_seconds: u64,
     pub observed_seconds: u64,
@@ -281,7 +281,14 @@ pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
     reason.into()
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+impl serde::Serialize for SkipReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(skip_reason_key(self))
+    }
+}
+
+/// Serialised as the JSON report's skip: the reason by its machine token.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct GateSkip {
     pub stage: String,
     pub sensor_id: String,
@@ -294,7 +301,7 @@ pub struct GateSkip {
 /// no place where the stage's outputs can be written, or the stage declares none. The same
 /// bindings the compile's `dead-sensor-binding` names; a dead sensor that would otherwise look
 /// healthy.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct DeadBinding {
     pub stage: String,
     pub sensor_id: String,
@@ -322,8 +329,9 @@ pub struct UnfiredBinding {
     pub plugin: Option<String>,
 }
 
-/// Why a blocking binding did not fire.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a blocking binding did not fire; serialised as `{"kind": …}` and the cause's own key.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum UnfiredCause {
     /// None of the stage's declared outputs is on disk (not written yet, or deleted).
     NoDeliverable,
@@ -544,7 +552,7 @@ pub struct UnseenWritesNotice {
 }
 
 /// A sensor as its live manifest describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct SensorInfo {
     pub description: String,
     /// Project-relative, e.g. `.claude/sensors/aidlc-linter.md`.
@@ -553,7 +561,7 @@ pub struct SensorInfo {
 
 /// Which plan a report belongs to: every shard of one check carries the same identity, and
 /// the number of fires the unsharded run has.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct PlanIdentity {
     /// BLAKE3 (hex) of everything that decides the plan: the intents, the selection, every
     /// planned (stage, sensor, deliverable) unit in order, and the skips, dead and never-fired
