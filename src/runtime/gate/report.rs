@@ -463,42 +463,36 @@ impl NothingChecked {
 
     /// What to do about it.
     pub fn help(&self) -> String {
-        let allow = "or pass --allow-empty if this pipeline means to check nothing";
-        match self {
+        let fix = match self {
             NothingChecked::NoneEvaluated { .. } => {
-                format!(
-                    "fix what stopped the fires (listed above) and run the check again, {allow}"
-                )
+                "fix what stopped the fires (listed above) and run the check again"
             }
             NothingChecked::SensorsOff(SensorsOff::Environment) => {
-                format!("unset AIDLC_DISABLE_SENSORS to check, {allow}")
+                "unset AIDLC_DISABLE_SENSORS to check"
             }
             NothingChecked::SensorsOff(SensorsOff::State { .. }) => {
-                format!("turn the Sensors switch on in aidlc-state.md, {allow}")
+                "turn the Sensors switch on in aidlc-state.md"
             }
-            NothingChecked::NoStages => {
-                format!("compile a project that has stage files (`aidlc compile`), {allow}")
+            NothingChecked::NoStages => "compile a project that has stage files (`aidlc compile`)",
+            NothingChecked::NoBindings => {
+                "import sensors in the stages' `sensors:` lists and run `aidlc compile`"
             }
-            NothingChecked::NoBindings => format!(
-                "import sensors in the stages' `sensors:` lists and run `aidlc compile`, {allow}"
-            ),
             NothingChecked::NoBindingSelected {
                 fire_on: FireOnFilter::Write,
                 ..
-            } => format!("`--fire-on gate` or `--fire-on all` checks them, {allow}"),
-            NothingChecked::NoBindingSelected { .. } => {
-                format!("`--fire-on all` checks them, {allow}")
+            } => "`--fire-on gate` or `--fire-on all` checks them",
+            NothingChecked::NoBindingSelected { .. } => "`--fire-on all` checks them",
+            NothingChecked::OnlyNotRegularFiles => {
+                "replace the folders, FIFOs or sockets named like outputs with the documents"
             }
-            NothingChecked::OnlyNotRegularFiles => format!(
-                "replace the folders, FIFOs or sockets named like outputs with the documents, {allow}"
-            ),
-            NothingChecked::NoDeliverables => format!(
-                "write the deliverables first, or check the intent that has them (--intent NAME, --all-intents), {allow}"
-            ),
-            NothingChecked::NoGlobMatch => format!(
-                "compare the sensors' `matches` with the stages' outputs (see the dead bindings), {allow}"
-            ),
-        }
+            NothingChecked::NoDeliverables => {
+                "write the deliverables first, or check the intent that has them (--intent NAME, --all-intents)"
+            }
+            NothingChecked::NoGlobMatch => {
+                "compare the sensors' `matches` with the stages' outputs (see the dead bindings)"
+            }
+        };
+        format!("{fix}, or pass --allow-empty if this pipeline means to check nothing")
     }
 }
 
