@@ -5,9 +5,10 @@
 //! Counting is done once, here; the formats only lay the figures out.
 
 use serde_json::{Map, Value, json};
+use strum::VariantArray as _;
 
 use crate::runtime::gate::report::{
-    GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SKIP_REASONS, SkipReason, skip_reason_key,
+    GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SkipReason, skip_reason_key,
 };
 
 /// The number of distinct sensor ids among the fires.
@@ -90,7 +91,7 @@ pub(super) fn entry_in_order<K: PartialEq, V: Default>(
 
 /// How many skips each reason has; reasons without a skip are left out.
 pub(super) fn skip_reason_counts(skips: &[GateSkip]) -> Vec<(&'static SkipReason, usize)> {
-    SKIP_REASONS
+    SkipReason::VARIANTS
         .iter()
         .map(|reason| {
             let count = skips.iter().filter(|skip| skip.reason == *reason).count();
@@ -120,7 +121,7 @@ pub(super) fn counted_list(counted: &[(String, usize)]) -> String {
 
 pub(super) fn counts_value(report: &GateReport) -> Value {
     let counts = report.counts();
-    let skipped_by_reason: Map<String, Value> = SKIP_REASONS
+    let skipped_by_reason: Map<String, Value> = SkipReason::VARIANTS
         .iter()
         .map(|reason| {
             let count = report

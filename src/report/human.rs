@@ -20,6 +20,7 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use miette::{
@@ -37,7 +38,7 @@ use crate::report::messages::{
 };
 use crate::report::problem::{Level, Origin, Problem};
 use crate::report::snippet::WindowedSource;
-use crate::report::source::{SnippetText, SourceLookup, line_column, line_span};
+use crate::report::source::{SourceLookup, line_column, line_span};
 use crate::runtime::gate::report::{Finding, GateFire, GateReport, Severity, UnfiredBinding};
 
 /// A word (a run without whitespace) longer than this many characters is shortened in the
@@ -218,7 +219,7 @@ fn report_handler(style: HumanStyle<'_>) -> GraphicalReportHandler {
 /// The text miette draws the snippet from: the file as it is, or with its long lines cut.
 #[derive(Debug, Clone)]
 enum Snippet {
-    Text(SnippetText),
+    Text(Arc<str>),
     Windowed(WindowedSource),
 }
 
@@ -240,8 +241,7 @@ impl miette::SourceCode for Snippet {
     ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
         match self {
             Snippet::Text(text) => {
-                text.as_str()
-                    .read_span(span, context_lines_before, context_lines_after)
+                (**text).read_span(span, context_lines_before, context_lines_after)
             }
             Snippet::Windowed(windowed) => {
                 windowed.read_span(span, context_lines_before, context_lines_after)
@@ -252,20 +252,16 @@ impl miette::SourceCode for Snippet {
 
 /// The snippet of `text` for `problem`: windowed around the primary span and the related
 /// spans in the same file when a line is too long to show whole.
-fn snippet_source(
-    problem: &Problem<'_>,
-    span: &std::ops::Range<usize>,
-    text: SnippetText,
-) -> Snippet {
+fn snippet_source(problem: &Problem<'_>, span: &std::ops::Range<usize>, text: Arc<str>) -> Snippet {
     let mut anchors = vec![span.start, span.end];
     for related in same_file_related(problem) {
         if let Some(related_span) = &related.span {
             anchors.extend([related_span.start, related_span.end]);
         }
     }
-    match WindowedSource::new(text.as_str(), &anchors) {
+    match WindowedSource::new(&text, &anchors) {
         Some(mut windowed) => {
-            windowed.set_primary(text.as_str(), span);
+            windowed.set_primary(&text, span);
             Snippet::Windowed(windowed)
         }
         None => Snippet::Text(text),

@@ -22,8 +22,8 @@ use crate::report::messages::duration_ms;
 use crate::report::problem::Problem;
 use crate::report::source::SourceLookup;
 use crate::runtime::gate::report::{
-    Finding, FireResult, GateFire, GateReport, NEVER_FIRED, Outcome, SensorsOff, Severity,
-    UnfiredBinding, UnfiredCause, UnseenWritesNotice, skip_reason_key,
+    Budget, DeadBinding, Finding, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SensorInfo,
+    SensorsOff, Severity, UnfiredBinding, UnfiredCause, UnseenWritesNotice,
 };
 
 pub use crate::runtime::gate::report::JSON_SCHEMA_VERSION;
@@ -157,37 +157,10 @@ fn gate_document(report: &GateReport) -> GateDocument<'_> {
         recorded: report.recorded,
         counts: counts_value(report),
         duration_ms: duration_ms(report.duration),
-        sensors: report
-            .sensors
-            .iter()
-            .map(|(id, info)| {
-                let sensor = SensorDocument {
-                    description: &info.description,
-                    manifest_path: &info.manifest_path,
-                };
-                (id.as_str(), sensor)
-            })
-            .collect(),
+        sensors: &report.sensors,
         fires: report.fires.iter().map(fire_document).collect(),
-        skips: report
-            .skips
-            .iter()
-            .map(|skip| SkipDocument {
-                stage: &skip.stage,
-                sensor_id: &skip.sensor_id,
-                deliverable: skip.deliverable.as_ref().map(|path| path.as_str()),
-                reason: skip_reason_key(&skip.reason),
-            })
-            .collect(),
-        dead_bindings: report
-            .dead_bindings
-            .iter()
-            .map(|dead| DeadBindingDocument {
-                stage: &dead.stage,
-                sensor_id: &dead.sensor_id,
-                pattern: &dead.pattern,
-            })
-            .collect(),
+        skips: &report.skips,
+        dead_bindings: &report.dead_bindings,
         unfired_bindings: report
             .unfired_bindings
             .iter()
@@ -214,16 +187,7 @@ fn unfired_document(unfired: &UnfiredBinding) -> UnfiredDocument<'_> {
         pattern: unfired.pattern.as_deref(),
         declared_outputs: &unfired.declared_outputs,
         manifest_path: &unfired.manifest_path,
-        cause: match &unfired.cause {
-            UnfiredCause::NoDeliverable => CauseDocument::NoDeliverable,
-            UnfiredCause::NoGlobMatch { deliverables } => CauseDocument::NoGlobMatch {
-                deliverables: *deliverables,
-            },
-            UnfiredCause::OnlyMarkers => CauseDocument::OnlyMarkers,
-            UnfiredCause::NotRegularFiles { described } => {
-                CauseDocument::NotRegularFiles { described }
-            }
-        },
+        cause: &unfired.cause,
         message: unfired.reason(),
         plugin: unfired.plugin.as_deref(),
     }
@@ -238,16 +202,7 @@ fn fire_document(fire: &GateFire) -> FireDocument<'_> {
         deliverable: fire.deliverable.as_str(),
         result: fire.outcome().as_str(),
         note: fire.not_evaluated_reason(),
-        budget: match &fire.result {
-            FireResult::NotEvaluated {
-                budget: Some(budget),
-                ..
-            } => Some(BudgetDocument {
-                cap_seconds: budget.cap_seconds,
-                observed_seconds: budget.observed_seconds,
-            }),
-            _ => None,
-        },
+        budget: fire.budget(),
         findings_count: fire.findings_count(),
         detail_path: fire.detail_path.as_ref().map(|path| path.as_str()),
         fire_id: fire.fire_id.as_deref(),
@@ -260,7 +215,9 @@ fn fire_document(fire: &GateFire) -> FireDocument<'_> {
 
 // The gate report's document, one struct per object, its keys in the order they are written
 // (the order `src/schema` describes); an absent value is `null`, except a core stage's
-// `plugin`, which is left out (D50: a report of core stages is what it was).
+// `plugin`, which is left out (D50: a report of core stages is what it was). A sensor, a skip,
+// a dead binding, a budget and a never-fired binding's cause are the report's own values,
+// whose fields are declared in that order.
 
 #[derive(Debug, Serialize)]
 struct GateDocument<'a> {
@@ -274,10 +231,10 @@ struct GateDocument<'a> {
     /// The counts as SARIF's property bag writes them too (one writer, `counts.rs`).
     counts: Value,
     duration_ms: f64,
-    sensors: BTreeMap<&'a str, SensorDocument<'a>>,
+    sensors: &'a BTreeMap<String, SensorInfo>,
     fires: Vec<FireDocument<'a>>,
-    skips: Vec<SkipDocument<'a>>,
-    dead_bindings: Vec<DeadBindingDocument<'a>>,
+    skips: &'a [GateSkip],
+    dead_bindings: &'a [DeadBinding],
     unfired_bindings: Vec<UnfiredDocument<'a>>,
     nothing_checked: Option<NothingCheckedDocument>,
     /// Left out when the write hook saw every deliverable (or never ran on this machine).
@@ -317,12 +274,6 @@ struct ShardDocument {
 }
 
 #[derive(Debug, Serialize)]
-struct SensorDocument<'a> {
-    description: &'a str,
-    manifest_path: &'a str,
-}
-
-#[derive(Debug, Serialize)]
 struct FireDocument<'a> {
     plan_index: usize,
     stage: &'a str,
@@ -331,7 +282,7 @@ struct FireDocument<'a> {
     deliverable: &'a str,
     result: &'static str,
     note: Option<String>,
-    budget: Option<BudgetDocument>,
+    budget: Option<Budget>,
     findings_count: u64,
     detail_path: Option<&'a str>,
     fire_id: Option<&'a str>,
@@ -340,27 +291,6 @@ struct FireDocument<'a> {
     findings: &'a [Finding],
     #[serde(skip_serializing_if = "Option::is_none")]
     plugin: Option<&'a str>,
-}
-
-#[derive(Debug, Serialize)]
-struct BudgetDocument {
-    cap_seconds: u64,
-    observed_seconds: u64,
-}
-
-#[derive(Debug, Serialize)]
-struct SkipDocument<'a> {
-    stage: &'a str,
-    sensor_id: &'a str,
-    deliverable: Option<&'a str>,
-    reason: &'static str,
-}
-
-#[derive(Debug, Serialize)]
-struct DeadBindingDocument<'a> {
-    stage: &'a str,
-    sensor_id: &'a str,
-    pattern: &'a str,
 }
 
 #[derive(Debug, Serialize)]
@@ -374,20 +304,10 @@ struct UnfiredDocument<'a> {
     pattern: Option<&'a str>,
     declared_outputs: &'a [String],
     manifest_path: &'a str,
-    cause: CauseDocument<'a>,
+    cause: &'a UnfiredCause,
     message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     plugin: Option<&'a str>,
-}
-
-/// Why a blocking binding did not fire: `{"kind": …}` and the cause's own key.
-#[derive(Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-enum CauseDocument<'a> {
-    NoDeliverable,
-    NoGlobMatch { deliverables: usize },
-    OnlyMarkers,
-    NotRegularFiles { described: &'a [String] },
 }
 
 #[derive(Debug, Serialize)]

@@ -76,7 +76,10 @@ pub use step_summary::render_github_step_summary;
 //
 // The variants carry no doc comments on purpose: clap would show them as the values' help and
 // change `--help`; each format's file documents it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum ReportFormat {
     Human,
     Json,
@@ -95,14 +98,7 @@ impl ReportFormat {
 
     /// The value as typed on the command line.
     pub fn name(self) -> &'static str {
-        match self {
-            ReportFormat::Human => "human",
-            ReportFormat::Json => "json",
-            ReportFormat::Github => "github",
-            ReportFormat::Sarif => "sarif",
-            ReportFormat::Junit => "junit",
-            ReportFormat::Gitlab => "gitlab",
-        }
+        self.into()
     }
 }
 

@@ -22,7 +22,8 @@ use crate::runtime::gate::report::{
 
 /// How serious a problem is in every format's terms: an error fails the run (a compile error,
 /// a blocking finding or non-evaluation), a warning does not.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum Level {
     Error,
     Warning,
@@ -32,10 +33,7 @@ impl Level {
     /// `error` or `warning`: the word of the JSON lines, SARIF's `level` and the workflow
     /// command.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Error => "error",
-            Level::Warning => "warning",
-        }
+        self.into()
     }
 }
 

@@ -29,7 +29,7 @@ use crate::report::messages::{summary_line, with_detail_path};
 use crate::report::problem::{Origin, Problem, Region};
 use crate::report::sarif_log::{
     ArtifactLocation, AutomationDetails, DeadBindingProperties, Driver, FireProperties, Invocation,
-    Location, Log, NeverFiredProperties, Notification, OriginalUriBaseIds, PhysicalLocation, Plan,
+    Location, Log, NeverFiredProperties, Notification, OriginalUriBaseIds, PhysicalLocation,
     ResultProperties, Rule, RuleHelp, RuleProperties, RuleReference, Run, RunProperties,
     SarifResult, Text, Tool, UriBase,
 };
@@ -316,10 +316,7 @@ fn gate_log<'a>(
             recorded: report.recorded,
             summary: summary_line(report),
             counts: counts_value(report),
-            plan: Plan {
-                id: &report.plan.id,
-                size: report.plan.size,
-            },
+            plan: &report.plan,
         }),
     })
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::report::problem::Region;
+use crate::runtime::gate::report::PlanIdentity;
 
 /// The log: `$schema`, `version` and its one run.
 #[derive(Debug, Serialize)]
@@ -264,11 +265,5 @@ pub(super) struct RunProperties<'a> {
     pub summary: String,
     /// The counts as the JSON report writes them (one writer, `counts.rs`).
     pub counts: Value,
-    pub plan: Plan<'a>,
-}
-
-#[derive(Debug, Serialize)]
-pub(super) struct Plan<'a> {
-    pub id: &'a str,
-    pub size: usize,
+    pub plan: &'a PlanIdentity,
 }

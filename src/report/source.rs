@@ -18,30 +18,14 @@ use crate::leaves::diagnostics::Diagnostic;
 /// findings in one file cost one copy.
 pub type SourceTexts = BTreeMap<Utf8PathBuf, Arc<str>>;
 
-/// A file's text as a snippet owns it (miette keeps its source for the report's lifetime).
-#[derive(Debug, Clone)]
-pub enum SnippetText {
-    Owned(String),
-    Shared(Arc<str>),
-}
-
-impl SnippetText {
-    pub fn as_str(&self) -> &str {
-        match self {
-            SnippetText::Owned(text) => text,
-            SnippetText::Shared(text) => text,
-        }
-    }
-}
-
 /// Looks up a file's text by its project-relative path (for snippets and line numbers).
 pub trait SourceLookup {
     fn text(&self, path: &Utf8Path) -> Option<&str>;
 
-    /// The text for a snippet; a copy unless the lookup shares its texts.
-    fn snippet_text(&self, path: &Utf8Path) -> Option<SnippetText> {
-        self.text(path)
-            .map(|text| SnippetText::Owned(text.to_owned()))
+    /// The text for a snippet, which owns it (miette keeps its source for the report's
+    /// lifetime); a copy unless the lookup shares its texts.
+    fn snippet_text(&self, path: &Utf8Path) -> Option<Arc<str>> {
+        self.text(path).map(Arc::from)
     }
 
     /// The plugin the file belongs to, when the lookup knows (issue 29: every report names the
@@ -79,9 +63,8 @@ impl SourceLookup for SourceTexts {
         self.get(path).map(AsRef::as_ref)
     }
 
-    fn snippet_text(&self, path: &Utf8Path) -> Option<SnippetText> {
-        self.get(path)
-            .map(|text| SnippetText::Shared(Arc::clone(text)))
+    fn snippet_text(&self, path: &Utf8Path) -> Option<Arc<str>> {
+        self.get(path).map(Arc::clone)
     }
 }
 

@@ -11,9 +11,10 @@
 use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use strum::VariantArray as _;
 
 use crate::protocol::selection::Severity;
-use crate::runtime::gate::report::{FireOnFilter, NEVER_FIRED, OUTCOMES, Outcome, SKIP_REASONS};
+use crate::runtime::gate::report::{FireOnFilter, NEVER_FIRED, Outcome, SkipReason};
 use crate::runtime::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
 
 /// The report of one `aidlc gate check --format json` run.
@@ -366,17 +367,17 @@ schema_marker!(
 schema_marker!(
     ResultName,
     json_schema!({
-        "enum": OUTCOMES.iter().map(|outcome| outcome.as_str()).collect::<Vec<_>>()
+        "enum": Outcome::VARIANTS.iter().map(|outcome| outcome.as_str()).collect::<Vec<_>>()
     })
 );
 schema_marker!(
     SkipReasonKey,
     json_schema!({
-        "enum": SKIP_REASONS.iter().map(skip_reason_key).collect::<Vec<_>>()
+        "enum": SkipReason::VARIANTS.iter().map(skip_reason_key).collect::<Vec<_>>()
     })
 );
 schema_marker!(SkippedByReason, {
-    let keys: Vec<&str> = SKIP_REASONS.iter().map(skip_reason_key).collect();
+    let keys: Vec<&str> = SkipReason::VARIANTS.iter().map(skip_reason_key).collect();
     let properties: serde_json::Map<String, serde_json::Value> = keys
         .iter()
         .map(|key| {

@@ -38,8 +38,8 @@ use crate::runtime::gate::check::{CheckRequest, plan_check};
 use crate::runtime::gate::gate_fires::PlannedFire;
 use crate::runtime::gate::report::{
     BUDGET_EXCEEDED, Budget, DeadBinding, Finding, FireOnFilter, FireResult, GateFire, GateReport,
-    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SKIP_REASONS, SensorInfo, SensorsOff, Severity,
-    SkipReason, UnfiredBinding, UnfiredCause, UnseenWritesNotice, skip_reason_key,
+    GateSkip, JSON_SCHEMA_VERSION, PlanIdentity, SensorInfo, SensorsOff, Severity, SkipReason,
+    UnfiredBinding, UnfiredCause, UnseenWritesNotice,
 };
 use crate::runtime::workspace::Workspace;
 
@@ -317,16 +317,10 @@ fn check_shared(
             .cloned()
             .collect()
     };
-    let agree = first.intents == report.intents
-        && first.stages_checked == report.stages_checked
-        && first.deliverables_found == report.deliverables_found
-        && first.dead_bindings == report.dead_bindings
-        && first.unfired_bindings == report.unfired_bindings
-        && first.fire_on == report.fire_on
-        && first.stages == report.stages
-        && first.bindings_selected == report.bindings_selected
-        && first.bindings_not_selected == report.bindings_not_selected
-        && first.sensors_off == report.sensors_off
+    // What planning decides besides the fires, except the shard and the `another shard` skips.
+    let agree = planned_fields_agree(first, report)
+        .into_iter()
+        .all(|(field, agree)| agree || matches!(field, "skips" | "shard"))
         && first.project_path == report.project_path
         && shared_skips(first) == shared_skips(report);
     if agree {
@@ -343,9 +337,17 @@ fn short(id: &str) -> &str {
 }
 
 /// A strict reader of one JSON report: every key it needs must be there with its type.
+///
+/// A key names where it is read in the report (`fires[].stage`); its last segment is the field
+/// read in the object it is given ([`field`]), so messages name the key as the report has it.
 struct Reader<'a> {
     name: &'a str,
     document: &'a Value,
+}
+
+/// The value of `key`'s last segment in `object` (`fires[].stage` → `stage`); `null` when absent.
+fn field<'v>(object: &'v Value, key: &str) -> &'v Value {
+    &object[key.rsplit('.').next().unwrap_or(key)]
 }
 
 impl Reader<'_> {
@@ -377,59 +379,54 @@ impl Reader<'_> {
         };
         let fire_on = plan["fire_on"]
             .as_str()
-            .and_then(FireOnFilter::from_name)
+            .and_then(|name| name.parse::<FireOnFilter>().ok())
             .ok_or_else(|| self.error("plan.fire_on", "gate, write or all"))?;
         Ok(GateReport {
-            intents: self.strings(&document["intents"], "intents")?,
-            stages_checked: self.usize_of(&counts["stages_checked"], "counts.stages_checked")?,
-            deliverables_found: self
-                .usize_of(&counts["deliverables_found"], "counts.deliverables_found")?,
+            intents: self.strings(document, "intents")?,
+            stages_checked: self.usize_at(counts, "counts.stages_checked")?,
+            deliverables_found: self.usize_at(counts, "counts.deliverables_found")?,
             fires: self
-                .array(&document["fires"], "fires")?
+                .array(document, "fires")?
                 .iter()
                 .map(|fire| self.fire(fire))
                 .collect::<Result<_, _>>()?,
             skips: self
-                .array(&document["skips"], "skips")?
+                .array(document, "skips")?
                 .iter()
                 .map(|skip| self.skip(skip))
                 .collect::<Result<_, _>>()?,
             dead_bindings: self
-                .array(&document["dead_bindings"], "dead_bindings")?
+                .array(document, "dead_bindings")?
                 .iter()
                 .map(|dead| {
                     Ok(DeadBinding {
-                        stage: self.string(&dead["stage"], "dead_bindings[].stage")?,
-                        sensor_id: self.string(&dead["sensor_id"], "dead_bindings[].sensor_id")?,
-                        pattern: self.string(&dead["pattern"], "dead_bindings[].pattern")?,
+                        stage: self.string(dead, "dead_bindings[].stage")?,
+                        sensor_id: self.string(dead, "dead_bindings[].sensor_id")?,
+                        pattern: self.string(dead, "dead_bindings[].pattern")?,
                     })
                 })
                 .collect::<Result<_, MergeError>>()?,
             unfired_bindings: self
-                .array(&document["unfired_bindings"], "unfired_bindings")?
+                .array(document, "unfired_bindings")?
                 .iter()
                 .map(|unfired| self.unfired(unfired))
                 .collect::<Result<_, _>>()?,
-            stages: self.stages(&plan["stages"])?,
+            stages: self.stages(plan)?,
             fire_on,
-            bindings_selected: self
-                .usize_of(&plan["bindings_selected"], "plan.bindings_selected")?,
-            bindings_not_selected: self
-                .usize_of(&plan["bindings_not_selected"], "plan.bindings_not_selected")?,
+            bindings_selected: self.usize_at(plan, "plan.bindings_selected")?,
+            bindings_not_selected: self.usize_at(plan, "plan.bindings_not_selected")?,
             sensors_off: self.sensors_off(&plan["sensors_off"])?,
-            duration: self.duration(&document["duration_ms"], "duration_ms")?,
+            duration: self.duration(document, "duration_ms")?,
             shard,
             recorded: document["recorded"]
                 .as_bool()
                 .ok_or_else(|| self.error("recorded", "a boolean"))?,
             plan: PlanIdentity {
-                id: self.string(&plan["id"], "plan.id")?,
-                size: self.usize_of(&plan["size"], "plan.size")?,
+                id: self.string(plan, "plan.id")?,
+                size: self.usize_at(plan, "plan.size")?,
             },
             sensors: self.sensors(&document["sensors"])?,
-            project_path: Utf8PathBuf::from(
-                self.string(&document["project_path"], "project_path")?,
-            ),
+            project_path: Utf8PathBuf::from(self.string(document, "project_path")?),
             unseen_writes: self.unseen_writes(document.get("unseen_writes"))?,
         })
     }
@@ -446,9 +443,9 @@ impl Reader<'_> {
             return Err(self.error("unseen_writes", "an object"));
         }
         Ok(Some(UnseenWritesNotice {
-            stage: self.string(&notice["stage"], "unseen_writes.stage")?,
-            files: self.strings(&notice["files"], "unseen_writes.files")?,
-            message: self.string(&notice["message"], "unseen_writes.message")?,
+            stage: self.string(notice, "unseen_writes.stage")?,
+            files: self.strings(notice, "unseen_writes.files")?,
+            message: self.string(notice, "unseen_writes.message")?,
         }))
     }
 
@@ -459,7 +456,7 @@ impl Reader<'_> {
                 findings_count: self.u64_at(fire, "findings_count")?,
             },
             Some("not-evaluated") => FireResult::NotEvaluated {
-                reason: self.string(&fire["note"], "fires[].note")?,
+                reason: self.string(fire, "fires[].note")?,
                 budget: match &fire["budget"] {
                     Value::Null => None,
                     budget => Some(Budget {
@@ -476,31 +473,29 @@ impl Reader<'_> {
             return Err(self.error("fires[].budget", "set exactly for a budget override"));
         }
         let gate_fire = GateFire {
-            stage: self.string(&fire["stage"], "fires[].stage")?,
-            sensor_id: self.string(&fire["sensor_id"], "fires[].sensor_id")?,
-            severity: self.severity(&fire["severity"], "fires[].severity")?,
-            deliverable: self
-                .string(&fire["deliverable"], "fires[].deliverable")?
-                .into(),
+            stage: self.string(fire, "fires[].stage")?,
+            sensor_id: self.string(fire, "fires[].sensor_id")?,
+            severity: self.severity(fire, "fires[].severity")?,
+            deliverable: self.string(fire, "fires[].deliverable")?.into(),
             result,
-            fire_id: self.optional_string(&fire["fire_id"], "fires[].fire_id")?,
+            fire_id: self.optional_string(fire, "fires[].fire_id")?,
             detail_path: self
-                .optional_string(&fire["detail_path"], "fires[].detail_path")?
+                .optional_string(fire, "fires[].detail_path")?
                 .map(Utf8PathBuf::from),
             findings: self
-                .array(&fire["findings"], "fires[].findings")?
+                .array(fire, "fires[].findings")?
                 .iter()
                 .map(|finding| self.finding(finding))
                 .collect::<Result<_, _>>()?,
-            duration: self.duration(&fire["duration_ms"], "fires[].duration_ms")?,
+            duration: self.duration(fire, "fires[].duration_ms")?,
             stderr_tail: self
-                .optional_string(&fire["stderr_tail"], "fires[].stderr_tail")?
+                .optional_string(fire, "fires[].stderr_tail")?
                 .unwrap_or_default(),
-            plan_index: self.usize_of(&fire["plan_index"], "fires[].plan_index")?,
+            plan_index: self.usize_at(fire, "fires[].plan_index")?,
             // Absent on a core stage's fire; when present, a string (D50).
             plugin: fire
                 .get("plugin")
-                .map(|plugin| self.string(plugin, "fires[].plugin"))
+                .map(|plugin| self.string_value(plugin, "fires[].plugin"))
                 .transpose()?,
         };
         self.check_findings_of(&gate_fire, self.u64_at(fire, "findings_count")?)?;
@@ -528,37 +523,36 @@ impl Reader<'_> {
 
     fn finding(&self, finding: &Value) -> Result<Finding, MergeError> {
         let position = |key: &str| -> Result<Option<u64>, MergeError> {
-            match &finding[key] {
+            match field(finding, key) {
                 Value::Null => Ok(None),
                 value => value
                     .as_u64()
                     .map(Some)
-                    .ok_or_else(|| self.error(&format!("findings[].{key}"), "a whole number")),
+                    .ok_or_else(|| self.error(key, "a whole number")),
             }
         };
         Ok(Finding {
-            file: self.string(&finding["file"], "findings[].file")?.into(),
-            rule: self.string(&finding["rule"], "findings[].rule")?,
-            message: self.string(&finding["message"], "findings[].message")?,
-            line: position("line")?,
-            column: position("column")?,
-            end_line: position("end_line")?,
-            end_column: position("end_column")?,
-            help: self.optional_string(&finding["help"], "findings[].help")?,
+            file: self.string(finding, "findings[].file")?.into(),
+            rule: self.string(finding, "findings[].rule")?,
+            message: self.string(finding, "findings[].message")?,
+            line: position("findings[].line")?,
+            column: position("findings[].column")?,
+            end_line: position("findings[].end_line")?,
+            end_column: position("findings[].end_column")?,
+            help: self.optional_string(finding, "findings[].help")?,
         })
     }
 
     fn skip(&self, skip: &Value) -> Result<GateSkip, MergeError> {
-        let reason = SKIP_REASONS
-            .iter()
-            .find(|reason| skip["reason"].as_str() == Some(skip_reason_key(reason)))
-            .cloned()
+        let reason = skip["reason"]
+            .as_str()
+            .and_then(|key| key.parse::<SkipReason>().ok())
             .ok_or_else(|| self.error("skips[].reason", "a known skip reason"))?;
         Ok(GateSkip {
-            stage: self.string(&skip["stage"], "skips[].stage")?,
-            sensor_id: self.string(&skip["sensor_id"], "skips[].sensor_id")?,
+            stage: self.string(skip, "skips[].stage")?,
+            sensor_id: self.string(skip, "skips[].sensor_id")?,
             deliverable: self
-                .optional_string(&skip["deliverable"], "skips[].deliverable")?
+                .optional_string(skip, "skips[].deliverable")?
                 .map(Utf8PathBuf::from),
             reason,
         })
@@ -569,45 +563,39 @@ impl Reader<'_> {
         let cause = match cause["kind"].as_str() {
             Some("no-deliverable") => UnfiredCause::NoDeliverable,
             Some("no-glob-match") => UnfiredCause::NoGlobMatch {
-                deliverables: self.usize_of(&cause["deliverables"], "cause.deliverables")?,
+                deliverables: self.usize_at(cause, "cause.deliverables")?,
             },
             Some("only-markers") => UnfiredCause::OnlyMarkers,
             Some("not-regular-files") => UnfiredCause::NotRegularFiles {
-                described: self.strings(&cause["described"], "cause.described")?,
+                described: self.strings(cause, "cause.described")?,
             },
             _ => return Err(self.error("unfired_bindings[].cause.kind", "a known cause")),
         };
         Ok(UnfiredBinding {
-            stage: self.string(&unfired["stage"], "unfired_bindings[].stage")?,
-            sensor_id: self.string(&unfired["sensor_id"], "unfired_bindings[].sensor_id")?,
-            intent: self.string(&unfired["intent"], "unfired_bindings[].intent")?,
-            manifest_path: self.string(
-                &unfired["manifest_path"],
-                "unfired_bindings[].manifest_path",
-            )?,
-            pattern: self.optional_string(&unfired["pattern"], "unfired_bindings[].pattern")?,
-            declared_outputs: self.strings(
-                &unfired["declared_outputs"],
-                "unfired_bindings[].declared_outputs",
-            )?,
+            stage: self.string(unfired, "unfired_bindings[].stage")?,
+            sensor_id: self.string(unfired, "unfired_bindings[].sensor_id")?,
+            intent: self.string(unfired, "unfired_bindings[].intent")?,
+            manifest_path: self.string(unfired, "unfired_bindings[].manifest_path")?,
+            pattern: self.optional_string(unfired, "unfired_bindings[].pattern")?,
+            declared_outputs: self.strings(unfired, "unfired_bindings[].declared_outputs")?,
             cause,
             // Absent on a core stage's binding; when present, a string (D50).
             plugin: unfired
                 .get("plugin")
-                .map(|plugin| self.string(plugin, "unfired_bindings[].plugin"))
+                .map(|plugin| self.string_value(plugin, "unfired_bindings[].plugin"))
                 .transpose()?,
         })
     }
 
     /// `plan.stages`, which older reports do not have.
-    fn stages(&self, value: &Value) -> Result<Vec<String>, MergeError> {
-        if value.is_null() {
+    fn stages(&self, plan: &Value) -> Result<Vec<String>, MergeError> {
+        if plan["stages"].is_null() {
             return Err(refuse(format!(
                 "{}: `plan.stages` is missing: the report was written by an older aidlc; run every shard and the merge with the same aidlc version",
                 self.name
             )));
         }
-        self.strings(value, "plan.stages")
+        self.strings(plan, "plan.stages")
     }
 
     fn sensors_off(&self, value: &Value) -> Result<Option<SensorsOff>, MergeError> {
@@ -618,7 +606,7 @@ impl Reader<'_> {
             return Ok(Some(SensorsOff::Environment));
         }
         Ok(Some(SensorsOff::State {
-            intents: self.strings(&value["state"], "plan.sensors_off.state")?,
+            intents: self.strings(value, "plan.sensors_off.state")?,
         }))
     }
 
@@ -632,25 +620,23 @@ impl Reader<'_> {
                 Ok((
                     id.clone(),
                     SensorInfo {
-                        description: self.string(&info["description"], "sensors.description")?,
-                        manifest_path: self
-                            .string(&info["manifest_path"], "sensors.manifest_path")?,
+                        description: self.string(info, "sensors.description")?,
+                        manifest_path: self.string(info, "sensors.manifest_path")?,
                     },
                 ))
             })
             .collect()
     }
 
-    fn severity(&self, value: &Value, key: &str) -> Result<Severity, MergeError> {
-        match value.as_str() {
-            Some("blocking") => Ok(Severity::Blocking),
-            Some("advisory") => Ok(Severity::Advisory),
-            _ => Err(self.error(key, "blocking or advisory")),
-        }
+    fn severity(&self, object: &Value, key: &str) -> Result<Severity, MergeError> {
+        field(object, key)
+            .as_str()
+            .and_then(Severity::from_text)
+            .ok_or_else(|| self.error(key, "blocking or advisory"))
     }
 
-    fn duration(&self, value: &Value, key: &str) -> Result<Duration, MergeError> {
-        value
+    fn duration(&self, object: &Value, key: &str) -> Result<Duration, MergeError> {
+        field(object, key)
             .as_f64()
             .filter(|ms| ms.is_finite() && (0.0..=MAX_DURATION_MS).contains(ms))
             .and_then(|ms| Duration::try_from_secs_f64(ms / 1000.0).ok())
@@ -662,41 +648,46 @@ impl Reader<'_> {
             })
     }
 
-    fn array<'v>(&self, value: &'v Value, key: &str) -> Result<&'v Vec<Value>, MergeError> {
-        value.as_array().ok_or_else(|| self.error(key, "an array"))
+    fn array<'v>(&self, object: &'v Value, key: &str) -> Result<&'v Vec<Value>, MergeError> {
+        field(object, key)
+            .as_array()
+            .ok_or_else(|| self.error(key, "an array"))
     }
 
-    fn string(&self, value: &Value, key: &str) -> Result<String, MergeError> {
+    fn string(&self, object: &Value, key: &str) -> Result<String, MergeError> {
+        self.string_value(field(object, key), key)
+    }
+
+    fn string_value(&self, value: &Value, key: &str) -> Result<String, MergeError> {
         value
             .as_str()
             .map(str::to_owned)
             .ok_or_else(|| self.error(key, "a string"))
     }
 
-    fn optional_string(&self, value: &Value, key: &str) -> Result<Option<String>, MergeError> {
-        match value {
+    fn optional_string(&self, object: &Value, key: &str) -> Result<Option<String>, MergeError> {
+        match field(object, key) {
             Value::Null => Ok(None),
             Value::String(text) => Ok(Some(text.clone())),
             _ => Err(self.error(key, "a string or null")),
         }
     }
 
-    fn strings(&self, value: &Value, key: &str) -> Result<Vec<String>, MergeError> {
-        self.array(value, key)?
+    fn strings(&self, object: &Value, key: &str) -> Result<Vec<String>, MergeError> {
+        self.array(object, key)?
             .iter()
-            .map(|item| self.string(item, key))
+            .map(|item| self.string_value(item, key))
             .collect()
     }
 
     fn u64_at(&self, object: &Value, key: &str) -> Result<u64, MergeError> {
-        let field = key.rsplit('.').next().unwrap_or(key);
-        object[field]
+        field(object, key)
             .as_u64()
             .ok_or_else(|| self.error(key, "a whole number"))
     }
 
-    fn usize_of(&self, value: &Value, key: &str) -> Result<usize, MergeError> {
-        value
+    fn usize_at(&self, object: &Value, key: &str) -> Result<usize, MergeError> {
+        field(object, key)
             .as_u64()
             .and_then(|number| usize::try_from(number).ok())
             .ok_or_else(|| self.error(key, "a whole number"))

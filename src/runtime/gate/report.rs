@@ -30,7 +30,18 @@ pub use crate::protocol::finding::Finding;
 //
 // No doc comments on the variants: clap would show them as the values' help and change
 // `--help`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Default,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    strum::EnumString,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum FireOnFilter {
     #[default]
     Gate,
@@ -39,20 +50,9 @@ pub enum FireOnFilter {
 }
 
 impl FireOnFilter {
-    /// The value as typed on the command line.
+    /// The value as typed on the command line (`gate`, `write`, `all`), which `FromStr` reads.
     pub fn name(self) -> &'static str {
-        match self {
-            FireOnFilter::Gate => "gate",
-            FireOnFilter::Write => "write",
-            FireOnFilter::All => "all",
-        }
-    }
-
-    /// The filter a name stands for (`gate`, `write`, `all`).
-    pub fn from_name(name: &str) -> Option<Self> {
-        [FireOnFilter::Gate, FireOnFilter::Write, FireOnFilter::All]
-            .into_iter()
-            .find(|filter| filter.name() == name)
+        self.into()
     }
 
     pub fn admits(self, fire_on: FireOn) -> bool {
@@ -64,16 +64,12 @@ impl FireOnFilter {
     }
 }
 
-/// Every outcome, in the order the JSON Schema names them.
-pub static OUTCOMES: [Outcome; 3] = [Outcome::Passed, Outcome::Failed, Outcome::NotEvaluated];
-
-/// Fails to compile when an outcome is added until it is listed here, and so in [`OUTCOMES`].
-const _: fn(Outcome) = |outcome| match outcome {
-    Outcome::Passed | Outcome::Failed | Outcome::NotEvaluated => {}
-};
-
-/// How one fire ended, in the report's words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// How one fire ended, in the report's words; `VARIANTS` lists them in the order the JSON
+/// Schema names them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::IntoStaticStr, strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Outcome {
     Passed,
     Failed,
@@ -83,11 +79,7 @@ pub enum Outcome {
 
 impl Outcome {
     pub fn as_str(self) -> &'static str {
-        match self {
-            Outcome::Passed => "passed",
-            Outcome::Failed => "failed",
-            Outcome::NotEvaluated => "not-evaluated",
-        }
+        self.into()
     }
 }
 
@@ -110,7 +102,7 @@ pub enum FireResult {
 }
 
 /// A budget override's figures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 pub struct Budget {
     pub cap_seconds: u64,
     pub observed_seconds: u64,
@@ -240,29 +232,21 @@ pub fn last_lines(text: &str, count: usize) -> String {
 /// `plan_index`, `budget`, `stderr_tail`, and each never-fired binding's `cause`.
 pub const JSON_SCHEMA_VERSION: u64 = 2;
 
-/// Every skip reason, in the order the summaries list them (and the JSON Schema names them).
-pub static SKIP_REASONS: [SkipReason; 6] = [
-    SkipReason::NoGlobMatch,
-    SkipReason::NoDeliverable,
-    SkipReason::SensorsOff,
-    SkipReason::OtherFireOn,
-    SkipReason::OtherShard,
-    SkipReason::NotARegularFile,
-];
-
-/// Fails to compile when a reason is added to [`SkipReason`] until it is listed here, and so
-/// beside [`SKIP_REASONS`].
-const _: fn(&SkipReason) = |reason| match reason {
-    SkipReason::NoGlobMatch
-    | SkipReason::NoDeliverable
-    | SkipReason::SensorsOff
-    | SkipReason::OtherFireOn
-    | SkipReason::OtherShard
-    | SkipReason::NotARegularFile => {}
-};
-
-/// Why a sensor did not fire somewhere it might have.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// Why a sensor did not fire somewhere it might have. `VARIANTS` lists the reasons in the order
+/// the summaries list them (and the JSON Schema names them); the kebab-case name of a variant
+/// is its machine token ([`skip_reason_key`]).
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum SkipReason {
     /// The binding's `matches` does not match this deliverable.
     NoGlobMatch,
@@ -294,17 +278,17 @@ impl SkipReason {
 
 /// The kebab-case token of a skip reason, for machines (the prose is `SkipReason::as_str`).
 pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
-    match reason {
-        SkipReason::NoGlobMatch => "no-glob-match",
-        SkipReason::NoDeliverable => "no-deliverable",
-        SkipReason::SensorsOff => "sensors-off",
-        SkipReason::OtherFireOn => "other-fire-on",
-        SkipReason::OtherShard => "other-shard",
-        SkipReason::NotARegularFile => "not-a-regular-file",
+    reason.into()
+}
+
+impl serde::Serialize for SkipReason {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(skip_reason_key(self))
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialised as the JSON report's skip: the reason by its machine token.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct GateSkip {
     pub stage: String,
     pub sensor_id: String,
@@ -317,7 +301,7 @@ pub struct GateSkip {
 /// no place where the stage's outputs can be written, or the stage declares none. The same
 /// bindings the compile's `dead-sensor-binding` names; a dead sensor that would otherwise look
 /// healthy.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct DeadBinding {
     pub stage: String,
     pub sensor_id: String,
@@ -345,8 +329,9 @@ pub struct UnfiredBinding {
     pub plugin: Option<String>,
 }
 
-/// Why a blocking binding did not fire.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a blocking binding did not fire; serialised as `{"kind": …}` and the cause's own key.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum UnfiredCause {
     /// None of the stage's declared outputs is on disk (not written yet, or deleted).
     NoDeliverable,
@@ -478,42 +463,36 @@ impl NothingChecked {
 
     /// What to do about it.
     pub fn help(&self) -> String {
-        let allow = "or pass --allow-empty if this pipeline means to check nothing";
-        match self {
+        let fix = match self {
             NothingChecked::NoneEvaluated { .. } => {
-                format!(
-                    "fix what stopped the fires (listed above) and run the check again, {allow}"
-                )
+                "fix what stopped the fires (listed above) and run the check again"
             }
             NothingChecked::SensorsOff(SensorsOff::Environment) => {
-                format!("unset AIDLC_DISABLE_SENSORS to check, {allow}")
+                "unset AIDLC_DISABLE_SENSORS to check"
             }
             NothingChecked::SensorsOff(SensorsOff::State { .. }) => {
-                format!("turn the Sensors switch on in aidlc-state.md, {allow}")
+                "turn the Sensors switch on in aidlc-state.md"
             }
-            NothingChecked::NoStages => {
-                format!("compile a project that has stage files (`aidlc compile`), {allow}")
+            NothingChecked::NoStages => "compile a project that has stage files (`aidlc compile`)",
+            NothingChecked::NoBindings => {
+                "import sensors in the stages' `sensors:` lists and run `aidlc compile`"
             }
-            NothingChecked::NoBindings => format!(
-                "import sensors in the stages' `sensors:` lists and run `aidlc compile`, {allow}"
-            ),
             NothingChecked::NoBindingSelected {
                 fire_on: FireOnFilter::Write,
                 ..
-            } => format!("`--fire-on gate` or `--fire-on all` checks them, {allow}"),
-            NothingChecked::NoBindingSelected { .. } => {
-                format!("`--fire-on all` checks them, {allow}")
+            } => "`--fire-on gate` or `--fire-on all` checks them",
+            NothingChecked::NoBindingSelected { .. } => "`--fire-on all` checks them",
+            NothingChecked::OnlyNotRegularFiles => {
+                "replace the folders, FIFOs or sockets named like outputs with the documents"
             }
-            NothingChecked::OnlyNotRegularFiles => format!(
-                "replace the folders, FIFOs or sockets named like outputs with the documents, {allow}"
-            ),
-            NothingChecked::NoDeliverables => format!(
-                "write the deliverables first, or check the intent that has them (--intent NAME, --all-intents), {allow}"
-            ),
-            NothingChecked::NoGlobMatch => format!(
-                "compare the sensors' `matches` with the stages' outputs (see the dead bindings), {allow}"
-            ),
-        }
+            NothingChecked::NoDeliverables => {
+                "write the deliverables first, or check the intent that has them (--intent NAME, --all-intents)"
+            }
+            NothingChecked::NoGlobMatch => {
+                "compare the sensors' `matches` with the stages' outputs (see the dead bindings)"
+            }
+        };
+        format!("{fix}, or pass --allow-empty if this pipeline means to check nothing")
     }
 }
 
@@ -567,7 +546,7 @@ pub struct UnseenWritesNotice {
 }
 
 /// A sensor as its live manifest describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct SensorInfo {
     pub description: String,
     /// Project-relative, e.g. `.claude/sensors/aidlc-linter.md`.
@@ -576,7 +555,7 @@ pub struct SensorInfo {
 
 /// Which plan a report belongs to: every shard of one check carries the same identity, and
 /// the number of fires the unsharded run has.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct PlanIdentity {
     /// BLAKE3 (hex) of everything that decides the plan: the intents, the selection, every
     /// planned (stage, sensor, deliverable) unit in order, and the skips, dead and never-fired

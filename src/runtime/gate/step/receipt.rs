@@ -202,7 +202,7 @@ pub fn refusal_message(
 fn retry_command(request: &GateStepRequest) -> String {
     let mut command = format!(
         "aidlc engine gate {} {}",
-        request.entry.command_word(),
+        <&str>::from(request.entry),
         request.stage
     );
     if let Some(unit) = &request.unit {

@@ -8,23 +8,15 @@ use crate::runtime::dispatch::time_limit::LimitValue;
 use crate::runtime::gate::deliverables::DeliverableError;
 use crate::runtime::workspace::WorkspaceError;
 
-/// Which conductor step asked for the gate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Which conductor step asked for the gate; its lowercase name is the subcommand word of
+/// `aidlc engine gate <word>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
+#[strum(serialize_all = "lowercase")]
 pub enum GateEntry {
     /// `gate start`: opening the approval gate (`report --result awaiting-approval`).
     Start,
     /// `gate revise`: re-entering the gate after revision work (`report --result revised`).
     Revise,
-}
-
-impl GateEntry {
-    /// The subcommand word of `aidlc engine gate <word>`.
-    pub fn command_word(self) -> &'static str {
-        match self {
-            GateEntry::Start => "start",
-            GateEntry::Revise => "revise",
-        }
-    }
 }
 
 /// What the conductor asked for.
