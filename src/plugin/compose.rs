@@ -24,6 +24,7 @@ use crate::compile::discover::Layout;
 use crate::compile::syntax::document::{self, DocumentKind};
 use crate::harness::Harness;
 use crate::plugin::Problem;
+use crate::plugin::contributed_text::{self, ContributedRange, ContributedText, Origin};
 use crate::plugin::contribution::{self, Contribution};
 use crate::plugin::guards;
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, LockedStage};
@@ -68,6 +69,8 @@ pub struct Plan {
     pub read_files: Vec<Utf8PathBuf>,
     /// Every install folder the plan listed, absolute.
     pub listed_folders: Vec<Utf8PathBuf>,
+    /// The text contributions wrote into each core stage they change.
+    pub contributed: ContributedText,
 }
 
 /// Order `chosen` dependencies first, then by name; refuse a dependency that is not chosen or
@@ -165,6 +168,7 @@ struct Planner<'a> {
     owner: BTreeMap<String, String>,
     adopted: BTreeMap<String, BTreeSet<String>>,
     stages: BTreeMap<String, LockedStage>,
+    contributed: ContributedText,
     /// The `name:` rosters of the scope and agent folders, read once, kept up to date as files
     /// are placed.
     rosters: BTreeMap<Utf8PathBuf, Roster>,
@@ -711,6 +715,7 @@ pub fn plan(
         owner: BTreeMap::new(),
         adopted: BTreeMap::new(),
         stages: BTreeMap::new(),
+        contributed: ContributedText::new(),
         rosters: BTreeMap::new(),
         disk_reads: std::cell::RefCell::new(BTreeMap::new()),
         problems: Vec::new(),
@@ -900,6 +905,7 @@ fn merge_into_stage(
     let scope_roster = planner.roster(&planner.layout.scopes_dir.clone()).clone();
     let mut consumed_by: BTreeMap<String, (String, bool)> = BTreeMap::new();
     let mut fragments: Vec<(splice::Fragment, &Contribution)> = Vec::new();
+    let mut contributed: Vec<ContributedRange> = Vec::new();
     let mut slots: BTreeMap<(String, u64), String> = BTreeMap::new();
     for contribution in contributions {
         let plugin = contribution.plugin.as_str();
@@ -958,71 +964,63 @@ fn merge_into_stage(
                 }
             }
         }
-        let results = [
-            (
-                "produces",
-                merge::merge_names(&mut text, "produces", &contribution.adds.produces),
-            ),
-            (
-                "sensors",
-                merge::merge_names(&mut text, "sensors", &contribution.adds.sensors),
-            ),
-            ("scopes", merge::merge_names(&mut text, "scopes", &scopes)),
+        // The fields in the order they are merged; each merge's text is recorded as this
+        // contribution's before the next edits the stage.
+        let adds = &contribution.adds;
+        let merges: [(&str, &dyn Fn(&mut String) -> Result<merge::Merged, String>); 5] = [
+            ("produces", &|text| merge::merge_names(text, "produces", &adds.produces)),
+            ("sensors", &|text| merge::merge_names(text, "sensors", &adds.sensors)),
+            ("scopes", &|text| merge::merge_names(text, "scopes", &scopes)),
+            ("consumes", &|text| merge::merge_consumes(text, &adds.consumes)),
+            ("required_sections", &|text| {
+                merge::merge_required_sections(text, &adds.required_sections)
+            }),
         ];
-        for (field, result) in results {
-            match result {
-                Ok(added) => {
-                    let record = stage_additions(additions, plugin, stage);
-                    match field {
-                        "produces" => record.produces.extend(added),
-                        "sensors" => record.sensors.extend(added),
-                        _ => record.scopes.extend(added),
-                    }
-                }
-                Err(reason) => refuse(
-                    planner,
-                    format!("cannot add to {field} of stage \"{stage}\": {reason}"),
-                    &["adds", field],
-                    None,
-                ),
-            }
-        }
-        match merge::merge_consumes(&mut text, &contribution.adds.consumes) {
-            Ok((added, kept)) => {
-                stage_additions(additions, plugin, stage)
-                    .consumes
-                    .extend(added);
-                for kept in kept {
-                    planner.warnings.push(
-                        Problem::new(format!(
-                            "stage \"{stage}\" already consumes \"{}\" with required: {}; the contribution does not change it",
-                            kept.artifact, kept.stage_required
-                        ))
-                        .of_plugin(plugin)
-                        .at_path(&contribution.source)
-                        .at_key_item(&["adds", "consumes"], &kept.artifact),
+        for (field, merge) in merges {
+            let length_before = text.len();
+            let merged = match merge(&mut text) {
+                Ok(merged) => merged,
+                Err(reason) => {
+                    refuse(
+                        planner,
+                        format!("cannot add to {field} of stage \"{stage}\": {reason}"),
+                        &["adds", field],
+                        None,
                     );
+                    continue;
+                }
+            };
+            let grown = text.len().cast_signed() - length_before.cast_signed();
+            contributed_text::shift_after(&mut contributed, merged.written.start, grown);
+            if !merged.written.is_empty() {
+                contributed.push(ContributedRange {
+                    range: merged.written,
+                    source: contribution.source.clone(),
+                    origin: Origin::Adds(field.to_owned()),
+                });
+            }
+            for kept in merged.kept {
+                planner.warnings.push(
+                    Problem::new(format!(
+                        "stage \"{stage}\" already consumes \"{}\" with required: {}; the contribution does not change it",
+                        kept.artifact, kept.stage_required
+                    ))
+                    .of_plugin(plugin)
+                    .at_path(&contribution.source)
+                    .at_key_item(&["adds", "consumes"], &kept.artifact),
+                );
+            }
+            let record = stage_additions(additions, plugin, stage);
+            match field {
+                "produces" => record.produces.extend(merged.added),
+                "sensors" => record.sensors.extend(merged.added),
+                "scopes" => record.scopes.extend(merged.added),
+                "consumes" => record.consumes.extend(merged.added),
+                _ => {
+                    record.required_sections.extend(merged.added);
+                    record.required_sections_created |= merged.created;
                 }
             }
-            Err(reason) => refuse(
-                planner,
-                format!("cannot add to consumes of stage \"{stage}\": {reason}"),
-                &["adds", "consumes"],
-                None,
-            ),
-        }
-        match merge::merge_required_sections(&mut text, &contribution.adds.required_sections) {
-            Ok((added, created)) => {
-                let record = stage_additions(additions, plugin, stage);
-                record.required_sections.extend(added);
-                record.required_sections_created |= created;
-            }
-            Err(reason) => refuse(
-                planner,
-                format!("cannot add to required_sections of stage \"{stage}\": {reason}"),
-                &["adds", "required_sections"],
-                None,
-            ),
         }
         for fragment in &contribution.fragments {
             let slot = (fragment.anchor_text.clone(), fragment.order);
@@ -1057,7 +1055,24 @@ fn merge_into_stage(
         .map(|(fragment, _)| fragment.clone())
         .collect();
     match splice::splice_fragments(&text, &pieces) {
-        Ok(spliced) => text = spliced,
+        Ok(spliced) => {
+            // Groups in the order of the text: each moves what the earlier text recorded
+            // after it (offsets of the text before any group was inserted).
+            for (at, length) in spliced.inserted.iter().rev() {
+                contributed_text::shift_after(&mut contributed, *at, length.cast_signed());
+            }
+            for ((fragment, contribution), prose) in fragments.iter().zip(spliced.prose) {
+                contributed.push(ContributedRange {
+                    range: prose,
+                    source: contribution.source.clone(),
+                    origin: Origin::Fragment {
+                        anchor: fragment.anchor_text.clone(),
+                        authored_prose: fragment.authored_prose.clone(),
+                    },
+                });
+            }
+            text = spliced.text;
+        }
         Err((index, reason)) => {
             let (fragment, contribution) = &fragments[index];
             planner.problems.push(
@@ -1084,6 +1099,9 @@ fn merge_into_stage(
                 composed: lock_file::content_hash(text.as_bytes()),
             },
         );
+        planner
+            .contributed
+            .insert(planner.layout.display(Utf8Path::new(path)), contributed);
     }
     planner.target.insert(path.to_owned(), text.into_bytes());
 }
@@ -1181,6 +1199,7 @@ fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
         install_changed,
         read_files,
         listed_folders,
+        contributed: planner.contributed,
     }
 }
 
