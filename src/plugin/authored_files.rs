@@ -206,7 +206,12 @@ impl AuthoredFiles {
             authored,
             self.harness.dir_name(),
         )?;
-        Some((&recorded.source, authored, found, file.file_stem()?.to_owned()))
+        Some((
+            &recorded.source,
+            authored,
+            found,
+            file.file_stem()?.to_owned(),
+        ))
     }
 }
 

@@ -968,10 +968,18 @@ fn merge_into_stage(
         // contribution's before the next edits the stage.
         let adds = &contribution.adds;
         let merges: [(&str, &dyn Fn(&mut String) -> Result<merge::Merged, String>); 5] = [
-            ("produces", &|text| merge::merge_names(text, "produces", &adds.produces)),
-            ("sensors", &|text| merge::merge_names(text, "sensors", &adds.sensors)),
-            ("scopes", &|text| merge::merge_names(text, "scopes", &scopes)),
-            ("consumes", &|text| merge::merge_consumes(text, &adds.consumes)),
+            ("produces", &|text| {
+                merge::merge_names(text, "produces", &adds.produces)
+            }),
+            ("sensors", &|text| {
+                merge::merge_names(text, "sensors", &adds.sensors)
+            }),
+            ("scopes", &|text| {
+                merge::merge_names(text, "scopes", &scopes)
+            }),
+            ("consumes", &|text| {
+                merge::merge_consumes(text, &adds.consumes)
+            }),
             ("required_sections", &|text| {
                 merge::merge_required_sections(text, &adds.required_sections)
             }),
@@ -1220,5 +1228,63 @@ mod tests {
         );
         assert_eq!(frontmatter_scalar(text, "missing"), None);
         assert_eq!(frontmatter_scalar("no frontmatter", "name"), None);
+    }
+
+    #[test]
+    fn the_plan_records_the_text_each_contribution_wrote_even_a_line_equal_to_a_base_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().join("project")).unwrap();
+        crate::compile::framework::init_project(&project, Harness::Claude, false).unwrap();
+        let layout = Layout::new(&project, Harness::Claude, &|_| None);
+        let root = Utf8PathBuf::from_path_buf(dir.path().join("acme")).unwrap();
+        std::fs::create_dir_all(root.join(".aidlc-plugin")).unwrap();
+        std::fs::write(
+            root.join(".aidlc-plugin/plugin.json"),
+            "{\"name\": \"acme\", \"version\": \"1.0.0\"}",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("contributions/operation")).unwrap();
+        // `deployment-log` is also the stage's first `produces` item: the merged sensor line
+        // equals a base line.
+        let contribution = "---\ntarget: deployment-execution\nplugin: acme\nadds:\n  sensors:\n    - deployment-log\nfragments:\n  - anchor: in:Sensors\n    order: 100\n---\n\n## fragment: in:Sensors\n\nread {{HARNESS_DIR}}/tools\n";
+        let source = root.join("contributions/operation/deployment-execution.md");
+        std::fs::write(&source, contribution).unwrap();
+        let tree = crate::plugin::tree::read_tree(&root).unwrap();
+        let chosen = ChosenPlugin {
+            tree,
+            record: LockedPlugin {
+                version: "1.0.0".to_owned(),
+                kind: lock_file::SourceKind::Path,
+                source: root.to_string(),
+                rev: None,
+                commit: None,
+                vendored: None,
+                integrity: String::new(),
+                dependencies: Vec::new(),
+                files: BTreeMap::new(),
+                adopted: Vec::new(),
+            },
+            extra_files: Vec::new(),
+        };
+        let plan = plan(&layout, &Lock::empty(".claude"), vec![chosen], None).unwrap();
+        let stage =
+            Utf8PathBuf::from(".claude/aidlc-common/stages/operation/deployment-execution.md");
+        let composed = plan
+            .changes
+            .iter()
+            .find(|(path, _)| path.ends_with(&stage))
+            .and_then(|(_, bytes)| String::from_utf8(bytes.clone()?).ok())
+            .expect("the stage is composed");
+        let recorded = &plan.contributed[&stage];
+        let texts: Vec<&str> = recorded
+            .iter()
+            .map(|recorded| &composed[recorded.range.clone()])
+            .collect();
+        assert_eq!(texts, ["  - deployment-log\n", "read .claude/tools"]);
+        assert!(recorded.iter().all(|recorded| recorded.source == source));
+        let sensors = composed.find("\nsensors:\n").unwrap();
+        assert!(composed.find("  - deployment-log\n").unwrap() < sensors);
+        assert!(recorded[0].range.start > sensors);
+        assert_eq!(recorded[0].origin, Origin::Adds("sensors".to_owned()));
     }
 }

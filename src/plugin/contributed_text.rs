@@ -53,7 +53,10 @@ pub enum Origin {
 /// that starts at or after `at` (an edit never cuts into a recorded range, so the others end
 /// at or before it).
 pub fn shift_after(ranges: &mut [ContributedRange], at: usize, grown: isize) {
-    for recorded in ranges.iter_mut().filter(|recorded| recorded.range.start >= at) {
+    for recorded in ranges
+        .iter_mut()
+        .filter(|recorded| recorded.range.start >= at)
+    {
         recorded.range.start = recorded.range.start.saturating_add_signed(grown);
         recorded.range.end = recorded.range.end.saturating_add_signed(grown);
     }

@@ -449,7 +449,10 @@ mod tests {
         ];
         let merged = merge_consumes(&mut text, &entries).unwrap();
         assert_eq!(merged.added, ["y"]);
-        assert_eq!(&text[merged.written], "  - artifact: y\n    required: false\n");
+        assert_eq!(
+            &text[merged.written],
+            "  - artifact: y\n    required: false\n"
+        );
         assert_eq!(
             merged.kept,
             [KeptConsume {

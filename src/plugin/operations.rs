@@ -749,9 +749,11 @@ fn apply_armed(
             authored: &as_given,
             installed: &as_given,
         };
-        let (diagnostics, sources) = authored
-            .with_contributed(contributed.clone())
-            .carried_back(&compiled.diagnostics, &sources, &naming);
+        let (diagnostics, sources) = authored.with_contributed(contributed.clone()).carried_back(
+            &compiled.diagnostics,
+            &sources,
+            &naming,
+        );
         return Err(PluginError::CompileFailed {
             diagnostics,
             sources,

@@ -275,9 +275,11 @@ pub fn compile_own_tree_from(
                 sources,
                 contributed,
             }) => {
-                let (diagnostics, sources) = authored
-                    .with_contributed(contributed)
-                    .carried_back(&diagnostics, &sources, &naming);
+                let (diagnostics, sources) = authored.with_contributed(contributed).carried_back(
+                    &diagnostics,
+                    &sources,
+                    &naming,
+                );
                 (diagnostics, sources, Vec::new(), None)
             }
             Err(PluginError::Refused(problems)) => {
