@@ -853,6 +853,9 @@ fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]
     additions
 }
 
+/// One `adds` field merged into a stage's text.
+type MergeInto<'a> = dyn Fn(&mut String) -> Result<merge::Merged, String> + 'a;
+
 /// What `plugin` added to `stage` so far (an empty record the first time).
 fn stage_additions<'a>(
     additions: &'a mut Additions,
@@ -967,7 +970,7 @@ fn merge_into_stage(
         // The fields in the order they are merged; each merge's text is recorded as this
         // contribution's before the next edits the stage.
         let adds = &contribution.adds;
-        let merges: [(&str, &dyn Fn(&mut String) -> Result<merge::Merged, String>); 5] = [
+        let merges: [(&str, &MergeInto<'_>); 5] = [
             ("produces", &|text| {
                 merge::merge_names(text, "produces", &adds.produces)
             }),
