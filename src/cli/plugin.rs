@@ -150,6 +150,7 @@ pub(super) fn report_plugin_error(printer: &Printer, error: &PluginError) -> Exi
         PluginError::CompileFailed {
             diagnostics,
             sources,
+            ..
         } => {
             for diagnostic in diagnostics {
                 printer.diagnostic(diagnostic, sources);

@@ -406,6 +406,7 @@ fn recompose_failed_event(touched: &[String], error: &PluginError) -> serde_json
         PluginError::CompileFailed {
             diagnostics,
             sources,
+            ..
         } => (
             "compile-failed",
             Vec::new(),

@@ -2,8 +2,8 @@
 //! (docs/decisions.md D52, D53): the compile reads the installed copies, the author edits the
 //! plugin's own files.
 //!
-//! Data flow: the plugin trees (read before the composition) and the base text of each core
-//! stage a contribution changed → [`AuthoredFiles`] → [`AuthoredFiles::carried_back`] over the
+//! Data flow: the plugin trees (read before the composition) and the text the composition
+//! recorded contributions wrote into core stages → [`AuthoredFiles`] → [`AuthoredFiles::carried_back`] over the
 //! compile's diagnostics and the texts they point into → diagnostics on the authored files, with
 //! their spans and snippets there, and the texts of those files. `plugin add|sync` (their
 //! `CompileFailed`, printed by the command and by `compile --watch`) and the own-tree compile
@@ -14,14 +14,15 @@
 //!   across the `{{HARNESS_DIR}}` substitution (`plugin::placeholder_span`), with the authored
 //!   text as its snippet;
 //! - a diagnostic in a core stage a contribution changed goes to the contribution only when its
-//!   span lies in text the contribution wrote (`plugin::contributed_text`), its message then
+//!   span lies in text the contribution wrote, as the composition recorded it
+//!   (`plugin::contributed_text`), its message then
 //!   naming the core stage; any other diagnostic keeps its installed file and span, with the
 //!   composed text;
 //! - a diagnostic's message, label, help and related notes name a shipped copy as its location
 //!   would be named: each whole installed path of a copy (as the compile prints it,
 //!   project-relative) is replaced by its plugin file's name ([`rename_paths_in`]); any other
 //!   path in them, a core file's, is left as printed;
-//! - pure once built: nothing here reads the disk but [`stage_texts`].
+//! - pure: nothing here reads the disk.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -31,7 +32,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile::discover::Layout;
 use crate::harness::Harness;
 use crate::leaves::diagnostics::Diagnostic;
-use crate::plugin::contributed_text::{self, ContributionFile};
+use crate::plugin::contributed_text::{self, ContributedText};
 use crate::plugin::manifest::Subtree;
 use crate::plugin::placeholder_span::{HARNESS_PLACEHOLDER, authored_span};
 use crate::plugin::tree::PluginTree;
@@ -46,21 +47,15 @@ struct ShippedFile {
     substituted: bool,
 }
 
-/// A contribution file as read, parsed only when a diagnostic needs it.
-struct ContributionSource {
-    plugin: String,
-    source: Utf8PathBuf,
-    authored: String,
-}
-
 /// What the composition made of the plugins' files, to carry diagnostics back to them.
 pub struct AuthoredFiles {
     /// Project-relative installed path → the plugin file copied there.
     shipped: BTreeMap<Utf8PathBuf, ShippedFile>,
-    /// The plugins' Markdown contribution files.
-    contributions: Vec<ContributionSource>,
-    /// Each core stage a contribution changed, by its project-relative path: its text before.
-    bases: BTreeMap<Utf8PathBuf, String>,
+    /// The plugins' Markdown contribution files (absolute, in the plugins' trees) → their text
+    /// as authored.
+    contributions: BTreeMap<Utf8PathBuf, String>,
+    /// The text contributions wrote into the core stages, as the composition recorded it.
+    contributed: ContributedText,
     harness: Harness,
 }
 
@@ -78,21 +73,17 @@ type Carried = (Utf8PathBuf, Option<Range<usize>>, Option<String>);
 
 impl AuthoredFiles {
     /// The files of `trees` as the composition lays them out in the install of `layout`, with
-    /// no base texts yet ([`Self::with_bases`]).
+    /// no contributed text yet ([`Self::with_contributed`]).
     pub fn of_trees<'t>(trees: impl IntoIterator<Item = &'t PluginTree>, layout: &Layout) -> Self {
         let mut shipped = BTreeMap::new();
-        let mut contributions = Vec::new();
+        let mut contributions = BTreeMap::new();
         for tree in trees {
             for file in &tree.files {
                 let Some(text) = file.text() else {
                     continue;
                 };
                 if file.subtree == Subtree::Overlays && file.is_markdown() {
-                    contributions.push(ContributionSource {
-                        plugin: tree.name().to_owned(),
-                        source: file.source.clone(),
-                        authored: text.to_owned(),
-                    });
+                    contributions.insert(file.source.clone(), text.to_owned());
                 }
                 let Some(folder) = crate::plugin::compose::installed_folder(layout, file.subtree)
                 else {
@@ -111,16 +102,15 @@ impl AuthoredFiles {
         Self {
             shipped,
             contributions,
-            bases: BTreeMap::new(),
+            contributed: ContributedText::new(),
             harness: layout.harness,
         }
     }
 
-    /// The base text of each core stage the composition changed, by its project-relative path
-    /// (the lock file's `stages`, or the fresh framework's stages read before composing).
+    /// The text the composition recorded contributions wrote into the core stages.
     #[must_use]
-    pub fn with_bases(mut self, bases: BTreeMap<Utf8PathBuf, String>) -> Self {
-        self.bases = bases;
+    pub fn with_contributed(mut self, contributed: ContributedText) -> Self {
+        self.contributed = contributed;
         self
     }
 
@@ -132,13 +122,6 @@ impl AuthoredFiles {
         texts: &BTreeMap<Utf8PathBuf, String>,
         naming: &Naming<'_>,
     ) -> (Vec<Diagnostic>, BTreeMap<Utf8PathBuf, String>) {
-        let contributions: Vec<ContributionFile> = self
-            .contributions
-            .iter()
-            .filter_map(|file| {
-                ContributionFile::read(&file.plugin, file.source.clone(), file.authored.clone())
-            })
-            .collect();
         let renamed: BTreeMap<&str, Utf8PathBuf> = self
             .shipped
             .iter()
@@ -159,11 +142,11 @@ impl AuthoredFiles {
             }
             let composed = texts.get(file);
             if let (Some(composed), Some(at)) = (composed, &span)
-                && let Some((contribution, found, slug)) =
-                    self.in_contribution(&contributions, file, composed, at)
+                && let Some((source, authored, found, slug)) =
+                    self.in_contribution(file, composed, at)
             {
-                let shown = (naming.authored)(&contribution.in_plugin);
-                sources.insert(shown.clone(), contribution.authored.clone());
+                let shown = (naming.authored)(source);
+                sources.insert(shown.clone(), authored.to_owned());
                 let note = format!(
                     " (text this contribution wrote into core stage \"{slug}\", {})",
                     (naming.installed)(file)
@@ -205,30 +188,30 @@ impl AuthoredFiles {
         (carried, sources)
     }
 
-    /// Where `span` of the composed core stage `file` (project-relative) is in one of
-    /// `contributions`, when a contribution wrote that text: the file, the span there, and the
-    /// stage's slug.
-    fn in_contribution<'c>(
+    /// Where `span` of the composed core stage `file` (project-relative) is in a contribution,
+    /// when a contribution wrote that text: the contribution file, its authored text, the span
+    /// there, and the stage's slug.
+    fn in_contribution(
         &self,
-        contributions: &'c [ContributionFile],
         file: &Utf8Path,
         composed: &str,
         span: &Range<usize>,
-    ) -> Option<(&'c ContributionFile, Range<usize>, String)> {
-        let base = self.bases.get(file)?;
-        if base == composed {
-            return None;
-        }
-        let slug = file.file_stem()?;
-        let (index, found) = contributed_text::span_in_contribution(
-            slug,
-            base,
-            composed,
+    ) -> Option<(&Utf8Path, &str, Range<usize>, String)> {
+        let recorded = contributed_text::range_holding(self.contributed.get(file)?, span)?;
+        let authored = self.contributions.get(&recorded.source)?;
+        let found = contributed_text::span_in_contribution(
+            recorded,
             span,
-            contributions,
+            composed,
+            authored,
             self.harness.dir_name(),
         )?;
-        Some((&contributions[index], found, slug.to_owned()))
+        Some((
+            &recorded.source,
+            authored,
+            found,
+            file.file_stem()?.to_owned(),
+        ))
     }
 }
 
@@ -290,24 +273,6 @@ fn ends_a_path(rest: &str) -> bool {
         None => true,
         Some('.') => after.next().is_none_or(|next| !continues_a_path(next)),
         Some(next) => !continues_a_path(next),
-    }
-}
-
-/// Every Markdown file under `folder`, by its project-relative path (an unreadable one is left
-/// out: its diagnostics keep their installed file).
-pub fn stage_texts(layout: &Layout, folder: &Utf8Path, out: &mut BTreeMap<Utf8PathBuf, String>) {
-    let Ok(entries) = folder.read_dir_utf8() else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            stage_texts(layout, path, out);
-        } else if path.extension() == Some("md")
-            && let Ok(text) = crate::leaves::fs_util::read_input_text(path)
-        {
-            out.insert(layout.display(path), text);
-        }
     }
 }
 

@@ -24,6 +24,7 @@ use crate::compile::discover::Layout;
 use crate::compile::syntax::document::{self, DocumentKind};
 use crate::harness::Harness;
 use crate::plugin::Problem;
+use crate::plugin::contributed_text::{self, ContributedRange, ContributedText, Origin};
 use crate::plugin::contribution::{self, Contribution};
 use crate::plugin::guards;
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, LockedStage};
@@ -68,6 +69,8 @@ pub struct Plan {
     pub read_files: Vec<Utf8PathBuf>,
     /// Every install folder the plan listed, absolute.
     pub listed_folders: Vec<Utf8PathBuf>,
+    /// The text contributions wrote into each core stage they change.
+    pub contributed: ContributedText,
 }
 
 /// Order `chosen` dependencies first, then by name; refuse a dependency that is not chosen or
@@ -165,6 +168,7 @@ struct Planner<'a> {
     owner: BTreeMap<String, String>,
     adopted: BTreeMap<String, BTreeSet<String>>,
     stages: BTreeMap<String, LockedStage>,
+    contributed: ContributedText,
     /// The `name:` rosters of the scope and agent folders, read once, kept up to date as files
     /// are placed.
     rosters: BTreeMap<Utf8PathBuf, Roster>,
@@ -711,6 +715,7 @@ pub fn plan(
         owner: BTreeMap::new(),
         adopted: BTreeMap::new(),
         stages: BTreeMap::new(),
+        contributed: ContributedText::new(),
         rosters: BTreeMap::new(),
         disk_reads: std::cell::RefCell::new(BTreeMap::new()),
         problems: Vec::new(),
@@ -848,6 +853,9 @@ fn merge_contributions(planner: &mut Planner<'_>, contributions: &[Contribution]
     additions
 }
 
+/// One `adds` field merged into a stage's text.
+type MergeInto<'a> = dyn Fn(&mut String) -> Result<merge::Merged, String> + 'a;
+
 /// What `plugin` added to `stage` so far (an empty record the first time).
 fn stage_additions<'a>(
     additions: &'a mut Additions,
@@ -900,6 +908,7 @@ fn merge_into_stage(
     let scope_roster = planner.roster(&planner.layout.scopes_dir.clone()).clone();
     let mut consumed_by: BTreeMap<String, (String, bool)> = BTreeMap::new();
     let mut fragments: Vec<(splice::Fragment, &Contribution)> = Vec::new();
+    let mut contributed: Vec<ContributedRange> = Vec::new();
     let mut slots: BTreeMap<(String, u64), String> = BTreeMap::new();
     for contribution in contributions {
         let plugin = contribution.plugin.as_str();
@@ -958,71 +967,71 @@ fn merge_into_stage(
                 }
             }
         }
-        let results = [
-            (
-                "produces",
-                merge::merge_names(&mut text, "produces", &contribution.adds.produces),
-            ),
-            (
-                "sensors",
-                merge::merge_names(&mut text, "sensors", &contribution.adds.sensors),
-            ),
-            ("scopes", merge::merge_names(&mut text, "scopes", &scopes)),
+        // The fields in the order they are merged; each merge's text is recorded as this
+        // contribution's before the next edits the stage.
+        let adds = &contribution.adds;
+        let merges: [(&str, &MergeInto<'_>); 5] = [
+            ("produces", &|text| {
+                merge::merge_names(text, "produces", &adds.produces)
+            }),
+            ("sensors", &|text| {
+                merge::merge_names(text, "sensors", &adds.sensors)
+            }),
+            ("scopes", &|text| {
+                merge::merge_names(text, "scopes", &scopes)
+            }),
+            ("consumes", &|text| {
+                merge::merge_consumes(text, &adds.consumes)
+            }),
+            ("required_sections", &|text| {
+                merge::merge_required_sections(text, &adds.required_sections)
+            }),
         ];
-        for (field, result) in results {
-            match result {
-                Ok(added) => {
-                    let record = stage_additions(additions, plugin, stage);
-                    match field {
-                        "produces" => record.produces.extend(added),
-                        "sensors" => record.sensors.extend(added),
-                        _ => record.scopes.extend(added),
-                    }
-                }
-                Err(reason) => refuse(
-                    planner,
-                    format!("cannot add to {field} of stage \"{stage}\": {reason}"),
-                    &["adds", field],
-                    None,
-                ),
-            }
-        }
-        match merge::merge_consumes(&mut text, &contribution.adds.consumes) {
-            Ok((added, kept)) => {
-                stage_additions(additions, plugin, stage)
-                    .consumes
-                    .extend(added);
-                for kept in kept {
-                    planner.warnings.push(
-                        Problem::new(format!(
-                            "stage \"{stage}\" already consumes \"{}\" with required: {}; the contribution does not change it",
-                            kept.artifact, kept.stage_required
-                        ))
-                        .of_plugin(plugin)
-                        .at_path(&contribution.source)
-                        .at_key_item(&["adds", "consumes"], &kept.artifact),
+        for (field, merge) in merges {
+            let length_before = text.len();
+            let merged = match merge(&mut text) {
+                Ok(merged) => merged,
+                Err(reason) => {
+                    refuse(
+                        planner,
+                        format!("cannot add to {field} of stage \"{stage}\": {reason}"),
+                        &["adds", field],
+                        None,
                     );
+                    continue;
+                }
+            };
+            let grown = text.len().cast_signed() - length_before.cast_signed();
+            contributed_text::shift_after(&mut contributed, merged.written.start, grown);
+            if !merged.written.is_empty() {
+                contributed.push(ContributedRange {
+                    range: merged.written,
+                    source: contribution.source.clone(),
+                    origin: Origin::Adds(field.to_owned()),
+                });
+            }
+            for kept in merged.kept {
+                planner.warnings.push(
+                    Problem::new(format!(
+                        "stage \"{stage}\" already consumes \"{}\" with required: {}; the contribution does not change it",
+                        kept.artifact, kept.stage_required
+                    ))
+                    .of_plugin(plugin)
+                    .at_path(&contribution.source)
+                    .at_key_item(&["adds", "consumes"], &kept.artifact),
+                );
+            }
+            let record = stage_additions(additions, plugin, stage);
+            match field {
+                "produces" => record.produces.extend(merged.added),
+                "sensors" => record.sensors.extend(merged.added),
+                "scopes" => record.scopes.extend(merged.added),
+                "consumes" => record.consumes.extend(merged.added),
+                _ => {
+                    record.required_sections.extend(merged.added);
+                    record.required_sections_created |= merged.created;
                 }
             }
-            Err(reason) => refuse(
-                planner,
-                format!("cannot add to consumes of stage \"{stage}\": {reason}"),
-                &["adds", "consumes"],
-                None,
-            ),
-        }
-        match merge::merge_required_sections(&mut text, &contribution.adds.required_sections) {
-            Ok((added, created)) => {
-                let record = stage_additions(additions, plugin, stage);
-                record.required_sections.extend(added);
-                record.required_sections_created |= created;
-            }
-            Err(reason) => refuse(
-                planner,
-                format!("cannot add to required_sections of stage \"{stage}\": {reason}"),
-                &["adds", "required_sections"],
-                None,
-            ),
         }
         for fragment in &contribution.fragments {
             let slot = (fragment.anchor_text.clone(), fragment.order);
@@ -1057,7 +1066,24 @@ fn merge_into_stage(
         .map(|(fragment, _)| fragment.clone())
         .collect();
     match splice::splice_fragments(&text, &pieces) {
-        Ok(spliced) => text = spliced,
+        Ok(spliced) => {
+            // Groups in the order of the text: each moves what the earlier text recorded
+            // after it (offsets of the text before any group was inserted).
+            for (at, length) in spliced.inserted.iter().rev() {
+                contributed_text::shift_after(&mut contributed, *at, length.cast_signed());
+            }
+            for ((fragment, contribution), prose) in fragments.iter().zip(spliced.prose) {
+                contributed.push(ContributedRange {
+                    range: prose,
+                    source: contribution.source.clone(),
+                    origin: Origin::Fragment {
+                        anchor: fragment.anchor_text.clone(),
+                        authored_prose: fragment.authored_prose.clone(),
+                    },
+                });
+            }
+            text = spliced.text;
+        }
         Err((index, reason)) => {
             let (fragment, contribution) = &fragments[index];
             planner.problems.push(
@@ -1084,6 +1110,9 @@ fn merge_into_stage(
                 composed: lock_file::content_hash(text.as_bytes()),
             },
         );
+        planner
+            .contributed
+            .insert(planner.layout.display(Utf8Path::new(path)), contributed);
     }
     planner.target.insert(path.to_owned(), text.into_bytes());
 }
@@ -1181,6 +1210,7 @@ fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
         install_changed,
         read_files,
         listed_folders,
+        contributed: planner.contributed,
     }
 }
 
@@ -1201,5 +1231,63 @@ mod tests {
         );
         assert_eq!(frontmatter_scalar(text, "missing"), None);
         assert_eq!(frontmatter_scalar("no frontmatter", "name"), None);
+    }
+
+    #[test]
+    fn the_plan_records_the_text_each_contribution_wrote_even_a_line_equal_to_a_base_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = Utf8PathBuf::from_path_buf(dir.path().join("project")).unwrap();
+        crate::compile::framework::init_project(&project, Harness::Claude, false).unwrap();
+        let layout = Layout::new(&project, Harness::Claude, &|_| None);
+        let root = Utf8PathBuf::from_path_buf(dir.path().join("acme")).unwrap();
+        std::fs::create_dir_all(root.join(".aidlc-plugin")).unwrap();
+        std::fs::write(
+            root.join(".aidlc-plugin/plugin.json"),
+            "{\"name\": \"acme\", \"version\": \"1.0.0\"}",
+        )
+        .unwrap();
+        std::fs::create_dir_all(root.join("contributions/operation")).unwrap();
+        // `deployment-log` is also the stage's first `produces` item: the merged sensor line
+        // equals a base line.
+        let contribution = "---\ntarget: deployment-execution\nplugin: acme\nadds:\n  sensors:\n    - deployment-log\nfragments:\n  - anchor: in:Sensors\n    order: 100\n---\n\n## fragment: in:Sensors\n\nread {{HARNESS_DIR}}/tools\n";
+        let source = root.join("contributions/operation/deployment-execution.md");
+        std::fs::write(&source, contribution).unwrap();
+        let tree = crate::plugin::tree::read_tree(&root).unwrap();
+        let chosen = ChosenPlugin {
+            tree,
+            record: LockedPlugin {
+                version: "1.0.0".to_owned(),
+                kind: lock_file::SourceKind::Path,
+                source: root.to_string(),
+                rev: None,
+                commit: None,
+                vendored: None,
+                integrity: String::new(),
+                dependencies: Vec::new(),
+                files: BTreeMap::new(),
+                adopted: Vec::new(),
+            },
+            extra_files: Vec::new(),
+        };
+        let plan = plan(&layout, &Lock::empty(".claude"), vec![chosen], None).unwrap();
+        let stage =
+            Utf8PathBuf::from(".claude/aidlc-common/stages/operation/deployment-execution.md");
+        let composed = plan
+            .changes
+            .iter()
+            .find(|(path, _)| path.ends_with(&stage))
+            .and_then(|(_, bytes)| String::from_utf8(bytes.clone()?).ok())
+            .expect("the stage is composed");
+        let recorded = &plan.contributed[&stage];
+        let texts: Vec<&str> = recorded
+            .iter()
+            .map(|recorded| &composed[recorded.range.clone()])
+            .collect();
+        assert_eq!(texts, ["  - deployment-log\n", "read .claude/tools"]);
+        assert!(recorded.iter().all(|recorded| recorded.source == source));
+        let sensors = composed.find("\nsensors:\n").unwrap();
+        assert!(composed.find("  - deployment-log\n").unwrap() < sensors);
+        assert!(recorded[0].range.start > sensors);
+        assert_eq!(recorded[0].origin, Origin::Adds("sensors".to_owned()));
     }
 }

@@ -474,12 +474,12 @@ impl Reader<'_> {
         let mut blocks = prose_blocks(body);
         let mut fragments = Vec::new();
         for (anchor, order, span) in declared {
-            let prose = blocks
+            let authored_prose = blocks
                 .iter_mut()
                 .find(|(block_anchor, queue)| block_anchor == anchor && !queue.is_empty())
                 .map(|(_, queue)| queue.remove(0))
-                .unwrap_or_default()
-                .replace("{{HARNESS_DIR}}", harness_dir);
+                .unwrap_or_default();
+            let prose = authored_prose.replace("{{HARNESS_DIR}}", harness_dir);
             if prose.is_empty() {
                 self.refuse(
                     Code::InvalidFieldValue,
@@ -500,6 +500,7 @@ impl Reader<'_> {
                 anchor_text: anchor.clone(),
                 order: *order,
                 prose,
+                authored_prose,
             });
         }
         for (anchor, queue) in blocks {

@@ -29,7 +29,10 @@ pub const HOST_MANIFEST_DIRS: [&str; 5] = [
 const HOST_PACKAGE_PREFIX: &str = "aidlc-";
 
 /// The subtrees a plugin ships, by the key `aidlc.contributes` names them with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::EnumString, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
 pub enum Subtree {
     Stages,
     Agents,
@@ -44,29 +47,9 @@ pub enum Subtree {
 }
 
 impl Subtree {
-    pub const ALL: [Subtree; 8] = [
-        Subtree::Stages,
-        Subtree::Agents,
-        Subtree::Scopes,
-        Subtree::Knowledge,
-        Subtree::Sensors,
-        Subtree::Tools,
-        Subtree::Overlays,
-        Subtree::Memory,
-    ];
-
     /// The key in `aidlc.contributes`.
     pub fn key(self) -> &'static str {
-        match self {
-            Subtree::Stages => "stages",
-            Subtree::Agents => "agents",
-            Subtree::Scopes => "scopes",
-            Subtree::Knowledge => "knowledge",
-            Subtree::Sensors => "sensors",
-            Subtree::Tools => "tools",
-            Subtree::Overlays => "overlays",
-            Subtree::Memory => "memory",
-        }
+        self.into()
     }
 
     /// The folder a plugin uses when its manifest names none (the directory convention the
@@ -375,7 +358,7 @@ fn read_aidlc_block(
                     ));
                 };
                 for (kind, folder) in contributes {
-                    let Some(subtree) = Subtree::ALL.into_iter().find(|s| s.key() == kind) else {
+                    let Ok(subtree) = kind.parse::<Subtree>() else {
                         return Err(problem(
                             format!(
                                 "`aidlc.contributes` has an unknown key \"{kind}\" (known: stages, agents, scopes, knowledge, sensors, tools, overlays, memory)"

@@ -5,7 +5,8 @@
 //! gets the new values appended after its last item; an empty flow list (`field: []`) becomes a
 //! block; `consumes` entries are written `  - artifact: x` / `    required: false`;
 //! `required_sections` values are double-quoted. Values already present are not added again,
-//! and the values actually added are returned (the sidecar records exactly those).
+//! and the values actually added are returned (the sidecar records exactly those), with the
+//! range of the text the merge wrote (the composition records it as the contribution's text).
 //!
 //! Where the reference composer silently drops an addition (a field written another way, such
 //! as `sensors: [a, b]`), this module refuses with the reason; a field the stage lacks is
@@ -14,6 +15,31 @@
 
 use crate::plugin::contribution::ConsumeEntry;
 use std::fmt::Write as _;
+use std::ops::Range;
+
+/// What one merge did to a stage's text.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Merged {
+    /// The values added, in order (the sidecar records exactly those).
+    pub added: Vec<String>,
+    /// Whether the field was created (the sidecar's `required_sections_created`).
+    pub created: bool,
+    /// Additions naming an artifact the stage already consumes with another `required`.
+    pub kept: Vec<KeptConsume>,
+    /// The bytes of the new text the merge wrote; empty when it wrote nothing.
+    pub written: Range<usize>,
+}
+
+impl Merged {
+    fn of(added: Vec<String>, created: bool, at: usize, written: &str) -> Self {
+        Self {
+            added,
+            created,
+            kept: Vec::new(),
+            written: at..at + written.len(),
+        }
+    }
+}
 
 /// The offset of the closing `---` line of `text`'s frontmatter (the first `\n---` followed by
 /// a line break or the end), when `text` opens with `---\n`.
@@ -166,34 +192,28 @@ fn other_form(field: &str) -> String {
     )
 }
 
-/// Set-union `items` into the block list `field` (produces, sensors, scopes). Returns the
-/// values added, in order.
-pub fn merge_names(
-    text: &mut String,
-    field: &str,
-    items: &[String],
-) -> Result<Vec<String>, String> {
+/// Set-union `items` into the block list `field` (produces, sensors, scopes).
+pub fn merge_names(text: &mut String, field: &str, items: &[String]) -> Result<Merged, String> {
     let mut wanted: Vec<&String> = Vec::new();
     for item in items {
         if !wanted.contains(&item) {
             wanted.push(item);
         }
     }
-    merge_list(text, field, wanted, str::to_owned, scalar_value).map(|(added, _)| added)
+    merge_list(text, field, wanted, str::to_owned, scalar_value)
 }
 
 /// Set-union `wanted` into the block list `field`, each value written `  - <write(value)>` and
-/// each existing item read back by `read`. Returns the values added, in order, and whether the
-/// field was created.
+/// each existing item read back by `read`.
 fn merge_list(
     text: &mut String,
     field: &str,
     wanted: Vec<&String>,
     write: impl Fn(&str) -> String,
     read: impl Fn(&str) -> Option<String>,
-) -> Result<(Vec<String>, bool), String> {
+) -> Result<Merged, String> {
     if wanted.is_empty() {
-        return Ok((Vec::new(), false));
+        return Ok(Merged::default());
     }
     let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
     let render = |values: &[&String]| -> String {
@@ -205,8 +225,10 @@ fn merge_list(
     match field_form(text, fence, field, "  - ", false) {
         FieldForm::EmptyFlow(start, end) => {
             let block = format!("{field}:\n{}", render(&wanted));
-            text.replace_range(start..end, block.trim_end_matches('\n'));
-            Ok((wanted.into_iter().cloned().collect(), false))
+            let block = block.trim_end_matches('\n');
+            text.replace_range(start..end, block);
+            let added = wanted.into_iter().cloned().collect();
+            Ok(Merged::of(added, false, start, block))
         }
         FieldForm::Block { after_items, items } => {
             let existing: Vec<String> = items.iter().filter_map(|item| read(item)).collect();
@@ -214,12 +236,16 @@ fn merge_list(
                 .into_iter()
                 .filter(|item| !existing.contains(item))
                 .collect();
-            text.insert_str(after_items, &render(&new));
-            Ok((new.into_iter().cloned().collect(), false))
+            let rendered = render(&new);
+            text.insert_str(after_items, &rendered);
+            let added = new.into_iter().cloned().collect();
+            Ok(Merged::of(added, false, after_items, &rendered))
         }
         FieldForm::Absent => {
-            text.insert_str(fence, &format!("{field}:\n{}", render(&wanted)));
-            Ok((wanted.into_iter().cloned().collect(), true))
+            let block = format!("{field}:\n{}", render(&wanted));
+            text.insert_str(fence, &block);
+            let added = wanted.into_iter().cloned().collect();
+            Ok(Merged::of(added, true, fence, &block))
         }
         FieldForm::Other => Err(other_form(field)),
     }
@@ -270,16 +296,17 @@ pub struct KeptConsume {
     pub stage_required: bool,
 }
 
-/// Set-union `entries` into `consumes` by artifact. Returns the artifacts added, and the ones
-/// the stage already consumes with a different `required` (kept as the stage has them: a
-/// contribution never relaxes or tightens an existing edge).
-pub fn merge_consumes(
-    text: &mut String,
-    entries: &[ConsumeEntry],
-) -> Result<(Vec<String>, Vec<KeptConsume>), String> {
+/// Set-union `entries` into `consumes` by artifact. `kept` names the artifacts the stage
+/// already consumes with a different `required` (kept as the stage has them: a contribution
+/// never relaxes or tightens an existing edge).
+pub fn merge_consumes(text: &mut String, entries: &[ConsumeEntry]) -> Result<Merged, String> {
     if entries.is_empty() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(Merged::default());
     }
+    let artifacts = |entries: &[&ConsumeEntry]| -> Vec<String> {
+        entries.iter().map(|entry| entry.artifact.clone()).collect()
+    };
+    let all: Vec<&ConsumeEntry> = entries.iter().collect();
     let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
     match field_form(text, fence, "consumes", "  - ", true) {
         FieldForm::EmptyFlow(start, end) => {
@@ -292,10 +319,7 @@ pub fn merge_consumes(
                     .join("\n")
             );
             text.replace_range(start..end, &block);
-            Ok((
-                entries.iter().map(|e| e.artifact.clone()).collect(),
-                Vec::new(),
-            ))
+            Ok(Merged::of(artifacts(&all), false, start, &block))
         }
         FieldForm::Block { after_items, items } => {
             let existing: Vec<(String, bool)> = items
@@ -322,15 +346,15 @@ pub fn merge_consumes(
             }
             let rendered = rendered_consumes(new.iter().copied());
             text.insert_str(after_items, &rendered);
-            Ok((new.iter().map(|e| e.artifact.clone()).collect(), kept))
+            Ok(Merged {
+                kept,
+                ..Merged::of(artifacts(&new), false, after_items, &rendered)
+            })
         }
         FieldForm::Absent => {
-            let rendered = rendered_consumes(entries.iter());
-            text.insert_str(fence, &format!("consumes:\n{rendered}"));
-            Ok((
-                entries.iter().map(|e| e.artifact.clone()).collect(),
-                Vec::new(),
-            ))
+            let block = format!("consumes:\n{}", rendered_consumes(entries.iter()));
+            text.insert_str(fence, &block);
+            Ok(Merged::of(artifacts(&all), false, fence, &block))
         }
         FieldForm::Other => Err(other_form("consumes")),
     }
@@ -362,12 +386,8 @@ fn unquote_section(item: &str) -> String {
     item.to_owned()
 }
 
-/// Set-union `sections` into `required_sections`. Returns the sections added and whether the
-/// field was created (the sidecar's `required_sections_created`).
-pub fn merge_required_sections(
-    text: &mut String,
-    sections: &[String],
-) -> Result<(Vec<String>, bool), String> {
+/// Set-union `sections` into `required_sections`.
+pub fn merge_required_sections(text: &mut String, sections: &[String]) -> Result<Merged, String> {
     let wanted: Vec<&String> = sections.iter().collect();
     merge_list(text, "required_sections", wanted, quote_section, |item| {
         Some(unquote_section(item))
@@ -383,9 +403,10 @@ mod tests {
     #[test]
     fn a_block_list_gets_new_values_after_its_last_item() {
         let mut text = STAGE.to_owned();
-        let added =
+        let merged =
             merge_names(&mut text, "produces", &["b".into(), "c".into(), "c".into()]).unwrap();
-        assert_eq!(added, ["c"]);
+        assert_eq!(merged.added, ["c"]);
+        assert_eq!(&text[merged.written], "  - c\n");
         assert!(
             text.contains("  - \"b\" # kept\n  - c\nconsumes:"),
             "{text}"
@@ -396,20 +417,19 @@ mod tests {
     #[test]
     fn an_empty_flow_list_becomes_a_block_and_an_absent_field_is_created() {
         let mut text = STAGE.to_owned();
-        assert_eq!(
-            merge_names(&mut text, "sensors", &["s1".into(), "s2".into()]).unwrap(),
-            ["s1", "s2"]
-        );
+        let merged = merge_names(&mut text, "sensors", &["s1".into(), "s2".into()]).unwrap();
+        assert_eq!(merged.added, ["s1", "s2"]);
+        assert_eq!(&text[merged.written], "sensors:\n  - s1\n  - s2");
         assert!(text.contains("sensors:\n  - s1\n  - s2\nscopes:"), "{text}");
-        let (added, created) =
+        let merged =
             merge_required_sections(&mut text, &["Branch Coverage".into(), "Say \"Hi\"".into()])
                 .unwrap();
-        assert!(created);
-        assert_eq!(added.len(), 2);
+        assert!(merged.created);
+        assert_eq!(merged.added.len(), 2);
+        assert!(text[merged.written].starts_with("required_sections:\n"));
         assert!(text.contains("  - feature\nrequired_sections:\n  - \"Branch Coverage\"\n  - \"Say \\\"Hi\\\"\"\n---\n"), "{text}");
-        let (again, created) =
-            merge_required_sections(&mut text, &["Branch Coverage".into()]).unwrap();
-        assert!(again.is_empty() && !created);
+        let again = merge_required_sections(&mut text, &["Branch Coverage".into()]).unwrap();
+        assert!(again.added.is_empty() && !again.created && again.written.is_empty());
     }
 
     #[test]
@@ -427,10 +447,14 @@ mod tests {
                 conditional_on: None,
             },
         ];
-        let (added, kept) = merge_consumes(&mut text, &entries).unwrap();
-        assert_eq!(added, ["y"]);
+        let merged = merge_consumes(&mut text, &entries).unwrap();
+        assert_eq!(merged.added, ["y"]);
         assert_eq!(
-            kept,
+            &text[merged.written],
+            "  - artifact: y\n    required: false\n"
+        );
+        assert_eq!(
+            merged.kept,
             [KeptConsume {
                 artifact: "x".into(),
                 stage_required: true

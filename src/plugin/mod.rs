@@ -225,6 +225,8 @@ pub enum PluginError {
     CompileFailed {
         diagnostics: Vec<Diagnostic>,
         sources: std::collections::BTreeMap<Utf8PathBuf, String>,
+        /// The text contributions wrote into the core stages, as the composition recorded it.
+        contributed: contributed_text::ContributedText,
     },
     /// The file system, the lock, `git` or Bun failed (exit 2).
     Environment(Problem),

@@ -17,10 +17,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile;
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
-use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::fs_util::contained::ProjectPath;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::compose::{self, ChosenPlugin, Plan};
+use crate::plugin::contributed_text::ContributedText;
 use crate::plugin::journal::{self, Recovery, Transaction};
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, SourceKind};
 use crate::plugin::source::{self, SourceSpec};
@@ -50,6 +50,8 @@ pub struct ComposeOutcome {
     pub proved_by_record: bool,
     /// Why the install was compiled, when it was.
     pub compile_reason: CompileReason,
+    /// The text contributions wrote into the core stages, as the composition recorded it.
+    pub contributed: ContributedText,
 }
 
 /// Why a composition compiled the install.
@@ -453,6 +455,7 @@ fn compose_under_lock(
         } else {
             CompileReason::FilesChanged
         },
+        contributed: plan.contributed.clone(),
         ..ComposeOutcome::default()
     };
     if plan.changes.is_empty() && !plan.install_changed {
@@ -733,17 +736,28 @@ fn apply_armed(
     let (_inputs, compiled) = compile::load_and_compile_once(&mut db, layout);
     if compiled.n_errors() > 0 {
         let sources = compile::source_texts(&db, &compiled.diagnostics);
+        let contributed = plan.contributed.clone();
         let Some(authored) = authored else {
             return Err(PluginError::CompileFailed {
                 diagnostics: compiled.diagnostics,
                 sources,
+                contributed,
             });
         };
-        let (diagnostics, sources) =
-            on_authored_files(layout, plan, authored, &compiled.diagnostics, &sources);
+        let as_given = |path: &Utf8Path| path.to_owned();
+        let naming = Naming {
+            authored: &as_given,
+            installed: &as_given,
+        };
+        let (diagnostics, sources) = authored.with_contributed(contributed.clone()).carried_back(
+            &compiled.diagnostics,
+            &sources,
+            &naming,
+        );
         return Err(PluginError::CompileFailed {
             diagnostics,
             sources,
+            contributed,
         });
     }
     compile::write_outputs(layout, &compiled)
@@ -756,31 +770,6 @@ fn apply_armed(
         outcome.conductor_refreshed = true;
     }
     Ok(())
-}
-
-/// A failed compile's `diagnostics` (on installed files, whose texts are `sources`) on the
-/// path plugins' files, with each contributed core stage's base from the plan's lock.
-fn on_authored_files(
-    layout: &Layout,
-    plan: &Plan,
-    authored: AuthoredFiles,
-    diagnostics: &[Diagnostic],
-    sources: &BTreeMap<Utf8PathBuf, String>,
-) -> (Vec<Diagnostic>, BTreeMap<Utf8PathBuf, String>) {
-    let bases = plan
-        .lock
-        .stages
-        .iter()
-        .map(|(path, stage)| (layout.display(Utf8Path::new(path)), stage.base.clone()))
-        .collect();
-    let as_given = |path: &Utf8Path| path.to_owned();
-    let naming = Naming {
-        authored: &as_given,
-        installed: &as_given,
-    };
-    authored
-        .with_bases(bases)
-        .carried_back(diagnostics, sources, &naming)
 }
 
 /// `aidlc plugin add SOURCE…`.

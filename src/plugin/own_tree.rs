@@ -30,7 +30,7 @@ use crate::compile::discover::Layout;
 use crate::compile::{self, CompileOutcome};
 use crate::harness::Harness;
 use crate::leaves::diagnostics::Diagnostic;
-use crate::plugin::authored_files::{self, AuthoredFiles, Naming};
+use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::manifest;
 use crate::plugin::placeholder_span::authored_span;
 use crate::plugin::tree::{self, Overlay};
@@ -249,11 +249,7 @@ pub fn compile_own_tree_from(
             ));
         }
     };
-    // The fresh framework's stages before the plugin is composed into them: the base a
-    // contribution's text is told apart from.
-    let mut bases = BTreeMap::new();
-    authored_files::stage_texts(&layout, &layout.stages_dir, &mut bases);
-    let authored = AuthoredFiles::of_trees([&tree], &layout).with_bases(bases);
+    let authored = AuthoredFiles::of_trees([&tree], &layout);
     let in_plugin = |source: &Utf8Path| {
         path_in_plugin(source, &plugin_root).unwrap_or_else(|| source.to_owned())
     };
@@ -269,15 +265,21 @@ pub fn compile_own_tree_from(
                 let mut db = CompilerDatabase::default();
                 let (_inputs, compiled) = compile::load_and_compile_once(&mut db, &layout);
                 let texts = compile::source_texts(&db, &compiled.diagnostics);
-                let (diagnostics, sources) =
-                    authored.carried_back(&compiled.diagnostics, &texts, &naming);
+                let (diagnostics, sources) = authored
+                    .with_contributed(outcome.contributed)
+                    .carried_back(&compiled.diagnostics, &texts, &naming);
                 (diagnostics, sources, outcome.warnings, Some(compiled))
             }
             Err(PluginError::CompileFailed {
                 diagnostics,
                 sources,
+                contributed,
             }) => {
-                let (diagnostics, sources) = authored.carried_back(&diagnostics, &sources, &naming);
+                let (diagnostics, sources) = authored.with_contributed(contributed).carried_back(
+                    &diagnostics,
+                    &sources,
+                    &naming,
+                );
                 (diagnostics, sources, Vec::new(), None)
             }
             Err(PluginError::Refused(problems)) => {

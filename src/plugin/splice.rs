@@ -18,6 +18,7 @@
 //! expressions read them, fenced code included).
 
 use std::fmt;
+use std::ops::Range;
 
 /// Where a fragment goes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -108,6 +109,8 @@ pub struct Fragment {
     pub order: u64,
     /// The prose, trimmed, with `{{HARNESS_DIR}}` already substituted.
     pub prose: String,
+    /// The prose, trimmed, as the contribution writes it (`{{HARNESS_DIR}}` not substituted).
+    pub authored_prose: String,
 }
 
 impl Fragment {
@@ -217,9 +220,19 @@ fn section_end(text: &str, name: &str) -> Option<usize> {
     Some(next_heading(text, start + line.len(), &["## "]))
 }
 
+/// A stage's text with its fragments spliced in, and where their text went.
+pub struct Spliced {
+    pub text: String,
+    /// The prose of each fragment in `text`, by the fragment's index in the input.
+    pub prose: Vec<Range<usize>>,
+    /// Each group of blocks as (its offset in the input text, the bytes inserted there), in
+    /// the order of the text.
+    pub inserted: Vec<(usize, usize)>,
+}
+
 /// `text` with every fragment spliced in (see the module documentation). An anchor that
 /// cannot be found is an error naming the fragment.
-pub fn splice_fragments(text: &str, fragments: &[Fragment]) -> Result<String, (usize, String)> {
+pub fn splice_fragments(text: &str, fragments: &[Fragment]) -> Result<Spliced, (usize, String)> {
     let mut placed: Vec<(usize, usize)> = Vec::with_capacity(fragments.len());
     for (index, fragment) in fragments.iter().enumerate() {
         let offset = anchor_offset(text, &fragment.anchor).map_err(|reason| (index, reason))?;
@@ -236,21 +249,31 @@ pub fn splice_fragments(text: &str, fragments: &[Fragment]) -> Result<String, (u
     let mut out = String::with_capacity(
         text.len() + fragments.iter().map(|f| f.prose.len() + 96).sum::<usize>(),
     );
+    let mut prose = vec![0..0; fragments.len()];
+    let mut inserted = Vec::new();
     let mut copied = 0;
     for group in placed.chunk_by(|(a, _), (b, _)| a == b) {
         let offset = group[0].0;
         out.push_str(&text[copied..offset]);
+        let group_start = out.len();
+        for (nth, (_, index)) in group.iter().enumerate() {
+            out.push_str(if nth == 0 { "\n" } else { "\n\n" });
+            let block = fragments[*index].block();
+            // The prose is the block's second line up to its closing sentinel's line break.
+            let prose_start = out.len() + block.find('\n').map_or(0, |at| at + 1);
+            prose[*index] = prose_start..prose_start + fragments[*index].prose.len();
+            out.push_str(&block);
+        }
         out.push('\n');
-        let blocks: Vec<String> = group
-            .iter()
-            .map(|(_, index)| fragments[*index].block())
-            .collect();
-        out.push_str(&blocks.join("\n\n"));
-        out.push('\n');
+        inserted.push((offset, out.len() - group_start));
         copied = offset;
     }
     out.push_str(&text[copied..]);
-    Ok(out)
+    Ok(Spliced {
+        text: out,
+        prose,
+        inserted,
+    })
 }
 
 /// Whether `text` already holds a sentinel block (composed by someone, at some point).
@@ -295,6 +318,7 @@ mod tests {
             anchor_text: anchor.into(),
             order,
             prose: prose.into(),
+            authored_prose: prose.into(),
         }
     }
 
@@ -307,7 +331,10 @@ mod tests {
         let c = fragment("alpha", "after-step:1", 50, "C");
         let one = splice_fragments(STAGE, &[a.clone(), b.clone(), c.clone()]).unwrap();
         let other = splice_fragments(STAGE, &[c.clone(), b.clone(), a.clone()]).unwrap();
-        assert_eq!(one, other);
+        assert_eq!(one.text, other.text);
+        assert_eq!(&one.text[one.prose[0].clone()], "B");
+        assert_eq!(&one.text[one.prose[2].clone()], "C");
+        let one = one.text;
         let expected = format!(
             "Do one.\n\n\n{}\n\n{}\n\n{}\n### Step 2-4",
             c.block(),
@@ -328,7 +355,8 @@ mod tests {
                 fragment("p", "in:Sensors", 4, "sensors"),
             ],
         )
-        .unwrap();
+        .unwrap()
+        .text;
         let at = |needle: &str| text.find(needle).unwrap();
         assert!(at("before\n") < at("### Step 1"));
         assert!(at("range\n") > at("Do more.") && at("range\n") < at("## Sensors"));
