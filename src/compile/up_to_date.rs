@@ -16,6 +16,7 @@
 //!   because a second write inside the file system's timestamp granularity would leave its
 //!   `stat` unchanged (Git's "racily clean" problem).
 
+use std::borrow::Cow;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -47,24 +48,26 @@ pub fn fingerprint_path(layout: &Layout) -> Utf8PathBuf {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct FileRecord {
+struct FileRecord<'a> {
     /// Project-relative display path (absolute when outside the project).
     path: String,
-    stamp: FileStamp,
+    stamp: Cow<'a, FileStamp>,
 }
 
-/// The fields in the order [`RecordToWrite`] writes them, so that a record refreshed by
-/// [`check`] has the bytes [`record`] would write.
+/// The record, written by [`record`] borrowing the stamps and warnings (instead of cloning ten
+/// thousand of them) and read back owned; [`check`] rewrites what it read, so one shape gives
+/// the same bytes both ways. `written_at_ns` comes last, so that [`BodyBeforeTime`] can hold
+/// everything before it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-struct Record {
+struct Record<'a> {
     tool: String,
     layout: Vec<String>,
-    inputs: Vec<FileRecord>,
+    inputs: Vec<FileRecord<'a>>,
     skipped_sensor_files: Vec<String>,
-    outputs: Vec<FileRecord>,
+    outputs: Vec<FileRecord<'a>>,
     n_stages: usize,
     n_sensors: usize,
-    warnings: Vec<Diagnostic>,
+    warnings: Cow<'a, [Diagnostic]>,
     written_at_ns: u64,
 }
 
@@ -157,7 +160,7 @@ fn now_ns() -> u64 {
 }
 
 /// The outputs' stamps, taken after they were written. `None` when either cannot be read.
-fn output_records(layout: &Layout, graph: &str, grid: &str) -> Option<Vec<FileRecord>> {
+fn output_records(layout: &Layout, graph: &str, grid: &str) -> Option<Vec<FileRecord<'static>>> {
     [
         (&layout.stage_graph_path, graph),
         (&layout.scope_grid_path, grid),
@@ -166,10 +169,10 @@ fn output_records(layout: &Layout, graph: &str, grid: &str) -> Option<Vec<FileRe
     .map(|(path, bytes)| {
         Some(FileRecord {
             path: layout.display(path).into_string(),
-            stamp: FileStamp {
+            stamp: Cow::Owned(FileStamp {
                 stat: StatStamp::of_path(path)?,
                 blake3: hash_hex(bytes.as_bytes()),
-            },
+            }),
         })
     })
     .collect()
@@ -194,13 +197,13 @@ pub fn record(
         "only error-free compiles are recorded"
     );
     let path = fingerprint_path(layout);
-    let read_files: Option<Vec<FileRecordToWrite<'_>>> = inputs
+    let read_files: Option<Vec<FileRecord<'_>>> = inputs
         .read_files()
         .filter(|(path, _)| !layout.is_output(path))
         .map(|(path, stamp)| {
-            Some(FileRecordToWrite {
+            Some(FileRecord {
                 path: layout.display(path).into_string(),
-                stamp: stamp?,
+                stamp: Cow::Borrowed(stamp?),
             })
         })
         .collect();
@@ -208,7 +211,7 @@ pub fn record(
     let (Some(read_files), Some(outputs)) = (read_files, outputs) else {
         return remove_record(&path);
     };
-    let record = RecordToWrite {
+    let record = Record {
         tool: tool_identity(),
         layout: layout_identity(layout),
         inputs: read_files,
@@ -216,7 +219,7 @@ pub fn record(
         outputs,
         n_stages: outcome.n_stages,
         n_sensors: outcome.n_sensors,
-        warnings: &outcome.diagnostics,
+        warnings: Cow::Borrowed(&outcome.diagnostics),
         written_at_ns: 0,
     };
     let body = BodyBeforeTime::of(&record)?;
@@ -228,23 +231,7 @@ pub fn record(
     write_record_body(&path, &body.with_time(now_ns()))
 }
 
-/// [`Record`] as it is written, borrowing the stamps and warnings instead of cloning ten
-/// thousand of them; serialises to exactly the fields [`Record`] reads back. `written_at_ns`
-/// comes last, so that [`BodyBeforeTime`] can hold everything before it.
-#[derive(Serialize)]
-struct RecordToWrite<'a> {
-    tool: String,
-    layout: Vec<String>,
-    inputs: Vec<FileRecordToWrite<'a>>,
-    skipped_sensor_files: Vec<String>,
-    outputs: Vec<FileRecord>,
-    n_stages: usize,
-    n_sensors: usize,
-    warnings: &'a [Diagnostic],
-    written_at_ns: u64,
-}
-
-impl RecordToWrite<'_> {
+impl Record<'_> {
     /// The `stat` stamps of every input and output the record names.
     fn stamps(&self) -> impl Iterator<Item = &StatStamp> {
         let inputs = self.inputs.iter().map(|file| &file.stamp.stat);
@@ -252,20 +239,14 @@ impl RecordToWrite<'_> {
     }
 }
 
-#[derive(Serialize)]
-struct FileRecordToWrite<'a> {
-    path: String,
-    stamp: &'a FileStamp,
-}
-
 /// A record's JSON body up to its time: everything but the digits of `written_at_ns` and the
-/// closing brace, which [`RecordToWrite`] writes last.
+/// closing brace, which [`Record`] writes last.
 struct BodyBeforeTime(String);
 
 impl BodyBeforeTime {
     const TIME_KEY: &'static str = "\"written_at_ns\":";
 
-    fn of(record: &RecordToWrite<'_>) -> std::io::Result<Self> {
+    fn of(record: &Record<'_>) -> std::io::Result<Self> {
         let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
         let placeholder = format!("{}{}}}", Self::TIME_KEY, record.written_at_ns);
         match body.strip_suffix(placeholder.as_str()) {
@@ -357,7 +338,7 @@ fn write_record(path: &Utf8Path, record: &impl Serialize) -> std::io::Result<()>
     write_record_body(path, &body)
 }
 
-fn read_record(path: &Utf8Path) -> Result<Record, Stale> {
+fn read_record(path: &Utf8Path) -> Result<Record<'static>, Stale> {
     let text = match crate::leaves::fs_util::read_bounded_text(
         path,
         crate::compile::discover::MAX_GENERATED_BYTES,
@@ -446,7 +427,7 @@ pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
             FileCheck::Changed => return Err(Stale::FileChanged(recorded.path.clone())),
             FileCheck::Same => {}
             FileCheck::SameBytes(stat) => {
-                recorded.stamp.stat = stat;
+                recorded.stamp.to_mut().stat = stat;
                 files_hashed += 1;
             }
         }
@@ -457,7 +438,7 @@ pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
             FileCheck::Changed => return Err(Stale::OutputChanged(recorded.path.clone())),
             FileCheck::Same => {}
             FileCheck::SameBytes(stat) => {
-                recorded.stamp.stat = stat;
+                recorded.stamp.to_mut().stat = stat;
                 files_hashed += 1;
             }
         }
@@ -469,7 +450,7 @@ pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
         n_stages: record.n_stages,
         n_sensors: record.n_sensors,
         files_checked: record.inputs.len() + record.outputs.len(),
-        warnings: record.warnings,
+        warnings: record.warnings.into_owned(),
         files_hashed,
     })
 }
@@ -477,7 +458,7 @@ pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
 /// Rewrite a record whose files all proved unchanged, with the `stat` stamps just taken.
 /// Best effort, under the audit lock only if it is free: keeping the old record is still
 /// correct, only slower to check.
-fn rewrite_with_fresh_stamps(layout: &Layout, record: &mut Record) {
+fn rewrite_with_fresh_stamps(layout: &Layout, record: &mut Record<'_>) {
     let Ok(_lock) = crate::leaves::audit_lock::try_acquire(&layout.project_dir) else {
         return;
     };
@@ -514,29 +495,29 @@ mod tests {
         input_stamps: &'a [FileStamp; 2],
         warnings: &'a [Diagnostic],
         written_at_ns: u64,
-    ) -> RecordToWrite<'a> {
-        RecordToWrite {
+    ) -> Record<'a> {
+        Record {
             tool: "aidlc test".to_owned(),
             layout: vec!["a".to_owned(), "b \"quoted\" written_at_ns".to_owned()],
             written_at_ns,
             inputs: vec![
-                FileRecordToWrite {
+                FileRecord {
                     path: "one.md".to_owned(),
-                    stamp: &input_stamps[0],
+                    stamp: Cow::Borrowed(&input_stamps[0]),
                 },
-                FileRecordToWrite {
+                FileRecord {
                     path: "two.md".to_owned(),
-                    stamp: &input_stamps[1],
+                    stamp: Cow::Borrowed(&input_stamps[1]),
                 },
             ],
             skipped_sensor_files: vec!["skipped.md".to_owned()],
             outputs: vec![FileRecord {
                 path: "graph.json".to_owned(),
-                stamp: stamp(30, "cc"),
+                stamp: Cow::Owned(stamp(30, "cc")),
             }],
             n_stages: 2,
             n_sensors: 1,
-            warnings,
+            warnings: Cow::Borrowed(warnings),
         }
     }
 
@@ -560,18 +541,18 @@ mod tests {
                 inputs: vec![
                     FileRecord {
                         path: "one.md".to_owned(),
-                        stamp: input_stamps[0].clone(),
+                        stamp: Cow::Owned(input_stamps[0].clone()),
                     },
                     FileRecord {
                         path: "two.md".to_owned(),
-                        stamp: input_stamps[1].clone(),
+                        stamp: Cow::Owned(input_stamps[1].clone()),
                     },
                 ],
                 skipped_sensor_files: vec!["skipped.md".to_owned()],
                 outputs: written.outputs.clone(),
                 n_stages: 2,
                 n_sensors: 1,
-                warnings: warnings.clone(),
+                warnings: Cow::Owned(warnings.clone()),
             }
         );
         assert_eq!(serde_json::to_string(&read).unwrap(), text);

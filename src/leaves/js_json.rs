@@ -153,7 +153,7 @@ fn javascript_key_order(entries: &Map<String, Value>) -> Vec<(&String, &Value)> 
 
 /// The array index a key names: `0`, or digits without a leading zero, below 2^32 − 1.
 #[inline]
-fn array_index(key: &str) -> Option<u32> {
+pub fn array_index(key: &str) -> Option<u32> {
     // Most keys start with a letter: this test is the whole cost of the common case.
     let first = *key.as_bytes().first()?;
     if !first.is_ascii_digit() || (first == b'0' && key.len() > 1) {

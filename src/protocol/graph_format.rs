@@ -266,8 +266,8 @@ mod tests {
     fn each_format_has_the_reference_s_count_of_node_keys() {
         let count = |format: GraphFormat| {
             NodeField::ALL
-                .into_iter()
-                .filter(|field| format.carries_node_field(*field))
+                .iter()
+                .filter(|field| format.carries_node_field(**field))
                 .count()
         };
         assert_eq!(count(GraphFormat::Reference25), 26);

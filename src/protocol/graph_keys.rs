@@ -7,7 +7,7 @@
 //! (`graph_format::format_written_by`) all take the keys from here.
 
 /// A top-level key of a stage node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray)]
 pub enum NodeField {
     Slug,
     Number,
@@ -44,90 +44,53 @@ pub enum NodeField {
 
 impl NodeField {
     /// Every key, in the order a node holds them: the reference's [gate] `FIELD_ORDER`.
-    pub const ALL: [NodeField; 29] = [
-        NodeField::Slug,
-        NodeField::Number,
-        NodeField::Name,
-        NodeField::Plugin,
-        NodeField::Enabled,
-        NodeField::Phase,
-        NodeField::Execution,
-        NodeField::Condition,
-        NodeField::LeadAgent,
-        NodeField::SupportAgents,
-        NodeField::Mode,
-        NodeField::ForEach,
-        NodeField::WorkspaceRequires,
-        NodeField::Produces,
-        NodeField::OptionalProduces,
-        NodeField::ProducesKinds,
-        NodeField::Consumes,
-        NodeField::RequiresStage,
-        NodeField::Sensors,
-        NodeField::Scopes,
-        NodeField::Reviewer,
-        NodeField::ReviewArtifact,
-        NodeField::ReviewerMaxIterations,
-        NodeField::ReviewClass,
-        NodeField::SummaryConfirmation,
-        NodeField::Inputs,
-        NodeField::Outputs,
-        NodeField::RulesInContext,
-        NodeField::SensorsApplicable,
-    ];
+    pub const ALL: &[NodeField] = <NodeField as strum::VariantArray>::VARIANTS;
 
     /// The fields of a node's body: everything after its head (`slug`, `number`, `name`).
     pub const BODY: &[NodeField] = NodeField::ALL.split_at(3).1;
 
     /// The key as the graph spells it.
     pub const fn key(self) -> &'static str {
-        match self {
-            NodeField::Slug => "slug",
-            NodeField::Number => "number",
-            NodeField::Name => "name",
-            NodeField::Plugin => "plugin",
-            NodeField::Enabled => "enabled",
-            NodeField::Phase => "phase",
-            NodeField::Execution => "execution",
-            NodeField::Condition => "condition",
-            NodeField::LeadAgent => "lead_agent",
-            NodeField::SupportAgents => "support_agents",
-            NodeField::Mode => "mode",
-            NodeField::ForEach => "for_each",
-            NodeField::WorkspaceRequires => "workspace_requires",
-            NodeField::Produces => "produces",
-            NodeField::OptionalProduces => "optional_produces",
-            NodeField::ProducesKinds => "produces_kinds",
-            NodeField::Consumes => "consumes",
-            NodeField::RequiresStage => "requires_stage",
-            NodeField::Sensors => "sensors",
-            NodeField::Scopes => "scopes",
-            NodeField::Reviewer => "reviewer",
-            NodeField::ReviewArtifact => "review_artifact",
-            NodeField::ReviewerMaxIterations => "reviewer_max_iterations",
-            NodeField::ReviewClass => "review_class",
-            NodeField::SummaryConfirmation => "summary_confirmation",
-            NodeField::Inputs => "inputs",
-            NodeField::Outputs => "outputs",
-            NodeField::RulesInContext => "rules_in_context",
-            NodeField::SensorsApplicable => "sensors_applicable",
-        }
+        FIELD_ORDER[self as usize]
     }
 }
 
-/// The reference's [gate] `FIELD_ORDER`: the 29 top-level keys of a node, in order.
-pub const FIELD_ORDER: [&str; 29] = {
-    let mut keys = [""; 29];
-    let mut index = 0;
-    while index < keys.len() {
-        keys[index] = NodeField::ALL[index].key();
-        index += 1;
-    }
-    keys
-};
+/// The reference's [gate] `FIELD_ORDER`: the 29 top-level keys of a node, in order, the key of
+/// each [`NodeField`] at its place.
+pub const FIELD_ORDER: [&str; 29] = [
+    "slug",
+    "number",
+    "name",
+    "plugin",
+    "enabled",
+    "phase",
+    "execution",
+    "condition",
+    "lead_agent",
+    "support_agents",
+    "mode",
+    "for_each",
+    "workspace_requires",
+    "produces",
+    "optional_produces",
+    "produces_kinds",
+    "consumes",
+    "requires_stage",
+    "sensors",
+    "scopes",
+    "reviewer",
+    "review_artifact",
+    "reviewer_max_iterations",
+    "review_class",
+    "summary_confirmation",
+    "inputs",
+    "outputs",
+    "rules_in_context",
+    "sensors_applicable",
+];
 
 /// A key of a `sensors_applicable` entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray)]
 pub enum EntryField {
     Id,
     Path,
@@ -140,26 +103,22 @@ pub enum EntryField {
 impl EntryField {
     /// Every key, in the order an entry holds them: `{id, path, fire_on, default_severity,
     /// category?, matches?}`.
-    pub const ALL: [EntryField; 6] = [
-        EntryField::Id,
-        EntryField::Path,
-        EntryField::FireOn,
-        EntryField::DefaultSeverity,
-        EntryField::Category,
-        EntryField::Matches,
-    ];
+    pub const ALL: &[EntryField] = <EntryField as strum::VariantArray>::VARIANTS;
 
     pub const fn key(self) -> &'static str {
-        match self {
-            EntryField::Id => "id",
-            EntryField::Path => "path",
-            EntryField::FireOn => "fire_on",
-            EntryField::DefaultSeverity => "default_severity",
-            EntryField::Category => "category",
-            EntryField::Matches => "matches",
-        }
+        ENTRY_KEYS[self as usize]
     }
 }
+
+/// A binding's keys in their order, the key of each [`EntryField`] at its place.
+pub const ENTRY_KEYS: [&str; 6] = [
+    "id",
+    "path",
+    "fire_on",
+    "default_severity",
+    "category",
+    "matches",
+];
 
 /// The keys of a `consumes` item.
 pub const CONSUME_ARTIFACT: &str = "artifact";
@@ -182,5 +141,26 @@ mod tests {
         );
         assert_eq!(NodeField::BODY[0], NodeField::Plugin);
         assert_eq!(NodeField::BODY.len(), 26);
+    }
+
+    /// Each field's key is its variant's name in snake case: the tables and the enums agree.
+    #[test]
+    fn each_key_is_its_field_s_name_in_snake_case() {
+        fn snake_case(name: &str) -> String {
+            let mut snake = String::new();
+            for (index, letter) in name.char_indices() {
+                if letter.is_ascii_uppercase() && index > 0 {
+                    snake.push('_');
+                }
+                snake.push(letter.to_ascii_lowercase());
+            }
+            snake
+        }
+        for field in NodeField::ALL {
+            assert_eq!(field.key(), snake_case(&format!("{field:?}")));
+        }
+        for field in EntryField::ALL {
+            assert_eq!(field.key(), snake_case(&format!("{field:?}")));
+        }
     }
 }

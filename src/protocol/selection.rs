@@ -30,11 +30,6 @@ impl Severity {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
-
-    /// The severity `text` spells exactly, if any.
-    pub fn from_text(text: &str) -> Option<Severity> {
-        text.parse().ok()
-    }
 }
 
 /// A binding's `fire_on`: when the sensor fires, on an agent's write or at the stage's gate.
@@ -61,11 +56,6 @@ impl FireOn {
     pub fn as_str(self) -> &'static str {
         self.into()
     }
-
-    /// The `fire_on` `text` spells exactly, if any.
-    pub fn from_text(text: &str) -> Option<FireOn> {
-        text.parse().ok()
-    }
 }
 
 #[cfg(test)]
@@ -77,14 +67,14 @@ mod tests {
     #[test]
     fn every_value_reads_back_from_its_own_spelling_and_no_other() {
         for &severity in Severity::VARIANTS {
-            assert_eq!(Severity::from_text(severity.as_str()), Some(severity));
+            assert_eq!(severity.as_str().parse::<Severity>().ok(), Some(severity));
         }
         for &fire_on in FireOn::VARIANTS {
-            assert_eq!(FireOn::from_text(fire_on.as_str()), Some(fire_on));
+            assert_eq!(fire_on.as_str().parse::<FireOn>().ok(), Some(fire_on));
         }
         for other in ["", "Blocking", "critical", "Gate", " write"] {
-            assert_eq!(Severity::from_text(other), None, "{other:?}");
-            assert_eq!(FireOn::from_text(other), None, "{other:?}");
+            assert!(other.parse::<Severity>().is_err(), "{other:?}");
+            assert!(other.parse::<FireOn>().is_err(), "{other:?}");
         }
     }
 }

@@ -50,7 +50,7 @@ impl SensorEntry {
     fn write(&self, format: GraphFormat, writer: &mut PrettyWriter<'_>) {
         writer.element();
         writer.begin_object();
-        for field in EntryField::ALL {
+        for &field in EntryField::ALL {
             if !format.carries_entry_field(field) {
                 continue;
             }

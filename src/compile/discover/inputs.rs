@@ -688,37 +688,24 @@ impl ProjectInputs {
     fn set_lists(&self, db: &mut CompilerDatabase, lists: ProjectLists) {
         use salsa::Setter;
         let project = self.project;
-        if *project.sensor_files(db) != lists.sensors {
-            project.set_sensor_files(db).to(lists.sensors);
+        macro_rules! set_when_different {
+            ($($field:ident, $setter:ident, $value:expr;)*) => {$(
+                if *project.$field(db) != $value {
+                    project.$setter(db).to($value);
+                }
+            )*};
         }
-        if *project.skipped_sensor_files(db) != lists.skipped_sensors {
-            project
-                .set_skipped_sensor_files(db)
-                .to(lists.skipped_sensors);
-        }
-        if *project.stage_files(db) != lists.stages {
-            project.set_stage_files(db).to(lists.stages);
-        }
-        if *project.agent_files(db) != lists.agents {
-            project.set_agent_files(db).to(lists.agents);
-        }
-        if *project.scope_files(db) != lists.scopes {
-            project.set_scope_files(db).to(lists.scopes);
-        }
-        if *project.rule_files(db) != lists.rules {
-            project.set_rule_files(db).to(lists.rules);
-        }
-        if *project.existing_graph(db) != lists.existing_graph {
-            project.set_existing_graph(db).to(lists.existing_graph);
-        }
-        if *project.existing_grid(db) != lists.existing_grid {
-            project.set_existing_grid(db).to(lists.existing_grid);
-        }
-        if *project.reference_tools(db) != lists.reference_tools {
-            project.set_reference_tools(db).to(lists.reference_tools);
-        }
-        if *project.harness_json(db) != lists.harness_json {
-            project.set_harness_json(db).to(lists.harness_json);
+        set_when_different! {
+            sensor_files, set_sensor_files, lists.sensors;
+            skipped_sensor_files, set_skipped_sensor_files, lists.skipped_sensors;
+            stage_files, set_stage_files, lists.stages;
+            agent_files, set_agent_files, lists.agents;
+            scope_files, set_scope_files, lists.scopes;
+            rule_files, set_rule_files, lists.rules;
+            existing_graph, set_existing_graph, lists.existing_graph;
+            existing_grid, set_existing_grid, lists.existing_grid;
+            reference_tools, set_reference_tools, lists.reference_tools;
+            harness_json, set_harness_json, lists.harness_json;
         }
     }
 }

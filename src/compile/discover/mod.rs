@@ -268,7 +268,7 @@ fn search_upwards(
             break;
         }
         for harness in harnesses_present(dir) {
-            let stages_dir = stages_dir_of(dir, harness, env);
+            let stages_dir = Layout::new(dir, harness, env).stages_dir;
             if holds_a_stage_file(&stages_dir) {
                 return Ok(dir.to_owned());
             }
@@ -291,22 +291,4 @@ fn search_upwards(
             searched,
         })
     }
-}
-
-/// Where [`Layout::new`] would look for the stage definitions of `harness` in `project_dir`.
-fn stages_dir_of(
-    project_dir: &Utf8Path,
-    harness: Harness,
-    env: &dyn Fn(&str) -> Option<String>,
-) -> Utf8PathBuf {
-    env("AIDLC_STAGES_DIR")
-        .filter(|dir| !dir.is_empty())
-        .map_or_else(
-            || {
-                project_dir
-                    .join(harness.dir_name())
-                    .join("aidlc-common/stages")
-            },
-            |dir| project_dir.join(dir),
-        )
 }

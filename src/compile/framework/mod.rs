@@ -263,156 +263,129 @@ fn add_gitignore_entries(
     Ok(())
 }
 
-/// An [`EmbeddedFile`] for the asset at `assets/<root>/<path>`, installed at `path` under `root`.
-macro_rules! embedded {
-    (Harness, $path:literal) => {
-        EmbeddedFile {
-            root: InstallRoot::Harness,
-            path: $path,
-            contents: include_str!(concat!("assets/harness/", $path)),
-        }
+/// The asset folder of the files installed under `root`.
+macro_rules! asset_folder {
+    (Harness) => {
+        "assets/harness/"
     };
-    (Workspace, $path:literal) => {
-        EmbeddedFile {
-            root: InstallRoot::Workspace,
-            path: $path,
-            contents: include_str!(concat!("assets/workspace/", $path)),
-        }
+    (Workspace) => {
+        "assets/workspace/"
+    };
+}
+
+/// The [`EmbeddedFile`]s of the assets at `assets/<root>/<folder><name>`, in the order given,
+/// each installed at `<folder><name>` under its root.
+macro_rules! embedded_files {
+    ($($root:ident $folder:literal [$($name:literal),* $(,)?])*) => {
+        &[$($(
+            EmbeddedFile {
+                root: InstallRoot::$root,
+                path: concat!($folder, $name),
+                contents: include_str!(concat!(asset_folder!($root), $folder, $name)),
+            },
+        )*)*]
     };
 }
 
 /// Every file of the default framework, sorted by (root, path).
-pub static DEFAULT_FRAMEWORK: &[EmbeddedFile] = &[
-    embedded!(Harness, "agents/aidlc-architect-agent.md"),
-    embedded!(Harness, "agents/aidlc-architecture-reviewer-agent.md"),
-    embedded!(Harness, "agents/aidlc-aws-platform-agent.md"),
-    embedded!(Harness, "agents/aidlc-compliance-agent.md"),
-    embedded!(Harness, "agents/aidlc-composer-agent.md"),
-    embedded!(Harness, "agents/aidlc-delivery-agent.md"),
-    embedded!(Harness, "agents/aidlc-design-agent.md"),
-    embedded!(Harness, "agents/aidlc-developer-agent.md"),
-    embedded!(Harness, "agents/aidlc-devsecops-agent.md"),
-    embedded!(Harness, "agents/aidlc-operations-agent.md"),
-    embedded!(Harness, "agents/aidlc-pipeline-deploy-agent.md"),
-    embedded!(Harness, "agents/aidlc-product-agent.md"),
-    embedded!(Harness, "agents/aidlc-product-lead-agent.md"),
-    embedded!(Harness, "agents/aidlc-quality-agent.md"),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/construction/build-and-test.md"
-    ),
-    embedded!(Harness, "aidlc-common/stages/construction/ci-pipeline.md"),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/construction/code-generation.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/construction/functional-design.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/construction/infrastructure-design.md"
-    ),
-    embedded!(Harness, "aidlc-common/stages/construction/nfr-design.md"),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/construction/nfr-requirements.md"
-    ),
-    embedded!(Harness, "aidlc-common/stages/ideation/approval-handoff.md"),
-    embedded!(Harness, "aidlc-common/stages/ideation/feasibility.md"),
-    embedded!(Harness, "aidlc-common/stages/ideation/intent-capture.md"),
-    embedded!(Harness, "aidlc-common/stages/ideation/market-research.md"),
-    embedded!(Harness, "aidlc-common/stages/ideation/rough-mockups.md"),
-    embedded!(Harness, "aidlc-common/stages/ideation/scope-definition.md"),
-    embedded!(Harness, "aidlc-common/stages/ideation/team-formation.md"),
-    embedded!(Harness, "aidlc-common/stages/inception/contract-design.md"),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/inception/delivery-planning.md"
-    ),
-    embedded!(Harness, "aidlc-common/stages/inception/domain-design.md"),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/inception/practices-discovery.md"
-    ),
-    embedded!(Harness, "aidlc-common/stages/inception/refined-mockups.md"),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/inception/requirements-analysis.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/inception/reverse-engineering.md"
-    ),
-    embedded!(Harness, "aidlc-common/stages/inception/units-generation.md"),
-    embedded!(Harness, "aidlc-common/stages/inception/user-stories.md"),
-    embedded!(Harness, "aidlc-common/stages/initialization/state-init.md"),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/initialization/workspace-detection.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/initialization/workspace-scaffold.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/operation/deployment-execution.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/operation/deployment-pipeline.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/operation/environment-provisioning.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/operation/feedback-optimization.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/operation/incident-response.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/operation/observability-setup.md"
-    ),
-    embedded!(
-        Harness,
-        "aidlc-common/stages/operation/performance-validation.md"
-    ),
-    embedded!(Harness, "scopes/aidlc-bugfix.md"),
-    embedded!(Harness, "scopes/aidlc-classic.md"),
-    embedded!(Harness, "scopes/aidlc-enterprise.md"),
-    embedded!(Harness, "scopes/aidlc-express.md"),
-    embedded!(Harness, "scopes/aidlc-feature.md"),
-    embedded!(Harness, "scopes/aidlc-infra.md"),
-    embedded!(Harness, "scopes/aidlc-mvp.md"),
-    embedded!(Harness, "scopes/aidlc-poc.md"),
-    embedded!(Harness, "scopes/aidlc-refactor.md"),
-    embedded!(Harness, "scopes/aidlc-security-patch.md"),
-    embedded!(Harness, "scopes/aidlc-workshop.md"),
-    embedded!(Harness, "sensors/aidlc-claim-sources.md"),
-    embedded!(Harness, "sensors/aidlc-linter.md"),
-    embedded!(Harness, "sensors/aidlc-required-sections.md"),
-    embedded!(Harness, "sensors/aidlc-traceability.md"),
-    embedded!(Harness, "sensors/aidlc-type-check.md"),
-    embedded!(Harness, "sensors/aidlc-upstream-coverage.md"),
-    embedded!(Harness, "tools/data/.gitignore"),
-    embedded!(Workspace, "aidlc/spaces/default/memory/org.md"),
-    embedded!(
-        Workspace,
-        "aidlc/spaces/default/memory/phases/construction.md"
-    ),
-    embedded!(Workspace, "aidlc/spaces/default/memory/phases/ideation.md"),
-    embedded!(Workspace, "aidlc/spaces/default/memory/phases/inception.md"),
-    embedded!(Workspace, "aidlc/spaces/default/memory/phases/operation.md"),
-    embedded!(Workspace, "aidlc/spaces/default/memory/project.md"),
-    embedded!(Workspace, "aidlc/spaces/default/memory/team.md"),
-];
+pub static DEFAULT_FRAMEWORK: &[EmbeddedFile] = embedded_files! {
+    Harness "agents/" [
+        "aidlc-architect-agent.md",
+        "aidlc-architecture-reviewer-agent.md",
+        "aidlc-aws-platform-agent.md",
+        "aidlc-compliance-agent.md",
+        "aidlc-composer-agent.md",
+        "aidlc-delivery-agent.md",
+        "aidlc-design-agent.md",
+        "aidlc-developer-agent.md",
+        "aidlc-devsecops-agent.md",
+        "aidlc-operations-agent.md",
+        "aidlc-pipeline-deploy-agent.md",
+        "aidlc-product-agent.md",
+        "aidlc-product-lead-agent.md",
+        "aidlc-quality-agent.md",
+    ]
+    Harness "aidlc-common/stages/construction/" [
+        "build-and-test.md",
+        "ci-pipeline.md",
+        "code-generation.md",
+        "functional-design.md",
+        "infrastructure-design.md",
+        "nfr-design.md",
+        "nfr-requirements.md",
+    ]
+    Harness "aidlc-common/stages/ideation/" [
+        "approval-handoff.md",
+        "feasibility.md",
+        "intent-capture.md",
+        "market-research.md",
+        "rough-mockups.md",
+        "scope-definition.md",
+        "team-formation.md",
+    ]
+    Harness "aidlc-common/stages/inception/" [
+        "contract-design.md",
+        "delivery-planning.md",
+        "domain-design.md",
+        "practices-discovery.md",
+        "refined-mockups.md",
+        "requirements-analysis.md",
+        "reverse-engineering.md",
+        "units-generation.md",
+        "user-stories.md",
+    ]
+    Harness "aidlc-common/stages/initialization/" [
+        "state-init.md",
+        "workspace-detection.md",
+        "workspace-scaffold.md",
+    ]
+    Harness "aidlc-common/stages/operation/" [
+        "deployment-execution.md",
+        "deployment-pipeline.md",
+        "environment-provisioning.md",
+        "feedback-optimization.md",
+        "incident-response.md",
+        "observability-setup.md",
+        "performance-validation.md",
+    ]
+    Harness "scopes/" [
+        "aidlc-bugfix.md",
+        "aidlc-classic.md",
+        "aidlc-enterprise.md",
+        "aidlc-express.md",
+        "aidlc-feature.md",
+        "aidlc-infra.md",
+        "aidlc-mvp.md",
+        "aidlc-poc.md",
+        "aidlc-refactor.md",
+        "aidlc-security-patch.md",
+        "aidlc-workshop.md",
+    ]
+    Harness "sensors/" [
+        "aidlc-claim-sources.md",
+        "aidlc-linter.md",
+        "aidlc-required-sections.md",
+        "aidlc-traceability.md",
+        "aidlc-type-check.md",
+        "aidlc-upstream-coverage.md",
+    ]
+    Harness "tools/data/" [
+        ".gitignore",
+    ]
+    Workspace "aidlc/spaces/default/memory/" [
+        "org.md",
+    ]
+    Workspace "aidlc/spaces/default/memory/phases/" [
+        "construction.md",
+        "ideation.md",
+        "inception.md",
+        "operation.md",
+    ]
+    Workspace "aidlc/spaces/default/memory/" [
+        "project.md",
+        "team.md",
+    ]
+};
 
 #[cfg(test)]
 #[expect(

@@ -12,9 +12,10 @@
 //! for a scope that names none) is selected, whether or not a stage names them, with the
 //! composed columns carried over as before.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::compile::db::{Project, SourceFile};
 use crate::compile::parse::{parsed_stage, scope_catalog, source_text};
@@ -25,7 +26,7 @@ use crate::compile::stage_graph::plugins_key::{CORE_PLUGIN, is_enabled};
 use crate::compile::stage_graph::stage_chunks::{
     FactsByStage, StageChunk, each_stage_with, gathered_facts_of_chunk,
 };
-use crate::leaves::js_json::pretty_json;
+use crate::leaves::js_json::{array_index, pretty_json};
 use crate::protocol::pretty_writer::PrettyWriter;
 
 /// What one stage contributes to the grid: a projection of `parsed_stage` that stays equal
@@ -99,24 +100,15 @@ pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<String> {
             .cloned()
             .collect()
     };
-    // JavaScript lists keys that are array indices first; only a key that starts with a digit
-    // can be one, and no stock project has such a scope or slug, so those grids take the
-    // general path, which orders keys as JavaScript does.
-    let starts_with_digit = |key: &str| key.starts_with(|c: char| c.is_ascii_digit());
-    let text = if stock_names.iter().any(|name| starts_with_digit(name))
-        || composed.iter().any(|(name, _)| starts_with_digit(name))
-        || rows_in_graph_order
-            .iter()
-            .any(|row| starts_with_digit(&row.slug))
-    {
-        grid_through_values(&rows_in_graph_order, &stock_names, composed)
-    } else {
-        grid_written_directly(&rows_in_graph_order, &stock_names, &composed)
-    };
-    std::sync::Arc::new(text)
+    std::sync::Arc::new(grid_written_directly(
+        &rows_in_graph_order,
+        &stock_names,
+        &composed,
+    ))
 }
 
-/// The grid's text, written column by column into one buffer.
+/// The grid's text, written column by column into one buffer, its keys (scopes, and slugs in
+/// a column) in JavaScript's order, as `pretty_json` would order them.
 fn grid_written_directly(
     rows_in_graph_order: &[&StageScopeRow],
     stock_names: &BTreeSet<String>,
@@ -129,6 +121,9 @@ fn grid_written_directly(
     for (name, column) in composed {
         columns.entry(name.as_str()).or_insert(Some(column));
     }
+    let columns: Vec<(&str, Option<&Value>)> = columns.into_iter().collect();
+    let columns = in_javascript_key_order(&columns, |(scope, _)| scope);
+    let rows_in_graph_order = in_javascript_key_order(rows_in_graph_order, |row| &row.slug);
     let row_bytes: usize = rows_in_graph_order
         .iter()
         .map(|row| row.slug.len() + 24)
@@ -136,7 +131,7 @@ fn grid_written_directly(
     let mut out = String::with_capacity(columns.len() * (row_bytes + 64) + 4);
     let mut grid = PrettyWriter::new(&mut out, 0);
     grid.begin_object();
-    for (scope, column) in columns {
+    for &(scope, column) in columns.iter() {
         grid.key(scope);
         if let Some(column) = column {
             grid.value(column);
@@ -145,7 +140,7 @@ fn grid_written_directly(
         grid.begin_object();
         grid.key("stages");
         grid.begin_object();
-        for row in rows_in_graph_order {
+        for row in rows_in_graph_order.iter() {
             let executes = row.is_initialization || row.scopes.iter().any(|name| name == scope);
             grid.string_field(&row.slug, if executes { "EXECUTE" } else { "SKIP" });
         }
@@ -157,30 +152,16 @@ fn grid_written_directly(
     out
 }
 
-/// The grid's text through `serde_json` values and `pretty_json`, which order any key as
-/// JavaScript would; the bytes [`grid_written_directly`] must equal where it applies.
-fn grid_through_values(
-    rows_in_graph_order: &[&StageScopeRow],
-    stock_names: &BTreeSet<String>,
-    composed: Vec<(String, Value)>,
-) -> String {
-    let mut grid: BTreeMap<String, Value> = BTreeMap::new();
-    for scope in stock_names {
-        let mut rows = Map::new();
-        for row in rows_in_graph_order {
-            let executes = row.is_initialization || row.scopes.contains(scope);
-            rows.insert(
-                row.slug.clone(),
-                json!(if executes { "EXECUTE" } else { "SKIP" }),
-            );
-        }
-        grid.insert(scope.clone(), json!({ "stages": rows }));
+/// `items` in the order JavaScript enumerates their keys: the keys that are array indices
+/// first, ascending, then the others in their order. No stock project has such a scope or
+/// slug, so almost every grid keeps its order without a copy.
+fn in_javascript_key_order<T: Clone>(items: &[T], key: impl Fn(&T) -> &str) -> Cow<'_, [T]> {
+    if !items.iter().any(|item| array_index(key(item)).is_some()) {
+        return Cow::Borrowed(items);
     }
-    for (name, column) in composed {
-        grid.entry(name).or_insert(column);
-    }
-    let object: Map<String, Value> = grid.into_iter().collect();
-    format!("{}\n", pretty_json(&Value::Object(object)))
+    let mut ordered = items.to_vec();
+    ordered.sort_by_key(|item| array_index(key(item)).map_or((1, 0), |index| (0, index)));
+    Cow::Owned(ordered)
 }
 
 /// Columns of the grid on disk that no stage names but a scope file declares (in the 2.5
@@ -235,7 +216,36 @@ pub fn normalised_grid_text(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{Map, json};
+
     use super::*;
+
+    /// The grid's text through `serde_json` values and `pretty_json`, which order any key as
+    /// JavaScript would; the oracle [`grid_written_directly`] must equal.
+    fn grid_through_values(
+        rows_in_graph_order: &[&StageScopeRow],
+        stock_names: &BTreeSet<String>,
+        composed: Vec<(String, Value)>,
+    ) -> String {
+        let mut grid: BTreeMap<String, Value> = BTreeMap::new();
+        for scope in stock_names {
+            let mut rows = Map::new();
+            for row in rows_in_graph_order {
+                let executes = row.is_initialization || row.scopes.contains(scope);
+                rows.insert(
+                    row.slug.clone(),
+                    json!(if executes { "EXECUTE" } else { "SKIP" }),
+                );
+            }
+            grid.insert(scope.clone(), json!({ "stages": rows }));
+        }
+        for (name, column) in composed {
+            grid.entry(name).or_insert(column);
+        }
+        let object: Map<String, Value> = grid.into_iter().collect();
+        format!("{}\n", pretty_json(&Value::Object(object)))
+    }
+
     use crate::compile::stage_graph::test_projects::loaded_projects;
 
     #[test]
@@ -283,5 +293,21 @@ mod tests {
             .map(|key| text.find(key).unwrap())
             .collect();
         assert!(order.windows(2).all(|pair| pair[0] < pair[1]), "{text}");
+        let rows: Vec<StageScopeRow> = ["z", "10", "a", "2", "01"]
+            .iter()
+            .map(|slug| StageScopeRow {
+                slug: (*slug).to_owned(),
+                ..row.clone()
+            })
+            .collect();
+        let rows: Vec<&StageScopeRow> = rows.iter().collect();
+        let composed = vec![(
+            "3".to_owned(),
+            json!({ "stages": { "b": "SKIP", "1": "SKIP" } }),
+        )];
+        assert_eq!(
+            grid_written_directly(&rows, &stock_names, &composed),
+            grid_through_values(&rows, &stock_names, composed.clone())
+        );
     }
 }

@@ -200,7 +200,7 @@ impl ManifestChecker<'_> {
         let default_severity = self.default_severity();
         let fire_on = self.fire_on();
         let description = self.non_empty_string("description");
-        let category = self.optional_string("category");
+        let category = self.string_value("category").map(|(text, _)| text);
         let matches = self.matches();
         let input_schema_keys = self.input_schema_keys();
         let timeout_seconds = self.timeout_seconds();
@@ -230,7 +230,7 @@ impl ManifestChecker<'_> {
         );
     }
 
-    /// A present, non-null value that is not a string (a list or a mapping).
+    /// The text and span of `field`'s scalar value; a list or a mapping is refused.
     fn string_value(&mut self, field: &str) -> Option<(String, Range<usize>)> {
         let node = self.map.value(field)?;
         if let Some(text) = document::scalar_string(node) {
@@ -258,10 +258,6 @@ impl ManifestChecker<'_> {
             return None;
         }
         Some(text)
-    }
-
-    fn optional_string(&mut self, field: &str) -> Option<String> {
-        self.string_value(field).map(|(text, _)| text)
     }
 
     /// `matches` as the one matcher (D5) will read it at fire time: a pattern that globset does
@@ -329,14 +325,9 @@ impl ManifestChecker<'_> {
         Some(kind)
     }
 
-    fn non_empty_enum(&mut self, field: &str) -> Option<(String, Range<usize>)> {
-        let (value, span) = self.string_value(field)?;
-        Some((value, span))
-    }
-
     fn default_severity(&mut self) -> Option<Severity> {
-        let (value, span) = self.non_empty_enum("default_severity")?;
-        let severity = Severity::from_text(&value);
+        let (value, span) = self.string_value("default_severity")?;
+        let severity: Option<Severity> = value.parse().ok();
         if severity.is_none() {
             self.push(
                 Code::InvalidFieldValue,
@@ -351,7 +342,7 @@ impl ManifestChecker<'_> {
     }
 
     fn fire_on(&mut self) -> Option<FireOn> {
-        let Some((value, span)) = self.non_empty_enum("fire_on") else {
+        let Some((value, span)) = self.string_value("fire_on") else {
             // Absent, empty or of the wrong shape: the wrong shape has already been reported.
             let wrong_shape = self.map.value("fire_on").is_some();
             return (!wrong_shape).then_some(FireOn::Write);
@@ -360,7 +351,7 @@ impl ManifestChecker<'_> {
         if value.is_empty() {
             return Some(FireOn::Write);
         }
-        let fire_on = FireOn::from_text(&value);
+        let fire_on: Option<FireOn> = value.parse().ok();
         if fire_on.is_none() {
             self.push(
                 Code::InvalidFieldValue,

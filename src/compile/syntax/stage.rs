@@ -4,11 +4,10 @@
 //! file at once). Checks that need other files (agent roster, sensor registry, other stages)
 //! live in `resolve` and `graph`.
 
-use std::borrow::Cow;
 use std::ops::Range;
 
 use camino::Utf8Path;
-use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use schemars::{JsonSchema, Schema, json_schema};
 
 use crate::compile::syntax::document::{self, DocumentKind, FrontmatterMap};
 use crate::compile::syntax::field_schema::{
@@ -24,25 +23,6 @@ use crate::leaves::diagnostics::{Code, Diagnostic};
 pub struct Located<T> {
     pub value: T,
     pub span: Range<usize>,
-}
-
-/// In a schema a located value is its value: the span is where the parser found it.
-impl<T: JsonSchema> JsonSchema for Located<T> {
-    fn inline_schema() -> bool {
-        T::inline_schema()
-    }
-
-    fn schema_name() -> Cow<'static, str> {
-        T::schema_name()
-    }
-
-    fn schema_id() -> Cow<'static, str> {
-        T::schema_id()
-    }
-
-    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
-        T::json_schema(generator)
-    }
 }
 
 /// One artifact a stage reads.

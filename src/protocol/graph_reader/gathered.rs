@@ -21,7 +21,8 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 use super::MAX_SHOWN_VALUE_CHARS;
 use crate::protocol::graph_keys::{
-    CONSUME_ARTIFACT, CONSUME_CONDITIONAL_ON, CONSUME_REQUIRED, EntryField, FIELD_ORDER, NodeField,
+    CONSUME_ARTIFACT, CONSUME_CONDITIONAL_ON, CONSUME_REQUIRED, ENTRY_KEYS, EntryField,
+    FIELD_ORDER, NodeField,
 };
 
 /// The whole graph as gathered: an array of node objects, or what the top level was instead.
@@ -152,17 +153,6 @@ pub(super) struct EntryFields<'t> {
     /// Where the search for the next key's place starts ([`place_of`]).
     next_place: usize,
 }
-
-/// A binding's keys in their order, as [`FIELD_ORDER`] spells a node's.
-const ENTRY_KEYS: [&str; EntryField::ALL.len()] = {
-    let mut keys = [""; EntryField::ALL.len()];
-    let mut index = 0;
-    while index < keys.len() {
-        keys[index] = EntryField::ALL[index].key();
-        index += 1;
-    }
-    keys
-};
 
 /// The place of `key` in `known`, searched from `start` to the end, then from the beginning:
 /// the compile writes an object's keys in their order, so starting after the previous key's
