@@ -746,28 +746,22 @@ fn write_detail_if_failed(
     stderr_tail: &str,
 ) -> (Verdict, bool) {
     let timestamp = crate::leaves::timestamp::iso_timestamp((context.now)());
-    let body = match (&verdict, verdict.note()) {
-        (Verdict::Failed { worker_json, .. }, _) => {
-            ledger::detail_file_body(
-                &prepared.sensor_id,
-                &prepared.stage,
-                &timestamp,
-                fire_id,
-                prepared.absolute_output_path.as_str(),
-                worker_json,
-            ) + &ledger::detail_stderr_section(stderr_tail)
+    let fire = ledger::DetailFire {
+        sensor_id: &prepared.sensor_id,
+        stage: &prepared.stage,
+        timestamp: &timestamp,
+        fire_id,
+        absolute_output_path: prepared.absolute_output_path.as_str(),
+    };
+    let note = verdict.note();
+    let detail = match (&verdict, &note) {
+        (Verdict::Failed { worker_json, .. }, _) => ledger::DetailVerdict::Failed(worker_json),
+        (_, Some(note)) if !stderr_tail.trim().is_empty() => {
+            ledger::DetailVerdict::NotEvaluated(note)
         }
-        (_, Some(note)) if !stderr_tail.trim().is_empty() => ledger::non_evaluation_detail_body(
-            &prepared.sensor_id,
-            &prepared.stage,
-            &timestamp,
-            fire_id,
-            prepared.absolute_output_path.as_str(),
-            &note,
-            stderr_tail,
-        ),
         _ => return (verdict, false),
     };
+    let body = ledger::detail_file_body(&fire, detail, stderr_tail);
     match ledger::write_detail_file(&prepared.project_dir, detail_path, &body) {
         Ok(()) => (verdict, true),
         Err(error) if matches!(verdict, Verdict::Failed { .. }) => (
