@@ -305,11 +305,7 @@ pub fn record_human_turn(
     }
     let receipt = receipt_digest(&fields);
     fields.push((RECEIPT_FIELD, receipt));
-    let row = AuditRow::new(
-        AuditRow::human_turn().heading(),
-        AuditRow::human_turn().event(),
-        fields,
-    )?;
+    let row = AuditRow::human_turn(fields)?;
     append(workspace, record, &row, now)?;
     let marker = record.join(HUMAN_TURN_MARKER_FILE);
     let stamp = format!("{}\n", crate::leaves::timestamp::iso_timestamp(now));

@@ -594,13 +594,8 @@ pub fn evaluate_begun_fire(
             Verdict::ScriptError(ScriptError::Interrupted),
             String::new(),
         )
-    } else if let Some(limit) = limit.filter(|limit| limit.ran_out()) {
-        (
-            Verdict::ScriptError(ScriptError::Refused(limit.not_started_reason())),
-            String::new(),
-        )
     } else {
-        run_worker_within(prepared, limit)
+        evaluate_without_recording(prepared, limit)
     };
     let duration_ms = started.elapsed().as_millis();
     let (verdict, detail_written) = write_detail_if_failed(
@@ -660,8 +655,13 @@ impl EvaluatedFire {
 }
 
 /// Run the worker of a prepared fire and give its verdict and the tail of its stderr, recording
-/// nothing (`aidlc gate check --no-record`); [`run_fire`] is the recorded path. `limit` as for
-/// [`run_fire`].
+/// nothing (`aidlc gate check --no-record`, and the recorded path's worker run).
+///
+/// Once `limit` has run out the worker is not started (`script-error: refused: not started:
+/// …`). Otherwise it runs under its own cap, or under what is left of `limit` when that is
+/// shorter: the worker is then stopped (its whole group, as at its own timeout) when `limit`
+/// runs out, and that stop is `script-error: cut-short`, since the worker's own budget was not
+/// what ran out.
 pub fn evaluate_without_recording(
     prepared: &PreparedFire,
     limit: Option<&EnclosingLimit>,
@@ -672,13 +672,6 @@ pub fn evaluate_without_recording(
             String::new(),
         );
     }
-    run_worker_within(prepared, limit)
-}
-
-/// The worker under its own cap, or under what is left of `limit` when that is shorter: the
-/// worker is then stopped (its whole group, as at its own timeout) when `limit` runs out, and
-/// that stop is `script-error: cut-short`, since the worker's own budget was not what ran out.
-fn run_worker_within(prepared: &PreparedFire, limit: Option<&EnclosingLimit>) -> (Verdict, String) {
     let enclosing = limit
         .map(|limit| (limit, limit.remaining()))
         .filter(|(_, remaining)| *remaining < prepared.timeout);

@@ -682,11 +682,7 @@ pub(super) fn bound_stage_text(text: &str, sensor_id: &str) -> Option<String> {
     let sensors_index = (1..close).find(|&index| lines[index].starts_with("sensors:"));
     let Some(index) = sensors_index else {
         let insert = format!("sensors:{newline}  - {sensor_id}{newline}");
-        let owned: Vec<String> = lines.iter().map(|line| (*line).to_owned()).collect();
-        let mut out = owned[..close].concat();
-        out.push_str(&insert);
-        out.push_str(&owned[close..].concat());
-        return Some(out);
+        return Some([lines[..close].concat(), insert, lines[close..].concat()].concat());
     };
     let value = lines[index]["sensors:".len()..].trim();
     if let Some(inner) = value
@@ -731,13 +727,12 @@ pub(super) fn bound_stage_text(text: &str, sensor_id: &str) -> Option<String> {
         }
     }
     let item = format!("{indent}- {sensor_id}{newline}");
-    let owned: Vec<String> = lines.iter().map(|line| (*line).to_owned()).collect();
-    let mut out = owned[..=last_item].concat();
+    let mut out = lines[..=last_item].concat();
     if !out.ends_with('\n') {
         out.push_str(newline);
     }
     out.push_str(&item);
-    out.push_str(&owned[last_item + 1..].concat());
+    out.push_str(&lines[last_item + 1..].concat());
     Some(out)
 }
 

@@ -22,6 +22,7 @@
 use camino::Utf8Path;
 
 use super::block::{AuditBlock, AuditRow, relative_path_field};
+use super::error::LedgerError;
 
 // --- Names -------------------------------------------------------------------------------------
 
@@ -705,10 +706,10 @@ impl AuditRow {
         )
     }
 
-    /// `HUMAN_TURN`, with no fields (the reference's `aidlc-record-human-turn.ts` records presence
-    /// only).
-    pub fn human_turn() -> Self {
-        AuditRow::trusted(HUMAN_TURN_HEADING, HUMAN_TURN, Vec::new())
+    /// `HUMAN_TURN` with `fields` (the reference's `aidlc-record-human-turn.ts` writes none, it
+    /// records presence only; the engine's hook adds its receipt fields), keys checked.
+    pub fn human_turn(fields: Vec<(&'static str, String)>) -> Result<Self, LedgerError> {
+        AuditRow::new(HUMAN_TURN_HEADING, HUMAN_TURN, fields)
     }
 }
 
@@ -951,10 +952,13 @@ mod tests {
         );
         assert_eq!(read(&answer.to_row()), AuditEvent::QuestionAnswered(answer));
         assert_eq!(
-            format_block(&AuditRow::human_turn(), "T"),
+            format_block(&AuditRow::human_turn(Vec::new()).unwrap(), "T"),
             "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
         );
-        assert_eq!(read(&AuditRow::human_turn()), AuditEvent::HumanTurn);
+        assert_eq!(
+            read(&AuditRow::human_turn(Vec::new()).unwrap()),
+            AuditEvent::HumanTurn
+        );
         assert!(
             AuditEvent::QuestionAnswered(QuestionAnswered {
                 scope: scope("s"),
