@@ -53,7 +53,7 @@ pub use event::{
 };
 pub use read::{
     LedgerEntry, ParsedLedger, RecordLedger, TornKind, parse_blocks, parse_ledger,
-    read_record_ledger, record_shards, shard_entries,
+    read_record_ledger, read_shard, record_shards, shard_entries,
 };
 
 #[cfg(test)]
