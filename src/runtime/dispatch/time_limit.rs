@@ -136,22 +136,13 @@ pub const GATE_DISPATCH_CAP_HELP: &str =
 pub fn gate_dispatch_cap(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<LimitValue>, String> {
-    variable_limit(env, GATE_DISPATCH_VARIABLE)
-}
-
-/// The variable `name` read through `env` as a limit in milliseconds: `None` when unset, else
-/// the positive value named `<name>=<value>`, else the refusal.
-fn variable_limit(
-    env: &dyn Fn(&str) -> Option<String>,
-    name: &str,
-) -> Result<Option<LimitValue>, String> {
-    let Some(value) = env(name) else {
+    let Some(value) = env(GATE_DISPATCH_VARIABLE) else {
         return Ok(None);
     };
-    let duration = positive_milliseconds(name, &value)?;
+    let duration = positive_milliseconds(GATE_DISPATCH_VARIABLE, &value)?;
     Ok(Some(LimitValue {
         duration,
-        source: format!("{name}={value}"),
+        source: format!("{GATE_DISPATCH_VARIABLE}={value}"),
     }))
 }
 
@@ -177,8 +168,12 @@ pub fn hook_allowance(
     settings_files: &[Utf8PathBuf],
     version: InstallVersion,
 ) -> Result<LimitValue, String> {
-    if let Some(found) = variable_limit(env, HOOK_ALLOWANCE_VARIABLE)? {
-        return Ok(found);
+    if let Some(value) = env(HOOK_ALLOWANCE_VARIABLE) {
+        let duration = positive_milliseconds(HOOK_ALLOWANCE_VARIABLE, &value)?;
+        return Ok(LimitValue {
+            duration,
+            source: format!("{HOOK_ALLOWANCE_VARIABLE}={value}"),
+        });
     }
     for file in settings_files {
         if let Some(found) = allowance_setting(file)? {
