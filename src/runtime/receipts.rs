@@ -305,11 +305,7 @@ pub fn record_human_turn(
     }
     let receipt = receipt_digest(&fields);
     fields.push((RECEIPT_FIELD, receipt));
-    let row = AuditRow::new(
-        AuditRow::human_turn().heading(),
-        AuditRow::human_turn().event(),
-        fields,
-    )?;
+    let row = AuditRow::human_turn(fields)?;
     append(workspace, record, &row, now)?;
     let marker = record.join(HUMAN_TURN_MARKER_FILE);
     let stamp = format!("{}\n", crate::leaves::timestamp::iso_timestamp(now));
@@ -336,20 +332,10 @@ fn answered_turn_receipt(
         stage: request.stage.clone(),
         reason,
     };
-    let resolutions: Vec<&LedgerEntry> = entries
-        .iter()
-        .filter(|entry| entry.event.spends_a_human_turn())
-        .collect();
-    let turn = entries
-        .iter()
+    let turn = unspent_human_turns(entries)
+        .into_iter()
         .rev()
-        .find(|entry| {
-            matches!(entry.event, AuditEvent::HumanTurn)
-                && Some(entry.shard) == shard_index
-                && resolutions
-                    .iter()
-                    .all(|resolution| entry.is_after(resolution))
-        })
+        .find(|entry| Some(entry.shard) == shard_index)
         .ok_or_else(|| {
             unverified("no HUMAN_TURN in this clone's audit shard since the last answer".to_owned())
         })?;
@@ -494,25 +480,24 @@ fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
 /// one (positions order rows of one shard, timestamps rows of different shards; a tie across
 /// shards is unordered and so refused). An empty ledger has no presence tracking yet and passes.
 pub fn human_acted_since_last_resolution(entries: &[LedgerEntry]) -> bool {
-    let humans: Vec<&LedgerEntry> = entries
-        .iter()
-        .filter(|entry| matches!(entry.event, AuditEvent::HumanTurn))
-        .collect();
-    if entries.is_empty() {
-        return true;
-    }
-    if humans.is_empty() {
-        return false;
-    }
+    entries.is_empty() || !unspent_human_turns(entries).is_empty()
+}
+
+/// The `HUMAN_TURN` rows after every row that resolved one, in ledger order.
+fn unspent_human_turns(entries: &[LedgerEntry]) -> Vec<&LedgerEntry> {
     let resolutions: Vec<&LedgerEntry> = entries
         .iter()
         .filter(|entry| entry.event.spends_a_human_turn())
         .collect();
-    humans.iter().any(|human| {
-        resolutions
-            .iter()
-            .all(|resolution| human.is_after(resolution))
-    })
+    entries
+        .iter()
+        .filter(|entry| {
+            matches!(entry.event, AuditEvent::HumanTurn)
+                && resolutions
+                    .iter()
+                    .all(|resolution| entry.is_after(resolution))
+        })
+        .collect()
 }
 
 /// The newest main-workflow interaction of the stage in the whole record: when it is the

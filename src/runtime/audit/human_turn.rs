@@ -10,7 +10,7 @@ use camino::Utf8Path;
 
 use crate::harness::Harness;
 use crate::harness::transcript::{self, ASK_USER_QUESTION_TOOL, TranscriptFormat};
-use crate::runtime::audit::ledger::{self, AuditBlock, LedgerEntry, parse_ledger, shard_entries};
+use crate::runtime::audit::ledger::{self, AuditBlock, LedgerEntry, shard_entries};
 
 /// The fields of a `HUMAN_TURN` receipt (after the reference's, which has none; its readers
 /// ignore them, D2).
@@ -252,12 +252,9 @@ pub fn read_ledger_with_blocks(record: &Utf8Path) -> (Vec<LedgerEntry>, Vec<Vec<
     let mut entries = Vec::new();
     let mut blocks = Vec::new();
     for (shard, path) in ledger::record_shards(record).iter().enumerate() {
-        let parsed = crate::leaves::fs_util::read_bounded(
-            path,
-            crate::compile::discover::MAX_GENERATED_BYTES,
-        )
-        .map(|bytes| parse_ledger(&String::from_utf8_lossy(&bytes)).blocks)
-        .unwrap_or_default();
+        let parsed = ledger::read_shard(path)
+            .map(|shard| shard.blocks)
+            .unwrap_or_default();
         entries.extend(shard_entries(shard, parsed.clone()));
         blocks.push(parsed);
     }

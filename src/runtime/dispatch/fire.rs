@@ -594,13 +594,8 @@ pub fn evaluate_begun_fire(
             Verdict::ScriptError(ScriptError::Interrupted),
             String::new(),
         )
-    } else if let Some(limit) = limit.filter(|limit| limit.ran_out()) {
-        (
-            Verdict::ScriptError(ScriptError::Refused(limit.not_started_reason())),
-            String::new(),
-        )
     } else {
-        run_worker_within(prepared, limit)
+        evaluate_without_recording(prepared, limit)
     };
     let duration_ms = started.elapsed().as_millis();
     let (verdict, detail_written) = write_detail_if_failed(
@@ -660,8 +655,13 @@ impl EvaluatedFire {
 }
 
 /// Run the worker of a prepared fire and give its verdict and the tail of its stderr, recording
-/// nothing (`aidlc gate check --no-record`); [`run_fire`] is the recorded path. `limit` as for
-/// [`run_fire`].
+/// nothing (`aidlc gate check --no-record`, and the recorded path's worker run).
+///
+/// Once `limit` has run out the worker is not started (`script-error: refused: not started:
+/// …`). Otherwise it runs under its own cap, or under what is left of `limit` when that is
+/// shorter: the worker is then stopped (its whole group, as at its own timeout) when `limit`
+/// runs out, and that stop is `script-error: cut-short`, since the worker's own budget was not
+/// what ran out.
 pub fn evaluate_without_recording(
     prepared: &PreparedFire,
     limit: Option<&EnclosingLimit>,
@@ -672,13 +672,6 @@ pub fn evaluate_without_recording(
             String::new(),
         );
     }
-    run_worker_within(prepared, limit)
-}
-
-/// The worker under its own cap, or under what is left of `limit` when that is shorter: the
-/// worker is then stopped (its whole group, as at its own timeout) when `limit` runs out, and
-/// that stop is `script-error: cut-short`, since the worker's own budget was not what ran out.
-fn run_worker_within(prepared: &PreparedFire, limit: Option<&EnclosingLimit>) -> (Verdict, String) {
     let enclosing = limit
         .map(|limit| (limit, limit.remaining()))
         .filter(|(_, remaining)| *remaining < prepared.timeout);
@@ -746,28 +739,22 @@ fn write_detail_if_failed(
     stderr_tail: &str,
 ) -> (Verdict, bool) {
     let timestamp = crate::leaves::timestamp::iso_timestamp((context.now)());
-    let body = match (&verdict, verdict.note()) {
-        (Verdict::Failed { worker_json, .. }, _) => {
-            ledger::detail_file_body(
-                &prepared.sensor_id,
-                &prepared.stage,
-                &timestamp,
-                fire_id,
-                prepared.absolute_output_path.as_str(),
-                worker_json,
-            ) + &ledger::detail_stderr_section(stderr_tail)
+    let fire = ledger::DetailFire {
+        sensor_id: &prepared.sensor_id,
+        stage: &prepared.stage,
+        timestamp: &timestamp,
+        fire_id,
+        absolute_output_path: prepared.absolute_output_path.as_str(),
+    };
+    let note = verdict.note();
+    let detail = match (&verdict, &note) {
+        (Verdict::Failed { worker_json, .. }, _) => ledger::DetailVerdict::Failed(worker_json),
+        (_, Some(note)) if !stderr_tail.trim().is_empty() => {
+            ledger::DetailVerdict::NotEvaluated(note)
         }
-        (_, Some(note)) if !stderr_tail.trim().is_empty() => ledger::non_evaluation_detail_body(
-            &prepared.sensor_id,
-            &prepared.stage,
-            &timestamp,
-            fire_id,
-            prepared.absolute_output_path.as_str(),
-            &note,
-            stderr_tail,
-        ),
         _ => return (verdict, false),
     };
+    let body = ledger::detail_file_body(&fire, detail, stderr_tail);
     match ledger::write_detail_file(&prepared.project_dir, detail_path, &body) {
         Ok(()) => (verdict, true),
         Err(error) if matches!(verdict, Verdict::Failed { .. }) => (

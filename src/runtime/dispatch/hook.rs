@@ -331,12 +331,19 @@ enum WriteMatch {
     InvalidGlob(String),
 }
 
+/// The glob of a write-fired binding; `None` for a gate-fired one and for one without a glob,
+/// which never fire on a write (D5, D6).
+pub fn write_fired_pattern(entry: &SensorEntry) -> Option<&str> {
+    let pattern = entry
+        .matches
+        .as_deref()
+        .filter(|pattern| !pattern.is_empty());
+    pattern.filter(|_| entry.fire_on == FireOn::Write)
+}
+
 /// Write-fired, with a glob, and the glob matches.
 fn write_match(project_dir: &Utf8Path, entry: &SensorEntry, written: &Utf8Path) -> WriteMatch {
-    if entry.fire_on != FireOn::Write {
-        return WriteMatch::No;
-    }
-    let Some(pattern) = entry.matches.as_deref().filter(|p| !p.is_empty()) else {
+    let Some(pattern) = write_fired_pattern(entry) else {
         return WriteMatch::No;
     };
     match SensorGlob::new(pattern) {

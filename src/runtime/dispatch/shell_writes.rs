@@ -22,8 +22,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::harness::payload::ShellCall;
 use crate::leaves::fs_util::contained::ProjectPath;
 use crate::protocol::glob::SensorGlob;
-use crate::protocol::selection::FireOn;
 use crate::runtime::dispatch::compiled_graph::{active_stage_node, load_workspace_graph};
+use crate::runtime::dispatch::hook::write_fired_pattern;
 use crate::runtime::dispatch::project_snapshot::{
     self, ProjectSnapshot, SnapshotChanges, WatchedSelection, load_snapshot, save_snapshot,
     snapshot_changes, take_snapshot,
@@ -100,13 +100,11 @@ fn watched_files(workspace: &Workspace, workflow: &workspace::PresentWorkflow) -
         return WatchedFiles::Nothing;
     };
     let mut globs: Vec<SensorGlob> = Vec::new();
-    for entry in &node.sensors_applicable {
-        if entry.fire_on != FireOn::Write {
-            continue;
-        }
-        let Some(pattern) = entry.matches.as_deref().filter(|p| !p.is_empty()) else {
-            continue;
-        };
+    for pattern in node
+        .sensors_applicable
+        .iter()
+        .filter_map(write_fired_pattern)
+    {
         // Two sensors on one glob match the same files: one is matched.
         if globs.iter().any(|glob| glob.pattern() == pattern) {
             continue;

@@ -70,16 +70,31 @@ pub fn run_write_event(
             &workspace, &context, &message,
         ));
     }
-    for file in &event.files {
-        let written = written_path(&workspace, event.relative_to.as_deref(), &file.path);
+    let written = event.files.iter().map(|file| {
+        let path = written_path(&workspace, event.relative_to.as_deref(), &file.path);
+        (path, file.tool)
+    });
+    fire_written_files(run, &workspace, &context, &allowance, written, on_outcome);
+}
+
+/// The one path every written file takes, from a file tool or a shell call: the reference's
+/// audit hook when the install runs it, then the write hook.
+fn fire_written_files(
+    run: &WriteEventRun<'_>,
+    workspace: &Workspace,
+    context: &FireContext,
+    allowance: &Result<time_limit::LimitValue, String>,
+    written: impl Iterator<Item = (Utf8PathBuf, payload::WriteTool)>,
+    on_outcome: &mut dyn FnMut(&HookOutcome),
+) {
+    for (written, tool) in written {
         if let Some(audit_hook) = run.audit_hook
-            && let Some(reason) =
-                run_reference_audit_hook(&workspace, audit_hook, &written, file.tool)
+            && let Some(reason) = run_reference_audit_hook(workspace, audit_hook, &written, tool)
         {
-            on_outcome(&hook::record_unchecked_write(&workspace, &context, &reason));
+            on_outcome(&hook::record_unchecked_write(workspace, context, &reason));
         }
         on_outcome(&hook::run_sensors_hook(
-            &workspace, &written, &context, &allowance,
+            workspace, &written, context, allowance,
         ));
     }
 }
@@ -131,27 +146,18 @@ fn run_shell_event(
         return;
     }
     let allowance = hook_allowance(run, &workspace);
-    let written = changes
+    let created = changes
         .created
         .iter()
-        .map(|path| (path, payload::WriteTool::Write))
-        .chain(
-            changes
-                .modified
-                .iter()
-                .map(|path| (path, payload::WriteTool::Edit)),
-        );
-    for (path, tool) in written {
-        let written = workspace.project_dir().join(path);
-        if let Some(audit_hook) = run.audit_hook
-            && let Some(reason) = run_reference_audit_hook(&workspace, audit_hook, &written, tool)
-        {
-            on_outcome(&hook::record_unchecked_write(&workspace, &context, &reason));
-        }
-        on_outcome(&hook::run_sensors_hook(
-            &workspace, &written, &context, &allowance,
-        ));
-    }
+        .map(|path| (path, payload::WriteTool::Write));
+    let modified = changes
+        .modified
+        .iter()
+        .map(|path| (path, payload::WriteTool::Edit));
+    let written = created
+        .chain(modified)
+        .map(|(path, tool)| (workspace.project_dir().join(path), tool));
+    fire_written_files(run, &workspace, &context, &allowance, written, on_outcome);
     for path in &changes.deleted {
         on_outcome(&hook::record_deleted_file(
             &workspace,

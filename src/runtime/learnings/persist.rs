@@ -27,7 +27,8 @@ use sha2::{Digest as _, Sha256};
 use super::LearningsError;
 use super::scaffold::{ScaffoldRefusal, scaffold_manifest};
 use super::selections::{
-    ManifestFields, Selection, SelectionsFile, expected_path, read_selections_file,
+    LearningSelection, Selection, SelectionsFile, SensorSelection, expected_path,
+    read_selections_file,
 };
 use crate::leaves::audit_lock;
 use crate::runtime::audit::ledger::{
@@ -246,13 +247,13 @@ fn persist_learnings(
     let mut batch = BTreeSet::new();
     let mut learned = 0;
     for selection in &file.selections {
-        let Selection::Learning {
+        let Selection::Learning(LearningSelection {
             candidate_id,
             scope,
             heading,
             text,
             source,
-        } = selection
+        }) = selection
         else {
             continue;
         };
@@ -396,10 +397,7 @@ fn legacy_line_matches(content: &str, marker: &str, text: &str) -> bool {
 
 /// One sensor selection, checked: what persist writes for it.
 struct CheckedSensor<'a> {
-    candidate_id: &'a str,
-    origin_stage: &'a str,
-    fields: &'a ManifestFields,
-    source: Option<&'a String>,
+    selection: &'a SensorSelection,
     manifest_path: Utf8PathBuf,
     /// The manifest's text when it is to be written (missing, and no earlier row).
     manifest_text: Option<String>,
@@ -423,27 +421,10 @@ fn check_selections<'a>(
     let mut stage_texts: Vec<(Utf8PathBuf, String)> = Vec::new();
     for selection in &file.selections {
         match selection {
-            Selection::Learning {
-                candidate_id,
-                scope,
-                heading,
-                text,
-                ..
-            } => check_learning(candidate_id, scope.as_deref(), heading, text)?,
-            Selection::Sensor {
-                candidate_id,
-                origin_stage,
-                fields,
-                source,
-            } => {
-                let checked = check_sensor(
-                    workspace,
-                    file,
-                    entries,
-                    (candidate_id, origin_stage, fields, source.as_ref()),
-                    &sensors,
-                    &mut stage_texts,
-                )?;
+            Selection::Learning(learning) => check_learning(learning)?,
+            Selection::Sensor(sensor) => {
+                let checked =
+                    check_sensor(workspace, file, entries, sensor, &sensors, &mut stage_texts)?;
                 sensors.push(checked);
             }
         }
@@ -451,13 +432,15 @@ fn check_selections<'a>(
     Ok(sensors)
 }
 
-fn check_learning(
-    candidate_id: &str,
-    scope: Option<&str>,
-    heading: &str,
-    text: &str,
-) -> Result<(), LearningsError> {
-    match scope {
+fn check_learning(learning: &LearningSelection) -> Result<(), LearningsError> {
+    let LearningSelection {
+        candidate_id,
+        scope,
+        heading,
+        text,
+        ..
+    } = learning;
+    match scope.as_deref() {
         Some("project" | "team") => {}
         Some(other) => {
             return Err(LearningsError::invalid(format!(
@@ -488,22 +471,20 @@ fn check_learning(
     Ok(())
 }
 
-/// The parts of a sensor selection, borrowed.
-type SensorSelection<'a> = (
-    &'a String,
-    &'a String,
-    &'a ManifestFields,
-    Option<&'a String>,
-);
-
 fn check_sensor<'a>(
     workspace: &Workspace,
     file: &SelectionsFile,
     entries: &[LedgerEntry],
-    (candidate_id, origin_stage, fields, source): SensorSelection<'a>,
+    selection: &'a SensorSelection,
     earlier: &[CheckedSensor<'a>],
     stage_texts: &mut Vec<(Utf8PathBuf, String)>,
 ) -> Result<CheckedSensor<'a>, LearningsError> {
+    let SensorSelection {
+        candidate_id,
+        origin_stage,
+        fields,
+        ..
+    } = selection;
     let layout = &workspace.layout;
     let file_name = format!("aidlc-{}.md", fields.id);
     if crate::compile::syntax::manifest::sensor_id_from_file_name(&file_name).is_none() {
@@ -527,13 +508,15 @@ fn check_sensor<'a>(
             if row.stage.as_deref() == Some(file.stage_slug.as_str())
                 && row.sensor_id.as_deref() == Some(fields.id.as_str()))
     });
-    let planned_earlier = earlier.iter().find(|sensor| sensor.fields.id == fields.id);
+    let planned_earlier = earlier
+        .iter()
+        .find(|sensor| sensor.selection.fields.id == fields.id);
     if let Some(sensor) = planned_earlier
-        && sensor.fields != fields
+        && sensor.selection.fields != *fields
     {
         return Err(LearningsError::invalid(format!(
             "refusing sensor {candidate_id}: the id \"{}\" is given twice with different fields (also {}); nothing was written",
-            fields.id, sensor.candidate_id
+            fields.id, sensor.selection.candidate_id
         )));
     }
     let has_manifest = manifest_path.exists();
@@ -564,10 +547,7 @@ fn check_sensor<'a>(
     };
     let stage_write = binding_write(workspace, origin_stage, &fields.id, stage_texts)?;
     Ok(CheckedSensor {
-        candidate_id,
-        origin_stage,
-        fields,
-        source,
+        selection,
         manifest_path,
         manifest_text,
         stage_write,
@@ -623,33 +603,34 @@ fn persist_sensors(
     let mut bound: Vec<String> = Vec::new();
     let mut rows_written: Vec<&str> = Vec::new();
     for sensor in sensors {
+        let SensorSelection {
+            candidate_id,
+            origin_stage,
+            fields,
+            source,
+        } = sensor.selection;
         if let Some(text) = &sensor.manifest_text {
             write_inside(workspace.project_dir(), &sensor.manifest_path, text)?;
         }
         if let Some((path, text)) = &sensor.stage_write {
             write_inside(workspace.project_dir(), path, text)?;
         }
-        if !bound.iter().any(|known| known == sensor.origin_stage) {
-            bound.push(sensor.origin_stage.to_owned());
+        if !bound.iter().any(|known| known == origin_stage) {
+            bound.push(origin_stage.to_owned());
         }
-        if sensor.has_row || rows_written.contains(&sensor.fields.id.as_str()) {
+        if sensor.has_row || rows_written.contains(&fields.id.as_str()) {
             continue;
         }
-        rows_written.push(&sensor.fields.id);
+        rows_written.push(&fields.id);
         rows.push(
             SensorProposed {
                 stage: Some(file.stage_slug.clone()),
-                candidate_id: Some(sensor.candidate_id.to_owned()),
-                sensor_id: Some(sensor.fields.id.clone()),
+                candidate_id: Some(candidate_id.to_owned()),
+                sensor_id: Some(fields.id.clone()),
                 manifest_path: Some(sensor.manifest_path.to_string()),
-                matches: Some(sensor.fields.matches.clone()),
-                destinations: Some(Value::from(vec![sensor.origin_stage.to_owned()]).to_string()),
-                source: Some(
-                    sensor
-                        .source
-                        .cloned()
-                        .unwrap_or_else(|| DEFAULT_SOURCE.to_owned()),
-                ),
+                matches: Some(fields.matches.clone()),
+                destinations: Some(Value::from(vec![origin_stage.to_owned()]).to_string()),
+                source: Some(source.clone().unwrap_or_else(|| DEFAULT_SOURCE.to_owned())),
             }
             .to_row(),
         );
@@ -682,11 +663,7 @@ pub(super) fn bound_stage_text(text: &str, sensor_id: &str) -> Option<String> {
     let sensors_index = (1..close).find(|&index| lines[index].starts_with("sensors:"));
     let Some(index) = sensors_index else {
         let insert = format!("sensors:{newline}  - {sensor_id}{newline}");
-        let owned: Vec<String> = lines.iter().map(|line| (*line).to_owned()).collect();
-        let mut out = owned[..close].concat();
-        out.push_str(&insert);
-        out.push_str(&owned[close..].concat());
-        return Some(out);
+        return Some([lines[..close].concat(), insert, lines[close..].concat()].concat());
     };
     let value = lines[index]["sensors:".len()..].trim();
     if let Some(inner) = value
@@ -731,13 +708,12 @@ pub(super) fn bound_stage_text(text: &str, sensor_id: &str) -> Option<String> {
         }
     }
     let item = format!("{indent}- {sensor_id}{newline}");
-    let owned: Vec<String> = lines.iter().map(|line| (*line).to_owned()).collect();
-    let mut out = owned[..=last_item].concat();
+    let mut out = lines[..=last_item].concat();
     if !out.ends_with('\n') {
         out.push_str(newline);
     }
     out.push_str(&item);
-    out.push_str(&owned[last_item + 1..].concat());
+    out.push_str(&lines[last_item + 1..].concat());
     Some(out)
 }
 

@@ -10,21 +10,29 @@ use super::LearningsError;
 /// One pick.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Selection {
-    Learning {
-        candidate_id: String,
-        /// `project` or `team` as given (another value, or none, is refused before any write;
-        /// a value that is not a string is kept as its JSON text).
-        scope: Option<String>,
-        heading: String,
-        text: String,
-        source: Option<String>,
-    },
-    Sensor {
-        candidate_id: String,
-        origin_stage: String,
-        fields: ManifestFields,
-        source: Option<String>,
-    },
+    Learning(LearningSelection),
+    Sensor(SensorSelection),
+}
+
+/// A learning to append to a practice file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LearningSelection {
+    pub candidate_id: String,
+    /// `project` or `team` as given (another value, or none, is refused before any write;
+    /// a value that is not a string is kept as its JSON text).
+    pub scope: Option<String>,
+    pub heading: String,
+    pub text: String,
+    pub source: Option<String>,
+}
+
+/// A sensor to scaffold and bind to its origin stage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SensorSelection {
+    pub candidate_id: String,
+    pub origin_stage: String,
+    pub fields: ManifestFields,
+    pub source: Option<String>,
 }
 
 /// The manifest a sensor selection scaffolds.
@@ -172,7 +180,7 @@ fn read_selection(value: &Value) -> Result<Selection, LearningsError> {
             Some(Value::String(category)) => Some(category.clone()),
             Some(_) => return Err(malformed("manifest_fields.category must be a string")),
         };
-        return Ok(Selection::Sensor {
+        return Ok(Selection::Sensor(SensorSelection {
             candidate_id,
             origin_stage,
             fields: ManifestFields {
@@ -186,7 +194,7 @@ fn read_selection(value: &Value) -> Result<Selection, LearningsError> {
                 category,
             },
             source,
-        });
+        }));
     }
     let (Some(heading), Some(text)) = (string(object, "heading"), string(object, "text")) else {
         return Err(malformed("learning selection needs heading + text"));
@@ -195,13 +203,13 @@ fn read_selection(value: &Value) -> Result<Selection, LearningsError> {
         Value::String(text) => text.clone(),
         other => other.to_string(),
     });
-    Ok(Selection::Learning {
+    Ok(Selection::Learning(LearningSelection {
         candidate_id,
         scope,
         heading,
         text,
         source,
-    })
+    }))
 }
 
 /// The one path the selections file may be at: the pinned record's learnings folder, in the

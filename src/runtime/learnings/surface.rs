@@ -7,6 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
 use super::LearningsError;
+use super::selections::expected_path;
 use crate::compile::discover::{MAX_GENERATED_BYTES, MAX_INPUT_BYTES};
 use crate::leaves::fs_util::{InputError, read_bounded};
 use crate::runtime::dispatch::compiled_graph::load_graph;
@@ -226,10 +227,7 @@ pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsErro
             "default_scope": "project",
         }));
     }
-    let selections_file = workspace
-        .version()
-        .learnings_dir(&record)
-        .join(format!("{slug}-selections.json"));
+    let selections_file = expected_path(&workspace.version().learnings_dir(&record), slug);
     Ok(json!({
         "schema_version": 1,
         "stage_slug": slug,

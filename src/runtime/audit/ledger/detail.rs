@@ -31,69 +31,65 @@ pub fn detail_file_path(
         .join(format!("{sensor_id}-{fire_id}.md"))
 }
 
-/// The detail file of a failed fire, byte for byte as the reference writes it (LF newlines, one
-/// newline after the closing fence). `absolute_output_path` is the path as fired, not the
-/// relative audit field; `worker_json` is printed as `JSON.stringify(value, null, 2)`.
-pub fn detail_file_body(
-    sensor_id: &str,
-    stage: &str,
-    timestamp: &str,
-    fire_id: &str,
-    absolute_output_path: &str,
-    worker_json: &serde_json::Value,
-) -> String {
-    let lines = [
-        format!("# {sensor_id} finding \u{2014} {stage}"),
-        String::new(),
-        format!("**Timestamp**: {timestamp}"),
-        format!("**Fire id**: {fire_id}"),
-        format!("**Output path**: {absolute_output_path}"),
-        "**Pass**: false".to_owned(),
-        String::new(),
-        "## Findings".to_owned(),
-        String::new(),
-        "```json".to_owned(),
-        crate::leaves::js_json::pretty_json(worker_json),
-        "```".to_owned(),
-        String::new(),
-    ];
-    lines.join("\n")
+/// The fire a detail file is about; `absolute_output_path` is the path as fired, not the
+/// relative audit field.
+#[derive(Debug, Clone, Copy)]
+pub struct DetailFire<'a> {
+    pub sensor_id: &'a str,
+    pub stage: &'a str,
+    pub timestamp: &'a str,
+    pub fire_id: &'a str,
+    pub absolute_output_path: &'a str,
 }
 
-/// Our section after the reference's body (its readers stop at the `## Findings` fence): the
-/// last lines of the worker's stderr, so that the reason a worker gave is kept. Empty when it
-/// wrote nothing on stderr.
-pub fn detail_stderr_section(stderr_tail: &str) -> String {
+/// What a detail file records under its header.
+#[derive(Debug, Clone, Copy)]
+pub enum DetailVerdict<'a> {
+    /// A failure: `**Pass**: false` and the worker's JSON, printed as
+    /// `JSON.stringify(value, null, 2)`, byte for byte as the reference writes it.
+    Failed(&'a serde_json::Value),
+    /// A fire that evaluated nothing but wrote on stderr (ours: the reference writes detail
+    /// files for failures only): the note in place of `**Pass**`.
+    NotEvaluated(&'a str),
+}
+
+/// A detail file's body (LF newlines): the reference's header and verdict, then our section
+/// with the last lines of the worker's stderr (the reference's readers stop at the
+/// `## Findings` fence), so that the reason a worker gave is kept; no section when it wrote
+/// nothing on stderr.
+pub fn detail_file_body(
+    fire: &DetailFire<'_>,
+    verdict: DetailVerdict<'_>,
+    stderr_tail: &str,
+) -> String {
+    let (status, findings) = match verdict {
+        DetailVerdict::Failed(worker_json) => (
+            "**Pass**: false".to_owned(),
+            format!(
+                "\n## Findings\n\n```json\n{}\n```\n",
+                crate::leaves::js_json::pretty_json(worker_json)
+            ),
+        ),
+        DetailVerdict::NotEvaluated(note) => (format!("**Note**: {note}"), String::new()),
+    };
+    format!(
+        "# {} finding \u{2014} {}\n\n**Timestamp**: {}\n**Fire id**: {}\n**Output path**: {}\n{status}\n{findings}{}",
+        fire.sensor_id,
+        fire.stage,
+        fire.timestamp,
+        fire.fire_id,
+        fire.absolute_output_path,
+        stderr_section(stderr_tail)
+    )
+}
+
+fn stderr_section(stderr_tail: &str) -> String {
     let tail = stderr_tail.trim_end();
     if tail.trim().is_empty() {
         return String::new();
     }
     let fence = if tail.contains("```") { "~~~~" } else { "```" };
     format!("\n## Worker stderr (last lines)\n\n{fence}text\n{tail}\n{fence}\n")
-}
-
-/// The detail file of a fire that evaluated nothing but wrote on stderr (ours: the reference
-/// writes detail files for failures only): the reference's header with the note in place of
-/// `**Pass**`, then [`detail_stderr_section`].
-pub fn non_evaluation_detail_body(
-    sensor_id: &str,
-    stage: &str,
-    timestamp: &str,
-    fire_id: &str,
-    absolute_output_path: &str,
-    note: &str,
-    stderr_tail: &str,
-) -> String {
-    let header = [
-        format!("# {sensor_id} finding \u{2014} {stage}"),
-        String::new(),
-        format!("**Timestamp**: {timestamp}"),
-        format!("**Fire id**: {fire_id}"),
-        format!("**Output path**: {absolute_output_path}"),
-        format!("**Note**: {note}"),
-        String::new(),
-    ];
-    header.join("\n") + &detail_stderr_section(stderr_tail)
 }
 
 /// Write a detail file: check that its folder stays inside `project_dir`
@@ -151,14 +147,14 @@ mod tests {
             "findings": [{"line": 3, "message": "no source for \"x\""}, {}],
             "empty": [],
         });
-        let body = detail_file_body(
-            "claim-sources",
-            "intent-capture",
-            "2026-09-04T10:11:13Z",
-            "a65d19af",
-            "/work/proj/aidlc/x.md",
-            &json,
-        );
+        let fire = DetailFire {
+            sensor_id: "claim-sources",
+            stage: "intent-capture",
+            timestamp: "2026-09-04T10:11:13Z",
+            fire_id: "a65d19af",
+            absolute_output_path: "/work/proj/aidlc/x.md",
+        };
+        let body = detail_file_body(&fire, DetailVerdict::Failed(&json), "");
         let expected = "# claim-sources finding \u{2014} intent-capture\n\n\
             **Timestamp**: 2026-09-04T10:11:13Z\n**Fire id**: a65d19af\n\
             **Output path**: /work/proj/aidlc/x.md\n**Pass**: false\n\n## Findings\n\n```json\n\

@@ -22,6 +22,7 @@
 use camino::Utf8Path;
 
 use super::block::{AuditBlock, AuditRow, relative_path_field};
+use super::error::LedgerError;
 
 // --- Names -------------------------------------------------------------------------------------
 
@@ -44,7 +45,6 @@ pub const SUMMARY_CONFIRMATION_RECORDED: &str = "SUMMARY_CONFIRMATION_RECORDED";
 pub const AUTONOMY_MODE_SET: &str = "AUTONOMY_MODE_SET";
 pub const RULE_LEARNED: &str = "RULE_LEARNED";
 pub const SENSOR_PROPOSED: &str = "SENSOR_PROPOSED";
-pub const GUARDRAIL_LOADED: &str = "GUARDRAIL_LOADED";
 
 const SENSOR_FIRED_HEADING: &str = "Sensor Fired";
 const SENSOR_PASSED_HEADING: &str = "Sensor Passed";
@@ -97,9 +97,6 @@ pub mod field {
     pub const MANIFEST_PATH: &str = "Manifest path";
     pub const MATCHES: &str = "Matches";
     pub const DESTINATIONS: &str = "Destinations";
-    pub const SCOPE: &str = "Scope";
-    pub const PATH: &str = "Path";
-    pub const RULE_COUNT: &str = "Rule count";
 }
 
 /// The `Mode` of an `AUTONOMY_MODE_SET` that grants autonomy (and so spends a human turn).
@@ -138,8 +135,6 @@ pub enum AuditEvent {
     RuleLearned(RuleLearned),
     /// `SENSOR_PROPOSED`: a sensor scaffolded and bound by the learning loop (D45).
     SensorProposed(SensorProposed),
-    /// `GUARDRAIL_LOADED`: the rules were loaded (the doctor writes it when a shard exists).
-    GuardrailLoaded(GuardrailLoaded),
     /// An event this engine neither writes nor reads, kept whole.
     Other(AuditBlock),
 }
@@ -261,37 +256,56 @@ pub struct QuestionAnswered {
     pub details: Option<String>,
 }
 
-/// `RULE_LEARNED` (D45): Stage, Candidate-ID, Content-Hash (the full SHA-256 of the text),
-/// Destination (absolute), Heading, Source.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct RuleLearned {
-    pub stage: Option<String>,
-    pub candidate_id: Option<String>,
-    pub content_hash: Option<String>,
-    pub destination: Option<String>,
-    pub heading: Option<String>,
-    pub source: Option<String>,
+/// A row whose fields are all optional text: one list of (field, key) pairs, in the written
+/// order, gives the struct, its reading (`read`) and its row (`to_row`, present fields only).
+macro_rules! text_row {
+    ($(#[$doc:meta])* $name:ident = $event:ident, $heading:ident { $($member:ident: $key:ident),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Default, PartialEq, Eq)]
+        pub struct $name {
+            $(pub $member: Option<String>,)+
+        }
+
+        impl $name {
+            fn read(block: &AuditBlock) -> Self {
+                Self {
+                    $($member: text(block, field::$key),)+
+                }
+            }
+
+            pub fn to_row(&self) -> AuditRow {
+                let fields = [$((field::$key, &self.$member)),+];
+                AuditRow::trusted($heading, $event, present_fields(&fields))
+            }
+        }
+    };
 }
 
-/// `SENSOR_PROPOSED` (D45): Stage, Candidate-ID, Sensor ID, Manifest path (absolute), Matches,
-/// Destinations (a JSON array of stage slugs), Source.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SensorProposed {
-    pub stage: Option<String>,
-    pub candidate_id: Option<String>,
-    pub sensor_id: Option<String>,
-    pub manifest_path: Option<String>,
-    pub matches: Option<String>,
-    pub destinations: Option<String>,
-    pub source: Option<String>,
+text_row! {
+    /// `RULE_LEARNED` (D45): Stage, Candidate-ID, Content-Hash (the full SHA-256 of the text),
+    /// Destination (absolute), Heading, Source.
+    RuleLearned = RULE_LEARNED, RULE_LEARNED_HEADING {
+        stage: STAGE,
+        candidate_id: CANDIDATE_ID,
+        content_hash: CONTENT_HASH,
+        destination: DESTINATION,
+        heading: HEADING,
+        source: SOURCE,
+    }
 }
 
-/// `GUARDRAIL_LOADED` (D46): Scope (`all`), Path (`<harness>/<rules folder>/`), Rule count.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GuardrailLoaded {
-    pub scope: Option<String>,
-    pub path: Option<String>,
-    pub rule_count: Option<String>,
+text_row! {
+    /// `SENSOR_PROPOSED` (D45): Stage, Candidate-ID, Sensor ID, Manifest path (absolute),
+    /// Matches, Destinations (a JSON array of stage slugs), Source.
+    SensorProposed = SENSOR_PROPOSED, SENSOR_PROPOSED_HEADING {
+        stage: STAGE,
+        candidate_id: CANDIDATE_ID,
+        sensor_id: SENSOR_ID,
+        manifest_path: MANIFEST_PATH,
+        matches: MATCHES,
+        destinations: DESTINATIONS,
+        source: SOURCE,
+    }
 }
 
 /// A terminal sensor row, seen through what the three share.
@@ -346,28 +360,8 @@ impl AuditEvent {
             AUTONOMY_MODE_SET => Self::AutonomyModeSet {
                 autonomous: block.field(field::MODE) == Some(AUTONOMOUS_MODE),
             },
-            RULE_LEARNED => Self::RuleLearned(RuleLearned {
-                stage: text(&block, field::STAGE),
-                candidate_id: text(&block, field::CANDIDATE_ID),
-                content_hash: text(&block, field::CONTENT_HASH),
-                destination: text(&block, field::DESTINATION),
-                heading: text(&block, field::HEADING),
-                source: text(&block, field::SOURCE),
-            }),
-            GUARDRAIL_LOADED => Self::GuardrailLoaded(GuardrailLoaded {
-                scope: text(&block, field::SCOPE),
-                path: text(&block, field::PATH),
-                rule_count: text(&block, field::RULE_COUNT),
-            }),
-            SENSOR_PROPOSED => Self::SensorProposed(SensorProposed {
-                stage: text(&block, field::STAGE),
-                candidate_id: text(&block, field::CANDIDATE_ID),
-                sensor_id: text(&block, field::SENSOR_ID),
-                manifest_path: text(&block, field::MANIFEST_PATH),
-                matches: text(&block, field::MATCHES),
-                destinations: text(&block, field::DESTINATIONS),
-                source: text(&block, field::SOURCE),
-            }),
+            RULE_LEARNED => Self::RuleLearned(RuleLearned::read(&block)),
+            SENSOR_PROPOSED => Self::SensorProposed(SensorProposed::read(&block)),
             other => match GateState::of_event(other) {
                 Some(state) => Self::StageMoved(StageMove {
                     state,
@@ -482,18 +476,15 @@ impl FireIdentity {
         }
     }
 
-    /// Fire id, Sensor ID, Stage slug, the unit when there is one, Output path.
-    fn fields(&self, unit: Option<&String>) -> Vec<(&'static str, String)> {
-        let mut fields = vec![
+    /// Fire id, Sensor ID, Stage slug, Output path (the engine never writes a sensor row's
+    /// Unit).
+    fn fields(&self) -> Vec<(&'static str, String)> {
+        vec![
             (field::FIRE_ID, self.fire_id.clone()),
             (field::SENSOR_ID, self.sensor_id.clone()),
             (field::STAGE_SLUG, self.stage_slug.clone()),
-        ];
-        if let Some(unit) = unit {
-            fields.push((field::UNIT, unit.clone()));
-        }
-        fields.push((field::OUTPUT_PATH, self.output_path_field.clone()));
-        fields
+            (field::OUTPUT_PATH, self.output_path_field.clone()),
+        ]
     }
 }
 
@@ -577,52 +568,6 @@ impl GateRow {
 
 // --- Writing -----------------------------------------------------------------------------------
 
-impl SensorFired {
-    pub fn to_row(&self) -> AuditRow {
-        AuditRow::trusted(
-            SENSOR_FIRED_HEADING,
-            SENSOR_FIRED,
-            self.fire.fields(self.unit.as_ref()),
-        )
-    }
-}
-
-impl SensorPassed {
-    pub fn to_row(&self) -> AuditRow {
-        let mut fields = self.fire.fields(self.unit.as_ref());
-        fields.push((field::DURATION_MS, self.duration_ms.to_string()));
-        if let Some(note) = &self.note {
-            fields.push((field::NOTE, note.clone()));
-        }
-        AuditRow::trusted(SENSOR_PASSED_HEADING, SENSOR_PASSED, fields)
-    }
-}
-
-impl SensorFailed {
-    pub fn to_row(&self) -> AuditRow {
-        let mut fields = self.fire.fields(self.unit.as_ref());
-        if let Some(detail_path) = &self.detail_path {
-            fields.push((field::DETAIL_PATH, detail_path.clone()));
-        }
-        fields.push((field::FINDINGS_COUNT, self.findings_count.to_string()));
-        AuditRow::trusted(SENSOR_FAILED_HEADING, SENSOR_FAILED, fields)
-    }
-}
-
-impl SensorBudgetOverride {
-    pub fn to_row(&self) -> AuditRow {
-        let mut fields = self.fire.fields(self.unit.as_ref());
-        fields.push((field::CAP_LAYER, REGISTRY_CAP_LAYER.to_owned()));
-        fields.push((field::CAP_VALUE, self.cap_value_seconds.to_string()));
-        fields.push((field::OBSERVED_VALUE, self.observed_seconds.to_string()));
-        AuditRow::trusted(
-            SENSOR_BUDGET_OVERRIDE_HEADING,
-            SENSOR_BUDGET_OVERRIDE,
-            fields,
-        )
-    }
-}
-
 impl GateRow {
     pub fn to_row(&self) -> AuditRow {
         let mut fields = self.scope.fields();
@@ -686,39 +631,6 @@ impl QuestionAnswered {
     }
 }
 
-impl RuleLearned {
-    pub fn to_row(&self) -> AuditRow {
-        let fields = [
-            (field::STAGE, &self.stage),
-            (field::CANDIDATE_ID, &self.candidate_id),
-            (field::CONTENT_HASH, &self.content_hash),
-            (field::DESTINATION, &self.destination),
-            (field::HEADING, &self.heading),
-            (field::SOURCE, &self.source),
-        ];
-        AuditRow::trusted(RULE_LEARNED_HEADING, RULE_LEARNED, present_fields(&fields))
-    }
-}
-
-impl SensorProposed {
-    pub fn to_row(&self) -> AuditRow {
-        let fields = [
-            (field::STAGE, &self.stage),
-            (field::CANDIDATE_ID, &self.candidate_id),
-            (field::SENSOR_ID, &self.sensor_id),
-            (field::MANIFEST_PATH, &self.manifest_path),
-            (field::MATCHES, &self.matches),
-            (field::DESTINATIONS, &self.destinations),
-            (field::SOURCE, &self.source),
-        ];
-        AuditRow::trusted(
-            SENSOR_PROPOSED_HEADING,
-            SENSOR_PROPOSED,
-            present_fields(&fields),
-        )
-    }
-}
-
 /// The pairs whose value is present, in order.
 fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static str, String)> {
     fields
@@ -747,22 +659,18 @@ impl BlockingOverride {
 impl AuditRow {
     /// `SENSOR_FIRED` of `fire`.
     pub fn sensor_fired(fire: &FireIdentity) -> Self {
-        SensorFired {
-            fire: fire.clone(),
-            unit: None,
-        }
-        .to_row()
+        AuditRow::trusted(SENSOR_FIRED_HEADING, SENSOR_FIRED, fire.fields())
     }
 
-    /// `SENSOR_PASSED` of `fire`; an empty note is no note.
+    /// `SENSOR_PASSED` of `fire`, with Duration ms and the note of a non-evaluation (an empty
+    /// note is no note).
     pub fn sensor_passed(fire: &FireIdentity, duration_ms: u128, note: Option<&str>) -> Self {
-        SensorPassed {
-            fire: fire.clone(),
-            unit: None,
-            duration_ms,
-            note: note.filter(|note| !note.is_empty()).map(str::to_owned),
+        let mut fields = fire.fields();
+        fields.push((field::DURATION_MS, duration_ms.to_string()));
+        if let Some(note) = note.filter(|note| !note.is_empty()) {
+            fields.push((field::NOTE, note.to_owned()));
         }
-        .to_row()
+        AuditRow::trusted(SENSOR_PASSED_HEADING, SENSOR_PASSED, fields)
     }
 
     /// `SENSOR_FAILED` of `fire`, with `detail_path` made relative to `project_dir`.
@@ -772,34 +680,36 @@ impl AuditRow {
         detail_path: &Utf8Path,
         findings_count: u64,
     ) -> Self {
-        SensorFailed {
-            fire: fire.clone(),
-            unit: None,
-            detail_path: Some(relative_path_field(project_dir, detail_path.as_str())),
-            findings_count,
-        }
-        .to_row()
+        let mut fields = fire.fields();
+        fields.push((
+            field::DETAIL_PATH,
+            relative_path_field(project_dir, detail_path.as_str()),
+        ));
+        fields.push((field::FINDINGS_COUNT, findings_count.to_string()));
+        AuditRow::trusted(SENSOR_FAILED_HEADING, SENSOR_FAILED, fields)
     }
 
-    /// `SENSOR_BUDGET_OVERRIDE` of `fire`.
+    /// `SENSOR_BUDGET_OVERRIDE` of `fire`: Cap layer `registry`, Cap value, Observed value.
     pub fn sensor_budget_override(
         fire: &FireIdentity,
         cap_value_seconds: u64,
         observed_seconds: u64,
     ) -> Self {
-        SensorBudgetOverride {
-            fire: fire.clone(),
-            unit: None,
-            cap_value_seconds,
-            observed_seconds,
-        }
-        .to_row()
+        let mut fields = fire.fields();
+        fields.push((field::CAP_LAYER, REGISTRY_CAP_LAYER.to_owned()));
+        fields.push((field::CAP_VALUE, cap_value_seconds.to_string()));
+        fields.push((field::OBSERVED_VALUE, observed_seconds.to_string()));
+        AuditRow::trusted(
+            SENSOR_BUDGET_OVERRIDE_HEADING,
+            SENSOR_BUDGET_OVERRIDE,
+            fields,
+        )
     }
 
-    /// `HUMAN_TURN`, with no fields (the reference's `aidlc-record-human-turn.ts` records presence
-    /// only).
-    pub fn human_turn() -> Self {
-        AuditRow::trusted(HUMAN_TURN_HEADING, HUMAN_TURN, Vec::new())
+    /// `HUMAN_TURN` with `fields` (the reference's `aidlc-record-human-turn.ts` writes none, it
+    /// records presence only; the engine's hook adds its receipt fields), keys checked.
+    pub fn human_turn(fields: Vec<(&'static str, String)>) -> Result<Self, LedgerError> {
+        AuditRow::new(HUMAN_TURN_HEADING, HUMAN_TURN, fields)
     }
 }
 
@@ -921,29 +831,41 @@ mod tests {
             fire: fire.clone(),
             unit: None,
         };
-        assert_eq!(read(&fired.to_row()), AuditEvent::SensorFired(fired));
+        assert_eq!(
+            read(&AuditRow::sensor_fired(&fire)),
+            AuditEvent::SensorFired(fired)
+        );
         let passed = SensorPassed {
             fire: fire.clone(),
-            unit: Some("alpha".to_owned()),
+            unit: None,
             duration_ms: 42,
             note: Some("tool-unavailable".to_owned()),
         };
-        assert_eq!(read(&passed.to_row()), AuditEvent::SensorPassed(passed));
+        assert_eq!(
+            read(&AuditRow::sensor_passed(
+                &fire,
+                42,
+                Some("tool-unavailable")
+            )),
+            AuditEvent::SensorPassed(passed)
+        );
         let failed = SensorFailed {
             fire: fire.clone(),
             unit: None,
             detail_path: Some("d.md".to_owned()),
             findings_count: 3,
         };
-        assert_eq!(read(&failed.to_row()), AuditEvent::SensorFailed(failed));
+        let failed_row =
+            AuditRow::sensor_failed(&fire, Utf8Path::new("/p"), Utf8Path::new("/p/d.md"), 3);
+        assert_eq!(read(&failed_row), AuditEvent::SensorFailed(failed));
         let budget = SensorBudgetOverride {
-            fire,
+            fire: fire.clone(),
             unit: None,
             cap_value_seconds: 300,
             observed_seconds: 301,
         };
         assert_eq!(
-            read(&budget.to_row()),
+            read(&AuditRow::sensor_budget_override(&fire, 300, 301)),
             AuditEvent::SensorBudgetOverride(budget)
         );
         let gate_row = GateRow {
@@ -1030,10 +952,13 @@ mod tests {
         );
         assert_eq!(read(&answer.to_row()), AuditEvent::QuestionAnswered(answer));
         assert_eq!(
-            format_block(&AuditRow::human_turn(), "T"),
+            format_block(&AuditRow::human_turn(Vec::new()).unwrap(), "T"),
             "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
         );
-        assert_eq!(read(&AuditRow::human_turn()), AuditEvent::HumanTurn);
+        assert_eq!(
+            read(&AuditRow::human_turn(Vec::new()).unwrap()),
+            AuditEvent::HumanTurn
+        );
         assert!(
             AuditEvent::QuestionAnswered(QuestionAnswered {
                 scope: scope("s"),

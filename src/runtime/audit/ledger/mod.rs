@@ -42,8 +42,7 @@ pub use block::{
     relative_path_field,
 };
 pub use detail::{
-    detail_file_body, detail_file_path, detail_stderr_section, new_fire_id,
-    non_evaluation_detail_body, write_detail_file,
+    DetailFire, DetailVerdict, detail_file_body, detail_file_path, new_fire_id, write_detail_file,
 };
 pub use error::LedgerError;
 pub use event::{
@@ -54,7 +53,7 @@ pub use event::{
 };
 pub use read::{
     LedgerEntry, ParsedLedger, RecordLedger, TornKind, parse_blocks, parse_ledger,
-    read_record_ledger, record_shards, shard_entries,
+    read_record_ledger, read_shard, record_shards, shard_entries,
 };
 
 #[cfg(test)]

@@ -250,19 +250,24 @@ pub fn record_shards(record: &Utf8Path) -> Vec<Utf8PathBuf> {
     shards
 }
 
+/// One shard read back, `None` when it cannot be read; invalid UTF-8 is replaced, as the
+/// reference's read does.
+pub fn read_shard(path: &Utf8Path) -> Option<ParsedLedger> {
+    let bytes =
+        crate::leaves::fs_util::read_bounded(path, crate::compile::discover::MAX_GENERATED_BYTES)
+            .ok()?;
+    Some(parse_ledger(&String::from_utf8_lossy(&bytes)))
+}
+
 /// Every block of every shard in `<record>/audit/` (`*.md`, by file name), as typed events.
-/// Unreadable shards are skipped; invalid UTF-8 is replaced, as the reference's read does.
+/// Unreadable shards are skipped.
 pub fn read_record_ledger(record: &Utf8Path) -> RecordLedger {
     let shards = record_shards(record);
     let mut ledger = RecordLedger::default();
     for (shard, path) in shards.iter().enumerate() {
-        let Ok(bytes) = crate::leaves::fs_util::read_bounded(
-            path,
-            crate::compile::discover::MAX_GENERATED_BYTES,
-        ) else {
+        let Some(parsed) = read_shard(path) else {
             continue;
         };
-        let parsed = parse_ledger(&String::from_utf8_lossy(&bytes));
         ledger
             .torn
             .extend(parsed.torn.into_iter().map(|torn| (path.clone(), torn)));
