@@ -31,12 +31,11 @@ pub fn run(cli: Cli) -> ExitStatus {
     if runs_sensor_workers(&cli.command)
         && let Err(error) = interrupt::install()
     {
-        error_line(
+        return error_line(
             &Printer::new(Format::Human, false),
             &error.to_string(),
             None,
         );
-        return ExitStatus::Error;
     }
     let status = match cli.command {
         Command::Init(args) => init(&args),
@@ -51,14 +50,11 @@ pub fn run(cli: Cli) -> ExitStatus {
             match crate::lsp::serve_stdio(&options) {
                 Ok(()) => ExitStatus::Success,
                 Err(error) if error.is_protocol_ending() => ExitStatus::Failure,
-                Err(error) => {
-                    error_line(
-                        &Printer::new(Format::Human, false),
-                        &error.to_string(),
-                        None,
-                    );
-                    ExitStatus::Error
-                }
+                Err(error) => error_line(
+                    &Printer::new(Format::Human, false),
+                    &error.to_string(),
+                    None,
+                ),
             }
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
@@ -148,32 +144,24 @@ fn man(args: &ManArgs) -> ExitStatus {
                 printer.out(page.roff.trim_end_matches('\n'));
                 ExitStatus::Success
             }
-            Err(error) => {
-                error_line(
-                    &printer,
-                    &error.to_string(),
-                    Some("`aidlc man --dir DIR` writes every page"),
-                );
-                ExitStatus::Error
-            }
+            Err(error) => error_line(
+                &printer,
+                &error.to_string(),
+                Some("`aidlc man --dir DIR` writes every page"),
+            ),
         };
     };
     let pages = match man_pages::all_pages() {
         Ok(pages) => pages,
-        Err(error) => {
-            error_line(&printer, &error.to_string(), None);
-            return ExitStatus::Error;
-        }
+        Err(error) => return error_line(&printer, &error.to_string(), None),
     };
     if let Err(error) = std::fs::create_dir_all(dir) {
-        error_line(&printer, &format!("cannot create {dir}: {error}"), None);
-        return ExitStatus::Error;
+        return error_line(&printer, &format!("cannot create {dir}: {error}"), None);
     }
     for page in &pages {
         let path = dir.join(&page.file_name);
         if let Err(error) = crate::leaves::fs_util::write_atomic(&path, page.roff.as_bytes()) {
-            error_line(&printer, &format!("cannot write {path}: {error}"), None);
-            return ExitStatus::Error;
+            return error_line(&printer, &format!("cannot write {path}: {error}"), None);
         }
     }
     printer.status(&format!(
@@ -190,18 +178,14 @@ fn print_generated(bytes: &[u8], what: &str) -> ExitStatus {
             printer.out(text.trim_end_matches('\n'));
             ExitStatus::Success
         }
-        Err(error) => {
-            error_line(&printer, &format!("the {what} is not UTF-8: {error}"), None);
-            ExitStatus::Error
-        }
+        Err(error) => error_line(&printer, &format!("the {what} is not UTF-8: {error}"), None),
     }
 }
 
 fn init(args: &InitArgs) -> ExitStatus {
     let printer = Printer::new(Format::Human, false);
     let Some(cwd) = current_dir() else {
-        error_line(&printer, "the working folder is not valid UTF-8", None);
-        return ExitStatus::Error;
+        return error_line(&printer, "the working folder is not valid UTF-8", None);
     };
     let dir = if args.dir.is_absolute() {
         args.dir.clone()
@@ -241,8 +225,7 @@ fn init(args: &InitArgs) -> ExitStatus {
                         }
                     )),
                     Err(error) => {
-                        error_line(&printer, &error.to_string(), None);
-                        return ExitStatus::Error;
+                        return error_line(&printer, &error.to_string(), None);
                     }
                 }
                 printer.status(&format!(
@@ -257,10 +240,7 @@ fn init(args: &InitArgs) -> ExitStatus {
             ));
             ExitStatus::Success
         }
-        Err(error) => {
-            error_line(&printer, &error.to_string(), None);
-            ExitStatus::Error
-        }
+        Err(error) => error_line(&printer, &error.to_string(), None),
     }
 }
 
@@ -272,12 +252,11 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         return crate::cli::own_tree::compile_own_tree(args, &plugin_root, &mut printer);
     }
     if args.watch && args.format == Format::Sarif {
-        error_line(
+        return error_line(
             &printer,
             "--format sarif is one log per run and cannot follow --watch",
             Some("use --format json with --watch, or drop --watch"),
         );
-        return ExitStatus::Error;
     }
     if args.watch {
         return crate::cli::watch_loop::run(
@@ -389,14 +368,11 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
             ));
             ExitStatus::Success
         }
-        Err(error) => {
-            error_line(
-                &printer,
-                &error.to_string(),
-                Some("check that the harness folder is writable; the previous files are untouched"),
-            );
-            ExitStatus::Error
-        }
+        Err(error) => error_line(
+            &printer,
+            &error.to_string(),
+            Some("check that the harness folder is writable; the previous files are untouched"),
+        ),
     }
 }
 

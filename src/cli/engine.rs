@@ -82,7 +82,7 @@ fn list(project: &ProjectArgs, printer: &Printer) -> CommandResult {
 fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
     let registry = registry_or_errors(&resolve_layout(&args.project, printer)?, printer)?;
     let Some(sensor) = registry.sensors.get(&args.id) else {
-        error_line(
+        return Err(error_line(
             printer,
             &format!(
                 "unknown sensor id: \"{}\". Known ids: {}",
@@ -90,8 +90,7 @@ fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
                 registry.known_ids()
             ),
             None,
-        );
-        return Err(ExitStatus::Error);
+        ));
     };
     let manifest = &sensor.manifest;
     let mut lines = vec![
@@ -163,23 +162,21 @@ fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
 fn worker(words: &[String], printer: &Printer) -> CommandResult {
     let Some(id) = words.first().and_then(|word| word.strip_prefix("sensor-")) else {
         let name = words.first().map_or("", String::as_str);
-        error_line(
+        return Err(error_line(
             printer,
             &format!("unknown engine command: {name}"),
             Some("run `aidlc engine --help` for the commands"),
-        );
-        return Err(ExitStatus::Error);
+        ));
     };
     let Some(sensor) = sensors::shipped(id) else {
-        error_line(
+        return Err(error_line(
             printer,
             &format!(
                 "sensor-{id} is not a shipped sensor; shipped: {}",
                 sensors::SHIPPED_SENSOR_IDS.join(", ")
             ),
             None,
-        );
-        return Err(ExitStatus::Error);
+        ));
     };
     let project_dir = worker_project_dir(printer)?;
     let context = WorkerContext {
@@ -236,10 +233,7 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> CommandResult {
             ));
             Ok(ExitStatus::Success)
         }
-        Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            Err(ExitStatus::Error)
-        }
+        Err(error) => Err(error_line(printer, &error.to_string(), None)),
     }
 }
 
@@ -432,7 +426,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult 
         payload::read_payload_bounded(std::io::stdin()).unwrap_or_default()
     };
     let refuse = |problem: &str| {
-        error_line(
+        Err(error_line(
             printer,
             &format!(
                 "aidlc: not a {} prompt event: {problem}; no human turn was recorded (this hook is registered for {})",
@@ -442,8 +436,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult 
             Some(
                 "only the harness records a human turn, through the hook `aidlc hook install` registers",
             ),
-        );
-        Err(ExitStatus::Error)
+        ))
     };
     let kiro_ide_prompt = env_var(payload::KIRO_IDE_LEGACY_PAYLOAD_VARIABLE);
     let event = match payload::prompt_event(harness, &payload, kiro_ide_prompt) {
@@ -521,14 +514,11 @@ fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> CommandR
         std::time::SystemTime::now(),
     );
     match persisted {
-        Err(error) if error.is_invalid_selection() => {
-            error_line(
-                printer,
-                &error.to_string(),
-                Some("fix the selection in the selections file, then persist again"),
-            );
-            Err(ExitStatus::Error)
-        }
+        Err(error) if error.is_invalid_selection() => Err(error_line(
+            printer,
+            &error.to_string(),
+            Some("fix the selection in the selections file, then persist again"),
+        )),
         persisted => print_json_reply(persisted.map(|reply| reply.json()), printer),
     }
 }

@@ -120,7 +120,9 @@ fn say_judgement((exit, notices): (GateExit, Vec<Notice>), printer: &Printer) ->
 fn print_notice(notice: &Notice, printer: &Printer) {
     match notice {
         Notice::Status(line) => printer.status(line),
-        Notice::Error { message, help } => error_line(printer, message, help.as_deref()),
+        Notice::Error { message, help } => {
+            error_line(printer, message, help.as_deref());
+        }
         Notice::StaleGraph {
             stale,
             allow_stale_refusal,

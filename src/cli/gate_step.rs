@@ -21,8 +21,7 @@ pub fn run(args: &EngineGateArgs) -> ExitStatus {
     let dispatch_cap = match time_limit::gate_dispatch_cap(&env_var) {
         Ok(cap) => cap,
         Err(message) => {
-            error_line(&printer, &message, Some(time_limit::GATE_DISPATCH_CAP_HELP));
-            return ExitStatus::Error;
+            return error_line(&printer, &message, Some(time_limit::GATE_DISPATCH_CAP_HELP));
         }
     };
     let (entry, project, slug, override_args, artifacts, unit) = match &args.command {
@@ -76,8 +75,7 @@ fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer
         workspace.project_dir(),
         &workspace.layout.harness_json_path,
     ) {
-        error_line(printer, &refusal.message, Some(&refusal.help));
-        return Err(ExitStatus::Error);
+        return Err(error_line(printer, &refusal.message, Some(&refusal.help)));
     }
     match run_gate_step(&workspace, &registry, &graph.nodes, request) {
         Ok(reply) => {

@@ -35,12 +35,11 @@ fn draw(args: &GraphArgs) -> CommandResult {
                 }
                 GraphTextError::Refused(refusal) => format!("{refusal} (in {graph})"),
             };
-            error_line(
+            return Err(error_line(
                 &printer,
                 &message,
                 Some("run `aidlc compile --force` to rebuild it"),
-            );
-            return Err(ExitStatus::Error);
+            ));
         }
     };
     let selection = match map.select(&args.stages, args.sensors) {
@@ -50,12 +49,11 @@ fn draw(args: &GraphArgs) -> CommandResult {
                 || "`aidlc graph --format json` lists every stage".to_owned(),
                 |closest| format!("did you mean `{closest}`?"),
             );
-            error_line(
+            return Err(error_line(
                 &printer,
                 &format!("no stage \"{}\" in the stage graph", unknown.slug),
                 Some(&help),
-            );
-            return Err(ExitStatus::Error);
+            ));
         }
     };
     printer.out(&graph_picture::render(&selection, args.format));
@@ -78,8 +76,7 @@ fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> 
                     layout.display(&layout.stage_graph_path)
                 ),
                 Some("run `aidlc compile --force` to rebuild it"),
-            );
-            ExitStatus::Error
+            )
         });
     }
     let mut db = CompilerDatabase::default();

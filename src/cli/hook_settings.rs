@@ -25,8 +25,7 @@ fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
     };
     let program = args.program.trim();
     if program.is_empty() {
-        error_line(printer, "--program must name how to run aidlc", None);
-        return ExitStatus::Error;
+        return error_line(printer, "--program must name how to run aidlc", None);
     }
     let request = InstallRequest {
         project_dir: &layout.project_dir,
@@ -41,8 +40,7 @@ fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
     let plan = match install::plan(&request) {
         Ok(plan) => plan,
         Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            return ExitStatus::Error;
+            return error_line(printer, &error.to_string(), None);
         }
     };
     print_changes(&plan, &layout, printer);
@@ -75,10 +73,7 @@ fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
             }
             ExitStatus::Success
         }
-        Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            ExitStatus::Error
-        }
+        Err(error) => error_line(printer, &error.to_string(), None),
     }
 }
 

@@ -18,8 +18,7 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
     match command {
         PluginCommand::Add(args) => {
             let Some(cwd) = current_dir() else {
-                error_line(&printer, "the working folder is not valid UTF-8", None);
-                return ExitStatus::Error;
+                return error_line(&printer, "the working folder is not valid UTF-8", None);
             };
             with_layout(&args.project, &printer, |layout| {
                 report_composition(
@@ -34,8 +33,7 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
         }),
         PluginCommand::Sync(args) => {
             let Some(cwd) = current_dir() else {
-                error_line(&printer, "the working folder is not valid UTF-8", None);
-                return ExitStatus::Error;
+                return error_line(&printer, "the working folder is not valid UTF-8", None);
             };
             let roots = operations::plugin_roots_from(&env_var, &cwd);
             with_layout(&args.project, &printer, |layout| {
@@ -79,12 +77,11 @@ fn with_layout(
         && let Some(dir) = env_var("AIDLC_HARNESS_DIR").filter(|dir| !dir.trim().is_empty())
     {
         let Some(harness) = crate::plugin::harness_of_dir_name(&dir) else {
-            error_line(
+            return error_line(
                 printer,
                 &format!("AIDLC_HARNESS_DIR is \"{dir}\", which is not a harness folder"),
                 Some("use .claude, .codex, .kiro, .cursor or .aidlc, or pass --harness"),
             );
-            return ExitStatus::Error;
         };
         args.harness = Some(harness);
     }
@@ -120,7 +117,9 @@ pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
                     .collect();
                 printer.diagnostic(&diagnostic, &sources);
             }
-            None => error_line(printer, &problem.headline(), problem.help.as_deref()),
+            None => {
+                error_line(printer, &problem.headline(), problem.help.as_deref());
+            }
         }
     }
 }

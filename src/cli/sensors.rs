@@ -105,8 +105,7 @@ fn list_or_describe(args: &SensorsArgs) -> CommandResult {
                     .as_deref()
                     .unwrap_or("fix or restore the lock file; `aidlc plugin sync` rewrites it"),
             ),
-        );
-        ExitStatus::Error
+        )
     })?;
     if let Some(id) = &args.id {
         return Ok(describe_one(&registry, &lock, id, args.format, &printer));
@@ -138,7 +137,7 @@ fn describe_one(
     printer: &Printer,
 ) -> ExitStatus {
     let Some(sensor) = registry.sensors.get(id) else {
-        error_line(
+        return error_line(
             printer,
             &format!(
                 "unknown sensor id: \"{id}\". Known ids: {}",
@@ -146,7 +145,6 @@ fn describe_one(
             ),
             Some("`aidlc sensors` lists them"),
         );
-        return ExitStatus::Error;
     };
     let row = SensorRow::of(sensor, lock);
     match format {
