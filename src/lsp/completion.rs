@@ -81,33 +81,31 @@ fn constant(label: &str, detail: &str) -> Candidate {
 }
 
 fn candidates(state: &ServerState, file: SourceFile, kind: FileKind, key: &str) -> Vec<Candidate> {
-    match (kind, key) {
-        (FileKind::Stage, "sensors") => sensor_candidates(state),
-        (FileKind::Stage, "requires_stage") => stage_candidates(state, file),
-        (FileKind::Stage, "lead_agent" | "support_agents" | "reviewer") => agent_candidates(state),
-        (FileKind::Stage, "phase") => PHASES
-            .iter()
-            .map(|phase| constant(phase, "phase"))
-            .collect(),
-        (FileKind::Stage, "execution") => EXECUTIONS
-            .iter()
-            .map(|value| constant(value, "execution"))
-            .collect(),
-        (FileKind::Stage, "mode") => MODES.iter().map(|value| constant(value, "mode")).collect(),
-        (FileKind::Manifest, "kind") => SENSOR_KINDS
-            .iter()
-            .map(|value| constant(value, "kind"))
-            .collect(),
+    let values: Vec<&str> = match (kind, key) {
+        (FileKind::Stage, "sensors") => return sensor_candidates(state),
+        (FileKind::Stage, "requires_stage") => return stage_candidates(state, file),
+        (FileKind::Stage, "lead_agent" | "support_agents" | "reviewer") => {
+            return agent_candidates(state);
+        }
+        (FileKind::Stage, "phase") => PHASES.to_vec(),
+        (FileKind::Stage, "execution") => EXECUTIONS.to_vec(),
+        (FileKind::Stage, "mode") => MODES.to_vec(),
+        (FileKind::Manifest, "kind") => SENSOR_KINDS.to_vec(),
         (FileKind::Manifest, "default_severity") => Severity::VARIANTS
             .iter()
-            .map(|severity| constant(severity.as_str(), "default_severity"))
+            .map(|value| value.as_str())
             .collect(),
         (FileKind::Manifest, "fire_on") => FireOn::VARIANTS
             .iter()
-            .map(|fire_on| constant(fire_on.as_str(), "fire_on"))
+            .map(|value| value.as_str())
             .collect(),
         _ => Vec::new(),
-    }
+    };
+    // An enum field: its values, each detailed with the field's name.
+    values
+        .into_iter()
+        .map(|value| constant(value, key))
+        .collect()
 }
 
 /// The ids the registry loaded: an import of any other id is an error.
