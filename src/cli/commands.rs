@@ -38,8 +38,8 @@ pub fn run(cli: Cli) -> ExitStatus {
         );
     }
     let status = match cli.command {
-        Command::Init(args) => init(&args),
-        Command::Compile(args) => compile_command(&args),
+        Command::Init(args) => Ok(init(&args)),
+        Command::Compile(args) => Ok(compile_command(&args)),
         Command::Engine(args) => crate::cli::engine::run(&args),
         Command::Gate(args) => crate::cli::gate::run(&args),
         Command::Lsp(args) => {
@@ -47,7 +47,7 @@ pub fn run(cli: Cli) -> ExitStatus {
                 project_dir: args.project_dir,
                 harness: args.harness,
             };
-            match crate::lsp::serve_stdio(&options) {
+            Ok(match crate::lsp::serve_stdio(&options) {
                 Ok(()) => ExitStatus::Success,
                 Err(error) if error.is_protocol_ending() => ExitStatus::Failure,
                 Err(error) => error_line(
@@ -55,17 +55,18 @@ pub fn run(cli: Cli) -> ExitStatus {
                     &error.to_string(),
                     None,
                 ),
-            }
+            })
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
         Command::Hook(args) => crate::cli::hook_settings::run(&args),
-        Command::Plugin(args) => crate::cli::plugin::run(&args.command),
+        Command::Plugin(args) => Ok(crate::cli::plugin::run(&args.command)),
         Command::Doctor(args) => crate::cli::doctor::run(&args),
         Command::Sensors(args) => crate::cli::sensors::run(&args),
-        Command::Schema(args) => schema(&args),
-        Command::Completions(args) => completions(&args),
-        Command::Man(args) => man(&args),
-    };
+        Command::Schema(args) => Ok(schema(&args)),
+        Command::Completions(args) => Ok(completions(&args)),
+        Command::Man(args) => Ok(man(&args)),
+    }
+    .unwrap_or_else(|status| status);
     // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
     // its timeout may still run here.
     interrupt::signal_every_live_worker_group(GroupSignal::Kill);

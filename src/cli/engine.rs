@@ -19,7 +19,6 @@ use crate::cli::project::{
 };
 use crate::compile::discover::{Layout, lexically_normal};
 use crate::harness::{self, Harness, payload};
-use crate::protocol::selection::FireOn;
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
 use crate::runtime::dispatch::fire::{
     FireContext, FireRefusal, FireRequest, prepare_fire, run_fire,
@@ -33,9 +32,9 @@ use crate::runtime::receipts;
 use crate::runtime::sensors;
 use crate::runtime::sensors::descriptor::WorkerContext;
 
-pub fn run(args: &EngineArgs) -> ExitStatus {
+pub fn run(args: &EngineArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let result = match &args.command {
+    match &args.command {
         EngineCommand::Sensor(sensor) => match &sensor.command {
             SensorCommand::List(project) => list(project, &printer),
             SensorCommand::Describe(describe_args) => describe(describe_args, &printer),
@@ -59,8 +58,7 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         },
         EngineCommand::Gate(gate_args) => Ok(crate::cli::gate_step::run(gate_args)),
         EngineCommand::Worker(words) => worker(words, &printer),
-    };
-    result.unwrap_or_else(|status| status)
+    }
 }
 
 /// The live registry, or its errors printed (list and describe exit 1 on them).
@@ -92,28 +90,7 @@ fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
             None,
         ));
     };
-    let manifest = &sensor.manifest;
-    let mut lines = vec![
-        format!("id: {}", manifest.id),
-        format!("kind: {}", manifest.kind),
-        format!("command: {}", manifest.command),
-        format!("default_severity: {}", manifest.default_severity.as_str()),
-    ];
-    if manifest.fire_on == FireOn::Gate {
-        lines.push("fire_on: gate".to_owned());
-    }
-    lines.push(format!("description: {}", manifest.description));
-    if let Some(category) = &manifest.category {
-        lines.push(format!("category: {category}"));
-    }
-    if let Some(matches) = &manifest.matches {
-        lines.push(format!("matches: {matches}"));
-    }
-    if let Some(timeout) = manifest.timeout_seconds {
-        lines.push(format!("timeout_seconds: {timeout}"));
-    }
-    lines.push(format!("path: {}", sensor.registry_path));
-    printer.out(&lines.join("\n"));
+    printer.out(&crate::cli::sensors::described_lines(sensor).join("\n"));
     Ok(ExitStatus::Success)
 }
 

@@ -17,11 +17,7 @@ use crate::graph_picture::{self, read_stage_map};
 use crate::leaves::english::plural;
 use crate::protocol::graph_reader::GraphTextError;
 
-pub(super) fn run(args: &GraphArgs) -> ExitStatus {
-    draw(args).unwrap_or_else(|status| status)
-}
-
-fn draw(args: &GraphArgs) -> CommandResult {
+pub(super) fn run(args: &GraphArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
     let layout = resolve_layout(&args.project, &printer)?;
     let text = graph_text(&layout, &printer)?;
