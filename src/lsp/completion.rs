@@ -81,12 +81,23 @@ fn constant(label: &str, detail: &str) -> Candidate {
 }
 
 fn candidates(state: &ServerState, file: SourceFile, kind: FileKind, key: &str) -> Vec<Candidate> {
-    let values: Vec<&str> = match (kind, key) {
-        (FileKind::Stage, "sensors") => return sensor_candidates(state),
-        (FileKind::Stage, "requires_stage") => return stage_candidates(state, file),
-        (FileKind::Stage, "lead_agent" | "support_agents" | "reviewer") => {
-            return agent_candidates(state);
-        }
+    match (kind, key) {
+        (FileKind::Stage, "sensors") => sensor_candidates(state),
+        (FileKind::Stage, "requires_stage") => stage_candidates(state, file),
+        (FileKind::Stage, "lead_agent" | "support_agents" | "reviewer") => agent_candidates(state),
+        // An enum field: its values, each detailed with the field's name.
+        _ => enum_values(kind, key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|value| constant(value, key))
+            .collect(),
+    }
+}
+
+/// The values of a frontmatter field the compile checks against a fixed set (completion's
+/// candidates, and the quick fixes that add a missing one); `None` for any other field.
+pub fn enum_values(kind: FileKind, key: &str) -> Option<Vec<&'static str>> {
+    Some(match (kind, key) {
         (FileKind::Stage, "phase") => PHASES.to_vec(),
         (FileKind::Stage, "execution") => EXECUTIONS.to_vec(),
         (FileKind::Stage, "mode") => MODES.to_vec(),
@@ -99,13 +110,8 @@ fn candidates(state: &ServerState, file: SourceFile, kind: FileKind, key: &str) 
             .iter()
             .map(|value| value.as_str())
             .collect(),
-        _ => Vec::new(),
-    };
-    // An enum field: its values, each detailed with the field's name.
-    values
-        .into_iter()
-        .map(|value| constant(value, key))
-        .collect()
+        _ => return None,
+    })
 }
 
 /// The ids the registry loaded: an import of any other id is an error.
