@@ -13,7 +13,9 @@ use crate::cli::args::{
 };
 use crate::cli::man_pages;
 use crate::cli::printer::{self, Printer, error_line};
-use crate::cli::project::{current_dir, env_var, resolve_layout, written_file_shown};
+use crate::cli::project::{
+    CommandResult, current_dir, env_var, resolve_layout, working_folder, written_file_shown,
+};
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
 use crate::compile::up_to_date;
@@ -38,7 +40,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         );
     }
     let status = match cli.command {
-        Command::Init(args) => Ok(init(&args)),
+        Command::Init(args) => init(&args),
         Command::Compile(args) => Ok(compile_command(&args)),
         Command::Engine(args) => crate::cli::engine::run(&args),
         Command::Gate(args) => crate::cli::gate::run(&args),
@@ -59,7 +61,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
         Command::Hook(args) => crate::cli::hook_settings::run(&args),
-        Command::Plugin(args) => Ok(crate::cli::plugin::run(&args.command)),
+        Command::Plugin(args) => crate::cli::plugin::run(&args.command),
         Command::Doctor(args) => crate::cli::doctor::run(&args),
         Command::Sensors(args) => crate::cli::sensors::run(&args),
         Command::Schema(args) => Ok(schema(&args)),
@@ -183,66 +185,53 @@ fn print_generated(bytes: &[u8], what: &str) -> ExitStatus {
     }
 }
 
-fn init(args: &InitArgs) -> ExitStatus {
+fn init(args: &InitArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let Some(cwd) = current_dir() else {
-        return error_line(&printer, "the working folder is not valid UTF-8", None);
-    };
-    let dir = if args.dir.is_absolute() {
-        args.dir.clone()
-    } else {
-        cwd.join(&args.dir)
-    };
-    match crate::compile::framework::init_project(&dir, args.harness, args.force) {
-        Ok(report) => {
-            printer.status(&format!(
-                "initialised the default AI-DLC framework in {} ({}): {} written, {} unchanged, {} skipped",
-                args.dir,
-                args.harness.dir_name(),
-                report.written.len(),
-                report.unchanged.len(),
-                report.skipped.len()
-            ));
-            for path in &report.skipped {
-                printer.status(&format!(
-                    "  skipped {path}: it differs from the built-in file (use --force to overwrite)"
-                ));
-            }
-            if args.example {
-                match crate::runtime::workspace::example_intent::write_example(
-                    &dir,
-                    args.harness,
-                    std::time::SystemTime::now(),
-                ) {
-                    Ok(example) => printer.status(&format!(
-                        "example intent {}: {} file{} written{}",
-                        example.record,
-                        example.written.len(),
-                        plural(example.written.len()),
-                        if example.created {
-                            ""
-                        } else {
-                            " (it already existed; left as it was)"
-                        }
-                    )),
-                    Err(error) => {
-                        return error_line(&printer, &error.to_string(), None);
-                    }
-                }
-                printer.status(&format!(
-                    "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}; aidlc hook install --project-dir {0} registers the write hook",
-                    args.dir
-                ));
-                return ExitStatus::Success;
-            }
-            printer.status(&format!(
-                "next: aidlc compile --project-dir {0}, then aidlc hook install --project-dir {0} to register the write hook (--program \"npx aidlc\" for an npm install)",
-                args.dir
-            ));
-            ExitStatus::Success
-        }
-        Err(error) => error_line(&printer, &error.to_string(), None),
+    let dir = working_folder(&printer)?.join(&args.dir);
+    let report = crate::compile::framework::init_project(&dir, args.harness, args.force)
+        .map_err(|error| error_line(&printer, &error.to_string(), None))?;
+    printer.status(&format!(
+        "initialised the default AI-DLC framework in {} ({}): {} written, {} unchanged, {} skipped",
+        args.dir,
+        args.harness.dir_name(),
+        report.written.len(),
+        report.unchanged.len(),
+        report.skipped.len()
+    ));
+    for path in &report.skipped {
+        printer.status(&format!(
+            "  skipped {path}: it differs from the built-in file (use --force to overwrite)"
+        ));
     }
+    if !args.example {
+        printer.status(&format!(
+            "next: aidlc compile --project-dir {0}, then aidlc hook install --project-dir {0} to register the write hook (--program \"npx aidlc\" for an npm install)",
+            args.dir
+        ));
+        return Ok(ExitStatus::Success);
+    }
+    let example = crate::runtime::workspace::example_intent::write_example(
+        &dir,
+        args.harness,
+        std::time::SystemTime::now(),
+    )
+    .map_err(|error| error_line(&printer, &error.to_string(), None))?;
+    printer.status(&format!(
+        "example intent {}: {} file{} written{}",
+        example.record,
+        example.written.len(),
+        plural(example.written.len()),
+        if example.created {
+            ""
+        } else {
+            " (it already existed; left as it was)"
+        }
+    ));
+    printer.status(&format!(
+        "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}; aidlc hook install --project-dir {0} registers the write hook",
+        args.dir
+    ));
+    Ok(ExitStatus::Success)
 }
 
 fn compile_command(args: &CompileArgs) -> ExitStatus {

@@ -56,7 +56,7 @@ pub fn run(args: &EngineArgs) -> CommandResult {
         EngineCommand::Intent(intent_args) => match &intent_args.command {
             IntentCommand::New(new_args) => new_intent(new_args, &printer),
         },
-        EngineCommand::Gate(gate_args) => Ok(crate::cli::gate_step::run(gate_args)),
+        EngineCommand::Gate(gate_args) => crate::cli::gate_step::run(gate_args),
         EngineCommand::Worker(words) => worker(words, &printer),
     }
 }
