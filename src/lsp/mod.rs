@@ -372,18 +372,11 @@ impl Server<'_> {
     /// the files that are not open, and a refresh that finds equal bytes changes nothing.
     fn start_watching(&mut self, params: &InitializeParams) -> Receiver<WatchMessage> {
         let disk_events = match start_forwarded_watcher() {
-            Ok((mut watcher, disk_events)) => {
-                let roots = watch_roots(
-                    &self.state.layout.project_dir,
-                    Some(&self.state.layout),
-                    &self.plugin_roots_to_watch(),
-                );
-                let (_, problems) = watcher.watch_exactly(&roots);
-                for problem in problems {
+            Ok((watcher, disk_events)) => {
+                self.watcher = Some(watcher);
+                for problem in self.watch_what_is_read() {
                     self.log(MessageType::WARNING, &problem);
                 }
-                self.plugin_trees.watch_only(watcher.watched_recursively());
-                self.watcher = Some(watcher);
                 disk_events
             }
             Err(error) => {
@@ -619,20 +612,26 @@ impl Server<'_> {
         };
         self.dirty |= changed;
         let composition_changed = composition_may_differ && self.refresh_composition();
-        let plugin_roots = self.plugin_roots_to_watch();
-        if (changed || composition_changed)
-            && let Some(watcher) = &mut self.watcher
-        {
-            // A folder that appeared (or vanished), or a plugin added or removed, changes what
-            // must be watched.
-            let roots = watch_roots(
-                &self.state.layout.project_dir,
-                Some(&self.state.layout),
-                &plugin_roots,
-            );
-            let _ = watcher.watch_exactly(&roots);
-            self.plugin_trees.watch_only(watcher.watched_recursively());
+        // A folder that appeared (or vanished), or a plugin added or removed, changes what must
+        // be watched.
+        if changed || composition_changed {
+            let _ = self.watch_what_is_read();
         }
+    }
+
+    /// Watch exactly the project's input folders and the plugin folders (see
+    /// [`Self::plugin_roots_to_watch`]), and trust the warm plugin trees only there; the
+    /// problems met, for the log. Nothing without a watcher.
+    fn watch_what_is_read(&mut self) -> Vec<String> {
+        let plugin_roots = self.plugin_roots_to_watch();
+        let Some(watcher) = &mut self.watcher else {
+            return Vec::new();
+        };
+        let layout = &self.state.layout;
+        let roots = watch_roots(&layout.project_dir, Some(layout), &plugin_roots);
+        let (_, problems) = watcher.watch_exactly(&roots);
+        self.plugin_trees.watch_only(watcher.watched_recursively());
+        problems
     }
 
     /// Whether `paths` may change the composition other than through a plugin tree the
