@@ -13,7 +13,9 @@ use crate::cli::args::{
 };
 use crate::cli::man_pages;
 use crate::cli::printer::{self, Printer, error_line};
-use crate::cli::project::{current_dir, env_var, resolve_layout, written_file_shown};
+use crate::cli::project::{
+    CommandResult, current_dir, env_var, resolve_layout, working_folder, written_file_shown,
+};
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
 use crate::compile::up_to_date;
@@ -31,16 +33,15 @@ pub fn run(cli: Cli) -> ExitStatus {
     if runs_sensor_workers(&cli.command)
         && let Err(error) = interrupt::install()
     {
-        error_line(
+        return error_line(
             &Printer::new(Format::Human, false),
             &error.to_string(),
             None,
         );
-        return ExitStatus::Error;
     }
     let status = match cli.command {
         Command::Init(args) => init(&args),
-        Command::Compile(args) => compile_command(&args),
+        Command::Compile(args) => Ok(compile_command(&args)),
         Command::Engine(args) => crate::cli::engine::run(&args),
         Command::Gate(args) => crate::cli::gate::run(&args),
         Command::Lsp(args) => {
@@ -48,28 +49,26 @@ pub fn run(cli: Cli) -> ExitStatus {
                 project_dir: args.project_dir,
                 harness: args.harness,
             };
-            match crate::lsp::serve_stdio(&options) {
+            Ok(match crate::lsp::serve_stdio(&options) {
                 Ok(()) => ExitStatus::Success,
                 Err(error) if error.is_protocol_ending() => ExitStatus::Failure,
-                Err(error) => {
-                    error_line(
-                        &Printer::new(Format::Human, false),
-                        &error.to_string(),
-                        None,
-                    );
-                    ExitStatus::Error
-                }
-            }
+                Err(error) => error_line(
+                    &Printer::new(Format::Human, false),
+                    &error.to_string(),
+                    None,
+                ),
+            })
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
         Command::Hook(args) => crate::cli::hook_settings::run(&args),
         Command::Plugin(args) => crate::cli::plugin::run(&args.command),
         Command::Doctor(args) => crate::cli::doctor::run(&args),
         Command::Sensors(args) => crate::cli::sensors::run(&args),
-        Command::Schema(args) => schema(&args),
-        Command::Completions(args) => completions(&args),
-        Command::Man(args) => man(&args),
-    };
+        Command::Schema(args) => Ok(schema(&args)),
+        Command::Completions(args) => Ok(completions(&args)),
+        Command::Man(args) => Ok(man(&args)),
+    }
+    .unwrap_or_else(|status| status);
     // No worker outlives `aidlc`: a tool started by an in-process check that was abandoned at
     // its timeout may still run here.
     interrupt::signal_every_live_worker_group(GroupSignal::Kill);
@@ -148,32 +147,24 @@ fn man(args: &ManArgs) -> ExitStatus {
                 printer.out(page.roff.trim_end_matches('\n'));
                 ExitStatus::Success
             }
-            Err(error) => {
-                error_line(
-                    &printer,
-                    &error.to_string(),
-                    Some("`aidlc man --dir DIR` writes every page"),
-                );
-                ExitStatus::Error
-            }
+            Err(error) => error_line(
+                &printer,
+                &error.to_string(),
+                Some("`aidlc man --dir DIR` writes every page"),
+            ),
         };
     };
     let pages = match man_pages::all_pages() {
         Ok(pages) => pages,
-        Err(error) => {
-            error_line(&printer, &error.to_string(), None);
-            return ExitStatus::Error;
-        }
+        Err(error) => return error_line(&printer, &error.to_string(), None),
     };
     if let Err(error) = std::fs::create_dir_all(dir) {
-        error_line(&printer, &format!("cannot create {dir}: {error}"), None);
-        return ExitStatus::Error;
+        return error_line(&printer, &format!("cannot create {dir}: {error}"), None);
     }
     for page in &pages {
         let path = dir.join(&page.file_name);
         if let Err(error) = crate::leaves::fs_util::write_atomic(&path, page.roff.as_bytes()) {
-            error_line(&printer, &format!("cannot write {path}: {error}"), None);
-            return ExitStatus::Error;
+            return error_line(&printer, &format!("cannot write {path}: {error}"), None);
         }
     }
     printer.status(&format!(
@@ -190,78 +181,57 @@ fn print_generated(bytes: &[u8], what: &str) -> ExitStatus {
             printer.out(text.trim_end_matches('\n'));
             ExitStatus::Success
         }
-        Err(error) => {
-            error_line(&printer, &format!("the {what} is not UTF-8: {error}"), None);
-            ExitStatus::Error
-        }
+        Err(error) => error_line(&printer, &format!("the {what} is not UTF-8: {error}"), None),
     }
 }
 
-fn init(args: &InitArgs) -> ExitStatus {
+fn init(args: &InitArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let Some(cwd) = current_dir() else {
-        error_line(&printer, "the working folder is not valid UTF-8", None);
-        return ExitStatus::Error;
-    };
-    let dir = if args.dir.is_absolute() {
-        args.dir.clone()
-    } else {
-        cwd.join(&args.dir)
-    };
-    match crate::compile::framework::init_project(&dir, args.harness, args.force) {
-        Ok(report) => {
-            printer.status(&format!(
-                "initialised the default AI-DLC framework in {} ({}): {} written, {} unchanged, {} skipped",
-                args.dir,
-                args.harness.dir_name(),
-                report.written.len(),
-                report.unchanged.len(),
-                report.skipped.len()
-            ));
-            for path in &report.skipped {
-                printer.status(&format!(
-                    "  skipped {path}: it differs from the built-in file (use --force to overwrite)"
-                ));
-            }
-            if args.example {
-                match crate::runtime::workspace::example_intent::write_example(
-                    &dir,
-                    args.harness,
-                    std::time::SystemTime::now(),
-                ) {
-                    Ok(example) => printer.status(&format!(
-                        "example intent {}: {} file{} written{}",
-                        example.record,
-                        example.written.len(),
-                        plural(example.written.len()),
-                        if example.created {
-                            ""
-                        } else {
-                            " (it already existed; left as it was)"
-                        }
-                    )),
-                    Err(error) => {
-                        error_line(&printer, &error.to_string(), None);
-                        return ExitStatus::Error;
-                    }
-                }
-                printer.status(&format!(
-                    "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}; aidlc hook install --project-dir {0} registers the write hook",
-                    args.dir
-                ));
-                return ExitStatus::Success;
-            }
-            printer.status(&format!(
-                "next: aidlc compile --project-dir {0}, then aidlc hook install --project-dir {0} to register the write hook (--program \"npx aidlc\" for an npm install)",
-                args.dir
-            ));
-            ExitStatus::Success
-        }
-        Err(error) => {
-            error_line(&printer, &error.to_string(), None);
-            ExitStatus::Error
-        }
+    let dir = working_folder(&printer)?.join(&args.dir);
+    let report = crate::compile::framework::init_project(&dir, args.harness, args.force)
+        .map_err(|error| error_line(&printer, &error.to_string(), None))?;
+    printer.status(&format!(
+        "initialised the default AI-DLC framework in {} ({}): {} written, {} unchanged, {} skipped",
+        args.dir,
+        args.harness.dir_name(),
+        report.written.len(),
+        report.unchanged.len(),
+        report.skipped.len()
+    ));
+    for path in &report.skipped {
+        printer.status(&format!(
+            "  skipped {path}: it differs from the built-in file (use --force to overwrite)"
+        ));
     }
+    if !args.example {
+        printer.status(&format!(
+            "next: aidlc compile --project-dir {0}, then aidlc hook install --project-dir {0} to register the write hook (--program \"npx aidlc\" for an npm install)",
+            args.dir
+        ));
+        return Ok(ExitStatus::Success);
+    }
+    let example = crate::runtime::workspace::example_intent::write_example(
+        &dir,
+        args.harness,
+        std::time::SystemTime::now(),
+    )
+    .map_err(|error| error_line(&printer, &error.to_string(), None))?;
+    printer.status(&format!(
+        "example intent {}: {} file{} written{}",
+        example.record,
+        example.written.len(),
+        plural(example.written.len()),
+        if example.created {
+            ""
+        } else {
+            " (it already existed; left as it was)"
+        }
+    ));
+    printer.status(&format!(
+        "next: aidlc compile --project-dir {0} && aidlc gate check --project-dir {0}; aidlc hook install --project-dir {0} registers the write hook",
+        args.dir
+    ));
+    Ok(ExitStatus::Success)
 }
 
 fn compile_command(args: &CompileArgs) -> ExitStatus {
@@ -272,12 +242,11 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         return crate::cli::own_tree::compile_own_tree(args, &plugin_root, &mut printer);
     }
     if args.watch && args.format == Format::Sarif {
-        error_line(
+        return error_line(
             &printer,
             "--format sarif is one log per run and cannot follow --watch",
             Some("use --format json with --watch, or drop --watch"),
         );
-        return ExitStatus::Error;
     }
     if args.watch {
         return crate::cli::watch_loop::run(
@@ -389,14 +358,11 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
             ));
             ExitStatus::Success
         }
-        Err(error) => {
-            error_line(
-                &printer,
-                &error.to_string(),
-                Some("check that the harness folder is writable; the previous files are untouched"),
-            );
-            ExitStatus::Error
-        }
+        Err(error) => error_line(
+            &printer,
+            &error.to_string(),
+            Some("check that the harness folder is writable; the previous files are untouched"),
+        ),
     }
 }
 

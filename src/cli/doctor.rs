@@ -6,15 +6,12 @@ use std::fmt::Write as _;
 use crate::cli::ExitStatus;
 use crate::cli::args::{DoctorArgs, Format, HumanOrJson};
 use crate::cli::printer::Printer;
-use crate::cli::project::resolve_workspace;
+use crate::cli::project::{CommandResult, resolve_workspace};
 use crate::doctor::{Report, Row, Status, any_failed, count, run_doctor};
 
-pub fn run(args: &DoctorArgs) -> ExitStatus {
+pub fn run(args: &DoctorArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let workspace = match resolve_workspace(&args.project, &printer) {
-        Ok(workspace) => workspace,
-        Err(status) => return status,
-    };
+    let workspace = resolve_workspace(&args.project, &printer)?;
     let rows = run_doctor(&workspace);
     match args.format {
         HumanOrJson::Human => printer.out(&human(&rows)),
@@ -23,11 +20,11 @@ pub fn run(args: &DoctorArgs) -> ExitStatus {
                 .unwrap_or_else(|error| unreachable!("a report of rows serialises: {error}")),
         ),
     }
-    if any_failed(&rows) {
+    Ok(if any_failed(&rows) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
-    }
+    })
 }
 
 /// The reference's layout (a title, a rule, `✓  label` / `✗  label — fix`), with `!` for a warn.

@@ -19,7 +19,6 @@ use crate::cli::project::{
 };
 use crate::compile::discover::{Layout, lexically_normal};
 use crate::harness::{self, Harness, payload};
-use crate::protocol::selection::FireOn;
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
 use crate::runtime::dispatch::fire::{
     FireContext, FireRefusal, FireRequest, prepare_fire, run_fire,
@@ -33,9 +32,9 @@ use crate::runtime::receipts;
 use crate::runtime::sensors;
 use crate::runtime::sensors::descriptor::WorkerContext;
 
-pub fn run(args: &EngineArgs) -> ExitStatus {
+pub fn run(args: &EngineArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let result = match &args.command {
+    match &args.command {
         EngineCommand::Sensor(sensor) => match &sensor.command {
             SensorCommand::List(project) => list(project, &printer),
             SensorCommand::Describe(describe_args) => describe(describe_args, &printer),
@@ -57,10 +56,9 @@ pub fn run(args: &EngineArgs) -> ExitStatus {
         EngineCommand::Intent(intent_args) => match &intent_args.command {
             IntentCommand::New(new_args) => new_intent(new_args, &printer),
         },
-        EngineCommand::Gate(gate_args) => Ok(crate::cli::gate_step::run(gate_args)),
+        EngineCommand::Gate(gate_args) => crate::cli::gate_step::run(gate_args),
         EngineCommand::Worker(words) => worker(words, &printer),
-    };
-    result.unwrap_or_else(|status| status)
+    }
 }
 
 /// The live registry, or its errors printed (list and describe exit 1 on them).
@@ -82,7 +80,7 @@ fn list(project: &ProjectArgs, printer: &Printer) -> CommandResult {
 fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
     let registry = registry_or_errors(&resolve_layout(&args.project, printer)?, printer)?;
     let Some(sensor) = registry.sensors.get(&args.id) else {
-        error_line(
+        return Err(error_line(
             printer,
             &format!(
                 "unknown sensor id: \"{}\". Known ids: {}",
@@ -90,31 +88,9 @@ fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
                 registry.known_ids()
             ),
             None,
-        );
-        return Err(ExitStatus::Error);
+        ));
     };
-    let manifest = &sensor.manifest;
-    let mut lines = vec![
-        format!("id: {}", manifest.id),
-        format!("kind: {}", manifest.kind),
-        format!("command: {}", manifest.command),
-        format!("default_severity: {}", manifest.default_severity.as_str()),
-    ];
-    if manifest.fire_on == FireOn::Gate {
-        lines.push("fire_on: gate".to_owned());
-    }
-    lines.push(format!("description: {}", manifest.description));
-    if let Some(category) = &manifest.category {
-        lines.push(format!("category: {category}"));
-    }
-    if let Some(matches) = &manifest.matches {
-        lines.push(format!("matches: {matches}"));
-    }
-    if let Some(timeout) = manifest.timeout_seconds {
-        lines.push(format!("timeout_seconds: {timeout}"));
-    }
-    lines.push(format!("path: {}", sensor.registry_path));
-    printer.out(&lines.join("\n"));
+    printer.out(&crate::cli::sensors::described_lines(sensor).join("\n"));
     Ok(ExitStatus::Success)
 }
 
@@ -163,23 +139,21 @@ fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
 fn worker(words: &[String], printer: &Printer) -> CommandResult {
     let Some(id) = words.first().and_then(|word| word.strip_prefix("sensor-")) else {
         let name = words.first().map_or("", String::as_str);
-        error_line(
+        return Err(error_line(
             printer,
             &format!("unknown engine command: {name}"),
             Some("run `aidlc engine --help` for the commands"),
-        );
-        return Err(ExitStatus::Error);
+        ));
     };
     let Some(sensor) = sensors::shipped(id) else {
-        error_line(
+        return Err(error_line(
             printer,
             &format!(
                 "sensor-{id} is not a shipped sensor; shipped: {}",
                 sensors::SHIPPED_SENSOR_IDS.join(", ")
             ),
             None,
-        );
-        return Err(ExitStatus::Error);
+        ));
     };
     let project_dir = worker_project_dir(printer)?;
     let context = WorkerContext {
@@ -236,10 +210,7 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> CommandResult {
             ));
             Ok(ExitStatus::Success)
         }
-        Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            Err(ExitStatus::Error)
-        }
+        Err(error) => Err(error_line(printer, &error.to_string(), None)),
     }
 }
 
@@ -432,7 +403,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult 
         payload::read_payload_bounded(std::io::stdin()).unwrap_or_default()
     };
     let refuse = |problem: &str| {
-        error_line(
+        Err(error_line(
             printer,
             &format!(
                 "aidlc: not a {} prompt event: {problem}; no human turn was recorded (this hook is registered for {})",
@@ -442,8 +413,7 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult 
             Some(
                 "only the harness records a human turn, through the hook `aidlc hook install` registers",
             ),
-        );
-        Err(ExitStatus::Error)
+        ))
     };
     let kiro_ide_prompt = env_var(payload::KIRO_IDE_LEGACY_PAYLOAD_VARIABLE);
     let event = match payload::prompt_event(harness, &payload, kiro_ide_prompt) {
@@ -521,14 +491,11 @@ fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> CommandR
         std::time::SystemTime::now(),
     );
     match persisted {
-        Err(error) if error.is_invalid_selection() => {
-            error_line(
-                printer,
-                &error.to_string(),
-                Some("fix the selection in the selections file, then persist again"),
-            );
-            Err(ExitStatus::Error)
-        }
+        Err(error) if error.is_invalid_selection() => Err(error_line(
+            printer,
+            &error.to_string(),
+            Some("fix the selection in the selections file, then persist again"),
+        )),
         persisted => print_json_reply(persisted.map(|reply| reply.json()), printer),
     }
 }

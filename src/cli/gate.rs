@@ -26,12 +26,11 @@ use crate::runtime::gate::report::GateReport;
 use crate::runtime::gate::repository::RepositoryRoot;
 use crate::runtime::gate::stale_graph::{AllowStaleRefusal, StaleGraph, StaleKind};
 
-pub fn run(args: &GateArgs) -> ExitStatus {
+pub fn run(args: &GateArgs) -> CommandResult {
     match &args.command {
         GateCommand::Check(check_args) => check(check_args),
         GateCommand::Merge(merge_args) => merge(merge_args),
     }
-    .unwrap_or_else(|status| status)
 }
 
 fn check(args: &GateCheckArgs) -> CommandResult {
@@ -120,7 +119,9 @@ fn say_judgement((exit, notices): (GateExit, Vec<Notice>), printer: &Printer) ->
 fn print_notice(notice: &Notice, printer: &Printer) {
     match notice {
         Notice::Status(line) => printer.status(line),
-        Notice::Error { message, help } => error_line(printer, message, help.as_deref()),
+        Notice::Error { message, help } => {
+            error_line(printer, message, help.as_deref());
+        }
         Notice::StaleGraph {
             stale,
             allow_stale_refusal,

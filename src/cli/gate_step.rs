@@ -16,15 +16,11 @@ use crate::runtime::gate::disabled_stages::refuse_disabled_stages;
 use crate::runtime::gate::stale_graph::check_graph_against_sources;
 use crate::runtime::gate::step::{DispatchSummary, GateEntry, GateStepRequest, run_gate_step};
 
-pub fn run(args: &EngineGateArgs) -> ExitStatus {
+pub fn run(args: &EngineGateArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let dispatch_cap = match time_limit::gate_dispatch_cap(&env_var) {
-        Ok(cap) => cap,
-        Err(message) => {
-            error_line(&printer, &message, Some(time_limit::GATE_DISPATCH_CAP_HELP));
-            return ExitStatus::Error;
-        }
-    };
+    let dispatch_cap = time_limit::gate_dispatch_cap(&env_var).map_err(|message| {
+        error_line(&printer, &message, Some(time_limit::GATE_DISPATCH_CAP_HELP))
+    })?;
     let (entry, project, slug, override_args, artifacts, unit) = match &args.command {
         EngineGateCommand::Start(start) => (
             GateEntry::Start,
@@ -53,7 +49,7 @@ pub fn run(args: &EngineGateArgs) -> ExitStatus {
         dispatch_disabled_by_environment: crate::runtime::workspace::sensors_off_by_environment(),
         dispatch_cap,
     };
-    gate_step(project, &request, &printer).unwrap_or_else(|status| status)
+    gate_step(project, &request, &printer)
 }
 
 /// D9: 0 the gate row is written (or the gate was already open); 1 the gate is refused (every
@@ -76,8 +72,7 @@ fn gate_step(project: &ProjectArgs, request: &GateStepRequest, printer: &Printer
         workspace.project_dir(),
         &workspace.layout.harness_json_path,
     ) {
-        error_line(printer, &refusal.message, Some(&refusal.help));
-        return Err(ExitStatus::Error);
+        return Err(error_line(printer, &refusal.message, Some(&refusal.help)));
     }
     match run_gate_step(&workspace, &registry, &graph.nodes, request) {
         Ok(reply) => {

@@ -17,11 +17,7 @@ use crate::graph_picture::{self, read_stage_map};
 use crate::leaves::english::plural;
 use crate::protocol::graph_reader::GraphTextError;
 
-pub(super) fn run(args: &GraphArgs) -> ExitStatus {
-    draw(args).unwrap_or_else(|status| status)
-}
-
-fn draw(args: &GraphArgs) -> CommandResult {
+pub(super) fn run(args: &GraphArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
     let layout = resolve_layout(&args.project, &printer)?;
     let text = graph_text(&layout, &printer)?;
@@ -35,12 +31,11 @@ fn draw(args: &GraphArgs) -> CommandResult {
                 }
                 GraphTextError::Refused(refusal) => format!("{refusal} (in {graph})"),
             };
-            error_line(
+            return Err(error_line(
                 &printer,
                 &message,
                 Some("run `aidlc compile --force` to rebuild it"),
-            );
-            return Err(ExitStatus::Error);
+            ));
         }
     };
     let selection = match map.select(&args.stages, args.sensors) {
@@ -50,12 +45,11 @@ fn draw(args: &GraphArgs) -> CommandResult {
                 || "`aidlc graph --format json` lists every stage".to_owned(),
                 |closest| format!("did you mean `{closest}`?"),
             );
-            error_line(
+            return Err(error_line(
                 &printer,
                 &format!("no stage \"{}\" in the stage graph", unknown.slug),
                 Some(&help),
-            );
-            return Err(ExitStatus::Error);
+            ));
         }
     };
     printer.out(&graph_picture::render(&selection, args.format));
@@ -78,8 +72,7 @@ fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> 
                     layout.display(&layout.stage_graph_path)
                 ),
                 Some("run `aidlc compile --force` to rebuild it"),
-            );
-            ExitStatus::Error
+            )
         });
     }
     let mut db = CompilerDatabase::default();

@@ -4,12 +4,12 @@
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HookInstallArgs, HookSettingsArgs, HookSettingsCommand};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{resolve_layout, written_file_shown};
+use crate::cli::project::{CommandResult, resolve_layout, written_file_shown};
 use crate::compile::discover::Layout;
 use crate::harness::install::{self, HookAction, HookPlan, InstallRequest};
 use crate::harness::{self, registration};
 
-pub fn run(args: &HookSettingsArgs) -> ExitStatus {
+pub fn run(args: &HookSettingsArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
     match &args.command {
         HookSettingsCommand::Install(install) => install_hooks(install, &printer),
@@ -18,15 +18,15 @@ pub fn run(args: &HookSettingsArgs) -> ExitStatus {
 
 /// 0 when the files are as asked (written, or already so), 2 when they cannot be (malformed,
 /// the wrong shape, read-only, a harness without hooks).
-fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
-    let layout = match resolve_layout(&args.project, printer) {
-        Ok(layout) => layout,
-        Err(status) => return status,
-    };
+fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> CommandResult {
+    let layout = resolve_layout(&args.project, printer)?;
     let program = args.program.trim();
     if program.is_empty() {
-        error_line(printer, "--program must name how to run aidlc", None);
-        return ExitStatus::Error;
+        return Err(error_line(
+            printer,
+            "--program must name how to run aidlc",
+            None,
+        ));
     }
     let request = InstallRequest {
         project_dir: &layout.project_dir,
@@ -38,13 +38,8 @@ fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
             HookAction::Install
         },
     };
-    let plan = match install::plan(&request) {
-        Ok(plan) => plan,
-        Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            return ExitStatus::Error;
-        }
-    };
+    let plan =
+        install::plan(&request).map_err(|error| error_line(printer, &error.to_string(), None))?;
     print_changes(&plan, &layout, printer);
     let shown = registration::registration_path(plan.harness).unwrap_or_default();
     if args.dry_run {
@@ -54,32 +49,26 @@ fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> ExitStatus {
         } else {
             format!("dry run: {shown} needs no change")
         });
-        return ExitStatus::Success;
+        return Ok(ExitStatus::Success);
     }
-    match install::apply(&plan, &layout.project_dir) {
-        Ok(changed) if changed.is_empty() => {
-            printer.status(&format!("{shown} needs no change"));
-            ExitStatus::Success
-        }
-        Ok(changed) => {
-            for path in &changed {
-                let removed = plan
-                    .files
-                    .iter()
-                    .any(|file| &file.path == path && file.after.is_none());
-                let verb = if removed { "removed" } else { "wrote" };
-                printer.status(&format!("{verb} {}", written_file_shown(&layout, path)));
-            }
-            for follow_up in &plan.follow_ups {
-                printer.status(follow_up);
-            }
-            ExitStatus::Success
-        }
-        Err(error) => {
-            error_line(printer, &error.to_string(), None);
-            ExitStatus::Error
-        }
+    let changed = install::apply(&plan, &layout.project_dir)
+        .map_err(|error| error_line(printer, &error.to_string(), None))?;
+    if changed.is_empty() {
+        printer.status(&format!("{shown} needs no change"));
+        return Ok(ExitStatus::Success);
     }
+    for path in &changed {
+        let removed = plan
+            .files
+            .iter()
+            .any(|file| &file.path == path && file.after.is_none());
+        let verb = if removed { "removed" } else { "wrote" };
+        printer.status(&format!("{verb} {}", written_file_shown(&layout, path)));
+    }
+    for follow_up in &plan.follow_ups {
+        printer.status(follow_up);
+    }
+    Ok(ExitStatus::Success)
 }
 
 fn print_changes(plan: &HookPlan, layout: &Layout, printer: &Printer) {

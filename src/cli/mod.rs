@@ -59,10 +59,12 @@ pub fn parse_arguments() -> Result<Cli, ExitStatus> {
                 &text,
                 Some("run `aidlc engine sensor --help` for the commands and their arguments"),
             ),
-            Some(sensor_usage::ReferenceMessage::Usage(text)) => printer.status(&text),
+            Some(sensor_usage::ReferenceMessage::Usage(text)) => {
+                printer.status(&text);
+                ExitStatus::Error
+            }
             None => error.exit(),
         }
-        ExitStatus::Error
     })
 }
 

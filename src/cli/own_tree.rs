@@ -32,7 +32,7 @@ pub(super) fn compile_own_tree(
     printer: &mut Printer,
 ) -> ExitStatus {
     if args.watch {
-        error_line(
+        return error_line(
             printer,
             &format!(
                 "--watch is not available in a plugin's own tree ({plugin_root}): each compile there composes the plugin into a fresh temporary framework"
@@ -41,7 +41,6 @@ pub(super) fn compile_own_tree(
                 "run `aidlc compile` again after an edit, open the folder with `aidlc lsp`, or add the plugin to a project (`aidlc plugin add`) and watch there",
             ),
         );
-        return ExitStatus::Error;
     }
     if let Some(cwd) = current_dir() {
         printer.set_display_prefix(crate::leaves::fs_util::path_from(&cwd, plugin_root));
@@ -102,8 +101,7 @@ pub(super) fn compile_own_tree(
         return ExitStatus::Failure;
     }
     let Some(outcome) = &compiled.compiled else {
-        error_line(printer, "the composed framework was not compiled", None);
-        return ExitStatus::Error;
+        return error_line(printer, "the composed framework was not compiled", None);
     };
     printer.status(&format!(
         "compiled {} stage{} and {} sensor{} in {:.1} ms{}; {place}; nothing was written",

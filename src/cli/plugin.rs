@@ -8,19 +8,16 @@ use camino::Utf8PathBuf;
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, PluginCommand, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{current_dir, env_var, resolve_layout};
+use crate::cli::project::{CommandResult, env_var, resolve_layout, working_folder};
 use crate::leaves::english::plural;
 use crate::plugin::operations::{self, CompileReason, ComposeOutcome, Listing};
 use crate::plugin::{PluginError, Problem};
 
-pub fn run(command: &PluginCommand) -> ExitStatus {
+pub fn run(command: &PluginCommand) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
     match command {
         PluginCommand::Add(args) => {
-            let Some(cwd) = current_dir() else {
-                error_line(&printer, "the working folder is not valid UTF-8", None);
-                return ExitStatus::Error;
-            };
+            let cwd = working_folder(&printer)?;
             with_layout(&args.project, &printer, |layout| {
                 report_composition(
                     &printer,
@@ -33,10 +30,7 @@ pub fn run(command: &PluginCommand) -> ExitStatus {
             report_composition(&printer, operations::remove(layout, &args.names), "removed")
         }),
         PluginCommand::Sync(args) => {
-            let Some(cwd) = current_dir() else {
-                error_line(&printer, "the working folder is not valid UTF-8", None);
-                return ExitStatus::Error;
-            };
+            let cwd = working_folder(&printer)?;
             let roots = operations::plugin_roots_from(&env_var, &cwd);
             with_layout(&args.project, &printer, |layout| {
                 let result = operations::sync(layout, &roots);
@@ -73,25 +67,21 @@ fn with_layout(
     args: &ProjectArgs,
     printer: &Printer,
     run: impl FnOnce(&crate::compile::discover::Layout) -> ExitStatus,
-) -> ExitStatus {
+) -> CommandResult {
     let mut args = args.clone();
     if args.harness.is_none()
         && let Some(dir) = env_var("AIDLC_HARNESS_DIR").filter(|dir| !dir.trim().is_empty())
     {
         let Some(harness) = crate::plugin::harness_of_dir_name(&dir) else {
-            error_line(
+            return Err(error_line(
                 printer,
                 &format!("AIDLC_HARNESS_DIR is \"{dir}\", which is not a harness folder"),
                 Some("use .claude, .codex, .kiro, .cursor or .aidlc, or pass --harness"),
-            );
-            return ExitStatus::Error;
+            ));
         };
         args.harness = Some(harness);
     }
-    match resolve_layout(&args, printer) {
-        Ok(layout) => run(&layout),
-        Err(status) => status,
-    }
+    Ok(run(&resolve_layout(&args, printer)?))
 }
 
 pub(super) fn report_warnings(printer: &Printer, warnings: &[Problem]) {
@@ -120,7 +110,9 @@ pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
                     .collect();
                 printer.diagnostic(&diagnostic, &sources);
             }
-            None => error_line(printer, &problem.headline(), problem.help.as_deref()),
+            None => {
+                error_line(printer, &problem.headline(), problem.help.as_deref());
+            }
         }
     }
 }

@@ -329,14 +329,16 @@ fn force_color() -> bool {
 
 /// `error: message`, and `  help: …` under it when there is help, on stderr (as a status
 /// line: `--quiet` silences it too, so a command that must always report an error makes its
-/// printer without `quiet`).
-pub fn error_line(printer: &Printer, message: &str, help: Option<&str>) {
+/// printer without `quiet`). Returns [`ExitStatus::Error`], the status of a command that stops
+/// at a usage or environment error (D9).
+pub fn error_line(printer: &Printer, message: &str, help: Option<&str>) -> ExitStatus {
     let mut text = format!("error: {message}");
     if let Some(help) = help {
         text.push_str("\n  help: ");
         text.push_str(help);
     }
     printer.status(&text);
+    ExitStatus::Error
 }
 
 /// `line` and a newline on `stream`, flushed, so that a failure is seen here and not at exit.

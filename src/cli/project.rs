@@ -35,10 +35,7 @@ pub(super) type CommandResult = Result<ExitStatus, ExitStatus>;
 
 /// The working folder, or exit 2 with why it cannot be used printed.
 pub(super) fn working_folder(printer: &Printer) -> Result<Utf8PathBuf, ExitStatus> {
-    current_dir().ok_or_else(|| {
-        error_line(printer, "the working folder is not valid UTF-8", None);
-        ExitStatus::Error
-    })
+    current_dir().ok_or_else(|| error_line(printer, "the working folder is not valid UTF-8", None))
 }
 
 /// The project folder and layout for `args`, or the error already printed.
@@ -78,8 +75,7 @@ pub(super) fn resolve_layout_near(
                 ),
                 _ => None,
             };
-            error_line(printer, &error.to_string(), help);
-            Err(ExitStatus::Error)
+            Err(error_line(printer, &error.to_string(), help))
         }
     }
 }

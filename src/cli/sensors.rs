@@ -54,32 +54,33 @@ impl<'a> SensorRow<'a> {
             path: &sensor.registry_path,
         }
     }
+}
 
-    /// `engine sensor describe`'s lines (D47), then `plugin: <name>`.
-    fn described(&self) -> String {
-        let mut lines = vec![
-            format!("id: {}", self.id),
-            format!("kind: {}", self.kind),
-            format!("command: {}", self.command),
-            format!("default_severity: {}", self.default_severity),
-        ];
-        if self.fire_on == FireOn::Gate.as_str() {
-            lines.push("fire_on: gate".to_owned());
-        }
-        lines.push(format!("description: {}", self.description));
-        if let Some(category) = self.category {
-            lines.push(format!("category: {category}"));
-        }
-        if let Some(matches) = self.matches {
-            lines.push(format!("matches: {matches}"));
-        }
-        if let Some(timeout) = self.timeout_seconds {
-            lines.push(format!("timeout_seconds: {timeout}"));
-        }
-        lines.push(format!("path: {}", self.path));
-        lines.push(format!("plugin: {}", self.plugin));
-        lines.join("\n")
+/// `engine sensor describe`'s lines (D47): `fire_on` only when it is `gate`, and the optional
+/// keys only when the manifest has them.
+pub(super) fn described_lines(sensor: &LiveSensor) -> Vec<String> {
+    let manifest = &sensor.manifest;
+    let mut lines = vec![
+        format!("id: {}", manifest.id),
+        format!("kind: {}", manifest.kind),
+        format!("command: {}", manifest.command),
+        format!("default_severity: {}", manifest.default_severity.as_str()),
+    ];
+    if manifest.fire_on == FireOn::Gate {
+        lines.push("fire_on: gate".to_owned());
     }
+    lines.push(format!("description: {}", manifest.description));
+    if let Some(category) = &manifest.category {
+        lines.push(format!("category: {category}"));
+    }
+    if let Some(matches) = &manifest.matches {
+        lines.push(format!("matches: {matches}"));
+    }
+    if let Some(timeout) = manifest.timeout_seconds {
+        lines.push(format!("timeout_seconds: {timeout}"));
+    }
+    lines.push(format!("path: {}", sensor.registry_path));
+    lines
 }
 
 /// The plugin whose tree the manifest was copied from, or the core's.
@@ -87,11 +88,7 @@ fn plugin_of<'a>(sensor: &LiveSensor, lock: &'a Lock) -> &'a str {
     lock.owner_of(&sensor.registry_path).unwrap_or(CORE_PLUGIN)
 }
 
-pub fn run(args: &SensorsArgs) -> ExitStatus {
-    list_or_describe(args).unwrap_or_else(|status| status)
-}
-
-fn list_or_describe(args: &SensorsArgs) -> CommandResult {
+pub fn run(args: &SensorsArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
     let layout = resolve_layout(&args.project, &printer)?;
     let registry = usable_registry(&layout, &printer).ok_or(ExitStatus::Failure)?;
@@ -105,8 +102,7 @@ fn list_or_describe(args: &SensorsArgs) -> CommandResult {
                     .as_deref()
                     .unwrap_or("fix or restore the lock file; `aidlc plugin sync` rewrites it"),
             ),
-        );
-        ExitStatus::Error
+        )
     })?;
     if let Some(id) = &args.id {
         return Ok(describe_one(&registry, &lock, id, args.format, &printer));
@@ -138,7 +134,7 @@ fn describe_one(
     printer: &Printer,
 ) -> ExitStatus {
     let Some(sensor) = registry.sensors.get(id) else {
-        error_line(
+        return error_line(
             printer,
             &format!(
                 "unknown sensor id: \"{id}\". Known ids: {}",
@@ -146,11 +142,14 @@ fn describe_one(
             ),
             Some("`aidlc sensors` lists them"),
         );
-        return ExitStatus::Error;
     };
     let row = SensorRow::of(sensor, lock);
     match format {
-        HumanOrJson::Human => printer.out(&row.described()),
+        HumanOrJson::Human => {
+            let mut lines = described_lines(sensor);
+            lines.push(format!("plugin: {}", row.plugin));
+            printer.out(&lines.join("\n"));
+        }
         HumanOrJson::Json => printer.out(&json_text(&row)),
     }
     ExitStatus::Success

@@ -82,25 +82,22 @@ pub fn run(
     printer: &Printer,
 ) -> ExitStatus {
     let Some(cwd) = current_dir() else {
-        error_line(printer, "the working folder is not valid UTF-8", None);
-        return ExitStatus::Error;
+        return error_line(printer, "the working folder is not valid UTF-8", None);
     };
     let project_dir = match discover::find_project_dir(args.project_dir.as_deref(), &env_var, &cwd)
     {
         Ok(dir) => dir,
         Err(error) => {
-            error_line(
+            return error_line(
                 printer,
                 &error.to_string(),
                 Some("pass --project-dir with an existing folder"),
             );
-            return ExitStatus::Error;
         }
     };
     let (sender, receiver) = mpsc::channel();
     if let Err(error) = crate::leaves::interrupt::install() {
-        error_line(printer, &error.to_string(), None);
-        return ExitStatus::Error;
+        return error_line(printer, &error.to_string(), None);
     }
     let interrupt = sender.clone();
     crate::leaves::interrupt::on_interrupt(move || {
@@ -114,8 +111,7 @@ pub fn run(
             reported_unwatched: Vec::new(),
         },
         Err(error) => {
-            error_line(printer, &format!("cannot watch files: {error}"), None);
-            return ExitStatus::Error;
+            return error_line(printer, &format!("cannot watch files: {error}"), None);
         }
     };
     let mut session = start_session(&mut watching, &project_dir, args, graph_format, printer);

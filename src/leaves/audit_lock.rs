@@ -380,23 +380,12 @@ fn sweep_stale_lock_temporaries(path: &Utf8Path) {
     let (Some(folder), Some(lock_name)) = (path.parent(), path.file_name()) else {
         return;
     };
-    let Ok(entries) = folder.read_dir_utf8() else {
-        return;
+    let ours = |temporary: &crate::leaves::fs_util::TemporaryName<'_>,
+                metadata: &std::fs::Metadata| {
+        temporary.target_name == lock_name && metadata.is_dir()
     };
-    for entry in entries.filter_map(Result::ok) {
-        let Some(temporary) = crate::leaves::fs_util::parse_temporary_name(entry.file_name())
-        else {
-            continue;
-        };
-        let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
-            continue;
-        };
-        if temporary.target_name == lock_name
-            && metadata.is_dir()
-            && crate::leaves::fs_util::temporary_is_stale(temporary.pid, &metadata)
-        {
-            let _ = std::fs::remove_dir_all(entry.path());
-        }
+    for temporary in crate::leaves::fs_util::stale_temporaries(folder, ours) {
+        let _ = std::fs::remove_dir_all(temporary);
     }
 }
 

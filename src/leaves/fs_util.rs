@@ -373,25 +373,31 @@ pub fn temporary_is_stale(pid: u32, metadata: &std::fs::Metadata) -> bool {
     reason = "the file-system layer itself: callers name the path (a ProjectPath through fs_util::contained, or a file the user named)"
 )]
 pub fn sweep_stale_temporaries(folder: &Utf8Path) -> usize {
+    stale_temporaries(folder, |_, metadata| metadata.is_file())
+        .into_iter()
+        .filter(|path| std::fs::remove_file(path).is_ok())
+        .count()
+}
+
+/// The stale temporaries of ours in `folder` (see [`temporary_is_stale`]) that `wanted` picks
+/// by their name and their own metadata (links not followed); an entry that cannot be read is
+/// left out, and so is everything when the folder cannot be listed.
+pub fn stale_temporaries(
+    folder: &Utf8Path,
+    wanted: impl Fn(&TemporaryName<'_>, &std::fs::Metadata) -> bool,
+) -> Vec<Utf8PathBuf> {
     let Ok(entries) = folder.read_dir_utf8() else {
-        return 0;
+        return Vec::new();
     };
-    let mut removed = 0;
-    for entry in entries.filter_map(Result::ok) {
-        let Some(temporary) = parse_temporary_name(entry.file_name()) else {
-            continue;
-        };
-        let Ok(metadata) = std::fs::symlink_metadata(entry.path()) else {
-            continue;
-        };
-        if metadata.is_file()
-            && temporary_is_stale(temporary.pid, &metadata)
-            && std::fs::remove_file(entry.path()).is_ok()
-        {
-            removed += 1;
-        }
-    }
-    removed
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let temporary = parse_temporary_name(entry.file_name())?;
+            let metadata = std::fs::symlink_metadata(entry.path()).ok()?;
+            (wanted(&temporary, &metadata) && temporary_is_stale(temporary.pid, &metadata))
+                .then(|| entry.into_path())
+        })
+        .collect()
 }
 
 /// Whether a process with this id exists (a process of another user counts as alive): the

@@ -165,55 +165,15 @@ pub fn array_index(key: &str) -> Option<u32> {
     key.parse::<u32>().ok().filter(|index| *index != u32::MAX)
 }
 
-/// ECMAScript `Number::toString(10)`: the shortest round-trip digits, placed as plain decimals
-/// when the decimal point falls within 21 places left of them or 6 places right, and in
-/// `d.ddde±x` form otherwise.
+/// ECMAScript `Number::toString(10)` (`ryu-js`: the shortest round-trip digits closest to the
+/// value, as plain decimals when the decimal point falls within 21 places left of them or 6
+/// places right, in `d.ddde±x` form otherwise); `null` for what JSON cannot hold, as
+/// `JSON.stringify` writes it.
 fn javascript_double(value: f64) -> String {
     if !value.is_finite() {
         return "null".to_owned();
     }
-    if value == 0.0 {
-        return "0".to_owned();
-    }
-    // Rust's shortest form has the right number of digits, but where several digit strings of
-    // that length round-trip it may not pick the one closest to the value, as ECMAScript
-    // requires; formatting to exactly that many digits, which rounds correctly, does.
-    let (shortest, _) = scientific_digits(&format!("{:e}", value.abs()));
-    let precision = shortest.len().saturating_sub(1);
-    let (digits, exponent) = scientific_digits(&format!("{:.precision$e}", value.abs()));
-    let sign = if value < 0.0 { "-" } else { "" };
-    format!("{sign}{}", place_decimal_point(&digits, exponent))
-}
-
-/// The significant digits and the decimal exponent of Rust's `{:e}` form (`1.2345e-7`).
-fn scientific_digits(scientific: &str) -> (String, i64) {
-    let (mantissa, exponent) = scientific.split_once('e').unwrap_or((scientific, "0"));
-    let digits = mantissa.chars().filter(char::is_ascii_digit).collect();
-    (digits, exponent.parse().unwrap_or(0))
-}
-
-/// `digits` (d₁d₂…dₖ, no leading zero) times 10^(`exponent` − k + 1), written as JavaScript does.
-fn place_decimal_point(digits: &str, exponent: i64) -> String {
-    let n_digits = i64::try_from(digits.len()).unwrap_or(i64::MAX);
-    let point = exponent + 1;
-    let count = |n: i64| usize::try_from(n).unwrap_or(0);
-    if n_digits <= point && point <= 21 {
-        format!("{digits}{}", "0".repeat(count(point - n_digits)))
-    } else if 0 < point && point <= 21 {
-        let (whole, fraction) = digits.split_at(count(point));
-        format!("{whole}.{fraction}")
-    } else if -6 < point && point <= 0 {
-        format!("0.{}{digits}", "0".repeat(count(-point)))
-    } else {
-        let (first, rest) = digits.split_at(1);
-        let fraction = if rest.is_empty() {
-            String::new()
-        } else {
-            format!(".{rest}")
-        };
-        let exponent_sign = if exponent < 0 { '-' } else { '+' };
-        format!("{first}{fraction}e{exponent_sign}{}", exponent.abs())
-    }
+    ryu_js::Buffer::new().format_finite(value).to_owned()
 }
 
 #[cfg(test)]

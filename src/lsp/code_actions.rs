@@ -9,15 +9,15 @@ use std::collections::HashMap;
 
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, TextEdit, Uri, WorkspaceEdit};
 
+use super::completion::enum_values;
 use super::diagnostics::{FileTexts, to_lsp_diagnostic};
 use super::positions::TextPositions;
 use super::server_state::{FileKind, ServerState};
 use crate::compile::db::SourceFile;
 use crate::compile::syntax::manifest::sensor_id_from_file_name;
 use crate::compile::syntax::stage::is_kebab_case;
-use crate::compile::syntax::vocabulary::{EXECUTIONS, MODES, PHASES, SENSOR_KINDS};
+use crate::compile::syntax::vocabulary::PHASES;
 use crate::leaves::diagnostics::{Code, Diagnostic};
-use strum::VariantArray as _;
 
 /// The quick fixes for the diagnostics of `file` that touch the byte range `span`.
 pub fn code_actions(
@@ -153,29 +153,19 @@ fn missing_field_fixes(
 fn known_values(state: &ServerState, file: SourceFile, kind: FileKind, field: &str) -> Vec<String> {
     let path = file.path(&state.db);
     let stem = path.file_stem().unwrap_or_default();
-    let owned = |values: &[&str]| values.iter().map(|value| (*value).to_owned()).collect();
     let derived = match (kind, field) {
         (FileKind::Manifest, "id") => path
             .file_name()
             .and_then(sensor_id_from_file_name)
             .map(|id| vec![id.to_owned()]),
-        (FileKind::Manifest, "kind") => Some(owned(&SENSOR_KINDS)),
-        (FileKind::Manifest, "default_severity") => Some(
-            crate::protocol::selection::Severity::VARIANTS
-                .iter()
-                .map(|severity| severity.as_str().to_owned())
-                .collect(),
-        ),
         (FileKind::Stage, "slug") => is_kebab_case(stem).then(|| vec![stem.to_owned()]),
         (FileKind::Stage, "phase") => path
             .parent()
             .and_then(camino::Utf8Path::file_name)
             .filter(|folder| PHASES.contains(folder))
             .map(|folder| vec![folder.to_owned()]),
-        (FileKind::Stage, "execution") => Some(owned(&EXECUTIONS)),
-        (FileKind::Stage, "mode") => Some(owned(&MODES)),
         (FileKind::Agent | FileKind::Scope, "name") => Some(vec![stem.to_owned()]),
-        _ => None,
+        _ => enum_values(kind, field).map(|values| values.into_iter().map(str::to_owned).collect()),
     };
     derived.unwrap_or_else(|| vec![String::new()])
 }

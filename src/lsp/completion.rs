@@ -85,29 +85,33 @@ fn candidates(state: &ServerState, file: SourceFile, kind: FileKind, key: &str) 
         (FileKind::Stage, "sensors") => sensor_candidates(state),
         (FileKind::Stage, "requires_stage") => stage_candidates(state, file),
         (FileKind::Stage, "lead_agent" | "support_agents" | "reviewer") => agent_candidates(state),
-        (FileKind::Stage, "phase") => PHASES
-            .iter()
-            .map(|phase| constant(phase, "phase"))
+        // An enum field: its values, each detailed with the field's name.
+        _ => enum_values(kind, key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|value| constant(value, key))
             .collect(),
-        (FileKind::Stage, "execution") => EXECUTIONS
-            .iter()
-            .map(|value| constant(value, "execution"))
-            .collect(),
-        (FileKind::Stage, "mode") => MODES.iter().map(|value| constant(value, "mode")).collect(),
-        (FileKind::Manifest, "kind") => SENSOR_KINDS
-            .iter()
-            .map(|value| constant(value, "kind"))
-            .collect(),
+    }
+}
+
+/// The values of a frontmatter field the compile checks against a fixed set (completion's
+/// candidates, and the quick fixes that add a missing one); `None` for any other field.
+pub fn enum_values(kind: FileKind, key: &str) -> Option<Vec<&'static str>> {
+    Some(match (kind, key) {
+        (FileKind::Stage, "phase") => PHASES.to_vec(),
+        (FileKind::Stage, "execution") => EXECUTIONS.to_vec(),
+        (FileKind::Stage, "mode") => MODES.to_vec(),
+        (FileKind::Manifest, "kind") => SENSOR_KINDS.to_vec(),
         (FileKind::Manifest, "default_severity") => Severity::VARIANTS
             .iter()
-            .map(|severity| constant(severity.as_str(), "default_severity"))
+            .map(|value| value.as_str())
             .collect(),
         (FileKind::Manifest, "fire_on") => FireOn::VARIANTS
             .iter()
-            .map(|fire_on| constant(fire_on.as_str(), "fire_on"))
+            .map(|value| value.as_str())
             .collect(),
-        _ => Vec::new(),
-    }
+        _ => return None,
+    })
 }
 
 /// The ids the registry loaded: an import of any other id is an error.

@@ -52,8 +52,8 @@ use lsp_types::{
     DidOpenTextDocumentParams, FileSystemWatcher, GlobPattern, GotoDefinitionParams, HoverParams,
     HoverProviderCapability, InitializeParams, MessageType, OneOf, PositionEncodingKind,
     ReferenceParams, Registration, RegistrationParams, ServerCapabilities,
-    TextDocumentPositionParams, TextDocumentSyncCapability, TextDocumentSyncKind,
-    TextDocumentSyncOptions, Uri,
+    TextDocumentContentChangeEvent, TextDocumentItem, TextDocumentPositionParams,
+    TextDocumentSyncCapability, TextDocumentSyncKind, TextDocumentSyncOptions, Uri,
 };
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -285,21 +285,13 @@ enum Event {
     Disk(WatchMessage),
 }
 
-/// How a session whose client went away ends: cleanly only after `shutdown`.
-fn ended_without_exit(shutdown_requested: bool) -> Result<(), ServeError> {
+/// How a session ends, by `exit` or by its client going away: cleanly only after `shutdown`,
+/// else with `unclean` (`ExitWithoutShutdown` or `Disconnected`).
+fn session_end(shutdown_requested: bool, unclean: ServeError) -> Result<(), ServeError> {
     if shutdown_requested {
         Ok(())
     } else {
-        Err(ServeError::Disconnected)
-    }
-}
-
-/// How a session the client ended with `exit` ends: cleanly only after `shutdown`.
-fn ended_by_exit(shutdown_requested: bool) -> Result<(), ServeError> {
-    if shutdown_requested {
-        Ok(())
-    } else {
-        Err(ServeError::ExitWithoutShutdown)
+        Err(unclean)
     }
 }
 
@@ -380,18 +372,11 @@ impl Server<'_> {
     /// the files that are not open, and a refresh that finds equal bytes changes nothing.
     fn start_watching(&mut self, params: &InitializeParams) -> Receiver<WatchMessage> {
         let disk_events = match start_forwarded_watcher() {
-            Ok((mut watcher, disk_events)) => {
-                let roots = watch_roots(
-                    &self.state.layout.project_dir,
-                    Some(&self.state.layout),
-                    &self.plugin_roots_to_watch(),
-                );
-                let (_, problems) = watcher.watch_exactly(&roots);
-                for problem in problems {
+            Ok((watcher, disk_events)) => {
+                self.watcher = Some(watcher);
+                for problem in self.watch_what_is_read() {
                     self.log(MessageType::WARNING, &problem);
                 }
-                self.plugin_trees.watch_only(watcher.watched_recursively());
-                self.watcher = Some(watcher);
                 disk_events
             }
             Err(error) => {
@@ -445,7 +430,7 @@ impl Server<'_> {
     fn main_loop(&mut self, disk_events: &Receiver<WatchMessage>) -> Result<(), ServeError> {
         loop {
             let Some(batch) = next_batch(self.connection, disk_events, || {}) else {
-                return ended_without_exit(self.shutdown_requested);
+                return session_end(self.shutdown_requested, ServeError::Disconnected);
             };
             if let Some(ending) = self.handle_batch(batch) {
                 return ending;
@@ -483,7 +468,10 @@ impl Server<'_> {
                 }
                 Event::Client(Message::Notification(notification)) => {
                     if notification.method == "exit" {
-                        return Some(ended_by_exit(self.shutdown_requested));
+                        return Some(session_end(
+                            self.shutdown_requested,
+                            ServeError::ExitWithoutShutdown,
+                        ));
                     }
                     self.handle_notification(notification);
                 }
@@ -556,70 +544,44 @@ impl Server<'_> {
         }
     }
 
+    /// A document or file event changes the database's text; anything else (`$/cancelRequest`
+    /// is handled with the batch; a save changes no text the database does not already hold,
+    /// and the watcher reads the disk anyway) changes nothing.
     fn handle_notification(&mut self, notification: Notification) {
         let method = notification.method.clone();
-        let handled = match method.as_str() {
-            "textDocument/didOpen" => {
-                self.notified(notification, |state, params: DidOpenTextDocumentParams| {
-                    let document = params.text_document;
-                    let Some(path) = uri::path_of_uri(&document.uri) else {
-                        return false;
-                    };
-                    let path = state.project_path(&path);
-                    state.open(&path, document.uri, document.version, document.text)
-                })
+        let event = match DocumentEvent::read(notification) {
+            Ok(Some(event)) => event,
+            Ok(None) => return,
+            Err(error) => {
+                self.log(
+                    MessageType::WARNING,
+                    &format!(
+                        "ignored a {method} notification whose parameters do not parse: {error}"
+                    ),
+                );
+                return;
             }
-            "textDocument/didChange" => self.notified(
-                notification,
-                |state, params: DidChangeTextDocumentParams| {
-                    let Some(path) = uri::path_of_uri(&params.text_document.uri) else {
-                        return false;
-                    };
-                    let path = state.project_path(&path);
-                    state.change(&path, params.text_document.version, params.content_changes)
-                },
-            ),
-            "textDocument/didClose" => {
-                self.notified(notification, |state, params: DidCloseTextDocumentParams| {
-                    let Some(path) = uri::path_of_uri(&params.text_document.uri) else {
-                        return false;
-                    };
-                    let path = state.project_path(&path);
-                    state.close(&path)
-                })
-            }
-            "workspace/didChangeWatchedFiles" => self.notified(
-                notification,
-                |state, params: DidChangeWatchedFilesParams| {
-                    let paths: HashSet<Utf8PathBuf> = params
-                        .changes
-                        .iter()
-                        .filter_map(|change| uri::path_of_uri(&change.uri))
-                        .map(|path| state.project_path(&path))
-                        .collect();
-                    state.refresh_changed_paths(&paths, false)
-                },
-            ),
-            // Handled with the batch (`$/cancelRequest`), or nothing to do: a save changes no
-            // text the database does not already hold (the watcher reads the disk anyway).
-            _ => Ok(false),
         };
-        match handled {
-            Ok(changed) => self.dirty |= changed,
-            Err(error) => self.log(
-                MessageType::WARNING,
-                &format!("ignored a {method} notification whose parameters do not parse: {error}"),
+        let state = &mut self.state;
+        self.dirty |= match event {
+            DocumentEvent::Opened { path, document } => state.open(
+                &state.project_path(&path),
+                document.uri,
+                document.version,
+                document.text,
             ),
-        }
-    }
-
-    fn notified<P: DeserializeOwned>(
-        &mut self,
-        notification: Notification,
-        handler: impl FnOnce(&mut ServerState, P) -> bool,
-    ) -> Result<bool, serde_json::Error> {
-        let params = serde_json::from_value::<P>(notification.params)?;
-        Ok(handler(&mut self.state, params))
+            DocumentEvent::Changed {
+                path,
+                version,
+                changes,
+            } => state.change(&state.project_path(&path), version, changes),
+            DocumentEvent::Closed { path } => state.close(&state.project_path(&path)),
+            DocumentEvent::FilesChanged(paths) => {
+                let paths: HashSet<Utf8PathBuf> =
+                    paths.iter().map(|path| state.project_path(path)).collect();
+                state.refresh_changed_paths(&paths, false)
+            }
+        };
     }
 
     fn handle_disk_event(&mut self, message: WatchMessage) {
@@ -650,20 +612,26 @@ impl Server<'_> {
         };
         self.dirty |= changed;
         let composition_changed = composition_may_differ && self.refresh_composition();
-        let plugin_roots = self.plugin_roots_to_watch();
-        if (changed || composition_changed)
-            && let Some(watcher) = &mut self.watcher
-        {
-            // A folder that appeared (or vanished), or a plugin added or removed, changes what
-            // must be watched.
-            let roots = watch_roots(
-                &self.state.layout.project_dir,
-                Some(&self.state.layout),
-                &plugin_roots,
-            );
-            let _ = watcher.watch_exactly(&roots);
-            self.plugin_trees.watch_only(watcher.watched_recursively());
+        // A folder that appeared (or vanished), or a plugin added or removed, changes what must
+        // be watched.
+        if changed || composition_changed {
+            let _ = self.watch_what_is_read();
         }
+    }
+
+    /// Watch exactly the project's input folders and the plugin folders (see
+    /// [`Self::plugin_roots_to_watch`]), and trust the warm plugin trees only there; the
+    /// problems met, for the log. Nothing without a watcher.
+    fn watch_what_is_read(&mut self) -> Vec<String> {
+        let plugin_roots = self.plugin_roots_to_watch();
+        let Some(watcher) = &mut self.watcher else {
+            return Vec::new();
+        };
+        let layout = &self.state.layout;
+        let roots = watch_roots(&layout.project_dir, Some(layout), &plugin_roots);
+        let (_, problems) = watcher.watch_exactly(&roots);
+        self.plugin_trees.watch_only(watcher.watched_recursively());
+        problems
     }
 
     /// Whether `paths` may change the composition other than through a plugin tree the
@@ -738,6 +706,62 @@ pub(super) fn start_forwarded_watcher() -> Result<(FolderWatcher, Receiver<Watch
         })
         .map_err(|error| format!("cannot forward file events: {error}"))?;
     Ok((watcher, disk_events))
+}
+
+/// A notification that the text of a document or a file on disk changed, its URIs read as
+/// absolute paths (a URI that names no file is left out).
+enum DocumentEvent {
+    Opened {
+        path: Utf8PathBuf,
+        document: TextDocumentItem,
+    },
+    Changed {
+        path: Utf8PathBuf,
+        version: i32,
+        changes: Vec<TextDocumentContentChangeEvent>,
+    },
+    Closed {
+        path: Utf8PathBuf,
+    },
+    /// The editor's own file events (`workspace/didChangeWatchedFiles`).
+    FilesChanged(Vec<Utf8PathBuf>),
+}
+
+impl DocumentEvent {
+    /// `None` for another method, or a document whose URI names no file; an error for
+    /// parameters that do not parse.
+    fn read(notification: Notification) -> Result<Option<Self>, serde_json::Error> {
+        let params = notification.params;
+        Ok(match notification.method.as_str() {
+            "textDocument/didOpen" => {
+                let document = serde_json::from_value::<DidOpenTextDocumentParams>(params)?;
+                let document = document.text_document;
+                uri::path_of_uri(&document.uri).map(|path| Self::Opened { path, document })
+            }
+            "textDocument/didChange" => {
+                let params = serde_json::from_value::<DidChangeTextDocumentParams>(params)?;
+                uri::path_of_uri(&params.text_document.uri).map(|path| Self::Changed {
+                    path,
+                    version: params.text_document.version,
+                    changes: params.content_changes,
+                })
+            }
+            "textDocument/didClose" => {
+                let params = serde_json::from_value::<DidCloseTextDocumentParams>(params)?;
+                uri::path_of_uri(&params.text_document.uri).map(|path| Self::Closed { path })
+            }
+            "workspace/didChangeWatchedFiles" => {
+                let params = serde_json::from_value::<DidChangeWatchedFilesParams>(params)?;
+                let paths = params.changes.iter();
+                Some(Self::FilesChanged(
+                    paths
+                        .filter_map(|change| uri::path_of_uri(&change.uri))
+                        .collect(),
+                ))
+            }
+            _ => None,
+        })
+    }
 }
 
 /// The id of a `$/cancelRequest`.

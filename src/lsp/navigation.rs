@@ -177,11 +177,8 @@ fn sensor_hover(state: &ServerState, id: &str, sites: &[IndexedSite]) -> String 
             }
         }
     }
-    let importers: Vec<String> = references_of(sites)
-        .filter_map(|site| slug_of_stage_file(state, site.file))
-        .collect();
     out.push('\n');
-    out.push_str(&listed("Imported by", "stage", &importers));
+    out.push_str(&listed_stages("Imported by", state, references_of(sites)));
     out
 }
 
@@ -233,25 +230,16 @@ fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String
         }
     );
     let _ = writeln!(out, "- file: `{}`", declaration.file.path(db));
-    let dependents: Vec<String> = references_of(sites)
-        .filter_map(|site| slug_of_stage_file(state, site.file))
-        .collect();
     out.push('\n');
-    out.push_str(&listed("Required by", "stage", &dependents));
+    out.push_str(&listed_stages("Required by", state, references_of(sites)));
     out
 }
 
 fn artifact_hover(state: &ServerState, artifact: &str, sites: &[IndexedSite]) -> String {
-    let producers: Vec<String> = declarations(sites)
-        .filter_map(|site| slug_of_stage_file(state, site.file))
-        .collect();
-    let consumers: Vec<String> = references_of(sites)
-        .filter_map(|site| slug_of_stage_file(state, site.file))
-        .collect();
     format!(
         "**artifact `{artifact}`**\n\n{}\n{}",
-        listed("Produced by", "stage", &producers),
-        listed("Consumed by", "stage", &consumers)
+        listed_stages("Produced by", state, declarations(sites)),
+        listed_stages("Consumed by", state, references_of(sites))
     )
 }
 
@@ -275,20 +263,24 @@ fn agent_hover(state: &ServerState, name: &str, sites: &[IndexedSite]) -> String
         }
         None => out.push_str("No agent file declares this name.\n"),
     }
-    let stages: Vec<String> = references_of(sites)
-        .filter_map(|site| slug_of_stage_file(state, site.file))
-        .collect();
     out.push('\n');
-    out.push_str(&listed("Named by", "stage", &stages));
+    out.push_str(&listed_stages("Named by", state, references_of(sites)));
     out
 }
 
-/// "Imported by 3 stages: `a`, `b`, `c`", at most [`MAX_LISTED`] of them shown.
-fn listed(lead: &str, noun: &str, slugs: &[String]) -> String {
-    let mut slugs: Vec<&String> = slugs.iter().collect();
+/// "Imported by 3 stages: `a`, `b`, `c`": the stages of the files of `sites`, at most
+/// [`MAX_LISTED`] of them shown.
+fn listed_stages<'a>(
+    lead: &str,
+    state: &ServerState,
+    sites: impl Iterator<Item = &'a IndexedSite>,
+) -> String {
+    let mut slugs: Vec<String> = sites
+        .filter_map(|site| slug_of_stage_file(state, site.file))
+        .collect();
     slugs.dedup();
     if slugs.is_empty() {
-        return format!("{lead} no {noun}.\n");
+        return format!("{lead} no stage.\n");
     }
     let shown: Vec<String> = slugs
         .iter()
@@ -302,7 +294,7 @@ fn listed(lead: &str, noun: &str, slugs: &[String]) -> String {
         String::new()
     };
     format!(
-        "{lead} {} {noun}{}: {}{tail}.\n",
+        "{lead} {} stage{}: {}{tail}.\n",
         slugs.len(),
         crate::leaves::english::plural(slugs.len()),
         shown.join(", ")

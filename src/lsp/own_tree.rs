@@ -20,14 +20,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use lsp_server::{Connection, Message, Notification, Response};
-use lsp_types::{
-    DidChangeTextDocumentParams, DidCloseTextDocumentParams, DidOpenTextDocumentParams, Uri,
-};
+use lsp_types::Uri;
 
 use super::diagnostics::{Publisher, protocol_diagnostic, publish};
 use super::positions::{TextPositions, apply_change};
-use super::uri::path_of_uri;
-use super::{Event, ServeError, next_batch, shutdown_answer};
+use super::{DocumentEvent, Event, ServeError, next_batch, shutdown_answer};
 use crate::compile::syntax::frontmatter::ColumnUnit;
 use crate::compile::watch::{FolderWatcher, WatchMessage};
 use crate::harness::Harness;
@@ -125,7 +122,7 @@ impl<'a> OwnTreeSession<'a> {
                 self.watcher = None;
                 self.trees.watch_only(BTreeSet::new());
             }) else {
-                return super::ended_without_exit(self.shutdown_requested);
+                return super::session_end(self.shutdown_requested, ServeError::Disconnected);
             };
             let mut dirty = false;
             for event in batch {
@@ -147,7 +144,10 @@ impl<'a> OwnTreeSession<'a> {
                     }
                     Message::Notification(notification) => {
                         if notification.method == "exit" {
-                            return super::ended_by_exit(self.shutdown_requested);
+                            return super::session_end(
+                                self.shutdown_requested,
+                                ServeError::ExitWithoutShutdown,
+                            );
                         }
                         dirty |= self.handle_notification(notification);
                     }
@@ -176,65 +176,36 @@ impl<'a> OwnTreeSession<'a> {
         }
     }
 
-    /// Returns whether the text may have changed.
+    /// Returns whether the text may have changed: after a save, or a file event whose
+    /// parameters do not parse, it may.
     fn handle_notification(&mut self, notification: Notification) -> bool {
-        match notification.method.as_str() {
-            "textDocument/didOpen" => {
-                let Ok(params) =
-                    serde_json::from_value::<DidOpenTextDocumentParams>(notification.params)
-                else {
-                    return false;
-                };
-                let Some(path) = path_of_uri(&params.text_document.uri) else {
-                    return false;
-                };
-                self.documents
-                    .insert(path, (params.text_document.uri, params.text_document.text));
+        let may_change_on_disk = matches!(
+            notification.method.as_str(),
+            "textDocument/didSave" | "workspace/didChangeWatchedFiles"
+        );
+        let Ok(Some(event)) = DocumentEvent::read(notification) else {
+            return may_change_on_disk;
+        };
+        match event {
+            DocumentEvent::Opened { path, document } => {
+                self.documents.insert(path, (document.uri, document.text));
                 true
             }
-            "textDocument/didChange" => {
-                let Ok(params) =
-                    serde_json::from_value::<DidChangeTextDocumentParams>(notification.params)
-                else {
-                    return false;
-                };
-                let Some(path) = path_of_uri(&params.text_document.uri) else {
-                    return false;
-                };
+            DocumentEvent::Changed { path, changes, .. } => {
                 let Some((_, text)) = self.documents.get_mut(&path) else {
                     return false;
                 };
-                for change in params.content_changes {
+                for change in changes {
                     apply_change(text, change, self.unit);
                 }
                 true
             }
-            "textDocument/didClose" => {
-                let Ok(params) =
-                    serde_json::from_value::<DidCloseTextDocumentParams>(notification.params)
-                else {
-                    return false;
-                };
-                path_of_uri(&params.text_document.uri)
-                    .is_some_and(|path| self.documents.remove(&path).is_some())
-            }
-            "textDocument/didSave" => true,
-            "workspace/didChangeWatchedFiles" => {
+            DocumentEvent::Closed { path } => self.documents.remove(&path).is_some(),
+            DocumentEvent::FilesChanged(paths) => {
                 // The editor's own file events: the mirror learns of them as of the watcher's.
-                let Ok(params) = serde_json::from_value::<lsp_types::DidChangeWatchedFilesParams>(
-                    notification.params,
-                ) else {
-                    return true;
-                };
-                let paths: BTreeSet<Utf8PathBuf> = params
-                    .changes
-                    .iter()
-                    .filter_map(|change| path_of_uri(&change.uri))
-                    .collect();
-                self.trees.changed(&paths, false);
+                self.trees.changed(&paths.into_iter().collect(), false);
                 true
             }
-            _ => false,
         }
     }
 
@@ -278,6 +249,13 @@ impl<'a> OwnTreeSession<'a> {
         )
         .map_err(|problem| problem.headline())?;
         let mut by_file: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+        let mut show = |path: Utf8PathBuf, diagnostic: &Diagnostic, range: lsp_types::Range| {
+            by_file.entry(path).or_default().push(protocol_diagnostic(
+                diagnostic,
+                range,
+                Vec::new(),
+            ));
+        };
         // What names no file of the plugin's is shown on the manifest the plugin was read
         // from, at its first line, saying so (never at 0:0 of some other file).
         let manifest = compiled.manifest.as_ref().map_or_else(
@@ -305,14 +283,8 @@ impl<'a> OwnTreeSession<'a> {
                 continue;
             };
             if !file.starts_with(crate::plugin::own_tree::COMPOSED_FRAMEWORK_LABEL) {
-                by_file
-                    .entry(self.plugin_root.join(file))
-                    .or_default()
-                    .push(protocol_diagnostic(
-                        diagnostic,
-                        range_in(file, diagnostic.span.as_ref()),
-                        Vec::new(),
-                    ));
+                let range = range_in(file, diagnostic.span.as_ref());
+                show(self.plugin_root.join(file), diagnostic, range);
                 continue;
             }
             // In core text the plugin did not write: on the plugin's file it relates to (the
@@ -343,10 +315,7 @@ impl<'a> OwnTreeSession<'a> {
                 "{}\n(reported at {at}, core text the plugin did not write; {shown_where})",
                 diagnostic.message
             );
-            by_file
-                .entry(path)
-                .or_default()
-                .push(protocol_diagnostic(&shown, range, Vec::new()));
+            show(path, &shown, range);
         }
         for problem in &compiled.refusals {
             let mut message = problem.headline();
@@ -359,14 +328,7 @@ impl<'a> OwnTreeSession<'a> {
             );
             let diagnostic =
                 Diagnostic::error(crate::leaves::diagnostics::Code::PluginRefused, message);
-            by_file
-                .entry(manifest.clone())
-                .or_default()
-                .push(protocol_diagnostic(
-                    &diagnostic,
-                    manifest_first_line,
-                    Vec::new(),
-                ));
+            show(manifest.clone(), &diagnostic, manifest_first_line);
         }
         for warning in &compiled.warnings {
             let (path, range) = self.warning_place(warning, &manifest, manifest_first_line);
@@ -377,11 +339,7 @@ impl<'a> OwnTreeSession<'a> {
             if let Some(help) = &warning.help {
                 diagnostic = diagnostic.with_help(help.clone());
             }
-            by_file.entry(path).or_default().push(protocol_diagnostic(
-                &diagnostic,
-                range,
-                Vec::new(),
-            ));
+            show(path, &diagnostic, range);
         }
         Ok(by_file)
     }

@@ -7,7 +7,6 @@
 //! to fix it. Messages that the reference implementation also prints keep the reference's wording
 //! so that people moving between the two recognise them.
 
-use std::fmt;
 use std::ops::Range;
 
 use camino::Utf8PathBuf;
@@ -37,6 +36,7 @@ pub enum Severity {
     Ord,
     serde::Serialize,
     serde::Deserialize,
+    strum::Display,
     strum::EnumIter,
     strum::IntoStaticStr,
     strum::EnumMessage,
@@ -588,12 +588,6 @@ impl Code {
     /// The code's section of `docs/diagnostics.md`: the variant's doc comment, Markdown.
     pub fn documentation(self) -> &'static str {
         strum::EnumMessage::get_documentation(&self).unwrap_or_default()
-    }
-}
-
-impl fmt::Display for Code {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
