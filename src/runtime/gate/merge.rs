@@ -631,7 +631,7 @@ impl Reader<'_> {
     fn severity(&self, object: &Value, key: &str) -> Result<Severity, MergeError> {
         field(object, key)
             .as_str()
-            .and_then(Severity::from_text)
+            .and_then(|text| text.parse().ok())
             .ok_or_else(|| self.error(key, "blocking or advisory"))
     }
 
