@@ -13,14 +13,15 @@
 //! trusts the record.
 //!
 //! Invariants:
-//! - a record is written only after a plan that changed nothing, and only when every file and
-//!   folder it names was last changed more than [`RACY_WINDOW_NS`] before that sync started:
-//!   a file changed while the plan read it, or within the file system's timestamp granularity
-//!   of it, is never vouched for;
-//! - a record is trusted only if its checksum, tool, layout and roots match and every stamp is
-//!   equal (size, modification and change times, inode) and every listing is the same; any
-//!   difference, even a `touch`, means "compose" (which, when the plan still changes nothing,
-//!   writes a new record);
+//! - a record is written only after a plan that changed nothing, with the time that sync
+//!   started;
+//! - a record is trusted only if its checksum, tool, layout and roots match, every stamp is
+//!   equal (size, modification and change times, inode), every listing is the same, and every
+//!   file and folder it names (an absent file by its nearest existing folder) was last changed
+//!   more than [`RACY_WINDOW_NS`] before the recording sync started: a file changed while the
+//!   plan read it, or within the file system's timestamp granularity of it, is never vouched
+//!   for; any difference, even a `touch`, means "compose" (which, when the plan still changes
+//!   nothing, writes a new record);
 //! - a composing transaction removes the record before its first write, and no record is
 //!   kept for an install without plugins.
 
@@ -39,7 +40,7 @@ use crate::plugin::Problem;
 pub const SYNC_RECORD_FILE_NAME: &str = crate::harness::gitignore::PLUGIN_SYNC_RECORD_FILE_NAME;
 
 const MAGIC: &str = "aidlc-plugin-fingerprint";
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// Where the record for `layout` lives.
 pub fn sync_record_path(layout: &Layout) -> Utf8PathBuf {
@@ -83,9 +84,14 @@ struct Record {
     environment_roots: Vec<String>,
     /// Plugin root as given → the folder it resolved to.
     roots: Vec<(String, String)>,
+    /// When the recording sync started, in nanoseconds since the epoch.
+    started_ns: u64,
     /// Folder → its entries (`name/` for a folder, `name@` for anything but a regular file).
     folders: Vec<(String, Vec<String>)>,
     files: Vec<(String, Option<StatStamp>)>,
+    /// The stamps the record vouches for besides its files': each listed folder's, and for an
+    /// absent file its nearest existing folder's (removing a file changes its folder's times).
+    folder_stamps: Vec<StatStamp>,
     plugins: Vec<String>,
     warnings: Vec<RecordedWarning>,
     /// The slugs of the stages the enabled plugins composed, which the compiled graph must
@@ -152,16 +158,23 @@ fn walk(root: &Utf8Path, folders: &mut Vec<Utf8PathBuf>, files: &mut Vec<Utf8Pat
 
 /// The nearest existing folder above `path`, stamped, for a file that is absent: removing a
 /// file changes its folder's times, so a settled folder proves the file was absent all along.
-fn absent_file_is_settled(path: &Utf8Path, started_ns: u64) -> bool {
-    path.ancestors()
-        .skip(1)
-        .find_map(StatStamp::of_path)
-        .is_some_and(|stat| settled(&stat, started_ns))
+fn nearest_folder_stamp(path: &Utf8Path) -> Option<StatStamp> {
+    path.ancestors().skip(1).find_map(StatStamp::of_path)
+}
+
+/// Whether every stamp `record` vouches for was settled when its sync started.
+fn record_is_settled(record: &Record) -> bool {
+    record
+        .files
+        .iter()
+        .filter_map(|(_, stat)| stat.as_ref())
+        .chain(&record.folder_stamps)
+        .all(|stat| settled(stat, record.started_ns))
 }
 
 /// Write the record of a sync that started at `started_ns`, read `read` and changed nothing.
-/// Writes nothing (and removes an older record) when something it read is too recent to vouch
-/// for. A record is a cache: failing to write it only keeps the next sync on the full path.
+/// Writes nothing (and removes an older record) when something it read cannot be stamped or
+/// listed. A record is a cache: failing to write it only keeps the next sync on the full path.
 pub fn record(
     layout: &Layout,
     environment: &[Utf8PathBuf],
@@ -210,25 +223,19 @@ fn record_of(
     files.sort();
     files.dedup();
     let mut folders = Vec::new();
+    let mut folder_stamps = Vec::new();
     for folder in folders_to_list {
         // Listed before it is stamped: an entry added after the stamp fails the check's own
         // listing, one added before it leaves an unsettled stamp.
         let entries = listing(&folder)?;
-        let stat = StatStamp::of_path(&folder)?;
-        if !settled(&stat, started_ns) {
-            return None;
-        }
+        folder_stamps.push(StatStamp::of_path(&folder)?);
         folders.push((folder.to_string(), entries));
     }
     let mut stamped = Vec::new();
     for file in files {
         let stat = stamp_of_file(&file).ok()?;
-        let is_settled = match &stat {
-            Some(stat) => settled(stat, started_ns),
-            None => absent_file_is_settled(&file, started_ns),
-        };
-        if !is_settled {
-            return None;
+        if stat.is_none() {
+            folder_stamps.push(nearest_folder_stamp(&file)?);
         }
         stamped.push((file.to_string(), stat));
     }
@@ -237,8 +244,10 @@ fn record_of(
         layout: crate::compile::up_to_date::layout_identity(layout),
         environment_roots: environment_roots(environment),
         roots,
+        started_ns,
         folders,
         files: stamped,
+        folder_stamps,
         plugins: plugins.to_vec(),
         warnings: warnings
             .iter()
@@ -268,7 +277,7 @@ pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSy
     let same_key = record.tool == crate::compile::up_to_date::tool_identity()
         && record.layout == crate::compile::up_to_date::layout_identity(layout)
         && record.environment_roots == environment_roots(environment);
-    if !same_key {
+    if !same_key || !record_is_settled(&record) {
         return None;
     }
     for (given, resolved) in &record.roots {
@@ -363,6 +372,34 @@ mod tests {
     }
 
     #[test]
+    fn a_record_vouches_only_for_stamps_settled_when_its_sync_started() {
+        let stamp = |changed_ns| StatStamp {
+            size: 1,
+            modified_ns: RACY_WINDOW_NS,
+            changed_ns,
+            inode: 1,
+        };
+        let record = |file: StatStamp, folder: StatStamp| Record {
+            tool: "t".into(),
+            layout: vec![],
+            environment_roots: vec![],
+            roots: vec![],
+            started_ns: 5 * RACY_WINDOW_NS,
+            folders: vec![],
+            files: vec![("a".into(), Some(file)), ("b".into(), None)],
+            folder_stamps: vec![folder],
+            plugins: vec!["p".into()],
+            warnings: vec![],
+            composed_stages: BTreeSet::new(),
+        };
+        let old = stamp(2 * RACY_WINDOW_NS);
+        let recent = stamp(4 * RACY_WINDOW_NS);
+        assert!(record_is_settled(&record(old, old)));
+        assert!(!record_is_settled(&record(recent, old)));
+        assert!(!record_is_settled(&record(old, recent)));
+    }
+
+    #[test]
     fn a_record_with_a_changed_checksum_is_not_read() {
         let dir = tempfile::tempdir().unwrap();
         let project = Utf8PathBuf::from_path_buf(dir.path().canonicalize().unwrap()).unwrap();
@@ -374,8 +411,10 @@ mod tests {
             layout: vec![],
             environment_roots: vec![],
             roots: vec![],
+            started_ns: 1,
             folders: vec![],
             files: vec![("a".into(), None)],
+            folder_stamps: vec![],
             plugins: vec!["p".into()],
             warnings: vec![],
             composed_stages: BTreeSet::from(["s".to_owned()]),

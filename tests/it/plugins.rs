@@ -417,11 +417,11 @@ fn a_graph_that_lost_the_composed_stages_is_compiled_again_by_sync_as_by_the_ref
     let composed_graph = ours.read(GRAPH);
     assert_eq!(plugin_stage_slugs(&composed_graph), composed_slugs);
     ok(&plugin(&ours, &["plugin", "sync"], &path), "a sync");
-    settle();
-    // This sync records what it read; the next one would be proved by that record.
-    ok(
-        &plugin(&ours, &["plugin", "sync"], &path),
-        "a recorded sync",
+    // That sync recorded what it read; past the racy window, the record would prove the next.
+    sync_record_past_the_racy_window(
+        &ours
+            .root
+            .join(".claude/tools/data/.aidlc-plugin-fingerprint"),
     );
 
     drop_plugin_stages_from_graph(&ours);
@@ -1905,10 +1905,43 @@ fn a_hundred_plugins_compose_compile_and_go_again() {
     assert_same(&bare, &after, "after removing all");
 }
 
-/// Long enough for every file just written to be older than the racy window
-/// (`up_to_date::RACY_WINDOW_NS`), so a sync may record what it read.
-fn settle() {
-    std::thread::sleep(std::time::Duration::from_millis(2100));
+/// `up_to_date::RACY_WINDOW_NS`: a stamp within it of the recording sync's start is not trusted.
+const RACY_WINDOW_NS: u64 = 2_000_000_000;
+
+/// Rewrite the sync record at `record` as if its sync had started past the racy window of every
+/// stamp in it (the body's start time and the header's checksum of the body). This stands for
+/// the time that passes between two syncs without waiting for it: a change time cannot be set
+/// back, so the record's time moves forward instead.
+fn sync_record_past_the_racy_window(record: &Utf8Path) {
+    let text = std::fs::read_to_string(record).expect("a sync record");
+    let (header, body) = text.split_once('\n').expect("a header line, then the body");
+    let mut body: Value = serde_json::from_str(body).expect("a JSON body");
+    let file_stamps = body["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|file| file.get(1).filter(|stamp| !stamp.is_null()).cloned());
+    let folder_stamps = body["folder_stamps"]
+        .as_array()
+        .expect("folder stamps")
+        .clone();
+    let newest = file_stamps
+        .chain(folder_stamps)
+        .map(|stamp| {
+            let time = |key: &str| stamp[key].as_u64().expect("a stamp time");
+            time("modified_ns").max(time("changed_ns"))
+        })
+        .max()
+        .expect("a stamp");
+    body["started_ns"] = (newest + RACY_WINDOW_NS + 1).into();
+    let body_text = serde_json::to_string(&body).unwrap();
+    let magic_and_format = header.rsplit_once(' ').expect("MAGIC FORMAT CHECKSUM").0;
+    let checksum = blake3::hash(body_text.as_bytes()).to_hex();
+    std::fs::write(
+        record,
+        format!("{magic_and_format} {checksum}\n{body_text}"),
+    )
+    .unwrap();
 }
 
 /// docs/decisions.md D51: once a sync that changed nothing has recorded what it read, the next
@@ -1932,18 +1965,15 @@ fn a_no_op_sync_is_proved_by_its_record_and_any_plugin_file_change_recomposes() 
         ok(&run, what);
         run.stderr
     };
-    let first = sync("the first sync, too soon after the add to record");
+    let first = sync("the first sync");
     assert!(
         first.contains("nothing changed") && !first.contains(PROVED),
         "{first}"
     );
-    settle();
-    let recording = sync("a settled sync");
-    assert!(!recording.contains(PROVED), "{recording}");
-    assert!(
-        record.is_file(),
-        "a settled no-op sync records what it read"
-    );
+    assert!(record.is_file(), "a no-op sync records what it read");
+    let too_soon = sync("a sync within the racy window of the record's stamps");
+    assert!(!too_soon.contains(PROVED), "{too_soon}");
+    sync_record_past_the_racy_window(&record);
     let proved = sync("a proved sync");
     assert!(proved.contains(PROVED), "{proved}");
     let composed = snapshot(&project.root);
@@ -1959,8 +1989,8 @@ fn a_no_op_sync_is_proved_by_its_record_and_any_plugin_file_change_recomposes() 
         project.read(".claude/knowledge/acme-helper-agent/notes.md"),
         "# Notes\n\nChanged.\n"
     );
-    settle();
     sync("record again");
+    sync_record_past_the_racy_window(&record);
     assert!(sync("proved again").contains(PROVED));
 
     let added = root.join("knowledge/acme-helper-agent/more.md");
@@ -1973,8 +2003,8 @@ fn a_no_op_sync_is_proved_by_its_record_and_any_plugin_file_change_recomposes() 
             .join(".claude/knowledge/acme-helper-agent/more.md")
             .is_file()
     );
-    settle();
     sync("record after the addition");
+    sync_record_past_the_racy_window(&record);
     assert!(sync("proved after the addition").contains(PROVED));
 
     std::fs::remove_file(&added).unwrap();
