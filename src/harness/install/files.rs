@@ -15,6 +15,8 @@
 //! - an uninstall takes the engine's commands out of every hook file, the reference's included
 //!   (whose own commands are not restored), and removes a file left with no hook.
 
+use std::ops::Range;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
@@ -99,6 +101,8 @@ struct IdeCommand {
     /// The event: 1.x's `trigger`, 0.12's `when.type`.
     event: String,
     command: String,
+    /// Where the command's string is in the file's text.
+    span: Range<usize>,
 }
 
 /// The commands of one hook file, or `None` when it is not a hook file of its format.
@@ -111,7 +115,7 @@ fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
                     .iter()
                     .enumerate()
                     .filter_map(|(index, hook)| {
-                        let command = hook.get("action")?.value.get("command")?.value.as_str()?;
+                        let command = &hook.get("action")?.value.get("command")?.value;
                         let event = hook
                             .get("trigger")
                             .and_then(|member| member.value.as_str())
@@ -119,14 +123,15 @@ fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
                         Some(IdeCommand {
                             index: Some(index),
                             event: event.to_owned(),
-                            command: command.to_owned(),
+                            command: command.as_str()?.to_owned(),
+                            span: command.span.clone(),
                         })
                     })
                     .collect(),
             )
         }
         IdeFormat::Legacy => {
-            let command = root.get("then")?.value.get("command")?.value.as_str()?;
+            let command = &root.get("then")?.value.get("command")?.value;
             let event = root
                 .get("when")
                 .and_then(|member| member.value.get("type"))
@@ -135,26 +140,10 @@ fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
             Some(vec![IdeCommand {
                 index: None,
                 event: event.to_owned(),
-                command: command.to_owned(),
+                command: command.as_str()?.to_owned(),
+                span: command.span.clone(),
             }])
         }
-    }
-}
-
-fn command_string_node<'n>(root: &'n Node, at: &IdeCommand) -> Option<&'n Node> {
-    match at.index {
-        Some(index) => Some(
-            &root
-                .get("hooks")?
-                .value
-                .elements()?
-                .get(index)?
-                .get("action")?
-                .value
-                .get("command")?
-                .value,
-        ),
-        None => Some(&root.get("then")?.value.get("command")?.value),
     }
 }
 
@@ -327,11 +316,9 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
                         request.harness,
                         audit_hook.as_deref().filter(|_| takes_audit),
                     );
-                    if at.command != wanted
-                        && let Some(node) = command_string_node(&root, at)
-                    {
+                    if at.command != wanted {
                         plan.changes.push(format!("replaced {}", at.command));
-                        edits.push(json_text::replace_string(node, &wanted));
+                        edits.push(json_text::replace_string(at.span.clone(), &wanted));
                     }
                 }
                 HookAction::Uninstall => {
