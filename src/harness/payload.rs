@@ -495,8 +495,8 @@ fn kiro_ide_write(value: &Map<String, Value>) -> WriteEvent {
     let result = field("toolResult", "tool_response");
     let success = field("toolSuccess", "tool_success");
     let args = field("toolArgs", "tool_input");
-    let expected: [(&str, Option<&Value>, fn(&Value) -> bool); 4] = [
-        ("toolName", name, Value::is_string),
+    let expected = [
+        ("toolName", name, Value::is_string as fn(&Value) -> bool),
         ("toolArgs", args, Value::is_object),
         ("toolResult", result, Value::is_string),
         ("toolSuccess", success, Value::is_boolean),

@@ -213,13 +213,16 @@ fn matcher_of(object: &Node) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// The command of `object` (an entry's command object) and where its strings are.
+/// A command, and where its strings are ([`Entry::command_spans`]).
+type CommandAt = (String, Vec<Range<usize>>);
+
+/// The command of `object` (an entry's command object).
 fn command_of(
     object: &Node,
     shape: Shape,
     event: &str,
     what: &Utf8Path,
-) -> Result<Option<(String, Vec<Range<usize>>)>, HookInstallError> {
+) -> Result<Option<CommandAt>, HookInstallError> {
     let key = shape.command_key();
     let Some(member) = object.get(key) else {
         return Ok(None);

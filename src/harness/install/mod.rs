@@ -223,6 +223,10 @@ pub struct HookRegistration {
 
 /// The kind of file a harness reads its hooks from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one registration is built per command run; boxing the hook list gains nothing"
+)]
 pub enum RegistrationFiles {
     /// One JSON settings file listing the hook commands (`hook_lists`).
     HookList(HookListFile),
