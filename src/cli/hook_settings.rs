@@ -6,8 +6,8 @@ use crate::cli::args::{Format, HookInstallArgs, HookSettingsArgs, HookSettingsCo
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{CommandResult, resolve_layout, written_file_shown};
 use crate::compile::discover::Layout;
+use crate::harness;
 use crate::harness::install::{self, HookAction, HookPlan, InstallRequest};
-use crate::harness::{self, registration};
 
 pub fn run(args: &HookSettingsArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
@@ -41,7 +41,7 @@ fn install_hooks(args: &HookInstallArgs, printer: &Printer) -> CommandResult {
     let plan =
         install::plan(&request).map_err(|error| error_line(printer, &error.to_string(), None))?;
     print_changes(&plan, &layout, printer);
-    let shown = registration::registration_path(plan.harness).unwrap_or_default();
+    let shown = install::hook_registration(plan.harness).path;
     if args.dry_run {
         print_dry_run(&plan, &layout, printer);
         printer.status(&if plan.changes_anything() {

@@ -13,11 +13,9 @@ use crate::runtime::dispatch::compiled_graph::load_graph;
 
 use super::Row;
 
-pub(super) fn rows(layout: &Layout) -> Vec<Row> {
-    let mut db = CompilerDatabase::default();
-    let _inputs = discover::load_project(&mut db, layout);
-    compile::compute_in_parallel(&db);
-    let outcome = compile::compile(&db);
+pub(super) fn rows(db: &CompilerDatabase, layout: &Layout) -> Vec<Row> {
+    compile::compute_in_parallel(db);
+    let outcome = compile::compile(db);
     let mut rows = vec![errors_row(&outcome), drift_row(layout, &outcome)];
     rows.extend(stage_file_rows(layout));
     rows.extend([

@@ -9,7 +9,8 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::harness::commands::{AUDIT_HOOK_FLAG, HookRole, flag_value};
-use crate::harness::registration::{Registered, registered, registration_path, role_event};
+use crate::harness::install::hook_registration;
+use crate::harness::registration::{Registered, registered};
 use crate::harness::{Harness, hook_harness};
 use crate::runtime::workspace::Workspace;
 
@@ -64,15 +65,7 @@ fn unseen_writes_row(workspace: &Workspace) -> Option<Row> {
 }
 
 fn registration_rows(project_dir: &Utf8Path, harness: Harness) -> Vec<Row> {
-    let Some(shown) = registration_path(harness) else {
-        return vec![Row::warn(
-            format!(
-                "Write hook: aidlc knows no hook registration for {}",
-                harness.product_name()
-            ),
-            "writes are checked only by `aidlc gate check` and `aidlc engine sensor fire` on this harness",
-        )];
-    };
+    let registration = hook_registration(harness);
     let found = match registered(project_dir, harness) {
         Ok(found) => found,
         Err(problem) => {
@@ -84,7 +77,17 @@ fn registration_rows(project_dir: &Utf8Path, harness: Harness) -> Vec<Row> {
     };
     HookRole::ALL
         .iter()
-        .map(|role| hook_row(project_dir, harness, &shown, &found, *role))
+        .map(|role| {
+            let event = registration.event(*role);
+            hook_row(
+                project_dir,
+                harness,
+                &registration.path,
+                event,
+                &found,
+                *role,
+            )
+        })
         .collect()
 }
 
@@ -191,11 +194,11 @@ fn hook_row(
     project_dir: &Utf8Path,
     harness: Harness,
     shown: &Utf8Path,
+    event: &str,
     found: &[Registered],
     role: HookRole,
 ) -> Row {
     let name = role.label();
-    let event = role_event(harness, role).unwrap_or_default();
     let of_role: Vec<&Registered> = found.iter().filter(|entry| entry.role == role).collect();
     let registered = of_role
         .iter()

@@ -29,6 +29,8 @@ mod tool_rows;
 
 use serde::Serialize;
 
+use crate::compile::db::CompilerDatabase;
+use crate::compile::discover;
 use crate::runtime::workspace::Workspace;
 
 /// How a row came out.
@@ -80,8 +82,11 @@ impl Row {
 
 /// Every row, in a fixed order: the compile, the plugins, the hooks, the tools, the ledger.
 pub fn run_doctor(workspace: &Workspace) -> Vec<Row> {
-    let mut rows = compile_rows::rows(&workspace.layout);
-    rows.extend(plugin_rows::rows(&workspace.layout));
+    // One compiler database for the compile's rows and the plugins' (the project is read once).
+    let mut db = CompilerDatabase::default();
+    let _inputs = discover::load_project(&mut db, &workspace.layout);
+    let mut rows = compile_rows::rows(&db, &workspace.layout);
+    rows.extend(plugin_rows::rows(&db, &workspace.layout));
     rows.extend(hook_rows::rows(workspace));
     rows.extend(tool_rows::rows(workspace.project_dir()));
     rows.extend(ledger_rows::rows(workspace));

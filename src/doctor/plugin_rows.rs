@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::compile::db::CompilerDatabase;
-use crate::compile::discover::{self, Layout};
+use crate::compile::discover::Layout;
 use crate::compile::stage_graph::plugin_selection::{
     CompiledSelection, dropped_ordering_edges, plugin_selection, stage_selection_facts_in_chunk,
 };
@@ -28,23 +28,21 @@ use super::Row;
 /// The most paths or edges a row names before it says how many more there are.
 const SHOWN: usize = 5;
 
-pub(super) fn rows(layout: &Layout) -> Vec<Row> {
-    let mut db = CompilerDatabase::default();
-    let _inputs = discover::load_project(&mut db, layout);
+pub(super) fn rows(db: &CompilerDatabase, layout: &Layout) -> Vec<Row> {
     let mut rows = Vec::new();
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name());
     let interrupted = layout.project_dir.join(JOURNAL_DIR).exists();
     if !interrupted
         && lock.as_ref().is_ok_and(Lock::is_empty)
-        && *plugin_selection(&db) == CompiledSelection::default()
-        && !each_stage_with(&db, stage_selection_facts_in_chunk)
+        && *plugin_selection(db) == CompiledSelection::default()
+        && !each_stage_with(db, stage_selection_facts_in_chunk)
             .any(|(_, facts)| facts.is_some_and(|facts| facts.plugin.is_some()))
     {
         // An install that knows nothing of plugins gets no plugin rows.
         return rows;
     }
     rows.push(match &lock {
-        Ok(lock) => selection_row(&db, lock),
+        Ok(lock) => selection_row(db, lock),
         Err(problem) => Row::fail(
             format!(
                 "Plugins: {} cannot be read: {}",
@@ -66,8 +64,8 @@ pub(super) fn rows(layout: &Layout) -> Vec<Row> {
             "run `aidlc plugin sync`: it finishes or rolls back the interrupted composition first",
         ));
     }
-    if plugin_selection(&db).enabled.is_some() {
-        rows.push(dropped_edges_row(&db));
+    if plugin_selection(db).enabled.is_some() {
+        rows.push(dropped_edges_row(db));
     }
     rows
 }

@@ -30,8 +30,6 @@ pub mod reference_hooks;
 pub mod registration;
 pub mod transcript;
 
-use std::fmt;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
 /// The agent harness a project runs under, and so the folder that holds its framework.
@@ -42,7 +40,20 @@ use camino::{Utf8Path, Utf8PathBuf};
 /// `.aidlc` engine folder and registers its hooks in `.github/hooks/`.
 //
 // No doc comments on the variants: clap would show them as the values' help.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    clap::ValueEnum,
+    strum::IntoStaticStr,
+    strum::Display,
+)]
+#[strum(serialize_all = "kebab-case")]
 pub enum Harness {
     Claude,
     Codex,
@@ -99,18 +110,10 @@ impl Harness {
         }
     }
 
-    /// The name `--harness` takes.
+    /// The name `--harness` takes (clap's value name, the variant in kebab case), which is also
+    /// how it is displayed.
     pub fn name(self) -> &'static str {
-        match self {
-            Harness::Claude => "claude",
-            Harness::Codex => "codex",
-            Harness::Kiro => "kiro",
-            Harness::KiroCliV3 => "kiro-cli-v3",
-            Harness::KiroIde => "kiro-ide",
-            Harness::Cursor => "cursor",
-            Harness::Copilot => "copilot",
-            Harness::Opencode => "opencode",
-        }
+        self.into()
     }
 
     /// How the README and messages name the product.
@@ -148,12 +151,6 @@ pub fn harness_of_plugin_projection(folder: &str) -> Option<Harness> {
     Harness::ALL
         .into_iter()
         .find(|harness| harness.plugin_projection_dir() == Some(folder))
-}
-
-impl fmt::Display for Harness {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
 }
 
 /// The harness folders present in `project`, in [`Harness::ALL`] order.
@@ -259,4 +256,23 @@ fn harness_recorded_in_harness_json(
     Harness::WITH_HOOKS
         .into_iter()
         .find(|harness| harness.name() == name && harness.dir_name() == folder_harness.dir_name())
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::ValueEnum as _;
+
+    use super::Harness;
+
+    /// The name the engine writes into hook commands and displays is the one `--harness` parses.
+    #[test]
+    fn each_harness_is_named_as_its_harness_option_parses_it() {
+        for harness in Harness::value_variants() {
+            let value = harness.to_possible_value().unwrap();
+            assert_eq!(value.get_name(), harness.name());
+            assert_eq!(harness.to_string(), harness.name());
+        }
+        assert_eq!(Harness::KiroCliV3.name(), "kiro-cli-v3");
+        assert_eq!(Harness::WITH_HOOKS, Harness::value_variants());
+    }
 }

@@ -34,6 +34,7 @@ use camino::Utf8PathBuf;
 use serde_json::{Map, Value};
 
 use crate::harness::Harness;
+use crate::harness::commands::HookRole;
 
 /// The most the hook waits for its payload.
 pub const PAYLOAD_WAIT: Duration = Duration::from_secs(5);
@@ -488,27 +489,25 @@ fn kiro_cli_write(value: &Map<String, Value>, version_3: bool) -> WriteEvent {
 /// Kiro IDE's write payload carries no path of its own: the written file is named only in the
 /// tool's result sentence, relative to the workspace (the project).
 fn kiro_ide_write(value: &Map<String, Value>) -> WriteEvent {
-    let name = value.get("toolName").or_else(|| value.get("tool_name"));
-    let result = value
-        .get("toolResult")
-        .or_else(|| value.get("tool_response"));
-    let success = value
-        .get("toolSuccess")
-        .or_else(|| value.get("tool_success"));
-    let args = value.get("toolArgs").or_else(|| value.get("tool_input"));
-    let mut malformed = Vec::new();
-    if name.is_some_and(|name| !name.is_null() && !name.is_string()) {
-        malformed.push("toolName");
-    }
-    if args.is_some_and(|args| !args.is_null() && !args.is_object()) {
-        malformed.push("toolArgs");
-    }
-    if result.is_some_and(|result| !result.is_null() && !result.is_string()) {
-        malformed.push("toolResult");
-    }
-    if success.is_some_and(|success| !success.is_null() && !success.is_boolean()) {
-        malformed.push("toolSuccess");
-    }
+    // 0.12's camelCase key, else 1.x's.
+    let field = |legacy: &str, current: &str| value.get(legacy).or_else(|| value.get(current));
+    let name = field("toolName", "tool_name");
+    let result = field("toolResult", "tool_response");
+    let success = field("toolSuccess", "tool_success");
+    let args = field("toolArgs", "tool_input");
+    let expected = [
+        ("toolName", name, Value::is_string as fn(&Value) -> bool),
+        ("toolArgs", args, Value::is_object),
+        ("toolResult", result, Value::is_string),
+        ("toolSuccess", success, Value::is_boolean),
+    ];
+    let malformed: Vec<&str> = expected
+        .into_iter()
+        .filter(|(_, found, is_kind)| {
+            found.is_some_and(|found| !found.is_null() && !is_kind(found))
+        })
+        .map(|(key, ..)| key)
+        .collect();
     if !malformed.is_empty() {
         return WriteEvent::unreadable(format!(
             "the hook's context has malformed fields ({})",
@@ -703,15 +702,12 @@ pub fn prompt_event(
     let text = |key: &str| text_field(&object, key).map(str::to_owned);
     let required =
         |key: &'static str| text(key).ok_or_else(|| format!("the payload has no \"{key}\""));
-    let (event, session_key) = match harness {
-        Harness::Claude | Harness::Codex | Harness::Copilot => {
-            ("UserPromptSubmit", Some("session_id"))
-        }
-        Harness::Kiro => ("userPromptSubmit", None),
-        Harness::KiroCliV3 => ("UserPromptSubmit", None),
-        Harness::Cursor => ("beforeSubmitPrompt", Some("conversation_id")),
-        Harness::Opencode => ("chat.message", Some("sessionID")),
-        Harness::KiroIde => unreachable!("Kiro IDE's prompt is read above"),
+    let event = crate::harness::install::hook_registration(harness).event(HookRole::HumanTurn);
+    let session_key = match harness {
+        Harness::Claude | Harness::Codex | Harness::Copilot => Some("session_id"),
+        Harness::Cursor => Some("conversation_id"),
+        Harness::Opencode => Some("sessionID"),
+        Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => None,
     };
     let named = required("hook_event_name")?;
     if harness == Harness::Claude && named == "PostToolUse" {

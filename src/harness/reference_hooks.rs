@@ -16,47 +16,39 @@
 /// One of the reference's hook files.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReferenceHook {
-    /// The file under `<harness>/hooks/`.
+    /// The file under `<harness>/hooks/`: `aidlc-<health name>.ts`.
     pub file: &'static str,
-    /// The name its health files carry (the file without `aidlc-` and `.ts`).
-    pub health_name: &'static str,
+}
+
+impl ReferenceHook {
+    const fn named(file: &'static str) -> Self {
+        Self { file }
+    }
+
+    /// The name its health files carry: the file without `aidlc-` and `.ts`.
+    pub fn health_name(self) -> &'static str {
+        let name = self.file.strip_prefix("aidlc-").unwrap_or(self.file);
+        name.strip_suffix(".ts").unwrap_or(name)
+    }
 }
 
 /// The 2.5 write hook.
-pub const SENSOR_FIRE: ReferenceHook = ReferenceHook {
-    file: "aidlc-sensor-fire.ts",
-    health_name: "sensor-fire",
-};
+pub const SENSOR_FIRE: ReferenceHook = ReferenceHook::named("aidlc-sensor-fire.ts");
 
 /// The write hook from 2.6 on.
-pub const RUN_SENSORS: ReferenceHook = ReferenceHook {
-    file: "aidlc-run-sensors.ts",
-    health_name: "run-sensors",
-};
+pub const RUN_SENSORS: ReferenceHook = ReferenceHook::named("aidlc-run-sensors.ts");
 
 /// The human-turn hook from 2.6 on.
-pub const RECORD_HUMAN_TURN: ReferenceHook = ReferenceHook {
-    file: "aidlc-record-human-turn.ts",
-    health_name: "record-human-turn",
-};
+pub const RECORD_HUMAN_TURN: ReferenceHook = ReferenceHook::named("aidlc-record-human-turn.ts");
 
 /// The 2.5 human-turn hook.
-pub const MINT_PRESENCE: ReferenceHook = ReferenceHook {
-    file: "aidlc-mint-presence.ts",
-    health_name: "mint-presence",
-};
+pub const MINT_PRESENCE: ReferenceHook = ReferenceHook::named("aidlc-mint-presence.ts");
 
 /// The 2.5 artifact audit hook (`ARTIFACT_CREATED`, `ARTIFACT_UPDATED`).
-pub const AUDIT_LOGGER: ReferenceHook = ReferenceHook {
-    file: "aidlc-audit-logger.ts",
-    health_name: "audit-logger",
-};
+pub const AUDIT_LOGGER: ReferenceHook = ReferenceHook::named("aidlc-audit-logger.ts");
 
 /// The artifact audit hook from 2.6 on.
-pub const WRITE_AUDIT_LOG: ReferenceHook = ReferenceHook {
-    file: "aidlc-write-audit-log.ts",
-    health_name: "write-audit-log",
-};
+pub const WRITE_AUDIT_LOG: ReferenceHook = ReferenceHook::named("aidlc-write-audit-log.ts");
 
 /// Every version's write hook, newest first.
 pub const WRITE_HOOKS: [ReferenceHook; 2] = [RUN_SENSORS, SENSOR_FIRE];
@@ -74,4 +66,29 @@ pub fn audit_hook_of(project_dir: &camino::Utf8Path, harness_dir: &str) -> Optio
         .iter()
         .map(|hook| format!("{harness_dir}/hooks/{}", hook.file))
         .find(|relative| project_dir.join(relative).is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_hook_s_health_files_carry_its_file_name_without_prefix_and_extension() {
+        let names: Vec<&str> = [ALL.as_slice(), &AUDIT_HOOKS]
+            .concat()
+            .into_iter()
+            .map(ReferenceHook::health_name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "run-sensors",
+                "sensor-fire",
+                "record-human-turn",
+                "mint-presence",
+                "write-audit-log",
+                "audit-logger"
+            ]
+        );
+    }
 }

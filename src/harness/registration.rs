@@ -10,9 +10,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::harness::Harness;
 use crate::harness::commands::{HookRole, engine_role, reference_command};
 use crate::harness::install::{
-    CODEX_HOOKS_FILE, COPILOT_HOOKS_FILE, CURSOR_HOOKS_FILE, KIRO_CLI_AGENT_FILE,
-    KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE, SETTINGS_FILE,
-    hook_list_entries, ide_hook_commands, json_text, opencode_plugin_commands,
+    HookRegistration, KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE,
+    RegistrationFiles, hook_list_entries, hook_registration, ide_hook_commands, json_text,
+    opencode_plugin_commands,
 };
 
 /// One command registered for a role.
@@ -37,61 +37,16 @@ pub struct RegistrationProblem {
     pub problem: String,
 }
 
-/// The event each role must be registered under for `harness` (Kiro IDE's current format).
-pub fn role_event(harness: Harness, role: HookRole) -> Option<&'static str> {
-    const PASCAL_CASE: [Harness; 5] = [
-        Harness::Claude,
-        Harness::Codex,
-        Harness::KiroIde,
-        Harness::KiroCliV3,
-        Harness::Copilot,
-    ];
-    if PASCAL_CASE.contains(&harness) {
-        return Some(match role {
-            HookRole::Write => "PostToolUse",
-            HookRole::HumanTurn => "UserPromptSubmit",
-            HookRole::Guard => "PreToolUse",
-        });
-    }
-    match (harness, role) {
-        (Harness::Kiro, HookRole::Write) => Some("postToolUse"),
-        (Harness::Kiro, HookRole::HumanTurn) => Some("userPromptSubmit"),
-        (Harness::Opencode, HookRole::Write) => Some("tool.execute.after"),
-        (Harness::Opencode, HookRole::HumanTurn) => Some("chat.message"),
-        (Harness::Kiro, HookRole::Guard) => Some("preToolUse"),
-        (Harness::Opencode, HookRole::Guard) => Some("tool.execute.before"),
-        (Harness::Cursor, HookRole::Write) => Some("afterFileEdit"),
-        (Harness::Cursor, HookRole::HumanTurn) => Some("beforeSubmitPrompt"),
-        (Harness::Cursor, HookRole::Guard) => Some("beforeShellExecution"),
-        _ => None,
-    }
-}
-
-/// The file (or folder) that registers `harness`'s hooks, project-relative.
-pub fn registration_path(harness: Harness) -> Option<Utf8PathBuf> {
-    let dir = Utf8PathBuf::from(harness.dir_name());
-    match harness {
-        Harness::Claude => Some(dir.join(SETTINGS_FILE)),
-        Harness::Codex => Some(dir.join(CODEX_HOOKS_FILE)),
-        Harness::Kiro => Some(dir.join(KIRO_CLI_AGENT_FILE)),
-        Harness::KiroIde | Harness::KiroCliV3 => Some(Utf8PathBuf::from(KIRO_IDE_HOOKS_DIR)),
-        Harness::Opencode => Some(Utf8PathBuf::from(".opencode/plugin")),
-        Harness::Cursor => Some(dir.join(CURSOR_HOOKS_FILE)),
-        Harness::Copilot => Some(Utf8PathBuf::from(COPILOT_HOOKS_FILE)),
-    }
-}
-
 /// Every command `project_dir` registers for the engine's roles with `harness`.
 pub fn registered(
     project_dir: &Utf8Path,
     harness: Harness,
 ) -> Result<Vec<Registered>, RegistrationProblem> {
-    match harness {
-        Harness::KiroIde | Harness::KiroCliV3 => in_kiro_ide_files(project_dir, harness),
-        Harness::Opencode => Ok(in_opencode_plugins(project_dir)),
-        Harness::Claude | Harness::Codex | Harness::Kiro | Harness::Cursor | Harness::Copilot => {
-            in_hook_list(project_dir, harness)
-        }
+    let registration = hook_registration(harness);
+    match registration.files {
+        RegistrationFiles::KiroIdeHookFiles => in_kiro_ide_files(project_dir, harness),
+        RegistrationFiles::OpencodePlugin => Ok(in_opencode_plugins(project_dir, &registration)),
+        RegistrationFiles::HookList(_) => in_hook_list(project_dir, harness, &registration.path),
     }
 }
 
@@ -116,19 +71,19 @@ fn read_text(path: &Utf8Path, shown: &Utf8Path) -> Result<Option<String>, Regist
 fn in_hook_list(
     project_dir: &Utf8Path,
     harness: Harness,
+    relative: &Utf8Path,
 ) -> Result<Vec<Registered>, RegistrationProblem> {
-    let relative = registration_path(harness).unwrap_or_default();
     let problem = |problem: String| RegistrationProblem {
-        file: relative.clone(),
+        file: relative.to_owned(),
         problem,
     };
-    let Some(text) = read_text(&project_dir.join(&relative), &relative)? else {
+    let Some(text) = read_text(&project_dir.join(relative), relative)? else {
         return Ok(Vec::new());
     };
     let Some(root) = parse_settings(&text).map_err(problem)? else {
         return Ok(Vec::new());
     };
-    let entries = hook_list_entries(&root, harness, &relative).map_err(|error| {
+    let entries = hook_list_entries(&root, harness, relative).map_err(|error| {
         problem(match error {
             crate::harness::install::HookInstallError::WrongShape { what, expected, .. } => {
                 format!("has {what} that is not {expected}")
@@ -142,7 +97,7 @@ fn in_hook_list(
             let (role, reference) = classify(harness, &entry.command)?;
             Some(Registered {
                 role,
-                file: relative.clone(),
+                file: relative.to_owned(),
                 event: entry.event,
                 command: entry.command,
                 reference,
@@ -171,16 +126,7 @@ fn in_kiro_ide_files(
         let Some(text) = read_text(&dir.join(&name), &shown)? else {
             continue;
         };
-        for (event, command, legacy_format) in ide_hook_commands(&name, &text) {
-            // Kiro CLI 3 reads only the current format; an engine command naming the folder's
-            // other harness is that harness's registration.
-            let others = legacy_format && harness == Harness::KiroCliV3
-                || engine_role(&command).is_some()
-                    && crate::harness::commands::flag_value(&command, "--harness")
-                        != Some(harness.name());
-            if others {
-                continue;
-            }
+        for (event, command, legacy_format) in ide_hook_commands(harness, &name, &text) {
             if let Some((role, reference)) = classify(harness, &command) {
                 found.push(Registered {
                     role,
@@ -198,7 +144,7 @@ fn in_kiro_ide_files(
 
 /// The engine's plugin registers its two commands; the reference's plugin registers the
 /// reference's hooks for both roles.
-fn in_opencode_plugins(project_dir: &Utf8Path) -> Vec<Registered> {
+fn in_opencode_plugins(project_dir: &Utf8Path, registration: &HookRegistration) -> Vec<Registered> {
     let mut found = Vec::new();
     let plugin = Utf8PathBuf::from(OPENCODE_PLUGIN_FILE);
     if let Some(commands) = crate::leaves::fs_util::read_input_text(&project_dir.join(&plugin))
@@ -210,9 +156,7 @@ fn in_opencode_plugins(project_dir: &Utf8Path) -> Vec<Registered> {
             found.push(Registered {
                 role,
                 file: plugin.clone(),
-                event: role_event(Harness::Opencode, role)
-                    .unwrap_or_default()
-                    .to_owned(),
+                event: registration.event(role).to_owned(),
                 command,
                 reference: false,
                 legacy_format: false,
@@ -226,9 +170,7 @@ fn in_opencode_plugins(project_dir: &Utf8Path) -> Vec<Registered> {
             found.push(Registered {
                 role,
                 file: reference.clone(),
-                event: role_event(Harness::Opencode, role)
-                    .unwrap_or_default()
-                    .to_owned(),
+                event: registration.event(role).to_owned(),
                 command: format!("the reference's plugin {reference}"),
                 reference: true,
                 legacy_format: false,

@@ -15,6 +15,8 @@
 //! - an uninstall takes the engine's commands out of every hook file, the reference's included
 //!   (whose own commands are not restored), and removes a file left with no hook.
 
+use std::ops::Range;
+
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
@@ -99,6 +101,8 @@ struct IdeCommand {
     /// The event: 1.x's `trigger`, 0.12's `when.type`.
     event: String,
     command: String,
+    /// Where the command's string is in the file's text.
+    span: Range<usize>,
 }
 
 /// The commands of one hook file, or `None` when it is not a hook file of its format.
@@ -111,7 +115,7 @@ fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
                     .iter()
                     .enumerate()
                     .filter_map(|(index, hook)| {
-                        let command = hook.get("action")?.value.get("command")?.value.as_str()?;
+                        let command = &hook.get("action")?.value.get("command")?.value;
                         let event = hook
                             .get("trigger")
                             .and_then(|member| member.value.as_str())
@@ -119,14 +123,15 @@ fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
                         Some(IdeCommand {
                             index: Some(index),
                             event: event.to_owned(),
-                            command: command.to_owned(),
+                            command: command.as_str()?.to_owned(),
+                            span: command.span.clone(),
                         })
                     })
                     .collect(),
             )
         }
         IdeFormat::Legacy => {
-            let command = root.get("then")?.value.get("command")?.value.as_str()?;
+            let command = &root.get("then")?.value.get("command")?.value;
             let event = root
                 .get("when")
                 .and_then(|member| member.value.get("type"))
@@ -135,33 +140,25 @@ fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
             Some(vec![IdeCommand {
                 index: None,
                 event: event.to_owned(),
-                command: command.to_owned(),
+                command: command.as_str()?.to_owned(),
+                span: command.span.clone(),
             }])
         }
     }
 }
 
-fn command_string_node<'n>(root: &'n Node, at: &IdeCommand) -> Option<&'n Node> {
-    match at.index {
-        Some(index) => Some(
-            &root
-                .get("hooks")?
-                .value
-                .elements()?
-                .get(index)?
-                .get("action")?
-                .value
-                .get("command")?
-                .value,
-        ),
-        None => Some(&root.get("then")?.value.get("command")?.value),
-    }
+/// Whether `command` is the engine's command for the other harness of the Kiro hooks folder
+/// (Kiro IDE's beside Kiro CLI 3's): that harness's registration, not `harness`'s.
+fn is_another_harness_command(harness: Harness, command: &str) -> bool {
+    engine_role(command).is_some() && flag_value(command, "--harness") != Some(harness.name())
 }
 
-/// `(event, command, legacy format)` of every hook command of the Kiro IDE hook file `name`
-/// holding `text`; nothing for a file that is not one.
-pub fn ide_hook_commands(name: &str, text: &str) -> Vec<(String, String, bool)> {
-    let Some(format) = IdeFormat::of(name) else {
+/// `(event, command, legacy format)` of every hook command `harness` runs from the Kiro IDE
+/// hook file `name` holding `text` (Kiro CLI 3 reads only the current format); nothing for a
+/// file that is not one.
+pub fn ide_hook_commands(harness: Harness, name: &str, text: &str) -> Vec<(String, String, bool)> {
+    let Some(format) = IdeFormat::of(name).filter(|format| ide_formats(harness).contains(format))
+    else {
         return Vec::new();
     };
     let Ok(root) = json_text::parse(text) else {
@@ -170,6 +167,7 @@ pub fn ide_hook_commands(name: &str, text: &str) -> Vec<(String, String, bool)> 
     ide_commands(&root, format)
         .unwrap_or_default()
         .into_iter()
+        .filter(|at| !is_another_harness_command(harness, &at.command))
         .map(|at| (at.event, at.command, format == IdeFormat::Legacy))
         .collect()
 }
@@ -201,10 +199,11 @@ fn ide_file_text(
     };
     let value = match (format, role) {
         (IdeFormat::Current, role) => {
-            let (trigger, matcher) = match role {
-                HookRole::Write => ("PostToolUse", Some(write_matcher)),
-                HookRole::HumanTurn => ("UserPromptSubmit", None),
-                HookRole::Guard => ("PreToolUse", Some("*")),
+            let trigger = super::hook_registration(harness).event(role);
+            let matcher = match role {
+                HookRole::Write => Some(write_matcher),
+                HookRole::HumanTurn => None,
+                HookRole::Guard => Some("*"),
             };
             let mut hook = json!({
                 "name": name,
@@ -302,10 +301,7 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
             let Some(role) = role else {
                 continue;
             };
-            // Another harness of the folder's engine command (Kiro IDE's beside Kiro CLI 3's).
-            if engine_role(&at.command).is_some()
-                && flag_value(&at.command, "--harness") != Some(request.harness.name())
-            {
+            if is_another_harness_command(request.harness, &at.command) {
                 continue;
             }
             match request.action {
@@ -320,11 +316,9 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
                         request.harness,
                         audit_hook.as_deref().filter(|_| takes_audit),
                     );
-                    if at.command != wanted
-                        && let Some(node) = command_string_node(&root, at)
-                    {
+                    if at.command != wanted {
                         plan.changes.push(format!("replaced {}", at.command));
-                        edits.push(json_text::replace_string(node, &wanted));
+                        edits.push(json_text::replace_string(at.span.clone(), &wanted));
                     }
                 }
                 HookAction::Uninstall => {
@@ -354,7 +348,6 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
             {
                 return Err(HookInstallError::NotOurs { path });
             }
-            let mut plan = FilePlan::unchanged(path, before);
             let wanted = match request.action {
                 HookAction::Install if !registered_elsewhere.contains(&(format, role)) => {
                     let command = engine_command(request.program, role, request.harness, None);
@@ -362,15 +355,7 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
                 }
                 _ => None,
             };
-            if plan.before != wanted {
-                plan.changes.push(match (&plan.before, &wanted) {
-                    (None, Some(_)) => "added".to_owned(),
-                    (Some(_), None) => "removed".to_owned(),
-                    _ => "updated".to_owned(),
-                });
-                plan.after = wanted;
-            }
-            plans.push(plan);
+            plans.push(FilePlan::whole(path, before, wanted, "added"));
         }
     }
     Ok(plans)
@@ -500,18 +485,12 @@ pub fn plan_opencode(request: &InstallRequest<'_>) -> Result<FilePlan, HookInsta
         )),
         HookAction::Uninstall => None,
     };
-    let mut plan = FilePlan::unchanged(path, before);
-    if plan.before != wanted {
-        plan.changes.push(match (&plan.before, &wanted) {
-            (None, Some(_)) => {
-                "added (tool.execute.after, chat.message, tool.execute.before)".to_owned()
-            }
-            (Some(_), None) => "removed".to_owned(),
-            _ => "updated".to_owned(),
-        });
-        plan.after = wanted;
-    }
-    Ok(plan)
+    Ok(FilePlan::whole(
+        path,
+        before,
+        wanted,
+        "added (tool.execute.after, chat.message, tool.execute.before)",
+    ))
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@
 //!   merely mentions a reference hook is kept and named in a note;
 //! - an uninstall removes the engine's entries only, and a group or an event left empty by it.
 
+use std::ops::Range;
+
 use camino::Utf8Path;
 use serde_json::{Map, Value, json};
 
@@ -117,6 +119,9 @@ pub struct Entry {
     pub command: String,
     /// The `matcher` of its group (Claude Code, Codex) or of its command object (Kiro CLI).
     pub matcher: Option<String>,
+    /// Where its command strings are in the text it was read from: its `command` (Copilot: its
+    /// `bash`, and its `powershell` when that says the same).
+    pub command_spans: Vec<Range<usize>>,
 }
 
 /// Every command the file registers, in file order. `what` names the file in messages.
@@ -149,7 +154,9 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
             }
             match shape {
                 Shape::Commands | Shape::Scripts => {
-                    if let Some(command) = command_of(item, shape, &event.key, what)? {
+                    if let Some((command, command_spans)) =
+                        command_of(item, shape, &event.key, what)?
+                    {
                         found.push(Entry {
                             event: event.key.clone(),
                             event_index,
@@ -157,6 +164,7 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                             hook: None,
                             command,
                             matcher: matcher_of(item),
+                            command_spans,
                         });
                     }
                 }
@@ -177,7 +185,9 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                                 "an object",
                             ));
                         }
-                        if let Some(command) = command_of(hook, shape, &event.key, what)? {
+                        if let Some((command, command_spans)) =
+                            command_of(hook, shape, &event.key, what)?
+                        {
                             found.push(Entry {
                                 event: event.key.clone(),
                                 event_index,
@@ -185,6 +195,7 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                                 hook: Some(hook_index),
                                 command,
                                 matcher: matcher_of(item),
+                                command_spans,
                             });
                         }
                     }
@@ -202,57 +213,35 @@ fn matcher_of(object: &Node) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// A command, and where its strings are ([`Entry::command_spans`]).
+type CommandAt = (String, Vec<Range<usize>>);
+
+/// The command of `object` (an entry's command object).
 fn command_of(
     object: &Node,
     shape: Shape,
     event: &str,
     what: &Utf8Path,
-) -> Result<Option<String>, HookInstallError> {
+) -> Result<Option<CommandAt>, HookInstallError> {
     let key = shape.command_key();
-    match object.get(key) {
-        None => Ok(None),
-        Some(member) => match member.value.as_str() {
-            Some(command) => Ok(Some(command.to_owned())),
-            None => Err(HookInstallError::WrongShape {
-                path: what.to_owned(),
-                what: format!("a \"{key}\" of \"hooks\".\"{event}\""),
-                expected: "a string",
-            }),
-        },
-    }
-}
-
-/// The command string nodes of `entry` in `root`: its `command` (Copilot: its `bash`, and its
-/// `powershell` when that says the same).
-fn command_nodes<'n>(root: &'n Node, shape: Shape, entry: &Entry) -> Vec<&'n Node> {
-    let Some(object) = entry_object(root, shape, entry) else {
-        return Vec::new();
+    let Some(member) = object.get(key) else {
+        return Ok(None);
     };
-    let mut nodes: Vec<&Node> = object
-        .get(shape.command_key())
-        .map(|member| &member.value)
-        .into_iter()
-        .collect();
+    let Some(command) = member.value.as_str() else {
+        return Err(HookInstallError::WrongShape {
+            path: what.to_owned(),
+            what: format!("a \"{key}\" of \"hooks\".\"{event}\""),
+            expected: "a string",
+        });
+    };
+    let mut spans = vec![member.value.span.clone()];
     if shape == Shape::Scripts
         && let Some(powershell) = object.get("powershell")
-        && powershell.value.as_str() == Some(entry.command.as_str())
+        && powershell.value.as_str() == Some(command)
     {
-        nodes.push(&powershell.value);
+        spans.push(powershell.value.span.clone());
     }
-    nodes
-}
-
-fn entry_object<'n>(root: &'n Node, shape: Shape, entry: &Entry) -> Option<&'n Node> {
-    let events = root.get("hooks")?.value.members()?;
-    let item = events
-        .get(entry.event_index)?
-        .value
-        .elements()?
-        .get(entry.item)?;
-    match (shape, entry.hook) {
-        (Shape::Groups, Some(hook)) => item.get("hooks")?.value.elements()?.get(hook),
-        _ => Some(item),
-    }
+    Ok(Some((command.to_owned(), spans)))
 }
 
 /// What the plan does to one entry.
@@ -612,13 +601,13 @@ fn apply(
             Operation::Add { site, command } => additions.push((site, command)),
         }
     }
-    let root = parse(text, path)?;
     let edits: Vec<Edit> = replacements
         .iter()
         .flat_map(|(entry, command)| {
-            command_nodes(&root, shape, entry)
-                .into_iter()
-                .map(|node| json_text::replace_string(node, command))
+            entry
+                .command_spans
+                .iter()
+                .map(|span| json_text::replace_string(span.clone(), command))
         })
         .collect();
     let mut text = json_text::apply_edits(text, edits);

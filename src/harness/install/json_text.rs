@@ -7,24 +7,29 @@
 //!   file is reported with its line, column and message), and refuses a key written twice in
 //!   one object, naming both lines: a reader keeps one of the two, and which one differs
 //!   between tools; nesting is bounded by `serde_json`'s own limit (128 levels), which the
-//!   recursive parser here relies on;
+//!   recursive parsers (`jsonc-parser`'s, and `node`) rely on;
 //! - an inserted value is laid out like its container: on lines of its own, indented one unit
 //!   deeper, when the container spans lines; on the container's line, spaced as the container
 //!   is, when it does not;
 //! - removing what an insertion added gives back the bytes before the insertion (the separator
 //!   and the value go together).
 //!
-//! Written here rather than with a CST crate: `jsonc-parser` 0.34 (feature `cst`) keeps the bytes
-//! it does not touch, but lays out what it inserts its own way, which breaks the invariants
-//! above: it writes a nested array on one line inside a multi-line object, spreads an insert
-//! into a one-line object over new lines, puts an element appended to a one-line array on lines
-//! of its own (and removing it leaves a line break behind), writes `\n` into a container whose
-//! line ends in `\r\n`, accepts a key written twice without a word, and refuses a byte-order
-//! mark.
+//! Spans come from `jsonc-parser`'s syntax tree (byte ranges), once `serde_json` accepted the
+//! text; the edits are written here rather than with its CST (feature `cst`), which lays out
+//! what it inserts its own way and so breaks the invariants above: it writes a nested array on
+//! one line inside a multi-line object, spreads an insert into a one-line object over new lines,
+//! puts an element appended to a one-line array on lines of its own (and removing it leaves a
+//! line break behind), writes `\n` into a container whose line ends in `\r\n`, accepts a key
+//! written twice without a word, and refuses a byte-order mark.
 
+use std::io;
 use std::ops::Range;
 
+use jsonc_parser::ast;
+use jsonc_parser::{CollectOptions, ParseOptions};
+use serde::Serialize as _;
 use serde_json::Value;
+use serde_json::ser::{Formatter, PrettyFormatter};
 
 /// A value and where it is in the text.
 #[derive(Debug, Clone, PartialEq)]
@@ -115,18 +120,24 @@ pub fn parse(text: &str) -> Result<Node, JsonTextError> {
             message: without_position(&error),
         });
     }
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        at: body_start,
+    // `serde_json` accepted the text, so what `jsonc-parser` accepts beyond JSON (comments,
+    // trailing commas) is not in it; `jsonc-parser` gives each value's byte range.
+    let body = &text[body_start..];
+    let parsed =
+        jsonc_parser::parse_to_ast(body, &CollectOptions::default(), &ParseOptions::default())
+            .map_err(|error| JsonTextError::Syntax {
+                line: error.line_display(),
+                column: error.column_display(),
+                message: error.kind().to_string(),
+            })?;
+    let Some(root) = parsed.value else {
+        return Err(JsonTextError::Syntax {
+            line: 1,
+            column: 1,
+            message: "expected value".to_owned(),
+        });
     };
-    parser.skip_whitespace();
-    let root = parser.value()?;
-    parser.skip_whitespace();
-    if parser.at != parser.bytes.len() {
-        return Err(parser.syntax("trailing characters"));
-    }
-    Ok(root)
+    node(text, body_start, root)
 }
 
 /// The parser's message without the ` at line L column C` it appends (the error names them).
@@ -143,155 +154,53 @@ pub fn line_of(text: &str, offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count() + 1
 }
 
-struct Parser<'t> {
-    text: &'t str,
-    bytes: &'t [u8],
-    at: usize,
-}
-
-impl Parser<'_> {
-    fn syntax(&self, message: &str) -> JsonTextError {
-        let line = line_of(self.text, self.at);
-        let line_start = self.text[..self.at]
-            .rfind('\n')
-            .map_or(0, |index| index + 1);
-        JsonTextError::Syntax {
-            line,
-            column: self.text[line_start..self.at].chars().count() + 1,
-            message: message.to_owned(),
-        }
-    }
-
-    fn skip_whitespace(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
-            self.at += 1;
-        }
-    }
-
-    fn expect(&mut self, byte: u8) -> Result<(), JsonTextError> {
-        if self.bytes.get(self.at) == Some(&byte) {
-            self.at += 1;
-            Ok(())
-        } else {
-            Err(self.syntax(&format!("expected `{}`", char::from(byte))))
-        }
-    }
-
-    fn value(&mut self) -> Result<Node, JsonTextError> {
-        let start = self.at;
-        let kind = match self.bytes.get(self.at) {
-            Some(b'{') => Kind::Object(self.object()?),
-            Some(b'[') => Kind::Array(self.array()?),
-            Some(b'"') => Kind::String(self.string()?),
-            Some(_) => {
-                self.scalar()?;
-                Kind::Scalar
-            }
-            None => return Err(self.syntax("expected value")),
-        };
-        Ok(Node {
-            span: start..self.at,
-            kind,
-        })
-    }
-
-    fn object(&mut self) -> Result<Vec<Member>, JsonTextError> {
-        self.expect(b'{')?;
-        let mut members: Vec<Member> = Vec::new();
-        self.skip_whitespace();
-        if self.bytes.get(self.at) == Some(&b'}') {
-            self.at += 1;
-            return Ok(members);
-        }
-        loop {
-            self.skip_whitespace();
-            let key_start = self.at;
-            let key = self.string()?;
-            let key_span = key_start..self.at;
-            if let Some(first) = members.iter().find(|member| member.key == key) {
-                return Err(JsonTextError::DuplicateKey {
+/// `value` (parsed from `text` after its first `offset` bytes) as a [`Node`], spans counted
+/// from the start of `text`; a key written twice in one object is refused, the first found in
+/// document order.
+fn node(text: &str, offset: usize, value: ast::Value<'_>) -> Result<Node, JsonTextError> {
+    let span = |range: jsonc_parser::common::Range| range.start + offset..range.end + offset;
+    let (range, kind) = match value {
+        ast::Value::Object(object) => {
+            let mut members: Vec<Member> = Vec::new();
+            for property in object.properties {
+                let (key, key_range) = match property.name {
+                    ast::ObjectPropName::String(key) => (key.value.into_owned(), key.range),
+                    ast::ObjectPropName::Word(word) => (word.value.to_owned(), word.range),
+                };
+                let key_span = span(key_range);
+                if let Some(first) = members.iter().find(|member| member.key == key) {
+                    return Err(JsonTextError::DuplicateKey {
+                        key,
+                        first_line: line_of(text, first.key_span.start),
+                        line: line_of(text, key_span.start),
+                    });
+                }
+                let value = node(text, offset, property.value)?;
+                members.push(Member {
                     key,
-                    first_line: line_of(self.text, first.key_span.start),
-                    line: line_of(self.text, key_start),
+                    key_span,
+                    value,
                 });
             }
-            self.skip_whitespace();
-            self.expect(b':')?;
-            self.skip_whitespace();
-            let value = self.value()?;
-            members.push(Member {
-                key,
-                key_span,
-                value,
-            });
-            self.skip_whitespace();
-            match self.bytes.get(self.at) {
-                Some(b',') => self.at += 1,
-                Some(b'}') => {
-                    self.at += 1;
-                    return Ok(members);
-                }
-                _ => return Err(self.syntax("expected `,` or `}`")),
-            }
+            (object.range, Kind::Object(members))
         }
-    }
-
-    fn array(&mut self) -> Result<Vec<Node>, JsonTextError> {
-        self.expect(b'[')?;
-        let mut elements = Vec::new();
-        self.skip_whitespace();
-        if self.bytes.get(self.at) == Some(&b']') {
-            self.at += 1;
-            return Ok(elements);
+        ast::Value::Array(array) => {
+            let elements = array
+                .elements
+                .into_iter()
+                .map(|element| node(text, offset, element))
+                .collect::<Result<_, _>>()?;
+            (array.range, Kind::Array(elements))
         }
-        loop {
-            self.skip_whitespace();
-            elements.push(self.value()?);
-            self.skip_whitespace();
-            match self.bytes.get(self.at) {
-                Some(b',') => self.at += 1,
-                Some(b']') => {
-                    self.at += 1;
-                    return Ok(elements);
-                }
-                _ => return Err(self.syntax("expected `,` or `]`")),
-            }
-        }
-    }
-
-    /// A string token, decoded by `serde_json` (which already accepted the whole text).
-    fn string(&mut self) -> Result<String, JsonTextError> {
-        let start = self.at;
-        self.expect(b'"')?;
-        loop {
-            match self.bytes.get(self.at) {
-                Some(b'"') => {
-                    self.at += 1;
-                    break;
-                }
-                Some(b'\\') => self.at += 2,
-                Some(_) => self.at += 1,
-                None => return Err(self.syntax("unterminated string")),
-            }
-        }
-        serde_json::from_str::<String>(&self.text[start..self.at])
-            .map_err(|_| self.syntax("invalid string"))
-    }
-
-    fn scalar(&mut self) -> Result<(), JsonTextError> {
-        let start = self.at;
-        while let Some(byte) = self.bytes.get(self.at) {
-            if matches!(byte, b',' | b'}' | b']' | b' ' | b'\t' | b'\n' | b'\r') {
-                break;
-            }
-            self.at += 1;
-        }
-        if start == self.at {
-            Err(self.syntax("expected value"))
-        } else {
-            Ok(())
-        }
-    }
+        ast::Value::StringLit(string) => (string.range, Kind::String(string.value.into_owned())),
+        ast::Value::NumberLit(number) => (number.range, Kind::Scalar),
+        ast::Value::BooleanLit(boolean) => (boolean.range, Kind::Scalar),
+        ast::Value::NullKeyword(null) => (null.range, Kind::Scalar),
+    };
+    Ok(Node {
+        span: span(range),
+        kind,
+    })
 }
 
 /// One replaced range.
@@ -358,41 +267,12 @@ impl Layout {
         text
     }
 
+    /// `value` pretty (`serde_json`'s layout, one indent unit per level), its lines after the
+    /// first indented by `base`.
     fn write_pretty(&self, value: &Value, base: &str, out: &mut String) {
-        let deeper = format!("{base}{}", self.indent);
-        match value {
-            Value::Object(map) if !map.is_empty() => {
-                out.push('{');
-                for (index, (key, item)) in map.iter().enumerate() {
-                    if index > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(self.newline);
-                    out.push_str(&deeper);
-                    out.push_str(&Value::from(key.as_str()).to_string());
-                    out.push_str(": ");
-                    self.write_pretty(item, &deeper, out);
-                }
-                out.push_str(self.newline);
-                out.push_str(base);
-                out.push('}');
-            }
-            Value::Array(items) if !items.is_empty() => {
-                out.push('[');
-                for (index, item) in items.iter().enumerate() {
-                    if index > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(self.newline);
-                    out.push_str(&deeper);
-                    self.write_pretty(item, &deeper, out);
-                }
-                out.push_str(self.newline);
-                out.push_str(base);
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
+        let pretty = serialized(value, PrettyFormatter::with_indent(self.indent.as_bytes()));
+        // JSON writes a line break in a string as `\n`: each one here is the layout's.
+        out.push_str(&pretty.replace('\n', &format!("{}{base}", self.newline)));
     }
 }
 
@@ -412,34 +292,39 @@ impl Compact {
             comma_space: inner.contains(", ") || !inner.contains(','),
         }
     }
+}
 
-    fn write(self, value: &Value, out: &mut String) {
-        match value {
-            Value::Object(map) => {
-                out.push('{');
-                for (index, (key, item)) in map.iter().enumerate() {
-                    if index > 0 {
-                        out.push_str(if self.comma_space { ", " } else { "," });
-                    }
-                    out.push_str(&Value::from(key.as_str()).to_string());
-                    out.push_str(if self.colon_space { ": " } else { ":" });
-                    self.write(item, out);
-                }
-                out.push('}');
-            }
-            Value::Array(items) => {
-                out.push('[');
-                for (index, item) in items.iter().enumerate() {
-                    if index > 0 {
-                        out.push_str(if self.comma_space { ", " } else { "," });
-                    }
-                    self.write(item, out);
-                }
-                out.push(']');
-            }
-            other => out.push_str(&other.to_string()),
-        }
+impl Formatter for Compact {
+    fn begin_object_key<W: ?Sized + io::Write>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        self.begin_array_value(out, first)
     }
+
+    fn begin_object_value<W: ?Sized + io::Write>(&mut self, out: &mut W) -> io::Result<()> {
+        out.write_all(if self.colon_space { b": " } else { b":" })
+    }
+
+    fn begin_array_value<W: ?Sized + io::Write>(
+        &mut self,
+        out: &mut W,
+        first: bool,
+    ) -> io::Result<()> {
+        if first {
+            return Ok(());
+        }
+        out.write_all(if self.comma_space { b", " } else { b"," })
+    }
+}
+
+/// `value` written by `serde_json` with `formatter`.
+fn serialized(value: &Value, formatter: impl Formatter) -> String {
+    let mut serializer = serde_json::Serializer::with_formatter(Vec::new(), formatter);
+    // A `Value` has string keys only, and a `Vec` takes every byte: nothing can fail.
+    let _ = value.serialize(&mut serializer);
+    String::from_utf8_lossy(&serializer.into_inner()).into_owned()
 }
 
 /// The indentation of the line `offset` is on.
@@ -561,7 +446,7 @@ fn write_value(
     if spans_lines(text, container) || container_is_empty(container) && text.contains('\n') {
         layout.write_pretty(value, base, out);
     } else {
-        Compact::of(text, container).write(value, out);
+        out.push_str(&serialized(value, Compact::of(text, container)));
     }
 }
 
@@ -618,10 +503,10 @@ fn remove_item(text: &str, container: &Node, spans: &[Range<usize>], index: usiz
     }
 }
 
-/// The edit that replaces string `node` with `value`.
-pub fn replace_string(node: &Node, value: &str) -> Edit {
+/// The edit that replaces the string at `span` (a string node's) with `value`.
+pub fn replace_string(span: Range<usize>, value: &str) -> Edit {
     Edit {
-        range: node.span.clone(),
+        range: span,
         text: Value::from(value).to_string(),
     }
 }
@@ -682,7 +567,7 @@ mod tests {
     fn a_bom_is_skipped_and_kept_by_edits() {
         let text = "\u{feff}{\"a\": \"x\"}";
         let node = root(text);
-        let edit = replace_string(&node.get("a").unwrap().value, "y");
+        let edit = replace_string(node.get("a").unwrap().value.span.clone(), "y");
         assert_eq!(apply_edits(text, vec![edit]), "\u{feff}{\"a\": \"y\"}");
     }
 

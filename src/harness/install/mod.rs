@@ -54,6 +54,8 @@ pub use files::{
 pub use hook_lists::Entry;
 use hook_lists::{HookListFile, Shape, Site};
 
+use crate::harness::commands::HookRole;
+
 /// Claude Code's settings file under its harness folder.
 pub const SETTINGS_FILE: &str = "settings.json";
 
@@ -98,6 +100,26 @@ impl FilePlan {
             changes: Vec::new(),
             notes: Vec::new(),
         }
+    }
+
+    /// A file the engine writes whole: `before` becomes `wanted` (`None`: removed, or left
+    /// absent), with one change line, `added` for a file that did not exist.
+    fn whole(
+        path: Utf8PathBuf,
+        before: Option<String>,
+        wanted: Option<String>,
+        added: &str,
+    ) -> Self {
+        let mut plan = Self::unchanged(path, before);
+        if plan.before != wanted {
+            plan.changes.push(match (&plan.before, &wanted) {
+                (None, Some(_)) => added.to_owned(),
+                (Some(_), None) => "removed".to_owned(),
+                _ => "updated".to_owned(),
+            });
+            plan.after = wanted;
+        }
+        plan
     }
 
     /// Whether the run changes any byte of this file.
@@ -190,9 +212,53 @@ pub const CODEX_SHELL_TOOL: &str = "Bash";
 /// Kiro CLI's shell tool.
 pub const KIRO_CLI_SHELL_TOOL: &str = "execute_bash";
 
-/// The files `harness` lists its hooks in, as one JSON settings file each.
-fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
+/// How one harness registers the engine's hooks: the one description that install, uninstall,
+/// the dry run and `doctor` (`harness::registration`) all read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HookRegistration {
+    /// The file (or folder) that registers the hooks, project-relative.
+    pub path: Utf8PathBuf,
+    pub files: RegistrationFiles,
+}
+
+/// The kind of file a harness reads its hooks from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one registration is built per command run; boxing the hook list gains nothing"
+)]
+pub enum RegistrationFiles {
+    /// One JSON settings file listing the hook commands (`hook_lists`).
+    HookList(HookListFile),
+    /// One file per hook in Kiro IDE's hooks folder (Kiro IDE, Kiro CLI 3: `files`).
+    KiroIdeHookFiles,
+    /// The engine's opencode plugin (`files`).
+    OpencodePlugin,
+}
+
+impl HookRegistration {
+    /// The event `role` must be registered under, as the harness names it (Kiro IDE: its
+    /// current format's trigger).
+    pub fn event(&self, role: HookRole) -> &'static str {
+        match (&self.files, role) {
+            (RegistrationFiles::HookList(file), role) => file.site(role).event,
+            (RegistrationFiles::KiroIdeHookFiles, HookRole::Write) => "PostToolUse",
+            (RegistrationFiles::KiroIdeHookFiles, HookRole::HumanTurn) => "UserPromptSubmit",
+            (RegistrationFiles::KiroIdeHookFiles, HookRole::Guard) => "PreToolUse",
+            (RegistrationFiles::OpencodePlugin, HookRole::Write) => "tool.execute.after",
+            (RegistrationFiles::OpencodePlugin, HookRole::HumanTurn) => "chat.message",
+            (RegistrationFiles::OpencodePlugin, HookRole::Guard) => "tool.execute.before",
+        }
+    }
+}
+
+/// Where and how `harness` registers its hooks.
+pub fn hook_registration(harness: Harness) -> HookRegistration {
     let dir = Utf8PathBuf::from(harness.dir_name());
+    let list = |path: Utf8PathBuf, file| HookRegistration {
+        path,
+        files: RegistrationFiles::HookList(file),
+    };
     let groups = |write_matcher, shell_matcher| HookListFile {
         shape: Shape::Groups,
         fresh: hook_lists::EMPTY_OBJECT,
@@ -206,7 +272,7 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
         more_file_tools: None,
     };
     match harness {
-        Harness::Claude => Some((
+        Harness::Claude => list(
             dir.join(SETTINGS_FILE),
             HookListFile {
                 picked_answers: Some(Site::new(
@@ -217,12 +283,12 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                 more_file_tools: Some(Site::new("PostToolUse", Some(CLAUDE_MORE_FILE_TOOLS), None)),
                 ..groups(CLAUDE_FILE_TOOLS, CLAUDE_SHELL_TOOL)
             },
-        )),
-        Harness::Codex => Some((
+        ),
+        Harness::Codex => list(
             dir.join(CODEX_HOOKS_FILE),
             groups("apply_patch", CODEX_SHELL_TOOL),
-        )),
-        Harness::Kiro => Some((
+        ),
+        Harness::Kiro => list(
             dir.join(KIRO_CLI_AGENT_FILE),
             HookListFile {
                 shape: Shape::Commands,
@@ -243,10 +309,17 @@ fn hook_list_file(harness: Harness) -> Option<(Utf8PathBuf, HookListFile)> {
                 tool_guard: None,
                 more_file_tools: None,
             },
-        )),
-        Harness::Cursor => Some((dir.join(CURSOR_HOOKS_FILE), cursor_hooks())),
-        Harness::Copilot => Some((Utf8PathBuf::from(COPILOT_HOOKS_FILE), copilot_hooks())),
-        Harness::KiroIde | Harness::KiroCliV3 | Harness::Opencode => None,
+        ),
+        Harness::Cursor => list(dir.join(CURSOR_HOOKS_FILE), cursor_hooks()),
+        Harness::Copilot => list(Utf8PathBuf::from(COPILOT_HOOKS_FILE), copilot_hooks()),
+        Harness::KiroIde | Harness::KiroCliV3 => HookRegistration {
+            path: Utf8PathBuf::from(KIRO_IDE_HOOKS_DIR),
+            files: RegistrationFiles::KiroIdeHookFiles,
+        },
+        Harness::Opencode => HookRegistration {
+            path: Utf8PathBuf::from(".opencode/plugin"),
+            files: RegistrationFiles::OpencodePlugin,
+        },
     }
 }
 
@@ -302,9 +375,9 @@ pub fn hook_list_entries(
     harness: Harness,
     path: &Utf8Path,
 ) -> Result<Vec<Entry>, HookInstallError> {
-    match hook_list_file(harness) {
-        Some((_, file)) => hook_lists::entries(root, file.shape, path),
-        None => Ok(Vec::new()),
+    match hook_registration(harness).files {
+        RegistrationFiles::HookList(file) => hook_lists::entries(root, file.shape, path),
+        RegistrationFiles::KiroIdeHookFiles | RegistrationFiles::OpencodePlugin => Ok(Vec::new()),
     }
 }
 
@@ -318,13 +391,13 @@ const KIRO_CLI_PROMPT_TIMEOUT_MS: u32 = 30_000;
 
 /// Plan the run; writes nothing.
 pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> {
-    let files = match request.harness {
-        Harness::KiroIde | Harness::KiroCliV3 => files::plan_kiro_ide(request)?,
-        Harness::Opencode => vec![files::plan_opencode(request)?],
-        harness => {
-            let (relative, file) = hook_list_file(harness)
-                .unwrap_or_else(|| unreachable!("{harness} lists its hooks in one file"));
-            let path = request.project_dir.join(relative);
+    let harness = request.harness;
+    let registration = hook_registration(harness);
+    let files = match registration.files {
+        RegistrationFiles::KiroIdeHookFiles => files::plan_kiro_ide(request)?,
+        RegistrationFiles::OpencodePlugin => vec![files::plan_opencode(request)?],
+        RegistrationFiles::HookList(file) => {
+            let path = request.project_dir.join(registration.path);
             let before = read_for_edit(&path)?;
             if harness == Harness::Kiro && before.is_none() && request.action == HookAction::Install
             {

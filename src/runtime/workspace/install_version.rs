@@ -122,9 +122,9 @@ impl InstallVersion {
     /// The write hook's name: its heartbeat and drop log are `<name>.last` and `<name>.drops`.
     pub fn write_hook_name(self) -> &'static str {
         match self {
-            InstallVersion::Reference25 => reference_hooks::SENSOR_FIRE.health_name,
+            InstallVersion::Reference25 => reference_hooks::SENSOR_FIRE.health_name(),
             InstallVersion::Reference26 | InstallVersion::Newest => {
-                reference_hooks::RUN_SENSORS.health_name
+                reference_hooks::RUN_SENSORS.health_name()
             }
         }
     }
