@@ -38,13 +38,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::protocol::finding::Finding;
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward, fired_file,
     folders_upward, most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
@@ -432,20 +432,20 @@ fn tsc_outcome(
             .as_ref()
             .is_some_and(|location| matcher.is_fired_file(&location.file))
     });
-    let mut verdict = Map::new();
-    verdict.insert("pass".to_owned(), json!(fired.is_empty()));
-    verdict.insert(
-        "errors".to_owned(),
-        Value::Array(fired.iter().map(|error| error.to_json()).collect()),
-    );
-    verdict.insert("findings_count".to_owned(), json!(fired.len()));
-    verdict.insert("other_files_error_count".to_owned(), json!(elsewhere.len()));
     let located: Vec<Finding> = fired
         .iter()
         .map(|error| error.located(fired_file))
         .collect();
-    insert_diagnostics(&mut verdict, &located);
-    WorkerOutcome::Verdict(Value::Object(verdict))
+    let errors: Value = fired.iter().map(|error| error.to_json()).collect();
+    WorkerOutcome::Verdict(verdict_json(
+        [
+            ("pass", Some(json!(fired.is_empty()))),
+            ("errors", Some(errors)),
+            ("findings_count", Some(json!(fired.len()))),
+            ("other_files_error_count", Some(json!(elsewhere.len()))),
+        ],
+        &located,
+    ))
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@
 //! size is checked in time linear in its length.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Map, Value};
+use serde_json::{Value, json};
 
 use crate::leaves::js_text::js_trim;
 use crate::protocol::finding::Finding;
@@ -53,7 +53,7 @@ use crate::protocol::output_paths::is_scaffolding_file_name;
 use crate::runtime::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, PathFlag, ShippedSensor,
 };
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::text::read_text_lossy;
 use crate::runtime::sensors::worker_args::{
     FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, split_csv,
@@ -293,17 +293,17 @@ fn coverage_verdict(
             ))
         })
         .collect();
-    let mut object = Map::new();
-    object.insert("pass".to_owned(), Value::Bool(unreferenced.is_empty()));
-    object.insert("consumes".to_owned(), Value::from(slugs));
-    object.insert("unreferenced".to_owned(), Value::from(unreferenced));
-    object.insert("scanned_files".to_owned(), Value::from(files));
-    if let Some(reason) = reason {
-        object.insert("reason".to_owned(), Value::from(reason));
-    }
-    object.insert("findings_count".to_owned(), Value::from(findings_count));
-    insert_diagnostics(&mut object, &located);
-    Value::Object(object)
+    verdict_json(
+        [
+            ("pass", Some(json!(unreferenced.is_empty()))),
+            ("consumes", Some(json!(slugs))),
+            ("unreferenced", Some(json!(unreferenced))),
+            ("scanned_files", Some(json!(files))),
+            ("reason", reason.map(Value::from)),
+            ("findings_count", Some(json!(findings_count))),
+        ],
+        &located,
+    )
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ mod tags;
 mod visibility;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Map, Value};
+use serde_json::{Value, json};
 
 use self::claims::{ClaimFindings, inspect_deliverable};
 use self::register::{CONFIRMATION_HEADING, SourceUniverse};
@@ -55,7 +55,7 @@ use crate::protocol::output_paths::is_scaffolding_file_name;
 use crate::runtime::sensors::descriptor::{
     DELIVERABLES_FLAG, ExtraFlag, GateUnit, PathFlag, STAGE_FLAG, ShippedSensor,
 };
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::worker_args::{
     FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, resolve_worker_path,
     split_csv, verdict_or_usage_error,
@@ -148,22 +148,18 @@ fn claims_verdict(
     questions_path: &Utf8Path,
     reason: Option<&str>,
 ) -> Value {
-    let findings_count = findings.texts.len();
     let scanned_files: Vec<String> = scanned.iter().map(ToString::to_string).collect();
-    let mut object = Map::new();
-    object.insert("pass".to_owned(), Value::Bool(findings.texts.is_empty()));
-    object.insert("findings".to_owned(), Value::from(findings.texts));
-    object.insert("scanned_files".to_owned(), Value::from(scanned_files));
-    object.insert(
-        "questions_file".to_owned(),
-        Value::from(questions_path.as_str()),
-    );
-    object.insert("findings_count".to_owned(), Value::from(findings_count));
-    if let Some(reason) = reason {
-        object.insert("reason".to_owned(), Value::from(reason));
-    }
-    insert_diagnostics(&mut object, &findings.located);
-    Value::Object(object)
+    verdict_json(
+        [
+            ("pass", Some(json!(findings.texts.is_empty()))),
+            ("findings", Some(json!(findings.texts))),
+            ("scanned_files", Some(json!(scanned_files))),
+            ("questions_file", Some(json!(questions_path.as_str()))),
+            ("findings_count", Some(json!(findings.texts.len()))),
+            ("reason", reason.map(Value::from)),
+        ],
+        &findings.located,
+    )
 }
 
 #[cfg(test)]

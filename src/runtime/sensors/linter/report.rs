@@ -3,11 +3,11 @@
 //! errors as the gate report shows them); helpers for reading a
 //! tool's JSON after a banner.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::protocol::finding::Finding;
 use crate::protocol::worker_outcome::WorkerOutcome;
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::node_tool::TOOL_STDOUT_CAP_BYTES;
 
 /// A violation's severity; the verdict names it in lower case.
@@ -71,25 +71,23 @@ pub(super) struct LintReport {
 impl LintReport {
     /// The verdict, keys in the reference's order.
     pub(super) fn verdict(&self) -> WorkerOutcome {
-        let mut verdict = Map::new();
-        verdict.insert("pass".to_owned(), json!(self.error_count == 0));
-        verdict.insert("errorCount".to_owned(), json!(self.error_count));
-        verdict.insert("warningCount".to_owned(), json!(self.warning_count));
-        verdict.insert(
-            "violations".to_owned(),
-            Value::Array(self.violations.iter().map(Violation::to_json).collect()),
-        );
-        verdict.insert("findings_count".to_owned(), json!(self.error_count));
-        if self.error_count > 0 {
-            let located: Vec<Finding> = self
-                .violations
-                .iter()
-                .filter(|violation| violation.severity == Severity::Error)
-                .map(Violation::located)
-                .collect();
-            insert_diagnostics(&mut verdict, &located);
-        }
-        WorkerOutcome::Verdict(Value::Object(verdict))
+        let located: Vec<Finding> = self
+            .violations
+            .iter()
+            .filter(|violation| self.error_count > 0 && violation.severity == Severity::Error)
+            .map(Violation::located)
+            .collect();
+        let violations: Value = self.violations.iter().map(Violation::to_json).collect();
+        WorkerOutcome::Verdict(verdict_json(
+            [
+                ("pass", Some(json!(self.error_count == 0))),
+                ("errorCount", Some(json!(self.error_count))),
+                ("warningCount", Some(json!(self.warning_count))),
+                ("violations", Some(violations)),
+                ("findings_count", Some(json!(self.error_count))),
+            ],
+            &located,
+        ))
     }
 }
 
