@@ -69,49 +69,16 @@ pub fn run_shipped_with_stderr(sensor: &ShippedSensor, input: &ShippedInput) -> 
         },
     );
     let run = match bounded {
-        Bounded::Finished {
-            value: ((exit_code, stdout), stderr_tail),
-            elapsed,
-        } => WorkerRun {
+        Ok((((exit_code, stdout), stderr_tail), elapsed)) => WorkerRun {
             exit_code: Some(exit_code),
             elapsed,
             stdout: stdout.into_bytes(),
             stderr_tail,
             ..WorkerRun::default()
         },
-        Bounded::TimedOut { elapsed } => WorkerRun {
-            timed_out: true,
-            elapsed,
-            ..WorkerRun::default()
-        },
-        Bounded::Interrupted => WorkerRun {
-            interrupted: true,
-            ..WorkerRun::default()
-        },
-        Bounded::NotStarted(error) => WorkerRun {
-            spawn_error: Some(errno_name(&error).to_owned()),
-            ..WorkerRun::default()
-        },
+        Err(unfinished) => unfinished,
     };
     (verdict_of(&run, input.timeout), run.stderr_tail)
-}
-
-/// How a [`run_bounded`] piece of work ended.
-#[derive(Debug)]
-pub enum Bounded<T> {
-    Finished {
-        value: T,
-        elapsed: Duration,
-    },
-    /// Still running at the deadline; its thread is abandoned.
-    TimedOut {
-        elapsed: Duration,
-    },
-    /// `aidlc` was interrupted first (or before it could start); its thread, if any, is
-    /// abandoned.
-    Interrupted,
-    /// Its thread could not be started.
-    NotStarted(std::io::Error),
 }
 
 /// How often a bounded wait looks at the interrupt flag.
@@ -122,15 +89,21 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(10);
 const CHECK_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// Run `work` on a thread named `name` and wait for it at most `timeout` (see the module
-/// invariants for what happens to a thread that is still running then). A panic in `work` is
-/// re-raised here: a bug stays a bug (exit 101), never a verdict.
-pub fn run_bounded<T: Send + 'static>(
+/// invariants for what happens to a thread that is still running then): its value and how long
+/// it took, or the run of a worker that did not finish (timed out, with its thread abandoned;
+/// interrupted first, or before it could start; or its thread not started). A panic in `work`
+/// is re-raised here: a bug stays a bug (exit 101), never a verdict.
+fn run_bounded<T: Send + 'static>(
     name: &str,
     timeout: Duration,
     work: impl FnOnce() -> T + Send + 'static,
-) -> Bounded<T> {
+) -> Result<(T, Duration), WorkerRun> {
+    let interrupted = WorkerRun {
+        interrupted: true,
+        ..WorkerRun::default()
+    };
     if interrupt::requested() {
-        return Bounded::Interrupted;
+        return Err(interrupted);
     }
     let started = Instant::now();
     let deadline = started.checked_add(timeout);
@@ -144,19 +117,19 @@ pub fn run_bounded<T: Send + 'static>(
         });
     let thread = match spawned {
         Ok(thread) => thread,
-        Err(error) => return Bounded::NotStarted(error),
+        Err(error) => {
+            return Err(WorkerRun {
+                spawn_error: Some(errno_name(&error).to_owned()),
+                ..WorkerRun::default()
+            });
+        }
     };
     loop {
         let remaining = deadline.map_or(INTERRUPT_POLL, |deadline| {
             deadline.saturating_duration_since(Instant::now())
         });
         match receiver.recv_timeout(remaining.min(INTERRUPT_POLL)) {
-            Ok(value) => {
-                return Bounded::Finished {
-                    value,
-                    elapsed: started.elapsed(),
-                };
-            }
+            Ok(value) => return Ok((value, started.elapsed())),
             Err(RecvTimeoutError::Disconnected) => {
                 // The thread ended without sending: `work` panicked.
                 match thread.join() {
@@ -167,12 +140,14 @@ pub fn run_bounded<T: Send + 'static>(
             Err(RecvTimeoutError::Timeout) => {}
         }
         if interrupt::requested() {
-            return Bounded::Interrupted;
+            return Err(interrupted);
         }
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            return Bounded::TimedOut {
+            return Err(WorkerRun {
+                timed_out: true,
                 elapsed: started.elapsed(),
-            };
+                ..WorkerRun::default()
+            });
         }
     }
 }
@@ -212,8 +187,8 @@ mod tests {
     #[test]
     fn work_that_finishes_in_time_gives_its_value() {
         match run_bounded("test-quick", Duration::from_secs(60), || 7) {
-            Bounded::Finished { value, .. } => assert_eq!(value, 7),
-            other => panic!("expected the value, got {other:?}"),
+            Ok((value, _)) => assert_eq!(value, 7),
+            Err(run) => panic!("expected the value, got {run:?}"),
         }
     }
 
@@ -227,10 +202,11 @@ mod tests {
             })
         });
         drop(release);
-        let Bounded::TimedOut { elapsed } = bounded else {
+        let Err(run) = bounded else {
             panic!("expected a timeout, got {bounded:?}");
         };
-        assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
+        assert!(run.timed_out, "{run:?}");
+        assert!(run.elapsed >= Duration::from_millis(300), "{run:?}");
     }
 
     #[test]
