@@ -157,21 +157,18 @@ fn prepared_build_info_file(project_dir: &Utf8Path, tsconfig: &Utf8Path) -> Opti
 }
 
 fn tsc_arguments(tsconfig: &Utf8Path, build_info: Option<&Utf8Path>) -> Vec<String> {
-    let mut args = vec![
-        "--project".to_owned(),
-        tsconfig.to_string(),
-        "--noEmit".to_owned(),
-        "--pretty".to_owned(),
-        "false".to_owned(),
-    ];
+    let mut args = [
+        "--project",
+        tsconfig.as_str(),
+        "--noEmit",
+        "--pretty",
+        "false",
+    ]
+    .to_vec();
     if let Some(build_info) = build_info {
-        args.extend([
-            "--incremental".to_owned(),
-            "--tsBuildInfoFile".to_owned(),
-            build_info.to_string(),
-        ]);
+        args.extend(["--incremental", "--tsBuildInfoFile", build_info.as_str()]);
     }
-    args
+    args.into_iter().map(str::to_owned).collect()
 }
 
 // --- Reading tsc's output ----------------------------------------------------------------------
@@ -204,14 +201,16 @@ impl TscError {
             .is_none_or(|location| location.file.to_ascii_lowercase().ends_with(".json"))
     }
 
-    fn to_json(&self) -> Value {
-        let location = self.location.as_ref();
-        json!({
-            "file": location.map_or("", |location| location.file.as_str()),
-            "line": location.map_or(0, |location| location.line),
-            "column": location.map_or(0, |location| location.column),
-            "message": self.message,
+    /// The file, line and column tsc printed; `("", 0, 0)` for an error with no location.
+    fn place(&self) -> (&str, u64, u64) {
+        self.location.as_ref().map_or(("", 0, 0), |location| {
+            (location.file.as_str(), location.line, location.column)
         })
+    }
+
+    fn to_json(&self) -> Value {
+        let (file, line, column) = self.place();
+        json!({"file": file, "line": line, "column": column, "message": self.message})
     }
 
     /// The finding the gate report shows: on the fired file (every kept error is in it), with
@@ -227,11 +226,8 @@ impl TscError {
             })
             .filter(|digits| !digits.is_empty())
             .map_or_else(|| "type-error".to_owned(), |digits| format!("TS{digits}"));
-        let location = self.location.as_ref();
-        Finding::at_file(fired_file.as_str(), &code, self.message.clone()).at(
-            location.map_or(0, |location| location.line),
-            location.map_or(0, |location| location.column),
-        )
+        let (_, line, column) = self.place();
+        Finding::at_file(fired_file.as_str(), &code, self.message.clone()).at(line, column)
     }
 }
 
