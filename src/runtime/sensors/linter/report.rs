@@ -11,15 +11,16 @@ use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::node_tool::TOOL_STDOUT_CAP_BYTES;
 
 /// A violation's severity; the verdict names it in lower case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
-#[strum(serialize_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub(super) enum Severity {
     Error,
     Warning,
 }
 
-/// One message of the linter, as the verdict lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One message of the linter, as the verdict lists it: serialised with the fields in this order
+/// (`end` is not listed).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub(super) struct Violation {
     pub(super) file: String,
     pub(super) line: u64,
@@ -29,21 +30,11 @@ pub(super) struct Violation {
     pub(super) severity: Severity,
     pub(super) message: String,
     /// Where the linter says the problem ends (eslint's `endLine`, `endColumn`), when it does.
+    #[serde(skip)]
     pub(super) end: Option<(u64, u64)>,
 }
 
 impl Violation {
-    pub(super) fn to_json(&self) -> Value {
-        json!({
-            "file": self.file,
-            "line": self.line,
-            "column": self.column,
-            "rule": self.rule,
-            "severity": <&str>::from(self.severity),
-            "message": self.message,
-        })
-    }
-
     /// The finding the gate report shows (an error; warnings never fail).
     fn located(&self) -> Finding {
         let rule = if self.rule.is_empty() {
@@ -77,7 +68,7 @@ impl LintReport {
             .filter(|violation| self.error_count > 0 && violation.severity == Severity::Error)
             .map(Violation::located)
             .collect();
-        let violations: Value = self.violations.iter().map(Violation::to_json).collect();
+        let violations = json!(self.violations);
         WorkerOutcome::Verdict(verdict_json(
             [
                 ("pass", Some(json!(self.error_count == 0))),
