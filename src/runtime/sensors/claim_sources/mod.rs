@@ -51,14 +51,13 @@ use serde_json::{Value, json};
 
 use self::claims::{ClaimFindings, inspect_deliverable};
 use self::register::{CONFIRMATION_HEADING, SourceUniverse};
-use crate::protocol::output_paths::is_scaffolding_file_name;
 use crate::runtime::sensors::descriptor::{
     DELIVERABLES_FLAG, ExtraFlag, GateUnit, PathFlag, STAGE_FLAG, ShippedSensor,
 };
 use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, resolve_worker_path,
-    split_csv, verdict_or_usage_error,
+    FlagGrammar, WorkerArgs, existing_output_path, resolve_worker_path, split_csv, stage_scan_set,
+    verdict_or_usage_error,
 };
 
 const DEFAULT_STAGE: &str = "intent-capture";
@@ -81,7 +80,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let stage = flags.non_empty(STAGE_FLAG).unwrap_or(DEFAULT_STAGE);
     let questions_path = resolve_worker_path(&stage_folder, &format!("{stage}-questions.md"));
     let deliverables = split_csv(flags.value(DELIVERABLES_FLAG).unwrap_or_default());
-    let scanned = scan_paths(&fired_path, &deliverables);
+    let scanned = stage_scan_set(&fired_path, &deliverables, false);
     if scanned.is_empty() {
         return Ok(claims_verdict(
             ClaimFindings::default(),
@@ -127,19 +126,6 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         );
     }
     Ok(claims_verdict(findings, &scanned, &questions_path, None))
-}
-
-/// The files to inspect: the existing deliverables beside the fired file (each once), or without
-/// a deliverable list the fired file unless it is scaffolding.
-fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
-    if deliverables.is_empty() {
-        return if is_scaffolding_file_name(fired_path.file_name().unwrap_or_default()) {
-            Vec::new()
-        } else {
-            vec![fired_path.to_owned()]
-        };
-    }
-    existing_deliverables(fired_path, deliverables)
 }
 
 fn claims_verdict(
