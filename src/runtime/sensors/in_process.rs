@@ -20,54 +20,40 @@
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use camino::Utf8PathBuf;
-
 use crate::leaves::interrupt;
 use crate::protocol::verdict::{Verdict, WorkerRun, errno_name, verdict_of};
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
 use crate::runtime::sensors::descriptor::{ShippedSensor, WorkerContext};
 
-/// What a shipped worker is given: the project and the worker arguments of D21.
-#[derive(Debug, Clone)]
-pub struct ShippedInput {
-    pub project_dir: Utf8PathBuf,
-    pub args: Vec<String>,
-    /// The manifest's timeout: the budget for any tool the check starts.
-    pub timeout: Duration,
-}
-
-/// Run one shipped sensor in-process and give its verdict: exactly the verdict the dispatcher
-/// would read from the same worker run as a process (see [`protocol_output`]), including a
-/// budget override past `input.timeout` and `script-error: interrupted` on an interrupt; with
+/// Run one shipped sensor in-process on its worker arguments (D21) and give its verdict: exactly
+/// the verdict the dispatcher would read from the same worker run as a process (see
+/// [`protocol_output`]), including a budget override past `context.timeout` (the manifest's
+/// timeout) and `script-error: interrupted` on an interrupt; with
 /// what the check would have written on stderr as a process: the
 /// `aidlc-sensor-<id>: <message>` line of a script or usage error, or the `reason` of a tool that
 /// is unavailable (empty otherwise), so that a non-evaluation keeps its reason in process too.
-pub fn run_shipped_with_stderr(sensor: &ShippedSensor, input: &ShippedInput) -> (Verdict, String) {
+pub fn run_shipped_with_stderr(
+    sensor: &ShippedSensor,
+    args: Vec<String>,
+    context: WorkerContext,
+) -> (Verdict, String) {
     let check = sensor.check;
     let id = sensor.id;
-    let context = WorkerContext {
-        project_dir: input.project_dir.clone(),
-        timeout: input.timeout,
-    };
-    let args = input.args.clone();
-    let bounded = run_bounded(
-        &format!("aidlc-sensor-{}", sensor.id),
-        input.timeout,
-        move || {
-            let outcome = check(&args, &context);
-            let stderr = match &outcome {
-                WorkerOutcome::ScriptError(message) | WorkerOutcome::UsageError(message) => {
-                    format!("aidlc-sensor-{id}: {message}\n")
-                }
-                WorkerOutcome::ToolUnavailable(json) => json["reason"]
-                    .as_str()
-                    .map(|reason| format!("aidlc-sensor-{id}: tool unavailable: {reason}\n"))
-                    .unwrap_or_default(),
-                WorkerOutcome::Verdict(_) => String::new(),
-            };
-            (protocol_output(&outcome), stderr)
-        },
-    );
+    let timeout = context.timeout;
+    let bounded = run_bounded(&format!("aidlc-sensor-{}", sensor.id), timeout, move || {
+        let outcome = check(&args, &context);
+        let stderr = match &outcome {
+            WorkerOutcome::ScriptError(message) | WorkerOutcome::UsageError(message) => {
+                format!("aidlc-sensor-{id}: {message}\n")
+            }
+            WorkerOutcome::ToolUnavailable(json) => json["reason"]
+                .as_str()
+                .map(|reason| format!("aidlc-sensor-{id}: tool unavailable: {reason}\n"))
+                .unwrap_or_default(),
+            WorkerOutcome::Verdict(_) => String::new(),
+        };
+        (protocol_output(&outcome), stderr)
+    });
     let run = match bounded {
         Ok((((exit_code, stdout), stderr_tail), elapsed)) => WorkerRun {
             exit_code: Some(exit_code),
@@ -78,7 +64,7 @@ pub fn run_shipped_with_stderr(sensor: &ShippedSensor, input: &ShippedInput) -> 
         },
         Err(unfinished) => unfinished,
     };
-    (verdict_of(&run, input.timeout), run.stderr_tail)
+    (verdict_of(&run, timeout), run.stderr_tail)
 }
 
 /// How often a bounded wait looks at the interrupt flag.
@@ -154,6 +140,8 @@ fn run_bounded<T: Send + 'static>(
 
 #[cfg(test)]
 mod tests {
+    use camino::Utf8PathBuf;
+
     use super::*;
 
     /// Longer than any call below takes when it works: a call still running then hangs.
@@ -245,13 +233,12 @@ mod tests {
         ]
         .map(str::to_owned)
         .to_vec();
-        let input = ShippedInput {
+        let context = WorkerContext {
             project_dir: root.clone(),
-            args,
             timeout: Duration::from_secs(300),
         };
         let (verdict, stderr) = returned_in_time("waited on the FIFO", move || {
-            run_shipped_with_stderr(sensor, &input)
+            run_shipped_with_stderr(sensor, args, context)
         });
         assert!(matches!(verdict, Verdict::ScriptError(_)), "{verdict:?}");
         assert!(stderr.contains("FIFO"), "{stderr}");
@@ -275,9 +262,9 @@ mod tests {
         let verdict = returned_in_time("no timeout", move || {
             run_shipped_with_stderr(
                 &sensor,
-                &ShippedInput {
+                Vec::new(),
+                WorkerContext {
                     project_dir: Utf8PathBuf::from("."),
-                    args: Vec::new(),
                     timeout: Duration::from_secs(1),
                 },
             )
