@@ -287,9 +287,9 @@ fn coverage_verdict(
     verdict_json(
         [
             ("pass", Some(json!(unreferenced.is_empty()))),
-            ("consumes", Some(json!(slugs))),
-            ("unreferenced", Some(json!(unreferenced))),
-            ("scanned_files", Some(json!(files))),
+            ("consumes", Some(Value::from(slugs))),
+            ("unreferenced", Some(Value::from(unreferenced))),
+            ("scanned_files", Some(Value::from(files))),
             ("reason", reason.map(Value::from)),
             ("findings_count", Some(json!(findings_count))),
         ],

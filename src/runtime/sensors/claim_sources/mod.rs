@@ -134,14 +134,15 @@ fn claims_verdict(
     questions_path: &Utf8Path,
     reason: Option<&str>,
 ) -> Value {
+    let findings_count = findings.texts.len();
     let scanned_files: Vec<String> = scanned.iter().map(ToString::to_string).collect();
     verdict_json(
         [
             ("pass", Some(json!(findings.texts.is_empty()))),
-            ("findings", Some(json!(findings.texts))),
-            ("scanned_files", Some(json!(scanned_files))),
+            ("findings", Some(Value::from(findings.texts))),
+            ("scanned_files", Some(Value::from(scanned_files))),
             ("questions_file", Some(json!(questions_path.as_str()))),
-            ("findings_count", Some(json!(findings.texts.len()))),
+            ("findings_count", Some(json!(findings_count))),
             ("reason", reason.map(Value::from)),
         ],
         &findings.located,
