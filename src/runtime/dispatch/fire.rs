@@ -691,9 +691,9 @@ fn run_worker_for(prepared: &PreparedFire, timeout: Duration) -> (Verdict, Strin
     match &prepared.worker {
         WorkerKind::Shipped(sensor) => sensors::run_shipped_with_stderr(
             sensor,
-            &sensors::ShippedInput {
+            prepared.worker_args.clone(),
+            sensors::WorkerContext {
                 project_dir: prepared.project_dir.clone(),
-                args: prepared.worker_args.clone(),
                 timeout,
             },
         ),

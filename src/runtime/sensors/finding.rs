@@ -5,7 +5,7 @@
 //! Two halves, one shape:
 //!
 //! - the worker side: a shipped sensor builds [`Finding`]s (with the builders below) and writes
-//!   them into its JSON under [`DIAGNOSTICS_KEY`] with [`insert_diagnostics`], beside the
+//!   them into its JSON under [`DIAGNOSTICS_KEY`] with [`verdict_json`], beside the
 //!   reference's own keys (so its JSON, its detail file and `aidlc engine sensor-<id>` stay a
 //!   superset of the reference's output);
 //! - the report side: [`read_shipped`] reads those back; [`read_custom`] reads a custom worker's
@@ -21,7 +21,7 @@
 //! a verdict.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::leaves::english::plural;
 use crate::protocol::finding::Finding;
@@ -79,38 +79,35 @@ impl Finding {
     }
 }
 
-/// A finding as a shipped worker writes it under [`DIAGNOSTICS_KEY`]: the keys in a fixed order
-/// (`file`, `rule`, `message`, the positions, `help`); absent values are left out.
+/// A finding as a shipped worker writes it under [`DIAGNOSTICS_KEY`]: the keys in the order of
+/// [`Finding`]'s fields (`file`, `rule`, `message`, the positions, `help`); absent values are
+/// left out.
 fn diagnostic_json(finding: &Finding) -> Value {
-    let mut object = Map::new();
-    object.insert("file".to_owned(), json!(finding.file.as_str()));
-    object.insert("rule".to_owned(), json!(finding.rule));
-    object.insert("message".to_owned(), json!(finding.message));
-    for (key, value) in [
-        ("line", finding.line),
-        ("column", finding.column),
-        ("end_line", finding.end_line),
-        ("end_column", finding.end_column),
-    ] {
-        if let Some(value) = value {
-            object.insert(key.to_owned(), json!(value));
-        }
-    }
-    if let Some(help) = &finding.help {
-        object.insert("help".to_owned(), json!(help));
-    }
+    let Ok(Value::Object(mut object)) = serde_json::to_value(finding) else {
+        unreachable!("a Finding serialises to a JSON object")
+    };
+    object.retain(|_, value| !value.is_null());
     Value::Object(object)
 }
 
-/// Add `diagnostics` to a worker's JSON object, after the keys already there, when there is at
-/// least one: a passing verdict keeps exactly the reference's keys.
-pub fn insert_diagnostics(object: &mut Map<String, Value>, findings: &[Finding]) {
+/// A shipped worker's verdict JSON: `fields` in order, a field whose value is `None` left out,
+/// then `diagnostics` when there is at least one finding (a passing verdict keeps exactly the
+/// reference's keys).
+pub fn verdict_json<'key>(
+    fields: impl IntoIterator<Item = (&'key str, Option<Value>)>,
+    findings: &[Finding],
+) -> Value {
+    let mut object: Map<String, Value> = fields
+        .into_iter()
+        .filter_map(|(key, value)| Some((key.to_owned(), value?)))
+        .collect();
     if !findings.is_empty() {
         object.insert(
             DIAGNOSTICS_KEY.to_owned(),
-            Value::Array(findings.iter().map(diagnostic_json).collect()),
+            findings.iter().map(diagnostic_json).collect(),
         );
     }
+    Value::Object(object)
 }
 
 // --- The report side ---------------------------------------------------------------------------
@@ -272,6 +269,8 @@ fn project_relative(project_dir: &Utf8Path, deliverable: &Utf8Path, file: &str) 
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn input<'a>(json: &'a Value, sensor_id: &'a str) -> FindingsInput<'a> {
@@ -286,8 +285,6 @@ mod tests {
 
     #[test]
     fn shipped_diagnostics_round_trip_with_paths_made_relative() {
-        let mut object = Map::new();
-        object.insert("pass".to_owned(), json!(false));
         let located = [
             Finding::at_file(
                 "/p/docs/b.md",
@@ -299,8 +296,7 @@ mod tests {
             .with_help("tag it"),
             Finding::at_file("/p/docs/a.md", "missing-heading", "missing `## Risks`"),
         ];
-        insert_diagnostics(&mut object, &located);
-        let json = Value::Object(object);
+        let json = verdict_json([("pass", Some(json!(false)))], &located);
         let found = read_shipped(&input(&json, "claim-sources"));
         assert_eq!(found.len(), 2);
         assert_eq!(found[0].file, "docs/b.md");
@@ -315,9 +311,7 @@ mod tests {
 
     #[test]
     fn no_diagnostics_key_when_there_is_none() {
-        let mut object = Map::new();
-        insert_diagnostics(&mut object, &[]);
-        assert!(object.is_empty());
+        assert_eq!(verdict_json([], &[]), json!({}));
     }
 
     #[test]

@@ -20,98 +20,51 @@
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use camino::Utf8PathBuf;
-
 use crate::leaves::interrupt;
 use crate::protocol::verdict::{Verdict, WorkerRun, errno_name, verdict_of};
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
 use crate::runtime::sensors::descriptor::{ShippedSensor, WorkerContext};
 
-/// What a shipped worker is given: the project and the worker arguments of D21.
-#[derive(Debug, Clone)]
-pub struct ShippedInput {
-    pub project_dir: Utf8PathBuf,
-    pub args: Vec<String>,
-    /// The manifest's timeout: the budget for any tool the check starts.
-    pub timeout: Duration,
-}
-
-/// Run one shipped sensor in-process and give its verdict: exactly the verdict the dispatcher
-/// would read from the same worker run as a process (see [`protocol_output`]), including a
-/// budget override past `input.timeout` and `script-error: interrupted` on an interrupt; with
+/// Run one shipped sensor in-process on its worker arguments (D21) and give its verdict: exactly
+/// the verdict the dispatcher would read from the same worker run as a process (see
+/// [`protocol_output`]), including a budget override past `context.timeout` (the manifest's
+/// timeout) and `script-error: interrupted` on an interrupt; with
 /// what the check would have written on stderr as a process: the
 /// `aidlc-sensor-<id>: <message>` line of a script or usage error, or the `reason` of a tool that
 /// is unavailable (empty otherwise), so that a non-evaluation keeps its reason in process too.
-pub fn run_shipped_with_stderr(sensor: &ShippedSensor, input: &ShippedInput) -> (Verdict, String) {
+pub fn run_shipped_with_stderr(
+    sensor: &ShippedSensor,
+    args: Vec<String>,
+    context: WorkerContext,
+) -> (Verdict, String) {
     let check = sensor.check;
     let id = sensor.id;
-    let context = WorkerContext {
-        project_dir: input.project_dir.clone(),
-        timeout: input.timeout,
-    };
-    let args = input.args.clone();
-    let bounded = run_bounded(
-        &format!("aidlc-sensor-{}", sensor.id),
-        input.timeout,
-        move || {
-            let outcome = check(&args, &context);
-            let stderr = match &outcome {
-                WorkerOutcome::ScriptError(message) | WorkerOutcome::UsageError(message) => {
-                    format!("aidlc-sensor-{id}: {message}\n")
-                }
-                WorkerOutcome::ToolUnavailable(json) => json["reason"]
-                    .as_str()
-                    .map(|reason| format!("aidlc-sensor-{id}: tool unavailable: {reason}\n"))
-                    .unwrap_or_default(),
-                WorkerOutcome::Verdict(_) => String::new(),
-            };
-            (protocol_output(&outcome), stderr)
-        },
-    );
+    let timeout = context.timeout;
+    let bounded = run_bounded(&format!("aidlc-sensor-{}", sensor.id), timeout, move || {
+        let outcome = check(&args, &context);
+        let stderr = match &outcome {
+            WorkerOutcome::ScriptError(message) | WorkerOutcome::UsageError(message) => {
+                format!("aidlc-sensor-{id}: {message}\n")
+            }
+            WorkerOutcome::ToolUnavailable(json) => json["reason"]
+                .as_str()
+                .map(|reason| format!("aidlc-sensor-{id}: tool unavailable: {reason}\n"))
+                .unwrap_or_default(),
+            WorkerOutcome::Verdict(_) => String::new(),
+        };
+        (protocol_output(&outcome), stderr)
+    });
     let run = match bounded {
-        Bounded::Finished {
-            value: ((exit_code, stdout), stderr_tail),
-            elapsed,
-        } => WorkerRun {
+        Ok((((exit_code, stdout), stderr_tail), elapsed)) => WorkerRun {
             exit_code: Some(exit_code),
             elapsed,
             stdout: stdout.into_bytes(),
             stderr_tail,
             ..WorkerRun::default()
         },
-        Bounded::TimedOut { elapsed } => WorkerRun {
-            timed_out: true,
-            elapsed,
-            ..WorkerRun::default()
-        },
-        Bounded::Interrupted => WorkerRun {
-            interrupted: true,
-            ..WorkerRun::default()
-        },
-        Bounded::NotStarted(error) => WorkerRun {
-            spawn_error: Some(errno_name(&error).to_owned()),
-            ..WorkerRun::default()
-        },
+        Err(unfinished) => unfinished,
     };
-    (verdict_of(&run, input.timeout), run.stderr_tail)
-}
-
-/// How a [`run_bounded`] piece of work ended.
-#[derive(Debug)]
-pub enum Bounded<T> {
-    Finished {
-        value: T,
-        elapsed: Duration,
-    },
-    /// Still running at the deadline; its thread is abandoned.
-    TimedOut {
-        elapsed: Duration,
-    },
-    /// `aidlc` was interrupted first (or before it could start); its thread, if any, is
-    /// abandoned.
-    Interrupted,
-    /// Its thread could not be started.
-    NotStarted(std::io::Error),
+    (verdict_of(&run, timeout), run.stderr_tail)
 }
 
 /// How often a bounded wait looks at the interrupt flag.
@@ -122,15 +75,21 @@ const INTERRUPT_POLL: Duration = Duration::from_millis(10);
 const CHECK_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// Run `work` on a thread named `name` and wait for it at most `timeout` (see the module
-/// invariants for what happens to a thread that is still running then). A panic in `work` is
-/// re-raised here: a bug stays a bug (exit 101), never a verdict.
-pub fn run_bounded<T: Send + 'static>(
+/// invariants for what happens to a thread that is still running then): its value and how long
+/// it took, or the run of a worker that did not finish (timed out, with its thread abandoned;
+/// interrupted first, or before it could start; or its thread not started). A panic in `work`
+/// is re-raised here: a bug stays a bug (exit 101), never a verdict.
+fn run_bounded<T: Send + 'static>(
     name: &str,
     timeout: Duration,
     work: impl FnOnce() -> T + Send + 'static,
-) -> Bounded<T> {
+) -> Result<(T, Duration), WorkerRun> {
+    let interrupted = WorkerRun {
+        interrupted: true,
+        ..WorkerRun::default()
+    };
     if interrupt::requested() {
-        return Bounded::Interrupted;
+        return Err(interrupted);
     }
     let started = Instant::now();
     let deadline = started.checked_add(timeout);
@@ -144,19 +103,19 @@ pub fn run_bounded<T: Send + 'static>(
         });
     let thread = match spawned {
         Ok(thread) => thread,
-        Err(error) => return Bounded::NotStarted(error),
+        Err(error) => {
+            return Err(WorkerRun {
+                spawn_error: Some(errno_name(&error).to_owned()),
+                ..WorkerRun::default()
+            });
+        }
     };
     loop {
         let remaining = deadline.map_or(INTERRUPT_POLL, |deadline| {
             deadline.saturating_duration_since(Instant::now())
         });
         match receiver.recv_timeout(remaining.min(INTERRUPT_POLL)) {
-            Ok(value) => {
-                return Bounded::Finished {
-                    value,
-                    elapsed: started.elapsed(),
-                };
-            }
+            Ok(value) => return Ok((value, started.elapsed())),
             Err(RecvTimeoutError::Disconnected) => {
                 // The thread ended without sending: `work` panicked.
                 match thread.join() {
@@ -167,18 +126,22 @@ pub fn run_bounded<T: Send + 'static>(
             Err(RecvTimeoutError::Timeout) => {}
         }
         if interrupt::requested() {
-            return Bounded::Interrupted;
+            return Err(interrupted);
         }
         if deadline.is_some_and(|deadline| Instant::now() >= deadline) {
-            return Bounded::TimedOut {
+            return Err(WorkerRun {
+                timed_out: true,
                 elapsed: started.elapsed(),
-            };
+                ..WorkerRun::default()
+            });
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use camino::Utf8PathBuf;
+
     use super::*;
 
     /// Longer than any call below takes when it works: a call still running then hangs.
@@ -212,8 +175,8 @@ mod tests {
     #[test]
     fn work_that_finishes_in_time_gives_its_value() {
         match run_bounded("test-quick", Duration::from_secs(60), || 7) {
-            Bounded::Finished { value, .. } => assert_eq!(value, 7),
-            other => panic!("expected the value, got {other:?}"),
+            Ok((value, _)) => assert_eq!(value, 7),
+            Err(run) => panic!("expected the value, got {run:?}"),
         }
     }
 
@@ -227,10 +190,11 @@ mod tests {
             })
         });
         drop(release);
-        let Bounded::TimedOut { elapsed } = bounded else {
+        let Err(run) = bounded else {
             panic!("expected a timeout, got {bounded:?}");
         };
-        assert!(elapsed >= Duration::from_millis(300), "{elapsed:?}");
+        assert!(run.timed_out, "{run:?}");
+        assert!(run.elapsed >= Duration::from_millis(300), "{run:?}");
     }
 
     #[test]
@@ -269,13 +233,12 @@ mod tests {
         ]
         .map(str::to_owned)
         .to_vec();
-        let input = ShippedInput {
+        let context = WorkerContext {
             project_dir: root.clone(),
-            args,
             timeout: Duration::from_secs(300),
         };
         let (verdict, stderr) = returned_in_time("waited on the FIFO", move || {
-            run_shipped_with_stderr(sensor, &input)
+            run_shipped_with_stderr(sensor, args, context)
         });
         assert!(matches!(verdict, Verdict::ScriptError(_)), "{verdict:?}");
         assert!(stderr.contains("FIFO"), "{stderr}");
@@ -299,9 +262,9 @@ mod tests {
         let verdict = returned_in_time("no timeout", move || {
             run_shipped_with_stderr(
                 &sensor,
-                &ShippedInput {
+                Vec::new(),
+                WorkerContext {
                     project_dir: Utf8PathBuf::from("."),
-                    args: Vec::new(),
                     timeout: Duration::from_secs(1),
                 },
             )

@@ -41,8 +41,8 @@ pub mod worker_args;
 use camino::Utf8Path;
 
 use self::descriptor::NativeCheck;
-pub use self::descriptor::ShippedSensor;
-pub use self::in_process::{ShippedInput, run_shipped_with_stderr};
+pub use self::descriptor::{ShippedSensor, WorkerContext};
+pub use self::in_process::run_shipped_with_stderr;
 use crate::protocol::finding::Finding;
 use crate::protocol::verdict::Verdict;
 

@@ -101,19 +101,6 @@ pub(super) fn folders_upward(start: &Utf8Path, boundary: &Utf8Path) -> Vec<Utf8P
         .collect()
 }
 
-/// The file names a tool's executable may have on this platform.
-fn executable_file_names(tool: &str) -> Vec<String> {
-    if cfg!(windows) {
-        vec![
-            format!("{tool}.cmd"),
-            format!("{tool}.exe"),
-            tool.to_owned(),
-        ]
-    } else {
-        vec![tool.to_owned()]
-    }
-}
-
 /// Whether `path` is a file this process may execute (following links).
 pub(super) fn is_executable_file(path: &Path) -> bool {
     let Ok(metadata) = std::fs::metadata(path) else {
@@ -133,17 +120,38 @@ pub(super) fn is_executable_file(path: &Path) -> bool {
     }
 }
 
+/// Every executable named `tool` in `folders`, in their order (on Windows, `<tool>.cmd` and
+/// `<tool>.exe` before `<tool>` in each folder).
+fn executables_in(
+    folders: impl IntoIterator<Item = PathBuf>,
+    tool: &str,
+) -> impl Iterator<Item = PathBuf> {
+    let extensions: &[&str] = if cfg!(windows) {
+        &[".cmd", ".exe", ""]
+    } else {
+        &[""]
+    };
+    let names: Vec<String> = extensions
+        .iter()
+        .map(|extension| format!("{tool}{extension}"))
+        .collect();
+    folders
+        .into_iter()
+        .flat_map(move |folder| {
+            names
+                .iter()
+                .map(|name| folder.join(name))
+                .collect::<Vec<_>>()
+        })
+        .filter(|candidate| is_executable_file(candidate))
+}
+
 /// The first `node_modules/.bin/<tool>` in `folders`, nearest first.
 pub(super) fn local_node_tool(folders: &[Utf8PathBuf], tool: &str) -> Option<PathBuf> {
-    folders
+    let bins = folders
         .iter()
-        .flat_map(|folder| {
-            executable_file_names(tool)
-                .into_iter()
-                .map(move |name| folder.join("node_modules").join(".bin").join(name))
-        })
-        .map(Utf8PathBuf::into_std_path_buf)
-        .find(|candidate| is_executable_file(candidate))
+        .map(|folder| folder.join("node_modules").join(".bin").into_std_path_buf());
+    executables_in(bins, tool).next()
 }
 
 /// The first `node_modules/.bin/<tool>` in `folders`, else the first `tool` on `search_path`.
@@ -163,18 +171,8 @@ pub(super) fn project_or_path_tool(
 /// relative entries are skipped: they would name the current folder, which is not the project's
 /// choice of tool.
 pub(super) fn executables_on_search_path(search_path: Option<&OsStr>, tool: &str) -> Vec<PathBuf> {
-    let Some(search_path) = search_path else {
-        return Vec::new();
-    };
-    std::env::split_paths(search_path)
-        .filter(|folder| folder.is_absolute())
-        .flat_map(|folder| {
-            executable_file_names(tool)
-                .into_iter()
-                .map(move |name| folder.join(name))
-        })
-        .filter(|candidate| is_executable_file(candidate))
-        .collect()
+    let folders = search_path.map(std::env::split_paths).into_iter().flatten();
+    executables_in(folders.filter(|folder| folder.is_absolute()), tool).collect()
 }
 
 /// The worker's time budget: every tool run gets what is left of it, capped per step.

@@ -38,13 +38,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::protocol::finding::Finding;
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward, fired_file,
     folders_upward, most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
@@ -157,21 +157,18 @@ fn prepared_build_info_file(project_dir: &Utf8Path, tsconfig: &Utf8Path) -> Opti
 }
 
 fn tsc_arguments(tsconfig: &Utf8Path, build_info: Option<&Utf8Path>) -> Vec<String> {
-    let mut args = vec![
-        "--project".to_owned(),
-        tsconfig.to_string(),
-        "--noEmit".to_owned(),
-        "--pretty".to_owned(),
-        "false".to_owned(),
-    ];
+    let mut args = [
+        "--project",
+        tsconfig.as_str(),
+        "--noEmit",
+        "--pretty",
+        "false",
+    ]
+    .to_vec();
     if let Some(build_info) = build_info {
-        args.extend([
-            "--incremental".to_owned(),
-            "--tsBuildInfoFile".to_owned(),
-            build_info.to_string(),
-        ]);
+        args.extend(["--incremental", "--tsBuildInfoFile", build_info.as_str()]);
     }
-    args
+    args.into_iter().map(str::to_owned).collect()
 }
 
 // --- Reading tsc's output ----------------------------------------------------------------------
@@ -204,14 +201,16 @@ impl TscError {
             .is_none_or(|location| location.file.to_ascii_lowercase().ends_with(".json"))
     }
 
-    fn to_json(&self) -> Value {
-        let location = self.location.as_ref();
-        json!({
-            "file": location.map_or("", |location| location.file.as_str()),
-            "line": location.map_or(0, |location| location.line),
-            "column": location.map_or(0, |location| location.column),
-            "message": self.message,
+    /// The file, line and column tsc printed; `("", 0, 0)` for an error with no location.
+    fn place(&self) -> (&str, u64, u64) {
+        self.location.as_ref().map_or(("", 0, 0), |location| {
+            (location.file.as_str(), location.line, location.column)
         })
+    }
+
+    fn to_json(&self) -> Value {
+        let (file, line, column) = self.place();
+        json!({"file": file, "line": line, "column": column, "message": self.message})
     }
 
     /// The finding the gate report shows: on the fired file (every kept error is in it), with
@@ -227,11 +226,8 @@ impl TscError {
             })
             .filter(|digits| !digits.is_empty())
             .map_or_else(|| "type-error".to_owned(), |digits| format!("TS{digits}"));
-        let location = self.location.as_ref();
-        Finding::at_file(fired_file.as_str(), &code, self.message.clone()).at(
-            location.map_or(0, |location| location.line),
-            location.map_or(0, |location| location.column),
-        )
+        let (_, line, column) = self.place();
+        Finding::at_file(fired_file.as_str(), &code, self.message.clone()).at(line, column)
     }
 }
 
@@ -432,20 +428,20 @@ fn tsc_outcome(
             .as_ref()
             .is_some_and(|location| matcher.is_fired_file(&location.file))
     });
-    let mut verdict = Map::new();
-    verdict.insert("pass".to_owned(), json!(fired.is_empty()));
-    verdict.insert(
-        "errors".to_owned(),
-        Value::Array(fired.iter().map(|error| error.to_json()).collect()),
-    );
-    verdict.insert("findings_count".to_owned(), json!(fired.len()));
-    verdict.insert("other_files_error_count".to_owned(), json!(elsewhere.len()));
     let located: Vec<Finding> = fired
         .iter()
         .map(|error| error.located(fired_file))
         .collect();
-    insert_diagnostics(&mut verdict, &located);
-    WorkerOutcome::Verdict(Value::Object(verdict))
+    let errors: Value = fired.iter().map(|error| error.to_json()).collect();
+    WorkerOutcome::Verdict(verdict_json(
+        [
+            ("pass", Some(json!(fired.is_empty()))),
+            ("errors", Some(errors)),
+            ("findings_count", Some(json!(fired.len()))),
+            ("other_files_error_count", Some(json!(elsewhere.len()))),
+        ],
+        &located,
+    ))
 }
 
 #[cfg(test)]

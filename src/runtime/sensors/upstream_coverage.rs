@@ -45,18 +45,17 @@
 //! size is checked in time linear in its length.
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Map, Value};
+use serde_json::{Value, json};
 
 use crate::leaves::js_text::js_trim;
 use crate::protocol::finding::Finding;
-use crate::protocol::output_paths::is_scaffolding_file_name;
 use crate::runtime::sensors::descriptor::{
     CONSUMES_FLAG, DELIVERABLES_FLAG, ExtraFlag, GateUnit, PathFlag, ShippedSensor,
 };
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::text::read_text_lossy;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, split_csv,
+    FlagGrammar, WorkerArgs, existing_output_path, split_csv, stage_scan_set,
     verdict_or_usage_error,
 };
 
@@ -89,7 +88,10 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         return Ok(vacuous_verdict(slugs, REASON_NO_UPSTREAM));
     }
     let deliverables = split_csv(flags.value(DELIVERABLES_FLAG).unwrap_or_default());
-    let scanned = read_scan_set(&fired_path, &scan_paths(&fired_path, &deliverables))?;
+    let scanned = read_scan_set(
+        &fired_path,
+        &stage_scan_set(&fired_path, &deliverables, true),
+    )?;
     if scanned.files.is_empty() {
         return Ok(vacuous_verdict(slugs, REASON_NOTHING_TO_SCAN));
     }
@@ -130,17 +132,6 @@ fn parse_consume(item: &str) -> Consume {
         slug: js_trim(slug).to_owned(),
         producer: (!producer.is_empty()).then(|| producer.to_owned()),
     }
-}
-
-/// The files to read, in order: the existing deliverables beside the fired file (each once),
-/// then the fired file unless it is scaffolding or already listed.
-fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
-    let mut paths = existing_deliverables(fired_path, deliverables);
-    let is_scaffolding = is_scaffolding_file_name(fired_path.file_name().unwrap_or_default());
-    if !is_scaffolding && !paths.iter().any(|path| path == fired_path) {
-        paths.push(fired_path.to_owned());
-    }
-    paths
 }
 
 /// The scanned files' texts, each after a `\n`, and the files that could be read.
@@ -293,17 +284,17 @@ fn coverage_verdict(
             ))
         })
         .collect();
-    let mut object = Map::new();
-    object.insert("pass".to_owned(), Value::Bool(unreferenced.is_empty()));
-    object.insert("consumes".to_owned(), Value::from(slugs));
-    object.insert("unreferenced".to_owned(), Value::from(unreferenced));
-    object.insert("scanned_files".to_owned(), Value::from(files));
-    if let Some(reason) = reason {
-        object.insert("reason".to_owned(), Value::from(reason));
-    }
-    object.insert("findings_count".to_owned(), Value::from(findings_count));
-    insert_diagnostics(&mut object, &located);
-    Value::Object(object)
+    verdict_json(
+        [
+            ("pass", Some(json!(unreferenced.is_empty()))),
+            ("consumes", Some(Value::from(slugs))),
+            ("unreferenced", Some(Value::from(unreferenced))),
+            ("scanned_files", Some(Value::from(files))),
+            ("reason", reason.map(Value::from)),
+            ("findings_count", Some(json!(findings_count))),
+        ],
+        &located,
+    )
 }
 
 #[cfg(test)]

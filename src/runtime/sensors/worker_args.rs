@@ -18,6 +18,7 @@ use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use crate::leaves::js_text::js_trim;
+use crate::protocol::output_paths::is_scaffolding_file_name;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{OUTPUT_PATH_FLAG, ShippedSensor, WorkerFlag};
 
@@ -158,16 +159,29 @@ pub fn split_csv(value: &str) -> Vec<String> {
         .collect()
 }
 
-/// The `--deliverables` stems that exist as `<stem>.md` beside the fired file, each path once,
-/// in the list's order.
-pub fn existing_deliverables(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
+/// The files a whole-stage check reads, in order: the `--deliverables` stems that exist as
+/// `<stem>.md` beside the fired file (each path once, in the list's order), then the fired file
+/// when there is no list or `fired_file_too` (`upstream-coverage`; `claim-sources` reads only
+/// the list), unless it is scaffolding (`memory.md`, `*-questions.md`, `*-timestamp.md`) or
+/// already listed.
+pub fn stage_scan_set(
+    fired_path: &Utf8Path,
+    deliverables: &[String],
+    fired_file_too: bool,
+) -> Vec<Utf8PathBuf> {
     let folder = fired_path.parent().unwrap_or(fired_path);
     let mut seen = BTreeSet::new();
-    deliverables
+    let mut paths: Vec<Utf8PathBuf> = deliverables
         .iter()
         .map(|stem| resolve_worker_path(folder, &format!("{stem}.md")))
         .filter(|path| path.exists() && seen.insert(path.clone()))
-        .collect()
+        .collect();
+    let reads_fired = deliverables.is_empty() || fired_file_too;
+    let is_scaffolding = is_scaffolding_file_name(fired_path.file_name().unwrap_or_default());
+    if reads_fired && !is_scaffolding && !seen.contains(fired_path) {
+        paths.push(fired_path.to_owned());
+    }
+    paths
 }
 
 /// `given` as an absolute, lexically normal path: backslashes are separators, a relative path

@@ -47,18 +47,17 @@ mod tags;
 mod visibility;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Map, Value};
+use serde_json::{Value, json};
 
 use self::claims::{ClaimFindings, inspect_deliverable};
 use self::register::{CONFIRMATION_HEADING, SourceUniverse};
-use crate::protocol::output_paths::is_scaffolding_file_name;
 use crate::runtime::sensors::descriptor::{
     DELIVERABLES_FLAG, ExtraFlag, GateUnit, PathFlag, STAGE_FLAG, ShippedSensor,
 };
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::worker_args::{
-    FlagGrammar, WorkerArgs, existing_deliverables, existing_output_path, resolve_worker_path,
-    split_csv, verdict_or_usage_error,
+    FlagGrammar, WorkerArgs, existing_output_path, resolve_worker_path, split_csv, stage_scan_set,
+    verdict_or_usage_error,
 };
 
 const DEFAULT_STAGE: &str = "intent-capture";
@@ -81,7 +80,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let stage = flags.non_empty(STAGE_FLAG).unwrap_or(DEFAULT_STAGE);
     let questions_path = resolve_worker_path(&stage_folder, &format!("{stage}-questions.md"));
     let deliverables = split_csv(flags.value(DELIVERABLES_FLAG).unwrap_or_default());
-    let scanned = scan_paths(&fired_path, &deliverables);
+    let scanned = stage_scan_set(&fired_path, &deliverables, false);
     if scanned.is_empty() {
         return Ok(claims_verdict(
             ClaimFindings::default(),
@@ -129,19 +128,6 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     Ok(claims_verdict(findings, &scanned, &questions_path, None))
 }
 
-/// The files to inspect: the existing deliverables beside the fired file (each once), or without
-/// a deliverable list the fired file unless it is scaffolding.
-fn scan_paths(fired_path: &Utf8Path, deliverables: &[String]) -> Vec<Utf8PathBuf> {
-    if deliverables.is_empty() {
-        return if is_scaffolding_file_name(fired_path.file_name().unwrap_or_default()) {
-            Vec::new()
-        } else {
-            vec![fired_path.to_owned()]
-        };
-    }
-    existing_deliverables(fired_path, deliverables)
-}
-
 fn claims_verdict(
     findings: ClaimFindings,
     scanned: &[Utf8PathBuf],
@@ -150,20 +136,17 @@ fn claims_verdict(
 ) -> Value {
     let findings_count = findings.texts.len();
     let scanned_files: Vec<String> = scanned.iter().map(ToString::to_string).collect();
-    let mut object = Map::new();
-    object.insert("pass".to_owned(), Value::Bool(findings.texts.is_empty()));
-    object.insert("findings".to_owned(), Value::from(findings.texts));
-    object.insert("scanned_files".to_owned(), Value::from(scanned_files));
-    object.insert(
-        "questions_file".to_owned(),
-        Value::from(questions_path.as_str()),
-    );
-    object.insert("findings_count".to_owned(), Value::from(findings_count));
-    if let Some(reason) = reason {
-        object.insert("reason".to_owned(), Value::from(reason));
-    }
-    insert_diagnostics(&mut object, &findings.located);
-    Value::Object(object)
+    verdict_json(
+        [
+            ("pass", Some(json!(findings.texts.is_empty()))),
+            ("findings", Some(Value::from(findings.texts))),
+            ("scanned_files", Some(Value::from(scanned_files))),
+            ("questions_file", Some(json!(questions_path.as_str()))),
+            ("findings_count", Some(json!(findings_count))),
+            ("reason", reason.map(Value::from)),
+        ],
+        &findings.located,
+    )
 }
 
 #[cfg(test)]

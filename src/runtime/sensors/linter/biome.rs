@@ -38,11 +38,9 @@ pub(super) fn run_biome(
     let invocation = ToolInvocation {
         tool: "biome",
         program,
-        args: vec![
-            "lint".to_owned(),
-            "--reporter=json".to_owned(),
-            place.file.to_string(),
-        ],
+        args: ["lint", "--reporter=json", place.file.as_str()]
+            .map(str::to_owned)
+            .to_vec(),
         cwd: place.lint_root.clone(),
         env: vec![("NO_COLOR".to_owned(), "1".to_owned())],
     };

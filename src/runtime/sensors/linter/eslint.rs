@@ -41,13 +41,10 @@ pub(super) fn run_eslint(
     let invocation = ToolInvocation {
         tool: "eslint",
         program,
-        args: vec![
-            "--format".to_owned(),
-            "json".to_owned(),
-            // The `=` form: ESLint reads a separate `-1` as an unknown option.
-            "--max-warnings=-1".to_owned(),
-            place.file.to_string(),
-        ],
+        // The `=` form: ESLint reads a separate `-1` as an unknown option.
+        args: ["--format", "json", "--max-warnings=-1", place.file.as_str()]
+            .map(str::to_owned)
+            .to_vec(),
         cwd: place.lint_root.clone(),
         env: Vec::new(),
     };

@@ -3,23 +3,24 @@
 //! errors as the gate report shows them); helpers for reading a
 //! tool's JSON after a banner.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use crate::protocol::finding::Finding;
 use crate::protocol::worker_outcome::WorkerOutcome;
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::node_tool::TOOL_STDOUT_CAP_BYTES;
 
 /// A violation's severity; the verdict names it in lower case.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
-#[strum(serialize_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub(super) enum Severity {
     Error,
     Warning,
 }
 
-/// One message of the linter, as the verdict lists it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One message of the linter, as the verdict lists it: serialised with the fields in this order
+/// (`end` is not listed).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub(super) struct Violation {
     pub(super) file: String,
     pub(super) line: u64,
@@ -29,21 +30,11 @@ pub(super) struct Violation {
     pub(super) severity: Severity,
     pub(super) message: String,
     /// Where the linter says the problem ends (eslint's `endLine`, `endColumn`), when it does.
+    #[serde(skip)]
     pub(super) end: Option<(u64, u64)>,
 }
 
 impl Violation {
-    pub(super) fn to_json(&self) -> Value {
-        json!({
-            "file": self.file,
-            "line": self.line,
-            "column": self.column,
-            "rule": self.rule,
-            "severity": <&str>::from(self.severity),
-            "message": self.message,
-        })
-    }
-
     /// The finding the gate report shows (an error; warnings never fail).
     fn located(&self) -> Finding {
         let rule = if self.rule.is_empty() {
@@ -71,25 +62,23 @@ pub(super) struct LintReport {
 impl LintReport {
     /// The verdict, keys in the reference's order.
     pub(super) fn verdict(&self) -> WorkerOutcome {
-        let mut verdict = Map::new();
-        verdict.insert("pass".to_owned(), json!(self.error_count == 0));
-        verdict.insert("errorCount".to_owned(), json!(self.error_count));
-        verdict.insert("warningCount".to_owned(), json!(self.warning_count));
-        verdict.insert(
-            "violations".to_owned(),
-            Value::Array(self.violations.iter().map(Violation::to_json).collect()),
-        );
-        verdict.insert("findings_count".to_owned(), json!(self.error_count));
-        if self.error_count > 0 {
-            let located: Vec<Finding> = self
-                .violations
-                .iter()
-                .filter(|violation| violation.severity == Severity::Error)
-                .map(Violation::located)
-                .collect();
-            insert_diagnostics(&mut verdict, &located);
-        }
-        WorkerOutcome::Verdict(Value::Object(verdict))
+        let located: Vec<Finding> = self
+            .violations
+            .iter()
+            .filter(|violation| self.error_count > 0 && violation.severity == Severity::Error)
+            .map(Violation::located)
+            .collect();
+        let violations = json!(self.violations);
+        WorkerOutcome::Verdict(verdict_json(
+            [
+                ("pass", Some(json!(self.error_count == 0))),
+                ("errorCount", Some(json!(self.error_count))),
+                ("warningCount", Some(json!(self.warning_count))),
+                ("violations", Some(violations)),
+                ("findings_count", Some(json!(self.error_count))),
+            ],
+            &located,
+        ))
     }
 }
 

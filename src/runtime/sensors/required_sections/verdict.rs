@@ -5,12 +5,12 @@
 
 use std::collections::HashSet;
 
-use serde_json::{Map, Value};
+use serde_json::{Value, json};
 
 use super::bolt_dag::EdgeBlock;
 use crate::leaves::english::plural;
 use crate::protocol::finding::Finding;
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 
 /// The generic floor: this many distinct H2 headings.
 const H2_FLOOR: usize = 2;
@@ -96,39 +96,35 @@ impl SectionsVerdict {
         } else {
             self.located(file)
         };
-        let mut object = Map::new();
-        object.insert("pass".to_owned(), Value::Bool(self.pass));
-        object.insert("h2_count".to_owned(), Value::from(self.headings.len()));
-        object.insert("headings".to_owned(), Value::from(self.headings));
-        object.insert(
-            "findings_count".to_owned(),
-            Value::from(self.findings_count),
-        );
-        if self.marker_exempt {
-            object.insert("marker_exempt".to_owned(), Value::Bool(true));
-        }
-        match self.template {
+        let (template, config_warning, expected, missing) = match self.template {
             Some(TemplateUse::Ineligible { config_warning }) => {
-                object.insert("template".to_owned(), Value::from("ineligible"));
-                object.insert("config_warning".to_owned(), Value::from(config_warning));
+                (Some("ineligible"), Some(config_warning), None, None)
             }
             Some(TemplateUse::Applied {
                 expected, missing, ..
-            }) => {
-                object.insert("template".to_owned(), Value::from("applied"));
-                object.insert("template_expected".to_owned(), Value::from(expected));
-                object.insert("template_missing".to_owned(), Value::from(missing));
-            }
-            None => {}
-        }
-        if let Some(edge_block) = self.edge_block {
-            object.insert(
-                "edge_block".to_owned(),
-                Value::from(<&str>::from(&edge_block)),
-            );
-        }
-        insert_diagnostics(&mut object, &located);
-        Value::Object(object)
+            }) => (Some("applied"), None, Some(expected), Some(missing)),
+            None => (None, None, None, None),
+        };
+        verdict_json(
+            [
+                ("pass", Some(json!(self.pass))),
+                ("h2_count", Some(json!(self.headings.len()))),
+                ("headings", Some(json!(self.headings))),
+                ("findings_count", Some(json!(self.findings_count))),
+                ("marker_exempt", self.marker_exempt.then_some(json!(true))),
+                ("template", template.map(Value::from)),
+                ("config_warning", config_warning.map(Value::from)),
+                ("template_expected", expected.map(Value::from)),
+                ("template_missing", missing.map(Value::from)),
+                (
+                    "edge_block",
+                    self.edge_block
+                        .as_ref()
+                        .map(|edge_block| json!(<&str>::from(edge_block))),
+                ),
+            ],
+            &located,
+        )
     }
 
     /// One finding per missing template heading (else one for the floor's shortfall), and one

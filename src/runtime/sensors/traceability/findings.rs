@@ -3,11 +3,11 @@
 //! joined `reason`; then ours, on a failure: `diagnostics`, one located finding per entry.
 
 use camino::Utf8Path;
-use serde_json::{Map, Value};
+use serde_json::{Value, json};
 
 use super::table::Table;
 use crate::protocol::finding::Finding;
-use crate::runtime::sensors::finding::insert_diagnostics;
+use crate::runtime::sensors::finding::verdict_json;
 
 /// What the check works on: the table, the effective stage and where the table lives.
 pub(super) struct FiredTable<'fire> {
@@ -56,18 +56,15 @@ impl Findings {
         ]
         .map(unique_sorted);
         let findings_count = lists.iter().map(Vec::len).sum::<usize>() + self.reasons.len();
-        let mut object = Map::new();
-        object.insert("pass".to_owned(), Value::Bool(findings_count == 0));
-        for (key, list) in LIST_KEYS.into_iter().zip(lists) {
-            object.insert(key.to_owned(), Value::from(list));
-        }
-        object.insert("findings_count".to_owned(), Value::from(findings_count));
-        if !self.reasons.is_empty() {
-            let reason = unique_sorted(self.reasons).join("; ");
-            object.insert("reason".to_owned(), Value::from(reason));
-        }
-        insert_diagnostics(&mut object, &located);
-        Value::Object(object)
+        let reason = (!self.reasons.is_empty()).then(|| unique_sorted(self.reasons).join("; "));
+        let lists = LIST_KEYS
+            .into_iter()
+            .zip(lists.map(|list| Some(json!(list))));
+        let fields = std::iter::once(("pass", Some(json!(findings_count == 0))))
+            .chain(lists)
+            .chain([("findings_count", Some(json!(findings_count)))])
+            .chain([("reason", reason.map(Value::from))]);
+        verdict_json(fields, &located)
     }
 
     /// One finding per entry of each list (and per distinct reason), at the line of the row or
@@ -173,20 +170,16 @@ fn line_at(body: &str, position: usize) -> usize {
 
 /// The verdict of a table that cannot be checked at all: one finding, the reason, no lists.
 pub(super) fn single_finding_verdict(reason: &str, file: &Utf8Path) -> Value {
-    let mut object = Map::new();
-    object.insert("pass".to_owned(), Value::Bool(false));
-    for key in LIST_KEYS {
-        object.insert(key.to_owned(), Value::Array(Vec::new()));
-    }
-    object.insert("findings_count".to_owned(), Value::from(1));
-    object.insert("reason".to_owned(), Value::from(reason));
-    insert_diagnostics(
-        &mut object,
+    let fields = std::iter::once(("pass", Some(json!(false))))
+        .chain(LIST_KEYS.map(|key| (key, Some(json!([])))))
+        .chain([("findings_count", Some(json!(1)))])
+        .chain([("reason", Some(json!(reason)))]);
+    verdict_json(
+        fields,
         &[Finding::at_file(file.as_str(), "invalid-table", reason).with_help(
             "write {\"upstream_ids\": [...], \"coverage\": [{\"id\", \"status\", \"target\"}]} with at least one coverage row",
         )],
-    );
-    Value::Object(object)
+    )
 }
 
 /// Distinct values in JavaScript's default sort order (UTF-16 code units).
