@@ -114,9 +114,35 @@ impl PluginShelf {
 
 /// Every file under `root` by its `/` path, `.git` left out.
 fn snapshot(root: &Utf8Path) -> BTreeMap<String, Vec<u8>> {
-    fn visit(root: &Utf8Path, folder: &Utf8Path, files: &mut BTreeMap<String, Vec<u8>>) {
-        for entry in folder.read_dir_utf8().expect("list") {
-            let entry = entry.expect("entry");
+    snapshot_of(root, false)
+}
+
+/// [`snapshot`] while a sync may still be writing under `root`: an entry that goes away
+/// between its folder's listing and its reading is left out, as if listed a moment later.
+fn snapshot_while_a_sync_runs(root: &Utf8Path) -> BTreeMap<String, Vec<u8>> {
+    snapshot_of(root, true)
+}
+
+fn snapshot_of(root: &Utf8Path, running: bool) -> BTreeMap<String, Vec<u8>> {
+    fn gone<T>(result: std::io::Result<T>, running: bool, what: &str) -> Option<T> {
+        match result {
+            Err(error) if running && error.kind() == std::io::ErrorKind::NotFound => None,
+            other => Some(other.expect(what)),
+        }
+    }
+    fn visit(
+        root: &Utf8Path,
+        folder: &Utf8Path,
+        running: bool,
+        files: &mut BTreeMap<String, Vec<u8>>,
+    ) {
+        let Some(entries) = gone(folder.read_dir_utf8(), running, "list") else {
+            return;
+        };
+        for entry in entries {
+            let Some(entry) = gone(entry, running, "entry") else {
+                continue;
+            };
             // `.git`, the tests' home folder (Bun's caches land there), and the sync's own
             // record (a machine-local cache, D51) beside the compile's.
             if entry.file_name() == ".git"
@@ -125,16 +151,19 @@ fn snapshot(root: &Utf8Path) -> BTreeMap<String, Vec<u8>> {
             {
                 continue;
             }
-            if entry.file_type().expect("type").is_dir() {
-                visit(root, entry.path(), files);
-            } else {
+            let Some(kind) = gone(entry.file_type(), running, "type") else {
+                continue;
+            };
+            if kind.is_dir() {
+                visit(root, entry.path(), running, files);
+            } else if let Some(bytes) = gone(std::fs::read(entry.path()), running, "read") {
                 let relative = entry.path().strip_prefix(root).unwrap().to_string();
-                files.insert(relative, std::fs::read(entry.path()).expect("read"));
+                files.insert(relative, bytes);
             }
         }
     }
     let mut files = BTreeMap::new();
-    visit(root, root, &mut files);
+    visit(root, root, running, &mut files);
     files
 }
 
@@ -1841,7 +1870,7 @@ fn wait_until_armed_with_changes(
             return;
         }
         if manifest.is_file() {
-            let changed = differing(before, &snapshot(root))
+            let changed = differing(before, &snapshot_while_a_sync_runs(root))
                 .iter()
                 .filter(|path| !path.starts_with(".aidlc-plugin-journal/"))
                 .count();
