@@ -168,23 +168,11 @@ fn temporary_folders(workspace: &Workspace) -> Vec<Utf8PathBuf> {
 }
 
 fn temporaries_row(workspace: &Workspace) -> Row {
-    let mut stale = Vec::new();
-    for folder in temporary_folders(workspace) {
-        let Ok(entries) = folder.read_dir_utf8() else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let Some(temporary) = crate::leaves::fs_util::parse_temporary_name(entry.file_name())
-            else {
-                continue;
-            };
-            if entry.metadata().is_ok_and(|metadata| {
-                crate::leaves::fs_util::temporary_is_stale(temporary.pid, &metadata)
-            }) {
-                stale.push(workspace.layout.display(entry.path()).to_string());
-            }
-        }
-    }
+    let stale: Vec<String> = temporary_folders(workspace)
+        .iter()
+        .flat_map(|folder| crate::leaves::fs_util::stale_temporaries(folder, |_, _| true))
+        .map(|path| workspace.layout.display(&path).to_string())
+        .collect();
     if stale.is_empty() {
         Row::pass("Temporary files: none left by an interrupted write")
     } else {
