@@ -1,4 +1,4 @@
-//! The plugin rows (issue 29, docs/decisions.md D14): what is composed (`aidlc.lock.json`) and
+//! The plugin rows (docs/decisions.md D14): what is composed (`aidlc.lock.json`) and
 //! selected (`harness.json` `plugins`, with each plugin's enabled-stage count, as the
 //! reference's doctor reports it), the drift between what was composed and the installed copies
 //! (the lock's recorded hashes against the files' bytes), the drift between what was composed

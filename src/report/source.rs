@@ -28,7 +28,7 @@ pub trait SourceLookup {
         self.text(path).map(Arc::from)
     }
 
-    /// The plugin the file belongs to, when the lookup knows (issue 29: every report names the
+    /// The plugin the file belongs to, when the lookup knows (every report names the
     /// owner of the file it points at); `None` for the core's files and when unknown.
     fn plugin_of(&self, _path: &Utf8Path) -> Option<&str> {
         None

@@ -9,7 +9,7 @@
 //!   sensor fires;
 //! - a path named like a declared output that is not a regular file (a folder, FIFO, socket or
 //!   device) is returned apart, with its kind, and never opened: only its metadata is read, so
-//!   a FIFO cannot hang a sensor (issue 10, item 13);
+//!   a FIFO cannot hang a sensor;
 //! - an explicit artifact (`engine gate start --artifacts`) is a file name or a project-relative
 //!   path that names an existing regular file inside the stage's canonical produce folders, by
 //!   the same containment check as the discovered deliverables; anything else (a line break in
