@@ -3,8 +3,6 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use camino::Utf8PathBuf;
-
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, PluginCommand, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
@@ -87,7 +85,7 @@ fn with_layout(
 pub(super) fn report_warnings(printer: &Printer, warnings: &[Problem]) {
     for warning in warnings {
         let mut line = format!("warning: {}", warning.headline());
-        if let Some(help) = &warning.help {
+        if let Some(help) = warning.help() {
             let _ = write!(line, "\n  help: {help}");
         }
         printer.status(&line);
@@ -99,19 +97,16 @@ pub(super) fn report_warnings(printer: &Printer, warnings: &[Problem]) {
 /// under a pointer to it with the help; else the help under the line.
 pub(super) fn report_problems(printer: &Printer, problems: &[Problem]) {
     for problem in problems {
-        match problem.located_in_its_file() {
-            Some((mut diagnostic, text)) => {
+        match (&problem.text, problem.path()) {
+            (Some(text), Some(path)) => {
                 error_line(printer, &problem.headline(), None);
+                let mut diagnostic = (*problem.diagnostic).clone();
                 REFUSED_PLACE_MESSAGE.clone_into(&mut diagnostic.message);
-                let sources: BTreeMap<Utf8PathBuf, String> = diagnostic
-                    .file
-                    .iter()
-                    .map(|file| (file.clone(), text.clone()))
-                    .collect();
+                let sources = BTreeMap::from([(path.to_owned(), text.clone())]);
                 printer.diagnostic(&diagnostic, &sources);
             }
-            None => {
-                error_line(printer, &problem.headline(), problem.help.as_deref());
+            _ => {
+                error_line(printer, &problem.headline(), problem.help());
             }
         }
     }

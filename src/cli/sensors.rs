@@ -98,8 +98,7 @@ pub fn run(args: &SensorsArgs) -> CommandResult {
             &problem.headline(),
             Some(
                 problem
-                    .help
-                    .as_deref()
+                    .help()
                     .unwrap_or("fix or restore the lock file; `aidlc plugin sync` rewrites it"),
             ),
         )

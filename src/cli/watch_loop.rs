@@ -376,17 +376,16 @@ fn recompose_failed_event(touched: &[String], error: &PluginError) -> serde_json
     let problem_value = |problem: &crate::plugin::Problem| {
         json!({
             "plugin": problem.plugin,
-            "path": problem.path.as_ref().map(|path| path.as_str()),
-            "message": problem.message,
-            "help": problem.help,
-            "diagnostic": problem.located.as_ref().map(|located| {
-                let (diagnostic, text) = &**located;
-                let sources: std::collections::BTreeMap<Utf8PathBuf, String> = diagnostic
-                    .file
-                    .iter()
-                    .map(|file| (file.clone(), text.clone()))
+            "path": problem.path().map(Utf8Path::as_str),
+            "message": problem.message(),
+            "help": problem.help(),
+            "diagnostic": problem.text.as_ref().map(|text| {
+                let sources: std::collections::BTreeMap<Utf8PathBuf, String> = problem
+                    .path()
+                    .map(|path| (path.to_owned(), text.clone()))
+                    .into_iter()
                     .collect();
-                crate::report::json::diagnostic_json_value(diagnostic, &sources)
+                crate::report::json::diagnostic_json_value(&problem.as_compile_diagnostic(), &sources)
             }),
         })
     };

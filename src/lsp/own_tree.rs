@@ -319,7 +319,7 @@ impl<'a> OwnTreeSession<'a> {
         }
         for problem in &compiled.refusals {
             let mut message = problem.headline();
-            if let Some(help) = &problem.help {
+            if let Some(help) = problem.help() {
                 message.push_str("\nhelp: ");
                 message.push_str(help);
             }
@@ -331,14 +331,9 @@ impl<'a> OwnTreeSession<'a> {
             show(manifest.clone(), &diagnostic, manifest_first_line);
         }
         for warning in &compiled.warnings {
-            let (path, range) = self.warning_place(warning, &manifest, manifest_first_line);
-            let mut diagnostic = Diagnostic::warning(
-                crate::leaves::diagnostics::Code::PluginCompositionWarning,
-                warning.message.clone(),
-            );
-            if let Some(help) = &warning.help {
-                diagnostic = diagnostic.with_help(help.clone());
-            }
+            let (path, range) =
+                self.warning_place(warning, compiled.harness, &manifest, manifest_first_line);
+            let diagnostic = warning.as_compile_diagnostic();
             show(path, &diagnostic, range);
         }
         Ok(by_file)
@@ -350,12 +345,12 @@ impl<'a> OwnTreeSession<'a> {
     fn warning_place(
         &self,
         warning: &crate::plugin::Problem,
+        harness: Option<Harness>,
         manifest: &Utf8Path,
         manifest_first_line: lsp_types::Range,
     ) -> (Utf8PathBuf, lsp_types::Range) {
         let Some(path) = warning
-            .path
-            .as_deref()
+            .path()
             .filter(|path| path.starts_with(&self.plugin_root))
         else {
             return (manifest.to_owned(), manifest_first_line);
@@ -363,8 +358,10 @@ impl<'a> OwnTreeSession<'a> {
         let range = self
             .text_of(path)
             .map_or_else(lsp_types::Range::default, |text| {
-                let span = warning
-                    .span_in(&text, path)
+                let span = harness
+                    .and_then(|harness| {
+                        crate::plugin::own_tree::span_in_authored_text(warning, harness, &text)
+                    })
                     .unwrap_or_else(|| 0..text.find('\n').unwrap_or(text.len()));
                 TextPositions::new(&text, self.unit).range(&span)
             });

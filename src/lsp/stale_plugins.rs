@@ -97,7 +97,7 @@ fn refusal_warning(error: &PluginError) -> Diagnostic {
     let headlines: Vec<String> = problems.iter().map(|problem| problem.headline()).collect();
     let help = problems
         .iter()
-        .find_map(|problem| problem.help.clone())
+        .find_map(|problem| problem.help().map(str::to_owned))
         .unwrap_or_else(|| "fix the plugin's source, then run `aidlc plugin sync`".to_owned());
     Diagnostic::warning(
         Code::StalePluginCopy,

@@ -95,7 +95,11 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
                     ))
                     .of_plugin(plugin.tree.name())
                     .at_path(&plugin.tree.manifest.path)
-                    .at_key_item(&["dependencies"], &dependency.text)
+                    .at_key_item_in(
+                        &plugin.tree.manifest.text,
+                        &["dependencies"],
+                        Some(&dependency.text),
+                    )
                     .with_help(format!(
                         "add it first: aidlc plugin add <path or git URL of {}>",
                         dependency.name
@@ -116,7 +120,11 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
                         ))
                         .of_plugin(plugin.tree.name())
                         .at_path(&plugin.tree.manifest.path)
-                        .at_key_item(&["dependencies"], &dependency.text),
+                        .at_key_item_in(
+                            &plugin.tree.manifest.text,
+                            &["dependencies"],
+                            Some(&dependency.text),
+                        ),
                     );
                 }
                 Some(_) => {}
@@ -148,7 +156,7 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
                 ))
                 .of_plugin(first.tree.name())
                 .at_path(&first.tree.manifest.path)
-                .at_key(&["dependencies"])
+                .at_key_in(&first.tree.manifest.text, &["dependencies"])
                 .with_help("remove one of the dependencies"),
             ]);
         };
@@ -232,7 +240,7 @@ impl Planner<'_> {
                 }
                 match self.disk(path) {
                     None => self.warnings.push(
-                        Problem::new("was composed but is missing; it is written again")
+                        Problem::warning("was composed but is missing; it is written again")
                             .of_plugin(name)
                             .at_path(path),
                     ),
@@ -432,7 +440,7 @@ impl Planner<'_> {
                 self.place(plugin, relative, native.into_bytes(), &file.source);
             }
             Err(refusal) => self.warnings.push(
-                Problem::new(refusal.message())
+                Problem::warning(refusal.message())
                     .of_plugin(plugin)
                     .at_path(&file.source)
                     .with_help(refusal.help()),
@@ -488,7 +496,7 @@ impl Planner<'_> {
                     })
                     .of_plugin(plugin)
                     .at_path(&file.source)
-                    .at_key(&["plugin"])
+                    .at_key_in(text, &["plugin"])
                     .with_help(format!("write `plugin: {plugin}` in the stage's frontmatter")),
                 );
             }
@@ -499,7 +507,7 @@ impl Planner<'_> {
                 Problem::new("the stage uses mode \"agent-team\", which no conductor runs yet")
                     .of_plugin(plugin)
                     .at_path(&file.source)
-                    .at_key(&["mode"])
+                    .at_key_in(text, &["mode"])
                     .with_help("use inline, subagent, pipeline or mob"),
             );
         }
@@ -561,7 +569,7 @@ impl Planner<'_> {
                 Problem::new(reason)
                     .of_plugin(plugin)
                     .at_path(&file.source)
-                    .at_key(&["plugin"])
+                    .at_key_in(&text, &["plugin"])
                     .with_help(format!("write `plugin: {plugin}` in its frontmatter")),
             );
             return false;
@@ -579,7 +587,7 @@ impl Planner<'_> {
                 ))
                 .of_plugin(plugin)
                 .at_path(&file.source)
-                .at_key(&["name"])
+                .at_key_in(&text, &["name"])
                 .with_help("give it a plugin-namespaced name (`<plugin>-…`)"),
             );
             return false;
@@ -662,7 +670,7 @@ fn read_contributions(planner: &mut Planner<'_>, plugin: &ChosenPlugin) -> Vec<C
         let depth = file.relative.matches('/').count();
         if depth != 1 || !file.is_markdown() {
             planner.warnings.push(
-                Problem::new(
+                Problem::warning(
                     "is not read: contributions are contributions/<phase>/<stage>.md files",
                 )
                 .of_plugin(name)
@@ -740,7 +748,7 @@ pub fn plan(
         if !crate::compile::stage_graph::plugins_key::is_enabled(enabled, plugin.tree.name()) {
             let has_contributions = plugin.tree.files_of(Subtree::Overlays).next().is_some();
             planner.warnings.push(
-                Problem::new(format!(
+                Problem::warning(format!(
                     "is composed but not enabled by {}'s `plugins`{}; add \"{}\" there to expose its stages, scopes and runners",
                     layout.display(&layout.project_dir.join(harness_dir).join("tools/data/harness.json")),
                     if has_contributions { ", so its contributions to other stages are not merged" } else { "" },
@@ -799,7 +807,7 @@ fn report_sensor_declarations(
     for (id, file) in &on_disk {
         if !declared.iter().any(|declared| declared == id) {
             planner.warnings.push(
-                Problem::new(format!(
+                Problem::warning(format!(
                     "sensor \"{id}\" is on disk but not declared by {what}: it is composed, and nothing of the plugin fires it"
                 ))
                 .of_plugin(name)
@@ -812,7 +820,7 @@ fn report_sensor_declarations(
         for id in listed {
             if !on_disk.iter().any(|(on_disk, _)| on_disk == id) {
                 planner.warnings.push(
-                    Problem::new(format!(
+                    Problem::warning(format!(
                         "sensor \"{id}\" is declared in `aidlc.sensors` but the plugin has no sensors/aidlc-{id}.md"
                     ))
                     .of_plugin(name)

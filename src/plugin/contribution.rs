@@ -69,6 +69,8 @@ pub struct Contribution {
     pub fragments: Vec<Fragment>,
     /// What it declares that is not composed (reported as warnings).
     pub notes: Vec<Problem>,
+    /// The text it was read from (normalised): the text its problems' spans index.
+    pub text: String,
 }
 
 /// The text as the reference composer reads a contribution: `\r\n` as `\n`, no byte-order mark,
@@ -248,6 +250,7 @@ impl Reader<'_> {
             adds,
             fragments,
             notes,
+            text: self.text.to_owned(),
         })
     }
 
@@ -271,13 +274,13 @@ impl Reader<'_> {
                 "required_sections" => adds.required_sections = self.sections(&entry.value),
                 "consumes" => adds.consumes = self.consumes(&entry.value),
                 deferred if DEFERRED_ADDS.contains(&deferred) => notes.push(
-                    Problem::new(format!(
+                    Problem::warning(format!(
                         "adds.{deferred} is not merged yet (only {}); it has no effect",
                         MERGED_ADDS.join(", ")
                     ))
                     .of_plugin(self.plugin)
                     .at_path(self.source)
-                    .at_key(&["adds", deferred]),
+                    .at_key_in(self.text, &["adds", deferred]),
                 ),
                 other => self.refuse(
                     Code::InvalidFieldValue,
@@ -511,7 +514,7 @@ impl Reader<'_> {
                     ))
                     .of_plugin(self.plugin)
                     .at_path(self.source)
-                    .at_line(format!("## fragment: {anchor}"))
+                    .at_line_in(self.text, &format!("## fragment: {anchor}"))
                     .with_help("add `- anchor: <anchor>` with an `order:` to `fragments`, or remove the block"),
                 );
             }

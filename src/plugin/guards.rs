@@ -38,12 +38,16 @@ pub fn plugin_name_refusal(name: &str) -> Option<String> {
 }
 
 /// The refusal of a plugin name, as a problem.
-pub fn check_plugin_name(name: &str, manifest: &Utf8Path) -> Result<(), Problem> {
+pub fn check_plugin_name(
+    name: &str,
+    manifest: &Utf8Path,
+    manifest_text: &str,
+) -> Result<(), Problem> {
     plugin_name_refusal(name).map_or(Ok(()), |reason| {
         Err(Problem::new(reason)
             .of_plugin(name)
             .at_path(manifest)
-            .at_key(&["name"])
+            .at_key_in(manifest_text, &["name"])
             .with_help("rename the plugin in its manifest (and its stages' `plugin:` fields)"))
     })
 }

@@ -196,14 +196,14 @@ pub fn read_lock(project_dir: &Utf8Path, harness_dir: &str) -> Result<Lock, Prob
         .at_path(LOCK_FILE_NAME)
         .with_help(format!("pass --harness for {}", lock.harness)));
     }
-    check_lock_paths(project_dir, &lock)?;
+    check_lock_paths(project_dir, &lock, &text)?;
     Ok(lock)
 }
 
 /// Every path the lock names (the composed stages, each plugin's files, adopted files and
 /// vendored folder) parsed into the project: a path the composition may write or remove. The
 /// first that is not refuses the lock, naming the entry and why, before anything is written.
-fn check_lock_paths(project_dir: &Utf8Path, lock: &Lock) -> Result<(), Problem> {
+fn check_lock_paths(project_dir: &Utf8Path, lock: &Lock, text: &str) -> Result<(), Problem> {
     let check = |key: &[&str], path: &str| {
         ProjectPath::parse(project_dir, path).map(drop).map_err(|refusal| {
             Problem::new(format!(
@@ -211,7 +211,7 @@ fn check_lock_paths(project_dir: &Utf8Path, lock: &Lock) -> Result<(), Problem> 
                 key.join(".")
             ))
             .at_path(LOCK_FILE_NAME)
-            .at_key_item(key, path)
+            .at_key_item_in(text, key, Some(path))
             .with_help("a lock file names only files inside the project, outside .git; restore it from version control")
         })
     };
@@ -311,9 +311,9 @@ mod tests {
                 std::fs::write(lock_path(&project), lock.to_bytes()).unwrap();
                 let refusal = read_lock(&project, ".claude").unwrap_err();
                 assert!(
-                    refusal.message.contains(key) && refusal.message.contains(escape),
+                    refusal.message().contains(key) && refusal.message().contains(escape),
                     "{key} {escape}: {}",
-                    refusal.message
+                    refusal.message()
                 );
             }
         }

@@ -90,6 +90,8 @@ pub struct PluginManifest {
     pub declared_sensors: Option<Vec<String>>,
     /// The manifest file read.
     pub path: Utf8PathBuf,
+    /// Its text, as read: the text its problems' spans index.
+    pub text: String,
 }
 
 impl PluginManifest {
@@ -126,8 +128,8 @@ pub fn read_manifest_from(
         .with_help("pass the folder that holds the plugin's manifest"));
     };
     let authored = path == root.join(AUTHORED_MANIFEST);
-    let object = read_json_object(&path, source)?;
-    let package = required_name(&object, &path)?;
+    let (object, text) = read_json_object(&path, source)?;
+    let package = required_name(&object, &path, &text)?;
     let name = if authored {
         package
     } else {
@@ -136,8 +138,8 @@ pub fn read_manifest_from(
             .unwrap_or(&package)
             .to_owned()
     };
-    guards::check_plugin_name(&name, &path)?;
-    let version = optional_version(&object, &path)?;
+    guards::check_plugin_name(&name, &path, &text)?;
+    let version = optional_version(&object, &path, &text)?;
     let mut manifest = PluginManifest {
         name,
         version,
@@ -145,6 +147,7 @@ pub fn read_manifest_from(
         folders: Vec::new(),
         declared_sensors: None,
         path,
+        text,
     };
     // A host projection's manifest is the host's: only the authored one has these keys.
     if authored {
@@ -173,21 +176,23 @@ pub fn manifest_file_in(source: &dyn TreeSource, root: &Utf8Path) -> Option<Utf8
 fn read_json_object(
     path: &Utf8Path,
     source: &dyn TreeSource,
-) -> Result<serde_json::Map<String, Value>, Problem> {
+) -> Result<(serde_json::Map<String, Value>, String), Problem> {
     let text = read_text(source, path).map_err(|error| {
         Problem::new(format!("cannot read the manifest: {error}")).at_path(path)
     })?;
     match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(object)) => Ok(object),
+        Ok(Value::Object(object)) => Ok((object, text)),
         Ok(other) => Err(Problem::new(format!(
             "the manifest must be a JSON object, got {}",
             json_type(&other)
         ))
         .at_path(path)
-        .at_key(&[])),
+        .at_key_in(&text, &[])),
+        // The whole document's span is the syntax error's, where the reader stopped.
         Err(error) => Err(
             Problem::new(format!("the manifest is not valid JSON: {error}"))
                 .at_path(path)
+                .at_key_in(&text, &[])
                 .with_help("fix the JSON syntax"),
         ),
     }
@@ -207,6 +212,7 @@ fn json_type(value: &Value) -> &'static str {
 fn required_name(
     object: &serde_json::Map<String, Value>,
     path: &Utf8Path,
+    text: &str,
 ) -> Result<String, Problem> {
     match object.get("name") {
         Some(Value::String(name)) if !name.trim().is_empty() => Ok(name.trim().to_owned()),
@@ -215,7 +221,7 @@ fn required_name(
             json_type(other)
         ))
         .at_path(path)
-        .at_key(&["name"])),
+        .at_key_in(text, &["name"])),
         None => Err(Problem::new("the manifest has no `name`").at_path(path)),
     }
 }
@@ -223,6 +229,7 @@ fn required_name(
 fn optional_version(
     object: &serde_json::Map<String, Value>,
     path: &Utf8Path,
+    manifest_text: &str,
 ) -> Result<Option<semver::Version>, Problem> {
     match object.get("version") {
         None => Ok(None),
@@ -234,7 +241,7 @@ fn optional_version(
                         "`version` \"{text}\" is not a semantic version: {error}"
                     ))
                     .at_path(path)
-                    .at_key(&["version"])
+                    .at_key_in(manifest_text, &["version"])
                     .with_help("write it as MAJOR.MINOR.PATCH, e.g. \"0.1.0\"")
                 })
         }
@@ -243,7 +250,7 @@ fn optional_version(
             json_type(other)
         ))
         .at_path(path)
-        .at_key(&["version"])),
+        .at_key_in(manifest_text, &["version"])),
     }
 }
 
@@ -252,12 +259,16 @@ fn read_authored_keys(
     object: &serde_json::Map<String, Value>,
     manifest: &mut PluginManifest,
 ) -> Result<(), Problem> {
-    let (path, name) = (manifest.path.as_path(), manifest.name.as_str());
+    let (path, name, text) = (
+        manifest.path.as_path(),
+        manifest.name.as_str(),
+        manifest.text.as_str(),
+    );
     let dependencies = match object.get("dependencies") {
         None => Vec::new(),
         Some(Value::Array(items)) => items
             .iter()
-            .map(|item| parse_dependency(item, path, name))
+            .map(|item| parse_dependency(item, path, text, name))
             .collect::<Result<_, _>>()?,
         Some(other) => {
             return Err(Problem::new(format!(
@@ -266,12 +277,12 @@ fn read_authored_keys(
             ))
             .of_plugin(name)
             .at_path(path)
-            .at_key(&["dependencies"]));
+            .at_key_in(text, &["dependencies"]));
         }
     };
     let (folders, declared_sensors) = match object.get("aidlc") {
         None => (Vec::new(), None),
-        Some(Value::Object(block)) => read_aidlc_block(block, path, name)?,
+        Some(Value::Object(block)) => read_aidlc_block(block, path, text, name)?,
         Some(other) => {
             return Err(Problem::new(format!(
                 "`aidlc` must be an object, got {}",
@@ -279,7 +290,7 @@ fn read_authored_keys(
             ))
             .of_plugin(name)
             .at_path(path)
-            .at_key(&["aidlc"]));
+            .at_key_in(text, &["aidlc"]));
         }
     };
     manifest.dependencies = dependencies;
@@ -288,7 +299,12 @@ fn read_authored_keys(
     Ok(())
 }
 
-fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Dependency, Problem> {
+fn parse_dependency(
+    item: &Value,
+    path: &Utf8Path,
+    manifest_text: &str,
+    plugin: &str,
+) -> Result<Dependency, Problem> {
     let Value::String(text) = item else {
         return Err(Problem::new(format!(
             "each `dependencies` entry must be a string, got {}",
@@ -296,7 +312,7 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
         ))
         .of_plugin(plugin)
         .at_path(path)
-        .at_key(&["dependencies"]));
+        .at_key_in(manifest_text, &["dependencies"]));
     };
     let (name, requirement) = match text.split_once('@') {
         Some((name, range)) => {
@@ -306,7 +322,7 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
                 ))
                 .of_plugin(plugin)
                 .at_path(path)
-                .at_key_item(&["dependencies"], text)
+                .at_key_item_in(manifest_text, &["dependencies"], Some(text))
                 .with_help("write it as name@^1.2.0, name@~1.2, name@>=1.0.0 or name@1.2.3")
             })?;
             (name.trim().to_owned(), Some(requirement))
@@ -324,7 +340,7 @@ fn parse_dependency(item: &Value, path: &Utf8Path, plugin: &str) -> Result<Depen
         return Err(Problem::new(format!("dependency \"{text}\": {reason}"))
             .of_plugin(plugin)
             .at_path(path)
-            .at_key_item(&["dependencies"], text));
+            .at_key_item_in(manifest_text, &["dependencies"], Some(text)));
     }
     Ok(dependency)
 }
@@ -334,13 +350,14 @@ type AidlcBlock = (Vec<(Subtree, String)>, Option<Vec<String>>);
 fn read_aidlc_block(
     block: &serde_json::Map<String, Value>,
     path: &Utf8Path,
+    manifest_text: &str,
     plugin: &str,
 ) -> Result<AidlcBlock, Problem> {
     let problem = |message: String, key: &[&str]| {
         Problem::new(message)
             .of_plugin(plugin)
             .at_path(path)
-            .at_key(key)
+            .at_key_in(manifest_text, key)
             .with_help("the `aidlc` block takes `contributes` (an object of folders) and `sensors` (a list of sensor ids)")
     };
     let mut folders = Vec::new();

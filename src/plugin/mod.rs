@@ -55,94 +55,55 @@ use std::ops::Range;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::diagnostics::{Code, Diagnostic};
 
-/// One problem a plugin command found, as a value (the CLI renders it).
+/// One problem a plugin command found, as a value (the CLI renders it): a diagnostic of the
+/// plugin it names, with the text its span indexes.
+///
+/// Invariants:
+/// - the span is found where the problem is made, in the text the command read (an editor's
+///   unsaved text in the language server), and `text` is that text: present exactly when
+///   `diagnostic.span` is;
+/// - `diagnostic.message` is the problem's sentence; `diagnostic.label`, when set, is what a
+///   compile diagnostic at the span said (a YAML error under a refused contribution);
+/// - `diagnostic.file` is a path in a plugin's tree (absolute) or in the project
+///   (project-relative).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// The plugin it is about, when one is.
     pub plugin: Option<String>,
-    /// The file it is about: a path in the plugin's tree (absolute) or in the project
-    /// (project-relative).
-    pub path: Option<Utf8PathBuf>,
-    pub message: String,
-    pub help: Option<String>,
-    /// A located diagnostic, with the text of its file, when the problem has a span.
-    pub located: Option<Box<(Diagnostic, String)>>,
-    /// Where in `path` the offending text is, when the problem knows it but has no span: the
-    /// own-tree compile turns it into one (docs/decisions.md D52).
-    pub place: Option<Box<Place>>,
-}
-
-/// The offending text of a problem in its file, named by what it is rather than by offsets
-/// (the refusal is made where the file's text is not at hand, or was parsed without spans).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Place {
-    /// A key of a JSON file (the manifest) or of a Markdown file's frontmatter, by its path of
-    /// keys from the top (`["aidlc", "contributes", "stages"]`); with `item`, the element of
-    /// that key's list (or the scalar value) whose text is `item`.
-    Key {
-        path: Vec<String>,
-        item: Option<String>,
-    },
-    /// The first line of the file that is, once trimmed, exactly this text (a prose heading
-    /// such as `## fragment: in:Sensors`).
-    Line(String),
+    pub diagnostic: Box<Diagnostic>,
+    pub text: Option<String>,
 }
 
 impl Problem {
-    /// The problem as a diagnostic on the offending text of its file, and that file's text,
-    /// for `plugin add`, `remove` and `sync` to show the problem where it is: its own located
-    /// diagnostic when it has one, else one made from its [`Place`] in the file it names, read
-    /// from disk (a file of a plugin's tree, named by an absolute path). `None` when it names no
-    /// such file, the file cannot be read, or the place is not in it.
-    pub fn located_in_its_file(&self) -> Option<(Diagnostic, String)> {
-        if let Some(located) = &self.located {
-            return Some((**located).clone());
-        }
-        let path = self.path.as_deref().filter(|path| path.is_absolute())?;
-        let text = crate::leaves::fs_util::read_input_text(path).ok()?;
-        let span = self.span_in(&text, path)?;
-        Some((self.refused_diagnostic(path, Some(span)), text))
-    }
-
-    /// Where the problem's [`Place`] is in `text`, the text of the file `path` (read as JSON
-    /// when its name ends in `.json`, else as Markdown with frontmatter).
-    pub fn span_in(&self, text: &str, path: &Utf8Path) -> Option<Range<usize>> {
-        place_span::span_of_place(
-            text,
-            path.extension() == Some("json"),
-            self.place.as_deref(),
-        )
-    }
-
-    /// The problem as a `plugin-refused` error on `shown` at `span`, with its help.
-    pub fn refused_diagnostic(
-        &self,
-        shown: impl Into<Utf8PathBuf>,
-        span: Option<Range<usize>>,
-    ) -> Diagnostic {
-        let diagnostic = Diagnostic::error(
-            crate::leaves::diagnostics::Code::PluginRefused,
-            self.message.clone(),
-        )
-        .in_file(shown)
-        .at_opt(span);
-        match &self.help {
-            Some(help) => diagnostic.with_help(help.clone()),
-            None => diagnostic,
-        }
-    }
-
     pub fn new(message: impl Into<String>) -> Self {
         Self {
             plugin: None,
-            path: None,
-            message: message.into(),
-            help: None,
-            located: None,
-            place: None,
+            diagnostic: Box::new(Diagnostic::error(Code::PluginRefused, message)),
+            text: None,
         }
+    }
+
+    /// A warning: the composition goes on.
+    pub fn warning(message: impl Into<String>) -> Self {
+        Self {
+            plugin: None,
+            diagnostic: Box::new(Diagnostic::warning(Code::PluginCompositionWarning, message)),
+            text: None,
+        }
+    }
+
+    pub fn message(&self) -> &str {
+        &self.diagnostic.message
+    }
+
+    pub fn help(&self) -> Option<&str> {
+        self.diagnostic.help.as_deref()
+    }
+
+    pub fn path(&self) -> Option<&Utf8Path> {
+        self.diagnostic.file.as_deref()
     }
 
     #[must_use]
@@ -153,48 +114,70 @@ impl Problem {
 
     #[must_use]
     pub fn at_path(mut self, path: impl Into<Utf8PathBuf>) -> Self {
-        self.path = Some(path.into());
+        self.diagnostic.file = Some(path.into());
         self
     }
 
     #[must_use]
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
-        self.help = Some(help.into());
+        self.diagnostic.help = Some(help.into());
         self
     }
 
+    /// The problem is what the compile diagnostic `located` found in `text`: its code and span,
+    /// its message as the label (when it is not the sentence), its help when the problem has
+    /// none.
     #[must_use]
-    pub fn with_located(mut self, diagnostic: Diagnostic, text: String) -> Self {
-        self.located = Some(Box::new((diagnostic, text)));
+    pub fn with_located(mut self, located: Diagnostic, text: String) -> Self {
+        self.diagnostic.code = located.code;
+        if located.message != self.diagnostic.message {
+            self.diagnostic.label = Some(located.message);
+        }
+        if self.diagnostic.help.is_none() {
+            self.diagnostic.help = located.help;
+        }
+        self.at_span(located.span, text)
+    }
+
+    /// The offending text is the value of `key` (a path of keys from the top) of `text`, the
+    /// text of the problem's file (see [`place_span::key_span`]).
+    #[must_use]
+    pub fn at_key_in(self, text: &str, key: &[&str]) -> Self {
+        self.at_key_item_in(text, key, None)
+    }
+
+    /// The offending text is the element `item` of `key`'s list (or `key`'s value `item`) in
+    /// `text`, the text of the problem's file.
+    #[must_use]
+    pub fn at_key_item_in(self, text: &str, key: &[&str], item: Option<&str>) -> Self {
+        let is_json = self
+            .path()
+            .is_some_and(|path| path.extension() == Some("json"));
+        let span = place_span::key_span(text, is_json, key, item);
+        self.at_span(span, text.to_owned())
+    }
+
+    /// The offending text is the first line of `text` that reads `line` once trimmed.
+    #[must_use]
+    pub fn at_line_in(self, text: &str, line: &str) -> Self {
+        let span = place_span::line_span(text, line);
+        self.at_span(span, text.to_owned())
+    }
+
+    fn at_span(mut self, span: Option<Range<usize>>, text: String) -> Self {
+        self.text = span.is_some().then_some(text);
+        self.diagnostic.span = span;
         self
     }
 
-    /// The offending text is the value of `key` (a path of keys from the top of the file).
-    #[must_use]
-    pub fn at_key(self, key: &[&str]) -> Self {
-        self.at_key_item_opt(key, None)
-    }
-
-    /// The offending text is the element `item` of `key`'s list (or `key`'s value `item`).
-    #[must_use]
-    pub fn at_key_item(self, key: &[&str], item: &str) -> Self {
-        self.at_key_item_opt(key, Some(item))
-    }
-
-    #[must_use]
-    pub fn at_key_item_opt(mut self, key: &[&str], item: Option<&str>) -> Self {
-        self.place = Some(Box::new(Place::Key {
-            path: key.iter().map(|part| (*part).to_owned()).collect(),
-            item: item.map(str::to_owned),
-        }));
-        self
-    }
-
-    /// The offending text is the first line that reads `line` once trimmed.
-    #[must_use]
-    pub fn at_line(mut self, line: impl Into<String>) -> Self {
-        self.place = Some(Box::new(Place::Line(line.into())));
-        self
+    /// The problem as a compile shows it on its file: what a compile diagnostic at the span
+    /// said, else the sentence.
+    pub fn as_compile_diagnostic(&self) -> Diagnostic {
+        let mut diagnostic = (*self.diagnostic).clone();
+        if let Some(label) = diagnostic.label.take() {
+            diagnostic.message = label;
+        }
+        diagnostic
     }
 
     /// `plugin "x": path: message`, the one-line form.
@@ -203,10 +186,10 @@ impl Problem {
         if let Some(plugin) = &self.plugin {
             let _ = write!(line, "plugin \"{plugin}\": ");
         }
-        if let Some(path) = &self.path {
+        if let Some(path) = self.path() {
             let _ = write!(line, "{path}: ");
         }
-        line.push_str(&self.message);
+        line.push_str(self.message());
         line
     }
 }
@@ -264,4 +247,63 @@ pub fn harness_of_dir_name(name: &str) -> Option<crate::harness::Harness> {
     crate::harness::Harness::ALL
         .into_iter()
         .find(|harness| harness.dir_name() == trimmed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MANIFEST: &str = "{\n  \"name\": \"acme\",\n  \"dependencies\": [\"lib@nope\"]\n}\n";
+
+    #[test]
+    fn a_problem_carries_the_span_of_its_key_and_the_text_it_indexes_from_where_it_is_made() {
+        let problem = Problem::new("not a version requirement")
+            .of_plugin("acme")
+            .at_path("/plugins/acme/.aidlc-plugin/plugin.json")
+            .at_key_item_in(MANIFEST, &["dependencies"], Some("lib@nope"));
+        let span = problem
+            .diagnostic
+            .span
+            .clone()
+            .expect("the item is in the text");
+        assert_eq!(&MANIFEST[span], "\"lib@nope\"");
+        assert_eq!(problem.text.as_deref(), Some(MANIFEST));
+        assert_eq!(problem.diagnostic.code, Code::PluginRefused);
+        assert_eq!(
+            problem.headline(),
+            "plugin \"acme\": /plugins/acme/.aidlc-plugin/plugin.json: not a version requirement"
+        );
+    }
+
+    #[test]
+    fn a_key_the_text_lacks_leaves_neither_a_span_nor_a_text() {
+        let problem = Problem::warning("no version")
+            .at_path("/plugins/acme/.aidlc-plugin/plugin.json")
+            .at_key_in(MANIFEST, &["version"]);
+        assert_eq!(problem.diagnostic.span, None);
+        assert_eq!(problem.text, None);
+        assert!(!problem.diagnostic.is_error());
+    }
+
+    #[test]
+    fn a_located_problem_keeps_its_sentence_and_shows_the_compile_s_words_in_a_compile() {
+        let text = "---\ntarget: [\n---\n";
+        let located = Diagnostic::error(Code::YamlSyntax, "unclosed flow sequence")
+            .in_file("/plugins/acme/contributions/x.md")
+            .at(12..13)
+            .with_help("close the list");
+        let problem = Problem::new("the contribution's frontmatter is not YAML")
+            .at_path("/plugins/acme/contributions/x.md")
+            .with_located(located, text.to_owned());
+        assert_eq!(
+            problem.message(),
+            "the contribution's frontmatter is not YAML"
+        );
+        assert_eq!(problem.diagnostic.span, Some(12..13));
+        assert_eq!(problem.help(), Some("close the list"));
+        let shown = problem.as_compile_diagnostic();
+        assert_eq!(shown.message, "unclosed flow sequence");
+        assert_eq!(shown.code, Code::YamlSyntax);
+        assert_eq!(shown.label, None);
+    }
 }

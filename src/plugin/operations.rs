@@ -611,8 +611,8 @@ fn drop_log_changes(
 /// Which files a failed compile's diagnostics name (`PluginError::CompileFailed`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FailedCompileFiles {
-    /// The path plugins' own files where their text came from, by absolute path (as
-    /// `Problem::located_in_its_file` names a plugin's file), else the installed copies
+    /// The path plugins' own files where their text came from, by absolute path (as a plugin
+    /// problem names a plugin's file), else the installed copies
     /// (`plugin::authored_files`, docs/decisions.md D52).
     Authored,
     /// The installed files, project-relative: the own-tree compile carries them back itself,

@@ -325,11 +325,7 @@ fn refused(
     let mut sources = BTreeMap::new();
     let mut refusals = Vec::new();
     for problem in problems {
-        let on_file = match &problem.located {
-            Some(located) => located_refusal(located, plugin_root, layout.harness, overlay),
-            None => refusal_on_its_file(&problem, plugin_root, layout, overlay),
-        };
-        match on_file {
+        match refusal_on_its_file(&problem, plugin_root, layout.harness, overlay) {
             Some((diagnostic, text)) => {
                 if let (Some(file), Some(text)) = (&diagnostic.file, text) {
                     sources.insert(file.clone(), text);
@@ -368,54 +364,46 @@ fn authored_text(path: &Utf8Path, overlay: &Overlay) -> Option<String> {
         .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
 }
 
-/// A refusal that came with a span (in the text the composition checked, with
-/// `{{HARNESS_DIR}}` substituted): the span carried back to the authored text.
-fn located_refusal(
-    located: &(Diagnostic, String),
+/// A refusal that names its file, as a diagnostic on it: a framework file (project-relative)
+/// under [`COMPOSED_FRAMEWORK_LABEL`]; a plugin's file by its path in the plugin, with the span
+/// carried back to the authored text when the text the composition checked is not that text
+/// (a copy with `{{HARNESS_DIR}}` substituted). `None` when the refusal names no file, or one
+/// outside the plugin and the framework (a sibling plugin's).
+fn refusal_on_its_file(
+    problem: &Problem,
     plugin_root: &Utf8Path,
     harness: Harness,
     overlay: &Overlay,
 ) -> Option<(Diagnostic, Option<String>)> {
-    let (diagnostic, composed_text) = located;
-    let source = diagnostic.file.clone()?;
-    let in_plugin = path_in_plugin(&source, plugin_root)?;
-    let mut diagnostic = diagnostic.clone();
-    diagnostic.file = Some(in_plugin);
-    match authored_text(&source, overlay) {
+    let path = problem.path()?;
+    let mut diagnostic = problem.as_compile_diagnostic();
+    if path.is_relative() {
+        diagnostic.file = Some(Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(path));
+        return Some((diagnostic, problem.text.clone()));
+    }
+    diagnostic.file = Some(path_in_plugin(path, plugin_root)?);
+    match authored_text(path, overlay) {
         Some(authored) => {
-            diagnostic.span = diagnostic
-                .span
-                .map(|span| authored_span(&authored, harness.dir_name(), span));
+            diagnostic.span = span_in_authored_text(problem, harness, &authored);
             Some((diagnostic, Some(authored)))
         }
-        None => Some((diagnostic, Some(composed_text.clone()))),
+        None => Some((diagnostic, problem.text.clone())),
     }
 }
 
-/// A refusal without a span that names its file: a diagnostic on that file, with a span on
-/// the key or line the refusal names when the file has it (`place_span`). `None` when the
-/// refusal names no file, or one outside the plugin and the framework (a sibling plugin's).
-fn refusal_on_its_file(
+/// The problem's span in `authored`, the text of its plugin file as authored (the editor's or
+/// the disk's): its own span, carried across `{{HARNESS_DIR}}` when the text the composition
+/// checked is not `authored`.
+pub fn span_in_authored_text(
     problem: &Problem,
-    plugin_root: &Utf8Path,
-    layout: &Layout,
-    overlay: &Overlay,
-) -> Option<(Diagnostic, Option<String>)> {
-    let path = problem.path.as_deref()?;
-    let (shown, on_disk) = if path.is_absolute() {
-        (path_in_plugin(path, plugin_root)?, path.to_owned())
-    } else {
-        // A project-relative path: a file of the temporary framework.
-        (
-            Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(path),
-            layout.project_dir.join(path),
-        )
-    };
-    let text = authored_text(&on_disk, overlay);
-    let span = text
-        .as_deref()
-        .and_then(|text| problem.span_in(text, &on_disk));
-    Some((problem.refused_diagnostic(shown, span), text))
+    harness: Harness,
+    authored: &str,
+) -> Option<std::ops::Range<usize>> {
+    let span = problem.diagnostic.span.clone()?;
+    Some(match &problem.text {
+        Some(checked) if checked != authored => authored_span(authored, harness.dir_name(), span),
+        _ => span,
+    })
 }
 
 #[cfg(test)]
@@ -439,20 +427,20 @@ mod tests {
         manifest(".plugin");
         let refusal = own_tree_harness(&root, None).unwrap_err();
         assert!(
-            refusal.message.contains(
+            refusal.message().contains(
                 ".plugin/plugin.json (no one harness) and .kiro-plugin/plugin.json (kiro)"
             ),
             "{refusal:?}"
         );
         assert_eq!(
-            refusal.help.as_deref(),
+            refusal.help(),
             Some("choose the harness with --harness kiro")
         );
         std::fs::remove_dir_all(root.join(".kiro-plugin")).unwrap();
         let refusal = own_tree_harness(&root, None).unwrap_err();
         assert!(
             refusal
-                .message
+                .message()
                 .contains("a host projection of no one harness"),
             "{refusal:?}"
         );

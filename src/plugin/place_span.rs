@@ -1,34 +1,34 @@
-//! A problem's [`Place`] (the key or line at fault) found in its file's text, as a span
-//! (docs/decisions.md D52: the own-tree compile shows every refusal on the offending text).
+//! The offending text of a plugin problem found in its file's text, as a span, where the
+//! problem is made (docs/decisions.md D52: a refusal is shown on the offending text).
 //!
 //! Pure: it takes the text and returns offsets into it. A place that is not in the text (a key
-//! the file lacks, a line it does not have) gives `None`, and the caller shows the problem on
-//! the file without a span; a JSON file that does not parse points at the syntax error,
-//! whatever the place, because that is what the file's reader stopped at.
+//! the file lacks, a line it does not have) gives `None`, and the problem is shown on the file
+//! without a span; a JSON file that does not parse points at the syntax error, whatever the
+//! key, because that is what the file's reader stopped at.
 
 use std::ops::Range;
 
 use crate::compile::syntax::{frontmatter, yaml};
 use crate::harness::install::json_text::{self, JsonTextError};
-use crate::plugin::Place;
 
-/// The span of `place` in `text`; `is_json` says how to read the text (JSON, else Markdown
-/// with frontmatter).
-pub fn span_of_place(text: &str, is_json: bool, place: Option<&Place>) -> Option<Range<usize>> {
-    let json_root = match is_json.then(|| json_text::parse(text)) {
-        None => None,
-        Some(Ok(root)) => Some(root),
-        Some(Err(JsonTextError::Syntax { line, column, .. })) => {
-            return Some(crate::compile::stage_graph::plugins_key::offset_of(
-                text, line, column,
-            ));
-        }
-        Some(Err(JsonTextError::DuplicateKey { .. })) => return None,
-    };
-    match (place?, &json_root) {
-        (Place::Key { path, item }, Some(root)) => json_key_span(root, path, item.as_deref()),
-        (Place::Key { path, item }, None) => frontmatter_key_span(text, path, item.as_deref()),
-        (Place::Line(line), _) => line_span(text, line),
+/// The span of `key` (a path of keys from the top; with `item`, the element of that key's list,
+/// or its scalar value, whose text is `item`) in `text`, read as JSON when `is_json`, else as
+/// Markdown with frontmatter.
+pub fn key_span(
+    text: &str,
+    is_json: bool,
+    key: &[&str],
+    item: Option<&str>,
+) -> Option<Range<usize>> {
+    if !is_json {
+        return frontmatter_key_span(text, key, item);
+    }
+    match json_text::parse(text) {
+        Ok(root) => json_key_span(&root, key, item),
+        Err(JsonTextError::Syntax { line, column, .. }) => Some(
+            crate::compile::stage_graph::plugins_key::offset_of(text, line, column),
+        ),
+        Err(JsonTextError::DuplicateKey { .. }) => None,
     }
 }
 
@@ -36,7 +36,7 @@ pub fn span_of_place(text: &str, is_json: bool, place: Option<&Place>) -> Option
 /// element whose string is `item`. An empty path is the whole document.
 fn json_key_span(
     root: &json_text::Node,
-    path: &[String],
+    path: &[&str],
     item: Option<&str>,
 ) -> Option<Range<usize>> {
     let Some((last, parents)) = path.split_last() else {
@@ -64,7 +64,7 @@ fn json_key_span(
 /// `path` walked down the frontmatter's mapping: the key through its value, or with `item` the
 /// list element (or the scalar value, or a scalar value of a list element's mapping) that reads
 /// `item`.
-fn frontmatter_key_span(text: &str, path: &[String], item: Option<&str>) -> Option<Range<usize>> {
+fn frontmatter_key_span(text: &str, path: &[&str], item: Option<&str>) -> Option<Range<usize>> {
     let fences = frontmatter::split(text).ok()?;
     let (Some(root), _) = yaml::parse_document(text, fences.yaml) else {
         return None;
@@ -77,7 +77,7 @@ fn frontmatter_key_span(text: &str, path: &[String], item: Option<&str>) -> Opti
     let entry = node
         .as_mapping()?
         .iter()
-        .find(|entry| entry.key.as_scalar() == Some(last.as_str()))?;
+        .find(|entry| entry.key.as_scalar() == Some(*last))?;
     let Some(item) = item else {
         return Some(entry.key.span.start..entry.value.span.end);
     };
@@ -97,7 +97,7 @@ fn frontmatter_key_span(text: &str, path: &[String], item: Option<&str>) -> Opti
 }
 
 /// The first line that reads `wanted` once trimmed, without its line break and indentation.
-fn line_span(text: &str, wanted: &str) -> Option<Range<usize>> {
+pub fn line_span(text: &str, wanted: &str) -> Option<Range<usize>> {
     let mut start = 0;
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim();
@@ -114,68 +114,38 @@ fn line_span(text: &str, wanted: &str) -> Option<Range<usize>> {
 mod tests {
     use super::*;
 
-    fn key(path: &[&str], item: Option<&str>) -> Place {
-        Place::Key {
-            path: path.iter().map(|part| (*part).to_owned()).collect(),
-            item: item.map(str::to_owned),
-        }
-    }
-
     #[test]
     fn a_manifest_key_and_a_list_item_are_found_in_the_json() {
         let text = "{\n  \"name\": \"acme\",\n  \"dependencies\": [\"core\", \"lib@nope\"],\n  \"aidlc\": {\"contributes\": {\"stages\": 3}}\n}\n";
-        let span = span_of_place(text, true, Some(&key(&["name"], None))).unwrap();
+        let span = key_span(text, true, &["name"], None).unwrap();
         assert_eq!(&text[span], "\"name\": \"acme\"");
-        let span =
-            span_of_place(text, true, Some(&key(&["dependencies"], Some("lib@nope")))).unwrap();
+        let span = key_span(text, true, &["dependencies"], Some("lib@nope")).unwrap();
         assert_eq!(&text[span], "\"lib@nope\"");
-        let span = span_of_place(
-            text,
-            true,
-            Some(&key(&["aidlc", "contributes", "stages"], None)),
-        )
-        .unwrap();
+        let span = key_span(text, true, &["aidlc", "contributes", "stages"], None).unwrap();
         assert_eq!(&text[span], "\"stages\": 3");
-        assert_eq!(
-            span_of_place(text, true, Some(&key(&["version"], None))),
-            None
-        );
-        assert_eq!(
-            span_of_place(text, true, Some(&key(&[], None))),
-            Some(0..text.len() - 1)
-        );
+        assert_eq!(key_span(text, true, &["version"], None), None);
+        assert_eq!(key_span(text, true, &[], None), Some(0..text.len() - 1));
     }
 
     #[test]
     fn a_json_syntax_error_is_pointed_at_whatever_the_place() {
         let text = "{\"name\": \"acme\",,}";
-        let span = span_of_place(text, true, Some(&key(&["name"], None))).unwrap();
+        let span = key_span(text, true, &["name"], None).unwrap();
         assert_eq!(&text[span], ",");
     }
 
     #[test]
     fn a_frontmatter_key_a_list_item_and_a_mapping_value_are_found() {
         let text = "---\ntarget: build-and-test\nadds:\n  scopes:\n    - nope\nfragments:\n  - anchor: in:Sensors\n    order: 100\n---\n\n## fragment: in:Sensors\n\ntext\n";
-        let span = span_of_place(text, false, Some(&key(&["target"], None))).unwrap();
+        let span = key_span(text, false, &["target"], None).unwrap();
         assert_eq!(&text[span], "target: build-and-test");
-        let span =
-            span_of_place(text, false, Some(&key(&["adds", "scopes"], Some("nope")))).unwrap();
+        let span = key_span(text, false, &["adds", "scopes"], Some("nope")).unwrap();
         assert_eq!(&text[span], "nope");
-        let span =
-            span_of_place(text, false, Some(&key(&["fragments"], Some("in:Sensors")))).unwrap();
+        let span = key_span(text, false, &["fragments"], Some("in:Sensors")).unwrap();
         assert_eq!(text.find("in:Sensors"), Some(span.start));
         assert_eq!(&text[span], "in:Sensors");
-        let span = span_of_place(
-            text,
-            false,
-            Some(&Place::Line("## fragment: in:Sensors".to_owned())),
-        )
-        .unwrap();
+        let span = line_span(text, "## fragment: in:Sensors").unwrap();
         assert_eq!(&text[span], "## fragment: in:Sensors");
-        assert_eq!(
-            span_of_place(text, false, Some(&key(&["mode"], None))),
-            None
-        );
-        assert_eq!(span_of_place(text, false, None), None);
+        assert_eq!(key_span(text, false, &["mode"], None), None);
     }
 }

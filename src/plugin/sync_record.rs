@@ -67,7 +67,7 @@ pub struct ReadSet {
     pub roots: Vec<Utf8PathBuf>,
 }
 
-/// A warning as the record keeps it (warnings carry no located diagnostic).
+/// A warning as the record keeps it: as `plugin sync` prints it, without its span.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 struct RecordedWarning {
     plugin: Option<String>,
@@ -207,7 +207,7 @@ fn record_of(
     composed_stages: &BTreeSet<String>,
     started_ns: u64,
 ) -> Option<Record> {
-    if plugins.is_empty() || warnings.iter().any(|warning| warning.located.is_some()) {
+    if plugins.is_empty() {
         return None;
     }
     let mut folders_to_list: Vec<Utf8PathBuf> = read.folders.clone();
@@ -253,9 +253,9 @@ fn record_of(
             .iter()
             .map(|warning| RecordedWarning {
                 plugin: warning.plugin.clone(),
-                path: warning.path.as_ref().map(ToString::to_string),
-                message: warning.message.clone(),
-                help: warning.help.clone(),
+                path: warning.path().map(ToString::to_string),
+                message: warning.message().to_owned(),
+                help: warning.help().map(str::to_owned),
             })
             .collect(),
         composed_stages: composed_stages.clone(),
@@ -302,14 +302,12 @@ pub fn check(layout: &Layout, environment: &[Utf8PathBuf]) -> Option<NothingToSy
         warnings: record
             .warnings
             .into_iter()
-            .map(|warning| Problem {
-                plugin: warning.plugin,
-                path: warning.path.map(Utf8PathBuf::from),
-                message: warning.message,
-                help: warning.help,
-                located: None,
-                // Warnings are repeated as `plugin sync` prints them, without a span.
-                place: None,
+            .map(|warning| {
+                let mut problem = Problem::warning(warning.message);
+                problem.plugin = warning.plugin;
+                problem.diagnostic.file = warning.path.map(Utf8PathBuf::from);
+                problem.diagnostic.help = warning.help;
+                problem
             })
             .collect(),
     })

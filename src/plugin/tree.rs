@@ -127,7 +127,7 @@ pub fn read_tree_from(
                     Problem::new(format!("`aidlc.contributes.{}`: {reason}", subtree.key()))
                         .of_plugin(&name)
                         .at_path(&manifest.path)
-                        .at_key(&["aidlc", "contributes", subtree.key()])
+                        .at_key_in(&manifest.text, &["aidlc", "contributes", subtree.key()])
                         .with_help("name a folder inside the plugin, relative to its root"),
                 );
                 continue;
@@ -136,13 +136,13 @@ pub fn read_tree_from(
         if !exists(source, &folder) {
             if manifest.folders.iter().any(|(kind, _)| *kind == subtree) {
                 notes.push(
-                    Problem::new(format!(
+                    Problem::warning(format!(
                         "`aidlc.contributes.{}` names {declared}/, which does not exist",
                         subtree.key()
                     ))
                     .of_plugin(&name)
                     .at_path(&manifest.path)
-                    .at_key(&["aidlc", "contributes", subtree.key()]),
+                    .at_key_in(&manifest.text, &["aidlc", "contributes", subtree.key()]),
                 );
             }
             continue;
@@ -160,7 +160,7 @@ pub fn read_tree_from(
     let memory = root.join(manifest.folder(Subtree::Memory));
     if source.kind(&memory, Follow::Yes) == EntryKind::Folder {
         notes.push(
-            Problem::new(
+            Problem::warning(
                 "its memory/ subtree is not composed (method and rule additions are not projected yet)",
             )
             .of_plugin(&name)

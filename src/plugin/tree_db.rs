@@ -520,7 +520,7 @@ mod tests {
         let from_mirror = trees.tree(&root);
         assert!(
             from_mirror.as_ref().unwrap_err()[0]
-                .message
+                .message()
                 .contains("symbolic link")
         );
         assert_eq!(from_mirror, tree::read_tree(&root));

@@ -158,6 +158,9 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
             .is_some_and(|path| path.ends_with(".aidlc-plugin/plugin.json")),
         "{refused}"
     );
+    // The span the refusal was made with: where the manifest's reader stopped, line 1.
+    assert_eq!(problem["diagnostic"]["code"], "plugin-refused", "{refused}");
+    assert_eq!(problem["diagnostic"]["line"], 1, "{refused}");
     assert_eq!(project.read(INSTALLED_STAGE), good_install);
     assert_eq!(project.read(GRAPH), good_graph);
 

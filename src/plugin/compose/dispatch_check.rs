@@ -64,7 +64,7 @@ impl Planner<'_> {
                 surface,
                 self.harness_dir,
             );
-            self.warnings.push(Problem::new(warning).with_help(if already_composed {
+            self.warnings.push(Problem::warning(warning).with_help(if already_composed {
                 "the stage stays as it is; fix the agent (or the stage), then run `aidlc plugin sync`"
             } else {
                 "the rest of the plugin is composed; fix the agent (or the stage), then run `aidlc plugin sync` to compose the stage"

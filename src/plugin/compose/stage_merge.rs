@@ -44,7 +44,7 @@ pub(super) fn merge_contributions(
                 ))
                 .of_plugin(&contribution.plugin)
                 .at_path(&contribution.source)
-                .at_key(&["target"])
+                .at_key_in(&contribution.text, &["target"])
                 .with_help("check the `target:` slug (a stage's file name without .md)"),
             ),
         }
@@ -165,7 +165,7 @@ fn refuse(
         Problem::new(message)
             .of_plugin(&contribution.plugin)
             .at_path(&contribution.source)
-            .at_key_item_opt(key, item),
+            .at_key_item_in(&contribution.text, key, item),
     );
 }
 
@@ -289,13 +289,13 @@ fn merge_adds(
         }
         for kept in merged.kept {
             planner.warnings.push(
-                Problem::new(format!(
+                Problem::warning(format!(
                     "stage \"{stage}\" already consumes \"{}\" with required: {}; the contribution does not change it",
                     kept.artifact, kept.stage_required
                 ))
                 .of_plugin(plugin)
                 .at_path(&contribution.source)
-                .at_key_item(&["adds", "consumes"], &kept.artifact),
+                .at_key_item_in(&contribution.text, &["adds", "consumes"], Some(&kept.artifact)),
             );
         }
         let record = stage_additions(additions, plugin, stage);
@@ -392,7 +392,11 @@ fn splice_recorded(
                 ))
                 .of_plugin(&contribution.plugin)
                 .at_path(&contribution.source)
-                .at_key_item(&["fragments"], &fragment.anchor_text)
+                .at_key_item_in(
+                    &contribution.text,
+                    &["fragments"],
+                    Some(&fragment.anchor_text),
+                )
                 .with_help("point the fragment at a heading the stage has"),
             );
             None
