@@ -77,18 +77,6 @@ impl Harness {
         Harness::Opencode,
     ];
 
-    /// Every harness whose hooks the engine registers and whose payloads it reads.
-    pub const WITH_HOOKS: [Harness; 8] = [
-        Harness::Claude,
-        Harness::Codex,
-        Harness::Kiro,
-        Harness::KiroCliV3,
-        Harness::KiroIde,
-        Harness::Cursor,
-        Harness::Copilot,
-        Harness::Opencode,
-    ];
-
     /// The folder under the project root, e.g. `.claude` (opencode uses `.aidlc`).
     pub fn dir_name(self) -> &'static str {
         match self {
@@ -253,9 +241,9 @@ fn harness_recorded_in_harness_json(
     let text = crate::leaves::fs_util::read_input_text(&path).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     let name = value.get("name")?.as_str()?.trim();
-    Harness::WITH_HOOKS
-        .into_iter()
-        .find(|harness| harness.name() == name && harness.dir_name() == folder_harness.dir_name())
+    <Harness as clap::ValueEnum>::from_str(name, false)
+        .ok()
+        .filter(|harness| harness.dir_name() == folder_harness.dir_name())
 }
 
 #[cfg(test)]
@@ -273,6 +261,5 @@ mod tests {
             assert_eq!(harness.to_string(), harness.name());
         }
         assert_eq!(Harness::KiroCliV3.name(), "kiro-cli-v3");
-        assert_eq!(Harness::WITH_HOOKS, Harness::value_variants());
     }
 }

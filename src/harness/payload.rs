@@ -222,12 +222,24 @@ fn text_field<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> 
         .filter(|text| !text.is_empty())
 }
 
-fn one_file(path: &str, tool: WriteTool) -> WriteEvent {
-    WriteEvent {
-        files: vec![WrittenFile {
+/// The first of `keys` that holds a non-empty text in `object` (a tool's input or arguments).
+fn first_text<'v>(object: Option<&'v Value>, keys: &[&str]) -> Option<&'v str> {
+    keys.iter()
+        .find_map(|key| object?.get(*key)?.as_str().filter(|text| !text.is_empty()))
+}
+
+impl WrittenFile {
+    fn at(path: &str, tool: WriteTool) -> Self {
+        Self {
             path: Utf8PathBuf::from(normalised(path)),
             tool,
-        }],
+        }
+    }
+}
+
+fn one_file(path: &str, tool: WriteTool) -> WriteEvent {
+    WriteEvent {
+        files: vec![WrittenFile::at(path, tool)],
         ..WriteEvent::default()
     }
 }
@@ -239,10 +251,7 @@ fn claude_write(value: &Map<String, Value>) -> WriteEvent {
         Some("Edit" | "MultiEdit" | "NotebookEdit") => WriteTool::Edit,
         _ => WriteTool::Write,
     };
-    let input = value.get("tool_input");
-    ["file_path", "notebook_path"]
-        .iter()
-        .find_map(|key| input?.get(*key)?.as_str().filter(|path| !path.is_empty()))
+    first_text(value.get("tool_input"), &["file_path", "notebook_path"])
         .map_or_else(WriteEvent::default, |path| one_file(path, tool))
 }
 
@@ -407,10 +416,7 @@ fn copilot_write(value: &Map<String, Value>) -> WriteEvent {
         Ok(input) => input,
         Err(problem) => return WriteEvent::unreadable(problem),
     };
-    let path = ["file_path", "path", "filePath"]
-        .iter()
-        .find_map(|key| input.get(*key)?.as_str().filter(|path| !path.is_empty()));
-    match path {
+    match first_text(Some(&input), &["file_path", "path", "filePath"]) {
         Some(path) => one_file(path, kind),
         None => WriteEvent::unreadable(format!("a {tool} call names no file (tool_input.path)")),
     }
@@ -450,10 +456,7 @@ fn codex_write(value: &Map<String, Value>) -> WriteEvent {
                 (WriteTool::Edit, line.strip_prefix("*** Update File: ")?)
             };
             let path = path.trim();
-            (!path.is_empty()).then(|| WrittenFile {
-                path: Utf8PathBuf::from(normalised(path)),
-                tool,
-            })
+            (!path.is_empty()).then(|| WrittenFile::at(path, tool))
         })
         .collect();
     if files.is_empty() {
@@ -476,11 +479,7 @@ fn kiro_cli_write(value: &Map<String, Value>, version_3: bool) -> WriteEvent {
         }
         _ => return WriteEvent::default(),
     };
-    let input = value.get("tool_input");
-    let path = ["path", "file_path"]
-        .iter()
-        .find_map(|key| input?.get(*key)?.as_str().filter(|path| !path.is_empty()));
-    match path {
+    match first_text(value.get("tool_input"), &["path", "file_path"]) {
         Some(path) => one_file(path, tool),
         None => WriteEvent::unreadable("a write names no file (tool_input.path)"),
     }
@@ -578,9 +577,8 @@ fn opencode_write(value: &Map<String, Value>) -> WriteEvent {
         .and_then(Value::as_str)
         .unwrap_or_default();
     let args = value.get("args");
-    let arg = |key: &str| args?.get(key)?.as_str().filter(|text| !text.is_empty());
     match tool {
-        "write" | "edit" => match arg("filePath").or_else(|| arg("path")) {
+        "write" | "edit" => match first_text(args, &["filePath", "path"]) {
             Some(path) => one_file(
                 path,
                 if tool == "write" {
@@ -592,10 +590,7 @@ fn opencode_write(value: &Map<String, Value>) -> WriteEvent {
             None => WriteEvent::unreadable(format!("a {tool} call names no file (args.filePath)")),
         },
         "apply_patch" => {
-            let patch = arg("patchText")
-                .or_else(|| arg("patch"))
-                .or_else(|| arg("command"))
-                .unwrap_or_default();
+            let patch = first_text(args, &["patchText", "patch", "command"]).unwrap_or_default();
             let paths = codex_patch_paths(patch);
             if paths.is_empty() {
                 return WriteEvent::unreadable("an apply_patch call names no file");
@@ -603,10 +598,7 @@ fn opencode_write(value: &Map<String, Value>) -> WriteEvent {
             WriteEvent {
                 files: paths
                     .into_iter()
-                    .map(|path| WrittenFile {
-                        path: Utf8PathBuf::from(normalised(path)),
-                        tool: WriteTool::Write,
-                    })
+                    .map(|path| WrittenFile::at(path, WriteTool::Write))
                     .collect(),
                 ..WriteEvent::default()
             }

@@ -12,6 +12,11 @@
 //! one's: [`sweep_stale_temporaries`] removes only names of exactly that pattern whose process is
 //! gone or that are older than [`STALE_TEMPORARY_AGE`].
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the file-system layer itself: callers name the path (a ProjectPath through fs_util::contained, or a file the user named)"
+)]
+
 pub mod contained;
 
 use std::io::Write;
@@ -70,10 +75,6 @@ pub fn not_regular_file_kind(path: &Utf8Path) -> Option<&'static str> {
 /// to disk, then rename it over the target. A crash or Ctrl-C leaves either the old file or the
 /// new one, never a half-written one; a `kill -9` may leave the temporary file, which the next
 /// write into the same folder removes.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the file-system layer itself: the flushed form of replace_atomically"
-)]
 pub fn write_atomic(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
     replace_atomically(path, bytes, Flush::Yes)
 }
@@ -120,10 +121,6 @@ const MAX_LINKS_FOLLOWED: usize = 40;
 ///   `/dev/null` stays a device and a FIFO's reader gets the bytes; a device that refuses them
 ///   (`/dev/full`) is an error;
 /// - a folder: an error.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the file-system layer itself: callers name the path (a ProjectPath through fs_util::contained, or a file the user named)"
-)]
 pub fn write_output_file(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
     match output_target(path)? {
         OutputTarget::Regular(target) => write_atomic(&target, bytes),
@@ -209,10 +206,6 @@ pub enum Flush {
 
 /// Write a temporary file beside `path` and rename it over `path`. Stale temporaries of ours in
 /// the folder are removed first; the temporary is removed again when anything fails.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the file-system layer itself: callers name the path (a ProjectPath through fs_util::contained, or a file the user named)"
-)]
 pub fn replace_atomically(path: &Utf8Path, bytes: &[u8], flush: Flush) -> std::io::Result<()> {
     let parent = path
         .parent()
@@ -302,10 +295,6 @@ pub fn create_temporary_file(
 
 /// A new output file is `rw-r--r--` (less what the umask removes); a replaced file keeps its
 /// own permissions (set by the caller).
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the file-system layer itself: callers name the path (a ProjectPath through fs_util::contained, or a file the user named)"
-)]
 fn new_file_options() -> std::fs::OpenOptions {
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
@@ -368,10 +357,6 @@ pub fn temporary_is_stale(pid: u32, metadata: &std::fs::Metadata) -> bool {
 /// Remove the stale temporary files of ours in `folder` (see [`temporary_is_stale`]). Only
 /// regular files whose names have exactly our pattern are touched; every other entry stays.
 /// Best effort: an entry that cannot be read or removed is left. Returns how many were removed.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the file-system layer itself: callers name the path (a ProjectPath through fs_util::contained, or a file the user named)"
-)]
 pub fn sweep_stale_temporaries(folder: &Utf8Path) -> usize {
     stale_temporaries(folder, |_, metadata| metadata.is_file())
         .into_iter()

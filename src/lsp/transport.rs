@@ -145,26 +145,24 @@ fn unparsable_body_response(body: &[u8], error: &serde_json::Error) -> String {
         .ok()
         .and_then(|value| value.get("id").cloned())
         .and_then(|id| serde_json::from_value::<RequestId>(id).ok());
-    match id {
-        Some(id) => serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": {
-                "code": ErrorCode::InvalidRequest as i32,
-                "message": format!("not a valid JSON-RPC request: {error}"),
-            },
-        })
-        .to_string(),
-        None => serde_json::json!({
-            "jsonrpc": "2.0",
-            "id": null,
-            "error": {
-                "code": ErrorCode::ParseError as i32,
-                "message": format!("the message is not JSON-RPC: {error}"),
-            },
-        })
-        .to_string(),
-    }
+    let (id, code, message) = match id {
+        Some(id) => (
+            serde_json::json!(id),
+            ErrorCode::InvalidRequest,
+            format!("not a valid JSON-RPC request: {error}"),
+        ),
+        None => (
+            serde_json::Value::Null,
+            ErrorCode::ParseError,
+            format!("the message is not JSON-RPC: {error}"),
+        ),
+    };
+    serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": { "code": code as i32, "message": message },
+    })
+    .to_string()
 }
 
 /// One frame's body, `None` at a clean end of input.

@@ -331,7 +331,7 @@ fn mutated_payloads_of_every_harness_never_panic_the_readers() {
             }
             let _ = detect_harness(&bytes);
             let _ = payload_cwd(&bytes);
-            for harness in Harness::WITH_HOOKS {
+            for &harness in <Harness as clap::ValueEnum>::value_variants() {
                 let event = write_event(harness, &bytes);
                 prop_assert!(
                     event.files.is_empty() || event.unreadable.is_none(),
@@ -623,8 +623,5 @@ fn mutated_payloads_of_cursor_copilot_and_kiro_cli_3_never_pass_silently_through
 }
 
 fn named(name: &str) -> Harness {
-    Harness::WITH_HOOKS
-        .into_iter()
-        .find(|harness| harness.name() == name)
-        .unwrap()
+    <Harness as clap::ValueEnum>::from_str(name, false).unwrap()
 }

@@ -152,22 +152,9 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                     "an object",
                 ));
             }
-            match shape {
-                Shape::Commands | Shape::Scripts => {
-                    if let Some((command, command_spans)) =
-                        command_of(item, shape, &event.key, what)?
-                    {
-                        found.push(Entry {
-                            event: event.key.clone(),
-                            event_index,
-                            item: item_index,
-                            hook: None,
-                            command,
-                            matcher: matcher_of(item),
-                            command_spans,
-                        });
-                    }
-                }
+            // The command objects of the entry: itself, or (Groups) each of its `hooks`.
+            let hook_objects: Vec<(Option<usize>, &Node)> = match shape {
+                Shape::Commands | Shape::Scripts => vec![(None, item)],
                 Shape::Groups => {
                     let Some(group_hooks) = item.get("hooks") else {
                         continue;
@@ -178,27 +165,30 @@ pub fn entries(root: &Node, shape: Shape, what: &Utf8Path) -> Result<Vec<Entry>,
                             "an array",
                         ));
                     };
-                    for (hook_index, hook) in group_hooks.iter().enumerate() {
-                        if hook.members().is_none() {
-                            return Err(wrong(
-                                format!("a hook of \"hooks\".\"{}\"", event.key),
-                                "an object",
-                            ));
-                        }
-                        if let Some((command, command_spans)) =
-                            command_of(hook, shape, &event.key, what)?
-                        {
-                            found.push(Entry {
-                                event: event.key.clone(),
-                                event_index,
-                                item: item_index,
-                                hook: Some(hook_index),
-                                command,
-                                matcher: matcher_of(item),
-                                command_spans,
-                            });
-                        }
-                    }
+                    group_hooks
+                        .iter()
+                        .enumerate()
+                        .map(|(at, hook)| (Some(at), hook))
+                        .collect()
+                }
+            };
+            for (hook_index, hook) in hook_objects {
+                if hook.members().is_none() {
+                    return Err(wrong(
+                        format!("a hook of \"hooks\".\"{}\"", event.key),
+                        "an object",
+                    ));
+                }
+                if let Some((command, command_spans)) = command_of(hook, shape, &event.key, what)? {
+                    found.push(Entry {
+                        event: event.key.clone(),
+                        event_index,
+                        item: item_index,
+                        hook: hook_index,
+                        command,
+                        matcher: matcher_of(item),
+                        command_spans,
+                    });
                 }
             }
         }
