@@ -308,9 +308,7 @@ impl Output<'_> {
                 .collect();
             return Some(files.join(", "));
         }
-        env_var("GITHUB_STEP_SUMMARY")
-            .filter(|path| !path.is_empty())
-            .map(|_| "the job's step summary".to_owned())
+        step_summary_path().map(|_| "the job's step summary".to_owned())
     }
 }
 
@@ -326,6 +324,11 @@ fn github_blob_base() -> Option<String> {
     ))
 }
 
+/// The file `$GITHUB_STEP_SUMMARY` names, when it is set (GitHub's runner sets it to a path).
+fn step_summary_path() -> Option<String> {
+    env_var("GITHUB_STEP_SUMMARY").filter(|path| !path.is_empty())
+}
+
 /// `$GITHUB_STEP_SUMMARY`, when set, gets the Markdown summary appended (it ends with a
 /// newline, so the next step's summary starts on a line of its own).
 #[expect(
@@ -333,7 +336,7 @@ fn github_blob_base() -> Option<String> {
     reason = "GitHub's step summary file, named by the runner's GITHUB_STEP_SUMMARY, outside any project"
 )]
 fn append_step_summary(markdown: &str, printer: &Printer) {
-    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+    let Some(path) = step_summary_path() else {
         return;
     };
     let written = std::fs::OpenOptions::new()

@@ -208,6 +208,50 @@ fn no_reference_points_outside_the_repository() {
     );
 }
 
+/// Every Rust file the README, ARCHITECTURE and CONTRIBUTING name in backticks exists: a path
+/// (`plugin/compose.rs`, `tests/it/docs.rs`, `audit/ledger/event.rs` under its module) is the
+/// end of a file's path in the repository, a bare name (`junit.rs`) a file's name under `src/`,
+/// `tests/` or `benches/`. A file renamed or removed fails here until the docs follow it.
+#[test]
+fn every_rust_file_the_docs_name_exists() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for area in ["src", "tests", "benches"] {
+        collect_text_files(&root.join(area), &mut files);
+    }
+    let known: Vec<String> = files
+        .iter()
+        .filter_map(|file| {
+            file.strip_prefix(root)
+                .ok()?
+                .to_str()
+                .map(|path| format!("/{path}"))
+        })
+        .collect();
+    let mut missing = Vec::new();
+    for document in ["README.md", "ARCHITECTURE.md", "CONTRIBUTING.md"] {
+        let text = std::fs::read_to_string(root.join(document)).unwrap();
+        for quoted in text.split('`').skip(1).step_by(2) {
+            let is_rust_file = std::path::Path::new(quoted)
+                .extension()
+                .is_some_and(|extension| extension == "rs")
+                && !quoted.contains(['<', ' ', '*']);
+            if !is_rust_file {
+                continue;
+            }
+            let end = format!("/{}", quoted.trim_start_matches('/'));
+            let found = known.iter().any(|path| path.ends_with(&end));
+            if !found {
+                missing.push(format!("{document}: `{quoted}`"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "files the docs name that do not exist: {missing:#?}"
+    );
+}
+
 /// The README is for users first: what aidlc is and for whom comes before any command, the
 /// move from a reference install has its own section, the npm packages are not offered as
 /// published, and `hook install --help` names the guard it installs.

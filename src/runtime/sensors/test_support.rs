@@ -166,10 +166,15 @@ pub(super) fn reference_part(mut verdict: Value) -> Value {
 }
 
 /// The folder of the real tools `.ci/install-node-tools` installs, when the run has them;
-/// `None` after printing why the test is skipped.
+/// `None` after printing why the test is skipped, or a failed test under
+/// `AIDLC_TEST_REQUIRE_TOOLS` (CI sets it, so a check against the real tool never goes quiet).
 #[cfg(unix)]
 pub(super) fn real_node_tools(tool: &str) -> Option<Utf8PathBuf> {
     let Some(folder) = std::env::var_os("AIDLC_TEST_NODE_TOOLS") else {
+        assert!(
+            std::env::var_os("AIDLC_TEST_REQUIRE_TOOLS").is_none(),
+            "{tool} is required (AIDLC_TEST_REQUIRE_TOOLS is set) but AIDLC_TEST_NODE_TOOLS is not: run `.ci/install-node-tools` and set it to the folder it prints"
+        );
         eprintln!("SKIPPED (real eslint/tsc not installed; run .ci/install-node-tools)");
         return None;
     };
