@@ -9,12 +9,14 @@
 #
 # The build is this commit with benches/twins_bypass.patch applied, in a scratch worktree: the
 # patch adds `TWIN_OFF` (a comma-separated list of `pw`, the graph's writer, `seg`, the segment
-# glob matcher, `qp`, the quick argument reader), read once per process, which routes the
-# compile, the glob match or the argument parse through the general path (js_json::pretty_json,
-# globset's regex, clap). The shipped binary has no such switch. When the patch no longer applies,
+# glob matcher, `qp`, the quick argument reader, `ys`, the YAML block subset reader), read once
+# per process, which routes the compile, the glob match, the argument parse or the frontmatter
+# read through the general path (js_json::pretty_json, globset's regex, clap, the general YAML
+# parser). The shipped binary has no such switch. When the patch no longer applies,
 # the script stops and says so: refresh the patch against the code it bypasses.
 #
-# Every run must exit 0, and the compile's outputs must be the same bytes with the writer bypassed.
+# Every run must exit 0, and the compile's outputs must be the same bytes with the writer or the
+# YAML subset bypassed.
 # The report (a Markdown table) goes to stdout, progress to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -95,8 +97,11 @@ graph=.claude/tools/data/stage-graph.json
 grid=.claude/tools/data/scope-grid.json
 for project in default one; do
     cp "$scratch/$project/$graph" "$scratch/graph" && cp "$scratch/$project/$grid" "$scratch/grid"
-    (cd "$scratch/$project" && TWIN_OFF=pw "$binary" compile --force >/dev/null 2>&1)
-    cmp "$scratch/$project/$graph" "$scratch/graph" && cmp "$scratch/$project/$grid" "$scratch/grid"
+    for off in pw ys; do
+        (cd "$scratch/$project" && TWIN_OFF=$off "$binary" compile --force >/dev/null 2>&1)
+        cmp "$scratch/$project/$graph" "$scratch/graph" &&
+            cmp "$scratch/$project/$grid" "$scratch/grid"
+    done
 done
 
 # One row: the command, the twin, instructions with it and through the general path.
@@ -116,6 +121,10 @@ row() {
 echo "| command | twin | with it | general path | cost of the general path |"
 echo "| --- | --- | --- | --- | --- |"
 row "\`aidlc compile --force\`, default framework" "\`pretty_writer\`" pw "$scratch/default" \
+    compile --force
+row "\`aidlc compile --force\`, default framework" "YAML block subset" ys "$scratch/default" \
+    compile --force
+row "\`aidlc compile --force\`, 2.6.54 install" "YAML block subset" ys "$scratch/one" \
     compile --force
 STDIN_FILE="$scratch/one/.bench-payload.json" row "hook, matching write" "glob \`segments\`" seg \
     "$scratch/one" engine hook run-sensors

@@ -252,6 +252,27 @@ fn every_rust_file_the_docs_name_exists() {
     );
 }
 
+/// `benches/twins.sh` builds the binary whose speed twins can be bypassed from this tree with
+/// `benches/twins_bypass.patch` applied: the patch must apply to the code as it is, so the
+/// figures the benches quote can be measured again.
+#[test]
+fn the_twins_bypass_patch_applies_to_this_tree() {
+    let Some(git) = crate::support::system_tool("git") else {
+        return;
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let check = std::process::Command::new(git)
+        .current_dir(root)
+        .args(["apply", "--check", "benches/twins_bypass.patch"])
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "benches/twins_bypass.patch no longer applies (refresh it as CONTRIBUTING says): {}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+}
+
 /// The README is for users first: what aidlc is and for whom comes before any command, the
 /// move from a reference install has its own section, the npm packages are not offered as
 /// published, and `hook install --help` names the guard it installs.
