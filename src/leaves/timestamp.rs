@@ -3,6 +3,10 @@
 //!
 //! A low-level module: it imports nothing from this crate, so that the ledger, the workspace
 //! (a new intent's start date) and the write hook can all use it.
+//!
+//! Written here rather than taken from a date crate: the times it formats include stored ones
+//! (a heartbeat, a snapshot's stamps) that may be any `SystemTime`, and this formatting is
+//! total over them, where `chrono`'s conversion from a `SystemTime` panics outside its range.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
