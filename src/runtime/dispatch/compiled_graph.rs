@@ -42,25 +42,31 @@ pub fn active_stage_node<'n>(
 /// stages the plugin selection disabled set aside (`StageGraph::disabled`, docs/decisions.md
 /// D49): every runtime path reads `nodes`, so a disabled stage is not there for it.
 pub fn load_graph(path: &Utf8Path) -> Result<StageGraph, GraphLoadError> {
-    let text = crate::leaves::fs_util::read_bounded_text(
-        path,
-        crate::compile::discover::MAX_GENERATED_BYTES,
-    )
-    .map_err(|error| GraphLoadError::Unreadable {
-        path: path.to_string(),
-        source: error.into_io_error(),
-    })?;
-    graph_of_text(path, &text)
+    graph_of_text(path, &read_graph_text(path)?)
 }
 
-/// The workspace's graph, as [`load_graph`] reads it: from the text the workspace's version
-/// detection already read when it did (once), else from the file.
+fn read_graph_text(path: &Utf8Path) -> Result<String, GraphLoadError> {
+    crate::leaves::fs_util::read_bounded_text(path, crate::compile::discover::MAX_GENERATED_BYTES)
+        .map_err(|error| GraphLoadError::Unreadable {
+            path: path.to_string(),
+            source: error.into_io_error(),
+        })
+}
+
+/// The workspace's graph, as [`load_graph`] reads it, from the text this command already read
+/// when it did (the version detection, or an earlier reader), else from the file, whose text is
+/// then kept for the next reader: one command, however many files it fires on, reads the
+/// graph once.
 pub fn load_workspace_graph(workspace: &Workspace) -> Result<StageGraph, GraphLoadError> {
     let path = &workspace.layout.stage_graph_path;
-    match workspace.take_graph_text_read_for_version() {
-        Some(text) => graph_of_text(path, &text),
-        None => load_graph(path),
-    }
+    let text = if let Some(text) = workspace.graph_text() {
+        text
+    } else {
+        let text: std::sync::Arc<str> = read_graph_text(path)?.into();
+        workspace.keep_graph_text(std::sync::Arc::clone(&text));
+        text
+    };
+    graph_of_text(path, &text)
 }
 
 /// The text of the graph at `path`, parsed by the protocol's strict reader.
@@ -164,6 +170,34 @@ mod tests {
 
     #[test]
     fn the_workspace_s_graph_is_read_once_from_the_version_detection_s_text() {
+        let (_dir, layout) = project_with_a_graph();
+        let workspace = Workspace::resolve(layout);
+        std::fs::remove_file(&workspace.layout.stage_graph_path).unwrap();
+        for reader in ["the first", "a later"] {
+            let graph = load_workspace_graph(&workspace)
+                .unwrap_or_else(|error| panic!("{reader} reader read the file again: {error}"));
+            assert_eq!(graph.nodes.len(), 1);
+        }
+    }
+
+    #[test]
+    fn when_the_detection_did_not_read_the_graph_its_first_reader_s_text_serves_the_next() {
+        let (_dir, layout) = project_with_a_graph();
+        // The reference's tools name the version, so the detection reads no graph.
+        std::fs::create_dir_all(layout.reference_tools_path.parent().unwrap()).unwrap();
+        std::fs::write(
+            &layout.reference_tools_path,
+            "export const AIDLC_VERSION = \"2.6.54\";\n",
+        )
+        .unwrap();
+        let workspace = Workspace::resolve(layout);
+        assert!(workspace.graph_text().is_none());
+        assert_eq!(load_workspace_graph(&workspace).unwrap().nodes.len(), 1);
+        std::fs::remove_file(&workspace.layout.stage_graph_path).unwrap();
+        assert_eq!(load_workspace_graph(&workspace).unwrap().nodes.len(), 1);
+    }
+
+    fn project_with_a_graph() -> (tempfile::TempDir, crate::compile::discover::Layout) {
         let dir = tempfile::tempdir().unwrap();
         let project = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();
         let layout = crate::compile::discover::Layout::new(
@@ -177,14 +211,6 @@ mod tests {
             json!([node("s", &json!([gate_entry("shape", "gate", "blocking")]))]).to_string(),
         )
         .unwrap();
-        let workspace = Workspace::resolve(layout);
-        std::fs::remove_file(&workspace.layout.stage_graph_path).unwrap();
-        let graph = load_workspace_graph(&workspace).expect("the text the detection read");
-        assert_eq!(graph.nodes.len(), 1);
-        let again = load_workspace_graph(&workspace).unwrap_err();
-        assert!(
-            matches!(again, GraphLoadError::Unreadable { .. }),
-            "a second reader reads the file: {again}"
-        );
+        (dir, layout)
     }
 }

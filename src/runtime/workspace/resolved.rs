@@ -17,7 +17,7 @@
 //! Must not: print, or read the ledger or the manifests; of the graph it reads only the keys
 //! that tell its version, and only when the tools stamp does not.
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -39,10 +39,11 @@ pub struct Workspace {
     intent: IntentResolution,
     record_root: Utf8PathBuf,
     version: InstallVersion,
-    /// The compiled graph's text as the version detection read it, handed once to the first
-    /// reader of the graph ([`Workspace::take_graph_text_read_for_version`]), so that one
-    /// command reads `stage-graph.json` once; later readers read the file.
-    graph_text_read_for_version: Mutex<Option<String>>,
+    /// The compiled graph's text as this command first read it (the version detection, else
+    /// the first reader of the graph), shared by every later reader, so that one command reads
+    /// `stage-graph.json` once however many files it fires on. Only the compile writes the
+    /// graph, and it holds no workspace.
+    graph_text: Mutex<Option<Arc<str>>>,
     clone_id: OnceLock<String>,
 }
 
@@ -73,7 +74,7 @@ impl Workspace {
             intent,
             record_root,
             version,
-            graph_text_read_for_version: Mutex::new(graph_text),
+            graph_text: Mutex::new(graph_text.map(Arc::from)),
             clone_id: OnceLock::new(),
         }
     }
@@ -83,13 +84,20 @@ impl Workspace {
         self.version
     }
 
-    /// The compiled graph's text the version detection read, the first time it is asked for;
-    /// `None` after that, or when the detection did not read the graph.
-    pub fn take_graph_text_read_for_version(&self) -> Option<String> {
-        self.graph_text_read_for_version
+    /// The compiled graph's text this command read, once it has read it.
+    pub fn graph_text(&self) -> Option<Arc<str>> {
+        self.graph_text
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
+            .clone()
+    }
+
+    /// Keep `text`, the graph's text as the first reader read it, for every later reader.
+    pub fn keep_graph_text(&self, text: Arc<str>) {
+        *self
+            .graph_text
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(text);
     }
 
     /// The project folder.
