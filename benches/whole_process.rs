@@ -65,20 +65,22 @@
 //!
 //! ## What the speed twins gain
 //!
-//! Three hand-written paths stand beside a general one and are kept for what they gain on a
+//! Four hand-written paths stand beside a general one and are kept for what they gain on a
 //! command people run. `bash benches/twins.sh` measures each on one release build in which it
 //! can be bypassed (`benches/twins_bypass.patch`, not shipped), both sides in the same run, as
 //! callgrind's instruction counts, exact where wall-clock medians on a loaded two-core machine
-//! could not resolve a millisecond. Its table (`aidlc --version`: 1.66 M):
+//! could not resolve a millisecond. Its table (`aidlc --version`: 1.73 M):
 //!
 //! | command | twin | with it | general path | cost of the general path |
 //! | --- | --- | --- | --- | --- |
-//! | `aidlc compile --force`, default framework | `pretty_writer` | 15.53 M | 20.20 M | +30 % |
-//! | hook, matching write | glob `segments` | 3.73 M | 5.05 M | +36 % |
-//! | hook, three document sensors | glob `segments` | 4.30 M | 6.28 M | +46 % |
-//! | hook, matching write | `quick_parse` | 3.81 M | 5.03 M | +32 % |
-//! | hook, three document sensors | `quick_parse` | 4.32 M | 5.54 M | +28 % |
-//! | `engine sensor fire required-sections` | `quick_parse` | 3.29 M | 4.60 M | +40 % |
+//! | `aidlc compile --force`, default framework | `pretty_writer` | 15.63 M | 19.18 M | +23 % |
+//! | `aidlc compile --force`, default framework | YAML block subset | 15.59 M | 22.66 M | +45 % |
+//! | `aidlc compile --force`, 2.6.54 install | YAML block subset | 18.41 M | 25.13 M | +37 % |
+//! | hook, matching write | glob `segments` | 3.87 M | 5.16 M | +33 % |
+//! | hook, three document sensors | glob `segments` | 4.37 M | 6.35 M | +45 % |
+//! | hook, matching write | `quick_parse` | 3.89 M | 5.11 M | +31 % |
+//! | hook, three document sensors | `quick_parse` | 4.40 M | 5.61 M | +28 % |
+//! | `engine sensor fire required-sections` | `quick_parse` | 3.37 M | 4.68 M | +39 % |
 //!
 //! - `src/protocol/pretty_writer.rs`, the graph's writer, beside `js_json::pretty_json` of a
 //!   `serde_json` value of each node (the same bytes, which the script checks with `cmp`); in
@@ -88,6 +90,8 @@
 //!   (compiled at a glob's first match).
 //! - `src/cli/quick_parse.rs`, the write hook's and `fire`'s command lines read without clap's
 //!   command tree, beside clap.
+//! - `src/compile/syntax/yaml_subset.rs`, the block-style frontmatter read without the general
+//!   YAML parser, beside that parser (the same outputs, which the script checks with `cmp`).
 #![expect(
     clippy::disallowed_methods,
     reason = "benchmarks build their generated projects directly on the disk and read back the files they measure, whole"
