@@ -284,6 +284,68 @@ pub fn load_and_compile_once(
     (inputs, compile_once(db))
 }
 
+/// What a one-shot `aidlc compile` did, for the CLI to print.
+pub enum OneShot {
+    /// Nothing the compile reads changed since the recorded compile: the record's counts and
+    /// warnings.
+    UpToDate(up_to_date::UpToDate),
+    /// It compiled (and, unless the compile failed or `--check` asked for no write, wrote).
+    Compiled(Box<CompiledOnce>),
+}
+
+/// A compile that ran, with what it wrote.
+pub struct CompiledOnce {
+    /// The database the compile ran in, for the diagnostics' source texts. Never dropped: the
+    /// process ends right after the command, and freeing every memoised parse and loaded file
+    /// one by one would take longer than emitting the graph did.
+    pub db: std::mem::ManuallyDrop<CompilerDatabase>,
+    pub outcome: CompileOutcome,
+    /// From the start to the end of the compile, before any write.
+    pub duration: std::time::Duration,
+    /// The write of the outputs; `None` when nothing was to be written (the compile failed, or
+    /// `--check`).
+    pub written: Option<Result<WriteSummary, OutputError>>,
+    /// Why the fingerprint record was not written after a write (it only costs the next
+    /// compile the work).
+    pub record_error: Option<std::io::Error>,
+}
+
+/// `aidlc compile` without `--watch`: unless `force`, the recorded compile's answer when
+/// nothing it read changed; else the compile and, when it has no error and `check` is off,
+/// the write of the outputs and the record of this compile (the invariant at
+/// [`write_outputs`]). `check` writes nothing, not even a refreshed record or a lock folder.
+pub fn compile_one_shot(layout: &Layout, force: bool, check: bool) -> OneShot {
+    let started = std::time::Instant::now();
+    let mode = if check {
+        up_to_date::CheckMode::ReadOnly
+    } else {
+        up_to_date::CheckMode::RefreshStamps
+    };
+    if !force && let Ok(up_to_date) = up_to_date::check(layout, mode) {
+        return OneShot::UpToDate(up_to_date);
+    }
+    let mut db = CompilerDatabase::default();
+    let (inputs, outcome) = load_and_compile_once(&mut db, layout);
+    // Left to the OS with the database (see `CompiledOnce::db`).
+    let inputs = std::mem::ManuallyDrop::new(inputs);
+    let duration = started.elapsed();
+    let mut compiled = CompiledOnce {
+        db: std::mem::ManuallyDrop::new(db),
+        outcome,
+        duration,
+        written: None,
+        record_error: None,
+    };
+    if compiled.outcome.n_errors() == 0 && !check {
+        let written = write_outputs(layout, &compiled.outcome);
+        if written.is_ok() {
+            compiled.record_error = up_to_date::record(layout, &compiled.outcome, &inputs).err();
+        }
+        compiled.written = Some(written);
+    }
+    OneShot::Compiled(Box::new(compiled))
+}
+
 /// The paths a set of diagnostics points into (primary and related files).
 pub fn files_named_by(diagnostics: &[Diagnostic]) -> BTreeSet<&Utf8Path> {
     diagnostics

@@ -16,10 +16,9 @@ use crate::cli::printer::{self, Printer, error_line};
 use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_layout, working_folder, written_file_shown,
 };
-use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
 use crate::compile::up_to_date;
-use crate::compile::{self, CompileOutcome};
+use crate::compile::{self, CompileOutcome, OneShot};
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::english::plural;
 use crate::leaves::interrupt;
@@ -277,37 +276,25 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     // An input read through a link that leaves the project: the compile read it, and says so.
     let mut plugin_warnings = crate::plugin::stale_sources::compile_warnings(&layout);
     plugin_warnings.extend(crate::compile::discover::links_out::linked_outside_warnings(&layout));
-    // `--check` writes nothing: no refreshed record, no lock folder. It needs no lock either:
-    // the outputs are only ever replaced by a rename, so a read sees a whole file.
-    let fingerprint_mode = if args.check {
-        up_to_date::CheckMode::ReadOnly
-    } else {
-        up_to_date::CheckMode::RefreshStamps
+    let compiled = match compile::compile_one_shot(&layout, args.force, args.check) {
+        OneShot::UpToDate(up_to_date) => {
+            return report_up_to_date(
+                &layout,
+                &up_to_date,
+                &plugin_warnings,
+                args.check,
+                started,
+                &printer,
+            );
+        }
+        OneShot::Compiled(compiled) => compiled,
     };
-    if !args.force
-        && let Ok(up_to_date) = up_to_date::check(&layout, fingerprint_mode)
-    {
-        return report_up_to_date(
-            &layout,
-            &up_to_date,
-            &plugin_warnings,
-            args.check,
-            started,
-            &printer,
-        );
-    }
-    let mut db = CompilerDatabase::default();
-    // The process ends right after this command: freeing every memoised parse and every
-    // loaded file one by one would take longer than emitting the graph did, so the database
-    // and the inputs are left to the OS.
-    let (inputs, outcome) = compile::load_and_compile_once(&mut db, &layout);
-    let inputs = std::mem::ManuallyDrop::new(inputs);
-    let db = std::mem::ManuallyDrop::new(db);
-    let sources = crate::report::source::sources_with_plugins(&*db, &layout, &outcome.diagnostics);
+    let outcome = &compiled.outcome;
+    let sources =
+        crate::report::source::sources_with_plugins(&*compiled.db, &layout, &outcome.diagnostics);
     for diagnostic in outcome.diagnostics.iter().chain(&plugin_warnings) {
         printer.diagnostic(diagnostic, &sources);
     }
-    let elapsed = started.elapsed();
     let n_warnings = outcome.n_warnings() + plugin_warnings.len();
     if printer.format == Format::Sarif && (outcome.n_errors() > 0 || !args.check) {
         printer.print_compile_sarif(
@@ -325,12 +312,12 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         ));
         return ExitStatus::Failure;
     }
-    if args.check {
-        return report_drift(&layout, &outcome, &plugin_warnings, &sources, &printer);
-    }
-    match compile::write_outputs(&layout, &outcome) {
+    let Some(written) = &compiled.written else {
+        return report_drift(&layout, outcome, &plugin_warnings, &sources, &printer);
+    };
+    match written {
         Ok(summary) => {
-            if let Err(error) = up_to_date::record(&layout, &outcome, &inputs) {
+            if let Some(error) = &compiled.record_error {
                 printer.status(&format!(
                     "warning: could not record this compile in {} ({error}); the next compile will redo the work",
                     layout.display(&up_to_date::fingerprint_path(&layout))
@@ -347,7 +334,7 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
                 plural(outcome.n_stages),
                 outcome.n_sensors,
                 plural(outcome.n_sensors),
-                elapsed.as_secs_f64() * 1000.0,
+                compiled.duration.as_secs_f64() * 1000.0,
                 written_file_shown(&layout, &layout.stage_graph_path),
                 layout
                     .display(&layout.scope_grid_path)
