@@ -33,8 +33,8 @@ use crate::report::RenderSettings;
 use crate::report::counts::entry_in_order;
 use crate::report::gate_problems::gate_problems;
 use crate::report::messages::{
-    NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, duration_ms, not_evaluated_detail,
-    nothing_checked_message, scope_line, shard_message, summary_line,
+    blocking_line, closing_lines, dead_binding_message, duration_ms, not_evaluated_detail,
+    nothing_checked_message, scope_line, summary_line,
 };
 use crate::report::problem::{Level, Origin, Problem};
 use crate::report::snippet::WindowedSource;
@@ -567,12 +567,7 @@ fn human_summary(report: &GateReport, paint: Paint) -> String {
     if let Some(unseen) = &report.unseen_writes {
         lines.push(format!("{}: {}", paint.warning("notice"), unseen.message));
     }
-    if let Some(line) = shard_message(report) {
-        lines.push(line);
-    }
-    if !report.recorded {
-        lines.push(NOT_RECORDED_MESSAGE.to_owned());
-    }
+    lines.extend(closing_lines(report));
     lines.join("\n")
 }
 
@@ -583,6 +578,7 @@ mod tests {
 
     use super::*;
     use crate::leaves::diagnostics::Code;
+    use crate::report::messages::NOT_RECORDED_MESSAGE;
     use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 
     /// The sample's requirements document, with lines 12 and 40 the findings point at.
