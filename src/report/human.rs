@@ -275,8 +275,9 @@ pub fn shorten_long_words(text: &str) -> String {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len().min(4096));
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
+    // Each piece is a word and the one whitespace character after it (none at the end).
+    for piece in text.split_inclusive(char::is_whitespace) {
+        let (word, space) = piece.split_at(piece.trim_end_matches(char::is_whitespace).len());
         let n_chars = word.chars().count();
         if n_chars > MAX_SHOWN_WORD_CHARS {
             out.extend(word.chars().take(SHORTENED_WORD_HEAD_CHARS));
@@ -285,17 +286,8 @@ pub fn shorten_long_words(text: &str) -> String {
         } else {
             out.push_str(word);
         }
-        word.clear();
-    };
-    for character in text.chars() {
-        if character.is_whitespace() {
-            flush(&mut word, &mut out);
-            out.push(character);
-        } else {
-            word.push(character);
-        }
+        out.push_str(space);
     }
-    flush(&mut word, &mut out);
     out
 }
 
@@ -848,6 +840,12 @@ mod tests {
         assert!(
             shown.contains('…') && shown.chars().count() < 200,
             "{shown}"
+        );
+        // Every whitespace character is kept where it was, runs and line breaks included.
+        let spaced = format!("a  \n\t{}\r\n  é", "é".repeat(250));
+        assert_eq!(
+            shorten_long_words(&spaced),
+            format!("a  \n\t{}…{}\r\n  é", "é".repeat(120), "é".repeat(40))
         );
     }
 }
