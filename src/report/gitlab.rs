@@ -44,7 +44,7 @@ fn problem_issue(report: &GateReport, problem: &Problem<'_>) -> Issue {
                 if blocking { "critical" } else { "minor" },
             ),
             Origin::NotEvaluated(_) => (
-                Cow::Owned(lines_with_help(problem)),
+                Cow::Owned(problem.message_then_help()),
                 Cow::Owned(format!("{rule}/not-evaluated")),
                 if blocking { "critical" } else { "info" },
             ),
@@ -89,14 +89,6 @@ fn problem_issue(report: &GateReport, problem: &Problem<'_>) -> Issue {
                 begin: problem.region().map_or(1, |region| region.line),
             },
         },
-    }
-}
-
-/// The message, then the help on the next line (a non-evaluation's stderr and detail file).
-fn lines_with_help(problem: &Problem<'_>) -> String {
-    match &problem.help {
-        Some(help) => format!("{}\n{help}", problem.message),
-        None => problem.message.clone().into_owned(),
     }
 }
 

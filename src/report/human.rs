@@ -33,8 +33,8 @@ use crate::report::RenderSettings;
 use crate::report::counts::entry_in_order;
 use crate::report::gate_problems::gate_problems;
 use crate::report::messages::{
-    NOT_RECORDED_MESSAGE, blocking_line, dead_binding_message, duration_ms, not_evaluated_detail,
-    nothing_checked_message, scope_line, shard_message, summary_line,
+    blocking_line, closing_lines, dead_binding_message, duration_ms, not_evaluated_detail,
+    nothing_checked_message, scope_line, summary_line,
 };
 use crate::report::problem::{Level, Origin, Problem};
 use crate::report::snippet::WindowedSource;
@@ -275,8 +275,9 @@ pub fn shorten_long_words(text: &str) -> String {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len().min(4096));
-    let mut word = String::new();
-    let flush = |word: &mut String, out: &mut String| {
+    // Each piece is a word and the one whitespace character after it (none at the end).
+    for piece in text.split_inclusive(char::is_whitespace) {
+        let (word, space) = piece.split_at(piece.trim_end_matches(char::is_whitespace).len());
         let n_chars = word.chars().count();
         if n_chars > MAX_SHOWN_WORD_CHARS {
             out.extend(word.chars().take(SHORTENED_WORD_HEAD_CHARS));
@@ -285,17 +286,8 @@ pub fn shorten_long_words(text: &str) -> String {
         } else {
             out.push_str(word);
         }
-        word.clear();
-    };
-    for character in text.chars() {
-        if character.is_whitespace() {
-            flush(&mut word, &mut out);
-            out.push(character);
-        } else {
-            word.push(character);
-        }
+        out.push_str(space);
     }
-    flush(&mut word, &mut out);
     out
 }
 
@@ -567,12 +559,7 @@ fn human_summary(report: &GateReport, paint: Paint) -> String {
     if let Some(unseen) = &report.unseen_writes {
         lines.push(format!("{}: {}", paint.warning("notice"), unseen.message));
     }
-    if let Some(line) = shard_message(report) {
-        lines.push(line);
-    }
-    if !report.recorded {
-        lines.push(NOT_RECORDED_MESSAGE.to_owned());
-    }
+    lines.extend(closing_lines(report));
     lines.join("\n")
 }
 
@@ -583,6 +570,7 @@ mod tests {
 
     use super::*;
     use crate::leaves::diagnostics::Code;
+    use crate::report::messages::NOT_RECORDED_MESSAGE;
     use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 
     /// The sample's requirements document, with lines 12 and 40 the findings point at.
@@ -852,6 +840,12 @@ mod tests {
         assert!(
             shown.contains('…') && shown.chars().count() < 200,
             "{shown}"
+        );
+        // Every whitespace character is kept where it was, runs and line breaks included.
+        let spaced = format!("a  \n\t{}\r\n  é", "é".repeat(250));
+        assert_eq!(
+            shorten_long_words(&spaced),
+            format!("a  \n\t{}…{}\r\n  é", "é".repeat(120), "é".repeat(40))
         );
     }
 }

@@ -22,11 +22,9 @@ use crate::report::messages::duration_ms;
 use crate::report::problem::Problem;
 use crate::report::source::SourceLookup;
 use crate::runtime::gate::report::{
-    Budget, DeadBinding, Finding, GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SensorInfo,
-    SensorsOff, Severity, UnfiredBinding, UnfiredCause, UnseenWritesNotice,
+    Budget, DeadBinding, Finding, GateFire, GateReport, GateSkip, JSON_SCHEMA_VERSION, NEVER_FIRED,
+    Outcome, SensorInfo, SensorsOff, Severity, UnfiredBinding, UnfiredCause, UnseenWritesNotice,
 };
-
-pub use crate::runtime::gate::report::JSON_SCHEMA_VERSION;
 
 /// One compile diagnostic as one JSON object (no trailing newline) with stable keys.
 pub fn diagnostic_json_line(diagnostic: &Diagnostic, sources: &dyn SourceLookup) -> String {

@@ -26,9 +26,7 @@ use crate::report::counts::{count_in_order, entry_in_order, stage_counts};
 use crate::report::gate_problems::{
     NOTHING_CHECKED_RULE, gate_problems, repository_file, split_by_fire,
 };
-use crate::report::messages::{
-    NOT_RECORDED_MESSAGE, blocking_line, scope_line, shard_message, summary_line,
-};
+use crate::report::messages::{blocking_line, closing_lines, scope_line, summary_line};
 use crate::report::problem::{Origin, Problem, Region};
 use crate::runtime::gate::report::{
     GateFire, GateReport, GateSkip, Severity, SkipReason, UnfiredBinding, skip_reason_key,
@@ -123,15 +121,32 @@ pub fn render_junit(report: &GateReport, strict: bool) -> String {
             .iter()
             .find(|fire| fire.stage == *name)
             .and_then(|fire| fire.plugin.as_deref());
-        write_suite(&mut xml, name, plugin, cases);
+        let time = cases.iter().map(|case| case.time).sum();
+        let properties = stage_properties(plugin, cases);
+        write_suite(&mut xml, name, time, &properties, cases, None);
     }
-    write_summary_suite(&mut xml, &summary, report.duration);
+    write_suite(
+        &mut xml,
+        SUMMARY_SUITE,
+        report.duration,
+        &summary.properties,
+        &summary.cases,
+        Some(&summary.output),
+    );
     xml.push_str("</testsuites>");
     xml
 }
 
-fn write_suite(xml: &mut String, name: &str, plugin: Option<&str>, cases: &[Case]) {
-    let time: Duration = cases.iter().map(|case| case.time).sum();
+/// One `testsuite` element: its counts (from its cases), its `properties` (none: no element),
+/// its cases and, when given, its `system-out`.
+fn write_suite(
+    xml: &mut String,
+    name: &str,
+    time: Duration,
+    properties: &[(String, String)],
+    cases: &[Case],
+    output: Option<&str>,
+) {
     let _ = writeln!(
         xml,
         "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
@@ -142,40 +157,48 @@ fn write_suite(xml: &mut String, name: &str, plugin: Option<&str>, cases: &[Case
         cases.iter().filter(|case| case.skipped).count(),
         seconds(time),
     );
+    if !properties.is_empty() {
+        xml.push_str("    <properties>\n");
+        for (name, value) in properties {
+            let _ = writeln!(
+                xml,
+                "      <property name=\"{}\" value=\"{}\"/>",
+                attribute(name),
+                attribute(value)
+            );
+        }
+        xml.push_str("    </properties>\n");
+    }
+    write_cases(xml, cases);
+    if let Some(output) = output {
+        let _ = writeln!(xml, "    <system-out>{}</system-out>", text(output));
+    }
+    xml.push_str("  </testsuite>\n");
+}
+
+/// A stage suite's properties: the plugin of a plugin stage, then the advisory findings'
+/// count and each of them.
+fn stage_properties(plugin: Option<&str>, cases: &[Case]) -> Vec<(String, String)> {
     let advisory: Vec<&String> = cases
         .iter()
         .flat_map(|case| &case.advisory_findings)
         .collect();
-    let has_properties = !advisory.is_empty() || plugin.is_some();
-    if has_properties {
-        xml.push_str("    <properties>\n");
-    }
-    if let Some(plugin) = plugin {
-        let _ = writeln!(
-            xml,
-            "      <property name=\"{PLUGIN_PROPERTY}\" value=\"{}\"/>",
-            attribute(plugin)
-        );
-    }
+    let mut properties: Vec<(String, String)> = plugin
+        .map(|plugin| (PLUGIN_PROPERTY.to_owned(), plugin.to_owned()))
+        .into_iter()
+        .collect();
     if !advisory.is_empty() {
-        let _ = writeln!(
-            xml,
-            "      <property name=\"{ADVISORY_COUNT_PROPERTY}\" value=\"{}\"/>",
-            advisory.len()
+        properties.push((
+            ADVISORY_COUNT_PROPERTY.to_owned(),
+            advisory.len().to_string(),
+        ));
+        properties.extend(
+            advisory
+                .into_iter()
+                .map(|finding| (ADVISORY_FINDING_PROPERTY.to_owned(), finding.clone())),
         );
-        for finding in &advisory {
-            let _ = writeln!(
-                xml,
-                "      <property name=\"{ADVISORY_FINDING_PROPERTY}\" value=\"{}\"/>",
-                attribute(finding)
-            );
-        }
     }
-    if has_properties {
-        xml.push_str("    </properties>\n");
-    }
-    write_cases(xml, cases);
-    xml.push_str("  </testsuite>\n");
+    properties
 }
 
 /// Each case's `testcase` element, empty when the case has no body.
@@ -213,13 +236,12 @@ fn fire_case(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>], str
         match problem.origin {
             Origin::NotEvaluated(_) => {
                 case.errored = true;
-                push_element(
-                    &mut case.body,
+                case.body.push_str(&element(
                     "error",
                     &problem.message,
                     "not-evaluated",
                     problem.help.as_deref().unwrap_or_default(),
-                );
+                ));
             }
             Origin::FailedWithoutFindings(_) | Origin::Finding(..) => {
                 case.failed = blocking;
@@ -245,7 +267,8 @@ fn fire_case(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>], str
                     Origin::Finding(..) => text,
                     _ => detail,
                 };
-                push_element(&mut case.body, "failure", &message, severity, &text);
+                case.body
+                    .push_str(&element("failure", &message, severity, &text));
             }
             Origin::Diagnostic
             | Origin::Drift
@@ -286,18 +309,15 @@ fn detail_text(fire: &GateFire) -> String {
 
 /// A blocking binding that never fired fails the gate: a `failure`, like a blocking finding.
 fn unfired_case(problem: &Problem<'_>, unfired: &UnfiredBinding) -> Case {
-    let mut body = String::new();
-    push_element(
-        &mut body,
-        "failure",
-        &problem.message,
-        "never-fired",
-        &format!("its glob is set in {}", unfired.manifest_path),
-    );
     Case {
         name: format!("{} (never fired)", unfired.sensor_id),
         classname: format!("aidlc.{}.{}", unfired.stage, unfired.sensor_id),
-        body,
+        body: element(
+            "failure",
+            &problem.message,
+            "never-fired",
+            &format!("its glob is set in {}", unfired.manifest_path),
+        ),
         failed: true,
         ..Case::default()
     }
@@ -329,8 +349,8 @@ fn refused_case(skip: &GateSkip) -> Case {
 /// The last suite: the run's summary and its skipped bindings, and a test case only when
 /// nothing was checked.
 struct SummarySuite {
-    /// Each skip reason's key and how many bindings it skipped, in the report's order.
-    skipped_by_reason: Vec<(&'static str, usize)>,
+    /// `aidlc.skipped`, then each skip reason's count in the report's order.
+    properties: Vec<(String, String)>,
     output: String,
     cases: Vec<Case>,
 }
@@ -354,43 +374,38 @@ fn summary_suite(report: &GateReport, run_problems: &[Problem<'_>]) -> SummarySu
             })
             .map(|notice| notice.message.clone().into_owned()),
     );
-    if let Some(line) = shard_message(report) {
-        lines.push(line);
-    }
-    if !report.recorded {
-        lines.push(NOT_RECORDED_MESSAGE.to_owned());
-    }
+    lines.extend(closing_lines(report));
     let skipped: Vec<&GateSkip> = report
         .skips
         .iter()
         .filter(|skip| !is_refusal(skip))
         .collect();
     lines.extend(skipped_lines(&skipped));
-    let skipped_by_reason =
-        count_in_order(skipped.iter().map(|skip| skip_reason_key(&skip.reason)));
+    let properties = std::iter::once((SKIPPED_PROPERTY.to_owned(), skipped.len().to_string()))
+        .chain(
+            count_in_order(skipped.iter().map(|skip| skip_reason_key(&skip.reason)))
+                .into_iter()
+                .map(|(key, count)| (format!("{SKIPPED_PROPERTY}.{key}"), count.to_string())),
+        )
+        .collect();
     let cases = run_problems
         .iter()
         .filter(|problem| problem.origin == Origin::NothingChecked)
-        .map(|nothing| {
-            let mut body = String::new();
-            push_element(
-                &mut body,
+        .map(|nothing| Case {
+            name: "nothing was checked".to_owned(),
+            classname: SUMMARY_SUITE.to_owned(),
+            body: element(
                 "error",
                 &nothing.message,
                 NOTHING_CHECKED_RULE,
                 nothing.help.as_deref().unwrap_or_default(),
-            );
-            Case {
-                name: "nothing was checked".to_owned(),
-                classname: SUMMARY_SUITE.to_owned(),
-                body,
-                errored: true,
-                ..Case::default()
-            }
+            ),
+            errored: true,
+            ..Case::default()
         })
         .collect();
     SummarySuite {
-        skipped_by_reason,
+        properties,
         output: lines.join("\n"),
         cases,
     }
@@ -422,48 +437,14 @@ fn skipped_lines(skipped: &[&GateSkip]) -> Vec<String> {
         .collect()
 }
 
-fn write_summary_suite(xml: &mut String, summary: &SummarySuite, time: Duration) {
-    let total: usize = summary
-        .skipped_by_reason
-        .iter()
-        .map(|(_, count)| count)
-        .sum();
-    let _ = writeln!(
-        xml,
-        "  <testsuite name=\"{SUMMARY_SUITE}\" tests=\"{}\" failures=\"0\" errors=\"{}\" skipped=\"0\" time=\"{}\">",
-        summary.cases.len(),
-        summary.cases.len(),
-        seconds(time),
-    );
-    xml.push_str("    <properties>\n");
-    let _ = writeln!(
-        xml,
-        "      <property name=\"{SKIPPED_PROPERTY}\" value=\"{total}\"/>"
-    );
-    for (key, count) in &summary.skipped_by_reason {
-        let _ = writeln!(
-            xml,
-            "      <property name=\"{SKIPPED_PROPERTY}.{key}\" value=\"{count}\"/>"
-        );
-    }
-    xml.push_str("    </properties>\n");
-    write_cases(xml, &summary.cases);
-    let _ = writeln!(
-        xml,
-        "    <system-out>{}</system-out>",
-        text(&summary.output)
-    );
-    xml.push_str("  </testsuite>\n");
-}
-
-fn push_element(body: &mut String, element: &str, message: &str, kind: &str, content: &str) {
-    let _ = writeln!(
-        body,
-        "      <{element} message=\"{}\" type=\"{}\">{}</{element}>",
+/// `<element message="…" type="…">content</element>`, one line of a case's body.
+fn element(element: &str, message: &str, kind: &str, content: &str) -> String {
+    format!(
+        "      <{element} message=\"{}\" type=\"{}\">{}</{element}>\n",
         attribute(message),
         attribute(kind),
         text(content),
-    );
+    )
 }
 
 /// Seconds with millisecond precision, as the schema's time pattern allows (`0.012`).

@@ -176,18 +176,22 @@ pub(super) fn dead_binding_message(dead: &DeadBinding) -> String {
     )
 }
 
-/// What a sharded report says about its shard: that only its share ran, or that it has none.
-pub(super) fn shard_message(report: &GateReport) -> Option<String> {
-    let (index, count) = report.shard?;
-    Some(if report.empty_share().is_some() {
-        format!(
-            "shard {index} of {count}: none of the plan's {} fire{} is this shard's; the other shards run them, and `aidlc gate merge` judges the whole plan",
-            report.plan.size,
-            plural(report.plan.size)
-        )
-    } else {
-        format!("shard {index} of {count}: only this shard's share of the fires ran")
-    })
+/// The lines that close every summary: what a sharded report says about its shard (that only
+/// its share ran, or that it has none), and that nothing was recorded under `--no-record`.
+pub(super) fn closing_lines(report: &GateReport) -> Vec<String> {
+    let shard = report.shard.map(|(index, count)| {
+        if report.empty_share().is_some() {
+            format!(
+                "shard {index} of {count}: none of the plan's {} fire{} is this shard's; the other shards run them, and `aidlc gate merge` judges the whole plan",
+                report.plan.size,
+                plural(report.plan.size)
+            )
+        } else {
+            format!("shard {index} of {count}: only this shard's share of the fires ran")
+        }
+    });
+    let not_recorded = (!report.recorded).then(|| NOT_RECORDED_MESSAGE.to_owned());
+    shard.into_iter().chain(not_recorded).collect()
 }
 
 pub(super) const NOT_RECORDED_MESSAGE: &str =

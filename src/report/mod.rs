@@ -61,11 +61,10 @@ mod step_summary;
 
 use crate::runtime::gate::report::GateReport;
 
-pub use crate::runtime::gate::report::skip_reason_key;
 pub use github::render_github_annotations;
 pub use gitlab::render_gitlab;
 pub use human::render_human;
-pub use json::{JSON_SCHEMA_VERSION, render_json};
+pub use json::render_json;
 pub use junit::render_junit;
 pub use sarif::{SarifContext, render_sarif};
 pub use source::{SourceLookup, SourceTexts};

@@ -323,6 +323,14 @@ impl<'a> Problem<'a> {
         text
     }
 
+    /// The message, then the help on the next line (a non-evaluation's stderr and detail file).
+    pub fn message_then_help(&self) -> String {
+        match &self.help {
+            Some(help) => format!("{}\n{help}", self.message),
+            None => self.message.clone().into_owned(),
+        }
+    }
+
     /// The message, then the kind in parentheses when there is one (`missing section (missing-heading)`).
     pub fn message_and_kind(&self) -> String {
         let mut text = self.message.clone().into_owned();

@@ -399,14 +399,7 @@ fn sarif_gate_result<'a>(
             with_detail_path(problem.message.clone().into_owned(), fire),
             fire_properties(fire, None),
         ),
-        Origin::NotEvaluated(fire) => {
-            let mut text = problem.message.clone().into_owned();
-            if let Some(help) = &problem.help {
-                text.push('\n');
-                text.push_str(help);
-            }
-            (text, fire_properties(fire, None))
-        }
+        Origin::NotEvaluated(fire) => (problem.message_then_help(), fire_properties(fire, None)),
         Origin::NeverFired(unfired) => (
             problem.message.clone().into_owned(),
             ResultProperties::NeverFired(NeverFiredProperties {

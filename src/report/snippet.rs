@@ -201,26 +201,15 @@ fn split_lines(text: &str) -> Vec<(usize, usize, usize)> {
     let bytes = text.as_bytes();
     let mut lines = Vec::new();
     let mut start = 0;
-    let mut index = 0;
-    while index < bytes.len() {
-        match bytes[index] {
-            b'\n' => {
-                lines.push((start, index, index + 1));
-                start = index + 1;
-            }
-            b'\r' => {
-                let next = if bytes.get(index + 1) == Some(&b'\n') {
-                    index + 2
-                } else {
-                    index + 1
-                };
-                lines.push((start, index, next));
-                start = next;
-                index = next - 1;
-            }
-            _ => {}
+    for index in memchr::memchr2_iter(b'\n', b'\r', bytes) {
+        // A `\n` before `start` is the second byte of a `\r\n` already taken.
+        if index < start {
+            continue;
         }
-        index += 1;
+        let crlf = bytes[index] == b'\r' && bytes.get(index + 1) == Some(&b'\n');
+        let next = index + 1 + usize::from(crlf);
+        lines.push((start, index, next));
+        start = next;
     }
     lines.push((start, bytes.len(), bytes.len()));
     lines
@@ -321,6 +310,11 @@ mod tests {
             split_lines("a\r\nb\rc\n"),
             [(0, 1, 3), (3, 4, 5), (5, 6, 7), (7, 7, 7)]
         );
+        assert_eq!(
+            split_lines("\r\r\n\n"),
+            [(0, 0, 1), (1, 1, 3), (3, 3, 4), (4, 4, 4)]
+        );
+        assert_eq!(split_lines("x"), [(0, 1, 1)]);
     }
 
     #[test]

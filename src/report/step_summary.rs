@@ -13,8 +13,8 @@ use crate::leaves::english::plural;
 use crate::report::counts::{distinct_sensor_count, skip_reason_counts, stage_counts};
 use crate::report::gate_problems::{gate_problems, repository_file, split_by_fire};
 use crate::report::messages::{
-    NOT_RECORDED_MESSAGE, STDERR_LINES_IN_HELP, blocking_line, not_evaluated_detail,
-    nothing_checked_message, scope_line, shard_message, summary_line,
+    STDERR_LINES_IN_HELP, blocking_line, closing_lines, not_evaluated_detail,
+    nothing_checked_message, scope_line, summary_line,
 };
 use crate::report::problem::{Origin, Problem};
 use crate::runtime::gate::report::{
@@ -239,13 +239,10 @@ fn markdown_dead_binding_item(dead: &DeadBinding) -> String {
 }
 
 fn markdown_footer(report: &GateReport) -> String {
-    let mut lines = Vec::new();
-    if let Some(line) = shard_message(report) {
-        lines.push(markdown_text(&line));
-    }
-    if !report.recorded {
-        lines.push(markdown_text(NOT_RECORDED_MESSAGE));
-    }
+    let lines: Vec<String> = closing_lines(report)
+        .iter()
+        .map(|line| markdown_text(line))
+        .collect();
     lines.join("\n\n")
 }
 

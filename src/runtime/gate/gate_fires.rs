@@ -361,9 +361,9 @@ pub fn shard_of(stage: &str, deliverable: &Utf8Path, count: u64) -> u64 {
     hasher.update(stage.as_bytes());
     hasher.update(b"\0");
     hasher.update(deliverable.as_str().as_bytes());
-    let bytes = hasher.finalize();
-    let mut first = [0_u8; 8];
-    first.copy_from_slice(&bytes.as_bytes()[..8]);
+    let first: [u8; 8] = hasher.finalize().as_bytes()[..8]
+        .try_into()
+        .unwrap_or_default();
     u64::from_le_bytes(first) % count.max(1) + 1
 }
 
@@ -388,14 +388,10 @@ fn dead_bindings(
         .iter()
         .filter_map(|entry| {
             let pattern = entry.matches.as_deref().filter(|p| !p.is_empty());
-            let glob = match pattern.map(SensorGlob::new) {
-                Some(Ok(glob)) => Some(glob),
-                Some(Err(_)) => return None,
-                None => None,
-            };
+            // A binding whose glob does not compile is not called dead: its fires are refused.
+            let glob = pattern.map(SensorGlob::new).transpose().ok()?;
             let dead = binding_never_fires_at_the_gate(entry.fire_on, &possible, |path| {
-                glob.as_ref()
-                    .is_none_or(|glob| glob.matches(project_dir, path))
+                glob_admits(glob.as_ref(), project_dir, path)
             });
             dead.then(|| DeadBinding {
                 stage: node.slug.clone(),

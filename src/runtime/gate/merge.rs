@@ -385,32 +385,18 @@ impl Reader<'_> {
             intents: self.strings(document, "intents")?,
             stages_checked: self.usize_at(counts, "counts.stages_checked")?,
             deliverables_found: self.usize_at(counts, "counts.deliverables_found")?,
-            fires: self
-                .array(document, "fires")?
-                .iter()
-                .map(|fire| self.fire(fire))
-                .collect::<Result<_, _>>()?,
-            skips: self
-                .array(document, "skips")?
-                .iter()
-                .map(|skip| self.skip(skip))
-                .collect::<Result<_, _>>()?,
-            dead_bindings: self
-                .array(document, "dead_bindings")?
-                .iter()
-                .map(|dead| {
-                    Ok(DeadBinding {
-                        stage: self.string(dead, "dead_bindings[].stage")?,
-                        sensor_id: self.string(dead, "dead_bindings[].sensor_id")?,
-                        pattern: self.string(dead, "dead_bindings[].pattern")?,
-                    })
+            fires: self.each(document, "fires", |fire| self.fire(fire))?,
+            skips: self.each(document, "skips", |skip| self.skip(skip))?,
+            dead_bindings: self.each(document, "dead_bindings", |dead| {
+                Ok(DeadBinding {
+                    stage: self.string(dead, "dead_bindings[].stage")?,
+                    sensor_id: self.string(dead, "dead_bindings[].sensor_id")?,
+                    pattern: self.string(dead, "dead_bindings[].pattern")?,
                 })
-                .collect::<Result<_, MergeError>>()?,
-            unfired_bindings: self
-                .array(document, "unfired_bindings")?
-                .iter()
-                .map(|unfired| self.unfired(unfired))
-                .collect::<Result<_, _>>()?,
+            })?,
+            unfired_bindings: self.each(document, "unfired_bindings", |unfired| {
+                self.unfired(unfired)
+            })?,
             stages: self.stages(plan)?,
             fire_on,
             bindings_selected: self.usize_at(plan, "plan.bindings_selected")?,
@@ -482,11 +468,7 @@ impl Reader<'_> {
             detail_path: self
                 .optional_string(fire, "fires[].detail_path")?
                 .map(Utf8PathBuf::from),
-            findings: self
-                .array(fire, "fires[].findings")?
-                .iter()
-                .map(|finding| self.finding(finding))
-                .collect::<Result<_, _>>()?,
+            findings: self.each(fire, "fires[].findings", |finding| self.finding(finding))?,
             duration: self.duration(fire, "fires[].duration_ms")?,
             stderr_tail: self
                 .optional_string(fire, "fires[].stderr_tail")?
@@ -648,10 +630,19 @@ impl Reader<'_> {
             })
     }
 
-    fn array<'v>(&self, object: &'v Value, key: &str) -> Result<&'v Vec<Value>, MergeError> {
+    /// Each item of the array at `key`, read by `read`.
+    fn each<T>(
+        &self,
+        object: &Value,
+        key: &str,
+        read: impl Fn(&Value) -> Result<T, MergeError>,
+    ) -> Result<Vec<T>, MergeError> {
         field(object, key)
             .as_array()
-            .ok_or_else(|| self.error(key, "an array"))
+            .ok_or_else(|| self.error(key, "an array"))?
+            .iter()
+            .map(read)
+            .collect()
     }
 
     fn string(&self, object: &Value, key: &str) -> Result<String, MergeError> {
@@ -674,10 +665,7 @@ impl Reader<'_> {
     }
 
     fn strings(&self, object: &Value, key: &str) -> Result<Vec<String>, MergeError> {
-        self.array(object, key)?
-            .iter()
-            .map(|item| self.string_value(item, key))
-            .collect()
+        self.each(object, key, |item| self.string_value(item, key))
     }
 
     fn u64_at(&self, object: &Value, key: &str) -> Result<u64, MergeError> {

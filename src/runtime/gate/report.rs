@@ -234,7 +234,7 @@ pub const JSON_SCHEMA_VERSION: u64 = 2;
 
 /// Why a sensor did not fire somewhere it might have. `VARIANTS` lists the reasons in the order
 /// the summaries list them (and the JSON Schema names them); the kebab-case name of a variant
-/// is its machine token ([`skip_reason_key`]).
+/// is its machine token ([`skip_reason_key`]), which the JSON report's skip serialises.
 #[derive(
     Debug,
     Clone,
@@ -242,10 +242,12 @@ pub const JSON_SCHEMA_VERSION: u64 = 2;
     Eq,
     PartialOrd,
     Ord,
+    serde::Serialize,
     strum::IntoStaticStr,
     strum::EnumString,
     strum::VariantArray,
 )]
+#[serde(rename_all = "kebab-case")]
 #[strum(serialize_all = "kebab-case")]
 pub enum SkipReason {
     /// The binding's `matches` does not match this deliverable.
@@ -279,12 +281,6 @@ impl SkipReason {
 /// The kebab-case token of a skip reason, for machines (the prose is `SkipReason::as_str`).
 pub fn skip_reason_key(reason: &SkipReason) -> &'static str {
     reason.into()
-}
-
-impl serde::Serialize for SkipReason {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(skip_reason_key(self))
-    }
 }
 
 /// Serialised as the JSON report's skip: the reason by its machine token.
