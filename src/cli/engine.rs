@@ -193,6 +193,7 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> CommandResult {
     match crate::runtime::workspace::create_intent(
         &layout.project_dir,
         &args.label,
+        None,
         std::time::SystemTime::now(),
     ) {
         Ok(created) => {

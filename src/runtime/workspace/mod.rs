@@ -53,7 +53,7 @@ pub use spaces::{active_space, intents_dir, is_plain_folder_name, space_dir};
 pub use state::{
     ActiveStageChoice, PresentWorkflow, SensorsOffSwitch, current_stage, present_workflow,
     read_state_field, read_state_text, sensors_off_by_environment, sensors_off_in_state,
-    set_state_field, state_file_path,
+    state_file_path,
 };
 pub use write_folders::{legacy_sensor_detail_dir, sensor_detail_dir};
 

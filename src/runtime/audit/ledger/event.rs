@@ -239,23 +239,6 @@ pub struct BlockingOverride {
     pub reasons: String,
 }
 
-/// `DECISION_RECORDED`, the conductor's record of a decision it offered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecisionRecorded {
-    pub scope: StageScope,
-    pub decision: Option<String>,
-    /// The offered options, comma-separated, as written.
-    pub options: Option<String>,
-    pub rationale: Option<String>,
-}
-
-/// `QUESTION_ANSWERED`, the human's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuestionAnswered {
-    pub scope: StageScope,
-    pub details: Option<String>,
-}
-
 /// A row whose fields are all optional text: one list of (field, key) pairs, in the written
 /// order, gives the struct, its reading (`read`) and its row (`to_row`, present fields only).
 macro_rules! text_row {
@@ -279,6 +262,56 @@ macro_rules! text_row {
             }
         }
     };
+}
+
+/// A conductor row of a stage: its [`StageScope`] and optional text fields, read and written
+/// in the reference's `aidlc-log.ts` order: Stage, the row's own fields, then Unit and Workflow
+/// (present fields only).
+macro_rules! scoped_row {
+    ($(#[$doc:meta])* $name:ident = $event:ident, $heading:ident { $($member:ident: $key:ident),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $name {
+            pub scope: StageScope,
+            $(pub $member: Option<String>,)+
+        }
+
+        impl $name {
+            fn read(block: &AuditBlock) -> Self {
+                Self {
+                    scope: StageScope::read(block),
+                    $($member: text(block, field::$key),)+
+                }
+            }
+
+            pub fn to_row(&self) -> AuditRow {
+                let fields = [
+                    (field::STAGE, &self.scope.stage),
+                    $((field::$key, &self.$member),)+
+                    (field::UNIT, &self.scope.unit),
+                    (field::WORKFLOW, &self.scope.workflow),
+                ];
+                AuditRow::trusted($heading, $event, present_fields(&fields))
+            }
+        }
+    };
+}
+
+scoped_row! {
+    /// `DECISION_RECORDED`, the conductor's record of a decision it offered; `options` are the
+    /// offered options, comma-separated, as written.
+    DecisionRecorded = DECISION_RECORDED, DECISION_RECORDED_HEADING {
+        decision: DECISION,
+        options: OPTIONS,
+        rationale: RATIONALE,
+    }
+}
+
+scoped_row! {
+    /// `QUESTION_ANSWERED`, the human's answer.
+    QuestionAnswered = QUESTION_ANSWERED, QUESTION_ANSWERED_HEADING {
+        details: DETAILS,
+    }
 }
 
 text_row! {
@@ -345,16 +378,8 @@ impl AuditEvent {
                 observed_seconds: count(&block, field::OBSERVED_VALUE),
             }),
             STAGE_AWAITING_APPROVAL => Self::StageAwaitingApproval(GateRow::read(&block)),
-            DECISION_RECORDED => Self::DecisionRecorded(DecisionRecorded {
-                scope: StageScope::read(&block),
-                decision: text(&block, field::DECISION),
-                options: text(&block, field::OPTIONS),
-                rationale: text(&block, field::RATIONALE),
-            }),
-            QUESTION_ANSWERED => Self::QuestionAnswered(QuestionAnswered {
-                scope: StageScope::read(&block),
-                details: text(&block, field::DETAILS),
-            }),
+            DECISION_RECORDED => Self::DecisionRecorded(DecisionRecorded::read(&block)),
+            QUESTION_ANSWERED => Self::QuestionAnswered(QuestionAnswered::read(&block)),
             HUMAN_TURN => Self::HumanTurn,
             SUMMARY_CONFIRMATION_RECORDED => Self::SummaryConfirmationRecorded,
             AUTONOMY_MODE_SET => Self::AutonomyModeSet {
@@ -590,43 +615,6 @@ impl GateRow {
             STAGE_AWAITING_APPROVAL_HEADING,
             STAGE_AWAITING_APPROVAL,
             fields,
-        )
-    }
-}
-
-impl DecisionRecorded {
-    /// Stage, Decision, Options, Rationale, Unit, Workflow, as the reference's `aidlc-log.ts
-    /// decision` orders them; the optional ones only when present.
-    pub fn to_row(&self) -> AuditRow {
-        let fields = [
-            (field::STAGE, &self.scope.stage),
-            (field::DECISION, &self.decision),
-            (field::OPTIONS, &self.options),
-            (field::RATIONALE, &self.rationale),
-            (field::UNIT, &self.scope.unit),
-            (field::WORKFLOW, &self.scope.workflow),
-        ];
-        AuditRow::trusted(
-            DECISION_RECORDED_HEADING,
-            DECISION_RECORDED,
-            present_fields(&fields),
-        )
-    }
-}
-
-impl QuestionAnswered {
-    /// Stage, Details, Unit, Workflow, as the reference's `aidlc-log.ts answer` orders them.
-    pub fn to_row(&self) -> AuditRow {
-        let fields = [
-            (field::STAGE, &self.scope.stage),
-            (field::DETAILS, &self.details),
-            (field::UNIT, &self.scope.unit),
-            (field::WORKFLOW, &self.scope.workflow),
-        ];
-        AuditRow::trusted(
-            QUESTION_ANSWERED_HEADING,
-            QUESTION_ANSWERED,
-            present_fields(&fields),
         )
     }
 }
