@@ -17,7 +17,7 @@
 //! - a practice line is one line: a learning whose heading or text holds a line break, or the
 //!   `<!--`/`-->` of a marker, is refused, so no entry can open a section or forge a marker.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -418,7 +418,7 @@ fn check_selections<'a>(
     let mut sensors: Vec<CheckedSensor<'a>> = Vec::new();
     // The stage files as the bindings so far leave them, so that two sensors bound to one
     // stage both end up in its `sensors:`.
-    let mut stage_texts: Vec<(Utf8PathBuf, String)> = Vec::new();
+    let mut stage_texts: BTreeMap<Utf8PathBuf, String> = BTreeMap::new();
     for selection in &file.selections {
         match selection {
             Selection::Learning(learning) => check_learning(learning)?,
@@ -477,7 +477,7 @@ fn check_sensor<'a>(
     entries: &[LedgerEntry],
     selection: &'a SensorSelection,
     earlier: &[CheckedSensor<'a>],
-    stage_texts: &mut Vec<(Utf8PathBuf, String)>,
+    stage_texts: &mut BTreeMap<Utf8PathBuf, String>,
 ) -> Result<CheckedSensor<'a>, LearningsError> {
     let SensorSelection {
         candidate_id,
@@ -562,7 +562,7 @@ fn binding_write(
     workspace: &Workspace,
     slug: &str,
     sensor_id: &str,
-    stage_texts: &mut Vec<(Utf8PathBuf, String)>,
+    stage_texts: &mut BTreeMap<Utf8PathBuf, String>,
 ) -> Result<Option<(Utf8PathBuf, String)>, LearningsError> {
     let stages_dir = &workspace.layout.stages_dir;
     let Some(path) = find_stage_file(stages_dir, slug) else {
@@ -571,8 +571,8 @@ fn binding_write(
             workspace.layout.display(stages_dir)
         )));
     };
-    let text = match stage_texts.iter().find(|(known, _)| *known == path) {
-        Some((_, text)) => text.clone(),
+    let text = match stage_texts.get(&path) {
+        Some(text) => text.clone(),
         None => crate::leaves::fs_util::read_input_text(&path).map_err(|error| {
             LearningsError::Write {
                 path: path.clone(),
@@ -586,10 +586,7 @@ fn binding_write(
             workspace.layout.display(&path)
         )));
     };
-    match stage_texts.iter_mut().find(|(known, _)| *known == path) {
-        Some((_, known)) => known.clone_from(&updated),
-        None => stage_texts.push((path.clone(), updated.clone())),
-    }
+    stage_texts.insert(path.clone(), updated.clone());
     Ok((updated != text).then_some((path, updated)))
 }
 
