@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use super::LearningsError;
@@ -47,25 +47,14 @@ const DISTRIBUTION_SENSOR_FOLDERS: [&str; 5] = [
     "dist/cursor/.cursor/sensors",
 ];
 
-/// What persist did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What persist did; serialised in field order as the reference prints it,
+/// `{"stage_slug","rule_learned","sensor_proposed","notes"}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PersistReply {
     pub stage_slug: String,
     pub rule_learned: usize,
     pub sensor_proposed: usize,
     pub notes: Vec<String>,
-}
-
-impl PersistReply {
-    /// `{"stage_slug","rule_learned","sensor_proposed","notes"}`, as the reference prints it.
-    pub fn json(&self) -> Value {
-        json!({
-            "stage_slug": self.stage_slug,
-            "rule_learned": self.rule_learned,
-            "sensor_proposed": self.sensor_proposed,
-            "notes": self.notes,
-        })
-    }
 }
 
 /// Persist the selections at `given` (absolute) for `slug`.
