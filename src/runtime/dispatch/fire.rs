@@ -631,25 +631,18 @@ pub fn evaluate_begun_fire(
 impl EvaluatedFire {
     /// The fire's report once its terminal row is written.
     pub fn into_report(self, project_dir: &Utf8Path) -> FireReport {
-        let Self {
-            begun,
-            verdict,
-            detail_written,
-            stderr_tail,
-            terminal_row: _,
-        } = self;
-        let relative_detail = detail_written
-            .then(|| ledger::relative_path_field(project_dir, begun.detail_path.as_str()));
+        let begun = self.begun;
         // The printed line names a detail file for a failure only, as the reference's does.
-        let printed_detail = relative_detail.filter(|_| matches!(verdict, Verdict::Failed { .. }));
-        let verdict_line = verdict_line(&begun.identity, printed_detail.as_deref(), &verdict);
+        let printed_detail = (self.detail_written
+            && matches!(self.verdict, Verdict::Failed { .. }))
+        .then(|| ledger::relative_path_field(project_dir, begun.detail_path.as_str()));
         FireReport {
+            verdict_line: verdict_line(&begun.identity, printed_detail.as_deref(), &self.verdict),
             fire_id: begun.fire_id,
-            verdict,
+            verdict: self.verdict,
             audit_shard: begun.shard,
-            detail_path: detail_written.then_some(begun.detail_path),
-            verdict_line,
-            stderr_tail,
+            detail_path: self.detail_written.then_some(begun.detail_path),
+            stderr_tail: self.stderr_tail,
         }
     }
 }
