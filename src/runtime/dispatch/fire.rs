@@ -496,11 +496,10 @@ pub fn run_fire(
     let evaluated = evaluate_begun_fire(prepared, context, begun, limit);
     // SENSOR_FIRED is written: wait for the lock as long as its stale rule allows rather than
     // leave the fire incomplete.
-    ledger::append_terminal_row(
+    ledger::append_terminal_rows(
         &prepared.project_dir,
         &evaluated.begun.shard,
-        &evaluated.terminal_row,
-        (context.now)(),
+        &[(evaluated.terminal_row.clone(), (context.now)())],
     )
     .map_err(|error| FireRefusal::new(error.to_string()))?;
     Ok(evaluated.into_report(&prepared.project_dir))
