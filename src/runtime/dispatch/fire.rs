@@ -427,13 +427,8 @@ fn template_args(workspace: &Workspace, node: &GraphNode) -> [String; 6] {
 /// `--output-path`.
 fn path_flag(shipped: Option<&ShippedSensor>, schema_keys: Option<&[String]>) -> PathFlag {
     match schema_keys {
-        Some(keys) if !keys.is_empty() => {
-            if keys.iter().any(|key| key == "file_path") {
-                PathFlag::FilePath
-            } else {
-                PathFlag::OutputPath
-            }
-        }
+        Some(keys) if keys.iter().any(|key| key == "file_path") => PathFlag::FilePath,
+        Some(keys) if !keys.is_empty() => PathFlag::OutputPath,
         _ => shipped.map_or(PathFlag::OutputPath, |shipped| shipped.default_path_flag),
     }
 }
@@ -457,17 +452,15 @@ fn present_consumes(workspace: &Workspace, node: &GraphNode, nodes: &[GraphNode]
         .map(|consume| consume.artifact.clone())
         .filter(|artifact| !artifact.is_empty())
         .filter_map(|artifact| {
-            let producer = producers_of(nodes, &artifact).into_iter().next();
-            let Some(producer) = producer else {
+            let Some(producer) = producers_of(nodes, &artifact).into_iter().next() else {
                 return Some(artifact);
             };
-            let Some(record) = record else {
-                return Some(format!("{artifact}:{}", producer.slug));
-            };
-            let file_name = artifact_file_name(&artifact);
-            let present = produce_dirs(workspace, record, producer)
-                .iter()
-                .any(|dir| dir.join(&file_name).is_file());
+            let present = record.is_none_or(|record| {
+                let file_name = artifact_file_name(&artifact);
+                produce_dirs(workspace, record, producer)
+                    .iter()
+                    .any(|dir| dir.join(&file_name).is_file())
+            });
             present.then(|| format!("{artifact}:{}", producer.slug))
         })
         .collect()

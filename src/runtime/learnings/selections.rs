@@ -115,7 +115,6 @@ pub fn parse_selections(text: &str) -> Result<SelectionsFile, LearningsError> {
             if intent.is_empty()
                 || intent.contains(['/', '\\'])
                 || intent == "."
-                || intent == ".."
                 || intent.contains("..")
             {
                 return Err(malformed(
