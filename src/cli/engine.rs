@@ -193,6 +193,7 @@ fn new_intent(args: &IntentNewArgs, printer: &Printer) -> CommandResult {
     match crate::runtime::workspace::create_intent(
         &layout.project_dir,
         &args.label,
+        None,
         std::time::SystemTime::now(),
     ) {
         Ok(created) => {
@@ -496,6 +497,6 @@ fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> CommandR
             &error.to_string(),
             Some("fix the selection in the selections file, then persist again"),
         )),
-        persisted => print_json_reply(persisted.map(|reply| reply.json()), printer),
+        persisted => print_json_reply(persisted.map(|reply| serde_json::json!(reply)), printer),
     }
 }

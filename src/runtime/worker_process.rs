@@ -306,7 +306,7 @@ struct Ending {
 /// Wait for the worker until it exits, the deadline passes or `aidlc` is interrupted, and stop
 /// its group in the last two cases. Returns once the worker is reaped (or cannot be).
 fn supervise(child: &mut Child, readers: &OutputReaders, deadline: Instant) -> Ending {
-    match wait_for_exit(child, deadline, Watch::DeadlineAndInterrupt, Some(readers)) {
+    match wait_for_exit(child, deadline, Some(readers)) {
         WaitOutcome::Exited(status) => Ending {
             // The interrupt handler's SIGTERM may have ended the worker before this thread saw
             // the flag; only a worker that finished with status 0 said something of its own.
@@ -340,22 +340,12 @@ fn supervise(child: &mut Child, readers: &OutputReaders, deadline: Instant) -> E
 /// Returns the worker's status, or `None` when it cannot be reaped even after SIGKILL.
 fn stop_process_group(child: &mut Child, grace: Duration) -> Option<ExitStatus> {
     signal_process_group(child, GroupSignal::Terminate);
-    let after_terminate = wait_for_exit(
-        child,
-        deadline_after(Instant::now(), grace),
-        Watch::DeadlineOnly,
-        None,
-    );
+    let after_terminate = wait_for_exit(child, deadline_after(Instant::now(), grace), None);
     signal_process_group(child, GroupSignal::Kill);
     if let WaitOutcome::Exited(status) = after_terminate {
         return Some(status);
     }
-    match wait_for_exit(
-        child,
-        deadline_after(Instant::now(), STOP_GRACE),
-        Watch::DeadlineOnly,
-        None,
-    ) {
+    match wait_for_exit(child, deadline_after(Instant::now(), STOP_GRACE), None) {
         WaitOutcome::Exited(status) => Some(status),
         WaitOutcome::Running | WaitOutcome::Interrupted | WaitOutcome::WaitFailed => None,
     }
@@ -370,23 +360,15 @@ enum WaitOutcome {
     WaitFailed,
 }
 
-/// What ends a wait besides the worker's exit.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Watch {
-    DeadlineAndInterrupt,
-    /// While stopping a worker, an interrupt changes nothing: it is being stopped already.
-    DeadlineOnly,
-}
-
-/// Poll the worker until it exits, the deadline passes or (when watched) an interrupt arrives,
-/// with pauses growing from `FIRST_POLL_PAUSE` to `LONGEST_POLL_PAUSE` (a quick worker is seen
-/// at once, a slow one costs at most 100 wake-ups a second, and an interrupt is seen within
-/// 10 ms). With `readers`, a pause ends early when the output pipes close, which is normally
-/// the moment the worker exits.
+/// Poll the worker until it exits, the deadline passes or (while it is supervised, with
+/// `readers`) an interrupt arrives, with pauses growing from `FIRST_POLL_PAUSE` to
+/// `LONGEST_POLL_PAUSE` (a quick worker is seen at once, a slow one costs at most 100 wake-ups
+/// a second, and an interrupt is seen within 10 ms). With `readers`, a pause ends early when
+/// the output pipes close, which is normally the moment the worker exits. Without them the
+/// worker is being stopped already, so an interrupt changes nothing.
 fn wait_for_exit(
     child: &mut Child,
     deadline: Instant,
-    watch: Watch,
     readers: Option<&OutputReaders>,
 ) -> WaitOutcome {
     let mut pause = FIRST_POLL_PAUSE;
@@ -397,7 +379,7 @@ fn wait_for_exit(
             Ok(None) => {}
             Err(_) => return WaitOutcome::WaitFailed,
         }
-        if watch == Watch::DeadlineAndInterrupt && interrupt::requested() {
+        if readers.is_some() && interrupt::requested() {
             return WaitOutcome::Interrupted;
         }
         let remaining = deadline.saturating_duration_since(Instant::now());

@@ -103,6 +103,11 @@ fn bare_choice(text: &str) -> String {
             break;
         }
     }
+    folded_lowercase(text)
+}
+
+/// `text` in lower case with its whitespace runs folded to one space and trimmed.
+fn folded_lowercase(text: &str) -> String {
     text.split_whitespace()
         .collect::<Vec<_>>()
         .join(" ")
@@ -236,14 +241,8 @@ fn kept_prompt(record: &Utf8Path, digest: &str) -> Result<String, String> {
 /// answer to an ordinary question may be part of what the person typed; a receipt for an
 /// option needs [`VerifiedTurn::chose`].
 pub fn prompt_contains_answer(prompt: &str, answer: &str) -> bool {
-    let fold = |text: &str| {
-        text.split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .to_lowercase()
-    };
-    let answer = fold(answer);
-    !answer.is_empty() && fold(prompt).contains(&answer)
+    let answer = folded_lowercase(answer);
+    !answer.is_empty() && folded_lowercase(prompt).contains(&answer)
 }
 
 /// Every shard of the record read once: its entries (as `read_record_ledger` gives them) and the

@@ -427,13 +427,8 @@ fn template_args(workspace: &Workspace, node: &GraphNode) -> [String; 6] {
 /// `--output-path`.
 fn path_flag(shipped: Option<&ShippedSensor>, schema_keys: Option<&[String]>) -> PathFlag {
     match schema_keys {
-        Some(keys) if !keys.is_empty() => {
-            if keys.iter().any(|key| key == "file_path") {
-                PathFlag::FilePath
-            } else {
-                PathFlag::OutputPath
-            }
-        }
+        Some(keys) if keys.iter().any(|key| key == "file_path") => PathFlag::FilePath,
+        Some(keys) if !keys.is_empty() => PathFlag::OutputPath,
         _ => shipped.map_or(PathFlag::OutputPath, |shipped| shipped.default_path_flag),
     }
 }
@@ -457,17 +452,15 @@ fn present_consumes(workspace: &Workspace, node: &GraphNode, nodes: &[GraphNode]
         .map(|consume| consume.artifact.clone())
         .filter(|artifact| !artifact.is_empty())
         .filter_map(|artifact| {
-            let producer = producers_of(nodes, &artifact).into_iter().next();
-            let Some(producer) = producer else {
+            let Some(producer) = producers_of(nodes, &artifact).into_iter().next() else {
                 return Some(artifact);
             };
-            let Some(record) = record else {
-                return Some(format!("{artifact}:{}", producer.slug));
-            };
-            let file_name = artifact_file_name(&artifact);
-            let present = produce_dirs(workspace, record, producer)
-                .iter()
-                .any(|dir| dir.join(&file_name).is_file());
+            let present = record.is_none_or(|record| {
+                let file_name = artifact_file_name(&artifact);
+                produce_dirs(workspace, record, producer)
+                    .iter()
+                    .any(|dir| dir.join(&file_name).is_file())
+            });
             present.then(|| format!("{artifact}:{}", producer.slug))
         })
         .collect()
@@ -496,11 +489,10 @@ pub fn run_fire(
     let evaluated = evaluate_begun_fire(prepared, context, begun, limit);
     // SENSOR_FIRED is written: wait for the lock as long as its stale rule allows rather than
     // leave the fire incomplete.
-    ledger::append_terminal_row(
+    ledger::append_terminal_rows(
         &prepared.project_dir,
         &evaluated.begun.shard,
-        &evaluated.terminal_row,
-        (context.now)(),
+        &[(evaluated.terminal_row.clone(), (context.now)())],
     )
     .map_err(|error| FireRefusal::new(error.to_string()))?;
     Ok(evaluated.into_report(&prepared.project_dir))
@@ -631,25 +623,18 @@ pub fn evaluate_begun_fire(
 impl EvaluatedFire {
     /// The fire's report once its terminal row is written.
     pub fn into_report(self, project_dir: &Utf8Path) -> FireReport {
-        let Self {
-            begun,
-            verdict,
-            detail_written,
-            stderr_tail,
-            terminal_row: _,
-        } = self;
-        let relative_detail = detail_written
-            .then(|| ledger::relative_path_field(project_dir, begun.detail_path.as_str()));
+        let begun = self.begun;
         // The printed line names a detail file for a failure only, as the reference's does.
-        let printed_detail = relative_detail.filter(|_| matches!(verdict, Verdict::Failed { .. }));
-        let verdict_line = verdict_line(&begun.identity, printed_detail.as_deref(), &verdict);
+        let printed_detail = (self.detail_written
+            && matches!(self.verdict, Verdict::Failed { .. }))
+        .then(|| ledger::relative_path_field(project_dir, begun.detail_path.as_str()));
         FireReport {
+            verdict_line: verdict_line(&begun.identity, printed_detail.as_deref(), &self.verdict),
             fire_id: begun.fire_id,
-            verdict,
+            verdict: self.verdict,
             audit_shard: begun.shard,
-            detail_path: detail_written.then_some(begun.detail_path),
-            verdict_line,
-            stderr_tail,
+            detail_path: self.detail_written.then_some(begun.detail_path),
+            stderr_tail: self.stderr_tail,
         }
     }
 }

@@ -212,14 +212,10 @@ pub fn run_sensors_hook(
                     written: &written,
                     shown: &shown,
                     limit: limit.as_ref(),
-                };
-                let registry =
-                    registry.get_or_insert_with(|| load_live_registry(&workspace.layout));
-                let live = LiveInputs {
-                    registry,
+                    registry: registry.get_or_insert_with(|| load_live_registry(&workspace.layout)),
                     nodes: &nodes,
                 };
-                fire_one(workspace, &fire, &live, context, &mut outcome);
+                fire_one(workspace, &fire, context, &mut outcome);
             }
         }
     }
@@ -353,7 +349,8 @@ fn write_match(project_dir: &Utf8Path, entry: &SensorEntry, written: &Utf8Path) 
     }
 }
 
-/// One matching binding of the hook's run.
+/// One matching binding of the hook's run, with the live registry and the graph the run read
+/// once for all its fires.
 struct HookFire<'a> {
     stage: &'a str,
     entry: &'a SensorEntry,
@@ -361,10 +358,6 @@ struct HookFire<'a> {
     /// The written file as the drop log names it.
     shown: &'a str,
     limit: Option<&'a EnclosingLimit>,
-}
-
-/// The live registry and the graph, read once per hook run and shared by its fires.
-struct LiveInputs<'a> {
     registry: &'a LiveRegistry,
     nodes: &'a [GraphNode],
 }
@@ -375,7 +368,6 @@ struct LiveInputs<'a> {
 fn fire_one(
     workspace: &Workspace,
     fire: &HookFire<'_>,
-    live: &LiveInputs<'_>,
     context: &FireContext,
     outcome: &mut HookOutcome,
 ) {
@@ -386,8 +378,8 @@ fn fire_one(
         output_path: fire.written.to_owned(),
         cwd: workspace.project_dir().to_owned(),
     };
-    let result = usable_registry(live.registry)
-        .and_then(|()| prepare_fire_with(workspace, &request, live.registry, live.nodes))
+    let result = usable_registry(fire.registry)
+        .and_then(|()| prepare_fire_with(workspace, &request, fire.registry, fire.nodes))
         .and_then(|prepared| run_fire(workspace, &prepared, context, fire.limit));
     match result {
         Ok(report) => {

@@ -429,42 +429,28 @@ pub fn parse_snapshot(text: &str) -> Result<ProjectSnapshot, String> {
                     modified_ns: parse_number(numbers[1], number, "folder")?,
                     changed_ns: parse_number(numbers[2], number, "folder")?,
                 };
-                if shape_of(&mut snapshot, number)?
+                let previous = shape_of(&mut snapshot, number)?
                     .folders
-                    .insert(path.to_owned(), stamp)
-                    .is_some()
-                {
-                    return Err(format!(
-                        "line {number} names the folder {path:?} a second time"
-                    ));
-                }
+                    .insert(path.to_owned(), stamp);
+                named_once(previous, number, "folder", path)?;
             }
             "ignore" => {
-                let stamp = if let Some(path) = rest.strip_prefix("none\t") {
+                let (path, stamp) = if let Some(path) = rest.strip_prefix("none\t") {
                     (path, None)
                 } else {
                     let (numbers, path) = numbers_and_path(rest, number, "ignore")?;
                     (path, Some(file_stamp_from(&numbers, number, "ignore")?))
                 };
-                let (path, stamp) = stamp;
-                if shape_of(&mut snapshot, number)?
+                let previous = shape_of(&mut snapshot, number)?
                     .ignore_files
-                    .insert(path.to_owned(), stamp)
-                    .is_some()
-                {
-                    return Err(format!(
-                        "line {number} names the ignore file {path:?} a second time"
-                    ));
-                }
+                    .insert(path.to_owned(), stamp);
+                named_once(previous, number, "ignore file", path)?;
             }
             "file" => {
                 let (numbers, path) = numbers_and_path(rest, number, "file")?;
                 let stamp = file_stamp_from(&numbers, number, "file")?;
-                if snapshot.files.insert(path.to_owned(), stamp).is_some() {
-                    return Err(format!(
-                        "line {number} names the file {path:?} a second time"
-                    ));
-                }
+                let previous = snapshot.files.insert(path.to_owned(), stamp);
+                named_once(previous, number, "file", path)?;
             }
             "end" => {
                 let counts = snapshot.shape.as_ref().map_or((0, 0), |shape| {
@@ -492,6 +478,16 @@ fn shape_of(snapshot: &mut ProjectSnapshot, number: usize) -> Result<&mut WalkSh
         .shape
         .as_mut()
         .ok_or_else(|| format!("line {number} comes before the `watched` line"))
+}
+
+/// A path a line names for the second time (`previous` is what the first named) is refused.
+fn named_once<T>(previous: Option<T>, number: usize, what: &str, path: &str) -> Result<(), String> {
+    match previous {
+        Some(_) => Err(format!(
+            "line {number} names the {what} {path:?} a second time"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// A line's three numbers and its path: `<a> <b> <c>\t<path>`.

@@ -199,12 +199,12 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
         Err(error) if error.is_not_found() => return Ok(None),
         Err(error) => return Err(format!("cannot read {file}: {error}")),
     };
-    let settings: SettingsTopLevel = serde_json::from_str(&text).map_err(|error| {
+    let object = read_settings(&text).map_err(|error| {
         format!(
             "{file} is not valid JSON ({error}), so its {HOOK_ALLOWANCE_SETTING} cannot be read"
         )
     })?;
-    let SettingsTopLevel::Object(setting) = settings else {
+    let Some(setting) = object else {
         return Err(format!(
             "{file} is not a JSON object, so its {HOOK_ALLOWANCE_SETTING} cannot be read"
         ));
@@ -228,67 +228,45 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
     }))
 }
 
-/// A settings file's top level, read as `serde_json::Value` reads it (the same texts are
-/// accepted and refused, with the same messages) but keeping only what the allowance needs: a
-/// settings file is mostly hooks, and building its whole tree was most of the cost of reading it.
-enum SettingsTopLevel {
-    /// An object, and its `sensorTimeoutMs` (the last one when repeated, as `Value` keeps it).
-    Object(Option<serde_json::Value>),
-    /// Any other JSON value.
-    NotAnObject,
-}
-
-impl<'de> serde::Deserialize<'de> for SettingsTopLevel {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(SettingsTopLevelVisitor)
+/// A settings text read as `serde_json::Value` reads it (the same texts are accepted and
+/// refused, with the same messages), keeping only what the allowance needs: `Some` with the
+/// `sensorTimeoutMs` of an object, `None` for any other JSON value.
+fn read_settings(text: &str) -> serde_json::Result<Option<Option<serde_json::Value>>> {
+    // JSON's whitespace before the top-level value; an object's first byte is then `{`.
+    if text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('{')
+    {
+        serde_json::from_str::<AllowanceSetting>(text).map(|object| Some(object.0))
+    } else {
+        serde_json::from_str::<UnreadValue>(text).map(|_| None)
     }
 }
 
-struct SettingsTopLevelVisitor;
+/// A settings object's `sensorTimeoutMs` (the last one when repeated, as `Value` keeps it),
+/// every other member checked as `serde_json::Value` checks it but not built: a settings file is
+/// mostly hooks, and building its whole tree was most of the cost of reading it.
+struct AllowanceSetting(Option<serde_json::Value>);
 
-impl<'de> serde::de::Visitor<'de> for SettingsTopLevelVisitor {
-    type Value = SettingsTopLevel;
+impl<'de> serde::Deserialize<'de> for AllowanceSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(AllowanceSettingVisitor)
+    }
+}
+
+struct AllowanceSettingVisitor;
+
+impl<'de> serde::de::Visitor<'de> for AllowanceSettingVisitor {
+    type Value = AllowanceSetting;
 
     fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("any valid JSON value")
-    }
-
-    fn visit_unit<E>(self) -> Result<SettingsTopLevel, E> {
-        Ok(SettingsTopLevel::NotAnObject)
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<SettingsTopLevel, E> {
-        Ok(SettingsTopLevel::NotAnObject)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<SettingsTopLevel, E> {
-        Ok(SettingsTopLevel::NotAnObject)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<SettingsTopLevel, E> {
-        Ok(SettingsTopLevel::NotAnObject)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<SettingsTopLevel, E> {
-        Ok(SettingsTopLevel::NotAnObject)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<SettingsTopLevel, E> {
-        Ok(SettingsTopLevel::NotAnObject)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(
-        self,
-        mut seq: A,
-    ) -> Result<SettingsTopLevel, A::Error> {
-        while seq.next_element::<UnreadValue>()?.is_some() {}
-        Ok(SettingsTopLevel::NotAnObject)
+        formatter.write_str("a JSON object")
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(
         self,
         mut map: A,
-    ) -> Result<SettingsTopLevel, A::Error> {
+    ) -> Result<AllowanceSetting, A::Error> {
         let mut setting = None;
         while let Some(key) = map.next_key::<String>()? {
             if key == HOOK_ALLOWANCE_SETTING {
@@ -297,7 +275,7 @@ impl<'de> serde::de::Visitor<'de> for SettingsTopLevelVisitor {
                 map.next_value::<UnreadValue>()?;
             }
         }
-        Ok(SettingsTopLevel::Object(setting))
+        Ok(AllowanceSetting(setting))
     }
 }
 
@@ -517,12 +495,7 @@ mod tests {
     }
 
     fn read_as_settings(text: &str) -> Reading {
-        serde_json::from_str::<SettingsTopLevel>(text)
-            .map(|top| match top {
-                SettingsTopLevel::Object(setting) => Some(setting),
-                SettingsTopLevel::NotAnObject => None,
-            })
-            .map_err(|error| error.to_string())
+        read_settings(text).map_err(|error| error.to_string())
     }
 
     #[test]
@@ -545,6 +518,11 @@ mod tests {
             "\"text\"",
             "-3",
             "true",
+            " \r\n\t{\"sensorTimeoutMs\": 5}",
+            "\n[]",
+            "\u{feff}{}",
+            "{",
+            "{\"sensorTimeoutMs\"}",
             &deep,
         ];
         for text in texts {

@@ -17,11 +17,11 @@
 //! - a practice line is one line: a learning whose heading or text holds a line break, or the
 //!   `<!--`/`-->` of a marker, is refused, so no entry can open a section or forge a marker.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Value, json};
+use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use super::LearningsError;
@@ -47,25 +47,14 @@ const DISTRIBUTION_SENSOR_FOLDERS: [&str; 5] = [
     "dist/cursor/.cursor/sensors",
 ];
 
-/// What persist did.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What persist did; serialised in field order as the reference prints it,
+/// `{"stage_slug","rule_learned","sensor_proposed","notes"}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct PersistReply {
     pub stage_slug: String,
     pub rule_learned: usize,
     pub sensor_proposed: usize,
     pub notes: Vec<String>,
-}
-
-impl PersistReply {
-    /// `{"stage_slug","rule_learned","sensor_proposed","notes"}`, as the reference prints it.
-    pub fn json(&self) -> Value {
-        json!({
-            "stage_slug": self.stage_slug,
-            "rule_learned": self.rule_learned,
-            "sensor_proposed": self.sensor_proposed,
-            "notes": self.notes,
-        })
-    }
 }
 
 /// Persist the selections at `given` (absolute) for `slug`.
@@ -418,7 +407,7 @@ fn check_selections<'a>(
     let mut sensors: Vec<CheckedSensor<'a>> = Vec::new();
     // The stage files as the bindings so far leave them, so that two sensors bound to one
     // stage both end up in its `sensors:`.
-    let mut stage_texts: Vec<(Utf8PathBuf, String)> = Vec::new();
+    let mut stage_texts: BTreeMap<Utf8PathBuf, String> = BTreeMap::new();
     for selection in &file.selections {
         match selection {
             Selection::Learning(learning) => check_learning(learning)?,
@@ -477,7 +466,7 @@ fn check_sensor<'a>(
     entries: &[LedgerEntry],
     selection: &'a SensorSelection,
     earlier: &[CheckedSensor<'a>],
-    stage_texts: &mut Vec<(Utf8PathBuf, String)>,
+    stage_texts: &mut BTreeMap<Utf8PathBuf, String>,
 ) -> Result<CheckedSensor<'a>, LearningsError> {
     let SensorSelection {
         candidate_id,
@@ -562,7 +551,7 @@ fn binding_write(
     workspace: &Workspace,
     slug: &str,
     sensor_id: &str,
-    stage_texts: &mut Vec<(Utf8PathBuf, String)>,
+    stage_texts: &mut BTreeMap<Utf8PathBuf, String>,
 ) -> Result<Option<(Utf8PathBuf, String)>, LearningsError> {
     let stages_dir = &workspace.layout.stages_dir;
     let Some(path) = find_stage_file(stages_dir, slug) else {
@@ -571,8 +560,8 @@ fn binding_write(
             workspace.layout.display(stages_dir)
         )));
     };
-    let text = match stage_texts.iter().find(|(known, _)| *known == path) {
-        Some((_, text)) => text.clone(),
+    let text = match stage_texts.get(&path) {
+        Some(text) => text.clone(),
         None => crate::leaves::fs_util::read_input_text(&path).map_err(|error| {
             LearningsError::Write {
                 path: path.clone(),
@@ -586,10 +575,7 @@ fn binding_write(
             workspace.layout.display(&path)
         )));
     };
-    match stage_texts.iter_mut().find(|(known, _)| *known == path) {
-        Some((_, known)) => known.clone_from(&updated),
-        None => stage_texts.push((path.clone(), updated.clone())),
-    }
+    stage_texts.insert(path.clone(), updated.clone());
     Ok((updated != text).then_some((path, updated)))
 }
 

@@ -104,7 +104,7 @@ pub fn parse_selections(text: &str) -> Result<SelectionsFile, LearningsError> {
             "missing or non-string space (bind it from surface's output)",
         ));
     };
-    if !is_space_slug(space) {
+    if !crate::runtime::workspace::is_kebab_slug(space) {
         return Err(malformed(
             "space must be a lowercase slug beginning with a letter and containing only lowercase letters, digits, or hyphens",
         ));
@@ -115,7 +115,6 @@ pub fn parse_selections(text: &str) -> Result<SelectionsFile, LearningsError> {
             if intent.is_empty()
                 || intent.contains(['/', '\\'])
                 || intent == "."
-                || intent == ".."
                 || intent.contains("..")
             {
                 return Err(malformed(
@@ -136,12 +135,6 @@ pub fn parse_selections(text: &str) -> Result<SelectionsFile, LearningsError> {
         intent,
         selections,
     })
-}
-
-fn is_space_slug(text: &str) -> bool {
-    let mut chars = text.chars();
-    chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
 fn string(object: &Map<String, Value>, key: &str) -> Option<String> {

@@ -13,12 +13,12 @@ use crate::leaves::fs_util::{InputError, read_bounded};
 use crate::runtime::dispatch::compiled_graph::load_graph;
 use crate::runtime::workspace::{self, Workspace};
 
-/// The four `memory.md` sections, as their headings read.
-const SECTIONS: [(&str, &str); 4] = [
-    ("## Interpretations", "Interpretations"),
-    ("## Deviations", "Deviations"),
-    ("## Tradeoffs", "Tradeoffs"),
-    ("## Open questions", "Open questions"),
+/// The four `memory.md` sections, each under the heading line `## <name>`.
+const SECTIONS: [&str; 4] = [
+    "Interpretations",
+    "Deviations",
+    "Tradeoffs",
+    "Open questions",
 ];
 const OPEN_QUESTIONS: &str = "Open questions";
 const RUNTIME_GRAPH_FILE: &str = "runtime-graph.json";
@@ -51,7 +51,10 @@ pub fn parse_memory_entries(raw: &str) -> Vec<MemoryEntry> {
         if in_fence {
             continue;
         }
-        if let Some((_, name)) = SECTIONS.iter().find(|(heading, _)| *heading == line) {
+        let section = line
+            .strip_prefix("## ")
+            .and_then(|name| SECTIONS.iter().find(|section| **section == name));
+        if let Some(name) = section {
             current = Some(name);
             continue;
         }

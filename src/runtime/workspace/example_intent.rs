@@ -107,18 +107,11 @@ pub enum ExampleError {
     StageMissing { path: Utf8PathBuf },
     #[error(transparent)]
     Intent(#[from] WorkspaceError),
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: Utf8PathBuf,
-        source: std::io::Error,
-    },
     #[error("cannot write {path}: {source}")]
     Write {
         path: Utf8PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} has no `- **Current Stage**:` line to set")]
-    NoCurrentStageField { path: Utf8PathBuf },
 }
 
 /// Write the example intent into `project_dir`, whose default framework (`init_project`) is
@@ -143,7 +136,12 @@ pub fn write_example(
             skipped: vec![record],
         });
     }
-    let intent = workspace::create_intent(project_dir, EXAMPLE_INTENT_LABEL, now)?;
+    let intent = workspace::create_intent(
+        project_dir,
+        EXAMPLE_INTENT_LABEL,
+        Some(EXAMPLE_CURRENT_STAGE),
+        now,
+    )?;
     let mut written: Vec<Utf8PathBuf> = intent_files(project_dir, &space, &intent)
         .iter()
         .map(|path| project_relative(project_dir, path))
@@ -158,7 +156,6 @@ pub fn write_example(
         )?;
         written.push(project_relative(project_dir, &path));
     }
-    set_current_stage(project_dir, &intent.record, EXAMPLE_CURRENT_STAGE)?;
     Ok(ExampleReport {
         record: project_relative(project_dir, &intent.record),
         created: true,
@@ -219,23 +216,6 @@ fn intent_files(project_dir: &Utf8Path, space: &str, intent: &CreatedIntent) -> 
         intents_dir.join(workspace::INTENT_REGISTRY_FILE),
         intents_dir.join(workspace::ACTIVE_INTENT_CURSOR_FILE),
     ]
-}
-
-fn set_current_stage(
-    project_dir: &Utf8Path,
-    record: &Utf8Path,
-    stage: &str,
-) -> Result<(), ExampleError> {
-    let path = workspace::state_file_path(record);
-    let text =
-        crate::leaves::fs_util::read_input_text(&path).map_err(|error| ExampleError::Read {
-            path: path.clone(),
-            source: error.into_io_error(),
-        })?;
-    let updated = workspace::set_state_field(&text, "Current Stage", stage)
-        .ok_or_else(|| ExampleError::NoCurrentStageField { path: path.clone() })?;
-    write_example_file(project_dir, &path, updated.as_bytes())
-        .map_err(|source| ExampleError::Write { path, source })
 }
 
 /// Write `bytes` at `path`, inside `project_dir`, through the file-system layer.
@@ -553,7 +533,8 @@ mod tests {
     #[test]
     fn the_example_joins_the_intents_already_there() {
         let (_dir, project) = initialised_project();
-        let other = workspace::create_intent(&project, "search-filters", fixed_now()).unwrap();
+        let other =
+            workspace::create_intent(&project, "search-filters", None, fixed_now()).unwrap();
         let report = write_example(&project, Harness::Claude, fixed_now()).unwrap();
         assert!(report.created);
         let records = workspace::intent_records(&project, "default");

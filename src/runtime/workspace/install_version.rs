@@ -22,8 +22,6 @@
 //! Invariant: detection reads those two files and nothing else, and never fails: a file that
 //! is missing, unreadable or says nothing only moves the decision to the next rule.
 
-use std::fmt;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
 use super::write_folders::{
@@ -34,14 +32,18 @@ use crate::protocol::graph_format::{
     FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
 };
 
-/// The reference version whose files an install keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// The reference version whose files an install keeps, displayed as messages and documents
+/// name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::Display)]
 pub enum InstallVersion {
     /// 2.5.x: the write hook was `sensor-fire`.
+    #[strum(to_string = "2.5")]
     Reference25,
     /// 2.6.x.
+    #[strum(to_string = "2.6")]
     Reference26,
     /// The newest ([gate]), and every project `aidlc init` makes.
+    #[strum(to_string = "newest")]
     Newest,
 }
 
@@ -110,15 +112,6 @@ impl InstallVersion {
         }
     }
 
-    /// How messages and documents name it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InstallVersion::Reference25 => "2.5",
-            InstallVersion::Reference26 => "2.6",
-            InstallVersion::Newest => "newest",
-        }
-    }
-
     /// The write hook's name: its heartbeat and drop log are `<name>.last` and `<name>.drops`.
     pub fn write_hook_name(self) -> &'static str {
         match self {
@@ -147,12 +140,6 @@ impl InstallVersion {
             }
             InstallVersion::Newest => learnings_dir(record_root),
         }
-    }
-}
-
-impl fmt::Display for InstallVersion {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.as_str())
     }
 }
 

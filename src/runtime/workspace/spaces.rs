@@ -54,7 +54,7 @@ pub fn intents_dir(project_dir: &Utf8Path, space: &str) -> Utf8PathBuf {
 }
 
 /// `^[a-z][a-z0-9-]*$`.
-pub(super) fn is_kebab_slug(text: &str) -> bool {
+pub fn is_kebab_slug(text: &str) -> bool {
     let mut bytes = text.bytes();
     bytes.next().is_some_and(|b| b.is_ascii_lowercase())
         && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')

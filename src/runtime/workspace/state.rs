@@ -216,29 +216,6 @@ pub fn active_stage_choice(record_root: &Utf8Path, state_text: &str) -> Option<A
     })
 }
 
-/// `state_text` with the value of its first line `- **<field>**: …` replaced by `value`, the
-/// line ending kept (so a CRLF file stays CRLF); `None` when no line has the field. Lines are
-/// split at `\n` only: a state written with bare `\r` or U+2028 separators, which
-/// [`read_state_field`] also reads, is not rewritten.
-pub fn set_state_field(state_text: &str, field: &str, value: &str) -> Option<String> {
-    let prefix = format!("- **{field}**:");
-    let mut replaced = false;
-    let mut updated = String::with_capacity(state_text.len() + value.len());
-    for line in state_text.split_inclusive('\n') {
-        if !replaced && line.starts_with(prefix.as_str()) {
-            let ending_start = line.trim_end_matches(['\n', '\r']).len();
-            updated.push_str(&prefix);
-            updated.push(' ');
-            updated.push_str(value);
-            updated.push_str(&line[ending_start..]);
-            replaced = true;
-        } else {
-            updated.push_str(line);
-        }
-    }
-    replaced.then_some(updated)
-}
-
 // --- SHA-256 (for the marker's state digest only; content hashes elsewhere are BLAKE3) ----------
 
 /// SHA-256 of `bytes` as 64 lowercase hex characters.

@@ -52,19 +52,6 @@ pub fn append_row(
     append_rows(project_dir, shard_path, &[(row.clone(), now)])
 }
 
-/// [`append_row`] for the terminal row of a fire whose `SENSOR_FIRED` is written: the lock is
-/// awaited for as long as its stale rule lets another holder keep it
-/// ([`audit_lock::acquire_until_stale`]), because giving up loses the fire's outcome. An error names
-/// the fire id and the shard, whose `SENSOR_FIRED` then stays without its terminal row.
-pub fn append_terminal_row(
-    project_dir: &Utf8Path,
-    shard_path: &Utf8Path,
-    row: &AuditRow,
-    now: SystemTime,
-) -> Result<(), LedgerError> {
-    append_terminal_rows(project_dir, shard_path, &[(row.clone(), now)])
-}
-
 /// [`append_row`] for several rows at once: one lock round trip and one write for all of them,
 /// in the order given (`aidlc gate check` writes every fire's `SENSOR_FIRED` this way before
 /// any worker starts). All are written or none.
@@ -76,8 +63,11 @@ pub fn append_rows(
     append_rows_with(project_dir, shard_path, rows, audit_lock::acquire)
 }
 
-/// [`append_terminal_row`] for several fires' terminal rows at once (the lock awaited until
-/// stale); an error names every fire left incomplete.
+/// [`append_rows`] for the terminal rows of fires whose `SENSOR_FIRED` is written (one, or
+/// several at once): the lock is awaited for as long as its stale rule lets another holder keep
+/// it ([`audit_lock::acquire_until_stale`]), because giving up loses the fires' outcomes. An
+/// error names every fire id and the shard, whose `SENSOR_FIRED` rows then stay without their
+/// terminal rows.
 pub fn append_terminal_rows(
     project_dir: &Utf8Path,
     shard_path: &Utf8Path,
@@ -612,7 +602,7 @@ mod tests {
         let shard = project.join("audit/host-abc.md");
         std::fs::create_dir_all(&shard).unwrap();
         let row = AuditRow::sensor_passed(&sample_fire(), 5, None);
-        let error = append_terminal_row(&project, &shard, &row, at(0)).unwrap_err();
+        let error = append_terminal_rows(&project, &shard, &[(row, at(0))]).unwrap_err();
         let message = error.to_string();
         assert!(
             message.starts_with(&format!(

@@ -5,12 +5,11 @@
 //! Invariant: a detail file is written through a fresh temporary file of ours in a folder that
 //! stays inside the project, then renamed into place; nobody ever sees half of one.
 
-use std::io::Write as _;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::leaves::fs_util::Flush;
+use crate::leaves::fs_util::contained::{self, ProjectPath};
 use crate::leaves::random_hex::random_lowercase_hex;
-use crate::leaves::write_folder;
 
 /// A fresh fire id: 8 random lowercase hex characters (4 random bytes, as `randomBytes(4)`).
 /// Collisions are not checked, as in the reference; pairing tolerates them.
@@ -92,10 +91,10 @@ fn stderr_section(stderr_tail: &str) -> String {
     format!("\n## Worker stderr (last lines)\n\n{fence}text\n{tail}\n{fence}\n")
 }
 
-/// Write a detail file: check that its folder stays inside `project_dir`
-/// ([`write_folder::create_write_folder`]) and create it, remove stale temporaries of ours there,
-/// write a new temporary file of ours exclusively (`.<name>.aidlc-<pid>-<random>.tmp`, never an
-/// existing file), then rename it onto `path`. The temporary is removed when anything fails.
+/// Write a detail file through the file-system layer ([`contained::write_file`]): its folder
+/// created and checked to stay inside `project_dir`, then `path` replaced atomically through a
+/// fresh temporary file of ours (stale temporaries swept first, ours removed when anything
+/// fails).
 ///
 /// The temporary is not flushed before the rename: a detail file is a record of the fire, as
 /// the ledger row that names it is, and like that row (appended without a flush, as the
@@ -103,30 +102,14 @@ fn stderr_section(stderr_tail: &str) -> String {
 /// cost a millisecond or more per failing fire. An interrupted run (Ctrl-C, a kill) still
 /// leaves no half-written detail file; a power cut may lose the last ones, as it may the
 /// ledger's last rows.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "a detail file's atomic rename, in the fire's detail folder that write_folder::create_write_folder resolved inside the project just above"
-)]
 pub fn write_detail_file(
     project_dir: &Utf8Path,
     path: &Utf8Path,
     body: &str,
 ) -> std::io::Result<()> {
-    let folder = path.parent().unwrap_or(project_dir);
-    write_folder::create_write_folder(project_dir, folder).map_err(std::io::Error::other)?;
-    crate::leaves::fs_util::sweep_stale_temporaries(folder);
-    let (temporary, mut file) = crate::leaves::fs_util::create_temporary_file(
-        folder,
-        path.file_name().unwrap_or("detail.md"),
-    )?;
-    let written = file.write_all(body.as_bytes()).and_then(|()| {
-        drop(file);
-        std::fs::rename(&temporary, path)
-    });
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
+    let contained = ProjectPath::of_absolute(project_dir, path)
+        .map_err(|refusal| std::io::Error::other(refusal.to_string()))?;
+    contained::write_file(&contained, body.as_bytes(), Flush::No).map_err(Into::into)
 }
 
 #[cfg(test)]

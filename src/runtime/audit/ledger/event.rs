@@ -7,8 +7,8 @@
 //! and the human turn between them.
 //!
 //! Invariants:
-//! - every event name and field key the engine writes or matches is a constant of this file;
-//!   no other file spells one;
+//! - every event name and field key the engine writes or matches is a constant of this file (the
+//!   gate moves are [`GateState`]'s variant names); no other file spells one;
 //! - reading is total: every block is exactly one `AuditEvent`, and a block of an event this
 //!   engine does not know is `AuditEvent::Other` with the whole block, never dropped;
 //! - reading is as lenient as the old readers were, because other writers (the reference's
@@ -32,12 +32,6 @@ pub const SENSOR_FAILED: &str = "SENSOR_FAILED";
 pub const SENSOR_BUDGET_OVERRIDE: &str = "SENSOR_BUDGET_OVERRIDE";
 /// The gate row: the stage's approval gate is open (written by the gate's sensor step).
 pub const STAGE_AWAITING_APPROVAL: &str = "STAGE_AWAITING_APPROVAL";
-pub const STAGE_STARTED: &str = "STAGE_STARTED";
-pub const STAGE_REVISING: &str = "STAGE_REVISING";
-pub const GATE_REJECTED: &str = "GATE_REJECTED";
-pub const GATE_APPROVED: &str = "GATE_APPROVED";
-pub const STAGE_COMPLETED: &str = "STAGE_COMPLETED";
-pub const STAGE_SKIPPED: &str = "STAGE_SKIPPED";
 pub const DECISION_RECORDED: &str = "DECISION_RECORDED";
 pub const QUESTION_ANSWERED: &str = "QUESTION_ANSWERED";
 pub const HUMAN_TURN: &str = "HUMAN_TURN";
@@ -194,8 +188,11 @@ pub struct StageScope {
     pub workflow: Option<String>,
 }
 
-/// The rows that move a stage's gate; the newest one says where the gate is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The rows that move a stage's gate, each read from its event name (the variant's name in
+/// screaming snake case: `STAGE_STARTED` … `STAGE_SKIPPED`); the newest one says where the gate
+/// is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::EnumString)]
+#[strum(serialize_all = "SCREAMING_SNAKE_CASE")]
 pub enum GateState {
     StageStarted,
     StageAwaitingApproval,
@@ -239,23 +236,6 @@ pub struct BlockingOverride {
     pub reasons: String,
 }
 
-/// `DECISION_RECORDED`, the conductor's record of a decision it offered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DecisionRecorded {
-    pub scope: StageScope,
-    pub decision: Option<String>,
-    /// The offered options, comma-separated, as written.
-    pub options: Option<String>,
-    pub rationale: Option<String>,
-}
-
-/// `QUESTION_ANSWERED`, the human's answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct QuestionAnswered {
-    pub scope: StageScope,
-    pub details: Option<String>,
-}
-
 /// A row whose fields are all optional text: one list of (field, key) pairs, in the written
 /// order, gives the struct, its reading (`read`) and its row (`to_row`, present fields only).
 macro_rules! text_row {
@@ -279,6 +259,56 @@ macro_rules! text_row {
             }
         }
     };
+}
+
+/// A conductor row of a stage: its [`StageScope`] and optional text fields, read and written
+/// in the reference's `aidlc-log.ts` order: Stage, the row's own fields, then Unit and Workflow
+/// (present fields only).
+macro_rules! scoped_row {
+    ($(#[$doc:meta])* $name:ident = $event:ident, $heading:ident { $($member:ident: $key:ident),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $name {
+            pub scope: StageScope,
+            $(pub $member: Option<String>,)+
+        }
+
+        impl $name {
+            fn read(block: &AuditBlock) -> Self {
+                Self {
+                    scope: StageScope::read(block),
+                    $($member: text(block, field::$key),)+
+                }
+            }
+
+            pub fn to_row(&self) -> AuditRow {
+                let fields = [
+                    (field::STAGE, &self.scope.stage),
+                    $((field::$key, &self.$member),)+
+                    (field::UNIT, &self.scope.unit),
+                    (field::WORKFLOW, &self.scope.workflow),
+                ];
+                AuditRow::trusted($heading, $event, present_fields(&fields))
+            }
+        }
+    };
+}
+
+scoped_row! {
+    /// `DECISION_RECORDED`, the conductor's record of a decision it offered; `options` are the
+    /// offered options, comma-separated, as written.
+    DecisionRecorded = DECISION_RECORDED, DECISION_RECORDED_HEADING {
+        decision: DECISION,
+        options: OPTIONS,
+        rationale: RATIONALE,
+    }
+}
+
+scoped_row! {
+    /// `QUESTION_ANSWERED`, the human's answer.
+    QuestionAnswered = QUESTION_ANSWERED, QUESTION_ANSWERED_HEADING {
+        details: DETAILS,
+    }
 }
 
 text_row! {
@@ -345,16 +375,8 @@ impl AuditEvent {
                 observed_seconds: count(&block, field::OBSERVED_VALUE),
             }),
             STAGE_AWAITING_APPROVAL => Self::StageAwaitingApproval(GateRow::read(&block)),
-            DECISION_RECORDED => Self::DecisionRecorded(DecisionRecorded {
-                scope: StageScope::read(&block),
-                decision: text(&block, field::DECISION),
-                options: text(&block, field::OPTIONS),
-                rationale: text(&block, field::RATIONALE),
-            }),
-            QUESTION_ANSWERED => Self::QuestionAnswered(QuestionAnswered {
-                scope: StageScope::read(&block),
-                details: text(&block, field::DETAILS),
-            }),
+            DECISION_RECORDED => Self::DecisionRecorded(DecisionRecorded::read(&block)),
+            QUESTION_ANSWERED => Self::QuestionAnswered(QuestionAnswered::read(&block)),
             HUMAN_TURN => Self::HumanTurn,
             SUMMARY_CONFIRMATION_RECORDED => Self::SummaryConfirmationRecorded,
             AUTONOMY_MODE_SET => Self::AutonomyModeSet {
@@ -362,12 +384,12 @@ impl AuditEvent {
             },
             RULE_LEARNED => Self::RuleLearned(RuleLearned::read(&block)),
             SENSOR_PROPOSED => Self::SensorProposed(SensorProposed::read(&block)),
-            other => match GateState::of_event(other) {
-                Some(state) => Self::StageMoved(StageMove {
+            other => match other.parse() {
+                Ok(state) => Self::StageMoved(StageMove {
                     state,
                     scope: StageScope::read(&block),
                 }),
-                None => Self::Other(block),
+                Err(_) => Self::Other(block),
             },
         }
     }
@@ -518,19 +540,6 @@ impl StageScope {
 }
 
 impl GateState {
-    fn of_event(event: &str) -> Option<Self> {
-        Some(match event {
-            STAGE_STARTED => Self::StageStarted,
-            STAGE_AWAITING_APPROVAL => Self::StageAwaitingApproval,
-            STAGE_REVISING => Self::StageRevising,
-            GATE_REJECTED => Self::GateRejected,
-            GATE_APPROVED => Self::GateApproved,
-            STAGE_COMPLETED => Self::StageCompleted,
-            STAGE_SKIPPED => Self::StageSkipped,
-            _ => return None,
-        })
-    }
-
     /// The rows after which an earlier override answer no longer counts (D34).
     pub fn spends_an_override_receipt(self) -> bool {
         matches!(
@@ -590,43 +599,6 @@ impl GateRow {
             STAGE_AWAITING_APPROVAL_HEADING,
             STAGE_AWAITING_APPROVAL,
             fields,
-        )
-    }
-}
-
-impl DecisionRecorded {
-    /// Stage, Decision, Options, Rationale, Unit, Workflow, as the reference's `aidlc-log.ts
-    /// decision` orders them; the optional ones only when present.
-    pub fn to_row(&self) -> AuditRow {
-        let fields = [
-            (field::STAGE, &self.scope.stage),
-            (field::DECISION, &self.decision),
-            (field::OPTIONS, &self.options),
-            (field::RATIONALE, &self.rationale),
-            (field::UNIT, &self.scope.unit),
-            (field::WORKFLOW, &self.scope.workflow),
-        ];
-        AuditRow::trusted(
-            DECISION_RECORDED_HEADING,
-            DECISION_RECORDED,
-            present_fields(&fields),
-        )
-    }
-}
-
-impl QuestionAnswered {
-    /// Stage, Details, Unit, Workflow, as the reference's `aidlc-log.ts answer` orders them.
-    pub fn to_row(&self) -> AuditRow {
-        let fields = [
-            (field::STAGE, &self.scope.stage),
-            (field::DETAILS, &self.details),
-            (field::UNIT, &self.scope.unit),
-            (field::WORKFLOW, &self.scope.workflow),
-        ];
-        AuditRow::trusted(
-            QUESTION_ANSWERED_HEADING,
-            QUESTION_ANSWERED,
-            present_fields(&fields),
         )
     }
 }
@@ -992,11 +964,30 @@ mod tests {
     }
 
     #[test]
+    fn each_gate_move_is_read_from_its_event_name_only() {
+        let names = [
+            ("STAGE_STARTED", GateState::StageStarted),
+            ("STAGE_AWAITING_APPROVAL", GateState::StageAwaitingApproval),
+            ("STAGE_REVISING", GateState::StageRevising),
+            ("GATE_REJECTED", GateState::GateRejected),
+            ("GATE_APPROVED", GateState::GateApproved),
+            ("STAGE_COMPLETED", GateState::StageCompleted),
+            ("STAGE_SKIPPED", GateState::StageSkipped),
+        ];
+        for (name, state) in names {
+            assert_eq!(name.parse::<GateState>(), Ok(state));
+        }
+        for other in ["stage_started", "StageStarted", "STAGE_STARTED ", "GATE"] {
+            assert!(other.parse::<GateState>().is_err(), "{other}");
+        }
+    }
+
+    #[test]
     fn the_conductors_rows_read_as_theirs_and_unknown_events_are_kept() {
         let rows = [
             AuditRow::new(
                 "Stage Started",
-                STAGE_STARTED,
+                "STAGE_STARTED",
                 vec![
                     ("Stage", "s".to_owned()),
                     ("Workflow", "single-stage:s".to_owned()),

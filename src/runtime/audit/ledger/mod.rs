@@ -34,9 +34,7 @@ mod error;
 pub mod event;
 mod read;
 
-pub use append::{
-    append_row, append_rows, append_terminal_row, append_terminal_rows, check_fire_folders,
-};
+pub use append::{append_row, append_rows, append_terminal_rows, check_fire_folders};
 pub use block::{
     AuditBlock, AuditRow, BLOCK_SEPARATOR, TORN_BLOCK_CLOSING_LINE, format_block,
     relative_path_field,
