@@ -14,13 +14,13 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::tags::{is_register_id, is_tag_id_byte, normalized_assumption, source_tags};
 use super::visibility::link_references::reference_analysis;
 use super::visibility::{
-    h2_heading, is_list_item, is_word_byte, leading_ascii_digits, sections_named,
-    strip_up_to_three_spaces, visible_markdown_lines,
+    h2_heading, is_list_item, leading_ascii_digits, sections_named, strip_up_to_three_spaces,
+    visible_markdown_lines,
 };
 use crate::leaves::js_text::{
     is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
 };
-use crate::runtime::sensors::text::read_text_lossy;
+use crate::runtime::sensors::text::{is_word_byte, read_text_lossy};
 use crate::runtime::sensors::worker_args::resolve_worker_path;
 
 pub(super) const SOURCES_HEADING: &str = "Sources";

@@ -7,13 +7,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use camino::Utf8Path;
 
-use super::ids::{IdPattern, digits_end, extract_ids, is_word_byte_at, is_word_byte_before};
+use super::ids::{IdPattern, digits_end, extract_ids, is_word_byte_before};
 use super::record::read_upstream;
 use crate::leaves::js_text::{js_trim, js_trim_start};
 use crate::runtime::sensors::required_sections::{
     check_unit_names, lines_below_units_key, units_block,
 };
-use crate::runtime::sensors::text::{lines_of, read_text_lossy};
+use crate::runtime::sensors::text::{is_word_byte, lines_of, read_text_lossy};
 
 pub(super) enum BoltDag {
     Units(Vec<String>),
@@ -127,7 +127,7 @@ pub(super) fn first_unit_alias(cell: &str) -> Option<String> {
             return None;
         }
         let end = digits_end(bytes, start + 1)?;
-        (!is_word_byte_at(bytes, end)).then(|| cell[start..end].to_ascii_uppercase())
+        (!is_word_byte(bytes.get(end))).then(|| cell[start..end].to_ascii_uppercase())
     })
 }
 

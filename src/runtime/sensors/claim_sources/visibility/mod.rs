@@ -245,8 +245,3 @@ pub(super) fn strip_up_to_three_spaces(line: &str) -> &str {
 pub(super) fn leading_ascii_digits(text: &str) -> usize {
     text.bytes().take_while(u8::is_ascii_digit).count()
 }
-
-/// `[A-Za-z0-9_]`; a byte of a multi-byte character is never one, as JavaScript's ASCII `\w`.
-pub(super) fn is_word_byte(byte: Option<&u8>) -> bool {
-    byte.is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_')
-}
