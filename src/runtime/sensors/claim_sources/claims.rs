@@ -64,12 +64,6 @@ struct ClaimBlock {
     line: usize,
 }
 
-impl ClaimBlock {
-    fn in_assumptions(&self) -> bool {
-        self.section == ASSUMPTIONS_HEADING
-    }
-}
-
 /// Add the findings of the deliverable at `path`; whether it retains assumptions.
 pub(super) fn inspect_deliverable(
     path: &Utf8Path,
@@ -113,7 +107,7 @@ pub(super) fn inspect_deliverable(
         };
         let tags = source_tags(&block.text, &references.labels);
         let at = (path, block.line);
-        if block.in_assumptions() {
+        if block.section == ASSUMPTIONS_HEADING {
             if is_none_block(&block.text) {
                 continue;
             }

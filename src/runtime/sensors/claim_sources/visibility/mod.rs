@@ -68,25 +68,23 @@ fn without_closing_hashes(text: &str) -> &str {
     }
 }
 
+/// Every `## ` section of `lines`, in order: its heading and its lines up to the next `## `
+/// heading (the lines before the first heading are in none).
+pub(super) fn h2_sections(lines: &[String]) -> impl Iterator<Item = (String, &[String])> {
+    let headings = lines.iter().filter_map(|line| h2_heading(line));
+    let bodies = lines.split(|line| h2_heading(line).is_some()).skip(1);
+    headings.zip(bodies)
+}
+
 /// The bodies of every `## <heading>` section, in order.
 pub(super) fn sections_named<'lines>(
     lines: &'lines [String],
     heading: &str,
-) -> Vec<Vec<&'lines str>> {
-    let mut sections = Vec::new();
-    let mut current: Option<Vec<&str>> = None;
-    for line in lines {
-        if let Some(found) = h2_heading(line) {
-            sections.extend(current.take());
-            current = (found == heading).then(Vec::new);
-            continue;
-        }
-        if let Some(section) = current.as_mut() {
-            section.push(line.as_str());
-        }
-    }
-    sections.extend(current);
-    sections
+) -> Vec<&'lines [String]> {
+    h2_sections(lines)
+        .filter(|(found, _)| found == heading)
+        .map(|(_, body)| body)
+        .collect()
 }
 
 /// `#` to `######` followed by a space, a tab or the end.
