@@ -132,28 +132,23 @@ fn find_tsc(
 }
 
 /// Where tsc keeps its incremental state for `tsconfig`: in the sensors folder of the active
-/// record (see the module documentation).
-fn build_info_file(project_dir: &Utf8Path, tsconfig: &Utf8Path) -> Utf8PathBuf {
-    let folder = workspace::sensor_detail_dir(&workspace::record_root(project_dir));
-    if tsconfig.parent() == Some(project_dir) {
-        return folder.join(ROOT_BUILD_INFO_FILE_NAME);
-    }
-    let hash = blake3::hash(tsconfig.as_str().as_bytes()).to_hex();
-    folder.join(format!(
-        "{ROOT_BUILD_INFO_FILE_NAME}-{}",
-        &hash.as_str()[..16]
-    ))
-}
-
-/// The build-info file, once its folder exists; `None` when the folder cannot be made.
+/// record (see the module documentation), once that folder exists; `None` when it cannot be
+/// made.
 #[expect(
     clippy::disallowed_methods,
-    reason = "the type checker's build-info cache folder under the project's own node_modules/.cache"
+    reason = "the type checker's build-info cache folder, in the active record's sensors folder"
 )]
 fn prepared_build_info_file(project_dir: &Utf8Path, tsconfig: &Utf8Path) -> Option<Utf8PathBuf> {
-    let file = build_info_file(project_dir, tsconfig);
-    std::fs::create_dir_all(file.parent()?).ok()?;
-    Some(file)
+    let folder = workspace::sensor_detail_dir(&workspace::record_root(project_dir));
+    std::fs::create_dir_all(&folder).ok()?;
+    if tsconfig.parent() == Some(project_dir) {
+        return Some(folder.join(ROOT_BUILD_INFO_FILE_NAME));
+    }
+    let hash = blake3::hash(tsconfig.as_str().as_bytes()).to_hex();
+    Some(folder.join(format!(
+        "{ROOT_BUILD_INFO_FILE_NAME}-{}",
+        &hash.as_str()[..16]
+    )))
 }
 
 fn tsc_arguments(tsconfig: &Utf8Path, build_info: Option<&Utf8Path>) -> Vec<String> {
