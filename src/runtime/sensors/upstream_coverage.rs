@@ -121,12 +121,7 @@ fn parse_consumes(value: &str) -> Vec<Consume> {
 }
 
 fn parse_consume(item: &str) -> Consume {
-    let Some((slug, producer)) = item.split_once(':') else {
-        return Consume {
-            slug: item.to_owned(),
-            producer: None,
-        };
-    };
+    let (slug, producer) = item.split_once(':').unwrap_or((item, ""));
     let producer = js_trim(producer);
     Consume {
         slug: js_trim(slug).to_owned(),
