@@ -190,13 +190,9 @@ impl ToolBudget {
         }
     }
 
-    fn remaining(&self) -> Duration {
-        self.total.saturating_sub(self.started.elapsed())
-    }
-
     /// The timeout of the next step, or `None` when the budget is spent.
     fn next_step_timeout(&self, step_cap: Duration) -> Option<Duration> {
-        let remaining = self.remaining();
+        let remaining = self.total.saturating_sub(self.started.elapsed());
         (!remaining.is_zero()).then(|| remaining.min(step_cap))
     }
 }

@@ -26,3 +26,8 @@ pub(super) fn lines_of(text: &str) -> impl Iterator<Item = &str> {
     text.split('\n')
         .map(|line| line.strip_suffix('\r').unwrap_or(line))
 }
+
+/// `[A-Za-z0-9_]`; a byte of a multi-byte character is never one (JavaScript's ASCII `\w`).
+pub(super) fn is_word_byte(byte: Option<&u8>) -> bool {
+    byte.is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_')
+}

@@ -38,7 +38,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::protocol::finding::Finding;
 use crate::protocol::verdict::WorkerRun;
@@ -132,28 +132,23 @@ fn find_tsc(
 }
 
 /// Where tsc keeps its incremental state for `tsconfig`: in the sensors folder of the active
-/// record (see the module documentation).
-fn build_info_file(project_dir: &Utf8Path, tsconfig: &Utf8Path) -> Utf8PathBuf {
-    let folder = workspace::sensor_detail_dir(&workspace::record_root(project_dir));
-    if tsconfig.parent() == Some(project_dir) {
-        return folder.join(ROOT_BUILD_INFO_FILE_NAME);
-    }
-    let hash = blake3::hash(tsconfig.as_str().as_bytes()).to_hex();
-    folder.join(format!(
-        "{ROOT_BUILD_INFO_FILE_NAME}-{}",
-        &hash.as_str()[..16]
-    ))
-}
-
-/// The build-info file, once its folder exists; `None` when the folder cannot be made.
+/// record (see the module documentation), once that folder exists; `None` when it cannot be
+/// made.
 #[expect(
     clippy::disallowed_methods,
-    reason = "the type checker's build-info cache folder under the project's own node_modules/.cache"
+    reason = "the type checker's build-info cache folder, in the active record's sensors folder"
 )]
 fn prepared_build_info_file(project_dir: &Utf8Path, tsconfig: &Utf8Path) -> Option<Utf8PathBuf> {
-    let file = build_info_file(project_dir, tsconfig);
-    std::fs::create_dir_all(file.parent()?).ok()?;
-    Some(file)
+    let folder = workspace::sensor_detail_dir(&workspace::record_root(project_dir));
+    std::fs::create_dir_all(&folder).ok()?;
+    if tsconfig.parent() == Some(project_dir) {
+        return Some(folder.join(ROOT_BUILD_INFO_FILE_NAME));
+    }
+    let hash = blake3::hash(tsconfig.as_str().as_bytes()).to_hex();
+    Some(folder.join(format!(
+        "{ROOT_BUILD_INFO_FILE_NAME}-{}",
+        &hash.as_str()[..16]
+    )))
 }
 
 fn tsc_arguments(tsconfig: &Utf8Path, build_info: Option<&Utf8Path>) -> Vec<String> {
@@ -173,44 +168,31 @@ fn tsc_arguments(tsconfig: &Utf8Path, build_info: Option<&Utf8Path>) -> Vec<Stri
 
 // --- Reading tsc's output ----------------------------------------------------------------------
 
-/// Where tsc located an error.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct TscLocation {
-    /// As tsc printed it (relative to the tsconfig's folder, or absolute).
+/// One `error TSnnnn` of tsc, with its continuation lines; serialised as the verdict lists it
+/// (`file`, `line`, `column`, `message`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+struct TscError {
+    /// Where tsc located it, as printed (relative to the tsconfig's folder, or absolute); empty,
+    /// with line and column 0, for an error with no location.
     file: String,
     line: u64,
     column: u64,
-}
-
-/// One `error TSnnnn` of tsc, with its continuation lines.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct TscError {
-    location: Option<TscLocation>,
     /// The text after `error TSnnnn: `, continuation lines joined with `"\n  "`.
     message: String,
     /// The whole first line, for a script-error message.
+    #[serde(skip)]
     first_line: String,
 }
 
 impl TscError {
+    fn is_located(&self) -> bool {
+        !self.file.is_empty()
+    }
+
     /// An error about the configuration rather than the code: no location (TS18003, TS6053,
     /// TS2688 …), or located in a `.json` file (the tsconfig or one it extends).
     fn is_about_the_configuration(&self) -> bool {
-        self.location
-            .as_ref()
-            .is_none_or(|location| location.file.to_ascii_lowercase().ends_with(".json"))
-    }
-
-    /// The file, line and column tsc printed; `("", 0, 0)` for an error with no location.
-    fn place(&self) -> (&str, u64, u64) {
-        self.location.as_ref().map_or(("", 0, 0), |location| {
-            (location.file.as_str(), location.line, location.column)
-        })
-    }
-
-    fn to_json(&self) -> Value {
-        let (file, line, column) = self.place();
-        json!({"file": file, "line": line, "column": column, "message": self.message})
+        !self.is_located() || self.file.to_ascii_lowercase().ends_with(".json")
     }
 
     /// The finding the gate report shows: on the fired file (every kept error is in it), with
@@ -226,8 +208,8 @@ impl TscError {
             })
             .filter(|digits| !digits.is_empty())
             .map_or_else(|| "type-error".to_owned(), |digits| format!("TS{digits}"));
-        let (_, line, column) = self.place();
-        Finding::at_file(fired_file.as_str(), &code, self.message.clone()).at(line, column)
+        Finding::at_file(fired_file.as_str(), &code, self.message.clone())
+            .at(self.line, self.column)
     }
 }
 
@@ -253,7 +235,9 @@ fn parse_tsc_output(output: &str) -> Vec<TscError> {
 fn parse_tsc_error_line(line: &str) -> Option<TscError> {
     if let Some(message) = error_code_and_message(line) {
         return Some(TscError {
-            location: None,
+            file: String::new(),
+            line: 0,
+            column: 0,
             message: message.to_owned(),
             first_line: line.to_owned(),
         });
@@ -270,11 +254,9 @@ fn parse_tsc_error_line(line: &str) -> Option<TscError> {
         }
         let message = error_code_and_message(rest.trim_start())?;
         Some(TscError {
-            location: Some(TscLocation {
-                file: line[..open].to_owned(),
-                line: all_digits(line_number)?,
-                column: all_digits(column)?,
-            }),
+            file: line[..open].to_owned(),
+            line: all_digits(line_number)?,
+            column: all_digits(column)?,
             message: message.to_owned(),
             first_line: line.to_owned(),
         })
@@ -422,21 +404,18 @@ fn tsc_outcome(
         ));
     }
     let mut matcher = FiredFileMatcher::new(fired_file, tsconfig_folder);
-    let (fired, elsewhere): (Vec<&TscError>, Vec<&TscError>) = errors.iter().partition(|error| {
-        error
-            .location
-            .as_ref()
-            .is_some_and(|location| matcher.is_fired_file(&location.file))
-    });
+    let (fired, elsewhere): (Vec<&TscError>, Vec<&TscError>) = errors
+        .iter()
+        .partition(|error| error.is_located() && matcher.is_fired_file(&error.file));
     let located: Vec<Finding> = fired
         .iter()
         .map(|error| error.located(fired_file))
         .collect();
-    let errors: Value = fired.iter().map(|error| error.to_json()).collect();
+
     WorkerOutcome::Verdict(verdict_json(
         [
             ("pass", Some(json!(fired.is_empty()))),
-            ("errors", Some(errors)),
+            ("errors", Some(json!(fired))),
             ("findings_count", Some(json!(fired.len()))),
             ("other_files_error_count", Some(json!(elsewhere.len()))),
         ],
@@ -463,12 +442,8 @@ mod tests {
         let errors = parse_tsc_output(output);
         assert_eq!(errors.len(), 2);
         assert_eq!(
-            errors[0].location,
-            Some(TscLocation {
-                file: "src/a.ts".to_owned(),
-                line: 1,
-                column: 14,
-            })
+            (errors[0].file.as_str(), errors[0].line, errors[0].column),
+            ("src/a.ts", 1, 14)
         );
         assert_eq!(
             errors[0].message,
@@ -486,10 +461,7 @@ mod tests {
             "src/util (copy)/a(1).ts(2,3): error TS2304: Cannot find name 'x'.\n\
              C:/p/src/a.ts(10,1): error TS1005: ';' expected.\n",
         );
-        let files: Vec<&str> = errors
-            .iter()
-            .map(|error| error.location.as_ref().unwrap().file.as_str())
-            .collect();
+        let files: Vec<&str> = errors.iter().map(|error| error.file.as_str()).collect();
         assert_eq!(files, ["src/util (copy)/a(1).ts", "C:/p/src/a.ts"]);
     }
 

@@ -121,12 +121,7 @@ fn parse_consumes(value: &str) -> Vec<Consume> {
 }
 
 fn parse_consume(item: &str) -> Consume {
-    let Some((slug, producer)) = item.split_once(':') else {
-        return Consume {
-            slug: item.to_owned(),
-            producer: None,
-        };
-    };
+    let (slug, producer) = item.split_once(':').unwrap_or((item, ""));
     let producer = js_trim(producer);
     Consume {
         slug: js_trim(slug).to_owned(),
@@ -175,8 +170,8 @@ fn is_covered(folded_text: &str, consume: &Consume) -> bool {
 /// (`[[slug]]` is such an occurrence: `[` and `]` are not token characters.)
 fn names_slug(folded_text: &str, folded_slug: &str) -> bool {
     occurrences(folded_text, folded_slug).any(|start| {
-        let end = start + folded_slug.len();
-        !is_token_byte_before(folded_text, start) && !is_token_byte_at(folded_text, end)
+        let (before, after) = neighbours(folded_text, start, folded_slug.len());
+        !is_token_byte(before) && !is_token_byte(after)
     })
 }
 
@@ -185,14 +180,9 @@ fn names_slug(folded_text: &str, folded_slug: &str) -> bool {
 /// by a token character (`…/nfr-requirements`).
 fn cites_producer_folder(folded_text: &str, folded_producer: &str) -> bool {
     occurrences(folded_text, folded_producer).any(|start| {
-        let end = start + folded_producer.len();
-        let separator_after = is_separator_byte(folded_text.as_bytes().get(end));
-        let separator_before = start
-            .checked_sub(1)
-            .is_some_and(|before| is_separator_byte(folded_text.as_bytes().get(before)));
-        let token_before = is_token_byte_before(folded_text, start);
-        (!token_before && separator_after)
-            || (separator_before && !is_token_byte_at(folded_text, end))
+        let (before, after) = neighbours(folded_text, start, folded_producer.len());
+        (!is_token_byte(before) && is_separator_byte(after))
+            || (is_separator_byte(before) && !is_token_byte(after))
     })
 }
 
@@ -212,15 +202,11 @@ fn occurrences<'text>(
     })
 }
 
-/// Whether the byte before `offset` is a token character (an ASCII word character or `-`).
-fn is_token_byte_before(text: &str, offset: usize) -> bool {
-    offset
-        .checked_sub(1)
-        .is_some_and(|before| is_token_byte(text.as_bytes().get(before)))
-}
-
-fn is_token_byte_at(text: &str, offset: usize) -> bool {
-    is_token_byte(text.as_bytes().get(offset))
+/// The bytes either side of the `length` bytes at `start`, where there are any.
+fn neighbours(text: &str, start: usize, length: usize) -> (Option<&u8>, Option<&u8>) {
+    let bytes = text.as_bytes();
+    let before = start.checked_sub(1).and_then(|before| bytes.get(before));
+    (before, bytes.get(start + length))
 }
 
 /// `[A-Za-z0-9_-]`. A byte of a multi-byte character is never one, as JavaScript's ASCII `\w`.

@@ -24,11 +24,6 @@ const ASSUMPTIONS_HEADING: &str = "Assumptions & Open Questions";
 const REVIEW_HEADING: &str = "Review";
 const SCOPE_HEADING: &str = "Initial Scope Signal";
 
-pub(super) struct InspectedDeliverable {
-    pub(super) findings: ClaimFindings,
-    pub(super) has_assumptions: bool,
-}
-
 /// The findings of the check, twice: the reference's sentences (`<file> ## <section>: <what>`,
 /// byte for byte) and the same findings located, for the gate report.
 #[derive(Debug, Default)]
@@ -38,40 +33,26 @@ pub(super) struct ClaimFindings {
 }
 
 impl ClaimFindings {
-    /// One finding: `<location>: <message>` for the reference, and `message` at `line` of
-    /// `file` (0: the whole file) with its rule and help for the report.
+    /// One finding: `<location>: <message>` for the reference (`message` alone without a
+    /// location), and `message` at `line` of `file` (0: the whole file) with its rule and help
+    /// for the report.
     pub(super) fn push(
         &mut self,
-        location: &str,
+        location: Option<&str>,
         at: (&Utf8Path, usize),
         rule: &str,
         message: String,
         help: String,
     ) {
-        self.texts.push(format!("{location}: {message}"));
+        self.texts.push(match location {
+            Some(location) => format!("{location}: {message}"),
+            None => message.clone(),
+        });
         self.located.push(
             Finding::at_file(at.0.as_str(), rule, message)
                 .at_line(at.1)
                 .with_help(help),
         );
-    }
-
-    /// One finding whose reference sentence has no location prefix.
-    pub(super) fn push_unprefixed(
-        &mut self,
-        file: &Utf8Path,
-        rule: &str,
-        message: String,
-        help: String,
-    ) {
-        self.texts.push(message.clone());
-        self.located
-            .push(Finding::at_file(file.as_str(), rule, message).with_help(help));
-    }
-
-    pub(super) fn extend(&mut self, other: ClaimFindings) {
-        self.texts.extend(other.texts);
-        self.located.extend(other.located);
     }
 }
 
@@ -83,41 +64,32 @@ struct ClaimBlock {
     line: usize,
 }
 
-impl ClaimBlock {
-    fn in_assumptions(&self) -> bool {
-        self.section == ASSUMPTIONS_HEADING
-    }
-}
-
+/// Add the findings of the deliverable at `path`; whether it retains assumptions.
 pub(super) fn inspect_deliverable(
     path: &Utf8Path,
     universe: &SourceUniverse,
-) -> InspectedDeliverable {
+    findings: &mut ClaimFindings,
+) -> bool {
     let file_name = path.file_name().unwrap_or(path.as_str());
     let body = match read_text_lossy(path) {
         Ok(body) => body,
         Err(error) => {
-            let mut findings = ClaimFindings::default();
             findings.push(
-                file_name,
+                Some(file_name),
                 (path, 0),
                 "unreadable-deliverable",
                 format!("failed to read: {error}"),
                 "check the file's permissions; a deliverable that cannot be read is never passed"
                     .to_owned(),
             );
-            return InspectedDeliverable {
-                findings,
-                has_assumptions: false,
-            };
+            return false;
         }
     };
     let references = reference_analysis(&body);
     let parsed = claim_blocks(&body, &references.definition_lines);
-    let mut findings = ClaimFindings::default();
     if !parsed.has_assumptions_section {
         findings.push(
-            file_name,
+            Some(file_name),
             (path, 0),
             "missing-assumptions-section",
             format!("missing ## {ASSUMPTIONS_HEADING}"),
@@ -135,15 +107,15 @@ pub(super) fn inspect_deliverable(
         };
         let tags = source_tags(&block.text, &references.labels);
         let at = (path, block.line);
-        if block.in_assumptions() {
+        if block.section == ASSUMPTIONS_HEADING {
             if is_none_block(&block.text) {
                 continue;
             }
             has_assumptions = true;
-            check_assumption_block(block, &tags, (&location, at), universe, &mut findings);
+            check_assumption_block(block, &tags, (&location, at), universe, findings);
         } else if tags.is_empty() {
             findings.push(
-                &location,
+                Some(&location),
                 at,
                 "untagged-claim",
                 "claim block has no source tag".to_owned(),
@@ -152,7 +124,7 @@ pub(super) fn inspect_deliverable(
             continue;
         } else if tags.iter().any(|tag| tag == "assumption") {
             findings.push(
-                &location,
+                Some(&location),
                 at,
                 "assumption-outside-section",
                 format!("[assumption] is outside ## {ASSUMPTIONS_HEADING}"),
@@ -162,13 +134,10 @@ pub(super) fn inspect_deliverable(
             );
         }
         for tag in &tags {
-            check_tag_resolves(block, tag, (&location, at), universe, &mut findings);
+            check_tag_resolves(block, tag, (&location, at), universe, findings);
         }
     }
-    InspectedDeliverable {
-        findings,
-        has_assumptions,
-    }
+    has_assumptions
 }
 
 /// Where a finding of one claim goes: the reference's location prefix, and the file and line.
@@ -183,7 +152,7 @@ fn check_assumption_block(
 ) {
     if !tags.iter().any(|tag| tag == "assumption") {
         findings.push(
-            location,
+            Some(location),
             at,
             "untagged-assumption",
             "assumption/open question lacks [assumption]".to_owned(),
@@ -195,7 +164,7 @@ fn check_assumption_block(
             .contains(&normalized_assumption(&block.text))
     {
         findings.push(
-            location,
+            Some(location),
             at,
             "unconfirmed-assumption",
             format!("retained assumption is not listed in ## {CONFIRMATION_HEADING}"),
@@ -219,7 +188,7 @@ fn check_tag_resolves(
     if tag.starts_with('Q') {
         if !universe.answered_questions.contains(tag) {
             findings.push(
-                location,
+                Some(location),
                 at,
                 "unanswered-question",
                 format!("[{tag}] has no filled answer"),
@@ -230,7 +199,7 @@ fn check_tag_resolves(
     }
     if !universe.registered.contains(tag) {
         findings.push(
-            location,
+            Some(location),
             at,
             "unregistered-source",
             format!("[{tag}] is not registered in ## {SOURCES_HEADING}"),
@@ -242,7 +211,7 @@ fn check_tag_resolves(
     if tag == "scope" {
         if block.section != SCOPE_HEADING {
             findings.push(
-                location,
+                Some(location),
                 at,
                 "scope-outside-section",
                 format!("[scope] is valid only in ## {SCOPE_HEADING}"),
@@ -255,7 +224,7 @@ fn check_tag_resolves(
             .contains("workflow-selected")
         {
             findings.push(
-                location,
+                Some(location),
                 at,
                 "unlabeled-scope",
                 "[scope] claim is not labeled workflow-selected".to_owned(),

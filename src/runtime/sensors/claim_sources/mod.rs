@@ -97,8 +97,9 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     };
     let mut findings = ClaimFindings::default();
     for text in &universe.findings {
-        findings.push_unprefixed(
-            register_file,
+        findings.push(
+            None,
+            (register_file, 0),
             "source-register",
             text.clone(),
             format!(
@@ -109,13 +110,12 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     }
     let mut has_assumptions = false;
     for path in &scanned {
-        let inspected = inspect_deliverable(path, &universe);
-        findings.extend(inspected.findings);
-        has_assumptions |= inspected.has_assumptions;
+        has_assumptions |= inspect_deliverable(path, &universe, &mut findings);
     }
     if has_assumptions && !universe.assumptions_accepted {
-        findings.push_unprefixed(
-            register_file,
+        findings.push(
+            None,
+            (register_file, 0),
             "unconfirmed-assumptions",
             format!(
                 "retained assumptions require an answered ## {CONFIRMATION_HEADING} with Accept assumptions"

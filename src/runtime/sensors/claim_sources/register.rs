@@ -14,13 +14,13 @@ use camino::{Utf8Path, Utf8PathBuf};
 use super::tags::{is_register_id, is_tag_id_byte, normalized_assumption, source_tags};
 use super::visibility::link_references::reference_analysis;
 use super::visibility::{
-    h2_heading, is_list_item, is_word_byte, leading_ascii_digits, sections_named,
-    strip_up_to_three_spaces, visible_markdown_lines,
+    h2_sections, is_list_item, leading_ascii_digits, sections_named, strip_up_to_three_spaces,
+    visible_markdown_lines,
 };
 use crate::leaves::js_text::{
     is_js_line_terminator as is_line_terminator, is_js_whitespace, js_trim, js_trim_start,
 };
-use crate::runtime::sensors::text::read_text_lossy;
+use crate::runtime::sensors::text::{is_word_byte, read_text_lossy};
 use crate::runtime::sensors::worker_args::resolve_worker_path;
 
 pub(super) const SOURCES_HEADING: &str = "Sources";
@@ -99,7 +99,7 @@ fn registered_sources(
         ));
     }
     let mut seen = HashSet::new();
-    for line in first_section {
+    for line in *first_section {
         let Some((id, value)) = source_entry(line) else {
             continue;
         };
@@ -383,28 +383,16 @@ fn parse_quoted_value(quoted: &str) -> Option<String> {
 pub(super) fn answered_questions(lines: &[String], findings: &mut Vec<String>) -> HashSet<String> {
     let mut answered = HashSet::new();
     let mut seen = HashSet::new();
-    let mut index = 0;
-    while index < lines.len() {
-        let Some(id) = h2_heading(&lines[index]).and_then(|heading| question_id(&heading)) else {
-            index += 1;
+    for (heading, body) in h2_sections(lines) {
+        let Some(id) = question_id(&heading) else {
             continue;
         };
         if !seen.insert(id.clone()) {
             findings.push(format!("duplicate question id {id}"));
         }
-        let end = (index + 1..lines.len())
-            .find(|&line| h2_heading(&lines[line]).is_some())
-            .unwrap_or(lines.len());
-        if first_answer(
-            lines[index + 1..end].iter().map(String::as_str),
-            &id,
-            findings,
-        )
-        .is_some_and(answer_is_filled)
-        {
+        if first_answer(body, &id, findings).is_some_and(answer_is_filled) {
             answered.insert(id);
         }
-        index = end;
     }
     answered
 }
@@ -422,11 +410,11 @@ pub(super) fn question_id(heading: &str) -> Option<String> {
 /// The first `[Answer]:` of a section's lines (`owner` names the section); a second one is a
 /// finding.
 fn first_answer<'lines>(
-    lines: impl IntoIterator<Item = &'lines str>,
+    lines: &'lines [String],
     owner: &str,
     findings: &mut Vec<String>,
 ) -> Option<&'lines str> {
-    let answers: Vec<&str> = lines.into_iter().filter_map(answer_of).collect();
+    let answers: Vec<&str> = lines.iter().filter_map(|line| answer_of(line)).collect();
     if answers.len() > 1 {
         findings.push(format!("duplicate [Answer]: entries for {owner}"));
     }
@@ -461,8 +449,8 @@ fn assumption_confirmation(
             "questions file has duplicate ## {CONFIRMATION_HEADING} sections"
         ));
     }
-    let confirmation = sections.into_iter().next().unwrap_or_default();
-    let answer = first_answer(confirmation.iter().copied(), CONFIRMATION_HEADING, findings);
+    let confirmation = sections.first().copied().unwrap_or_default();
+    let answer = first_answer(confirmation, CONFIRMATION_HEADING, findings);
     let assumptions = confirmation
         .iter()
         .filter(|line| is_list_item(line))

@@ -243,11 +243,7 @@ pub(super) fn parse_eslint_report(stdout: &str) -> Result<LintReport, String> {
             output_excerpt(stdout)
         ));
     };
-    let mut report = LintReport {
-        error_count: 0,
-        warning_count: 0,
-        violations: Vec::new(),
-    };
+    let mut report = LintReport::default();
     for result in &results {
         let Value::Object(result) = result else {
             return Err("a result in the report is not an object".to_owned());

@@ -52,7 +52,7 @@ impl Violation {
 }
 
 /// What one lint found.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct LintReport {
     pub(super) error_count: u64,
     pub(super) warning_count: u64,

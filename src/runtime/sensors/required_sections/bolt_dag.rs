@@ -97,6 +97,17 @@ fn units_key_at(text: &str) -> bool {
 
 /// The units of the block, or the reason it cannot be read.
 fn parse_units(block: &str) -> Result<Vec<DagUnit>, String> {
+    let mut units: Vec<DagUnit> = Vec::new();
+    for line in lines_below_units_key(block)? {
+        read_unit_line(line, &mut units)?;
+    }
+    Ok(units)
+}
+
+/// The lines of `block` below its `units:` key, or the reason it declares no list of units.
+pub(in crate::runtime::sensors) fn lines_below_units_key(
+    block: &str,
+) -> Result<impl Iterator<Item = &str>, String> {
     let mut lines = lines_of(block);
     let units_line = lines
         .by_ref()
@@ -105,18 +116,11 @@ fn parse_units(block: &str) -> Result<Vec<DagUnit>, String> {
     if !js_trim(units_line).is_empty() {
         return Err("units: must be a block list, not an inline value".to_owned());
     }
-    let mut units: Vec<DagUnit> = Vec::new();
-    for line in lines {
-        read_unit_line(line, &mut units)?;
-    }
-    for unit in &units {
-        validate_unit_name(&unit.name)?;
-    }
-    Ok(units)
+    Ok(lines)
 }
 
 /// What follows `units:` on a line that is `\s*units\s*:…`.
-pub(in crate::runtime::sensors) fn units_key_value(line: &str) -> Option<&str> {
+fn units_key_value(line: &str) -> Option<&str> {
     let rest = js_trim_start(line).strip_prefix("units")?;
     js_trim_start(rest).strip_prefix(':')
 }
@@ -318,7 +322,7 @@ fn bytes_outside_quotes(text: &str, from: usize) -> (Vec<(usize, u8)>, bool) {
 
 /// A unit name: 1 to 64 characters, an ASCII letter or digit, then letters, digits, `.`, `_`
 /// or `-`.
-pub(in crate::runtime::sensors) fn validate_unit_name(name: &str) -> Result<(), String> {
+fn validate_unit_name(name: &str) -> Result<(), String> {
     if name.is_empty() {
         return Err("Unit name is empty".to_owned());
     }
@@ -342,18 +346,30 @@ pub(in crate::runtime::sensors) fn validate_unit_name(name: &str) -> Result<(), 
     }
 }
 
-/// The structural rules, in the reference's order: at least one unit, unique names, no unit
-/// depending on itself or on a unit the block does not declare.
-fn check_unit_edges(units: Vec<DagUnit>) -> Result<Vec<DagUnit>, String> {
-    if units.is_empty() {
+/// The names of the block's units, in the reference's order of rules: at least one, each a
+/// valid unit name, none twice.
+pub(in crate::runtime::sensors) fn check_unit_names<'name>(
+    names: impl IntoIterator<Item = &'name str>,
+) -> Result<(), String> {
+    let names: Vec<&str> = names.into_iter().collect();
+    if names.is_empty() {
         return Err("units: block has no entries".to_owned());
     }
-    let mut names = HashSet::new();
-    for unit in &units {
-        if !names.insert(unit.name.as_str()) {
-            return Err(format!("duplicate unit name: {}", unit.name));
-        }
+    for name in &names {
+        validate_unit_name(name)?;
     }
+    let mut seen = HashSet::new();
+    match names.iter().find(|name| !seen.insert(**name)) {
+        Some(duplicate) => Err(format!("duplicate unit name: {duplicate}")),
+        None => Ok(()),
+    }
+}
+
+/// The structural rules, in the reference's order: the names (see [`check_unit_names`]), then
+/// no unit depending on itself or on a unit the block does not declare.
+fn check_unit_edges(units: Vec<DagUnit>) -> Result<Vec<DagUnit>, String> {
+    check_unit_names(units.iter().map(|unit| unit.name.as_str()))?;
+    let names: HashSet<&str> = units.iter().map(|unit| unit.name.as_str()).collect();
     for unit in &units {
         for dependency in &unit.depends_on {
             if *dependency == unit.name {

@@ -54,7 +54,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use self::bolt_dag::edge_block_of;
-pub(super) use self::bolt_dag::{units_block, units_key_value, validate_unit_name};
+pub(super) use self::bolt_dag::{check_unit_names, lines_below_units_key, units_block};
 use self::headings::h2_headings;
 use self::templates::{apply_template, resolve_template};
 use self::verdict::SectionsVerdict;

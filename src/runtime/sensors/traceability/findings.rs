@@ -20,14 +20,69 @@ pub(super) struct FiredTable<'fire> {
     pub(super) output_path_as_given: &'fire str,
 }
 
+/// How one of the verdict's lists is shown in the gate report: its key, and for each entry a
+/// finding with this rule, message and help, at the line of the table `line` finds (the body,
+/// the entry) when it finds one.
+struct ListReport {
+    key: &'static str,
+    rule: &'static str,
+    message: fn(&str) -> String,
+    help: fn(&str) -> String,
+    line: fn(&str, &str) -> Option<usize>,
+}
+
 /// The verdict's lists, in the reference's order (the order of [`Findings`]' fields).
-const LIST_KEYS: [&str; 6] = [
-    "gaps",
-    "orphans",
-    "missing_from_table",
-    "missing_from_upstream_ids",
-    "invalid_entries",
-    "invalid_targets",
+const LISTS: [ListReport; 6] = [
+    ListReport {
+        key: "gaps",
+        rule: "gap",
+        message: |id| format!("`{id}` is marked GAP: nothing downstream covers it"),
+        help: |_| {
+            "cover it and mark it OK with its target, or Deferred or N/A with a target saying why"
+                .to_owned()
+        },
+        line: line_of_row,
+    },
+    ListReport {
+        key: "orphans",
+        rule: "orphan",
+        message: |id| format!("`{id}` is an ORPHAN: it traces to no upstream element"),
+        help: |_| "trace it to an upstream id, or remove what it stands for".to_owned(),
+        line: line_of_row,
+    },
+    ListReport {
+        key: "missing_from_table",
+        rule: "missing-from-table",
+        message: |id| format!("upstream id `{id}` has no coverage row"),
+        help: |id| format!("add a coverage row `{{\"id\": \"{id}\", \"status\": …}}`"),
+        line: line_of_string,
+    },
+    ListReport {
+        key: "missing_from_upstream_ids",
+        rule: "missing-from-upstream-ids",
+        message: |id| format!("`{id}` is in the upstream artifacts but not in upstream_ids"),
+        help: |id| format!("add `{id}` to upstream_ids and give it a coverage row"),
+        line: |_, _| None,
+    },
+    ListReport {
+        key: "invalid_entries",
+        rule: "invalid-entry",
+        message: str::to_owned,
+        help: |_| {
+            "give the row a known status (OK, GAP, ORPHAN, Deferred, N/A), a target where the status needs one, and an id from upstream_ids".to_owned()
+        },
+        line: |body, entry| entry_id(entry).and_then(|id| line_of_row(body, id)),
+    },
+    ListReport {
+        key: "invalid_targets",
+        rule: "invalid-target",
+        message: str::to_owned,
+        help: |_| "point the row's target at something that exists downstream".to_owned(),
+        line: |body, target| {
+            let (id, _) = target.split_once(": ")?;
+            line_of_row(body, id)
+        },
+    },
 ];
 
 #[derive(Debug, Default)]
@@ -42,10 +97,10 @@ pub(super) struct Findings {
 }
 
 impl Findings {
-    /// The verdict, keys in the reference's order, then `diagnostics` (each finding located in
-    /// `file`, the table as fired, whose text `body` gives the lines of its rows) on a failure.
+    /// The verdict, keys in the reference's order, then `diagnostics` on a failure: one finding
+    /// per entry of each list (and per distinct reason) in `file`, the table as fired, at the
+    /// line of the row or id it names where `body` has one.
     pub(super) fn into_verdict(self, file: &Utf8Path, body: &str) -> Value {
-        let located = self.located(file, body);
         let lists = [
             self.gaps,
             self.orphans,
@@ -56,89 +111,33 @@ impl Findings {
         ]
         .map(unique_sorted);
         let findings_count = lists.iter().map(Vec::len).sum::<usize>() + self.reasons.len();
-        let reason = (!self.reasons.is_empty()).then(|| unique_sorted(self.reasons).join("; "));
-        let lists = LIST_KEYS
-            .into_iter()
+        let reasons = unique_sorted(self.reasons);
+        let file = file.as_str();
+        let mut located: Vec<Finding> = LISTS
+            .iter()
+            .zip(&lists)
+            .flat_map(|(list, entries)| {
+                entries.iter().map(move |entry| {
+                    Finding::at_file(file, list.rule, (list.message)(entry))
+                        .at_line((list.line)(body, entry).unwrap_or(0))
+                        .with_help((list.help)(entry))
+                })
+            })
+            .collect();
+        located.extend(reasons.iter().map(|reason| {
+            Finding::at_file(file, "unresolved-upstream", reason.clone())
+                .with_help("write the upstream artifacts the stage traces from, or check the stage and unit the table belongs to")
+        }));
+        let reason = (!reasons.is_empty()).then(|| reasons.join("; "));
+        let lists = LISTS
+            .iter()
+            .map(|list| list.key)
             .zip(lists.map(|list| Some(json!(list))));
         let fields = std::iter::once(("pass", Some(json!(findings_count == 0))))
             .chain(lists)
             .chain([("findings_count", Some(json!(findings_count)))])
             .chain([("reason", reason.map(Value::from))]);
         verdict_json(fields, &located)
-    }
-
-    /// One finding per entry of each list (and per distinct reason), at the line of the row or
-    /// id it names where the table has one.
-    fn located(&self, file: &Utf8Path, body: &str) -> Vec<Finding> {
-        let file = file.as_str();
-        let row = |id: &str| line_of_row(body, id).unwrap_or(0);
-        let mut located = Vec::new();
-        for id in unique_sorted(self.gaps.clone()) {
-            located.push(
-                Finding::at_file(file, "gap", format!("`{id}` is marked GAP: nothing downstream covers it"))
-                    .at_line(row(&id))
-                    .with_help("cover it and mark it OK with its target, or Deferred or N/A with a target saying why"),
-            );
-        }
-        for id in unique_sorted(self.orphans.clone()) {
-            located.push(
-                Finding::at_file(
-                    file,
-                    "orphan",
-                    format!("`{id}` is an ORPHAN: it traces to no upstream element"),
-                )
-                .at_line(row(&id))
-                .with_help("trace it to an upstream id, or remove what it stands for"),
-            );
-        }
-        for id in unique_sorted(self.missing_from_table.clone()) {
-            located.push(
-                Finding::at_file(
-                    file,
-                    "missing-from-table",
-                    format!("upstream id `{id}` has no coverage row"),
-                )
-                .at_line(line_of_string(body, &id).unwrap_or(0))
-                .with_help(format!(
-                    "add a coverage row `{{\"id\": \"{id}\", \"status\": …}}`"
-                )),
-            );
-        }
-        for id in unique_sorted(self.missing_from_upstream_ids.clone()) {
-            located.push(
-                Finding::at_file(
-                    file,
-                    "missing-from-upstream-ids",
-                    format!("`{id}` is in the upstream artifacts but not in upstream_ids"),
-                )
-                .with_help(format!(
-                    "add `{id}` to upstream_ids and give it a coverage row"
-                )),
-            );
-        }
-        for entry in unique_sorted(self.invalid_entries.clone()) {
-            let id = entry_id(&entry);
-            located.push(
-                Finding::at_file(file, "invalid-entry", entry.clone())
-                    .at_line(id.and_then(|id| line_of_row(body, id)).unwrap_or(0))
-                    .with_help("give the row a known status (OK, GAP, ORPHAN, Deferred, N/A), a target where the status needs one, and an id from upstream_ids"),
-            );
-        }
-        for target in unique_sorted(self.invalid_targets.clone()) {
-            let id = target.split_once(": ").map(|(id, _)| id);
-            located.push(
-                Finding::at_file(file, "invalid-target", target.clone())
-                    .at_line(id.and_then(|id| line_of_row(body, id)).unwrap_or(0))
-                    .with_help("point the row's target at something that exists downstream"),
-            );
-        }
-        for reason in unique_sorted(self.reasons.clone()) {
-            located.push(
-                Finding::at_file(file, "unresolved-upstream", reason)
-                    .with_help("write the upstream artifacts the stage traces from, or check the stage and unit the table belongs to"),
-            );
-        }
-        located
     }
 }
 
@@ -171,7 +170,7 @@ fn line_at(body: &str, position: usize) -> usize {
 /// The verdict of a table that cannot be checked at all: one finding, the reason, no lists.
 pub(super) fn single_finding_verdict(reason: &str, file: &Utf8Path) -> Value {
     let fields = std::iter::once(("pass", Some(json!(false))))
-        .chain(LIST_KEYS.map(|key| (key, Some(json!([])))))
+        .chain(LISTS.iter().map(|list| (list.key, Some(json!([])))))
         .chain([("findings_count", Some(json!(1)))])
         .chain([("reason", Some(json!(reason)))]);
     verdict_json(

@@ -5,6 +5,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::runtime::sensors::text::is_word_byte;
+
 /// The id shapes of the reference: `FR1`/`FR1.2`, `NFR1` (not followed by `.<digit>`),
 /// `NFR1.2`, `US1.2`, `AC1.2.3`, `BR1.2`; each a whole word (ASCII word characters), case kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +63,7 @@ fn id_end_at(bytes: &[u8], start: usize, pattern: IdPattern) -> Option<usize> {
     for _ in 0..pattern.dotted_parts() {
         end = dotted_digits_end(bytes, end)?;
     }
-    let word_ends_at = |offset: usize| !is_word_byte_at(bytes, offset);
+    let word_ends_at = |offset: usize| !is_word_byte(bytes.get(offset));
     match pattern {
         IdPattern::Fr => dotted_digits_end(bytes, end)
             .filter(|&longer| word_ends_at(longer))
@@ -91,14 +93,5 @@ fn dotted_digits_end(bytes: &[u8], from: usize) -> Option<usize> {
 }
 
 pub(super) fn is_word_byte_before(bytes: &[u8], offset: usize) -> bool {
-    offset
-        .checked_sub(1)
-        .is_some_and(|before| is_word_byte_at(bytes, before))
-}
-
-/// `[A-Za-z0-9_]`; a byte of a multi-byte character is never one (JavaScript's ASCII `\w`).
-pub(super) fn is_word_byte_at(bytes: &[u8], offset: usize) -> bool {
-    bytes
-        .get(offset)
-        .is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_')
+    is_word_byte(offset.checked_sub(1).and_then(|before| bytes.get(before)))
 }

@@ -7,13 +7,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use camino::Utf8Path;
 
-use super::ids::{IdPattern, digits_end, extract_ids, is_word_byte_at, is_word_byte_before};
+use super::ids::{IdPattern, digits_end, extract_ids, is_word_byte_before};
 use super::record::read_upstream;
 use crate::leaves::js_text::{js_trim, js_trim_start};
 use crate::runtime::sensors::required_sections::{
-    units_block, units_key_value, validate_unit_name,
+    check_unit_names, lines_below_units_key, units_block,
 };
-use crate::runtime::sensors::text::{lines_of, read_text_lossy};
+use crate::runtime::sensors::text::{is_word_byte, lines_of, read_text_lossy};
 
 pub(super) enum BoltDag {
     Units(Vec<String>),
@@ -37,36 +37,19 @@ pub(super) fn bolt_dag(path: &Utf8Path) -> BoltDag {
     let Some(block) = units_block(&body) else {
         return malformed("absent", "no fenced ```yaml units: block found");
     };
-    let block: Vec<&str> = lines_of(&block).collect();
     match unit_names(&block) {
         Ok(units) => BoltDag::Units(units),
         Err(detail) => malformed("malformed", &detail),
     }
 }
 
-/// The `- name:` entries below `units:`, each a valid unit name, none twice.
-fn unit_names(block: &[&str]) -> Result<Vec<String>, String> {
-    let start = block
-        .iter()
-        .position(|line| units_key_value(line).is_some())
-        .ok_or_else(|| "missing units: key".to_owned())?;
-    if !js_trim(units_key_value(block[start]).unwrap_or_default()).is_empty() {
-        return Err("units: must be a block list, not an inline value".to_owned());
-    }
-    let names: Vec<String> = block[start + 1..]
-        .iter()
-        .filter_map(|line| unit_name_of_line(line))
+/// The `- name:` entries below `units:`, each a valid unit name, none twice; other lines are
+/// not read.
+fn unit_names(block: &str) -> Result<Vec<String>, String> {
+    let names: Vec<String> = lines_below_units_key(block)?
+        .filter_map(unit_name_of_line)
         .collect();
-    if names.is_empty() {
-        return Err("units: block has no entries".to_owned());
-    }
-    for name in &names {
-        validate_unit_name(name)?;
-    }
-    let mut seen = BTreeSet::new();
-    if let Some(duplicate) = names.iter().find(|name| !seen.insert(name.as_str())) {
-        return Err(format!("duplicate unit name: {duplicate}"));
-    }
+    check_unit_names(names.iter().map(String::as_str))?;
     Ok(names)
 }
 
@@ -144,7 +127,7 @@ pub(super) fn first_unit_alias(cell: &str) -> Option<String> {
             return None;
         }
         let end = digits_end(bytes, start + 1)?;
-        (!is_word_byte_at(bytes, end)).then(|| cell[start..end].to_ascii_uppercase())
+        (!is_word_byte(bytes.get(end))).then(|| cell[start..end].to_ascii_uppercase())
     })
 }
 

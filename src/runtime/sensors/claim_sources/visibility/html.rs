@@ -5,8 +5,9 @@
 //!
 //! Pure text functions; a `<` that no `>` closes stays visible text.
 
-use super::{is_escaped, is_word_byte};
+use super::is_escaped;
 use crate::leaves::js_text::{is_js_whitespace, js_trim_start};
+use crate::runtime::sensors::text::is_word_byte;
 
 const NON_VISIBLE_HTML_ELEMENTS: [&str; 5] = ["code", "pre", "script", "style", "template"];
 

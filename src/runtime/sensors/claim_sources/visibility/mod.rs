@@ -68,25 +68,23 @@ fn without_closing_hashes(text: &str) -> &str {
     }
 }
 
+/// Every `## ` section of `lines`, in order: its heading and its lines up to the next `## `
+/// heading (the lines before the first heading are in none).
+pub(super) fn h2_sections(lines: &[String]) -> impl Iterator<Item = (String, &[String])> {
+    let headings = lines.iter().filter_map(|line| h2_heading(line));
+    let bodies = lines.split(|line| h2_heading(line).is_some()).skip(1);
+    headings.zip(bodies)
+}
+
 /// The bodies of every `## <heading>` section, in order.
 pub(super) fn sections_named<'lines>(
     lines: &'lines [String],
     heading: &str,
-) -> Vec<Vec<&'lines str>> {
-    let mut sections = Vec::new();
-    let mut current: Option<Vec<&str>> = None;
-    for line in lines {
-        if let Some(found) = h2_heading(line) {
-            sections.extend(current.take());
-            current = (found == heading).then(Vec::new);
-            continue;
-        }
-        if let Some(section) = current.as_mut() {
-            section.push(line.as_str());
-        }
-    }
-    sections.extend(current);
-    sections
+) -> Vec<&'lines [String]> {
+    h2_sections(lines)
+        .filter(|(found, _)| found == heading)
+        .map(|(_, body)| body)
+        .collect()
 }
 
 /// `#` to `######` followed by a space, a tab or the end.
@@ -244,9 +242,4 @@ pub(super) fn strip_up_to_three_spaces(line: &str) -> &str {
 
 pub(super) fn leading_ascii_digits(text: &str) -> usize {
     text.bytes().take_while(u8::is_ascii_digit).count()
-}
-
-/// `[A-Za-z0-9_]`; a byte of a multi-byte character is never one, as JavaScript's ASCII `\w`.
-pub(super) fn is_word_byte(byte: Option<&u8>) -> bool {
-    byte.is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_')
 }
