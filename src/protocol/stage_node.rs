@@ -313,9 +313,18 @@ impl GraphNode {
     }
 }
 
-/// A stage's phase, which is also the folder of its outputs under the intent record.
+/// A stage's phase, which is also the folder of its outputs under the intent record; the
+/// variants are in the framework's order.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    strum::IntoStaticStr,
+    strum::EnumString,
+    strum::VariantArray,
+    strum::VariantNames,
 )]
 #[strum(serialize_all = "lowercase")]
 pub enum Phase {
