@@ -288,7 +288,7 @@ impl StageChecker<'_> {
         let number_hint = self.number_hint();
         let name = self.string("name").map(|located| located.value);
         let plugin = self.string("plugin");
-        let phase = self.enum_scalar("phase", &PHASES);
+        let phase = self.enum_scalar("phase", PHASES);
         let execution = self.enum_scalar("execution", &EXECUTIONS);
         let condition = self.string("condition").map(|located| located.value);
         let lead_agent = self.string("lead_agent");
