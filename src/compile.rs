@@ -186,14 +186,12 @@ fn precompute(db: &CompilerDatabase, node_memos: NodeMemos) {
 
 pub fn compile(db: &dyn salsa::Database) -> CompileOutcome {
     let diagnostics = project_diagnostics(db);
-    CompileOutcome {
-        diagnostics,
-        stage_graph: Arc::clone(stage_graph_json(db)),
-        scope_grid: Arc::clone(scope_grid_json(db)),
-        n_stages: stage_numbering(db).order.len(),
-        n_sensors: sensor_registry(db).by_id.len(),
-        graph_format: *graph_format(db),
-    }
+    let stage_graph = Arc::clone(stage_graph_json(db));
+    compile_outcome(
+        db,
+        (diagnostics, Arc::clone(scope_grid_json(db))),
+        stage_graph,
+    )
 }
 
 /// [`compile`] of a database that lives on (watch mode), for a large project with its two
@@ -250,18 +248,18 @@ pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
                 )
             }
         };
-    compile_outcome(db, walked, stage_graph)
+    compile_outcome(db, walked, Arc::new(stage_graph))
 }
 
-/// The outcome of a one-shot compile from its diagnostics walk, its grid and its graph.
+/// The outcome of a compile from its diagnostics walk, its grid and its graph.
 fn compile_outcome(
-    db: &CompilerDatabase,
+    db: &dyn salsa::Database,
     (diagnostics, scope_grid): (Vec<Diagnostic>, Arc<String>),
-    stage_graph: String,
+    stage_graph: Arc<String>,
 ) -> CompileOutcome {
     CompileOutcome {
         diagnostics,
-        stage_graph: Arc::new(stage_graph),
+        stage_graph,
         scope_grid,
         n_stages: stage_numbering(db).order.len(),
         n_sensors: sensor_registry(db).by_id.len(),

@@ -84,7 +84,7 @@ pub fn load_and_compile_on_two_threads(
             Ok(None) => unreachable!("the helper got its reads taken and its database"),
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        (inputs, compile_outcome(db, walked, stage_graph))
+        (inputs, compile_outcome(db, walked, Arc::new(stage_graph)))
     })
 }
 

@@ -8,7 +8,7 @@ use camino::Utf8Path;
 
 use crate::compile::db::{FileContents, Project, SourceFile};
 use crate::compile::syntax::document::{self, DocumentKind, FrontmatterMap};
-use crate::compile::syntax::manifest::{self, SensorManifest};
+use crate::compile::syntax::manifest::{self, ParsedManifest};
 use crate::compile::syntax::stage::{self, StageDefinition};
 use crate::leaves::diagnostics::{Code, Diagnostic};
 
@@ -57,14 +57,6 @@ pub fn contents_text<'c>(
     Err(problem.in_file(path))
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ParsedManifest {
-    pub manifest: Option<SensorManifest>,
-    /// The id the file declares, even when the manifest is invalid.
-    pub declared_id: Option<(String, std::ops::Range<usize>)>,
-    pub diagnostics: Vec<Diagnostic>,
-}
-
 #[salsa::tracked(returns(ref))]
 pub fn parsed_manifest(db: &dyn salsa::Database, file: SourceFile) -> ParsedManifest {
     parse_manifest_file(file.path(db), file.contents(db))
@@ -88,12 +80,7 @@ pub fn parse_manifest_file(path: &Utf8Path, contents: &FileContents) -> ParsedMa
         .file_name()
         .and_then(manifest::sensor_id_from_file_name)
         .unwrap_or_default();
-    let parse = manifest::parse_manifest_with_id(text, path, filename_id);
-    ParsedManifest {
-        manifest: parse.manifest,
-        declared_id: parse.declared_id,
-        diagnostics: parse.diagnostics,
-    }
+    manifest::parse_manifest_with_id(text, path, filename_id)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::compile::db::{Project, SkippedFileKind, SkippedSensorFile, SourceFile};
-use crate::compile::parse::{ParsedManifest, agent_roster, parsed_manifest, parsed_stage};
+use crate::compile::parse::{agent_roster, parsed_manifest, parsed_stage};
+use crate::compile::syntax::manifest::ParsedManifest;
 use crate::leaves::diagnostics::{Code, Diagnostic, closest_match};
 use crate::protocol::glob::SensorGlob;
 use crate::protocol::stage_node::SensorEntry;

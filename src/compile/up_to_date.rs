@@ -84,33 +84,22 @@ pub struct UpToDate {
 }
 
 /// Why the record does not prove the outputs up to date (the `Err` of [`check`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Stale {
+    #[error("no earlier compile is recorded")]
     NoRecord,
+    #[error("the compile record was ignored ({0})")]
     Unreadable(String),
+    #[error("the record was written by another aidlc build")]
     OtherTool,
+    #[error("the harness, folders or environment overrides changed")]
     OtherLayout,
+    #[error("input files were added or removed")]
     FilesAddedOrRemoved,
+    #[error("{0} changed")]
     FileChanged(String),
+    #[error("{0} is not the file the last compile wrote")]
     OutputChanged(String),
-}
-
-impl std::fmt::Display for Stale {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Stale::NoRecord => f.write_str("no earlier compile is recorded"),
-            Stale::Unreadable(why) => write!(f, "the compile record was ignored ({why})"),
-            Stale::OtherTool => f.write_str("the record was written by another aidlc build"),
-            Stale::OtherLayout => {
-                f.write_str("the harness, folders or environment overrides changed")
-            }
-            Stale::FilesAddedOrRemoved => f.write_str("input files were added or removed"),
-            Stale::FileChanged(path) => write!(f, "{path} changed"),
-            Stale::OutputChanged(path) => {
-                write!(f, "{path} is not the file the last compile wrote")
-            }
-        }
-    }
 }
 
 /// The identity of this build: version plus the executable's size and modification time, so a

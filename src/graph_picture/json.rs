@@ -45,7 +45,7 @@ fn stage_value(selection: &Selection<'_>, stage: &MapStage) -> Value {
                 json!({
                     "id": sensor.id,
                     "fire_on": sensor.fire_on.as_str(),
-                    "default_severity": sensor.severity.as_str(),
+                    "default_severity": sensor.default_severity.as_str(),
                 })
             })
             .collect();

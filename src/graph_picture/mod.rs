@@ -23,8 +23,8 @@ use serde_json::Value;
 
 use crate::compile::syntax::stage::{EXECUTIONS, PHASES};
 use crate::protocol::graph_reader::{GraphRefusal, GraphTextError, parse_graph};
-use crate::protocol::selection::{FireOn, Severity};
-use crate::protocol::stage_node::Phase;
+use crate::protocol::selection::Severity;
+use crate::protocol::stage_node::{Phase, SensorEntry};
 
 pub use dot::render_dot;
 pub use json::render_json;
@@ -65,14 +65,7 @@ pub struct MapStage {
     pub conditional: bool,
     /// The stages this one requires, as the graph lists them.
     pub requires_stage: Vec<String>,
-    pub sensors: Vec<MapSensor>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MapSensor {
-    pub id: String,
-    pub fire_on: FireOn,
-    pub severity: Severity,
+    pub sensors: Vec<SensorEntry>,
 }
 
 impl MapStage {
@@ -80,7 +73,7 @@ impl MapStage {
     pub fn has_blocking_sensor(&self) -> bool {
         self.sensors
             .iter()
-            .any(|sensor| sensor.severity == Severity::Blocking)
+            .any(|sensor| sensor.default_severity == Severity::Blocking)
     }
 }
 
@@ -91,7 +84,7 @@ pub fn read_stage_map(text: &str) -> Result<StageMap, GraphTextError> {
     let raw: Vec<Value> =
         serde_json::from_str(text).map_err(|error| GraphTextError::Json(error.to_string()))?;
     let mut stages = Vec::with_capacity(graph.nodes.len());
-    for (node, raw) in graph.nodes.iter().zip(&raw) {
+    for (node, raw) in graph.nodes.into_iter().zip(&raw) {
         let place = format!("stage \"{}\"", node.slug);
         let execution = required_string(raw, "execution", &place)?;
         if !EXECUTIONS.contains(&execution) {
@@ -102,21 +95,13 @@ pub fn read_stage_map(text: &str) -> Result<StageMap, GraphTextError> {
             ));
         }
         stages.push(MapStage {
-            slug: node.slug.clone(),
+            slug: node.slug,
             number: required_string(raw, "number", &place)?.to_owned(),
             name: required_string(raw, "name", &place)?.to_owned(),
             phase: node.phase,
             conditional: execution == "CONDITIONAL",
             requires_stage: string_list(raw, "requires_stage", &place)?,
-            sensors: node
-                .sensors_applicable
-                .iter()
-                .map(|entry| MapSensor {
-                    id: entry.id.clone(),
-                    fire_on: entry.fire_on,
-                    severity: entry.default_severity,
-                })
-                .collect(),
+            sensors: node.sensors_applicable,
         });
     }
     let map = StageMap { stages };
@@ -307,7 +292,7 @@ pub(crate) fn sensor_lines(stage: &MapStage) -> Vec<String> {
     stage
         .sensors
         .iter()
-        .map(|sensor| match sensor.severity {
+        .map(|sensor| match sensor.default_severity {
             Severity::Blocking => format!("{} ({}, blocking)", sensor.id, sensor.fire_on.as_str()),
             Severity::Advisory => format!("{} ({})", sensor.id, sensor.fire_on.as_str()),
         })

@@ -13,39 +13,44 @@
 //! Invariant: pure. The texts are handed in; nothing here reads a file or the database (the
 //! tracked query `stage_graph::format_choice::graph_format` feeds them from the salsa inputs).
 
-use std::fmt;
+use strum::VariantArray as _;
 
 use crate::protocol::graph_keys::{EntryField, NodeField};
 
-/// A shape of `stage-graph.json`, named after the reference version that writes it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// A shape of `stage-graph.json`, named after the reference version that writes it; the
+/// variants are listed oldest first, and each is spelled as `--graph-format` takes it and
+/// messages print it.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    strum::IntoStaticStr,
+    strum::Display,
+    strum::VariantArray,
+)]
 pub enum GraphFormat {
     /// 2.5: entries `{id, path, matches?}`; no `review_class`, `summary_confirmation` or
     /// `review_artifact` on nodes.
+    #[strum(serialize = "2.5")]
     Reference25,
     /// 2.6: entries `{id, path, matches?}`; `review_class` (defaulted with a reviewer) and
     /// `summary_confirmation`, no `review_artifact`.
+    #[strum(serialize = "2.6")]
     Reference26,
     /// The newest ([gate]): entries `{id, path, fire_on, default_severity, category?,
     /// matches?}`, and every node field.
+    #[strum(serialize = "gate")]
     Gate,
 }
 
 impl GraphFormat {
-    /// Every format, oldest first.
-    pub const ALL: [GraphFormat; 3] = [
-        GraphFormat::Reference25,
-        GraphFormat::Reference26,
-        GraphFormat::Gate,
-    ];
-
-    /// The name `--graph-format` takes and messages print.
     pub fn as_str(self) -> &'static str {
-        match self {
-            GraphFormat::Reference25 => "2.5",
-            GraphFormat::Reference26 => "2.6",
-            GraphFormat::Gate => "gate",
-        }
+        self.into()
     }
 
     /// Whether `sensors_applicable` entries carry `fire_on`, `default_severity` and
@@ -108,23 +113,19 @@ impl GraphFormat {
     }
 }
 
-impl fmt::Display for GraphFormat {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(self.as_str())
-    }
-}
-
 impl std::str::FromStr for GraphFormat {
     type Err = String;
 
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        GraphFormat::ALL
-            .into_iter()
+        let names = GraphFormat::VARIANTS.iter().map(|format| format.as_str());
+        GraphFormat::VARIANTS
+            .iter()
+            .copied()
             .find(|format| format.as_str() == text)
             .ok_or_else(|| {
                 format!(
                     "unknown graph format \"{text}\"; expected one of {}",
-                    GraphFormat::ALL.map(GraphFormat::as_str).join(", ")
+                    names.collect::<Vec<_>>().join(", ")
                 )
             })
     }
@@ -364,7 +365,7 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for format in GraphFormat::ALL {
+        for &format in GraphFormat::VARIANTS {
             assert_eq!(format.as_str().parse::<GraphFormat>(), Ok(format));
         }
         assert!("2.7".parse::<GraphFormat>().is_err());

@@ -6,8 +6,9 @@
 //! (`stage_node`), the strict reader (`stage_graph`) and the format's detection
 //! (`graph_format::format_written_by`) all take the keys from here.
 
-/// A top-level key of a stage node.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray)]
+/// A top-level key of a stage node, spelled as its variant's name in snake case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray, strum::VariantNames)]
+#[strum(serialize_all = "snake_case")]
 pub enum NodeField {
     Slug,
     Number,
@@ -57,40 +58,11 @@ impl NodeField {
 
 /// The reference's [gate] `FIELD_ORDER`: the 29 top-level keys of a node, in order, the key of
 /// each [`NodeField`] at its place.
-pub const FIELD_ORDER: [&str; 29] = [
-    "slug",
-    "number",
-    "name",
-    "plugin",
-    "enabled",
-    "phase",
-    "execution",
-    "condition",
-    "lead_agent",
-    "support_agents",
-    "mode",
-    "for_each",
-    "workspace_requires",
-    "produces",
-    "optional_produces",
-    "produces_kinds",
-    "consumes",
-    "requires_stage",
-    "sensors",
-    "scopes",
-    "reviewer",
-    "review_artifact",
-    "reviewer_max_iterations",
-    "review_class",
-    "summary_confirmation",
-    "inputs",
-    "outputs",
-    "rules_in_context",
-    "sensors_applicable",
-];
+pub const FIELD_ORDER: &[&str] = <NodeField as strum::VariantNames>::VARIANTS;
 
-/// A key of a `sensors_applicable` entry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray)]
+/// A key of a `sensors_applicable` entry, spelled as its variant's name in snake case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::VariantArray, strum::VariantNames)]
+#[strum(serialize_all = "snake_case")]
 pub enum EntryField {
     Id,
     Path,
@@ -111,14 +83,7 @@ impl EntryField {
 }
 
 /// A binding's keys in their order, the key of each [`EntryField`] at its place.
-pub const ENTRY_KEYS: [&str; 6] = [
-    "id",
-    "path",
-    "fire_on",
-    "default_severity",
-    "category",
-    "matches",
-];
+pub const ENTRY_KEYS: &[&str] = <EntryField as strum::VariantNames>::VARIANTS;
 
 /// The keys of a `consumes` item.
 pub const CONSUME_ARTIFACT: &str = "artifact";
@@ -143,24 +108,12 @@ mod tests {
         assert_eq!(NodeField::BODY.len(), 26);
     }
 
-    /// Each field's key is its variant's name in snake case: the tables and the enums agree.
     #[test]
-    fn each_key_is_its_field_s_name_in_snake_case() {
-        fn snake_case(name: &str) -> String {
-            let mut snake = String::new();
-            for (index, letter) in name.char_indices() {
-                if letter.is_ascii_uppercase() && index > 0 {
-                    snake.push('_');
-                }
-                snake.push(letter.to_ascii_lowercase());
-            }
-            snake
-        }
-        for field in NodeField::ALL {
-            assert_eq!(field.key(), snake_case(&format!("{field:?}")));
-        }
-        for field in EntryField::ALL {
-            assert_eq!(field.key(), snake_case(&format!("{field:?}")));
-        }
+    fn a_binding_s_keys_are_the_reference_s_six() {
+        assert_eq!(
+            ENTRY_KEYS.join(" "),
+            "id path fire_on default_severity category matches"
+        );
+        assert_eq!(EntryField::FireOn.key(), "fire_on");
     }
 }

@@ -18,6 +18,7 @@
 //! JavaScript lists first) through [`PrettyWriter::value`].
 
 use serde_json::{Map, Value, json};
+use strum::{EnumString, IntoStaticStr, VariantArray, VariantNames};
 
 use crate::protocol::graph_format::GraphFormat;
 use crate::protocol::graph_keys::{
@@ -313,9 +314,10 @@ impl GraphNode {
     }
 }
 
-/// A stage's phase, which is also the folder of its outputs under the intent record.
+/// A stage's phase, which is also the folder of its outputs under the intent record; the
+/// variants are in the framework's order.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
+    Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray, VariantNames,
 )]
 #[strum(serialize_all = "lowercase")]
 pub enum Phase {
@@ -333,9 +335,7 @@ impl Phase {
 }
 
 /// What a stage repeats over. The framework knows one value.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr, strum::EnumString, strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, IntoStaticStr, EnumString, VariantArray)]
 #[strum(serialize_all = "kebab-case")]
 pub enum ForEach {
     UnitOfWork,

@@ -106,57 +106,44 @@ pub enum Verdict {
     },
 }
 
-/// Why a worker produced no verdict; each variant is one `script-error: …` note.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Why a worker produced no verdict; each variant is one `script-error: …` note, whose text
+/// after `script-error: ` is exactly what the reference's table writes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ScriptError {
     /// The worker could not be started; holds the errno name (`ENOENT`) or `unknown`.
+    #[error("script-error: spawn-failed: {0}")]
     SpawnFailed(String),
     /// Exit 0, but stdout was not a verdict; holds the rule it broke (not part of the note).
+    #[error("script-error: bad-output")]
     BadOutput(BadWorkerOutput),
     /// Ended by a SIGTERM that we did not send.
+    #[error("script-error: external-sigterm")]
     ExternalSigterm,
     /// Ended with a non-zero status other than 127.
+    #[error("script-error: exit-{0}")]
     Exit(i32),
     /// Ended by a signal other than SIGTERM; holds its name (`SIGKILL`).
+    #[error("script-error: signal-{0}")]
     Signal(String),
     /// The worker failed, but its detail file could not be written; holds the error message.
+    #[error("script-error: detail-write-failed: {0}")]
     DetailWriteFailed(String),
     /// The dispatcher refused the fire before running anything (a gate fire whose pre-flight
     /// failed); holds the refusal.
+    #[error("script-error: refused: {0}")]
     Refused(String),
     /// `aidlc` was interrupted (SIGINT, SIGTERM or SIGHUP) while the worker ran, so the worker
     /// was stopped (or the in-process check abandoned) before it gave a verdict.
+    #[error("script-error: interrupted")]
     Interrupted,
     /// An enclosing time limit (the write hook's allowance, the gate's dispatch cap, `gate
     /// check --timeout`) ran out while the worker ran, so it was stopped before it gave a
     /// verdict; holds the limit's name.
+    #[error("script-error: cut-short: {0} ran out")]
     CutShort(String),
     /// None of the rows matched (the status could not be read).
+    #[error("script-error: unknown")]
     Unknown,
-}
-
-impl ScriptError {
-    /// The note's text after `script-error: `, exactly as the reference's table writes it.
-    fn reason(&self) -> String {
-        match self {
-            Self::SpawnFailed(code) => format!("spawn-failed: {code}"),
-            Self::BadOutput(_) => "bad-output".to_owned(),
-            Self::ExternalSigterm => "external-sigterm".to_owned(),
-            Self::Exit(code) => format!("exit-{code}"),
-            Self::Signal(name) => format!("signal-{name}"),
-            Self::DetailWriteFailed(message) => format!("detail-write-failed: {message}"),
-            Self::Refused(why) => format!("refused: {why}"),
-            Self::Interrupted => "interrupted".to_owned(),
-            Self::CutShort(limit) => format!("cut-short: {limit} ran out"),
-            Self::Unknown => "unknown".to_owned(),
-        }
-    }
-}
-
-impl fmt::Display for ScriptError {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(formatter, "script-error: {}", self.reason())
-    }
 }
 
 impl Verdict {

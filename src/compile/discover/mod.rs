@@ -22,8 +22,6 @@ pub use listing::{
     InputListing, holds_a_stage_file, list_rule_files, list_sensor_files, list_stage_files,
 };
 
-use std::fmt;
-
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::harness::environment::{AIDLC_PROJECT_DIR, CLAUDE_PROJECT_DIR};
@@ -166,29 +164,19 @@ pub enum ProjectError {
     NonUtf8Cwd,
 }
 
-/// Where the upward search for a project stopped.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Where the upward search for a project stopped, as a message's end says it.
+#[derive(Debug, Clone, PartialEq, Eq, strum::Display)]
 pub enum SearchLimit {
     /// At the folder holding `.git`: a project never lies above its repository.
+    #[strum(to_string = "up to the repository root {0}")]
     RepositoryRoot(Utf8PathBuf),
     /// Below the home folder: its harness folder is the agent's own settings (Claude Code's
     /// `~/.claude`), never a project.
+    #[strum(to_string = "below the home folder {0} (whose own harness folder is never a project)")]
     HomeFolder(Utf8PathBuf),
     /// At the file system's root.
+    #[strum(to_string = "up to the file system root")]
     FileSystemRoot,
-}
-
-impl fmt::Display for SearchLimit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SearchLimit::RepositoryRoot(dir) => write!(f, "up to the repository root {dir}"),
-            SearchLimit::HomeFolder(home) => write!(
-                f,
-                "below the home folder {home} (whose own harness folder is never a project)"
-            ),
-            SearchLimit::FileSystemRoot => f.write_str("up to the file system root"),
-        }
-    }
 }
 
 fn english_list(paths: &[Utf8PathBuf]) -> String {

@@ -132,7 +132,7 @@ pub fn init_project(
         source,
     })?;
     let mut report = InitReport::default();
-    for file in DEFAULT_FRAMEWORK {
+    for file in DEFAULT_FRAMEWORK.iter() {
         install_file(
             project_dir,
             file.project_path(harness),
@@ -263,129 +263,47 @@ fn add_gitignore_entries(
     Ok(())
 }
 
-/// The asset folder of the files installed under `root`.
-macro_rules! asset_folder {
-    (Harness) => {
-        "assets/harness/"
-    };
-    (Workspace) => {
-        "assets/workspace/"
-    };
-}
-
-/// The [`EmbeddedFile`]s of the assets at `assets/<root>/<folder><name>`, in the order given,
-/// each installed at `<folder><name>` under its root.
-macro_rules! embedded_files {
-    ($($root:ident $folder:literal [$($name:literal),* $(,)?])*) => {
-        &[$($(
-            EmbeddedFile {
-                root: InstallRoot::$root,
-                path: concat!($folder, $name),
-                contents: include_str!(concat!(asset_folder!($root), $folder, $name)),
-            },
-        )*)*]
-    };
-}
+/// The assets installed under each root: every file of `assets/harness/` and
+/// `assets/workspace/`, at its path below that folder.
+static ASSET_FOLDERS: [(InstallRoot, include_dir::Dir<'static>); 2] = [
+    (
+        InstallRoot::Harness,
+        include_dir::include_dir!("$CARGO_MANIFEST_DIR/src/compile/framework/assets/harness"),
+    ),
+    (
+        InstallRoot::Workspace,
+        include_dir::include_dir!("$CARGO_MANIFEST_DIR/src/compile/framework/assets/workspace"),
+    ),
+];
 
 /// Every file of the default framework, sorted by (root, path).
-pub static DEFAULT_FRAMEWORK: &[EmbeddedFile] = embedded_files! {
-    Harness "agents/" [
-        "aidlc-architect-agent.md",
-        "aidlc-architecture-reviewer-agent.md",
-        "aidlc-aws-platform-agent.md",
-        "aidlc-compliance-agent.md",
-        "aidlc-composer-agent.md",
-        "aidlc-delivery-agent.md",
-        "aidlc-design-agent.md",
-        "aidlc-developer-agent.md",
-        "aidlc-devsecops-agent.md",
-        "aidlc-operations-agent.md",
-        "aidlc-pipeline-deploy-agent.md",
-        "aidlc-product-agent.md",
-        "aidlc-product-lead-agent.md",
-        "aidlc-quality-agent.md",
-    ]
-    Harness "aidlc-common/stages/construction/" [
-        "build-and-test.md",
-        "ci-pipeline.md",
-        "code-generation.md",
-        "functional-design.md",
-        "infrastructure-design.md",
-        "nfr-design.md",
-        "nfr-requirements.md",
-    ]
-    Harness "aidlc-common/stages/ideation/" [
-        "approval-handoff.md",
-        "feasibility.md",
-        "intent-capture.md",
-        "market-research.md",
-        "rough-mockups.md",
-        "scope-definition.md",
-        "team-formation.md",
-    ]
-    Harness "aidlc-common/stages/inception/" [
-        "contract-design.md",
-        "delivery-planning.md",
-        "domain-design.md",
-        "practices-discovery.md",
-        "refined-mockups.md",
-        "requirements-analysis.md",
-        "reverse-engineering.md",
-        "units-generation.md",
-        "user-stories.md",
-    ]
-    Harness "aidlc-common/stages/initialization/" [
-        "state-init.md",
-        "workspace-detection.md",
-        "workspace-scaffold.md",
-    ]
-    Harness "aidlc-common/stages/operation/" [
-        "deployment-execution.md",
-        "deployment-pipeline.md",
-        "environment-provisioning.md",
-        "feedback-optimization.md",
-        "incident-response.md",
-        "observability-setup.md",
-        "performance-validation.md",
-    ]
-    Harness "scopes/" [
-        "aidlc-bugfix.md",
-        "aidlc-classic.md",
-        "aidlc-enterprise.md",
-        "aidlc-express.md",
-        "aidlc-feature.md",
-        "aidlc-infra.md",
-        "aidlc-mvp.md",
-        "aidlc-poc.md",
-        "aidlc-refactor.md",
-        "aidlc-security-patch.md",
-        "aidlc-workshop.md",
-    ]
-    Harness "sensors/" [
-        "aidlc-claim-sources.md",
-        "aidlc-linter.md",
-        "aidlc-required-sections.md",
-        "aidlc-traceability.md",
-        "aidlc-type-check.md",
-        "aidlc-upstream-coverage.md",
-    ]
-    Harness "tools/data/" [
-        ".gitignore",
-    ]
-    Workspace "aidlc/spaces/default/memory/" [
-        "org.md",
-    ]
-    Workspace "aidlc/spaces/default/memory/phases/" [
-        "construction.md",
-        "ideation.md",
-        "inception.md",
-        "operation.md",
-    ]
-    Workspace "aidlc/spaces/default/memory/" [
-        "project.md",
-        "team.md",
-    ]
-};
+pub static DEFAULT_FRAMEWORK: std::sync::LazyLock<Vec<EmbeddedFile>> =
+    std::sync::LazyLock::new(|| {
+        let mut files = Vec::new();
+        for (root, folder) in &ASSET_FOLDERS {
+            push_embedded_files(*root, folder, &mut files);
+        }
+        files.sort_unstable_by_key(|file| (file.root, file.path));
+        files
+    });
+
+/// The files of `folder` and of every folder below it, as installed under `root`.
+fn push_embedded_files(
+    root: InstallRoot,
+    folder: &'static include_dir::Dir<'static>,
+    files: &mut Vec<EmbeddedFile>,
+) {
+    for entry in folder.entries() {
+        match entry {
+            include_dir::DirEntry::Dir(folder) => push_embedded_files(root, folder, files),
+            include_dir::DirEntry::File(file) => files.push(EmbeddedFile {
+                root,
+                path: file.path().to_str().expect("asset paths are UTF-8"),
+                contents: file.contents_utf8().expect("assets are UTF-8 text"),
+            }),
+        }
+    }
+}
 
 #[cfg(test)]
 #[expect(
@@ -558,7 +476,7 @@ mod tests {
 
     #[test]
     fn no_comments_on_frontmatter_lines() {
-        for file in DEFAULT_FRAMEWORK {
+        for file in DEFAULT_FRAMEWORK.iter() {
             let lines = frontmatter(file.contents);
             assert_eq!(
                 lines.is_some(),

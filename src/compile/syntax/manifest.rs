@@ -135,18 +135,18 @@ pub fn parse_manifest(
 /// The result of reading a manifest, including the id it declares even when it is invalid
 /// (duplicate ids are detected on declared ids, before validation, as the reference does).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ManifestParse {
+pub struct ParsedManifest {
     pub manifest: Option<SensorManifest>,
     pub declared_id: Option<(String, Range<usize>)>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
-pub fn parse_manifest_with_id(text: &str, file: &Utf8Path, filename_id: &str) -> ManifestParse {
+pub fn parse_manifest_with_id(text: &str, file: &Utf8Path, filename_id: &str) -> ParsedManifest {
     let mut diagnostics = Vec::new();
     let Some(map) =
         document::read_frontmatter(text, file, DocumentKind::SensorManifest, &mut diagnostics)
     else {
-        return ManifestParse {
+        return ParsedManifest {
             manifest: None,
             declared_id: None,
             diagnostics,
@@ -165,7 +165,7 @@ pub fn parse_manifest_with_id(text: &str, file: &Utf8Path, filename_id: &str) ->
     let manifest = checker.check(filename_id);
     let ManifestChecker { diagnostics, .. } = checker;
     let has_errors = diagnostics.iter().any(Diagnostic::is_error);
-    ManifestParse {
+    ParsedManifest {
         manifest: if has_errors { None } else { manifest },
         declared_id,
         diagnostics,

@@ -235,15 +235,10 @@ pub fn parse_stage(text: &str, file: &Utf8Path) -> (Option<StageDefinition>, Vec
         map: &map,
         file,
         diagnostics,
-        failed: false,
     };
     let definition = checker.check();
-    let StageChecker {
-        diagnostics,
-        failed,
-        ..
-    } = checker;
-    let has_errors = failed || diagnostics.iter().any(Diagnostic::is_error);
+    let StageChecker { diagnostics, .. } = checker;
+    let has_errors = diagnostics.iter().any(Diagnostic::is_error);
     (if has_errors { None } else { definition }, diagnostics)
 }
 
@@ -251,7 +246,6 @@ struct StageChecker<'a> {
     map: &'a FrontmatterMap,
     file: &'a Utf8Path,
     diagnostics: Vec<Diagnostic>,
-    failed: bool,
 }
 
 impl StageChecker<'_> {
@@ -262,7 +256,6 @@ impl StageChecker<'_> {
         span: Range<usize>,
         help: impl Into<String>,
     ) {
-        self.failed = true;
         self.diagnostics.push(
             Diagnostic::error(code, message)
                 .in_file(self.file)
@@ -295,7 +288,7 @@ impl StageChecker<'_> {
         let number_hint = self.number_hint();
         let name = self.string("name").map(|located| located.value);
         let plugin = self.string("plugin");
-        let phase = self.enum_scalar("phase", &PHASES);
+        let phase = self.enum_scalar("phase", PHASES);
         let execution = self.enum_scalar("execution", &EXECUTIONS);
         let condition = self.string("condition").map(|located| located.value);
         let lead_agent = self.string("lead_agent");
@@ -327,8 +320,20 @@ impl StageChecker<'_> {
         let reviewer = self.string("reviewer");
         let review_artifact = self.string("review_artifact");
         let reviewer_max_iterations = self.positive_integer("reviewer_max_iterations");
-        let review_class = self.review_class();
-        let summary_confirmation = self.summary_confirmation();
+        let review_class = self.one_of(
+            "review_class",
+            &REVIEW_CLASSES,
+            |_| "review_class must be \"adversarial\" or \"advisory\"".to_owned(),
+            "use `adversarial` or `advisory`",
+        );
+        let summary_confirmation = self.one_of(
+            "summary_confirmation",
+            &SUMMARY_CONFIRMATIONS,
+            |value| {
+                format!("summary_confirmation must be one of required, if-present, got \"{value}\"")
+            },
+            "use `required` or `if-present`",
+        );
         let inputs = self.string("inputs").map(|located| located.value);
         let outputs = self.string("outputs").map(|located| located.value);
         self.check_when();
@@ -754,30 +759,17 @@ impl StageChecker<'_> {
         })
     }
 
-    fn review_class(&mut self) -> Option<Located<String>> {
-        let located = self.string("review_class")?;
-        if !REVIEW_CLASSES.contains(&located.value.as_str()) {
-            self.invalid(
-                "review_class must be \"adversarial\" or \"advisory\"",
-                located.span,
-                "use `adversarial` or `advisory`",
-            );
-            return None;
-        }
-        Some(located)
-    }
-
-    fn summary_confirmation(&mut self) -> Option<Located<String>> {
-        let located = self.string("summary_confirmation")?;
-        if !SUMMARY_CONFIRMATIONS.contains(&located.value.as_str()) {
-            self.invalid(
-                format!(
-                    "summary_confirmation must be one of required, if-present, got \"{}\"",
-                    located.value
-                ),
-                located.span,
-                "use `required` or `if-present`",
-            );
+    /// `field`'s text when it is one of `allowed`; otherwise `message` is refused with `help`.
+    fn one_of(
+        &mut self,
+        field: &str,
+        allowed: &[&str],
+        message: impl FnOnce(&str) -> String,
+        help: &str,
+    ) -> Option<Located<String>> {
+        let located = self.string(field)?;
+        if !allowed.contains(&located.value.as_str()) {
+            self.invalid(message(&located.value), located.span, help);
             return None;
         }
         Some(located)

@@ -4,16 +4,13 @@
 //!
 //! Must not: import the parser; both readers depend on this file, not on each other.
 
+use crate::protocol::stage_node::Phase;
+
 /// The kinds of sensor this release runs (others are reserved for later releases).
 pub const SENSOR_KINDS: [&str; 1] = ["deterministic"];
 
-pub const PHASES: [&str; 5] = [
-    "initialization",
-    "ideation",
-    "inception",
-    "construction",
-    "operation",
-];
+/// The phases, in the framework's order: the graph's own ([`Phase`]).
+pub const PHASES: &[&str] = <Phase as strum::VariantNames>::VARIANTS;
 pub const EXECUTIONS: [&str; 2] = ["ALWAYS", "CONDITIONAL"];
 pub const MODES: [&str; 5] = ["inline", "subagent", "pipeline", "mob", "agent-team"];
 /// The one `for_each` value the runtime knows: gate dispatch places a per-unit stage's outputs

@@ -256,7 +256,7 @@ fn skip<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
 
 impl<'de> ObjectFields<'de> for NodeFields<'de> {
     fn take<A: MapAccess<'de>>(&mut self, key: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
-        let Some(index) = place_of(&FIELD_ORDER, self.next_place, &key) else {
+        let Some(index) = place_of(FIELD_ORDER, self.next_place, &key) else {
             self.keys.meet_other(key);
             return skip(map);
         };
@@ -288,7 +288,7 @@ impl<'de> ObjectFields<'de> for NodeFields<'de> {
 
 impl<'de> ObjectFields<'de> for EntryFields<'de> {
     fn take<A: MapAccess<'de>>(&mut self, key: Cow<'de, str>, map: &mut A) -> Result<(), A::Error> {
-        let Some(index) = place_of(&ENTRY_KEYS, self.next_place, &key) else {
+        let Some(index) = place_of(ENTRY_KEYS, self.next_place, &key) else {
             self.keys.meet_other(key);
             return skip(map);
         };
@@ -461,14 +461,14 @@ mod tests {
         for start in 0..=FIELD_ORDER.len() + 1 {
             for (index, key) in FIELD_ORDER.iter().enumerate() {
                 assert_eq!(
-                    place_of(&FIELD_ORDER, start, key),
+                    place_of(FIELD_ORDER, start, key),
                     Some(index),
                     "{key} from {start}"
                 );
             }
-            assert_eq!(place_of(&FIELD_ORDER, start, "zzz"), None);
+            assert_eq!(place_of(FIELD_ORDER, start, "zzz"), None);
         }
-        assert_eq!(place_of(&ENTRY_KEYS, 0, "matches"), Some(5));
+        assert_eq!(place_of(ENTRY_KEYS, 0, "matches"), Some(5));
     }
 
     #[test]

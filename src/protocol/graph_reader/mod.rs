@@ -25,8 +25,6 @@
 mod checked;
 mod gathered;
 
-use std::fmt;
-
 pub(crate) use gathered::UnreadValue;
 
 use crate::protocol::stage_node::GraphNode;
@@ -84,7 +82,8 @@ pub enum GraphShape {
 
 /// A value in the graph that this version would never have written: where, which key, and
 /// what was found. The one message format for every such refusal.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("recompile: the graph is not one this version wrote: {place}, key {key}, value {value}")]
 pub struct GraphRefusal {
     /// `stage "<slug>"`, `node <n>` (1-based, for a node without a usable slug) or `the graph`.
     pub place: String,
@@ -92,16 +91,6 @@ pub struct GraphRefusal {
     pub key: String,
     /// The value found (as JSON, shortened), `missing`, or what is wrong with it.
     pub value: String,
-}
-
-impl fmt::Display for GraphRefusal {
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            formatter,
-            "recompile: the graph is not one this version wrote: {}, key {}, value {}",
-            self.place, self.key, self.value
-        )
-    }
 }
 
 /// Why a graph text was not accepted.

@@ -9,8 +9,9 @@ use camino::Utf8PathBuf;
 
 use crate::compile::db::FileContents;
 use crate::compile::discover::{Layout, MAX_INPUT_BYTES, list_sensor_files, read_input_contents};
-use crate::compile::parse::{ParsedManifest, parse_manifest_file};
+use crate::compile::parse::parse_manifest_file;
 use crate::compile::resolve::registry_of_manifests;
+use crate::compile::syntax::manifest::ParsedManifest;
 use crate::compile::syntax::manifest::SensorManifest;
 use crate::leaves::diagnostics::Diagnostic;
 

@@ -216,7 +216,7 @@ fn documents_past_the_general_parsers_limits_go_to_the_general_parser() {
 #[test]
 fn every_known_frontmatter_matches_and_stages_and_sensors_take_the_subset() {
     let mut needed_fast: Vec<(String, String)> = Vec::new();
-    for file in crate::compile::framework::DEFAULT_FRAMEWORK {
+    for file in crate::compile::framework::DEFAULT_FRAMEWORK.iter() {
         let path = file.path.to_owned();
         let is_stage_or_sensor = path.contains("/stages/") || path.contains("/sensors/");
         if is_stage_or_sensor {
