@@ -4,11 +4,11 @@
 //!
 //! Counting is done once, here; the formats only lay the figures out.
 
-use serde_json::{Map, Value, json};
+use serde::{Serialize, Serializer};
 use strum::VariantArray as _;
 
 use crate::runtime::gate::report::{
-    GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SkipReason, skip_reason_key,
+    GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SkipReason,
 };
 
 /// The number of distinct sensor ids among the fires.
@@ -119,33 +119,56 @@ pub(super) fn counted_list(counted: &[(String, usize)]) -> String {
         .join(", ")
 }
 
-pub(super) fn counts_value(report: &GateReport) -> Value {
-    let counts = report.counts();
-    let skipped_by_reason: Map<String, Value> = SkipReason::VARIANTS
-        .iter()
-        .map(|reason| {
-            let count = report
-                .skips
-                .iter()
-                .filter(|skip| skip.reason == *reason)
-                .count();
-            (skip_reason_key(reason).to_owned(), json!(count))
-        })
-        .collect();
-    json!({
-        "stages_checked": report.stages_checked,
-        "deliverables_found": report.deliverables_found,
-        "sensors": distinct_sensor_count(report),
-        "files": counts.files,
-        "fires": counts.fires,
-        "passed": counts.passed,
-        "failed": counts.failed,
-        "blocking_failed": counts.blocking_failed,
-        "not_evaluated": counts.not_evaluated,
-        "blocking_not_evaluated": counts.blocking_not_evaluated,
-        "never_fired": counts.never_fired,
-        "skipped": counts.skipped,
-        "skipped_by_reason": skipped_by_reason,
-        "dead_bindings": report.dead_bindings.len(),
-    })
+/// The `counts` object of the JSON document and of SARIF's run property bag, its keys in the
+/// order they are written.
+#[derive(Debug, Serialize)]
+pub(super) struct CountsDocument<'a> {
+    stages_checked: usize,
+    deliverables_found: usize,
+    sensors: usize,
+    files: usize,
+    fires: usize,
+    passed: usize,
+    failed: usize,
+    blocking_failed: usize,
+    not_evaluated: usize,
+    blocking_not_evaluated: usize,
+    never_fired: usize,
+    skipped: usize,
+    /// Every reason, in `SkipReason::VARIANTS` order, with 0 when it did not occur.
+    #[serde(serialize_with = "skips_by_every_reason")]
+    skipped_by_reason: &'a [GateSkip],
+    dead_bindings: usize,
+}
+
+impl<'a> CountsDocument<'a> {
+    pub(super) fn of(report: &'a GateReport) -> Self {
+        let counts = report.counts();
+        Self {
+            stages_checked: report.stages_checked,
+            deliverables_found: report.deliverables_found,
+            sensors: distinct_sensor_count(report),
+            files: counts.files,
+            fires: counts.fires,
+            passed: counts.passed,
+            failed: counts.failed,
+            blocking_failed: counts.blocking_failed,
+            not_evaluated: counts.not_evaluated,
+            blocking_not_evaluated: counts.blocking_not_evaluated,
+            never_fired: counts.never_fired,
+            skipped: counts.skipped,
+            skipped_by_reason: &report.skips,
+            dead_bindings: report.dead_bindings.len(),
+        }
+    }
+}
+
+fn skips_by_every_reason<S: Serializer>(
+    skips: &&[GateSkip],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(SkipReason::VARIANTS.iter().map(|reason| {
+        let count = skips.iter().filter(|skip| skip.reason == *reason).count();
+        (reason, count)
+    }))
 }

@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
-use crate::report::counts::counts_value;
+use crate::report::counts::CountsDocument;
 use crate::report::drift::DRIFT_HELP;
 use crate::report::messages::duration_ms;
 use crate::report::problem::Problem;
@@ -153,7 +153,7 @@ fn gate_document(report: &GateReport) -> GateDocument<'_> {
             .map(|(index, count)| ShardDocument { index, count }),
         project_path: report.project_path.as_str(),
         recorded: report.recorded,
-        counts: counts_value(report),
+        counts: CountsDocument::of(report),
         duration_ms: duration_ms(report.duration),
         sensors: &report.sensors,
         fires: report.fires.iter().map(fire_document).collect(),
@@ -227,7 +227,7 @@ struct GateDocument<'a> {
     project_path: &'a str,
     recorded: bool,
     /// The counts as SARIF's property bag writes them too (one writer, `counts.rs`).
-    counts: Value,
+    counts: CountsDocument<'a>,
     duration_ms: f64,
     sensors: &'a BTreeMap<String, SensorInfo>,
     fires: Vec<FireDocument<'a>>,

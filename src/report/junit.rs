@@ -18,6 +18,10 @@
 //! `system-out`, after the run's summary (the denominator, D4). That suite holds no test case
 //! unless nothing was checked: then one `error` case says so, so that an empty run is never
 //! green.
+//!
+//! The XML is written here rather than by `quick-junit`: that crate writes `skipped` on
+//! `testsuites`, its own attribute order and four-space indents, and escapes neither line
+//! breaks in attributes nor characters XML 1.0 cannot hold, so it cannot give these bytes.
 
 use std::fmt::Write as _;
 use std::time::Duration;

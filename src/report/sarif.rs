@@ -23,7 +23,7 @@ use camino::Utf8Path;
 use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::file_uri::relative_uri_reference;
-use crate::report::counts::counts_value;
+use crate::report::counts::CountsDocument;
 use crate::report::gate_problems::{gate_problems, repository_file};
 use crate::report::messages::{summary_line, with_detail_path};
 use crate::report::problem::{Origin, Problem, Region};
@@ -315,7 +315,7 @@ fn gate_log<'a>(
             intents: &report.intents,
             recorded: report.recorded,
             summary: summary_line(report),
-            counts: counts_value(report),
+            counts: CountsDocument::of(report),
             plan: &report.plan,
         }),
     })

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
 
+use crate::report::counts::CountsDocument;
 use crate::report::problem::Region;
 use crate::runtime::gate::report::PlanIdentity;
 
@@ -264,6 +264,6 @@ pub(super) struct RunProperties<'a> {
     pub recorded: bool,
     pub summary: String,
     /// The counts as the JSON report writes them (one writer, `counts.rs`).
-    pub counts: Value,
+    pub counts: CountsDocument<'a>,
     pub plan: &'a PlanIdentity,
 }
