@@ -4,9 +4,11 @@
 //!
 //! Counting is done once, here; the formats only lay the figures out.
 
+use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 use strum::VariantArray as _;
 
+use crate::report::json_schema::SkippedByReason;
 use crate::runtime::gate::report::{
     GateFire, GateReport, GateSkip, NEVER_FIRED, Outcome, SkipReason,
 };
@@ -119,46 +121,63 @@ pub(super) fn counted_list(counted: &[(String, usize)]) -> String {
         .join(", ")
 }
 
-/// The `counts` object of the JSON document and of SARIF's run property bag, its keys in the
-/// order they are written.
-#[derive(Debug, Serialize)]
+/// The figures every format shows.
+//
+// The `counts` object of the JSON document and of SARIF's run property bag, its keys in the
+// order they are written.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Counts", deny_unknown_fields)]
 pub(super) struct CountsDocument<'a> {
-    stages_checked: usize,
-    deliverables_found: usize,
-    sensors: usize,
-    files: usize,
-    fires: usize,
-    passed: usize,
-    failed: usize,
-    blocking_failed: usize,
-    not_evaluated: usize,
-    blocking_not_evaluated: usize,
-    never_fired: usize,
-    skipped: usize,
-    /// Every reason, in `SkipReason::VARIANTS` order, with 0 when it did not occur.
+    /// Stages with at least one selected binding.
+    stages_checked: u64,
+    /// Declared deliverables found on disk.
+    deliverables_found: u64,
+    /// Distinct sensors among the fires.
+    sensors: u64,
+    /// Distinct files fired on.
+    files: u64,
+    /// Fires run.
+    fires: u64,
+    /// Fires that passed.
+    passed: u64,
+    /// Fires that failed with findings.
+    failed: u64,
+    /// Failed fires of blocking sensors.
+    blocking_failed: u64,
+    /// Fires that evaluated nothing, plus blocking bindings that never fired.
+    not_evaluated: u64,
+    /// The blocking ones among `not_evaluated`.
+    blocking_not_evaluated: u64,
+    /// Blocking bindings that never fired.
+    never_fired: u64,
+    /// Skips.
+    skipped: u64,
+    /// Skips by reason; every reason is present, with 0 when it did not occur.
     #[serde(serialize_with = "skips_by_every_reason")]
+    #[schemars(with = "SkippedByReason")]
     skipped_by_reason: &'a [GateSkip],
-    dead_bindings: usize,
+    /// Dead bindings.
+    dead_bindings: u64,
 }
 
 impl<'a> CountsDocument<'a> {
     pub(super) fn of(report: &'a GateReport) -> Self {
         let counts = report.counts();
         Self {
-            stages_checked: report.stages_checked,
-            deliverables_found: report.deliverables_found,
-            sensors: distinct_sensor_count(report),
-            files: counts.files,
-            fires: counts.fires,
-            passed: counts.passed,
-            failed: counts.failed,
-            blocking_failed: counts.blocking_failed,
-            not_evaluated: counts.not_evaluated,
-            blocking_not_evaluated: counts.blocking_not_evaluated,
-            never_fired: counts.never_fired,
-            skipped: counts.skipped,
+            stages_checked: report.stages_checked as u64,
+            deliverables_found: report.deliverables_found as u64,
+            sensors: distinct_sensor_count(report) as u64,
+            files: counts.files as u64,
+            fires: counts.fires as u64,
+            passed: counts.passed as u64,
+            failed: counts.failed as u64,
+            blocking_failed: counts.blocking_failed as u64,
+            not_evaluated: counts.not_evaluated as u64,
+            blocking_not_evaluated: counts.blocking_not_evaluated as u64,
+            never_fired: counts.never_fired as u64,
+            skipped: counts.skipped as u64,
             skipped_by_reason: &report.skips,
-            dead_bindings: report.dead_bindings.len(),
+            dead_bindings: report.dead_bindings.len() as u64,
         }
     }
 }

@@ -11,6 +11,7 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -18,6 +19,7 @@ use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::report::counts::CountsDocument;
 use crate::report::drift::DRIFT_HELP;
+use crate::report::json_schema as schema;
 use crate::report::messages::duration_ms;
 use crate::report::problem::Problem;
 use crate::report::source::SourceLookup;
@@ -138,11 +140,11 @@ fn gate_document(report: &GateReport) -> GateDocument<'_> {
         intents: &report.intents,
         plan: PlanDocument {
             id: &report.plan.id,
-            size: report.plan.size,
+            size: report.plan.size as u64,
             fire_on: report.fire_on.name(),
             stages: &report.stages,
-            bindings_selected: report.bindings_selected,
-            bindings_not_selected: report.bindings_not_selected,
+            bindings_selected: report.bindings_selected as u64,
+            bindings_not_selected: report.bindings_not_selected as u64,
             sensors_off: report.sensors_off.as_ref().map(|off| match off {
                 SensorsOff::Environment => SensorsOffDocument::Environment { environment: true },
                 SensorsOff::State { intents } => SensorsOffDocument::State { state: intents },
@@ -193,7 +195,7 @@ fn unfired_document(unfired: &UnfiredBinding) -> UnfiredDocument<'_> {
 
 fn fire_document(fire: &GateFire) -> FireDocument<'_> {
     FireDocument {
-        plan_index: fire.plan_index,
+        plan_index: fire.plan_index as u64,
         stage: &fire.stage,
         sensor_id: &fire.sensor_id,
         severity: fire.severity.as_str(),
@@ -211,49 +213,94 @@ fn fire_document(fire: &GateFire) -> FireDocument<'_> {
     }
 }
 
-// The gate report's document, one struct per object, its keys in the order they are written
-// (the order `src/schema` describes); an absent value is `null`, except a core stage's
-// `plugin`, which is left out (D50: a report of core stages is what it was). A sensor, a skip,
-// a dead binding, a budget and a never-fired binding's cause are the report's own values,
-// whose fields are declared in that order.
+// The gate report's document, one struct per object, its keys in the order they are written;
+// an absent value is `null`, except a core stage's `plugin`, which is left out (D50: a report
+// of core stages is what it was). A sensor, a skip, a dead binding, a budget and a never-fired
+// binding's cause are the report's own values, whose fields are declared in that order. The
+// field doc comments are the descriptions of `aidlc schema gate-report` (`json_schema.rs`
+// describes what the report's own values and the closed sets are).
 
-#[derive(Debug, Serialize)]
-struct GateDocument<'a> {
+/// The report of one `aidlc gate check --format json` run.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(title = "aidlc gate check report", deny_unknown_fields)]
+pub struct GateDocument<'a> {
+    /// The version of this document's shape; it changes when a key changes meaning or goes
+    /// away (new keys may appear within a version).
+    #[schemars(with = "schema::SchemaVersion")]
     schema_version: u64,
+    /// The program that wrote the report.
     tool: ToolDocument,
+    /// The intent records checked (their folder names).
     intents: &'a [String],
+    /// The whole run's plan, which every shard of it shares (`aidlc gate merge` joins only
+    /// shards of one plan).
     plan: PlanDocument<'a>,
+    /// The share of the work this run did with `--shard K/N`; null for the whole run.
     shard: Option<ShardDocument>,
+    /// The project folder relative to the repository root (empty when they are the same).
     project_path: &'a str,
+    /// Whether the run wrote audit rows and detail files (false with `--no-record`).
     recorded: bool,
-    /// The counts as SARIF's property bag writes them too (one writer, `counts.rs`).
+    /// The denominator: what ran on what, and what did not and why.
     counts: CountsDocument<'a>,
+    /// The run's wall-clock time in milliseconds.
     duration_ms: f64,
+    /// What the manifest of each sensor the report names says, by sensor id.
+    #[schemars(with = "BTreeMap<String, schema::SensorInfo>")]
     sensors: &'a BTreeMap<String, SensorInfo>,
+    /// Every sensor fired on every deliverable, in plan order.
     fires: Vec<FireDocument<'a>>,
+    /// Every binding that did not fire somewhere it might have, with why.
+    #[schemars(with = "Vec<schema::Skip>")]
     skips: &'a [GateSkip],
+    /// Bindings whose glob can never match the outputs their stage declares.
+    #[schemars(with = "Vec<schema::DeadBinding>")]
     dead_bindings: &'a [DeadBinding],
+    /// Blocking bindings that fired on no deliverable of a stage the workflow has reached;
+    /// each counts as a blocking non-evaluation.
     unfired_bindings: Vec<UnfiredDocument<'a>>,
+    /// Why the run evaluated nothing (it then exits 2 unless `--allow-empty`); null when
+    /// something was evaluated.
     nothing_checked: Option<NothingCheckedDocument>,
-    /// Left out when the write hook saw every deliverable (or never ran on this machine).
+    /// The active stage's deliverables changed after the write hook last ran on the machine
+    /// that ran the check (a notice, never a failure); left out when there are none.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<schema::UnseenWrites>")]
     unseen_writes: Option<&'a UnseenWritesNotice>,
 }
 
-#[derive(Debug, Serialize)]
+/// The program that wrote the report.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Tool", deny_unknown_fields)]
 struct ToolDocument {
+    /// Always `aidlc`.
+    #[schemars(with = "schema::ToolName")]
     name: &'static str,
+    /// Its version.
     version: &'static str,
 }
 
-#[derive(Debug, Serialize)]
+/// The identity of a run's plan.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Plan", deny_unknown_fields)]
 struct PlanDocument<'a> {
+    /// BLAKE3 (hex) of everything that decides the plan: the intents, the selection, every
+    /// planned unit in order, and the skips, dead and never-fired bindings.
     id: &'a str,
-    size: usize,
+    /// The number of fires of the whole plan (all shards together).
+    size: u64,
+    /// The `--fire-on` selection.
+    #[schemars(with = "schema::FireOnName")]
     fire_on: &'static str,
+    /// The `--stage` selection (every stage of the graph when empty).
     stages: &'a [String],
-    bindings_selected: usize,
-    bindings_not_selected: usize,
+    /// Bindings the selection took.
+    bindings_selected: u64,
+    /// Bindings the selection left out.
+    bindings_not_selected: u64,
+    /// Whether the Sensors switch was off, and where: `{"environment": true}` or
+    /// `{"state": [intents]}`; null when it was on.
+    #[schemars(with = "Option<schema::SensorsOff>")]
     sensors_off: Option<SensorsOffDocument<'a>>,
 }
 
@@ -265,52 +312,101 @@ enum SensorsOffDocument<'a> {
     State { state: &'a [String] },
 }
 
-#[derive(Debug, Serialize)]
+/// `--shard K/N`.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Shard", deny_unknown_fields)]
 struct ShardDocument {
+    /// K, from 1.
     index: u64,
+    /// N.
     count: u64,
 }
 
-#[derive(Debug, Serialize)]
+/// One sensor fired on one deliverable.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "Fire", deny_unknown_fields)]
 struct FireDocument<'a> {
-    plan_index: usize,
+    /// The fire's position in the whole plan (all shards), from 0.
+    plan_index: u64,
+    /// The stage's slug.
     stage: &'a str,
+    /// The sensor's id.
     sensor_id: &'a str,
+    /// The binding's severity.
+    #[schemars(with = "Severity")]
     severity: &'static str,
+    /// The file fired on, project-relative with `/` separators.
     deliverable: &'a str,
+    /// How the fire ended; only `passed` passed.
+    #[schemars(with = "schema::ResultName")]
     result: &'static str,
+    /// Why a `not-evaluated` fire evaluated nothing (`tool-unavailable`, `script-error: …`,
+    /// `artifact-changed`, a budget override); null otherwise.
     note: Option<String>,
+    /// The cap and the time observed, for a fire stopped at its budget; null otherwise.
+    #[schemars(with = "Option<schema::Budget>")]
     budget: Option<Budget>,
+    /// The findings the sensor counted (0 unless failed).
     findings_count: u64,
+    /// The detail file of a failure, project-relative; null when passed or with `--no-record`.
     detail_path: Option<&'a str>,
+    /// The audit fire id (8 hex digits); null with `--no-record`.
     fire_id: Option<&'a str>,
+    /// How long the fire took, in milliseconds.
     duration_ms: f64,
+    /// The last lines the worker wrote on stderr; null when it wrote nothing.
     stderr_tail: Option<&'a str>,
+    /// Every finding the sensor reported, each with its own message and location.
+    #[schemars(with = "Vec<schema::Finding>")]
     findings: &'a [Finding],
+    /// The plugin of the stage that fired it (the graph node's `plugin`); absent on a core
+    /// stage's fire.
     #[serde(skip_serializing_if = "Option::is_none")]
     plugin: Option<&'a str>,
 }
 
-#[derive(Debug, Serialize)]
+/// A blocking binding that fired on nothing in a stage the workflow has reached.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "UnfiredBinding", deny_unknown_fields)]
 struct UnfiredDocument<'a> {
+    /// The stage's slug.
     stage: &'a str,
+    /// The sensor's id.
     sensor_id: &'a str,
+    /// The intent record's folder name.
     intent: &'a str,
+    /// Always `blocking`: only blocking bindings are reported as never fired.
+    #[schemars(with = "schema::BlockingOnly")]
     severity: &'static str,
+    /// Always `not-evaluated`.
+    #[schemars(with = "schema::NotEvaluatedOnly")]
     result: &'static str,
+    /// Always `never-fired`.
+    #[schemars(with = "schema::NeverFiredOnly")]
     note: &'static str,
+    /// The sensor's `matches` glob; null when it has none.
     pattern: Option<&'a str>,
+    /// The stage's declared output file names.
     declared_outputs: &'a [String],
+    /// The manifest's path as the graph recorded it.
     manifest_path: &'a str,
+    /// Why it fired on nothing, for machines.
+    #[schemars(with = "schema::UnfiredCause")]
     cause: &'a UnfiredCause,
+    /// The sentence every format shows: what did not happen and why.
     message: String,
+    /// The plugin of the stage (the graph node's `plugin`); absent on a core stage's binding.
     #[serde(skip_serializing_if = "Option::is_none")]
     plugin: Option<&'a str>,
 }
 
-#[derive(Debug, Serialize)]
+/// Why a run evaluated nothing.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "NothingChecked", deny_unknown_fields)]
 struct NothingCheckedDocument {
+    /// Why, in a sentence.
     reason: String,
+    /// What to do about it.
     help: String,
 }
 

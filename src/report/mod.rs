@@ -48,6 +48,7 @@ pub mod github;
 mod gitlab;
 pub mod human;
 pub mod json;
+pub mod json_schema;
 mod junit;
 #[cfg(test)]
 mod merge_tests;

@@ -5,16 +5,16 @@
 //! The manifest and stage schemas are derived from the parser's own types
 //! ([`SensorManifest`], [`StageDefinition`]), whose field doc comments are the descriptions
 //! and whose allowed values are the parser's constants (see `syntax::field_schema`); the
-//! gate-report schema from [`gate_report::GateReportDocument`], which describes what
-//! `gate check --format json` prints. Pure: each function returns the schema as a value.
-
-pub mod gate_report;
+//! gate-report schema from the document `gate check --format json` prints ([`GateDocument`],
+//! with `report::json_schema`'s mirrors of the report's own values). Pure: each function
+//! returns the schema as a value.
 
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, Schema};
 
 use crate::compile::syntax::manifest::SensorManifest;
 use crate::compile::syntax::stage::StageDefinition;
+use crate::report::json::GateDocument;
 
 /// The documents `aidlc schema` describes.
 //
@@ -31,7 +31,7 @@ pub fn schema_of(kind: SchemaKind) -> Schema {
     match kind {
         SchemaKind::Manifest => root_schema::<SensorManifest>(),
         SchemaKind::Stage => root_schema::<StageDefinition>(),
-        SchemaKind::GateReport => root_schema::<gate_report::GateReportDocument>(),
+        SchemaKind::GateReport => root_schema::<GateDocument<'static>>(),
     }
 }
 

@@ -1,0 +1,280 @@
+//! The JSON Schema of the gate report's JSON document (`aidlc schema gate-report`), for the
+//! `JsonSchema` derives on the document's own types in `json.rs`: the doc comments of their
+//! fields are the schema's descriptions.
+//!
+//! Here are only what those types cannot say themselves: the report's own values the document
+//! embeds as they serialise (a sensor, a skip, a dead binding, a finding, a budget, a
+//! never-fired binding's cause, the unseen writes), described by mirror types that deny unknown
+//! keys, and the closed sets (results, skip reasons, severities, the format version), read from
+//! the gate's own values rather than spelled again. The tests validate the renderer's snapshot
+//! of the report with every case against the schema, so a key a mirror misses fails them.
+
+use std::borrow::Cow;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use strum::VariantArray as _;
+
+use crate::compile::syntax::field_schema::inline_schema;
+
+use crate::protocol::selection::Severity;
+use crate::runtime::gate::report::{FireOnFilter, NEVER_FIRED, Outcome, SkipReason};
+use crate::runtime::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
+
+/// Where the Sensors switch was off.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct SensorsOff {
+    /// `AIDLC_DISABLE_SENSORS=1`.
+    pub environment: Option<bool>,
+    /// The intents whose state file turned sensors off.
+    pub state: Option<Vec<String>>,
+}
+
+/// What a sensor's manifest says.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct SensorInfo {
+    /// The manifest's `description`; null when the manifest could not be read.
+    pub description: Option<String>,
+    /// The manifest's path as the graph recorded it.
+    pub manifest_path: Option<String>,
+}
+
+/// A fire stopped at its budget.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Budget {
+    /// The cap, in seconds.
+    pub cap_seconds: u64,
+    /// The time observed, in whole seconds rounded up.
+    pub observed_seconds: u64,
+}
+
+/// One finding, anchored to its file.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Finding {
+    /// Project-relative, `/` separators.
+    pub file: String,
+    /// 1-based line, when the sensor knows it.
+    pub line: Option<u64>,
+    /// 1-based column, when the sensor knows it.
+    pub column: Option<u64>,
+    /// The rule id (an eslint rule, `missing-heading`, `unreferenced-artifact`, …).
+    pub rule: Option<String>,
+    /// What is wrong.
+    pub message: String,
+    /// 1-based last line, when the finding spans lines.
+    pub end_line: Option<u64>,
+    /// 1-based last column, when the sensor knows it.
+    pub end_column: Option<u64>,
+    /// How to fix it, when the sensor knows.
+    pub help: Option<String>,
+}
+
+/// A binding that did not fire somewhere it might have.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct Skip {
+    /// The stage's slug.
+    pub stage: String,
+    /// The sensor's id.
+    pub sensor_id: String,
+    /// The deliverable, project-relative; null when the skip concerns the whole stage.
+    pub deliverable: Option<String>,
+    /// Why it did not fire.
+    #[schemars(with = "SkipReasonKey")]
+    pub reason: String,
+}
+
+/// A binding whose glob can never match the stage's declared outputs.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct DeadBinding {
+    /// The stage's slug.
+    pub stage: String,
+    /// The sensor's id.
+    pub sensor_id: String,
+    /// The sensor's `matches` glob.
+    pub pattern: String,
+}
+
+/// Why a blocking binding fired on nothing: `{"kind": "no-deliverable"}`,
+/// `{"kind": "no-glob-match", "deliverables": n}`, `{"kind": "only-markers"}` or
+/// `{"kind": "not-regular-files", "described": [...]}`.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct UnfiredCause {
+    /// Which cause.
+    #[schemars(with = "UnfiredKind")]
+    pub kind: String,
+    /// With `no-glob-match`: how many deliverables the glob matched none of.
+    pub deliverables: Option<u64>,
+    /// With `not-regular-files`: each path and what it is.
+    pub described: Option<Vec<String>>,
+}
+
+/// Deliverables the write hook never saw.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct UnseenWrites {
+    /// The active stage.
+    pub stage: String,
+    /// The deliverables, project-relative.
+    pub files: Vec<String>,
+    /// Which files, since when, and the two fixes, in a sentence.
+    pub message: String,
+}
+
+pub struct SchemaVersion;
+inline_schema!(
+    SchemaVersion,
+    json_schema!({ "const": JSON_SCHEMA_VERSION })
+);
+
+pub struct ToolName;
+inline_schema!(ToolName, json_schema!({ "const": "aidlc" }));
+
+pub struct FireOnName;
+inline_schema!(FireOnName, {
+    let names =
+        [FireOnFilter::Gate, FireOnFilter::Write, FireOnFilter::All].map(FireOnFilter::name);
+    json_schema!({ "enum": names })
+});
+
+pub struct UnfiredKind;
+inline_schema!(
+    UnfiredKind,
+    json_schema!({
+        "enum": ["no-deliverable", "no-glob-match", "only-markers", "not-regular-files"]
+    })
+);
+
+pub struct ResultName;
+inline_schema!(
+    ResultName,
+    json_schema!({
+        "enum": Outcome::VARIANTS.iter().map(|outcome| outcome.as_str()).collect::<Vec<_>>()
+    })
+);
+
+pub struct SkipReasonKey;
+inline_schema!(
+    SkipReasonKey,
+    json_schema!({
+        "enum": SkipReason::VARIANTS.iter().map(skip_reason_key).collect::<Vec<_>>()
+    })
+);
+
+pub struct SkippedByReason;
+inline_schema!(SkippedByReason, {
+    let keys: Vec<&str> = SkipReason::VARIANTS.iter().map(skip_reason_key).collect();
+    let properties: serde_json::Map<String, serde_json::Value> = keys
+        .iter()
+        .map(|key| {
+            (
+                (*key).to_owned(),
+                serde_json::json!({ "type": "integer", "minimum": 0 }),
+            )
+        })
+        .collect();
+    json_schema!({
+        "type": "object",
+        "properties": properties,
+        "required": keys,
+        "additionalProperties": false
+    })
+});
+
+pub struct BlockingOnly;
+inline_schema!(
+    BlockingOnly,
+    json_schema!({ "const": Severity::Blocking.as_str() })
+);
+
+pub struct NotEvaluatedOnly;
+inline_schema!(
+    NotEvaluatedOnly,
+    json_schema!({ "const": Outcome::NotEvaluated.as_str() })
+);
+
+pub struct NeverFiredOnly;
+inline_schema!(NeverFiredOnly, json_schema!({ "const": NEVER_FIRED }));
+
+#[cfg(test)]
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a test reads back the files it wrote, whole"
+)]
+mod tests {
+    use serde_json::Value;
+
+    use crate::schema::{SchemaKind, schema_of};
+
+    fn validator() -> jsonschema::Validator {
+        jsonschema::draft202012::new(&schema_of(SchemaKind::GateReport).to_value())
+            .expect("a valid schema")
+    }
+
+    /// The JSON body of an insta snapshot file (after its `---` header).
+    fn snapshot_body(relative: &str) -> Value {
+        let path = format!("{}/{relative}", env!("CARGO_MANIFEST_DIR"));
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        let body = text.splitn(3, "---\n").nth(2).expect("an insta header");
+        serde_json::from_str(body).expect("a JSON snapshot")
+    }
+
+    /// The renderer's snapshot of the report with every case (every result, skip reason, a
+    /// dead and an unfired binding, a shard) is valid: the schema says what the renderer writes.
+    #[test]
+    fn the_json_renderers_snapshot_of_every_case_validates() {
+        let document = snapshot_body("src/report/snapshots/aidlc__report__json__tests__json.snap");
+        let errors: Vec<String> = validator()
+            .iter_errors(&document)
+            .map(|error| format!("{error} at {}", error.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{errors:#?}");
+        for key in ["fires", "skips", "dead_bindings", "unfired_bindings"] {
+            assert!(
+                document[key]
+                    .as_array()
+                    .is_some_and(|items| !items.is_empty()),
+                "the snapshot lost its {key}: the test would prove less"
+            );
+        }
+    }
+
+    #[test]
+    fn a_key_the_schema_does_not_know_or_a_wrong_value_is_refused() {
+        let document = snapshot_body("src/report/snapshots/aidlc__report__json__tests__json.snap");
+        let mutated = |what: &'static str, mutate: &dyn Fn(&mut Value)| {
+            let mut copy = document.clone();
+            mutate(&mut copy);
+            (what, copy)
+        };
+        let cases = [
+            mutated("an extra top-level key", &|d| {
+                d["extra"] = Value::Bool(true);
+            }),
+            mutated("an extra fire key", &|d| {
+                d["fires"][0]["extra"] = Value::Null;
+            }),
+            mutated("an unknown result", &|d| {
+                d["fires"][0]["result"] = "green".into();
+            }),
+            mutated("an unknown skip reason", &|d| {
+                d["skips"][0]["reason"] = "bored".into();
+            }),
+            mutated("another version", &|d| {
+                d["schema_version"] = 99.into();
+            }),
+            mutated("a missing count", &|d| {
+                d["counts"].as_object_mut().unwrap().remove("passed");
+            }),
+        ];
+        let validator = validator();
+        for (what, case) in cases {
+            assert!(!validator.is_valid(&case), "{what} was accepted");
+        }
+    }
+}
