@@ -91,14 +91,17 @@ pub(super) fn entry_in_order<K: PartialEq, V: Default>(
     &mut entries[index].1
 }
 
+/// How many skips each reason has, in `SkipReason::VARIANTS` order, 0 included.
+fn skips_by_reason(skips: &[GateSkip]) -> impl Iterator<Item = (&'static SkipReason, usize)> {
+    SkipReason::VARIANTS.iter().map(|reason| {
+        let count = skips.iter().filter(|skip| skip.reason == *reason).count();
+        (reason, count)
+    })
+}
+
 /// How many skips each reason has; reasons without a skip are left out.
 pub(super) fn skip_reason_counts(skips: &[GateSkip]) -> Vec<(&'static SkipReason, usize)> {
-    SkipReason::VARIANTS
-        .iter()
-        .map(|reason| {
-            let count = skips.iter().filter(|skip| skip.reason == *reason).count();
-            (reason, count)
-        })
+    skips_by_reason(skips)
         .filter(|(_, count)| *count > 0)
         .collect()
 }
@@ -186,8 +189,5 @@ fn skips_by_every_reason<S: Serializer>(
     skips: &&[GateSkip],
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
-    serializer.collect_map(SkipReason::VARIANTS.iter().map(|reason| {
-        let count = skips.iter().filter(|skip| skip.reason == *reason).count();
-        (reason, count)
-    }))
+    serializer.collect_map(skips_by_reason(skips))
 }
