@@ -15,7 +15,6 @@ use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use strum::VariantArray as _;
 
 use crate::compile::syntax::field_schema::inline_schema;
-
 use crate::protocol::selection::Severity;
 use crate::runtime::gate::report::{FireOnFilter, NEVER_FIRED, Outcome, SkipReason};
 use crate::runtime::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
