@@ -13,6 +13,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use camino::Utf8Path;
+use serde::Serialize;
 
 use crate::leaves::diagnostics::{Diagnostic, Severity};
 use crate::report::source::{SourceLookup, line_column};
@@ -56,18 +57,32 @@ impl From<BindingSeverity> for Level {
     }
 }
 
-/// A 1-based place in a file: a line and, where known, a column and an end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A 1-based place in a file: a line and, where known, a column and an end. It serialises as
+/// a SARIF `region`, an unknown value left out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Region {
+    #[serde(rename = "startLine")]
     pub line: u64,
+    #[serde(rename = "startColumn", skip_serializing_if = "Option::is_none")]
     pub column: Option<u64>,
     /// Only with a line at or after `line`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_line: Option<u64>,
     /// Only with an end line.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub end_column: Option<u64>,
 }
 
 impl Region {
+    /// The first line of a file, all of it: where SARIF places a result whose line is not known.
+    pub const FIRST_LINE: Self = Self {
+        line: 1,
+        column: None,
+        end_line: None,
+        end_column: None,
+    };
+
     /// A region from positions as a sensor reports them: a line of 0 is no line, a column of 0
     /// no column, and an end is kept only when it is a real position at or after the start.
     pub fn of_reported(

@@ -148,7 +148,7 @@ fn location(repository_file: &Utf8Path, region: Option<Region>) -> Location {
                 uri: relative_uri_reference(repository_file),
                 uri_base_id: SRCROOT,
             },
-            region: region.into(),
+            region: region.unwrap_or(Region::FIRST_LINE),
         },
     }
 }

@@ -175,7 +175,8 @@ pub(super) struct Location {
 #[serde(rename_all = "camelCase")]
 pub(super) struct PhysicalLocation {
     pub artifact_location: ArtifactLocation,
-    pub region: SarifRegion,
+    /// Line 1 when none is known (GitHub places a result by its region).
+    pub region: Region,
 }
 
 #[derive(Debug, Serialize)]
@@ -183,38 +184,6 @@ pub(super) struct PhysicalLocation {
 pub(super) struct ArtifactLocation {
     pub uri: String,
     pub uri_base_id: &'static str,
-}
-
-/// A region: line 1 when none is known (GitHub places a result by its region).
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct SarifRegion {
-    pub start_line: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub start_column: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_line: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub end_column: Option<u64>,
-}
-
-impl From<Option<Region>> for SarifRegion {
-    fn from(region: Option<Region>) -> Self {
-        match region {
-            Some(region) => Self {
-                start_line: region.line,
-                start_column: region.column,
-                end_line: region.end_line,
-                end_column: region.end_column,
-            },
-            None => Self {
-                start_line: 1,
-                start_column: None,
-                end_line: None,
-                end_column: None,
-            },
-        }
-    }
 }
 
 /// The gate check's one invocation: whether everything was evaluated, and its notifications.
