@@ -337,12 +337,9 @@ impl ReportOutput<'_> {
 /// `<server>/<owner>/<repo>/blob/<sha>/` inside GitHub Actions, where a rule's manifest can be
 /// read at the commit checked.
 fn github_blob_base(env: EnvReader<'_>) -> Option<String> {
-    let set = |name: &str| env(name).filter(|value| !value.is_empty());
-    let (server, repository, sha) = (
-        set("GITHUB_SERVER_URL")?,
-        set("GITHUB_REPOSITORY")?,
-        set("GITHUB_SHA")?,
-    );
+    let server = env("GITHUB_SERVER_URL").filter(|value| !value.is_empty())?;
+    let repository = env("GITHUB_REPOSITORY").filter(|value| !value.is_empty())?;
+    let sha = env("GITHUB_SHA").filter(|value| !value.is_empty())?;
     Some(format!(
         "{}/{repository}/blob/{sha}/",
         server.trim_end_matches('/')
