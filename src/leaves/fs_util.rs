@@ -132,6 +132,16 @@ pub fn write_output_file(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
     }
 }
 
+/// Append `bytes` to a file outside any project that a CI runner names (`$GITHUB_STEP_SUMMARY`),
+/// creating it when it is not there.
+pub fn append_to_file(path: &Utf8Path, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)?
+        .write_all(bytes)
+}
+
 /// Where [`write_output_file`] writes, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum OutputTarget {

@@ -4,7 +4,7 @@
 //! It takes inputs the CLI has already resolved (the workspace, the live registry, the graph's
 //! nodes, the request) and returns values: it prints nothing, reads no argument and decides no
 //! exit status. `gate::command` calls [`intent_records`] and [`plan_check`] after the
-//! refusals; `cli::gate` calls [`PlannedCheck::run`] with its progress line, and prints.
+//! refusals, then [`PlannedCheck::run`] with the CLI's progress line.
 //!
 //! Invariants (D4):
 //! - a record whose Sensors switch is off (`AIDLC_DISABLE_SENSORS=1`, or `- **Sensors**: off`
@@ -36,7 +36,7 @@ use crate::runtime::gate::report::{
 };
 use crate::runtime::workspace::{self, Workspace};
 
-/// What one `aidlc gate check` is asked to do, once the CLI has resolved its arguments.
+/// What one `aidlc gate check` is asked to do, once its arguments are resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckRequest {
     /// Only these stages; every stage of the graph when empty.

@@ -24,7 +24,7 @@
 //!   and detail paths.
 //!
 //! This file reads text it is given and returns values ([`check_shards_against_the_project`]
-//! makes the project's plan again for each shard); the CLI reads the files and prints.
+//! makes the project's plan again for each shard); `gate::command` reads the files.
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -4,8 +4,9 @@
 //!
 //! - [`check`]: `aidlc gate check` as one computation: the records, their combined plan with
 //!   the Sensors switch applied, the run, and the report;
-//! - [`command`]: `aidlc gate check` and `aidlc gate merge` as decisions: the refusals, the
-//!   notes, and the exit status with the notices that explain it, as values the CLI prints;
+//! - [`command`]: `aidlc gate check` and `aidlc gate merge`, one call each: the refusals, the
+//!   run, the report files and step summary written, and the exit status with the notices that
+//!   explain it, as values the CLI prints;
 //! - [`disabled_stages`]: the refusal of a stage the plugin selection disabled, and the note
 //!   of a check over every stage that skips them (D49);
 //! - [`deliverables`]: the declared outputs of a stage that exist on disk, canonicalised and

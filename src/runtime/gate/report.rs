@@ -664,3 +664,64 @@ impl GateReport {
         })
     }
 }
+
+/// The formats of `aidlc gate check --format` (and `--report FORMAT=PATH`), one file each in
+/// `crate::report`, whose `render` is handed to `gate::command` (the formats read this module).
+//
+// The variants carry no doc comments on purpose: clap would show them as the values' help and
+// change `--help`; each format's file documents it.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum, strum::IntoStaticStr,
+)]
+#[strum(serialize_all = "lowercase")]
+pub enum ReportFormat {
+    Human,
+    Json,
+    Github,
+    Sarif,
+    Junit,
+    Gitlab,
+}
+
+impl ReportFormat {
+    /// Every format, in the order of `--help`: what tests iterate, so that a new variant is
+    /// tested by every test that renders "each format" without a list to update.
+    pub fn all() -> &'static [ReportFormat] {
+        <ReportFormat as clap::ValueEnum>::value_variants()
+    }
+
+    /// The value as typed on the command line.
+    pub fn name(self) -> &'static str {
+        self.into()
+    }
+}
+
+/// What a renderer may need besides the report, decided at the edge.
+#[derive(Debug, Clone, Default)]
+pub struct RenderSettings {
+    /// ANSI colours in the human format (the CLI decides from `--color` and the terminal).
+    pub color: bool,
+    /// The texts of the files the findings point into, for the human format's snippets; a file
+    /// missing here is pointed at without a snippet.
+    pub sources: BTreeMap<Utf8PathBuf, std::sync::Arc<str>>,
+    /// The repository root as a `file://` URI, for SARIF's `%SRCROOT%`; left out when unknown.
+    pub repository_root_uri: Option<String>,
+    /// What a repository-relative path is appended to for a link (SARIF's `helpUri`).
+    pub help_base_uri: Option<String>,
+    /// Where the whole report can be read (the step summary, a `--report` file), for the
+    /// notice the github format gives when it holds annotations back.
+    pub full_report: Option<String>,
+    /// `--strict`: advisory findings fail the run too (`JUnit` counts them as failures).
+    pub strict: bool,
+    /// The project folder as seen from the working folder (empty when they are the same): the
+    /// human format puts it before the paths it shows, so that they open from where the user is.
+    pub path_prefix: Utf8PathBuf,
+}
+
+/// A report in one format: the text for stdout, and the Markdown a CI step summary gets
+/// (`$GITHUB_STEP_SUMMARY`; only the github format has one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RenderedReport {
+    pub stdout: String,
+    pub step_summary: Option<String>,
+}

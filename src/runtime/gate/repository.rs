@@ -4,7 +4,7 @@
 //!
 //! The root is `GITHUB_WORKSPACE` when it is set and holds the project, else the git work tree
 //! that holds the project (the nearest ancestor with a `.git` folder or file, as worktrees and
-//! submodules have), else the project folder itself. The CLI reads the variable and hands it in.
+//! submodules have), else the project folder itself. `gate::command` reads the variable and hands it in.
 //!
 //! Invariant: a path is only ever made longer by the prefix; a root that does not hold the
 //! project is never used.

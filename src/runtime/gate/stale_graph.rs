@@ -33,15 +33,6 @@ use crate::compile::up_to_date::{self, Stale};
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::english::plural;
 
-/// How the graph was proved current.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GraphProof {
-    /// The last compile's record: nothing it read or wrote has changed.
-    Recorded,
-    /// The sources, compiled in memory, give the graph's bytes (or the same JSON value).
-    Recompiled,
-}
-
 /// Why the graph on disk is not the graph its sources compile to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StaleGraph {
@@ -263,11 +254,12 @@ fn stage_list(stages: &[&str]) -> String {
     }
 }
 
-/// Prove the graph at `layout` current, or say why it is stale. A graph that cannot be read
+/// Prove the graph at `layout` current (by the last compile's record, else by compiling the
+/// sources in memory), or say why it is stale. A graph that cannot be read
 /// counts as stale (drifted, every stage added).
-pub fn check_graph_against_sources(layout: &Layout) -> Result<GraphProof, StaleGraph> {
+pub fn check_graph_against_sources(layout: &Layout) -> Result<(), StaleGraph> {
     let Err(since) = up_to_date::check(layout, up_to_date::CheckMode::ReadOnly) else {
-        return Ok(GraphProof::Recorded);
+        return Ok(());
     };
     let mut db = CompilerDatabase::default();
     let (_inputs, outcome) = compile::load_and_compile_once(&mut db, layout);
@@ -292,7 +284,7 @@ pub fn check_graph_against_sources(layout: &Layout) -> Result<GraphProof, StaleG
     )
     .unwrap_or_default();
     if on_disk == *outcome.stage_graph || same_json(&on_disk, &outcome.stage_graph) {
-        return Ok(GraphProof::Recompiled);
+        return Ok(());
     }
     Err(StaleGraph {
         graph,
