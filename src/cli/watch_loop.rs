@@ -22,6 +22,7 @@ use crate::compile::watch::{OutputsState, Rebuild, WatchEvent, WatchRequest, wat
 use crate::leaves::english::plural;
 use crate::plugin::PluginError;
 use crate::plugin::recompose::{Recomposition, UnwatchedPlugin};
+use crate::plugin::watch_follow::{FollowEvent, FollowedPlugins};
 use crate::protocol::graph_format::GraphFormat;
 
 pub fn run(
@@ -51,10 +52,25 @@ pub fn run(
         debounce: Duration::from_millis(debounce_ms),
         env: &env_var,
     };
+    let mut report_plugins = |event: FollowEvent<'_>| match event {
+        FollowEvent::Unreadable(why) => report_unreadable_lock(why, printer),
+        FollowEvent::NotWatched(plugin) => report_unwatched(plugin, printer),
+        FollowEvent::Recomposed(recomposition) => report_recomposition(recomposition, printer),
+    };
+    let mut plugins = FollowedPlugins::new(&mut report_plugins);
     // A reader that closed stdout (`… --format json | head -n 3`) has had what it wanted.
-    let outcome = watch(&request, crate::cli::printer::stdout_closed, &mut |event| {
-        report(&event, &project_dir, args, printer);
-    });
+    let outcome = watch(
+        &request,
+        &mut plugins,
+        crate::cli::printer::stdout_closed,
+        &mut |event| match event {
+            WatchEvent::Began { compiled } => {
+                report_watching(&project_dir, compiled, args, printer);
+            }
+            WatchEvent::Rebuilt { layout, rebuild } => report_rebuild(layout, rebuild, printer),
+            WatchEvent::WatcherError(error) => report_watcher_error(error, printer),
+        },
+    );
     if let Err(error) = outcome {
         return error_line(printer, &error, None);
     }
@@ -67,17 +83,6 @@ pub fn run(
         "stopped watching",
     );
     ExitStatus::Interrupted
-}
-
-fn report(event: &WatchEvent<'_>, project_dir: &Utf8Path, args: &ProjectArgs, printer: &Printer) {
-    match event {
-        WatchEvent::Began { compiled } => report_watching(project_dir, *compiled, args, printer),
-        WatchEvent::Rebuilt { layout, rebuild } => report_rebuild(layout, rebuild, printer),
-        WatchEvent::WatcherError(error) => report_watcher_error(error, printer),
-        WatchEvent::PluginsUnreadable(why) => report_unreadable_lock(why, printer),
-        WatchEvent::PluginNotWatched(plugin) => report_unwatched(plugin, printer),
-        WatchEvent::Recomposed(recomposition) => report_recomposition(recomposition, printer),
-    }
 }
 
 /// An event of the watch: its JSON object on stdout in the JSON format, else `line` on stderr.

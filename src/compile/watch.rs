@@ -11,7 +11,7 @@
 //!   session wrote, so a rebuild gives exactly the bytes a one-shot `aidlc compile` would;
 //! - the outputs on disk are only ever the result of an error-free compile;
 //! - nothing here prints: the caller renders each [`WatchEvent`] [`watch`] hands it;
-//! - a composed plugin's folder is watched too ([`crate::plugin::recompose`], D53), and a change there is
+//! - a composed plugin's folder is watched too ([`PluginFolders`], D53), and a change there is
 //!   composed into the install by `aidlc plugin sync`'s own code before the compile; the
 //!   database never reads a plugin's tree, only the install files the sync wrote.
 
@@ -28,10 +28,6 @@ use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::{self, InputChanges, Layout, ProjectInputs, Reread};
 use crate::compile::{self, CompileOutcome, WriteSummary};
 use crate::harness::Harness;
-use crate::leaves::english::plural;
-use crate::plugin::PluginError;
-use crate::plugin::recompose::{self, ComposedSources, Recomposition, UnwatchedPlugin};
-use crate::plugin::tree::FromDisk;
 use crate::protocol::graph_format::GraphFormat;
 
 /// What the watcher threads tell the loop.
@@ -383,12 +379,28 @@ pub enum WatchEvent<'a> {
     },
     /// The watcher met a problem; every input is re-read on the next change.
     WatcherError(&'a str),
-    /// The lock file cannot say which plugins to watch (said once per distinct reason).
-    PluginsUnreadable(&'a str),
-    /// A composed git plugin the watch does not follow (said once).
-    PluginNotWatched(&'a UnwatchedPlugin),
-    /// A composed plugin changed and was composed into the install (or refused) first.
-    Recomposed(&'a Recomposition),
+}
+
+/// The composed plugins of the install (D53), of which the compile half knows nothing: the
+/// watch asks for their folders each time it arms, and has the ones a batch touched composed
+/// into the install before it rebuilds. `plugin::watch_follow::FollowedPlugins` is the one
+/// implementation, and reports what it does itself.
+pub trait PluginFolders {
+    /// The folders of the plugins `layout`'s install composes (none without a layout).
+    fn roots(&mut self, layout: Option<&Layout>) -> Vec<Utf8PathBuf>;
+
+    /// Compose into the install the plugins whose folders `paths` touch (every plugin after
+    /// `rescan`): the absolute paths the composition wrote, for the rebuild to re-read.
+    fn recompose_touched(
+        &mut self,
+        layout: &Layout,
+        paths: &HashSet<Utf8PathBuf>,
+        rescan: bool,
+    ) -> HashSet<Utf8PathBuf>;
+
+    /// Compose the plugins that changed at their source before the watch began (D55), so the
+    /// first compile is of the plugins as they are.
+    fn recompose_changed_before_the_watch(&mut self, layout: &Layout);
 }
 
 /// What the watch of one project is asked to do.
@@ -403,12 +415,13 @@ pub struct WatchRequest<'a> {
 }
 
 /// Watch the project until Ctrl-C (or until `reader_gone` says so, checked before each wait):
-/// compile once, then after each batch of changes recompose the composed plugins it touched
-/// (D53) and rebuild, re-arm the watcher, and on the way out record the last compile's
-/// fingerprint. Each step is handed to `report` as it happens. `Err` when the watch cannot
-/// start (the interrupt handler or the watcher).
+/// compile once, then after each batch of changes have `plugins` recompose the composed plugins
+/// it touched (D53) and rebuild, re-arm the watcher, and on the way out record the last
+/// compile's fingerprint. Each step is handed to `report` as it happens. `Err` when the watch
+/// cannot start (the interrupt handler or the watcher).
 pub fn watch(
     request: &WatchRequest<'_>,
+    plugins: &mut dyn PluginFolders,
     reader_gone: impl Fn() -> bool,
     report: &mut dyn FnMut(WatchEvent<'_>),
 ) -> Result<(), String> {
@@ -422,11 +435,9 @@ pub fn watch(
         .map_err(|error| format!("cannot watch files: {error}"))?;
     let mut watching = Watching {
         request,
+        plugins,
         report,
         watcher,
-        sources: ComposedSources::default(),
-        unreadable_lock: None,
-        reported_unwatched: Vec::new(),
     };
     let mut session = watching.start_session();
     (watching.report)(WatchEvent::Began {
@@ -490,17 +501,12 @@ impl Batch {
     }
 }
 
-/// The watcher, and the composed plugins it follows as of the last arming (D53).
+/// The loop's state between batches: what it watches, and whom it tells.
 struct Watching<'r, 'e> {
     request: &'r WatchRequest<'r>,
+    plugins: &'e mut dyn PluginFolders,
     report: &'e mut dyn FnMut(WatchEvent<'_>),
     watcher: FolderWatcher,
-    sources: ComposedSources,
-    /// Why the lock file could not say which plugins to watch, as last reported (so a lock
-    /// that stays unreadable is reported once, not after every change).
-    unreadable_lock: Option<String>,
-    /// The git plugins last reported as not watched.
-    reported_unwatched: Vec<UnwatchedPlugin>,
 }
 
 impl Watching<'_, '_> {
@@ -515,7 +521,8 @@ impl Watching<'_, '_> {
         let layout = Layout::new(project_dir, harness, self.request.env)
             .with_graph_format(self.request.graph_format);
         self.arm(Some(&layout));
-        self.recompose_what_changed_before_the_watch(&layout);
+        // The folders are already watched: an edit from here on is a change of its own.
+        self.plugins.recompose_changed_before_the_watch(&layout);
         let (session, rebuild) = WatchSession::start(layout);
         self.report_rebuild(session.layout(), &rebuild);
         Some(session)
@@ -526,12 +533,10 @@ impl Watching<'_, '_> {
         // A composed plugin changed: compose it into the install first (D53), then re-read
         // what the sync wrote with the batch, so the compile below sees the new composition
         // and the watcher's events for the sync's own writes find nothing new.
-        let touched = self.sources.touched_by(&paths, batch.rescan);
-        if !touched.is_empty() {
-            let recomposition = recompose::recompose(session.layout(), touched);
-            (self.report)(WatchEvent::Recomposed(&recomposition));
-            paths.extend(recomposition.install_paths(session.layout()));
-        }
+        let written = self
+            .plugins
+            .recompose_touched(session.layout(), &paths, batch.rescan);
+        paths.extend(written);
         let reread = if batch.rescan {
             Reread::Everything
         } else {
@@ -553,80 +558,15 @@ impl Watching<'_, '_> {
         (self.report)(WatchEvent::Rebuilt { layout, rebuild });
     }
 
-    /// A composed path plugin that changed at its source before the watch began (D55) is
-    /// recomposed first, as a change during the watch would be (D53), so the first compile is
-    /// of the plugins as they are. The folders are already watched: an edit from here on is a
-    /// change of its own. A lock file that cannot be read was said by `arm`.
-    fn recompose_what_changed_before_the_watch(&mut self, layout: &Layout) {
-        let Ok(check) = crate::plugin::operations::changed_sources(layout, &FromDisk) else {
-            return;
-        };
-        if check.changed.is_empty() {
-            return;
-        }
-        let names = check
-            .changed
-            .into_iter()
-            .map(|plugin| plugin.name)
-            .collect();
-        (self.report)(WatchEvent::Recomposed(&recompose::recompose(layout, names)));
-    }
-
     /// Watch the folders `layout` reads and the folders of the plugins its lock file records;
     /// true when a folder was newly added.
     fn arm(&mut self, layout: Option<&Layout>) -> bool {
-        self.sources = layout.map_or_else(ComposedSources::default, |layout| {
-            self.read_composed_sources(layout)
-        });
-        if self.sources.unwatched != self.reported_unwatched {
-            for plugin in &self.sources.unwatched {
-                if !self.reported_unwatched.contains(plugin) {
-                    (self.report)(WatchEvent::PluginNotWatched(plugin));
-                }
-            }
-            self.reported_unwatched.clone_from(&self.sources.unwatched);
-        }
-        let roots = watch_roots(self.request.project_dir, layout, &self.sources.roots());
+        let plugin_roots = self.plugins.roots(layout);
+        let roots = watch_roots(self.request.project_dir, layout, &plugin_roots);
         let (added, problems) = self.watcher.watch_exactly(&roots);
         for problem in problems {
             (self.report)(WatchEvent::WatcherError(&problem));
         }
         added
     }
-
-    /// The lock file's plugins; none, said once, when it cannot be read (the next `plugin sync`
-    /// refuses it the same way).
-    fn read_composed_sources(&mut self, layout: &Layout) -> ComposedSources {
-        match ComposedSources::read(layout) {
-            Ok(sources) => {
-                self.unreadable_lock = None;
-                sources
-            }
-            Err(error) => {
-                let why = plugin_error_text(&error);
-                if self.unreadable_lock.as_deref() != Some(why.as_str()) {
-                    (self.report)(WatchEvent::PluginsUnreadable(&why));
-                    self.unreadable_lock = Some(why);
-                }
-                ComposedSources::default()
-            }
-        }
-    }
-}
-
-/// A plugin error in one line: its problems' headlines.
-fn plugin_error_text(error: &PluginError) -> String {
-    if let PluginError::CompileFailed { diagnostics, .. } = error {
-        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-        return format!(
-            "the composed install does not compile ({errors} error{})",
-            plural(errors)
-        );
-    }
-    let headlines: Vec<String> = error
-        .problems()
-        .iter()
-        .map(|problem| problem.headline())
-        .collect();
-    headlines.join("; ")
 }
