@@ -1,4 +1,4 @@
-//! `aidlc compile --watch`: the loop that waits for file events and reports each rebuild.
+//! `aidlc compile --watch`: starts [`watch`] and prints each event it hands back.
 //!
 //! Human format: diagnostics on stderr, then one status line per rebuild. JSON format: one
 //! event object per line on stdout (`watching`, `waiting`, `rebuild`, `watcher-error`,
@@ -8,8 +8,6 @@
 //! it; the install is as it was), then the rebuild; `plugins-unreadable` and
 //! `plugin-not-watched` say which plugins the watch cannot follow.
 
-use std::collections::HashSet;
-use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -19,61 +17,13 @@ use crate::cli::ExitStatus;
 use crate::cli::args::{Format, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
-use crate::compile::discover::{self, InputChanges, Layout, Reread};
-use crate::compile::watch::{
-    FolderWatcher, OutputsState, Rebuild, WatchMessage, WatchSession, watch_roots,
-};
+use crate::compile::discover::{self, InputChanges, Layout};
+use crate::compile::watch::{OutputsState, Rebuild, WatchEvent, WatchRequest, watch};
 use crate::leaves::english::plural;
 use crate::plugin::PluginError;
-use crate::plugin::recompose::{self, ComposedSources, Recomposition, UnwatchedPlugin};
-use crate::plugin::tree::FromDisk;
+use crate::plugin::recompose::{Recomposition, UnwatchedPlugin};
+use crate::plugin::watch_follow::{FollowEvent, FollowedPlugins};
 use crate::protocol::graph_format::GraphFormat;
-
-/// The watcher, and the composed plugins it follows as of the last arming (D53).
-struct Watching {
-    watcher: FolderWatcher,
-    sources: ComposedSources,
-    /// Why the lock file could not say which plugins to watch, as last reported (so a lock
-    /// that stays unreadable is reported once, not after every change).
-    unreadable_lock: Option<String>,
-    /// The git plugins last reported as not watched.
-    reported_unwatched: Vec<UnwatchedPlugin>,
-}
-
-/// Everything that arrived while the previous rebuild ran, merged.
-#[derive(Default)]
-struct Batch {
-    paths: HashSet<Utf8PathBuf>,
-    rescan: bool,
-    errors: Vec<String>,
-    interrupted: bool,
-}
-
-impl Batch {
-    fn absorb(&mut self, message: WatchMessage) {
-        match message {
-            WatchMessage::Changed { paths, rescan } => {
-                self.paths.extend(paths);
-                self.rescan |= rescan;
-            }
-            WatchMessage::WatcherError(error) => {
-                self.errors.push(error);
-                self.rescan = true;
-            }
-            WatchMessage::Interrupted => self.interrupted = true,
-        }
-    }
-
-    /// Block for one message, then take whatever else is already queued.
-    fn collect(receiver: &Receiver<WatchMessage>) -> Option<Self> {
-        let mut batch = Self::default();
-        batch.absorb(receiver.recv().ok()?);
-        while let Ok(message) = receiver.try_recv() {
-            batch.absorb(message);
-        }
-        Some(batch)
-    }
-}
 
 pub fn run(
     args: &ProjectArgs,
@@ -95,74 +45,34 @@ pub fn run(
             );
         }
     };
-    let (sender, receiver) = mpsc::channel();
-    if let Err(error) = crate::leaves::interrupt::install() {
-        return error_line(printer, &error.to_string(), None);
-    }
-    let interrupt = sender.clone();
-    crate::leaves::interrupt::on_interrupt(move || {
-        let _ = interrupt.send(WatchMessage::Interrupted);
-    });
-    let mut watching = match FolderWatcher::start(Duration::from_millis(debounce_ms), sender) {
-        Ok(watcher) => Watching {
-            watcher,
-            sources: ComposedSources::default(),
-            unreadable_lock: None,
-            reported_unwatched: Vec::new(),
-        },
-        Err(error) => {
-            return error_line(printer, &format!("cannot watch files: {error}"), None);
-        }
+    let request = WatchRequest {
+        project_dir: &project_dir,
+        harness: args.harness,
+        graph_format,
+        debounce: Duration::from_millis(debounce_ms),
+        env: &env_var,
     };
-    let mut session = start_session(&mut watching, &project_dir, args, graph_format, printer);
-    report_watching(&project_dir, session.is_some(), args, printer);
+    let mut report_plugins = |event: FollowEvent<'_>| match event {
+        FollowEvent::Unreadable(why) => report_unreadable_lock(why, printer),
+        FollowEvent::NotWatched(plugin) => report_unwatched(plugin, printer),
+        FollowEvent::Recomposed(recomposition) => report_recomposition(recomposition, printer),
+    };
+    let mut plugins = FollowedPlugins::new(&mut report_plugins);
     // A reader that closed stdout (`… --format json | head -n 3`) has had what it wanted.
-    while !crate::cli::printer::stdout_closed()
-        && let Some(batch) = Batch::collect(&receiver)
-    {
-        for error in &batch.errors {
-            report_watcher_error(error, printer);
-        }
-        if batch.interrupted {
-            break;
-        }
-        let Some(active) = &mut session else {
-            session = start_session(&mut watching, &project_dir, args, graph_format, printer);
-            continue;
-        };
-        let mut paths = batch.paths;
-        // A composed plugin changed: compose it into the install first (D53), then re-read
-        // what the sync wrote with the batch, so the compile below sees the new composition
-        // and the watcher's events for the sync's own writes find nothing new.
-        let touched = watching.sources.touched_by(&paths, batch.rescan);
-        if !touched.is_empty() {
-            let recomposition = recompose::recompose(active.layout(), touched);
-            report_recomposition(&recomposition, printer);
-            paths.extend(recomposition.install_paths(active.layout()));
-        }
-        let reread = if batch.rescan {
-            Reread::Everything
-        } else {
-            Reread::Paths(&paths)
-        };
-        if let Some(rebuild) = active.rebuild(reread) {
-            report_rebuild(active.layout(), &rebuild, printer);
-        }
-        // A folder that appeared gets its own watch only now: anything written into it before
-        // that is found by re-reading everything once.
-        if arm(&mut watching, &project_dir, Some(active.layout()), printer)
-            && let Some(rebuild) = active.rebuild(Reread::Everything)
-        {
-            report_rebuild(active.layout(), &rebuild, printer);
-        }
-    }
-    if let Some(session) = &session
-        && let Err(error) = session.record_fingerprint()
-    {
-        report_watcher_error(
-            &format!("could not record the last compile: {error}"),
-            printer,
-        );
+    let outcome = watch(
+        &request,
+        &mut plugins,
+        crate::cli::printer::stdout_closed,
+        &mut |event| match event {
+            WatchEvent::Began { compiled } => {
+                report_watching(&project_dir, compiled, args, printer);
+            }
+            WatchEvent::Rebuilt { layout, rebuild } => report_rebuild(layout, rebuild, printer),
+            WatchEvent::WatcherError(error) => report_watcher_error(error, printer),
+        },
+    );
+    if let Err(error) = outcome {
+        return error_line(printer, &error, None);
     }
     if crate::cli::printer::stdout_closed() {
         return ExitStatus::Success;
@@ -173,115 +83,6 @@ pub fn run(
         "stopped watching",
     );
     ExitStatus::Interrupted
-}
-
-/// Compile once if the project has a harness folder yet; `None` while it has none. The
-/// folders are watched before anything is read, so no write can fall between the two.
-fn start_session(
-    watching: &mut Watching,
-    project_dir: &Utf8Path,
-    args: &ProjectArgs,
-    graph_format: Option<GraphFormat>,
-    printer: &Printer,
-) -> Option<WatchSession> {
-    let Ok(harness) = crate::harness::pick_harness(project_dir, args.harness) else {
-        arm(watching, project_dir, None, printer);
-        return None;
-    };
-    let layout = Layout::new(project_dir, harness, &env_var).with_graph_format(graph_format);
-    arm(watching, project_dir, Some(&layout), printer);
-    recompose_what_changed_before_the_watch(&layout, printer);
-    let (session, rebuild) = WatchSession::start(layout);
-    report_rebuild(session.layout(), &rebuild, printer);
-    Some(session)
-}
-
-/// A composed path plugin that changed at its source before the watch began (D55) is
-/// recomposed first, as a change during the watch would be (D53), so the first compile is
-/// of the plugins as they are. The folders are already watched: an edit from here on is a
-/// change of its own. A lock file that cannot be read was said by `arm`.
-fn recompose_what_changed_before_the_watch(layout: &Layout, printer: &Printer) {
-    let Ok(check) = crate::plugin::operations::changed_sources(layout, &FromDisk) else {
-        return;
-    };
-    if check.changed.is_empty() {
-        return;
-    }
-    let names = check
-        .changed
-        .into_iter()
-        .map(|plugin| plugin.name)
-        .collect();
-    report_recomposition(&recompose::recompose(layout, names), printer);
-}
-
-/// Watch the folders `layout` reads and the folders of the plugins its lock file records;
-/// true when a folder was newly added.
-fn arm(
-    watching: &mut Watching,
-    project_dir: &Utf8Path,
-    layout: Option<&Layout>,
-    printer: &Printer,
-) -> bool {
-    watching.sources = layout.map_or_else(ComposedSources::default, |layout| {
-        read_composed_sources(watching, layout, printer)
-    });
-    if watching.sources.unwatched != watching.reported_unwatched {
-        for plugin in &watching.sources.unwatched {
-            if !watching.reported_unwatched.contains(plugin) {
-                report_unwatched(plugin, printer);
-            }
-        }
-        watching
-            .reported_unwatched
-            .clone_from(&watching.sources.unwatched);
-    }
-    let roots = watch_roots(project_dir, layout, &watching.sources.roots());
-    let (added, problems) = watching.watcher.watch_exactly(&roots);
-    for problem in problems {
-        report_watcher_error(&problem, printer);
-    }
-    added
-}
-
-/// The lock file's plugins; none, said once, when it cannot be read (the next `plugin sync`
-/// refuses it the same way).
-fn read_composed_sources(
-    watching: &mut Watching,
-    layout: &Layout,
-    printer: &Printer,
-) -> ComposedSources {
-    match ComposedSources::read(layout) {
-        Ok(sources) => {
-            watching.unreadable_lock = None;
-            sources
-        }
-        Err(error) => {
-            let why = plugin_error_text(&error);
-            if watching.unreadable_lock.as_deref() != Some(why.as_str()) {
-                report_unreadable_lock(&why, printer);
-                watching.unreadable_lock = Some(why);
-            }
-            ComposedSources::default()
-        }
-    }
-}
-
-/// A plugin error in one line: its problems' headlines.
-fn plugin_error_text(error: &PluginError) -> String {
-    if let PluginError::CompileFailed { diagnostics, .. } = error {
-        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-        return format!(
-            "the composed install does not compile ({errors} error{})",
-            plural(errors)
-        );
-    }
-    let headlines: Vec<String> = error
-        .problems()
-        .iter()
-        .map(|problem| problem.headline())
-        .collect();
-    headlines.join("; ")
 }
 
 /// An event of the watch: its JSON object on stdout in the JSON format, else `line` on stderr.

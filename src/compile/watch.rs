@@ -10,14 +10,14 @@
 //! - the database always mirrors the disk as of the last refresh, including the outputs this
 //!   session wrote, so a rebuild gives exactly the bytes a one-shot `aidlc compile` would;
 //! - the outputs on disk are only ever the result of an error-free compile;
-//! - nothing here prints: the caller renders each [`Rebuild`];
-//! - a composed plugin's folder is watched too ([`crate::plugin::recompose`], D53), and a change there is
+//! - nothing here prints: the caller renders each [`WatchEvent`] [`watch`] hands it;
+//! - a composed plugin's folder is watched too ([`PluginFolders`], D53), and a change there is
 //!   composed into the install by `aidlc plugin sync`'s own code before the compile; the
 //!   database never reads a plugin's tree, only the install files the sync wrote.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{self, Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -27,6 +27,8 @@ use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, ne
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::{self, InputChanges, Layout, ProjectInputs, Reread};
 use crate::compile::{self, CompileOutcome, WriteSummary};
+use crate::harness::Harness;
+use crate::protocol::graph_format::GraphFormat;
 
 /// What the watcher threads tell the loop.
 #[derive(Debug)]
@@ -360,5 +362,211 @@ fn message_of(result: DebounceEventResult) -> WatchMessage {
                 .collect::<Vec<_>>()
                 .join("; "),
         ),
+    }
+}
+
+/// What the watch loop tells its caller, in order; the caller renders each and prints nothing
+/// else between them.
+#[derive(Debug)]
+pub enum WatchEvent<'a> {
+    /// The watch began: `compiled` when a harness folder was found (and compiled), else the
+    /// loop waits for one to appear.
+    Began { compiled: bool },
+    /// A compile of the session.
+    Rebuilt {
+        layout: &'a Layout,
+        rebuild: &'a Rebuild,
+    },
+    /// The watcher met a problem; every input is re-read on the next change.
+    WatcherError(&'a str),
+}
+
+/// The composed plugins of the install (D53), of which the compile half knows nothing: the
+/// watch asks for their folders each time it arms, and has the ones a batch touched composed
+/// into the install before it rebuilds. `plugin::watch_follow::FollowedPlugins` is the one
+/// implementation, and reports what it does itself.
+pub trait PluginFolders {
+    /// The folders of the plugins `layout`'s install composes (none without a layout).
+    fn roots(&mut self, layout: Option<&Layout>) -> Vec<Utf8PathBuf>;
+
+    /// Compose into the install the plugins whose folders `paths` touch (every plugin after
+    /// `rescan`): the absolute paths the composition wrote, for the rebuild to re-read.
+    fn recompose_touched(
+        &mut self,
+        layout: &Layout,
+        paths: &HashSet<Utf8PathBuf>,
+        rescan: bool,
+    ) -> HashSet<Utf8PathBuf>;
+
+    /// Compose the plugins that changed at their source before the watch began (D55), so the
+    /// first compile is of the plugins as they are.
+    fn recompose_changed_before_the_watch(&mut self, layout: &Layout);
+}
+
+/// What the watch of one project is asked to do.
+pub struct WatchRequest<'a> {
+    pub project_dir: &'a Utf8Path,
+    /// The harness asked for; `None` lets the first harness folder found decide.
+    pub harness: Option<Harness>,
+    pub graph_format: Option<GraphFormat>,
+    pub debounce: Duration,
+    /// The environment, for the folders `Layout::new` lets it override.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+}
+
+/// Watch the project until Ctrl-C (or until `reader_gone` says so, checked before each wait):
+/// compile once, then after each batch of changes have `plugins` recompose the composed plugins
+/// it touched (D53) and rebuild, re-arm the watcher, and on the way out record the last
+/// compile's fingerprint. Each step is handed to `report` as it happens. `Err` when the watch
+/// cannot start (the interrupt handler or the watcher).
+pub fn watch(
+    request: &WatchRequest<'_>,
+    plugins: &mut dyn PluginFolders,
+    reader_gone: impl Fn() -> bool,
+    report: &mut dyn FnMut(WatchEvent<'_>),
+) -> Result<(), String> {
+    let (sender, receiver) = mpsc::channel();
+    crate::leaves::interrupt::install().map_err(|error| error.to_string())?;
+    let interrupt = sender.clone();
+    crate::leaves::interrupt::on_interrupt(move || {
+        let _ = interrupt.send(WatchMessage::Interrupted);
+    });
+    let watcher = FolderWatcher::start(request.debounce, sender)
+        .map_err(|error| format!("cannot watch files: {error}"))?;
+    let mut watching = Watching {
+        request,
+        plugins,
+        report,
+        watcher,
+    };
+    let mut session = watching.start_session();
+    (watching.report)(WatchEvent::Began {
+        compiled: session.is_some(),
+    });
+    while !reader_gone()
+        && let Some(batch) = Batch::collect(&receiver)
+    {
+        for error in &batch.errors {
+            (watching.report)(WatchEvent::WatcherError(error));
+        }
+        if batch.interrupted {
+            break;
+        }
+        match &mut session {
+            Some(active) => watching.rebuild(active, batch),
+            None => session = watching.start_session(),
+        }
+    }
+    if let Some(session) = &session
+        && let Err(error) = session.record_fingerprint()
+    {
+        let error = format!("could not record the last compile: {error}");
+        (watching.report)(WatchEvent::WatcherError(&error));
+    }
+    Ok(())
+}
+
+/// Everything that arrived while the previous rebuild ran, merged.
+#[derive(Default)]
+struct Batch {
+    paths: HashSet<Utf8PathBuf>,
+    rescan: bool,
+    errors: Vec<String>,
+    interrupted: bool,
+}
+
+impl Batch {
+    fn absorb(&mut self, message: WatchMessage) {
+        match message {
+            WatchMessage::Changed { paths, rescan } => {
+                self.paths.extend(paths);
+                self.rescan |= rescan;
+            }
+            WatchMessage::WatcherError(error) => {
+                self.errors.push(error);
+                self.rescan = true;
+            }
+            WatchMessage::Interrupted => self.interrupted = true,
+        }
+    }
+
+    /// Block for one message, then take whatever else is already queued.
+    fn collect(receiver: &Receiver<WatchMessage>) -> Option<Self> {
+        let mut batch = Self::default();
+        batch.absorb(receiver.recv().ok()?);
+        while let Ok(message) = receiver.try_recv() {
+            batch.absorb(message);
+        }
+        Some(batch)
+    }
+}
+
+/// The loop's state between batches: what it watches, and whom it tells.
+struct Watching<'r, 'e> {
+    request: &'r WatchRequest<'r>,
+    plugins: &'e mut dyn PluginFolders,
+    report: &'e mut dyn FnMut(WatchEvent<'_>),
+    watcher: FolderWatcher,
+}
+
+impl Watching<'_, '_> {
+    /// Compile once if the project has a harness folder yet; `None` while it has none. The
+    /// folders are watched before anything is read, so no write can fall between the two.
+    fn start_session(&mut self) -> Option<WatchSession> {
+        let project_dir = self.request.project_dir;
+        let Ok(harness) = crate::harness::pick_harness(project_dir, self.request.harness) else {
+            self.arm(None);
+            return None;
+        };
+        let layout = Layout::new(project_dir, harness, self.request.env)
+            .with_graph_format(self.request.graph_format);
+        self.arm(Some(&layout));
+        // The folders are already watched: an edit from here on is a change of its own.
+        self.plugins.recompose_changed_before_the_watch(&layout);
+        let (session, rebuild) = WatchSession::start(layout);
+        self.report_rebuild(session.layout(), &rebuild);
+        Some(session)
+    }
+
+    fn rebuild(&mut self, session: &mut WatchSession, batch: Batch) {
+        let mut paths = batch.paths;
+        // A composed plugin changed: compose it into the install first (D53), then re-read
+        // what the sync wrote with the batch, so the compile below sees the new composition
+        // and the watcher's events for the sync's own writes find nothing new.
+        let written = self
+            .plugins
+            .recompose_touched(session.layout(), &paths, batch.rescan);
+        paths.extend(written);
+        let reread = if batch.rescan {
+            Reread::Everything
+        } else {
+            Reread::Paths(&paths)
+        };
+        if let Some(rebuild) = session.rebuild(reread) {
+            self.report_rebuild(session.layout(), &rebuild);
+        }
+        // A folder that appeared gets its own watch only now: anything written into it before
+        // that is found by re-reading everything once.
+        if self.arm(Some(session.layout()))
+            && let Some(rebuild) = session.rebuild(Reread::Everything)
+        {
+            self.report_rebuild(session.layout(), &rebuild);
+        }
+    }
+
+    fn report_rebuild(&mut self, layout: &Layout, rebuild: &Rebuild) {
+        (self.report)(WatchEvent::Rebuilt { layout, rebuild });
+    }
+
+    /// Watch the folders `layout` reads and the folders of the plugins its lock file records;
+    /// true when a folder was newly added.
+    fn arm(&mut self, layout: Option<&Layout>) -> bool {
+        let plugin_roots = self.plugins.roots(layout);
+        let roots = watch_roots(self.request.project_dir, layout, &plugin_roots);
+        let (added, problems) = self.watcher.watch_exactly(&roots);
+        for problem in problems {
+            (self.report)(WatchEvent::WatcherError(&problem));
+        }
+        added
     }
 }

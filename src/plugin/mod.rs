@@ -50,6 +50,7 @@ pub mod sync_record;
 pub mod tree;
 pub mod tree_db;
 pub mod tree_source;
+pub mod watch_follow;
 
 use std::ops::Range;
 

@@ -132,16 +132,10 @@ pub fn init_project(
         source,
     })?;
     let mut report = InitReport::default();
-    for file in DEFAULT_FRAMEWORK.iter() {
-        install_file(
-            project_dir,
-            file.project_path(harness),
-            file.contents.as_bytes(),
-            force,
-            &mut report,
-        )?;
-    }
-    for (relative, contents) in harness_own_files(harness) {
+    let embedded = DEFAULT_FRAMEWORK
+        .iter()
+        .map(|file| (file.project_path(harness), file.contents));
+    for (relative, contents) in embedded.chain(harness_own_files(harness)) {
         install_file(
             project_dir,
             relative,

@@ -36,6 +36,33 @@ impl FrontmatterMap {
         let start = self.yaml_span.start.saturating_sub(4);
         start..start + 3
     }
+
+    /// A `missing required field` error for each of `fields` that has no value: at its key when
+    /// the key is written with no value, else at the opening fence. The help is `add `<field>:`
+    /// with a value` followed by `help_tail`.
+    pub fn missing_required<'f>(
+        &self,
+        fields: impl IntoIterator<Item = &'f str>,
+        file: &Utf8Path,
+        help_tail: &str,
+    ) -> Vec<Diagnostic> {
+        fields
+            .into_iter()
+            .filter(|field| self.value(field).is_none())
+            .map(|field| {
+                let span = self
+                    .get(field)
+                    .map_or_else(|| self.missing_span(), |entry| entry.key.span.clone());
+                Diagnostic::error(
+                    Code::MissingRequiredField,
+                    format!("missing required field: {field}"),
+                )
+                .in_file(file)
+                .at(span)
+                .with_help(format!("add `{field}:` with a value{help_tail}"))
+            })
+            .collect()
+    }
 }
 
 /// Which top-level keys the checkers look up, for the test that every key a parser reads is in

@@ -180,20 +180,10 @@ struct ManifestChecker<'a> {
 
 impl ManifestChecker<'_> {
     fn check(&mut self, filename_id: &str) -> Option<SensorManifest> {
-        for field in REQUIRED_FIELDS {
-            if self.map.value(field).is_none() {
-                let span = self
-                    .map
-                    .get(field)
-                    .map_or_else(|| self.map.missing_span(), |entry| entry.key.span.clone());
-                self.push(
-                    Code::MissingRequiredField,
-                    format!("missing required field: {field}"),
-                    span,
-                    format!("add `{field}:` with a value to the frontmatter"),
-                );
-            }
-        }
+        let missing = self
+            .map
+            .missing_required(REQUIRED_FIELDS, self.file, " to the frontmatter");
+        self.diagnostics.extend(missing);
         let id = self.id(filename_id);
         let kind = self.kind();
         let command = self.non_empty_string("command");

@@ -270,20 +270,9 @@ impl StageChecker<'_> {
 
     fn check(&mut self) -> Option<StageDefinition> {
         self.check_keys();
-        for field in REQUIRED_SCALARS.iter().chain(["outputs"].iter()) {
-            if self.map.value(field).is_none() {
-                let span = self
-                    .map
-                    .get(field)
-                    .map_or_else(|| self.map.missing_span(), |entry| entry.key.span.clone());
-                self.error(
-                    Code::MissingRequiredField,
-                    format!("missing required field: {field}"),
-                    span,
-                    format!("add `{field}:` with a value"),
-                );
-            }
-        }
+        let required = REQUIRED_SCALARS.into_iter().chain(["outputs"]);
+        let missing = self.map.missing_required(required, self.file, "");
+        self.diagnostics.extend(missing);
         let slug = self.kebab_scalar("slug");
         let number_hint = self.number_hint();
         let name = self.string("name").map(|located| located.value);
