@@ -41,8 +41,6 @@
 //! Code names its file tools' inputs); any other event is one the guard cannot read.
 
 mod command_effects;
-#[cfg(test)]
-mod human_only_spellings_tests;
 mod protected_places;
 mod shell_words;
 
@@ -701,6 +699,9 @@ pub fn unreadable_output_for(harness: Option<Harness>, reason: &str) -> GuardOut
     }
     output
 }
+
+#[cfg(test)]
+mod human_only_spellings_tests;
 
 #[cfg(test)]
 mod tests {

@@ -50,8 +50,6 @@ pub mod human;
 pub mod json;
 pub mod json_schema;
 mod junit;
-#[cfg(test)]
-mod merge_tests;
 mod messages;
 pub mod problem;
 pub mod sarif;
@@ -108,6 +106,9 @@ pub fn render(
         ReportFormat::Gitlab => RenderedReport::stdout_only(render_gitlab(report)),
     }
 }
+
+#[cfg(test)]
+mod merge_tests;
 
 #[cfg(test)]
 /// The reports the renderers' tests share: one with every case a format must show, and a

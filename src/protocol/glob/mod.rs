@@ -13,9 +13,6 @@
 
 mod segments;
 
-#[cfg(test)]
-mod differential_tests;
-
 use std::sync::OnceLock;
 
 use camino::Utf8Path;
@@ -121,6 +118,9 @@ pub fn match_candidate(project_dir: &Utf8Path, path: &Utf8Path) -> String {
         _ => path,
     }
 }
+
+#[cfg(test)]
+mod differential_tests;
 
 #[cfg(test)]
 mod tests {
