@@ -359,3 +359,86 @@ fn the_import_reader_skips_test_items_and_finds_cycles() {
     let acyclic = BTreeMap::from([edge("a", "b"), edge("b", "c")]);
     assert!(cycles(&acyclic).is_empty());
 }
+
+/// The words that start an item at a file's top level (rustfmt indents everything nested).
+const ITEM_STARTS: [&str; 13] = [
+    "pub ",
+    "pub(",
+    "fn ",
+    "impl",
+    "struct ",
+    "enum ",
+    "const ",
+    "static ",
+    "use ",
+    "mod ",
+    "type ",
+    "trait ",
+    "macro_rules!",
+];
+
+/// The top-level items at or after a file's first `#[cfg(test)]` line that are not under a
+/// `#[cfg(test)]` attribute (walking up over other attributes, multi-line ones included, and doc comments).
+fn shipped_items_after_the_tests(text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(first_test) = lines
+        .iter()
+        .position(|line| line.trim_start().starts_with("#[cfg(test)]"))
+    else {
+        return Vec::new();
+    };
+    let mut shipped = Vec::new();
+    for (index, line) in lines.iter().enumerate().skip(first_test) {
+        if !ITEM_STARTS.iter().any(|start| line.starts_with(start)) {
+            continue;
+        }
+        let under_test = lines[first_test..index]
+            .iter()
+            .rev()
+            .take_while(|above| {
+                // An attribute, a doc comment, or the inner lines of a multi-line attribute.
+                above.starts_with("#[")
+                    || above.starts_with("///")
+                    || above.starts_with(' ')
+                    || above.starts_with(")]")
+            })
+            .any(|above| above.starts_with("#[cfg(test)]"));
+        if !under_test {
+            shipped.push(format!("line {}: `{line}`", index + 1));
+        }
+    }
+    shipped
+}
+
+/// Every file's unit tests come last: from its first `#[cfg(test)]` line on it holds only
+/// test items, so "lines outside unit tests" (everything before that line) is all that ships.
+#[test]
+fn no_shipped_code_follows_a_files_first_test_item() {
+    let root = source_root();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let mut offenders = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("read a source file");
+        for item in shipped_items_after_the_tests(&text) {
+            offenders.push(format!(
+                "{}: {item}",
+                file.strip_prefix(&root).unwrap_or(&file)
+            ));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "shipped items after the file's first #[cfg(test)] item (declare test modules at the end):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn an_item_after_a_test_module_declaration_is_found() {
+    let text = "fn shipped() {}\n\n#[cfg(test)]\nmod tests_file;\n\n/// Doc.\npub fn hidden() {}\n\n#[cfg(test)]\n#[expect(x)]\nmod tests {\n    fn inner() {}\n}\n";
+    assert_eq!(
+        shipped_items_after_the_tests(text),
+        vec!["line 7: `pub fn hidden() {}`".to_owned()]
+    );
+}

@@ -17,8 +17,7 @@ pub struct FrontmatterMap {
 
 impl FrontmatterMap {
     pub fn get(&self, key: &str) -> Option<&Entry> {
-        #[cfg(test)]
-        key_log::note(key);
+        note_key_read(key);
         self.entries
             .iter()
             .find(|entry| entry.key.as_scalar() == Some(key))
@@ -63,39 +62,6 @@ impl FrontmatterMap {
             })
             .collect()
     }
-}
-
-/// Which top-level keys the checkers look up, for the test that every key a parser reads is in
-/// its JSON Schema (`schema`'s tests): the parser's reads are the truth the schema must cover.
-#[cfg(test)]
-mod key_log {
-    use std::cell::RefCell;
-    use std::collections::BTreeSet;
-
-    thread_local! {
-        static KEYS: RefCell<Option<BTreeSet<String>>> = const { RefCell::new(None) };
-    }
-
-    pub(super) fn note(key: &str) {
-        KEYS.with(|keys| {
-            if let Some(keys) = keys.borrow_mut().as_mut() {
-                keys.insert(key.to_owned());
-            }
-        });
-    }
-
-    pub fn record<R>(run: impl FnOnce() -> R) -> (BTreeSet<String>, R) {
-        KEYS.with(|keys| *keys.borrow_mut() = Some(BTreeSet::new()));
-        let result = run();
-        let read = KEYS.with(|keys| keys.borrow_mut().take().unwrap_or_default());
-        (read, result)
-    }
-}
-
-/// The top-level keys looked up while `run` parsed a document on this thread, and its result.
-#[cfg(test)]
-pub fn keys_read<R>(run: impl FnOnce() -> R) -> (std::collections::BTreeSet<String>, R) {
-    key_log::record(run)
 }
 
 /// What kind of document is being read, for the wording of "missing frontmatter".
@@ -288,4 +254,46 @@ pub fn scalar_string(node: &Node) -> Option<&str> {
         NodeKind::Scalar { text, .. } if !node.is_null() => Some(text.as_str()),
         _ => None,
     }
+}
+
+/// Unit tests record the keys `get` looks up (`keys_read`); a shipped build records nothing.
+#[cfg(not(test))]
+fn note_key_read(_key: &str) {}
+
+#[cfg(test)]
+fn note_key_read(key: &str) {
+    key_log::note(key);
+}
+
+/// Which top-level keys the checkers look up, for the test that every key a parser reads is in
+/// its JSON Schema (`schema`'s tests): the parser's reads are the truth the schema must cover.
+#[cfg(test)]
+mod key_log {
+    use std::cell::RefCell;
+    use std::collections::BTreeSet;
+
+    thread_local! {
+        static KEYS: RefCell<Option<BTreeSet<String>>> = const { RefCell::new(None) };
+    }
+
+    pub(super) fn note(key: &str) {
+        KEYS.with(|keys| {
+            if let Some(keys) = keys.borrow_mut().as_mut() {
+                keys.insert(key.to_owned());
+            }
+        });
+    }
+
+    pub fn record<R>(run: impl FnOnce() -> R) -> (BTreeSet<String>, R) {
+        KEYS.with(|keys| *keys.borrow_mut() = Some(BTreeSet::new()));
+        let result = run();
+        let read = KEYS.with(|keys| keys.borrow_mut().take().unwrap_or_default());
+        (read, result)
+    }
+}
+
+/// The top-level keys looked up while `run` parsed a document on this thread, and its result.
+#[cfg(test)]
+pub fn keys_read<R>(run: impl FnOnce() -> R) -> (std::collections::BTreeSet<String>, R) {
+    key_log::record(run)
 }

@@ -39,14 +39,6 @@ pub struct SimpleCommand {
     pub here_documents: Vec<String>,
 }
 
-#[cfg(test)]
-impl SimpleCommand {
-    /// The words' texts.
-    pub fn texts(&self) -> Vec<&str> {
-        self.words.iter().map(|word| word.text.as_str()).collect()
-    }
-}
-
 /// One word after quote removal.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Word {
@@ -840,6 +832,14 @@ impl WordBuilder {
     fn finish(mut self) -> Vec<Word> {
         self.end_field();
         self.fields
+    }
+}
+
+#[cfg(test)]
+impl SimpleCommand {
+    /// The words' texts.
+    pub fn texts(&self) -> Vec<&str> {
+        self.words.iter().map(|word| word.text.as_str()).collect()
     }
 }
 
