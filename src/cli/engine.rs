@@ -15,12 +15,10 @@ use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_layout, resolve_workspace, resolve_workspace_near,
     usable_registry, working_folder,
 };
-use crate::compile::discover::{Layout, lexically_normal};
+use crate::compile::discover::lexically_normal;
 use crate::harness::{self, Harness, payload};
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
-use crate::runtime::dispatch::fire::{
-    FireContext, FireRefusal, FireRequest, prepare_fire, run_fire,
-};
+use crate::runtime::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
 use crate::runtime::dispatch::hook;
 use crate::runtime::dispatch::hook_workspace::HookPlace;
 use crate::runtime::dispatch::registry::LiveRegistry;
@@ -60,12 +58,12 @@ pub fn run(args: &EngineArgs) -> CommandResult {
 }
 
 /// The live registry, or its errors printed (list and describe exit 1 on them).
-fn registry_or_errors(layout: &Layout, printer: &Printer) -> Result<LiveRegistry, ExitStatus> {
-    usable_registry(layout, printer).ok_or(ExitStatus::Failure)
+fn live_registry(project: &ProjectArgs, printer: &Printer) -> Result<LiveRegistry, ExitStatus> {
+    usable_registry(&resolve_layout(project, printer)?, printer).ok_or(ExitStatus::Failure)
 }
 
 fn list(project: &ProjectArgs, printer: &Printer) -> CommandResult {
-    let registry = registry_or_errors(&resolve_layout(project, printer)?, printer)?;
+    let registry = live_registry(project, printer)?;
     for (id, sensor) in &registry.sensors {
         printer.out(&format!(
             "{id}\t{}\t{}",
@@ -76,7 +74,7 @@ fn list(project: &ProjectArgs, printer: &Printer) -> CommandResult {
 }
 
 fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
-    let registry = registry_or_errors(&resolve_layout(&args.project, printer)?, printer)?;
+    let registry = live_registry(&args.project, printer)?;
     let Some(sensor) = registry.sensors.get(&args.id) else {
         return Err(error_line(
             printer,
@@ -116,17 +114,13 @@ fn fire(args: &FireArgs, printer: &Printer) -> CommandResult {
             Ok(ExitStatus::Success)
         }
         Err(refusal) => {
-            print_refusal(&refusal, printer);
+            for diagnostic in &refusal.diagnostics {
+                printer.diagnostic(diagnostic, &refusal.sources);
+            }
+            error_line(printer, &refusal.message, refusal.help.as_deref());
             Err(ExitStatus::Error)
         }
     }
-}
-
-fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
-    for diagnostic in &refusal.diagnostics {
-        printer.diagnostic(diagnostic, &refusal.sources);
-    }
-    error_line(printer, &refusal.message, refusal.help.as_deref());
 }
 
 /// `sensor-<id> --stage S --output-path P | --file-path P [extras…]`: one shipped sensor as a
@@ -153,7 +147,12 @@ fn worker(words: &[String], printer: &Printer) -> CommandResult {
             None,
         ));
     };
-    let project_dir = worker_project_dir(printer)?;
+    // `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR` (the dispatcher sets both), else the working
+    // folder (the dispatcher's cwd is the project).
+    let project_dir = match harness::environment::project_dir_from(&env_var) {
+        Some(dir) => camino::Utf8PathBuf::from(dir),
+        None => working_folder(printer)?,
+    };
     let context = WorkerContext {
         project_dir,
         timeout: crate::runtime::worker_process::FALLBACK_TIMEOUT,
@@ -175,15 +174,6 @@ fn worker(words: &[String], printer: &Printer) -> CommandResult {
         127 => ExitStatus::ToolUnavailable,
         _ => ExitStatus::Error,
     })
-}
-
-/// The project a worker process runs for: `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR` (the
-/// dispatcher sets both), else the working folder (the dispatcher's cwd is the project).
-fn worker_project_dir(printer: &Printer) -> Result<camino::Utf8PathBuf, ExitStatus> {
-    match harness::environment::project_dir_from(&env_var) {
-        Some(dir) => Ok(camino::Utf8PathBuf::from(dir)),
-        None => working_folder(printer),
-    }
 }
 
 fn new_intent(args: &IntentNewArgs, printer: &Printer) -> CommandResult {
@@ -223,8 +213,18 @@ fn run_sensors(args: &RunSensorsArgs, printer: &Printer) -> ExitStatus {
         place: hook_place(&args.project),
         audit_hook: args.audit_hook.as_deref(),
     };
-    let mut said = HookMessages::default();
-    run_write_event(&run, &payload, &mut |outcome| said.print(outcome, printer));
+    // stdout is the hook protocol's channel to the agent harness: the banner (once per run) and
+    // the notices go to stderr, as the reference's hook writes them.
+    let mut banner_printed = false;
+    run_write_event(&run, &payload, &mut |outcome| {
+        if outcome.first_run && !banner_printed {
+            banner_printed = true;
+            printer.status(hook::FIRST_RUN_BANNER);
+        }
+        for notice in &outcome.notices {
+            printer.status(notice);
+        }
+    });
     ExitStatus::Success
 }
 
@@ -235,26 +235,6 @@ fn hook_place(project: &ProjectArgs) -> HookPlace<'_> {
         project_dir: project.project_dir.as_deref(),
         env: &env_var,
         cwd: current_dir(),
-    }
-}
-
-/// What the hook printed on stderr so far: the first-run banner only once per run.
-#[derive(Default)]
-struct HookMessages {
-    banner_printed: bool,
-}
-
-impl HookMessages {
-    /// stdout is the hook protocol's channel to the agent harness: the banner and the notices
-    /// go to stderr, as the reference's hook writes them.
-    fn print(&mut self, outcome: &hook::HookOutcome, printer: &Printer) {
-        if outcome.first_run && !self.banner_printed {
-            self.banner_printed = true;
-            printer.status(hook::FIRST_RUN_BANNER);
-        }
-        for notice in &outcome.notices {
-            printer.status(notice);
-        }
     }
 }
 

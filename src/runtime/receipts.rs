@@ -298,7 +298,12 @@ pub fn human_turn_hook(
     if let Err(problem) = transcript_in_its_place(&event, workspace.project_dir(), place.env) {
         return HumanTurnHook::NotAPromptEvent(problem);
     }
-    if !first_delivery(harness, workspace.project_dir(), "record-human-turn", payload) {
+    if !first_delivery(
+        harness,
+        workspace.project_dir(),
+        "record-human-turn",
+        payload,
+    ) {
         return HumanTurnHook::Handled;
     }
     match record_human_turn(&workspace, &event, harness.name(), now) {
@@ -525,18 +530,14 @@ fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
     }) else {
         return false;
     };
-    let mut pending = false;
-    for entry in &relevant[gate + 1..] {
-        if !of_stage(entry) {
-            continue;
-        }
-        match entry.event {
-            AuditEvent::DecisionRecorded(_) => pending = true,
-            AuditEvent::QuestionAnswered(_) => pending = false,
-            _ => {}
-        }
-    }
-    pending
+    // The stage's latest decision or answer after its gate: pending when it is a decision.
+    relevant[gate + 1..]
+        .iter()
+        .rev()
+        .find(|entry| {
+            of_stage(entry) && !matches!(entry.event, AuditEvent::StageAwaitingApproval(_))
+        })
+        .is_some_and(|entry| matches!(entry.event, AuditEvent::DecisionRecorded(_)))
 }
 
 /// The reference's `humanActedSinceGate`: a `HUMAN_TURN` after the latest row that resolved

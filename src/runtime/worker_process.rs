@@ -258,7 +258,9 @@ fn spawn_in_own_process_group(command: &WorkerCommand) -> std::io::Result<Child>
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    lead_a_new_process_group(&mut process);
+    // The worker leads a new process group (whose id is its pid), so signals reach its children.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut process, 0);
     process.spawn()
 }
 
@@ -274,15 +276,6 @@ fn feed_stdin(child: &mut Child, input: Option<&[u8]>) {
         let _ = stdin.write_all(&input);
     });
 }
-
-#[cfg(unix)]
-fn lead_a_new_process_group(process: &mut Command) {
-    use std::os::unix::process::CommandExt as _;
-    process.process_group(0);
-}
-
-#[cfg(not(unix))]
-fn lead_a_new_process_group(_process: &mut Command) {}
 
 #[cfg(unix)]
 fn terminating_signal(status: ExitStatus) -> Option<i32> {

@@ -101,11 +101,8 @@ pub fn run_sensors_hook(
             format!("the write hook's allowance ({})", allowance.source),
         )
     });
-    let written = if written.is_absolute() {
-        written.to_owned()
-    } else {
-        workspace.project_dir().join(written)
-    };
+    // An absolute path replaces the project folder it is joined to.
+    let written = workspace.project_dir().join(written);
     let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
         return HookOutcome::default();
     };
