@@ -125,7 +125,7 @@ pub fn run_sensors_hook(
             outcome.drop_write(
                 workspace,
                 context,
-                format!("stage-graph: {error}; the write to {shown} was not checked"),
+                &format!("stage-graph: {error}; the write to {shown} was not checked"),
             );
             return outcome;
         }
@@ -147,7 +147,7 @@ pub fn run_sensors_hook(
         outcome.drop_write(
             workspace,
             context,
-            format!(
+            &format!(
                 "stage-graph: the current stage \"{stage}\" is not in the stage graph; the write to {shown} was not checked"
             ),
         );
@@ -160,7 +160,7 @@ pub fn run_sensors_hook(
     if let Err(refusal) = allowance {
         let message = format!("{refusal}; the write to {shown} was not checked");
         outcome.notices.push(format!("error: {message}"));
-        outcome.drop_write(workspace, context, message);
+        outcome.drop_write(workspace, context, &message);
         return outcome;
     }
     // Read on the first matching binding, then shared by every fire of this run.
@@ -171,7 +171,7 @@ pub fn run_sensors_hook(
             WriteMatch::InvalidGlob(reason) => outcome.drop_write(
                 workspace,
                 context,
-                format!(
+                &format!(
                     "{}: {reason}; the write to {shown} was not checked",
                     entry.id
                 ),
@@ -205,7 +205,7 @@ pub fn record_unchecked_write(
         return HookOutcome::default();
     }
     let mut outcome = HookOutcome::with_health_folder(workspace);
-    outcome.drop_write(workspace, context, reason.to_owned());
+    outcome.drop_write(workspace, context, reason);
     outcome
 }
 
@@ -249,7 +249,7 @@ pub fn record_deleted_file(
     outcome.drop_write(
         workspace,
         context,
-        format!(
+        &format!(
             "a shell call deleted {shown}, which {} would check; nothing fires on a deleted file (the gate checks the stage's deliverables)",
             matching.join(", ")
         ),
@@ -260,13 +260,9 @@ pub fn record_deleted_file(
 impl HookOutcome {
     /// Record `message` in the drop log; a notice when the drop log's folder
     /// was refused, so the drop is never lost silently.
-    fn drop_write(&mut self, workspace: &Workspace, context: &FireContext, message: String) {
+    fn drop_write(&mut self, workspace: &Workspace, context: &FireContext, message: &str) {
         if self.health_usable {
-            record_drop(
-                &workspace.write_hook_drops_file(),
-                (context.now)(),
-                &message,
-            );
+            record_drop(&workspace.write_hook_drops_file(), (context.now)(), message);
         } else {
             self.notices
                 .push(format!("warning: a write was not checked: {message}"));
@@ -361,7 +357,7 @@ fn fire_one(
         },
         Err(refusal) => format!("{id}: {}", refusal.message),
     };
-    outcome.drop_write(workspace, context, dropped);
+    outcome.drop_write(workspace, context, &dropped);
 }
 
 /// The heartbeat (`<health>/<hook>.last`) holds the ISO time of the latest run, as the

@@ -200,7 +200,7 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
             "{file} is not valid JSON ({error}), so its {HOOK_ALLOWANCE_SETTING} cannot be read"
         )
     })?;
-    let Some(setting) = object else {
+    let Some(AllowanceSetting(setting)) = object else {
         return Err(format!(
             "{file} is not a JSON object, so its {HOOK_ALLOWANCE_SETTING} cannot be read"
         ));
@@ -227,13 +227,13 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
 /// A settings text read as `serde_json::Value` reads it (the same texts are accepted and
 /// refused, with the same messages), keeping only what the allowance needs: `Some` with the
 /// `sensorTimeoutMs` of an object, `None` for any other JSON value.
-fn read_settings(text: &str) -> serde_json::Result<Option<Option<serde_json::Value>>> {
+fn read_settings(text: &str) -> serde_json::Result<Option<AllowanceSetting>> {
     // JSON's whitespace before the top-level value; an object's first byte is then `{`.
     if text
         .trim_start_matches([' ', '\t', '\n', '\r'])
         .starts_with('{')
     {
-        serde_json::from_str::<AllowanceSetting>(text).map(|object| Some(object.0))
+        serde_json::from_str::<AllowanceSetting>(text).map(Some)
     } else {
         serde_json::from_str::<UnreadValue>(text).map(|_| None)
     }
@@ -497,7 +497,9 @@ mod tests {
     }
 
     fn read_as_settings(text: &str) -> Reading {
-        read_settings(text).map_err(|error| error.to_string())
+        read_settings(text)
+            .map(|object| object.map(|setting| setting.0))
+            .map_err(|error| error.to_string())
     }
 
     #[test]
