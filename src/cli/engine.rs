@@ -4,8 +4,6 @@
 
 use std::io::IsTerminal;
 
-use camino::Utf8Path;
-
 use crate::cli::ExitStatus;
 use crate::cli::args::{
     DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand,
@@ -17,14 +15,12 @@ use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_layout, resolve_workspace, resolve_workspace_near,
     usable_registry, working_folder,
 };
-use crate::compile::discover::{Layout, lexically_normal};
+use crate::compile::discover::lexically_normal;
 use crate::harness::{self, Harness, payload};
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
-use crate::runtime::dispatch::fire::{
-    FireContext, FireRefusal, FireRequest, prepare_fire, run_fire,
-};
+use crate::runtime::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
 use crate::runtime::dispatch::hook;
-use crate::runtime::dispatch::hook_workspace::{HookPlace, first_delivery, hook_workspace};
+use crate::runtime::dispatch::hook_workspace::HookPlace;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::shell_writes;
 use crate::runtime::dispatch::write_event::{WriteEventRun, run_write_event};
@@ -62,12 +58,12 @@ pub fn run(args: &EngineArgs) -> CommandResult {
 }
 
 /// The live registry, or its errors printed (list and describe exit 1 on them).
-fn registry_or_errors(layout: &Layout, printer: &Printer) -> Result<LiveRegistry, ExitStatus> {
-    usable_registry(layout, printer).ok_or(ExitStatus::Failure)
+fn live_registry(project: &ProjectArgs, printer: &Printer) -> Result<LiveRegistry, ExitStatus> {
+    usable_registry(&resolve_layout(project, printer)?, printer).ok_or(ExitStatus::Failure)
 }
 
 fn list(project: &ProjectArgs, printer: &Printer) -> CommandResult {
-    let registry = registry_or_errors(&resolve_layout(project, printer)?, printer)?;
+    let registry = live_registry(project, printer)?;
     for (id, sensor) in &registry.sensors {
         printer.out(&format!(
             "{id}\t{}\t{}",
@@ -78,7 +74,7 @@ fn list(project: &ProjectArgs, printer: &Printer) -> CommandResult {
 }
 
 fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
-    let registry = registry_or_errors(&resolve_layout(&args.project, printer)?, printer)?;
+    let registry = live_registry(&args.project, printer)?;
     let Some(sensor) = registry.sensors.get(&args.id) else {
         return Err(error_line(
             printer,
@@ -118,17 +114,13 @@ fn fire(args: &FireArgs, printer: &Printer) -> CommandResult {
             Ok(ExitStatus::Success)
         }
         Err(refusal) => {
-            print_refusal(&refusal, printer);
+            for diagnostic in &refusal.diagnostics {
+                printer.diagnostic(diagnostic, &refusal.sources);
+            }
+            error_line(printer, &refusal.message, refusal.help.as_deref());
             Err(ExitStatus::Error)
         }
     }
-}
-
-fn print_refusal(refusal: &FireRefusal, printer: &Printer) {
-    for diagnostic in &refusal.diagnostics {
-        printer.diagnostic(diagnostic, &refusal.sources);
-    }
-    error_line(printer, &refusal.message, refusal.help.as_deref());
 }
 
 /// `sensor-<id> --stage S --output-path P | --file-path P [extras…]`: one shipped sensor as a
@@ -155,7 +147,12 @@ fn worker(words: &[String], printer: &Printer) -> CommandResult {
             None,
         ));
     };
-    let project_dir = worker_project_dir(printer)?;
+    // `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR` (the dispatcher sets both), else the working
+    // folder (the dispatcher's cwd is the project).
+    let project_dir = match harness::environment::project_dir_from(&env_var) {
+        Some(dir) => camino::Utf8PathBuf::from(dir),
+        None => working_folder(printer)?,
+    };
     let context = WorkerContext {
         project_dir,
         timeout: crate::runtime::worker_process::FALLBACK_TIMEOUT,
@@ -177,15 +174,6 @@ fn worker(words: &[String], printer: &Printer) -> CommandResult {
         127 => ExitStatus::ToolUnavailable,
         _ => ExitStatus::Error,
     })
-}
-
-/// The project a worker process runs for: `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR` (the
-/// dispatcher sets both), else the working folder (the dispatcher's cwd is the project).
-fn worker_project_dir(printer: &Printer) -> Result<camino::Utf8PathBuf, ExitStatus> {
-    match harness::environment::project_dir_from(&env_var) {
-        Some(dir) => Ok(camino::Utf8PathBuf::from(dir)),
-        None => working_folder(printer),
-    }
 }
 
 fn new_intent(args: &IntentNewArgs, printer: &Printer) -> CommandResult {
@@ -225,8 +213,18 @@ fn run_sensors(args: &RunSensorsArgs, printer: &Printer) -> ExitStatus {
         place: hook_place(&args.project),
         audit_hook: args.audit_hook.as_deref(),
     };
-    let mut said = HookMessages::default();
-    run_write_event(&run, &payload, &mut |outcome| said.print(outcome, printer));
+    // stdout is the hook protocol's channel to the agent harness: the banner (once per run) and
+    // the notices go to stderr, as the reference's hook writes them.
+    let mut banner_printed = false;
+    run_write_event(&run, &payload, &mut |outcome| {
+        if outcome.first_run && !banner_printed {
+            banner_printed = true;
+            printer.status(hook::FIRST_RUN_BANNER);
+        }
+        for notice in &outcome.notices {
+            printer.status(notice);
+        }
+    });
     ExitStatus::Success
 }
 
@@ -237,26 +235,6 @@ fn hook_place(project: &ProjectArgs) -> HookPlace<'_> {
         project_dir: project.project_dir.as_deref(),
         env: &env_var,
         cwd: current_dir(),
-    }
-}
-
-/// What the hook printed on stderr so far: the first-run banner only once per run.
-#[derive(Default)]
-struct HookMessages {
-    banner_printed: bool,
-}
-
-impl HookMessages {
-    /// stdout is the hook protocol's channel to the agent harness: the banner and the notices
-    /// go to stderr, as the reference's hook writes them.
-    fn print(&mut self, outcome: &hook::HookOutcome, printer: &Printer) {
-        if outcome.first_run && !self.banner_printed {
-            self.banner_printed = true;
-            printer.status(hook::FIRST_RUN_BANNER);
-        }
-        for notice in &outcome.notices {
-            printer.status(notice);
-        }
     }
 }
 
@@ -327,38 +305,20 @@ fn print_json_reply(
     }
 }
 
-/// The pre-tool guard (`harness::guard`): only the payload is read, so it costs no project load.
+/// The pre-tool guard (`dispatch::shell_writes::guard_tool_call`).
 fn guard(project: &ProjectArgs, printer: &Printer) -> CommandResult {
     let payload = if std::io::stdin().is_terminal() {
         None
     } else {
         payload::read_payload_bounded(std::io::stdin())
     };
-    let output = match payload {
-        None => harness::guard::unreadable_output_for(
-            project.harness,
-            "aidlc guard: no pre-tool payload arrived on stdin; the tool call is refused",
-        ),
-        Some(payload) => {
-            let harness = project
-                .harness
-                .unwrap_or_else(|| payload::detect_harness(&payload));
-            match harness::guard::guard_verdict(harness, &payload) {
-                Ok(verdict) => {
-                    if verdict == harness::guard::GuardVerdict::Allow {
-                        keep_shell_snapshot(project, harness, &payload, printer);
-                        harness::guard::allow_output(harness)
-                    } else {
-                        harness::guard::guard_output(harness, &verdict)
-                    }
-                }
-                Err(problem) => harness::guard::unreadable_output_for(
-                    Some(harness),
-                    &format!("aidlc guard: {problem}; the tool call is refused"),
-                ),
-            }
-        }
-    };
+    let run = shell_writes::guard_tool_call(&hook_place(project), payload.as_deref());
+    if let Some(problem) = run.snapshot_not_kept {
+        printer.status(&format!(
+            "warning: aidlc guard: the project's snapshot before this shell call was not kept ({problem}); the files it changes will not be checked"
+        ));
+    }
+    let output = run.output;
     if !output.stdout.is_empty() {
         printer.out(output.stdout.trim_end());
     }
@@ -372,39 +332,25 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> CommandResult {
     }
 }
 
-/// Before a shell tool call the guard allows, what the project holds, for the write hook to
-/// compare with after the call (`dispatch::shell_writes`). A snapshot that cannot be kept is
-/// said on stderr and never refuses the call: the write hook records the call as unchecked.
-fn keep_shell_snapshot(project: &ProjectArgs, harness: Harness, payload: &[u8], printer: &Printer) {
-    let Some(call) = payload::shell_call(harness, payload) else {
-        return;
-    };
-    let Some(workspace) = hook_workspace(&hook_place(project), harness, payload) else {
-        return;
-    };
-    if let Err(problem) = shell_writes::record_shell_snapshot(&workspace, &call) {
-        printer.status(&format!(
-            "warning: aidlc guard: the project's snapshot before this shell call was not kept ({problem}); the files it changes will not be checked"
-        ));
-    }
-}
-
-/// The human-turn hook: a payload that is not the harness's real prompt event is refused
-/// (exit 2, naming what it lacks), since the receipt is made from it (docs/decisions.md D34).
-/// A real prompt in a project without a workflow, or one that is not the human's, exits 0 with
-/// nothing written; a failed write is said on stderr and exits 0, so it never blocks the turn.
+/// The human-turn hook (`receipts::human_turn_hook`): a payload that is not the harness's real
+/// prompt event is refused (exit 2, naming what it lacks); anything else exits 0, a failed
+/// write said on stderr, so it never blocks the turn.
 fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult {
-    // The harness is the registration's: `hook install` writes `--harness` for every harness
-    // but Claude Code. It is never read from the payload's shape, so a payload shaped for
-    // another harness is refused below, not recorded.
+    // `hook install` writes `--harness` for every harness but Claude Code.
     let harness = project.harness.unwrap_or(Harness::Claude);
     let payload = if !payload::prompt_reads_stdin(harness) || std::io::stdin().is_terminal() {
         Vec::new()
     } else {
         payload::read_payload_bounded(std::io::stdin()).unwrap_or_default()
     };
-    let refuse = |problem: &str| {
-        Err(error_line(
+    let hooked = receipts::human_turn_hook(
+        &hook_place(project),
+        harness,
+        &payload,
+        std::time::SystemTime::now(),
+    );
+    match hooked {
+        receipts::HumanTurnHook::NotAPromptEvent(problem) => Err(error_line(
             printer,
             &format!(
                 "aidlc: not a {} prompt event: {problem}; no human turn was recorded (this hook is registered for {})",
@@ -414,60 +360,13 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult 
             Some(
                 "only the harness records a human turn, through the hook `aidlc hook install` registers",
             ),
-        ))
-    };
-    let kiro_ide_prompt = env_var(payload::KIRO_IDE_LEGACY_PAYLOAD_VARIABLE);
-    let event = match payload::prompt_event(harness, &payload, kiro_ide_prompt) {
-        Ok(event) => event,
-        Err(problem) => return refuse(&problem),
-    };
-    if !payload::prompt_is_human(harness, &payload) {
-        return Ok(ExitStatus::Success);
+        )),
+        receipts::HumanTurnHook::NotRecorded(error) => {
+            printer.status(&format!("aidlc: the human turn was not recorded: {error}"));
+            Ok(ExitStatus::Success)
+        }
+        receipts::HumanTurnHook::Handled => Ok(ExitStatus::Success),
     }
-    let Some(workspace) = hook_workspace(&hook_place(project), harness, &payload) else {
-        return Ok(ExitStatus::Success);
-    };
-    if let Err(problem) = transcript_in_its_place(&event, workspace.project_dir()) {
-        return refuse(&problem);
-    }
-    if !first_delivery(
-        harness,
-        workspace.project_dir(),
-        "record-human-turn",
-        &payload,
-    ) {
-        return Ok(ExitStatus::Success);
-    }
-    if let Err(error) = receipts::record_human_turn(
-        &workspace,
-        &event,
-        harness.name(),
-        std::time::SystemTime::now(),
-    ) {
-        printer.status(&format!("aidlc: the human turn was not recorded: {error}"));
-    }
-    Ok(ExitStatus::Success)
-}
-
-/// A Claude Code or Codex prompt's transcript is the harness's own for this project and session,
-/// under the home folder the harness runs its hooks with.
-fn transcript_in_its_place(
-    event: &payload::PromptEvent,
-    project_dir: &Utf8Path,
-) -> Result<(), String> {
-    let crate::harness::transcript::Transcript::At { path, format } = &event.transcript else {
-        return Ok(());
-    };
-    let home = crate::harness::transcript::harness_home(*format, &env_var)
-        .ok_or("HOME is not set, so the harness's transcript folder cannot be known")?;
-    let session = event.session.as_deref().unwrap_or_default();
-    crate::harness::transcript::check_transcript_place(
-        *format,
-        path,
-        project_dir,
-        session,
-        Some(&home),
-    )
 }
 
 /// `learnings surface`: the reply on stdout, exit 0; 1 when refused (D43–D45).

@@ -29,7 +29,8 @@ use std::time::SystemTime;
 use camino::Utf8Path;
 use serde_json::{Value, json};
 
-use crate::harness::payload::{PromptEvent, PromptSource};
+use crate::harness::Harness;
+use crate::harness::payload::{self, PromptEvent, PromptSource};
 use crate::harness::transcript::{self, ASK_USER_QUESTION_TOOL, Transcript};
 use crate::leaves::audit_lock::{self, LockError};
 use crate::leaves::write_folder;
@@ -45,6 +46,7 @@ use crate::runtime::audit::ledger::{
     QuestionAnswered, SINGLE_STAGE_WORKFLOW_PREFIX, StageScope,
 };
 use crate::runtime::dispatch::compiled_graph::load_graph;
+use crate::runtime::dispatch::hook_workspace::{HookPlace, first_delivery, hook_workspace};
 use crate::runtime::gate::step::{
     BLOCKING_SENSOR_OVERRIDE_DECISION, BLOCKING_SENSOR_OVERRIDE_OPTIONS, is_autonomous,
 };
@@ -260,23 +262,89 @@ pub fn record_answer(
     Ok(json!({"emitted": "QUESTION_ANSWERED", "stage": request.stage}))
 }
 
-/// The human-turn hook: `HUMAN_TURN` with its receipt fields in this clone's shard, and the
-/// human-turn marker, when the active record has a workflow; `Ok(false)` (nothing written) when
-/// it has none, as the reference's hook does, so a prompt in a project that never ran the
-/// framework grows nothing. A prompt whose harness names no transcript is kept in the engine's
-/// folder (`<record>/.aidlc-engine/prompts/<digest>.txt`) so an answer can be checked against it.
+/// What the human-turn hook did with one payload.
+#[derive(Debug)]
+pub enum HumanTurnHook {
+    /// The payload is not the harness's real prompt event, and why: refused, since the receipt
+    /// is made from it (D34).
+    NotAPromptEvent(String),
+    /// Recorded, or nothing to record: a prompt that is not the human's, outside a project, a
+    /// second delivery, or a record without a workflow.
+    Handled,
+    /// A real prompt whose row could not be written (never blocks the turn).
+    NotRecorded(ReceiptError),
+}
+
+/// The human-turn hook over one payload of `harness` (the registration's, never read from the
+/// payload's shape, so a payload shaped for another harness is refused): the prompt event, its
+/// workspace, its transcript's place, Codex's second delivery dropped, then the row.
+pub fn human_turn_hook(
+    place: &HookPlace<'_>,
+    harness: Harness,
+    payload: &[u8],
+    now: SystemTime,
+) -> HumanTurnHook {
+    let kiro_ide_prompt = (place.env)(payload::KIRO_IDE_LEGACY_PAYLOAD_VARIABLE);
+    let event = match payload::prompt_event(harness, payload, kiro_ide_prompt) {
+        Ok(event) => event,
+        Err(problem) => return HumanTurnHook::NotAPromptEvent(problem),
+    };
+    if !payload::prompt_is_human(harness, payload) {
+        return HumanTurnHook::Handled;
+    }
+    let Some(workspace) = hook_workspace(place, harness, payload) else {
+        return HumanTurnHook::Handled;
+    };
+    if let Err(problem) = transcript_in_its_place(&event, workspace.project_dir(), place.env) {
+        return HumanTurnHook::NotAPromptEvent(problem);
+    }
+    if !first_delivery(
+        harness,
+        workspace.project_dir(),
+        "record-human-turn",
+        payload,
+    ) {
+        return HumanTurnHook::Handled;
+    }
+    match record_human_turn(&workspace, &event, harness.name(), now) {
+        Ok(()) => HumanTurnHook::Handled,
+        Err(error) => HumanTurnHook::NotRecorded(error),
+    }
+}
+
+/// A Claude Code or Codex prompt's transcript is the harness's own for this project and session,
+/// under the home folder the harness runs its hooks with.
+fn transcript_in_its_place(
+    event: &PromptEvent,
+    project_dir: &Utf8Path,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<(), String> {
+    let Transcript::At { path, format } = &event.transcript else {
+        return Ok(());
+    };
+    let home = transcript::harness_home(*format, env)
+        .ok_or("HOME is not set, so the harness's transcript folder cannot be known")?;
+    let session = event.session.as_deref().unwrap_or_default();
+    transcript::check_transcript_place(*format, path, project_dir, session, Some(&home))
+}
+
+/// `HUMAN_TURN` with its receipt fields in this clone's shard, and the human-turn marker, when
+/// the active record has a workflow; nothing written when it has none, as the reference's hook
+/// does, so a prompt in a project that never ran the framework grows nothing. A prompt whose
+/// harness names no transcript is kept in the engine's folder
+/// (`<record>/.aidlc-engine/prompts/<digest>.txt`) so an answer can be checked against it.
 #[expect(
     clippy::disallowed_methods,
     reason = "the prompt copy and the human-turn marker, at paths the engine names in the record's runtime folder (the marker only once write_folder resolved the record inside the project)"
 )]
-pub fn record_human_turn(
+fn record_human_turn(
     workspace: &Workspace,
     event: &PromptEvent,
     harness_name: &str,
     now: SystemTime,
-) -> Result<bool, ReceiptError> {
+) -> Result<(), ReceiptError> {
     let Ok(record) = active_record(workspace) else {
-        return Ok(false);
+        return Ok(());
     };
     let digest = transcript::prompt_digest(&event.prompt);
     let mut fields: Vec<(&'static str, String)> = vec![(HARNESS_FIELD, harness_name.to_owned())];
@@ -313,7 +381,7 @@ pub fn record_human_turn(
     if write_folder::check_write_folder(workspace.project_dir(), record).is_ok() {
         let _ = crate::leaves::fs_util::write_atomic(&marker, stamp.as_bytes());
     }
-    Ok(true)
+    Ok(())
 }
 
 /// The receipt of the human turn an answer answers: the newest `HUMAN_TURN` in this clone's
@@ -462,18 +530,14 @@ fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
     }) else {
         return false;
     };
-    let mut pending = false;
-    for entry in &relevant[gate + 1..] {
-        if !of_stage(entry) {
-            continue;
-        }
-        match entry.event {
-            AuditEvent::DecisionRecorded(_) => pending = true,
-            AuditEvent::QuestionAnswered(_) => pending = false,
-            _ => {}
-        }
-    }
-    pending
+    // The stage's latest decision or answer after its gate: pending when it is a decision.
+    relevant[gate + 1..]
+        .iter()
+        .rev()
+        .find(|entry| {
+            of_stage(entry) && !matches!(entry.event, AuditEvent::StageAwaitingApproval(_))
+        })
+        .is_some_and(|entry| matches!(entry.event, AuditEvent::DecisionRecorded(_)))
 }
 
 /// The reference's `humanActedSinceGate`: a `HUMAN_TURN` after the latest row that resolved

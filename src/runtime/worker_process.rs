@@ -258,7 +258,9 @@ fn spawn_in_own_process_group(command: &WorkerCommand) -> std::io::Result<Child>
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    lead_a_new_process_group(&mut process);
+    // The worker leads a new process group (whose id is its pid), so signals reach its children.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut process, 0);
     process.spawn()
 }
 
@@ -274,15 +276,6 @@ fn feed_stdin(child: &mut Child, input: Option<&[u8]>) {
         let _ = stdin.write_all(&input);
     });
 }
-
-#[cfg(unix)]
-fn lead_a_new_process_group(process: &mut Command) {
-    use std::os::unix::process::CommandExt as _;
-    process.process_group(0);
-}
-
-#[cfg(not(unix))]
-fn lead_a_new_process_group(_process: &mut Command) {}
 
 #[cfg(unix)]
 fn terminating_signal(status: ExitStatus) -> Option<i32> {
@@ -428,7 +421,11 @@ struct OutputReaders {
 impl OutputReaders {
     fn start(child: &mut Child, stdout_cap_bytes: usize) -> Self {
         let (done, finished) = mpsc::channel();
-        let stdout = Arc::new(Mutex::new(CappedCapture::new(stdout_cap_bytes)));
+        let stdout = Arc::new(Mutex::new(CappedCapture {
+            cap: stdout_cap_bytes,
+            bytes: Vec::new(),
+            truncated: false,
+        }));
         let stderr = Arc::new(Mutex::new(TailCapture::default()));
         if let Some(pipe) = child.stdout.take() {
             spawn_reader(
@@ -509,16 +506,6 @@ struct CappedCapture {
     cap: usize,
     bytes: Vec<u8>,
     truncated: bool,
-}
-
-impl CappedCapture {
-    fn new(cap: usize) -> Self {
-        Self {
-            cap,
-            bytes: Vec::new(),
-            truncated: false,
-        }
-    }
 }
 
 impl Capture for CappedCapture {
@@ -900,16 +887,24 @@ pub(crate) mod tests {
         assert_eq!(run.exit_code, Some(3));
     }
 
+    fn capped(cap: usize) -> CappedCapture {
+        CappedCapture {
+            cap,
+            bytes: Vec::new(),
+            truncated: false,
+        }
+    }
+
     #[test]
     fn the_stdout_capture_keeps_the_first_bytes_and_marks_the_rest() {
-        let mut capture = CappedCapture::new(4);
+        let mut capture = capped(4);
         capture.keep(b"ab");
         assert!(!capture.truncated);
         capture.keep(b"cdef");
         capture.keep(b"gh");
         assert_eq!(capture.bytes, b"abcd");
         assert!(capture.truncated);
-        let mut exact = CappedCapture::new(2);
+        let mut exact = capped(2);
         exact.keep(b"ab");
         assert!(!exact.truncated);
     }

@@ -252,9 +252,14 @@ pub fn prepare_fire_with(
             "output path does not exist: {absolute_output_path}"
         )));
     }
-    regular_file_check(&absolute_output_path).map_err(|message| {
-        FireRefusal::new(message).with_help("fire sensors on regular files only")
-    })?;
+    // Reading a FIFO blocks until someone writes to it, and a device or socket is never a
+    // deliverable, so nothing reads such a path.
+    if let Some(kind) = crate::leaves::fs_util::not_regular_file_kind(&absolute_output_path) {
+        return Err(FireRefusal::new(format!(
+            "output path {absolute_output_path} is {kind}, not a regular file"
+        ))
+        .with_help("fire sensors on regular files only"));
+    }
     check_inside_project(workspace.project_dir(), &absolute_output_path)?;
     check_matches(
         workspace.project_dir(),
@@ -281,13 +286,9 @@ pub fn prepare_fire_with(
 /// `path` made absolute against `cwd`, with `.` and `..` resolved lexically (no realpath, as
 /// the reference).
 fn absolute(cwd: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        cwd.join(path)
-    };
     let mut normal = Utf8PathBuf::new();
-    for component in joined.components() {
+    // An absolute `path` replaces `cwd`.
+    for component in cwd.join(path).components() {
         match component {
             camino::Utf8Component::CurDir => {}
             camino::Utf8Component::ParentDir => {
@@ -297,16 +298,6 @@ fn absolute(cwd: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
         }
     }
     normal
-}
-
-/// `Ok` when `path` is a regular file (through symlinks); otherwise a message naming the path
-/// and what it is (`… is a FIFO, not a regular file`). Reading a FIFO blocks until someone
-/// writes to it, and a device or socket is never a deliverable, so nothing reads such a path.
-pub fn regular_file_check(path: &Utf8Path) -> Result<(), String> {
-    match crate::leaves::fs_util::not_regular_file_kind(path) {
-        None => Ok(()),
-        Some(kind) => Err(format!("output path {path} is {kind}, not a regular file")),
-    }
 }
 
 /// A file outside the project (by its path, or through a symlink) is refused: its audit row

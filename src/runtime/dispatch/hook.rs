@@ -52,18 +52,10 @@ use crate::runtime::workspace::{self, Workspace};
 /// The banner printed the first time sensors fire in a workspace.
 pub const FIRST_RUN_BANNER: &str = "[aidlc] Sensors are now watching this workspace. See the AI-DLC documentation to learn how rules and the learning loop work.";
 
-const NO_ACTIVE_WORKFLOW: &str =
-    "no active workflow (no readable aidlc-state.md with a current stage)";
-
 /// What one hook run did, for the caller to print on stderr: the first-run banner, and the
 /// notices.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct HookOutcome {
-    /// Why the hook stopped early, when it did (for `--verbose` and tests).
-    pub stopped: Option<String>,
-    pub fired: Vec<String>,
-    pub verdict_lines: Vec<String>,
-    pub drops: Vec<String>,
     pub first_run: bool,
     /// What the user must hear that has no file to go to (a health folder that was refused,
     /// and the drops that could not be logged there).
@@ -73,13 +65,6 @@ pub struct HookOutcome {
 }
 
 impl HookOutcome {
-    fn stop(reason: impl Into<String>) -> Self {
-        Self {
-            stopped: Some(reason.into()),
-            ..Self::default()
-        }
-    }
-
     /// An outcome whose health folder was created inside the project, or a notice saying why
     /// the heartbeat and the drop log are not written.
     fn with_health_folder(workspace: &Workspace) -> Self {
@@ -116,21 +101,16 @@ pub fn run_sensors_hook(
             format!("the write hook's allowance ({})", allowance.source),
         )
     });
-    let written = if written.is_absolute() {
-        written.to_owned()
-    } else {
-        workspace.project_dir().join(written)
-    };
+    // An absolute path replaces the project folder it is joined to.
+    let written = workspace.project_dir().join(written);
     let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
-        return HookOutcome::stop(NO_ACTIVE_WORKFLOW);
+        return HookOutcome::default();
     };
-    if is_sensor_output(&workflow.record_root, &written) {
-        return HookOutcome::stop("the written file is a sensor detail file");
-    }
-    if workspace::sensors_off_by_environment()
+    if is_sensor_output(&workflow.record_root, &written)
+        || workspace::sensors_off_by_environment()
         || workspace::sensors_off_in_state(&workflow.state_text)
     {
-        return HookOutcome::stop("sensors are switched off for this workflow");
+        return HookOutcome::default();
     }
     let mut outcome = HookOutcome::with_health_folder(workspace);
     if outcome.health_usable {
@@ -145,9 +125,8 @@ pub fn run_sensors_hook(
             outcome.drop_write(
                 workspace,
                 context,
-                format!("stage-graph: {error}; the write to {shown} was not checked"),
+                &format!("stage-graph: {error}; the write to {shown} was not checked"),
             );
-            outcome.stopped = Some("the stage graph cannot be used".to_owned());
             return outcome;
         }
     };
@@ -162,33 +141,26 @@ pub fn run_sensors_hook(
     // A stage the plugin selection disabled is not in the graph the runtime uses (D49): its
     // sensors are off by the user's choice, so nothing fires and nothing is dropped.
     if disabled.iter().any(|node| node.slug == stage) {
-        outcome.stopped = Some(format!(
-            "stage {stage} is disabled by the plugin selection; nothing fires"
-        ));
         return outcome;
     }
     let Some(node) = active else {
         outcome.drop_write(
             workspace,
             context,
-            format!(
+            &format!(
                 "stage-graph: the current stage \"{stage}\" is not in the stage graph; the write to {shown} was not checked"
             ),
         );
-        outcome.stopped = Some(format!("stage {stage} is not in the graph"));
         return outcome;
     };
+    // A file of the record the stage does not declare fires nothing (failure mode Z4).
     if undeclared_record_file(workspace, node, &written).is_some() {
-        outcome.stopped = Some(format!(
-            "{shown} is a file of the record that stage {stage} does not declare"
-        ));
         return outcome;
     }
     if let Err(refusal) = allowance {
         let message = format!("{refusal}; the write to {shown} was not checked");
         outcome.notices.push(format!("error: {message}"));
-        outcome.drop_write(workspace, context, message);
-        outcome.stopped = Some("the hook's allowance was refused".to_owned());
+        outcome.drop_write(workspace, context, &message);
         return outcome;
     }
     // Read on the first matching binding, then shared by every fire of this run.
@@ -199,13 +171,12 @@ pub fn run_sensors_hook(
             WriteMatch::InvalidGlob(reason) => outcome.drop_write(
                 workspace,
                 context,
-                format!(
+                &format!(
                     "{}: {reason}; the write to {shown} was not checked",
                     entry.id
                 ),
             ),
             WriteMatch::Yes => {
-                outcome.fired.push(entry.id.clone());
                 let fire = HookFire {
                     stage: &stage,
                     entry,
@@ -231,10 +202,10 @@ pub fn record_unchecked_write(
     reason: &str,
 ) -> HookOutcome {
     if workspace::present_workflow(workspace.record_root()).is_none() {
-        return HookOutcome::stop(NO_ACTIVE_WORKFLOW);
+        return HookOutcome::default();
     }
     let mut outcome = HookOutcome::with_health_folder(workspace);
-    outcome.drop_write(workspace, context, reason.to_owned());
+    outcome.drop_write(workspace, context, reason);
     outcome
 }
 
@@ -248,16 +219,16 @@ pub fn record_deleted_file(
     context: &FireContext,
 ) -> HookOutcome {
     let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
-        return HookOutcome::stop(NO_ACTIVE_WORKFLOW);
+        return HookOutcome::default();
     };
     if is_sensor_output(&workflow.record_root, deleted) {
-        return HookOutcome::stop("the deleted file is a sensor detail file");
+        return HookOutcome::default();
     }
     let Ok(graph) = load_workspace_graph(workspace) else {
-        return HookOutcome::stop("the stage graph cannot be used");
+        return HookOutcome::default();
     };
     let Some(node) = active_stage_node(&graph.nodes, &workflow.stage_choice) else {
-        return HookOutcome::stop("the current stage is not in the graph");
+        return HookOutcome::default();
     };
     let matching: Vec<&str> = node
         .sensors_applicable
@@ -271,14 +242,14 @@ pub fn record_deleted_file(
         .map(|entry| entry.id.as_str())
         .collect();
     if matching.is_empty() {
-        return HookOutcome::stop("no write-fired sensor matches the deleted file");
+        return HookOutcome::default();
     }
     let mut outcome = HookOutcome::with_health_folder(workspace);
     let shown = ledger::relative_path_field(workspace.project_dir(), deleted.as_str());
     outcome.drop_write(
         workspace,
         context,
-        format!(
+        &format!(
             "a shell call deleted {shown}, which {} would check; nothing fires on a deleted file (the gate checks the stage's deliverables)",
             matching.join(", ")
         ),
@@ -287,20 +258,15 @@ pub fn record_deleted_file(
 }
 
 impl HookOutcome {
-    /// Record `message` in the drop log and in the outcome; a notice when the drop log's folder
+    /// Record `message` in the drop log; a notice when the drop log's folder
     /// was refused, so the drop is never lost silently.
-    fn drop_write(&mut self, workspace: &Workspace, context: &FireContext, message: String) {
+    fn drop_write(&mut self, workspace: &Workspace, context: &FireContext, message: &str) {
         if self.health_usable {
-            record_drop(
-                &workspace.write_hook_drops_file(),
-                (context.now)(),
-                &message,
-            );
+            record_drop(&workspace.write_hook_drops_file(), (context.now)(), message);
         } else {
             self.notices
                 .push(format!("warning: a write was not checked: {message}"));
         }
-        self.drops.push(message);
     }
 }
 
@@ -381,24 +347,17 @@ fn fire_one(
     let result = usable_registry(fire.registry)
         .and_then(|()| prepare_fire_with(workspace, &request, fire.registry, fire.nodes))
         .and_then(|prepared| run_fire(workspace, &prepared, context, fire.limit));
-    match result {
-        Ok(report) => {
-            if let Verdict::ScriptError(ScriptError::CutShort(limit)) = &report.verdict {
-                outcome.drop_write(
-                    workspace,
-                    context,
-                    format!(
-                        "{id}: cut short: {limit} ran out; the write to {} was not checked (fire {})",
-                        fire.shown, report.fire_id
-                    ),
-                );
-            }
-            outcome.verdict_lines.push(report.verdict_line);
-        }
-        Err(refusal) => {
-            outcome.drop_write(workspace, context, format!("{id}: {}", refusal.message));
-        }
-    }
+    let dropped = match result {
+        Ok(report) => match &report.verdict {
+            Verdict::ScriptError(ScriptError::CutShort(limit)) => format!(
+                "{id}: cut short: {limit} ran out; the write to {} was not checked (fire {})",
+                fire.shown, report.fire_id
+            ),
+            _ => return,
+        },
+        Err(refusal) => format!("{id}: {}", refusal.message),
+    };
+    outcome.drop_write(workspace, context, &dropped);
 }
 
 /// The heartbeat (`<health>/<hook>.last`) holds the ISO time of the latest run, as the

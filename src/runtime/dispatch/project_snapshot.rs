@@ -432,7 +432,7 @@ pub fn parse_snapshot(text: &str) -> Result<ProjectSnapshot, String> {
                 let previous = shape_of(&mut snapshot, number)?
                     .folders
                     .insert(path.to_owned(), stamp);
-                named_once(previous, number, "folder", path)?;
+                named_once(previous.as_ref(), number, "folder", path)?;
             }
             "ignore" => {
                 let (path, stamp) = if let Some(path) = rest.strip_prefix("none\t") {
@@ -444,13 +444,13 @@ pub fn parse_snapshot(text: &str) -> Result<ProjectSnapshot, String> {
                 let previous = shape_of(&mut snapshot, number)?
                     .ignore_files
                     .insert(path.to_owned(), stamp);
-                named_once(previous, number, "ignore file", path)?;
+                named_once(previous.as_ref(), number, "ignore file", path)?;
             }
             "file" => {
                 let (numbers, path) = numbers_and_path(rest, number, "file")?;
                 let stamp = file_stamp_from(&numbers, number, "file")?;
                 let previous = snapshot.files.insert(path.to_owned(), stamp);
-                named_once(previous, number, "file", path)?;
+                named_once(previous.as_ref(), number, "file", path)?;
             }
             "end" => {
                 let counts = snapshot.shape.as_ref().map_or((0, 0), |shape| {
@@ -481,7 +481,12 @@ fn shape_of(snapshot: &mut ProjectSnapshot, number: usize) -> Result<&mut WalkSh
 }
 
 /// A path a line names for the second time (`previous` is what the first named) is refused.
-fn named_once<T>(previous: Option<T>, number: usize, what: &str, path: &str) -> Result<(), String> {
+fn named_once<T>(
+    previous: Option<&T>,
+    number: usize,
+    what: &str,
+    path: &str,
+) -> Result<(), String> {
     match previous {
         Some(_) => Err(format!(
             "line {number} names the {what} {path:?} a second time"

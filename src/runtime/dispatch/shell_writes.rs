@@ -1,5 +1,5 @@
-//! Writes through the shell: the pre-tool guard keeps what the project holds before a shell
-//! tool call ([`record_shell_snapshot`]), and the write hook, after the call, fires on what
+//! Writes through the shell: the pre-tool guard ([`guard_tool_call`]) keeps what the project
+//! holds before a shell tool call it allows ([`record_shell_snapshot`]), and the write hook, after the call, fires on what
 //! changed ([`shell_call_changes`]), as for a file tool's write of each changed file.
 //!
 //! Invariants:
@@ -19,11 +19,13 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::harness::payload::ShellCall;
+use crate::harness::guard::{self, GuardOutput, GuardVerdict};
+use crate::harness::payload::{self, ShellCall};
 use crate::leaves::fs_util::contained::ProjectPath;
 use crate::protocol::glob::SensorGlob;
 use crate::runtime::dispatch::compiled_graph::{active_stage_node, load_workspace_graph};
 use crate::runtime::dispatch::hook::write_fired_pattern;
+use crate::runtime::dispatch::hook_workspace::{HookPlace, hook_workspace};
 use crate::runtime::dispatch::project_snapshot::{
     self, ProjectSnapshot, SnapshotChanges, WatchedSelection, load_snapshot, save_snapshot,
     snapshot_changes, take_snapshot,
@@ -161,6 +163,50 @@ pub fn latest_snapshot_file(workspace: &Workspace) -> Utf8PathBuf {
         .hooks_health_dir()
         .join(SHELL_SNAPSHOTS_DIR)
         .join(LATEST_SNAPSHOT_NAME)
+}
+
+/// What the pre-tool guard answers for one payload, and why the snapshot before an allowed
+/// shell call was not kept, when it was not (said on stderr; it never refuses the call: the
+/// write hook records the call as unchecked).
+pub struct GuardRun {
+    pub snapshot_not_kept: Option<String>,
+    pub output: GuardOutput,
+}
+
+/// The pre-tool guard (`harness::guard`) over `payload` (`None`: none arrived, refused): only
+/// the payload is read, so it costs no project load unless a shell call is allowed.
+pub fn guard_tool_call(place: &HookPlace<'_>, payload: Option<&[u8]>) -> GuardRun {
+    let mut snapshot_not_kept = None;
+    let output = match payload {
+        None => guard::unreadable_output_for(
+            place.requested_harness,
+            "aidlc guard: no pre-tool payload arrived on stdin; the tool call is refused",
+        ),
+        Some(payload) => {
+            let harness = place
+                .requested_harness
+                .unwrap_or_else(|| payload::detect_harness(payload));
+            match guard::guard_verdict(harness, payload) {
+                Ok(GuardVerdict::Allow) => {
+                    if let Some(call) = payload::shell_call(harness, payload)
+                        && let Some(workspace) = hook_workspace(place, harness, payload)
+                    {
+                        snapshot_not_kept = record_shell_snapshot(&workspace, &call).err();
+                    }
+                    guard::allow_output(harness)
+                }
+                Ok(verdict) => guard::guard_output(harness, &verdict),
+                Err(problem) => guard::unreadable_output_for(
+                    Some(harness),
+                    &format!("aidlc guard: {problem}; the tool call is refused"),
+                ),
+            }
+        }
+    };
+    GuardRun {
+        snapshot_not_kept,
+        output,
+    }
 }
 
 /// Keep what the project holds before `call`, inside an active workflow; why it could not be

@@ -68,14 +68,6 @@ impl EnclosingLimit {
         self.remaining().is_zero()
     }
 
-    /// The one of `first` and `second` that runs out first.
-    pub fn earliest(first: Option<Self>, second: Option<Self>) -> Option<Self> {
-        match (first, second) {
-            (Some(a), Some(b)) => Some(if b.deadline < a.deadline { b } else { a }),
-            (a, b) => a.or(b),
-        }
-    }
-
     /// Why a fire was not started: the limit ran out before it.
     pub fn not_started_reason(&self) -> String {
         format!("not started: {} ran out", self.name)
@@ -110,7 +102,11 @@ impl GateLimits {
                 format!("the gate's dispatch cap ({})", cap.source),
             )
         });
-        EnclosingLimit::earliest(self.run.clone(), cap)
+        // On a tie, the run's.
+        [self.run.clone(), cap]
+            .into_iter()
+            .flatten()
+            .min_by_key(|limit| limit.deadline)
     }
 }
 
@@ -153,11 +149,11 @@ pub fn hook_settings_files(
     harness_dir_name: &str,
     home: Option<&Utf8Path>,
 ) -> Vec<Utf8PathBuf> {
-    let mut files = vec![project_dir.join(harness_dir_name).join("settings.json")];
-    if let Some(home) = home {
-        files.push(home.join(harness_dir_name).join("settings.json"));
-    }
-    files
+    [Some(project_dir), home]
+        .into_iter()
+        .flatten()
+        .map(|dir| dir.join(harness_dir_name).join("settings.json"))
+        .collect()
 }
 
 /// The write hook's allowance: `AIDLC_SENSOR_TIMEOUT_MS`, else `sensorTimeoutMs` in the first
@@ -204,7 +200,7 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
             "{file} is not valid JSON ({error}), so its {HOOK_ALLOWANCE_SETTING} cannot be read"
         )
     })?;
-    let Some(setting) = object else {
+    let Some(AllowanceSetting(setting)) = object else {
         return Err(format!(
             "{file} is not a JSON object, so its {HOOK_ALLOWANCE_SETTING} cannot be read"
         ));
@@ -231,13 +227,13 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
 /// A settings text read as `serde_json::Value` reads it (the same texts are accepted and
 /// refused, with the same messages), keeping only what the allowance needs: `Some` with the
 /// `sensorTimeoutMs` of an object, `None` for any other JSON value.
-fn read_settings(text: &str) -> serde_json::Result<Option<Option<serde_json::Value>>> {
+fn read_settings(text: &str) -> serde_json::Result<Option<AllowanceSetting>> {
     // JSON's whitespace before the top-level value; an object's first byte is then `{`.
     if text
         .trim_start_matches([' ', '\t', '\n', '\r'])
         .starts_with('{')
     {
-        serde_json::from_str::<AllowanceSetting>(text).map(|object| Some(object.0))
+        serde_json::from_str::<AllowanceSetting>(text).map(Some)
     } else {
         serde_json::from_str::<UnreadValue>(text).map(|_| None)
     }
@@ -465,17 +461,23 @@ mod tests {
 
     #[test]
     fn the_earliest_limit_wins() {
-        let short = EnclosingLimit::after(Duration::from_secs(1), "short");
+        let cap = LimitValue {
+            duration: Duration::from_secs(1),
+            source: "short".to_owned(),
+        };
         let long = EnclosingLimit::after(Duration::from_secs(100), "long");
-        assert_eq!(
-            EnclosingLimit::earliest(Some(long.clone()), Some(short.clone())),
-            Some(short.clone())
-        );
-        assert_eq!(
-            EnclosingLimit::earliest(None, Some(long.clone())),
-            Some(long)
-        );
-        assert_eq!(EnclosingLimit::earliest(None, None), None);
+        let both = GateLimits {
+            dispatch_cap: Some(cap),
+            run: Some(long.clone()),
+        };
+        let short = both.for_one_fire().unwrap();
+        assert_eq!(short.name, "the gate's dispatch cap (short)");
+        let run_only = GateLimits {
+            dispatch_cap: None,
+            run: Some(long.clone()),
+        };
+        assert_eq!(run_only.for_one_fire(), Some(long));
+        assert_eq!(GateLimits::default().for_one_fire(), None);
         assert!(!short.ran_out());
         assert!(EnclosingLimit::after(Duration::ZERO, "gone").ran_out());
     }
@@ -495,7 +497,9 @@ mod tests {
     }
 
     fn read_as_settings(text: &str) -> Reading {
-        read_settings(text).map_err(|error| error.to_string())
+        read_settings(text)
+            .map(|object| object.map(|setting| setting.0))
+            .map_err(|error| error.to_string())
     }
 
     #[test]

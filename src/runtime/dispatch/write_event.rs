@@ -174,15 +174,10 @@ fn written_path(
     relative_to: Option<&Utf8Path>,
     path: &Utf8Path,
 ) -> Utf8PathBuf {
-    let written = match relative_to {
-        Some(base) if path.is_relative() => base.join(path),
-        _ => path.to_owned(),
-    };
-    if written.is_absolute() {
-        written
-    } else {
-        workspace.project_dir().join(written)
-    }
+    // An absolute path replaces the folder it is joined to.
+    workspace
+        .project_dir()
+        .join(relative_to.unwrap_or(Utf8Path::new("")).join(path))
 }
 
 /// Run the reference's artifact audit hook for one written file, as its adapter did; why it

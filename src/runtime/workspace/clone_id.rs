@@ -35,17 +35,14 @@ pub fn host_name() -> String {
 
 /// The sanitising half of [`host_name`], for any raw name.
 pub fn sanitise_host_name(raw: &str) -> String {
-    let mut collapsed = String::with_capacity(raw.len());
-    for character in raw.to_lowercase().chars() {
-        if matches!(character, 'a'..='z' | '0'..='9' | '-') {
-            collapsed.push(character);
-        } else if !collapsed.ends_with('\u{0}') {
-            collapsed.push('\u{0}');
-        }
-    }
-    // A run of refused characters became one NUL above; a literal `-` next to it stays separate,
-    // exactly as the reference's `/[^a-z0-9-]+/g` keeps it.
-    let replaced = collapsed.replace('\u{0}', "-");
+    // Each run of refused characters becomes one `-`, and a literal `-` next to it stays
+    // separate, exactly as the reference's `/[^a-z0-9-]+/g` replaces it.
+    let replaced = raw
+        .to_lowercase()
+        .split(|character: char| !matches!(character, 'a'..='z' | '0'..='9' | '-'))
+        .filter(|piece| !piece.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
     let trimmed = replaced.trim_matches('-');
     let capped: String = trimmed.chars().take(HOST_NAME_MAX_CHARS).collect();
     if capped.is_empty() {

@@ -47,35 +47,17 @@ pub enum InstallVersion {
     Newest,
 }
 
-/// What decided the version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum VersionSource {
-    /// `<harness>/tools/aidlc-version.ts`.
-    ReferenceTools,
-    /// The keys of the existing `stage-graph.json`.
-    GraphShape,
-    /// Nothing said otherwise.
-    Default,
-}
-
 impl InstallVersion {
     /// The version for the install's tools stamp (its text, if the file was read) and its
-    /// graph (the text, if the file was read), in that order of trust.
-    pub fn detect(
-        reference_tools_text: Option<&str>,
-        graph_text: Option<&str>,
-    ) -> (InstallVersion, VersionSource) {
+    /// graph (the text, if the file was read), in that order of trust; else the newest.
+    pub fn detect(reference_tools_text: Option<&str>, graph_text: Option<&str>) -> InstallVersion {
         if let Some(version) = reference_tools_text.and_then(reference_tools_version) {
-            let format = GraphFormat::of_reference_version(version);
-            return (Self::of_graph_format(format), VersionSource::ReferenceTools);
+            return Self::of_graph_format(GraphFormat::of_reference_version(version));
         }
-        if let Some(graph) = graph_text {
-            let (format, source) = resolve_graph_format(None, Some(graph), None);
-            if source == FormatSource::ExistingGraph {
-                return (Self::of_graph_format(format), VersionSource::GraphShape);
-            }
+        match graph_text.map(|graph| resolve_graph_format(None, Some(graph), None)) {
+            Some((format, FormatSource::ExistingGraph)) => Self::of_graph_format(format),
+            _ => InstallVersion::Newest,
         }
-        (InstallVersion::Newest, VersionSource::Default)
     }
 
     /// [`InstallVersion::detect`] over the files of an install: `reference_tools` is
@@ -85,14 +67,10 @@ impl InstallVersion {
     pub fn detect_from_files_keeping_graph(
         reference_tools: &Utf8Path,
         stage_graph: &Utf8Path,
-    ) -> (InstallVersion, VersionSource, Option<String>) {
+    ) -> (InstallVersion, Option<String>) {
         let tools = crate::leaves::fs_util::read_input_text(reference_tools).ok();
-        if let Some(decided) = tools
-            .as_deref()
-            .filter(|text| reference_tools_version(text).is_some())
-        {
-            let (version, source) = Self::detect(Some(decided), None);
-            return (version, source, None);
+        if tools.as_deref().and_then(reference_tools_version).is_some() {
+            return (Self::detect(tools.as_deref(), None), None);
         }
         let graph = crate::leaves::fs_util::read_bounded(
             stage_graph,
@@ -100,8 +78,7 @@ impl InstallVersion {
         )
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok());
-        let (version, source) = Self::detect(None, graph.as_deref());
-        (version, source, graph)
+        (Self::detect(None, graph.as_deref()), graph)
     }
 
     fn of_graph_format(format: GraphFormat) -> InstallVersion {
@@ -158,14 +135,14 @@ mod tests {
     fn the_tools_stamp_decides_first() {
         assert_eq!(
             InstallVersion::detect(Some(TOOLS_26), Some(GATE_GRAPH)),
-            (InstallVersion::Reference26, VersionSource::ReferenceTools)
+            InstallVersion::Reference26
         );
         assert_eq!(
-            InstallVersion::detect(Some(TOOLS_25), None).0,
+            InstallVersion::detect(Some(TOOLS_25), None),
             InstallVersion::Reference25
         );
         assert_eq!(
-            InstallVersion::detect(Some(TOOLS_LATER), Some(PRE_GATE_GRAPH)).0,
+            InstallVersion::detect(Some(TOOLS_LATER), Some(PRE_GATE_GRAPH)),
             InstallVersion::Newest
         );
     }
@@ -175,24 +152,21 @@ mod tests {
         let no_stamp = Some("// no version here\n");
         assert_eq!(
             InstallVersion::detect(no_stamp, Some(PRE_GATE_GRAPH)),
-            (InstallVersion::Reference26, VersionSource::GraphShape)
+            InstallVersion::Reference26
         );
         assert_eq!(
-            InstallVersion::detect(None, Some(GRAPH_25)).0,
+            InstallVersion::detect(None, Some(GRAPH_25)),
             InstallVersion::Reference25
         );
         assert_eq!(
             InstallVersion::detect(None, Some(GATE_GRAPH)),
-            (InstallVersion::Newest, VersionSource::GraphShape)
+            InstallVersion::Newest
         );
         assert_eq!(
             InstallVersion::detect(None, Some("[]\n")),
-            (InstallVersion::Newest, VersionSource::Default)
+            InstallVersion::Newest
         );
-        assert_eq!(
-            InstallVersion::detect(None, None),
-            (InstallVersion::Newest, VersionSource::Default)
-        );
+        assert_eq!(InstallVersion::detect(None, None), InstallVersion::Newest);
     }
 
     #[test]
@@ -231,18 +205,11 @@ mod tests {
         let root = Utf8Path::from_path(dir.path()).unwrap();
         let tools = root.join("aidlc-version.ts");
         let graph = root.join("stage-graph.json");
-        let detect = || {
-            let (version, source, _) =
-                InstallVersion::detect_from_files_keeping_graph(&tools, &graph);
-            (version, source)
-        };
-        assert_eq!(detect(), (InstallVersion::Newest, VersionSource::Default));
+        let detect = || InstallVersion::detect_from_files_keeping_graph(&tools, &graph).0;
+        assert_eq!(detect(), InstallVersion::Newest);
         std::fs::write(&graph, PRE_GATE_GRAPH).unwrap();
-        assert_eq!(detect().0, InstallVersion::Reference26);
+        assert_eq!(detect(), InstallVersion::Reference26);
         std::fs::write(&tools, TOOLS_25).unwrap();
-        assert_eq!(
-            detect(),
-            (InstallVersion::Reference25, VersionSource::ReferenceTools)
-        );
+        assert_eq!(detect(), InstallVersion::Reference25);
     }
 }

@@ -51,7 +51,7 @@ impl Workspace {
     /// Read the active space, its intent records, the active-intent cursor and the install's
     /// version, once.
     pub fn resolve(layout: Layout) -> Self {
-        let (version, _, graph_text) = InstallVersion::detect_from_files_keeping_graph(
+        let (version, graph_text) = InstallVersion::detect_from_files_keeping_graph(
             &layout.reference_tools_path,
             &layout.stage_graph_path,
         );
