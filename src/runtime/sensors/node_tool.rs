@@ -177,39 +177,24 @@ impl ToolBudget {
     }
 }
 
-/// One run of a Node tool.
-#[derive(Debug, Clone)]
-pub(super) struct ToolInvocation {
-    /// The tool's name in messages and reasons (`eslint` gives `eslint-unavailable`).
-    pub(super) tool: &'static str,
-    pub(super) program: PathBuf,
-    pub(super) args: Vec<String>,
-    pub(super) cwd: Utf8PathBuf,
-    pub(super) env: Vec<(String, String)>,
-}
-
-/// Run `invocation` within the budget. `Ok` holds a run that ended with an exit status other
-/// than 127; every other ending is already the outcome: the budget spent (before or during the
-/// run), a failed spawn, exit 127 (the tool's interpreter is missing), a signal.
+/// Run the Node tool `tool` (its name in messages and reasons: `eslint` gives
+/// `eslint-unavailable`) as `command` within the budget; its timeout and stdout cap are set
+/// here. `Ok` holds a run that ended with an exit status other than 127; every other ending is
+/// already the outcome: the budget spent (before or during the run), a failed spawn, exit 127
+/// (the tool's interpreter is missing), a signal.
 pub(super) fn run_tool_within(
-    invocation: &ToolInvocation,
+    tool: &str,
+    mut command: WorkerCommand,
     step_cap: Duration,
     budget: &ToolBudget,
 ) -> Result<WorkerRun, WorkerOutcome> {
+    command.stdout_cap_bytes = TOOL_STDOUT_CAP_BYTES;
     let mut attempts = 0;
     loop {
         let Some(timeout) = budget.next_step_timeout(step_cap) else {
-            return Err(budget_spent(invocation.tool, budget.total));
+            return Err(budget_spent(tool, budget.total));
         };
-        let command = WorkerCommand {
-            program: invocation.program.clone(),
-            args: invocation.args.clone(),
-            cwd: invocation.cwd.clone(),
-            env: invocation.env.clone(),
-            timeout,
-            stdout_cap_bytes: TOOL_STDOUT_CAP_BYTES,
-            stdin: None,
-        };
+        command.timeout = timeout;
         let run = run_worker(&command);
         attempts += 1;
         // ETXTBSY: the executable is open for writing somewhere (being installed, or inherited
@@ -223,7 +208,7 @@ pub(super) fn run_tool_within(
         } else {
             format!("the sensor's budget of {}", describe_duration(budget.total))
         };
-        return match run_that_did_not_finish(invocation, &run, &limit) {
+        return match run_that_did_not_finish(tool, &command.program, &run, &limit) {
             Some(outcome) => Err(outcome),
             None => Ok(run),
         };
@@ -232,12 +217,12 @@ pub(super) fn run_tool_within(
 
 /// The outcome of a run that gave no usable exit status, or `None` for one that did.
 fn run_that_did_not_finish(
-    invocation: &ToolInvocation,
+    tool: &str,
+    program: &Path,
     run: &WorkerRun,
     limit: &str,
 ) -> Option<WorkerOutcome> {
-    let tool = invocation.tool;
-    let program = invocation.program.display();
+    let program = program.display();
     if run.timed_out {
         return Some(WorkerOutcome::ScriptError(format!(
             "timeout: {tool} did not finish within {limit} and was stopped"

@@ -15,10 +15,10 @@ use super::report::{
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
-    ToolBudget, ToolInvocation, most_telling_line, project_or_path_tool, run_tool_within,
-    tool_unavailable,
+    ToolBudget, most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
 };
 use crate::runtime::sensors::worker_args::lexically_normal;
+use crate::runtime::worker_process::WorkerCommand;
 
 pub(super) fn run_biome(
     place: &LintPlace,
@@ -36,16 +36,14 @@ pub(super) fn run_biome(
             ),
         );
     };
-    let invocation = ToolInvocation {
-        tool: "biome",
-        program,
+    let command = WorkerCommand {
         args: ["lint", "--reporter=json", place.file.as_str()]
             .map(str::to_owned)
             .to_vec(),
-        cwd: place.lint_root.clone(),
         env: vec![("NO_COLOR".to_owned(), "1".to_owned())],
+        ..WorkerCommand::new(program, place.lint_root.clone())
     };
-    run_tool_within(&invocation, LINT_STEP_CAP, budget)
+    run_tool_within("biome", command, LINT_STEP_CAP, budget)
         .map_or_else(|outcome| outcome, |run| biome_outcome(&run, place))
 }
 
