@@ -18,13 +18,13 @@ use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
+use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::json;
 
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{FILE_PATH_FLAG, STAGE_FLAG, ShippedSensor};
-use crate::runtime::sensors::worker_args::{FlagGrammar, WorkerArgs};
+use crate::runtime::sensors::worker_args::{FlagGrammar, WorkerArgs, lexically_normal};
 use crate::runtime::worker_process::{WorkerCommand, run_worker};
 
 /// How much of a tool's stdout is kept. eslint's JSON report carries the source of every file
@@ -53,13 +53,13 @@ pub(super) fn fired_file(
 /// usage error that names it. A path written with `\` separators that does not exist as written
 /// is tried again with `/`.
 pub(super) fn resolve_fired_file(project_dir: &Utf8Path, raw: &str) -> Result<Utf8PathBuf, String> {
-    let as_written = absolute_lexical(project_dir, Utf8Path::new(raw));
+    let as_written = lexically_normal(&project_dir.join(raw));
     if as_written.is_file() {
         return Ok(as_written);
     }
     if raw.contains('\\') {
         let with_slashes = raw.replace('\\', "/");
-        let candidate = absolute_lexical(project_dir, Utf8Path::new(&with_slashes));
+        let candidate = lexically_normal(&project_dir.join(with_slashes));
         if candidate.is_file() {
             return Ok(candidate);
         }
@@ -68,26 +68,6 @@ pub(super) fn resolve_fired_file(project_dir: &Utf8Path, raw: &str) -> Result<Ut
         return Err(format!("file-path is not a file: {raw}"));
     }
     Err(format!("file-path not found: {raw}"))
-}
-
-/// `path` made absolute against `base`, with `.` and `..` resolved without touching the disk.
-pub(super) fn absolute_lexical(base: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
-    let joined = if path.is_absolute() {
-        path.to_owned()
-    } else {
-        base.join(path)
-    };
-    let mut normal = Utf8PathBuf::new();
-    for component in joined.components() {
-        match component {
-            Utf8Component::CurDir => {}
-            Utf8Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other.as_str()),
-        }
-    }
-    normal
 }
 
 /// The folders from `start` upward: up to and including `boundary` when `start` is inside it,
@@ -197,39 +177,24 @@ impl ToolBudget {
     }
 }
 
-/// One run of a Node tool.
-#[derive(Debug, Clone)]
-pub(super) struct ToolInvocation {
-    /// The tool's name in messages and reasons (`eslint` gives `eslint-unavailable`).
-    pub(super) tool: &'static str,
-    pub(super) program: PathBuf,
-    pub(super) args: Vec<String>,
-    pub(super) cwd: Utf8PathBuf,
-    pub(super) env: Vec<(String, String)>,
-}
-
-/// Run `invocation` within the budget. `Ok` holds a run that ended with an exit status other
-/// than 127; every other ending is already the outcome: the budget spent (before or during the
-/// run), a failed spawn, exit 127 (the tool's interpreter is missing), a signal.
+/// Run the Node tool `tool` (its name in messages and reasons: `eslint` gives
+/// `eslint-unavailable`) as `command` within the budget; its timeout and stdout cap are set
+/// here. `Ok` holds a run that ended with an exit status other than 127; every other ending is
+/// already the outcome: the budget spent (before or during the run), a failed spawn, exit 127
+/// (the tool's interpreter is missing), a signal.
 pub(super) fn run_tool_within(
-    invocation: &ToolInvocation,
+    tool: &str,
+    mut command: WorkerCommand,
     step_cap: Duration,
     budget: &ToolBudget,
 ) -> Result<WorkerRun, WorkerOutcome> {
+    command.stdout_cap_bytes = TOOL_STDOUT_CAP_BYTES;
     let mut attempts = 0;
     loop {
         let Some(timeout) = budget.next_step_timeout(step_cap) else {
-            return Err(budget_spent(invocation.tool, budget.total));
+            return Err(budget_spent(tool, budget.total));
         };
-        let command = WorkerCommand {
-            program: invocation.program.clone(),
-            args: invocation.args.clone(),
-            cwd: invocation.cwd.clone(),
-            env: invocation.env.clone(),
-            timeout,
-            stdout_cap_bytes: TOOL_STDOUT_CAP_BYTES,
-            stdin: None,
-        };
+        command.timeout = timeout;
         let run = run_worker(&command);
         attempts += 1;
         // ETXTBSY: the executable is open for writing somewhere (being installed, or inherited
@@ -243,7 +208,7 @@ pub(super) fn run_tool_within(
         } else {
             format!("the sensor's budget of {}", describe_duration(budget.total))
         };
-        return match run_that_did_not_finish(invocation, &run, &limit) {
+        return match run_that_did_not_finish(tool, &command.program, &run, &limit) {
             Some(outcome) => Err(outcome),
             None => Ok(run),
         };
@@ -252,12 +217,12 @@ pub(super) fn run_tool_within(
 
 /// The outcome of a run that gave no usable exit status, or `None` for one that did.
 fn run_that_did_not_finish(
-    invocation: &ToolInvocation,
+    tool: &str,
+    program: &Path,
     run: &WorkerRun,
     limit: &str,
 ) -> Option<WorkerOutcome> {
-    let tool = invocation.tool;
-    let program = invocation.program.display();
+    let program = program.display();
     if run.timed_out {
         return Some(WorkerOutcome::ScriptError(format!(
             "timeout: {tool} did not finish within {limit} and was stopped"
@@ -355,11 +320,8 @@ mod tests {
     #[test]
     fn lexical_absolute_paths_resolve_dots() {
         let base = Utf8Path::new("/p");
-        assert_eq!(
-            absolute_lexical(base, Utf8Path::new("a/./b/../c.ts")),
-            "/p/a/c.ts"
-        );
-        assert_eq!(absolute_lexical(base, Utf8Path::new("/x/../y.ts")), "/y.ts");
+        assert_eq!(lexically_normal(&base.join("a/./b/../c.ts")), "/p/a/c.ts");
+        assert_eq!(lexically_normal(&base.join("/x/../y.ts")), "/y.ts");
     }
 
     #[test]

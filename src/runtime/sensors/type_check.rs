@@ -46,9 +46,10 @@ use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, WorkerContext};
 use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::node_tool::{
-    TOOL_STDOUT_CAP_BYTES, ToolBudget, ToolInvocation, describe_folders_upward, fired_file,
-    folders_upward, most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
+    TOOL_STDOUT_CAP_BYTES, ToolBudget, describe_folders_upward, fired_file, folders_upward,
+    most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
 };
+use crate::runtime::worker_process::WorkerCommand;
 use crate::runtime::workspace;
 
 /// The longest the compile may run (the seed: fifteen minutes for TypeScript's compilation).
@@ -92,14 +93,11 @@ fn run_with_search_path(
         Err(outcome) => return outcome,
     };
     let build_info = prepared_build_info_file(project_dir, &tsconfig);
-    let invocation = ToolInvocation {
-        tool: "tsc",
-        program,
+    let command = WorkerCommand {
         args: tsc_arguments(&tsconfig, build_info.as_deref()),
-        cwd: tsconfig_folder.clone(),
-        env: Vec::new(),
+        ..WorkerCommand::new(program, tsconfig_folder.clone())
     };
-    run_tool_within(&invocation, COMPILE_STEP_CAP, &budget).map_or_else(
+    run_tool_within("tsc", command, COMPILE_STEP_CAP, &budget).map_or_else(
         |outcome| outcome,
         |run| tsc_outcome(&run, &file, &tsconfig_folder),
     )

@@ -188,16 +188,12 @@ pub fn stage_scan_set(
 /// starts at the project folder (the reference worker's working folder), and `.` and `..` are
 /// folded without touching the disk (as Node's `path.resolve`).
 pub fn resolve_worker_path(project_dir: &Utf8Path, given: &str) -> Utf8PathBuf {
-    let given = Utf8PathBuf::from(given.replace('\\', "/"));
-    let joined = if given.is_absolute() {
-        given
-    } else {
-        project_dir.join(given)
-    };
-    lexically_normal(&joined)
+    lexically_normal(&project_dir.join(given.replace('\\', "/")))
 }
 
-fn lexically_normal(path: &Utf8Path) -> Utf8PathBuf {
+/// `path` with `.` and `..` folded without touching the disk (as Node's `path.resolve` folds
+/// them): a `..` at the root stays at the root; a `..` a relative path cannot take back stays.
+pub(super) fn lexically_normal(path: &Utf8Path) -> Utf8PathBuf {
     let mut normal = Utf8PathBuf::new();
     for component in path.components() {
         match component {

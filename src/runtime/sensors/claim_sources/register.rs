@@ -171,12 +171,7 @@ fn workflow_selected_scope(value: &str) -> Option<&str> {
 
 /// One `## Sources` entry: `- [<id>] <value>` with up to three spaces of indent.
 fn source_entry(line: &str) -> Option<(&str, &str)> {
-    let after_marker = strip_up_to_three_spaces(line).strip_prefix(['-', '*', '+'])?;
-    let after_space = js_trim_start(after_marker);
-    if after_space.len() == after_marker.len() {
-        return None;
-    }
-    let rest = after_space.strip_prefix('[')?;
+    let rest = after_register_marker(line, false)?.strip_prefix('[')?;
     let id_length = rest
         .bytes()
         .take_while(|&byte| is_tag_id_byte(byte))
@@ -338,22 +333,23 @@ fn memory_reference_parts(value: &str) -> Option<(&str, &str, &str)> {
 
 /// A memory rule line without its list marker (`-`, `*`, `+` or `<digits>.` and white space).
 fn without_memory_list_marker(line: &str) -> &str {
+    after_register_marker(line, true).unwrap_or(line)
+}
+
+/// The text after a `-`, `*` or `+` marker (with `ordered`, also `<digits>.`) and the white
+/// space after it, up to three spaces in; `None` when the line has no such marker.
+fn after_register_marker(line: &str, ordered: bool) -> Option<&str> {
     let rest = strip_up_to_three_spaces(line);
-    let after_marker = if let Some(after) = rest.strip_prefix(['-', '*', '+']) {
-        after
-    } else {
-        let digits = leading_ascii_digits(rest);
-        match rest[digits..].strip_prefix('.') {
-            Some(after) if digits > 0 => after,
-            _ => return line,
+    let after_marker = match rest.strip_prefix(['-', '*', '+']) {
+        Some(after) => after,
+        None if ordered => {
+            let digits = leading_ascii_digits(rest);
+            rest[digits..].strip_prefix('.').filter(|_| digits > 0)?
         }
+        None => return None,
     };
     let after_space = js_trim_start(after_marker);
-    if after_space.len() == after_marker.len() {
-        line
-    } else {
-        after_space
-    }
+    (after_space.len() < after_marker.len()).then_some(after_space)
 }
 
 /// `"…"` with `\` escapes and no bare `"` inside (the shape a JSON string literal has).

@@ -15,9 +15,10 @@ use super::report::{
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
-    ToolBudget, ToolInvocation, absolute_lexical, most_telling_line, project_or_path_tool,
-    run_tool_within, tool_unavailable,
+    ToolBudget, most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
 };
+use crate::runtime::sensors::worker_args::lexically_normal;
+use crate::runtime::worker_process::WorkerCommand;
 
 pub(super) fn run_biome(
     place: &LintPlace,
@@ -35,16 +36,14 @@ pub(super) fn run_biome(
             ),
         );
     };
-    let invocation = ToolInvocation {
-        tool: "biome",
-        program,
+    let command = WorkerCommand {
         args: ["lint", "--reporter=json", place.file.as_str()]
             .map(str::to_owned)
             .to_vec(),
-        cwd: place.lint_root.clone(),
         env: vec![("NO_COLOR".to_owned(), "1".to_owned())],
+        ..WorkerCommand::new(program, place.lint_root.clone())
     };
-    run_tool_within(&invocation, LINT_STEP_CAP, budget)
+    run_tool_within("biome", command, LINT_STEP_CAP, budget)
         .map_or_else(|outcome| outcome, |run| biome_outcome(&run, place))
 }
 
@@ -162,9 +161,7 @@ pub(super) fn biome_violation(diagnostic: &Value, place: &LintPlace) -> Option<V
         .and_then(|location| location.get("path"))
         .and_then(|path| path.as_str().or_else(|| path.get("file")?.as_str()));
     let file = match path {
-        Some(path) if !path.is_empty() => {
-            absolute_lexical(&place.lint_root, Utf8Path::new(path)).to_string()
-        }
+        Some(path) if !path.is_empty() => lexically_normal(&place.lint_root.join(path)).to_string(),
         _ => place.file.to_string(),
     };
     let (line, column) = location.map_or((0, 0), biome_line_and_column);

@@ -18,9 +18,10 @@ use super::report::{
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
-    ToolBudget, ToolInvocation, executables_on_search_path, local_node_tool, most_telling_line,
-    run_tool_within, tool_unavailable,
+    ToolBudget, executables_on_search_path, local_node_tool, most_telling_line, run_tool_within,
+    tool_unavailable,
 };
+use crate::runtime::worker_process::WorkerCommand;
 
 /// The oldest eslint accepted from `PATH`: 9 made flat config the default.
 const OLDEST_PATH_ESLINT_MAJOR: u32 = 9;
@@ -38,17 +39,14 @@ pub(super) fn run_eslint(
         Ok(program) => program,
         Err(outcome) => return outcome,
     };
-    let invocation = ToolInvocation {
-        tool: "eslint",
-        program,
+    let command = WorkerCommand {
         // The `=` form: ESLint reads a separate `-1` as an unknown option.
         args: ["--format", "json", "--max-warnings=-1", place.file.as_str()]
             .map(str::to_owned)
             .to_vec(),
-        cwd: place.lint_root.clone(),
-        env: Vec::new(),
+        ..WorkerCommand::new(program, place.lint_root.clone())
     };
-    run_tool_within(&invocation, LINT_STEP_CAP, budget).map_or_else(
+    run_tool_within("eslint", command, LINT_STEP_CAP, budget).map_or_else(
         |outcome| outcome,
         |run| eslint_outcome(&run, config_present),
     )
@@ -104,14 +102,11 @@ fn eslint_version(
     cwd: &Utf8Path,
     budget: &ToolBudget,
 ) -> Result<ToolVersion, WorkerOutcome> {
-    let invocation = ToolInvocation {
-        tool: "eslint",
-        program: program.to_owned(),
+    let command = WorkerCommand {
         args: vec!["--version".to_owned()],
-        cwd: cwd.to_owned(),
-        env: Vec::new(),
+        ..WorkerCommand::new(program, cwd)
     };
-    let run = match run_tool_within(&invocation, PROBE_STEP_CAP, budget) {
+    let run = match run_tool_within("eslint", command, PROBE_STEP_CAP, budget) {
         Ok(run) => run,
         Err(WorkerOutcome::ScriptError(message)) if message.starts_with("timeout:") => {
             return Err(WorkerOutcome::ScriptError(message));

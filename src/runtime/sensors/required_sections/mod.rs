@@ -86,7 +86,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let (output_path_as_given, output_path) = existing_output_path(&flags, project_dir)?;
     let file_name = output_path.file_name().unwrap_or_default();
     let Some(stem) = markdown_stem(file_name) else {
-        return Ok(SectionsVerdict::not_markdown().into_json(output_path.as_str()));
+        return Ok(SectionsVerdict::default().into_json(output_path.as_str()));
     };
     let body = read_text_lossy(&output_path)
         .map_err(|error| format!("failed to read --output-path {output_path_as_given}: {error}"))?;

@@ -1,7 +1,8 @@
 //! The verdict `required-sections` builds: the H2 floor or the template's headings, the marker
 //! exemption and the edge block, and its JSON with the keys in the documented order.
 //!
-//! Invariant: `pass` and `findings_count` always agree with the rules applied so far.
+//! Invariant: `findings_count` always agrees with the rules applied so far, and the verdict
+//! passes exactly when it is 0.
 
 use std::collections::HashSet;
 
@@ -15,11 +16,10 @@ use crate::runtime::sensors::finding::verdict_json;
 /// The generic floor: this many distinct H2 headings.
 const H2_FLOOR: usize = 2;
 
-/// The verdict being built. Invariant: `pass` and `findings_count` always agree with the rules
-/// applied so far (floor or template, marker exemption, edge block).
+/// The verdict being built. Invariant: `findings_count` always agrees with the rules applied so
+/// far (floor or template, marker exemption, edge block); the verdict passes when it is 0.
 #[derive(Default)]
 pub(super) struct SectionsVerdict {
-    pass: bool,
     headings: Vec<String>,
     findings_count: usize,
     marker_exempt: bool,
@@ -40,17 +40,9 @@ pub(super) enum TemplateUse {
 }
 
 impl SectionsVerdict {
-    pub(super) fn not_markdown() -> Self {
-        Self {
-            pass: true,
-            ..Self::default()
-        }
-    }
-
     /// The generic floor over the deliverable's headings.
     pub(super) fn of_headings(headings: Vec<String>) -> Self {
         Self {
-            pass: headings.len() >= H2_FLOOR,
             findings_count: H2_FLOOR.saturating_sub(headings.len()),
             headings,
             ..Self::default()
@@ -59,7 +51,6 @@ impl SectionsVerdict {
 
     pub(super) fn exempt_marker(&mut self) {
         self.marker_exempt = true;
-        self.pass = true;
         self.findings_count = 0;
     }
 
@@ -71,7 +62,6 @@ impl SectionsVerdict {
             .filter(|heading| !present.contains(heading.as_str()))
             .cloned()
             .collect();
-        self.pass = missing.is_empty();
         self.findings_count = missing.len();
         self.template = Some(TemplateUse::Applied {
             expected,
@@ -82,7 +72,6 @@ impl SectionsVerdict {
 
     pub(super) fn apply_edge_block(&mut self, edge_block: EdgeBlock) {
         if edge_block != EdgeBlock::Ok {
-            self.pass = false;
             self.findings_count += 1;
         }
         self.edge_block = Some(edge_block);
@@ -91,11 +80,8 @@ impl SectionsVerdict {
     /// The verdict's JSON, keys in the reference's order, then `diagnostics` (each finding on
     /// `file`, the deliverable as fired) when it failed.
     pub(super) fn into_json(self, file: &str) -> Value {
-        let located = if self.pass {
-            Vec::new()
-        } else {
-            self.located(file)
-        };
+        let pass = self.findings_count == 0;
+        let located = if pass { Vec::new() } else { self.located(file) };
         let (template, config_warning, expected, missing) = match self.template {
             Some(TemplateUse::Ineligible { config_warning }) => {
                 (Some("ineligible"), Some(config_warning), None, None)
@@ -107,7 +93,7 @@ impl SectionsVerdict {
         };
         verdict_json(
             [
-                ("pass", Some(json!(self.pass))),
+                ("pass", Some(json!(pass))),
                 ("h2_count", Some(json!(self.headings.len()))),
                 ("headings", Some(json!(self.headings))),
                 ("findings_count", Some(json!(self.findings_count))),
