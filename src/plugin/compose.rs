@@ -1003,6 +1003,16 @@ mod tests {
         let sensors = composed.find("\nsensors:\n").unwrap();
         assert!(composed.find("  - deployment-log\n").unwrap() < sensors);
         assert!(recorded[0].range.start > sensors);
-        assert_eq!(recorded[0].origin, Origin::Adds("sensors".to_owned()));
+        let Origin::Adds { entry, value } = &recorded[0].origin else {
+            panic!(
+                "merged lines are recorded as adds: {:?}",
+                recorded[0].origin
+            );
+        };
+        assert_eq!(
+            &contribution[entry.clone()],
+            "sensors:\n    - deployment-log\n"
+        );
+        assert_eq!(&contribution[value.clone()], "- deployment-log\n");
     }
 }
