@@ -25,7 +25,8 @@ use crate::compile::watch::{
 };
 use crate::leaves::english::plural;
 use crate::plugin::PluginError;
-use crate::plugin::recompose::{self, ComposedSources, Recomposition, UnwatchedPlugin};
+use crate::plugin::operations::RecordedSource;
+use crate::plugin::recompose::{self, ComposedSources, Recomposition};
 use crate::plugin::tree::FromDisk;
 use crate::protocol::graph_format::GraphFormat;
 
@@ -37,7 +38,7 @@ struct Watching {
     /// that stays unreadable is reported once, not after every change).
     unreadable_lock: Option<String>,
     /// The git plugins last reported as not watched.
-    reported_unwatched: Vec<UnwatchedPlugin>,
+    reported_unwatched: Vec<RecordedSource>,
 }
 
 /// Everything that arrived while the previous rebuild ran, merged.
@@ -303,7 +304,7 @@ fn report_unreadable_lock(why: &str, printer: &Printer) {
     );
 }
 
-fn report_unwatched(plugin: &UnwatchedPlugin, printer: &Printer) {
+fn report_unwatched(plugin: &RecordedSource, printer: &Printer) {
     report_event(
         printer,
         &json!({
