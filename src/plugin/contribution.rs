@@ -25,8 +25,9 @@ use std::ops::Range;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::compile::syntax::document::scalar_string;
 use crate::compile::syntax::frontmatter;
-use crate::compile::syntax::yaml::{self, Node, NodeKind};
+use crate::compile::syntax::yaml::{self, Node};
 use crate::leaves::diagnostics::{Code, Diagnostic};
 use crate::plugin::Problem;
 use crate::plugin::splice::{Fragment, parse_anchor};
@@ -188,7 +189,7 @@ impl Reader<'_> {
                 .find(|entry| entry.key.as_scalar() == Some(key))
         };
         let target = if let Some(entry) = get("target") {
-            match scalar(&entry.value) {
+            match scalar_string(&entry.value) {
                 Some(target) if crate::compile::syntax::stage::is_kebab_case(target) => {
                     target.to_owned()
                 }
@@ -211,7 +212,7 @@ impl Reader<'_> {
             );
             String::new()
         };
-        match get("plugin").map(|entry| (scalar(&entry.value), entry.value.span.clone())) {
+        match get("plugin").map(|entry| (scalar_string(&entry.value), entry.value.span.clone())) {
             Some((Some(declared), _)) if declared == self.plugin => {}
             Some((declared, span)) => self.refuse(
                 Code::InvalidPluginField,
@@ -322,7 +323,7 @@ impl Reader<'_> {
     fn names(&mut self, key: &str, value: &Node) -> Vec<String> {
         let mut names = Vec::new();
         for item in self.sequence(key, value) {
-            match scalar(item) {
+            match scalar_string(item) {
                 Some(name) if is_plain_name(name) => names.push(name.to_owned()),
                 _ => self.refuse(
                     Code::InvalidFieldValue,
@@ -338,7 +339,7 @@ impl Reader<'_> {
     fn sections(&mut self, value: &Node) -> Vec<String> {
         let mut sections = Vec::new();
         for item in self.sequence("required_sections", value) {
-            match scalar(item) {
+            match scalar_string(item) {
                 Some(section) if !section.trim().is_empty() => {
                     sections.push(section.trim().to_owned());
                 }
@@ -356,7 +357,7 @@ impl Reader<'_> {
     fn consumes(&mut self, value: &Node) -> Vec<ConsumeEntry> {
         let mut consumes = Vec::new();
         for item in self.sequence("consumes", value) {
-            let artifact = item.get("artifact").and_then(scalar);
+            let artifact = item.get("artifact").and_then(scalar_string);
             let Some(artifact) = artifact.filter(|name| is_plain_name(name)) else {
                 self.refuse(
                     Code::InvalidFieldValue,
@@ -379,7 +380,7 @@ impl Reader<'_> {
                     true
                 })
             });
-            let conditional_on = item.get("conditional_on").and_then(|node| match scalar(node) {
+            let conditional_on = item.get("conditional_on").and_then(|node| match scalar_string(node) {
                 Some(name) if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
                     Some(name.to_owned())
                 }
@@ -428,10 +429,10 @@ impl Reader<'_> {
     fn read_fragment_entries(&mut self, value: &Node) -> Vec<(String, u64, Range<usize>)> {
         let mut declared = Vec::new();
         for item in self.sequence("fragments", value) {
-            let anchor = item.get("anchor").and_then(scalar);
+            let anchor = item.get("anchor").and_then(scalar_string);
             let order = item
                 .get("order")
-                .and_then(scalar)
+                .and_then(scalar_string)
                 .and_then(|order| order.parse::<u64>().ok());
             match (anchor, order) {
                 (Some(anchor), Some(order)) => match parse_anchor(anchor) {
@@ -595,13 +596,6 @@ fn fragment_heading(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("## fragment:")?;
     let anchor = rest.trim();
     (!anchor.is_empty() && !anchor.contains(char::is_whitespace)).then_some(anchor)
-}
-
-fn scalar(node: &Node) -> Option<&str> {
-    match &node.kind {
-        NodeKind::Scalar { text, .. } if !node.is_null() => Some(text.as_str()),
-        _ => None,
-    }
 }
 
 fn is_plain_name(name: &str) -> bool {

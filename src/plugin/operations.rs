@@ -376,15 +376,8 @@ fn chosen_plugins(
     if !problems.is_empty() {
         return Err(PluginError::Refused(problems));
     }
-    for plugin in added {
-        if let Some(same) = chosen
-            .iter()
-            .position(|other| other.tree.name() == plugin.tree.name())
-        {
-            chosen.remove(same);
-        }
-        chosen.push(plugin);
-    }
+    // No recorded plugin of an added one's name is left, and `added` names each plugin once.
+    chosen.extend(added);
     Ok(chosen)
 }
 
