@@ -60,17 +60,14 @@ pub(super) fn compile_own_tree(
     if printer.format == Format::Sarif {
         printer.print_compile_sarif(&compiled.diagnostics, &[], &compiled.sources);
     }
-    let place = match compiled.harness {
-        Some(harness) => format!(
-            "plugin \"{}\" composed into a temporary copy of the default framework ({})",
-            compiled.plugin,
-            harness.dir_name()
-        ),
-        None => format!(
-            "plugin \"{}\" composed into a temporary copy of the default framework",
-            compiled.plugin
-        ),
-    };
+    let harness_dir = compiled
+        .harness
+        .map(|harness| format!(" ({})", harness.dir_name()))
+        .unwrap_or_default();
+    let place = format!(
+        "plugin \"{}\" composed into a temporary copy of the default framework{harness_dir}",
+        compiled.plugin
+    );
     if !compiled.refusals.is_empty() {
         // A refusal that names no file: as `plugin add` prints it, and its exit status.
         crate::cli::plugin::report_problems(printer, &compiled.refusals);

@@ -221,30 +221,9 @@ fn print_listing(printer: &Printer, listing: &Listing) {
         ));
     }
     if printer.format == Format::Json {
-        let plugins: Vec<serde_json::Value> = listing
-            .plugins
-            .iter()
-            .map(|plugin| {
-                serde_json::json!({
-                    "name": plugin.name,
-                    "version": plugin.version,
-                    "enabled": plugin.enabled,
-                    "kind": plugin.kind.map(|kind| match kind {
-                        crate::plugin::lock_file::SourceKind::Path => "path",
-                        crate::plugin::lock_file::SourceKind::Git => "git",
-                    }),
-                    "source": plugin.source,
-                    "commit": plugin.commit,
-                    "changed_files": plugin.changed_files,
-                })
-            })
-            .collect();
         printer.out(
-            &serde_json::json!({
-                "selection": listing.selection.as_ref().map(|names| names.iter().collect::<Vec<_>>()),
-                "plugins": plugins,
-            })
-            .to_string(),
+            &serde_json::to_string(listing)
+                .unwrap_or_else(|error| unreachable!("a listing serialises: {error}")),
         );
         return;
     }

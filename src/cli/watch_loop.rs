@@ -21,7 +21,8 @@ use crate::compile::discover::{self, InputChanges, Layout};
 use crate::compile::watch::{OutputsState, Rebuild, WatchEvent, WatchRequest, watch};
 use crate::leaves::english::plural;
 use crate::plugin::PluginError;
-use crate::plugin::recompose::{Recomposition, UnwatchedPlugin};
+use crate::plugin::operations::RecordedSource;
+use crate::plugin::recompose::Recomposition;
 use crate::plugin::watch_follow::{FollowEvent, FollowedPlugins};
 use crate::protocol::graph_format::GraphFormat;
 
@@ -104,7 +105,7 @@ fn report_unreadable_lock(why: &str, printer: &Printer) {
     );
 }
 
-fn report_unwatched(plugin: &UnwatchedPlugin, printer: &Printer) {
+fn report_unwatched(plugin: &RecordedSource, printer: &Printer) {
     report_event(
         printer,
         &json!({

@@ -52,7 +52,7 @@ pub struct AuthoredFiles {
     /// Project-relative installed path → the plugin file copied there.
     shipped: BTreeMap<Utf8PathBuf, ShippedFile>,
     /// The plugins' Markdown contribution files (absolute, in the plugins' trees) → their text
-    /// as authored.
+    /// as authored (normalised as the composition reads it).
     contributions: BTreeMap<Utf8PathBuf, String>,
     /// The text contributions wrote into the core stages, as the composition recorded it.
     contributed: ContributedText,
@@ -83,7 +83,9 @@ impl AuthoredFiles {
                     continue;
                 };
                 if file.subtree == Subtree::Overlays && file.is_markdown() {
-                    contributions.insert(file.source.clone(), text.to_owned());
+                    // As the composition read it: the text its recorded spans index.
+                    let text = crate::plugin::contribution::normalised_text(text);
+                    contributions.insert(file.source.clone(), text);
                 }
                 let Some(folder) = crate::plugin::compose::installed_folder(layout, file.subtree)
                 else {

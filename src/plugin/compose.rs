@@ -84,51 +84,43 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
             if dependency.is_core() {
                 continue;
             }
-            match chosen
+            let problem = match chosen
                 .iter()
                 .find(|other| other.tree.name() == dependency.name)
             {
-                None => problems.push(
-                    Problem::new(format!(
-                        "depends on plugin \"{}\", which is not composed",
-                        dependency.text
-                    ))
-                    .of_plugin(plugin.tree.name())
-                    .at_path(&plugin.tree.manifest.path)
-                    .at_key_item_in(
-                        &plugin.tree.manifest.text,
-                        &["dependencies"],
-                        Some(&dependency.text),
-                    )
-                    .with_help(format!(
-                        "add it first: aidlc plugin add <path or git URL of {}>",
-                        dependency.name
-                    )),
-                ),
+                None => Problem::new(format!(
+                    "depends on plugin \"{}\", which is not composed",
+                    dependency.text
+                ))
+                .with_help(format!(
+                    "add it first: aidlc plugin add <path or git URL of {}>",
+                    dependency.name
+                )),
                 Some(other)
                     if !crate::plugin::manifest::satisfies(
                         dependency,
                         other.tree.manifest.version.as_ref(),
                     ) =>
                 {
-                    problems.push(
-                        Problem::new(format!(
-                            "depends on \"{}\", but plugin \"{}\" is version {}",
-                            dependency.text,
-                            other.tree.name(),
-                            other.tree.manifest.version_text()
-                        ))
-                        .of_plugin(plugin.tree.name())
-                        .at_path(&plugin.tree.manifest.path)
-                        .at_key_item_in(
-                            &plugin.tree.manifest.text,
-                            &["dependencies"],
-                            Some(&dependency.text),
-                        ),
-                    );
+                    Problem::new(format!(
+                        "depends on \"{}\", but plugin \"{}\" is version {}",
+                        dependency.text,
+                        other.tree.name(),
+                        other.tree.manifest.version_text()
+                    ))
                 }
-                Some(_) => {}
-            }
+                Some(_) => continue,
+            };
+            problems.push(
+                problem
+                    .of_plugin(plugin.tree.name())
+                    .at_path(&plugin.tree.manifest.path)
+                    .at_key_item_in(
+                        &plugin.tree.manifest.text,
+                        &["dependencies"],
+                        Some(&dependency.text),
+                    ),
+            );
         }
     }
     if !problems.is_empty() {
@@ -439,12 +431,9 @@ impl Planner<'_> {
                 );
                 self.place(plugin, relative, native.into_bytes(), &file.source);
             }
-            Err(refusal) => self.warnings.push(
-                Problem::warning(refusal.message())
-                    .of_plugin(plugin)
-                    .at_path(&file.source)
-                    .with_help(refusal.help()),
-            ),
+            Err(refusal) => self
+                .warnings
+                .push(refusal.of_plugin(plugin).at_path(&file.source)),
         }
     }
 
@@ -1003,6 +992,16 @@ mod tests {
         let sensors = composed.find("\nsensors:\n").unwrap();
         assert!(composed.find("  - deployment-log\n").unwrap() < sensors);
         assert!(recorded[0].range.start > sensors);
-        assert_eq!(recorded[0].origin, Origin::Adds("sensors".to_owned()));
+        let Origin::Adds { entry, value } = &recorded[0].origin else {
+            panic!(
+                "merged lines are recorded as adds: {:?}",
+                recorded[0].origin
+            );
+        };
+        assert_eq!(
+            &contribution[entry.clone()],
+            "sensors:\n    - deployment-log\n"
+        );
+        assert_eq!(&contribution[value.clone()], "- deployment-log\n");
     }
 }

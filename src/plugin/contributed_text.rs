@@ -6,11 +6,12 @@
 //! bytes of a composed core stage one contribution wrote, either lines a structural value was
 //! merged into the frontmatter with (`adds.<field>`, [`crate::plugin::merge`]) or the prose of
 //! a fragment spliced into the body between its two sentinels
-//! ([`crate::plugin::splice::Fragment::block`]). A span in a fragment's prose maps to the prose
-//! under its `## fragment:` heading in the contribution (across the `{{HARNESS_DIR}}`
-//! substitution); a span in merged lines maps to the same text under `adds.<field>` in the
-//! contribution, or to the whole `adds.<field>` entry when the merge rewrote it (a
-//! `required_sections` value quoted).
+//! ([`crate::plugin::splice::Fragment::block`]). Each range also records where its text came
+//! from in the contribution, as the contribution's reader found it. A span in a fragment's
+//! prose maps to that prose in the contribution (across the `{{HARNESS_DIR}}` substitution); a
+//! span in merged lines maps to the same text in the `adds.<field>` value of the contribution,
+//! or to the whole `adds.<field>` entry when the merge rewrote it (a `required_sections` value
+//! quoted).
 //!
 //! Pure: records and texts in, offsets out. A span not wholly in one recorded range gives `None`.
 
@@ -19,7 +20,6 @@ use std::ops::Range;
 
 use camino::Utf8PathBuf;
 
-use crate::compile::syntax::{frontmatter, yaml};
 use crate::plugin::placeholder_span::authored_span;
 
 /// Each core stage a contribution changed, by its project-relative path → the text
@@ -36,16 +36,21 @@ pub struct ContributedRange {
     pub origin: Origin,
 }
 
-/// What of the contribution the bytes are.
+/// What of the contribution the bytes are, with spans of the contribution's text (as its
+/// reader normalised it, `contribution::normalised_text`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Origin {
-    /// Frontmatter lines merged from its `adds.<field>`.
-    Adds(String),
-    /// The prose of its fragment at `anchor`; `authored_prose` is that prose as the
-    /// contribution writes it (trimmed, `{{HARNESS_DIR}}` not substituted).
+    /// Frontmatter lines merged from its `adds.<field>` entry, which spans `entry` (key through
+    /// value), its value `value`.
+    Adds {
+        entry: Range<usize>,
+        value: Range<usize>,
+    },
+    /// The prose of one of its fragments, as the contribution writes it (trimmed,
+    /// `{{HARNESS_DIR}}` not substituted), starting at `authored_at`.
     Fragment {
-        anchor: String,
         authored_prose: String,
+        authored_at: usize,
     },
 }
 
@@ -75,7 +80,9 @@ pub fn range_holding<'r>(
 }
 
 /// Where `span` of `composed`, held by `recorded`, is in `authored`, the text of the
-/// contribution file that wrote it (`harness_dir` substituted for `{{HARNESS_DIR}}` in it).
+/// contribution file that wrote it (`harness_dir` substituted for `{{HARNESS_DIR}}` in it): in
+/// merged lines, the spanned text (or it without the double quotes the merge writes) in the
+/// `adds.<field>` value, else that whole entry.
 pub fn span_in_contribution(
     recorded: &ContributedRange,
     span: &Range<usize>,
@@ -84,53 +91,27 @@ pub fn span_in_contribution(
     harness_dir: &str,
 ) -> Option<Range<usize>> {
     match &recorded.origin {
-        Origin::Adds(field) => span_in_adds(authored, field, composed.get(span.clone())?),
+        Origin::Adds { entry, value } => {
+            let needle = composed.get(span.clone())?;
+            let within = authored.get(value.clone())?;
+            let found = [needle, needle.trim_matches('"')]
+                .into_iter()
+                .filter(|wanted| !wanted.is_empty())
+                .find_map(|wanted| {
+                    let at = value.start + within.find(wanted)?;
+                    Some(at..at + wanted.len())
+                });
+            Some(found.unwrap_or_else(|| entry.clone()))
+        }
         Origin::Fragment {
-            anchor,
             authored_prose,
+            authored_at,
         } => {
             let relative = span.start - recorded.range.start..span.end - recorded.range.start;
             let in_prose = authored_span(authored_prose, harness_dir, relative);
-            let prose_at = prose_in_authored(authored, anchor, authored_prose)?;
-            Some(prose_at + in_prose.start..prose_at + in_prose.end)
+            Some(authored_at + in_prose.start..authored_at + in_prose.end)
         }
     }
-}
-
-/// Where `prose` (as authored, trimmed) starts in `authored`: after its `## fragment: <anchor>`
-/// heading when there is one, else anywhere.
-fn prose_in_authored(authored: &str, anchor: &str, prose: &str) -> Option<usize> {
-    let heading = format!("## fragment: {anchor}");
-    let after_heading = authored.find(&heading).map_or(0, |at| at + heading.len());
-    authored[after_heading..]
-        .find(prose)
-        .map(|at| after_heading + at)
-        .or_else(|| authored.find(prose))
-}
-
-/// `needle` (or it without the double quotes the merge writes) inside the `adds.<field>` entry
-/// of the contribution `authored`, else that whole entry.
-fn span_in_adds(authored: &str, field: &str, needle: &str) -> Option<Range<usize>> {
-    let fences = frontmatter::split(authored).ok()?;
-    let (Some(root), _) = yaml::parse_document(authored, fences.yaml) else {
-        return None;
-    };
-    let entry = root
-        .get("adds")?
-        .as_mapping()?
-        .iter()
-        .find(|entry| entry.key.as_scalar() == Some(field))?;
-    let within = entry.value.span.clone();
-    let unquoted = needle.trim_matches('"');
-    for wanted in [needle, unquoted] {
-        if wanted.is_empty() {
-            continue;
-        }
-        if let Some(at) = authored[within.clone()].find(wanted) {
-            return Some(within.start + at..within.start + at + wanted.len());
-        }
-    }
-    Some(entry.key.span.start..entry.value.span.end)
 }
 
 #[cfg(test)]
@@ -146,18 +127,22 @@ mod tests {
     fn recorded() -> Vec<ContributedRange> {
         let prose = "- `acme` reads .claude/tools and `oops`.";
         let prose_at = COMPOSED.find(prose).unwrap();
+        let item_at = CONTRIBUTION.find("- acme-lnt").unwrap();
         vec![
             ContributedRange {
                 range: 26..39,
                 source: "contributions/construction/build-and-test.md".into(),
-                origin: Origin::Adds("sensors".to_owned()),
+                origin: Origin::Adds {
+                    entry: CONTRIBUTION.find("sensors:").unwrap()..item_at + 10,
+                    value: item_at..item_at + 10,
+                },
             },
             ContributedRange {
                 range: prose_at..prose_at + prose.len(),
                 source: "contributions/construction/build-and-test.md".into(),
                 origin: Origin::Fragment {
-                    anchor: "in:Sensors".to_owned(),
                     authored_prose: "- `acme` reads {{HARNESS_DIR}}/tools and `oops`.".to_owned(),
+                    authored_at: CONTRIBUTION.find("- `acme`").unwrap(),
                 },
             },
         ]

@@ -20,10 +20,14 @@
 //! The frontmatter is read with the compile's YAML reader, strictly: an unknown key, a value of
 //! the wrong shape, a fragment without prose or prose without a fragment is refused.
 
+use std::collections::BTreeMap;
+use std::ops::Range;
+
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::compile::syntax::document::scalar_string;
 use crate::compile::syntax::frontmatter;
-use crate::compile::syntax::yaml::{self, Node, NodeKind};
+use crate::compile::syntax::yaml::{self, Node};
 use crate::leaves::diagnostics::{Code, Diagnostic};
 use crate::plugin::Problem;
 use crate::plugin::splice::{Fragment, parse_anchor};
@@ -57,6 +61,9 @@ pub struct Adds {
     pub scopes: Vec<String>,
     pub consumes: Vec<ConsumeEntry>,
     pub required_sections: Vec<String>,
+    /// Each merged field's entry (key through value) and its value, as spans of the
+    /// contribution's text.
+    pub spans: BTreeMap<String, (Range<usize>, Range<usize>)>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,7 +189,7 @@ impl Reader<'_> {
                 .find(|entry| entry.key.as_scalar() == Some(key))
         };
         let target = if let Some(entry) = get("target") {
-            match scalar(&entry.value) {
+            match scalar_string(&entry.value) {
                 Some(target) if crate::compile::syntax::stage::is_kebab_case(target) => {
                     target.to_owned()
                 }
@@ -205,7 +212,7 @@ impl Reader<'_> {
             );
             String::new()
         };
-        match get("plugin").map(|entry| (scalar(&entry.value), entry.value.span.clone())) {
+        match get("plugin").map(|entry| (scalar_string(&entry.value), entry.value.span.clone())) {
             Some((Some(declared), _)) if declared == self.plugin => {}
             Some((declared, span)) => self.refuse(
                 Code::InvalidPluginField,
@@ -235,11 +242,7 @@ impl Reader<'_> {
             Some(entry) if !entry.value.is_null() => self.read_fragment_entries(&entry.value),
             _ => Vec::new(),
         };
-        let fragments = self.pair_prose(
-            &declared_fragments,
-            &self.text[fm.body_start..],
-            harness_dir,
-        );
+        let fragments = self.pair_prose(&declared_fragments, fm.body_start, harness_dir);
         if !self.problems.is_empty() {
             return Err(self.problems);
         }
@@ -267,6 +270,13 @@ impl Reader<'_> {
         };
         for entry in entries {
             let key = entry.key.as_scalar().unwrap_or_default();
+            if MERGED_ADDS.contains(&key) {
+                let spans = (
+                    entry.key.span.start..entry.value.span.end,
+                    entry.value.span.clone(),
+                );
+                adds.spans.insert(key.to_owned(), spans);
+            }
             match key {
                 "produces" => adds.produces = self.names(key, &entry.value),
                 "sensors" => adds.sensors = self.names(key, &entry.value),
@@ -313,7 +323,7 @@ impl Reader<'_> {
     fn names(&mut self, key: &str, value: &Node) -> Vec<String> {
         let mut names = Vec::new();
         for item in self.sequence(key, value) {
-            match scalar(item) {
+            match scalar_string(item) {
                 Some(name) if is_plain_name(name) => names.push(name.to_owned()),
                 _ => self.refuse(
                     Code::InvalidFieldValue,
@@ -329,7 +339,7 @@ impl Reader<'_> {
     fn sections(&mut self, value: &Node) -> Vec<String> {
         let mut sections = Vec::new();
         for item in self.sequence("required_sections", value) {
-            match scalar(item) {
+            match scalar_string(item) {
                 Some(section) if !section.trim().is_empty() => {
                     sections.push(section.trim().to_owned());
                 }
@@ -347,7 +357,7 @@ impl Reader<'_> {
     fn consumes(&mut self, value: &Node) -> Vec<ConsumeEntry> {
         let mut consumes = Vec::new();
         for item in self.sequence("consumes", value) {
-            let artifact = item.get("artifact").and_then(scalar);
+            let artifact = item.get("artifact").and_then(scalar_string);
             let Some(artifact) = artifact.filter(|name| is_plain_name(name)) else {
                 self.refuse(
                     Code::InvalidFieldValue,
@@ -370,7 +380,7 @@ impl Reader<'_> {
                     true
                 })
             });
-            let conditional_on = item.get("conditional_on").and_then(|node| match scalar(node) {
+            let conditional_on = item.get("conditional_on").and_then(|node| match scalar_string(node) {
                 Some(name) if name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
                     Some(name.to_owned())
                 }
@@ -416,16 +426,13 @@ impl Reader<'_> {
         consumes
     }
 
-    fn read_fragment_entries(
-        &mut self,
-        value: &Node,
-    ) -> Vec<(String, u64, std::ops::Range<usize>)> {
+    fn read_fragment_entries(&mut self, value: &Node) -> Vec<(String, u64, Range<usize>)> {
         let mut declared = Vec::new();
         for item in self.sequence("fragments", value) {
-            let anchor = item.get("anchor").and_then(scalar);
+            let anchor = item.get("anchor").and_then(scalar_string);
             let order = item
                 .get("order")
-                .and_then(scalar)
+                .and_then(scalar_string)
                 .and_then(|order| order.parse::<u64>().ok());
             match (anchor, order) {
                 (Some(anchor), Some(order)) => match parse_anchor(anchor) {
@@ -470,14 +477,14 @@ impl Reader<'_> {
 
     fn pair_prose(
         &mut self,
-        declared: &[(String, u64, std::ops::Range<usize>)],
-        body: &str,
+        declared: &[(String, u64, Range<usize>)],
+        body_start: usize,
         harness_dir: &str,
     ) -> Vec<Fragment> {
-        let mut blocks = prose_blocks(body);
+        let mut blocks = prose_blocks(&self.text[body_start..]);
         let mut fragments = Vec::new();
         for (anchor, order, span) in declared {
-            let authored_prose = blocks
+            let (prose_at, authored_prose) = blocks
                 .iter_mut()
                 .find(|(block_anchor, queue)| block_anchor == anchor && !queue.is_empty())
                 .map(|(_, queue)| queue.remove(0))
@@ -504,10 +511,11 @@ impl Reader<'_> {
                 order: *order,
                 prose,
                 authored_prose,
+                authored_at: body_start + prose_at,
             });
         }
         for (anchor, queue) in blocks {
-            if queue.iter().any(|prose| !prose.is_empty()) {
+            if queue.iter().any(|(_, prose)| !prose.is_empty()) {
                 self.problems.push(
                     Problem::new(format!(
                         "a \"## fragment: {anchor}\" prose block has no matching `fragments` entry"
@@ -525,22 +533,29 @@ impl Reader<'_> {
 
 /// The prose blocks of a body, by anchor in order of first appearance: the lines after each
 /// `## fragment: <anchor>` heading (outside fenced code) up to the next one, trimmed as
-/// JavaScript trims.
-fn prose_blocks(body: &str) -> Vec<(String, Vec<String>)> {
-    let mut blocks: Vec<(String, Vec<String>)> = Vec::new();
-    let mut current: Option<(String, Vec<&str>)> = None;
+/// JavaScript trims, each with the offset in `body` where its trimmed text starts.
+fn prose_blocks(body: &str) -> Vec<(String, Vec<(usize, String)>)> {
+    type Blocks = Vec<(String, Vec<(usize, String)>)>;
+    let mut blocks: Blocks = Vec::new();
+    // The block being read: its anchor and the span of its lines in `body`.
+    let mut current: Option<(String, Option<Range<usize>>)> = None;
     let mut fence: Option<(char, usize)> = None;
-    let flush = |current: &mut Option<(String, Vec<&str>)>,
-                 blocks: &mut Vec<(String, Vec<String>)>| {
+    let flush = |current: &mut Option<(String, Option<Range<usize>>)>, blocks: &mut Blocks| {
         if let Some((anchor, lines)) = current.take() {
-            let prose = crate::leaves::js_text::js_trim(&lines.join("\n")).to_owned();
+            let lines = lines.unwrap_or_default();
+            let text = &body[lines.clone()];
+            let at = lines.start + text.len() - crate::leaves::js_text::js_trim_start(text).len();
+            let prose = (at, crate::leaves::js_text::js_trim(text).to_owned());
             match blocks.iter_mut().find(|(existing, _)| *existing == anchor) {
                 Some((_, queue)) => queue.push(prose),
                 None => blocks.push((anchor, vec![prose])),
             }
         }
     };
+    let mut line_start = 0;
     for line in body.split('\n') {
+        let line_span = line_start..line_start + line.len();
+        line_start = line_span.end + 1;
         if let Some((character, length, info)) = fence_line(line) {
             match fence {
                 None => fence = Some((character, length)),
@@ -556,11 +571,12 @@ fn prose_blocks(body: &str) -> Vec<(String, Vec<String>)> {
             && let Some(anchor) = fragment_heading(line)
         {
             flush(&mut current, &mut blocks);
-            current = Some((anchor.to_owned(), Vec::new()));
+            current = Some((anchor.to_owned(), None));
             continue;
         }
         if let Some((_, lines)) = current.as_mut() {
-            lines.push(line);
+            let start = lines.as_ref().map_or(line_span.start, |lines| lines.start);
+            *lines = Some(start..line_span.end);
         }
     }
     flush(&mut current, &mut blocks);
@@ -580,13 +596,6 @@ fn fragment_heading(line: &str) -> Option<&str> {
     let rest = line.strip_prefix("## fragment:")?;
     let anchor = rest.trim();
     (!anchor.is_empty() && !anchor.contains(char::is_whitespace)).then_some(anchor)
-}
-
-fn scalar(node: &Node) -> Option<&str> {
-    match &node.kind {
-        NodeKind::Scalar { text, .. } if !node.is_null() => Some(text.as_str()),
-        _ => None,
-    }
 }
 
 fn is_plain_name(name: &str) -> bool {

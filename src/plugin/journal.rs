@@ -147,7 +147,6 @@ impl Transaction {
         }
         remove_journal(project_dir)?;
         let mut manifest = Manifest::default();
-        let mut checked = CheckedManifest::default();
         let mut seen = BTreeSet::new();
         let mut all_paths: Vec<ProjectPath> = paths.to_vec();
         for tree in trees {
@@ -155,11 +154,6 @@ impl Transaction {
             manifest.trees.push(TreeSnapshot {
                 root: tree.relative_text(),
                 files: files.iter().map(ProjectPath::relative_text).collect(),
-                existed: tree.absolute().is_dir(),
-            });
-            checked.trees.push(CheckedTree {
-                root: tree.clone(),
-                files: files.iter().cloned().collect(),
                 existed: tree.absolute().is_dir(),
             });
             all_paths.extend(files);
@@ -182,22 +176,20 @@ impl Transaction {
                     let name = manifest.entries.len().to_string();
                     let image = journal_file(project_dir, &format!("{IMAGES}/{name}"))?;
                     contained::write_file(&image, &bytes, Flush::No)?;
-                    Some((name, image))
+                    Some(name)
                 }
                 Err(error) if error.is_not_found() => None,
                 Err(error) => return Err(input_context(&error, "cannot read", &path.absolute())),
             };
             manifest.entries.push(Entry {
                 path: path.relative_text(),
-                image: image.as_ref().map(|(name, _)| name.clone()),
-            });
-            checked.entries.push(CheckedEntry {
-                path,
-                image: image.map(|(_, image)| image),
+                image,
             });
         }
         manifest.absent_dirs = absent_dirs.iter().map(ProjectPath::relative_text).collect();
-        checked.absent_dirs = absent_dirs.into_iter().collect();
+        // The manifest a rollback reads, parsed as a recovery parses the journal's file.
+        let checked = checked_manifest(project_dir, &manifest)
+            .map_err(|problem| std::io::Error::other(problem.message().to_owned()))?;
         let text = serde_json::to_string(&manifest).map_err(std::io::Error::other)?;
         contained::write_file(
             &journal_file(project_dir, MANIFEST)?,

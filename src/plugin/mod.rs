@@ -28,7 +28,6 @@ pub mod composed_stages_in_graph;
 pub mod conductor;
 pub mod contributed_text;
 pub mod contribution;
-pub mod dispatch_surface;
 pub mod guards;
 pub mod journal;
 pub mod lock_file;

@@ -8,12 +8,14 @@
 //! memory folder, where that install keeps its guardrails.
 //!
 //! Invariants:
-//! - pure: texts in, texts (or a refusal) out;
+//! - pure: texts in, texts (or the warning that refuses the copy) out;
 //! - the native copy keeps the body and every frontmatter line except the Claude-only keys
 //!   (`disallowedTools`, `mode`, `tier`, `effort`) and a `model:` without a provider (no `/`);
 //!   it always ends its frontmatter with `task: deny` under `permission:` and `mode: subagent`;
 //! - an agent with no closed frontmatter, or whose `disallowedTools` is anything but `Task`
 //!   (which `task: deny` says), gets no native copy.
+
+use crate::plugin::Problem;
 
 /// The project-relative folder of `OpenCode`'s native agent roster.
 pub const NATIVE_AGENTS_FOLDER: &str = ".opencode/agents";
@@ -23,41 +25,6 @@ const MEMORY_FOLDER: &str = "aidlc/spaces/default/memory/";
 
 /// The rules files whose memory counterparts drop the `aidlc-` prefix.
 const RULES_FILES: [&str; 3] = ["org", "team", "project"];
-
-/// Why an agent gets no native copy.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NativeAgentRefusal {
-    /// The file does not start with a closed `---` frontmatter block.
-    NoClosedFrontmatter,
-    /// `disallowedTools` names tools `OpenCode` cannot be told to deny.
-    UnprojectableDisallowedTools(String),
-}
-
-impl NativeAgentRefusal {
-    /// The warning's sentence, for the agent's file.
-    pub fn message(&self) -> String {
-        match self {
-            Self::NoClosedFrontmatter => format!(
-                "has no closed frontmatter block, so it is not copied to OpenCode's roster ({NATIVE_AGENTS_FOLDER}/)"
-            ),
-            Self::UnprojectableDisallowedTools(tools) => format!(
-                "its disallowedTools \"{tools}\" cannot be said in OpenCode, so it is not copied to OpenCode's roster ({NATIVE_AGENTS_FOLDER}/)"
-            ),
-        }
-    }
-
-    /// How to fix it.
-    pub fn help(&self) -> &'static str {
-        match self {
-            Self::NoClosedFrontmatter => {
-                "start the agent file with a frontmatter block between two `---` lines"
-            }
-            Self::UnprojectableDisallowedTools(_) => {
-                "disallow only `Task` (OpenCode's `permission: task: deny`), or author the OpenCode subagent yourself"
-            }
-        }
-    }
-}
 
 /// `text` with every path into `<harness_dir>/rules/` naming the space's memory folder instead.
 pub fn rules_paths_as_memory(text: &str, harness_dir: &str) -> String {
@@ -111,16 +78,29 @@ fn is_claude_only_line(line: &str) -> bool {
     })
 }
 
-/// The agent at `text` as an `OpenCode` subagent, or why it cannot be one.
-pub fn native_agent(text: &str) -> Result<String, NativeAgentRefusal> {
-    let (lines, body) = split_frontmatter(text).ok_or(NativeAgentRefusal::NoClosedFrontmatter)?;
+/// The agent at `text` as an `OpenCode` subagent, or the warning why it cannot be one (the
+/// caller names the plugin and the agent's file).
+pub fn native_agent(text: &str) -> Result<String, Problem> {
+    let refused = |reason: String, help: &str| {
+        Problem::warning(format!(
+            "{reason}, so it is not copied to OpenCode's roster ({NATIVE_AGENTS_FOLDER}/)"
+        ))
+        .with_help(help)
+    };
+    let Some((lines, body)) = split_frontmatter(text) else {
+        return Err(refused(
+            "has no closed frontmatter block".to_owned(),
+            "start the agent file with a frontmatter block between two `---` lines",
+        ));
+    };
     if let Some(tools) = lines
         .iter()
         .find_map(|line| line_value(line, "disallowedTools"))
         .filter(|tools| !tools.eq_ignore_ascii_case("task"))
     {
-        return Err(NativeAgentRefusal::UnprojectableDisallowedTools(
-            tools.to_owned(),
+        return Err(refused(
+            format!("its disallowedTools \"{tools}\" cannot be said in OpenCode"),
+            "disallow only `Task` (OpenCode's `permission: task: deny`), or author the OpenCode subagent yourself",
         ));
     }
     let mut kept: Vec<String> = lines
@@ -187,19 +167,13 @@ mod tests {
 
     #[test]
     fn an_agent_opencode_cannot_take_gets_no_native_copy() {
+        let refused = |text: &str| native_agent(text).unwrap_err().message().to_owned();
+        let unclosed = "has no closed frontmatter block, so it is not copied to OpenCode's roster (.opencode/agents/)";
+        assert_eq!(refused("# no frontmatter\n"), unclosed);
+        assert_eq!(refused("---\nname: a\n"), unclosed);
         assert_eq!(
-            native_agent("# no frontmatter\n"),
-            Err(NativeAgentRefusal::NoClosedFrontmatter)
-        );
-        assert_eq!(
-            native_agent("---\nname: a\n"),
-            Err(NativeAgentRefusal::NoClosedFrontmatter)
-        );
-        assert_eq!(
-            native_agent("---\nname: a\ndisallowedTools: Bash, Task\n---\n"),
-            Err(NativeAgentRefusal::UnprojectableDisallowedTools(
-                "Bash, Task".to_owned()
-            ))
+            refused("---\nname: a\ndisallowedTools: Bash, Task\n---\n"),
+            "its disallowedTools \"Bash, Task\" cannot be said in OpenCode, so it is not copied to OpenCode's roster (.opencode/agents/)"
         );
     }
 }

@@ -64,8 +64,8 @@ pub enum CompileReason {
     GraphLackedComposedStages,
 }
 
-/// One row of `plugin list`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One row of `plugin list` (its JSON form: the fields in this order).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ListedPlugin {
     pub name: String,
     pub version: String,
@@ -77,9 +77,11 @@ pub struct ListedPlugin {
     pub changed_files: Vec<String>,
 }
 
-#[derive(Debug, Clone)]
+/// What `plugin list` prints (its JSON form: `selection` and `plugins`, in this order).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Listing {
     /// An interrupted composition's journal waits for the next command that writes.
+    #[serde(skip)]
     pub journal_waiting: bool,
     pub selection: Option<BTreeSet<String>>,
     pub plugins: Vec<ListedPlugin>,
@@ -374,15 +376,8 @@ fn chosen_plugins(
     if !problems.is_empty() {
         return Err(PluginError::Refused(problems));
     }
-    for plugin in added {
-        if let Some(same) = chosen
-            .iter()
-            .position(|other| other.tree.name() == plugin.tree.name())
-        {
-            chosen.remove(same);
-        }
-        chosen.push(plugin);
-    }
+    // No recorded plugin of an added one's name is left, and `added` names each plugin once.
+    chosen.extend(added);
     Ok(chosen)
 }
 

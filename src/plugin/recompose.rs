@@ -22,32 +22,16 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile::discover::Layout;
 use crate::plugin::PluginError;
 use crate::plugin::lock_file::{self, SourceKind};
-use crate::plugin::operations::{self, ComposeOutcome};
-
-/// A path plugin whose folder the watch follows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WatchedPlugin {
-    pub name: String,
-    /// The folder as the lock file names it (relative to the project when given so).
-    pub source: String,
-    /// The folder watched: canonical when it exists (the watcher reports paths under the
-    /// folder it was given), else as the lock resolves it.
-    pub root: Utf8PathBuf,
-}
-
-/// A git plugin, composed from a commit's clone, which the watch does not follow.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnwatchedPlugin {
-    pub name: String,
-    /// The git URL the lock records.
-    pub source: String,
-}
+use crate::plugin::operations::{self, ComposeOutcome, RecordedSource};
 
 /// The composed plugins of an install, as the watch sees them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ComposedSources {
-    pub watched: Vec<WatchedPlugin>,
-    pub unwatched: Vec<UnwatchedPlugin>,
+    /// The path plugins, whose folders the watch follows; each root is canonical when it
+    /// exists (the watcher reports paths under the folder it was given).
+    pub watched: Vec<RecordedSource>,
+    /// The git plugins, composed from a commit's clone, which the watch does not follow.
+    pub unwatched: Vec<RecordedSource>,
 }
 
 impl ComposedSources {
@@ -55,17 +39,13 @@ impl ComposedSources {
     /// is refused as `aidlc plugin sync` refuses it; the caller says so and watches no plugin.
     pub fn read(layout: &Layout) -> Result<Self, PluginError> {
         let mut sources = Self::default();
-        for recorded in operations::recorded_sources(layout)? {
+        for mut recorded in operations::recorded_sources(layout)? {
             match recorded.kind {
-                SourceKind::Path => sources.watched.push(WatchedPlugin {
-                    name: recorded.name,
-                    source: recorded.source,
-                    root: recorded.root.canonicalize_utf8().unwrap_or(recorded.root),
-                }),
-                SourceKind::Git => sources.unwatched.push(UnwatchedPlugin {
-                    name: recorded.name,
-                    source: recorded.source,
-                }),
+                SourceKind::Path => {
+                    recorded.root = recorded.root.canonicalize_utf8().unwrap_or(recorded.root);
+                    sources.watched.push(recorded);
+                }
+                SourceKind::Git => sources.unwatched.push(recorded),
             }
         }
         Ok(sources)
@@ -170,19 +150,20 @@ pub fn recompose(layout: &Layout, touched: Vec<String>) -> Recomposition {
 mod tests {
     use super::*;
 
+    fn path_plugin(name: &str, source: &str, root: &Utf8Path) -> RecordedSource {
+        RecordedSource {
+            name: name.to_owned(),
+            kind: SourceKind::Path,
+            source: source.to_owned(),
+            root: root.to_owned(),
+        }
+    }
+
     fn sources() -> ComposedSources {
         ComposedSources {
             watched: vec![
-                WatchedPlugin {
-                    name: "acme".to_owned(),
-                    source: "../acme".to_owned(),
-                    root: Utf8PathBuf::from("/shelf/acme"),
-                },
-                WatchedPlugin {
-                    name: "beta".to_owned(),
-                    source: "/shelf/beta".to_owned(),
-                    root: Utf8PathBuf::from("/shelf/beta"),
-                },
+                path_plugin("acme", "../acme", Utf8Path::new("/shelf/acme")),
+                path_plugin("beta", "/shelf/beta", Utf8Path::new("/shelf/beta")),
             ],
             unwatched: Vec::new(),
         }
@@ -214,11 +195,7 @@ mod tests {
         );
         let here = Utf8PathBuf::from_path_buf(std::env::current_dir().unwrap()).unwrap();
         let present = ComposedSources {
-            watched: vec![WatchedPlugin {
-                name: "here".to_owned(),
-                source: here.to_string(),
-                root: here.clone(),
-            }],
+            watched: vec![path_plugin("here", here.as_str(), &here)],
             unwatched: Vec::new(),
         };
         let parent = here.parent().unwrap().as_str();

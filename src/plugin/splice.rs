@@ -111,6 +111,8 @@ pub struct Fragment {
     pub prose: String,
     /// The prose, trimmed, as the contribution writes it (`{{HARNESS_DIR}}` not substituted).
     pub authored_prose: String,
+    /// Where `authored_prose` starts in the contribution's text.
+    pub authored_at: usize,
 }
 
 impl Fragment {
@@ -319,6 +321,7 @@ mod tests {
             order,
             prose: prose.into(),
             authored_prose: prose.into(),
+            authored_at: 0,
         }
     }
 

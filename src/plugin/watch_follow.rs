@@ -11,7 +11,8 @@ use crate::compile::discover::Layout;
 use crate::compile::watch::PluginFolders;
 use crate::leaves::english::plural;
 use crate::plugin::PluginError;
-use crate::plugin::recompose::{ComposedSources, Recomposition, UnwatchedPlugin, recompose};
+use crate::plugin::operations::RecordedSource;
+use crate::plugin::recompose::{ComposedSources, Recomposition, recompose};
 use crate::plugin::tree::FromDisk;
 
 /// What following the composed plugins met.
@@ -21,7 +22,7 @@ pub enum FollowEvent<'a> {
     /// plugin sync` would word it in one line).
     Unreadable(&'a str),
     /// A composed git plugin the watch does not follow (said once).
-    NotWatched(&'a UnwatchedPlugin),
+    NotWatched(&'a RecordedSource),
     /// Composed plugins changed and were composed into the install, or refused.
     Recomposed(&'a Recomposition),
 }
@@ -33,7 +34,7 @@ pub struct FollowedPlugins<'r> {
     /// that stays unreadable is reported once, not after every change).
     unreadable_lock: Option<String>,
     /// The git plugins last reported as not watched.
-    reported_unwatched: Vec<UnwatchedPlugin>,
+    reported_unwatched: Vec<RecordedSource>,
     report: &'r mut dyn FnMut(FollowEvent<'_>),
 }
 

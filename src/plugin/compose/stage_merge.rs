@@ -280,11 +280,16 @@ fn merge_adds(
         };
         let grown = text.len().cast_signed() - length_before.cast_signed();
         contributed_text::shift_after(contributed, merged.written.start, grown);
-        if !merged.written.is_empty() {
+        if let Some((entry, value)) = adds.spans.get(field)
+            && !merged.written.is_empty()
+        {
             contributed.push(ContributedRange {
                 range: merged.written,
                 source: contribution.source.clone(),
-                origin: Origin::Adds(field.to_owned()),
+                origin: Origin::Adds {
+                    entry: entry.clone(),
+                    value: value.clone(),
+                },
             });
         }
         for kept in merged.kept {
@@ -376,8 +381,8 @@ fn splice_recorded(
                     range: prose,
                     source: contribution.source.clone(),
                     origin: Origin::Fragment {
-                        anchor: fragment.anchor_text.clone(),
                         authored_prose: fragment.authored_prose.clone(),
+                        authored_at: fragment.authored_at,
                     },
                 });
             }
