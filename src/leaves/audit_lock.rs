@@ -29,6 +29,11 @@
 //!   on a busy machine): the temporaries a crash left while building a lock folder are swept by
 //!   the compile when it writes its outputs ([`acquire_tidying`]), not by every hook run.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
+)]
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
@@ -108,10 +113,6 @@ pub struct AuditLockGuard {
 }
 
 impl Drop for AuditLockGuard {
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-    )]
     fn drop(&mut self) {
         let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(entry) = held.get_mut(&self.path) else {
@@ -205,10 +206,6 @@ pub fn acquire_until_stale(project_dir: &Utf8Path) -> Result<AuditLockGuard, Loc
     acquire_with(project_dir, Patience::UntilStale)
 }
 
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-)]
 fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockGuard, LockError> {
     let path = lock_path(project_dir);
     if let Some(entry) = HELD
@@ -245,10 +242,10 @@ fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockG
             return Ok(AuditLockGuard { path });
         }
         let retry_at_once = match inspect_holder(&path, stale_after) {
-            Holder::Gone => true,
-            Holder::Stale => std::fs::remove_dir_all(&path).is_ok(),
-            Holder::Live => false,
-            Holder::Unstamped { grace_left } => {
+            LockStatus::Free => true,
+            LockStatus::Stale { .. } => std::fs::remove_dir_all(&path).is_ok(),
+            LockStatus::Held { .. } => false,
+            LockStatus::Unstamped { grace_left } => {
                 if patience != Patience::Now {
                     let reap_time = Instant::now() + grace_left + RETRY_DELAY * 2;
                     deadline = deadline.max(reap_time.min(latest_deadline));
@@ -292,10 +289,6 @@ fn owner_stamp_text(token: &str) -> String {
 
 /// Create the lock folder with its stamp. `Ok(false)` when another holder has it.
 #[cfg(target_os = "linux")]
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-)]
 fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
     let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
         return create_then_stamp(path, token);
@@ -344,10 +337,6 @@ fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
 /// The reference's way: `mkdir`, then the stamp (replaced atomically, so no reader sees half a
 /// stamp). A stamp that cannot be written takes the folder away again, so no unstamped lock of
 /// ours outlives this call.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-)]
 fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
     match std::fs::create_dir(path) {
         Ok(()) => {}
@@ -372,10 +361,6 @@ fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
 /// crash between creating a lock's temporary folder and renaming it leaves the folder in the
 /// temp directory. Only folders named as `fs_util` names this lock's temporaries
 /// (`.<lock>.aidlc-<pid>-<hex>.tmp`) are touched.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-)]
 fn sweep_stale_lock_temporaries(path: &Utf8Path) {
     let (Some(folder), Some(lock_name)) = (path.parent(), path.file_name()) else {
         return;
@@ -408,18 +393,18 @@ fn parse_stale_ms(value: Option<&str>) -> Result<u64, LockError> {
     }
 }
 
-/// What `aidlc doctor` sees of the project's audit lock, by the same stale rule acquisitions
-/// apply. Reads only.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What holds the project's audit lock folder, by the stale rule every acquisition applies;
+/// `aidlc doctor` shows it. Reads only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LockStatus {
-    /// No lock folder.
+    /// No lock folder (or it was released since): an acquisition tries again.
     Free,
     /// Held by a live process, younger than the stale age.
     Held { pid: Option<u64> },
     /// Its owner is dead, or it is older than the stale age: the next acquisition reaps it.
     Stale { pid: Option<u64> },
     /// No readable owner stamp yet, inside its grace period.
-    Unstamped,
+    Unstamped { grace_left: Duration },
 }
 
 /// The status of the project's audit lock folder ([`lock_path`]).
@@ -428,13 +413,7 @@ pub fn lock_status(project_dir: &Utf8Path) -> Result<LockStatus, LockError> {
     if std::fs::symlink_metadata(&path).is_err() {
         return Ok(LockStatus::Free);
     }
-    let pid = read_stamp(&path).and_then(|stamp| stamp.pid);
-    Ok(match inspect_holder(&path, stale_after()?) {
-        Holder::Gone => LockStatus::Free,
-        Holder::Live => LockStatus::Held { pid },
-        Holder::Stale => LockStatus::Stale { pid },
-        Holder::Unstamped { .. } => LockStatus::Unstamped,
-    })
+    Ok(inspect_holder(&path, stale_after()?))
 }
 
 /// The parts of a stamp the stale rule reads.
@@ -461,33 +440,20 @@ fn read_stamp(path: &Utf8Path) -> Option<Stamp> {
     })
 }
 
-/// What holds a lock folder that could not be created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Holder {
-    /// Released since: try again.
-    Gone,
-    /// A live owner, younger than the stale age.
-    Live,
-    /// A dead owner, or older than the stale age: reap it.
-    Stale,
-    /// No readable stamp yet, inside its grace period.
-    Unstamped { grace_left: Duration },
-}
-
-fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> Holder {
+fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> LockStatus {
     let age_ms = |since_ms: u128| now_ms().saturating_sub(since_ms);
     if let Some(stamp) = read_stamp(path) {
         let owner_dead = stamp
             .pid
             .is_some_and(|pid| !crate::leaves::fs_util::process_is_alive(pid));
         return if owner_dead || age_ms(stamp.started_at_ms) > stale_after.as_millis() {
-            Holder::Stale
+            LockStatus::Stale { pid: stamp.pid }
         } else {
-            Holder::Live
+            LockStatus::Held { pid: stamp.pid }
         };
     }
     let Ok(metadata) = std::fs::symlink_metadata(path) else {
-        return Holder::Gone;
+        return LockStatus::Free;
     };
     let created_ms = metadata
         .modified()
@@ -496,9 +462,9 @@ fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> Holder {
         .map_or(0, |d| d.as_millis());
     let age = Duration::from_millis(u64::try_from(age_ms(created_ms)).unwrap_or(u64::MAX));
     if age > UNSTAMPED_GRACE {
-        Holder::Stale
+        LockStatus::Stale { pid: None }
     } else {
-        Holder::Unstamped {
+        LockStatus::Unstamped {
             grace_left: UNSTAMPED_GRACE.saturating_sub(age),
         }
     }
@@ -659,16 +625,19 @@ mod tests {
         let stale_after = Duration::from_millis(DEFAULT_STALE_MS);
         assert!(matches!(
             inspect_holder(&path, stale_after),
-            Holder::Unstamped { grace_left } if grace_left <= UNSTAMPED_GRACE
+            LockStatus::Unstamped { grace_left } if grace_left <= UNSTAMPED_GRACE
         ));
         let long_ago = SystemTime::now() - Duration::from_secs(60);
         std::fs::File::open(&path)
             .unwrap()
             .set_modified(long_ago)
             .unwrap();
-        assert_eq!(inspect_holder(&path, stale_after), Holder::Stale);
+        assert_eq!(
+            inspect_holder(&path, stale_after),
+            LockStatus::Stale { pid: None }
+        );
         std::fs::remove_dir_all(&path).unwrap();
-        assert_eq!(inspect_holder(&path, stale_after), Holder::Gone);
+        assert_eq!(inspect_holder(&path, stale_after), LockStatus::Free);
     }
 
     #[test]
