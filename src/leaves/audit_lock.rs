@@ -42,6 +42,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use camino::{Utf8Path, Utf8PathBuf};
 use md5::{Digest, Md5};
 
+use crate::leaves::fs_util;
+
 /// The wait of an ordinary acquisition: the reference's 50 attempts, 100 ms apart.
 const SHORT_WAIT: Duration = Duration::from_secs(5);
 const RETRY_DELAY: Duration = Duration::from_millis(100);
@@ -176,7 +178,7 @@ fn lock_is_held_by_inherited_owner(path: &Utf8Path, inherited_owner: Option<&str
         return false;
     };
     read_stamp(path).and_then(|stamp| stamp.pid) == Some(owner_pid)
-        && crate::leaves::fs_util::process_is_alive(owner_pid)
+        && fs_util::process_is_alive(owner_pid)
 }
 
 /// A guard on the caller's lock: re-entrant like our own, never removed by us.
@@ -259,7 +261,7 @@ fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockG
         }
         let now = Instant::now();
         if now >= deadline {
-            let owner = crate::leaves::fs_util::read_input_text(&path.join(OWNER_STAMP_FILE))
+            let owner = fs_util::read_input_text(&path.join(OWNER_STAMP_FILE))
                 .unwrap_or_else(|_| "(no owner stamp)".to_owned());
             return Err(LockError::Busy {
                 path,
@@ -293,7 +295,7 @@ fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
     let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
         return create_then_stamp(path, token);
     };
-    let temporary = folder.join(crate::leaves::fs_util::temporary_name(name));
+    let temporary = folder.join(fs_util::temporary_name(name));
     std::fs::create_dir(&temporary)?;
     // The stamp lives in the temp folder and dies with the lock, so it is not flushed: a stamp
     // lost in a power cut leaves an unstamped lock, which the grace rule reaps.
@@ -343,10 +345,10 @@ fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
         Err(error) => return Err(error),
     }
-    let stamped = crate::leaves::fs_util::replace_atomically(
+    let stamped = fs_util::replace_atomically(
         &path.join(OWNER_STAMP_FILE),
         owner_stamp_text(token).as_bytes(),
-        crate::leaves::fs_util::Flush::No,
+        fs_util::Flush::No,
     );
     match stamped {
         Ok(()) => Ok(true),
@@ -365,11 +367,10 @@ fn sweep_stale_lock_temporaries(path: &Utf8Path) {
     let (Some(folder), Some(lock_name)) = (path.parent(), path.file_name()) else {
         return;
     };
-    let ours = |temporary: &crate::leaves::fs_util::TemporaryName<'_>,
-                metadata: &std::fs::Metadata| {
+    let ours = |temporary: &fs_util::TemporaryName<'_>, metadata: &std::fs::Metadata| {
         temporary.target_name == lock_name && metadata.is_dir()
     };
-    for temporary in crate::leaves::fs_util::stale_temporaries(folder, ours) {
+    for temporary in fs_util::stale_temporaries(folder, ours) {
         let _ = std::fs::remove_dir_all(temporary);
     }
 }
@@ -425,7 +426,7 @@ struct Stamp {
 }
 
 fn read_stamp(path: &Utf8Path) -> Option<Stamp> {
-    let text = crate::leaves::fs_util::read_input_text(&path.join(OWNER_STAMP_FILE)).ok()?;
+    let text = fs_util::read_input_text(&path.join(OWNER_STAMP_FILE)).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     Some(Stamp {
         pid: value.get("pid").and_then(serde_json::Value::as_u64),
@@ -443,9 +444,7 @@ fn read_stamp(path: &Utf8Path) -> Option<Stamp> {
 fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> LockStatus {
     let age_ms = |since_ms: u128| now_ms().saturating_sub(since_ms);
     if let Some(stamp) = read_stamp(path) {
-        let owner_dead = stamp
-            .pid
-            .is_some_and(|pid| !crate::leaves::fs_util::process_is_alive(pid));
+        let owner_dead = stamp.pid.is_some_and(|pid| !fs_util::process_is_alive(pid));
         return if owner_dead || age_ms(stamp.started_at_ms) > stale_after.as_millis() {
             LockStatus::Stale { pid: stamp.pid }
         } else {
