@@ -35,7 +35,6 @@
 )]
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -98,14 +97,10 @@ pub fn lock_path(project_dir: &Utf8Path) -> Utf8PathBuf {
         .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
         .unwrap_or_else(|| project_dir.to_owned());
     let identity = format!("{real}\0__workspace__");
-    let digest = Md5::digest(identity.as_bytes());
-    let hex = digest.iter().take(4).fold(String::new(), |mut hex, byte| {
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    });
+    let hex = format!("{:x}", Md5::digest(identity.as_bytes()));
     let temp = Utf8PathBuf::from_path_buf(std::env::temp_dir())
         .unwrap_or_else(|_| Utf8PathBuf::from("/tmp"));
-    temp.join(format!(".aidlc-audit-{hex}.lock"))
+    temp.join(format!(".aidlc-audit-{}.lock", &hex[..8]))
 }
 
 /// Held until dropped; dropping the outermost guard removes the lock folder.
@@ -496,6 +491,14 @@ mod tests {
                     .is_some_and(|temporary| temporary.target_name == name)
             })
             .collect()
+    }
+
+    /// The reference's name: the first 8 hex digits of the MD5 of the project's real path and
+    /// `\0__workspace__` (a path that does not exist is taken as given).
+    #[test]
+    fn the_lock_folder_is_named_as_the_reference_names_it() {
+        let path = lock_path(Utf8Path::new("/no/such/project"));
+        assert_eq!(path.file_name(), Some(".aidlc-audit-eeb05930.lock"));
     }
 
     /// The sweep removes a dead process's lock-folder temporary and keeps a live one's, a
