@@ -50,12 +50,16 @@ pub fn not_regular_file_kind(path: &Utf8Path) -> Option<&'static str> {
     }
     #[cfg(unix)]
     {
+        use std::fs::FileType;
         use std::os::unix::fs::FileTypeExt as _;
-        let special_kinds: [(fn(&std::fs::FileType) -> bool, &'static str); 4] = [
-            (std::fs::FileType::is_fifo, "a FIFO (named pipe)"),
-            (std::fs::FileType::is_socket, "a socket"),
-            (std::fs::FileType::is_char_device, "a character device"),
-            (std::fs::FileType::is_block_device, "a block device"),
+        let special_kinds = [
+            (
+                FileType::is_fifo as fn(&FileType) -> bool,
+                "a FIFO (named pipe)",
+            ),
+            (FileType::is_socket, "a socket"),
+            (FileType::is_char_device, "a character device"),
+            (FileType::is_block_device, "a block device"),
         ];
         if let Some((_, kind)) = special_kinds.iter().find(|(is, _)| is(&file_type)) {
             return Some(kind);
