@@ -416,6 +416,11 @@ fn text(block: &AuditBlock, key: &str) -> Option<String> {
     block.field(key).map(str::to_owned)
 }
 
+/// The first value of `key`, owned; empty when it is missing (see the module's invariants).
+fn text_or_empty(block: &AuditBlock, key: &str) -> String {
+    block.field(key).unwrap_or_default().to_owned()
+}
+
 /// A whole-number field; 0 when it is missing or not a whole number (see the module's invariants).
 fn count<N: std::str::FromStr + Default>(block: &AuditBlock, key: &str) -> N {
     block
@@ -443,12 +448,11 @@ impl FireIdentity {
     }
 
     fn read(block: &AuditBlock) -> Self {
-        let text = |key| block.field(key).unwrap_or_default().to_owned();
         Self {
-            fire_id: text(field::FIRE_ID),
-            sensor_id: text(field::SENSOR_ID),
-            stage_slug: text(field::STAGE_SLUG),
-            output_path_field: text(field::OUTPUT_PATH),
+            fire_id: text_or_empty(block, field::FIRE_ID),
+            sensor_id: text_or_empty(block, field::SENSOR_ID),
+            stage_slug: text_or_empty(block, field::STAGE_SLUG),
+            output_path_field: text_or_empty(block, field::OUTPUT_PATH),
         }
     }
 
@@ -507,15 +511,9 @@ impl GateRow {
     fn read(block: &AuditBlock) -> Self {
         let blocking_override = (block.field(field::BLOCKING_SENSOR_OVERRIDE) == Some("true"))
             .then(|| BlockingOverride {
-                sensor_ids: block
-                    .field(field::BLOCKING_SENSOR_IDS)
-                    .unwrap_or_default()
-                    .to_owned(),
+                sensor_ids: text_or_empty(block, field::BLOCKING_SENSOR_IDS),
                 detail_paths: text(block, field::BLOCKING_SENSOR_DETAIL_PATHS),
-                reasons: block
-                    .field(field::BLOCKING_SENSOR_REASONS)
-                    .unwrap_or_default()
-                    .to_owned(),
+                reasons: text_or_empty(block, field::BLOCKING_SENSOR_REASONS),
             });
         Self {
             scope: StageScope::read(block),
