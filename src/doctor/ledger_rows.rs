@@ -137,7 +137,7 @@ fn lock_row(project_dir: &Utf8Path) -> Row {
             "Audit lock: held by a live process{} ({path})",
             pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default()
         )),
-        Ok(LockStatus::Unstamped) => Row::pass(format!(
+        Ok(LockStatus::Unstamped { .. }) => Row::pass(format!(
             "Audit lock: being taken (no owner stamp yet) ({path})"
         )),
         Ok(LockStatus::Stale { pid }) => Row::warn(

@@ -29,13 +29,19 @@
 //!   on a busy machine): the temporaries a crash left while building a lock folder are swept by
 //!   the compile when it writes its outputs ([`acquire_tidying`]), not by every hook run.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
+)]
+
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use md5::{Digest, Md5};
+
+use crate::leaves::fs_util;
 
 /// The wait of an ordinary acquisition: the reference's 50 attempts, 100 ms apart.
 const SHORT_WAIT: Duration = Duration::from_secs(5);
@@ -91,14 +97,10 @@ pub fn lock_path(project_dir: &Utf8Path) -> Utf8PathBuf {
         .and_then(|p| Utf8PathBuf::from_path_buf(p).ok())
         .unwrap_or_else(|| project_dir.to_owned());
     let identity = format!("{real}\0__workspace__");
-    let digest = Md5::digest(identity.as_bytes());
-    let hex = digest.iter().take(4).fold(String::new(), |mut hex, byte| {
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    });
+    let hex = format!("{:x}", Md5::digest(identity.as_bytes()));
     let temp = Utf8PathBuf::from_path_buf(std::env::temp_dir())
         .unwrap_or_else(|_| Utf8PathBuf::from("/tmp"));
-    temp.join(format!(".aidlc-audit-{hex}.lock"))
+    temp.join(format!(".aidlc-audit-{}.lock", &hex[..8]))
 }
 
 /// Held until dropped; dropping the outermost guard removes the lock folder.
@@ -108,10 +110,6 @@ pub struct AuditLockGuard {
 }
 
 impl Drop for AuditLockGuard {
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-    )]
     fn drop(&mut self) {
         let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
         let Some(entry) = held.get_mut(&self.path) else {
@@ -175,7 +173,7 @@ fn lock_is_held_by_inherited_owner(path: &Utf8Path, inherited_owner: Option<&str
         return false;
     };
     read_stamp(path).and_then(|stamp| stamp.pid) == Some(owner_pid)
-        && crate::leaves::fs_util::process_is_alive(owner_pid)
+        && fs_util::process_is_alive(owner_pid)
 }
 
 /// A guard on the caller's lock: re-entrant like our own, never removed by us.
@@ -205,10 +203,6 @@ pub fn acquire_until_stale(project_dir: &Utf8Path) -> Result<AuditLockGuard, Loc
     acquire_with(project_dir, Patience::UntilStale)
 }
 
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-)]
 fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockGuard, LockError> {
     let path = lock_path(project_dir);
     if let Some(entry) = HELD
@@ -245,10 +239,10 @@ fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockG
             return Ok(AuditLockGuard { path });
         }
         let retry_at_once = match inspect_holder(&path, stale_after) {
-            Holder::Gone => true,
-            Holder::Stale => std::fs::remove_dir_all(&path).is_ok(),
-            Holder::Live => false,
-            Holder::Unstamped { grace_left } => {
+            LockStatus::Free => true,
+            LockStatus::Stale { .. } => std::fs::remove_dir_all(&path).is_ok(),
+            LockStatus::Held { .. } => false,
+            LockStatus::Unstamped { grace_left } => {
                 if patience != Patience::Now {
                     let reap_time = Instant::now() + grace_left + RETRY_DELAY * 2;
                     deadline = deadline.max(reap_time.min(latest_deadline));
@@ -262,7 +256,7 @@ fn acquire_with(project_dir: &Utf8Path, patience: Patience) -> Result<AuditLockG
         }
         let now = Instant::now();
         if now >= deadline {
-            let owner = crate::leaves::fs_util::read_input_text(&path.join(OWNER_STAMP_FILE))
+            let owner = fs_util::read_input_text(&path.join(OWNER_STAMP_FILE))
                 .unwrap_or_else(|_| "(no owner stamp)".to_owned());
             return Err(LockError::Busy {
                 path,
@@ -292,15 +286,11 @@ fn owner_stamp_text(token: &str) -> String {
 
 /// Create the lock folder with its stamp. `Ok(false)` when another holder has it.
 #[cfg(target_os = "linux")]
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-)]
 fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
     let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
         return create_then_stamp(path, token);
     };
-    let temporary = folder.join(crate::leaves::fs_util::temporary_name(name));
+    let temporary = folder.join(fs_util::temporary_name(name));
     std::fs::create_dir(&temporary)?;
     // The stamp lives in the temp folder and dies with the lock, so it is not flushed: a stamp
     // lost in a power cut leaves an unstamped lock, which the grace rule reaps.
@@ -344,20 +334,16 @@ fn create_stamped_lock(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
 /// The reference's way: `mkdir`, then the stamp (replaced atomically, so no reader sees half a
 /// stamp). A stamp that cannot be written takes the folder away again, so no unstamped lock of
 /// ours outlives this call.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-)]
 fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
     match std::fs::create_dir(path) {
         Ok(()) => {}
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
         Err(error) => return Err(error),
     }
-    let stamped = crate::leaves::fs_util::replace_atomically(
+    let stamped = fs_util::replace_atomically(
         &path.join(OWNER_STAMP_FILE),
         owner_stamp_text(token).as_bytes(),
-        crate::leaves::fs_util::Flush::No,
+        fs_util::Flush::No,
     );
     match stamped {
         Ok(()) => Ok(true),
@@ -372,19 +358,14 @@ fn create_then_stamp(path: &Utf8Path, token: &str) -> std::io::Result<bool> {
 /// crash between creating a lock's temporary folder and renaming it leaves the folder in the
 /// temp directory. Only folders named as `fs_util` names this lock's temporaries
 /// (`.<lock>.aidlc-<pid>-<hex>.tmp`) are touched.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the audit lock's own folder at its fixed path in the workspace, created exclusively and removed only when it is ours, stale, or our own temporary"
-)]
 fn sweep_stale_lock_temporaries(path: &Utf8Path) {
     let (Some(folder), Some(lock_name)) = (path.parent(), path.file_name()) else {
         return;
     };
-    let ours = |temporary: &crate::leaves::fs_util::TemporaryName<'_>,
-                metadata: &std::fs::Metadata| {
+    let ours = |temporary: &fs_util::TemporaryName<'_>, metadata: &std::fs::Metadata| {
         temporary.target_name == lock_name && metadata.is_dir()
     };
-    for temporary in crate::leaves::fs_util::stale_temporaries(folder, ours) {
+    for temporary in fs_util::stale_temporaries(folder, ours) {
         let _ = std::fs::remove_dir_all(temporary);
     }
 }
@@ -408,18 +389,18 @@ fn parse_stale_ms(value: Option<&str>) -> Result<u64, LockError> {
     }
 }
 
-/// What `aidlc doctor` sees of the project's audit lock, by the same stale rule acquisitions
-/// apply. Reads only.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What holds the project's audit lock folder, by the stale rule every acquisition applies;
+/// `aidlc doctor` shows it. Reads only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LockStatus {
-    /// No lock folder.
+    /// No lock folder (or it was released since): an acquisition tries again.
     Free,
     /// Held by a live process, younger than the stale age.
     Held { pid: Option<u64> },
     /// Its owner is dead, or it is older than the stale age: the next acquisition reaps it.
     Stale { pid: Option<u64> },
     /// No readable owner stamp yet, inside its grace period.
-    Unstamped,
+    Unstamped { grace_left: Duration },
 }
 
 /// The status of the project's audit lock folder ([`lock_path`]).
@@ -428,13 +409,7 @@ pub fn lock_status(project_dir: &Utf8Path) -> Result<LockStatus, LockError> {
     if std::fs::symlink_metadata(&path).is_err() {
         return Ok(LockStatus::Free);
     }
-    let pid = read_stamp(&path).and_then(|stamp| stamp.pid);
-    Ok(match inspect_holder(&path, stale_after()?) {
-        Holder::Gone => LockStatus::Free,
-        Holder::Live => LockStatus::Held { pid },
-        Holder::Stale => LockStatus::Stale { pid },
-        Holder::Unstamped { .. } => LockStatus::Unstamped,
-    })
+    Ok(inspect_holder(&path, stale_after()?))
 }
 
 /// The parts of a stamp the stale rule reads.
@@ -446,7 +421,7 @@ struct Stamp {
 }
 
 fn read_stamp(path: &Utf8Path) -> Option<Stamp> {
-    let text = crate::leaves::fs_util::read_input_text(&path.join(OWNER_STAMP_FILE)).ok()?;
+    let text = fs_util::read_input_text(&path.join(OWNER_STAMP_FILE)).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     Some(Stamp {
         pid: value.get("pid").and_then(serde_json::Value::as_u64),
@@ -461,33 +436,18 @@ fn read_stamp(path: &Utf8Path) -> Option<Stamp> {
     })
 }
 
-/// What holds a lock folder that could not be created.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Holder {
-    /// Released since: try again.
-    Gone,
-    /// A live owner, younger than the stale age.
-    Live,
-    /// A dead owner, or older than the stale age: reap it.
-    Stale,
-    /// No readable stamp yet, inside its grace period.
-    Unstamped { grace_left: Duration },
-}
-
-fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> Holder {
+fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> LockStatus {
     let age_ms = |since_ms: u128| now_ms().saturating_sub(since_ms);
     if let Some(stamp) = read_stamp(path) {
-        let owner_dead = stamp
-            .pid
-            .is_some_and(|pid| !crate::leaves::fs_util::process_is_alive(pid));
+        let owner_dead = stamp.pid.is_some_and(|pid| !fs_util::process_is_alive(pid));
         return if owner_dead || age_ms(stamp.started_at_ms) > stale_after.as_millis() {
-            Holder::Stale
+            LockStatus::Stale { pid: stamp.pid }
         } else {
-            Holder::Live
+            LockStatus::Held { pid: stamp.pid }
         };
     }
     let Ok(metadata) = std::fs::symlink_metadata(path) else {
-        return Holder::Gone;
+        return LockStatus::Free;
     };
     let created_ms = metadata
         .modified()
@@ -496,9 +456,9 @@ fn inspect_holder(path: &Utf8Path, stale_after: Duration) -> Holder {
         .map_or(0, |d| d.as_millis());
     let age = Duration::from_millis(u64::try_from(age_ms(created_ms)).unwrap_or(u64::MAX));
     if age > UNSTAMPED_GRACE {
-        Holder::Stale
+        LockStatus::Stale { pid: None }
     } else {
-        Holder::Unstamped {
+        LockStatus::Unstamped {
             grace_left: UNSTAMPED_GRACE.saturating_sub(age),
         }
     }
@@ -531,6 +491,14 @@ mod tests {
                     .is_some_and(|temporary| temporary.target_name == name)
             })
             .collect()
+    }
+
+    /// The reference's name: the first 8 hex digits of the MD5 of the project's real path and
+    /// `\0__workspace__` (a path that does not exist is taken as given).
+    #[test]
+    fn the_lock_folder_is_named_as_the_reference_names_it() {
+        let path = lock_path(Utf8Path::new("/no/such/project"));
+        assert_eq!(path.file_name(), Some(".aidlc-audit-eeb05930.lock"));
     }
 
     /// The sweep removes a dead process's lock-folder temporary and keeps a live one's, a
@@ -659,16 +627,19 @@ mod tests {
         let stale_after = Duration::from_millis(DEFAULT_STALE_MS);
         assert!(matches!(
             inspect_holder(&path, stale_after),
-            Holder::Unstamped { grace_left } if grace_left <= UNSTAMPED_GRACE
+            LockStatus::Unstamped { grace_left } if grace_left <= UNSTAMPED_GRACE
         ));
         let long_ago = SystemTime::now() - Duration::from_secs(60);
         std::fs::File::open(&path)
             .unwrap()
             .set_modified(long_ago)
             .unwrap();
-        assert_eq!(inspect_holder(&path, stale_after), Holder::Stale);
+        assert_eq!(
+            inspect_holder(&path, stale_after),
+            LockStatus::Stale { pid: None }
+        );
         std::fs::remove_dir_all(&path).unwrap();
-        assert_eq!(inspect_holder(&path, stale_after), Holder::Gone);
+        assert_eq!(inspect_holder(&path, stale_after), LockStatus::Free);
     }
 
     #[test]

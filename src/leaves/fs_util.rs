@@ -50,18 +50,19 @@ pub fn not_regular_file_kind(path: &Utf8Path) -> Option<&'static str> {
     }
     #[cfg(unix)]
     {
+        use std::fs::FileType;
         use std::os::unix::fs::FileTypeExt as _;
-        if file_type.is_fifo() {
-            return Some("a FIFO (named pipe)");
-        }
-        if file_type.is_socket() {
-            return Some("a socket");
-        }
-        if file_type.is_char_device() {
-            return Some("a character device");
-        }
-        if file_type.is_block_device() {
-            return Some("a block device");
+        let special_kinds = [
+            (
+                FileType::is_fifo as fn(&FileType) -> bool,
+                "a FIFO (named pipe)",
+            ),
+            (FileType::is_socket, "a socket"),
+            (FileType::is_char_device, "a character device"),
+            (FileType::is_block_device, "a block device"),
+        ];
+        if let Some((_, kind)) = special_kinds.iter().find(|(is, _)| is(&file_type)) {
+            return Some(kind);
         }
     }
     if file_type.is_dir() {
@@ -353,18 +354,7 @@ pub fn parse_temporary_name(name: &str) -> Option<TemporaryName<'_>> {
     })
 }
 
-/// Whether a temporary of ours is a dead writer's: its process is gone, or it is older than
-/// [`STALE_TEMPORARY_AGE`] (by its modification time).
-pub fn temporary_is_stale(pid: u32, metadata: &std::fs::Metadata) -> bool {
-    let too_old = metadata
-        .modified()
-        .ok()
-        .and_then(|modified| SystemTime::now().duration_since(modified).ok())
-        .is_some_and(|age| age > STALE_TEMPORARY_AGE);
-    too_old || !process_is_alive(u64::from(pid))
-}
-
-/// Remove the stale temporary files of ours in `folder` (see [`temporary_is_stale`]). Only
+/// Remove the stale temporary files of ours in `folder` (see [`stale_temporaries`]). Only
 /// regular files whose names have exactly our pattern are touched; every other entry stays.
 /// Best effort: an entry that cannot be read or removed is left. Returns how many were removed.
 pub fn sweep_stale_temporaries(folder: &Utf8Path) -> usize {
@@ -374,9 +364,10 @@ pub fn sweep_stale_temporaries(folder: &Utf8Path) -> usize {
         .count()
 }
 
-/// The stale temporaries of ours in `folder` (see [`temporary_is_stale`]) that `wanted` picks
-/// by their name and their own metadata (links not followed); an entry that cannot be read is
-/// left out, and so is everything when the folder cannot be listed.
+/// The stale temporaries of ours in `folder` that `wanted` picks by their name and their own
+/// metadata (links not followed); an entry that cannot be read is left out, and so is everything
+/// when the folder cannot be listed. A temporary of ours is stale, a dead writer's, when its
+/// process is gone or it is older than [`STALE_TEMPORARY_AGE`] (by its modification time).
 pub fn stale_temporaries(
     folder: &Utf8Path,
     wanted: impl Fn(&TemporaryName<'_>, &std::fs::Metadata) -> bool,
@@ -389,8 +380,15 @@ pub fn stale_temporaries(
         .filter_map(|entry| {
             let temporary = parse_temporary_name(entry.file_name())?;
             let metadata = std::fs::symlink_metadata(entry.path()).ok()?;
-            (wanted(&temporary, &metadata) && temporary_is_stale(temporary.pid, &metadata))
-                .then(|| entry.into_path())
+            let is_stale = || {
+                let too_old = metadata
+                    .modified()
+                    .ok()
+                    .and_then(|modified| SystemTime::now().duration_since(modified).ok())
+                    .is_some_and(|age| age > STALE_TEMPORARY_AGE);
+                too_old || !process_is_alive(u64::from(temporary.pid))
+            };
+            (wanted(&temporary, &metadata) && is_stale()).then(|| entry.into_path())
         })
         .collect()
 }

@@ -10,6 +10,11 @@
 //! - the last component itself is never followed: a link there is replaced or removed, never
 //!   written through.
 
+#![expect(
+    clippy::disallowed_methods,
+    reason = "the file-system layer: every path is resolved inside the project (write_folder) before anything is written or removed there; `remove_dir_all` follows no link below a real folder"
+)]
+
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 
 use crate::leaves::fs_util::{self, Flush};
@@ -156,10 +161,6 @@ impl From<ContainedWriteError> for std::io::Error {
 
 /// Replace `path` with `bytes` atomically ([`fs_util::replace_atomically`]), its missing folders
 /// created inside the project and checked again once made.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the file-system layer: the folder was created and resolved inside the project just above"
-)]
 pub fn write_file(
     path: &ProjectPath,
     bytes: &[u8],
@@ -175,12 +176,7 @@ pub fn write_file(
 pub fn remove_file(path: &ProjectPath) -> Result<(), ContainedWriteError> {
     path.check_resolves_inside()
         .map_err(ContainedWriteError::Refused)?;
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the file-system layer: the path was resolved inside the project just above"
-    )]
-    let removed = std::fs::remove_file(path.absolute());
-    match removed {
+    match std::fs::remove_file(path.absolute()) {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(error) => Err(error.into()),
@@ -192,12 +188,7 @@ pub fn remove_empty_folder(path: &ProjectPath) -> bool {
     if path.check_resolves_inside().is_err() {
         return false;
     }
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the file-system layer: the path was resolved inside the project just above"
-    )]
-    let removed = std::fs::remove_dir(path.absolute());
-    removed.is_ok()
+    std::fs::remove_dir(path.absolute()).is_ok()
 }
 
 /// Remove the folder at `path` with everything under it; a link or a file in its place is
@@ -209,14 +200,7 @@ pub fn remove_tree(path: &ProjectPath) -> Result<(), ContainedWriteError> {
     match std::fs::symlink_metadata(&absolute) {
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(error) => Err(error.into()),
-        Ok(metadata) if metadata.is_dir() => {
-            #[expect(
-                clippy::disallowed_methods,
-                reason = "the file-system layer: a real folder whose own folder resolves inside the project; `remove_dir_all` follows no link below it"
-            )]
-            let removed = std::fs::remove_dir_all(&absolute);
-            Ok(removed?)
-        }
+        Ok(metadata) if metadata.is_dir() => Ok(std::fs::remove_dir_all(&absolute)?),
         Ok(_) => remove_file(path),
     }
 }

@@ -175,18 +175,19 @@ fn practice_heading(routed: &str) -> String {
     }
 }
 
-/// Whether `content` has the line `heading` (trailing blanks allowed).
+/// Where the body under the line `heading` (trailing blanks allowed) starts, when `content` has
+/// that line.
 fn heading_line(content: &str, heading: &str) -> Option<usize> {
     let mut offset = 0;
     for line in content.split_inclusive('\n') {
+        offset += line.len();
         if line
             .trim_end_matches(['\n', '\r'])
             .trim_end_matches([' ', '\t'])
             == heading
         {
-            return Some(offset + line.len());
+            return Some(offset);
         }
-        offset += line.len();
     }
     None
 }
@@ -195,7 +196,9 @@ fn heading_line(content: &str, heading: &str) -> Option<usize> {
 /// `## ` heading after `heading`, or at the end.
 fn append_under_heading(content: &str, heading: &str, line: &str) -> String {
     let mut content = content.to_owned();
-    if heading_line(&content, heading).is_none() {
+    let body_start = if let Some(body_start) = heading_line(&content, heading) {
+        body_start
+    } else {
         let separator = if content.is_empty() {
             ""
         } else if content.ends_with('\n') {
@@ -204,8 +207,8 @@ fn append_under_heading(content: &str, heading: &str, line: &str) -> String {
             "\n\n"
         };
         content = format!("{content}{separator}{heading}\n");
-    }
-    let body_start = heading_line(&content, heading).unwrap_or(content.len());
+        content.len()
+    };
     let mut insert_at = content.len();
     let mut offset = body_start;
     for next in content[body_start..].split_inclusive('\n') {

@@ -81,56 +81,55 @@ pub(super) fn scaffold_manifest(
             "it reads as no manifest".to_owned(),
         ));
     };
-    let ours = |field: &'static str, same: bool| {
-        if same {
-            Ok(())
-        } else {
-            Err(ScaffoldRefusal::ReadsBackOtherwise {
-                field,
-                reader: "aidlc's manifest parser",
-            })
-        }
-    };
-    ours("id", manifest.id == fields.id)?;
-    ours("kind", manifest.kind == fields.kind)?;
-    ours("command", manifest.command == fields.command)?;
-    ours(
-        "default_severity",
-        manifest.default_severity.as_str() == fields.default_severity,
-    )?;
-    ours("description", manifest.description == fields.description)?;
-    ours("category", manifest.category == fields.category)?;
-    ours(
-        "matches",
-        manifest.matches.as_deref() == Some(fields.matches.as_str()),
-    )?;
-    ours(
-        "timeout_seconds",
-        manifest.timeout_seconds == fields.timeout_seconds,
-    )?;
-    ours("fire_on", manifest.fire_on == FireOn::Write)?;
-    ours("input_schema", manifest.input_schema_keys.is_none())?;
-    let theirs = |field: &'static str, expected: Option<&str>| {
-        if reference_scalar(&text, field).as_deref() == expected {
-            Ok(())
-        } else {
-            Err(ScaffoldRefusal::ReadsBackOtherwise {
-                field,
-                reader: "the reference's manifest reader",
-            })
-        }
-    };
-    theirs("id", Some(&fields.id))?;
-    theirs("kind", Some(&fields.kind))?;
-    theirs("command", Some(&fields.command))?;
-    theirs("default_severity", Some(&fields.default_severity))?;
-    theirs("description", Some(&fields.description))?;
-    theirs("category", fields.category.as_deref())?;
-    theirs("matches", Some(&fields.matches))?;
+    // Every field in our parser's reading first, then in the reference's: the first that reads
+    // back otherwise is the one refused.
+    let ours = [
+        ("id", manifest.id == fields.id),
+        ("kind", manifest.kind == fields.kind),
+        ("command", manifest.command == fields.command),
+        (
+            "default_severity",
+            manifest.default_severity.as_str() == fields.default_severity,
+        ),
+        ("description", manifest.description == fields.description),
+        ("category", manifest.category == fields.category),
+        (
+            "matches",
+            manifest.matches.as_deref() == Some(fields.matches.as_str()),
+        ),
+        (
+            "timeout_seconds",
+            manifest.timeout_seconds == fields.timeout_seconds,
+        ),
+        ("fire_on", manifest.fire_on == FireOn::Write),
+        ("input_schema", manifest.input_schema_keys.is_none()),
+    ];
     let timeout = fields.timeout_seconds.map(|seconds| seconds.to_string());
-    theirs("timeout_seconds", timeout.as_deref())?;
-    theirs("fire_on", None)?;
-    Ok(text)
+    let theirs = [
+        ("id", Some(fields.id.as_str())),
+        ("kind", Some(fields.kind.as_str())),
+        ("command", Some(fields.command.as_str())),
+        ("default_severity", Some(fields.default_severity.as_str())),
+        ("description", Some(fields.description.as_str())),
+        ("category", fields.category.as_deref()),
+        ("matches", Some(fields.matches.as_str())),
+        ("timeout_seconds", timeout.as_deref()),
+        ("fire_on", None),
+    ];
+    let misread = ours
+        .iter()
+        .find(|(_, same)| !same)
+        .map(|(field, _)| (*field, "aidlc's manifest parser"))
+        .or_else(|| {
+            theirs
+                .iter()
+                .find(|(field, expected)| reference_scalar(&text, field).as_deref() != *expected)
+                .map(|(field, _)| (*field, "the reference's manifest reader"))
+        });
+    match misread {
+        Some((field, reader)) => Err(ScaffoldRefusal::ReadsBackOtherwise { field, reader }),
+        None => Ok(text),
+    }
 }
 
 /// The value the reference's line reader takes for `key` from a manifest's frontmatter: the

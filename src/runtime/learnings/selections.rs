@@ -86,15 +86,11 @@ pub fn read_selections_file(given: &Utf8Path) -> Result<SelectionsFile, Learning
 /// The reference's `parseSelectionsFile`, with its messages.
 pub fn parse_selections(text: &str) -> Result<SelectionsFile, LearningsError> {
     let value: Value = serde_json::from_str(text).map_err(|error| malformed(&error.to_string()))?;
-    let Some(object) = value.as_object() else {
-        return Err(malformed(
-            "expected { stage_slug, space, intent, selections[] }",
-        ));
-    };
-    let (Some(stage_slug), Some(selections)) = (
-        object.get("stage_slug").and_then(Value::as_str),
-        object.get("selections").and_then(Value::as_array),
-    ) else {
+    let shaped = value.as_object().and_then(|object| {
+        let stage_slug = object.get("stage_slug")?.as_str()?;
+        Some((object, stage_slug, object.get("selections")?.as_array()?))
+    });
+    let Some((object, stage_slug, selections)) = shaped else {
         return Err(malformed(
             "expected { stage_slug, space, intent, selections[] }",
         ));

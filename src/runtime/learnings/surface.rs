@@ -10,6 +10,7 @@ use super::LearningsError;
 use super::selections::expected_path;
 use crate::compile::discover::{MAX_GENERATED_BYTES, MAX_INPUT_BYTES};
 use crate::leaves::fs_util::{InputError, read_bounded};
+use crate::leaves::js_text::{js_trim, js_trim_start};
 use crate::runtime::dispatch::compiled_graph::load_graph;
 use crate::runtime::workspace::{self, Workspace};
 
@@ -65,7 +66,7 @@ pub fn parse_memory_entries(raw: &str) -> Vec<MemoryEntry> {
         let Some(heading) = current else {
             continue;
         };
-        let trimmed = crate::leaves::js_text::js_trim(line);
+        let trimmed = js_trim(line);
         if trimmed.is_empty() || trimmed.starts_with('>') || is_single_line_comment(trimmed) {
             continue;
         }
@@ -90,30 +91,21 @@ fn split_entry(line: &str) -> (String, String, String) {
     let body = ["- ", "* ", "-\t", "*\t"]
         .iter()
         .find_map(|bullet| line.strip_prefix(bullet))
-        .map_or(line, crate::leaves::js_text::js_trim_start);
+        .map_or(line, js_trim_start);
     let Some((ts, rest)) = body
         .split_once(char::is_whitespace)
-        .and_then(|(ts, rest)| {
-            Some((
-                ts,
-                crate::leaves::js_text::js_trim_start(rest).strip_prefix('—')?,
-            ))
-        })
+        .and_then(|(ts, rest)| Some((ts, js_trim_start(rest).strip_prefix('—')?)))
         .filter(|(_, rest)| rest.starts_with(char::is_whitespace))
     else {
         return (String::new(), body.to_owned(), String::new());
     };
-    let rest = crate::leaves::js_text::js_trim_start(rest);
+    let rest = js_trim_start(rest);
     match rest.split_once(';') {
-        None => (
-            ts.to_owned(),
-            crate::leaves::js_text::js_trim(rest).to_owned(),
-            String::new(),
-        ),
+        None => (ts.to_owned(), js_trim(rest).to_owned(), String::new()),
         Some((summary, context)) => (
             ts.to_owned(),
-            crate::leaves::js_text::js_trim(summary).to_owned(),
-            crate::leaves::js_text::js_trim(context).to_owned(),
+            js_trim(summary).to_owned(),
+            js_trim(context).to_owned(),
         ),
     }
 }

@@ -1,5 +1,6 @@
 //! The audit events this engine writes and reads (D25, D29, D34): their names and
-//! field keys, each spelled here once; one struct per event; the row each written event becomes
+//! field keys, each spelled here once; one type per event (the three rows that close a fire
+//! share [`TerminalRow`]); the row each written event becomes
 //! (`to_row`, then `format_block`), and the event each block read back is (`AuditEvent::from_block`).
 //!
 //! The engine writes the four sensor rows and the gate row. It reads those, and the conductor's
@@ -108,10 +109,10 @@ pub const SINGLE_STAGE_WORKFLOW_PREFIX: &str = "single-stage:";
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum AuditEvent {
-    SensorFired(SensorFired),
-    SensorPassed(SensorPassed),
-    SensorFailed(SensorFailed),
-    SensorBudgetOverride(SensorBudgetOverride),
+    /// `SENSOR_FIRED`: Fire id, Sensor ID, Stage slug, Output path.
+    SensorFired(FireIdentity),
+    /// `SENSOR_PASSED`, `SENSOR_FAILED` or `SENSOR_BUDGET_OVERRIDE`: the row that closes a fire.
+    SensorTerminal(TerminalRow),
     /// `STAGE_AWAITING_APPROVAL`, the gate row.
     StageAwaitingApproval(GateRow),
     /// Every other row that moves a stage's gate (`STAGE_STARTED` … `STAGE_SKIPPED`).
@@ -143,41 +144,29 @@ pub struct FireIdentity {
     pub output_path_field: String,
 }
 
-/// `SENSOR_FIRED`: Fire id, Sensor ID, Stage slug, Output path.
+/// A terminal sensor row: the fire's fields, the Unit the reference writes on a unit's own gate
+/// (after Stage slug; never this engine), and what the row says.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SensorFired {
+pub struct TerminalRow {
     pub fire: FireIdentity,
-    /// Written by the reference on a unit's own gate (after Stage slug); never by this engine.
     pub unit: Option<String>,
+    pub outcome: SensorOutcome,
 }
 
-/// `SENSOR_PASSED`: the fire's fields, Duration ms, and Note for a non-evaluation
-/// (`tool-unavailable`, `script-error: …`). Only a pass without a note is a real pass (D4).
+/// What a terminal row says, in the fields the gate reads (the written rows also carry Duration
+/// ms, and Cap layer, Cap value and Observed value, which no reader needs).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SensorPassed {
-    pub fire: FireIdentity,
-    pub unit: Option<String>,
-    pub duration_ms: u128,
-    pub note: Option<String>,
-}
-
-/// `SENSOR_FAILED`: the fire's fields, Detail path (project-relative) and Findings count.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SensorFailed {
-    pub fire: FireIdentity,
-    pub unit: Option<String>,
-    pub detail_path: Option<String>,
-    pub findings_count: u64,
-}
-
-/// `SENSOR_BUDGET_OVERRIDE`: the fire's fields, Cap layer `registry`, Cap value (the timeout in
-/// seconds) and Observed value (elapsed seconds, rounded up).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SensorBudgetOverride {
-    pub fire: FireIdentity,
-    pub unit: Option<String>,
-    pub cap_value_seconds: u64,
-    pub observed_seconds: u64,
+pub enum SensorOutcome {
+    /// `SENSOR_PASSED`, with the Note of a non-evaluation (`tool-unavailable`,
+    /// `script-error: …`). Only a pass without a note is a real pass (D4).
+    Passed { note: Option<String> },
+    /// `SENSOR_FAILED`: Detail path (project-relative) and Findings count.
+    Failed {
+        detail_path: Option<String>,
+        findings_count: u64,
+    },
+    /// `SENSOR_BUDGET_OVERRIDE`: the fire outlived its timeout and evaluated nothing.
+    BudgetOverride,
 }
 
 /// Which stage, unit and workflow a conductor row is about.
@@ -338,42 +327,27 @@ text_row! {
     }
 }
 
-/// A terminal sensor row, seen through what the three share.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SensorOutcome<'e> {
-    Passed(&'e SensorPassed),
-    Failed(&'e SensorFailed),
-    BudgetOverride(&'e SensorBudgetOverride),
-}
-
 // --- Reading -----------------------------------------------------------------------------------
 
 impl AuditEvent {
     /// The event a block read back from a shard is.
     pub fn from_block(block: AuditBlock) -> Self {
         match block.event.as_str() {
-            SENSOR_FIRED => Self::SensorFired(SensorFired {
-                fire: FireIdentity::read(&block),
-                unit: text(&block, field::UNIT),
-            }),
-            SENSOR_PASSED => Self::SensorPassed(SensorPassed {
-                fire: FireIdentity::read(&block),
-                unit: text(&block, field::UNIT),
-                duration_ms: count(&block, field::DURATION_MS),
-                note: text(&block, field::NOTE),
-            }),
-            SENSOR_FAILED => Self::SensorFailed(SensorFailed {
-                fire: FireIdentity::read(&block),
-                unit: text(&block, field::UNIT),
-                detail_path: text(&block, field::DETAIL_PATH),
-                findings_count: count(&block, field::FINDINGS_COUNT),
-            }),
-            SENSOR_BUDGET_OVERRIDE => Self::SensorBudgetOverride(SensorBudgetOverride {
-                fire: FireIdentity::read(&block),
-                unit: text(&block, field::UNIT),
-                cap_value_seconds: count(&block, field::CAP_VALUE),
-                observed_seconds: count(&block, field::OBSERVED_VALUE),
-            }),
+            SENSOR_FIRED => Self::SensorFired(FireIdentity::read(&block)),
+            SENSOR_PASSED => Self::terminal(
+                &block,
+                SensorOutcome::Passed {
+                    note: text(&block, field::NOTE),
+                },
+            ),
+            SENSOR_FAILED => Self::terminal(
+                &block,
+                SensorOutcome::Failed {
+                    detail_path: text(&block, field::DETAIL_PATH),
+                    findings_count: count(&block, field::FINDINGS_COUNT),
+                },
+            ),
+            SENSOR_BUDGET_OVERRIDE => Self::terminal(&block, SensorOutcome::BudgetOverride),
             STAGE_AWAITING_APPROVAL => Self::StageAwaitingApproval(GateRow::read(&block)),
             DECISION_RECORDED => Self::DecisionRecorded(DecisionRecorded::read(&block)),
             QUESTION_ANSWERED => Self::QuestionAnswered(QuestionAnswered::read(&block)),
@@ -428,38 +402,23 @@ impl AuditEvent {
         }
     }
 
-    /// The outcome of a fire, for the three rows that close one.
-    pub fn sensor_outcome(&self) -> Option<SensorOutcome<'_>> {
-        match self {
-            Self::SensorPassed(passed) => Some(SensorOutcome::Passed(passed)),
-            Self::SensorFailed(failed) => Some(SensorOutcome::Failed(failed)),
-            Self::SensorBudgetOverride(budget) => Some(SensorOutcome::BudgetOverride(budget)),
-            _ => None,
-        }
-    }
-}
-
-impl<'e> SensorOutcome<'e> {
-    pub fn fire(self) -> &'e FireIdentity {
-        match self {
-            Self::Passed(passed) => &passed.fire,
-            Self::Failed(failed) => &failed.fire,
-            Self::BudgetOverride(budget) => &budget.fire,
-        }
-    }
-
-    pub fn unit(self) -> Option<&'e str> {
-        match self {
-            Self::Passed(passed) => passed.unit.as_deref(),
-            Self::Failed(failed) => failed.unit.as_deref(),
-            Self::BudgetOverride(budget) => budget.unit.as_deref(),
-        }
+    fn terminal(block: &AuditBlock, outcome: SensorOutcome) -> Self {
+        Self::SensorTerminal(TerminalRow {
+            fire: FireIdentity::read(block),
+            unit: text(block, field::UNIT),
+            outcome,
+        })
     }
 }
 
 /// The first value of `key`, owned.
 fn text(block: &AuditBlock, key: &str) -> Option<String> {
     block.field(key).map(str::to_owned)
+}
+
+/// The first value of `key`, owned; empty when it is missing (see the module's invariants).
+fn text_or_empty(block: &AuditBlock, key: &str) -> String {
+    block.field(key).unwrap_or_default().to_owned()
 }
 
 /// A whole-number field; 0 when it is missing or not a whole number (see the module's invariants).
@@ -489,12 +448,11 @@ impl FireIdentity {
     }
 
     fn read(block: &AuditBlock) -> Self {
-        let text = |key| block.field(key).unwrap_or_default().to_owned();
         Self {
-            fire_id: text(field::FIRE_ID),
-            sensor_id: text(field::SENSOR_ID),
-            stage_slug: text(field::STAGE_SLUG),
-            output_path_field: text(field::OUTPUT_PATH),
+            fire_id: text_or_empty(block, field::FIRE_ID),
+            sensor_id: text_or_empty(block, field::SENSOR_ID),
+            stage_slug: text_or_empty(block, field::STAGE_SLUG),
+            output_path_field: text_or_empty(block, field::OUTPUT_PATH),
         }
     }
 
@@ -553,15 +511,9 @@ impl GateRow {
     fn read(block: &AuditBlock) -> Self {
         let blocking_override = (block.field(field::BLOCKING_SENSOR_OVERRIDE) == Some("true"))
             .then(|| BlockingOverride {
-                sensor_ids: block
-                    .field(field::BLOCKING_SENSOR_IDS)
-                    .unwrap_or_default()
-                    .to_owned(),
+                sensor_ids: text_or_empty(block, field::BLOCKING_SENSOR_IDS),
                 detail_paths: text(block, field::BLOCKING_SENSOR_DETAIL_PATHS),
-                reasons: block
-                    .field(field::BLOCKING_SENSOR_REASONS)
-                    .unwrap_or_default()
-                    .to_owned(),
+                reasons: text_or_empty(block, field::BLOCKING_SENSOR_REASONS),
             });
         Self {
             scope: StageScope::read(block),
@@ -799,19 +751,16 @@ mod tests {
     #[test]
     fn every_written_row_reads_back_as_its_event() {
         let fire = sample_fire();
-        let fired = SensorFired {
-            fire: fire.clone(),
-            unit: None,
-        };
         assert_eq!(
             read(&AuditRow::sensor_fired(&fire)),
-            AuditEvent::SensorFired(fired)
+            AuditEvent::SensorFired(fire.clone())
         );
-        let passed = SensorPassed {
-            fire: fire.clone(),
-            unit: None,
-            duration_ms: 42,
-            note: Some("tool-unavailable".to_owned()),
+        let terminal = |outcome| {
+            AuditEvent::SensorTerminal(TerminalRow {
+                fire: fire.clone(),
+                unit: None,
+                outcome,
+            })
         };
         assert_eq!(
             read(&AuditRow::sensor_passed(
@@ -819,26 +768,22 @@ mod tests {
                 42,
                 Some("tool-unavailable")
             )),
-            AuditEvent::SensorPassed(passed)
+            terminal(SensorOutcome::Passed {
+                note: Some("tool-unavailable".to_owned()),
+            })
         );
-        let failed = SensorFailed {
-            fire: fire.clone(),
-            unit: None,
-            detail_path: Some("d.md".to_owned()),
-            findings_count: 3,
-        };
         let failed_row =
             AuditRow::sensor_failed(&fire, Utf8Path::new("/p"), Utf8Path::new("/p/d.md"), 3);
-        assert_eq!(read(&failed_row), AuditEvent::SensorFailed(failed));
-        let budget = SensorBudgetOverride {
-            fire: fire.clone(),
-            unit: None,
-            cap_value_seconds: 300,
-            observed_seconds: 301,
-        };
+        assert_eq!(
+            read(&failed_row),
+            terminal(SensorOutcome::Failed {
+                detail_path: Some("d.md".to_owned()),
+                findings_count: 3,
+            })
+        );
         assert_eq!(
             read(&AuditRow::sensor_budget_override(&fire, 300, 301)),
-            AuditEvent::SensorBudgetOverride(budget)
+            terminal(SensorOutcome::BudgetOverride)
         );
         let gate_row = GateRow {
             scope: StageScope {
@@ -1054,18 +999,19 @@ mod tests {
     fn a_sensor_row_missing_fields_reads_them_as_empty_or_zero() {
         let text = "\n## Sensor Failed\n**Timestamp**: T\n**Event**: SENSOR_FAILED\n**Findings count**: many\n\n---\n";
         let event = AuditEvent::from_block(parse_blocks(text).remove(0));
-        let AuditEvent::SensorFailed(failed) = &event else {
+        let AuditEvent::SensorTerminal(row) = &event else {
             panic!("{event:?}");
         };
-        assert_eq!(failed.fire.stage_slug, "");
-        assert_eq!(failed.fire.output_path_field, "");
+        assert_eq!(row.fire.stage_slug, "");
+        assert_eq!(row.fire.output_path_field, "");
         assert_eq!(
-            (failed.findings_count, failed.detail_path.as_deref()),
-            (0, None)
+            row.outcome,
+            SensorOutcome::Failed {
+                detail_path: None,
+                findings_count: 0,
+            }
         );
-        let outcome = event.sensor_outcome().unwrap();
-        assert_eq!(outcome.fire(), &failed.fire);
-        assert_eq!(outcome.unit(), None);
+        assert_eq!(row.unit, None);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //!
 //! The files, in the order a row travels:
 //! - `event.rs`: the events the engine writes and reads, their names and field keys (each
-//!   spelled once), one struct per event, its row and how a block reads back as one;
+//!   spelled once), one type per event, its row and how a block reads back as one;
 //! - `block.rs`: the block format: `AuditRow`, `format_block`, escaping, path fields, and
 //!   `AuditBlock`, a block as read back;
 //! - `append.rs`: the shard appender, with its torn-tail handling;
@@ -47,7 +47,7 @@ pub use event::{
     AuditEvent, BlockingOverride, DecisionRecorded, FireIdentity, GateRow, GateState,
     QuestionAnswered, RuleLearned, SENSOR_BUDGET_OVERRIDE, SENSOR_FAILED, SENSOR_PASSED,
     SINGLE_STAGE_WORKFLOW_PREFIX, STAGE_AWAITING_APPROVAL, SensorOutcome, SensorProposed,
-    StageScope,
+    StageScope, TerminalRow,
 };
 pub use read::{
     LedgerEntry, ParsedLedger, RecordLedger, TornKind, parse_blocks, parse_ledger,

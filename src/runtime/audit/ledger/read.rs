@@ -126,7 +126,7 @@ pub fn parse_ledger(text: &str) -> ParsedLedger {
 /// The byte offset of the last line of `piece` that starts a block (`## ` followed by a
 /// `**Timestamp**:` line), or 0 when none does.
 fn last_block_start(piece: &str) -> usize {
-    let mut starts = Vec::new();
+    let mut last_start = 0;
     let mut offset = 0;
     let mut previous: Option<(usize, &str)> = None;
     for line in piece.split('\n') {
@@ -134,12 +134,12 @@ fn last_block_start(piece: &str) -> usize {
             && heading.starts_with("## ")
             && field_line(line).is_some_and(|(key, _)| key == TIMESTAMP_KEY)
         {
-            starts.push(heading_offset);
+            last_start = heading_offset;
         }
         previous = Some((offset, line));
         offset += line.len() + 1;
     }
-    starts.last().copied().unwrap_or(0)
+    last_start
 }
 
 fn torn_block(fragment: &str, piece_line: usize, kind: TornKind) -> TornBlock {
@@ -462,7 +462,7 @@ mod tests {
             .map(|entry| {
                 let name = match entry.event {
                     AuditEvent::SensorFired(_) => SENSOR_FIRED,
-                    AuditEvent::SensorPassed(_) => SENSOR_PASSED,
+                    AuditEvent::SensorTerminal(_) => SENSOR_PASSED,
                     _ => "another event",
                 };
                 (entry.shard, entry.position, name)

@@ -4,7 +4,7 @@
 //! Invariant: a noted pass or a budget override evaluated nothing, so it neither clears nor
 //! replaces an earlier failure.
 
-use crate::runtime::audit::ledger::{LedgerEntry, SensorOutcome};
+use crate::runtime::audit::ledger::{AuditEvent, LedgerEntry, SensorOutcome, TerminalRow};
 
 /// At most this many failed-check sentences; the rest are counted in one more line (D36).
 const MAX_NOTICE_SENTENCES: usize = 3;
@@ -39,22 +39,22 @@ pub fn latest_sensor_results(
 ) -> Vec<SensorResult> {
     let mut pairs: Vec<PairResults<'_>> = Vec::new();
     for entry in entries {
-        let Some(outcome) = entry.event.sensor_outcome() else {
+        let AuditEvent::SensorTerminal(row) = &entry.event else {
             continue;
         };
-        if !is_result_for(outcome, slug, outputs, unit) {
+        if !is_result_for(row, slug, outputs, unit) {
             continue;
         }
-        let fire = outcome.fire();
-        let row = (entry, outcome);
-        let decisive = is_decisive(outcome).then_some(row);
+        let fire = &row.fire;
+        let seen = (entry, row);
+        let decisive = is_decisive(&row.outcome).then_some(seen);
         match pairs.iter_mut().find(|pair| {
-            pair.newest.1.fire().sensor_id == fire.sensor_id
-                && pair.newest.1.fire().output_path_field == fire.output_path_field
+            pair.newest.1.fire.sensor_id == fire.sensor_id
+                && pair.newest.1.fire.output_path_field == fire.output_path_field
         }) {
             Some(pair) => {
                 if entry.is_after(pair.newest.0) {
-                    pair.newest = row;
+                    pair.newest = seen;
                 }
                 if decisive.is_some()
                     && pair
@@ -65,7 +65,7 @@ pub fn latest_sensor_results(
                 }
             }
             None => pairs.push(PairResults {
-                newest: row,
+                newest: seen,
                 newest_decisive: decisive,
             }),
         }
@@ -73,14 +73,14 @@ pub fn latest_sensor_results(
     pairs
         .into_iter()
         .map(|pair| {
-            let fire = pair.newest.1.fire();
+            let (_, newest) = pair.newest;
             SensorResult {
-                sensor_id: fire.sensor_id.clone(),
-                output_path: fire.output_path_field.clone(),
-                state: result_state(pair.newest.1),
+                sensor_id: newest.fire.sensor_id.clone(),
+                output_path: newest.fire.output_path_field.clone(),
+                state: result_state(&newest.outcome),
                 failure: pair
                     .newest_decisive
-                    .and_then(|(_, outcome)| failure_of(outcome)),
+                    .and_then(|(_, row)| failure_of(&row.outcome)),
             }
         })
         .collect()
@@ -89,44 +89,45 @@ pub fn latest_sensor_results(
 /// The terminal rows of one (sensor, output) pair seen so far: the newest, and the newest that
 /// decided.
 struct PairResults<'e> {
-    newest: (&'e LedgerEntry, SensorOutcome<'e>),
-    newest_decisive: Option<(&'e LedgerEntry, SensorOutcome<'e>)>,
+    newest: (&'e LedgerEntry, &'e TerminalRow),
+    newest_decisive: Option<(&'e LedgerEntry, &'e TerminalRow)>,
 }
 
-fn is_result_for(
-    outcome: SensorOutcome<'_>,
-    slug: &str,
-    outputs: &[String],
-    unit: Option<&str>,
-) -> bool {
-    let fire = outcome.fire();
-    fire.stage_slug == slug
-        && outputs.contains(&fire.output_path_field)
-        && (unit.is_none() || outcome.unit().is_none_or(|row_unit| Some(row_unit) == unit))
+fn is_result_for(row: &TerminalRow, slug: &str, outputs: &[String], unit: Option<&str>) -> bool {
+    row.fire.stage_slug == slug
+        && outputs.contains(&row.fire.output_path_field)
+        && (unit.is_none()
+            || row
+                .unit
+                .as_deref()
+                .is_none_or(|row_unit| Some(row_unit) == unit))
 }
 
 /// A failure, or a pass that really evaluated (no note).
-fn is_decisive(outcome: SensorOutcome<'_>) -> bool {
+fn is_decisive(outcome: &SensorOutcome) -> bool {
     match outcome {
-        SensorOutcome::Failed(_) => true,
-        SensorOutcome::Passed(passed) => passed.note.is_none(),
-        SensorOutcome::BudgetOverride(_) => false,
+        SensorOutcome::Failed { .. } => true,
+        SensorOutcome::Passed { note } => note.is_none(),
+        SensorOutcome::BudgetOverride => false,
     }
 }
 
-fn result_state(outcome: SensorOutcome<'_>) -> String {
+fn result_state(outcome: &SensorOutcome) -> String {
     match outcome {
-        SensorOutcome::Failed(failed) => format!("failed({})", failed.findings_count),
-        SensorOutcome::Passed(passed) => passed.note.as_deref().unwrap_or("passed").to_owned(),
-        SensorOutcome::BudgetOverride(_) => "budget-override".to_owned(),
+        SensorOutcome::Failed { findings_count, .. } => format!("failed({findings_count})"),
+        SensorOutcome::Passed { note } => note.as_deref().unwrap_or("passed").to_owned(),
+        SensorOutcome::BudgetOverride => "budget-override".to_owned(),
     }
 }
 
-fn failure_of(outcome: SensorOutcome<'_>) -> Option<CheckFailure> {
+fn failure_of(outcome: &SensorOutcome) -> Option<CheckFailure> {
     match outcome {
-        SensorOutcome::Failed(failed) => Some(CheckFailure {
-            findings_count: failed.findings_count,
-            detail_path: failed.detail_path.clone(),
+        SensorOutcome::Failed {
+            detail_path,
+            findings_count,
+        } => Some(CheckFailure {
+            findings_count: *findings_count,
+            detail_path: detail_path.clone(),
         }),
         _ => None,
     }
