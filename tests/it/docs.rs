@@ -1,30 +1,29 @@
 //! Documentation that must stay in step with the code.
 
-/// `docs/diagnostics.md` documents every code of `Code`: after its introduction, one
-/// `## <code>` section per code, in the enum's order, none empty, and no other section.
+/// `docs/diagnostics.md` is generated from the doc comments of `Code`; `UPDATE_DOCS=1` writes
+/// the generated page instead of comparing.
 #[test]
-fn the_diagnostics_page_has_one_section_per_code() {
+fn the_diagnostics_page_is_the_one_generated_from_the_codes() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/diagnostics.md");
-    let page = std::fs::read_to_string(path).expect("docs/diagnostics.md");
-    let sections: Vec<(&str, &str)> = page
-        .split("\n## ")
-        .skip(1)
-        .map(|section| section.split_once('\n').unwrap_or((section, "")))
-        .collect();
-    let headings: Vec<&str> = sections.iter().map(|(heading, _)| *heading).collect();
-    let codes: Vec<&str> = aidlc::leaves::diagnostics::Code::all()
-        .map(aidlc::leaves::diagnostics::Code::as_str)
-        .collect();
-    assert_eq!(
-        headings, codes,
-        "docs/diagnostics.md must have one `## <code>` section per code of `Code` \
-         (src/leaves/diagnostics/mod.rs), in the enum's order"
-    );
-    for (heading, body) in sections {
-        assert!(!body.trim().is_empty(), "the section of {heading} is empty");
+    let generated = aidlc::leaves::diagnostics::page::diagnostics_page();
+    if std::env::var_os("UPDATE_DOCS").is_some() {
+        std::fs::write(path, &generated).expect("write docs/diagnostics.md");
+        return;
     }
-    assert!(page.starts_with("# Diagnostics\n"));
-    assert!(page.ends_with(".\n") && !page.ends_with("\n\n"));
+    let committed = std::fs::read_to_string(path).expect("docs/diagnostics.md");
+    let first_difference = committed
+        .lines()
+        .zip(generated.lines())
+        .position(|(committed, generated)| committed != generated)
+        .unwrap_or_else(|| committed.lines().count().min(generated.lines().count()));
+    assert!(
+        committed == generated,
+        "docs/diagnostics.md is not the page generated from the doc comments of `Code` \
+         (src/leaves/diagnostics/mod.rs) and src/leaves/diagnostics/page_introduction.md; first difference at \
+         line {}. Edit those, then regenerate the page with \
+         `UPDATE_DOCS=1 cargo test --locked --test it docs::the_diagnostics_page`",
+        first_difference + 1
+    );
 }
 
 #[test]
