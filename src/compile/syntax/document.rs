@@ -265,6 +265,12 @@ fn note_key_read(key: &str) {
     key_log::note(key);
 }
 
+/// The top-level keys looked up while `run` parsed a document on this thread, and its result.
+#[cfg(test)]
+pub fn keys_read<R>(run: impl FnOnce() -> R) -> (std::collections::BTreeSet<String>, R) {
+    key_log::record(run)
+}
+
 /// Which top-level keys the checkers look up, for the test that every key a parser reads is in
 /// its JSON Schema (`schema`'s tests): the parser's reads are the truth the schema must cover.
 #[cfg(test)]
@@ -290,10 +296,4 @@ mod key_log {
         let read = KEYS.with(|keys| keys.borrow_mut().take().unwrap_or_default());
         (read, result)
     }
-}
-
-/// The top-level keys looked up while `run` parsed a document on this thread, and its result.
-#[cfg(test)]
-pub fn keys_read<R>(run: impl FnOnce() -> R) -> (std::collections::BTreeSet<String>, R) {
-    key_log::record(run)
 }
