@@ -224,7 +224,19 @@ fn watch_follows_edits_breakage_fixes_new_and_deleted_files() {
         new_stage,
         &stage("third-stage", "construction", "[]", "[demo-check]", ""),
     );
-    watch.rebuild_touching("the folder's stage restored", "added", new_stage);
+    // The write can be seen half-done first (a rebuild with errors that keeps the graph); wait
+    // for the rebuild that read it whole, so no rebuild of it is still to come below.
+    watch.wait_for("the folder's stage restored", |e| {
+        let names_the_stage = |list: &str| {
+            e[list]
+                .as_array()
+                .is_some_and(|paths| paths.iter().any(|p| p == new_stage))
+        };
+        e["event"] == "rebuild"
+            && (names_the_stage("added") || names_the_stage("changed"))
+            && e["errors"] == 0
+            && e["stage_graph"] == "written"
+    });
 
     // Someone hand-edits the graph: the watch puts the compiled bytes back.
     let compiled_graph = project.read(GRAPH);
