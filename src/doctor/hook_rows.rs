@@ -44,11 +44,11 @@ fn unseen_writes_row(workspace: &Workspace) -> Option<Row> {
     Some(Row::warn(
         format!(
             "Write hook never saw {} of stage {}: {} {since}",
-            if found.unseen.files.len() == 1 {
-                "1 deliverable".to_owned()
-            } else {
-                format!("{} deliverables", found.unseen.files.len())
-            },
+            format!(
+                "{} deliverable{}",
+                found.unseen.files.len(),
+                crate::leaves::english::plural(found.unseen.files.len())
+            ),
             found.stage,
             found.unseen.files.join(", ")
         ),
