@@ -403,7 +403,7 @@ fn without_ide_hooks(
         let Some(list) = current.get("hooks").map(|member| &member.value) else {
             break;
         };
-        let edit = json_text::remove_element(&text, list, index);
+        let edit = json_text::remove_item(&text, list, index);
         text = json_text::apply_edits(&text, vec![edit]);
     }
     Some(text)

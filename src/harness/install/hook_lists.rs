@@ -606,22 +606,20 @@ fn remove_entry(
         return Ok(text.to_owned());
     };
     let items = event.value.elements().unwrap_or_default();
-    let edit = match (shape, entry.hook) {
-        (Shape::Groups, Some(hook)) => {
-            let group = &items[entry.item];
-            let group_hooks = group.get("hooks").map(|member| &member.value);
-            let count = group_hooks
-                .and_then(Node::elements)
-                .map_or(0, <[Node]>::len);
-            match group_hooks {
-                Some(list) if count > 1 => json_text::remove_element(text, list, hook),
-                _ if items.len() > 1 => json_text::remove_element(text, &event.value, entry.item),
-                _ => json_text::remove_member(text, &hooks.value, entry.event_index),
-            }
-        }
-        _ if items.len() > 1 => json_text::remove_element(text, &event.value, entry.item),
-        _ => json_text::remove_member(text, &hooks.value, entry.event_index),
+    // The innermost list that keeps an item once the entry is gone: the group's hooks, the
+    // event's groups, else the events.
+    let group_hooks = match (shape, entry.hook) {
+        (Shape::Groups, Some(hook)) => items[entry.item]
+            .get("hooks")
+            .map(|member| (&member.value, hook)),
+        _ => None,
     };
+    let (list, index) = match group_hooks {
+        Some((list, hook)) if list.elements().map_or(0, <[Node]>::len) > 1 => (list, hook),
+        _ if items.len() > 1 => (&event.value, entry.item),
+        _ => (&hooks.value, entry.event_index),
+    };
+    let edit = json_text::remove_item(text, list, index);
     Ok(json_text::apply_edits(text, vec![edit]))
 }
 
@@ -706,7 +704,7 @@ fn without_empty_hooks(text: &str, path: &Utf8Path) -> Result<String, HookInstal
         {
             Ok(json_text::apply_edits(
                 text,
-                vec![json_text::remove_member(text, &root, index)],
+                vec![json_text::remove_item(text, &root, index)],
             ))
         }
         _ => Ok(text.to_owned()),
