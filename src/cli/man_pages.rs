@@ -39,7 +39,7 @@ pub enum PageError {
 /// Every page: `aidlc.1`, then each subcommand's, depth first in the order `--help` lists them.
 pub fn all_pages() -> Result<Vec<ManPage>, PageError> {
     let root = man_command();
-    command_tree(&root, Vec::new())
+    command_tree(&root, &[])
         .iter()
         .map(|(path, command)| render_page(command, path))
         .collect()
@@ -54,7 +54,7 @@ pub fn page_for(words: &[String]) -> Result<ManPage, PageError> {
             .find(|sub| sub.get_name() == word)
             .ok_or_else(|| PageError::UnknownCommand {
                 words: words.join(" "),
-                known: command_tree(&root, Vec::new())[1..]
+                known: command_tree(&root, &[])[1..]
                     .iter()
                     .map(|(path, _)| path.join(" "))
                     .collect::<Vec<_>>()
@@ -81,14 +81,11 @@ fn visible_subcommands(command: &clap::Command) -> impl Iterator<Item = &clap::C
 /// `engine sensor fire`, …), depth first in the order `--help` lists them.
 fn command_tree<'a>(
     command: &'a clap::Command,
-    path: Vec<&'a str>,
+    path: &[&'a str],
 ) -> Vec<(Vec<&'a str>, &'a clap::Command)> {
-    let mut tree = vec![(path.clone(), command)];
+    let mut tree = vec![(path.to_vec(), command)];
     for sub in visible_subcommands(command) {
-        tree.extend(command_tree(
-            sub,
-            [path.as_slice(), &[sub.get_name()]].concat(),
-        ));
+        tree.extend(command_tree(sub, &[path, &[sub.get_name()]].concat()));
     }
     tree
 }
