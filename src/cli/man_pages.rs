@@ -39,9 +39,10 @@ pub enum PageError {
 /// Every page: `aidlc.1`, then each subcommand's, depth first in the order `--help` lists them.
 pub fn all_pages() -> Result<Vec<ManPage>, PageError> {
     let root = man_command();
-    let mut pages = Vec::new();
-    collect_pages(&root, &mut Vec::new(), &mut pages)?;
-    Ok(pages)
+    command_tree(&root, &[])
+        .iter()
+        .map(|(path, command)| render_page(command, path))
+        .collect()
 }
 
 /// The page of the command `words` names (`["gate", "check"]`); the top-level page for none.
@@ -53,7 +54,11 @@ pub fn page_for(words: &[String]) -> Result<ManPage, PageError> {
             .find(|sub| sub.get_name() == word)
             .ok_or_else(|| PageError::UnknownCommand {
                 words: words.join(" "),
-                known: command_paths(&root, &mut Vec::new()).join(", "),
+                known: command_tree(&root, &[])[1..]
+                    .iter()
+                    .map(|(path, _)| path.join(" "))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             })?;
     }
     let path: Vec<&str> = words.iter().map(String::as_str).collect();
@@ -72,30 +77,17 @@ fn visible_subcommands(command: &clap::Command) -> impl Iterator<Item = &clap::C
     command.get_subcommands().filter(|sub| !sub.is_hide_set())
 }
 
-fn collect_pages<'a>(
+/// `command` and every visible subcommand under it, each with its words (`gate check`,
+/// `engine sensor fire`, …), depth first in the order `--help` lists them.
+fn command_tree<'a>(
     command: &'a clap::Command,
-    path: &mut Vec<&'a str>,
-    pages: &mut Vec<ManPage>,
-) -> Result<(), PageError> {
-    pages.push(render_page(command, path)?);
+    path: &[&'a str],
+) -> Vec<(Vec<&'a str>, &'a clap::Command)> {
+    let mut tree = vec![(path.to_vec(), command)];
     for sub in visible_subcommands(command) {
-        path.push(sub.get_name());
-        collect_pages(sub, path, pages)?;
-        path.pop();
+        tree.extend(command_tree(sub, &[path, &[sub.get_name()]].concat()));
     }
-    Ok(())
-}
-
-/// `gate check`, `engine sensor fire`, …: every subcommand's words, for messages.
-fn command_paths<'a>(command: &'a clap::Command, path: &mut Vec<&'a str>) -> Vec<String> {
-    let mut paths = Vec::new();
-    for sub in visible_subcommands(command) {
-        path.push(sub.get_name());
-        paths.push(path.join(" "));
-        paths.extend(command_paths(sub, path));
-        path.pop();
-    }
-    paths
+    tree
 }
 
 /// `aidlc` for the top-level command, `aidlc-gate-check` for `gate check`.

@@ -156,8 +156,8 @@ fn stage_file_rows(layout: &Layout) -> Vec<Row> {
         .chain(&graph.disabled)
         .map(|node| node.slug.clone())
         .collect();
-    let orphans: Vec<&String> = in_graph.difference(&on_disk).collect();
-    let uncompiled: Vec<&String> = on_disk.difference(&in_graph).collect();
+    let orphans: Vec<&str> = in_graph.difference(&on_disk).map(String::as_str).collect();
+    let uncompiled: Vec<&str> = on_disk.difference(&in_graph).map(String::as_str).collect();
     let orphan_row = if orphans.is_empty() {
         Row::pass(format!(
             "Orphan stage files: {} graph entries all have files",
@@ -168,7 +168,7 @@ fn stage_file_rows(layout: &Layout) -> Vec<Row> {
             format!(
                 "Orphan stage files: {} graph entries have no file on disk ({})",
                 orphans.len(),
-                join(&orphans)
+                orphans.join(", ")
             ),
             "run `aidlc compile` to drop them from the graph, or restore the stage files",
         )
@@ -180,20 +180,12 @@ fn stage_file_rows(layout: &Layout) -> Vec<Row> {
             format!(
                 "Uncompiled stage files: {} stage file(s) not in the compiled graph (advisory, will not execute until recompiled): {}",
                 uncompiled.len(),
-                join(&uncompiled)
+                uncompiled.join(", ")
             ),
             "run `aidlc compile` to include them",
         )
     };
     vec![orphan_row, uncompiled_row]
-}
-
-fn join(items: &[&String]) -> String {
-    items
-        .iter()
-        .map(|item| item.as_str())
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn dead_bindings_row(diagnostics: &[Diagnostic]) -> Row {

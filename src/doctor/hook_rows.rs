@@ -43,12 +43,9 @@ fn unseen_writes_row(workspace: &Workspace) -> Option<Row> {
         .map_or("<sensor>", String::as_str);
     Some(Row::warn(
         format!(
-            "Write hook never saw {} of stage {}: {} {since}",
-            if found.unseen.files.len() == 1 {
-                "1 deliverable".to_owned()
-            } else {
-                format!("{} deliverables", found.unseen.files.len())
-            },
+            "Write hook never saw {} deliverable{} of stage {}: {} {since}",
+            found.unseen.files.len(),
+            crate::leaves::english::plural(found.unseen.files.len()),
             found.stage,
             found.unseen.files.join(", ")
         ),

@@ -94,6 +94,27 @@ pub fn engine_role(command: &str) -> Option<HookRole> {
     })
 }
 
+/// The role `command` plays: the engine's, or an exact reference command's.
+pub fn hook_role(harness: Harness, command: &str) -> Option<HookRole> {
+    engine_role(command).or_else(|| reference_command(harness, command).map(|known| known.role))
+}
+
+/// The engine's command for `role` that takes the place of `command` (the engine's, or a
+/// reference command for `role`): it runs the reference's audit hook `audit_hook` first when
+/// `command` did (an adapter's write entry, or the engine's with `--audit-hook`).
+pub fn takeover_command(
+    program: &str,
+    role: HookRole,
+    harness: Harness,
+    command: &str,
+    audit_hook: Option<&str>,
+) -> String {
+    let takes_audit = reference_command(harness, command)
+        .is_some_and(|known| known.takeover == Takeover::ReplaceRunningAudit)
+        || engine_role(command).is_some() && flag_value(command, AUDIT_HOOK_FLAG).is_some();
+    engine_command(program, role, harness, audit_hook.filter(|_| takes_audit))
+}
+
 /// `(program, flags)` around the first ` <subcommand>` of `command` that ends a word.
 fn split_at_subcommand<'c>(command: &'c str, subcommand: &str) -> Option<(&'c str, &'c str)> {
     let needle = format!(" {subcommand}");

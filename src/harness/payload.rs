@@ -447,16 +447,14 @@ fn codex_write(value: &Map<String, Value>) -> WriteEvent {
         .and_then(|input| input.get("command"))
         .and_then(Value::as_str)
         .unwrap_or_default();
-    let files: Vec<WrittenFile> = patch
-        .lines()
-        .filter_map(|line| {
-            let (tool, path) = if let Some(path) = line.strip_prefix("*** Add File: ") {
-                (WriteTool::Write, path)
-            } else {
-                (WriteTool::Edit, line.strip_prefix("*** Update File: ")?)
+    let files: Vec<WrittenFile> = patch_file_lines(patch)
+        .filter_map(|(verb, path)| {
+            let tool = match verb {
+                "Add File" => WriteTool::Write,
+                "Update File" => WriteTool::Edit,
+                _ => return None,
             };
-            let path = path.trim();
-            (!path.is_empty()).then(|| WrittenFile::at(path, tool))
+            Some(WrittenFile::at(path, tool))
         })
         .collect();
     if files.is_empty() {
@@ -799,24 +797,23 @@ pub fn prompt_reads_stdin(harness: Harness) -> bool {
 /// patch's order (the write hook fires on them; the guard checks them).
 pub fn codex_patch_paths(patch: &str) -> Vec<&str> {
     let mut paths: Vec<&str> = Vec::new();
-    for line in patch.lines() {
-        let path = [
-            "*** Add File: ",
-            "*** Update File: ",
-            "*** Delete File: ",
-            "*** Move to: ",
-        ]
-        .iter()
-        .find_map(|prefix| line.strip_prefix(prefix))
-        .map(str::trim)
-        .filter(|path| !path.is_empty());
-        if let Some(path) = path
-            && !paths.contains(&path)
-        {
+    for (_, path) in patch_file_lines(patch) {
+        if !paths.contains(&path) {
             paths.push(path);
         }
     }
     paths
+}
+
+/// The file lines of a Codex `apply_patch` text (`*** Add File: P`, `*** Update File: P`,
+/// `*** Delete File: P`, `*** Move to: P`) that name a path, as `(verb, path)`, in order.
+fn patch_file_lines(patch: &str) -> impl Iterator<Item = (&str, &str)> {
+    patch.lines().filter_map(|line| {
+        let (verb, path) = line.strip_prefix("*** ")?.split_once(": ")?;
+        let path = path.trim();
+        let named = ["Add File", "Update File", "Delete File", "Move to"].contains(&verb);
+        (named && !path.is_empty()).then_some((verb, path))
+    })
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::harness::Harness;
-use crate::harness::commands::{HookRole, engine_role, reference_command};
+use crate::harness::commands::{HookRole, engine_role, hook_role};
 use crate::harness::install::{
     HookRegistration, KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE,
     RegistrationFiles, hook_list_entries, hook_registration, ide_hook_commands, json_text,
@@ -52,9 +52,7 @@ pub fn registered(
 
 /// A command's role, and whether it is the reference's; `None` for anyone else's.
 fn classify(harness: Harness, command: &str) -> Option<(HookRole, bool)> {
-    engine_role(command)
-        .map(|role| (role, false))
-        .or_else(|| reference_command(harness, command).map(|known| (known.role, true)))
+    hook_role(harness, command).map(|role| (role, engine_role(command).is_none()))
 }
 
 fn read_text(path: &Utf8Path, shown: &Utf8Path) -> Result<Option<String>, RegistrationProblem> {

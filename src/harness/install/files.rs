@@ -24,7 +24,7 @@ use super::json_text::{self, Layout, Node};
 use super::{FilePlan, HookAction, HookInstallError, InstallRequest, read_for_edit};
 use crate::harness::Harness;
 use crate::harness::commands::{
-    AUDIT_HOOK_FLAG, HookRole, Takeover, engine_command, engine_role, flag_value, reference_command,
+    HookRole, engine_command, engine_role, flag_value, hook_role, takeover_command,
 };
 use crate::harness::reference_hooks::audit_hook_of;
 
@@ -219,23 +219,19 @@ fn ide_file_text(
             }
             json!({"version": "v1", "hooks": [hook]})
         }
-        (IdeFormat::Legacy, HookRole::Write) => json!({
-            "version": "1.0.0",
-            "enabled": true,
-            "name": name,
-            "description": description,
-            "when": {"type": "postToolUse", "toolTypes": [IDE_LEGACY_WRITE_TOOL_TYPE]},
-            "then": {"type": "runCommand", "command": command},
-        }),
-        (IdeFormat::Legacy, HookRole::HumanTurn) => json!({
-            "version": "1.0.0",
-            "enabled": true,
-            "name": name,
-            "description": description,
-            "when": {"type": "promptSubmit"},
-            "then": {"type": "runCommand", "command": command},
-        }),
         (IdeFormat::Legacy, HookRole::Guard) => return None,
+        (IdeFormat::Legacy, role) => json!({
+            "version": "1.0.0",
+            "enabled": true,
+            "name": name,
+            "description": description,
+            "when": if role == HookRole::Write {
+                json!({"type": "postToolUse", "toolTypes": [IDE_LEGACY_WRITE_TOOL_TYPE]})
+            } else {
+                json!({"type": "promptSubmit"})
+            },
+            "then": {"type": "runCommand", "command": command},
+        }),
     };
     Some(Layout::of("").document(&value))
 }
@@ -295,10 +291,7 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
         let mut edits = Vec::new();
         let mut removed = Vec::new();
         for at in &commands {
-            let role = engine_role(&at.command).or_else(|| {
-                reference_command(request.harness, &at.command).map(|known| known.role)
-            });
-            let Some(role) = role else {
+            let Some(role) = hook_role(request.harness, &at.command) else {
                 continue;
             };
             if is_another_harness_command(request.harness, &at.command) {
@@ -307,14 +300,12 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
             match request.action {
                 HookAction::Install => {
                     registered_elsewhere.push((format, role));
-                    let takes_audit = reference_command(request.harness, &at.command)
-                        .is_some_and(|known| known.takeover == Takeover::ReplaceRunningAudit)
-                        || flag_value(&at.command, AUDIT_HOOK_FLAG).is_some();
-                    let wanted = engine_command(
+                    let wanted = takeover_command(
                         request.program,
                         role,
                         request.harness,
-                        audit_hook.as_deref().filter(|_| takes_audit),
+                        &at.command,
+                        audit_hook.as_deref(),
                     );
                     if at.command != wanted {
                         plan.changes.push(format!("replaced {}", at.command));
@@ -412,7 +403,7 @@ fn without_ide_hooks(
         let Some(list) = current.get("hooks").map(|member| &member.value) else {
             break;
         };
-        let edit = json_text::remove_element(&text, list, index);
+        let edit = json_text::remove_item(&text, list, index);
         text = json_text::apply_edits(&text, vec![edit]);
     }
     Some(text)

@@ -20,10 +20,9 @@ use serde_json::{Map, Value, json};
 
 use super::json_text::{self, Edit, Layout, Node};
 use super::{FilePlan, HookAction, HookInstallError, InstallRequest};
-use crate::harness::Harness;
 use crate::harness::commands::{
-    AUDIT_HOOK_FLAG, HookRole, Takeover, engine_command, engine_role, flag_value,
-    mentions_a_reference_hook, reference_command,
+    HookRole, Takeover, engine_command, engine_role, hook_role, mentions_a_reference_hook,
+    reference_command, takeover_command,
 };
 
 /// Where one role's entry goes.
@@ -319,30 +318,34 @@ fn install_operations(
         site.is_some_and(|site| {
             entry.event == site.event
                 && entry.matcher.as_deref() == site.matcher
-                && role_of(harness, &entry.command) == Some(HookRole::Write)
+                && hook_role(harness, &entry.command) == Some(HookRole::Write)
         })
     };
     let is_shell_entry =
         |entry: &Entry| at_site(file.shell_writes, entry) || at_site(file.more_file_tools, entry);
+    let of_site = |site: Site| -> Vec<&Entry> {
+        found
+            .iter()
+            .filter(|entry| at_site(Some(site), entry))
+            .collect()
+    };
+    // A role's entries, in file order, but for the write hook's entries at its own sites.
+    let of_role = |role: HookRole| {
+        found.iter().filter(move |entry| {
+            hook_role(harness, &entry.command) == Some(role) && !is_shell_entry(entry)
+        })
+    };
     for role in HookRole::ALL {
         let site = file.site(role);
         let mut events: Vec<&str> = Vec::new();
-        for entry in found {
-            if role_of(harness, &entry.command) == Some(role)
-                && !is_shell_entry(entry)
-                && !events.contains(&entry.event.as_str())
-            {
+        for entry in of_role(role) {
+            if !events.contains(&entry.event.as_str()) {
                 events.push(&entry.event);
             }
         }
         for event in &events {
-            let of_event: Vec<&Entry> = found
-                .iter()
-                .filter(|entry| {
-                    entry.event == *event
-                        && role_of(harness, &entry.command) == Some(role)
-                        && !is_shell_entry(entry)
-                })
+            let of_event: Vec<&Entry> = of_role(role)
+                .filter(|entry| entry.event == *event)
                 .collect();
             operations.extend(settle_event(request, role, &of_event, audit_hook, plan));
         }
@@ -354,41 +357,17 @@ fn install_operations(
         }
     }
     if let Some(site) = file.shell_writes {
-        let of_shell: Vec<&Entry> = found
-            .iter()
-            .filter(|entry| at_site(Some(site), entry))
-            .collect();
-        if of_shell.is_empty() {
-            let command = engine_command(request.program, HookRole::Write, harness, None);
-            operations.push(add_at_matched_site(site, command, plan));
-        } else {
-            operations.extend(settle_event(
-                request,
-                HookRole::Write,
-                &of_shell,
-                None,
-                plan,
-            ));
-        }
+        operations.extend(settle_or_add(request, site, &of_site(site), plan));
     }
     if let Some(site) = file.more_file_tools {
-        let file_tool_entries: Vec<&Entry> = found
-            .iter()
-            .filter(|entry| {
-                entry.event == file.write.event
-                    && role_of(harness, &entry.command) == Some(HookRole::Write)
-                    && !is_shell_entry(entry)
-            })
-            .collect();
-        let of_more: Vec<&Entry> = found
-            .iter()
-            .filter(|entry| at_site(Some(site), entry))
+        let file_tool_entries: Vec<&Entry> = of_role(HookRole::Write)
+            .filter(|entry| entry.event == file.write.event)
             .collect();
         operations.extend(settle_more_file_tools(
             request,
             site,
             &file_tool_entries,
-            &of_more,
+            &of_site(site),
             plan,
         ));
     }
@@ -400,7 +379,7 @@ fn install_operations(
             continue;
         };
         let registered = found.iter().any(|entry| {
-            entry.event == site.event && role_of(harness, &entry.command) == Some(role)
+            entry.event == site.event && hook_role(harness, &entry.command) == Some(role)
         });
         if !registered {
             let command = engine_command(request.program, role, harness, None);
@@ -447,11 +426,7 @@ fn settle_more_file_tools(
         .filter(|tool| !covered(tool))
         .collect();
     if left_out.len() == wanted.len() {
-        if of_more.is_empty() {
-            let command = engine_command(request.program, HookRole::Write, request.harness, None);
-            return vec![add_at_matched_site(site, command, plan)];
-        }
-        return settle_event(request, HookRole::Write, of_more, None, plan);
+        return settle_or_add(request, site, of_more, plan);
     }
     if !left_out.is_empty() {
         let pronoun = if left_out.len() == 1 { "it" } else { "them" };
@@ -494,6 +469,21 @@ fn matcher_names_tool(matcher: Option<&str>, tool: &str) -> bool {
     }
 }
 
+/// The write hook's entries at `site` (a group of its own) settled as one event's, or the
+/// engine's added there when there are none.
+fn settle_or_add(
+    request: &InstallRequest<'_>,
+    site: Site,
+    of_site: &[&Entry],
+    plan: &mut FilePlan,
+) -> Vec<Operation> {
+    if of_site.is_empty() {
+        let command = engine_command(request.program, HookRole::Write, request.harness, None);
+        return vec![add_at_matched_site(site, command, plan)];
+    }
+    settle_event(request, HookRole::Write, of_site, None, plan)
+}
+
 /// Add `command` at `site`, an event's group of its own named by its matcher, and say so.
 fn add_at_matched_site(site: Site, command: String, plan: &mut FilePlan) -> Operation {
     plan.changes.push(match site.matcher {
@@ -501,11 +491,6 @@ fn add_at_matched_site(site: Site, command: String, plan: &mut FilePlan) -> Oper
         None => format!("{}: added {command}", site.event),
     });
     Operation::Add { site, command }
-}
-
-/// The role an entry's command plays: the engine's, or an exact reference command's.
-fn role_of(harness: Harness, command: &str) -> Option<HookRole> {
-    engine_role(command).or_else(|| reference_command(harness, command).map(|known| known.role))
 }
 
 /// One event's entries for one role: a reference command that keeps the role leaves nothing
@@ -540,16 +525,7 @@ fn settle_event(
         return operations;
     }
     for (index, entry) in of_event.iter().enumerate() {
-        let takes_audit = reference_command(harness, &entry.command)
-            .is_some_and(|known| known.takeover == Takeover::ReplaceRunningAudit)
-            || engine_role(&entry.command).is_some()
-                && flag_value(&entry.command, AUDIT_HOOK_FLAG).is_some();
-        let wanted = engine_command(
-            request.program,
-            role,
-            harness,
-            audit_hook.filter(|_| takes_audit),
-        );
+        let wanted = takeover_command(request.program, role, harness, &entry.command, audit_hook);
         if index > 0 {
             plan.changes.push(format!(
                 "{}: removed {} (a second {} for one event)",
@@ -630,22 +606,20 @@ fn remove_entry(
         return Ok(text.to_owned());
     };
     let items = event.value.elements().unwrap_or_default();
-    let edit = match (shape, entry.hook) {
-        (Shape::Groups, Some(hook)) => {
-            let group = &items[entry.item];
-            let group_hooks = group.get("hooks").map(|member| &member.value);
-            let count = group_hooks
-                .and_then(Node::elements)
-                .map_or(0, <[Node]>::len);
-            match group_hooks {
-                Some(list) if count > 1 => json_text::remove_element(text, list, hook),
-                _ if items.len() > 1 => json_text::remove_element(text, &event.value, entry.item),
-                _ => json_text::remove_member(text, &hooks.value, entry.event_index),
-            }
-        }
-        _ if items.len() > 1 => json_text::remove_element(text, &event.value, entry.item),
-        _ => json_text::remove_member(text, &hooks.value, entry.event_index),
+    // The innermost list that keeps an item once the entry is gone: the group's hooks, the
+    // event's groups, else the events.
+    let group_hooks = match (shape, entry.hook) {
+        (Shape::Groups, Some(hook)) => items[entry.item]
+            .get("hooks")
+            .map(|member| (&member.value, hook)),
+        _ => None,
     };
+    let (list, index) = match group_hooks {
+        Some((list, hook)) if list.elements().map_or(0, <[Node]>::len) > 1 => (list, hook),
+        _ if items.len() > 1 => (&event.value, entry.item),
+        _ => (&hooks.value, entry.event_index),
+    };
+    let edit = json_text::remove_item(text, list, index);
     Ok(json_text::apply_edits(text, vec![edit]))
 }
 
@@ -730,7 +704,7 @@ fn without_empty_hooks(text: &str, path: &Utf8Path) -> Result<String, HookInstal
         {
             Ok(json_text::apply_edits(
                 text,
-                vec![json_text::remove_member(text, &root, index)],
+                vec![json_text::remove_item(text, &root, index)],
             ))
         }
         _ => Ok(text.to_owned()),

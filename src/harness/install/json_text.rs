@@ -341,54 +341,68 @@ fn spans_lines(text: &str, node: &Node) -> bool {
 
 /// The edit that adds `key: value` as the last member of `object`.
 pub fn insert_member(text: &str, layout: &Layout, object: &Node, key: &str, value: &Value) -> Edit {
-    let members = object.members().unwrap_or_default();
     let key_text = Value::from(key).to_string();
-    match members {
+    match object.members().unwrap_or_default() {
         [] => fill_empty(text, layout, object, |base, out| {
             out.push_str(&key_text);
             out.push_str(": ");
             write_value(text, layout, object, value, base, out);
         }),
-        [first, ..] => {
-            let last = members.last().unwrap_or(first);
-            // The separator and the key-value spacing of the members already there.
-            let spans: Vec<Range<usize>> = members.iter().map(Member::span).collect();
-            let separator = separator_of(text, object, &spans);
-            let colon = &text[first.key_span.end..first.value.span.start];
-            let base = indent_of_line_at(text, first.key_span.start);
-            let mut inserted = String::from(",");
-            inserted.push_str(separator);
-            inserted.push_str(&key_text);
-            inserted.push_str(colon);
-            write_value(text, layout, object, value, base, &mut inserted);
-            Edit {
-                range: last.value.span.end..last.value.span.end,
-                text: inserted,
-            }
-        }
+        // The key-value spacing of the members already there.
+        [first, ..] => append_after_last(
+            text,
+            layout,
+            object,
+            first.key_span.start,
+            &format!(
+                "{key_text}{}",
+                &text[first.key_span.end..first.value.span.start]
+            ),
+            value,
+        ),
     }
 }
 
 /// The edit that adds `value` as the last element of `array`.
 pub fn append_element(text: &str, layout: &Layout, array: &Node, value: &Value) -> Edit {
-    let elements = array.elements().unwrap_or_default();
-    match elements {
+    match array.elements().unwrap_or_default() {
         [] => fill_empty(text, layout, array, |base, out| {
             write_value(text, layout, array, value, base, out);
         }),
-        [first, ..] => {
-            let last = elements.last().unwrap_or(first);
-            let spans: Vec<Range<usize>> = elements.iter().map(|node| node.span.clone()).collect();
-            let separator = separator_of(text, array, &spans);
-            let base = indent_of_line_at(text, first.span.start);
-            let mut inserted = String::from(",");
-            inserted.push_str(separator);
-            write_value(text, layout, array, value, base, &mut inserted);
-            Edit {
-                range: last.span.end..last.span.end,
-                text: inserted,
-            }
-        }
+        [first, ..] => append_after_last(text, layout, array, first.span.start, "", value),
+    }
+}
+
+/// The edit that adds `lead` and `value` after the last item of `container` (which has one, the
+/// first starting at `first_start`), with the separator the items already there use.
+fn append_after_last(
+    text: &str,
+    layout: &Layout,
+    container: &Node,
+    first_start: usize,
+    lead: &str,
+    value: &Value,
+) -> Edit {
+    let spans = item_spans(container);
+    let end = spans.last().map_or(container.span.start, |last| last.end);
+    let mut inserted = String::from(",");
+    inserted.push_str(separator_of(text, container, &spans));
+    inserted.push_str(lead);
+    let base = indent_of_line_at(text, first_start);
+    write_value(text, layout, container, value, base, &mut inserted);
+    Edit {
+        range: end..end,
+        text: inserted,
+    }
+}
+
+/// Where the items of `container` are: an object's members (key to value), an array's
+/// elements; none for a scalar.
+fn item_spans(container: &Node) -> Vec<Range<usize>> {
+    match &container.kind {
+        Kind::Object(members) => members.iter().map(Member::span).collect(),
+        Kind::Array(elements) => elements.iter().map(|node| node.span.clone()).collect(),
+        Kind::String(_) | Kind::Scalar => Vec::new(),
     }
 }
 
@@ -443,44 +457,17 @@ fn write_value(
     base: &str,
     out: &mut String,
 ) {
-    if spans_lines(text, container) || container_is_empty(container) && text.contains('\n') {
+    if spans_lines(text, container) || item_spans(container).is_empty() && text.contains('\n') {
         layout.write_pretty(value, base, out);
     } else {
         out.push_str(&serialized(value, Compact::of(text, container)));
     }
 }
 
-fn container_is_empty(container: &Node) -> bool {
-    match &container.kind {
-        Kind::Object(members) => members.is_empty(),
-        Kind::Array(elements) => elements.is_empty(),
-        _ => false,
-    }
-}
-
-/// The edit that removes element `index` of `array` with its separator.
-pub fn remove_element(text: &str, array: &Node, index: usize) -> Edit {
-    let spans: Vec<Range<usize>> = array
-        .elements()
-        .unwrap_or_default()
-        .iter()
-        .map(|node| node.span.clone())
-        .collect();
-    remove_item(text, array, &spans, index)
-}
-
-/// The edit that removes member `index` of `object` with its separator.
-pub fn remove_member(text: &str, object: &Node, index: usize) -> Edit {
-    let spans: Vec<Range<usize>> = object
-        .members()
-        .unwrap_or_default()
-        .iter()
-        .map(Member::span)
-        .collect();
-    remove_item(text, object, &spans, index)
-}
-
-fn remove_item(text: &str, container: &Node, spans: &[Range<usize>], index: usize) -> Edit {
+/// The edit that removes item `index` of `container` (an object's member, an array's element)
+/// with its separator.
+pub fn remove_item(text: &str, container: &Node, index: usize) -> Edit {
+    let spans = item_spans(container);
     let range = if index > 0 {
         // From the end of the item before: the comma and the separator go with this one.
         spans[index - 1].end..spans[index].end
@@ -610,7 +597,7 @@ mod tests {
             let node = root(&added);
             let array = &node.get("x").unwrap().value;
             assert_eq!(array.elements().unwrap().len(), 3, "{added}");
-            let removed = apply_edits(&added, vec![remove_element(&added, array, 2)]);
+            let removed = apply_edits(&added, vec![remove_item(&added, array, 2)]);
             assert_eq!(removed, text);
         }
     }
@@ -635,11 +622,11 @@ mod tests {
         let node = root(text);
         let array = &node.get("x").unwrap().value;
         assert_eq!(
-            apply_edits(text, vec![remove_element(text, array, 0)]),
+            apply_edits(text, vec![remove_item(text, array, 0)]),
             "{\"x\": [], \"y\": 2}"
         );
         assert_eq!(
-            apply_edits(text, vec![remove_member(text, &node, 0)]),
+            apply_edits(text, vec![remove_item(text, &node, 0)]),
             "{\"y\": 2}"
         );
     }
