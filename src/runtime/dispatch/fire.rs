@@ -239,7 +239,10 @@ pub fn prepare_fire_with(
     registry: &LiveRegistry,
     nodes: &[GraphNode],
 ) -> Result<PreparedFire, FireRefusal> {
-    let absolute_output_path = absolute(&request.cwd, &request.output_path);
+    // Absolute against the working folder, `.` and `..` resolved lexically (no realpath, as the
+    // reference); an absolute output path replaces the folder.
+    let absolute_output_path =
+        sensors::worker_args::lexically_normal(&request.cwd.join(&request.output_path));
     let sensor = known_sensor(registry, &request.sensor_id)?;
     let Some(node) = nodes.iter().find(|node| node.slug == request.stage) else {
         return Err(FireRefusal::new(unknown_stage_message(
@@ -281,23 +284,6 @@ pub fn prepare_fire_with(
             .map_or(FALLBACK_TIMEOUT, Duration::from_secs),
         project_dir: workspace.project_dir().to_owned(),
     })
-}
-
-/// `path` made absolute against `cwd`, with `.` and `..` resolved lexically (no realpath, as
-/// the reference).
-fn absolute(cwd: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
-    let mut normal = Utf8PathBuf::new();
-    // An absolute `path` replaces `cwd`.
-    for component in cwd.join(path).components() {
-        match component {
-            camino::Utf8Component::CurDir => {}
-            camino::Utf8Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other.as_str()),
-        }
-    }
-    normal
 }
 
 /// A file outside the project (by its path, or through a symlink) is refused: its audit row

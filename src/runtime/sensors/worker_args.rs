@@ -193,7 +193,7 @@ pub fn resolve_worker_path(project_dir: &Utf8Path, given: &str) -> Utf8PathBuf {
 
 /// `path` with `.` and `..` folded without touching the disk (as Node's `path.resolve` folds
 /// them): a `..` at the root stays at the root; a `..` a relative path cannot take back stays.
-pub(super) fn lexically_normal(path: &Utf8Path) -> Utf8PathBuf {
+pub(crate) fn lexically_normal(path: &Utf8Path) -> Utf8PathBuf {
     let mut normal = Utf8PathBuf::new();
     for component in path.components() {
         match component {
