@@ -31,11 +31,14 @@
 //! - `receipt.rs`: the refusal, the override checks and the authorization receipt;
 //! - `notices.rs`: the newest result per (sensor, output), `Sensor State` and the failed-check
 //!   sentences;
-//! - `gate_row.rs`: the gate row under the lock, and the reply.
+//! - `gate_row.rs`: the gate row under the lock, and the reply;
+//! - `command.rs`: the command around the step: the request completed by the environment, the
+//!   stale-graph and disabled-stage refusals, and the summary line and exit status of the end.
 //!
 //! The ledger is read through `audit::ledger`'s typed events only; whether a stage's gate is open
 //! is `gate::progress`'s.
 
+pub mod command;
 mod gate_row;
 mod notices;
 mod plan;

@@ -1,0 +1,237 @@
+//! `aidlc engine gate start|revise` as two calls: [`gate_step_request`] completes what the
+//! conductor typed with the environment, and [`gate_step`] refuses a stale graph or a disabled
+//! stage, then runs the step. Both return what to say as values; `cli::gate_step` parses the
+//! arguments, loads the workspace, the registry and the graph between the two calls, and
+//! prints what it gets back.
+//!
+//! Invariants:
+//! - a malformed dispatch cap is refused before the project is read, a stale graph before a
+//!   disabled stage, and both before any fire or row;
+//! - the exit status is D9's: 0 the gate row is written (or the gate was already open); 1 the
+//!   gate is refused (every refusal, including a blocking sensor that could not be evaluated
+//!   or was switched off: exit 3 is `gate check`'s); 2 the step could not run, a stale graph
+//!   included (as `gate check` refuses one).
+
+use std::fmt::Write as _;
+
+use crate::leaves::english::plural;
+use crate::protocol::graph_reader::StageGraph;
+use crate::runtime::dispatch::registry::LiveRegistry;
+use crate::runtime::dispatch::time_limit;
+use crate::runtime::gate::command::EnvReader;
+use crate::runtime::gate::disabled_stages::refuse_disabled_stages;
+use crate::runtime::gate::stale_graph::{StaleGraph, check_graph_against_sources};
+use crate::runtime::gate::step::{DispatchSummary, GateEntry, GateStepRequest, run_gate_step};
+use crate::runtime::workspace::{self, Workspace};
+
+/// The arguments of `aidlc engine gate start|revise`, as the CLI parsed them.
+pub struct GateStepFlags<'a> {
+    pub entry: GateEntry,
+    pub stage: &'a str,
+    /// The raw `--artifacts` value (`gate start` only).
+    pub artifacts: Option<&'a str>,
+    /// `--unit` (`gate start` only).
+    pub unit: Option<&'a str>,
+    pub override_requested: bool,
+    pub user_input: Option<&'a str>,
+}
+
+/// How the step ends, with what it has to say; the CLI prints it and exits with its status.
+#[derive(Debug)]
+pub enum GateStepOutcome {
+    /// Exit 0: the summary of what ran (stderr), then the JSON reply (stdout).
+    Opened { summary: String, reply: String },
+    /// Exit 1: the gate is refused.
+    Refused(StepStopped),
+    /// Exit 2: the step could not run.
+    NotRun(StepStopped),
+}
+
+/// Why the step stopped, rendered by the CLI.
+#[derive(Debug)]
+pub enum StepStopped {
+    /// `error: message`, and a help line when there is one.
+    Error {
+        message: String,
+        help: Option<String>,
+    },
+    /// The graph is not what its sources compile to now (the help is
+    /// [`StaleGraph::gate_step_help`]).
+    StaleGraph(Box<StaleGraph>),
+}
+
+impl StepStopped {
+    fn error(message: String, help: Option<&str>) -> Self {
+        Self::Error {
+            message,
+            help: help.map(str::to_owned),
+        }
+    }
+}
+
+/// The request the step runs: the flags, whether `AIDLC_DISABLE_SENSORS=1` switched dispatch
+/// off, and the dispatch cap `env` gives, or the refusal of a malformed cap.
+pub fn gate_step_request(
+    flags: &GateStepFlags<'_>,
+    env: EnvReader<'_>,
+) -> Result<GateStepRequest, GateStepOutcome> {
+    let dispatch_cap = time_limit::gate_dispatch_cap(env).map_err(|message| {
+        GateStepOutcome::NotRun(StepStopped::error(
+            message,
+            Some(time_limit::GATE_DISPATCH_CAP_HELP),
+        ))
+    })?;
+    Ok(GateStepRequest {
+        entry: flags.entry,
+        stage: flags.stage.to_owned(),
+        artifacts: flags.artifacts.map(str::to_owned),
+        unit: flags.unit.map(str::to_owned),
+        override_requested: flags.override_requested,
+        user_input: flags.user_input.map(str::to_owned),
+        dispatch_disabled_by_environment: workspace::sensors_off_by_environment(),
+        dispatch_cap,
+    })
+}
+
+/// The step on a loaded project: the stale-graph and disabled-stage refusals, then
+/// [`run_gate_step`]. `registry` must be free of errors.
+pub fn gate_step(
+    workspace: &Workspace,
+    registry: &LiveRegistry,
+    graph: &StageGraph,
+    request: &GateStepRequest,
+) -> GateStepOutcome {
+    // The compiled graph decides what fires and what blocks, so a gate opens only on the graph
+    // its sources compile to now: there is no `--allow-stale` here.
+    if let Err(stale) = check_graph_against_sources(&workspace.layout) {
+        return GateStepOutcome::NotRun(StepStopped::StaleGraph(Box::new(stale)));
+    }
+    if let Err(refusal) = refuse_disabled_stages(
+        graph,
+        std::slice::from_ref(&request.stage),
+        workspace.project_dir(),
+        &workspace.layout.harness_json_path,
+    ) {
+        return GateStepOutcome::NotRun(StepStopped::error(refusal.message, Some(&refusal.help)));
+    }
+    match run_gate_step(workspace, registry, &graph.nodes, request) {
+        Ok(reply) => GateStepOutcome::Opened {
+            summary: summary_line(&request.stage, &reply.summary),
+            reply: reply.json().to_string(),
+        },
+        Err(error) => {
+            let stopped = StepStopped::error(error.to_string(), error.help());
+            if error.is_refusal() {
+                GateStepOutcome::Refused(stopped)
+            } else {
+                GateStepOutcome::NotRun(stopped)
+            }
+        }
+    }
+}
+
+/// How much was checked (D4): `gate sensors of "<slug>": 3 fires on 2 deliverables (2 blocking,
+/// 1 advisory)`, or why nothing fired.
+fn summary_line(slug: &str, summary: &DispatchSummary) -> String {
+    if let Some(reason) = summary.nothing_dispatched_because {
+        return format!("gate sensors of \"{slug}\": none fired ({reason})");
+    }
+    let fires = summary.blocking_fires + summary.advisory_fires;
+    let mut line = format!(
+        "gate sensors of \"{slug}\": {fires} fire{} on {} deliverable{} ({} blocking, {} advisory)",
+        plural(fires),
+        summary.deliverables,
+        plural(summary.deliverables),
+        summary.blocking_fires,
+        summary.advisory_fires
+    );
+    for (count, noun, what) in [
+        (
+            summary.advisory_not_evaluated,
+            "advisory fire",
+            "evaluated nothing",
+        ),
+        (
+            summary.not_regular_files,
+            "path",
+            "named like an output skipped: not a regular file",
+        ),
+        (
+            summary.skipped_fires,
+            "blocking fire",
+            "not dispatched: the bytes changed first",
+        ),
+    ] {
+        if count > 0 {
+            let _ = write!(line, "; {count} {noun}{} {what}", plural(count));
+        }
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn start_flags() -> GateStepFlags<'static> {
+        GateStepFlags {
+            entry: GateEntry::Start,
+            stage: "requirements-analysis",
+            artifacts: Some("requirements.md"),
+            unit: None,
+            override_requested: false,
+            user_input: None,
+        }
+    }
+
+    #[test]
+    fn a_malformed_dispatch_cap_is_refused_with_its_help_and_exit_2() {
+        let env =
+            |name: &str| (name == time_limit::GATE_DISPATCH_VARIABLE).then(|| "soon".to_owned());
+        let outcome = gate_step_request(&start_flags(), &env).unwrap_err();
+        let GateStepOutcome::NotRun(StepStopped::Error { message, help }) = outcome else {
+            panic!("expected a refusal with exit 2, got {outcome:?}");
+        };
+        assert!(
+            message.contains(time_limit::GATE_DISPATCH_VARIABLE),
+            "{message}"
+        );
+        assert_eq!(help.as_deref(), Some(time_limit::GATE_DISPATCH_CAP_HELP));
+    }
+
+    #[test]
+    fn the_request_keeps_the_flags_as_given_and_the_cap_the_environment_sets() {
+        let env =
+            |name: &str| (name == time_limit::GATE_DISPATCH_VARIABLE).then(|| "250".to_owned());
+        let request = gate_step_request(&start_flags(), &env).unwrap();
+        assert_eq!(request.entry, GateEntry::Start);
+        assert_eq!(request.stage, "requirements-analysis");
+        assert_eq!(request.artifacts.as_deref(), Some("requirements.md"));
+        let cap = request.dispatch_cap.expect("the environment sets a cap");
+        assert_eq!(cap.duration, std::time::Duration::from_millis(250));
+    }
+
+    #[test]
+    fn the_summary_says_how_much_was_checked_and_what_was_skipped() {
+        let summary = DispatchSummary {
+            deliverables: 2,
+            blocking_fires: 2,
+            advisory_fires: 1,
+            skipped_fires: 1,
+            ..DispatchSummary::default()
+        };
+        assert_eq!(
+            summary_line("design", &summary),
+            "gate sensors of \"design\": 3 fires on 2 deliverables (2 blocking, 1 advisory); \
+             1 blocking fire not dispatched: the bytes changed first"
+        );
+        let nothing = DispatchSummary {
+            nothing_dispatched_because: Some("no gate sensor applies"),
+            ..DispatchSummary::default()
+        };
+        assert_eq!(
+            summary_line("design", &nothing),
+            "gate sensors of \"design\": none fired (no gate sensor applies)"
+        );
+    }
+}
