@@ -253,7 +253,6 @@ pub struct GateDocument<'a> {
     /// The run's wall-clock time in milliseconds.
     duration_ms: f64,
     /// What the manifest of each sensor the report names says, by sensor id.
-    #[schemars(with = "BTreeMap<String, schema::SensorInfo>")]
     sensors: &'a BTreeMap<String, SensorInfo>,
     /// Every sensor fired on every deliverable, in plan order.
     fires: Vec<FireDocument<'a>>,
@@ -365,7 +364,6 @@ struct FireDocument<'a> {
     /// The last lines the worker wrote on stderr; null when it wrote nothing.
     stderr_tail: Option<&'a str>,
     /// Every finding the sensor reported, each with its own message and location.
-    #[schemars(with = "Vec<schema::Finding>")]
     findings: &'a [Finding],
     /// The plugin of the stage that fired it (the graph node's `plugin`); absent on a core
     /// stage's fire.

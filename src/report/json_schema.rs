@@ -2,11 +2,11 @@
 //! `JsonSchema` derives on the document's own types in `json.rs`: the doc comments of their
 //! fields are the schema's descriptions.
 //!
-//! The report's own values the document embeds as they serialise (a dead binding, a budget, the
-//! unseen writes) derive their schema themselves. Here are only what no type can say itself:
-//! the values whose derived schema would have another shape than the one published (a sensor, a
-//! finding, a skip, a never-fired binding's cause), described by mirror types that deny unknown
-//! keys, and the closed sets (results, skip reasons, severities, the format version),
+//! The report's own values the document embeds as they serialise (a sensor, a dead binding, a
+//! finding, a budget, the unseen writes) derive their schema themselves. Here are only what no
+//! type can say itself: the two values whose derived schema would have another shape than the
+//! one published (a skip, a never-fired binding's cause), described by mirror types that deny
+//! unknown keys, and the closed sets (results, skip reasons, severities, the format version),
 //! read from the gate's own values rather than spelled again. The tests validate the renderer's
 //! snapshot of the report with every case against the schema, so a key a mirror misses fails
 //! them.
@@ -20,38 +20,6 @@ use crate::compile::syntax::field_schema::inline_schema;
 use crate::protocol::selection::Severity;
 use crate::runtime::gate::report::{FireOnFilter, NEVER_FIRED, Outcome, SkipReason};
 use crate::runtime::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
-
-/// What a sensor's manifest says.
-#[derive(JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct SensorInfo {
-    /// The manifest's `description`; null when the manifest could not be read.
-    pub description: Option<String>,
-    /// The manifest's path as the graph recorded it.
-    pub manifest_path: Option<String>,
-}
-
-/// One finding, anchored to its file.
-#[derive(JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct Finding {
-    /// Project-relative, `/` separators.
-    pub file: String,
-    /// 1-based line, when the sensor knows it.
-    pub line: Option<u64>,
-    /// 1-based column, when the sensor knows it.
-    pub column: Option<u64>,
-    /// The rule id (an eslint rule, `missing-heading`, `unreferenced-artifact`, …).
-    pub rule: Option<String>,
-    /// What is wrong.
-    pub message: String,
-    /// 1-based last line, when the finding spans lines.
-    pub end_line: Option<u64>,
-    /// 1-based last column, when the sensor knows it.
-    pub end_column: Option<u64>,
-    /// How to fix it, when the sensor knows.
-    pub help: Option<String>,
-}
 
 /// A binding that did not fire somewhere it might have.
 //

@@ -550,10 +550,13 @@ pub struct UnseenWritesNotice {
 }
 
 /// A sensor as its live manifest describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SensorInfo {
+    /// The manifest's `description`.
     pub description: String,
-    /// Project-relative, e.g. `.claude/sensors/aidlc-linter.md`.
+    /// The manifest's path as the graph recorded it: project-relative, e.g.
+    /// `.claude/sensors/aidlc-linter.md`.
     pub manifest_path: String,
 }
 
