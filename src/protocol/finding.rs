@@ -6,9 +6,11 @@ use camino::Utf8PathBuf;
 
 /// One finding a sensor reported; serialised (the json format's `findings`) with its fields in
 /// this order.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Finding {
     /// Project-relative with `/` separators (absolute only for a file outside the project).
+    #[schemars(with = "String")]
     pub file: Utf8PathBuf,
     /// What kind of problem: a lint rule id, `missing-heading`, `untagged-claim`, `gap`, …
     pub rule: String,

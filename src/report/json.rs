@@ -146,8 +146,14 @@ fn gate_document(report: &GateReport) -> GateDocument<'_> {
             bindings_selected: report.bindings_selected as u64,
             bindings_not_selected: report.bindings_not_selected as u64,
             sensors_off: report.sensors_off.as_ref().map(|off| match off {
-                SensorsOff::Environment => SensorsOffDocument::Environment { environment: true },
-                SensorsOff::State { intents } => SensorsOffDocument::State { state: intents },
+                SensorsOff::Environment => SensorsOffDocument {
+                    environment: Some(true),
+                    state: None,
+                },
+                SensorsOff::State { intents } => SensorsOffDocument {
+                    environment: None,
+                    state: Some(intents),
+                },
             }),
         },
         shard: report
@@ -215,10 +221,11 @@ fn fire_document(fire: &GateFire) -> FireDocument<'_> {
 
 // The gate report's document, one struct per object, its keys in the order they are written;
 // an absent value is `null`, except a core stage's `plugin`, which is left out (D50: a report
-// of core stages is what it was). A sensor, a skip, a dead binding, a budget and a never-fired
-// binding's cause are the report's own values, whose fields are declared in that order. The
-// field doc comments are the descriptions of `aidlc schema gate-report` (`json_schema.rs`
-// describes what the report's own values and the closed sets are).
+// of core stages is what it was). A sensor, a skip, a dead binding, a finding, a budget, the
+// unseen writes and a never-fired binding's cause are the report's own values, whose fields
+// are declared in that order. The field doc comments, and those of the report's own values,
+// are the descriptions of `aidlc schema gate-report` (`json_schema.rs` has the two mirrors of
+// report values whose derived schema would have another shape, and the closed sets).
 
 /// The report of one `aidlc gate check --format json` run.
 #[derive(Debug, Serialize, JsonSchema)]
@@ -246,7 +253,6 @@ pub struct GateDocument<'a> {
     /// The run's wall-clock time in milliseconds.
     duration_ms: f64,
     /// What the manifest of each sensor the report names says, by sensor id.
-    #[schemars(with = "BTreeMap<String, schema::SensorInfo>")]
     sensors: &'a BTreeMap<String, SensorInfo>,
     /// Every sensor fired on every deliverable, in plan order.
     fires: Vec<FireDocument<'a>>,
@@ -254,7 +260,6 @@ pub struct GateDocument<'a> {
     #[schemars(with = "Vec<schema::Skip>")]
     skips: &'a [GateSkip],
     /// Bindings whose glob can never match the outputs their stage declares.
-    #[schemars(with = "Vec<schema::DeadBinding>")]
     dead_bindings: &'a [DeadBinding],
     /// Blocking bindings that fired on no deliverable of a stage the workflow has reached;
     /// each counts as a blocking non-evaluation.
@@ -265,7 +270,6 @@ pub struct GateDocument<'a> {
     /// The active stage's deliverables changed after the write hook last ran on the machine
     /// that ran the check (a notice, never a failure); left out when there are none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schemars(with = "Option<schema::UnseenWrites>")]
     unseen_writes: Option<&'a UnseenWritesNotice>,
 }
 
@@ -300,16 +304,20 @@ struct PlanDocument<'a> {
     bindings_not_selected: u64,
     /// Whether the Sensors switch was off, and where: `{"environment": true}` or
     /// `{"state": [intents]}`; null when it was on.
-    #[schemars(with = "Option<schema::SensorsOff>")]
     sensors_off: Option<SensorsOffDocument<'a>>,
 }
 
-/// `{"environment": true}` or `{"state": [intents]}`.
-#[derive(Debug, Serialize)]
-#[serde(untagged)]
-enum SensorsOffDocument<'a> {
-    Environment { environment: bool },
-    State { state: &'a [String] },
+/// Where the Sensors switch was off: `{"environment": true}` or `{"state": [intents]}`, exactly
+/// one of the two keys written.
+#[derive(Debug, Serialize, JsonSchema)]
+#[schemars(rename = "SensorsOff", deny_unknown_fields)]
+struct SensorsOffDocument<'a> {
+    /// `AIDLC_DISABLE_SENSORS=1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    environment: Option<bool>,
+    /// The intents whose state file turned sensors off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    state: Option<&'a [String]>,
 }
 
 /// `--shard K/N`.
@@ -344,7 +352,6 @@ struct FireDocument<'a> {
     /// `artifact-changed`, a budget override); null otherwise.
     note: Option<String>,
     /// The cap and the time observed, for a fire stopped at its budget; null otherwise.
-    #[schemars(with = "Option<schema::Budget>")]
     budget: Option<Budget>,
     /// The findings the sensor counted (0 unless failed).
     findings_count: u64,
@@ -357,7 +364,6 @@ struct FireDocument<'a> {
     /// The last lines the worker wrote on stderr; null when it wrote nothing.
     stderr_tail: Option<&'a str>,
     /// Every finding the sensor reported, each with its own message and location.
-    #[schemars(with = "Vec<schema::Finding>")]
     findings: &'a [Finding],
     /// The plugin of the stage that fired it (the graph node's `plugin`); absent on a core
     /// stage's fire.
@@ -583,6 +589,36 @@ mod tests {
                 "message": "blocking sensor never fired: its glob matches none of the stage's 2 deliverables; glob \"**/*.ts\"; declared outputs: components.md, services.md; a blocking sensor that never fired has not passed",
             }])
         );
+    }
+
+    /// Each place the Sensors switch can be off is written with its one key, and the document
+    /// stays valid against `aidlc schema gate-report`.
+    #[test]
+    fn json_writes_the_sensors_switch_with_its_one_key_and_validates() {
+        let schema = crate::schema::schema_of(crate::schema::SchemaKind::GateReport).to_value();
+        let validator = jsonschema::draft202012::new(&schema).expect("a valid schema");
+        let cases = [
+            (SensorsOff::Environment, json!({"environment": true})),
+            (
+                SensorsOff::State {
+                    intents: vec!["260101-login".to_owned()],
+                },
+                json!({"state": ["260101-login"]}),
+            ),
+        ];
+        for (sensors_off, written) in cases {
+            let report = GateReport {
+                sensors_off: Some(sensors_off),
+                ..no_record_report()
+            };
+            let document: Value = serde_json::from_str(&render_json(&report)).unwrap();
+            assert_eq!(document["plan"]["sensors_off"], written);
+            let errors: Vec<String> = validator
+                .iter_errors(&document)
+                .map(|error| format!("{error} at {}", error.instance_path()))
+                .collect();
+            assert!(errors.is_empty(), "{errors:#?}");
+        }
     }
 
     #[test]

@@ -2,12 +2,14 @@
 //! `JsonSchema` derives on the document's own types in `json.rs`: the doc comments of their
 //! fields are the schema's descriptions.
 //!
-//! Here are only what those types cannot say themselves: the report's own values the document
-//! embeds as they serialise (a sensor, a skip, a dead binding, a finding, a budget, a
-//! never-fired binding's cause, the unseen writes), described by mirror types that deny unknown
-//! keys, and the closed sets (results, skip reasons, severities, the format version), read from
-//! the gate's own values rather than spelled again. The tests validate the renderer's snapshot
-//! of the report with every case against the schema, so a key a mirror misses fails them.
+//! The report's own values the document embeds as they serialise (a sensor, a dead binding, a
+//! finding, a budget, the unseen writes) derive their schema themselves. Here are only what no
+//! type can say itself: the two values whose derived schema would have another shape than the
+//! one published (a skip, a never-fired binding's cause), described by mirror types that deny
+//! unknown keys, and the closed sets (results, skip reasons, severities, the format version),
+//! read from the gate's own values rather than spelled again. The tests validate the renderer's
+//! snapshot of the report with every case against the schema, so a key a mirror misses fails
+//! them.
 
 use std::borrow::Cow;
 
@@ -19,59 +21,12 @@ use crate::protocol::selection::Severity;
 use crate::runtime::gate::report::{FireOnFilter, NEVER_FIRED, Outcome, SkipReason};
 use crate::runtime::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
 
-/// Where the Sensors switch was off.
-#[derive(JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct SensorsOff {
-    /// `AIDLC_DISABLE_SENSORS=1`.
-    pub environment: Option<bool>,
-    /// The intents whose state file turned sensors off.
-    pub state: Option<Vec<String>>,
-}
-
-/// What a sensor's manifest says.
-#[derive(JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct SensorInfo {
-    /// The manifest's `description`; null when the manifest could not be read.
-    pub description: Option<String>,
-    /// The manifest's path as the graph recorded it.
-    pub manifest_path: Option<String>,
-}
-
-/// A fire stopped at its budget.
-#[derive(JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct Budget {
-    /// The cap, in seconds.
-    pub cap_seconds: u64,
-    /// The time observed, in whole seconds rounded up.
-    pub observed_seconds: u64,
-}
-
-/// One finding, anchored to its file.
-#[derive(JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct Finding {
-    /// Project-relative, `/` separators.
-    pub file: String,
-    /// 1-based line, when the sensor knows it.
-    pub line: Option<u64>,
-    /// 1-based column, when the sensor knows it.
-    pub column: Option<u64>,
-    /// The rule id (an eslint rule, `missing-heading`, `unreferenced-artifact`, …).
-    pub rule: Option<String>,
-    /// What is wrong.
-    pub message: String,
-    /// 1-based last line, when the finding spans lines.
-    pub end_line: Option<u64>,
-    /// 1-based last column, when the sensor knows it.
-    pub end_column: Option<u64>,
-    /// How to fix it, when the sensor knows.
-    pub help: Option<String>,
-}
-
 /// A binding that did not fire somewhere it might have.
+//
+// A mirror of `GateSkip`: its `reason` is a `SkipReason`, whose derived schema would be a
+// `oneOf` of described constants rather than the plain `enum` of `SkipReasonKey`, and
+// `runtime::gate` cannot name this module's `SkipReasonKey` (the formats read the gate, not
+// the other way round).
 #[derive(JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct Skip {
@@ -86,21 +41,13 @@ pub struct Skip {
     pub reason: String,
 }
 
-/// A binding whose glob can never match the stage's declared outputs.
-#[derive(JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct DeadBinding {
-    /// The stage's slug.
-    pub stage: String,
-    /// The sensor's id.
-    pub sensor_id: String,
-    /// The sensor's `matches` glob.
-    pub pattern: String,
-}
-
 /// Why a blocking binding fired on nothing: `{"kind": "no-deliverable"}`,
 /// `{"kind": "no-glob-match", "deliverables": n}`, `{"kind": "only-markers"}` or
 /// `{"kind": "not-regular-files", "described": [...]}`.
+//
+// A mirror of `runtime::gate::report::UnfiredCause`: that enum is internally tagged, so its
+// derived schema would be a `oneOf` of one object per kind, not this one object whose `kind`
+// is an `enum` and whose other keys are optional.
 #[derive(JsonSchema)]
 #[schemars(deny_unknown_fields)]
 pub struct UnfiredCause {
@@ -111,18 +58,6 @@ pub struct UnfiredCause {
     pub deliverables: Option<u64>,
     /// With `not-regular-files`: each path and what it is.
     pub described: Option<Vec<String>>,
-}
-
-/// Deliverables the write hook never saw.
-#[derive(JsonSchema)]
-#[schemars(deny_unknown_fields)]
-pub struct UnseenWrites {
-    /// The active stage.
-    pub stage: String,
-    /// The deliverables, project-relative.
-    pub files: Vec<String>,
-    /// Which files, since when, and the two fixes, in a sentence.
-    pub message: String,
 }
 
 pub struct SchemaVersion;

@@ -101,10 +101,13 @@ pub enum FireResult {
     },
 }
 
-/// A budget override's figures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+/// A budget override's figures: a fire stopped at its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct Budget {
+    /// The cap, in seconds.
     pub cap_seconds: u64,
+    /// The time observed, in whole seconds rounded up.
     pub observed_seconds: u64,
 }
 
@@ -297,9 +300,12 @@ pub struct GateSkip {
 /// no place where the stage's outputs can be written, or the stage declares none. The same
 /// bindings the compile's `dead-sensor-binding` names; a dead sensor that would otherwise look
 /// healthy.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct DeadBinding {
+    /// The stage's slug.
     pub stage: String,
+    /// The sensor's id.
     pub sensor_id: String,
     /// The binding's glob; empty when it has none (then the stage declares no outputs).
     pub pattern: String,
@@ -532,8 +538,10 @@ pub struct GateReport {
 
 /// Deliverables of the active stage changed after the write hook last ran
 /// (`gate::unseen_writes`), as a gate report carries them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+#[schemars(rename = "UnseenWrites", deny_unknown_fields)]
 pub struct UnseenWritesNotice {
+    /// The active stage.
     pub stage: String,
     /// Project-relative, in the stage's deliverable order.
     pub files: Vec<String>,
@@ -542,10 +550,13 @@ pub struct UnseenWritesNotice {
 }
 
 /// A sensor as its live manifest describes it.
-#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, schemars::JsonSchema)]
+#[schemars(deny_unknown_fields)]
 pub struct SensorInfo {
+    /// The manifest's `description`.
     pub description: String,
-    /// Project-relative, e.g. `.claude/sensors/aidlc-linter.md`.
+    /// The manifest's path as the graph recorded it: project-relative, e.g.
+    /// `.claude/sensors/aidlc-linter.md`.
     pub manifest_path: String,
 }
 
