@@ -16,12 +16,13 @@ pub struct Finding {
     pub rule: String,
     /// The problem in one sentence, without its location (the location is the fields below).
     pub message: String,
-    /// 1-based; `None` when the sensor knows only the file.
+    /// 1-based; null when the sensor knows only the file.
     pub line: Option<u64>,
     /// 1-based; only with a line.
     pub column: Option<u64>,
-    /// Where the problem ends (1-based, inclusive line; column exclusive), when known.
+    /// The line where the problem ends (1-based, inclusive), when known.
     pub end_line: Option<u64>,
+    /// The column where the problem ends (1-based, exclusive), when known.
     pub end_column: Option<u64>,
     /// How to fix it, when the sensor knows.
     pub help: Option<String>,
