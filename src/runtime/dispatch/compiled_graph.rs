@@ -62,7 +62,7 @@ pub fn load_workspace_graph(workspace: &Workspace) -> Result<StageGraph, GraphLo
     let text = if let Some(text) = workspace.graph_text() {
         text
     } else {
-        let text: std::sync::Arc<str> = read_graph_text(path)?.into();
+        let text = std::sync::Arc::new(read_graph_text(path)?);
         workspace.keep_graph_text(std::sync::Arc::clone(&text));
         text
     };

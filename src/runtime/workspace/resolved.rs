@@ -42,8 +42,9 @@ pub struct Workspace {
     /// The compiled graph's text as this command first read it (the version detection, else
     /// the first reader of the graph), shared by every later reader, so that one command reads
     /// `stage-graph.json` once however many files it fires on. Only the compile writes the
-    /// graph, and it holds no workspace.
-    graph_text: Mutex<Option<Arc<str>>>,
+    /// graph, and it holds no workspace. (`Arc<String>`, not `Arc<str>`: sharing the text read
+    /// moves it, where `Arc<str>` would copy every byte.)
+    graph_text: Mutex<Option<Arc<String>>>,
     clone_id: OnceLock<String>,
 }
 
@@ -74,7 +75,7 @@ impl Workspace {
             intent,
             record_root,
             version,
-            graph_text: Mutex::new(graph_text.map(Arc::from)),
+            graph_text: Mutex::new(graph_text.map(Arc::new)),
             clone_id: OnceLock::new(),
         }
     }
@@ -85,7 +86,7 @@ impl Workspace {
     }
 
     /// The compiled graph's text this command read, once it has read it.
-    pub fn graph_text(&self) -> Option<Arc<str>> {
+    pub fn graph_text(&self) -> Option<Arc<String>> {
         self.graph_text
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -93,7 +94,7 @@ impl Workspace {
     }
 
     /// Keep `text`, the graph's text as the first reader read it, for every later reader.
-    pub fn keep_graph_text(&self, text: Arc<str>) {
+    pub fn keep_graph_text(&self, text: Arc<String>) {
         *self
             .graph_text
             .lock()
