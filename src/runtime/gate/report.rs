@@ -677,7 +677,8 @@ impl GateReport {
 }
 
 /// The formats of `aidlc gate check --format` (and `--report FORMAT=PATH`), one file each in
-/// `crate::report`, whose `render` is handed to `gate::command` (the formats read this module).
+/// the top-level `report` module, whose `render` is handed to `gate::command`: the formats read
+/// this module, and this module names none of them.
 //
 // The variants carry no doc comments on purpose: clap would show them as the values' help and
 // change `--help`; each format's file documents it.
