@@ -163,7 +163,7 @@ fn say(outcome: &GateOutcome, printer: &Printer) -> ExitStatus {
     }
 }
 
-fn print_notice(notice: &Notice, printer: &Printer) {
+pub(super) fn print_notice(notice: &Notice, printer: &Printer) {
     match notice {
         Notice::Report(text) => printer.out(text),
         Notice::Status(line) => printer.status(line),
@@ -173,18 +173,14 @@ fn print_notice(notice: &Notice, printer: &Printer) {
         Notice::StaleGraph {
             stale,
             allow_stale_refusal,
-        } => print_stale_graph(
-            stale,
-            allow_stale_refusal.as_ref(),
-            &stale.check_help(),
-            printer,
-        ),
+            help,
+        } => print_stale_graph(stale, allow_stale_refusal.as_ref(), help, printer),
     }
 }
 
 /// A stale graph refused: the sources' errors (when they do not compile), then what drifted,
 /// why `--allow-stale` did not apply (when it was given), and the fix.
-pub(super) fn print_stale_graph(
+fn print_stale_graph(
     stale: &StaleGraph,
     allow_stale_refusal: Option<&AllowStaleRefusal>,
     help: &str,

@@ -5,14 +5,14 @@
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{EngineGateArgs, EngineGateCommand, Format};
-use crate::cli::gate::print_stale_graph;
-use crate::cli::printer::{Printer, error_line};
+use crate::cli::gate::print_notice;
+use crate::cli::printer::Printer;
 use crate::cli::project::{
     CommandResult, env_var, resolve_workspace, usable_graph, usable_registry,
 };
 use crate::runtime::gate::step::GateEntry;
 use crate::runtime::gate::step::command::{
-    GateStepFlags, GateStepOutcome, StepStopped, gate_step, gate_step_request,
+    GateStepFlags, GateStepOutcome, gate_step, gate_step_request,
 };
 
 pub fn run(args: &EngineGateArgs) -> CommandResult {
@@ -60,23 +60,12 @@ fn say(outcome: &GateStepOutcome, printer: &Printer) -> ExitStatus {
             ExitStatus::Success
         }
         GateStepOutcome::Refused(stopped) => {
-            print_stopped(stopped, printer);
+            print_notice(stopped, printer);
             ExitStatus::Failure
         }
         GateStepOutcome::NotRun(stopped) => {
-            print_stopped(stopped, printer);
+            print_notice(stopped, printer);
             ExitStatus::Error
-        }
-    }
-}
-
-fn print_stopped(stopped: &StepStopped, printer: &Printer) {
-    match stopped {
-        StepStopped::Error { message, help } => {
-            error_line(printer, message, help.as_deref());
-        }
-        StepStopped::StaleGraph(stale) => {
-            print_stale_graph(stale, None, stale.gate_step_help(), printer);
         }
     }
 }

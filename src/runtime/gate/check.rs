@@ -61,23 +61,21 @@ pub fn intent_records(
     all_intents: bool,
     intent: Option<&str>,
 ) -> Result<Vec<Utf8PathBuf>, String> {
-    let space = workspace.space();
-    if all_intents {
-        let records = workspace.intent_records();
-        if records.is_empty() {
-            return Err(format!(
-                "no intent record in space \"{space}\": nothing to check"
-            ));
-        }
-        return Ok(records.to_vec());
+    let records = if all_intents {
+        workspace.intent_records().to_vec()
+    } else {
+        let chosen = workspace
+            .chosen_intent(intent)
+            .map_err(|error| error.to_string())?;
+        chosen.into_iter().collect()
+    };
+    if records.is_empty() {
+        return Err(format!(
+            "no intent record in space \"{}\": nothing to check",
+            workspace.space()
+        ));
     }
-    match workspace.chosen_intent(intent) {
-        Ok(Some(record)) => Ok(vec![record]),
-        Ok(None) => Err(format!(
-            "no intent record in space \"{space}\": nothing to check"
-        )),
-        Err(error) => Err(error.to_string()),
-    }
+    Ok(records)
 }
 
 /// The check of some records, planned and not yet run.

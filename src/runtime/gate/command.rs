@@ -50,15 +50,17 @@ pub enum Notice {
         help: Option<String>,
     },
     /// The graph is not what its sources compile to now, and `--allow-stale` did not apply
-    /// (the refusal says why, when the flag was given).
+    /// (the refusal says why, when the flag was given); `help` is the command's fix
+    /// ([`StaleGraph::check_help`] or [`StaleGraph::gate_step_help`]).
     StaleGraph {
         stale: Box<StaleGraph>,
         allow_stale_refusal: Option<AllowStaleRefusal>,
+        help: String,
     },
 }
 
 impl Notice {
-    fn error(message: String, help: Option<&str>) -> Self {
+    pub(crate) fn error(message: String, help: Option<&str>) -> Self {
         Self::Error {
             message,
             help: help.map(str::to_owned),
@@ -191,8 +193,15 @@ pub fn merge(
     cwd: Option<&Utf8Path>,
     env: EnvReader<'_>,
 ) -> GateOutcome {
-    if let Err(refusal) = refuse_shards_of_another_project(workspace, &graph.nodes, &shards) {
-        return GateOutcome::refused(refusal);
+    // The merging job has the project checked out at the same commit: the plan is made again
+    // from it, and each shard must be a share of that plan.
+    if let Err(message) = check_shards_against_the_project(workspace, &graph.nodes, &shards) {
+        return GateOutcome::refused(Notice::error(
+            format!("cannot merge the shards: {message}"),
+            Some(
+                "merge the reports of a `gate check --shard K/N` matrix run on this commit of this project (--project-dir), unchanged",
+            ),
+        ));
     }
     let Some(cwd) = cwd else {
         return GateOutcome::refused(Notice::error(
@@ -368,6 +377,7 @@ fn prepare_check(
         if !flags.allow_stale || refusal.is_some() {
             return Err(Notice::StaleGraph {
                 allow_stale_refusal: refusal.filter(|_| flags.allow_stale),
+                help: stale.check_help(),
                 stale: Box::new(stale),
             });
         }
@@ -446,23 +456,6 @@ pub fn read_and_merge_shards(
         )
     })?;
     Ok((shards, report))
-}
-
-/// The merging job has the project checked out at the same commit: the plan is made again
-/// from it, and each shard must be a share of that plan.
-fn refuse_shards_of_another_project(
-    workspace: &Workspace,
-    nodes: &[GraphNode],
-    shards: &[(String, GateReport)],
-) -> Result<(), Notice> {
-    check_shards_against_the_project(workspace, nodes, shards).map_err(|message| {
-        Notice::error(
-            format!("cannot merge the shards: {message}"),
-            Some(
-                "merge the reports of a `gate check --shard K/N` matrix run on this commit of this project (--project-dir), unchanged",
-            ),
-        )
-    })
 }
 
 /// The flags that judge a report. A merge is judged as a quiet check: its report is the whole

@@ -27,7 +27,7 @@ use crate::runtime::audit::ledger::{self, RecordLedger, read_record_ledger};
 use crate::runtime::dispatch::compiled_graph::produce_dirs;
 use crate::runtime::dispatch::fire::{
     BegunFire, EvaluatedFire, FireContext, FireRequest, PreparedFire, begin_fire,
-    evaluate_begun_fire, evaluate_without_recording, prepare_fire_with, run_fire,
+    evaluate_begun_fire, evaluate_without_recording, prepare_fire_with,
 };
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
@@ -780,33 +780,5 @@ impl FiredPlan {
             detail_path: None,
             stderr_tail: String::new(),
         }
-    }
-}
-
-/// One fire, recorded (audit rows, detail file). A fire its pre-flight refuses is a
-/// `script-error: refused: …` non-evaluation, never a pass; so is one that `limits` keeps from
-/// starting, and one they cut short is `script-error: cut-short: …`. Returns the verdict and
-/// the absolute detail path (`None` when none was written).
-pub fn fire_planned(
-    workspace: &Workspace,
-    registry: &LiveRegistry,
-    nodes: &[GraphNode],
-    planned: &PlannedFire,
-    limits: &GateLimits,
-) -> (Verdict, Option<Utf8PathBuf>) {
-    let limit = limits.for_one_fire();
-    let refused = |message| (Verdict::ScriptError(ScriptError::Refused(message)), None);
-    let request = fire_request(workspace, planned);
-    match prepare_fire_with(workspace, &request, registry, nodes) {
-        Err(refusal) => refused(refusal.message),
-        Ok(prepared) => match run_fire(
-            workspace,
-            &prepared,
-            &FireContext::default(),
-            limit.as_ref(),
-        ) {
-            Ok(report) => (report.verdict, report.detail_path),
-            Err(refusal) => refused(refusal.message),
-        },
     }
 }

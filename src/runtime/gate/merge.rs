@@ -373,8 +373,8 @@ impl Reader<'_> {
         let shard = match &document["shard"] {
             Value::Null => None,
             shard => Some((
-                self.u64_at(shard, "shard.index")?,
-                self.u64_at(shard, "shard.count")?,
+                self.number(shard, "shard.index")?,
+                self.number(shard, "shard.count")?,
             )),
         };
         let fire_on = plan["fire_on"]
@@ -383,8 +383,8 @@ impl Reader<'_> {
             .ok_or_else(|| self.error("plan.fire_on", "gate, write or all"))?;
         Ok(GateReport {
             intents: self.strings(document, "intents")?,
-            stages_checked: self.usize_at(counts, "counts.stages_checked")?,
-            deliverables_found: self.usize_at(counts, "counts.deliverables_found")?,
+            stages_checked: self.number(counts, "counts.stages_checked")?,
+            deliverables_found: self.number(counts, "counts.deliverables_found")?,
             fires: self.each(document, "fires", |fire| self.fire(fire))?,
             skips: self.each(document, "skips", |skip| self.skip(skip))?,
             dead_bindings: self.each(document, "dead_bindings", |dead| {
@@ -399,8 +399,8 @@ impl Reader<'_> {
             })?,
             stages: self.stages(plan)?,
             fire_on,
-            bindings_selected: self.usize_at(plan, "plan.bindings_selected")?,
-            bindings_not_selected: self.usize_at(plan, "plan.bindings_not_selected")?,
+            bindings_selected: self.number(plan, "plan.bindings_selected")?,
+            bindings_not_selected: self.number(plan, "plan.bindings_not_selected")?,
             sensors_off: self.sensors_off(&plan["sensors_off"])?,
             duration: self.duration(document, "duration_ms")?,
             shard,
@@ -409,7 +409,7 @@ impl Reader<'_> {
                 .ok_or_else(|| self.error("recorded", "a boolean"))?,
             plan: PlanIdentity {
                 id: self.string(plan, "plan.id")?,
-                size: self.usize_at(plan, "plan.size")?,
+                size: self.number(plan, "plan.size")?,
             },
             sensors: self.sensors(&document["sensors"])?,
             project_path: Utf8PathBuf::from(self.string(document, "project_path")?),
@@ -439,15 +439,15 @@ impl Reader<'_> {
         let result = match fire["result"].as_str() {
             Some("passed") => FireResult::Passed,
             Some("failed") => FireResult::Failed {
-                findings_count: self.u64_at(fire, "findings_count")?,
+                findings_count: self.number(fire, "findings_count")?,
             },
             Some("not-evaluated") => FireResult::NotEvaluated {
                 reason: self.string(fire, "fires[].note")?,
                 budget: match &fire["budget"] {
                     Value::Null => None,
                     budget => Some(Budget {
-                        cap_seconds: self.u64_at(budget, "cap_seconds")?,
-                        observed_seconds: self.u64_at(budget, "observed_seconds")?,
+                        cap_seconds: self.number(budget, "cap_seconds")?,
+                        observed_seconds: self.number(budget, "observed_seconds")?,
                     }),
                 },
             },
@@ -473,14 +473,14 @@ impl Reader<'_> {
             stderr_tail: self
                 .optional_string(fire, "fires[].stderr_tail")?
                 .unwrap_or_default(),
-            plan_index: self.usize_at(fire, "fires[].plan_index")?,
+            plan_index: self.number(fire, "fires[].plan_index")?,
             // Absent on a core stage's fire; when present, a string (D50).
             plugin: fire
                 .get("plugin")
                 .map(|plugin| self.string_value(plugin, "fires[].plugin"))
                 .transpose()?,
         };
-        self.check_findings_of(&gate_fire, self.u64_at(fire, "findings_count")?)?;
+        self.check_findings_of(&gate_fire, self.number(fire, "findings_count")?)?;
         Ok(gate_fire)
     }
 
@@ -545,7 +545,7 @@ impl Reader<'_> {
         let cause = match cause["kind"].as_str() {
             Some("no-deliverable") => UnfiredCause::NoDeliverable,
             Some("no-glob-match") => UnfiredCause::NoGlobMatch {
-                deliverables: self.usize_at(cause, "cause.deliverables")?,
+                deliverables: self.number(cause, "cause.deliverables")?,
             },
             Some("only-markers") => UnfiredCause::OnlyMarkers,
             Some("not-regular-files") => UnfiredCause::NotRegularFiles {
@@ -668,16 +668,10 @@ impl Reader<'_> {
         self.each(object, key, |item| self.string_value(item, key))
     }
 
-    fn u64_at(&self, object: &Value, key: &str) -> Result<u64, MergeError> {
+    fn number<T: TryFrom<u64>>(&self, object: &Value, key: &str) -> Result<T, MergeError> {
         field(object, key)
             .as_u64()
-            .ok_or_else(|| self.error(key, "a whole number"))
-    }
-
-    fn usize_at(&self, object: &Value, key: &str) -> Result<usize, MergeError> {
-        field(object, key)
-            .as_u64()
-            .and_then(|number| usize::try_from(number).ok())
+            .and_then(|number| T::try_from(number).ok())
             .ok_or_else(|| self.error(key, "a whole number"))
     }
 }

@@ -307,20 +307,16 @@ fn same_json(left: &str, right: &str) -> bool {
     }
 }
 
-/// The nodes of a graph text by slug, in graph order; nothing for a text that is not a JSON
-/// array of objects.
-fn nodes_by_slug(text: &str) -> Vec<(String, serde_json::Map<String, Value>)> {
-    let Ok(Value::Array(nodes)) = serde_json::from_str::<Value>(text) else {
-        return Vec::new();
-    };
-    nodes
+/// The objects of a JSON array by their string `key` (a graph's nodes by `slug`, a
+/// `sensors_applicable` list's entries by `id`), in order; objects without it are left out, and
+/// anything but an array gives nothing.
+fn objects_by(list: Option<&Value>, key: &str) -> Vec<(String, serde_json::Map<String, Value>)> {
+    list.and_then(Value::as_array)
         .into_iter()
-        .filter_map(|node| {
-            let Value::Object(object) = node else {
-                return None;
-            };
-            let slug = object.get("slug")?.as_str()?.to_owned();
-            Some((slug, object))
+        .flatten()
+        .filter_map(|entry| {
+            let object = entry.as_object()?;
+            Some((object.get(key)?.as_str()?.to_owned(), object.clone()))
         })
         .collect()
 }
@@ -328,6 +324,7 @@ fn nodes_by_slug(text: &str) -> Vec<(String, serde_json::Map<String, Value>)> {
 /// What the sources change, stage by stage: added and changed stages in the new graph's order,
 /// then removed ones in the old graph's.
 fn stage_drift(old: &str, new: &str) -> Vec<StageDrift> {
+    let nodes_by_slug = |text: &str| objects_by(serde_json::from_str::<Value>(text).ok().as_ref(), "slug");
     let old_nodes = nodes_by_slug(old);
     let new_nodes = nodes_by_slug(new);
     let old_by_slug: BTreeMap<&str, &serde_json::Map<String, Value>> = old_nodes
@@ -388,21 +385,9 @@ fn is_blocking_entry(entry: &serde_json::Map<String, Value>) -> bool {
 
 /// Whether a node has a blocking binding in its `sensors_applicable`.
 fn has_blocking_binding(node: &serde_json::Map<String, Value>) -> bool {
-    binding_entries(node.get("sensors_applicable"))
+    objects_by(node.get("sensors_applicable"), "id")
         .iter()
         .any(|(_, entry)| is_blocking_entry(entry))
-}
-
-/// A `sensors_applicable` list's entries by id; entries without an id are left out.
-fn binding_entries(list: Option<&Value>) -> Vec<(String, serde_json::Map<String, Value>)> {
-    list.and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|entry| {
-            let object = entry.as_object()?;
-            Some((object.get("id")?.as_str()?.to_owned(), object.clone()))
-        })
-        .collect()
 }
 
 /// One binding that differs: its line, and whether it is blocking on either side.
@@ -429,8 +414,8 @@ fn changed_keys(
 /// One change per sensor binding that differs: `blocking-check: default_severity advisory →
 /// blocking`, `new-check: bound` or `old-check: no longer bound`.
 fn binding_changes(old: Option<&Value>, new: Option<&Value>) -> Vec<BindingChange> {
-    let old_entries = binding_entries(old);
-    let new_entries = binding_entries(new);
+    let old_entries = objects_by(old, "id");
+    let new_entries = objects_by(new, "id");
     let mut lines = Vec::new();
     for (id, entry) in &new_entries {
         match old_entries.iter().find(|(old_id, _)| old_id == id) {

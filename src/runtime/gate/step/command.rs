@@ -18,9 +18,9 @@ use crate::leaves::english::plural;
 use crate::protocol::graph_reader::StageGraph;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit;
-use crate::runtime::gate::command::EnvReader;
+use crate::runtime::gate::command::{EnvReader, Notice};
 use crate::runtime::gate::disabled_stages::refuse_disabled_stages;
-use crate::runtime::gate::stale_graph::{StaleGraph, check_graph_against_sources};
+use crate::runtime::gate::stale_graph::check_graph_against_sources;
 use crate::runtime::gate::step::{DispatchSummary, GateEntry, GateStepRequest, run_gate_step};
 use crate::runtime::workspace::{self, Workspace};
 
@@ -42,31 +42,9 @@ pub enum GateStepOutcome {
     /// Exit 0: the summary of what ran (stderr), then the JSON reply (stdout).
     Opened { summary: String, reply: String },
     /// Exit 1: the gate is refused.
-    Refused(StepStopped),
+    Refused(Notice),
     /// Exit 2: the step could not run.
-    NotRun(StepStopped),
-}
-
-/// Why the step stopped, rendered by the CLI.
-#[derive(Debug)]
-pub enum StepStopped {
-    /// `error: message`, and a help line when there is one.
-    Error {
-        message: String,
-        help: Option<String>,
-    },
-    /// The graph is not what its sources compile to now (the help is
-    /// [`StaleGraph::gate_step_help`]).
-    StaleGraph(Box<StaleGraph>),
-}
-
-impl StepStopped {
-    fn error(message: String, help: Option<&str>) -> Self {
-        Self::Error {
-            message,
-            help: help.map(str::to_owned),
-        }
-    }
+    NotRun(Notice),
 }
 
 /// The request the step runs: the flags, whether `AIDLC_DISABLE_SENSORS=1` switched dispatch
@@ -76,7 +54,7 @@ pub fn gate_step_request(
     env: EnvReader<'_>,
 ) -> Result<GateStepRequest, GateStepOutcome> {
     let dispatch_cap = time_limit::gate_dispatch_cap(env).map_err(|message| {
-        GateStepOutcome::NotRun(StepStopped::error(
+        GateStepOutcome::NotRun(Notice::error(
             message,
             Some(time_limit::GATE_DISPATCH_CAP_HELP),
         ))
@@ -104,7 +82,11 @@ pub fn gate_step(
     // The compiled graph decides what fires and what blocks, so a gate opens only on the graph
     // its sources compile to now: there is no `--allow-stale` here.
     if let Err(stale) = check_graph_against_sources(&workspace.layout) {
-        return GateStepOutcome::NotRun(StepStopped::StaleGraph(Box::new(stale)));
+        return GateStepOutcome::NotRun(Notice::StaleGraph {
+            help: stale.gate_step_help().to_owned(),
+            stale: Box::new(stale),
+            allow_stale_refusal: None,
+        });
     }
     if let Err(refusal) = refuse_disabled_stages(
         graph,
@@ -112,7 +94,7 @@ pub fn gate_step(
         workspace.project_dir(),
         &workspace.layout.harness_json_path,
     ) {
-        return GateStepOutcome::NotRun(StepStopped::error(refusal.message, Some(&refusal.help)));
+        return GateStepOutcome::NotRun(Notice::error(refusal.message, Some(&refusal.help)));
     }
     match run_gate_step(workspace, registry, &graph.nodes, request) {
         Ok(reply) => GateStepOutcome::Opened {
@@ -120,7 +102,7 @@ pub fn gate_step(
             reply: reply.json().to_string(),
         },
         Err(error) => {
-            let stopped = StepStopped::error(error.to_string(), error.help());
+            let stopped = Notice::error(error.to_string(), error.help());
             if error.is_refusal() {
                 GateStepOutcome::Refused(stopped)
             } else {
@@ -189,7 +171,7 @@ mod tests {
         let env =
             |name: &str| (name == time_limit::GATE_DISPATCH_VARIABLE).then(|| "soon".to_owned());
         let outcome = gate_step_request(&start_flags(), &env).unwrap_err();
-        let GateStepOutcome::NotRun(StepStopped::Error { message, help }) = outcome else {
+        let GateStepOutcome::NotRun(Notice::Error { message, help }) = outcome else {
             panic!("expected a refusal with exit 2, got {outcome:?}");
         };
         assert!(

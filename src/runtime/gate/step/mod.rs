@@ -55,7 +55,6 @@ pub use request::{GateEntry, GateStepError, GateStepRequest};
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::protocol::graph_reader::unknown_stage_message;
-use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::GraphNode;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
@@ -65,6 +64,7 @@ use crate::runtime::gate::deliverables::{
 use crate::runtime::gate::gate_fires::{PlannedFire, unfired_binding};
 use crate::runtime::workspace::{self, SensorsOffSwitch, Workspace};
 use gate_row::commit_gate_row;
+use plan::stage_level_issues;
 use receipt::enforce_blocking_sensors;
 
 // --- The step -----------------------------------------------------------------------------------
@@ -146,23 +146,10 @@ fn unfired_blocking_issues(
     deliverables: &StageDeliverables,
     fires: &[PlannedFire],
 ) -> Vec<BlockingIssue> {
-    node.sensors_applicable
-        .iter()
-        .filter(|entry| {
-            entry.fire_on == FireOn::Gate
-                && entry.default_severity == Severity::Blocking
-                && !fires.iter().any(|fire| fire.sensor_id == entry.id)
-        })
-        .map(|entry| {
-            let unfired = unfired_binding(project_dir, record, node, entry, deliverables);
-            BlockingIssue {
-                sensor_id: unfired.sensor_id.clone(),
-                output_path: unfired.stage.clone(),
-                detail_path: None,
-                reason: unfired.reason(),
-            }
-        })
-        .collect()
+    stage_level_issues(node, |entry| {
+        let fired = fires.iter().any(|fire| fire.sensor_id == entry.id);
+        (!fired).then(|| unfired_binding(project_dir, record, node, entry, deliverables).reason())
+    })
 }
 
 /// The active intent record; several records without a cursor, or none, stop the step.

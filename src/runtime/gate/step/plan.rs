@@ -10,14 +10,15 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::protocol::selection::{FireOn, Severity};
-use crate::protocol::stage_node::GraphNode;
-use crate::protocol::verdict::Verdict;
+use crate::protocol::stage_node::{GraphNode, SensorEntry};
+use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::runtime::audit::ledger;
+use crate::runtime::dispatch::fire::{FireContext, prepare_fire_with, run_fire};
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::fingerprints::{Fingerprints, fingerprint_file};
 use crate::runtime::gate::gate_fires::{
-    GatePlan, PlannedFire, fingerprint_blocking_deliverables, fire_planned, plan_entry,
+    GatePlan, PlannedFire, fingerprint_blocking_deliverables, fire_request, plan_entry,
 };
 use crate::runtime::workspace::{SensorsOffSwitch, Workspace};
 
@@ -61,15 +62,16 @@ pub struct GateEvaluation {
 
 impl GateEvaluation {
     /// With the Sensors ceremony off nothing is dispatched, and nothing is fingerprinted; every
-    /// blocking gate binding of the stage is an issue of its own, since a sensor that was not
-    /// run has not passed (D4). A stage without a blocking gate binding has no issue.
+    /// blocking gate binding of the stage is an issue of its own, saying which switch kept it
+    /// from running and how to turn it back on, since a sensor that was not run has not passed
+    /// (D4). A stage without a blocking gate binding has no issue.
     pub(super) fn sensors_switched_off(
         node: &GraphNode,
         n_deliverables: usize,
         switch: SensorsOffSwitch,
     ) -> Self {
         Self {
-            issues: switched_off_blocking_issues(node, switch),
+            issues: stage_level_issues(node, |_| Some(switched_off_reason(switch))),
             summary: DispatchSummary {
                 deliverables: n_deliverables,
                 nothing_dispatched_because: Some(match switch {
@@ -86,19 +88,24 @@ impl GateEvaluation {
     }
 }
 
-/// One issue per blocking gate binding of the stage, in authored order, saying which switch
-/// kept it from running and how to turn it back on.
-fn switched_off_blocking_issues(node: &GraphNode, switch: SensorsOffSwitch) -> Vec<BlockingIssue> {
+/// One issue per blocking gate binding of the stage that `reason` gives a reason for, in
+/// authored order, named by the stage (not by a deliverable).
+pub(super) fn stage_level_issues(
+    node: &GraphNode,
+    reason: impl Fn(&SensorEntry) -> Option<String>,
+) -> Vec<BlockingIssue> {
     node.sensors_applicable
         .iter()
         .filter(|entry| {
             entry.fire_on == FireOn::Gate && entry.default_severity == Severity::Blocking
         })
-        .map(|entry| BlockingIssue {
-            sensor_id: entry.id.clone(),
-            output_path: node.slug.clone(),
-            detail_path: None,
-            reason: switched_off_reason(switch),
+        .filter_map(|entry| {
+            Some(BlockingIssue {
+                reason: reason(entry)?,
+                sensor_id: entry.id.clone(),
+                output_path: node.slug.clone(),
+                detail_path: None,
+            })
         })
         .collect()
 }
@@ -250,8 +257,11 @@ fn blocking_fire_issue(
     })
 }
 
-/// One recorded fire (audit rows, detail file), in-process for shipped sensors (D8). A fire
-/// the dispatcher refuses is a `script-error: refused: …` non-evaluation, as in `gate check`.
+/// One recorded fire (audit rows, detail file), in-process for shipped sensors (D8). A fire its
+/// pre-flight refuses is a `script-error: refused: …` non-evaluation, never a pass, as in `gate
+/// check`; so is one that `limits` keep from starting, and one they cut short is
+/// `script-error: cut-short: …`. Returns the verdict and the project-relative detail path
+/// (`None` when none was written).
 fn dispatch_fire(
     workspace: &Workspace,
     registry: &LiveRegistry,
@@ -259,11 +269,28 @@ fn dispatch_fire(
     fire: &PlannedFire,
     limits: &GateLimits,
 ) -> (Verdict, Option<String>) {
-    let (verdict, detail_path) = fire_planned(workspace, registry, nodes, fire, limits);
-    (
-        verdict,
-        detail_path.map(|path| relative(workspace.project_dir(), &path)),
-    )
+    let limit = limits.for_one_fire();
+    let request = fire_request(workspace, fire);
+    let run = prepare_fire_with(workspace, &request, registry, nodes).and_then(|prepared| {
+        run_fire(
+            workspace,
+            &prepared,
+            &FireContext::default(),
+            limit.as_ref(),
+        )
+    });
+    match run {
+        Ok(report) => (
+            report.verdict,
+            report
+                .detail_path
+                .map(|path| relative(workspace.project_dir(), &path)),
+        ),
+        Err(refusal) => (
+            Verdict::ScriptError(ScriptError::Refused(refusal.message)),
+            None,
+        ),
+    }
 }
 
 /// The D33 reason a verdict blocks, or `None` for the one verdict that passes: an unnoted
