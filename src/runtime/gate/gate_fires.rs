@@ -540,12 +540,9 @@ fn run_recorded_in_batches(
         .collect()
 }
 
-/// One fire of a batch on its way: refused (nothing recorded), or begun with its prepared
-/// worker and its start time.
-enum BatchFire {
-    Refused(FiredPlan, Instant),
-    Begun(Box<(PreparedFire, BegunFire)>, Instant),
-}
+/// One fire of a batch on its way, with its start time: begun with its prepared worker, or
+/// refused (nothing recorded).
+type BatchFire = (Instant, Result<(PreparedFire, BegunFire), FiredPlan>);
 
 fn run_recorded_batch(
     workspace: &Workspace,
@@ -556,7 +553,7 @@ fn run_recorded_batch(
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
     let context = FireContext::default();
-    let begun: Vec<BatchFire> = batch
+    let mut begun: Vec<BatchFire> = batch
         .par_iter()
         .map(|planned| {
             let started = Instant::now();
@@ -566,21 +563,20 @@ fn run_recorded_batch(
                     begin_fire(workspace, &prepared, &context, limits.run.as_ref())
                         .map(|begun| (prepared, begun))
                 });
-            match begun {
-                Ok(begun) => BatchFire::Begun(Box::new(begun), started),
-                Err(refusal) => BatchFire::Refused(FiredPlan::refused(refusal.message), started),
-            }
+            (
+                started,
+                begun.map_err(|refusal| FiredPlan::refused(refusal.message)),
+            )
         })
         .collect();
-    let begun = append_fired_rows(workspace, begun, &context);
+    append_fired_rows(workspace, &mut begun, &context);
     let evaluated: Vec<_> = begun
         .into_par_iter()
         .zip(batch.par_iter())
-        .map(|(fire, planned)| {
+        .map(|((started, fire), planned)| {
             let outcome = match fire {
-                BatchFire::Refused(fired, started) => (Err(fired), false, started),
-                BatchFire::Begun(begun, started) => {
-                    let (prepared, begun) = *begun;
+                Err(fired) => (Err(fired), false, started),
+                Ok((prepared, begun)) => {
                     let bracket = open_bracket(planned);
                     // The dispatch cap counts from the worker's start, not the batch's.
                     let limit = limits.for_one_fire();
@@ -620,37 +616,22 @@ fn run_recorded_batch(
 /// Append the `SENSOR_FIRED` rows of a batch's begun fires in one go (they share the clone's
 /// shard). When the append fails, no row of the batch was written (all or none), so each of its
 /// fires is refused with the reason, never run.
-fn append_fired_rows(
-    workspace: &Workspace,
-    fires: Vec<BatchFire>,
-    context: &FireContext,
-) -> Vec<BatchFire> {
-    let rows: Vec<_> = fires
+fn append_fired_rows(workspace: &Workspace, fires: &mut [BatchFire], context: &FireContext) {
+    let begun: Vec<&BegunFire> = fires
         .iter()
-        .filter_map(|fire| match fire {
-            BatchFire::Begun(begun, _) => Some((begun.1.fired_row.clone(), (context.now)())),
-            BatchFire::Refused(..) => None,
-        })
+        .filter_map(|(_, fire)| fire.as_ref().ok().map(|(_, begun)| begun))
         .collect();
-    let Some(shard) = fires.iter().find_map(|fire| match fire {
-        BatchFire::Begun(begun, _) => Some(begun.1.shard.clone()),
-        BatchFire::Refused(..) => None,
-    }) else {
-        return fires;
+    let Some(first) = begun.first() else {
+        return;
     };
-    match ledger::append_rows(workspace.project_dir(), &shard, &rows) {
-        Ok(()) => fires,
-        Err(error) => {
-            let message = format!("cannot write the audit row: {error}");
-            fires
-                .into_iter()
-                .map(|fire| match fire {
-                    BatchFire::Begun(_, started) => {
-                        BatchFire::Refused(FiredPlan::refused(message.clone()), started)
-                    }
-                    refused @ BatchFire::Refused(..) => refused,
-                })
-                .collect()
+    let rows: Vec<_> = begun
+        .iter()
+        .map(|begun| (begun.fired_row.clone(), (context.now)()))
+        .collect();
+    if let Err(error) = ledger::append_rows(workspace.project_dir(), &first.shard, &rows) {
+        let message = format!("cannot write the audit row: {error}");
+        for (_, fire) in fires.iter_mut().filter(|(_, fire)| fire.is_ok()) {
+            *fire = Err(FiredPlan::refused(message.clone()));
         }
     }
 }

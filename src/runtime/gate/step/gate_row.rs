@@ -28,9 +28,6 @@ pub struct GateStepReply {
     /// The gate row's timestamp; `None` when the gate was already open.
     pub timestamp: Option<String>,
     pub already_open: bool,
-    /// Whether a gate row was appended (always, unless the gate was already open and no
-    /// override was applied).
-    pub row_written: bool,
     /// The D36 sentences, one per line.
     pub narration: Vec<String>,
     pub summary: DispatchSummary,
@@ -108,9 +105,9 @@ pub(super) fn commit_gate_row(
     let override_applied = request.override_requested && !evaluation.issues.is_empty();
     let already_open = request.entry == GateEntry::Start
         && gate_is_open(&ledger.entries, &request.stage, request.unit.as_deref());
-    let row_written = !already_open || override_applied;
     let now = SystemTime::now();
-    if row_written {
+    // A gate row is appended unless the gate was already open and no override applied.
+    if !already_open || override_applied {
         let row = gate_row(
             request,
             already_open,
@@ -125,7 +122,6 @@ pub(super) fn commit_gate_row(
         unit: request.unit.clone(),
         timestamp: (!already_open).then(|| crate::leaves::timestamp::iso_timestamp(now)),
         already_open,
-        row_written,
         narration,
         summary: evaluation.summary.clone(),
     })
@@ -199,7 +195,6 @@ mod tests {
             unit: None,
             timestamp: Some("2026-09-04T10:00:00Z".to_owned()),
             already_open: false,
-            row_written: true,
             narration: vec!["one.".to_owned(), "two.".to_owned()],
             summary: DispatchSummary::default(),
         };

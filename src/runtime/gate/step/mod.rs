@@ -173,13 +173,8 @@ fn check_unit_name(unit: Option<&str>) -> Result<(), GateStepError> {
 /// `- **Construction Autonomy Mode**: autonomous` (its first word, so a `(set by you)` note
 /// after it does not matter).
 pub fn is_autonomous(state_text: &str) -> bool {
-    first_word_of_state_field(state_text, "Construction Autonomy Mode").as_deref()
-        == Some("autonomous")
-}
-
-fn first_word_of_state_field(state_text: &str, field: &str) -> Option<String> {
-    workspace::read_state_field(state_text, field)
-        .and_then(|value| value.split_whitespace().next().map(str::to_owned))
+    workspace::read_state_field(state_text, "Construction Autonomy Mode")
+        .is_some_and(|value| value.split_whitespace().next() == Some("autonomous"))
 }
 
 /// The stage's deliverables (D30, with the `--artifacts` tokens); a unit's own gate keeps
