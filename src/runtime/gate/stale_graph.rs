@@ -141,16 +141,9 @@ impl StaleGraph {
     /// `gate check`'s help line: how to get a current graph, and `--allow-stale` where it
     /// applies.
     pub fn check_help(&self) -> String {
-        let fix = match self.kind {
-            StaleKind::CompileErrors { .. } => {
-                "fix the errors above and run `aidlc compile`, then check again"
-            }
-            StaleKind::Drifted { .. } => {
-                "run `aidlc compile` to rebuild it from its sources, then check again"
-            }
-        };
+        let fix = self.fix_then("check again");
         if self.allow_stale_refusal().is_some() {
-            fix.to_owned()
+            fix
         } else {
             format!(
                 "{fix}; `--allow-stale` checks against the graph as it is (no blocking binding differs)"
@@ -159,13 +152,18 @@ impl StaleGraph {
     }
 
     /// `engine gate start|revise`'s help line: a gate never opens on a stale graph.
-    pub fn gate_step_help(&self) -> &'static str {
+    pub fn gate_step_help(&self) -> String {
+        self.fix_then("run the gate step again (nothing was written; a stale graph exits 2)")
+    }
+
+    /// How to get a current graph, then what to run `again`.
+    fn fix_then(&self, again: &str) -> String {
         match self.kind {
             StaleKind::CompileErrors { .. } => {
-                "fix the errors above and run `aidlc compile`, then run the gate step again (nothing was written; a stale graph exits 2)"
+                format!("fix the errors above and run `aidlc compile`, then {again}")
             }
             StaleKind::Drifted { .. } => {
-                "run `aidlc compile` to rebuild it from its sources, then run the gate step again (nothing was written; a stale graph exits 2)"
+                format!("run `aidlc compile` to rebuild it from its sources, then {again}")
             }
         }
     }
@@ -324,7 +322,8 @@ fn objects_by(list: Option<&Value>, key: &str) -> Vec<(String, serde_json::Map<S
 /// What the sources change, stage by stage: added and changed stages in the new graph's order,
 /// then removed ones in the old graph's.
 fn stage_drift(old: &str, new: &str) -> Vec<StageDrift> {
-    let nodes_by_slug = |text: &str| objects_by(serde_json::from_str::<Value>(text).ok().as_ref(), "slug");
+    let nodes_by_slug =
+        |text: &str| objects_by(serde_json::from_str::<Value>(text).ok().as_ref(), "slug");
     let old_nodes = nodes_by_slug(old);
     let new_nodes = nodes_by_slug(new);
     let old_by_slug: BTreeMap<&str, &serde_json::Map<String, Value>> = old_nodes

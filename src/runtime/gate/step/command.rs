@@ -83,7 +83,7 @@ pub fn gate_step(
     // its sources compile to now: there is no `--allow-stale` here.
     if let Err(stale) = check_graph_against_sources(&workspace.layout) {
         return GateStepOutcome::NotRun(Notice::StaleGraph {
-            help: stale.gate_step_help().to_owned(),
+            help: stale.gate_step_help(),
             stale: Box::new(stale),
             allow_stale_refusal: None,
         });
