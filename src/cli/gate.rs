@@ -150,8 +150,8 @@ impl CheckProgress for Progress<'_> {
     }
 }
 
-/// What a gate command returned, in order, then its exit status.
-fn say(outcome: &GateOutcome, printer: &Printer) -> ExitStatus {
+/// What a gate command (check, merge, the gate step) returned, in order, then its exit status.
+pub(super) fn say(outcome: &GateOutcome, printer: &Printer) -> ExitStatus {
     for notice in &outcome.said {
         print_notice(notice, printer);
     }
@@ -163,7 +163,7 @@ fn say(outcome: &GateOutcome, printer: &Printer) -> ExitStatus {
     }
 }
 
-pub(super) fn print_notice(notice: &Notice, printer: &Printer) {
+fn print_notice(notice: &Notice, printer: &Printer) {
     match notice {
         Notice::Report(text) => printer.out(text),
         Notice::Status(line) => printer.status(line),

@@ -5,15 +5,13 @@
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{EngineGateArgs, EngineGateCommand, Format};
-use crate::cli::gate::print_notice;
+use crate::cli::gate::say;
 use crate::cli::printer::Printer;
 use crate::cli::project::{
     CommandResult, env_var, resolve_workspace, usable_graph, usable_registry,
 };
 use crate::runtime::gate::step::GateEntry;
-use crate::runtime::gate::step::command::{
-    GateStepFlags, GateStepOutcome, gate_step, gate_step_request,
-};
+use crate::runtime::gate::step::command::{GateStepFlags, gate_step, gate_step_request};
 
 pub fn run(args: &EngineGateArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
@@ -49,23 +47,4 @@ pub fn run(args: &EngineGateArgs) -> CommandResult {
         &gate_step(&workspace, &registry, &graph, &request),
         &printer,
     ))
-}
-
-/// What the step returned, then its exit status.
-fn say(outcome: &GateStepOutcome, printer: &Printer) -> ExitStatus {
-    match outcome {
-        GateStepOutcome::Opened { summary, reply } => {
-            printer.status(summary);
-            printer.out(reply);
-            ExitStatus::Success
-        }
-        GateStepOutcome::Refused(stopped) => {
-            print_notice(stopped, printer);
-            ExitStatus::Failure
-        }
-        GateStepOutcome::NotRun(stopped) => {
-            print_notice(stopped, printer);
-            ExitStatus::Error
-        }
-    }
 }

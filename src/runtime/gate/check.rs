@@ -241,9 +241,7 @@ impl PlannedCheck {
             recorded: self.request.record,
         }
     }
-}
 
-impl PlannedCheck {
     /// The identity every shard of this check shares: what was asked (intents, stages,
     /// `--fire-on`), every unit of the whole plan, and everything planning found besides fires
     /// that does not depend on the shard.

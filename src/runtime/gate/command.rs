@@ -40,9 +40,9 @@ use crate::runtime::workspace::Workspace;
 /// A line the gate has to say, rendered by the CLI.
 #[derive(Debug)]
 pub enum Notice {
-    /// The report in the `--format` format, on stdout.
+    /// The report in the `--format` format (the gate step's JSON reply), on stdout.
     Report(String),
-    /// A warning or a note, said as it is.
+    /// A warning or a note (the gate step's summary), said as it is.
     Status(String),
     /// `error: message`, and a help line when there is one.
     Error {
@@ -68,13 +68,14 @@ impl Notice {
     }
 }
 
-/// How a gate check or merge ends (D9); the CLI maps each to its exit code.
+/// How a gate check, merge or step ends (D9); the CLI maps each to its exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GateExit {
     Success,
-    /// Blocking findings (any finding with `--strict`).
+    /// Blocking findings (any finding with `--strict`); the gate step's gate refused.
     Failure,
-    /// Nothing checked without `--allow-empty`, or a `--report` file not written.
+    /// Nothing checked without `--allow-empty`, a `--report` file not written, or a refusal
+    /// before anything ran.
     Error,
     /// A blocking binding not evaluated: it could not run, never fired, or was switched off.
     NotEvaluated,
@@ -132,7 +133,8 @@ pub struct GateOutcome {
 }
 
 impl GateOutcome {
-    fn refused(refusal: Notice) -> Self {
+    /// Exit 2 with `refusal`: the command could not run.
+    pub(crate) fn refused(refusal: Notice) -> Self {
         Self {
             said: vec![refusal],
             exit: GateExit::Error,

@@ -18,7 +18,7 @@ use crate::leaves::english::plural;
 use crate::protocol::graph_reader::StageGraph;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit;
-use crate::runtime::gate::command::{EnvReader, Notice};
+use crate::runtime::gate::command::{EnvReader, GateExit, GateOutcome, Notice};
 use crate::runtime::gate::disabled_stages::refuse_disabled_stages;
 use crate::runtime::gate::stale_graph::check_graph_against_sources;
 use crate::runtime::gate::step::{DispatchSummary, GateEntry, GateStepRequest, run_gate_step};
@@ -36,25 +36,14 @@ pub struct GateStepFlags<'a> {
     pub user_input: Option<&'a str>,
 }
 
-/// How the step ends, with what it has to say; the CLI prints it and exits with its status.
-#[derive(Debug)]
-pub enum GateStepOutcome {
-    /// Exit 0: the summary of what ran (stderr), then the JSON reply (stdout).
-    Opened { summary: String, reply: String },
-    /// Exit 1: the gate is refused.
-    Refused(Notice),
-    /// Exit 2: the step could not run.
-    NotRun(Notice),
-}
-
 /// The request the step runs: the flags, whether `AIDLC_DISABLE_SENSORS=1` switched dispatch
 /// off, and the dispatch cap `env` gives, or the refusal of a malformed cap.
 pub fn gate_step_request(
     flags: &GateStepFlags<'_>,
     env: EnvReader<'_>,
-) -> Result<GateStepRequest, GateStepOutcome> {
+) -> Result<GateStepRequest, GateOutcome> {
     let dispatch_cap = time_limit::gate_dispatch_cap(env).map_err(|message| {
-        GateStepOutcome::NotRun(Notice::error(
+        GateOutcome::refused(Notice::error(
             message,
             Some(time_limit::GATE_DISPATCH_CAP_HELP),
         ))
@@ -78,11 +67,11 @@ pub fn gate_step(
     registry: &LiveRegistry,
     graph: &StageGraph,
     request: &GateStepRequest,
-) -> GateStepOutcome {
+) -> GateOutcome {
     // The compiled graph decides what fires and what blocks, so a gate opens only on the graph
     // its sources compile to now: there is no `--allow-stale` here.
     if let Err(stale) = check_graph_against_sources(&workspace.layout) {
-        return GateStepOutcome::NotRun(Notice::StaleGraph {
+        return GateOutcome::refused(Notice::StaleGraph {
             help: stale.gate_step_help(),
             stale: Box::new(stale),
             allow_stale_refusal: None,
@@ -94,21 +83,24 @@ pub fn gate_step(
         workspace.project_dir(),
         &workspace.layout.harness_json_path,
     ) {
-        return GateStepOutcome::NotRun(Notice::error(refusal.message, Some(&refusal.help)));
+        return GateOutcome::refused(Notice::error(refusal.message, Some(&refusal.help)));
     }
     match run_gate_step(workspace, registry, &graph.nodes, request) {
-        Ok(reply) => GateStepOutcome::Opened {
-            summary: summary_line(&request.stage, &reply.summary),
-            reply: reply.json().to_string(),
+        Ok(reply) => GateOutcome {
+            said: vec![
+                Notice::Status(summary_line(&request.stage, &reply.summary)),
+                Notice::Report(reply.json().to_string()),
+            ],
+            exit: GateExit::Success,
         },
-        Err(error) => {
-            let stopped = Notice::error(error.to_string(), error.help());
-            if error.is_refusal() {
-                GateStepOutcome::Refused(stopped)
+        Err(error) => GateOutcome {
+            said: vec![Notice::error(error.to_string(), error.help())],
+            exit: if error.is_refusal() {
+                GateExit::Failure
             } else {
-                GateStepOutcome::NotRun(stopped)
-            }
-        }
+                GateExit::Error
+            },
+        },
     }
 }
 
@@ -171,8 +163,9 @@ mod tests {
         let env =
             |name: &str| (name == time_limit::GATE_DISPATCH_VARIABLE).then(|| "soon".to_owned());
         let outcome = gate_step_request(&start_flags(), &env).unwrap_err();
-        let GateStepOutcome::NotRun(Notice::Error { message, help }) = outcome else {
-            panic!("expected a refusal with exit 2, got {outcome:?}");
+        assert_eq!(outcome.exit, GateExit::Error);
+        let [Notice::Error { message, help }] = outcome.said.as_slice() else {
+            panic!("expected one error, got {outcome:?}");
         };
         assert!(
             message.contains(time_limit::GATE_DISPATCH_VARIABLE),
