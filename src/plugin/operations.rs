@@ -957,8 +957,11 @@ pub struct RecordedSource {
 /// refuses it.
 pub fn recorded_sources(layout: &Layout) -> Result<Vec<RecordedSource>, PluginError> {
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    Ok(lock
-        .plugins
+    Ok(recorded_sources_of(layout, &lock))
+}
+
+fn recorded_sources_of(layout: &Layout, lock: &Lock) -> Vec<RecordedSource> {
+    lock.plugins
         .iter()
         .map(|(name, record)| RecordedSource {
             name: name.clone(),
@@ -966,7 +969,7 @@ pub fn recorded_sources(layout: &Layout) -> Result<Vec<RecordedSource>, PluginEr
             source: record.source.clone(),
             root: recorded_root(layout, record),
         })
-        .collect())
+        .collect()
 }
 
 /// What a `sync` would change because a composed plugin's source changed since it was
@@ -1037,21 +1040,13 @@ pub fn stale_composition(
     Ok(Some(stale))
 }
 
-/// A recorded path plugin, by name and by its source as the lock names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChangedSource {
-    pub name: String,
-    /// The source as the lock names it.
-    pub source: String,
-}
-
-/// What [`changed_sources`] found.
+/// What [`changed_sources`] found: recorded path plugins, as [`recorded_sources`] gives them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceCheck {
     /// Path plugins whose source's integrity is no longer the one the lock records.
-    pub changed: Vec<ChangedSource>,
+    pub changed: Vec<RecordedSource>,
     /// Path plugins whose source folder is not there (not checked).
-    pub not_there: Vec<ChangedSource>,
+    pub not_there: Vec<RecordedSource>,
     /// How many path plugins' sources were read.
     pub checked: usize,
 }
@@ -1076,24 +1071,19 @@ pub fn changed_sources(
         return Ok(check);
     }
     let previous = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    for (name, record) in &previous.plugins {
-        if record.kind != SourceKind::Path {
+    for plugin in recorded_sources_of(layout, &previous) {
+        if plugin.kind != SourceKind::Path {
             continue;
         }
-        let plugin = ChangedSource {
-            name: name.clone(),
-            source: record.source.clone(),
-        };
-        let root = recorded_root(layout, record);
-        if !root.is_dir() {
+        if !plugin.root.is_dir() {
             check.not_there.push(plugin);
             continue;
         }
         let tree = trees
-            .read_tree(&canonical(&root)?)
+            .read_tree(&canonical(&plugin.root)?)
             .map_err(PluginError::Refused)?;
         check.checked += 1;
-        if tree.integrity != record.integrity {
+        if tree.integrity != previous.plugins[&plugin.name].integrity {
             check.changed.push(plugin);
         }
     }
