@@ -732,23 +732,19 @@ fn apply_armed(
     if compiled.n_errors() > 0 {
         let sources = compile::source_texts(&db, &compiled.diagnostics);
         let contributed = plan.contributed.clone();
-        let Some(authored) = authored else {
-            return Err(PluginError::CompileFailed {
-                diagnostics: compiled.diagnostics,
-                sources,
-                contributed,
-            });
-        };
         let as_given = |path: &Utf8Path| path.to_owned();
         let naming = Naming {
             authored: &as_given,
             installed: &as_given,
         };
-        let (diagnostics, sources) = authored.with_contributed(contributed.clone()).carried_back(
-            &compiled.diagnostics,
-            &sources,
-            &naming,
-        );
+        let (diagnostics, sources) = match authored {
+            Some(authored) => authored.with_contributed(contributed.clone()).carried_back(
+                &compiled.diagnostics,
+                &sources,
+                &naming,
+            ),
+            None => (compiled.diagnostics, sources),
+        };
         return Err(PluginError::CompileFailed {
             diagnostics,
             sources,
@@ -1096,26 +1092,26 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let journal_waiting = journal::is_waiting(&layout.project_dir);
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
     let selection = selection::read_selection(&harness_json(layout))?;
+    let enabled =
+        |name: &str| crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), name);
     let mut plugins = vec![ListedPlugin {
         name: "aidlc".to_owned(),
         version: "core".to_owned(),
-        enabled: crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), "aidlc"),
+        enabled: enabled("aidlc"),
         kind: None,
         source: None,
         commit: None,
         changed_files: Vec::new(),
     }];
-    for (name, record) in &lock.plugins {
-        plugins.push(ListedPlugin {
-            name: name.clone(),
-            version: record.version.clone(),
-            enabled: crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), name),
-            kind: Some(record.kind),
-            source: Some(record.source.clone()),
-            commit: record.commit.clone(),
-            changed_files: record.changed_files(&layout.project_dir),
-        });
-    }
+    plugins.extend(lock.plugins.iter().map(|(name, record)| ListedPlugin {
+        name: name.clone(),
+        version: record.version.clone(),
+        enabled: enabled(name),
+        kind: Some(record.kind),
+        source: Some(record.source.clone()),
+        commit: record.commit.clone(),
+        changed_files: record.changed_files(&layout.project_dir),
+    }));
     Ok(Listing {
         journal_waiting,
         selection,
