@@ -322,44 +322,36 @@ fn checked_manifest(
             .and_then(|path| path.check_resolves_inside().map(|()| path))
             .map_err(|refusal| refuse(key, entry, &refusal))
     };
-    let entries = manifest
-        .entries
-        .iter()
-        .map(|entry| {
-            let image = match &entry.image {
-                Some(name)
-                    if !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_digit()) =>
-                {
-                    Some(parse("image", &format!("{JOURNAL_DIR}/{IMAGES}/{name}"))?)
-                }
-                Some(name) => {
-                    return Err(refuse(
-                        "image",
-                        name,
-                        &PathRefusal::LeavesProject { path: name.clone() },
-                    ));
-                }
-                None => None,
-            };
-            let path = parse("entries", &entry.path)?;
-            Ok(Entry { path, image })
-        })
-        .collect::<Result<_, _>>()?;
-    let trees = manifest
-        .trees
-        .iter()
-        .map(|tree| {
-            Ok(TreeSnapshot {
-                root: parse("trees", &tree.root)?,
-                files: tree
-                    .files
-                    .iter()
-                    .map(|file| parse("trees", file))
-                    .collect::<Result<_, _>>()?,
-                existed: tree.existed,
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let mut entries = Vec::new();
+    for entry in &manifest.entries {
+        let image = match &entry.image {
+            Some(name) if !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_digit()) => {
+                Some(parse("image", &format!("{JOURNAL_DIR}/{IMAGES}/{name}"))?)
+            }
+            Some(name) => {
+                return Err(refuse(
+                    "image",
+                    name,
+                    &PathRefusal::LeavesProject { path: name.clone() },
+                ));
+            }
+            None => None,
+        };
+        let path = parse("entries", &entry.path)?;
+        entries.push(Entry { path, image });
+    }
+    let mut trees = Vec::new();
+    for tree in &manifest.trees {
+        trees.push(TreeSnapshot {
+            root: parse("trees", &tree.root)?,
+            files: tree
+                .files
+                .iter()
+                .map(|file| parse("trees", file))
+                .collect::<Result<_, _>>()?,
+            existed: tree.existed,
+        });
+    }
     let absent_dirs = manifest
         .absent_dirs
         .iter()

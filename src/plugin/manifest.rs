@@ -405,23 +405,18 @@ fn read_aidlc_block(
                         &["aidlc", "sensors"],
                     ));
                 };
-                let mut ids = Vec::new();
-                for item in items {
-                    match item {
-                        Value::String(id) if crate::compile::syntax::stage::is_kebab_case(id) => {
-                            ids.push(id.clone());
-                        }
-                        other => {
-                            return Err(problem(
-                                format!(
-                                    "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
-                                ),
-                                &["aidlc", "sensors"],
-                            ));
-                        }
+                let ids = items.iter().map(|item| match item {
+                    Value::String(id) if crate::compile::syntax::stage::is_kebab_case(id) => {
+                        Ok(id.clone())
                     }
-                }
-                declared_sensors = Some(ids);
+                    other => Err(problem(
+                        format!(
+                            "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
+                        ),
+                        &["aidlc", "sensors"],
+                    )),
+                });
+                declared_sensors = Some(ids.collect::<Result<_, _>>()?);
             }
             other => {
                 return Err(problem(

@@ -455,17 +455,18 @@ fn compose_under_lock(
     };
     if plan.changes.is_empty() && !plan.install_changed {
         if let Some(roots) = sync_roots {
-            let read = sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins);
-            // A cache: failing to write it only keeps the next sync on the full path.
-            let _ = sync_record::record(
-                layout,
-                roots,
-                &read,
-                &outcome.plugins,
-                &outcome.warnings,
-                &composed_slugs,
+            let read = sync_record::ReadSet {
+                environment: roots.to_vec(),
+                found: sync_record::NothingToSync {
+                    plugins: outcome.plugins.clone(),
+                    warnings: outcome.warnings.clone(),
+                    composed_stages: composed_slugs,
+                },
                 started_ns,
-            );
+                ..sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins)
+            };
+            // A cache: failing to write it only keeps the next sync on the full path.
+            let _ = sync_record::record(layout, &read);
         }
         return Ok(outcome);
     }
@@ -535,6 +536,7 @@ fn sync_read_set(
         files,
         folders: plan.listed_folders.clone(),
         roots,
+        ..sync_record::ReadSet::default()
     }
 }
 
