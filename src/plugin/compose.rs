@@ -738,7 +738,7 @@ pub fn plan(
             planner.warnings.push(
                 Problem::warning(format!(
                     "is composed but not enabled by {}'s `plugins`{}; add \"{}\" there to expose its stages, scopes and runners",
-                    layout.display(&layout.project_dir.join(harness_dir).join("tools/data/harness.json")),
+                    layout.display(&layout.harness_json_path),
                     if has_contributions { ", so its contributions to other stages are not merged" } else { "" },
                     plugin.tree.name()
                 ))

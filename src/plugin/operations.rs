@@ -91,13 +91,6 @@ fn io_error(what: &str, error: &std::io::Error) -> PluginError {
     PluginError::environment(format!("{what}: {error}"))
 }
 
-fn harness_json(layout: &Layout) -> Utf8PathBuf {
-    layout
-        .project_dir
-        .join(layout.harness.dir_name())
-        .join("tools/data/harness.json")
-}
-
 /// `path` relative to the project folder when it is inside it, else as it is.
 fn source_text(layout: &Layout, path: &Utf8Path) -> String {
     match path.strip_prefix(&layout.project_dir) {
@@ -414,7 +407,7 @@ fn compose_under_lock(
     }
     let harness_dir = layout.harness.dir_name();
     let previous = lock_file::read_lock(&layout.project_dir, harness_dir)?;
-    let enabled = selection::read_selection(&harness_json(layout))?;
+    let enabled = selection::read_selection(&layout.harness_json_path)?;
     let (added, removed) = prepare(&previous)?;
     let given_roots: Vec<Utf8PathBuf> = previous
         .plugins
@@ -530,7 +523,7 @@ fn sync_read_set(
 ) -> sync_record::ReadSet {
     let mut files = plan.read_files.clone();
     files.push(lock_file::lock_path(&layout.project_dir));
-    files.push(harness_json(layout));
+    files.push(layout.harness_json_path.clone());
     files.extend(drop_logs(layout, previous, plugins).into_values());
     sync_record::ReadSet {
         files,
@@ -823,11 +816,11 @@ pub fn add_tree(
 /// (docs/decisions.md D51): the selection would name a plugin that is not composed, which the
 /// compile refuses, so the removal could only roll back.
 fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, PluginError> {
-    let path = harness_json(layout);
-    let Some(selected) = selection::read_selection(&path)? else {
+    let path = &layout.harness_json_path;
+    let Some(selected) = selection::read_selection(path)? else {
         return Ok(Vec::new());
     };
-    let shown = layout.display(&path);
+    let shown = layout.display(path);
     Ok(names
         .iter()
         .filter(|name| selected.contains(*name))
@@ -1001,7 +994,7 @@ pub fn stale_composition(
     if previous.plugins.is_empty() {
         return Ok(None);
     }
-    let enabled = selection::read_selection(&harness_json(layout))?;
+    let enabled = selection::read_selection(&layout.harness_json_path)?;
     let mut chosen = chosen_plugins(layout, trees, &previous, Vec::new(), &[])?;
     let changed_plugins: Vec<(String, String)> = previous
         .plugins
@@ -1093,7 +1086,7 @@ pub fn changed_sources(
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let journal_waiting = journal::is_waiting(&layout.project_dir);
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    let selection = selection::read_selection(&harness_json(layout))?;
+    let selection = selection::read_selection(&layout.harness_json_path)?;
     let enabled =
         |name: &str| crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), name);
     let mut plugins = vec![ListedPlugin {
