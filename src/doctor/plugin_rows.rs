@@ -20,7 +20,7 @@ use crate::compile::stage_graph::plugins_key::{CORE_PLUGIN, is_enabled};
 use crate::compile::stage_graph::stage_chunks::each_stage_with;
 use crate::plugin::journal::JOURNAL_DIR;
 use crate::plugin::lock_file::{self, Lock};
-use crate::plugin::operations::{ChangedSource, changed_sources};
+use crate::plugin::operations::{RecordedSource, changed_sources};
 use crate::plugin::tree::FromDisk;
 
 use super::Row;
@@ -186,7 +186,7 @@ fn source_row(layout: &Layout) -> Option<Row> {
             ));
         }
     };
-    let named = |plugins: &[ChangedSource]| -> Vec<String> {
+    let named = |plugins: &[RecordedSource]| -> Vec<String> {
         plugins
             .iter()
             .map(|plugin| format!("{} ({})", plugin.name, plugin.source))

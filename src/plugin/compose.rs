@@ -181,6 +181,16 @@ struct Planner<'a> {
 /// Name → (project-relative file, its `plugin:`).
 type Roster = BTreeMap<String, (String, Option<String>)>;
 
+/// Put the file at `path` on `roster` under its `name:`, unless a file already holds that name.
+fn enroll(roster: &mut Roster, path: String, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    if let Some(name) = frontmatter_scalar(&text, "name") {
+        roster
+            .entry(name)
+            .or_insert((path, frontmatter_scalar(&text, "plugin")));
+    }
+}
+
 impl Planner<'_> {
     fn relative(&self, path: &Utf8Path) -> String {
         self.layout.display(path).to_string()
@@ -299,12 +309,7 @@ impl Planner<'_> {
         if let Some(roster) = folder.and_then(|folder| self.rosters.get_mut(&folder))
             && crate::plugin::tree::has_extension(&relative, "md")
         {
-            let text = String::from_utf8_lossy(&bytes);
-            if let Some(name) = frontmatter_scalar(&text, "name") {
-                roster
-                    .entry(name)
-                    .or_insert((relative.clone(), frontmatter_scalar(&text, "plugin")));
-            }
+            enroll(roster, relative.clone(), &bytes);
         }
         self.owner.insert(relative.clone(), plugin.to_owned());
         self.target.insert(relative, bytes);
@@ -342,14 +347,8 @@ impl Planner<'_> {
         );
         let mut roster = BTreeMap::new();
         for path in files {
-            let Some(bytes) = self.view(&path) else {
-                continue;
-            };
-            let text = String::from_utf8_lossy(&bytes);
-            let name = frontmatter_scalar(&text, "name");
-            let plugin = frontmatter_scalar(&text, "plugin");
-            if let Some(name) = name {
-                roster.entry(name).or_insert((path, plugin));
+            if let Some(bytes) = self.view(&path) {
+                enroll(&mut roster, path, &bytes);
             }
         }
         roster
@@ -739,7 +738,7 @@ pub fn plan(
             planner.warnings.push(
                 Problem::warning(format!(
                     "is composed but not enabled by {}'s `plugins`{}; add \"{}\" there to expose its stages, scopes and runners",
-                    layout.display(&layout.project_dir.join(harness_dir).join("tools/data/harness.json")),
+                    layout.display(&layout.harness_json_path),
                     if has_contributions { ", so its contributions to other stages are not merged" } else { "" },
                     plugin.tree.name()
                 ))

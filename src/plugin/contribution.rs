@@ -134,6 +134,11 @@ impl Reader<'_> {
         self.problems.push(problem);
     }
 
+    /// [`Self::refuse`] a value of the wrong shape.
+    fn invalid(&mut self, message: String, span: Option<Range<usize>>, help: &str) {
+        self.refuse(Code::InvalidFieldValue, message, span, help);
+    }
+
     fn read(mut self, harness_dir: &str) -> Result<Contribution, Vec<Problem>> {
         let Ok(fm) = frontmatter::split(self.text) else {
             self.refuse(
@@ -175,8 +180,7 @@ impl Reader<'_> {
                     "rename `bundle:` to `plugin:`",
                 );
             } else if !KNOWN_KEYS.contains(&key) {
-                self.refuse(
-                    Code::InvalidFieldValue,
+                self.invalid(
                     format!("unknown key `{key}` in a contribution"),
                     Some(entry.key.span.clone()),
                     "a contribution takes `target`, `plugin`, `adds` and `fragments`",
@@ -194,8 +198,7 @@ impl Reader<'_> {
                     target.to_owned()
                 }
                 _ => {
-                    self.refuse(
-                        Code::InvalidFieldValue,
+                    self.invalid(
                         "`target` must be the slug of an existing stage".to_owned(),
                         Some(entry.value.span.clone()),
                         "write the target stage's slug, e.g. `target: build-and-test`",
@@ -260,8 +263,7 @@ impl Reader<'_> {
     fn read_adds(&mut self, value: &Node, notes: &mut Vec<Problem>) -> Adds {
         let mut adds = Adds::default();
         let Some(entries) = value.as_mapping() else {
-            self.refuse(
-                Code::InvalidFieldValue,
+            self.invalid(
                 format!("`adds` must be a mapping, got {}", value.type_name()),
                 Some(value.span.clone()),
                 "write `adds:` with `produces:`, `consumes:`, `sensors:`, `scopes:` or `required_sections:` under it",
@@ -292,8 +294,7 @@ impl Reader<'_> {
                     .at_path(self.source)
                     .at_key_in(self.text, &["adds", deferred]),
                 ),
-                other => self.refuse(
-                    Code::InvalidFieldValue,
+                other => self.invalid(
                     format!("unknown `adds.{other}`"),
                     Some(entry.key.span.clone()),
                     "`adds` takes produces, consumes, sensors, scopes and required_sections",
@@ -310,8 +311,7 @@ impl Reader<'_> {
         if let Some(items) = value.as_sequence() {
             return items;
         }
-        self.refuse(
-            Code::InvalidFieldValue,
+        self.invalid(
             format!("`{key}` must be a list, got {}", value.type_name()),
             Some(value.span.clone()),
             "write one `- value` line per entry",
@@ -325,8 +325,7 @@ impl Reader<'_> {
         for item in self.sequence(key, value) {
             match scalar_string(item) {
                 Some(name) if is_plain_name(name) => names.push(name.to_owned()),
-                _ => self.refuse(
-                    Code::InvalidFieldValue,
+                _ => self.invalid(
                     format!("`adds.{key}` entries must be names (letters, digits, `-` and `_`)"),
                     Some(item.span.clone()),
                     "write one name per `- ` line",
@@ -343,8 +342,7 @@ impl Reader<'_> {
                 Some(section) if !section.trim().is_empty() => {
                     sections.push(section.trim().to_owned());
                 }
-                _ => self.refuse(
-                    Code::InvalidFieldValue,
+                _ => self.invalid(
                     "`adds.required_sections` entries must be non-empty section titles".to_owned(),
                     Some(item.span.clone()),
                     "write the H2 title, e.g. `- \"Branch Coverage\"`",
@@ -359,8 +357,7 @@ impl Reader<'_> {
         for item in self.sequence("consumes", value) {
             let artifact = item.get("artifact").and_then(scalar_string);
             let Some(artifact) = artifact.filter(|name| is_plain_name(name)) else {
-                self.refuse(
-                    Code::InvalidFieldValue,
+                self.invalid(
                     "each `adds.consumes` entry needs `artifact: <name>`".to_owned(),
                     Some(item.span.clone()),
                     "write `- artifact: <name>` with `required: true|false`",
@@ -369,8 +366,7 @@ impl Reader<'_> {
             };
             let required = item.get("required").is_none_or(|node| {
                 node.as_bool().unwrap_or_else(|| {
-                    self.refuse(
-                        Code::InvalidFieldValue,
+                    self.invalid(
                         format!(
                             "`required` of consumed artifact \"{artifact}\" must be true or false"
                         ),
@@ -385,8 +381,7 @@ impl Reader<'_> {
                     Some(name.to_owned())
                 }
                 _ => {
-                    self.refuse(
-                        Code::InvalidFieldValue,
+                    self.invalid(
                         format!("`conditional_on` of consumed artifact \"{artifact}\" must be one word"),
                         Some(node.span.clone()),
                         "write the condition's name, e.g. `conditional_on: brownfield`",
@@ -397,8 +392,7 @@ impl Reader<'_> {
             for entry in item.as_mapping().unwrap_or_default() {
                 let key = entry.key.as_scalar().unwrap_or_default();
                 if !["artifact", "required", "conditional_on"].contains(&key) {
-                    self.refuse(
-                        Code::InvalidFieldValue,
+                    self.invalid(
                         format!("unknown key `{key}` in an `adds.consumes` entry"),
                         Some(entry.key.span.clone()),
                         "a consumed artifact takes `artifact`, `required` and `conditional_on`",
@@ -409,8 +403,7 @@ impl Reader<'_> {
                 .iter()
                 .any(|entry: &ConsumeEntry| entry.artifact == artifact)
             {
-                self.refuse(
-                    Code::InvalidFieldValue,
+                self.invalid(
                     format!("consumed artifact \"{artifact}\" is listed twice"),
                     Some(item.span.clone()),
                     "list each artifact once",
@@ -437,15 +430,13 @@ impl Reader<'_> {
             match (anchor, order) {
                 (Some(anchor), Some(order)) => match parse_anchor(anchor) {
                     Ok(_) => declared.push((anchor.to_owned(), order, item.span.clone())),
-                    Err(reason) => self.refuse(
-                        Code::InvalidFieldValue,
+                    Err(reason) => self.invalid(
                         reason,
                         item.get("anchor").map(|node| node.span.clone()),
                         "use after-step:<n>, before-step:<n>, end-of-steps or in:<Section>",
                     ),
                 },
-                _ => self.refuse(
-                    Code::InvalidFieldValue,
+                _ => self.invalid(
                     "each `fragments` entry needs `anchor:` and a whole-number `order:`".to_owned(),
                     Some(item.span.clone()),
                     "write `- anchor: after-step:9` and `order: 100` under it",
@@ -491,8 +482,7 @@ impl Reader<'_> {
                 .unwrap_or_default();
             let prose = authored_prose.replace("{{HARNESS_DIR}}", harness_dir);
             if prose.is_empty() {
-                self.refuse(
-                    Code::InvalidFieldValue,
+                self.invalid(
                     format!(
                         "fragment \"{anchor}\" order {order} has no matching \"## fragment: {anchor}\" prose block"
                     ),

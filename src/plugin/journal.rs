@@ -30,54 +30,35 @@ pub const JOURNAL_DIR: &str = ".aidlc-plugin-journal";
 const MANIFEST: &str = "manifest.json";
 const IMAGES: &str = "images";
 
+/// The journal's paths are `P`: as its file holds them (`String`, project-relative; an image
+/// by its name in the images folder), or parsed into the project and checked to resolve inside
+/// it (`ProjectPath`; an image by its path), the only form a rollback reads.
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct Entry {
-    /// Project-relative.
-    path: String,
+struct Entry<P> {
+    path: P,
     /// The image file holding the before bytes; `None` when the file did not exist.
-    image: Option<String>,
+    image: Option<P>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-struct TreeSnapshot {
-    /// Project-relative folder.
-    root: String,
-    /// Project-relative files under it before the transaction (each also an entry).
-    files: Vec<String>,
+struct TreeSnapshot<P> {
+    /// A folder.
+    root: P,
+    /// The files under it before the transaction (each also an entry).
+    files: Vec<P>,
     existed: bool,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
-struct Manifest {
-    entries: Vec<Entry>,
-    trees: Vec<TreeSnapshot>,
-    /// Project-relative folders that did not exist (created by the transaction's writes).
-    absent_dirs: Vec<String>,
+struct Manifest<P> {
+    entries: Vec<Entry<P>>,
+    trees: Vec<TreeSnapshot<P>>,
+    /// The folders that did not exist (created by the transaction's writes).
+    absent_dirs: Vec<P>,
 }
 
-/// A journal entry whose paths were parsed into the project: what a rollback writes.
-#[derive(Debug, Clone)]
-struct CheckedEntry {
-    path: ProjectPath,
-    image: Option<ProjectPath>,
-}
-
-/// A tree snapshot whose paths were parsed into the project.
-#[derive(Debug, Clone)]
-struct CheckedTree {
-    root: ProjectPath,
-    files: BTreeSet<ProjectPath>,
-    existed: bool,
-}
-
-/// A manifest every path of which is a [`ProjectPath`] that resolves inside the project: the
-/// only form a rollback reads.
-#[derive(Debug, Clone, Default)]
-struct CheckedManifest {
-    entries: Vec<CheckedEntry>,
-    trees: Vec<CheckedTree>,
-    absent_dirs: Vec<ProjectPath>,
-}
+/// A manifest as a rollback reads it.
+type CheckedManifest = Manifest<ProjectPath>;
 
 /// An armed transaction. Dropping it without [`Transaction::commit`] leaves it armed (the next
 /// command that writes rolls it back); call [`Transaction::rollback`] on failure.
@@ -146,7 +127,7 @@ impl Transaction {
             resolved_inside(path)?;
         }
         remove_journal(project_dir)?;
-        let mut manifest = Manifest::default();
+        let mut manifest = Manifest::<String>::default();
         let mut seen = BTreeSet::new();
         let mut all_paths: Vec<ProjectPath> = paths.to_vec();
         for tree in trees {
@@ -324,7 +305,7 @@ fn remove_empty_parents(path: &ProjectPath, kept: &BTreeSet<Utf8PathBuf>) {
 /// is written.
 fn checked_manifest(
     project_dir: &Utf8Path,
-    manifest: &Manifest,
+    manifest: &Manifest<String>,
 ) -> Result<CheckedManifest, Problem> {
     let manifest_path = format!("{JOURNAL_DIR}/{MANIFEST}");
     let refuse = |key: &str, entry: &str, refusal: &PathRefusal| {
@@ -341,7 +322,7 @@ fn checked_manifest(
             .and_then(|path| path.check_resolves_inside().map(|()| path))
             .map_err(|refusal| refuse(key, entry, &refusal))
     };
-    let mut checked = CheckedManifest::default();
+    let mut entries = Vec::new();
     for entry in &manifest.entries {
         let image = match &entry.image {
             Some(name) if !name.is_empty() && name.bytes().all(|byte| byte.is_ascii_digit()) => {
@@ -356,13 +337,12 @@ fn checked_manifest(
             }
             None => None,
         };
-        checked.entries.push(CheckedEntry {
-            path: parse("entries", &entry.path)?,
-            image,
-        });
+        let path = parse("entries", &entry.path)?;
+        entries.push(Entry { path, image });
     }
+    let mut trees = Vec::new();
     for tree in &manifest.trees {
-        checked.trees.push(CheckedTree {
+        trees.push(TreeSnapshot {
             root: parse("trees", &tree.root)?,
             files: tree
                 .files
@@ -372,12 +352,16 @@ fn checked_manifest(
             existed: tree.existed,
         });
     }
-    checked.absent_dirs = manifest
+    let absent_dirs = manifest
         .absent_dirs
         .iter()
         .map(|dir| parse("absentDirs", dir))
         .collect::<Result<_, _>>()?;
-    Ok(checked)
+    Ok(Manifest {
+        entries,
+        trees,
+        absent_dirs,
+    })
 }
 
 fn roll_back(project_dir: &Utf8Path, manifest: &CheckedManifest) -> std::io::Result<()> {
@@ -402,8 +386,9 @@ fn roll_back(project_dir: &Utf8Path, manifest: &CheckedManifest) -> std::io::Res
         }
     }
     for tree in &manifest.trees {
+        let before: BTreeSet<&ProjectPath> = tree.files.iter().collect();
         for file in files_under(&tree.root)? {
-            if !tree.files.contains(&file) {
+            if !before.contains(&file) {
                 let _ = contained::remove_file(&file);
             }
         }
@@ -497,7 +482,7 @@ pub fn recover(project_dir: &Utf8Path) -> Result<Recovery, RecoverError> {
             )));
         }
     };
-    let manifest: Manifest = serde_json::from_str(&text).map_err(|error| {
+    let manifest: Manifest<String> = serde_json::from_str(&text).map_err(|error| {
         RecoverError::Refused(
             Problem::new(format!("the plugin journal cannot be read ({error})"))
                 .at_path(format!("{JOURNAL_DIR}/{MANIFEST}"))

@@ -164,13 +164,17 @@ pub fn manifest_file(root: &Utf8Path) -> Option<Utf8PathBuf> {
 
 /// [`manifest_file`], with `source`'s answers.
 pub fn manifest_file_in(source: &dyn TreeSource, root: &Utf8Path) -> Option<Utf8PathBuf> {
-    std::iter::once(root.join(AUTHORED_MANIFEST))
-        .chain(
-            HOST_MANIFEST_DIRS
-                .iter()
-                .map(|folder| root.join(folder).join("plugin.json")),
-        )
-        .find(|path| source.kind(path, Follow::Yes) == EntryKind::File)
+    manifest_candidates(root).find(|path| source.kind(path, Follow::Yes) == EntryKind::File)
+}
+
+/// The manifests a plugin at `root` may carry, in the order they are looked for: the authored
+/// one, then each host projection's in [`HOST_MANIFEST_DIRS`] order.
+pub fn manifest_candidates(root: &Utf8Path) -> impl Iterator<Item = Utf8PathBuf> + '_ {
+    std::iter::once(root.join(AUTHORED_MANIFEST)).chain(
+        HOST_MANIFEST_DIRS
+            .iter()
+            .map(|folder| root.join(folder).join("plugin.json")),
+    )
 }
 
 fn read_json_object(
@@ -405,23 +409,18 @@ fn read_aidlc_block(
                         &["aidlc", "sensors"],
                     ));
                 };
-                let mut ids = Vec::new();
-                for item in items {
-                    match item {
-                        Value::String(id) if crate::compile::syntax::stage::is_kebab_case(id) => {
-                            ids.push(id.clone());
-                        }
-                        other => {
-                            return Err(problem(
-                                format!(
-                                    "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
-                                ),
-                                &["aidlc", "sensors"],
-                            ));
-                        }
+                let ids = items.iter().map(|item| match item {
+                    Value::String(id) if crate::compile::syntax::stage::is_kebab_case(id) => {
+                        Ok(id.clone())
                     }
-                }
-                declared_sensors = Some(ids);
+                    other => Err(problem(
+                        format!(
+                            "`aidlc.sensors` entries must be kebab-case sensor ids, got {other}"
+                        ),
+                        &["aidlc", "sensors"],
+                    )),
+                });
+                declared_sensors = Some(ids.collect::<Result<_, _>>()?);
             }
             other => {
                 return Err(problem(

@@ -194,80 +194,73 @@ fn other_form(field: &str) -> String {
 
 /// Set-union `items` into the block list `field` (produces, sensors, scopes).
 pub fn merge_names(text: &mut String, field: &str, items: &[String]) -> Result<Merged, String> {
-    let mut wanted: Vec<&String> = Vec::new();
+    let mut wanted: Vec<(String, String)> = Vec::new();
     for item in items {
-        if !wanted.contains(&item) {
-            wanted.push(item);
+        if !wanted.iter().any(|(name, _)| name == item) {
+            wanted.push((item.clone(), item.clone()));
         }
     }
-    merge_list(text, field, wanted, str::to_owned, scalar_value)
+    merge_list(text, field, wanted, false, scalar_value).map(|(merged, _)| merged)
 }
 
-/// Set-union `wanted` into the block list `field`, each value written `  - <write(value)>` and
-/// each existing item read back by `read`.
+/// Set-union `wanted` (each value's name and its rendering) into the block list `field`: a
+/// value whose name `read` finds among the field's items is not added again, the others are
+/// written `  - <rendering>` (`continuation`: an item goes on over the `    ` lines after it).
+/// Returns the merge and the field's existing items.
 fn merge_list(
     text: &mut String,
     field: &str,
-    wanted: Vec<&String>,
-    write: impl Fn(&str) -> String,
+    wanted: Vec<(String, String)>,
+    continuation: bool,
     read: impl Fn(&str) -> Option<String>,
-) -> Result<Merged, String> {
+) -> Result<(Merged, Vec<String>), String> {
     if wanted.is_empty() {
-        return Ok(Merged::default());
+        return Ok((Merged::default(), Vec::new()));
     }
     let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
-    let render = |values: &[&String]| -> String {
-        values.iter().fold(String::new(), |mut out, value| {
-            let _ = writeln!(out, "  - {}", write(value));
+    let render = |values: &[(String, String)]| -> String {
+        values.iter().fold(String::new(), |mut out, (_, rendered)| {
+            let _ = writeln!(out, "  - {rendered}");
             out
         })
     };
-    match field_form(text, fence, field, "  - ", false) {
+    let names = |values: Vec<(String, String)>| values.into_iter().map(|(name, _)| name).collect();
+    match field_form(text, fence, field, "  - ", continuation) {
         FieldForm::EmptyFlow(start, end) => {
             let block = format!("{field}:\n{}", render(&wanted));
             let block = block.trim_end_matches('\n');
             text.replace_range(start..end, block);
-            let added = wanted.into_iter().cloned().collect();
-            Ok(Merged::of(added, false, start, block))
+            Ok((Merged::of(names(wanted), false, start, block), Vec::new()))
         }
         FieldForm::Block { after_items, items } => {
             let existing: Vec<String> = items.iter().filter_map(|item| read(item)).collect();
-            let new: Vec<&String> = wanted
+            let new: Vec<(String, String)> = wanted
                 .into_iter()
-                .filter(|item| !existing.contains(item))
+                .filter(|(name, _)| !existing.contains(name))
                 .collect();
             let rendered = render(&new);
             text.insert_str(after_items, &rendered);
-            let added = new.into_iter().cloned().collect();
-            Ok(Merged::of(added, false, after_items, &rendered))
+            Ok((Merged::of(names(new), false, after_items, &rendered), items))
         }
         FieldForm::Absent => {
             let block = format!("{field}:\n{}", render(&wanted));
             text.insert_str(fence, &block);
-            let added = wanted.into_iter().cloned().collect();
-            Ok(Merged::of(added, true, fence, &block))
+            Ok((Merged::of(names(wanted), true, fence, &block), Vec::new()))
         }
         FieldForm::Other => Err(other_form(field)),
     }
 }
 
+/// A `consumes` entry as its item is written after `  - `.
 fn render_consume(entry: &ConsumeEntry) -> String {
     let mut text = format!(
-        "  - artifact: {}\n    required: {}",
+        "artifact: {}\n    required: {}",
         entry.artifact, entry.required
     );
     if let Some(condition) = &entry.conditional_on {
         let _ = write!(text, "\n    conditional_on: {condition}");
     }
     text
-}
-
-/// Each entry rendered, with a line break after each.
-fn rendered_consumes<'e>(entries: impl Iterator<Item = &'e ConsumeEntry>) -> String {
-    entries.fold(String::new(), |mut out, entry| {
-        let _ = writeln!(out, "{}", render_consume(entry));
-        out
-    })
 }
 
 /// The artifact an existing `consumes` entry names (`- artifact: x` or a later `artifact:` line).
@@ -300,64 +293,25 @@ pub struct KeptConsume {
 /// already consumes with a different `required` (kept as the stage has them: a contribution
 /// never relaxes or tightens an existing edge).
 pub fn merge_consumes(text: &mut String, entries: &[ConsumeEntry]) -> Result<Merged, String> {
-    if entries.is_empty() {
-        return Ok(Merged::default());
-    }
-    let artifacts = |entries: &[&ConsumeEntry]| -> Vec<String> {
-        entries.iter().map(|entry| entry.artifact.clone()).collect()
-    };
-    let all: Vec<&ConsumeEntry> = entries.iter().collect();
-    let fence = closing_fence(text).ok_or("the stage has no frontmatter block")?;
-    match field_form(text, fence, "consumes", "  - ", true) {
-        FieldForm::EmptyFlow(start, end) => {
-            let block = format!(
-                "consumes:\n{}",
-                entries
-                    .iter()
-                    .map(render_consume)
-                    .collect::<Vec<_>>()
-                    .join("\n")
-            );
-            text.replace_range(start..end, &block);
-            Ok(Merged::of(artifacts(&all), false, start, &block))
-        }
-        FieldForm::Block { after_items, items } => {
-            let existing: Vec<(String, bool)> = items
+    let wanted = entries
+        .iter()
+        .map(|entry| (entry.artifact.clone(), render_consume(entry)))
+        .collect();
+    let (merged, items) = merge_list(text, "consumes", wanted, true, consumed_artifact)?;
+    let kept = entries
+        .iter()
+        .filter_map(|entry| {
+            let item = items
                 .iter()
-                .filter_map(|item| Some((consumed_artifact(item)?, consumed_required(item))))
-                .collect();
-            let mut kept = Vec::new();
-            let mut new = Vec::new();
-            for entry in entries {
-                match existing
-                    .iter()
-                    .find(|(artifact, _)| *artifact == entry.artifact)
-                {
-                    Some((_, required)) => {
-                        if *required != entry.required {
-                            kept.push(KeptConsume {
-                                artifact: entry.artifact.clone(),
-                                stage_required: *required,
-                            });
-                        }
-                    }
-                    None => new.push(entry),
-                }
-            }
-            let rendered = rendered_consumes(new.iter().copied());
-            text.insert_str(after_items, &rendered);
-            Ok(Merged {
-                kept,
-                ..Merged::of(artifacts(&new), false, after_items, &rendered)
+                .find(|item| consumed_artifact(item).as_ref() == Some(&entry.artifact))?;
+            let stage_required = consumed_required(item);
+            (stage_required != entry.required).then(|| KeptConsume {
+                artifact: entry.artifact.clone(),
+                stage_required,
             })
-        }
-        FieldForm::Absent => {
-            let block = format!("consumes:\n{}", rendered_consumes(entries.iter()));
-            text.insert_str(fence, &block);
-            Ok(Merged::of(artifacts(&all), false, fence, &block))
-        }
-        FieldForm::Other => Err(other_form("consumes")),
-    }
+        })
+        .collect();
+    Ok(Merged { kept, ..merged })
 }
 
 /// A section title as a double-quoted YAML scalar (JSON escaping is valid YAML).
@@ -388,10 +342,14 @@ fn unquote_section(item: &str) -> String {
 
 /// Set-union `sections` into `required_sections`.
 pub fn merge_required_sections(text: &mut String, sections: &[String]) -> Result<Merged, String> {
-    let wanted: Vec<&String> = sections.iter().collect();
-    merge_list(text, "required_sections", wanted, quote_section, |item| {
+    let wanted = sections
+        .iter()
+        .map(|section| (section.clone(), quote_section(section)))
+        .collect();
+    merge_list(text, "required_sections", wanted, false, |item| {
         Some(unquote_section(item))
     })
+    .map(|(merged, _)| merged)
 }
 
 #[cfg(test)]

@@ -91,13 +91,6 @@ fn io_error(what: &str, error: &std::io::Error) -> PluginError {
     PluginError::environment(format!("{what}: {error}"))
 }
 
-fn harness_json(layout: &Layout) -> Utf8PathBuf {
-    layout
-        .project_dir
-        .join(layout.harness.dir_name())
-        .join("tools/data/harness.json")
-}
-
 /// `path` relative to the project folder when it is inside it, else as it is.
 fn source_text(layout: &Layout, path: &Utf8Path) -> String {
     match path.strip_prefix(&layout.project_dir) {
@@ -414,7 +407,7 @@ fn compose_under_lock(
     }
     let harness_dir = layout.harness.dir_name();
     let previous = lock_file::read_lock(&layout.project_dir, harness_dir)?;
-    let enabled = selection::read_selection(&harness_json(layout))?;
+    let enabled = selection::read_selection(&layout.harness_json_path)?;
     let (added, removed) = prepare(&previous)?;
     let given_roots: Vec<Utf8PathBuf> = previous
         .plugins
@@ -455,17 +448,18 @@ fn compose_under_lock(
     };
     if plan.changes.is_empty() && !plan.install_changed {
         if let Some(roots) = sync_roots {
-            let read = sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins);
-            // A cache: failing to write it only keeps the next sync on the full path.
-            let _ = sync_record::record(
-                layout,
-                roots,
-                &read,
-                &outcome.plugins,
-                &outcome.warnings,
-                &composed_slugs,
+            let read = sync_record::ReadSet {
+                environment: roots.to_vec(),
+                found: sync_record::NothingToSync {
+                    plugins: outcome.plugins.clone(),
+                    warnings: outcome.warnings.clone(),
+                    composed_stages: composed_slugs,
+                },
                 started_ns,
-            );
+                ..sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins)
+            };
+            // A cache: failing to write it only keeps the next sync on the full path.
+            let _ = sync_record::record(layout, &read);
         }
         return Ok(outcome);
     }
@@ -529,12 +523,13 @@ fn sync_read_set(
 ) -> sync_record::ReadSet {
     let mut files = plan.read_files.clone();
     files.push(lock_file::lock_path(&layout.project_dir));
-    files.push(harness_json(layout));
+    files.push(layout.harness_json_path.clone());
     files.extend(drop_logs(layout, previous, plugins).into_values());
     sync_record::ReadSet {
         files,
         folders: plan.listed_folders.clone(),
         roots,
+        ..sync_record::ReadSet::default()
     }
 }
 
@@ -732,23 +727,19 @@ fn apply_armed(
     if compiled.n_errors() > 0 {
         let sources = compile::source_texts(&db, &compiled.diagnostics);
         let contributed = plan.contributed.clone();
-        let Some(authored) = authored else {
-            return Err(PluginError::CompileFailed {
-                diagnostics: compiled.diagnostics,
-                sources,
-                contributed,
-            });
-        };
         let as_given = |path: &Utf8Path| path.to_owned();
         let naming = Naming {
             authored: &as_given,
             installed: &as_given,
         };
-        let (diagnostics, sources) = authored.with_contributed(contributed.clone()).carried_back(
-            &compiled.diagnostics,
-            &sources,
-            &naming,
-        );
+        let (diagnostics, sources) = match authored {
+            Some(authored) => authored.with_contributed(contributed.clone()).carried_back(
+                &compiled.diagnostics,
+                &sources,
+                &naming,
+            ),
+            None => (compiled.diagnostics, sources),
+        };
         return Err(PluginError::CompileFailed {
             diagnostics,
             sources,
@@ -825,11 +816,11 @@ pub fn add_tree(
 /// (docs/decisions.md D51): the selection would name a plugin that is not composed, which the
 /// compile refuses, so the removal could only roll back.
 fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, PluginError> {
-    let path = harness_json(layout);
-    let Some(selected) = selection::read_selection(&path)? else {
+    let path = &layout.harness_json_path;
+    let Some(selected) = selection::read_selection(path)? else {
         return Ok(Vec::new());
     };
-    let shown = layout.display(&path);
+    let shown = layout.display(path);
     Ok(names
         .iter()
         .filter(|name| selected.contains(*name))
@@ -957,8 +948,11 @@ pub struct RecordedSource {
 /// refuses it.
 pub fn recorded_sources(layout: &Layout) -> Result<Vec<RecordedSource>, PluginError> {
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    Ok(lock
-        .plugins
+    Ok(recorded_sources_of(layout, &lock))
+}
+
+fn recorded_sources_of(layout: &Layout, lock: &Lock) -> Vec<RecordedSource> {
+    lock.plugins
         .iter()
         .map(|(name, record)| RecordedSource {
             name: name.clone(),
@@ -966,7 +960,7 @@ pub fn recorded_sources(layout: &Layout) -> Result<Vec<RecordedSource>, PluginEr
             source: record.source.clone(),
             root: recorded_root(layout, record),
         })
-        .collect())
+        .collect()
 }
 
 /// What a `sync` would change because a composed plugin's source changed since it was
@@ -1000,7 +994,7 @@ pub fn stale_composition(
     if previous.plugins.is_empty() {
         return Ok(None);
     }
-    let enabled = selection::read_selection(&harness_json(layout))?;
+    let enabled = selection::read_selection(&layout.harness_json_path)?;
     let mut chosen = chosen_plugins(layout, trees, &previous, Vec::new(), &[])?;
     let changed_plugins: Vec<(String, String)> = previous
         .plugins
@@ -1037,21 +1031,13 @@ pub fn stale_composition(
     Ok(Some(stale))
 }
 
-/// A recorded path plugin, by name and by its source as the lock names it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChangedSource {
-    pub name: String,
-    /// The source as the lock names it.
-    pub source: String,
-}
-
-/// What [`changed_sources`] found.
+/// What [`changed_sources`] found: recorded path plugins, as [`recorded_sources`] gives them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SourceCheck {
     /// Path plugins whose source's integrity is no longer the one the lock records.
-    pub changed: Vec<ChangedSource>,
+    pub changed: Vec<RecordedSource>,
     /// Path plugins whose source folder is not there (not checked).
-    pub not_there: Vec<ChangedSource>,
+    pub not_there: Vec<RecordedSource>,
     /// How many path plugins' sources were read.
     pub checked: usize,
 }
@@ -1076,24 +1062,19 @@ pub fn changed_sources(
         return Ok(check);
     }
     let previous = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    for (name, record) in &previous.plugins {
-        if record.kind != SourceKind::Path {
+    for plugin in recorded_sources_of(layout, &previous) {
+        if plugin.kind != SourceKind::Path {
             continue;
         }
-        let plugin = ChangedSource {
-            name: name.clone(),
-            source: record.source.clone(),
-        };
-        let root = recorded_root(layout, record);
-        if !root.is_dir() {
+        if !plugin.root.is_dir() {
             check.not_there.push(plugin);
             continue;
         }
         let tree = trees
-            .read_tree(&canonical(&root)?)
+            .read_tree(&canonical(&plugin.root)?)
             .map_err(PluginError::Refused)?;
         check.checked += 1;
-        if tree.integrity != record.integrity {
+        if tree.integrity != previous.plugins[&plugin.name].integrity {
             check.changed.push(plugin);
         }
     }
@@ -1105,27 +1086,27 @@ pub fn changed_sources(
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let journal_waiting = journal::is_waiting(&layout.project_dir);
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    let selection = selection::read_selection(&harness_json(layout))?;
+    let selection = selection::read_selection(&layout.harness_json_path)?;
+    let enabled =
+        |name: &str| crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), name);
     let mut plugins = vec![ListedPlugin {
         name: "aidlc".to_owned(),
         version: "core".to_owned(),
-        enabled: crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), "aidlc"),
+        enabled: enabled("aidlc"),
         kind: None,
         source: None,
         commit: None,
         changed_files: Vec::new(),
     }];
-    for (name, record) in &lock.plugins {
-        plugins.push(ListedPlugin {
-            name: name.clone(),
-            version: record.version.clone(),
-            enabled: crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), name),
-            kind: Some(record.kind),
-            source: Some(record.source.clone()),
-            commit: record.commit.clone(),
-            changed_files: record.changed_files(&layout.project_dir),
-        });
-    }
+    plugins.extend(lock.plugins.iter().map(|(name, record)| ListedPlugin {
+        name: name.clone(),
+        version: record.version.clone(),
+        enabled: enabled(name),
+        kind: Some(record.kind),
+        source: Some(record.source.clone()),
+        commit: record.commit.clone(),
+        changed_files: record.changed_files(&layout.project_dir),
+    }));
     Ok(Listing {
         journal_waiting,
         selection,

@@ -15,27 +15,25 @@
 //! and holding only values actually added; a stage with nothing added has no entry, and a plugin
 //! that added nothing has no file.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value};
+
+/// The lists of a stage's record, in the order the reference composer writes them.
+const LISTS: [&str; 5] = [
+    "produces",
+    "sensors",
+    "consumes",
+    "scopes",
+    "required_sections",
+];
 
 /// What one plugin added to one stage.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StageAdditions {
-    pub produces: Vec<String>,
-    pub sensors: Vec<String>,
-    pub consumes: Vec<String>,
-    pub scopes: Vec<String>,
-    pub required_sections: Vec<String>,
+    /// The values added to each of the [`LISTS`], by its name.
+    pub added: BTreeMap<&'static str, Vec<String>>,
     pub required_sections_created: bool,
-}
-
-impl StageAdditions {
-    pub fn is_empty(&self) -> bool {
-        self.produces.is_empty()
-            && self.sensors.is_empty()
-            && self.consumes.is_empty()
-            && self.scopes.is_empty()
-            && self.required_sections.is_empty()
-    }
 }
 
 /// The sidecar's file name for `plugin` (its name with anything but `\w`, `.` and `-` as `_`).
@@ -64,18 +62,12 @@ fn sorted_array(values: &[String]) -> Value {
 pub fn sidecar_value(stages: &[(String, StageAdditions)]) -> Option<Value> {
     let mut object = Map::new();
     for (stage, additions) in stages {
-        if additions.is_empty() {
+        if additions.added.values().all(Vec::is_empty) {
             continue;
         }
         let mut record = Map::new();
-        for (key, values) in [
-            ("produces", &additions.produces),
-            ("sensors", &additions.sensors),
-            ("consumes", &additions.consumes),
-            ("scopes", &additions.scopes),
-            ("required_sections", &additions.required_sections),
-        ] {
-            if !values.is_empty() {
+        for key in LISTS {
+            if let Some(values) = additions.added.get(key).filter(|values| !values.is_empty()) {
                 record.insert(key.to_owned(), sorted_array(values));
             }
         }
@@ -110,17 +102,18 @@ mod tests {
             (
                 "performance-validation".into(),
                 StageAdditions {
-                    produces: vec!["b".into(), "a".into()],
-                    required_sections: vec!["Load".into()],
+                    added: BTreeMap::from([
+                        ("produces", vec!["b".into(), "a".into()]),
+                        ("required_sections", vec!["Load".into()]),
+                    ]),
                     required_sections_created: true,
-                    ..StageAdditions::default()
                 },
             ),
             ("empty".into(), StageAdditions::default()),
             (
                 "build-and-test".into(),
                 StageAdditions {
-                    sensors: vec!["s".into()],
+                    added: BTreeMap::from([("sensors", vec!["s".into()])]),
                     ..StageAdditions::default()
                 },
             ),

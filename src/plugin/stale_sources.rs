@@ -15,7 +15,7 @@ use crate::compile::discover::Layout;
 use crate::leaves::diagnostics::{Code, Diagnostic};
 use crate::plugin::PluginError;
 use crate::plugin::lock_file::{self, LOCK_FILE_NAME};
-use crate::plugin::operations::{self, ChangedSource};
+use crate::plugin::operations::{self, RecordedSource};
 use crate::plugin::sync_record;
 use crate::plugin::tree::FromDisk;
 
@@ -37,7 +37,7 @@ pub fn compile_warnings(layout: &Layout) -> Vec<Diagnostic> {
     }
 }
 
-fn changed_warning(changed: &[ChangedSource]) -> Diagnostic {
+fn changed_warning(changed: &[RecordedSource]) -> Diagnostic {
     let names: Vec<String> = changed
         .iter()
         .map(|plugin| {

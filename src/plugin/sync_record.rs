@@ -56,7 +56,8 @@ pub fn now_ns() -> u64 {
         })
 }
 
-/// What a sync read, by path: filled while it plans, recorded when the plan changed nothing.
+/// What a sync read, by path, and what it found: filled while it plans, recorded when the plan
+/// changed nothing.
 #[derive(Debug, Clone, Default)]
 pub struct ReadSet {
     /// Files read (or looked for), absolute.
@@ -65,6 +66,12 @@ pub struct ReadSet {
     pub folders: Vec<Utf8PathBuf>,
     /// Plugin roots as given, each walked whole.
     pub roots: Vec<Utf8PathBuf>,
+    /// The plugin roots the environment passed to the sync.
+    pub environment: Vec<Utf8PathBuf>,
+    /// Its plugins and warnings, and the stages its enabled plugins composed.
+    pub found: NothingToSync,
+    /// When the sync started, in nanoseconds since the epoch.
+    pub started_ns: u64,
 }
 
 /// A warning as the record keeps it: as `plugin sync` prints it, without its span.
@@ -101,7 +108,7 @@ struct Record {
 }
 
 /// What a valid record says the sync would find.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NothingToSync {
     pub plugins: Vec<String>,
     pub warnings: Vec<Problem>,
@@ -172,42 +179,19 @@ fn record_is_settled(record: &Record) -> bool {
         .all(|stat| settled(stat, record.started_ns))
 }
 
-/// Write the record of a sync that started at `started_ns`, read `read` and changed nothing.
-/// Writes nothing (and removes an older record) when something it read cannot be stamped or
-/// listed. A record is a cache: failing to write it only keeps the next sync on the full path.
-pub fn record(
-    layout: &Layout,
-    environment: &[Utf8PathBuf],
-    read: &ReadSet,
-    plugins: &[String],
-    warnings: &[Problem],
-    composed_stages: &BTreeSet<String>,
-    started_ns: u64,
-) -> std::io::Result<()> {
-    match record_of(
-        layout,
-        environment,
-        read,
-        plugins,
-        warnings,
-        composed_stages,
-        started_ns,
-    ) {
+/// Write the record of a sync that read `read` and changed nothing. Writes nothing (and
+/// removes an older record) when something it read cannot be stamped or listed. A record is a
+/// cache: failing to write it only keeps the next sync on the full path.
+pub fn record(layout: &Layout, read: &ReadSet) -> std::io::Result<()> {
+    match record_of(layout, read) {
         Some(record) => write_record(&contained_record_path(layout)?, &record),
         None => remove(layout),
     }
 }
 
-fn record_of(
-    layout: &Layout,
-    environment: &[Utf8PathBuf],
-    read: &ReadSet,
-    plugins: &[String],
-    warnings: &[Problem],
-    composed_stages: &BTreeSet<String>,
-    started_ns: u64,
-) -> Option<Record> {
-    if plugins.is_empty() {
+fn record_of(layout: &Layout, read: &ReadSet) -> Option<Record> {
+    let found = &read.found;
+    if found.plugins.is_empty() {
         return None;
     }
     let mut folders_to_list: Vec<Utf8PathBuf> = read.folders.clone();
@@ -242,14 +226,15 @@ fn record_of(
     Some(Record {
         tool: crate::compile::up_to_date::tool_identity(),
         layout: crate::compile::up_to_date::layout_identity(layout),
-        environment_roots: environment_roots(environment),
+        environment_roots: environment_roots(&read.environment),
         roots,
-        started_ns,
+        started_ns: read.started_ns,
         folders,
         files: stamped,
         folder_stamps,
-        plugins: plugins.to_vec(),
-        warnings: warnings
+        plugins: found.plugins.clone(),
+        warnings: found
+            .warnings
             .iter()
             .map(|warning| RecordedWarning {
                 plugin: warning.plugin.clone(),
@@ -258,7 +243,7 @@ fn record_of(
                 help: warning.help().map(str::to_owned),
             })
             .collect(),
-        composed_stages: composed_stages.clone(),
+        composed_stages: found.composed_stages.clone(),
     })
 }
 

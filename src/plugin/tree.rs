@@ -205,8 +205,8 @@ impl Walk<'_> {
         let entries = match self.source.list(folder) {
             Ok(entries) => entries,
             Err(error) => {
-                let problem = self.problem(format!("cannot list the folder: {error}"), folder);
-                self.problems.push(problem);
+                self.problems
+                    .push(self.problem(format!("cannot list the folder: {error}"), folder));
                 return;
             }
         };
@@ -214,14 +214,13 @@ impl Walk<'_> {
             let path = match entry {
                 ListedName::Entry(path) => path,
                 ListedName::Failed(error) => {
-                    let problem = self.problem(format!("cannot list the folder: {error}"), folder);
-                    self.problems.push(problem);
+                    self.problems
+                        .push(self.problem(format!("cannot list the folder: {error}"), folder));
                     continue;
                 }
                 ListedName::NotUtf8(shown) => {
-                    let problem =
-                        self.problem(format!("a file name is not UTF-8: {shown}"), folder);
-                    self.problems.push(problem);
+                    self.problems
+                        .push(self.problem(format!("a file name is not UTF-8: {shown}"), folder));
                     continue;
                 }
             };
@@ -265,10 +264,9 @@ impl Walk<'_> {
                     bytes,
                 });
             }
-            Err(error) => {
-                let problem = self.problem(format!("cannot read the file: {error}"), &path);
-                self.problems.push(problem);
-            }
+            Err(error) => self
+                .problems
+                .push(self.problem(format!("cannot read the file: {error}"), &path)),
         }
     }
 }

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::plugin::Problem;
-use crate::plugin::manifest::{AUTHORED_MANIFEST, HOST_MANIFEST_DIRS, Overlay};
+use crate::plugin::manifest::{Overlay, manifest_candidates};
 use crate::plugin::tree::{self, PluginTree};
 use crate::plugin::tree_source::{
     DiskSource, EntryKind, Follow, ListedName, RecordedAnswers, TreeSource,
@@ -393,10 +393,7 @@ impl MirrorState {
 /// Whether `path` is one of the manifests the reader looks for at `root` (its bytes decide
 /// which folders are read).
 fn is_manifest_path(root: &Utf8Path, path: &Utf8Path) -> bool {
-    path == root.join(AUTHORED_MANIFEST)
-        || HOST_MANIFEST_DIRS
-            .iter()
-            .any(|folder| path == root.join(folder).join("plugin.json"))
+    manifest_candidates(root).any(|manifest| manifest == path)
 }
 
 #[cfg(test)]

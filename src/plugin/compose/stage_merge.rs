@@ -33,10 +33,7 @@ pub(super) fn merge_contributions(
     let mut targets: Vec<(String, Vec<&Contribution>)> = Vec::new();
     for contribution in contributions {
         match planner.find_stage(&contribution.target) {
-            Some(path) => match targets.iter_mut().find(|(target, _)| *target == path) {
-                Some((_, of_target)) => of_target.push(contribution),
-                None => targets.push((path, vec![contribution])),
-            },
+            Some(path) => entry_of(&mut targets, &path).push(contribution),
             None => planner.problems.push(
                 Problem::new(format!(
                     "targets stage \"{}\", which the install does not have",
@@ -58,28 +55,17 @@ pub(super) fn merge_contributions(
 /// One `adds` field merged into a stage's text.
 type MergeInto<'a> = dyn Fn(&mut String) -> Result<merge::Merged, String> + 'a;
 
-/// What `plugin` added to `stage` so far (an empty record the first time).
-fn stage_additions<'a>(
-    additions: &'a mut Additions,
-    plugin: &str,
-    stage: &str,
-) -> &'a mut StageAdditions {
-    let index = additions
+/// The value of `key` in `entries`, pushed as the default the first time (keys keep the order
+/// they were first asked in).
+fn entry_of<'a, T: Default>(entries: &'a mut Vec<(String, T)>, key: &str) -> &'a mut T {
+    let index = entries
         .iter()
-        .position(|(name, _)| name == plugin)
+        .position(|(name, _)| name == key)
         .unwrap_or_else(|| {
-            additions.push((plugin.to_owned(), Vec::new()));
-            additions.len() - 1
+            entries.push((key.to_owned(), T::default()));
+            entries.len() - 1
         });
-    let stages = &mut additions[index].1;
-    let stage_index = stages
-        .iter()
-        .position(|(slug, _)| slug == stage)
-        .unwrap_or_else(|| {
-            stages.push((stage.to_owned(), StageAdditions::default()));
-            stages.len() - 1
-        });
-    &mut stages[stage_index].1
+    &mut entries[index].1
 }
 
 /// What the contributions of one stage have claimed so far: each consumed artifact's plugin and
@@ -248,7 +234,7 @@ fn merge_adds(
     let stage = contribution.target.as_str();
     let adds = &contribution.adds;
     // The fields in the order they are merged.
-    let merges: [(&str, &MergeInto<'_>); 5] = [
+    let merges: [(&'static str, &MergeInto<'_>); 5] = [
         ("produces", &|text| {
             merge::merge_names(text, "produces", &adds.produces)
         }),
@@ -303,17 +289,9 @@ fn merge_adds(
                 .at_key_item_in(&contribution.text, &["adds", "consumes"], Some(&kept.artifact)),
             );
         }
-        let record = stage_additions(additions, plugin, stage);
-        match field {
-            "produces" => record.produces.extend(merged.added),
-            "sensors" => record.sensors.extend(merged.added),
-            "scopes" => record.scopes.extend(merged.added),
-            "consumes" => record.consumes.extend(merged.added),
-            _ => {
-                record.required_sections.extend(merged.added);
-                record.required_sections_created |= merged.created;
-            }
-        }
+        let record = entry_of(entry_of(additions, plugin), stage);
+        record.added.entry(field).or_default().extend(merged.added);
+        record.required_sections_created |= field == "required_sections" && merged.created;
     }
 }
 
@@ -328,32 +306,29 @@ fn claim_fragment_slots<'c>(
     let stage = contribution.target.as_str();
     for fragment in &contribution.fragments {
         let slot = (fragment.anchor_text.clone(), fragment.order);
-        match claims.slots.get(&slot) {
-            Some(other) if other == plugin => refuse(
-                planner,
-                contribution,
-                format!(
-                    "two fragments of the plugin at anchor \"{}\" order {} of stage \"{stage}\"",
-                    slot.0, slot.1
-                ),
-                &["fragments"],
-                Some(&fragment.anchor_text),
-            ),
-            Some(other) => refuse(
-                planner,
-                contribution,
-                format!(
-                    "fragment at anchor \"{}\" order {} of stage \"{stage}\" conflicts with plugin \"{other}\"'s fragment at the same place",
-                    slot.0, slot.1
-                ),
-                &["fragments"],
-                Some(&fragment.anchor_text),
-            ),
-            None => {
-                claims.slots.insert(slot, plugin.to_owned());
-                claims.fragments.push((fragment.clone(), contribution));
-            }
-        }
+        let Some(other) = claims.slots.get(&slot) else {
+            claims.slots.insert(slot, plugin.to_owned());
+            claims.fragments.push((fragment.clone(), contribution));
+            continue;
+        };
+        let message = if other == plugin {
+            format!(
+                "two fragments of the plugin at anchor \"{}\" order {} of stage \"{stage}\"",
+                slot.0, slot.1
+            )
+        } else {
+            format!(
+                "fragment at anchor \"{}\" order {} of stage \"{stage}\" conflicts with plugin \"{other}\"'s fragment at the same place",
+                slot.0, slot.1
+            )
+        };
+        refuse(
+            planner,
+            contribution,
+            message,
+            &["fragments"],
+            Some(&fragment.anchor_text),
+        );
     }
 }
 
