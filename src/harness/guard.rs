@@ -50,6 +50,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use crate::harness::Harness;
+use crate::harness::payload::text_field;
 use command_effects::CommandEffect;
 use protected_places::ProtectedPlaces;
 use shell_words::{ShellCommand, SimpleCommand};
@@ -98,27 +99,21 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
     let Value::Object(object) = value else {
         return Err("the pre-tool payload is not a JSON object".to_owned());
     };
-    let text = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|text| !text.is_empty())
-    };
+    let text = |key: &str| text_field(&object, key);
     if harness == Harness::Cursor {
         return cursor_verdict(&object);
     }
-    let tool = match harness {
-        Harness::Copilot => text("tool_name").or_else(|| text("toolName")),
-        Harness::Opencode => text("tool"),
-        Harness::KiroIde => text("toolName").or_else(|| text("tool_name")),
-        _ => text("tool_name"),
-    }
-    .ok_or_else(|| {
-        format!(
-            "the pre-tool payload names no tool (\"{}\")",
-            tool_key(harness)
-        )
-    })?;
+    // The keys naming the tool, the one a refusal names first.
+    let tool_keys: &[&str] = match harness {
+        Harness::Copilot => &["tool_name", "toolName"],
+        Harness::Opencode => &["tool"],
+        Harness::KiroIde => &["toolName", "tool_name"],
+        _ => &["tool_name"],
+    };
+    let tool = tool_keys
+        .iter()
+        .find_map(|key| text(key))
+        .ok_or_else(|| format!("the pre-tool payload names no tool (\"{}\")", tool_keys[0]))?;
     let empty = Value::Object(Map::new());
     let copilot_input;
     let input = if harness == Harness::Copilot {
@@ -151,10 +146,7 @@ fn cursor_verdict(object: &Map<String, Value>) -> Result<GuardVerdict, String> {
             ("Shell", serde_json::json!({ "command": command }))
         }
         "preToolUse" => {
-            let tool = object
-                .get("tool_name")
-                .and_then(Value::as_str)
-                .filter(|tool| !tool.is_empty())
+            let tool = text_field(object, "tool_name")
                 .ok_or("the preToolUse payload names no tool (\"tool_name\")")?;
             let input = match object.get("tool_input") {
                 None | Some(Value::Null) => Value::Object(Map::new()),
@@ -189,12 +181,7 @@ fn cursor_verdict(object: &Map<String, Value>) -> Result<GuardVerdict, String> {
 /// The verdict on a call of `tool` with `input`, in the folder and with the transcript
 /// `object` names.
 fn verdict_in_place(object: &Map<String, Value>, tool: &str, input: &Value) -> GuardVerdict {
-    let text = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|text| !text.is_empty())
-    };
+    let text = |key: &str| text_field(object, key);
     let home = std::env::var("HOME")
         .ok()
         .filter(|home| !home.is_empty())
@@ -208,14 +195,6 @@ fn verdict_in_place(object: &Map<String, Value>, tool: &str, input: &Value) -> G
         places: &places,
     };
     judge(tool, input, &guarded)
-}
-
-fn tool_key(harness: Harness) -> &'static str {
-    match harness {
-        Harness::Opencode => "tool",
-        Harness::KiroIde => "toolName",
-        _ => "tool_name",
-    }
 }
 
 /// The folder the tool call runs in and the places it must not write.
