@@ -584,7 +584,7 @@ fn command_text(member: &Value) -> String {
 /// What the guard prints and its exit status, for `harness`: Claude Code's deny decision on
 /// stdout (exit 0, `hookSpecificOutput.permissionDecision: "deny"` with the reason); elsewhere the
 /// harness's refusal; nothing at all for an allowed call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GuardOutput {
     pub status: u8,
     pub stdout: String,
@@ -593,17 +593,12 @@ pub struct GuardOutput {
 
 pub fn guard_output(harness: Harness, verdict: &GuardVerdict) -> GuardOutput {
     let GuardVerdict::Deny { reason } = verdict else {
-        return GuardOutput {
-            status: 0,
-            stdout: String::new(),
-            stderr: String::new(),
-        };
+        return GuardOutput::default();
     };
     match deny_on_stdout(harness, reason) {
         Some(stdout) => GuardOutput {
-            status: 0,
             stdout,
-            stderr: String::new(),
+            ..GuardOutput::default()
         },
         None => unreadable_output(reason),
     }
@@ -613,13 +608,12 @@ pub fn guard_output(harness: Harness, verdict: &GuardVerdict) -> GuardOutput {
 /// nothing for the others.
 pub fn allow_output(harness: Harness) -> GuardOutput {
     GuardOutput {
-        status: 0,
         stdout: if harness == Harness::Cursor {
             format!("{}\n", serde_json::json!({ "permission": "allow" }))
         } else {
             String::new()
         },
-        stderr: String::new(),
+        ..GuardOutput::default()
     }
 }
 
@@ -662,8 +656,8 @@ fn deny_on_stdout(harness: Harness, reason: &str) -> Option<String> {
 pub fn unreadable_output(reason: &str) -> GuardOutput {
     GuardOutput {
         status: 2,
-        stdout: String::new(),
         stderr: format!("{}\n", reason.trim_end()),
+        ..GuardOutput::default()
     }
 }
 

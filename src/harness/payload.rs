@@ -195,7 +195,6 @@ pub fn write_event(harness: Harness, payload: &[u8]) -> WriteEvent {
         }
         _ => return WriteEvent::default(),
     };
-    let cwd = text_field(&value, "cwd").map(|cwd| Utf8PathBuf::from(normalised(cwd)));
     let mut event = match harness {
         Harness::Claude => claude_write(&value),
         Harness::Codex => codex_write(&value),
@@ -204,14 +203,14 @@ pub fn write_event(harness: Harness, payload: &[u8]) -> WriteEvent {
         Harness::Copilot => copilot_write(&value),
         Harness::Cursor => return cursor_write(&value),
         Harness::KiroIde => return kiro_ide_write(&value),
-        Harness::Opencode => {
-            let mut event = opencode_write(&value);
-            event.relative_to = text_field(&value, "directory")
-                .map(|directory| Utf8PathBuf::from(normalised(directory)));
-            return event;
-        }
+        Harness::Opencode => opencode_write(&value),
     };
-    event.relative_to = cwd;
+    let folder_key = if harness == Harness::Opencode {
+        "directory"
+    } else {
+        "cwd"
+    };
+    event.relative_to = text_field(&value, folder_key).map(|folder| normalised(folder).into());
     event
 }
 

@@ -331,14 +331,8 @@ impl Parser {
             ("&>>", RedirectionOperator::Writes),
             ("&>", RedirectionOperator::Writes),
             ("<<<", RedirectionOperator::HereString),
-            (
-                "<<-",
-                RedirectionOperator::HereDocument { strip_tabs: true },
-            ),
-            (
-                "<<",
-                RedirectionOperator::HereDocument { strip_tabs: false },
-            ),
+            ("<<-", RedirectionOperator::TabStrippedHereDocument),
+            ("<<", RedirectionOperator::HereDocument),
             ("<>", RedirectionOperator::Writes),
             ("<&", RedirectionOperator::Duplicates),
             (">&", RedirectionOperator::WritesOrDuplicates),
@@ -380,7 +374,8 @@ impl Parser {
                 target,
             }),
             RedirectionOperator::HereString => command.here_documents.push(target.text),
-            RedirectionOperator::HereDocument { strip_tabs } => {
+            RedirectionOperator::HereDocument | RedirectionOperator::TabStrippedHereDocument => {
+                let strip_tabs = matches!(operator, RedirectionOperator::TabStrippedHereDocument);
                 let body = self.here_document(&target.text, strip_tabs)?;
                 command.here_documents.push(body);
             }
@@ -723,7 +718,9 @@ enum RedirectionOperator {
     Duplicates,
     WritesOrDuplicates,
     HereString,
-    HereDocument { strip_tabs: bool },
+    HereDocument,
+    /// `<<-`: the body's leading tabs are stripped.
+    TabStrippedHereDocument,
 }
 
 /// Whether `text` is an assignment, `NAME=value`.

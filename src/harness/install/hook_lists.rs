@@ -337,12 +337,9 @@ fn install_operations(
     };
     for role in HookRole::ALL {
         let site = file.site(role);
-        let mut events: Vec<&str> = Vec::new();
-        for entry in of_role(role) {
-            if !events.contains(&entry.event.as_str()) {
-                events.push(&entry.event);
-            }
-        }
+        // Entries come event by event (an event's key is unique), so each event once:
+        let mut events: Vec<&str> = of_role(role).map(|entry| entry.event.as_str()).collect();
+        events.dedup();
         for event in &events {
             let of_event: Vec<&Entry> = of_role(role)
                 .filter(|entry| entry.event == *event)
