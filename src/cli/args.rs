@@ -642,43 +642,16 @@ pub enum LogCommand {
 
 #[derive(Debug, clap::Args)]
 pub struct LogDecisionArgs {
-    /// The stage the decision belongs to.
-    #[arg(long, value_name = "SLUG")]
-    pub stage: String,
-    /// The decision, e.g. "Blocking gate sensor failure".
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    pub decision: String,
-    /// The options offered, comma-separated, e.g. "Fix findings,Override blocking sensors".
-    #[arg(long, value_name = "CSV", allow_hyphen_values = true)]
-    pub options: Option<String>,
-    /// Why the decision is asked.
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    pub rationale: Option<String>,
-    /// The unit, for a per-unit stage.
-    #[arg(long, value_name = "UNIT")]
-    pub unit: Option<String>,
-    /// A single-stage run (`Workflow: single-stage:<slug>`), which no gate of the main
-    /// workflow reads.
-    #[arg(long)]
-    pub single: bool,
+    #[command(flatten)]
+    pub request: crate::runtime::receipts::DecisionRequest,
     #[command(flatten)]
     pub project: ProjectArgs,
 }
 
 #[derive(Debug, clap::Args)]
 pub struct LogAnswerArgs {
-    /// The stage the answer belongs to.
-    #[arg(long, value_name = "SLUG")]
-    pub stage: String,
-    /// The human's answer, word for word (e.g. "Override blocking sensors").
-    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
-    pub details: String,
-    /// The unit, for a per-unit stage.
-    #[arg(long, value_name = "UNIT")]
-    pub unit: Option<String>,
-    /// A single-stage run (`Workflow: single-stage:<slug>`).
-    #[arg(long)]
-    pub single: bool,
+    #[command(flatten)]
+    pub request: crate::runtime::receipts::AnswerRequest,
     #[command(flatten)]
     pub project: ProjectArgs,
 }

@@ -12,7 +12,7 @@ use crate::cli::args::{
     SchemaArgs, SensorCommand,
 };
 use crate::cli::man_pages;
-use crate::cli::printer::{self, Printer, error_line};
+use crate::cli::printer::{self, Printer, counted, error_line};
 use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_layout, working_folder, written_file_shown,
 };
@@ -20,7 +20,6 @@ use crate::compile::discover::Layout;
 use crate::compile::up_to_date;
 use crate::compile::{self, CompileOutcome, OneShot};
 use crate::leaves::diagnostics::Diagnostic;
-use crate::leaves::english::plural;
 use crate::leaves::interrupt;
 use crate::leaves::process_group::GroupSignal;
 use crate::protocol::graph_format::{FormatSource, GraphFormat};
@@ -216,10 +215,9 @@ fn init(args: &InitArgs) -> CommandResult {
     )
     .map_err(|error| error_line(&printer, &error.to_string(), None))?;
     printer.status(&format!(
-        "example intent {}: {} file{} written{}",
+        "example intent {}: {} written{}",
         example.record,
-        example.written.len(),
-        plural(example.written.len()),
+        counted(example.written.len(), "file"),
         if example.created {
             ""
         } else {
@@ -305,10 +303,9 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     }
     if outcome.n_errors() > 0 {
         printer.status(&format!(
-            "error: compile failed with {} error{} and {n_warnings} warning{}; nothing was written",
-            outcome.n_errors(),
-            plural(outcome.n_errors()),
-            plural(n_warnings)
+            "error: compile failed with {} and {}; nothing was written",
+            counted(outcome.n_errors(), "error"),
+            counted(n_warnings, "warning")
         ));
         return ExitStatus::Failure;
     }
@@ -329,11 +326,9 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
                 "up to date:"
             };
             printer.status(&format!(
-                "compiled {} stage{} and {} sensor{} in {:.1} ms; {verb} {} and {}{}{}",
-                outcome.n_stages,
-                plural(outcome.n_stages),
-                outcome.n_sensors,
-                plural(outcome.n_sensors),
+                "compiled {} and {} in {:.1} ms; {verb} {} and {}{}{}",
+                counted(outcome.n_stages, "stage"),
+                counted(outcome.n_sensors, "sensor"),
                 compiled.duration.as_secs_f64() * 1000.0,
                 written_file_shown(&layout, &layout.stage_graph_path),
                 layout
@@ -390,11 +385,9 @@ fn report_up_to_date(
         n => format!(", {n} re-hashed"),
     };
     printer.status(&format!(
-        "up to date: nothing changed since the last compile ({} stage{} and {} sensor{}; {} files checked{hashed} in {:.1} ms){}",
-        up_to_date.n_stages,
-        plural(up_to_date.n_stages),
-        up_to_date.n_sensors,
-        plural(up_to_date.n_sensors),
+        "up to date: nothing changed since the last compile ({} and {}; {} files checked{hashed} in {:.1} ms){}",
+        counted(up_to_date.n_stages, "stage"),
+        counted(up_to_date.n_sensors, "sensor"),
         up_to_date.files_checked,
         started.elapsed().as_secs_f64() * 1000.0,
         warnings_suffix(n_warnings)
@@ -493,6 +486,6 @@ fn graph_format_suffix((format, source): (GraphFormat, FormatSource)) -> String 
 fn warnings_suffix(n_warnings: usize) -> String {
     match n_warnings {
         0 => String::new(),
-        n => format!(" ({n} warning{})", plural(n)),
+        n => format!(" ({})", counted(n, "warning")),
     }
 }

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{DoctorArgs, Format, HumanOrJson};
-use crate::cli::printer::Printer;
+use crate::cli::printer::{Printer, counted};
 use crate::cli::project::{CommandResult, resolve_workspace};
 use crate::doctor::{Report, Row, Status, any_failed, count, run_doctor};
 
@@ -47,10 +47,9 @@ fn human(rows: &[Row]) -> String {
     }
     let _ = write!(
         text,
-        "\n{} passed, {} warning{}, {} failed",
+        "\n{} passed, {}, {} failed",
         count(rows, Status::Pass),
-        count(rows, Status::Warn),
-        crate::leaves::english::plural(count(rows, Status::Warn)),
+        counted(count(rows, Status::Warn), "warning"),
         count(rows, Status::Fail)
     );
     text

@@ -249,6 +249,12 @@ fn write_payload(requested: Option<Harness>) -> Option<Vec<u8>> {
     {
         return Some(from_environment);
     }
+    stdin_payload()
+}
+
+/// The hook's payload on stdin, read within its bound; `None` on a terminal, or when nothing
+/// came in time.
+fn stdin_payload() -> Option<Vec<u8>> {
     if std::io::stdin().is_terminal() {
         return None;
     }
@@ -259,16 +265,8 @@ fn write_payload(requested: Option<Harness>) -> Option<Vec<u8>> {
 /// `aidlc-log.ts`), 2 when the project cannot be found.
 fn log_decision(args: &LogDecisionArgs, printer: &Printer) -> CommandResult {
     let workspace = resolve_workspace(&args.project, printer)?;
-    let request = receipts::DecisionRequest {
-        stage: args.stage.clone(),
-        decision: args.decision.clone(),
-        options: args.options.clone(),
-        rationale: args.rationale.clone(),
-        unit: args.unit.clone(),
-        single: args.single,
-    };
     print_json_reply(
-        receipts::record_decision(&workspace, &request, std::time::SystemTime::now()),
+        receipts::record_decision(&workspace, &args.request, std::time::SystemTime::now()),
         printer,
     )
 }
@@ -276,14 +274,8 @@ fn log_decision(args: &LogDecisionArgs, printer: &Printer) -> CommandResult {
 /// `log answer`: as `log decision`.
 fn log_answer(args: &LogAnswerArgs, printer: &Printer) -> CommandResult {
     let workspace = resolve_workspace(&args.project, printer)?;
-    let request = receipts::AnswerRequest {
-        stage: args.stage.clone(),
-        details: args.details.clone(),
-        unit: args.unit.clone(),
-        single: args.single,
-    };
     print_json_reply(
-        receipts::record_answer(&workspace, &request, std::time::SystemTime::now()),
+        receipts::record_answer(&workspace, &args.request, std::time::SystemTime::now()),
         printer,
     )
 }
@@ -307,12 +299,7 @@ fn print_json_reply(
 
 /// The pre-tool guard (`dispatch::shell_writes::guard_tool_call`).
 fn guard(project: &ProjectArgs, printer: &Printer) -> CommandResult {
-    let payload = if std::io::stdin().is_terminal() {
-        None
-    } else {
-        payload::read_payload_bounded(std::io::stdin())
-    };
-    let run = shell_writes::guard_tool_call(&hook_place(project), payload.as_deref());
+    let run = shell_writes::guard_tool_call(&hook_place(project), stdin_payload().as_deref());
     if let Some(problem) = run.snapshot_not_kept {
         printer.status(&format!(
             "warning: aidlc guard: the project's snapshot before this shell call was not kept ({problem}); the files it changes will not be checked"
@@ -338,10 +325,10 @@ fn guard(project: &ProjectArgs, printer: &Printer) -> CommandResult {
 fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult {
     // `hook install` writes `--harness` for every harness but Claude Code.
     let harness = project.harness.unwrap_or(Harness::Claude);
-    let payload = if !payload::prompt_reads_stdin(harness) || std::io::stdin().is_terminal() {
-        Vec::new()
+    let payload = if payload::prompt_reads_stdin(harness) {
+        stdin_payload().unwrap_or_default()
     } else {
-        payload::read_payload_bounded(std::io::stdin()).unwrap_or_default()
+        Vec::new()
     };
     let hooked = receipts::human_turn_hook(
         &hook_place(project),

@@ -19,6 +19,7 @@ use crate::runtime::gate::command::{
     read_and_merge_shards,
 };
 use crate::runtime::gate::stale_graph::{AllowStaleRefusal, StaleGraph, StaleKind};
+use crate::runtime::workspace::Workspace;
 
 pub fn run(args: &GateArgs) -> CommandResult {
     match &args.command {
@@ -51,9 +52,6 @@ fn check(args: &GateCheckArgs) -> CommandResult {
             quiet: args.quiet,
         },
     };
-    let display_prefix = current_dir()
-        .map(|cwd| crate::leaves::fs_util::path_from(&cwd, workspace.project_dir()))
-        .unwrap_or_default();
     let progress = Progress {
         printer: &printer,
         shown: match args.progress {
@@ -68,7 +66,7 @@ fn check(args: &GateCheckArgs) -> CommandResult {
         &registry,
         &graph,
         &flags,
-        &report_output(args.format, &args.reports, display_prefix, &printer),
+        &report_output(args.format, &args.reports, &workspace, &printer),
         &env_var,
         &progress,
     );
@@ -83,11 +81,6 @@ fn merge(args: &GateMergeArgs) -> CommandResult {
     })?;
     let workspace = resolve_workspace(&args.project, &printer)?;
     let graph = usable_graph(&workspace.layout, &printer).ok_or(ExitStatus::Error)?;
-    let cwd = current_dir();
-    let display_prefix = cwd
-        .as_deref()
-        .map(|cwd| crate::leaves::fs_util::path_from(cwd, workspace.project_dir()))
-        .unwrap_or_default();
     let judging = Judging {
         strict: args.strict,
         allow_empty: args.allow_empty,
@@ -97,25 +90,28 @@ fn merge(args: &GateMergeArgs) -> CommandResult {
         &workspace,
         &graph,
         merged,
-        &report_output(args.format, &args.reports, display_prefix, &printer),
+        &report_output(args.format, &args.reports, &workspace, &printer),
         judging,
-        cwd.as_deref(),
+        current_dir().as_deref(),
         &env_var,
     );
     Ok(say(&outcome, &printer))
 }
 
+/// Where the report goes; its paths for people open from the working folder.
 fn report_output<'a>(
     format: ReportFormat,
     reports: &'a [(ReportFormat, Utf8PathBuf)],
-    display_prefix: Utf8PathBuf,
+    workspace: &Workspace,
     printer: &Printer,
 ) -> ReportOutput<'a> {
     ReportOutput {
         format,
         reports,
         stdout_color: printer.stdout_color(),
-        display_prefix,
+        display_prefix: current_dir()
+            .map(|cwd| crate::leaves::fs_util::path_from(&cwd, workspace.project_dir()))
+            .unwrap_or_default(),
         render: report::render,
     }
 }

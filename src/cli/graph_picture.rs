@@ -7,14 +7,13 @@
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GraphArgs};
-use crate::cli::printer::{Printer, error_line};
+use crate::cli::printer::{Printer, counted, error_line};
 use crate::cli::project::{CommandResult, resolve_layout};
 use crate::compile;
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::{self, Layout};
 use crate::compile::up_to_date;
 use crate::graph_picture::{self, read_stage_map};
-use crate::leaves::english::plural;
 use crate::protocol::graph_reader::GraphTextError;
 
 pub(super) fn run(args: &GraphArgs) -> CommandResult {
@@ -87,9 +86,8 @@ fn graph_text(layout: &Layout, printer: &Printer) -> Result<String, ExitStatus> 
         error_line(
             printer,
             &format!(
-                "the sources have {} compile error{}; nothing to draw",
-                outcome.n_errors(),
-                plural(outcome.n_errors())
+                "the sources have {}; nothing to draw",
+                counted(outcome.n_errors(), "compile error")
             ),
             Some("fix them (`aidlc compile` shows the same), then draw again"),
         );

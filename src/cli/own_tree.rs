@@ -8,9 +8,8 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{CompileArgs, Format, ProjectArgs};
-use crate::cli::printer::{Printer, error_line};
+use crate::cli::printer::{Printer, counted, error_line};
 use crate::cli::project::{current_dir, env_var};
-use crate::leaves::english::plural;
 use crate::plugin::own_tree;
 
 /// The plugin root to compile as a plugin's own tree: only when no project is named
@@ -73,27 +72,24 @@ pub(super) fn compile_own_tree(
         crate::cli::plugin::report_problems(printer, &compiled.refusals);
         let n = compiled.refusals.len() + compiled.n_errors();
         printer.status(&format!(
-            "error: {place} was refused ({n} problem{}); nothing was written",
-            plural(n)
+            "error: {place} was refused ({}); nothing was written",
+            counted(n, "problem")
         ));
         return ExitStatus::Error;
     }
     if compiled.refused {
         // Every refusal is on a file: an error in a file, as a compile's (exit 1).
         printer.status(&format!(
-            "error: {place} was refused with {} error{} in its files; nothing was written",
-            compiled.n_errors(),
-            plural(compiled.n_errors())
+            "error: {place} was refused with {} in its files; nothing was written",
+            counted(compiled.n_errors(), "error")
         ));
         return ExitStatus::Failure;
     }
     if compiled.n_errors() > 0 {
         printer.status(&format!(
-            "error: compile failed with {} error{} and {} warning{}; {place}; nothing was written",
-            compiled.n_errors(),
-            plural(compiled.n_errors()),
-            compiled.n_warnings(),
-            plural(compiled.n_warnings())
+            "error: compile failed with {} and {}; {place}; nothing was written",
+            counted(compiled.n_errors(), "error"),
+            counted(compiled.n_warnings(), "warning")
         ));
         return ExitStatus::Failure;
     }
@@ -101,15 +97,13 @@ pub(super) fn compile_own_tree(
         return error_line(printer, "the composed framework was not compiled", None);
     };
     printer.status(&format!(
-        "compiled {} stage{} and {} sensor{} in {:.1} ms{}; {place}; nothing was written",
-        outcome.n_stages,
-        plural(outcome.n_stages),
-        outcome.n_sensors,
-        plural(outcome.n_sensors),
+        "compiled {} and {} in {:.1} ms{}; {place}; nothing was written",
+        counted(outcome.n_stages, "stage"),
+        counted(outcome.n_sensors, "sensor"),
         started.elapsed().as_secs_f64() * 1000.0,
         match compiled.n_warnings() {
             0 => String::new(),
-            n => format!(" with {n} warning{}", plural(n)),
+            n => format!(" with {}", counted(n, "warning")),
         }
     ));
     ExitStatus::Success

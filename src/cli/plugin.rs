@@ -5,9 +5,8 @@ use std::fmt::Write as _;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, PluginCommand, ProjectArgs};
-use crate::cli::printer::{Printer, error_line};
+use crate::cli::printer::{Printer, counted, error_line};
 use crate::cli::project::{CommandResult, env_var, resolve_layout, working_folder};
-use crate::leaves::english::plural;
 use crate::plugin::operations::{self, CompileReason, ComposeOutcome, Listing};
 use crate::plugin::{PluginError, Problem};
 
@@ -123,9 +122,8 @@ pub(super) fn report_plugin_error(printer: &Printer, error: &PluginError) -> Exi
         PluginError::Refused(problems) => {
             report_problems(printer, problems);
             printer.status(&format!(
-                "error: refused ({} problem{}); nothing was written",
-                problems.len(),
-                plural(problems.len())
+                "error: refused ({}); nothing was written",
+                counted(problems.len(), "problem")
             ));
             ExitStatus::Error
         }
@@ -144,8 +142,8 @@ pub(super) fn report_plugin_error(printer: &Printer, error: &PluginError) -> Exi
             }
             let errors = diagnostics.iter().filter(|d| d.is_error()).count();
             printer.status(&format!(
-                "error: the composed install does not compile ({errors} error{}); the composition was rolled back and nothing was written",
-                plural(errors)
+                "error: the composed install does not compile ({}); the composition was rolled back and nothing was written",
+                counted(errors, "error")
             ));
             ExitStatus::Failure
         }
@@ -182,24 +180,22 @@ fn report_composition(
         return ExitStatus::Success;
     }
     let mut line = format!(
-        "{verb}: {plugins} composed; {} file{} written, {} removed",
-        outcome.written.len(),
-        plural(outcome.written.len()),
+        "{verb}: {plugins} composed; {} written, {} removed",
+        counted(outcome.written.len(), "file"),
         outcome.removed.len()
     );
     if let Some((stages, sensors)) = outcome.compiled {
         let _ = write!(
             line,
-            "; compiled {stages} stage{} and {sensors} sensor{}",
-            plural(stages),
-            plural(sensors)
+            "; compiled {} and {}",
+            counted(stages, "stage"),
+            counted(sensors, "sensor")
         );
         if outcome.compile_warnings > 0 {
             let _ = write!(
                 line,
-                " ({} warning{}: run `aidlc compile` to see them)",
-                outcome.compile_warnings,
-                plural(outcome.compile_warnings)
+                " ({}: run `aidlc compile` to see them)",
+                counted(outcome.compile_warnings, "warning")
             );
         }
     }
@@ -253,9 +249,8 @@ fn print_listing(printer: &Printer, listing: &Listing) {
         if !plugin.changed_files.is_empty() {
             let _ = write!(
                 line,
-                "; {} installed file{} changed since composed: {}",
-                plugin.changed_files.len(),
-                plural(plugin.changed_files.len()),
+                "; {} changed since composed: {}",
+                counted(plugin.changed_files.len(), "installed file"),
                 plugin.changed_files.join(", ")
             );
         }

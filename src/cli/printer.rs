@@ -128,67 +128,11 @@ impl Printer {
         &self.path_prefix
     }
 
-    /// Whether what goes to stdout may carry ANSI colours (see [`color_allowed`]).
-    #[expect(
-        clippy::unused_self,
-        reason = "every question about the terminal goes through the printer"
-    )]
-    pub fn stdout_color(&self) -> bool {
-        color_allowed(&std::io::stdout())
-    }
-
-    /// Whether stderr is a terminal (a progress line is drawn only there).
-    #[expect(
-        clippy::unused_self,
-        reason = "every question about the terminal goes through the printer"
-    )]
-    pub fn stderr_is_terminal(&self) -> bool {
-        std::io::stderr().is_terminal()
-    }
-
-    /// A progress bar of `total` steps on stderr (indicatif), redrawn at most
-    /// [`PROGRESS_REDRAWS_PER_SECOND`] times a second whichever thread ticks it, and cleared by
-    /// [`ProgressLine::finish`]; a hidden one draws nothing. The caller decides whether it is
-    /// shown (a terminal, no `--quiet`, or `--progress always`).
-    #[expect(
-        clippy::unused_self,
-        reason = "all output goes through the printer, whatever the stream"
-    )]
-    pub fn progress_line(&self, total: usize, label: &str, shown: bool) -> ProgressLine {
-        let target = if shown {
-            indicatif::ProgressDrawTarget::term_like_with_hz(
-                Box::new(StderrLine),
-                PROGRESS_REDRAWS_PER_SECOND,
-            )
-        } else {
-            indicatif::ProgressDrawTarget::hidden()
-        };
-        let bar = indicatif::ProgressBar::with_draw_target(
-            Some(u64::try_from(total).unwrap_or(u64::MAX)),
-            target,
-        );
-        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
-            "  [{{bar:24}}] {{pos}}/{{len}} {label} ({{elapsed}})"
-        )) {
-            bar.set_style(style.progress_chars("#>-"));
-        }
-        ProgressLine { bar }
-    }
-
     /// A status line for people, on stderr.
     pub fn status(&self, line: &str) {
         if !self.quiet {
             write_to_stderr(line);
         }
-    }
-
-    /// A line of output on stdout.
-    #[expect(
-        clippy::unused_self,
-        reason = "all output goes through the printer, whatever the stream"
-    )]
-    pub fn out(&self, line: &str) {
-        write_to_stdout(&mut std::io::stdout().lock(), line);
     }
 
     pub fn diagnostic(&self, diagnostic: &Diagnostic, sources: &dyn SourceLookup) {
@@ -212,6 +156,53 @@ impl Printer {
             // One log for the whole run: the command prints it at the end.
             Format::Sarif => {}
         }
+    }
+}
+
+/// What goes through the printer though it needs nothing of one printer's settings.
+#[expect(
+    clippy::unused_self,
+    reason = "all output, and every question about the terminal, goes through the printer"
+)]
+impl Printer {
+    /// Whether what goes to stdout may carry ANSI colours (see [`color_allowed`]).
+    pub fn stdout_color(&self) -> bool {
+        color_allowed(&std::io::stdout())
+    }
+
+    /// Whether stderr is a terminal (a progress line is drawn only there).
+    pub fn stderr_is_terminal(&self) -> bool {
+        std::io::stderr().is_terminal()
+    }
+
+    /// A progress bar of `total` steps on stderr (indicatif), redrawn at most
+    /// [`PROGRESS_REDRAWS_PER_SECOND`] times a second whichever thread ticks it, and cleared by
+    /// [`ProgressLine::finish`]; a hidden one draws nothing. The caller decides whether it is
+    /// shown (a terminal, no `--quiet`, or `--progress always`).
+    pub fn progress_line(&self, total: usize, label: &str, shown: bool) -> ProgressLine {
+        let target = if shown {
+            indicatif::ProgressDrawTarget::term_like_with_hz(
+                Box::new(StderrLine),
+                PROGRESS_REDRAWS_PER_SECOND,
+            )
+        } else {
+            indicatif::ProgressDrawTarget::hidden()
+        };
+        let bar = indicatif::ProgressBar::with_draw_target(
+            Some(u64::try_from(total).unwrap_or(u64::MAX)),
+            target,
+        );
+        if let Ok(style) = indicatif::ProgressStyle::with_template(&format!(
+            "  [{{bar:24}}] {{pos}}/{{len}} {label} ({{elapsed}})"
+        )) {
+            bar.set_style(style.progress_chars("#>-"));
+        }
+        ProgressLine { bar }
+    }
+
+    /// A line of output on stdout.
+    pub fn out(&self, line: &str) {
+        write_to_stdout(&mut std::io::stdout().lock(), line);
     }
 }
 
@@ -339,6 +330,14 @@ pub fn error_line(printer: &Printer, message: &str, help: Option<&str>) -> ExitS
     }
     printer.status(&text);
     ExitStatus::Error
+}
+
+/// `count` and `noun`, with the plural ending unless the count is one: `3 stages`, `1 sensor`.
+pub fn counted<N>(count: N, noun: &str) -> String
+where
+    N: Copy + PartialEq + From<u8> + std::fmt::Display,
+{
+    format!("{count} {noun}{}", crate::leaves::english::plural(count))
 }
 
 /// `line` and a newline on `stream`, flushed, so that a failure is seen here and not at exit.

@@ -15,7 +15,7 @@ use serde_json::json;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, ProjectArgs};
-use crate::cli::printer::{Printer, error_line};
+use crate::cli::printer::{Printer, counted, error_line};
 use crate::cli::project::{current_dir, env_var};
 use crate::compile::discover::{self, InputChanges, Layout};
 use crate::compile::watch::{OutputsState, Rebuild, WatchEvent, WatchRequest, watch};
@@ -143,11 +143,10 @@ fn report_recomposition(recomposition: &Recomposition, printer: &Printer) {
             }
             crate::cli::plugin::report_warnings(printer, &outcome.warnings);
             let mut line = format!(
-                "{} changed: recomposed {}; {} file{} written, {} removed",
+                "{} changed: recomposed {}; {} written, {} removed",
                 changed_plugins(touched),
                 outcome.plugins.join(", "),
-                outcome.written.len(),
-                plural(outcome.written.len()),
+                counted(outcome.written.len(), "file"),
                 outcome.removed.len()
             );
             if outcome.conductor_refreshed {
@@ -257,17 +256,13 @@ fn report_rebuild(layout: &Layout, rebuild: &Rebuild, printer: &Printer) {
     }
     let outcome = &rebuild.outcome;
     printer.status(&format!(
-        "{}: compiled {} stage{} and {} sensor{} in {:.1} ms, {} error{}, {} warning{}; {}",
+        "{}: compiled {} and {} in {:.1} ms, {}, {}; {}",
         describe_changes(&rebuild.changes),
-        outcome.n_stages,
-        plural(outcome.n_stages),
-        outcome.n_sensors,
-        plural(outcome.n_sensors),
+        counted(outcome.n_stages, "stage"),
+        counted(outcome.n_sensors, "sensor"),
         rebuild.duration.as_secs_f64() * 1000.0,
-        outcome.n_errors(),
-        plural(outcome.n_errors()),
-        outcome.n_warnings(),
-        plural(outcome.n_warnings()),
+        counted(outcome.n_errors(), "error"),
+        counted(outcome.n_warnings(), "warning"),
         describe_outputs(layout, &rebuild.outputs)
     ));
 }
@@ -290,7 +285,7 @@ fn describe_changes(changes: &InputChanges) -> String {
     kinds
         .iter()
         .filter(|(paths, _)| !paths.is_empty())
-        .map(|(paths, verb)| format!("{} file{} {verb}", paths.len(), plural(paths.len())))
+        .map(|(paths, verb)| format!("{} {verb}", counted(paths.len(), "file")))
         .collect::<Vec<_>>()
         .join(", ")
 }

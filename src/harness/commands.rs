@@ -193,13 +193,19 @@ const KIRO_CLI_PROMPT_TARGET: &str = "verb-intercept";
 /// Every command `harness`'s reference projections register for the engine's roles.
 pub fn reference_commands(harness: Harness) -> Vec<ReferenceCommand> {
     let dir = harness.dir_name();
-    let adapter = |file: &str, target: &str| format!("bun {dir}/hooks/{file} {target}");
+    let known = |command: String, role, takeover| ReferenceCommand {
+        command,
+        role,
+        takeover,
+    };
+    let adapter = |file: &str, target: &str, role, takeover| {
+        known(format!("bun {dir}/hooks/{file} {target}"), role, takeover)
+    };
     match harness {
         Harness::Claude => {
-            let direct = |hook: ReferenceHook, role| ReferenceCommand {
-                command: format!("bun \"$CLAUDE_PROJECT_DIR/{dir}/hooks/{}\"", hook.file),
-                role,
-                takeover: Takeover::Replace,
+            let direct = |hook: ReferenceHook, role| {
+                let command = format!("bun \"$CLAUDE_PROJECT_DIR/{dir}/hooks/{}\"", hook.file);
+                known(command, role, Takeover::Replace)
             };
             let mut commands: Vec<ReferenceCommand> = reference_hooks::WRITE_HOOKS
                 .iter()
@@ -209,52 +215,39 @@ pub fn reference_commands(harness: Harness) -> Vec<ReferenceCommand> {
             commands.push(direct(MINT_PRESENCE, HookRole::HumanTurn));
             commands
         }
-        Harness::Codex => vec![
-            ReferenceCommand {
-                command: adapter("aidlc-codex-adapter.ts", ADAPTER_WRITE_TARGET),
-                role: HookRole::Write,
-                takeover: Takeover::ReplaceRunningAudit,
-            },
-            ReferenceCommand {
-                command: adapter("aidlc-codex-adapter.ts", ADAPTER_MINT_TARGET),
-                role: HookRole::HumanTurn,
-                takeover: Takeover::Replace,
-            },
-        ],
-        Harness::Kiro => vec![
-            ReferenceCommand {
-                command: adapter("aidlc-kiro-adapter.ts", ADAPTER_WRITE_TARGET),
-                role: HookRole::Write,
-                takeover: Takeover::ReplaceRunningAudit,
-            },
-            ReferenceCommand {
-                command: adapter("aidlc-kiro-adapter.ts", KIRO_CLI_PROMPT_TARGET),
-                role: HookRole::HumanTurn,
-                takeover: Takeover::Keep,
-            },
-        ],
-        Harness::KiroIde => vec![
-            ReferenceCommand {
-                command: adapter("aidlc-kiro-adapter.ts", ADAPTER_WRITE_TARGET),
-                role: HookRole::Write,
-                takeover: Takeover::ReplaceRunningAudit,
-            },
-            ReferenceCommand {
-                command: adapter("aidlc-kiro-adapter.ts", ADAPTER_MINT_TARGET),
-                role: HookRole::HumanTurn,
-                takeover: Takeover::Replace,
-            },
-        ],
-        Harness::Copilot => vec![ReferenceCommand {
-            command: "bun .aidlc/hooks/aidlc-copilot-adapter.ts mint".to_owned(),
-            role: HookRole::HumanTurn,
-            takeover: Takeover::Replace,
-        }],
-        Harness::Cursor => vec![ReferenceCommand {
-            command: adapter("aidlc-cursor-adapter.ts", ADAPTER_MINT_TARGET),
-            role: HookRole::HumanTurn,
-            takeover: Takeover::Replace,
-        }],
+        Harness::Codex | Harness::Kiro | Harness::KiroIde => {
+            let file = if harness == Harness::Codex {
+                "aidlc-codex-adapter.ts"
+            } else {
+                "aidlc-kiro-adapter.ts"
+            };
+            // Kiro CLI's prompt entry does more than record the turn: it stays.
+            let (prompt_target, prompt_takeover) = if harness == Harness::Kiro {
+                (KIRO_CLI_PROMPT_TARGET, Takeover::Keep)
+            } else {
+                (ADAPTER_MINT_TARGET, Takeover::Replace)
+            };
+            vec![
+                adapter(
+                    file,
+                    ADAPTER_WRITE_TARGET,
+                    HookRole::Write,
+                    Takeover::ReplaceRunningAudit,
+                ),
+                adapter(file, prompt_target, HookRole::HumanTurn, prompt_takeover),
+            ]
+        }
+        Harness::Copilot => vec![known(
+            "bun .aidlc/hooks/aidlc-copilot-adapter.ts mint".to_owned(),
+            HookRole::HumanTurn,
+            Takeover::Replace,
+        )],
+        Harness::Cursor => vec![adapter(
+            "aidlc-cursor-adapter.ts",
+            ADAPTER_MINT_TARGET,
+            HookRole::HumanTurn,
+            Takeover::Replace,
+        )],
         Harness::KiroCliV3 | Harness::Opencode => Vec::new(),
     }
 }

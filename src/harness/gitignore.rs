@@ -22,8 +22,6 @@
 //! kept, wherever it is), after the file's own lines, in its line endings; nothing of the file
 //! is changed or removed.
 
-use camino::{Utf8Path, Utf8PathBuf};
-
 use crate::harness::Harness;
 
 /// The file, at the project root.
@@ -76,29 +74,21 @@ pub fn entries(harness: Harness) -> Vec<String> {
 /// What adding the entries does to the project's `.gitignore`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitignoreChange {
-    pub path: Utf8PathBuf,
-    /// The file's text before (`None` when it does not exist).
-    pub before: Option<String>,
-    /// Its text with every entry present.
+    /// The file's text with every entry present.
     pub after: String,
     /// The entries it lacked.
     pub added: Vec<String>,
 }
 
-/// The `.gitignore` of `project_dir` with `harness`'s entries, read from `before` (the file's
-/// text, or `None` when it does not exist).
-pub fn with_entries(
-    project_dir: &Utf8Path,
-    harness: Harness,
-    before: Option<String>,
-) -> GitignoreChange {
-    let text = before.clone().unwrap_or_default();
+/// The `.gitignore` holding `text` (empty when the file does not exist) with `harness`'s
+/// entries.
+pub fn with_entries(harness: Harness, text: &str) -> GitignoreChange {
     let present: Vec<&str> = text.lines().map(str::trim).collect();
     let added: Vec<String> = entries(harness)
         .into_iter()
         .filter(|entry| !present.contains(&entry.as_str()))
         .collect();
-    let mut after = text.clone();
+    let mut after = text.to_owned();
     if !added.is_empty() {
         let newline = if text.contains("\r\n") { "\r\n" } else { "\n" };
         if !after.is_empty() && !after.ends_with('\n') {
@@ -116,12 +106,7 @@ pub fn with_entries(
             after.push_str(newline);
         }
     }
-    GitignoreChange {
-        path: project_dir.join(GITIGNORE_FILE),
-        before,
-        after,
-        added,
-    }
+    GitignoreChange { after, added }
 }
 
 #[cfg(test)]
@@ -130,8 +115,7 @@ mod tests {
 
     #[test]
     fn a_missing_file_gets_every_entry_under_a_heading() {
-        let change = with_entries(Utf8Path::new("/p"), Harness::Claude, None);
-        assert_eq!(change.path, Utf8Path::new("/p/.gitignore"));
+        let change = with_entries(Harness::Claude, "");
         assert!(
             change
                 .after
@@ -148,7 +132,7 @@ mod tests {
     #[test]
     fn only_missing_entries_are_added_after_the_file_s_own_lines_in_its_line_endings() {
         let before = "node_modules\r\naidlc/.aidlc-clone-id\r\ndist".to_owned();
-        let change = with_entries(Utf8Path::new("/p"), Harness::Kiro, Some(before.clone()));
+        let change = with_entries(Harness::Kiro, &before);
         assert!(
             change
                 .after
@@ -173,11 +157,7 @@ mod tests {
                 .any(|entry| entry == ".kiro/tools/data/.aidlc-compile-fingerprint")
         );
         assert_eq!(change.after.matches("aidlc/.aidlc-clone-id").count(), 1);
-        let again = with_entries(
-            Utf8Path::new("/p"),
-            Harness::Kiro,
-            Some(change.after.clone()),
-        );
+        let again = with_entries(Harness::Kiro, &change.after);
         assert!(again.added.is_empty());
         assert_eq!(again.after, change.after);
     }
@@ -186,11 +166,7 @@ mod tests {
     fn the_reference_s_own_gitignore_lacks_the_space_record_root_the_journal_and_the_engine_s_records()
      {
         let reference = include_str!("../../tests/fixtures/reference-installs/2.5.36/.gitignore");
-        let change = with_entries(
-            Utf8Path::new("/p"),
-            Harness::Claude,
-            Some(reference.to_owned()),
-        );
+        let change = with_entries(Harness::Claude, reference);
         assert_eq!(
             change.added,
             [

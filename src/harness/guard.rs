@@ -50,6 +50,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use crate::harness::Harness;
+use crate::harness::payload::text_field;
 use command_effects::CommandEffect;
 use protected_places::ProtectedPlaces;
 use shell_words::{ShellCommand, SimpleCommand};
@@ -98,27 +99,21 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
     let Value::Object(object) = value else {
         return Err("the pre-tool payload is not a JSON object".to_owned());
     };
-    let text = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|text| !text.is_empty())
-    };
+    let text = |key: &str| text_field(&object, key);
     if harness == Harness::Cursor {
         return cursor_verdict(&object);
     }
-    let tool = match harness {
-        Harness::Copilot => text("tool_name").or_else(|| text("toolName")),
-        Harness::Opencode => text("tool"),
-        Harness::KiroIde => text("toolName").or_else(|| text("tool_name")),
-        _ => text("tool_name"),
-    }
-    .ok_or_else(|| {
-        format!(
-            "the pre-tool payload names no tool (\"{}\")",
-            tool_key(harness)
-        )
-    })?;
+    // The keys naming the tool, the one a refusal names first.
+    let tool_keys: &[&str] = match harness {
+        Harness::Copilot => &["tool_name", "toolName"],
+        Harness::Opencode => &["tool"],
+        Harness::KiroIde => &["toolName", "tool_name"],
+        _ => &["tool_name"],
+    };
+    let tool = tool_keys
+        .iter()
+        .find_map(|key| text(key))
+        .ok_or_else(|| format!("the pre-tool payload names no tool (\"{}\")", tool_keys[0]))?;
     let empty = Value::Object(Map::new());
     let copilot_input;
     let input = if harness == Harness::Copilot {
@@ -151,10 +146,7 @@ fn cursor_verdict(object: &Map<String, Value>) -> Result<GuardVerdict, String> {
             ("Shell", serde_json::json!({ "command": command }))
         }
         "preToolUse" => {
-            let tool = object
-                .get("tool_name")
-                .and_then(Value::as_str)
-                .filter(|tool| !tool.is_empty())
+            let tool = text_field(object, "tool_name")
                 .ok_or("the preToolUse payload names no tool (\"tool_name\")")?;
             let input = match object.get("tool_input") {
                 None | Some(Value::Null) => Value::Object(Map::new()),
@@ -189,12 +181,7 @@ fn cursor_verdict(object: &Map<String, Value>) -> Result<GuardVerdict, String> {
 /// The verdict on a call of `tool` with `input`, in the folder and with the transcript
 /// `object` names.
 fn verdict_in_place(object: &Map<String, Value>, tool: &str, input: &Value) -> GuardVerdict {
-    let text = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|text| !text.is_empty())
-    };
+    let text = |key: &str| text_field(object, key);
     let home = std::env::var("HOME")
         .ok()
         .filter(|home| !home.is_empty())
@@ -208,14 +195,6 @@ fn verdict_in_place(object: &Map<String, Value>, tool: &str, input: &Value) -> G
         places: &places,
     };
     judge(tool, input, &guarded)
-}
-
-fn tool_key(harness: Harness) -> &'static str {
-    match harness {
-        Harness::Opencode => "tool",
-        Harness::KiroIde => "toolName",
-        _ => "tool_name",
-    }
 }
 
 /// The folder the tool call runs in and the places it must not write.
@@ -605,7 +584,7 @@ fn command_text(member: &Value) -> String {
 /// What the guard prints and its exit status, for `harness`: Claude Code's deny decision on
 /// stdout (exit 0, `hookSpecificOutput.permissionDecision: "deny"` with the reason); elsewhere the
 /// harness's refusal; nothing at all for an allowed call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct GuardOutput {
     pub status: u8,
     pub stdout: String,
@@ -614,17 +593,12 @@ pub struct GuardOutput {
 
 pub fn guard_output(harness: Harness, verdict: &GuardVerdict) -> GuardOutput {
     let GuardVerdict::Deny { reason } = verdict else {
-        return GuardOutput {
-            status: 0,
-            stdout: String::new(),
-            stderr: String::new(),
-        };
+        return GuardOutput::default();
     };
     match deny_on_stdout(harness, reason) {
         Some(stdout) => GuardOutput {
-            status: 0,
             stdout,
-            stderr: String::new(),
+            ..GuardOutput::default()
         },
         None => unreadable_output(reason),
     }
@@ -634,13 +608,12 @@ pub fn guard_output(harness: Harness, verdict: &GuardVerdict) -> GuardOutput {
 /// nothing for the others.
 pub fn allow_output(harness: Harness) -> GuardOutput {
     GuardOutput {
-        status: 0,
         stdout: if harness == Harness::Cursor {
             format!("{}\n", serde_json::json!({ "permission": "allow" }))
         } else {
             String::new()
         },
-        stderr: String::new(),
+        ..GuardOutput::default()
     }
 }
 
@@ -683,8 +656,8 @@ fn deny_on_stdout(harness: Harness, reason: &str) -> Option<String> {
 pub fn unreadable_output(reason: &str) -> GuardOutput {
     GuardOutput {
         status: 2,
-        stdout: String::new(),
         stderr: format!("{}\n", reason.trim_end()),
+        ..GuardOutput::default()
     }
 }
 

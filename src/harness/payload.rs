@@ -195,7 +195,6 @@ pub fn write_event(harness: Harness, payload: &[u8]) -> WriteEvent {
         }
         _ => return WriteEvent::default(),
     };
-    let cwd = text_field(&value, "cwd").map(|cwd| Utf8PathBuf::from(normalised(cwd)));
     let mut event = match harness {
         Harness::Claude => claude_write(&value),
         Harness::Codex => codex_write(&value),
@@ -204,18 +203,19 @@ pub fn write_event(harness: Harness, payload: &[u8]) -> WriteEvent {
         Harness::Copilot => copilot_write(&value),
         Harness::Cursor => return cursor_write(&value),
         Harness::KiroIde => return kiro_ide_write(&value),
-        Harness::Opencode => {
-            let mut event = opencode_write(&value);
-            event.relative_to = text_field(&value, "directory")
-                .map(|directory| Utf8PathBuf::from(normalised(directory)));
-            return event;
-        }
+        Harness::Opencode => opencode_write(&value),
     };
-    event.relative_to = cwd;
+    let folder_key = if harness == Harness::Opencode {
+        "directory"
+    } else {
+        "cwd"
+    };
+    event.relative_to = text_field(&value, folder_key).map(|folder| normalised(folder).into());
     event
 }
 
-fn text_field<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
+/// The non-empty text under `key` in `object`.
+pub(crate) fn text_field<'v>(object: &'v Map<String, Value>, key: &str) -> Option<&'v str> {
     object
         .get(key)
         .and_then(Value::as_str)
@@ -622,15 +622,9 @@ pub fn prompt_is_human(harness: Harness, payload: &[u8]) -> bool {
         return false;
     };
     let main_session = value.get("main_session").and_then(Value::as_bool) == Some(true);
-    let typed_by_a_plugin = value
-        .get("parts")
-        .and_then(Value::as_array)
-        .and_then(|parts| {
-            parts
-                .iter()
-                .find(|part| part.get("type").and_then(Value::as_str) == Some("text"))
-        })
-        .and_then(|part| part.get("text").and_then(Value::as_str))
+    let typed_by_a_plugin = opencode_text_parts(value.get("parts"))
+        .next()
+        .flatten()
         .is_some_and(|text| text.starts_with(OPENCODE_NUDGE_SENTINEL));
     main_session && !typed_by_a_plugin
 }
@@ -777,14 +771,18 @@ fn require_absolute_transcript(
 
 /// opencode's prompt: its text parts, joined with newlines.
 fn opencode_prompt_text(object: &Map<String, Value>) -> Option<String> {
-    let texts: Vec<&str> = object
-        .get("parts")?
-        .as_array()?
-        .iter()
-        .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
-        .filter_map(|part| part.get("text").and_then(Value::as_str))
-        .collect();
+    let texts: Vec<&str> = opencode_text_parts(object.get("parts")).flatten().collect();
     (!texts.is_empty()).then(|| texts.join("\n"))
+}
+
+/// The `text` of each part of `parts` whose `type` is `"text"` (`None` where it is not a text).
+fn opencode_text_parts(parts: Option<&Value>) -> impl Iterator<Item = Option<&str>> {
+    parts
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|part| part.get("type").and_then(Value::as_str) == Some("text"))
+        .map(|part| part.get("text").and_then(Value::as_str))
 }
 
 /// Whether `harness` reads the prompt hook's stdin at all: Kiro IDE's prompt hook gets nothing

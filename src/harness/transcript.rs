@@ -88,12 +88,12 @@ pub const MAX_TRANSCRIPT_BYTES: u64 = 512 * 1024 * 1024;
 /// The transcript's text, read once with the compile's open (a regular file only, never
 /// blocking on a FIFO) and at most [`MAX_TRANSCRIPT_BYTES`].
 pub fn read_transcript(path: &Utf8Path) -> Result<String, TranscriptError> {
-    let unreadable = |reason: String| TranscriptError::Unreadable {
-        path: path.to_owned(),
-        reason,
-    };
-    crate::leaves::fs_util::read_bounded_text(path, MAX_TRANSCRIPT_BYTES)
-        .map_err(|error| unreadable(error.to_string()))
+    crate::leaves::fs_util::read_bounded_text(path, MAX_TRANSCRIPT_BYTES).map_err(|error| {
+        TranscriptError::Unreadable {
+            path: path.to_owned(),
+            reason: error.to_string(),
+        }
+    })
 }
 
 /// The transcript's non-empty lines, numbered from 1 as receipts count them.
@@ -259,7 +259,7 @@ pub fn harness_home(
 
 /// Whether `path` is where the harness keeps the transcript of `session` in `project_dir`:
 /// Claude Code's `<harness home>/projects/<project folder name>/<session>.jsonl`, Codex's
-/// `<harness home>/sessions/…/rollout-…-<session>.jsonl`. With `harness_home` ([`harness_home`],
+/// `<harness home>/sessions/…/rollout-…-<session>.jsonl`. With `home` ([`harness_home`],
 /// for the hook the harness runs) the place is compared whole; without it (a later check) its
 /// shape is. A transcript that exists must be a regular file, not a link. The reason when it is
 /// not.
@@ -268,9 +268,8 @@ pub fn check_transcript_place(
     path: &Utf8Path,
     project_dir: &Utf8Path,
     session: &str,
-    harness_home: Option<&Utf8Path>,
+    home: Option<&Utf8Path>,
 ) -> Result<(), String> {
-    let home = harness_home;
     if session.is_empty()
         || !session
             .chars()

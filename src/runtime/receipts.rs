@@ -58,23 +58,45 @@ pub const HUMAN_TURN_MARKER_FILE: &str = ".aidlc-human-turn";
 /// How much of a refused reply a message quotes (the reference's display limit).
 const REPLY_DISPLAY_LIMIT: usize = 120;
 
-/// `engine log decision`: the decision the conductor is about to offer.
-#[derive(Debug, Clone, Default)]
+// `engine log decision`: the decision the conductor is about to offer, as its arguments. No
+// doc comment on the struct: clap would make it the `about` of the command that flattens it.
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct DecisionRequest {
+    /// The stage the decision belongs to.
+    #[arg(long, value_name = "SLUG")]
     pub stage: String,
+    /// The decision, e.g. "Blocking gate sensor failure".
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub decision: String,
+    /// The options offered, comma-separated, e.g. "Fix findings,Override blocking sensors".
+    #[arg(long, value_name = "CSV", allow_hyphen_values = true)]
     pub options: Option<String>,
+    /// Why the decision is asked.
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub rationale: Option<String>,
+    /// The unit, for a per-unit stage.
+    #[arg(long, value_name = "UNIT")]
     pub unit: Option<String>,
+    /// A single-stage run (`Workflow: single-stage:<slug>`), which no gate of the main
+    /// workflow reads.
+    #[arg(long)]
     pub single: bool,
 }
 
-/// `engine log answer`: the human's answer.
-#[derive(Debug, Clone, Default)]
+// `engine log answer`: the human's answer, as its arguments (no doc comment, as above).
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct AnswerRequest {
+    /// The stage the answer belongs to.
+    #[arg(long, value_name = "SLUG")]
     pub stage: String,
+    /// The human's answer, word for word (e.g. "Override blocking sensors").
+    #[arg(long, value_name = "TEXT", allow_hyphen_values = true)]
     pub details: String,
+    /// The unit, for a per-unit stage.
+    #[arg(long, value_name = "UNIT")]
     pub unit: Option<String>,
+    /// A single-stage run (`Workflow: single-stage:<slug>`).
+    #[arg(long)]
     pub single: bool,
 }
 

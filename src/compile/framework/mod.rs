@@ -247,7 +247,8 @@ fn add_gitignore_entries(
             });
         }
     };
-    let change = crate::harness::gitignore::with_entries(project_dir, harness, before);
+    let change =
+        crate::harness::gitignore::with_entries(harness, before.as_deref().unwrap_or_default());
     if change.added.is_empty() {
         report.unchanged.push(relative);
         return Ok(());

@@ -331,14 +331,8 @@ impl Parser {
             ("&>>", RedirectionOperator::Writes),
             ("&>", RedirectionOperator::Writes),
             ("<<<", RedirectionOperator::HereString),
-            (
-                "<<-",
-                RedirectionOperator::HereDocument { strip_tabs: true },
-            ),
-            (
-                "<<",
-                RedirectionOperator::HereDocument { strip_tabs: false },
-            ),
+            ("<<-", RedirectionOperator::TabStrippedHereDocument),
+            ("<<", RedirectionOperator::HereDocument),
             ("<>", RedirectionOperator::Writes),
             ("<&", RedirectionOperator::Duplicates),
             (">&", RedirectionOperator::WritesOrDuplicates),
@@ -369,25 +363,19 @@ impl Parser {
         self.skip_blanks();
         let target = self.single_word()?;
         match operator {
-            RedirectionOperator::Writes => command.redirections.push(Redirection {
-                writes: true,
-                target,
-            }),
-            RedirectionOperator::Reads => command.redirections.push(Redirection {
-                writes: false,
-                target,
-            }),
             RedirectionOperator::Duplicates => {}
-            RedirectionOperator::WritesOrDuplicates => {
-                if !(target.text == "-" || target.text.chars().all(|c| c.is_ascii_digit())) {
-                    command.redirections.push(Redirection {
-                        writes: true,
-                        target,
-                    });
-                }
-            }
+            // `>&2`, `>&-`: a descriptor duplicated or closed, no file written.
+            RedirectionOperator::WritesOrDuplicates
+                if target.text == "-" || target.text.chars().all(|c| c.is_ascii_digit()) => {}
+            RedirectionOperator::Writes
+            | RedirectionOperator::Reads
+            | RedirectionOperator::WritesOrDuplicates => command.redirections.push(Redirection {
+                writes: !matches!(operator, RedirectionOperator::Reads),
+                target,
+            }),
             RedirectionOperator::HereString => command.here_documents.push(target.text),
-            RedirectionOperator::HereDocument { strip_tabs } => {
+            RedirectionOperator::HereDocument | RedirectionOperator::TabStrippedHereDocument => {
+                let strip_tabs = matches!(operator, RedirectionOperator::TabStrippedHereDocument);
                 let body = self.here_document(&target.text, strip_tabs)?;
                 command.here_documents.push(body);
             }
@@ -465,8 +453,8 @@ impl Parser {
                 '\\' => {
                     match self.peek_at(1) {
                         Some('\n') => {}
-                        Some(escaped) => word.push_quoted(escaped),
-                        None => word.push_quoted('\\'),
+                        Some(escaped) => word.push(escaped),
+                        None => word.push('\\'),
                     }
                     self.at = (self.at + 2).min(self.chars.len());
                 }
@@ -477,7 +465,7 @@ impl Parser {
                         match self.peek() {
                             None => return error("an unterminated single quote"),
                             Some('\'') => break,
-                            Some(quoted) => word.push_quoted(quoted),
+                            Some(quoted) => word.push(quoted),
                         }
                         self.at += 1;
                     }
@@ -497,25 +485,17 @@ impl Parser {
                 }
                 '$' => match self.dollar()? {
                     Expansion::Words(text) => word.push_expansion(&text, false),
-                    Expansion::AsWritten(text) => word.push_as_written(&text),
+                    Expansion::AsWritten(text) => word.push_str(&text),
                 },
                 '`' => {
                     self.at += 1;
                     let text = self.backticks()?;
                     word.push_expansion(&text, false);
                 }
-                '*' | '?' | '[' => {
-                    word.glob = true;
-                    word.push_unquoted(c);
-                    self.at += 1;
-                }
-                '{' => {
-                    word.brace = true;
-                    word.push_unquoted(c);
-                    self.at += 1;
-                }
                 _ => {
-                    word.push_unquoted(c);
+                    word.glob |= matches!(c, '*' | '?' | '[');
+                    word.brace |= c == '{';
+                    word.push(c);
                     self.at += 1;
                 }
             }
@@ -538,10 +518,10 @@ impl Parser {
                 '\\' => {
                     match self.peek_at(1) {
                         Some('\n') => {}
-                        Some(escaped @ ('$' | '`' | '"' | '\\')) => word.push_quoted(escaped),
+                        Some(escaped @ ('$' | '`' | '"' | '\\')) => word.push(escaped),
                         Some(other) => {
-                            word.push_quoted('\\');
-                            word.push_quoted(other);
+                            word.push('\\');
+                            word.push(other);
                         }
                         None => return error("an unterminated double quote"),
                     }
@@ -549,7 +529,7 @@ impl Parser {
                 }
                 '$' => match self.dollar()? {
                     Expansion::Words(text) => word.push_expansion(&text, true),
-                    Expansion::AsWritten(text) => word.push_as_written(&text),
+                    Expansion::AsWritten(text) => word.push_str(&text),
                 },
                 '`' => {
                     self.at += 1;
@@ -557,7 +537,7 @@ impl Parser {
                     word.push_expansion(&text, true);
                 }
                 _ => {
-                    word.push_quoted(c);
+                    word.push(c);
                     self.at += 1;
                 }
             }
@@ -605,10 +585,10 @@ impl Parser {
                         other => Some(other),
                     };
                     if let Some(decoded) = decoded {
-                        word.push_quoted(decoded);
+                        word.push(decoded);
                     }
                 }
-                other => word.push_quoted(other),
+                other => word.push(other),
             }
         }
     }
@@ -738,7 +718,9 @@ enum RedirectionOperator {
     Duplicates,
     WritesOrDuplicates,
     HereString,
-    HereDocument { strip_tabs: bool },
+    HereDocument,
+    /// `<<-`: the body's leading tabs are stripped.
+    TabStrippedHereDocument,
 }
 
 /// Whether `text` is an assignment, `NAME=value`.
@@ -780,22 +762,23 @@ struct WordBuilder {
 }
 
 impl WordBuilder {
-    fn push_quoted(&mut self, c: char) {
+    /// A character of the field, quoted or not.
+    fn push(&mut self, c: char) {
         self.started = true;
         self.text.push(c);
     }
 
-    fn push_unquoted(&mut self, c: char) {
+    /// Text that joins the field as it is (a parameter as written, a quoted substitution).
+    fn push_str(&mut self, text: &str) {
         self.started = true;
-        self.text.push(c);
+        self.text.push_str(text);
     }
 
     /// A substitution's text: inside double quotes it joins the field; unquoted it is split
     /// into fields at whitespace.
     fn push_expansion(&mut self, text: &str, quoted: bool) {
         if quoted {
-            self.started = true;
-            self.text.push_str(text);
+            self.push_str(text);
             return;
         }
         let mut pieces = text.split(char::is_whitespace).peekable();
@@ -808,11 +791,6 @@ impl WordBuilder {
                 self.end_field();
             }
         }
-    }
-
-    fn push_as_written(&mut self, text: &str) {
-        self.started = true;
-        self.text.push_str(text);
     }
 
     fn end_field(&mut self) {

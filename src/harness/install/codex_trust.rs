@@ -6,8 +6,6 @@
 //! reference's Codex projection documents. `hook install` never writes the user's
 //! configuration: it prints the entries for the engine's hooks, to paste there.
 
-use std::fmt::Write as _;
-
 use camino::Utf8Path;
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -50,14 +48,10 @@ pub fn follow_up(path: &Utf8Path, text: &str) -> Option<String> {
 fn snake_case(event: &str) -> String {
     let mut snake = String::new();
     for (index, character) in event.chars().enumerate() {
-        if character.is_ascii_uppercase() {
-            if index > 0 {
-                snake.push('_');
-            }
-            snake.push(character.to_ascii_lowercase());
-        } else {
-            snake.push(character);
+        if character.is_ascii_uppercase() && index > 0 {
+            snake.push('_');
         }
+        snake.push(character.to_ascii_lowercase());
     }
     snake
 }
@@ -68,11 +62,7 @@ pub fn trust_hash(event_snake: &str, command: &str) -> String {
         "event_name": event_snake,
         "hooks": [{"async": false, "command": command, "timeout": 600, "type": "command"}],
     });
-    let digest = Sha256::digest(identity.to_string().as_bytes());
-    digest.iter().fold(String::new(), |mut hex, byte| {
-        let _ = write!(hex, "{byte:02x}");
-        hex
-    })
+    format!("{:x}", Sha256::digest(identity.to_string().as_bytes()))
 }
 
 /// A TOML basic string.

@@ -16,7 +16,7 @@
 use std::ops::Range;
 
 use camino::Utf8Path;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::json_text::{self, Edit, Layout, Node};
 use super::{FilePlan, HookAction, HookInstallError, InstallRequest};
@@ -337,12 +337,9 @@ fn install_operations(
     };
     for role in HookRole::ALL {
         let site = file.site(role);
-        let mut events: Vec<&str> = Vec::new();
-        for entry in of_role(role) {
-            if !events.contains(&entry.event.as_str()) {
-                events.push(&entry.event);
-            }
-        }
+        // Entries come event by event (an event's key is unique), so each event once:
+        let mut events: Vec<&str> = of_role(role).map(|entry| entry.event.as_str()).collect();
+        events.dedup();
         for event in &events {
             let of_event: Vec<&Entry> = of_role(role)
                 .filter(|entry| entry.event == *event)
@@ -637,18 +634,13 @@ fn add_entry(
     let item = new_item(shape, site, command);
     let edit = match root.get("hooks") {
         None => {
-            let mut events = Map::new();
-            events.insert(site.event.to_owned(), Value::Array(vec![item]));
-            json_text::insert_member(text, &layout, &root, "hooks", &Value::Object(events))
+            let events = json!({ site.event: [item] });
+            json_text::insert_member(text, &layout, &root, "hooks", &events)
         }
         Some(hooks) => match hooks.value.get(site.event) {
-            None => json_text::insert_member(
-                text,
-                &layout,
-                &hooks.value,
-                site.event,
-                &Value::Array(vec![item]),
-            ),
+            None => {
+                json_text::insert_member(text, &layout, &hooks.value, site.event, &json!([item]))
+            }
             Some(event) => json_text::append_element(text, &layout, &event.value, &item),
         },
     };
@@ -657,36 +649,28 @@ fn add_entry(
 
 /// The new entry for `site`, in the order the harness's own files write its keys.
 fn new_item(shape: Shape, site: Site, command: &str) -> Value {
-    match shape {
-        Shape::Groups => {
-            let hooks = json!([{"type": "command", "command": command}]);
-            match site.matcher {
-                Some(matcher) => json!({"matcher": matcher, "hooks": hooks}),
-                None => json!({ "hooks": hooks }),
-            }
-        }
-        Shape::Scripts => {
-            let mut object = Map::new();
-            object.insert("type".to_owned(), Value::from("command"));
-            object.insert("bash".to_owned(), Value::from(command));
-            object.insert("powershell".to_owned(), Value::from(command));
-            if let Some(timeout) = site.timeout_ms {
-                object.insert("timeoutSec".to_owned(), Value::from(timeout / 1000));
-            }
-            Value::Object(object)
-        }
-        Shape::Commands => {
-            let mut object = Map::new();
-            if let Some(matcher) = site.matcher {
-                object.insert("matcher".to_owned(), Value::from(matcher));
-            }
-            object.insert("command".to_owned(), Value::from(command));
-            if let Some(timeout) = site.timeout_ms {
-                object.insert("timeout_ms".to_owned(), Value::from(timeout));
-            }
-            Value::Object(object)
-        }
+    let mut item = match shape {
+        Shape::Groups => json!({
+            "matcher": site.matcher,
+            "hooks": [{"type": "command", "command": command}],
+        }),
+        Shape::Scripts => json!({
+            "type": "command",
+            "bash": command,
+            "powershell": command,
+            "timeoutSec": site.timeout_ms.map(|timeout| timeout / 1000),
+        }),
+        Shape::Commands => json!({
+            "matcher": site.matcher,
+            "command": command,
+            "timeout_ms": site.timeout_ms,
+        }),
+    };
+    // A site without a matcher or a timeout writes no key for it.
+    if let Some(object) = item.as_object_mut() {
+        object.retain(|_, value| !value.is_null());
     }
+    item
 }
 
 /// After an uninstall: a `hooks` left empty goes too.

@@ -441,9 +441,11 @@ fn gitignore_plan(request: &InstallRequest<'_>) -> Result<FilePlan, HookInstallE
         .project_dir
         .join(crate::harness::gitignore::GITIGNORE_FILE);
     let before = read_for_edit(&path)?;
-    let change =
-        crate::harness::gitignore::with_entries(request.project_dir, request.harness, before);
-    let mut plan = FilePlan::unchanged(path, change.before);
+    let change = crate::harness::gitignore::with_entries(
+        request.harness,
+        before.as_deref().unwrap_or_default(),
+    );
+    let mut plan = FilePlan::unchanged(path, before);
     if !change.added.is_empty() {
         plan.changes.push(format!(
             "added {} (the runtime files a recorded run leaves)",
