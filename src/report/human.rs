@@ -383,17 +383,11 @@ impl FileGroup {
     /// its problems, indented under it.
     fn text(&self, file: &Utf8Path, paint: Paint, style: &HumanStyle<'_>) -> String {
         let total = self.errors + self.warnings;
-        let mut levels = Vec::new();
-        if self.errors > 0 {
-            levels.push(format!("{} error{}", self.errors, plural(self.errors)));
-        }
-        if self.warnings > 0 {
-            levels.push(format!(
-                "{} warning{}",
-                self.warnings,
-                plural(self.warnings)
-            ));
-        }
+        let levels: Vec<String> = [(self.errors, "error"), (self.warnings, "warning")]
+            .into_iter()
+            .filter(|(count, _)| *count > 0)
+            .map(|(count, level)| format!("{count} {level}{}", plural(count)))
+            .collect();
         let mut text = paint.bold(&format!(
             "{}: {total} problem{} ({})",
             style.shown_path(file),
