@@ -27,7 +27,7 @@ use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report,
 };
 
-use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::diagnostics::{Diagnostic, Related};
 use crate::leaves::english::plural;
 use crate::report::RenderSettings;
 use crate::report::counts::entry_in_order;
@@ -144,7 +144,7 @@ pub fn render_problem(
             for related in same_file_related(problem) {
                 if let Some(span) = &related.span {
                     report = report.and_label(LabeledSpan::new_with_span(
-                        Some(shorten_long_words(related.message)),
+                        Some(shorten_long_words(&related.message)),
                         map_span(span),
                     ));
                 }
@@ -172,15 +172,15 @@ pub fn render_problem(
     {
         let _ = writeln!(out, "  in {}", style.shown_path(file));
     }
-    for related in &problem.related {
-        let drawn = Some(related.file) == file && related.span.is_some() && drew_snippet;
+    for related in problem.related {
+        let drawn = Some(&*related.file) == file && related.span.is_some() && drew_snippet;
         if drawn {
             continue;
         }
         let position = related
             .span
             .as_ref()
-            .zip(sources.text(related.file))
+            .zip(sources.text(&related.file))
             .map(|(span, text)| {
                 let (line, column) = line_column(text, span.start);
                 format!(":{line}:{column}")
@@ -189,8 +189,8 @@ pub fn render_problem(
         let _ = writeln!(
             out,
             "  note: {}{position}: {}",
-            style.shown_path(related.file),
-            shorten_long_words(related.message)
+            style.shown_path(&related.file),
+            shorten_long_words(&related.message)
         );
     }
     for note in &problem.notes {
@@ -200,14 +200,12 @@ pub fn render_problem(
 }
 
 /// The related places in the problem's own file that have a span: drawn as labels.
-fn same_file_related<'p>(
-    problem: &'p Problem<'_>,
-) -> impl Iterator<Item = &'p crate::report::problem::RelatedLocation<'p>> {
+fn same_file_related<'p>(problem: &'p Problem<'_>) -> impl Iterator<Item = &'p Related> {
     let file = problem.file();
     problem
         .related
         .iter()
-        .filter(move |related| Some(related.file) == file && related.span.is_some())
+        .filter(move |related| Some(&*related.file) == file && related.span.is_some())
 }
 
 fn report_handler(style: HumanStyle<'_>) -> GraphicalReportHandler {
