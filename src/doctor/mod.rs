@@ -33,6 +33,9 @@ use crate::compile::db::CompilerDatabase;
 use crate::compile::discover;
 use crate::runtime::workspace::Workspace;
 
+/// A regular file (after links) with an execute bit: the test the code sensors find tools by.
+pub(crate) use crate::runtime::sensors::node_tool::is_executable_file;
+
 /// How a row came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -133,20 +136,4 @@ pub(crate) fn on_search_path(program: &str) -> Option<camino::Utf8PathBuf> {
         .filter_map(|folder| camino::Utf8PathBuf::from_path_buf(folder).ok())
         .map(|folder| folder.join(program))
         .find(|candidate| is_executable_file(candidate))
-}
-
-/// A regular file (after links) with an execute bit.
-pub(crate) fn is_executable_file(path: &camino::Utf8Path) -> bool {
-    let Ok(metadata) = std::fs::metadata(path) else {
-        return false;
-    };
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
-    }
-    #[cfg(not(unix))]
-    {
-        metadata.is_file()
-    }
 }

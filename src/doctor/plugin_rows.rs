@@ -18,6 +18,7 @@ use crate::compile::stage_graph::plugin_selection::{
 };
 use crate::compile::stage_graph::plugins_key::{CORE_PLUGIN, is_enabled};
 use crate::compile::stage_graph::stage_chunks::each_stage_with;
+use crate::leaves::english::plural;
 use crate::plugin::journal::JOURNAL_DIR;
 use crate::plugin::lock_file::{self, Lock};
 use crate::plugin::operations::{RecordedSource, changed_sources};
@@ -220,7 +221,7 @@ fn source_row(layout: &Layout) -> Option<Row> {
         Row::pass(format!(
             "Plugin sources: {} path plugin{} as composed",
             check.checked,
-            if check.checked == 1 { "" } else { "s" }
+            plural(check.checked)
         ))
     })
 }

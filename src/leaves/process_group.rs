@@ -46,7 +46,8 @@ pub fn signal_group(group_id: u32, signal: GroupSignal) {
 #[cfg(not(unix))]
 pub fn signal_group(_group_id: u32, _signal: GroupSignal) {}
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use std::process::{Command, Stdio};
     use std::time::{Duration, Instant};

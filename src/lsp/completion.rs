@@ -39,48 +39,38 @@ pub fn completion(
 ) -> Option<CompletionList> {
     let text = state.text_of(file)?;
     let context = field_context(text, offset)?;
-    let candidates = candidates(state, file, kind, &context.key);
-    if candidates.is_empty() {
+    let mut items = candidates(state, file, kind, &context.key);
+    if items.is_empty() {
         return None;
     }
+    // A chosen item replaces the word being typed with its label.
     let range = TextPositions::new(text, state.unit).range(&context.word);
-    let items = candidates
-        .into_iter()
-        .map(|candidate| CompletionItem {
-            label: candidate.label.clone(),
-            kind: Some(candidate.kind),
-            detail: candidate.detail,
-            documentation: candidate.documentation.map(Documentation::String),
-            text_edit: Some(CompletionTextEdit::Edit(TextEdit::new(
-                range,
-                candidate.label,
-            ))),
-            ..CompletionItem::default()
-        })
-        .collect();
+    for item in &mut items {
+        let edit = TextEdit::new(range, item.label.clone());
+        item.text_edit = Some(CompletionTextEdit::Edit(edit));
+    }
     Some(CompletionList {
         is_incomplete: false,
         items,
     })
 }
 
-struct Candidate {
-    label: String,
-    kind: CompletionItemKind,
-    detail: Option<String>,
-    documentation: Option<String>,
-}
-
-fn constant(label: &str, detail: &str) -> Candidate {
-    Candidate {
+fn constant(label: &str, detail: &str) -> CompletionItem {
+    CompletionItem {
         label: label.to_owned(),
-        kind: CompletionItemKind::ENUM_MEMBER,
+        kind: Some(CompletionItemKind::ENUM_MEMBER),
         detail: Some(detail.to_owned()),
-        documentation: None,
+        ..CompletionItem::default()
     }
 }
 
-fn candidates(state: &ServerState, file: SourceFile, kind: FileKind, key: &str) -> Vec<Candidate> {
+/// The items of the field `key`, without their edits.
+fn candidates(
+    state: &ServerState,
+    file: SourceFile,
+    kind: FileKind,
+    key: &str,
+) -> Vec<CompletionItem> {
     match (kind, key) {
         (FileKind::Stage, "sensors") => sensor_candidates(state),
         (FileKind::Stage, "requires_stage") => stage_candidates(state, file),
@@ -115,7 +105,7 @@ pub fn enum_values(kind: FileKind, key: &str) -> Option<Vec<&'static str>> {
 }
 
 /// The ids the registry loaded: an import of any other id is an error.
-fn sensor_candidates(state: &ServerState) -> Vec<Candidate> {
+fn sensor_candidates(state: &ServerState) -> Vec<CompletionItem> {
     let db = &state.db;
     let index = name_index(db);
     known_sensor_ids(db)
@@ -129,9 +119,9 @@ fn sensor_candidates(state: &ServerState) -> Vec<Candidate> {
                         .manifest
                         .as_ref()
                 });
-            Candidate {
+            CompletionItem {
                 label: id.clone(),
-                kind: CompletionItemKind::REFERENCE,
+                kind: Some(CompletionItemKind::REFERENCE),
                 detail: manifest.map(|manifest| {
                     format!(
                         "sensor: {}, fires on {}",
@@ -139,14 +129,16 @@ fn sensor_candidates(state: &ServerState) -> Vec<Candidate> {
                         manifest.fire_on.as_str()
                     )
                 }),
-                documentation: manifest.map(|manifest| manifest.description.trim().to_owned()),
+                documentation: manifest
+                    .map(|manifest| Documentation::String(manifest.description.trim().to_owned())),
+                ..CompletionItem::default()
             }
         })
         .collect()
 }
 
 /// Every slug a stage file declares, except the stage's own.
-fn stage_candidates(state: &ServerState, file: SourceFile) -> Vec<Candidate> {
+fn stage_candidates(state: &ServerState, file: SourceFile) -> Vec<CompletionItem> {
     let index = name_index(&state.db);
     index
         .iter()
@@ -157,25 +149,25 @@ fn stage_candidates(state: &ServerState, file: SourceFile) -> Vec<Candidate> {
             let declaration = sites
                 .iter()
                 .find(|site| site.role == SiteRole::Declaration)?;
-            (declaration.file != file).then(|| Candidate {
+            (declaration.file != file).then(|| CompletionItem {
                 label: slug.clone(),
-                kind: CompletionItemKind::REFERENCE,
+                kind: Some(CompletionItemKind::REFERENCE),
                 detail: Some(format!("stage in {}", declaration.file.path(&state.db))),
-                documentation: None,
+                ..CompletionItem::default()
             })
         })
         .collect()
 }
 
-fn agent_candidates(state: &ServerState) -> Vec<Candidate> {
+fn agent_candidates(state: &ServerState) -> Vec<CompletionItem> {
     crate::compile::parse::agent_roster(&state.db)
         .names
         .iter()
-        .map(|(name, path)| Candidate {
+        .map(|(name, path)| CompletionItem {
             label: name.clone(),
-            kind: CompletionItemKind::REFERENCE,
+            kind: Some(CompletionItemKind::REFERENCE),
             detail: Some(format!("agent in {path}")),
-            documentation: None,
+            ..CompletionItem::default()
         })
         .chain(std::iter::once(constant(
             "orchestrator",

@@ -112,6 +112,14 @@ impl<'a> OwnTreeSession<'a> {
         super::log_to_client(self.connection, lsp_types::MessageType::WARNING, message);
     }
 
+    /// The text of the plugin's file `path` (absolute): the editor's, else the disk's.
+    fn text_of(&self, path: &Utf8Path) -> Option<String> {
+        self.documents
+            .get(path)
+            .map(|(_, text)| text.clone())
+            .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
+    }
+
     /// Publish, then serve until `exit`.
     pub fn serve(mut self) -> Result<(), ServeError> {
         let disk_events = self.start_watching();
@@ -377,15 +385,5 @@ fn canonical_document_path(path: &Utf8Path) -> Utf8PathBuf {
             .canonicalize_utf8()
             .map_or_else(|_| path.to_owned(), |folder| folder.join(name)),
         _ => path.to_owned(),
-    }
-}
-
-impl OwnTreeSession<'_> {
-    /// The text of the plugin's file `path` (absolute): the editor's, else the disk's.
-    fn text_of(&self, path: &Utf8Path) -> Option<String> {
-        self.documents
-            .get(path)
-            .map(|(_, text)| text.clone())
-            .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
     }
 }

@@ -18,7 +18,7 @@
     reason = "under `aidlc lsp`, stdout is the protocol channel and this transport owns it (see the module doc)"
 )]
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::thread;
 
 use crossbeam_channel::{Receiver, Sender, select, unbounded};
@@ -204,36 +204,18 @@ fn read_body(input: &mut impl BufRead) -> io::Result<Option<Vec<u8>>> {
     Ok(Some(body))
 }
 
-/// One header line into `line` (its `\n` included), like `read_until(b'\n')` but refusing a
-/// line longer than [`MAX_HEADER_LINE_BYTES`] as soon as that many bytes have come without a
-/// line ending, so an endless line costs a bounded buffer. Returns the bytes read, 0 at the end
-/// of input.
+/// One header line into `line` (its `\n` included), read through a `take` of
+/// [`MAX_HEADER_LINE_BYTES`] so an endless line costs a bounded buffer: a line that fills it
+/// without its line ending is refused. Returns the bytes read, 0 at the end of input.
 fn read_header_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> io::Result<usize> {
-    loop {
-        let available = match input.fill_buf() {
-            Ok(available) => available,
-            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-            Err(error) => return Err(error),
-        };
-        if available.is_empty() {
-            return Ok(line.len());
-        }
-        let room = MAX_HEADER_LINE_BYTES - line.len();
-        let (taken, complete) = match memchr::memchr(b'\n', available) {
-            Some(end) if end < room => (end + 1, true),
-            _ => (available.len().min(room), false),
-        };
-        line.extend_from_slice(&available[..taken]);
-        input.consume(taken);
-        if complete {
-            return Ok(line.len());
-        }
-        if line.len() == MAX_HEADER_LINE_BYTES {
-            return Err(broken_frame(&format!(
-                "a frame header line longer than {MAX_HEADER_LINE_BYTES} bytes"
-            )));
-        }
+    let limit = MAX_HEADER_LINE_BYTES as u64;
+    let read = input.take(limit).read_until(b'\n', line)?;
+    if read == MAX_HEADER_LINE_BYTES && line.last() != Some(&b'\n') {
+        return Err(broken_frame(&format!(
+            "a frame header line longer than {MAX_HEADER_LINE_BYTES} bytes"
+        )));
     }
+    Ok(read)
 }
 
 fn broken_frame(what: &str) -> io::Error {

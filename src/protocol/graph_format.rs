@@ -13,7 +13,7 @@
 //! Invariant: pure. The texts are handed in; nothing here reads a file or the database (the
 //! tracked query `stage_graph::format_choice::graph_format` feeds them from the salsa inputs).
 
-use strum::VariantArray as _;
+use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 
 use crate::protocol::graph_keys::{EntryField, NodeField};
 
@@ -29,10 +29,12 @@ use crate::protocol::graph_keys::{EntryField, NodeField};
     Hash,
     PartialOrd,
     Ord,
-    strum::IntoStaticStr,
-    strum::Display,
-    strum::VariantArray,
+    IntoStaticStr,
+    Display,
+    EnumString,
+    VariantArray,
 )]
+#[strum(parse_err_ty = String, parse_err_fn = unknown_graph_format)]
 pub enum GraphFormat {
     /// 2.5: entries `{id, path, matches?}`; no `review_class`, `summary_confirmation` or
     /// `review_artifact` on nodes.
@@ -113,22 +115,16 @@ impl GraphFormat {
     }
 }
 
-impl std::str::FromStr for GraphFormat {
-    type Err = String;
-
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let names = GraphFormat::VARIANTS.iter().map(|format| format.as_str());
-        GraphFormat::VARIANTS
-            .iter()
-            .copied()
-            .find(|format| format.as_str() == text)
-            .ok_or_else(|| {
-                format!(
-                    "unknown graph format \"{text}\"; expected one of {}",
-                    names.collect::<Vec<_>>().join(", ")
-                )
-            })
-    }
+/// The refusal of a `--graph-format` that names no format.
+fn unknown_graph_format(text: &str) -> String {
+    let names: Vec<&str> = GraphFormat::VARIANTS
+        .iter()
+        .map(|format| format.as_str())
+        .collect();
+    format!(
+        "unknown graph format \"{text}\"; expected one of {}",
+        names.join(", ")
+    )
 }
 
 /// Why a compile writes the format it does.

@@ -6,18 +6,10 @@
 //! reader all compare against it. (The diagnostics' `Severity`, how bad a compile problem is,
 //! is a different thing.)
 
+use strum::{EnumString, IntoStaticStr, VariantArray};
+
 /// A binding's `default_severity`: whether a failure of the sensor stops the gate.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, EnumString, VariantArray)]
 #[strum(serialize_all = "lowercase")]
 pub enum Severity {
     /// Findings are reported; the gate still opens.
@@ -33,17 +25,7 @@ impl Severity {
 }
 
 /// A binding's `fire_on`: when the sensor fires, on an agent's write or at the stage's gate.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    strum::IntoStaticStr,
-    strum::EnumString,
-    strum::VariantArray,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr, EnumString, VariantArray)]
 #[strum(serialize_all = "lowercase")]
 pub enum FireOn {
     /// When an agent writes a file that `matches` selects (the write hook).
@@ -60,8 +42,6 @@ impl FireOn {
 
 #[cfg(test)]
 mod tests {
-    use strum::VariantArray as _;
-
     use super::*;
 
     #[test]

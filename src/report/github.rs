@@ -19,6 +19,7 @@ use camino::Utf8Path;
 
 use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::english::plural;
 use crate::leaves::github_actions::workflow_command;
 use crate::report::gate_problems::gate_problems;
 use crate::report::messages::{summary_line, with_detail_path};
@@ -148,7 +149,7 @@ pub fn render_github_annotations(report: &GateReport, full_report: Option<&str>)
 
 /// `N more <level> annotations were not shown (GitHub shows 10 per step); <where>`.
 fn held_back_notice(count: usize, level: &str, full_report: Option<&str>) -> String {
-    let plural = if count == 1 { "" } else { "s" };
+    let plural = plural(count);
     let whole = full_report.unwrap_or("run `aidlc gate check` to see them all");
     workflow_command(
         "notice",

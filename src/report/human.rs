@@ -20,14 +20,14 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
-use std::sync::Arc;
+use std::ops::Range;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use miette::{
     GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource, Report,
 };
 
-use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::diagnostics::{Diagnostic, Related};
 use crate::leaves::english::plural;
 use crate::report::RenderSettings;
 use crate::report::counts::entry_in_order;
@@ -119,35 +119,45 @@ pub fn render_problem(
         report = report.with_help(shorten_long_words(help));
     }
     let file = problem.file();
+    // The file's text, and its windowed copy when a line is too long to show whole.
     let snippet = problem.location.as_ref().and_then(|location| {
         let span = location.span.as_ref()?;
         let text = sources.snippet_text(&location.file)?;
-        Some((span, snippet_source(problem, span, text)))
+        let windowed = windowed_source(problem, span, &text);
+        Some((&*location.file, span, text, windowed))
     });
+    let drew_snippet = snippet.is_some();
     let handler = report_handler(style);
     let mut out = String::new();
-    let rendered = match (file, &snippet) {
-        (Some(file), Some((span, snippet))) => {
+    let rendered = match snippet {
+        Some((file, span, text, windowed)) => {
+            let map_span = |span: &Range<usize>| {
+                windowed
+                    .as_ref()
+                    .map_or_else(|| span.clone(), |windowed| windowed.map_span(span))
+            };
             let label = LabeledSpan::new_primary_with_span(
                 problem.label.or(problem.kind).map(shorten_long_words),
-                snippet.map_span(span),
+                map_span(span),
             );
             report = report.and_label(label);
             for related in same_file_related(problem) {
                 if let Some(span) = &related.span {
                     report = report.and_label(LabeledSpan::new_with_span(
-                        Some(shorten_long_words(related.message)),
-                        snippet.map_span(span),
+                        Some(shorten_long_words(&related.message)),
+                        map_span(span),
                     ));
                 }
             }
-            let report = Report::new(report).with_source_code(NamedSource::new(
-                style.shown_path(file).as_str(),
-                snippet.clone(),
-            ));
+            let name = style.shown_path(file);
+            let report = Report::new(report);
+            let report = match windowed {
+                Some(windowed) => report.with_source_code(NamedSource::new(name, windowed)),
+                None => report.with_source_code(NamedSource::new(name, text)),
+            };
             handler.render_report(&mut out, report.as_ref())
         }
-        _ => handler.render_report(&mut out, &report),
+        None => handler.render_report(&mut out, &report),
     };
     if rendered.is_err() {
         out = format!(
@@ -156,21 +166,21 @@ pub fn render_problem(
             shorten_long_words(&problem.message)
         );
     }
-    if snippet.is_none()
+    if !drew_snippet
         && !style.under_header
         && let Some(file) = file
     {
         let _ = writeln!(out, "  in {}", style.shown_path(file));
     }
-    for related in &problem.related {
-        let drawn = Some(related.file) == file && related.span.is_some() && snippet.is_some();
+    for related in problem.related {
+        let drawn = Some(&*related.file) == file && related.span.is_some() && drew_snippet;
         if drawn {
             continue;
         }
         let position = related
             .span
             .as_ref()
-            .zip(sources.text(related.file))
+            .zip(sources.text(&related.file))
             .map(|(span, text)| {
                 let (line, column) = line_column(text, span.start);
                 format!(":{line}:{column}")
@@ -179,8 +189,8 @@ pub fn render_problem(
         let _ = writeln!(
             out,
             "  note: {}{position}: {}",
-            style.shown_path(related.file),
-            shorten_long_words(related.message)
+            style.shown_path(&related.file),
+            shorten_long_words(&related.message)
         );
     }
     for note in &problem.notes {
@@ -190,14 +200,12 @@ pub fn render_problem(
 }
 
 /// The related places in the problem's own file that have a span: drawn as labels.
-fn same_file_related<'p>(
-    problem: &'p Problem<'_>,
-) -> impl Iterator<Item = &'p crate::report::problem::RelatedLocation<'p>> {
+fn same_file_related<'p>(problem: &'p Problem<'_>) -> impl Iterator<Item = &'p Related> {
     let file = problem.file();
     problem
         .related
         .iter()
-        .filter(move |related| Some(related.file) == file && related.span.is_some())
+        .filter(move |related| Some(&*related.file) == file && related.span.is_some())
 }
 
 fn report_handler(style: HumanStyle<'_>) -> GraphicalReportHandler {
@@ -216,56 +224,22 @@ fn report_handler(style: HumanStyle<'_>) -> GraphicalReportHandler {
     }
 }
 
-/// The text miette draws the snippet from: the file as it is, or with its long lines cut.
-#[derive(Debug, Clone)]
-enum Snippet {
-    Text(Arc<str>),
-    Windowed(WindowedSource),
-}
-
-impl Snippet {
-    fn map_span(&self, span: &std::ops::Range<usize>) -> std::ops::Range<usize> {
-        match self {
-            Snippet::Text(_) => span.clone(),
-            Snippet::Windowed(windowed) => windowed.map_span(span),
-        }
-    }
-}
-
-impl miette::SourceCode for Snippet {
-    fn read_span<'a>(
-        &'a self,
-        span: &miette::SourceSpan,
-        context_lines_before: usize,
-        context_lines_after: usize,
-    ) -> Result<Box<dyn miette::SpanContents<'a> + 'a>, miette::MietteError> {
-        match self {
-            Snippet::Text(text) => {
-                (**text).read_span(span, context_lines_before, context_lines_after)
-            }
-            Snippet::Windowed(windowed) => {
-                windowed.read_span(span, context_lines_before, context_lines_after)
-            }
-        }
-    }
-}
-
-/// The snippet of `text` for `problem`: windowed around the primary span and the related
-/// spans in the same file when a line is too long to show whole.
-fn snippet_source(problem: &Problem<'_>, span: &std::ops::Range<usize>, text: Arc<str>) -> Snippet {
+/// `text` windowed around the primary span and the related spans in the same file, when a line
+/// is too long to show whole.
+fn windowed_source(
+    problem: &Problem<'_>,
+    span: &Range<usize>,
+    text: &str,
+) -> Option<WindowedSource> {
     let mut anchors = vec![span.start, span.end];
     for related in same_file_related(problem) {
         if let Some(related_span) = &related.span {
             anchors.extend([related_span.start, related_span.end]);
         }
     }
-    match WindowedSource::new(&text, &anchors) {
-        Some(mut windowed) => {
-            windowed.set_primary(&text, span);
-            Snippet::Windowed(windowed)
-        }
-        None => Snippet::Text(text),
-    }
+    let mut windowed = WindowedSource::new(text, &anchors)?;
+    windowed.set_primary(text, span);
+    Some(windowed)
 }
 
 /// `text` with every word longer than [`MAX_SHOWN_WORD_CHARS`] cut to its head, `…` and its
@@ -407,17 +381,11 @@ impl FileGroup {
     /// its problems, indented under it.
     fn text(&self, file: &Utf8Path, paint: Paint, style: &HumanStyle<'_>) -> String {
         let total = self.errors + self.warnings;
-        let mut levels = Vec::new();
-        if self.errors > 0 {
-            levels.push(format!("{} error{}", self.errors, plural(self.errors)));
-        }
-        if self.warnings > 0 {
-            levels.push(format!(
-                "{} warning{}",
-                self.warnings,
-                plural(self.warnings)
-            ));
-        }
+        let levels: Vec<String> = [(self.errors, "error"), (self.warnings, "warning")]
+            .into_iter()
+            .filter(|(count, _)| *count > 0)
+            .map(|(count, level)| format!("{count} {level}{}", plural(count)))
+            .collect();
         let mut text = paint.bold(&format!(
             "{}: {total} problem{} ({})",
             style.shown_path(file),

@@ -87,7 +87,7 @@ impl<'a> DiagnosticLine<'a> {
                 .iter()
                 .map(|related| RelatedLine {
                     file: related.file.as_str(),
-                    message: related.message,
+                    message: &related.message,
                 })
                 .collect(),
             plugin: problem.plugin.as_deref(),

@@ -26,6 +26,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use crate::leaves::english::plural;
 use crate::report::counts::{count_in_order, entry_in_order, stage_counts};
 use crate::report::gate_problems::{
     NOTHING_CHECKED_RULE, gate_problems, repository_file, split_by_fire,
@@ -67,7 +68,7 @@ fn push_advisory_output(body: &mut String, texts: &[String], detail: &str) {
     let mut output = format!(
         "advisory: {} finding{}; an advisory sensor's findings do not fail the gate",
         texts.len(),
-        if texts.len() == 1 { "" } else { "s" }
+        plural(texts.len())
     );
     for text in texts {
         let _ = write!(output, "\n\n{text}");

@@ -15,7 +15,7 @@ use std::ops::Range;
 use camino::Utf8Path;
 use serde::Serialize;
 
-use crate::leaves::diagnostics::{Diagnostic, Severity};
+use crate::leaves::diagnostics::{Diagnostic, Related, Severity};
 use crate::report::source::{SourceLookup, line_column};
 use crate::runtime::gate::report::{
     DeadBinding, Finding, GateFire, Severity as BindingSeverity, UnfiredBinding, UnseenWritesNotice,
@@ -136,14 +136,6 @@ impl<'a> Location<'a> {
     }
 }
 
-/// A place that explains the problem ("first declared here").
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RelatedLocation<'a> {
-    pub file: &'a Utf8Path,
-    pub span: Option<Range<usize>>,
-    pub message: &'a str,
-}
-
 /// What kind of problem a [`Problem`] is, with what it came from: the compile's two kinds, and
 /// the gate report's seven. A format reads the payload only for what it alone shows (SARIF's
 /// property bag, a `JUnit` case's time); the words every format shares are the problem's fields.
@@ -203,7 +195,8 @@ pub struct Problem<'a> {
     /// The text under the primary span (a compile diagnostic's label).
     pub label: Option<&'a str>,
     pub help: Option<Cow<'a, str>>,
-    pub related: Vec<RelatedLocation<'a>>,
+    /// The places that explain the problem ("first declared here"): a compile diagnostic's.
+    pub related: &'a [Related],
     /// Lines shown after the problem for people (`= stage …, blocking; details in …`).
     pub notes: Vec<String>,
     /// The title of an annotation when it is not the rule (`stage-graph.json is out of date`).
@@ -231,7 +224,7 @@ impl<'a> Problem<'a> {
             location: None,
             label: None,
             help: None,
-            related: Vec::new(),
+            related: &[],
             notes: Vec::new(),
             title: None,
             plugin: None,
@@ -252,15 +245,7 @@ impl<'a> Problem<'a> {
             location,
             label: diagnostic.label.as_deref(),
             help: diagnostic.help.as_deref().map(Cow::Borrowed),
-            related: diagnostic
-                .related
-                .iter()
-                .map(|related| RelatedLocation {
-                    file: &related.file,
-                    span: related.span.clone(),
-                    message: &related.message,
-                })
-                .collect(),
+            related: &diagnostic.related,
             ..Self::new(
                 diagnostic.code.as_str(),
                 diagnostic.severity.into(),

@@ -10,12 +10,12 @@
 use std::ops::Range;
 
 use camino::Utf8PathBuf;
+use serde::{Deserialize, Serialize};
+use strum::{Display, EnumIter, EnumMessage, IntoStaticStr};
 
 pub mod page;
 
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
-)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Severity {
     Error,
     Warning,
@@ -34,12 +34,12 @@ pub enum Severity {
     Hash,
     PartialOrd,
     Ord,
-    serde::Serialize,
-    serde::Deserialize,
-    strum::Display,
-    strum::EnumIter,
-    strum::IntoStaticStr,
-    strum::EnumMessage,
+    Serialize,
+    Deserialize,
+    Display,
+    EnumIter,
+    IntoStaticStr,
+    EnumMessage,
 )]
 #[strum(serialize_all = "kebab-case")]
 pub enum Code {
@@ -587,12 +587,12 @@ impl Code {
 
     /// The code's section of `docs/diagnostics.md`: the variant's doc comment, Markdown.
     pub fn documentation(self) -> &'static str {
-        strum::EnumMessage::get_documentation(&self).unwrap_or_default()
+        EnumMessage::get_documentation(&self).unwrap_or_default()
     }
 }
 
 /// A secondary location that explains the primary one ("first declared here").
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Related {
     pub file: Utf8PathBuf,
     pub span: Option<Range<usize>>,
@@ -600,7 +600,7 @@ pub struct Related {
 }
 
 /// One problem, anchored to a project-relative file and (where known) a byte range in it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub code: Code,
     pub severity: Severity,

@@ -188,20 +188,21 @@ pub(super) struct ConsumeFields<'t> {
 }
 
 /// How a value of one expected shape is made from whatever JSON value the text holds: a shape
-/// other than the expected one becomes what a refusal shows.
+/// other than the expected one becomes what a refusal shows. The scalar is made only when asked
+/// for, so that a value nothing reads ([`UnreadValue`]) costs no allocation.
 trait Gather<'de>: Sized {
-    fn from_scalar(scalar: Scalar<'de>) -> Self;
+    fn from_scalar(scalar: impl FnOnce() -> Scalar<'de>) -> Self;
 
     fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
         while seq.next_element::<UnreadValue>()?.is_some() {}
-        Ok(Self::from_scalar(Scalar::Other("an array".to_owned())))
+        Ok(Self::from_scalar(|| Scalar::Other("an array".to_owned())))
     }
 
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
         while map.next_key::<UnreadValue>()?.is_some() {
             map.next_value::<UnreadValue>()?;
         }
-        Ok(Self::from_scalar(Scalar::Other("an object".to_owned())))
+        Ok(Self::from_scalar(|| Scalar::Other("an object".to_owned())))
     }
 }
 
@@ -211,14 +212,14 @@ trait ObjectFields<'de>: Default {
 }
 
 impl<'de> Gather<'de> for Scalar<'de> {
-    fn from_scalar(scalar: Scalar<'de>) -> Self {
-        scalar
+    fn from_scalar(scalar: impl FnOnce() -> Scalar<'de>) -> Self {
+        scalar()
     }
 }
 
 impl<'de, T: Gather<'de>> Gather<'de> for Listed<T> {
-    fn from_scalar(scalar: Scalar<'de>) -> Self {
-        Listed::Other(scalar.shown())
+    fn from_scalar(scalar: impl FnOnce() -> Scalar<'de>) -> Self {
+        Listed::Other(scalar().shown())
     }
 
     fn from_seq<A: SeqAccess<'de>>(mut seq: A) -> Result<Self, A::Error> {
@@ -231,8 +232,8 @@ impl<'de, T: Gather<'de>> Gather<'de> for Listed<T> {
 }
 
 impl<'de, F: ObjectFields<'de>> Gather<'de> for Item<F> {
-    fn from_scalar(scalar: Scalar<'de>) -> Self {
-        Item::Other(scalar.shown())
+    fn from_scalar(scalar: impl FnOnce() -> Scalar<'de>) -> Self {
+        Item::Other(scalar().shown())
     }
 
     fn from_map<A: MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
@@ -338,35 +339,35 @@ impl<'de, T: Gather<'de>> Visitor<'de> for GatherVisitor<T> {
     }
 
     fn visit_unit<E>(self) -> Result<T, E> {
-        Ok(T::from_scalar(Scalar::Other("null".to_owned())))
+        Ok(T::from_scalar(|| Scalar::Other("null".to_owned())))
     }
 
     fn visit_bool<E>(self, value: bool) -> Result<T, E> {
-        Ok(T::from_scalar(Scalar::Bool(value)))
+        Ok(T::from_scalar(|| Scalar::Bool(value)))
     }
 
     fn visit_i64<E>(self, value: i64) -> Result<T, E> {
-        Ok(T::from_scalar(Scalar::Other(value.to_string())))
+        Ok(T::from_scalar(|| Scalar::Other(value.to_string())))
     }
 
     fn visit_u64<E>(self, value: u64) -> Result<T, E> {
-        Ok(T::from_scalar(Scalar::Other(value.to_string())))
+        Ok(T::from_scalar(|| Scalar::Other(value.to_string())))
     }
 
     fn visit_f64<E>(self, value: f64) -> Result<T, E> {
-        Ok(T::from_scalar(Scalar::Other(value.to_string())))
+        Ok(T::from_scalar(|| Scalar::Other(value.to_string())))
     }
 
     fn visit_borrowed_str<E>(self, value: &'de str) -> Result<T, E> {
-        Ok(T::from_scalar(Scalar::Str(Cow::Borrowed(value))))
+        Ok(T::from_scalar(|| Scalar::Str(Cow::Borrowed(value))))
     }
 
     fn visit_str<E>(self, value: &str) -> Result<T, E> {
-        Ok(T::from_scalar(Scalar::Str(Cow::Owned(value.to_owned()))))
+        Ok(T::from_scalar(|| Scalar::Str(Cow::Owned(value.to_owned()))))
     }
 
     fn visit_string<E>(self, value: String) -> Result<T, E> {
-        Ok(T::from_scalar(Scalar::Str(Cow::Owned(value))))
+        Ok(T::from_scalar(|| Scalar::Str(Cow::Owned(value))))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<T, A::Error> {
@@ -388,55 +389,15 @@ struct Key<'t>(#[serde(borrow)] Cow<'t, str>);
 /// settings reader's (`dispatch::time_limit`), for the same reason.
 pub(crate) struct UnreadValue;
 
-impl<'de> Deserialize<'de> for UnreadValue {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(UnreadVisitor)
+impl<'de> Gather<'de> for UnreadValue {
+    fn from_scalar(_: impl FnOnce() -> Scalar<'de>) -> Self {
+        UnreadValue
     }
 }
 
-struct UnreadVisitor;
-
-impl<'de> Visitor<'de> for UnreadVisitor {
-    type Value = UnreadValue;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-
-    fn visit_unit<E>(self) -> Result<UnreadValue, E> {
-        Ok(UnreadValue)
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<UnreadValue, E> {
-        Ok(UnreadValue)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<UnreadValue, E> {
-        Ok(UnreadValue)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<UnreadValue, E> {
-        Ok(UnreadValue)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<UnreadValue, E> {
-        Ok(UnreadValue)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<UnreadValue, E> {
-        Ok(UnreadValue)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<UnreadValue, A::Error> {
-        while seq.next_element::<UnreadValue>()?.is_some() {}
-        Ok(UnreadValue)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<UnreadValue, A::Error> {
-        while map.next_key::<UnreadValue>()?.is_some() {
-            map.next_value::<UnreadValue>()?;
-        }
-        Ok(UnreadValue)
+impl<'de> Deserialize<'de> for UnreadValue {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        GatherSeed::<UnreadValue>(PhantomData).deserialize(deserializer)
     }
 }
 

@@ -30,7 +30,7 @@ pub mod descriptor;
 pub mod finding;
 pub mod in_process;
 pub mod linter;
-mod node_tool;
+pub(crate) mod node_tool;
 pub mod required_sections;
 mod text;
 pub mod traceability;

@@ -82,7 +82,7 @@ pub(super) fn folders_upward(start: &Utf8Path, boundary: &Utf8Path) -> Vec<Utf8P
 }
 
 /// Whether `path` is a file this process may execute (following links).
-pub(super) fn is_executable_file(path: &Path) -> bool {
+pub(crate) fn is_executable_file(path: impl AsRef<Path>) -> bool {
     let Ok(metadata) = std::fs::metadata(path) else {
         return false;
     };
