@@ -425,7 +425,7 @@ fn write_output(project_dir: &Utf8Path, path: &Utf8Path, bytes: &[u8]) -> Result
 }
 
 /// Which output files a write changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteSummary {
     pub graph_written: bool,
     pub grid_written: bool,

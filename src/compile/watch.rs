@@ -145,10 +145,7 @@ impl WatchSession {
             // The outputs on disk are the ones written from these very texts, and no event
             // said they were touched since: nothing to compare or write.
             self.last_written = Some(outcome.clone());
-            OutputsState::Written(WriteSummary {
-                graph_written: false,
-                grid_written: false,
-            })
+            OutputsState::Written(WriteSummary::default())
         } else {
             match compile::write_outputs(&self.layout, &outcome) {
                 Ok(summary) => {

@@ -47,14 +47,13 @@ pub fn plugin_selection(db: &dyn salsa::Database) -> CompiledSelection {
         return CompiledSelection::default();
     };
     let path = file.path(db).clone();
+    let refused = |diagnostic| CompiledSelection {
+        diagnostics: vec![diagnostic],
+        ..CompiledSelection::default()
+    };
     let text = match source_text(db, file) {
         Ok(text) => text,
-        Err(diagnostic) => {
-            return CompiledSelection {
-                diagnostics: vec![diagnostic],
-                ..CompiledSelection::default()
-            };
-        }
+        Err(diagnostic) => return refused(diagnostic),
     };
     match selection_of_text(text) {
         Ok(enabled) => CompiledSelection {
@@ -65,18 +64,12 @@ pub fn plugin_selection(db: &dyn salsa::Database) -> CompiledSelection {
             enabled,
             diagnostics: Vec::new(),
         },
-        Err(error) => {
-            let mut diagnostic = Diagnostic::error(Code::InvalidPluginSelection, error.message)
+        Err(error) => refused(
+            Diagnostic::error(Code::InvalidPluginSelection, error.message)
                 .in_file(&path)
-                .with_help(error.help);
-            if let Some(span) = error.span {
-                diagnostic = diagnostic.at(span);
-            }
-            CompiledSelection {
-                diagnostics: vec![diagnostic],
-                ..CompiledSelection::default()
-            }
-        }
+                .with_help(error.help)
+                .at_opt(error.span),
+        ),
     }
 }
 
