@@ -647,13 +647,11 @@ impl StageChecker<'_> {
             );
             return Vec::new();
         };
-        let mut consumes = Vec::new();
-        for (index, item) in items.iter().enumerate() {
-            if let Some(consume) = self.consume(index, item) {
-                consumes.push(consume);
-            }
-        }
-        consumes
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| self.consume(index, item))
+            .collect()
     }
 
     fn consume(&mut self, index: usize, item: &Node) -> Option<Consume> {
