@@ -425,7 +425,7 @@ fn write_output(project_dir: &Utf8Path, path: &Utf8Path, bytes: &[u8]) -> Result
 }
 
 /// Which output files a write changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteSummary {
     pub graph_written: bool,
     pub grid_written: bool,
@@ -486,23 +486,17 @@ fn file_holds(path: &Utf8Path, bytes: &[u8]) -> bool {
         return false;
     }
     let mut block = vec![0_u8; 64 * 1024];
-    let mut compared = 0;
-    loop {
-        match file.read(&mut block) {
-            Ok(0) => return compared == bytes.len(),
-            Ok(read) => {
-                let Some(expected) = bytes.get(compared..compared + read) else {
-                    return false;
-                };
-                if block[..read] != *expected {
-                    return false;
-                }
-                compared += read;
-            }
-            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return false,
+    for expected in bytes.chunks(block.len()) {
+        let read = &mut block[..expected.len()];
+        if file.read_exact(read).is_err() || read != expected {
+            return false;
         }
     }
+    // Nothing may follow: a file that grew since its size was read holds other bytes.
+    matches!(
+        file.read_exact(&mut [0_u8]),
+        Err(error) if error.kind() == std::io::ErrorKind::UnexpectedEof
+    )
 }
 
 /// An output file `compile --check` found out of date, and why: one per stage whose node would

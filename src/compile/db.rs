@@ -167,20 +167,11 @@ impl salsa::Database for CompilerDatabase {}
 pub type ExecutionLog = Arc<Mutex<Vec<String>>>;
 
 impl CompilerDatabase {
-    /// A database that records every query execution into `log` (for tests and `--explain`).
-    pub fn with_execution_log(log: ExecutionLog) -> Self {
-        Self::logging(log, false)
-    }
-
-    /// A database that records, as `validated <query>(<id>)`, every memo salsa confirms still
-    /// holds without re-running it (by a shallow durability check or by walking its
-    /// dependencies), beside each execution as [`Self::with_execution_log`] records it: for
-    /// tests of what a rebuild looks at.
-    pub fn with_validation_log(log: ExecutionLog) -> Self {
-        Self::logging(log, true)
-    }
-
-    fn logging(log: ExecutionLog, validations_too: bool) -> Self {
+    /// A database that records every query execution into `log` and, with `validations_too`,
+    /// as `validated <query>(<id>)` every memo salsa confirms still holds without re-running it
+    /// (by a shallow durability check or by walking its dependencies): for tests of what a
+    /// rebuild runs and looks at.
+    pub fn with_log(log: ExecutionLog, validations_too: bool) -> Self {
         Self {
             storage: salsa::Storage::new(Some(execution_logger(log, validations_too))),
         }

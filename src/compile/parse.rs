@@ -91,16 +91,10 @@ pub struct ParsedStage {
 
 #[salsa::tracked(returns(ref))]
 pub fn parsed_stage(db: &dyn salsa::Database, file: SourceFile) -> ParsedStage {
-    let text = match source_text(db, file) {
-        Ok(text) => text,
-        Err(diagnostic) => {
-            return ParsedStage {
-                definition: None,
-                diagnostics: vec![diagnostic],
-            };
-        }
+    let (definition, diagnostics) = match source_text(db, file) {
+        Ok(text) => stage::parse_stage(text, file.path(db)),
+        Err(diagnostic) => (None, vec![diagnostic]),
     };
-    let (definition, diagnostics) = stage::parse_stage(text, file.path(db));
     ParsedStage {
         definition,
         diagnostics,
@@ -399,9 +393,7 @@ pub fn rule_set(db: &dyn salsa::Database) -> RuleSet {
             .unwrap_or(4)
     };
     rules.entries.sort_by(|a, b| {
-        priority(a.scope)
-            .cmp(&priority(b.scope))
-            .then_with(|| a.display_path.cmp(&b.display_path))
+        (priority(a.scope), &a.display_path).cmp(&(priority(b.scope), &b.display_path))
     });
     rules
 }

@@ -322,11 +322,6 @@ fn write_record_body(path: &Utf8Path, body: &str) -> std::io::Result<()> {
     )
 }
 
-fn write_record(path: &Utf8Path, record: &impl Serialize) -> std::io::Result<()> {
-    let body = serde_json::to_string(record).map_err(std::io::Error::other)?;
-    write_record_body(path, &body)
-}
-
 fn read_record(path: &Utf8Path) -> Result<Record<'static>, Stale> {
     let text = match crate::leaves::fs_util::read_bounded_text(
         path,
@@ -347,30 +342,26 @@ fn read_record(path: &Utf8Path) -> Result<Record<'static>, Stale> {
     serde_json::from_str(body).map_err(|error| Stale::Unreadable(error.to_string()))
 }
 
-/// What comparing one recorded file with the disk found.
-enum FileCheck {
-    /// `stat` matches and is old enough to trust.
-    Same,
-    /// `stat` differs (or is too recent to trust) but the bytes hash the same; the new `stat`.
-    SameBytes(StatStamp),
-    Changed,
-}
-
-fn check_file(path: &Utf8Path, recorded: &FileStamp, written_at_ns: u64) -> FileCheck {
-    let Some(stat) = StatStamp::of_path(path) else {
-        return FileCheck::Changed;
-    };
-    if stat == recorded.stat && !is_racy(&recorded.stat, written_at_ns) {
-        return FileCheck::Same;
+/// Whether the file at `path` still holds the bytes `recorded` names: `Some(false)` when its
+/// `stat` matches and is old enough to trust; `Some(true)` when its `stat` differs (or is too
+/// recent to trust) but the bytes hash the same, the new `stat` then recorded; `None` when it
+/// changed.
+fn still_holds(path: &Utf8Path, recorded: &mut FileRecord<'_>, written_at_ns: u64) -> Option<bool> {
+    let stat = StatStamp::of_path(path)?;
+    let stamp = &recorded.stamp;
+    if stat == stamp.stat && !is_racy(&stamp.stat, written_at_ns) {
+        return Some(false);
     }
-    if stat.size != recorded.stat.size {
-        return FileCheck::Changed;
+    if stat.size != stamp.stat.size {
+        return None;
     }
     // Bounded by the recorded size, and never a blocking read of a FIFO put in a file's place.
-    match crate::leaves::fs_util::read_bounded(path, recorded.stat.size) {
-        Ok(bytes) if hash_hex(&bytes) == recorded.blake3 => FileCheck::SameBytes(stat),
-        _ => FileCheck::Changed,
+    let bytes = crate::leaves::fs_util::read_bounded(path, stamp.stat.size).ok()?;
+    if hash_hex(&bytes) != stamp.blake3 {
+        return None;
     }
+    recorded.stamp.to_mut().stat = stat;
+    Some(true)
 }
 
 /// Whether [`check`] may write.
@@ -412,25 +403,15 @@ pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
     let written_at_ns = record.written_at_ns;
     let mut files_hashed = 0;
     for (absolute, recorded) in listed.iter().zip(&mut record.inputs) {
-        match check_file(absolute, &recorded.stamp, written_at_ns) {
-            FileCheck::Changed => return Err(Stale::FileChanged(recorded.path.clone())),
-            FileCheck::Same => {}
-            FileCheck::SameBytes(stat) => {
-                recorded.stamp.to_mut().stat = stat;
-                files_hashed += 1;
-            }
-        }
+        let hashed = still_holds(absolute, recorded, written_at_ns)
+            .ok_or_else(|| Stale::FileChanged(recorded.path.clone()))?;
+        files_hashed += usize::from(hashed);
     }
     for recorded in &mut record.outputs {
         let absolute = layout.project_dir.join(&recorded.path);
-        match check_file(&absolute, &recorded.stamp, written_at_ns) {
-            FileCheck::Changed => return Err(Stale::OutputChanged(recorded.path.clone())),
-            FileCheck::Same => {}
-            FileCheck::SameBytes(stat) => {
-                recorded.stamp.to_mut().stat = stat;
-                files_hashed += 1;
-            }
-        }
+        let hashed = still_holds(&absolute, recorded, written_at_ns)
+            .ok_or_else(|| Stale::OutputChanged(recorded.path.clone()))?;
+        files_hashed += usize::from(hashed);
     }
     if files_hashed > 0 && mode == CheckMode::RefreshStamps {
         rewrite_with_fresh_stamps(layout, &mut record);
@@ -452,7 +433,9 @@ fn rewrite_with_fresh_stamps(layout: &Layout, record: &mut Record<'_>) {
         return;
     };
     record.written_at_ns = now_ns();
-    let _ = write_record(&fingerprint_path(layout), record);
+    if let Ok(body) = serde_json::to_string(record) {
+        let _ = write_record_body(&fingerprint_path(layout), &body);
+    }
 }
 
 #[cfg(test)]

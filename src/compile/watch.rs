@@ -145,10 +145,7 @@ impl WatchSession {
             // The outputs on disk are the ones written from these very texts, and no event
             // said they were touched since: nothing to compare or write.
             self.last_written = Some(outcome.clone());
-            OutputsState::Written(WriteSummary {
-                graph_written: false,
-                grid_written: false,
-            })
+            OutputsState::Written(WriteSummary::default())
         } else {
             match compile::write_outputs(&self.layout, &outcome) {
                 Ok(summary) => {
@@ -227,25 +224,18 @@ pub fn watch_roots(
             parent_of(&layout.stage_graph_path),
             parent_of(&layout.scope_grid_path),
         ];
-        for folder in folders {
-            wanted.push(existing_root(&folder));
-        }
+        wanted.extend(folders.iter().map(|folder| existing_root(folder)));
     }
-    let recursive: Vec<Utf8PathBuf> = wanted
-        .iter()
-        .filter(|(_, recursive)| *recursive)
-        .map(|(path, _)| path.clone())
-        .collect();
     let mut roots: Vec<(PathBuf, bool)> = Vec::new();
-    for (path, is_recursive) in wanted {
-        let covered = recursive
-            .iter()
-            .any(|root| path.starts_with(root) && (path != *root || !is_recursive));
+    for (path, is_recursive) in &wanted {
+        let covered = wanted.iter().any(|(root, root_is_recursive)| {
+            *root_is_recursive && path.starts_with(root) && (path != root || !is_recursive)
+        });
         let duplicate = roots
             .iter()
             .any(|(existing, _)| existing.as_path() == path.as_std_path());
         if !covered && !duplicate {
-            roots.push((path.into_std_path_buf(), is_recursive));
+            roots.push((path.clone().into_std_path_buf(), *is_recursive));
         }
     }
     roots

@@ -14,8 +14,7 @@ use salsa::Durability;
 use serde::{Deserialize, Serialize};
 
 use crate::compile::db::{
-    CompilerDatabase, FileContents, GraphRows, Project, RuleFileEntry, SkippedSensorFile,
-    SourceFile, StageFileEntry,
+    CompilerDatabase, FileContents, GraphRows, Project, RuleFileEntry, SourceFile, StageFileEntry,
 };
 use crate::compile::discover::Layout;
 use crate::compile::discover::listing::InputListing;
@@ -218,20 +217,6 @@ pub struct ProjectInputs {
     source_durability: Durability,
 }
 
-/// The per-kind lists of a [`Project`], built from a listing.
-struct ProjectLists {
-    sensors: Vec<SourceFile>,
-    skipped_sensors: Vec<SkippedSensorFile>,
-    stages: Vec<StageFileEntry>,
-    agents: Vec<SourceFile>,
-    scopes: Vec<SourceFile>,
-    rules: Vec<RuleFileEntry>,
-    existing_graph: Option<SourceFile>,
-    existing_grid: Option<SourceFile>,
-    reference_tools: Option<SourceFile>,
-    harness_json: Option<SourceFile>,
-}
-
 /// Below this many files, reading, hashing and parsing run on the calling thread alone: starting
 /// a thread pool and handing it work costs more than all of that for a project this size (the
 /// default framework has 73 input files and compiles in a few milliseconds).
@@ -344,24 +329,23 @@ pub fn load_read_files(
         files.insert(path.to_owned(), LoadedFile { input, stamp });
     }
     let inputs = ProjectInputs {
-        project: new_project_with_durability(db, layout, Vec::new(), Vec::new(), source_durability),
+        project: new_project_with_durability(db, layout, source_durability),
         listing,
         files,
         source_durability,
     };
-    let lists = if inputs.files.len() == in_read_order.len() {
+    if inputs.files.len() == in_read_order.len() {
         // No path is listed twice, so each read path's input is the one the map holds for it:
-        // the lists take the inputs in read order (the order `project_lists` asks for them)
+        // the lists take the inputs in read order (the order `set_lists` asks for them)
         // instead of looking each path up again.
         let mut next = inputs.listing.read_paths().zip(in_read_order);
-        inputs.project_lists(|path| match next.next() {
+        inputs.set_lists(db, |path| match next.next() {
             Some((read_path, input)) if read_path.as_str() == path.as_str() => input,
             _ => inputs.input(path),
-        })
+        });
     } else {
-        inputs.project_lists(|path| inputs.input(path))
-    };
-    inputs.set_lists(db, lists);
+        inputs.set_project_lists(db);
+    }
     inputs.sync_existing_graph_evidence(db, layout);
     inputs
 }
@@ -385,21 +369,18 @@ fn new_source_file(
         .new(db)
 }
 
-/// A project input with only its sensor lists filled (the other lists empty), whose fields
-/// have `durability`: the lists change only when a file appears or goes, and what is handed
+/// A project input with every list empty, whose fields have `durability`: the lists change only when a file appears or goes, and what is handed
 /// over about the written graph only when the numbering or the format changes (each is set
 /// only when it differs), and a change keeps their durability.
 fn new_project_with_durability(
     db: &CompilerDatabase,
     layout: &Layout,
-    sensor_files: Vec<SourceFile>,
-    skipped_sensor_files: Vec<SkippedSensorFile>,
     durability: Durability,
 ) -> Project {
     Project::builder(
         layout.harness.dir_name().to_owned(),
-        sensor_files,
-        skipped_sensor_files,
+        Vec::new(),
+        Vec::new(),
         Vec::new(),
         Vec::new(),
         Vec::new(),
@@ -645,67 +626,55 @@ impl ProjectInputs {
             .input
     }
 
-    /// The project's lists for the listing, each path's input given by `input_of`, which is
-    /// asked for the paths in the order of `InputListing::read_paths` (the fields below are
-    /// built in that order, top to bottom).
-    fn project_lists(&self, mut input_of: impl FnMut(&Utf8Path) -> SourceFile) -> ProjectLists {
-        let listing = &self.listing;
-        ProjectLists {
-            sensors: listing.sensors.iter().map(|p| input_of(p)).collect(),
-            skipped_sensors: listing.skipped_sensors.clone(),
-            stages: listing
+    /// Set each list of the project that differs from the listing (and only those, so a query
+    /// reading the sensor list is not invalidated by a new stage).
+    fn set_project_lists(&self, db: &mut CompilerDatabase) {
+        self.set_lists(db, |path| self.input(path));
+    }
+
+    /// Set each list of the project that differs from the listing, each path's input given by
+    /// `input_of`, which is asked for the paths in the order of `InputListing::read_paths` (the
+    /// lists below are built in that order, top to bottom).
+    fn set_lists(
+        &self,
+        db: &mut CompilerDatabase,
+        mut input_of: impl FnMut(&Utf8Path) -> SourceFile,
+    ) {
+        use salsa::Setter;
+        let (project, listing) = (self.project, &self.listing);
+        macro_rules! set_when_different {
+            ($($field:ident, $setter:ident, $value:expr;)*) => {$(
+                let value = $value;
+                if *project.$field(db) != value {
+                    project.$setter(db).to(value);
+                }
+            )*};
+        }
+        set_when_different! {
+            sensor_files, set_sensor_files, listing.sensors.iter().map(|p| input_of(p)).collect();
+            skipped_sensor_files, set_skipped_sensor_files, listing.skipped_sensors.clone();
+            stage_files, set_stage_files, listing
                 .stages
                 .iter()
                 .map(|(phase_dir, path)| StageFileEntry {
                     file: input_of(path),
                     phase_dir: phase_dir.clone(),
                 })
-                .collect(),
-            agents: listing.agents.iter().map(|p| input_of(p)).collect(),
-            scopes: listing.scopes.iter().map(|p| input_of(p)).collect(),
-            rules: listing
+                .collect();
+            agent_files, set_agent_files, listing.agents.iter().map(|p| input_of(p)).collect();
+            scope_files, set_scope_files, listing.scopes.iter().map(|p| input_of(p)).collect();
+            rule_files, set_rule_files, listing
                 .rules
                 .iter()
                 .map(|(relative, path)| RuleFileEntry {
                     file: input_of(path),
                     relative: relative.clone(),
                 })
-                .collect(),
-            existing_graph: listing.existing_graph.as_deref().map(&mut input_of),
-            existing_grid: listing.existing_grid.as_deref().map(&mut input_of),
-            reference_tools: listing.reference_tools.as_deref().map(&mut input_of),
-            harness_json: listing.harness_json.as_deref().map(input_of),
-        }
-    }
-
-    /// Set each list of the project that differs from the listing (and only those, so a query
-    /// reading the sensor list is not invalidated by a new stage).
-    fn set_project_lists(&self, db: &mut CompilerDatabase) {
-        self.set_lists(db, self.project_lists(|path| self.input(path)));
-    }
-
-    /// Set each list of the project that differs from `lists`.
-    fn set_lists(&self, db: &mut CompilerDatabase, lists: ProjectLists) {
-        use salsa::Setter;
-        let project = self.project;
-        macro_rules! set_when_different {
-            ($($field:ident, $setter:ident, $value:expr;)*) => {$(
-                if *project.$field(db) != $value {
-                    project.$setter(db).to($value);
-                }
-            )*};
-        }
-        set_when_different! {
-            sensor_files, set_sensor_files, lists.sensors;
-            skipped_sensor_files, set_skipped_sensor_files, lists.skipped_sensors;
-            stage_files, set_stage_files, lists.stages;
-            agent_files, set_agent_files, lists.agents;
-            scope_files, set_scope_files, lists.scopes;
-            rule_files, set_rule_files, lists.rules;
-            existing_graph, set_existing_graph, lists.existing_graph;
-            existing_grid, set_existing_grid, lists.existing_grid;
-            reference_tools, set_reference_tools, lists.reference_tools;
-            harness_json, set_harness_json, lists.harness_json;
+                .collect();
+            existing_graph, set_existing_graph, listing.existing_graph.as_deref().map(&mut input_of);
+            existing_grid, set_existing_grid, listing.existing_grid.as_deref().map(&mut input_of);
+            reference_tools, set_reference_tools, listing.reference_tools.as_deref().map(&mut input_of);
+            harness_json, set_harness_json, listing.harness_json.as_deref().map(&mut input_of);
         }
     }
 }

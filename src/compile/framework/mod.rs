@@ -56,18 +56,10 @@ pub struct InitReport {
 pub enum InitError {
     #[error("cannot create {path}: it exists and is not a directory")]
     NotADirectory { path: Utf8PathBuf },
-    #[error("cannot create {path}: {source}")]
-    CreateDir {
-        path: Utf8PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: Utf8PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot write {path}: {source}")]
-    Write {
+    /// `action` is `create`, `read` or `write`.
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
         path: Utf8PathBuf,
         source: std::io::Error,
     },
@@ -78,27 +70,49 @@ pub enum InitError {
     },
 }
 
-/// `relative` under `project_dir` as a path init may write, or the refusal naming it.
-fn init_path(project_dir: &Utf8Path, relative: &Utf8Path) -> Result<ProjectPath, InitError> {
-    ProjectPath::parse(project_dir, relative.as_str()).map_err(|refusal| InitError::Outside {
-        path: project_dir.join(relative),
-        refusal,
-    })
-}
-
-/// Write `bytes` at `path` through the file-system layer (its folders resolved inside the
-/// project first).
-fn write_init_file(path: &ProjectPath, bytes: &[u8]) -> Result<(), InitError> {
-    contained::write_file(path, bytes, Flush::Yes).map_err(|error| match error {
+/// Write `bytes` at `relative` under `project_dir` through the file-system layer (its folders
+/// resolved inside the project first), and report it written.
+fn write_init_file(
+    project_dir: &Utf8Path,
+    relative: Utf8PathBuf,
+    bytes: &[u8],
+    report: &mut InitReport,
+) -> Result<(), InitError> {
+    let path = ProjectPath::parse(project_dir, relative.as_str()).map_err(|refusal| {
+        InitError::Outside {
+            path: project_dir.join(&relative),
+            refusal,
+        }
+    })?;
+    contained::write_file(&path, bytes, Flush::Yes).map_err(|error| match error {
         ContainedWriteError::Refused(refusal) => InitError::Outside {
             path: path.absolute(),
             refusal,
         },
-        ContainedWriteError::Io(source) => InitError::Write {
+        ContainedWriteError::Io(source) => InitError::Io {
+            action: "write",
             path: path.absolute(),
             source,
         },
-    })
+    })?;
+    report.written.push(relative);
+    Ok(())
+}
+
+/// The file at `path` as `read` reads it, `None` when there is none.
+fn read_existing<T>(
+    path: Utf8PathBuf,
+    read: impl FnOnce(&Utf8Path) -> Result<T, crate::leaves::fs_util::InputError>,
+) -> Result<Option<T>, InitError> {
+    match read(&path) {
+        Ok(existing) => Ok(Some(existing)),
+        Err(error) if error.is_not_found() => Ok(None),
+        Err(error) => Err(InitError::Io {
+            action: "read",
+            path,
+            source: error.into_io_error(),
+        }),
+    }
 }
 
 /// Install the default framework into `project_dir` for `harness`.
@@ -127,7 +141,8 @@ pub fn init_project(
         reason = "the project root itself, named by the user: every file below it goes through the file-system layer"
     )]
     let created = std::fs::create_dir_all(project_dir);
-    created.map_err(|source| InitError::CreateDir {
+    created.map_err(|source| InitError::Io {
+        action: "create",
         path: project_dir.to_owned(),
         source,
     })?;
@@ -158,27 +173,14 @@ fn install_file(
     force: bool,
     report: &mut InitReport,
 ) -> Result<(), InitError> {
-    let destination = project_dir.join(&relative);
-    match crate::leaves::fs_util::read_input(&destination) {
-        Ok(existing) if existing == bytes => {
-            report.unchanged.push(relative);
-            return Ok(());
-        }
-        Ok(_) if !force => {
-            report.skipped.push(relative);
-            return Ok(());
-        }
-        Ok(_) => {}
-        Err(error) if error.is_not_found() => {}
-        Err(error) => {
-            return Err(InitError::Read {
-                path: destination,
-                source: error.into_io_error(),
-            });
-        }
+    match read_existing(
+        project_dir.join(&relative),
+        crate::leaves::fs_util::read_input,
+    )? {
+        Some(existing) if existing == bytes => report.unchanged.push(relative),
+        Some(_) if !force => report.skipped.push(relative),
+        _ => write_init_file(project_dir, relative, bytes, report)?,
     }
-    write_init_file(&init_path(project_dir, &relative)?, bytes)?;
-    report.written.push(relative);
     Ok(())
 }
 
@@ -223,9 +225,7 @@ fn record_the_harness_name(
         harness.dir_name(),
         harness.rules_subdir()
     );
-    write_init_file(&init_path(project_dir, &relative)?, text.as_bytes())?;
-    report.written.push(relative);
-    Ok(())
+    write_init_file(project_dir, relative, text.as_bytes(), report)
 }
 
 /// The project's `.gitignore` with the runtime entries added (created when missing); a file
@@ -236,26 +236,17 @@ fn add_gitignore_entries(
     report: &mut InitReport,
 ) -> Result<(), InitError> {
     let relative = Utf8PathBuf::from(crate::harness::gitignore::GITIGNORE_FILE);
-    let path = project_dir.join(&relative);
-    let before = match crate::leaves::fs_util::read_input_text(&path) {
-        Ok(text) => Some(text),
-        Err(error) if error.is_not_found() => None,
-        Err(error) => {
-            return Err(InitError::Read {
-                path,
-                source: error.into_io_error(),
-            });
-        }
-    };
+    let before = read_existing(
+        project_dir.join(&relative),
+        crate::leaves::fs_util::read_input_text,
+    )?;
     let change =
         crate::harness::gitignore::with_entries(harness, before.as_deref().unwrap_or_default());
     if change.added.is_empty() {
         report.unchanged.push(relative);
         return Ok(());
     }
-    write_init_file(&init_path(project_dir, &relative)?, change.after.as_bytes())?;
-    report.written.push(relative);
-    Ok(())
+    write_init_file(project_dir, relative, change.after.as_bytes(), report)
 }
 
 /// The assets installed under each root: every file of `assets/harness/` and

@@ -42,23 +42,13 @@ pub fn stage_check_facts_in_chunk<'db>(
     db: &'db dyn salsa::Database,
     chunk: StageChunk<'db>,
 ) -> Vec<Option<StageCheckFacts>> {
-    gathered_facts_of_chunk(db, chunk, stage_check_facts)
-}
-
-fn stage_check_facts(db: &dyn salsa::Database, file: SourceFile) -> Option<StageCheckFacts> {
-    let stage = parsed_stage(db, file).definition.as_ref()?;
-    let produced = stage
-        .produces
-        .iter()
-        .map(|p| p.value.clone())
-        .chain(stage.optional_produces.iter().flatten().cloned());
-    Some(StageCheckFacts {
+    gathered_facts_of_chunk(db, chunk, |stage| StageCheckFacts {
         slug: stage.slug.clone(),
         phase: stage.phase.clone(),
         mode: stage.mode.clone(),
         is_unit_build: stage.for_each.as_deref() == Some("unit-of-work")
             && stage.workspace_requires == Some(true),
-        produced: dedup(produced),
+        produced: dedup(stage.produced_artifacts().map(str::to_owned)),
         consumed: stage
             .consumes
             .iter()

@@ -26,12 +26,7 @@ fn representative_output_paths(stage: &StageDefinition) -> Vec<Utf8PathBuf> {
         slug: &stage.slug.value,
         phase: &stage.phase.value,
         for_each: stage.for_each.as_deref(),
-        artifacts: stage
-            .produces
-            .iter()
-            .map(|artifact| artifact.value.as_str())
-            .chain(stage.optional_produces.iter().flatten().map(String::as_str))
-            .collect(),
+        artifacts: stage.produced_artifacts().collect(),
     };
     declared_output_paths(&outputs, &FolderNames::REPRESENTATIVE)
 }

@@ -32,12 +32,7 @@ pub fn stage_headers_in_chunk<'db>(
     db: &'db dyn salsa::Database,
     chunk: StageChunk<'db>,
 ) -> Vec<Option<StageHeader>> {
-    gathered_facts_of_chunk(db, chunk, stage_header)
-}
-
-fn stage_header(db: &dyn salsa::Database, file: SourceFile) -> Option<StageHeader> {
-    let stage = parsed_stage(db, file).definition.as_ref()?;
-    Some(StageHeader {
+    gathered_facts_of_chunk(db, chunk, |stage| StageHeader {
         slug: stage.slug.value.clone(),
         phase: stage.phase.value.clone(),
         requires_stage: dedup(stage.requires_stage.iter().map(|dep| dep.value.clone())),

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use camino::Utf8PathBuf;
 
 use crate::compile::db::{Project, SourceFile};
-use crate::compile::parse::{parsed_stage, scope_catalog, source_text};
+use crate::compile::parse::{scope_catalog, source_text};
 use crate::compile::stage_graph::numbering::dedup;
 use crate::compile::stage_graph::plugins_key::{
     CORE_PLUGIN, Selection, is_stage_enabled, selection_of_text,
@@ -47,14 +47,13 @@ pub fn plugin_selection(db: &dyn salsa::Database) -> CompiledSelection {
         return CompiledSelection::default();
     };
     let path = file.path(db).clone();
+    let refused = |diagnostic| CompiledSelection {
+        diagnostics: vec![diagnostic],
+        ..CompiledSelection::default()
+    };
     let text = match source_text(db, file) {
         Ok(text) => text,
-        Err(diagnostic) => {
-            return CompiledSelection {
-                diagnostics: vec![diagnostic],
-                ..CompiledSelection::default()
-            };
-        }
+        Err(diagnostic) => return refused(diagnostic),
     };
     match selection_of_text(text) {
         Ok(enabled) => CompiledSelection {
@@ -65,18 +64,12 @@ pub fn plugin_selection(db: &dyn salsa::Database) -> CompiledSelection {
             enabled,
             diagnostics: Vec::new(),
         },
-        Err(error) => {
-            let mut diagnostic = Diagnostic::error(Code::InvalidPluginSelection, error.message)
+        Err(error) => refused(
+            Diagnostic::error(Code::InvalidPluginSelection, error.message)
                 .in_file(&path)
-                .with_help(error.help);
-            if let Some(span) = error.span {
-                diagnostic = diagnostic.at(span);
-            }
-            CompiledSelection {
-                diagnostics: vec![diagnostic],
-                ..CompiledSelection::default()
-            }
-        }
+                .with_help(error.help)
+                .at_opt(error.span),
+        ),
     }
 }
 
@@ -110,24 +103,11 @@ pub fn stage_selection_facts_in_chunk<'db>(
     db: &'db dyn salsa::Database,
     chunk: StageChunk<'db>,
 ) -> Vec<Option<StageSelectionFacts>> {
-    gathered_facts_of_chunk(db, chunk, stage_selection_facts)
-}
-
-fn stage_selection_facts(
-    db: &dyn salsa::Database,
-    file: SourceFile,
-) -> Option<StageSelectionFacts> {
-    let stage = parsed_stage(db, file).definition.as_ref()?;
-    let produced = stage
-        .produces
-        .iter()
-        .map(|produced| produced.value.clone())
-        .chain(stage.optional_produces.iter().flatten().cloned());
-    Some(StageSelectionFacts {
+    gathered_facts_of_chunk(db, chunk, |stage| StageSelectionFacts {
         slug: stage.slug.value.clone(),
         plugin: stage.plugin.as_ref().map(|plugin| plugin.value.clone()),
         phase: stage.phase.value.clone(),
-        produced: dedup(produced),
+        produced: dedup(stage.produced_artifacts().map(str::to_owned)),
         required: stage
             .consumes
             .iter()

@@ -17,8 +17,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::compile::db::{Project, SourceFile};
-use crate::compile::parse::{parsed_stage, scope_catalog, source_text};
+use crate::compile::db::Project;
+use crate::compile::parse::{scope_catalog, source_text};
 use crate::compile::stage_graph::format_choice::graph_format;
 use crate::compile::stage_graph::numbering::stage_numbering;
 use crate::compile::stage_graph::plugin_selection::plugin_selection;
@@ -46,12 +46,7 @@ pub fn stage_scope_rows_in_chunk<'db>(
     db: &'db dyn salsa::Database,
     chunk: StageChunk<'db>,
 ) -> Vec<Option<StageScopeRow>> {
-    gathered_facts_of_chunk(db, chunk, stage_scope_row)
-}
-
-fn stage_scope_row(db: &dyn salsa::Database, file: SourceFile) -> Option<StageScopeRow> {
-    let stage = parsed_stage(db, file).definition.as_ref()?;
-    Some(StageScopeRow {
+    gathered_facts_of_chunk(db, chunk, |stage| StageScopeRow {
         slug: stage.slug.value.clone(),
         is_initialization: stage.phase.value == "initialization",
         plugin: stage.plugin.as_ref().map(|plugin| plugin.value.clone()),

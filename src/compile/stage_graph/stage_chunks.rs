@@ -22,6 +22,8 @@
 use std::collections::HashMap;
 
 use crate::compile::db::{Project, SourceFile, StageFileEntry};
+use crate::compile::parse::parsed_stage;
+use crate::compile::syntax::stage::StageDefinition;
 
 /// The most stage files in one chunk: small enough that re-running a chunk after an edit is
 /// cheap, large enough that a project of ten thousand stages has a few hundred chunk memos.
@@ -75,18 +77,24 @@ pub fn chunk_entries<'db>(
     &entries[start..end]
 }
 
-/// The body of a gathered-facts chunk memo: `fact_of` each file of `chunk`, in order, after
-/// reading the `LOW` marker (see the module comment: a file's first edit must leave the memo's
-/// durability as it was, so that an equal value is backdated).
+/// The body of a gathered-facts chunk memo: `fact_of` the stage definition of each file of
+/// `chunk`, in order (`None` for a file without one), after reading the `LOW` marker (see the
+/// module comment: a file's first edit must leave the memo's durability as it was, so that an
+/// equal value is backdated).
 pub fn gathered_facts_of_chunk<T>(
     db: &dyn salsa::Database,
     chunk: StageChunk<'_>,
-    fact_of: impl Fn(&dyn salsa::Database, SourceFile) -> Option<T>,
+    fact_of: impl Fn(&StageDefinition) -> T,
 ) -> Vec<Option<T>> {
     crate::compile::db::read_low_durability_marker(db);
     chunk_entries(db, chunk)
         .iter()
-        .map(|entry| fact_of(db, entry.file))
+        .map(|entry| {
+            parsed_stage(db, entry.file)
+                .definition
+                .as_ref()
+                .map(&fact_of)
+        })
         .collect()
 }
 

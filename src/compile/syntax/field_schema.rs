@@ -39,92 +39,57 @@ macro_rules! inline_schema {
 
 pub(crate) use inline_schema;
 
-/// Any YAML scalar, read as its text: a string, a number or a boolean (not null).
-pub struct Text;
-
-inline_schema!(
-    Text,
-    json_schema!({ "type": ["string", "number", "boolean"] })
-);
-
-/// A scalar whose text must not be blank.
-pub struct NonEmptyText;
-
-inline_schema!(
-    NonEmptyText,
-    json_schema!({ "type": ["string", "number", "boolean"], "pattern": "\\S" })
-);
-
-/// A kebab-case name: lowercase letters, digits and hyphens, starting with a letter.
-pub struct KebabCase;
-
-inline_schema!(
-    KebabCase,
-    json_schema!({ "type": "string", "pattern": KEBAB_CASE_PATTERN })
-);
-
-/// A whole number greater than zero, written as a plain YAML number.
-pub struct PositiveInteger;
-
-inline_schema!(
-    PositiveInteger,
-    json_schema!({ "type": "integer", "minimum": 1 })
-);
-
-/// A stage's `number`: the text `<digits>.<digits>`; YAML reads an unquoted `2.3` as a number,
-/// whose text the parser checks.
-pub struct StageNumber;
-
-inline_schema!(
-    StageNumber,
-    json_schema!({
-        "anyOf": [
-            { "type": "string", "pattern": "^[0-9]+\\.[0-9]+$" },
-            { "type": "number" }
-        ]
-    })
-);
-
 /// A string that must be one of `values` (the parser's constant for the field).
 pub fn one_of(values: &[&str]) -> Schema {
     json_schema!({ "type": "string", "enum": values })
 }
 
-/// Marker types for the enumerated fields, each naming the parser's constant of allowed values.
-macro_rules! enumerated_text {
-    ($($(#[$doc:meta])* $name:ident => $values:expr;)*) => {$(
+/// Marker types, each with the schema it stands for.
+macro_rules! marker_schemas {
+    ($($(#[$doc:meta])* $name:ident => $schema:expr;)*) => {$(
         $(#[$doc])*
         pub struct $name;
 
-        inline_schema!($name, one_of(&$values));
+        inline_schema!($name, $schema);
     )*};
 }
-enumerated_text! {
+
+marker_schemas! {
+    /// Any YAML scalar, read as its text: a string, a number or a boolean (not null).
+    Text => json_schema!({ "type": ["string", "number", "boolean"] });
+    /// A scalar whose text must not be blank.
+    NonEmptyText => json_schema!({ "type": ["string", "number", "boolean"], "pattern": "\\S" });
+    /// A kebab-case name: lowercase letters, digits and hyphens, starting with a letter.
+    KebabCase => json_schema!({ "type": "string", "pattern": KEBAB_CASE_PATTERN });
+    /// A whole number greater than zero, written as a plain YAML number.
+    PositiveInteger => json_schema!({ "type": "integer", "minimum": 1 });
+    /// A stage's `number`: the text `<digits>.<digits>`; YAML reads an unquoted `2.3` as a
+    /// number, whose text the parser checks.
+    StageNumber => json_schema!({
+        "anyOf": [
+            { "type": "string", "pattern": "^[0-9]+\\.[0-9]+$" },
+            { "type": "number" }
+        ]
+    });
     /// A manifest's `kind`.
-    SensorKind => super::vocabulary::SENSOR_KINDS;
+    SensorKind => one_of(&super::vocabulary::SENSOR_KINDS);
     /// A stage's `phase`.
-    PhaseName => super::vocabulary::PHASES;
+    PhaseName => one_of(super::vocabulary::PHASES);
     /// A stage's `execution`.
-    ExecutionName => super::vocabulary::EXECUTIONS;
+    ExecutionName => one_of(&super::vocabulary::EXECUTIONS);
     /// A stage's `mode`.
-    ModeName => super::vocabulary::MODES;
+    ModeName => one_of(&super::vocabulary::MODES);
     /// A stage's `for_each`.
-    ForEachName => super::vocabulary::FOR_EACH_VALUES;
+    ForEachName => one_of(&super::vocabulary::FOR_EACH_VALUES);
     /// A stage's `review_class`.
-    ReviewClassName => super::vocabulary::REVIEW_CLASSES;
+    ReviewClassName => one_of(&super::vocabulary::REVIEW_CLASSES);
     /// A stage's `summary_confirmation`.
-    SummaryConfirmationName => super::vocabulary::SUMMARY_CONFIRMATIONS;
+    SummaryConfirmationName => one_of(&super::vocabulary::SUMMARY_CONFIRMATIONS);
     /// A consumed artifact's `conditional_on`.
-    ProjectKindName => super::vocabulary::CONDITIONAL_ON_VALUES;
-}
-
-/// `produces_kinds`: for each produced artifact, the non-empty list of unit kinds it applies
-/// to.
-pub struct ProducesKinds;
-
-inline_schema!(
-    ProducesKinds,
-    json_schema!({
+    ProjectKindName => one_of(&super::vocabulary::CONDITIONAL_ON_VALUES);
+    /// `produces_kinds`: for each produced artifact, the non-empty list of unit kinds it applies
+    /// to.
+    ProducesKinds => json_schema!({
         "type": "object",
         "propertyNames": { "pattern": KEBAB_CASE_PATTERN },
         "additionalProperties": {
@@ -132,10 +97,7 @@ inline_schema!(
             "minItems": 1,
             "items": one_of(&super::vocabulary::UNIT_KINDS)
         }
-    })
-);
-
-/// A YAML mapping whose keys matter and whose values are free (a manifest's `input_schema`).
-pub struct AnyMapping;
-
-inline_schema!(AnyMapping, json_schema!({ "type": "object" }));
+    });
+    /// A YAML mapping whose keys matter and whose values are free (a manifest's `input_schema`).
+    AnyMapping => json_schema!({ "type": "object" });
+}

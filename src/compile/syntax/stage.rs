@@ -132,6 +132,14 @@ pub struct StageDefinition {
     pub outputs: Option<String>,
 }
 
+impl StageDefinition {
+    /// `produces` then `optional_produces`, as written.
+    pub fn produced_artifacts(&self) -> impl Iterator<Item = &str> {
+        let produces = self.produces.iter().map(|artifact| artifact.value.as_str());
+        produces.chain(self.optional_produces.iter().flatten().map(String::as_str))
+    }
+}
+
 /// The keys the parser checks but does not keep (the conductor reads them from the file): they
 /// are in the schema so that an editor neither flags nor forgets them.
 fn add_checked_only_keys(schema: &mut Schema) {
@@ -639,13 +647,11 @@ impl StageChecker<'_> {
             );
             return Vec::new();
         };
-        let mut consumes = Vec::new();
-        for (index, item) in items.iter().enumerate() {
-            if let Some(consume) = self.consume(index, item) {
-                consumes.push(consume);
-            }
-        }
-        consumes
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(index, item)| self.consume(index, item))
+            .collect()
     }
 
     fn consume(&mut self, index: usize, item: &Node) -> Option<Consume> {
