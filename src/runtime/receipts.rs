@@ -95,40 +95,13 @@ pub enum ReceiptError {
         "Refusing to record this answer: a real human has not acted at this checkpoint this turn. Type your answer in the session (which records a human turn) before logging it."
     )]
     NoHumanTurn,
-    #[error(
-        "Refusing to record this answer for \"{stage}\": received reply {reply} is not one of the choices the decision \"{decision}\" offered ({offered}). Re-present those choices and record the one the human selects, word for word."
-    )]
-    NotOffered {
-        stage: String,
-        reply: String,
-        decision: String,
-        offered: String,
-    },
-    #[error(
-        "Refusing to record this answer for \"{stage}\": no human turn was recorded in this clone's audit shard after the decision \"{decision}\", so the gate would not accept it as a receipt. Present the choices, end the turn, and record the answer after the human replies."
-    )]
-    NoHumanTurnSinceDecision { stage: String, decision: String },
+    /// An answer for `stage` the checks of the module's invariants refuse, and why.
+    #[error("Refusing to record this answer for \"{stage}\": {reason}")]
+    AnswerRefused { stage: String, reason: String },
     #[error(
         "Refusing to acknowledge this approval choice: a real human has not acted at this gate this turn. The gate is report-owned - after the human types their choice, call aidlc-orchestrate.ts report --result approved or rejected; do not log it as an answer."
     )]
     ApprovalNotActed,
-    #[error(
-        "Refusing to record this answer for \"{stage}\": the human turn it answers cannot be verified: {reason}. Only a prompt the harness reported to `aidlc engine hook record-human-turn` counts; type the answer in the session, then record it."
-    )]
-    UnverifiedHumanTurn { stage: String, reason: String },
-    #[error(
-        "Refusing to record this answer for \"{stage}\": received reply {reply} is not in the human's prompt of this turn. Record the answer the human typed, word for word."
-    )]
-    NotInPrompt { stage: String, reply: String },
-    #[error(
-        "Refusing to record this answer for \"{stage}\": the human {how} {said} this turn, which is not the choice {reply} itself. A receipt for an offered choice is the choice alone, typed as the whole prompt (quotes, case and a final full stop aside) or picked in the question widget; a longer sentence, a negation or a quote of it is not. Ask again and record the choice only if the human gives it."
-    )]
-    NotTheChoice {
-        stage: String,
-        reply: String,
-        said: String,
-        how: &'static str,
-    },
     #[error("cannot keep the prompt for its receipt: {0}")]
     PromptCopy(std::io::Error),
     #[error("cannot name this clone's audit shard: {0}")]
@@ -396,9 +369,14 @@ fn answered_turn_receipt(
     request: &AnswerRequest,
     exact_choice: bool,
 ) -> Result<String, ReceiptError> {
-    let unverified = |reason: String| ReceiptError::UnverifiedHumanTurn {
+    let refused = |reason: String| ReceiptError::AnswerRefused {
         stage: request.stage.clone(),
         reason,
+    };
+    let unverified = |reason: String| {
+        refused(format!(
+            "the human turn it answers cannot be verified: {reason}. Only a prompt the harness reported to `aidlc engine hook record-human-turn` counts; type the answer in the session, then record it."
+        ))
     };
     let turn = unspent_human_turns(entries)
         .into_iter()
@@ -411,22 +389,22 @@ fn answered_turn_receipt(
         .ok_or_else(|| unverified("the audit shard changed while it was read".to_owned()))?;
     let verified = verify_human_turn(install, record, block).map_err(unverified)?;
     if exact_choice && !verified.chose(&request.details) {
-        return Err(ReceiptError::NotTheChoice {
-            stage: request.stage.clone(),
-            reply: received_reply(&request.details),
-            said: received_reply(&verified.prompt),
-            how: if verified.picked {
-                "picked in the question widget"
-            } else {
-                "typed"
-            },
-        });
+        let how = if verified.picked {
+            "picked in the question widget"
+        } else {
+            "typed"
+        };
+        return Err(refused(format!(
+            "the human {how} {} this turn, which is not the choice {} itself. A receipt for an offered choice is the choice alone, typed as the whole prompt (quotes, case and a final full stop aside) or picked in the question widget; a longer sentence, a negation or a quote of it is not. Ask again and record the choice only if the human gives it.",
+            received_reply(&verified.prompt),
+            received_reply(&request.details),
+        )));
     }
     if !exact_choice && !prompt_contains_answer(&verified.prompt, &request.details) {
-        return Err(ReceiptError::NotInPrompt {
-            stage: request.stage.clone(),
-            reply: received_reply(&request.details),
-        });
+        return Err(refused(format!(
+            "received reply {} is not in the human's prompt of this turn. Record the answer the human typed, word for word.",
+            received_reply(&request.details)
+        )));
     }
     Ok(verified.receipt)
 }
@@ -614,15 +592,17 @@ fn check_override_answer(
         } else {
             offered
         };
-        return Err(ReceiptError::NotOffered {
+        let offered: Vec<String> = offered
+            .iter()
+            .map(|option| format!("\"{option}\""))
+            .collect();
+        return Err(ReceiptError::AnswerRefused {
             stage: request.stage.clone(),
-            reply: received_reply(&request.details),
-            decision: BLOCKING_SENSOR_OVERRIDE_DECISION.to_owned(),
-            offered: offered
-                .iter()
-                .map(|option| format!("\"{option}\""))
-                .collect::<Vec<_>>()
-                .join(", "),
+            reason: format!(
+                "received reply {} is not one of the choices the decision \"{BLOCKING_SENSOR_OVERRIDE_DECISION}\" offered ({}). Re-present those choices and record the one the human selects, word for word.",
+                received_reply(&request.details),
+                offered.join(", ")
+            ),
         });
     }
     let human_after_decision = shard_index == Some(decision_entry.shard)
@@ -634,9 +614,11 @@ fn check_override_answer(
     if human_after_decision {
         Ok(true)
     } else {
-        Err(ReceiptError::NoHumanTurnSinceDecision {
+        Err(ReceiptError::AnswerRefused {
             stage: request.stage.clone(),
-            decision: BLOCKING_SENSOR_OVERRIDE_DECISION.to_owned(),
+            reason: format!(
+                "no human turn was recorded in this clone's audit shard after the decision \"{BLOCKING_SENSOR_OVERRIDE_DECISION}\", so the gate would not accept it as a receipt. Present the choices, end the turn, and record the answer after the human replies."
+            ),
         })
     }
 }
