@@ -421,7 +421,7 @@ pub fn receipt_install(workspace: &Workspace) -> ReceiptInstall<'_> {
 fn with_field(row: &AuditRow, key: &'static str, value: String) -> Result<AuditRow, ReceiptError> {
     let mut fields = row.fields().to_vec();
     fields.push((key, value));
-    Ok(AuditRow::new(row.heading(), row.event(), fields)?)
+    Ok(AuditRow::new(row.event(), fields)?)
 }
 
 fn append(
