@@ -39,7 +39,6 @@ pub const SHELL_SNAPSHOTS_DIR: &str = "shell-snapshots";
 /// starts with `.`, so no call's snapshot takes this name.
 pub const LATEST_SNAPSHOT_NAME: &str = ".latest.snapshot";
 
-/// Where the snapshot taken before `call` is kept.
 pub fn snapshot_file(workspace: &Workspace, call: &ShellCall) -> Utf8PathBuf {
     workspace
         .hooks_health_dir()
