@@ -52,9 +52,6 @@ use crate::runtime::gate::step::{
 };
 use crate::runtime::workspace::{self, Workspace};
 
-/// The marker the human-turn hook touches beside the state file (the reference's Stop hook
-/// compares it with the engine's last advance).
-pub const HUMAN_TURN_MARKER_FILE: &str = ".aidlc-human-turn";
 /// How much of a refused reply a message quotes (the reference's display limit).
 const REPLY_DISPLAY_LIMIT: usize = 120;
 
@@ -348,7 +345,9 @@ fn record_human_turn(
     fields.push((RECEIPT_FIELD, receipt));
     let row = AuditRow::human_turn(fields)?;
     append(workspace, record, &row, now)?;
-    let marker = record.join(HUMAN_TURN_MARKER_FILE);
+    // The marker beside the state file, which the reference's Stop hook compares with the
+    // engine's last advance.
+    let marker = record.join(".aidlc-human-turn");
     let stamp = format!("{}\n", crate::leaves::timestamp::iso_timestamp(now));
     // The marker is advisory (the ledger row is the receipt); a failed write is not a lost turn.
     if write_folder::check_write_folder(workspace.project_dir(), record).is_ok() {
