@@ -52,9 +52,6 @@ use crate::runtime::gate::step::{
 };
 use crate::runtime::workspace::{self, Workspace};
 
-/// The marker the human-turn hook touches beside the state file (the reference's Stop hook
-/// compares it with the engine's last advance).
-pub const HUMAN_TURN_MARKER_FILE: &str = ".aidlc-human-turn";
 /// How much of a refused reply a message quotes (the reference's display limit).
 const REPLY_DISPLAY_LIMIT: usize = 120;
 
@@ -117,40 +114,13 @@ pub enum ReceiptError {
         "Refusing to record this answer: a real human has not acted at this checkpoint this turn. Type your answer in the session (which records a human turn) before logging it."
     )]
     NoHumanTurn,
-    #[error(
-        "Refusing to record this answer for \"{stage}\": received reply {reply} is not one of the choices the decision \"{decision}\" offered ({offered}). Re-present those choices and record the one the human selects, word for word."
-    )]
-    NotOffered {
-        stage: String,
-        reply: String,
-        decision: String,
-        offered: String,
-    },
-    #[error(
-        "Refusing to record this answer for \"{stage}\": no human turn was recorded in this clone's audit shard after the decision \"{decision}\", so the gate would not accept it as a receipt. Present the choices, end the turn, and record the answer after the human replies."
-    )]
-    NoHumanTurnSinceDecision { stage: String, decision: String },
+    /// An answer for `stage` the checks of the module's invariants refuse, and why.
+    #[error("Refusing to record this answer for \"{stage}\": {reason}")]
+    AnswerRefused { stage: String, reason: String },
     #[error(
         "Refusing to acknowledge this approval choice: a real human has not acted at this gate this turn. The gate is report-owned - after the human types their choice, call aidlc-orchestrate.ts report --result approved or rejected; do not log it as an answer."
     )]
     ApprovalNotActed,
-    #[error(
-        "Refusing to record this answer for \"{stage}\": the human turn it answers cannot be verified: {reason}. Only a prompt the harness reported to `aidlc engine hook record-human-turn` counts; type the answer in the session, then record it."
-    )]
-    UnverifiedHumanTurn { stage: String, reason: String },
-    #[error(
-        "Refusing to record this answer for \"{stage}\": received reply {reply} is not in the human's prompt of this turn. Record the answer the human typed, word for word."
-    )]
-    NotInPrompt { stage: String, reply: String },
-    #[error(
-        "Refusing to record this answer for \"{stage}\": the human {how} {said} this turn, which is not the choice {reply} itself. A receipt for an offered choice is the choice alone, typed as the whole prompt (quotes, case and a final full stop aside) or picked in the question widget; a longer sentence, a negation or a quote of it is not. Ask again and record the choice only if the human gives it."
-    )]
-    NotTheChoice {
-        stage: String,
-        reply: String,
-        said: String,
-        how: &'static str,
-    },
     #[error("cannot keep the prompt for its receipt: {0}")]
     PromptCopy(std::io::Error),
     #[error("cannot name this clone's audit shard: {0}")]
@@ -397,7 +367,9 @@ fn record_human_turn(
     fields.push((RECEIPT_FIELD, receipt));
     let row = AuditRow::human_turn(fields)?;
     append(workspace, record, &row, now)?;
-    let marker = record.join(HUMAN_TURN_MARKER_FILE);
+    // The marker beside the state file, which the reference's Stop hook compares with the
+    // engine's last advance.
+    let marker = record.join(".aidlc-human-turn");
     let stamp = format!("{}\n", crate::leaves::timestamp::iso_timestamp(now));
     // The marker is advisory (the ledger row is the receipt); a failed write is not a lost turn.
     if write_folder::check_write_folder(workspace.project_dir(), record).is_ok() {
@@ -418,9 +390,14 @@ fn answered_turn_receipt(
     request: &AnswerRequest,
     exact_choice: bool,
 ) -> Result<String, ReceiptError> {
-    let unverified = |reason: String| ReceiptError::UnverifiedHumanTurn {
+    let refused = |reason: String| ReceiptError::AnswerRefused {
         stage: request.stage.clone(),
         reason,
+    };
+    let unverified = |reason: String| {
+        refused(format!(
+            "the human turn it answers cannot be verified: {reason}. Only a prompt the harness reported to `aidlc engine hook record-human-turn` counts; type the answer in the session, then record it."
+        ))
     };
     let turn = unspent_human_turns(entries)
         .into_iter()
@@ -433,22 +410,22 @@ fn answered_turn_receipt(
         .ok_or_else(|| unverified("the audit shard changed while it was read".to_owned()))?;
     let verified = verify_human_turn(install, record, block).map_err(unverified)?;
     if exact_choice && !verified.chose(&request.details) {
-        return Err(ReceiptError::NotTheChoice {
-            stage: request.stage.clone(),
-            reply: received_reply(&request.details),
-            said: received_reply(&verified.prompt),
-            how: if verified.picked {
-                "picked in the question widget"
-            } else {
-                "typed"
-            },
-        });
+        let how = if verified.picked {
+            "picked in the question widget"
+        } else {
+            "typed"
+        };
+        return Err(refused(format!(
+            "the human {how} {} this turn, which is not the choice {} itself. A receipt for an offered choice is the choice alone, typed as the whole prompt (quotes, case and a final full stop aside) or picked in the question widget; a longer sentence, a negation or a quote of it is not. Ask again and record the choice only if the human gives it.",
+            received_reply(&verified.prompt),
+            received_reply(&request.details),
+        )));
     }
     if !exact_choice && !prompt_contains_answer(&verified.prompt, &request.details) {
-        return Err(ReceiptError::NotInPrompt {
-            stage: request.stage.clone(),
-            reply: received_reply(&request.details),
-        });
+        return Err(refused(format!(
+            "received reply {} is not in the human's prompt of this turn. Record the answer the human typed, word for word.",
+            received_reply(&request.details)
+        )));
     }
     Ok(verified.receipt)
 }
@@ -465,7 +442,7 @@ pub fn receipt_install(workspace: &Workspace) -> ReceiptInstall<'_> {
 fn with_field(row: &AuditRow, key: &'static str, value: String) -> Result<AuditRow, ReceiptError> {
     let mut fields = row.fields().to_vec();
     fields.push((key, value));
-    Ok(AuditRow::new(row.heading(), row.event(), fields)?)
+    Ok(AuditRow::new(row.event(), fields)?)
 }
 
 fn append(
@@ -636,15 +613,17 @@ fn check_override_answer(
         } else {
             offered
         };
-        return Err(ReceiptError::NotOffered {
+        let offered: Vec<String> = offered
+            .iter()
+            .map(|option| format!("\"{option}\""))
+            .collect();
+        return Err(ReceiptError::AnswerRefused {
             stage: request.stage.clone(),
-            reply: received_reply(&request.details),
-            decision: BLOCKING_SENSOR_OVERRIDE_DECISION.to_owned(),
-            offered: offered
-                .iter()
-                .map(|option| format!("\"{option}\""))
-                .collect::<Vec<_>>()
-                .join(", "),
+            reason: format!(
+                "received reply {} is not one of the choices the decision \"{BLOCKING_SENSOR_OVERRIDE_DECISION}\" offered ({}). Re-present those choices and record the one the human selects, word for word.",
+                received_reply(&request.details),
+                offered.join(", ")
+            ),
         });
     }
     let human_after_decision = shard_index == Some(decision_entry.shard)
@@ -656,9 +635,11 @@ fn check_override_answer(
     if human_after_decision {
         Ok(true)
     } else {
-        Err(ReceiptError::NoHumanTurnSinceDecision {
+        Err(ReceiptError::AnswerRefused {
             stage: request.stage.clone(),
-            decision: BLOCKING_SENSOR_OVERRIDE_DECISION.to_owned(),
+            reason: format!(
+                "no human turn was recorded in this clone's audit shard after the decision \"{BLOCKING_SENSOR_OVERRIDE_DECISION}\", so the gate would not accept it as a receipt. Present the choices, end the turn, and record the answer after the human replies."
+            ),
         })
     }
 }

@@ -153,7 +153,6 @@ fn record_override_receipt(project: &TestProject) {
         crate::support::verifiable_human_turn(project, "Override blocking sensors");
     let rows = [
         AuditRow::new(
-            "Decision Recorded",
             "DECISION_RECORDED",
             vec![
                 ("Stage", STAGE.to_owned()),
@@ -164,9 +163,8 @@ fn record_override_receipt(project: &TestProject) {
                 ),
             ],
         ),
-        AuditRow::new("Human Turn", "HUMAN_TURN", human_turn),
+        AuditRow::new("HUMAN_TURN", human_turn),
         AuditRow::new(
-            "Question Answered",
             "QUESTION_ANSWERED",
             vec![
                 ("Stage", STAGE.to_owned()),

@@ -260,7 +260,6 @@ pub fn read_ledger_with_blocks(record: &Utf8Path) -> (Vec<LedgerEntry>, Vec<Vec<
     (entries, blocks)
 }
 
-/// The block of `entry`.
 pub fn block_of<'b>(blocks: &'b [Vec<AuditBlock>], entry: &LedgerEntry) -> Option<&'b AuditBlock> {
     blocks.get(entry.shard)?.get(entry.position)
 }

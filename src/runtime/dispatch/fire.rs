@@ -48,7 +48,6 @@ use crate::runtime::sensors::{self, ShippedSensor};
 use crate::runtime::worker_process::{FALLBACK_TIMEOUT, WorkerCommand, run_worker};
 use crate::runtime::workspace::Workspace;
 
-/// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct FireRequest {
     pub sensor_id: String,
@@ -99,7 +98,6 @@ impl FireRefusal {
     }
 }
 
-/// How the worker runs.
 #[derive(Debug, Clone)]
 pub enum WorkerKind {
     /// A shipped sensor, whatever its manifest's command: native, in-process (D8).
@@ -123,7 +121,6 @@ pub struct PreparedFire {
     pub project_dir: Utf8PathBuf,
 }
 
-/// What a fire did.
 #[derive(Debug, Clone)]
 pub struct FireReport {
     pub fire_id: String,

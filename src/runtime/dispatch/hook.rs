@@ -80,6 +80,17 @@ impl HookOutcome {
         }
         outcome
     }
+
+    /// Record `message` in the drop log; a notice when the drop log's folder
+    /// was refused, so the drop is never lost silently.
+    fn drop_write(&mut self, workspace: &Workspace, context: &FireContext, message: &str) {
+        if self.health_usable {
+            record_drop(&workspace.write_hook_drops_file(), (context.now)(), message);
+        } else {
+            self.notices
+                .push(format!("warning: a write was not checked: {message}"));
+        }
+    }
 }
 
 /// Run the hook for one written file. Never fails; see [`HookOutcome`].
@@ -255,19 +266,6 @@ pub fn record_deleted_file(
         ),
     );
     outcome
-}
-
-impl HookOutcome {
-    /// Record `message` in the drop log; a notice when the drop log's folder
-    /// was refused, so the drop is never lost silently.
-    fn drop_write(&mut self, workspace: &Workspace, context: &FireContext, message: &str) {
-        if self.health_usable {
-            record_drop(&workspace.write_hook_drops_file(), (context.now)(), message);
-        } else {
-            self.notices
-                .push(format!("warning: a write was not checked: {message}"));
-        }
-    }
 }
 
 /// The recursion guard: the dispatcher's own detail files (current and legacy folders).

@@ -270,7 +270,6 @@ fn nanoseconds_since_epoch(time: SystemTime) -> u128 {
         .map_or(0, |since| since.as_nanos())
 }
 
-/// A file's stamp from its metadata.
 pub fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
     let modified_ns = metadata.modified().map_or(0, nanoseconds_since_epoch);
     FileStamp {
@@ -551,7 +550,6 @@ pub fn load_snapshot(path: &Utf8Path) -> Result<Option<ProjectSnapshot>, String>
     }
 }
 
-/// What changed from `before` to `after`.
 pub fn snapshot_changes(before: &ProjectSnapshot, after: &ProjectSnapshot) -> SnapshotChanges {
     let mut changes = SnapshotChanges::default();
     for (path, stamp) in &after.files {

@@ -35,11 +35,6 @@ use crate::runtime::workspace::{self, Workspace};
 /// The folder under the hooks-health folder that holds the snapshots of calls in progress.
 pub const SHELL_SNAPSHOTS_DIR: &str = "shell-snapshots";
 
-/// The name, in that folder, of the last snapshot kept between calls. A call's key never
-/// starts with `.`, so no call's snapshot takes this name.
-pub const LATEST_SNAPSHOT_NAME: &str = ".latest.snapshot";
-
-/// Where the snapshot taken before `call` is kept.
 pub fn snapshot_file(workspace: &Workspace, call: &ShellCall) -> Utf8PathBuf {
     workspace
         .hooks_health_dir()
@@ -157,12 +152,13 @@ fn project_now(
 
 /// Where the last snapshot walked is kept between shell calls, for the next call's guard to
 /// re-stamp instead of walking. Only its walk's shape and its files' paths are used: the
-/// files are stamped again whenever it is re-stamped.
+/// files are stamped again whenever it is re-stamped. A call's key never starts with `.`, so no
+/// call's snapshot takes its name.
 pub fn latest_snapshot_file(workspace: &Workspace) -> Utf8PathBuf {
     workspace
         .hooks_health_dir()
         .join(SHELL_SNAPSHOTS_DIR)
-        .join(LATEST_SNAPSHOT_NAME)
+        .join(".latest.snapshot")
 }
 
 /// What the pre-tool guard answers for one payload, and why the snapshot before an allowed

@@ -48,14 +48,6 @@ pub enum LearningsError {
 }
 
 impl LearningsError {
-    pub(crate) fn refused(message: impl Into<String>) -> Self {
-        Self::Refused(message.into())
-    }
-
-    pub(crate) fn invalid(message: impl Into<String>) -> Self {
-        Self::Invalid(message.into())
-    }
-
     /// Whether the selections file itself is the problem and nothing was written (exit 2).
     pub fn is_invalid_selection(&self) -> bool {
         matches!(self, Self::Invalid(_))

@@ -66,7 +66,7 @@ pub fn persist(
 ) -> Result<PersistReply, LearningsError> {
     let file = read_selections_file(given)?;
     if slug != file.stage_slug {
-        return Err(LearningsError::refused(format!(
+        return Err(LearningsError::Refused(format!(
             "slug mismatch: selections were surfaced for \"{}\" but persist requested \"{slug}\"",
             file.stage_slug
         )));
@@ -82,7 +82,7 @@ pub fn persist(
         &file.stage_slug,
     );
     if expected.canonicalize_utf8().ok().as_deref() != Some(given) {
-        return Err(LearningsError::refused(format!(
+        return Err(LearningsError::Refused(format!(
             "refusing selections-json {given}: persist reads only the file surface named for stage \"{}\" ({expected})",
             file.stage_slug
         )));
@@ -131,14 +131,14 @@ fn check_provenance(
     let project_dir = workspace.project_dir();
     let space_dir = workspace::space_dir(project_dir, &file.space);
     if !is_real_dir(&space_dir) {
-        return Err(LearningsError::refused(format!(
+        return Err(LearningsError::Refused(format!(
             "cannot persist selections for missing space \"{}\". {}",
             file.space, REGENERATE
         )));
     }
     let records = workspace::intent_records(project_dir, &file.space);
     match &file.intent {
-        None if !records.is_empty() => Err(LearningsError::refused(format!(
+        None if !records.is_empty() => Err(LearningsError::Refused(format!(
             "cannot persist an unscoped selections replay in space \"{}\": the selections file was surfaced when the space had no intent records, but intent records now exist. {}",
             file.space, REGENERATE
         ))),
@@ -147,7 +147,7 @@ fn check_provenance(
                 || !is_real_dir(record)
                 || !workspace::state_file_path(record).is_file() =>
         {
-            Err(LearningsError::refused(format!(
+            Err(LearningsError::Refused(format!(
                 "cannot persist selections for missing intent record \"{intent}\" in space \"{}\". {}",
                 file.space, REGENERATE
             )))
@@ -435,12 +435,12 @@ fn check_learning(learning: &LearningSelection) -> Result<(), LearningsError> {
     match scope.as_deref() {
         Some("project" | "team") => {}
         Some(other) => {
-            return Err(LearningsError::invalid(format!(
+            return Err(LearningsError::Invalid(format!(
                 "refusing learning {candidate_id}: unknown scope {other:?} (a learning goes to \"project\" or \"team\"); nothing was written"
             )));
         }
         None => {
-            return Err(LearningsError::invalid(format!(
+            return Err(LearningsError::Invalid(format!(
                 "refusing learning {candidate_id}: it has no scope (\"project\" or \"team\"); nothing was written"
             )));
         }
@@ -450,12 +450,12 @@ fn check_learning(learning: &LearningSelection) -> Result<(), LearningsError> {
             .chars()
             .any(|character| character.is_control() || matches!(character, '\u{2028}' | '\u{2029}'))
         {
-            return Err(LearningsError::invalid(format!(
+            return Err(LearningsError::Invalid(format!(
                 "refusing learning {candidate_id}: its {what} holds a line break or another control character, and a practice entry is one line; nothing was written"
             )));
         }
         if value.contains("<!--") || value.contains("-->") {
-            return Err(LearningsError::invalid(format!(
+            return Err(LearningsError::Invalid(format!(
                 "refusing learning {candidate_id}: its {what} holds `<!--` or `-->`, which would read as a learning's marker; nothing was written"
             )));
         }
@@ -480,7 +480,7 @@ fn check_sensor<'a>(
     let layout = &workspace.layout;
     let file_name = format!("aidlc-{}.md", fields.id);
     if crate::compile::syntax::manifest::sensor_id_from_file_name(&file_name).is_none() {
-        return Err(LearningsError::refused(format!(
+        return Err(LearningsError::Refused(format!(
             "refusing sensor id \"{}\": an id is a lower-case letter followed by lower-case letters, digits and hyphens",
             fields.id
         )));
@@ -490,7 +490,7 @@ fn check_sensor<'a>(
         .iter()
         .any(|folder| manifest_path.as_str().contains(folder))
     {
-        return Err(LearningsError::refused(format!(
+        return Err(LearningsError::Refused(format!(
             "refusing to scaffold a sensor manifest under the framework distribution: {manifest_path}"
         )));
     }
@@ -506,7 +506,7 @@ fn check_sensor<'a>(
     if let Some(sensor) = planned_earlier
         && sensor.selection.fields != *fields
     {
-        return Err(LearningsError::invalid(format!(
+        return Err(LearningsError::Invalid(format!(
             "refusing sensor {candidate_id}: the id \"{}\" is given twice with different fields (also {}); nothing was written",
             fields.id, sensor.selection.candidate_id
         )));
@@ -519,7 +519,7 @@ fn check_sensor<'a>(
         let ours = crate::leaves::fs_util::read_input_text(&manifest_path)
             .is_ok_and(|text| text == super::scaffold::render_manifest(fields));
         if !has_row && !ours {
-            return Err(LearningsError::invalid(format!(
+            return Err(LearningsError::Invalid(format!(
                 "refusing sensor {candidate_id}: the id \"{}\" already exists ({shown}); choose another id; nothing was written",
                 fields.id
             )));
@@ -529,10 +529,10 @@ fn check_sensor<'a>(
         None
     } else {
         Some(scaffold_manifest(fields, &shown).map_err(|refusal| match refusal {
-            ScaffoldRefusal::WouldNotCompile(message) => LearningsError::refused(format!(
+            ScaffoldRefusal::WouldNotCompile(message) => LearningsError::Refused(format!(
                 "refusing to scaffold {shown}: the manifest would not compile: {message}"
             )),
-            ScaffoldRefusal::ReadsBackOtherwise { field, reader } => LearningsError::invalid(format!(
+            ScaffoldRefusal::ReadsBackOtherwise { field, reader } => LearningsError::Invalid(format!(
                 "refusing to scaffold {shown}: its {field} cannot be written so that {reader} reads it back as given (a line break, or a quote or backslash only an escape could carry); nothing was written"
             )),
         })?)
@@ -558,7 +558,7 @@ fn binding_write(
 ) -> Result<Option<(Utf8PathBuf, String)>, LearningsError> {
     let stages_dir = &workspace.layout.stages_dir;
     let Some(path) = find_stage_file(stages_dir, slug) else {
-        return Err(LearningsError::invalid(format!(
+        return Err(LearningsError::Invalid(format!(
             "refusing sensor {sensor_id}: unknown origin stage \"{slug}\" (no {}/<phase>/{slug}.md); nothing was written",
             workspace.layout.display(stages_dir)
         )));
@@ -573,7 +573,7 @@ fn binding_write(
         })?,
     };
     let Some(updated) = bound_stage_text(&text, sensor_id) else {
-        return Err(LearningsError::invalid(format!(
+        return Err(LearningsError::Invalid(format!(
             "refusing sensor {sensor_id}: {} has no frontmatter, or its sensors: is not a list, so the id cannot be added; nothing was written",
             workspace.layout.display(&path)
         )));

@@ -58,28 +58,28 @@ pub struct SelectionsFile {
 }
 
 fn malformed(detail: &str) -> LearningsError {
-    LearningsError::refused(format!("selections-json is malformed: {detail}"))
+    LearningsError::Refused(format!("selections-json is malformed: {detail}"))
 }
 
 /// Read `given` (absolute), refusing a link anywhere on its way, then parse it strictly.
 pub fn read_selections_file(given: &Utf8Path) -> Result<SelectionsFile, LearningsError> {
     let metadata = std::fs::symlink_metadata(given)
-        .map_err(|_| LearningsError::refused(format!("selections-json not found: {given}")))?;
+        .map_err(|_| LearningsError::Refused(format!("selections-json not found: {given}")))?;
     if metadata.file_type().is_symlink() || !metadata.is_file() {
-        return Err(LearningsError::refused(format!(
+        return Err(LearningsError::Refused(format!(
             "refusing selections-json {given}: it is a symbolic link or not a regular file"
         )));
     }
     let canonical = given
         .canonicalize_utf8()
-        .map_err(|error| LearningsError::refused(format!("selections-json {given}: {error}")))?;
+        .map_err(|error| LearningsError::Refused(format!("selections-json {given}: {error}")))?;
     if canonical != given {
-        return Err(LearningsError::refused(format!(
+        return Err(LearningsError::Refused(format!(
             "refusing selections-json {given}: it is reached through a symbolic link ({canonical})"
         )));
     }
     let text = crate::leaves::fs_util::read_input_text(given)
-        .map_err(|error| LearningsError::refused(format!("selections-json {given}: {error}")))?;
+        .map_err(|error| LearningsError::Refused(format!("selections-json {given}: {error}")))?;
     parse_selections(&text)
 }
 

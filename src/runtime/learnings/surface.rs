@@ -120,9 +120,9 @@ fn memory_path(
     if runtime_graph.exists() {
         let shown = workspace.layout.display(&runtime_graph);
         let bytes = read_bounded(&runtime_graph, MAX_GENERATED_BYTES)
-            .map_err(|error| LearningsError::refused(format!("cannot read {shown}: {error}")))?;
+            .map_err(|error| LearningsError::Refused(format!("cannot read {shown}: {error}")))?;
         let value: Value = serde_json::from_slice(&bytes).map_err(|error| {
-            LearningsError::refused(format!("runtime-graph.json is malformed: {error}"))
+            LearningsError::Refused(format!("runtime-graph.json is malformed: {error}"))
         })?;
         let row = value
             .get("stages")
@@ -131,7 +131,7 @@ fn memory_path(
             .flatten()
             .find(|row| row.get("stage_slug").and_then(Value::as_str) == Some(slug))
             .ok_or_else(|| {
-                LearningsError::refused(format!(
+                LearningsError::Refused(format!(
                     "stage \"{slug}\" not found in runtime-graph.json ({shown})"
                 ))
             })?;
@@ -140,14 +140,14 @@ fn memory_path(
             .and_then(Value::as_str)
             .filter(|path| !path.is_empty())
             .ok_or_else(|| {
-                LearningsError::refused(format!(
+                LearningsError::Refused(format!(
                     "stage \"{slug}\" has no memory_path in runtime-graph.json"
                 ))
             })?;
         return Ok((memory.to_owned(), "runtime-graph"));
     }
     let graph = load_graph(&workspace.layout.stage_graph_path).map_err(|error| {
-        LearningsError::refused(format!(
+        LearningsError::Refused(format!(
             "no runtime-graph.json in the record and the compiled graph cannot be read: {error}"
         ))
     })?;
@@ -156,7 +156,7 @@ fn memory_path(
         .iter()
         .find(|node| node.slug == slug)
         .ok_or_else(|| {
-            LearningsError::refused(format!(
+            LearningsError::Refused(format!(
                 "stage \"{slug}\" is not in the compiled graph (run `aidlc compile`)"
             ))
         })?;
@@ -174,20 +174,21 @@ pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsErro
     let space = workspace.space().to_owned();
     let intent = workspace
         .unambiguous_active_intent()
-        .map_err(|error| LearningsError::refused(error.to_string()))?;
+        .map_err(|error| LearningsError::Refused(error.to_string()))?;
     let record: Utf8PathBuf = intent.clone().unwrap_or_else(|| workspace.intents_dir());
     let state = workspace::read_state_text(&record).ok_or_else(|| {
-        LearningsError::refused(format!(
+        LearningsError::Refused(format!(
             "could not read state: {} does not exist",
             workspace
                 .layout
                 .display(&workspace::state_file_path(&record))
         ))
     })?;
-    let current = workspace::read_state_field(&state, "Current Stage")
-        .ok_or_else(|| LearningsError::refused("state file has no Current Stage field"))?;
+    let current = workspace::read_state_field(&state, "Current Stage").ok_or_else(|| {
+        LearningsError::Refused("state file has no Current Stage field".to_owned())
+    })?;
     if current != slug {
-        return Err(LearningsError::refused(format!(
+        return Err(LearningsError::Refused(format!(
             "slug mismatch: requested \"{slug}\" but Current Stage is \"{current}\""
         )));
     }
@@ -199,7 +200,7 @@ pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsErro
         Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
         Err(InputError::NotFound(_)) => String::new(),
         Err(error) => {
-            return Err(LearningsError::refused(format!(
+            return Err(LearningsError::Refused(format!(
                 "cannot read {memory}: {error}"
             )));
         }

@@ -16,8 +16,6 @@ use crate::compile::discover::workspace_root;
 use crate::leaves::js_text::js_trim;
 use crate::leaves::random_hex::random_lowercase_hex;
 
-/// This clone's id, under `aidlc/` (gitignored, so every clone mints its own).
-pub const CLONE_ID_FILE: &str = ".aidlc-clone-id";
 /// The reference caps the host part of a shard name at 48 characters.
 const HOST_NAME_MAX_CHARS: usize = 48;
 /// Length of a clone id this engine mints (the reference mints the same).
@@ -67,9 +65,9 @@ fn raw_host_name() -> String {
         .unwrap_or_default()
 }
 
-/// `aidlc/.aidlc-clone-id`.
+/// `aidlc/.aidlc-clone-id` (gitignored, so every clone mints its own).
 pub fn clone_id_path(project_dir: &Utf8Path) -> Utf8PathBuf {
-    workspace_root(project_dir).join(CLONE_ID_FILE)
+    workspace_root(project_dir).join(".aidlc-clone-id")
 }
 
 /// Whether `text` (already trimmed) is a clone id the reference accepts: 1 to 32 lowercase

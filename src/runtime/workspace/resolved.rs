@@ -101,12 +101,10 @@ impl Workspace {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(text);
     }
 
-    /// The project folder.
     pub fn project_dir(&self) -> &Utf8Path {
         &self.layout.project_dir
     }
 
-    /// The active space's name.
     pub fn space(&self) -> &str {
         &self.space
     }

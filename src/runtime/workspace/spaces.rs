@@ -6,10 +6,6 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile::discover::workspace_root;
 use crate::leaves::js_text::js_trim;
 
-/// The space used when `aidlc/active-space` is missing, empty or unusable.
-pub const DEFAULT_SPACE: &str = "default";
-/// The active-space cursor, under `aidlc/`.
-pub const ACTIVE_SPACE_CURSOR_FILE: &str = "active-space";
 /// Cursors and the clone id are one short line; anything longer is not one of ours.
 pub(super) const CURSOR_MAX_BYTES: u64 = 4 * 1024;
 
@@ -25,11 +21,11 @@ pub(super) fn read_cursor(path: &Utf8Path) -> Option<String> {
 /// is `..`, ...), means `default`. The reference takes any text; refusing path-like names keeps
 /// every derived path inside `aidlc/spaces/`.
 pub fn active_space(project_dir: &Utf8Path) -> String {
-    let cursor = workspace_root(project_dir).join(ACTIVE_SPACE_CURSOR_FILE);
+    let cursor = workspace_root(project_dir).join("active-space");
     read_cursor(&cursor)
         .map(|text| js_trim(&text).to_owned())
         .filter(|name| is_plain_folder_name(name))
-        .unwrap_or_else(|| DEFAULT_SPACE.to_owned())
+        .unwrap_or_else(|| "default".to_owned())
 }
 
 /// Whether `name` can be joined to a folder as exactly one new path component: not empty, not

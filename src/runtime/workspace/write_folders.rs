@@ -6,14 +6,6 @@ use camino::{Utf8Path, Utf8PathBuf};
 /// The record-local folder of the newest engine's state (detail files, learnings selections),
 /// under a record root.
 pub const ENGINE_DIR: &str = ".aidlc-engine";
-/// Where detail files go on a [2.5]/[2.6] install (`install_version`); the write hook's
-/// recursion guard skips it on every install.
-pub const LEGACY_SENSOR_DETAIL_DIR: &str = ".aidlc-sensors";
-/// Where the conductor of a [2.5]/[2.6] install writes the learnings selections.
-pub const LEGACY_LEARNINGS_DIR: &str = ".aidlc-learnings";
-/// The hook health folder (heartbeats, drop logs, the first-run marker), under a record root:
-/// the same on every version, where the reference's hooks and its doctor read it.
-pub const HOOKS_HEALTH_DIR: &str = ".aidlc-hooks-health";
 /// The first-run marker in the hook health folder; it holds the ISO time of the first run.
 pub const FIRST_RUN_MARKER_FILE: &str = ".first-fired";
 
@@ -25,9 +17,10 @@ pub fn sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(ENGINE_DIR).join("sensors")
 }
 
-/// `<record_root>/.aidlc-sensors`: the [2.5]/[2.6] detail folder.
+/// `<record_root>/.aidlc-sensors`: where detail files go on a [2.5]/[2.6] install
+/// (`install_version`); the write hook's recursion guard skips it on every install.
 pub fn legacy_sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    record_root.join(LEGACY_SENSOR_DETAIL_DIR)
+    record_root.join(".aidlc-sensors")
 }
 
 /// `<record_root>/.aidlc-engine/learnings`: the newest selections folder (\[gate\], D44).
@@ -35,15 +28,16 @@ pub fn learnings_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(ENGINE_DIR).join("learnings")
 }
 
-/// `<record_root>/.aidlc-learnings`: the [2.6] selections folder.
+/// `<record_root>/.aidlc-learnings`: where the conductor of a [2.5]/[2.6] install writes the
+/// learnings selections.
 pub fn legacy_learnings_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    record_root.join(LEGACY_LEARNINGS_DIR)
+    record_root.join(".aidlc-learnings")
 }
 
 /// `<record_root>/.aidlc-hooks-health`: hook heartbeats, drop logs and the first-run marker,
 /// where every version's `hooksHealthDir` puts them and its doctor reads them (D28, D46).
 pub fn hooks_health_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    record_root.join(HOOKS_HEALTH_DIR)
+    record_root.join(".aidlc-hooks-health")
 }
 
 #[cfg(test)]

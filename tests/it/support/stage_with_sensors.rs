@@ -161,7 +161,6 @@ pub(crate) fn record_override_receipt(project: &TestProject) {
     let (human_turn, receipt) = super::verifiable_human_turn(project, "Override blocking sensors");
     let rows = [
         AuditRow::new(
-            "Decision Recorded",
             "DECISION_RECORDED",
             vec![
                 ("Stage", STAGE.to_owned()),
@@ -172,9 +171,8 @@ pub(crate) fn record_override_receipt(project: &TestProject) {
                 ),
             ],
         ),
-        AuditRow::new("Human Turn", "HUMAN_TURN", human_turn),
+        AuditRow::new("HUMAN_TURN", human_turn),
         AuditRow::new(
-            "Question Answered",
             "QUESTION_ANSWERED",
             vec![
                 ("Stage", STAGE.to_owned()),

@@ -32,11 +32,10 @@ pub const TORN_BLOCK_CLOSING_LINE: &str = "**Note**: script-error: torn-block (a
 
 // --- Rows written ------------------------------------------------------------------------------
 
-/// One audit event before it is stamped: `## <heading>`, `**Event**: <event>`, then the fields in
-/// order. Keys are valid by construction.
+/// One audit event before it is stamped: `## <heading>` (see [`heading_of`]), `**Event**:
+/// <event>`, then the fields in order. Keys are valid by construction.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditRow {
-    heading: &'static str,
     event: &'static str,
     fields: Vec<(&'static str, String)>,
 }
@@ -45,22 +44,13 @@ impl AuditRow {
     /// A row with checked keys: each matches `^[A-Za-z][A-Za-z0-9 ._()/-]*$` and none is
     /// `Event` or `Timestamp`.
     pub fn new(
-        heading: &'static str,
         event: &'static str,
         fields: Vec<(&'static str, String)>,
     ) -> Result<Self, LedgerError> {
         for (key, _) in &fields {
             check_field_key(key)?;
         }
-        Ok(Self {
-            heading,
-            event,
-            fields,
-        })
-    }
-
-    pub fn heading(&self) -> &'static str {
-        self.heading
+        Ok(Self { event, fields })
     }
 
     pub fn event(&self) -> &'static str {
@@ -72,16 +62,8 @@ impl AuditRow {
     }
 
     /// For the rows of `event.rs`, whose keys are constants (a unit test checks them).
-    pub(super) fn trusted(
-        heading: &'static str,
-        event: &'static str,
-        fields: Vec<(&'static str, String)>,
-    ) -> Self {
-        Self {
-            heading,
-            event,
-            fields,
-        }
+    pub(super) fn trusted(event: &'static str, fields: Vec<(&'static str, String)>) -> Self {
+        Self { event, fields }
     }
 }
 
@@ -138,7 +120,8 @@ pub fn format_block(row: &AuditRow, timestamp: &str) -> String {
     );
     let mut block = format!(
         "\n## {}\n**{TIMESTAMP_KEY}**: {timestamp}\n**{EVENT_KEY}**: {}\n",
-        row.heading, row.event
+        heading_of(row.event),
+        row.event
     );
     for (key, value) in &row.fields {
         block.push_str("**");
@@ -149,6 +132,19 @@ pub fn format_block(row: &AuditRow, timestamp: &str) -> String {
     }
     block.push_str(BLOCK_SEPARATOR);
     block
+}
+
+/// A block's heading: its event name in title case, as the reference writes every row
+/// (`SENSOR_BUDGET_OVERRIDE` is `Sensor Budget Override`).
+fn heading_of(event: &str) -> String {
+    let words: Vec<String> = event
+        .split('_')
+        .map(|word| {
+            let (first, rest) = word.split_at(word.chars().next().map_or(0, char::len_utf8));
+            first.to_owned() + &rest.to_lowercase()
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// A path as an audit field: backslashes become `/`; the project itself is `.`; a path under
@@ -238,22 +234,21 @@ mod tests {
 
     #[test]
     fn rows_refuse_bad_and_reserved_keys() {
-        let bad = AuditRow::new("H", "E", vec![("Bad:key", String::new())]);
+        let bad = AuditRow::new("E", vec![("Bad:key", String::new())]);
         assert!(matches!(bad, Err(LedgerError::InvalidFieldKey { .. })));
         for reserved in ["Event", "Timestamp"] {
-            let row = AuditRow::new("H", "E", vec![(reserved, String::new())]);
+            let row = AuditRow::new("E", vec![(reserved, String::new())]);
             assert!(matches!(row, Err(LedgerError::ReservedFieldKey { .. })));
         }
-        assert!(AuditRow::new("H", "E", vec![("Good key", "v".to_owned())]).is_ok());
+        assert!(AuditRow::new("E", vec![("Good key", "v".to_owned())]).is_ok());
     }
 
     #[test]
     fn values_are_escaped_in_blocks() {
-        let row =
-            AuditRow::new("H", "E", vec![("Note", "a\nb\r\n**Event**: X".to_owned())]).unwrap();
+        let row = AuditRow::new("E", vec![("Note", "a\nb\r\n**Event**: X".to_owned())]).unwrap();
         assert_eq!(
             format_block(&row, "T"),
-            "\n## H\n**Timestamp**: T\n**Event**: E\n**Note**: a\\nb\\n**Event**: X\n\n---\n"
+            "\n## E\n**Timestamp**: T\n**Event**: E\n**Note**: a\\nb\\n**Event**: X\n\n---\n"
         );
     }
 

@@ -41,17 +41,6 @@ pub const AUTONOMY_MODE_SET: &str = "AUTONOMY_MODE_SET";
 pub const RULE_LEARNED: &str = "RULE_LEARNED";
 pub const SENSOR_PROPOSED: &str = "SENSOR_PROPOSED";
 
-const SENSOR_FIRED_HEADING: &str = "Sensor Fired";
-const SENSOR_PASSED_HEADING: &str = "Sensor Passed";
-const SENSOR_FAILED_HEADING: &str = "Sensor Failed";
-const SENSOR_BUDGET_OVERRIDE_HEADING: &str = "Sensor Budget Override";
-const STAGE_AWAITING_APPROVAL_HEADING: &str = "Stage Awaiting Approval";
-const DECISION_RECORDED_HEADING: &str = "Decision Recorded";
-const QUESTION_ANSWERED_HEADING: &str = "Question Answered";
-const HUMAN_TURN_HEADING: &str = "Human Turn";
-const RULE_LEARNED_HEADING: &str = "Rule Learned";
-const SENSOR_PROPOSED_HEADING: &str = "Sensor Proposed";
-
 /// The `**Key**:` labels the engine writes or reads (the block format's own `Timestamp` and
 /// `Event` are `block.rs`'s).
 pub mod field {
@@ -228,7 +217,7 @@ pub struct BlockingOverride {
 /// A row whose fields are all optional text: one list of (field, key) pairs, in the written
 /// order, gives the struct, its reading (`read`) and its row (`to_row`, present fields only).
 macro_rules! text_row {
-    ($(#[$doc:meta])* $name:ident = $event:ident, $heading:ident { $($member:ident: $key:ident),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident = $event:ident { $($member:ident: $key:ident),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Default, PartialEq, Eq)]
         pub struct $name {
@@ -244,7 +233,7 @@ macro_rules! text_row {
 
             pub fn to_row(&self) -> AuditRow {
                 let fields = [$((field::$key, &self.$member)),+];
-                AuditRow::trusted($heading, $event, present_fields(&fields))
+                AuditRow::trusted($event, present_fields(&fields))
             }
         }
     };
@@ -254,7 +243,7 @@ macro_rules! text_row {
 /// in the reference's `aidlc-log.ts` order: Stage, the row's own fields, then Unit and Workflow
 /// (present fields only).
 macro_rules! scoped_row {
-    ($(#[$doc:meta])* $name:ident = $event:ident, $heading:ident { $($member:ident: $key:ident),+ $(,)? }) => {
+    ($(#[$doc:meta])* $name:ident = $event:ident { $($member:ident: $key:ident),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, PartialEq, Eq)]
         pub struct $name {
@@ -277,7 +266,7 @@ macro_rules! scoped_row {
                     (field::UNIT, &self.scope.unit),
                     (field::WORKFLOW, &self.scope.workflow),
                 ];
-                AuditRow::trusted($heading, $event, present_fields(&fields))
+                AuditRow::trusted($event, present_fields(&fields))
             }
         }
     };
@@ -286,7 +275,7 @@ macro_rules! scoped_row {
 scoped_row! {
     /// `DECISION_RECORDED`, the conductor's record of a decision it offered; `options` are the
     /// offered options, comma-separated, as written.
-    DecisionRecorded = DECISION_RECORDED, DECISION_RECORDED_HEADING {
+    DecisionRecorded = DECISION_RECORDED {
         decision: DECISION,
         options: OPTIONS,
         rationale: RATIONALE,
@@ -295,7 +284,7 @@ scoped_row! {
 
 scoped_row! {
     /// `QUESTION_ANSWERED`, the human's answer.
-    QuestionAnswered = QUESTION_ANSWERED, QUESTION_ANSWERED_HEADING {
+    QuestionAnswered = QUESTION_ANSWERED {
         details: DETAILS,
     }
 }
@@ -303,7 +292,7 @@ scoped_row! {
 text_row! {
     /// `RULE_LEARNED` (D45): Stage, Candidate-ID, Content-Hash (the full SHA-256 of the text),
     /// Destination (absolute), Heading, Source.
-    RuleLearned = RULE_LEARNED, RULE_LEARNED_HEADING {
+    RuleLearned = RULE_LEARNED {
         stage: STAGE,
         candidate_id: CANDIDATE_ID,
         content_hash: CONTENT_HASH,
@@ -316,7 +305,7 @@ text_row! {
 text_row! {
     /// `SENSOR_PROPOSED` (D45): Stage, Candidate-ID, Sensor ID, Manifest path (absolute),
     /// Matches, Destinations (a JSON array of stage slugs), Source.
-    SensorProposed = SENSOR_PROPOSED, SENSOR_PROPOSED_HEADING {
+    SensorProposed = SENSOR_PROPOSED {
         stage: STAGE,
         candidate_id: CANDIDATE_ID,
         sensor_id: SENSOR_ID,
@@ -547,11 +536,7 @@ impl GateRow {
             (field::SENSOR_STATE, &self.sensor_state),
             (field::SENSORS_OFF, &self.sensors_off),
         ]));
-        AuditRow::trusted(
-            STAGE_AWAITING_APPROVAL_HEADING,
-            STAGE_AWAITING_APPROVAL,
-            fields,
-        )
+        AuditRow::trusted(STAGE_AWAITING_APPROVAL, fields)
     }
 }
 
@@ -583,7 +568,7 @@ impl BlockingOverride {
 impl AuditRow {
     /// `SENSOR_FIRED` of `fire`.
     pub fn sensor_fired(fire: &FireIdentity) -> Self {
-        AuditRow::trusted(SENSOR_FIRED_HEADING, SENSOR_FIRED, fire.fields())
+        AuditRow::trusted(SENSOR_FIRED, fire.fields())
     }
 
     /// `SENSOR_PASSED` of `fire`, with Duration ms and the note of a non-evaluation (an empty
@@ -594,7 +579,7 @@ impl AuditRow {
         if let Some(note) = note.filter(|note| !note.is_empty()) {
             fields.push((field::NOTE, note.to_owned()));
         }
-        AuditRow::trusted(SENSOR_PASSED_HEADING, SENSOR_PASSED, fields)
+        AuditRow::trusted(SENSOR_PASSED, fields)
     }
 
     /// `SENSOR_FAILED` of `fire`, with `detail_path` made relative to `project_dir`.
@@ -610,7 +595,7 @@ impl AuditRow {
             relative_path_field(project_dir, detail_path.as_str()),
         ));
         fields.push((field::FINDINGS_COUNT, findings_count.to_string()));
-        AuditRow::trusted(SENSOR_FAILED_HEADING, SENSOR_FAILED, fields)
+        AuditRow::trusted(SENSOR_FAILED, fields)
     }
 
     /// `SENSOR_BUDGET_OVERRIDE` of `fire`: Cap layer `registry`, Cap value, Observed value.
@@ -623,17 +608,13 @@ impl AuditRow {
         fields.push((field::CAP_LAYER, REGISTRY_CAP_LAYER.to_owned()));
         fields.push((field::CAP_VALUE, cap_value_seconds.to_string()));
         fields.push((field::OBSERVED_VALUE, observed_seconds.to_string()));
-        AuditRow::trusted(
-            SENSOR_BUDGET_OVERRIDE_HEADING,
-            SENSOR_BUDGET_OVERRIDE,
-            fields,
-        )
+        AuditRow::trusted(SENSOR_BUDGET_OVERRIDE, fields)
     }
 
     /// `HUMAN_TURN` with `fields` (the reference's `aidlc-record-human-turn.ts` writes none, it
     /// records presence only; the engine's hook adds its receipt fields), keys checked.
     pub fn human_turn(fields: Vec<(&'static str, String)>) -> Result<Self, LedgerError> {
-        AuditRow::new(HUMAN_TURN_HEADING, HUMAN_TURN, fields)
+        AuditRow::new(HUMAN_TURN, fields)
     }
 }
 
@@ -662,13 +643,7 @@ mod tests {
 
     #[test]
     fn the_gate_row_has_the_reference_heading_and_keeps_field_order() {
-        let stage_awaiting_approval = |fields| {
-            AuditRow::new(
-                STAGE_AWAITING_APPROVAL_HEADING,
-                STAGE_AWAITING_APPROVAL,
-                fields,
-            )
-        };
+        let stage_awaiting_approval = |fields| AuditRow::new(STAGE_AWAITING_APPROVAL, fields);
         let row = stage_awaiting_approval(vec![
             ("Stage", "user-stories".to_owned()),
             ("Sensor State", "shape@a.md=passed".to_owned()),
@@ -931,7 +906,6 @@ mod tests {
     fn the_conductors_rows_read_as_theirs_and_unknown_events_are_kept() {
         let rows = [
             AuditRow::new(
-                "Stage Started",
                 "STAGE_STARTED",
                 vec![
                     ("Stage", "s".to_owned()),
@@ -939,7 +913,6 @@ mod tests {
                 ],
             ),
             AuditRow::new(
-                "Decision Recorded",
                 DECISION_RECORDED,
                 vec![
                     ("Stage", "s".to_owned()),
@@ -948,16 +921,11 @@ mod tests {
                 ],
             ),
             AuditRow::new(
-                "Question Answered",
                 QUESTION_ANSWERED,
                 vec![("Stage", "s".to_owned()), ("Details", "a".to_owned())],
             ),
-            AuditRow::new("Human Turn", HUMAN_TURN, vec![("Session", "x".to_owned())]),
-            AuditRow::new(
-                "Health Check",
-                "HEALTH_CHECKED",
-                vec![("Candidate-ID", "c1".to_owned())],
-            ),
+            AuditRow::new(HUMAN_TURN, vec![("Session", "x".to_owned())]),
+            AuditRow::new("HEALTH_CHECKED", vec![("Candidate-ID", "c1".to_owned())]),
         ];
         let events: Vec<AuditEvent> = rows.iter().map(|row| read(row.as_ref().unwrap())).collect();
         assert_eq!(
@@ -990,7 +958,7 @@ mod tests {
         let AuditEvent::Other(unknown) = &events[4] else {
             panic!("{:?}", events[4]);
         };
-        assert_eq!(unknown.heading, "Health Check");
+        assert_eq!(unknown.heading, "Health Checked");
         assert_eq!(unknown.field("Candidate-ID"), Some("c1"));
         assert_eq!(unknown.event, "HEALTH_CHECKED");
     }
