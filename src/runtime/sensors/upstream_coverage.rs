@@ -33,11 +33,10 @@
 //! - A producer folder may also be cited with `\` separators (`construction\u1\nfr-design\`), so
 //!   provenance written with Windows paths counts; the reference accepted only `/`.
 //! - A deliverable listed twice is scanned once (`scanned_files` has no duplicates).
-//! - A flag with no value, or followed by another `--flag`, is a usage error (failure mode F9).
-//!   The reference read a trailing `--consumes` as an empty list, and took a following flag as
-//!   the value.
-//! - Backslashes in paths are separators, and a relative path is taken from the project
-//!   folder (the reference's working folder); `scanned_files` uses this platform's separator.
+//! - Flags and paths are read as `worker_args` reads every worker's, which says how that
+//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
+//!   a separator; a relative path is taken from the project folder); `scanned_files`
+//!   uses this platform's separator.
 //! - Case folding covers ASCII and the one-to-one letter pairs of the same UTF-8 length (which
 //!   keeps byte offsets); the reference's JavaScript folding also paired a few others.
 //!

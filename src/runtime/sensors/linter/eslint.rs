@@ -63,14 +63,11 @@ fn find_eslint(
     }
     let mut skipped = Vec::new();
     for candidate in executables_on_search_path(search_path, "eslint") {
-        let version = eslint_version(&candidate, &place.lint_root, budget)?;
-        if version
-            .major
-            .is_some_and(|major| major >= OLDEST_PATH_ESLINT_MAJOR)
-        {
+        let (text, major) = eslint_version(&candidate, &place.lint_root, budget)?;
+        if major.is_some_and(|major| major >= OLDEST_PATH_ESLINT_MAJOR) {
             return Ok(candidate);
         }
-        skipped.push(format!("{} ({})", candidate.display(), version.text));
+        skipped.push(format!("{} ({text})", candidate.display()));
     }
     let skipped_note = if skipped.is_empty() {
         String::new()
@@ -90,18 +87,12 @@ fn find_eslint(
     ))
 }
 
-/// What `eslint --version` said.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct ToolVersion {
-    text: String,
-    major: Option<u32>,
-}
-
+/// What `eslint --version` said, and the major version in it.
 fn eslint_version(
     program: &Path,
     cwd: &Utf8Path,
     budget: &ToolBudget,
-) -> Result<ToolVersion, WorkerOutcome> {
+) -> Result<(String, Option<u32>), WorkerOutcome> {
     let command = WorkerCommand {
         args: vec!["--version".to_owned()],
         ..WorkerCommand::new(program, cwd)
@@ -111,25 +102,16 @@ fn eslint_version(
         Err(WorkerOutcome::ScriptError(message)) if message.starts_with("timeout:") => {
             return Err(WorkerOutcome::ScriptError(message));
         }
-        Err(_) => {
-            return Ok(ToolVersion {
-                text: "did not run".to_owned(),
-                major: None,
-            });
-        }
+        Err(_) => return Ok(("did not run".to_owned(), None)),
     };
     let text = String::from_utf8_lossy(&run.stdout).trim().to_owned();
     let major = (run.exit_code == Some(0))
         .then(|| major_version(&text))
         .flatten();
-    Ok(ToolVersion {
-        text: if text.is_empty() {
-            "no version".to_owned()
-        } else {
-            text
-        },
-        major,
-    })
+    if text.is_empty() {
+        return Ok(("no version".to_owned(), major));
+    }
+    Ok((text, major))
 }
 
 /// `9` from `v9.1.0` or `9.1.0`.
