@@ -231,33 +231,35 @@ fn parse_tsc_output(output: &str) -> Vec<TscError> {
 }
 
 fn parse_tsc_error_line(line: &str) -> Option<TscError> {
-    if let Some(message) = error_code_and_message(line) {
-        return Some(TscError {
-            file: String::new(),
-            line: 0,
-            column: 0,
-            message: message.to_owned(),
-            first_line: line.to_owned(),
-        });
-    }
     // The file ends at the first `(line,col):` followed by an error; a `(` inside the file
     // name is passed over.
-    line.match_indices('(').find_map(|(open, _)| {
-        let after_open = &line[open + 1..];
-        let close = after_open.find("):")?;
-        let (line_number, column) = after_open[..close].split_once(',')?;
-        let rest = &after_open[close + 2..];
-        if !rest.starts_with(char::is_whitespace) || open == 0 {
-            return None;
-        }
-        let message = error_code_and_message(rest.trim_start())?;
-        Some(TscError {
-            file: line[..open].to_owned(),
-            line: all_digits(line_number)?,
-            column: all_digits(column)?,
-            message: message.to_owned(),
-            first_line: line.to_owned(),
+    let located = || {
+        line.match_indices('(').find_map(|(open, _)| {
+            let after_open = &line[open + 1..];
+            let close = after_open.find("):")?;
+            let (line_number, column) = after_open[..close].split_once(',')?;
+            let rest = &after_open[close + 2..];
+            if !rest.starts_with(char::is_whitespace) || open == 0 {
+                return None;
+            }
+            let message = error_code_and_message(rest.trim_start())?;
+            Some((
+                &line[..open],
+                all_digits(line_number)?,
+                all_digits(column)?,
+                message,
+            ))
         })
+    };
+    let (file, line_number, column, message) = error_code_and_message(line)
+        .map(|message| ("", 0, 0, message))
+        .or_else(located)?;
+    Some(TscError {
+        file: file.to_owned(),
+        line: line_number,
+        column,
+        message: message.to_owned(),
+        first_line: line.to_owned(),
     })
 }
 

@@ -129,6 +129,7 @@ fn parse_consume(item: &str) -> Consume {
 }
 
 /// The scanned files' texts, each after a `\n`, and the files that could be read.
+#[derive(Default)]
 struct ScannedText {
     text: String,
     files: Vec<String>,
@@ -137,10 +138,7 @@ struct ScannedText {
 /// Read the scan set. Invariant: only the fired file's read error stops the check; a sibling
 /// that cannot be read is left out, so coverage is judged on what is readable.
 fn read_scan_set(fired_path: &Utf8Path, paths: &[Utf8PathBuf]) -> Result<ScannedText, String> {
-    let mut scanned = ScannedText {
-        text: String::new(),
-        files: Vec::new(),
-    };
+    let mut scanned = ScannedText::default();
     for path in paths {
         match read_text_lossy(path) {
             Ok(text) => {

@@ -243,31 +243,30 @@ pub(super) fn inline_dependency_list(raw: &str) -> Vec<String> {
     if !text.starts_with('[') {
         return vec![unquote_scalar(text).to_owned()];
     }
-    let Some(close) = closing_bracket(text) else {
+    let structural = bytes_outside_quotes(text, 1);
+    let Some(close) = structural.iter().position(|&(_, byte)| byte == b']') else {
         return Vec::new();
     };
-    if !is_blank_or_comment(&text[close + 1..]) {
+    let close_offset = structural[close].0;
+    if !is_blank_or_comment(&text[close_offset + 1..]) {
         return Vec::new();
     }
-    let Some(items) = split_outside_quotes(&text[1..close]) else {
-        return Vec::new();
-    };
-    items
-        .into_iter()
-        .map(unquote_scalar)
+    // The commas outside quotes split the list; a quote open at the `]` would have hidden it.
+    let commas = structural[..close]
+        .iter()
+        .filter(|&&(_, byte)| byte == b',')
+        .map(|&(offset, _)| offset);
+    let mut start = 1;
+    commas
+        .chain([close_offset])
+        .map(|end| {
+            let item = unquote_scalar(&text[start..end]);
+            start = end + 1;
+            item
+        })
         .filter(|item| !item.is_empty())
         .map(str::to_owned)
         .collect()
-}
-
-/// The byte offset of the `]` that closes the list opened at offset 0 (the first one outside
-/// quotes); `None` when the list never closes.
-fn closing_bracket(text: &str) -> Option<usize> {
-    let (structural, _) = bytes_outside_quotes(text, 1);
-    structural
-        .into_iter()
-        .find(|&(_, byte)| byte == b']')
-        .map(|(offset, _)| offset)
 }
 
 /// Whether `text` is spaces and tabs, then optionally a `#` comment.
@@ -276,28 +275,10 @@ fn is_blank_or_comment(text: &str) -> bool {
     rest.is_empty() || (rest.starts_with('#') && !rest.contains(['\r', '\n']))
 }
 
-/// `text` split at the commas outside quotes; `None` when a quote is left open.
-fn split_outside_quotes(text: &str) -> Option<Vec<&str>> {
-    let (structural, quote_left_open) = bytes_outside_quotes(text, 0);
-    if quote_left_open {
-        return None;
-    }
-    let mut items = Vec::new();
-    let mut start = 0;
-    for (offset, byte) in structural {
-        if byte == b',' {
-            items.push(&text[start..offset]);
-            start = offset + 1;
-        }
-    }
-    items.push(&text[start..]);
-    Some(items)
-}
-
 /// The bytes of `text` from `from` on that are outside quotes (quote characters excluded), with
-/// their offsets, and whether a quote is still open at the end. `"…"` honours `\` escapes;
-/// `'…'` does not. Only ASCII bytes are compared, so multi-byte characters pass through.
-fn bytes_outside_quotes(text: &str, from: usize) -> (Vec<(usize, u8)>, bool) {
+/// their offsets. `"…"` honours `\` escapes; `'…'` does not. Only ASCII bytes are compared, so
+/// multi-byte characters pass through.
+fn bytes_outside_quotes(text: &str, from: usize) -> Vec<(usize, u8)> {
     let bytes = text.as_bytes();
     let mut structural = Vec::new();
     let mut quote: Option<u8> = None;
@@ -317,7 +298,7 @@ fn bytes_outside_quotes(text: &str, from: usize) -> (Vec<(usize, u8)>, bool) {
         }
         index += 1;
     }
-    (structural, quote.is_some())
+    structural
 }
 
 /// A unit name: 1 to 64 characters, an ASCII letter or digit, then letters, digits, `.`, `_`
