@@ -1,7 +1,5 @@
-//! eslint: which one (the project's `node_modules/.bin`, else the first `eslint` 9 or newer on
-//! `PATH`, failure mode F14), its run with `--format json`, and its outcome: a configuration
-//! that does not load is a script error (V2), none at all or an ignored file is
-//! tool-unavailable, never a pass.
+//! eslint: which one (see the module documentation), its run with `--format json`, and its
+//! outcome.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
