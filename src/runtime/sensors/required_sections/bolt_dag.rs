@@ -55,20 +55,16 @@ pub(super) fn edge_block_of(body: &str) -> EdgeBlock {
 /// `units:` key, joined with `\n`. Other fences are skipped whole; an unclosed fence runs to the
 /// end of the body.
 pub(in crate::runtime::sensors) fn units_block(body: &str) -> Option<String> {
-    let lines: Vec<&str> = lines_of(body).collect();
-    let mut index = 0;
-    while index < lines.len() {
-        if matches!(js_trim(lines[index]), "```yaml" | "```yml") {
-            let close = (index + 1..lines.len())
-                .find(|&candidate| js_trim(lines[candidate]) == "```")
-                .unwrap_or(lines.len());
-            let block = lines[index + 1..close].join("\n");
-            if declares_units_key(&block) {
-                return Some(block);
-            }
-            index = close;
+    let mut lines = lines_of(body);
+    while lines.any(|line| matches!(js_trim(line), "```yaml" | "```yml")) {
+        let block: Vec<&str> = lines
+            .by_ref()
+            .take_while(|line| js_trim(line) != "```")
+            .collect();
+        let block = block.join("\n");
+        if declares_units_key(&block) {
+            return Some(block);
         }
-        index += 1;
     }
     None
 }
@@ -151,7 +147,14 @@ fn read_unit_line(line: &str, units: &mut Vec<DagUnit>) -> Result<(), String> {
         let unit = units
             .last()
             .ok_or_else(|| "kind: before any - name: entry".to_owned())?;
-        return check_unit_kind(&unit.name, unquote_scalar(value));
+        let kind = unquote_scalar(value);
+        return UNIT_KINDS.contains(&kind).then_some(()).ok_or_else(|| {
+            format!(
+                "unit \"{}\" has invalid kind \"{kind}\" (expected {})",
+                unit.name,
+                UNIT_KINDS.join("|")
+            )
+        });
     }
     if let (Some(item), Some(unit)) = (
         list_item(line).and_then(|item| lazy_capture(item, 1)),
@@ -164,17 +167,6 @@ fn read_unit_line(line: &str, units: &mut Vec<DagUnit>) -> Result<(), String> {
         "unrecognised line in units block: {}",
         js_trim(line)
     ))
-}
-
-fn check_unit_kind(unit_name: &str, kind: &str) -> Result<(), String> {
-    if UNIT_KINDS.contains(&kind) {
-        Ok(())
-    } else {
-        Err(format!(
-            "unit \"{unit_name}\" has invalid kind \"{kind}\" (expected {})",
-            UNIT_KINDS.join("|")
-        ))
-    }
 }
 
 /// After `\s*-`, the rest of the line (which the caller's pattern continues).
