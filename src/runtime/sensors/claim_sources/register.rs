@@ -268,14 +268,17 @@ fn memory_source_file(
     findings: &mut Vec<String>,
 ) -> Option<Utf8PathBuf> {
     let expected_prefix = format!("aidlc/spaces/{active_space}/memory/");
-    let Some(memory_file) = source_path.strip_prefix(&expected_prefix) else {
-        findings.push(memory_root_finding(id, &expected_prefix));
+    let stays_inside =
+        !source_path.contains('\\') && !source_path.split('/').any(|segment| segment == "..");
+    let Some(memory_file) = source_path
+        .strip_prefix(&expected_prefix)
+        .filter(|_| stays_inside)
+    else {
+        findings.push(format!(
+            "[{id}] path must name a file under the active memory root {expected_prefix}"
+        ));
         return None;
     };
-    if source_path.contains('\\') || source_path.split('/').any(|segment| segment == "..") {
-        findings.push(memory_root_finding(id, &expected_prefix));
-        return None;
-    }
     if !ACTIVE_MEMORY_FILES.contains(&memory_file) {
         findings.push(format!(
             "[{id}] must name an active memory file under {expected_prefix}: org.md, team.md, or project.md"
@@ -289,10 +292,6 @@ fn memory_source_file(
         return None;
     }
     Some(source_file)
-}
-
-fn memory_root_finding(id: &str, expected_prefix: &str) -> String {
-    format!("[{id}] path must name a file under the active memory root {expected_prefix}")
 }
 
 fn read_memory_source(

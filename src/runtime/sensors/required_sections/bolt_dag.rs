@@ -215,7 +215,7 @@ pub(super) fn greedy_rest(rest: &str) -> Option<&str> {
 }
 
 /// `"x"` or `'x'` → `x`; anything else trimmed.
-pub(super) fn unquote_scalar(raw: &str) -> &str {
+pub(in crate::runtime::sensors) fn unquote_scalar(raw: &str) -> &str {
     let text = js_trim(raw);
     for quote in ['"', '\''] {
         if text.starts_with(quote) && text.ends_with(quote) {

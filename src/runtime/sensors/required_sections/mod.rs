@@ -51,7 +51,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use self::bolt_dag::edge_block_of;
-pub(super) use self::bolt_dag::{check_unit_names, lines_below_units_key, units_block};
+pub(super) use self::bolt_dag::{
+    check_unit_names, lines_below_units_key, units_block, unquote_scalar,
+};
 use self::headings::h2_headings;
 use self::templates::{apply_template, resolve_template};
 use self::verdict::SectionsVerdict;
