@@ -280,10 +280,9 @@ fn error_code_and_message(text: &str) -> Option<&str> {
 }
 
 fn all_digits(text: &str) -> Option<u64> {
-    if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
+    text.bytes()
+        .all(|byte| byte.is_ascii_digit())
+        .then(|| text.parse().ok())?
 }
 
 // --- Which errors are the fired file's ---------------------------------------------------------
