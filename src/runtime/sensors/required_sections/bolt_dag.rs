@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::leaves::js_text::{is_js_line_terminator, is_js_whitespace, js_trim, js_trim_start};
-use crate::runtime::sensors::text::lines_of;
+use crate::runtime::sensors::text::{is_plain_name, lines_of};
 
 /// The kinds a unit may declare in the Bolt DAG block.
 const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
@@ -306,10 +306,7 @@ fn validate_unit_name(name: &str) -> Result<(), String> {
             "Unit name \"{head}...\" is {length} chars; max is {UNIT_NAME_MAX_LENGTH}"
         ));
     }
-    let mut bytes = name.bytes();
-    let first_ok = bytes.next().is_some_and(|b| b.is_ascii_alphanumeric());
-    let rest_ok = bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if first_ok && rest_ok {
+    if is_plain_name(name) {
         Ok(())
     } else {
         Err(format!(
