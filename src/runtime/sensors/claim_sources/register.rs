@@ -70,12 +70,13 @@ impl SourceUniverse {
         let mut findings = authority.findings.clone();
         let registered = registered_sources(&lines, &authority, &mut findings);
         let answered_questions = answered_questions(&lines, &mut findings);
-        let confirmation = assumption_confirmation(&lines, &labels, &mut findings);
+        let (assumptions_accepted, accepted_assumptions) =
+            assumption_confirmation(&lines, &labels, &mut findings);
         Self {
             registered,
             answered_questions,
-            assumptions_accepted: confirmation.accepted,
-            accepted_assumptions: confirmation.assumptions,
+            assumptions_accepted,
+            accepted_assumptions,
             findings,
         }
     }
@@ -428,16 +429,13 @@ fn answer_is_filled(answer: &str) -> bool {
     !answer.is_empty() && !answer.bytes().all(|byte| byte == b'_')
 }
 
-struct AssumptionConfirmation {
-    accepted: bool,
-    assumptions: HashSet<String>,
-}
-
+/// Whether `## Assumption Confirmation` is answered `A. Accept assumptions`, and the retained
+/// assumptions it lists.
 fn assumption_confirmation(
     lines: &[String],
     labels: &HashSet<String>,
     findings: &mut Vec<String>,
-) -> AssumptionConfirmation {
+) -> (bool, HashSet<String>) {
     let sections = sections_named(lines, CONFIRMATION_HEADING);
     if sections.len() > 1 {
         findings.push(format!(
@@ -457,10 +455,8 @@ fn assumption_confirmation(
         .map(|line| normalized_assumption(line))
         .filter(|entry| !entry.is_empty())
         .collect();
-    AssumptionConfirmation {
-        accepted: answer.is_some_and(|answer| js_trim(answer) == ACCEPT_ASSUMPTIONS_ANSWER),
-        assumptions,
-    }
+    let accepted = answer.is_some_and(|answer| js_trim(answer) == ACCEPT_ASSUMPTIONS_ANSWER);
+    (accepted, assumptions)
 }
 
 /// The authorities `[desc]`, `[scope]` and `[memory:…]` entries are checked against.
