@@ -87,14 +87,14 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         return Ok(vacuous_verdict(slugs, REASON_NO_UPSTREAM));
     }
     let deliverables = split_csv(flags.value(DELIVERABLES_FLAG).unwrap_or_default());
-    let scanned = read_scan_set(
+    let (text, files) = read_scan_set(
         &fired_path,
         &stage_scan_set(&fired_path, &deliverables, true),
     )?;
-    if scanned.files.is_empty() {
+    if files.is_empty() {
         return Ok(vacuous_verdict(slugs, REASON_NOTHING_TO_SCAN));
     }
-    let folded_text = fold_case(&scanned.text);
+    let folded_text = fold_case(&text);
     let unreferenced: Vec<String> = consumes
         .iter()
         .filter(|consume| !is_covered(&folded_text, consume))
@@ -103,7 +103,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     Ok(coverage_verdict(
         slugs,
         unreferenced,
-        scanned.files,
+        files,
         &fired_path,
         None,
     ))
@@ -128,23 +128,20 @@ fn parse_consume(item: &str) -> Consume {
     }
 }
 
-/// The scanned files' texts, each after a `\n`, and the files that could be read.
-#[derive(Default)]
-struct ScannedText {
-    text: String,
-    files: Vec<String>,
-}
-
-/// Read the scan set. Invariant: only the fired file's read error stops the check; a sibling
-/// that cannot be read is left out, so coverage is judged on what is readable.
-fn read_scan_set(fired_path: &Utf8Path, paths: &[Utf8PathBuf]) -> Result<ScannedText, String> {
-    let mut scanned = ScannedText::default();
+/// Read the scan set: the files' texts, each after a `\n`, and the files that could be read.
+/// Invariant: only the fired file's read error stops the check; a sibling that cannot be read
+/// is left out, so coverage is judged on what is readable.
+fn read_scan_set(
+    fired_path: &Utf8Path,
+    paths: &[Utf8PathBuf],
+) -> Result<(String, Vec<String>), String> {
+    let (mut text, mut files) = (String::new(), Vec::new());
     for path in paths {
         match read_text_lossy(path) {
-            Ok(text) => {
-                scanned.text.push('\n');
-                scanned.text.push_str(&text);
-                scanned.files.push(path.to_string());
+            Ok(body) => {
+                text.push('\n');
+                text.push_str(&body);
+                files.push(path.to_string());
             }
             Err(error) if path == fired_path => {
                 return Err(format!("failed to read --output-path {path}: {error}"));
@@ -152,7 +149,7 @@ fn read_scan_set(fired_path: &Utf8Path, paths: &[Utf8PathBuf]) -> Result<Scanned
             Err(_) => {}
         }
     }
-    Ok(scanned)
+    Ok((text, files))
 }
 
 fn is_covered(folded_text: &str, consume: &Consume) -> bool {
