@@ -161,10 +161,13 @@ fn eslint_config_problem(stderr: &str) -> Option<WorkerOutcome> {
         "eslint couldn't find a configuration",
     ];
     if none_found.iter().any(|phrase| text.contains(phrase)) {
-        return Some(tool_unavailable(
-            "no-eslint-config",
-            most_telling_line_about(stderr, "couldn"),
-        ));
+        // eslint's own sentence ("ESLint couldn't find …"), else the most telling line.
+        let couldn = stderr
+            .lines()
+            .map(str::trim)
+            .find(|line| line.to_lowercase().contains("couldn"));
+        let line = couldn.map_or_else(|| most_telling_line(stderr), str::to_owned);
+        return Some(tool_unavailable("no-eslint-config", line));
     }
     let does_not_load = [
         "parse error",
@@ -185,14 +188,6 @@ fn eslint_config_problem(stderr: &str) -> Option<WorkerOutcome> {
             eslint_problem_line(stderr)
         ))
     })
-}
-
-/// The first line containing `phrase` (case-insensitive), else the most telling line.
-fn most_telling_line_about(text: &str, phrase: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .find(|line| line.to_lowercase().contains(phrase))
-        .map_or_else(|| most_telling_line(text), str::to_owned)
 }
 
 /// The line that says what went wrong, followed by where when eslint names the configuration
