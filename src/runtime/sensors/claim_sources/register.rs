@@ -22,6 +22,7 @@ use crate::leaves::js_text::{
 };
 use crate::runtime::sensors::text::{is_word_byte, read_text_lossy};
 use crate::runtime::sensors::worker_args::resolve_worker_path;
+use crate::runtime::workspace::read_state_field;
 
 pub(super) const SOURCES_HEADING: &str = "Sources";
 pub(super) const CONFIRMATION_HEADING: &str = "Assumption Confirmation";
@@ -487,8 +488,9 @@ impl RecordAuthority {
                 ));
                 String::new()
             });
-        let project_description = state_field(&state_body, "Project");
-        let scope = state_field(&state_body, "Scope");
+        // A field with an empty value is as missing as one not written.
+        let project_description = read_state_field(&state_body, "Project").unwrap_or_default();
+        let scope = read_state_field(&state_body, "Scope").unwrap_or_default();
         let project_root = project_root_for(&record_root, &state_body, project_dir);
         let active_space = project_root
             .as_deref()
@@ -530,11 +532,6 @@ fn find_record_root(stage_folder: &Utf8Path) -> Option<Utf8PathBuf> {
         .map(Utf8Path::to_owned)
 }
 
-/// The value of the first `- **<label>**: <value>` line, trimmed; empty when missing.
-fn state_field(body: &str, label: &str) -> String {
-    crate::runtime::workspace::read_state_field(body, label).unwrap_or_default()
-}
-
 fn project_root_for(
     record_root: &Utf8Path,
     state_body: &str,
@@ -549,8 +546,9 @@ fn project_root_for(
     {
         return aidlc_folder.parent().map(Utf8Path::to_owned);
     }
-    let configured = state_field(state_body, "Project Root");
-    (!configured.is_empty()).then(|| resolve_worker_path(project_dir, &configured))
+    read_state_field(state_body, "Project Root")
+        .filter(|configured| !configured.is_empty())
+        .map(|configured| resolve_worker_path(project_dir, &configured))
 }
 
 /// The space named by `<root>/aidlc/active-space`, else the space folder holding the record.
