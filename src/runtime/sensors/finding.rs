@@ -115,7 +115,7 @@ pub fn verdict_json<'key>(
 /// How the gate report reads a shipped sensor's failure: its `diagnostics`, or the one finding
 /// that says the sensor listed none.
 pub fn read_shipped(input: &FindingsInput<'_>) -> Vec<Finding> {
-    let found = items(input, input.worker_json[DIAGNOSTICS_KEY].as_array());
+    let found = items(input, list(input, DIAGNOSTICS_KEY));
     or_unlisted(input, found)
 }
 
@@ -123,11 +123,10 @@ pub fn read_shipped(input: &FindingsInput<'_>) -> Vec<Finding> {
 /// then the keys the reference's workers used, in that order; or the one finding that says the
 /// sensor listed none.
 pub fn read_custom(input: &FindingsInput<'_>) -> Vec<Finding> {
-    let json = input.worker_json;
-    let mut found = items(input, json["findings"].as_array());
-    found.extend(items(input, json[DIAGNOSTICS_KEY].as_array()));
+    let mut found = items(input, list(input, "findings"));
+    found.extend(items(input, list(input, DIAGNOSTICS_KEY)));
     found.extend(lint_violations(input));
-    found.extend(items(input, json["errors"].as_array()));
+    found.extend(items(input, list(input, "errors")));
     found.extend(named_findings(
         input,
         "template_missing",
@@ -147,41 +146,39 @@ pub fn read_custom(input: &FindingsInput<'_>) -> Vec<Finding> {
 /// sensor counted without listing them.
 fn or_unlisted(input: &FindingsInput<'_>, mut found: Vec<Finding>) -> Vec<Finding> {
     if found.is_empty() {
-        let count = input.findings_count;
-        let message = match count {
+        let message = match input.findings_count {
             0 => "failed without counting or listing a finding".to_owned(),
             n => format!(
                 "failed with {n} finding{} and listed none of them",
                 plural(usize::try_from(n).unwrap_or(usize::MAX))
             ),
         };
-        let mut finding = Finding::at_file(input.deliverable, UNLISTED_RULE, message);
-        finding.help = Some(format!(
+        found.push(Finding::at_file(input.deliverable, UNLISTED_RULE, message).with_help(format!(
             "the sensor {} wrote no `findings[]` with a `message` per finding into its JSON; its detail file holds what it did write",
             input.sensor_id
-        ));
-        found.push(finding);
+        )));
     }
     found
 }
 
 /// Each item of a list: an object with a `message` (and the optional keys), or a string (the
 /// message alone). An object without a usable `message` is shown as its JSON, never dropped.
-fn items(input: &FindingsInput<'_>, list: Option<&Vec<Value>>) -> Vec<Finding> {
-    list.into_iter()
-        .flatten()
-        .map(|item| match item {
-            Value::String(message) => {
-                Finding::at_file(input.deliverable, input.sensor_id, message.clone())
-            }
-            Value::Object(_) => item_finding(input, item),
-            other => Finding::at_file(
-                input.deliverable,
-                input.sensor_id,
-                format!("finding without a message: {other}"),
-            ),
-        })
-        .collect()
+fn items<'json>(
+    input: &FindingsInput<'_>,
+    list: impl Iterator<Item = &'json Value>,
+) -> Vec<Finding> {
+    list.map(|item| match item {
+        Value::String(message) => {
+            Finding::at_file(input.deliverable, input.sensor_id, message.clone())
+        }
+        Value::Object(_) => item_finding(input, item),
+        other => Finding::at_file(
+            input.deliverable,
+            input.sensor_id,
+            format!("finding without a message: {other}"),
+        ),
+    })
+    .collect()
 }
 
 fn item_finding(input: &FindingsInput<'_>, item: &Value) -> Finding {
@@ -219,14 +216,9 @@ fn positive(value: &Value) -> Option<u64> {
 /// `violations[]`, as the reference's linter writes them; a warning given as eslint's numeric
 /// severity 1 (or as `"warning"`) is not a finding.
 fn lint_violations(input: &FindingsInput<'_>) -> Vec<Finding> {
-    let kept: Vec<Value> = input.worker_json["violations"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|item| item["severity"].as_u64() != Some(1) && item["severity"] != "warning")
-        .cloned()
-        .collect();
-    items(input, Some(&kept))
+    let errors = list(input, "violations")
+        .filter(|item| item["severity"].as_u64() != Some(1) && item["severity"] != "warning");
+    items(input, errors)
 }
 
 /// A finding with `rule` on the deliverable per string of `key`'s list: `template_missing[]`
@@ -238,13 +230,15 @@ fn named_findings(
     rule: &str,
     message: fn(&str) -> String,
 ) -> Vec<Finding> {
-    input.worker_json[key]
-        .as_array()
-        .into_iter()
-        .flatten()
+    list(input, key)
         .filter_map(Value::as_str)
         .map(|name| Finding::at_file(input.deliverable, rule, message(name)))
         .collect()
+}
+
+/// The items of the list under `key` in the worker's JSON; none when it holds no list.
+fn list<'json>(input: &FindingsInput<'json>, key: &str) -> impl Iterator<Item = &'json Value> {
+    input.worker_json[key].as_array().into_iter().flatten()
 }
 
 /// A worker-reported file made project-relative: the project's prefix stripped (as given or

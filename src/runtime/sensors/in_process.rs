@@ -101,15 +101,10 @@ fn run_bounded<T: Send + 'static>(
             // The receiver is gone when the wait gave up; the value is then dropped here.
             let _ = sender.send(work());
         });
-    let thread = match spawned {
-        Ok(thread) => thread,
-        Err(error) => {
-            return Err(WorkerRun {
-                spawn_error: Some(errno_name(&error).to_owned()),
-                ..WorkerRun::default()
-            });
-        }
-    };
+    let thread = spawned.map_err(|error| WorkerRun {
+        spawn_error: Some(errno_name(&error).to_owned()),
+        ..WorkerRun::default()
+    })?;
     loop {
         let remaining = deadline.map_or(INTERRUPT_POLL, |deadline| {
             deadline.saturating_duration_since(Instant::now())

@@ -102,26 +102,21 @@ pub(crate) fn is_executable_file(path: impl AsRef<Path>) -> bool {
 
 /// Every executable named `tool` in `folders`, in their order (on Windows, `<tool>.cmd` and
 /// `<tool>.exe` before `<tool>` in each folder).
-fn executables_in(
-    folders: impl IntoIterator<Item = PathBuf>,
-    tool: &str,
-) -> impl Iterator<Item = PathBuf> {
+fn executables_in<'tool>(
+    folders: impl IntoIterator<Item = PathBuf> + 'tool,
+    tool: &'tool str,
+) -> impl Iterator<Item = PathBuf> + 'tool {
     let extensions: &[&str] = if cfg!(windows) {
         &[".cmd", ".exe", ""]
     } else {
         &[""]
     };
-    let names: Vec<String> = extensions
-        .iter()
-        .map(|extension| format!("{tool}{extension}"))
-        .collect();
     folders
         .into_iter()
         .flat_map(move |folder| {
-            names
+            extensions
                 .iter()
-                .map(|name| folder.join(name))
-                .collect::<Vec<_>>()
+                .map(move |extension| folder.join(format!("{tool}{extension}")))
         })
         .filter(|candidate| is_executable_file(candidate))
 }
@@ -140,19 +135,18 @@ pub(super) fn project_or_path_tool(
     search_path: Option<&OsStr>,
     tool: &str,
 ) -> Option<PathBuf> {
-    local_node_tool(folders, tool).or_else(|| {
-        executables_on_search_path(search_path, tool)
-            .into_iter()
-            .next()
-    })
+    local_node_tool(folders, tool).or_else(|| executables_on_search_path(search_path, tool).next())
 }
 
 /// Every executable named `tool` in the absolute folders of `search_path`, in order. Empty and
 /// relative entries are skipped: they would name the current folder, which is not the project's
 /// choice of tool.
-pub(super) fn executables_on_search_path(search_path: Option<&OsStr>, tool: &str) -> Vec<PathBuf> {
+pub(super) fn executables_on_search_path<'tool>(
+    search_path: Option<&'tool OsStr>,
+    tool: &'tool str,
+) -> impl Iterator<Item = PathBuf> + 'tool {
     let folders = search_path.map(std::env::split_paths).into_iter().flatten();
-    executables_in(folders.filter(|folder| folder.is_absolute()), tool).collect()
+    executables_in(folders.filter(|folder| folder.is_absolute()), tool)
 }
 
 /// The worker's time budget: every tool run gets what is left of it, capped per step.

@@ -31,3 +31,12 @@ pub(super) fn lines_of(text: &str) -> impl Iterator<Item = &str> {
 pub(super) fn is_word_byte(byte: Option<&u8>) -> bool {
     byte.is_some_and(|&byte| byte.is_ascii_alphanumeric() || byte == b'_')
 }
+
+/// `[A-Za-z0-9][A-Za-z0-9._-]*`, the shape of a unit name and of a memory source id.
+pub(super) fn is_plain_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|byte| byte.is_ascii_alphanumeric())
+        && bytes.all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'))
+}

@@ -231,33 +231,35 @@ fn parse_tsc_output(output: &str) -> Vec<TscError> {
 }
 
 fn parse_tsc_error_line(line: &str) -> Option<TscError> {
-    if let Some(message) = error_code_and_message(line) {
-        return Some(TscError {
-            file: String::new(),
-            line: 0,
-            column: 0,
-            message: message.to_owned(),
-            first_line: line.to_owned(),
-        });
-    }
     // The file ends at the first `(line,col):` followed by an error; a `(` inside the file
     // name is passed over.
-    line.match_indices('(').find_map(|(open, _)| {
-        let after_open = &line[open + 1..];
-        let close = after_open.find("):")?;
-        let (line_number, column) = after_open[..close].split_once(',')?;
-        let rest = &after_open[close + 2..];
-        if !rest.starts_with(char::is_whitespace) || open == 0 {
-            return None;
-        }
-        let message = error_code_and_message(rest.trim_start())?;
-        Some(TscError {
-            file: line[..open].to_owned(),
-            line: all_digits(line_number)?,
-            column: all_digits(column)?,
-            message: message.to_owned(),
-            first_line: line.to_owned(),
+    let located = || {
+        line.match_indices('(').find_map(|(open, _)| {
+            let after_open = &line[open + 1..];
+            let close = after_open.find("):")?;
+            let (line_number, column) = after_open[..close].split_once(',')?;
+            let rest = &after_open[close + 2..];
+            if !rest.starts_with(char::is_whitespace) || open == 0 {
+                return None;
+            }
+            let message = error_code_and_message(rest.trim_start())?;
+            Some((
+                &line[..open],
+                all_digits(line_number)?,
+                all_digits(column)?,
+                message,
+            ))
         })
+    };
+    let (file, line_number, column, message) = error_code_and_message(line)
+        .map(|message| ("", 0, 0, message))
+        .or_else(located)?;
+    Some(TscError {
+        file: file.to_owned(),
+        line: line_number,
+        column,
+        message: message.to_owned(),
+        first_line: line.to_owned(),
     })
 }
 
@@ -278,10 +280,9 @@ fn error_code_and_message(text: &str) -> Option<&str> {
 }
 
 fn all_digits(text: &str) -> Option<u64> {
-    if text.is_empty() || !text.bytes().all(|byte| byte.is_ascii_digit()) {
-        return None;
-    }
-    text.parse().ok()
+    text.bytes()
+        .all(|byte| byte.is_ascii_digit())
+        .then(|| text.parse().ok())?
 }
 
 // --- Which errors are the fired file's ---------------------------------------------------------
@@ -331,41 +332,6 @@ fn is_drive(part: &str) -> bool {
     bytes.len() == 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':'
 }
 
-/// Decides whether a file tsc printed is the fired file: by text first, then (for a link or a
-/// differently spelled path) by the files' canonical paths, each file resolved once.
-struct FiredFileMatcher<'a> {
-    tsconfig_folder: &'a Utf8Path,
-    fired_text: String,
-    fired_canonical: Option<PathBuf>,
-    canonical_by_printed: BTreeMap<String, Option<PathBuf>>,
-}
-
-impl<'a> FiredFileMatcher<'a> {
-    fn new(fired_file: &Utf8Path, tsconfig_folder: &'a Utf8Path) -> Self {
-        Self {
-            tsconfig_folder,
-            fired_text: comparable_path_text("/", fired_file.as_str()),
-            fired_canonical: std::fs::canonicalize(fired_file).ok(),
-            canonical_by_printed: BTreeMap::new(),
-        }
-    }
-
-    fn is_fired_file(&mut self, printed: &str) -> bool {
-        if comparable_path_text(self.tsconfig_folder.as_str(), printed) == self.fired_text {
-            return true;
-        }
-        let Some(fired_canonical) = &self.fired_canonical else {
-            return false;
-        };
-        let tsconfig_folder = self.tsconfig_folder;
-        let canonical = self
-            .canonical_by_printed
-            .entry(printed.to_owned())
-            .or_insert_with(|| std::fs::canonicalize(tsconfig_folder.join(printed)).ok());
-        canonical.as_ref() == Some(fired_canonical)
-    }
-}
-
 // --- The outcome -------------------------------------------------------------------------------
 
 fn tsc_outcome(
@@ -401,10 +367,23 @@ fn tsc_outcome(
             most_telling_line(&output)
         ));
     }
-    let mut matcher = FiredFileMatcher::new(fired_file, tsconfig_folder);
+    // A printed file is the fired file by its text, else (a link, a differently spelled path)
+    // by the files' canonical paths, each printed file resolved once.
+    let fired_text = comparable_path_text("/", fired_file.as_str());
+    let fired_canonical = std::fs::canonicalize(fired_file).ok();
+    let mut canonical_by_printed: BTreeMap<String, Option<PathBuf>> = BTreeMap::new();
+    let mut is_fired_file = |printed: &str| {
+        comparable_path_text(tsconfig_folder.as_str(), printed) == fired_text
+            || fired_canonical.as_ref().is_some_and(|fired_canonical| {
+                let canonical = canonical_by_printed
+                    .entry(printed.to_owned())
+                    .or_insert_with(|| std::fs::canonicalize(tsconfig_folder.join(printed)).ok());
+                canonical.as_ref() == Some(fired_canonical)
+            })
+    };
     let (fired, elsewhere): (Vec<&TscError>, Vec<&TscError>) = errors
         .iter()
-        .partition(|error| error.is_located() && matcher.is_fired_file(&error.file));
+        .partition(|error| error.is_located() && is_fired_file(&error.file));
     let located: Vec<Finding> = fired
         .iter()
         .map(|error| error.located(fired_file))

@@ -33,11 +33,10 @@
 //! - A producer folder may also be cited with `\` separators (`construction\u1\nfr-design\`), so
 //!   provenance written with Windows paths counts; the reference accepted only `/`.
 //! - A deliverable listed twice is scanned once (`scanned_files` has no duplicates).
-//! - A flag with no value, or followed by another `--flag`, is a usage error (failure mode F9).
-//!   The reference read a trailing `--consumes` as an empty list, and took a following flag as
-//!   the value.
-//! - Backslashes in paths are separators, and a relative path is taken from the project
-//!   folder (the reference's working folder); `scanned_files` uses this platform's separator.
+//! - Flags and paths are read as `worker_args` reads every worker's, which says how that
+//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
+//!   a separator; a relative path is taken from the project folder); `scanned_files`
+//!   uses this platform's separator.
 //! - Case folding covers ASCII and the one-to-one letter pairs of the same UTF-8 length (which
 //!   keeps byte offsets); the reference's JavaScript folding also paired a few others.
 //!
@@ -88,14 +87,14 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
         return Ok(vacuous_verdict(slugs, REASON_NO_UPSTREAM));
     }
     let deliverables = split_csv(flags.value(DELIVERABLES_FLAG).unwrap_or_default());
-    let scanned = read_scan_set(
+    let (text, files) = read_scan_set(
         &fired_path,
         &stage_scan_set(&fired_path, &deliverables, true),
     )?;
-    if scanned.files.is_empty() {
+    if files.is_empty() {
         return Ok(vacuous_verdict(slugs, REASON_NOTHING_TO_SCAN));
     }
-    let folded_text = fold_case(&scanned.text);
+    let folded_text = fold_case(&text);
     let unreferenced: Vec<String> = consumes
         .iter()
         .filter(|consume| !is_covered(&folded_text, consume))
@@ -104,7 +103,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     Ok(coverage_verdict(
         slugs,
         unreferenced,
-        scanned.files,
+        files,
         &fired_path,
         None,
     ))
@@ -129,25 +128,20 @@ fn parse_consume(item: &str) -> Consume {
     }
 }
 
-/// The scanned files' texts, each after a `\n`, and the files that could be read.
-struct ScannedText {
-    text: String,
-    files: Vec<String>,
-}
-
-/// Read the scan set. Invariant: only the fired file's read error stops the check; a sibling
-/// that cannot be read is left out, so coverage is judged on what is readable.
-fn read_scan_set(fired_path: &Utf8Path, paths: &[Utf8PathBuf]) -> Result<ScannedText, String> {
-    let mut scanned = ScannedText {
-        text: String::new(),
-        files: Vec::new(),
-    };
+/// Read the scan set: the files' texts, each after a `\n`, and the files that could be read.
+/// Invariant: only the fired file's read error stops the check; a sibling that cannot be read
+/// is left out, so coverage is judged on what is readable.
+fn read_scan_set(
+    fired_path: &Utf8Path,
+    paths: &[Utf8PathBuf],
+) -> Result<(String, Vec<String>), String> {
+    let (mut text, mut files) = (String::new(), Vec::new());
     for path in paths {
         match read_text_lossy(path) {
-            Ok(text) => {
-                scanned.text.push('\n');
-                scanned.text.push_str(&text);
-                scanned.files.push(path.to_string());
+            Ok(body) => {
+                text.push('\n');
+                text.push_str(&body);
+                files.push(path.to_string());
             }
             Err(error) if path == fired_path => {
                 return Err(format!("failed to read --output-path {path}: {error}"));
@@ -155,7 +149,7 @@ fn read_scan_set(fired_path: &Utf8Path, paths: &[Utf8PathBuf]) -> Result<Scanned
             Err(_) => {}
         }
     }
-    Ok(scanned)
+    Ok((text, files))
 }
 
 fn is_covered(folded_text: &str, consume: &Consume) -> bool {

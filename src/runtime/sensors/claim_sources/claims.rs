@@ -58,7 +58,7 @@ impl ClaimFindings {
 
 /// One claim: a paragraph, list item, HTML block or table data row, its section, and the
 /// 1-based line it starts on.
-struct ClaimBlock {
+pub(super) struct ClaimBlock {
     section: String,
     text: String,
     line: usize,
@@ -86,8 +86,8 @@ pub(super) fn inspect_deliverable(
         }
     };
     let references = reference_analysis(&body);
-    let parsed = claim_blocks(&body, &references.definition_lines);
-    if !parsed.has_assumptions_section {
+    let (blocks, has_assumptions_section) = claim_blocks(&body, &references.definition_lines);
+    if !has_assumptions_section {
         findings.push(
             Some(file_name),
             (path, 0),
@@ -99,7 +99,7 @@ pub(super) fn inspect_deliverable(
         );
     }
     let mut has_assumptions = false;
-    for block in &parsed.blocks {
+    for block in &blocks {
         let location = if block.section.is_empty() {
             file_name.to_owned()
         } else {
@@ -241,12 +241,11 @@ fn is_none_block(text: &str) -> bool {
     text.eq_ignore_ascii_case("none")
 }
 
-pub(super) struct ClaimBlocks {
-    blocks: Vec<ClaimBlock>,
-    has_assumptions_section: bool,
-}
-
-pub(super) fn claim_blocks(body: &str, definition_lines: &BTreeSet<usize>) -> ClaimBlocks {
+/// The claims of a document, and whether it has a `## Assumptions & Open Questions` section.
+pub(super) fn claim_blocks(
+    body: &str,
+    definition_lines: &BTreeSet<usize>,
+) -> (Vec<ClaimBlock>, bool) {
     let lines = visible_lines_without_definitions(body, definition_lines);
     let table_headers: BTreeSet<usize> = (1..lines.len())
         .filter(|&index| is_table_separator(&lines[index]) && is_table_line(&lines[index - 1]))
@@ -284,10 +283,7 @@ pub(super) fn claim_blocks(body: &str, definition_lines: &BTreeSet<usize>) -> Cl
         }
     }
     collector.flush();
-    ClaimBlocks {
-        blocks: collector.blocks,
-        has_assumptions_section: collector.has_assumptions_section,
-    }
+    (collector.blocks, collector.has_assumptions_section)
 }
 
 #[derive(Default)]

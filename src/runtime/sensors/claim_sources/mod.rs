@@ -31,11 +31,10 @@
 //!
 //! Where this differs from the reference, on purpose:
 //!
-//! - A flag with no value, or followed by another `--flag`, is a usage error (failure mode F9).
-//!   The reference read a trailing `--deliverables` as an empty list and took a following flag as
-//!   the value; an empty `--stage` value means the default stage here.
-//! - Backslashes in paths are separators, and a relative path is taken from the project folder
-//!   (the reference's working folder); a deliverable listed twice is scanned once.
+//! - Flags and paths are read as `worker_args` reads every worker's, which says how that
+//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
+//!   a separator; a relative path is taken from the project folder). An empty `--stage`
+//!   value means the default stage, and a deliverable listed twice is scanned once.
 //! - A field of `aidlc-state.md` with an empty value is missing; the reference's pattern could
 //!   read the next line as its value.
 //!

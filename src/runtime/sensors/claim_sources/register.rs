@@ -22,6 +22,7 @@ use crate::leaves::js_text::{
 };
 use crate::runtime::sensors::text::{is_word_byte, read_text_lossy};
 use crate::runtime::sensors::worker_args::resolve_worker_path;
+use crate::runtime::workspace::read_state_field;
 
 pub(super) const SOURCES_HEADING: &str = "Sources";
 pub(super) const CONFIRMATION_HEADING: &str = "Assumption Confirmation";
@@ -70,12 +71,13 @@ impl SourceUniverse {
         let mut findings = authority.findings.clone();
         let registered = registered_sources(&lines, &authority, &mut findings);
         let answered_questions = answered_questions(&lines, &mut findings);
-        let confirmation = assumption_confirmation(&lines, &labels, &mut findings);
+        let (assumptions_accepted, accepted_assumptions) =
+            assumption_confirmation(&lines, &labels, &mut findings);
         Self {
             registered,
             answered_questions,
-            assumptions_accepted: confirmation.accepted,
-            accepted_assumptions: confirmation.assumptions,
+            assumptions_accepted,
+            accepted_assumptions,
             findings,
         }
     }
@@ -268,14 +270,17 @@ fn memory_source_file(
     findings: &mut Vec<String>,
 ) -> Option<Utf8PathBuf> {
     let expected_prefix = format!("aidlc/spaces/{active_space}/memory/");
-    let Some(memory_file) = source_path.strip_prefix(&expected_prefix) else {
-        findings.push(memory_root_finding(id, &expected_prefix));
+    let stays_inside =
+        !source_path.contains('\\') && !source_path.split('/').any(|segment| segment == "..");
+    let Some(memory_file) = source_path
+        .strip_prefix(&expected_prefix)
+        .filter(|_| stays_inside)
+    else {
+        findings.push(format!(
+            "[{id}] path must name a file under the active memory root {expected_prefix}"
+        ));
         return None;
     };
-    if source_path.contains('\\') || source_path.split('/').any(|segment| segment == "..") {
-        findings.push(memory_root_finding(id, &expected_prefix));
-        return None;
-    }
     if !ACTIVE_MEMORY_FILES.contains(&memory_file) {
         findings.push(format!(
             "[{id}] must name an active memory file under {expected_prefix}: org.md, team.md, or project.md"
@@ -289,10 +294,6 @@ fn memory_source_file(
         return None;
     }
     Some(source_file)
-}
-
-fn memory_root_finding(id: &str, expected_prefix: &str) -> String {
-    format!("[{id}] path must name a file under the active memory root {expected_prefix}")
 }
 
 fn read_memory_source(
@@ -429,16 +430,13 @@ fn answer_is_filled(answer: &str) -> bool {
     !answer.is_empty() && !answer.bytes().all(|byte| byte == b'_')
 }
 
-struct AssumptionConfirmation {
-    accepted: bool,
-    assumptions: HashSet<String>,
-}
-
+/// Whether `## Assumption Confirmation` is answered `A. Accept assumptions`, and the retained
+/// assumptions it lists.
 fn assumption_confirmation(
     lines: &[String],
     labels: &HashSet<String>,
     findings: &mut Vec<String>,
-) -> AssumptionConfirmation {
+) -> (bool, HashSet<String>) {
     let sections = sections_named(lines, CONFIRMATION_HEADING);
     if sections.len() > 1 {
         findings.push(format!(
@@ -458,10 +456,8 @@ fn assumption_confirmation(
         .map(|line| normalized_assumption(line))
         .filter(|entry| !entry.is_empty())
         .collect();
-    AssumptionConfirmation {
-        accepted: answer.is_some_and(|answer| js_trim(answer) == ACCEPT_ASSUMPTIONS_ANSWER),
-        assumptions,
-    }
+    let accepted = answer.is_some_and(|answer| js_trim(answer) == ACCEPT_ASSUMPTIONS_ANSWER);
+    (accepted, assumptions)
 }
 
 /// The authorities `[desc]`, `[scope]` and `[memory:…]` entries are checked against.
@@ -492,8 +488,9 @@ impl RecordAuthority {
                 ));
                 String::new()
             });
-        let project_description = state_field(&state_body, "Project");
-        let scope = state_field(&state_body, "Scope");
+        // A field with an empty value is as missing as one not written.
+        let project_description = read_state_field(&state_body, "Project").unwrap_or_default();
+        let scope = read_state_field(&state_body, "Scope").unwrap_or_default();
         let project_root = project_root_for(&record_root, &state_body, project_dir);
         let active_space = project_root
             .as_deref()
@@ -535,11 +532,6 @@ fn find_record_root(stage_folder: &Utf8Path) -> Option<Utf8PathBuf> {
         .map(Utf8Path::to_owned)
 }
 
-/// The value of the first `- **<label>**: <value>` line, trimmed; empty when missing.
-fn state_field(body: &str, label: &str) -> String {
-    crate::runtime::workspace::read_state_field(body, label).unwrap_or_default()
-}
-
 fn project_root_for(
     record_root: &Utf8Path,
     state_body: &str,
@@ -554,8 +546,9 @@ fn project_root_for(
     {
         return aidlc_folder.parent().map(Utf8Path::to_owned);
     }
-    let configured = state_field(state_body, "Project Root");
-    (!configured.is_empty()).then(|| resolve_worker_path(project_dir, &configured))
+    read_state_field(state_body, "Project Root")
+        .filter(|configured| !configured.is_empty())
+        .map(|configured| resolve_worker_path(project_dir, &configured))
 }
 
 /// The space named by `<root>/aidlc/active-space`, else the space folder holding the record.

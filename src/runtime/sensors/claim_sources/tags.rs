@@ -12,6 +12,7 @@ use super::visibility::{
     without_ranges,
 };
 use crate::leaves::js_text::js_trim;
+use crate::runtime::sensors::text::is_plain_name;
 
 /// The tags a claim visibly carries, in order (duplicates kept).
 pub(super) fn source_tags(text: &str, labels: &HashSet<String>) -> Vec<String> {
@@ -68,18 +69,7 @@ fn is_source_tag_id(id: &str) -> bool {
 }
 
 pub(super) fn is_register_id(id: &str) -> bool {
-    id == "desc" || id == "scope" || is_memory_id(id)
-}
-
-fn is_memory_id(id: &str) -> bool {
-    let Some(name) = id.strip_prefix("memory:") else {
-        return false;
-    };
-    let mut bytes = name.bytes();
-    bytes
-        .next()
-        .is_some_and(|byte| byte.is_ascii_alphanumeric())
-        && bytes.all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'))
+    id == "desc" || id == "scope" || id.strip_prefix("memory:").is_some_and(is_plain_name)
 }
 
 /// An assumption as compared with the confirmed list: no list marker, no tags, white space

@@ -137,13 +137,9 @@ fn biome_report_outcome(report: &Map<String, Value>, place: &LintPlace) -> Worke
 
 /// Whether Biome's summary says it read no file (`changed` and `unchanged` both 0).
 fn biome_processed_no_file(summary: &Map<String, Value>) -> bool {
-    matches!(
-        (
-            json_count(summary.get("changed")),
-            json_count(summary.get("unchanged"))
-        ),
-        (Some(0), Some(0))
-    )
+    ["changed", "unchanged"]
+        .into_iter()
+        .all(|key| json_count(summary.get(key)) == Some(0))
 }
 
 /// One Biome diagnostic. Two report shapes exist: Biome 2 gives `location.path` as a string and

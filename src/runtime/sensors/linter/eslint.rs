@@ -1,7 +1,5 @@
-//! eslint: which one (the project's `node_modules/.bin`, else the first `eslint` 9 or newer on
-//! `PATH`, failure mode F14), its run with `--format json`, and its outcome: a configuration
-//! that does not load is a script error (V2), none at all or an ignored file is
-//! tool-unavailable, never a pass.
+//! eslint: which one (see the module documentation), its run with `--format json`, and its
+//! outcome.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -63,14 +61,11 @@ fn find_eslint(
     }
     let mut skipped = Vec::new();
     for candidate in executables_on_search_path(search_path, "eslint") {
-        let version = eslint_version(&candidate, &place.lint_root, budget)?;
-        if version
-            .major
-            .is_some_and(|major| major >= OLDEST_PATH_ESLINT_MAJOR)
-        {
+        let (text, major) = eslint_version(&candidate, &place.lint_root, budget)?;
+        if major.is_some_and(|major| major >= OLDEST_PATH_ESLINT_MAJOR) {
             return Ok(candidate);
         }
-        skipped.push(format!("{} ({})", candidate.display(), version.text));
+        skipped.push(format!("{} ({text})", candidate.display()));
     }
     let skipped_note = if skipped.is_empty() {
         String::new()
@@ -90,18 +85,12 @@ fn find_eslint(
     ))
 }
 
-/// What `eslint --version` said.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct ToolVersion {
-    text: String,
-    major: Option<u32>,
-}
-
+/// What `eslint --version` said, and the major version in it.
 fn eslint_version(
     program: &Path,
     cwd: &Utf8Path,
     budget: &ToolBudget,
-) -> Result<ToolVersion, WorkerOutcome> {
+) -> Result<(String, Option<u32>), WorkerOutcome> {
     let command = WorkerCommand {
         args: vec!["--version".to_owned()],
         ..WorkerCommand::new(program, cwd)
@@ -111,25 +100,16 @@ fn eslint_version(
         Err(WorkerOutcome::ScriptError(message)) if message.starts_with("timeout:") => {
             return Err(WorkerOutcome::ScriptError(message));
         }
-        Err(_) => {
-            return Ok(ToolVersion {
-                text: "did not run".to_owned(),
-                major: None,
-            });
-        }
+        Err(_) => return Ok(("did not run".to_owned(), None)),
     };
     let text = String::from_utf8_lossy(&run.stdout).trim().to_owned();
     let major = (run.exit_code == Some(0))
         .then(|| major_version(&text))
         .flatten();
-    Ok(ToolVersion {
-        text: if text.is_empty() {
-            "no version".to_owned()
-        } else {
-            text
-        },
-        major,
-    })
+    if text.is_empty() {
+        return Ok(("no version".to_owned(), major));
+    }
+    Ok((text, major))
 }
 
 /// `9` from `v9.1.0` or `9.1.0`.
@@ -181,10 +161,13 @@ fn eslint_config_problem(stderr: &str) -> Option<WorkerOutcome> {
         "eslint couldn't find a configuration",
     ];
     if none_found.iter().any(|phrase| text.contains(phrase)) {
-        return Some(tool_unavailable(
-            "no-eslint-config",
-            most_telling_line_about(stderr, "couldn"),
-        ));
+        // eslint's own sentence ("ESLint couldn't find …"), else the most telling line.
+        let couldn = stderr
+            .lines()
+            .map(str::trim)
+            .find(|line| line.to_lowercase().contains("couldn"));
+        let line = couldn.map_or_else(|| most_telling_line(stderr), str::to_owned);
+        return Some(tool_unavailable("no-eslint-config", line));
     }
     let does_not_load = [
         "parse error",
@@ -205,14 +188,6 @@ fn eslint_config_problem(stderr: &str) -> Option<WorkerOutcome> {
             eslint_problem_line(stderr)
         ))
     })
-}
-
-/// The first line containing `phrase` (case-insensitive), else the most telling line.
-fn most_telling_line_about(text: &str, phrase: &str) -> String {
-    text.lines()
-        .map(str::trim)
-        .find(|line| line.to_lowercase().contains(phrase))
-        .map_or_else(|| most_telling_line(text), str::to_owned)
 }
 
 /// The line that says what went wrong, followed by where when eslint names the configuration

@@ -34,8 +34,7 @@
 //! - Nothing that did not lint the file reads as a pass: a missing tool or configuration is
 //!   tool-unavailable, a configuration that does not load or output that cannot be read is a
 //!   script error, and a file the configuration ignores is tool-unavailable.
-//! - Every tool run ends within the worker's budget (`WorkerContext::timeout`): each run gets
-//!   what is left of it, and its whole process group is stopped at the deadline.
+//! - Every tool run ends within the worker's budget, as `super::node_tool` runs it.
 //!
 //! This file is the check; `place` decides where the file is and which linter applies, `eslint`
 //! and `biome` run one linter each, and `report` is the shape both are turned into. What both

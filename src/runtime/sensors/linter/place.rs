@@ -1,7 +1,5 @@
-//! Where the fired file is and which linter its project uses: the lint root (the nearest
-//! folder with a `package.json`), the folders searched for configurations and for
-//! `node_modules/.bin`, and Biome only when a Biome configuration and no eslint configuration
-//! sits between the file and the project folder.
+//! Where the fired file is and which linter its project uses, by the rules of the module
+//! documentation.
 
 use std::time::Duration;
 

@@ -8,7 +8,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use crate::leaves::js_text::{is_js_line_terminator, is_js_whitespace, js_trim, js_trim_start};
-use crate::runtime::sensors::text::lines_of;
+use crate::runtime::sensors::text::{is_plain_name, lines_of};
 
 /// The kinds a unit may declare in the Bolt DAG block.
 const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
@@ -55,20 +55,16 @@ pub(super) fn edge_block_of(body: &str) -> EdgeBlock {
 /// `units:` key, joined with `\n`. Other fences are skipped whole; an unclosed fence runs to the
 /// end of the body.
 pub(in crate::runtime::sensors) fn units_block(body: &str) -> Option<String> {
-    let lines: Vec<&str> = lines_of(body).collect();
-    let mut index = 0;
-    while index < lines.len() {
-        if matches!(js_trim(lines[index]), "```yaml" | "```yml") {
-            let close = (index + 1..lines.len())
-                .find(|&candidate| js_trim(lines[candidate]) == "```")
-                .unwrap_or(lines.len());
-            let block = lines[index + 1..close].join("\n");
-            if declares_units_key(&block) {
-                return Some(block);
-            }
-            index = close;
+    let mut lines = lines_of(body);
+    while lines.any(|line| matches!(js_trim(line), "```yaml" | "```yml")) {
+        let block: Vec<&str> = lines
+            .by_ref()
+            .take_while(|line| js_trim(line) != "```")
+            .collect();
+        let block = block.join("\n");
+        if declares_units_key(&block) {
+            return Some(block);
         }
-        index += 1;
     }
     None
 }
@@ -151,7 +147,14 @@ fn read_unit_line(line: &str, units: &mut Vec<DagUnit>) -> Result<(), String> {
         let unit = units
             .last()
             .ok_or_else(|| "kind: before any - name: entry".to_owned())?;
-        return check_unit_kind(&unit.name, unquote_scalar(value));
+        let kind = unquote_scalar(value);
+        return UNIT_KINDS.contains(&kind).then_some(()).ok_or_else(|| {
+            format!(
+                "unit \"{}\" has invalid kind \"{kind}\" (expected {})",
+                unit.name,
+                UNIT_KINDS.join("|")
+            )
+        });
     }
     if let (Some(item), Some(unit)) = (
         list_item(line).and_then(|item| lazy_capture(item, 1)),
@@ -164,17 +167,6 @@ fn read_unit_line(line: &str, units: &mut Vec<DagUnit>) -> Result<(), String> {
         "unrecognised line in units block: {}",
         js_trim(line)
     ))
-}
-
-fn check_unit_kind(unit_name: &str, kind: &str) -> Result<(), String> {
-    if UNIT_KINDS.contains(&kind) {
-        Ok(())
-    } else {
-        Err(format!(
-            "unit \"{unit_name}\" has invalid kind \"{kind}\" (expected {})",
-            UNIT_KINDS.join("|")
-        ))
-    }
 }
 
 /// After `\s*-`, the rest of the line (which the caller's pattern continues).
@@ -223,7 +215,7 @@ pub(super) fn greedy_rest(rest: &str) -> Option<&str> {
 }
 
 /// `"x"` or `'x'` → `x`; anything else trimmed.
-pub(super) fn unquote_scalar(raw: &str) -> &str {
+pub(in crate::runtime::sensors) fn unquote_scalar(raw: &str) -> &str {
     let text = js_trim(raw);
     for quote in ['"', '\''] {
         if text.starts_with(quote) && text.ends_with(quote) {
@@ -243,31 +235,30 @@ pub(super) fn inline_dependency_list(raw: &str) -> Vec<String> {
     if !text.starts_with('[') {
         return vec![unquote_scalar(text).to_owned()];
     }
-    let Some(close) = closing_bracket(text) else {
+    let structural = bytes_outside_quotes(text, 1);
+    let Some(close) = structural.iter().position(|&(_, byte)| byte == b']') else {
         return Vec::new();
     };
-    if !is_blank_or_comment(&text[close + 1..]) {
+    let close_offset = structural[close].0;
+    if !is_blank_or_comment(&text[close_offset + 1..]) {
         return Vec::new();
     }
-    let Some(items) = split_outside_quotes(&text[1..close]) else {
-        return Vec::new();
-    };
-    items
-        .into_iter()
-        .map(unquote_scalar)
+    // The commas outside quotes split the list; a quote open at the `]` would have hidden it.
+    let commas = structural[..close]
+        .iter()
+        .filter(|&&(_, byte)| byte == b',')
+        .map(|&(offset, _)| offset);
+    let mut start = 1;
+    commas
+        .chain([close_offset])
+        .map(|end| {
+            let item = unquote_scalar(&text[start..end]);
+            start = end + 1;
+            item
+        })
         .filter(|item| !item.is_empty())
         .map(str::to_owned)
         .collect()
-}
-
-/// The byte offset of the `]` that closes the list opened at offset 0 (the first one outside
-/// quotes); `None` when the list never closes.
-fn closing_bracket(text: &str) -> Option<usize> {
-    let (structural, _) = bytes_outside_quotes(text, 1);
-    structural
-        .into_iter()
-        .find(|&(_, byte)| byte == b']')
-        .map(|(offset, _)| offset)
 }
 
 /// Whether `text` is spaces and tabs, then optionally a `#` comment.
@@ -276,28 +267,10 @@ fn is_blank_or_comment(text: &str) -> bool {
     rest.is_empty() || (rest.starts_with('#') && !rest.contains(['\r', '\n']))
 }
 
-/// `text` split at the commas outside quotes; `None` when a quote is left open.
-fn split_outside_quotes(text: &str) -> Option<Vec<&str>> {
-    let (structural, quote_left_open) = bytes_outside_quotes(text, 0);
-    if quote_left_open {
-        return None;
-    }
-    let mut items = Vec::new();
-    let mut start = 0;
-    for (offset, byte) in structural {
-        if byte == b',' {
-            items.push(&text[start..offset]);
-            start = offset + 1;
-        }
-    }
-    items.push(&text[start..]);
-    Some(items)
-}
-
 /// The bytes of `text` from `from` on that are outside quotes (quote characters excluded), with
-/// their offsets, and whether a quote is still open at the end. `"…"` honours `\` escapes;
-/// `'…'` does not. Only ASCII bytes are compared, so multi-byte characters pass through.
-fn bytes_outside_quotes(text: &str, from: usize) -> (Vec<(usize, u8)>, bool) {
+/// their offsets. `"…"` honours `\` escapes; `'…'` does not. Only ASCII bytes are compared, so
+/// multi-byte characters pass through.
+fn bytes_outside_quotes(text: &str, from: usize) -> Vec<(usize, u8)> {
     let bytes = text.as_bytes();
     let mut structural = Vec::new();
     let mut quote: Option<u8> = None;
@@ -317,7 +290,7 @@ fn bytes_outside_quotes(text: &str, from: usize) -> (Vec<(usize, u8)>, bool) {
         }
         index += 1;
     }
-    (structural, quote.is_some())
+    structural
 }
 
 /// A unit name: 1 to 64 characters, an ASCII letter or digit, then letters, digits, `.`, `_`
@@ -333,10 +306,7 @@ fn validate_unit_name(name: &str) -> Result<(), String> {
             "Unit name \"{head}...\" is {length} chars; max is {UNIT_NAME_MAX_LENGTH}"
         ));
     }
-    let mut bytes = name.bytes();
-    let first_ok = bytes.next().is_some_and(|b| b.is_ascii_alphanumeric());
-    let rest_ok = bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
-    if first_ok && rest_ok {
+    if is_plain_name(name) {
         Ok(())
     } else {
         Err(format!(

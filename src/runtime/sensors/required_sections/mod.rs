@@ -35,12 +35,9 @@
 //!   them, so a document that only quoted headings in an example passed the floor.
 //! - Marker files are exempt from the floor (failure mode Z1; the fix of the `amadeus` fork,
 //!   whose `marker_exempt` key this keeps). The reference failed every questions file forever.
-//! - A flag with no value, or followed by another `--flag`, is a usage error
-//!   (`<flag> expects a value, got end of arguments.` / `<flag> expects a value, got another
-//!   flag: "<v>".`). The reference took the next flag as the value, so `--templates-dir
-//!   --stage x` silently skipped the template check (failure mode F9).
-//! - Backslashes in paths are separators, and a relative path is taken from the project
-//!   folder (the reference's working folder), so Windows-style paths work on every platform.
+//! - Flags and paths are read as `worker_args` reads every worker's, which says how that
+//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
+//!   a separator; a relative path is taken from the project folder).
 //! - `.html` deliverables get the zero shape; one newer reference snapshot projects HTML to
 //!   Markdown first, which this engine does not do.
 //! - Read errors quote the operating system's message, not Node's.
@@ -54,7 +51,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
 use self::bolt_dag::edge_block_of;
-pub(super) use self::bolt_dag::{check_unit_names, lines_below_units_key, units_block};
+pub(super) use self::bolt_dag::{
+    check_unit_names, lines_below_units_key, units_block, unquote_scalar,
+};
 use self::headings::h2_headings;
 use self::templates::{apply_template, resolve_template};
 use self::verdict::SectionsVerdict;

@@ -33,10 +33,9 @@
 //!
 //! Where this differs from the reference, on purpose:
 //!
-//! - A flag with no value, or followed by another `--flag`, is a usage error (failure mode F9).
-//!   The reference read a trailing `--stage` as no stage, and took a following flag as a value.
-//! - Backslashes in paths are separators, and a relative `--output-path` is taken from the
-//!   project folder (the reference's working folder).
+//! - Flags and paths are read as `worker_args` reads every worker's, which says how that
+//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
+//!   a separator; a relative path is taken from the project folder).
 //! - The unit is also read from the `construction/units/<unit>/<stage>/traceability.json`
 //!   layout of the newest reference line; its upstream files are then read under
 //!   `construction/units/<unit>/`.

@@ -26,7 +26,14 @@ pub(super) fn check_targets(
         .filter(|entry| entry.status == "OK")
         .collect();
     match (fired.stage, record) {
-        ("user-stories", Some(record)) => check_story_targets(record, &ok_entries, findings),
+        ("user-stories", Some(record)) => {
+            check_named_ids(
+                &ok_entries,
+                (IdPattern::Us, "USx.y"),
+                (&record.stories, "stories.md"),
+                findings,
+            );
+        }
         ("units-generation", _) => check_unit_targets(upstream, &ok_entries, findings),
         ("functional-design", Some(record)) => {
             check_rule_targets(fired, record, upstream, &ok_entries, findings);
@@ -42,27 +49,37 @@ pub(super) fn check_targets(
     }
 }
 
-fn check_story_targets(record: &RecordFiles, ok_entries: &[&Entry], findings: &mut Findings) {
-    let (stories, reason) = ids_from_file(&record.stories, &[IdPattern::Us], "stories.md");
+/// The ids of `pattern` the `OK` rows' targets name, each looked up in `file` (a file that
+/// cannot be read or holds none is a reason): a row naming none, and an id `file` lacks, is an
+/// invalid target. Gives `file`'s ids and the ids named.
+fn check_named_ids(
+    ok_entries: &[&Entry],
+    (pattern, shape): (IdPattern, &str),
+    (path, file): (&Utf8Path, &str),
+    findings: &mut Findings,
+) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (known, reason) = ids_from_file(path, &[pattern], file);
     findings.reasons.extend(reason);
+    let mut named = BTreeSet::new();
     for entry in ok_entries {
-        let targets = extract_ids(
-            entry.target.as_deref().unwrap_or_default(),
-            &[IdPattern::Us],
-        );
+        let targets = extract_ids(entry.target.as_deref().unwrap_or_default(), &[pattern]);
         if targets.is_empty() {
             findings.invalid_targets.push(format!(
-                "{}: target must name at least one USx.y ID",
+                "{}: target must name at least one {shape} ID",
                 entry.id
             ));
         }
-        for target in targets.iter().filter(|target| !stories.contains(*target)) {
-            findings.invalid_targets.push(format!(
-                "{}: target {target} is absent from stories.md",
-                entry.id
-            ));
+        for target in targets {
+            if !known.contains(&target) {
+                findings.invalid_targets.push(format!(
+                    "{}: target {target} is absent from {file}",
+                    entry.id
+                ));
+            }
+            named.insert(target);
         }
     }
+    (known, named)
 }
 
 fn check_unit_targets(upstream: &Upstream, ok_entries: &[&Entry], findings: &mut Findings) {
@@ -117,30 +134,12 @@ fn check_rule_targets(
         },
     };
     let rules_path = unit_folder.join("functional-design/rules.md");
-    let (rules, reason) = ids_from_file(&rules_path, &[IdPattern::Br], "rules.md");
-    findings.reasons.extend(reason);
-    let mut targeted = BTreeSet::new();
-    for entry in ok_entries {
-        let targets = extract_ids(
-            entry.target.as_deref().unwrap_or_default(),
-            &[IdPattern::Br],
-        );
-        if targets.is_empty() {
-            findings.invalid_targets.push(format!(
-                "{}: target must name at least one BRx.y ID",
-                entry.id
-            ));
-        }
-        for target in targets {
-            if !rules.contains(&target) {
-                findings.invalid_targets.push(format!(
-                    "{}: target {target} is absent from rules.md",
-                    entry.id
-                ));
-            }
-            targeted.insert(target);
-        }
-    }
+    let (rules, targeted) = check_named_ids(
+        ok_entries,
+        (IdPattern::Br, "BRx.y"),
+        (&rules_path, "rules.md"),
+        findings,
+    );
     let explained: BTreeSet<&str> = fired.table.reverse.iter().map(|e| e.id.as_str()).collect();
     findings.orphans.extend(
         rules

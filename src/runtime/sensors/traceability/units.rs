@@ -11,7 +11,7 @@ use super::ids::{IdPattern, digits_end, extract_ids, is_word_byte_before};
 use super::record::read_upstream;
 use crate::leaves::js_text::{js_trim, js_trim_start};
 use crate::runtime::sensors::required_sections::{
-    check_unit_names, lines_below_units_key, units_block,
+    check_unit_names, lines_below_units_key, units_block, unquote_scalar,
 };
 use crate::runtime::sensors::text::{is_word_byte, lines_of, read_text_lossy};
 
@@ -53,7 +53,8 @@ fn unit_names(block: &str) -> Result<Vec<String>, String> {
     Ok(names)
 }
 
-/// The name of a `\s*-\s+name\s*:\s*<name>` line, unquoted.
+/// The name of a `\s*-\s+name\s*:\s*<name>` line, unquoted (a lone quote is a name of its
+/// own).
 fn unit_name_of_line(line: &str) -> Option<String> {
     let item = js_trim_start(line).strip_prefix('-')?;
     if !item.starts_with(crate::leaves::js_text::is_js_whitespace) {
@@ -61,17 +62,10 @@ fn unit_name_of_line(line: &str) -> Option<String> {
     }
     let rest = js_trim_start(item).strip_prefix("name")?;
     let value = js_trim(js_trim_start(rest).strip_prefix(':')?);
-    (!value.is_empty()).then(|| unquote_scalar(value).to_owned())
-}
-
-fn unquote_scalar(value: &str) -> &str {
-    let quoted = value.len() >= 2
-        && ((value.starts_with('"') && value.ends_with('"'))
-            || (value.starts_with('\'') && value.ends_with('\'')));
-    if quoted {
-        &value[1..value.len() - 1]
-    } else {
-        value
+    match value.len() {
+        0 => None,
+        1 => Some(value.to_owned()),
+        _ => Some(unquote_scalar(value).to_owned()),
     }
 }
 

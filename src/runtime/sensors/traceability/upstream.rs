@@ -15,20 +15,36 @@ use super::ids::{IdPattern, extract_ids};
 use super::record::{RecordFiles, ids_from_existing_files, ids_from_file, read_upstream};
 use super::units::{BoltDag, bolt_dag, story_assignments, unit_aliases};
 
-const NFR_REQUIREMENT_FILES: [&str; 4] = [
-    "performance-requirements.md",
-    "security-requirements.md",
-    "scalability-requirements.md",
-    "reliability-requirements.md",
-];
+/// The NFR artifacts a construction stage reads: the unit's folder of the stage that wrote
+/// them, their file names, and what they are, for reasons.
+struct NfrArtifacts {
+    folder: &'static str,
+    files: &'static [&'static str],
+    kind: &'static str,
+}
 
-const NFR_DESIGN_FILES: [&str; 5] = [
-    "performance-design.md",
-    "security-design.md",
-    "scalability-design.md",
-    "reliability-design.md",
-    "logical-components.md",
-];
+const NFR_REQUIREMENTS: NfrArtifacts = NfrArtifacts {
+    folder: "nfr-requirements",
+    files: &[
+        "performance-requirements.md",
+        "security-requirements.md",
+        "scalability-requirements.md",
+        "reliability-requirements.md",
+    ],
+    kind: "requirement",
+};
+
+const NFR_DESIGN: NfrArtifacts = NfrArtifacts {
+    folder: "nfr-design",
+    files: &[
+        "performance-design.md",
+        "security-design.md",
+        "scalability-design.md",
+        "reliability-design.md",
+        "logical-components.md",
+    ],
+    kind: "design",
+};
 
 /// What the authored upstream artifacts say.
 #[derive(Debug, Default)]
@@ -148,22 +164,8 @@ fn resolve_construction_stage(
         "nfr-requirements" => {
             upstream.add(requirement_ids(record, &[IdPattern::Nfr]));
         }
-        "nfr-design" => resolve_nfr_ids(
-            &context,
-            "nfr-requirements",
-            &NFR_REQUIREMENT_FILES,
-            "requirement",
-            upstream,
-        ),
-        "infrastructure-design" => {
-            resolve_nfr_ids(
-                &context,
-                "nfr-design",
-                &NFR_DESIGN_FILES,
-                "design",
-                upstream,
-            );
-        }
+        "nfr-design" => resolve_nfr_ids(&context, &NFR_REQUIREMENTS, upstream),
+        "infrastructure-design" => resolve_nfr_ids(&context, &NFR_DESIGN, upstream),
         "code-generation" => resolve_code_generation(record, &context, upstream),
         stage => upstream.reasons.push(format!(
             "stage \"{stage}\" has no traceability upstream resolver"
@@ -284,17 +286,12 @@ fn resolve_functional_design(record: &RecordFiles, context: &UnitContext, upstre
     }
 }
 
-/// `NFRx.y` ids from the unit's `<stage_folder>/<names>`; `kind` is `requirement` or `design`.
-fn resolve_nfr_ids(
-    context: &UnitContext,
-    stage_folder: &str,
-    names: &[&str],
-    kind: &str,
-    upstream: &mut Upstream,
-) {
-    let folder = context.unit_folder.join(stage_folder);
-    let (ids, saw_file) = ids_from_existing_files(&folder, names, IdPattern::NfrDetail);
+/// `NFRx.y` ids from the unit's `nfr` artifacts.
+fn resolve_nfr_ids(context: &UnitContext, nfr: &NfrArtifacts, upstream: &mut Upstream) {
+    let folder = context.unit_folder.join(nfr.folder);
+    let (ids, saw_file) = ids_from_existing_files(&folder, nfr.files, IdPattern::NfrDetail);
     upstream.ids.extend(ids);
+    let kind = nfr.kind;
     if !saw_file {
         upstream.reasons.push(format!(
             "required upstream NFR {kind} artifacts are missing under {folder}"
@@ -322,9 +319,9 @@ fn resolve_code_generation(record: &RecordFiles, context: &UnitContext, upstream
             upstream.ids.extend(acceptance_criteria_of(&text, &stories));
         }
     }
-    let nfr_folder = context.unit_folder.join("nfr-requirements");
+    let nfr_folder = context.unit_folder.join(NFR_REQUIREMENTS.folder);
     let (nfr_ids, _) =
-        ids_from_existing_files(&nfr_folder, &NFR_REQUIREMENT_FILES, IdPattern::NfrDetail);
+        ids_from_existing_files(&nfr_folder, NFR_REQUIREMENTS.files, IdPattern::NfrDetail);
     upstream.ids.extend(nfr_ids);
     let rules_folder = context.unit_folder.join("functional-design");
     let (rule_ids, _) = ids_from_existing_files(&rules_folder, &["rules.md"], IdPattern::Br);

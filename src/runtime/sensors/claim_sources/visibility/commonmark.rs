@@ -222,34 +222,21 @@ pub(super) fn reference_definitions(body: &str) -> Vec<(String, Range<usize>)> {
         if round.is_empty() {
             return found;
         }
-        let mut spans: Vec<Range<usize>> = round.iter().map(|(_, span)| span.clone()).collect();
-        spans.sort_by_key(|span| span.start);
-        text = blanked(&text, &spans);
+        text = blanked(text, round.iter().map(|(_, span)| span.clone()));
         found.extend(round);
     }
 }
 
-/// `text` with every character inside `spans` (sorted) but a line feed replaced by spaces, byte
-/// for byte, so every other offset stays where it was.
-fn blanked(text: &str, spans: &[Range<usize>]) -> String {
-    let mut spans = spans.iter().peekable();
-    text.char_indices()
-        .flat_map(|(index, character)| {
-            while spans.next_if(|span| span.end <= index).is_some() {}
-            let inside = spans.peek().is_some_and(|span| span.start <= index);
-            let fill = if inside && character != '\n' {
-                ' '
-            } else {
-                character
-            };
-            let width = if fill == character {
-                1
-            } else {
-                character.len_utf8()
-            };
-            std::iter::repeat_n(fill, width)
-        })
-        .collect()
+/// `text` with every byte inside `spans` but a line feed replaced by a space, so every other
+/// offset stays where it was (a character of several bytes becomes as many spaces).
+fn blanked(text: String, spans: impl Iterator<Item = Range<usize>>) -> String {
+    let mut bytes = text.into_bytes();
+    for span in spans {
+        for byte in bytes[span].iter_mut().filter(|byte| **byte != b'\n') {
+            *byte = b' ';
+        }
+    }
+    String::from_utf8(bytes).expect("the parser's spans start and end at character boundaries")
 }
 
 /// The 0-based line of each byte of a text.

@@ -148,51 +148,42 @@ fn html_tag_end(text: &str, start: usize) -> Option<usize> {
 /// `hidden`, `aria-hidden="true"`, or a `style` with `display: none` or `visibility: hidden`.
 fn has_hiding_attribute(raw: &str) -> bool {
     let lower = raw.to_ascii_lowercase();
-    has_hidden_attribute(&lower) || has_aria_hidden(&lower) || has_hiding_style(&lower)
+    let is_true = |value: &str| {
+        ["\"true\"", "'true'", "true"]
+            .iter()
+            .find(|form| value.starts_with(**form))
+            .is_some_and(|form| ends_attribute(&value[form.len()..]))
+    };
+    let hides_by_style =
+        |value: &str| declares(value, "display", "none") || declares(value, "visibility", "hidden");
+    attribute_tails(&lower, "hidden").any(|rest| ends_attribute(rest) || rest.starts_with('='))
+        || attribute_tails(&lower, "aria-hidden")
+            .filter_map(attribute_value)
+            .any(is_true)
+        || attribute_tails(&lower, "style")
+            .filter_map(attribute_value)
+            .filter_map(quoted_attribute_value)
+            .any(hides_by_style)
 }
 
-fn follows_whitespace(text: &str, index: usize) -> bool {
-    text[..index]
-        .chars()
-        .next_back()
-        .is_some_and(is_js_whitespace)
+/// The text after each `name` in the tag `lower` that follows white space (the tag starts with
+/// `<`, so an attribute never starts it).
+fn attribute_tails<'tag>(lower: &'tag str, name: &'tag str) -> impl Iterator<Item = &'tag str> {
+    lower
+        .match_indices(name)
+        .filter(|&(index, _)| {
+            lower[..index]
+                .chars()
+                .next_back()
+                .is_some_and(is_js_whitespace)
+        })
+        .map(move |(index, _)| &lower[index + name.len()..])
 }
 
 fn ends_attribute(rest: &str) -> bool {
     rest.chars().next().is_some_and(is_js_whitespace)
         || rest.starts_with('>')
         || rest.starts_with("/>")
-}
-
-fn has_hidden_attribute(lower: &str) -> bool {
-    lower.match_indices("hidden").any(|(index, word)| {
-        let rest = &lower[index + word.len()..];
-        (index == 0 || follows_whitespace(lower, index))
-            && (ends_attribute(rest) || rest.starts_with('='))
-    })
-}
-
-fn has_aria_hidden(lower: &str) -> bool {
-    lower.match_indices("aria-hidden").any(|(index, word)| {
-        follows_whitespace(lower, index)
-            && attribute_value(&lower[index + word.len()..]).is_some_and(|value| {
-                ["\"true\"", "'true'", "true"]
-                    .iter()
-                    .find(|form| value.starts_with(**form))
-                    .is_some_and(|form| ends_attribute(&value[form.len()..]))
-            })
-    })
-}
-
-fn has_hiding_style(lower: &str) -> bool {
-    lower.match_indices("style").any(|(index, word)| {
-        follows_whitespace(lower, index)
-            && attribute_value(&lower[index + word.len()..])
-                .and_then(quoted_attribute_value)
-                .is_some_and(|value| {
-                    declares(value, "display", "none") || declares(value, "visibility", "hidden")
-                })
-    })
 }
 
 /// The text after `\s*=\s*`.

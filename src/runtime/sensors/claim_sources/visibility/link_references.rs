@@ -37,17 +37,13 @@ pub(in crate::runtime::sensors::claim_sources) fn visible_lines_without_definiti
     text: &str,
     definition_lines: &BTreeSet<usize>,
 ) -> Vec<String> {
-    visible_markdown_lines(text)
-        .into_iter()
-        .enumerate()
-        .map(|(index, line)| {
-            if definition_lines.contains(&index) {
-                String::new()
-            } else {
-                line
-            }
-        })
-        .collect()
+    let mut lines = visible_markdown_lines(text);
+    for &index in definition_lines {
+        if let Some(line) = lines.get_mut(index) {
+            line.clear();
+        }
+    }
+    lines
 }
 
 pub(in crate::runtime::sensors::claim_sources) fn without_reference_definitions(

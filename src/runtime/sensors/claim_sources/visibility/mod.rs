@@ -203,16 +203,12 @@ fn normalized_reference_label(label: &str) -> String {
 
 pub(super) fn collapsed_whitespace(text: &str) -> String {
     let mut collapsed = String::with_capacity(text.len());
-    let mut in_whitespace = false;
     for character in text.chars() {
-        if is_js_whitespace(character) {
-            if !in_whitespace {
-                collapsed.push(' ');
-            }
-            in_whitespace = true;
-        } else {
+        // A space is pushed only for white space, so ending in one means a run is open.
+        if !is_js_whitespace(character) {
             collapsed.push(character);
-            in_whitespace = false;
+        } else if !collapsed.ends_with(' ') {
+            collapsed.push(' ');
         }
     }
     collapsed
