@@ -140,7 +140,8 @@ pub(crate) fn layout_identity(layout: &Layout) -> Vec<String> {
     .to_vec()
 }
 
-fn now_ns() -> u64 {
+/// The time now, in nanoseconds since the epoch.
+pub fn now_ns() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| {

@@ -391,7 +391,7 @@ fn compose_under_lock(
 ) -> Result<ComposeOutcome, PluginError> {
     let _lock = crate::leaves::audit_lock::acquire_until_stale(&layout.project_dir)
         .map_err(|e| PluginError::environment(e.to_string()))?;
-    let started_ns = sync_record::now_ns();
+    let started_ns = crate::compile::up_to_date::now_ns();
     let recovered = recover(layout)?;
     if let Some(roots) = sync_roots
         && recovered == Recovery::Clean

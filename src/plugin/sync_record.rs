@@ -26,7 +26,6 @@
 //!   kept for an install without plugins.
 
 use std::collections::BTreeSet;
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
@@ -45,15 +44,6 @@ const FORMAT: u32 = 3;
 /// Where the record for `layout` lives.
 pub fn sync_record_path(layout: &Layout) -> Utf8PathBuf {
     crate::compile::up_to_date::fingerprint_path(layout).with_file_name(SYNC_RECORD_FILE_NAME)
-}
-
-/// The time now, in nanoseconds since the epoch.
-pub fn now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| {
-            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
-        })
 }
 
 /// What a sync read, by path, and what it found: filled while it plans, recorded when the plan

@@ -72,12 +72,23 @@ impl LineIndex {
         Self { line_starts }
     }
 
+    /// The 0-based line of byte `offset` (an offset past the end is on the last line).
+    pub fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&start| start <= offset) - 1
+    }
+
+    /// The 0-based lines `span` touches (a span ending with its line feed ends on that line).
+    pub fn lines_of(&self, span: &std::ops::Range<usize>) -> std::ops::RangeInclusive<usize> {
+        let last = span.end.max(span.start + 1) - 1;
+        self.line_of(span.start)..=self.line_of(last)
+    }
+
     /// 0-based `(line, column)` of a byte offset, the column counted in `unit` (what an editor
     /// protocol sends). An offset past the end is the end; one inside a character is that
     /// character's start.
     pub fn position(&self, text: &str, offset: usize, unit: ColumnUnit) -> (usize, usize) {
         let offset = floor_char_boundary(text, offset.min(text.len()));
-        let line = self.line_starts.partition_point(|&start| start <= offset) - 1;
+        let line = self.line_of(offset);
         let line_start = self.line_starts[line];
         (line, unit.width(&text[line_start..offset]))
     }

@@ -238,27 +238,3 @@ fn blanked(text: String, spans: impl Iterator<Item = Range<usize>>) -> String {
     }
     String::from_utf8(bytes).expect("the parser's spans start and end at character boundaries")
 }
-
-/// The 0-based line of each byte of a text.
-pub(super) struct LineIndex {
-    line_starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub(super) fn new(text: &str) -> Self {
-        let line_starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(index, _)| index + 1))
-            .collect();
-        Self { line_starts }
-    }
-
-    /// The lines `span` touches (a span ending with its line feed ends on that line).
-    pub(super) fn lines_of(&self, span: &Range<usize>) -> std::ops::RangeInclusive<usize> {
-        let last = span.end.max(span.start + 1) - 1;
-        self.line_of(span.start)..=self.line_of(last)
-    }
-
-    fn line_of(&self, byte: usize) -> usize {
-        self.line_starts.partition_point(|&start| start <= byte) - 1
-    }
-}

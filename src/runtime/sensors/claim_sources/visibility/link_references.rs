@@ -6,8 +6,9 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::commonmark::{LineIndex, normalized_markdown, reference_definitions};
+use super::commonmark::{normalized_markdown, reference_definitions};
 use super::{normalized_reference_label, visible_markdown_lines};
+use crate::compile::syntax::frontmatter::LineIndex;
 
 pub(in crate::runtime::sensors::claim_sources) struct ReferenceAnalysis {
     pub(in crate::runtime::sensors::claim_sources) labels: HashSet<String>,
