@@ -634,7 +634,7 @@ fn shipped_sensors_run_natively_both_through_fire_and_the_worker_protocol() {
 /// need this clone's shard to see a workflow, failure mode N6; most tests start one anyway,
 /// as a real workflow has.)
 fn start_audit_shard(project: &TestProject) {
-    let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
+    let shard = project.audit_shard();
     std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
     std::fs::write(&shard, "# AI-DLC Audit Log\n").unwrap();
 }
@@ -1200,7 +1200,7 @@ fn the_write_hook_fires_in_a_clone_that_has_no_shard_of_its_own() {
     );
     assert_eq!(run.status, 0, "{}", run.stderr);
     assert_eq!(drops(&project), "", "nothing was dropped");
-    let own_shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
+    let own_shard = project.audit_shard();
     assert_ne!(own_shard, project.path(&other_shard));
     let rows = parse_blocks(
         &std::fs::read_to_string(&own_shard).expect("the fire created this clone's shard"),
@@ -1715,7 +1715,7 @@ fn a_signal_to_gate_start_stops_the_worker_writes_no_gate_row_and_exits_130() {
 fn a_signal_to_the_write_hook_stops_the_worker_records_the_fire_and_exits_130() {
     for signal in ["INT", "TERM", "HUP"] {
         let project = project_with_worker_body(SLEEPING_WORKER, "");
-        let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
+        let shard = project.audit_shard();
         std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
         std::fs::write(&shard, "# AI-DLC Audit Log\n").unwrap();
         let payload =

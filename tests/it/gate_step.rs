@@ -148,7 +148,7 @@ fn fired_sensor_ids(project: &TestProject) -> Vec<String> {
 /// offering both options, a human turn with its receipt (docs/decisions.md D34), and the exact
 /// answer naming it.
 fn record_override_receipt(project: &TestProject) {
-    let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
+    let shard = project.audit_shard();
     let (human_turn, receipt) =
         crate::support::verifiable_human_turn(project, "Override blocking sensors");
     let rows = [

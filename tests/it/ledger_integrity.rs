@@ -70,7 +70,7 @@ fn verdict(run: &Run) -> Value {
 
 /// This clone's shard (the clone id is minted by the first fire, or by the test).
 fn shard_path(project: &TestProject) -> Utf8PathBuf {
-    aidlc::runtime::workspace::audit_shard_path_under(&project.root, &project.path(RECORD)).unwrap()
+    project.audit_shard_under(&project.path(RECORD))
 }
 
 fn ledger_of(project: &TestProject) -> ParsedLedger {

@@ -48,7 +48,7 @@ fn project_in(dir: &str) -> TestProject {
         "# State\n\n- **Current Stage**: first-stage\n",
     );
     project.write(OUTPUT, "# First stage doc\n");
-    let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
+    let shard = project.audit_shard();
     std::fs::create_dir_all(shard.parent().unwrap()).unwrap();
     std::fs::write(&shard, "# AI-DLC Audit Log\n").unwrap();
     project

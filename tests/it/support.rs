@@ -204,6 +204,23 @@ impl TestProject {
         )
     }
 
+    /// This clone's audit shard under `record_root`, the way the engine names it (minting the
+    /// clone id on first use).
+    pub fn audit_shard_under(&self, record_root: &Utf8Path) -> Utf8PathBuf {
+        aidlc::runtime::workspace::Workspace::resolve(aidlc::compile::discover::Layout::new(
+            &self.root,
+            aidlc::harness::Harness::Claude,
+            &|_| None,
+        ))
+        .audit_shard_under(record_root)
+        .unwrap()
+    }
+
+    /// This clone's audit shard under the active record root.
+    pub fn audit_shard(&self) -> Utf8PathBuf {
+        self.audit_shard_under(&aidlc::runtime::workspace::record_root(&self.root))
+    }
+
     pub fn compile(&self) -> Run {
         self.run(&["compile"])
     }

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::intents::record_root;
 use super::spaces::CURSOR_MAX_BYTES;
 use crate::compile::discover::workspace_root;
 use crate::leaves::js_text::js_trim;
@@ -206,21 +205,6 @@ pub fn audit_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join("audit")
 }
 
-/// This clone's shard under the active record root: `<record_root>/audit/<host>-<clone-id>.md`.
-/// Mints the clone id on first use.
-pub fn audit_shard_path(project_dir: &Utf8Path) -> std::io::Result<Utf8PathBuf> {
-    audit_shard_path_under(project_dir, &record_root(project_dir))
-}
-
-/// This clone's shard under a given record root. Mints the clone id on first use.
-pub fn audit_shard_path_under(
-    project_dir: &Utf8Path,
-    record_root: &Utf8Path,
-) -> std::io::Result<Utf8PathBuf> {
-    let clone_id = clone_id(project_dir)?;
-    Ok(audit_dir(record_root).join(format!("{}-{clone_id}.md", host_name())))
-}
-
 /// This clone's shard under a record root when the clone id exists and the shard is on disk;
 /// never mints (a clone without an id has no shard yet).
 pub fn existing_audit_shard(project_dir: &Utf8Path, record_root: &Utf8Path) -> Option<Utf8PathBuf> {
@@ -236,7 +220,7 @@ pub fn existing_audit_shard(project_dir: &Utf8Path, record_root: &Utf8Path) -> O
 )]
 mod tests {
     use super::*;
-    use crate::runtime::workspace::test_support::{make_record, temp_project, write};
+    use crate::runtime::workspace::test_support::{self, make_record, temp_project, write};
 
     #[test]
     fn host_names_are_sanitised_as_the_reference_does() {
@@ -365,7 +349,7 @@ mod tests {
     fn the_audit_shard_sits_under_the_record_root() {
         let (_dir, project) = temp_project();
         let record = make_record(&project, "default", "260904-x");
-        let shard = audit_shard_path(&project).unwrap();
+        let shard = test_support::audit_shard_path(&project);
         let id = existing_clone_id(&project).unwrap();
         assert_eq!(
             shard,
@@ -381,7 +365,7 @@ mod tests {
     #[test]
     fn without_an_intent_the_shard_goes_to_the_space_record_root() {
         let (_dir, project) = temp_project();
-        let shard = audit_shard_path(&project).unwrap();
+        let shard = test_support::audit_shard_path(&project);
         assert_eq!(
             shard.parent().unwrap(),
             project.join("aidlc/spaces/default/intents/audit")

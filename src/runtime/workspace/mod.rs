@@ -39,9 +39,7 @@ mod spaces;
 mod state;
 mod write_folders;
 
-pub use clone_id::{
-    audit_dir, audit_shard_path, audit_shard_path_under, clone_id, existing_audit_shard, host_name,
-};
+pub use clone_id::{audit_dir, clone_id, existing_audit_shard, host_name};
 pub use create::{CreatedIntent, create_intent};
 pub use error::WorkspaceError;
 pub use install_version::InstallVersion;

@@ -220,10 +220,11 @@ impl Workspace {
 mod tests {
     use super::*;
     use crate::harness::Harness;
+    use crate::runtime::workspace::record_root;
     use crate::runtime::workspace::test_support::{
-        make_record, set_intent_cursor, temp_project, unambiguous_active_intent, write,
+        audit_shard_path, make_record, set_intent_cursor, temp_project, unambiguous_active_intent,
+        write,
     };
-    use crate::runtime::workspace::{audit_shard_path, record_root};
 
     fn resolved(project: &Utf8Path) -> Workspace {
         Workspace::resolve(Layout::new(project, Harness::Claude, &|_| None))
@@ -246,10 +247,7 @@ mod tests {
         assert_eq!(workspace.record_root(), record_root(&project));
         assert_eq!(workspace.space_dir(), project.join("aidlc/spaces/team"));
         assert_eq!(workspace.intent_records(), std::slice::from_ref(&record));
-        assert_eq!(
-            workspace.audit_shard().unwrap(),
-            audit_shard_path(&project).unwrap()
-        );
+        assert_eq!(workspace.audit_shard().unwrap(), audit_shard_path(&project));
     }
 
     #[test]

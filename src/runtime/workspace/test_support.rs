@@ -6,6 +6,14 @@ use super::intents::STATE_FILE_NAME;
 use super::state::active_stage_choice;
 use super::{ACTIVE_INTENT_CURSOR_FILE, intents_dir, read_state_text};
 
+/// This clone's shard under the active record root, composed from the free functions (minting
+/// the clone id on first use).
+pub fn audit_shard_path(project: &Utf8Path) -> Utf8PathBuf {
+    let clone_id = super::clone_id(project).unwrap();
+    super::audit_dir(&super::record_root(project))
+        .join(format!("{}-{clone_id}.md", super::host_name()))
+}
+
 pub fn temp_project() -> (tempfile::TempDir, Utf8PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let path = Utf8PathBuf::from_path_buf(dir.path().to_path_buf()).unwrap();

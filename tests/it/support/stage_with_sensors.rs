@@ -157,7 +157,7 @@ pub(crate) fn gate_rows(project: &TestProject) -> Vec<AuditBlock> {
 /// The conductor's decision, a human turn with its receipt and the exact answer naming it
 /// (docs/decisions.md D34).
 pub(crate) fn record_override_receipt(project: &TestProject) {
-    let shard = aidlc::runtime::workspace::audit_shard_path(&project.root).unwrap();
+    let shard = project.audit_shard();
     let (human_turn, receipt) = super::verifiable_human_turn(project, "Override blocking sensors");
     let rows = [
         AuditRow::new(
