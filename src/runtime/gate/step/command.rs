@@ -158,11 +158,14 @@ mod tests {
         }
     }
 
+    /// An environment that sets only the gate's dispatch cap, to `value`.
+    fn dispatch_cap_env(value: &'static str) -> impl Fn(&str) -> Option<String> {
+        move |name: &str| (name == time_limit::GATE_DISPATCH_VARIABLE).then(|| value.to_owned())
+    }
+
     #[test]
     fn a_malformed_dispatch_cap_is_refused_with_its_help_and_exit_2() {
-        let env =
-            |name: &str| (name == time_limit::GATE_DISPATCH_VARIABLE).then(|| "soon".to_owned());
-        let outcome = gate_step_request(&start_flags(), &env).unwrap_err();
+        let outcome = gate_step_request(&start_flags(), &dispatch_cap_env("soon")).unwrap_err();
         assert_eq!(outcome.exit, GateExit::Error);
         let [Notice::Error { message, help }] = outcome.said.as_slice() else {
             panic!("expected one error, got {outcome:?}");
@@ -176,9 +179,7 @@ mod tests {
 
     #[test]
     fn the_request_keeps_the_flags_as_given_and_the_cap_the_environment_sets() {
-        let env =
-            |name: &str| (name == time_limit::GATE_DISPATCH_VARIABLE).then(|| "250".to_owned());
-        let request = gate_step_request(&start_flags(), &env).unwrap();
+        let request = gate_step_request(&start_flags(), &dispatch_cap_env("250")).unwrap();
         assert_eq!(request.entry, GateEntry::Start);
         assert_eq!(request.stage, "requirements-analysis");
         assert_eq!(request.artifacts.as_deref(), Some("requirements.md"));
