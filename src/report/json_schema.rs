@@ -71,8 +71,10 @@ inline_schema!(ToolName, json_schema!({ "const": "aidlc" }));
 
 pub struct FireOnName;
 inline_schema!(FireOnName, {
-    let names =
-        [FireOnFilter::Gate, FireOnFilter::Write, FireOnFilter::All].map(FireOnFilter::name);
+    let names: Vec<&str> = <FireOnFilter as clap::ValueEnum>::value_variants()
+        .iter()
+        .map(|filter| filter.name())
+        .collect();
     json_schema!({ "enum": names })
 });
 
