@@ -6,7 +6,8 @@
 //! plugins (D53) a change in a path plugin's folder first runs `aidlc plugin sync`'s code:
 //! `recompose` (what was recomposed) or `recompose-failed` (the refusal, as `plugin sync` words
 //! it; the install is as it was), then the rebuild; `plugins-unreadable` and
-//! `plugin-not-watched` say which plugins the watch cannot follow.
+//! `plugin-not-watched` say which plugins the watch cannot follow, and `plugins-unchecked` that
+//! a path plugin refused at the start could not be compared with what was composed.
 
 use std::time::Duration;
 
@@ -56,6 +57,7 @@ pub fn run(
     let mut report_plugins = |event: FollowEvent<'_>| match event {
         FollowEvent::Unreadable(why) => report_unreadable_lock(why, printer),
         FollowEvent::NotWatched(plugin) => report_unwatched(plugin, printer),
+        FollowEvent::Unchecked(why) => report_unchecked_plugins(why, printer),
         FollowEvent::Recomposed(recomposition) => report_recomposition(recomposition, printer),
     };
     let mut plugins = FollowedPlugins::new(&mut report_plugins);
@@ -101,6 +103,16 @@ fn report_unreadable_lock(why: &str, printer: &Printer) {
         &json!({"event": "plugins-unreadable", "message": why}),
         &format!(
             "warning: no composed plugin is watched: {why}; `aidlc plugin sync` says the same"
+        ),
+    );
+}
+
+fn report_unchecked_plugins(why: &str, printer: &Printer) {
+    report_event(
+        printer,
+        &json!({"event": "plugins-unchecked", "message": why}),
+        &format!(
+            "warning: cannot tell whether a composed plugin changed before the watch began: {why}; `aidlc plugin sync` says the same"
         ),
     );
 }

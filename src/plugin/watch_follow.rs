@@ -23,6 +23,9 @@ pub enum FollowEvent<'a> {
     Unreadable(&'a str),
     /// A composed git plugin the watch does not follow (said once).
     NotWatched(&'a RecordedSource),
+    /// Whether a path plugin changed before the watch began could not be told: its folder or
+    /// its files are refused as `aidlc plugin sync` would refuse them (one line).
+    Unchecked(&'a str),
     /// Composed plugins changed and were composed into the install, or refused.
     Recomposed(&'a Recomposition),
 }
@@ -99,10 +102,18 @@ impl PluginFolders for FollowedPlugins<'_> {
         recomposition.install_paths(layout)
     }
 
-    /// A lock file that cannot be read was said by [`PluginFolders::roots`].
+    /// A lock file that cannot be read was said by [`PluginFolders::roots`] in the same words;
+    /// any other refusal is said here, never passed over.
     fn recompose_changed_before_the_watch(&mut self, layout: &Layout) {
-        let Ok(check) = crate::plugin::operations::changed_sources(layout, &FromDisk) else {
-            return;
+        let check = match crate::plugin::operations::changed_sources(layout, &FromDisk) {
+            Ok(check) => check,
+            Err(error) => {
+                let why = plugin_error_text(&error);
+                if self.unreadable_lock.as_deref() != Some(why.as_str()) {
+                    (self.report)(FollowEvent::Unchecked(&why));
+                }
+                return;
+            }
         };
         if check.changed.is_empty() {
             return;

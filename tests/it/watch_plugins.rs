@@ -330,3 +330,32 @@ fn a_plugin_edited_before_the_watch_began_is_recomposed_before_the_first_compile
         compiled.stderr
     );
 }
+
+/// A path plugin the reader refuses when the watch begins (a symbolic link in its tree) cannot
+/// be compared with what was composed: the watch says so at the start, in the refusal's own
+/// words, and goes on to its first compile with the install as it was.
+#[cfg(unix)]
+#[test]
+fn a_plugin_refused_when_the_watch_begins_is_said_at_the_start() {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    let installed = project.read(INSTALLED_STAGE);
+    std::os::unix::fs::symlink(
+        root.join("stages/construction/acme-check.md"),
+        root.join("stages/construction/linked.md"),
+    )
+    .unwrap();
+    let mut watch = WatchProcess::start(&project);
+    let unchecked = watch.wait_for("the refusal", |e| e["event"] == "plugins-unchecked");
+    let message = unchecked["message"].as_str().unwrap();
+    assert!(
+        message.contains("plugin \"acme\"") && message.contains("is a symbolic link"),
+        "{unchecked}"
+    );
+    let first = watch.wait_for("the first compile", |e| e["event"] == "rebuild");
+    assert_eq!(first["errors"], 0, "{first}");
+    assert_eq!(project.read(INSTALLED_STAGE), installed);
+}
