@@ -57,16 +57,9 @@ pub struct SkippedSensorFile {
     pub path: Utf8PathBuf,
     pub reason: String,
     pub help: String,
-    pub kind: SkippedFileKind,
-}
-
-/// Which discovery rule skipped a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SkippedFileKind {
-    /// The sensors folder's `aidlc-<id>.md` rule (`skipped-sensor-file`).
-    SensorManifest,
-    /// The stages folder's `<phase>/<slug>.md` rule (`skipped-stage-file`).
-    StageDefinition,
+    /// The discovery rule that skipped it: `skipped-sensor-file` (the sensors folder's
+    /// `aidlc-<id>.md`) or `skipped-stage-file` (the stages folder's `<phase>/<slug>.md`).
+    pub code: crate::leaves::diagnostics::Code,
 }
 
 /// Everything one compile reads, as lists of file inputs. Each list is its own field so a

@@ -17,7 +17,7 @@
 //!   `stat` unchanged (Git's "racily clean" problem).
 
 use std::borrow::Cow;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
@@ -38,7 +38,6 @@ const FORMAT: u32 = 1;
 /// Files modified this close to the record's writing are hashed on every check.
 pub const RACY_WINDOW_NS: u64 = 2_000_000_000;
 
-/// Where the record for `layout` lives.
 pub fn fingerprint_path(layout: &Layout) -> Utf8PathBuf {
     layout
         .stage_graph_path
@@ -140,13 +139,8 @@ pub(crate) fn layout_identity(layout: &Layout) -> Vec<String> {
     .to_vec()
 }
 
-/// The time now, in nanoseconds since the epoch.
 pub fn now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| {
-            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
-        })
+    crate::compile::discover::ns_since_epoch(SystemTime::now())
 }
 
 /// The outputs' stamps, taken after they were written. `None` when either cannot be read.

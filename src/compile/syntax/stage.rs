@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use camino::Utf8Path;
-use schemars::{JsonSchema, Schema, json_schema};
+use schemars::{JsonSchema, Schema};
 
 use crate::compile::syntax::document::{self, DocumentKind, FrontmatterMap};
 use crate::compile::syntax::field_schema::{
@@ -143,36 +143,32 @@ impl StageDefinition {
 /// The keys the parser checks but does not keep (the conductor reads them from the file): they
 /// are in the schema so that an editor neither flags nor forgets them.
 fn add_checked_only_keys(schema: &mut Schema) {
-    let checked_only = json_schema!({
-        "properties": {
-            "when": {
-                "description": "A predicate deciding whether the stage is planned: `producer-in-plan: <artifact>` plans it only when the producer of that artifact is in the plan.",
-                "type": ["object", "null"],
-                "properties": {
-                    "producer-in-plan": { "type": "string", "pattern": KEBAB_CASE_PATTERN }
-                },
-                "required": ["producer-in-plan"],
-                "additionalProperties": false
+    let Some(properties) = schema
+        .get_mut("properties")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    properties.insert(
+        "when".to_owned(),
+        serde_json::json!({
+            "description": "A predicate deciding whether the stage is planned: `producer-in-plan: <artifact>` plans it only when the producer of that artifact is in the plan.",
+            "type": ["object", "null"],
+            "properties": {
+                "producer-in-plan": { "type": "string", "pattern": KEBAB_CASE_PATTERN }
             },
-            "required_sections": {
-                "description": "The `## ` headings each deliverable of the stage must have (for the required-sections sensor).",
-                "type": ["array", "null"],
-                "items": { "type": ["string", "number", "boolean"], "pattern": "\\S" }
-            }
-        }
-    });
-    if let (Some(properties), Some(extra)) = (
-        schema
-            .get_mut("properties")
-            .and_then(serde_json::Value::as_object_mut),
-        checked_only
-            .get("properties")
-            .and_then(serde_json::Value::as_object),
-    ) {
-        for (key, value) in extra {
-            properties.insert(key.clone(), value.clone());
-        }
-    }
+            "required": ["producer-in-plan"],
+            "additionalProperties": false
+        }),
+    );
+    properties.insert(
+        "required_sections".to_owned(),
+        serde_json::json!({
+            "description": "The `## ` headings each deliverable of the stage must have (for the required-sections sensor).",
+            "type": ["array", "null"],
+            "items": { "type": ["string", "number", "boolean"], "pattern": "\\S" }
+        }),
+    );
 }
 
 pub use crate::compile::syntax::vocabulary::{
@@ -232,7 +228,6 @@ pub fn is_kebab_case(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// Parse and shape-check one stage file.
 pub fn parse_stage(text: &str, file: &Utf8Path) -> (Option<StageDefinition>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let Some(map) = document::read_frontmatter(text, file, DocumentKind::Stage, &mut diagnostics)
