@@ -561,20 +561,6 @@ impl ProjectInputs {
         }
     }
 
-    /// Mirror the `stage-graph.json` this process just wrote, and hand over what
-    /// [`Self::note_graph_on_disk`] does.
-    pub fn note_graph_written(
-        &mut self,
-        db: &mut CompilerDatabase,
-        layout: &Layout,
-        text: &std::sync::Arc<String>,
-        rows: GraphRows,
-    ) {
-        let path = layout.stage_graph_path.clone();
-        self.note_output_written(db, layout, &path, std::sync::Arc::clone(text));
-        self.note_graph_on_disk(db, rows);
-    }
-
     /// The `stage-graph.json` on disk and its input hold the graph this process compiled (just
     /// written, or found already there): hand over the rows its numbering gave (see
     /// [`Project::written_graph_rows`]), so the next compile does not parse them back. Set
