@@ -408,22 +408,34 @@ impl StageChecker<'_> {
         }
     }
 
+    /// The scalar `node` with its span; anything else is refused as `<label> must be string`.
+    fn text_of(
+        &mut self,
+        node: &Node,
+        label: impl std::fmt::Display,
+        help: impl std::fmt::Display,
+    ) -> Option<Located<String>> {
+        let Some(text) = document::scalar_string(node) else {
+            self.invalid(
+                format!("{label} must be string, got {}", node.type_name()),
+                node.span.clone(),
+                help.to_string(),
+            );
+            return None;
+        };
+        Some(Located {
+            value: text.to_owned(),
+            span: node.span.clone(),
+        })
+    }
+
     fn string(&mut self, field: &str) -> Option<Located<String>> {
         let node = self.map.value(field)?;
-        if let Some(text) = document::scalar_string(node) {
-            Some(Located {
-                value: text.to_owned(),
-                span: node.span.clone(),
-            })
-        } else {
-            let message = format!("{field} must be string, got {}", node.type_name());
-            self.invalid(
-                message,
-                node.span.clone(),
-                format!("write `{field}:` followed by one value on the same line"),
-            );
-            None
-        }
+        self.text_of(
+            node,
+            field,
+            format_args!("write `{field}:` followed by one value on the same line"),
+        )
     }
 
     fn kebab_scalar(&mut self, field: &str) -> Option<Located<String>> {
@@ -522,21 +534,10 @@ impl StageChecker<'_> {
             );
             return Vec::new();
         };
-        let mut values = Vec::new();
-        for (index, item) in items.iter().enumerate() {
-            match document::scalar_string(item) {
-                Some(text) => values.push(Located {
-                    value: text.to_owned(),
-                    span: item.span.clone(),
-                }),
-                None => self.invalid(
-                    format!("{field}[{index}] must be string, got {}", item.type_name()),
-                    item.span.clone(),
-                    "each list item must be a single value",
-                ),
-            }
-        }
-        values
+        let help = "each list item must be a single value";
+        (items.iter().enumerate())
+            .filter_map(|(index, item)| self.text_of(item, format_args!("{field}[{index}]"), help))
+            .collect()
     }
 
     fn non_empty_list(&mut self, field: &str) -> Vec<Located<String>> {
@@ -667,31 +668,26 @@ impl StageChecker<'_> {
                 );
                 None
             }
-            Some(value) => match document::scalar_string(value) {
-                None => {
-                    self.invalid(
-                        format!(
-                            "consumes[{index}].artifact must be string, got {}",
-                            value.type_name()
-                        ),
-                        value.span.clone(),
-                        "name one artifact slug",
-                    );
-                    None
+            Some(value) => {
+                match self.text_of(
+                    value,
+                    format_args!("consumes[{index}].artifact"),
+                    "name one artifact slug",
+                ) {
+                    Some(artifact) if !is_kebab_case(&artifact.value) => {
+                        self.invalid(
+                            format!(
+                                "consumes[{index}].artifact must be kebab-case, got \"{}\"",
+                                artifact.value
+                            ),
+                            artifact.span,
+                            "artifact slugs use lowercase letters, digits and hyphens",
+                        );
+                        None
+                    }
+                    artifact => artifact,
                 }
-                Some(text) if !is_kebab_case(text) => {
-                    self.invalid(
-                        format!("consumes[{index}].artifact must be kebab-case, got \"{text}\""),
-                        value.span.clone(),
-                        "artifact slugs use lowercase letters, digits and hyphens",
-                    );
-                    None
-                }
-                Some(text) => Some(Located {
-                    value: text.to_owned(),
-                    span: value.span.clone(),
-                }),
-            },
+            }
         };
         let required = match item.get("required").filter(|value| !value.is_null()) {
             None => {
@@ -719,28 +715,27 @@ impl StageChecker<'_> {
         };
         let conditional_on = match item.get("conditional_on").filter(|value| !value.is_null()) {
             None => None,
-            Some(value) => match document::scalar_string(value) {
-                None => {
-                    self.invalid(
-                        format!(
-                            "consumes[{index}].conditional_on must be string, got {}",
-                            value.type_name()
-                        ),
-                        value.span.clone(),
-                        "use `brownfield` or `greenfield`",
-                    );
-                    None
+            Some(value) => {
+                let help = "use `brownfield` or `greenfield`";
+                match self.text_of(
+                    value,
+                    format_args!("consumes[{index}].conditional_on"),
+                    help,
+                ) {
+                    Some(text) if !CONDITIONAL_ON_VALUES.contains(&text.value.as_str()) => {
+                        self.invalid(
+                            format!(
+                                "consumes[{index}].conditional_on must be one of brownfield | greenfield, got \"{}\"",
+                                text.value
+                            ),
+                            text.span,
+                            help,
+                        );
+                        None
+                    }
+                    text => text.map(|text| text.value),
                 }
-                Some(text) if !CONDITIONAL_ON_VALUES.contains(&text) => {
-                    self.invalid(
-                        format!("consumes[{index}].conditional_on must be one of brownfield | greenfield, got \"{text}\""),
-                        value.span.clone(),
-                        "use `brownfield` or `greenfield`",
-                    );
-                    None
-                }
-                Some(text) => Some(text.to_owned()),
-            },
+            }
         };
         Some(Consume {
             artifact: artifact?,
