@@ -160,10 +160,8 @@ impl salsa::Database for CompilerDatabase {}
 pub type ExecutionLog = Arc<Mutex<Vec<String>>>;
 
 impl CompilerDatabase {
-    /// A database that records every query execution into `log` and, with `validations_too`,
-    /// as `validated <query>(<id>)` every memo salsa confirms still holds without re-running it
-    /// (by a shallow durability check or by walking its dependencies): for tests of what a
-    /// rebuild runs and looks at.
+    /// A database whose [`execution_logger`] writes into `log` (a memo confirmed by a shallow
+    /// durability check or by walking its dependencies counts as validated).
     pub fn with_log(log: ExecutionLog, validations_too: bool) -> Self {
         Self {
             storage: salsa::Storage::new(Some(execution_logger(log, validations_too))),

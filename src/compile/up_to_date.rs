@@ -271,8 +271,7 @@ fn still_true_record_time(path: &Utf8Path, body: &BodyBeforeTime) -> Option<u64>
 }
 
 /// Whether a file with `stat` is too recent to trust by `stat` alone, for a record written at
-/// `written_at_ns`: a second write within the file system's timestamp granularity could leave
-/// the same `stat` behind.
+/// `written_at_ns` (see the module comment).
 fn is_racy(stat: &StatStamp, written_at_ns: u64) -> bool {
     stat.modified_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns
         || stat.changed_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns
