@@ -207,20 +207,13 @@ pub fn record(
         written_at_ns: 0,
     };
     let body = BodyBeforeTime::of(&record)?;
+    let mut files = record.inputs.iter().chain(&record.outputs);
     if let Some(recorded_at_ns) = still_true_record_time(&path, &body)
-        && !record.stamps().any(|stat| is_racy(stat, recorded_at_ns))
+        && !files.any(|file| is_racy(&file.stamp.stat, recorded_at_ns))
     {
         return Ok(());
     }
     write_record_body(&path, &body.with_time(now_ns()))
-}
-
-impl Record<'_> {
-    /// The `stat` stamps of every input and output the record names.
-    fn stamps(&self) -> impl Iterator<Item = &StatStamp> {
-        let inputs = self.inputs.iter().map(|file| &file.stamp.stat);
-        inputs.chain(self.outputs.iter().map(|file| &file.stamp.stat))
-    }
 }
 
 /// A record's JSON body up to its time: everything but the digits of `written_at_ns` and the
