@@ -359,7 +359,11 @@ impl ManifestChecker<'_> {
         let Some(node) = self.map.value("timeout_seconds") else {
             return Ok(None);
         };
-        if let Some(style @ (Style::Quoted | Style::Block)) = scalar_style(node) {
+        if let NodeKind::Scalar {
+            style: style @ (Style::Quoted | Style::Block),
+            ..
+        } = node.kind
+        {
             let written = if style == Style::Quoted {
                 "a quoted string"
             } else {
@@ -392,13 +396,6 @@ impl ManifestChecker<'_> {
                 Err(())
             }
         }
-    }
-}
-
-fn scalar_style(node: &Node) -> Option<Style> {
-    match &node.kind {
-        NodeKind::Scalar { style, .. } => Some(*style),
-        _ => None,
     }
 }
 
