@@ -12,10 +12,8 @@
 //! - [`framework`]: the built-in default framework written by `aidlc init`;
 //! - [`up_to_date`]: the record that lets an unchanged project skip the compile entirely;
 //! - [`watch`]: `compile --watch`, a warm database fed by file events;
-//! - this module's root: one compile end to end, writing or checking the outputs.
-//!
-//! One compile, end to end: collect every diagnostic in a stable order, produce both output
-//! files, and write them (atomically, under the audit lock) or compare them (`--check`).
+//! - this module's root: one compile end to end: every diagnostic in a stable order, both
+//!   output files, written (atomically, under the audit lock) or compared (`--check`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -251,7 +249,6 @@ pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
     compile_outcome(db, walked, Arc::new(stage_graph))
 }
 
-/// The outcome of a compile from its diagnostics walk, its grid and its graph.
 fn compile_outcome(
     db: &dyn salsa::Database,
     (diagnostics, scope_grid): (Vec<Diagnostic>, Arc<String>),
@@ -282,7 +279,6 @@ pub fn load_and_compile_once(
     (inputs, compile_once(db))
 }
 
-/// What a one-shot `aidlc compile` did, for the CLI to print.
 pub enum OneShot {
     /// Nothing the compile reads changed since the recorded compile: the record's counts and
     /// warnings.
@@ -291,7 +287,6 @@ pub enum OneShot {
     Compiled(Box<CompiledOnce>),
 }
 
-/// A compile that ran, with what it wrote.
 pub struct CompiledOnce {
     /// The database the compile ran in, for the diagnostics' source texts. Never dropped: the
     /// process ends right after the command, and freeing every memoised parse and loaded file
@@ -424,7 +419,6 @@ fn write_output(project_dir: &Utf8Path, path: &Utf8Path, bytes: &[u8]) -> Result
     })
 }
 
-/// Which output files a write changed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct WriteSummary {
     pub graph_written: bool,
@@ -514,7 +508,6 @@ pub struct Drift {
     pub message: String,
 }
 
-/// What `--check` found.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct DriftReport {
     /// `Some` when `stage-graph.json` would change: the slugs whose nodes differ, were added or

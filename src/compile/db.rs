@@ -57,16 +57,9 @@ pub struct SkippedSensorFile {
     pub path: Utf8PathBuf,
     pub reason: String,
     pub help: String,
-    pub kind: SkippedFileKind,
-}
-
-/// Which discovery rule skipped a file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SkippedFileKind {
-    /// The sensors folder's `aidlc-<id>.md` rule (`skipped-sensor-file`).
-    SensorManifest,
-    /// The stages folder's `<phase>/<slug>.md` rule (`skipped-stage-file`).
-    StageDefinition,
+    /// The discovery rule that skipped it: `skipped-sensor-file` (the sensors folder's
+    /// `aidlc-<id>.md`) or `skipped-stage-file` (the stages folder's `<phase>/<slug>.md`).
+    pub code: crate::leaves::diagnostics::Code,
 }
 
 /// Everything one compile reads, as lists of file inputs. Each list is its own field so a
@@ -167,10 +160,8 @@ impl salsa::Database for CompilerDatabase {}
 pub type ExecutionLog = Arc<Mutex<Vec<String>>>;
 
 impl CompilerDatabase {
-    /// A database that records every query execution into `log` and, with `validations_too`,
-    /// as `validated <query>(<id>)` every memo salsa confirms still holds without re-running it
-    /// (by a shallow durability check or by walking its dependencies): for tests of what a
-    /// rebuild runs and looks at.
+    /// A database whose [`execution_logger`] writes into `log` (a memo confirmed by a shallow
+    /// durability check or by walking its dependencies counts as validated).
     pub fn with_log(log: ExecutionLog, validations_too: bool) -> Self {
         Self {
             storage: salsa::Storage::new(Some(execution_logger(log, validations_too))),

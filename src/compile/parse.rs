@@ -80,7 +80,7 @@ pub fn parse_manifest_file(path: &Utf8Path, contents: &FileContents) -> ParsedMa
         .file_name()
         .and_then(manifest::sensor_id_from_file_name)
         .unwrap_or_default();
-    manifest::parse_manifest_with_id(text, path, filename_id)
+    manifest::parse_manifest(text, path, filename_id)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -261,15 +261,14 @@ pub fn scope_catalog(db: &dyn salsa::Database) -> ScopeCatalog {
 struct NamedFields {
     name: String,
     name_span: std::ops::Range<usize>,
-    scalars: Vec<(String, String, std::ops::Range<usize>)>,
+    map: FrontmatterMap,
 }
 
 impl NamedFields {
+    /// The text and span of `key`'s scalar value.
     fn scalar(&self, key: &str) -> Option<(String, std::ops::Range<usize>)> {
-        self.scalars
-            .iter()
-            .find(|(k, _, _)| k == key)
-            .map(|(_, v, s)| (v.clone(), s.clone()))
+        let node = self.map.value(key)?;
+        Some((document::scalar_string(node)?.to_owned(), node.span.clone()))
     }
 }
 
@@ -326,22 +325,14 @@ fn named_document(
         );
         return None;
     }
-    let name_node = map.value("name")?;
-    let scalars = map
-        .entries
-        .iter()
-        .filter_map(|entry| {
-            Some((
-                entry.key.as_scalar()?.to_owned(),
-                document::scalar_string(&entry.value)?.to_owned(),
-                entry.value.span.clone(),
-            ))
-        })
-        .collect();
+    let (name, name_span) = {
+        let node = map.value("name")?;
+        (document::scalar_string(node)?.to_owned(), node.span.clone())
+    };
     Some(NamedFields {
-        name: document::scalar_string(name_node)?.to_owned(),
-        name_span: name_node.span.clone(),
-        scalars,
+        name,
+        name_span,
+        map,
     })
 }
 

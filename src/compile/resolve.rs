@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::compile::db::{Project, SkippedFileKind, SkippedSensorFile, SourceFile};
+use crate::compile::db::{Project, SkippedSensorFile, SourceFile};
 use crate::compile::parse::{agent_roster, parsed_manifest, parsed_stage};
 use crate::compile::syntax::manifest::ParsedManifest;
 use crate::leaves::diagnostics::{Code, Diagnostic, closest_match};
@@ -51,12 +51,8 @@ pub fn registry_of_manifests<'m>(
     let mut registry = SensorRegistry::default();
     let mut declared: BTreeMap<String, String> = BTreeMap::new();
     for skipped in skipped_files {
-        let code = match skipped.kind {
-            SkippedFileKind::SensorManifest => Code::SkippedSensorFile,
-            SkippedFileKind::StageDefinition => Code::SkippedStageFile,
-        };
         registry.diagnostics.push(
-            Diagnostic::warning(code, format!("{} {}", skipped.path, skipped.reason))
+            Diagnostic::warning(skipped.code, format!("{} {}", skipped.path, skipped.reason))
                 .in_file(&skipped.path)
                 .with_help(skipped.help.clone()),
         );

@@ -17,7 +17,7 @@
 //!   `stat` unchanged (Git's "racily clean" problem).
 
 use std::borrow::Cow;
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
@@ -38,7 +38,6 @@ const FORMAT: u32 = 1;
 /// Files modified this close to the record's writing are hashed on every check.
 pub const RACY_WINDOW_NS: u64 = 2_000_000_000;
 
-/// Where the record for `layout` lives.
 pub fn fingerprint_path(layout: &Layout) -> Utf8PathBuf {
     layout
         .stage_graph_path
@@ -140,13 +139,8 @@ pub(crate) fn layout_identity(layout: &Layout) -> Vec<String> {
     .to_vec()
 }
 
-/// The time now, in nanoseconds since the epoch.
 pub fn now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| {
-            u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
-        })
+    crate::compile::discover::ns_since_epoch(SystemTime::now())
 }
 
 /// The outputs' stamps, taken after they were written. `None` when either cannot be read.
@@ -213,20 +207,13 @@ pub fn record(
         written_at_ns: 0,
     };
     let body = BodyBeforeTime::of(&record)?;
+    let mut files = record.inputs.iter().chain(&record.outputs);
     if let Some(recorded_at_ns) = still_true_record_time(&path, &body)
-        && !record.stamps().any(|stat| is_racy(stat, recorded_at_ns))
+        && !files.any(|file| is_racy(&file.stamp.stat, recorded_at_ns))
     {
         return Ok(());
     }
     write_record_body(&path, &body.with_time(now_ns()))
-}
-
-impl Record<'_> {
-    /// The `stat` stamps of every input and output the record names.
-    fn stamps(&self) -> impl Iterator<Item = &StatStamp> {
-        let inputs = self.inputs.iter().map(|file| &file.stamp.stat);
-        inputs.chain(self.outputs.iter().map(|file| &file.stamp.stat))
-    }
 }
 
 /// A record's JSON body up to its time: everything but the digits of `written_at_ns` and the
@@ -277,8 +264,7 @@ fn still_true_record_time(path: &Utf8Path, body: &BodyBeforeTime) -> Option<u64>
 }
 
 /// Whether a file with `stat` is too recent to trust by `stat` alone, for a record written at
-/// `written_at_ns`: a second write within the file system's timestamp granularity could leave
-/// the same `stat` behind.
+/// `written_at_ns` (see the module comment).
 fn is_racy(stat: &StatStamp, written_at_ns: u64) -> bool {
     stat.modified_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns
         || stat.changed_ns.saturating_add(RACY_WINDOW_NS) >= written_at_ns

@@ -182,22 +182,26 @@ impl WatchSession {
     /// over the graph's rows (also when the graph on disk already held these bytes) so the
     /// next compile does not parse the file back.
     fn note_outputs_written(&mut self, outcome: &CompileOutcome, summary: WriteSummary) {
+        // Taken before any input changes, while the numbering's memo still holds.
         let rows = crate::compile::stage_graph::numbering::graph_rows(&self.db);
-        if summary.graph_written {
+        let outputs = [
+            (
+                summary.graph_written,
+                &self.layout.stage_graph_path,
+                &outcome.stage_graph,
+            ),
+            (
+                summary.grid_written,
+                &self.layout.scope_grid_path,
+                &outcome.scope_grid,
+            ),
+        ];
+        for (_, path, text) in outputs.into_iter().filter(|(written, _, _)| *written) {
+            let text = std::sync::Arc::clone(text);
             self.inputs
-                .note_graph_written(&mut self.db, &self.layout, &outcome.stage_graph, rows);
-        } else {
-            self.inputs.note_graph_on_disk(&mut self.db, rows);
+                .note_output_written(&mut self.db, &self.layout, path, text);
         }
-        if summary.grid_written {
-            let path = self.layout.scope_grid_path.clone();
-            self.inputs.note_output_written(
-                &mut self.db,
-                &self.layout,
-                &path,
-                std::sync::Arc::clone(&outcome.scope_grid),
-            );
-        }
+        self.inputs.note_graph_on_disk(&mut self.db, rows);
     }
 }
 

@@ -90,7 +90,14 @@ mod tests {
 
     #[test]
     fn every_key_the_manifest_parser_reads_is_in_the_schema() {
-        let (read, (manifest, diagnostics)) = keys_read(|| {
+        let (
+            read,
+            crate::compile::syntax::manifest::ParsedManifest {
+                manifest,
+                diagnostics,
+                ..
+            },
+        ) = keys_read(|| {
             crate::compile::syntax::manifest::parse_manifest(
                 FULL_MANIFEST,
                 Utf8Path::new("aidlc-demo.md"),
@@ -191,11 +198,12 @@ mod tests {
                 !errors(SchemaKind::Manifest, &instance).is_empty(),
                 "the schema accepts `{with}`"
             );
-            let (parsed, _) = crate::compile::syntax::manifest::parse_manifest(
+            let parsed = crate::compile::syntax::manifest::parse_manifest(
                 &FULL_MANIFEST.replace(edit, with),
                 Utf8Path::new("aidlc-demo.md"),
                 "demo",
-            );
+            )
+            .manifest;
             if with != "id: Demo" {
                 assert!(parsed.is_none(), "the parser accepts `{with}`");
             }

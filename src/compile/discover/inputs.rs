@@ -51,13 +51,7 @@ pub struct StatStamp {
 
 impl StatStamp {
     pub fn of(metadata: &std::fs::Metadata) -> Self {
-        let modified_ns = metadata
-            .modified()
-            .ok()
-            .and_then(|time| time.duration_since(UNIX_EPOCH).ok())
-            .map_or(0, |since| {
-                u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
-            });
+        let modified_ns = metadata.modified().map_or(0, ns_since_epoch);
         let (changed_ns, inode) = unix_change_time_and_inode(metadata);
         Self {
             size: metadata.len(),
@@ -72,6 +66,13 @@ impl StatStamp {
             .ok()
             .map(|metadata| Self::of(&metadata))
     }
+}
+
+/// Nanoseconds from the epoch to `time` (0 before it, `u64::MAX` past 2554).
+pub fn ns_since_epoch(time: std::time::SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |since| {
+        u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+    })
 }
 
 #[cfg(unix)]
@@ -222,7 +223,6 @@ pub struct ProjectInputs {
 /// default framework has 73 input files and compiles in a few milliseconds).
 pub const PARALLEL_THRESHOLD: usize = 256;
 
-/// Whether work over `n_files` files is worth rayon's thread pool.
 pub fn worth_parallel(n_files: usize) -> bool {
     n_files >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1
 }
@@ -559,20 +559,6 @@ impl ProjectInputs {
         if *self.project.existing_graph_evidence(db) != evidence {
             self.project.set_existing_graph_evidence(db).to(evidence);
         }
-    }
-
-    /// Mirror the `stage-graph.json` this process just wrote, and hand over what
-    /// [`Self::note_graph_on_disk`] does.
-    pub fn note_graph_written(
-        &mut self,
-        db: &mut CompilerDatabase,
-        layout: &Layout,
-        text: &std::sync::Arc<String>,
-        rows: GraphRows,
-    ) {
-        let path = layout.stage_graph_path.clone();
-        self.note_output_written(db, layout, &path, std::sync::Arc::clone(text));
-        self.note_graph_on_disk(db, rows);
     }
 
     /// The `stage-graph.json` on disk and its input hold the graph this process compiled (just

@@ -51,7 +51,11 @@ pub fn inputs_linked_outside(layout: &Layout) -> Vec<LinkedOutside> {
     candidates
         .into_iter()
         .filter_map(|path| {
-            let target = resolved_outside(&path, &project)?;
+            // Where its links lead, when that is outside the (resolved) project folder.
+            let target = path
+                .canonicalize_utf8()
+                .ok()
+                .filter(|target| !target.starts_with(&project))?;
             Some(LinkedOutside {
                 shown: layout.display(&path),
                 target,
@@ -102,12 +106,6 @@ impl<'a> LinkLookup<'a> {
 fn is_a_link(path: &Utf8Path) -> bool {
     path.symlink_metadata()
         .is_ok_and(|metadata| metadata.file_type().is_symlink())
-}
-
-/// Where `path` leads, when that is outside `project` (both resolved).
-fn resolved_outside(path: &Utf8Path, project: &Utf8Path) -> Option<Utf8PathBuf> {
-    let target = path.canonicalize_utf8().ok()?;
-    (!target.starts_with(project)).then_some(target)
 }
 
 /// What to do about a link that leads out, whichever way the team meant it.

@@ -2,8 +2,9 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::compile::db::{SkippedFileKind, SkippedSensorFile};
+use crate::compile::db::SkippedSensorFile;
 use crate::compile::discover::Layout;
+use crate::leaves::diagnostics::Code;
 
 /// Every path a compile reads, as absolute paths, each list in discovery order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -141,7 +142,7 @@ pub fn list_sensor_files(sensors_dir: &Utf8Path) -> (Vec<Utf8PathBuf>, Vec<Skipp
                             "move it to the sensors folder as {}",
                             suggested_manifest_name(&inner)
                         ),
-                        kind: SkippedFileKind::SensorManifest,
+                        code: Code::SkippedSensorFile,
                     });
                 }
             }
@@ -158,7 +159,7 @@ pub fn list_sensor_files(sensors_dir: &Utf8Path) -> (Vec<Utf8PathBuf>, Vec<Skipp
                     "rename it to {suggestion} and set `id: {}`",
                     &suggestion["aidlc-".len()..suggestion.len() - 3]
                 ),
-                kind: SkippedFileKind::SensorManifest,
+                code: Code::SkippedSensorFile,
             });
         }
     }
@@ -209,7 +210,7 @@ pub fn stage_listing(
         path,
         reason: reason.to_owned(),
         help,
-        kind: SkippedFileKind::StageDefinition,
+        code: Code::SkippedStageFile,
     };
     for (name, is_dir) in sorted_entries(stages_dir) {
         if name.starts_with('.') {

@@ -33,9 +33,7 @@ fn representative_output_paths(stage: &StageDefinition) -> Vec<Utf8PathBuf> {
 
 /// Whether a binding can never fire at the gate: it is gate-fired, and no place where the
 /// stage's outputs can be written (`output_paths`) is one its glob matches (`glob_matches`,
-/// true for every path when the binding has no glob); a stage that declares no outputs gives a
-/// gate-fired binding nothing to fire on. A write-fired binding is never dead: it fires on
-/// whatever the agent writes.
+/// true for every path when the binding has no glob).
 ///
 /// The one rule for a dead binding: the compile's `dead-sensor-binding` (which `doctor`
 /// counts) and the gate report's dead bindings both ask it, so they name the same bindings.
@@ -47,12 +45,8 @@ pub fn binding_never_fires_at_the_gate(
     fire_on == FireOn::Gate && !output_paths.iter().any(|path| glob_matches(path))
 }
 
-/// The stage's gate-fired bindings that can never fire: gate dispatch runs a sensor over the
-/// stage's declared outputs only, so a `matches` that none of the places those outputs can be
-/// written matches (or a stage that declares no outputs) means the sensor never runs there.
-/// An error for a blocking sensor (its gate would wait for a verdict that never comes), a
-/// warning for an advisory one. Write-fired bindings are not checked: they match whatever the
-/// agent writes.
+/// The stage's dead gate bindings (see the module comment): an error for a blocking sensor (its
+/// gate would wait for a verdict that never comes), a warning for an advisory one.
 ///
 /// Reads the stage, the binding and compiled glob of each import, and the whole registry only
 /// when it has found a dead binding (for the manifest's `matches` span).

@@ -308,7 +308,13 @@ pub fn stage_graph_text_once(db: &CompilerDatabase) -> String {
         .max(1);
     let runs: Vec<String> = order
         .par_chunks(run_length)
-        .map_with(db.clone(), |db, files| nodes_text(db, files))
+        .map_with(db.clone(), |db, files| {
+            // Each node preceded by `,\n`; about 1.7 KB per node, and growing past the guess
+            // costs one copy.
+            let mut run = String::with_capacity(files.len() * 2048);
+            write_nodes(db, files, ",\n", &mut run);
+            run
+        })
         .collect();
     graph_text_of_runs(runs)
 }
@@ -320,15 +326,6 @@ const RUNS_PER_THREAD: usize = 4;
 /// framework takes about 2.6 KB (a generated one about 1.7 KB), and a buffer that has to grow
 /// copies everything written so far.
 const SMALL_GRAPH_BYTES_PER_NODE: usize = 3 * 1024;
-
-/// The nodes of `files`, each preceded by `,\n` (the separator that follows the node before it
-/// in the file); a stage without a node leaves nothing.
-fn nodes_text(db: &dyn salsa::Database, files: &[SourceFile]) -> String {
-    // About 1.7 KB per node; growing past the guess costs one copy.
-    let mut out = String::with_capacity(files.len() * 2048);
-    write_nodes(db, files, ",\n", &mut out);
-    out
-}
 
 /// Append the nodes of `files` to `out`, the first preceded by `first_separator` and every
 /// other by `,\n`; a stage without a node leaves nothing. Whether any node was written.

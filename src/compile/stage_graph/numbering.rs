@@ -87,17 +87,26 @@ pub fn pinned_rows(db: &dyn salsa::Database) -> PinnedRows {
         }
     };
     let mut by_slug = BTreeMap::new();
+    // The first node of each slug with all three fields pins it.
+    let mut pin = |slug: Option<String>, number: Option<String>, name: Option<String>| {
+        if let (Some(slug), Some(number), Some(name)) = (slug, number, name) {
+            by_slug.entry(slug).or_insert((number, name));
+        }
+    };
     if let Ok(nodes) = serde_json::from_str::<Vec<PinnedNode>>(text) {
         for node in nodes {
-            if let (Some(slug), Some(number), Some(name)) = (node.slug, node.number, node.name) {
-                by_slug.entry(slug).or_insert((number, name));
-            }
+            pin(node.slug, node.number, node.name);
         }
-        pinned.by_slug = Arc::new(by_slug);
-        return pinned;
-    }
-    let Ok(serde_json::Value::Array(nodes)) = serde_json::from_str::<serde_json::Value>(text)
-    else {
+    } else if let Ok(serde_json::Value::Array(nodes)) = serde_json::from_str(text) {
+        for node in nodes {
+            let field = |key: &str| {
+                node.get(key)
+                    .and_then(serde_json::Value::as_str)
+                    .map(str::to_owned)
+            };
+            pin(field("slug"), field("number"), field("name"));
+        }
+    } else {
         pinned.diagnostics.push(
             Diagnostic::error(
                 Code::MalformedStageGraph,
@@ -107,18 +116,6 @@ pub fn pinned_rows(db: &dyn salsa::Database) -> PinnedRows {
             .with_help("restore it from version control, or delete it to have every stage number seeded afresh"),
         );
         return pinned;
-    };
-    for node in nodes {
-        let field = |key: &str| {
-            node.get(key)
-                .and_then(serde_json::Value::as_str)
-                .map(str::to_owned)
-        };
-        if let (Some(slug), Some(number), Some(name)) =
-            (field("slug"), field("number"), field("name"))
-        {
-            by_slug.entry(slug).or_insert((number, name));
-        }
     }
     pinned.by_slug = Arc::new(by_slug);
     pinned

@@ -121,7 +121,6 @@ pub fn offset_of(text: &str, line: usize, column: usize) -> Range<usize> {
     at..end
 }
 
-/// Whether `plugin` is enabled by `selection`.
 pub fn is_enabled(selection: Option<&BTreeSet<String>>, plugin: &str) -> bool {
     selection.is_none_or(|names| names.contains(plugin))
 }

@@ -12,9 +12,6 @@
 //!   re-runs its chunk's memos; those were `LOW` from the start, so a value that comes out
 //!   equal is backdated and the gathering queries do not re-run.
 //!
-//! The graph's join reads the node bodies through chunks too (`emit::stage_node_bodies_in_chunk`),
-//! whose memos do not read the marker: a chunk of untouched files stays as durable as they are.
-//!
 //! Invariant: with `len` the [`stage_chunk_len`] of the stage list's length, the facts of chunk
 //! `k` are those of `stage_files[k * len..]` (at most `len` of them), one per entry, in order,
 //! `None` for a file that does not parse to a stage definition.
@@ -42,7 +39,6 @@ pub fn stage_chunk_len(stage_count: usize) -> usize {
     (stage_count / CHUNKS_PER_STAGE_LIST).clamp(1, MAX_STAGES_PER_CHUNK)
 }
 
-/// [`stage_chunk_len`] of the project's stage list.
 fn chunk_len(db: &dyn salsa::Database) -> usize {
     stage_chunk_len(Project::get(db).stage_files(db).len())
 }
@@ -54,7 +50,6 @@ pub struct StageChunk<'db> {
     pub index: u32,
 }
 
-/// Every chunk of the stage list, in order.
 pub fn stage_chunks(db: &dyn salsa::Database) -> impl Iterator<Item = StageChunk<'_>> {
     let stage_count = Project::get(db).stage_files(db).len();
     (0..stage_count.div_ceil(stage_chunk_len(stage_count))).map(move |index| {
@@ -78,9 +73,7 @@ pub fn chunk_entries<'db>(
 }
 
 /// The body of a gathered-facts chunk memo: `fact_of` the stage definition of each file of
-/// `chunk`, in order (`None` for a file without one), after reading the `LOW` marker (see the
-/// module comment: a file's first edit must leave the memo's durability as it was, so that an
-/// equal value is backdated).
+/// `chunk`, after reading the `LOW` marker (see the module comment).
 pub fn gathered_facts_of_chunk<T>(
     db: &dyn salsa::Database,
     chunk: StageChunk<'_>,

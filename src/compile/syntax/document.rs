@@ -4,7 +4,7 @@
 use camino::Utf8Path;
 
 use crate::compile::syntax::frontmatter::{self, FrontmatterError};
-use crate::compile::syntax::yaml::{self, Entry, Node, NodeKind, Style, YamlProblemKind};
+use crate::compile::syntax::yaml::{self, Entry, Node, NodeKind, Style};
 use crate::leaves::diagnostics::{Code, Diagnostic};
 
 /// The top-level mapping of a document's frontmatter.
@@ -118,13 +118,8 @@ pub fn read_frontmatter(
     let (root, problems) = yaml::parse_document(text, fm.yaml.clone());
     let mut fatal = false;
     for problem in problems {
-        let code = match problem.kind {
-            YamlProblemKind::Syntax => Code::YamlSyntax,
-            YamlProblemKind::DuplicateKey => Code::DuplicateKey,
-            YamlProblemKind::Unsupported => Code::UnsupportedYaml,
-        };
-        fatal |= problem.kind != YamlProblemKind::DuplicateKey;
-        let mut diagnostic = Diagnostic::error(code, problem.message.clone())
+        fatal |= problem.code != Code::DuplicateKey;
+        let mut diagnostic = Diagnostic::error(problem.code, problem.message.clone())
             .in_file(file)
             .at(problem.span.clone());
         if let Some(first) = problem.related.clone() {

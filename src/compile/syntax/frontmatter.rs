@@ -90,7 +90,11 @@ impl LineIndex {
         let offset = floor_char_boundary(text, offset.min(text.len()));
         let line = self.line_of(offset);
         let line_start = self.line_starts[line];
-        (line, unit.width(&text[line_start..offset]))
+        let width = text[line_start..offset]
+            .chars()
+            .map(|c| unit.char_width(c))
+            .sum();
+        (line, width)
     }
 
     /// The byte offset of a 0-based `(line, column)` whose column counts `unit`s. Never fails,
@@ -133,14 +137,6 @@ impl ColumnUnit {
             ColumnUnit::Utf8Bytes => character.len_utf8(),
             ColumnUnit::Utf16CodeUnits => character.len_utf16(),
             ColumnUnit::Utf32Chars => 1,
-        }
-    }
-
-    fn width(self, text: &str) -> usize {
-        match self {
-            ColumnUnit::Utf8Bytes => text.len(),
-            ColumnUnit::Utf16CodeUnits => text.chars().map(char::len_utf16).sum(),
-            ColumnUnit::Utf32Chars => text.chars().count(),
         }
     }
 }

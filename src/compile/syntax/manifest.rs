@@ -113,24 +113,10 @@ pub struct SensorManifest {
 /// `[a-z][a-z0-9-]*`. `None` for any other name (the file is not loaded).
 pub fn sensor_id_from_file_name(file_name: &str) -> Option<&str> {
     let id = file_name.strip_prefix("aidlc-")?.strip_suffix(".md")?;
-    let mut chars = id.chars();
-    let first_ok = chars.next().is_some_and(|c| c.is_ascii_lowercase());
-    let rest_ok = chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
-    (first_ok && rest_ok).then_some(id)
+    crate::compile::syntax::stage::is_kebab_case(id).then_some(id)
 }
 
 const REQUIRED_FIELDS: [&str; 5] = ["id", "kind", "command", "default_severity", "description"];
-
-/// Parse and validate one manifest. `file` is the project-relative path used in diagnostics;
-/// `filename_id` is the id its file name declares.
-pub fn parse_manifest(
-    text: &str,
-    file: &Utf8Path,
-    filename_id: &str,
-) -> (Option<SensorManifest>, Vec<Diagnostic>) {
-    let parse = parse_manifest_with_id(text, file, filename_id);
-    (parse.manifest, parse.diagnostics)
-}
 
 /// The result of reading a manifest, including the id it declares even when it is invalid
 /// (duplicate ids are detected on declared ids, before validation, as the reference does).
@@ -141,7 +127,9 @@ pub struct ParsedManifest {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-pub fn parse_manifest_with_id(text: &str, file: &Utf8Path, filename_id: &str) -> ParsedManifest {
+/// Parse and validate one manifest. `file` is the project-relative path used in diagnostics;
+/// `filename_id` is the id its file name declares.
+pub fn parse_manifest(text: &str, file: &Utf8Path, filename_id: &str) -> ParsedManifest {
     let mut diagnostics = Vec::new();
     let Some(map) =
         document::read_frontmatter(text, file, DocumentKind::SensorManifest, &mut diagnostics)
@@ -371,7 +359,11 @@ impl ManifestChecker<'_> {
         let Some(node) = self.map.value("timeout_seconds") else {
             return Ok(None);
         };
-        if let Some(style @ (Style::Quoted | Style::Block)) = scalar_style(node) {
+        if let NodeKind::Scalar {
+            style: style @ (Style::Quoted | Style::Block),
+            ..
+        } = node.kind
+        {
             let written = if style == Style::Quoted {
                 "a quoted string"
             } else {
@@ -407,13 +399,6 @@ impl ManifestChecker<'_> {
     }
 }
 
-fn scalar_style(node: &Node) -> Option<Style> {
-    match &node.kind {
-        NodeKind::Scalar { style, .. } => Some(*style),
-        _ => None,
-    }
-}
-
 fn shown_value(node: &Node) -> String {
     match document::scalar_string(node) {
         Some(text) => format!("\"{text}\""),
@@ -426,11 +411,11 @@ mod tests {
     use super::*;
 
     fn check(text: &str) -> (Option<SensorManifest>, Vec<String>) {
-        let (manifest, diagnostics) =
-            parse_manifest(text, Utf8Path::new(".claude/sensors/aidlc-demo.md"), "demo");
+        let parsed = parse_manifest(text, Utf8Path::new(".claude/sensors/aidlc-demo.md"), "demo");
         (
-            manifest,
-            diagnostics
+            parsed.manifest,
+            parsed
+                .diagnostics
                 .into_iter()
                 .map(|d| format!("{}: {}", d.code, d.message))
                 .collect(),
@@ -543,7 +528,11 @@ mod tests {
     fn a_matches_that_does_not_compile_is_refused_with_its_span() {
         for glob in ["**/{x", "**/[x", "[z-a]", "**/*.{ts"] {
             let text = GOOD.replace("---\nbody", &format!("matches: \"{glob}\"\n---\nbody"));
-            let (manifest, diagnostics) = parse_manifest(
+            let ParsedManifest {
+                manifest,
+                diagnostics,
+                ..
+            } = parse_manifest(
                 &text,
                 Utf8Path::new(".claude/sensors/aidlc-demo.md"),
                 "demo",

@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use camino::Utf8Path;
-use schemars::{JsonSchema, Schema, json_schema};
+use schemars::{JsonSchema, Schema};
 
 use crate::compile::syntax::document::{self, DocumentKind, FrontmatterMap};
 use crate::compile::syntax::field_schema::{
@@ -143,36 +143,32 @@ impl StageDefinition {
 /// The keys the parser checks but does not keep (the conductor reads them from the file): they
 /// are in the schema so that an editor neither flags nor forgets them.
 fn add_checked_only_keys(schema: &mut Schema) {
-    let checked_only = json_schema!({
-        "properties": {
-            "when": {
-                "description": "A predicate deciding whether the stage is planned: `producer-in-plan: <artifact>` plans it only when the producer of that artifact is in the plan.",
-                "type": ["object", "null"],
-                "properties": {
-                    "producer-in-plan": { "type": "string", "pattern": KEBAB_CASE_PATTERN }
-                },
-                "required": ["producer-in-plan"],
-                "additionalProperties": false
+    let Some(properties) = schema
+        .get_mut("properties")
+        .and_then(serde_json::Value::as_object_mut)
+    else {
+        return;
+    };
+    properties.insert(
+        "when".to_owned(),
+        serde_json::json!({
+            "description": "A predicate deciding whether the stage is planned: `producer-in-plan: <artifact>` plans it only when the producer of that artifact is in the plan.",
+            "type": ["object", "null"],
+            "properties": {
+                "producer-in-plan": { "type": "string", "pattern": KEBAB_CASE_PATTERN }
             },
-            "required_sections": {
-                "description": "The `## ` headings each deliverable of the stage must have (for the required-sections sensor).",
-                "type": ["array", "null"],
-                "items": { "type": ["string", "number", "boolean"], "pattern": "\\S" }
-            }
-        }
-    });
-    if let (Some(properties), Some(extra)) = (
-        schema
-            .get_mut("properties")
-            .and_then(serde_json::Value::as_object_mut),
-        checked_only
-            .get("properties")
-            .and_then(serde_json::Value::as_object),
-    ) {
-        for (key, value) in extra {
-            properties.insert(key.clone(), value.clone());
-        }
-    }
+            "required": ["producer-in-plan"],
+            "additionalProperties": false
+        }),
+    );
+    properties.insert(
+        "required_sections".to_owned(),
+        serde_json::json!({
+            "description": "The `## ` headings each deliverable of the stage must have (for the required-sections sensor).",
+            "type": ["array", "null"],
+            "items": { "type": ["string", "number", "boolean"], "pattern": "\\S" }
+        }),
+    );
 }
 
 pub use crate::compile::syntax::vocabulary::{
@@ -232,7 +228,6 @@ pub fn is_kebab_case(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
 }
 
-/// Parse and shape-check one stage file.
 pub fn parse_stage(text: &str, file: &Utf8Path) -> (Option<StageDefinition>, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     let Some(map) = document::read_frontmatter(text, file, DocumentKind::Stage, &mut diagnostics)
@@ -413,22 +408,34 @@ impl StageChecker<'_> {
         }
     }
 
+    /// The scalar `node` with its span; anything else is refused as `<label> must be string`.
+    fn text_of(
+        &mut self,
+        node: &Node,
+        label: impl std::fmt::Display,
+        help: impl std::fmt::Display,
+    ) -> Option<Located<String>> {
+        let Some(text) = document::scalar_string(node) else {
+            self.invalid(
+                format!("{label} must be string, got {}", node.type_name()),
+                node.span.clone(),
+                help.to_string(),
+            );
+            return None;
+        };
+        Some(Located {
+            value: text.to_owned(),
+            span: node.span.clone(),
+        })
+    }
+
     fn string(&mut self, field: &str) -> Option<Located<String>> {
         let node = self.map.value(field)?;
-        if let Some(text) = document::scalar_string(node) {
-            Some(Located {
-                value: text.to_owned(),
-                span: node.span.clone(),
-            })
-        } else {
-            let message = format!("{field} must be string, got {}", node.type_name());
-            self.invalid(
-                message,
-                node.span.clone(),
-                format!("write `{field}:` followed by one value on the same line"),
-            );
-            None
-        }
+        self.text_of(
+            node,
+            field,
+            format_args!("write `{field}:` followed by one value on the same line"),
+        )
     }
 
     fn kebab_scalar(&mut self, field: &str) -> Option<Located<String>> {
@@ -527,21 +534,10 @@ impl StageChecker<'_> {
             );
             return Vec::new();
         };
-        let mut values = Vec::new();
-        for (index, item) in items.iter().enumerate() {
-            match document::scalar_string(item) {
-                Some(text) => values.push(Located {
-                    value: text.to_owned(),
-                    span: item.span.clone(),
-                }),
-                None => self.invalid(
-                    format!("{field}[{index}] must be string, got {}", item.type_name()),
-                    item.span.clone(),
-                    "each list item must be a single value",
-                ),
-            }
-        }
-        values
+        let help = "each list item must be a single value";
+        (items.iter().enumerate())
+            .filter_map(|(index, item)| self.text_of(item, format_args!("{field}[{index}]"), help))
+            .collect()
     }
 
     fn non_empty_list(&mut self, field: &str) -> Vec<Located<String>> {
@@ -672,31 +668,26 @@ impl StageChecker<'_> {
                 );
                 None
             }
-            Some(value) => match document::scalar_string(value) {
-                None => {
-                    self.invalid(
-                        format!(
-                            "consumes[{index}].artifact must be string, got {}",
-                            value.type_name()
-                        ),
-                        value.span.clone(),
-                        "name one artifact slug",
-                    );
-                    None
+            Some(value) => {
+                match self.text_of(
+                    value,
+                    format_args!("consumes[{index}].artifact"),
+                    "name one artifact slug",
+                ) {
+                    Some(artifact) if !is_kebab_case(&artifact.value) => {
+                        self.invalid(
+                            format!(
+                                "consumes[{index}].artifact must be kebab-case, got \"{}\"",
+                                artifact.value
+                            ),
+                            artifact.span,
+                            "artifact slugs use lowercase letters, digits and hyphens",
+                        );
+                        None
+                    }
+                    artifact => artifact,
                 }
-                Some(text) if !is_kebab_case(text) => {
-                    self.invalid(
-                        format!("consumes[{index}].artifact must be kebab-case, got \"{text}\""),
-                        value.span.clone(),
-                        "artifact slugs use lowercase letters, digits and hyphens",
-                    );
-                    None
-                }
-                Some(text) => Some(Located {
-                    value: text.to_owned(),
-                    span: value.span.clone(),
-                }),
-            },
+            }
         };
         let required = match item.get("required").filter(|value| !value.is_null()) {
             None => {
@@ -724,28 +715,27 @@ impl StageChecker<'_> {
         };
         let conditional_on = match item.get("conditional_on").filter(|value| !value.is_null()) {
             None => None,
-            Some(value) => match document::scalar_string(value) {
-                None => {
-                    self.invalid(
-                        format!(
-                            "consumes[{index}].conditional_on must be string, got {}",
-                            value.type_name()
-                        ),
-                        value.span.clone(),
-                        "use `brownfield` or `greenfield`",
-                    );
-                    None
+            Some(value) => {
+                let help = "use `brownfield` or `greenfield`";
+                match self.text_of(
+                    value,
+                    format_args!("consumes[{index}].conditional_on"),
+                    help,
+                ) {
+                    Some(text) if !CONDITIONAL_ON_VALUES.contains(&text.value.as_str()) => {
+                        self.invalid(
+                            format!(
+                                "consumes[{index}].conditional_on must be one of brownfield | greenfield, got \"{}\"",
+                                text.value
+                            ),
+                            text.span,
+                            help,
+                        );
+                        None
+                    }
+                    text => text.map(|text| text.value),
                 }
-                Some(text) if !CONDITIONAL_ON_VALUES.contains(&text) => {
-                    self.invalid(
-                        format!("consumes[{index}].conditional_on must be one of brownfield | greenfield, got \"{text}\""),
-                        value.span.clone(),
-                        "use `brownfield` or `greenfield`",
-                    );
-                    None
-                }
-                Some(text) => Some(text.to_owned()),
-            },
+            }
         };
         Some(Consume {
             artifact: artifact?,

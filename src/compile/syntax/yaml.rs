@@ -13,6 +13,7 @@ use compact_str::CompactString;
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StructureStyle};
 
 use crate::compile::syntax::yaml_subset::{EventSink, read_block_subset};
+use crate::leaves::diagnostics::Code;
 
 /// One YAML node with its absolute byte range in the source file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,14 +56,8 @@ pub struct YamlProblem {
     pub span: Range<usize>,
     /// A second location (for example the first occurrence of a duplicated key).
     pub related: Option<Range<usize>>,
-    pub kind: YamlProblemKind,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum YamlProblemKind {
-    Syntax,
-    DuplicateKey,
-    Unsupported,
+    /// `yaml-syntax`, `duplicate-key` or `unsupported-yaml`.
+    pub code: Code,
 }
 
 impl Node {
@@ -322,7 +317,7 @@ fn parse_slice_with_general_parser(slice: &str, base: usize) -> (Option<Node>, V
                     message: error.info(),
                     span: base + offset..base + offset,
                     related: None,
-                    kind: YamlProblemKind::Syntax,
+                    code: Code::YamlSyntax,
                 });
                 break;
             }
@@ -466,7 +461,7 @@ impl TreeBuilder {
                     message: "YAML anchors and aliases are not supported in frontmatter".to_owned(),
                     span: range,
                     related: None,
-                    kind: YamlProblemKind::Unsupported,
+                    code: Code::UnsupportedYaml,
                 });
             }
             // Stream and document markers (and comments) carry no data.
@@ -499,7 +494,7 @@ impl TreeBuilder {
                             message: format!("duplicate key `{key_text}`"),
                             span: key.span.clone(),
                             related: Some(first.key.span.clone()),
-                            kind: YamlProblemKind::DuplicateKey,
+                            code: Code::DuplicateKey,
                         });
                         return;
                     }
@@ -566,7 +561,7 @@ mod tests {
         let text = "id: a\nid: b\n";
         let (_, problems) = parse(text);
         assert_eq!(problems.len(), 1);
-        assert_eq!(problems[0].kind, YamlProblemKind::DuplicateKey);
+        assert_eq!(problems[0].code, Code::DuplicateKey);
         assert_eq!(&text[problems[0].span.clone()], "id");
         assert_eq!(problems[0].related, Some(0..2));
     }
@@ -583,6 +578,6 @@ mod tests {
     fn syntax_errors_are_reported_not_panicked() {
         let (_, problems) = parse("a: [b, c\nd: e\n");
         assert_eq!(problems.len(), 1);
-        assert_eq!(problems[0].kind, YamlProblemKind::Syntax);
+        assert_eq!(problems[0].code, Code::YamlSyntax);
     }
 }

@@ -72,7 +72,8 @@ pub(super) fn scaffold_manifest(
     shown: &Utf8Path,
 ) -> Result<String, ScaffoldRefusal> {
     let text = render_manifest(fields);
-    let (manifest, diagnostics) = parse_manifest(&text, shown, &fields.id);
+    let parsed = parse_manifest(&text, shown, &fields.id);
+    let (manifest, diagnostics) = (parsed.manifest, parsed.diagnostics);
     if let Some(error) = diagnostics.iter().find(|diagnostic| diagnostic.is_error()) {
         return Err(ScaffoldRefusal::WouldNotCompile(error.message.clone()));
     }
