@@ -266,12 +266,11 @@ impl<'a> OwnTreeSession<'a> {
         };
         // What names no file of the plugin's is shown on the manifest the plugin was read
         // from, at its first line, saying so (never at 0:0 of some other file).
-        let manifest = compiled.manifest.as_ref().map_or_else(
-            || {
-                self.plugin_root
-                    .join(crate::plugin::manifest::AUTHORED_MANIFEST)
-            },
-            |manifest| self.plugin_root.join(manifest),
+        let manifest = self.plugin_root.join(
+            compiled
+                .manifest
+                .as_deref()
+                .map_or(crate::plugin::manifest::AUTHORED_MANIFEST, Utf8Path::as_str),
         );
         let manifest_first_line =
             self.text_of(&manifest)

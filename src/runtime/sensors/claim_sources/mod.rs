@@ -73,8 +73,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let mut findings = ClaimFindings::default();
     for text in &universe.findings {
         findings.push(
-            None,
-            (register_file, 0),
+            (None, (register_file, 0)),
             "source-register",
             text.clone(),
             format!(
@@ -89,8 +88,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     }
     if has_assumptions && !universe.assumptions_accepted {
         findings.push(
-            None,
-            (register_file, 0),
+            (None, (register_file, 0)),
             "unconfirmed-assumptions",
             format!(
                 "retained assumptions require an answered ## {CONFIRMATION_HEADING} with Accept assumptions"

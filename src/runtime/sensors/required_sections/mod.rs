@@ -23,7 +23,8 @@ use serde_json::Value;
 
 use self::bolt_dag::edge_block_of;
 pub(super) use self::bolt_dag::{
-    check_unit_names, lines_below_units_key, units_block, unquote_scalar,
+    check_unit_names, lines_below_units_key, list_item, spaced_key_value, units_block,
+    unquote_scalar,
 };
 use self::headings::h2_headings;
 use self::templates::{apply_template, resolve_template};
