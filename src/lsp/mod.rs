@@ -37,7 +37,7 @@ pub mod uri;
 use std::collections::{BTreeSet, HashSet};
 use std::time::Duration;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use crossbeam_channel::{Receiver, select};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
@@ -138,7 +138,6 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
         connection,
         publisher: diagnostics::Publisher::default(),
         shutdown_requested: false,
-        next_request_id: 0,
         watcher: None,
         dirty: true,
         composition: ComposedSources::default(),
@@ -343,8 +342,6 @@ struct Server<'a> {
     connection: &'a Connection,
     publisher: diagnostics::Publisher,
     shutdown_requested: bool,
-    /// Ids of the requests this server sends the client (capability registration).
-    next_request_id: i32,
     /// Kept alive for the session; dropping it stops the notify threads.
     watcher: Option<FolderWatcher>,
     /// Whether the database changed since diagnostics were last published.
@@ -393,7 +390,7 @@ impl Server<'_> {
         disk_events
     }
 
-    fn register_file_watching(&mut self) {
+    fn register_file_watching(&self) {
         let options = DidChangeWatchedFilesRegistrationOptions {
             watchers: ["**/*.md", "**/stage-graph.json", "**/scope-grid.json"]
                 .into_iter()
@@ -408,9 +405,9 @@ impl Server<'_> {
             method: "workspace/didChangeWatchedFiles".to_owned(),
             register_options: serde_json::to_value(options).ok(),
         };
-        self.next_request_id += 1;
+        // The one request this server sends the client, once per session.
         let request = Request::new(
-            RequestId::from(format!("aidlc-{}", self.next_request_id)),
+            RequestId::from("aidlc-1".to_owned()),
             "client/registerCapability".to_owned(),
             RegistrationParams {
                 registrations: vec![registration],
@@ -758,9 +755,7 @@ fn cancelled_id(params: &serde_json::Value) -> Option<RequestId> {
 
 /// The project file a URI names, if the compile reads it.
 fn project_file(state: &ServerState, uri: &Uri) -> Option<(SourceFile, FileKind)> {
-    let path = uri::path_of_uri(uri)?;
-    let path: Utf8PathBuf = state.project_path(Utf8Path::new(&path));
-    state.file_at(&path)
+    state.file_at(&state.project_path(&uri::path_of_uri(uri)?))
 }
 
 /// The project file, its kind and the byte offset of a position in it; `None` for a file the
