@@ -1,6 +1,5 @@
 //! One shipped sensor, described once: its id, its native check, the worker flags the
-//! dispatcher gives it, whether a gate fires it per deliverable or per output folder, and how
-//! the gate report reads its findings.
+//! dispatcher gives it, and whether a gate fires it per deliverable or per output folder.
 //!
 //! This file holds data and the small rules over it only: it reads no file, no environment and
 //! no manifest. The values of the flags (which folders, which artifacts) are the dispatcher's
