@@ -55,11 +55,11 @@ pub fn completion(
     })
 }
 
-fn constant(label: &str, detail: &str) -> CompletionItem {
+fn item(label: &str, kind: CompletionItemKind, detail: Option<String>) -> CompletionItem {
     CompletionItem {
         label: label.to_owned(),
-        kind: Some(CompletionItemKind::ENUM_MEMBER),
-        detail: Some(detail.to_owned()),
+        kind: Some(kind),
+        detail,
         ..CompletionItem::default()
     }
 }
@@ -79,7 +79,7 @@ fn candidates(
         _ => enum_values(kind, key)
             .unwrap_or_default()
             .into_iter()
-            .map(|value| constant(value, key))
+            .map(|value| item(value, CompletionItemKind::ENUM_MEMBER, Some(key.to_owned())))
             .collect(),
     }
 }
@@ -119,19 +119,17 @@ fn sensor_candidates(state: &ServerState) -> Vec<CompletionItem> {
                         .manifest
                         .as_ref()
                 });
+            let detail = manifest.map(|manifest| {
+                format!(
+                    "sensor: {}, fires on {}",
+                    manifest.default_severity.as_str(),
+                    manifest.fire_on.as_str()
+                )
+            });
             CompletionItem {
-                label: id.clone(),
-                kind: Some(CompletionItemKind::REFERENCE),
-                detail: manifest.map(|manifest| {
-                    format!(
-                        "sensor: {}, fires on {}",
-                        manifest.default_severity.as_str(),
-                        manifest.fire_on.as_str()
-                    )
-                }),
                 documentation: manifest
                     .map(|manifest| Documentation::String(manifest.description.trim().to_owned())),
-                ..CompletionItem::default()
+                ..item(id, CompletionItemKind::REFERENCE, detail)
             }
         })
         .collect()
@@ -149,12 +147,8 @@ fn stage_candidates(state: &ServerState, file: SourceFile) -> Vec<CompletionItem
             let declaration = sites
                 .iter()
                 .find(|site| site.role == SiteRole::Declaration)?;
-            (declaration.file != file).then(|| CompletionItem {
-                label: slug.clone(),
-                kind: Some(CompletionItemKind::REFERENCE),
-                detail: Some(format!("stage in {}", declaration.file.path(&state.db))),
-                ..CompletionItem::default()
-            })
+            let detail = || Some(format!("stage in {}", declaration.file.path(&state.db)));
+            (declaration.file != file).then(|| item(slug, CompletionItemKind::REFERENCE, detail()))
         })
         .collect()
 }
@@ -163,15 +157,17 @@ fn agent_candidates(state: &ServerState) -> Vec<CompletionItem> {
     crate::compile::parse::agent_roster(&state.db)
         .names
         .iter()
-        .map(|(name, path)| CompletionItem {
-            label: name.clone(),
-            kind: Some(CompletionItemKind::REFERENCE),
-            detail: Some(format!("agent in {path}")),
-            ..CompletionItem::default()
+        .map(|(name, path)| {
+            item(
+                name,
+                CompletionItemKind::REFERENCE,
+                Some(format!("agent in {path}")),
+            )
         })
-        .chain(std::iter::once(constant(
+        .chain(std::iter::once(item(
             "orchestrator",
-            "the conductor (needs no agent file)",
+            CompletionItemKind::ENUM_MEMBER,
+            Some("the conductor (needs no agent file)".to_owned()),
         )))
         .collect()
 }

@@ -45,7 +45,16 @@ impl Publisher {
     ) {
         let mut diagnostics = crate::compile::project_diagnostics(&state.db);
         diagnostics.extend_from_slice(extra);
-        let current = lsp_diagnostics_by_file(state, &diagnostics);
+        // By display path, each list in the compile's order; a diagnostic of no file (none
+        // exist today) has nowhere to be shown and is left out.
+        let mut texts = FileTexts::new(state);
+        let mut current: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
+        for diagnostic in &diagnostics {
+            if let Some(file) = &diagnostic.file {
+                let converted = to_lsp_diagnostic(&mut texts, diagnostic);
+                current.entry(file.clone()).or_default().push(converted);
+            }
+        }
         for (display, list) in self.changes(current) {
             let absolute = state.absolute_path(&display);
             let document = state.document(&absolute);
@@ -70,17 +79,14 @@ impl Publisher {
         let current: Vec<(Utf8PathBuf, Vec<lsp_types::Diagnostic>)> = current.into_iter().collect();
         let still_present: std::collections::HashSet<&Utf8PathBuf> =
             current.iter().map(|(path, _)| path).collect();
-        let cleared: Vec<Utf8PathBuf> = self
-            .published
-            .keys()
-            .filter(|path| !still_present.contains(path))
-            .cloned()
-            .collect();
         let mut changes = Vec::new();
-        for path in cleared {
-            self.published.remove(&path);
-            changes.push((path, Vec::new()));
-        }
+        self.published.retain(|path, _| {
+            let kept = still_present.contains(path);
+            if !kept {
+                changes.push((path.clone(), Vec::new()));
+            }
+            kept
+        });
         for (path, list) in current {
             if self.published.get(&path) == Some(&list) {
                 continue;
@@ -111,25 +117,6 @@ pub fn publish(
     };
     let _ =
         sender.send(Notification::new("textDocument/publishDiagnostics".to_owned(), params).into());
-}
-
-/// The protocol diagnostics of every file the diagnostics name, by display path, each list in
-/// the compile's order. A diagnostic of no file (none exist today) has nowhere to be shown and
-/// is left out.
-pub fn lsp_diagnostics_by_file(
-    state: &ServerState,
-    diagnostics: &[Diagnostic],
-) -> BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> {
-    let mut texts = FileTexts::new(state);
-    let mut by_file: BTreeMap<Utf8PathBuf, Vec<lsp_types::Diagnostic>> = BTreeMap::new();
-    for diagnostic in diagnostics {
-        let Some(file) = &diagnostic.file else {
-            continue;
-        };
-        let converted = to_lsp_diagnostic(&mut texts, diagnostic);
-        by_file.entry(file.clone()).or_default().push(converted);
-    }
-    by_file
 }
 
 /// The texts of the files being converted, each with its line index built once.

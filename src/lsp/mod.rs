@@ -1,11 +1,8 @@
 //! `aidlc lsp`: a language server for the project's harness files, on stdio.
 //!
-//! One salsa database, the compile's own: [`server_state::ServerState`] owns a
-//! `CompilerDatabase` and the `discover::ProjectInputs` that mirror the disk, as
-//! `watch::WatchSession` does, and overlays the text of the documents the editor has open.
-//! Every answer comes from the compile's queries: diagnostics from
-//! `compile::project_diagnostics`, navigation from `resolve::name_index` and the per-file name
-//! sites, hover from `parse::parsed_manifest` and `stage_graph::numbering::stage_number`.
+//! One salsa database, the compile's own ([`server_state`]), overlaid with the text of the
+//! documents the editor has open; every answer comes from the compile's queries (see
+//! [`diagnostics`], [`navigation`], [`completion`], [`code_actions`]).
 //!
 //! The main loop is synchronous, on one thread, over `lsp_server` channels
 //! ([`transport`] owns stdin and stdout): it blocks for the next message, then takes every
@@ -16,9 +13,7 @@
 //! `$/cancelRequest` is already queued is answered `RequestCanceled` without being computed.
 //!
 //! On an install with composed plugins it also watches each path plugin's folder and the lock
-//! file, and publishes [`stale_plugins`]' warnings with the compile's diagnostics: a plugin's
-//! source changed since it was composed, so the installed copies are stale until `aidlc plugin
-//! sync` (docs/decisions.md D53).
+//! file, and publishes [`stale_plugins`]' warnings with the compile's diagnostics (D53).
 //!
 //! Invariants:
 //! - nothing here writes to disk: no graph, no grid, no fingerprint, no lock (`aidlc compile`
@@ -42,7 +37,7 @@ pub mod uri;
 use std::collections::{BTreeSet, HashSet};
 use std::time::Duration;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8PathBuf;
 use crossbeam_channel::{Receiver, select};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types::{
@@ -60,6 +55,8 @@ use serde::de::DeserializeOwned;
 
 use crate::compile::db::SourceFile;
 use crate::compile::discover::{self, Layout, ProjectError};
+use crate::compile::resolve::SiteRole;
+use crate::compile::syntax::frontmatter::ColumnUnit;
 use crate::compile::watch::{FolderWatcher, WatchMessage, watch_roots};
 use crate::harness::{self, Harness};
 use crate::leaves::diagnostics::Diagnostic;
@@ -128,19 +125,19 @@ pub fn serve_stdio(options: &ServeOptions) -> Result<(), ServeError> {
 /// Serve one editor over `connection`: the handshake, then the main loop until `exit`. Tests
 /// and benchmarks call it on a `Connection::memory()` pair.
 pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), ServeError> {
-    let (state, params) = match initialize(connection, options)? {
-        Initialized::Project(project) => *project,
-        Initialized::OwnTree(plugin_root, unit) => {
+    let (opened, unit, params) = initialize(connection, options)?;
+    let layout = match opened {
+        Opened::Project(layout) => *layout,
+        Opened::OwnTree(plugin_root) => {
             return own_tree::OwnTreeSession::new(connection, plugin_root, options.harness, unit)
                 .serve();
         }
     };
     let mut server = Server {
-        state,
+        state: ServerState::load(layout, unit),
         connection,
         publisher: diagnostics::Publisher::default(),
         shutdown_requested: false,
-        next_request_id: 0,
         watcher: None,
         dirty: true,
         composition: ComposedSources::default(),
@@ -154,12 +151,15 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
 }
 
 /// What the handshake opened: a project, or a plugin's own tree (docs/decisions.md D52).
-enum Initialized {
-    Project(Box<(ServerState, InitializeParams)>),
-    OwnTree(Utf8PathBuf, crate::compile::syntax::frontmatter::ColumnUnit),
+enum Opened {
+    Project(Box<Layout>),
+    OwnTree(Utf8PathBuf),
 }
 
-fn initialize(connection: &Connection, options: &ServeOptions) -> Result<Initialized, ServeError> {
+fn initialize(
+    connection: &Connection,
+    options: &ServeOptions,
+) -> Result<(Opened, ColumnUnit, InitializeParams), ServeError> {
     let handshake = |error: lsp_server::ProtocolError| ServeError::Handshake(error.to_string());
     let (id, params) = connection.initialize_start().map_err(handshake)?;
     let params: InitializeParams = match serde_json::from_value(params) {
@@ -170,16 +170,15 @@ fn initialize(connection: &Connection, options: &ServeOptions) -> Result<Initial
             return Err(ServeError::Handshake(message));
         }
     };
-    let own_tree_root = own_tree_root(options, &params);
-    let layout = match own_tree_root
-        .as_ref()
-        .map_or_else(|| project_layout(options, &params).map(Some), |_| Ok(None))
-    {
-        Ok(layout) => layout,
-        Err(error) => {
-            respond_error(connection, id, ErrorCode::RequestFailed, &error.to_string());
-            return Err(error.into());
-        }
+    let opened = match own_tree_root(options, &params) {
+        Some(plugin_root) => Opened::OwnTree(plugin_root),
+        None => match project_layout(options, &params) {
+            Ok(layout) => Opened::Project(Box::new(layout)),
+            Err(error) => {
+                respond_error(connection, id, ErrorCode::RequestFailed, &error.to_string());
+                return Err(error.into());
+            }
+        },
     };
     let (unit, encoding) = positions::negotiate_encoding(&params.capabilities);
     let result = serde_json::json!({
@@ -189,14 +188,7 @@ fn initialize(connection: &Connection, options: &ServeOptions) -> Result<Initial
     connection
         .initialize_finish(id, result)
         .map_err(handshake)?;
-    match (layout, own_tree_root) {
-        (Some(layout), _) => Ok(Initialized::Project(Box::new((
-            ServerState::load(layout, unit),
-            params,
-        )))),
-        (None, Some(plugin_root)) => Ok(Initialized::OwnTree(plugin_root, unit)),
-        (None, None) => unreachable!("a layout is resolved unless a plugin's own tree was found"),
-    }
+    Ok((opened, unit, params))
 }
 
 /// A plugin's own tree to serve instead of a project: when no project is named and the
@@ -278,7 +270,6 @@ fn server_capabilities(encoding: PositionEncodingKind) -> ServerCapabilities {
     }
 }
 
-/// What one turn of the main loop handles.
 /// A message from the editor, or a batch from the file watcher (both sessions' loops).
 enum Event {
     Client(Message),
@@ -351,8 +342,6 @@ struct Server<'a> {
     connection: &'a Connection,
     publisher: diagnostics::Publisher,
     shutdown_requested: bool,
-    /// Ids of the requests this server sends the client (capability registration).
-    next_request_id: i32,
     /// Kept alive for the session; dropping it stops the notify threads.
     watcher: Option<FolderWatcher>,
     /// Whether the database changed since diagnostics were last published.
@@ -401,7 +390,7 @@ impl Server<'_> {
         disk_events
     }
 
-    fn register_file_watching(&mut self) {
+    fn register_file_watching(&self) {
         let options = DidChangeWatchedFilesRegistrationOptions {
             watchers: ["**/*.md", "**/stage-graph.json", "**/scope-grid.json"]
                 .into_iter()
@@ -416,9 +405,9 @@ impl Server<'_> {
             method: "workspace/didChangeWatchedFiles".to_owned(),
             register_options: serde_json::to_value(options).ok(),
         };
-        self.next_request_id += 1;
+        // The one request this server sends the client, once per session.
         let request = Request::new(
-            RequestId::from(format!("aidlc-{}", self.next_request_id)),
+            RequestId::from("aidlc-1".to_owned()),
             "client/registerCapability".to_owned(),
             RegistrationParams {
                 registrations: vec![registration],
@@ -497,13 +486,8 @@ impl Server<'_> {
             }
             "textDocument/references" => self.answer(request, |state, params: ReferenceParams| {
                 let (file, kind, offset) = locate(state, &params.text_document_position)?;
-                navigation::references(
-                    state,
-                    file,
-                    kind,
-                    offset,
-                    params.context.include_declaration,
-                )
+                let any_role = params.context.include_declaration;
+                navigation::references(state, file, kind, offset, any_role, SiteRole::Reference)
             }),
             "textDocument/hover" => self.answer(request, |state, params: HoverParams| {
                 let (file, kind, offset) = locate(state, &params.text_document_position_params)?;
@@ -771,9 +755,7 @@ fn cancelled_id(params: &serde_json::Value) -> Option<RequestId> {
 
 /// The project file a URI names, if the compile reads it.
 fn project_file(state: &ServerState, uri: &Uri) -> Option<(SourceFile, FileKind)> {
-    let path = uri::path_of_uri(uri)?;
-    let path: Utf8PathBuf = state.project_path(Utf8Path::new(&path));
-    state.file_at(&path)
+    state.file_at(&state.project_path(&uri::path_of_uri(uri)?))
 }
 
 /// The project file, its kind and the byte offset of a position in it; `None` for a file the

@@ -54,32 +54,27 @@ pub fn definition(
     kind: FileKind,
     offset: usize,
 ) -> Option<Vec<Location>> {
-    let site = site_at(state, file, kind, offset)?;
-    let sites = name_index(&state.db).get(&site.name)?;
-    let locations: Vec<Location> = sites
-        .iter()
-        .filter(|site| site.role == SiteRole::Declaration)
-        .filter_map(|site| location_of(state, site))
-        .collect();
+    let locations = references(state, file, kind, offset, false, SiteRole::Declaration)?;
     (!locations.is_empty()).then_some(locations)
 }
 
-/// Every place that names what is under the cursor: from a manifest's `id:` (or an import),
-/// the stages importing it; from a slug, the stages requiring it; and so on. The declarations
-/// are included when the client asks for them.
+/// Every place that names what is under the cursor with `role` (or any role, with `any_role`):
+/// from a manifest's `id:` (or an import), the stages importing it; from a slug, the stages
+/// requiring it; and so on.
 pub fn references(
     state: &ServerState,
     file: SourceFile,
     kind: FileKind,
     offset: usize,
-    include_declaration: bool,
+    any_role: bool,
+    role: SiteRole,
 ) -> Option<Vec<Location>> {
     let site = site_at(state, file, kind, offset)?;
     let sites = name_index(&state.db).get(&site.name)?;
     Some(
         sites
             .iter()
-            .filter(|site| include_declaration || site.role == SiteRole::Reference)
+            .filter(|site| any_role || site.role == role)
             .filter_map(|site| location_of(state, site))
             .collect(),
     )
@@ -148,31 +143,22 @@ fn sensor_hover(state: &ServerState, id: &str, sites: &[IndexedSite]) -> String 
                     );
                 }
                 Some(manifest) => {
-                    let _ = writeln!(out, "{}\n", manifest.description.trim());
-                    let _ = writeln!(out, "- kind: `{}`", manifest.kind);
-                    let _ = writeln!(
-                        out,
-                        "- default_severity: `{}`",
-                        manifest.default_severity.as_str()
+                    let matches = manifest.matches.as_deref().map_or_else(
+                        || "every path (not set)".to_owned(),
+                        |glob| format!("`{glob}`"),
                     );
-                    let _ = writeln!(out, "- fire_on: `{}`", manifest.fire_on.as_str());
-                    let _ = writeln!(
-                        out,
-                        "- matches: {}",
-                        manifest.matches.as_deref().map_or_else(
-                            || "every path (not set)".to_owned(),
-                            |glob| format!("`{glob}`")
-                        )
+                    let timeout = manifest.timeout_seconds.map_or_else(
+                        || "not set (the dispatcher's 1200)".to_owned(),
+                        |seconds| seconds.to_string(),
                     );
                     let _ = writeln!(
                         out,
-                        "- timeout_seconds: {}",
-                        manifest.timeout_seconds.map_or_else(
-                            || "not set (the dispatcher's 1200)".to_owned(),
-                            |seconds| seconds.to_string()
-                        )
+                        "{}\n\n- kind: `{}`\n- default_severity: `{}`\n- fire_on: `{}`\n- matches: {matches}\n- timeout_seconds: {timeout}\n- manifest: `{path}`",
+                        manifest.description.trim(),
+                        manifest.kind,
+                        manifest.default_severity.as_str(),
+                        manifest.fire_on.as_str(),
                     );
-                    let _ = writeln!(out, "- manifest: `{path}`");
                 }
             }
         }
@@ -200,19 +186,13 @@ fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String
     if let Some(name) = scalar("name") {
         let _ = write!(out, " — {name}");
     }
-    out.push_str("\n\n");
-    let _ = writeln!(
-        out,
-        "- phase: `{}`",
-        scalar("phase").unwrap_or_else(|| "?".to_owned())
-    );
+    let phase = scalar("phase").unwrap_or_else(|| "?".to_owned());
     let number = crate::compile::stage_graph::numbering::stage_number(db, declaration.file)
         .as_ref()
         .map_or_else(
             || "none yet (the stage has errors)".to_owned(),
             |(number, _)| format!("`{number}`"),
         );
-    let _ = writeln!(out, "- number: {number}");
     let produces: Vec<String> = stage_name_sites(db, declaration.file)
         .iter()
         .filter_map(|site| match (&site.name, site.role) {
@@ -220,17 +200,16 @@ fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String
             _ => None,
         })
         .collect();
-    let _ = writeln!(
+    let produces = if produces.is_empty() {
+        "nothing".to_owned()
+    } else {
+        produces.join(", ")
+    };
+    let _ = write!(
         out,
-        "- produces: {}",
-        if produces.is_empty() {
-            "nothing".to_owned()
-        } else {
-            produces.join(", ")
-        }
+        "\n\n- phase: `{phase}`\n- number: {number}\n- produces: {produces}\n- file: `{}`\n\n",
+        declaration.file.path(db)
     );
-    let _ = writeln!(out, "- file: `{}`", declaration.file.path(db));
-    out.push('\n');
     out.push_str(&listed_stages("Required by", state, references_of(sites)));
     out
 }

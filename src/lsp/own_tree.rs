@@ -1,16 +1,11 @@
-//! `aidlc lsp` in a plugin's own tree (docs/decisions.md D52): the diagnostics of
-//! `aidlc compile` there, published on the plugin's own files.
-//!
-//! Each time the text changes (an open, an edit, a close, a save, the file watcher's or the
-//! editor's file event), the plugin's tree is compiled by `plugin::own_tree::compile_own_tree_from`,
-//! with the editor's unsaved text over its files (the plugin's and its siblings'), and that
-//! read is composed as `aidlc plugin add` composes a plugin into a temporary default framework
-//! (the one copy of the plugin's files is the composition's; its sibling plugins are found
-//! beside it, as `aidlc compile` finds them). The trees come from the session's warm
-//! `plugin::tree_db::PluginTrees` (docs/decisions.md D54): each plugin folder the compile read is
-//! watched, and only the file an edit touches is read again. Navigation, hover, completion and
-//! quick fixes answer nothing here: their queries run on one install's database, which a
-//! plugin's tree is not.
+//! `aidlc lsp` in a plugin's own tree (docs/decisions.md D52, which says how the tree is read,
+//! composed and compiled): the diagnostics of `aidlc compile` there, published on the plugin's
+//! own files, compiled again each time the text changes, with the editor's unsaved text over
+//! the plugin's files and its siblings'. The trees come from the session's warm
+//! `plugin::tree_db::PluginTrees` (D54): each plugin folder the compile read is watched, and
+//! only the file an edit touches is read again. Navigation, hover, completion and quick fixes
+//! answer nothing here: their queries run on one install's database, which a plugin's tree is
+//! not.
 //!
 //! Invariants: nothing is written into the plugin's tree; the diagnostics are the compile's,
 //! for the same bytes; a file that no longer has any diagnostic is cleared; a tree's mirror is
@@ -266,12 +261,11 @@ impl<'a> OwnTreeSession<'a> {
         };
         // What names no file of the plugin's is shown on the manifest the plugin was read
         // from, at its first line, saying so (never at 0:0 of some other file).
-        let manifest = compiled.manifest.as_ref().map_or_else(
-            || {
-                self.plugin_root
-                    .join(crate::plugin::manifest::AUTHORED_MANIFEST)
-            },
-            |manifest| self.plugin_root.join(manifest),
+        let manifest = self.plugin_root.join(
+            compiled
+                .manifest
+                .as_deref()
+                .map_or(crate::plugin::manifest::AUTHORED_MANIFEST, Utf8Path::as_str),
         );
         let manifest_first_line =
             self.text_of(&manifest)

@@ -25,9 +25,9 @@ pub fn negotiate_encoding(capabilities: &ClientCapabilities) -> (ColumnUnit, Pos
         .unwrap_or_default();
     if offered.contains(&PositionEncodingKind::UTF8) {
         (ColumnUnit::Utf8Bytes, PositionEncodingKind::UTF8)
-    } else if offered.is_empty() || offered.contains(&PositionEncodingKind::UTF16) {
-        (ColumnUnit::Utf16CodeUnits, PositionEncodingKind::UTF16)
-    } else if offered.contains(&PositionEncodingKind::UTF32) {
+    } else if !offered.contains(&PositionEncodingKind::UTF16)
+        && offered.contains(&PositionEncodingKind::UTF32)
+    {
         (ColumnUnit::Utf32Chars, PositionEncodingKind::UTF32)
     } else {
         (ColumnUnit::Utf16CodeUnits, PositionEncodingKind::UTF16)

@@ -128,15 +128,12 @@ impl ServerState {
         if absolute.starts_with(&self.layout.project_dir) {
             return absolute.to_owned();
         }
-        let canonical = match absolute.canonicalize_utf8() {
-            Ok(canonical) => canonical,
-            Err(_) => match (absolute.parent(), absolute.file_name()) {
-                (Some(parent), Some(name)) => match parent.canonicalize_utf8() {
-                    Ok(parent) => parent.join(name),
-                    Err(_) => return absolute.to_owned(),
-                },
-                _ => return absolute.to_owned(),
-            },
+        let canonical = absolute.canonicalize_utf8().ok().or_else(|| {
+            let parent = absolute.parent()?.canonicalize_utf8().ok()?;
+            Some(parent.join(absolute.file_name()?))
+        });
+        let Some(canonical) = canonical else {
+            return absolute.to_owned();
         };
         let project_dirs = [
             self.canonical_project_dir.as_deref(),
@@ -148,11 +145,6 @@ impl ServerState {
             }
         }
         absolute.to_owned()
-    }
-
-    /// The display path (project-relative) of an absolute path, as the compile names files.
-    pub fn display_path(&self, absolute: &Utf8Path) -> Utf8PathBuf {
-        self.layout.display(absolute)
     }
 
     /// The absolute path of a display path.
@@ -167,7 +159,7 @@ impl ServerState {
     /// The project file at an absolute path, with its kind; `None` for anything the compile
     /// does not read.
     pub fn file_at(&self, absolute: &Utf8Path) -> Option<(SourceFile, FileKind)> {
-        self.files.get(&self.display_path(absolute)).copied()
+        self.files.get(&self.layout.display(absolute)).copied()
     }
 
     /// The project file with a display path.

@@ -35,17 +35,13 @@ pub fn stale_plugin_diagnostics(layout: &Layout, trees: &dyn TreeReader) -> Vec<
     }
 }
 
-fn changed_plugins_text(stale: &StaleComposition) -> String {
-    let names: Vec<String> = stale
+fn stale_copy_warnings(layout: &Layout, stale: &StaleComposition) -> Vec<Diagnostic> {
+    let changed: Vec<String> = stale
         .changed_plugins
         .iter()
         .map(|(name, source)| format!("plugin \"{name}\" changed at its source {source}"))
         .collect();
-    names.join(", ")
-}
-
-fn stale_copy_warnings(layout: &Layout, stale: &StaleComposition) -> Vec<Diagnostic> {
-    let changed = changed_plugins_text(stale);
+    let changed = changed.join(", ");
     let mut warnings: Vec<Diagnostic> = stale
         .rewritten
         .iter()

@@ -101,18 +101,14 @@ fn write_frames(
                 Ok(message) => message.write(out)?,
                 Err(_) => return Ok(()),
             },
-            recv(raw) -> text => {
-                if let Ok(text) = text {
-                    write_frame(out, &text)?;
+            recv(raw) -> body => {
+                if let Ok(body) = body {
+                    write!(out, "Content-Length: {}\r\n\r\n{body}", body.len())?;
+                    out.flush()?;
                 }
             },
         }
     }
-}
-
-fn write_frame(out: &mut impl Write, body: &str) -> io::Result<()> {
-    write!(out, "Content-Length: {}\r\n\r\n{body}", body.len())?;
-    out.flush()
 }
 
 /// Read frames until end of input, the `exit` notification, or a header no frame can follow.

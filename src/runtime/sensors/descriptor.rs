@@ -1,10 +1,5 @@
 //! One shipped sensor, described once: its id, its native check, the worker flags the
-//! dispatcher gives it, whether a gate fires it per deliverable or per output folder, and how
-//! the gate report reads its findings.
-//!
-//! Each sensor's own file holds its [`ShippedSensor`] (and so spells its own id, once); the
-//! table in the module root lists them. Everything else (the dispatcher's argv, gate planning,
-//! the gate report, `aidlc engine sensor-<id>`) asks the descriptor and never matches on an id.
+//! dispatcher gives it, and whether a gate fires it per deliverable or per output folder.
 //!
 //! This file holds data and the small rules over it only: it reads no file, no environment and
 //! no manifest. The values of the flags (which folders, which artifacts) are the dispatcher's

@@ -2,16 +2,11 @@
 //! with its own rule, message and help, anchored where the sensor knows (a line and column, an
 //! end, or only the file).
 //!
-//! Two halves, one shape:
-//!
-//! - the worker side: a shipped sensor builds [`Finding`]s (with the builders below) and writes
-//!   them into its JSON under [`DIAGNOSTICS_KEY`] with [`verdict_json`], beside the
-//!   reference's own keys (so its JSON, its detail file and `aidlc engine sensor-<id>` stay a
-//!   superset of the reference's output);
-//! - the report side: [`read_shipped`] reads those back; [`read_custom`] reads a custom worker's
-//!   `findings[]` (objects with `message` and optionally `line`, `column`, `end_line`,
-//!   `end_column`, `rule`, `help`, `file`, or plain strings), then the keys the reference's
-//!   workers used (`violations`, `errors`, `template_missing`, `unreferenced`).
+//! Two halves, one shape: a shipped worker builds [`Finding`]s (with the builders below) and
+//! writes them into its JSON under [`DIAGNOSTICS_KEY`] with [`verdict_json`], beside the
+//! reference's own keys (so its JSON, its detail file and `aidlc engine sensor-<id>` stay a
+//! superset of the reference's output); the gate report reads them back with [`read_shipped`],
+//! and a custom worker's with [`read_custom`].
 //!
 //! Invariant: a reader never returns nothing for a failure. When the JSON lists nothing it can
 //! read, the failure is one finding on the file that says the sensor counted findings and listed
@@ -161,8 +156,9 @@ fn or_unlisted(input: &FindingsInput<'_>, mut found: Vec<Finding>) -> Vec<Findin
     found
 }
 
-/// Each item of a list: an object with a `message` (and the optional keys), or a string (the
-/// message alone). An object without a usable `message` is shown as its JSON, never dropped.
+/// Each item of a list: an object with a `message` (and optionally `line`, `column`,
+/// `end_line`, `end_column`, `rule`, `help`, `file`), or a string (the message alone). An
+/// object without a usable `message` is shown as its JSON, never dropped.
 fn items<'json>(
     input: &FindingsInput<'_>,
     list: impl Iterator<Item = &'json Value>,

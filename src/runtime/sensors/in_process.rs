@@ -28,10 +28,10 @@ use crate::runtime::sensors::descriptor::{ShippedSensor, WorkerContext};
 /// Run one shipped sensor in-process on its worker arguments (D21) and give its verdict: exactly
 /// the verdict the dispatcher would read from the same worker run as a process (see
 /// [`protocol_output`]), including a budget override past `context.timeout` (the manifest's
-/// timeout) and `script-error: interrupted` on an interrupt; with
-/// what the check would have written on stderr as a process: the
-/// `aidlc-sensor-<id>: <message>` line of a script or usage error, or the `reason` of a tool that
-/// is unavailable (empty otherwise), so that a non-evaluation keeps its reason in process too.
+/// timeout) and `script-error: interrupted` on an interrupt; with what the check would have
+/// written on stderr as a process: the `aidlc-sensor-<id>: <message>` line of a script or usage
+/// error, or the `reason` of a tool that is unavailable (empty otherwise), so that a
+/// non-evaluation keeps its reason in process too.
 pub fn run_shipped_with_stderr(
     sensor: &ShippedSensor,
     args: Vec<String>,

@@ -1,20 +1,9 @@
 //! The shipped sensors (D8): the product's own checks, each described once by a
-//! [`ShippedSensor`] in its own file and listed once in [`SHIPPED_SENSORS`].
-//!
-//! - [`descriptor`]: what a descriptor holds (id, native check, worker flags, gate unit,
-//!   findings reader);
-//! - the worker protocol a native check speaks is the protocol's (`protocol::worker_outcome`);
-//!   what a check is given (`WorkerContext`) is in [`descriptor`];
-//! - [`in_process`]: a native check run inside `aidlc`, bounded by its timeout and by an
-//!   interrupt, read back through the protocol;
-//! - [`finding`]: the findings the gate report shows, read from a failed verdict's JSON;
-//! - [`worker_args`]: the one reader of a worker's argv;
-//! - `text`: text and lines as the reference's document workers read them;
-//! - `node_tool`: what the code sensors share (the fired file, finding and running a Node tool
-//!   within the budget);
-//! - `test_support` (tests only): the one fixture of the sensors' unit tests;
-//! - one module per sensor: [`claim_sources`], [`linter`], [`required_sections`],
-//!   [`traceability`], [`type_check`], [`upstream_coverage`].
+//! [`ShippedSensor`] in its own file and listed once in [`SHIPPED_SENSORS`]. A native check
+//! answers in the worker protocol (`protocol::worker_outcome`); [`in_process`] runs one inside
+//! `aidlc`, bounded by its timeout and by an interrupt; [`finding`] reads a failed verdict's
+//! findings for the gate report; [`worker_args`] is the one reader of a worker's argv; and
+//! `node_tool` is what the code sensors share.
 //!
 //! Invariants:
 //!

@@ -1,33 +1,7 @@
 //! The shipped `type-check` sensor (D42, D8): the project's `tsc` over the fired
-//! file's TypeScript project, with the errors of the fired file as the findings.
-//!
-//! - The project: the nearest `tsconfig.json` from the file's folder up to the project folder
-//!   (up to the filesystem root for a file outside the project).
-//! - The compiler: the first `node_modules/.bin/tsc` from the tsconfig's folder up to the project
-//!   folder, else the first `tsc` on `PATH` (failure mode V1: the project's own version first).
-//! - The run: `tsc --project <tsconfig> --noEmit --pretty false --incremental
-//!   --tsBuildInfoFile <file>` in the tsconfig's folder. The build-info file is a cache in the
-//!   sensors folder of the active record (`<record>/.aidlc-engine/sensors/.tsbuildinfo` for the
-//!   project's root tsconfig, `.tsbuildinfo-<hash of its path>` for any other, so two projects
-//!   never overwrite each other's). When that folder cannot be made, tsc runs without it.
-//!
-//! Outcomes:
-//!
-//! - A verdict `{pass, errors, findings_count, other_files_error_count}`: the reference's keys in
-//!   its order, then ours. `errors` are the fired file's, each `{file, line, column, message}` as
-//!   tsc printed them (indented continuation lines joined to the message with `"\n  "`);
-//!   `findings_count` is their number; `pass` is true exactly when there are none.
-//!   `other_files_error_count` counts the errors tsc found in other files of the project: they
-//!   never fail this file (a change here that breaks another file is reported on that file,
-//!   failure mode F17), but they are shown.
-//! - Tool unavailable (exit 127), `{reason, message}`: `tsc-unavailable`.
-//! - Script error (exit 2): `config-parse-error: <tsc's line>` when tsc reports a problem with
-//!   the configuration itself (an error with no location, such as TS18003 "No inputs were found",
-//!   or one located in a `.json` file, such as TS5023 "Unknown compiler option"), whatever else
-//!   it found (failure modes F16, V2); `tsc-failed: exit <n> with no diagnostics: <line>`; and
-//!   `timeout: …` when the budget ran out.
-//! - Usage error (exit 1): the flag and file errors of the linter, and
-//!   `no-tsconfig-found: …`.
+//! file's TypeScript project (the nearest `tsconfig.json` upward), with the errors of the fired
+//! file as the findings. docs/decisions.md D42 says what the reference does and where this
+//! differs on purpose; `tsc_outcome` writes the reference's keys in order, then ours.
 //!
 //! Invariant: a pass means tsc ran over a configuration it could load and printed no error for
 //! the fired file.
@@ -80,11 +54,15 @@ fn run_with_search_path(
         Ok(file) => file,
         Err(message) => return WorkerOutcome::UsageError(message),
     };
-    let file_folder = file.parent().unwrap_or(&file);
-    let Some(tsconfig) = nearest_tsconfig(file_folder, project_dir) else {
+    let folders = folders_upward(file.parent().unwrap_or(&file), project_dir);
+    let nearest_tsconfig = folders
+        .iter()
+        .map(|folder| folder.join("tsconfig.json"))
+        .find(|candidate| candidate.is_file());
+    let Some(tsconfig) = nearest_tsconfig else {
         return WorkerOutcome::UsageError(format!(
             "no-tsconfig-found: no tsconfig.json {}",
-            describe_folders_upward(&folders_upward(file_folder, project_dir))
+            describe_folders_upward(&folders)
         ));
     };
     let tsconfig_folder = tsconfig.parent().unwrap_or(project_dir).to_owned();
@@ -103,15 +81,9 @@ fn run_with_search_path(
     )
 }
 
-/// The nearest `tsconfig.json` from `start` upward (see `folders_upward`).
-fn nearest_tsconfig(start: &Utf8Path, project_dir: &Utf8Path) -> Option<Utf8PathBuf> {
-    folders_upward(start, project_dir)
-        .into_iter()
-        .map(|folder| folder.join("tsconfig.json"))
-        .find(|candidate| candidate.is_file())
-}
-
-/// The project's `tsc`, or the tool-unavailable outcome.
+/// The first `node_modules/.bin/tsc` from the tsconfig's folder up to the project folder, else
+/// the first `tsc` on `PATH` (failure mode V1: the project's own version first); or the
+/// tool-unavailable outcome.
 fn find_tsc(
     tsconfig_folder: &Utf8Path,
     project_dir: &Utf8Path,
@@ -130,8 +102,9 @@ fn find_tsc(
 }
 
 /// Where tsc keeps its incremental state for `tsconfig`: in the sensors folder of the active
-/// record (see the module documentation), once that folder exists; `None` when it cannot be
-/// made.
+/// record, `.tsbuildinfo` for the project's root tsconfig and `.tsbuildinfo-<hash of its path>`
+/// for any other (so two projects never overwrite each other's), once that folder exists;
+/// `None` when it cannot be made (tsc then runs without it).
 #[expect(
     clippy::disallowed_methods,
     reason = "the type checker's build-info cache folder, in the active record's sensors folder"

@@ -1,29 +1,8 @@
 //! The native `upstream-coverage` worker (D38): does the stage's output cite every
-//! artifact the stage consumes?
-//!
-//! The check, in order:
-//!
-//! 1. The flags (`--stage`, `--output-path`, `--consumes`, `--deliverables`) are read
-//!    positionally; a missing or unknown `--output-path` is a usage error (exit 1 out of
-//!    process).
-//! 2. `--consumes "<a1>:<producer1>,<a2>,…"`: items trimmed, empties dropped, each split at its
-//!    first `:` into the artifact slug and its producing stage (bare when none). No consume
-//!    passes vacuously with `reason: "no upstream"`.
-//! 3. The scan set is the stage's output, not one file: with `--deliverables "<stem>,…"`, each
-//!    existing `<folder of the fired file>/<stem>.md`, plus the fired file unless it is
-//!    scaffolding (`memory.md`, `*-questions.md`, `*-timestamp.md`); without, the fired file
-//!    alone, unless it is scaffolding. Nothing readable passes vacuously with
-//!    `reason: "no deliverables on disk yet"`. An unreadable sibling is skipped; an unreadable
-//!    fired file is a usage error.
-//! 4. A consume is covered when the scanned text (case-insensitive) names its slug as a whole
-//!    token (no ASCII word character `[A-Za-z0-9_]` and no `-` on either side, so
-//!    `requirements` is not found inside `nfr-requirements`, while `[[requirements]]` and
-//!    `` `requirements.md` `` count), or cites its producer's folder as a path segment
-//!    (`nfr-requirements/` or `…/nfr-requirements`).
-//!
-//! Output keys, in order: `pass`, `consumes` (the slugs), `unreferenced`, `scanned_files`
-//! (absolute paths), `reason` (vacuous passes only), `findings_count` (= unreferenced), then
-//! ours: `diagnostics` (one finding per unreferenced artifact, on the fired file) on a failure.
+//! artifact the stage consumes? docs/decisions.md D38 says what the reference checks; each rule
+//! is stated where it is applied (`parse_consumes`, `worker_args::stage_scan_set`,
+//! `read_scan_set`, `names_slug`, `cites_producer_folder`), and `coverage_verdict` writes the
+//! keys in the reference's order.
 //!
 //! Where this differs from the reference, on purpose:
 //!
@@ -34,9 +13,7 @@
 //!   provenance written with Windows paths counts; the reference accepted only `/`.
 //! - A deliverable listed twice is scanned once (`scanned_files` has no duplicates).
 //! - Flags and paths are read as `worker_args` reads every worker's, which says how that
-//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
-//!   a separator; a relative path is taken from the project folder); `scanned_files`
-//!   uses this platform's separator.
+//!   differs from the reference; `scanned_files` uses this platform's separator.
 //! - Case folding covers ASCII and the one-to-one letter pairs of the same UTF-8 length (which
 //!   keeps byte offsets); the reference's JavaScript folding also paired a few others.
 //!
@@ -114,18 +91,16 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
 fn parse_consumes(value: &str) -> Vec<Consume> {
     split_csv(value)
         .iter()
-        .map(|item| parse_consume(item))
+        .map(|item| {
+            let (slug, producer) = item.split_once(':').unwrap_or((item, ""));
+            let producer = js_trim(producer);
+            Consume {
+                slug: js_trim(slug).to_owned(),
+                producer: (!producer.is_empty()).then(|| producer.to_owned()),
+            }
+        })
         .filter(|consume| !consume.slug.is_empty())
         .collect()
-}
-
-fn parse_consume(item: &str) -> Consume {
-    let (slug, producer) = item.split_once(':').unwrap_or((item, ""));
-    let producer = js_trim(producer);
-    Consume {
-        slug: js_trim(slug).to_owned(),
-        producer: (!producer.is_empty()).then(|| producer.to_owned()),
-    }
 }
 
 /// Read the scan set: the files' texts, each after a `\n`, and the files that could be read.

@@ -38,8 +38,7 @@ impl ClaimFindings {
     /// for the report.
     pub(super) fn push(
         &mut self,
-        location: Option<&str>,
-        at: (&Utf8Path, usize),
+        (location, at): ClaimPlace<'_>,
         rule: &str,
         message: String,
         help: String,
@@ -55,6 +54,10 @@ impl ClaimFindings {
         );
     }
 }
+
+/// Where a finding goes: the reference's location prefix (none for the whole check), and the
+/// file and line.
+pub(super) type ClaimPlace<'a> = (Option<&'a str>, (&'a Utf8Path, usize));
 
 /// One claim: a paragraph, list item, HTML block or table data row, its section, and the
 /// 1-based line it starts on.
@@ -75,8 +78,7 @@ pub(super) fn inspect_deliverable(
         Ok(body) => body,
         Err(error) => {
             findings.push(
-                Some(file_name),
-                (path, 0),
+                (Some(file_name), (path, 0)),
                 "unreadable-deliverable",
                 format!("failed to read: {error}"),
                 "check the file's permissions; a deliverable that cannot be read is never passed"
@@ -89,8 +91,7 @@ pub(super) fn inspect_deliverable(
     let (blocks, has_assumptions_section) = claim_blocks(&body, &references.definition_lines);
     if !has_assumptions_section {
         findings.push(
-            Some(file_name),
-            (path, 0),
+            (Some(file_name), (path, 0)),
             "missing-assumptions-section",
             format!("missing ## {ASSUMPTIONS_HEADING}"),
             format!(
@@ -106,17 +107,16 @@ pub(super) fn inspect_deliverable(
             format!("{file_name} ## {}", block.section)
         };
         let tags = source_tags(&block.text, &references.labels);
-        let at = (path, block.line);
+        let place = (Some(location.as_str()), (path, block.line));
         if block.section == ASSUMPTIONS_HEADING {
             if is_none_block(&block.text) {
                 continue;
             }
             has_assumptions = true;
-            check_assumption_block(block, &tags, (&location, at), universe, findings);
+            check_assumption_block(block, &tags, place, universe, findings);
         } else if tags.is_empty() {
             findings.push(
-                Some(&location),
-                at,
+                place,
                 "untagged-claim",
                 "claim block has no source tag".to_owned(),
                 "end the claim with a source tag: [desc], [scope], [Q<n>] or [memory:<id>] registered in the stage's questions file, or [assumption] under ## Assumptions & Open Questions".to_owned(),
@@ -124,8 +124,7 @@ pub(super) fn inspect_deliverable(
             continue;
         } else if tags.iter().any(|tag| tag == "assumption") {
             findings.push(
-                Some(&location),
-                at,
+                place,
                 "assumption-outside-section",
                 format!("[assumption] is outside ## {ASSUMPTIONS_HEADING}"),
                 format!(
@@ -134,26 +133,22 @@ pub(super) fn inspect_deliverable(
             );
         }
         for tag in &tags {
-            check_tag_resolves(block, tag, (&location, at), universe, findings);
+            check_tag_resolves(block, tag, place, universe, findings);
         }
     }
     has_assumptions
 }
 
-/// Where a finding of one claim goes: the reference's location prefix, and the file and line.
-type ClaimPlace<'a> = (&'a str, (&'a Utf8Path, usize));
-
 fn check_assumption_block(
     block: &ClaimBlock,
     tags: &[String],
-    (location, at): ClaimPlace<'_>,
+    place: ClaimPlace<'_>,
     universe: &SourceUniverse,
     findings: &mut ClaimFindings,
 ) {
     if !tags.iter().any(|tag| tag == "assumption") {
         findings.push(
-            Some(location),
-            at,
+            place,
             "untagged-assumption",
             "assumption/open question lacks [assumption]".to_owned(),
             "end it with `[assumption]`".to_owned(),
@@ -164,8 +159,7 @@ fn check_assumption_block(
             .contains(&normalized_assumption(&block.text))
     {
         findings.push(
-            Some(location),
-            at,
+            place,
             "unconfirmed-assumption",
             format!("retained assumption is not listed in ## {CONFIRMATION_HEADING}"),
             format!(
@@ -178,7 +172,7 @@ fn check_assumption_block(
 fn check_tag_resolves(
     block: &ClaimBlock,
     tag: &str,
-    (location, at): ClaimPlace<'_>,
+    place: ClaimPlace<'_>,
     universe: &SourceUniverse,
     findings: &mut ClaimFindings,
 ) {
@@ -188,8 +182,7 @@ fn check_tag_resolves(
     if tag.starts_with('Q') {
         if !universe.answered_questions.contains(tag) {
             findings.push(
-                Some(location),
-                at,
+                place,
                 "unanswered-question",
                 format!("[{tag}] has no filled answer"),
                 format!("fill the `[Answer]:` of `## {tag}` in the stage's questions file"),
@@ -199,8 +192,7 @@ fn check_tag_resolves(
     }
     if !universe.registered.contains(tag) {
         findings.push(
-            Some(location),
-            at,
+            place,
             "unregistered-source",
             format!("[{tag}] is not registered in ## {SOURCES_HEADING}"),
             format!(
@@ -211,8 +203,7 @@ fn check_tag_resolves(
     if tag == "scope" {
         if block.section != SCOPE_HEADING {
             findings.push(
-                Some(location),
-                at,
+                place,
                 "scope-outside-section",
                 format!("[scope] is valid only in ## {SCOPE_HEADING}"),
                 format!("move the claim under `## {SCOPE_HEADING}`"),
@@ -224,8 +215,7 @@ fn check_tag_resolves(
             .contains("workflow-selected")
         {
             findings.push(
-                Some(location),
-                at,
+                place,
                 "unlabeled-scope",
                 "[scope] claim is not labeled workflow-selected".to_owned(),
                 "say \"workflow-selected\" in the claim that cites [scope]".to_owned(),

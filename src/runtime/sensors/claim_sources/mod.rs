@@ -1,40 +1,16 @@
 //! The native `claim-sources` worker (D39): does every claim in the stage's
 //! deliverables carry a source tag that resolves to the stage's source register? It checks the
-//! shape and resolution of citations, not their truth.
-//!
-//! The check, in order:
-//!
-//! 1. The flags (`--stage`, `--output-path`, `--deliverables`) are read positionally; a missing
-//!    or unknown `--output-path` is a usage error (exit 1 out of process).
-//! 2. The scan set: with `--deliverables "<stem>,…"`, each existing
-//!    `<folder of the fired file>/<stem>.md` (the fired file itself is not added); without, the
-//!    fired file alone, unless it is scaffolding (`memory.md`, `*-questions.md`,
-//!    `*-timestamp.md`). An empty scan set passes vacuously with
-//!    `reason: "no deliverables on disk yet"`.
-//! 3. The source register is the sibling `<stage or "intent-capture">-questions.md`. Its
-//!    `## Sources` list registers `[desc]`, `[scope]` and `[memory:<id>]`; each entry must
-//!    resolve (`[desc]` and `[scope]` against `aidlc-state.md`, found by walking up from the
-//!    stage folder; `[memory:<id>]` against a rule of an active memory file). `## Q<n>` sections
-//!    answer `[Q<n>]` when their `[Answer]:` is filled, and `## Assumption Confirmation` lists the
-//!    retained assumptions. A missing or unreadable register, or a missing `aidlc-state.md`, is a
-//!    finding: nothing resolves, so the check fails closed.
-//! 4. Every visible paragraph, list item and table data row of a deliverable is a claim and needs
-//!    a tag `[desc]`, `[scope]`, `[assumption]`, `[Q<n>]` or `[memory:<id>]`. Hidden text does
-//!    not count: `## Review` sections, fenced code, HTML comments, inline code, non-visible HTML
-//!    and link-reference definitions. A bracket pair is a link only when the document defines its
-//!    label, so `[Q1][Q2]` is two tags (failure mode P6).
-//!
-//! Output keys, in order: `pass`, `findings`, `scanned_files` (absolute paths), `questions_file`
-//! (absolute), `findings_count` (= findings), `reason` (vacuous passes only): the reference's.
-//! Then ours, on a failure: `diagnostics`, the same findings each with its file (the deliverable
-//! or the questions file), the line its claim starts on, a rule and a help.
+//! shape and resolution of citations, not their truth. docs/decisions.md D39 says what the
+//! reference checks; `register` reads the register and its authorities (failing closed: a
+//! register that cannot be read resolves nothing), `claims` reads the claims and their tags,
+//! and `visibility` what a reader sees. `claims_verdict` writes the reference's keys in order,
+//! then ours on a failure: `diagnostics`, each finding with its file, line, rule and help.
 //!
 //! Where this differs from the reference, on purpose:
 //!
 //! - Flags and paths are read as `worker_args` reads every worker's, which says how that
-//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
-//!   a separator; a relative path is taken from the project folder). An empty `--stage`
-//!   value means the default stage, and a deliverable listed twice is scanned once.
+//!   differs from the reference. An empty `--stage` value means the default stage, and a
+//!   deliverable listed twice is scanned once.
 //! - A field of `aidlc-state.md` with an empty value is missing; the reference's pattern could
 //!   read the next line as its value.
 //!
@@ -97,8 +73,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     let mut findings = ClaimFindings::default();
     for text in &universe.findings {
         findings.push(
-            None,
-            (register_file, 0),
+            (None, (register_file, 0)),
             "source-register",
             text.clone(),
             format!(
@@ -113,8 +88,7 @@ fn check(args: &[String], project_dir: &Utf8Path) -> Result<Value, String> {
     }
     if has_assumptions && !universe.assumptions_accepted {
         findings.push(
-            None,
-            (register_file, 0),
+            (None, (register_file, 0)),
             "unconfirmed-assumptions",
             format!(
                 "retained assumptions require an answered ## {CONFIRMATION_HEADING} with Accept assumptions"

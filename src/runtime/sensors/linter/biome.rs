@@ -15,7 +15,8 @@ use super::report::{
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
-    ToolBudget, most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
+    ToolBudget, describe_folders_upward, most_telling_line, project_or_path_tool, run_tool_within,
+    tool_unavailable,
 };
 use crate::runtime::sensors::worker_args::lexically_normal;
 use crate::runtime::worker_process::WorkerCommand;
@@ -32,7 +33,7 @@ pub(super) fn run_biome(
             format!(
                 "the project is configured for Biome ({config}) but there is no \
                  node_modules/.bin/biome {} and no biome on PATH",
-                place.describe_tool_folders()
+                describe_folders_upward(&place.tool_folders)
             ),
         );
     };

@@ -1,5 +1,4 @@
-//! eslint: which one (see the module documentation), its run with `--format json`, and its
-//! outcome.
+//! eslint: which one, its run with `--format json`, and its outcome.
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -16,8 +15,8 @@ use super::report::{
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
-    ToolBudget, executables_on_search_path, local_node_tool, most_telling_line, run_tool_within,
-    tool_unavailable,
+    ToolBudget, describe_folders_upward, executables_on_search_path, local_node_tool,
+    most_telling_line, run_tool_within, tool_unavailable,
 };
 use crate::runtime::worker_process::WorkerCommand;
 
@@ -50,7 +49,10 @@ pub(super) fn run_eslint(
     )
 }
 
-/// The project's eslint (see the module documentation), or the tool-unavailable outcome.
+/// The first `node_modules/.bin/eslint` from the lint root up to the project folder (a
+/// workspace hoists it to the root), else the first `eslint` on `PATH` whose `--version` says
+/// [`OLDEST_PATH_ESLINT_MAJOR`] or newer (an older one, a distro package, cannot read flat
+/// config: failure mode F14); or the tool-unavailable outcome.
 fn find_eslint(
     place: &LintPlace,
     search_path: Option<&OsStr>,
@@ -80,7 +82,7 @@ fn find_eslint(
         format!(
             "no node_modules/.bin/eslint {} and no eslint {OLDEST_PATH_ESLINT_MAJOR} or newer on \
              PATH{skipped_note}",
-            place.describe_tool_folders()
+            describe_folders_upward(&place.tool_folders)
         ),
     ))
 }

@@ -1,45 +1,19 @@
 //! The shipped `linter` sensor (D41, D8): the project's own linter on the one fired
-//! file. eslint by default; Biome when the project is configured for Biome instead.
-//!
-//! Where things are looked for. The lint root is the file's nearest folder holding a
-//! `package.json`; eslint and Biome run there. Every upward walk stops at the project folder
-//! when the file is inside it (outside it, at the filesystem root).
-//!
-//! - Which linter: Biome when a `biome.json` or `biome.jsonc` sits between the file and the
-//!   project folder and no eslint configuration does (`eslint.config.*`, `.eslintrc*`, or an
-//!   `eslintConfig` key in a `package.json`); eslint otherwise, which then decides itself
-//!   whether it has a configuration.
-//! - Which eslint: the first `node_modules/.bin/eslint` from the lint root up to the project
-//!   folder (a workspace hoists it to the root), else the first `eslint` on `PATH` whose
-//!   `--version` says 9 or newer. An older `eslint` on `PATH` (a distro package) cannot read
-//!   flat config and is skipped (failure mode F14).
-//! - Which Biome: the first `node_modules/.bin/biome` the same way, else `biome` on `PATH`.
-//!
-//! Outcomes (the worker protocol of `super::WorkerOutcome`):
-//!
-//! - A verdict: `{pass, errorCount, warningCount, violations, findings_count}` in that order
-//!   (the reference's keys), each violation `{file, line, column, rule, severity, message}`.
-//!   `pass` is `errorCount == 0`; warnings never fail; `findings_count` is the error count.
-//! - Tool unavailable (exit 127), `{reason, message}`: `eslint-unavailable`, `no-eslint-config`,
-//!   `biome-unavailable`, or `file-ignored` (the linter's configuration ignores the file or
-//!   covers no file of its kind, so nothing was linted).
-//! - Script error (exit 2): `config-parse-error: <line>` when a configuration exists but does
-//!   not load (failure mode V2), `eslint-bad-output: …` / `biome-bad-output: …`,
-//!   `eslint-failed: …` / `biome-failed: …`, and `timeout: …` when the budget ran out.
-//! - Usage error (exit 1): `unknown flag: <flag>`, `missing required flag: --stage`,
-//!   `missing value for <flag>`, `file-path not found: <path>`, and the like.
+//! file. eslint by default; Biome when the project is configured for Biome instead
+//! (`place::LintPlace` says where each is looked for and which applies).
 //!
 //! Invariants:
 //!
 //! - Nothing that did not lint the file reads as a pass: a missing tool or configuration is
-//!   tool-unavailable, a configuration that does not load or output that cannot be read is a
-//!   script error, and a file the configuration ignores is tool-unavailable.
+//!   tool-unavailable (`eslint-unavailable`, `no-eslint-config`, `biome-unavailable`, or
+//!   `file-ignored` when the configuration ignores the file or covers no file of its kind), a
+//!   configuration that does not load (`config-parse-error`, failure mode V2) or output that
+//!   cannot be read is a script error.
 //! - Every tool run ends within the worker's budget, as `super::node_tool` runs it.
 //!
-//! This file is the check; `place` decides where the file is and which linter applies, `eslint`
-//! and `biome` run one linter each, and `report` is the shape both are turned into. What both
-//! code sensors need (their flags, the fired file, upward walks, finding a Node tool, running
-//! it within the budget) is in `super::node_tool`, shared with `type_check`.
+//! `place` decides where the file is and which linter applies, `eslint` and `biome` run one
+//! linter each, and `report` is the shape both are turned into (the reference's keys, in
+//! order). What both code sensors need is in `super::node_tool`, shared with `type_check`.
 
 mod biome;
 mod eslint;

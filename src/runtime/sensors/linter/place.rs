@@ -1,12 +1,12 @@
-//! Where the fired file is and which linter its project uses, by the rules of the module
-//! documentation.
+//! Where the fired file is and which linter its project uses. Every upward walk stops at the
+//! project folder when the file is inside it (outside it, at the filesystem root).
 
 use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
-use crate::runtime::sensors::node_tool::{describe_folders_upward, folders_upward};
+use crate::runtime::sensors::node_tool::folders_upward;
 
 /// The longest the lint itself may run.
 pub(super) const LINT_STEP_CAP: Duration = Duration::from_secs(5 * 60);
@@ -70,6 +70,10 @@ impl LintPlace {
         }
     }
 
+    /// Biome when a `biome.json` or `biome.jsonc` sits between the file and the project folder
+    /// and no eslint configuration does (a file of [`ESLINT_CONFIG_FILE_NAMES`], or an
+    /// `eslintConfig` key in a `package.json`); eslint otherwise, which then decides itself
+    /// whether it has a configuration.
     pub(super) fn configured_linter(&self) -> ConfiguredLinter {
         if self.config_folders.iter().any(|f| has_eslint_config(f)) {
             return ConfiguredLinter::Eslint {
@@ -88,11 +92,6 @@ impl LintPlace {
                 config_present: false,
             },
         }
-    }
-
-    /// The folders searched for `node_modules/.bin`, for messages.
-    pub(super) fn describe_tool_folders(&self) -> String {
-        describe_folders_upward(&self.tool_folders)
     }
 }
 

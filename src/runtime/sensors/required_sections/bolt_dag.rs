@@ -77,18 +77,13 @@ pub(super) fn declares_units_key(block: &str) -> bool {
         if is_js_line_terminator(character) {
             only_space_since_line_start = true;
         } else if !is_js_whitespace(character) {
-            if only_space_since_line_start && units_key_at(&block[offset..]) {
+            if only_space_since_line_start && key_value(&block[offset..], "units").is_some() {
                 return true;
             }
             only_space_since_line_start = false;
         }
     }
     false
-}
-
-fn units_key_at(text: &str) -> bool {
-    text.strip_prefix("units")
-        .is_some_and(|rest| js_trim_start(rest).starts_with(':'))
 }
 
 /// The units of the block, or the reason it cannot be read.
@@ -107,18 +102,12 @@ pub(in crate::runtime::sensors) fn lines_below_units_key(
     let mut lines = lines_of(block);
     let units_line = lines
         .by_ref()
-        .find_map(units_key_value)
+        .find_map(|line| key_value(line, "units"))
         .ok_or_else(|| "missing units: key".to_owned())?;
     if !js_trim(units_line).is_empty() {
         return Err("units: must be a block list, not an inline value".to_owned());
     }
     Ok(lines)
-}
-
-/// What follows `units:` on a line that is `\s*units\s*:…`.
-fn units_key_value(line: &str) -> Option<&str> {
-    let rest = js_trim_start(line).strip_prefix("units")?;
-    js_trim_start(rest).strip_prefix(':')
 }
 
 /// One line below `units:`: a new `- name:`, its `depends_on:` or `kind:`, or a `- dep` item.
@@ -170,12 +159,15 @@ fn read_unit_line(line: &str, units: &mut Vec<DagUnit>) -> Result<(), String> {
 }
 
 /// After `\s*-`, the rest of the line (which the caller's pattern continues).
-fn list_item(line: &str) -> Option<&str> {
+pub(in crate::runtime::sensors) fn list_item(line: &str) -> Option<&str> {
     js_trim_start(line).strip_prefix('-')
 }
 
 /// After `\s+<key>\s*:` (at least one space first, as after a list dash), the rest.
-fn spaced_key_value<'item>(item: &'item str, key: &str) -> Option<&'item str> {
+pub(in crate::runtime::sensors) fn spaced_key_value<'item>(
+    item: &'item str,
+    key: &str,
+) -> Option<&'item str> {
     item.starts_with(is_js_whitespace)
         .then(|| key_value(item, key))
         .flatten()

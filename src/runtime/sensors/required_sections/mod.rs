@@ -1,43 +1,14 @@
 //! The native `required-sections` worker (D37): does a Markdown deliverable have the
-//! shape its stage asks for?
+//! shape its stage asks for? docs/decisions.md D37 says what the reference checks and where
+//! this differs on purpose; `headings`, `templates` and `bolt_dag` hold the rules, and
+//! `verdict` the JSON's keys in order.
 //!
-//! The check, in order:
+//! Also different from the reference, on purpose:
 //!
-//! 1. The flags (`--stage`, `--output-path`, `--templates-dir`, `--framework-templates-dir`,
-//!    `--template-eligible <csv>`) are read positionally; a missing or unknown `--output-path`
-//!    is a usage error (exit 1 out of process).
-//! 2. A file whose name does not end in `.md` (any case) passes with the zero shape
-//!    `{"pass":true,"h2_count":0,"headings":[],"findings_count":0}`.
-//! 3. The H2 floor: the distinct `## ` headings (each line trimmed, the whole trimmed line is
-//!    the heading's text, first-seen order) must number at least two; `findings_count` is how
-//!    many are missing. `### X` is not an H2.
-//! 4. A marker file (`*-questions.md`, `*-timestamp.md`) is not held to the floor: it passes
-//!    with no findings and the verdict says `"marker_exempt": true`.
-//! 5. Templates: `<templates-dir>/<stem>.md` (the team folder), else
-//!    `<framework-templates-dir>/<stem>.md`; the first hit wins. For a stem in
-//!    `--template-eligible` the template's H2 set replaces the floor (every expected heading
-//!    must be present); for any other stem the template is ignored, the floor stays, and the
-//!    verdict carries a `config_warning`.
-//! 6. `unit-of-work-dependency.md` must also carry the Bolt DAG: the first ```` ```yaml ````
-//!    (or ```` ```yml ````) fence declaring `units:`. `edge_block` is `ok`, `absent`,
-//!    `malformed` or `cyclic`; anything but `ok` fails and adds one finding.
-//!
-//! Output keys, in order: `pass`, `h2_count`, `headings`, `findings_count`, then
-//! `marker_exempt` (markers only), then either `template`, `config_warning` (ineligible) or
-//! `template`, `template_expected`, `template_missing` (applied), then `edge_block`
-//! (`unit-of-work-dependency.md` only).
-//!
-//! Where this differs from the reference, on purpose:
-//!
-//! - Headings inside fenced code blocks (```` ``` ```` or `~~~` fences, at any indentation,
-//!   closed by a fence of the same character at least as long; an unclosed fence runs to the
-//!   end of the file) do not count, in the deliverable or in a template. The reference counted
-//!   them, so a document that only quoted headings in an example passed the floor.
-//! - Marker files are exempt from the floor (failure mode Z1; the fix of the `amadeus` fork,
-//!   whose `marker_exempt` key this keeps). The reference failed every questions file forever.
-//! - Flags and paths are read as `worker_args` reads every worker's, which says how that
-//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
-//!   a separator; a relative path is taken from the project folder).
+//! - Headings inside fenced code do not count: the reference counted them, so a document that
+//!   only quoted headings in an example passed the floor.
+//! - Marker files are exempt from the floor (failure mode Z1, the `amadeus` fork's
+//!   `marker_exempt`): the reference failed every questions file forever.
 //! - `.html` deliverables get the zero shape; one newer reference snapshot projects HTML to
 //!   Markdown first, which this engine does not do.
 //! - Read errors quote the operating system's message, not Node's.
@@ -52,7 +23,8 @@ use serde_json::Value;
 
 use self::bolt_dag::edge_block_of;
 pub(super) use self::bolt_dag::{
-    check_unit_names, lines_below_units_key, units_block, unquote_scalar,
+    check_unit_names, lines_below_units_key, list_item, spaced_key_value, units_block,
+    unquote_scalar,
 };
 use self::headings::h2_headings;
 use self::templates::{apply_template, resolve_template};

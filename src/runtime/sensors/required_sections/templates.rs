@@ -26,22 +26,17 @@ pub(super) fn apply_template(
     template_path: &Utf8Path,
 ) -> Result<(), String> {
     if !template_eligible.iter().any(|eligible| eligible == stem) {
-        verdict.template = Some(TemplateUse::Ineligible {
-            config_warning: ineligible_template_warning(stem, stage),
-        });
+        let stage = stage.unwrap_or("?");
+        let config_warning = format!(
+            "template {stem}.md resolved but artifact \"{stem}\" is not template-eligible for stage \
+             \"{stage}\" (questions/timestamp markers are excluded); template ignored, keeping the \
+             generic >=2-H2 floor."
+        );
+        verdict.template = Some(TemplateUse::Ineligible { config_warning });
         return Ok(());
     }
     let template_body = read_text_lossy(template_path)
         .map_err(|error| format!("failed to read template {template_path}: {error}"))?;
     verdict.apply_template_headings(h2_headings(&template_body), template_path.as_str());
     Ok(())
-}
-
-fn ineligible_template_warning(stem: &str, stage: Option<&str>) -> String {
-    let stage = stage.unwrap_or("?");
-    format!(
-        "template {stem}.md resolved but artifact \"{stem}\" is not template-eligible for stage \
-         \"{stage}\" (questions/timestamp markers are excluded); template ignored, keeping the \
-         generic >=2-H2 floor."
-    )
 }

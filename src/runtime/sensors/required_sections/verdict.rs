@@ -1,5 +1,5 @@
 //! The verdict `required-sections` builds: the H2 floor or the template's headings, the marker
-//! exemption and the edge block, and its JSON with the keys in the documented order.
+//! exemption and the edge block, and its JSON with the keys in the reference's order.
 //!
 //! Invariant: `findings_count` always agrees with the rules applied so far, and the verdict
 //! passes exactly when it is 0.

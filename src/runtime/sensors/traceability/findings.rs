@@ -1,6 +1,8 @@
 //! What the check works on ([`FiredTable`]) and what it found ([`Findings`]), and the verdict
-//! JSON: the six lists de-duplicated and sorted as JavaScript sorts, `findings_count`, and the
-//! joined `reason`; then ours, on a failure: `diagnostics`, one located finding per entry.
+//! JSON: the six lists de-duplicated and sorted as JavaScript sorts, `findings_count` (their
+//! lengths plus every reason, repeats too, as the reference counts), and `reason` (the distinct
+//! reasons, sorted, joined with `"; "`, only when there is one); then ours, on a failure:
+//! `diagnostics`, one located finding per entry.
 
 use camino::Utf8Path;
 use serde_json::{Value, json};

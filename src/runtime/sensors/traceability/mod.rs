@@ -1,41 +1,17 @@
 //! The native `traceability` worker (D40): does a stage's `traceability.json` cover
 //! every upstream element, point each covered element at a real downstream target, and leave no
-//! orphan behind?
-//!
-//! The check, in order:
-//!
-//! 1. The flags (`--stage`, `--output-path`) are read positionally. A missing, unknown or
-//!    unreadable `--output-path` is a usage error (exit 1 out of process); nothing else is.
-//! 2. The file must hold `{stage?, unit?, upstream_ids: [string], coverage: [{id, status,
-//!    target?}], reverse?: [...]}`. A file of any other shape, or with no coverage row, fails
-//!    with one finding and a `reason` naming the first problem.
-//! 3. Each row's status is one of `OK`, `GAP`, `ORPHAN`, `Deferred`, `N/A`. `GAP` rows are
-//!    `gaps`, `ORPHAN` rows `orphans`; `OK`, `Deferred` and `N/A` need a non-empty target. An
-//!    upstream id with no coverage row is `missing_from_table`; a coverage row whose id is not
-//!    an upstream id is an invalid entry.
-//! 4. The upstream ids are also read from the authored upstream artifacts of the active intent
-//!    record (which files depends on the stage: `--stage`, else the file's `stage`). An id found
-//!    there but not declared is `missing_from_upstream_ids`. Every upstream that cannot be
-//!    resolved (a missing file, a file with no ids, an unknown stage, a unit that cannot be
-//!    derived) is a `reason` and counts as a finding: the check fails closed.
-//! 5. The targets of `OK` rows are checked where the stage allows: user stories must exist in
-//!    `stories.md`; units must be declared and mapped in the story map; business rules must exist
-//!    in the unit's `rules.md` (and every rule neither targeted nor listed in `reverse` is an
-//!    orphan); code paths must be workspace-relative files inside the project.
-//!
-//! Output keys, in order: `pass`, `gaps`, `orphans`, `missing_from_table`,
-//! `missing_from_upstream_ids`, `invalid_entries`, `invalid_targets`, `findings_count`, then
-//! `reason` (only when there is one). The six lists are de-duplicated and sorted (by UTF-16 code
-//! units, as JavaScript sorts); `findings_count` is their total length plus the number of
-//! reasons (each one counted, repeats too, as the reference counts them); `reason` joins the
-//! distinct reasons, sorted, with `"; "`. No input makes this worker panic, so the reference's
-//! last-resort `traceability sensor failed safely: <e>` verdict has no counterpart here.
+//! orphan behind? docs/decisions.md D40 says what the reference checks. Each step is stated
+//! where it is applied: the table's shape (`table`), the statuses (`check_status`), the
+//! upstream ids (`upstream`, failing closed on any it cannot resolve), the targets (`targets`)
+//! and the verdict's keys (`findings`). Only a missing, unknown or unreadable `--output-path` is
+//! a usage error; everything else is a verdict. No input makes this worker panic, so the
+//! reference's last-resort `traceability sensor failed safely: <e>` verdict has no counterpart
+//! here.
 //!
 //! Where this differs from the reference, on purpose:
 //!
 //! - Flags and paths are read as `worker_args` reads every worker's, which says how that
-//!   differs from the reference (a flag with no value is a usage error, failure mode F9; `\` is
-//!   a separator; a relative path is taken from the project folder).
+//!   differs from the reference.
 //! - The unit is also read from the `construction/units/<unit>/<stage>/traceability.json`
 //!   layout of the newest reference line; its upstream files are then read under
 //!   `construction/units/<unit>/`.

@@ -9,9 +9,10 @@ use camino::Utf8Path;
 
 use super::ids::{IdPattern, digits_end, extract_ids, is_word_byte_before};
 use super::record::read_upstream;
-use crate::leaves::js_text::{js_trim, js_trim_start};
+use crate::leaves::js_text::js_trim;
 use crate::runtime::sensors::required_sections::{
-    check_unit_names, lines_below_units_key, units_block, unquote_scalar,
+    check_unit_names, lines_below_units_key, list_item, spaced_key_value, units_block,
+    unquote_scalar,
 };
 use crate::runtime::sensors::text::{is_word_byte, lines_of, read_text_lossy};
 
@@ -56,12 +57,7 @@ fn unit_names(block: &str) -> Result<Vec<String>, String> {
 /// The name of a `\s*-\s+name\s*:\s*<name>` line, unquoted (a lone quote is a name of its
 /// own).
 fn unit_name_of_line(line: &str) -> Option<String> {
-    let item = js_trim_start(line).strip_prefix('-')?;
-    if !item.starts_with(crate::leaves::js_text::is_js_whitespace) {
-        return None;
-    }
-    let rest = js_trim_start(item).strip_prefix("name")?;
-    let value = js_trim(js_trim_start(rest).strip_prefix(':')?);
+    let value = js_trim(list_item(line).and_then(|item| spaced_key_value(item, "name"))?);
     match value.len() {
         0 => None,
         1 => Some(value.to_owned()),
