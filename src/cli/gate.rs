@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use camino::Utf8PathBuf;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, When};
+use crate::cli::args::{Format, GateCheckArgs, GateCommand, GateMergeArgs, When};
 use crate::cli::printer::{Printer, ProgressLine, error_line};
 use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_workspace, usable_graph, usable_registry,
@@ -21,8 +21,8 @@ use crate::runtime::gate::command::{
 use crate::runtime::gate::stale_graph::{AllowStaleRefusal, StaleGraph, StaleKind};
 use crate::runtime::workspace::Workspace;
 
-pub fn run(args: &GateArgs) -> CommandResult {
-    match &args.command {
+pub fn run(command: &GateCommand) -> CommandResult {
+    match command {
         GateCommand::Check(check_args) => check(check_args),
         GateCommand::Merge(merge_args) => merge(merge_args),
     }
