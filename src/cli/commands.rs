@@ -258,17 +258,15 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         Err(status) => return status,
     };
     if let Some(cwd) = current_dir() {
-        printer.set_display_prefix(crate::leaves::fs_util::path_from(&cwd, &layout.project_dir));
+        printer.display_prefix = crate::leaves::fs_util::path_from(&cwd, &layout.project_dir);
     }
-    printer.set_path_prefix(
-        RepositoryRoot::find(
-            &layout.project_dir,
-            env_var("GITHUB_WORKSPACE")
-                .as_deref()
-                .map(camino::Utf8Path::new),
-        )
-        .project_path,
-    );
+    printer.path_prefix = RepositoryRoot::find(
+        &layout.project_dir,
+        env_var("GITHUB_WORKSPACE")
+            .as_deref()
+            .map(camino::Utf8Path::new),
+    )
+    .project_path;
     let started = Instant::now();
     // A composed plugin edited at its source since: the compile reads its stale copies (D55).
     // An input read through a link that leaves the project: the compile read it, and says so.
@@ -441,7 +439,7 @@ fn report_drift(
             for item in compile::drift_items(layout, &drift) {
                 printer.out(&github::annotation(
                     &crate::report::drift::drift_problem(&item),
-                    printer.path_prefix(),
+                    &printer.path_prefix,
                 ));
             }
         }

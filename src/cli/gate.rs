@@ -9,7 +9,7 @@ use camino::Utf8PathBuf;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GateCheckArgs, GateCommand, GateMergeArgs, When};
-use crate::cli::printer::{Printer, ProgressLine, error_line};
+use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_workspace, usable_graph, usable_registry,
 };
@@ -120,7 +120,7 @@ fn report_output<'a>(
 struct Progress<'a> {
     printer: &'a Printer,
     shown: bool,
-    line: OnceLock<ProgressLine>,
+    line: OnceLock<indicatif::ProgressBar>,
 }
 
 impl CheckProgress for Progress<'_> {
@@ -135,13 +135,13 @@ impl CheckProgress for Progress<'_> {
 
     fn fire_done(&self) {
         if let Some(line) = self.line.get() {
-            line.tick();
+            line.inc(1);
         }
     }
 
     fn finished(&self) {
         if let Some(line) = self.line.get() {
-            line.finish();
+            line.finish_and_clear();
         }
     }
 }
