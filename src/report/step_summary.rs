@@ -84,10 +84,7 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
         .map(|(reason, count)| format!("- {}: {count}", markdown_text(reason.as_str())))
         .collect();
     push_markdown_list(&mut sections, "Skipped", &skipped);
-    let footer = markdown_footer(report);
-    if !footer.is_empty() {
-        sections.push(footer);
-    }
+    sections.extend(closing_lines(report).iter().map(|line| markdown_text(line)));
     format!("{}\n", sections.join("\n\n"))
 }
 
@@ -236,14 +233,6 @@ fn markdown_dead_binding_item(dead: &DeadBinding) -> String {
         code_span(&dead.stage),
         code_span(&dead.pattern),
     )
-}
-
-fn markdown_footer(report: &GateReport) -> String {
-    let lines: Vec<String> = closing_lines(report)
-        .iter()
-        .map(|line| markdown_text(line))
-        .collect();
-    lines.join("\n\n")
 }
 
 /// Plain text that Markdown shows as typed: one line, punctuation that could start markup
