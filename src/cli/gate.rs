@@ -57,7 +57,7 @@ fn check(args: &GateCheckArgs) -> CommandResult {
         shown: match args.progress {
             When::Always => true,
             When::Never => false,
-            When::Auto => !args.quiet && printer.stderr_is_terminal(),
+            When::Auto => !args.quiet && printer.stderr_is_terminal,
         },
         line: OnceLock::new(),
     };

@@ -76,8 +76,9 @@ pub struct Printer {
     pub format: Format,
     pub quiet: bool,
     color: bool,
-    /// Whether stderr is a terminal: only there are diagnostics wrapped to its width.
-    stderr_is_terminal: bool,
+    /// Whether stderr is a terminal: only there are diagnostics wrapped to its width, and a
+    /// progress line drawn under `--progress auto`.
+    pub stderr_is_terminal: bool,
     /// The project folder relative to the repository root, for the paths of annotations (empty:
     /// the paths stay project-relative).
     pub path_prefix: camino::Utf8PathBuf,
@@ -154,11 +155,6 @@ impl Printer {
     /// Whether what goes to stdout may carry ANSI colours (see [`color_allowed`]).
     pub fn stdout_color(&self) -> bool {
         color_allowed(&std::io::stdout())
-    }
-
-    /// Whether stderr is a terminal (a progress line is drawn only there).
-    pub fn stderr_is_terminal(&self) -> bool {
-        std::io::stderr().is_terminal()
     }
 
     /// A progress bar of `total` steps on stderr (indicatif), redrawn at most
