@@ -119,9 +119,11 @@ pub enum Command {
     /// JSON verdict line and exits 0 whatever the verdict, 127 (with the line) when the
     /// sensor's tool is not installed, 1 on a usage error, and 2 when the check could not run
     /// or the id is not a shipped sensor.
-    Engine(EngineArgs),
+    #[command(subcommand)]
+    Engine(EngineCommand),
     /// Gate checks for CI.
-    Gate(GateArgs),
+    #[command(subcommand)]
+    Gate(GateCommand),
     /// A language server for the project's harness files, on stdin and stdout.
     ///
     /// Start it from an editor's LSP client (VS Code, Neovim, Helix, Zed) for the Markdown
@@ -132,7 +134,8 @@ pub enum Command {
     /// writes nothing to disk; `aidlc compile` still writes the outputs.
     Lsp(ProjectArgs),
     /// Register aidlc's hooks with the agent harness (`hook install`).
-    Hook(HookSettingsArgs),
+    #[command(subcommand)]
+    Hook(HookSettingsCommand),
     /// Compose plugins into the install: `add`, `remove`, `list`, `sync`.
     ///
     /// A plugin adds stages, sensors (with their workers), agents, scopes and knowledge, and
@@ -142,7 +145,8 @@ pub enum Command {
     /// nothing, and a killed run is rolled back by the next `aidlc plugin add|remove|sync`.
     /// Exit status: 0 success, 1 the composed install does not compile, 2 a plugin is refused
     /// or the environment fails.
-    Plugin(PluginArgs),
+    #[command(subcommand)]
+    Plugin(PluginCommand),
     /// Check the installation: the compile and graph drift, dead bindings, skipped files, rule
     /// pairings, the hooks registered with the harness, the Node tools, the ledger. Exits 1
     /// when a row fails. Writes nothing.
@@ -195,12 +199,6 @@ pub struct ManArgs {
 }
 
 #[derive(Debug, clap::Args)]
-pub struct PluginArgs {
-    #[command(subcommand)]
-    pub command: PluginCommand,
-}
-
-#[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
     /// `human` (a row per line: ✓ pass, ! warn, ✗ fail, with the fix) or `json` (one document).
     #[arg(long, value_enum, default_value_t = HumanOrJson::Human)]
@@ -228,12 +226,6 @@ pub struct SensorsArgs {
     pub format: HumanOrJson,
     #[command(flatten)]
     pub project: ProjectArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct HookSettingsArgs {
-    #[command(subcommand)]
-    pub command: HookSettingsCommand,
 }
 
 #[derive(Debug, Subcommand)]
@@ -297,12 +289,6 @@ pub struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub shell: clap_complete::Shell,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct GateArgs {
-    #[command(subcommand)]
-    pub command: GateCommand,
 }
 
 #[derive(Debug, Subcommand)]
@@ -453,38 +439,32 @@ fn parse_shard(text: &str) -> Result<(u64, u64), String> {
     Ok((index, count))
 }
 
-#[derive(Debug, clap::Args)]
-pub struct EngineArgs {
-    #[command(subcommand)]
-    pub command: EngineCommand,
-}
-
 #[derive(Debug, Subcommand)]
 pub enum EngineCommand {
     /// List, describe or fire sensors.
-    Sensor(SensorArgs),
+    #[command(subcommand)]
+    Sensor(SensorCommand),
     /// Hooks for agent harnesses (Claude Code `PostToolUse` and friends).
-    Hook(HookArgs),
+    #[command(subcommand)]
+    Hook(HookCommand),
     /// Intent records.
-    Intent(IntentArgs),
+    #[command(subcommand)]
+    Intent(IntentCommand),
     /// Record the conductor's interactions in the audit (the receipt a blocking-sensor override
     /// needs): the decision offered, then the human's answer.
-    Log(LogArgs),
+    #[command(subcommand)]
+    Log(LogCommand),
     /// The learning loop's engine steps (the gate ritual): `surface` a stage's memory.md as
     /// candidates, `persist` the conductor's picks.
-    Learnings(LearningsArgs),
+    #[command(subcommand)]
+    Learnings(LearningsCommand),
     /// The gate's sensor step, as the conductor calls it when a stage reaches its approval gate.
-    Gate(EngineGateArgs),
+    #[command(subcommand)]
+    Gate(EngineGateCommand),
     /// `sensor-<id> --stage S --output-path P` (or `--file-path P`): run one shipped sensor as
     /// a worker process and print its one JSON line (the worker protocol).
     #[command(external_subcommand)]
     Worker(Vec<String>),
-}
-
-#[derive(Debug, clap::Args)]
-pub struct SensorArgs {
-    #[command(subcommand)]
-    pub command: SensorCommand,
 }
 
 #[derive(Debug, Subcommand)]
@@ -518,12 +498,6 @@ pub struct FireArgs {
     pub output_path: Utf8PathBuf,
     #[command(flatten)]
     pub project: ProjectArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct EngineGateArgs {
-    #[command(subcommand)]
-    pub command: EngineGateCommand,
 }
 
 #[derive(Debug, Subcommand)]
@@ -585,12 +559,6 @@ pub struct GateOverrideArgs {
     pub user_input: Option<String>,
 }
 
-#[derive(Debug, clap::Args)]
-pub struct LearningsArgs {
-    #[command(subcommand)]
-    pub command: LearningsCommand,
-}
-
 #[derive(Debug, Subcommand)]
 pub enum LearningsCommand {
     /// Print the stage's memory.md entries as candidates (JSON), with `selections_file`: the
@@ -623,12 +591,6 @@ pub struct LearningsPersistArgs {
     pub project: ProjectArgs,
 }
 
-#[derive(Debug, clap::Args)]
-pub struct LogArgs {
-    #[command(subcommand)]
-    pub command: LogCommand,
-}
-
 #[derive(Debug, Subcommand)]
 pub enum LogCommand {
     /// `DECISION_RECORDED`: the decision about to be offered, before the question is asked.
@@ -656,12 +618,6 @@ pub struct LogAnswerArgs {
     pub project: ProjectArgs,
 }
 
-#[derive(Debug, clap::Args)]
-pub struct IntentArgs {
-    #[command(subcommand)]
-    pub command: IntentCommand,
-}
-
 #[derive(Debug, Subcommand)]
 pub enum IntentCommand {
     /// Create an intent record `aidlc/spaces/<space>/intents/<YYMMDD>-<label>/` with its
@@ -675,12 +631,6 @@ pub struct IntentNewArgs {
     pub label: String,
     #[command(flatten)]
     pub project: ProjectArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct HookArgs {
-    #[command(subcommand)]
-    pub command: HookCommand,
 }
 
 #[derive(Debug, Subcommand)]
@@ -841,7 +791,7 @@ pub enum PluginCommand {
     /// folders), and each plugin root the host names in `CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT` or
     /// `AIDLC_PLUGIN_ROOT` (what the plugins' `SessionStart` hook runs). A second sync changes
     /// nothing.
-    Sync(PluginSyncArgs),
+    Sync(ProjectArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -867,12 +817,6 @@ pub struct PluginListArgs {
     /// `human` (a line per plugin) or `json` (one document on stdout).
     #[arg(long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
-    #[command(flatten)]
-    pub project: ProjectArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct PluginSyncArgs {
     #[command(flatten)]
     pub project: ProjectArgs,
 }

@@ -59,7 +59,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         }
         Command::Graph(args) => crate::cli::graph_picture::run(&args),
         Command::Hook(args) => crate::cli::hook_settings::run(&args),
-        Command::Plugin(args) => crate::cli::plugin::run(&args.command),
+        Command::Plugin(command) => crate::cli::plugin::run(&command),
         Command::Doctor(args) => crate::cli::doctor::run(&args),
         Command::Sensors(args) => crate::cli::sensors::run(&args),
         Command::Schema(args) => Ok(schema(&args)),
@@ -82,8 +82,8 @@ pub fn run(cli: Cli) -> ExitStatus {
 fn runs_sensor_workers(command: &Command) -> bool {
     match command {
         Command::Gate(_) => true,
-        Command::Engine(engine) => match &engine.command {
-            EngineCommand::Sensor(sensor) => matches!(sensor.command, SensorCommand::Fire(_)),
+        Command::Engine(engine) => match engine {
+            EngineCommand::Sensor(sensor) => matches!(sensor, SensorCommand::Fire(_)),
             EngineCommand::Hook(_) | EngineCommand::Gate(_) => true,
             EngineCommand::Intent(_)
             | EngineCommand::Log(_)
@@ -128,7 +128,18 @@ fn schema(args: &SchemaArgs) -> ExitStatus {
 fn completions(args: &CompletionsArgs) -> ExitStatus {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut crate::cli::command(), "aidlc", &mut script);
-    print_generated(&script, "completion script")
+    let printer = Printer::new(Format::Human, false);
+    match String::from_utf8(script) {
+        Ok(text) => {
+            printer.out(text.trim_end_matches('\n'));
+            ExitStatus::Success
+        }
+        Err(error) => error_line(
+            &printer,
+            &format!("the completion script is not UTF-8: {error}"),
+            None,
+        ),
+    }
 }
 
 /// `aidlc man [COMMAND…]`: one manual page (roff) on stdout; `aidlc man --dir DIR`: every page
@@ -170,17 +181,6 @@ fn man(args: &ManArgs) -> ExitStatus {
         pages.len()
     ));
     ExitStatus::Success
-}
-
-fn print_generated(bytes: &[u8], what: &str) -> ExitStatus {
-    let printer = Printer::new(Format::Human, false);
-    match std::str::from_utf8(bytes) {
-        Ok(text) => {
-            printer.out(text.trim_end_matches('\n'));
-            ExitStatus::Success
-        }
-        Err(error) => error_line(&printer, &format!("the {what} is not UTF-8: {error}"), None),
-    }
 }
 
 fn init(args: &InitArgs) -> CommandResult {
@@ -258,17 +258,15 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
         Err(status) => return status,
     };
     if let Some(cwd) = current_dir() {
-        printer.set_display_prefix(crate::leaves::fs_util::path_from(&cwd, &layout.project_dir));
+        printer.display_prefix = crate::leaves::fs_util::path_from(&cwd, &layout.project_dir);
     }
-    printer.set_path_prefix(
-        RepositoryRoot::find(
-            &layout.project_dir,
-            env_var("GITHUB_WORKSPACE")
-                .as_deref()
-                .map(camino::Utf8Path::new),
-        )
-        .project_path,
-    );
+    printer.path_prefix = RepositoryRoot::find(
+        &layout.project_dir,
+        env_var("GITHUB_WORKSPACE")
+            .as_deref()
+            .map(camino::Utf8Path::new),
+    )
+    .project_path;
     let started = Instant::now();
     // A composed plugin edited at its source since: the compile reads its stale copies (D55).
     // An input read through a link that leaves the project: the compile read it, and says so.
@@ -439,7 +437,10 @@ fn report_drift(
     match printer.format {
         Format::Github => {
             for item in compile::drift_items(layout, &drift) {
-                printer.out(&github::drift_annotation(&item, printer.path_prefix()));
+                printer.out(&github::annotation(
+                    &crate::report::drift::drift_problem(&item),
+                    &printer.path_prefix,
+                ));
             }
         }
         Format::Json => {

@@ -6,13 +6,13 @@ use std::io::IsTerminal;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{
-    DescribeArgs, EngineArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand,
-    IntentNewArgs, LearningsCommand, LearningsPersistArgs, LearningsSurfaceArgs, LogAnswerArgs,
-    LogCommand, LogDecisionArgs, ProjectArgs, RunSensorsArgs, SensorCommand,
+    DescribeArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand, IntentNewArgs,
+    LearningsCommand, LearningsPersistArgs, LearningsSurfaceArgs, LogAnswerArgs, LogCommand,
+    LogDecisionArgs, ProjectArgs, RunSensorsArgs, SensorCommand,
 };
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
-    CommandResult, current_dir, env_var, resolve_layout, resolve_workspace, resolve_workspace_near,
+    CommandResult, current_dir, env_var, resolve_layout, resolve_layout_near, resolve_workspace,
     usable_registry, working_folder,
 };
 use crate::compile::discover::lexically_normal;
@@ -27,32 +27,33 @@ use crate::runtime::dispatch::write_event::{WriteEventRun, run_write_event};
 use crate::runtime::receipts;
 use crate::runtime::sensors;
 use crate::runtime::sensors::descriptor::WorkerContext;
+use crate::runtime::workspace::Workspace;
 
-pub fn run(args: &EngineArgs) -> CommandResult {
+pub fn run(command: &EngineCommand) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    match &args.command {
-        EngineCommand::Sensor(sensor) => match &sensor.command {
+    match command {
+        EngineCommand::Sensor(sensor) => match sensor {
             SensorCommand::List(project) => list(project, &printer),
             SensorCommand::Describe(describe_args) => describe(describe_args, &printer),
             SensorCommand::Fire(fire_args) => fire(fire_args, &printer),
         },
-        EngineCommand::Hook(hook_args) => match &hook_args.command {
+        EngineCommand::Hook(hook) => match hook {
             HookCommand::RunSensors(run_args) => Ok(run_sensors(run_args, &printer)),
             HookCommand::RecordHumanTurn(project) => record_human_turn(project, &printer),
             HookCommand::Guard(project) => guard(project, &printer),
         },
-        EngineCommand::Learnings(learnings_args) => match &learnings_args.command {
+        EngineCommand::Learnings(learnings) => match learnings {
             LearningsCommand::Surface(surface_args) => learnings_surface(surface_args, &printer),
             LearningsCommand::Persist(persist_args) => learnings_persist(persist_args, &printer),
         },
-        EngineCommand::Log(log_args) => match &log_args.command {
+        EngineCommand::Log(log) => match log {
             LogCommand::Decision(decision) => log_decision(decision, &printer),
             LogCommand::Answer(answer) => log_answer(answer, &printer),
         },
-        EngineCommand::Intent(intent_args) => match &intent_args.command {
+        EngineCommand::Intent(intent) => match intent {
             IntentCommand::New(new_args) => new_intent(new_args, &printer),
         },
-        EngineCommand::Gate(gate_args) => crate::cli::gate_step::run(gate_args),
+        EngineCommand::Gate(gate) => crate::cli::gate_step::run(gate),
         EngineCommand::Worker(words) => worker(words, &printer),
     }
 }
@@ -92,7 +93,8 @@ fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
 
 fn fire(args: &FireArgs, printer: &Printer) -> CommandResult {
     // Run from outside the project, the output path says which project it belongs to.
-    let workspace = resolve_workspace_near(&args.project, Some(&args.output_path), printer)?;
+    let workspace = resolve_layout_near(&args.project, Some(&args.output_path), printer)
+        .map(Workspace::resolve)?;
     let cwd = working_folder(printer)?;
     let request = FireRequest {
         sensor_id: args.id.clone(),

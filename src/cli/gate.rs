@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 use camino::Utf8PathBuf;
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Format, GateArgs, GateCheckArgs, GateCommand, GateMergeArgs, When};
-use crate::cli::printer::{Printer, ProgressLine, error_line};
+use crate::cli::args::{Format, GateCheckArgs, GateCommand, GateMergeArgs, When};
+use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_workspace, usable_graph, usable_registry,
 };
@@ -21,8 +21,8 @@ use crate::runtime::gate::command::{
 use crate::runtime::gate::stale_graph::{AllowStaleRefusal, StaleGraph, StaleKind};
 use crate::runtime::workspace::Workspace;
 
-pub fn run(args: &GateArgs) -> CommandResult {
-    match &args.command {
+pub fn run(command: &GateCommand) -> CommandResult {
+    match command {
         GateCommand::Check(check_args) => check(check_args),
         GateCommand::Merge(merge_args) => merge(merge_args),
     }
@@ -57,7 +57,7 @@ fn check(args: &GateCheckArgs) -> CommandResult {
         shown: match args.progress {
             When::Always => true,
             When::Never => false,
-            When::Auto => !args.quiet && printer.stderr_is_terminal(),
+            When::Auto => !args.quiet && printer.stderr_is_terminal,
         },
         line: OnceLock::new(),
     };
@@ -120,7 +120,7 @@ fn report_output<'a>(
 struct Progress<'a> {
     printer: &'a Printer,
     shown: bool,
-    line: OnceLock<ProgressLine>,
+    line: OnceLock<indicatif::ProgressBar>,
 }
 
 impl CheckProgress for Progress<'_> {
@@ -135,13 +135,13 @@ impl CheckProgress for Progress<'_> {
 
     fn fire_done(&self) {
         if let Some(line) = self.line.get() {
-            line.tick();
+            line.inc(1);
         }
     }
 
     fn finished(&self) {
         if let Some(line) = self.line.get() {
-            line.finish();
+            line.finish_and_clear();
         }
     }
 }

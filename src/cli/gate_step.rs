@@ -4,7 +4,7 @@
 //! ran, and every refusal, on stderr.
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{EngineGateArgs, EngineGateCommand, Format};
+use crate::cli::args::{EngineGateCommand, Format};
 use crate::cli::gate::say;
 use crate::cli::printer::Printer;
 use crate::cli::project::{
@@ -13,9 +13,9 @@ use crate::cli::project::{
 use crate::runtime::gate::step::GateEntry;
 use crate::runtime::gate::step::command::{GateStepFlags, gate_step, gate_step_request};
 
-pub fn run(args: &EngineGateArgs) -> CommandResult {
+pub fn run(command: &EngineGateCommand) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    let (project, flags) = match &args.command {
+    let (project, flags) = match command {
         EngineGateCommand::Start(start) => (
             &start.project,
             GateStepFlags {

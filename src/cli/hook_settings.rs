@@ -2,16 +2,16 @@
 //! `harness::install` for the plan, prints it, and writes it.
 
 use crate::cli::ExitStatus;
-use crate::cli::args::{Format, HookInstallArgs, HookSettingsArgs, HookSettingsCommand};
+use crate::cli::args::{Format, HookInstallArgs, HookSettingsCommand};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{CommandResult, resolve_layout, written_file_shown};
 use crate::compile::discover::Layout;
 use crate::harness;
 use crate::harness::install::{self, HookAction, HookPlan, InstallRequest};
 
-pub fn run(args: &HookSettingsArgs) -> CommandResult {
+pub fn run(command: &HookSettingsCommand) -> CommandResult {
     let printer = Printer::new(Format::Human, false);
-    match &args.command {
+    match command {
         HookSettingsCommand::Install(install) => install_hooks(install, &printer),
     }
 }

@@ -160,11 +160,6 @@ fn join_chunks(chunks: &[String]) -> String {
     page
 }
 
-/// Whether a roff line is a control line (a request or macro), which holds no help text.
-fn is_control_line(line: &str) -> bool {
-    line.starts_with('.') || line.starts_with('\'')
-}
-
 /// The help text's Markdown code spans (`` `aidlc compile` ``) set in bold. A text line with
 /// an odd number of backticks has no spans to pair: its backticks are dropped.
 fn bold_code_spans(roff: &str) -> String {
@@ -196,7 +191,8 @@ fn map_text_lines(roff: &str, change: impl Fn(&str) -> String) -> String {
         let (text, end) = line
             .strip_suffix('\n')
             .map_or((line, ""), |text| (text, "\n"));
-        if is_control_line(text) {
+        // A control line (a request or macro) holds no help text.
+        if text.starts_with('.') || text.starts_with('\'') {
             out.push_str(text);
         } else {
             out.push_str(&change(text));

@@ -42,7 +42,7 @@ pub(super) fn compile_own_tree(
         );
     }
     if let Some(cwd) = current_dir() {
-        printer.set_display_prefix(crate::leaves::fs_util::path_from(&cwd, plugin_root));
+        printer.display_prefix = crate::leaves::fs_util::path_from(&cwd, plugin_root);
     }
     let started = Instant::now();
     let compiled = match own_tree::compile_own_tree(plugin_root, args.project.harness) {

@@ -26,10 +26,10 @@ pub fn run(command: &PluginCommand) -> CommandResult {
         PluginCommand::Remove(args) => with_layout(&args.project, &printer, |layout| {
             report_composition(&printer, operations::remove(layout, &args.names), "removed")
         }),
-        PluginCommand::Sync(args) => {
+        PluginCommand::Sync(project) => {
             let cwd = working_folder(&printer)?;
             let roots = operations::plugin_roots_from(&env_var, &cwd);
-            with_layout(&args.project, &printer, |layout| {
+            with_layout(project, &printer, |layout| {
                 let result = operations::sync(layout, &roots);
                 if let Ok(outcome) = &result
                     && outcome.plugins.is_empty()

@@ -76,12 +76,15 @@ pub struct Printer {
     pub format: Format,
     pub quiet: bool,
     color: bool,
-    /// Whether stderr is a terminal: only there are diagnostics wrapped to its width.
-    stderr_is_terminal: bool,
-    /// The project folder relative to the repository root, for the paths of annotations.
-    path_prefix: camino::Utf8PathBuf,
-    /// The project folder relative to the working folder, for the paths people read.
-    display_prefix: camino::Utf8PathBuf,
+    /// Whether stderr is a terminal: only there are diagnostics wrapped to its width, and a
+    /// progress line drawn under `--progress auto`.
+    pub stderr_is_terminal: bool,
+    /// The project folder relative to the repository root, for the paths of annotations (empty:
+    /// the paths stay project-relative).
+    pub path_prefix: camino::Utf8PathBuf,
+    /// The project folder relative to the working folder, for the paths people read, so that
+    /// they open from there (empty: the paths stay project-relative).
+    pub display_prefix: camino::Utf8PathBuf,
 }
 
 impl Printer {
@@ -96,7 +99,7 @@ impl Printer {
             diagnostics,
             drifts,
             sources,
-            self.path_prefix(),
+            &self.path_prefix,
             env!("CARGO_PKG_VERSION"),
         ));
     }
@@ -110,22 +113,6 @@ impl Printer {
             path_prefix: camino::Utf8PathBuf::new(),
             display_prefix: camino::Utf8PathBuf::new(),
         }
-    }
-
-    /// Make the paths of human output open from the working folder: `prefix` is the project
-    /// folder relative to it.
-    pub fn set_display_prefix(&mut self, prefix: camino::Utf8PathBuf) {
-        self.display_prefix = prefix;
-    }
-
-    /// Make annotation paths repository-relative: `prefix` is the project folder relative to
-    /// the repository root.
-    pub fn set_path_prefix(&mut self, prefix: camino::Utf8PathBuf) {
-        self.path_prefix = prefix;
-    }
-
-    pub fn path_prefix(&self) -> &camino::Utf8Path {
-        &self.path_prefix
     }
 
     /// A status line for people, on stderr.
@@ -170,16 +157,11 @@ impl Printer {
         color_allowed(&std::io::stdout())
     }
 
-    /// Whether stderr is a terminal (a progress line is drawn only there).
-    pub fn stderr_is_terminal(&self) -> bool {
-        std::io::stderr().is_terminal()
-    }
-
     /// A progress bar of `total` steps on stderr (indicatif), redrawn at most
     /// [`PROGRESS_REDRAWS_PER_SECOND`] times a second whichever thread ticks it, and cleared by
-    /// [`ProgressLine::finish`]; a hidden one draws nothing. The caller decides whether it is
-    /// shown (a terminal, no `--quiet`, or `--progress always`).
-    pub fn progress_line(&self, total: usize, label: &str, shown: bool) -> ProgressLine {
+    /// `finish_and_clear`; a hidden one draws nothing. The caller decides whether it is shown (a
+    /// terminal, no `--quiet`, or `--progress always`).
+    pub fn progress_line(&self, total: usize, label: &str, shown: bool) -> indicatif::ProgressBar {
         let target = if shown {
             indicatif::ProgressDrawTarget::term_like_with_hz(
                 Box::new(StderrLine),
@@ -197,7 +179,7 @@ impl Printer {
         )) {
             bar.set_style(style.progress_chars("#>-"));
         }
-        ProgressLine { bar }
+        bar
     }
 
     /// A line of output on stdout.
@@ -208,24 +190,6 @@ impl Printer {
 
 /// How often a progress line may be redrawn.
 pub const PROGRESS_REDRAWS_PER_SECOND: u8 = 8;
-
-/// A progress bar drawn on stderr by the printer (see [`Printer::progress_line`]); `tick` may be
-/// called from any thread.
-pub struct ProgressLine {
-    bar: indicatif::ProgressBar,
-}
-
-impl ProgressLine {
-    /// One more step done.
-    pub fn tick(&self) {
-        self.bar.inc(1);
-    }
-
-    /// Clear the line: nothing of it is left on the terminal.
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
-}
 
 /// stderr as indicatif draws on it: ANSI cursor and line controls, written whether or not stderr
 /// is a terminal (whether to draw at all is decided before; `--progress always` draws into a

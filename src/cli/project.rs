@@ -103,17 +103,7 @@ pub(super) fn resolve_workspace(
     args: &ProjectArgs,
     printer: &Printer,
 ) -> Result<Workspace, ExitStatus> {
-    resolve_workspace_near(args, None, printer)
-}
-
-/// [`resolve_workspace`] with the project searched from `near` first (see
-/// [`resolve_layout_near`]).
-pub(super) fn resolve_workspace_near(
-    args: &ProjectArgs,
-    near: Option<&Utf8Path>,
-    printer: &Printer,
-) -> Result<Workspace, ExitStatus> {
-    resolve_layout_near(args, near, printer).map(Workspace::resolve)
+    resolve_layout(args, printer).map(Workspace::resolve)
 }
 
 /// The live registry, or `None` with its errors printed.

@@ -19,8 +19,8 @@ use std::ffi::OsString;
 use camino::Utf8PathBuf;
 
 use crate::cli::args::{
-    Cli, Command, EngineArgs, EngineCommand, FireArgs, HookArgs, HookCommand, ProjectArgs,
-    RunSensorsArgs, SensorArgs, SensorCommand, When,
+    Cli, Command, EngineCommand, FireArgs, HookCommand, ProjectArgs, RunSensorsArgs, SensorCommand,
+    When,
 };
 use crate::harness::Harness;
 
@@ -44,7 +44,7 @@ pub fn quick_parse(args: &[OsString]) -> Option<Cli> {
         _ => return None,
     };
     Some(Cli {
-        command: Command::Engine(EngineArgs { command }),
+        command: Command::Engine(command),
         color: When::Auto,
     })
 }
@@ -55,12 +55,12 @@ fn run_sensors(words: &[&str]) -> Option<EngineCommand> {
     if !positionals.is_empty() {
         return None;
     }
-    Some(EngineCommand::Hook(HookArgs {
-        command: HookCommand::RunSensors(RunSensorsArgs {
+    Some(EngineCommand::Hook(HookCommand::RunSensors(
+        RunSensorsArgs {
             audit_hook: audit_hook.map(Utf8PathBuf::from),
             project: project_args(project_dir, harness)?,
-        }),
-    }))
+        },
+    )))
 }
 
 fn fire(words: &[&str]) -> Option<EngineCommand> {
@@ -69,14 +69,12 @@ fn fire(words: &[&str]) -> Option<EngineCommand> {
     let [id] = positionals.as_slice() else {
         return None;
     };
-    Some(EngineCommand::Sensor(SensorArgs {
-        command: SensorCommand::Fire(FireArgs {
-            id: (*id).to_owned(),
-            stage: stage?.to_owned(),
-            output_path: Utf8PathBuf::from(output_path?),
-            project: project_args(project_dir, harness)?,
-        }),
-    }))
+    Some(EngineCommand::Sensor(SensorCommand::Fire(FireArgs {
+        id: (*id).to_owned(),
+        stage: stage?.to_owned(),
+        output_path: Utf8PathBuf::from(output_path?),
+        project: project_args(project_dir, harness)?,
+    })))
 }
 
 /// `None` when the harness is not one of clap's values for it (clap then says which are).

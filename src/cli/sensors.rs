@@ -43,7 +43,7 @@ impl<'a> SensorRow<'a> {
         Self {
             id: &manifest.id,
             kind: &manifest.kind,
-            plugin: plugin_of(sensor, lock),
+            plugin: lock.owner_of(&sensor.registry_path).unwrap_or(CORE_PLUGIN),
             command: &manifest.command,
             default_severity: manifest.default_severity.as_str(),
             fire_on: manifest.fire_on.as_str(),
@@ -81,11 +81,6 @@ pub(super) fn described_lines(sensor: &LiveSensor) -> Vec<String> {
     }
     lines.push(format!("path: {}", sensor.registry_path));
     lines
-}
-
-/// The plugin whose tree the manifest was copied from, or the core's.
-fn plugin_of<'a>(sensor: &LiveSensor, lock: &'a Lock) -> &'a str {
-    lock.owner_of(&sensor.registry_path).unwrap_or(CORE_PLUGIN)
 }
 
 pub fn run(args: &SensorsArgs) -> CommandResult {

@@ -4,6 +4,8 @@
 //!
 //! Counting is done once, here; the formats only lay the figures out.
 
+use std::collections::BTreeSet;
+
 use schemars::JsonSchema;
 use serde::{Serialize, Serializer};
 use strum::VariantArray as _;
@@ -15,14 +17,12 @@ use crate::runtime::gate::report::{
 
 /// The number of distinct sensor ids among the fires.
 pub(super) fn distinct_sensor_count(report: &GateReport) -> usize {
-    let mut ids: Vec<&str> = report
+    report
         .fires
         .iter()
         .map(|fire| fire.sensor_id.as_str())
-        .collect();
-    ids.sort_unstable();
-    ids.dedup();
-    ids.len()
+        .collect::<BTreeSet<_>>()
+        .len()
 }
 
 /// The reasons of the non-evaluations with their counts, in order of first appearance; the

@@ -17,7 +17,6 @@ use std::borrow::Cow;
 
 use camino::Utf8Path;
 
-use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::english::plural;
 use crate::leaves::github_actions::workflow_command;
@@ -69,14 +68,6 @@ pub fn diagnostic_annotation(
 ) -> String {
     annotation(
         &Problem::of_diagnostic(diagnostic).with_region(sources),
-        repository_prefix,
-    )
-}
-
-/// One `::error` per drift, on its (repository-relative) file, titled with the output.
-pub fn drift_annotation(drift: &Drift, repository_prefix: &Utf8Path) -> String {
-    annotation(
-        &crate::report::drift::drift_problem(drift),
         repository_prefix,
     )
 }

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use strum::VariantArray as _;
 
-use crate::compile::syntax::field_schema::inline_schema;
+use crate::compile::syntax::field_schema::{inline_schema, marker_schemas};
 use crate::protocol::selection::Severity;
 use crate::runtime::gate::report::{FireOnFilter, NEVER_FIRED, Outcome, SkipReason};
 use crate::runtime::gate::report::{JSON_SCHEMA_VERSION, skip_reason_key};
@@ -60,82 +60,47 @@ pub struct UnfiredCause {
     pub described: Option<Vec<String>>,
 }
 
-pub struct SchemaVersion;
-inline_schema!(
-    SchemaVersion,
-    json_schema!({ "const": JSON_SCHEMA_VERSION })
-);
-
-pub struct ToolName;
-inline_schema!(ToolName, json_schema!({ "const": "aidlc" }));
-
-pub struct FireOnName;
-inline_schema!(FireOnName, {
-    let names: Vec<&str> = <FireOnFilter as clap::ValueEnum>::value_variants()
-        .iter()
-        .map(|filter| filter.name())
-        .collect();
-    json_schema!({ "enum": names })
-});
-
-pub struct UnfiredKind;
-inline_schema!(
-    UnfiredKind,
-    json_schema!({
+marker_schemas! {
+    SchemaVersion => json_schema!({ "const": JSON_SCHEMA_VERSION });
+    ToolName => json_schema!({ "const": "aidlc" });
+    FireOnName => {
+        let names: Vec<&str> = <FireOnFilter as clap::ValueEnum>::value_variants()
+            .iter()
+            .map(|filter| filter.name())
+            .collect();
+        json_schema!({ "enum": names })
+    };
+    UnfiredKind => json_schema!({
         "enum": ["no-deliverable", "no-glob-match", "only-markers", "not-regular-files"]
-    })
-);
-
-pub struct ResultName;
-inline_schema!(
-    ResultName,
-    json_schema!({
+    });
+    ResultName => json_schema!({
         "enum": Outcome::VARIANTS.iter().map(|outcome| outcome.as_str()).collect::<Vec<_>>()
-    })
-);
-
-pub struct SkipReasonKey;
-inline_schema!(
-    SkipReasonKey,
-    json_schema!({
+    });
+    SkipReasonKey => json_schema!({
         "enum": SkipReason::VARIANTS.iter().map(skip_reason_key).collect::<Vec<_>>()
-    })
-);
-
-pub struct SkippedByReason;
-inline_schema!(SkippedByReason, {
-    let keys: Vec<&str> = SkipReason::VARIANTS.iter().map(skip_reason_key).collect();
-    let properties: serde_json::Map<String, serde_json::Value> = keys
-        .iter()
-        .map(|key| {
-            (
-                (*key).to_owned(),
-                serde_json::json!({ "type": "integer", "minimum": 0 }),
-            )
+    });
+    SkippedByReason => {
+        let keys: Vec<&str> = SkipReason::VARIANTS.iter().map(skip_reason_key).collect();
+        let properties: serde_json::Map<String, serde_json::Value> = keys
+            .iter()
+            .map(|key| {
+                (
+                    (*key).to_owned(),
+                    serde_json::json!({ "type": "integer", "minimum": 0 }),
+                )
+            })
+            .collect();
+        json_schema!({
+            "type": "object",
+            "properties": properties,
+            "required": keys,
+            "additionalProperties": false
         })
-        .collect();
-    json_schema!({
-        "type": "object",
-        "properties": properties,
-        "required": keys,
-        "additionalProperties": false
-    })
-});
-
-pub struct BlockingOnly;
-inline_schema!(
-    BlockingOnly,
-    json_schema!({ "const": Severity::Blocking.as_str() })
-);
-
-pub struct NotEvaluatedOnly;
-inline_schema!(
-    NotEvaluatedOnly,
-    json_schema!({ "const": Outcome::NotEvaluated.as_str() })
-);
-
-pub struct NeverFiredOnly;
-inline_schema!(NeverFiredOnly, json_schema!({ "const": NEVER_FIRED }));
+    };
+    BlockingOnly => json_schema!({ "const": Severity::Blocking.as_str() });
+    NotEvaluatedOnly => json_schema!({ "const": Outcome::NotEvaluated.as_str() });
+    NeverFiredOnly => json_schema!({ "const": NEVER_FIRED });
+}
 
 #[cfg(test)]
 #[expect(

@@ -365,9 +365,7 @@ struct SummarySuite {
 /// nothing was checked.
 fn summary_suite(report: &GateReport, run_problems: &[Problem<'_>]) -> SummarySuite {
     let mut lines = vec![scope_line(report), summary_line(report)];
-    if let Some(line) = blocking_line(&report.counts()) {
-        lines.push(line);
-    }
+    lines.extend(blocking_line(&report.counts()));
     lines.extend(
         run_problems
             .iter()

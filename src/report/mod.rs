@@ -1,22 +1,10 @@
-//! The report stack: one model of what a run found, and one renderer per format, for both kinds
-//! of report, the compile's (its diagnostics, and its drift under `--check`) and the gate
-//! check's ([`GateReport`]).
-//!
-//! - `problem.rs` is the model every renderer draws: a [`Problem`] has its kind ([`Origin`]:
-//!   what it came from), a rule, a level, a message, a location, help, related places, a
-//!   stage, a plugin and a fingerprint, and comes from a compile diagnostic, a drift
-//!   (`drift.rs`) or the gate report, which `gate_problems.rs` lowers once into its ordered list
-//!   of problems (fingerprints included); the gate report adds what it carries beyond its
-//!   problems (the denominator, skips, passes, the shard), read from [`GateReport`] itself;
-//! - one file per format: `human.rs` (miette, for people: the compile's diagnostics and the gate
-//!   report), `json.rs` (the compile's JSON lines, the gate's document), `github.rs` (workflow
-//!   commands for both) and `step_summary.rs` (the gate's Markdown), `sarif.rs` (one SARIF
-//!   writer for both logs, its typed log in `sarif_log.rs`), `junit.rs` and `gitlab.rs` (the
-//!   gate's); every format of the gate report but the JSON document (the report itself, which
-//!   `gate merge` reads back) draws its problems from the lowered list;
-//! - shared pieces: `source.rs` (the files' texts, lines and columns), `snippet.rs` (long lines
-//!   cut to a window), and for the gate report `messages.rs` (every sentence its formats
-//!   share), `counts.rs` (the denominator) and `finding_identity.rs` (the fingerprints).
+//! The report stack: one model of what a run found (`problem::Problem`), and one renderer per
+//! format (a file each), for both kinds of report: the compile's (its diagnostics, and its drift
+//! under `--check`) and the gate check's ([`GateReport`], which `gate_problems.rs` lowers once into
+//! its ordered list of problems, fingerprints included). Every format of the gate report but the
+//! JSON document (the report itself, which `gate merge` reads back) draws its problems from that
+//! list, and reads what the report carries beyond them (the denominator, skips, passes, the shard)
+//! from [`GateReport`] itself.
 //!
 //! [`render`] is the one `match` on [`ReportFormat`] for the gate report; the compile calls its
 //! format's function for each diagnostic as it prints.

@@ -94,7 +94,7 @@ pub fn line_span(
     column: Option<u64>,
     end: Option<(u64, Option<u64>)>,
 ) -> Option<Range<usize>> {
-    let line_start = line_start(text, line)?;
+    let line_start = line_start_from(text, 0, 1, line)?;
     let line_text = line_text_at(text, line_start);
     let Some(column) = column else {
         let indent = line_text.len() - line_text.trim_start().len();
@@ -119,11 +119,8 @@ pub fn line_span(
     Some(start..end.max(start))
 }
 
-/// The byte offset where the 1-based `line` starts.
-fn line_start(text: &str, line: u64) -> Option<usize> {
-    line_start_from(text, 0, 1, line)
-}
-
+/// The byte offset where the 1-based `line` starts, searched from `offset`, where line `at_line`
+/// starts (`None` for line 0 or past the end).
 fn line_start_from(text: &str, mut offset: usize, mut at_line: u64, line: u64) -> Option<usize> {
     if line == 0 {
         return None;

@@ -35,19 +35,13 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
         ),
         markdown_counts_table(report),
     ];
-    let per_stage = markdown_stage_table(report);
-    if !per_stage.is_empty() {
-        sections.push(per_stage);
-    }
-    let counts = report.counts();
-    if let Some(line) = blocking_line(&counts) {
-        sections.push(format!("**{}**", markdown_text(&line)));
-    } else if let Some(nothing) = report.nothing_checked() {
-        sections.push(format!(
-            "**{}**",
-            markdown_text(&nothing_checked_message(&nothing))
-        ));
-    }
+    sections.extend(markdown_stage_table(report));
+    let verdict = blocking_line(&report.counts()).or_else(|| {
+        report
+            .nothing_checked()
+            .map(|nothing| nothing_checked_message(&nothing))
+    });
+    sections.extend(verdict.map(|line| format!("**{}**", markdown_text(&line))));
     let problems = gate_problems(report);
     let (by_fire, of_no_fire) = split_by_fire(report, &problems);
     let failures: Vec<String> = by_fire
@@ -84,18 +78,16 @@ pub fn render_github_step_summary(report: &GateReport) -> String {
         .map(|(reason, count)| format!("- {}: {count}", markdown_text(reason.as_str())))
         .collect();
     push_markdown_list(&mut sections, "Skipped", &skipped);
-    let footer = markdown_footer(report);
-    if !footer.is_empty() {
-        sections.push(footer);
-    }
+    sections.extend(closing_lines(report).iter().map(|line| markdown_text(line)));
     format!("{}\n", sections.join("\n\n"))
 }
 
-/// One row per stage the report touched: its fires by outcome, and its skips.
-fn markdown_stage_table(report: &GateReport) -> String {
+/// One row per stage the report touched: its fires by outcome, and its skips (`None` when it
+/// touched none).
+fn markdown_stage_table(report: &GateReport) -> Option<String> {
     let stages = stage_counts(report);
     if stages.is_empty() {
-        return String::new();
+        return None;
     }
     let mut table = String::from(
         "| stage | fires | passed | failed | not evaluated | skipped |\n| --- | ---: | ---: | ---: | ---: | ---: |",
@@ -112,7 +104,7 @@ fn markdown_stage_table(report: &GateReport) -> String {
             counts.skipped
         );
     }
-    table
+    Some(table)
 }
 
 fn markdown_counts_table(report: &GateReport) -> String {
@@ -236,14 +228,6 @@ fn markdown_dead_binding_item(dead: &DeadBinding) -> String {
         code_span(&dead.stage),
         code_span(&dead.pattern),
     )
-}
-
-fn markdown_footer(report: &GateReport) -> String {
-    let lines: Vec<String> = closing_lines(report)
-        .iter()
-        .map(|line| markdown_text(line))
-        .collect();
-    lines.join("\n\n")
 }
 
 /// Plain text that Markdown shows as typed: one line, punctuation that could start markup

@@ -54,6 +54,8 @@ macro_rules! marker_schemas {
     )*};
 }
 
+pub(crate) use marker_schemas;
+
 marker_schemas! {
     /// Any YAML scalar, read as its text: a string, a number or a boolean (not null).
     Text => json_schema!({ "type": ["string", "number", "boolean"] });
