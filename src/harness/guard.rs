@@ -619,22 +619,17 @@ pub fn allow_output(harness: Harness) -> GuardOutput {
 
 /// The refusal a harness reads on stdout, where it has one.
 fn deny_on_stdout(harness: Harness, reason: &str) -> Option<String> {
+    let hook_specific = serde_json::json!({
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    });
     let decision = match harness {
-        Harness::Claude => serde_json::json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
-        }),
+        Harness::Claude => serde_json::json!({ "hookSpecificOutput": hook_specific }),
         Harness::Copilot => serde_json::json!({
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
+            "hookSpecificOutput": hook_specific,
         }),
         // Cursor's documentation names the messages in camelCase, its agent reads them in
         // snake_case too: both are given.

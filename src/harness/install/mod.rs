@@ -56,9 +56,6 @@ use hook_lists::{HookListFile, Shape, Site};
 
 use crate::harness::commands::HookRole;
 
-/// Claude Code's settings file under its harness folder.
-pub const SETTINGS_FILE: &str = "settings.json";
-
 /// Install or remove.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HookAction {
@@ -200,18 +197,6 @@ pub enum HookInstallError {
     },
 }
 
-/// Claude Code's file tools, whose `PostToolUse` runs the write hook.
-pub const CLAUDE_FILE_TOOLS: &str = "Write|Edit|MultiEdit|NotebookEdit";
-/// Claude Code's file tools the reference's `Write|Edit` group leaves out: on a reference
-/// install taken over in place, the write hook runs for them in a group of its own.
-pub const CLAUDE_MORE_FILE_TOOLS: &str = "MultiEdit|NotebookEdit";
-/// Claude Code's shell tool, whose `PostToolUse` runs the write hook in a group of its own.
-pub const CLAUDE_SHELL_TOOL: &str = "Bash";
-/// Codex reports every shell command (`exec_command`, `shell`) as `Bash` to its hooks.
-pub const CODEX_SHELL_TOOL: &str = "Bash";
-/// Kiro CLI's shell tool.
-pub const KIRO_CLI_SHELL_TOOL: &str = "execute_bash";
-
 /// How one harness registers the engine's hooks: the one description that install, uninstall,
 /// the dry run and `doctor` (`harness::registration`) all read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -273,21 +258,26 @@ pub fn hook_registration(harness: Harness) -> HookRegistration {
     };
     match harness {
         Harness::Claude => list(
-            dir.join(SETTINGS_FILE),
+            dir.join("settings.json"),
             HookListFile {
                 picked_answers: Some(Site::new(
                     "PostToolUse",
                     Some(crate::harness::transcript::ASK_USER_QUESTION_TOOL),
                     None,
                 )),
-                more_file_tools: Some(Site::new("PostToolUse", Some(CLAUDE_MORE_FILE_TOOLS), None)),
-                ..groups(CLAUDE_FILE_TOOLS, CLAUDE_SHELL_TOOL)
+                // The file tools the reference's `Write|Edit` group leaves out: on a reference
+                // install taken over in place, the write hook runs for them in a group of its own.
+                more_file_tools: Some(Site::new(
+                    "PostToolUse",
+                    Some("MultiEdit|NotebookEdit"),
+                    None,
+                )),
+                // The shell tool's `PostToolUse` runs the write hook in a group of its own.
+                ..groups("Write|Edit|MultiEdit|NotebookEdit", "Bash")
             },
         ),
-        Harness::Codex => list(
-            dir.join(CODEX_HOOKS_FILE),
-            groups("apply_patch", CODEX_SHELL_TOOL),
-        ),
+        // Codex reports every shell command (`exec_command`, `shell`) as `Bash` to its hooks.
+        Harness::Codex => list(dir.join("hooks.json"), groups("apply_patch", "Bash")),
         Harness::Kiro => list(
             dir.join(KIRO_CLI_AGENT_FILE),
             HookListFile {
@@ -300,7 +290,7 @@ pub fn hook_registration(harness: Harness) -> HookRegistration {
                 ),
                 shell_writes: Some(Site::new(
                     "postToolUse",
-                    Some(KIRO_CLI_SHELL_TOOL),
+                    Some("execute_bash"),
                     Some(KIRO_CLI_WRITE_TIMEOUT_MS),
                 )),
                 human_turn: Site::new("userPromptSubmit", None, Some(KIRO_CLI_PROMPT_TIMEOUT_MS)),
@@ -310,7 +300,7 @@ pub fn hook_registration(harness: Harness) -> HookRegistration {
                 more_file_tools: None,
             },
         ),
-        Harness::Cursor => list(dir.join(CURSOR_HOOKS_FILE), cursor_hooks()),
+        Harness::Cursor => list(dir.join("hooks.json"), cursor_hooks()),
         Harness::Copilot => list(Utf8PathBuf::from(COPILOT_HOOKS_FILE), copilot_hooks()),
         Harness::KiroIde | Harness::KiroCliV3 => HookRegistration {
             path: Utf8PathBuf::from(KIRO_IDE_HOOKS_DIR),
@@ -362,8 +352,6 @@ fn copilot_hooks() -> HookListFile {
 
 /// A hooks file that starts by saying its schema's version, as Cursor's and Copilot's do.
 const VERSION_ONE: &str = "{\n  \"version\": 1\n}\n";
-/// Cursor's hooks file under `.cursor`.
-pub const CURSOR_HOOKS_FILE: &str = "hooks.json";
 /// The Copilot hooks file the reference registers its hooks in, project-relative (Copilot reads
 /// every `.github/hooks/*.json`).
 pub const COPILOT_HOOKS_FILE: &str = ".github/hooks/aidlc.json";
@@ -381,8 +369,6 @@ pub fn hook_list_entries(
     }
 }
 
-/// Codex's hook file under `.codex`.
-pub const CODEX_HOOKS_FILE: &str = "hooks.json";
 /// The Kiro CLI agent whose configuration gets the hooks: the reference's AI-DLC conductor.
 pub const KIRO_CLI_AGENT_FILE: &str = "agents/aidlc.json";
 /// Kiro CLI stops a hook after its `timeout_ms` (the reference gives its write hook 120 s).
