@@ -116,10 +116,9 @@ pub fn detect_harness(payload: &[u8]) -> Harness {
     if object.contains_key("toolName") || object.contains_key("toolResult") {
         return Harness::KiroIde;
     }
-    if object.contains_key("tool") && object.contains_key("directory") {
-        return Harness::Opencode;
-    }
-    if text("hook_event_name") == Some("chat.message") {
+    if object.contains_key("tool") && object.contains_key("directory")
+        || text("hook_event_name") == Some("chat.message")
+    {
         return Harness::Opencode;
     }
     if text("tool_name") == Some("apply_patch") || object.contains_key("turn_id") {
@@ -312,17 +311,12 @@ pub fn shell_call(harness: Harness, payload: &[u8]) -> Option<ShellCall> {
     .iter()
     .find_map(|key| text_field(&object, key))
     .unwrap_or("shell-call");
-    let key: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(120)
-        .collect();
+    // Every character kept is ASCII, so the truncation keeps 120 characters.
+    let mut key = id.replace(
+        |c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_',
+        "_",
+    );
+    key.truncate(120);
     Some(ShellCall { key })
 }
 
@@ -442,11 +436,7 @@ fn codex_write(value: &Map<String, Value>) -> WriteEvent {
     if value.get("tool_name").and_then(Value::as_str) != Some("apply_patch") {
         return WriteEvent::default();
     }
-    let patch = value
-        .get("tool_input")
-        .and_then(|input| input.get("command"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let patch = first_text(value.get("tool_input"), &["command"]).unwrap_or_default();
     let files: Vec<WrittenFile> = patch_file_lines(patch)
         .filter_map(|(verb, path)| {
             let tool = match verb {
