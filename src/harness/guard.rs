@@ -222,18 +222,18 @@ fn protected_path_refusal(writer: &str, path: &Utf8Path, what: &str) -> GuardVer
 }
 
 fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
-    if tool == "apply_patch" {
-        for path in crate::harness::payload::codex_patch_paths(&strings_of(input).join("\n")) {
-            let resolved = guarded.places.resolve(path, guarded.cwd);
-            if let Some(what) = guarded.places.what_is(&resolved) {
-                return protected_path_refusal("this patch", &resolved, what);
-            }
-        }
-        return GuardVerdict::Allow;
-    }
     let mut commands = Vec::new();
     let mut paths = Vec::new();
-    collect(input, &mut commands, &mut paths);
+    // A patch names the files it writes in its text, and runs no command.
+    let writer = if tool == "apply_patch" {
+        let patch = strings_of(input).join("\n");
+        let patched = crate::harness::payload::codex_patch_paths(&patch);
+        paths.extend(patched.into_iter().map(str::to_owned));
+        "this patch"
+    } else {
+        collect(input, &mut commands, &mut paths);
+        tool
+    };
     for command in &commands {
         let mut state = ShellState {
             folder: guarded.cwd.map(Utf8Path::to_path_buf),
@@ -250,7 +250,7 @@ fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
     for path in &paths {
         let resolved = guarded.places.resolve(path, guarded.cwd);
         if let Some(what) = guarded.places.what_is(&resolved) {
-            return protected_path_refusal(tool, &resolved, what);
+            return protected_path_refusal(writer, &resolved, what);
         }
     }
     GuardVerdict::Allow

@@ -650,13 +650,18 @@ pub enum PromptSource {
 /// `{"hook_event_name":"beforeSubmitPrompt","conversation_id","prompt"}`. Copilot: as Claude
 /// Code without the transcript. opencode (the engine's plugin): `{"hook_event_name":
 /// "chat.message","sessionID","parts":[{"type":"text","text"}]}`. Kiro IDE gives its prompt hook
-/// no payload; `kiro_ide_prompt` is its `USER_PROMPT` text.
+/// no payload; `kiro_ide_prompt` is its `USER_PROMPT` text. Claude Code's `PostToolUse` of its
+/// question widget, `{"tool_name":"AskUserQuestion","session_id","transcript_path",
+/// "tool_response":{"answers":{"<question>":"<label>"}}}`, gives the person's picks as the
+/// turn's prompt, one per line.
 pub fn prompt_event(
     harness: Harness,
     payload: &[u8],
     kiro_ide_prompt: Option<String>,
 ) -> Result<PromptEvent, String> {
-    use crate::harness::transcript::{self, Transcript};
+    use crate::harness::transcript::{
+        self, ASK_USER_QUESTION_TOOL, Transcript, picked_answers_text,
+    };
     if harness == Harness::KiroIde {
         return kiro_ide_prompt
             .filter(|prompt| !prompt.trim().is_empty())
@@ -684,21 +689,32 @@ pub fn prompt_event(
         Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => None,
     };
     let named = required("hook_event_name")?;
-    if harness == Harness::Claude && named == "PostToolUse" {
-        return picked_answers_event(&object, payload);
-    }
-    // Kiro CLI 3 renamed its triggers to PascalCase; a payload may still say the old name.
-    let same_event = named == event || harness == Harness::KiroCliV3 && named == "userPromptSubmit";
-    if !same_event {
+    let source = if harness == Harness::Claude && named == "PostToolUse" {
+        let tool = text_field(&object, "tool_name").unwrap_or_default();
+        if tool != ASK_USER_QUESTION_TOOL {
+            return Err(format!(
+                "a \"PostToolUse\" payload records a human turn only for \"{ASK_USER_QUESTION_TOOL}\", not \"{tool}\""
+            ));
+        }
+        PromptSource::Picked
+    } else if named == event || harness == Harness::KiroCliV3 && named == "userPromptSubmit" {
+        // Kiro CLI 3 renamed its triggers to PascalCase; a payload may still say the old name.
+        PromptSource::Typed
+    } else {
         return Err(format!(
             "the payload's \"hook_event_name\" is \"{named}\", not \"{event}\""
         ));
-    }
+    };
     let session = session_key.map(required).transpose()?;
-    let prompt = if harness == Harness::Opencode {
-        opencode_prompt_text(&object).ok_or("the payload has no text part in \"parts\"")?
-    } else {
-        required("prompt")?
+    let prompt = match source {
+        PromptSource::Picked => object
+            .get("tool_response")
+            .and_then(picked_answers_text)
+            .ok_or("the payload's \"tool_response\" holds no picked \"answers\"")?,
+        PromptSource::Typed if harness == Harness::Opencode => {
+            opencode_prompt_text(&object).ok_or("the payload has no text part in \"parts\"")?
+        }
+        PromptSource::Typed => required("prompt")?,
     };
     let transcript = transcript::transcript(harness, payload);
     require_absolute_transcript(harness, &transcript)?;
@@ -706,38 +722,7 @@ pub fn prompt_event(
         session,
         prompt,
         transcript,
-        source: PromptSource::Typed,
-    })
-}
-
-/// Claude Code's `PostToolUse` of its question widget: `{"tool_name":"AskUserQuestion",
-/// "session_id","transcript_path","tool_response":{"answers":{"<question>":"<label>"}}}`, the
-/// person's picks as the turn's prompt, one per line.
-fn picked_answers_event(
-    object: &Map<String, Value>,
-    payload: &[u8],
-) -> Result<PromptEvent, String> {
-    use crate::harness::transcript::{self, ASK_USER_QUESTION_TOOL, picked_answers_text};
-    let tool = text_field(object, "tool_name").unwrap_or_default();
-    if tool != ASK_USER_QUESTION_TOOL {
-        return Err(format!(
-            "a \"PostToolUse\" payload records a human turn only for \"{ASK_USER_QUESTION_TOOL}\", not \"{tool}\""
-        ));
-    }
-    let session = text_field(object, "session_id")
-        .ok_or("the payload has no \"session_id\"")?
-        .to_owned();
-    let prompt = object
-        .get("tool_response")
-        .and_then(picked_answers_text)
-        .ok_or("the payload's \"tool_response\" holds no picked \"answers\"")?;
-    let transcript = transcript::transcript(Harness::Claude, payload);
-    require_absolute_transcript(Harness::Claude, &transcript)?;
-    Ok(PromptEvent {
-        session: Some(session),
-        prompt,
-        transcript,
-        source: PromptSource::Picked,
+        source,
     })
 }
 

@@ -463,16 +463,13 @@ pub fn plan_opencode(request: &InstallRequest<'_>) -> Result<FilePlan, HookInsta
     {
         return Err(HookInstallError::NotOurs { path });
     }
+    let [run_sensors, record_human_turn, guard] =
+        HookRole::ALL.map(|role| engine_command(request.program, role, Harness::Opencode, None));
     let wanted = match request.action {
         HookAction::Install => Some(opencode_plugin_text(
-            &engine_command(request.program, HookRole::Write, Harness::Opencode, None),
-            &engine_command(
-                request.program,
-                HookRole::HumanTurn,
-                Harness::Opencode,
-                None,
-            ),
-            &engine_command(request.program, HookRole::Guard, Harness::Opencode, None),
+            &run_sensors,
+            &record_human_turn,
+            &guard,
         )),
         HookAction::Uninstall => None,
     };
