@@ -51,8 +51,8 @@ pub use files::{
     KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE, ide_hook_commands,
     opencode_plugin_commands,
 };
-pub use hook_lists::Entry;
-use hook_lists::{HookListFile, Shape, Site};
+pub use hook_lists::{Entry, Shape, entries as hook_list_entries};
+use hook_lists::{HookListFile, Site};
 
 use crate::harness::commands::HookRole;
 
@@ -278,28 +278,7 @@ pub fn hook_registration(harness: Harness) -> HookRegistration {
         ),
         // Codex reports every shell command (`exec_command`, `shell`) as `Bash` to its hooks.
         Harness::Codex => list(dir.join("hooks.json"), groups("apply_patch", "Bash")),
-        Harness::Kiro => list(
-            dir.join(KIRO_CLI_AGENT_FILE),
-            HookListFile {
-                shape: Shape::Commands,
-                fresh: hook_lists::EMPTY_OBJECT,
-                write: Site::new(
-                    "postToolUse",
-                    Some("fs_write"),
-                    Some(KIRO_CLI_WRITE_TIMEOUT_MS),
-                ),
-                shell_writes: Some(Site::new(
-                    "postToolUse",
-                    Some("execute_bash"),
-                    Some(KIRO_CLI_WRITE_TIMEOUT_MS),
-                )),
-                human_turn: Site::new("userPromptSubmit", None, Some(KIRO_CLI_PROMPT_TIMEOUT_MS)),
-                guard: Site::new("preToolUse", Some("*"), Some(KIRO_CLI_PROMPT_TIMEOUT_MS)),
-                picked_answers: None,
-                tool_guard: None,
-                more_file_tools: None,
-            },
-        ),
+        Harness::Kiro => list(dir.join(KIRO_CLI_AGENT_FILE), kiro_cli_hooks()),
         Harness::Cursor => list(dir.join("hooks.json"), cursor_hooks()),
         Harness::Copilot => list(Utf8PathBuf::from(COPILOT_HOOKS_FILE), copilot_hooks()),
         Harness::KiroIde | Harness::KiroCliV3 => HookRegistration {
@@ -310,6 +289,26 @@ pub fn hook_registration(harness: Harness) -> HookRegistration {
             path: Utf8PathBuf::from(".opencode/plugin"),
             files: RegistrationFiles::OpencodePlugin,
         },
+    }
+}
+
+/// The Kiro CLI conductor agent's hooks: commands with a matcher and a timeout each.
+fn kiro_cli_hooks() -> HookListFile {
+    let site = |event, matcher, timeout_ms| Site::new(event, matcher, Some(timeout_ms));
+    HookListFile {
+        shape: Shape::Commands,
+        fresh: hook_lists::EMPTY_OBJECT,
+        write: site("postToolUse", Some("fs_write"), KIRO_CLI_WRITE_TIMEOUT_MS),
+        shell_writes: Some(site(
+            "postToolUse",
+            Some("execute_bash"),
+            KIRO_CLI_WRITE_TIMEOUT_MS,
+        )),
+        human_turn: site("userPromptSubmit", None, KIRO_CLI_PROMPT_TIMEOUT_MS),
+        guard: site("preToolUse", Some("*"), KIRO_CLI_PROMPT_TIMEOUT_MS),
+        picked_answers: None,
+        tool_guard: None,
+        more_file_tools: None,
     }
 }
 
@@ -355,19 +354,6 @@ const VERSION_ONE: &str = "{\n  \"version\": 1\n}\n";
 /// The Copilot hooks file the reference registers its hooks in, project-relative (Copilot reads
 /// every `.github/hooks/*.json`).
 pub const COPILOT_HOOKS_FILE: &str = ".github/hooks/aidlc.json";
-
-/// Every command the settings file of `harness` (Claude Code, Codex, Kiro CLI, Cursor, Copilot) registers, with
-/// its event; `path` names the file in messages.
-pub fn hook_list_entries(
-    root: &json_text::Node,
-    harness: Harness,
-    path: &Utf8Path,
-) -> Result<Vec<Entry>, HookInstallError> {
-    match hook_registration(harness).files {
-        RegistrationFiles::HookList(file) => hook_lists::entries(root, file.shape, path),
-        RegistrationFiles::KiroIdeHookFiles | RegistrationFiles::OpencodePlugin => Ok(Vec::new()),
-    }
-}
 
 /// The Kiro CLI agent whose configuration gets the hooks: the reference's AI-DLC conductor.
 pub const KIRO_CLI_AGENT_FILE: &str = "agents/aidlc.json";
