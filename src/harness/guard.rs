@@ -50,7 +50,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use crate::harness::Harness;
-use crate::harness::payload::text_field;
+use crate::harness::payload::{codex_patch_paths, copilot_tool_input, text_field};
 use command_effects::CommandEffect;
 use protected_places::ProtectedPlaces;
 use shell_words::{ShellCommand, SimpleCommand};
@@ -117,7 +117,7 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
     let empty = Value::Object(Map::new());
     let copilot_input;
     let input = if harness == Harness::Copilot {
-        copilot_input = crate::harness::payload::copilot_tool_input(&object)?;
+        copilot_input = copilot_tool_input(&object)?;
         &copilot_input
     } else {
         ["tool_input", "toolArgs", "args"]
@@ -227,8 +227,7 @@ fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
     // A patch names the files it writes in its text, and runs no command.
     let writer = if tool == "apply_patch" {
         let patch = strings_of(input).join("\n");
-        let patched = crate::harness::payload::codex_patch_paths(&patch);
-        paths.extend(patched.into_iter().map(str::to_owned));
+        paths.extend(codex_patch_paths(&patch).into_iter().map(str::to_owned));
         "this patch"
     } else {
         collect(input, &mut commands, &mut paths);

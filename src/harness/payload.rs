@@ -35,6 +35,7 @@ use serde_json::{Map, Value};
 
 use crate::harness::Harness;
 use crate::harness::commands::HookRole;
+use crate::harness::transcript::{self, ASK_USER_QUESTION_TOOL, Transcript, picked_answers_text};
 
 /// The most the hook waits for its payload.
 pub const PAYLOAD_WAIT: Duration = Duration::from_secs(5);
@@ -628,7 +629,7 @@ pub struct PromptEvent {
     /// The prompt's text, exactly as the payload gives it.
     pub prompt: String,
     /// The transcript the payload names (Claude Code, Codex), else `Transcript::None`.
-    pub transcript: crate::harness::transcript::Transcript,
+    pub transcript: Transcript,
     /// How the person gave it: typed, or picked in Claude Code's question widget.
     pub source: PromptSource,
 }
@@ -659,9 +660,6 @@ pub fn prompt_event(
     payload: &[u8],
     kiro_ide_prompt: Option<String>,
 ) -> Result<PromptEvent, String> {
-    use crate::harness::transcript::{
-        self, ASK_USER_QUESTION_TOOL, Transcript, picked_answers_text,
-    };
     if harness == Harness::KiroIde {
         return kiro_ide_prompt
             .filter(|prompt| !prompt.trim().is_empty())
@@ -727,11 +725,7 @@ pub fn prompt_event(
 }
 
 /// Claude Code and Codex name their transcript, by an absolute path, in every prompt payload.
-fn require_absolute_transcript(
-    harness: Harness,
-    transcript: &crate::harness::transcript::Transcript,
-) -> Result<(), String> {
-    use crate::harness::transcript::Transcript;
+fn require_absolute_transcript(harness: Harness, transcript: &Transcript) -> Result<(), String> {
     if !matches!(harness, Harness::Claude | Harness::Codex) {
         return Ok(());
     }

@@ -188,8 +188,6 @@ pub enum HookInstallError {
         path: Utf8PathBuf,
         source: std::io::Error,
     },
-    #[error(transparent)]
-    Folder(#[from] crate::leaves::write_folder::WriteFolderError),
     #[error("refusing to write {path}: {refusal}")]
     Outside {
         path: Utf8PathBuf,
@@ -365,7 +363,7 @@ const KIRO_CLI_PROMPT_TIMEOUT_MS: u32 = 30_000;
 pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> {
     let harness = request.harness;
     let registration = hook_registration(harness);
-    let files = match registration.files {
+    let mut files = match registration.files {
         RegistrationFiles::KiroIdeHookFiles => files::plan_kiro_ide(request)?,
         RegistrationFiles::OpencodePlugin => vec![files::plan_opencode(request)?],
         RegistrationFiles::HookList(file) => {
@@ -384,7 +382,6 @@ pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> 
             vec![plan]
         }
     };
-    let mut files = files;
     if request.action == HookAction::Install {
         files.push(gitignore_plan(request)?);
     }
