@@ -9,7 +9,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::harness::commands::{AUDIT_HOOK_FLAG, HookRole, flag_value};
-use crate::harness::install::hook_registration;
+use crate::harness::install::{HookRegistration, hook_registration};
 use crate::harness::registration::{Registered, registered};
 use crate::harness::{Harness, hook_harness};
 use crate::runtime::workspace::Workspace;
@@ -73,18 +73,8 @@ fn registration_rows(project_dir: &Utf8Path, harness: Harness) -> Vec<Row> {
         }
     };
     HookRole::ALL
-        .iter()
-        .map(|role| {
-            let event = registration.event(*role);
-            hook_row(
-                project_dir,
-                harness,
-                &registration.path,
-                event,
-                &found,
-                *role,
-            )
-        })
+        .into_iter()
+        .map(|role| hook_row(project_dir, harness, &registration, &found, role))
         .collect()
 }
 
@@ -190,12 +180,13 @@ fn health_rows(workspace: &Workspace) -> Vec<Row> {
 fn hook_row(
     project_dir: &Utf8Path,
     harness: Harness,
-    shown: &Utf8Path,
-    event: &str,
+    registration: &HookRegistration,
     found: &[Registered],
     role: HookRole,
 ) -> Row {
     let name = role.label();
+    let event = registration.event(role);
+    let shown = &registration.path;
     let of_role: Vec<&Registered> = found.iter().filter(|entry| entry.role == role).collect();
     let registered = of_role
         .iter()

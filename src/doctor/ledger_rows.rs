@@ -8,7 +8,12 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::leaves::audit_lock::{LockStatus, lock_path, lock_status};
-use crate::runtime::audit::ledger::parse_ledger;
+use crate::runtime::audit::human_turn::{
+    HUMAN_TURN_RECEIPT_FIELD, read_ledger_with_blocks, verify_human_turn,
+};
+use crate::runtime::audit::ledger::event::{HUMAN_TURN, QUESTION_ANSWERED};
+use crate::runtime::audit::ledger::{parse_ledger, record_shards};
+use crate::runtime::receipts::receipt_install;
 use crate::runtime::workspace::{self, Workspace};
 
 use super::Row;
@@ -25,8 +30,8 @@ pub(super) fn rows(workspace: &Workspace) -> Vec<Row> {
 /// The receipt rows of the active record the engine did not write or can no longer verify.
 fn receipts_row(workspace: &Workspace) -> Row {
     let record = workspace.record_root();
-    let shards = crate::runtime::audit::ledger::record_shards(record);
-    let (_, blocks) = crate::runtime::audit::human_turn::read_ledger_with_blocks(record);
+    let shards = record_shards(record);
+    let (_, blocks) = read_ledger_with_blocks(record);
     let mut unverified = Vec::new();
     let mut checked = 0;
     for (shard, shard_blocks) in blocks.iter().enumerate() {
@@ -38,31 +43,23 @@ fn receipts_row(workspace: &Workspace) -> Row {
         let mut verified_receipts: Vec<String> = Vec::new();
         for (position, block) in shard_blocks.iter().enumerate() {
             let problem = match block.event.as_str() {
-                crate::runtime::audit::ledger::event::HUMAN_TURN => {
-                    match crate::runtime::audit::human_turn::verify_human_turn(
-                        crate::runtime::receipts::receipt_install(workspace),
-                        record,
-                        block,
-                    ) {
-                        Ok(verified) => {
-                            verified_receipts.push(verified.receipt);
-                            None
-                        }
-                        Err(problem) => Some(problem),
+                HUMAN_TURN => match verify_human_turn(receipt_install(workspace), record, block) {
+                    Ok(verified) => {
+                        verified_receipts.push(verified.receipt);
+                        None
                     }
-                }
-                crate::runtime::audit::ledger::event::QUESTION_ANSWERED => {
-                    match block.field(crate::runtime::audit::human_turn::HUMAN_TURN_RECEIPT_FIELD) {
-                        None => Some(
-                            "names no human turn's receipt (not written by `aidlc engine log answer`)"
-                                .to_owned(),
-                        ),
-                        Some(receipt) if !verified_receipts.iter().any(|known| known == receipt) => {
-                            Some("names a receipt no verified human turn before it has".to_owned())
-                        }
-                        Some(_) => None,
+                    Err(problem) => Some(problem),
+                },
+                QUESTION_ANSWERED => match block.field(HUMAN_TURN_RECEIPT_FIELD) {
+                    None => Some(
+                        "names no human turn's receipt (not written by `aidlc engine log answer`)"
+                            .to_owned(),
+                    ),
+                    Some(receipt) if !verified_receipts.iter().any(|known| known == receipt) => {
+                        Some("names a receipt no verified human turn before it has".to_owned())
                     }
-                }
+                    Some(_) => None,
+                },
                 _ => continue,
             };
             checked += 1;

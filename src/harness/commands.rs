@@ -10,17 +10,13 @@
 //!   whitespace around it aside), so a user's command that merely mentions a reference hook is
 //!   never replaced.
 
+use std::fmt::Write as _;
+
 use crate::harness::Harness;
 use crate::harness::reference_hooks::{self, MINT_PRESENCE, RECORD_HUMAN_TURN, ReferenceHook};
 
 /// The program written when none is given: `aidlc` on the `PATH` (a cargo or global install).
 pub const DEFAULT_PROGRAM: &str = "aidlc";
-/// The subcommand of the write hook, after the program.
-pub const RUN_SENSORS_SUBCOMMAND: &str = "engine hook run-sensors";
-/// The subcommand of the human-turn hook, after the program.
-pub const RECORD_HUMAN_TURN_SUBCOMMAND: &str = "engine hook record-human-turn";
-/// The subcommand of the pre-tool guard, after the program.
-pub const GUARD_SUBCOMMAND: &str = "engine hook guard";
 /// The flag naming the reference's artifact audit hook the write hook runs first.
 pub const AUDIT_HOOK_FLAG: &str = "--audit-hook";
 
@@ -39,11 +35,12 @@ pub enum HookRole {
 impl HookRole {
     pub const ALL: [HookRole; 3] = [HookRole::Write, HookRole::HumanTurn, HookRole::Guard];
 
+    /// The hook's subcommand, after the program.
     pub fn subcommand(self) -> &'static str {
         match self {
-            HookRole::Write => RUN_SENSORS_SUBCOMMAND,
-            HookRole::HumanTurn => RECORD_HUMAN_TURN_SUBCOMMAND,
-            HookRole::Guard => GUARD_SUBCOMMAND,
+            HookRole::Write => "engine hook run-sensors",
+            HookRole::HumanTurn => "engine hook record-human-turn",
+            HookRole::Guard => "engine hook guard",
         }
     }
 
@@ -68,14 +65,10 @@ pub fn engine_command(
 ) -> String {
     let mut command = format!("{program} {}", role.subcommand());
     if harness != Harness::Claude {
-        command.push_str(" --harness ");
-        command.push_str(harness.name());
+        let _ = write!(command, " --harness {}", harness.name());
     }
     if let (HookRole::Write, Some(audit_hook)) = (role, audit_hook) {
-        command.push(' ');
-        command.push_str(AUDIT_HOOK_FLAG);
-        command.push(' ');
-        command.push_str(audit_hook);
+        let _ = write!(command, " {AUDIT_HOOK_FLAG} {audit_hook}");
     }
     command
 }

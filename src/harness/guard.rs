@@ -50,7 +50,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
 use crate::harness::Harness;
-use crate::harness::payload::text_field;
+use crate::harness::payload::{codex_patch_paths, copilot_tool_input, text_field};
 use command_effects::CommandEffect;
 use protected_places::ProtectedPlaces;
 use shell_words::{ShellCommand, SimpleCommand};
@@ -117,7 +117,7 @@ pub fn guard_verdict(harness: Harness, payload: &[u8]) -> Result<GuardVerdict, S
     let empty = Value::Object(Map::new());
     let copilot_input;
     let input = if harness == Harness::Copilot {
-        copilot_input = crate::harness::payload::copilot_tool_input(&object)?;
+        copilot_input = copilot_tool_input(&object)?;
         &copilot_input
     } else {
         ["tool_input", "toolArgs", "args"]
@@ -222,18 +222,17 @@ fn protected_path_refusal(writer: &str, path: &Utf8Path, what: &str) -> GuardVer
 }
 
 fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
-    if tool == "apply_patch" {
-        for path in crate::harness::payload::codex_patch_paths(&strings_of(input).join("\n")) {
-            let resolved = guarded.places.resolve(path, guarded.cwd);
-            if let Some(what) = guarded.places.what_is(&resolved) {
-                return protected_path_refusal("this patch", &resolved, what);
-            }
-        }
-        return GuardVerdict::Allow;
-    }
     let mut commands = Vec::new();
     let mut paths = Vec::new();
-    collect(input, &mut commands, &mut paths);
+    // A patch names the files it writes in its text, and runs no command.
+    let writer = if tool == "apply_patch" {
+        let patch = strings_of(input).join("\n");
+        paths.extend(codex_patch_paths(&patch).into_iter().map(str::to_owned));
+        "this patch"
+    } else {
+        collect(input, &mut commands, &mut paths);
+        tool
+    };
     for command in &commands {
         let mut state = ShellState {
             folder: guarded.cwd.map(Utf8Path::to_path_buf),
@@ -250,7 +249,7 @@ fn judge(tool: &str, input: &Value, guarded: &Guarded<'_>) -> GuardVerdict {
     for path in &paths {
         let resolved = guarded.places.resolve(path, guarded.cwd);
         if let Some(what) = guarded.places.what_is(&resolved) {
-            return protected_path_refusal(tool, &resolved, what);
+            return protected_path_refusal(writer, &resolved, what);
         }
     }
     GuardVerdict::Allow
@@ -619,22 +618,17 @@ pub fn allow_output(harness: Harness) -> GuardOutput {
 
 /// The refusal a harness reads on stdout, where it has one.
 fn deny_on_stdout(harness: Harness, reason: &str) -> Option<String> {
+    let hook_specific = serde_json::json!({
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": reason,
+    });
     let decision = match harness {
-        Harness::Claude => serde_json::json!({
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
-        }),
+        Harness::Claude => serde_json::json!({ "hookSpecificOutput": hook_specific }),
         Harness::Copilot => serde_json::json!({
             "permissionDecision": "deny",
             "permissionDecisionReason": reason,
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
+            "hookSpecificOutput": hook_specific,
         }),
         // Cursor's documentation names the messages in camelCase, its agent reads them in
         // snake_case too: both are given.

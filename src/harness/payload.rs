@@ -35,6 +35,7 @@ use serde_json::{Map, Value};
 
 use crate::harness::Harness;
 use crate::harness::commands::HookRole;
+use crate::harness::transcript::{self, ASK_USER_QUESTION_TOOL, Transcript, picked_answers_text};
 
 /// The most the hook waits for its payload.
 pub const PAYLOAD_WAIT: Duration = Duration::from_secs(5);
@@ -116,10 +117,9 @@ pub fn detect_harness(payload: &[u8]) -> Harness {
     if object.contains_key("toolName") || object.contains_key("toolResult") {
         return Harness::KiroIde;
     }
-    if object.contains_key("tool") && object.contains_key("directory") {
-        return Harness::Opencode;
-    }
-    if text("hook_event_name") == Some("chat.message") {
+    if object.contains_key("tool") && object.contains_key("directory")
+        || text("hook_event_name") == Some("chat.message")
+    {
         return Harness::Opencode;
     }
     if text("tool_name") == Some("apply_patch") || object.contains_key("turn_id") {
@@ -312,17 +312,12 @@ pub fn shell_call(harness: Harness, payload: &[u8]) -> Option<ShellCall> {
     .iter()
     .find_map(|key| text_field(&object, key))
     .unwrap_or("shell-call");
-    let key: String = id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(120)
-        .collect();
+    // Every character kept is ASCII, so the truncation keeps 120 characters.
+    let mut key = id.replace(
+        |c: char| !c.is_ascii_alphanumeric() && c != '-' && c != '_',
+        "_",
+    );
+    key.truncate(120);
     Some(ShellCall { key })
 }
 
@@ -442,11 +437,7 @@ fn codex_write(value: &Map<String, Value>) -> WriteEvent {
     if value.get("tool_name").and_then(Value::as_str) != Some("apply_patch") {
         return WriteEvent::default();
     }
-    let patch = value
-        .get("tool_input")
-        .and_then(|input| input.get("command"))
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let patch = first_text(value.get("tool_input"), &["command"]).unwrap_or_default();
     let files: Vec<WrittenFile> = patch_file_lines(patch)
         .filter_map(|(verb, path)| {
             let tool = match verb {
@@ -638,7 +629,7 @@ pub struct PromptEvent {
     /// The prompt's text, exactly as the payload gives it.
     pub prompt: String,
     /// The transcript the payload names (Claude Code, Codex), else `Transcript::None`.
-    pub transcript: crate::harness::transcript::Transcript,
+    pub transcript: Transcript,
     /// How the person gave it: typed, or picked in Claude Code's question widget.
     pub source: PromptSource,
 }
@@ -660,13 +651,15 @@ pub enum PromptSource {
 /// `{"hook_event_name":"beforeSubmitPrompt","conversation_id","prompt"}`. Copilot: as Claude
 /// Code without the transcript. opencode (the engine's plugin): `{"hook_event_name":
 /// "chat.message","sessionID","parts":[{"type":"text","text"}]}`. Kiro IDE gives its prompt hook
-/// no payload; `kiro_ide_prompt` is its `USER_PROMPT` text.
+/// no payload; `kiro_ide_prompt` is its `USER_PROMPT` text. Claude Code's `PostToolUse` of its
+/// question widget, `{"tool_name":"AskUserQuestion","session_id","transcript_path",
+/// "tool_response":{"answers":{"<question>":"<label>"}}}`, gives the person's picks as the
+/// turn's prompt, one per line.
 pub fn prompt_event(
     harness: Harness,
     payload: &[u8],
     kiro_ide_prompt: Option<String>,
 ) -> Result<PromptEvent, String> {
-    use crate::harness::transcript::{self, Transcript};
     if harness == Harness::KiroIde {
         return kiro_ide_prompt
             .filter(|prompt| !prompt.trim().is_empty())
@@ -694,21 +687,32 @@ pub fn prompt_event(
         Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => None,
     };
     let named = required("hook_event_name")?;
-    if harness == Harness::Claude && named == "PostToolUse" {
-        return picked_answers_event(&object, payload);
-    }
-    // Kiro CLI 3 renamed its triggers to PascalCase; a payload may still say the old name.
-    let same_event = named == event || harness == Harness::KiroCliV3 && named == "userPromptSubmit";
-    if !same_event {
+    let source = if harness == Harness::Claude && named == "PostToolUse" {
+        let tool = text_field(&object, "tool_name").unwrap_or_default();
+        if tool != ASK_USER_QUESTION_TOOL {
+            return Err(format!(
+                "a \"PostToolUse\" payload records a human turn only for \"{ASK_USER_QUESTION_TOOL}\", not \"{tool}\""
+            ));
+        }
+        PromptSource::Picked
+    } else if named == event || harness == Harness::KiroCliV3 && named == "userPromptSubmit" {
+        // Kiro CLI 3 renamed its triggers to PascalCase; a payload may still say the old name.
+        PromptSource::Typed
+    } else {
         return Err(format!(
             "the payload's \"hook_event_name\" is \"{named}\", not \"{event}\""
         ));
-    }
+    };
     let session = session_key.map(required).transpose()?;
-    let prompt = if harness == Harness::Opencode {
-        opencode_prompt_text(&object).ok_or("the payload has no text part in \"parts\"")?
-    } else {
-        required("prompt")?
+    let prompt = match source {
+        PromptSource::Picked => object
+            .get("tool_response")
+            .and_then(picked_answers_text)
+            .ok_or("the payload's \"tool_response\" holds no picked \"answers\"")?,
+        PromptSource::Typed if harness == Harness::Opencode => {
+            opencode_prompt_text(&object).ok_or("the payload has no text part in \"parts\"")?
+        }
+        PromptSource::Typed => required("prompt")?,
     };
     let transcript = transcript::transcript(harness, payload);
     require_absolute_transcript(harness, &transcript)?;
@@ -716,47 +720,12 @@ pub fn prompt_event(
         session,
         prompt,
         transcript,
-        source: PromptSource::Typed,
-    })
-}
-
-/// Claude Code's `PostToolUse` of its question widget: `{"tool_name":"AskUserQuestion",
-/// "session_id","transcript_path","tool_response":{"answers":{"<question>":"<label>"}}}`, the
-/// person's picks as the turn's prompt, one per line.
-fn picked_answers_event(
-    object: &Map<String, Value>,
-    payload: &[u8],
-) -> Result<PromptEvent, String> {
-    use crate::harness::transcript::{self, ASK_USER_QUESTION_TOOL, picked_answers_text};
-    let tool = text_field(object, "tool_name").unwrap_or_default();
-    if tool != ASK_USER_QUESTION_TOOL {
-        return Err(format!(
-            "a \"PostToolUse\" payload records a human turn only for \"{ASK_USER_QUESTION_TOOL}\", not \"{tool}\""
-        ));
-    }
-    let session = text_field(object, "session_id")
-        .ok_or("the payload has no \"session_id\"")?
-        .to_owned();
-    let prompt = object
-        .get("tool_response")
-        .and_then(picked_answers_text)
-        .ok_or("the payload's \"tool_response\" holds no picked \"answers\"")?;
-    let transcript = transcript::transcript(Harness::Claude, payload);
-    require_absolute_transcript(Harness::Claude, &transcript)?;
-    Ok(PromptEvent {
-        session: Some(session),
-        prompt,
-        transcript,
-        source: PromptSource::Picked,
+        source,
     })
 }
 
 /// Claude Code and Codex name their transcript, by an absolute path, in every prompt payload.
-fn require_absolute_transcript(
-    harness: Harness,
-    transcript: &crate::harness::transcript::Transcript,
-) -> Result<(), String> {
-    use crate::harness::transcript::Transcript;
+fn require_absolute_transcript(harness: Harness, transcript: &Transcript) -> Result<(), String> {
     if !matches!(harness, Harness::Claude | Harness::Codex) {
         return Ok(());
     }

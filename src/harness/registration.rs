@@ -11,7 +11,7 @@ use crate::harness::Harness;
 use crate::harness::commands::{HookRole, engine_role, hook_role};
 use crate::harness::install::{
     HookRegistration, KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE,
-    RegistrationFiles, hook_list_entries, hook_registration, ide_hook_commands, json_text,
+    RegistrationFiles, Shape, hook_list_entries, hook_registration, ide_hook_commands, json_text,
     opencode_plugin_commands,
 };
 
@@ -46,7 +46,9 @@ pub fn registered(
     match registration.files {
         RegistrationFiles::KiroIdeHookFiles => in_kiro_ide_files(project_dir, harness),
         RegistrationFiles::OpencodePlugin => Ok(in_opencode_plugins(project_dir, &registration)),
-        RegistrationFiles::HookList(_) => in_hook_list(project_dir, harness, &registration.path),
+        RegistrationFiles::HookList(file) => {
+            in_hook_list(project_dir, harness, &registration.path, file.shape)
+        }
     }
 }
 
@@ -70,6 +72,7 @@ fn in_hook_list(
     project_dir: &Utf8Path,
     harness: Harness,
     relative: &Utf8Path,
+    shape: Shape,
 ) -> Result<Vec<Registered>, RegistrationProblem> {
     let problem = |problem: String| RegistrationProblem {
         file: relative.to_owned(),
@@ -81,7 +84,7 @@ fn in_hook_list(
     let Some(root) = parse_settings(&text).map_err(problem)? else {
         return Ok(Vec::new());
     };
-    let entries = hook_list_entries(&root, harness, relative).map_err(|error| {
+    let entries = hook_list_entries(&root, shape, relative).map_err(|error| {
         problem(match error {
             crate::harness::install::HookInstallError::WrongShape { what, expected, .. } => {
                 format!("has {what} that is not {expected}")

@@ -230,15 +230,7 @@ pub fn picked_answers_text(result: &Value) -> Option<String> {
 pub fn claude_project_folder_name(project_dir: &Utf8Path) -> String {
     project_dir
         .as_str()
-        .chars()
-        .map(|character| {
-            if character.is_ascii_alphanumeric() {
-                character
-            } else {
-                '-'
-            }
-        })
-        .collect()
+        .replace(|character: char| !character.is_ascii_alphanumeric(), "-")
 }
 
 /// The folder the harness keeps its sessions in, as its hooks' environment names it: Claude
@@ -376,16 +368,15 @@ fn content_texts(content: Option<&Value>, part_type: &str) -> Vec<String> {
     match content {
         Some(Value::String(text)) => vec![text.clone()],
         Some(Value::Array(parts)) => {
-            let texts: Vec<String> = parts
+            let mut texts: Vec<String> = parts
                 .iter()
                 .filter(|part| part.get("type").and_then(Value::as_str) == Some(part_type))
                 .filter_map(|part| part.get("text").and_then(Value::as_str).map(str::to_owned))
                 .collect();
-            let mut candidates = texts.clone();
             if texts.len() > 1 {
-                candidates.push(texts.join("\n"));
+                texts.push(texts.join("\n"));
             }
-            candidates
+            texts
         }
         _ => Vec::new(),
     }

@@ -216,12 +216,10 @@ pub fn after_wrappers<'w>(words: &'w [&'w str]) -> &'w [&'w str] {
             return &words[at..];
         };
         at += 1;
-        if name == "timeout" {
-            at += skip_options(&words[at..], with_values);
-            at += 1; // the duration
-            continue;
-        }
         at += skip_options(&words[at..], with_values);
+        if name == "timeout" {
+            at += 1; // the duration
+        }
         if name == "env" {
             while words
                 .get(at)

@@ -139,10 +139,7 @@ impl Parser {
     }
 
     fn skip_comment(&mut self) {
-        while let Some(c) = self.peek() {
-            if c == '\n' {
-                return;
-            }
+        while self.peek().is_some_and(|c| c != '\n') {
             self.at += 1;
         }
     }
@@ -195,23 +192,11 @@ impl Parser {
                 }
                 '(' => {
                     self.at += 1;
-                    self.enter()?;
-                    let inner = self.list(Some(')'))?;
-                    self.nesting -= 1;
-                    commands.push(ShellCommand::Group {
-                        subshell: true,
-                        commands: inner,
-                    });
+                    commands.push(self.group(')')?);
                 }
                 '{' if self.at_reserved_brace() => {
                     self.at += 1;
-                    self.enter()?;
-                    let inner = self.list(Some('}'))?;
-                    self.nesting -= 1;
-                    commands.push(ShellCommand::Group {
-                        subshell: false,
-                        commands: inner,
-                    });
+                    commands.push(self.group('}')?);
                 }
                 _ => {
                     let simple = self.simple_command(closing)?;
@@ -286,7 +271,7 @@ impl Parser {
             }
             if (c == '<' || c == '>') && self.peek_at(1) == Some('(') {
                 self.at += 2;
-                let inner = self.substitution_list()?;
+                let inner = self.group(')')?;
                 self.substitutions.push(inner);
                 command.words.push(Word {
                     text: "/dev/fd/63".to_owned(),
@@ -310,13 +295,13 @@ impl Parser {
         }
     }
 
-    /// The list of a `$(`, `<(` or `>(` just opened, as a subshell.
-    fn substitution_list(&mut self) -> Result<ShellCommand, ShellSyntaxError> {
+    /// The list of a `(`, `$(`, `<(` or `>(` (a subshell) or a `{` just opened, up to `closing`.
+    fn group(&mut self, closing: char) -> Result<ShellCommand, ShellSyntaxError> {
         self.enter()?;
-        let commands = self.list(Some(')'))?;
+        let commands = self.list(Some(closing))?;
         self.nesting -= 1;
         Ok(ShellCommand::Group {
-            subshell: true,
+            subshell: closing == ')',
             commands,
         })
     }
@@ -483,15 +468,7 @@ impl Parser {
                     self.at += 2;
                     self.double_quoted(&mut word)?;
                 }
-                '$' => match self.dollar()? {
-                    Expansion::Words(text) => word.push_expansion(&text, false),
-                    Expansion::AsWritten(text) => word.push_str(&text),
-                },
-                '`' => {
-                    self.at += 1;
-                    let text = self.backticks()?;
-                    word.push_expansion(&text, false);
-                }
+                '$' | '`' => self.expansion(&mut word, false)?,
                 _ => {
                     word.glob |= matches!(c, '*' | '?' | '[');
                     word.brace |= c == '{';
@@ -501,6 +478,21 @@ impl Parser {
             }
         }
         Ok(word.finish())
+    }
+
+    /// The `$` or backtick expansion here, joined to `word` (split into fields unless `quoted`).
+    fn expansion(&mut self, word: &mut WordBuilder, quoted: bool) -> Result<(), ShellSyntaxError> {
+        let expansion = if self.peek() == Some('`') {
+            self.at += 1;
+            Expansion::Words(self.backticks()?)
+        } else {
+            self.dollar()?
+        };
+        match expansion {
+            Expansion::Words(text) => word.push_expansion(&text, quoted),
+            Expansion::AsWritten(text) => word.push_str(&text),
+        }
+        Ok(())
     }
 
     /// The rest of a double-quoted string (its opening quote read).
@@ -527,15 +519,7 @@ impl Parser {
                     }
                     self.at += 2;
                 }
-                '$' => match self.dollar()? {
-                    Expansion::Words(text) => word.push_expansion(&text, true),
-                    Expansion::AsWritten(text) => word.push_str(&text),
-                },
-                '`' => {
-                    self.at += 1;
-                    let text = self.backticks()?;
-                    word.push_expansion(&text, true);
-                }
+                '$' | '`' => self.expansion(word, true)?,
                 _ => {
                     word.push(c);
                     self.at += 1;
@@ -618,7 +602,7 @@ impl Parser {
             }
             (Some('('), _) => {
                 self.at += 2;
-                let inner = self.substitution_list()?;
+                let inner = self.group(')')?;
                 let text = words_of(&inner).join(" ");
                 self.substitutions.push(inner);
                 Ok(Expansion::Words(text))

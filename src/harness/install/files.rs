@@ -20,7 +20,7 @@ use std::ops::Range;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Value, json};
 
-use super::json_text::{self, Layout, Node};
+use super::json_text::{self, Layout, Member, Node};
 use super::{FilePlan, HookAction, HookInstallError, InstallRequest, read_for_edit};
 use crate::harness::Harness;
 use crate::harness::commands::{
@@ -107,6 +107,17 @@ struct IdeCommand {
 
 /// The commands of one hook file, or `None` when it is not a hook file of its format.
 fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
+    let at = |index, event: Option<&Member>, command: &Node| {
+        Some(IdeCommand {
+            index,
+            event: event
+                .and_then(|member| member.value.as_str())
+                .unwrap_or_default()
+                .to_owned(),
+            command: command.as_str()?.to_owned(),
+            span: command.span.clone(),
+        })
+    };
     match format {
         IdeFormat::Current => {
             let hooks = root.get("hooks")?.value.elements()?;
@@ -116,33 +127,15 @@ fn ide_commands(root: &Node, format: IdeFormat) -> Option<Vec<IdeCommand>> {
                     .enumerate()
                     .filter_map(|(index, hook)| {
                         let command = &hook.get("action")?.value.get("command")?.value;
-                        let event = hook
-                            .get("trigger")
-                            .and_then(|member| member.value.as_str())
-                            .unwrap_or_default();
-                        Some(IdeCommand {
-                            index: Some(index),
-                            event: event.to_owned(),
-                            command: command.as_str()?.to_owned(),
-                            span: command.span.clone(),
-                        })
+                        at(Some(index), hook.get("trigger"), command)
                     })
                     .collect(),
             )
         }
         IdeFormat::Legacy => {
             let command = &root.get("then")?.value.get("command")?.value;
-            let event = root
-                .get("when")
-                .and_then(|member| member.value.get("type"))
-                .and_then(|member| member.value.as_str())
-                .unwrap_or_default();
-            Some(vec![IdeCommand {
-                index: None,
-                event: event.to_owned(),
-                command: command.as_str()?.to_owned(),
-                span: command.span.clone(),
-            }])
+            let event = root.get("when").and_then(|member| member.value.get("type"));
+            Some(vec![at(None, event, command)?])
         }
     }
 }
@@ -463,16 +456,13 @@ pub fn plan_opencode(request: &InstallRequest<'_>) -> Result<FilePlan, HookInsta
     {
         return Err(HookInstallError::NotOurs { path });
     }
+    let [run_sensors, record_human_turn, guard] =
+        HookRole::ALL.map(|role| engine_command(request.program, role, Harness::Opencode, None));
     let wanted = match request.action {
         HookAction::Install => Some(opencode_plugin_text(
-            &engine_command(request.program, HookRole::Write, Harness::Opencode, None),
-            &engine_command(
-                request.program,
-                HookRole::HumanTurn,
-                Harness::Opencode,
-                None,
-            ),
-            &engine_command(request.program, HookRole::Guard, Harness::Opencode, None),
+            &run_sensors,
+            &record_human_turn,
+            &guard,
         )),
         HookAction::Uninstall => None,
     };

@@ -51,13 +51,10 @@ pub use files::{
     KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE, ide_hook_commands,
     opencode_plugin_commands,
 };
-pub use hook_lists::Entry;
-use hook_lists::{HookListFile, Shape, Site};
+pub use hook_lists::{Entry, Shape, entries as hook_list_entries};
+use hook_lists::{HookListFile, Site};
 
 use crate::harness::commands::HookRole;
-
-/// Claude Code's settings file under its harness folder.
-pub const SETTINGS_FILE: &str = "settings.json";
 
 /// Install or remove.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -191,26 +188,12 @@ pub enum HookInstallError {
         path: Utf8PathBuf,
         source: std::io::Error,
     },
-    #[error(transparent)]
-    Folder(#[from] crate::leaves::write_folder::WriteFolderError),
     #[error("refusing to write {path}: {refusal}")]
     Outside {
         path: Utf8PathBuf,
         refusal: crate::leaves::fs_util::contained::PathRefusal,
     },
 }
-
-/// Claude Code's file tools, whose `PostToolUse` runs the write hook.
-pub const CLAUDE_FILE_TOOLS: &str = "Write|Edit|MultiEdit|NotebookEdit";
-/// Claude Code's file tools the reference's `Write|Edit` group leaves out: on a reference
-/// install taken over in place, the write hook runs for them in a group of its own.
-pub const CLAUDE_MORE_FILE_TOOLS: &str = "MultiEdit|NotebookEdit";
-/// Claude Code's shell tool, whose `PostToolUse` runs the write hook in a group of its own.
-pub const CLAUDE_SHELL_TOOL: &str = "Bash";
-/// Codex reports every shell command (`exec_command`, `shell`) as `Bash` to its hooks.
-pub const CODEX_SHELL_TOOL: &str = "Bash";
-/// Kiro CLI's shell tool.
-pub const KIRO_CLI_SHELL_TOOL: &str = "execute_bash";
 
 /// How one harness registers the engine's hooks: the one description that install, uninstall,
 /// the dry run and `doctor` (`harness::registration`) all read.
@@ -273,44 +256,28 @@ pub fn hook_registration(harness: Harness) -> HookRegistration {
     };
     match harness {
         Harness::Claude => list(
-            dir.join(SETTINGS_FILE),
+            dir.join("settings.json"),
             HookListFile {
                 picked_answers: Some(Site::new(
                     "PostToolUse",
                     Some(crate::harness::transcript::ASK_USER_QUESTION_TOOL),
                     None,
                 )),
-                more_file_tools: Some(Site::new("PostToolUse", Some(CLAUDE_MORE_FILE_TOOLS), None)),
-                ..groups(CLAUDE_FILE_TOOLS, CLAUDE_SHELL_TOOL)
-            },
-        ),
-        Harness::Codex => list(
-            dir.join(CODEX_HOOKS_FILE),
-            groups("apply_patch", CODEX_SHELL_TOOL),
-        ),
-        Harness::Kiro => list(
-            dir.join(KIRO_CLI_AGENT_FILE),
-            HookListFile {
-                shape: Shape::Commands,
-                fresh: hook_lists::EMPTY_OBJECT,
-                write: Site::new(
-                    "postToolUse",
-                    Some("fs_write"),
-                    Some(KIRO_CLI_WRITE_TIMEOUT_MS),
-                ),
-                shell_writes: Some(Site::new(
-                    "postToolUse",
-                    Some(KIRO_CLI_SHELL_TOOL),
-                    Some(KIRO_CLI_WRITE_TIMEOUT_MS),
+                // The file tools the reference's `Write|Edit` group leaves out: on a reference
+                // install taken over in place, the write hook runs for them in a group of its own.
+                more_file_tools: Some(Site::new(
+                    "PostToolUse",
+                    Some("MultiEdit|NotebookEdit"),
+                    None,
                 )),
-                human_turn: Site::new("userPromptSubmit", None, Some(KIRO_CLI_PROMPT_TIMEOUT_MS)),
-                guard: Site::new("preToolUse", Some("*"), Some(KIRO_CLI_PROMPT_TIMEOUT_MS)),
-                picked_answers: None,
-                tool_guard: None,
-                more_file_tools: None,
+                // The shell tool's `PostToolUse` runs the write hook in a group of its own.
+                ..groups("Write|Edit|MultiEdit|NotebookEdit", "Bash")
             },
         ),
-        Harness::Cursor => list(dir.join(CURSOR_HOOKS_FILE), cursor_hooks()),
+        // Codex reports every shell command (`exec_command`, `shell`) as `Bash` to its hooks.
+        Harness::Codex => list(dir.join("hooks.json"), groups("apply_patch", "Bash")),
+        Harness::Kiro => list(dir.join(KIRO_CLI_AGENT_FILE), kiro_cli_hooks()),
+        Harness::Cursor => list(dir.join("hooks.json"), cursor_hooks()),
         Harness::Copilot => list(Utf8PathBuf::from(COPILOT_HOOKS_FILE), copilot_hooks()),
         Harness::KiroIde | Harness::KiroCliV3 => HookRegistration {
             path: Utf8PathBuf::from(KIRO_IDE_HOOKS_DIR),
@@ -320,6 +287,26 @@ pub fn hook_registration(harness: Harness) -> HookRegistration {
             path: Utf8PathBuf::from(".opencode/plugin"),
             files: RegistrationFiles::OpencodePlugin,
         },
+    }
+}
+
+/// The Kiro CLI conductor agent's hooks: commands with a matcher and a timeout each.
+fn kiro_cli_hooks() -> HookListFile {
+    let site = |event, matcher, timeout_ms| Site::new(event, matcher, Some(timeout_ms));
+    HookListFile {
+        shape: Shape::Commands,
+        fresh: hook_lists::EMPTY_OBJECT,
+        write: site("postToolUse", Some("fs_write"), KIRO_CLI_WRITE_TIMEOUT_MS),
+        shell_writes: Some(site(
+            "postToolUse",
+            Some("execute_bash"),
+            KIRO_CLI_WRITE_TIMEOUT_MS,
+        )),
+        human_turn: site("userPromptSubmit", None, KIRO_CLI_PROMPT_TIMEOUT_MS),
+        guard: site("preToolUse", Some("*"), KIRO_CLI_PROMPT_TIMEOUT_MS),
+        picked_answers: None,
+        tool_guard: None,
+        more_file_tools: None,
     }
 }
 
@@ -362,27 +349,10 @@ fn copilot_hooks() -> HookListFile {
 
 /// A hooks file that starts by saying its schema's version, as Cursor's and Copilot's do.
 const VERSION_ONE: &str = "{\n  \"version\": 1\n}\n";
-/// Cursor's hooks file under `.cursor`.
-pub const CURSOR_HOOKS_FILE: &str = "hooks.json";
 /// The Copilot hooks file the reference registers its hooks in, project-relative (Copilot reads
 /// every `.github/hooks/*.json`).
 pub const COPILOT_HOOKS_FILE: &str = ".github/hooks/aidlc.json";
 
-/// Every command the settings file of `harness` (Claude Code, Codex, Kiro CLI, Cursor, Copilot) registers, with
-/// its event; `path` names the file in messages.
-pub fn hook_list_entries(
-    root: &json_text::Node,
-    harness: Harness,
-    path: &Utf8Path,
-) -> Result<Vec<Entry>, HookInstallError> {
-    match hook_registration(harness).files {
-        RegistrationFiles::HookList(file) => hook_lists::entries(root, file.shape, path),
-        RegistrationFiles::KiroIdeHookFiles | RegistrationFiles::OpencodePlugin => Ok(Vec::new()),
-    }
-}
-
-/// Codex's hook file under `.codex`.
-pub const CODEX_HOOKS_FILE: &str = "hooks.json";
 /// The Kiro CLI agent whose configuration gets the hooks: the reference's AI-DLC conductor.
 pub const KIRO_CLI_AGENT_FILE: &str = "agents/aidlc.json";
 /// Kiro CLI stops a hook after its `timeout_ms` (the reference gives its write hook 120 s).
@@ -393,7 +363,7 @@ const KIRO_CLI_PROMPT_TIMEOUT_MS: u32 = 30_000;
 pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> {
     let harness = request.harness;
     let registration = hook_registration(harness);
-    let files = match registration.files {
+    let mut files = match registration.files {
         RegistrationFiles::KiroIdeHookFiles => files::plan_kiro_ide(request)?,
         RegistrationFiles::OpencodePlugin => vec![files::plan_opencode(request)?],
         RegistrationFiles::HookList(file) => {
@@ -412,7 +382,6 @@ pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> 
             vec![plan]
         }
     };
-    let mut files = files;
     if request.action == HookAction::Install {
         files.push(gitignore_plan(request)?);
     }

@@ -690,24 +690,19 @@ pub fn closest_match<'a>(
     wanted: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let mut best: Option<(f64, &str)> = None;
-    for candidate in candidates {
-        let score = strsim::jaro(wanted, candidate);
-        if score <= 0.7 {
-            continue;
-        }
-        let better = match best {
-            None => true,
-            Some((best_score, best_name)) => {
-                score > best_score
-                    || ((score - best_score).abs() < f64::EPSILON && candidate < best_name)
+    candidates
+        .into_iter()
+        .map(|candidate| (strsim::jaro(wanted, candidate), candidate))
+        .filter(|(score, _)| *score > 0.7)
+        .reduce(|best, next| {
+            let tied = (next.0 - best.0).abs() < f64::EPSILON;
+            if next.0 > best.0 || (tied && next.1 < best.1) {
+                next
+            } else {
+                best
             }
-        };
-        if better {
-            best = Some((score, candidate));
-        }
-    }
-    best.map(|(_, name)| name)
+        })
+        .map(|(_, name)| name)
 }
 
 #[cfg(test)]
