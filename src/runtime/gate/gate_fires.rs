@@ -23,7 +23,7 @@ use crate::protocol::output_paths::{FolderNames, declared_output_paths, is_marke
 use crate::protocol::selection::Severity;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
-use crate::runtime::audit::ledger::{self, RecordLedger, read_record_ledger};
+use crate::runtime::audit::ledger::{self, read_record_ledger};
 use crate::runtime::dispatch::compiled_graph::produce_dirs;
 use crate::runtime::dispatch::fire::{
     BegunFire, EvaluatedFire, FireContext, FireRequest, PreparedFire, begin_fire,
@@ -108,7 +108,17 @@ pub fn plan_gate_fires(
 ) -> Result<GatePlan, DeliverableError> {
     let project_dir = workspace.project_dir();
     let mut plan = GatePlan::default();
-    let progress = WorkflowProgress::new(record);
+    let current_stage =
+        workspace::read_state_text(record).and_then(|text| workspace::current_stage(&text));
+    // Read only when a stage's folders do not already say it was reached.
+    let ledger = OnceCell::new();
+    let started = |slug: &str| {
+        current_stage.as_deref() == Some(slug)
+            || stage_was_started(
+                &ledger.get_or_init(|| read_record_ledger(record)).entries,
+                slug,
+            )
+    };
     for node in nodes
         .iter()
         .filter(|node| stages.is_empty() || stages.contains(&node.slug))
@@ -129,11 +139,11 @@ pub fn plan_gate_fires(
                 || !deliverables.files.is_empty()
                 || !deliverables.not_regular.is_empty()
                 || !produce_dirs(workspace, record, node).is_empty()
-                || progress.reached(&node.slug)
+                || started(&node.slug)
         };
         for entry in entries {
-            let fires_before = plan.fires.len();
-            let shard_skips_before = other_shard_skips(&plan.skips);
+            // A unit is noted exactly when it gets a fire, in this shard or another.
+            let units_before = plan.planned_units;
             if deliverables.files.is_empty() && deliverables.not_regular.is_empty() {
                 plan.skips.push(GateSkip {
                     stage: node.slug.clone(),
@@ -142,18 +152,9 @@ pub fn plan_gate_fires(
                     reason: SkipReason::NoDeliverable,
                 });
             } else {
-                plan_entry(
-                    project_dir,
-                    node,
-                    entry,
-                    &deliverables.files,
-                    shard,
-                    &mut plan,
-                );
-                skip_not_regular_files(project_dir, node, entry, &deliverables, &mut plan);
+                plan_entry(project_dir, node, entry, &deliverables, shard, &mut plan);
             }
-            let fired = plan.fires.len() > fires_before
-                || other_shard_skips(&plan.skips) > shard_skips_before;
+            let fired = plan.planned_units > units_before;
             if entry.default_severity == Severity::Blocking && !fired && reached() {
                 plan.unfired_bindings.push(unfired_binding(
                     project_dir,
@@ -166,43 +167,6 @@ pub fn plan_gate_fires(
         }
     }
     Ok(plan)
-}
-
-fn other_shard_skips(skips: &[GateSkip]) -> usize {
-    skips
-        .iter()
-        .filter(|skip| skip.reason == SkipReason::OtherShard)
-        .count()
-}
-
-/// What the workflow says about which stages it has reached: the state's current stage, and
-/// the ledger's gate rows (read only when a stage's folders do not already say so).
-struct WorkflowProgress<'r> {
-    record: &'r Utf8Path,
-    current_stage: Option<String>,
-    ledger: OnceCell<RecordLedger>,
-}
-
-impl<'r> WorkflowProgress<'r> {
-    fn new(record: &'r Utf8Path) -> Self {
-        Self {
-            record,
-            current_stage: workspace::read_state_text(record)
-                .and_then(|text| workspace::current_stage(&text)),
-            ledger: OnceCell::new(),
-        }
-    }
-
-    fn reached(&self, slug: &str) -> bool {
-        self.current_stage.as_deref() == Some(slug)
-            || stage_was_started(
-                &self
-                    .ledger
-                    .get_or_init(|| read_record_ledger(self.record))
-                    .entries,
-                slug,
-            )
-    }
 }
 
 /// The binding's glob; a binding without one (or with one that does not compile, which the
@@ -219,28 +183,29 @@ fn glob_admits(glob: Option<&SensorGlob>, project_dir: &Utf8Path, path: &Utf8Pat
     glob.is_none_or(|glob| glob.matches(project_dir, path))
 }
 
-/// The fires of one binding over a stage's deliverables (and the skips of the ones its glob
-/// does not match), appended to `plan`.
+/// The fires of one binding over a stage's deliverables, the skips of the ones its glob does
+/// not match, then a `not a regular file` skip for each such path it matches (said, and never
+/// opened), appended to `plan`.
 pub fn plan_entry(
     project_dir: &Utf8Path,
     node: &GraphNode,
     entry: &SensorEntry,
-    deliverables: &[Utf8PathBuf],
+    deliverables: &StageDeliverables,
     shard: Option<(u64, u64)>,
     plan: &mut GatePlan,
 ) {
     let glob = binding_glob(entry);
+    let skip = |relative: Utf8PathBuf, reason| GateSkip {
+        stage: node.slug.clone(),
+        sensor_id: entry.id.clone(),
+        deliverable: Some(relative),
+        reason,
+    };
     let mut folders_done: Vec<Utf8PathBuf> = Vec::new();
-    for deliverable in deliverables {
+    for deliverable in &deliverables.files {
         let relative = relative(project_dir, deliverable);
-        let skip = |reason| GateSkip {
-            stage: node.slug.clone(),
-            sensor_id: entry.id.clone(),
-            deliverable: Some(relative.clone()),
-            reason,
-        };
         if !glob_admits(glob.as_ref(), project_dir, deliverable) {
-            plan.skips.push(skip(SkipReason::NoGlobMatch));
+            plan.skips.push(skip(relative, SkipReason::NoGlobMatch));
             continue;
         }
         if fires_per_output_folder(&entry.id) {
@@ -257,7 +222,7 @@ pub fn plan_entry(
         if let Some((index, count)) = shard
             && shard_of(&node.slug, &relative, count) != index
         {
-            plan.skips.push(skip(SkipReason::OtherShard));
+            plan.skips.push(skip(relative, SkipReason::OtherShard));
             continue;
         }
         plan.fires.push(PlannedFire {
@@ -269,26 +234,12 @@ pub fn plan_entry(
             plugin: node.plugin.clone(),
         });
     }
-}
-
-/// A `not a regular file` skip for each such path the binding's glob matches: it is said, and
-/// nothing opens it.
-fn skip_not_regular_files(
-    project_dir: &Utf8Path,
-    node: &GraphNode,
-    entry: &SensorEntry,
-    deliverables: &StageDeliverables,
-    plan: &mut GatePlan,
-) {
-    let glob = binding_glob(entry);
     for special in &deliverables.not_regular {
         if glob_admits(glob.as_ref(), project_dir, &special.path) {
-            plan.skips.push(GateSkip {
-                stage: node.slug.clone(),
-                sensor_id: entry.id.clone(),
-                deliverable: Some(relative(project_dir, &special.path)),
-                reason: SkipReason::NotARegularFile,
-            });
+            plan.skips.push(skip(
+                relative(project_dir, &special.path),
+                SkipReason::NotARegularFile,
+            ));
         }
     }
 }

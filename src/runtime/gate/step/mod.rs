@@ -20,23 +20,8 @@
 //!   issue naming the switch: nothing the agent can switch opens a gate a blocking sensor
 //!   guards; the gate row records the switch (`Sensors Off`);
 //! - an override needs a fresh receipt in the audit shards (D34); the gate row it writes is a
-//!   boundary itself, so one receipt opens the gate once.
-//!
-//! The files, in the order of the step:
-//! - `mod.rs`: the step itself ([`run_gate_step`]): the active record, the stage, its
-//!   deliverables (a unit's own gate keeps that unit's folders), and the order of the parts;
-//! - `request.rs`: what the conductor asked ([`GateStepRequest`]) and why the step stopped
-//!   ([`GateStepError`]);
-//! - `plan.rs`: planning, fingerprints and dispatch, and the issue each blocking fire raises;
-//! - `receipt.rs`: the refusal, the override checks and the authorization receipt;
-//! - `notices.rs`: the newest result per (sensor, output), `Sensor State` and the failed-check
-//!   sentences;
-//! - `gate_row.rs`: the gate row under the lock, and the reply;
-//! - `command.rs`: the command around the step: the request completed by the environment, the
-//!   stale-graph and disabled-stage refusals, and the summary line and exit status of the end.
-//!
-//! The ledger is read through `audit::ledger`'s typed events only; whether a stage's gate is open
-//! is `gate::progress`'s.
+//!   boundary itself, so one receipt opens the gate once;
+//! - the ledger is read through `audit::ledger`'s typed events only.
 
 pub mod command;
 mod gate_row;
@@ -90,12 +75,7 @@ pub fn run_gate_step(
     let evaluation = if let Some(switch) = sensors_off {
         GateEvaluation::sensors_switched_off(node, deliverables.files.len(), switch)
     } else {
-        let fires = plan_stage_fires(
-            workspace.project_dir(),
-            node,
-            &deliverables.files,
-            autonomous,
-        );
+        let fires = plan_stage_fires(workspace.project_dir(), node, &deliverables, autonomous);
         let mut evaluation = evaluate_gate_sensors(
             workspace,
             registry,
