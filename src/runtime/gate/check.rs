@@ -431,12 +431,8 @@ pub fn finding_sources(
         if sources.contains_key(file) {
             continue;
         }
+        // Opened only if a regular file (never blocking), and read only up to the limit.
         let path = project_dir.join(file);
-        let readable = std::fs::metadata(&path)
-            .is_ok_and(|metadata| metadata.is_file() && metadata.len() <= MAX_SNIPPET_SOURCE_BYTES);
-        if !readable {
-            continue;
-        }
         if let Ok(bytes) = crate::leaves::fs_util::read_bounded(&path, MAX_SNIPPET_SOURCE_BYTES) {
             let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).as_ref());
             sources.insert(file.clone(), text);

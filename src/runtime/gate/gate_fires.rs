@@ -379,17 +379,14 @@ pub fn run_gate_fires(
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
     let (before_dispatch, _) = fingerprint_blocking_deliverables(fires);
-    let run_all = || {
+    let run_all = || -> Vec<GateFire> {
         if record {
-            return run_recorded_in_batches(
-                workspace,
-                registry,
-                nodes,
-                fires,
-                jobs,
-                limits,
-                on_fire_done,
-            );
+            return fires
+                .chunks(jobs.max(1) * RECORDED_BATCH_PER_JOB)
+                .flat_map(|batch| {
+                    run_recorded_batch(workspace, registry, nodes, batch, limits, on_fire_done)
+                })
+                .collect();
         }
         fires
             .par_iter()
@@ -467,34 +464,16 @@ fn set_aside_verdicts_on_changed_deliverables(
 /// wait less for a batch's slowest worker.
 const RECORDED_BATCH_PER_JOB: usize = 8;
 
-/// The recorded run of [`run_gate_fires`], in batches: per batch, every fire's pre-flight, one
+/// One fire of a batch on its way, with its start time: begun with its prepared worker, or
+/// refused (nothing recorded).
+type BatchFire = (Instant, Result<(PreparedFire, BegunFire), FiredPlan>);
+
+/// One batch of the recorded run of [`run_gate_fires`]: every fire's pre-flight, one
 /// append of their `SENSOR_FIRED` rows, their workers in parallel (each bracketed, D6, and
 /// under its dispatch cap), then one append of their terminal rows. The lock is taken twice per
 /// batch instead of twice per fire, and never while a worker runs. Once the run's deadline has
 /// passed, a fire of a later batch is not started (nothing recorded) and a begun fire whose
 /// worker has not started is cut short (its terminal row says so).
-fn run_recorded_in_batches(
-    workspace: &Workspace,
-    registry: &LiveRegistry,
-    nodes: &[GraphNode],
-    fires: &[PlannedFire],
-    jobs: usize,
-    limits: &GateLimits,
-    on_fire_done: &(dyn Fn() + Sync),
-) -> Vec<GateFire> {
-    let batch_size = jobs.max(1) * RECORDED_BATCH_PER_JOB;
-    fires
-        .chunks(batch_size)
-        .flat_map(|batch| {
-            run_recorded_batch(workspace, registry, nodes, batch, limits, on_fire_done)
-        })
-        .collect()
-}
-
-/// One fire of a batch on its way, with its start time: begun with its prepared worker, or
-/// refused (nothing recorded).
-type BatchFire = (Instant, Result<(PreparedFire, BegunFire), FiredPlan>);
-
 fn run_recorded_batch(
     workspace: &Workspace,
     registry: &LiveRegistry,
