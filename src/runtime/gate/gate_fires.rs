@@ -213,7 +213,8 @@ pub fn plan_entry(
                 .parent()
                 .map(Utf8Path::to_owned)
                 .unwrap_or_default();
-            if is_marker(deliverable) || folders_done.contains(&folder) {
+            let marker = deliverable.file_stem().is_some_and(is_marker_artifact);
+            if marker || folders_done.contains(&folder) {
                 continue;
             }
             folders_done.push(folder);
@@ -300,10 +301,6 @@ pub fn unfired_binding(
 /// Whether the sensor reads the whole stage's output, and so fires once per output folder.
 fn fires_per_output_folder(sensor_id: &str) -> bool {
     sensors::shipped(sensor_id).is_some_and(|sensor| sensor.gate_unit == GateUnit::OutputFolder)
-}
-
-fn is_marker(path: &Utf8Path) -> bool {
-    path.file_stem().is_some_and(is_marker_artifact)
 }
 
 /// The 1-based shard a (stage, deliverable) unit belongs to, out of `count`.

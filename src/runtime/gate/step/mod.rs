@@ -62,12 +62,23 @@ pub fn run_gate_step(
     nodes: &[GraphNode],
     request: &GateStepRequest,
 ) -> Result<GateStepReply, GateStepError> {
-    let record = active_record(workspace)?;
+    // Several records without a cursor, or none, stop the step.
+    let record = workspace
+        .unambiguous_active_intent()?
+        .ok_or_else(|| GateStepError::NoIntent {
+            space: workspace.space().to_owned(),
+        })?;
     let node = nodes
         .iter()
         .find(|node| node.slug == request.stage)
         .ok_or_else(|| GateStepError::UnknownStage(unknown_stage_message(&request.stage, nodes)))?;
-    check_unit_name(request.unit.as_deref())?;
+    if let Some(unit) = request.unit.as_deref()
+        && !workspace::is_plain_folder_name(unit)
+    {
+        return Err(GateStepError::InvalidUnit {
+            unit: unit.to_owned(),
+        });
+    }
     let state_text = workspace::read_state_text(&record).unwrap_or_default();
     let autonomous = is_autonomous(&state_text);
     let deliverables = stage_deliverables(workspace, &record, node, request)?;
@@ -130,24 +141,6 @@ fn unfired_blocking_issues(
         let fired = fires.iter().any(|fire| fire.sensor_id == entry.id);
         (!fired).then(|| unfired_binding(project_dir, record, node, entry, deliverables).reason())
     })
-}
-
-/// The active intent record; several records without a cursor, or none, stop the step.
-fn active_record(workspace: &Workspace) -> Result<Utf8PathBuf, GateStepError> {
-    workspace
-        .unambiguous_active_intent()?
-        .ok_or_else(|| GateStepError::NoIntent {
-            space: workspace.space().to_owned(),
-        })
-}
-
-fn check_unit_name(unit: Option<&str>) -> Result<(), GateStepError> {
-    match unit {
-        Some(unit) if !workspace::is_plain_folder_name(unit) => Err(GateStepError::InvalidUnit {
-            unit: unit.to_owned(),
-        }),
-        _ => Ok(()),
-    }
 }
 
 /// `- **Construction Autonomy Mode**: autonomous` (its first word, so a `(set by you)` note
