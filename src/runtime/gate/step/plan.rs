@@ -12,7 +12,7 @@ use camino::Utf8Path;
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
-use crate::runtime::audit::ledger;
+use crate::runtime::audit::ledger::relative_path_field;
 use crate::runtime::dispatch::fire::{FireContext, prepare_fire_with, run_fire};
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
@@ -152,14 +152,10 @@ pub fn plan_stage_fires(
 fn issue(project_dir: &Utf8Path, fire: &PlannedFire, reason: &str) -> BlockingIssue {
     BlockingIssue {
         sensor_id: fire.sensor_id.clone(),
-        output_path: relative(project_dir, &fire.deliverable),
+        output_path: relative_path_field(project_dir, fire.deliverable.as_str()),
         detail_path: None,
         reason: reason.to_owned(),
     }
-}
-
-pub(super) fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> String {
-    ledger::relative_path_field(project_dir, path.as_str())
 }
 
 // --- Dispatch -----------------------------------------------------------------------------------
@@ -285,7 +281,7 @@ fn dispatch_fire(
             report.verdict,
             report
                 .detail_path
-                .map(|path| relative(workspace.project_dir(), &path)),
+                .map(|path| relative_path_field(workspace.project_dir(), path.as_str())),
         ),
         Err(refusal) => (
             Verdict::ScriptError(ScriptError::Refused(refusal.message)),
