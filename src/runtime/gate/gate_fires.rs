@@ -19,7 +19,9 @@ use rayon::prelude::*;
 
 use crate::compile::stage_graph::dead_bindings::binding_never_fires_at_the_gate;
 use crate::protocol::glob::SensorGlob;
-use crate::protocol::output_paths::{FolderNames, declared_output_paths, is_marker_artifact};
+use crate::protocol::output_paths::{
+    FolderNames, declared_output_file_names, declared_output_paths, is_marker_artifact,
+};
 use crate::protocol::selection::Severity;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
@@ -32,7 +34,7 @@ use crate::runtime::dispatch::fire::{
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::deliverables::{
-    DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
+    DeliverableError, StageDeliverables, existing_deliverables,
 };
 use crate::runtime::gate::fingerprints::{Bracket, Fingerprints, fingerprint_file};
 use crate::runtime::gate::progress::stage_was_started;
@@ -201,6 +203,9 @@ pub fn plan_entry(
         deliverable: Some(relative),
         reason,
     };
+    // A sensor that reads the whole stage's output fires once per output folder.
+    let per_output_folder = sensors::shipped(&entry.id)
+        .is_some_and(|sensor| sensor.gate_unit == GateUnit::OutputFolder);
     let mut folders_done: Vec<Utf8PathBuf> = Vec::new();
     for deliverable in &deliverables.files {
         let relative = relative(project_dir, deliverable);
@@ -208,7 +213,7 @@ pub fn plan_entry(
             plan.skips.push(skip(relative, SkipReason::NoGlobMatch));
             continue;
         }
-        if fires_per_output_folder(&entry.id) {
+        if per_output_folder {
             let folder = deliverable
                 .parent()
                 .map(Utf8Path::to_owned)
@@ -292,15 +297,10 @@ pub fn unfired_binding(
         intent: record.file_name().unwrap_or_default().to_owned(),
         manifest_path: entry.path.clone(),
         pattern: entry.matches.clone().filter(|pattern| !pattern.is_empty()),
-        declared_outputs: declared_file_names(node),
+        declared_outputs: declared_output_file_names(&node.stage_outputs()),
         cause,
         plugin: node.plugin.clone(),
     }
-}
-
-/// Whether the sensor reads the whole stage's output, and so fires once per output folder.
-fn fires_per_output_folder(sensor_id: &str) -> bool {
-    sensors::shipped(sensor_id).is_some_and(|sensor| sensor.gate_unit == GateUnit::OutputFolder)
 }
 
 /// The 1-based shard a (stage, deliverable) unit belongs to, out of `count`.
