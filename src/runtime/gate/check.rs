@@ -109,8 +109,13 @@ pub fn plan_check(
             request.shard,
         )
         .map_err(|error| error.to_string())?;
-        if sensors_off(record) {
-            if !workspace::sensors_off_by_environment() {
+        // The Sensors ceremony, for this record.
+        let by_environment = workspace::sensors_off_by_environment();
+        if by_environment
+            || workspace::read_state_text(record)
+                .is_some_and(|text| workspace::sensors_off_in_state(&text))
+        {
+            if !by_environment {
                 off_in_state.push(record.file_name().unwrap_or_default().to_owned());
             }
             switch_off(&mut plan, workspace.project_dir());
@@ -325,13 +330,6 @@ fn name_project_files_from_the_repository(
             finding.help = Some(relative(help));
         }
     }
-}
-
-/// The Sensors ceremony, for one record.
-fn sensors_off(record: &Utf8Path) -> bool {
-    workspace::sensors_off_by_environment()
-        || workspace::read_state_text(record)
-            .is_some_and(|text| workspace::sensors_off_in_state(&text))
 }
 
 /// Turn every fire of `plan`, and every blocking binding that would not have fired, into a
