@@ -152,21 +152,9 @@ impl FormatSource {
     }
 }
 
-/// The format to write, and why.
-pub fn resolve_graph_format(
-    flag: Option<GraphFormat>,
-    existing_graph: Option<&str>,
-    reference_tools_version: Option<&str>,
-) -> (GraphFormat, FormatSource) {
-    resolve_graph_format_from_evidence(
-        flag,
-        existing_graph.map(format_written_by),
-        reference_tools_version,
-    )
-}
-
-/// [`resolve_graph_format`] given what the existing graph's bytes say ([`format_written_by`])
-/// rather than the bytes: watch mode knows that of the graph it has just written.
+/// The format to write, and why, given what the existing graph's bytes say
+/// ([`format_written_by`]) rather than the bytes: watch mode knows that of the graph it has
+/// just written.
 pub fn resolve_graph_format_from_evidence(
     flag: Option<GraphFormat>,
     existing_graph: Option<GraphEvidence>,
@@ -258,6 +246,18 @@ pub fn reference_tools_version(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn resolve_graph_format(
+        flag: Option<GraphFormat>,
+        existing_graph: Option<&str>,
+        reference_tools_version: Option<&str>,
+    ) -> (GraphFormat, FormatSource) {
+        resolve_graph_format_from_evidence(
+            flag,
+            existing_graph.map(format_written_by),
+            reference_tools_version,
+        )
+    }
 
     #[test]
     fn each_format_has_the_reference_s_count_of_node_keys() {

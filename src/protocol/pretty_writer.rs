@@ -64,18 +64,9 @@ impl<'o> PrettyWriter<'o> {
 
     /// `"key": ` on a new line of the open object; the value follows.
     pub fn key(&mut self, key: &str) {
-        self.element_prefix();
+        self.element();
         push_json_string(self.out, key);
         self.out.push_str(": ");
-    }
-
-    /// The prefix of the next element of the open array; the value follows.
-    pub fn element(&mut self) {
-        self.element_prefix();
-    }
-
-    pub fn string(&mut self, text: &str) {
-        push_json_string(self.out, text);
     }
 
     pub fn bool(&mut self, value: bool) {
@@ -98,7 +89,7 @@ impl<'o> PrettyWriter<'o> {
     /// `"key": "text"`.
     pub fn string_field(&mut self, key: &str, text: &str) {
         self.key(key);
-        self.string(text);
+        push_json_string(self.out, text);
     }
 
     /// `"key": [ "a", "b" ]` over strings.
@@ -107,7 +98,7 @@ impl<'o> PrettyWriter<'o> {
         self.begin_array();
         for item in items {
             self.element();
-            self.string(item);
+            push_json_string(self.out, item);
         }
         self.end_array();
     }
@@ -127,7 +118,9 @@ impl<'o> PrettyWriter<'o> {
         self.out.push(bracket);
     }
 
-    fn element_prefix(&mut self) {
+    /// The prefix of the next element of the open container (after a comma when it has one); the
+    /// value follows.
+    pub fn element(&mut self) {
         if let Some(has_elements) = self.has_elements.last_mut() {
             if *has_elements {
                 self.out.push(',');

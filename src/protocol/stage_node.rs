@@ -142,12 +142,7 @@ impl NodeBody<'_> {
         match field {
             // The head's fields, written by `write_node_head`.
             NodeField::Slug | NodeField::Number | NodeField::Name => {}
-            NodeField::Enabled => {
-                if let Some(enabled) = self.enabled {
-                    node.key(key);
-                    node.bool(enabled);
-                }
-            }
+            NodeField::Enabled => optional_bool(node, key, self.enabled),
             NodeField::Plugin => optional_string(node, key, self.plugin),
             NodeField::Phase => node.string_field(key, self.phase),
             NodeField::Execution => node.string_field(key, self.execution),
@@ -158,12 +153,7 @@ impl NodeBody<'_> {
             }
             NodeField::Mode => node.string_field(key, self.mode),
             NodeField::ForEach => optional_string(node, key, self.for_each),
-            NodeField::WorkspaceRequires => {
-                if let Some(required) = self.workspace_requires {
-                    node.key(key);
-                    node.bool(required);
-                }
-            }
+            NodeField::WorkspaceRequires => optional_bool(node, key, self.workspace_requires),
             NodeField::Produces => node.string_list_field(key, self.produces.iter().copied()),
             NodeField::OptionalProduces => {
                 if let Some(optional) = self.optional_produces {
@@ -249,6 +239,13 @@ impl NodeBody<'_> {
 fn optional_string(writer: &mut PrettyWriter<'_>, key: &str, text: Option<&str>) {
     if let Some(text) = text {
         writer.string_field(key, text);
+    }
+}
+
+fn optional_bool(writer: &mut PrettyWriter<'_>, key: &str, value: Option<bool>) {
+    if let Some(value) = value {
+        writer.key(key);
+        writer.bool(value);
     }
 }
 

@@ -182,16 +182,6 @@ impl Verdict {
     }
 }
 
-/// What a worker said, once its stdout was read as the protocol requires.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WorkerOutput {
-    pub pass: bool,
-    /// A non-negative whole number; 0 whenever `pass` is true.
-    pub findings_count: u64,
-    /// The whole object, keys in the worker's order, for the detail file.
-    pub json: Value,
-}
-
 /// Why a worker's stdout is not a verdict (all are `script-error: bad-output`), worded to say
 /// which rule it broke.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -220,12 +210,13 @@ pub enum BadWorkerOutput {
     PassWithFindings(u64),
 }
 
-/// Read a worker's stdout as one verdict (see the module documentation for where the JSON is
-/// looked for, and for the rules it must follow).
+/// Read a worker's stdout as one verdict, passed or failed (see the module documentation for
+/// where the JSON is looked for, and for the rules it must follow). A failure keeps the whole
+/// object, keys in the worker's order, for the detail file.
 ///
 /// Invalid UTF-8 is replaced, as the reference's `encoding: "utf-8"` did. `serde_json` refuses
 /// nesting deeper than 128 levels, which makes such output bad rather than a stack overflow.
-pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutput> {
+pub fn parse_worker_output(stdout: &[u8]) -> Result<Verdict, BadWorkerOutput> {
     let text = String::from_utf8_lossy(stdout);
     let start = text.find('{').ok_or(BadWorkerOutput::NoObject)?;
     let object = match one_object(&text[start..]) {
@@ -248,10 +239,13 @@ pub fn parse_worker_output(stdout: &[u8]) -> Result<WorkerOutput, BadWorkerOutpu
     if pass && findings_count > 0 {
         return Err(BadWorkerOutput::PassWithFindings(findings_count));
     }
-    Ok(WorkerOutput {
-        pass,
-        findings_count,
-        json: Value::Object(object.map),
+    Ok(if pass {
+        Verdict::Passed
+    } else {
+        Verdict::Failed {
+            findings_count,
+            worker_json: Value::Object(object.map),
+        }
     })
 }
 
@@ -405,14 +399,8 @@ fn verdict_of_output(run: &WorkerRun) -> Verdict {
     if run.stdout_truncated {
         return Verdict::ScriptError(ScriptError::BadOutput(BadWorkerOutput::OverTheCap));
     }
-    match parse_worker_output(&run.stdout) {
-        Ok(output) if output.pass => Verdict::Passed,
-        Ok(output) => Verdict::Failed {
-            findings_count: output.findings_count,
-            worker_json: output.json,
-        },
-        Err(bad) => Verdict::ScriptError(ScriptError::BadOutput(bad)),
-    }
+    parse_worker_output(&run.stdout)
+        .unwrap_or_else(|bad| Verdict::ScriptError(ScriptError::BadOutput(bad)))
 }
 
 /// `ceil(ms / 1000)` over whole milliseconds, as the reference computes `Observed value`.
@@ -813,8 +801,10 @@ mod tests {
         let output =
             parse_worker_output(b"\xff\xfe{\"pass\":false,\"findings_count\":1,\"note\":\"\xff\"}")
                 .unwrap();
-        assert!(!output.pass);
-        assert_eq!(output.json["note"], json!("\u{fffd}"));
+        let Verdict::Failed { worker_json, .. } = output else {
+            panic!("expected a failure, got {output:?}");
+        };
+        assert_eq!(worker_json["note"], json!("\u{fffd}"));
     }
 
     #[test]

@@ -225,16 +225,6 @@ impl<'a> ObjectChecker<'a> {
         })
     }
 
-    fn optional_enum<T: EnumValue>(
-        &self,
-        value: Option<&Scalar<'_>>,
-        key: &str,
-    ) -> Result<Option<T>, GraphRefusal> {
-        value
-            .map(|value| self.enum_value(Some(value), key))
-            .transpose()
-    }
-
     fn string_list(
         &self,
         value: Option<&Listed<Scalar<'_>>>,
@@ -321,8 +311,11 @@ fn check_node(
         .map(str::to_owned);
     let enabled = object.enabled_flag(fields.enabled.as_ref(), NodeField::Enabled.key())?;
     let phase: Phase = object.enum_value(fields.phase.as_ref(), NodeField::Phase.key())?;
-    let for_each: Option<ForEach> =
-        object.optional_enum(fields.for_each.as_ref(), NodeField::ForEach.key())?;
+    let for_each: Option<ForEach> = fields
+        .for_each
+        .as_ref()
+        .map(|value| object.enum_value(Some(value), NodeField::ForEach.key()))
+        .transpose()?;
     let produces = object.string_list(fields.produces.as_ref(), NodeField::Produces.key(), true)?;
     let optional_produces = object.string_list(
         fields.optional_produces.as_ref(),

@@ -109,8 +109,13 @@ pub fn plan_check(
             request.shard,
         )
         .map_err(|error| error.to_string())?;
-        if sensors_off(record) {
-            if !workspace::sensors_off_by_environment() {
+        // The Sensors ceremony, for this record.
+        let by_environment = workspace::sensors_off_by_environment();
+        if by_environment
+            || workspace::read_state_text(record)
+                .is_some_and(|text| workspace::sensors_off_in_state(&text))
+        {
+            if !by_environment {
                 off_in_state.push(record.file_name().unwrap_or_default().to_owned());
             }
             switch_off(&mut plan, workspace.project_dir());
@@ -327,13 +332,6 @@ fn name_project_files_from_the_repository(
     }
 }
 
-/// The Sensors ceremony, for one record.
-fn sensors_off(record: &Utf8Path) -> bool {
-    workspace::sensors_off_by_environment()
-        || workspace::read_state_text(record)
-            .is_some_and(|text| workspace::sensors_off_in_state(&text))
-}
-
 /// Turn every fire of `plan`, and every blocking binding that would not have fired, into a
 /// `sensors off` skip (one without a deliverable for the latter).
 fn switch_off(plan: &mut GatePlan, project_dir: &Utf8Path) {
@@ -431,12 +429,8 @@ pub fn finding_sources(
         if sources.contains_key(file) {
             continue;
         }
+        // Opened only if a regular file (never blocking), and read only up to the limit.
         let path = project_dir.join(file);
-        let readable = std::fs::metadata(&path)
-            .is_ok_and(|metadata| metadata.is_file() && metadata.len() <= MAX_SNIPPET_SOURCE_BYTES);
-        if !readable {
-            continue;
-        }
         if let Ok(bytes) = crate::leaves::fs_util::read_bounded(&path, MAX_SNIPPET_SOURCE_BYTES) {
             let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).as_ref());
             sources.insert(file.clone(), text);

@@ -390,9 +390,7 @@ fn prepare_check(
     }
     let (project_dir, harness_json) =
         (workspace.project_dir(), &workspace.layout.harness_json_path);
-    if let Err(refusal) = refuse_disabled_stages(graph, flags.stages, project_dir, harness_json) {
-        return Err(Notice::error(refusal.message, Some(&refusal.help)));
-    }
+    refuse_disabled_stages(graph, flags.stages, project_dir, harness_json)?;
     notes.extend(skipped_disabled_note(
         graph,
         flags.stages,

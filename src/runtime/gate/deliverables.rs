@@ -63,11 +63,6 @@ pub enum ArtifactRefusal {
     OutsideUnit(String),
 }
 
-/// The declared file names of a stage: `produces ∪ optional_produces`, markers included.
-pub fn declared_file_names(node: &GraphNode) -> Vec<String> {
-    declared_output_file_names(&node.stage_outputs())
-}
-
 /// What a stage has on disk under its declared output names, and the explicit artifacts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct StageDeliverables {
@@ -116,7 +111,8 @@ pub fn existing_deliverables(
         slug: &node.slug,
         canonical_dirs: &canonical_dirs,
     };
-    let names = declared_file_names(node);
+    // `produces ∪ optional_produces`, markers included.
+    let names = declared_output_file_names(&node.stage_outputs());
     let mut found = StageDeliverables::default();
     for dir in &canonical_dirs {
         for name in &names {

@@ -16,13 +16,7 @@ use crate::compile::stage_graph::plugins_key::CORE_PLUGIN;
 use crate::leaves::english::plural;
 use crate::protocol::graph_reader::StageGraph;
 use crate::protocol::stage_node::GraphNode;
-
-/// Why a gate cannot run on the stages it was asked for.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DisabledStageRefusal {
-    pub message: String,
-    pub help: String,
-}
+use crate::runtime::gate::command::Notice;
 
 /// The plugin a node belongs to, as `harness.json`'s `plugins` names it.
 fn plugin_of(node: &GraphNode) -> &str {
@@ -37,25 +31,6 @@ fn shown_path(project_dir: &Utf8Path, harness_json: &Utf8Path) -> String {
         .to_string()
 }
 
-/// The refusal for one requested stage the selection disabled.
-pub fn disabled_stage_refusal(
-    node: &GraphNode,
-    project_dir: &Utf8Path,
-    harness_json: &Utf8Path,
-) -> DisabledStageRefusal {
-    let plugin = plugin_of(node);
-    let path = shown_path(project_dir, harness_json);
-    DisabledStageRefusal {
-        message: format!(
-            "stage \"{}\" is disabled: its plugin \"{plugin}\" is not selected by `plugins` in {path}, so the graph leaves it out of every gate",
-            node.slug
-        ),
-        help: format!(
-            "add \"{plugin}\" to `plugins` in {path} (or remove the `plugins` key to select every plugin), then run `aidlc compile`"
-        ),
-    }
-}
-
 /// Refuses the first of `requested` that names a disabled stage; with nothing requested (every
 /// stage), refuses a graph that has disabled stages and no enabled one.
 pub fn refuse_disabled_stages(
@@ -63,24 +38,34 @@ pub fn refuse_disabled_stages(
     requested: &[String],
     project_dir: &Utf8Path,
     harness_json: &Utf8Path,
-) -> Result<(), DisabledStageRefusal> {
+) -> Result<(), Notice> {
     if let Some(node) = requested
         .iter()
         .find_map(|stage| graph.disabled_stage(stage))
     {
-        return Err(disabled_stage_refusal(node, project_dir, harness_json));
+        let plugin = plugin_of(node);
+        let path = shown_path(project_dir, harness_json);
+        return Err(Notice::Error {
+            message: format!(
+                "stage \"{}\" is disabled: its plugin \"{plugin}\" is not selected by `plugins` in {path}, so the graph leaves it out of every gate",
+                node.slug
+            ),
+            help: Some(format!(
+                "add \"{plugin}\" to `plugins` in {path} (or remove the `plugins` key to select every plugin), then run `aidlc compile`"
+            )),
+        });
     }
     if requested.is_empty() && graph.nodes.is_empty() && !graph.disabled.is_empty() {
         let path = shown_path(project_dir, harness_json);
         let count = graph.disabled.len();
-        return Err(DisabledStageRefusal {
+        return Err(Notice::Error {
             message: format!(
                 "every stage of the graph is disabled ({count} stage{} whose plugins `plugins` in {path} does not select): nothing to check",
                 plural(count)
             ),
-            help: format!(
+            help: Some(format!(
                 "select the plugins whose stages should be checked in `plugins` in {path} (or remove the key), then run `aidlc compile`"
-            ),
+            )),
         });
     }
     Ok(())
@@ -125,6 +110,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    fn parts(refusal: Notice) -> (String, String) {
+        match refusal {
+            Notice::Error { message, help } => (message, help.unwrap_or_default()),
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
     use crate::protocol::graph_reader::parse_graph;
 
     fn graph(nodes: &serde_json::Value) -> StageGraph {
@@ -163,12 +155,13 @@ mod tests {
             Utf8Path::new(HARNESS_JSON),
         )
         .unwrap_err();
+        let (message, help) = parts(refusal);
         assert_eq!(
-            refusal.message,
+            message,
             "stage \"b\" is disabled: its plugin \"extra\" is not selected by `plugins` in .claude/tools/data/harness.json, so the graph leaves it out of every gate"
         );
         assert_eq!(
-            refusal.help,
+            help,
             "add \"extra\" to `plugins` in .claude/tools/data/harness.json (or remove the `plugins` key to select every plugin), then run `aidlc compile`"
         );
         assert!(
@@ -192,7 +185,8 @@ mod tests {
             Utf8Path::new(HARNESS_JSON),
         )
         .unwrap_err();
-        assert!(refusal.message.contains("plugin \"aidlc\""), "{refusal:?}");
+        let (message, _) = parts(refusal);
+        assert!(message.contains("plugin \"aidlc\""), "{message}");
     }
 
     #[test]
@@ -208,11 +202,10 @@ mod tests {
             Utf8Path::new(HARNESS_JSON),
         )
         .unwrap_err();
+        let (message, _) = parts(refusal);
         assert!(
-            refusal
-                .message
-                .starts_with("every stage of the graph is disabled (2 stages"),
-            "{refusal:?}"
+            message.starts_with("every stage of the graph is disabled (2 stages"),
+            "{message}"
         );
         let some_off = graph(&json!([
             node("a", None, true),

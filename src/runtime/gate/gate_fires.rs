@@ -19,11 +19,13 @@ use rayon::prelude::*;
 
 use crate::compile::stage_graph::dead_bindings::binding_never_fires_at_the_gate;
 use crate::protocol::glob::SensorGlob;
-use crate::protocol::output_paths::{FolderNames, declared_output_paths, is_marker_artifact};
+use crate::protocol::output_paths::{
+    FolderNames, declared_output_file_names, declared_output_paths, is_marker_artifact,
+};
 use crate::protocol::selection::Severity;
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
-use crate::runtime::audit::ledger::{self, RecordLedger, read_record_ledger};
+use crate::runtime::audit::ledger::{self, read_record_ledger};
 use crate::runtime::dispatch::compiled_graph::produce_dirs;
 use crate::runtime::dispatch::fire::{
     BegunFire, EvaluatedFire, FireContext, FireRequest, PreparedFire, begin_fire,
@@ -32,7 +34,7 @@ use crate::runtime::dispatch::fire::{
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::deliverables::{
-    DeliverableError, StageDeliverables, declared_file_names, existing_deliverables,
+    DeliverableError, StageDeliverables, existing_deliverables,
 };
 use crate::runtime::gate::fingerprints::{Bracket, Fingerprints, fingerprint_file};
 use crate::runtime::gate::progress::stage_was_started;
@@ -108,7 +110,17 @@ pub fn plan_gate_fires(
 ) -> Result<GatePlan, DeliverableError> {
     let project_dir = workspace.project_dir();
     let mut plan = GatePlan::default();
-    let progress = WorkflowProgress::new(record);
+    let current_stage =
+        workspace::read_state_text(record).and_then(|text| workspace::current_stage(&text));
+    // Read only when a stage's folders do not already say it was reached.
+    let ledger = OnceCell::new();
+    let started = |slug: &str| {
+        current_stage.as_deref() == Some(slug)
+            || stage_was_started(
+                &ledger.get_or_init(|| read_record_ledger(record)).entries,
+                slug,
+            )
+    };
     for node in nodes
         .iter()
         .filter(|node| stages.is_empty() || stages.contains(&node.slug))
@@ -129,11 +141,11 @@ pub fn plan_gate_fires(
                 || !deliverables.files.is_empty()
                 || !deliverables.not_regular.is_empty()
                 || !produce_dirs(workspace, record, node).is_empty()
-                || progress.reached(&node.slug)
+                || started(&node.slug)
         };
         for entry in entries {
-            let fires_before = plan.fires.len();
-            let shard_skips_before = other_shard_skips(&plan.skips);
+            // A unit is noted exactly when it gets a fire, in this shard or another.
+            let units_before = plan.planned_units;
             if deliverables.files.is_empty() && deliverables.not_regular.is_empty() {
                 plan.skips.push(GateSkip {
                     stage: node.slug.clone(),
@@ -142,18 +154,9 @@ pub fn plan_gate_fires(
                     reason: SkipReason::NoDeliverable,
                 });
             } else {
-                plan_entry(
-                    project_dir,
-                    node,
-                    entry,
-                    &deliverables.files,
-                    shard,
-                    &mut plan,
-                );
-                skip_not_regular_files(project_dir, node, entry, &deliverables, &mut plan);
+                plan_entry(project_dir, node, entry, &deliverables, shard, &mut plan);
             }
-            let fired = plan.fires.len() > fires_before
-                || other_shard_skips(&plan.skips) > shard_skips_before;
+            let fired = plan.planned_units > units_before;
             if entry.default_severity == Severity::Blocking && !fired && reached() {
                 plan.unfired_bindings.push(unfired_binding(
                     project_dir,
@@ -166,43 +169,6 @@ pub fn plan_gate_fires(
         }
     }
     Ok(plan)
-}
-
-fn other_shard_skips(skips: &[GateSkip]) -> usize {
-    skips
-        .iter()
-        .filter(|skip| skip.reason == SkipReason::OtherShard)
-        .count()
-}
-
-/// What the workflow says about which stages it has reached: the state's current stage, and
-/// the ledger's gate rows (read only when a stage's folders do not already say so).
-struct WorkflowProgress<'r> {
-    record: &'r Utf8Path,
-    current_stage: Option<String>,
-    ledger: OnceCell<RecordLedger>,
-}
-
-impl<'r> WorkflowProgress<'r> {
-    fn new(record: &'r Utf8Path) -> Self {
-        Self {
-            record,
-            current_stage: workspace::read_state_text(record)
-                .and_then(|text| workspace::current_stage(&text)),
-            ledger: OnceCell::new(),
-        }
-    }
-
-    fn reached(&self, slug: &str) -> bool {
-        self.current_stage.as_deref() == Some(slug)
-            || stage_was_started(
-                &self
-                    .ledger
-                    .get_or_init(|| read_record_ledger(self.record))
-                    .entries,
-                slug,
-            )
-    }
 }
 
 /// The binding's glob; a binding without one (or with one that does not compile, which the
@@ -219,36 +185,41 @@ fn glob_admits(glob: Option<&SensorGlob>, project_dir: &Utf8Path, path: &Utf8Pat
     glob.is_none_or(|glob| glob.matches(project_dir, path))
 }
 
-/// The fires of one binding over a stage's deliverables (and the skips of the ones its glob
-/// does not match), appended to `plan`.
+/// The fires of one binding over a stage's deliverables, the skips of the ones its glob does
+/// not match, then a `not a regular file` skip for each such path it matches (said, and never
+/// opened), appended to `plan`.
 pub fn plan_entry(
     project_dir: &Utf8Path,
     node: &GraphNode,
     entry: &SensorEntry,
-    deliverables: &[Utf8PathBuf],
+    deliverables: &StageDeliverables,
     shard: Option<(u64, u64)>,
     plan: &mut GatePlan,
 ) {
     let glob = binding_glob(entry);
+    let skip = |relative: Utf8PathBuf, reason| GateSkip {
+        stage: node.slug.clone(),
+        sensor_id: entry.id.clone(),
+        deliverable: Some(relative),
+        reason,
+    };
+    // A sensor that reads the whole stage's output fires once per output folder.
+    let per_output_folder = sensors::shipped(&entry.id)
+        .is_some_and(|sensor| sensor.gate_unit == GateUnit::OutputFolder);
     let mut folders_done: Vec<Utf8PathBuf> = Vec::new();
-    for deliverable in deliverables {
+    for deliverable in &deliverables.files {
         let relative = relative(project_dir, deliverable);
-        let skip = |reason| GateSkip {
-            stage: node.slug.clone(),
-            sensor_id: entry.id.clone(),
-            deliverable: Some(relative.clone()),
-            reason,
-        };
         if !glob_admits(glob.as_ref(), project_dir, deliverable) {
-            plan.skips.push(skip(SkipReason::NoGlobMatch));
+            plan.skips.push(skip(relative, SkipReason::NoGlobMatch));
             continue;
         }
-        if fires_per_output_folder(&entry.id) {
+        if per_output_folder {
             let folder = deliverable
                 .parent()
                 .map(Utf8Path::to_owned)
                 .unwrap_or_default();
-            if is_marker(deliverable) || folders_done.contains(&folder) {
+            let marker = deliverable.file_stem().is_some_and(is_marker_artifact);
+            if marker || folders_done.contains(&folder) {
                 continue;
             }
             folders_done.push(folder);
@@ -257,7 +228,7 @@ pub fn plan_entry(
         if let Some((index, count)) = shard
             && shard_of(&node.slug, &relative, count) != index
         {
-            plan.skips.push(skip(SkipReason::OtherShard));
+            plan.skips.push(skip(relative, SkipReason::OtherShard));
             continue;
         }
         plan.fires.push(PlannedFire {
@@ -269,26 +240,12 @@ pub fn plan_entry(
             plugin: node.plugin.clone(),
         });
     }
-}
-
-/// A `not a regular file` skip for each such path the binding's glob matches: it is said, and
-/// nothing opens it.
-fn skip_not_regular_files(
-    project_dir: &Utf8Path,
-    node: &GraphNode,
-    entry: &SensorEntry,
-    deliverables: &StageDeliverables,
-    plan: &mut GatePlan,
-) {
-    let glob = binding_glob(entry);
     for special in &deliverables.not_regular {
         if glob_admits(glob.as_ref(), project_dir, &special.path) {
-            plan.skips.push(GateSkip {
-                stage: node.slug.clone(),
-                sensor_id: entry.id.clone(),
-                deliverable: Some(relative(project_dir, &special.path)),
-                reason: SkipReason::NotARegularFile,
-            });
+            plan.skips.push(skip(
+                relative(project_dir, &special.path),
+                SkipReason::NotARegularFile,
+            ));
         }
     }
 }
@@ -340,19 +297,10 @@ pub fn unfired_binding(
         intent: record.file_name().unwrap_or_default().to_owned(),
         manifest_path: entry.path.clone(),
         pattern: entry.matches.clone().filter(|pattern| !pattern.is_empty()),
-        declared_outputs: declared_file_names(node),
+        declared_outputs: declared_output_file_names(&node.stage_outputs()),
         cause,
         plugin: node.plugin.clone(),
     }
-}
-
-/// Whether the sensor reads the whole stage's output, and so fires once per output folder.
-fn fires_per_output_folder(sensor_id: &str) -> bool {
-    sensors::shipped(sensor_id).is_some_and(|sensor| sensor.gate_unit == GateUnit::OutputFolder)
-}
-
-fn is_marker(path: &Utf8Path) -> bool {
-    path.file_stem().is_some_and(is_marker_artifact)
 }
 
 /// The 1-based shard a (stage, deliverable) unit belongs to, out of `count`.
@@ -428,17 +376,14 @@ pub fn run_gate_fires(
     on_fire_done: &(dyn Fn() + Sync),
 ) -> Vec<GateFire> {
     let (before_dispatch, _) = fingerprint_blocking_deliverables(fires);
-    let run_all = || {
+    let run_all = || -> Vec<GateFire> {
         if record {
-            return run_recorded_in_batches(
-                workspace,
-                registry,
-                nodes,
-                fires,
-                jobs,
-                limits,
-                on_fire_done,
-            );
+            return fires
+                .chunks(jobs.max(1) * RECORDED_BATCH_PER_JOB)
+                .flat_map(|batch| {
+                    run_recorded_batch(workspace, registry, nodes, batch, limits, on_fire_done)
+                })
+                .collect();
         }
         fires
             .par_iter()
@@ -516,34 +461,16 @@ fn set_aside_verdicts_on_changed_deliverables(
 /// wait less for a batch's slowest worker.
 const RECORDED_BATCH_PER_JOB: usize = 8;
 
-/// The recorded run of [`run_gate_fires`], in batches: per batch, every fire's pre-flight, one
+/// One fire of a batch on its way, with its start time: begun with its prepared worker, or
+/// refused (nothing recorded).
+type BatchFire = (Instant, Result<(PreparedFire, BegunFire), FiredPlan>);
+
+/// One batch of the recorded run of [`run_gate_fires`]: every fire's pre-flight, one
 /// append of their `SENSOR_FIRED` rows, their workers in parallel (each bracketed, D6, and
 /// under its dispatch cap), then one append of their terminal rows. The lock is taken twice per
 /// batch instead of twice per fire, and never while a worker runs. Once the run's deadline has
 /// passed, a fire of a later batch is not started (nothing recorded) and a begun fire whose
 /// worker has not started is cut short (its terminal row says so).
-fn run_recorded_in_batches(
-    workspace: &Workspace,
-    registry: &LiveRegistry,
-    nodes: &[GraphNode],
-    fires: &[PlannedFire],
-    jobs: usize,
-    limits: &GateLimits,
-    on_fire_done: &(dyn Fn() + Sync),
-) -> Vec<GateFire> {
-    let batch_size = jobs.max(1) * RECORDED_BATCH_PER_JOB;
-    fires
-        .chunks(batch_size)
-        .flat_map(|batch| {
-            run_recorded_batch(workspace, registry, nodes, batch, limits, on_fire_done)
-        })
-        .collect()
-}
-
-/// One fire of a batch on its way, with its start time: begun with its prepared worker, or
-/// refused (nothing recorded).
-type BatchFire = (Instant, Result<(PreparedFire, BegunFire), FiredPlan>);
-
 fn run_recorded_batch(
     workspace: &Workspace,
     registry: &LiveRegistry,

@@ -9,9 +9,8 @@
 //!   scenario S12) is a blocking non-evaluation, never a silent pass;
 //! - a report in which nothing was evaluated says why ([`NothingChecked`]), never looks green.
 
-use std::time::Duration;
-
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -19,10 +18,8 @@ use crate::leaves::english::plural;
 use crate::protocol::selection::FireOn;
 use crate::protocol::verdict::Verdict;
 
-/// A binding's severity (blocking or advisory), as every fire of the report carries it.
 pub use crate::protocol::selection::Severity;
 
-/// What a sensor found; the renderers read it from here.
 pub use crate::protocol::finding::Finding;
 
 /// Which bindings `aidlc gate check` runs (its `--fire-on`): the gate-fired ones, the
@@ -231,8 +228,6 @@ pub fn last_lines(text: &str, count: usize) -> String {
 
 /// The version of the JSON document `aidlc gate check --format json` writes and `aidlc gate
 /// merge` reads; bump it when a key changes meaning or goes away (adding a key is compatible).
-/// 2: `schema_version` (was `version`), `plan`, `project_path`, `sensors`, typed findings,
-/// `plan_index`, `budget`, `stderr_tail`, and each never-fired binding's `cause`.
 pub const JSON_SCHEMA_VERSION: u64 = 2;
 
 /// Why a sensor did not fire somewhere it might have. `VARIANTS` lists the reasons in the order

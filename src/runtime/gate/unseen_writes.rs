@@ -55,30 +55,23 @@ impl UnseenWrites {
     }
 }
 
-/// When the write hook last ran in `workspace`'s record: its heartbeat file's modification
-/// time; `None` when it never ran.
-pub fn write_hook_last_ran(workspace: &Workspace) -> Option<SystemTime> {
-    std::fs::metadata(workspace.write_hook_heartbeat_file())
-        .and_then(|metadata| metadata.modified())
-        .ok()
-}
-
-/// Whether the harness's hook registration registers a write hook (the engine's or the
-/// reference's); a registration that cannot be read registers none.
-pub fn write_hook_registered(workspace: &Workspace) -> bool {
-    let layout = &workspace.layout;
-    let harness = hook_harness(&layout.project_dir, layout.harness, None);
-    registered(&layout.project_dir, harness)
-        .is_ok_and(|found| found.iter().any(|entry| entry.role == HookRole::Write))
-}
-
 /// Of `deliverables` (absolute), those modified after the write hook last ran; `None` when
 /// none is, or when the write hook is not registered.
 pub fn unseen_writes(workspace: &Workspace, deliverables: &[Utf8PathBuf]) -> Option<UnseenWrites> {
-    if deliverables.is_empty() || !write_hook_registered(workspace) {
+    let layout = &workspace.layout;
+    // A registration that cannot be read registers no write hook.
+    let write_hook_registered = || {
+        let harness = hook_harness(&layout.project_dir, layout.harness, None);
+        registered(&layout.project_dir, harness)
+            .is_ok_and(|found| found.iter().any(|entry| entry.role == HookRole::Write))
+    };
+    if deliverables.is_empty() || !write_hook_registered() {
         return None;
     }
-    let hook_last_ran = write_hook_last_ran(workspace);
+    // The heartbeat file's modification time; `None` when the hook never ran.
+    let hook_last_ran = std::fs::metadata(workspace.write_hook_heartbeat_file())
+        .and_then(|metadata| metadata.modified())
+        .ok();
     let files: Vec<String> = deliverables
         .iter()
         .filter(|path| changed_after(path, hook_last_ran))

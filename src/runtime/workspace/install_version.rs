@@ -29,7 +29,8 @@ use super::write_folders::{
 };
 use crate::harness::reference_hooks;
 use crate::protocol::graph_format::{
-    FormatSource, GraphFormat, reference_tools_version, resolve_graph_format,
+    FormatSource, GraphFormat, format_written_by, reference_tools_version,
+    resolve_graph_format_from_evidence,
 };
 
 /// The reference version whose files an install keeps, displayed as messages and documents
@@ -54,7 +55,10 @@ impl InstallVersion {
         if let Some(version) = reference_tools_text.and_then(reference_tools_version) {
             return Self::of_graph_format(GraphFormat::of_reference_version(version));
         }
-        match graph_text.map(|graph| resolve_graph_format(None, Some(graph), None)) {
+        let from_graph = graph_text.map(|graph| {
+            resolve_graph_format_from_evidence(None, Some(format_written_by(graph)), None)
+        });
+        match from_graph {
             Some((format, FormatSource::ExistingGraph)) => Self::of_graph_format(format),
             _ => InstallVersion::Newest,
         }

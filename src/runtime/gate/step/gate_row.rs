@@ -12,11 +12,13 @@ use serde_json::{Map, Value};
 use super::notices::{
     SensorResult, failed_check_notices, latest_sensor_results, sensor_state_field,
 };
-use super::plan::{DispatchSummary, GateEvaluation, relative};
+use super::plan::{DispatchSummary, GateEvaluation};
 use super::receipt::blocking_override;
 use super::request::{GateEntry, GateStepError, GateStepRequest};
 use crate::leaves::audit_lock;
-use crate::runtime::audit::ledger::{self, GateRow, StageScope, read_record_ledger};
+use crate::runtime::audit::ledger::{
+    self, GateRow, StageScope, read_record_ledger, relative_path_field,
+};
 use crate::runtime::gate::progress::gate_is_open;
 use crate::runtime::workspace::{self, SensorsOffSwitch, Workspace};
 
@@ -82,13 +84,13 @@ pub(super) fn commit_gate_row(
     if let Some(path) = evaluation.fingerprints.first_changed() {
         return Err(GateStepError::ChangedAfterEvaluation {
             slug: request.stage.clone(),
-            path: relative(project_dir, path),
+            path: relative_path_field(project_dir, path.as_str()),
         });
     }
     let ledger = read_record_ledger(record);
     let outputs: Vec<String> = deliverables
         .iter()
-        .map(|path| relative(project_dir, path))
+        .map(|path| relative_path_field(project_dir, path.as_str()))
         .collect();
     let results = latest_sensor_results(
         &ledger.entries,

@@ -20,23 +20,8 @@
 //!   issue naming the switch: nothing the agent can switch opens a gate a blocking sensor
 //!   guards; the gate row records the switch (`Sensors Off`);
 //! - an override needs a fresh receipt in the audit shards (D34); the gate row it writes is a
-//!   boundary itself, so one receipt opens the gate once.
-//!
-//! The files, in the order of the step:
-//! - `mod.rs`: the step itself ([`run_gate_step`]): the active record, the stage, its
-//!   deliverables (a unit's own gate keeps that unit's folders), and the order of the parts;
-//! - `request.rs`: what the conductor asked ([`GateStepRequest`]) and why the step stopped
-//!   ([`GateStepError`]);
-//! - `plan.rs`: planning, fingerprints and dispatch, and the issue each blocking fire raises;
-//! - `receipt.rs`: the refusal, the override checks and the authorization receipt;
-//! - `notices.rs`: the newest result per (sensor, output), `Sensor State` and the failed-check
-//!   sentences;
-//! - `gate_row.rs`: the gate row under the lock, and the reply;
-//! - `command.rs`: the command around the step: the request completed by the environment, the
-//!   stale-graph and disabled-stage refusals, and the summary line and exit status of the end.
-//!
-//! The ledger is read through `audit::ledger`'s typed events only; whether a stage's gate is open
-//! is `gate::progress`'s.
+//!   boundary itself, so one receipt opens the gate once;
+//! - the ledger is read through `audit::ledger`'s typed events only.
 
 pub mod command;
 mod gate_row;
@@ -77,12 +62,23 @@ pub fn run_gate_step(
     nodes: &[GraphNode],
     request: &GateStepRequest,
 ) -> Result<GateStepReply, GateStepError> {
-    let record = active_record(workspace)?;
+    // Several records without a cursor, or none, stop the step.
+    let record = workspace
+        .unambiguous_active_intent()?
+        .ok_or_else(|| GateStepError::NoIntent {
+            space: workspace.space().to_owned(),
+        })?;
     let node = nodes
         .iter()
         .find(|node| node.slug == request.stage)
         .ok_or_else(|| GateStepError::UnknownStage(unknown_stage_message(&request.stage, nodes)))?;
-    check_unit_name(request.unit.as_deref())?;
+    if let Some(unit) = request.unit.as_deref()
+        && !workspace::is_plain_folder_name(unit)
+    {
+        return Err(GateStepError::InvalidUnit {
+            unit: unit.to_owned(),
+        });
+    }
     let state_text = workspace::read_state_text(&record).unwrap_or_default();
     let autonomous = is_autonomous(&state_text);
     let deliverables = stage_deliverables(workspace, &record, node, request)?;
@@ -90,12 +86,7 @@ pub fn run_gate_step(
     let evaluation = if let Some(switch) = sensors_off {
         GateEvaluation::sensors_switched_off(node, deliverables.files.len(), switch)
     } else {
-        let fires = plan_stage_fires(
-            workspace.project_dir(),
-            node,
-            &deliverables.files,
-            autonomous,
-        );
+        let fires = plan_stage_fires(workspace.project_dir(), node, &deliverables, autonomous);
         let mut evaluation = evaluate_gate_sensors(
             workspace,
             registry,
@@ -150,24 +141,6 @@ fn unfired_blocking_issues(
         let fired = fires.iter().any(|fire| fire.sensor_id == entry.id);
         (!fired).then(|| unfired_binding(project_dir, record, node, entry, deliverables).reason())
     })
-}
-
-/// The active intent record; several records without a cursor, or none, stop the step.
-fn active_record(workspace: &Workspace) -> Result<Utf8PathBuf, GateStepError> {
-    workspace
-        .unambiguous_active_intent()?
-        .ok_or_else(|| GateStepError::NoIntent {
-            space: workspace.space().to_owned(),
-        })
-}
-
-fn check_unit_name(unit: Option<&str>) -> Result<(), GateStepError> {
-    match unit {
-        Some(unit) if !workspace::is_plain_folder_name(unit) => Err(GateStepError::InvalidUnit {
-            unit: unit.to_owned(),
-        }),
-        _ => Ok(()),
-    }
 }
 
 /// `- **Construction Autonomy Mode**: autonomous` (its first word, so a `(set by you)` note

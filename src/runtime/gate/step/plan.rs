@@ -7,15 +7,16 @@
 //!   before and just after its own fire; moved bytes outrank whatever the sensor said;
 //! - only an unnoted pass raises no issue (D4); advisory fires are recorded but never raise one.
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
 use crate::protocol::verdict::{ScriptError, Verdict};
-use crate::runtime::audit::ledger;
+use crate::runtime::audit::ledger::relative_path_field;
 use crate::runtime::dispatch::fire::{FireContext, prepare_fire_with, run_fire};
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit::GateLimits;
+use crate::runtime::gate::deliverables::StageDeliverables;
 use crate::runtime::gate::fingerprints::{Fingerprints, fingerprint_file};
 use crate::runtime::gate::gate_fires::{
     GatePlan, PlannedFire, fingerprint_blocking_deliverables, fire_request, plan_entry,
@@ -129,7 +130,7 @@ pub fn switched_off_reason(switch: SensorsOffSwitch) -> String {
 pub fn plan_stage_fires(
     project_dir: &Utf8Path,
     node: &GraphNode,
-    deliverables: &[Utf8PathBuf],
+    deliverables: &StageDeliverables,
     autonomous: bool,
 ) -> Vec<PlannedFire> {
     let mut plan = GatePlan::default();
@@ -151,14 +152,10 @@ pub fn plan_stage_fires(
 fn issue(project_dir: &Utf8Path, fire: &PlannedFire, reason: &str) -> BlockingIssue {
     BlockingIssue {
         sensor_id: fire.sensor_id.clone(),
-        output_path: relative(project_dir, &fire.deliverable),
+        output_path: relative_path_field(project_dir, fire.deliverable.as_str()),
         detail_path: None,
         reason: reason.to_owned(),
     }
-}
-
-pub(super) fn relative(project_dir: &Utf8Path, path: &Utf8Path) -> String {
-    ledger::relative_path_field(project_dir, path.as_str())
 }
 
 // --- Dispatch -----------------------------------------------------------------------------------
@@ -284,7 +281,7 @@ fn dispatch_fire(
             report.verdict,
             report
                 .detail_path
-                .map(|path| relative(workspace.project_dir(), &path)),
+                .map(|path| relative_path_field(workspace.project_dir(), path.as_str())),
         ),
         Err(refusal) => (
             Verdict::ScriptError(ScriptError::Refused(refusal.message)),
@@ -389,9 +386,12 @@ mod tests {
             {"id": "linter", "path": "l.md", "fire_on": "write", "default_severity": "blocking"},
         ]));
         let project = Utf8Path::new("/p");
-        let deliverables: Vec<Utf8PathBuf> = ["/p/x/b-questions.md", "/p/x/a.md", "/p/x/b.md"]
-            .map(Utf8PathBuf::from)
-            .to_vec();
+        let deliverables = StageDeliverables {
+            files: ["/p/x/b-questions.md", "/p/x/a.md", "/p/x/b.md"]
+                .map(camino::Utf8PathBuf::from)
+                .to_vec(),
+            ..StageDeliverables::default()
+        };
         let fires = plan_stage_fires(project, &node, &deliverables, false);
         let names: Vec<(&str, &str)> = fires
             .iter()
