@@ -920,6 +920,7 @@ fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
 mod tests {
     use super::*;
     use crate::plugin::contributed_text::Origin;
+    use crate::plugin::tree::TreeReader;
 
     #[test]
     fn frontmatter_scalars_are_read_with_the_yaml_reader() {
@@ -955,7 +956,7 @@ mod tests {
         let contribution = "---\ntarget: deployment-execution\nplugin: acme\nadds:\n  sensors:\n    - deployment-log\nfragments:\n  - anchor: in:Sensors\n    order: 100\n---\n\n## fragment: in:Sensors\n\nread {{HARNESS_DIR}}/tools\n";
         let source = root.join("contributions/operation/deployment-execution.md");
         std::fs::write(&source, contribution).unwrap();
-        let tree = crate::plugin::tree::read_tree(&root).unwrap();
+        let tree = crate::plugin::tree::FromDisk.read_tree(&root).unwrap();
         let chosen = ChosenPlugin {
             tree,
             record: LockedPlugin {

@@ -175,10 +175,6 @@ fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -
     }
 }
 
-fn vendored_dir(layout: &Layout, name: &str) -> Utf8PathBuf {
-    layout.project_dir.join("aidlc/plugins").join(name)
-}
-
 fn git_plugin(
     layout: &Layout,
     url: &str,
@@ -189,7 +185,7 @@ fn git_plugin(
     let tree = FromDisk
         .read_tree(&clone.root)
         .map_err(PluginError::Refused)?;
-    let vendored = vendored_dir(layout, tree.name());
+    let vendored = layout.project_dir.join("aidlc/plugins").join(tree.name());
     let extra_files = source::vendored_files(&clone.root, &vendored)
         .map_err(|error| io_error("cannot read the clone", &error))?;
     let record = LockedPlugin {
@@ -374,25 +370,22 @@ fn chosen_plugins(
     Ok(chosen)
 }
 
-/// Which plugin roots a `sync` was given, for its no-op record (`None` for `add` and
-/// `remove`, which never skip the plan).
-type SyncRoots<'a> = Option<&'a [Utf8PathBuf]>;
-
-/// Recover, then compose `added` into the recorded plugins less `removed`. A `sync` whose
-/// record proves nothing changed (`sync_record::check`) and whose compiled graph holds the
-/// stages the record names reads no plugin tree; a plan that changes nothing writes that
-/// record (docs/decisions.md D51).
+/// Recover, then compose `added` into the recorded plugins less `removed`. `sync_roots` are the
+/// plugin roots a `sync` was given, for its no-op record (`None` for `add` and `remove`, which
+/// never skip the plan). A `sync` whose record proves nothing changed (`sync_record::check`) and
+/// whose compiled graph holds the stages the record names reads no plugin tree; a plan that
+/// changes nothing writes that record (docs/decisions.md D51).
 fn compose_under_lock(
     layout: &Layout,
     trees: &dyn TreeReader,
-    sync_roots: SyncRoots<'_>,
+    sync_roots: Option<&[Utf8PathBuf]>,
     failed_compile_files: FailedCompileFiles,
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
     let _lock = crate::leaves::audit_lock::acquire_until_stale(&layout.project_dir)
         .map_err(|e| PluginError::environment(e.to_string()))?;
     let started_ns = crate::compile::up_to_date::now_ns();
-    let recovered = recover(layout)?;
+    let recovered = journal::recover(&layout.project_dir)?;
     if let Some(roots) = sync_roots
         && recovered == Recovery::Clean
         && let Some(nothing) = sync_record::check(layout, roots)
@@ -448,7 +441,16 @@ fn compose_under_lock(
     };
     if plan.changes.is_empty() && !plan.install_changed {
         if let Some(roots) = sync_roots {
+            // Everything the plan read: its install files and folders, the lock file,
+            // `harness.json`, the drop logs, and the plugin roots (walked whole by the record).
+            let mut files = plan.read_files;
+            files.push(lock_file::lock_path(&layout.project_dir));
+            files.push(layout.harness_json_path.clone());
+            files.extend(drop_logs(layout, &previous, &outcome.plugins).into_values());
             let read = sync_record::ReadSet {
+                files,
+                folders: plan.listed_folders,
+                roots: given_roots,
                 environment: roots.to_vec(),
                 found: sync_record::NothingToSync {
                     plugins: outcome.plugins.clone(),
@@ -456,7 +458,6 @@ fn compose_under_lock(
                     composed_stages: composed_slugs,
                 },
                 started_ns,
-                ..sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins)
             };
             // A cache: failing to write it only keeps the next sync on the full path.
             let _ = sync_record::record(layout, &read);
@@ -468,17 +469,6 @@ fn compose_under_lock(
         .map_err(|e| io_error("cannot remove the plugin sync record", &e))?;
     apply(layout, &plan, &changes, authored, &mut outcome)?;
     Ok(outcome)
-}
-
-/// Finish what a killed composition left, or refuse (writing nothing) a journal that names a
-/// path outside the project.
-fn recover(layout: &Layout) -> Result<Recovery, PluginError> {
-    journal::recover(&layout.project_dir).map_err(|error| match error {
-        journal::RecoverError::Refused(problem) => PluginError::refused(problem),
-        journal::RecoverError::Io(error) => {
-            io_error("cannot finish the interrupted composition", &error)
-        }
-    })
 }
 
 /// A plan change: the path it writes or removes, and the bytes it writes (`None`: removed).
@@ -510,27 +500,6 @@ fn contained_path(layout: &Layout, path: &Utf8Path) -> Result<ProjectPath, Plugi
                 .with_help("a composition writes only inside the project, never through a link that leads out of it nor into .git; replace the link with a folder, or fix the entry that names the path"),
             )
         })
-}
-
-/// Everything a plan that changed nothing read: its install files and folders, the lock file,
-/// `harness.json`, the drop logs, and the plugin roots (walked whole by the record).
-fn sync_read_set(
-    layout: &Layout,
-    previous: &Lock,
-    plan: &Plan,
-    roots: Vec<Utf8PathBuf>,
-    plugins: &[String],
-) -> sync_record::ReadSet {
-    let mut files = plan.read_files.clone();
-    files.push(lock_file::lock_path(&layout.project_dir));
-    files.push(layout.harness_json_path.clone());
-    files.extend(drop_logs(layout, previous, plugins).into_values());
-    sync_record::ReadSet {
-        files,
-        folders: plan.listed_folders.clone(),
-        roots,
-        ..sync_record::ReadSet::default()
-    }
 }
 
 /// The drop log of each plugin composed now or before, by name.
@@ -942,16 +911,8 @@ pub struct RecordedSource {
     pub root: Utf8PathBuf,
 }
 
-/// The plugins `aidlc.lock.json` records, in its order, with the folder each is read from.
-/// Reads only the lock file, takes no lock and writes nothing (the language server and the
-/// watch call it after every batch of changes); an unreadable lock is refused as `sync`
-/// refuses it.
-pub fn recorded_sources(layout: &Layout) -> Result<Vec<RecordedSource>, PluginError> {
-    let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    Ok(recorded_sources_of(layout, &lock))
-}
-
-fn recorded_sources_of(layout: &Layout, lock: &Lock) -> Vec<RecordedSource> {
+/// The plugins `lock` records, in its order, with the folder each is read from.
+pub fn recorded_sources(layout: &Layout, lock: &Lock) -> Vec<RecordedSource> {
     lock.plugins
         .iter()
         .map(|(name, record)| RecordedSource {
@@ -1062,7 +1023,7 @@ pub fn changed_sources(
         return Ok(check);
     }
     let previous = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    for plugin in recorded_sources_of(layout, &previous) {
+    for plugin in recorded_sources(layout, &previous) {
         if plugin.kind != SourceKind::Path {
             continue;
         }

@@ -33,7 +33,8 @@ use crate::leaves::diagnostics::Diagnostic;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::manifest;
 use crate::plugin::placeholder_span::authored_span;
-use crate::plugin::tree::{self, Overlay};
+use crate::plugin::tree;
+use crate::plugin::tree_source::Overlay;
 use crate::plugin::{PluginError, Problem};
 
 /// What a composed file's path starts with when it is not one of the plugin's files (a core

@@ -12,7 +12,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::plugin::Problem;
 use crate::plugin::guards;
 use crate::plugin::manifest::{self, PluginManifest, Subtree};
-use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, ListedName, TreeSource};
+use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, ListedName, Overlay, TreeSource};
 
 /// The subtrees composition reads, in the reference composer's order of copying.
 pub const READ_SUBTREES: [Subtree; 7] = [
@@ -76,8 +76,6 @@ impl PluginTree {
     }
 }
 
-pub use crate::plugin::manifest::Overlay;
-
 /// Where composition gets a plugin's tree: [`FromDisk`] for a command, which reads each tree
 /// once; a process that composes again and again keeps them warm (`plugin::tree_db`).
 pub trait TreeReader {
@@ -94,13 +92,8 @@ pub struct FromDisk;
 
 impl TreeReader for FromDisk {
     fn read_tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
-        read_tree(root)
+        read_tree_over(root, &Overlay::new())
     }
-}
-
-/// Read the plugin at `root`.
-pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
-    read_tree_over(root, &Overlay::new())
 }
 
 /// Read the plugin at `root`, each file `overlay` holds a text for as that text.
