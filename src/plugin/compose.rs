@@ -261,7 +261,9 @@ impl Planner<'_> {
             let as_composed = current
                 .as_deref()
                 .is_some_and(|bytes| lock_file::content_hash(bytes) == stage.composed);
-            if !as_composed && !contributions_stripped(current.as_deref(), stage) {
+            // Its base exactly: the merged region absent, not edited.
+            let stripped = current.as_deref() == Some(stage.base.as_bytes());
+            if !as_composed && !stripped {
                 self.problems.push(
                     Problem::new("changed since plugin contributions were merged into it; aidlc does not overwrite it")
                         .at_path(path)
@@ -852,12 +854,6 @@ fn write_sidecars(planner: &mut Planner<'_>, chosen: &[ChosenPlugin], additions:
         planner.owner.insert(relative.clone(), name.to_owned());
         planner.target.insert(relative, bytes);
     }
-}
-
-/// Whether `current`, a composed core stage's text on disk, is exactly the text it had before
-/// any contribution was merged: the merged region is absent, not edited.
-fn contributions_stripped(current: Option<&[u8]>, stage: &LockedStage) -> bool {
-    current == Some(stage.base.as_bytes())
 }
 
 fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {

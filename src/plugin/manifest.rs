@@ -137,7 +137,13 @@ pub fn read_manifest_from(
             .unwrap_or(&package)
             .to_owned()
     };
-    guards::check_plugin_name(&name, &path, &text)?;
+    if let Some(reason) = guards::plugin_name_refusal(&name) {
+        return Err(Problem::new(reason)
+            .of_plugin(&name)
+            .at_path(&path)
+            .at_key_in(&text, &["name"])
+            .with_help("rename the plugin in its manifest (and its stages' `plugin:` fields)"));
+    }
     let version = optional_version(&object, &path, &text)?;
     let mut manifest = PluginManifest {
         name,

@@ -226,6 +226,19 @@ impl PluginError {
         }
     }
 
+    /// The error in one line: its problems' headlines, or a failed compile's error count.
+    pub fn headline(&self) -> String {
+        if let Self::CompileFailed { diagnostics, .. } = self {
+            let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+            return format!(
+                "the composed install does not compile ({errors} error{})",
+                crate::leaves::english::plural(errors)
+            );
+        }
+        let headlines: Vec<String> = self.problems().iter().map(|p| p.headline()).collect();
+        headlines.join("; ")
+    }
+
     pub fn refused(problem: Problem) -> Self {
         Self::Refused(vec![problem])
     }

@@ -65,7 +65,7 @@ pub enum CompileReason {
 }
 
 /// One row of `plugin list` (its JSON form: the fields in this order).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ListedPlugin {
     pub name: String,
     pub version: String,
@@ -1054,10 +1054,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
         name: "aidlc".to_owned(),
         version: "core".to_owned(),
         enabled: enabled("aidlc"),
-        kind: None,
-        source: None,
-        commit: None,
-        changed_files: Vec::new(),
+        ..ListedPlugin::default()
     }];
     plugins.extend(lock.plugins.iter().map(|(name, record)| ListedPlugin {
         name: name.clone(),

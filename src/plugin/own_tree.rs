@@ -357,14 +357,6 @@ fn path_in_plugin(source: &Utf8Path, plugin_root: &Utf8Path) -> Option<Utf8PathB
         .map(Utf8Path::to_owned)
 }
 
-/// The text of `path` as the composition read it: the unsaved text, else the disk's.
-fn authored_text(path: &Utf8Path, overlay: &Overlay) -> Option<String> {
-    overlay
-        .get(path)
-        .cloned()
-        .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
-}
-
 /// A refusal that names its file, as a diagnostic on it: a framework file (project-relative)
 /// under [`COMPOSED_FRAMEWORK_LABEL`]; a plugin's file by its path in the plugin, with the span
 /// carried back to the authored text when the text the composition checked is not that text
@@ -383,7 +375,9 @@ fn refusal_on_its_file(
         return Some((diagnostic, problem.text.clone()));
     }
     diagnostic.file = Some(path_in_plugin(path, plugin_root)?);
-    match authored_text(path, overlay) {
+    // The text of `path` as the composition read it: the unsaved text, else the disk's.
+    let authored = overlay.get(path).cloned();
+    match authored.or_else(|| crate::leaves::fs_util::read_input_text(path).ok()) {
         Some(authored) => {
             diagnostic.span = span_in_authored_text(problem, harness, &authored);
             Some((diagnostic, Some(authored)))

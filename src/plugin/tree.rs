@@ -126,7 +126,11 @@ pub fn read_tree_from(
                 continue;
             }
         };
-        if !exists(source, &folder) {
+        // As `Path::exists`: anything but a missing path or one whose kind cannot be read.
+        if matches!(
+            source.kind(&folder, Follow::Yes),
+            EntryKind::Missing | EntryKind::Unreadable(_)
+        ) {
             if manifest.folders.iter().any(|(kind, _)| *kind == subtree) {
                 notes.push(
                     Problem::warning(format!(
@@ -262,14 +266,6 @@ impl Walk<'_> {
                 .push(self.problem(format!("cannot read the file: {error}"), &path)),
         }
     }
-}
-
-/// `Path::exists`: anything but a missing path or one whose kind cannot be read.
-fn exists(source: &dyn TreeSource, path: &Utf8Path) -> bool {
-    !matches!(
-        source.kind(path, Follow::Yes),
-        EntryKind::Missing | EntryKind::Unreadable(_)
-    )
 }
 
 /// `blake3:<hex>` over the manifest's bytes and each file's subtree, path and bytes, in path

@@ -376,7 +376,8 @@ impl MirrorState {
                     .get(&((*path).clone(), *follow))
                     .is_none_or(|kind| *kind == DiskSource::new(&self.overlay).kind(path, *follow))
             });
-            if !same_kind || is_manifest_path(&root, path) {
+            // A manifest's bytes decide which folders are read.
+            if !same_kind || manifest_candidates(&root).any(|manifest| manifest == **path) {
                 return self.read_root_again(mirrored);
             }
             let bytes = DiskSource::new(&self.overlay).read(path).map(Arc::new);
@@ -388,12 +389,6 @@ impl MirrorState {
         }
         changed
     }
-}
-
-/// Whether `path` is one of the manifests the reader looks for at `root` (its bytes decide
-/// which folders are read).
-fn is_manifest_path(root: &Utf8Path, path: &Utf8Path) -> bool {
-    manifest_candidates(root).any(|manifest| manifest == path)
 }
 
 #[cfg(test)]
