@@ -139,8 +139,7 @@ pub fn read_manifest_from(
     };
     if let Some(reason) = guards::plugin_name_refusal(&name) {
         return Err(Problem::new(reason)
-            .of_plugin(&name)
-            .at_path(&path)
+            .of_plugin_at(&name, &path)
             .at_key_in(&text, &["name"])
             .with_help("rename the plugin in its manifest (and its stages' `plugin:` fields)"));
     }
@@ -326,8 +325,7 @@ fn parse_dependency(
                 Problem::new(format!(
                     "dependency \"{text}\": \"{range}\" is not a version requirement: {error}"
                 ))
-                .of_plugin(plugin)
-                .at_path(path)
+                .of_plugin_at(plugin, path)
                 .at_key_item_in(manifest_text, &["dependencies"], Some(text))
                 .with_help("write it as name@^1.2.0, name@~1.2, name@>=1.0.0 or name@1.2.3")
             })?;
@@ -344,8 +342,7 @@ fn parse_dependency(
         && let Some(reason) = guards::plugin_name_refusal(&dependency.name)
     {
         return Err(Problem::new(format!("dependency \"{text}\": {reason}"))
-            .of_plugin(plugin)
-            .at_path(path)
+            .of_plugin_at(plugin, path)
             .at_key_item_in(manifest_text, &["dependencies"], Some(text)));
     }
     Ok(dependency)
@@ -361,8 +358,7 @@ fn read_aidlc_block(
 ) -> Result<AidlcBlock, Problem> {
     let problem = |message: String, key: &[&str]| {
         Problem::new(message)
-            .of_plugin(plugin)
-            .at_path(path)
+            .of_plugin_at(plugin, path)
             .at_key_in(manifest_text, key)
             .with_help("the `aidlc` block takes `contributes` (an object of folders) and `sensors` (a list of sensor ids)")
     };

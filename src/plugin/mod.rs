@@ -112,6 +112,12 @@ impl Problem {
         self
     }
 
+    /// The problem is about `plugin`, at its file (or its manifest) `path`.
+    #[must_use]
+    pub fn of_plugin_at(self, plugin: &str, path: impl Into<Utf8PathBuf>) -> Self {
+        self.of_plugin(plugin).at_path(path)
+    }
+
     #[must_use]
     pub fn at_path(mut self, path: impl Into<Utf8PathBuf>) -> Self {
         self.diagnostic.file = Some(path.into());

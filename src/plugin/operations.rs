@@ -237,8 +237,7 @@ fn recorded_plugin(
                 "its source now holds plugin \"{}\"",
                 chosen.tree.name()
             ))
-            .of_plugin(name)
-            .at_path(&record.source),
+            .of_plugin_at(name, &record.source),
         ));
     }
     if record.kind == SourceKind::Git {
@@ -797,8 +796,7 @@ fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, Plu
             Problem::new(format!(
                 "is still selected: {shown}'s `plugins` names it, and a selection may name only composed plugins"
             ))
-            .of_plugin(name)
-            .at_path(shown.clone())
+            .of_plugin_at(name, shown.clone())
             .with_help(format!(
                 "remove \"{name}\" from `plugins` in {shown}, then run `aidlc plugin remove {name}` again"
             ))

@@ -118,8 +118,7 @@ pub fn read_tree_from(
             Err(reason) => {
                 problems.push(
                     Problem::new(format!("`aidlc.contributes.{}`: {reason}", subtree.key()))
-                        .of_plugin(&name)
-                        .at_path(&manifest.path)
+                        .of_plugin_at(&name, &manifest.path)
                         .at_key_in(&manifest.text, &["aidlc", "contributes", subtree.key()])
                         .with_help("name a folder inside the plugin, relative to its root"),
                 );
@@ -137,8 +136,7 @@ pub fn read_tree_from(
                         "`aidlc.contributes.{}` names {declared}/, which does not exist",
                         subtree.key()
                     ))
-                    .of_plugin(&name)
-                    .at_path(&manifest.path)
+                    .of_plugin_at(&name, &manifest.path)
                     .at_key_in(&manifest.text, &["aidlc", "contributes", subtree.key()]),
                 );
             }
@@ -160,8 +158,7 @@ pub fn read_tree_from(
             Problem::warning(
                 "its memory/ subtree is not composed (method and rule additions are not projected yet)",
             )
-            .of_plugin(&name)
-            .at_path(memory),
+            .of_plugin_at(&name, memory),
         );
     }
     if !problems.is_empty() {
