@@ -726,50 +726,49 @@ fn apply_armed(
     Ok(())
 }
 
+/// [`compose_under_lock`] with the trees read from the disk and a failed compile's diagnostics
+/// on the files their text came from.
+fn compose_from_disk(
+    layout: &Layout,
+    sync_roots: Option<&[Utf8PathBuf]>,
+    prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
+) -> Result<ComposeOutcome, PluginError> {
+    let authored = FailedCompileFiles::Authored;
+    compose_under_lock(layout, &FromDisk, sync_roots, authored, prepare)
+}
+
 /// `aidlc plugin add SOURCE…`.
 pub fn add(
     layout: &Layout,
     sources: &[String],
     cwd: &Utf8Path,
 ) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(
-        layout,
-        &FromDisk,
-        None,
-        FailedCompileFiles::Authored,
-        |_| {
-            let mut added: Vec<ChosenPlugin> = Vec::new();
-            for text in sources {
-                let plugin = match source::parse_source(text) {
-                    // Joining an absolute path gives that path.
-                    SourceSpec::Path(path) => {
-                        path_plugin(layout, &FromDisk, &cwd.join(path), None)?
-                    }
-                    SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
-                };
-                if added
-                    .iter()
-                    .any(|other| other.tree.name() == plugin.tree.name())
-                {
-                    return Err(PluginError::refused(
-                        Problem::new("is given twice").of_plugin(plugin.tree.name()),
-                    ));
-                }
-                added.push(plugin);
+    compose_from_disk(layout, None, |_| {
+        let mut added: Vec<ChosenPlugin> = Vec::new();
+        for text in sources {
+            let plugin = match source::parse_source(text) {
+                // Joining an absolute path gives that path.
+                SourceSpec::Path(path) => path_plugin(layout, &FromDisk, &cwd.join(path), None)?,
+                SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
+            };
+            if added
+                .iter()
+                .any(|other| other.tree.name() == plugin.tree.name())
+            {
+                return Err(PluginError::refused(
+                    Problem::new("is given twice").of_plugin(plugin.tree.name()),
+                ));
             }
-            Ok((added, Vec::new()))
-        },
-    )
+            added.push(plugin);
+        }
+        Ok((added, Vec::new()))
+    })
 }
 
 /// `add PATH` of a plugin already read from its folder (`tree.root`, canonical): the same
 /// guards, sibling dependencies, plan and transaction. The own-tree compile reads the plugin's
 /// tree once, with an editor's unsaved text over it, and composes that (docs/decisions.md D52);
 /// its sibling dependencies come from `trees` (the language server's warm trees, D54).
-///
-/// # Errors
-///
-/// As [`add`].
 pub fn add_tree(
     layout: &Layout,
     tree: PluginTree,
@@ -806,75 +805,63 @@ fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, Plu
 
 /// `aidlc plugin remove NAME…`.
 pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(
-        layout,
-        &FromDisk,
-        None,
-        FailedCompileFiles::Authored,
-        |previous| {
-            let mut problems = Vec::new();
-            for name in names {
-                if !previous.plugins.contains_key(name) {
-                    let known: Vec<&str> = previous.plugins.keys().map(String::as_str).collect();
+    compose_from_disk(layout, None, |previous| {
+        let mut problems = Vec::new();
+        for name in names {
+            if !previous.plugins.contains_key(name) {
+                let known: Vec<&str> = previous.plugins.keys().map(String::as_str).collect();
+                problems.push(
+                    Problem::new("is not composed in this install")
+                        .of_plugin(name)
+                        .with_help(if known.is_empty() {
+                            "no plugin is composed (aidlc.lock.json records none)".to_owned()
+                        } else {
+                            format!("composed plugins: {}", known.join(", "))
+                        }),
+                );
+            }
+        }
+        problems.extend(still_selected(layout, names)?);
+        for (name, record) in &previous.plugins {
+            if names.contains(name) {
+                continue;
+            }
+            for dependency in &record.dependencies {
+                let dependency_name = dependency.split('@').next().unwrap_or(dependency).trim();
+                if names.iter().any(|removed| removed == dependency_name) {
                     problems.push(
-                        Problem::new("is not composed in this install")
-                            .of_plugin(name)
-                            .with_help(if known.is_empty() {
-                                "no plugin is composed (aidlc.lock.json records none)".to_owned()
-                            } else {
-                                format!("composed plugins: {}", known.join(", "))
-                            }),
+                        Problem::new(format!(
+                            "depends on \"{dependency}\", which would be removed"
+                        ))
+                        .of_plugin(name)
+                        .with_help(format!("remove {name} too, or keep {dependency_name}")),
                     );
                 }
             }
-            problems.extend(still_selected(layout, names)?);
-            for (name, record) in &previous.plugins {
-                if names.contains(name) {
-                    continue;
-                }
-                for dependency in &record.dependencies {
-                    let dependency_name = dependency.split('@').next().unwrap_or(dependency).trim();
-                    if names.iter().any(|removed| removed == dependency_name) {
-                        problems.push(
-                            Problem::new(format!(
-                                "depends on \"{dependency}\", which would be removed"
-                            ))
-                            .of_plugin(name)
-                            .with_help(format!("remove {name} too, or keep {dependency_name}")),
-                        );
-                    }
-                }
-            }
-            if !problems.is_empty() {
-                return Err(PluginError::Refused(problems));
-            }
-            Ok((Vec::new(), names.to_vec()))
-        },
-    )
+        }
+        if !problems.is_empty() {
+            return Err(PluginError::Refused(problems));
+        }
+        Ok((Vec::new(), names.to_vec()))
+    })
 }
 
 /// `aidlc plugin sync`: recompose every recorded plugin, plus each host plugin root in `roots`
 /// (`CLAUDE_PLUGIN_ROOT` and friends, as the `SessionStart` hook passes them).
 pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(
-        layout,
-        &FromDisk,
-        Some(roots),
-        FailedCompileFiles::Authored,
-        |_| {
-            let mut added: Vec<ChosenPlugin> = Vec::new();
-            for root in roots {
-                let plugin = path_plugin(layout, &FromDisk, root, None)?;
-                if !added
-                    .iter()
-                    .any(|other| other.tree.name() == plugin.tree.name())
-                {
-                    added.push(plugin);
-                }
+    compose_from_disk(layout, Some(roots), |_| {
+        let mut added: Vec<ChosenPlugin> = Vec::new();
+        for root in roots {
+            let plugin = path_plugin(layout, &FromDisk, root, None)?;
+            if !added
+                .iter()
+                .any(|other| other.tree.name() == plugin.tree.name())
+            {
+                added.push(plugin);
             }
-            Ok((added, Vec::new()))
-        },
-    )
+        }
+        Ok((added, Vec::new()))
+    })
 }
 
 /// The plugin roots the environment names (`CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT`,

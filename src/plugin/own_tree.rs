@@ -204,10 +204,6 @@ pub fn compile_own_tree(
 /// read from `trees` (the language server's warm trees, docs/decisions.md D54), with
 /// `overlay` the editor's texts those trees were read with (for the manifest a refusal is
 /// shown on).
-///
-/// # Errors
-///
-/// As [`compile_own_tree`].
 pub fn compile_own_tree_from(
     plugin_root: &Utf8Path,
     requested: Option<Harness>,
