@@ -302,7 +302,8 @@ fn add_sibling_dependencies(
 /// Folders never removed when a removal leaves them empty.
 fn kept_dirs(layout: &Layout) -> BTreeSet<Utf8PathBuf> {
     let harness_root = layout.project_dir.join(layout.harness.dir_name());
-    let mut kept: BTreeSet<Utf8PathBuf> = [
+    let phases = compose::PHASES.map(|phase| layout.stages_dir.join(phase));
+    [
         harness_root.clone(),
         harness_root.join("knowledge"),
         harness_root.join("tools"),
@@ -315,13 +316,8 @@ fn kept_dirs(layout: &Layout) -> BTreeSet<Utf8PathBuf> {
         layout.project_dir.join("aidlc"),
     ]
     .into_iter()
-    .collect();
-    kept.extend(
-        compose::PHASES
-            .iter()
-            .map(|phase| layout.stages_dir.join(phase)),
-    );
-    kept
+    .chain(phases)
+    .collect()
 }
 
 /// The test hook's pause; a value that is not a number of milliseconds is refused.
@@ -607,11 +603,11 @@ fn apply(
     authored: Option<AuthoredFiles>,
     outcome: &mut ComposeOutcome,
 ) -> Result<(), PluginError> {
-    let refresh = if plan.install_changed {
-        conductor::conductor_refresh(layout)?
-    } else {
-        None
-    };
+    let refresh = plan
+        .install_changed
+        .then(|| conductor::conductor_refresh(layout))
+        .transpose()?
+        .flatten();
     let mut paths: Vec<ProjectPath> = changes.iter().map(|(path, _)| path.clone()).collect();
     let mut trees = Vec::new();
     if plan.install_changed {
