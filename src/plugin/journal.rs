@@ -329,11 +329,8 @@ fn checked_manifest(
                 Some(parse("image", &format!("{JOURNAL_DIR}/{IMAGES}/{name}"))?)
             }
             Some(name) => {
-                return Err(refuse(
-                    "image",
-                    name,
-                    &PathRefusal::LeavesProject { path: name.clone() },
-                ));
+                let refusal = PathRefusal::LeavesProject { path: name.clone() };
+                return Err(refuse("image", name, &refusal));
             }
             None => None,
         };
@@ -342,13 +339,10 @@ fn checked_manifest(
     }
     let mut trees = Vec::new();
     for tree in &manifest.trees {
+        let files = tree.files.iter().map(|file| parse("trees", file));
         trees.push(TreeSnapshot {
             root: parse("trees", &tree.root)?,
-            files: tree
-                .files
-                .iter()
-                .map(|file| parse("trees", file))
-                .collect::<Result<_, _>>()?,
+            files: files.collect::<Result<_, _>>()?,
             existed: tree.existed,
         });
     }

@@ -248,7 +248,10 @@ pub fn compile_own_tree_from(
     };
     let authored = AuthoredFiles::of_trees([&tree], &layout);
     let in_plugin = |source: &Utf8Path| {
-        path_in_plugin(source, &plugin_root).unwrap_or_else(|| source.to_owned())
+        source
+            .strip_prefix(&plugin_root)
+            .unwrap_or(source)
+            .to_owned()
     };
     let labelled = |installed: &Utf8Path| Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(installed);
     let naming = Naming {
@@ -344,15 +347,6 @@ fn refused(
     }
 }
 
-/// Where the plugin's file `source` (absolute, as the tree read it below its canonical root) is
-/// in the plugin.
-fn path_in_plugin(source: &Utf8Path, plugin_root: &Utf8Path) -> Option<Utf8PathBuf> {
-    source
-        .strip_prefix(plugin_root)
-        .ok()
-        .map(Utf8Path::to_owned)
-}
-
 /// A refusal that names its file, as a diagnostic on it: a framework file (project-relative)
 /// under [`COMPOSED_FRAMEWORK_LABEL`]; a plugin's file by its path in the plugin, with the span
 /// carried back to the authored text when the text the composition checked is not that text
@@ -370,7 +364,8 @@ fn refusal_on_its_file(
         diagnostic.file = Some(Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(path));
         return Some((diagnostic, problem.text.clone()));
     }
-    diagnostic.file = Some(path_in_plugin(path, plugin_root)?);
+    // The tree read it below its canonical root.
+    diagnostic.file = Some(path.strip_prefix(plugin_root).ok()?.to_owned());
     // The text of `path` as the composition read it: the unsaved text, else the disk's.
     let authored = overlay.get(path).cloned();
     match authored.or_else(|| crate::leaves::fs_util::read_input_text(path).ok()) {
