@@ -238,7 +238,7 @@ impl<'a> OwnTreeSession<'a> {
         // The editor's text of any plugin's files (this one's and its siblings'), read in place
         // of the disk's by the one read of each tree the composition makes (nothing is copied
         // first); by canonical path, as the trees are read.
-        let overlay: crate::plugin::tree::Overlay = self
+        let overlay: crate::plugin::tree_source::Overlay = self
             .documents
             .iter()
             .map(|(path, (_, text))| (canonical_document_path(path), text.clone()))

@@ -282,6 +282,7 @@ fn ends_a_path(rest: &str) -> bool {
 mod tests {
     use super::*;
     use crate::leaves::diagnostics::Code;
+    use crate::plugin::tree::TreeReader;
 
     #[test]
     fn a_shipped_copy_is_carried_to_the_authored_file_and_another_file_stays_installed() {
@@ -296,7 +297,7 @@ mod tests {
         std::fs::create_dir_all(root.join("knowledge")).unwrap();
         let authored = "see {{HARNESS_DIR}}/x and `oops`\n";
         std::fs::write(root.join("knowledge/notes.md"), authored).unwrap();
-        let tree = crate::plugin::tree::read_tree(&root).unwrap();
+        let tree = crate::plugin::tree::FromDisk.read_tree(&root).unwrap();
         let project = Utf8PathBuf::from_path_buf(dir.path().join("project")).unwrap();
         let layout = Layout::new(&project, Harness::Claude, &|_| None);
         let files = AuthoredFiles::of_trees([&tree], &layout);
@@ -403,7 +404,7 @@ mod tests {
             "---\nid: acme-lint\n---\n",
         )
         .unwrap();
-        let tree = crate::plugin::tree::read_tree(&root).unwrap();
+        let tree = crate::plugin::tree::FromDisk.read_tree(&root).unwrap();
         let project = Utf8PathBuf::from_path_buf(dir.path().join("project")).unwrap();
         let layout = Layout::new(&project, Harness::Claude, &|_| None);
         let files = AuthoredFiles::of_trees([&tree], &layout);

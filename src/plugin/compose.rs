@@ -113,8 +113,7 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
             };
             problems.push(
                 problem
-                    .of_plugin(plugin.tree.name())
-                    .at_path(&plugin.tree.manifest.path)
+                    .of_plugin_at(plugin.tree.name(), &plugin.tree.manifest.path)
                     .at_key_item_in(
                         &plugin.tree.manifest.text,
                         &["dependencies"],
@@ -146,8 +145,7 @@ pub fn order_plugins(mut chosen: Vec<ChosenPlugin>) -> Result<Vec<ChosenPlugin>,
                     "the dependencies of plugins {} form a cycle",
                     names.join(", ")
                 ))
-                .of_plugin(first.tree.name())
-                .at_path(&first.tree.manifest.path)
+                .of_plugin_at(first.tree.name(), &first.tree.manifest.path)
                 .at_key_in(&first.tree.manifest.text, &["dependencies"])
                 .with_help("remove one of the dependencies"),
             ]);
@@ -243,13 +241,11 @@ impl Planner<'_> {
                 match self.disk(path) {
                     None => self.warnings.push(
                         Problem::warning("was composed but is missing; it is written again")
-                            .of_plugin(name)
-                            .at_path(path),
+                            .of_plugin_at(name, path),
                     ),
                     Some(bytes) if lock_file::content_hash(&bytes) != *hash => self.problems.push(
                         Problem::new("changed since it was composed; aidlc does not overwrite or remove it")
-                            .of_plugin(name)
-                            .at_path(path)
+                            .of_plugin_at(name, path)
                             .with_help("undo the edit (or make it in the plugin's own file), then run the command again"),
                     ),
                     Some(_) => {}
@@ -261,7 +257,9 @@ impl Planner<'_> {
             let as_composed = current
                 .as_deref()
                 .is_some_and(|bytes| lock_file::content_hash(bytes) == stage.composed);
-            if !as_composed && !contributions_stripped(current.as_deref(), stage) {
+            // Its base exactly: the merged region absent, not edited.
+            let stripped = current.as_deref() == Some(stage.base.as_bytes());
+            if !as_composed && !stripped {
                 self.problems.push(
                     Problem::new("changed since plugin contributions were merged into it; aidlc does not overwrite it")
                         .at_path(path)
@@ -279,8 +277,7 @@ impl Planner<'_> {
                 Problem::new(format!(
                     "ships {relative}, which plugin \"{other}\" ships too"
                 ))
-                .of_plugin(plugin)
-                .at_path(source)
+                .of_plugin_at(plugin, source)
                 .with_help("one of the two plugins must rename its file (plugin files carry their plugin's name)"),
             );
             return;
@@ -297,8 +294,7 @@ impl Planner<'_> {
                     Problem::new(format!(
                         "would overwrite {relative}, which the install already has with other bytes (a core file, another composer's or yours)"
                     ))
-                    .of_plugin(plugin)
-                    .at_path(source)
+                    .of_plugin_at(plugin, source)
                     .with_help("rename the plugin's file to a plugin-namespaced path"),
                 );
                 return;
@@ -447,9 +443,7 @@ impl Planner<'_> {
         let plugin = tree.name();
         let Ok(text) = std::str::from_utf8(bytes) else {
             self.problems.push(
-                Problem::new("the stage file is not UTF-8")
-                    .of_plugin(plugin)
-                    .at_path(&file.source),
+                Problem::new("the stage file is not UTF-8").of_plugin_at(plugin, &file.source),
             );
             return false;
         };
@@ -462,8 +456,7 @@ impl Planner<'_> {
             accepted = false;
             self.problems.push(
                 Problem::new(format!("the stage file is invalid: {}", diagnostic.message))
-                    .of_plugin(plugin)
-                    .at_path(&file.source)
+                    .of_plugin_at(plugin, &file.source)
                     .with_help(
                         "fix the plugin's stage file; it would break every compile of the install",
                     )
@@ -482,8 +475,7 @@ impl Planner<'_> {
                         Some(other) => format!("the stage declares plugin \"{}\"; owned plugin content must name the plugin that ships it", other.value),
                         None => "the stage declares no plugin identity (`plugin:`)".to_owned(),
                     })
-                    .of_plugin(plugin)
-                    .at_path(&file.source)
+                    .of_plugin_at(plugin, &file.source)
                     .at_key_in(text, &["plugin"])
                     .with_help(format!("write `plugin: {plugin}` in the stage's frontmatter")),
                 );
@@ -493,8 +485,7 @@ impl Planner<'_> {
             accepted = false;
             self.problems.push(
                 Problem::new("the stage uses mode \"agent-team\", which no conductor runs yet")
-                    .of_plugin(plugin)
-                    .at_path(&file.source)
+                    .of_plugin_at(plugin, &file.source)
                     .at_key_in(text, &["mode"])
                     .with_help("use inline, subagent, pipeline or mob"),
             );
@@ -505,8 +496,7 @@ impl Planner<'_> {
             accepted = false;
             self.problems.push(
                 Problem::new("the stage has no body after its frontmatter (a stage that would route and do nothing)")
-                    .of_plugin(plugin)
-                    .at_path(&file.source),
+                    .of_plugin_at(plugin, &file.source),
             );
         }
         imported_sensors.extend(stage.sensors.iter().map(|sensor| sensor.value.clone()));
@@ -534,8 +524,7 @@ impl Planner<'_> {
             .is_none()
         {
             let mut problem = Problem::new(format!("the {kind} file has no readable frontmatter"))
-                .of_plugin(plugin)
-                .at_path(&file.source);
+                .of_plugin_at(plugin, &file.source);
             if let Some(diagnostic) = diagnostics.into_iter().next() {
                 problem = problem.with_located(diagnostic, text.to_string());
             }
@@ -555,8 +544,7 @@ impl Planner<'_> {
             };
             self.problems.push(
                 Problem::new(reason)
-                    .of_plugin(plugin)
-                    .at_path(&file.source)
+                    .of_plugin_at(plugin, &file.source)
                     .at_key_in(&text, &["plugin"])
                     .with_help(format!("write `plugin: {plugin}` in its frontmatter")),
             );
@@ -573,8 +561,7 @@ impl Planner<'_> {
                 Problem::new(format!(
                     "the {kind} is named \"{name}\", which {other} already is"
                 ))
-                .of_plugin(plugin)
-                .at_path(&file.source)
+                .of_plugin_at(plugin, &file.source)
                 .at_key_in(&text, &["name"])
                 .with_help("give it a plugin-namespaced name (`<plugin>-…`)"),
             );
@@ -596,8 +583,7 @@ impl Planner<'_> {
             Problem::new(format!(
                 "the sensor manifest would be composed but never fire: {reason}"
             ))
-            .of_plugin(plugin)
-            .at_path(&file.source)
+            .of_plugin_at(plugin, &file.source)
             .with_help("put it at the top of sensors/ as aidlc-<id>.md, with a matching id"),
         );
         false
@@ -661,16 +647,13 @@ fn read_contributions(planner: &mut Planner<'_>, plugin: &ChosenPlugin) -> Vec<C
                 Problem::warning(
                     "is not read: contributions are contributions/<phase>/<stage>.md files",
                 )
-                .of_plugin(name)
-                .at_path(&file.source),
+                .of_plugin_at(name, &file.source),
             );
             continue;
         }
         let Some(text) = file.text() else {
             planner.problems.push(
-                Problem::new("the contribution is not UTF-8")
-                    .of_plugin(name)
-                    .at_path(&file.source),
+                Problem::new("the contribution is not UTF-8").of_plugin_at(name, &file.source),
             );
             continue;
         };
@@ -798,8 +781,7 @@ fn report_sensor_declarations(
                 Problem::warning(format!(
                     "sensor \"{id}\" is on disk but not declared by {what}: it is composed, and nothing of the plugin fires it"
                 ))
-                .of_plugin(name)
-                .at_path(&file.source)
+                .of_plugin_at(name, &file.source)
                 .with_help("import it in a stage's `sensors:` (or list it in `aidlc.sensors`), or remove the file"),
             );
         }
@@ -811,8 +793,7 @@ fn report_sensor_declarations(
                     Problem::warning(format!(
                         "sensor \"{id}\" is declared in `aidlc.sensors` but the plugin has no sensors/aidlc-{id}.md"
                     ))
-                    .of_plugin(name)
-                    .at_path(&plugin.tree.manifest.path),
+                    .of_plugin_at(name, &plugin.tree.manifest.path),
                 );
             }
         }
@@ -852,12 +833,6 @@ fn write_sidecars(planner: &mut Planner<'_>, chosen: &[ChosenPlugin], additions:
         planner.owner.insert(relative.clone(), name.to_owned());
         planner.target.insert(relative, bytes);
     }
-}
-
-/// Whether `current`, a composed core stage's text on disk, is exactly the text it had before
-/// any contribution was merged: the merged region is absent, not edited.
-fn contributions_stripped(current: Option<&[u8]>, stage: &LockedStage) -> bool {
-    current == Some(stage.base.as_bytes())
 }
 
 fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
@@ -920,6 +895,7 @@ fn finish(planner: Planner<'_>, chosen: Vec<ChosenPlugin>) -> Plan {
 mod tests {
     use super::*;
     use crate::plugin::contributed_text::Origin;
+    use crate::plugin::tree::TreeReader;
 
     #[test]
     fn frontmatter_scalars_are_read_with_the_yaml_reader() {
@@ -955,7 +931,7 @@ mod tests {
         let contribution = "---\ntarget: deployment-execution\nplugin: acme\nadds:\n  sensors:\n    - deployment-log\nfragments:\n  - anchor: in:Sensors\n    order: 100\n---\n\n## fragment: in:Sensors\n\nread {{HARNESS_DIR}}/tools\n";
         let source = root.join("contributions/operation/deployment-execution.md");
         std::fs::write(&source, contribution).unwrap();
-        let tree = crate::plugin::tree::read_tree(&root).unwrap();
+        let tree = crate::plugin::tree::FromDisk.read_tree(&root).unwrap();
         let chosen = ChosenPlugin {
             tree,
             record: LockedPlugin {

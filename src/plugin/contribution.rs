@@ -121,8 +121,7 @@ impl Reader<'_> {
         help: &str,
     ) {
         let mut problem = Problem::new(message.clone())
-            .of_plugin(self.plugin)
-            .at_path(self.source)
+            .of_plugin_at(self.plugin, self.source)
             .with_help(help);
         if let Some(span) = span {
             let diagnostic = Diagnostic::error(code, message)
@@ -290,8 +289,7 @@ impl Reader<'_> {
                         "adds.{deferred} is not merged yet (only {}); it has no effect",
                         MERGED_ADDS.join(", ")
                     ))
-                    .of_plugin(self.plugin)
-                    .at_path(self.source)
+                    .of_plugin_at(self.plugin, self.source)
                     .at_key_in(self.text, &["adds", deferred]),
                 ),
                 other => self.invalid(
@@ -450,8 +448,7 @@ impl Reader<'_> {
                     Problem::new(format!(
                         "two fragments at anchor \"{anchor}\" with order {order}: their place is ambiguous"
                     ))
-                    .of_plugin(self.plugin)
-                    .at_path(self.source)
+                    .of_plugin_at(self.plugin, self.source)
                     .with_help("give each fragment of one anchor its own order")
                     .with_located(
                         Diagnostic::error(Code::InvalidFieldValue, format!("fragment {anchor} order {order} declared twice"))
@@ -510,8 +507,7 @@ impl Reader<'_> {
                     Problem::new(format!(
                         "a \"## fragment: {anchor}\" prose block has no matching `fragments` entry"
                     ))
-                    .of_plugin(self.plugin)
-                    .at_path(self.source)
+                    .of_plugin_at(self.plugin, self.source)
                     .at_line_in(self.text, &format!("## fragment: {anchor}"))
                     .with_help("add `- anchor: <anchor>` with an `order:` to `fragments`, or remove the block"),
                 );

@@ -7,7 +7,6 @@
 
 use camino::{Utf8Component, Utf8Path, Utf8PathBuf};
 
-use crate::plugin::Problem;
 use crate::plugin::tree_source::{EntryKind, Follow, TreeSource};
 
 /// Names a plugin may not take: the implicit core plugin and its namespace.
@@ -35,21 +34,6 @@ pub fn plugin_name_refusal(name: &str) -> Option<String> {
         ));
     }
     None
-}
-
-/// The refusal of a plugin name, as a problem.
-pub fn check_plugin_name(
-    name: &str,
-    manifest: &Utf8Path,
-    manifest_text: &str,
-) -> Result<(), Problem> {
-    plugin_name_refusal(name).map_or(Ok(()), |reason| {
-        Err(Problem::new(reason)
-            .of_plugin(name)
-            .at_path(manifest)
-            .at_key_in(manifest_text, &["name"])
-            .with_help("rename the plugin in its manifest (and its stages' `plugin:` fields)"))
-    })
 }
 
 /// `declared` (a folder a manifest names, relative to the plugin root) as a path under `root`,

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::leaves::fs_util::contained::{self, PathRefusal, ProjectPath};
 use crate::leaves::fs_util::{self, Flush};
-use crate::plugin::Problem;
+use crate::plugin::{PluginError, Problem};
 
 pub const JOURNAL_DIR: &str = ".aidlc-plugin-journal";
 const MANIFEST: &str = "manifest.json";
@@ -329,11 +329,8 @@ fn checked_manifest(
                 Some(parse("image", &format!("{JOURNAL_DIR}/{IMAGES}/{name}"))?)
             }
             Some(name) => {
-                return Err(refuse(
-                    "image",
-                    name,
-                    &PathRefusal::LeavesProject { path: name.clone() },
-                ));
+                let refusal = PathRefusal::LeavesProject { path: name.clone() };
+                return Err(refuse("image", name, &refusal));
             }
             None => None,
         };
@@ -342,13 +339,10 @@ fn checked_manifest(
     }
     let mut trees = Vec::new();
     for tree in &manifest.trees {
+        let files = tree.files.iter().map(|file| parse("trees", file));
         trees.push(TreeSnapshot {
             root: parse("trees", &tree.root)?,
-            files: tree
-                .files
-                .iter()
-                .map(|file| parse("trees", file))
-                .collect::<Result<_, _>>()?,
+            files: files.collect::<Result<_, _>>()?,
             existed: tree.existed,
         });
     }
@@ -445,14 +439,6 @@ pub enum Recovery {
     RolledBack,
 }
 
-/// Why [`recover`] wrote nothing, or what failed while it wrote.
-#[derive(Debug)]
-pub enum RecoverError {
-    /// The journal names a path the rollback may not write; nothing was written.
-    Refused(Problem),
-    Io(std::io::Error),
-}
-
 /// Whether an interrupted composition's journal waits in the project (read-only commands
 /// report it; only a command that writes rolls it back).
 pub fn is_waiting(project_dir: &Utf8Path) -> bool {
@@ -461,38 +447,35 @@ pub fn is_waiting(project_dir: &Utf8Path) -> bool {
 
 /// Finish what a killed transaction left: roll an armed journal back, delete an unarmed one.
 /// Call it under the workspace lock, before reading the install, and only from a command that
-/// writes. Every path the journal names is parsed into the project before the first write.
-pub fn recover(project_dir: &Utf8Path) -> Result<Recovery, RecoverError> {
-    let journal = journal_dir(project_dir);
+/// writes. Every path the journal names is parsed into the project before the first write: a
+/// journal naming a path outside it is refused, and nothing is written.
+pub fn recover(project_dir: &Utf8Path) -> Result<Recovery, PluginError> {
+    let failed = |error: std::io::Error| {
+        PluginError::environment(format!(
+            "cannot finish the interrupted composition: {error}"
+        ))
+    };
     if !is_waiting(project_dir) {
         return Ok(Recovery::Clean);
     }
-    let manifest_path = journal.join(MANIFEST);
+    let manifest_path = journal_dir(project_dir).join(MANIFEST);
     let text = match fs_util::read_input_text(&manifest_path) {
         Ok(text) => text,
         Err(error) if error.is_not_found() => {
-            remove_journal(project_dir).map_err(RecoverError::Io)?;
+            remove_journal(project_dir).map_err(failed)?;
             return Ok(Recovery::Discarded);
         }
-        Err(error) => {
-            return Err(RecoverError::Io(input_context(
-                &error,
-                "cannot read",
-                &manifest_path,
-            )));
-        }
+        Err(error) => return Err(failed(input_context(&error, "cannot read", &manifest_path))),
     };
     let manifest: Manifest<String> = serde_json::from_str(&text).map_err(|error| {
-        RecoverError::Refused(
-            Problem::new(format!("the plugin journal cannot be read ({error})"))
-                .at_path(format!("{JOURNAL_DIR}/{MANIFEST}"))
-                .with_help(format!(
-                    "restore the install from version control and delete {JOURNAL_DIR}/"
-                )),
-        )
+        Problem::new(format!("the plugin journal cannot be read ({error})"))
+            .at_path(format!("{JOURNAL_DIR}/{MANIFEST}"))
+            .with_help(format!(
+                "restore the install from version control and delete {JOURNAL_DIR}/"
+            ))
     })?;
-    let checked = checked_manifest(project_dir, &manifest).map_err(RecoverError::Refused)?;
-    roll_back(project_dir, &checked).map_err(RecoverError::Io)?;
+    let checked = checked_manifest(project_dir, &manifest)?;
+    roll_back(project_dir, &checked).map_err(failed)?;
     Ok(Recovery::RolledBack)
 }
 
@@ -596,7 +579,7 @@ mod tests {
                 format!(r#"{{"entries": {entries}, "trees": {trees}, "absent_dirs": []}}"#);
             std::fs::write(project.join(JOURNAL_DIR).join(MANIFEST), &manifest).unwrap();
             assert!(
-                matches!(recover(&project), Err(RecoverError::Refused(_))),
+                matches!(recover(&project), Err(PluginError::Refused(_))),
                 "{manifest}"
             );
             assert_eq!(std::fs::read_to_string(&canary).unwrap(), "canary");

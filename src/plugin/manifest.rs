@@ -12,8 +12,7 @@ use serde_json::Value;
 use crate::plugin::Problem;
 use crate::plugin::guards;
 
-pub use crate::plugin::tree_source::Overlay;
-use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, TreeSource, read_text};
+use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, Overlay, TreeSource, read_text};
 
 /// The authored manifest, relative to the plugin root.
 pub const AUTHORED_MANIFEST: &str = ".aidlc-plugin/plugin.json";
@@ -138,7 +137,12 @@ pub fn read_manifest_from(
             .unwrap_or(&package)
             .to_owned()
     };
-    guards::check_plugin_name(&name, &path, &text)?;
+    if let Some(reason) = guards::plugin_name_refusal(&name) {
+        return Err(Problem::new(reason)
+            .of_plugin_at(&name, &path)
+            .at_key_in(&text, &["name"])
+            .with_help("rename the plugin in its manifest (and its stages' `plugin:` fields)"));
+    }
     let version = optional_version(&object, &path, &text)?;
     let mut manifest = PluginManifest {
         name,
@@ -186,12 +190,13 @@ fn read_json_object(
     })?;
     match serde_json::from_str::<Value>(&text) {
         Ok(Value::Object(object)) => Ok((object, text)),
-        Ok(other) => Err(Problem::new(format!(
-            "the manifest must be a JSON object, got {}",
-            json_type(&other)
-        ))
-        .at_path(path)
-        .at_key_in(&text, &[])),
+        Ok(other) => Err(wrong_type(
+            "the manifest must be a JSON object",
+            &other,
+            path,
+            &text,
+            &[],
+        )),
         // The whole document's span is the syntax error's, where the reader stopped.
         Err(error) => Err(
             Problem::new(format!("the manifest is not valid JSON: {error}"))
@@ -213,6 +218,13 @@ fn json_type(value: &Value) -> &'static str {
     }
 }
 
+/// `<expected>, got <the type of value>`, at `key` of the manifest at `path`.
+fn wrong_type(expected: &str, value: &Value, path: &Utf8Path, text: &str, key: &[&str]) -> Problem {
+    Problem::new(format!("{expected}, got {}", json_type(value)))
+        .at_path(path)
+        .at_key_in(text, key)
+}
+
 fn required_name(
     object: &serde_json::Map<String, Value>,
     path: &Utf8Path,
@@ -220,12 +232,13 @@ fn required_name(
 ) -> Result<String, Problem> {
     match object.get("name") {
         Some(Value::String(name)) if !name.trim().is_empty() => Ok(name.trim().to_owned()),
-        Some(other) => Err(Problem::new(format!(
-            "`name` must be a non-empty string, got {}",
-            json_type(other)
-        ))
-        .at_path(path)
-        .at_key_in(text, &["name"])),
+        Some(other) => Err(wrong_type(
+            "`name` must be a non-empty string",
+            other,
+            path,
+            text,
+            &["name"],
+        )),
         None => Err(Problem::new("the manifest has no `name`").at_path(path)),
     }
 }
@@ -249,12 +262,13 @@ fn optional_version(
                     .with_help("write it as MAJOR.MINOR.PATCH, e.g. \"0.1.0\"")
                 })
         }
-        Some(other) => Err(Problem::new(format!(
-            "`version` must be a string, got {}",
-            json_type(other)
-        ))
-        .at_path(path)
-        .at_key_in(manifest_text, &["version"])),
+        Some(other) => Err(wrong_type(
+            "`version` must be a string",
+            other,
+            path,
+            manifest_text,
+            &["version"],
+        )),
     }
 }
 
@@ -275,26 +289,16 @@ fn read_authored_keys(
             .map(|item| parse_dependency(item, path, text, name))
             .collect::<Result<_, _>>()?,
         Some(other) => {
-            return Err(Problem::new(format!(
-                "`dependencies` must be an array of strings, got {}",
-                json_type(other)
-            ))
-            .of_plugin(name)
-            .at_path(path)
-            .at_key_in(text, &["dependencies"]));
+            let expected = "`dependencies` must be an array of strings";
+            return Err(wrong_type(expected, other, path, text, &["dependencies"]).of_plugin(name));
         }
     };
     let (folders, declared_sensors) = match object.get("aidlc") {
         None => (Vec::new(), None),
         Some(Value::Object(block)) => read_aidlc_block(block, path, text, name)?,
         Some(other) => {
-            return Err(Problem::new(format!(
-                "`aidlc` must be an object, got {}",
-                json_type(other)
-            ))
-            .of_plugin(name)
-            .at_path(path)
-            .at_key_in(text, &["aidlc"]));
+            let expected = "`aidlc` must be an object";
+            return Err(wrong_type(expected, other, path, text, &["aidlc"]).of_plugin(name));
         }
     };
     manifest.dependencies = dependencies;
@@ -310,13 +314,10 @@ fn parse_dependency(
     plugin: &str,
 ) -> Result<Dependency, Problem> {
     let Value::String(text) = item else {
-        return Err(Problem::new(format!(
-            "each `dependencies` entry must be a string, got {}",
-            json_type(item)
-        ))
-        .of_plugin(plugin)
-        .at_path(path)
-        .at_key_in(manifest_text, &["dependencies"]));
+        let expected = "each `dependencies` entry must be a string";
+        return Err(
+            wrong_type(expected, item, path, manifest_text, &["dependencies"]).of_plugin(plugin),
+        );
     };
     let (name, requirement) = match text.split_once('@') {
         Some((name, range)) => {
@@ -324,8 +325,7 @@ fn parse_dependency(
                 Problem::new(format!(
                     "dependency \"{text}\": \"{range}\" is not a version requirement: {error}"
                 ))
-                .of_plugin(plugin)
-                .at_path(path)
+                .of_plugin_at(plugin, path)
                 .at_key_item_in(manifest_text, &["dependencies"], Some(text))
                 .with_help("write it as name@^1.2.0, name@~1.2, name@>=1.0.0 or name@1.2.3")
             })?;
@@ -342,8 +342,7 @@ fn parse_dependency(
         && let Some(reason) = guards::plugin_name_refusal(&dependency.name)
     {
         return Err(Problem::new(format!("dependency \"{text}\": {reason}"))
-            .of_plugin(plugin)
-            .at_path(path)
+            .of_plugin_at(plugin, path)
             .at_key_item_in(manifest_text, &["dependencies"], Some(text)));
     }
     Ok(dependency)
@@ -359,8 +358,7 @@ fn read_aidlc_block(
 ) -> Result<AidlcBlock, Problem> {
     let problem = |message: String, key: &[&str]| {
         Problem::new(message)
-            .of_plugin(plugin)
-            .at_path(path)
+            .of_plugin_at(plugin, path)
             .at_key_in(manifest_text, key)
             .with_help("the `aidlc` block takes `contributes` (an object of folders) and `sensors` (a list of sensor ids)")
     };

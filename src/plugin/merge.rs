@@ -325,19 +325,11 @@ fn quote_section(section: &str) -> String {
 
 fn unquote_section(item: &str) -> String {
     let item = item.trim_end();
-    if let Some(inner) = item
-        .strip_prefix('"')
-        .and_then(|rest| rest.strip_suffix('"'))
-    {
-        return inner.to_owned();
-    }
-    if let Some(inner) = item
-        .strip_prefix('\'')
-        .and_then(|rest| rest.strip_suffix('\''))
-    {
-        return inner.to_owned();
-    }
-    item.to_owned()
+    ['"', '\'']
+        .into_iter()
+        .find_map(|quote| item.strip_prefix(quote)?.strip_suffix(quote))
+        .unwrap_or(item)
+        .to_owned()
 }
 
 /// Set-union `sections` into `required_sections`.

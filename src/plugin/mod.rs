@@ -112,6 +112,12 @@ impl Problem {
         self
     }
 
+    /// The problem is about `plugin`, at its file (or its manifest) `path`.
+    #[must_use]
+    pub fn of_plugin_at(self, plugin: &str, path: impl Into<Utf8PathBuf>) -> Self {
+        self.of_plugin(plugin).at_path(path)
+    }
+
     #[must_use]
     pub fn at_path(mut self, path: impl Into<Utf8PathBuf>) -> Self {
         self.diagnostic.file = Some(path.into());
@@ -224,6 +230,19 @@ impl PluginError {
             Self::Environment(problem) => vec![problem],
             Self::CompileFailed { .. } => Vec::new(),
         }
+    }
+
+    /// The error in one line: its problems' headlines, or a failed compile's error count.
+    pub fn headline(&self) -> String {
+        if let Self::CompileFailed { diagnostics, .. } = self {
+            let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+            return format!(
+                "the composed install does not compile ({errors} error{})",
+                crate::leaves::english::plural(errors)
+            );
+        }
+        let headlines: Vec<String> = self.problems().iter().map(|p| p.headline()).collect();
+        headlines.join("; ")
     }
 
     pub fn refused(problem: Problem) -> Self {

@@ -65,7 +65,7 @@ pub enum CompileReason {
 }
 
 /// One row of `plugin list` (its JSON form: the fields in this order).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ListedPlugin {
     pub name: String,
     pub version: String,
@@ -175,10 +175,6 @@ fn path_plugin_of_tree(layout: &Layout, tree: PluginTree, given: Option<&str>) -
     }
 }
 
-fn vendored_dir(layout: &Layout, name: &str) -> Utf8PathBuf {
-    layout.project_dir.join("aidlc/plugins").join(name)
-}
-
 fn git_plugin(
     layout: &Layout,
     url: &str,
@@ -189,7 +185,7 @@ fn git_plugin(
     let tree = FromDisk
         .read_tree(&clone.root)
         .map_err(PluginError::Refused)?;
-    let vendored = vendored_dir(layout, tree.name());
+    let vendored = layout.project_dir.join("aidlc/plugins").join(tree.name());
     let extra_files = source::vendored_files(&clone.root, &vendored)
         .map_err(|error| io_error("cannot read the clone", &error))?;
     let record = LockedPlugin {
@@ -241,8 +237,7 @@ fn recorded_plugin(
                 "its source now holds plugin \"{}\"",
                 chosen.tree.name()
             ))
-            .of_plugin(name)
-            .at_path(&record.source),
+            .of_plugin_at(name, &record.source),
         ));
     }
     if record.kind == SourceKind::Git {
@@ -307,7 +302,8 @@ fn add_sibling_dependencies(
 /// Folders never removed when a removal leaves them empty.
 fn kept_dirs(layout: &Layout) -> BTreeSet<Utf8PathBuf> {
     let harness_root = layout.project_dir.join(layout.harness.dir_name());
-    let mut kept: BTreeSet<Utf8PathBuf> = [
+    let phases = compose::PHASES.map(|phase| layout.stages_dir.join(phase));
+    [
         harness_root.clone(),
         harness_root.join("knowledge"),
         harness_root.join("tools"),
@@ -320,13 +316,8 @@ fn kept_dirs(layout: &Layout) -> BTreeSet<Utf8PathBuf> {
         layout.project_dir.join("aidlc"),
     ]
     .into_iter()
-    .collect();
-    kept.extend(
-        compose::PHASES
-            .iter()
-            .map(|phase| layout.stages_dir.join(phase)),
-    );
-    kept
+    .chain(phases)
+    .collect()
 }
 
 /// The test hook's pause; a value that is not a number of milliseconds is refused.
@@ -374,25 +365,22 @@ fn chosen_plugins(
     Ok(chosen)
 }
 
-/// Which plugin roots a `sync` was given, for its no-op record (`None` for `add` and
-/// `remove`, which never skip the plan).
-type SyncRoots<'a> = Option<&'a [Utf8PathBuf]>;
-
-/// Recover, then compose `added` into the recorded plugins less `removed`. A `sync` whose
-/// record proves nothing changed (`sync_record::check`) and whose compiled graph holds the
-/// stages the record names reads no plugin tree; a plan that changes nothing writes that
-/// record (docs/decisions.md D51).
+/// Recover, then compose `added` into the recorded plugins less `removed`. `sync_roots` are the
+/// plugin roots a `sync` was given, for its no-op record (`None` for `add` and `remove`, which
+/// never skip the plan). A `sync` whose record proves nothing changed (`sync_record::check`) and
+/// whose compiled graph holds the stages the record names reads no plugin tree; a plan that
+/// changes nothing writes that record (docs/decisions.md D51).
 fn compose_under_lock(
     layout: &Layout,
     trees: &dyn TreeReader,
-    sync_roots: SyncRoots<'_>,
+    sync_roots: Option<&[Utf8PathBuf]>,
     failed_compile_files: FailedCompileFiles,
     prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
 ) -> Result<ComposeOutcome, PluginError> {
     let _lock = crate::leaves::audit_lock::acquire_until_stale(&layout.project_dir)
         .map_err(|e| PluginError::environment(e.to_string()))?;
     let started_ns = crate::compile::up_to_date::now_ns();
-    let recovered = recover(layout)?;
+    let recovered = journal::recover(&layout.project_dir)?;
     if let Some(roots) = sync_roots
         && recovered == Recovery::Clean
         && let Some(nothing) = sync_record::check(layout, roots)
@@ -448,7 +436,16 @@ fn compose_under_lock(
     };
     if plan.changes.is_empty() && !plan.install_changed {
         if let Some(roots) = sync_roots {
+            // Everything the plan read: its install files and folders, the lock file,
+            // `harness.json`, the drop logs, and the plugin roots (walked whole by the record).
+            let mut files = plan.read_files;
+            files.push(lock_file::lock_path(&layout.project_dir));
+            files.push(layout.harness_json_path.clone());
+            files.extend(drop_logs(layout, &previous, &outcome.plugins).into_values());
             let read = sync_record::ReadSet {
+                files,
+                folders: plan.listed_folders,
+                roots: given_roots,
                 environment: roots.to_vec(),
                 found: sync_record::NothingToSync {
                     plugins: outcome.plugins.clone(),
@@ -456,7 +453,6 @@ fn compose_under_lock(
                     composed_stages: composed_slugs,
                 },
                 started_ns,
-                ..sync_read_set(layout, &previous, &plan, given_roots, &outcome.plugins)
             };
             // A cache: failing to write it only keeps the next sync on the full path.
             let _ = sync_record::record(layout, &read);
@@ -468,17 +464,6 @@ fn compose_under_lock(
         .map_err(|e| io_error("cannot remove the plugin sync record", &e))?;
     apply(layout, &plan, &changes, authored, &mut outcome)?;
     Ok(outcome)
-}
-
-/// Finish what a killed composition left, or refuse (writing nothing) a journal that names a
-/// path outside the project.
-fn recover(layout: &Layout) -> Result<Recovery, PluginError> {
-    journal::recover(&layout.project_dir).map_err(|error| match error {
-        journal::RecoverError::Refused(problem) => PluginError::refused(problem),
-        journal::RecoverError::Io(error) => {
-            io_error("cannot finish the interrupted composition", &error)
-        }
-    })
 }
 
 /// A plan change: the path it writes or removes, and the bytes it writes (`None`: removed).
@@ -510,27 +495,6 @@ fn contained_path(layout: &Layout, path: &Utf8Path) -> Result<ProjectPath, Plugi
                 .with_help("a composition writes only inside the project, never through a link that leads out of it nor into .git; replace the link with a folder, or fix the entry that names the path"),
             )
         })
-}
-
-/// Everything a plan that changed nothing read: its install files and folders, the lock file,
-/// `harness.json`, the drop logs, and the plugin roots (walked whole by the record).
-fn sync_read_set(
-    layout: &Layout,
-    previous: &Lock,
-    plan: &Plan,
-    roots: Vec<Utf8PathBuf>,
-    plugins: &[String],
-) -> sync_record::ReadSet {
-    let mut files = plan.read_files.clone();
-    files.push(lock_file::lock_path(&layout.project_dir));
-    files.push(layout.harness_json_path.clone());
-    files.extend(drop_logs(layout, previous, plugins).into_values());
-    sync_record::ReadSet {
-        files,
-        folders: plan.listed_folders.clone(),
-        roots,
-        ..sync_record::ReadSet::default()
-    }
 }
 
 /// The drop log of each plugin composed now or before, by name.
@@ -639,11 +603,11 @@ fn apply(
     authored: Option<AuthoredFiles>,
     outcome: &mut ComposeOutcome,
 ) -> Result<(), PluginError> {
-    let refresh = if plan.install_changed {
-        conductor::conductor_refresh(layout)?
-    } else {
-        None
-    };
+    let refresh = plan
+        .install_changed
+        .then(|| conductor::conductor_refresh(layout))
+        .transpose()?
+        .flatten();
     let mut paths: Vec<ProjectPath> = changes.iter().map(|(path, _)| path.clone()).collect();
     let mut trees = Vec::new();
     if plan.install_changed {
@@ -758,50 +722,49 @@ fn apply_armed(
     Ok(())
 }
 
+/// [`compose_under_lock`] with the trees read from the disk and a failed compile's diagnostics
+/// on the files their text came from.
+fn compose_from_disk(
+    layout: &Layout,
+    sync_roots: Option<&[Utf8PathBuf]>,
+    prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
+) -> Result<ComposeOutcome, PluginError> {
+    let authored = FailedCompileFiles::Authored;
+    compose_under_lock(layout, &FromDisk, sync_roots, authored, prepare)
+}
+
 /// `aidlc plugin add SOURCE…`.
 pub fn add(
     layout: &Layout,
     sources: &[String],
     cwd: &Utf8Path,
 ) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(
-        layout,
-        &FromDisk,
-        None,
-        FailedCompileFiles::Authored,
-        |_| {
-            let mut added: Vec<ChosenPlugin> = Vec::new();
-            for text in sources {
-                let plugin = match source::parse_source(text) {
-                    // Joining an absolute path gives that path.
-                    SourceSpec::Path(path) => {
-                        path_plugin(layout, &FromDisk, &cwd.join(path), None)?
-                    }
-                    SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
-                };
-                if added
-                    .iter()
-                    .any(|other| other.tree.name() == plugin.tree.name())
-                {
-                    return Err(PluginError::refused(
-                        Problem::new("is given twice").of_plugin(plugin.tree.name()),
-                    ));
-                }
-                added.push(plugin);
+    compose_from_disk(layout, None, |_| {
+        let mut added: Vec<ChosenPlugin> = Vec::new();
+        for text in sources {
+            let plugin = match source::parse_source(text) {
+                // Joining an absolute path gives that path.
+                SourceSpec::Path(path) => path_plugin(layout, &FromDisk, &cwd.join(path), None)?,
+                SourceSpec::Git { url, rev } => git_plugin(layout, &url, rev.as_deref(), cwd)?,
+            };
+            if added
+                .iter()
+                .any(|other| other.tree.name() == plugin.tree.name())
+            {
+                return Err(PluginError::refused(
+                    Problem::new("is given twice").of_plugin(plugin.tree.name()),
+                ));
             }
-            Ok((added, Vec::new()))
-        },
-    )
+            added.push(plugin);
+        }
+        Ok((added, Vec::new()))
+    })
 }
 
 /// `add PATH` of a plugin already read from its folder (`tree.root`, canonical): the same
 /// guards, sibling dependencies, plan and transaction. The own-tree compile reads the plugin's
 /// tree once, with an editor's unsaved text over it, and composes that (docs/decisions.md D52);
 /// its sibling dependencies come from `trees` (the language server's warm trees, D54).
-///
-/// # Errors
-///
-/// As [`add`].
 pub fn add_tree(
     layout: &Layout,
     tree: PluginTree,
@@ -828,8 +791,7 @@ fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, Plu
             Problem::new(format!(
                 "is still selected: {shown}'s `plugins` names it, and a selection may name only composed plugins"
             ))
-            .of_plugin(name)
-            .at_path(shown.clone())
+            .of_plugin_at(name, shown.clone())
             .with_help(format!(
                 "remove \"{name}\" from `plugins` in {shown}, then run `aidlc plugin remove {name}` again"
             ))
@@ -839,75 +801,63 @@ fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, Plu
 
 /// `aidlc plugin remove NAME…`.
 pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(
-        layout,
-        &FromDisk,
-        None,
-        FailedCompileFiles::Authored,
-        |previous| {
-            let mut problems = Vec::new();
-            for name in names {
-                if !previous.plugins.contains_key(name) {
-                    let known: Vec<&str> = previous.plugins.keys().map(String::as_str).collect();
+    compose_from_disk(layout, None, |previous| {
+        let mut problems = Vec::new();
+        for name in names {
+            if !previous.plugins.contains_key(name) {
+                let known: Vec<&str> = previous.plugins.keys().map(String::as_str).collect();
+                problems.push(
+                    Problem::new("is not composed in this install")
+                        .of_plugin(name)
+                        .with_help(if known.is_empty() {
+                            "no plugin is composed (aidlc.lock.json records none)".to_owned()
+                        } else {
+                            format!("composed plugins: {}", known.join(", "))
+                        }),
+                );
+            }
+        }
+        problems.extend(still_selected(layout, names)?);
+        for (name, record) in &previous.plugins {
+            if names.contains(name) {
+                continue;
+            }
+            for dependency in &record.dependencies {
+                let dependency_name = dependency.split('@').next().unwrap_or(dependency).trim();
+                if names.iter().any(|removed| removed == dependency_name) {
                     problems.push(
-                        Problem::new("is not composed in this install")
-                            .of_plugin(name)
-                            .with_help(if known.is_empty() {
-                                "no plugin is composed (aidlc.lock.json records none)".to_owned()
-                            } else {
-                                format!("composed plugins: {}", known.join(", "))
-                            }),
+                        Problem::new(format!(
+                            "depends on \"{dependency}\", which would be removed"
+                        ))
+                        .of_plugin(name)
+                        .with_help(format!("remove {name} too, or keep {dependency_name}")),
                     );
                 }
             }
-            problems.extend(still_selected(layout, names)?);
-            for (name, record) in &previous.plugins {
-                if names.contains(name) {
-                    continue;
-                }
-                for dependency in &record.dependencies {
-                    let dependency_name = dependency.split('@').next().unwrap_or(dependency).trim();
-                    if names.iter().any(|removed| removed == dependency_name) {
-                        problems.push(
-                            Problem::new(format!(
-                                "depends on \"{dependency}\", which would be removed"
-                            ))
-                            .of_plugin(name)
-                            .with_help(format!("remove {name} too, or keep {dependency_name}")),
-                        );
-                    }
-                }
-            }
-            if !problems.is_empty() {
-                return Err(PluginError::Refused(problems));
-            }
-            Ok((Vec::new(), names.to_vec()))
-        },
-    )
+        }
+        if !problems.is_empty() {
+            return Err(PluginError::Refused(problems));
+        }
+        Ok((Vec::new(), names.to_vec()))
+    })
 }
 
 /// `aidlc plugin sync`: recompose every recorded plugin, plus each host plugin root in `roots`
 /// (`CLAUDE_PLUGIN_ROOT` and friends, as the `SessionStart` hook passes them).
 pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, PluginError> {
-    compose_under_lock(
-        layout,
-        &FromDisk,
-        Some(roots),
-        FailedCompileFiles::Authored,
-        |_| {
-            let mut added: Vec<ChosenPlugin> = Vec::new();
-            for root in roots {
-                let plugin = path_plugin(layout, &FromDisk, root, None)?;
-                if !added
-                    .iter()
-                    .any(|other| other.tree.name() == plugin.tree.name())
-                {
-                    added.push(plugin);
-                }
+    compose_from_disk(layout, Some(roots), |_| {
+        let mut added: Vec<ChosenPlugin> = Vec::new();
+        for root in roots {
+            let plugin = path_plugin(layout, &FromDisk, root, None)?;
+            if !added
+                .iter()
+                .any(|other| other.tree.name() == plugin.tree.name())
+            {
+                added.push(plugin);
             }
-            Ok((added, Vec::new()))
-        },
-    )
+        }
+        Ok((added, Vec::new()))
+    })
 }
 
 /// The plugin roots the environment names (`CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT`,
@@ -942,16 +892,8 @@ pub struct RecordedSource {
     pub root: Utf8PathBuf,
 }
 
-/// The plugins `aidlc.lock.json` records, in its order, with the folder each is read from.
-/// Reads only the lock file, takes no lock and writes nothing (the language server and the
-/// watch call it after every batch of changes); an unreadable lock is refused as `sync`
-/// refuses it.
-pub fn recorded_sources(layout: &Layout) -> Result<Vec<RecordedSource>, PluginError> {
-    let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    Ok(recorded_sources_of(layout, &lock))
-}
-
-fn recorded_sources_of(layout: &Layout, lock: &Lock) -> Vec<RecordedSource> {
+/// The plugins `lock` records, in its order, with the folder each is read from.
+pub fn recorded_sources(layout: &Layout, lock: &Lock) -> Vec<RecordedSource> {
     lock.plugins
         .iter()
         .map(|(name, record)| RecordedSource {
@@ -1062,7 +1004,7 @@ pub fn changed_sources(
         return Ok(check);
     }
     let previous = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    for plugin in recorded_sources_of(layout, &previous) {
+    for plugin in recorded_sources(layout, &previous) {
         if plugin.kind != SourceKind::Path {
             continue;
         }
@@ -1093,10 +1035,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
         name: "aidlc".to_owned(),
         version: "core".to_owned(),
         enabled: enabled("aidlc"),
-        kind: None,
-        source: None,
-        commit: None,
-        changed_files: Vec::new(),
+        ..ListedPlugin::default()
     }];
     plugins.extend(lock.plugins.iter().map(|(name, record)| ListedPlugin {
         name: name.clone(),

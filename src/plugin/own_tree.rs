@@ -33,7 +33,8 @@ use crate::leaves::diagnostics::Diagnostic;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::manifest;
 use crate::plugin::placeholder_span::authored_span;
-use crate::plugin::tree::{self, Overlay};
+use crate::plugin::tree;
+use crate::plugin::tree_source::Overlay;
 use crate::plugin::{PluginError, Problem};
 
 /// What a composed file's path starts with when it is not one of the plugin's files (a core
@@ -203,10 +204,6 @@ pub fn compile_own_tree(
 /// read from `trees` (the language server's warm trees, docs/decisions.md D54), with
 /// `overlay` the editor's texts those trees were read with (for the manifest a refusal is
 /// shown on).
-///
-/// # Errors
-///
-/// As [`compile_own_tree`].
 pub fn compile_own_tree_from(
     plugin_root: &Utf8Path,
     requested: Option<Harness>,
@@ -251,7 +248,10 @@ pub fn compile_own_tree_from(
     };
     let authored = AuthoredFiles::of_trees([&tree], &layout);
     let in_plugin = |source: &Utf8Path| {
-        path_in_plugin(source, &plugin_root).unwrap_or_else(|| source.to_owned())
+        source
+            .strip_prefix(&plugin_root)
+            .unwrap_or(source)
+            .to_owned()
     };
     let labelled = |installed: &Utf8Path| Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(installed);
     let naming = Naming {
@@ -347,23 +347,6 @@ fn refused(
     }
 }
 
-/// Where the plugin's file `source` (absolute, as the tree read it below its canonical root) is
-/// in the plugin.
-fn path_in_plugin(source: &Utf8Path, plugin_root: &Utf8Path) -> Option<Utf8PathBuf> {
-    source
-        .strip_prefix(plugin_root)
-        .ok()
-        .map(Utf8Path::to_owned)
-}
-
-/// The text of `path` as the composition read it: the unsaved text, else the disk's.
-fn authored_text(path: &Utf8Path, overlay: &Overlay) -> Option<String> {
-    overlay
-        .get(path)
-        .cloned()
-        .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
-}
-
 /// A refusal that names its file, as a diagnostic on it: a framework file (project-relative)
 /// under [`COMPOSED_FRAMEWORK_LABEL`]; a plugin's file by its path in the plugin, with the span
 /// carried back to the authored text when the text the composition checked is not that text
@@ -381,8 +364,11 @@ fn refusal_on_its_file(
         diagnostic.file = Some(Utf8Path::new(COMPOSED_FRAMEWORK_LABEL).join(path));
         return Some((diagnostic, problem.text.clone()));
     }
-    diagnostic.file = Some(path_in_plugin(path, plugin_root)?);
-    match authored_text(path, overlay) {
+    // The tree read it below its canonical root.
+    diagnostic.file = Some(path.strip_prefix(plugin_root).ok()?.to_owned());
+    // The text of `path` as the composition read it: the unsaved text, else the disk's.
+    let authored = overlay.get(path).cloned();
+    match authored.or_else(|| crate::leaves::fs_util::read_input_text(path).ok()) {
         Some(authored) => {
             diagnostic.span = span_in_authored_text(problem, harness, &authored);
             Some((diagnostic, Some(authored)))

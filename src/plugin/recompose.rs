@@ -35,11 +35,13 @@ pub struct ComposedSources {
 }
 
 impl ComposedSources {
-    /// The lock file's plugins (none when the install has no lock file). An unreadable lock
-    /// is refused as `aidlc plugin sync` refuses it; the caller says so and watches no plugin.
+    /// The lock file's plugins (none when the install has no lock file). Reads only the lock
+    /// file, takes no lock and writes nothing; an unreadable lock is refused as `aidlc plugin
+    /// sync` refuses it; the caller says so and watches no plugin.
     pub fn read(layout: &Layout) -> Result<Self, PluginError> {
+        let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
         let mut sources = Self::default();
-        for mut recorded in operations::recorded_sources(layout)? {
+        for mut recorded in operations::recorded_sources(layout, &lock) {
             match recorded.kind {
                 SourceKind::Path => {
                     recorded.root = recorded.root.canonicalize_utf8().unwrap_or(recorded.root);

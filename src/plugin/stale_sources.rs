@@ -60,16 +60,11 @@ fn changed_warning(changed: &[RecordedSource]) -> Diagnostic {
 }
 
 fn unreadable_warning(error: &PluginError) -> Diagnostic {
-    let headlines: Vec<String> = error
-        .problems()
-        .iter()
-        .map(|problem| problem.headline())
-        .collect();
     Diagnostic::warning(
         Code::StalePluginCopy,
         format!(
             "cannot tell whether the composed plugins are current: {}",
-            headlines.join("; ")
+            error.headline()
         ),
     )
     .in_file(LOCK_FILE_NAME)

@@ -153,12 +153,6 @@ fn walk(root: &Utf8Path, folders: &mut Vec<Utf8PathBuf>, files: &mut Vec<Utf8Pat
     }
 }
 
-/// The nearest existing folder above `path`, stamped, for a file that is absent: removing a
-/// file changes its folder's times, so a settled folder proves the file was absent all along.
-fn nearest_folder_stamp(path: &Utf8Path) -> Option<StatStamp> {
-    path.ancestors().skip(1).find_map(StatStamp::of_path)
-}
-
 /// Whether every stamp `record` vouches for was settled when its sync started.
 fn record_is_settled(record: &Record) -> bool {
     record
@@ -209,7 +203,9 @@ fn record_of(layout: &Layout, read: &ReadSet) -> Option<Record> {
     for file in files {
         let stat = stamp_of_file(&file).ok()?;
         if stat.is_none() {
-            folder_stamps.push(nearest_folder_stamp(&file)?);
+            // Its nearest existing folder's: removing a file changes its folder's times, so a
+            // settled folder proves the file was absent all along.
+            folder_stamps.push(file.ancestors().skip(1).find_map(StatStamp::of_path)?);
         }
         stamped.push((file.to_string(), stat));
     }

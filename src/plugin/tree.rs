@@ -12,7 +12,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::plugin::Problem;
 use crate::plugin::guards;
 use crate::plugin::manifest::{self, PluginManifest, Subtree};
-use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, ListedName, TreeSource};
+use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, ListedName, Overlay, TreeSource};
 
 /// The subtrees composition reads, in the reference composer's order of copying.
 pub const READ_SUBTREES: [Subtree; 7] = [
@@ -76,8 +76,6 @@ impl PluginTree {
     }
 }
 
-pub use crate::plugin::manifest::Overlay;
-
 /// Where composition gets a plugin's tree: [`FromDisk`] for a command, which reads each tree
 /// once; a process that composes again and again keeps them warm (`plugin::tree_db`).
 pub trait TreeReader {
@@ -94,13 +92,8 @@ pub struct FromDisk;
 
 impl TreeReader for FromDisk {
     fn read_tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
-        read_tree(root)
+        read_tree_over(root, &Overlay::new())
     }
-}
-
-/// Read the plugin at `root`.
-pub fn read_tree(root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
-    read_tree_over(root, &Overlay::new())
 }
 
 /// Read the plugin at `root`, each file `overlay` holds a text for as that text.
@@ -125,23 +118,25 @@ pub fn read_tree_from(
             Err(reason) => {
                 problems.push(
                     Problem::new(format!("`aidlc.contributes.{}`: {reason}", subtree.key()))
-                        .of_plugin(&name)
-                        .at_path(&manifest.path)
+                        .of_plugin_at(&name, &manifest.path)
                         .at_key_in(&manifest.text, &["aidlc", "contributes", subtree.key()])
                         .with_help("name a folder inside the plugin, relative to its root"),
                 );
                 continue;
             }
         };
-        if !exists(source, &folder) {
+        // As `Path::exists`: anything but a missing path or one whose kind cannot be read.
+        if matches!(
+            source.kind(&folder, Follow::Yes),
+            EntryKind::Missing | EntryKind::Unreadable(_)
+        ) {
             if manifest.folders.iter().any(|(kind, _)| *kind == subtree) {
                 notes.push(
                     Problem::warning(format!(
                         "`aidlc.contributes.{}` names {declared}/, which does not exist",
                         subtree.key()
                     ))
-                    .of_plugin(&name)
-                    .at_path(&manifest.path)
+                    .of_plugin_at(&name, &manifest.path)
                     .at_key_in(&manifest.text, &["aidlc", "contributes", subtree.key()]),
                 );
             }
@@ -163,8 +158,7 @@ pub fn read_tree_from(
             Problem::warning(
                 "its memory/ subtree is not composed (method and rule additions are not projected yet)",
             )
-            .of_plugin(&name)
-            .at_path(memory),
+            .of_plugin_at(&name, memory),
         );
     }
     if !problems.is_empty() {
@@ -269,14 +263,6 @@ impl Walk<'_> {
                 .push(self.problem(format!("cannot read the file: {error}"), &path)),
         }
     }
-}
-
-/// `Path::exists`: anything but a missing path or one whose kind cannot be read.
-fn exists(source: &dyn TreeSource, path: &Utf8Path) -> bool {
-    !matches!(
-        source.kind(path, Follow::Yes),
-        EntryKind::Missing | EntryKind::Unreadable(_)
-    )
 }
 
 /// `blake3:<hex>` over the manifest's bytes and each file's subtree, path and bytes, in path

@@ -27,10 +27,10 @@ use std::sync::Arc;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::plugin::Problem;
-use crate::plugin::manifest::{Overlay, manifest_candidates};
+use crate::plugin::manifest::manifest_candidates;
 use crate::plugin::tree::{self, PluginTree};
 use crate::plugin::tree_source::{
-    DiskSource, EntryKind, Follow, ListedName, RecordedAnswers, TreeSource,
+    DiskSource, EntryKind, Follow, ListedName, Overlay, RecordedAnswers, TreeSource,
 };
 
 /// One file a plugin tree's read read: its bytes (an editor's unsaved text, when it has one).
@@ -376,7 +376,8 @@ impl MirrorState {
                     .get(&((*path).clone(), *follow))
                     .is_none_or(|kind| *kind == DiskSource::new(&self.overlay).kind(path, *follow))
             });
-            if !same_kind || is_manifest_path(&root, path) {
+            // A manifest's bytes decide which folders are read.
+            if !same_kind || manifest_candidates(&root).any(|manifest| manifest == **path) {
                 return self.read_root_again(mirrored);
             }
             let bytes = DiskSource::new(&self.overlay).read(path).map(Arc::new);
@@ -390,15 +391,10 @@ impl MirrorState {
     }
 }
 
-/// Whether `path` is one of the manifests the reader looks for at `root` (its bytes decide
-/// which folders are read).
-fn is_manifest_path(root: &Utf8Path, path: &Utf8Path) -> bool {
-    manifest_candidates(root).any(|manifest| manifest == path)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::plugin::tree::TreeReader;
 
     /// A plugin `name` under `parent` with a stage, a knowledge file and a contribution.
     fn write_plugin(parent: &Utf8Path, name: &str) -> Utf8PathBuf {
@@ -484,9 +480,9 @@ mod tests {
         std::fs::create_dir_all(root.join("memory")).unwrap();
         let trees = PluginTrees::new();
         watching(&trees, &folder);
-        assert_eq!(trees.tree(&root), tree::read_tree(&root));
+        assert_eq!(trees.tree(&root), tree::FromDisk.read_tree(&root));
         // A second ask is the memo: no read of the disk.
-        assert_eq!(trees.tree(&root), tree::read_tree(&root));
+        assert_eq!(trees.tree(&root), tree::FromDisk.read_tree(&root));
         assert_eq!(disk_reads(&trees), 1);
     }
 
@@ -504,7 +500,7 @@ mod tests {
         watching(&trees, &folder);
         let from_mirror = trees.tree(&root);
         assert!(from_mirror.is_err());
-        assert_eq!(from_mirror, tree::read_tree(&root));
+        assert_eq!(from_mirror, tree::FromDisk.read_tree(&root));
         std::fs::write(
             root.join(".aidlc-plugin/plugin.json"),
             "{\"name\": \"acme\"}",
@@ -520,7 +516,7 @@ mod tests {
                 .message()
                 .contains("symbolic link")
         );
-        assert_eq!(from_mirror, tree::read_tree(&root));
+        assert_eq!(from_mirror, tree::FromDisk.read_tree(&root));
     }
 
     #[test]
@@ -538,8 +534,8 @@ mod tests {
         let edited = acme.join("knowledge/deep/notes.md");
         std::fs::write(&edited, "more notes\n").unwrap();
         assert!(trees.changed(&BTreeSet::from([edited]), false));
-        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
-        assert_eq!(trees.tree(&beta), tree::read_tree(&beta));
+        assert_eq!(trees.tree(&acme), tree::FromDisk.read_tree(&acme));
+        assert_eq!(trees.tree(&beta), tree::FromDisk.read_tree(&beta));
         assert_eq!(tree_executions(&log), 1, "only acme's tree is read again");
         assert_eq!(
             disk_reads(&trees),
@@ -570,12 +566,12 @@ mod tests {
         let added = acme.join("knowledge/deep/more.md");
         std::fs::write(&added, "more\n").unwrap();
         assert!(trees.changed(&BTreeSet::from([added.clone()]), false));
-        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.tree(&acme), tree::FromDisk.read_tree(&acme));
         assert_eq!(disk_reads(&trees), 2);
 
         std::fs::remove_file(&added).unwrap();
         trees.changed(&BTreeSet::from([added]), false);
-        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.tree(&acme), tree::FromDisk.read_tree(&acme));
         assert_eq!(disk_reads(&trees), 3);
 
         let manifest = acme.join(".aidlc-plugin/plugin.json");
@@ -586,14 +582,14 @@ mod tests {
         .unwrap();
         trees.changed(&BTreeSet::from([manifest]), false);
         let tree = trees.tree(&acme).unwrap();
-        assert_eq!(Ok(tree.clone()), tree::read_tree(&acme));
+        assert_eq!(Ok(tree.clone()), tree::FromDisk.read_tree(&acme));
         assert_eq!(disk_reads(&trees), 4);
         assert!(tree.files.iter().any(|file| file.relative == "notes.md"));
 
         // A folder removed whole, reported only as the folder.
         std::fs::remove_dir_all(acme.join("knowledge")).unwrap();
         trees.changed(&BTreeSet::from([acme.join("knowledge")]), false);
-        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.tree(&acme), tree::FromDisk.read_tree(&acme));
     }
 
     #[test]
@@ -615,13 +611,13 @@ mod tests {
         let edited = acme.join("knowledge/deep/notes.md");
         std::fs::write(&edited, "changed, and nobody said so\n").unwrap();
         assert!(trees.changed(&BTreeSet::from([edited.clone()]), false));
-        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.tree(&acme), tree::FromDisk.read_tree(&acme));
         assert_eq!(disk_reads(&trees), 2);
         assert_eq!(trees.asked_roots(), BTreeSet::from([acme.clone()]));
 
         // Watched from now on: mirrored afresh, then trusted.
         watching(&trees, &folder);
-        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.tree(&acme), tree::FromDisk.read_tree(&acme));
         assert_eq!(disk_reads(&trees), 3);
         trees.tree(&acme).unwrap();
         assert_eq!(disk_reads(&trees), 3);
@@ -630,7 +626,7 @@ mod tests {
         trees.watch_only(BTreeSet::new());
         std::fs::write(&edited, "changed while unwatched\n").unwrap();
         watching(&trees, &folder);
-        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.tree(&acme), tree::FromDisk.read_tree(&acme));
     }
 
     #[test]
@@ -639,7 +635,7 @@ mod tests {
         let edited = acme.join("knowledge/deep/notes.md");
         std::fs::write(&edited, "changed, the event lost\n").unwrap();
         trees.changed(&BTreeSet::new(), true);
-        assert_eq!(trees.tree(&acme), tree::read_tree(&acme));
+        assert_eq!(trees.tree(&acme), tree::FromDisk.read_tree(&acme));
     }
 
     #[test]
@@ -674,7 +670,7 @@ mod tests {
         let tree = trees.tree(&beta).unwrap();
         assert_eq!(file(tree.clone()), b"notes\n");
         assert!(tree.files.iter().all(|file| file.source != ghost));
-        assert_eq!(Ok(tree), tree::read_tree(&beta));
+        assert_eq!(Ok(tree), tree::FromDisk.read_tree(&beta));
     }
 
     /// A small deterministic generator (no dependency): the same seed, the same steps.

@@ -109,26 +109,16 @@ impl<'o> DiskSource<'o> {
     }
 }
 
-fn kind_of_metadata(metadata: &std::fs::Metadata) -> EntryKind {
-    let kind = metadata.file_type();
-    if kind.is_symlink() {
-        EntryKind::Link
-    } else if kind.is_dir() {
-        EntryKind::Folder
-    } else if kind.is_file() {
-        EntryKind::File
-    } else {
-        EntryKind::Other
-    }
-}
-
 fn disk_kind(path: &Utf8Path, follow: Follow) -> EntryKind {
     let metadata = match follow {
         Follow::No => std::fs::symlink_metadata(path),
         Follow::Yes => std::fs::metadata(path),
     };
     match metadata {
-        Ok(metadata) => kind_of_metadata(&metadata),
+        Ok(metadata) if metadata.is_symlink() => EntryKind::Link,
+        Ok(metadata) if metadata.is_dir() => EntryKind::Folder,
+        Ok(metadata) if metadata.is_file() => EntryKind::File,
+        Ok(_) => EntryKind::Other,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => EntryKind::Missing,
         Err(error) => EntryKind::Unreadable(error.to_string()),
     }

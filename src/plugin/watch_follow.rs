@@ -9,7 +9,6 @@ use camino::Utf8PathBuf;
 
 use crate::compile::discover::Layout;
 use crate::compile::watch::PluginFolders;
-use crate::leaves::english::plural;
 use crate::plugin::PluginError;
 use crate::plugin::operations::RecordedSource;
 use crate::plugin::recompose::{ComposedSources, Recomposition, recompose};
@@ -60,7 +59,7 @@ impl<'r> FollowedPlugins<'r> {
                 sources
             }
             Err(error) => {
-                let why = plugin_error_text(&error);
+                let why = error.headline();
                 if self.unreadable_lock.as_deref() != Some(why.as_str()) {
                     (self.report)(FollowEvent::Unreadable(&why));
                     self.unreadable_lock = Some(why);
@@ -127,19 +126,7 @@ impl PluginFolders for FollowedPlugins<'_> {
     }
 }
 
-/// A plugin error in one line: its problems' headlines.
+/// A plugin error in one line, as the watch says it ([`PluginError::headline`]).
 fn plugin_error_text(error: &PluginError) -> String {
-    if let PluginError::CompileFailed { diagnostics, .. } = error {
-        let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-        return format!(
-            "the composed install does not compile ({errors} error{})",
-            plural(errors)
-        );
-    }
-    let headlines: Vec<String> = error
-        .problems()
-        .iter()
-        .map(|problem| problem.headline())
-        .collect();
-    headlines.join("; ")
+    error.headline()
 }

@@ -39,8 +39,7 @@ pub(super) fn merge_contributions(
                     "targets stage \"{}\", which the install does not have",
                     contribution.target
                 ))
-                .of_plugin(&contribution.plugin)
-                .at_path(&contribution.source)
+                .of_plugin_at(&contribution.plugin, &contribution.source)
                 .at_key_in(&contribution.text, &["target"])
                 .with_help("check the `target:` slug (a stage's file name without .md)"),
             ),
@@ -149,8 +148,7 @@ fn refuse(
 ) {
     planner.problems.push(
         Problem::new(message)
-            .of_plugin(&contribution.plugin)
-            .at_path(&contribution.source)
+            .of_plugin_at(&contribution.plugin, &contribution.source)
             .at_key_item_in(&contribution.text, key, item),
     );
 }
@@ -284,8 +282,7 @@ fn merge_adds(
                     "stage \"{stage}\" already consumes \"{}\" with required: {}; the contribution does not change it",
                     kept.artifact, kept.stage_required
                 ))
-                .of_plugin(plugin)
-                .at_path(&contribution.source)
+                .of_plugin_at(plugin, &contribution.source)
                 .at_key_item_in(&contribution.text, &["adds", "consumes"], Some(&kept.artifact)),
             );
         }
@@ -370,8 +367,7 @@ fn splice_recorded(
                     "fragment \"{}\" order {} cannot be placed in stage \"{}\": {reason}",
                     fragment.anchor_text, fragment.order, contribution.target
                 ))
-                .of_plugin(&contribution.plugin)
-                .at_path(&contribution.source)
+                .of_plugin_at(&contribution.plugin, &contribution.source)
                 .at_key_item_in(
                     &contribution.text,
                     &["fragments"],
