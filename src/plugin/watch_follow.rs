@@ -9,7 +9,6 @@ use camino::Utf8PathBuf;
 
 use crate::compile::discover::Layout;
 use crate::compile::watch::PluginFolders;
-use crate::plugin::PluginError;
 use crate::plugin::operations::RecordedSource;
 use crate::plugin::recompose::{ComposedSources, Recomposition, recompose};
 use crate::plugin::tree::FromDisk;
@@ -107,7 +106,7 @@ impl PluginFolders for FollowedPlugins<'_> {
         let check = match crate::plugin::operations::changed_sources(layout, &FromDisk) {
             Ok(check) => check,
             Err(error) => {
-                let why = plugin_error_text(&error);
+                let why = error.headline();
                 if self.unreadable_lock.as_deref() != Some(why.as_str()) {
                     (self.report)(FollowEvent::Unchecked(&why));
                 }
@@ -124,9 +123,4 @@ impl PluginFolders for FollowedPlugins<'_> {
             .collect();
         (self.report)(FollowEvent::Recomposed(&recompose(layout, names)));
     }
-}
-
-/// A plugin error in one line, as the watch says it ([`PluginError::headline`]).
-fn plugin_error_text(error: &PluginError) -> String {
-    error.headline()
 }
