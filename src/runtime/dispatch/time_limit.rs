@@ -132,13 +132,21 @@ pub const GATE_DISPATCH_CAP_HELP: &str =
 pub fn gate_dispatch_cap(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<LimitValue>, String> {
-    let Some(value) = env(GATE_DISPATCH_VARIABLE) else {
+    variable_limit(env, GATE_DISPATCH_VARIABLE)
+}
+
+/// The positive value of the milliseconds `variable` read through `env`: `None` when unset.
+fn variable_limit(
+    env: &dyn Fn(&str) -> Option<String>,
+    variable: &str,
+) -> Result<Option<LimitValue>, String> {
+    let Some(value) = env(variable) else {
         return Ok(None);
     };
-    let duration = positive_milliseconds(GATE_DISPATCH_VARIABLE, &value)?;
+    let duration = positive_milliseconds(variable, &value)?;
     Ok(Some(LimitValue {
         duration,
-        source: format!("{GATE_DISPATCH_VARIABLE}={value}"),
+        source: format!("{variable}={value}"),
     }))
 }
 
@@ -164,12 +172,8 @@ pub fn hook_allowance(
     settings_files: &[Utf8PathBuf],
     version: InstallVersion,
 ) -> Result<LimitValue, String> {
-    if let Some(value) = env(HOOK_ALLOWANCE_VARIABLE) {
-        let duration = positive_milliseconds(HOOK_ALLOWANCE_VARIABLE, &value)?;
-        return Ok(LimitValue {
-            duration,
-            source: format!("{HOOK_ALLOWANCE_VARIABLE}={value}"),
-        });
+    if let Some(found) = variable_limit(env, HOOK_ALLOWANCE_VARIABLE)? {
+        return Ok(found);
     }
     for file in settings_files {
         if let Some(found) = allowance_setting(file)? {
@@ -209,15 +213,15 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
         return Ok(None);
     };
     let shown = value.to_string();
-    let what = format!("{HOOK_ALLOWANCE_SETTING} in {file}");
-    let duration = match value.as_u64() {
-        Some(millis) if millis > 0 => Duration::from_millis(millis),
-        _ => {
-            return Err(format!(
-                "{what} must be a positive whole number of milliseconds, got {shown}"
-            ));
-        }
-    };
+    let duration = value
+        .as_u64()
+        .filter(|millis| *millis > 0)
+        .map(Duration::from_millis)
+        .ok_or_else(|| {
+            format!(
+                "{HOOK_ALLOWANCE_SETTING} in {file} must be a positive whole number of milliseconds, got {shown}"
+            )
+        })?;
     Ok(Some(LimitValue {
         duration,
         source: format!("{HOOK_ALLOWANCE_SETTING}={shown} in {file}"),

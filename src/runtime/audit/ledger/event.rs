@@ -475,15 +475,6 @@ impl StageScope {
                 .as_deref()
                 .is_some_and(|workflow| workflow.starts_with(SINGLE_STAGE_WORKFLOW_PREFIX))
     }
-
-    /// Stage, Unit and Workflow, each when present.
-    fn fields(&self) -> Vec<(&'static str, String)> {
-        present_fields(&[
-            (field::STAGE, &self.stage),
-            (field::UNIT, &self.unit),
-            (field::WORKFLOW, &self.workflow),
-        ])
-    }
 }
 
 impl GateState {
@@ -520,15 +511,17 @@ impl GateRow {
 
 impl GateRow {
     pub fn to_row(&self) -> AuditRow {
-        let mut fields = self.scope.fields();
-        fields.extend(present_fields(&[
+        let mut fields = present_fields(&[
+            (field::STAGE, &self.scope.stage),
+            (field::UNIT, &self.scope.unit),
+            (field::WORKFLOW, &self.scope.workflow),
             (
                 field::REVALIDATED,
                 &self.revalidated.then(|| "true".to_owned()),
             ),
             (field::DETAILS, &self.details),
             (field::ARTIFACTS, &self.artifacts),
-        ]));
+        ]);
         if let Some(blocking_override) = &self.blocking_override {
             fields.extend(blocking_override.fields());
         }
