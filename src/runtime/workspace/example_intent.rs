@@ -219,11 +219,14 @@ fn write_example_file(
     path: &Utf8Path,
     bytes: &[u8],
 ) -> std::io::Result<()> {
-    use crate::leaves::fs_util::contained::{self, ProjectPath};
-    let contained = ProjectPath::of_absolute(project_dir, path).map_err(|refusal| {
-        std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string())
-    })?;
-    contained::write_file(&contained, bytes, crate::leaves::fs_util::Flush::Yes).map_err(Into::into)
+    use crate::leaves::fs_util::contained::{self, ContainedWriteError, ProjectPath};
+    let contained =
+        ProjectPath::of_absolute(project_dir, path).map_err(ContainedWriteError::Refused)?;
+    Ok(contained::write_file(
+        &contained,
+        bytes,
+        crate::leaves::fs_util::Flush::Yes,
+    )?)
 }
 
 fn project_relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {
