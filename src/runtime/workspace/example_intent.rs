@@ -222,11 +222,7 @@ fn write_example_file(
     use crate::leaves::fs_util::contained::{self, ContainedWriteError, ProjectPath};
     let contained =
         ProjectPath::of_absolute(project_dir, path).map_err(ContainedWriteError::Refused)?;
-    Ok(contained::write_file(
-        &contained,
-        bytes,
-        crate::leaves::fs_util::Flush::Yes,
-    )?)
+    contained::write_file(&contained, bytes, crate::leaves::fs_util::Flush::Yes).map_err(Into::into)
 }
 
 fn project_relative(project_dir: &Utf8Path, path: &Utf8Path) -> Utf8PathBuf {

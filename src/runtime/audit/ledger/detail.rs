@@ -109,11 +109,7 @@ pub fn write_detail_file(
 ) -> std::io::Result<()> {
     let contained =
         ProjectPath::of_absolute(project_dir, path).map_err(ContainedWriteError::Refused)?;
-    Ok(contained::write_file(
-        &contained,
-        body.as_bytes(),
-        Flush::No,
-    )?)
+    contained::write_file(&contained, body.as_bytes(), Flush::No).map_err(Into::into)
 }
 
 #[cfg(test)]
