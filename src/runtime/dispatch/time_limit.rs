@@ -132,21 +132,13 @@ pub const GATE_DISPATCH_CAP_HELP: &str =
 pub fn gate_dispatch_cap(
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Option<LimitValue>, String> {
-    variable_limit(env, GATE_DISPATCH_VARIABLE)
-}
-
-/// The positive value of the milliseconds `variable` read through `env`: `None` when unset.
-fn variable_limit(
-    env: &dyn Fn(&str) -> Option<String>,
-    variable: &str,
-) -> Result<Option<LimitValue>, String> {
-    let Some(value) = env(variable) else {
+    let Some(value) = env(GATE_DISPATCH_VARIABLE) else {
         return Ok(None);
     };
-    let duration = positive_milliseconds(variable, &value)?;
+    let duration = positive_milliseconds(GATE_DISPATCH_VARIABLE, &value)?;
     Ok(Some(LimitValue {
         duration,
-        source: format!("{variable}={value}"),
+        source: format!("{GATE_DISPATCH_VARIABLE}={value}"),
     }))
 }
 
@@ -172,8 +164,12 @@ pub fn hook_allowance(
     settings_files: &[Utf8PathBuf],
     version: InstallVersion,
 ) -> Result<LimitValue, String> {
-    if let Some(found) = variable_limit(env, HOOK_ALLOWANCE_VARIABLE)? {
-        return Ok(found);
+    if let Some(value) = env(HOOK_ALLOWANCE_VARIABLE) {
+        let duration = positive_milliseconds(HOOK_ALLOWANCE_VARIABLE, &value)?;
+        return Ok(LimitValue {
+            duration,
+            source: format!("{HOOK_ALLOWANCE_VARIABLE}={value}"),
+        });
     }
     for file in settings_files {
         if let Some(found) = allowance_setting(file)? {
