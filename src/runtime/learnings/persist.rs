@@ -291,12 +291,15 @@ fn persist_learnings(
             text,
         );
         let has_line = content.contains(&marker) || short_hash_line || candidate_line;
-        let has_row = prior_rule_row(entries, slug, |row| {
-            row.content_hash.as_deref() == Some(hash.as_str())
-                || (short_hash_line && row.content_hash.as_deref() == Some(&hash[..8]))
-                || (candidate_line
-                    && row.content_hash.is_none()
-                    && row.candidate_id.as_deref() == Some(candidate_id.as_str()))
+        // An earlier `RULE_LEARNED` of this stage for this text, or for the legacy line found.
+        let has_row = entries.iter().any(|entry| {
+            matches!(&entry.event, AuditEvent::RuleLearned(row)
+                if row.stage.as_deref() == Some(slug)
+                    && (row.content_hash.as_deref() == Some(hash.as_str())
+                        || (short_hash_line && row.content_hash.as_deref() == Some(&hash[..8]))
+                        || (candidate_line
+                            && row.content_hash.is_none()
+                            && row.candidate_id.as_deref() == Some(candidate_id.as_str()))))
         });
         if has_row && has_line {
             continue;
@@ -346,18 +349,6 @@ fn write_inside(project_dir: &Utf8Path, path: &Utf8Path, text: &str) -> Result<(
             path: path.to_owned(),
             source,
         },
-    })
-}
-
-/// Whether an earlier `RULE_LEARNED` of `slug` satisfies `matches`.
-fn prior_rule_row(
-    entries: &[LedgerEntry],
-    slug: &str,
-    matches: impl Fn(&RuleLearned) -> bool,
-) -> bool {
-    entries.iter().any(|entry| {
-        matches!(&entry.event, AuditEvent::RuleLearned(row)
-            if row.stage.as_deref() == Some(slug) && matches(row))
     })
 }
 
