@@ -333,7 +333,11 @@ impl AuditEvent {
                 &block,
                 SensorOutcome::Failed {
                     detail_path: text(&block, field::DETAIL_PATH),
-                    findings_count: count(&block, field::FINDINGS_COUNT),
+                    // 0 when missing or not a whole number (see the module's invariants).
+                    findings_count: block
+                        .field(field::FINDINGS_COUNT)
+                        .and_then(|count| count.parse().ok())
+                        .unwrap_or_default(),
                 },
             ),
             SENSOR_BUDGET_OVERRIDE => Self::terminal(&block, SensorOutcome::BudgetOverride),
@@ -408,14 +412,6 @@ fn text(block: &AuditBlock, key: &str) -> Option<String> {
 /// The first value of `key`, owned; empty when it is missing (see the module's invariants).
 fn text_or_empty(block: &AuditBlock, key: &str) -> String {
     block.field(key).unwrap_or_default().to_owned()
-}
-
-/// A whole-number field; 0 when it is missing or not a whole number (see the module's invariants).
-fn count<N: std::str::FromStr + Default>(block: &AuditBlock, key: &str) -> N {
-    block
-        .field(key)
-        .and_then(|value| value.parse().ok())
-        .unwrap_or_default()
 }
 
 impl FireIdentity {
