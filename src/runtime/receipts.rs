@@ -470,10 +470,7 @@ fn shard_index(record: &Utf8Path, shard: &Utf8Path) -> Option<usize> {
 /// answer for a construction stage is not a human's and needs no human turn. The stage's phase
 /// comes from the compiled graph; a graph that cannot be read grants nothing.
 fn autonomous_construction_answer(workspace: &Workspace, record: &Utf8Path, stage: &str) -> bool {
-    let Some(state_text) = workspace::read_state_text(record) else {
-        return false;
-    };
-    if !is_autonomous(&state_text) {
+    if !workspace::read_state_text(record).is_some_and(|state| is_autonomous(&state)) {
         return false;
     }
     load_graph(&workspace.layout.stage_graph_path).is_ok_and(|graph| {
@@ -511,13 +508,7 @@ fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
             )
         })
         .collect();
-    relevant.sort_by(|a, b| {
-        (a.timestamp.as_str(), a.shard, a.position).cmp(&(
-            b.timestamp.as_str(),
-            b.shard,
-            b.position,
-        ))
-    });
+    relevant.sort_by_key(|entry| (entry.timestamp.as_str(), entry.shard, entry.position));
     let of_stage = |entry: &LedgerEntry| {
         entry
             .event

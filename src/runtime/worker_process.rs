@@ -122,6 +122,7 @@ pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
     };
     let group = WorkerGroup::enter(child.id());
     feed_stdin(&mut child, command.stdin.as_deref());
+    #[cfg(unix)]
     let watchdog = GroupWatchdog::start(child.id());
     let readers = OutputReaders::start(&mut child, command.stdout_cap_bytes);
     let ending = supervise(&mut child, &readers, deadline);
@@ -129,6 +130,7 @@ pub fn run_worker(command: &WorkerCommand) -> WorkerRun {
     // its output gets a short grace to reach end of file.
     signal_process_group(&mut child, GroupSignal::Kill);
     group.leave();
+    #[cfg(unix)]
     if let Some(watchdog) = watchdog {
         watchdog.release();
     }
@@ -230,19 +232,6 @@ impl GroupWatchdog {
             }
         }
     }
-}
-
-/// No process groups off Unix: nothing to watch.
-#[cfg(not(unix))]
-struct GroupWatchdog;
-
-#[cfg(not(unix))]
-impl GroupWatchdog {
-    fn start(_group_id: u32) -> Option<Self> {
-        None
-    }
-
-    fn release(self) {}
 }
 
 fn spawn_in_own_process_group(command: &WorkerCommand) -> std::io::Result<Child> {

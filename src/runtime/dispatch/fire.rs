@@ -661,16 +661,16 @@ fn run_worker_for(prepared: &PreparedFire, timeout: Duration) -> (Verdict, Strin
             leading_args,
         } => {
             let program = resolve_program(&prepared.project_dir, program);
-            let mut command = WorkerCommand::new(program, prepared.project_dir.clone());
-            command.args = leading_args
-                .iter()
-                .cloned()
-                .chain(prepared.worker_args.iter().cloned())
-                .collect();
-            command.timeout = timeout;
-            command.env =
-                crate::harness::environment::worker_environment(prepared.project_dir.as_str());
-            let run = run_worker(&command);
+            let run = run_worker(&WorkerCommand {
+                args: leading_args
+                    .iter()
+                    .chain(&prepared.worker_args)
+                    .cloned()
+                    .collect(),
+                timeout,
+                env: crate::harness::environment::worker_environment(prepared.project_dir.as_str()),
+                ..WorkerCommand::new(program, prepared.project_dir.clone())
+            });
             (verdict_of(&run, timeout), run.stderr_tail)
         }
     }

@@ -48,6 +48,13 @@ pub struct FileStamp {
     pub inode: u64,
 }
 
+/// `<size> <mtime ns> <inode>`, as a snapshot file writes a file's stamp.
+impl std::fmt::Display for FileStamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} {}", self.size, self.modified_ns, self.inode)
+    }
+}
+
 /// One folder's stamp: adding, removing or renaming an entry changes its modification time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FolderStamp {
@@ -344,28 +351,16 @@ pub fn snapshot_text(snapshot: &ProjectSnapshot) -> String {
                 );
             }
             for (path, stamp) in &shape.ignore_files {
-                match stamp {
-                    Some(stamp) => {
-                        let _ = writeln!(
-                            text,
-                            "ignore {} {} {}\t{path}",
-                            stamp.size, stamp.modified_ns, stamp.inode
-                        );
-                    }
-                    None => {
-                        let _ = writeln!(text, "ignore none\t{path}");
-                    }
-                }
+                let _ = match stamp {
+                    Some(stamp) => writeln!(text, "ignore {stamp}\t{path}"),
+                    None => writeln!(text, "ignore none\t{path}"),
+                };
             }
             (shape.folders.len(), shape.ignore_files.len())
         }
     };
     for (path, stamp) in &snapshot.files {
-        let _ = writeln!(
-            text,
-            "file {} {} {}\t{path}",
-            stamp.size, stamp.modified_ns, stamp.inode
-        );
+        let _ = writeln!(text, "file {stamp}\t{path}");
     }
     let _ = writeln!(
         text,

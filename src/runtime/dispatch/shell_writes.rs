@@ -73,10 +73,7 @@ enum WatchedFiles {
 fn selection_key(workspace: &Workspace, workflow: &workspace::PresentWorkflow) -> String {
     let choice = &workflow.stage_choice;
     let graph = match std::fs::metadata(&workspace.layout.stage_graph_path) {
-        Ok(metadata) => {
-            let stamp = project_snapshot::stamp_of(&metadata);
-            format!("{} {} {}", stamp.size, stamp.modified_ns, stamp.inode)
-        }
+        Ok(metadata) => project_snapshot::stamp_of(&metadata).to_string(),
         Err(_) => "none".to_owned(),
     };
     format!(

@@ -209,15 +209,15 @@ fn allowance_setting(file: &Utf8Path) -> Result<Option<LimitValue>, String> {
         return Ok(None);
     };
     let shown = value.to_string();
-    let what = format!("{HOOK_ALLOWANCE_SETTING} in {file}");
-    let duration = match value.as_u64() {
-        Some(millis) if millis > 0 => Duration::from_millis(millis),
-        _ => {
-            return Err(format!(
-                "{what} must be a positive whole number of milliseconds, got {shown}"
-            ));
-        }
-    };
+    let duration = value
+        .as_u64()
+        .filter(|millis| *millis > 0)
+        .map(Duration::from_millis)
+        .ok_or_else(|| {
+            format!(
+                "{HOOK_ALLOWANCE_SETTING} in {file} must be a positive whole number of milliseconds, got {shown}"
+            )
+        })?;
     Ok(Some(LimitValue {
         duration,
         source: format!("{HOOK_ALLOWANCE_SETTING}={shown} in {file}"),

@@ -4,14 +4,6 @@
 //! practice lines and scaffolded, bound sensors, with the reference's `RULE_LEARNED` and
 //! `SENSOR_PROPOSED` rows.
 //!
-//! The files:
-//! - `surface.rs`: scope binding, the state check, the memory path, `memory.md` parsing, the
-//!   reply (with the selections file's path);
-//! - `selections.rs`: the selections file: where it must be, and its strict reading (D44);
-//! - `persist.rs`: everything under one audit lock: provenance, the check of every selection
-//!   before any write, learnings, sensors, rows;
-//! - `scaffold.rs`: a sensor selection's manifest text, proved to read back as the selection.
-//!
 //! Must not: print (replies are values), or judge a learning (the conductor does).
 
 mod persist;

@@ -160,10 +160,6 @@ fn is_real_dir(path: &Utf8Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.is_dir())
 }
 
-fn content_hash(text: &str) -> String {
-    format!("{:x}", Sha256::digest(text.as_bytes()))
-}
-
 fn practice_heading(routed: &str) -> String {
     let trimmed = crate::leaves::js_text::js_trim(routed);
     if trimmed.is_empty() {
@@ -196,9 +192,7 @@ fn heading_line(content: &str, heading: &str) -> Option<usize> {
 /// `## ` heading after `heading`, or at the end.
 fn append_under_heading(content: &str, heading: &str, line: &str) -> String {
     let mut content = content.to_owned();
-    let body_start = if let Some(body_start) = heading_line(&content, heading) {
-        body_start
-    } else {
+    let body_start = heading_line(&content, heading).unwrap_or_else(|| {
         let separator = if content.is_empty() {
             ""
         } else if content.ends_with('\n') {
@@ -208,7 +202,7 @@ fn append_under_heading(content: &str, heading: &str, line: &str) -> String {
         };
         content = format!("{content}{separator}{heading}\n");
         content.len()
-    };
+    });
     let mut insert_at = content.len();
     let mut offset = body_start;
     for next in content[body_start..].split_inclusive('\n') {
@@ -250,7 +244,7 @@ fn persist_learnings(
             continue;
         };
         let team = scope.as_deref() == Some("team");
-        let hash = content_hash(text);
+        let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
         if !batch.insert(hash.clone()) {
             continue;
         }
@@ -297,12 +291,15 @@ fn persist_learnings(
             text,
         );
         let has_line = content.contains(&marker) || short_hash_line || candidate_line;
-        let has_row = prior_rule_row(entries, slug, |row| {
-            row.content_hash.as_deref() == Some(hash.as_str())
-                || (short_hash_line && row.content_hash.as_deref() == Some(&hash[..8]))
-                || (candidate_line
-                    && row.content_hash.is_none()
-                    && row.candidate_id.as_deref() == Some(candidate_id.as_str()))
+        // An earlier `RULE_LEARNED` of this stage for this text, or for the legacy line found.
+        let has_row = entries.iter().any(|entry| {
+            matches!(&entry.event, AuditEvent::RuleLearned(row)
+                if row.stage.as_deref() == Some(slug)
+                    && (row.content_hash.as_deref() == Some(hash.as_str())
+                        || (short_hash_line && row.content_hash.as_deref() == Some(&hash[..8]))
+                        || (candidate_line
+                            && row.content_hash.is_none()
+                            && row.candidate_id.as_deref() == Some(candidate_id.as_str()))))
         });
         if has_row && has_line {
             continue;
@@ -352,18 +349,6 @@ fn write_inside(project_dir: &Utf8Path, path: &Utf8Path, text: &str) -> Result<(
             path: path.to_owned(),
             source,
         },
-    })
-}
-
-/// Whether an earlier `RULE_LEARNED` of `slug` satisfies `matches`.
-fn prior_rule_row(
-    entries: &[LedgerEntry],
-    slug: &str,
-    matches: impl Fn(&RuleLearned) -> bool,
-) -> bool {
-    entries.iter().any(|entry| {
-        matches!(&entry.event, AuditEvent::RuleLearned(row)
-            if row.stage.as_deref() == Some(slug) && matches(row))
     })
 }
 
@@ -659,7 +644,7 @@ pub(super) fn bound_stage_text(text: &str, sensor_id: &str) -> Option<String> {
         .strip_prefix('[')
         .and_then(|rest| rest.strip_suffix(']'))
     {
-        let items: Vec<&str> = inner
+        let mut items: Vec<&str> = inner
             .split(',')
             .map(str::trim)
             .filter(|item| !item.is_empty())
@@ -670,11 +655,9 @@ pub(super) fn bound_stage_text(text: &str, sensor_id: &str) -> Option<String> {
         {
             return Some(text.to_owned());
         }
-        let mut all = items.clone();
-        all.push(sensor_id);
-        let replacement = format!("sensors: [{}]{newline}", all.join(", "));
-        let replaced = replacement.as_str();
-        lines[index] = replaced;
+        items.push(sensor_id);
+        let replacement = format!("sensors: [{}]{newline}", items.join(", "));
+        lines[index] = &replacement;
         return Some(lines.concat());
     }
     if !value.is_empty() && !value.starts_with('#') {

@@ -183,21 +183,15 @@ fn publish_without_replacing(path: &Utf8Path, contents: &[u8]) -> std::io::Resul
     match std::fs::hard_link(temporary.path(), path) {
         Ok(()) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Err(error),
-        Err(_) => write_exclusively(path, contents),
+        Err(_) => {
+            let mut file = std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            file.write_all(contents)?;
+            file.sync_all()
+        }
     }
-}
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "the clone id file, at the path the engine names in the project's aidlc folder, published exclusively so that two clones minting at once keep one id"
-)]
-fn write_exclusively(path: &Utf8Path, contents: &[u8]) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(path)?;
-    file.write_all(contents)?;
-    file.sync_all()
 }
 
 /// `<record_root>/audit/`.

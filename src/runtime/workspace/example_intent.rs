@@ -55,35 +55,30 @@ impl ExampleDeliverable {
     }
 }
 
-/// The example's deliverables, in stage order.
-pub static EXAMPLE_DELIVERABLES: &[ExampleDeliverable] = &[
-    ExampleDeliverable {
-        phase: "ideation",
-        stage: "intent-capture",
-        artifact: "intent-statement",
-        contents: include_str!("example_intent_texts/ideation/intent-capture/intent-statement.md"),
-    },
-    ExampleDeliverable {
-        phase: "inception",
-        stage: "requirements-analysis",
-        artifact: "requirements",
-        contents: include_str!(
-            "example_intent_texts/inception/requirements-analysis/requirements.md"
-        ),
-    },
-    ExampleDeliverable {
-        phase: "inception",
-        stage: "user-stories",
-        artifact: "personas",
-        contents: include_str!("example_intent_texts/inception/user-stories/personas.md"),
-    },
-    ExampleDeliverable {
-        phase: "inception",
-        stage: "user-stories",
-        artifact: "stories",
-        contents: include_str!("example_intent_texts/inception/user-stories/stories.md"),
-    },
-];
+/// The example's texts, at their record-relative paths `<phase>/<stage>/<artifact>.md`.
+static EXAMPLE_TEXTS: include_dir::Dir<'static> =
+    include_dir::include_dir!("$CARGO_MANIFEST_DIR/src/runtime/workspace/example_intent_texts");
+
+/// The example's deliverables, in stage order (their paths sort so).
+pub fn example_deliverables() -> Vec<ExampleDeliverable> {
+    let mut deliverables: Vec<ExampleDeliverable> = EXAMPLE_TEXTS
+        .dirs()
+        .flat_map(include_dir::Dir::dirs)
+        .flat_map(include_dir::Dir::files)
+        .filter_map(|file| {
+            let path = Utf8Path::from_path(file.path())?;
+            let mut folders = path.iter();
+            Some(ExampleDeliverable {
+                phase: folders.next()?,
+                stage: folders.next()?,
+                artifact: path.file_stem()?,
+                contents: file.contents_utf8()?,
+            })
+        })
+        .collect();
+    deliverables.sort_by_key(ExampleDeliverable::record_path);
+    deliverables
+}
 
 /// What [`write_example`] did, with project-relative paths.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -146,7 +141,7 @@ pub fn write_example(
         .iter()
         .map(|path| project_relative(project_dir, path))
         .collect();
-    for deliverable in EXAMPLE_DELIVERABLES {
+    for deliverable in example_deliverables() {
         let path = intent.record.join(deliverable.record_path());
         write_example_file(project_dir, &path, deliverable.contents.as_bytes()).map_err(
             |source| ExampleError::Write {
@@ -167,7 +162,7 @@ pub fn write_example(
 /// The stage definition file of every stage the example writes for (or names as current), as
 /// `init_project` installs it: `<harness dir>/aidlc-common/stages/<phase>/<stage>.md`.
 pub fn example_stage_files(harness: Harness) -> Vec<Utf8PathBuf> {
-    let mut files: Vec<Utf8PathBuf> = EXAMPLE_DELIVERABLES
+    let mut files: Vec<Utf8PathBuf> = example_deliverables()
         .iter()
         .map(|deliverable| {
             Utf8Path::new(harness.dir_name())
@@ -224,10 +219,9 @@ fn write_example_file(
     path: &Utf8Path,
     bytes: &[u8],
 ) -> std::io::Result<()> {
-    use crate::leaves::fs_util::contained::{self, ProjectPath};
-    let contained = ProjectPath::of_absolute(project_dir, path).map_err(|refusal| {
-        std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string())
-    })?;
+    use crate::leaves::fs_util::contained::{self, ContainedWriteError, ProjectPath};
+    let contained =
+        ProjectPath::of_absolute(project_dir, path).map_err(ContainedWriteError::Refused)?;
     contained::write_file(&contained, bytes, crate::leaves::fs_util::Flush::Yes).map_err(Into::into)
 }
 
@@ -373,7 +367,7 @@ mod tests {
             timeout: Duration::from_secs(30),
         };
         let mut verdicts = BTreeMap::new();
-        for deliverable in EXAMPLE_DELIVERABLES {
+        for deliverable in example_deliverables() {
             let definition = stage(&stages, deliverable.stage);
             let output_path = record.join(deliverable.record_path());
             // The table below is about the two document checks the example is designed around.
@@ -407,8 +401,21 @@ mod tests {
 
     #[test]
     fn every_deliverable_is_an_artifact_its_stage_produces() {
+        let paths: Vec<Utf8PathBuf> = example_deliverables()
+            .iter()
+            .map(ExampleDeliverable::record_path)
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "ideation/intent-capture/intent-statement.md",
+                "inception/requirements-analysis/requirements.md",
+                "inception/user-stories/personas.md",
+                "inception/user-stories/stories.md",
+            ]
+        );
         let stages = default_stages();
-        for deliverable in EXAMPLE_DELIVERABLES {
+        for deliverable in example_deliverables() {
             let definition = stage(&stages, deliverable.stage);
             assert_eq!(definition.phase.value, deliverable.phase);
             assert!(
@@ -422,7 +429,7 @@ mod tests {
             );
         }
         assert!(
-            EXAMPLE_DELIVERABLES
+            example_deliverables()
                 .iter()
                 .any(|d| d.stage == EXAMPLE_CURRENT_STAGE)
         );
@@ -443,7 +450,7 @@ mod tests {
             Utf8PathBuf::from("aidlc/spaces/default/intents/active-intent"),
         ];
         expected.extend(
-            EXAMPLE_DELIVERABLES
+            example_deliverables()
                 .iter()
                 .map(|d| record_relative.join(d.record_path())),
         );
@@ -451,7 +458,7 @@ mod tests {
         for path in &report.written {
             assert!(project.join(path).is_file(), "{path}");
         }
-        for deliverable in EXAMPLE_DELIVERABLES {
+        for deliverable in example_deliverables() {
             let text = std::fs::read_to_string(
                 project
                     .join(&record_relative)

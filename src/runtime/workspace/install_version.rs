@@ -24,9 +24,7 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use super::write_folders::{
-    learnings_dir, legacy_learnings_dir, legacy_sensor_detail_dir, sensor_detail_dir,
-};
+use super::write_folders::{ENGINE_DIR, legacy_sensor_detail_dir, sensor_detail_dir};
 use crate::harness::reference_hooks;
 use crate::protocol::graph_format::{
     FormatSource, GraphFormat, format_written_by, reference_tools_version,
@@ -113,13 +111,13 @@ impl InstallVersion {
         }
     }
 
-    /// Where the conductor writes the learnings selections, under a record root.
+    /// Where the conductor writes the learnings selections, under a record root (D44).
     pub fn learnings_dir(self, record_root: &Utf8Path) -> Utf8PathBuf {
         match self {
             InstallVersion::Reference25 | InstallVersion::Reference26 => {
-                legacy_learnings_dir(record_root)
+                record_root.join(".aidlc-learnings")
             }
-            InstallVersion::Newest => learnings_dir(record_root),
+            InstallVersion::Newest => record_root.join(ENGINE_DIR).join("learnings"),
         }
     }
 }

@@ -46,7 +46,8 @@ pub fn active_intent(
     space: &str,
     explicit: Option<&str>,
 ) -> Result<Option<Utf8PathBuf>, WorkspaceError> {
-    match resolve_intent(project_dir, space, explicit)? {
+    let records = intent_records(project_dir, space);
+    match resolve_intent_among(project_dir, space, &records, explicit)? {
         IntentResolution::Record(record) => Ok(Some(record)),
         IntentResolution::NoRecords | IntentResolution::SeveralWithoutCursor(_) => Ok(None),
     }
@@ -93,16 +94,7 @@ impl IntentResolution {
     }
 }
 
-pub(super) fn resolve_intent(
-    project_dir: &Utf8Path,
-    space: &str,
-    explicit: Option<&str>,
-) -> Result<IntentResolution, WorkspaceError> {
-    let records = intent_records(project_dir, space);
-    resolve_intent_among(project_dir, space, &records, explicit)
-}
-
-/// [`resolve_intent`] over a listing of the space's records already read.
+/// Which of the space's `records` (its listing, already read) is active; see [`active_intent`].
 pub(super) fn resolve_intent_among(
     project_dir: &Utf8Path,
     space: &str,

@@ -9,22 +9,6 @@
 //! only a choice the user made explicitly, or a command that needs one intent and cannot tell
 //! which, is an error.
 //!
-//! The files:
-//! - `spaces.rs`: the active space, a space's folders, the folder-name rules, and cursor reads;
-//! - `intents.rs`: intent records, the active intent, and the `intents.json` registry;
-//! - `create.rs`: creating an intent record ([`create_intent`]);
-//! - `clone_id.rs`: the host name and clone id that name this clone's audit shard;
-//! - `state.rs`: the state file's fields, the active-directive marker (with its SHA-256 state
-//!   digest), and the write hook's view of a record;
-//! - `write_folders.rs`: the record-local folders the engine writes into (each checked by
-//!   `crate::leaves::write_folder` before anything is created in it);
-//! - `install_version.rs`: which reference version made the install ([`InstallVersion`],
-//!   detected from its tools stamp, else its graph's keys, else the newest), and the
-//!   record-local files each version names differently;
-//! - `resolved.rs`: [`Workspace`], all of the above resolved once for one command, which every
-//!   runtime path takes instead of a bare project folder;
-//! - `error.rs`: [`WorkspaceError`].
-//!
 //! Must not: import the audit ledger or anything above it (the ledger imports this module);
 //! creating an intent takes only `crate::leaves::audit_lock` and `crate::leaves::timestamp`, which sit below it.
 

@@ -1,12 +1,7 @@
 //! [`Workspace`]: the project as one command sees it, resolved once at the command line's edge
-//! and passed down, so that no runtime path re-reads the cursors from the disk.
-//!
-//! It holds what every runtime path used to re-derive from a bare project folder: the layout,
-//! the active space, the space's intent records, which of them is active (or why none is), the
-//! record root that follows, this clone's id once it is needed, and the reference version whose
-//! record-local files the install keeps (`install_version.rs`): the hook's health files, the
-//! detail folder and the learnings selections folder are functions of this value, so every
-//! writer and reader agrees on them.
+//! and passed down, so that no runtime path re-reads the cursors from the disk. The hook's
+//! health files, the detail folder and the learnings selections folder are functions of its
+//! install version, so every writer and reader agrees on them.
 //!
 //! Invariant: the cursors (`aidlc/active-space`, the space's `active-intent`) and the record
 //! listing are read exactly once, in [`Workspace::resolve`]; the methods only combine what was

@@ -3,6 +3,7 @@
 //! and the one field edit the engine makes (`set_state_field`). The conductor owns both files.
 
 use camino::{Utf8Path, Utf8PathBuf};
+use sha2::{Digest as _, Sha256};
 
 use super::intents::STATE_FILE_NAME;
 use super::spaces::is_kebab_slug;
@@ -147,7 +148,7 @@ pub fn active_directive_marker(
     let text = String::from_utf8_lossy(&bytes);
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     let marker = value.as_object()?;
-    let state_digest = sha256_hex(state_text.as_bytes());
+    let state_digest = format!("{:x}", Sha256::digest(state_text.as_bytes()));
     (marker_version_is_known(marker)
         && marker
             .get("state_sha256")
@@ -216,19 +217,16 @@ pub fn active_stage_choice(record_root: &Utf8Path, state_text: &str) -> Option<A
     })
 }
 
-// --- SHA-256 (for the marker's state digest only; content hashes elsewhere are BLAKE3) ----------
-
-/// SHA-256 of `bytes` as 64 lowercase hex characters.
-fn sha256_hex(bytes: &[u8]) -> String {
-    use sha2::Digest;
-    format!("{:x}", sha2::Sha256::digest(bytes))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::runtime::workspace::clone_id::existing_clone_id;
     use crate::runtime::workspace::test_support::{active_stage, make_record, temp_project, write};
+
+    /// SHA-256 of `bytes` as 64 lowercase hex characters, as the marker's digest is.
+    fn sha256_hex(bytes: &[u8]) -> String {
+        format!("{:x}", Sha256::digest(bytes))
+    }
 
     #[test]
     fn state_fields_are_read_from_bullet_lines() {

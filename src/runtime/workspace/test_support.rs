@@ -52,5 +52,7 @@ pub fn unambiguous_active_intent(
     space: &str,
     explicit: Option<&str>,
 ) -> Result<Option<Utf8PathBuf>, super::WorkspaceError> {
-    super::intents::resolve_intent(project_dir, space, explicit)?.unambiguous(project_dir, space)
+    let records = super::intent_records(project_dir, space);
+    super::intents::resolve_intent_among(project_dir, space, &records, explicit)?
+        .unambiguous(project_dir, space)
 }

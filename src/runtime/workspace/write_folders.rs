@@ -23,17 +23,6 @@ pub fn legacy_sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(".aidlc-sensors")
 }
 
-/// `<record_root>/.aidlc-engine/learnings`: the newest selections folder (\[gate\], D44).
-pub fn learnings_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    record_root.join(ENGINE_DIR).join("learnings")
-}
-
-/// `<record_root>/.aidlc-learnings`: where the conductor of a [2.5]/[2.6] install writes the
-/// learnings selections.
-pub fn legacy_learnings_dir(record_root: &Utf8Path) -> Utf8PathBuf {
-    record_root.join(".aidlc-learnings")
-}
-
 /// `<record_root>/.aidlc-hooks-health`: hook heartbeats, drop logs and the first-run marker,
 /// where every version's `hooksHealthDir` puts them and its doctor reads them (D28, D46).
 pub fn hooks_health_dir(record_root: &Utf8Path) -> Utf8PathBuf {
@@ -53,8 +42,6 @@ mod tests {
         assert_eq!(sensor_detail_dir(root), "/r/.aidlc-engine/sensors");
         assert_eq!(legacy_sensor_detail_dir(root), "/r/.aidlc-sensors");
         assert_eq!(hooks_health_dir(root), "/r/.aidlc-hooks-health");
-        assert_eq!(learnings_dir(root), "/r/.aidlc-engine/learnings");
-        assert_eq!(legacy_learnings_dir(root), "/r/.aidlc-learnings");
         assert_eq!(state_file_path(root), "/r/aidlc-state.md");
     }
 

@@ -112,6 +112,7 @@ pub fn escape_value(value: &str) -> String {
 /// `\n## <Heading>\n**Timestamp**: <ts>\n**Event**: <EVENT>\n**<Key>**: <value>\n…\n---\n`
 /// (one blank line before the `---`).
 pub fn format_block(row: &AuditRow, timestamp: &str) -> String {
+    use std::fmt::Write as _;
     debug_assert!(
         row.fields
             .iter()
@@ -124,11 +125,7 @@ pub fn format_block(row: &AuditRow, timestamp: &str) -> String {
         row.event
     );
     for (key, value) in &row.fields {
-        block.push_str("**");
-        block.push_str(key);
-        block.push_str("**: ");
-        block.push_str(&escape_value(value));
-        block.push('\n');
+        let _ = writeln!(block, "**{key}**: {}", escape_value(value));
     }
     block.push_str(BLOCK_SEPARATOR);
     block

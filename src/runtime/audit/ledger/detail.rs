@@ -8,7 +8,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::leaves::fs_util::Flush;
-use crate::leaves::fs_util::contained::{self, ProjectPath};
+use crate::leaves::fs_util::contained::{self, ContainedWriteError, ProjectPath};
 use crate::leaves::random_hex::random_lowercase_hex;
 
 /// A fresh fire id: 8 random lowercase hex characters (4 random bytes, as `randomBytes(4)`).
@@ -107,8 +107,8 @@ pub fn write_detail_file(
     path: &Utf8Path,
     body: &str,
 ) -> std::io::Result<()> {
-    let contained = ProjectPath::of_absolute(project_dir, path)
-        .map_err(|refusal| std::io::Error::other(refusal.to_string()))?;
+    let contained =
+        ProjectPath::of_absolute(project_dir, path).map_err(ContainedWriteError::Refused)?;
     contained::write_file(&contained, body.as_bytes(), Flush::No).map_err(Into::into)
 }
 

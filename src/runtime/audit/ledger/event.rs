@@ -333,7 +333,11 @@ impl AuditEvent {
                 &block,
                 SensorOutcome::Failed {
                     detail_path: text(&block, field::DETAIL_PATH),
-                    findings_count: count(&block, field::FINDINGS_COUNT),
+                    // 0 when missing or not a whole number (see the module's invariants).
+                    findings_count: block
+                        .field(field::FINDINGS_COUNT)
+                        .and_then(|count| count.parse().ok())
+                        .unwrap_or_default(),
                 },
             ),
             SENSOR_BUDGET_OVERRIDE => Self::terminal(&block, SensorOutcome::BudgetOverride),
@@ -410,14 +414,6 @@ fn text_or_empty(block: &AuditBlock, key: &str) -> String {
     block.field(key).unwrap_or_default().to_owned()
 }
 
-/// A whole-number field; 0 when it is missing or not a whole number (see the module's invariants).
-fn count<N: std::str::FromStr + Default>(block: &AuditBlock, key: &str) -> N {
-    block
-        .field(key)
-        .and_then(|value| value.parse().ok())
-        .unwrap_or_default()
-}
-
 impl FireIdentity {
     /// The identity of one fire, with `output_path` (as fired, usually absolute) made relative
     /// to `project_dir`.
@@ -475,15 +471,6 @@ impl StageScope {
                 .as_deref()
                 .is_some_and(|workflow| workflow.starts_with(SINGLE_STAGE_WORKFLOW_PREFIX))
     }
-
-    /// Stage, Unit and Workflow, each when present.
-    fn fields(&self) -> Vec<(&'static str, String)> {
-        present_fields(&[
-            (field::STAGE, &self.stage),
-            (field::UNIT, &self.unit),
-            (field::WORKFLOW, &self.workflow),
-        ])
-    }
 }
 
 impl GateState {
@@ -520,15 +507,17 @@ impl GateRow {
 
 impl GateRow {
     pub fn to_row(&self) -> AuditRow {
-        let mut fields = self.scope.fields();
-        fields.extend(present_fields(&[
+        let mut fields = present_fields(&[
+            (field::STAGE, &self.scope.stage),
+            (field::UNIT, &self.scope.unit),
+            (field::WORKFLOW, &self.scope.workflow),
             (
                 field::REVALIDATED,
                 &self.revalidated.then(|| "true".to_owned()),
             ),
             (field::DETAILS, &self.details),
             (field::ARTIFACTS, &self.artifacts),
-        ]));
+        ]);
         if let Some(blocking_override) = &self.blocking_override {
             fields.extend(blocking_override.fields());
         }

@@ -4,17 +4,6 @@
 //! writer is `renderAuditBlock` and `appendAuditBlockAtPath` of `aidlc-audit.ts`, the sensor rows
 //! and the detail body are `emitTerminal` and `buildDetailBody` of `aidlc-sensor.ts`.
 //!
-//! The files, in the order a row travels:
-//! - `event.rs`: the events the engine writes and reads, their names and field keys (each
-//!   spelled once), one type per event, its row and how a block reads back as one;
-//! - `block.rs`: the block format: `AuditRow`, `format_block`, escaping, path fields, and
-//!   `AuditBlock`, a block as read back;
-//! - `append.rs`: the shard appender, with its torn-tail handling;
-//! - `read.rs`: the reader: torn pieces skipped with a warning, fires paired, a record's shards
-//!   read into `LedgerEntry`s;
-//! - `detail.rs`: fire ids and detail files;
-//! - `error.rs`: `LedgerError`.
-//!
 //! Invariants (each file states its own in detail):
 //! - one writer: every block is `format_block` of an `AuditRow`, appended by `append.rs` with
 //!   one `write_all` under the audit lock; blocks never interleave, and a failed or torn write is
