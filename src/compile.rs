@@ -218,34 +218,28 @@ pub fn compile_warm(db: &CompilerDatabase) -> CompileOutcome {
 /// [`compute_in_parallel`] then [`compile`], byte for byte, but the graph is written node by
 /// node with no memo per node (half the memory of a large graph). For a large project the
 /// graph is written while the diagnostics are walked and the grid is built: neither reads the
-/// other, and both walks are sequential. A smaller project worth one helper thread is compiled
-/// by `helper_thread::compile_on_two_threads`.
+/// other, and both walks are sequential. A project worth one helper thread is compiled by
+/// [`load_and_compile_once`], whose helper also reads half the files.
 pub fn compile_once(db: &CompilerDatabase) -> CompileOutcome {
-    let project = Project::get(db);
-    let n_stage_files = project.stage_files(db).len();
-    let (walked, stage_graph) =
-        if helper_thread::worth_two_threads(n_stage_files, project.sensor_files(db).len()) {
-            helper_thread::compile_on_two_threads(db)
-        } else {
-            precompute(db, NodeMemos::Skip);
-            if discover::worth_parallel(n_stage_files) {
-                let (walk_db, graph_db) = (db.clone(), db.clone());
-                rayon::join(
-                    move || {
-                        (
-                            project_diagnostics(&walk_db),
-                            Arc::clone(scope_grid_json(&walk_db)),
-                        )
-                    },
-                    move || stage_graph_text_once(&graph_db),
-                )
-            } else {
+    let n_stage_files = Project::get(db).stage_files(db).len();
+    precompute(db, NodeMemos::Skip);
+    let (walked, stage_graph) = if discover::worth_parallel(n_stage_files) {
+        let (walk_db, graph_db) = (db.clone(), db.clone());
+        rayon::join(
+            move || {
                 (
-                    (project_diagnostics(db), Arc::clone(scope_grid_json(db))),
-                    stage_graph_text_once(db),
+                    project_diagnostics(&walk_db),
+                    Arc::clone(scope_grid_json(&walk_db)),
                 )
-            }
-        };
+            },
+            move || stage_graph_text_once(&graph_db),
+        )
+    } else {
+        (
+            (project_diagnostics(db), Arc::clone(scope_grid_json(db))),
+            stage_graph_text_once(db),
+        )
+    };
     compile_outcome(db, walked, Arc::new(stage_graph))
 }
 

@@ -88,22 +88,6 @@ pub fn load_and_compile_on_two_threads(
     })
 }
 
-/// The diagnostics, the grid and the graph's text of `compile_once` for a database already
-/// loaded, on this thread and one helper started now.
-pub(super) fn compile_on_two_threads(
-    db: &CompilerDatabase,
-) -> ((Vec<Diagnostic>, Arc<String>), String) {
-    let helper_db = db.clone();
-    std::thread::scope(|scope| {
-        let helper = scope.spawn(move || helper_part(&helper_db));
-        let walked = this_thread_part(db);
-        let stage_graph = helper
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        (walked, stage_graph)
-    })
-}
-
 /// The panic of a helper that stopped early (it ends only by panicking before its work).
 fn join_panic<T>(helper: std::thread::ScopedJoinHandle<'_, T>) -> Box<dyn std::any::Any + Send> {
     match helper.join() {
