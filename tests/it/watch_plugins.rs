@@ -14,6 +14,23 @@ const INSTALLED_STAGE: &str = ".claude/aidlc-common/stages/construction/acme-che
 /// A core stage no plugin contributes to: the sentinel edit that closes each quiet stretch.
 const CORE_STAGE: &str = ".claude/aidlc-common/stages/inception/practices-discovery.md";
 
+/// Replace `path`'s bytes in one step, as an editor's atomic save does: written into a file of
+/// the temporary folder (outside every watched folder), then renamed over `path`. The watch
+/// never sees the file half-written, so each edit is one change.
+fn save(path: &camino::Utf8Path, text: impl AsRef<[u8]>) {
+    let staged = tempfile::NamedTempFile::new().expect("temp file");
+    std::fs::write(staged.path(), text).unwrap();
+    staged.persist(path).expect("rename over the file");
+}
+
+/// Edit the core stage and wait for its rebuild (returned): by then every event the earlier
+/// edits set off has been seen, since the watcher takes file events in the order they happened.
+fn settle(project: &TestProject, watch: &mut WatchProcess) -> Value {
+    let text = project.read(CORE_STAGE);
+    project.write(CORE_STAGE, &format!("{text}\n"));
+    watch.rebuild_touching("the sentinel edit", "changed", CORE_STAGE)
+}
+
 fn is_composition_event(event: &Value) -> bool {
     matches!(
         event["event"].as_str(),
@@ -27,9 +44,7 @@ fn is_composition_event(event: &Value) -> bool {
 /// they happened, so whatever the earlier edits set off comes before the sentinel's rebuild or
 /// in the same batch: a recomposition in between, or another path in that rebuild's lists.
 fn assert_quiet_since(project: &TestProject, watch: &mut WatchProcess, since: usize, what: &str) {
-    let text = project.read(CORE_STAGE);
-    project.write(CORE_STAGE, &format!("{text}\n"));
-    let sentinel = watch.rebuild_touching("the sentinel edit", "changed", CORE_STAGE);
+    let sentinel = settle(project, watch);
     let paths_of = |list: &str| sentinel[list].as_array().cloned().unwrap_or_default();
     assert_eq!(
         (paths_of("changed"), paths_of("added"), paths_of("removed")),
@@ -60,15 +75,14 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
     let graph_before = project.read(GRAPH);
     let stage_file = root.join("stages/construction/acme-check.md");
     let text = std::fs::read_to_string(&stage_file).unwrap();
-    std::fs::write(
+    save(
         &stage_file,
         text.replace("write the report", "write the full report")
             .replace(
                 "When the acme plugin is active",
                 "When the acme plugin is on",
             ),
-    )
-    .unwrap();
+    );
     let recomposed = watch.wait_for("the recomposition", |e| e["event"] == "recompose");
     assert_eq!(recomposed["changed_plugins"], serde_json::json!(["acme"]));
     assert_eq!(recomposed["plugins"], serde_json::json!(["acme"]));
@@ -104,7 +118,7 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
 
     // The same bytes saved again: the no-op sync, nothing printed.
     let same = std::fs::read_to_string(&stage_file).unwrap();
-    std::fs::write(&stage_file, &same).unwrap();
+    save(&stage_file, &same);
     let quiet_from = watch.seen.len();
     assert_quiet_since(&project, &mut watch, quiet_from, "a save of the same bytes");
 
@@ -112,11 +126,10 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
     // installed copy and the graph as they were.
     let good_install = project.read(INSTALLED_STAGE);
     let good_graph = project.read(GRAPH);
-    std::fs::write(
+    save(
         &stage_file,
         same.replace("  - build-and-test\n", "  - no-such-stage\n"),
-    )
-    .unwrap();
+    );
     let failed = watch.wait_for("the failed compile", |e| e["event"] == "recompose-failed");
     assert_eq!(failed["reason"], "compile-failed", "{failed}");
     assert_eq!(failed["changed_plugins"], serde_json::json!(["acme"]));
@@ -146,8 +159,8 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
     // A refusal, with the file it names: the manifest.
     let manifest = root.join(".aidlc-plugin/plugin.json");
     let good_manifest = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&stage_file, &same).unwrap();
-    std::fs::write(&manifest, "{\"name\": \"acme\",").unwrap();
+    save(&stage_file, &same);
+    save(&manifest, "{\"name\": \"acme\",");
     let refused = watch.wait_for("the refusal", |e| {
         e["event"] == "recompose-failed" && e["reason"] == "refused"
     });
@@ -164,8 +177,12 @@ fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
     assert_eq!(project.read(INSTALLED_STAGE), good_install);
     assert_eq!(project.read(GRAPH), good_graph);
 
+    // Each batch that touches the broken plugin says the refusal again, and the two saves above
+    // may fall in two batches: let them all be said before the quiet stretch begins.
+    settle(&project, &mut watch);
+
     // Fixed: the install is what it was before the breakage, so the sync writes nothing.
-    std::fs::write(&manifest, &good_manifest).unwrap();
+    save(&manifest, &good_manifest);
     let quiet_from = watch.seen.len();
     assert_quiet_since(
         &project,
@@ -265,11 +282,10 @@ fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
     wait_for(&|line| line.starts_with("watching for changes"));
     let stage_file = root.join("stages/construction/acme-check.md");
     let text = std::fs::read_to_string(&stage_file).unwrap();
-    std::fs::write(
+    save(
         &stage_file,
         text.replace("write the report", "write the full report"),
-    )
-    .unwrap();
+    );
     let line = wait_for(&|line| line.starts_with("plugin \"acme\" changed"));
     assert_eq!(
         line,
@@ -288,7 +304,7 @@ fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
         .position(|line| line == "  - no-such-stage")
         .unwrap()
         + 1;
-    std::fs::write(&stage_file, &broken).unwrap();
+    save(&stage_file, &broken);
     let located = wait_for(&|line| line.contains("─[") && line.contains("acme-check.md:"));
     assert!(
         located.ends_with(&format!("[{stage_file}:{line}:5]")),
