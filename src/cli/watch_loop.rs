@@ -55,9 +55,19 @@ pub fn run(
         env: &env_var,
     };
     let mut report_plugins = |event: FollowEvent<'_>| match event {
-        FollowEvent::Unreadable(why) => report_unreadable_lock(why, printer),
+        FollowEvent::Unreadable(why) => report_plugins_warning(
+            "plugins-unreadable",
+            "no composed plugin is watched",
+            why,
+            printer,
+        ),
         FollowEvent::NotWatched(plugin) => report_unwatched(plugin, printer),
-        FollowEvent::Unchecked(why) => report_unchecked_plugins(why, printer),
+        FollowEvent::Unchecked(why) => report_plugins_warning(
+            "plugins-unchecked",
+            "cannot tell whether a composed plugin changed before the watch began",
+            why,
+            printer,
+        ),
         FollowEvent::Recomposed(recomposition) => report_recomposition(recomposition, printer),
     };
     let mut plugins = FollowedPlugins::new(&mut report_plugins);
@@ -97,23 +107,13 @@ fn report_event(printer: &Printer, event: &serde_json::Value, line: &str) {
     }
 }
 
-fn report_unreadable_lock(why: &str, printer: &Printer) {
+/// A warning about the composed plugins (`what` cannot be done because of `why`, in the words
+/// of `aidlc plugin sync`'s refusal), as JSON event `event`.
+fn report_plugins_warning(event: &str, what: &str, why: &str, printer: &Printer) {
     report_event(
         printer,
-        &json!({"event": "plugins-unreadable", "message": why}),
-        &format!(
-            "warning: no composed plugin is watched: {why}; `aidlc plugin sync` says the same"
-        ),
-    );
-}
-
-fn report_unchecked_plugins(why: &str, printer: &Printer) {
-    report_event(
-        printer,
-        &json!({"event": "plugins-unchecked", "message": why}),
-        &format!(
-            "warning: cannot tell whether a composed plugin changed before the watch began: {why}; `aidlc plugin sync` says the same"
-        ),
+        &json!({"event": event, "message": why}),
+        &format!("warning: {what}: {why}; `aidlc plugin sync` says the same"),
     );
 }
 

@@ -23,6 +23,16 @@ fn save(path: &camino::Utf8Path, text: impl AsRef<[u8]>) {
     staged.persist(path).expect("rename over the file");
 }
 
+/// The default framework with the path plugin `acme` composed; the shelf keeps its folder.
+fn project_with_acme() -> (TestProject, PluginShelf, camino::Utf8PathBuf) {
+    let project = TestProject::default_framework();
+    let shelf = PluginShelf::new();
+    let root = shelf.native("acme", 100, &[]);
+    let added = project.run(&["plugin", "add", root.as_str()]);
+    assert_eq!(added.status, 0, "{}", added.stderr);
+    (project, shelf, root)
+}
+
 /// Edit the core stage and wait for its rebuild (returned): by then every event the earlier
 /// edits set off has been seen, since the watcher takes file events in the order they happened.
 fn settle(project: &TestProject, watch: &mut WatchProcess) -> Value {
@@ -61,11 +71,7 @@ fn assert_quiet_since(project: &TestProject, watch: &mut WatchProcess, since: us
 
 #[test]
 fn a_plugin_edit_is_recomposed_and_compiled_and_a_refusal_keeps_the_install() {
-    let project = TestProject::default_framework();
-    let shelf = PluginShelf::new();
-    let root = shelf.native("acme", 100, &[]);
-    let added = project.run(&["plugin", "add", root.as_str()]);
-    assert_eq!(added.status, 0, "{}", added.stderr);
+    let (project, _shelf, root) = project_with_acme();
     let mut watch = WatchProcess::start(&project);
     let first = watch.wait_for("the first compile", |e| e["event"] == "rebuild");
     assert_eq!(first["errors"], 0, "{first}");
@@ -239,11 +245,7 @@ fn a_git_plugin_is_named_as_not_watched_and_its_kept_copy_sets_nothing_off() {
 #[test]
 fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
     use std::io::{BufRead, BufReader};
-    let project = TestProject::default_framework();
-    let shelf = PluginShelf::new();
-    let root = shelf.native("acme", 100, &[]);
-    let added = project.run(&["plugin", "add", root.as_str()]);
-    assert_eq!(added.status, 0, "{}", added.stderr);
+    let (project, _shelf, root) = project_with_acme();
     let mut child = project
         .command(
             &project.root,
@@ -319,11 +321,7 @@ fn the_human_watch_prints_one_line_naming_the_recomposed_plugin() {
 /// the watch's first compile, so the watch never compiles stale copies in silence.
 #[test]
 fn a_plugin_edited_before_the_watch_began_is_recomposed_before_the_first_compile() {
-    let project = TestProject::default_framework();
-    let shelf = PluginShelf::new();
-    let root = shelf.native("acme", 100, &[]);
-    let added = project.run(&["plugin", "add", root.as_str()]);
-    assert_eq!(added.status, 0, "{}", added.stderr);
+    let (project, _shelf, root) = project_with_acme();
     let stage_file = root.join("stages/construction/acme-check.md");
     let text = std::fs::read_to_string(&stage_file).unwrap();
     std::fs::write(
@@ -353,11 +351,7 @@ fn a_plugin_edited_before_the_watch_began_is_recomposed_before_the_first_compile
 #[cfg(unix)]
 #[test]
 fn a_plugin_refused_when_the_watch_begins_is_said_at_the_start() {
-    let project = TestProject::default_framework();
-    let shelf = PluginShelf::new();
-    let root = shelf.native("acme", 100, &[]);
-    let added = project.run(&["plugin", "add", root.as_str()]);
-    assert_eq!(added.status, 0, "{}", added.stderr);
+    let (project, _shelf, root) = project_with_acme();
     let installed = project.read(INSTALLED_STAGE);
     std::os::unix::fs::symlink(
         root.join("stages/construction/acme-check.md"),
@@ -374,4 +368,33 @@ fn a_plugin_refused_when_the_watch_begins_is_said_at_the_start() {
     let first = watch.wait_for("the first compile", |e| e["event"] == "rebuild");
     assert_eq!(first["errors"], 0, "{first}");
     assert_eq!(project.read(INSTALLED_STAGE), installed);
+}
+
+/// A lock file that cannot be read: the watch follows no plugin and says why once, in `plugin
+/// sync`'s words; the watch itself goes on to its first compile.
+#[test]
+fn an_unreadable_lock_file_is_said_once_and_the_watch_goes_on() {
+    let (project, _shelf, _root) = project_with_acme();
+    project.write("aidlc.lock.json", "{\"plugins\":");
+    let mut watch = WatchProcess::start(&project);
+    let unreadable = watch.wait_for("the lock's refusal", |e| e["event"] == "plugins-unreadable");
+    let message = unreadable["message"].as_str().unwrap();
+    assert!(message.starts_with("aidlc.lock.json: "), "{unreadable}");
+    watch.wait_for("the first compile", |e| e["event"] == "rebuild");
+    settle(&project, &mut watch);
+    let said: Vec<&Value> = watch
+        .seen
+        .iter()
+        .filter(|event| {
+            event["event"]
+                .as_str()
+                .is_some_and(|name| name.starts_with("plugins-"))
+        })
+        .collect();
+    assert_eq!(
+        said,
+        [&unreadable],
+        "said once, and only as the lock's refusal"
+    );
+    assert_eq!(watch.interrupt(), 130);
 }
