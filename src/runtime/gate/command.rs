@@ -25,7 +25,9 @@ use crate::runtime::gate::check::{
     CheckRequest, PlannedCheck, blocking_bindings_switched_off, finding_sources, intent_records,
     plan_check,
 };
-use crate::runtime::gate::disabled_stages::{refuse_disabled_stages, skipped_disabled_note};
+use crate::runtime::gate::disabled_stages::{
+    DisabledStageRefusal, refuse_disabled_stages, skipped_disabled_note,
+};
 use crate::runtime::gate::merge::{check_shards_against_the_project, merge_reports, read_report};
 use crate::runtime::gate::report::{
     FireOnFilter, GateReport, RenderSettings, RenderedReport, ReportFormat, SensorsOff,
@@ -65,6 +67,12 @@ impl Notice {
             message,
             help: help.map(str::to_owned),
         }
+    }
+}
+
+impl From<DisabledStageRefusal> for Notice {
+    fn from(refusal: DisabledStageRefusal) -> Self {
+        Self::error(refusal.message, Some(&refusal.help))
     }
 }
 

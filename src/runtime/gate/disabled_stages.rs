@@ -16,11 +16,17 @@ use crate::compile::stage_graph::plugins_key::CORE_PLUGIN;
 use crate::leaves::english::plural;
 use crate::protocol::graph_reader::StageGraph;
 use crate::protocol::stage_node::GraphNode;
-use crate::runtime::gate::command::Notice;
 
 /// The plugin a node belongs to, as `harness.json`'s `plugins` names it.
 fn plugin_of(node: &GraphNode) -> &str {
     node.plugin.as_deref().unwrap_or(CORE_PLUGIN)
+}
+
+/// Why a gate cannot run on the stages it was asked for (`gate::command` says it as an error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DisabledStageRefusal {
+    pub message: String,
+    pub help: String,
 }
 
 /// `harness_json` as the user finds it: relative to the project when it is inside.
@@ -38,34 +44,34 @@ pub fn refuse_disabled_stages(
     requested: &[String],
     project_dir: &Utf8Path,
     harness_json: &Utf8Path,
-) -> Result<(), Notice> {
+) -> Result<(), DisabledStageRefusal> {
     if let Some(node) = requested
         .iter()
         .find_map(|stage| graph.disabled_stage(stage))
     {
         let plugin = plugin_of(node);
         let path = shown_path(project_dir, harness_json);
-        return Err(Notice::Error {
+        return Err(DisabledStageRefusal {
             message: format!(
                 "stage \"{}\" is disabled: its plugin \"{plugin}\" is not selected by `plugins` in {path}, so the graph leaves it out of every gate",
                 node.slug
             ),
-            help: Some(format!(
+            help: format!(
                 "add \"{plugin}\" to `plugins` in {path} (or remove the `plugins` key to select every plugin), then run `aidlc compile`"
-            )),
+            ),
         });
     }
     if requested.is_empty() && graph.nodes.is_empty() && !graph.disabled.is_empty() {
         let path = shown_path(project_dir, harness_json);
         let count = graph.disabled.len();
-        return Err(Notice::Error {
+        return Err(DisabledStageRefusal {
             message: format!(
                 "every stage of the graph is disabled ({count} stage{} whose plugins `plugins` in {path} does not select): nothing to check",
                 plural(count)
             ),
-            help: Some(format!(
+            help: format!(
                 "select the plugins whose stages should be checked in `plugins` in {path} (or remove the key), then run `aidlc compile`"
-            )),
+            ),
         });
     }
     Ok(())
@@ -111,11 +117,8 @@ mod tests {
 
     use super::*;
 
-    fn parts(refusal: Notice) -> (String, String) {
-        match refusal {
-            Notice::Error { message, help } => (message, help.unwrap_or_default()),
-            other => panic!("expected an error, got {other:?}"),
-        }
+    fn parts(refusal: DisabledStageRefusal) -> (String, String) {
+        (refusal.message, refusal.help)
     }
     use crate::protocol::graph_reader::parse_graph;
 

@@ -83,7 +83,7 @@ pub fn gate_step(
         workspace.project_dir(),
         &workspace.layout.harness_json_path,
     ) {
-        return GateOutcome::refused(refusal);
+        return GateOutcome::refused(refusal.into());
     }
     match run_gate_step(workspace, registry, &graph.nodes, request) {
         Ok(reply) => GateOutcome {
