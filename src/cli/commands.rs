@@ -12,7 +12,7 @@ use crate::cli::args::{
     SchemaArgs, SensorCommand,
 };
 use crate::cli::man_pages;
-use crate::cli::printer::{self, Printer, counted, error_line};
+use crate::cli::printer::{self, Printer, error_line};
 use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_layout, working_folder, written_file_shown,
 };
@@ -20,6 +20,7 @@ use crate::compile::discover::Layout;
 use crate::compile::up_to_date;
 use crate::compile::{self, CompileOutcome, OneShot};
 use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::english::counted;
 use crate::leaves::interrupt;
 use crate::leaves::process_group::GroupSignal;
 use crate::protocol::graph_format::{FormatSource, GraphFormat};

@@ -7,13 +7,14 @@
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GraphArgs};
-use crate::cli::printer::{Printer, counted, error_line};
+use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{CommandResult, resolve_layout};
 use crate::compile;
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::{self, Layout};
 use crate::compile::up_to_date;
 use crate::graph_picture::{self, read_stage_map};
+use crate::leaves::english::counted;
 use crate::protocol::graph_reader::GraphTextError;
 
 pub(super) fn run(args: &GraphArgs) -> CommandResult {

@@ -5,8 +5,9 @@ use std::fmt::Write as _;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, PluginCommand, ProjectArgs};
-use crate::cli::printer::{Printer, counted, error_line};
+use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{CommandResult, env_var, resolve_layout, working_folder};
+use crate::leaves::english::counted;
 use crate::plugin::operations::{self, CompileReason, ComposeOutcome, Listing};
 use crate::plugin::{PluginError, Problem};
 

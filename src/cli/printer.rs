@@ -296,14 +296,6 @@ pub fn error_line(printer: &Printer, message: &str, help: Option<&str>) -> ExitS
     ExitStatus::Error
 }
 
-/// `count` and `noun`, with the plural ending unless the count is one: `3 stages`, `1 sensor`.
-pub fn counted<N>(count: N, noun: &str) -> String
-where
-    N: Copy + PartialEq + From<u8> + std::fmt::Display,
-{
-    format!("{count} {noun}{}", crate::leaves::english::plural(count))
-}
-
 /// `line` and a newline on `stream`, flushed, so that a failure is seen here and not at exit.
 /// Nothing more is written after a failure or once the reader has gone.
 fn write_to_stdout(stream: &mut dyn Write, line: &str) {

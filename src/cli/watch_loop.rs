@@ -16,10 +16,11 @@ use serde_json::json;
 
 use crate::cli::ExitStatus;
 use crate::cli::args::{Format, ProjectArgs};
-use crate::cli::printer::{Printer, counted, error_line};
+use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
 use crate::compile::discover::{self, InputChanges, Layout};
 use crate::compile::watch::{OutputsState, Rebuild, WatchEvent, WatchRequest, watch};
+use crate::leaves::english::counted;
 use crate::leaves::english::plural;
 use crate::plugin::PluginError;
 use crate::plugin::operations::RecordedSource;

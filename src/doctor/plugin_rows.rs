@@ -176,13 +176,8 @@ fn source_row(layout: &Layout) -> Option<Row> {
     let check = match changed_sources(layout, &FromDisk) {
         Ok(check) => check,
         Err(error) => {
-            let headlines: Vec<String> = error
-                .problems()
-                .iter()
-                .map(|problem| problem.headline())
-                .collect();
             return Some(Row::fail(
-                format!("Plugin sources: cannot be read: {}", headlines.join("; ")),
+                format!("Plugin sources: cannot be read: {}", error.headline()),
                 "fix the plugin's source, then run `aidlc plugin sync`",
             ));
         }

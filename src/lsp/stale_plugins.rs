@@ -89,9 +89,8 @@ fn stale_copy_warnings(layout: &Layout, stale: &StaleComposition) -> Vec<Diagnos
 }
 
 fn refusal_warning(error: &PluginError) -> Diagnostic {
-    let problems = error.problems();
-    let headlines: Vec<String> = problems.iter().map(|problem| problem.headline()).collect();
-    let help = problems
+    let help = error
+        .problems()
         .iter()
         .find_map(|problem| problem.help().map(str::to_owned))
         .unwrap_or_else(|| "fix the plugin's source, then run `aidlc plugin sync`".to_owned());
@@ -99,7 +98,7 @@ fn refusal_warning(error: &PluginError) -> Diagnostic {
         Code::StalePluginCopy,
         format!(
             "the composed plugins cannot be recomposed now: {}; `aidlc plugin sync` would refuse the same way",
-            headlines.join("; ")
+            error.headline()
         ),
     )
     .in_file(Utf8Path::new(LOCK_FILE_NAME))

@@ -28,7 +28,7 @@ use miette::{
 };
 
 use crate::leaves::diagnostics::{Diagnostic, Related};
-use crate::leaves::english::plural;
+use crate::leaves::english::{counted, plural};
 use crate::report::RenderSettings;
 use crate::report::counts::entry_in_order;
 use crate::report::gate_problems::gate_problems;
@@ -384,7 +384,7 @@ impl FileGroup {
         let levels: Vec<String> = [(self.errors, "error"), (self.warnings, "warning")]
             .into_iter()
             .filter(|(count, _)| *count > 0)
-            .map(|(count, level)| format!("{count} {level}{}", plural(count)))
+            .map(|(count, level)| counted(count, level))
             .collect();
         let mut text = paint.bold(&format!(
             "{}: {total} problem{} ({})",

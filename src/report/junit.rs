@@ -26,7 +26,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::leaves::english::plural;
+use crate::leaves::english::counted;
 use crate::report::counts::{count_in_order, entry_in_order, stage_counts};
 use crate::report::gate_problems::{
     NOTHING_CHECKED_RULE, gate_problems, repository_file, split_by_fire,
@@ -66,9 +66,8 @@ const SKIPPED_PROPERTY: &str = "aidlc.skipped";
 /// `failure`, so that a dashboard does not mark the build unstable for them).
 fn push_advisory_output(body: &mut String, texts: &[String], detail: &str) {
     let mut output = format!(
-        "advisory: {} finding{}; an advisory sensor's findings do not fail the gate",
-        texts.len(),
-        plural(texts.len())
+        "advisory: {}; an advisory sensor's findings do not fail the gate",
+        counted(texts.len(), "finding")
     );
     for text in texts {
         let _ = write!(output, "\n\n{text}");

@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::leaves::english::plural;
+use crate::leaves::english::{counted, plural};
 use crate::report::counts::{
     counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
 };
@@ -24,10 +24,9 @@ pub fn summary_line(report: &GateReport) -> String {
     let counts = report.counts();
     let n_sensors = distinct_sensor_count(report);
     let mut line = format!(
-        "checked {n_sensors} sensor{} × {} file{}: {} passed, {} failed, {} not evaluated",
-        plural(n_sensors),
-        counts.files,
-        plural(counts.files),
+        "checked {} × {}: {} passed, {} failed, {} not evaluated",
+        counted(n_sensors, "sensor"),
+        counted(counts.files, "file"),
         counts.passed,
         counts.failed,
         counts.not_evaluated,
@@ -56,11 +55,9 @@ pub(super) fn scope_line(report: &GateReport) -> String {
         intents => format!(" of {} intents ({})", intents.len(), intents.join(", ")),
     };
     format!(
-        "gate check{intents}: {} stage{}, {} deliverable{} found",
-        report.stages_checked,
-        plural(report.stages_checked),
-        report.deliverables_found,
-        plural(report.deliverables_found)
+        "gate check{intents}: {}, {} found",
+        counted(report.stages_checked, "stage"),
+        counted(report.deliverables_found, "deliverable")
     )
 }
 
