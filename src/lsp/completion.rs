@@ -147,8 +147,10 @@ fn stage_candidates(state: &ServerState, file: SourceFile) -> Vec<CompletionItem
             let declaration = sites
                 .iter()
                 .find(|site| site.role == SiteRole::Declaration)?;
-            let detail = || Some(format!("stage in {}", declaration.file.path(&state.db)));
-            (declaration.file != file).then(|| item(slug, CompletionItemKind::REFERENCE, detail()))
+            (declaration.file != file).then(|| {
+                let detail = format!("stage in {}", declaration.file.path(&state.db));
+                item(slug, CompletionItemKind::REFERENCE, Some(detail))
+            })
         })
         .collect()
 }

@@ -486,8 +486,8 @@ impl Server<'_> {
             }
             "textDocument/references" => self.answer(request, |state, params: ReferenceParams| {
                 let (file, kind, offset) = locate(state, &params.text_document_position)?;
-                let any_role = params.context.include_declaration;
-                navigation::references(state, file, kind, offset, any_role, SiteRole::Reference)
+                let role = (!params.context.include_declaration).then_some(SiteRole::Reference);
+                navigation::references(state, file, kind, offset, role)
             }),
             "textDocument/hover" => self.answer(request, |state, params: HoverParams| {
                 let (file, kind, offset) = locate(state, &params.text_document_position_params)?;

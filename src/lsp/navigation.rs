@@ -54,11 +54,11 @@ pub fn definition(
     kind: FileKind,
     offset: usize,
 ) -> Option<Vec<Location>> {
-    let locations = references(state, file, kind, offset, false, SiteRole::Declaration)?;
+    let locations = references(state, file, kind, offset, Some(SiteRole::Declaration))?;
     (!locations.is_empty()).then_some(locations)
 }
 
-/// Every place that names what is under the cursor with `role` (or any role, with `any_role`):
+/// Every place that names what is under the cursor with `role` (with any role for `None`):
 /// from a manifest's `id:` (or an import), the stages importing it; from a slug, the stages
 /// requiring it; and so on.
 pub fn references(
@@ -66,15 +66,14 @@ pub fn references(
     file: SourceFile,
     kind: FileKind,
     offset: usize,
-    any_role: bool,
-    role: SiteRole,
+    role: Option<SiteRole>,
 ) -> Option<Vec<Location>> {
     let site = site_at(state, file, kind, offset)?;
     let sites = name_index(&state.db).get(&site.name)?;
     Some(
         sites
             .iter()
-            .filter(|site| any_role || site.role == role)
+            .filter(|site| role.is_none_or(|role| site.role == role))
             .filter_map(|site| location_of(state, site))
             .collect(),
     )

@@ -603,11 +603,11 @@ fn apply(
     authored: Option<AuthoredFiles>,
     outcome: &mut ComposeOutcome,
 ) -> Result<(), PluginError> {
-    let refresh = plan
-        .install_changed
-        .then(|| conductor::conductor_refresh(layout))
-        .transpose()?
-        .flatten();
+    let refresh = if plan.install_changed {
+        conductor::conductor_refresh(layout)?
+    } else {
+        None
+    };
     let mut paths: Vec<ProjectPath> = changes.iter().map(|(path, _)| path.clone()).collect();
     let mut trees = Vec::new();
     if plan.install_changed {

@@ -64,7 +64,7 @@ marker_schemas! {
     SchemaVersion => json_schema!({ "const": JSON_SCHEMA_VERSION });
     ToolName => json_schema!({ "const": "aidlc" });
     FireOnName => {
-        let names: Vec<&str> = <FireOnFilter as clap::ValueEnum>::value_variants()
+        let names: Vec<&str> = FireOnFilter::VARIANTS
             .iter()
             .map(|filter| filter.name())
             .collect();

@@ -456,14 +456,16 @@ pub fn plan_opencode(request: &InstallRequest<'_>) -> Result<FilePlan, HookInsta
     {
         return Err(HookInstallError::NotOurs { path });
     }
-    let [run_sensors, record_human_turn, guard] =
-        HookRole::ALL.map(|role| engine_command(request.program, role, Harness::Opencode, None));
     let wanted = match request.action {
-        HookAction::Install => Some(opencode_plugin_text(
-            &run_sensors,
-            &record_human_turn,
-            &guard,
-        )),
+        HookAction::Install => {
+            let [run_sensors, record_human_turn, guard] = HookRole::ALL
+                .map(|role| engine_command(request.program, role, Harness::Opencode, None));
+            Some(opencode_plugin_text(
+                &run_sensors,
+                &record_human_turn,
+                &guard,
+            ))
+        }
         HookAction::Uninstall => None,
     };
     Ok(FilePlan::whole(

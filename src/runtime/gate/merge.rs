@@ -264,8 +264,13 @@ pub fn merge_reports(shards: &[(String, GateReport)]) -> Result<GateReport, Merg
         .unwrap_or_default();
     merged.recorded = shards.iter().all(|(_, report)| report.recorded);
     // Each sensor as the first shard that names it describes it.
-    for (_, report) in shards.iter().rev() {
-        merged.sensors.extend(report.sensors.clone());
+    for (_, report) in shards {
+        for (id, info) in &report.sensors {
+            merged
+                .sensors
+                .entry(id.clone())
+                .or_insert_with(|| info.clone());
+        }
     }
     Ok(merged)
 }

@@ -37,6 +37,7 @@ pub use crate::protocol::finding::Finding;
     clap::ValueEnum,
     strum::IntoStaticStr,
     strum::EnumString,
+    strum::VariantArray,
 )]
 #[strum(serialize_all = "lowercase")]
 pub enum FireOnFilter {

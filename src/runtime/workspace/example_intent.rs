@@ -55,7 +55,8 @@ impl ExampleDeliverable {
     }
 }
 
-/// The example's texts, at their record-relative paths `<phase>/<stage>/<artifact>.md`.
+/// The example's texts, at their record-relative paths `<phase>/<stage>/<artifact>.md`, UTF-8,
+/// and nothing else (a malformed entry panics in the unit test that lists them).
 static EXAMPLE_TEXTS: include_dir::Dir<'static> =
     include_dir::include_dir!("$CARGO_MANIFEST_DIR/src/runtime/workspace/example_intent_texts");
 
@@ -65,15 +66,16 @@ pub fn example_deliverables() -> Vec<ExampleDeliverable> {
         .dirs()
         .flat_map(include_dir::Dir::dirs)
         .flat_map(include_dir::Dir::files)
-        .filter_map(|file| {
-            let path = Utf8Path::from_path(file.path())?;
+        .map(|file| {
+            const SHAPE: &str = "an example text is UTF-8 at <phase>/<stage>/<artifact>.md";
+            let path = Utf8Path::from_path(file.path()).expect(SHAPE);
             let mut folders = path.iter();
-            Some(ExampleDeliverable {
-                phase: folders.next()?,
-                stage: folders.next()?,
-                artifact: path.file_stem()?,
-                contents: file.contents_utf8()?,
-            })
+            ExampleDeliverable {
+                phase: folders.next().expect(SHAPE),
+                stage: folders.next().expect(SHAPE),
+                artifact: path.file_stem().expect(SHAPE),
+                contents: file.contents_utf8().expect(SHAPE),
+            }
         })
         .collect();
     deliverables.sort_by_key(ExampleDeliverable::record_path);
@@ -401,6 +403,21 @@ mod tests {
 
     #[test]
     fn every_deliverable_is_an_artifact_its_stage_produces() {
+        let shallow_files = EXAMPLE_TEXTS.files().count()
+            + EXAMPLE_TEXTS
+                .dirs()
+                .map(|phase| phase.files().count())
+                .sum::<usize>();
+        let deep_folders: usize = EXAMPLE_TEXTS
+            .dirs()
+            .flat_map(include_dir::Dir::dirs)
+            .map(|stage| stage.dirs().count())
+            .sum();
+        assert_eq!(
+            (shallow_files, deep_folders),
+            (0, 0),
+            "every text is at depth three"
+        );
         let paths: Vec<Utf8PathBuf> = example_deliverables()
             .iter()
             .map(ExampleDeliverable::record_path)
