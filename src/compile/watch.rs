@@ -184,20 +184,15 @@ impl WatchSession {
     fn note_outputs_written(&mut self, outcome: &CompileOutcome, summary: WriteSummary) {
         // Taken before any input changes, while the numbering's memo still holds.
         let rows = crate::compile::stage_graph::numbering::graph_rows(&self.db);
-        let outputs = [
-            (
-                summary.graph_written,
-                &self.layout.stage_graph_path,
-                &outcome.stage_graph,
-            ),
-            (
-                summary.grid_written,
-                &self.layout.scope_grid_path,
-                &outcome.scope_grid,
-            ),
-        ];
-        for (_, path, text) in outputs.into_iter().filter(|(written, _, _)| *written) {
-            let text = std::sync::Arc::clone(text);
+        if summary.graph_written {
+            let text = std::sync::Arc::clone(&outcome.stage_graph);
+            let path = &self.layout.stage_graph_path;
+            self.inputs
+                .note_output_written(&mut self.db, &self.layout, path, text);
+        }
+        if summary.grid_written {
+            let text = std::sync::Arc::clone(&outcome.scope_grid);
+            let path = &self.layout.scope_grid_path;
             self.inputs
                 .note_output_written(&mut self.db, &self.layout, path, text);
         }

@@ -390,8 +390,8 @@ fn stage_files_discovery_skips_are_warned_with_the_path_that_loads_them() {
 /// `HELPER_THREAD_THRESHOLD` stage files is compiled by `load_and_compile_once` (`aidlc
 /// compile`'s path) on two threads: a scoped helper reads half the files, checks half the
 /// stages and writes the graph. The outcome, diagnostics and their order included, is the one
-/// the memoised queries give on one thread, with the same inputs and stamps. Shown on a synthetic project of 40 stages with two broken
-/// stages added, one in each half of the list.
+/// the memoised queries give on one thread, with the same inputs and stamps. Shown on a
+/// synthetic project of 40 stages with two broken stages added, one in each half of the list.
 #[test]
 fn a_compile_with_a_helper_thread_gives_the_one_thread_outcome() {
     use aidlc::compile::db::CompilerDatabase;

@@ -369,9 +369,10 @@ fn new_source_file(
         .new(db)
 }
 
-/// A project input with every list empty, whose fields have `durability`: the lists change only when a file appears or goes, and what is handed
-/// over about the written graph only when the numbering or the format changes (each is set
-/// only when it differs), and a change keeps their durability.
+/// A project input with every list empty, whose fields have `durability`: the lists change
+/// only when a file appears or goes, and what is handed over about the written graph only when
+/// the numbering or the format changes (each is set only when it differs), and a change keeps
+/// their durability.
 fn new_project_with_durability(
     db: &CompilerDatabase,
     layout: &Layout,
