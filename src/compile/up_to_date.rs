@@ -329,11 +329,15 @@ fn read_record(path: &Utf8Path) -> Result<Record<'static>, Stale> {
     serde_json::from_str(body).map_err(|error| Stale::Unreadable(error.to_string()))
 }
 
-/// Whether the file at `path` still holds the bytes `recorded` names: `Some(false)` when its
-/// `stat` matches and is old enough to trust; `Some(true)` when its `stat` differs (or is too
-/// recent to trust) but the bytes hash the same, the new `stat` then recorded; `None` when it
-/// changed.
-fn still_holds(path: &Utf8Path, recorded: &mut FileRecord<'_>, written_at_ns: u64) -> Option<bool> {
+/// `None` when the file at `path` no longer holds the bytes `recorded` names; else whether it
+/// had to be hashed to tell: `Some(false)` when its `stat` matches and is old enough to trust,
+/// `Some(true)` when its `stat` differs (or is too recent to trust) but the bytes hash the
+/// same, the new `stat` then recorded.
+fn hashed_if_unchanged(
+    path: &Utf8Path,
+    recorded: &mut FileRecord<'_>,
+    written_at_ns: u64,
+) -> Option<bool> {
     let stat = StatStamp::of_path(path)?;
     let stamp = &recorded.stamp;
     if stat == stamp.stat && !is_racy(&stamp.stat, written_at_ns) {
@@ -390,13 +394,13 @@ pub fn check(layout: &Layout, mode: CheckMode) -> Result<UpToDate, Stale> {
     let written_at_ns = record.written_at_ns;
     let mut files_hashed = 0;
     for (absolute, recorded) in listed.iter().zip(&mut record.inputs) {
-        let hashed = still_holds(absolute, recorded, written_at_ns)
+        let hashed = hashed_if_unchanged(absolute, recorded, written_at_ns)
             .ok_or_else(|| Stale::FileChanged(recorded.path.clone()))?;
         files_hashed += usize::from(hashed);
     }
     for recorded in &mut record.outputs {
         let absolute = layout.project_dir.join(&recorded.path);
-        let hashed = still_holds(&absolute, recorded, written_at_ns)
+        let hashed = hashed_if_unchanged(&absolute, recorded, written_at_ns)
             .ok_or_else(|| Stale::OutputChanged(recorded.path.clone()))?;
         files_hashed += usize::from(hashed);
     }
