@@ -25,20 +25,8 @@
 //! no graph, no file's contents), so it is fast on every tool call; a payload it cannot read is
 //! refused with the reason, never allowed; its refusals say what to do instead.
 //!
-//! Every harness with hooks refuses in its own shape: Claude Code with its `hookSpecificOutput`
-//! deny on stdout; GitHub Copilot with `permissionDecision: deny` (top level, as the CLI reads
-//! it, and in `hookSpecificOutput`, as VS Code reads it); Cursor with `{"permission": "deny",
-//! "userMessage", "agentMessage"}` on stdout (and `{"permission": "allow"}` when it allows,
-//! since Cursor reads an answer on every path); Codex, Kiro CLI and Kiro IDE with exit status 2
-//! and the reason on stderr, as the reference's own guards do; opencode has no exit status to
-//! read, so its plugin throws the reason as an error from `tool.execute.before`, which refuses
-//! the call. A payload the guard cannot read is refused with exit status 2 on every harness
-//! (Cursor and Copilot read it as a block too), with the harness's deny on stdout where it has
-//! one.
-//!
-//! Cursor calls the guard on `beforeShellExecution` (`{command, cwd, workspace_roots}`), which
-//! is read as a shell tool's call, and on `preToolUse` (`{tool_name, tool_input}`, as Claude
-//! Code names its file tools' inputs); any other event is one the guard cannot read.
+//! How each harness reads a refusal ([`guard_output`]) and which of Cursor's events call the
+//! guard (`cursor_verdict`): docs/decisions.md D34 and D61.
 
 mod command_effects;
 mod protected_places;

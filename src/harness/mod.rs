@@ -4,18 +4,6 @@
 //! What a hook, its registration and its payload need to know about a harness lives here, and
 //! the other modules ask it.
 //!
-//! - this file: [`Harness`], its folder, and picking the project's harness;
-//! - [`environment`]: the variables that name the project folder;
-//! - [`payload`]: reading a hook's payload and what each harness's write and prompt events say;
-//! - [`delivery`]: Codex's second delivery of each event, recognised;
-//! - [`commands`]: the engine's hook commands and the reference's, as registered;
-//! - [`reference_hooks`]: the reference's hook files and the names their health files carry;
-//! - [`reference_audit`]: the reference's artifact audit hook, run as its adapters run it;
-//! - [`registration`]: the hooks a project registers with its harness (what `doctor` reads);
-//! - [`install`]: `aidlc hook install`, writing the engine's hooks where the harness reads them;
-//! - [`guard`]: where each harness runs a pre-tool guard, and how it refuses a call;
-//! - [`transcript`]: where each harness keeps the conversation's transcript.
-//!
 //! Must not: print, or read anything but the files and variables named here.
 
 pub mod commands;

@@ -138,23 +138,14 @@ pub fn detect_harness(payload: &[u8]) -> Harness {
     Harness::Claude
 }
 
-/// How the harness's tool touched a file, as the reference's core hooks name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the harness's tool touched a file, as the reference's core hooks name it; its name is
+/// the `tool_name` of a Claude Code payload for this write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::IntoStaticStr)]
 pub enum WriteTool {
     /// A file written whole (possibly new).
     Write,
     /// An existing file edited.
     Edit,
-}
-
-impl WriteTool {
-    /// The `tool_name` of a Claude Code payload for this write.
-    pub fn claude_tool_name(self) -> &'static str {
-        match self {
-            WriteTool::Write => "Write",
-            WriteTool::Edit => "Edit",
-        }
-    }
 }
 
 /// One file a write event touched.

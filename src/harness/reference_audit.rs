@@ -41,7 +41,7 @@ pub fn audit_hook_run(
 ) -> AuditHookRun {
     let payload = json!({
         "hook_event_name": "PostToolUse",
-        "tool_name": tool.claude_tool_name(),
+        "tool_name": <&str>::from(tool),
         "tool_input": {"file_path": written.as_str()},
     });
     AuditHookRun {

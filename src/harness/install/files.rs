@@ -330,7 +330,10 @@ pub fn plan_kiro_ide(request: &InstallRequest<'_>) -> Result<Vec<FilePlan>, Hook
             if let Some(text) = &before
                 && !is_engine_ide_file(text, format)
             {
-                return Err(HookInstallError::NotOurs { path });
+                return Err(HookInstallError::Refused {
+                    path,
+                    reason: super::NOT_OURS,
+                });
             }
             let wanted = match request.action {
                 HookAction::Install if !registered_elsewhere.contains(&(format, role)) => {
@@ -351,7 +354,8 @@ fn hook_files(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, HookInstallError> {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => {
-            return Err(HookInstallError::Read {
+            return Err(HookInstallError::Io {
+                action: "read",
                 path: dir.to_owned(),
                 source,
             });
@@ -448,13 +452,19 @@ pub fn plan_opencode(request: &InstallRequest<'_>) -> Result<FilePlan, HookInsta
     let path = request.project_dir.join(OPENCODE_PLUGIN_FILE);
     let reference = request.project_dir.join(REFERENCE_OPENCODE_PLUGIN_FILE);
     if request.action == HookAction::Install && reference.exists() {
-        return Err(HookInstallError::ReferencePlugin { path: reference });
+        return Err(HookInstallError::Refused {
+            path: reference,
+            reason: "is the reference's opencode plugin, which already runs the reference's write and prompt hooks; aidlc's plugin beside it would fire every sensor twice, and aidlc does not edit its code (remove it to use aidlc's hooks instead)",
+        });
     }
     let before = read_for_edit(&path)?;
     if let Some(text) = &before
         && opencode_plugin_commands(text).is_none()
     {
-        return Err(HookInstallError::NotOurs { path });
+        return Err(HookInstallError::Refused {
+            path,
+            reason: super::NOT_OURS,
+        });
     }
     let wanted = match request.action {
         HookAction::Install => {

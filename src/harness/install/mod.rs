@@ -28,12 +28,6 @@
 //!   through a link, a read-only file and a file of the engine's name that is not the engine's
 //!   are refused before anything is written; each file is replaced atomically.
 //!
-//! The files: this one (the plan, the checks every file gets, the writes); `json_text.rs` (JSON
-//! edited in place); `hook_lists.rs` (the settings files that list hook commands: Claude Code,
-//! Codex, Kiro CLI); `files.rs` (the harnesses that read a file per hook: Kiro IDE, opencode,
-//! and the opencode plugin's template `opencode_plugin.ts`); `codex_trust.rs` (the trust
-//! entries Codex asks for); the project's `.gitignore` entries are `harness::gitignore`'s.
-//!
 //! Must not: print (the plan is returned to `cli`), or touch a file outside the project.
 
 mod codex_trust;
@@ -141,16 +135,20 @@ impl HookPlan {
     }
 }
 
+/// The refusal of a file of the engine's name that is not the engine's.
+const NOT_OURS: &str =
+    "exists and is not the one aidlc writes; refusing to replace it (move it away, then run again)";
+
 /// Why nothing was changed.
 #[derive(Debug, thiserror::Error)]
 pub enum HookInstallError {
-    #[error("cannot read {path}: {source}")]
-    Read {
+    /// The file system's refusal to `action` (`read`, `write`, `remove`) the file.
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
         path: Utf8PathBuf,
         source: std::io::Error,
     },
-    #[error("{path} is not UTF-8 text; the file was not changed")]
-    NotText { path: Utf8PathBuf },
     #[error("{path}:{error}; the file was not changed")]
     Malformed {
         path: Utf8PathBuf,
@@ -162,31 +160,11 @@ pub enum HookInstallError {
         what: String,
         expected: &'static str,
     },
-    #[error("{path} is a symbolic link; refusing to replace it (edit the file it points to)")]
-    Link { path: Utf8PathBuf },
-    #[error("{path} is read-only; refusing to replace it (make it writable, then run again)")]
-    ReadOnly { path: Utf8PathBuf },
-    #[error(
-        "{path} exists and is not the one aidlc writes; refusing to replace it (move it away, then run again)"
-    )]
-    NotOurs { path: Utf8PathBuf },
-    #[error(
-        "{path} does not exist: Kiro CLI reads hooks from an agent's configuration, and aidlc registers them in the AI-DLC conductor agent's (create it with `kiro-cli agent create --name aidlc`, then run again)"
-    )]
-    NoKiroAgent { path: Utf8PathBuf },
-    #[error(
-        "{path} is the reference's opencode plugin, which already runs the reference's write and prompt hooks; aidlc's plugin beside it would fire every sensor twice, and aidlc does not edit its code (remove it to use aidlc's hooks instead)"
-    )]
-    ReferencePlugin { path: Utf8PathBuf },
-    #[error("cannot write {path}: {source}")]
-    Write {
+    /// A file the plan must not write as it stands, and why (`reason` follows the path).
+    #[error("{path} {reason}")]
+    Refused {
         path: Utf8PathBuf,
-        source: std::io::Error,
-    },
-    #[error("cannot remove {path}: {source}")]
-    Remove {
-        path: Utf8PathBuf,
-        source: std::io::Error,
+        reason: &'static str,
     },
     #[error("refusing to write {path}: {refusal}")]
     Outside {
@@ -371,7 +349,10 @@ pub fn plan(request: &InstallRequest<'_>) -> Result<HookPlan, HookInstallError> 
             let before = read_for_edit(&path)?;
             if harness == Harness::Kiro && before.is_none() && request.action == HookAction::Install
             {
-                return Err(HookInstallError::NoKiroAgent { path });
+                return Err(HookInstallError::Refused {
+                    path,
+                    reason: "does not exist: Kiro CLI reads hooks from an agent's configuration, and aidlc registers them in the AI-DLC conductor agent's (create it with `kiro-cli agent create --name aidlc`, then run again)",
+                });
             }
             let mut plan = FilePlan::unchanged(path, before);
             let audit_hook = crate::harness::reference_hooks::audit_hook_of(
@@ -432,18 +413,21 @@ fn read_for_edit(path: &Utf8Path) -> Result<Option<String>, HookInstallError> {
         .symlink_metadata()
         .is_ok_and(|metadata| metadata.file_type().is_symlink())
     {
-        return Err(HookInstallError::Link {
+        return Err(HookInstallError::Refused {
             path: path.to_owned(),
+            reason: "is a symbolic link; refusing to replace it (edit the file it points to)",
         });
     }
     match crate::leaves::fs_util::read_input(path) {
         Ok(bytes) => String::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| HookInstallError::NotText {
+            .map_err(|_| HookInstallError::Refused {
                 path: path.to_owned(),
+                reason: "is not UTF-8 text; the file was not changed",
             }),
         Err(error) if error.is_not_found() => Ok(None),
-        Err(error) => Err(HookInstallError::Read {
+        Err(error) => Err(HookInstallError::Io {
+            action: "read",
             path: path.to_owned(),
             source: error.into_io_error(),
         }),
@@ -456,8 +440,9 @@ fn refuse_read_only(file: &FilePlan) -> Result<(), HookInstallError> {
         && file.before.is_some()
         && std::fs::metadata(&file.path).is_ok_and(|metadata| metadata.permissions().readonly())
     {
-        return Err(HookInstallError::ReadOnly {
+        return Err(HookInstallError::Refused {
             path: file.path.clone(),
+            reason: "is read-only; refusing to replace it (make it writable, then run again)",
         });
     }
     Ok(())
@@ -489,13 +474,15 @@ pub fn apply(
         match &file.after {
             Some(text) => {
                 contained::write_file(&path, text.as_bytes(), Flush::Yes).map_err(|error| {
-                    HookInstallError::Write {
+                    HookInstallError::Io {
+                        action: "write",
                         path: file.path.clone(),
                         source: error.into(),
                     }
                 })?;
             }
-            None => contained::remove_file(&path).map_err(|error| HookInstallError::Remove {
+            None => contained::remove_file(&path).map_err(|error| HookInstallError::Io {
+                action: "remove",
                 path: file.path.clone(),
                 source: error.into(),
             })?,
