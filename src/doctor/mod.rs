@@ -6,14 +6,6 @@
 //! harness, the Node tools the code sensors would run, and the ledger's health (a torn shard,
 //! a stale audit lock, stale temporary files).
 //!
-//! The files, one per group of rows:
-//! - `compile_rows.rs`: the compile in memory (nothing written) and what it says;
-//! - `plugin_rows.rs`: what is composed and selected, drift of the installed copies, the
-//!   ordering edges the selection drops (only in an install that has plugins or a selection);
-//! - `hook_rows.rs`: the hooks the harness registers, and the write hook's heartbeat and drops;
-//! - `tool_rows.rs`: eslint, Biome and tsc (path and version, or why none);
-//! - `ledger_rows.rs`: this clone's audit shard, the audit lock, stale temporaries.
-//!
 //! Invariant: the doctor writes nothing and takes no lock (it reads the lock's state), so it
 //! runs on a read-only checkout and beside a running hook. The reference's doctor records a
 //! `GUARDRAIL_LOADED` row in the audit when it runs; that row stays the reference doctor's
