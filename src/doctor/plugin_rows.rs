@@ -119,13 +119,10 @@ fn selection_row(db: &CompilerDatabase, lock: &Lock) -> Row {
         .collect();
     let selected = match enabled {
         None => "all enabled (no selection)".to_owned(),
+        Some(names) if names.is_empty() => "selected none".to_owned(),
         Some(names) => format!(
             "selected {}",
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.iter().cloned().collect::<Vec<_>>().join(", ")
-            }
+            names.iter().cloned().collect::<Vec<_>>().join(", ")
         ),
     };
     Row::pass(format!(
