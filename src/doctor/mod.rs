@@ -28,7 +28,6 @@ use crate::runtime::workspace::Workspace;
 /// A regular file (after links) with an execute bit: the test the code sensors find tools by.
 pub(crate) use crate::runtime::sensors::node_tool::is_executable_file;
 
-/// How a row came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
@@ -39,7 +38,6 @@ pub enum Status {
     Fail,
 }
 
-/// One row of the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Row {
     pub status: Status,
@@ -93,7 +91,6 @@ pub fn any_failed(rows: &[Row]) -> bool {
     rows.iter().any(|row| row.status == Status::Fail)
 }
 
-/// How many rows came out `status`.
 pub fn count(rows: &[Row], status: Status) -> usize {
     rows.iter().filter(|row| row.status == status).count()
 }

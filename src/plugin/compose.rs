@@ -633,7 +633,6 @@ pub fn frontmatter_scalar(text: &str, key: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// One plugin's contributions, read.
 fn read_contributions(planner: &mut Planner<'_>, plugin: &ChosenPlugin) -> Vec<Contribution> {
     let name = plugin.tree.name();
     let mut contributions = Vec::new();

@@ -31,7 +31,6 @@ use crate::plugin::{PluginError, Problem, composed_stages_in_graph, conductor, s
 /// Test hook: pause this many milliseconds after each change of a transaction.
 pub const PAUSE_VARIABLE: &str = "AIDLC_TEST_PLUGIN_PAUSE_MS";
 
-/// What a composing command did.
 #[derive(Debug, Clone, Default)]
 pub struct ComposeOutcome {
     pub recovered: bool,

@@ -173,12 +173,9 @@ struct MirrorState {
 }
 
 impl PluginTrees {
-    /// The plugin at `root` (canonical), from its mirror; the root is read from the disk the
-    /// first time, and again when its mirror cannot answer.
-    ///
-    /// # Errors
-    ///
-    /// The reader's problems, as a read from the disk gives them.
+    /// The plugin at `root` (canonical), from its mirror (or the reader's problems, as a read
+    /// from the disk gives them); the root is read from the disk the first time, and again
+    /// when its mirror cannot answer.
     pub fn tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
         let mut state = self.state.borrow_mut();
         state.asked.insert(root.to_owned());
