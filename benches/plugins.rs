@@ -215,7 +215,7 @@ fn staleness_check(composed: &Utf8Path, roots: &[String], runs: usize) {
     let layout = aidlc::compile::discover::Layout::new(composed, Harness::Claude, &|_| None);
     let roots: Vec<Utf8PathBuf> = roots.iter().map(Utf8PathBuf::from).collect();
     let edited = roots[0].join("knowledge/bench000-helper-agent/notes.md");
-    let warm = PluginTrees::new();
+    let warm = PluginTrees::default();
     warm.watch_only(std::collections::BTreeSet::from([roots[0]
         .parent()
         .expect("the shelf")

@@ -24,8 +24,7 @@ use crate::leaves::english::counted;
 use crate::leaves::english::plural;
 use crate::plugin::PluginError;
 use crate::plugin::operations::RecordedSource;
-use crate::plugin::recompose::Recomposition;
-use crate::plugin::watch_follow::{FollowEvent, FollowedPlugins};
+use crate::plugin::recompose::{FollowEvent, FollowedPlugins, Recomposition};
 use crate::protocol::graph_format::GraphFormat;
 
 pub fn run(

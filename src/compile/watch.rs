@@ -372,7 +372,7 @@ pub enum WatchEvent<'a> {
 
 /// The composed plugins of the install (D53), of which the compile half knows nothing: the
 /// watch asks for their folders each time it arms, and has the ones a batch touched composed
-/// into the install before it rebuilds. `plugin::watch_follow::FollowedPlugins` is the one
+/// into the install before it rebuilds. `plugin::recompose::FollowedPlugins` is the one
 /// implementation, and reports what it does itself.
 pub trait PluginFolders {
     /// The folders of the plugins `layout`'s install composes (none without a layout).

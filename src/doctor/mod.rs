@@ -6,14 +6,6 @@
 //! harness, the Node tools the code sensors would run, and the ledger's health (a torn shard,
 //! a stale audit lock, stale temporary files).
 //!
-//! The files, one per group of rows:
-//! - `compile_rows.rs`: the compile in memory (nothing written) and what it says;
-//! - `plugin_rows.rs`: what is composed and selected, drift of the installed copies, the
-//!   ordering edges the selection drops (only in an install that has plugins or a selection);
-//! - `hook_rows.rs`: the hooks the harness registers, and the write hook's heartbeat and drops;
-//! - `tool_rows.rs`: eslint, Biome and tsc (path and version, or why none);
-//! - `ledger_rows.rs`: this clone's audit shard, the audit lock, stale temporaries.
-//!
 //! Invariant: the doctor writes nothing and takes no lock (it reads the lock's state), so it
 //! runs on a read-only checkout and beside a running hook. The reference's doctor records a
 //! `GUARDRAIL_LOADED` row in the audit when it runs; that row stays the reference doctor's
@@ -36,7 +28,6 @@ use crate::runtime::workspace::Workspace;
 /// A regular file (after links) with an execute bit: the test the code sensors find tools by.
 pub(crate) use crate::runtime::sensors::node_tool::is_executable_file;
 
-/// How a row came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
@@ -47,7 +38,6 @@ pub enum Status {
     Fail,
 }
 
-/// One row of the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Row {
     pub status: Status,
@@ -101,7 +91,6 @@ pub fn any_failed(rows: &[Row]) -> bool {
     rows.iter().any(|row| row.status == Status::Fail)
 }
 
-/// How many rows came out `status`.
 pub fn count(rows: &[Row], status: Status) -> usize {
     rows.iter().filter(|row| row.status == status).count()
 }

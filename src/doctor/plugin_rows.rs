@@ -82,11 +82,10 @@ fn selection_row(db: &CompilerDatabase, lock: &Lock) -> Row {
         );
     }
     let enabled = selection.enabled.as_ref();
-    let mut stages_by_plugin: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    stages_by_plugin.insert(CORE_PLUGIN.to_owned(), (0, 0));
-    for name in lock.plugins.keys() {
-        stages_by_plugin.insert(name.clone(), (0, 0));
-    }
+    let mut stages_by_plugin: BTreeMap<String, (usize, usize)> = std::iter::once(CORE_PLUGIN)
+        .chain(lock.plugins.keys().map(String::as_str))
+        .map(|name| (name.to_owned(), (0, 0)))
+        .collect();
     for (_, facts) in each_stage_with(db, stage_selection_facts_in_chunk) {
         let Some(facts) = facts else { continue };
         let owner = facts
@@ -120,13 +119,10 @@ fn selection_row(db: &CompilerDatabase, lock: &Lock) -> Row {
         .collect();
     let selected = match enabled {
         None => "all enabled (no selection)".to_owned(),
+        Some(names) if names.is_empty() => "selected none".to_owned(),
         Some(names) => format!(
             "selected {}",
-            if names.is_empty() {
-                "none".to_owned()
-            } else {
-                names.iter().cloned().collect::<Vec<_>>().join(", ")
-            }
+            names.iter().cloned().collect::<Vec<_>>().join(", ")
         ),
     };
     Row::pass(format!(

@@ -142,7 +142,7 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
         dirty: true,
         composition: ComposedSources::default(),
         stale_warnings: Vec::new(),
-        plugin_trees: PluginTrees::new(),
+        plugin_trees: PluginTrees::default(),
     };
     server.refresh_composition();
     let disk_events = server.start_watching(&params);

@@ -59,7 +59,7 @@ impl<'a> OwnTreeSession<'a> {
             documents: HashMap::new(),
             publisher: Publisher::default(),
             shutdown_requested: false,
-            trees: PluginTrees::new(),
+            trees: PluginTrees::default(),
             watcher: None,
         }
     }

@@ -354,18 +354,15 @@ impl Planner<'_> {
         let name = plugin.tree.name().to_owned();
         let mut imported_sensors = Vec::new();
         for subtree in crate::plugin::tree::READ_SUBTREES {
-            let roster_folder = match subtree {
-                Subtree::Scopes => Some(self.layout.scopes_dir.clone()),
-                Subtree::Agents => Some(self.layout.agents_dir.clone()),
-                _ => None,
+            let Some(folder) = installed_folder(self.layout, subtree) else {
+                continue;
             };
+            let roster_folder =
+                matches!(subtree, Subtree::Scopes | Subtree::Agents).then(|| folder.clone());
             if let Some(folder) = &roster_folder {
                 self.roster(folder);
             }
             for file in plugin.tree.files_of(subtree) {
-                let Some(folder) = installed_folder(self.layout, subtree) else {
-                    continue;
-                };
                 let destination = folder.join(&file.relative);
                 let relative = self.relative(&destination);
                 let mut bytes = substituted(file, self.harness_dir);
@@ -636,7 +633,6 @@ pub fn frontmatter_scalar(text: &str, key: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// One plugin's contributions, read.
 fn read_contributions(planner: &mut Planner<'_>, plugin: &ChosenPlugin) -> Vec<Contribution> {
     let name = plugin.tree.name();
     let mut contributions = Vec::new();

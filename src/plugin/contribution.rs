@@ -45,7 +45,6 @@ const MERGED_ADDS: [&str; 5] = [
 /// `adds` surfaces a contribution may declare that are not merged yet (reported, not refused).
 const DEFERRED_ADDS: [&str; 1] = ["requires_stage"];
 
-/// One `adds.consumes` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConsumeEntry {
     pub artifact: String,

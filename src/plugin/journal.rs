@@ -42,7 +42,6 @@ struct Entry<P> {
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct TreeSnapshot<P> {
-    /// A folder.
     root: P,
     /// The files under it before the transaction (each also an entry).
     files: Vec<P>,

@@ -362,17 +362,18 @@ fn read_aidlc_block(
             .at_key_in(manifest_text, key)
             .with_help("the `aidlc` block takes `contributes` (an object of folders) and `sensors` (a list of sensor ids)")
     };
+    let wrong = |expected: &str, value: &Value, key: &[&str]| {
+        problem(format!("{expected}, got {}", json_type(value)), key)
+    };
     let mut folders = Vec::new();
     let mut declared_sensors = None;
     for (key, value) in block {
         match key.as_str() {
             "contributes" => {
                 let Value::Object(contributes) = value else {
-                    return Err(problem(
-                        format!(
-                            "`aidlc.contributes` must be an object, got {}",
-                            json_type(value)
-                        ),
+                    return Err(wrong(
+                        "`aidlc.contributes` must be an object",
+                        value,
                         &["aidlc", "contributes"],
                     ));
                 };
@@ -386,11 +387,9 @@ fn read_aidlc_block(
                         ));
                     };
                     let Value::String(folder) = folder else {
-                        return Err(problem(
-                            format!(
-                                "`aidlc.contributes.{kind}` must be a folder name (a string), got {}",
-                                json_type(folder)
-                            ),
+                        return Err(wrong(
+                            &format!("`aidlc.contributes.{kind}` must be a folder name (a string)"),
+                            folder,
                             &["aidlc", "contributes", kind],
                         ));
                     };
@@ -399,11 +398,9 @@ fn read_aidlc_block(
             }
             "sensors" => {
                 let Value::Array(items) = value else {
-                    return Err(problem(
-                        format!(
-                            "`aidlc.sensors` must be an array of sensor ids, got {}",
-                            json_type(value)
-                        ),
+                    return Err(wrong(
+                        "`aidlc.sensors` must be an array of sensor ids",
+                        value,
                         &["aidlc", "sensors"],
                     ));
                 };

@@ -332,7 +332,6 @@ fn unquote_section(item: &str) -> String {
         .to_owned()
 }
 
-/// Set-union `sections` into `required_sections`.
 pub fn merge_required_sections(text: &mut String, sections: &[String]) -> Result<Merged, String> {
     let wanted = sections
         .iter()

@@ -40,7 +40,6 @@ pub mod place_span;
 pub mod placeholder_span;
 pub mod recompose;
 pub mod removed_scope_columns;
-pub mod selection;
 pub mod sidecar;
 pub mod source;
 pub mod splice;
@@ -49,7 +48,6 @@ pub mod sync_record;
 pub mod tree;
 pub mod tree_db;
 pub mod tree_source;
-pub mod watch_follow;
 
 use std::ops::Range;
 

@@ -17,6 +17,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile;
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
+use crate::compile::stage_graph::plugins_key::{Selection, selection_of_text};
 use crate::leaves::fs_util::contained::ProjectPath;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::compose::{self, ChosenPlugin, Plan};
@@ -25,14 +26,11 @@ use crate::plugin::journal::{self, Recovery, Transaction};
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, SourceKind};
 use crate::plugin::source::{self, SourceSpec};
 use crate::plugin::tree::{FromDisk, PluginTree, TreeReader};
-use crate::plugin::{
-    PluginError, Problem, composed_stages_in_graph, conductor, selection, sync_record,
-};
+use crate::plugin::{PluginError, Problem, composed_stages_in_graph, conductor, sync_record};
 
 /// Test hook: pause this many milliseconds after each change of a transaction.
 pub const PAUSE_VARIABLE: &str = "AIDLC_TEST_PLUGIN_PAUSE_MS";
 
-/// What a composing command did.
 #[derive(Debug, Clone, Default)]
 pub struct ComposeOutcome {
     pub recovered: bool,
@@ -89,6 +87,24 @@ pub struct Listing {
 
 fn io_error(what: &str, error: &std::io::Error) -> PluginError {
     PluginError::environment(format!("{what}: {error}"))
+}
+
+/// The enabled set in the file at `harness_json`, or `None` when every plugin is enabled.
+fn read_selection(harness_json: &Utf8Path) -> Result<Selection, Problem> {
+    let text = match crate::leaves::fs_util::read_input_text(harness_json) {
+        Ok(text) => text,
+        Err(error) if error.is_not_found() => return Ok(None),
+        Err(error) => {
+            return Err(
+                Problem::new(format!("cannot read the file: {error}")).at_path(harness_json)
+            );
+        }
+    };
+    selection_of_text(&text).map_err(|error| {
+        Problem::new(error.message)
+            .at_path(harness_json)
+            .with_help(error.help)
+    })
 }
 
 /// `path` relative to the project folder when it is inside it, else as it is.
@@ -395,7 +411,7 @@ fn compose_under_lock(
     }
     let harness_dir = layout.harness.dir_name();
     let previous = lock_file::read_lock(&layout.project_dir, harness_dir)?;
-    let enabled = selection::read_selection(&layout.harness_json_path)?;
+    let enabled = read_selection(&layout.harness_json_path)?;
     let (added, removed) = prepare(&previous)?;
     let given_roots: Vec<Utf8PathBuf> = previous
         .plugins
@@ -722,24 +738,14 @@ fn apply_armed(
     Ok(())
 }
 
-/// [`compose_under_lock`] with the trees read from the disk and a failed compile's diagnostics
-/// on the files their text came from.
-fn compose_from_disk(
-    layout: &Layout,
-    sync_roots: Option<&[Utf8PathBuf]>,
-    prepare: impl FnOnce(&Lock) -> Result<(Vec<ChosenPlugin>, Vec<String>), PluginError>,
-) -> Result<ComposeOutcome, PluginError> {
-    let authored = FailedCompileFiles::Authored;
-    compose_under_lock(layout, &FromDisk, sync_roots, authored, prepare)
-}
-
 /// `aidlc plugin add SOURCE…`.
 pub fn add(
     layout: &Layout,
     sources: &[String],
     cwd: &Utf8Path,
 ) -> Result<ComposeOutcome, PluginError> {
-    compose_from_disk(layout, None, |_| {
+    let authored = FailedCompileFiles::Authored;
+    compose_under_lock(layout, &FromDisk, None, authored, |_| {
         let mut added: Vec<ChosenPlugin> = Vec::new();
         for text in sources {
             let plugin = match source::parse_source(text) {
@@ -780,7 +786,7 @@ pub fn add_tree(
 /// compile refuses, so the removal could only roll back.
 fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, PluginError> {
     let path = &layout.harness_json_path;
-    let Some(selected) = selection::read_selection(path)? else {
+    let Some(selected) = read_selection(path)? else {
         return Ok(Vec::new());
     };
     let shown = layout.display(path);
@@ -801,7 +807,8 @@ fn still_selected(layout: &Layout, names: &[String]) -> Result<Vec<Problem>, Plu
 
 /// `aidlc plugin remove NAME…`.
 pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, PluginError> {
-    compose_from_disk(layout, None, |previous| {
+    let authored = FailedCompileFiles::Authored;
+    compose_under_lock(layout, &FromDisk, None, authored, |previous| {
         let mut problems = Vec::new();
         for name in names {
             if !previous.plugins.contains_key(name) {
@@ -845,7 +852,8 @@ pub fn remove(layout: &Layout, names: &[String]) -> Result<ComposeOutcome, Plugi
 /// `aidlc plugin sync`: recompose every recorded plugin, plus each host plugin root in `roots`
 /// (`CLAUDE_PLUGIN_ROOT` and friends, as the `SessionStart` hook passes them).
 pub fn sync(layout: &Layout, roots: &[Utf8PathBuf]) -> Result<ComposeOutcome, PluginError> {
-    compose_from_disk(layout, Some(roots), |_| {
+    let authored = FailedCompileFiles::Authored;
+    compose_under_lock(layout, &FromDisk, Some(roots), authored, |_| {
         let mut added: Vec<ChosenPlugin> = Vec::new();
         for root in roots {
             let plugin = path_plugin(layout, &FromDisk, root, None)?;
@@ -936,7 +944,7 @@ pub fn stale_composition(
     if previous.plugins.is_empty() {
         return Ok(None);
     }
-    let enabled = selection::read_selection(&layout.harness_json_path)?;
+    let enabled = read_selection(&layout.harness_json_path)?;
     let mut chosen = chosen_plugins(layout, trees, &previous, Vec::new(), &[])?;
     let changed_plugins: Vec<(String, String)> = previous
         .plugins
@@ -1028,7 +1036,7 @@ pub fn changed_sources(
 pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
     let journal_waiting = journal::is_waiting(&layout.project_dir);
     let lock = lock_file::read_lock(&layout.project_dir, layout.harness.dir_name())?;
-    let selection = selection::read_selection(&layout.harness_json_path)?;
+    let selection = read_selection(&layout.harness_json_path)?;
     let enabled =
         |name: &str| crate::compile::stage_graph::plugins_key::is_enabled(selection.as_ref(), name);
     let mut plugins = vec![ListedPlugin {
@@ -1056,6 +1064,7 @@ pub fn list(layout: &Layout) -> Result<Listing, PluginError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compile::stage_graph::plugins_key::is_enabled;
 
     #[test]
     fn a_source_beside_the_project_is_recorded_relative_to_it() {
@@ -1087,5 +1096,33 @@ mod tests {
                 Utf8PathBuf::from("/cwd/rel")
             ]
         );
+    }
+
+    #[test]
+    fn the_plugins_key_is_read_strictly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = camino::Utf8PathBuf::from_path_buf(dir.path().join("harness.json")).unwrap();
+        assert_eq!(read_selection(&path).unwrap(), None);
+        std::fs::write(&path, r#"{"harnessDir": ".claude"}"#).unwrap();
+        assert_eq!(read_selection(&path).unwrap(), None);
+        std::fs::write(&path, r#"{"plugins": ["aidlc", "test-pro"]}"#).unwrap();
+        let selection = read_selection(&path).unwrap();
+        assert!(is_enabled(selection.as_ref(), "test-pro"));
+        assert!(!is_enabled(selection.as_ref(), "other"));
+        std::fs::write(&path, r#"{"plugins": []}"#).unwrap();
+        assert_eq!(read_selection(&path).unwrap(), Some(BTreeSet::new()));
+        for bad in [
+            r#"{"plugins": "test-pro"}"#,
+            r#"{"plugins": ["Test"]}"#,
+            r#"{"plugins": [" test-pro"]}"#,
+            r#"{"plugins": [1]}"#,
+            r#"{"plugins": ["a", "a"]}"#,
+            r#"{"plugins": [], "plugins": []}"#,
+            "[",
+            "[]",
+        ] {
+            std::fs::write(&path, bad).unwrap();
+            assert!(read_selection(&path).is_err(), "{bad}");
+        }
     }
 }

@@ -1,14 +1,10 @@
 //! A plugin compiled in its own tree: the folder its author edits, with its manifest at the top
 //! (docs/decisions.md D52).
 //!
-//! A plugin's own tree is not an install, so nothing there can be compiled as it stands. To
-//! compile it, the plugin's tree is read once (with an editor's unsaved text over it, for
-//! `aidlc lsp`) and composed exactly as `aidlc plugin add` composes it
-//! ([`crate::plugin::operations::add_tree`]) into a fresh copy of the built-in default framework in
-//! a temporary folder, and that copy is compiled. The diagnostics are then carried back to the
-//! plugin's own files: a diagnostic in a file the plugin shipped names the file by its path in
-//! the plugin (relative to the plugin's root) and its span in the file as authored, before
-//! `{{HARNESS_DIR}}` was substituted.
+//! Data flow: the plugin's tree, read once (an editor's unsaved text over it) → composed as
+//! `aidlc plugin add` composes it ([`crate::plugin::operations::add_tree`]) into a fresh copy of
+//! the default framework in a temporary folder → that copy compiled → the diagnostics carried
+//! back to the plugin's files, by their path in the plugin and their span as authored.
 //!
 //! Invariants:
 //! - nothing is written into the plugin's tree (the composition reads it, as `plugin add` does);

@@ -3,14 +3,7 @@
 //! (docs/decisions.md D51).
 //!
 //! The record lives beside the compile's own record, as [`SYNC_RECORD_FILE_NAME`] in the
-//! folder of `stage-graph.json`. It names: the tool build and the layout (as the compile's
-//! record does), the plugin roots the environment passed, every plugin root with the path it
-//! resolved to, every folder of each plugin root with its entries, the install's folders the
-//! plan listed, and every file the plan read or could have read (each plugin file, the lock
-//! file, `harness.json`, every install file the plan looked at, the drop logs) with its `stat`
-//! stamp or its absence; plus the plugins and warnings of that sync, to repeat them, and the
-//! stages its enabled plugins composed, which the sync finds in the compiled graph before it
-//! trusts the record.
+//! folder of `stage-graph.json`; what it names is D51's list (`Record`).
 //!
 //! Invariants:
 //! - a record is written only after a plan that changed nothing, with the time that sync

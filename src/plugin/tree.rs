@@ -79,11 +79,7 @@ impl PluginTree {
 /// Where composition gets a plugin's tree: [`FromDisk`] for a command, which reads each tree
 /// once; a process that composes again and again keeps them warm (`plugin::tree_db`).
 pub trait TreeReader {
-    /// The plugin at `root` (canonical).
-    ///
-    /// # Errors
-    ///
-    /// What [`read_tree`] refuses.
+    /// The plugin at `root` (canonical), or what [`read_tree`] refuses.
     fn read_tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>>;
 }
 

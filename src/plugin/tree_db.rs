@@ -1,15 +1,9 @@
 //! The plugin trees as salsa inputs, for a process that composes again and again: the language
 //! server (docs/decisions.md D54).
 //!
-//! Data flow: a plugin root is read once from the disk by the tree reader itself, through a
-//! recording [`DiskSource`]; its answers become the root's mirror ([`MirroredRoot`]: the kinds,
-//! listings and resolved links it saw, and one [`MirroredFile`] input per file it read); the
-//! tracked [`plugin_tree`] reads the tree again from that mirror, and is what composition is
-//! given. A change the file watcher reports (or an editor buffer that changed) sets the bytes of
-//! the one [`MirroredFile`] it touches, so only that plugin's tree is read again, from memory,
-//! and an unchanged plugin's tree is its memo; a change to what the reader asks (a file added
-//! or removed, a folder, a link, a manifest, whose bytes decide which folders are read) reads
-//! that root from the disk again.
+//! Data flow: a root read once through a recording [`DiskSource`] → its mirror
+//! ([`MirroredRoot`], one [`MirroredFile`] per file read) → the tracked [`plugin_tree`], read
+//! from the mirror; how a change reaches the mirror is D54's.
 //!
 //! Invariants:
 //! - the mirror holds exactly the answers the reader asked for on its last read from the disk,
@@ -179,16 +173,9 @@ struct MirrorState {
 }
 
 impl PluginTrees {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// The plugin at `root` (canonical), from its mirror; the root is read from the disk the
-    /// first time, and again when its mirror cannot answer.
-    ///
-    /// # Errors
-    ///
-    /// The reader's problems, as a read from the disk gives them.
+    /// The plugin at `root` (canonical), from its mirror (or the reader's problems, as a read
+    /// from the disk gives them); the root is read from the disk the first time, and again
+    /// when its mirror cannot answer.
     pub fn tree(&self, root: &Utf8Path) -> Result<PluginTree, Vec<Problem>> {
         let mut state = self.state.borrow_mut();
         state.asked.insert(root.to_owned());
@@ -460,7 +447,7 @@ mod tests {
     fn one_watched_plugin_read_once() -> (tempfile::TempDir, Utf8PathBuf, PluginTrees) {
         let (dir, folder) = temp_folder();
         let acme = write_plugin(&folder, "acme");
-        let trees = PluginTrees::new();
+        let trees = PluginTrees::default();
         watching(&trees, &folder);
         trees.tree(&acme).unwrap();
         (dir, acme, trees)
@@ -478,7 +465,7 @@ mod tests {
         std::fs::create_dir_all(root.join("docs")).unwrap();
         std::fs::write(root.join("docs/a.md"), "a\n").unwrap();
         std::fs::create_dir_all(root.join("memory")).unwrap();
-        let trees = PluginTrees::new();
+        let trees = PluginTrees::default();
         watching(&trees, &folder);
         assert_eq!(trees.tree(&root), tree::FromDisk.read_tree(&root));
         // A second ask is the memo: no read of the disk.
@@ -496,7 +483,7 @@ mod tests {
             "{\"name\": \"acme\"",
         )
         .unwrap();
-        let trees = PluginTrees::new();
+        let trees = PluginTrees::default();
         watching(&trees, &folder);
         let from_mirror = trees.tree(&root);
         assert!(from_mirror.is_err());
@@ -606,7 +593,7 @@ mod tests {
     fn an_unwatched_root_is_read_from_the_disk_every_time() {
         let (_dir, folder) = temp_folder();
         let acme = write_plugin(&folder, "acme");
-        let trees = PluginTrees::new();
+        let trees = PluginTrees::default();
         trees.tree(&acme).unwrap();
         let edited = acme.join("knowledge/deep/notes.md");
         std::fs::write(&edited, "changed, and nobody said so\n").unwrap();
@@ -712,7 +699,7 @@ mod tests {
         for seed in 1..=10_u64 {
             let (_dir, folder) = temp_folder();
             let acme = write_plugin(&folder, "acme");
-            let trees = PluginTrees::new();
+            let trees = PluginTrees::default();
             watching(&trees, &folder);
             let mut overlay = Overlay::new();
             let mut steps = Steps(seed);
