@@ -14,12 +14,12 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use lsp_server::{Connection, Message, Notification, Response};
+use lsp_server::{Connection, Notification, Request, Response};
 use lsp_types::Uri;
 
 use super::diagnostics::{Publisher, protocol_diagnostic, publish};
 use super::positions::{TextPositions, apply_change};
-use super::{DocumentEvent, Event, ServeError, next_batch, shutdown_answer};
+use super::{DocumentEvent, ServeError, Session, serve_batches};
 use crate::compile::syntax::frontmatter::ColumnUnit;
 use crate::compile::watch::{FolderWatcher, WatchMessage};
 use crate::harness::Harness;
@@ -37,11 +37,12 @@ pub struct OwnTreeSession<'a> {
     documents: HashMap<Utf8PathBuf, (Uri, String)>,
     /// What was last published, by absolute path.
     publisher: Publisher,
-    shutdown_requested: bool,
     /// The plugin trees the compile reads, warm where the watcher keeps them current.
     trees: PluginTrees,
     /// Watches every plugin folder the compile read; `None` when it could not start.
     watcher: Option<FolderWatcher>,
+    /// Whether the plugin's files may have changed since the last publication.
+    dirty: bool,
 }
 
 impl<'a> OwnTreeSession<'a> {
@@ -58,9 +59,9 @@ impl<'a> OwnTreeSession<'a> {
             unit,
             documents: HashMap::new(),
             publisher: Publisher::default(),
-            shutdown_requested: false,
             trees: PluginTrees::new(),
             watcher: None,
+            dirty: true,
         }
     }
 
@@ -118,98 +119,7 @@ impl<'a> OwnTreeSession<'a> {
     /// Publish, then serve until `exit`.
     pub fn serve(mut self) -> Result<(), ServeError> {
         let disk_events = self.start_watching();
-        self.publish();
-        loop {
-            // Without the watcher, every tree is read from the disk at each compile.
-            let Some(batch) = next_batch(self.connection, &disk_events, || {
-                self.watcher = None;
-                self.trees.watch_only(BTreeSet::new());
-            }) else {
-                return super::session_end(self.shutdown_requested, ServeError::Disconnected);
-            };
-            let mut dirty = false;
-            for event in batch {
-                let message = match event {
-                    Event::Client(message) => message,
-                    Event::Disk(message) => {
-                        dirty |= self.handle_disk_event(message);
-                        continue;
-                    }
-                };
-                match message {
-                    Message::Request(request) => {
-                        // No navigation in a plugin's own tree: an empty answer.
-                        let response = shutdown_answer(&request, &mut self.shutdown_requested)
-                            .unwrap_or_else(|| {
-                                Response::new_ok(request.id, serde_json::Value::Null)
-                            });
-                        let _ = self.connection.sender.send(response.into());
-                    }
-                    Message::Notification(notification) => {
-                        if notification.method == "exit" {
-                            return super::session_end(
-                                self.shutdown_requested,
-                                ServeError::ExitWithoutShutdown,
-                            );
-                        }
-                        dirty |= self.handle_notification(notification);
-                    }
-                    Message::Response(_) => {}
-                }
-            }
-            if dirty {
-                self.publish();
-            }
-        }
-    }
-
-    /// Returns whether a plugin's files may have changed.
-    fn handle_disk_event(&mut self, message: WatchMessage) -> bool {
-        match message {
-            WatchMessage::Changed { paths, rescan } => {
-                self.trees.changed(&paths.into_iter().collect(), rescan)
-            }
-            WatchMessage::WatcherError(error) => {
-                self.log(&format!(
-                    "the file watcher reported: {error}; reading every plugin folder again"
-                ));
-                self.trees.changed(&BTreeSet::new(), true)
-            }
-            WatchMessage::Interrupted => false,
-        }
-    }
-
-    /// Returns whether the text may have changed: after a save, or a file event whose
-    /// parameters do not parse, it may.
-    fn handle_notification(&mut self, notification: Notification) -> bool {
-        let may_change_on_disk = matches!(
-            notification.method.as_str(),
-            "textDocument/didSave" | "workspace/didChangeWatchedFiles"
-        );
-        let Ok(Some(event)) = DocumentEvent::read(notification) else {
-            return may_change_on_disk;
-        };
-        match event {
-            DocumentEvent::Opened { path, document } => {
-                self.documents.insert(path, (document.uri, document.text));
-                true
-            }
-            DocumentEvent::Changed { path, changes, .. } => {
-                let Some((_, text)) = self.documents.get_mut(&path) else {
-                    return false;
-                };
-                for change in changes {
-                    apply_change(text, change, self.unit);
-                }
-                true
-            }
-            DocumentEvent::Closed { path } => self.documents.remove(&path).is_some(),
-            DocumentEvent::FilesChanged(paths) => {
-                // The editor's own file events: the mirror learns of them as of the watcher's.
-                self.trees.changed(&paths.into_iter().collect(), false);
-                true
-            }
-        }
+        serve_batches(self.connection, &disk_events, &mut self)
     }
 
     fn publish(&mut self) {
@@ -368,6 +278,76 @@ impl<'a> OwnTreeSession<'a> {
                 TextPositions::new(&text, self.unit).range(&span)
             });
         (path.to_owned(), range)
+    }
+}
+
+impl Session for OwnTreeSession<'_> {
+    const HONOURS_CANCELLATION: bool = false;
+
+    /// No navigation in a plugin's own tree: an empty answer.
+    fn respond(&mut self, request: Request) -> Response {
+        Response::new_ok(request.id, serde_json::Value::Null)
+    }
+
+    fn disk_changed(&mut self, message: WatchMessage) {
+        self.dirty |= match message {
+            WatchMessage::Changed { paths, rescan } => {
+                self.trees.changed(&paths.into_iter().collect(), rescan)
+            }
+            WatchMessage::WatcherError(error) => {
+                self.log(&format!(
+                    "the file watcher reported: {error}; reading every plugin folder again"
+                ));
+                self.trees.changed(&BTreeSet::new(), true)
+            }
+            WatchMessage::Interrupted => false,
+        };
+    }
+
+    /// The text may have changed after a save, or a file event whose parameters do not
+    /// parse.
+    fn notified(&mut self, notification: Notification) {
+        let may_change_on_disk = matches!(
+            notification.method.as_str(),
+            "textDocument/didSave" | "workspace/didChangeWatchedFiles"
+        );
+        let Ok(Some(event)) = DocumentEvent::read(notification) else {
+            self.dirty |= may_change_on_disk;
+            return;
+        };
+        self.dirty |= match event {
+            DocumentEvent::Opened { path, document } => {
+                self.documents.insert(path, (document.uri, document.text));
+                true
+            }
+            DocumentEvent::Changed { path, changes, .. } => {
+                let Some((_, text)) = self.documents.get_mut(&path) else {
+                    return;
+                };
+                for change in changes {
+                    apply_change(text, change, self.unit);
+                }
+                true
+            }
+            DocumentEvent::Closed { path } => self.documents.remove(&path).is_some(),
+            DocumentEvent::FilesChanged(paths) => {
+                // The editor's own file events: the mirror learns of them as of the watcher's.
+                self.trees.changed(&paths.into_iter().collect(), false);
+                true
+            }
+        };
+    }
+
+    /// Without the watcher, every tree is read from the disk at each compile.
+    fn watcher_gone(&mut self) {
+        self.watcher = None;
+        self.trees.watch_only(BTreeSet::new());
+    }
+
+    fn publish_if_dirty(&mut self) {
+        if std::mem::take(&mut self.dirty) {
+            self.publish();
+        }
     }
 }
 
