@@ -129,13 +129,25 @@ pub(super) fn local_node_tool(folders: &[Utf8PathBuf], tool: &str) -> Option<Pat
     executables_in(bins, tool).next()
 }
 
-/// The first `node_modules/.bin/<tool>` in `folders`, else the first `tool` on `search_path`.
+/// The first `node_modules/.bin/<tool>` in `folders`, else the first `tool` on `search_path`;
+/// or the `<tool>-unavailable` outcome, its message `lead` then where neither was found.
 pub(super) fn project_or_path_tool(
     folders: &[Utf8PathBuf],
     search_path: Option<&OsStr>,
     tool: &str,
-) -> Option<PathBuf> {
-    local_node_tool(folders, tool).or_else(|| executables_on_search_path(search_path, tool).next())
+    lead: &str,
+) -> Result<PathBuf, WorkerOutcome> {
+    local_node_tool(folders, tool)
+        .or_else(|| executables_on_search_path(search_path, tool).next())
+        .ok_or_else(|| {
+            tool_unavailable(
+                &format!("{tool}-unavailable"),
+                format!(
+                    "{lead}no node_modules/.bin/{tool} {} and no {tool} on PATH",
+                    describe_folders_upward(folders)
+                ),
+            )
+        })
 }
 
 /// Every executable named `tool` in the absolute folders of `search_path`, in order. Empty and
