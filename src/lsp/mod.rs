@@ -335,7 +335,7 @@ fn serve_batches<S: Session>(
                 Event::Client(Message::Notification(notification))
                     if notification.method == "$/cancelRequest" =>
                 {
-                    cancelled_id(&notification.params)
+                    serde_json::from_value(notification.params.get("id")?.clone()).ok()
                 }
                 _ => None,
             })
@@ -410,23 +410,15 @@ impl Server<'_> {
     /// send its own file events too when it can register for them: either source refreshes
     /// the files that are not open, and a refresh that finds equal bytes changes nothing.
     fn start_watching(&mut self, params: &InitializeParams) -> Receiver<WatchMessage> {
-        let disk_events = match start_forwarded_watcher() {
-            Ok((watcher, disk_events)) => {
-                self.watcher = Some(watcher);
-                for problem in self.watch_what_is_read() {
-                    self.log(MessageType::WARNING, &problem);
-                }
-                disk_events
-            }
-            Err(error) => {
-                self.log(
-                    MessageType::WARNING,
-                    &format!("cannot watch the project's folders ({error}); only the editor's file events will refresh files that are not open"),
-                );
-                // Never sends: the main loop waits for the client alone.
-                crossbeam_channel::never()
-            }
-        };
+        let (watcher, disk_events) = forwarded_watcher(self.connection, |error| {
+            format!(
+                "cannot watch the project's folders ({error}); only the editor's file events will refresh files that are not open"
+            )
+        });
+        self.watcher = watcher;
+        for problem in self.watch_what_is_read() {
+            self.log(MessageType::WARNING, &problem);
+        }
         let client_watches = params
             .capabilities
             .workspace
@@ -669,22 +661,34 @@ impl Session for Server<'_> {
 /// A file watcher whose batches arrive on a crossbeam channel the main loops select over.
 /// notify's callback sends on a std channel, so a small thread forwards (it ends with the
 /// watcher). A watcher whose events cannot be forwarded is no watcher: it is dropped, so
-/// nothing is trusted to be kept current by it.
-pub(super) fn start_forwarded_watcher() -> Result<(FolderWatcher, Receiver<WatchMessage>), String> {
+/// nothing is trusted to be kept current by it. Without a watcher, the `problem` made of why
+/// is logged as a warning, and the channel never sends (the loop waits for the client alone).
+pub(super) fn forwarded_watcher(
+    connection: &Connection,
+    problem: impl FnOnce(String) -> String,
+) -> (Option<FolderWatcher>, Receiver<WatchMessage>) {
     let (bridge_sender, disk_events) = crossbeam_channel::unbounded();
     let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
-    let watcher = FolderWatcher::start(WATCH_DEBOUNCE, watch_sender)?;
-    std::thread::Builder::new()
-        .name("aidlc-lsp-watch".to_owned())
-        .spawn(move || {
-            for message in watch_receiver {
-                if bridge_sender.send(message).is_err() {
-                    return;
+    let started = FolderWatcher::start(WATCH_DEBOUNCE, watch_sender).and_then(|watcher| {
+        std::thread::Builder::new()
+            .name("aidlc-lsp-watch".to_owned())
+            .spawn(move || {
+                for message in watch_receiver {
+                    if bridge_sender.send(message).is_err() {
+                        return;
+                    }
                 }
-            }
-        })
-        .map_err(|error| format!("cannot forward file events: {error}"))?;
-    Ok((watcher, disk_events))
+            })
+            .map_err(|error| format!("cannot forward file events: {error}"))?;
+        Ok(watcher)
+    });
+    match started {
+        Ok(watcher) => (Some(watcher), disk_events),
+        Err(error) => {
+            log_to_client(connection, MessageType::WARNING, &problem(error));
+            (None, crossbeam_channel::never())
+        }
+    }
 }
 
 /// A notification that the text of a document or a file on disk changed, its URIs read as
@@ -741,11 +745,6 @@ impl DocumentEvent {
             _ => None,
         })
     }
-}
-
-/// The id of a `$/cancelRequest`.
-fn cancelled_id(params: &serde_json::Value) -> Option<RequestId> {
-    serde_json::from_value(params.get("id")?.clone()).ok()
 }
 
 /// The project file a URI names, if the compile reads it.

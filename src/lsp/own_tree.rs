@@ -65,24 +65,6 @@ impl<'a> OwnTreeSession<'a> {
         }
     }
 
-    /// Start the file watcher (nothing watched until the first compile names its folders);
-    /// its batches arrive on the returned channel. Without one, every tree is read from the
-    /// disk at each compile, as `aidlc compile` reads it.
-    fn start_watching(&mut self) -> crossbeam_channel::Receiver<WatchMessage> {
-        match super::start_forwarded_watcher() {
-            Ok((watcher, disk_events)) => {
-                self.watcher = Some(watcher);
-                disk_events
-            }
-            Err(error) => {
-                self.log(&format!(
-                    "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
-                ));
-                crossbeam_channel::never()
-            }
-        }
-    }
-
     /// Watch exactly the plugin folders the compiles have read, and trust their mirrors
     /// only there.
     fn watch_read_roots(&mut self) {
@@ -116,9 +98,16 @@ impl<'a> OwnTreeSession<'a> {
             .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
     }
 
-    /// Publish, then serve until `exit`.
+    /// Start the file watcher (nothing watched until the first compile names its folders;
+    /// without one, every tree is read from the disk at each compile, as `aidlc compile` reads
+    /// it), publish, then serve until `exit`.
     pub fn serve(mut self) -> Result<(), ServeError> {
-        let disk_events = self.start_watching();
+        let (watcher, disk_events) = super::forwarded_watcher(self.connection, |error| {
+            format!(
+                "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
+            )
+        });
+        self.watcher = watcher;
         serve_batches(self.connection, &disk_events, &mut self)
     }
 
