@@ -198,7 +198,10 @@ pub(super) fn run_tool_within(
     let mut attempts = 0;
     loop {
         let Some(timeout) = budget.next_step_timeout(step_cap) else {
-            return Err(budget_spent(tool, budget.total));
+            return Err(WorkerOutcome::ScriptError(format!(
+                "timeout: the sensor's budget of {} was spent before {tool} could run",
+                describe_duration(budget.total)
+            )));
         };
         command.timeout = timeout;
         let run = run_worker(&command);
@@ -262,13 +265,6 @@ fn run_that_did_not_finish(
             "{tool}-failed: the exit status of {program} could not be read"
         ))),
     }
-}
-
-fn budget_spent(tool: &str, total: Duration) -> WorkerOutcome {
-    WorkerOutcome::ScriptError(format!(
-        "timeout: the sensor's budget of {} was spent before {tool} could run",
-        describe_duration(total)
-    ))
 }
 
 /// `1 s`, `1200 s`, or `250 ms` below a second.
