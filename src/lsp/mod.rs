@@ -129,8 +129,7 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
     let layout = match opened {
         Opened::Project(layout) => *layout,
         Opened::OwnTree(plugin_root) => {
-            return own_tree::OwnTreeSession::new(connection, plugin_root, options.harness, unit)
-                .serve();
+            return own_tree::serve_own_tree(connection, plugin_root, options.harness, unit);
         }
     };
     let mut server = Server {

@@ -26,8 +26,36 @@ use crate::harness::Harness;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::plugin::tree_db::PluginTrees;
 
+/// Serve one editor on the plugin's own tree at `plugin_root`: start the file watcher (nothing
+/// watched until the first compile names its folders; without one, every tree is read from the
+/// disk at each compile, as `aidlc compile` reads it), publish, then serve until `exit`.
+pub fn serve_own_tree(
+    connection: &Connection,
+    plugin_root: Utf8PathBuf,
+    harness: Option<Harness>,
+    unit: ColumnUnit,
+) -> Result<(), ServeError> {
+    let (watcher, disk_events) = super::forwarded_watcher(connection, |error| {
+        format!(
+            "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
+        )
+    });
+    let mut session = OwnTreeSession {
+        connection,
+        plugin_root,
+        harness,
+        unit,
+        documents: HashMap::new(),
+        publisher: Publisher::default(),
+        trees: PluginTrees::new(),
+        watcher,
+        dirty: true,
+    };
+    serve_batches(connection, &disk_events, &mut session)
+}
+
 /// One editor session on a plugin's own tree.
-pub struct OwnTreeSession<'a> {
+struct OwnTreeSession<'a> {
     connection: &'a Connection,
     plugin_root: Utf8PathBuf,
     /// `--harness`, when given; else the own tree's rule picks it (`own_tree_harness`).
@@ -45,26 +73,7 @@ pub struct OwnTreeSession<'a> {
     dirty: bool,
 }
 
-impl<'a> OwnTreeSession<'a> {
-    pub fn new(
-        connection: &'a Connection,
-        plugin_root: Utf8PathBuf,
-        harness: Option<Harness>,
-        unit: ColumnUnit,
-    ) -> Self {
-        Self {
-            connection,
-            plugin_root,
-            harness,
-            unit,
-            documents: HashMap::new(),
-            publisher: Publisher::default(),
-            trees: PluginTrees::new(),
-            watcher: None,
-            dirty: true,
-        }
-    }
-
+impl OwnTreeSession<'_> {
     /// Watch exactly the plugin folders the compiles have read, and trust their mirrors
     /// only there.
     fn watch_read_roots(&mut self) {
@@ -96,19 +105,6 @@ impl<'a> OwnTreeSession<'a> {
             .get(path)
             .map(|(_, text)| text.clone())
             .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
-    }
-
-    /// Start the file watcher (nothing watched until the first compile names its folders;
-    /// without one, every tree is read from the disk at each compile, as `aidlc compile` reads
-    /// it), publish, then serve until `exit`.
-    pub fn serve(mut self) -> Result<(), ServeError> {
-        let (watcher, disk_events) = super::forwarded_watcher(self.connection, |error| {
-            format!(
-                "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
-            )
-        });
-        self.watcher = watcher;
-        serve_batches(self.connection, &disk_events, &mut self)
     }
 
     fn publish(&mut self) {
