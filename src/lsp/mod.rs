@@ -129,15 +129,13 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
     let layout = match opened {
         Opened::Project(layout) => *layout,
         Opened::OwnTree(plugin_root) => {
-            return own_tree::OwnTreeSession::new(connection, plugin_root, options.harness, unit)
-                .serve();
+            return own_tree::serve_own_tree(connection, plugin_root, options.harness, unit);
         }
     };
     let mut server = Server {
         state: ServerState::load(layout, unit),
         connection,
         publisher: diagnostics::Publisher::default(),
-        shutdown_requested: false,
         watcher: None,
         dirty: true,
         composition: ComposedSources::default(),
@@ -146,8 +144,7 @@ pub fn serve(connection: &Connection, options: &ServeOptions) -> Result<(), Serv
     };
     server.refresh_composition();
     let disk_events = server.start_watching(&params);
-    server.publish_if_dirty();
-    server.main_loop(&disk_events)
+    serve_batches(connection, &disk_events, &mut server)
 }
 
 /// What the handshake opened: a project, or a plugin's own tree (docs/decisions.md D52).
@@ -270,36 +267,10 @@ fn server_capabilities(encoding: PositionEncodingKind) -> ServerCapabilities {
     }
 }
 
-/// A message from the editor, or a batch from the file watcher (both sessions' loops).
+/// A message from the editor, or a batch from the file watcher.
 enum Event {
     Client(Message),
     Disk(WatchMessage),
-}
-
-/// How a session ends, by `exit` or by its client going away: cleanly only after `shutdown`,
-/// else with `unclean` (`ExitWithoutShutdown` or `Disconnected`).
-fn session_end(shutdown_requested: bool, unclean: ServeError) -> Result<(), ServeError> {
-    if shutdown_requested {
-        Ok(())
-    } else {
-        Err(unclean)
-    }
-}
-
-/// The answer to `shutdown` (which it records), and to any request after it; `None` for a
-/// request the session handles.
-fn shutdown_answer(request: &Request, shutdown_requested: &mut bool) -> Option<Response> {
-    if request.method == "shutdown" {
-        *shutdown_requested = true;
-        return Some(Response::new_ok(request.id.clone(), ()));
-    }
-    shutdown_requested.then(|| {
-        Response::new_err(
-            request.id.clone(),
-            ErrorCode::InvalidRequest as i32,
-            "the server is shutting down".to_owned(),
-        )
-    })
 }
 
 /// Block for the next message from the client or the watcher, then take every message already
@@ -326,6 +297,85 @@ fn next_batch(
     Some(batch)
 }
 
+/// What a session (a project's, or a plugin's own tree) does with the events of a batch;
+/// [`serve_batches`] is the loop both run.
+trait Session {
+    /// Whether a request whose `$/cancelRequest` is in the same batch is answered
+    /// `RequestCanceled` rather than computed.
+    const HONOURS_CANCELLATION: bool;
+    /// The response to a request made before `shutdown`, other than `shutdown` itself.
+    fn respond(&mut self, request: Request) -> Response;
+    /// A notification other than `exit`.
+    fn notified(&mut self, notification: Notification);
+    fn disk_changed(&mut self, message: WatchMessage);
+    /// The watcher's channel closed: the session serves on without it.
+    fn watcher_gone(&mut self) {}
+    /// Publish the diagnostics when what was handled since may have changed them.
+    fn publish_if_dirty(&mut self);
+}
+
+/// Publish, then handle each batch in order and publish once after it, until `exit` or the
+/// client going away: cleanly only after `shutdown`, which is answered here, as is every
+/// request after it.
+fn serve_batches<S: Session>(
+    connection: &Connection,
+    disk_events: &Receiver<WatchMessage>,
+    session: &mut S,
+) -> Result<(), ServeError> {
+    session.publish_if_dirty();
+    let mut shutdown_requested = false;
+    let unclean = 'session: loop {
+        let Some(batch) = next_batch(connection, disk_events, || session.watcher_gone()) else {
+            break ServeError::Disconnected;
+        };
+        let cancelled: HashSet<RequestId> = batch
+            .iter()
+            .filter_map(|event| match event {
+                Event::Client(Message::Notification(notification))
+                    if notification.method == "$/cancelRequest" =>
+                {
+                    serde_json::from_value(notification.params.get("id")?.clone()).ok()
+                }
+                _ => None,
+            })
+            .collect();
+        for event in batch {
+            match event {
+                Event::Client(Message::Request(request)) => {
+                    let response = if S::HONOURS_CANCELLATION && cancelled.contains(&request.id) {
+                        let message = "cancelled by the client".to_owned();
+                        Response::new_err(request.id, ErrorCode::RequestCanceled as i32, message)
+                    } else if request.method == "shutdown" {
+                        shutdown_requested = true;
+                        Response::new_ok(request.id, ())
+                    } else if shutdown_requested {
+                        let message = "the server is shutting down".to_owned();
+                        Response::new_err(request.id, ErrorCode::InvalidRequest as i32, message)
+                    } else {
+                        session.respond(request)
+                    };
+                    let _ = connection.sender.send(response.into());
+                }
+                Event::Client(Message::Notification(notification)) => {
+                    if notification.method == "exit" {
+                        break 'session ServeError::ExitWithoutShutdown;
+                    }
+                    session.notified(notification);
+                }
+                // Answers to our own requests (the capability registration): nothing to do.
+                Event::Client(Message::Response(_)) => {}
+                Event::Disk(message) => session.disk_changed(message),
+            }
+        }
+        session.publish_if_dirty();
+    };
+    if shutdown_requested {
+        Ok(())
+    } else {
+        Err(unclean)
+    }
+}
+
 /// Send the client a `window/logMessage`.
 fn log_to_client(connection: &Connection, kind: MessageType, message: &str) {
     let params = lsp_types::LogMessageParams {
@@ -341,7 +391,6 @@ struct Server<'a> {
     state: ServerState,
     connection: &'a Connection,
     publisher: diagnostics::Publisher,
-    shutdown_requested: bool,
     /// Kept alive for the session; dropping it stops the notify threads.
     watcher: Option<FolderWatcher>,
     /// Whether the database changed since diagnostics were last published.
@@ -360,23 +409,15 @@ impl Server<'_> {
     /// send its own file events too when it can register for them: either source refreshes
     /// the files that are not open, and a refresh that finds equal bytes changes nothing.
     fn start_watching(&mut self, params: &InitializeParams) -> Receiver<WatchMessage> {
-        let disk_events = match start_forwarded_watcher() {
-            Ok((watcher, disk_events)) => {
-                self.watcher = Some(watcher);
-                for problem in self.watch_what_is_read() {
-                    self.log(MessageType::WARNING, &problem);
-                }
-                disk_events
-            }
-            Err(error) => {
-                self.log(
-                    MessageType::WARNING,
-                    &format!("cannot watch the project's folders ({error}); only the editor's file events will refresh files that are not open"),
-                );
-                // Never sends: the main loop waits for the client alone.
-                crossbeam_channel::never()
-            }
-        };
+        let (watcher, disk_events) = forwarded_watcher(self.connection, |error| {
+            format!(
+                "cannot watch the project's folders ({error}); only the editor's file events will refresh files that are not open"
+            )
+        });
+        self.watcher = watcher;
+        for problem in self.watch_what_is_read() {
+            self.log(MessageType::WARNING, &problem);
+        }
         let client_watches = params
             .capabilities
             .workspace
@@ -416,101 +457,6 @@ impl Server<'_> {
         let _ = self.connection.sender.send(request.into());
     }
 
-    fn main_loop(&mut self, disk_events: &Receiver<WatchMessage>) -> Result<(), ServeError> {
-        loop {
-            let Some(batch) = next_batch(self.connection, disk_events, || {}) else {
-                return session_end(self.shutdown_requested, ServeError::Disconnected);
-            };
-            if let Some(ending) = self.handle_batch(batch) {
-                return ending;
-            }
-            self.publish_if_dirty();
-        }
-    }
-
-    /// Handle a batch in order; `Some` when the session ends (`exit`).
-    fn handle_batch(&mut self, batch: Vec<Event>) -> Option<Result<(), ServeError>> {
-        let cancelled: HashSet<RequestId> = batch
-            .iter()
-            .filter_map(|event| match event {
-                Event::Client(Message::Notification(notification))
-                    if notification.method == "$/cancelRequest" =>
-                {
-                    cancelled_id(&notification.params)
-                }
-                _ => None,
-            })
-            .collect();
-        for event in batch {
-            match event {
-                Event::Client(Message::Request(request)) => {
-                    let response = if cancelled.contains(&request.id) {
-                        Response::new_err(
-                            request.id,
-                            ErrorCode::RequestCanceled as i32,
-                            "cancelled by the client".to_owned(),
-                        )
-                    } else {
-                        self.handle_request(request)
-                    };
-                    let _ = self.connection.sender.send(response.into());
-                }
-                Event::Client(Message::Notification(notification)) => {
-                    if notification.method == "exit" {
-                        return Some(session_end(
-                            self.shutdown_requested,
-                            ServeError::ExitWithoutShutdown,
-                        ));
-                    }
-                    self.handle_notification(notification);
-                }
-                // Answers to our own requests (the capability registration): nothing to do.
-                Event::Client(Message::Response(_)) => {}
-                Event::Disk(message) => self.handle_disk_event(message),
-            }
-        }
-        None
-    }
-
-    fn handle_request(&mut self, request: Request) -> Response {
-        if let Some(answer) = shutdown_answer(&request, &mut self.shutdown_requested) {
-            return answer;
-        }
-        match request.method.as_str() {
-            "textDocument/definition" => {
-                self.answer(request, |state, params: GotoDefinitionParams| {
-                    let (file, kind, offset) =
-                        locate(state, &params.text_document_position_params)?;
-                    navigation::definition(state, file, kind, offset)
-                })
-            }
-            "textDocument/references" => self.answer(request, |state, params: ReferenceParams| {
-                let (file, kind, offset) = locate(state, &params.text_document_position)?;
-                let role = (!params.context.include_declaration).then_some(SiteRole::Reference);
-                navigation::references(state, file, kind, offset, role)
-            }),
-            "textDocument/hover" => self.answer(request, |state, params: HoverParams| {
-                let (file, kind, offset) = locate(state, &params.text_document_position_params)?;
-                navigation::hover(state, file, kind, offset)
-            }),
-            "textDocument/completion" => self.answer(request, |state, params: CompletionParams| {
-                let (file, kind, offset) = locate(state, &params.text_document_position)?;
-                completion::completion(state, file, kind, offset)
-            }),
-            "textDocument/codeAction" => self.answer(request, |state, params: CodeActionParams| {
-                let uri = &params.text_document.uri;
-                let (file, kind) = project_file(state, uri)?;
-                let text = state.text_of(file)?;
-                let span = positions::TextPositions::new(text, state.unit).span(params.range);
-                Some(code_actions::code_actions(state, uri, file, kind, span))
-            }),
-            method => {
-                let message = format!("aidlc lsp does not handle {method}");
-                Response::new_err(request.id, ErrorCode::MethodNotFound as i32, message)
-            }
-        }
-    }
-
     /// Run a handler on the request's parameters; parameters that do not parse are
     /// `InvalidParams`, never a panic.
     fn answer<P: DeserializeOwned, R: Serialize>(
@@ -525,81 +471,6 @@ impl Server<'_> {
                 ErrorCode::InvalidParams as i32,
                 format!("invalid parameters for {}: {error}", request.method),
             ),
-        }
-    }
-
-    /// A document or file event changes the database's text; anything else (`$/cancelRequest`
-    /// is handled with the batch; a save changes no text the database does not already hold,
-    /// and the watcher reads the disk anyway) changes nothing.
-    fn handle_notification(&mut self, notification: Notification) {
-        let method = notification.method.clone();
-        let event = match DocumentEvent::read(notification) {
-            Ok(Some(event)) => event,
-            Ok(None) => return,
-            Err(error) => {
-                self.log(
-                    MessageType::WARNING,
-                    &format!(
-                        "ignored a {method} notification whose parameters do not parse: {error}"
-                    ),
-                );
-                return;
-            }
-        };
-        let state = &mut self.state;
-        self.dirty |= match event {
-            DocumentEvent::Opened { path, document } => state.open(
-                &state.project_path(&path),
-                document.uri,
-                document.version,
-                document.text,
-            ),
-            DocumentEvent::Changed {
-                path,
-                version,
-                changes,
-            } => state.change(&state.project_path(&path), version, changes),
-            DocumentEvent::Closed { path } => state.close(&state.project_path(&path)),
-            DocumentEvent::FilesChanged(paths) => {
-                let paths: HashSet<Utf8PathBuf> =
-                    paths.iter().map(|path| state.project_path(path)).collect();
-                state.refresh_changed_paths(&paths, false)
-            }
-        };
-    }
-
-    fn handle_disk_event(&mut self, message: WatchMessage) {
-        let (changed, composition_may_differ) = match message {
-            WatchMessage::Changed { paths, rescan } => {
-                let trees_may_differ = self
-                    .plugin_trees
-                    .changed(&paths.iter().cloned().collect(), rescan);
-                let composition_may_differ =
-                    rescan || trees_may_differ || self.touches_composition(&paths);
-                (
-                    self.state.refresh_changed_paths(&paths, rescan),
-                    composition_may_differ,
-                )
-            }
-            WatchMessage::WatcherError(error) => {
-                self.log(
-                    MessageType::WARNING,
-                    &format!("the file watcher reported: {error}; reading every file again"),
-                );
-                self.plugin_trees.changed(&BTreeSet::new(), true);
-                (
-                    self.state.refresh_changed_paths(&HashSet::new(), true),
-                    true,
-                )
-            }
-            WatchMessage::Interrupted => (false, false),
-        };
-        self.dirty |= changed;
-        let composition_changed = composition_may_differ && self.refresh_composition();
-        // A folder that appeared (or vanished), or a plugin added or removed, changes what must
-        // be watched.
-        if changed || composition_changed {
-            let _ = self.watch_what_is_read();
         }
     }
 
@@ -655,6 +526,125 @@ impl Server<'_> {
         sources_changed || warnings_changed
     }
 
+    fn log(&self, kind: MessageType, message: &str) {
+        log_to_client(self.connection, kind, message);
+    }
+}
+
+impl Session for Server<'_> {
+    const HONOURS_CANCELLATION: bool = true;
+
+    fn respond(&mut self, request: Request) -> Response {
+        match request.method.as_str() {
+            "textDocument/definition" => {
+                self.answer(request, |state, params: GotoDefinitionParams| {
+                    let (file, kind, offset) =
+                        locate(state, &params.text_document_position_params)?;
+                    navigation::definition(state, file, kind, offset)
+                })
+            }
+            "textDocument/references" => self.answer(request, |state, params: ReferenceParams| {
+                let (file, kind, offset) = locate(state, &params.text_document_position)?;
+                let role = (!params.context.include_declaration).then_some(SiteRole::Reference);
+                navigation::references(state, file, kind, offset, role)
+            }),
+            "textDocument/hover" => self.answer(request, |state, params: HoverParams| {
+                let (file, kind, offset) = locate(state, &params.text_document_position_params)?;
+                navigation::hover(state, file, kind, offset)
+            }),
+            "textDocument/completion" => self.answer(request, |state, params: CompletionParams| {
+                let (file, kind, offset) = locate(state, &params.text_document_position)?;
+                completion::completion(state, file, kind, offset)
+            }),
+            "textDocument/codeAction" => self.answer(request, |state, params: CodeActionParams| {
+                let uri = &params.text_document.uri;
+                let (file, kind) = project_file(state, uri)?;
+                let text = state.text_of(file)?;
+                let span = positions::TextPositions::new(text, state.unit).span(params.range);
+                Some(code_actions::code_actions(state, uri, file, kind, span))
+            }),
+            method => {
+                let message = format!("aidlc lsp does not handle {method}");
+                Response::new_err(request.id, ErrorCode::MethodNotFound as i32, message)
+            }
+        }
+    }
+
+    /// A document or file event changes the database's text; anything else (`$/cancelRequest`
+    /// is handled with the batch; a save changes no text the database does not already hold,
+    /// and the watcher reads the disk anyway) changes nothing.
+    fn notified(&mut self, notification: Notification) {
+        let method = notification.method.clone();
+        let event = match DocumentEvent::read(notification) {
+            Ok(Some(event)) => event,
+            Ok(None) => return,
+            Err(error) => {
+                self.log(
+                    MessageType::WARNING,
+                    &format!(
+                        "ignored a {method} notification whose parameters do not parse: {error}"
+                    ),
+                );
+                return;
+            }
+        };
+        let state = &mut self.state;
+        self.dirty |= match event {
+            DocumentEvent::Opened { path, document } => state.open(
+                &state.project_path(&path),
+                document.uri,
+                document.version,
+                document.text,
+            ),
+            DocumentEvent::Changed {
+                path,
+                version,
+                changes,
+            } => state.change(&state.project_path(&path), version, changes),
+            DocumentEvent::Closed { path } => state.close(&state.project_path(&path)),
+            DocumentEvent::FilesChanged(paths) => {
+                let paths: HashSet<Utf8PathBuf> =
+                    paths.iter().map(|path| state.project_path(path)).collect();
+                state.refresh_changed_paths(&paths, false)
+            }
+        };
+    }
+
+    fn disk_changed(&mut self, message: WatchMessage) {
+        let (changed, composition_may_differ) = match message {
+            WatchMessage::Changed { paths, rescan } => {
+                let trees_may_differ = self
+                    .plugin_trees
+                    .changed(&paths.iter().cloned().collect(), rescan);
+                let composition_may_differ =
+                    rescan || trees_may_differ || self.touches_composition(&paths);
+                (
+                    self.state.refresh_changed_paths(&paths, rescan),
+                    composition_may_differ,
+                )
+            }
+            WatchMessage::WatcherError(error) => {
+                self.log(
+                    MessageType::WARNING,
+                    &format!("the file watcher reported: {error}; reading every file again"),
+                );
+                self.plugin_trees.changed(&BTreeSet::new(), true);
+                (
+                    self.state.refresh_changed_paths(&HashSet::new(), true),
+                    true,
+                )
+            }
+            WatchMessage::Interrupted => (false, false),
+        };
+        self.dirty |= changed;
+        let composition_changed = composition_may_differ && self.refresh_composition();
+        // A folder that appeared (or vanished), or a plugin added or removed, changes what must
+        // be watched.
+        if changed || composition_changed {
+            let _ = self.watch_what_is_read();
+        }
+    }
+
     fn publish_if_dirty(&mut self) {
         if self.dirty {
             self.publisher.publish_changes(
@@ -665,31 +655,39 @@ impl Server<'_> {
             self.dirty = false;
         }
     }
-
-    fn log(&self, kind: MessageType, message: &str) {
-        log_to_client(self.connection, kind, message);
-    }
 }
 
 /// A file watcher whose batches arrive on a crossbeam channel the main loops select over.
 /// notify's callback sends on a std channel, so a small thread forwards (it ends with the
 /// watcher). A watcher whose events cannot be forwarded is no watcher: it is dropped, so
-/// nothing is trusted to be kept current by it.
-pub(super) fn start_forwarded_watcher() -> Result<(FolderWatcher, Receiver<WatchMessage>), String> {
+/// nothing is trusted to be kept current by it. Without a watcher, the `problem` made of why
+/// is logged as a warning, and the channel never sends (the loop waits for the client alone).
+pub(super) fn forwarded_watcher(
+    connection: &Connection,
+    problem: impl FnOnce(String) -> String,
+) -> (Option<FolderWatcher>, Receiver<WatchMessage>) {
     let (bridge_sender, disk_events) = crossbeam_channel::unbounded();
     let (watch_sender, watch_receiver) = std::sync::mpsc::channel();
-    let watcher = FolderWatcher::start(WATCH_DEBOUNCE, watch_sender)?;
-    std::thread::Builder::new()
-        .name("aidlc-lsp-watch".to_owned())
-        .spawn(move || {
-            for message in watch_receiver {
-                if bridge_sender.send(message).is_err() {
-                    return;
+    let started = FolderWatcher::start(WATCH_DEBOUNCE, watch_sender).and_then(|watcher| {
+        std::thread::Builder::new()
+            .name("aidlc-lsp-watch".to_owned())
+            .spawn(move || {
+                for message in watch_receiver {
+                    if bridge_sender.send(message).is_err() {
+                        return;
+                    }
                 }
-            }
-        })
-        .map_err(|error| format!("cannot forward file events: {error}"))?;
-    Ok((watcher, disk_events))
+            })
+            .map_err(|error| format!("cannot forward file events: {error}"))?;
+        Ok(watcher)
+    });
+    match started {
+        Ok(watcher) => (Some(watcher), disk_events),
+        Err(error) => {
+            log_to_client(connection, MessageType::WARNING, &problem(error));
+            (None, crossbeam_channel::never())
+        }
+    }
 }
 
 /// A notification that the text of a document or a file on disk changed, its URIs read as
@@ -746,11 +744,6 @@ impl DocumentEvent {
             _ => None,
         })
     }
-}
-
-/// The id of a `$/cancelRequest`.
-fn cancelled_id(params: &serde_json::Value) -> Option<RequestId> {
-    serde_json::from_value(params.get("id")?.clone()).ok()
 }
 
 /// The project file a URI names, if the compile reads it.

@@ -174,14 +174,7 @@ fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String
         out.push_str("\n\nNo stage file declares this slug.\n");
         return out;
     };
-    let outline = crate::compile::parse::frontmatter_outline(db, declaration.file);
-    let scalar = |key: &str| {
-        outline
-            .as_ref()
-            .and_then(|map| map.value(key))
-            .and_then(crate::compile::syntax::document::scalar_string)
-            .map(str::to_owned)
-    };
+    let scalar = |key: &str| frontmatter_scalar(state, declaration.file, key);
     if let Some(name) = scalar("name") {
         let _ = write!(out, " — {name}");
     }
@@ -226,12 +219,8 @@ fn agent_hover(state: &ServerState, name: &str, sites: &[IndexedSite]) -> String
     let mut out = format!("**agent `{name}`**\n\n");
     match declarations(sites).next() {
         Some(declaration) => {
-            let display_name = crate::compile::parse::frontmatter_outline(db, declaration.file)
-                .as_ref()
-                .and_then(|map| map.value("display_name"))
-                .and_then(crate::compile::syntax::document::scalar_string)
-                .map(str::to_owned);
-            if let Some(display_name) = display_name {
+            if let Some(display_name) = frontmatter_scalar(state, declaration.file, "display_name")
+            {
                 let _ = writeln!(out, "{display_name}\n");
             }
             let _ = writeln!(out, "- file: `{}`", declaration.file.path(db));
@@ -244,6 +233,15 @@ fn agent_hover(state: &ServerState, name: &str, sites: &[IndexedSite]) -> String
     out.push('\n');
     out.push_str(&listed_stages("Named by", state, references_of(sites)));
     out
+}
+
+/// The scalar text of a top-level frontmatter key of `file`.
+fn frontmatter_scalar(state: &ServerState, file: SourceFile, key: &str) -> Option<String> {
+    crate::compile::parse::frontmatter_outline(&state.db, file)
+        .as_ref()?
+        .value(key)
+        .and_then(crate::compile::syntax::document::scalar_string)
+        .map(str::to_owned)
 }
 
 /// "Imported by 3 stages: `a`, `b`, `c`": the stages of the files of `sites`, at most

@@ -14,20 +14,48 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use lsp_server::{Connection, Message, Notification, Response};
+use lsp_server::{Connection, Notification, Request, Response};
 use lsp_types::Uri;
 
 use super::diagnostics::{Publisher, protocol_diagnostic, publish};
 use super::positions::{TextPositions, apply_change};
-use super::{DocumentEvent, Event, ServeError, next_batch, shutdown_answer};
+use super::{DocumentEvent, ServeError, Session, serve_batches};
 use crate::compile::syntax::frontmatter::ColumnUnit;
 use crate::compile::watch::{FolderWatcher, WatchMessage};
 use crate::harness::Harness;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::plugin::tree_db::PluginTrees;
 
+/// Serve one editor on the plugin's own tree at `plugin_root`: start the file watcher (nothing
+/// watched until the first compile names its folders; without one, every tree is read from the
+/// disk at each compile, as `aidlc compile` reads it), publish, then serve until `exit`.
+pub fn serve_own_tree(
+    connection: &Connection,
+    plugin_root: Utf8PathBuf,
+    harness: Option<Harness>,
+    unit: ColumnUnit,
+) -> Result<(), ServeError> {
+    let (watcher, disk_events) = super::forwarded_watcher(connection, |error| {
+        format!(
+            "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
+        )
+    });
+    let mut session = OwnTreeSession {
+        connection,
+        plugin_root,
+        harness,
+        unit,
+        documents: HashMap::new(),
+        publisher: Publisher::default(),
+        trees: PluginTrees::default(),
+        watcher,
+        dirty: true,
+    };
+    serve_batches(connection, &disk_events, &mut session)
+}
+
 /// One editor session on a plugin's own tree.
-pub struct OwnTreeSession<'a> {
+struct OwnTreeSession<'a> {
     connection: &'a Connection,
     plugin_root: Utf8PathBuf,
     /// `--harness`, when given; else the own tree's rule picks it (`own_tree_harness`).
@@ -37,51 +65,15 @@ pub struct OwnTreeSession<'a> {
     documents: HashMap<Utf8PathBuf, (Uri, String)>,
     /// What was last published, by absolute path.
     publisher: Publisher,
-    shutdown_requested: bool,
     /// The plugin trees the compile reads, warm where the watcher keeps them current.
     trees: PluginTrees,
     /// Watches every plugin folder the compile read; `None` when it could not start.
     watcher: Option<FolderWatcher>,
+    /// Whether the plugin's files may have changed since the last publication.
+    dirty: bool,
 }
 
-impl<'a> OwnTreeSession<'a> {
-    pub fn new(
-        connection: &'a Connection,
-        plugin_root: Utf8PathBuf,
-        harness: Option<Harness>,
-        unit: ColumnUnit,
-    ) -> Self {
-        Self {
-            connection,
-            plugin_root,
-            harness,
-            unit,
-            documents: HashMap::new(),
-            publisher: Publisher::default(),
-            shutdown_requested: false,
-            trees: PluginTrees::default(),
-            watcher: None,
-        }
-    }
-
-    /// Start the file watcher (nothing watched until the first compile names its folders);
-    /// its batches arrive on the returned channel. Without one, every tree is read from the
-    /// disk at each compile, as `aidlc compile` reads it.
-    fn start_watching(&mut self) -> crossbeam_channel::Receiver<WatchMessage> {
-        match super::start_forwarded_watcher() {
-            Ok((watcher, disk_events)) => {
-                self.watcher = Some(watcher);
-                disk_events
-            }
-            Err(error) => {
-                self.log(&format!(
-                    "cannot watch the plugin's folders ({error}); its files are read from the disk at each change"
-                ));
-                crossbeam_channel::never()
-            }
-        }
-    }
-
+impl OwnTreeSession<'_> {
     /// Watch exactly the plugin folders the compiles have read, and trust their mirrors
     /// only there.
     fn watch_read_roots(&mut self) {
@@ -113,103 +105,6 @@ impl<'a> OwnTreeSession<'a> {
             .get(path)
             .map(|(_, text)| text.clone())
             .or_else(|| crate::leaves::fs_util::read_input_text(path).ok())
-    }
-
-    /// Publish, then serve until `exit`.
-    pub fn serve(mut self) -> Result<(), ServeError> {
-        let disk_events = self.start_watching();
-        self.publish();
-        loop {
-            // Without the watcher, every tree is read from the disk at each compile.
-            let Some(batch) = next_batch(self.connection, &disk_events, || {
-                self.watcher = None;
-                self.trees.watch_only(BTreeSet::new());
-            }) else {
-                return super::session_end(self.shutdown_requested, ServeError::Disconnected);
-            };
-            let mut dirty = false;
-            for event in batch {
-                let message = match event {
-                    Event::Client(message) => message,
-                    Event::Disk(message) => {
-                        dirty |= self.handle_disk_event(message);
-                        continue;
-                    }
-                };
-                match message {
-                    Message::Request(request) => {
-                        // No navigation in a plugin's own tree: an empty answer.
-                        let response = shutdown_answer(&request, &mut self.shutdown_requested)
-                            .unwrap_or_else(|| {
-                                Response::new_ok(request.id, serde_json::Value::Null)
-                            });
-                        let _ = self.connection.sender.send(response.into());
-                    }
-                    Message::Notification(notification) => {
-                        if notification.method == "exit" {
-                            return super::session_end(
-                                self.shutdown_requested,
-                                ServeError::ExitWithoutShutdown,
-                            );
-                        }
-                        dirty |= self.handle_notification(notification);
-                    }
-                    Message::Response(_) => {}
-                }
-            }
-            if dirty {
-                self.publish();
-            }
-        }
-    }
-
-    /// Returns whether a plugin's files may have changed.
-    fn handle_disk_event(&mut self, message: WatchMessage) -> bool {
-        match message {
-            WatchMessage::Changed { paths, rescan } => {
-                self.trees.changed(&paths.into_iter().collect(), rescan)
-            }
-            WatchMessage::WatcherError(error) => {
-                self.log(&format!(
-                    "the file watcher reported: {error}; reading every plugin folder again"
-                ));
-                self.trees.changed(&BTreeSet::new(), true)
-            }
-            WatchMessage::Interrupted => false,
-        }
-    }
-
-    /// Returns whether the text may have changed: after a save, or a file event whose
-    /// parameters do not parse, it may.
-    fn handle_notification(&mut self, notification: Notification) -> bool {
-        let may_change_on_disk = matches!(
-            notification.method.as_str(),
-            "textDocument/didSave" | "workspace/didChangeWatchedFiles"
-        );
-        let Ok(Some(event)) = DocumentEvent::read(notification) else {
-            return may_change_on_disk;
-        };
-        match event {
-            DocumentEvent::Opened { path, document } => {
-                self.documents.insert(path, (document.uri, document.text));
-                true
-            }
-            DocumentEvent::Changed { path, changes, .. } => {
-                let Some((_, text)) = self.documents.get_mut(&path) else {
-                    return false;
-                };
-                for change in changes {
-                    apply_change(text, change, self.unit);
-                }
-                true
-            }
-            DocumentEvent::Closed { path } => self.documents.remove(&path).is_some(),
-            DocumentEvent::FilesChanged(paths) => {
-                // The editor's own file events: the mirror learns of them as of the watcher's.
-                self.trees.changed(&paths.into_iter().collect(), false);
-                true
-            }
-        }
     }
 
     fn publish(&mut self) {
@@ -368,6 +263,76 @@ impl<'a> OwnTreeSession<'a> {
                 TextPositions::new(&text, self.unit).range(&span)
             });
         (path.to_owned(), range)
+    }
+}
+
+impl Session for OwnTreeSession<'_> {
+    const HONOURS_CANCELLATION: bool = false;
+
+    /// No navigation in a plugin's own tree: an empty answer.
+    fn respond(&mut self, request: Request) -> Response {
+        Response::new_ok(request.id, serde_json::Value::Null)
+    }
+
+    fn disk_changed(&mut self, message: WatchMessage) {
+        self.dirty |= match message {
+            WatchMessage::Changed { paths, rescan } => {
+                self.trees.changed(&paths.into_iter().collect(), rescan)
+            }
+            WatchMessage::WatcherError(error) => {
+                self.log(&format!(
+                    "the file watcher reported: {error}; reading every plugin folder again"
+                ));
+                self.trees.changed(&BTreeSet::new(), true)
+            }
+            WatchMessage::Interrupted => false,
+        };
+    }
+
+    /// The text may have changed after a save, or a file event whose parameters do not
+    /// parse.
+    fn notified(&mut self, notification: Notification) {
+        let may_change_on_disk = matches!(
+            notification.method.as_str(),
+            "textDocument/didSave" | "workspace/didChangeWatchedFiles"
+        );
+        let Ok(Some(event)) = DocumentEvent::read(notification) else {
+            self.dirty |= may_change_on_disk;
+            return;
+        };
+        self.dirty |= match event {
+            DocumentEvent::Opened { path, document } => {
+                self.documents.insert(path, (document.uri, document.text));
+                true
+            }
+            DocumentEvent::Changed { path, changes, .. } => {
+                let Some((_, text)) = self.documents.get_mut(&path) else {
+                    return;
+                };
+                for change in changes {
+                    apply_change(text, change, self.unit);
+                }
+                true
+            }
+            DocumentEvent::Closed { path } => self.documents.remove(&path).is_some(),
+            DocumentEvent::FilesChanged(paths) => {
+                // The editor's own file events: the mirror learns of them as of the watcher's.
+                self.trees.changed(&paths.into_iter().collect(), false);
+                true
+            }
+        };
+    }
+
+    /// Without the watcher, every tree is read from the disk at each compile.
+    fn watcher_gone(&mut self) {
+        self.watcher = None;
+        self.trees.watch_only(BTreeSet::new());
+    }
+
+    fn publish_if_dirty(&mut self) {
+        if std::mem::take(&mut self.dirty) {
+            self.publish();
+        }
     }
 }
 

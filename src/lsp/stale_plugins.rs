@@ -58,26 +58,14 @@ fn stale_copy_warnings(layout: &Layout, stale: &StaleComposition) -> Vec<Diagnos
         .collect();
     if !stale.added.is_empty() || !stale.removed.is_empty() || stale.rewritten.is_empty() {
         let mut message = format!("the composition is stale: {changed} since it was composed");
-        let names = |paths: &[camino::Utf8PathBuf]| {
-            paths
-                .iter()
-                .map(|path| layout.display(path).to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        if !stale.added.is_empty() {
-            let _ = write!(
-                message,
-                "; `aidlc plugin sync` adds {}",
-                names(&stale.added)
-            );
-        }
-        if !stale.removed.is_empty() {
-            let _ = write!(
-                message,
-                "; `aidlc plugin sync` removes {}",
-                names(&stale.removed)
-            );
+        for (verb, paths) in [("adds", &stale.added), ("removes", &stale.removed)] {
+            if !paths.is_empty() {
+                let names: Vec<String> = paths
+                    .iter()
+                    .map(|path| layout.display(path).to_string())
+                    .collect();
+                let _ = write!(message, "; `aidlc plugin sync` {verb} {}", names.join(", "));
+            }
         }
         warnings.push(
             Diagnostic::warning(Code::StalePluginCopy, message)

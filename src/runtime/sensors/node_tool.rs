@@ -129,13 +129,25 @@ pub(super) fn local_node_tool(folders: &[Utf8PathBuf], tool: &str) -> Option<Pat
     executables_in(bins, tool).next()
 }
 
-/// The first `node_modules/.bin/<tool>` in `folders`, else the first `tool` on `search_path`.
+/// The first `node_modules/.bin/<tool>` in `folders`, else the first `tool` on `search_path`;
+/// or the `<tool>-unavailable` outcome, its message `lead` then where neither was found.
 pub(super) fn project_or_path_tool(
     folders: &[Utf8PathBuf],
     search_path: Option<&OsStr>,
     tool: &str,
-) -> Option<PathBuf> {
-    local_node_tool(folders, tool).or_else(|| executables_on_search_path(search_path, tool).next())
+    lead: &str,
+) -> Result<PathBuf, WorkerOutcome> {
+    local_node_tool(folders, tool)
+        .or_else(|| executables_on_search_path(search_path, tool).next())
+        .ok_or_else(|| {
+            tool_unavailable(
+                &format!("{tool}-unavailable"),
+                format!(
+                    "{lead}no node_modules/.bin/{tool} {} and no {tool} on PATH",
+                    describe_folders_upward(folders)
+                ),
+            )
+        })
 }
 
 /// Every executable named `tool` in the absolute folders of `search_path`, in order. Empty and
@@ -186,7 +198,10 @@ pub(super) fn run_tool_within(
     let mut attempts = 0;
     loop {
         let Some(timeout) = budget.next_step_timeout(step_cap) else {
-            return Err(budget_spent(tool, budget.total));
+            return Err(WorkerOutcome::ScriptError(format!(
+                "timeout: the sensor's budget of {} was spent before {tool} could run",
+                describe_duration(budget.total)
+            )));
         };
         command.timeout = timeout;
         let run = run_worker(&command);
@@ -250,13 +265,6 @@ fn run_that_did_not_finish(
             "{tool}-failed: the exit status of {program} could not be read"
         ))),
     }
-}
-
-fn budget_spent(tool: &str, total: Duration) -> WorkerOutcome {
-    WorkerOutcome::ScriptError(format!(
-        "timeout: the sensor's budget of {} was spent before {tool} could run",
-        describe_duration(total)
-    ))
 }
 
 /// `1 s`, `1200 s`, or `250 ms` below a second.

@@ -21,7 +21,7 @@ use crate::runtime::sensors::descriptor::{GateUnit, PathFlag, ShippedSensor, Wor
 use crate::runtime::sensors::finding::verdict_json;
 use crate::runtime::sensors::node_tool::{
     TOOL_STDOUT_CAP_BYTES, ToolBudget, describe_folders_upward, fired_file, folders_upward,
-    most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
+    most_telling_line, project_or_path_tool, run_tool_within,
 };
 use crate::runtime::worker_process::WorkerCommand;
 use crate::runtime::workspace;
@@ -66,7 +66,9 @@ fn run_with_search_path(
         ));
     };
     let tsconfig_folder = tsconfig.parent().unwrap_or(project_dir).to_owned();
-    let program = match find_tsc(&tsconfig_folder, project_dir, search_path) {
+    // The project's own tsc first (failure mode V1), from the tsconfig's folder upward.
+    let tool_folders = folders_upward(&tsconfig_folder, project_dir);
+    let program = match project_or_path_tool(&tool_folders, search_path, "tsc", "") {
         Ok(program) => program,
         Err(outcome) => return outcome,
     };
@@ -79,26 +81,6 @@ fn run_with_search_path(
         |outcome| outcome,
         |run| tsc_outcome(&run, &file, &tsconfig_folder),
     )
-}
-
-/// The first `node_modules/.bin/tsc` from the tsconfig's folder up to the project folder, else
-/// the first `tsc` on `PATH` (failure mode V1: the project's own version first); or the
-/// tool-unavailable outcome.
-fn find_tsc(
-    tsconfig_folder: &Utf8Path,
-    project_dir: &Utf8Path,
-    search_path: Option<&OsStr>,
-) -> Result<PathBuf, WorkerOutcome> {
-    let tool_folders = folders_upward(tsconfig_folder, project_dir);
-    project_or_path_tool(&tool_folders, search_path, "tsc").ok_or_else(|| {
-        tool_unavailable(
-            "tsc-unavailable",
-            format!(
-                "no node_modules/.bin/tsc {} and no tsc on PATH",
-                describe_folders_upward(&tool_folders)
-            ),
-        )
-    })
 }
 
 /// Where tsc keeps its incremental state for `tsconfig`: in the sensors folder of the active

@@ -136,7 +136,7 @@ fn description_entry_is_valid(
         .strip_prefix("Initial description:")
         .map(js_trim_start)
         .filter(|quoted| is_quoted_literal(quoted))
-        .and_then(parse_quoted_value);
+        .and_then(|quoted| serde_json::from_str::<String>(quoted).ok());
     match description {
         None => findings.push(
             r#"[desc] must use Initial description: "<verbatim project description>""#.to_owned(),
@@ -218,7 +218,7 @@ fn memory_rule_matches(
         ));
         return false;
     };
-    let Some(rule) = parse_quoted_value(quoted) else {
+    let Some(rule) = serde_json::from_str::<String>(quoted).ok() else {
         findings.push(format!("[{id}] has an invalid quoted rule"));
         return false;
     };
@@ -250,7 +250,7 @@ fn memory_rule_matches(
     }
     let has_rule = sections[0]
         .iter()
-        .map(|line| js_trim(without_memory_list_marker(line)))
+        .map(|line| js_trim(after_register_marker(line, true).unwrap_or(line)))
         .any(|entry| !entry.is_empty() && !entry.starts_with('>') && entry == rule);
     if !has_rule {
         findings.push(format!(
@@ -332,11 +332,6 @@ fn memory_reference_parts(value: &str) -> Option<(&str, &str, &str)> {
     is_quoted_literal(quoted).then_some((source_path, heading, quoted))
 }
 
-/// A memory rule line without its list marker (`-`, `*`, `+` or `<digits>.` and white space).
-fn without_memory_list_marker(line: &str) -> &str {
-    after_register_marker(line, true).unwrap_or(line)
-}
-
 /// The text after a `-`, `*` or `+` marker (with `ordered`, also `<digits>.`) and the white
 /// space after it, up to three spaces in; `None` when the line has no such marker.
 fn after_register_marker(line: &str, ordered: bool) -> Option<&str> {
@@ -370,10 +365,6 @@ fn is_quoted_literal(text: &str) -> bool {
         }
     }
     false
-}
-
-fn parse_quoted_value(quoted: &str) -> Option<String> {
-    serde_json::from_str::<String>(quoted).ok()
 }
 
 /// The `## Q<n>` ids whose first `[Answer]:` is filled.

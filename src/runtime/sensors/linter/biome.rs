@@ -15,8 +15,7 @@ use super::report::{
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
-    ToolBudget, describe_folders_upward, most_telling_line, project_or_path_tool, run_tool_within,
-    tool_unavailable,
+    ToolBudget, most_telling_line, project_or_path_tool, run_tool_within, tool_unavailable,
 };
 use crate::runtime::sensors::worker_args::lexically_normal;
 use crate::runtime::worker_process::WorkerCommand;
@@ -27,15 +26,10 @@ pub(super) fn run_biome(
     search_path: Option<&OsStr>,
     budget: &ToolBudget,
 ) -> WorkerOutcome {
-    let Some(program) = project_or_path_tool(&place.tool_folders, search_path, "biome") else {
-        return tool_unavailable(
-            "biome-unavailable",
-            format!(
-                "the project is configured for Biome ({config}) but there is no \
-                 node_modules/.bin/biome {} and no biome on PATH",
-                describe_folders_upward(&place.tool_folders)
-            ),
-        );
+    let lead = format!("the project is configured for Biome ({config}) but there is ");
+    let program = match project_or_path_tool(&place.tool_folders, search_path, "biome", &lead) {
+        Ok(program) => program,
+        Err(outcome) => return outcome,
     };
     let command = WorkerCommand {
         args: ["lint", "--reporter=json", place.file.as_str()]
