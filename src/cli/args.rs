@@ -595,25 +595,19 @@ pub struct LearningsPersistArgs {
 pub enum LogCommand {
     /// `DECISION_RECORDED`: the decision about to be offered, before the question is asked.
     /// Prints `{"emitted":"DECISION_RECORDED","stage":…}`.
-    Decision(LogDecisionArgs),
+    Decision(LogArgs<crate::runtime::receipts::DecisionRequest>),
     /// `QUESTION_ANSWERED`: the human's answer, refused unless a human turn was recorded since
     /// the last answer (and, for the override decision, unless it is one of the offered
     /// options). Prints `{"emitted":"QUESTION_ANSWERED","stage":…}`.
-    Answer(LogAnswerArgs),
+    Answer(LogArgs<crate::runtime::receipts::AnswerRequest>),
 }
 
+// `log decision` and `log answer`: the request, and the project. (No doc comment: clap would
+// take it as the command's help.)
 #[derive(Debug, clap::Args)]
-pub struct LogDecisionArgs {
+pub struct LogArgs<Request: clap::Args> {
     #[command(flatten)]
-    pub request: crate::runtime::receipts::DecisionRequest,
-    #[command(flatten)]
-    pub project: ProjectArgs,
-}
-
-#[derive(Debug, clap::Args)]
-pub struct LogAnswerArgs {
-    #[command(flatten)]
-    pub request: crate::runtime::receipts::AnswerRequest,
+    pub request: Request,
     #[command(flatten)]
     pub project: ProjectArgs,
 }

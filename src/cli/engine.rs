@@ -7,14 +7,14 @@ use std::io::IsTerminal;
 use crate::cli::ExitStatus;
 use crate::cli::args::{
     DescribeArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand, IntentNewArgs,
-    LearningsCommand, LearningsPersistArgs, LearningsSurfaceArgs, LogAnswerArgs, LogCommand,
-    LogDecisionArgs, ProjectArgs, RunSensorsArgs, SensorCommand,
+    LearningsCommand, LearningsPersistArgs, LogCommand, ProjectArgs, RunSensorsArgs, SensorCommand,
 };
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_layout, resolve_layout_near, resolve_workspace,
     usable_registry, working_folder,
 };
+use crate::cli::sensors::{described_lines, known_sensor};
 use crate::compile::discover::lexically_normal;
 use crate::harness::{self, Harness, payload};
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
@@ -43,12 +43,18 @@ pub fn run(command: &EngineCommand) -> CommandResult {
             HookCommand::Guard(project) => guard(project, &printer),
         },
         EngineCommand::Learnings(learnings) => match learnings {
-            LearningsCommand::Surface(surface_args) => learnings_surface(surface_args, &printer),
+            LearningsCommand::Surface(args) => json_reply(&args.project, &printer, |workspace| {
+                crate::runtime::learnings::surface(workspace, &args.slug)
+            }),
             LearningsCommand::Persist(persist_args) => learnings_persist(persist_args, &printer),
         },
         EngineCommand::Log(log) => match log {
-            LogCommand::Decision(decision) => log_decision(decision, &printer),
-            LogCommand::Answer(answer) => log_answer(answer, &printer),
+            LogCommand::Decision(args) => json_reply(&args.project, &printer, |workspace| {
+                receipts::record_decision(workspace, &args.request, std::time::SystemTime::now())
+            }),
+            LogCommand::Answer(args) => json_reply(&args.project, &printer, |workspace| {
+                receipts::record_answer(workspace, &args.request, std::time::SystemTime::now())
+            }),
         },
         EngineCommand::Intent(intent) => match intent {
             IntentCommand::New(new_args) => new_intent(new_args, &printer),
@@ -76,18 +82,8 @@ fn list(project: &ProjectArgs, printer: &Printer) -> CommandResult {
 
 fn describe(args: &DescribeArgs, printer: &Printer) -> CommandResult {
     let registry = live_registry(&args.project, printer)?;
-    let Some(sensor) = registry.sensors.get(&args.id) else {
-        return Err(error_line(
-            printer,
-            &format!(
-                "unknown sensor id: \"{}\". Known ids: {}",
-                args.id,
-                registry.known_ids()
-            ),
-            None,
-        ));
-    };
-    printer.out(&crate::cli::sensors::described_lines(sensor).join("\n"));
+    let sensor = known_sensor(&registry, &args.id, None, printer)?;
+    printer.out(&described_lines(sensor).join("\n"));
     Ok(ExitStatus::Success)
 }
 
@@ -263,23 +259,16 @@ fn stdin_payload() -> Option<Vec<u8>> {
     payload::read_payload_bounded(std::io::stdin())
 }
 
-/// `log decision`: exit 0 with the reply on stdout, 1 when refused (as the reference's
-/// `aidlc-log.ts`), 2 when the project cannot be found.
-fn log_decision(args: &LogDecisionArgs, printer: &Printer) -> CommandResult {
-    let workspace = resolve_workspace(&args.project, printer)?;
-    print_json_reply(
-        receipts::record_decision(&workspace, &args.request, std::time::SystemTime::now()),
-        printer,
-    )
-}
-
-/// `log answer`: as `log decision`.
-fn log_answer(args: &LogAnswerArgs, printer: &Printer) -> CommandResult {
-    let workspace = resolve_workspace(&args.project, printer)?;
-    print_json_reply(
-        receipts::record_answer(&workspace, &args.request, std::time::SystemTime::now()),
-        printer,
-    )
+/// `log decision|answer` and `learnings surface`: the reply of `reply` in the workspace on
+/// stdout (exit 0), or its refusal on stderr (exit 1, as the reference's `aidlc-log.ts` and
+/// D43–D45), or exit 2 when the project cannot be found.
+fn json_reply<E: std::fmt::Display>(
+    project: &ProjectArgs,
+    printer: &Printer,
+    reply: impl FnOnce(&Workspace) -> Result<serde_json::Value, E>,
+) -> CommandResult {
+    let workspace = resolve_workspace(project, printer)?;
+    print_json_reply(reply(&workspace), printer)
 }
 
 /// A command's JSON reply on stdout (exit 0), or its refusal on stderr (exit 1).
@@ -356,15 +345,6 @@ fn record_human_turn(project: &ProjectArgs, printer: &Printer) -> CommandResult 
         }
         receipts::HumanTurnHook::Handled => Ok(ExitStatus::Success),
     }
-}
-
-/// `learnings surface`: the reply on stdout, exit 0; 1 when refused (D43–D45).
-fn learnings_surface(args: &LearningsSurfaceArgs, printer: &Printer) -> CommandResult {
-    let workspace = resolve_workspace(&args.project, printer)?;
-    print_json_reply(
-        crate::runtime::learnings::surface(&workspace, &args.slug),
-        printer,
-    )
 }
 
 /// `learnings persist`: the reply on stdout, exit 0; 1 when refused (D43–D45); 2 when a selection

@@ -99,7 +99,7 @@ pub fn run(args: &SensorsArgs) -> CommandResult {
         )
     })?;
     if let Some(id) = &args.id {
-        return Ok(describe_one(&registry, &lock, id, args.format, &printer));
+        return describe_one(&registry, &lock, id, args.format, &printer);
     }
     let rows: Vec<SensorRow<'_>> = registry
         .sensors
@@ -120,23 +120,33 @@ pub fn run(args: &SensorsArgs) -> CommandResult {
     Ok(ExitStatus::Success)
 }
 
+/// The sensor `id` of `registry`, or exit 2 naming the known ids.
+pub(super) fn known_sensor<'r>(
+    registry: &'r LiveRegistry,
+    id: &str,
+    help: Option<&str>,
+    printer: &Printer,
+) -> Result<&'r LiveSensor, ExitStatus> {
+    registry.sensors.get(id).ok_or_else(|| {
+        error_line(
+            printer,
+            &format!(
+                "unknown sensor id: \"{id}\". Known ids: {}",
+                registry.known_ids()
+            ),
+            help,
+        )
+    })
+}
+
 fn describe_one(
     registry: &LiveRegistry,
     lock: &Lock,
     id: &str,
     format: HumanOrJson,
     printer: &Printer,
-) -> ExitStatus {
-    let Some(sensor) = registry.sensors.get(id) else {
-        return error_line(
-            printer,
-            &format!(
-                "unknown sensor id: \"{id}\". Known ids: {}",
-                registry.known_ids()
-            ),
-            Some("`aidlc sensors` lists them"),
-        );
-    };
+) -> CommandResult {
+    let sensor = known_sensor(registry, id, Some("`aidlc sensors` lists them"), printer)?;
     let row = SensorRow::of(sensor, lock);
     match format {
         HumanOrJson::Human => {
@@ -146,7 +156,7 @@ fn describe_one(
         }
         HumanOrJson::Json => printer.out(&json_text(&row)),
     }
-    ExitStatus::Success
+    Ok(ExitStatus::Success)
 }
 
 fn json_text(value: &impl Serialize) -> String {

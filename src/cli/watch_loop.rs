@@ -335,18 +335,12 @@ fn output_word(
 
 fn rebuild_event(rebuild: &Rebuild) -> serde_json::Value {
     let outcome = &rebuild.outcome;
-    let paths = |paths: &[Utf8PathBuf]| {
-        paths
-            .iter()
-            .map(|p| p.as_str().to_owned())
-            .collect::<Vec<_>>()
-    };
     json!({
         "event": "rebuild",
         "first": rebuild.changes.is_empty(),
-        "changed": paths(&rebuild.changes.modified),
-        "added": paths(&rebuild.changes.added),
-        "removed": paths(&rebuild.changes.removed),
+        "changed": rebuild.changes.modified,
+        "added": rebuild.changes.added,
+        "removed": rebuild.changes.removed,
         "duration_ms": (rebuild.duration.as_secs_f64() * 1_000_000.0).round() / 1000.0,
         "stages": outcome.n_stages,
         "sensors": outcome.n_sensors,

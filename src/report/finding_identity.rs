@@ -15,14 +15,18 @@ pub(super) struct Fingerprints {
 }
 
 impl Fingerprints {
-    /// 32 lowercase hex characters (128 bits of BLAKE3) for the next result made of `parts`.
+    /// The [`short_hash`] of the next result made of `parts`.
     pub(super) fn next(&mut self, parts: &[&str]) -> String {
         let key = parts.join("\0");
         let occurrence = self.seen.entry(key.clone()).or_insert(0);
         *occurrence += 1;
-        let hash = blake3::hash(format!("{key}\0{occurrence}").as_bytes());
-        hash.to_hex()[..32].to_owned()
+        short_hash(&format!("{key}\0{occurrence}"))
     }
+}
+
+/// 32 lowercase hex characters (128 bits of BLAKE3) of `text`.
+pub(super) fn short_hash(text: &str) -> String {
+    blake3::hash(text.as_bytes()).to_hex()[..32].to_owned()
 }
 
 #[cfg(test)]

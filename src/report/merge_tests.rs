@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::report::render_json;
+use crate::report::json::render_json;
 use crate::runtime::gate::merge::{MergeError, merge_reports, read_report};
 use crate::runtime::gate::report::{
     Finding, FireResult, GateFire, GateReport, GateSkip, PlanIdentity, Severity, SkipReason,

@@ -47,16 +47,10 @@ pub mod source;
 mod step_summary;
 
 use crate::runtime::gate::report::GateReport;
+use sarif::SarifContext;
 
 pub use crate::runtime::gate::report::{RenderSettings, RenderedReport, ReportFormat};
-pub use github::render_github_annotations;
-pub use gitlab::render_gitlab;
-pub use human::render_human;
-pub use json::render_json;
-pub use junit::render_junit;
-pub use sarif::{SarifContext, render_sarif};
-pub use source::{SourceLookup, SourceTexts};
-pub use step_summary::render_github_step_summary;
+pub use source::SourceLookup;
 
 impl RenderedReport {
     fn stdout_only(stdout: String) -> Self {
@@ -76,13 +70,13 @@ pub fn render(
 ) -> RenderedReport {
     let version = env!("CARGO_PKG_VERSION");
     match format {
-        ReportFormat::Human => RenderedReport::stdout_only(render_human(report, settings)),
-        ReportFormat::Json => RenderedReport::stdout_only(render_json(report)),
+        ReportFormat::Human => RenderedReport::stdout_only(human::render_human(report, settings)),
+        ReportFormat::Json => RenderedReport::stdout_only(json::render_json(report)),
         ReportFormat::Github => RenderedReport {
-            stdout: render_github_annotations(report, settings.full_report.as_deref()),
-            step_summary: Some(render_github_step_summary(report)),
+            stdout: github::render_github_annotations(report, settings.full_report.as_deref()),
+            step_summary: Some(step_summary::render_github_step_summary(report)),
         },
-        ReportFormat::Sarif => RenderedReport::stdout_only(render_sarif(
+        ReportFormat::Sarif => RenderedReport::stdout_only(sarif::render_sarif(
             report,
             &SarifContext {
                 tool_version: version,
@@ -90,8 +84,10 @@ pub fn render(
                 help_base_uri: settings.help_base_uri.as_deref(),
             },
         )),
-        ReportFormat::Junit => RenderedReport::stdout_only(render_junit(report, settings.strict)),
-        ReportFormat::Gitlab => RenderedReport::stdout_only(render_gitlab(report)),
+        ReportFormat::Junit => {
+            RenderedReport::stdout_only(junit::render_junit(report, settings.strict))
+        }
+        ReportFormat::Gitlab => RenderedReport::stdout_only(gitlab::render_gitlab(report)),
     }
 }
 
@@ -442,6 +438,13 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::*;
+    use crate::report::github::render_github_annotations;
+    use crate::report::gitlab::render_gitlab;
+    use crate::report::human::render_human;
+    use crate::report::json::render_json;
+    use crate::report::junit::render_junit;
+    use crate::report::sarif::render_sarif;
+    use crate::report::step_summary::render_github_step_summary;
     use crate::report::test_reports::{no_record_report, sample_report};
     use crate::runtime::gate::report::Finding;
 

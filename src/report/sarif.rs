@@ -24,6 +24,7 @@ use crate::compile::Drift;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::file_uri::relative_uri_reference;
 use crate::report::counts::CountsDocument;
+use crate::report::finding_identity::short_hash;
 use crate::report::gate_problems::{gate_problems, repository_file};
 use crate::report::messages::{summary_line, with_detail_path};
 use crate::report::problem::{Origin, Problem, Region};
@@ -151,11 +152,6 @@ fn location(repository_file: &Utf8Path, region: Option<Region>) -> Location {
             region: region.unwrap_or(Region::FIRST_LINE),
         },
     }
-}
-
-/// 32 lowercase hex characters (128 bits of BLAKE3) of `text`.
-fn short_hash(text: &str) -> String {
-    blake3::hash(text.as_bytes()).to_hex()[..32].to_owned()
 }
 
 // --- The compile's log -------------------------------------------------------------------------
