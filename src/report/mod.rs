@@ -47,7 +47,6 @@ pub mod source;
 mod step_summary;
 
 use crate::runtime::gate::report::GateReport;
-use sarif::SarifContext;
 
 pub use crate::runtime::gate::report::{RenderSettings, RenderedReport, ReportFormat};
 pub use source::SourceLookup;
@@ -68,7 +67,6 @@ pub fn render(
     format: ReportFormat,
     settings: &RenderSettings,
 ) -> RenderedReport {
-    let version = env!("CARGO_PKG_VERSION");
     match format {
         ReportFormat::Human => RenderedReport::stdout_only(human::render_human(report, settings)),
         ReportFormat::Json => RenderedReport::stdout_only(json::render_json(report)),
@@ -78,11 +76,8 @@ pub fn render(
         },
         ReportFormat::Sarif => RenderedReport::stdout_only(sarif::render_sarif(
             report,
-            &SarifContext {
-                tool_version: version,
-                repository_root_uri: settings.repository_root_uri.as_deref(),
-                help_base_uri: settings.help_base_uri.as_deref(),
-            },
+            settings,
+            env!("CARGO_PKG_VERSION"),
         )),
         ReportFormat::Junit => {
             RenderedReport::stdout_only(junit::render_junit(report, settings.strict))
@@ -464,13 +459,7 @@ mod tests {
                     Some(render_github_step_summary(&report)),
                 ),
                 ReportFormat::Sarif => (
-                    render_sarif(
-                        &report,
-                        &SarifContext {
-                            tool_version: version,
-                            ..SarifContext::default()
-                        },
-                    ),
+                    render_sarif(&report, &RenderSettings::default(), version),
                     None,
                 ),
                 ReportFormat::Junit => (render_junit(&report, false), None),
@@ -521,7 +510,7 @@ mod tests {
                 .contains("**nothing was checked: no gate-fired binding: the install's sensors")
         );
         let sarif: Value =
-            serde_json::from_str(&render_sarif(&report, &SarifContext::default())).unwrap();
+            serde_json::from_str(&render_sarif(&report, &RenderSettings::default(), "")).unwrap();
         let invocation = &sarif["runs"][0]["invocations"][0];
         assert_eq!(invocation["executionSuccessful"], json!(false));
         assert_eq!(
@@ -576,7 +565,7 @@ mod tests {
             "{text}"
         );
         let sarif: Value =
-            serde_json::from_str(&render_sarif(&report, &SarifContext::default())).unwrap();
+            serde_json::from_str(&render_sarif(&report, &RenderSettings::default(), "")).unwrap();
         let location = &sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"];
         assert_eq!(location["region"], json!({"startLine": 1}));
     }

@@ -35,7 +35,9 @@ use crate::report::sarif_log::{
     SarifResult, Text, Tool, UriBase,
 };
 use crate::report::source::SourceLookup;
-use crate::runtime::gate::report::{GateFire, GateReport, NEVER_FIRED, Outcome, Severity};
+use crate::runtime::gate::report::{
+    GateFire, GateReport, NEVER_FIRED, Outcome, RenderSettings, Severity,
+};
 
 /// The `$schema` of the SARIF log, as GitHub code scanning and most viewers expect it.
 pub const SARIF_SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -78,7 +80,7 @@ fn tool(tool_version: &str, rules: Vec<Rule>) -> Tool {
     }
 }
 
-/// `%SRCROOT%`, with the repository root's URI when it is known.
+/// `%SRCROOT%`, with the repository root's URI (`file://`, ending in `/`) when it is known.
 fn original_uri_base_ids(root_uri: Option<&str>) -> OriginalUriBaseIds<'_> {
     OriginalUriBaseIds {
         source_root: UriBase {
@@ -260,34 +262,24 @@ fn compile_rule(id: &str) -> Rule {
 
 // --- The gate report's log ---------------------------------------------------------------------
 
-/// What the gate report's log needs besides the report, decided at the edge.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct SarifContext<'a> {
-    pub tool_version: &'a str,
-    /// The repository root as a `file://` URI ending in `/`, for `originalUriBaseIds`.
-    pub repository_root_uri: Option<&'a str>,
-    /// What a repository-relative path is appended to for a browsable link (a GitHub blob URL
-    /// of the commit): each rule's `helpUri` is its manifest there. A base that is not an
-    /// `https://` URL gives no `helpUri` (a `file://` link is dead on every other machine).
-    pub help_base_uri: Option<&'a str>,
-}
-
 /// The gate report as a SARIF 2.1.0 log with one run (see the module documentation): one rule
 /// per sensor that fired or never fired, one result per finding, one per not-evaluated fire and
 /// one per blocking binding that never fired (on its manifest), and an invocation whose
 /// `executionSuccessful` is false when anything was not evaluated or nothing was checked. Dead
 /// bindings are tool configuration notifications. A sharded run gets its own
-/// `automationDetails.id`, so that code scanning keeps the shards apart.
-pub fn render_sarif(report: &GateReport, context: &SarifContext<'_>) -> String {
+/// `automationDetails.id`, so that code scanning keeps the shards apart. `settings` gives the
+/// repository root's URI and the base of each rule's `helpUri`.
+pub fn render_sarif(report: &GateReport, settings: &RenderSettings, tool_version: &str) -> String {
     let problems = gate_problems(report);
-    serde_json::to_string_pretty(&gate_log(report, &problems, context))
+    serde_json::to_string_pretty(&gate_log(report, &problems, settings, tool_version))
         .expect("a SARIF log always serialises")
 }
 
 fn gate_log<'a>(
     report: &'a GateReport,
     problems: &'a [Problem<'a>],
-    context: &SarifContext<'a>,
+    settings: &'a RenderSettings,
+    tool_version: &str,
 ) -> Log<'a> {
     let rule_ids = sarif_rule_ids(report);
     let results = problems
@@ -297,11 +289,11 @@ fn gate_log<'a>(
     let rules = rule_ids
         .keys_in_order
         .iter()
-        .map(|id| sarif_rule(report, id, context))
+        .map(|id| sarif_rule(report, id, settings.help_base_uri.as_deref()))
         .collect();
     log(Run {
-        tool: tool(context.tool_version, rules),
-        original_uri_base_ids: original_uri_base_ids(context.repository_root_uri),
+        tool: tool(tool_version, rules),
+        original_uri_base_ids: original_uri_base_ids(settings.repository_root_uri.as_deref()),
         automation_details: report.shard.map(|(index, count)| AutomationDetails {
             id: format!("aidlc-gate/shard-{index}-of-{count}/"),
         }),
@@ -331,7 +323,7 @@ fn sarif_rule_ids(report: &GateReport) -> RuleIds<'_> {
     ids
 }
 
-fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) -> Rule {
+fn sarif_rule(report: &GateReport, sensor_id: &str, help_base_uri: Option<&str>) -> Rule {
     let info = report.sensors.get(sensor_id);
     let description = info
         .map(|info| info.description.trim())
@@ -352,8 +344,9 @@ fn sarif_rule(report: &GateReport, sensor_id: &str, context: &SarifContext<'_>) 
             |path| format!("Its manifest is `{path}`.")
         )
     );
-    let help_uri = context
-        .help_base_uri
+    // The base is a GitHub blob URL of the commit; any other than an `https://` URL gives no
+    // `helpUri` (a `file://` link is dead on every other machine).
+    let help_uri = help_base_uri
         .filter(|base| base.starts_with("https://"))
         .zip(manifest.as_ref())
         .map(|(base, path)| format!("{base}{}", relative_uri_reference(path)));
@@ -517,15 +510,15 @@ mod tests {
     use crate::report::test_reports::{RECORD, no_record_report, sample_report};
 
     /// The value [`render_sarif`] prints.
-    fn sarif_document(report: &GateReport, context: &SarifContext<'_>) -> Value {
-        serde_json::from_str(&render_sarif(report, context)).unwrap()
+    fn sarif_document(report: &GateReport, settings: &RenderSettings, version: &str) -> Value {
+        serde_json::from_str(&render_sarif(report, settings, version)).unwrap()
     }
 
-    fn context(version: &str) -> SarifContext<'_> {
-        SarifContext {
-            tool_version: version,
-            repository_root_uri: Some("file:///home/runner/work/shop/shop/"),
-            help_base_uri: Some("https://github.com/example/shop/blob/0123abc/"),
+    fn context() -> RenderSettings {
+        RenderSettings {
+            repository_root_uri: Some("file:///home/runner/work/shop/shop/".to_owned()),
+            help_base_uri: Some("https://github.com/example/shop/blob/0123abc/".to_owned()),
+            ..RenderSettings::default()
         }
     }
 
@@ -562,15 +555,15 @@ mod tests {
         let validator = sarif_validator();
         assert_valid_sarif(
             &validator,
-            &render_sarif(&sample_report(), &context("0.1.0")),
+            &render_sarif(&sample_report(), &context(), "0.1.0"),
         );
         assert_valid_sarif(
             &validator,
-            &render_sarif(&no_record_report(), &context("0.1.0")),
+            &render_sarif(&no_record_report(), &context(), "0.1.0"),
         );
         assert_valid_sarif(
             &validator,
-            &render_sarif(&GateReport::default(), &context("0.1.0")),
+            &render_sarif(&GateReport::default(), &context(), "0.1.0"),
         );
     }
 
@@ -578,30 +571,30 @@ mod tests {
     #[test]
     fn the_schema_check_refuses_invalid_sarif() {
         let validator = sarif_validator();
-        let mut document = sarif_document(&sample_report(), &context("0.1.0"));
+        let mut document = sarif_document(&sample_report(), &context(), "0.1.0");
         assert!(validator.is_valid(&document));
         document["runs"][0]["results"][0]["level"] = json!("fatal");
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), &context("0.1.0"));
+        let mut document = sarif_document(&sample_report(), &context(), "0.1.0");
         document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] =
             json!(0);
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), &context("0.1.0"));
+        let mut document = sarif_document(&sample_report(), &context(), "0.1.0");
         document["version"] = json!("2.0.0");
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), &context("0.1.0"));
+        let mut document = sarif_document(&sample_report(), &context(), "0.1.0");
         document["runs"][0]["tool"]["driver"]["unknownKey"] = json!(true);
         assert!(!validator.is_valid(&document));
     }
 
     #[test]
     fn sarif_matches_the_snapshot() {
-        insta::assert_snapshot!("sarif", render_sarif(&sample_report(), &context("0.1.0")));
+        insta::assert_snapshot!("sarif", render_sarif(&sample_report(), &context(), "0.1.0"));
     }
 
     #[test]
     fn sarif_has_one_result_per_finding_and_per_non_evaluation() {
-        let document = sarif_document(&sample_report(), &context("1.2.3"));
+        let document = sarif_document(&sample_report(), &context(), "1.2.3");
         assert_eq!(document["$schema"], json!(SARIF_SCHEMA_URI));
         assert_eq!(document["version"], json!("2.1.0"));
         let runs = document["runs"].as_array().unwrap();
@@ -745,7 +738,7 @@ mod tests {
     #[test]
     fn fingerprints_survive_line_shifts_and_reruns() {
         let fingerprint_of_first = |report: &GateReport| {
-            sarif_document(report, &context("0.1.0"))["runs"][0]["results"][0]
+            sarif_document(report, &context(), "0.1.0")["runs"][0]["results"][0]
                 ["partialFingerprints"]
                 .clone()
         };
@@ -771,7 +764,7 @@ mod tests {
         report.fires.truncate(1);
         report.unfired_bindings.clear();
         report.shard = None;
-        let document = sarif_document(&report, &context("0.1.0"));
+        let document = sarif_document(&report, &context(), "0.1.0");
         let run = &document["runs"][0];
         assert_eq!(run["invocations"][0]["executionSuccessful"], json!(true));
         assert_eq!(run["results"], json!([]));
@@ -799,6 +792,6 @@ mod tests {
         let validator = sarif_validator();
         let mut report = no_record_report();
         report.fires[0].deliverable = "docs/my file#1%.md".into();
-        assert_valid_sarif(&validator, &render_sarif(&report, &context("0.1.0")));
+        assert_valid_sarif(&validator, &render_sarif(&report, &context(), "0.1.0"));
     }
 }
