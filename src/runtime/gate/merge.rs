@@ -95,8 +95,7 @@ pub fn check_against_plan(
     }
     let mut expected = units.iter().peekable();
     for fire in &report.fires {
-        let unit = units.iter().find(|unit| unit.plan_index == fire.plan_index);
-        let Some(unit) = unit else {
+        let Some(unit) = units.iter().find(|unit| unit.plan_index == fire.plan_index) else {
             return Err(refuse(format!(
                 "{shard}: fire {} ({} on {}, stage {}) is not one of this shard's fires in the project's plan; was it moved from another shard's report?",
                 fire.plan_index, fire.sensor_id, fire.deliverable, fire.stage
