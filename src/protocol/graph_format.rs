@@ -127,28 +127,27 @@ fn unknown_graph_format(text: &str) -> String {
     )
 }
 
-/// Why a compile writes the format it does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Why a compile writes the format it does; each is spelled as `compile` says where the format
+/// came from ([`FormatSource::describe`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr)]
 pub enum FormatSource {
     /// `--graph-format`.
+    #[strum(serialize = "from --graph-format")]
     Flag,
     /// A key of the existing `stage-graph.json` that only this format writes.
+    #[strum(serialize = "kept from the existing stage-graph.json")]
     ExistingGraph,
     /// The install's reference tools (`aidlc-version.ts`).
+    #[strum(serialize = "from the install's reference tools")]
     ReferenceTools,
     /// Nothing says otherwise: a new project gets the newest format.
+    #[strum(serialize = "the newest")]
     Newest,
 }
 
 impl FormatSource {
-    /// How `compile` says where the format came from.
     pub fn describe(self) -> &'static str {
-        match self {
-            FormatSource::Flag => "from --graph-format",
-            FormatSource::ExistingGraph => "kept from the existing stage-graph.json",
-            FormatSource::ReferenceTools => "from the install's reference tools",
-            FormatSource::Newest => "the newest",
-        }
+        self.into()
     }
 }
 

@@ -47,10 +47,8 @@ pub struct SensorEntry {
 }
 
 impl SensorEntry {
-    /// The entry as `format` writes it, as the next element of the writer's open array.
+    /// The entry's fields as `format` writes them, into the writer's open object.
     fn write(&self, format: GraphFormat, writer: &mut PrettyWriter<'_>) {
-        writer.element();
-        writer.begin_object();
         for &field in EntryField::ALL {
             if !format.carries_entry_field(field) {
                 continue;
@@ -67,7 +65,6 @@ impl SensorEntry {
                 EntryField::Matches => optional_string(writer, key, self.matches.as_deref()),
             }
         }
-        writer.end_object();
     }
 }
 
@@ -172,7 +169,12 @@ impl NodeBody<'_> {
                     node.value(&Value::Object(map));
                 }
             }
-            NodeField::Consumes => self.write_consumes(key, node),
+            NodeField::Consumes => object_list(node, key, &self.consumes, |item, consume| {
+                item.string_field(CONSUME_ARTIFACT, consume.artifact);
+                item.key(CONSUME_REQUIRED);
+                item.bool(consume.required);
+                optional_string(item, CONSUME_CONDITIONAL_ON, consume.conditional_on);
+            }),
             NodeField::RequiresStage => {
                 node.string_list_field(key, self.requires_stage.iter().copied());
             }
@@ -195,45 +197,37 @@ impl NodeBody<'_> {
             }
             NodeField::Inputs => node.string_field(key, self.inputs),
             NodeField::Outputs => node.string_field(key, self.outputs),
-            NodeField::RulesInContext => self.write_rules(key, node),
+            NodeField::RulesInContext => {
+                object_list(node, key, &self.rules_in_context, |item, rule| {
+                    item.string_field(RULE_PATH, rule.path);
+                    item.string_field(RULE_SCOPE, rule.scope);
+                });
+            }
             NodeField::SensorsApplicable => {
-                node.key(key);
-                node.begin_array();
-                for entry in self.sensors_applicable {
-                    entry.write(format, node);
-                }
-                node.end_array();
+                object_list(node, key, self.sensors_applicable, |item, entry| {
+                    entry.write(format, item);
+                });
             }
         }
     }
+}
 
-    fn write_consumes(&self, key: &str, node: &mut PrettyWriter<'_>) {
-        node.key(key);
-        node.begin_array();
-        for consume in &self.consumes {
-            node.element();
-            node.begin_object();
-            node.string_field(CONSUME_ARTIFACT, consume.artifact);
-            node.key(CONSUME_REQUIRED);
-            node.bool(consume.required);
-            optional_string(node, CONSUME_CONDITIONAL_ON, consume.conditional_on);
-            node.end_object();
-        }
-        node.end_array();
+/// `"key": [ {…}, {…} ]`, each object's fields written by `write_fields`.
+fn object_list<T>(
+    writer: &mut PrettyWriter<'_>,
+    key: &str,
+    items: &[T],
+    write_fields: impl Fn(&mut PrettyWriter<'_>, &T),
+) {
+    writer.key(key);
+    writer.begin_array();
+    for item in items {
+        writer.element();
+        writer.begin_object();
+        write_fields(writer, item);
+        writer.end_object();
     }
-
-    fn write_rules(&self, key: &str, node: &mut PrettyWriter<'_>) {
-        node.key(key);
-        node.begin_array();
-        for rule in &self.rules_in_context {
-            node.element();
-            node.begin_object();
-            node.string_field(RULE_PATH, rule.path);
-            node.string_field(RULE_SCOPE, rule.scope);
-            node.end_object();
-        }
-        node.end_array();
-    }
+    writer.end_array();
 }
 
 fn optional_string(writer: &mut PrettyWriter<'_>, key: &str, text: Option<&str>) {
@@ -367,11 +361,11 @@ mod tests {
         let keys = |format: GraphFormat| {
             let mut out = String::new();
             let mut writer = PrettyWriter::new(&mut out, 0);
-            writer.begin_array();
+            writer.begin_object();
             entry.write(format, &mut writer);
-            writer.end_array();
-            let value: Vec<Map<String, Value>> = serde_json::from_str(&out).unwrap();
-            value[0].keys().cloned().collect::<Vec<_>>()
+            writer.end_object();
+            let value: Map<String, Value> = serde_json::from_str(&out).unwrap();
+            value.keys().cloned().collect::<Vec<_>>()
         };
         assert_eq!(keys(GraphFormat::Reference25), ["id", "path", "matches"]);
         assert_eq!(keys(GraphFormat::Reference26), ["id", "path", "matches"]);

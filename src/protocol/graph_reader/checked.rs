@@ -225,27 +225,31 @@ impl<'a> ObjectChecker<'a> {
         })
     }
 
+    /// The items of a required array; `expected` names what it must be.
+    fn items<'v, T>(
+        &self,
+        value: Option<&'v Listed<T>>,
+        key: &str,
+        expected: &str,
+    ) -> Result<&'v [T], GraphRefusal> {
+        match self.required(value, key, expected)? {
+            Listed::Items(items) => Ok(items),
+            Listed::Other(shown) => {
+                Err(self.refusal(key, format!("{shown} (expected {expected})")))
+            }
+        }
+    }
+
     fn string_list(
         &self,
         value: Option<&Listed<Scalar<'_>>>,
         key: &str,
         required: bool,
     ) -> Result<Vec<String>, GraphRefusal> {
-        let value = if required {
-            self.required(value, key, "an array of strings")?
-        } else {
-            match value {
-                Some(value) => value,
-                None => return Ok(Vec::new()),
-            }
-        };
-        let items = match value {
-            Listed::Items(items) => items,
-            Listed::Other(shown) => {
-                return Err(self.refusal(key, format!("{shown} (expected an array of strings)")));
-            }
-        };
-        items
+        if value.is_none() && !required {
+            return Ok(Vec::new());
+        }
+        self.items(value, key, "an array of strings")?
             .iter()
             .enumerate()
             .map(|(index, item)| match item {
@@ -269,13 +273,7 @@ impl<'a> ObjectChecker<'a> {
     where
         'a: 'v,
     {
-        let items = match self.required(value, key, "an array of objects")? {
-            Listed::Items(items) => items,
-            Listed::Other(shown) => {
-                return Err(self.refusal(key, format!("{shown} (expected an array of objects)")));
-            }
-        };
-        items
+        self.items(value, key, "an array of objects")?
             .iter()
             .enumerate()
             .map(|(index, item)| match item {

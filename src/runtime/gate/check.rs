@@ -226,9 +226,7 @@ impl PlannedCheck {
     fn report_of(self, fires: Vec<GateFire>) -> GateReport {
         GateReport {
             plan: self.plan_identity(),
-            sensors: std::collections::BTreeMap::new(),
             project_path: self.request.project_path,
-            unseen_writes: None,
             intents: self.intents,
             stages_checked: self.plan.stages_checked,
             deliverables_found: self.plan.deliverables_found,
@@ -241,9 +239,9 @@ impl PlannedCheck {
             bindings_selected: self.plan.bindings_selected,
             bindings_not_selected: self.plan.bindings_not_selected,
             sensors_off: self.sensors_off,
-            duration: std::time::Duration::ZERO,
             shard: self.request.shard,
             recorded: self.request.record,
+            ..GateReport::default()
         }
     }
 

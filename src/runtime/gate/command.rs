@@ -167,18 +167,16 @@ pub fn check(
         env("GITHUB_WORKSPACE").as_deref().map(Utf8Path::new),
     );
     let request = check_request(flags, &repository, env);
-    let prepared = match prepare_check(workspace, graph, flags, request) {
+    let (notes, planned) = match prepare_check(workspace, graph, flags, request) {
         Ok(prepared) => prepared,
         Err(refusal) => return GateOutcome::refused(refusal),
     };
-    progress.starting(&prepared.notes, prepared.planned.fire_count());
-    let mut report =
-        prepared
-            .planned
-            .run(workspace, registry, &graph.nodes, flags.started, &|| {
-                progress.fire_done();
-            });
-    report.unseen_writes = prepared.unseen_writes;
+    let unseen_writes = unseen_writes_notice(workspace, &graph.nodes);
+    progress.starting(&notes, planned.fire_count());
+    let mut report = planned.run(workspace, registry, &graph.nodes, flags.started, &|| {
+        progress.fire_done();
+    });
+    report.unseen_writes = unseen_writes;
     progress.finished();
     output.write_and_judge(
         &report,
@@ -365,22 +363,14 @@ fn github_blob_base(env: EnvReader<'_>) -> Option<String> {
     ))
 }
 
-/// A check that passed every refusal: the notes to say before it runs, its plan, and the
-/// deliverables the write hook never saw (for the report).
-struct PreparedCheck {
-    notes: Vec<String>,
-    planned: PlannedCheck,
-    unseen_writes: Option<UnseenWritesNotice>,
-}
-
-/// Everything `aidlc gate check` decides before a fire runs: the refusals, the notes, and
-/// the plan of the intent records asked for.
+/// Everything `aidlc gate check` decides before a fire runs: the refusals, then the notes to
+/// say before it runs and the plan of the intent records asked for.
 fn prepare_check(
     workspace: &Workspace,
     graph: &StageGraph,
     flags: &CheckFlags<'_>,
     request: Result<CheckRequest, String>,
-) -> Result<PreparedCheck, Notice> {
+) -> Result<(Vec<String>, PlannedCheck), Notice> {
     let mut notes = Vec::new();
     if let Err(stale) = check_graph_against_sources(&workspace.layout) {
         let refusal = stale.allow_stale_refusal();
@@ -417,11 +407,7 @@ fn prepare_check(
         .map_err(|message| Notice::error(message, Some(time_limit::GATE_DISPATCH_CAP_HELP)))?;
     let planned = plan_check(workspace, &graph.nodes, &records, &request)
         .map_err(|message| Notice::error(message, None))?;
-    Ok(PreparedCheck {
-        notes,
-        planned,
-        unseen_writes: unseen_writes_notice(workspace, &graph.nodes),
-    })
+    Ok((notes, planned))
 }
 
 /// The active stage's deliverables changed after the write hook last ran on this machine, for

@@ -30,20 +30,12 @@ impl Fingerprints {
         }
     }
 
-    /// Every fingerprinted path whose bytes now differ or cannot be read, each hashed once.
-    pub fn changed_paths(&self) -> Vec<Utf8PathBuf> {
+    /// Each fingerprinted path whose bytes now differ or cannot be read, in order, each hashed
+    /// once and only when asked for.
+    pub fn changed_paths(&self) -> impl Iterator<Item = &Utf8Path> {
         self.entries
             .iter()
             .filter(|(path, hash)| fingerprint_file(path) != Some(*hash))
-            .map(|(path, _)| path.clone())
-            .collect()
-    }
-
-    /// The first fingerprinted path whose bytes now differ or cannot be read.
-    pub fn first_changed(&self) -> Option<&Utf8Path> {
-        self.entries
-            .iter()
-            .find(|(path, hash)| fingerprint_file(path) != Some(*hash))
             .map(|(path, _)| path.as_path())
     }
 }
@@ -94,11 +86,11 @@ mod tests {
         let (_dir, path) = temp_file("one");
         let mut fingerprints = Fingerprints::default();
         fingerprints.insert(&path, fingerprint_file(&path).unwrap());
-        assert_eq!(fingerprints.first_changed(), None);
+        assert_eq!(fingerprints.changed_paths().next(), None);
         std::fs::write(&path, "two").unwrap();
-        assert_eq!(fingerprints.first_changed(), Some(path.as_path()));
+        assert_eq!(fingerprints.changed_paths().next(), Some(path.as_path()));
         std::fs::remove_file(&path).unwrap();
-        assert_eq!(fingerprints.first_changed(), Some(path.as_path()));
+        assert_eq!(fingerprints.changed_paths().next(), Some(path.as_path()));
     }
 
     #[test]

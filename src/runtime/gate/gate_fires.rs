@@ -438,7 +438,7 @@ fn set_aside_verdicts_on_changed_deliverables(
     fires: &[PlannedFire],
     before_dispatch: &Fingerprints,
 ) {
-    let changed = before_dispatch.changed_paths();
+    let changed: Vec<&Utf8Path> = before_dispatch.changed_paths().collect();
     for (result, planned) in results.iter_mut().zip(fires) {
         let evaluated = matches!(
             result.result,
@@ -446,7 +446,7 @@ fn set_aside_verdicts_on_changed_deliverables(
         );
         if planned.severity == Severity::Blocking
             && evaluated
-            && changed.contains(&planned.deliverable)
+            && changed.contains(&planned.deliverable.as_path())
         {
             result.result = FireResult::of(&Verdict::Passed, true);
             result.findings.clear();

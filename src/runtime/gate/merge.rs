@@ -32,6 +32,7 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use serde_json::Value;
 
+use crate::leaves::english::plural;
 use crate::protocol::stage_node::GraphNode;
 use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::check::{CheckRequest, plan_check};
@@ -56,11 +57,7 @@ fn refuse(message: impl Into<String>) -> MergeError {
 pub fn read_report(name: &str, text: &str) -> Result<GateReport, MergeError> {
     let document: Value = serde_json::from_str(text)
         .map_err(|error| refuse(format!("{name}: not a JSON document: {error}")))?;
-    Reader {
-        name,
-        document: &document,
-    }
-    .report()
+    Reader { name }.report(&document)
 }
 
 /// The longest duration a report may name, in milliseconds (about a hundred years): a longer one
@@ -98,8 +95,7 @@ pub fn check_against_plan(
     }
     let mut expected = units.iter().peekable();
     for fire in &report.fires {
-        let unit = units.iter().find(|unit| unit.plan_index == fire.plan_index);
-        let Some(unit) = unit else {
+        let Some(unit) = units.iter().find(|unit| unit.plan_index == fire.plan_index) else {
             return Err(refuse(format!(
                 "{shard}: fire {} ({} on {}, stage {}) is not one of this shard's fires in the project's plan; was it moved from another shard's report?",
                 fire.plan_index, fire.sensor_id, fire.deliverable, fire.stage
@@ -229,7 +225,7 @@ pub fn merge_reports(shards: &[(String, GateReport)]) -> Result<GateReport, Merg
     if !missing.is_empty() {
         return Err(refuse(format!(
             "shard{} {} of the plan {} missing: pass every shard's report (the plan has {count} shards)",
-            if missing.len() == 1 { "" } else { "s" },
+            plural(missing.len()),
             missing.join(", "),
             if missing.len() == 1 { "is" } else { "are" }
         )));
@@ -343,7 +339,6 @@ fn short(id: &str) -> &str {
 /// read in the object it is given ([`field`]), so messages name the key as the report has it.
 struct Reader<'a> {
     name: &'a str,
-    document: &'a Value,
 }
 
 /// The value of `key`'s last segment in `object` (`fires[].stage` → `stage`); `null` when absent.
@@ -359,8 +354,7 @@ impl Reader<'_> {
         ))
     }
 
-    fn report(&self) -> Result<GateReport, MergeError> {
-        let document = self.document;
+    fn report(&self, document: &Value) -> Result<GateReport, MergeError> {
         let version = document["schema_version"].as_u64();
         if version != Some(JSON_SCHEMA_VERSION) {
             return Err(refuse(format!(
@@ -500,7 +494,7 @@ impl Reader<'_> {
             fire.deliverable,
             fire.outcome().as_str(),
             fire.findings.len(),
-            if fire.findings.len() == 1 { "" } else { "s" },
+            plural(fire.findings.len()),
         )))
     }
 

@@ -62,28 +62,16 @@ impl FireOnFilter {
     }
 }
 
-/// How one fire ended, in the report's words; `VARIANTS` lists them in the order the JSON
-/// Schema names them.
-#[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, strum::IntoStaticStr, strum::VariantArray,
-)]
-#[strum(serialize_all = "kebab-case")]
-pub enum Outcome {
-    Passed,
-    Failed,
-    /// Nothing was checked: tool unavailable, script error, or the budget ran out.
-    NotEvaluated,
-}
-
-impl Outcome {
-    pub fn as_str(self) -> &'static str {
-        self.into()
-    }
-}
-
 /// What one fire's verdict means for the report: everything the formats show, and nothing they
 /// cannot read back from the JSON report (so that `aidlc gate merge` rebuilds it exactly).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// [`Outcome`] is how it ended in the report's words; `Outcome::VARIANTS` lists them in the
+/// order the JSON Schema names them.
+#[derive(Debug, Clone, PartialEq, Eq, strum::EnumDiscriminants)]
+#[strum_discriminants(
+    name(Outcome),
+    derive(PartialOrd, Ord, strum::IntoStaticStr, strum::VariantArray),
+    strum(serialize_all = "kebab-case")
+)]
 pub enum FireResult {
     /// An unnoted pass on bytes that held still (D4).
     Passed,
@@ -143,13 +131,11 @@ impl FireResult {
             },
         }
     }
+}
 
-    pub fn outcome(&self) -> Outcome {
-        match self {
-            FireResult::Passed => Outcome::Passed,
-            FireResult::Failed { .. } => Outcome::Failed,
-            FireResult::NotEvaluated { .. } => Outcome::NotEvaluated,
-        }
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        self.into()
     }
 }
 
@@ -187,7 +173,7 @@ pub const STDERR_LINES_KEPT: usize = 20;
 
 impl GateFire {
     pub fn outcome(&self) -> Outcome {
-        self.result.outcome()
+        Outcome::from(&self.result)
     }
 
     /// The number of findings the sensor counted (0 unless failed on bytes that held still).

@@ -83,8 +83,7 @@ impl AllowStaleRefusal {
         let cause = match self {
             Self::SourcesDoNotCompile => "its sources do not compile".to_owned(),
             Self::BlockingBindingDiffers { stages } => {
-                let stages: Vec<&str> = stages.iter().map(String::as_str).collect();
-                format!("a blocking binding differs ({})", stage_list(&stages))
+                format!("a blocking binding differs ({})", stage_list(stages))
             }
             Self::DifferenceUnknown => "what differs cannot be said binding by binding".to_owned(),
         };
@@ -238,10 +237,10 @@ fn grouped_changes(changes: &[StageDrift]) -> Vec<(String, Vec<&str>)> {
 }
 
 /// `stage a`, `3 stages: a, b, c`, or the first five of more and how many others.
-fn stage_list(stages: &[&str]) -> String {
+fn stage_list<S: std::borrow::Borrow<str>>(stages: &[S]) -> String {
     const SHOWN: usize = 5;
     match stages {
-        [one] => format!("stage {one}"),
+        [one] => format!("stage {}", one.borrow()),
         _ if stages.len() <= SHOWN => format!("{} stages: {}", stages.len(), stages.join(", ")),
         _ => format!(
             "{} stages: {} and {} more",

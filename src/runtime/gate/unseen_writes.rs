@@ -45,11 +45,7 @@ impl UnseenWrites {
         let first = self.files.first().map_or("<file>", String::as_str);
         format!(
             "The write hook never saw {} of stage {stage}: {} {since}; their write-fired sensors did not check them. Check that the hook runs (`aidlc hook install`, then `aidlc doctor`), or run a sensor on each now: `aidlc engine sensor fire <sensor> --stage {stage} --output-path {first}`.",
-            if self.files.len() == 1 {
-                "1 file".to_owned()
-            } else {
-                format!("{} files", self.files.len())
-            },
+            crate::leaves::english::counted(self.files.len(), "file"),
             self.files.join(", ")
         )
     }

@@ -81,7 +81,7 @@ pub(super) fn commit_gate_row(
         .map_err(GateStepError::AuditShard)?;
     // Held across the fingerprint proof, the ledger read and the append (the module's invariant).
     let _lock = audit_lock::acquire(project_dir)?;
-    if let Some(path) = evaluation.fingerprints.first_changed() {
+    if let Some(path) = evaluation.fingerprints.changed_paths().next() {
         return Err(GateStepError::ChangedAfterEvaluation {
             slug: request.stage.clone(),
             path: relative_path_field(project_dir, path.as_str()),

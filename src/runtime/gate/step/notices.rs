@@ -176,11 +176,10 @@ fn notice_sentence(result: &SensorResult, failure: &CheckFailure) -> String {
         .rsplit('/')
         .next()
         .unwrap_or(&result.output_path);
-    let plural = if failure.findings_count == 1 { "" } else { "s" };
     format!(
-        "The {} check reports {} finding{plural} in {basename} (details: {}).",
+        "The {} check reports {} in {basename} (details: {}).",
         result.sensor_id,
-        failure.findings_count,
+        crate::leaves::english::counted(failure.findings_count, "finding"),
         failure.detail_path.as_deref().unwrap_or("none")
     )
 }
