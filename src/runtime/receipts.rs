@@ -1,26 +1,9 @@
-//! The conductor's interaction receipts (D34): `aidlc engine log decision|answer` and
-//! the human-turn hook (`aidlc engine hook record-human-turn`), the three rows a blocking-sensor
-//! override needs before `engine gate start|revise --override-blocking-sensors` accepts it.
-//!
-//! The rows are byte-compatible with the reference's `aidlc-log.ts` and
-//! `aidlc-record-human-turn.ts` (D2): the same events, headings and field order, appended to this
-//! clone's shard of the active record, so the reference's gate and ours read the same receipt.
-//!
-//! Invariants:
-//! - nothing is written without an active workflow (the record root's state file): a row in the
-//!   bare space record root would be a shard no gate reads;
-//! - an answer is checked and appended under one audit lock, so no other writer's row lands
-//!   between what the checks read and the row they allow;
-//! - an answer needs a human turn since the last row that resolved one (the reference's rule);
-//!   an answer to the override decision must also be one of the options it offered, with a
-//!   human turn after that decision in the same shard (the receipt's own rule, D34), so an
-//!   answer the gate would not accept is refused when it is logged, not at the gate;
-//! - a human turn counts for an answer only when the engine can verify it (D34): the
-//!   `HUMAN_TURN` row carries the prompt's digest, where the prompt is (the harness's transcript
-//!   and line, or the engine's copy of a prompt whose harness names no transcript) and a
-//!   `Receipt` digest over those fields; the prompt is re-read and its digest compared, and the
-//!   answer must be contained in it. The answer row carries that receipt (`Human Turn
-//!   Receipt`), a field the reference's readers ignore.
+//! The conductor's interaction receipts: `aidlc engine log decision|answer` and the human-turn
+//! hook (`aidlc engine hook record-human-turn`), the three rows a blocking-sensor override needs
+//! before `engine gate start|revise --override-blocking-sensors` accepts it. D34 states the
+//! invariants: the rows byte for byte as the reference's tools write them (D2), only inside an
+//! active workflow (a row in the bare space record root would be a shard no gate reads), an
+//! answer checked and appended under one audit lock, and the receipt rule.
 //!
 //! Must not: print, or decide the gate (that is `gate::step`).
 
@@ -131,7 +114,6 @@ pub enum ReceiptError {
     Ledger(#[from] LedgerError),
 }
 
-/// The record whose workflow is active, or [`ReceiptError::NoActiveWorkflow`].
 fn active_record(workspace: &Workspace) -> Result<&Utf8Path, ReceiptError> {
     let record = workspace.record_root();
     if workspace::state_file_path(record).is_file() {
@@ -497,7 +479,7 @@ pub fn stage_awaits_approval(state_text: &str, slug: &str) -> bool {
 /// The reference's `hasPendingDecisionAtGate`: after the stage's latest gate row, a decision
 /// for the stage with no answer after it (rows ordered by timestamp, then position).
 fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
-    let mut relevant: Vec<&LedgerEntry> = entries
+    let mut of_stage: Vec<&LedgerEntry> = entries
         .iter()
         .filter(|entry| {
             matches!(
@@ -505,28 +487,22 @@ fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
                 AuditEvent::StageAwaitingApproval(_)
                     | AuditEvent::DecisionRecorded(_)
                     | AuditEvent::QuestionAnswered(_)
-            )
+            ) && entry
+                .event
+                .stage_scope()
+                .is_some_and(|scope| scope.stage.as_deref() == Some(stage))
         })
         .collect();
-    relevant.sort_by_key(|entry| (entry.timestamp.as_str(), entry.shard, entry.position));
-    let of_stage = |entry: &LedgerEntry| {
-        entry
-            .event
-            .stage_scope()
-            .is_some_and(|scope| scope.stage.as_deref() == Some(stage))
-    };
-    let Some(gate) = relevant.iter().rposition(|entry| {
-        matches!(entry.event, AuditEvent::StageAwaitingApproval(_)) && of_stage(entry)
-    }) else {
+    of_stage.sort_by_key(|entry| (entry.timestamp.as_str(), entry.shard, entry.position));
+    let Some(gate) = of_stage
+        .iter()
+        .rposition(|entry| matches!(entry.event, AuditEvent::StageAwaitingApproval(_)))
+    else {
         return false;
     };
-    // The stage's latest decision or answer after its gate: pending when it is a decision.
-    relevant[gate + 1..]
-        .iter()
-        .rev()
-        .find(|entry| {
-            of_stage(entry) && !matches!(entry.event, AuditEvent::StageAwaitingApproval(_))
-        })
+    // Every row after the latest gate row is a decision or an answer: the newest decides.
+    of_stage[gate + 1..]
+        .last()
         .is_some_and(|entry| matches!(entry.event, AuditEvent::DecisionRecorded(_)))
 }
 
@@ -599,21 +575,18 @@ fn check_override_answer(
         .collect();
     let details = crate::leaves::js_text::js_trim(&request.details);
     if !offered.contains(&details) {
-        let offered = if offered.is_empty() {
-            BLOCKING_SENSOR_OVERRIDE_OPTIONS.to_vec()
+        let shown = if offered.is_empty() {
+            &BLOCKING_SENSOR_OVERRIDE_OPTIONS[..]
         } else {
-            offered
+            &offered[..]
         };
-        let offered: Vec<String> = offered
-            .iter()
-            .map(|option| format!("\"{option}\""))
-            .collect();
+        let shown: Vec<String> = shown.iter().map(|option| format!("\"{option}\"")).collect();
         return Err(ReceiptError::AnswerRefused {
             stage: request.stage.clone(),
             reason: format!(
                 "received reply {} is not one of the choices the decision \"{BLOCKING_SENSOR_OVERRIDE_DECISION}\" offered ({}). Re-present those choices and record the one the human selects, word for word.",
                 received_reply(&request.details),
-                offered.join(", ")
+                shown.join(", ")
             ),
         });
     }

@@ -102,19 +102,15 @@ pub fn produce_dirs(
         if stage_level.is_dir() {
             return vec![stage_level];
         }
-        let mut dirs = Vec::new();
-        for root in [
+        return [
             record.join("construction"),
             record.join("construction/units"),
-        ] {
-            for unit in subfolders(&root) {
-                let dir = unit.join(&node.slug);
-                if dir.is_dir() {
-                    dirs.push(dir);
-                }
-            }
-        }
-        return dirs;
+        ]
+        .iter()
+        .flat_map(|root| subfolders(root))
+        .map(|unit| unit.join(&node.slug))
+        .filter(|dir| dir.is_dir())
+        .collect();
     }
     let dir = record.join(node.phase.as_str()).join(&node.slug);
     if dir.is_dir() { vec![dir] } else { Vec::new() }

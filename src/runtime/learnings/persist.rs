@@ -1,19 +1,8 @@
-//! `learnings persist --slug <stage> --selections-json <path>` (D45): under one audit lock,
-//! the provenance the selections file pinned is checked, each learning is appended to
-//! `aidlc/spaces/<space>/memory/{project,team}.md` with its `cid` marker, each sensor is
-//! scaffolded (its manifest, when missing) and bound (its id appended to the origin stage's
-//! `sensors:`), and the reference's `RULE_LEARNED` / `SENSOR_PROPOSED` rows are appended.
-//!
-//! Invariants:
-//! - a replay changes nothing: a line is written only when its marker is absent, a row only
-//!   when no earlier row has the same (stage, content hash) or (stage, sensor id), a manifest
-//!   only when missing, an id only when the stage does not list it;
-//! - every file is replaced atomically, and only inside the project;
+//! `learnings persist --slug <stage> --selections-json <path>`: D45's steps under one audit
+//! lock, with its invariants (a replay changes nothing, every file is replaced atomically inside
+//! the project, a scaffolded manifest reads back as the selection, `scaffold.rs`). Beyond them:
 //! - every selection is checked before the first write ([`check_selections`]): a refused
 //!   selection leaves every file as it was;
-//! - a scaffolded manifest must pass the compile's own manifest checks and read back as the
-//!   selection in this engine and in the reference (`scaffold.rs`) before it is written, so the
-//!   next compile binds exactly what was confirmed;
 //! - a practice line is one line: a learning whose heading or text holds a line break, or the
 //!   `<!--`/`-->` of a marker, is refused, so no entry can open a section or forge a marker.
 

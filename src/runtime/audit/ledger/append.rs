@@ -36,13 +36,9 @@ static APPEND_MUTEX: Mutex<()> = Mutex::new(());
 /// How much of a shard's end the appender reads to see whether it ends cleanly.
 const TAIL_WINDOW: u64 = 4096;
 
-/// Append `row`, stamped with `now`, to the shard at `shard_path` (which must lie under
-/// `project_dir`, compared as given, without `..`, and whose folder must stay inside the
-/// project once links are resolved, [`write_folder::check_write_folder`]). Takes the audit lock
-/// for the append only (waiting about 5 s), creates the folders, writes the header when the
-/// shard is new or empty, closes a torn tail, and writes with one `write_all` on a descriptor
-/// opened for appending; a write that fails part-way is cut back to the shard's length before
-/// it. A symbolic link or any non-file at the shard path is refused.
+/// Append `row`, stamped with `now`, to the shard at `shard_path`, which must lie under
+/// `project_dir` (compared as given, without `..`), as the module's invariants say. The audit
+/// lock is awaited about 5 s.
 pub fn append_row(
     project_dir: &Utf8Path,
     shard_path: &Utf8Path,

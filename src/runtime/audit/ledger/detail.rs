@@ -91,10 +91,7 @@ fn stderr_section(stderr_tail: &str) -> String {
     format!("\n## Worker stderr (last lines)\n\n{fence}text\n{tail}\n{fence}\n")
 }
 
-/// Write a detail file through the file-system layer ([`contained::write_file`]): its folder
-/// created and checked to stay inside `project_dir`, then `path` replaced atomically through a
-/// fresh temporary file of ours (stale temporaries swept first, ours removed when anything
-/// fails).
+/// Write a detail file through the file-system layer ([`contained::write_file`]).
 ///
 /// The temporary is not flushed before the rename: a detail file is a record of the fire, as
 /// the ledger row that names it is, and like that row (appended without a flush, as the

@@ -259,8 +259,8 @@ pub fn read_shard(path: &Utf8Path) -> Option<ParsedLedger> {
     Some(parse_ledger(&String::from_utf8_lossy(&bytes)))
 }
 
-/// Every block of every shard in `<record>/audit/` (`*.md`, by file name), as typed events.
-/// Unreadable shards are skipped.
+/// Every block of every shard of [`record_shards`], as typed events; unreadable shards are
+/// skipped.
 pub fn read_record_ledger(record: &Utf8Path) -> RecordLedger {
     let shards = record_shards(record);
     let mut ledger = RecordLedger::default();
