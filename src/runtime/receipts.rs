@@ -302,11 +302,9 @@ fn transcript_in_its_place(
     transcript::check_transcript_place(*format, path, project_dir, session, Some(&home))
 }
 
-/// `HUMAN_TURN` with its receipt fields in this clone's shard, and the human-turn marker, when
-/// the active record has a workflow; nothing written when it has none, as the reference's hook
-/// does, so a prompt in a project that never ran the framework grows nothing. A prompt whose
-/// harness names no transcript is kept in the engine's folder
-/// (`<record>/.aidlc-engine/prompts/<digest>.txt`) so an answer can be checked against it.
+/// `HUMAN_TURN` with its receipt fields (D34) in this clone's shard, and the human-turn marker,
+/// when the active record has a workflow; nothing written when it has none, as the reference's
+/// hook does, so a prompt in a project that never ran the framework grows nothing.
 #[expect(
     clippy::disallowed_methods,
     reason = "the prompt copy and the human-turn marker, at paths the engine names in the record's runtime folder (the marker only once write_folder resolved the record inside the project)"

@@ -373,9 +373,7 @@ struct CheckedSensor<'a> {
     has_row: bool,
 }
 
-/// Check every selection before anything is written: each learning's scope and one-line
-/// heading and text, and each sensor's id (its shape, a manifest that already exists), its
-/// folder, its manifest's reading back, and its origin stage. Returns the sensors' writes.
+/// Check every selection before anything is written; returns the sensors' writes.
 fn check_selections<'a>(
     workspace: &Workspace,
     file: &'a SelectionsFile,

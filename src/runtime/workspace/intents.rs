@@ -1,10 +1,7 @@
 //! Intent records and the registry (D11): which folders of a space are intent records, which
 //! one is active (an explicit choice, the cursor, the lone record, or none), and how a uuid or
-//! slug of `intents.json` names one.
-//!
-//! Reads never fail loudly where the reference falls back (an unreadable cursor means "no
-//! cursor", a malformed registry means no rows); only a choice the user made explicitly, or a
-//! command that needs one intent and cannot tell which, is an error.
+//! slug of `intents.json` names one. A malformed registry means no rows (see the module
+//! `workspace` on reads that fall back).
 
 use camino::{Utf8Path, Utf8PathBuf};
 

@@ -1,9 +1,7 @@
 //! Fire ids and the detail file a failed fire leaves (D26): its path under the
 //! install's detail folder (`Workspace::sensor_detail_dir`, which follows the install's
-//! version), its body byte for byte as the reference writes it, and its atomic write.
-//!
-//! Invariant: a detail file is written through a fresh temporary file of ours in a folder that
-//! stays inside the project, then renamed into place; nobody ever sees half of one.
+//! version), its body byte for byte as the reference writes it, and its atomic write (D26
+//! states the invariants).
 
 use camino::{Utf8Path, Utf8PathBuf};
 

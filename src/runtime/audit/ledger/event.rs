@@ -3,10 +3,6 @@
 //! share [`TerminalRow`]); the row each written event becomes
 //! (`to_row`, then `format_block`), and the event each block read back is (`AuditEvent::from_block`).
 //!
-//! The engine writes the four sensor rows and the gate row. It reads those, and the conductor's
-//! rows the gate step decides on: the stage and gate moves, the override decision, its answer
-//! and the human turn between them.
-//!
 //! Invariants:
 //! - every event name and field key the engine writes or matches is a constant of this file (the
 //!   gate moves are [`GateState`]'s variant names); no other file spells one;
