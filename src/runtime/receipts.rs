@@ -345,7 +345,8 @@ fn record_human_turn(
     }
     let receipt = receipt_digest(&fields);
     fields.push((RECEIPT_FIELD, receipt));
-    let row = AuditRow::human_turn(fields)?;
+    // The reference's hook writes no fields (presence only); its readers ignore these.
+    let row = AuditRow::new(ledger::event::HUMAN_TURN, fields)?;
     append(workspace, record, &row, now)?;
     // The marker beside the state file, which the reference's Stop hook compares with the
     // engine's last advance.

@@ -19,7 +19,6 @@
 use camino::Utf8Path;
 
 use super::block::{AuditBlock, AuditRow, relative_path_field};
-use super::error::LedgerError;
 
 // --- Names -------------------------------------------------------------------------------------
 
@@ -595,12 +594,6 @@ impl AuditRow {
         fields.push((field::OBSERVED_VALUE, observed_seconds.to_string()));
         AuditRow::trusted(SENSOR_BUDGET_OVERRIDE, fields)
     }
-
-    /// `HUMAN_TURN` with `fields` (the reference's `aidlc-record-human-turn.ts` writes none, it
-    /// records presence only; the engine's hook adds its receipt fields), keys checked.
-    pub fn human_turn(fields: Vec<(&'static str, String)>) -> Result<Self, LedgerError> {
-        AuditRow::new(HUMAN_TURN, fields)
-    }
 }
 
 #[cfg(test)]
@@ -829,11 +822,11 @@ mod tests {
         );
         assert_eq!(read(&answer.to_row()), AuditEvent::QuestionAnswered(answer));
         assert_eq!(
-            format_block(&AuditRow::human_turn(Vec::new()).unwrap(), "T"),
+            format_block(&AuditRow::new(HUMAN_TURN, Vec::new()).unwrap(), "T"),
             "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
         );
         assert_eq!(
-            read(&AuditRow::human_turn(Vec::new()).unwrap()),
+            read(&AuditRow::new(HUMAN_TURN, Vec::new()).unwrap()),
             AuditEvent::HumanTurn
         );
         assert!(
