@@ -34,35 +34,34 @@ pub struct TornBlock {
     pub excerpt: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a piece was torn, displayed as its warning says why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display)]
 pub enum TornKind {
-    /// The shard's last piece has no separator after it: the write was cut short (or is still
-    /// under way in another process).
+    /// The shard's last piece (its write may also still be under way in another process).
+    #[strum(
+        to_string = "it has no `---` separator after it: a write was cut short or is still under way"
+    )]
     Unterminated,
     /// A later append closed the fragment with [`TORN_BLOCK_CLOSING_LINE`].
+    #[strum(to_string = "an interrupted write cut it short and a later append closed it")]
     ClosedByLaterAppend,
-    /// A writer that does not close torn tails appended its block onto the fragment; that block
-    /// is read, the fragment before it is not.
+    /// A writer that does not close torn tails appended its block onto the fragment.
+    #[strum(
+        to_string = "an interrupted write cut it short and the next block was appended onto it; that block is read"
+    )]
     FollowedByGluedBlock,
 }
 
 impl std::fmt::Display for TornBlock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let why = match self.kind {
-            TornKind::Unterminated => {
-                "it has no `---` separator after it: a write was cut short or is still under way"
-            }
-            TornKind::ClosedByLaterAppend => {
-                "an interrupted write cut it short and a later append closed it"
-            }
-            TornKind::FollowedByGluedBlock => {
-                "an interrupted write cut it short and the next block was appended onto it; that block is read"
-            }
-        };
+        let Self {
+            line,
+            kind,
+            excerpt,
+        } = self;
         write!(
             f,
-            "skipped a torn audit block at line {}: {why}: \"{}\"",
-            self.line, self.excerpt
+            "skipped a torn audit block at line {line}: {kind}: \"{excerpt}\""
         )
     }
 }
