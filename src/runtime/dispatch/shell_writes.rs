@@ -191,9 +191,8 @@ pub fn guard_tool_call(place: &HookPlace<'_>, payload: Option<&[u8]>) -> GuardRu
 }
 
 /// Keep what the project holds before `call`, inside an active workflow; why it could not be
-/// kept, when it could not (the write hook then records the call as unchecked). The latest
-/// snapshot is re-stamped when its walk still holds; one that cannot be read is walked past
-/// (it only saves time). A walk is kept as the latest too.
+/// kept, when it could not (the write hook then records the call as unchecked). A latest
+/// snapshot that cannot be read is walked past (it only saves time).
 pub fn record_shell_snapshot(workspace: &Workspace, call: &ShellCall) -> Result<(), String> {
     let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
         return Ok(());
@@ -222,8 +221,7 @@ pub enum ShellCallChanges {
 }
 
 /// What `call` changed: the project now against the snapshot the guard kept, which is then
-/// removed. A walk taken here is kept as the latest snapshot, for the next
-/// call's guard.
+/// removed; a walk taken here is kept as the latest.
 pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallChanges {
     let file = snapshot_file(workspace, Some(call));
     let before = load_snapshot(&file);

@@ -195,8 +195,7 @@ pub struct GateRow {
     pub artifacts: Option<String>,
     pub blocking_override: Option<BlockingOverride>,
     pub sensor_state: Option<String>,
-    /// The engine's own last field: `environment` or `state` when the Sensors ceremony was off
-    /// and no gate sensor ran.
+    /// [`field::SENSORS_OFF`], set when no gate sensor ran.
     pub sensors_off: Option<String>,
 }
 
@@ -436,8 +435,7 @@ impl FireIdentity {
         }
     }
 
-    /// Fire id, Sensor ID, Stage slug, Output path (the engine never writes a sensor row's
-    /// Unit).
+    /// The engine never writes a sensor row's Unit.
     fn fields(&self) -> Vec<(&'static str, String)> {
         vec![
             (field::FIRE_ID, self.fire_id.clone()),
@@ -533,8 +531,6 @@ fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static s
 }
 
 impl BlockingOverride {
-    /// Blocking Sensor Override `true`, Blocking Sensor IDs, Blocking Sensor Detail Paths (when
-    /// there are any), Blocking Sensor Reasons.
     pub fn fields(&self) -> Vec<(&'static str, String)> {
         let mut fields = vec![
             (field::BLOCKING_SENSOR_OVERRIDE, "true".to_owned()),
