@@ -210,10 +210,13 @@ pub fn record_answer(
     }
     let answers_the_override =
         !request.single && check_override_answer(&entries, shard_index, request)?;
-    let receipt = if autonomous {
-        None
-    } else {
-        Some(answered_turn_receipt(
+    let mut row = QuestionAnswered {
+        scope: scope(&request.stage, request.unit.as_ref(), request.single),
+        details: Some(request.details.clone()),
+    }
+    .to_row();
+    if !autonomous {
+        let receipt = answered_turn_receipt(
             receipt_install(workspace),
             record,
             &entries,
@@ -221,17 +224,11 @@ pub fn record_answer(
             shard_index,
             request,
             answers_the_override,
-        )?)
-    };
-    let row = QuestionAnswered {
-        scope: scope(&request.stage, request.unit.as_ref(), request.single),
-        details: Some(request.details.clone()),
+        )?;
+        let mut fields = row.fields().to_vec();
+        fields.push((HUMAN_TURN_RECEIPT_FIELD, receipt));
+        row = AuditRow::new(row.event(), fields)?;
     }
-    .to_row();
-    let row = match receipt {
-        Some(receipt) => with_field(&row, HUMAN_TURN_RECEIPT_FIELD, receipt)?,
-        None => row,
-    };
     ledger::append_row(workspace.project_dir(), &shard, &row, now)?;
     Ok(json!({"emitted": "QUESTION_ANSWERED", "stage": request.stage}))
 }
@@ -417,13 +414,6 @@ pub fn receipt_install(workspace: &Workspace) -> ReceiptInstall<'_> {
         project_dir: workspace.project_dir(),
         harness: workspace.layout.harness,
     }
-}
-
-/// `row` with one more field at its end.
-fn with_field(row: &AuditRow, key: &'static str, value: String) -> Result<AuditRow, ReceiptError> {
-    let mut fields = row.fields().to_vec();
-    fields.push((key, value));
-    Ok(AuditRow::new(row.event(), fields)?)
 }
 
 fn append(

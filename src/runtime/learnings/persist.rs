@@ -232,12 +232,11 @@ fn persist_learnings(
         else {
             continue;
         };
-        let team = scope.as_deref() == Some("team");
         let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
         if !batch.insert(hash.clone()) {
             continue;
         }
-        let (name, title) = if team {
+        let (name, title) = if scope.as_deref() == Some("team") {
             ("team.md", "# Team-Level Rules\n")
         } else {
             ("project.md", "# Project-Level Rules\n")
@@ -290,9 +289,6 @@ fn persist_learnings(
                             && row.content_hash.is_none()
                             && row.candidate_id.as_deref() == Some(candidate_id.as_str()))))
         });
-        if has_row && has_line {
-            continue;
-        }
         if !has_line {
             let line = format!("- {text} (learned {today}) {marker}\n");
             contents[index].2 = append_under_heading(&contents[index].2, &heading, &line);
@@ -483,8 +479,7 @@ fn check_sensor<'a>(
             fields.id, sensor.selection.candidate_id
         )));
     }
-    let has_manifest = manifest_path.exists();
-    let manifest_text = if has_manifest {
+    let manifest_text = if manifest_path.exists() {
         // A manifest of this id that persist did not write for this selection is someone
         // else's sensor: replacing or adopting it would bind the wrong check. The bytes this
         // selection renders mean an earlier run wrote it and stopped before its row.

@@ -171,7 +171,6 @@ fn memory_path(
 /// (`runtime-graph` or `stage-graph`) and `selections_file` (absolute: where the conductor
 /// writes the picks, the only file `persist` reads).
 pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsError> {
-    let space = workspace.space().to_owned();
     let intent = workspace
         .unambiguous_active_intent()
         .map_err(|error| LearningsError::Refused(error.to_string()))?;
@@ -228,7 +227,7 @@ pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsErro
         "schema_version": 1,
         "stage_slug": slug,
         "phase": phase,
-        "space": space,
+        "space": workspace.space(),
         "intent": intent.as_deref().and_then(Utf8Path::file_name),
         "memory_entries_total": entries.len(),
         "candidates": candidates,
