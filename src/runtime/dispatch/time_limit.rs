@@ -274,10 +274,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         )
     };
     let mut total = Duration::ZERO;
+    // An empty text sums to zero, refused below.
     let mut rest = text.trim();
-    if rest.is_empty() {
-        return Err(refusal());
-    }
     while !rest.is_empty() {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         if digits == 0 {
