@@ -52,15 +52,9 @@ pub fn parse_memory_entries(raw: &str) -> Vec<MemoryEntry> {
         if in_fence {
             continue;
         }
-        let section = line
-            .strip_prefix("## ")
-            .and_then(|name| SECTIONS.iter().find(|section| **section == name));
-        if let Some(name) = section {
-            current = Some(name);
-            continue;
-        }
-        if line.starts_with("## ") {
-            current = None;
+        // A heading opens one of the four sections, or ends the one open.
+        if let Some(name) = line.strip_prefix("## ") {
+            current = SECTIONS.iter().find(|section| **section == name).copied();
             continue;
         }
         let Some(heading) = current else {
