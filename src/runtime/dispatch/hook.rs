@@ -271,11 +271,10 @@ enum WriteMatch {
 /// The glob of a write-fired binding; `None` for a gate-fired one and for one without a glob,
 /// which never fire on a write (D5, D6).
 pub fn write_fired_pattern(entry: &SensorEntry) -> Option<&str> {
-    let pattern = entry
+    entry
         .matches
         .as_deref()
-        .filter(|pattern| !pattern.is_empty());
-    pattern.filter(|_| entry.fire_on == FireOn::Write)
+        .filter(|pattern| !pattern.is_empty() && entry.fire_on == FireOn::Write)
 }
 
 /// Write-fired, with a glob, and the glob matches.
