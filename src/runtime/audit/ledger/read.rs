@@ -235,18 +235,9 @@ pub struct RecordLedger {
 /// [`read_record_ledger`] reads them in (so a position here is a `LedgerEntry`'s shard index).
 /// An unreadable folder has none.
 pub fn record_shards(record: &Utf8Path) -> Vec<Utf8PathBuf> {
-    let mut shards: Vec<Utf8PathBuf> = workspace::audit_dir(record)
-        .read_dir_utf8()
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path().to_owned())
-                .filter(|path| path.extension() == Some("md") && path.is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    shards.sort();
-    shards
+    workspace::sorted_entries(&workspace::audit_dir(record), |path| {
+        path.extension() == Some("md") && path.is_file()
+    })
 }
 
 /// One shard read back, `None` when it cannot be read; invalid UTF-8 is replaced, as the
