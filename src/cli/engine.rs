@@ -360,7 +360,7 @@ fn learnings_persist(args: &LearningsPersistArgs, printer: &Printer) -> CommandR
         std::time::SystemTime::now(),
     );
     match persisted {
-        Err(error) if error.is_invalid_selection() => Err(error_line(
+        Err(error @ crate::runtime::learnings::LearningsError::Invalid(_)) => Err(error_line(
             printer,
             &error.to_string(),
             Some("fix the selection in the selections file, then persist again"),

@@ -1,26 +1,9 @@
-//! The conductor's interaction receipts (D34): `aidlc engine log decision|answer` and
-//! the human-turn hook (`aidlc engine hook record-human-turn`), the three rows a blocking-sensor
-//! override needs before `engine gate start|revise --override-blocking-sensors` accepts it.
-//!
-//! The rows are byte-compatible with the reference's `aidlc-log.ts` and
-//! `aidlc-record-human-turn.ts` (D2): the same events, headings and field order, appended to this
-//! clone's shard of the active record, so the reference's gate and ours read the same receipt.
-//!
-//! Invariants:
-//! - nothing is written without an active workflow (the record root's state file): a row in the
-//!   bare space record root would be a shard no gate reads;
-//! - an answer is checked and appended under one audit lock, so no other writer's row lands
-//!   between what the checks read and the row they allow;
-//! - an answer needs a human turn since the last row that resolved one (the reference's rule);
-//!   an answer to the override decision must also be one of the options it offered, with a
-//!   human turn after that decision in the same shard (the receipt's own rule, D34), so an
-//!   answer the gate would not accept is refused when it is logged, not at the gate;
-//! - a human turn counts for an answer only when the engine can verify it (D34): the
-//!   `HUMAN_TURN` row carries the prompt's digest, where the prompt is (the harness's transcript
-//!   and line, or the engine's copy of a prompt whose harness names no transcript) and a
-//!   `Receipt` digest over those fields; the prompt is re-read and its digest compared, and the
-//!   answer must be contained in it. The answer row carries that receipt (`Human Turn
-//!   Receipt`), a field the reference's readers ignore.
+//! The conductor's interaction receipts: `aidlc engine log decision|answer` and the human-turn
+//! hook (`aidlc engine hook record-human-turn`), the three rows a blocking-sensor override needs
+//! before `engine gate start|revise --override-blocking-sensors` accepts it. D34 states the
+//! invariants: the rows byte for byte as the reference's tools write them (D2), only inside an
+//! active workflow (a row in the bare space record root would be a shard no gate reads), an
+//! answer checked and appended under one audit lock, and the receipt rule.
 //!
 //! Must not: print, or decide the gate (that is `gate::step`).
 
@@ -131,7 +114,6 @@ pub enum ReceiptError {
     Ledger(#[from] LedgerError),
 }
 
-/// The record whose workflow is active, or [`ReceiptError::NoActiveWorkflow`].
 fn active_record(workspace: &Workspace) -> Result<&Utf8Path, ReceiptError> {
     let record = workspace.record_root();
     if workspace::state_file_path(record).is_file() {
@@ -228,10 +210,13 @@ pub fn record_answer(
     }
     let answers_the_override =
         !request.single && check_override_answer(&entries, shard_index, request)?;
-    let receipt = if autonomous {
-        None
-    } else {
-        Some(answered_turn_receipt(
+    let mut row = QuestionAnswered {
+        scope: scope(&request.stage, request.unit.as_ref(), request.single),
+        details: Some(request.details.clone()),
+    }
+    .to_row();
+    if !autonomous {
+        let receipt = answered_turn_receipt(
             receipt_install(workspace),
             record,
             &entries,
@@ -239,17 +224,11 @@ pub fn record_answer(
             shard_index,
             request,
             answers_the_override,
-        )?)
-    };
-    let row = QuestionAnswered {
-        scope: scope(&request.stage, request.unit.as_ref(), request.single),
-        details: Some(request.details.clone()),
+        )?;
+        let mut fields = row.fields().to_vec();
+        fields.push((HUMAN_TURN_RECEIPT_FIELD, receipt));
+        row = AuditRow::new(row.event(), fields)?;
     }
-    .to_row();
-    let row = match receipt {
-        Some(receipt) => with_field(&row, HUMAN_TURN_RECEIPT_FIELD, receipt)?,
-        None => row,
-    };
     ledger::append_row(workspace.project_dir(), &shard, &row, now)?;
     Ok(json!({"emitted": "QUESTION_ANSWERED", "stage": request.stage}))
 }
@@ -320,11 +299,9 @@ fn transcript_in_its_place(
     transcript::check_transcript_place(*format, path, project_dir, session, Some(&home))
 }
 
-/// `HUMAN_TURN` with its receipt fields in this clone's shard, and the human-turn marker, when
-/// the active record has a workflow; nothing written when it has none, as the reference's hook
-/// does, so a prompt in a project that never ran the framework grows nothing. A prompt whose
-/// harness names no transcript is kept in the engine's folder
-/// (`<record>/.aidlc-engine/prompts/<digest>.txt`) so an answer can be checked against it.
+/// `HUMAN_TURN` with its receipt fields (D34) in this clone's shard, and the human-turn marker,
+/// when the active record has a workflow; nothing written when it has none, as the reference's
+/// hook does, so a prompt in a project that never ran the framework grows nothing.
 #[expect(
     clippy::disallowed_methods,
     reason = "the prompt copy and the human-turn marker, at paths the engine names in the record's runtime folder (the marker only once write_folder resolved the record inside the project)"
@@ -365,7 +342,8 @@ fn record_human_turn(
     }
     let receipt = receipt_digest(&fields);
     fields.push((RECEIPT_FIELD, receipt));
-    let row = AuditRow::human_turn(fields)?;
+    // The reference's hook writes no fields (presence only); its readers ignore these.
+    let row = AuditRow::new(ledger::event::HUMAN_TURN, fields)?;
     append(workspace, record, &row, now)?;
     // The marker beside the state file, which the reference's Stop hook compares with the
     // engine's last advance.
@@ -438,13 +416,6 @@ pub fn receipt_install(workspace: &Workspace) -> ReceiptInstall<'_> {
     }
 }
 
-/// `row` with one more field at its end.
-fn with_field(row: &AuditRow, key: &'static str, value: String) -> Result<AuditRow, ReceiptError> {
-    let mut fields = row.fields().to_vec();
-    fields.push((key, value));
-    Ok(AuditRow::new(row.event(), fields)?)
-}
-
 fn append(
     workspace: &Workspace,
     record: &Utf8Path,
@@ -497,7 +468,7 @@ pub fn stage_awaits_approval(state_text: &str, slug: &str) -> bool {
 /// The reference's `hasPendingDecisionAtGate`: after the stage's latest gate row, a decision
 /// for the stage with no answer after it (rows ordered by timestamp, then position).
 fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
-    let mut relevant: Vec<&LedgerEntry> = entries
+    let mut of_stage: Vec<&LedgerEntry> = entries
         .iter()
         .filter(|entry| {
             matches!(
@@ -505,28 +476,22 @@ fn decision_pending_at_gate(entries: &[LedgerEntry], stage: &str) -> bool {
                 AuditEvent::StageAwaitingApproval(_)
                     | AuditEvent::DecisionRecorded(_)
                     | AuditEvent::QuestionAnswered(_)
-            )
+            ) && entry
+                .event
+                .stage_scope()
+                .is_some_and(|scope| scope.stage.as_deref() == Some(stage))
         })
         .collect();
-    relevant.sort_by_key(|entry| (entry.timestamp.as_str(), entry.shard, entry.position));
-    let of_stage = |entry: &LedgerEntry| {
-        entry
-            .event
-            .stage_scope()
-            .is_some_and(|scope| scope.stage.as_deref() == Some(stage))
-    };
-    let Some(gate) = relevant.iter().rposition(|entry| {
-        matches!(entry.event, AuditEvent::StageAwaitingApproval(_)) && of_stage(entry)
-    }) else {
+    of_stage.sort_by_key(|entry| (entry.timestamp.as_str(), entry.shard, entry.position));
+    let Some(gate) = of_stage
+        .iter()
+        .rposition(|entry| matches!(entry.event, AuditEvent::StageAwaitingApproval(_)))
+    else {
         return false;
     };
-    // The stage's latest decision or answer after its gate: pending when it is a decision.
-    relevant[gate + 1..]
-        .iter()
-        .rev()
-        .find(|entry| {
-            of_stage(entry) && !matches!(entry.event, AuditEvent::StageAwaitingApproval(_))
-        })
+    // Every row after the latest gate row is a decision or an answer: the newest decides.
+    of_stage[gate + 1..]
+        .last()
         .is_some_and(|entry| matches!(entry.event, AuditEvent::DecisionRecorded(_)))
 }
 
@@ -599,21 +564,18 @@ fn check_override_answer(
         .collect();
     let details = crate::leaves::js_text::js_trim(&request.details);
     if !offered.contains(&details) {
-        let offered = if offered.is_empty() {
-            BLOCKING_SENSOR_OVERRIDE_OPTIONS.to_vec()
+        let shown = if offered.is_empty() {
+            &BLOCKING_SENSOR_OVERRIDE_OPTIONS[..]
         } else {
-            offered
+            &offered[..]
         };
-        let offered: Vec<String> = offered
-            .iter()
-            .map(|option| format!("\"{option}\""))
-            .collect();
+        let shown: Vec<String> = shown.iter().map(|option| format!("\"{option}\"")).collect();
         return Err(ReceiptError::AnswerRefused {
             stage: request.stage.clone(),
             reason: format!(
                 "received reply {} is not one of the choices the decision \"{BLOCKING_SENSOR_OVERRIDE_DECISION}\" offered ({}). Re-present those choices and record the one the human selects, word for word.",
                 received_reply(&request.details),
-                offered.join(", ")
+                shown.join(", ")
             ),
         });
     }

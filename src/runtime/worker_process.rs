@@ -2,10 +2,9 @@
 //! dispatcher, and the tools a shipped sensor wraps (eslint, tsc, Biome) or `aidlc doctor` asks
 //! for its version. What the run gives is the protocol's `WorkerRun`, which the verdict reads.
 //!
-//! `run_worker` spawns the worker as the leader of a new process group, with stdin from
-//! `/dev/null` and both output pipes drained on their own threads, and waits for it with one
-//! deadline (`WorkerCommand::timeout`) and one more reason to stop: an interrupt of `aidlc`
-//! itself (`crate::leaves::interrupt`), which is reported as `interrupted`, never as a timeout.
+//! `run_worker` runs it as D22 says, and stops it at one deadline (`WorkerCommand::timeout`) or
+//! on an interrupt of `aidlc` itself (`crate::leaves::interrupt`), reported as `interrupted`,
+//! never as a timeout.
 //!
 //! Invariants:
 //!

@@ -10,7 +10,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::protocol::graph_reader::{GraphRefusal, GraphTextError, StageGraph, parse_graph};
 use crate::protocol::output_paths::CODEKB_STAGE;
 use crate::protocol::stage_node::GraphNode;
-use crate::runtime::workspace::Workspace;
+use crate::runtime::workspace::{Workspace, sorted_entries};
 
 /// Why the graph could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -95,42 +95,25 @@ pub fn produce_dirs(
     node: &GraphNode,
 ) -> Vec<Utf8PathBuf> {
     if node.slug == CODEKB_STAGE {
-        return subfolders(&workspace.space_dir().join("codekb"));
+        return sorted_entries(&workspace.space_dir().join("codekb"), Utf8Path::is_dir);
     }
     if node.is_per_unit() {
         let stage_level = record.join("construction").join(&node.slug);
         if stage_level.is_dir() {
             return vec![stage_level];
         }
-        let mut dirs = Vec::new();
-        for root in [
+        return [
             record.join("construction"),
             record.join("construction/units"),
-        ] {
-            for unit in subfolders(&root) {
-                let dir = unit.join(&node.slug);
-                if dir.is_dir() {
-                    dirs.push(dir);
-                }
-            }
-        }
-        return dirs;
+        ]
+        .iter()
+        .flat_map(|root| sorted_entries(root, Utf8Path::is_dir))
+        .map(|unit| unit.join(&node.slug))
+        .filter(|dir| dir.is_dir())
+        .collect();
     }
     let dir = record.join(node.phase.as_str()).join(&node.slug);
     if dir.is_dir() { vec![dir] } else { Vec::new() }
-}
-
-fn subfolders(root: &Utf8Path) -> Vec<Utf8PathBuf> {
-    let Ok(entries) = root.read_dir_utf8() else {
-        return Vec::new();
-    };
-    let mut folders: Vec<Utf8PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().to_owned())
-        .filter(|path| path.is_dir())
-        .collect();
-    folders.sort();
-    folders
 }
 
 #[cfg(test)]

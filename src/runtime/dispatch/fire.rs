@@ -1,26 +1,13 @@
-//! `aidlc engine sensor fire`: one sensor on one file, from pre-flight to printed verdict
-//! (D20–D27, D4–D8).
-//!
-//! Invariants:
-//! - every pre-flight refusal happens before any audit row is written; an output path that is
-//!   not a regular file (a FIFO, socket, device or folder) is one: a worker opening a FIFO
-//!   would block, and no stage produces any of them;
+//! `aidlc engine sensor fire`: one sensor on one file, from pre-flight to printed verdict.
+//! D20–D27 and D4–D8 state its invariants (the pre-flight's order and refusals, the argv, the
+//! audit rows and their lock windows, the detail files); beyond them:
+//! - an output path that is not a regular file is refused: a worker opening a FIFO would block,
+//!   and no stage produces any of them;
 //! - no fire starts after an interrupt of `aidlc` (nothing is written for it), and a fire
 //!   interrupted while its worker runs still writes its terminal row, `script-error:
 //!   interrupted`;
-//! - `SENSOR_FIRED` and the terminal row are each appended inside their own audit-lock window,
-//!   and no lock is held while the worker runs;
-//! - every fire that wrote `SENSOR_FIRED` writes exactly one terminal row with the same fire id;
-//! - only a real pass is an unnoted `SENSOR_PASSED` (D4);
-//! - the worker argv depends on the sensor only through its shipped descriptor (its extras and
-//!   its default path flag) and the manifest's `input_schema`, never on an id spelled here;
-//! - a shipped id runs natively whatever its manifest's `command` says (D8: the reference's
-//!   `bun <harness>/tools/aidlc-sensor-<id>.ts` too); only a custom id is spawned;
-//! - a manual fire (and the write hook, through [`undeclared_record_file`]) is refused on a file
-//!   under the intent record or the stage's produce folders that is not one of the stage's
-//!   declared outputs where the stage writes them (scenario S14, failure mode Z4): its verdict would
-//!   sit in the ledger where no gate ever reads it. The gates fire only on declared
-//!   deliverables, so [`prepare_fire_with`] does not ask.
+//! - the gates fire only on declared deliverables, so [`prepare_fire_with`] does not ask
+//!   [`undeclared_record_file`] (D20), as a manual fire and the write hook do.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
@@ -321,10 +308,8 @@ fn check_matches(
     )))
 }
 
-/// A shipped id → native, whatever the command says (D8: the reference's `bun
-/// <harness>/tools/aidlc-sensor-<id>.ts`, `bun <harness>/tools/aidlc.ts engine sensor-<id>`,
-/// ours, or anything else); any other id → the command's words are the program and its first
-/// arguments.
+/// A shipped id runs natively whatever its command (D8); any other id's command words are the
+/// program and its first arguments.
 fn worker_kind(sensor_id: &str, command: &str) -> Result<WorkerKind, FireRefusal> {
     if let Some(sensor) = sensors::shipped(sensor_id) {
         return Ok(WorkerKind::Shipped(sensor));
@@ -441,11 +426,8 @@ fn present_consumes(workspace: &Workspace, node: &GraphNode, nodes: &[GraphNode]
 }
 
 /// Run a prepared fire: the two audit rows around the worker, the detail file, the prune rule
-/// (D6) and the verdict line.
-///
-/// `limit` is an enclosing time limit above the fire's own cap (the write hook's allowance, a
-/// gate's dispatch cap): once it has run out the fire is not started and nothing is recorded;
-/// a worker it stops is `script-error: cut-short: …`, never a pass nor a budget override.
+/// (D6) and the verdict line, under `limit`, an enclosing time limit above the fire's own cap
+/// (the write hook's allowance, a gate's dispatch cap; see [`evaluate_without_recording`]).
 pub fn run_fire(
     workspace: &Workspace,
     prepared: &PreparedFire,
@@ -545,9 +527,8 @@ pub struct EvaluatedFire {
 
 /// Run the worker of a begun fire (whose `SENSOR_FIRED` the caller has written) under `limit`,
 /// write its detail file, prune earlier ones on an unnoted pass (D6), and build the terminal
-/// row. After an interrupt the worker is not started and the fire is `script-error:
-/// interrupted`, and once `limit` has run out it is not started either (`script-error: refused:
-/// not started: …`), so every written `SENSOR_FIRED` gets its terminal row and none is a pass.
+/// row. After an interrupt, or once `limit` has run out, the worker is not started and the fire
+/// is a `script-error`, so every written `SENSOR_FIRED` gets its terminal row and none is a pass.
 pub fn evaluate_begun_fire(
     prepared: &PreparedFire,
     context: &FireContext,

@@ -1,34 +1,15 @@
 //! `aidlc engine hook run-sensors`: the write-time hook (`PostToolUse` for Write/Edit in Claude
-//! Code and friends), D28.
-//!
-//! Invariants:
-//! - the hook never fails the agent's write: every path ends in exit 0;
-//! - a workflow is active when the active record's state is readable and names a current
-//!   stage; this clone's audit shard need not exist yet (failure mode N6), the first fire
-//!   creates it;
-//! - inside an active workflow, a write that may match a sensor and is not fired is recorded
-//!   as a drop line with its reason, never silently lost: a fire that could not run, a glob
-//!   that does not compile, a graph that cannot be used, a current stage the graph does not
-//!   know;
-//! - a write that matches no sensor costs a few file reads, not a registry or worker start;
+//! Code and friends). D28 states its invariants (exit 0 on every path, when a workflow is
+//! active, the drop lines, the files it writes, nothing on stdout); beyond it:
 //! - one run reads the compiled graph once and the live registry at most once (on its first
 //!   matching binding), whatever number of bindings fire;
 //! - a current stage the plugin selection disabled (`"enabled": false`) is not there (D49): the
 //!   run fires nothing and drops nothing, and an active-directive marker naming one falls back
 //!   to the state's current stage, as for any stage the graph lacks;
-//! - only write-fired entries of the active stage's compiled `sensors_applicable` whose glob
-//!   matches fire; an entry without a glob never fires (D5, D6);
-//! - a file under the intent record that is not one of the stage's declared outputs fires
-//!   nothing (failure mode Z4): its verdict would stay in the ledger where no gate reads it;
-//!   files outside the record (code for the linter) are unaffected;
-//! - the heartbeat, the drop log and the first-run marker are the install's version's files
-//!   (`Workspace::write_hook_heartbeat_file` and friends), written only into a health folder
-//!   that stays inside the project; when it does not, what would have gone there is a notice
-//!   on stderr instead;
+//! - a health folder that does not stay inside the project gets nothing: what would have gone
+//!   there is a notice on stderr instead;
 //! - the hook's allowance (`time_limit`) bounds its whole run: a fire it cuts short is a drop
-//!   and a `script-error: cut-short` terminal row, never a pass, and the hook still exits 0;
-//! - the hook prints nothing on stdout (its caller's protocol channel): the first-run banner
-//!   and the notices go to stderr.
+//!   and a `script-error: cut-short` terminal row, never a pass, and the hook still exits 0.
 
 use std::time::SystemTime;
 
@@ -93,13 +74,9 @@ impl HookOutcome {
     }
 }
 
-/// Run the hook for one written file. Never fails; see [`HookOutcome`].
-///
-/// `allowance` is the hook's enclosing time limit for this whole run
-/// (`time_limit::hook_allowance`), counted from here: a fire it cuts short or keeps from
-/// starting is a drop (and, once `SENSOR_FIRED` is written, a `script-error: cut-short`
-/// terminal row). A refused allowance (a malformed value) fires nothing: it is a drop and a
-/// notice.
+/// Run the hook for one written file under `allowance` (`time_limit::hook_allowance`), counted
+/// from here; never fails. A refused allowance (a malformed value) fires nothing: it is a drop
+/// and a notice.
 pub fn run_sensors_hook(
     workspace: &Workspace,
     written: &Utf8Path,
@@ -294,11 +271,10 @@ enum WriteMatch {
 /// The glob of a write-fired binding; `None` for a gate-fired one and for one without a glob,
 /// which never fire on a write (D5, D6).
 pub fn write_fired_pattern(entry: &SensorEntry) -> Option<&str> {
-    let pattern = entry
+    entry
         .matches
         .as_deref()
-        .filter(|pattern| !pattern.is_empty());
-    pattern.filter(|_| entry.fire_on == FireOn::Write)
+        .filter(|pattern| !pattern.is_empty() && entry.fire_on == FireOn::Write)
 }
 
 /// Write-fired, with a glob, and the glob matches.

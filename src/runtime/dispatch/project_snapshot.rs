@@ -1,28 +1,14 @@
 //! What the project holds, file by file, before and after one shell tool call: the walk
 //! ([`take_snapshot`]), the cheaper re-stamp of an earlier walk whose folders did not change
 //! ([`restamp_snapshot`]), its file in the hooks-health folder ([`save_snapshot`],
-//! [`load_snapshot`]) and the difference ([`snapshot_changes`]). The write hook fires on what
-//! changed without reading the command (a script can write anything).
-//!
-//! Invariants:
-//! - the walk is ripgrep's (`ignore`): `.gitignore`, `.ignore` and `.git/info/exclude` are
-//!   respected (a repository is not required), hidden files are seen, and `.git`,
-//!   `node_modules`, `target` and the hooks-health folder are never entered;
-//! - a file is its size, modification time (nanoseconds) and inode: any change to one of them
-//!   is a modification, so a rewrite with the same bytes is one too (as a file tool's write is);
-//! - links are not followed; only regular files are listed, and only those the watched
-//!   selection admits are stamped;
-//! - a walk also keeps each folder it listed (inode, modification and change times) and each
-//!   ignore file it read: a file created, removed or renamed in a folder changes that folder's
-//!   modification time, so while every folder and ignore file keeps its stamp the walk's
-//!   listing still holds, and only the watched files need a new `stat`. The stamps vouch for
-//!   the listing only when each folder and ignore file was last modified [`SETTLED_AFTER`]
-//!   before the walk began (a change in the same clock tick as the listing keeps the time);
-//!   otherwise the walk is not trusted and the next snapshot walks again;
-//! - a snapshot file that cannot be read whole (a missing end line, a line of another shape) is
-//!   `Err`, never an empty snapshot (which would make every file look created).
+//! [`load_snapshot`]) and the difference ([`snapshot_changes`]). D60 states the invariants: the
+//! walk's rules, a file's stamp (any change to its size, modification time or inode is a
+//! modification, so a rewrite with the same bytes is one too), when the folder stamps vouch for
+//! a listing ([`SETTLED_AFTER`]), and that a snapshot file that cannot be read whole is `Err`,
+//! never an empty snapshot (which would make every file look created).
 
 use std::collections::{BTreeMap, HashMap};
+use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
@@ -417,11 +403,12 @@ pub fn parse_snapshot(text: &str) -> Result<ProjectSnapshot, String> {
                 };
             }
             "folder" => {
-                let (numbers, path) = numbers_and_path(rest, number, "folder")?;
+                let ((inode, modified_ns, changed_ns), path) =
+                    numbers_and_path(rest, number, "folder")?;
                 let stamp = FolderStamp {
-                    inode: parse_number(numbers[0], number, "folder")?,
-                    modified_ns: parse_number(numbers[1], number, "folder")?,
-                    changed_ns: parse_number(numbers[2], number, "folder")?,
+                    inode,
+                    modified_ns,
+                    changed_ns,
                 };
                 let previous = shape_of(&mut snapshot, number)?
                     .folders
@@ -432,8 +419,8 @@ pub fn parse_snapshot(text: &str) -> Result<ProjectSnapshot, String> {
                 let (path, stamp) = if let Some(path) = rest.strip_prefix("none\t") {
                     (path, None)
                 } else {
-                    let (numbers, path) = numbers_and_path(rest, number, "ignore")?;
-                    (path, Some(file_stamp_from(&numbers, number, "ignore")?))
+                    let (stamp, path) = numbers_and_path(rest, number, "ignore")?;
+                    (path, Some(file_stamp_from(stamp)))
                 };
                 let previous = shape_of(&mut snapshot, number)?
                     .ignore_files
@@ -441,9 +428,10 @@ pub fn parse_snapshot(text: &str) -> Result<ProjectSnapshot, String> {
                 named_once(previous.as_ref(), number, "ignore file", path)?;
             }
             "file" => {
-                let (numbers, path) = numbers_and_path(rest, number, "file")?;
-                let stamp = file_stamp_from(&numbers, number, "file")?;
-                let previous = snapshot.files.insert(path.to_owned(), stamp);
+                let (stamp, path) = numbers_and_path(rest, number, "file")?;
+                let previous = snapshot
+                    .files
+                    .insert(path.to_owned(), file_stamp_from(stamp));
                 named_once(previous.as_ref(), number, "file", path)?;
             }
             "end" => {
@@ -490,33 +478,34 @@ fn named_once<T>(
 }
 
 /// A line's three numbers and its path: `<a> <b> <c>\t<path>`.
-fn numbers_and_path<'line>(
+fn numbers_and_path<'line, A: FromStr, B: FromStr, C: FromStr>(
     rest: &'line str,
     number: usize,
     word: &str,
-) -> Result<([&'line str; 3], &'line str), String> {
+) -> Result<((A, B, C), &'line str), String> {
     let bad = || format!("line {number} is not `{word} <number> <number> <number>\\t<path>`");
     let (numbers, path) = rest.split_once('\t').ok_or_else(bad)?;
     let mut numbers = numbers.split(' ');
     let mut next = || numbers.next().ok_or_else(bad);
-    let three = [next()?, next()?, next()?];
+    let three = (next()?, next()?, next()?);
     if numbers.next().is_some() {
         return Err(bad());
     }
-    Ok((three, path))
+    let parsed = (
+        three.0.parse().map_err(|_| bad())?,
+        three.1.parse().map_err(|_| bad())?,
+        three.2.parse().map_err(|_| bad())?,
+    );
+    Ok((parsed, path))
 }
 
-fn parse_number<N: std::str::FromStr>(text: &str, number: usize, word: &str) -> Result<N, String> {
-    text.parse()
-        .map_err(|_| format!("line {number} is not `{word} <number> <number> <number>\\t<path>`"))
-}
-
-fn file_stamp_from(numbers: &[&str; 3], number: usize, word: &str) -> Result<FileStamp, String> {
-    Ok(FileStamp {
-        size: parse_number(numbers[0], number, word)?,
-        modified_ns: parse_number(numbers[1], number, word)?,
-        inode: parse_number(numbers[2], number, word)?,
-    })
+/// A file's stamp from its line's numbers: `<size> <mtime ns> <inode>`.
+fn file_stamp_from((size, modified_ns, inode): (u64, u128, u64)) -> FileStamp {
+    FileStamp {
+        size,
+        modified_ns,
+        inode,
+    }
 }
 
 /// Write `snapshot` to `path`, replacing it, through the file-system layer (its folders

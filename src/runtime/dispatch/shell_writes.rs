@@ -2,20 +2,10 @@
 //! holds before a shell tool call it allows ([`record_shell_snapshot`]), and the write hook, after the call, fires on what
 //! changed ([`shell_call_changes`]), as for a file tool's write of each changed file.
 //!
-//! Invariants:
-//! - the snapshot is kept in the active record's hooks-health folder, one file per call
-//!   (`shell-snapshots/<call key>.snapshot`), taken only inside an active workflow, and read
-//!   once: the write hook removes it whatever it finds;
-//! - the guard and the write hook walk the same project with the same folders left out
-//!   ([`walk_skips`]), so a call that changed nothing shows no change;
-//! - only the files the active stage's write-fired globs match are stamped (a file no sensor
-//!   could fire on costs no `stat`), and a stage with none walks nothing; a graph that cannot be
-//!   used or a glob that does not compile stamps every file, so nothing is lost;
-//! - a shell call whose snapshot is missing or unreadable is [`ShellCallChanges::Unchecked`]
-//!   with the reason (a drop), never taken for "nothing changed";
-//! - deleting a file fires nothing (there is nothing to check); a deleted file the stage's
-//!   write-fired sensors match is recorded by the write hook as a drop naming it. A rename is
-//!   a deletion of the old path and a creation of the new one.
+//! D60 states the invariants; beyond it: the guard and the write hook walk with the same
+//! folders left out ([`walk_skips`]), so a call that changed nothing shows no change; a stage
+//! without a write-fired glob walks nothing; and a graph that cannot be used or a glob that does
+//! not compile stamps every file, so nothing is lost.
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -35,11 +25,20 @@ use crate::runtime::workspace::{self, Workspace};
 /// The folder under the hooks-health folder that holds the snapshots of calls in progress.
 pub const SHELL_SNAPSHOTS_DIR: &str = "shell-snapshots";
 
-pub fn snapshot_file(workspace: &Workspace, call: &ShellCall) -> Utf8PathBuf {
+/// The snapshot kept before `call`, `<call key>.snapshot`; for `None`, `.latest.snapshot`, the
+/// last snapshot walked, kept between shell calls for the next call's guard to re-stamp instead
+/// of walking (only its walk's shape and its files' paths are used: the files are stamped again
+/// whenever it is re-stamped). A call's key never starts with `.`, so no call's snapshot takes
+/// the latest's name.
+fn snapshot_file(workspace: &Workspace, call: Option<&ShellCall>) -> Utf8PathBuf {
+    let name = call.map_or_else(
+        || ".latest.snapshot".to_owned(),
+        |call| format!("{}.snapshot", call.key),
+    );
     workspace
         .hooks_health_dir()
         .join(SHELL_SNAPSHOTS_DIR)
-        .join(format!("{}.snapshot", call.key))
+        .join(name)
 }
 
 /// The folders the walk leaves out besides `.git`, `node_modules` and `target`: the
@@ -147,17 +146,6 @@ fn project_now(
     take_snapshot(project_dir, &walk_skips(workspace), &selection)
 }
 
-/// Where the last snapshot walked is kept between shell calls, for the next call's guard to
-/// re-stamp instead of walking. Only its walk's shape and its files' paths are used: the
-/// files are stamped again whenever it is re-stamped. A call's key never starts with `.`, so no
-/// call's snapshot takes its name.
-pub fn latest_snapshot_file(workspace: &Workspace) -> Utf8PathBuf {
-    workspace
-        .hooks_health_dir()
-        .join(SHELL_SNAPSHOTS_DIR)
-        .join(".latest.snapshot")
-}
-
 /// What the pre-tool guard answers for one payload, and why the snapshot before an allowed
 /// shell call was not kept, when it was not (said on stderr; it never refuses the call: the
 /// write hook records the call as unchecked).
@@ -203,17 +191,16 @@ pub fn guard_tool_call(place: &HookPlace<'_>, payload: Option<&[u8]>) -> GuardRu
 }
 
 /// Keep what the project holds before `call`, inside an active workflow; why it could not be
-/// kept, when it could not (the write hook then records the call as unchecked). The latest
-/// snapshot is re-stamped when its walk still holds; one that cannot be read is walked past
-/// (it only saves time). A walk is kept as the latest too.
+/// kept, when it could not (the write hook then records the call as unchecked). A latest
+/// snapshot that cannot be read is walked past (it only saves time).
 pub fn record_shell_snapshot(workspace: &Workspace, call: &ShellCall) -> Result<(), String> {
     let Some(workflow) = workspace::present_workflow(workspace.record_root()) else {
         return Ok(());
     };
-    let file = snapshot_file(workspace, call);
+    let file = snapshot_file(workspace, Some(call));
     let file = ProjectPath::of_absolute(workspace.project_dir(), &file)
         .map_err(|refusal| refusal.to_string())?;
-    let latest = load_snapshot(&latest_snapshot_file(workspace))
+    let latest = load_snapshot(&snapshot_file(workspace, None))
         .ok()
         .flatten();
     let now = project_now(workspace, &workflow, latest.as_ref());
@@ -234,10 +221,9 @@ pub enum ShellCallChanges {
 }
 
 /// What `call` changed: the project now against the snapshot the guard kept, which is then
-/// removed. A walk taken here is kept as the latest snapshot, for the next
-/// call's guard.
+/// removed; a walk taken here is kept as the latest.
 pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallChanges {
-    let file = snapshot_file(workspace, call);
+    let file = snapshot_file(workspace, Some(call));
     let before = load_snapshot(&file);
     // A snapshot serves one call: it goes whatever it held. One that cannot be removed is
     // replaced by the next call's, so a failure here loses nothing.
@@ -271,7 +257,7 @@ pub fn shell_call_changes(workspace: &Workspace, call: &ShellCall) -> ShellCallC
 /// Keep `now` for the next shell call's guard; a walk that is not trusted is not worth
 /// keeping, and one that cannot be kept only costs the next guard a walk.
 fn keep_latest_snapshot(workspace: &Workspace, now: &ProjectSnapshot) {
-    let latest = latest_snapshot_file(workspace);
+    let latest = snapshot_file(workspace, None);
     let Ok(latest) = ProjectPath::of_absolute(workspace.project_dir(), &latest) else {
         return;
     };

@@ -1,17 +1,7 @@
-//! The enclosing time limits above each fire's own cap (D23):
-//! the write hook's allowance for its whole run, the gate's dispatch cap for each gate fire
-//! (`AIDLC_GATE_SENSOR_DISPATCH_TIMEOUT_MS`), and `gate check --timeout` for a whole check.
-//!
-//! Invariants:
-//! - a limit that runs out never yields a pass: a fire it cuts short is the non-evaluation
-//!   `script-error: cut-short: …` (`ScriptError::CutShort`), and a fire it keeps from starting
-//!   writes no row and is reported as not evaluated;
-//! - a value that is not a positive whole number of milliseconds (or, for `--timeout`, not a
-//!   duration) is refused with its variable or setting and its value, never read as "no
-//!   limit" or as the default;
-//! - the write hook's allowance comes from `AIDLC_SENSOR_TIMEOUT_MS`, else `sensorTimeoutMs`
-//!   in the project's settings, else in the user's, else the install's default (90 s on a
-//!   2.5 or 2.6 install, whose hook reads only the variable; 30 minutes on the newest, D13).
+//! The enclosing time limits above each fire's own cap: the write hook's allowance for its
+//! whole run, the gate's dispatch cap for each gate fire, and `gate check --timeout` for a
+//! whole check. D23 states their sources, their refusals and that one that runs out never
+//! yields a pass; `--timeout` that is not a duration is refused too.
 //!
 //! Must not: print, or read the environment itself (the CLI passes its reader in).
 
@@ -284,10 +274,8 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         )
     };
     let mut total = Duration::ZERO;
+    // An empty text sums to zero, refused below.
     let mut rest = text.trim();
-    if rest.is_empty() {
-        return Err(refusal());
-    }
     while !rest.is_empty() {
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
         if digits == 0 {

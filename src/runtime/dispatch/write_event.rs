@@ -11,8 +11,7 @@
 //! - a payload that names no file and says nothing unreadable is nothing to do (the harness
 //!   reported a tool that writes nothing); one that cannot be read is recorded as an unchecked
 //!   write in the active workflow's drop log, never dropped silently;
-//! - a shell call that changed nothing costs the walk and nothing else (no row, no heartbeat);
-//!   one whose snapshot is missing is a drop naming the guard, never a pass;
+//! - a shell call is D60's;
 //! - outside a project (no project found from the payload's `cwd`, the environment or the
 //!   working folder), nothing is written anywhere.
 

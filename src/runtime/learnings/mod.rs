@@ -38,10 +38,3 @@ pub enum LearningsError {
         source: std::io::Error,
     },
 }
-
-impl LearningsError {
-    /// Whether the selections file itself is the problem and nothing was written (exit 2).
-    pub fn is_invalid_selection(&self) -> bool {
-        matches!(self, Self::Invalid(_))
-    }
-}

@@ -1,19 +1,8 @@
-//! `learnings persist --slug <stage> --selections-json <path>` (D45): under one audit lock,
-//! the provenance the selections file pinned is checked, each learning is appended to
-//! `aidlc/spaces/<space>/memory/{project,team}.md` with its `cid` marker, each sensor is
-//! scaffolded (its manifest, when missing) and bound (its id appended to the origin stage's
-//! `sensors:`), and the reference's `RULE_LEARNED` / `SENSOR_PROPOSED` rows are appended.
-//!
-//! Invariants:
-//! - a replay changes nothing: a line is written only when its marker is absent, a row only
-//!   when no earlier row has the same (stage, content hash) or (stage, sensor id), a manifest
-//!   only when missing, an id only when the stage does not list it;
-//! - every file is replaced atomically, and only inside the project;
+//! `learnings persist --slug <stage> --selections-json <path>`: D45's steps under one audit
+//! lock, with its invariants (a replay changes nothing, every file is replaced atomically inside
+//! the project, a scaffolded manifest reads back as the selection, `scaffold.rs`). Beyond them:
 //! - every selection is checked before the first write ([`check_selections`]): a refused
 //!   selection leaves every file as it was;
-//! - a scaffolded manifest must pass the compile's own manifest checks and read back as the
-//!   selection in this engine and in the reference (`scaffold.rs`) before it is written, so the
-//!   next compile binds exactly what was confirmed;
 //! - a practice line is one line: a learning whose heading or text holds a line break, or the
 //!   `<!--`/`-->` of a marker, is refused, so no entry can open a section or forge a marker.
 
@@ -243,12 +232,11 @@ fn persist_learnings(
         else {
             continue;
         };
-        let team = scope.as_deref() == Some("team");
         let hash = format!("{:x}", Sha256::digest(text.as_bytes()));
         if !batch.insert(hash.clone()) {
             continue;
         }
-        let (name, title) = if team {
+        let (name, title) = if scope.as_deref() == Some("team") {
             ("team.md", "# Team-Level Rules\n")
         } else {
             ("project.md", "# Project-Level Rules\n")
@@ -301,9 +289,6 @@ fn persist_learnings(
                             && row.content_hash.is_none()
                             && row.candidate_id.as_deref() == Some(candidate_id.as_str()))))
         });
-        if has_row && has_line {
-            continue;
-        }
         if !has_line {
             let line = format!("- {text} (learned {today}) {marker}\n");
             contents[index].2 = append_under_heading(&contents[index].2, &heading, &line);
@@ -384,9 +369,7 @@ struct CheckedSensor<'a> {
     has_row: bool,
 }
 
-/// Check every selection before anything is written: each learning's scope and one-line
-/// heading and text, and each sensor's id (its shape, a manifest that already exists), its
-/// folder, its manifest's reading back, and its origin stage. Returns the sensors' writes.
+/// Check every selection before anything is written; returns the sensors' writes.
 fn check_selections<'a>(
     workspace: &Workspace,
     file: &'a SelectionsFile,
@@ -496,8 +479,7 @@ fn check_sensor<'a>(
             fields.id, sensor.selection.candidate_id
         )));
     }
-    let has_manifest = manifest_path.exists();
-    let manifest_text = if has_manifest {
+    let manifest_text = if manifest_path.exists() {
         // A manifest of this id that persist did not write for this selection is someone
         // else's sensor: replacing or adopting it would bind the wrong check. The bytes this
         // selection renders mean an earlier run wrote it and stopped before its row.

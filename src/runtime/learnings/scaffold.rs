@@ -73,11 +73,14 @@ pub(super) fn scaffold_manifest(
 ) -> Result<String, ScaffoldRefusal> {
     let text = render_manifest(fields);
     let parsed = parse_manifest(&text, shown, &fields.id);
-    let (manifest, diagnostics) = (parsed.manifest, parsed.diagnostics);
-    if let Some(error) = diagnostics.iter().find(|diagnostic| diagnostic.is_error()) {
+    if let Some(error) = parsed
+        .diagnostics
+        .iter()
+        .find(|diagnostic| diagnostic.is_error())
+    {
         return Err(ScaffoldRefusal::WouldNotCompile(error.message.clone()));
     }
-    let Some(manifest) = manifest else {
+    let Some(manifest) = parsed.manifest else {
         return Err(ScaffoldRefusal::WouldNotCompile(
             "it reads as no manifest".to_owned(),
         ));

@@ -1,6 +1,5 @@
-//! The selections file (D44): the conductor's picks, written to the path `surface` named, read
-//! strictly. Only that path is read: a file anywhere else, or reached through a symbolic link,
-//! is refused, so two chats in one project never persist each other's picks.
+//! The selections file: the conductor's picks, read strictly and only at the path `surface`
+//! named (D44 states why).
 
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};

@@ -52,15 +52,9 @@ pub fn parse_memory_entries(raw: &str) -> Vec<MemoryEntry> {
         if in_fence {
             continue;
         }
-        let section = line
-            .strip_prefix("## ")
-            .and_then(|name| SECTIONS.iter().find(|section| **section == name));
-        if let Some(name) = section {
-            current = Some(name);
-            continue;
-        }
-        if line.starts_with("## ") {
-            current = None;
+        // A heading opens one of the four sections, or ends the one open.
+        if let Some(name) = line.strip_prefix("## ") {
+            current = SECTIONS.iter().find(|section| **section == name).copied();
             continue;
         }
         let Some(heading) = current else {
@@ -171,7 +165,6 @@ fn memory_path(
 /// (`runtime-graph` or `stage-graph`) and `selections_file` (absolute: where the conductor
 /// writes the picks, the only file `persist` reads).
 pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsError> {
-    let space = workspace.space().to_owned();
     let intent = workspace
         .unambiguous_active_intent()
         .map_err(|error| LearningsError::Refused(error.to_string()))?;
@@ -228,7 +221,7 @@ pub fn surface(workspace: &Workspace, slug: &str) -> Result<Value, LearningsErro
         "schema_version": 1,
         "stage_slug": slug,
         "phase": phase,
-        "space": space,
+        "space": workspace.space(),
         "intent": intent.as_deref().and_then(Utf8Path::file_name),
         "memory_entries_total": entries.len(),
         "candidates": candidates,

@@ -113,10 +113,8 @@ pub enum ExampleError {
 
 /// Write the example intent into `project_dir`, whose default framework (`init_project`) is
 /// already installed for `harness`: the record, its deliverables, and `Current Stage:
-/// user-stories` in its state. The new record becomes the active intent.
-///
-/// An existing example intent in the active space is left as it is and reported in
-/// [`ExampleReport::skipped`].
+/// user-stories` in its state. The new record becomes the active intent; an existing one is
+/// reported in [`ExampleReport::skipped`].
 pub fn write_example(
     project_dir: &Utf8Path,
     harness: Harness,

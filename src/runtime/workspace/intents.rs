@@ -1,10 +1,7 @@
 //! Intent records and the registry (D11): which folders of a space are intent records, which
 //! one is active (an explicit choice, the cursor, the lone record, or none), and how a uuid or
-//! slug of `intents.json` names one.
-//!
-//! Reads never fail loudly where the reference falls back (an unreadable cursor means "no
-//! cursor", a malformed registry means no rows); only a choice the user made explicitly, or a
-//! command that needs one intent and cannot tell which, is an error.
+//! slug of `intents.json` names one. A malformed registry means no rows (see the module
+//! `workspace` on reads that fall back).
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -19,21 +16,27 @@ pub const STATE_FILE_NAME: &str = "aidlc-state.md";
 /// The intent registry, under `aidlc/spaces/<space>/intents/`.
 pub const INTENT_REGISTRY_FILE: &str = "intents.json";
 
-/// Every intent record of a space: the child folders of `intents_dir` that hold
-/// `aidlc-state.md`, sorted by name. Empty when the folder is missing or unreadable; names that
-/// are not UTF-8 are skipped.
-pub fn intent_records(project_dir: &Utf8Path, space: &str) -> Vec<Utf8PathBuf> {
-    let dir = intents_dir(project_dir, space);
+/// The entries of `dir` that `keep` accepts, sorted by path (so by name); none when `dir` is
+/// missing or unreadable, and names that are not UTF-8 are skipped.
+pub fn sorted_entries(dir: &Utf8Path, keep: impl Fn(&Utf8Path) -> bool) -> Vec<Utf8PathBuf> {
     let Ok(entries) = dir.read_dir_utf8() else {
         return Vec::new();
     };
-    let mut records: Vec<Utf8PathBuf> = entries
+    let mut kept: Vec<Utf8PathBuf> = entries
         .filter_map(Result::ok)
         .map(|entry| entry.path().to_owned())
-        .filter(|path| path.join(STATE_FILE_NAME).exists())
+        .filter(|path| keep(path))
         .collect();
-    records.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
-    records
+    kept.sort();
+    kept
+}
+
+/// Every intent record of a space: the child folders of `intents_dir` that hold
+/// `aidlc-state.md`, sorted by name.
+pub fn intent_records(project_dir: &Utf8Path, space: &str) -> Vec<Utf8PathBuf> {
+    sorted_entries(&intents_dir(project_dir, space), |path| {
+        path.join(STATE_FILE_NAME).exists()
+    })
 }
 
 /// The active intent record of a space. An `explicit` choice wins (a record folder name, or a

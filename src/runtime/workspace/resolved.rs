@@ -184,8 +184,7 @@ impl Workspace {
         self.hooks_health_dir().join(FIRST_RUN_MARKER_FILE)
     }
 
-    /// Where detail files go: `<record_root>/.aidlc-sensors` on 2.5 and 2.6, else
-    /// `<record_root>/.aidlc-engine/sensors`; one folder per stage below it.
+    /// Where detail files go, by the install's version; one folder per stage below it.
     pub fn sensor_detail_dir(&self) -> Utf8PathBuf {
         self.version.sensor_detail_dir(&self.record_root)
     }

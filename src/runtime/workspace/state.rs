@@ -176,13 +176,13 @@ fn marker_directive(
     if !is_kebab_slug(stage) {
         return None;
     }
+    // A `unit` key, when present, must hold a non-empty string.
     let unit = match marker.get("unit") {
         None => None,
-        Some(value) => Some(js_trim(value.as_str()?)).filter(|unit| !unit.is_empty()),
+        Some(value) => Some(js_trim(value.as_str()?))
+            .filter(|unit| !unit.is_empty())
+            .map(Some)?,
     };
-    if marker.contains_key("unit") && unit.is_none() {
-        return None;
-    }
     Some(ActiveDirective {
         stage: stage.to_owned(),
         unit: unit.map(str::to_owned),

@@ -1,17 +1,11 @@
-//! The shard appender (D25): one block, or one batch of blocks, per append, under the
-//! audit lock, with the header on a new shard and a torn tail closed before the blocks.
-//!
-//! Invariants:
-//! - the blocks of one append are written with one `write_all` on a descriptor opened for
-//!   appending, under the audit lock and a process-wide mutex, so blocks never interleave and
-//!   the header is written once; the lock is held only for the append itself (a batch saves the
-//!   lock's round trips, never holds it across a worker);
-//! - an append leaves the shard whole or as it was: a write that fails part-way is cut back to
-//!   the shard's length before it, and a torn tail found before writing (a crash or another
-//!   writer's failed write) is first closed with [`TORN_BLOCK_CLOSING_LINE`] and a separator, so
-//!   a new block never glues onto a fragment;
-//! - no row is written into a folder that resolves outside the project
-//!   (`write_folder::check_write_folder`), and nothing but a regular file is appended to.
+//! The shard appender: one block, or one batch of blocks, per append, under the audit lock,
+//! with the header on a new shard and a torn tail closed before the blocks (D25 states the
+//! invariants: one write under the lock, a torn tail closed, no folder outside the project).
+//! Beyond D25:
+//! - a process-wide mutex keeps this process's threads apart too, and the lock is held only for
+//!   the append itself (a batch saves the lock's round trips, never holds it across a worker);
+//! - a write that fails part-way is cut back to the shard's length before it, so an append
+//!   leaves the shard whole or as it was; nothing but a regular file is appended to.
 //!
 //! Must not: read blocks back (that is `read.rs`), or hold the lock for anything but the append.
 
@@ -36,13 +30,9 @@ static APPEND_MUTEX: Mutex<()> = Mutex::new(());
 /// How much of a shard's end the appender reads to see whether it ends cleanly.
 const TAIL_WINDOW: u64 = 4096;
 
-/// Append `row`, stamped with `now`, to the shard at `shard_path` (which must lie under
-/// `project_dir`, compared as given, without `..`, and whose folder must stay inside the
-/// project once links are resolved, [`write_folder::check_write_folder`]). Takes the audit lock
-/// for the append only (waiting about 5 s), creates the folders, writes the header when the
-/// shard is new or empty, closes a torn tail, and writes with one `write_all` on a descriptor
-/// opened for appending; a write that fails part-way is cut back to the shard's length before
-/// it. A symbolic link or any non-file at the shard path is refused.
+/// Append `row`, stamped with `now`, to the shard at `shard_path`, which must lie under
+/// `project_dir` (compared as given, without `..`), as the module's invariants say. The audit
+/// lock is awaited about 5 s.
 pub fn append_row(
     project_dir: &Utf8Path,
     shard_path: &Utf8Path,

@@ -1,9 +1,7 @@
 //! Fire ids and the detail file a failed fire leaves (D26): its path under the
 //! install's detail folder (`Workspace::sensor_detail_dir`, which follows the install's
-//! version), its body byte for byte as the reference writes it, and its atomic write.
-//!
-//! Invariant: a detail file is written through a fresh temporary file of ours in a folder that
-//! stays inside the project, then renamed into place; nobody ever sees half of one.
+//! version), its body byte for byte as the reference writes it, and its atomic write (D26
+//! states the invariants).
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -91,10 +89,7 @@ fn stderr_section(stderr_tail: &str) -> String {
     format!("\n## Worker stderr (last lines)\n\n{fence}text\n{tail}\n{fence}\n")
 }
 
-/// Write a detail file through the file-system layer ([`contained::write_file`]): its folder
-/// created and checked to stay inside `project_dir`, then `path` replaced atomically through a
-/// fresh temporary file of ours (stale temporaries swept first, ours removed when anything
-/// fails).
+/// Write a detail file through the file-system layer ([`contained::write_file`]).
 ///
 /// The temporary is not flushed before the rename: a detail file is a record of the fire, as
 /// the ledger row that names it is, and like that row (appended without a flush, as the

@@ -3,10 +3,6 @@
 //! share [`TerminalRow`]); the row each written event becomes
 //! (`to_row`, then `format_block`), and the event each block read back is (`AuditEvent::from_block`).
 //!
-//! The engine writes the four sensor rows and the gate row. It reads those, and the conductor's
-//! rows the gate step decides on: the stage and gate moves, the override decision, its answer
-//! and the human turn between them.
-//!
 //! Invariants:
 //! - every event name and field key the engine writes or matches is a constant of this file (the
 //!   gate moves are [`GateState`]'s variant names); no other file spells one;
@@ -23,7 +19,6 @@
 use camino::Utf8Path;
 
 use super::block::{AuditBlock, AuditRow, relative_path_field};
-use super::error::LedgerError;
 
 // --- Names -------------------------------------------------------------------------------------
 
@@ -200,8 +195,7 @@ pub struct GateRow {
     pub artifacts: Option<String>,
     pub blocking_override: Option<BlockingOverride>,
     pub sensor_state: Option<String>,
-    /// The engine's own last field: `environment` or `state` when the Sensors ceremony was off
-    /// and no gate sensor ran.
+    /// [`field::SENSORS_OFF`], set when no gate sensor ran.
     pub sensors_off: Option<String>,
 }
 
@@ -441,8 +435,7 @@ impl FireIdentity {
         }
     }
 
-    /// Fire id, Sensor ID, Stage slug, Output path (the engine never writes a sensor row's
-    /// Unit).
+    /// The engine never writes a sensor row's Unit.
     fn fields(&self) -> Vec<(&'static str, String)> {
         vec![
             (field::FIRE_ID, self.fire_id.clone()),
@@ -538,8 +531,6 @@ fn present_fields(fields: &[(&'static str, &Option<String>)]) -> Vec<(&'static s
 }
 
 impl BlockingOverride {
-    /// Blocking Sensor Override `true`, Blocking Sensor IDs, Blocking Sensor Detail Paths (when
-    /// there are any), Blocking Sensor Reasons.
     pub fn fields(&self) -> Vec<(&'static str, String)> {
         let mut fields = vec![
             (field::BLOCKING_SENSOR_OVERRIDE, "true".to_owned()),
@@ -598,12 +589,6 @@ impl AuditRow {
         fields.push((field::CAP_VALUE, cap_value_seconds.to_string()));
         fields.push((field::OBSERVED_VALUE, observed_seconds.to_string()));
         AuditRow::trusted(SENSOR_BUDGET_OVERRIDE, fields)
-    }
-
-    /// `HUMAN_TURN` with `fields` (the reference's `aidlc-record-human-turn.ts` writes none, it
-    /// records presence only; the engine's hook adds its receipt fields), keys checked.
-    pub fn human_turn(fields: Vec<(&'static str, String)>) -> Result<Self, LedgerError> {
-        AuditRow::new(HUMAN_TURN, fields)
     }
 }
 
@@ -833,11 +818,11 @@ mod tests {
         );
         assert_eq!(read(&answer.to_row()), AuditEvent::QuestionAnswered(answer));
         assert_eq!(
-            format_block(&AuditRow::human_turn(Vec::new()).unwrap(), "T"),
+            format_block(&AuditRow::new(HUMAN_TURN, Vec::new()).unwrap(), "T"),
             "\n## Human Turn\n**Timestamp**: T\n**Event**: HUMAN_TURN\n\n---\n"
         );
         assert_eq!(
-            read(&AuditRow::human_turn(Vec::new()).unwrap()),
+            read(&AuditRow::new(HUMAN_TURN, Vec::new()).unwrap()),
             AuditEvent::HumanTurn
         );
         assert!(

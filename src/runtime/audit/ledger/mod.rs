@@ -3,16 +3,8 @@
 //! a failed sensor leaves. Every byte another process reads matches the reference (D2): the
 //! writer is `renderAuditBlock` and `appendAuditBlockAtPath` of `aidlc-audit.ts`, the sensor rows
 //! and the detail body are `emitTerminal` and `buildDetailBody` of `aidlc-sensor.ts`.
-//!
-//! Invariants (each file states its own in detail):
-//! - one writer: every block is `format_block` of an `AuditRow`, appended by `append.rs` with
-//!   one `write_all` under the audit lock; blocks never interleave, and a failed or torn write is
-//!   never glued to the next block;
-//! - one reader: every block read back goes through `parse_ledger`, which never reads a torn
-//!   piece as a block and returns a `TornBlock` warning for each, and `AuditEvent::from_block`,
-//!   which keeps an unknown event whole as `AuditEvent::Other`;
-//! - no row and no detail file is written into a folder that resolves outside the project
-//!   (`write_folder::check_write_folder`).
+//! One writer (`format_block` of an `AuditRow`, appended by `append.rs`) and one reader
+//! (`parse_ledger`, then `AuditEvent::from_block`); each file states its invariants.
 //!
 //! Timestamps are `timestamp`'s; the lock is `audit_lock`'s.
 

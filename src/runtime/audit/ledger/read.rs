@@ -34,35 +34,34 @@ pub struct TornBlock {
     pub excerpt: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How a piece was torn, displayed as its warning says why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, strum::Display)]
 pub enum TornKind {
-    /// The shard's last piece has no separator after it: the write was cut short (or is still
-    /// under way in another process).
+    /// The shard's last piece (its write may also still be under way in another process).
+    #[strum(
+        to_string = "it has no `---` separator after it: a write was cut short or is still under way"
+    )]
     Unterminated,
     /// A later append closed the fragment with [`TORN_BLOCK_CLOSING_LINE`].
+    #[strum(to_string = "an interrupted write cut it short and a later append closed it")]
     ClosedByLaterAppend,
-    /// A writer that does not close torn tails appended its block onto the fragment; that block
-    /// is read, the fragment before it is not.
+    /// A writer that does not close torn tails appended its block onto the fragment.
+    #[strum(
+        to_string = "an interrupted write cut it short and the next block was appended onto it; that block is read"
+    )]
     FollowedByGluedBlock,
 }
 
 impl std::fmt::Display for TornBlock {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let why = match self.kind {
-            TornKind::Unterminated => {
-                "it has no `---` separator after it: a write was cut short or is still under way"
-            }
-            TornKind::ClosedByLaterAppend => {
-                "an interrupted write cut it short and a later append closed it"
-            }
-            TornKind::FollowedByGluedBlock => {
-                "an interrupted write cut it short and the next block was appended onto it; that block is read"
-            }
-        };
+        let Self {
+            line,
+            kind,
+            excerpt,
+        } = self;
         write!(
             f,
-            "skipped a torn audit block at line {}: {why}: \"{}\"",
-            self.line, self.excerpt
+            "skipped a torn audit block at line {line}: {kind}: \"{excerpt}\""
         )
     }
 }
@@ -236,18 +235,9 @@ pub struct RecordLedger {
 /// [`read_record_ledger`] reads them in (so a position here is a `LedgerEntry`'s shard index).
 /// An unreadable folder has none.
 pub fn record_shards(record: &Utf8Path) -> Vec<Utf8PathBuf> {
-    let mut shards: Vec<Utf8PathBuf> = workspace::audit_dir(record)
-        .read_dir_utf8()
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path().to_owned())
-                .filter(|path| path.extension() == Some("md") && path.is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    shards.sort();
-    shards
+    workspace::sorted_entries(&workspace::audit_dir(record), |path| {
+        path.extension() == Some("md") && path.is_file()
+    })
 }
 
 /// One shard read back, `None` when it cannot be read; invalid UTF-8 is replaced, as the
@@ -259,8 +249,8 @@ pub fn read_shard(path: &Utf8Path) -> Option<ParsedLedger> {
     Some(parse_ledger(&String::from_utf8_lossy(&bytes)))
 }
 
-/// Every block of every shard in `<record>/audit/` (`*.md`, by file name), as typed events.
-/// Unreadable shards are skipped.
+/// Every block of every shard of [`record_shards`], as typed events; unreadable shards are
+/// skipped.
 pub fn read_record_ledger(record: &Utf8Path) -> RecordLedger {
     let shards = record_shards(record);
     let mut ledger = RecordLedger::default();
