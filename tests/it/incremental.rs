@@ -26,7 +26,7 @@ impl<'p> Session<'p> {
         let log = ExecutionLog::default();
         Self::over(
             project,
-            CompilerDatabase::with_execution_log(log.clone()),
+            CompilerDatabase::with_log(log.clone(), false),
             log,
         )
     }
@@ -36,7 +36,7 @@ impl<'p> Session<'p> {
         let log = ExecutionLog::default();
         Self::over(
             project,
-            CompilerDatabase::with_validation_log(log.clone()),
+            CompilerDatabase::with_log(log.clone(), true),
             log,
         )
     }
@@ -504,7 +504,7 @@ fn a_sensors_edit_that_moves_a_format_dependent_field_does_not_rerun_the_graph_c
     let synthetic = SyntheticProject::new(12, 6);
     synthetic.write_to(&root).unwrap();
     let log = ExecutionLog::default();
-    let mut db = CompilerDatabase::with_execution_log(log.clone());
+    let mut db = CompilerDatabase::with_log(log.clone(), false);
     let layout = Layout::new(&root, Harness::Claude, &|_| None);
     let _inputs = aidlc::compile::discover::load_project(&mut db, &layout);
     let before = aidlc::compile::compile(&db);
