@@ -116,11 +116,6 @@ pub struct Project {
     pub low_durability_marker: (),
 }
 
-/// Make the calling query `LOW` durability (see [`Project::low_durability_marker`]).
-pub fn read_low_durability_marker(db: &dyn salsa::Database) {
-    Project::get(db).low_durability_marker(db);
-}
-
 /// `(number, name)` per stage slug, as pinned by an existing `stage-graph.json`. Shared, so the
 /// rows of a 10,000-stage graph pass from the numbering to the next compile without a copy.
 pub type GraphRows = Arc<std::collections::BTreeMap<String, (String, String)>>;

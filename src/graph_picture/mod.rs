@@ -280,10 +280,6 @@ impl<'a> Selection<'a> {
     pub fn focus(&self) -> impl Iterator<Item = &'a MapStage> + '_ {
         self.focus.iter().map(|index| &self.map.stages[*index])
     }
-
-    pub fn shows_sensors(&self) -> bool {
-        self.sensors
-    }
 }
 
 /// The text under a stage's title: one line per sensor, `id (fire_on)` or

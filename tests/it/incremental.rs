@@ -24,21 +24,13 @@ struct Session<'p> {
 impl<'p> Session<'p> {
     fn new(project: &'p TestProject) -> Self {
         let log = ExecutionLog::default();
-        Self::over(
-            project,
-            CompilerDatabase::with_log(log.clone(), false),
-            log,
-        )
+        Self::over(project, CompilerDatabase::with_log(log.clone(), false), log)
     }
 
     /// A session whose log also names every memo validated without re-running.
     fn logging_validations(project: &'p TestProject) -> Self {
         let log = ExecutionLog::default();
-        Self::over(
-            project,
-            CompilerDatabase::with_log(log.clone(), true),
-            log,
-        )
+        Self::over(project, CompilerDatabase::with_log(log.clone(), true), log)
     }
 
     fn over(project: &'p TestProject, mut db: CompilerDatabase, log: ExecutionLog) -> Self {
@@ -212,7 +204,7 @@ fn graph_rows_equal_the_rows_parsed_back_from_the_emitted_graph() {
             })
             .collect();
         assert_eq!(
-            *aidlc::compile::stage_graph::numbering::graph_rows(&session.db),
+            *aidlc::compile::stage_graph::numbering::stage_numbering(&session.db).by_slug,
             parsed
         );
     }
