@@ -516,10 +516,11 @@ impl StageChecker<'_> {
         match text.parse::<u64>() {
             Ok(value) if value > 0 && node.type_name() == "number" => Some(value),
             _ => {
-                let shown = document::scalar_string(node)
-                    .map_or_else(|| node.type_name().to_owned(), |text| format!("\"{text}\""));
                 self.invalid(
-                    format!("{field} must be a positive integer, got {shown}"),
+                    format!(
+                        "{field} must be a positive integer, got {}",
+                        document::shown_value(node)
+                    ),
                     node.span.clone(),
                     format!("write a whole number greater than zero, e.g. `{field}: 2`"),
                 );
