@@ -548,6 +548,13 @@ pub fn drift_items(layout: &Layout, drift: &DriftReport) -> Vec<Drift> {
             .find(|path| path.file_stem() == Some(slug))
             .map_or_else(|| graph.clone(), |path| layout.display(path))
     };
+    let graph_drift = |file, stage, change, message| Drift {
+        file,
+        output: graph_name.clone(),
+        stage,
+        change,
+        message,
+    };
     let mut items = Vec::new();
     if let Some(changes) = &drift.graph {
         for (change, slugs) in [
@@ -561,25 +568,15 @@ pub fn drift_items(layout: &Layout, drift: &DriftReport) -> Vec<Drift> {
                 } else {
                     stage_file(slug)
                 };
-                items.push(Drift {
-                    file,
-                    output: graph_name.clone(),
-                    stage: Some(slug.clone()),
-                    change,
-                    message: format!(
-                        "stage {slug} is {change} in the sources, and {graph_name} is out of date"
-                    ),
-                });
+                let message = format!(
+                    "stage {slug} is {change} in the sources, and {graph_name} is out of date"
+                );
+                items.push(graph_drift(file, Some(slug.clone()), change, message));
             }
         }
         if changes.changed.is_empty() && changes.added.is_empty() && changes.removed.is_empty() {
-            items.push(Drift {
-                file: graph.clone(),
-                output: graph_name.clone(),
-                stage: None,
-                change: "framing",
-                message: format!("{graph_name} is out of date"),
-            });
+            let message = format!("{graph_name} is out of date");
+            items.push(graph_drift(graph.clone(), None, "framing", message));
         }
     }
     if drift.grid {

@@ -116,11 +116,6 @@ pub struct Project {
     pub low_durability_marker: (),
 }
 
-/// Make the calling query `LOW` durability (see [`Project::low_durability_marker`]).
-pub fn read_low_durability_marker(db: &dyn salsa::Database) {
-    Project::get(db).low_durability_marker(db);
-}
-
 /// `(number, name)` per stage slug, as pinned by an existing `stage-graph.json`. Shared, so the
 /// rows of a 10,000-stage graph pass from the numbering to the next compile without a copy.
 pub type GraphRows = Arc<std::collections::BTreeMap<String, (String, String)>>;
@@ -160,18 +155,10 @@ impl salsa::Database for CompilerDatabase {}
 pub type ExecutionLog = Arc<Mutex<Vec<String>>>;
 
 impl CompilerDatabase {
-    /// A database whose [`execution_logger`] writes each query that executes into `log`.
-    pub fn with_execution_log(log: ExecutionLog) -> Self {
-        Self::with_log(log, false)
-    }
-
-    /// [`Self::with_execution_log`], and a memo confirmed by a shallow durability check or by
-    /// walking its dependencies is written too, as validated.
-    pub fn with_validation_log(log: ExecutionLog) -> Self {
-        Self::with_log(log, true)
-    }
-
-    fn with_log(log: ExecutionLog, validations_too: bool) -> Self {
+    /// A database whose [`execution_logger`] writes each query that executes into `log` and,
+    /// with `validations_too`, each memo confirmed by a shallow durability check or by walking
+    /// its dependencies, as validated.
+    pub fn with_log(log: ExecutionLog, validations_too: bool) -> Self {
         Self {
             storage: salsa::Storage::new(Some(execution_logger(log, validations_too))),
         }

@@ -202,40 +202,41 @@ pub fn scope_catalog(db: &dyn salsa::Database) -> ScopeCatalog {
                 "pick a plugin name without the `aidlc-` prefix",
             );
         }
-        if let Some((value, span)) = fields
-            .scalar("skeleton")
-            .filter(|(value, _)| value != "on" && value != "off")
-        {
-            problem(
-                format!(
-                    "Scope file {path} has invalid skeleton value \"{value}\". Expected \"on\" or \"off\"."
-                ),
-                span,
+        for (key, allowed, expected, help) in [
+            (
+                "skeleton",
+                &["on", "off"][..],
+                "\"on\" or \"off\"",
                 "write `skeleton: on` or `skeleton: off`",
-            );
-        }
-        if let Some((value, span)) = fields
-            .scalar("review_cap")
-            .filter(|(value, _)| !["adversarial", "advisory", "none"].contains(&value.as_str()))
-        {
-            problem(
-                format!(
-                    "Scope file {path} has invalid review_cap value \"{value}\". Expected \"adversarial\", \"advisory\", or \"none\"."
-                ),
-                span,
+            ),
+            (
+                "review_cap",
+                &["adversarial", "advisory", "none"],
+                "\"adversarial\", \"advisory\", or \"none\"",
                 "use adversarial, advisory or none",
-            );
+            ),
+        ] {
+            if let Some((value, span)) = fields
+                .scalar(key)
+                .filter(|(value, _)| !allowed.contains(&value.as_str()))
+            {
+                problem(
+                    format!(
+                        "Scope file {path} has invalid {key} value \"{value}\". Expected {expected}."
+                    ),
+                    span,
+                    help,
+                );
+            }
         }
         if let Some(first) = catalog.names.get(&fields.name) {
-            let message = format!(
-                "Duplicate scope name \"{}\" in {path}: already declared in {first}. Rename one of them.",
-                fields.name
-            );
-            catalog.diagnostics.push(
-                Diagnostic::error(Code::InvalidScopeFile, message)
-                    .in_file(&path)
-                    .at(fields.name_span.clone())
-                    .with_help("give each scope file a unique `name:`"),
+            problem(
+                format!(
+                    "Duplicate scope name \"{}\" in {path}: already declared in {first}. Rename one of them.",
+                    fields.name
+                ),
+                fields.name_span.clone(),
+                "give each scope file a unique `name:`",
             );
         } else {
             catalog.names.insert(fields.name.clone(), path.clone());

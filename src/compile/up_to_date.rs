@@ -1,7 +1,7 @@
 //! The no-op path: a record of everything a successful compile read and wrote, so that the
 //! next `aidlc compile` can prove nothing changed without parsing anything.
 //!
-//! The record lives beside the outputs as [`FINGERPRINT_FILE_NAME`] (ignored by the
+//! The record lives beside the outputs as [`COMPILE_FINGERPRINT_FILE_NAME`] (ignored by the
 //! `.gitignore` that `aidlc init` writes there). It holds, for each input in discovery order
 //! and for both outputs: the project-relative path, the `stat` stamp and the BLAKE3 hash of
 //! the bytes; plus the tool's identity, the layout (harness, folders, environment overrides),
@@ -26,10 +26,8 @@ use crate::compile::CompileOutcome;
 use crate::compile::discover::{
     FileStamp, InputListing, Layout, ProjectInputs, StatStamp, hash_hex,
 };
+use crate::harness::gitignore::COMPILE_FINGERPRINT_FILE_NAME;
 use crate::leaves::diagnostics::Diagnostic;
-
-/// The record's file name, in the folder of `stage-graph.json`.
-pub const FINGERPRINT_FILE_NAME: &str = crate::harness::gitignore::COMPILE_FINGERPRINT_FILE_NAME;
 
 /// The first word of the record's first line; the format number follows it.
 const MAGIC: &str = "aidlc-compile-fingerprint";
@@ -43,7 +41,7 @@ pub fn fingerprint_path(layout: &Layout) -> Utf8PathBuf {
         .stage_graph_path
         .parent()
         .map_or_else(|| Utf8PathBuf::from("."), Utf8Path::to_owned)
-        .join(FINGERPRINT_FILE_NAME)
+        .join(COMPILE_FINGERPRINT_FILE_NAME)
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -182,8 +182,11 @@ impl WatchSession {
     /// over the graph's rows (also when the graph on disk already held these bytes) so the
     /// next compile does not parse the file back.
     fn note_outputs_written(&mut self, outcome: &CompileOutcome, summary: WriteSummary) {
-        // Taken before any input changes, while the numbering's memo still holds.
-        let rows = crate::compile::stage_graph::numbering::graph_rows(&self.db);
+        // Taken before any input changes, while the numbering's memo still holds. The rows
+        // are exactly those a reader of the emitted graph would pin (every numbered stage is a
+        // node), shared without a copy.
+        let numbering = crate::compile::stage_graph::numbering::stage_numbering(&self.db);
+        let rows = std::sync::Arc::clone(&numbering.by_slug);
         if summary.graph_written {
             let text = std::sync::Arc::clone(&outcome.stage_graph);
             let path = &self.layout.stage_graph_path;

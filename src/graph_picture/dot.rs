@@ -41,7 +41,7 @@ pub fn render_dot(selection: &Selection<'_>) -> String {
 
 fn attributes(selection: &Selection<'_>, stage: &MapStage) -> Vec<String> {
     let mut label = escape(&stage_title(stage));
-    if selection.shows_sensors() && !stage.sensors.is_empty() {
+    if selection.sensors && !stage.sensors.is_empty() {
         // `\n` centres the title line; each sensor line ends with `\l` (left-aligned).
         label.push_str("\\n");
         for line in sensor_lines(stage) {
@@ -61,7 +61,7 @@ fn attributes(selection: &Selection<'_>, stage: &MapStage) -> Vec<String> {
     if styles.len() > 1 {
         attributes.push(format!("style=\"{}\"", styles.join(",")));
     }
-    if selection.shows_sensors() && stage.has_blocking_sensor() {
+    if selection.sensors && stage.has_blocking_sensor() {
         attributes.push("color=\"#b00020\", penwidth=3".to_owned());
     }
     attributes

@@ -37,7 +37,7 @@ fn stage_value(selection: &Selection<'_>, stage: &MapStage) -> Value {
         "conditional": stage.conditional,
         "requires_stage": stage.requires_stage,
     });
-    if selection.shows_sensors() {
+    if selection.sensors {
         value["sensors"] = stage
             .sensors
             .iter()

@@ -36,7 +36,7 @@ pub fn render_mermaid(selection: &Selection<'_>) -> String {
     let conditional: Vec<&MapStage> = selection.stages().filter(|s| s.conditional).collect();
     let blocking: Vec<&MapStage> = selection
         .stages()
-        .filter(|stage| selection.shows_sensors() && stage.has_blocking_sensor())
+        .filter(|stage| selection.sensors && stage.has_blocking_sensor())
         .collect();
     let focus: Vec<&MapStage> = selection.focus().collect();
     for (class, stages) in [
@@ -77,7 +77,7 @@ fn node_id_text(text: &str) -> String {
 
 fn label(selection: &Selection<'_>, stage: &MapStage) -> String {
     let mut lines = vec![escape(&stage_title(stage))];
-    if selection.shows_sensors() {
+    if selection.sensors {
         lines.extend(sensor_lines(stage).iter().map(|line| escape(line)));
     }
     lines.join("<br/>")

@@ -126,22 +126,20 @@ fn required_string<'a>(node: &'a Value, key: &str, place: &str) -> Result<&'a st
 }
 
 fn string_list(node: &Value, key: &str, place: &str) -> Result<Vec<String>, GraphTextError> {
-    let Some(value) = node.get(key) else {
-        return Err(refusal(place, key, "missing"));
-    };
-    let Value::Array(items) = value else {
-        return Err(refusal(place, key, &format!("{value} (expected an array)")));
+    let items = match node.get(key) {
+        Some(Value::Array(items)) => items,
+        Some(other) => return Err(refusal(place, key, &format!("{other} (expected an array)"))),
+        None => return Err(refusal(place, key, "missing")),
     };
     items
         .iter()
         .enumerate()
-        .map(|(index, item)| match item {
-            Value::String(text) => Ok(text.clone()),
-            other => Err(refusal(
-                place,
-                &format!("{key}[{index}]"),
-                &format!("{other} (expected a string)"),
-            )),
+        .map(|(index, item)| {
+            let text = item.as_str().map(str::to_owned);
+            text.ok_or_else(|| {
+                let item_key = format!("{key}[{index}]");
+                refusal(place, &item_key, &format!("{item} (expected a string)"))
+            })
         })
         .collect()
 }
@@ -279,10 +277,6 @@ impl<'a> Selection<'a> {
 
     pub fn focus(&self) -> impl Iterator<Item = &'a MapStage> + '_ {
         self.focus.iter().map(|index| &self.map.stages[*index])
-    }
-
-    pub fn shows_sensors(&self) -> bool {
-        self.sensors
     }
 }
 

@@ -24,21 +24,13 @@ struct Session<'p> {
 impl<'p> Session<'p> {
     fn new(project: &'p TestProject) -> Self {
         let log = ExecutionLog::default();
-        Self::over(
-            project,
-            CompilerDatabase::with_execution_log(log.clone()),
-            log,
-        )
+        Self::over(project, CompilerDatabase::with_log(log.clone(), false), log)
     }
 
     /// A session whose log also names every memo validated without re-running.
     fn logging_validations(project: &'p TestProject) -> Self {
         let log = ExecutionLog::default();
-        Self::over(
-            project,
-            CompilerDatabase::with_validation_log(log.clone()),
-            log,
-        )
+        Self::over(project, CompilerDatabase::with_log(log.clone(), true), log)
     }
 
     fn over(project: &'p TestProject, mut db: CompilerDatabase, log: ExecutionLog) -> Self {
@@ -212,7 +204,7 @@ fn graph_rows_equal_the_rows_parsed_back_from_the_emitted_graph() {
             })
             .collect();
         assert_eq!(
-            *aidlc::compile::stage_graph::numbering::graph_rows(&session.db),
+            *aidlc::compile::stage_graph::numbering::stage_numbering(&session.db).by_slug,
             parsed
         );
     }
@@ -504,7 +496,7 @@ fn a_sensors_edit_that_moves_a_format_dependent_field_does_not_rerun_the_graph_c
     let synthetic = SyntheticProject::new(12, 6);
     synthetic.write_to(&root).unwrap();
     let log = ExecutionLog::default();
-    let mut db = CompilerDatabase::with_execution_log(log.clone());
+    let mut db = CompilerDatabase::with_log(log.clone(), false);
     let layout = Layout::new(&root, Harness::Claude, &|_| None);
     let _inputs = aidlc::compile::discover::load_project(&mut db, &layout);
     let before = aidlc::compile::compile(&db);

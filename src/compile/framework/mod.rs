@@ -480,7 +480,10 @@ mod tests {
     fn gitignore_beside_the_outputs_ignores_the_compile_fingerprint() {
         let gitignore = harness_files("tools/data/.gitignore");
         assert_eq!(gitignore.len(), 1);
-        let pattern = format!("/{}", crate::compile::up_to_date::FINGERPRINT_FILE_NAME);
+        let pattern = format!(
+            "/{}",
+            crate::harness::gitignore::COMPILE_FINGERPRINT_FILE_NAME
+        );
         assert!(gitignore[0].contents.lines().any(|line| line == pattern));
     }
 

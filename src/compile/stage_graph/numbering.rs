@@ -146,7 +146,7 @@ pub fn title_case(slug: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct Numbering {
     /// `(number, name)` per slug: exactly the stages of `order`, so also exactly the rows a
-    /// reader of the emitted graph would pin (see [`graph_rows`]).
+    /// reader of the emitted graph would pin.
     pub by_slug: GraphRows,
     /// Stage files in graph order (numeric), first file per slug only.
     pub order: Vec<SourceFile>,
@@ -280,13 +280,6 @@ fn seed_order<'a>(batch: &[&'a StageHeader]) -> Result<Vec<&'a StageHeader>, Vec
         return Err(stuck);
     }
     Ok(order)
-}
-
-/// The `(number, name)` rows that [`pinned_rows`] would read back from the graph this
-/// compile emits: one per node, by slug. That is `Numbering::by_slug` itself (every numbered
-/// stage is a node), shared without a copy. Only meaningful for an error-free compile.
-pub fn graph_rows(db: &dyn salsa::Database) -> GraphRows {
-    Arc::clone(&stage_numbering(db).by_slug)
 }
 
 /// This stage's `(number, name)`; backdates when other stages' numbers change.

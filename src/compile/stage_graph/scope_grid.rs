@@ -63,8 +63,7 @@ pub fn scope_grid_json(db: &dyn salsa::Database) -> std::sync::Arc<String> {
         .iter()
         .filter_map(|&file| rows.get(file))
         .filter(|row| {
-            selection.is_none()
-                || row.is_initialization
+            row.is_initialization
                 || is_enabled(selection, row.plugin.as_deref().unwrap_or(CORE_PLUGIN))
         })
         .collect();

@@ -79,7 +79,7 @@ pub fn gathered_facts_of_chunk<T>(
     chunk: StageChunk<'_>,
     fact_of: impl Fn(&StageDefinition) -> T,
 ) -> Vec<Option<T>> {
-    crate::compile::db::read_low_durability_marker(db);
+    Project::get(db).low_durability_marker(db);
     chunk_entries(db, chunk)
         .iter()
         .map(|entry| {

@@ -251,6 +251,14 @@ pub fn scalar_string(node: &Node) -> Option<&str> {
     }
 }
 
+/// A value as a message quotes it: a scalar's text in quotes, anything else its type name.
+pub fn shown_value(node: &Node) -> String {
+    match scalar_string(node) {
+        Some(text) => format!("\"{text}\""),
+        None => node.type_name().to_owned(),
+    }
+}
+
 /// Unit tests record the keys `get` looks up (`keys_read`); a shipped build records nothing.
 #[cfg(not(test))]
 fn note_key_read(_key: &str) {}

@@ -14,7 +14,7 @@ use crate::compile::syntax::document::{self, DocumentKind, FrontmatterMap};
 use crate::compile::syntax::field_schema::{
     AnyMapping, KebabCase, NonEmptyText, PositiveInteger, SensorKind, Text, inline_schema,
 };
-use crate::compile::syntax::yaml::{Node, NodeKind, Style};
+use crate::compile::syntax::yaml::{NodeKind, Style};
 use crate::leaves::diagnostics::{Code, Diagnostic};
 use crate::protocol::glob::SensorGlob;
 use crate::protocol::selection::{FireOn, Severity};
@@ -344,10 +344,7 @@ impl ManifestChecker<'_> {
     /// `input_schema` as a block or flow mapping; its key set picks the worker's path flag.
     /// `{}`, an empty value and a scalar all mean "nothing declared".
     fn input_schema_keys(&mut self) -> Option<Vec<String>> {
-        let node: &Node = self.map.value("input_schema")?;
-        let NodeKind::Mapping { entries, .. } = &node.kind else {
-            return None;
-        };
+        let entries = self.map.value("input_schema")?.as_mapping()?;
         let keys: Vec<String> = entries
             .iter()
             .filter_map(|entry| entry.key.as_scalar().map(str::to_owned))
@@ -373,7 +370,7 @@ impl ManifestChecker<'_> {
                 Code::InvalidFieldValue,
                 format!(
                     "timeout_seconds must be a positive integer, not {written} (got {})",
-                    shown_value(node)
+                    document::shown_value(node)
                 ),
                 node.span.clone(),
                 "write the number without quotes, e.g. `timeout_seconds: 300`",
@@ -386,7 +383,7 @@ impl ManifestChecker<'_> {
                 Ok(Some(seconds))
             }
             _ => {
-                let shown = &shown_value(node);
+                let shown = &document::shown_value(node);
                 self.push(
                     Code::InvalidFieldValue,
                     format!("timeout_seconds must be a positive integer (got {shown})"),
@@ -396,13 +393,6 @@ impl ManifestChecker<'_> {
                 Err(())
             }
         }
-    }
-}
-
-fn shown_value(node: &Node) -> String {
-    match document::scalar_string(node) {
-        Some(text) => format!("\"{text}\""),
-        None => node.type_name().to_owned(),
     }
 }
 

@@ -215,6 +215,7 @@ pub const KNOWN_KEYS: [&str; 28] = [
     "summary_confirmation",
     "review_artifact",
 ];
+const KEBAB_CASE_HELP: &str = "use lowercase letters, digits and hyphens, starting with a letter";
 const RESERVED_KEYS: [(&str, &str); 4] = [
     ("on_failure", "loop driver"),
     ("blocks_on", "construction worktrees"),
@@ -276,7 +277,7 @@ impl StageChecker<'_> {
         let required = REQUIRED_SCALARS.into_iter().chain(["outputs"]);
         let missing = self.map.missing_required(required, self.file, "");
         self.diagnostics.extend(missing);
-        let slug = self.kebab_scalar("slug");
+        let slug = (self.string("slug")).and_then(|slug| self.kebab(slug, "slug", KEBAB_CASE_HELP));
         let number_hint = self.number_hint();
         let name = self.string("name").map(|located| located.value);
         let plugin = self.string("plugin");
@@ -289,7 +290,8 @@ impl StageChecker<'_> {
         let for_each = self
             .enum_scalar("for_each", &FOR_EACH_VALUES)
             .map(|located| located.value);
-        let workspace_requires = self.boolean("workspace_requires");
+        let workspace_requires = (self.map.value("workspace_requires"))
+            .and_then(|node| self.boolean(node, "workspace_requires", "workspace_requires"));
         let produces = self.string_list("produces");
         let optional_produces = self
             .map
@@ -438,17 +440,22 @@ impl StageChecker<'_> {
         )
     }
 
-    fn kebab_scalar(&mut self, field: &str) -> Option<Located<String>> {
-        let located = self.string(field)?;
-        if !is_kebab_case(&located.value) {
-            self.invalid(
-                format!("{field} must be kebab-case, got \"{}\"", located.value),
-                located.span,
-                "use lowercase letters, digits and hyphens, starting with a letter",
-            );
-            return None;
+    /// `located` when it is kebab-case; otherwise `<label> must be kebab-case` is refused.
+    fn kebab(
+        &mut self,
+        located: Located<String>,
+        label: impl std::fmt::Display,
+        help: &str,
+    ) -> Option<Located<String>> {
+        if is_kebab_case(&located.value) {
+            return Some(located);
         }
-        Some(located)
+        self.invalid(
+            format!("{label} must be kebab-case, got \"{}\"", located.value),
+            located.span,
+            help,
+        );
+        None
     }
 
     fn enum_scalar(&mut self, field: &str, allowed: &[&str]) -> Option<Located<String>> {
@@ -490,15 +497,15 @@ impl StageChecker<'_> {
         Some(located.value)
     }
 
-    fn boolean(&mut self, field: &str) -> Option<bool> {
-        let node = self.map.value(field)?;
+    /// The boolean `node` (the value of `key`, named `label` in the message).
+    fn boolean(&mut self, node: &Node, label: impl std::fmt::Display, key: &str) -> Option<bool> {
         if let Some(value) = node.as_bool() {
             return Some(value);
         }
         self.invalid(
-            format!("{field} must be boolean, got {}", node.type_name()),
+            format!("{label} must be boolean, got {}", node.type_name()),
             node.span.clone(),
-            format!("write `{field}: true` or `{field}: false`"),
+            format!("write `{key}: true` or `{key}: false`"),
         );
         None
     }
@@ -509,10 +516,11 @@ impl StageChecker<'_> {
         match text.parse::<u64>() {
             Ok(value) if value > 0 && node.type_name() == "number" => Some(value),
             _ => {
-                let shown = document::scalar_string(node)
-                    .map_or_else(|| node.type_name().to_owned(), |text| format!("\"{text}\""));
                 self.invalid(
-                    format!("{field} must be a positive integer, got {shown}"),
+                    format!(
+                        "{field} must be a positive integer, got {}",
+                        document::shown_value(node)
+                    ),
                     node.span.clone(),
                     format!("write a whole number greater than zero, e.g. `{field}: 2`"),
                 );
@@ -554,21 +562,15 @@ impl StageChecker<'_> {
         values
     }
 
+    /// The kebab-case items of a list; any other item is refused (so the stage is too).
     fn kebab_list(&mut self, field: &str) -> Vec<String> {
-        let values = self.string_list(field);
-        for (index, located) in values.iter().enumerate() {
-            if !is_kebab_case(&located.value) {
-                self.invalid(
-                    format!(
-                        "{field}[{index}] must be kebab-case, got \"{}\"",
-                        located.value
-                    ),
-                    located.span.clone(),
-                    "use lowercase letters, digits and hyphens, starting with a letter",
-                );
-            }
-        }
-        values.into_iter().map(|located| located.value).collect()
+        let values = self.string_list(field).into_iter().enumerate();
+        values
+            .filter_map(|(index, located)| {
+                self.kebab(located, format_args!("{field}[{index}]"), KEBAB_CASE_HELP)
+            })
+            .map(|located| located.value)
+            .collect()
     }
 
     fn produces_kinds(&mut self, declared_outputs: &[&str]) -> Option<Vec<(String, Vec<String>)>> {
@@ -659,89 +661,57 @@ impl StageChecker<'_> {
             );
             return None;
         }
-        let artifact = match item.get("artifact").filter(|value| !value.is_null()) {
-            None => {
-                self.invalid(
-                    format!("consumes[{index}].artifact missing"),
-                    item.span.clone(),
-                    "add `artifact: <slug>` to the item",
-                );
-                None
-            }
-            Some(value) => {
-                match self.text_of(
-                    value,
-                    format_args!("consumes[{index}].artifact"),
-                    "name one artifact slug",
-                ) {
-                    Some(artifact) if !is_kebab_case(&artifact.value) => {
-                        self.invalid(
-                            format!(
-                                "consumes[{index}].artifact must be kebab-case, got \"{}\"",
-                                artifact.value
-                            ),
-                            artifact.span,
-                            "artifact slugs use lowercase letters, digits and hyphens",
-                        );
-                        None
-                    }
-                    artifact => artifact,
-                }
-            }
+        let field = |key: &str| item.get(key).filter(|value| !value.is_null());
+        let label = |key: &str| format!("consumes[{index}].{key}");
+        let artifact = match field("artifact") {
+            None => self.missing(
+                &label("artifact"),
+                item,
+                "add `artifact: <slug>` to the item",
+            ),
+            Some(value) => self
+                .text_of(value, label("artifact"), "name one artifact slug")
+                .and_then(|artifact| {
+                    let help = "artifact slugs use lowercase letters, digits and hyphens";
+                    self.kebab(artifact, label("artifact"), help)
+                }),
         };
-        let required = match item.get("required").filter(|value| !value.is_null()) {
-            None => {
-                self.invalid(
-                    format!("consumes[{index}].required missing"),
-                    item.span.clone(),
-                    "add `required: true` or `required: false`",
-                );
-                None
-            }
-            Some(value) => {
-                let parsed = value.as_bool();
-                if parsed.is_none() {
-                    self.invalid(
-                        format!(
-                            "consumes[{index}].required must be boolean, got {}",
-                            value.type_name()
-                        ),
-                        value.span.clone(),
-                        "write `required: true` or `required: false`",
-                    );
-                }
-                parsed
-            }
+        let required = match field("required") {
+            None => self.missing(
+                &label("required"),
+                item,
+                "add `required: true` or `required: false`",
+            ),
+            Some(value) => self.boolean(value, label("required"), "required"),
         };
-        let conditional_on = match item.get("conditional_on").filter(|value| !value.is_null()) {
-            None => None,
-            Some(value) => {
-                let help = "use `brownfield` or `greenfield`";
-                match self.text_of(
-                    value,
-                    format_args!("consumes[{index}].conditional_on"),
-                    help,
-                ) {
-                    Some(text) if !CONDITIONAL_ON_VALUES.contains(&text.value.as_str()) => {
-                        self.invalid(
-                            format!(
-                                "consumes[{index}].conditional_on must be one of brownfield | greenfield, got \"{}\"",
-                                text.value
-                            ),
-                            text.span,
-                            help,
-                        );
-                        None
-                    }
-                    text => text.map(|text| text.value),
-                }
+        let conditional_on = field("conditional_on").and_then(|value| {
+            let help = "use `brownfield` or `greenfield`";
+            let text = self.text_of(value, label("conditional_on"), help)?;
+            if CONDITIONAL_ON_VALUES.contains(&text.value.as_str()) {
+                return Some(text.value);
             }
-        };
+            self.invalid(
+                format!(
+                    "{} must be one of brownfield | greenfield, got \"{}\"",
+                    label("conditional_on"),
+                    text.value
+                ),
+                text.span,
+                help,
+            );
+            None
+        });
         Some(Consume {
             artifact: artifact?,
             required: required?,
             conditional_on,
         })
+    }
+
+    /// `<label> missing`, at `item` (the mapping that lacks the key).
+    fn missing<T>(&mut self, label: &str, item: &Node, help: &str) -> Option<T> {
+        self.invalid(format!("{label} missing"), item.span.clone(), help);
+        None
     }
 
     /// `field`'s text when it is one of `allowed`; otherwise `message` is refused with `help`.

@@ -384,15 +384,11 @@ impl EventSink for TreeBuilder {
         let Some(open) = self.stack.pop() else {
             return;
         };
-        let node = match open {
+        // A collection ends no earlier than its last child, nor before it starts.
+        let (kind, start, last_child_end) = match open {
             Open::Sequence { items, flow, start } => {
-                let end = items
-                    .last()
-                    .map_or(end.max(start), |item| item.span.end.max(end));
-                Node {
-                    kind: NodeKind::Sequence { items, flow },
-                    span: start..end.max(start),
-                }
+                let last_end = items.last().map(|item| item.span.end);
+                (NodeKind::Sequence { items, flow }, start, last_end)
             }
             Open::Mapping {
                 entries,
@@ -400,16 +396,15 @@ impl EventSink for TreeBuilder {
                 start,
                 ..
             } => {
-                let end = entries
-                    .last()
-                    .map_or(end.max(start), |entry| entry.value.span.end.max(end));
-                Node {
-                    kind: NodeKind::Mapping { entries, flow },
-                    span: start..end.max(start),
-                }
+                let last_end = entries.last().map(|entry| entry.value.span.end);
+                (NodeKind::Mapping { entries, flow }, start, last_end)
             }
         };
-        self.attach(node);
+        let end = last_child_end.map_or(end, |last| last.max(end)).max(start);
+        self.attach(Node {
+            kind,
+            span: start..end,
+        });
     }
 }
 
