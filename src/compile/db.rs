@@ -155,10 +155,18 @@ impl salsa::Database for CompilerDatabase {}
 pub type ExecutionLog = Arc<Mutex<Vec<String>>>;
 
 impl CompilerDatabase {
-    /// A database whose [`execution_logger`] writes each query that executes into `log` and,
-    /// with `validations_too`, each memo confirmed by a shallow durability check or by walking
-    /// its dependencies, as validated.
-    pub fn with_log(log: ExecutionLog, validations_too: bool) -> Self {
+    /// A database whose [`execution_logger`] writes each query that executes into `log`.
+    pub fn with_execution_log(log: ExecutionLog) -> Self {
+        Self::with_log(log, false)
+    }
+
+    /// [`Self::with_execution_log`], and a memo confirmed by a shallow durability check or by
+    /// walking its dependencies is written too, as validated.
+    pub fn with_validation_log(log: ExecutionLog) -> Self {
+        Self::with_log(log, true)
+    }
+
+    fn with_log(log: ExecutionLog, validations_too: bool) -> Self {
         Self {
             storage: salsa::Storage::new(Some(execution_logger(log, validations_too))),
         }

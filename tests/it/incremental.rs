@@ -24,13 +24,21 @@ struct Session<'p> {
 impl<'p> Session<'p> {
     fn new(project: &'p TestProject) -> Self {
         let log = ExecutionLog::default();
-        Self::over(project, CompilerDatabase::with_log(log.clone(), false), log)
+        Self::over(
+            project,
+            CompilerDatabase::with_execution_log(log.clone()),
+            log,
+        )
     }
 
     /// A session whose log also names every memo validated without re-running.
     fn logging_validations(project: &'p TestProject) -> Self {
         let log = ExecutionLog::default();
-        Self::over(project, CompilerDatabase::with_log(log.clone(), true), log)
+        Self::over(
+            project,
+            CompilerDatabase::with_validation_log(log.clone()),
+            log,
+        )
     }
 
     fn over(project: &'p TestProject, mut db: CompilerDatabase, log: ExecutionLog) -> Self {
@@ -496,7 +504,7 @@ fn a_sensors_edit_that_moves_a_format_dependent_field_does_not_rerun_the_graph_c
     let synthetic = SyntheticProject::new(12, 6);
     synthetic.write_to(&root).unwrap();
     let log = ExecutionLog::default();
-    let mut db = CompilerDatabase::with_log(log.clone(), false);
+    let mut db = CompilerDatabase::with_execution_log(log.clone());
     let layout = Layout::new(&root, Harness::Claude, &|_| None);
     let _inputs = aidlc::compile::discover::load_project(&mut db, &layout);
     let before = aidlc::compile::compile(&db);
