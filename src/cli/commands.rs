@@ -482,7 +482,7 @@ fn graph_format_suffix((format, source): (GraphFormat, FormatSource)) -> String 
     if format == GraphFormat::Gate {
         return String::new();
     }
-    format!(" (graph format {format}, {})", source.describe())
+    format!(" (graph format {format}, {source})")
 }
 
 fn warnings_suffix(n_warnings: usize) -> String {

@@ -127,16 +127,9 @@ pub(super) fn known_sensor<'r>(
     help: Option<&str>,
     printer: &Printer,
 ) -> Result<&'r LiveSensor, ExitStatus> {
-    registry.sensors.get(id).ok_or_else(|| {
-        error_line(
-            printer,
-            &format!(
-                "unknown sensor id: \"{id}\". Known ids: {}",
-                registry.known_ids()
-            ),
-            help,
-        )
-    })
+    registry
+        .known(id)
+        .map_err(|message| error_line(printer, &message, help))
 }
 
 fn describe_one(

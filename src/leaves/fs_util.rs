@@ -417,6 +417,21 @@ pub fn process_is_alive(_pid: u64) -> bool {
     true
 }
 
+/// The entries of `dir` that `keep` accepts, sorted by path (so by name); none when `dir` is
+/// missing or unreadable, and names that are not UTF-8 are skipped.
+pub fn sorted_children(dir: &Utf8Path, keep: impl Fn(&Utf8Path) -> bool) -> Vec<Utf8PathBuf> {
+    let Ok(entries) = dir.read_dir_utf8() else {
+        return Vec::new();
+    };
+    let mut kept: Vec<Utf8PathBuf> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path().to_owned())
+        .filter(|path| keep(path))
+        .collect();
+    kept.sort();
+    kept
+}
+
 /// Project-relative display form of a path: `/` separators, no leading `./`.
 pub fn to_posix(path: &str) -> String {
     let replaced = path.replace('\\', "/");

@@ -646,13 +646,12 @@ impl Session for Server<'_> {
     }
 
     fn publish_if_dirty(&mut self) {
-        if self.dirty {
+        if std::mem::take(&mut self.dirty) {
             self.publisher.publish_changes(
                 &self.state,
                 &self.connection.sender,
                 &self.stale_warnings,
             );
-            self.dirty = false;
         }
     }
 }

@@ -174,11 +174,11 @@ fn stage_hover(state: &ServerState, slug: &str, sites: &[IndexedSite]) -> String
         out.push_str("\n\nNo stage file declares this slug.\n");
         return out;
     };
-    let scalar = |key: &str| frontmatter_scalar(state, declaration.file, key);
-    if let Some(name) = scalar("name") {
+    if let Some(name) = frontmatter_scalar(state, declaration.file, "name") {
         let _ = write!(out, " — {name}");
     }
-    let phase = scalar("phase").unwrap_or_else(|| "?".to_owned());
+    let phase =
+        frontmatter_scalar(state, declaration.file, "phase").unwrap_or_else(|| "?".to_owned());
     let number = crate::compile::stage_graph::numbering::stage_number(db, declaration.file)
         .as_ref()
         .map_or_else(

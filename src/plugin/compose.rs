@@ -357,10 +357,8 @@ impl Planner<'_> {
             let Some(folder) = installed_folder(self.layout, subtree) else {
                 continue;
             };
-            let roster_folder =
-                matches!(subtree, Subtree::Scopes | Subtree::Agents).then(|| folder.clone());
-            if let Some(folder) = &roster_folder {
-                self.roster(folder);
+            if matches!(subtree, Subtree::Scopes | Subtree::Agents) {
+                self.roster(&folder);
             }
             for file in plugin.tree.files_of(subtree) {
                 let destination = folder.join(&file.relative);
@@ -382,14 +380,7 @@ impl Planner<'_> {
                         &mut imported_sensors,
                     ),
                     Subtree::Scopes | Subtree::Agents if file.is_markdown() => self
-                        .check_owned_named_file(
-                            &name,
-                            file,
-                            &bytes,
-                            &relative,
-                            subtree,
-                            roster_folder.as_deref(),
-                        ),
+                        .check_owned_named_file(&name, file, &bytes, &relative, subtree, &folder),
                     Subtree::Sensors if file.is_markdown() => self.check_sensor_file(&name, file),
                     _ => true,
                 };
@@ -507,7 +498,7 @@ impl Planner<'_> {
         bytes: &[u8],
         relative: &str,
         subtree: Subtree,
-        roster_folder: Option<&Utf8Path>,
+        roster_folder: &Utf8Path,
     ) -> bool {
         let kind = subtree.key().trim_end_matches('s');
         let text = String::from_utf8_lossy(bytes);
@@ -549,7 +540,7 @@ impl Planner<'_> {
         }
         // The live roster: a name placed earlier in this composition (even by this plugin)
         // counts, as the reference reserves each name as it accepts the file.
-        let roster = roster_folder.and_then(|folder| self.rosters.get(folder));
+        let roster = self.rosters.get(roster_folder);
         if let (Some(name), Some(roster)) = (frontmatter_scalar(&text, "name"), roster)
             && let Some((other, _)) = roster.get(&name).cloned()
             && other != relative

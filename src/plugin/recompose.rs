@@ -11,7 +11,8 @@
 //! Invariants:
 //! - the install changes only through `operations::sync`, so a refusal or a failed compile
 //!   leaves it as it was (rolled back, nothing half-copied) and the last good outputs stay;
-//! - nothing here reads a plugin's tree or prints: the sync reads, the caller renders;
+//! - plugin trees are read only through `operations` (`FromDisk`), and nothing here prints:
+//!   the caller renders;
 //! - a git plugin's kept copy under `aidlc/plugins/<name>/` is never watched: it is a clone of a
 //!   commit, not the author's tree, and `sync` refuses an edit of it (D53).
 //!
@@ -244,7 +245,7 @@ impl PluginFolders for FollowedPlugins<'_> {
     /// A lock file that cannot be read was said by [`PluginFolders::roots`] in the same words;
     /// any other refusal is said here, never passed over.
     fn recompose_changed_before_the_watch(&mut self, layout: &Layout) {
-        let check = match crate::plugin::operations::changed_sources(layout, &FromDisk) {
+        let check = match operations::changed_sources(layout, &FromDisk) {
             Ok(check) => check,
             Err(error) => {
                 let why = error.headline();

@@ -127,9 +127,9 @@ fn unknown_graph_format(text: &str) -> String {
     )
 }
 
-/// Why a compile writes the format it does; each is spelled as `compile` says where the format
-/// came from ([`FormatSource::describe`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, IntoStaticStr)]
+/// Why a compile writes the format it does; each displays as `compile` says where the format
+/// came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, strum::Display)]
 pub enum FormatSource {
     /// `--graph-format`.
     #[strum(serialize = "from --graph-format")]
@@ -143,12 +143,6 @@ pub enum FormatSource {
     /// Nothing says otherwise: a new project gets the newest format.
     #[strum(serialize = "the newest")]
     Newest,
-}
-
-impl FormatSource {
-    pub fn describe(self) -> &'static str {
-        self.into()
-    }
 }
 
 /// The format to write, and why, given what the existing graph's bytes say

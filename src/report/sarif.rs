@@ -514,7 +514,7 @@ mod tests {
         serde_json::from_str(&render_sarif(report, settings, version)).unwrap()
     }
 
-    fn context() -> RenderSettings {
+    fn settings() -> RenderSettings {
         RenderSettings {
             repository_root_uri: Some("file:///home/runner/work/shop/shop/".to_owned()),
             help_base_uri: Some("https://github.com/example/shop/blob/0123abc/".to_owned()),
@@ -555,15 +555,15 @@ mod tests {
         let validator = sarif_validator();
         assert_valid_sarif(
             &validator,
-            &render_sarif(&sample_report(), &context(), "0.1.0"),
+            &render_sarif(&sample_report(), &settings(), "0.1.0"),
         );
         assert_valid_sarif(
             &validator,
-            &render_sarif(&no_record_report(), &context(), "0.1.0"),
+            &render_sarif(&no_record_report(), &settings(), "0.1.0"),
         );
         assert_valid_sarif(
             &validator,
-            &render_sarif(&GateReport::default(), &context(), "0.1.0"),
+            &render_sarif(&GateReport::default(), &settings(), "0.1.0"),
         );
     }
 
@@ -571,30 +571,33 @@ mod tests {
     #[test]
     fn the_schema_check_refuses_invalid_sarif() {
         let validator = sarif_validator();
-        let mut document = sarif_document(&sample_report(), &context(), "0.1.0");
+        let mut document = sarif_document(&sample_report(), &settings(), "0.1.0");
         assert!(validator.is_valid(&document));
         document["runs"][0]["results"][0]["level"] = json!("fatal");
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), &context(), "0.1.0");
+        let mut document = sarif_document(&sample_report(), &settings(), "0.1.0");
         document["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["region"]["startLine"] =
             json!(0);
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), &context(), "0.1.0");
+        let mut document = sarif_document(&sample_report(), &settings(), "0.1.0");
         document["version"] = json!("2.0.0");
         assert!(!validator.is_valid(&document));
-        let mut document = sarif_document(&sample_report(), &context(), "0.1.0");
+        let mut document = sarif_document(&sample_report(), &settings(), "0.1.0");
         document["runs"][0]["tool"]["driver"]["unknownKey"] = json!(true);
         assert!(!validator.is_valid(&document));
     }
 
     #[test]
     fn sarif_matches_the_snapshot() {
-        insta::assert_snapshot!("sarif", render_sarif(&sample_report(), &context(), "0.1.0"));
+        insta::assert_snapshot!(
+            "sarif",
+            render_sarif(&sample_report(), &settings(), "0.1.0")
+        );
     }
 
     #[test]
     fn sarif_has_one_result_per_finding_and_per_non_evaluation() {
-        let document = sarif_document(&sample_report(), &context(), "1.2.3");
+        let document = sarif_document(&sample_report(), &settings(), "1.2.3");
         assert_eq!(document["$schema"], json!(SARIF_SCHEMA_URI));
         assert_eq!(document["version"], json!("2.1.0"));
         let runs = document["runs"].as_array().unwrap();
@@ -738,7 +741,7 @@ mod tests {
     #[test]
     fn fingerprints_survive_line_shifts_and_reruns() {
         let fingerprint_of_first = |report: &GateReport| {
-            sarif_document(report, &context(), "0.1.0")["runs"][0]["results"][0]
+            sarif_document(report, &settings(), "0.1.0")["runs"][0]["results"][0]
                 ["partialFingerprints"]
                 .clone()
         };
@@ -764,7 +767,7 @@ mod tests {
         report.fires.truncate(1);
         report.unfired_bindings.clear();
         report.shard = None;
-        let document = sarif_document(&report, &context(), "0.1.0");
+        let document = sarif_document(&report, &settings(), "0.1.0");
         let run = &document["runs"][0];
         assert_eq!(run["invocations"][0]["executionSuccessful"], json!(true));
         assert_eq!(run["results"], json!([]));
@@ -792,6 +795,6 @@ mod tests {
         let validator = sarif_validator();
         let mut report = no_record_report();
         report.fires[0].deliverable = "docs/my file#1%.md".into();
-        assert_valid_sarif(&validator, &render_sarif(&report, &context(), "0.1.0"));
+        assert_valid_sarif(&validator, &render_sarif(&report, &settings(), "0.1.0"));
     }
 }

@@ -179,9 +179,8 @@ fn format_field_diagnostics(
             Diagnostic::error(
                 Code::NotInGraphFormat,
                 format!(
-                    "stage \"{}\" sets {key}, which this install's graph format ({format}, {}) does not carry",
-                    stage.slug.value,
-                    source.describe()
+                    "stage \"{}\" sets {key}, which this install's graph format ({format}, {source}) does not carry",
+                    stage.slug.value
                 ),
             )
             .in_file(path)

@@ -57,9 +57,8 @@ pub fn format_registry_diagnostics(db: &dyn salsa::Database) -> Vec<Diagnostic> 
                 Diagnostic::warning(
                     Code::NotInGraphFormat,
                     format!(
-                        "sensor \"{}\" declares {declared}, but this install's graph format ({format}, {}) carries neither: it fires on writes and is advisory",
-                        binding.id,
-                        source.describe()
+                        "sensor \"{}\" declares {declared}, but this install's graph format ({format}, {source}) carries neither: it fires on writes and is advisory",
+                        binding.id
                     ),
                 )
                 .in_file(Utf8Path::new(&binding.path))

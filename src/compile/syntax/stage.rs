@@ -277,7 +277,9 @@ impl StageChecker<'_> {
         let required = REQUIRED_SCALARS.into_iter().chain(["outputs"]);
         let missing = self.map.missing_required(required, self.file, "");
         self.diagnostics.extend(missing);
-        let slug = (self.string("slug")).and_then(|slug| self.kebab(slug, "slug", KEBAB_CASE_HELP));
+        let slug = self
+            .string("slug")
+            .and_then(|slug| self.kebab(slug, "slug", KEBAB_CASE_HELP));
         let number_hint = self.number_hint();
         let name = self.string("name").map(|located| located.value);
         let plugin = self.string("plugin");
@@ -290,7 +292,9 @@ impl StageChecker<'_> {
         let for_each = self
             .enum_scalar("for_each", &FOR_EACH_VALUES)
             .map(|located| located.value);
-        let workspace_requires = (self.map.value("workspace_requires"))
+        let workspace_requires = self
+            .map
+            .value("workspace_requires")
             .and_then(|node| self.boolean(node, "workspace_requires", "workspace_requires"));
         let produces = self.string_list("produces");
         let optional_produces = self
@@ -670,10 +674,14 @@ impl StageChecker<'_> {
                 "add `artifact: <slug>` to the item",
             ),
             Some(value) => self
-                .text_of(value, label("artifact"), "name one artifact slug")
+                .text_of(
+                    value,
+                    format_args!("consumes[{index}].artifact"),
+                    "name one artifact slug",
+                )
                 .and_then(|artifact| {
                     let help = "artifact slugs use lowercase letters, digits and hyphens";
-                    self.kebab(artifact, label("artifact"), help)
+                    self.kebab(artifact, format_args!("consumes[{index}].artifact"), help)
                 }),
         };
         let required = match field("required") {
@@ -682,11 +690,19 @@ impl StageChecker<'_> {
                 item,
                 "add `required: true` or `required: false`",
             ),
-            Some(value) => self.boolean(value, label("required"), "required"),
+            Some(value) => self.boolean(
+                value,
+                format_args!("consumes[{index}].required"),
+                "required",
+            ),
         };
         let conditional_on = field("conditional_on").and_then(|value| {
             let help = "use `brownfield` or `greenfield`";
-            let text = self.text_of(value, label("conditional_on"), help)?;
+            let text = self.text_of(
+                value,
+                format_args!("consumes[{index}].conditional_on"),
+                help,
+            )?;
             if CONDITIONAL_ON_VALUES.contains(&text.value.as_str()) {
                 return Some(text.value);
             }

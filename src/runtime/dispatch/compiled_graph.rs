@@ -7,10 +7,11 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::leaves::fs_util::sorted_children;
 use crate::protocol::graph_reader::{GraphRefusal, GraphTextError, StageGraph, parse_graph};
 use crate::protocol::output_paths::CODEKB_STAGE;
 use crate::protocol::stage_node::GraphNode;
-use crate::runtime::workspace::{Workspace, sorted_entries};
+use crate::runtime::workspace::Workspace;
 
 /// Why the graph could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -95,7 +96,7 @@ pub fn produce_dirs(
     node: &GraphNode,
 ) -> Vec<Utf8PathBuf> {
     if node.slug == CODEKB_STAGE {
-        return sorted_entries(&workspace.space_dir().join("codekb"), Utf8Path::is_dir);
+        return sorted_children(&workspace.space_dir().join("codekb"), Utf8Path::is_dir);
     }
     if node.is_per_unit() {
         let stage_level = record.join("construction").join(&node.slug);
@@ -107,7 +108,7 @@ pub fn produce_dirs(
             record.join("construction/units"),
         ]
         .iter()
-        .flat_map(|root| sorted_entries(root, Utf8Path::is_dir))
+        .flat_map(|root| sorted_children(root, Utf8Path::is_dir))
         .map(|unit| unit.join(&node.slug))
         .filter(|dir| dir.is_dir())
         .collect();

@@ -207,12 +207,7 @@ fn known_sensor<'r>(
     registry: &'r LiveRegistry,
     sensor_id: &str,
 ) -> Result<&'r LiveSensor, FireRefusal> {
-    registry.sensors.get(sensor_id).ok_or_else(|| {
-        FireRefusal::new(format!(
-            "unknown sensor id: \"{sensor_id}\". Known ids: {}",
-            registry.known_ids()
-        ))
-    })
+    registry.known(sensor_id).map_err(FireRefusal::new)
 }
 
 /// [`prepare_fire`] with the registry (free of errors) and the graph already loaded: gate

@@ -34,12 +34,16 @@ pub struct LiveRegistry {
 }
 
 impl LiveRegistry {
-    pub fn known_ids(&self) -> String {
-        if self.sensors.is_empty() {
-            "(none)".to_owned()
-        } else {
-            self.sensors.keys().cloned().collect::<Vec<_>>().join(", ")
-        }
+    /// The sensor `id`, or the refusal that names every known id.
+    pub fn known(&self, id: &str) -> Result<&LiveSensor, String> {
+        self.sensors.get(id).ok_or_else(|| {
+            let known = if self.sensors.is_empty() {
+                "(none)".to_owned()
+            } else {
+                self.sensors.keys().cloned().collect::<Vec<_>>().join(", ")
+            };
+            format!("unknown sensor id: \"{id}\". Known ids: {known}")
+        })
     }
 }
 

@@ -7,6 +7,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::error::WorkspaceError;
 use super::spaces::{active_space, intents_dir, is_plain_folder_name, read_cursor};
+use crate::leaves::fs_util::sorted_children;
 use crate::leaves::js_text::js_trim;
 
 /// The active-intent cursor, under `aidlc/spaces/<space>/intents/`.
@@ -16,25 +17,10 @@ pub const STATE_FILE_NAME: &str = "aidlc-state.md";
 /// The intent registry, under `aidlc/spaces/<space>/intents/`.
 pub const INTENT_REGISTRY_FILE: &str = "intents.json";
 
-/// The entries of `dir` that `keep` accepts, sorted by path (so by name); none when `dir` is
-/// missing or unreadable, and names that are not UTF-8 are skipped.
-pub fn sorted_entries(dir: &Utf8Path, keep: impl Fn(&Utf8Path) -> bool) -> Vec<Utf8PathBuf> {
-    let Ok(entries) = dir.read_dir_utf8() else {
-        return Vec::new();
-    };
-    let mut kept: Vec<Utf8PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|entry| entry.path().to_owned())
-        .filter(|path| keep(path))
-        .collect();
-    kept.sort();
-    kept
-}
-
 /// Every intent record of a space: the child folders of `intents_dir` that hold
 /// `aidlc-state.md`, sorted by name.
 pub fn intent_records(project_dir: &Utf8Path, space: &str) -> Vec<Utf8PathBuf> {
-    sorted_entries(&intents_dir(project_dir, space), |path| {
+    sorted_children(&intents_dir(project_dir, space), |path| {
         path.join(STATE_FILE_NAME).exists()
     })
 }

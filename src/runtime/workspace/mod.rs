@@ -29,7 +29,6 @@ pub use error::WorkspaceError;
 pub use install_version::InstallVersion;
 pub use intents::{
     ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, active_intent, intent_records, record_root,
-    sorted_entries,
 };
 pub use resolved::Workspace;
 pub use spaces::{active_space, intents_dir, is_kebab_slug, is_plain_folder_name, space_dir};

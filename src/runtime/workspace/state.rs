@@ -179,9 +179,13 @@ fn marker_directive(
     // A `unit` key, when present, must hold a non-empty string.
     let unit = match marker.get("unit") {
         None => None,
-        Some(value) => Some(js_trim(value.as_str()?))
-            .filter(|unit| !unit.is_empty())
-            .map(Some)?,
+        Some(value) => {
+            let unit = js_trim(value.as_str()?);
+            if unit.is_empty() {
+                return None;
+            }
+            Some(unit)
+        }
     };
     Some(ActiveDirective {
         stage: stage.to_owned(),

@@ -195,7 +195,7 @@ pub struct GateRow {
     pub artifacts: Option<String>,
     pub blocking_override: Option<BlockingOverride>,
     pub sensor_state: Option<String>,
-    /// [`field::SENSORS_OFF`], set when no gate sensor ran.
+    /// [`field::SENSORS_OFF`]: where the Sensors switch was off (`environment` or `state`).
     pub sensors_off: Option<String>,
 }
 

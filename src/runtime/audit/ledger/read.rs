@@ -235,7 +235,7 @@ pub struct RecordLedger {
 /// [`read_record_ledger`] reads them in (so a position here is a `LedgerEntry`'s shard index).
 /// An unreadable folder has none.
 pub fn record_shards(record: &Utf8Path) -> Vec<Utf8PathBuf> {
-    workspace::sorted_entries(&workspace::audit_dir(record), |path| {
+    crate::leaves::fs_util::sorted_children(&workspace::audit_dir(record), |path| {
         path.extension() == Some("md") && path.is_file()
     })
 }

@@ -11,7 +11,7 @@ use camino::Utf8Path;
 
 use crate::protocol::selection::{FireOn, Severity};
 use crate::protocol::stage_node::{GraphNode, SensorEntry};
-use crate::protocol::verdict::Verdict;
+use crate::protocol::verdict::{ScriptError, Verdict};
 use crate::runtime::audit::ledger::relative_path_field;
 use crate::runtime::dispatch::fire::{FireContext, prepare_fire_with, run_fire};
 use crate::runtime::dispatch::registry::LiveRegistry;
@@ -19,7 +19,7 @@ use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::deliverables::StageDeliverables;
 use crate::runtime::gate::fingerprints::{Fingerprints, fingerprint_file};
 use crate::runtime::gate::gate_fires::{
-    FiredPlan, GatePlan, PlannedFire, fingerprint_blocking_deliverables, fire_request, plan_entry,
+    GatePlan, PlannedFire, fingerprint_blocking_deliverables, fire_request, plan_entry,
 };
 use crate::runtime::workspace::{SensorsOffSwitch, Workspace};
 
@@ -283,7 +283,10 @@ fn dispatch_fire(
                 .detail_path
                 .map(|path| relative_path_field(workspace.project_dir(), path.as_str())),
         ),
-        Err(refusal) => (FiredPlan::refused(refusal.message).verdict, None),
+        Err(refusal) => (
+            Verdict::ScriptError(ScriptError::Refused(refusal.message)),
+            None,
+        ),
     }
 }
 
@@ -320,11 +323,7 @@ mod tests {
             "tool-unavailable"
         );
         assert_eq!(
-            issue_reason(
-                &Verdict::ScriptError(crate::protocol::verdict::ScriptError::Exit(2)),
-                false
-            )
-            .unwrap(),
+            issue_reason(&Verdict::ScriptError(ScriptError::Exit(2)), false).unwrap(),
             "script-error: exit-2"
         );
         let budget = Verdict::BudgetOverride {
