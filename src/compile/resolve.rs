@@ -166,11 +166,7 @@ pub fn sensors_applicable(db: &dyn salsa::Database, file: SourceFile) -> Sensors
             continue;
         }
         let known = known_sensor_ids(db);
-        let known_text = if known.is_empty() {
-            "(none)".to_owned()
-        } else {
-            known.join(", ")
-        };
+        let known_text = crate::leaves::english::names_or_none(known.iter());
         let help = match closest_match(&import.value, known.iter().map(String::as_str)) {
             Some(close) => format!(
                 "did you mean `{close}`? Otherwise add a manifest named aidlc-{}.md to the sensors folder",

@@ -37,11 +37,7 @@ impl LiveRegistry {
     /// The sensor `id`, or the refusal that names every known id.
     pub fn known(&self, id: &str) -> Result<&LiveSensor, String> {
         self.sensors.get(id).ok_or_else(|| {
-            let known = if self.sensors.is_empty() {
-                "(none)".to_owned()
-            } else {
-                self.sensors.keys().cloned().collect::<Vec<_>>().join(", ")
-            };
+            let known = crate::leaves::english::names_or_none(self.sensors.keys());
             format!("unknown sensor id: \"{id}\". Known ids: {known}")
         })
     }

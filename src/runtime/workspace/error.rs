@@ -18,7 +18,7 @@ pub(super) const RESERVED_INTENT_LABELS: [&str; 8] = [
 pub enum WorkspaceError {
     #[error(
         "no intent record named \"{requested}\" in {intents_dir}; known records: {}",
-        list_or_none(.known)
+        crate::leaves::english::names_or_none(.known)
     )]
     UnknownIntent {
         requested: String,
@@ -67,12 +67,4 @@ pub enum WorkspaceError {
     CannotRead { path: Utf8PathBuf, detail: String },
     #[error("cannot write {path}: {detail}")]
     CannotWrite { path: Utf8PathBuf, detail: String },
-}
-
-fn list_or_none(names: &[String]) -> String {
-    if names.is_empty() {
-        "(none)".to_owned()
-    } else {
-        names.join(", ")
-    }
 }
