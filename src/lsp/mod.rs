@@ -330,6 +330,7 @@ fn serve_batches<S: Session>(
         };
         let cancelled: HashSet<RequestId> = batch
             .iter()
+            .filter(|_| S::HONOURS_CANCELLATION)
             .filter_map(|event| match event {
                 Event::Client(Message::Notification(notification))
                     if notification.method == "$/cancelRequest" =>
@@ -342,7 +343,7 @@ fn serve_batches<S: Session>(
         for event in batch {
             match event {
                 Event::Client(Message::Request(request)) => {
-                    let response = if S::HONOURS_CANCELLATION && cancelled.contains(&request.id) {
+                    let response = if cancelled.contains(&request.id) {
                         let message = "cancelled by the client".to_owned();
                         Response::new_err(request.id, ErrorCode::RequestCanceled as i32, message)
                     } else if request.method == "shutdown" {
