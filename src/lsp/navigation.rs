@@ -270,9 +270,8 @@ fn listed_stages<'a>(
         String::new()
     };
     format!(
-        "{lead} {} stage{}: {}{tail}.\n",
-        slugs.len(),
-        crate::leaves::english::plural(slugs.len()),
+        "{lead} {}: {}{tail}.\n",
+        crate::leaves::english::counted(slugs.len(), "stage"),
         shown.join(", ")
     )
 }

@@ -416,7 +416,7 @@ impl Planner<'_> {
             }
             Err(refusal) => self
                 .warnings
-                .push(refusal.of_plugin(plugin).at_path(&file.source)),
+                .push(refusal.of_plugin_at(plugin, &file.source)),
         }
     }
 

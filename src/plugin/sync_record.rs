@@ -39,9 +39,8 @@ pub fn sync_record_path(layout: &Layout) -> Utf8PathBuf {
     crate::compile::up_to_date::fingerprint_path(layout).with_file_name(SYNC_RECORD_FILE_NAME)
 }
 
-/// What a sync read, by path, and what it found: filled while it plans, recorded when the plan
-/// changed nothing.
-#[derive(Debug, Clone, Default)]
+/// What a sync that changed nothing read, by path, and what it found.
+#[derive(Debug, Clone)]
 pub struct ReadSet {
     /// Files read (or looked for), absolute.
     pub files: Vec<Utf8PathBuf>,

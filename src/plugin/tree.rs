@@ -188,7 +188,7 @@ struct Walk<'a> {
 
 impl Walk<'_> {
     fn problem(&self, message: impl Into<String>, path: &Utf8Path) -> Problem {
-        Problem::new(message).of_plugin(self.plugin).at_path(path)
+        Problem::new(message).of_plugin_at(self.plugin, path)
     }
 
     fn folder(&mut self, folder: &Utf8Path) {

@@ -28,7 +28,7 @@ use miette::{
 };
 
 use crate::leaves::diagnostics::{Diagnostic, Related};
-use crate::leaves::english::{counted, plural};
+use crate::leaves::english::counted;
 use crate::report::RenderSettings;
 use crate::report::counts::entry_in_order;
 use crate::report::gate_problems::gate_problems;
@@ -387,9 +387,9 @@ impl FileGroup {
             .map(|(count, level)| counted(count, level))
             .collect();
         let mut text = paint.bold(&format!(
-            "{}: {total} problem{} ({})",
+            "{}: {} ({})",
             style.shown_path(file),
-            plural(total),
+            counted(total, "problem"),
             levels.join(", ")
         ));
         for ((rule, header), blocks) in &self.rules {

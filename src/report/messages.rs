@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::leaves::english::{counted, plural};
+use crate::leaves::english::counted;
 use crate::report::counts::{
     counted_list, distinct_sensor_count, not_evaluated_reasons, skip_reason_counts,
 };
@@ -179,9 +179,8 @@ pub(super) fn closing_lines(report: &GateReport) -> Vec<String> {
     let shard = report.shard.map(|(index, count)| {
         if report.empty_share().is_some() {
             format!(
-                "shard {index} of {count}: none of the plan's {} fire{} is this shard's; the other shards run them, and `aidlc gate merge` judges the whole plan",
-                report.plan.size,
-                plural(report.plan.size)
+                "shard {index} of {count}: none of the plan's {} is this shard's; the other shards run them, and `aidlc gate merge` judges the whole plan",
+                counted(report.plan.size, "fire")
             )
         } else {
             format!("shard {index} of {count}: only this shard's share of the fires ran")

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use crate::leaves::english::plural;
+use crate::leaves::english::counted;
 use crate::report::counts::{distinct_sensor_count, skip_reason_counts, stage_counts};
 use crate::report::gate_problems::{gate_problems, repository_file, split_by_fire};
 use crate::report::messages::{
@@ -153,12 +153,12 @@ fn push_markdown_list(sections: &mut Vec<String>, heading: &str, items: &[String
 fn markdown_failure_item(report: &GateReport, fire: &GateFire, problems: &[Problem<'_>]) -> String {
     let count = fire.findings_count();
     let mut item = format!(
-        "- **{}** ({}) on {} (stage {}): {count} finding{}",
+        "- **{}** ({}) on {} (stage {}): {}",
         markdown_text(&fire.sensor_id),
         fire.severity.as_str(),
         code_span(report.repository_path(&fire.deliverable).as_str()),
         code_span(&fire.stage),
-        plural(usize::try_from(count).unwrap_or(usize::MAX)),
+        counted(count, "finding"),
     );
     if let Some(detail_path) = &fire.detail_path {
         let _ = write!(item, "; details in {}", code_span(detail_path.as_str()));

@@ -427,7 +427,7 @@ pub fn finding_sources(
         if sources.contains_key(file) {
             continue;
         }
-        // Opened only if a regular file (never blocking), and read only up to the limit.
+        // Opened without blocking and refused unless a regular file; read only up to the limit.
         let path = project_dir.join(file);
         if let Ok(bytes) = crate::leaves::fs_util::read_bounded(&path, MAX_SNIPPET_SOURCE_BYTES) {
             let text: Arc<str> = Arc::from(String::from_utf8_lossy(&bytes).as_ref());
