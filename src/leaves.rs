@@ -9,7 +9,7 @@
 //! - [`process_group`]: the one sender of signals to a worker's process group;
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
 //! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
-//! - [`timestamp`]: the ledger's UTC timestamps;
+//! - [`timestamp`]: the ledger's UTC timestamps, and the one nanosecond count since the epoch;
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
 //! - [`file_uri`]: `file://` URIs of paths, for the reports and the language server;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;

@@ -23,11 +23,10 @@ use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::compile::CompileOutcome;
-use crate::compile::discover::{
-    FileStamp, InputListing, Layout, ProjectInputs, StatStamp, hash_hex,
-};
+use crate::compile::discover::{FileStamp, InputListing, Layout, ProjectInputs, hash_hex};
 use crate::harness::gitignore::COMPILE_FINGERPRINT_FILE_NAME;
 use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::fs_util::StatStamp;
 
 /// The first word of the record's first line; the format number follows it.
 const MAGIC: &str = "aidlc-compile-fingerprint";
@@ -138,7 +137,7 @@ pub(crate) fn layout_identity(layout: &Layout) -> Vec<String> {
 }
 
 pub fn now_ns() -> u64 {
-    crate::compile::discover::ns_since_epoch(SystemTime::now())
+    crate::leaves::timestamp::ns_since_epoch(SystemTime::now())
 }
 
 /// The outputs' stamps, taken after they were written. `None` when either cannot be read.

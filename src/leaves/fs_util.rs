@@ -596,6 +596,53 @@ pub(crate) fn read_whole_file(
 /// [`read_whole_file`]).
 pub(crate) const ONE_READ_BELOW: usize = 256 * 1024;
 
+/// What `stat` says about a file: enough to notice almost every change without reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StatStamp {
+    pub size: u64,
+    pub modified_ns: u64,
+    /// The inode change time on Unix: it moves on every write, rename and `touch`, and unlike
+    /// the modification time it cannot be set back (so `rsync -t` or `cp -p` cannot fool it).
+    /// 0 on other systems.
+    pub changed_ns: u64,
+    pub inode: u64,
+}
+
+impl StatStamp {
+    pub fn of(metadata: &std::fs::Metadata) -> Self {
+        let modified_ns = metadata.modified().map_or(0, super::timestamp::ns_since_epoch);
+        let (changed_ns, inode) = unix_change_time_and_inode(metadata);
+        Self {
+            size: metadata.len(),
+            modified_ns,
+            changed_ns,
+            inode,
+        }
+    }
+
+    pub fn of_path(path: &Utf8Path) -> Option<Self> {
+        std::fs::metadata(path)
+            .ok()
+            .map(|metadata| Self::of(&metadata))
+    }
+}
+
+#[cfg(unix)]
+fn unix_change_time_and_inode(metadata: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    let seconds = u64::try_from(metadata.ctime()).unwrap_or(0);
+    let nanos = u64::try_from(metadata.ctime_nsec()).unwrap_or(0);
+    (
+        seconds.saturating_mul(1_000_000_000).saturating_add(nanos),
+        metadata.ino(),
+    )
+}
+
+#[cfg(not(unix))]
+fn unix_change_time_and_inode(_metadata: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}
+
 #[cfg(test)]
 #[expect(
     clippy::disallowed_methods,

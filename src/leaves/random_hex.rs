@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// `n_chars` random lowercase hex characters.
 pub fn random_lowercase_hex(n_chars: usize) -> String {
@@ -32,9 +32,7 @@ fn fill_random(bytes: &mut [u8]) {
 /// same twice, which is what ids and temporary names need.
 fn distinct_bytes(bytes: &mut [u8]) {
     static CALLS: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_nanos());
+    let nanos = super::timestamp::ns_since_epoch(SystemTime::now());
     let mut hasher = blake3::Hasher::new();
     hasher.update(&nanos.to_le_bytes());
     hasher.update(&std::process::id().to_le_bytes());

@@ -1,5 +1,6 @@
 //! Audit timestamps: `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds, as the reference's
-//! `new Date().toISOString()` without its milliseconds (D25).
+//! `new Date().toISOString()` without its milliseconds (D25); and [`ns_since_epoch`], the one
+//! count of nanoseconds every file stamp and heartbeat comparison uses.
 //!
 //! A low-level module: it imports nothing from this crate, so that the ledger, the workspace
 //! (a new intent's start date) and the write hook can all use it.
@@ -23,6 +24,13 @@ pub fn iso_timestamp(instant: SystemTime) -> String {
         second_of_day % 3_600 / 60,
         second_of_day % 60
     )
+}
+
+/// Nanoseconds from the epoch to `time` (0 before it, `u64::MAX` past 2554).
+pub fn ns_since_epoch(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |since| {
+        u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
+    })
 }
 
 /// Whole seconds since 1970, rounded towards the past.

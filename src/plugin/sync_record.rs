@@ -23,8 +23,9 @@ use std::collections::BTreeSet;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde::{Deserialize, Serialize};
 
-use crate::compile::discover::{Layout, StatStamp, hash_hex};
+use crate::compile::discover::{Layout, hash_hex};
 use crate::compile::up_to_date::RACY_WINDOW_NS;
+use crate::leaves::fs_util::StatStamp;
 use crate::leaves::fs_util::{self, Flush, contained::ProjectPath};
 use crate::plugin::Problem;
 

@@ -7,7 +7,6 @@
 //!   compile describes exactly the bytes that compile saw.
 
 use std::collections::{HashMap, HashSet};
-use std::time::UNIX_EPOCH;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use salsa::Durability;
@@ -20,7 +19,7 @@ use crate::compile::discover::Layout;
 use crate::compile::discover::listing::InputListing;
 
 pub use crate::leaves::fs_util::MAX_INPUT_BYTES;
-use crate::leaves::fs_util::read_whole_file;
+use crate::leaves::fs_util::{StatStamp, read_whole_file};
 
 /// Largest existing `stage-graph.json` or `scope-grid.json` read back: these grow with the
 /// project (about 1.7 KB per stage), so they get a limit of their own.
@@ -35,60 +34,6 @@ fn read_listed(layout: &Layout, path: &Utf8Path) -> (FileContents, Option<FileSt
     } else {
         read_input(path, MAX_INPUT_BYTES)
     }
-}
-
-/// What `stat` says about a file: enough to notice almost every change without reading it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StatStamp {
-    pub size: u64,
-    pub modified_ns: u64,
-    /// The inode change time on Unix: it moves on every write, rename and `touch`, and unlike
-    /// the modification time it cannot be set back (so `rsync -t` or `cp -p` cannot fool it).
-    /// 0 on other systems.
-    pub changed_ns: u64,
-    pub inode: u64,
-}
-
-impl StatStamp {
-    pub fn of(metadata: &std::fs::Metadata) -> Self {
-        let modified_ns = metadata.modified().map_or(0, ns_since_epoch);
-        let (changed_ns, inode) = unix_change_time_and_inode(metadata);
-        Self {
-            size: metadata.len(),
-            modified_ns,
-            changed_ns,
-            inode,
-        }
-    }
-
-    pub fn of_path(path: &Utf8Path) -> Option<Self> {
-        std::fs::metadata(path)
-            .ok()
-            .map(|metadata| Self::of(&metadata))
-    }
-}
-
-/// Nanoseconds from the epoch to `time` (0 before it, `u64::MAX` past 2554).
-pub fn ns_since_epoch(time: std::time::SystemTime) -> u64 {
-    time.duration_since(UNIX_EPOCH).map_or(0, |since| {
-        u64::try_from(since.as_nanos()).unwrap_or(u64::MAX)
-    })
-}
-
-#[cfg(unix)]
-fn unix_change_time_and_inode(metadata: &std::fs::Metadata) -> (u64, u64) {
-    use std::os::unix::fs::MetadataExt;
-    let seconds = u64::try_from(metadata.ctime()).unwrap_or(0);
-    let nanos = u64::try_from(metadata.ctime_nsec()).unwrap_or(0);
-    (
-        seconds.saturating_mul(1_000_000_000).saturating_add(nanos),
-        metadata.ino(),
-    )
-}
-
-#[cfg(not(unix))]
-fn unix_change_time_and_inode(_metadata: &std::fs::Metadata) -> (u64, u64) {
-    (0, 0)
 }
 
 /// A file as one compile read it: its `stat` before the read and the hash of the bytes read.

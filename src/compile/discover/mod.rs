@@ -14,9 +14,9 @@ mod listing;
 
 pub use inputs::{
     DURABLE_THRESHOLD, FileStamp, HELPER_THREAD_THRESHOLD, InputChanges, MAX_GENERATED_BYTES,
-    MAX_INPUT_BYTES, PARALLEL_THRESHOLD, ProjectInputs, ReadFile, Reread, StatStamp,
-    durability_for, hash_hex, load_listing, load_project, load_read_files, ns_since_epoch,
-    read_files, read_input, read_input_contents, worth_a_helper_thread, worth_parallel,
+    MAX_INPUT_BYTES, PARALLEL_THRESHOLD, ProjectInputs, ReadFile, Reread, durability_for, hash_hex,
+    load_listing, load_project, load_read_files, read_files, read_input, read_input_contents,
+    worth_a_helper_thread, worth_parallel,
 };
 pub use listing::{
     InputListing, holds_a_stage_file, list_rule_files, list_sensor_files, list_stage_files,

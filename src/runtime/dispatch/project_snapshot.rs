@@ -13,6 +13,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::leaves::fs_util::StatStamp;
+use crate::leaves::timestamp::ns_since_epoch;
+
 /// The folders the walk never enters, wherever they are.
 pub const NEVER_WALKED: [&str; 3] = [".git", "node_modules", "target"];
 
@@ -30,7 +33,7 @@ pub const SETTLED_AFTER: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStamp {
     pub size: u64,
-    pub modified_ns: u128,
+    pub modified_ns: u64,
     pub inode: u64,
 }
 
@@ -45,8 +48,8 @@ impl std::fmt::Display for FileStamp {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FolderStamp {
     pub inode: u64,
-    pub modified_ns: u128,
-    pub changed_ns: u128,
+    pub modified_ns: u64,
+    pub changed_ns: u64,
 }
 
 /// What a walk listed besides the watched files: enough to tell later, with one `lstat` per
@@ -118,7 +121,7 @@ fn walk_project(
     watched: &WatchedSelection<'_>,
     settled_before: SystemTime,
 ) -> ProjectSnapshot {
-    let settled_before_ns = nanoseconds_since_epoch(settled_before);
+    let settled_before_ns = ns_since_epoch(settled_before);
     let skipped: Vec<std::path::PathBuf> = skipped
         .iter()
         .map(|folder| folder.as_std_path().to_owned())
@@ -258,51 +261,24 @@ fn stamp_at(path: &Utf8Path) -> Option<FileStamp> {
         .map(|metadata| stamp_of(&metadata))
 }
 
-fn nanoseconds_since_epoch(time: SystemTime) -> u128 {
-    time.duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_nanos())
-}
-
 pub fn stamp_of(metadata: &std::fs::Metadata) -> FileStamp {
-    let modified_ns = metadata.modified().map_or(0, nanoseconds_since_epoch);
+    let stat = StatStamp::of(metadata);
     FileStamp {
-        size: metadata.len(),
-        modified_ns,
-        inode: inode_of(metadata),
+        size: stat.size,
+        modified_ns: stat.modified_ns,
+        inode: stat.inode,
     }
 }
 
+/// A folder's stamp; its inode's change time is kept too, since no program can set it back (a
+/// folder's modification time can be).
 fn folder_stamp_of(metadata: &std::fs::Metadata) -> FolderStamp {
+    let stat = StatStamp::of(metadata);
     FolderStamp {
-        inode: inode_of(metadata),
-        modified_ns: metadata.modified().map_or(0, nanoseconds_since_epoch),
-        changed_ns: changed_ns_of(metadata),
+        inode: stat.inode,
+        modified_ns: stat.modified_ns,
+        changed_ns: stat.changed_ns,
     }
-}
-
-#[cfg(unix)]
-fn inode_of(metadata: &std::fs::Metadata) -> u64 {
-    std::os::unix::fs::MetadataExt::ino(metadata)
-}
-
-#[cfg(not(unix))]
-fn inode_of(_metadata: &std::fs::Metadata) -> u64 {
-    0
-}
-
-/// The inode's change time, which no program can set back (a folder's modification time can
-/// be).
-#[cfg(unix)]
-fn changed_ns_of(metadata: &std::fs::Metadata) -> u128 {
-    use std::os::unix::fs::MetadataExt;
-    let seconds = u128::try_from(metadata.ctime()).unwrap_or(0);
-    let nanoseconds = u128::try_from(metadata.ctime_nsec()).unwrap_or(0);
-    seconds * 1_000_000_000 + nanoseconds
-}
-
-#[cfg(not(unix))]
-fn changed_ns_of(_metadata: &std::fs::Metadata) -> u128 {
-    0
 }
 
 /// The first line of a snapshot file.
@@ -500,7 +476,7 @@ fn numbers_and_path<'line, A: FromStr, B: FromStr, C: FromStr>(
 }
 
 /// A file's stamp from its line's numbers: `<size> <mtime ns> <inode>`.
-fn file_stamp_from((size, modified_ns, inode): (u64, u128, u64)) -> FileStamp {
+fn file_stamp_from((size, modified_ns, inode): (u64, u64, u64)) -> FileStamp {
     FileStamp {
         size,
         modified_ns,
