@@ -50,6 +50,7 @@ use crate::compile::stage_graph::scope_grid::{
     normalised_grid_text, scope_grid_json, stage_scope_rows_in_chunk,
 };
 use crate::compile::stage_graph::stage_chunks::{StageChunk, stage_chunks};
+use crate::leaves::changes::Changes;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::fs_util;
 use crate::leaves::js_json::pretty_json;
@@ -506,15 +507,8 @@ pub struct Drift {
 pub struct DriftReport {
     /// `Some` when `stage-graph.json` would change: the slugs whose nodes differ, were added or
     /// were removed (empty when only the framing differs).
-    pub graph: Option<StageChanges>,
+    pub graph: Option<Changes<String>>,
     pub grid: bool,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct StageChanges {
-    pub changed: Vec<String>,
-    pub added: Vec<String>,
-    pub removed: Vec<String>,
 }
 
 impl DriftReport {
@@ -558,7 +552,7 @@ pub fn drift_items(layout: &Layout, drift: &DriftReport) -> Vec<Drift> {
     let mut items = Vec::new();
     if let Some(changes) = &drift.graph {
         for (change, slugs) in [
-            ("changed", &changes.changed),
+            ("changed", &changes.modified),
             ("added", &changes.added),
             ("removed", &changes.removed),
         ] {
@@ -574,7 +568,7 @@ pub fn drift_items(layout: &Layout, drift: &DriftReport) -> Vec<Drift> {
                 items.push(graph_drift(file, Some(slug.clone()), change, message));
             }
         }
-        if changes.changed.is_empty() && changes.added.is_empty() && changes.removed.is_empty() {
+        if changes.is_empty() {
             let message = format!("{graph_name} is out of date");
             items.push(graph_drift(graph.clone(), None, "framing", message));
         }
@@ -603,14 +597,14 @@ fn nodes_by_slug(text: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn stage_changes(old: &str, new: &str) -> StageChanges {
+fn stage_changes(old: &str, new: &str) -> Changes<String> {
     let old_nodes: BTreeMap<String, String> = nodes_by_slug(old).into_iter().collect();
     let new_nodes = nodes_by_slug(new);
-    let mut changes = StageChanges::default();
+    let mut changes = Changes::default();
     for (slug, node) in &new_nodes {
         match old_nodes.get(slug) {
             None => changes.added.push(slug.clone()),
-            Some(old_node) if old_node != node => changes.changed.push(slug.clone()),
+            Some(old_node) if old_node != node => changes.modified.push(slug.clone()),
             Some(_) => {}
         }
     }

@@ -13,9 +13,11 @@
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
 //! - [`file_uri`]: `file://` URIs of paths, for the reports and the language server;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
-//! - [`english`]: the wording rules every message shares (plural endings).
+//! - [`english`]: the wording rules every message shares (plural endings);
+//! - [`changes`]: what was added, modified and removed between two states.
 
 pub mod audit_lock;
+pub mod changes;
 pub mod diagnostics;
 pub mod english;
 pub mod file_uri;

@@ -457,7 +457,7 @@ fn report_drift(
             layout.display(&layout.stage_graph_path)
         );
         for (label, slugs) in [
-            ("changed", &changes.changed),
+            ("changed", &changes.modified),
             ("added", &changes.added),
             ("removed", &changes.removed),
         ] {

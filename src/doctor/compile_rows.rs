@@ -112,7 +112,7 @@ fn drift_row(layout: &Layout, outcome: &CompileOutcome) -> Row {
     if let Some(changes) = &drift.graph {
         let mut stages: Vec<&str> = Vec::new();
         for (kind, slugs) in [
-            ("changed", &changes.changed),
+            ("changed", &changes.modified),
             ("added", &changes.added),
             ("removed", &changes.removed),
         ] {

@@ -139,18 +139,7 @@ pub enum Reread<'a> {
 }
 
 /// What a refresh changed, as display paths, each list sorted.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct InputChanges {
-    pub modified: Vec<Utf8PathBuf>,
-    pub added: Vec<Utf8PathBuf>,
-    pub removed: Vec<Utf8PathBuf>,
-}
-
-impl InputChanges {
-    pub fn is_empty(&self) -> bool {
-        self.modified.is_empty() && self.added.is_empty() && self.removed.is_empty()
-    }
-}
+pub type InputChanges = crate::leaves::changes::Changes<Utf8PathBuf>;
 
 /// The salsa inputs of one project and the disk state each was read from.
 #[derive(Debug)]

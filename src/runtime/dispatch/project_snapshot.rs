@@ -77,19 +77,8 @@ pub struct ProjectSnapshot {
     pub shape: Option<WalkShape>,
 }
 
-/// What one shell call changed, each list sorted.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SnapshotChanges {
-    pub created: Vec<String>,
-    pub modified: Vec<String>,
-    pub deleted: Vec<String>,
-}
-
-impl SnapshotChanges {
-    pub fn is_empty(&self) -> bool {
-        self.created.is_empty() && self.modified.is_empty() && self.deleted.is_empty()
-    }
-}
+/// What one shell call changed, by project-relative path, each list sorted.
+pub type SnapshotChanges = crate::leaves::changes::Changes<String>;
 
 /// Which files a snapshot stamps: `key` names the selection (a shape taken with another key is
 /// never re-stamped), `admits` decides for a project-relative path.
@@ -514,20 +503,20 @@ pub fn snapshot_changes(before: &ProjectSnapshot, after: &ProjectSnapshot) -> Sn
     let mut changes = SnapshotChanges::default();
     for (path, stamp) in &after.files {
         match before.files.get(path) {
-            None => changes.created.push(path.clone()),
+            None => changes.added.push(path.clone()),
             Some(old) if old != stamp => changes.modified.push(path.clone()),
             Some(_) => {}
         }
     }
-    changes.deleted = before
+    changes.removed = before
         .files
         .keys()
         .filter(|path| !after.files.contains_key(*path))
         .cloned()
         .collect();
-    changes.created.sort();
+    changes.added.sort();
     changes.modified.sort();
-    changes.deleted.sort();
+    changes.removed.sort();
     changes
 }
 
@@ -620,9 +609,9 @@ mod tests {
         std::fs::remove_file(dir.join("gone.md")).unwrap();
         write(dir, "new.md", "x");
         let changes = snapshot_changes(&before, &take_snapshot(dir, &[], &EVERY));
-        assert_eq!(changes.created, ["new.md"]);
+        assert_eq!(changes.added, ["new.md"]);
         assert_eq!(changes.modified, ["changed.md"]);
-        assert_eq!(changes.deleted, ["gone.md"]);
+        assert_eq!(changes.removed, ["gone.md"]);
     }
 
     #[test]

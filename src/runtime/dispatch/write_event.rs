@@ -146,7 +146,7 @@ fn run_shell_event(
     }
     let allowance = hook_allowance(run, &workspace);
     let created = changes
-        .created
+        .added
         .iter()
         .map(|path| (path, payload::WriteTool::Write));
     let modified = changes
@@ -157,7 +157,7 @@ fn run_shell_event(
         .chain(modified)
         .map(|(path, tool)| (workspace.project_dir().join(path), tool));
     fire_written_files(run, &workspace, &context, &allowance, written, on_outcome);
-    for path in &changes.deleted {
+    for path in &changes.removed {
         on_outcome(&hook::record_deleted_file(
             &workspace,
             &workspace.project_dir().join(path),
