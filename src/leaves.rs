@@ -8,6 +8,7 @@
 //! - [`interrupt`]: the one SIGINT/SIGTERM/SIGHUP handler, and the live worker groups it stops;
 //! - [`process_group`]: the one sender of signals to a worker's process group;
 //! - [`js_text`]: the JavaScript trimming rules the reference's formats rely on;
+//! - [`text_lines`]: the line and column of a byte offset, and lines with their start offsets;
 //! - [`js_json`]: `JSON.stringify(value, null, 2)`, for every file the reference also writes;
 //! - [`timestamp`]: the ledger's UTC timestamps, and the one nanosecond count since the epoch;
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
@@ -28,5 +29,6 @@ pub mod js_json;
 pub mod js_text;
 pub mod process_group;
 pub mod random_hex;
+pub mod text_lines;
 pub mod timestamp;
 pub mod write_folder;

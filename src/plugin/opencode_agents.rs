@@ -15,6 +15,7 @@
 //! - an agent with no closed frontmatter, or whose `disallowedTools` is anything but `Task`
 //!   (which `task: deny` says), gets no native copy.
 
+use crate::leaves::text_lines::lines_with_starts;
 use crate::plugin::Problem;
 
 /// The project-relative folder of `OpenCode`'s native agent roster.
@@ -44,13 +45,11 @@ fn split_frontmatter(text: &str) -> Option<(Vec<&str>, &str)> {
     let rest = text
         .strip_prefix("---\n")
         .or_else(|| text.strip_prefix("---\r\n"))?;
-    let mut offset = 0;
     let mut lines = Vec::new();
-    for line in rest.split_inclusive('\n') {
+    for (start, line) in lines_with_starts(rest) {
         let content = line.trim_end_matches('\n').trim_end_matches('\r');
-        offset += line.len();
         if content == "---" && line.ends_with('\n') && !lines.is_empty() {
-            return Some((lines, &rest[offset..]));
+            return Some((lines, &rest[start + line.len()..]));
         }
         lines.push(content);
     }

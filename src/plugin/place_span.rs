@@ -10,6 +10,7 @@ use std::ops::Range;
 
 use crate::compile::syntax::{frontmatter, yaml};
 use crate::harness::install::json_text::{self, JsonTextError};
+use crate::leaves::text_lines::lines_with_starts;
 
 /// The span of `key` (a path of keys from the top; with `item`, the element of that key's list,
 /// or its scalar value, whose text is `item`) in `text`, read as JSON when `is_json`, else as
@@ -98,16 +99,9 @@ fn frontmatter_key_span(text: &str, path: &[&str], item: Option<&str>) -> Option
 
 /// The first line that reads `wanted` once trimmed, without its line break and indentation.
 pub fn line_span(text: &str, wanted: &str) -> Option<Range<usize>> {
-    let mut start = 0;
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim();
-        if trimmed == wanted {
-            let at = start + (line.len() - line.trim_start().len());
-            return Some(at..at + trimmed.len());
-        }
-        start += line.len();
-    }
-    None
+    let (start, line) = lines_with_starts(text).find(|(_, line)| line.trim() == wanted)?;
+    let at = start + (line.len() - line.trim_start().len());
+    Some(at..at + wanted.len())
 }
 
 #[cfg(test)]

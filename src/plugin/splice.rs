@@ -20,6 +20,8 @@
 use std::fmt;
 use std::ops::Range;
 
+use crate::leaves::text_lines::lines_with_starts;
+
 /// Where a fragment goes.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Anchor {
@@ -141,12 +143,7 @@ fn is_boundary(before: Option<char>, after: Option<char>) -> bool {
 
 /// The lines of `text` as (start offset, line without its `\n`).
 fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut offset = 0;
-    text.split_inclusive('\n').map(move |piece| {
-        let start = offset;
-        offset += piece.len();
-        (start, piece.strip_suffix('\n').unwrap_or(piece))
-    })
+    lines_with_starts(text).map(|(start, line)| (start, line.strip_suffix('\n').unwrap_or(line)))
 }
 
 /// The steps a `### Step …` heading line holds: `### Step 7` is 7 to 7, `### Step 4-8:` 4 to 8.

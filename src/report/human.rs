@@ -29,6 +29,7 @@ use miette::{
 
 use crate::leaves::diagnostics::{Diagnostic, Related};
 use crate::leaves::english::counted;
+use crate::leaves::text_lines::line_column;
 use crate::report::RenderSettings;
 use crate::report::counts::entry_in_order;
 use crate::report::gate_problems::gate_problems;
@@ -38,7 +39,7 @@ use crate::report::messages::{
 };
 use crate::report::problem::{Level, Origin, Problem};
 use crate::report::snippet::WindowedSource;
-use crate::report::source::{SourceLookup, line_column, line_span};
+use crate::report::source::{SourceLookup, line_span};
 use crate::runtime::gate::report::{Finding, GateFire, GateReport, Severity, UnfiredBinding};
 
 /// A word (a run without whitespace) longer than this many characters is shortened in the

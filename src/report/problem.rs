@@ -16,7 +16,8 @@ use camino::Utf8Path;
 use serde::Serialize;
 
 use crate::leaves::diagnostics::{Diagnostic, Related, Severity};
-use crate::report::source::{SourceLookup, line_column};
+use crate::leaves::text_lines::line_column;
+use crate::report::source::SourceLookup;
 use crate::runtime::gate::report::{
     DeadBinding, Finding, GateFire, Severity as BindingSeverity, UnfiredBinding, UnseenWritesNotice,
 };

@@ -68,23 +68,6 @@ impl SourceLookup for SourceTexts {
     }
 }
 
-/// 1-based `(line, column)` of a byte offset (clamped to the text); the column counts
-/// characters, or bytes when the offset is inside a character.
-pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text.as_bytes()[..offset];
-    let line_start = before
-        .iter()
-        .rposition(|byte| *byte == b'\n')
-        .map_or(0, |newline| newline + 1);
-    // One more piece than line breaks: the line the offset is on.
-    let line = before.split(|byte| *byte == b'\n').count();
-    let column = text
-        .get(line_start..offset)
-        .map_or(offset - line_start, |part| part.chars().count());
-    (line, column + 1)
-}
-
 /// The byte span of a 1-based `line` (and `column`, counted in characters, to an end line and
 /// column or else to the end of the word at the column) in `text`; the whole line without its
 /// indentation when there is no column. `None` when the line is past the end of the text.
@@ -191,18 +174,6 @@ pub fn sources_with_plugins(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn line_and_column_count_characters_from_one() {
-        let text = "ab\nçd\r\nxyz";
-        assert_eq!(line_column(text, 0), (1, 1));
-        assert_eq!(line_column(text, 2), (1, 3));
-        assert_eq!(line_column(text, 3), (2, 1));
-        assert_eq!(line_column(text, 5), (2, 2), "ç is one character");
-        assert_eq!(line_column(text, 4), (2, 2), "inside ç: bytes");
-        assert_eq!(line_column(text, 8), (3, 1));
-        assert_eq!(line_column(text, 99), (3, 4), "clamped to the end");
-    }
 
     #[test]
     fn a_line_span_covers_the_word_or_the_line() {

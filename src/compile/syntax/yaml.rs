@@ -14,6 +14,7 @@ use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span, StructureSty
 
 use crate::compile::syntax::yaml_subset::{EventSink, read_block_subset};
 use crate::leaves::diagnostics::Code;
+use crate::leaves::text_lines::lines_with_starts;
 
 /// One YAML node with its absolute byte range in the source file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,14 +206,12 @@ fn parse_slice(slice: &str, base: usize) -> (Option<Node>, Vec<YamlProblem>) {
 fn starred_plain_value_offsets(text: &str) -> Vec<usize> {
     let mut offsets = Vec::new();
     let mut block_scalar_indent: Option<usize> = None;
-    let mut line_start = 0;
-    for line in text.split_inclusive('\n') {
+    for (line_start, line) in lines_with_starts(text) {
         let content = line.trim_end_matches(['\n', '\r']);
         let indent = content.len() - content.trim_start_matches(' ').len();
         let is_blank = content.trim().is_empty();
         if let Some(scalar_indent) = block_scalar_indent {
             if is_blank || indent > scalar_indent {
-                line_start += line.len();
                 continue;
             }
             block_scalar_indent = None;
@@ -225,7 +224,6 @@ fn starred_plain_value_offsets(text: &str) -> Vec<usize> {
                 block_scalar_indent = Some(indent);
             }
         }
-        line_start += line.len();
     }
     offsets
 }

@@ -31,6 +31,8 @@ use serde::Serialize as _;
 use serde_json::Value;
 use serde_json::ser::{Formatter, PrettyFormatter};
 
+use crate::leaves::text_lines::line_column;
+
 /// A value and where it is in the text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
@@ -149,11 +151,6 @@ fn without_position(error: &serde_json::Error) -> String {
         .map_or_else(|| message.clone(), str::to_owned)
 }
 
-/// The 1-based line of byte `offset`.
-pub fn line_of(text: &str, offset: usize) -> usize {
-    memchr::memchr_iter(b'\n', &text.as_bytes()[..offset.min(text.len())]).count() + 1
-}
-
 /// `value` (parsed from `text` after its first `offset` bytes) as a [`Node`], spans counted
 /// from the start of `text`; a key written twice in one object is refused, the first found in
 /// document order.
@@ -171,8 +168,8 @@ fn node(text: &str, offset: usize, value: ast::Value<'_>) -> Result<Node, JsonTe
                 if let Some(first) = members.iter().find(|member| member.key == key) {
                     return Err(JsonTextError::DuplicateKey {
                         key,
-                        first_line: line_of(text, first.key_span.start),
-                        line: line_of(text, key_span.start),
+                        first_line: line_column(text, first.key_span.start).0,
+                        line: line_column(text, key_span.start).0,
                     });
                 }
                 let value = node(text, offset, property.value)?;

@@ -20,6 +20,7 @@ use super::selections::{
     read_selections_file,
 };
 use crate::leaves::audit_lock;
+use crate::leaves::text_lines::lines_with_starts;
 use crate::runtime::audit::ledger::{
     self, AuditEvent, LedgerEntry, RuleLearned, SensorProposed, read_record_ledger,
 };
@@ -163,18 +164,12 @@ fn practice_heading(routed: &str) -> String {
 /// Where the body under the line `heading` (trailing blanks allowed) starts, when `content` has
 /// that line.
 fn heading_line(content: &str, heading: &str) -> Option<usize> {
-    let mut offset = 0;
-    for line in content.split_inclusive('\n') {
-        offset += line.len();
-        if line
-            .trim_end_matches(['\n', '\r'])
+    let (start, line) = lines_with_starts(content).find(|(_, line)| {
+        line.trim_end_matches(['\n', '\r'])
             .trim_end_matches([' ', '\t'])
             == heading
-        {
-            return Some(offset);
-        }
-    }
-    None
+    })?;
+    Some(start + line.len())
 }
 
 /// The reference's `ensureHeading` then `appendUnderHeading`: the line goes just before the next
@@ -192,15 +187,9 @@ fn append_under_heading(content: &str, heading: &str, line: &str) -> String {
         content = format!("{content}{separator}{heading}\n");
         content.len()
     });
-    let mut insert_at = content.len();
-    let mut offset = body_start;
-    for next in content[body_start..].split_inclusive('\n') {
-        if next.starts_with("## ") {
-            insert_at = offset;
-            break;
-        }
-        offset += next.len();
-    }
+    let mut insert_at = lines_with_starts(&content[body_start..])
+        .find(|(_, next)| next.starts_with("## "))
+        .map_or(content.len(), |(start, _)| body_start + start);
     if insert_at == content.len() && !content.ends_with('\n') {
         content.push('\n');
         insert_at = content.len();

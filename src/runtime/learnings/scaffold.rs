@@ -16,6 +16,7 @@ use camino::Utf8Path;
 
 use super::selections::ManifestFields;
 use crate::compile::syntax::manifest::parse_manifest;
+use crate::leaves::text_lines::lines_with_starts;
 use crate::protocol::selection::FireOn;
 
 /// The manifest as the reference renders it: the frontmatter lines `id`, `kind`, `command`,
@@ -142,13 +143,7 @@ pub(super) fn scaffold_manifest(
 /// reader also treats as absent).
 fn reference_scalar(text: &str, key: &str) -> Option<String> {
     let frontmatter = text.strip_prefix("---\n")?;
-    let end = frontmatter
-        .split_inclusive('\n')
-        .scan(0, |offset, line| {
-            let start = *offset;
-            *offset += line.len();
-            Some((start, line))
-        })
+    let end = lines_with_starts(frontmatter)
         .find(|(_, line)| line.starts_with("---"))
         .map_or(frontmatter.len(), |(start, _)| start);
     let value = frontmatter[..end].lines().find_map(|line| {

@@ -12,6 +12,7 @@ use super::report::{
     LintReport, Severity, Violation, count_of, json_after_banner, json_count, json_text,
     output_excerpt, report_was_cut,
 };
+use crate::leaves::text_lines::line_column;
 use crate::protocol::verdict::WorkerRun;
 use crate::protocol::worker_outcome::WorkerOutcome;
 use crate::runtime::sensors::node_tool::{
@@ -187,16 +188,13 @@ fn biome_line_and_column(location: &Value) -> (u64, u64) {
 
 /// The 1-based line and column (in characters) of a byte offset; `(0, 0)` past the end.
 pub(super) fn line_and_column_at(source: &str, offset: u64) -> (u64, u64) {
-    let Ok(offset) = usize::try_from(offset) else {
-        return (0, 0);
-    };
-    let Some(before) = source.get(..offset) else {
-        return (0, 0);
-    };
-    let line = before.matches('\n').count() as u64 + 1;
-    let line_start = before.rfind('\n').map_or(0, |index| index + 1);
-    let column = before[line_start..].chars().count() as u64 + 1;
-    (line, column)
+    match usize::try_from(offset) {
+        Ok(offset) if source.is_char_boundary(offset) => {
+            let (line, column) = line_column(source, offset);
+            (line as u64, column as u64)
+        }
+        _ => (0, 0),
+    }
 }
 
 /// The message as text: Biome 2's `message` string, else Biome 1's `description`, else the

@@ -8,6 +8,7 @@ use camino::Utf8Path;
 use serde_json::{Value, json};
 
 use super::table::Table;
+use crate::leaves::text_lines::line_column;
 use crate::protocol::finding::Finding;
 use crate::runtime::sensors::finding::verdict_json;
 
@@ -155,18 +156,17 @@ fn line_of_row(body: &str, id: &str) -> Option<usize> {
     body.match_indices(&quoted).find_map(|(position, _)| {
         let before = body[..position].trim_end();
         let before = before.strip_suffix(':')?.trim_end();
-        before.ends_with("\"id\"").then(|| line_at(body, position))
+        before
+            .ends_with("\"id\"")
+            .then(|| line_column(body, position).0)
     })
 }
 
 /// The 1-based line of the first occurrence of `text` as a JSON string.
 fn line_of_string(body: &str, text: &str) -> Option<usize> {
     let quoted = serde_json::to_string(text).ok()?;
-    body.find(&quoted).map(|position| line_at(body, position))
-}
-
-fn line_at(body: &str, position: usize) -> usize {
-    body[..position].matches('\n').count() + 1
+    body.find(&quoted)
+        .map(|position| line_column(body, position).0)
 }
 
 /// The verdict of a table that cannot be checked at all: one finding, the reason, no lists.
