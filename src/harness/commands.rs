@@ -191,10 +191,9 @@ pub fn reference_commands(harness: Harness) -> Vec<ReferenceCommand> {
         role,
         takeover,
     };
-    let adapter = |file: &str, target: &str, role, takeover| {
-        known(format!("bun {dir}/hooks/{file} {target}"), role, takeover)
-    };
-    match harness {
+    // Every harness but Claude Code runs the reference's hooks through its adapter (Kiro IDE
+    // through Kiro CLI's).
+    let adapter_file = match harness {
         Harness::Claude => {
             let direct = |hook: ReferenceHook, role| {
                 let command = format!("bun \"$CLAUDE_PROJECT_DIR/{dir}/hooks/{}\"", hook.file);
@@ -206,43 +205,34 @@ pub fn reference_commands(harness: Harness) -> Vec<ReferenceCommand> {
                 .collect();
             commands.push(direct(RECORD_HUMAN_TURN, HookRole::HumanTurn));
             commands.push(direct(MINT_PRESENCE, HookRole::HumanTurn));
-            commands
+            return commands;
         }
-        Harness::Codex | Harness::Kiro | Harness::KiroIde => {
-            let file = if harness == Harness::Codex {
-                "aidlc-codex-adapter.ts"
-            } else {
-                "aidlc-kiro-adapter.ts"
-            };
-            // Kiro CLI's prompt entry does more than record the turn: it stays.
-            let (prompt_target, prompt_takeover) = if harness == Harness::Kiro {
-                (KIRO_CLI_PROMPT_TARGET, Takeover::Keep)
-            } else {
-                (ADAPTER_MINT_TARGET, Takeover::Replace)
-            };
-            vec![
-                adapter(
-                    file,
-                    ADAPTER_WRITE_TARGET,
-                    HookRole::Write,
-                    Takeover::ReplaceRunningAudit,
-                ),
-                adapter(file, prompt_target, HookRole::HumanTurn, prompt_takeover),
-            ]
-        }
-        Harness::Copilot => vec![known(
-            "bun .aidlc/hooks/aidlc-copilot-adapter.ts mint".to_owned(),
-            HookRole::HumanTurn,
-            Takeover::Replace,
-        )],
-        Harness::Cursor => vec![adapter(
-            "aidlc-cursor-adapter.ts",
-            ADAPTER_MINT_TARGET,
-            HookRole::HumanTurn,
-            Takeover::Replace,
-        )],
-        Harness::KiroCliV3 | Harness::Opencode => Vec::new(),
+        Harness::Codex => "aidlc-codex-adapter.ts",
+        Harness::Kiro | Harness::KiroIde => "aidlc-kiro-adapter.ts",
+        Harness::Copilot => "aidlc-copilot-adapter.ts",
+        Harness::Cursor => "aidlc-cursor-adapter.ts",
+        Harness::KiroCliV3 | Harness::Opencode => return Vec::new(),
+    };
+    let adapter = |target: &str, role, takeover| {
+        let command = format!("bun {dir}/hooks/{adapter_file} {target}");
+        known(command, role, takeover)
+    };
+    // Kiro CLI's prompt entry does more than record the turn: it stays.
+    let human_turn = if harness == Harness::Kiro {
+        adapter(KIRO_CLI_PROMPT_TARGET, HookRole::HumanTurn, Takeover::Keep)
+    } else {
+        adapter(ADAPTER_MINT_TARGET, HookRole::HumanTurn, Takeover::Replace)
+    };
+    // Copilot's and Cursor's adapter entries the engine takes over are the prompt's only.
+    if matches!(harness, Harness::Copilot | Harness::Cursor) {
+        return vec![human_turn];
     }
+    let write = adapter(
+        ADAPTER_WRITE_TARGET,
+        HookRole::Write,
+        Takeover::ReplaceRunningAudit,
+    );
+    vec![write, human_turn]
 }
 
 /// The reference command `command` is, exactly.

@@ -57,10 +57,7 @@ const ENGINE_RECORD_FILES: [&str; 2] =
 /// The entries `harness`'s projects ignore.
 pub fn entries(harness: Harness) -> Vec<String> {
     let mut entries: Vec<String> = ENTRIES.iter().map(|entry| (*entry).to_owned()).collect();
-    if matches!(
-        harness,
-        Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde
-    ) {
+    if harness.dir_name() == Harness::Kiro.dir_name() {
         entries.extend(KIRO_ENTRIES.iter().map(|entry| (*entry).to_owned()));
     }
     entries.extend(

@@ -105,28 +105,6 @@ impl Harness {
             Harness::Opencode => "opencode",
         }
     }
-
-    /// The folder a host plugin projection for this harness carries its manifest in
-    /// (`.claude-plugin/plugin.json`, …, as the reference's packager writes them); `None` for a
-    /// harness without one (Cursor). Kiro IDE shares Kiro's.
-    pub fn plugin_projection_dir(self) -> Option<&'static str> {
-        match self {
-            Harness::Claude => Some(".claude-plugin"),
-            Harness::Codex => Some(".codex-plugin"),
-            Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => Some(".kiro-plugin"),
-            Harness::Opencode => Some(".opencode-plugin"),
-            Harness::Cursor | Harness::Copilot => None,
-        }
-    }
-}
-
-/// The harness a host plugin projection's folder (`.codex-plugin`) is for, in [`Harness::ALL`]
-/// (so `.kiro-plugin` is Kiro's); `None` for a folder no one harness owns (the generic
-/// `.plugin`).
-pub fn harness_of_plugin_projection(folder: &str) -> Option<Harness> {
-    Harness::ALL
-        .into_iter()
-        .find(|harness| harness.plugin_projection_dir() == Some(folder))
 }
 
 /// The harness folders present in `project`, in [`Harness::ALL`] order.

@@ -9,6 +9,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::Value;
 
+use crate::harness::Harness;
 use crate::plugin::Problem;
 use crate::plugin::guards;
 
@@ -16,13 +17,16 @@ use crate::plugin::tree_source::{DiskSource, EntryKind, Follow, Overlay, TreeSou
 
 /// The authored manifest, relative to the plugin root.
 pub const AUTHORED_MANIFEST: &str = ".aidlc-plugin/plugin.json";
-/// The host manifests a projection may carry, in the order the reference composer tries them.
-pub const HOST_MANIFEST_DIRS: [&str; 5] = [
-    ".claude-plugin",
-    ".codex-plugin",
-    ".opencode-plugin",
-    ".plugin",
-    ".kiro-plugin",
+/// The host manifests a projection may carry (`<folder>/plugin.json`, as the reference's
+/// packager writes them), in the order the reference composer tries them, each with the harness
+/// it is for: `None` for the generic `.plugin`, which no one harness owns; Kiro IDE and Kiro CLI
+/// 3 share Kiro's, and Cursor and Copilot have none.
+pub const HOST_MANIFEST_DIRS: [(&str, Option<Harness>); 5] = [
+    (".claude-plugin", Some(Harness::Claude)),
+    (".codex-plugin", Some(Harness::Codex)),
+    (".opencode-plugin", Some(Harness::Opencode)),
+    (".plugin", None),
+    (".kiro-plugin", Some(Harness::Kiro)),
 ];
 /// The host package name of a plugin is its name with this prefix.
 const HOST_PACKAGE_PREFIX: &str = "aidlc-";
@@ -177,7 +181,7 @@ pub fn manifest_candidates(root: &Utf8Path) -> impl Iterator<Item = Utf8PathBuf>
     std::iter::once(root.join(AUTHORED_MANIFEST)).chain(
         HOST_MANIFEST_DIRS
             .iter()
-            .map(|folder| root.join(folder).join("plugin.json")),
+            .map(|(folder, _)| root.join(folder).join("plugin.json")),
     )
 }
 

@@ -134,14 +134,8 @@ pub fn own_tree_harness(
         return Ok(Harness::Claude);
     }
     let projections: Vec<(&str, Option<Harness>)> = manifest::HOST_MANIFEST_DIRS
-        .iter()
-        .filter(|folder| plugin_root.join(folder).join("plugin.json").is_file())
-        .map(|folder| {
-            (
-                *folder,
-                crate::harness::harness_of_plugin_projection(folder),
-            )
-        })
+        .into_iter()
+        .filter(|(folder, _)| plugin_root.join(folder).join("plugin.json").is_file())
         .collect();
     match projections.as_slice() {
         [(_, Some(harness))] => Ok(*harness),

@@ -150,7 +150,7 @@ pub fn init_project(
     let embedded = DEFAULT_FRAMEWORK
         .iter()
         .map(|file| (file.project_path(harness), file.contents));
-    for (relative, contents) in embedded.chain(harness_own_files(harness)) {
+    for (relative, contents) in embedded.chain(harness_own_file(harness)) {
         install_file(
             project_dir,
             relative,
@@ -188,21 +188,11 @@ fn install_file(
 /// Kiro CLI reads hooks from, so that `aidlc hook install` has it to register them in.
 const KIRO_CLI_CONDUCTOR_AGENT: &str = include_str!("assets/kiro/conductor-agent.json");
 
-/// The files only `harness`'s projects get, relative to the project root.
-fn harness_own_files(harness: Harness) -> Vec<(Utf8PathBuf, &'static str)> {
-    match harness {
-        Harness::Kiro => vec![(
-            Utf8Path::new(harness.dir_name()).join(crate::harness::install::KIRO_CLI_AGENT_FILE),
-            KIRO_CLI_CONDUCTOR_AGENT,
-        )],
-        Harness::Claude
-        | Harness::Codex
-        | Harness::KiroCliV3
-        | Harness::KiroIde
-        | Harness::Cursor
-        | Harness::Copilot
-        | Harness::Opencode => Vec::new(),
-    }
+/// The file only `harness`'s projects get, relative to the project root: Kiro CLI's conductor
+/// agent, where its hooks are registered.
+fn harness_own_file(harness: Harness) -> Option<(Utf8PathBuf, &'static str)> {
+    let agent = crate::harness::install::hook_registration(harness).path;
+    (harness == Harness::Kiro).then_some((agent, KIRO_CLI_CONDUCTOR_AGENT))
 }
 
 /// `<harness>/tools/data/harness.json` naming the harness the project was made for (`name`,

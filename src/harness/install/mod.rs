@@ -332,7 +332,7 @@ const VERSION_ONE: &str = "{\n  \"version\": 1\n}\n";
 pub const COPILOT_HOOKS_FILE: &str = ".github/hooks/aidlc.json";
 
 /// The Kiro CLI agent whose configuration gets the hooks: the reference's AI-DLC conductor.
-pub const KIRO_CLI_AGENT_FILE: &str = "agents/aidlc.json";
+const KIRO_CLI_AGENT_FILE: &str = "agents/aidlc.json";
 /// Kiro CLI stops a hook after its `timeout_ms` (the reference gives its write hook 120 s).
 const KIRO_CLI_WRITE_TIMEOUT_MS: u32 = 120_000;
 const KIRO_CLI_PROMPT_TIMEOUT_MS: u32 = 30_000;

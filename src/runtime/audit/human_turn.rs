@@ -123,18 +123,12 @@ pub struct ReceiptInstall<'p> {
 }
 
 impl ReceiptInstall<'_> {
-    /// Whether a row naming `harness_name` came from this install's harness (a `.kiro` install
-    /// runs Kiro CLI or Kiro IDE).
+    /// Whether a row naming `harness_name` came from this install's harness, or one sharing its
+    /// folder (a `.kiro` install runs Kiro CLI, Kiro CLI 3 or Kiro IDE; an `.aidlc` one opencode
+    /// or Copilot).
     fn made_by_its_harness(&self, harness_name: &str) -> bool {
-        match self.harness {
-            Harness::Kiro | Harness::KiroCliV3 | Harness::KiroIde => {
-                matches!(harness_name, "kiro" | "kiro-cli-v3" | "kiro-ide")
-            }
-            Harness::Opencode | Harness::Copilot => {
-                matches!(harness_name, "opencode" | "copilot")
-            }
-            harness => harness.name() == harness_name,
-        }
+        <Harness as clap::ValueEnum>::from_str(harness_name, false)
+            .is_ok_and(|named| named.dir_name() == self.harness.dir_name())
     }
 }
 
