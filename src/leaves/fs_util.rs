@@ -610,7 +610,9 @@ pub struct StatStamp {
 
 impl StatStamp {
     pub fn of(metadata: &std::fs::Metadata) -> Self {
-        let modified_ns = metadata.modified().map_or(0, super::timestamp::ns_since_epoch);
+        let modified_ns = metadata
+            .modified()
+            .map_or(0, super::timestamp::ns_since_epoch);
         let (changed_ns, inode) = unix_change_time_and_inode(metadata);
         Self {
             size: metadata.len(),
