@@ -22,11 +22,11 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::compile::discover::Layout;
 use crate::compile::syntax::document::{self, DocumentKind};
+use crate::compile::syntax::manifest::sensor_id_from_file_name;
 use crate::harness::Harness;
 use crate::plugin::Problem;
 use crate::plugin::contributed_text::ContributedText;
 use crate::plugin::contribution::{self, Contribution};
-use crate::plugin::guards;
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, LockedStage};
 use crate::plugin::manifest::Subtree;
 use crate::plugin::opencode_agents;
@@ -562,7 +562,7 @@ impl Planner<'_> {
         let base_name = file.relative.rsplit('/').next().unwrap_or(&file.relative);
         let reason = if file.relative.contains('/') {
             "it is nested in a subfolder, which sensor discovery never reads".to_owned()
-        } else if guards::sensor_id_of_file_name(base_name).is_none() {
+        } else if sensor_id_from_file_name(base_name).is_none() {
             format!("\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id")
         } else {
             return true;
@@ -749,7 +749,7 @@ fn report_sensor_declarations(
     let on_disk: Vec<(&str, &PluginFile)> = plugin
         .tree
         .files_of(Subtree::Sensors)
-        .filter_map(|file| Some((guards::sensor_id_of_file_name(&file.relative)?, file)))
+        .filter_map(|file| Some((sensor_id_from_file_name(&file.relative)?, file)))
         .collect();
     let declared: Vec<String> = plugin
         .tree

@@ -433,6 +433,17 @@ mod tests {
     }
 
     #[test]
+    fn sensor_file_names_follow_the_discovery_rule() {
+        assert_eq!(
+            sensor_id_from_file_name("aidlc-coverage-threshold.md"),
+            Some("coverage-threshold")
+        );
+        assert_eq!(sensor_id_from_file_name("coverage.md"), None);
+        assert_eq!(sensor_id_from_file_name("aidlc-Upper.md"), None);
+        assert_eq!(sensor_id_from_file_name("aidlc-x.txt"), None);
+    }
+
+    #[test]
     fn every_violation_is_reported() {
         let (manifest, problems) = check(
             "---\nid: other\nkind: llm\ndefault_severity: critical\nfire_on: always\ntimeout_seconds: 300s\n---\n",

@@ -223,6 +223,7 @@ const RESERVED_KEYS: [(&str, &str); 4] = [
     ("retry", "loop driver"),
 ];
 
+/// `^[a-z][a-z0-9-]*$`: a stage slug, a sensor id, a space, an intent label.
 pub fn is_kebab_case(text: &str) -> bool {
     let mut chars = text.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())

@@ -31,7 +31,7 @@ pub use intents::{
     ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, active_intent, intent_records, record_root,
 };
 pub use resolved::Workspace;
-pub use spaces::{active_space, intents_dir, is_kebab_slug, is_plain_folder_name, space_dir};
+pub use spaces::{active_space, intents_dir, is_plain_folder_name, space_dir};
 pub use state::{
     ActiveStageChoice, PresentWorkflow, SensorsOffSwitch, current_stage, present_workflow,
     read_state_field, read_state_text, sensors_off_by_environment, sensors_off_in_state,
