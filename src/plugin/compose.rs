@@ -23,6 +23,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::compile::discover::Layout;
 use crate::compile::syntax::document::{self, DocumentKind};
 use crate::compile::syntax::manifest::sensor_id_from_file_name;
+use crate::compile::syntax::vocabulary::PHASES;
 use crate::harness::Harness;
 use crate::plugin::Problem;
 use crate::plugin::contributed_text::ContributedText;
@@ -37,15 +38,6 @@ mod dispatch_check;
 mod stage_merge;
 
 use stage_merge::{Additions, merge_contributions};
-
-/// The phases whose folders a contribution's target is looked up in, in the reference's order.
-pub const PHASES: [&str; 5] = [
-    "initialization",
-    "ideation",
-    "inception",
-    "construction",
-    "operation",
-];
 
 /// A plugin chosen for the install, with where it came from.
 #[derive(Debug, Clone)]
