@@ -13,11 +13,13 @@
 //! - [`random_hex`]: random lowercase hex names (fire ids, clone ids, temporaries);
 //! - [`file_uri`]: `file://` URIs of paths, for the reports and the language server;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
-//! - [`english`]: the wording rules every message shares (plural endings).
+//! - [`english`]: the wording rules every message shares (plural endings);
+//! - [`exit_status`]: the process exit statuses (D9).
 
 pub mod audit_lock;
 pub mod diagnostics;
 pub mod english;
+pub mod exit_status;
 pub mod file_uri;
 pub mod fs_util;
 pub mod github_actions;
