@@ -26,7 +26,6 @@ mod write_folders;
 pub use clone_id::{audit_dir, clone_id, existing_audit_shard, host_name};
 pub use create::{CreatedIntent, create_intent};
 pub use error::WorkspaceError;
-pub use install_version::InstallVersion;
 pub use intents::{
     ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, active_intent, intent_records, record_root,
 };
