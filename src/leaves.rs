@@ -16,11 +16,13 @@
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
 //! - [`english`]: the wording rules every message shares (plural endings);
 //! - [`changes`]: what was added, modified and removed between two states.
+//! - [`exit_status`]: the process exit statuses (D9).
 
 pub mod audit_lock;
 pub mod changes;
 pub mod diagnostics;
 pub mod english;
+pub mod exit_status;
 pub mod file_uri;
 pub mod fs_util;
 pub mod github_actions;

@@ -6,7 +6,6 @@ use std::time::Instant;
 
 use camino::Utf8PathBuf;
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{
     Cli, Command, CompileArgs, CompletionsArgs, EngineCommand, Format, InitArgs, ManArgs,
     SchemaArgs, SensorCommand,
@@ -21,6 +20,7 @@ use crate::compile::up_to_date;
 use crate::compile::{self, CompileOutcome, OneShot};
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::english::counted;
+use crate::leaves::exit_status::ExitStatus;
 use crate::leaves::interrupt;
 use crate::leaves::process_group::GroupSignal;
 use crate::protocol::graph_format::{FormatSource, GraphFormat};

@@ -3,12 +3,12 @@
 
 use std::fmt::Write as _;
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{DoctorArgs, Format, HumanOrJson};
 use crate::cli::printer::Printer;
 use crate::cli::project::{CommandResult, resolve_workspace};
 use crate::doctor::{Report, Row, Status, any_failed, count, run_doctor};
 use crate::leaves::english::counted;
+use crate::leaves::exit_status::ExitStatus;
 
 pub fn run(args: &DoctorArgs) -> CommandResult {
     let printer = Printer::new(Format::Human, false);

@@ -4,7 +4,6 @@
 
 use std::io::IsTerminal;
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{
     DescribeArgs, EngineCommand, FireArgs, Format, HookCommand, IntentCommand, IntentNewArgs,
     LearningsCommand, LearningsPersistArgs, LogCommand, ProjectArgs, RunSensorsArgs, SensorCommand,
@@ -17,6 +16,7 @@ use crate::cli::project::{
 use crate::cli::sensors::{described_lines, known_sensor};
 use crate::compile::discover::lexically_normal;
 use crate::harness::{self, Harness, payload};
+use crate::leaves::exit_status::ExitStatus;
 use crate::protocol::worker_outcome::{WorkerOutcome, protocol_output};
 use crate::runtime::dispatch::fire::{FireContext, FireRequest, prepare_fire, run_fire};
 use crate::runtime::dispatch::hook;

@@ -7,15 +7,15 @@ use std::sync::OnceLock;
 
 use camino::Utf8PathBuf;
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GateCheckArgs, GateCommand, GateMergeArgs, When};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{
     CommandResult, current_dir, env_var, resolve_workspace, usable_graph, usable_registry,
 };
+use crate::leaves::exit_status::ExitStatus;
 use crate::report::{self, ReportFormat};
 use crate::runtime::gate::command::{
-    self, CheckFlags, CheckProgress, GateExit, GateOutcome, Judging, Notice, ReportOutput,
+    self, CheckFlags, CheckProgress, GateOutcome, Judging, Notice, ReportOutput,
     read_and_merge_shards,
 };
 use crate::runtime::gate::stale_graph::{AllowStaleRefusal, StaleGraph, StaleKind};
@@ -151,12 +151,7 @@ pub(super) fn say(outcome: &GateOutcome, printer: &Printer) -> ExitStatus {
     for notice in &outcome.said {
         print_notice(notice, printer);
     }
-    match outcome.exit {
-        GateExit::Success => ExitStatus::Success,
-        GateExit::Failure => ExitStatus::Failure,
-        GateExit::Error => ExitStatus::Error,
-        GateExit::NotEvaluated => ExitStatus::NotEvaluated,
-    }
+    outcome.exit
 }
 
 fn print_notice(notice: &Notice, printer: &Printer) {

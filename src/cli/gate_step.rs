@@ -3,13 +3,13 @@
 //! between them, and prints what they return: the JSON reply on stdout; the summary of what
 //! ran, and every refusal, on stderr.
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{EngineGateCommand, Format};
 use crate::cli::gate::say;
 use crate::cli::printer::Printer;
 use crate::cli::project::{
     CommandResult, env_var, resolve_workspace, usable_graph, usable_registry,
 };
+use crate::leaves::exit_status::ExitStatus;
 use crate::runtime::gate::step::GateEntry;
 use crate::runtime::gate::step::command::{GateStepFlags, gate_step, gate_step_request};
 

@@ -5,7 +5,6 @@
 //! memory and that graph is drawn, so a picture never shows a stale graph. Nothing is written
 //! either way. A compile with errors draws nothing (exit 1).
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{Format, GraphArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{CommandResult, resolve_layout};
@@ -15,6 +14,7 @@ use crate::compile::discover::{self, Layout};
 use crate::compile::up_to_date;
 use crate::graph_picture::{self, read_stage_map};
 use crate::leaves::english::counted;
+use crate::leaves::exit_status::ExitStatus;
 use crate::protocol::graph_reader::GraphTextError;
 
 pub(super) fn run(args: &GraphArgs) -> CommandResult {

@@ -1,13 +1,13 @@
 //! `aidlc hook install [--harness H] [--dry-run] [--uninstall] [--program P]`: parses, asks
 //! `harness::install` for the plan, prints it, and writes it.
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HookInstallArgs, HookSettingsCommand};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{CommandResult, resolve_layout, written_file_shown};
 use crate::compile::discover::Layout;
 use crate::harness;
 use crate::harness::install::{self, HookAction, HookPlan, InstallRequest};
+use crate::leaves::exit_status::ExitStatus;
 
 pub fn run(command: &HookSettingsCommand) -> CommandResult {
     let printer = Printer::new(Format::Human, false);

@@ -23,6 +23,8 @@ mod watch_loop;
 pub use args::{Cli, Format, command};
 pub use commands::run;
 
+use crate::leaves::exit_status::ExitStatus;
+
 /// The command line, parsed. A usage error of `aidlc engine sensor list|describe|fire` is told
 /// in the reference's words (`fire requires --stage <slug>`, …) and gives exit 2 (D9); any other
 /// is clap's own report and exit status (help and version included).
@@ -66,27 +68,4 @@ pub fn parse_arguments() -> Result<Cli, ExitStatus> {
             None => error.exit(),
         }
     })
-}
-
-/// Process exit statuses (D9).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExitStatus {
-    /// Everything checked out.
-    Success = 0,
-    /// Compile errors, drift under `--check`, findings or a failed gate.
-    Failure = 1,
-    /// Usage or environment error (bad flag, no project, unwritable output).
-    Error = 2,
-    /// A blocking sensor could not be evaluated (gate check).
-    NotEvaluated = 3,
-    /// A sensor worker's tool is unavailable (the worker protocol's 127).
-    ToolUnavailable = 127,
-    /// Stopped by SIGINT (Ctrl-C), SIGTERM or SIGHUP.
-    Interrupted = 130,
-}
-
-impl ExitStatus {
-    pub fn code(self) -> i32 {
-        self as i32
-    }
 }

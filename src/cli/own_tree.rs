@@ -6,11 +6,11 @@ use std::time::Instant;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{CompileArgs, Format, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
 use crate::leaves::english::counted;
+use crate::leaves::exit_status::ExitStatus;
 use crate::plugin::own_tree;
 
 /// The plugin root to compile as a plugin's own tree: only when no project is named

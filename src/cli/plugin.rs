@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{Format, PluginCommand, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{CommandResult, env_var, resolve_layout, working_folder};
 use crate::leaves::english::counted;
+use crate::leaves::exit_status::ExitStatus;
 use crate::plugin::operations::{self, CompileReason, ComposeOutcome, Listing};
 use crate::plugin::{PluginError, Problem};
 

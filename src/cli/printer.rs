@@ -25,9 +25,9 @@ use std::io::{IsTerminal, Write};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{Format, When};
 use crate::leaves::diagnostics::Diagnostic;
+use crate::leaves::exit_status::ExitStatus;
 use crate::report::SourceLookup;
 use crate::report::{github, human, json};
 

@@ -8,10 +8,10 @@
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::cli::ExitStatus;
 use crate::cli::args::ProjectArgs;
 use crate::cli::printer::{Printer, error_line};
 use crate::compile::discover::{self, Layout, lexically_normal};
+use crate::leaves::exit_status::ExitStatus;
 use crate::protocol::graph_reader::StageGraph;
 use crate::runtime::dispatch::compiled_graph::load_graph;
 use crate::runtime::dispatch::registry::{LiveRegistry, load_live_registry};

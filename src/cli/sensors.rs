@@ -8,11 +8,11 @@
 
 use serde::Serialize;
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{Format, HumanOrJson, SensorsArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{CommandResult, resolve_layout, usable_registry};
 use crate::compile::stage_graph::plugins_key::CORE_PLUGIN;
+use crate::leaves::exit_status::ExitStatus;
 use crate::plugin::lock_file::{Lock, read_lock};
 use crate::protocol::selection::FireOn;
 use crate::runtime::dispatch::registry::{LiveRegistry, LiveSensor};

@@ -14,13 +14,13 @@ use std::time::Duration;
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::json;
 
-use crate::cli::ExitStatus;
 use crate::cli::args::{Format, ProjectArgs};
 use crate::cli::printer::{Printer, error_line};
 use crate::cli::project::{current_dir, env_var};
 use crate::compile::discover::{self, InputChanges, Layout};
 use crate::compile::watch::{OutputsState, Rebuild, WatchEvent, WatchRequest, watch};
 use crate::leaves::english::{counted, plural};
+use crate::leaves::exit_status::ExitStatus;
 use crate::plugin::PluginError;
 use crate::plugin::operations::RecordedSource;
 use crate::plugin::recompose::{FollowEvent, FollowedPlugins, Recomposition};

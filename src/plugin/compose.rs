@@ -22,11 +22,12 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::compile::discover::Layout;
 use crate::compile::syntax::document::{self, DocumentKind};
+use crate::compile::syntax::manifest::sensor_id_from_file_name;
+use crate::compile::syntax::vocabulary::PHASES;
 use crate::harness::Harness;
 use crate::plugin::Problem;
 use crate::plugin::contributed_text::ContributedText;
 use crate::plugin::contribution::{self, Contribution};
-use crate::plugin::guards;
 use crate::plugin::lock_file::{self, Lock, LockedPlugin, LockedStage};
 use crate::plugin::manifest::Subtree;
 use crate::plugin::opencode_agents;
@@ -37,15 +38,6 @@ mod dispatch_check;
 mod stage_merge;
 
 use stage_merge::{Additions, merge_contributions};
-
-/// The phases whose folders a contribution's target is looked up in, in the reference's order.
-pub const PHASES: [&str; 5] = [
-    "initialization",
-    "ideation",
-    "inception",
-    "construction",
-    "operation",
-];
 
 /// A plugin chosen for the install, with where it came from.
 #[derive(Debug, Clone)]
@@ -562,7 +554,7 @@ impl Planner<'_> {
         let base_name = file.relative.rsplit('/').next().unwrap_or(&file.relative);
         let reason = if file.relative.contains('/') {
             "it is nested in a subfolder, which sensor discovery never reads".to_owned()
-        } else if guards::sensor_id_of_file_name(base_name).is_none() {
+        } else if sensor_id_from_file_name(base_name).is_none() {
             format!("\"{base_name}\" is not named aidlc-<id>.md with a lower-case kebab id")
         } else {
             return true;
@@ -749,7 +741,7 @@ fn report_sensor_declarations(
     let on_disk: Vec<(&str, &PluginFile)> = plugin
         .tree
         .files_of(Subtree::Sensors)
-        .filter_map(|file| Some((guards::sensor_id_of_file_name(&file.relative)?, file)))
+        .filter_map(|file| Some((sensor_id_from_file_name(&file.relative)?, file)))
         .collect();
     let declared: Vec<String> = plugin
         .tree

@@ -82,16 +82,6 @@ pub fn contained_path(
     Ok(joined)
 }
 
-/// A sensor manifest's file name the discovery rule reads: `aidlc-<id>.md` with a lower-case
-/// kebab id, at the top of `sensors/`. Returns the id.
-pub fn sensor_id_of_file_name(name: &str) -> Option<&str> {
-    let id = name.strip_prefix("aidlc-")?.strip_suffix(".md")?;
-    let mut chars = id.chars();
-    (chars.next().is_some_and(|c| c.is_ascii_lowercase())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'))
-    .then_some(id)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,16 +129,5 @@ mod tests {
             std::os::unix::fs::symlink("/tmp", root.join("out")).unwrap();
             assert!(contained_path(&disk, &root, "out").is_err());
         }
-    }
-
-    #[test]
-    fn sensor_file_names_follow_the_discovery_rule() {
-        assert_eq!(
-            sensor_id_of_file_name("aidlc-coverage-threshold.md"),
-            Some("coverage-threshold")
-        );
-        assert_eq!(sensor_id_of_file_name("coverage.md"), None);
-        assert_eq!(sensor_id_of_file_name("aidlc-Upper.md"), None);
-        assert_eq!(sensor_id_of_file_name("aidlc-x.txt"), None);
     }
 }

@@ -18,6 +18,7 @@ use crate::compile;
 use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
 use crate::compile::stage_graph::plugins_key::{Selection, selection_of_text};
+use crate::compile::syntax::vocabulary::PHASES;
 use crate::leaves::fs_util::contained::ProjectPath;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::compose::{self, ChosenPlugin, Plan};
@@ -318,7 +319,7 @@ fn add_sibling_dependencies(
 /// Folders never removed when a removal leaves them empty.
 fn kept_dirs(layout: &Layout) -> BTreeSet<Utf8PathBuf> {
     let harness_root = layout.project_dir.join(layout.harness.dir_name());
-    let phases = compose::PHASES.map(|phase| layout.stages_dir.join(phase));
+    let phases = PHASES.iter().map(|phase| layout.stages_dir.join(phase));
     [
         harness_root.clone(),
         harness_root.join("knowledge"),

@@ -86,6 +86,31 @@ impl DocumentKind {
     }
 }
 
+/// A frontmatter being checked: its map, the file its diagnostics name, and the diagnostics so
+/// far. The stage and manifest checkers (`stage.rs`, `manifest.rs`) add their own methods.
+pub(super) struct FrontmatterChecker<'a> {
+    pub(super) map: &'a FrontmatterMap,
+    pub(super) file: &'a Utf8Path,
+    pub(super) diagnostics: Vec<Diagnostic>,
+}
+
+impl FrontmatterChecker<'_> {
+    pub(super) fn error(
+        &mut self,
+        code: Code,
+        message: impl Into<String>,
+        span: std::ops::Range<usize>,
+        help: impl Into<String>,
+    ) {
+        self.diagnostics.push(
+            Diagnostic::error(code, message)
+                .in_file(self.file)
+                .at(span)
+                .with_help(help),
+        );
+    }
+}
+
 /// Split and parse the frontmatter of `text`. Returns `None` (with diagnostics) when there is no
 /// usable top-level mapping.
 pub fn read_frontmatter(

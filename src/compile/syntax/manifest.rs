@@ -10,7 +10,7 @@ use std::ops::Range;
 use camino::Utf8Path;
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 
-use crate::compile::syntax::document::{self, DocumentKind, FrontmatterMap};
+use crate::compile::syntax::document::{self, DocumentKind, FrontmatterChecker};
 use crate::compile::syntax::field_schema::{
     AnyMapping, KebabCase, NonEmptyText, PositiveInteger, SensorKind, Text, inline_schema,
 };
@@ -145,13 +145,13 @@ pub fn parse_manifest(text: &str, file: &Utf8Path, filename_id: &str) -> ParsedM
             .filter(|id| !id.trim().is_empty())
             .map(|id| (id.to_owned(), node.span.clone()))
     });
-    let mut checker = ManifestChecker {
+    let mut checker = FrontmatterChecker {
         map: &map,
         file,
         diagnostics,
     };
-    let manifest = checker.check(filename_id);
-    let ManifestChecker { diagnostics, .. } = checker;
+    let manifest = checker.check_manifest(filename_id);
+    let FrontmatterChecker { diagnostics, .. } = checker;
     let has_errors = diagnostics.iter().any(Diagnostic::is_error);
     ParsedManifest {
         manifest: if has_errors { None } else { manifest },
@@ -160,14 +160,9 @@ pub fn parse_manifest(text: &str, file: &Utf8Path, filename_id: &str) -> ParsedM
     }
 }
 
-struct ManifestChecker<'a> {
-    map: &'a FrontmatterMap,
-    file: &'a Utf8Path,
-    diagnostics: Vec<Diagnostic>,
-}
-
-impl ManifestChecker<'_> {
-    fn check(&mut self, filename_id: &str) -> Option<SensorManifest> {
+/// The sensor manifest's checks.
+impl FrontmatterChecker<'_> {
+    fn check_manifest(&mut self, filename_id: &str) -> Option<SensorManifest> {
         let missing = self
             .map
             .missing_required(REQUIRED_FIELDS, self.file, " to the frontmatter");
@@ -199,22 +194,13 @@ impl ManifestChecker<'_> {
         })
     }
 
-    fn push(&mut self, code: Code, message: String, span: Range<usize>, help: impl Into<String>) {
-        self.diagnostics.push(
-            Diagnostic::error(code, message)
-                .in_file(self.file)
-                .at(span)
-                .with_help(help),
-        );
-    }
-
     /// The text and span of `field`'s scalar value; a list or a mapping is refused.
     fn string_value(&mut self, field: &str) -> Option<(String, Range<usize>)> {
         let node = self.map.value(field)?;
         if let Some(text) = document::scalar_string(node) {
             Some((text.to_owned(), node.span.clone()))
         } else {
-            self.push(
+            self.error(
                 Code::InvalidFieldValue,
                 format!("{field} must be a non-empty string"),
                 node.span.clone(),
@@ -227,7 +213,7 @@ impl ManifestChecker<'_> {
     fn non_empty_string(&mut self, field: &str) -> Option<String> {
         let (text, span) = self.string_value(field)?;
         if text.trim().is_empty() {
-            self.push(
+            self.error(
                 Code::InvalidFieldValue,
                 format!("{field} must be a non-empty string"),
                 span,
@@ -248,7 +234,7 @@ impl ManifestChecker<'_> {
             return None;
         }
         if let Err(error) = SensorGlob::validate(&pattern) {
-            self.push(
+            self.error(
                 Code::InvalidFieldValue,
                 format!(
                     "matches is not a valid glob: {} (got \"{pattern}\")",
@@ -265,7 +251,7 @@ impl ManifestChecker<'_> {
     fn id(&mut self, filename_id: &str) -> Option<(String, Range<usize>)> {
         let (id, span) = self.string_value("id")?;
         if id.trim().is_empty() {
-            self.push(
+            self.error(
                 Code::InvalidFieldValue,
                 "id must be a non-empty string".to_owned(),
                 span,
@@ -292,7 +278,7 @@ impl ManifestChecker<'_> {
     fn kind(&mut self) -> Option<String> {
         let (kind, span) = self.string_value("kind")?;
         if !SENSOR_KINDS.contains(&kind.as_str()) {
-            self.push(
+            self.error(
                 Code::InvalidFieldValue,
                 format!("kind must be \"deterministic\" (got \"{kind}\"); other kinds reserved for future releases"),
                 span,
@@ -307,7 +293,7 @@ impl ManifestChecker<'_> {
         let (value, span) = self.string_value("default_severity")?;
         let severity: Option<Severity> = value.parse().ok();
         if severity.is_none() {
-            self.push(
+            self.error(
                 Code::InvalidFieldValue,
                 format!(
                     "default_severity must be one of: \"advisory\", \"blocking\" (got \"{value}\")"
@@ -331,7 +317,7 @@ impl ManifestChecker<'_> {
         }
         let fire_on: Option<FireOn> = value.parse().ok();
         if fire_on.is_none() {
-            self.push(
+            self.error(
                 Code::InvalidFieldValue,
                 format!("fire_on must be one of: \"write\", \"gate\" (got \"{value}\")"),
                 span,
@@ -366,7 +352,7 @@ impl ManifestChecker<'_> {
             } else {
                 "a block scalar"
             };
-            self.push(
+            self.error(
                 Code::InvalidFieldValue,
                 format!(
                     "timeout_seconds must be a positive integer, not {written} (got {})",
@@ -384,7 +370,7 @@ impl ManifestChecker<'_> {
             }
             _ => {
                 let shown = &document::shown_value(node);
-                self.push(
+                self.error(
                     Code::InvalidFieldValue,
                     format!("timeout_seconds must be a positive integer (got {shown})"),
                     node.span.clone(),
@@ -430,6 +416,17 @@ mod tests {
         assert_eq!(sensor_id_from_file_name("linter.md"), None);
         assert_eq!(sensor_id_from_file_name("aidlc-1x.md"), None);
         assert_eq!(sensor_id_from_file_name("aidlc-x.yaml"), None);
+    }
+
+    #[test]
+    fn sensor_file_names_follow_the_discovery_rule() {
+        assert_eq!(
+            sensor_id_from_file_name("aidlc-coverage-threshold.md"),
+            Some("coverage-threshold")
+        );
+        assert_eq!(sensor_id_from_file_name("coverage.md"), None);
+        assert_eq!(sensor_id_from_file_name("aidlc-Upper.md"), None);
+        assert_eq!(sensor_id_from_file_name("aidlc-x.txt"), None);
     }
 
     #[test]

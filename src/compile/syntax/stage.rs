@@ -9,7 +9,7 @@ use std::ops::Range;
 use camino::Utf8Path;
 use schemars::{JsonSchema, Schema};
 
-use crate::compile::syntax::document::{self, DocumentKind, FrontmatterMap};
+use crate::compile::syntax::document::{self, DocumentKind, FrontmatterChecker};
 use crate::compile::syntax::field_schema::{
     ExecutionName, ForEachName, KEBAB_CASE_PATTERN, KebabCase, ModeName, NonEmptyText, PhaseName,
     PositiveInteger, ProducesKinds, ProjectKindName, ReviewClassName, StageNumber,
@@ -223,6 +223,7 @@ const RESERVED_KEYS: [(&str, &str); 4] = [
     ("retry", "loop driver"),
 ];
 
+/// `^[a-z][a-z0-9-]*$`: a stage slug, a sensor id, a space, an intent label.
 pub fn is_kebab_case(text: &str) -> bool {
     let mut chars = text.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase())
@@ -235,44 +236,24 @@ pub fn parse_stage(text: &str, file: &Utf8Path) -> (Option<StageDefinition>, Vec
     else {
         return (None, diagnostics);
     };
-    let mut checker = StageChecker {
+    let mut checker = FrontmatterChecker {
         map: &map,
         file,
         diagnostics,
     };
-    let definition = checker.check();
-    let StageChecker { diagnostics, .. } = checker;
+    let definition = checker.check_stage();
+    let FrontmatterChecker { diagnostics, .. } = checker;
     let has_errors = diagnostics.iter().any(Diagnostic::is_error);
     (if has_errors { None } else { definition }, diagnostics)
 }
 
-struct StageChecker<'a> {
-    map: &'a FrontmatterMap,
-    file: &'a Utf8Path,
-    diagnostics: Vec<Diagnostic>,
-}
-
-impl StageChecker<'_> {
-    fn error(
-        &mut self,
-        code: Code,
-        message: impl Into<String>,
-        span: Range<usize>,
-        help: impl Into<String>,
-    ) {
-        self.diagnostics.push(
-            Diagnostic::error(code, message)
-                .in_file(self.file)
-                .at(span)
-                .with_help(help),
-        );
-    }
-
+/// The stage definition's checks.
+impl FrontmatterChecker<'_> {
     fn invalid(&mut self, message: impl Into<String>, span: Range<usize>, help: impl Into<String>) {
         self.error(Code::InvalidStageField, message, span, help);
     }
 
-    fn check(&mut self) -> Option<StageDefinition> {
+    fn check_stage(&mut self) -> Option<StageDefinition> {
         self.check_keys();
         let required = REQUIRED_SCALARS.into_iter().chain(["outputs"]);
         let missing = self.map.missing_required(required, self.file, "");

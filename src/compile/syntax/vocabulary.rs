@@ -17,6 +17,7 @@ pub const MODES: [&str; 5] = ["inline", "subagent", "pipeline", "mob", "agent-te
 /// under the unit folders, and refuses a graph with any other value (D4), so the compile refuses
 /// it first, where the author can fix it (the reference accepts any string).
 pub const FOR_EACH_VALUES: [&str; 1] = ["unit-of-work"];
+/// The kinds of unit: a stage's `produces_kinds`, and a unit's `kind` in the Bolt DAG block.
 pub const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
 pub const REVIEW_CLASSES: [&str; 2] = ["adversarial", "advisory"];
 pub const SUMMARY_CONFIRMATIONS: [&str; 2] = ["required", "if-present"];

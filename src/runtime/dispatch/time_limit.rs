@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::protocol::graph_format::GraphFormat;
 use crate::protocol::graph_reader::UnreadValue;
-use crate::runtime::workspace::InstallVersion;
 
 /// The variable that overrides the write hook's allowance (milliseconds).
 pub const HOOK_ALLOWANCE_VARIABLE: &str = "AIDLC_SENSOR_TIMEOUT_MS";
@@ -152,7 +152,7 @@ pub fn hook_settings_files(
 pub fn hook_allowance(
     env: &dyn Fn(&str) -> Option<String>,
     settings_files: &[Utf8PathBuf],
-    version: InstallVersion,
+    version: GraphFormat,
 ) -> Result<LimitValue, String> {
     if let Some(value) = env(HOOK_ALLOWANCE_VARIABLE) {
         let duration = positive_milliseconds(HOOK_ALLOWANCE_VARIABLE, &value)?;
@@ -167,11 +167,11 @@ pub fn hook_allowance(
         }
     }
     Ok(match version {
-        InstallVersion::Reference25 | InstallVersion::Reference26 => LimitValue {
+        GraphFormat::Reference25 | GraphFormat::Reference26 => LimitValue {
             duration: REFERENCE_HOOK_ALLOWANCE,
             source: format!("the {version} install's default, 90 s"),
         },
-        InstallVersion::Newest => LimitValue {
+        GraphFormat::Gate => LimitValue {
             duration: NEWEST_HOOK_ALLOWANCE,
             source: "the default, 30 minutes".to_owned(),
         },
@@ -380,22 +380,22 @@ mod tests {
         std::fs::create_dir_all(user.parent().unwrap()).unwrap();
         let files = vec![project.clone(), user.clone()];
 
-        let default = hook_allowance(&no_env, &files, InstallVersion::Newest).unwrap();
+        let default = hook_allowance(&no_env, &files, GraphFormat::Gate).unwrap();
         assert_eq!(default.duration, NEWEST_HOOK_ALLOWANCE);
-        let default_26 = hook_allowance(&no_env, &files, InstallVersion::Reference26).unwrap();
+        let default_26 = hook_allowance(&no_env, &files, GraphFormat::Reference26).unwrap();
         assert_eq!(default_26.duration, REFERENCE_HOOK_ALLOWANCE);
 
         std::fs::write(&user, r#"{"sensorTimeoutMs": 4000}"#).unwrap();
-        let from_user = hook_allowance(&no_env, &files, InstallVersion::Newest).unwrap();
+        let from_user = hook_allowance(&no_env, &files, GraphFormat::Gate).unwrap();
         assert_eq!(from_user.duration, Duration::from_secs(4));
         assert_eq!(from_user.source, format!("sensorTimeoutMs=4000 in {user}"));
 
         std::fs::write(&project, r#"{"hooks": {}, "sensorTimeoutMs": 3000}"#).unwrap();
-        let from_project = hook_allowance(&no_env, &files, InstallVersion::Newest).unwrap();
+        let from_project = hook_allowance(&no_env, &files, GraphFormat::Gate).unwrap();
         assert_eq!(from_project.duration, Duration::from_secs(3));
 
         let variable = |name: &str| (name == HOOK_ALLOWANCE_VARIABLE).then(|| "2000".to_owned());
-        let from_variable = hook_allowance(&variable, &files, InstallVersion::Newest).unwrap();
+        let from_variable = hook_allowance(&variable, &files, GraphFormat::Gate).unwrap();
         assert_eq!(from_variable.duration, Duration::from_secs(2));
         assert_eq!(from_variable.source, "AIDLC_SENSOR_TIMEOUT_MS=2000");
     }
@@ -426,20 +426,20 @@ mod tests {
         ] {
             std::fs::write(&project, text).unwrap();
             assert_eq!(
-                hook_allowance(&no_env, &files, InstallVersion::Newest),
+                hook_allowance(&no_env, &files, GraphFormat::Gate),
                 Err(expected),
                 "{text}"
             );
         }
         std::fs::write(&project, "{ not json").unwrap();
         assert!(
-            hook_allowance(&no_env, &files, InstallVersion::Newest)
+            hook_allowance(&no_env, &files, GraphFormat::Gate)
                 .unwrap_err()
                 .starts_with(&format!("{project} is not valid JSON"))
         );
         let variable = |name: &str| (name == HOOK_ALLOWANCE_VARIABLE).then(|| "0".to_owned());
         assert_eq!(
-            hook_allowance(&variable, &[], InstallVersion::Newest),
+            hook_allowance(&variable, &[], GraphFormat::Gate),
             Err(
                 "AIDLC_SENSOR_TIMEOUT_MS must be a positive whole number of milliseconds, got \"0\""
                     .to_owned()

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use camino::{Utf8Path, Utf8PathBuf};
 
+use crate::leaves::exit_status::ExitStatus;
 use crate::leaves::fs_util;
 use crate::protocol::graph_reader::StageGraph;
 use crate::protocol::stage_node::GraphNode;
@@ -76,19 +77,6 @@ impl From<DisabledStageRefusal> for Notice {
     }
 }
 
-/// How a gate check, merge or step ends (D9); the CLI maps each to its exit code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GateExit {
-    Success,
-    /// Blocking findings (any finding with `--strict`); the gate step's gate refused.
-    Failure,
-    /// Nothing checked without `--allow-empty`, a `--report` file not written, or a refusal
-    /// before anything ran.
-    Error,
-    /// A blocking binding not evaluated: it could not run, never fired, or was switched off.
-    NotEvaluated,
-}
-
 /// The flags of `aidlc gate check`, as the CLI parsed them.
 pub struct CheckFlags<'a> {
     /// Only these stages; every stage of the graph when empty.
@@ -137,7 +125,7 @@ pub trait CheckProgress: Sync {
 #[derive(Debug)]
 pub struct GateOutcome {
     pub said: Vec<Notice>,
-    pub exit: GateExit,
+    pub exit: ExitStatus,
 }
 
 impl GateOutcome {
@@ -145,7 +133,7 @@ impl GateOutcome {
     pub(crate) fn refused(refusal: Notice) -> Self {
         Self {
             said: vec![refusal],
-            exit: GateExit::Error,
+            exit: ExitStatus::Error,
         }
     }
 }
@@ -469,7 +457,7 @@ fn judge(
     nodes: &[GraphNode],
     judging: Judging,
     reports_written: bool,
-) -> (GateExit, Vec<Notice>) {
+) -> (ExitStatus, Vec<Notice>) {
     let switched_off = blocking_bindings_switched_off(report, nodes);
     let status = exit_status(report, judging, switched_off.len());
     let mut notices: Vec<Notice> =
@@ -487,12 +475,12 @@ fn judge(
         )));
     }
     if let Some(nothing) = report.nothing_checked() {
-        if status == GateExit::Error {
+        if status == ExitStatus::Error {
             notices.push(Notice::error(
                 format!("nothing was checked: {}", nothing.reason()),
                 Some(&nothing.help()),
             ));
-        } else if status == GateExit::Success && !judging.quiet {
+        } else if status == ExitStatus::Success && !judging.quiet {
             notices.push(Notice::Status(format!(
                 "note: nothing was checked ({}); --allow-empty makes that exit 0",
                 nothing.reason()
@@ -500,7 +488,7 @@ fn judge(
         }
     }
     let exit = match status {
-        GateExit::Success | GateExit::Failure if !reports_written => GateExit::Error,
+        ExitStatus::Success | ExitStatus::Failure if !reports_written => ExitStatus::Error,
         other => other,
     };
     (exit, notices)
@@ -510,18 +498,18 @@ fn judge(
 /// blocking sensor could not be evaluated or never fired; 2 when nothing was checked at all
 /// (no fire passed or failed), unless `--allow-empty`; 3 when a Sensors switch kept a blocking
 /// binding from running (`--allow-empty` never makes that a pass); else 0.
-fn exit_status(report: &GateReport, judging: Judging, blocking_switched_off: usize) -> GateExit {
+fn exit_status(report: &GateReport, judging: Judging, blocking_switched_off: usize) -> ExitStatus {
     let counts = report.counts();
     if counts.blocking_failed > 0 || (judging.strict && counts.failed > 0) {
-        GateExit::Failure
+        ExitStatus::Failure
     } else if counts.blocking_not_evaluated > 0 {
-        GateExit::NotEvaluated
+        ExitStatus::NotEvaluated
     } else if report.nothing_checked().is_some() && !judging.allow_empty {
-        GateExit::Error
+        ExitStatus::Error
     } else if blocking_switched_off > 0 {
-        GateExit::NotEvaluated
+        ExitStatus::NotEvaluated
     } else {
-        GateExit::Success
+        ExitStatus::Success
     }
 }
 
@@ -530,10 +518,10 @@ fn exit_status(report: &GateReport, judging: Judging, blocking_switched_off: usi
 fn blocking_bindings_switched_off_notice(
     report: &GateReport,
     switched_off: &[(String, String)],
-    status: GateExit,
+    status: ExitStatus,
 ) -> Option<Notice> {
     let off = report.sensors_off.as_ref()?;
-    let decided_by_them = status == GateExit::NotEvaluated
+    let decided_by_them = status == ExitStatus::NotEvaluated
         && !switched_off.is_empty()
         && report.counts().blocking_not_evaluated == 0;
     if !decided_by_them {

@@ -99,7 +99,7 @@ pub fn parse_selections(text: &str) -> Result<SelectionsFile, LearningsError> {
             "missing or non-string space (bind it from surface's output)",
         ));
     };
-    if !crate::runtime::workspace::is_kebab_slug(space) {
+    if !crate::compile::syntax::stage::is_kebab_case(space) {
         return Err(malformed(
             "space must be a lowercase slug beginning with a letter and containing only lowercase letters, digits, or hyphens",
         ));

@@ -10,8 +10,9 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::error::{INTENT_LABEL_MAX_CHARS, RESERVED_INTENT_LABELS, WorkspaceError};
 use super::intents::{ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE};
-use super::spaces::{active_space, intents_dir, is_kebab_slug};
+use super::spaces::{active_space, intents_dir};
 use super::state::state_file_path;
+use crate::compile::syntax::stage::is_kebab_case;
 use crate::leaves::js_json::pretty_json;
 
 /// The registry status of a new intent: the reference's `createIntent` writes `in-flight`.
@@ -90,7 +91,7 @@ pub fn create_intent(
 /// Whether `label` can name an intent: a kebab slug (`^[a-z][a-z0-9-]*$`) of at most
 /// [`INTENT_LABEL_MAX_CHARS`] characters, and not one of the reference's command words.
 pub fn check_intent_label(label: &str) -> Result<(), WorkspaceError> {
-    if !is_kebab_slug(label) || label.len() > INTENT_LABEL_MAX_CHARS {
+    if !is_kebab_case(label) || label.len() > INTENT_LABEL_MAX_CHARS {
         return Err(WorkspaceError::InvalidIntentLabel {
             label: label.to_owned(),
         });

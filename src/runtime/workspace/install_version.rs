@@ -31,48 +31,36 @@ use crate::protocol::graph_format::{
     resolve_graph_format_from_evidence,
 };
 
-/// The reference version whose files an install keeps, displayed as messages and documents
-/// name it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, strum::Display)]
-pub enum InstallVersion {
-    /// 2.5.x: the write hook was `sensor-fire`.
-    #[strum(to_string = "2.5")]
-    Reference25,
-    /// 2.6.x.
-    #[strum(to_string = "2.6")]
-    Reference26,
-    /// The newest ([gate]), and every project `aidlc init` makes.
-    #[strum(to_string = "newest")]
-    Newest,
-}
-
-impl InstallVersion {
-    /// The version for the install's tools stamp (its text, if the file was read) and its
+/// The reference version whose files an install keeps is the graph format it keeps (D13): 2.5
+/// (whose write hook was `sensor-fire`), 2.6, or the newest ([gate]), which every project
+/// `aidlc init` makes.
+impl GraphFormat {
+    /// The install's version for its tools stamp (its text, if the file was read) and its
     /// graph (the text, if the file was read), in that order of trust; else the newest.
-    pub fn detect(reference_tools_text: Option<&str>, graph_text: Option<&str>) -> InstallVersion {
+    pub fn of_install(reference_tools_text: Option<&str>, graph_text: Option<&str>) -> GraphFormat {
         if let Some(version) = reference_tools_text.and_then(reference_tools_version) {
-            return Self::of_graph_format(GraphFormat::of_reference_version(version));
+            return GraphFormat::of_reference_version(version);
         }
         let from_graph = graph_text.map(|graph| {
             resolve_graph_format_from_evidence(None, Some(format_written_by(graph)), None)
         });
         match from_graph {
-            Some((format, FormatSource::ExistingGraph)) => Self::of_graph_format(format),
-            _ => InstallVersion::Newest,
+            Some((format, FormatSource::ExistingGraph)) => format,
+            _ => GraphFormat::Gate,
         }
     }
 
-    /// [`InstallVersion::detect`] over the files of an install: `reference_tools` is
+    /// [`GraphFormat::of_install`] over the files of an install: `reference_tools` is
     /// `<harness>/tools/aidlc-version.ts`, `stage_graph` the compiled graph (read only when the
     /// tools say nothing); with the graph's text when it was read (and is UTF-8), so that a
     /// caller who needs the graph next does not read it again.
-    pub fn detect_from_files_keeping_graph(
+    pub fn of_install_files_keeping_graph(
         reference_tools: &Utf8Path,
         stage_graph: &Utf8Path,
-    ) -> (InstallVersion, Option<String>) {
+    ) -> (GraphFormat, Option<String>) {
         let tools = crate::leaves::fs_util::read_input_text(reference_tools).ok();
         if tools.as_deref().and_then(reference_tools_version).is_some() {
-            return (Self::detect(tools.as_deref(), None), None);
+            return (Self::of_install(tools.as_deref(), None), None);
         }
         let graph = crate::leaves::fs_util::read_bounded(
             stage_graph,
@@ -80,22 +68,14 @@ impl InstallVersion {
         )
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok());
-        (Self::detect(None, graph.as_deref()), graph)
-    }
-
-    fn of_graph_format(format: GraphFormat) -> InstallVersion {
-        match format {
-            GraphFormat::Reference25 => InstallVersion::Reference25,
-            GraphFormat::Reference26 => InstallVersion::Reference26,
-            GraphFormat::Gate => InstallVersion::Newest,
-        }
+        (Self::of_install(None, graph.as_deref()), graph)
     }
 
     /// The write hook's name: its heartbeat and drop log are `<name>.last` and `<name>.drops`.
     pub fn write_hook_name(self) -> &'static str {
         match self {
-            InstallVersion::Reference25 => reference_hooks::SENSOR_FIRE.health_name(),
-            InstallVersion::Reference26 | InstallVersion::Newest => {
+            GraphFormat::Reference25 => reference_hooks::SENSOR_FIRE.health_name(),
+            GraphFormat::Reference26 | GraphFormat::Gate => {
                 reference_hooks::RUN_SENSORS.health_name()
             }
         }
@@ -104,20 +84,20 @@ impl InstallVersion {
     /// Where detail files go, under a record root.
     pub fn sensor_detail_dir(self, record_root: &Utf8Path) -> Utf8PathBuf {
         match self {
-            InstallVersion::Reference25 | InstallVersion::Reference26 => {
+            GraphFormat::Reference25 | GraphFormat::Reference26 => {
                 legacy_sensor_detail_dir(record_root)
             }
-            InstallVersion::Newest => sensor_detail_dir(record_root),
+            GraphFormat::Gate => sensor_detail_dir(record_root),
         }
     }
 
     /// Where the conductor writes the learnings selections, under a record root (D44).
     pub fn learnings_dir(self, record_root: &Utf8Path) -> Utf8PathBuf {
         match self {
-            InstallVersion::Reference25 | InstallVersion::Reference26 => {
+            GraphFormat::Reference25 | GraphFormat::Reference26 => {
                 record_root.join(".aidlc-learnings")
             }
-            InstallVersion::Newest => record_root.join(ENGINE_DIR).join("learnings"),
+            GraphFormat::Gate => record_root.join(ENGINE_DIR).join("learnings"),
         }
     }
 }
@@ -136,16 +116,16 @@ mod tests {
     #[test]
     fn the_tools_stamp_decides_first() {
         assert_eq!(
-            InstallVersion::detect(Some(TOOLS_26), Some(GATE_GRAPH)),
-            InstallVersion::Reference26
+            GraphFormat::of_install(Some(TOOLS_26), Some(GATE_GRAPH)),
+            GraphFormat::Reference26
         );
         assert_eq!(
-            InstallVersion::detect(Some(TOOLS_25), None),
-            InstallVersion::Reference25
+            GraphFormat::of_install(Some(TOOLS_25), None),
+            GraphFormat::Reference25
         );
         assert_eq!(
-            InstallVersion::detect(Some(TOOLS_LATER), Some(PRE_GATE_GRAPH)),
-            InstallVersion::Newest
+            GraphFormat::of_install(Some(TOOLS_LATER), Some(PRE_GATE_GRAPH)),
+            GraphFormat::Gate
         );
     }
 
@@ -153,22 +133,22 @@ mod tests {
     fn without_a_stamp_the_graph_s_keys_decide_then_the_newest() {
         let no_stamp = Some("// no version here\n");
         assert_eq!(
-            InstallVersion::detect(no_stamp, Some(PRE_GATE_GRAPH)),
-            InstallVersion::Reference26
+            GraphFormat::of_install(no_stamp, Some(PRE_GATE_GRAPH)),
+            GraphFormat::Reference26
         );
         assert_eq!(
-            InstallVersion::detect(None, Some(GRAPH_25)),
-            InstallVersion::Reference25
+            GraphFormat::of_install(None, Some(GRAPH_25)),
+            GraphFormat::Reference25
         );
         assert_eq!(
-            InstallVersion::detect(None, Some(GATE_GRAPH)),
-            InstallVersion::Newest
+            GraphFormat::of_install(None, Some(GATE_GRAPH)),
+            GraphFormat::Gate
         );
         assert_eq!(
-            InstallVersion::detect(None, Some("[]\n")),
-            InstallVersion::Newest
+            GraphFormat::of_install(None, Some("[]\n")),
+            GraphFormat::Gate
         );
-        assert_eq!(InstallVersion::detect(None, None), InstallVersion::Newest);
+        assert_eq!(GraphFormat::of_install(None, None), GraphFormat::Gate);
     }
 
     #[test]
@@ -176,19 +156,19 @@ mod tests {
         let record = Utf8Path::new("/r");
         let table = [
             (
-                InstallVersion::Reference25,
+                GraphFormat::Reference25,
                 "sensor-fire",
                 "/r/.aidlc-sensors",
                 "/r/.aidlc-learnings",
             ),
             (
-                InstallVersion::Reference26,
+                GraphFormat::Reference26,
                 "run-sensors",
                 "/r/.aidlc-sensors",
                 "/r/.aidlc-learnings",
             ),
             (
-                InstallVersion::Newest,
+                GraphFormat::Gate,
                 "run-sensors",
                 "/r/.aidlc-engine/sensors",
                 "/r/.aidlc-engine/learnings",
@@ -207,11 +187,11 @@ mod tests {
         let root = Utf8Path::from_path(dir.path()).unwrap();
         let tools = root.join("aidlc-version.ts");
         let graph = root.join("stage-graph.json");
-        let detect = || InstallVersion::detect_from_files_keeping_graph(&tools, &graph).0;
-        assert_eq!(detect(), InstallVersion::Newest);
+        let detect = || GraphFormat::of_install_files_keeping_graph(&tools, &graph).0;
+        assert_eq!(detect(), GraphFormat::Gate);
         std::fs::write(&graph, PRE_GATE_GRAPH).unwrap();
-        assert_eq!(detect(), InstallVersion::Reference26);
+        assert_eq!(detect(), GraphFormat::Reference26);
         std::fs::write(&tools, TOOLS_25).unwrap();
-        assert_eq!(detect(), InstallVersion::Reference25);
+        assert_eq!(detect(), GraphFormat::Reference25);
     }
 }

@@ -26,12 +26,11 @@ mod write_folders;
 pub use clone_id::{audit_dir, clone_id, existing_audit_shard, host_name};
 pub use create::{CreatedIntent, create_intent};
 pub use error::WorkspaceError;
-pub use install_version::InstallVersion;
 pub use intents::{
     ACTIVE_INTENT_CURSOR_FILE, INTENT_REGISTRY_FILE, active_intent, intent_records, record_root,
 };
 pub use resolved::Workspace;
-pub use spaces::{active_space, intents_dir, is_kebab_slug, is_plain_folder_name, space_dir};
+pub use spaces::{active_space, intents_dir, is_plain_folder_name, space_dir};
 pub use state::{
     ActiveStageChoice, PresentWorkflow, SensorsOffSwitch, current_stage, present_workflow,
     read_state_field, read_state_text, sensors_off_by_environment, sensors_off_in_state,

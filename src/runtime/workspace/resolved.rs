@@ -18,11 +18,11 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use super::clone_id::{audit_dir, clone_id, host_name};
 use super::error::WorkspaceError;
-use super::install_version::InstallVersion;
 use super::intents::{IntentResolution, intent_records, resolve_intent_among};
 use super::spaces::{active_space, intents_dir, space_dir};
 use super::write_folders::{FIRST_RUN_MARKER_FILE, hooks_health_dir};
 use crate::compile::discover::Layout;
+use crate::protocol::graph_format::GraphFormat;
 
 /// The project one command works on, with its space and intent resolved (D11).
 #[derive(Debug)]
@@ -33,7 +33,7 @@ pub struct Workspace {
     records: Vec<Utf8PathBuf>,
     intent: IntentResolution,
     record_root: Utf8PathBuf,
-    version: InstallVersion,
+    version: GraphFormat,
     /// The compiled graph's text as this command first read it (the version detection, else
     /// the first reader of the graph), shared by every later reader, so that one command reads
     /// `stage-graph.json` once however many files it fires on. Only the compile writes the
@@ -47,7 +47,7 @@ impl Workspace {
     /// Read the active space, its intent records, the active-intent cursor and the install's
     /// version, once.
     pub fn resolve(layout: Layout) -> Self {
-        let (version, graph_text) = InstallVersion::detect_from_files_keeping_graph(
+        let (version, graph_text) = GraphFormat::of_install_files_keeping_graph(
             &layout.reference_tools_path,
             &layout.stage_graph_path,
         );
@@ -75,8 +75,8 @@ impl Workspace {
         }
     }
 
-    /// The reference version whose record-local files this install keeps.
-    pub fn version(&self) -> InstallVersion {
+    /// The reference version whose record-local files this install keeps: its graph format.
+    pub fn version(&self) -> GraphFormat {
         self.version
     }
 
@@ -272,7 +272,7 @@ mod tests {
         let (_dir, project) = temp_project();
         let record = make_record(&project, "default", "260904-x");
         let workspace = resolved(&project);
-        assert_eq!(workspace.version(), InstallVersion::Newest);
+        assert_eq!(workspace.version(), GraphFormat::Gate);
         let health = record.join(".aidlc-hooks-health");
         assert_eq!(workspace.hooks_health_dir(), health);
         assert_eq!(
@@ -297,7 +297,7 @@ mod tests {
             "export const AIDLC_VERSION = \"2.6.54\";\n",
         );
         let v26 = resolved(&project);
-        assert_eq!(v26.version(), InstallVersion::Reference26);
+        assert_eq!(v26.version(), GraphFormat::Reference26);
         assert_eq!(
             v26.write_hook_heartbeat_file(),
             health.join("run-sensors.last")
@@ -309,7 +309,7 @@ mod tests {
             "export const AIDLC_VERSION = \"2.5.36\";\n",
         );
         let v25 = resolved(&project);
-        assert_eq!(v25.version(), InstallVersion::Reference25);
+        assert_eq!(v25.version(), GraphFormat::Reference25);
         assert_eq!(
             v25.write_hook_heartbeat_file(),
             health.join("sensor-fire.last")

@@ -1,5 +1,5 @@
-//! Spaces (D11): the active space, and where a space's folders are; and the two name rules
-//! every folder name under `aidlc/` follows.
+//! Spaces (D11): the active space, and where a space's folders are; and the rule every folder
+//! name under `aidlc/` follows.
 
 use camino::{Utf8Path, Utf8PathBuf};
 
@@ -47,13 +47,6 @@ pub fn space_dir(project_dir: &Utf8Path, space: &str) -> Utf8PathBuf {
 /// cursor; also the record root when no intent resolves.
 pub fn intents_dir(project_dir: &Utf8Path, space: &str) -> Utf8PathBuf {
     space_dir(project_dir, space).join("intents")
-}
-
-/// `^[a-z][a-z0-9-]*$`.
-pub fn is_kebab_slug(text: &str) -> bool {
-    let mut bytes = text.bytes();
-    bytes.next().is_some_and(|b| b.is_ascii_lowercase())
-        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use sha2::{Digest as _, Sha256};
 
 use super::intents::STATE_FILE_NAME;
-use super::spaces::is_kebab_slug;
+use crate::compile::syntax::stage::is_kebab_case;
 use crate::leaves::js_text::js_trim;
 
 /// The conductor's active-directive marker, under a record root.
@@ -173,7 +173,7 @@ fn marker_directive(
     marker: &serde_json::Map<String, serde_json::Value>,
 ) -> Option<ActiveDirective> {
     let stage = js_trim(marker.get("stage")?.as_str()?);
-    if !is_kebab_slug(stage) {
+    if !is_kebab_case(stage) {
         return None;
     }
     // A `unit` key, when present, must hold a non-empty string.

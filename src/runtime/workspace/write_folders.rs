@@ -12,7 +12,7 @@ pub const FIRST_RUN_MARKER_FILE: &str = ".first-fired";
 // --- Record-local folders -----------------------------------------------------------------------
 
 /// `<record_root>/.aidlc-engine/sensors`: the newest detail folder (\[gate\], D26); an install
-/// of another version asks `InstallVersion::sensor_detail_dir`.
+/// of another version asks `GraphFormat::sensor_detail_dir` (`install_version.rs`).
 pub fn sensor_detail_dir(record_root: &Utf8Path) -> Utf8PathBuf {
     record_root.join(ENGINE_DIR).join("sensors")
 }

@@ -15,10 +15,11 @@
 use std::fmt::Write as _;
 
 use crate::leaves::english::plural;
+use crate::leaves::exit_status::ExitStatus;
 use crate::protocol::graph_reader::StageGraph;
 use crate::runtime::dispatch::registry::LiveRegistry;
 use crate::runtime::dispatch::time_limit;
-use crate::runtime::gate::command::{EnvReader, GateExit, GateOutcome, Notice};
+use crate::runtime::gate::command::{EnvReader, GateOutcome, Notice};
 use crate::runtime::gate::disabled_stages::refuse_disabled_stages;
 use crate::runtime::gate::stale_graph::check_graph_against_sources;
 use crate::runtime::gate::step::{DispatchSummary, GateEntry, GateStepRequest, run_gate_step};
@@ -91,14 +92,14 @@ pub fn gate_step(
                 Notice::Status(summary_line(&request.stage, &reply.summary)),
                 Notice::Report(reply.json().to_string()),
             ],
-            exit: GateExit::Success,
+            exit: ExitStatus::Success,
         },
         Err(error) => GateOutcome {
             said: vec![Notice::error(error.to_string(), error.help())],
             exit: if error.is_refusal() {
-                GateExit::Failure
+                ExitStatus::Failure
             } else {
-                GateExit::Error
+                ExitStatus::Error
             },
         },
     }
@@ -166,7 +167,7 @@ mod tests {
     #[test]
     fn a_malformed_dispatch_cap_is_refused_with_its_help_and_exit_2() {
         let outcome = gate_step_request(&start_flags(), &dispatch_cap_env("soon")).unwrap_err();
-        assert_eq!(outcome.exit, GateExit::Error);
+        assert_eq!(outcome.exit, ExitStatus::Error);
         let [Notice::Error { message, help }] = outcome.said.as_slice() else {
             panic!("expected one error, got {outcome:?}");
         };

@@ -7,11 +7,9 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 
+use crate::compile::syntax::vocabulary::UNIT_KINDS;
 use crate::leaves::js_text::{is_js_line_terminator, is_js_whitespace, js_trim, js_trim_start};
 use crate::runtime::sensors::text::{is_plain_name, lines_of};
-
-/// The kinds a unit may declare in the Bolt DAG block.
-const UNIT_KINDS: [&str; 5] = ["service", "spec", "ui", "packaging", "library"];
 
 /// The longest unit name the DAG block accepts, in UTF-16 code units (the reference's length).
 const UNIT_NAME_MAX_LENGTH: usize = 64;
