@@ -15,7 +15,7 @@
 //! - [`file_uri`]: `file://` URIs of paths, for the reports and the language server;
 //! - [`github_actions`]: the one writer and escaper of GitHub Actions workflow commands;
 //! - [`english`]: the wording rules every message shares (plural endings);
-//! - [`changes`]: what was added, modified and removed between two states.
+//! - [`changes`]: what was added, modified and removed between two states;
 //! - [`exit_status`]: the process exit statuses (D9).
 
 pub mod audit_lock;

@@ -191,8 +191,8 @@ pub fn reference_commands(harness: Harness) -> Vec<ReferenceCommand> {
         role,
         takeover,
     };
-    // Every harness but Claude Code runs the reference's hooks through its adapter (Kiro IDE
-    // through Kiro CLI's).
+    // Every other harness with reference hooks runs them through its adapter (Kiro IDE through
+    // Kiro CLI's); Kiro CLI 3 and opencode have none.
     let adapter_file = match harness {
         Harness::Claude => {
             let direct = |hook: ReferenceHook, role| {

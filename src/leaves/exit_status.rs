@@ -9,9 +9,10 @@ pub enum ExitStatus {
     Success = 0,
     /// Compile errors, drift under `--check`, findings or a failed gate.
     Failure = 1,
-    /// Usage or environment error (bad flag, no project, unwritable output).
+    /// Usage or environment error (bad flag, no project, unwritable output); for `gate check`
+    /// also nothing checked without `--allow-empty`, or a `--report` file not written.
     Error = 2,
-    /// A blocking sensor could not be evaluated (gate check).
+    /// A blocking sensor could not be evaluated or was switched off (gate check).
     NotEvaluated = 3,
     /// A sensor worker's tool is unavailable (the worker protocol's 127).
     ToolUnavailable = 127,

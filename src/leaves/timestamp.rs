@@ -1,6 +1,7 @@
 //! Audit timestamps: `YYYY-MM-DDTHH:MM:SSZ` in UTC, whole seconds, as the reference's
 //! `new Date().toISOString()` without its milliseconds (D25); and [`ns_since_epoch`], the one
-//! count of nanoseconds every file stamp and heartbeat comparison uses.
+//! count of nanoseconds the stat stamps use (the compile's record, the sync record, the shell
+//! snapshots).
 //!
 //! A low-level module: it imports nothing from this crate, so that the ledger, the workspace
 //! (a new intent's start date) and the write hook can all use it.

@@ -12,6 +12,9 @@
 //!
 //! Invariant: pure. The texts are handed in; nothing here reads a file or the database (the
 //! tracked query `stage_graph::format_choice::graph_format` feeds them from the salsa inputs).
+//! An install's version is the format it keeps: `runtime/workspace/install_version.rs` adds
+//! the methods that detect it from the install's files and name its files; the newest prints
+//! as `gate`, not `newest`.
 
 use strum::{Display, EnumString, IntoStaticStr, VariantArray};
 

@@ -1,6 +1,6 @@
 //! The texts of the files a report points into, and positions in them: the renderers look a
-//! file up by its project-relative path to draw a snippet and to turn a byte offset into a line
-//! and a column, or a line and a column into a byte span.
+//! file up by its project-relative path to draw a snippet and to turn a line and a column into
+//! a byte span (`leaves::text_lines::line_column` goes the other way).
 //!
 //! Lines end at `\n` (a `\r` before it is part of no line's text); columns are 1-based and
 //! count characters. Nothing here panics on any offset, line or column.

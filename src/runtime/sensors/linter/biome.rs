@@ -186,7 +186,8 @@ fn biome_line_and_column(location: &Value) -> (u64, u64) {
     }
 }
 
-/// The 1-based line and column (in characters) of a byte offset; `(0, 0)` past the end.
+/// The 1-based line and column (in characters) of a byte offset; `(0, 0)` past the end or inside
+/// a character.
 pub(super) fn line_and_column_at(source: &str, offset: u64) -> (u64, u64) {
     match usize::try_from(offset) {
         Ok(offset) if source.is_char_boundary(offset) => {
