@@ -236,7 +236,11 @@ fn compile_command(args: &CompileArgs) -> ExitStatus {
     let mut printer = Printer::new(args.format, args.quiet);
     // A plugin's own tree, nearer than any project: compiled composed into a temporary default
     // framework (docs/decisions.md D52).
-    if let Some(plugin_root) = crate::cli::own_tree::own_tree_root(&args.project) {
+    let project_dir_given = args.project.project_dir.is_some();
+    let own_tree_root = current_dir().and_then(|cwd| {
+        crate::plugin::own_tree::own_tree_root_from(project_dir_given, &cwd, &env_var)
+    });
+    if let Some(plugin_root) = own_tree_root {
         return crate::cli::own_tree::compile_own_tree(args, &plugin_root, &mut printer);
     }
     if args.watch && args.format == Format::Sarif {

@@ -4,27 +4,14 @@
 
 use std::time::Instant;
 
-use camino::{Utf8Path, Utf8PathBuf};
+use camino::Utf8Path;
 
-use crate::cli::args::{CompileArgs, Format, ProjectArgs};
+use crate::cli::args::{CompileArgs, Format};
 use crate::cli::printer::{Printer, error_line};
-use crate::cli::project::{current_dir, env_var};
+use crate::cli::project::current_dir;
 use crate::leaves::english::counted;
 use crate::leaves::exit_status::ExitStatus;
 use crate::plugin::own_tree;
-
-/// The plugin root to compile as a plugin's own tree: only when no project is named
-/// (`--project-dir`, `AIDLC_PROJECT_DIR`, `CLAUDE_PROJECT_DIR`) and the nearest plugin manifest
-/// from the working folder is nearer than the nearest project (strictly inside it, or with no
-/// project found at all). A folder that is both a project and a plugin is compiled as the
-/// project.
-pub(super) fn own_tree_root(args: &ProjectArgs) -> Option<Utf8PathBuf> {
-    let named = |name: &str| env_var(name).is_some_and(|value| !value.is_empty());
-    if args.project_dir.is_some() || named("AIDLC_PROJECT_DIR") || named("CLAUDE_PROJECT_DIR") {
-        return None;
-    }
-    own_tree::own_tree_root_from(&current_dir()?, &env_var)
-}
 
 pub(super) fn compile_own_tree(
     args: &CompileArgs,

@@ -167,15 +167,12 @@ fn initialize(
             return Err(ServeError::Handshake(message));
         }
     };
-    let opened = match own_tree_root(options, &params) {
-        Some(plugin_root) => Opened::OwnTree(plugin_root),
-        None => match project_layout(options, &params) {
-            Ok(layout) => Opened::Project(Box::new(layout)),
-            Err(error) => {
-                respond_error(connection, id, ErrorCode::RequestFailed, &error.to_string());
-                return Err(error.into());
-            }
-        },
+    let opened = match open_project_or_own_tree(options, &params) {
+        Ok(opened) => opened,
+        Err(error) => {
+            respond_error(connection, id, ErrorCode::RequestFailed, &error.to_string());
+            return Err(error.into());
+        }
     };
     let (unit, encoding) = positions::negotiate_encoding(&params.capabilities);
     let result = serde_json::json!({
@@ -188,34 +185,20 @@ fn initialize(
     Ok((opened, unit, params))
 }
 
-/// A plugin's own tree to serve instead of a project: when no project is named and the
-/// nearest plugin manifest from the editor's workspace folder (else the working folder) is
-/// nearer than the nearest project.
-fn own_tree_root(options: &ServeOptions, params: &InitializeParams) -> Option<Utf8PathBuf> {
-    let env = |name: &str| std::env::var(name).ok();
-    let named = |name: &str| env(name).is_some_and(|value| !value.is_empty());
-    if options.project_dir.is_some() || named("AIDLC_PROJECT_DIR") || named("CLAUDE_PROJECT_DIR") {
-        return None;
-    }
-    let cwd = std::env::current_dir()
-        .ok()
-        .and_then(|cwd| Utf8PathBuf::from_path_buf(cwd).ok())?;
-    let start = workspace_folder(params).unwrap_or(cwd);
-    crate::plugin::own_tree::own_tree_root_from(&start, &env)
-}
-
 fn respond_error(connection: &Connection, id: RequestId, code: ErrorCode, message: &str) {
     let _ = connection
         .sender
         .send(Response::new_err(id, code as i32, message.to_owned()).into());
 }
 
-/// The project as `aidlc compile` would find it, except that the editor's workspace folder is
-/// searched (upwards) before the working folder.
-fn project_layout(
+/// What to serve: a plugin's own tree when no project is named and the nearest plugin manifest
+/// from the editor's workspace folder (else the working folder) is nearer than the nearest
+/// project; else the project as `aidlc compile` would find it, except that the editor's
+/// workspace folder is searched (upwards) before the working folder.
+fn open_project_or_own_tree(
     options: &ServeOptions,
     params: &InitializeParams,
-) -> Result<Layout, ProjectError> {
+) -> Result<Opened, ProjectError> {
     let env = |name: &str| std::env::var(name).ok();
     let cwd = std::env::current_dir()
         .ok()
@@ -223,9 +206,15 @@ fn project_layout(
         .ok_or(ProjectError::NonUtf8Cwd)?;
     let explicit = options.project_dir.as_ref().map(|dir| cwd.join(dir));
     let start = workspace_folder(params).unwrap_or(cwd);
+    let own_tree_root =
+        crate::plugin::own_tree::own_tree_root_from(explicit.is_some(), &start, &env);
+    if let Some(plugin_root) = own_tree_root {
+        return Ok(Opened::OwnTree(plugin_root));
+    }
     let project_dir = discover::find_project_dir(explicit.as_deref(), &env, &start)?;
     let harness = harness::pick_harness(&project_dir, options.harness)?;
-    Ok(Layout::new(&project_dir, harness, &env))
+    let layout = Layout::new(&project_dir, harness, &env);
+    Ok(Opened::Project(Box::new(layout)))
 }
 
 #[expect(

@@ -25,6 +25,7 @@ use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
 use crate::compile::{self, CompileOutcome};
 use crate::harness::Harness;
+use crate::harness::environment::PROJECT_DIR_VARIABLES;
 use crate::leaves::diagnostics::Diagnostic;
 use crate::plugin::authored_files::{AuthoredFiles, Naming};
 use crate::plugin::manifest;
@@ -62,14 +63,21 @@ pub fn find_plugin_root(
     None
 }
 
-/// The plugin root to treat as a plugin's own tree from `start`: the nearest plugin manifest
-/// ([`find_plugin_root`]) when it is nearer than the nearest project (strictly inside it, or
-/// with no project found). A folder that is both a project and a plugin is the project. The
-/// caller has already checked that no project is named explicitly.
+/// The plugin root to treat as a plugin's own tree from `start`: only when no project is named
+/// (`project_dir_given` for `--project-dir`, else `AIDLC_PROJECT_DIR` or `CLAUDE_PROJECT_DIR`
+/// set and not empty), the nearest plugin manifest ([`find_plugin_root`]) when it is nearer
+/// than the nearest project (strictly inside it, or with no project found). A folder that is
+/// both a project and a plugin is the project. `aidlc compile` starts from the working folder,
+/// `aidlc lsp` from the editor's workspace folder.
 pub fn own_tree_root_from(
+    project_dir_given: bool,
     start: &Utf8Path,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Utf8PathBuf> {
+    let named = |name: &str| env(name).is_some_and(|value| !value.is_empty());
+    if project_dir_given || PROJECT_DIR_VARIABLES.into_iter().any(named) {
+        return None;
+    }
     let plugin_root = find_plugin_root(start, env)?;
     match crate::compile::discover::find_project_dir(None, env, start) {
         Ok(project) if plugin_root == project || !plugin_root.starts_with(&project) => None,
