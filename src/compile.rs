@@ -381,37 +381,20 @@ pub fn source_texts(
 
 #[derive(Debug, thiserror::Error)]
 pub enum OutputError {
-    #[error("cannot write {path}: {source}")]
-    Write {
-        path: Utf8PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    File(#[from] crate::leaves::fs_util::contained::FileError),
     #[error(transparent)]
     Lock(#[from] crate::leaves::audit_lock::LockError),
-    #[error("refusing to write {path}: {refusal}")]
-    Outside {
-        path: Utf8PathBuf,
-        refusal: crate::leaves::fs_util::contained::PathRefusal,
-    },
 }
 
 /// Write `bytes` at `path` (an output the layout names) through the file-system layer.
 fn write_output(project_dir: &Utf8Path, path: &Utf8Path, bytes: &[u8]) -> Result<(), OutputError> {
-    use crate::leaves::fs_util::contained::{self, ContainedWriteError, ProjectPath};
-    let outside = |refusal| OutputError::Outside {
-        path: path.to_owned(),
-        refusal,
-    };
-    let contained = ProjectPath::of_absolute(project_dir, path).map_err(outside)?;
-    contained::write_file(&contained, bytes, crate::leaves::fs_util::Flush::Yes).map_err(|error| {
-        match error {
-            ContainedWriteError::Refused(refusal) => outside(refusal),
-            ContainedWriteError::Io(source) => OutputError::Write {
-                path: path.to_owned(),
-                source,
-            },
-        }
-    })
+    use crate::leaves::fs_util::contained::{self, FileError, ProjectPath};
+    let contained = ProjectPath::of_absolute(project_dir, path)
+        .map_err(|refusal| FileError::outside(path, refusal))?;
+    contained::write_file(&contained, bytes, crate::leaves::fs_util::Flush::Yes)
+        .map_err(|error| FileError::of_write(path, error))?;
+    Ok(())
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -9,7 +9,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::harness::Harness;
 use crate::leaves::fs_util::Flush;
-use crate::leaves::fs_util::contained::{self, ContainedWriteError, PathRefusal, ProjectPath};
+use crate::leaves::fs_util::contained::{self, FileError, ProjectPath};
 
 /// Which folder an embedded file is installed relative to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -56,18 +56,9 @@ pub struct InitReport {
 pub enum InitError {
     #[error("cannot create {path}: it exists and is not a directory")]
     NotADirectory { path: Utf8PathBuf },
-    /// `action` is `create`, `read` or `write`.
-    #[error("cannot {action} {path}: {source}")]
-    Io {
-        action: &'static str,
-        path: Utf8PathBuf,
-        source: std::io::Error,
-    },
-    #[error("refusing to write {path}: {refusal}")]
-    Outside {
-        path: Utf8PathBuf,
-        refusal: PathRefusal,
-    },
+    /// Its `action` is `create`, `read` or `write`.
+    #[error(transparent)]
+    File(#[from] FileError),
 }
 
 /// Write `bytes` at `relative` under `project_dir` through the file-system layer (its folders
@@ -78,40 +69,23 @@ fn write_init_file(
     bytes: &[u8],
     report: &mut InitReport,
 ) -> Result<(), InitError> {
-    let path = ProjectPath::parse(project_dir, relative.as_str()).map_err(|refusal| {
-        InitError::Outside {
-            path: project_dir.join(&relative),
-            refusal,
-        }
-    })?;
-    contained::write_file(&path, bytes, Flush::Yes).map_err(|error| match error {
-        ContainedWriteError::Refused(refusal) => InitError::Outside {
-            path: path.absolute(),
-            refusal,
-        },
-        ContainedWriteError::Io(source) => InitError::Io {
-            action: "write",
-            path: path.absolute(),
-            source,
-        },
-    })?;
+    let path = ProjectPath::parse(project_dir, relative.as_str())
+        .map_err(|refusal| FileError::outside(&project_dir.join(&relative), refusal))?;
+    contained::write_file(&path, bytes, Flush::Yes)
+        .map_err(|error| FileError::of_write(&path.absolute(), error))?;
     report.written.push(relative);
     Ok(())
 }
 
 /// The file at `path` as `read` reads it, `None` when there is none.
 fn read_existing<T>(
-    path: Utf8PathBuf,
+    path: &Utf8Path,
     read: impl FnOnce(&Utf8Path) -> Result<T, crate::leaves::fs_util::InputError>,
 ) -> Result<Option<T>, InitError> {
-    match read(&path) {
+    match read(path) {
         Ok(existing) => Ok(Some(existing)),
         Err(error) if error.is_not_found() => Ok(None),
-        Err(error) => Err(InitError::Io {
-            action: "read",
-            path,
-            source: error.into_io_error(),
-        }),
+        Err(error) => Err(FileError::io("read", path, error.into_io_error()).into()),
     }
 }
 
@@ -141,11 +115,7 @@ pub fn init_project(
         reason = "the project root itself, named by the user: every file below it goes through the file-system layer"
     )]
     let created = std::fs::create_dir_all(project_dir);
-    created.map_err(|source| InitError::Io {
-        action: "create",
-        path: project_dir.to_owned(),
-        source,
-    })?;
+    created.map_err(|source| FileError::io("create", project_dir, source))?;
     let mut report = InitReport::default();
     let embedded = DEFAULT_FRAMEWORK
         .iter()
@@ -174,7 +144,7 @@ fn install_file(
     report: &mut InitReport,
 ) -> Result<(), InitError> {
     match read_existing(
-        project_dir.join(&relative),
+        &project_dir.join(&relative),
         crate::leaves::fs_util::read_input,
     )? {
         Some(existing) if existing == bytes => report.unchanged.push(relative),
@@ -227,7 +197,7 @@ fn add_gitignore_entries(
 ) -> Result<(), InitError> {
     let relative = Utf8PathBuf::from(crate::harness::gitignore::GITIGNORE_FILE);
     let before = read_existing(
-        project_dir.join(&relative),
+        &project_dir.join(&relative),
         crate::leaves::fs_util::read_input_text,
     )?;
     let change =

@@ -27,6 +27,7 @@ use crate::harness::commands::{
     HookRole, engine_command, engine_role, flag_value, hook_role, takeover_command,
 };
 use crate::harness::reference_hooks::audit_hook_of;
+use crate::leaves::fs_util::contained::FileError;
 
 /// Kiro IDE's two hook formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -354,11 +355,7 @@ fn hook_files(dir: &Utf8Path) -> Result<Vec<Utf8PathBuf>, HookInstallError> {
         Ok(entries) => entries,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(source) => {
-            return Err(HookInstallError::Io {
-                action: "read",
-                path: dir.to_owned(),
-                source,
-            });
+            return Err(FileError::io("read", dir, source).into());
         }
     };
     let mut paths: Vec<Utf8PathBuf> = entries

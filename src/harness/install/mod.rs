@@ -40,7 +40,7 @@ use camino::{Utf8Path, Utf8PathBuf};
 use crate::harness::Harness;
 pub use crate::harness::commands::DEFAULT_PROGRAM;
 use crate::leaves::fs_util::Flush;
-use crate::leaves::fs_util::contained::{self, ProjectPath};
+use crate::leaves::fs_util::contained::{self, FileError, ProjectPath};
 pub use files::{
     KIRO_IDE_HOOKS_DIR, OPENCODE_PLUGIN_FILE, REFERENCE_OPENCODE_PLUGIN_FILE, ide_hook_commands,
     opencode_plugin_commands,
@@ -142,13 +142,10 @@ const NOT_OURS: &str =
 /// Why nothing was changed.
 #[derive(Debug, thiserror::Error)]
 pub enum HookInstallError {
-    /// The file system's refusal to `action` (`read`, `write`, `remove`) the file.
-    #[error("cannot {action} {path}: {source}")]
-    Io {
-        action: &'static str,
-        path: Utf8PathBuf,
-        source: std::io::Error,
-    },
+    /// The file system's refusal to `action` (`read`, `write`, `remove`) the file, or the
+    /// project's refusal of its path.
+    #[error(transparent)]
+    File(#[from] FileError),
     #[error("{path}:{error}; the file was not changed")]
     Malformed {
         path: Utf8PathBuf,
@@ -165,11 +162,6 @@ pub enum HookInstallError {
     Refused {
         path: Utf8PathBuf,
         reason: &'static str,
-    },
-    #[error("refusing to write {path}: {refusal}")]
-    Outside {
-        path: Utf8PathBuf,
-        refusal: crate::leaves::fs_util::contained::PathRefusal,
     },
 }
 
@@ -426,11 +418,7 @@ fn read_for_edit(path: &Utf8Path) -> Result<Option<String>, HookInstallError> {
                 reason: "is not UTF-8 text; the file was not changed",
             }),
         Err(error) if error.is_not_found() => Ok(None),
-        Err(error) => Err(HookInstallError::Io {
-            action: "read",
-            path: path.to_owned(),
-            source: error.into_io_error(),
-        }),
+        Err(error) => Err(FileError::io("read", path, error.into_io_error()).into()),
     }
 }
 
@@ -463,29 +451,18 @@ pub fn apply(
             ProjectPath::of_absolute(project_dir, &file.path)
                 .and_then(|path| path.check_resolves_inside().map(|()| path))
                 .map(|path| (file, path))
-                .map_err(|refusal| HookInstallError::Outside {
-                    path: file.path.clone(),
-                    refusal,
-                })
+                .map_err(|refusal| FileError::outside(&file.path, refusal))
         })
         .collect::<Result<_, _>>()?;
     let mut changed = Vec::new();
     for (file, path) in changing {
         match &file.after {
             Some(text) => {
-                contained::write_file(&path, text.as_bytes(), Flush::Yes).map_err(|error| {
-                    HookInstallError::Io {
-                        action: "write",
-                        path: file.path.clone(),
-                        source: error.into(),
-                    }
-                })?;
+                contained::write_file(&path, text.as_bytes(), Flush::Yes)
+                    .map_err(|error| FileError::io("write", &file.path, error.into()))?;
             }
-            None => contained::remove_file(&path).map_err(|error| HookInstallError::Io {
-                action: "remove",
-                path: file.path.clone(),
-                source: error.into(),
-            })?,
+            None => contained::remove_file(&path)
+                .map_err(|error| FileError::io("remove", &file.path, error.into()))?,
         }
         changed.push(file.path.clone());
     }

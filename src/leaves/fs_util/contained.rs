@@ -148,6 +148,51 @@ pub enum ContainedWriteError {
     Io(#[from] std::io::Error),
 }
 
+/// Why a command could not handle one project file, named by its path: the file system's
+/// refusal to `action` it (`create`, `read`, `write`, `remove`), or the project's refusal of
+/// the path. The one text for both, shared by `compile`, `init` and the hook installer.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    #[error("cannot {action} {path}: {source}")]
+    Io {
+        action: &'static str,
+        path: Utf8PathBuf,
+        source: std::io::Error,
+    },
+    #[error("refusing to write {path}: {refusal}")]
+    Outside {
+        path: Utf8PathBuf,
+        refusal: PathRefusal,
+    },
+}
+
+impl FileError {
+    /// The file system's refusal to `action` the file at `path`.
+    pub fn io(action: &'static str, path: &Utf8Path, source: std::io::Error) -> Self {
+        Self::Io {
+            action,
+            path: path.to_owned(),
+            source,
+        }
+    }
+
+    /// The project's refusal of `path`.
+    pub fn outside(path: &Utf8Path, refusal: PathRefusal) -> Self {
+        Self::Outside {
+            path: path.to_owned(),
+            refusal,
+        }
+    }
+
+    /// A failed [`write_file`] of the file shown as `path`: a refused path stays a refusal.
+    pub fn of_write(path: &Utf8Path, error: ContainedWriteError) -> Self {
+        match error {
+            ContainedWriteError::Refused(refusal) => Self::outside(path, refusal),
+            ContainedWriteError::Io(source) => Self::io("write", path, source),
+        }
+    }
+}
+
 impl From<ContainedWriteError> for std::io::Error {
     fn from(error: ContainedWriteError) -> Self {
         match error {

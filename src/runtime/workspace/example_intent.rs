@@ -28,6 +28,7 @@ use std::time::SystemTime;
 use camino::{Utf8Path, Utf8PathBuf};
 
 use crate::harness::Harness;
+use crate::leaves::fs_util::contained::{ContainedWriteError, FileError};
 use crate::runtime::workspace::{self, CreatedIntent, WorkspaceError};
 
 /// The example intent's label; its record folder is `<YYMMDD>-example-checkout`.
@@ -104,11 +105,8 @@ pub enum ExampleError {
     StageMissing { path: Utf8PathBuf },
     #[error(transparent)]
     Intent(#[from] WorkspaceError),
-    #[error("cannot write {path}: {source}")]
-    Write {
-        path: Utf8PathBuf,
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Write(#[from] FileError),
 }
 
 /// Write the example intent into `project_dir`, whose default framework (`init_project`) is
@@ -143,12 +141,8 @@ pub fn write_example(
         .collect();
     for deliverable in example_deliverables() {
         let path = intent.record.join(deliverable.record_path());
-        write_example_file(project_dir, &path, deliverable.contents.as_bytes()).map_err(
-            |source| ExampleError::Write {
-                path: path.clone(),
-                source,
-            },
-        )?;
+        write_example_file(project_dir, &path, deliverable.contents.as_bytes())
+            .map_err(|source| FileError::io("write", &path, source))?;
         written.push(project_relative(project_dir, &path));
     }
     Ok(ExampleReport {
@@ -219,7 +213,7 @@ fn write_example_file(
     path: &Utf8Path,
     bytes: &[u8],
 ) -> std::io::Result<()> {
-    use crate::leaves::fs_util::contained::{self, ContainedWriteError, ProjectPath};
+    use crate::leaves::fs_util::contained::{self, ProjectPath};
     let contained =
         ProjectPath::of_absolute(project_dir, path).map_err(ContainedWriteError::Refused)?;
     contained::write_file(&contained, bytes, crate::leaves::fs_util::Flush::Yes).map_err(Into::into)
