@@ -395,6 +395,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_named_project_turns_the_own_tree_off_and_an_empty_variable_does_not_name_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();
+        std::fs::create_dir_all(root.join(".plugin")).unwrap();
+        std::fs::write(root.join(".plugin/plugin.json"), "{}").unwrap();
+        let own_tree = |given: bool, variable: Option<(&str, &str)>| {
+            let env = move |name: &str| {
+                variable
+                    .filter(|(set, _)| *set == name)
+                    .map(|(_, value)| value.to_owned())
+            };
+            own_tree_root_from(given, &root, &env)
+        };
+        assert_eq!(own_tree(false, None), Some(root.clone()));
+        assert_eq!(own_tree(true, None), None);
+        for variable in PROJECT_DIR_VARIABLES {
+            assert_eq!(own_tree(false, Some((variable, "/elsewhere"))), None);
+            assert_eq!(own_tree(false, Some((variable, ""))), Some(root.clone()));
+        }
+    }
+
+    #[test]
     fn the_harness_is_the_flags_else_the_authored_trees_else_the_one_projections() {
         let dir = tempfile::tempdir().unwrap();
         let root = Utf8PathBuf::from_path_buf(dir.path().to_owned()).unwrap();

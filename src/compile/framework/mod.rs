@@ -56,7 +56,8 @@ pub struct InitReport {
 pub enum InitError {
     #[error("cannot create {path}: it exists and is not a directory")]
     NotADirectory { path: Utf8PathBuf },
-    /// Its `action` is `create`, `read` or `write`.
+    /// The file system's refusal to `create`, `read` or `write` a file, or the project's
+    /// refusal of its path.
     #[error(transparent)]
     File(#[from] FileError),
 }

@@ -150,7 +150,7 @@ pub enum ContainedWriteError {
 
 /// Why a command could not handle one project file, named by its path: the file system's
 /// refusal to `action` it (`create`, `read`, `write`, `remove`), or the project's refusal of
-/// the path. The one text for both, shared by `compile`, `init` and the hook installer.
+/// the path: the one text for each.
 #[derive(Debug, thiserror::Error)]
 pub enum FileError {
     #[error("cannot {action} {path}: {source}")]
