@@ -65,6 +65,11 @@ impl Harness {
         Harness::Opencode,
     ];
 
+    /// The harness `name` names as `--harness` takes it (`claude`, `kiro-ide`, …).
+    pub fn named(name: &str) -> Option<Self> {
+        <Self as clap::ValueEnum>::from_str(name, false).ok()
+    }
+
     /// The folder under the project root, e.g. `.claude` (opencode uses `.aidlc`).
     pub fn dir_name(self) -> &'static str {
         match self {
@@ -207,9 +212,7 @@ fn harness_recorded_in_harness_json(
     let text = crate::leaves::fs_util::read_input_text(&path).ok()?;
     let value: serde_json::Value = serde_json::from_str(&text).ok()?;
     let name = value.get("name")?.as_str()?.trim();
-    <Harness as clap::ValueEnum>::from_str(name, false)
-        .ok()
-        .filter(|harness| harness.dir_name() == folder_harness.dir_name())
+    Harness::named(name).filter(|harness| harness.dir_name() == folder_harness.dir_name())
 }
 
 #[cfg(test)]

@@ -127,8 +127,8 @@ impl ReceiptInstall<'_> {
     /// folder (a `.kiro` install runs Kiro CLI, Kiro CLI 3 or Kiro IDE; an `.aidlc` one opencode
     /// or Copilot).
     fn made_by_its_harness(&self, harness_name: &str) -> bool {
-        <Harness as clap::ValueEnum>::from_str(harness_name, false)
-            .is_ok_and(|named| named.dir_name() == self.harness.dir_name())
+        Harness::named(harness_name)
+            .is_some_and(|named| named.dir_name() == self.harness.dir_name())
     }
 }
 
