@@ -162,8 +162,10 @@ const KIRO_CLI_CONDUCTOR_AGENT: &str = include_str!("assets/kiro/conductor-agent
 /// The file only `harness`'s projects get, relative to the project root: Kiro CLI's conductor
 /// agent, where its hooks are registered.
 fn harness_own_file(harness: Harness) -> Option<(Utf8PathBuf, &'static str)> {
-    let agent = crate::harness::install::hook_registration(harness).path;
-    (harness == Harness::Kiro).then_some((agent, KIRO_CLI_CONDUCTOR_AGENT))
+    (harness == Harness::Kiro).then(|| {
+        let agent = crate::harness::install::hook_registration(harness).path;
+        (agent, KIRO_CLI_CONDUCTOR_AGENT)
+    })
 }
 
 /// `<harness>/tools/data/harness.json` naming the harness the project was made for (`name`,
