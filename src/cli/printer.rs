@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::cli::args::{Format, When};
 use crate::leaves::diagnostics::Diagnostic;
 use crate::leaves::exit_status::ExitStatus;
-use crate::report::SourceLookup;
+use crate::report::source::SourceLookup;
 use crate::report::{github, human, json};
 
 /// Set by the first failed write on stdout, for the whole process (every command makes its own

@@ -38,9 +38,8 @@ fn linked_outside_row(layout: &Layout) -> Row {
     }
     Row::warn(
         format!(
-            "Linked inputs: {} file{} read through a link that leaves the project ({})",
-            linked.len(),
-            crate::leaves::english::plural(linked.len()),
+            "Linked inputs: {} read through a link that leaves the project ({})",
+            crate::leaves::english::counted(linked.len(), "file"),
             linked
                 .iter()
                 .map(|linked| format!("{} -> {}", linked.shown, linked.target))
@@ -71,9 +70,8 @@ fn errors_row(outcome: &CompileOutcome) -> Row {
         )),
         Some(first) => Row::fail(
             format!(
-                "Compile: {} error{} (first: {})",
-                errors.len(),
-                crate::leaves::english::plural(errors.len()),
+                "Compile: {} (first: {})",
+                crate::leaves::english::counted(errors.len(), "error"),
                 shown(first)
             ),
             "run `aidlc compile` and fix what it reports",
@@ -230,9 +228,8 @@ fn skipped_files_row(diagnostics: &[Diagnostic]) -> Row {
     }
     Row::warn(
         format!(
-            "Files discovery skips: {} file{} never load ({})",
-            skipped.len(),
-            crate::leaves::english::plural(skipped.len()),
+            "Files discovery skips: {} never load ({})",
+            crate::leaves::english::counted(skipped.len(), "file"),
             skipped
                 .iter()
                 .filter_map(|diagnostic| diagnostic.file.as_ref().map(ToString::to_string))

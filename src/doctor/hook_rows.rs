@@ -43,9 +43,8 @@ fn unseen_writes_row(workspace: &Workspace) -> Option<Row> {
         .map_or("<sensor>", String::as_str);
     Some(Row::warn(
         format!(
-            "Write hook never saw {} deliverable{} of stage {}: {} {since}",
-            found.unseen.files.len(),
-            crate::leaves::english::plural(found.unseen.files.len()),
+            "Write hook never saw {} of stage {}: {} {since}",
+            crate::leaves::english::counted(found.unseen.files.len(), "deliverable"),
             found.stage,
             found.unseen.files.join(", ")
         ),

@@ -74,8 +74,8 @@ fn receipts_row(workspace: &Workspace) -> Row {
     }
     if unverified.is_empty() {
         return Row::pass(format!(
-            "Receipt rows: {checked} human-turn and answer row{} verified",
-            crate::leaves::english::plural(checked)
+            "Receipt rows: {} verified",
+            crate::leaves::english::counted(checked, "human-turn and answer row")
         ));
     }
     Row::warn(
@@ -115,9 +115,8 @@ fn shard_row(workspace: &Workspace) -> Row {
         )),
         Some(torn) => Row::warn(
             format!(
-                "Audit shard: {shown} has {} torn piece{} (first at line {}: {:?})",
-                parsed.torn.len(),
-                crate::leaves::english::plural(parsed.torn.len()),
+                "Audit shard: {shown} has {} (first at line {}: {:?})",
+                crate::leaves::english::counted(parsed.torn.len(), "torn piece"),
                 torn.line,
                 torn.kind
             ),

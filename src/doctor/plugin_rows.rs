@@ -18,7 +18,7 @@ use crate::compile::stage_graph::plugin_selection::{
 };
 use crate::compile::stage_graph::plugins_key::{CORE_PLUGIN, is_enabled};
 use crate::compile::stage_graph::stage_chunks::each_stage_with;
-use crate::leaves::english::plural;
+use crate::leaves::english::counted;
 use crate::plugin::journal::JOURNAL_DIR;
 use crate::plugin::lock_file::{self, Lock};
 use crate::plugin::operations::{RecordedSource, changed_sources};
@@ -210,9 +210,8 @@ fn source_row(layout: &Layout) -> Option<Row> {
     }
     (check.checked > 0).then(|| {
         Row::pass(format!(
-            "Plugin sources: {} path plugin{} as composed",
-            check.checked,
-            plural(check.checked)
+            "Plugin sources: {} as composed",
+            counted(check.checked, "path plugin")
         ))
     })
 }

@@ -235,8 +235,8 @@ impl PluginError {
         if let Self::CompileFailed { diagnostics, .. } = self {
             let errors = diagnostics.iter().filter(|d| d.is_error()).count();
             return format!(
-                "the composed install does not compile ({errors} error{})",
-                crate::leaves::english::plural(errors)
+                "the composed install does not compile ({})",
+                crate::leaves::english::counted(errors, "error")
             );
         }
         let headlines: Vec<String> = self.problems().iter().map(|p| p.headline()).collect();

@@ -2,7 +2,7 @@
 //! next `aidlc plugin sync` can prove nothing changed without reading a plugin tree again
 //! (docs/decisions.md D51).
 //!
-//! The record lives beside the compile's own record, as [`SYNC_RECORD_FILE_NAME`] in the
+//! The record lives beside the compile's own record, as [`PLUGIN_SYNC_RECORD_FILE_NAME`] in the
 //! folder of `stage-graph.json`; what it names is D51's list (`Record`).
 //!
 //! Invariants:
@@ -25,19 +25,18 @@ use serde::{Deserialize, Serialize};
 
 use crate::compile::discover::{Layout, hash_hex};
 use crate::compile::up_to_date::RACY_WINDOW_NS;
+use crate::harness::gitignore::PLUGIN_SYNC_RECORD_FILE_NAME;
 use crate::leaves::fs_util::StatStamp;
 use crate::leaves::fs_util::{self, Flush, contained::ProjectPath};
 use crate::plugin::Problem;
-
-/// The record's file name, in the folder of `stage-graph.json`.
-pub const SYNC_RECORD_FILE_NAME: &str = crate::harness::gitignore::PLUGIN_SYNC_RECORD_FILE_NAME;
 
 const MAGIC: &str = "aidlc-plugin-fingerprint";
 const FORMAT: u32 = 3;
 
 /// Where the record for `layout` lives.
 pub fn sync_record_path(layout: &Layout) -> Utf8PathBuf {
-    crate::compile::up_to_date::fingerprint_path(layout).with_file_name(SYNC_RECORD_FILE_NAME)
+    crate::compile::up_to_date::fingerprint_path(layout)
+        .with_file_name(PLUGIN_SYNC_RECORD_FILE_NAME)
 }
 
 /// What a sync that changed nothing read, by path, and what it found.

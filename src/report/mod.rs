@@ -49,7 +49,6 @@ mod step_summary;
 use crate::runtime::gate::report::GateReport;
 
 pub use crate::runtime::gate::report::{RenderSettings, RenderedReport, ReportFormat};
-pub use source::SourceLookup;
 
 impl RenderedReport {
     fn stdout_only(stdout: String) -> Self {

@@ -468,9 +468,8 @@ fn judge(
         && !judging.quiet
     {
         notices.push(Notice::Status(format!(
-            "note: shard {index}/{count} has no fire of its own (the plan's {} fire{} {} in other shards); nothing to check here is no failure, and `aidlc gate merge` judges the whole plan",
-            report.plan.size,
-            crate::leaves::english::plural(report.plan.size),
+            "note: shard {index}/{count} has no fire of its own (the plan's {} {} in other shards); nothing to check here is no failure, and `aidlc gate merge` judges the whole plan",
+            crate::leaves::english::counted(report.plan.size, "fire"),
             if report.plan.size == 1 { "is" } else { "are" }
         )));
     }
@@ -546,9 +545,8 @@ fn blocking_bindings_switched_off_notice(
     };
     Some(Notice::error(
         format!(
-            "{} blocking binding{} not evaluated: sensors are off ({switch}): {}",
-            bindings.len(),
-            crate::leaves::english::plural(bindings.len()),
+            "{} not evaluated: sensors are off ({switch}): {}",
+            crate::leaves::english::counted(bindings.len(), "blocking binding"),
             bindings.join(", ")
         ),
         Some(help),

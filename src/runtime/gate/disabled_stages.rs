@@ -13,7 +13,7 @@
 use camino::Utf8Path;
 
 use crate::compile::stage_graph::plugins_key::CORE_PLUGIN;
-use crate::leaves::english::plural;
+use crate::leaves::english::{counted, plural};
 use crate::protocol::graph_reader::StageGraph;
 use crate::protocol::stage_node::GraphNode;
 
@@ -66,8 +66,8 @@ pub fn refuse_disabled_stages(
         let count = graph.disabled.len();
         return Err(DisabledStageRefusal {
             message: format!(
-                "every stage of the graph is disabled ({count} stage{} whose plugins `plugins` in {path} does not select): nothing to check",
-                plural(count)
+                "every stage of the graph is disabled ({} whose plugins `plugins` in {path} does not select): nothing to check",
+                counted(count, "stage")
             ),
             help: format!(
                 "select the plugins whose stages should be checked in `plugins` in {path} (or remove the key), then run `aidlc compile`"
@@ -98,8 +98,8 @@ pub fn skipped_disabled_note(
         .map(|node| node.slug.as_str())
         .collect();
     Some(format!(
-        "note: {count} disabled stage{} skipped (plugin{} {} not selected by `plugins` in {}): {}",
-        plural(count),
+        "note: {} skipped (plugin{} {} not selected by `plugins` in {}): {}",
+        counted(count, "disabled stage"),
         plural(plugins.len()),
         plugins
             .iter()

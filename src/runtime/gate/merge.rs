@@ -32,7 +32,7 @@ use std::time::Duration;
 use camino::Utf8PathBuf;
 use serde_json::Value;
 
-use crate::leaves::english::plural;
+use crate::leaves::english::{counted, plural};
 use crate::protocol::stage_node::GraphNode;
 use crate::runtime::dispatch::time_limit::GateLimits;
 use crate::runtime::gate::check::{CheckRequest, plan_check};
@@ -487,14 +487,13 @@ impl Reader<'_> {
             return Ok(());
         }
         Err(refuse(format!(
-            "{}: fire {} ({} on {}) is {} but carries {} finding{} (findings_count {findings_count}); only a failed fire has findings: was the report changed after the check?",
+            "{}: fire {} ({} on {}) is {} but carries {} (findings_count {findings_count}); only a failed fire has findings: was the report changed after the check?",
             self.name,
             fire.plan_index,
             fire.sensor_id,
             fire.deliverable,
             fire.outcome().as_str(),
-            fire.findings.len(),
-            plural(fire.findings.len()),
+            counted(fire.findings.len(), "finding"),
         )))
     }
 

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use camino::{Utf8Path, Utf8PathBuf};
 
-use crate::leaves::english::plural;
+use crate::leaves::english::counted;
 use crate::protocol::selection::FireOn;
 use crate::protocol::verdict::Verdict;
 
@@ -340,8 +340,8 @@ impl UnfiredBinding {
                 "none of the stage's declared outputs is on disk".to_owned()
             }
             UnfiredCause::NoGlobMatch { deliverables } => format!(
-                "its glob matches none of the stage's {deliverables} deliverable{}",
-                plural(*deliverables)
+                "its glob matches none of the stage's {}",
+                counted(*deliverables, "deliverable")
             ),
             UnfiredCause::OnlyMarkers => {
                 "its glob matches only `*-questions` and `*-timestamp` markers, which a stage-level sensor skips".to_owned()
@@ -410,8 +410,8 @@ impl NothingChecked {
                 fires,
                 first_reason,
             } => format!(
-                "none of the {fires} fire{} could be evaluated (the first: {first_reason})",
-                plural(*fires)
+                "none of the {} could be evaluated (the first: {first_reason})",
+                counted(*fires, "fire")
             ),
             NothingChecked::SensorsOff(SensorsOff::Environment) => {
                 "sensors are off (AIDLC_DISABLE_SENSORS=1)".to_owned()
@@ -426,12 +426,12 @@ impl NothingChecked {
                 fire_on: FireOnFilter::Write,
                 not_selected,
             } => format!(
-                "no write-fired binding: the install's sensors are all gate-fired ({not_selected} binding{})",
-                plural(*not_selected)
+                "no write-fired binding: the install's sensors are all gate-fired ({})",
+                counted(*not_selected, "binding")
             ),
             NothingChecked::NoBindingSelected { not_selected, .. } => format!(
-                "no gate-fired binding: the install's sensors are all write-fired ({not_selected} binding{})",
-                plural(*not_selected)
+                "no gate-fired binding: the install's sensors are all write-fired ({})",
+                counted(*not_selected, "binding")
             ),
             NothingChecked::OnlyNotRegularFiles => {
                 "the deliverables the sensors match are not regular files".to_owned()

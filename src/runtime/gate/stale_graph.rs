@@ -31,7 +31,7 @@ use crate::compile::db::CompilerDatabase;
 use crate::compile::discover::Layout;
 use crate::compile::up_to_date::{self, Stale};
 use crate::leaves::diagnostics::Diagnostic;
-use crate::leaves::english::plural;
+use crate::leaves::english::{counted, plural};
 
 /// Why the graph on disk is not the graph its sources compile to.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -112,9 +112,8 @@ impl StaleGraph {
             StaleKind::CompileErrors { errors, .. } => {
                 let _ = write!(
                     message,
-                    "its sources do not compile ({} error{}), so it is what an earlier compile wrote",
-                    errors.len(),
-                    plural(errors.len())
+                    "its sources do not compile ({}), so it is what an earlier compile wrote",
+                    counted(errors.len(), "error")
                 );
             }
             StaleKind::Drifted { changes } if changes.is_empty() => {

@@ -18,7 +18,7 @@
 use camino::{Utf8Path, Utf8PathBuf};
 use serde_json::{Map, Value};
 
-use crate::leaves::english::plural;
+use crate::leaves::english::counted;
 use crate::protocol::finding::Finding;
 
 /// The key under which a shipped worker lists its findings, beside the reference's keys.
@@ -144,8 +144,8 @@ fn or_unlisted(input: &FindingsInput<'_>, mut found: Vec<Finding>) -> Vec<Findin
         let message = match input.findings_count {
             0 => "failed without counting or listing a finding".to_owned(),
             n => format!(
-                "failed with {n} finding{} and listed none of them",
-                plural(usize::try_from(n).unwrap_or(usize::MAX))
+                "failed with {} and listed none of them",
+                counted(n, "finding")
             ),
         };
         found.push(Finding::at_file(input.deliverable, UNLISTED_RULE, message).with_help(format!(

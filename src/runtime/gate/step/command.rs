@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use crate::leaves::english::plural;
+use crate::leaves::english::counted;
 use crate::leaves::exit_status::ExitStatus;
 use crate::protocol::graph_reader::StageGraph;
 use crate::runtime::dispatch::registry::LiveRegistry;
@@ -113,10 +113,9 @@ fn summary_line(slug: &str, summary: &DispatchSummary) -> String {
     }
     let fires = summary.blocking_fires + summary.advisory_fires;
     let mut line = format!(
-        "gate sensors of \"{slug}\": {fires} fire{} on {} deliverable{} ({} blocking, {} advisory)",
-        plural(fires),
-        summary.deliverables,
-        plural(summary.deliverables),
+        "gate sensors of \"{slug}\": {} on {} ({} blocking, {} advisory)",
+        counted(fires, "fire"),
+        counted(summary.deliverables, "deliverable"),
         summary.blocking_fires,
         summary.advisory_fires
     );
@@ -138,7 +137,7 @@ fn summary_line(slug: &str, summary: &DispatchSummary) -> String {
         ),
     ] {
         if count > 0 {
-            let _ = write!(line, "; {count} {noun}{} {what}", plural(count));
+            let _ = write!(line, "; {} {what}", counted(count, noun));
         }
     }
     line

@@ -9,7 +9,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::bolt_dag::EdgeBlock;
-use crate::leaves::english::plural;
+use crate::leaves::english::counted;
 use crate::protocol::finding::Finding;
 use crate::runtime::sensors::finding::verdict_json;
 
@@ -140,9 +140,8 @@ impl SectionsVerdict {
                         file,
                         "too-few-headings",
                         format!(
-                            "has {} distinct `## ` heading{}; at least {H2_FLOOR} are required",
-                            self.headings.len(),
-                            plural(self.headings.len())
+                            "has {}; at least {H2_FLOOR} are required",
+                            counted(self.headings.len(), "distinct `## ` heading")
                         ),
                     )
                     .with_help(format!(
